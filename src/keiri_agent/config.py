@@ -1,0 +1,248 @@
+"""Settings: the only place in keiri-agent that reads the environment.
+
+Values come from the process environment and from a ``.env`` file in the working directory
+(environment wins). Nothing here needs an API key: credentials are checked by the LLM layer at
+the moment a model is first needed, so importing, validating and running plans without ``ai.*``
+blocks work with no key at all.
+
+Models are named ``provider:model`` (``openai:gpt-4.1-mini``, ``azure:my-deployment``,
+``anthropic:claude-sonnet-4-5``). ``KEIRI_LLM_MODEL`` is the default for every role;
+``KEIRI_LLM_MODEL_<ROLE>`` overrides one role. Any OpenAI-compatible server (vLLM, Ollama,
+llama.cpp server, LiteLLM) is reached with the ``openai`` provider and ``OPENAI_BASE_URL``.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any, Literal, NamedTuple
+from urllib.parse import urlparse
+
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from keiri_agent.errors import ConfigurationError
+
+__all__ = [
+    "DEFAULT_CHAT_MODEL",
+    "PROVIDERS",
+    "LLMRole",
+    "ModelRef",
+    "Settings",
+    "load_settings",
+    "mask_secret",
+]
+
+DEFAULT_CHAT_MODEL = "openai:gpt-4.1-mini"
+DEFAULT_LLM_TIMEOUT_S = 60.0
+DEFAULT_LLM_MAX_RETRIES = 3
+DEFAULT_LLM_RETRY_BACKOFF_S = 1.0
+PROVIDERS: tuple[str, ...] = ("openai", "azure", "anthropic")
+OPENAI_PUBLIC_HOST = "api.openai.com"
+
+
+class LLMRole(StrEnum):
+    """Who is asking for a model. Each role can be pointed at its own model."""
+
+    DEFAULT = "default"
+    REASON = "reason"  # seed 000: the ReAct reason node
+    CODEGEN = "codegen"  # seed 000: code generation for the sandbox
+    REPORT = "report"  # seed 000: the Japanese report
+    PLAN = "plan"  # seed 004: plan generation and the design chat
+    HELPDESK = "helpdesk"  # seed 001: the help-desk agent
+    CODEACT = "codeact"  # seed 003: the CodeAct fallback
+    INTERPRET = "interpret"  # seed 003: request interpretation
+    PROCESS = "process"  # ai.process_llm and other ai.* blocks
+    EMBEDDING = "embedding"  # retrieval; unset means "no embedding model"
+
+
+class ModelRef(NamedTuple):
+    """A parsed ``provider:model`` pair."""
+
+    provider: str
+    model: str
+
+    def __str__(self) -> str:
+        return f"{self.provider}:{self.model}"
+
+    @classmethod
+    def parse(cls, text: str) -> ModelRef:
+        """Parse ``provider:model``; a bare model name is rejected rather than guessed at."""
+        provider, sep, model = text.strip().partition(":")
+        provider = provider.strip().lower()
+        model = model.strip()
+        if not sep or not provider or not model:
+            raise ValueError(
+                f"モデル指定 '{text}' は 'provider:model' の形式ではありません"
+                f"（例: openai:gpt-4.1-mini, anthropic:claude-sonnet-4-5）。"
+            )
+        if provider not in PROVIDERS:
+            raise ValueError(
+                f"モデル指定 '{text}' のプロバイダー '{provider}' は未対応です。"
+                f" 使えるのは {', '.join(PROVIDERS)} です"
+                "（OpenAI 互換サーバーは openai と OPENAI_BASE_URL で指定します）。"
+            )
+        return cls(provider, model)
+
+
+def _parse_model(value: object) -> ModelRef | None:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, ModelRef):
+        return value
+    return ModelRef.parse(str(value))
+
+
+# Model names are plain strings in the environment, never JSON: parse them ourselves.
+ModelSetting = Annotated[ModelRef, NoDecode]
+
+
+class Settings(BaseSettings):
+    """Effective configuration. Field names are the environment variable names, lower-cased."""
+
+    model_config = SettingsConfigDict(
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        case_sensitive=False,
+        frozen=True,
+    )
+
+    # Providers
+    openai_api_key: SecretStr | None = None
+    openai_base_url: str | None = None
+    azure_openai_api_key: SecretStr | None = None
+    azure_openai_endpoint: str | None = None
+    openai_api_version: str | None = None
+    anthropic_api_key: SecretStr | None = None
+    anthropic_base_url: str | None = None
+
+    # Models: default and per-role overrides
+    keiri_llm_model: ModelSetting = Field(default=ModelRef.parse(DEFAULT_CHAT_MODEL))
+    keiri_llm_model_reason: ModelSetting | None = None
+    keiri_llm_model_codegen: ModelSetting | None = None
+    keiri_llm_model_report: ModelSetting | None = None
+    keiri_llm_model_plan: ModelSetting | None = None
+    keiri_llm_model_helpdesk: ModelSetting | None = None
+    keiri_llm_model_codeact: ModelSetting | None = None
+    keiri_llm_model_interpret: ModelSetting | None = None
+    keiri_llm_model_process: ModelSetting | None = None
+    keiri_llm_model_embedding: ModelSetting | None = None
+
+    # LLM call behaviour
+    keiri_llm_timeout_s: float = Field(default=DEFAULT_LLM_TIMEOUT_S, gt=0)
+    keiri_llm_max_retries: int = Field(default=DEFAULT_LLM_MAX_RETRIES, ge=0, le=10)
+    keiri_llm_retry_backoff_s: float = Field(default=DEFAULT_LLM_RETRY_BACKOFF_S, ge=0)
+    keiri_llm_structured_method: Literal["json_schema", "function_calling"] = "json_schema"
+    keiri_llm_temperature: float | None = Field(default=None, ge=0, le=2)
+
+    # Behaviour switches
+    keiri_agent_llm_fallback: bool = False
+
+    # Where things live
+    keiri_workspace_root: Path = Path("workspace")
+    keiri_runs_dir: Path = Path("runs")
+
+    @field_validator(
+        "keiri_llm_model",
+        "keiri_llm_model_reason",
+        "keiri_llm_model_codegen",
+        "keiri_llm_model_report",
+        "keiri_llm_model_plan",
+        "keiri_llm_model_helpdesk",
+        "keiri_llm_model_codeact",
+        "keiri_llm_model_interpret",
+        "keiri_llm_model_process",
+        "keiri_llm_model_embedding",
+        mode="before",
+    )
+    @classmethod
+    def _model_ref(cls, value: object) -> ModelRef | None:
+        return _parse_model(value)
+
+    @field_validator(
+        "openai_base_url", "azure_openai_endpoint", "anthropic_base_url", "openai_api_version"
+    )
+    @classmethod
+    def _blank_is_unset(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        return value.strip()
+
+    def model_for(self, role: LLMRole | str) -> ModelRef | None:
+        """The model a role uses: its override, else ``KEIRI_LLM_MODEL``.
+
+        The embedding role has no default: ``None`` means "no embedding model configured",
+        which retrieval reports explicitly instead of silently using a chat model.
+        """
+        role = LLMRole(role)
+        if role is LLMRole.DEFAULT:
+            return self.keiri_llm_model
+        override: ModelRef | None = getattr(self, f"keiri_llm_model_{role.value}")
+        if override is not None or role is LLMRole.EMBEDDING:
+            return override
+        return self.keiri_llm_model
+
+    def openai_base_url_is_custom(self) -> bool:
+        """True when OPENAI_BASE_URL points at a server other than OpenAI's own."""
+        if not self.openai_base_url:
+            return False
+        host = urlparse(self.openai_base_url).hostname or ""
+        return host != OPENAI_PUBLIC_HOST
+
+    def missing_credentials(self, provider: str) -> list[str]:
+        """Variables that must be set before ``provider`` can be used (empty when usable)."""
+        if provider == "openai":
+            # Self-hosted OpenAI-compatible servers (vLLM, Ollama, llama.cpp) take any key.
+            if self.openai_api_key is None and not self.openai_base_url_is_custom():
+                return ["OPENAI_API_KEY"]
+            return []
+        if provider == "azure":
+            missing = []
+            if self.azure_openai_api_key is None:
+                missing.append("AZURE_OPENAI_API_KEY")
+            if not self.azure_openai_endpoint:
+                missing.append("AZURE_OPENAI_ENDPOINT")
+            if not self.openai_api_version:
+                missing.append("OPENAI_API_VERSION")
+            return missing
+        if provider == "anthropic":
+            return [] if self.anthropic_api_key is not None else ["ANTHROPIC_API_KEY"]
+        raise ValueError(f"unknown provider: {provider}")
+
+
+def load_settings() -> Settings:
+    """Read the settings afresh from the environment and ``.env``.
+
+    A malformed value raises ``ConfigurationError`` naming each offending variable.
+    """
+    try:
+        return Settings()
+    except ValidationError as exc:
+        problems = {
+            str(err["loc"][0]).upper() if err["loc"] else "?": _error_text(err)
+            for err in exc.errors()
+        }
+        listing = "; ".join(f"{name}: {text}" for name, text in problems.items())
+        raise ConfigurationError(
+            f"設定値が不正です: {listing}",
+            hint="環境変数または .env の該当する値を直してください"
+            "（一覧と既定値は README の設定表にあります）。",
+            details={"invalid": problems},
+        ) from None
+
+
+def _error_text(err: Any) -> str:
+    ctx = err.get("ctx") or {}
+    cause = ctx.get("error")
+    return str(cause) if cause is not None else str(err.get("msg", ""))
+
+
+def mask_secret(value: SecretStr | str | None) -> str:
+    """Show that a secret is set without showing it: the last four characters at most."""
+    if value is None:
+        return "(未設定)"
+    raw = value.get_secret_value() if isinstance(value, SecretStr) else value
+    if len(raw) <= 8:
+        return "****"
+    return f"****{raw[-4:]}"

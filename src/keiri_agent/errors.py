@@ -1,0 +1,167 @@
+"""The exception tree of keiri-agent: every failure a user sees is a ``BlockError``.
+
+Seed 002 §9 forbids silent fallbacks: a failure is raised as a structured error with a code,
+a Japanese message, the details needed to find the cause, a snapshot of the inputs, a hint on
+how to fix it, and whether re-running can succeed. The UI, the CLI and the SSE stream all
+render the same ``to_dict()`` form.
+
+Exception tree::
+
+    KeiriError                         base of everything this package raises on purpose
+     └── BlockError                    structured, user-facing (code/message/details/hint/...)
+          ├── ConfigurationError       CONFIGURATION_ERROR: a setting is missing or malformed
+          │    └── CredentialsMissingError   an LLM provider needs a key that is not set
+          ├── LLMError                 API_ERROR: the model provider failed after retries
+          │    ├── LLMTimeoutError     TIMEOUT_ERROR: every attempt timed out
+          │    └── LLMOutputError      OUTPUT_SCHEMA_MISMATCH: the reply did not fit the schema
+          └── PathEscapeError          PERMISSION_DENIED: a path leads outside its workspace
+
+Codes are the seed's list plus the ones later work needs; new codes go into ``ErrorCode``.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+__all__ = [
+    "BlockError",
+    "ConfigurationError",
+    "CredentialsMissingError",
+    "ErrorCode",
+    "KeiriError",
+    "LLMError",
+    "LLMOutputError",
+    "LLMTimeoutError",
+    "PathEscapeError",
+]
+
+
+class ErrorCode(StrEnum):
+    """Error codes of seed 002 §9.1, extended where later work needs a distinct one."""
+
+    INPUT_VALIDATION_FAILED = "INPUT_VALIDATION_FAILED"
+    OUTPUT_SCHEMA_MISMATCH = "OUTPUT_SCHEMA_MISMATCH"
+    DEPENDENCY_NOT_FOUND = "DEPENDENCY_NOT_FOUND"
+    API_ERROR = "API_ERROR"
+    TIMEOUT_ERROR = "TIMEOUT_ERROR"
+    PERMISSION_DENIED = "PERMISSION_DENIED"
+    # Extensions beyond the seed's list.
+    CONFIGURATION_ERROR = "CONFIGURATION_ERROR"
+    CANCELLED = "CANCELLED"
+    INTERNAL_ERROR = "INTERNAL_ERROR"
+
+
+class KeiriError(Exception):
+    """Base class of every exception keiri-agent raises deliberately."""
+
+
+class BlockError(KeiriError):
+    """A structured, user-facing error (seed 002 §9.1).
+
+    ``message`` and ``hint`` are Japanese and shown to the user as they are; ``details`` holds
+    machine-readable context (node_id, field, actual_value, ...); ``input_snapshot`` the inputs
+    at the time of the failure, so a rerun can start from them.
+    """
+
+    default_code: ErrorCode = ErrorCode.INTERNAL_ERROR
+    default_recoverable: bool = False
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: ErrorCode | str | None = None,
+        hint: str = "",
+        details: dict[str, Any] | None = None,
+        input_snapshot: dict[str, Any] | None = None,
+        recoverable: bool | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code: str = str(code) if code is not None else str(self.default_code)
+        self.message = message
+        self.hint = hint
+        self.details: dict[str, Any] = dict(details or {})
+        self.input_snapshot: dict[str, Any] = dict(input_snapshot or {})
+        self.recoverable = self.default_recoverable if recoverable is None else recoverable
+
+    def __str__(self) -> str:
+        text = f"[{self.code}] {self.message}"
+        if self.hint:
+            text += f"（ヒント: {self.hint}）"
+        return text
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(code={self.code!r}, message={self.message!r})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form used by run logs, the UI and the API."""
+        return {
+            "code": self.code,
+            "message": self.message,
+            "details": self.details,
+            "input_snapshot": self.input_snapshot,
+            "hint": self.hint,
+            "recoverable": self.recoverable,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> BlockError:
+        """Rebuild an error from ``to_dict()`` output (for example, read back from a run log)."""
+        return BlockError(
+            str(data.get("message", "")),
+            code=str(data.get("code", ErrorCode.INTERNAL_ERROR)),
+            hint=str(data.get("hint", "")),
+            details=dict(data.get("details") or {}),
+            input_snapshot=dict(data.get("input_snapshot") or {}),
+            recoverable=bool(data.get("recoverable", False)),
+        )
+
+
+class ConfigurationError(BlockError):
+    """A setting is missing or malformed; fixing the environment or ``.env`` fixes it."""
+
+    default_code = ErrorCode.CONFIGURATION_ERROR
+    default_recoverable = True
+
+
+class CredentialsMissingError(ConfigurationError):
+    """An LLM provider was needed but its credentials are not configured."""
+
+    def __init__(self, provider: str, variables: list[str], *, purpose: str = "") -> None:
+        names = "、".join(variables)
+        for_what = f"（用途: {purpose}）" if purpose else ""
+        super().__init__(
+            f"LLM プロバイダー '{provider}' を使うための設定がありません{for_what}: {names}",
+            hint=f"環境変数または .env に {names} を設定してください。"
+            " 設定の確認は `keiri-agent doctor` で行えます。",
+            details={"provider": provider, "missing": list(variables), "purpose": purpose},
+        )
+        self.provider = provider
+        self.missing = list(variables)
+
+
+class LLMError(BlockError):
+    """The model provider returned an error that retries did not overcome."""
+
+    default_code = ErrorCode.API_ERROR
+    default_recoverable = True
+
+
+class LLMTimeoutError(LLMError):
+    """Every attempt of an LLM call exceeded its timeout."""
+
+    default_code = ErrorCode.TIMEOUT_ERROR
+
+
+class LLMOutputError(LLMError):
+    """The model answered, but the answer does not validate against the requested schema."""
+
+    default_code = ErrorCode.OUTPUT_SCHEMA_MISMATCH
+
+
+class PathEscapeError(BlockError):
+    """A path would read or write outside the directory it is confined to."""
+
+    default_code = ErrorCode.PERMISSION_DENIED
+    default_recoverable = False

@@ -1,0 +1,53 @@
+"""The LLM layer: the only place that builds chat and embedding models.
+
+Use ``get_llm(role)`` for a chat client bound to a role's model (``KEIRI_LLM_MODEL`` or
+``KEIRI_LLM_MODEL_<ROLE>``) and ``get_embedder()`` for the embedding model. Both are cheap to
+create and need no key until the first call.
+"""
+
+from __future__ import annotations
+
+from keiri_agent.config import LLMRole, ModelRef, Settings
+from keiri_agent.events import EventEmitter
+from keiri_agent.llm.client import EmbeddingClient, LLMClient, StructuredMethod
+from keiri_agent.llm.providers import build_chat_model, build_embeddings
+from keiri_agent.llm.retry import RetryPolicy
+from keiri_agent.llm.usage import UsageLedger, UsageRecord, UsageTotals
+
+__all__ = [
+    "EmbeddingClient",
+    "LLMClient",
+    "LLMRole",
+    "ModelRef",
+    "RetryPolicy",
+    "StructuredMethod",
+    "UsageLedger",
+    "UsageRecord",
+    "UsageTotals",
+    "build_chat_model",
+    "build_embeddings",
+    "get_embedder",
+    "get_llm",
+]
+
+
+def get_llm(
+    role: LLMRole | str = LLMRole.DEFAULT,
+    *,
+    settings: Settings | None = None,
+    events: EventEmitter | None = None,
+    ledger: UsageLedger | None = None,
+    node_id: str | None = None,
+) -> LLMClient:
+    """A chat client for ``role``; the model is built (and keys checked) on first use."""
+    return LLMClient(role, settings=settings, events=events, ledger=ledger, node_id=node_id)
+
+
+def get_embedder(
+    *,
+    settings: Settings | None = None,
+    events: EventEmitter | None = None,
+    ledger: UsageLedger | None = None,
+) -> EmbeddingClient:
+    """The embedding client; check ``.configured`` before relying on dense retrieval."""
+    return EmbeddingClient(settings=settings, events=events, ledger=ledger)

@@ -1,0 +1,338 @@
+"""``LLMClient``: the one way keiri-agent talks to a language model.
+
+A client is bound to a role (``reason``, ``codegen``, ``plan``, ...), which picks the model from
+the settings. It builds the model lazily, so creating a client never needs a key; the first call
+does, and a missing key raises ``CredentialsMissingError`` naming the variable to set.
+
+Each call (plain, with tools, structured, streamed) runs under the retry policy, is timed,
+counts tokens, emits one ``llm_call`` event and is added to the run's ``UsageLedger``. Failures
+are ``BlockError``s with Japanese messages and hints; nothing is swallowed.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Literal, TypeVar, cast
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from pydantic import BaseModel, ValidationError
+
+from keiri_agent.config import LLMRole, ModelRef, Settings, load_settings
+from keiri_agent.errors import BlockError, ConfigurationError, LLMOutputError
+from keiri_agent.events import EventEmitter
+from keiri_agent.llm.providers import build_chat_model, build_embeddings
+from keiri_agent.llm.retry import RetryPolicy, classify_failure, to_block_error
+from keiri_agent.llm.usage import UsageLedger, UsageRecord, usage_from_message
+
+__all__ = ["EmbeddingClient", "LLMClient", "StructuredMethod"]
+
+M = TypeVar("M", bound=BaseModel)
+R = TypeVar("R")
+StructuredMethod = Literal["json_schema", "function_calling"]
+MAX_RAW_IN_ERROR = 2000  # characters of an unparseable reply kept in the error details
+
+
+class _Bound:
+    """What a client and an embedder share: settings, role, events, ledger, retry policy."""
+
+    def __init__(
+        self,
+        role: LLMRole | str,
+        *,
+        settings: Settings | None,
+        events: EventEmitter | None,
+        ledger: UsageLedger | None,
+        node_id: str | None,
+        retry: RetryPolicy | None,
+    ) -> None:
+        self.role = LLMRole(role)
+        self.settings = settings if settings is not None else load_settings()
+        self.events = events
+        self.ledger = ledger
+        self.node_id = node_id
+        self.retry = retry or RetryPolicy(
+            max_retries=self.settings.keiri_llm_max_retries,
+            backoff_s=self.settings.keiri_llm_retry_backoff_s,
+        )
+        self._lock = threading.Lock()
+
+    @property
+    def ref(self) -> ModelRef:
+        ref = self.settings.model_for(self.role)
+        if ref is None:
+            var = f"KEIRI_LLM_MODEL_{self.role.value.upper()}"
+            raise ConfigurationError(
+                f"役割 '{self.role.value}' のモデルが設定されていません。",
+                hint=f"{var} に provider:model（例: openai:text-embedding-3-small）を設定してください。",
+                details={"role": self.role.value, "variable": var},
+            )
+        return ref
+
+    def _describe(self) -> str:
+        return f"{self.role.value} ({self.ref})"
+
+    def _record(
+        self,
+        *,
+        started: float,
+        attempts: int,
+        message: BaseMessage | None,
+        error: BlockError | None,
+        structured: bool = False,
+        streamed: bool = False,
+    ) -> UsageRecord:
+        input_tokens, output_tokens, total = usage_from_message(message)
+        ref = self.ref
+        record = UsageRecord(
+            role=self.role.value,
+            provider=ref.provider,
+            model=ref.model,
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            total_tokens=total,
+            latency_ms=round((time.perf_counter() - started) * 1000, 3),
+            attempts=attempts,
+            ok=error is None,
+            error_code=error.code if error is not None else None,
+            structured=structured,
+            streamed=streamed,
+        )
+        if self.ledger is not None:
+            self.ledger.add(record)
+        if self.events is not None:
+            self.events.emit("llm_call", node_id=self.node_id, **record.as_event_fields())
+        return record
+
+    def _run(
+        self,
+        fn: Callable[[], R],
+        *,
+        message_of: Callable[[R], BaseMessage | None],
+        structured: bool = False,
+    ) -> R:
+        """Run one logical call under the retry policy and account for it, success or not."""
+        started = time.perf_counter()
+        try:
+            result, attempts = self.retry.call(fn, describe=self._describe())
+        except BlockError as exc:
+            self._record(
+                started=started,
+                attempts=int(exc.details.get("attempts", 1)),
+                message=None,
+                error=exc,
+                structured=structured,
+            )
+            raise
+        self._record(
+            started=started,
+            attempts=attempts,
+            message=message_of(result),
+            error=None,
+            structured=structured,
+        )
+        return result
+
+
+class LLMClient(_Bound):
+    """A chat model for one role, with retries, timeouts, accounting and events."""
+
+    def __init__(
+        self,
+        role: LLMRole | str = LLMRole.DEFAULT,
+        *,
+        settings: Settings | None = None,
+        events: EventEmitter | None = None,
+        ledger: UsageLedger | None = None,
+        node_id: str | None = None,
+        retry: RetryPolicy | None = None,
+        timeout_s: float | None = None,
+        model: BaseChatModel | None = None,
+    ) -> None:
+        super().__init__(
+            role, settings=settings, events=events, ledger=ledger, node_id=node_id, retry=retry
+        )
+        self.timeout_s = timeout_s
+        self._model = model
+
+    @property
+    def chat_model(self) -> BaseChatModel:
+        """The underlying LangChain model, built on first use (this is when keys are checked)."""
+        with self._lock:
+            if self._model is None:
+                self._model = build_chat_model(
+                    self.ref, self.settings, timeout_s=self.timeout_s, purpose=self.role.value
+                )
+            return self._model
+
+    def invoke(
+        self,
+        messages: LanguageModelInput,
+        *,
+        tools: Sequence[Any] | None = None,
+        tool_choice: str | None = None,
+    ) -> AIMessage:
+        """One chat completion; with ``tools`` the reply may carry ``tool_calls``."""
+        model = self.chat_model
+        runnable: Any = model
+        if tools:
+            runnable = model.bind_tools(list(tools), tool_choice=tool_choice)
+
+        def call() -> AIMessage:
+            return cast(AIMessage, runnable.invoke(messages))
+
+        return self._run(call, message_of=lambda message: message)
+
+    def structured(
+        self,
+        schema: type[M],
+        messages: LanguageModelInput,
+        *,
+        method: StructuredMethod | None = None,
+    ) -> M:
+        """A validated ``schema`` instance from the model (``json_schema`` or function calling).
+
+        A reply that does not validate raises ``LLMOutputError`` (OUTPUT_SCHEMA_MISMATCH) with
+        the raw reply in the details: it is never patched up or defaulted.
+        """
+        chosen = method or self.settings.keiri_llm_structured_method
+        runnable = self.chat_model.with_structured_output(schema, method=chosen, include_raw=True)
+
+        def call() -> dict[str, Any]:
+            try:
+                return cast(dict[str, Any], runnable.invoke(messages))
+            except ValidationError as exc:
+                # The OpenAI SDK validates json_schema replies itself and raises before
+                # LangChain can hand back the raw message; the offending values are in exc.
+                raise self._output_error(schema, chosen, None, exc) from exc
+
+        result = self._run(call, message_of=lambda r: r.get("raw"), structured=True)
+        parsed = result.get("parsed")
+        if isinstance(parsed, schema):
+            return parsed
+        raise self._output_error(schema, chosen, result.get("raw"), result.get("parsing_error"))
+
+    def _output_error(
+        self, schema: type[BaseModel], method: str, raw: Any, parsing_error: Any
+    ) -> LLMOutputError:
+        raw_text = ""
+        if isinstance(raw, AIMessage):
+            raw_text = raw.text or json.dumps(
+                [call.get("args") for call in raw.tool_calls], ensure_ascii=False
+            )
+        reason = str(parsing_error) if parsing_error else "構造化出力が返されませんでした"
+        if isinstance(parsing_error, ValidationError):
+            errors = parsing_error.errors()[:10]
+            reason = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in errors
+            )
+            if not raw_text:
+                raw_text = json.dumps(
+                    [err.get("input") for err in errors], ensure_ascii=False, default=str
+                )
+        return LLMOutputError(
+            f"LLM の応答が期待した形式（{schema.__name__}）に合いませんでした: {reason}",
+            hint="プロンプトを具体的にするか、KEIRI_LLM_STRUCTURED_METHOD を"
+            " json_schema / function_calling で切り替えて再実行してください。",
+            details={
+                "schema": schema.__name__,
+                "method": method,
+                "model": str(self.ref),
+                "role": self.role.value,
+                "raw": raw_text[:MAX_RAW_IN_ERROR],
+            },
+        )
+
+    def stream(self, messages: LanguageModelInput) -> Iterator[str]:
+        """Stream the reply's text. Connecting is retried; a stream that breaks midway is not
+        (its text has already been shown), it raises an ``LLMError`` instead."""
+        model = self.chat_model
+        started = time.perf_counter()
+        describe = self._describe()
+
+        def open_stream() -> tuple[Iterator[BaseMessage], BaseMessage | None]:
+            iterator = iter(model.stream(messages))
+            return iterator, next(iterator, None)
+
+        try:
+            (iterator, first), attempts = self.retry.call(open_stream, describe=describe)
+        except BlockError as exc:
+            self._record(
+                started=started,
+                attempts=int(exc.details.get("attempts", 1)),
+                message=None,
+                error=exc,
+                streamed=True,
+            )
+            raise
+        total: AIMessageChunk | None = None
+        chunk: BaseMessage | None = first
+        try:
+            while chunk is not None:
+                piece = cast(AIMessageChunk, chunk)
+                total = piece if total is None else total + piece
+                if piece.text:
+                    yield piece.text
+                chunk = next(iterator, None)
+        except BlockError:
+            raise
+        except Exception as exc:
+            error = to_block_error(exc, classify_failure(exc), attempts=attempts, describe=describe)
+            self._record(
+                started=started, attempts=attempts, message=total, error=error, streamed=True
+            )
+            raise error from exc
+        self._record(started=started, attempts=attempts, message=total, error=None, streamed=True)
+
+
+class EmbeddingClient(_Bound):
+    """The embedding model of the ``embedding`` role (``KEIRI_LLM_MODEL_EMBEDDING``).
+
+    Token counts are not reported by LangChain's embeddings interface; calls are still
+    accounted with their latency and attempts.
+    """
+
+    def __init__(
+        self,
+        *,
+        settings: Settings | None = None,
+        events: EventEmitter | None = None,
+        ledger: UsageLedger | None = None,
+        node_id: str | None = None,
+        retry: RetryPolicy | None = None,
+        model: Embeddings | None = None,
+    ) -> None:
+        super().__init__(
+            LLMRole.EMBEDDING,
+            settings=settings,
+            events=events,
+            ledger=ledger,
+            node_id=node_id,
+            retry=retry,
+        )
+        self._model = model
+
+    @property
+    def configured(self) -> bool:
+        """Whether an embedding model is configured (retrieval reports BM25-only otherwise)."""
+        return self._model is not None or self.settings.model_for(LLMRole.EMBEDDING) is not None
+
+    @property
+    def embeddings(self) -> Embeddings:
+        with self._lock:
+            if self._model is None:
+                self._model = build_embeddings(self.ref, self.settings)
+            return self._model
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        model = self.embeddings
+        items = list(texts)
+        return self._run(lambda: model.embed_documents(items), message_of=lambda _: None)
+
+    def embed_query(self, text: str) -> list[float]:
+        model = self.embeddings
+        return self._run(lambda: model.embed_query(text), message_of=lambda _: None)

@@ -1,0 +1,145 @@
+"""Builders of LangChain chat and embedding models, one per provider.
+
+This is the only module in keiri-agent that constructs a model object. Credentials are checked
+here, at the moment a model is first needed; a missing one raises ``CredentialsMissingError``
+naming the variables to set. SDK-level retries are disabled (``max_retries=0``) because
+``keiri_agent.llm.retry`` retries, counts and reports every attempt itself.
+"""
+
+from __future__ import annotations
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+from pydantic import SecretStr
+
+from keiri_agent.config import ModelRef, Settings
+from keiri_agent.errors import ConfigurationError, CredentialsMissingError
+
+__all__ = ["SELF_HOSTED_PLACEHOLDER_KEY", "build_chat_model", "build_embeddings"]
+
+# vLLM, Ollama and llama.cpp servers accept any key but the OpenAI SDK insists on one;
+# "EMPTY" is the value vLLM's own documentation uses. Only sent to a custom OPENAI_BASE_URL.
+SELF_HOSTED_PLACEHOLDER_KEY = "EMPTY"
+DEFAULT_ANTHROPIC_MAX_TOKENS = 8192
+
+
+def _require(settings: Settings, ref: ModelRef, purpose: str) -> None:
+    missing = settings.missing_credentials(ref.provider)
+    if missing:
+        raise CredentialsMissingError(ref.provider, missing, purpose=purpose)
+
+
+def _openai_key(settings: Settings) -> SecretStr:
+    if settings.openai_api_key is not None:
+        return settings.openai_api_key
+    return SecretStr(SELF_HOSTED_PLACEHOLDER_KEY)
+
+
+def _secret(value: SecretStr | None) -> SecretStr:
+    # _require() has already checked presence; this only narrows the type.
+    assert value is not None
+    return value
+
+
+def build_chat_model(
+    ref: ModelRef,
+    settings: Settings,
+    *,
+    timeout_s: float | None = None,
+    purpose: str = "",
+) -> BaseChatModel:
+    """A chat model for ``ref`` with the settings' credentials, timeout and temperature."""
+    _require(settings, ref, purpose)
+    timeout = timeout_s if timeout_s is not None else settings.keiri_llm_timeout_s
+    temperature = settings.keiri_llm_temperature
+    if ref.provider == "openai":
+        from langchain_openai import ChatOpenAI
+
+        return ChatOpenAI(
+            model=ref.model,
+            api_key=_openai_key(settings),
+            base_url=settings.openai_base_url,
+            timeout=timeout,
+            max_retries=0,
+            temperature=temperature,
+            stream_usage=True,
+            # Chat Completions is what every OpenAI-compatible server speaks.
+            use_responses_api=False,
+        )
+    if ref.provider == "azure":
+        from langchain_openai import AzureChatOpenAI
+
+        return AzureChatOpenAI(
+            azure_deployment=ref.model,
+            azure_endpoint=settings.azure_openai_endpoint,
+            api_version=settings.openai_api_version,
+            api_key=_secret(settings.azure_openai_api_key),
+            timeout=timeout,
+            max_retries=0,
+            temperature=temperature,
+            stream_usage=True,
+            use_responses_api=False,
+        )
+    if ref.provider == "anthropic":
+        from langchain_anthropic import ChatAnthropic
+
+        return ChatAnthropic(
+            model=ref.model,
+            api_key=_secret(settings.anthropic_api_key),
+            base_url=settings.anthropic_base_url,
+            timeout=timeout,
+            max_retries=0,
+            temperature=temperature,
+            max_tokens_to_sample=DEFAULT_ANTHROPIC_MAX_TOKENS,
+            stop=None,
+        )
+    raise ConfigurationError(
+        f"未対応の LLM プロバイダーです: {ref.provider}",
+        hint="KEIRI_LLM_MODEL を openai:… / azure:… / anthropic:… の形式で指定してください。",
+        details={"model": str(ref)},
+    )
+
+
+def build_embeddings(
+    ref: ModelRef, settings: Settings, *, timeout_s: float | None = None
+) -> Embeddings:
+    """An embedding model for ``ref`` (OpenAI, Azure or any OpenAI-compatible server)."""
+    if ref.provider == "anthropic":
+        raise ConfigurationError(
+            f"Anthropic は埋め込みモデルを提供していません: {ref}",
+            hint="KEIRI_LLM_MODEL_EMBEDDING に openai:text-embedding-3-small などの"
+            " 埋め込みモデル（OpenAI 互換サーバーのものでも可）を指定してください。",
+            details={"model": str(ref)},
+        )
+    _require(settings, ref, "embedding")
+    timeout = timeout_s if timeout_s is not None else settings.keiri_llm_timeout_s
+    if ref.provider == "openai":
+        from langchain_openai import OpenAIEmbeddings
+
+        return OpenAIEmbeddings(
+            model=ref.model,
+            openai_api_key=_openai_key(settings),
+            openai_api_base=settings.openai_base_url,
+            request_timeout=timeout,
+            max_retries=0,
+            # The length check needs tiktoken's files from the network; callers chunk text.
+            check_embedding_ctx_length=False,
+        )
+    if ref.provider == "azure":
+        from langchain_openai import AzureOpenAIEmbeddings
+
+        return AzureOpenAIEmbeddings(
+            model=ref.model,
+            deployment=ref.model,
+            azure_endpoint=settings.azure_openai_endpoint,
+            openai_api_version=settings.openai_api_version,
+            openai_api_key=_secret(settings.azure_openai_api_key),
+            request_timeout=timeout,
+            max_retries=0,
+            check_embedding_ctx_length=False,
+        )
+    raise ConfigurationError(
+        f"未対応の LLM プロバイダーです: {ref.provider}",
+        hint="KEIRI_LLM_MODEL_EMBEDDING を openai:… / azure:… の形式で指定してください。",
+        details={"model": str(ref)},
+    )

@@ -1,0 +1,95 @@
+"""Token and latency accounting for LLM calls.
+
+Every call made through ``LLMClient`` produces one ``UsageRecord``: it is emitted as an
+``llm_call`` event (so it lands in the run's JSONL log and reaches every subscriber) and added
+to a ``UsageLedger``, which sums the calls of one run for the UI, the CLI and the API.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from langchain_core.messages import BaseMessage
+
+__all__ = ["UsageLedger", "UsageRecord", "UsageTotals", "usage_from_message"]
+
+
+@dataclass(frozen=True)
+class UsageRecord:
+    """One logical LLM call (all its retries included)."""
+
+    role: str
+    provider: str
+    model: str
+    input_tokens: int
+    output_tokens: int
+    total_tokens: int
+    latency_ms: float
+    attempts: int
+    ok: bool
+    error_code: str | None = None
+    structured: bool = False
+    streamed: bool = False
+
+    def as_event_fields(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class UsageTotals:
+    calls: int = 0
+    failed_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+    latency_ms: float = 0.0
+    by_model: dict[str, dict[str, float]] = field(default_factory=dict)
+
+
+class UsageLedger:
+    """Thread-safe sum of the LLM calls of one run (parallel nodes share one ledger)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._records: list[UsageRecord] = []
+
+    def add(self, record: UsageRecord) -> None:
+        with self._lock:
+            self._records.append(record)
+
+    @property
+    def records(self) -> list[UsageRecord]:
+        with self._lock:
+            return list(self._records)
+
+    def totals(self) -> UsageTotals:
+        totals = UsageTotals()
+        for record in self.records:
+            totals.calls += 1
+            totals.failed_calls += 0 if record.ok else 1
+            totals.input_tokens += record.input_tokens
+            totals.output_tokens += record.output_tokens
+            totals.total_tokens += record.total_tokens
+            totals.latency_ms += record.latency_ms
+            key = f"{record.provider}:{record.model}"
+            per = totals.by_model.setdefault(
+                key, {"calls": 0, "input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
+            )
+            per["calls"] += 1
+            per["input_tokens"] += record.input_tokens
+            per["output_tokens"] += record.output_tokens
+            per["total_tokens"] += record.total_tokens
+        return totals
+
+
+def usage_from_message(message: BaseMessage | None) -> tuple[int, int, int]:
+    """(input, output, total) tokens reported by the provider on an AI message, else zeros."""
+    usage = getattr(message, "usage_metadata", None) if message is not None else None
+    if not usage:
+        return 0, 0, 0
+    input_tokens = int(usage.get("input_tokens", 0) or 0)
+    output_tokens = int(usage.get("output_tokens", 0) or 0)
+    total = int(usage.get("total_tokens", 0) or 0) or input_tokens + output_tokens
+    return input_tokens, output_tokens, total

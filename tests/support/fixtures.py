@@ -1,0 +1,45 @@
+"""Pytest fixtures around :class:`~tests.support.llm_server.ScriptedLLMServer`.
+
+Loaded as a plugin via ``pytest_plugins = ["tests.support.fixtures"]`` in the root
+``tests/conftest.py``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from tests.support.llm_server import ScriptedLLMServer
+
+TEST_API_KEY = "sk-test-scripted-0000"
+TEST_MODEL_SPEC = "openai:scripted-model"
+
+
+@pytest.fixture
+def llm_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLMServer]:
+    """A fresh scripted LLM server that the product code is configured to use.
+
+    Points ``OPENAI_BASE_URL`` at the server, sets a dummy ``OPENAI_API_KEY``, selects
+    ``KEIRI_LLM_MODEL=openai:scripted-model`` and shortens the product's retry backoff.
+    Variables that would send traffic elsewhere (``OPENAI_API_BASE``, the LangSmith
+    gateway, an HTTP proxy for 127.0.0.1) are neutralized. Script replies with
+    ``llm_server.add_chat(...)``; the server is stopped after the test.
+    """
+    server = ScriptedLLMServer().start()
+    try:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+        monkeypatch.setenv("OPENAI_API_KEY", TEST_API_KEY)
+        monkeypatch.setenv("KEIRI_LLM_MODEL", TEST_MODEL_SPEC)
+        monkeypatch.setenv("KEIRI_LLM_RETRY_BACKOFF_S", "0.01")
+        # langchain_openai prefers OPENAI_API_BASE / LANGSMITH_GATEWAY over OPENAI_BASE_URL.
+        monkeypatch.delenv("OPENAI_API_BASE", raising=False)
+        monkeypatch.delenv("LANGSMITH_GATEWAY", raising=False)
+        no_proxy = os.environ.get("NO_PROXY") or os.environ.get("no_proxy") or ""
+        bypass = ",".join(filter(None, [no_proxy, "127.0.0.1", "localhost"]))
+        monkeypatch.setenv("NO_PROXY", bypass)
+        monkeypatch.setenv("no_proxy", bypass)
+        yield server
+    finally:
+        server.stop()
