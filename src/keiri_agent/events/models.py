@@ -1,0 +1,293 @@
+"""Typed run event models and the summaries that keep logs small and JSON-safe."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from datetime import UTC, date, datetime
+from enum import Enum, StrEnum
+from pathlib import PurePath
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
+
+from keiri_agent.errors import BlockError, ErrorCode
+
+MAX_LOG_STRING_CHARS = 4000  # longer strings in payloads are cut to exactly this length
+MAX_LOG_ITEMS = 200  # longer lists/dicts in payloads keep this many entries
+MAX_LOG_DEPTH = 8  # deeper containers are replaced by a one-line summary
+
+
+class EventType(StrEnum):
+    """Every event kind: seed 002 §8.4, seed 003 §3, and LLM usage."""
+
+    PLAN_START = "plan_start"
+    NODE_START = "node_start"
+    NODE_COMPLETE = "node_complete"
+    NODE_SKIPPED = "node_skipped"
+    NODE_ERROR = "node_error"
+    LOOP_ITERATION = "loop_iteration"
+    PLAN_COMPLETE = "plan_complete"
+    STAGE = "stage"
+    LOG = "log"
+    CODE_GEN = "code_gen"
+    CODE_EXEC = "code_exec"
+    ERROR = "error"
+    LLM_CALL = "llm_call"
+
+
+# --- summaries of payload values -------------------------------------------------------------
+
+
+def _cut(text: str) -> str:
+    if len(text) <= MAX_LOG_STRING_CHARS:
+        return text
+    # The result is exactly MAX_LOG_STRING_CHARS long, so summarizing again changes nothing.
+    suffix = f"…(全{len(text)}文字)"
+    return text[: MAX_LOG_STRING_CHARS - len(suffix)] + suffix
+
+
+def _describe(value: object) -> str:
+    name = type(value).__name__
+    shape = getattr(value, "shape", None)
+    if isinstance(shape, tuple) and all(isinstance(n, int) for n in shape):
+        return f"<{name} {'x'.join(str(n) for n in shape)}>"
+    if isinstance(value, Mapping):
+        return f"<{name} {len(value)} keys>"
+    if isinstance(value, list | tuple | set | frozenset):
+        return f"<{name} {len(value)} items>"
+    return f"<{name}>"
+
+
+def summarize_value(value: Any, *, _depth: int = 0) -> Any:
+    """A JSON-serializable summary of ``value`` for logs (idempotent on its own output)."""
+    if value is None or isinstance(value, bool | int):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, str):
+        return _cut(value)
+    if isinstance(value, Enum):
+        return summarize_value(value.value, _depth=_depth)
+    if isinstance(value, bytes | bytearray | memoryview):
+        return f"<{type(value).__name__} {len(value)}>"
+    if isinstance(value, PurePath):
+        return str(value)
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, BlockError):
+        return summarize_value(value.to_dict(), _depth=_depth)
+    if isinstance(value, BaseException):
+        return _cut(f"<{type(value).__name__}: {value}>")
+    if isinstance(value, BaseModel):
+        return summarize_value(value.model_dump(mode="json"), _depth=_depth)
+    if type(value).__module__.split(".")[0] == "numpy" and getattr(value, "shape", None) == ():
+        return summarize_value(value.item(), _depth=_depth)  # numpy scalar
+    if _depth >= MAX_LOG_DEPTH and isinstance(value, Mapping | list | tuple | set | frozenset):
+        return _describe(value)
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for i, (key, item) in enumerate(value.items()):
+            if i == MAX_LOG_ITEMS - 1 and len(value) > MAX_LOG_ITEMS:
+                out["…"] = f"(全{len(value)}件)"
+                break
+            out[str(key)] = summarize_value(item, _depth=_depth + 1)
+        return out
+    if isinstance(value, list | tuple | set | frozenset):
+        items = list(value)
+        if len(items) > MAX_LOG_ITEMS:
+            head = [summarize_value(v, _depth=_depth + 1) for v in items[: MAX_LOG_ITEMS - 1]]
+            return [*head, f"…(全{len(items)}件)"]
+        return [summarize_value(v, _depth=_depth + 1) for v in items]
+    return _describe(value)
+
+
+def _summarize_dict(value: Any) -> Any:
+    return summarize_value(value) if isinstance(value, Mapping) else value
+
+
+JsonValue = Annotated[Any, BeforeValidator(summarize_value)]
+JsonDict = Annotated[dict[str, Any], BeforeValidator(_summarize_dict)]
+
+
+# --- event models ----------------------------------------------------------------------------
+
+
+class RunEvent(BaseModel):
+    """Fields every event has. ``id`` increases by one per event within a run."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: int = Field(ge=0)
+    event: str
+    run_id: str
+    timestamp: datetime
+    node_id: str | None = None
+
+    @field_validator("timestamp")
+    @classmethod
+    def _utc(cls, value: datetime) -> datetime:
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+    @field_serializer("timestamp")
+    def _iso_z(self, value: datetime) -> str:
+        return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The flat JSON object of a log line; keys whose value is None are left out."""
+        return {k: v for k, v in self.model_dump(mode="json").items() if v is not None}
+
+    def to_json(self) -> str:
+        """One log line (without the newline); non-ASCII text is kept readable."""
+        return json.dumps(self.to_dict(), ensure_ascii=False)
+
+
+class PlanStart(RunEvent):
+    event: Literal["plan_start"] = "plan_start"
+    plan_id: str
+    inputs: JsonDict = Field(default_factory=dict)
+
+
+class NodeStart(RunEvent):
+    event: Literal["node_start"] = "node_start"
+    block: str | None = None
+
+
+class NodeComplete(RunEvent):
+    event: Literal["node_complete"] = "node_complete"
+    outputs: JsonDict = Field(default_factory=dict)
+    duration_ms: float = 0.0
+
+
+class NodeSkipped(RunEvent):
+    event: Literal["node_skipped"] = "node_skipped"
+    reason: str
+    condition: str | None = None
+
+
+class NodeError(RunEvent):
+    event: Literal["node_error"] = "node_error"
+    error: JsonDict  # BlockError.to_dict()
+    retry: int = 0
+
+
+class LoopIteration(RunEvent):
+    event: Literal["loop_iteration"] = "loop_iteration"
+    iteration: int
+    item: JsonValue = None
+
+
+class PlanComplete(RunEvent):
+    event: Literal["plan_complete"] = "plan_complete"
+    status: Literal["success", "failed", "cancelled", "partial"]
+    total_duration_ms: float = 0.0
+    error: JsonDict | None = None
+
+
+class Stage(RunEvent):
+    event: Literal["stage"] = "stage"
+    step: str
+    status: str
+    progress: float | None = None
+
+
+class Log(RunEvent):
+    event: Literal["log"] = "log"
+    msg: str
+    level: str = "info"
+
+
+class CodeGen(RunEvent):
+    event: Literal["code_gen"] = "code_gen"
+    code: str
+
+
+class CodeExec(RunEvent):
+    event: Literal["code_exec"] = "code_exec"
+    stdout: str = ""
+    stderr: str = ""
+    success: bool | None = None
+
+
+class ErrorEvent(RunEvent):
+    event: Literal["error"] = "error"
+    step: str | None = None
+    message: str
+    error: JsonDict | None = None
+
+
+class LLMCall(RunEvent):
+    event: Literal["llm_call"] = "llm_call"
+    role: str
+    provider: str
+    model: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+    latency_ms: float = 0.0
+    attempts: int = 1
+    ok: bool = True
+    error_code: str | None = None
+    structured: bool = False
+    streamed: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_total(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("total_tokens") is None:
+            total = int(data.get("input_tokens") or 0) + int(data.get("output_tokens") or 0)
+            return {**data, "total_tokens": total}
+        return data
+
+
+AnyEvent = Annotated[
+    PlanStart
+    | NodeStart
+    | NodeComplete
+    | NodeSkipped
+    | NodeError
+    | LoopIteration
+    | PlanComplete
+    | Stage
+    | Log
+    | CodeGen
+    | CodeExec
+    | ErrorEvent
+    | LLMCall,
+    Field(discriminator="event"),
+]
+_ADAPTER: TypeAdapter[AnyEvent] = TypeAdapter(AnyEvent)
+
+
+def _invalid_event(exc: ValidationError, data: Mapping[str, Any]) -> BlockError:
+    problems = "; ".join(
+        f"{'.'.join(str(p) for p in err['loc']) or '(全体)'}: {err['msg']}" for err in exc.errors()
+    )
+    return BlockError(
+        f"イベント '{data.get('event')}' の内容が不正です: {problems}",
+        code=ErrorCode.INPUT_VALIDATION_FAILED,
+        hint=f"event は {', '.join(EventType)} のいずれかで、必須項目がそろっている必要があります。"
+        " 項目名の綴りも確認してください。",
+        details={"event": data.get("event"), "errors": exc.errors(include_url=False)},
+    )
+
+
+def parse_event(data: Mapping[str, Any]) -> RunEvent:
+    """Validate one event object (a decoded log line) into its typed model."""
+    try:
+        return _ADAPTER.validate_python(dict(data))
+    except ValidationError as exc:
+        raise _invalid_event(exc, data) from exc

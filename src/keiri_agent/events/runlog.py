@@ -1,0 +1,147 @@
+"""Run logs on disk: ``runs/{source_id}/{timestamp}.jsonl``, read back and listed."""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from keiri_agent.config import load_settings
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.events.models import LLMCall, RunEvent, parse_event
+from keiri_agent.events.stream import EventStream, JsonlSink
+from keiri_agent.workspace import confine
+
+MAX_SAME_SECOND_RUNS = 10_000
+RUN_FILE_FORMAT = "%Y%m%dT%H%M%SZ"
+_RUN_FILE_RE = re.compile(r"^(?P<stamp>.+?)(?:-(?P<n>\d+))?$")
+
+
+# --- run logs on disk ------------------------------------------------------------------------
+
+
+def _source_dir(source_id: str, runs_dir: Path | str | None) -> Path:
+    base = Path(runs_dir) if runs_dir is not None else load_settings().keiri_runs_dir
+    base = base.absolute()
+    base.mkdir(parents=True, exist_ok=True)
+    return confine(base, source_id)
+
+
+def open_run(
+    source_id: str,
+    *,
+    runs_dir: Path | str | None = None,
+    run_id: str | None = None,
+    now: datetime | None = None,
+) -> EventStream:
+    """Start the log of one run at ``runs_dir/{source_id}/{timestamp}.jsonl``.
+
+    ``source_id`` is a plan or agent id, possibly with ``/`` (``common/validation_flow``); it must
+    stay inside ``runs_dir`` (PathEscapeError otherwise). Runs started in the same second get
+    ``-2``, ``-3``, ... suffixes; files are created exclusively, so runs never share one.
+    """
+    when = (now or datetime.now(UTC)).astimezone(UTC)
+    directory = _source_dir(source_id, runs_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    stamp = when.strftime(RUN_FILE_FORMAT)
+    rid = run_id or f"run_{when.strftime('%Y%m%d%H%M%S')}_{secrets.token_hex(4)}"
+    for n in range(1, MAX_SAME_SECOND_RUNS + 1):
+        path = directory / (f"{stamp}.jsonl" if n == 1 else f"{stamp}-{n}.jsonl")
+        try:
+            sink = JsonlSink(path, exclusive=True)
+        except FileExistsError:
+            continue
+        return EventStream(rid, source_id, sink=sink)
+    raise BlockError(
+        f"実行ログを作成できません: {directory} に {stamp} の連番ファイルが残っていません。",
+        code=ErrorCode.PERMISSION_DENIED,
+        hint="実行ログのディレクトリ（KEIRI_RUNS_DIR）の古いログを整理してください。",
+        details={"directory": str(directory), "timestamp": stamp},
+    )
+
+
+def _bad_line(path: Path, lineno: int, reason: str) -> BlockError:
+    return BlockError(
+        f"実行ログ {path} の {lineno} 行目を読み取れません: {reason}",
+        code=ErrorCode.INPUT_VALIDATION_FAILED,
+        hint="ログが途中で切れているか、手で編集された可能性があります。該当行を確認してください。",
+        details={"path": str(path), "line": lineno},
+    )
+
+
+def replay(path: Path | str, after_id: int = 0) -> Iterator[RunEvent]:
+    """Yield the events of a run log with ``id > after_id``, in file order."""
+    log = Path(path)
+    try:
+        handle = log.open("r", encoding="utf-8")
+    except FileNotFoundError:
+        raise BlockError(
+            f"実行ログ {log} が見つかりません。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="パスを確認してください。過去の実行は `list_runs` で一覧できます。",
+            details={"path": str(log)},
+        ) from None
+    with handle:
+        for lineno, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise _bad_line(log, lineno, f"JSON として解釈できません（{exc.msg}）") from exc
+            if not isinstance(data, dict):
+                raise _bad_line(log, lineno, "JSON オブジェクトではありません")
+            try:
+                event = parse_event(data)
+            except BlockError as exc:
+                raise _bad_line(log, lineno, exc.message) from exc
+            if event.id > after_id:
+                yield event
+
+
+def read_events(path: Path | str) -> list[RunEvent]:
+    """All events of a run log (raises BlockError naming the line of a malformed entry)."""
+    return list(replay(path))
+
+
+def _run_sort_key(path: Path) -> tuple[str, int]:
+    match = _RUN_FILE_RE.match(path.stem)
+    if match is None:  # pragma: no cover - the pattern matches any non-empty stem
+        return (path.stem, 0)
+    return (match["stamp"], int(match["n"] or 1))
+
+
+def list_runs(source_id: str, *, runs_dir: Path | str | None = None) -> list[Path]:
+    """The run logs of ``source_id``, newest first."""
+    directory = _source_dir(source_id, runs_dir)
+    if not directory.is_dir():
+        return []
+    files = [p for p in directory.glob("*.jsonl") if p.is_file()]
+    return sorted(files, key=_run_sort_key, reverse=True)
+
+
+def summarize_llm_usage(events: Iterable[RunEvent]) -> dict[str, Any]:
+    """Token and latency totals of the ``llm_call`` events, overall and per ``provider:model``."""
+
+    def empty() -> dict[str, Any]:
+        keys = ("calls", "failed_calls", "input_tokens", "output_tokens", "total_tokens")
+        return {**dict.fromkeys(keys, 0), "latency_ms": 0.0}
+
+    total = empty()
+    by_model: dict[str, dict[str, Any]] = {}
+    for event in events:
+        if not isinstance(event, LLMCall):
+            continue
+        model = by_model.setdefault(f"{event.provider}:{event.model}", empty())
+        for bucket in (total, model):
+            bucket["calls"] += 1
+            bucket["failed_calls"] += 0 if event.ok else 1
+            bucket["input_tokens"] += event.input_tokens
+            bucket["output_tokens"] += event.output_tokens
+            bucket["total_tokens"] += event.total_tokens
+            bucket["latency_ms"] += event.latency_ms
+    return {**total, "by_model": by_model}

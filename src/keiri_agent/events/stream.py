@@ -1,0 +1,216 @@
+"""Event emitters: the JSONL sink and the in-process stream with subscribe/replay."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import threading
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
+from functools import partial
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Protocol, runtime_checkable
+
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.events.models import EventType, RunEvent, parse_event
+
+# --- emitters, sink, stream ------------------------------------------------------------------
+
+
+@runtime_checkable
+class EventEmitter(Protocol):
+    """Anything that accepts events: an :class:`EventStream`, or :class:`NullEmitter`."""
+
+    def emit(self, kind: EventType | str, /, **fields: Any) -> RunEvent | None: ...
+
+
+class NullEmitter:
+    """Drops every event; the default where no one is listening."""
+
+    def emit(self, kind: EventType | str, /, **fields: Any) -> RunEvent | None:
+        return None
+
+
+class JsonlSink:
+    """Appends one JSON line per event to ``path``.
+
+    Each line is written by one ``os.write`` on an ``O_APPEND`` descriptor, so writers in other
+    threads or processes appending to the same file never interleave inside a line.
+    ``exclusive=True`` fails with FileExistsError if the file already exists.
+    """
+
+    def __init__(self, path: Path | str, *, exclusive: bool = False) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
+        if exclusive:
+            flags |= os.O_EXCL
+        self._fd: int | None = os.open(self.path, flags, 0o644)
+        self._lock = threading.Lock()
+
+    def write(self, event: RunEvent) -> None:
+        self.write_line(event.to_json())
+
+    def write_line(self, line: str) -> None:
+        data = (line.rstrip("\n") + "\n").encode("utf-8")
+        with self._lock:
+            if self._fd is None:
+                raise BlockError(
+                    f"実行ログ {self.path} は既に閉じられています。",
+                    code=ErrorCode.INTERNAL_ERROR,
+                    hint="実行が終了した後にイベントを書き込もうとしていないか確認してください。",
+                )
+            written = os.write(self._fd, data)
+            # Regular files only write short on errors such as a full disk; finish the line.
+            while written < len(data):
+                written += os.write(self._fd, data[written:])
+
+    def close(self) -> None:
+        with self._lock:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+
+    @property
+    def closed(self) -> bool:
+        return self._fd is None
+
+
+class _AsyncWaiter:
+    __slots__ = ("event", "loop")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.event = asyncio.Event()
+
+    def wake(self) -> None:
+        with contextlib.suppress(RuntimeError):  # the subscriber's loop is already closed
+            self.loop.call_soon_threadsafe(self.event.set)
+
+
+class EventStream:
+    """The events of one run: numbered, logged, buffered and delivered to subscribers."""
+
+    def __init__(self, run_id: str, source_id: str, *, sink: JsonlSink | None = None) -> None:
+        self.run_id = run_id
+        self.source_id = source_id
+        self._sink = sink
+        self._events: list[RunEvent] = []
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
+        self._waiters: set[_AsyncWaiter] = set()
+        self._closed = False
+
+    @property
+    def log_path(self) -> Path | None:
+        return self._sink.path if self._sink is not None else None
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def emit(self, kind: EventType | str, /, **fields: Any) -> RunEvent:
+        """Build, number, log and publish one event; returns the typed event."""
+        reserved = {"id", "event", "run_id", "timestamp"} & fields.keys()
+        if reserved:
+            raise TypeError(f"emit() sets {sorted(reserved)} itself")
+        data = {"id": 0, "event": str(kind), "run_id": self.run_id, "timestamp": _now(), **fields}
+        draft = parse_event(data)  # validate outside the lock; numbering happens inside
+        with self._cond:
+            if self._closed:
+                raise BlockError(
+                    f"実行 {self.run_id} のイベントストリームは既に閉じられています"
+                    f"（イベント '{kind}' は記録されません）。",
+                    code=ErrorCode.INTERNAL_ERROR,
+                    hint="実行の終了（close）後にイベントを送っていないか確認してください。",
+                    details={"run_id": self.run_id, "event": str(kind)},
+                )
+            event = draft.model_copy(update={"id": len(self._events) + 1, "timestamp": _now()})
+            if self._sink is not None:
+                self._sink.write(event)  # under the lock: file order == id order
+            self._events.append(event)
+            self._notify()
+        return event
+
+    def _notify(self) -> None:
+        self._cond.notify_all()
+        for waiter in self._waiters:
+            waiter.wake()
+
+    def _has_news(self, pos: int) -> bool:
+        return len(self._events) > pos or self._closed
+
+    def events(self, after_id: int = 0) -> list[RunEvent]:
+        """A snapshot of the events with ``id > after_id``."""
+        with self._lock:
+            return self._events[max(after_id, 0) :]
+
+    def subscribe(self, after_id: int = 0, *, timeout: float | None = None) -> Iterator[RunEvent]:
+        """Yield every event with ``id > after_id``: the buffer first, then live ones.
+
+        Returns once the stream is closed and drained, or when no new event arrived within
+        ``timeout`` seconds (``None``: wait until closed).
+        """
+        pos = max(after_id, 0)
+        while True:
+            with self._cond:
+                self._cond.wait_for(partial(self._has_news, pos), timeout=timeout)
+                batch = self._events[pos:]
+            if not batch:  # woken with nothing new: closed and drained, or timed out
+                return
+            pos += len(batch)
+            yield from batch
+
+    async def asubscribe(self, after_id: int = 0) -> AsyncIterator[RunEvent]:
+        """Like :meth:`subscribe` for asyncio (SSE); never blocks the event loop."""
+        waiter = _AsyncWaiter(asyncio.get_running_loop())
+        with self._lock:
+            self._waiters.add(waiter)
+        try:
+            pos = max(after_id, 0)
+            while True:
+                waiter.event.clear()  # before the check, so a wake-up in between is kept
+                with self._lock:
+                    batch = self._events[pos:]
+                    closed = self._closed
+                if batch:
+                    pos += len(batch)
+                    for event in batch:
+                        yield event
+                elif closed:
+                    return
+                else:
+                    await waiter.event.wait()
+        finally:
+            with self._lock:
+                self._waiters.discard(waiter)
+
+    def close(self) -> None:
+        """Finish the stream: close the log and release subscribers (idempotent)."""
+        with self._cond:
+            if self._closed:
+                return
+            self._closed = True
+            if self._sink is not None:
+                self._sink.close()
+            self._notify()
+
+    def __enter__(self) -> EventStream:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"EventStream(run_id={self.run_id!r}, source_id={self.source_id!r})"
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
