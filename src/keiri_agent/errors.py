@@ -14,7 +14,10 @@ Exception tree::
           ├── LLMError                 API_ERROR: the model provider failed after retries
           │    ├── LLMTimeoutError     TIMEOUT_ERROR: every attempt timed out
           │    └── LLMOutputError      OUTPUT_SCHEMA_MISMATCH: the reply did not fit the schema
-          └── PathEscapeError          PERMISSION_DENIED: a path leads outside its workspace
+          ├── PathEscapeError          PERMISSION_DENIED: a path leads outside its workspace
+          └── FileProcessingError      a file cannot be read as what it claims to be
+                                       (FILE_UNREADABLE, FILE_ENCRYPTED, FILE_TOO_LARGE,
+                                        UNSUPPORTED_FORMAT, ARCHIVE_UNSAFE); details['file'] names it
 
 Codes are the seed's list plus the ones later work needs; new codes go into ``ErrorCode``.
 """
@@ -29,6 +32,7 @@ __all__ = [
     "ConfigurationError",
     "CredentialsMissingError",
     "ErrorCode",
+    "FileProcessingError",
     "KeiriError",
     "LLMError",
     "LLMOutputError",
@@ -48,6 +52,11 @@ class ErrorCode(StrEnum):
     PERMISSION_DENIED = "PERMISSION_DENIED"
     # Extensions beyond the seed's list.
     CONFIGURATION_ERROR = "CONFIGURATION_ERROR"
+    FILE_UNREADABLE = "FILE_UNREADABLE"  # malformed, truncated, empty or mislabelled
+    FILE_ENCRYPTED = "FILE_ENCRYPTED"  # password-protected PDF, ZIP member, workbook
+    FILE_TOO_LARGE = "FILE_TOO_LARGE"  # over a size, page or member limit
+    UNSUPPORTED_FORMAT = "UNSUPPORTED_FORMAT"  # a format the file layer does not read
+    ARCHIVE_UNSAFE = "ARCHIVE_UNSAFE"  # zip-slip, symlink member, bomb, too deep nesting
     CANCELLED = "CANCELLED"
     INTERNAL_ERROR = "INTERNAL_ERROR"
 
@@ -165,3 +174,26 @@ class PathEscapeError(BlockError):
 
     default_code = ErrorCode.PERMISSION_DENIED
     default_recoverable = False
+
+
+class FileProcessingError(BlockError):
+    """A file cannot be processed; ``details['file']`` names it and ``code`` says why.
+
+    Use one of FILE_UNREADABLE, FILE_ENCRYPTED, FILE_TOO_LARGE, UNSUPPORTED_FORMAT or
+    ARCHIVE_UNSAFE. Not recoverable by rerunning: the user has to supply another file.
+    """
+
+    default_code = ErrorCode.FILE_UNREADABLE
+    default_recoverable = False
+
+    def __init__(
+        self,
+        file: str,
+        message: str,
+        *,
+        code: ErrorCode | str | None = None,
+        hint: str = "",
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message, code=code, hint=hint, details={"file": file, **(details or {})})
+        self.file = file

@@ -1,0 +1,73 @@
+"""The file layer: every agent and block reads files through here.
+
+- ``extract_text``: text of PDF, DOCX, XLSX, PPTX and text files, NFKC-normalized, within the
+  seed's limits (100,000 characters, first 20 PDF pages), with metadata and warnings.
+- ``normalize_for_prompt``: documents compressed fairly into a prompt budget (~4,000 chars).
+- ``read_table``: CSV/TSV/XLSX to a DataFrame, detecting encoding, delimiter and header row.
+- ``parse_zip_2tier`` / ``parse_folder_2tier``: archives and folders as groups of evidence,
+  refusing zip-slip, symlinks, bombs and encrypted members.
+- ``ExcelManager``: read sheets and ranges; write into a copy, atomically.
+- ``decode_bytes`` / ``detect_encoding``: UTF-8 (BOM or not), CP932, EUC-JP and friends.
+
+Failures are ``FileProcessingError``s naming the file, with a Japanese message and hint.
+"""
+
+from __future__ import annotations
+
+from keiri_agent.documents.archives import (
+    ArchiveLimits,
+    ArchiveMember,
+    EvidenceFile,
+    EvidenceSet,
+    open_archive,
+    open_folder,
+    parse_folder_2tier,
+    parse_zip_2tier,
+)
+from keiri_agent.documents.encoding import EncodingGuess, decode_bytes, detect_encoding
+from keiri_agent.documents.excel import ExcelEdit, ExcelManager, WriteSummary
+from keiri_agent.documents.extract import SUPPORTED_EXTENSIONS, detect_kind, extract_text
+from keiri_agent.documents.models import (
+    MAX_PDF_PAGES,
+    MAX_TEXT_CHARS,
+    PROMPT_BUDGET_CHARS,
+    ExtractedText,
+)
+from keiri_agent.documents.normalize import (
+    NO_DOCUMENTS_TEXT,
+    PromptDocuments,
+    normalize_for_prompt,
+    normalize_text,
+)
+from keiri_agent.documents.tables import TableReadInfo, TableResult, read_table
+
+__all__ = [
+    "MAX_PDF_PAGES",
+    "MAX_TEXT_CHARS",
+    "NO_DOCUMENTS_TEXT",
+    "PROMPT_BUDGET_CHARS",
+    "SUPPORTED_EXTENSIONS",
+    "ArchiveLimits",
+    "ArchiveMember",
+    "EncodingGuess",
+    "EvidenceFile",
+    "EvidenceSet",
+    "ExcelEdit",
+    "ExcelManager",
+    "ExtractedText",
+    "PromptDocuments",
+    "TableReadInfo",
+    "TableResult",
+    "WriteSummary",
+    "decode_bytes",
+    "detect_encoding",
+    "detect_kind",
+    "extract_text",
+    "normalize_for_prompt",
+    "normalize_text",
+    "open_archive",
+    "open_folder",
+    "parse_folder_2tier",
+    "parse_zip_2tier",
+    "read_table",
+]

@@ -1,0 +1,328 @@
+"""Character-encoding detection for Japanese business text files.
+
+Files from Japanese offices arrive as UTF-8 (with or without a BOM), as CP932 (Excel's "CSV"
+on Windows, including NEC/IBM extensions such as ①, ㈱ and 髙), occasionally as EUC-JP or
+ISO-2022-JP from older Unix systems, and as UTF-16 from Excel's "Unicode text". Detection is
+deterministic and explains itself:
+
+1. a BOM decides (UTF-32, UTF-8, UTF-16);
+2. NUL bytes or a known binary signature mean "not a text file" (an error, never a guess);
+3. pure 7-bit data is ASCII, or ISO-2022-JP when it carries its escape sequences;
+4. data that decodes as strict UTF-8 is UTF-8;
+5. otherwise CP932 and EUC-JP are decoded strictly; when both succeed, each decoded text is
+   scored by how plausible its non-ASCII characters are as Japanese (kana, JIS level-1 kanji
+   and common symbols score high; half-width punctuation in odd places, private-use and
+   control characters score low), per byte, and CP932 wins ties (it is by far the more common).
+
+When nothing decodes, :func:`decode_bytes` raises ``FileProcessingError(FILE_UNREADABLE)``
+with a hint to save the file as UTF-8; it never substitutes replacement characters.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from keiri_agent.errors import ErrorCode, FileProcessingError
+
+__all__ = [
+    "ENCODING_ALIASES",
+    "SCORE_SAMPLE_CHARS",
+    "EncodingGuess",
+    "decode_bytes",
+    "detect_encoding",
+]
+
+# Only this many non-ASCII characters are scored; the strict decode still covers all data.
+SCORE_SAMPLE_CHARS = 20_000
+# How far into the data binary signatures (NUL, control bytes) are looked for.
+_BINARY_PROBE_BYTES = 8_192
+# CP932 is preferred on a tie: it is what Excel on Windows writes.
+_CP932_PRIOR = 0.05
+
+# Names users give that mean CP932 in practice (strict Shift_JIS lacks ①, ㈱, 髙, ～ ...).
+ENCODING_ALIASES: dict[str, str] = {
+    "shift_jis": "cp932",
+    "shift-jis": "cp932",
+    "sjis": "cp932",
+    "s-jis": "cp932",
+    "ms932": "cp932",
+    "windows-31j": "cp932",
+    "mskanji": "cp932",
+    "utf8": "utf-8",
+    "utf_8": "utf-8",
+    "eucjp": "euc-jp",
+    "euc_jp": "euc-jp",
+}
+
+_SAVE_AS_UTF8_HINT = (
+    "Excel やメモ帳でファイルを開き、「名前を付けて保存」で文字コードを UTF-8"
+    "（CSV UTF-8）にして保存し直してください。"
+)
+
+_BINARY_SIGNATURES: tuple[tuple[bytes, str], ...] = (
+    (b"PK\x03\x04", "ZIP 形式（Excel .xlsx / Word .docx / ZIP など）"),
+    (b"PK\x05\x06", "ZIP 形式"),
+    (b"%PDF", "PDF"),
+    (b"\xd0\xcf\x11\xe0", "旧 Office 形式（.xls / .doc）またはパスワード付き Office"),
+    (b"\x89PNG", "PNG 画像"),
+    (b"\xff\xd8\xff", "JPEG 画像"),
+    (b"GIF8", "GIF 画像"),
+)
+
+_BOMS: tuple[tuple[bytes, str, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32", "BOM（UTF-32）"),
+    (codecs.BOM_UTF32_BE, "utf-32", "BOM（UTF-32）"),
+    (codecs.BOM_UTF8, "utf-8-sig", "BOM（UTF-8）"),
+    (codecs.BOM_UTF16_LE, "utf-16", "BOM（UTF-16）"),
+    (codecs.BOM_UTF16_BE, "utf-16", "BOM（UTF-16）"),
+)
+
+_ISO2022_ESCAPES = (b"\x1b$B", b"\x1b$@", b"\x1b(J", b"\x1b(I")
+_NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
+# Control bytes that do not occur in text (TAB, LF, FF, CR, SUB and ESC do).
+_CONTROL_BYTES = re.compile(rb"[\x01-\x08\x0b\x0e-\x19\x1c-\x1f]")
+
+# Half-width kana read as words, which bytes of EUC-JP kanji misread as CP932 rarely do:
+# marks follow kana that take them, small kana follow the kana they can modify, and a word
+# does not start with a mark, a small kana, the long-vowel bar or ﾝ.
+_SMALL_VOWELS = "ｧｨｩｪｫ"
+_SMALL_Y = "ｬｭｮ"
+_HALFWIDTH_AFTER: dict[str, str] = {
+    "ﾞ": "ｳｶｷｸｹｺｻｼｽｾｿﾀﾁﾂﾃﾄﾊﾋﾌﾍﾎ",
+    "ﾟ": "ﾊﾋﾌﾍﾎ",
+    **dict.fromkeys(_SMALL_VOWELS, "ｳｸﾂﾃﾄｼﾁｽﾌﾞ"),
+    **dict.fromkeys(_SMALL_Y, "ｷｼﾁﾆﾋﾐﾘﾃﾌﾞﾟ"),
+}
+_NO_RUN_START = "ﾞﾟｧｨｩｪｫｬｭｮｯｰﾝ"
+_NOT_BEFORE_BAR_OR_SOKUON = "ﾝｯｰ"
+
+
+def _halfwidth_plausible(ch: str, prev: str) -> bool:
+    """Whether half-width kana ``ch`` may follow ``prev`` ("" at the start of a run)."""
+    if not ("\uff66" <= prev <= "\uff9f"):
+        return ch not in _NO_RUN_START
+    allowed = _HALFWIDTH_AFTER.get(ch)
+    if allowed is not None:
+        return prev in allowed
+    if ch in "ｯｰ":
+        return prev not in _NOT_BEFORE_BAR_OR_SOKUON
+    return True
+
+
+@dataclass(frozen=True)
+class EncodingGuess:
+    """The outcome of :func:`detect_encoding`.
+
+    ``name`` is a Python codec name ("utf-8-sig", "utf-8", "cp932", "euc-jp", "ascii",
+    "utf-16", "utf-32", "iso-2022-jp"); "ascii" means pure 7-bit data, which any of the others
+    reads the same way. ``confidence`` is in [0, 1]; ``reason`` is a short Japanese explanation.
+    """
+
+    name: str
+    confidence: float
+    reason: str
+
+
+def _unreadable(file: str, message: str, **details: object) -> FileProcessingError:
+    return FileProcessingError(
+        file, message, code=ErrorCode.FILE_UNREADABLE, hint=_SAVE_AS_UTF8_HINT, details=details
+    )
+
+
+def _check_binary(data: bytes, file: str) -> None:
+    for magic, label in _BINARY_SIGNATURES:
+        if data.startswith(magic):
+            raise FileProcessingError(
+                file,
+                f"ファイル '{file}' はテキストファイルではなく {label} のようです。",
+                code=ErrorCode.FILE_UNREADABLE,
+                hint="ファイルの種類（拡張子）を確認し、テキスト（CSV など）として保存し直してください。",
+                details={"signature": label},
+            )
+    probe = data[:_BINARY_PROBE_BYTES]
+    nul = probe.find(b"\x00")
+    controls = len(_CONTROL_BYTES.findall(probe))
+    if nul >= 0 or controls > max(2, len(probe) // 100):
+        raise _unreadable(
+            file,
+            f"ファイル '{file}' はテキストファイルではないようです"
+            "（NUL などの制御文字が含まれています）。",
+            nul_offset=nul if nul >= 0 else None,
+            control_bytes=controls,
+        )
+
+
+@lru_cache(maxsize=65_536)
+def _char_weight(ch: str) -> float:
+    """How plausible one non-ASCII character is in Japanese business text (context-free)."""
+    cp = ord(ch)
+    if 0x80 <= cp <= 0x9F or 0xE000 <= cp <= 0xF8FF:
+        return -2.0  # C1 controls and private use: decoding artefacts or user-defined chars
+    if 0xFF61 <= cp <= 0xFF65:
+        return -0.5
+    if 0xFF66 <= cp <= 0xFF9F:
+        return 1.0
+    if (
+        0x3000 <= cp <= 0x30FF  # CJK punctuation, hiragana, katakana
+        or 0xFF01 <= cp <= 0xFF5E  # full-width ASCII variants (～ is U+FF5E)
+        or 0x2460 <= cp <= 0x24FF  # ①...⑳
+        or 0x2160 <= cp <= 0x217F  # Ⅰ...Ⅹ
+        or 0x3200 <= cp <= 0x33FF  # ㈱ ㍉ ㎡ ...
+        or 0x2010 <= cp <= 0x203B  # dashes, quotes, ※
+        or 0x2190 <= cp <= 0x21FF  # arrows
+        or 0x25A0 <= cp <= 0x26FF  # ■□▲△○●◎★☆
+        or cp in (0xD7, 0xF7, 0xA7, 0xB0, 0xB1, 0xB4, 0xA8, 0xB6, 0xFFE5, 0xFFE0, 0xFFE1, 0xFFE2)
+    ):
+        return 1.0
+    if 0x4E00 <= cp <= 0x9FFF or 0xF900 <= cp <= 0xFAFF:
+        try:
+            sj = ch.encode("cp932")
+        except UnicodeEncodeError:
+            return -1.0  # JIS X 0212 kanji (EUC-JP 3-byte): very rare in business text
+        lead, trail = sj[0], sj[1]
+        if lead < 0x98 or (lead == 0x98 and trail <= 0x72):
+            return 1.0  # JIS level 1
+        if lead <= 0xEA:
+            return 0.5  # JIS level 2
+        # NEC-selected / IBM extensions: mostly name kanji (髙, 﨑, 德) that business data
+        # does contain; slightly above level 2 so that a lone "髙" is not read as EUC-JP.
+        return 0.6
+    if 0x2500 <= cp <= 0x257F:
+        return 0.3  # box drawing
+    if 0x0391 <= cp <= 0x03C9 or 0x0401 <= cp <= 0x0451:
+        return 0.0  # Greek / Cyrillic exist in JIS row 6-7 but are rare here
+    return 0.0
+
+
+def _score(text: str, codec: str) -> float:
+    """Mean plausibility per encoded byte of the non-ASCII characters of ``text``."""
+    total_weight = 0.0
+    total_bytes = 0
+    seen = 0
+    for match in _NON_ASCII_RUN.finditer(text):
+        run = match.group()
+        prev = ""
+        for ch in run:
+            weight = _char_weight(ch)
+            if "\uff66" <= ch <= "\uff9f" and not _halfwidth_plausible(ch, prev):
+                weight = -1.0
+            size = len(ch.encode(codec))
+            total_weight += weight * size
+            total_bytes += size
+            prev = ch
+        seen += len(run)
+        if seen >= SCORE_SAMPLE_CHARS:
+            break
+    return total_weight / total_bytes if total_bytes else 0.0
+
+
+def _strict(data: bytes, codec: str) -> tuple[str | None, int | None]:
+    try:
+        return data.decode(codec), None
+    except UnicodeDecodeError as exc:
+        return None, exc.start
+
+
+def _detect(data: bytes, file: str) -> tuple[EncodingGuess, str]:
+    for bom, name, reason in _BOMS:
+        if data.startswith(bom):
+            text, pos = _strict(data, name)
+            if text is None:
+                raise _unreadable(
+                    file,
+                    f"ファイル '{file}' は {reason} で始まりますが、{pos} バイト目以降が"
+                    f" {name} として読めません。",
+                    encoding=name,
+                    position=pos,
+                )
+            return EncodingGuess(name, 1.0, reason), text
+    _check_binary(data, file)
+    if data.isascii():
+        if any(esc in data for esc in _ISO2022_ESCAPES):
+            text, _pos = _strict(data, "iso-2022-jp")
+            if text is not None:
+                return EncodingGuess(
+                    "iso-2022-jp", 0.95, "ISO-2022-JP のエスケープシーケンス"
+                ), text
+        return EncodingGuess("ascii", 1.0, "7 ビット ASCII のみ"), data.decode("ascii")
+    text, utf8_pos = _strict(data, "utf-8")
+    if text is not None:
+        return EncodingGuess("utf-8", 0.99, "UTF-8 として矛盾なく読めた"), text
+    sjis, sjis_pos = _strict(data, "cp932")
+    euc, euc_pos = _strict(data, "euc-jp")
+    if sjis is not None and euc is not None:
+        s_score = _score(sjis, "cp932") + _CP932_PRIOR
+        e_score = _score(euc, "euc-jp")
+        margin = abs(s_score - e_score)
+        confidence = round(min(0.95, 0.5 + margin / 2), 3)
+        if s_score >= e_score:
+            reason = f"CP932 と EUC-JP の両方で読めたが日本語らしさで CP932 を選択 ({s_score:.2f} > {e_score:.2f})"
+            return EncodingGuess("cp932", confidence, reason), sjis
+        reason = f"CP932 と EUC-JP の両方で読めたが日本語らしさで EUC-JP を選択 ({e_score:.2f} > {s_score:.2f})"
+        return EncodingGuess("euc-jp", confidence, reason), euc
+    if sjis is not None:
+        return EncodingGuess("cp932", 0.9, "UTF-8 ではなく CP932（Shift_JIS）として読めた"), sjis
+    if euc is not None:
+        return EncodingGuess("euc-jp", 0.9, "UTF-8 と CP932 では読めず EUC-JP として読めた"), euc
+    raise _unreadable(
+        file,
+        f"ファイル '{file}' の文字コードを判別できません"
+        f"（UTF-8 は {utf8_pos} バイト目、CP932 は {sjis_pos} バイト目、"
+        f"EUC-JP は {euc_pos} バイト目で読めなくなります）。",
+        utf8_error_at=utf8_pos,
+        cp932_error_at=sjis_pos,
+        euc_jp_error_at=euc_pos,
+    )
+
+
+def detect_encoding(data: bytes, *, file: str = "<bytes>") -> EncodingGuess:
+    """Detect the encoding of ``data`` (see the module docstring for the rules).
+
+    Raises ``FileProcessingError(FILE_UNREADABLE)`` for binary data and for data that no
+    supported encoding decodes. Empty data is reported as ASCII.
+    """
+    return _detect(data, file)[0]
+
+
+def _normalize_name(encoding: str) -> str:
+    key = encoding.strip().lower()
+    return ENCODING_ALIASES.get(key, key)
+
+
+def decode_bytes(
+    data: bytes, *, file: str = "<bytes>", encoding: str | None = None
+) -> tuple[str, str]:
+    """Decode ``data`` strictly and return ``(text, encoding)``; a BOM is never in ``text``.
+
+    With ``encoding`` the data is decoded with exactly that codec (Shift_JIS aliases mean
+    CP932; "utf-8" on data with a BOM means "utf-8-sig"), and a failure is an error naming
+    the byte offset, not a guess. Without it, :func:`detect_encoding` decides.
+    """
+    if encoding is None:
+        guess, text = _detect(data, file)
+        return text, guess.name
+    name = _normalize_name(encoding)
+    try:
+        codecs.lookup(name)
+    except LookupError:
+        raise FileProcessingError(
+            file,
+            f"文字コード '{encoding}' は使用できません（ファイル '{file}'）。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="utf-8、cp932（Shift_JIS）、euc-jp などを指定するか、指定を外して自動判定にしてください。",
+            details={"encoding": encoding},
+        ) from None
+    if name in ("utf-8", "utf8") and data.startswith(codecs.BOM_UTF8):
+        name = "utf-8-sig"
+    decoded, pos = _strict(data, name)
+    if decoded is None:
+        raise _unreadable(
+            file,
+            f"ファイル '{file}' は指定された文字コード {encoding} では {pos} バイト目以降を読めません。",
+            encoding=encoding,
+            position=pos,
+        )
+    return decoded, name

@@ -1,0 +1,67 @@
+"""Shared results and limits of the file layer.
+
+Every reader in ``keiri_agent.documents`` returns these types, so agents, blocks, the CLI and
+the UI can show what was read, what was cut and why, the same way everywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+__all__ = [
+    "MAX_ARCHIVE_DEPTH",
+    "MAX_ARCHIVE_MEMBERS",
+    "MAX_ARCHIVE_RATIO",
+    "MAX_ARCHIVE_TOTAL_BYTES",
+    "MAX_FILE_BYTES",
+    "MAX_PDF_PAGES",
+    "MAX_TEXT_CHARS",
+    "PROMPT_BUDGET_CHARS",
+    "ExtractedText",
+]
+
+# Seed 004 §2: at most ~100,000 characters of text in total, PDFs from their first 20 pages.
+MAX_TEXT_CHARS = 100_000
+MAX_PDF_PAGES = 20
+# Seed 004 §2: documents are compressed to about 4,000 characters before they reach a prompt.
+PROMPT_BUDGET_CHARS = 4_000
+# A single input file larger than this is refused before it is parsed.
+MAX_FILE_BYTES = 200 * 1024 * 1024
+# Archive limits (zip bombs): total uncompressed size, per-member compression ratio,
+# number of members, and nesting depth (1 = one ZIP inside the ZIP).
+MAX_ARCHIVE_TOTAL_BYTES = 512 * 1024 * 1024
+MAX_ARCHIVE_RATIO = 200
+MAX_ARCHIVE_MEMBERS = 5_000
+MAX_ARCHIVE_DEPTH = 1
+
+
+@dataclass
+class ExtractedText:
+    """Text extracted from one file, with what a user needs to trust it.
+
+    ``units_read`` counts pages (PDF, PPTX), sheets (XLSX) or 1 (text formats);
+    ``units_total`` the same in the whole file when known. ``truncated`` is true when a page,
+    sheet-range or character limit cut the text; ``warnings`` are Japanese one-liners.
+    """
+
+    file: str
+    text: str
+    format: str
+    units_read: int = 1
+    units_total: int | None = None
+    unit: str = "file"  # "page" | "sheet" | "slide" | "file"
+    truncated: bool = False
+    warnings: list[str] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def chars(self) -> int:
+        return len(self.text)
+
+    def summary(self) -> dict[str, Any]:
+        """The JSON form of ``keiri-agent extract --json`` (without the text)."""
+        data = asdict(self)
+        data.pop("text")
+        data["chars"] = self.chars
+        return data

@@ -1,0 +1,260 @@
+"""Text of Office Open XML files: Word (.docx), Excel (.xlsx) and PowerPoint (.pptx).
+
+Each reader takes the file's bytes (already checked to be a ZIP of the right kind by
+``extract``) and returns an :class:`ExtractedText` whose text went through ``normalize_text``.
+Tables become tab-separated lines with merged cells written once; Excel is read from its
+first sheet's top-left used range with the values Excel last calculated.
+
+The Office libraries are imported inside the readers: they take longer to import than most
+PDF jobs take to run, and many runs never see an Office file.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import date, datetime, time
+from typing import Any
+
+from keiri_agent.documents.models import ExtractedText
+from keiri_agent.documents.normalize import normalize_text
+from keiri_agent.documents.pdf import PAGE_SEPARATOR
+from keiri_agent.errors import ErrorCode, FileProcessingError
+
+__all__ = ["XLSX_MAX_COLS", "XLSX_MAX_ROWS", "read_docx", "read_pptx", "read_xlsx"]
+
+# Seed 004 §2: "XLSX は先頭シートの左上範囲". The range starts at the first used row and column.
+XLSX_MAX_ROWS = 2_000
+XLSX_MAX_COLS = 50
+
+
+def read_docx(data: bytes, name: str) -> ExtractedText:
+    """Paragraphs and tables of the document body, in document order."""
+    import docx
+    from docx.table import Table
+
+    try:
+        document = docx.Document(io.BytesIO(data))
+    except Exception as exc:  # python-docx raises KeyError, ValueError, lxml errors...
+        raise _broken(name, "Word 文書", exc) from exc
+    blocks: list[str] = []
+    tables = 0
+    for item in document.iter_inner_content():
+        if isinstance(item, Table):
+            tables += 1
+            blocks.append(_table_text(_docx_rows(item)))
+        else:
+            blocks.append(item.text)
+    text = normalize_text("\n".join(blocks)).strip("\n")
+    return ExtractedText(
+        file=name,
+        text=text,
+        format="docx",
+        warnings=_empty_warning(name, text),
+        metadata={"paragraphs": len(document.paragraphs), "tables": tables},
+    )
+
+
+def read_pptx(data: bytes, name: str) -> ExtractedText:
+    """Text of every slide in order: text frames, tables, grouped shapes, then the notes."""
+    from pptx import Presentation
+
+    try:
+        presentation = Presentation(io.BytesIO(data))
+    except Exception as exc:  # python-pptx raises KeyError, ValueError, lxml errors...
+        raise _broken(name, "PowerPoint ファイル", exc) from exc
+    slides: list[str] = []
+    for slide in presentation.slides:
+        parts = list(_shape_texts(slide.shapes))
+        if slide.has_notes_slide:
+            notes = slide.notes_slide.notes_text_frame
+            if notes is not None and notes.text.strip():
+                parts.append(f"ノート: {notes.text}")
+        slides.append(normalize_text("\n".join(parts)).strip("\n"))
+    count = len(slides)
+    text = PAGE_SEPARATOR.join(slides)
+    return ExtractedText(
+        file=name,
+        text=text,
+        format="pptx",
+        units_read=count,
+        units_total=count,
+        unit="slide",
+        warnings=_empty_warning(name, text),
+        metadata={"slides": count},
+    )
+
+
+def read_xlsx(data: bytes, name: str) -> ExtractedText:
+    """The first sheet's top-left used range as tab-separated rows of cached values."""
+    from openpyxl import load_workbook
+
+    try:
+        values_book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+        formula_book = load_workbook(io.BytesIO(data), read_only=True, data_only=False)
+    except Exception as exc:  # openpyxl raises KeyError, InvalidFileException, lxml errors...
+        raise _broken(name, "Excel ブック", exc) from exc
+    try:
+        sheet_names = list(values_book.sheetnames)  # chart sheets included
+        if not values_book.worksheets:
+            raise FileProcessingError(
+                name,
+                f"「{name}」にはセルのあるシートがありません（グラフシートのみ）。",
+                code=ErrorCode.FILE_UNREADABLE,
+                hint="データの入ったシートを含むブックを渡してください。",
+            )
+        values_sheet = values_book.worksheets[0]
+        formula_sheet = formula_book.worksheets[0]
+        # Saved dimensions are often wrong; rows are read lazily up to the limit instead.
+        values_sheet.reset_dimensions()
+        formula_sheet.reset_dimensions()
+        rows, missing, more_rows, more_cols = _sheet_rows(
+            values_sheet.iter_rows(values_only=True),
+            formula_sheet.iter_rows(values_only=True),
+        )
+    finally:
+        values_book.close()
+        formula_book.close()
+
+    grid = _trim(rows)
+    warnings: list[str] = []
+    sheet = values_sheet.title
+    if len(sheet_names) > 1:
+        unread = [n for n in sheet_names if n != sheet]
+        others = "、".join(unread[:5]) + (" など" if len(unread) > 5 else "")
+        warnings.append(
+            f"先頭シート「{sheet}」のみ読み込みました（全 {len(sheet_names)} シート、"
+            f"未読: {others}）。"
+        )
+    if more_rows or more_cols:
+        warnings.append(
+            f"シート「{sheet}」の左上 {XLSX_MAX_ROWS} 行 × {XLSX_MAX_COLS} 列までを読み込みました。"
+            "それ以降のセルは含まれていません。"
+        )
+    if missing:
+        warnings.append(
+            f"数式のセル {missing} 個に計算済みの値が保存されていないため、空欄として読みました。"
+            "Excel で開いて保存し直すと値が入ります。"
+        )
+    text = normalize_text(_table_text(grid))
+    warnings += _empty_warning(name, text)
+    return ExtractedText(
+        file=name,
+        text=text,
+        format="xlsx",
+        units_read=1,
+        units_total=len(sheet_names),
+        unit="sheet",
+        truncated=more_rows or more_cols,
+        warnings=warnings,
+        metadata={
+            "sheet": sheet,
+            "sheets": sheet_names,
+            "rows": len(grid),
+            "columns": max((len(r) for r in grid), default=0),
+            "formulas_without_value": missing,
+        },
+    )
+
+
+def _sheet_rows(
+    values: Iterator[tuple[Any, ...]], formulas: Iterator[tuple[Any, ...]]
+) -> tuple[list[list[str]], int, bool, bool]:
+    """Cell texts of the first XLSX_MAX_ROWS rows, formulas without a cached value, and
+    whether rows or columns beyond the limit hold data."""
+    rows: list[list[str]] = []
+    missing = 0
+    more_cols = False
+    for count, (row, formula_row) in enumerate(zip(values, formulas, strict=False)):
+        if count == XLSX_MAX_ROWS:
+            return rows, missing, any(v is not None for v in row), more_cols
+        more_cols = more_cols or any(v is not None for v in row[XLSX_MAX_COLS:])
+        cells = [_cell_text(v) for v in row[:XLSX_MAX_COLS]]
+        for col, (value, formula) in enumerate(zip(row, formula_row, strict=False)):
+            if col >= XLSX_MAX_COLS:
+                break
+            if value is None and isinstance(formula, str) and formula.startswith("="):
+                missing += 1
+        rows.append(cells)
+    return rows, missing, False, more_cols
+
+
+def _cell_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    if isinstance(value, datetime):
+        return value.date().isoformat() if value.time() == time() else value.isoformat(" ")
+    if isinstance(value, date | time):
+        return value.isoformat()
+    # Keep one row per line: line breaks and tabs inside a cell become spaces.
+    return " ".join(str(value).split()) if isinstance(value, str) else str(value)
+
+
+def _trim(rows: list[list[str]]) -> list[list[str]]:
+    """The used range: no leading or trailing empty rows and columns."""
+    used = [i for i, row in enumerate(rows) if any(row)]
+    if not used:
+        return []
+    rows = rows[used[0] : used[-1] + 1]
+    width = max(len(row) for row in rows)
+    filled = [c for c in range(width) if any(c < len(row) and row[c] for row in rows)]
+    first, last = filled[0], filled[-1]
+    return [(row + [""] * width)[first : last + 1] for row in rows]
+
+
+def _table_text(rows: Iterable[Sequence[str]]) -> str:
+    lines = []
+    for row in rows:
+        cells = list(row)
+        while cells and not cells[-1]:
+            cells.pop()
+        lines.append("\t".join(cells))
+    return "\n".join(lines)
+
+
+def _docx_rows(table: Any) -> Iterator[list[str]]:
+    """Rows of a Word table; a merged cell's text appears in its first grid position only."""
+    seen: dict[int, object] = {}  # id -> element, kept alive so ids stay unique
+    for row in table.rows:
+        cells: list[str] = []
+        for cell in row.cells:
+            element = cell._tc
+            if id(element) in seen:
+                cells.append("")
+                continue
+            seen[id(element)] = element
+            cells.append(" ".join(cell.text.split()))
+        yield cells
+
+
+def _shape_texts(shapes: Iterable[Any]) -> Iterator[str]:
+    from pptx.shapes.group import GroupShape
+
+    for shape in shapes:
+        if isinstance(shape, GroupShape):
+            yield from _shape_texts(shape.shapes)
+        elif getattr(shape, "has_table", False):
+            rows = ([" ".join(c.text.split()) for c in r.cells] for r in shape.table.rows)
+            yield _table_text(rows)
+        elif getattr(shape, "has_text_frame", False) and shape.text_frame.text.strip():
+            yield shape.text_frame.text
+
+
+def _empty_warning(name: str, text: str) -> list[str]:
+    if text.strip():
+        return []
+    return [f"「{name}」にはテキストが含まれていません（画像や図形のみの可能性があります）。"]
+
+
+def _broken(name: str, kind: str, exc: Exception) -> FileProcessingError:
+    return FileProcessingError(
+        name,
+        f"「{name}」は {kind}として壊れているため読み込めません（{type(exc).__name__}）。",
+        code=ErrorCode.FILE_UNREADABLE,
+        hint="元のアプリケーションで開けるか確認し、開ける場合は名前を付けて保存し直してください。",
+        details={"error": str(exc)[:200]},
+    )

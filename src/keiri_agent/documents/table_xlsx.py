@@ -1,0 +1,188 @@
+"""The Excel half of ``read_table``: one worksheet of an .xlsx/.xlsm into a DataFrame.
+
+Merged cells are the hard part of Japanese sheets. A title merged across the table is one
+value, so the title row counts as one cell when the header is searched for. A header that
+spans two rows ("部門" merged vertically, "売上" merged over "上期"/"下期") becomes one row of
+names joined with "_" ("部門", "売上_上期", "売上_下期"); every merged header value goes into
+each column it covers. Below the header only vertical merges are expanded (a category written
+once for several rows is repeated on each row); a value merged across columns stays in its
+first column. Cached values are read (``data_only``), as Excel shows them.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+import zipfile
+from typing import Any
+
+import pandas as pd
+from openpyxl import load_workbook
+from openpyxl.utils.exceptions import InvalidFileException
+from openpyxl.workbook.workbook import Workbook
+from openpyxl.worksheet.worksheet import Worksheet
+
+from keiri_agent.documents.table_infer import is_blank
+from keiri_agent.documents.tables import (
+    TableReadInfo,
+    TableResult,
+    choose_header,
+    finish_table,
+)
+from keiri_agent.errors import ErrorCode, FileProcessingError
+
+__all__ = ["MAX_HEADER_ROWS", "read_xlsx_table"]
+
+# A header merged over more rows than this is treated as a one-row header.
+MAX_HEADER_ROWS = 3
+
+Merge = tuple[int, int, int, int]  # 0-based (first_row, first_col, last_row, last_col)
+
+
+def read_xlsx_table(
+    data: bytes, label: str, *, sheet: str | int | None, header_row: int | None
+) -> TableResult:
+    """Read one sheet (default: the first) of the workbook in ``data``."""
+    with warnings.catch_warnings():
+        # openpyxl warns about features it drops (data validation, slicers); not our concern.
+        warnings.simplefilter("ignore")
+        try:
+            workbook = load_workbook(io.BytesIO(data), data_only=True)
+        except (zipfile.BadZipFile, InvalidFileException, KeyError, OSError, ValueError) as exc:
+            raise FileProcessingError(
+                label,
+                f"ファイル '{label}' は Excel ブックとして読めません（破損しているか、別形式のファイルです）。",
+                code=ErrorCode.FILE_UNREADABLE,
+                hint="Excel で開けるか確認し、「名前を付けて保存」で .xlsx として保存し直してください。",
+                details={"reason": f"{type(exc).__name__}: {exc}"},
+            ) from exc
+    try:
+        ws = _pick_sheet(workbook, sheet, label)
+        grid = [
+            [None if is_blank(v) else v for v in row]
+            for row in ws.iter_rows(
+                min_row=1, min_col=1, max_row=ws.max_row, max_col=ws.max_column, values_only=True
+            )
+        ]
+        merges: list[Merge] = [
+            (r.min_row - 1, r.min_col - 1, r.max_row - 1, r.max_col - 1)
+            for r in ws.merged_cells.ranges
+        ]
+        info = TableReadInfo(
+            file=label, format="xlsx", sheet=ws.title, sheets=list(workbook.sheetnames)
+        )
+    finally:
+        workbook.close()
+    if not any(v is not None for row in grid for v in row):
+        others = [s for s in info.sheets if s != info.sheet]
+        raise FileProcessingError(
+            label,
+            f"'{label}' のシート '{info.sheet}' にデータがありません。",
+            code=ErrorCode.FILE_UNREADABLE,
+            hint=(
+                f"データのあるシートを指定してください（ほかのシート: {'、'.join(others)}）。"
+                if others
+                else "データの入ったファイルを指定してください。"
+            ),
+            details={"sheet": info.sheet, "sheets": info.sheets},
+        )
+    header, data_start = choose_header(_detection_grid(grid, merges), header_row, label)
+    header_end = _header_end(grid, merges, header) if header is not None else None
+    full = _expand(grid, merges, header_end if header_end is not None else -1)
+    ncols = max((len(r) for r in grid), default=0)
+    names: list[Any] = []
+    if header is not None and header_end is not None:
+        names = [_joined_name(full, header, header_end, j) for j in range(ncols)]
+        data_start = header_end + 1
+        if header_end > header:
+            info.warnings.append(
+                f"ヘッダーが {header + 1}〜{header_end + 1} 行目の {header_end - header + 1} 行に"
+                "またがっていたため、結合して列名にしました。"
+            )
+    frame = pd.DataFrame(full[data_start:], columns=list(range(ncols)), dtype=object)
+    above = grid[: header if header is not None else data_start]
+    return finish_table(frame, names, header, above, info)
+
+
+def _pick_sheet(workbook: Workbook, sheet: str | int | None, label: str) -> Worksheet:
+    sheets = workbook.worksheets
+    names = [ws.title for ws in sheets]
+    if sheet is None and sheets:
+        return sheets[0]
+    if isinstance(sheet, int) and 0 <= sheet < len(sheets):
+        return sheets[sheet]
+    if isinstance(sheet, str) and sheet in names:
+        return sheets[names.index(sheet)]
+    raise FileProcessingError(
+        label,
+        f"'{label}' にシート {sheet!r} がありません（シート: {'、'.join(names) or 'なし'}）。",
+        code=ErrorCode.INPUT_VALIDATION_FAILED,
+        hint="シート名（または 0 から数えた番号）を確認して指定してください。",
+        details={"sheet": sheet, "sheets": names},
+    )
+
+
+def _detection_grid(grid: list[list[Any]], merges: list[Merge]) -> list[list[Any]]:
+    """Rows for header detection: merges expanded, but a row of one repeated value is one cell."""
+    rows = [list(r) for r in grid]
+    for r0, c0, r1, c1 in merges:
+        value = grid[r0][c0] if r0 < len(grid) and c0 < len(grid[r0]) else None
+        for r in range(r0, min(r1, len(rows) - 1) + 1):
+            for c in range(c0, min(c1, len(rows[r]) - 1) + 1):
+                rows[r][c] = value
+    for row in rows:
+        filled = [v for v in row if v is not None]
+        if len(filled) > 1 and len(set(map(str, filled))) == 1:
+            first = next(j for j, v in enumerate(row) if v is not None)
+            row[:] = [v if j == first else None for j, v in enumerate(row)]
+    return rows
+
+
+def _header_end(grid: list[list[Any]], merges: list[Merge], header: int) -> int:
+    """The last row of a header that starts at ``header`` (multi-row when merges say so)."""
+    end = header
+    horizontal: list[Merge] = []
+    for merge in merges:
+        r0, c0, r1, c1 = merge
+        if r0 != header:
+            continue
+        if r1 > r0:
+            end = max(end, min(r1, header + MAX_HEADER_ROWS - 1))
+        if c1 > c0:
+            horizontal.append(merge)
+    nxt = header + 1
+    if end == header and horizontal and nxt < len(grid):
+        below = [grid[nxt][c] for _r0, c0, _r1, c1 in horizontal for c in range(c0, c1 + 1)]
+        if all(isinstance(v, str) for v in below):
+            end = nxt
+    return end
+
+
+def _expand(grid: list[list[Any]], merges: list[Merge], header_end: int) -> list[list[Any]]:
+    """Merged values copied into covered cells: all of them in the header, only down below."""
+    rows = [list(r) for r in grid]
+    for r0, c0, r1, c1 in merges:
+        if r0 >= len(grid):
+            continue
+        value = grid[r0][c0]
+        last_col = c1 if r0 <= header_end else c0
+        for r in range(r0, min(r1, len(rows) - 1) + 1):
+            for c in range(c0, min(last_col, len(rows[r]) - 1) + 1):
+                rows[r][c] = value
+    return rows
+
+
+def _joined_name(rows: list[list[Any]], first: int, last: int, col: int) -> Any:
+    parts: list[str] = []
+    for r in range(first, last + 1):
+        value = rows[r][col] if col < len(rows[r]) else None
+        if value is None:
+            continue
+        text = str(value).strip()
+        if not parts or parts[-1] != text:
+            parts.append(text)
+    if not parts:
+        return None
+    if len(parts) == 1 and not isinstance(rows[first][col], str):
+        return rows[first][col]  # let the namer format dates and integral floats
+    return "_".join(parts)
