@@ -338,3 +338,13 @@ def test_the_product_imports_only_pypdfium2(corpus: Corpus) -> None:
     ).stdout
 
     assert output.strip() == "['pypdfium2']"
+
+
+def test_pdfs_extracted_from_many_threads_at_once_stay_correct(corpus: Corpus) -> None:
+    # PDFium is not thread-safe; plan nodes run in threads, so the reader must serialize it.
+    from concurrent.futures import ThreadPoolExecutor
+
+    expected = extract_text(corpus.pdf_25).text
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        texts = list(pool.map(lambda _: extract_text(corpus.pdf_25).text, range(16)))
+    assert texts == [expected] * 16

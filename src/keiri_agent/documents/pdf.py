@@ -8,6 +8,8 @@ text layer (scans) are reported, never silently skipped.
 
 from __future__ import annotations
 
+import threading
+
 import pypdfium2 as pdfium
 
 from keiri_agent.documents.models import MAX_PDF_PAGES, ExtractedText
@@ -25,6 +27,9 @@ _FPDF_ERR_PASSWORD = 4
 _FPDF_ERR_SECURITY = 5
 # A complete PDF ends with %%EOF; readers look for it in the last 1 KiB, we allow some slack.
 _EOF_WINDOW = 2048
+# PDFium is not thread-safe, not even across different documents (pypdfium2's docs): plan nodes
+# run in threads, so every PDFium call, from opening to closing a document, holds this lock.
+_PDFIUM_LOCK = threading.Lock()
 
 
 def read_pdf(data: bytes, name: str, *, max_pages: int = MAX_PDF_PAGES) -> ExtractedText:
@@ -35,26 +40,9 @@ def read_pdf(data: bytes, name: str, *, max_pages: int = MAX_PDF_PAGES) -> Extra
     """
     if max_pages < 1:
         raise ValueError("max_pages must be at least 1")
-    document = _open(data, name)
-    try:
-        total = len(document)
-        read = min(total, max_pages)
-        pages: list[str] = []
-        image_only: list[int] = []
-        failed: list[int] = []
-        for index in range(read):
-            try:
-                text = _page_text(document, index)
-            except pdfium.PdfiumError:
-                failed.append(index + 1)
-                text = ""
-            else:
-                if not text.strip():
-                    image_only.append(index + 1)
-            pages.append(text)
-    finally:
-        document.close()
-
+    with _PDFIUM_LOCK:
+        total, pages, image_only, failed = _read_pages(data, name, max_pages)
+    read = len(pages)
     warnings: list[str] = []
     if total > read:
         warnings.append(
@@ -81,6 +69,31 @@ def read_pdf(data: bytes, name: str, *, max_pages: int = MAX_PDF_PAGES) -> Extra
         warnings=warnings,
         metadata={"pages": total, "image_only_pages": image_only},
     )
+
+
+def _read_pages(
+    data: bytes, name: str, max_pages: int
+) -> tuple[int, list[str], list[int], list[int]]:
+    """(page count, texts of the pages read, image-only pages, failed pages); under the lock."""
+    document = _open(data, name)
+    try:
+        total = len(document)
+        pages: list[str] = []
+        image_only: list[int] = []
+        failed: list[int] = []
+        for index in range(min(total, max_pages)):
+            try:
+                text = _page_text(document, index)
+            except pdfium.PdfiumError:
+                failed.append(index + 1)
+                text = ""
+            else:
+                if not text.strip():
+                    image_only.append(index + 1)
+            pages.append(text)
+        return total, pages, image_only, failed
+    finally:
+        document.close()
 
 
 def _open(data: bytes, name: str) -> pdfium.PdfDocument:
