@@ -1,0 +1,119 @@
+"""The warm fork server: imports the analysis libraries once, then forks one supervisor per
+action, so an action costs a fork instead of a second of imports.
+
+Run as ``python -m keiri_agent.sandbox.forkserver RESULTS_DIR`` by ``SandboxExecutor`` with a
+scrubbed environment. Protocol (JSON lines): requests on stdin; ``ready``, ``started`` and
+``done`` lines on stdout, each written with one ``os.write`` shorter than PIPE_BUF so lines
+from concurrent supervisors never interleave. Outcomes travel as files in RESULTS_DIR (private
+to the parent's user) because they can be larger than a pipe write is atomic.
+
+The server stays single-threaded (BLAS and OpenMP threads are pinned to 1 before the imports)
+because forking a threaded process is unsafe. It is a child subreaper: whatever escapes a
+supervisor lands here and is killed; when the parent goes away (stdin closes) it kills every
+descendant and exits.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+__all__ = ["WARM_MODULES", "main", "warm_up"]
+
+WARM_MODULES = ("numpy", "pandas", "pyarrow", "pyarrow.feather", "seaborn", "sklearn")
+IDLE_POLL_S = 0.5
+
+
+def warm_up() -> None:
+    """Import everything an action may use, and set up Japanese charts."""
+    import importlib
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot  # noqa: F401
+    import matplotlib_fontja  # noqa: F401  (registers IPAexGothic and makes it the default)
+
+    for name in WARM_MODULES:
+        importlib.import_module(name)
+    import sklearn.linear_model  # noqa: F401  (the submodules analyses use most)
+    import sklearn.cluster  # noqa: F401
+    import sklearn.preprocessing  # noqa: F401
+
+    warnings.simplefilter("default")
+
+
+def _send(message: dict[str, Any]) -> None:
+    os.write(1, (json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8"))
+
+
+def _request(line: bytes, results_dir: Path) -> Any:
+    from keiri_agent.sandbox.profiles import SandboxProfile
+    from keiri_agent.sandbox.supervisor import ActionRequest
+
+    data = json.loads(line)
+    profile = SandboxProfile(**{**data["profile"], "allowed_imports": frozenset()})
+    return ActionRequest(
+        id=int(data["id"]),
+        code=str(data["code"]),
+        workdir=Path(data["workdir"]),
+        profile=profile,
+        inputs={str(k): str(v) for k, v in data.get("inputs", {}).items()},
+        result_path=results_dir / f"{int(data['id'])}.json",
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    from keiri_agent.sandbox import procs
+    from keiri_agent.sandbox.supervisor import supervise
+
+    args = sys.argv[1:] if argv is None else argv
+    results_dir = Path(args[0])
+    procs.become_subreaper()
+    warm_up()
+    threads = len(os.listdir("/proc/self/task"))
+    _send({"type": "ready", "pid": os.getpid(), "threads": threads})
+    supervisors: set[int] = set()
+    stdin = sys.stdin.buffer
+    while True:
+        for pid, _status in procs.reap():
+            supervisors.discard(pid)
+        # A child that is not a supervisor was orphaned by one that died: kill it.
+        for stray in procs.children() - supervisors:
+            procs.kill_tree(stray)
+        ready, _, _ = select.select([stdin], [], [], IDLE_POLL_S)
+        if not ready:
+            continue
+        line = stdin.readline()
+        if not line:
+            break
+        try:
+            request = _request(line, results_dir)
+        except (ValueError, KeyError, TypeError) as exc:
+            _send({"type": "invalid", "message": str(exc)})
+            continue
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.setpgid(0, 0)
+                supervise(request, done_fd=1)
+            finally:
+                os._exit(0)
+        supervisors.add(pid)
+        _send({"type": "started", "id": request.id, "pid": pid})
+    procs.kill_descendants()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
