@@ -19,7 +19,7 @@ from keiri_agent import __version__
 from keiri_agent.config import PROVIDERS, LLMRole, Settings, mask_secret
 from keiri_agent.errors import BlockError
 
-__all__ = ["DoctorReport", "collect_report", "ping_models"]
+__all__ = ["DoctorReport", "collect_report", "ping_models", "sandbox_layers"]
 
 PING_PROMPT = "「OK」とだけ返してください。"
 
@@ -33,6 +33,7 @@ class DoctorReport:
     providers: dict[str, dict[str, Any]]
     roles: dict[str, dict[str, Any]]
     paths: dict[str, str]
+    sandbox: list[dict[str, Any]] = field(default_factory=list)
     pings: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
@@ -47,6 +48,11 @@ class DoctorReport:
             f"{model}（役割: {', '.join(roles)}）: {missing} が未設定のため使えません"
             for (model, missing), roles in unusable.items()
         ]
+        inactive = [layer["name"] for layer in self.sandbox if not layer["active"]]
+        if inactive:
+            out.append(
+                f"サンドボックスの隔離レイヤーが無効: {', '.join(inactive)}（保護が弱くなります）"
+            )
         for model, result in self.pings.items():
             if not result["ok"]:
                 out.append(f"{model}: 接続確認に失敗 ({result['error']})")
@@ -61,6 +67,7 @@ class DoctorReport:
             "providers": self.providers,
             "roles": self.roles,
             "paths": self.paths,
+            "sandbox": self.sandbox,
             "pings": self.pings,
             "problems": self.problems,
         }
@@ -102,6 +109,7 @@ def collect_report(settings: Settings) -> DoctorReport:
         "runs_dir": str(settings.keiri_runs_dir.resolve()),
     }
     return DoctorReport(
+        sandbox=sandbox_layers(),
         version=__version__,
         python=sys.version.split()[0],
         platform=platform.platform(),
@@ -110,6 +118,16 @@ def collect_report(settings: Settings) -> DoctorReport:
         roles=roles,
         paths=paths,
     )
+
+
+def sandbox_layers() -> list[dict[str, Any]]:
+    """Which isolation layers the sandbox gets on this machine (probed in a throwaway child)."""
+    from keiri_agent.sandbox.isolation import probe_layers
+
+    return [
+        {"name": layer.name, "active": layer.active, "detail": layer.detail}
+        for layer in probe_layers()
+    ]
 
 
 def ping_models(report: DoctorReport, settings: Settings) -> None:

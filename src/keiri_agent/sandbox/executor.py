@@ -13,6 +13,7 @@ server starts on first use and is shut down by ``close()`` (or at interpreter ex
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import shutil
@@ -139,18 +140,14 @@ class _Server:
     def _kill_action(self, action_id: int) -> None:
         pid = self._pids.get(action_id)
         if pid is not None:
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pid, 9)
-            except (ProcessLookupError, PermissionError):
-                pass
 
     def close(self) -> None:
         self.alive = False
         if self.process.stdin is not None:
-            try:
+            with contextlib.suppress(OSError):
                 self.process.stdin.close()
-            except OSError:
-                pass
         try:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -222,6 +219,10 @@ class SandboxExecutor:
             raw = server.submit(request, timeout=chosen.wall_seconds + RESULT_MARGIN_S)
         finally:
             shutil.rmtree(root / SANDBOX_DIR, ignore_errors=True)
+        if server.info.get("threads", 1) > 1:
+            raw.setdefault("warnings", []).append(
+                "サンドボックスの待機プロセスが複数スレッドで動いています（fork が不安定になる恐れ）。"
+            )
         return ExecutionOutcome.model_validate(raw)
 
     def close(self) -> None:
@@ -315,4 +316,3 @@ def run(
 ) -> ExecutionOutcome:
     """Run ``code`` with the process-wide executor (see ``SandboxExecutor.run``)."""
     return default_executor().run(code, workdir=workdir, profile=profile, inputs=inputs)
-

@@ -25,30 +25,73 @@ from typing import Any
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS"):
     os.environ[_var] = "1"
+# pyarrow's jemalloc starts a background thread when it loads (pandas imports pyarrow);
+# forking a threaded process is unsafe, so the server keeps jemalloc single-threaded.
+os.environ["JE_ARROW_MALLOC_CONF"] = "background_thread:false"
+# jemalloc also reserves address space in large extents, which trips RLIMIT_AS in the worker;
+# Arrow buffers use the system allocator instead.
+os.environ["ARROW_DEFAULT_MEMORY_POOL"] = "system"
 
 __all__ = ["WARM_MODULES", "main", "warm_up"]
 
-WARM_MODULES = ("numpy", "pandas", "pyarrow", "pyarrow.feather", "seaborn", "sklearn")
+# Modules the libraries import lazily (file formats, codecs, backends). The worker may not be
+# able to read the interpreter's files after it drops to an unprivileged uid (a Python under
+# /root, as with pyenv), so everything an action can reach is imported here, once.
+WARM_MODULES = (
+    "numpy",
+    "pandas",
+    "pyarrow",
+    "pyarrow.feather",
+    "pyarrow.parquet",
+    "seaborn",
+    "sklearn",
+    "openpyxl",
+    "matplotlib.backends.backend_agg",
+    "matplotlib.backends.backend_svg",
+    "matplotlib.backends.backend_pdf",
+    "PIL.PngImagePlugin",
+    "PIL.JpegImagePlugin",
+    "zipfile",
+    "gzip",
+    "bz2",
+    "lzma",
+    "tarfile",
+    "tempfile",
+    "shutil",
+    "mimetypes",
+    "locale",
+    "xml.etree.ElementTree",
+    "xml.dom.minidom",
+    "html",
+    "email.utils",
+)
 IDLE_POLL_S = 0.5
 
 
-def warm_up() -> None:
-    """Import everything an action may use, and set up Japanese charts."""
+def warm_up() -> list[str]:
+    """Import everything an action may use and set up Japanese charts; returns what failed."""
+    import encodings
     import importlib
+    import pkgutil
 
     import matplotlib
 
+    from keiri_agent.sandbox.profiles import PROFILES
+
     matplotlib.use("Agg")
-    import matplotlib.pyplot  # noqa: F401
+    import matplotlib.pyplot
     import matplotlib_fontja  # noqa: F401  (registers IPAexGothic and makes it the default)
 
-    for name in WARM_MODULES:
-        importlib.import_module(name)
-    import sklearn.linear_model  # noqa: F401  (the submodules analyses use most)
-    import sklearn.cluster  # noqa: F401
-    import sklearn.preprocessing  # noqa: F401
-
+    allowed = {name for profile in PROFILES.values() for name in profile.allowed_imports}
+    codecs = [f"encodings.{info.name}" for info in pkgutil.iter_modules(encodings.__path__)]
+    missing = []
+    for name in [*WARM_MODULES, *sorted(allowed), *codecs]:
+        try:
+            importlib.import_module(name)
+        except ImportError:  # optional (e.g. Windows-only codecs); the worker cannot do better
+            missing.append(name)
     warnings.simplefilter("default")
+    return missing
 
 
 def _send(message: dict[str, Any]) -> None:
@@ -78,9 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     results_dir = Path(args[0])
     procs.become_subreaper()
-    warm_up()
+    missing = warm_up()
     threads = len(os.listdir("/proc/self/task"))
-    _send({"type": "ready", "pid": os.getpid(), "threads": threads})
+    _send({"type": "ready", "pid": os.getpid(), "threads": threads, "missing": missing})
     supervisors: set[int] = set()
     stdin = sys.stdin.buffer
     while True:

@@ -7,6 +7,7 @@ Both are child subreapers (``PR_SET_CHILD_SUBREAPER``): a process that double-fo
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
@@ -34,10 +35,8 @@ def children(pid: int | None = None) -> set[int]:
 def kill_tree(pid: int) -> None:
     """SIGKILL ``pid`` and everything below it (the caller reaps)."""
     for victim in [pid, *descendants(pid)]:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(victim, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 def _children(pid: int) -> list[int]:
@@ -97,9 +96,7 @@ def kill_descendants(*, keep: set[int] | None = None) -> None:
         if not victims:
             return
         for pid in victims:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         time.sleep(KILL_ROUND_PAUSE_S)
         reap()

@@ -78,6 +78,7 @@ ANALYSIS_PACKAGES: frozenset[str] = frozenset(
         "matplotlib.cm",
         "matplotlib.patches",
         "matplotlib.gridspec",
+        "matplotlib.font_manager",
         "seaborn",
         "sklearn",
         "sklearn.linear_model",

@@ -10,6 +10,7 @@ owner, and writes the outcome as JSON for the parent.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -85,10 +86,8 @@ def _usage(workdir: Path) -> tuple[int, int]:
     for root, _dirs, files in os.walk(workdir):
         for name in files:
             count += 1
-            try:
+            with contextlib.suppress(OSError):
                 total += Path(root, name).lstat().st_size
-            except OSError:
-                pass
     return count, total
 
 
@@ -287,7 +286,11 @@ def _death_error(status: int, killed_by: str | None, profile: SandboxProfile) ->
         return {"type": "SandboxLimitExceeded", "message": reasons[killed_by], "traceback": []}
     if os.WIFSIGNALED(status):
         name = signal.Signals(os.WTERMSIG(status)).name
-        return {"type": "WorkerKilled", "message": f"シグナル {name} で終了しました。", "traceback": []}
+        return {
+            "type": "WorkerKilled",
+            "message": f"シグナル {name} で終了しました。",
+            "traceback": [],
+        }
     return {"type": "WorkerFailed", "message": "実行結果が返りませんでした。", "traceback": []}
 
 

@@ -1,0 +1,97 @@
+"""Per-action cost of the warm sandbox against a cold ``python -c`` with the same imports.
+
+Run: ``python benchmarks/sandbox.py [--warm-runs 30] [--cold-runs 5]``. Both sides get the
+same 100,000-row DataFrame (as an Arrow file, the way the executor passes it) and run
+``print(df.shape)``. The warm side goes through ``SandboxExecutor`` (policy check, Arrow write,
+fork, isolation layers, supervision); the cold side starts a fresh interpreter that imports the
+libraries the warm server preloads. Prints the medians and their ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from keiri_agent.sandbox import SandboxExecutor
+
+ROWS = 100_000
+CODE = "print(df.shape)"
+COLD = (
+    "import numpy, pandas, pyarrow.feather as feather, seaborn, sklearn, matplotlib\n"
+    "matplotlib.use('Agg')\n"
+    "import matplotlib.pyplot, matplotlib_fontja\n"
+    "df = feather.read_feather({path!r})\n"
+    "print(df.shape)\n"
+)
+
+
+def _frame() -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    return pd.DataFrame(
+        {
+            "日付": pd.date_range("2024-01-01", periods=ROWS, freq="min"),
+            "取引先": rng.choice(["あおば", "ミドリ商事", "あさひ物産"], ROWS),
+            "金額": rng.integers(1_000, 1_000_000, ROWS),
+        }
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--warm-runs", type=int, default=30)
+    parser.add_argument("--cold-runs", type=int, default=5)
+    args = parser.parse_args()
+    frame = _frame()
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp) / "work"
+        arrow = Path(tmp) / "df.arrow"
+        frame.reset_index(drop=True).to_feather(arrow)
+        executor = SandboxExecutor()
+        try:
+            executor.warm()
+            warm: list[float] = []
+            for _ in range(args.warm_runs):
+                start = time.perf_counter()
+                outcome = executor.run(CODE, workdir=workdir, inputs={"df": frame})
+                warm.append(time.perf_counter() - start)
+                if not outcome.success or outcome.stdout.strip() != f"({ROWS}, 3)":
+                    print("warm run failed:", outcome.model_dump_json(), file=sys.stderr)
+                    return 1
+        finally:
+            executor.close()
+        cold: list[float] = []
+        for _ in range(args.cold_runs):
+            start = time.perf_counter()
+            result = subprocess.run(
+                [sys.executable, "-c", COLD.format(path=str(arrow))],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            cold.append(time.perf_counter() - start)
+            if result.stdout.strip() != f"({ROWS}, 3)":
+                print("cold run failed:", result.stderr[-2000:], file=sys.stderr)
+                return 1
+    warm_ms = statistics.median(warm) * 1000
+    cold_ms = statistics.median(cold) * 1000
+    print(f"action: {CODE} on a {ROWS:,}-row DataFrame")
+    print(
+        f"warm sandbox  median {warm_ms:8.1f} ms  (p90 {sorted(warm)[int(len(warm) * 0.9) - 1] * 1000:.1f} ms, n={len(warm)})"
+    )
+    print(f"cold python   median {cold_ms:8.1f} ms  (n={len(cold)})")
+    print(
+        f"ratio cold/warm: {cold_ms / warm_ms:.1f}x  (target >= 10x; warm median target <= 100 ms)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,11 @@
+"""The ``keiri-agent`` command line: one Typer app over every part of the product.
+
+Each command group lives in its own module and registers itself on the shared ``app``.
+"""
+
+from __future__ import annotations
+
+from keiri_agent.cli import doctor, extract, sandbox  # noqa: F401  (registers the commands)
+from keiri_agent.cli.common import app
+
+__all__ = ["app"]

@@ -1,0 +1,135 @@
+"""`keiri-agent sandbox run|doctor`: run a Python file in the sandbox; show its layers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from keiri_agent.cli.common import EXIT_FAILED, EXIT_USER_ERROR, app, console, err_console
+from keiri_agent.errors import BlockError
+
+sandbox_app = typer.Typer(
+    help="LLM が書いたコードを安全に実行するサンドボックス。", no_args_is_help=True
+)
+app.add_typer(sandbox_app, name="sandbox")
+
+
+def _parse_inputs(values: list[str]) -> dict[str, Path]:
+    inputs: dict[str, Path] = {}
+    for value in values:
+        name, sep, path = value.partition("=")
+        if not sep or not name or not path:
+            err_console.print(
+                f"[bold red]エラー[/bold red] --input は NAME=PATH の形式で指定してください: {value}"
+            )
+            raise typer.Exit(code=EXIT_USER_ERROR)
+        inputs[name] = Path(path)
+    return inputs
+
+
+@sandbox_app.command("run")
+def run_file(
+    file: Annotated[Path, typer.Argument(help="実行する Python ファイル。")],
+    workdir: Annotated[
+        Path, typer.Option("--workdir", help="作業ディレクトリ（ここだけに書き込めます）。")
+    ],
+    profile: Annotated[
+        str, typer.Option("--profile", help="制限プロファイル: analysis または codeact。")
+    ] = "analysis",
+    cpu_seconds: Annotated[
+        int | None, typer.Option("--cpu-seconds", help="CPU 時間の上限（秒）。")
+    ] = None,
+    wall_seconds: Annotated[
+        float | None, typer.Option("--wall-seconds", help="実行時間の上限（秒）。")
+    ] = None,
+    memory_mb: Annotated[
+        int | None, typer.Option("--memory-mb", help="メモリの上限（MB）。")
+    ] = None,
+    input_specs: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--input",
+            help="NAME=PATH: CSV/Excel を DataFrame として変数 NAME に渡します（複数可）。",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="実行結果を JSON で出力します。")] = False,
+) -> None:
+    """Python ファイルをサンドボックスで実行します（成功 0、失敗・強制停止 1、使い方の誤り 2）。"""
+    from keiri_agent.documents import read_table
+    from keiri_agent.sandbox import SandboxExecutor, get_profile
+
+    inputs = _parse_inputs(input_specs or [])
+    executor = SandboxExecutor()
+    try:
+        code = file.read_text(encoding="utf-8")
+        chosen = get_profile(profile).with_overrides(
+            cpu_seconds=cpu_seconds, wall_seconds=wall_seconds, memory_mb=memory_mb
+        )
+        frames = {name: read_table(path).df for name, path in inputs.items()}
+        outcome = executor.run(code, workdir=workdir, profile=chosen, inputs=frames)
+    except (OSError, UnicodeDecodeError) as exc:
+        err_console.print(f"[bold red]エラー[/bold red] {file} を読み込めません: {exc}")
+        raise typer.Exit(code=EXIT_USER_ERROR) from None
+    except BlockError as exc:
+        err_console.print(f"[bold red]エラー[/bold red] [{exc.code}] {exc.message}")
+        if exc.hint:
+            err_console.print(f"ヒント: {exc.hint}")
+        raise typer.Exit(code=EXIT_USER_ERROR) from None
+    finally:
+        executor.close()  # no process is left behind when the command returns
+    if as_json:
+        typer.echo(outcome.model_dump_json(indent=2))
+    else:
+        if outcome.stdout:
+            typer.echo(outcome.stdout, nl=not outcome.stdout.endswith("\n"))
+        if outcome.stderr:
+            err_console.print(outcome.stderr, markup=False, highlight=False, end="")
+        style = "green" if outcome.success else "red"
+        err_console.print(f"[{style}]{outcome.summary_ja()}[/{style}]")
+        if outcome.error is not None:
+            err_console.print(f"{outcome.error.type}: {outcome.error.message}", markup=False)
+            for line in outcome.error.traceback:
+                err_console.print(f"  {line}", markup=False)
+        for name in outcome.files_created:
+            err_console.print(f"作成: {name}", markup=False)
+        for warning in outcome.warnings:
+            err_console.print(f"[yellow]注意:[/yellow] {warning}")
+    if not outcome.success:
+        raise typer.Exit(code=EXIT_FAILED)
+
+
+@sandbox_app.command("doctor")
+def sandbox_doctor(
+    as_json: Annotated[bool, typer.Option("--json", help="JSON で出力します。")] = False,
+) -> None:
+    """このマシンで有効になる隔離レイヤー（rlimit・Landlock・seccomp など）を表示します。"""
+    from keiri_agent.sandbox import probe_layers
+
+    layers = probe_layers()
+    if as_json:
+        typer.echo(
+            json.dumps(
+                [{"name": s.name, "active": s.active, "detail": s.detail} for s in layers],
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
+        return
+    table = Table(title="サンドボックスの隔離レイヤー")
+    table.add_column("レイヤー")
+    table.add_column("有効")
+    table.add_column("詳細")
+    for status in layers:
+        mark = "[green]✓[/green]" if status.active else "[yellow]✗[/yellow]"
+        table.add_row(status.name, mark, status.detail)
+    console.print(table)
+    missing = [s.name for s in layers if not s.active]
+    if missing:
+        console.print(
+            f"[yellow]注意:[/yellow] 無効なレイヤー: {', '.join(missing)}。"
+            "残りのレイヤーとプロセス分離で実行しますが、保護は弱くなります。"
+        )

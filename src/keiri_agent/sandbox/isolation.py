@@ -1,0 +1,567 @@
+"""Worker-side isolation: the OS layers that confine generated code before it runs.
+
+The sandbox worker (a fork of the warm server, single-threaded, libraries loaded) calls
+``apply_isolation`` right before it runs user code. Six layers are applied in this order and each
+is reported as a ``LayerStatus``; a layer the system lacks is reported inactive with the reason,
+a layer that is available but fails raises ``IsolationError`` (never a silent skip):
+
+1. ``netns``: a new, empty network namespace (no interface, loopback down: even 127.0.0.1 is
+   unreachable). As an ordinary user through a user namespace with identity uid/gid maps;
+   capabilities gained there are dropped again. Limit: pathname unix sockets are not namespaced
+   (seccomp denies ``socket`` itself).
+2. ``rlimits``: CPU seconds (SIGXCPU at the soft limit, the kernel's SIGKILL 3 s later), address
+   space (the warm interpreter's size + the profile's memory), file size (SIGXFSZ ignored, so
+   an oversized write raises ``OSError(EFBIG)``), open files, no core dumps, a task cap per uid.
+   Limit: the wall clock is the supervisor's; address space is not resident memory.
+3. ``env``: the environment is replaced by ``sandbox_env`` (no API key survives) and the
+   process's initial environment block, which ``/proc/self/environ`` shows, is zeroed. The
+   working directory becomes the workdir. Limit: secrets in the *memory* of the warm server are
+   inherited by the fork; the warm server must never hold any.
+4. ``landlock``: read-only access to the interpreter, its site-packages and a few system paths
+   (``default_readonly_paths``), read-write to the workdir, nothing else; no TCP, no signals or
+   abstract sockets leaving the domain (see ``landlock.py``). Limit: descriptors opened earlier
+   stay usable, so the worker must close what it inherited.
+5. ``uid``: as root, drop to the sandbox user (nobody) with no supplementary groups; always
+   ``PR_SET_DUMPABLE=0`` so processes of the same uid cannot trace or read the worker.
+6. ``seccomp``: deny exec, process creation, sockets, tracing, signals to others, raising limits,
+   namespaces, mounts and more (see ``seccomp.py``).
+
+``probe_layers`` runs all six in a throwaway child and reports what this machine supports.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import grp
+import json
+import os
+import pwd
+import resource
+import select
+import shutil
+import signal
+import stat
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.sandbox import landlock, seccomp
+from keiri_agent.sandbox.landlock import default_readonly_paths
+from keiri_agent.sandbox.profiles import ANALYSIS, SandboxProfile
+
+__all__ = [
+    "LAYER_NAMES",
+    "IsolationConfig",
+    "IsolationError",
+    "LayerStatus",
+    "apply_isolation",
+    "default_readonly_paths",
+    "prepare_workdir_for",
+    "probe_layers",
+    "resolve_sandbox_ids",
+    "restore_workdir_owner",
+    "sandbox_env",
+]
+
+LAYER_NAMES = ("netns", "rlimits", "env", "landlock", "uid", "seccomp")
+
+SANDBOX_USER = "nobody"
+SANDBOX_GROUPS = ("nogroup", "nobody")
+FALLBACK_SANDBOX_ID = 65534
+SANDBOX_DIRNAME = ".sandbox"  # under the workdir: home, tmp and matplotlib config
+SANDBOX_PATH = "/usr/bin:/bin"
+THREAD_ENV_VARS = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+)
+CPU_KILL_GRACE_SECONDS = 3  # hard RLIMIT_CPU = soft + this: SIGXCPU first, SIGKILL after
+NOFILE_HEADROOM = 16
+NPROC_HEADROOM = 16  # tasks (threads count) the sandbox uid may add; seccomp stops processes
+PROBE_TIMEOUT_SECONDS = 20.0
+MiB = 1024 * 1024
+
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWNET = 0x40000000
+PR_SET_DUMPABLE = 4
+LINUX_CAPABILITY_VERSION_3 = 0x20080522
+# /proc/<pid>/stat fields 50 and 51 (env_start, env_end), counted from field 3 after "comm)".
+STAT_ENV_START_INDEX = 47
+DEFAULT_HINT = "サンドボックスを実行できない環境です。`keiri-agent doctor` で確認してください。"
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+@dataclass(frozen=True)
+class IsolationConfig:
+    """What one worker is confined to; see the module docstring for the layers."""
+
+    workdir: Path  # the only read-write place
+    profile: SandboxProfile
+    readonly_paths: tuple[Path, ...] = ()  # on top of default_readonly_paths()
+    sandbox_uid: int | None = None  # root only; default resolve_sandbox_ids()
+    sandbox_gid: int | None = None
+    base_address_space: int | None = None  # VmSize of the warm interpreter; measured if None
+
+
+@dataclass(frozen=True)
+class LayerStatus:
+    """One layer's outcome; ``detail`` is Japanese and shown to users as it is."""
+
+    name: str
+    active: bool
+    detail: str
+
+
+class IsolationError(BlockError):
+    """A layer that is available failed: the code must not run. ``statuses``: the layers before."""
+
+    default_code = ErrorCode.INTERNAL_ERROR
+
+    def __init__(
+        self,
+        layer: str,
+        message: str,
+        *,
+        hint: str = DEFAULT_HINT,
+        statuses: tuple[LayerStatus, ...] = (),
+        details: dict[str, object] | None = None,
+    ) -> None:
+        applied = [s.name for s in statuses]
+        super().__init__(
+            f"サンドボックスの隔離（{layer}）に失敗しました: {message}",
+            hint=hint,
+            details={"layer": layer, "applied": applied, **(details or {})},
+        )
+        self.layer = layer
+        self.statuses = statuses
+
+
+@dataclass(frozen=True)
+class _Worker:
+    config: IsolationConfig
+    workdir: Path
+    is_root: bool
+    uid: int  # the sandbox ids (used as root only)
+    gid: int
+
+
+# ---- sandbox user and workdir -----------------------------------------------------------------
+
+
+def resolve_sandbox_ids() -> tuple[int, int]:
+    """The uid and gid of ``nobody`` (group ``nogroup`` or ``nobody``), 65534 if unknown."""
+    try:
+        user = pwd.getpwnam(SANDBOX_USER)
+    except KeyError:
+        return FALLBACK_SANDBOX_ID, FALLBACK_SANDBOX_ID
+    for name in SANDBOX_GROUPS:
+        with contextlib.suppress(KeyError):
+            return user.pw_uid, grp.getgrnam(name).gr_gid
+    return user.pw_uid, user.pw_gid
+
+
+def _unreachable_ancestor(path: Path, uid: int, gid: int) -> Path | None:
+    """The first ancestor of ``path`` that ``uid``/``gid`` may not traverse, if any."""
+    for ancestor in reversed(path.parents):
+        st = ancestor.stat()
+        owner_bit = stat.S_IXUSR if st.st_uid == uid else 0
+        bit = owner_bit or (stat.S_IXGRP if st.st_gid == gid else stat.S_IXOTH)
+        if not st.st_mode & bit:
+            return ancestor
+    return None
+
+
+def _chown_tree(workdir: Path, uid: int, gid: int) -> None:
+    os.chown(workdir, uid, gid, follow_symlinks=False)
+    for root, dirs, files in os.walk(workdir):  # symlinks are chowned, never followed
+        for name in (*dirs, *files):
+            os.chown(os.path.join(root, name), uid, gid, follow_symlinks=False)
+
+
+def prepare_workdir_for(uid: int, gid: int, workdir: Path) -> None:
+    """Supervisor, as root, before the run: hand ``workdir`` (recursively) to the sandbox ids."""
+    workdir = workdir.resolve(strict=True)
+    blocked = _unreachable_ancestor(workdir, uid, gid)
+    if blocked is not None:
+        raise IsolationError(
+            "uid",
+            f"サンドボックス用ユーザー（uid {uid}）が {blocked} を通過できません",
+            hint=f"作業ディレクトリは他ユーザーが通過できる場所に置いてください（例: chmod o+x {blocked}）。",
+            details={"workdir": str(workdir), "blocked": str(blocked)},
+        )
+    _chown_tree(workdir, uid, gid)
+
+
+def restore_workdir_owner(workdir: Path, uid: int, gid: int) -> None:
+    """Supervisor, after the run: give the workdir (and what the code wrote) back to uid/gid."""
+    _chown_tree(workdir.resolve(strict=True), uid, gid)
+
+
+def sandbox_env(workdir: Path) -> dict[str, str]:
+    """The complete environment of the worker: nothing from the parent survives."""
+    base = workdir / SANDBOX_DIRNAME
+    return {
+        "PATH": SANDBOX_PATH,
+        "HOME": str(base / "home"),
+        "TMPDIR": str(base / "tmp"),
+        "MPLCONFIGDIR": str(base / "mpl"),
+        "LANG": "C.UTF-8",
+        "PYTHONIOENCODING": "utf-8",
+        **dict.fromkeys(THREAD_ENV_VARS, "1"),
+    }
+
+
+def _proc_status(field: str) -> str:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key == field:
+            return value.strip()
+    raise OSError(errno.ENOENT, f"/proc/self/status has no {field}")
+
+
+def _check_libc(result: int, what: str) -> None:
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+# ---- layer 1: network namespace ---------------------------------------------------------------
+
+
+def _write_proc(name: str, text: str) -> None:
+    fd = os.open(f"/proc/self/{name}", os.O_WRONLY | os.O_CLOEXEC)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def _layer_netns(w: _Worker) -> LayerStatus:
+    before = os.readlink("/proc/self/ns/net")
+    uid, gid = os.getuid(), os.getgid()  # read before unshare: inside, unmapped ids are 65534
+    flags = CLONE_NEWNET if w.is_root else CLONE_NEWUSER | CLONE_NEWNET
+    ctypes.set_errno(0)
+    if _libc.unshare(ctypes.c_int(flags)) != 0:
+        err = errno.errorcode.get(ctypes.get_errno(), "?")
+        how = "unshare(CLONE_NEWNET)" if w.is_root else "ユーザー名前空間の作成"
+        return LayerStatus("netns", False, f"{how}が許可されていません（{err}）")
+    if not w.is_root:
+        _write_proc("setgroups", "deny")
+        _write_proc("uid_map", f"{uid} {uid} 1\n")
+        _write_proc("gid_map", f"{gid} {gid} 1\n")
+        # unshare(CLONE_NEWUSER) grants every capability inside the new namespace: drop them.
+        header = (ctypes.c_uint32 * 2)(LINUX_CAPABILITY_VERSION_3, 0)  # {version, pid=self}
+        no_caps = (ctypes.c_uint32 * 6)()  # 2 x {effective, permitted, inheritable}
+        _check_libc(int(_libc.capset(header, no_caps)), "capset")
+    if os.readlink("/proc/self/ns/net") == before:
+        raise OSError(errno.EINVAL, "network namespace unchanged after unshare")
+    how = "" if w.is_root else "ユーザー名前空間経由の"
+    return LayerStatus("netns", True, f"{how}新しいネットワーク名前空間（インターフェースなし）")
+
+
+# ---- layer 2: resource limits -----------------------------------------------------------------
+
+
+def _set_limit(kind: int, value: int, hard: int | None = None) -> int:
+    """Lower a limit to (value, hard or value); one already lower stays. Returns the soft limit."""
+    _, current = resource.getrlimit(kind)
+    hard = value if hard is None else hard
+    if current != resource.RLIM_INFINITY:
+        hard = min(hard, current)
+    resource.setrlimit(kind, (min(value, hard), hard))
+    return min(value, hard)
+
+
+def _count_tasks_of(uid: int) -> int:
+    """Tasks (threads included) whose real uid is ``uid``: what RLIMIT_NPROC counts."""
+    total = 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            lines = Path(entry.path, "status").read_text().splitlines()
+        except OSError:
+            continue  # exited meanwhile
+        fields = {key: value for key, _, value in (line.partition(":") for line in lines)}
+        if int(fields.get("Uid", "-1").split()[0]) == uid:
+            total += int(fields.get("Threads", "1"))
+    return total
+
+
+def _layer_rlimits(w: _Worker) -> LayerStatus:
+    profile = w.config.profile
+    cpu = _set_limit(
+        resource.RLIMIT_CPU, profile.cpu_seconds, profile.cpu_seconds + CPU_KILL_GRACE_SECONDS
+    )
+    base = w.config.base_address_space
+    if base is None:
+        base = int(_proc_status("VmSize").split()[0]) * 1024
+    address_space = _set_limit(resource.RLIMIT_AS, base + profile.memory_bytes)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversized write fails with EFBIG instead
+    fsize = _set_limit(resource.RLIMIT_FSIZE, profile.fsize_bytes)
+    fds = [int(name) for name in os.listdir("/proc/self/fd")]
+    floor = max(len(fds), max(fds, default=0) + 1) + NOFILE_HEADROOM
+    nofile = _set_limit(resource.RLIMIT_NOFILE, max(profile.nofile, floor))
+    _set_limit(resource.RLIMIT_CORE, 0)
+    nproc_uid = w.uid if w.is_root else os.getuid()
+    nproc = _set_limit(resource.RLIMIT_NPROC, _count_tasks_of(nproc_uid) + NPROC_HEADROOM)
+    return LayerStatus(
+        "rlimits",
+        True,
+        f"CPU {cpu} 秒（{cpu + CPU_KILL_GRACE_SECONDS} 秒で強制終了）、"
+        f"メモリ {profile.memory_bytes // MiB} MiB（アドレス空間 {address_space // MiB} MiB）、"
+        f"ファイルサイズ {fsize // MiB} MiB、ファイル記述子 {nofile}、"
+        f"タスク数 {nproc}（uid {nproc_uid}）、コアダンプなし",
+    )
+
+
+# ---- layer 3: environment ---------------------------------------------------------------------
+
+
+def _scrub_initial_environ() -> None:
+    """Zero the exec-time environment block that /proc/self/environ reads."""
+    text = Path("/proc/self/stat").read_text()
+    fields = text[text.rindex(")") + 2 :].split()
+    start, end = int(fields[STAT_ENV_START_INDEX]), int(fields[STAT_ENV_START_INDEX + 1])
+    if start and end > start:
+        ctypes.memset(start, 0, end - start)
+    if Path("/proc/self/environ").read_bytes().strip(b"\0"):
+        raise OSError(errno.EIO, "/proc/self/environ still has content")
+
+
+def _layer_env(w: _Worker) -> LayerStatus:
+    env = sandbox_env(w.workdir)
+    base = w.workdir / SANDBOX_DIRNAME
+    for path in (base, Path(env["HOME"]), Path(env["TMPDIR"]), Path(env["MPLCONFIGDIR"])):
+        path.mkdir(mode=0o700, exist_ok=True)
+        # An earlier action may have planted a symlink here; as root we would follow it.
+        if not stat.S_ISDIR(os.lstat(path).st_mode):
+            raise OSError(errno.ENOTDIR, f"{path} is not a plain directory")
+        if w.is_root:
+            os.chown(path, w.uid, w.gid, follow_symlinks=False)
+    _check_libc(int(_libc.clearenv()), "clearenv")  # also what C code set behind os.environ
+    os.environ.clear()
+    os.environ.update(env)
+    tempfile.tempdir = env["TMPDIR"]
+    _scrub_initial_environ()
+    os.chdir(w.workdir)
+    return LayerStatus(
+        "env", True, f"環境変数を {len(env)} 個に置き換え（API キーなどは引き継がない）"
+    )
+
+
+# ---- layer 4: Landlock ------------------------------------------------------------------------
+
+
+def _layer_landlock(w: _Worker) -> LayerStatus:
+    try:
+        abi = landlock.abi_version()
+    except landlock.LandlockUnavailableError as exc:
+        return LayerStatus("landlock", False, exc.reason)
+    readonly = (*default_readonly_paths(), *w.config.readonly_paths)
+    result = landlock.restrict_self(readonly, [w.workdir], abi=abi)
+    if not result.read_write:
+        raise OSError(errno.ENOENT, f"workdir {w.workdir} could not be granted")
+    extra = "、TCP 禁止" if result.handled_net else ""
+    extra += "、外部へのシグナル・抽象ソケット禁止" if result.scoped else ""
+    ro = len(result.read_only)
+    return LayerStatus(
+        "landlock",
+        True,
+        f"Landlock ABI {abi}（読み取り専用 {ro} 件、読み書きは作業ディレクトリのみ{extra}）",
+    )
+
+
+# ---- layer 5: uid -----------------------------------------------------------------------------
+
+
+def _set_not_dumpable() -> None:
+    ctypes.set_errno(0)
+    zero = ctypes.c_ulong(0)
+    result = _libc.prctl(ctypes.c_int(PR_SET_DUMPABLE), zero, zero, zero, zero)
+    _check_libc(int(result), "prctl(PR_SET_DUMPABLE)")
+
+
+def _layer_uid(w: _Worker) -> LayerStatus:
+    if not w.is_root:
+        _set_not_dumpable()
+        return LayerStatus("uid", False, "root ではないため不要（現在のユーザーで実行）")
+    # An interpreter under /root stays loaded, but its unloaded stdlib modules become unreadable.
+    stdlib = _unreachable_ancestor(Path(os.__file__), w.uid, w.gid)
+    os.setgroups([])
+    os.setgid(w.gid)
+    os.setuid(w.uid)
+    _set_not_dumpable()  # after the uid change, which resets it
+    if os.getresuid() != (w.uid,) * 3 or os.getresgid() != (w.gid,) * 3 or os.getgroups():
+        raise OSError(errno.EPERM, "uid/gid not fully dropped")
+    try:
+        os.setuid(0)
+    except PermissionError:
+        pass  # as it must be
+    else:
+        raise RuntimeError("root could be regained after the uid drop")
+    note = (
+        f"。注意: {stdlib} を通過できないため未読み込みの標準モジュールは import 不可"
+        if stdlib
+        else ""
+    )
+    return LayerStatus("uid", True, f"uid {w.uid} / gid {w.gid} で実行（補助グループなし）{note}")
+
+
+# ---- layer 6: seccomp -------------------------------------------------------------------------
+
+
+def _layer_seccomp(w: _Worker) -> LayerStatus:
+    try:
+        table = seccomp.table_for_machine()
+        seccomp.check_available(table)
+    except seccomp.SeccompUnavailableError as exc:
+        return LayerStatus("seccomp", False, exc.reason)
+    pid = os.getpid()
+    program = seccomp.build_filter(table, own_pid=pid, allow_group_kill=os.getpgrp() == pid)
+    seccomp.install_filter(program, table)
+    return LayerStatus(
+        "seccomp",
+        True,
+        f"seccomp BPF {len(program)} 命令（exec・プロセス生成・ソケット・ptrace などを拒否）",
+    )
+
+
+_LAYERS: tuple[Callable[[_Worker], LayerStatus], ...] = (
+    _layer_netns,
+    _layer_rlimits,
+    _layer_env,
+    _layer_landlock,
+    _layer_uid,
+    _layer_seccomp,
+)
+
+
+def _preflight(config: IsolationConfig) -> _Worker:
+    try:
+        workdir = config.workdir.resolve(strict=True)
+    except OSError as exc:
+        raise IsolationError(
+            "preflight", f"作業ディレクトリがありません: {config.workdir}"
+        ) from exc
+    if not workdir.is_dir():
+        raise IsolationError("preflight", f"作業ディレクトリではありません: {workdir}")
+    threads = int(_proc_status("Threads"))
+    if threads != 1:  # Landlock restricts the calling thread only
+        raise IsolationError(
+            "preflight",
+            f"ワーカーに {threads} 個のスレッドがあります（隔離は単一スレッドで行う必要があります）",
+        )
+    is_root = os.geteuid() == 0
+    default_uid, default_gid = resolve_sandbox_ids()
+    uid = default_uid if config.sandbox_uid is None else config.sandbox_uid
+    gid = default_gid if config.sandbox_gid is None else config.sandbox_gid
+    if is_root and 0 in (uid, gid):
+        raise IsolationError("preflight", "サンドボックス用ユーザーに root は指定できません")
+    if is_root and (workdir.stat().st_uid != uid or _unreachable_ancestor(workdir, uid, gid)):
+        raise IsolationError(
+            "preflight",
+            f"作業ディレクトリ {workdir} をサンドボックス用ユーザー（uid {uid}）が使えません",
+            hint="スーパーバイザーは実行前に prepare_workdir_for() を呼んでください。",
+        )
+    return _Worker(config=config, workdir=workdir, is_root=is_root, uid=uid, gid=gid)
+
+
+def apply_isolation(config: IsolationConfig) -> list[LayerStatus]:
+    """Confine the calling worker process; returns every layer's status, in LAYER_NAMES order.
+
+    Irreversible: call it in the forked worker only, right before running user code. Raises
+    IsolationError when a layer that is available fails; the worker must then exit.
+    """
+    worker = _preflight(config)
+    statuses: list[LayerStatus] = []
+    for name, layer in zip(LAYER_NAMES, _LAYERS, strict=True):
+        try:
+            statuses.append(layer(worker))
+        except Exception as exc:
+            code = exc.errno if isinstance(exc, OSError) else None
+            reason = errno.errorcode.get(code or 0, type(exc).__name__)
+            raise IsolationError(
+                name, f"{exc}（{reason}）", statuses=tuple(statuses), details={"errno": code}
+            ) from exc
+    return statuses
+
+
+# ---- probe ------------------------------------------------------------------------------------
+
+
+def _probe_child(workdir: Path, write_fd: int) -> None:
+    payload: dict[str, object]
+    try:
+        statuses = apply_isolation(IsolationConfig(workdir=workdir, profile=ANALYSIS))
+        payload = {"statuses": [asdict(s) for s in statuses]}
+    except IsolationError as exc:
+        failed = {"layer": exc.layer, "message": exc.message}
+        payload = {"statuses": [asdict(s) for s in exc.statuses], "failed": failed}
+    except Exception as exc:  # a bug must show up in the probe, not as a silent child exit
+        payload = {"statuses": [], "failed": {"layer": "probe", "message": repr(exc)}}
+    data = json.dumps(payload, ensure_ascii=False).encode()
+    while data:
+        data = data[os.write(write_fd, data) :]
+
+
+def _read_all(fd: int, timeout: float) -> bytes:
+    deadline = time.monotonic() + timeout
+    chunks: list[bytes] = []
+    while (remaining := deadline - time.monotonic()) > 0:
+        if select.select([fd], [], [], remaining)[0]:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    raise TimeoutError
+
+
+def probe_layers(workdir: Path | None = None) -> list[LayerStatus]:
+    """Which layers work here: a throwaway child applies all of them and reports back.
+
+    The child confines itself to a temporary directory (created under ``workdir`` when given,
+    which the sandbox user must be able to traverse); the caller's process is unchanged. A layer
+    that failed is reported inactive with the error, the layers after it as unchecked.
+    """
+    base = Path(tempfile.mkdtemp(prefix="keiri-probe-", dir=workdir))
+    try:
+        if os.geteuid() == 0:
+            prepare_workdir_for(*resolve_sandbox_ids(), base)
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the child
+            code = 1
+            try:
+                os.close(read_fd)
+                _probe_child(base, write_fd)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(write_fd)
+        try:
+            raw = _read_all(read_fd, PROBE_TIMEOUT_SECONDS)
+        except TimeoutError:
+            os.kill(pid, signal.SIGKILL)
+            raise IsolationError("probe", "確認用の子プロセスが応答しません") from None
+        finally:
+            os.close(read_fd)
+            os.waitpid(pid, 0)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    if not raw:
+        raise IsolationError("probe", "確認用の子プロセスが結果を返さずに終了しました")
+    payload = json.loads(raw)
+    statuses = [LayerStatus(**s) for s in payload["statuses"]]
+    if failed := payload.get("failed"):
+        statuses.append(LayerStatus(failed["layer"], False, f"失敗: {failed['message']}"))
+    done = {s.name for s in statuses}
+    unchecked = [n for n in LAYER_NAMES if n not in done]
+    return statuses + [LayerStatus(n, False, "前の層が失敗したため未確認") for n in unchecked]
