@@ -51,6 +51,7 @@ def main() -> int:
     args = parser.parse_args()
     frame = _frame()
     with tempfile.TemporaryDirectory() as tmp:
+        Path(tmp).chmod(0o755)  # as root the worker runs as nobody and must reach its workdir
         workdir = Path(tmp) / "work"
         arrow = Path(tmp) / "df.arrow"
         frame.reset_index(drop=True).to_feather(arrow)

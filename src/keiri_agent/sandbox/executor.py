@@ -176,6 +176,12 @@ class SandboxExecutor:
             self._next_id += 1
             return self._server, self._next_id
 
+    @property
+    def server_pid(self) -> int | None:
+        """The fork server's pid while it runs (for diagnostics and containment checks)."""
+        server = self._server
+        return server.process.pid if server is not None and server.alive else None
+
     def warm(self) -> dict[str, Any]:
         """Start the fork server now (otherwise the first action does); returns its info."""
         return dict(self._ensure_server()[0].info)
