@@ -11,6 +11,7 @@ are ``BlockError``s with Japanese messages and hints; nothing is swallowed.
 
 from __future__ import annotations
 
+import copy
 import json
 import threading
 import time
@@ -32,6 +33,7 @@ from keiri_agent.llm.usage import UsageLedger, UsageRecord, usage_from_message
 __all__ = ["EmbeddingClient", "LLMClient", "StructuredMethod"]
 
 M = TypeVar("M", bound=BaseModel)
+B = TypeVar("B", bound="_Bound")
 R = TypeVar("R")
 StructuredMethod = Literal["json_schema", "function_calling"]
 MAX_RAW_IN_ERROR = 2000  # characters of an unparseable reply kept in the error details
@@ -60,6 +62,23 @@ class _Bound:
             backoff_s=self.settings.keiri_llm_retry_backoff_s,
         )
         self._lock = threading.Lock()
+
+    def bind(
+        self: B,
+        *,
+        events: EventEmitter | None = None,
+        node_id: str | None = None,
+        ledger: UsageLedger | None = None,
+    ) -> B:
+        """A copy reporting to ``events``/``ledger`` as ``node_id``; the model is shared."""
+        bound = copy.copy(self)
+        if events is not None:
+            bound.events = events
+        if node_id is not None:
+            bound.node_id = node_id
+        if ledger is not None:
+            bound.ledger = ledger
+        return bound
 
     @property
     def ref(self) -> ModelRef:

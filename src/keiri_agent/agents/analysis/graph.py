@@ -1,0 +1,212 @@
+"""The ReAct graph of seed 000: ``reason`` → ``code_exec`` → ``reason`` … → ``report``.
+
+Edges are exactly the seed's table: START→reason; reason→END on ``ask`` (the turn ends with a
+question), →code_exec on ``act``, →report on ``finalize`` or when the loop limit is reached;
+code_exec→reason; report→END. There is no checkpointer: the caller keeps the conversation
+(``AnalysisSession`` or ``st.session_state``) and invokes the graph once per user message.
+
+Dependencies that are not state (LLM clients, the sandbox, the event sink) travel in the
+LangGraph runtime context, so tests and the UI pass their own without patching anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from langchain_core.messages import AIMessage
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
+
+from keiri_agent.agents.analysis.models import (
+    MAX_LOOPS,
+    AgentState,
+    CodeGenOutput,
+    ExecutionResult,
+    ReasonOutput,
+    ReportOutput,
+)
+from keiri_agent.agents.analysis.prompts import codegen_messages, reason_messages, report_messages
+from keiri_agent.agents.analysis.report import save_report
+from keiri_agent.errors import LLMOutputError
+from keiri_agent.events import EventEmitter, NullEmitter
+from keiri_agent.llm import LLMClient
+from keiri_agent.sandbox import ANALYSIS, SandboxExecutor, SandboxProfile, default_executor
+
+__all__ = ["NO_DATA_QUESTION", "AnalysisContext", "build_graph"]
+
+NO_DATA_QUESTION = (
+    "分析するデータがまだありません。CSV または Excel ファイルをアップロードしてください。"
+)
+
+
+@dataclass
+class AnalysisContext:
+    """What the nodes use besides the state."""
+
+    reason_llm: LLMClient = field(default_factory=lambda: LLMClient("reason"))
+    codegen_llm: LLMClient = field(default_factory=lambda: LLMClient("codegen"))
+    report_llm: LLMClient = field(default_factory=lambda: LLMClient("report"))
+    executor: SandboxExecutor = field(default_factory=default_executor)
+    events: EventEmitter = field(default_factory=NullEmitter)
+    profile: SandboxProfile = ANALYSIS
+
+
+def _stage(ctx: AnalysisContext, step: str, status: str) -> None:
+    ctx.events.emit("stage", node_id=step, step=step, status=status)
+
+
+def reason(state: AgentState, runtime: Runtime[AnalysisContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    if not state.frames():  # seed: no data → ask for an upload, without calling the LLM
+        ctx.events.emit("log", node_id="reason", msg="データ未登録のためアップロードを依頼します")
+        return {
+            "next_action": "ask",
+            "question": NO_DATA_QUESTION,
+            "messages": [AIMessage(NO_DATA_QUESTION)],
+        }
+    if state.loop_count >= MAX_LOOPS:  # seed: the limit forces a report of what we have
+        ctx.events.emit(
+            "log",
+            node_id="reason",
+            msg=f"ループ上限（{MAX_LOOPS} 回）に達したため中間結果をまとめます",
+        )
+        return {"next_action": "finalize", "forced_report": True}
+    _stage(ctx, "reason", "start")
+    infos = state.dfs_info or ([state.df_info] if state.df_info else [])
+    decision = ctx.reason_llm.bind(events=ctx.events, node_id="reason").structured(
+        ReasonOutput,
+        reason_messages(state.messages, infos, state.execution_results, state.loop_count + 1),
+    )
+    update: dict[str, Any] = {
+        "next_action": decision.next_action,
+        "loop_count": state.loop_count + 1,
+        "instruction": None,
+        "question": None,
+    }
+    if decision.assumption:
+        update["assumptions"] = [*state.assumptions, decision.assumption]
+    if decision.next_action == "ask":
+        if not decision.question:
+            raise _missing("question", decision)
+        update["question"] = decision.question
+        update["messages"] = [AIMessage(decision.question)]
+    elif decision.next_action == "act":
+        if not decision.instruction:
+            raise _missing("instruction", decision)
+        update["instruction"] = decision.instruction
+    ctx.events.emit(
+        "log", node_id="reason", msg=f"判断: {decision.next_action}（{decision.rationale}）"
+    )
+    _stage(ctx, "reason", "done")
+    return update
+
+
+def _missing(field_name: str, decision: ReasonOutput) -> LLMOutputError:
+    return LLMOutputError(
+        f"reason の出力に {field_name} がありません（next_action={decision.next_action}）。",
+        hint="モデルが指示に従っていません。再実行するか、KEIRI_LLM_MODEL_REASON で別のモデルを指定してください。",
+        details={"decision": decision.model_dump()},
+    )
+
+
+def _missing_outputs(plan: CodeGenOutput, workspace: Path) -> list[str]:
+    return [
+        output.file_name
+        for output in plan.expected_outputs
+        if not (workspace / Path(output.file_name).name).is_file()
+    ]
+
+
+def code_exec(state: AgentState, runtime: Runtime[AnalysisContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    _stage(ctx, "code_exec", "start")
+    workspace = Path(state.workspace_dir or ".")
+    infos = state.dfs_info or ([state.df_info] if state.df_info else [])
+    previous = state.execution_results[-1] if state.execution_results else None
+    plan = ctx.codegen_llm.bind(events=ctx.events, node_id="code_exec").structured(
+        CodeGenOutput,
+        codegen_messages(state.instruction or "", infos, str(workspace), previous),
+    )
+    ctx.events.emit("code_gen", node_id="code_exec", code=plan.code)
+    outcome = ctx.executor.run(
+        plan.code, workdir=workspace, profile=ctx.profile, inputs=state.frames()
+    )
+    ctx.events.emit(
+        "code_exec",
+        node_id="code_exec",
+        stdout=outcome.stdout,
+        stderr=outcome.stderr,
+        success=outcome.success,
+    )
+    errors = []
+    if outcome.error is not None:
+        errors.append(
+            "\n".join([f"{outcome.error.type}: {outcome.error.message}", *outcome.error.traceback])
+        )
+    elif outcome.killed_by is not None:
+        errors.append(outcome.summary_ja())
+    missing = _missing_outputs(plan, workspace) if outcome.success else []
+    if missing:
+        errors.append(
+            "コードが保存すると宣言したファイルが作業ディレクトリにありません: "
+            + ", ".join(missing)
+            + "（保存処理と expected_outputs を一致させてください）"
+        )
+    result = ExecutionResult(
+        success=outcome.success and not missing,
+        code=plan.code,
+        stdout=outcome.stdout or None,
+        error="\n".join(errors) or None,
+        outputs=[o for o in plan.expected_outputs if Path(o.file_name).name not in missing],
+        instruction=state.instruction,
+        files_created=outcome.files_created,
+        duration_s=outcome.duration_s,
+    )
+    if result.error:
+        ctx.events.emit("error", node_id="code_exec", step="code_exec", message=result.error)
+    _stage(ctx, "code_exec", "done" if result.success else "failed")
+    return {"execution_results": [*state.execution_results, result]}
+
+
+def report(state: AgentState, runtime: Runtime[AnalysisContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    _stage(ctx, "report", "start")
+    output = ctx.report_llm.bind(events=ctx.events, node_id="report").structured(
+        ReportOutput,
+        report_messages(
+            state.messages, state.execution_results, state.assumptions, forced=state.forced_report
+        ),
+    )
+    workspace = Path(state.workspace_dir or ".")
+    path = save_report(output, workspace, state.assumptions)
+    ctx.events.emit("log", node_id="report", msg=f"レポートを保存しました: {path}")
+    _stage(ctx, "report", "done")
+    return {
+        "final_report": output,
+        "report_path": str(path),
+        "messages": [AIMessage(f"{output.title}\n\n{output.conclusion}")],
+    }
+
+
+def route(state: AgentState) -> Literal["ask", "act", "finalize"]:
+    if state.next_action is None:
+        raise ValueError("reason did not choose an action")
+    return state.next_action
+
+
+def build_graph() -> CompiledStateGraph[AgentState, AnalysisContext, AgentState, AgentState]:
+    """The compiled graph; invoke with ``context=AnalysisContext(...)``, no checkpointer."""
+    builder = StateGraph(AgentState, context_schema=AnalysisContext)
+    builder.add_node("reason", reason)
+    builder.add_node("code_exec", code_exec)
+    builder.add_node("report", report)
+    builder.add_edge(START, "reason")
+    builder.add_conditional_edges(
+        "reason", route, {"ask": END, "act": "code_exec", "finalize": "report"}
+    )
+    builder.add_edge("code_exec", "reason")
+    builder.add_edge("report", END)
+    return builder.compile()

@@ -1,0 +1,96 @@
+"""Rendering a ``ReportOutput`` to Markdown and saving it as ``report.md`` in the workspace.
+
+Images are linked by file name (the report sits beside the charts); tables are rendered from
+their JSON records. A section that points at a missing image or holds a table that is not JSON
+records is shown with a visible note, never dropped.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from keiri_agent.agents.analysis.models import ReportOutput, ReportSection
+
+__all__ = ["REPORT_FILE", "markdown_table", "render_markdown", "save_report"]
+
+REPORT_FILE = "report.md"
+MAX_TABLE_ROWS = 50
+
+
+def _escape(value: Any) -> str:
+    text = "" if value is None else str(value)
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(records: Sequence[dict[str, Any]]) -> str:
+    """A Markdown table of JSON records (columns in first-seen order, at most 50 rows)."""
+    columns: dict[str, None] = {}
+    for record in records:
+        for key in record:
+            columns.setdefault(str(key), None)
+    names = list(columns)
+    lines = ["| " + " | ".join(_escape(n) for n in names) + " |", "|" + "---|" * len(names)]
+    for record in records[:MAX_TABLE_ROWS]:
+        lines.append("| " + " | ".join(_escape(record.get(n)) for n in names) + " |")
+    if len(records) > MAX_TABLE_ROWS:
+        lines.append(f"\n（ほか {len(records) - MAX_TABLE_ROWS} 行）")
+    return "\n".join(lines)
+
+
+def table_records(content: str) -> list[dict[str, Any]] | None:
+    """The records of a table section, or None when its content is not JSON records."""
+    try:
+        data = json.loads(content)
+    except json.JSONDecodeError:
+        return None
+    if isinstance(data, dict):  # {"column": [values]} or {"column": {index: value}}
+        try:
+            import pandas as pd
+
+            data = pd.DataFrame(data).to_dict(orient="records")
+        except ValueError:
+            return None
+    if isinstance(data, list) and all(isinstance(row, dict) for row in data):
+        return data
+    return None
+
+
+def _section(section: ReportSection, workspace: Path) -> str:
+    caption = section.description or ""
+    if section.section_type == "text":
+        return section.content
+    if section.section_type == "image":
+        name = Path(section.content).name
+        if not (workspace / name).is_file():
+            return f"> （図 {name} は作業ディレクトリにありません）{caption}"
+        return f"![{_escape(caption) or name}]({name})" + (f"\n\n*{caption}*" if caption else "")
+    records = table_records(section.content)
+    if records is None:
+        return f"> （表を読み取れませんでした）{caption}\n\n```\n{section.content}\n```"
+    return (f"**{caption}**\n\n" if caption else "") + markdown_table(records)
+
+
+def render_markdown(report: ReportOutput, workspace: Path, assumptions: Sequence[str]) -> str:
+    parts = [f"# {report.title}", "## 結論", report.conclusion, "## 根拠"]
+    parts.append("\n".join(f"- {item}" for item in report.evidence))
+    if report.sections:
+        parts.append("## 詳細")
+        parts.extend(_section(section, workspace) for section in report.sections)
+    if assumptions:
+        parts.append("## 前提・仮定")
+        parts.append("\n".join(f"- {a}" for a in assumptions))
+    if report.suggestions:
+        parts.append("## 追加の分析案")
+        parts.append("\n".join(f"- {s}" for s in report.suggestions))
+    return "\n\n".join(parts) + "\n"
+
+
+def save_report(report: ReportOutput, workspace: Path, assumptions: Sequence[str]) -> Path:
+    path = workspace / REPORT_FILE
+    tmp = path.with_suffix(".md.tmp")
+    tmp.write_text(render_markdown(report, workspace, assumptions), encoding="utf-8")
+    tmp.replace(path)
+    return path
