@@ -104,7 +104,8 @@ def test_act_then_finalize_writes_a_chart_and_report(
     assert "170000" in (result.stdout or "")
     assert set(result.files_created) >= {"sales_by_vendor.png", "sales_by_vendor.csv"}
     markdown = turn.report_path.read_text(encoding="utf-8")
-    assert "## 結論" in markdown and "あおば商事の売上が最も大きく" in markdown
+    assert "## 結論" in markdown
+    assert "あおば商事の売上が最も大きく" in markdown
     assert "## 根拠" in markdown
     assert "![取引先別売上](sales_by_vendor.png)" in markdown
     assert "| 取引先 | 金額 |" in markdown
@@ -154,7 +155,8 @@ def test_ambiguous_request_asks_then_the_answer_continues_the_session(
     # The second reason call saw the whole conversation, the question included.
     reason_call = llm_server.chat_requests()[1]
     texts = json.dumps(reason_call["messages"], ensure_ascii=False)
-    assert "前月比と前年同月比のどちらですか" in texts and "前月比でお願いします" in texts
+    assert "前月比と前年同月比のどちらですか" in texts
+    assert "前月比でお願いします" in texts
 
 
 def test_code_error_goes_back_to_reason_and_is_fixed(
@@ -169,8 +171,10 @@ def test_code_error_goes_back_to_reason_and_is_fixed(
     llm_server.add_chat(json={**REPORT, "sections": []})
     turn = session.ask("売上合計は？")
     first, second = turn.execution_results
-    assert not first.success and "KeyError" in (first.error or "")
-    assert second.success and "280000" in (second.stdout or "")
+    assert not first.success
+    assert "KeyError" in (first.error or "")
+    assert second.success
+    assert "280000" in (second.stdout or "")
     # reason saw the traceback of the failed attempt before deciding again
     second_reason = json.dumps(llm_server.chat_requests()[2]["messages"], ensure_ascii=False)
     assert "KeyError" in second_reason
@@ -190,7 +194,8 @@ def test_five_loops_end_in_an_intermediate_report(
     assert llm_server.pending() == 0
     assert len(turn.execution_results) == MAX_LOOPS
     assert turn.forced_report is True
-    assert turn.report_path is not None and turn.report_path.exists()
+    assert turn.report_path is not None
+    assert turn.report_path.exists()
     report_prompt = json.dumps(llm_server.chat_requests()[-1]["messages"], ensure_ascii=False)
     assert "ループの上限" in report_prompt
 
