@@ -29,7 +29,7 @@ from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.sandbox.outcome import ExecutionError, ExecutionOutcome
 from keiri_agent.sandbox.policy import PolicyError, enforce_policy
 from keiri_agent.sandbox.profiles import SandboxProfile, get_profile
-from keiri_agent.sandbox.supervisor import SANDBOX_DIR
+from keiri_agent.sandbox.supervisor import remove_sandbox_dir, reset_sandbox_dir
 
 __all__ = ["SandboxExecutor", "default_executor", "run"]
 
@@ -224,7 +224,7 @@ class SandboxExecutor:
         try:
             raw = server.submit(request, timeout=chosen.wall_seconds + RESULT_MARGIN_S)
         finally:
-            shutil.rmtree(root / SANDBOX_DIR, ignore_errors=True)
+            remove_sandbox_dir(root)
         if server.info.get("threads", 1) > 1:
             raw.setdefault("warnings", []).append(
                 "サンドボックスの待機プロセスが複数スレッドで動いています（fork が不安定になる恐れ）。"
@@ -258,7 +258,7 @@ def _write_inputs(root: Path, action_id: int, inputs: Mapping[str, Any]) -> dict
     import pyarrow.feather as feather
 
     paths: dict[str, str] = {}
-    folder = root / SANDBOX_DIR / "inputs"
+    folder = reset_sandbox_dir(root) / "inputs"
     for name, frame in inputs.items():
         if not name.isidentifier():
             raise BlockError(
@@ -274,7 +274,7 @@ def _write_inputs(root: Path, action_id: int, inputs: Mapping[str, Any]) -> dict
                 hint="ファイルは keiri_agent.documents.read_table で DataFrame にしてから渡してください。",
                 details={"input": name},
             )
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(exist_ok=True)
         path = folder / f"{action_id}-{name}.arrow"
         table = pa.Table.from_pandas(frame, preserve_index=True)
         feather.write_feather(table, path, compression="uncompressed")

@@ -66,6 +66,7 @@ WARM_MODULES = (
     "email.utils",
 )
 IDLE_POLL_S = 0.5
+READ_CHUNK = 1 << 20
 
 
 def warm_up() -> list[str]:
@@ -114,9 +115,30 @@ def _request(line: bytes, results_dir: Path) -> Any:
     )
 
 
+def _start(line: bytes, results_dir: Path) -> int:
+    """Fork a supervisor for one request line; returns its pid (or 0 for a bad request)."""
+    from keiri_agent.sandbox.supervisor import supervise
+
+    try:
+        request = _request(line, results_dir)
+    except (ValueError, KeyError, TypeError) as exc:
+        _send({"type": "invalid", "message": str(exc)})
+        return 0
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setpgid(0, 0)
+            supervise(request, done_fd=1)
+        finally:
+            os._exit(0)
+    _send({"type": "started", "id": request.id, "pid": pid})
+    return pid
+
+
 def main(argv: list[str] | None = None) -> int:
     from keiri_agent.sandbox import procs
-    from keiri_agent.sandbox.supervisor import supervise
 
     args = sys.argv[1:] if argv is None else argv
     results_dir = Path(args[0])
@@ -125,35 +147,27 @@ def main(argv: list[str] | None = None) -> int:
     threads = len(os.listdir("/proc/self/task"))
     _send({"type": "ready", "pid": os.getpid(), "threads": threads, "missing": missing})
     supervisors: set[int] = set()
-    stdin = sys.stdin.buffer
+    pending = b""
     while True:
         for pid, _status in procs.reap():
             supervisors.discard(pid)
         # A child that is not a supervisor was orphaned by one that died: kill it.
         for stray in procs.children() - supervisors:
             procs.kill_tree(stray)
-        ready, _, _ = select.select([stdin], [], [], IDLE_POLL_S)
+        ready, _, _ = select.select([0], [], [], IDLE_POLL_S)
         if not ready:
             continue
-        line = stdin.readline()
-        if not line:
+        # Raw reads: a buffered readline could hold a second request select() never sees.
+        chunk = os.read(0, READ_CHUNK)
+        if not chunk:
             break
-        try:
-            request = _request(line, results_dir)
-        except (ValueError, KeyError, TypeError) as exc:
-            _send({"type": "invalid", "message": str(exc)})
-            continue
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:
-            try:
-                os.setpgid(0, 0)
-                supervise(request, done_fd=1)
-            finally:
-                os._exit(0)
-        supervisors.add(pid)
-        _send({"type": "started", "id": request.id, "pid": pid})
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        for line in lines:
+            if line.strip():
+                pid = _start(line, results_dir)
+                if pid:
+                    supervisors.add(pid)
     procs.kill_descendants()
     return 0
 

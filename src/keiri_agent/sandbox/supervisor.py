@@ -30,11 +30,11 @@ from keiri_agent.sandbox.isolation import (
 from keiri_agent.sandbox.profiles import SandboxProfile
 from keiri_agent.sandbox.worker import run_worker
 
-__all__ = ["SANDBOX_DIR", "ActionRequest", "supervise"]
+__all__ = ["SANDBOX_DIR", "ActionRequest", "remove_sandbox_dir", "reset_sandbox_dir", "supervise"]
 
 SANDBOX_DIR = ".sandbox"  # per-action home, tmp and inputs inside the workdir; removed after
 POLL_S = 0.05
-FILE_CHECK_INTERVAL_S = 0.25
+FILE_CHECK_INTERVAL_S = 0.05  # files are counted as often as pipes are polled: writes are fast
 READ_CHUNK = 65536
 DRAIN_AFTER_EXIT_S = 0.5
 
@@ -65,6 +65,23 @@ class _Capture:
         return self.data.decode("utf-8", errors="replace")
 
 
+def remove_sandbox_dir(workdir: Path) -> None:
+    """Remove ``workdir/.sandbox`` whatever code left there, never following a symlink."""
+    path = workdir / SANDBOX_DIR
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.exists():
+        shutil.rmtree(path)
+
+
+def reset_sandbox_dir(workdir: Path) -> Path:
+    """A fresh, empty ``workdir/.sandbox`` (a symlink planted there is removed, not followed)."""
+    remove_sandbox_dir(workdir)
+    path = workdir / SANDBOX_DIR
+    path.mkdir()
+    return path
+
+
 def _snapshot(workdir: Path) -> dict[str, tuple[int, int]]:
     seen: dict[str, tuple[int, int]] = {}
     for root, dirs, files in os.walk(workdir):
@@ -81,31 +98,39 @@ def _snapshot(workdir: Path) -> dict[str, tuple[int, int]]:
 
 
 def _usage(workdir: Path) -> tuple[int, int]:
-    """(number of files, total bytes) written in the workdir, the sandbox dir included."""
+    """(number of entries, total bytes) in the workdir, directories and the sandbox dir included."""
     count = total = 0
-    for root, _dirs, files in os.walk(workdir):
-        for name in files:
+    for root, dirs, files in os.walk(workdir):
+        for name in [*dirs, *files]:
             count += 1
             with contextlib.suppress(OSError):
                 total += Path(root, name).lstat().st_size
     return count, total
 
 
-def _created_files(
-    workdir: Path, before: dict[str, tuple[int, int]], warnings: list[str]
-) -> list[str]:
+def _remove_escaping_links(workdir: Path, warnings: list[str]) -> None:
+    """Unlink every symlink (to a file or a directory) whose target lies outside the workdir."""
     real_root = workdir.resolve()
-    created = []
-    for rel, stamp in sorted(_snapshot(workdir).items()):
-        path = workdir / rel
-        if path.is_symlink():
+    for root, dirs, files in os.walk(workdir):
+        for name in [*dirs, *files]:
+            path = Path(root, name)
+            if not path.is_symlink():
+                continue
             target = Path(os.path.realpath(path))
             if not target.is_relative_to(real_root):
                 path.unlink(missing_ok=True)
+                rel = path.relative_to(workdir).as_posix()
                 warnings.append(
                     f"ワークディレクトリの外（{target}）を指すシンボリックリンク {rel} を削除しました。"
                 )
-                continue
+
+
+def _created_files(
+    workdir: Path, before: dict[str, tuple[int, int]], warnings: list[str]
+) -> list[str]:
+    _remove_escaping_links(workdir, warnings)
+    created = []
+    for rel, stamp in sorted(_snapshot(workdir).items()):
         if before.get(rel) != stamp:
             created.append(rel)
     return created
@@ -173,8 +198,12 @@ def _run(request: ActionRequest) -> dict[str, Any]:
     workdir = request.workdir
     before = _snapshot(workdir)
     owner = workdir.stat()
+    sandbox_dir = workdir / SANDBOX_DIR
+    if sandbox_dir.is_symlink() or not sandbox_dir.is_dir():
+        # The executor made it a moment ago; anything else was planted by earlier code.
+        raise RuntimeError(f"{sandbox_dir} is not the directory the executor prepared")
     for sub in ("home", "tmp", "mpl"):
-        (workdir / SANDBOX_DIR / sub).mkdir(parents=True, exist_ok=True)
+        (sandbox_dir / sub).mkdir(exist_ok=True)
     ids = resolve_sandbox_ids() if os.geteuid() == 0 else None
     if ids is not None:
         prepare_workdir_for(ids[0], ids[1], workdir)
@@ -201,7 +230,11 @@ def _run(request: ActionRequest) -> dict[str, Any]:
             ):
                 killed_by = "fsize"
         if killed_by is not None:
-            procs.kill_descendants()
+            # Kill the worker's tree but reap the worker ourselves: its status and rusage
+            # are part of the outcome. Orphans re-parented to us go in kill_descendants below.
+            procs.kill_tree(worker.pid)
+            _, status, rusage = os.wait4(worker.pid, 0)
+            break
         pid, wait_status, usage = os.wait4(worker.pid, os.WNOHANG)
         if pid == worker.pid:
             status, rusage = wait_status, usage
@@ -213,7 +246,7 @@ def _run(request: ActionRequest) -> dict[str, Any]:
     worker.close()
     warnings: list[str] = []
     created = _created_files(workdir, before, warnings)
-    shutil.rmtree(workdir / SANDBOX_DIR, ignore_errors=True)
+    remove_sandbox_dir(workdir)
     if ids is not None:
         restore_workdir_owner(workdir, owner.st_uid, owner.st_gid)
     return _outcome(request, worker, status, rusage, killed_by, ended, created, warnings)
@@ -230,13 +263,16 @@ def _outcome(
     warnings: list[str],
 ) -> dict[str, Any]:
     profile = request.profile
-    try:
-        report = json.loads(worker.result.decode("utf-8")) if worker.result else {}
-        if not isinstance(report, dict):
-            report = {}
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        report = {}
-        warnings.append("実行結果の報告を読み取れませんでした。")
+    report: dict[str, Any] = {}
+    # The worker writes one JSON object per line: its layers first, its result last.
+    for line in worker.result.decode("utf-8", errors="replace").splitlines():
+        try:
+            part = json.loads(line)
+        except json.JSONDecodeError:
+            warnings.append("実行結果の報告の一部を読み取れませんでした。")
+            continue
+        if isinstance(part, dict):
+            report.update(part)
     cpu_used = rusage.ru_utime + rusage.ru_stime
     if killed_by is None and os.WIFSIGNALED(status):
         signum = os.WTERMSIG(status)
@@ -246,8 +282,9 @@ def _outcome(
             killed_by = "cpu"
         elif signum == signal.SIGXFSZ:
             killed_by = "fsize"
-        elif signum == signal.SIGKILL:
-            killed_by = "memory"  # not ours and not the CPU limit: the kernel's OOM killer
+        # Any other signal (including a SIGKILL that was neither ours nor the CPU limit's) is
+        # reported as it is: RLIMIT_AS turns memory exhaustion into MemoryError long before
+        # the kernel's OOM killer would act.
     error = report.get("error")
     if killed_by is None and report.get("memory_error"):
         killed_by = "memory"

@@ -9,6 +9,7 @@ result pipe: no pickles, no objects, just data.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
 import json
@@ -26,6 +27,7 @@ __all__ = ["USER_CODE_FILENAME", "run_worker"]
 USER_CODE_FILENAME = "<user_code>"
 MAX_RESULT_JSON_BYTES = 1024 * 1024  # the ``result`` variable is returned only up to this size
 MAX_TRACEBACK_LINES = 20
+RESERVED_NAMES = frozenset({"df", "dfs", "workspace_dir", "__name__", "__builtins__"})
 
 
 def _redirect(stdout_fd: int, stderr_fd: int, keep: int) -> None:
@@ -105,10 +107,13 @@ def run_worker(
         report["layers"] = [
             {"name": s.name, "active": s.active, "detail": s.detail} for s in statuses
         ]
+        # Reported at once, so an action killed later by a limit still says how it was confined.
+        _write_all(result_fd, json.dumps({"layers": report["layers"]}).encode("utf-8") + b"\n")
         frames = _load_inputs(inputs)
         namespace: dict[str, Any] = {
             "__name__": "__main__",
             "__builtins__": __builtins__,
+            **{name: frame for name, frame in frames.items() if name not in RESERVED_NAMES},
             "dfs": frames,
             "df": next(iter(frames.values())) if frames else None,
             "workspace_dir": ".",
@@ -132,10 +137,12 @@ def run_worker(
         except BaseException:
             pass
         data = json.dumps(report, ensure_ascii=False, default=str).encode("utf-8")
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(result_fd, view) :]
-        except OSError:
-            pass
+        with contextlib.suppress(OSError):
+            _write_all(result_fd, data + b"\n")
         os._exit(0)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
