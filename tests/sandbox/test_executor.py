@@ -408,15 +408,17 @@ def cli_files(workdir: Path) -> Iterator[dict[str, Path]]:
     base.rmdir()
 
 
-def _no_cli_processes_left(executor: SandboxExecutor) -> None:
-    # The CLI starts and closes its own fork server; only the session's server may remain.
-    assert children(os.getpid()) <= {executor.server_pid}
+def _no_cli_processes_left(executor: SandboxExecutor, before: set[int]) -> None:
+    # The CLI starts and closes its own fork server: no child of ours is new afterwards
+    # (servers of other suites' executors, started earlier in this session, may remain).
+    assert children(os.getpid()) <= before | {executor.server_pid}
     assert_no_survivors(executor)
 
 
 def test_cli_run_reports_the_outcome_as_json(
     executor: SandboxExecutor, workdir: Path, cli_files: dict[str, Path]
 ) -> None:
+    before = children(os.getpid())
     runner = CliRunner()
     args = ["sandbox", "run", str(cli_files["good"]), "--workdir", str(workdir)]
     ok = runner.invoke(app, [*args, "--input", f"sales={cli_files['csv']}", "--json"])
@@ -434,7 +436,7 @@ def test_cli_run_reports_the_outcome_as_json(
     assert failure.error is not None
     assert failure.error.type == "ValueError"
     assert failure.error.traceback == ['1 行目: raise ValueError("わざと失敗")']
-    _no_cli_processes_left(executor)
+    _no_cli_processes_left(executor, before)
     # The --input help says the DataFrame is passed "as the variable NAME"; checked last so
     # that everything above is verified either way.
     assert outcome.result["bound_by_name"], "--input sales=... did not bind the name `sales`"
@@ -443,6 +445,7 @@ def test_cli_run_reports_the_outcome_as_json(
 def test_cli_run_rejects_bad_usage_with_exit_2(
     executor: SandboxExecutor, workdir: Path, cli_files: dict[str, Path]
 ) -> None:
+    before = children(os.getpid())
     runner = CliRunner()
     base = ["sandbox", "run", str(cli_files["good"]), "--workdir", str(workdir)]
     bad_spec = runner.invoke(app, [*base, "--input", "sales"])
@@ -458,7 +461,7 @@ def test_cli_run_rejects_bad_usage_with_exit_2(
     assert unknown.exit_code == 2
     assert "turbo" in unknown.output
     assert not any(workdir.iterdir())
-    _no_cli_processes_left(executor)
+    _no_cli_processes_left(executor, before)
 
 
 def test_cli_doctor_lists_the_six_layers() -> None:

@@ -1,0 +1,236 @@
+"""`keiri-agent analyze`: ask the data analysis agent (seed 000) about CSV/TSV/Excel files.
+
+Arguments that name existing files are the data; the last other argument is the question.
+With a question, one request runs to completion and the report (Markdown) and the workspace
+are printed; without one, the terminal becomes a multi-turn chat in which answering the
+agent's question continues the same session. Progress (the graph's events) goes to stderr
+while the agent works, so stdout holds only the result.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.markup import escape
+
+from keiri_agent.cli.common import EXIT_FAILED, app, err_console, user_errors
+from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError, LLMError
+
+if TYPE_CHECKING:
+    from keiri_agent.agents.analysis import AnalysisSession, TurnResult
+    from keiri_agent.events import RunEvent
+
+__all__ = ["analyze", "split_arguments"]
+
+# A non-existing argument with one of these suffixes (and no spaces) is a missing data file,
+# not the question.
+DATA_SUFFIXES = frozenset({".csv", ".tsv", ".txt", ".xlsx", ".xlsm", ".xls"})
+QUIT_WORDS = frozenset({"exit", "quit", "終了"})
+EXIT_INTERRUPTED = 130
+
+_USAGE_HINT = (
+    '例: keiri-agent analyze 売上.csv 経費.xlsx "取引先別の売上を比べて"。'
+    "質問は最後の引数に 1 つだけ、空白を含むときは引用符で囲んで指定します。"
+)
+
+
+def _looks_like_data_file(arg: str) -> bool:
+    return not any(ch.isspace() for ch in arg) and Path(arg).suffix.lower() in DATA_SUFFIXES
+
+
+def split_arguments(args: list[str]) -> tuple[list[Path], str | None]:
+    """Data files and the question: existing files are data, the last other argument asks.
+
+    Raises FileProcessingError for an argument that should be a data file but is not one
+    (missing, a folder, or a non-file argument before the question).
+    """
+    files: list[Path] = []
+    others: list[str] = []
+    for arg in args:
+        path = Path(arg).expanduser()
+        if path.is_file():
+            files.append(path)
+        else:
+            others.append(arg)
+    question = None
+    last = others[-1] if others else None
+    if (
+        last is not None
+        and not _looks_like_data_file(last)
+        and not Path(last).expanduser().is_dir()
+    ):
+        question = others.pop()
+    if others:
+        bad = others[0]
+        what = "フォルダです" if Path(bad).expanduser().is_dir() else "見つかりません"
+        raise FileProcessingError(
+            bad,
+            f"データファイル '{bad}' が{what}。",
+            code=ErrorCode.FILE_UNREADABLE,
+            hint="ファイルのパスを確認してください。" + _USAGE_HINT,
+            details={"cwd": str(Path.cwd())},
+        )
+    if not files:
+        raise BlockError(
+            "分析するデータファイルが指定されていません。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint=_USAGE_HINT,
+        )
+    return files, question
+
+
+def _show_error(exc: BlockError) -> None:
+    err_console.print(
+        f"[bold red]エラー[/bold red] {escape(f'[{exc.code}] {exc.message}')}", markup=True
+    )
+    if exc.hint:
+        err_console.print(f"ヒント: {exc.hint}", markup=False)
+
+
+@contextmanager
+def _llm_failures() -> Iterator[None]:
+    """An LLM call that failed after its retries exits 1; other BlockErrors are left to
+    ``user_errors`` (exit 2: bad input or settings the user can fix)."""
+    try:
+        yield
+    except LLMError as exc:
+        _show_error(exc)
+        raise typer.Exit(code=EXIT_FAILED) from None
+
+
+def run_turn(session: AnalysisSession, text: str) -> TurnResult:
+    """``session.ask(text)``, printing the graph's progress to stderr as it happens."""
+    from keiri_agent.ui.progress import ask_streaming, describe_event
+
+    def show(event: RunEvent) -> None:
+        line = describe_event(event)
+        if line is not None:
+            err_console.print(line, style="dim", markup=False, highlight=False)
+
+    return ask_streaming(session, text, show)
+
+
+def _print_turn(turn: TurnResult, *, as_json: bool, interactive: bool) -> None:
+    if as_json:
+        indent = None if interactive else 2  # interactive: one JSON object per line
+        typer.echo(json.dumps(turn.to_dict(), ensure_ascii=False, indent=indent))
+        return
+    if turn.next_action == "ask":
+        typer.echo(f"エージェントからの質問: {turn.question}")
+        if not interactive:
+            err_console.print(
+                "回答して分析を続けるには、質問を付けずに（データファイルだけを指定して）"
+                "実行する対話モードを使ってください。",
+                markup=False,
+            )
+    elif turn.report_path is not None and turn.report_path.is_file():
+        typer.echo(turn.report_path.read_text(encoding="utf-8"))
+        if turn.forced_report:
+            err_console.print(
+                "注意: ループの上限に達したため、途中までの結果をまとめたレポートです。",
+                markup=False,
+            )
+    typer.echo(f"作業ディレクトリ: {turn.workspace}")
+
+
+def _load(files: list[Path], workspace_root: Path | None) -> AnalysisSession:
+    from keiri_agent.agents.analysis import AnalysisSession
+
+    session = AnalysisSession(workspace_root=workspace_root)
+    try:
+        for path in files:
+            info = session.add_file(path)
+            rows, cols = info.shape
+            err_console.print(
+                f"読み込みました: {path.name}（{rows:,} 行 × {cols} 列、{info.name}）",
+                markup=False,
+                highlight=False,
+            )
+    except BlockError:
+        if session.workspace is not None:  # created by this command: leave nothing half-made
+            shutil.rmtree(session.workspace, ignore_errors=True)
+        raise
+    return session
+
+
+def _interactive(session: AnalysisSession, *, as_json: bool) -> None:
+    err_console.print(
+        "対話モードです。分析したい内容を入力してください（空行・exit・終了 で終わります）。",
+        markup=False,
+    )
+    label = "質問"
+    while True:
+        try:
+            text = typer.prompt(label, default="", show_default=False, err=True).strip()
+        except (typer.Abort, EOFError):
+            break
+        if not text or text.lower() in QUIT_WORDS:
+            break
+        try:
+            turn = run_turn(session, text)
+        except BlockError as exc:  # shown; the session stays usable for another try
+            _show_error(exc)
+            continue
+        _print_turn(turn, as_json=as_json, interactive=True)
+        label = "回答" if turn.next_action == "ask" else "追加の質問"
+    if session.workspace is not None:
+        err_console.print(f"終了します。作業ディレクトリ: {session.workspace}", markup=False)
+
+
+@app.command(
+    help=(
+        "データ分析エージェントに CSV/TSV/Excel ファイルについて質問します。\n\n"
+        "引数のうち、存在するファイルをデータとして読み込み（文字コードは自動判定）、"
+        "ファイルでない最後の引数を質問とみなします（空白を含む質問は引用符で囲みます）。"
+        "最初のファイルは df、すべてのファイルは dfs['ファイル名'] として分析に使われます。\n\n"
+        "質問を付けると分析を最後まで実行し、レポート（Markdown）と作業ディレクトリを表示します。"
+        "エージェントが確認の質問を返したときは、その質問を表示して終了します（終了コード 0）。"
+        "質問を付けずに実行すると対話モードになり、エージェントの質問に答えながら同じセッションで"
+        "分析を続けられます（空行・exit・終了 で終わります）。\n\n"
+        "進捗は標準エラー出力に表示します。終了コード: 0 成功、1 LLM の呼び出しに失敗、"
+        "2 入力や設定の誤り（ファイルが無い・読めない等）。"
+    )
+)
+def analyze(
+    args: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="DATA [質問]",
+            help="データファイル（CSV/TSV/XLSX、複数可）と、最後に質問（省略すると対話モード）。",
+            show_default=False,
+        ),
+    ],
+    workspace_root: Annotated[
+        Path | None,
+        typer.Option(
+            "--workspace-root",
+            help="作業ディレクトリを作る場所（既定: KEIRI_WORKSPACE_ROOT、未設定なら ./workspace）。",
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="結果を JSON で出力します（対話モードでは 1 ターン 1 行の JSON Lines）。",
+        ),
+    ] = False,
+) -> None:
+    try:
+        with user_errors():
+            files, question = split_arguments(args)
+            session = _load(files, workspace_root)
+            if question is None:
+                _interactive(session, as_json=as_json)
+                return
+            with _llm_failures():
+                turn = run_turn(session, question)
+            _print_turn(turn, as_json=as_json, interactive=False)
+    except KeyboardInterrupt:
+        err_console.print("中断しました。", markup=False)
+        raise typer.Exit(code=EXIT_INTERRUPTED) from None

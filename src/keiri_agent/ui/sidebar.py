@@ -1,0 +1,131 @@
+"""The settings sidebar on every page: which LLM each role uses, whether its provider is
+usable, and the sandbox's isolation layers.
+
+It shows what ``keiri-agent doctor`` shows and never a key: credentials appear only in their
+masked form (``****1234``). When a model cannot be used, a warning names the variables to set.
+The doctor report is cached per settings fingerprint because it probes the sandbox in a fork.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import streamlit as st
+from pydantic import SecretStr
+
+from keiri_agent.config import Settings, load_settings
+from keiri_agent.doctor import DoctorReport, collect_report
+from keiri_agent.errors import BlockError
+from keiri_agent.ui.error_view import render_error
+
+__all__ = ["ROLE_LABELS", "render_sidebar", "role_problems"]
+
+REPORT_TTL_S = 300
+ROLE_LABELS = {
+    "default": "既定",
+    "reason": "データ分析: 判断",
+    "codegen": "データ分析: コード生成",
+    "report": "データ分析: レポート",
+    "plan": "設計",
+    "helpdesk": "ヘルプデスク",
+    "codeact": "変換: CodeAct",
+    "interpret": "変換: 要求の解釈",
+    "process": "AI ブロック",
+    "embedding": "埋め込み（検索）",
+}
+_KEY_VARIABLES = {
+    "openai": ["OPENAI_API_KEY"],
+    "azure": ["AZURE_OPENAI_API_KEY"],
+    "anthropic": ["ANTHROPIC_API_KEY"],
+}
+
+
+def _fingerprint(settings: Settings) -> str:
+    """A cache key that changes with any setting; the digest never leaves this process."""
+
+    def plain(value: Any) -> Any:
+        return value.get_secret_value() if isinstance(value, SecretStr) else str(value)
+
+    data = {name: plain(getattr(settings, name)) for name in type(settings).model_fields}
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+
+@st.cache_data(ttl=REPORT_TTL_S, show_spinner=False)
+def _doctor_report(fingerprint: str, _settings: Settings) -> DoctorReport:
+    return collect_report(_settings)
+
+
+def role_problems(report: DoctorReport) -> list[str]:
+    """Japanese lines for chat roles whose model cannot be used, naming what to set."""
+    lines = []
+    for role, info in report.roles.items():
+        if info["model"] is None or info["usable"]:
+            continue
+        label = ROLE_LABELS.get(role, role)
+        lines.append(f"{label}（{info['model']}）: {', '.join(info['missing'])} が未設定")
+    return lines
+
+
+def _render_llm(report: DoctorReport) -> None:
+    st.subheader("LLM")
+    usable = [name for name, info in report.providers.items() if info["usable"]]
+    if not usable:
+        default = report.roles["default"]
+        needed = ", ".join(default["missing"]) or "OPENAI_API_KEY"
+        st.warning(
+            "使える LLM プロバイダーがありません。分析やヘルプデスクは動きません。"
+            f" 既定のモデル {default['model']} を使うには、環境変数または .env に"
+            f" {needed} を設定してからアプリを再起動してください"
+            "（OpenAI 互換サーバーなら OPENAI_BASE_URL を設定します）。"
+        )
+    else:
+        problems = role_problems(report)
+        if problems:
+            st.warning(
+                "使えないモデルがあります。環境変数または .env を設定してからアプリを"
+                "再起動してください:\n\n" + "\n".join(f"- {line}" for line in problems)
+            )
+    for name in usable:
+        info = report.providers[name]
+        keys = [
+            f"{var} {report.settings[var]}"
+            for var in _KEY_VARIABLES.get(name, [])
+            if report.settings.get(var, "(未設定)") != "(未設定)"
+        ]
+        where = f"、接続先 {info['endpoint']}" if info.get("endpoint") else ""
+        st.markdown(f"✅ **{name}**: " + ("、".join(keys) or "設定済み") + where)
+    rows = ["| 役割 | モデル | |", "|---|---|---|"]
+    for role, info in report.roles.items():
+        mark = "✅" if info["usable"] else ("—" if info["model"] is None else "❌")
+        model = info["model"] or "未設定（BM25 のみ）"
+        rows.append(f"| {ROLE_LABELS.get(role, role)} | `{model}` | {mark} |")
+    st.markdown("\n".join(rows))
+
+
+def _render_sandbox(report: DoctorReport) -> None:
+    active = sum(1 for layer in report.sandbox if layer["active"])
+    with st.expander(f"サンドボックス（隔離レイヤー {active}/{len(report.sandbox)}）"):
+        for layer in report.sandbox:
+            mark = "✅" if layer["active"] else "❌"
+            st.markdown(f"{mark} **{layer['name']}**: {layer['detail']}")
+
+
+def render_sidebar() -> None:
+    """The settings sidebar (call once per script run, before the page)."""
+    with st.sidebar:
+        st.header("設定")
+        try:
+            settings = load_settings()
+        except BlockError as exc:
+            render_error(exc)
+            return
+        report = _doctor_report(_fingerprint(settings), settings)
+        _render_llm(report)
+        _render_sandbox(report)
+        st.caption(
+            f"作業ディレクトリ: {report.paths['workspace_root']}  \n"
+            f"実行ログ: {report.paths['runs_dir']}  \n"
+            "設定の詳細は `keiri-agent doctor` で確認できます。"
+        )

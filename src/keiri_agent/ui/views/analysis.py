@@ -1,0 +1,195 @@
+"""データ分析 page (seed 000): upload tables, chat with the analysis agent, read its reports.
+
+Session State (prefix ``analysis_``) holds the whole ``AnalysisSession`` (messages, DataFrames,
+workspace) under ``analysis_session``, the chat history as ``ChatTurn`` objects, and which
+uploads were already loaded. One chat input is one ``session.ask`` (one graph invoke); the
+agent's question ends the turn and the user's answer is simply the next input. Everything
+survives reruns until the リセット button clears it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import streamlit as st
+from langchain_core.messages import HumanMessage
+
+from keiri_agent.agents.analysis import AnalysisSession, TurnResult
+from keiri_agent.errors import BlockError
+from keiri_agent.events import RunEvent
+from keiri_agent.ui import session_state
+from keiri_agent.ui.error_view import render_error
+from keiri_agent.ui.progress import ask_streaming, describe_event
+from keiri_agent.ui.report_view import (
+    chart_files,
+    render_downloads,
+    render_executions,
+    render_report,
+)
+
+__all__ = ["HISTORY_KEY", "PAGE", "SESSION_KEY", "ChatTurn", "render"]
+
+PAGE = "analysis"
+SESSION_KEY = session_state.page_key(PAGE, "session")
+HISTORY_KEY = session_state.page_key(PAGE, "history")
+LOADED_KEY = session_state.page_key(PAGE, "loaded_files")
+RETRY_KEY = session_state.page_key(PAGE, "retry")
+# Survives a reset: a new generation gives the uploader a new key, which empties it.
+UPLOADER_GENERATION_KEY = session_state.page_key(PAGE, "uploader_generation")
+UPLOAD_TYPES = ["csv", "tsv", "txt", "xlsx", "xlsm", "xls"]
+PREVIEW_ROWS = 20
+
+
+@dataclass
+class ChatTurn:
+    """One user input and what came of it: a result (report or question) or an error."""
+
+    text: str
+    result: TurnResult | None = None
+    error: BlockError | None = None
+    assumptions: list[str] = field(default_factory=list)
+
+
+def _session() -> AnalysisSession:
+    return session_state.get_or_create(SESSION_KEY, AnalysisSession)
+
+
+def _history() -> list[ChatTurn]:
+    return session_state.get_or_create(HISTORY_KEY, list)
+
+
+def _reset() -> None:
+    generation = int(st.session_state.get(UPLOADER_GENERATION_KEY, 0))
+    session_state.reset(PAGE)
+    st.session_state[UPLOADER_GENERATION_KEY] = generation + 1
+
+
+def _toolbar(session: AnalysisSession) -> None:
+    left, right = st.columns([5, 1], vertical_alignment="center")
+    with left:
+        if session.workspace is not None:
+            st.caption(f"作業ディレクトリ: `{session.workspace}`")
+    with right:
+        if st.button(
+            "リセット",
+            key=session_state.page_key(PAGE, "reset"),
+            icon=":material/restart_alt:",
+            help="会話・データ・結果を消して新しいセッションを始めます（作業ディレクトリのファイルは残ります）。",
+        ):
+            _reset()
+            st.rerun()
+
+
+def _uploads(session: AnalysisSession) -> None:
+    generation = int(st.session_state.get(UPLOADER_GENERATION_KEY, 0))
+    files = st.file_uploader(
+        "データファイル（CSV / TSV / Excel、複数可）",
+        type=UPLOAD_TYPES,
+        accept_multiple_files=True,
+        key=session_state.page_key(PAGE, f"uploader_{generation}"),
+        help="文字コード（UTF-8・Shift_JIS・CP932 など）は自動で判定します。"
+        "最初のファイルが df、すべてのファイルが dfs['名前'] として分析に使われます。",
+    )
+    loaded: dict[str, BlockError | str] = session_state.get_or_create(LOADED_KEY, dict)
+    for upload in files or []:
+        if upload.file_id not in loaded:
+            try:
+                info = session.add_file(upload.getvalue(), name=upload.name)
+            except BlockError as exc:
+                loaded[upload.file_id] = exc
+            else:
+                loaded[upload.file_id] = info.name
+        outcome = loaded[upload.file_id]
+        if isinstance(outcome, BlockError):  # shown while the file stays in the uploader
+            render_error(outcome)
+
+
+def _tables(session: AnalysisSession) -> None:
+    for index, (name, frame) in enumerate(session.frames.items()):
+        label = f'df（= dfs["{name}"]）' if index == 0 else f'dfs["{name}"]'
+        rows, cols = frame.shape
+        with st.expander(f"{label}: {rows:,} 行 × {cols} 列"):
+            st.dataframe(frame.head(PREVIEW_ROWS))
+
+
+def _render_answer(turn: ChatTurn, index: int, *, latest: bool) -> None:
+    """The assistant's side of one turn."""
+    if turn.error is not None:
+        retry_key = session_state.page_key(PAGE, f"retry_{index}") if latest else None
+        if render_error(turn.error, retry_key=retry_key):
+            st.session_state[RETRY_KEY] = turn.text
+        return
+    result = turn.result
+    if result is None:
+        return
+    if result.next_action == "ask" or result.final_report is None:
+        st.markdown(result.question or "（エージェントからの返答がありませんでした）")
+    else:
+        render_report(
+            result.final_report,
+            result.workspace,
+            assumptions=turn.assumptions,
+            forced=result.forced_report,
+        )
+    render_executions(result.execution_results)
+    charts = chart_files(result.final_report, result.execution_results, result.workspace)
+    report_path = result.report_path if result.final_report is not None else None
+    render_downloads(report_path, charts, key=session_state.page_key(PAGE, f"download_{index}"))
+
+
+def _drop_unanswered(session: AnalysisSession, text: str) -> None:
+    """Forget the user message of a failed turn, so a retry does not send it twice."""
+    last = session.messages[-1] if session.messages else None
+    if isinstance(last, HumanMessage) and last.content == text:
+        session.messages.pop()
+
+
+def _submit(session: AnalysisSession, text: str) -> None:
+    history = _history()
+    with st.chat_message("user"):
+        st.markdown(text)
+    turn = ChatTurn(text=text)
+    with st.chat_message("assistant"):
+        with st.status("分析しています…", expanded=True) as status:
+
+            def show(event: RunEvent) -> None:
+                line = describe_event(event)
+                if line is not None:
+                    st.text(line.strip())
+
+            try:
+                turn.result = ask_streaming(session, text, show)
+            except BlockError as exc:
+                _drop_unanswered(session, text)
+                turn.error = exc
+                status.update(label="エラーが発生しました", state="error", expanded=False)
+            else:
+                label = "質問があります" if turn.result.next_action == "ask" else "完了しました"
+                status.update(label=label, state="complete", expanded=False)
+        turn.assumptions = list(session.assumptions)
+        history.append(turn)
+        _render_answer(turn, len(history) - 1, latest=True)
+
+
+def render() -> None:
+    """The データ分析 page."""
+    st.title("データ分析")
+    st.caption(
+        "CSV / Excel ファイルをアップロードして、知りたいことを日本語で質問してください。"
+        "エージェントがコードを書いてサンドボックスで実行し、図表つきのレポートにまとめます。"
+    )
+    session = _session()
+    _toolbar(session)
+    _uploads(session)
+    _tables(session)
+    history = _history()
+    for index, turn in enumerate(history):
+        with st.chat_message("user"):
+            st.markdown(turn.text)
+        with st.chat_message("assistant"):
+            _render_answer(turn, index, latest=index == len(history) - 1)
+    text = st.chat_input("分析したい内容を入力してください（例: 取引先別の売上を比べて）")
+    retry: Any = st.session_state.pop(RETRY_KEY, None)
+    if text or retry:
+        _submit(session, str(text or retry))

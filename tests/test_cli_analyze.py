@@ -1,0 +1,263 @@
+"""`keiri-agent analyze` as a user runs it, against the scripted LLM server and the real sandbox.
+
+The command builds its own session, so generated code runs in the process-wide sandbox
+executor; workspaces go under a directory its unprivileged uid can reach (see
+``tests/agents/conftest.py``: pytest's tmp_path cannot be reached when running as root).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from keiri_agent.cli import app
+from tests.support import ScriptedLLMServer
+
+runner = CliRunner()
+
+SALES_CSV = "取引先,金額,月\nあおば商事,120000,2024-04\nミドリ物産,80000,2024-04\nあおば商事,50000,2024-05\n"
+CHART_CODE = """import matplotlib.pyplot as plt
+totals = df.groupby("取引先")["金額"].sum().sort_values(ascending=False)
+fig, ax = plt.subplots()
+ax.bar(totals.index, totals.values)
+ax.set_title("取引先別の売上合計")
+fig.savefig("sales_by_vendor.png", dpi=60)
+plt.close(fig)
+print(totals.to_dict())
+"""
+FINALIZE = {"next_action": "finalize", "rationale": "要求を満たした"}
+REPORT = {
+    "title": "取引先別の売上",
+    "conclusion": "あおば商事の売上が最も大きく、170,000円でした。",
+    "evidence": ["あおば商事 170,000円、ミドリ物産 80,000円"],
+    "sections": [
+        {"section_type": "image", "content": "sales_by_vendor.png", "description": "取引先別売上"}
+    ],
+    "suggestions": ["月別の推移も確認する"],
+}
+QUESTION = "「伸び」は前月比と前年同月比のどちらですか？"
+
+
+@pytest.fixture
+def public_dir() -> Iterator[Path]:
+    """A directory the sandbox's uid nobody can traverse (mode 0755 under /tmp)."""
+    path = Path(tempfile.mkdtemp(dir="/tmp", prefix="keiri-agent-cli-test-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def sales_csv(public_dir: Path) -> Path:
+    path = public_dir / "売上.csv"
+    path.write_text(SALES_CSV, encoding="utf-8")
+    return path
+
+
+def _act(instruction: str) -> dict[str, object]:
+    return {"next_action": "act", "instruction": instruction, "rationale": "集計が必要"}
+
+
+def _codegen(code: str, *files: tuple[str, str]) -> dict[str, object]:
+    outputs = [{"file_name": n, "description": "出力", "output_type": k} for n, k in files]
+    return {"code": code, "expected_outputs": outputs}
+
+
+def _script_chart_run(server: ScriptedLLMServer) -> None:
+    server.add_chat(json=_act("取引先別の売上合計を棒グラフにする"))
+    server.add_chat(json=_codegen(CHART_CODE, ("sales_by_vendor.png", "figure")))
+    server.add_chat(json=FINALIZE)
+    server.add_chat(json=REPORT)
+
+
+def test_one_request_prints_the_report_markdown_and_the_workspace(
+    llm_server: ScriptedLLMServer, sales_csv: Path, public_dir: Path
+) -> None:
+    _script_chart_run(llm_server)
+    root = public_dir / "ws"
+    result = runner.invoke(
+        app, ["analyze", str(sales_csv), "取引先別の売上を比べて", "--workspace-root", str(root)]
+    )
+    assert result.exit_code == 0, result.output
+    assert llm_server.pending() == 0
+    assert result.stdout.startswith("# 取引先別の売上")
+    assert "## 結論\n\nあおば商事の売上が最も大きく" in result.stdout
+    assert "![取引先別売上](sales_by_vendor.png)" in result.stdout
+    assert "## 追加の分析案" in result.stdout
+    (workspace,) = root.iterdir()
+    assert f"作業ディレクトリ: {workspace}" in result.stdout
+    assert (workspace / "sales_by_vendor.png").stat().st_size > 1000
+    assert (workspace / "report.md").read_text(encoding="utf-8") in result.stdout
+    assert (workspace / "売上.csv").read_text(encoding="utf-8") == SALES_CSV
+    # Progress went to stderr while the graph ran, not into the report on stdout.
+    for line in ("読み込みました: 売上.csv（3 行 × 3 列", "[判断] 開始", "コードを生成しました"):
+        assert line in result.stderr
+    assert "[判断]" not in result.stdout
+
+
+def test_json_output_has_the_documented_shape(
+    llm_server: ScriptedLLMServer, sales_csv: Path, public_dir: Path
+) -> None:
+    _script_chart_run(llm_server)
+    result = runner.invoke(
+        app,
+        ["analyze", str(sales_csv), "売上を比べて", "--json", "--workspace-root", str(public_dir)],
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert {
+        "workspace",
+        "report_path",
+        "next_action",
+        "question",
+        "loop_count",
+        "final_report",
+        "execution_results",
+    } <= data.keys()
+    assert data["next_action"] == "finalize"
+    assert data["question"] is None
+    assert data["loop_count"] == 2
+    assert data["report_path"] == str(Path(data["workspace"]) / "report.md")
+    assert Path(data["report_path"]).is_file()
+    assert data["final_report"]["conclusion"].startswith("あおば商事")
+    (execution,) = data["execution_results"]
+    assert execution["success"] is True
+    assert "170000" in execution["stdout"]
+    assert data["run_log"]
+    assert Path(data["run_log"]).is_file()
+
+
+def test_a_question_from_the_agent_is_printed_and_exits_zero(
+    llm_server: ScriptedLLMServer, sales_csv: Path, public_dir: Path
+) -> None:
+    llm_server.add_chat(json={"next_action": "ask", "question": QUESTION, "rationale": "曖昧"})
+    args = ["analyze", str(sales_csv), "伸びを見せて", "--workspace-root", str(public_dir)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert f"エージェントからの質問: {QUESTION}" in result.stdout
+    assert "対話モード" in result.stderr  # how to answer it
+
+    llm_server.add_chat(json={"next_action": "ask", "question": QUESTION, "rationale": "曖昧"})
+    result = runner.invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["next_action"] == "ask"
+    assert data["question"] == QUESTION
+    assert data["report_path"] is None
+    assert data["final_report"] is None
+
+
+def test_cp932_csv_is_read(llm_server: ScriptedLLMServer, public_dir: Path) -> None:
+    data_file = public_dir / "取引先.csv"
+    data_file.write_bytes("取引先,金額\n髙橋工業,5000\n①商店,300\n".encode("cp932"))
+    llm_server.add_chat(json=_act("取引先の一覧と合計を出す"))
+    llm_server.add_chat(json=_codegen("print(df['取引先'].tolist(), df['金額'].sum())"))
+    llm_server.add_chat(json=FINALIZE)
+    llm_server.add_chat(json={**REPORT, "sections": []})
+    result = runner.invoke(
+        app,
+        ["analyze", str(data_file), "合計は？", "--json", "--workspace-root", str(public_dir)],
+    )
+    assert result.exit_code == 0, result.output
+    (execution,) = json.loads(result.stdout)["execution_results"]
+    assert execution["stdout"].strip() == "['髙橋工業', '①商店'] 5300"
+
+
+def test_missing_data_file_exits_2_with_a_japanese_message(
+    llm_server: ScriptedLLMServer, sales_csv: Path, public_dir: Path
+) -> None:
+    root = public_dir / "ws"
+    for args in (
+        ["analyze", "ない.csv", "売上を見せて"],
+        ["analyze", str(sales_csv), "ない.csv"],  # not mistaken for the question
+        ["analyze", str(sales_csv), "売上", "を見せて"],  # an unquoted question
+    ):
+        result = runner.invoke(app, [*args, "--workspace-root", str(root)])
+        assert result.exit_code == 2, result.output
+        assert "が見つかりません" in result.stderr
+        assert "ヒント:" in result.stderr
+        assert "Traceback" not in result.output
+    result = runner.invoke(app, ["analyze", "売上を見せて"])
+    assert result.exit_code == 2
+    assert "データファイルが指定されていません" in result.stderr
+    assert not root.exists()  # nothing was created for a request that could not start
+    assert llm_server.chat_requests() == []
+
+
+def test_unreadable_file_exits_2_and_leaves_no_workspace(
+    llm_server: ScriptedLLMServer, sales_csv: Path, public_dir: Path
+) -> None:
+    broken = public_dir / "壊れた.xlsx"
+    broken.write_bytes(b"this is not a workbook")
+    root = public_dir / "ws"
+    result = runner.invoke(
+        app, ["analyze", str(sales_csv), str(broken), "比べて", "--workspace-root", str(root)]
+    )
+    assert result.exit_code == 2, result.output
+    assert "壊れた.xlsx" in result.stderr
+    assert list(root.iterdir()) == []
+    assert llm_server.chat_requests() == []
+
+
+def test_failed_llm_call_exits_1(
+    llm_server: ScriptedLLMServer,
+    sales_csv: Path,
+    public_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("KEIRI_LLM_MAX_RETRIES", "0")
+    llm_server.add_error(500, "upstream exploded")
+    result = runner.invoke(
+        app, ["analyze", str(sales_csv), "比べて", "--workspace-root", str(public_dir)]
+    )
+    assert result.exit_code == 1, result.output
+    assert "[API_ERROR]" in result.stderr
+    assert "HTTP 500" in result.stderr
+    assert len(llm_server.chat_requests()) == 1
+    assert "ヒント:" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_interactive_mode_answers_the_agents_question_in_the_same_session(
+    llm_server: ScriptedLLMServer, sales_csv: Path, public_dir: Path
+) -> None:
+    llm_server.add_chat(json={"next_action": "ask", "question": QUESTION, "rationale": "曖昧"})
+    llm_server.add_chat(json=_act("月別合計の前月比を計算する"))
+    llm_server.add_chat(
+        json=_codegen(
+            "m = df.groupby('月')['金額'].sum()\nprint(m.pct_change().round(3).to_dict())"
+        )
+    )
+    llm_server.add_chat(json=FINALIZE)
+    llm_server.add_chat(json={**REPORT, "title": "月別の伸び", "sections": []})
+    result = runner.invoke(
+        app,
+        ["analyze", str(sales_csv), "--workspace-root", str(public_dir)],
+        input="伸びを見せて\n前月比でお願いします\n\n",
+    )
+    assert result.exit_code == 0, result.output
+    assert llm_server.pending() == 0
+    assert f"エージェントからの質問: {QUESTION}" in result.stdout
+    assert "# 月別の伸び" in result.stdout
+    assert result.stdout.index(QUESTION) < result.stdout.index("# 月別の伸び")
+    assert "回答:" in result.stderr  # the second prompt asks for the answer
+    # One session: the second reason call saw the question and the answer.
+    second_reason = json.dumps(llm_server.chat_requests()[1]["messages"], ensure_ascii=False)
+    assert "前月比と前年同月比のどちらですか" in second_reason
+    assert "前月比でお願いします" in second_reason
+    (workspace,) = [p for p in public_dir.iterdir() if p.is_dir()]
+    assert (workspace / "report.md").is_file()
+
+
+def test_interactive_mode_quits_on_exit_word(sales_csv: Path, public_dir: Path) -> None:
+    result = runner.invoke(
+        app, ["analyze", str(sales_csv), "--workspace-root", str(public_dir)], input="終了\n"
+    )
+    assert result.exit_code == 0, result.output
+    assert "終了します" in result.stderr
