@@ -274,3 +274,26 @@ def test_japanese_glyphs_are_really_rendered(
     assert "ipaex" in (result.stdout or "").lower()
     assert "MISSING []" in (result.stdout or "")
     assert (turn.workspace / "glyphs.png").stat().st_size > 1000
+
+
+def test_a_million_row_table_is_analysed(
+    session: AnalysisSession, llm_server: ScriptedLLMServer
+) -> None:
+    rows = 1_000_000
+    big = pd.DataFrame(
+        {
+            "日付": pd.date_range("2024-01-01", periods=rows, freq="min"),
+            "取引先": pd.Categorical(["あおば商事", "ミドリ物産"] * (rows // 2)),
+            "金額": range(rows),
+        }
+    )
+    info = session.add_frame("journal", big)
+    assert len(info.to_prompt()) <= info.budget
+    llm_server.add_chat(json=_act("件数と金額の合計を出す"))
+    llm_server.add_chat(json=_codegen("print(len(df), int(df['金額'].sum()))"))
+    llm_server.add_chat(json=FINALIZE)
+    llm_server.add_chat(json={**REPORT, "sections": []})
+    turn = session.ask("件数と合計は？")
+    (result,) = turn.execution_results
+    assert result.success, result.error
+    assert (result.stdout or "").strip() == f"{rows} {rows * (rows - 1) // 2}"
