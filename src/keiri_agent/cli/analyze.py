@@ -106,14 +106,14 @@ def _llm_failures() -> Iterator[None]:
 
 def run_turn(session: AnalysisSession, text: str) -> TurnResult:
     """``session.ask(text)``, printing the graph's progress to stderr as it happens."""
-    from keiri_agent.ui.progress import ask_streaming, describe_event
+    from keiri_agent.agents.analysis.progress import describe_event
 
     def show(event: RunEvent) -> None:
         line = describe_event(event)
         if line is not None:
             err_console.print(line, style="dim", markup=False, highlight=False)
 
-    return ask_streaming(session, text, show)
+    return session.ask(text, on_event=show)
 
 
 def _print_turn(turn: TurnResult, *, as_json: bool, interactive: bool) -> None:

@@ -14,6 +14,7 @@ from keiri_agent.agents.analysis import (
     AnalysisContext,
     AnalysisSession,
 )
+from keiri_agent.errors import LLMError
 from keiri_agent.events import read_events
 from keiri_agent.sandbox import SandboxExecutor
 from tests.support import ScriptedLLMServer
@@ -297,3 +298,24 @@ def test_a_million_row_table_is_analysed(
     (result,) = turn.execution_results
     assert result.success, result.error
     assert (result.stdout or "").strip() == f"{rows} {rows * (rows - 1) // 2}"
+
+
+def test_a_failed_turn_leaves_the_conversation_unchanged(
+    session: AnalysisSession, llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KEIRI_LLM_MAX_RETRIES", "0")
+    session.add_frame("sales", SALES)
+    llm_server.add_error(500)
+    with pytest.raises(LLMError) as info:
+        session.ask("売上合計は？")
+    assert info.value.code == "API_ERROR"
+    assert session.messages == []  # asking again does not duplicate the question
+    llm_server.add_chat(json=FINALIZE)
+    llm_server.add_chat(json={**REPORT, "sections": []})
+    events: list[str] = []
+    turn = session.ask("売上合計は？", on_event=lambda event: events.append(event.event))
+    assert turn.next_action == "finalize"
+    assert [m.content for m in session.messages][:1] == ["売上合計は？"]
+    assert "stage" in events
+    assert "llm_call" in events
+    assert turn.run_log is not None

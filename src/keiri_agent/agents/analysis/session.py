@@ -9,6 +9,9 @@ returns a ``TurnResult``; answering the agent's question is just the next ``ask`
 
 from __future__ import annotations
 
+import dataclasses
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +29,7 @@ from keiri_agent.agents.analysis.models import (
 )
 from keiri_agent.documents import read_table
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.events import EventEmitter, open_run
+from keiri_agent.events import EventEmitter, EventStream, RunEvent, open_run
 from keiri_agent.workspace import new_session_dir
 
 __all__ = ["AGENT_ID", "AnalysisSession", "TurnResult"]
@@ -118,38 +121,41 @@ class AnalysisSession:
             return info.model_copy(update={"name": f'df（= dfs["{name}"]）'})
         return info
 
-    def ask(self, text: str, *, events: EventEmitter | None = None) -> TurnResult:
-        """Run one turn for the user's ``text`` and return what it produced."""
+    def ask(
+        self,
+        text: str,
+        *,
+        events: EventEmitter | None = None,
+        on_event: Callable[[RunEvent], None] | None = None,
+    ) -> TurnResult:
+        """Run one turn for the user's ``text`` and return what it produced.
+
+        Events go to ``events`` when given, else to a new run log under ``runs/analysis/``.
+        With ``on_event`` (and no ``events``) the graph runs in a worker thread while every
+        event is handed to ``on_event`` in the calling thread as it happens (the CLI prints
+        them; Streamlit may only draw from its script thread). The conversation changes only
+        when the turn succeeds: a failed turn can simply be asked again.
+        """
         if not text.strip():
             raise BlockError(
                 "質問が空です。",
                 code=ErrorCode.INPUT_VALIDATION_FAILED,
                 hint="分析したい内容を日本語で入力してください（例: 月別の売上推移をグラフにして）。",
             )
-        self.messages.append(HumanMessage(text))
-        state = self._state()
-        stream = None
-        if events is None:
-            stream = open_run(AGENT_ID, runs_dir=self.runs_dir)
-            events = stream
-        base = self.context or AnalysisContext()
-        context = AnalysisContext(
-            reason_llm=base.reason_llm,
-            codegen_llm=base.codegen_llm,
-            report_llm=base.report_llm,
-            executor=base.executor,
-            events=events,
-            profile=base.profile,
-        )
+        if events is not None and on_event is not None:
+            raise ValueError("on_event reads the session's own run log; do not pass events too")
+        stream = open_run(AGENT_ID, runs_dir=self.runs_dir) if events is None else None
+        emitter: EventEmitter = events if events is not None else stream  # type: ignore[assignment]
+        if on_event is None:
+            try:
+                final = self._invoke(text, emitter)
+            finally:
+                if stream is not None:
+                    stream.close()
+        else:
+            assert stream is not None
+            final = self._invoke_streaming(text, stream, on_event)
         before = len(self.execution_results)
-        try:
-            raw = build_graph().invoke(
-                state, context=context, config={"recursion_limit": GRAPH_RECURSION_LIMIT}
-            )
-        finally:
-            if stream is not None:
-                stream.close()
-        final = AgentState.model_validate(raw) if isinstance(raw, dict) else raw
         self.messages = list(final.messages)
         self.execution_results = list(final.execution_results)
         self.assumptions = list(final.assumptions)
@@ -164,6 +170,39 @@ class AnalysisSession:
             forced_report=final.forced_report,
             run_log=stream.log_path if stream is not None else None,
         )
+
+    def _invoke(self, text: str, events: EventEmitter) -> AgentState:
+        state = self._state()
+        state.messages = [*state.messages, HumanMessage(text)]
+        base = self.context or AnalysisContext()
+        context = dataclasses.replace(base, events=events)
+        raw = build_graph().invoke(
+            state, context=context, config={"recursion_limit": GRAPH_RECURSION_LIMIT}
+        )
+        return AgentState.model_validate(raw) if isinstance(raw, dict) else raw
+
+    def _invoke_streaming(
+        self, text: str, stream: EventStream, on_event: Callable[[RunEvent], None]
+    ) -> AgentState:
+        outcome: dict[str, Any] = {}
+
+        def work() -> None:
+            try:
+                outcome["state"] = self._invoke(text, stream)
+            except BaseException as exc:  # handed to the calling thread below
+                outcome["error"] = exc
+            finally:
+                stream.close()  # ends the subscription below
+
+        worker = threading.Thread(target=work, name="keiri-analysis-turn", daemon=True)
+        worker.start()
+        for event in stream.subscribe():
+            on_event(event)
+        worker.join()
+        if "error" in outcome:
+            raise outcome["error"]
+        state: AgentState = outcome["state"]
+        return state
 
 
 def _identifier(name: str, *, taken: set[str]) -> str:

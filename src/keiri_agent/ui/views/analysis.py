@@ -16,11 +16,11 @@ import streamlit as st
 from langchain_core.messages import HumanMessage
 
 from keiri_agent.agents.analysis import AnalysisSession, TurnResult
+from keiri_agent.agents.analysis.progress import describe_event
 from keiri_agent.errors import BlockError
 from keiri_agent.events import RunEvent
 from keiri_agent.ui import session_state
 from keiri_agent.ui.error_view import render_error
-from keiri_agent.ui.progress import ask_streaming, describe_event
 from keiri_agent.ui.report_view import (
     chart_files,
     render_downloads,
@@ -159,7 +159,7 @@ def _submit(session: AnalysisSession, text: str) -> None:
                     st.text(line.strip())
 
             try:
-                turn.result = ask_streaming(session, text, show)
+                turn.result = session.ask(text, on_event=show)
             except BlockError as exc:
                 _drop_unanswered(session, text)
                 turn.error = exc

@@ -1,0 +1,32 @@
+"""Japanese one-line descriptions of the analysis agent's progress events (CLI and UI)."""
+
+from __future__ import annotations
+
+from keiri_agent.events import CodeExec, CodeGen, ErrorEvent, LLMCall, Log, RunEvent, Stage
+
+__all__ = ["STEP_LABELS", "describe_event"]
+
+STEP_LABELS = {"reason": "判断", "code_exec": "コード生成・実行", "report": "レポート作成"}
+STATUS_LABELS = {"start": "開始", "done": "完了", "failed": "失敗"}
+
+
+def describe_event(event: RunEvent) -> str | None:
+    """A Japanese one-liner for a progress event, or None for events not worth a line."""
+    if isinstance(event, Stage):
+        label = STEP_LABELS.get(event.step, event.step)
+        return f"[{label}] {STATUS_LABELS.get(event.status, event.status)}"
+    if isinstance(event, Log):
+        return f"  {event.msg}"
+    if isinstance(event, CodeGen):
+        return f"  コードを生成しました（{len(event.code.splitlines())} 行）"
+    if isinstance(event, CodeExec):
+        return "  実行: " + ("成功" if event.success else "失敗")
+    if isinstance(event, ErrorEvent):
+        return "  エラー: " + (event.message.strip().splitlines() or [""])[0]
+    if isinstance(event, LLMCall):
+        status = "" if event.ok else f"、失敗 {event.error_code or ''}"
+        return (
+            f"  LLM {event.model}: {event.total_tokens} トークン、"
+            f"{event.latency_ms / 1000:.1f} 秒{status}"
+        )
+    return None
