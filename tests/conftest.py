@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from keiri_agent.sandbox import SandboxExecutor
 
 pytest_plugins = ["tests.support.fixtures"]
 
@@ -23,3 +28,25 @@ def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     workdir.mkdir()
     monkeypatch.chdir(workdir)
     return workdir
+
+
+@pytest.fixture
+def public_dir() -> Iterator[Path]:
+    """A directory every parent of which the sandbox's unprivileged uid can traverse.
+
+    As root the sandboxed worker drops to uid nobody, which cannot enter pytest's tmp_path
+    (under a 0700 directory); workspaces handed to the sandbox live here instead.
+    """
+    path = Path(tempfile.mkdtemp(dir="/tmp", prefix="keiri-test-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def sandbox_executor() -> Iterator[SandboxExecutor]:
+    """One warm sandbox fork server shared by the tests that run generated code."""
+    executor = SandboxExecutor()
+    executor.warm()
+    yield executor
+    executor.close()

@@ -8,9 +8,6 @@ executor; workspaces go under a directory its unprivileged uid can reach (see
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -42,15 +39,6 @@ REPORT = {
     "suggestions": ["月別の推移も確認する"],
 }
 QUESTION = "「伸び」は前月比と前年同月比のどちらですか？"
-
-
-@pytest.fixture
-def public_dir() -> Iterator[Path]:
-    """A directory the sandbox's uid nobody can traverse (mode 0755 under /tmp)."""
-    path = Path(tempfile.mkdtemp(dir="/tmp", prefix="keiri-agent-cli-test-"))
-    path.chmod(0o755)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,15 +11,6 @@ from keiri_agent.ui import APP_PATH
 
 # The first run imports pandas, LangGraph and the LLM clients; generated code runs in the sandbox.
 APP_TIMEOUT_S = 60
-
-
-@pytest.fixture
-def public_dir() -> Iterator[Path]:
-    """A directory the sandbox's uid nobody can traverse (pytest's tmp_path is 0700 as root)."""
-    path = Path(tempfile.mkdtemp(dir="/tmp", prefix="keiri-agent-ui-test-"))
-    path.chmod(0o755)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture
