@@ -24,6 +24,7 @@ from keiri_agent.documents.models import (
 )
 from keiri_agent.documents.normalize import normalize_text
 from keiri_agent.documents.pdf import PAGE_SEPARATOR, read_pdf
+from keiri_agent.documents.source import read_source
 from keiri_agent.errors import ErrorCode, FileProcessingError
 
 __all__ = [
@@ -121,7 +122,7 @@ def extract_text(
     # Bytes without an extension are typed by their content; anything else by its extension.
     if extension not in SUPPORTED_EXTENSIONS and (extension or path is not None):
         raise _unsupported(name, extension)
-    data = _read_bytes(source, path, name, max_bytes)
+    data = read_source(source, label=name, max_bytes=max_bytes)
     if not data:
         raise FileProcessingError(
             name,
@@ -188,37 +189,6 @@ def _zip_kind(data: bytes) -> str:
         if marker in names:
             return kind
     return "zip"
-
-
-def _read_bytes(source: Path | str | bytes, path: Path | None, label: str, max_bytes: int) -> bytes:
-    if path is None:
-        data = bytes(source) if not isinstance(source, str | Path) else b""
-        if len(data) > max_bytes:
-            raise _too_large(label, len(data), max_bytes)
-        return data
-    try:
-        size = path.stat().st_size
-        if path.is_dir():
-            raise IsADirectoryError(str(path))
-        if size > max_bytes:
-            raise _too_large(label, size, max_bytes)
-        return path.read_bytes()
-    except FileNotFoundError as exc:
-        raise FileProcessingError(
-            label,
-            f"「{label}」が見つかりません。",
-            code=ErrorCode.FILE_UNREADABLE,
-            hint="ファイル名と保存場所を確認してください。",
-            details={"path": str(path)},
-        ) from exc
-    except OSError as exc:
-        raise FileProcessingError(
-            label,
-            f"「{label}」を開けません（{type(exc).__name__}）。",
-            code=ErrorCode.FILE_UNREADABLE,
-            hint="フォルダーではなくファイルを指定しているか、読み取り権限があるか確認してください。",
-            details={"path": str(path), "error": str(exc)},
-        ) from exc
 
 
 def _check_kind(name: str, extension: str, kind: str, data: bytes) -> None:
@@ -316,14 +286,4 @@ def _unsupported(name: str, extension: str, kind: str | None = None) -> FileProc
         hint="対応形式のいずれかで保存し直してから渡してください。"
         " .xls / .doc は Office で .xlsx / .docx として保存し直せます。",
         details={"extension": extension, "supported": list(SUPPORTED_EXTENSIONS)},
-    )
-
-
-def _too_large(name: str, size: int, limit: int) -> FileProcessingError:
-    return FileProcessingError(
-        name,
-        f"「{name}」は大きすぎるため読み込めません（{size / 2**20:,.1f} MB、上限 {limit / 2**20:,.0f} MB）。",
-        code=ErrorCode.FILE_TOO_LARGE,
-        hint="必要なページやシートだけを別ファイルに分けてから渡してください。",
-        details={"bytes": size, "limit": limit},
     )

@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 
 from keiri_agent.documents.encoding import decode_bytes
-from keiri_agent.documents.models import MAX_FILE_BYTES
+from keiri_agent.documents.source import read_source
 from keiri_agent.documents.table_infer import (
     convert_column,
     detect_header,
@@ -48,6 +48,7 @@ DELIMITERS: tuple[str, ...] = (",", "\t", ";", "|")
 # Records read in Python to choose the delimiter and find the header; pandas reads the rest.
 SNIFF_RECORDS = 50
 UNNAMED = "<bytes>"
+TOO_LARGE_HINT = "期間や部門で分割したファイルにしてください。"
 
 _TEXT_EXTENSIONS = {".csv", ".tsv", ".txt", ".tab", ".dat", ""}
 _XLSX_EXTENSIONS = {".xlsx", ".xlsm"}
@@ -105,37 +106,11 @@ def _error(
 
 def _load(source: Path | str | bytes, name: str | None) -> tuple[bytes, str]:
     if isinstance(source, bytes | bytearray | memoryview):
-        data = bytes(source)
         label = name or UNNAMED
     else:
-        path = Path(source)
-        label = name or path.name
-        if not path.is_file():
-            raise _error(
-                label,
-                f"ファイル '{path}' が見つかりません。",
-                ErrorCode.FILE_UNREADABLE,
-                "ファイル名と場所を確認してください。",
-                path=str(path),
-            )
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise _too_large(label, size)
-        data = path.read_bytes()
-    if len(data) > MAX_FILE_BYTES:
-        raise _too_large(label, len(data))
+        label = name or Path(source).name
+    data = read_source(source, label=label, too_large_hint=TOO_LARGE_HINT)
     return data, label
-
-
-def _too_large(label: str, size: int) -> FileProcessingError:
-    return _error(
-        label,
-        f"ファイル '{label}' は大きすぎます（{size:,} バイト、上限 {MAX_FILE_BYTES:,} バイト）。",
-        ErrorCode.FILE_TOO_LARGE,
-        "期間や部門で分割したファイルにしてください。",
-        size=size,
-        limit=MAX_FILE_BYTES,
-    )
 
 
 def read_table(
