@@ -122,7 +122,7 @@ def collect_report(settings: Settings) -> DoctorReport:
 
 def sandbox_layers() -> list[dict[str, Any]]:
     """Which isolation layers the sandbox gets on this machine (probed in a throwaway child)."""
-    from keiri_agent.sandbox.isolation import probe_layers
+    from keiri_agent.sandbox.probe import probe_layers
 
     return [
         {"name": layer.name, "active": layer.active, "detail": layer.detail}

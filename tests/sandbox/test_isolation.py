@@ -38,11 +38,10 @@ from keiri_agent.sandbox.isolation import (
     IsolationError,
     apply_isolation,
     default_readonly_paths,
-    prepare_workdir_for,
-    probe_layers,
-    resolve_sandbox_ids,
     sandbox_env,
 )
+from keiri_agent.sandbox.ownership import prepare_workdir_for, resolve_sandbox_ids
+from keiri_agent.sandbox.probe import probe_layers
 from keiri_agent.sandbox.profiles import ANALYSIS
 
 np = pytest.importorskip("numpy")

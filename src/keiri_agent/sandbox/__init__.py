@@ -9,9 +9,10 @@ wall time, output and files. See ``executor``, ``policy``, ``isolation`` and ``s
 from __future__ import annotations
 
 from keiri_agent.sandbox.executor import SandboxExecutor, default_executor, run
-from keiri_agent.sandbox.isolation import LayerStatus, probe_layers
+from keiri_agent.sandbox.layers import LayerStatus
 from keiri_agent.sandbox.outcome import ExecutionError, ExecutionOutcome, LayerReport
 from keiri_agent.sandbox.policy import PolicyError, PolicyViolation, check_code
+from keiri_agent.sandbox.probe import probe_layers
 from keiri_agent.sandbox.profiles import (
     ANALYSIS,
     CODEACT,

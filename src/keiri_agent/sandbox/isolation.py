@@ -26,33 +26,31 @@ a layer that is available but fails raises ``IsolationError`` (never a silent sk
 6. ``seccomp``: deny exec, process creation, sockets, tracing, signals to others, raising limits,
    namespaces, mounts and more (see ``seccomp.py``).
 
-``probe_layers`` runs all six in a throwaway child and reports what this machine supports.
+``keiri_agent.sandbox.probe.probe_layers`` runs all six in a throwaway child and reports what this
+machine supports; the sandbox user and workdir ownership live in ``ownership``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import errno
-import grp
-import json
 import os
-import pwd
 import resource
-import select
-import shutil
 import signal
 import stat
 import tempfile
-import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
-from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.sandbox import landlock, seccomp
 from keiri_agent.sandbox.landlock import default_readonly_paths
-from keiri_agent.sandbox.profiles import ANALYSIS, SandboxProfile
+from keiri_agent.sandbox.layers import LAYER_NAMES, IsolationError, LayerStatus
+from keiri_agent.sandbox.ownership import (
+    resolve_sandbox_ids,
+    unreachable_ancestor,
+)
+from keiri_agent.sandbox.profiles import SandboxProfile
 
 __all__ = [
     "LAYER_NAMES",
@@ -61,18 +59,9 @@ __all__ = [
     "LayerStatus",
     "apply_isolation",
     "default_readonly_paths",
-    "prepare_workdir_for",
-    "probe_layers",
-    "resolve_sandbox_ids",
-    "restore_workdir_owner",
     "sandbox_env",
 ]
 
-LAYER_NAMES = ("netns", "rlimits", "env", "landlock", "uid", "seccomp")
-
-SANDBOX_USER = "nobody"
-SANDBOX_GROUPS = ("nogroup", "nobody")
-FALLBACK_SANDBOX_ID = 65534
 SANDBOX_DIRNAME = ".sandbox"  # under the workdir: home, tmp and matplotlib config
 SANDBOX_PATH = "/usr/bin:/bin"
 THREAD_ENV_VARS = (
@@ -84,7 +73,6 @@ THREAD_ENV_VARS = (
 CPU_KILL_GRACE_SECONDS = 3  # hard RLIMIT_CPU = soft + this: SIGXCPU first, SIGKILL after
 NOFILE_HEADROOM = 16
 NPROC_HEADROOM = 16  # tasks (threads count) the sandbox uid may add; seccomp stops processes
-PROBE_TIMEOUT_SECONDS = 20.0
 MiB = 1024 * 1024
 
 CLONE_NEWUSER = 0x10000000
@@ -93,7 +81,6 @@ PR_SET_DUMPABLE = 4
 LINUX_CAPABILITY_VERSION_3 = 0x20080522
 # /proc/<pid>/stat fields 50 and 51 (env_start, env_end), counted from field 3 after "comm)".
 STAT_ENV_START_INDEX = 47
-DEFAULT_HINT = "サンドボックスを実行できない環境です。`keiri-agent doctor` で確認してください。"
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -111,97 +98,12 @@ class IsolationConfig:
 
 
 @dataclass(frozen=True)
-class LayerStatus:
-    """One layer's outcome; ``detail`` is Japanese and shown to users as it is."""
-
-    name: str
-    active: bool
-    detail: str
-
-
-class IsolationError(BlockError):
-    """A layer that is available failed: the code must not run. ``statuses``: the layers before."""
-
-    default_code = ErrorCode.INTERNAL_ERROR
-
-    def __init__(
-        self,
-        layer: str,
-        message: str,
-        *,
-        hint: str = DEFAULT_HINT,
-        statuses: tuple[LayerStatus, ...] = (),
-        details: dict[str, object] | None = None,
-    ) -> None:
-        applied = [s.name for s in statuses]
-        super().__init__(
-            f"サンドボックスの隔離（{layer}）に失敗しました: {message}",
-            hint=hint,
-            details={"layer": layer, "applied": applied, **(details or {})},
-        )
-        self.layer = layer
-        self.statuses = statuses
-
-
-@dataclass(frozen=True)
 class _Worker:
     config: IsolationConfig
     workdir: Path
     is_root: bool
     uid: int  # the sandbox ids (used as root only)
     gid: int
-
-
-# ---- sandbox user and workdir -----------------------------------------------------------------
-
-
-def resolve_sandbox_ids() -> tuple[int, int]:
-    """The uid and gid of ``nobody`` (group ``nogroup`` or ``nobody``), 65534 if unknown."""
-    try:
-        user = pwd.getpwnam(SANDBOX_USER)
-    except KeyError:
-        return FALLBACK_SANDBOX_ID, FALLBACK_SANDBOX_ID
-    for name in SANDBOX_GROUPS:
-        with contextlib.suppress(KeyError):
-            return user.pw_uid, grp.getgrnam(name).gr_gid
-    return user.pw_uid, user.pw_gid
-
-
-def _unreachable_ancestor(path: Path, uid: int, gid: int) -> Path | None:
-    """The first ancestor of ``path`` that ``uid``/``gid`` may not traverse, if any."""
-    for ancestor in reversed(path.parents):
-        st = ancestor.stat()
-        owner_bit = stat.S_IXUSR if st.st_uid == uid else 0
-        bit = owner_bit or (stat.S_IXGRP if st.st_gid == gid else stat.S_IXOTH)
-        if not st.st_mode & bit:
-            return ancestor
-    return None
-
-
-def _chown_tree(workdir: Path, uid: int, gid: int) -> None:
-    os.chown(workdir, uid, gid, follow_symlinks=False)
-    for root, dirs, files in os.walk(workdir):  # symlinks are chowned, never followed
-        for name in (*dirs, *files):
-            os.chown(os.path.join(root, name), uid, gid, follow_symlinks=False)
-
-
-def prepare_workdir_for(uid: int, gid: int, workdir: Path) -> None:
-    """Supervisor, as root, before the run: hand ``workdir`` (recursively) to the sandbox ids."""
-    workdir = workdir.resolve(strict=True)
-    blocked = _unreachable_ancestor(workdir, uid, gid)
-    if blocked is not None:
-        raise IsolationError(
-            "uid",
-            f"サンドボックス用ユーザー（uid {uid}）が {blocked} を通過できません",
-            hint=f"作業ディレクトリは他ユーザーが通過できる場所に置いてください（例: chmod o+x {blocked}）。",
-            details={"workdir": str(workdir), "blocked": str(blocked)},
-        )
-    _chown_tree(workdir, uid, gid)
-
-
-def restore_workdir_owner(workdir: Path, uid: int, gid: int) -> None:
-    """Supervisor, after the run: give the workdir (and what the code wrote) back to uid/gid."""
-    _chown_tree(workdir.resolve(strict=True), uid, gid)
 
 
 def sandbox_env(workdir: Path) -> dict[str, str]:
@@ -394,7 +296,7 @@ def _layer_uid(w: _Worker) -> LayerStatus:
         _set_not_dumpable()
         return LayerStatus("uid", False, "root ではないため不要（現在のユーザーで実行）")
     # An interpreter under /root stays loaded, but its unloaded stdlib modules become unreadable.
-    stdlib = _unreachable_ancestor(Path(os.__file__), w.uid, w.gid)
+    stdlib = unreachable_ancestor(Path(os.__file__), w.uid, w.gid)
     os.setgroups([])
     os.setgid(w.gid)
     os.setuid(w.uid)
@@ -465,7 +367,7 @@ def _preflight(config: IsolationConfig) -> _Worker:
     gid = default_gid if config.sandbox_gid is None else config.sandbox_gid
     if is_root and 0 in (uid, gid):
         raise IsolationError("preflight", "サンドボックス用ユーザーに root は指定できません")
-    if is_root and (workdir.stat().st_uid != uid or _unreachable_ancestor(workdir, uid, gid)):
+    if is_root and (workdir.stat().st_uid != uid or unreachable_ancestor(workdir, uid, gid)):
         raise IsolationError(
             "preflight",
             f"作業ディレクトリ {workdir} をサンドボックス用ユーザー（uid {uid}）が使えません",
@@ -492,76 +394,3 @@ def apply_isolation(config: IsolationConfig) -> list[LayerStatus]:
                 name, f"{exc}（{reason}）", statuses=tuple(statuses), details={"errno": code}
             ) from exc
     return statuses
-
-
-# ---- probe ------------------------------------------------------------------------------------
-
-
-def _probe_child(workdir: Path, write_fd: int) -> None:
-    payload: dict[str, object]
-    try:
-        statuses = apply_isolation(IsolationConfig(workdir=workdir, profile=ANALYSIS))
-        payload = {"statuses": [asdict(s) for s in statuses]}
-    except IsolationError as exc:
-        failed = {"layer": exc.layer, "message": exc.message}
-        payload = {"statuses": [asdict(s) for s in exc.statuses], "failed": failed}
-    except Exception as exc:  # a bug must show up in the probe, not as a silent child exit
-        payload = {"statuses": [], "failed": {"layer": "probe", "message": repr(exc)}}
-    data = json.dumps(payload, ensure_ascii=False).encode()
-    while data:
-        data = data[os.write(write_fd, data) :]
-
-
-def _read_all(fd: int, timeout: float) -> bytes:
-    deadline = time.monotonic() + timeout
-    chunks: list[bytes] = []
-    while (remaining := deadline - time.monotonic()) > 0:
-        if select.select([fd], [], [], remaining)[0]:
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                return b"".join(chunks)
-            chunks.append(chunk)
-    raise TimeoutError
-
-
-def probe_layers(workdir: Path | None = None) -> list[LayerStatus]:
-    """Which layers work here: a throwaway child applies all of them and reports back.
-
-    The child confines itself to a temporary directory (created under ``workdir`` when given,
-    which the sandbox user must be able to traverse); the caller's process is unchanged. A layer
-    that failed is reported inactive with the error, the layers after it as unchecked.
-    """
-    base = Path(tempfile.mkdtemp(prefix="keiri-probe-", dir=workdir))
-    try:
-        if os.geteuid() == 0:
-            prepare_workdir_for(*resolve_sandbox_ids(), base)
-        read_fd, write_fd = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - runs in the child
-            code = 1
-            try:
-                os.close(read_fd)
-                _probe_child(base, write_fd)
-                code = 0
-            finally:
-                os._exit(code)
-        os.close(write_fd)
-        try:
-            raw = _read_all(read_fd, PROBE_TIMEOUT_SECONDS)
-        except TimeoutError:
-            os.kill(pid, signal.SIGKILL)
-            raise IsolationError("probe", "確認用の子プロセスが応答しません") from None
-        finally:
-            os.close(read_fd)
-            os.waitpid(pid, 0)
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
-    if not raw:
-        raise IsolationError("probe", "確認用の子プロセスが結果を返さずに終了しました")
-    payload = json.loads(raw)
-    statuses = [LayerStatus(**s) for s in payload["statuses"]]
-    if failed := payload.get("failed"):
-        statuses.append(LayerStatus(failed["layer"], False, f"失敗: {failed['message']}"))
-    done = {s.name for s in statuses}
-    unchecked = [n for n in LAYER_NAMES if n not in done]
-    return statuses + [LayerStatus(n, False, "前の層が失敗したため未確認") for n in unchecked]

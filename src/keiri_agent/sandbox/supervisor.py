@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from keiri_agent.sandbox import procs
-from keiri_agent.sandbox.isolation import (
+from keiri_agent.sandbox.ownership import (
     prepare_workdir_for,
     resolve_sandbox_ids,
     restore_workdir_owner,
