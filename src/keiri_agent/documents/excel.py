@@ -26,6 +26,7 @@ from openpyxl.utils.cell import coordinate_from_string
 from openpyxl.utils.exceptions import InvalidFileException
 from openpyxl.worksheet.worksheet import Worksheet
 
+from keiri_agent.documents.table_infer import make_column_names
 from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError
 
 __all__ = ["ExcelEdit", "ExcelManager", "WriteSummary"]
@@ -136,7 +137,8 @@ class ExcelManager:
                 file=self.path.name,
                 header_row=header_row,
             )
-        headers = _unique_headers(rows[header_row - 1])
+        header = rows[header_row - 1]
+        headers, _renamed = make_column_names(header, range(len(header)))
         records = []
         for row in rows[header_row:]:
             if all(value is None or value == "" for value in row):
@@ -342,20 +344,6 @@ def _bounds(cell_range: str) -> tuple[int, int, int, int]:
             range=cell_range,
         )
     return int(min_col or 0), int(min_row or 0), int(max_col or 0), int(max_row or 0)
-
-
-def _unique_headers(row: Sequence[Any]) -> list[str]:
-    seen: dict[str, int] = {}
-    out = []
-    for index, value in enumerate(row, start=1):
-        name = str(value).strip() if value not in (None, "") else f"列{index}"
-        if name in seen:
-            seen[name] += 1
-            name = f"{name}_{seen[name]}"
-        else:
-            seen[name] = 1
-        out.append(name)
-    return out
 
 
 def _keys_in_order(records: Sequence[Mapping[str, Any]]) -> Iterator[str]:

@@ -23,7 +23,9 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS"):
+from keiri_agent.sandbox.isolation import THREAD_ENV_VARS
+
+for _var in THREAD_ENV_VARS:
     os.environ[_var] = "1"
 # pyarrow's jemalloc starts a background thread when it loads (pandas imports pyarrow);
 # forking a threaded process is unsafe, so the server keeps jemalloc single-threaded.
