@@ -13,6 +13,8 @@ llama.cpp server, LiteLLM) is reached with the ``openai`` provider and ``OPENAI_
 
 from __future__ import annotations
 
+import os
+
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Literal, NamedTuple
@@ -142,6 +144,19 @@ class Settings(BaseSettings):
     # Where things live
     keiri_workspace_root: Path = Path("workspace")
     keiri_runs_dir: Path = Path("runs")
+    keiri_designs_dir: Path = Path("designs")  # plans; subflow plan_ids resolve under it
+    # Extra block spec directories (os.pathsep-separated), searched after the built-in ones.
+    keiri_block_spec_dirs: str = ""
+    # YAML file behind ${config.*} references in plans (none: such references are errors).
+    keiri_plan_config: Path | None = None
+
+    # Plan runner
+    keiri_plan_max_threads: int = Field(default=64, ge=1, le=1024)
+    # Dask scheduler for ``policy.executor: dask`` (tcp://host:8786); unset: a local cluster.
+    keiri_dask_scheduler: str | None = None
+
+    def block_spec_dirs(self) -> list[Path]:
+        return [Path(p) for p in self.keiri_block_spec_dirs.split(os.pathsep) if p.strip()]
 
     @field_validator(
         "keiri_llm_model",

@@ -37,6 +37,7 @@ class EventType(StrEnum):
     NODE_COMPLETE = "node_complete"
     NODE_SKIPPED = "node_skipped"
     NODE_ERROR = "node_error"
+    NODE_WAITING = "node_waiting"
     LOOP_ITERATION = "loop_iteration"
     PLAN_COMPLETE = "plan_complete"
     STAGE = "stage"
@@ -134,6 +135,7 @@ class RunEvent(BaseModel):
     run_id: str
     timestamp: datetime
     node_id: str | None = None
+    sub_run_id: str | None = None  # "run#1.sub#2" for events of a subflow (seed 002 §5.3)
 
     @field_validator("timestamp")
     @classmethod
@@ -159,6 +161,10 @@ class PlanStart(RunEvent):
     event: Literal["plan_start"] = "plan_start"
     plan_id: str
     inputs: JsonDict = Field(default_factory=dict)
+    plan_version: str | None = None
+    plan_file: str | None = None  # the snapshot of the plan this run executed
+    resume_of: str | None = None  # run id whose finished nodes this run reuses
+    rerun_from: str | None = None  # node path a rerun starts from
 
 
 class NodeStart(RunEvent):
@@ -170,6 +176,16 @@ class NodeComplete(RunEvent):
     event: Literal["node_complete"] = "node_complete"
     outputs: JsonDict = Field(default_factory=dict)
     duration_ms: float = 0.0
+    # Exact outputs for resume/rerun: inline in ``stored`` when small and JSON-exact, else a file
+    # beside the log (``outputs_file``, relative to the log's directory).
+    stored: dict[str, Any] | None = None
+    outputs_file: str | None = None
+    reused: bool = False  # taken from an earlier run instead of executed
+
+
+class NodeWaiting(RunEvent):
+    event: Literal["node_waiting"] = "node_waiting"
+    request: JsonDict = Field(default_factory=dict)
 
 
 class NodeSkipped(RunEvent):
@@ -192,7 +208,7 @@ class LoopIteration(RunEvent):
 
 class PlanComplete(RunEvent):
     event: Literal["plan_complete"] = "plan_complete"
-    status: Literal["success", "failed", "cancelled", "partial"]
+    status: Literal["success", "failed", "cancelled", "partial", "waiting_input"]
     total_duration_ms: float = 0.0
     error: JsonDict | None = None
 
@@ -259,6 +275,7 @@ AnyEvent = Annotated[
     | NodeComplete
     | NodeSkipped
     | NodeError
+    | NodeWaiting
     | LoopIteration
     | PlanComplete
     | Stage

@@ -1,0 +1,206 @@
+"""JSON Schema helpers for block ports: ``$ref`` resolution, JSON types, checks, compatibility.
+
+Ports are JSON Schema (draft 2020-12) with our extensions (``required``, ``nullable``,
+``examples``, ``dry_run``). ``$ref`` may name a Pydantic model (``module:Model``) or a schema file
+(``jsonschema://name`` → ``block_specs/schemas/name.json|yaml``). A ``{type: string, format:
+binary}`` port also accepts bytes (a file's content), and ``nullable: true`` accepts null.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+from pydantic import BaseModel
+
+from keiri_agent.errors import BlockError, ErrorCode
+
+__all__ = [
+    "SCHEMA_DIR",
+    "SchemaRefError",
+    "check_value",
+    "compatible",
+    "descend",
+    "json_types",
+    "resolve_port",
+    "type_of_value",
+]
+
+SCHEMA_DIR = Path(__file__).resolve().parent.parent / "block_specs" / "schemas"
+JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "object", "array", "null"})
+_PORT_EXTENSIONS = ("required", "nullable", "examples", "dry_run", "default")
+
+
+class SchemaRefError(BlockError):
+    default_code = ErrorCode.CONFIGURATION_ERROR
+
+
+@lru_cache(maxsize=256)
+def _resolve_ref(ref: str) -> str:
+    """The referenced schema as JSON text (cached; text so callers get fresh copies)."""
+    if ref.startswith("jsonschema://"):
+        name = ref.removeprefix("jsonschema://")
+        for suffix in (".json", ".yaml", ".yml"):
+            path = (SCHEMA_DIR / f"{name}{suffix}").resolve()
+            if path.is_relative_to(SCHEMA_DIR) and path.is_file():
+                text = path.read_text(encoding="utf-8")
+                data = json.loads(text) if suffix == ".json" else yaml.safe_load(text)
+                return json.dumps(data)
+        raise SchemaRefError(
+            f"スキーマ参照 {ref} が見つかりません（{SCHEMA_DIR}）。",
+            hint="jsonschema://名前 は block_specs/schemas/名前.json か .yaml を指します。",
+            details={"ref": ref},
+        )
+    module_name, sep, attr = ref.partition(":")
+    if not sep:
+        raise SchemaRefError(
+            f"スキーマ参照 {ref} の形式が不正です。",
+            hint="'$ref' は 'モジュール:Pydanticモデル' か 'jsonschema://名前' で書いてください。",
+            details={"ref": ref},
+        )
+    try:
+        model = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise SchemaRefError(
+            f"スキーマ参照 {ref} を解決できません: {exc}",
+            hint="モジュール名とクラス名を確認してください。",
+            details={"ref": ref},
+        ) from exc
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        raise SchemaRefError(
+            f"スキーマ参照 {ref} は Pydantic モデルではありません。",
+            hint="BaseModel を継承したクラスを指定してください。",
+            details={"ref": ref},
+        )
+    return json.dumps(model.model_json_schema())
+
+
+def resolve_port(port: Mapping[str, Any]) -> dict[str, Any]:
+    """The port's plain JSON Schema: ``$ref`` inlined, our extensions removed."""
+    schema = {k: v for k, v in port.items() if k not in _PORT_EXTENSIONS}
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and not ref.startswith("#"):
+        schema.pop("$ref")
+        schema = {**json.loads(_resolve_ref(ref)), **schema}
+    if port.get("nullable"):
+        types = json_types(schema)
+        if types is not None:
+            schema["type"] = sorted(types | {"null"})
+    return schema
+
+
+def json_types(schema: Mapping[str, Any] | None) -> frozenset[str] | None:
+    """The JSON types a schema allows, or None when it does not say (anything goes)."""
+    if not schema:
+        return None
+    declared = schema.get("type")
+    if isinstance(declared, str):
+        return frozenset({declared}) if declared in JSON_TYPES else None
+    if isinstance(declared, list) and declared:
+        return frozenset(t for t in declared if isinstance(t, str))
+    if "enum" in schema and isinstance(schema["enum"], list):
+        return frozenset(type_of_value(v) for v in schema["enum"])
+    for key in ("anyOf", "oneOf"):
+        options = schema.get(key)
+        if isinstance(options, list):
+            found: set[str] = set()
+            for option in options:
+                types = json_types(option) if isinstance(option, Mapping) else None
+                if types is None:
+                    return None
+                found |= types
+            return frozenset(found)
+    if "properties" in schema:
+        return frozenset({"object"})
+    if "items" in schema:
+        return frozenset({"array"})
+    return None
+
+
+def type_of_value(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str | bytes):
+        return "string"
+    if isinstance(value, Mapping):
+        return "object"
+    if isinstance(value, list | tuple):
+        return "array"
+    return "object"
+
+
+def descend(schema: Mapping[str, Any] | None, path: Sequence[str | int]) -> dict[str, Any] | None:
+    """The schema at ``path`` inside ``schema`` (None when unknown: no properties declared)."""
+    current: Mapping[str, Any] | None = schema
+    for segment in path:
+        if not current:
+            return None
+        if isinstance(segment, int):
+            items = current.get("items")
+            current = items if isinstance(items, Mapping) else None
+            continue
+        props = current.get("properties")
+        if isinstance(props, Mapping) and segment in props and isinstance(props[segment], Mapping):
+            current = props[segment]
+        elif isinstance(current.get("additionalProperties"), Mapping):
+            current = current["additionalProperties"]
+        else:
+            return None
+    return dict(current) if current else None
+
+
+def compatible(source: Mapping[str, Any] | None, target: Mapping[str, Any] | None) -> bool:
+    """Can a value described by ``source`` flow into a port described by ``target``?
+
+    Unknown types are compatible (seed 004 §9: 未知型は緩和); integers fit numbers; a null
+    source fits only targets that allow null or say nothing.
+    """
+    src, dst = json_types(source), json_types(target)
+    if src is None or dst is None:
+        return True
+    widened = set(dst) | ({"integer"} if "number" in dst else set())
+    return bool(set(src) & widened)
+
+
+def _is_binary(checker: Any, instance: Any) -> bool:
+    return isinstance(instance, str | bytes | bytearray)
+
+
+def _is_array(checker: Any, instance: Any) -> bool:
+    return isinstance(instance, list | tuple)
+
+
+_TYPE_CHECKER = Draft202012Validator.TYPE_CHECKER.redefine("array", _is_array)
+_Validator = jsonschema.validators.extend(Draft202012Validator, type_checker=_TYPE_CHECKER)
+_BINARY_CHECKER = _TYPE_CHECKER.redefine("string", _is_binary)
+_BinaryValidator = jsonschema.validators.extend(Draft202012Validator, type_checker=_BINARY_CHECKER)
+
+
+def check_value(value: Any, schema: Mapping[str, Any]) -> str | None:
+    """None when ``value`` fits ``schema``; otherwise a short Japanese description of why not."""
+    cls = _BinaryValidator if schema.get("format") == "binary" else _Validator
+    try:
+        validator = cls(dict(schema))
+        error = best_match(validator.iter_errors(value))
+    except jsonschema.SchemaError as exc:
+        return f"スキーマ自体が不正です: {exc.message}"
+    except (TypeError, ValueError) as exc:  # values JSON Schema cannot inspect
+        return f"値を検査できません: {exc}"
+    if error is None:
+        return None
+    where = "/".join(str(p) for p in error.absolute_path)
+    return f"{where + ': ' if where else ''}{error.message}"

@@ -1,0 +1,184 @@
+"""Block specs: the YAML I/O contract of one block (seed 002 §4), loaded and checked.
+
+A spec declares ``id``, SemVer ``version``, ``entrypoint``, ``inputs`` and ``outputs`` (each port a
+JSON Schema with the extensions ``required``, ``default``, ``nullable``, ``examples`` and
+``dry_run.samples``), ``requirements``, ``description``, ``category`` and ``tags``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from keiri_agent.blocks.semver import SemVer
+from keiri_agent.errors import BlockError, ErrorCode
+
+__all__ = [
+    "NO_SAMPLE",
+    "BlockSpec",
+    "load_spec_file",
+    "port_is_required",
+    "port_sample",
+]
+
+BLOCK_ID_RE = re.compile(r"^[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+$")
+PORT_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# Keys a port may carry beyond JSON Schema itself.
+PORT_EXTENSIONS = frozenset({"required", "nullable", "examples", "dry_run"})
+NO_SAMPLE: Any = object()  # port_sample's answer when a port declares nothing to sample
+
+
+class BlockSpec(BaseModel):
+    """One block's contract, as loaded from ``block_specs/**/<id>.yaml``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    version: str
+    entrypoint: str
+    description: str
+    category: str
+    tags: list[str] = Field(default_factory=list)
+    inputs: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    outputs: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    requirements: list[Any] = Field(default_factory=list)
+    source: str | None = Field(default=None, description="the YAML file this spec came from")
+
+    @field_validator("id")
+    @classmethod
+    def _check_id(cls, value: str) -> str:
+        if not BLOCK_ID_RE.match(value):
+            raise ValueError(
+                f"ブロック ID '{value}' は 'カテゴリ.名前'（小文字・数字・_）の形にしてください"
+            )
+        return value
+
+    @field_validator("version")
+    @classmethod
+    def _check_version(cls, value: Any) -> str:
+        text = str(value)
+        SemVer.parse(text)
+        return text
+
+    @field_validator("entrypoint")
+    @classmethod
+    def _check_entrypoint(cls, value: str) -> str:
+        target, sep, attr = value.rpartition(":")
+        if not sep or not target or not attr.isidentifier():
+            raise ValueError(
+                "entrypoint は 'モジュール:クラス' または 'パス.py:クラス' の形にしてください"
+            )
+        return value
+
+    @field_validator("inputs", "outputs")
+    @classmethod
+    def _check_ports(cls, value: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        for name, port in value.items():
+            if not PORT_NAME_RE.match(name):
+                raise ValueError(f"ポート名 '{name}' は英字・数字・_ で書いてください")
+            if not isinstance(port, dict):
+                raise ValueError(f"ポート '{name}' は JSON Schema（マッピング）で書いてください")
+            samples = port.get("dry_run", {})
+            if samples and (
+                not isinstance(samples, dict) or not isinstance(samples.get("samples"), list)
+            ):
+                raise ValueError(
+                    f"ポート '{name}' の dry_run は {{samples: [...]}} の形にしてください"
+                )
+            if "examples" in port and not isinstance(port["examples"], list):
+                raise ValueError(f"ポート '{name}' の examples はリストにしてください")
+        return value
+
+    @property
+    def semver(self) -> SemVer:
+        return SemVer.parse(self.version)
+
+    @property
+    def ref(self) -> str:
+        """``id@version``: the exact reference a plan can pin."""
+        return f"{self.id}@{self.version}"
+
+    @property
+    def is_ui(self) -> bool:
+        """UI blocks wait for a person (seed 002 §3); the runner pauses on them when headless."""
+        return self.category == "ui"
+
+    def required_inputs(self) -> list[str]:
+        return [name for name, port in self.inputs.items() if port_is_required(port)]
+
+    def catalog_entry(self) -> dict[str, Any]:
+        """The compact form shown to people and to the plan generator."""
+        return {
+            "id": self.id,
+            "version": self.version,
+            "category": self.category,
+            "description": self.description.strip(),
+            "inputs": {n: _port_summary(p) for n, p in self.inputs.items()},
+            "outputs": {n: _port_summary(p) for n, p in self.outputs.items()},
+            "tags": list(self.tags),
+        }
+
+
+def _port_summary(port: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": port.get("type", port.get("$ref", "any"))}
+    if port_is_required(port):
+        out["required"] = True
+    if "description" in port:
+        out["description"] = port["description"]
+    return out
+
+
+def port_is_required(port: dict[str, Any]) -> bool:
+    """A port is required when it says ``required: true`` and declares no ``default``."""
+    return bool(port.get("required", False)) and "default" not in port
+
+
+def port_sample(port: dict[str, Any]) -> Any:
+    """The value a dry run uses: ``dry_run.samples[0]``, else ``examples[0]``, else ``default``.
+
+    Returns :data:`NO_SAMPLE` when none is declared: dry runs fail on it (seed 002 §7).
+    """
+    samples = (port.get("dry_run") or {}).get("samples") or []
+    if samples:
+        return samples[0]
+    examples = port.get("examples") or []
+    if examples:
+        return examples[0]
+    if "default" in port:
+        return port["default"]
+    return NO_SAMPLE
+
+
+def _spec_error(path: Path, problem: str, *, details: dict[str, Any] | None = None) -> BlockError:
+    return BlockError(
+        f"ブロック定義 {path} を読み込めません: {problem}",
+        code=ErrorCode.CONFIGURATION_ERROR,
+        hint="block_specs の YAML を seed 002 §4 の形（id, version, entrypoint, inputs, outputs,"
+        " description, category）に直してください。",
+        details={"file": str(path), **(details or {})},
+    )
+
+
+def load_spec_file(path: Path) -> BlockSpec:
+    """Read and check one spec file (BlockError naming the file and the field otherwise)."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _spec_error(path, f"ファイルを読めません（{exc}）") from exc
+    except yaml.YAMLError as exc:
+        raise _spec_error(path, f"YAML として解釈できません（{exc}）") from exc
+    if not isinstance(data, dict):
+        raise _spec_error(path, "先頭がマッピングではありません")
+    try:
+        return BlockSpec.model_validate({**data, "source": str(path)})
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or '(全体)'}: {e['msg']}" for e in exc.errors()
+        )
+        raise _spec_error(
+            path, problems, details={"errors": exc.errors(include_url=False)}
+        ) from exc

@@ -1,0 +1,1 @@
+"""Plan DSL: models, loader, expressions, validator, dry-run, runner."""

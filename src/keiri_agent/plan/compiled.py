@@ -1,0 +1,104 @@
+"""A validated plan's graphs with their dependency edges and a topological order.
+
+Compiling happens once per run (and per subflow plan); the runner, rerun invalidation and the
+dry run all read the same edges: a node depends on the nodes of its graph that it references
+in ``in``, ``when``, a loop's ``foreach.input``/``while.condition``, anywhere in a loop's body,
+or in a subflow's ``call.inputs``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from keiri_agent.plan.expr import compile_when
+from keiri_agent.plan.models import BlockNode, LoopNode, SubflowNode, WhenCompare, WhenExpr
+from keiri_agent.plan.refs import iter_references
+
+__all__ = ["CompiledGraph", "compile_graph", "references_in"]
+
+AnyNode = BlockNode | LoopNode | SubflowNode
+
+
+def _when_roots(when: str | WhenExpr | WhenCompare | None) -> set[str]:
+    if when is None:
+        return set()
+    raw: Any = when if isinstance(when, str) else when.model_dump(by_alias=True)
+    return {r.root for r in compile_when(raw).references}
+
+
+def _value_roots(value: Any) -> set[str]:
+    return {ref.root for _, ref in iter_references(value)}
+
+
+def references_in(node: AnyNode) -> set[str]:
+    """Every reference root used by ``node`` (including inside loop bodies)."""
+    roots = _when_roots(node.when)
+    if isinstance(node, BlockNode):
+        roots |= _value_roots(node.inputs)
+    elif isinstance(node, SubflowNode):
+        roots |= _value_roots(node.call.inputs)
+    else:
+        if node.foreach is not None:
+            roots |= _value_roots(node.foreach.input)
+        if node.while_ is not None:
+            roots |= _when_roots(node.while_.condition)
+        for inner in node.body.plan.graph:
+            roots |= references_in(inner)
+    return roots
+
+
+@dataclass
+class CompiledGraph:
+    nodes: dict[str, AnyNode]
+    order: list[str]  # topological, stable with respect to the file's order
+    deps: dict[str, set[str]]
+    dependents: dict[str, set[str]] = field(default_factory=dict)
+    bodies: dict[str, CompiledGraph] = field(default_factory=dict)  # loop id → body graph
+
+    def downstream(self, node_id: str) -> set[str]:
+        """``node_id`` and everything that depends on it, transitively."""
+        out = {node_id}
+        stack = [node_id]
+        while stack:
+            for user in self.dependents.get(stack.pop(), ()):
+                if user not in out:
+                    out.add(user)
+                    stack.append(user)
+        return out
+
+
+def compile_graph(graph: list[AnyNode]) -> CompiledGraph:
+    nodes = {n.id: n for n in graph}
+    deps = {n.id: (references_in(n) & nodes.keys()) - {n.id} for n in graph}
+    dependents: dict[str, set[str]] = {n: set() for n in nodes}
+    for node_id, ds in deps.items():
+        for d in ds:
+            dependents[d].add(node_id)
+    # Kahn's algorithm, taking ready nodes in file order so runs are reproducible.
+    position = {n: i for i, n in enumerate(nodes)}
+    pending = {n: len(ds) for n, ds in deps.items()}
+    ready = sorted((n for n, c in pending.items() if c == 0), key=position.__getitem__)
+    order: list[str] = []
+    while ready:
+        current = ready.pop(0)
+        order.append(current)
+        for user in sorted(dependents[current], key=position.__getitem__):
+            pending[user] -= 1
+            if pending[user] == 0:
+                ready.append(user)
+        ready.sort(key=position.__getitem__)
+    if len(order) != len(nodes):  # the validator reports cycles; never run half a graph
+        stuck = [n for n in nodes if n not in order]
+        from keiri_agent.errors import BlockError, ErrorCode
+
+        raise BlockError(
+            f"ノードの依存関係が循環しています: {', '.join(stuck)}",
+            code=ErrorCode.PLAN_INVALID,
+            hint="`keiri-agent plan validate` で循環箇所を確認してください。",
+            details={"nodes": stuck},
+        )
+    bodies = {
+        n.id: compile_graph(list(n.body.plan.graph)) for n in graph if isinstance(n, LoopNode)
+    }
+    return CompiledGraph(nodes=nodes, order=order, deps=deps, dependents=dependents, bodies=bodies)

@@ -1,0 +1,278 @@
+"""Loop and subflow nodes (seed 002 §5.2, §5.3): nested frames driven by a parent frame.
+
+- foreach: one frame per item, at most ``max_concurrency`` (or ``policy.concurrency.per_node``)
+  at a time; exports collected in input order. Node paths inside are ``loop[i]/child``.
+- while: the condition is checked before each iteration; body nodes it references hold the
+  previous iteration's outputs (null before the first). ``max_iterations`` bounds it; with
+  ``required: true`` still meeting the condition at the bound is an error.
+- subflow: ``designs/<plan_id>.yaml`` run in its own vars scope (the parent's vars are not
+  inherited), with run id ``<run>.sub#n``; its errors become the subflow node's error.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import threading
+from typing import TYPE_CHECKING, Any
+
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.plan.compiled import compile_graph
+from keiri_agent.plan.engine import Frame, FrameResult, Outcome, Values, render_vars
+from keiri_agent.plan.expr import compile_when, truthy
+from keiri_agent.plan.loader import load_source, resolve_plan_file
+from keiri_agent.plan.models import Export, LoopNode, Plan, SubflowNode
+from keiri_agent.plan.refs import find_references, render, resolve_path
+
+if TYPE_CHECKING:
+    from keiri_agent.plan.compiled import CompiledGraph
+
+__all__ = ["run_loop", "run_subflow"]
+
+
+def _export_value(export: Export, values: Values) -> Any:
+    ref = find_references("${" + export.from_ + "}")[0]
+    found, outputs, _ = values.find(ref.root)
+    if not found or outputs is None:
+        return None
+    return resolve_path(outputs, ref)
+
+
+def _frame_outcome(result: FrameResult, path: str, what: str) -> Outcome | None:
+    """The node outcome for a nested frame that did not succeed (None when it did)."""
+    if result.status in ("success", "partial"):
+        return None
+    if result.status == "waiting":
+        return Outcome("waiting")
+    if result.status == "cancelled":
+        return Outcome("cancelled")
+    inner = result.error
+    assert inner is not None
+    return Outcome(
+        "failed",
+        None,
+        BlockError(
+            f"{what} でエラーが発生しました: {inner.message}",
+            code=inner.code,
+            hint=inner.hint,
+            details={
+                **inner.details,
+                "node_id": path,
+                "inner_node_id": inner.details.get("node_id"),
+            },
+            input_snapshot=inner.input_snapshot,
+            recoverable=inner.recoverable,
+        ),
+    )
+
+
+def _emit_failure(frame: Frame, path: str, outcome: Outcome) -> Outcome:
+    if outcome.status == "failed" and outcome.error is not None:
+        frame.events.emit("node_error", node_id=path, error=outcome.error.to_dict(), retry=0)
+    return outcome
+
+
+def run_loop(frame: Frame, node: LoopNode, path: str) -> Outcome:
+    import time
+
+    started = time.perf_counter()
+    body = frame.graph.bodies[node.id]
+    frame.events.emit("node_start", node_id=path, block="loop")
+    exports = node.body.plan.exports
+    names = node.out.names(exports)
+    if node.foreach is not None:
+        try:
+            items = render(node.foreach.input, frame.resolve)
+        except BlockError as exc:
+            return frame.failed(path, exc, 0)
+        if not isinstance(items, list | tuple):
+            return frame.failed(
+                path,
+                BlockError(
+                    f"ループ {path} の foreach.input が配列ではありません（{type(items).__name__}）。",
+                    code=ErrorCode.INPUT_VALIDATION_FAILED,
+                    hint="配列を出力するノードの出力を foreach.input に指定してください。",
+                    details={"node_id": path},
+                    recoverable=True,
+                ),
+                0,
+            )
+        results, outcome = _foreach(frame, node, body, path, list(items))
+    else:
+        results, outcome = _while(frame, node, body, path)
+    if outcome is not None:
+        return _emit_failure(frame, path, outcome)
+    collected = {name: [r.get(name) for r in results] for name in names}
+    return frame.complete(path, collected, started)
+
+
+def _iteration(
+    frame: Frame,
+    node: LoopNode,
+    body: CompiledGraph,
+    path: str,
+    index: int,
+    loop_vars: dict[str, Any],
+) -> tuple[FrameResult, Values]:
+    values = Values(frame.values.vars, parent=frame.values, loop_vars=loop_vars)
+    child = Frame(
+        frame.ctx, frame.plan, body, values, prefix=f"{path}[{index}]/", sub_run_id=frame.sub_run_id
+    )
+    return child.run(), values
+
+
+def _foreach(
+    frame: Frame, node: LoopNode, body: CompiledGraph, path: str, items: list[Any]
+) -> tuple[list[dict[str, Any]], Outcome | None]:
+    assert node.foreach is not None
+    spec = node.foreach
+    limit = frame.policy.concurrency.per_node.get(node.id, spec.max_concurrency)
+    results: list[dict[str, Any]] = [{} for _ in items]
+    first_bad: tuple[int, Outcome] | None = None
+    waiting = False
+    stop = threading.Event()
+
+    def one(index: int) -> Outcome | None:
+        if stop.is_set() or frame.ctx.cancel.is_set():
+            return Outcome("cancelled")
+        loop_vars = {spec.itemVar: items[index]}
+        if spec.indexVar:
+            loop_vars[spec.indexVar] = index
+        frame.events.emit("loop_iteration", node_id=path, iteration=index, item=items[index])
+        result, values = _iteration(frame, node, body, path, index, loop_vars)
+        bad = _frame_outcome(result, path, f"ループ {path} の {index + 1} 件目")
+        if bad is None:
+            results[index] = {e.as_: _export_value(e, values) for e in node.body.plan.exports}
+        elif bad.status == "failed" and frame.policy.on_error != "continue":
+            stop.set()  # halt: start no further iterations
+        return bad
+
+    if limit == 1:
+        outcomes = [one(i) for i in range(len(items)) if not stop.is_set()]
+    else:
+        with cf.ThreadPoolExecutor(
+            max_workers=limit, thread_name_prefix=f"keiri-{node.id}"
+        ) as pool:
+            outcomes = list(pool.map(one, range(len(items))))
+    for index, bad in enumerate(outcomes):
+        if bad is None:
+            continue
+        if bad.status == "waiting":
+            waiting = True
+        elif (bad.status == "failed" and first_bad is None) or (
+            bad.status == "cancelled" and first_bad is None and not stop.is_set()
+        ):
+            first_bad = (index, bad)
+    if first_bad is not None:
+        return results, first_bad[1]
+    if waiting:
+        return results, Outcome("waiting")
+    return results, None
+
+
+def _while(
+    frame: Frame, node: LoopNode, body: CompiledGraph, path: str
+) -> tuple[list[dict[str, Any]], Outcome | None]:
+    assert node.while_ is not None
+    spec = node.while_
+    raw: Any = (
+        spec.condition
+        if isinstance(spec.condition, str)
+        else spec.condition.model_dump(by_alias=True)
+    )
+    condition = compile_when(raw)
+    # Before the first iteration the body's nodes exist with null outputs.
+    previous = Values(frame.values.vars, parent=frame.values)
+    previous.outputs = dict.fromkeys(body.nodes)
+    results: list[dict[str, Any]] = []
+    for index in range(spec.max_iterations):
+        try:
+            go = truthy(condition.evaluate(_Resolver(frame, previous).resolve))
+        except BlockError as exc:
+            return results, Outcome("failed", None, exc)
+        if not go:
+            return results, None
+        frame.events.emit("loop_iteration", node_id=path, iteration=index)
+        result, values = _iteration(frame, node, body, path, index, {})
+        bad = _frame_outcome(result, path, f"ループ {path} の {index + 1} 回目")
+        if bad is not None:
+            return results, bad
+        results.append({e.as_: _export_value(e, values) for e in node.body.plan.exports})
+        previous = values
+    if spec.required:
+        try:
+            still = truthy(condition.evaluate(_Resolver(frame, previous).resolve))
+        except BlockError as exc:
+            return results, Outcome("failed", None, exc)
+        if still:
+            return results, Outcome(
+                "failed",
+                None,
+                BlockError(
+                    f"ループ {path} は {spec.max_iterations} 回繰り返しても条件 {condition.text} が満たされたままです。",
+                    code=ErrorCode.LOOP_LIMIT_REACHED,
+                    hint="max_iterations を増やすか、条件が偽になる入力を与えてください。",
+                    details={"node_id": path, "max_iterations": spec.max_iterations},
+                    recoverable=True,
+                ),
+            )
+    return results, None
+
+
+class _Resolver:
+    """Resolves a while condition against the last iteration's values."""
+
+    def __init__(self, frame: Frame, values: Values) -> None:
+        self.frame = Frame(frame.ctx, frame.plan, frame.graph, values, prefix=frame.prefix)
+
+    def resolve(self, ref: Any) -> Any:
+        return self.frame.resolve(ref)
+
+
+def load_subflow(frame: Frame, plan_id: str) -> tuple[Plan, CompiledGraph]:
+    ctx = frame.ctx
+    with ctx._lock:
+        cached = ctx.subflows.get(plan_id)
+    if cached is not None:
+        return cached
+    file = resolve_plan_file(plan_id, ctx.designs_dir)
+    if file is None:
+        raise BlockError(
+            f"サブフロー '{plan_id}' が見つかりません（{ctx.designs_dir}）。",
+            code=ErrorCode.DEPENDENCY_NOT_FOUND,
+            hint="designs/ からの相対名で plan_id を指定してください。",
+            details={"plan_id": plan_id},
+        )
+    plan = Plan.model_validate(load_source(file).raw)
+    loaded = (plan, compile_graph(list(plan.graph)))
+    with ctx._lock:
+        ctx.subflows[plan_id] = loaded
+    return loaded
+
+
+def run_subflow(frame: Frame, node: SubflowNode, path: str) -> Outcome:
+    import time
+
+    started = time.perf_counter()
+    try:
+        plan, graph = load_subflow(frame, node.call.plan_id)
+        inputs = render(node.call.inputs, frame.resolve)
+    except BlockError as exc:
+        return frame.failed(path, exc, 0)
+    sub_run_id = frame.ctx.next_sub_run_id(frame.sub_run_id or frame.ctx.run_id)
+    frame.events.emit("node_start", node_id=path, block=f"subflow:{plan.id}")
+    try:
+        own = render_vars({k: v for k, v in plan.vars.items() if k not in inputs}, frame.ctx)
+    except BlockError as exc:
+        return frame.failed(path, exc, 0)
+    values = Values({**own, **inputs})  # no parent: the subflow sees only its inputs
+    child = Frame(frame.ctx, plan, graph, values, prefix=f"{path}/", sub_run_id=sub_run_id)
+    result = child.run()
+    bad = _frame_outcome(result, path, f"サブフロー {plan.id}")
+    if bad is not None:
+        return _emit_failure(frame, path, bad)
+    by_name = {e.as_: e for e in plan.exports}
+    outputs: dict[str, Any] = {}
+    for export in node.out.exports:
+        inner = by_name.get(export.from_, export)
+        outputs[export.as_] = _export_value(inner, values)
+    return frame.complete(path, outputs, started)

@@ -1,0 +1,489 @@
+"""The runner's core: one :class:`Frame` executes one graph (a plan, a loop iteration, a subflow).
+
+A frame starts every node whose dependencies are done, up to
+``policy.concurrency.default_max_workers`` at a time, skips nodes whose ``when`` is false (null
+outputs, ``node_skipped``), applies ``on_error`` (halt | continue | retry) and ``timeout_ms``,
+pauses on UI nodes that have no answer yet, and reuses the outputs of nodes that finished in an
+earlier run (resume, rerun). Loops and subflows are in ``plan.control``.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import itertools
+import threading
+import time
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from keiri_agent.blocks.base import BlockContext, InputProvider, InputRequired
+from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.blocks.spec import BlockSpec
+from keiri_agent.config import Settings
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.events import EventEmitter, EventStream
+from keiri_agent.events.models import EventType, RunEvent
+from keiri_agent.plan.backends import Backend
+from keiri_agent.plan.compiled import CompiledGraph
+from keiri_agent.plan.execute import BlockJob, execute_job, run_block
+from keiri_agent.plan.expr import compile_when, truthy
+from keiri_agent.plan.models import BlockNode, LoopNode, Plan, Policy, SubflowNode
+from keiri_agent.plan.refs import Reference, render, resolve_path
+from keiri_agent.plan.values import NotPersistable, OutputStore
+
+__all__ = ["Frame", "FrameResult", "Outcome", "Reused", "RunContext", "Values", "render_vars"]
+
+Status = Literal["ok", "skipped", "failed", "waiting", "cancelled"]
+
+
+@dataclass
+class Outcome:
+    status: Status
+    outputs: dict[str, Any] | None = None
+    error: BlockError | None = None
+
+
+@dataclass
+class Reused:
+    """A node's outputs from an earlier run, with where they are stored."""
+
+    outputs: dict[str, Any]
+    stored: dict[str, Any] | None
+    outputs_file: str | None
+
+
+@dataclass
+class RunContext:
+    """What every frame of one run shares."""
+
+    run_id: str
+    plan_id: str
+    events: EventStream
+    registry: BlockRegistry
+    backend: Backend
+    pool: cf.ThreadPoolExecutor
+    workspace: Path
+    designs_dir: Path
+    config: Mapping[str, Any]
+    env: Mapping[str, str]
+    settings: Settings | None = None
+    answers: InputProvider | None = None
+    store: OutputStore | None = None
+    reuse: dict[str, Reused] = field(default_factory=dict)
+    cancel: threading.Event = field(default_factory=threading.Event)
+    waiting: list[dict[str, Any]] = field(default_factory=list)
+    subflows: dict[str, tuple[Plan, CompiledGraph]] = field(default_factory=dict)
+    _semaphores: dict[str, threading.Semaphore] = field(default_factory=dict)
+    _active: set[threading.Event] = field(default_factory=set)
+    _sub_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def semaphore(self, key: str, limit: int) -> threading.Semaphore:
+        with self._lock:
+            if key not in self._semaphores:
+                self._semaphores[key] = threading.Semaphore(limit)
+            return self._semaphores[key]
+
+    def next_sub_run_id(self, parent: str) -> str:
+        with self._lock:
+            return f"{parent}.sub#{next(self._sub_ids)}"
+
+    def node_event(self) -> threading.Event:
+        event = threading.Event()
+        with self._lock:
+            self._active.add(event)
+            if self.cancel.is_set():
+                event.set()
+        return event
+
+    def release(self, event: threading.Event) -> None:
+        with self._lock:
+            self._active.discard(event)
+
+    def cancel_all(self) -> None:
+        with self._lock:
+            self.cancel.set()
+            for event in self._active:
+                event.set()
+
+
+class _Tagged:
+    """An emitter that marks events of a subflow with its run id."""
+
+    def __init__(self, events: EventStream, sub_run_id: str | None) -> None:
+        self._events = events
+        self._sub = sub_run_id
+
+    def emit(self, kind: EventType | str, /, **fields: Any) -> RunEvent | None:
+        if self._sub is not None:
+            fields.setdefault("sub_run_id", self._sub)
+        return self._events.emit(kind, **fields)
+
+
+class Values:
+    """Runtime scope: node outputs of this graph, loop variables, and the enclosing scope."""
+
+    def __init__(
+        self,
+        vars: Mapping[str, Any],
+        parent: Values | None = None,
+        loop_vars: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.vars = vars
+        self.parent = parent
+        self.loop_vars = dict(loop_vars or {})
+        self.outputs: dict[str, dict[str, Any] | None] = {}
+
+    def find(self, root: str) -> tuple[bool, Any, bool]:
+        """(found, value, is_node) for ``root``, searching outwards."""
+        scope: Values | None = self
+        while scope is not None:
+            if root in scope.loop_vars:
+                return True, scope.loop_vars[root], False
+            if root in scope.outputs:
+                return True, scope.outputs[root], True
+            scope = scope.parent
+        return False, None, False
+
+
+def render_vars(raw: Mapping[str, Any], ctx: RunContext) -> dict[str, Any]:
+    """A plan's vars with their ``${env.*}`` / ``${config.*}`` references resolved."""
+
+    def resolve(ref: Reference) -> Any:
+        if ref.root == "env":
+            return resolve_path(ctx.env, ref)
+        if ref.root == "config":
+            return resolve_path(ctx.config, ref)
+        raise BlockError(
+            f"vars の {ref.text} は使えません（vars から参照できるのは env と config だけです）。",
+            code=ErrorCode.INVALID_REFERENCE,
+            hint="ノードの出力はノードの in で直接参照してください。",
+            details={"reference": ref.text},
+        )
+
+    return dict(render(dict(raw), resolve))
+
+
+@dataclass
+class FrameResult:
+    status: Literal["success", "failed", "waiting", "cancelled", "partial"]
+    error: BlockError | None = None
+    errors: list[BlockError] = field(default_factory=list)
+
+
+class Frame:
+    """Executes one graph: see the module docstring."""
+
+    def __init__(
+        self,
+        ctx: RunContext,
+        plan: Plan,
+        graph: CompiledGraph,
+        values: Values,
+        *,
+        prefix: str = "",
+        sub_run_id: str | None = None,
+        env_root: dict[str, Any] | None = None,
+    ) -> None:
+        self.ctx = ctx
+        self.plan = plan
+        self.policy: Policy = plan.policy
+        self.graph = graph
+        self.values = values
+        self.prefix = prefix
+        self.sub_run_id = sub_run_id
+        self.events: EventEmitter = _Tagged(ctx.events, sub_run_id)
+
+    # --- references --------------------------------------------------------------------------
+
+    def resolve(self, ref: Reference) -> Any:
+        root = ref.root
+        if root == "vars":
+            return resolve_path(self.values.vars, ref)
+        if root == "env":
+            return resolve_path(self.ctx.env, ref)
+        if root == "config":
+            return resolve_path(self.ctx.config, ref)
+        found, value, is_node = self.values.find(root)
+        if not found:
+            raise BlockError(
+                f"{ref.text}: ノード '{root}' の出力がまだありません。",
+                code=ErrorCode.DEPENDENCY_NOT_FOUND,
+                hint="参照先のノードが実行されているか（スキップ・失敗していないか）確認してください。",
+                details={"reference": ref.text},
+            )
+        if is_node and value is None:
+            if len(ref.path) <= 1 and not ref.length:
+                return None
+            raise BlockError(
+                f"{ref.text}: ノード '{root}' はスキップまたは失敗したため出力がありません。",
+                code=ErrorCode.DEPENDENCY_NOT_FOUND,
+                hint="when 条件か on_error の設定、上流ノードのエラーを確認してください。",
+                details={"reference": ref.text},
+            )
+        return resolve_path(value, ref)
+
+    # --- scheduling --------------------------------------------------------------------------
+
+    def run(self) -> FrameResult:
+        graph = self.graph
+        left = {n: set(graph.deps[n]) for n in graph.order}
+        position = {n: i for i, n in enumerate(graph.order)}
+        ready = deque(n for n in graph.order if not left[n])
+        in_flight: dict[cf.Future[Outcome], str] = {}
+        limit = self.policy.concurrency.default_max_workers
+        halted = cancelled = waiting = False
+        first_error: BlockError | None = None
+        continued: list[BlockError] = []
+        while True:
+            while ready and not halted and len(in_flight) < limit:
+                if self.ctx.cancel.is_set():
+                    halted = cancelled = True
+                    break
+                node_id = ready.popleft()
+                alone = not ready and not in_flight
+                in_flight[self.start(node_id, alone)] = node_id
+            if not in_flight:
+                break
+            done, _ = cf.wait(in_flight, return_when=cf.FIRST_COMPLETED)
+            released: list[str] = []
+            for future in done:
+                node_id = in_flight.pop(future)
+                outcome = future.result()
+                if outcome.status in ("ok", "skipped") or (
+                    outcome.status == "failed" and self.policy.on_error == "continue"
+                ):
+                    if outcome.status == "failed" and outcome.error is not None:
+                        continued.append(outcome.error)
+                    self.values.outputs[node_id] = outcome.outputs
+                    for user in graph.dependents[node_id]:
+                        left[user].discard(node_id)
+                        if not left[user]:
+                            released.append(user)
+                elif outcome.status == "waiting":
+                    waiting = True
+                elif outcome.status == "cancelled":
+                    halted = cancelled = True
+                else:
+                    halted = True
+                    first_error = first_error or outcome.error
+            ready.extend(sorted(released, key=position.__getitem__))
+        if first_error is not None:
+            return FrameResult("failed", first_error, [first_error, *continued])
+        if cancelled:
+            return FrameResult("cancelled")
+        if waiting:
+            return FrameResult("waiting", errors=continued)
+        return FrameResult("partial" if continued else "success", errors=continued)
+
+    def start(self, node_id: str, alone: bool) -> cf.Future[Outcome]:
+        node = self.graph.nodes[node_id]
+        inline = (
+            alone
+            and isinstance(node, BlockNode)
+            and self.policy.timeout_ms is None
+            and self.ctx.backend.local
+        )
+        if inline or (self.prefix + node_id) in self.ctx.reuse:
+            future: cf.Future[Outcome] = cf.Future()
+            future.set_result(self.node_job(node_id))
+            return future
+        if isinstance(node, BlockNode):
+            return self.ctx.pool.submit(self.node_job, node_id)
+        # Loops and subflows wait on nested frames: never on a bounded pool (no deadlock).
+        future = cf.Future()
+
+        def target() -> None:
+            try:
+                future.set_result(self.node_job(node_id))
+            except BaseException as exc:  # pragma: no cover - node_job reports its errors
+                future.set_exception(exc)
+
+        threading.Thread(target=target, name=f"keiri-{node_id}", daemon=True).start()
+        return future
+
+    # --- one node ----------------------------------------------------------------------------
+
+    def node_job(self, node_id: str) -> Outcome:
+        node = self.graph.nodes[node_id]
+        path = self.prefix + node_id
+        reused = self.ctx.reuse.get(path)
+        if reused is not None:
+            self.events.emit(
+                "node_complete",
+                node_id=path,
+                outputs=reused.outputs,
+                stored=reused.stored,
+                outputs_file=reused.outputs_file,
+                reused=True,
+            )
+            return Outcome("ok", reused.outputs)
+        try:
+            if node.when is not None:
+                raw: Any = (
+                    node.when if isinstance(node.when, str) else node.when.model_dump(by_alias=True)
+                )
+                expression = compile_when(raw)
+                if not truthy(expression.evaluate(self.resolve)):
+                    self.events.emit(
+                        "node_skipped",
+                        node_id=path,
+                        reason="when_condition_false",
+                        condition=expression.text,
+                    )
+                    return Outcome("skipped", None)
+        except BlockError as exc:
+            return self.failed(path, exc, 0)
+        limit = self.policy.concurrency.per_node.get(node_id)
+        if limit is not None and not isinstance(node, LoopNode):
+            with self.ctx.semaphore(f"{self.plan.id}:{node_id}", limit):
+                return self.dispatch(node, path)
+        return self.dispatch(node, path)
+
+    def dispatch(self, node: BlockNode | LoopNode | SubflowNode, path: str) -> Outcome:
+        from keiri_agent.plan import control
+
+        if isinstance(node, BlockNode):
+            return self.run_block_node(node, path)
+        if isinstance(node, LoopNode):
+            return control.run_loop(self, node, path)
+        return control.run_subflow(self, node, path)
+
+    def failed(self, path: str, error: BlockError, attempt: int) -> Outcome:
+        error.details.setdefault("node_id", path)
+        self.events.emit("node_error", node_id=path, error=error.to_dict(), retry=attempt)
+        if error.code == ErrorCode.CANCELLED:
+            return Outcome("cancelled", None, error)
+        return Outcome("failed", None, error)
+
+    def complete(self, path: str, outputs: dict[str, Any], started: float) -> Outcome:
+        stored: dict[str, Any] | None = None
+        file: str | None = None
+        if self.ctx.store is not None:
+            try:
+                stored, file = self.ctx.store.encode(path, outputs)
+            except NotPersistable as exc:
+                self.events.emit(
+                    "log",
+                    node_id=path,
+                    level="warning",
+                    msg=f"出力を保存できないため、再開・再実行ではこのノードを実行し直します（{exc}）。",
+                )
+        self.events.emit(
+            "node_complete",
+            node_id=path,
+            outputs=outputs,
+            duration_ms=(time.perf_counter() - started) * 1000,
+            stored=stored,
+            outputs_file=file,
+        )
+        return Outcome("ok", outputs)
+
+    def run_block_node(self, node: BlockNode, path: str) -> Outcome:
+        started = time.perf_counter()
+        try:
+            spec = self.ctx.registry.get(node.block)
+            inputs = render(node.inputs, self.resolve)
+        except BlockError as exc:
+            return self.failed(path, exc, 0)
+        self.events.emit("node_start", node_id=path, block=spec.ref)
+        attempts = self.policy.retries + 1 if self.policy.on_error == "retry" else 1
+        error: BlockError | None = None
+        for attempt in range(attempts):
+            try:
+                outputs = self.call_block(spec, inputs, path)
+            except InputRequired as pause:
+                self.events.emit("node_waiting", node_id=path, request=pause.request)
+                with self.ctx._lock:
+                    self.ctx.waiting.append({"node_id": path, "request": pause.request})
+                return Outcome("waiting")
+            except BlockError as exc:
+                error = exc
+            except Exception as exc:
+                error = BlockError(
+                    f"ブロック {spec.id} の実行中に予期しないエラーが起きました: {type(exc).__name__}: {exc}",
+                    code=ErrorCode.INTERNAL_ERROR,
+                    hint="入力データを確認してください。解決しない場合はブロックの不具合として報告してください。",
+                    details={"node_id": path, "block": spec.ref},
+                    recoverable=True,
+                )
+            else:
+                exposed = {node.out.get(port, port): value for port, value in outputs.items()}
+                return self.complete(path, exposed, started)
+            if self.ctx.cancel.is_set() or error.code == ErrorCode.CANCELLED:
+                return self.failed(path, error, attempt)
+            if attempt + 1 < attempts:
+                self.events.emit("node_error", node_id=path, error=error.to_dict(), retry=attempt)
+        assert error is not None
+        return self.failed(path, error, attempts - 1)
+
+    def call_block(self, spec: BlockSpec, inputs: dict[str, Any], path: str) -> dict[str, Any]:
+        timeout = self.policy.timeout_ms / 1000 if self.policy.timeout_ms else None
+        ctx = self.ctx
+        if not (ctx.backend.local or spec.is_ui):
+            return self._call_remote(spec, inputs, path, timeout)
+        block = ctx.registry.load(spec.ref)
+        cancel = ctx.node_event()
+        block_ctx = BlockContext(
+            run_id=self.sub_run_id or ctx.run_id,
+            plan_id=self.plan.id,
+            node_id=path,
+            block_version=spec.version,
+            workspace=ctx.workspace,
+            events=self.events,
+            cancel_event=cancel,
+            settings=ctx.settings,
+            inputs=ctx.answers,
+        )
+        try:
+            if timeout is None:
+                return run_block(block, inputs, block_ctx)
+            future = ctx.backend.submit(run_block, block, inputs, block_ctx)
+            try:
+                return future.result(timeout=timeout)
+            except cf.TimeoutError:
+                cancel.set()  # cooperative blocks stop at their next check_cancelled()
+                raise _timeout(path, spec, self.policy.timeout_ms) from None
+        finally:
+            ctx.release(cancel)
+
+    def _call_remote(
+        self, spec: BlockSpec, inputs: dict[str, Any], path: str, timeout: float | None
+    ) -> dict[str, Any]:
+        root = self.ctx.registry.root_of(spec)
+        job = BlockJob(
+            spec=spec,
+            spec_root=str(root) if root else None,
+            inputs=inputs,
+            run_id=self.sub_run_id or self.ctx.run_id,
+            plan_id=self.plan.id,
+            node_path=path,
+            workspace=str(self.ctx.workspace),
+        )
+        future = self.ctx.backend.submit(execute_job, job)
+        try:
+            result = future.result(timeout=timeout)
+        except cf.TimeoutError:
+            future.cancel()
+            raise _timeout(path, spec, self.policy.timeout_ms) from None
+        for kind, fields in result.events:
+            fields = {k: v for k, v in fields.items() if k not in ("id", "event", "run_id")}
+            fields["node_id"] = path
+            self.events.emit(kind, **fields)
+        if result.error is not None:
+            raise BlockError.from_dict(result.error)
+        assert result.outputs is not None
+        return result.outputs
+
+
+def _timeout(path: str, spec: BlockSpec, timeout_ms: int | None) -> BlockError:
+    return BlockError(
+        f"ノード {path}（{spec.id}）が {timeout_ms} ms 以内に終わりませんでした。",
+        code=ErrorCode.TIMEOUT_ERROR,
+        hint="policy.timeout_ms を延ばすか、入力を小さく分けてください（foreach など）。",
+        details={"node_id": path, "block": spec.ref, "timeout_ms": timeout_ms},
+        recoverable=True,
+    )

@@ -1,0 +1,147 @@
+"""Running one block: inputs checked against the contract, the block run, outputs checked.
+
+``run_block`` is what every backend ends up calling. For remote backends (Dask) the work is
+described by a picklable :class:`BlockJob`; :func:`execute_job` rebuilds the block on the worker
+and returns the outputs together with the events the block emitted, which the runner then logs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from keiri_agent.blocks.base import Block, BlockContext
+from keiri_agent.blocks.registry import instantiate
+from keiri_agent.blocks.schema import SchemaRefError, check_value, resolve_port
+from keiri_agent.blocks.spec import BlockSpec, port_is_required
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.events.models import EventType, RunEvent, summarize_value
+
+__all__ = ["BlockJob", "JobResult", "check_outputs", "execute_job", "prepare_inputs", "run_block"]
+
+
+def prepare_inputs(spec: BlockSpec, node_path: str, given: dict[str, Any]) -> dict[str, Any]:
+    """Defaults filled in and every input checked against its port (all problems at once)."""
+    inputs = dict(given)
+    problems: list[str] = []
+    for name, port in spec.inputs.items():
+        if name not in inputs:
+            if "default" in port:
+                inputs[name] = port["default"]
+            elif port_is_required(port):
+                problems.append(f"必須入力 '{name}' がありません")
+            continue
+        if inputs[name] is None and not port.get("nullable") and not port_is_required(port):
+            continue  # an optional input left empty (a skipped upstream node, for instance)
+        try:
+            problem = check_value(inputs[name], resolve_port(port))
+        except SchemaRefError as exc:
+            problem = exc.message
+        if problem:
+            problems.append(f"入力 '{name}': {problem}")
+    if problems:
+        raise BlockError(
+            f"ノード {node_path}（{spec.id}）の入力が不正です: " + "; ".join(problems),
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="上流ノードの出力か Plan の in の値を、ブロックの入力定義に合わせてください。",
+            details={"node_id": node_path, "block": spec.ref, "problems": problems},
+            input_snapshot=summarize_value(inputs),
+            recoverable=True,
+        )
+    return inputs
+
+
+def check_outputs(spec: BlockSpec, node_path: str, outputs: Any) -> dict[str, Any]:
+    if not isinstance(outputs, dict):
+        raise BlockError(
+            f"ノード {node_path}（{spec.id}）の出力が辞書ではありません（{type(outputs).__name__}）。",
+            code=ErrorCode.OUTPUT_SCHEMA_MISMATCH,
+            hint="ブロックの run() は出力名をキーとする dict を返す必要があります。",
+            details={"node_id": node_path, "block": spec.ref},
+        )
+    problems: list[str] = []
+    for name, port in spec.outputs.items():
+        if name not in outputs:
+            problems.append(f"出力 '{name}' がありません")
+            continue
+        if outputs[name] is None and not port_is_required(port):
+            continue
+        try:
+            problem = check_value(outputs[name], resolve_port(port))
+        except SchemaRefError as exc:
+            problem = exc.message
+        if problem:
+            problems.append(f"出力 '{name}': {problem}")
+    extra = sorted(set(outputs) - set(spec.outputs))
+    if extra:
+        problems.append(f"定義にない出力 {', '.join(extra)}")
+    if problems:
+        raise BlockError(
+            f"ノード {node_path}（{spec.id}）の出力が定義と合いません: " + "; ".join(problems),
+            code=ErrorCode.OUTPUT_SCHEMA_MISMATCH,
+            hint="ブロックの実装か、block_specs の outputs 定義を直してください。",
+            details={"node_id": node_path, "block": spec.ref, "problems": problems},
+        )
+    return outputs
+
+
+def run_block(block: Block, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
+    spec = block.spec
+    prepared = prepare_inputs(spec, ctx.node_id, inputs)
+    block.check_inputs(prepared)
+    try:
+        outputs = block.run(prepared, ctx)
+    except BlockError as exc:
+        exc.details.setdefault("node_id", ctx.node_id)
+        if not exc.input_snapshot:
+            exc.input_snapshot = summarize_value(prepared)
+        raise
+    return check_outputs(spec, ctx.node_id, outputs)
+
+
+class _ListEmitter:
+    """Collects a remote block's events so the runner can log them in its own stream."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, dict[str, Any]]] = []
+
+    def emit(self, kind: EventType | str, /, **fields: Any) -> RunEvent | None:
+        self.items.append((str(kind), summarize_value(fields)))
+        return None
+
+
+@dataclass
+class BlockJob:
+    spec: BlockSpec
+    spec_root: str | None
+    inputs: dict[str, Any]
+    run_id: str
+    plan_id: str
+    node_path: str
+    workspace: str
+
+
+@dataclass
+class JobResult:
+    outputs: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+
+def execute_job(job: BlockJob) -> JobResult:
+    """Run a block from a picklable description (on a Dask worker)."""
+    emitter = _ListEmitter()
+    try:
+        block = instantiate(job.spec, Path(job.spec_root) if job.spec_root else None)
+        ctx = BlockContext(
+            run_id=job.run_id,
+            plan_id=job.plan_id,
+            node_id=job.node_path,
+            block_version=job.spec.version,
+            workspace=Path(job.workspace),
+            events=emitter,
+        )
+        return JobResult(outputs=run_block(block, job.inputs, ctx), events=emitter.items)
+    except BlockError as exc:
+        return JobResult(error=exc.to_dict(), events=emitter.items)

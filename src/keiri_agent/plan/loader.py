@@ -1,0 +1,124 @@
+"""Plan files: YAML text → raw mapping with a source map (line/column per YAML path) → Plan.
+
+Every value's position is kept so the validator can point at the line a user must fix.
+Subflow ``plan_id`` values resolve to ``<designs>/<plan_id>.yaml``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.plan.issues import Loc, PlanIssue
+
+__all__ = ["PlanSource", "load_source", "parse_source", "resolve_plan_file"]
+
+MAX_PLAN_BYTES = 2 * 1024 * 1024
+PLAN_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass
+class PlanSource:
+    """A plan as written: the raw mapping, its text and where each YAML path starts."""
+
+    raw: Any
+    text: str
+    file: str | None = None
+    positions: dict[Loc, tuple[int, int]] = field(default_factory=dict)
+    syntax_error: PlanIssue | None = None
+
+    def position(self, loc: Loc) -> tuple[int | None, int | None]:
+        """Line and column (1-based) of ``loc``, or of its nearest located ancestor."""
+        current = tuple(loc)
+        while True:
+            found = self.positions.get(current)
+            if found is not None:
+                return found
+            if not current:
+                return None, None
+            current = current[:-1]
+
+
+def _walk(node: yaml.Node, loc: Loc, out: dict[Loc, tuple[int, int]]) -> None:
+    out.setdefault(loc, (node.start_mark.line + 1, node.start_mark.column + 1))
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(key_node)
+            child = (*loc, key)
+            # Point at the key: that is where a reader looks for "graph[2].in.prompt".
+            out[child] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            _walk(value_node, child, out)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _walk(item, (*loc, i), out)
+
+
+def parse_source(text: str, *, file: str | None = None) -> PlanSource:
+    """Parse plan YAML; a syntax error becomes ``syntax_error`` (never an exception)."""
+    try:
+        raw = yaml.safe_load(text)
+        composed = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        column = mark.column + 1 if mark is not None else None
+        problem = getattr(exc, "problem", None) or str(exc)
+        issue = PlanIssue(
+            code="YAML_SYNTAX",
+            message=f"YAML として解釈できません: {problem}",
+            line=line,
+            column=column,
+            hint="インデント、コロンの後の空白、引用符の閉じ忘れを確認してください。"
+            " `${...}` で始まる値は引用符で囲むと安全です。",
+            file=file,
+        )
+        return PlanSource(raw=None, text=text, file=file, syntax_error=issue)
+    positions: dict[Loc, tuple[int, int]] = {}
+    if composed is not None:
+        _walk(composed, (), positions)
+    return PlanSource(raw=raw, text=text, file=file, positions=positions)
+
+
+def load_source(path: Path | str) -> PlanSource:
+    """Read a plan file (BlockError when it cannot be read at all)."""
+    file = Path(path)
+    try:
+        size = file.stat().st_size
+        if size > MAX_PLAN_BYTES:
+            raise BlockError(
+                f"Plan ファイル {file} が大きすぎます（{size} バイト）。",
+                code=ErrorCode.FILE_TOO_LARGE,
+                hint=f"{MAX_PLAN_BYTES // 1024 // 1024} MB 以下にしてください。"
+                " 大きなデータは Plan に埋め込まずファイルで渡してください。",
+                details={"file": str(file), "size": size},
+            )
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BlockError(
+            f"Plan ファイル {file} が見つかりません。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="パスを確認してください。designs/ 配下の Plan は `ls designs` で一覧できます。",
+            details={"file": str(file)},
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BlockError(
+            f"Plan ファイル {file} を読めません: {exc}",
+            code=ErrorCode.FILE_UNREADABLE,
+            hint="UTF-8 のテキストファイルか、読み取り権限があるかを確認してください。",
+            details={"file": str(file)},
+        ) from exc
+    return parse_source(text, file=str(file))
+
+
+def resolve_plan_file(plan_id: str, designs_dir: Path) -> Path | None:
+    """``common/validation_flow`` → ``designs/common/validation_flow.yaml`` (None if absent)."""
+    base = designs_dir.resolve()
+    for suffix in PLAN_SUFFIXES:
+        candidate = (base / f"{plan_id}{suffix}").resolve()
+        if candidate.is_relative_to(base) and candidate.is_file():
+            return candidate
+    return None

@@ -1,0 +1,335 @@
+"""The plan runner's public face: run, resume, rerun (seed 002 §8).
+
+``PlanRunner.run`` validates the plan (an invalid plan never starts), opens the run log
+``runs/{plan_id}/{timestamp}.jsonl``, snapshots the plan beside it, and executes the graph.
+A UI node without an answer pauses the run (status ``waiting_input``); ``resume`` continues it
+in a new run that reuses every finished node, and ``rerun`` starts again from one node with the
+outputs of everything upstream reused.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from keiri_agent.blocks.base import InputProvider
+from keiri_agent.blocks.registry import BlockRegistry, default_registry
+from keiri_agent.config import Settings, load_settings
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.events import open_run
+from keiri_agent.events.models import RunEvent
+from keiri_agent.plan.backends import Backend, DaskBackend, ThreadBackend
+from keiri_agent.plan.compiled import CompiledGraph, compile_graph
+from keiri_agent.plan.engine import Frame, Reused, RunContext, Values, render_vars
+from keiri_agent.plan.loader import PlanSource, load_source, parse_source
+from keiri_agent.plan.models import LoopNode, Plan, SubflowNode
+from keiri_agent.plan.runstate import AnswersFile, find_run, load_run
+from keiri_agent.plan.validator import load_config, validate_source
+from keiri_agent.plan.values import OutputStore
+
+__all__ = ["PlanRunner", "RunResult"]
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    plan_id: str
+    status: str  # success | failed | waiting_input | cancelled | partial
+    outputs: dict[str, Any] = field(default_factory=dict)  # top-level node → its outputs
+    error: BlockError | None = None
+    waiting: list[dict[str, Any]] = field(default_factory=list)
+    log_path: Path | None = None
+    duration_ms: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        from keiri_agent.events.models import summarize_value
+
+        return {
+            "run_id": self.run_id,
+            "plan_id": self.plan_id,
+            "status": self.status,
+            "outputs": summarize_value(self.outputs),
+            "error": self.error.to_dict() if self.error else None,
+            "waiting": summarize_value(self.waiting),
+            "log_path": str(self.log_path) if self.log_path else None,
+            "duration_ms": round(self.duration_ms, 1),
+        }
+
+
+class PlanRunner:
+    """Runs plans; one runner can run many plans (and reuses its backends)."""
+
+    def __init__(
+        self,
+        registry: BlockRegistry | None = None,
+        *,
+        settings: Settings | None = None,
+        runs_dir: Path | None = None,
+        designs_dir: Path | None = None,
+        config: Mapping[str, Any] | None = None,
+        env: Mapping[str, str] | None = None,
+        backend: Backend | None = None,
+    ) -> None:
+        self.settings = settings or load_settings()
+        self.registry = registry or default_registry()
+        self.runs_dir = Path(runs_dir or self.settings.keiri_runs_dir)
+        self.designs_dir = Path(designs_dir or self.settings.keiri_designs_dir)
+        self.config = (
+            dict(config) if config is not None else load_config(self.settings.keiri_plan_config)
+        )
+        self.env = env if env is not None else os.environ
+        self._backends: dict[str, Backend] = {}
+        if backend is not None:
+            self._backends[backend.name] = backend
+        self._pool = cf.ThreadPoolExecutor(
+            max_workers=self.settings.keiri_plan_max_threads, thread_name_prefix="keiri-node"
+        )
+
+    def close(self) -> None:
+        for backend in self._backends.values():
+            backend.close()
+        self._pool.shutdown(wait=False)
+
+    def __enter__(self) -> PlanRunner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def backend(self, name: str) -> Backend:
+        if name not in self._backends:
+            if name == "dask":
+                self._backends[name] = DaskBackend(self.settings.keiri_dask_scheduler)
+            else:
+                self._backends[name] = ThreadBackend(self.settings.keiri_plan_max_threads)
+        return self._backends[name]
+
+    # --- entry points ------------------------------------------------------------------------
+
+    def run(
+        self,
+        plan: Path | str | PlanSource,
+        *,
+        vars: Mapping[str, Any] | None = None,
+        answers: InputProvider | Path | str | Mapping[str, Any] | None = None,
+        on_event: Callable[[RunEvent], None] | None = None,
+        cancel: Any = None,
+        _reuse: dict[str, Reused] | None = None,
+        _resume_of: str | None = None,
+        _rerun_from: str | None = None,
+    ) -> RunResult:
+        source = plan if isinstance(plan, PlanSource) else load_source(plan)
+        report = validate_source(
+            source, self.registry, designs_dir=self.designs_dir, config=self.config, env=self.env
+        )
+        report.raise_if_invalid(getattr(source.raw, "get", lambda _k: None)("id"))
+        model = Plan.model_validate(source.raw)
+        unknown = sorted(set(vars or {}) - set(model.vars))
+        if unknown:
+            raise BlockError(
+                f"Plan {model.id} に vars {', '.join(unknown)} はありません。",
+                code=ErrorCode.INPUT_VALIDATION_FAILED,
+                hint=f"指定できる vars: {', '.join(model.vars) or 'なし'}",
+                details={"unknown": unknown},
+            )
+        graph = compile_graph(list(model.graph))
+        provider = _provider(answers)
+        stream = open_run(model.id, runs_dir=self.runs_dir)
+        assert stream.log_path is not None
+        store = OutputStore(stream.log_path)
+        snapshot = store.dir / "plan.yaml"
+        snapshot.parent.mkdir(parents=True, exist_ok=True)
+        snapshot.write_text(source.text, encoding="utf-8")
+        workspace = store.dir / "work"
+        workspace.mkdir(exist_ok=True)
+        if on_event is not None:
+            _forward(stream, on_event)
+        ctx = RunContext(
+            run_id=stream.run_id,
+            plan_id=model.id,
+            events=stream,
+            registry=self.registry,
+            backend=self.backend(model.policy.executor),
+            pool=self._pool,
+            workspace=workspace,
+            designs_dir=self.designs_dir,
+            config=self.config,
+            env=self.env,
+            settings=self.settings,
+            answers=provider,
+            store=store,
+            reuse=dict(_reuse or {}),
+        )
+        if cancel is not None:
+            ctx.cancel = cancel
+        started = time.perf_counter()
+        stream.emit(
+            "plan_start",
+            plan_id=model.id,
+            plan_version=model.version,
+            plan_file=str(snapshot.relative_to(stream.log_path.parent)),
+            inputs={"vars": dict(vars or {})},
+            resume_of=_resume_of,
+            rerun_from=_rerun_from,
+        )
+        result = RunResult(stream.run_id, model.id, "failed", log_path=stream.log_path)
+        try:
+            values = Values(render_vars({**model.vars, **(vars or {})}, ctx))
+            frame_result = Frame(ctx, model, graph, values).run()
+            result.status = {"waiting": "waiting_input"}.get(
+                frame_result.status, frame_result.status
+            )
+            result.error = frame_result.error
+            result.outputs = {k: v for k, v in values.outputs.items() if v is not None}
+            result.waiting = list(ctx.waiting)
+        except BlockError as exc:
+            result.status, result.error = "failed", exc
+        finally:
+            result.duration_ms = (time.perf_counter() - started) * 1000
+            stream.emit(
+                "plan_complete",
+                status=result.status,
+                total_duration_ms=result.duration_ms,
+                error=result.error.to_dict() if result.error else None,
+            )
+            stream.close()
+        return result
+
+    def resume(
+        self,
+        run: str | Path,
+        *,
+        answers: InputProvider | Path | str | Mapping[str, Any] | None = None,
+        on_event: Callable[[RunEvent], None] | None = None,
+    ) -> RunResult:
+        """Continue a paused (or failed) run: finished nodes are reused, the rest run."""
+        record = load_run(find_run(run, self.runs_dir))
+        source = self._snapshot(record.plan_file, record.run_id)
+        return self.run(
+            source,
+            vars=record.vars,
+            answers=answers,
+            on_event=on_event,
+            _reuse=record.completed,
+            _resume_of=record.run_id,
+        )
+
+    def rerun(
+        self,
+        run: str | Path,
+        from_node: str,
+        *,
+        answers: InputProvider | Path | str | Mapping[str, Any] | None = None,
+        plan: Path | str | None = None,
+        on_event: Callable[[RunEvent], None] | None = None,
+    ) -> RunResult:
+        """Run again from ``from_node``: it and everything downstream run, upstream is reused."""
+        record = load_run(find_run(run, self.runs_dir))
+        if from_node not in record.seen:
+            raise BlockError(
+                f"実行 {record.run_id} にノード {from_node} はありません。",
+                code=ErrorCode.INPUT_VALIDATION_FAILED,
+                hint="このログのノード: " + ", ".join(sorted(record.seen)[:30]),
+                details={"run_id": record.run_id, "node": from_node},
+            )
+        source = load_source(plan) if plan else self._snapshot(record.plan_file, record.run_id)
+        model = Plan.model_validate(source.raw)
+        dropped = self._invalidated(model, compile_graph(list(model.graph)), from_node)
+        reuse = {p: v for p, v in record.completed.items() if not dropped(p)}
+        return self.run(
+            source,
+            vars=record.vars,
+            answers=answers,
+            on_event=on_event,
+            _reuse=reuse,
+            _rerun_from=from_node,
+        )
+
+    # --- helpers -----------------------------------------------------------------------------
+
+    def _snapshot(self, plan_file: Path | None, run_id: str) -> PlanSource:
+        if plan_file is None or not plan_file.is_file():
+            raise BlockError(
+                f"実行 {run_id} の Plan のスナップショットが見つかりません（{plan_file}）。",
+                code=ErrorCode.DEPENDENCY_NOT_FOUND,
+                hint="ログと同じ場所の .files/plan.yaml が消えていないか確認してください。",
+                details={"run_id": run_id},
+            )
+        return parse_source(plan_file.read_text(encoding="utf-8"), file=str(plan_file))
+
+    def _invalidated(self, plan: Plan, graph: CompiledGraph, path: str) -> Callable[[str], bool]:
+        """A predicate: does the node at a path have to run again when rerunning from ``path``?"""
+        exact: set[str] = set()
+        subtree: set[str] = set()  # these paths and everything nested under them
+        prefix = ""
+        parts = path.split("/")
+        current: CompiledGraph | None = graph
+        for depth, part in enumerate(parts):
+            if current is None:
+                break
+            node_id, _, index = part.partition("[")
+            last = depth == len(parts) - 1
+            for node in current.downstream(node_id):
+                if node == node_id and not last:
+                    exact.add(prefix + node)  # the enclosing loop/subflow re-collects
+                else:
+                    subtree.add(prefix + node)
+            node = current.nodes.get(node_id)
+            if isinstance(node, LoopNode):
+                current = current.bodies.get(node_id)
+                prefix += f"{node_id}[{index}/" if index else f"{node_id}/"
+            elif isinstance(node, SubflowNode):
+                sub = load_source(_sub_file(self.designs_dir, node.call.plan_id))
+                current = compile_graph(list(Plan.model_validate(sub.raw).graph))
+                prefix += f"{node_id}/"
+            else:
+                current = None
+
+        def dropped(candidate: str) -> bool:
+            if candidate in exact or candidate in subtree:
+                return True
+            return any(candidate.startswith((s + "/", s + "[")) for s in subtree)
+
+        return dropped
+
+
+def _sub_file(designs_dir: Path, plan_id: str) -> Path:
+    from keiri_agent.plan.loader import resolve_plan_file
+
+    file = resolve_plan_file(plan_id, designs_dir)
+    if file is None:
+        raise BlockError(
+            f"サブフロー '{plan_id}' が見つかりません。",
+            code=ErrorCode.DEPENDENCY_NOT_FOUND,
+            hint="designs/ 配下の Plan を確認してください。",
+            details={"plan_id": plan_id},
+        )
+    return file
+
+
+def _provider(
+    answers: InputProvider | Path | str | Mapping[str, Any] | None,
+) -> InputProvider | None:
+    if answers is None or hasattr(answers, "answers_for"):
+        return answers  # type: ignore[return-value]
+    if isinstance(answers, Mapping):
+        return AnswersFile(answers)
+    return AnswersFile.load(answers)
+
+
+def _forward(stream: Any, on_event: Callable[[RunEvent], None]) -> None:
+    """Call ``on_event`` for each event as it is emitted (wraps the stream's emit)."""
+    original = stream.emit
+
+    def emit(kind: Any, /, **fields: Any) -> RunEvent:
+        event: RunEvent = original(kind, **fields)
+        on_event(event)
+        return event
+
+    stream.emit = emit
+

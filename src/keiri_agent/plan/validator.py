@@ -1,0 +1,218 @@
+"""The strict plan validator (seed 002 §6, seed 004 §9): every problem, at once, located.
+
+``validate_source`` takes a plan as written and returns a :class:`ValidationReport`; it never
+raises for a bad plan (only for a broken installation). Steps:
+
+1. schema: the plan's structure (Pydantic), node by node so one bad node hides nothing else;
+2. nodes: blocks exist, ``in``/``out`` keys are the spec's, required inputs are there, literal
+   inputs fit their port schema, block-specific rules (``plan.rules``);
+3. references: every ``${...}`` resolves in its scope, and its type fits the input port;
+4. graph: duplicate ids, cycles (through loops and subflows), unused outputs (warnings);
+5. UI: ``ui.layout`` against the graph, ``ui.interactive_input`` requirements.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.errors import BlockError
+from keiri_agent.plan import rules
+from keiri_agent.plan.checker import Checker
+from keiri_agent.plan.issues import Loc, PlanIssue, ValidationReport, format_path
+from keiri_agent.plan.loader import PlanSource, load_source, parse_source
+from keiri_agent.plan.models import API_VERSIONS, Node, Plan
+
+__all__ = ["load_config", "validate_file", "validate_source", "validate_text"]
+
+_NODE_ADAPTER: TypeAdapter[Any] = TypeAdapter(Node)
+_TAGS = frozenset({"block", "loop", "subflow"})
+
+
+def load_config(path: Path | None) -> dict[str, Any]:
+    """The mapping behind ``${config.*}`` (empty without a file)."""
+    if path is None:
+        return {}
+    import yaml
+
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise BlockError(
+            f"設定ファイル {path} を読めません: {exc}",
+            code="CONFIGURATION_ERROR",
+            hint="KEIRI_PLAN_CONFIG に YAML ファイルのパスを指定してください。",
+            details={"file": str(path)},
+        ) from exc
+    return data if isinstance(data, dict) else {}
+
+
+def _clean_loc(loc: tuple[Any, ...], error_type: str) -> Loc:
+    """Drop the discriminator tags Pydantic inserts after list indices of ``graph``."""
+    out: list[str | int] = []
+    previous: Any = None
+    for part in loc:
+        if isinstance(previous, int) and part in _TAGS and error_type != "invalid_node_type":
+            previous = part
+            continue
+        out.append(part)
+        previous = part
+    return tuple(out)
+
+
+def _schema_issue(source: PlanSource, err: Mapping[str, Any], prefix: Loc) -> PlanIssue:
+    loc = (*prefix, *_clean_loc(tuple(err["loc"]), err["type"]))
+    line, column = source.position(loc)
+    field = str(loc[-1]) if loc else ""
+    code, hint = "PLAN_SCHEMA", "Plan DSL（docs/plan-dsl.md）の書式に合わせてください。"
+    if err["type"] == "missing" and field == "max_iterations":
+        code, hint = (
+            "WHILE_MAX_ITERATIONS",
+            "無限ループを防ぐため while には max_iterations が必須です。",
+        )
+    elif err["type"] == "missing":
+        hint = f"'{field}' を追加してください。"
+    elif err["type"] == "extra_forbidden":
+        hint = f"'{field}' はこの位置で使えないキーです。綴りを確認してください。"
+    elif err["type"] == "invalid_node_type":
+        code = "UNKNOWN_NODE_TYPE"
+    message = str(err["msg"]).removeprefix("Value error, ")
+    node_id = _node_id_at(source.raw, loc)
+    return PlanIssue(
+        code=code,
+        message=f"{_fmt(loc)}: {message}",
+        node_id=node_id,
+        path=_fmt(loc),
+        line=line,
+        column=column,
+        hint=hint,
+        file=source.file,
+    )
+
+
+def _fmt(loc: Loc) -> str:
+    return format_path(loc)
+
+
+def _node_id_at(raw: Any, loc: Loc) -> str | None:
+    """The id of the innermost node that ``loc`` points into (for error messages)."""
+    found: str | None = None
+    current = raw
+    for part in loc:
+        if isinstance(current, Mapping):
+            current = current.get(part)
+        elif isinstance(current, list) and isinstance(part, int) and part < len(current):
+            current = current[part]
+            if isinstance(current, Mapping) and isinstance(current.get("id"), str):
+                found = current["id"] if found is None else f"{found}/{current['id']}"
+        else:
+            break
+    return found
+
+
+def _parse_plan(
+    source: PlanSource, report: ValidationReport
+) -> tuple[Plan | None, set[str], list[int]]:
+    """The plan with every node that is valid on its own; invalid nodes are reported."""
+    raw = source.raw
+    if not isinstance(raw, Mapping):
+        report.add(
+            PlanIssue(
+                code="PLAN_SCHEMA",
+                message="Plan の先頭はマッピング（apiVersion, id, graph ...）である必要があります。",
+                line=1,
+                column=1,
+                hint="`id:` と `graph:` を持つ YAML にしてください。",
+                file=source.file,
+            )
+        )
+        return None, set(), []
+    try:
+        plan = Plan.model_validate(raw)
+        return plan, set(), list(range(len(plan.graph)))
+    except ValidationError as exc:
+        for err in exc.errors(include_url=False):
+            report.add(_schema_issue(source, err, ()))
+    # Keep the valid nodes so the other checks still run; the dropped ones are known by id.
+    graph = raw.get("graph") if isinstance(raw.get("graph"), list) else []
+    kept: list[Any] = []
+    dropped: set[str] = set()
+    for item in graph:
+        try:
+            _NODE_ADAPTER.validate_python(item)
+            kept.append(item)
+        except ValidationError:
+            if isinstance(item, Mapping) and isinstance(item.get("id"), str):
+                dropped.add(item["id"])
+    top = {k: v for k, v in raw.items() if k != "graph"}
+    try:
+        plan = Plan.model_validate({**top, "graph": kept})
+    except ValidationError:
+        return None, dropped, []
+    return plan, dropped, [i for i, item in enumerate(graph) if any(item is k for k in kept)]
+
+
+def validate_source(
+    source: PlanSource,
+    registry: BlockRegistry,
+    *,
+    designs_dir: Path | None = None,
+    config: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    _stack: tuple[str, ...] = (),
+) -> ValidationReport:
+    """Validate a parsed plan source; see the module docstring for the steps."""
+    from keiri_agent.config import load_settings
+
+    report = ValidationReport()
+    if source.syntax_error is not None:
+        report.add(source.syntax_error)
+        return report
+    plan, dropped, index_map = _parse_plan(source, report)
+    if plan is None:
+        return report
+    settings = None
+    if designs_dir is None or config is None:
+        settings = load_settings()
+    checker = Checker(
+        source=source,
+        plan=plan,
+        registry=registry,
+        report=report,
+        designs_dir=designs_dir if designs_dir is not None else settings.keiri_designs_dir,  # type: ignore[union-attr]
+        config=config if config is not None else load_config(settings.keiri_plan_config),  # type: ignore[union-attr]
+        env=env if env is not None else os.environ,
+        stack=(*_stack, plan.id),
+        index_map=index_map,
+        validate_subflow=lambda src: validate_source(
+            src,
+            registry,
+            designs_dir=checker.designs_dir,
+            config=checker.config,
+            env=checker.env,
+            _stack=(*_stack, plan.id),
+        ),
+    )
+    if plan.apiVersion not in API_VERSIONS:
+        checker.issue(
+            "UNSUPPORTED_API_VERSION",
+            f"apiVersion '{plan.apiVersion}' には対応していません（対応: {', '.join(API_VERSIONS)}）。",
+            ("apiVersion",),
+            hint="apiVersion: v1 にしてください。",
+        )
+    checker.check(dropped)
+    rules.check_ui(checker)
+    return report
+
+
+def validate_text(text: str, registry: BlockRegistry, **kwargs: Any) -> ValidationReport:
+    return validate_source(parse_source(text), registry, **kwargs)
+
+
+def validate_file(path: Path | str, registry: BlockRegistry, **kwargs: Any) -> ValidationReport:
+    return validate_source(load_source(path), registry, **kwargs)
