@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import os
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -118,7 +119,7 @@ class PlanRunner:
         vars: Mapping[str, Any] | None = None,
         answers: InputProvider | Path | str | Mapping[str, Any] | None = None,
         on_event: Callable[[RunEvent], None] | None = None,
-        cancel: Any = None,
+        cancel: threading.Event | None = None,
         _reuse: dict[str, Reused] | None = None,
         _resume_of: str | None = None,
         _rerun_from: str | None = None,
@@ -165,8 +166,16 @@ class PlanRunner:
             store=store,
             reuse=dict(_reuse or {}),
         )
+        finished = threading.Event()
         if cancel is not None:
-            ctx.cancel = cancel
+            # Relay an outside cancel request to the run and to every running block.
+            def relay() -> None:
+                while not finished.is_set():
+                    if cancel.wait(0.05):
+                        ctx.cancel_all()
+                        return
+
+            threading.Thread(target=relay, name="keiri-cancel", daemon=True).start()
         started = time.perf_counter()
         stream.emit(
             "plan_start",
@@ -198,6 +207,7 @@ class PlanRunner:
                 error=result.error.to_dict() if result.error else None,
             )
             stream.close()
+            finished.set()
         return result
 
     def resume(

@@ -73,3 +73,12 @@ class ItemsBlock(ProcessingBlock):
 class AddBlock(ProcessingBlock):
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
         return {"sum": inputs["a"] + inputs.get("b", 0)}
+
+
+class PidBlock(ProcessingBlock):
+    """Returns the id of the process it ran in (to prove where a backend ran it)."""
+
+    def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
+        import os
+
+        return {"pid": os.getpid(), "value": inputs.get("value")}
