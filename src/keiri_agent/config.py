@@ -14,7 +14,6 @@ llama.cpp server, LiteLLM) is reached with the ``openai`` provider and ``OPENAI_
 from __future__ import annotations
 
 import os
-
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Literal, NamedTuple

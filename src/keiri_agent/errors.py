@@ -61,7 +61,9 @@ class ErrorCode(StrEnum):
     PLAN_INVALID = "PLAN_INVALID"  # a plan file fails validation (details['errors'] lists them)
     BLOCK_NOT_FOUND = "BLOCK_NOT_FOUND"  # no block spec with that id (and version)
     INVALID_REFERENCE = "INVALID_REFERENCE"  # a malformed ${...} in a plan
-    INVALID_EXPRESSION = "INVALID_EXPRESSION"  # a when/while expression that does not parse or evaluate
+    INVALID_EXPRESSION = (
+        "INVALID_EXPRESSION"  # a when/while expression that does not parse or evaluate
+    )
     LOOP_LIMIT_REACHED = "LOOP_LIMIT_REACHED"  # a required while loop still true at max_iterations
     INTERNAL_ERROR = "INTERNAL_ERROR"
 

@@ -60,21 +60,21 @@ def test_pause_and_resume_inside_a_foreach(
     second = runner.resume(first.run_id, answers={"each[1]/ask": {"amount": 10}})
     assert second.status == "waiting_input"
     assert sorted(w["node_id"] for w in second.waiting) == ["each[0]/ask", "each[2]/ask"]
-    assert "items" not in executed(second) and "items" in reused(second)
+    assert "items" not in executed(second)
+    assert "items" in reused(second)
 
     answers = tmp_path / "answers.yaml"
     answers.write_text("ask:\n  amount: 100\n", encoding="utf-8")
     third = runner.resume(second.run_id, answers=answers)
     assert third.status == "success", third.error
     assert third.outputs["each"]["total"] == [100, 11, 102]  # iteration 1 kept its answer 10
-    assert "each[1]/ask" in reused(third) and "each[1]/total" in reused(third)
+    assert "each[1]/ask" in reused(third)
+    assert "each[1]/total" in reused(third)
     assert {"each[0]/ask", "each[2]/ask", "grand"} <= set(executed(third))
     assert "items" not in executed(third)
 
 
-def test_pause_and_resume_inside_a_subflow(
-    runner: PlanRunner, write_plan: WritePlan
-) -> None:
+def test_pause_and_resume_inside_a_subflow(runner: PlanRunner, write_plan: WritePlan) -> None:
     write_plan(
         "common/confirm",
         f"""
@@ -113,7 +113,8 @@ def test_bad_answers_fail_with_every_problem_and_can_be_resumed(
     plan = write_plan("one", f"id: one\ngraph:\n  - {ASK}\n")
     result = runner.run(plan, answers={"ask": {"amount": "たくさん"}})
     assert result.status == "failed"
-    assert result.error is not None and result.error.code == "INPUT_VALIDATION_FAILED"
+    assert result.error is not None
+    assert result.error.code == "INPUT_VALIDATION_FAILED"
     assert result.error.recoverable
     fixed = runner.resume(result.run_id, answers={"ask": {"amount": 3}})
     assert fixed.status == "success"
@@ -157,12 +158,14 @@ graph:
 """,
     )
     first = runner.run(broken)
-    assert first.status == "failed" and first.error is not None
+    assert first.status == "failed"
+    assert first.error is not None
     failed_node = first.error.details["node_id"]
     fixed = write_plan("fix_v2", broken.read_text().replace("fail: true", "fail: false"))
     again = runner.rerun(first.run_id, failed_node, plan=fixed)
     assert again.status == "success"
-    assert executed(again) == ["b"] and again.outputs["b"] == {"value": 1}
+    assert executed(again) == ["b"]
+    assert again.outputs["b"] == {"value": 1}
 
 
 def test_rerun_one_iteration_of_a_foreach(runner: PlanRunner, write_plan: WritePlan) -> None:
@@ -181,7 +184,8 @@ def test_rerun_of_an_unknown_node_names_the_nodes(
     first = runner.run(write_plan("chain", CHAIN))
     with pytest.raises(BlockError) as info:
         runner.rerun(first.run_id, "zzz")
-    assert "a" in info.value.hint and info.value.code == "INPUT_VALIDATION_FAILED"
+    assert "a" in info.value.hint
+    assert info.value.code == "INPUT_VALIDATION_FAILED"
 
 
 def test_resume_of_an_unknown_run(runner: PlanRunner) -> None:
@@ -206,8 +210,10 @@ graph:
     complete = next(
         e for e in read_events(first.log_path) if e.event == "node_complete" and e.node_id == "many"
     )
-    assert complete.stored is None and complete.outputs_file
+    assert complete.stored is None
+    assert complete.outputs_file
     assert (first.log_path.parent / complete.outputs_file).is_file()
     again = runner.rerun(first.run_id, "n")
-    assert executed(again) == ["n"] and again.outputs["many"]["count"] == 2000
+    assert executed(again) == ["n"]
+    assert again.outputs["many"]["count"] == 2000
     assert len(again.outputs["many"]["items"]) == 2000

@@ -45,7 +45,9 @@ graph:
     assert elapsed < 0.9, f"two 0.5 s nodes took {elapsed:.2f} s: not parallel"
 
 
-def test_default_max_workers_limits_parallel_nodes(runner: PlanRunner, write_plan: WritePlan) -> None:
+def test_default_max_workers_limits_parallel_nodes(
+    runner: PlanRunner, write_plan: WritePlan
+) -> None:
     nodes = "\n".join(
         f"  - {{id: n{i}, block: test.sleep, in: {{seconds: 0.1}}}}" for i in range(6)
     )
@@ -176,7 +178,8 @@ graph:
     )
     result = runner.run(plan)
     assert result.status == "failed"
-    assert result.error is not None and result.error.code == "LOOP_LIMIT_REACHED"
+    assert result.error is not None
+    assert result.error.code == "LOOP_LIMIT_REACHED"
     assert result.error.details["node_id"] == "again"
 
 
@@ -193,7 +196,8 @@ graph:
     )
     result = runner.run(plan)
     assert result.status == "success"
-    assert "a" not in result.outputs and result.outputs["b"] == {"value": 2}
+    assert "a" not in result.outputs
+    assert result.outputs["b"] == {"value": 2}
     skipped = events_of(result, "node_skipped")
     assert [(e.node_id, e.reason) for e in skipped] == [("a", "when_condition_false")]
     assert runner.run(plan, vars={"enabled": True}).outputs["a"] == {"value": 1}
@@ -284,7 +288,8 @@ graph:
     result = runner.run(plan)
     assert time.perf_counter() - t0 < 1.5
     assert result.status == "failed"
-    assert result.error is not None and result.error.code == "TIMEOUT_ERROR"
+    assert result.error is not None
+    assert result.error.code == "TIMEOUT_ERROR"
     deadline = time.monotonic() + 2
     while Gauge.current and time.monotonic() < deadline:  # the block saw its cancel event
         time.sleep(0.01)
@@ -310,9 +315,7 @@ graph:
     assert "after" not in started(result)
 
 
-def test_subflow_has_its_own_vars_and_exports(
-    runner: PlanRunner, write_plan: WritePlan
-) -> None:
+def test_subflow_has_its_own_vars_and_exports(runner: PlanRunner, write_plan: WritePlan) -> None:
     write_plan(
         "common/double",
         """
@@ -341,13 +344,15 @@ graph:
     assert result.status == "success"
     assert result.outputs["sub"] == {"result": 6}  # the parent's x=100 did not leak in
     sub_events = [e for e in read_events(result.log_path) if e.node_id == "sub/twice"]
-    assert sub_events and all(e.sub_run_id == f"{result.run_id}.sub#1" for e in sub_events)
+    assert sub_events
+    assert all(e.sub_run_id == f"{result.run_id}.sub#1" for e in sub_events)
 
 
-def test_subflow_errors_propagate_to_the_parent(
-    runner: PlanRunner, write_plan: WritePlan
-) -> None:
-    write_plan("broken", "id: broken\ngraph:\n  - {id: boom, block: test.fail, in: {message: 内部で失敗}}\n")
+def test_subflow_errors_propagate_to_the_parent(runner: PlanRunner, write_plan: WritePlan) -> None:
+    write_plan(
+        "broken",
+        "id: broken\ngraph:\n  - {id: boom, block: test.fail, in: {message: 内部で失敗}}\n",
+    )
     plan = write_plan(
         "caller",
         """
@@ -358,13 +363,16 @@ graph:
     )
     result = runner.run(plan)
     assert result.status == "failed"
-    assert result.error is not None and result.error.code == "API_ERROR"
+    assert result.error is not None
+    assert result.error.code == "API_ERROR"
     assert "内部で失敗" in result.error.message
     assert result.error.details["node_id"] == "sub"
     assert result.error.details["inner_node_id"] == "sub/boom"
 
 
-def test_invalid_plan_never_starts(runner: PlanRunner, write_plan: WritePlan, tmp_path: Path) -> None:
+def test_invalid_plan_never_starts(
+    runner: PlanRunner, write_plan: WritePlan, tmp_path: Path
+) -> None:
     plan = write_plan("bad", "id: bad\ngraph:\n  - {id: a, block: test.nope}\n")
     with pytest.raises(BlockError) as info:
         runner.run(plan)
@@ -374,7 +382,9 @@ def test_invalid_plan_never_starts(runner: PlanRunner, write_plan: WritePlan, tm
 
 
 def test_unknown_var_override_is_refused(runner: PlanRunner, write_plan: WritePlan) -> None:
-    plan = write_plan("v", "id: v\nvars: {a: 1}\ngraph:\n  - {id: n, block: test.add, in: {a: 1}}\n")
+    plan = write_plan(
+        "v", "id: v\nvars: {a: 1}\ngraph:\n  - {id: n, block: test.add, in: {a: 1}}\n"
+    )
     with pytest.raises(BlockError) as info:
         runner.run(plan, vars={"b": 2})
     assert "a" in info.value.hint
@@ -394,7 +404,8 @@ graph:
     )
     result = runner.run(plan)
     assert result.status == "failed"
-    assert result.error is not None and result.error.code == "INPUT_VALIDATION_FAILED"
+    assert result.error is not None
+    assert result.error.code == "INPUT_VALIDATION_FAILED"
     assert result.error.details["node_id"] == "add"
     assert result.error.input_snapshot == {"a": "abc", "b": 0}
 
@@ -428,7 +439,13 @@ graph:
         )
         from keiri_agent.config import load_settings
 
-        with PlanRunner(registry, settings=load_settings(), runs_dir=tmp_path / "runs", designs_dir=designs, config={}) as runner:
+        with PlanRunner(
+            registry,
+            settings=load_settings(),
+            runs_dir=tmp_path / "runs",
+            designs_dir=designs,
+            config={},
+        ) as runner:
             result = runner.run(plan)
         assert result.status == "success", result.error
         assert result.outputs["each"]["value"] == list(range(6))

@@ -8,6 +8,7 @@ are refused, naming both files: silently picking one would run code nobody chose
 
 from __future__ import annotations
 
+import builtins
 import importlib
 import importlib.util
 import sys
@@ -41,7 +42,7 @@ class BlockRegistry:
 
     # --- discovery ---------------------------------------------------------------------------
 
-    def discover(self, directory: Path) -> list[BlockSpec]:
+    def discover(self, directory: Path) -> builtins.list[BlockSpec]:
         """Load every ``*.yaml`` / ``*.yml`` under ``directory`` (recursively)."""
         if not directory.is_dir():
             raise BlockError(
@@ -50,7 +51,12 @@ class BlockRegistry:
                 hint="KEIRI_BLOCK_SPEC_DIRS に存在するディレクトリを指定してください。",
                 details={"directory": str(directory)},
             )
-        found = sorted([*directory.rglob("*.yaml"), *directory.rglob("*.yml")])
+        # ``schemas/`` holds JSON Schemas for ``$ref: jsonschema://...``, not block specs.
+        found = sorted(
+            p
+            for p in [*directory.rglob("*.yaml"), *directory.rglob("*.yml")]
+            if p.relative_to(directory).parts[0] != "schemas"
+        )
         specs = [load_spec_file(path) for path in found]
         for spec in specs:
             self.add(spec, root=directory)
@@ -104,12 +110,14 @@ class BlockRegistry:
                 hint = f"似た名前のブロック: {', '.join(close)}。" + hint
         return _raise_not_found(ref, hint)
 
-    def versions(self, block_id: str) -> list[BlockSpec]:
+    def versions(self, block_id: str) -> builtins.list[BlockSpec]:
         return [v for _, v in sorted(self._specs.get(block_id, {}).items())]
 
-    def list(self, *, all_versions: bool = False, category: str | None = None) -> list[BlockSpec]:
+    def list(
+        self, *, all_versions: bool = False, category: str | None = None
+    ) -> builtins.list[BlockSpec]:
         """Specs sorted by id (latest version only unless ``all_versions``)."""
-        out: list[BlockSpec] = []
+        out: builtins.list[BlockSpec] = []
         for block_id in sorted(self._specs):
             versions = self._specs[block_id]
             chosen = (
@@ -120,10 +128,10 @@ class BlockRegistry:
             out.extend(s for s in chosen if category is None or s.category == category)
         return out
 
-    def categories(self) -> list[str]:
+    def categories(self) -> builtins.list[str]:
         return sorted({s.category for s in self.list()})
 
-    def search(self, query: str, *, limit: int = 20) -> list[BlockSpec]:
+    def search(self, query: str, *, limit: int = 20) -> builtins.list[BlockSpec]:
         """Specs whose id, description, tags or port names contain the query's words.
 
         A plain word match for people browsing the catalog; plan generation has its own ranked

@@ -85,7 +85,11 @@ def _resolve_ref(ref: str) -> str:
 
 def resolve_port(port: Mapping[str, Any]) -> dict[str, Any]:
     """The port's plain JSON Schema: ``$ref`` inlined, our extensions removed."""
-    schema = {k: v for k, v in port.items() if k not in _PORT_EXTENSIONS}
+    schema = {
+        k: v
+        for k, v in port.items()
+        if k not in _PORT_EXTENSIONS or (k == "required" and isinstance(v, list))
+    }
     ref = schema.get("$ref")
     if isinstance(ref, str) and not ref.startswith("#"):
         schema.pop("$ref")
@@ -185,9 +189,11 @@ def _is_array(checker: Any, instance: Any) -> bool:
 
 
 _TYPE_CHECKER = Draft202012Validator.TYPE_CHECKER.redefine("array", _is_array)
-_Validator = jsonschema.validators.extend(Draft202012Validator, type_checker=_TYPE_CHECKER)
+_Validator = jsonschema.validators.extend(Draft202012Validator, type_checker=_TYPE_CHECKER)  # type: ignore[no-untyped-call]
 _BINARY_CHECKER = _TYPE_CHECKER.redefine("string", _is_binary)
-_BinaryValidator = jsonschema.validators.extend(Draft202012Validator, type_checker=_BINARY_CHECKER)
+_BinaryValidator = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
+    Draft202012Validator, type_checker=_BINARY_CHECKER
+)
 
 
 def check_value(value: Any, schema: Mapping[str, Any]) -> str | None:

@@ -134,7 +134,8 @@ def _port_summary(port: dict[str, Any]) -> dict[str, Any]:
 
 def port_is_required(port: dict[str, Any]) -> bool:
     """A port is required when it says ``required: true`` and declares no ``default``."""
-    return bool(port.get("required", False)) and "default" not in port
+    # ``required: [a, b]`` inside a port is JSON Schema's (object properties), not ours.
+    return port.get("required") is True and "default" not in port
 
 
 def port_sample(port: dict[str, Any]) -> Any:

@@ -66,12 +66,12 @@ class DaskBackend:
         self._cluster: Any = None
         try:
             if address:
-                self._client: Any = Client(address, timeout="10s")
+                self._client: Any = Client(address, timeout="10s")  # type: ignore[no-untyped-call]
             else:
-                self._cluster = LocalCluster(
+                self._cluster = LocalCluster(  # type: ignore[no-untyped-call]
                     n_workers=n_workers, threads_per_worker=2, dashboard_address=None
                 )
-                self._client = Client(self._cluster)
+                self._client = Client(self._cluster)  # type: ignore[no-untyped-call]
         except Exception as exc:
             raise BlockError(
                 f"Dask スケジューラ {address or '(ローカルクラスタ)'} に接続できません: {exc}",

@@ -84,12 +84,12 @@ def check_block_node(checker: Checker, info: NodeInfo, scope: Scope, deps: Deps)
                 node=info.qual,
                 hint=f"使える入力: {', '.join(spec.inputs) or 'なし'}",
             )
-    for port in node.out:
-        if port not in spec.outputs:
+    for out_port in node.out:
+        if out_port not in spec.outputs:
             checker.issue(
                 "UNKNOWN_OUTPUT",
-                f"ブロック {spec.id} に出力 '{port}' はありません。",
-                (*loc, "out", port),
+                f"ブロック {spec.id} に出力 '{out_port}' はありません。",
+                (*loc, "out", out_port),
                 node=info.qual,
                 hint=f"出力: {', '.join(spec.outputs) or 'なし'}",
             )
@@ -103,11 +103,11 @@ def check_block_node(checker: Checker, info: NodeInfo, scope: Scope, deps: Deps)
                 hint=f"in に {port_name}: を追加してください。{port.get('description', '')}",
             )
     for key, value in node.inputs.items():
-        port = spec.inputs.get(key)
+        declared = spec.inputs.get(key)
         target: dict[str, Any] | None = None
-        if port is not None:
+        if declared is not None:
             try:
-                target = resolve_port(port)
+                target = resolve_port(declared)
             except SchemaRefError as exc:
                 checker.issue(
                     "SCHEMA_REF_UNRESOLVED",

@@ -284,11 +284,11 @@ class PlanRunner:
                 break
             node_id, _, index = part.partition("[")
             last = depth == len(parts) - 1
-            for node in current.downstream(node_id):
-                if node == node_id and not last:
-                    exact.add(prefix + node)  # the enclosing loop/subflow re-collects
+            for affected in current.downstream(node_id):
+                if affected == node_id and not last:
+                    exact.add(prefix + affected)  # the enclosing loop/subflow re-collects
                 else:
-                    subtree.add(prefix + node)
+                    subtree.add(prefix + affected)
             node = current.nodes.get(node_id)
             if isinstance(node, LoopNode):
                 current = current.bodies.get(node_id)
@@ -325,11 +325,13 @@ def _sub_file(designs_dir: Path, plan_id: str) -> Path:
 def _provider(
     answers: InputProvider | Path | str | Mapping[str, Any] | None,
 ) -> InputProvider | None:
-    if answers is None or hasattr(answers, "answers_for"):
-        return answers  # type: ignore[return-value]
+    if answers is None or isinstance(answers, AnswersFile):
+        return answers
     if isinstance(answers, Mapping):
         return AnswersFile(answers)
-    return AnswersFile.load(answers)
+    if isinstance(answers, Path | str):
+        return AnswersFile.load(answers)
+    return answers  # any other InputProvider (the app's session state, for instance)
 
 
 def _forward(stream: Any, on_event: Callable[[RunEvent], None]) -> None:
@@ -342,4 +344,3 @@ def _forward(stream: Any, on_event: Callable[[RunEvent], None]) -> None:
         return event
 
     stream.emit = emit
-

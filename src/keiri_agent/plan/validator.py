@@ -139,7 +139,7 @@ def _parse_plan(
         for err in exc.errors(include_url=False):
             report.add(_schema_issue(source, err, ()))
     # Keep the valid nodes so the other checks still run; the dropped ones are known by id.
-    graph = raw.get("graph") if isinstance(raw.get("graph"), list) else []
+    graph: list[Any] = raw["graph"] if isinstance(raw.get("graph"), list) else []
     kept: list[Any] = []
     dropped: set[str] = set()
     for item in graph:

@@ -115,7 +115,9 @@ class OutputStore:
             return [self._decode(v) for v in value]
         if not isinstance(value, dict):
             return value
-        ((tag, inner),) = value.items() if len(value) == 1 else ((None, None),)
+        if len(value) != 1:
+            raise _corrupt(self.dir, "値の形式が不正です")
+        ((tag, inner),) = value.items()
         if tag == "$dict":
             return {k: self._decode(v) for k, v in inner.items()}
         if tag == "$tuple":

@@ -59,7 +59,9 @@ class FailBlock(ProcessingBlock):
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
         if inputs.get("fail", True):
             raise BlockError(
-                inputs.get("message", "失敗しました"), code="API_ERROR", hint="入力を確認してください。"
+                inputs.get("message", "失敗しました"),
+                code="API_ERROR",
+                hint="入力を確認してください。",
             )
         return {"value": inputs.get("value")}
 

@@ -1,0 +1,1 @@
+"""AI blocks: structured LLM processing of evidence (seed 002 §4 ``ai.process_llm``)."""

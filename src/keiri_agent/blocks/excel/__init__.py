@@ -1,0 +1,1 @@
+"""Excel blocks: write records into a copy of a workbook through ``ExcelManager``."""
