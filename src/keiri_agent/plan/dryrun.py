@@ -1,0 +1,424 @@
+"""The dry-run engine (seed 002 §7, フォールバック禁止): check a plan's I/O without real data.
+
+``dry_run`` walks each graph in dependency order and never loads or runs a block. A block node's
+outputs are its spec's declared samples (``dry_run.samples[0]``, else ``examples[0]``, else
+``default``); an output port that declares none fails that node with ``DRY_RUN_NO_SAMPLE``
+instead of an invented value. Inputs are rendered from vars, env, config, loop variables and
+upstream samples and checked against the input ports. ``when`` is decided on the sample values;
+a loop body runs once (foreach: on the first element); subflows are walked recursively.
+
+Every problem becomes a :class:`DryRunFinding` (code, Japanese message and hint, node); all of
+them are collected. ``dry_run_source`` validates first (``plan.validator``) and walks only a
+valid plan: structural checks are the validator's, value checks the dry run's.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from pydantic import BaseModel, Field, ValidationError
+
+from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.blocks.spec import NO_SAMPLE, port_is_required, port_sample
+from keiri_agent.errors import BlockError
+from keiri_agent.plan.checker import when_raw
+from keiri_agent.plan.compiled import AnyNode, compile_graph
+from keiri_agent.plan.dryrun_walk import (
+    UNAVAILABLE,
+    DryRunFinding,
+    DryRunNode,
+    Frame,
+    Values,
+    display,
+)
+from keiri_agent.plan.loader import PlanSource, load_source, resolve_plan_file
+from keiri_agent.plan.models import BlockNode, LoopNode, Plan, SubflowNode
+from keiri_agent.plan.refs import single_reference, type_label
+
+__all__ = [
+    "MAX_SUBFLOW_DEPTH",
+    "DryRunFinding",
+    "DryRunNode",
+    "DryRunReport",
+    "dry_run",
+    "dry_run_source",
+]
+
+MAX_SUBFLOW_DEPTH: Final = 20
+
+
+class DryRunReport(BaseModel):
+    """The result of one dry run: ``ok`` when nothing was found."""
+
+    plan_id: str | None = None
+    ok: bool
+    nodes: list[DryRunNode] = Field(default_factory=list)
+    findings: list[DryRunFinding] = Field(default_factory=list)
+    exports: dict[str, Any] = Field(default_factory=dict)  # the plan's exports, summarized
+    duration_ms: float = 0.0
+
+    def node(self, node_id: str) -> DryRunNode | None:
+        return next((n for n in self.nodes if n.node_id == node_id), None)
+
+    def codes(self) -> list[str]:
+        return [f.code for f in self.findings]
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+
+class _Walker:
+    """Walks graphs, loops and subflows; values and findings live in ``self.values``."""
+
+    def __init__(self, registry: BlockRegistry, designs_dir: Path, values: Values) -> None:
+        self.registry, self.designs_dir, self.values = registry, designs_dir, values
+        self.nodes: list[DryRunNode] = []
+        self._plans: dict[str, Plan | BlockError] = {}
+
+    def graph(
+        self, nodes: Sequence[AnyNode], frame: Frame, prefix: str, stack: tuple[str, ...]
+    ) -> None:
+        try:  # the runner's edges and order; a cycle only reaches here without validation
+            compiled = compile_graph(list(nodes))
+            order = [compiled.nodes[n] for n in compiled.order]
+        except BlockError as exc:
+            self.values.add(None, exc.code, exc.message, exc.hint)
+            order = list(nodes)
+        for node in order:
+            self.node(node, frame, prefix, stack)
+
+    def node(self, node: AnyNode, frame: Frame, prefix: str, stack: tuple[str, ...]) -> None:
+        report = DryRunNode(node_id=prefix + node.id, kind=node.type)
+        self.nodes.append(report)
+        try:
+            decided = None
+            if node.when is not None:
+                decided = self.values.condition(node.when, frame, report, "when")
+            if decided is False:
+                # Skipped nodes are not checked further: with these samples they would not run.
+                report.status = "skipped"
+                report.notes.append("when がサンプル値で偽と判定されたため、スキップしました。")
+                frame.outputs[node.id] = None  # as in the runner: no outputs at all
+                report.outputs = display(dict.fromkeys(self._output_names(node)))
+                return
+            if decided is True:
+                report.notes.append("when はサンプル値で真と判定されました。")
+            if isinstance(node, BlockNode):
+                self.block(node, frame, report)
+            elif isinstance(node, LoopNode):
+                self.loop(node, frame, report, stack)
+            else:
+                self.subflow(node, frame, report, stack)
+        except Exception as exc:  # bad input must become a finding, never a crash
+            self.values.add(
+                report,
+                "DRY_RUN_INTERNAL_ERROR",
+                f"ノード {report.node_id} のドライラン中に予期しないエラーが起きました: {exc!r}",
+                "`keiri-agent plan validate` で Plan を検証してください。"
+                " 検証を通る Plan で起きる場合は不具合として報告してください。",
+            )
+            frame.outputs.setdefault(node.id, UNAVAILABLE)
+        report.status = "failed" if report.findings else "ok"
+
+    def _output_names(self, node: AnyNode) -> list[str]:
+        if isinstance(node, BlockNode):
+            spec = self.registry.find(node.block)
+            return [node.out.get(p, p) for p in spec.outputs] if spec else list(node.out.values())
+        if isinstance(node, LoopNode):
+            return node.out.names(node.body.plan.exports)
+        return [e.as_ for e in node.out.exports]
+
+    def block(self, node: BlockNode, frame: Frame, report: DryRunNode) -> None:
+        add = self.values.add
+        spec = self.registry.find(node.block)
+        if spec is None:
+            hint = "`keiri-agent blocks list` で利用可能なブロックを確認してください。"
+            add(report, "UNKNOWN_BLOCK", f"ブロック '{node.block}' は登録されていません。", hint)
+            frame.outputs[node.id] = UNAVAILABLE
+            return
+        report.block = spec.ref
+        inputs: dict[str, Any] = {}
+        for key, raw in node.inputs.items():
+            port = spec.inputs.get(key)
+            if port is None:
+                hint = f"使える入力: {', '.join(spec.inputs) or 'なし'}"
+                add(
+                    report,
+                    "UNKNOWN_INPUT",
+                    f"ブロック {spec.id} に入力 '{key}' はありません。",
+                    hint,
+                )
+                continue
+            inputs[key] = self.values.input_value(raw, port, key, frame, report)
+            # The runner's rule (plan.execute.prepare_inputs): an optional input may be null.
+            optional_null = inputs[key] is None and not (
+                port.get("nullable") or port_is_required(port)
+            )
+            if inputs[key] is not UNAVAILABLE and not optional_null:
+                self.values.check(inputs[key], port, report, f"in.{key}", f"入力 '{key}' の値")
+        for key, port in spec.inputs.items():
+            if key in node.inputs:
+                continue
+            if port_is_required(port):
+                message = f"ブロック {spec.id} の必須入力 '{key}' がありません。"
+                add(report, "MISSING_REQUIRED_INPUT", message, f"in に {key}: を追加してください。")
+            elif "default" in port:
+                inputs[key] = port["default"]
+        report.inputs = display(inputs, self.values.masked(node.inputs, frame))
+        outputs: dict[str, Any] = {}
+        for name, port in spec.outputs.items():
+            alias = node.out.get(name, name)
+            sample = port_sample(port)
+            if sample is NO_SAMPLE:
+                add(
+                    report,
+                    "DRY_RUN_NO_SAMPLE",
+                    f"ブロック {spec.ref} の出力 '{name}' にはサンプルが宣言されていないため、"
+                    "ドライランできません。",
+                    f"ブロック定義（{spec.source or spec.id}）の outputs.{name} に"
+                    " dry_run: {samples: [...]}（または examples / default）を宣言してください。",
+                    f"out.{name}",
+                )
+                outputs[alias] = UNAVAILABLE
+                continue
+            self.values.check(sample, port, report, f"out.{name}", f"出力 '{name}' のサンプル")
+            outputs[alias] = sample
+        frame.outputs[node.id] = outputs
+        report.outputs = display(outputs)
+
+    def loop(
+        self, node: LoopNode, frame: Frame, report: DryRunNode, stack: tuple[str, ...]
+    ) -> None:
+        body = Frame(vars=frame.vars, parent=frame)
+        prefix = f"{report.node_id}/"
+        items: Any = None
+        if node.foreach is not None:
+            items = self._foreach_items(node, frame, report)
+            first = items[0] if isinstance(items, list) and items else UNAVAILABLE
+            body.loop_vars[node.foreach.itemVar] = first
+            if node.foreach.indexVar:
+                body.loop_vars[node.foreach.indexVar] = 0
+            self.graph(node.body.plan.graph, body, prefix, stack)
+        else:
+            assert node.while_ is not None
+            condition, path = node.while_.condition, "while.condition"
+            # As in the runner: before the first pass the body's nodes exist without outputs.
+            body.outputs = dict.fromkeys(n.id for n in node.body.plan.graph)
+            found = len(report.findings)
+            before = self.values.condition(condition, body, report, path)
+            body.outputs = {}
+            report.inputs = display({"while.condition": when_raw(condition)})
+            report.notes.append(f"while 条件の初回判定（本体の出力は null）: {_truth(before)}")
+            self.graph(node.body.plan.graph, body, prefix, stack)
+            if len(report.findings) == found:  # a broken condition is reported once
+                after = self.values.condition(condition, body, report, path)
+                report.notes.append(f"本体 1 回後の判定（サンプル値）: {_truth(after)}")
+        report.notes.append("ループ本体はサンプル値で 1 回だけドライランしました。")
+        exports = {
+            e.as_: self.values.export(e.from_, body, report, f"body.plan.exports.{e.as_}")
+            for e in node.body.plan.exports
+        }
+        outputs: dict[str, Any] = {}
+        for name in node.out.names(node.body.plan.exports):
+            value = exports.get(name, UNAVAILABLE)
+            if name not in exports:
+                self.values.add(
+                    report,
+                    "LOOP_UNKNOWN_COLLECT",
+                    f"out.collect の '{name}' は body.plan.exports にありません。",
+                    f"exports の as に定義した名前を指定してください（{', '.join(exports) or 'なし'}）。",
+                    "out.collect",
+                )
+            if value is UNAVAILABLE or items is UNAVAILABLE:
+                outputs[name] = UNAVAILABLE
+            else:
+                outputs[name] = [] if items == [] else [value]
+        frame.outputs[node.id] = outputs
+        report.outputs = display(outputs)
+
+    def _foreach_items(self, node: LoopNode, frame: Frame, report: DryRunNode) -> Any:
+        assert node.foreach is not None
+        raw, path = node.foreach.input, "foreach.input"
+        items = self.values.render(raw, frame, report, path)
+        report.inputs = display({path: items}, self.values.masked({path: raw}, frame))
+        lone = single_reference(raw) if isinstance(raw, str) and "${" in raw else None
+        if items is None and lone is not None and lone.root == "vars":
+            self.values.add(
+                report,
+                "DRY_RUN_NO_SAMPLE",
+                f"foreach の入力 {lone.text} が null で、ドライランに使う値がありません。",
+                f"ドライランの変数指定で {lone.text} にリストを与えてください。",
+                path,
+            )
+            return UNAVAILABLE
+        if items is not UNAVAILABLE and not isinstance(items, list):
+            self.values.add(
+                report,
+                "TYPE_MISMATCH",
+                f"foreach.input はリストである必要がありますが、{type_label(items)}でした。",
+                "配列を出力するノードの出力（例: ${parse.evidence.files}）を指定してください。",
+                path,
+            )
+            return UNAVAILABLE
+        if items == []:
+            self.values.add(
+                report,
+                "DRY_RUN_NO_SAMPLE",
+                "foreach の入力がサンプルでは空のリストのため、ループ本体を確かめられません。",
+                "上流ブロックの dry_run.samples に 1 件以上の要素を持つリストを宣言してください。",
+                path,
+            )
+        elif isinstance(items, list):
+            report.notes.append(f"foreach は {len(items)} 件中の先頭の要素で本体を確かめました。")
+        return items
+
+    def subflow(
+        self, node: SubflowNode, frame: Frame, report: DryRunNode, stack: tuple[str, ...]
+    ) -> None:
+        plan_id = node.call.plan_id
+        report.block = plan_id
+        given = {
+            k: self.values.render(v, frame, report, f"call.inputs.{k}")
+            for k, v in node.call.inputs.items()
+        }
+        masked = self.values.masked(node.call.inputs, frame)
+        report.inputs = display(given, masked)
+        outputs: dict[str, Any] = {e.as_: UNAVAILABLE for e in node.out.exports}
+        frame.outputs[node.id] = outputs
+        if len(stack) > MAX_SUBFLOW_DEPTH:
+            self.values.add(
+                report,
+                "SUBFLOW_CYCLE",
+                f"サブフローの入れ子が {MAX_SUBFLOW_DEPTH} 段を超えました: {_chain((*stack, plan_id))}",
+                "Plan が自分自身を（間接的にでも）呼んでいないか確認してください。",
+                "call.plan_id",
+            )
+            return
+        sub = self._load(plan_id)
+        if isinstance(sub, BlockError):
+            self.values.add(report, sub.code, sub.message, sub.hint, "call.plan_id")
+            return
+        variables = self.values.plan_vars(sub.id, sub.vars, given, report, render_given=False)
+        variables.secret |= set(masked)
+        sub_frame = Frame(vars=variables)
+        self.graph(sub.graph, sub_frame, f"{report.node_id}/", (*stack, plan_id))
+        published = {e.as_: e.from_ for e in sub.exports}
+        for export in node.out.exports:
+            source = published.get(export.from_, export.from_)
+            path = f"out.exports.{export.as_}"
+            outputs[export.as_] = self.values.export(source, sub_frame, report, path)
+        report.outputs = display(outputs)
+
+    def _load(self, plan_id: str) -> Plan | BlockError:
+        """The subflow's plan, or why there is none (each plan once per dry run)."""
+        if plan_id not in self._plans:
+            self._plans[plan_id] = self._read(plan_id)
+        return self._plans[plan_id]
+
+    def _read(self, plan_id: str) -> Plan | BlockError:
+        hint = "designs/ からの相対名で plan_id を指定し、`keiri-agent plan validate` で確認してください。"
+        file = resolve_plan_file(plan_id, self.designs_dir)
+        if file is None:
+            message = (
+                f"サブフロー '{plan_id}' が見つかりません（{self.designs_dir}/{plan_id}.yaml）。"
+            )
+            return BlockError(message, code="SUBFLOW_NOT_FOUND", hint=hint)
+        try:
+            source = load_source(file)
+            if source.syntax_error is not None:
+                raise BlockError(source.syntax_error.message, hint=source.syntax_error.hint)
+            return Plan.model_validate(source.raw)
+        except BlockError as exc:
+            message = f"サブフロー {plan_id} を読めません: {exc.message}"
+            return BlockError(message, code="SUBFLOW_INVALID", hint=exc.hint or hint)
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            where = ".".join(str(p) for p in first["loc"])
+            message = f"サブフロー {plan_id} の形式が不正です: {where}: {first['msg']}"
+            return BlockError(message, code="SUBFLOW_INVALID", hint=hint)
+
+
+def _chain(stack: tuple[str, ...]) -> str:
+    shown = stack if len(stack) <= 6 else (*stack[:2], "…", *stack[-3:])
+    return " → ".join(shown)
+
+
+def _truth(value: bool | None) -> str:
+    return "判定できません" if value is None else ("真" if value else "偽")
+
+
+def dry_run(
+    plan: Plan,
+    registry: BlockRegistry,
+    *,
+    designs_dir: Path,
+    config: Mapping[str, Any],
+    env: Mapping[str, str],
+    vars_override: Mapping[str, Any] | None = None,
+) -> DryRunReport:
+    """Dry-run a (validated) plan on declared samples; never loads or runs a block."""
+    started = time.perf_counter()
+    values = Values(config, env)
+    walker = _Walker(registry, designs_dir, values)
+    given = dict(vars_override or {})
+    variables = values.plan_vars(plan.id, plan.vars, given, None, render_given=True)
+    frame = Frame(vars=variables)
+    walker.graph(plan.graph, frame, "", (plan.id,))
+    exports = {e.as_: values.export(e.from_, frame, None, f"exports.{e.as_}") for e in plan.exports}
+    return DryRunReport(
+        plan_id=plan.id,
+        ok=not values.findings,
+        nodes=walker.nodes,
+        findings=values.findings,
+        exports=display(exports),
+        duration_ms=(time.perf_counter() - started) * 1000,
+    )
+
+
+def dry_run_source(
+    source: PlanSource,
+    registry: BlockRegistry,
+    *,
+    designs_dir: Path | None = None,
+    config: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    vars_override: Mapping[str, Any] | None = None,
+) -> DryRunReport:
+    """Validate ``source``, then dry-run it; an invalid plan's report holds its errors only."""
+    from keiri_agent.config import load_settings
+    from keiri_agent.plan.validator import load_config, validate_source
+
+    started = time.perf_counter()
+    try:
+        if designs_dir is None or config is None:
+            settings = load_settings()
+            designs_dir = designs_dir if designs_dir is not None else settings.keiri_designs_dir
+            config = config if config is not None else load_config(settings.keiri_plan_config)
+    except BlockError as exc:
+        finding = DryRunFinding(code=exc.code, message=exc.message, hint=exc.hint)
+        return DryRunReport(ok=False, findings=[finding])
+    env = env if env is not None else os.environ
+    validation = validate_source(source, registry, designs_dir=designs_dir, config=config, env=env)
+    if not validation.valid:
+        keep = set(DryRunFinding.model_fields)  # code, message, node_id, path, hint, line, column
+        findings = [DryRunFinding(**issue.model_dump(include=keep)) for issue in validation.errors]
+        plan_id = source.raw.get("id") if isinstance(source.raw, Mapping) else None
+        return DryRunReport(
+            plan_id=plan_id if isinstance(plan_id, str) else None,
+            ok=False,
+            findings=findings,
+            duration_ms=(time.perf_counter() - started) * 1000,
+        )
+    plan = Plan.model_validate(source.raw)
+    return dry_run(
+        plan,
+        registry,
+        designs_dir=designs_dir,
+        config=config,
+        env=env,
+        vars_override=vars_override,
+    )

@@ -1,0 +1,391 @@
+"""The values side of a dry run (seed 002 §7): report models, frames, references, conditions.
+
+``plan.dryrun`` walks the graphs; this module answers what a value is while walking. Values
+come only from vars, env, config, loop variables and declared samples. A value that cannot be
+known (its source declares no sample) is :data:`UNAVAILABLE`: its source is reported once, and
+nodes downstream only note that they could not check it, so one missing sample is one finding.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+from pydantic import BaseModel, Field
+
+from keiri_agent.blocks.schema import SchemaRefError, check_value, json_types, resolve_port
+from keiri_agent.blocks.spec import NO_SAMPLE, port_sample
+from keiri_agent.errors import BlockError
+from keiri_agent.events.models import summarize_value
+from keiri_agent.plan.checker import when_raw
+from keiri_agent.plan.expr import compile_when, truthy
+from keiri_agent.plan.models import When
+from keiri_agent.plan.refs import (
+    Reference,
+    ReferencePathError,
+    find_references,
+    iter_references,
+    render,
+    resolve_path,
+    single_reference,
+)
+
+__all__ = [
+    "UNAVAILABLE",
+    "DryRunFinding",
+    "DryRunNode",
+    "Frame",
+    "Values",
+    "Vars",
+    "display",
+]
+
+UNAVAILABLE: Final[Any] = object()  # a value the dry run cannot know; reported at its source
+_UNKNOWN_LABEL = "（不明: ドライランでは値を得られません）"
+_MASKED_LABEL = "＊＊＊（環境変数を含むため非表示）"
+
+
+class DryRunFinding(BaseModel):
+    """One problem found by the dry run; ``message`` and ``hint`` are Japanese."""
+
+    code: str
+    message: str
+    node_id: str | None = None
+    path: str = ""  # where in the node (``in.path``, ``when``) or the plan (``vars.x``)
+    hint: str = ""
+    line: int | None = None  # set for validation findings, which know their YAML position
+    column: int | None = None
+
+
+class DryRunNode(BaseModel):
+    """What the dry run saw at one node (``loop/child``, ``sub/child`` inside loops/subflows)."""
+
+    node_id: str
+    kind: Literal["block", "loop", "subflow"]
+    block: str | None = None  # the spec's id@version for blocks, the plan id for subflows
+    status: Literal["ok", "skipped", "failed"] = "ok"
+    inputs: dict[str, Any] = Field(default_factory=dict)  # summarized for display
+    outputs: dict[str, Any] = Field(default_factory=dict)  # summarized for display
+    notes: list[str] = Field(default_factory=list)
+    findings: list[DryRunFinding] = Field(default_factory=list)
+
+
+class _RefError(Exception):
+    """A reference did not resolve; becomes a finding on the node that made it."""
+
+    def __init__(self, code: str, message: str, hint: str) -> None:
+        super().__init__(message)
+        self.code, self.message, self.hint = code, message, hint
+
+
+class _Unavailable(Exception):  # noqa: N818 - a signal, not an error
+    """A reference reached UNAVAILABLE; the cause was already reported where it arose."""
+
+
+@dataclass
+class Vars:
+    """One plan's vars as the run will see them (UNAVAILABLE where they cannot be resolved)."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    secret: set[str] = field(default_factory=set)  # vars whose value comes from the environment
+
+
+@dataclass
+class Frame:
+    """What references see from one graph: its nodes' outputs, loop variables, the parent."""
+
+    vars: Vars
+    parent: Frame | None = None
+    # node id → {alias: value}; None for a skipped node, or a while body before its first pass
+    outputs: dict[str, Any] = field(default_factory=dict)
+    loop_vars: dict[str, Any] = field(default_factory=dict)
+
+    def lookup(self, root: str) -> tuple[Literal["loop", "node", "missing"], Any]:
+        frame: Frame | None = self
+        while frame is not None:
+            if root in frame.loop_vars:
+                return "loop", frame.loop_vars[root]
+            if root in frame.outputs:
+                return "node", frame.outputs[root]
+            frame = frame.parent
+        return "missing", None
+
+
+def display(values: Mapping[str, Any], masked: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """Values as a report shows them: summarized, unknown ones labelled, secrets hidden."""
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        if key in masked:
+            out[key] = _MASKED_LABEL
+        else:
+            out[key] = _UNKNOWN_LABEL if value is UNAVAILABLE else summarize_value(value)
+    return out
+
+
+class Values:
+    """Resolves references and checks values for one dry run; collects every finding."""
+
+    def __init__(self, config: Mapping[str, Any], env: Mapping[str, str]) -> None:
+        self.config, self.env = config, env
+        self.findings: list[DryRunFinding] = []
+
+    def add(
+        self, node: DryRunNode | None, code: str, message: str, hint: str, path: str = ""
+    ) -> None:
+        node_id = node.node_id if node else None
+        finding = DryRunFinding(code=code, message=message, node_id=node_id, path=path, hint=hint)
+        self.findings.append(finding)
+        if node is not None:
+            node.findings.append(finding)
+
+    def plan_vars(
+        self,
+        plan_id: str,
+        declared: Mapping[str, Any],
+        given: Mapping[str, Any],
+        at: DryRunNode | None,
+        *,
+        render_given: bool,
+    ) -> Vars:
+        """A plan's vars as the runner builds them: declared values overridden by ``given``.
+
+        Like the runner, every var is resolved up front (a missing env var fails the run even
+        if no node reads it); ``given`` values are templates too for the top-level plan, but
+        plain data for a subflow's call inputs. Undeclared names are findings.
+        """
+        for name in given:
+            if name not in declared:
+                self.add(
+                    at,
+                    "UNKNOWN_VAR",
+                    f"Plan {plan_id} に変数 '{name}' は定義されていません。",
+                    f"定義されている vars: {', '.join(declared) or 'なし'}。綴りを確認してください。",
+                    f"vars.{name}",
+                )
+        variables = Vars()
+        for name, raw in {**declared, **given}.items():
+            if name in given and not render_given:
+                variables.values[name] = raw
+                continue
+            if self._reads_env(raw):
+                variables.secret.add(name)
+            try:
+                variables.values[name] = render(raw, self._var_ref)
+            except _RefError as failed:
+                message = f"Plan {plan_id} の vars.{name} を解決できません: {failed.message}"
+                self.add(at, failed.code, message, failed.hint, f"vars.{name}")
+                variables.values[name] = UNAVAILABLE
+            except BlockError as exc:
+                self.add(at, "UNRESOLVED_REFERENCE", exc.message, exc.hint, f"vars.{name}")
+                variables.values[name] = UNAVAILABLE
+        return variables
+
+    # --- inputs --------------------------------------------------------------------------------
+
+    def input_value(
+        self, raw: Any, port: Mapping[str, Any], key: str, frame: Frame, node: DryRunNode
+    ) -> Any:
+        """The rendered input; a lone ``${vars.x}`` whose var is null takes the port's sample."""
+        name = self._null_var(raw, frame)
+        if name is None:
+            return self.render(raw, frame, node, f"in.{key}")
+        sample = port_sample(dict(port))
+        if sample is NO_SAMPLE:
+            self.add(
+                node,
+                "DRY_RUN_NO_SAMPLE",
+                f"入力 {key} に値もサンプルもありません（vars.{name} が null です）。",
+                f"vars.{name} に値を与える（ドライランの変数指定）か、ブロック定義の inputs.{key} に"
+                " examples か dry_run.samples を宣言してください。",
+                f"in.{key}",
+            )
+            return UNAVAILABLE
+        node.notes.append(f"入力 {key}: vars.{name} が null のため、入力のサンプル値を使いました。")
+        return copy.deepcopy(sample)
+
+    def _null_var(self, raw: Any, frame: Frame) -> str | None:
+        """The var's name when ``raw`` is one reference to a var whose value is null."""
+        try:
+            ref = single_reference(raw) if isinstance(raw, str) else None
+        except BlockError:
+            return None  # render reports it
+        if ref is None or ref.root != "vars" or not ref.path:
+            return None
+        name = str(ref.path[0])
+        return name if name in frame.vars.values and frame.vars.values[name] is None else None
+
+    def check(
+        self, value: Any, port: Mapping[str, Any], node: DryRunNode, path: str, what: str
+    ) -> None:
+        """``value`` against the port's schema (bytes pass for ``format: binary``)."""
+        try:
+            schema = resolve_port(port)
+        except SchemaRefError as exc:
+            self.add(node, "SCHEMA_REF_UNRESOLVED", exc.message, exc.hint, path)
+            return
+        problem = check_value(value, schema)
+        if problem:
+            types = "/".join(sorted(json_types(schema) or ())) or "任意"
+            self.add(
+                node,
+                "TYPE_MISMATCH",
+                f"{what}が型（{types}）に合いません: {problem}",
+                "参照元のサンプル値と型を確認し、必要なら型を変換するブロックを間に入れてください。",
+                path,
+            )
+
+    def masked(self, raw_inputs: Mapping[str, Any], frame: Frame) -> frozenset[str]:
+        """Inputs not to display because they carry environment values (possibly secrets)."""
+        out: set[str] = set()
+        for key, raw in raw_inputs.items():
+            for ref in self._refs(raw):
+                var = str(ref.path[0]) if ref.path else ""
+                if ref.root == "env" or (ref.root == "vars" and var in frame.vars.secret):
+                    out.add(key)
+        return frozenset(out)
+
+    # --- references ----------------------------------------------------------------------------
+
+    def render(self, value: Any, frame: Frame, node: DryRunNode | None, path: str) -> Any:
+        """``value`` with its references replaced; every failing reference is a finding."""
+        try:
+            refs = [ref for _, ref in iter_references(value)]
+        except BlockError as exc:
+            self.add(node, "INVALID_REFERENCE", exc.message, exc.hint, path)
+            return UNAVAILABLE
+        resolved: dict[str, Any] = {}
+        complete = True
+        for ref in refs:
+            if ref.text in resolved:
+                continue
+            try:
+                resolved[ref.text] = self.resolve(ref, frame)
+            except _RefError as failed:
+                self.add(node, failed.code, f"{path}: {failed.message}", failed.hint, path)
+                complete = False
+            except _Unavailable:
+                if node is not None:
+                    node.notes.append(f"{path} は {ref.text} の値が不明なため検査していません。")
+                complete = False
+        if not complete:
+            return UNAVAILABLE
+        try:
+            return render(value, lambda ref: resolved[ref.text])
+        except BlockError as exc:  # a value that cannot be embedded into text
+            self.add(node, "TYPE_MISMATCH", exc.message, exc.hint, path)
+            return UNAVAILABLE
+
+    def resolve(self, ref: Reference, frame: Frame) -> Any:
+        """One reference's value (raises _RefError or _Unavailable)."""
+        try:
+            return self._resolve(ref, frame)
+        except ReferencePathError as exc:
+            raise _RefError("UNRESOLVED_REFERENCE", exc.message, exc.hint) from exc
+
+    def _resolve(self, ref: Reference, frame: Frame) -> Any:
+        root, name = ref.root, str(ref.path[0]) if ref.path else ""
+        if root == "vars":
+            if name not in frame.vars.values:
+                raise _RefError(
+                    "UNRESOLVED_REFERENCE",
+                    f"参照 {ref.text} を解決できません: vars に '{name}' が定義されていません。",
+                    f"定義されている vars: {', '.join(frame.vars.values) or 'なし'}",
+                )
+            if frame.vars.values[name] is UNAVAILABLE:
+                raise _Unavailable(ref.text)
+            return resolve_path(frame.vars.values, ref)
+        if root in ("env", "config"):
+            return self._env_config(ref)
+        kind, value = frame.lookup(root)
+        if kind == "missing":
+            raise _RefError(
+                "UNRESOLVED_REFERENCE",
+                f"参照 {ref.text} を解決できません: '{root}' はここから見えるノードでも変数でもありません。",
+                "参照できるのは同じ graph と外側のノード、ループ変数、vars/env/config です。",
+            )
+        if value is UNAVAILABLE or (
+            kind == "node" and isinstance(value, Mapping) and value.get(name) is UNAVAILABLE
+        ):
+            raise _Unavailable(ref.text)
+        if kind == "node" and value is None:
+            # The runner's rule: a node without outputs reads as null only up to the output name.
+            if len(ref.path) <= 1 and not ref.length:
+                return None
+            raise _RefError(
+                "UNRESOLVED_REFERENCE",
+                f"参照 {ref.text} を解決できません: ノード '{root}' はスキップされたか"
+                "まだ実行されていないため、出力がありません。",
+                f"${{{root}.出力名}} までは null として読めます。先に when: exists(${{{root}.出力名}})"
+                " で確かめてください。",
+            )
+        return resolve_path(value, ref)
+
+    def _env_config(self, ref: Reference) -> Any:
+        if ref.root == "config":
+            return resolve_path(self.config, ref)
+        name = str(ref.path[0]) if ref.path else ""
+        if name not in self.env:  # not through resolve_path: its hint would list the environment
+            raise _RefError(
+                "UNRESOLVED_REFERENCE",
+                f"参照 {ref.text} を解決できません: 環境変数 {name} が設定されていません。",
+                f"ドライラン・実行の前に環境変数 {name} を設定してください。",
+            )
+        return resolve_path({name: self.env[name]}, ref)
+
+    def _var_ref(self, ref: Reference) -> Any:
+        if ref.root not in ("env", "config"):
+            raise _RefError(
+                "UNRESOLVED_REFERENCE",
+                f"{ref.text} は使えません。vars から参照できるのは env と config だけです。",
+                "ノードの出力を使う場合は、ノードの in で直接参照してください。",
+            )
+        try:
+            return self._env_config(ref)
+        except ReferencePathError as exc:
+            raise _RefError("UNRESOLVED_REFERENCE", exc.message, exc.hint) from exc
+
+    def condition(self, when: When, frame: Frame, node: DryRunNode, path: str) -> bool | None:
+        """A ``when``/``while`` condition on dry values; None when it cannot be decided."""
+        try:
+            expression = compile_when(when_raw(when))
+            return truthy(expression.evaluate(lambda ref: self.resolve(ref, frame)))
+        except _RefError as failed:
+            self.add(node, failed.code, f"{path}: {failed.message}", failed.hint, path)
+        except _Unavailable as missing:
+            node.notes.append(f"{path} は {missing} の値が不明なため判定できませんでした。")
+        except BlockError as exc:  # syntax or evaluation (null > 3, ...)
+            self.add(node, "INVALID_EXPRESSION", exc.message, exc.hint, path)
+        return None
+
+    def export(self, source: str, frame: Frame, node: DryRunNode | None, path: str) -> Any:
+        """The value behind an export's ``from`` (``node.alias[.path]``), or UNAVAILABLE."""
+        try:
+            refs = find_references("${" + source + "}")
+        except BlockError as exc:
+            self.add(node, "INVALID_REFERENCE", exc.message, exc.hint, path)
+            return UNAVAILABLE
+        try:
+            if len(refs) != 1:
+                raise _RefError(
+                    "UNRESOLVED_REFERENCE", f"exports の from '{source}' が不正です。", ""
+                )
+            if frame.lookup(refs[0].root) == ("node", None):
+                return None  # the runner exports null from a node that did not run
+            return self.resolve(refs[0], frame)
+        except _Unavailable:
+            return UNAVAILABLE
+        except _RefError as failed:
+            hint = failed.hint or "from には ノードID.出力名 を書いてください。"
+            self.add(node, failed.code, f"{path}: {failed.message}", hint, path)
+            return UNAVAILABLE
+
+    def _refs(self, value: Any) -> list[Reference]:
+        try:
+            return [ref for _, ref in iter_references(value)]
+        except BlockError:
+            return []
+
+    def _reads_env(self, value: Any) -> bool:
+        return any(ref.root == "env" for ref in self._refs(value))
