@@ -121,7 +121,8 @@ values = st.recursive(
 def _check(report: ValidationReport) -> None:
     assert isinstance(report, ValidationReport)
     for issue in [*report.errors, *report.warnings]:
-        assert issue.code and issue.message
+        assert issue.code
+        assert issue.message
         assert issue.line is None or issue.line >= 1
 
 

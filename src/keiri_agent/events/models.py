@@ -180,7 +180,7 @@ class NodeComplete(RunEvent):
     # beside the log (``outputs_file``, relative to the log's directory).
     stored: dict[str, Any] | None = None
     outputs_file: str | None = None
-    reused: bool = False  # taken from an earlier run instead of executed
+    reused: bool | None = None  # true: taken from an earlier run instead of executed
 
 
 class NodeWaiting(RunEvent):
@@ -198,6 +198,7 @@ class NodeError(RunEvent):
     event: Literal["node_error"] = "node_error"
     error: JsonDict  # BlockError.to_dict()
     retry: int = 0
+    will_retry: bool | None = None  # true: policy on_error=retry runs the node again
 
 
 class LoopIteration(RunEvent):

@@ -57,6 +57,7 @@ class DryRunFinding(BaseModel):
     hint: str = ""
     line: int | None = None  # set for validation findings, which know their YAML position
     column: int | None = None
+    file: str | None = None  # the plan file of a validation finding (a subflow's own file)
 
 
 class DryRunNode(BaseModel):

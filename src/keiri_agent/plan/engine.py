@@ -416,7 +416,13 @@ class Frame:
             if self.ctx.cancel.is_set() or error.code == ErrorCode.CANCELLED:
                 return self.failed(path, error, attempt)
             if attempt + 1 < attempts:
-                self.events.emit("node_error", node_id=path, error=error.to_dict(), retry=attempt)
+                self.events.emit(
+                    "node_error",
+                    node_id=path,
+                    error=error.to_dict(),
+                    retry=attempt,
+                    will_retry=True,
+                )
         assert error is not None
         return self.failed(path, error, attempts - 1)
 

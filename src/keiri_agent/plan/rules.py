@@ -100,7 +100,8 @@ def check_block_node(checker: Checker, info: NodeInfo, scope: Scope, deps: Deps)
                 f"ブロック {spec.id} の必須入力 '{port_name}' がありません。",
                 (*loc, "in") if node.inputs else loc,
                 node=info.qual,
-                hint=f"in に {port_name}: を追加してください。{port.get('description', '')}",
+                hint=f"in に {port_name}: を追加してください"
+                + (f"（{port['description']}）。" if port.get("description") else "。"),
             )
     for key, value in node.inputs.items():
         declared = spec.inputs.get(key)
@@ -185,7 +186,7 @@ def _interactive_input(checker: Checker, info: NodeInfo) -> None:
                 hint="同じノード内の requirements の id は一意にしてください。",
             )
         seen.add(rid)
-        if rtype not in REQUIREMENT_TYPES:
+        if not isinstance(rtype, str) or rtype not in REQUIREMENT_TYPES:
             checker.issue(
                 "INVALID_REQUIREMENT",
                 f"requirements '{rid}' の type '{rtype}' は使えません。",

@@ -1,0 +1,159 @@
+"""`keiri-agent blocks list|show`: the block catalog (built-in specs and KEIRI_BLOCK_SPEC_DIRS).
+
+``list`` shows one line per block (latest version); ``show`` one block's contract: its ports
+with types, whether they are required, their defaults and descriptions. ``--json`` prints the
+registry's catalog entries.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from keiri_agent.cli.common import app, console, user_errors
+from keiri_agent.errors import BlockError, ErrorCode
+
+if TYPE_CHECKING:
+    from keiri_agent.blocks.spec import BlockSpec
+
+__all__ = ["blocks_app", "port_details"]
+
+blocks_app = typer.Typer(
+    help="Plan で使えるブロックの一覧と入出力の定義を表示します。", no_args_is_help=True
+)
+app.add_typer(blocks_app, name="blocks")
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="結果を JSON で出力します。")]
+
+
+def _summary(text: str) -> str:
+    """The first line, cut after its first sentence (descriptions are often one long line)."""
+    line = (text.strip().splitlines() or [""])[0]
+    head, sep, _ = line.partition("。")
+    return head + sep
+
+
+def port_details(port: dict[str, Any], *, required: bool) -> dict[str, Any]:
+    """What a person needs to fill one port: type, required, default, choices, description."""
+    out: dict[str, Any] = {"type": port.get("type", port.get("$ref", "any"))}
+    out["required"] = required
+    for key in ("default", "enum", "description"):
+        if key in port:
+            out[key] = port[key]
+    return out
+
+
+def _detail(spec: BlockSpec, versions: list[str]) -> dict[str, Any]:
+    from keiri_agent.blocks.spec import port_is_required
+
+    entry = spec.catalog_entry()
+    entry["ref"] = spec.ref
+    entry["versions"] = versions
+    entry["inputs"] = {
+        name: port_details(port, required=port_is_required(port))
+        for name, port in spec.inputs.items()
+    }
+    entry["outputs"] = {
+        name: port_details(port, required=False) for name, port in spec.outputs.items()
+    }
+    return entry
+
+
+def _ports_table(title: str, ports: dict[str, dict[str, Any]], *, inputs: bool) -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column("名前", no_wrap=True)
+    table.add_column("型")
+    if inputs:
+        table.add_column("必須")
+        table.add_column("既定値")
+    table.add_column("説明")
+    for name, port in ports.items():
+        kind = str(port["type"])
+        if "enum" in port:
+            kind += "（" + " / ".join(str(v) for v in port["enum"]) + "）"
+        row = [escape(name), escape(kind)]
+        if inputs:
+            default = json.dumps(port["default"], ensure_ascii=False) if "default" in port else ""
+            row += ["必須" if port["required"] else "", escape(default)]
+        row.append(escape(str(port.get("description", "")).strip()))
+        table.add_row(*row)
+    return table
+
+
+@blocks_app.command("list")
+def list_blocks(
+    category: Annotated[
+        str | None, typer.Option("--category", help="このカテゴリのブロックだけを表示します。")
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """登録されているブロックの一覧（各ブロックの最新版）を表示します。"""
+    from keiri_agent.blocks.registry import default_registry
+
+    with user_errors():
+        registry = default_registry()
+        # Not registry.categories(): its `list[str]` annotation resolves to the method `list`.
+        categories = sorted({spec.category for spec in registry.list()})
+        if category is not None and category not in categories:
+            raise BlockError(
+                f"カテゴリ '{category}' のブロックはありません。",
+                code=ErrorCode.INPUT_VALIDATION_FAILED,
+                hint=f"カテゴリ: {', '.join(categories)}",
+                details={"category": category},
+            )
+        specs = registry.list(category=category)
+    if as_json:
+        entries = [spec.catalog_entry() for spec in specs]
+        typer.echo(json.dumps(entries, ensure_ascii=False, indent=2))
+        return
+    table = Table(title="ブロック一覧")
+    table.add_column("ID", no_wrap=True)
+    table.add_column("版", no_wrap=True)
+    table.add_column("カテゴリ", no_wrap=True)
+    table.add_column("説明")
+    for spec in specs:
+        table.add_row(
+            escape(spec.id),
+            spec.version,
+            escape(spec.category),
+            escape(_summary(spec.description)),
+        )
+    console.print(table)
+    console.print(
+        f"{len(specs)} 件。詳細は `keiri-agent blocks show ID` で表示します。", markup=False
+    )
+
+
+@blocks_app.command("show")
+def show(
+    block: Annotated[
+        str,
+        typer.Argument(
+            metavar="ID", help="ブロック ID（id、id@1.2.3、id@1 の形）。", show_default=False
+        ),
+    ],
+    as_json: JsonFlag = False,
+) -> None:
+    """ブロックの説明と入出力（型・必須・既定値・説明）を表示します。"""
+    from keiri_agent.blocks.registry import default_registry
+
+    with user_errors():
+        registry = default_registry()
+        spec = registry.get(block)
+        versions = [s.version for s in registry.versions(spec.id)]
+    detail = _detail(spec, versions)
+    if as_json:
+        typer.echo(json.dumps(detail, ensure_ascii=False, indent=2, default=str))
+        return
+    console.print(f"[bold]{escape(spec.ref)}[/bold]（カテゴリ: {escape(spec.category)}）")
+    console.print(spec.description.strip(), markup=False)
+    if spec.tags:
+        console.print("タグ: " + ", ".join(spec.tags), markup=False)
+    if len(versions) > 1:
+        console.print("利用可能な版: " + ", ".join(versions), markup=False)
+    console.print(_ports_table("入力", detail["inputs"], inputs=True))
+    console.print(_ports_table("出力", detail["outputs"], inputs=False))
