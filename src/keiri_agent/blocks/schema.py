@@ -196,11 +196,24 @@ _BinaryValidator = jsonschema.validators.extend(  # type: ignore[no-untyped-call
 )
 
 
+@lru_cache(maxsize=2048)
+def _cached_validator(schema_json: str, binary: bool) -> Any:
+    return (_BinaryValidator if binary else _Validator)(json.loads(schema_json))
+
+
+def _validator(schema: Mapping[str, Any]) -> Any:
+    binary = schema.get("format") == "binary"
+    try:
+        key = json.dumps(schema, sort_keys=True)
+    except (TypeError, ValueError):  # non-JSON values in the schema (a date in examples...)
+        return (_BinaryValidator if binary else _Validator)(dict(schema))
+    return _cached_validator(key, binary)
+
+
 def check_value(value: Any, schema: Mapping[str, Any]) -> str | None:
     """None when ``value`` fits ``schema``; otherwise a short Japanese description of why not."""
-    cls = _BinaryValidator if schema.get("format") == "binary" else _Validator
     try:
-        validator = cls(dict(schema))
+        validator = _validator(schema)
         error = best_match(validator.iter_errors(value))
     except jsonschema.SchemaError as exc:
         return f"スキーマ自体が不正です: {exc.message}"

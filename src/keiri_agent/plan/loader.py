@@ -18,6 +18,7 @@ from keiri_agent.plan.issues import Loc, PlanIssue
 __all__ = ["PlanSource", "load_source", "parse_source", "resolve_plan_file"]
 
 MAX_PLAN_BYTES = 2 * 1024 * 1024
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 PLAN_SUFFIXES = (".yaml", ".yml")
 
 
@@ -60,8 +61,13 @@ def _walk(node: yaml.Node, loc: Loc, out: dict[Loc, tuple[int, int]]) -> None:
 def parse_source(text: str, *, file: str | None = None) -> PlanSource:
     """Parse plan YAML; a syntax error becomes ``syntax_error`` (never an exception)."""
     try:
-        raw = yaml.safe_load(text)
-        composed = yaml.compose(text, Loader=yaml.SafeLoader)
+        # One parse (libyaml when available) gives both the data and every value's position.
+        loader = _Loader(text)
+        try:
+            composed = loader.get_single_node()
+            raw = loader.construct_document(composed) if composed is not None else None
+        finally:
+            loader.dispose()
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
