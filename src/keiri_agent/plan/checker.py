@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.blocks.schema import check_value, compatible, descend, json_types, type_of_value
+from keiri_agent.blocks.schema import check_value, compatible, descend, type_of_value
 from keiri_agent.errors import BlockError
-from keiri_agent.plan import rules
+from keiri_agent.plan import control_rules, rules
 from keiri_agent.plan.expr import compile_when
 from keiri_agent.plan.issues import Loc, PlanIssue, ValidationReport, format_path
 from keiri_agent.plan.loader import PlanSource, load_source, resolve_plan_file
@@ -25,16 +25,15 @@ from keiri_agent.plan.models import (
     Export,
     LoopNode,
     Plan,
-    SubflowNode,
     WhenCompare,
     WhenExpr,
 )
 from keiri_agent.plan.refs import Reference, find_references, iter_references, single_reference
-from keiri_agent.plan.scope import AnyNode, NodeInfo, Scope, block_outputs
+from keiri_agent.plan.scope import UNRESOLVED, AnyNode, NodeInfo, Scope, block_outputs
+from keiri_agent.plan.scope import types_label as _types
 
 __all__ = ["UNRESOLVED", "Checker", "when_raw"]
 
-UNRESOLVED: Any = object()  # resolve()'s answer for a reference that does not resolve
 Deps = list[tuple[Scope, str]]
 
 
@@ -42,11 +41,6 @@ def when_raw(when: str | WhenExpr | WhenCompare) -> str | dict[str, Any]:
     if isinstance(when, str):
         return when
     return when.model_dump(by_alias=True)
-
-
-def _types(schema: Mapping[str, Any] | None) -> str:
-    types = json_types(schema)
-    return "/".join(sorted(types)) if types else "任意"
 
 
 @dataclass
@@ -102,7 +96,7 @@ class Checker:
         self.check_vars()
         self.check_scope(self.top, None)
         for export in self.plan.exports:
-            self.check_export(export, self.top, ("exports",), "PLAN_UNKNOWN_EXPORT")
+            control_rules.check_export(self, export, self.top, ("exports",), "PLAN_UNKNOWN_EXPORT")
         self.check_policy()
         self.warn_unused(self.top)
 
@@ -204,9 +198,9 @@ class Checker:
         if isinstance(node, BlockNode):
             rules.check_block_node(self, info, scope, deps)
         elif isinstance(node, LoopNode):
-            self.check_loop(node, info, scope, deps)
+            control_rules.check_loop(self, node, info, scope, deps)
         else:
-            self.check_subflow(node, info, scope, deps)
+            control_rules.check_subflow(self, node, info, scope, deps)
 
     def check_when(
         self, when: Any, loc: Loc, scope: Scope, info: NodeInfo | None, deps: Deps
@@ -224,148 +218,6 @@ class Checker:
             return
         for ref in expression.references:
             self.resolve(ref, scope, loc, info, deps)
-
-    def check_loop(self, node: LoopNode, info: NodeInfo, scope: Scope, deps: Deps) -> None:
-        body = info.body
-        assert body is not None
-        if node.foreach is not None:
-            fe = node.foreach
-            loc = (*info.loc, "foreach", "input")
-            schema = self.check_value(fe.input, loc, scope, info, deps, None)
-            if isinstance(fe.input, str) and single_reference(fe.input) is None:
-                schema = {"type": "string"}
-            elif not isinstance(fe.input, str):
-                schema = {"type": type_of_value(fe.input)}
-            types = json_types(schema) if schema is not UNRESOLVED else None
-            if types is not None and "array" not in types:
-                self.issue(
-                    "TYPE_MISMATCH",
-                    f"foreach.input は配列である必要がありますが、{_types(schema)} です。",
-                    loc,
-                    node=info.qual,
-                    hint="配列を出力するノードの出力（例: ${parse.evidence.files}）を指定してください。",
-                )
-            item = descend(schema, [0]) if schema is not UNRESOLVED else None
-            body.loop_vars[fe.itemVar] = item
-            if fe.indexVar:
-                body.loop_vars[fe.indexVar] = {"type": "integer"}
-            for var in filter(None, (fe.itemVar, fe.indexVar)):
-                if var in RESERVED_ROOTS or var in self.seen_ids:
-                    self.issue(
-                        "LOOP_VAR_CONFLICT",
-                        f"ループ変数 '{var}' は予約語かノード ID と重なっています。",
-                        (*info.loc, "foreach"),
-                        node=info.qual,
-                        hint="itemVar / indexVar には他と重ならない名前を付けてください。",
-                    )
-        inner: Deps = []
-        self.check_scope(body, inner)
-        deps.extend(inner)
-        if node.while_ is not None:
-            cond: Deps = []
-            self.check_when(
-                node.while_.condition, (*info.loc, "while", "condition"), body, info, cond
-            )
-            deps.extend((s, n) for s, n in cond if s is not body)
-        for i, export in enumerate(node.body.plan.exports):
-            self.check_export(
-                export, body, (*info.loc, "body", "plan", "exports", i), "LOOP_UNKNOWN_EXPORT"
-            )
-        names = {e.as_ for e in node.body.plan.exports}
-        for name in node.out.names(node.body.plan.exports):
-            if name not in names:
-                self.issue(
-                    "LOOP_UNKNOWN_COLLECT",
-                    f"out.collect の '{name}' は body.plan.exports にありません。",
-                    (*info.loc, "out", "collect"),
-                    node=info.qual,
-                    hint=f"exports の as に定義した名前を指定してください（定義済み: {', '.join(sorted(names)) or 'なし'}）。",
-                )
-
-    def check_export(self, export: Export, scope: Scope, loc: Loc, code: str) -> None:
-        try:
-            refs = find_references("${" + export.from_ + "}")
-        except BlockError as exc:
-            self.issue(code, exc.message, (*loc, "from"), hint=exc.hint)
-            return
-        ref = refs[0] if refs else None
-        if ref is None or ref.root not in scope.nodes or not ref.path:
-            self.issue(
-                code,
-                f"exports の from '{export.from_}' はこの graph のノード出力（ノードID.出力名）ではありません。",
-                (*loc, "from"),
-                hint=f"この graph のノード: {', '.join(scope.nodes) or 'なし'}",
-            )
-            return
-        self.resolve(ref, scope, (*loc, "from"), None, [])
-
-    def check_subflow(self, node: SubflowNode, info: NodeInfo, scope: Scope, deps: Deps) -> None:
-        call_loc = (*info.loc, "call")
-        for key, value in node.call.inputs.items():
-            self.check_value(value, (*call_loc, "inputs", key), scope, info, deps, None)
-        if node.call.plan_id in self.stack:
-            chain = " → ".join(
-                [*self.stack[self.stack.index(node.call.plan_id) :], node.call.plan_id]
-            )
-            self.issue(
-                "SUBFLOW_CYCLE",
-                f"サブフローの呼び出しが循環しています: {chain}",
-                (*call_loc, "plan_id"),
-                node=info.qual,
-                hint="Plan が自分自身を（間接的にでも）呼ばないようにしてください。",
-            )
-            return
-        sub, source = self.subplan(node.call.plan_id)
-        if source is None:
-            self.issue(
-                "SUBFLOW_NOT_FOUND",
-                f"サブフロー '{node.call.plan_id}' が見つかりません（{self.designs_dir}/{node.call.plan_id}.yaml）。",
-                (*call_loc, "plan_id"),
-                node=info.qual,
-                hint="designs/ からの相対名で plan_id を指定してください（拡張子なし）。",
-            )
-            return
-        for err in self.validate_subflow(source).errors:
-            self.report.add(
-                err.model_copy(
-                    update={
-                        "message": f"サブフロー {node.call.plan_id}: {err.message}",
-                        "node_id": f"{info.qual}/{err.node_id}" if err.node_id else info.qual,
-                    }
-                )
-            )
-        if sub is None:
-            return
-        for key in node.call.inputs:
-            if key not in sub.vars:
-                self.issue(
-                    "SUBFLOW_UNKNOWN_INPUT",
-                    f"サブフロー {sub.id} は入力 '{key}' を受け取りません（vars に未定義）。",
-                    (*call_loc, "inputs", key),
-                    node=info.qual,
-                    hint=f"受け取れる入力: {', '.join(sub.vars) or 'なし'}",
-                )
-        for key, value in sub.vars.items():
-            if value is None and key not in node.call.inputs:
-                self.issue(
-                    "MISSING_REQUIRED_INPUT",
-                    f"サブフロー {sub.id} の必須入力 '{key}' が call.inputs にありません。",
-                    call_loc,
-                    node=info.qual,
-                    hint=f"call.inputs に {key}: ... を追加してください。",
-                )
-        names = {e.as_ for e in sub.exports}
-        for i, export in enumerate(node.out.exports):
-            top_ids = {n.id for n in sub.graph}
-            root = export.from_.split(".", 1)[0]
-            if export.from_ not in names and not ("." in export.from_ and root in top_ids):
-                self.issue(
-                    "SUBFLOW_UNKNOWN_EXPORT",
-                    f"サブフロー {sub.id} は '{export.from_}' を公開していません。",
-                    (*info.loc, "out", "exports", i, "from"),
-                    node=info.qual,
-                    hint=f"公開されている名前: {', '.join(sorted(names)) or 'なし'}（または ノードID.出力名）",
-                )
 
     # --- values and references ---------------------------------------------------------------
 

@@ -7,15 +7,25 @@ their results leave the loop through ``exports`` and ``out.collect``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from keiri_agent.blocks.schema import resolve_port
+from keiri_agent.blocks.schema import json_types, resolve_port
 from keiri_agent.blocks.spec import BlockSpec
 from keiri_agent.plan.issues import Loc
 from keiri_agent.plan.models import BlockNode, LoopNode, SubflowNode
 
-__all__ = ["NodeInfo", "Scope", "block_outputs"]
+__all__ = ["UNRESOLVED", "NodeInfo", "Scope", "block_outputs", "types_label"]
+
+UNRESOLVED: Any = object()  # the validator's answer for a reference that does not resolve
+
+
+def types_label(schema: Mapping[str, Any] | None) -> str:
+    """``integer/number`` for messages; ``任意`` when the schema does not say."""
+    types = json_types(schema)
+    return "/".join(sorted(types)) if types else "任意"
+
 
 AnyNode = BlockNode | LoopNode | SubflowNode
 
