@@ -1,0 +1,153 @@
+"""What one plan run shares: the run context, runtime scopes and the emitter of subflows.
+
+The engine (``plan.engine``) and loops/subflows (``plan.control``) read node outputs, loop
+variables and vars through :class:`Values`, and everything run-wide (events, registry, backend,
+answers, stored outputs from an earlier run, cancellation) through :class:`RunContext`.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import itertools
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from keiri_agent.blocks.base import InputProvider
+from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.config import Settings
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.events import EventStream
+from keiri_agent.events.models import EventType, RunEvent
+from keiri_agent.plan.backends import Backend
+from keiri_agent.plan.refs import Reference, render, resolve_path
+from keiri_agent.plan.values import OutputStore
+
+if TYPE_CHECKING:
+    from keiri_agent.plan.compiled import CompiledGraph
+    from keiri_agent.plan.models import Plan
+
+__all__ = ["Reused", "RunContext", "TaggedEmitter", "Values", "render_vars"]
+
+
+@dataclass
+class Reused:
+    """A node's outputs from an earlier run, with where they are stored."""
+
+    outputs: dict[str, Any]
+    stored: dict[str, Any] | None
+    outputs_file: str | None
+
+
+@dataclass
+class RunContext:
+    """What every frame of one run shares."""
+
+    run_id: str
+    plan_id: str
+    events: EventStream
+    registry: BlockRegistry
+    backend: Backend
+    pool: cf.ThreadPoolExecutor
+    workspace: Path
+    designs_dir: Path
+    config: Mapping[str, Any]
+    env: Mapping[str, str]
+    settings: Settings | None = None
+    answers: InputProvider | None = None
+    store: OutputStore | None = None
+    reuse: dict[str, Reused] = field(default_factory=dict)
+    cancel: threading.Event = field(default_factory=threading.Event)
+    waiting: list[dict[str, Any]] = field(default_factory=list)
+    subflows: dict[str, tuple[Plan, CompiledGraph]] = field(default_factory=dict)
+    _semaphores: dict[str, threading.Semaphore] = field(default_factory=dict)
+    _active: set[threading.Event] = field(default_factory=set)
+    _sub_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def semaphore(self, key: str, limit: int) -> threading.Semaphore:
+        with self._lock:
+            if key not in self._semaphores:
+                self._semaphores[key] = threading.Semaphore(limit)
+            return self._semaphores[key]
+
+    def next_sub_run_id(self, parent: str) -> str:
+        with self._lock:
+            return f"{parent}.sub#{next(self._sub_ids)}"
+
+    def node_event(self) -> threading.Event:
+        event = threading.Event()
+        with self._lock:
+            self._active.add(event)
+            if self.cancel.is_set():
+                event.set()
+        return event
+
+    def release(self, event: threading.Event) -> None:
+        with self._lock:
+            self._active.discard(event)
+
+    def cancel_all(self) -> None:
+        with self._lock:
+            self.cancel.set()
+            for event in self._active:
+                event.set()
+
+
+class TaggedEmitter:
+    """An emitter that marks events of a subflow with its run id."""
+
+    def __init__(self, events: EventStream, sub_run_id: str | None) -> None:
+        self._events = events
+        self._sub = sub_run_id
+
+    def emit(self, kind: EventType | str, /, **fields: Any) -> RunEvent | None:
+        if self._sub is not None:
+            fields.setdefault("sub_run_id", self._sub)
+        return self._events.emit(kind, **fields)
+
+
+class Values:
+    """Runtime scope: node outputs of this graph, loop variables, and the enclosing scope."""
+
+    def __init__(
+        self,
+        vars: Mapping[str, Any],
+        parent: Values | None = None,
+        loop_vars: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.vars = vars
+        self.parent = parent
+        self.loop_vars = dict(loop_vars or {})
+        self.outputs: dict[str, dict[str, Any] | None] = {}
+
+    def find(self, root: str) -> tuple[bool, Any, bool]:
+        """(found, value, is_node) for ``root``, searching outwards."""
+        scope: Values | None = self
+        while scope is not None:
+            if root in scope.loop_vars:
+                return True, scope.loop_vars[root], False
+            if root in scope.outputs:
+                return True, scope.outputs[root], True
+            scope = scope.parent
+        return False, None, False
+
+
+def render_vars(raw: Mapping[str, Any], ctx: RunContext) -> dict[str, Any]:
+    """A plan's vars with their ``${env.*}`` / ``${config.*}`` references resolved."""
+
+    def resolve(ref: Reference) -> Any:
+        if ref.root == "env":
+            return resolve_path(ctx.env, ref)
+        if ref.root == "config":
+            return resolve_path(ctx.config, ref)
+        raise BlockError(
+            f"vars の {ref.text} は使えません（vars から参照できるのは env と config だけです）。",
+            code=ErrorCode.INVALID_REFERENCE,
+            hint="ノードの出力はノードの in で直接参照してください。",
+            details={"reference": ref.text},
+        )
+
+    return dict(render(dict(raw), resolve))
