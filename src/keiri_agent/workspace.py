@@ -13,6 +13,9 @@ with OS limits) is the boundary and this check is defence in depth.
 from __future__ import annotations
 
 import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path, PurePath
@@ -24,6 +27,7 @@ __all__ = [
     "MAX_SAME_SECOND_SESSIONS",
     "SESSION_DIR_FORMAT",
     "Workspace",
+    "atomic_path",
     "confine",
     "new_session_dir",
 ]
@@ -142,3 +146,22 @@ class Workspace:
         target = self.resolve(name)
         target.mkdir(parents=True, exist_ok=True)
         return target
+
+
+@contextmanager
+def atomic_path(target: Path, *, suffix: str = ".tmp") -> Iterator[Path]:
+    """A temporary path beside ``target`` that replaces it when the block exits cleanly.
+
+    Readers see the old file or the new one, never half of it; on an exception the temporary
+    file is removed and ``target`` is left as it was. The temporary file is created with mode
+    0600 (callers that need another mode set it on the yielded path).
+    """
+    fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.stem}.", suffix=suffix)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

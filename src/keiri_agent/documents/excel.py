@@ -9,8 +9,6 @@ changed input. Cells that are not written keep their formulas and styles.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import zipfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,6 +26,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from keiri_agent.documents.table_infer import make_column_names
 from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError
+from keiri_agent.workspace import atomic_path
 
 __all__ = ["ExcelEdit", "ExcelManager", "WriteSummary"]
 
@@ -281,17 +280,9 @@ class ExcelEdit:
     def save(self) -> WriteSummary:
         """Save to a temporary file beside the output, then rename it into place."""
         self.output.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(
-            prefix=f".{self.output.stem}.", suffix=self.output.suffix, dir=self.output.parent
-        )
-        os.close(fd)
-        tmp = Path(tmp_name)
         try:
-            self.workbook.save(tmp)
-            os.replace(tmp, self.output)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+            with atomic_path(self.output, suffix=self.output.suffix) as tmp:
+                self.workbook.save(tmp)
         finally:
             self.workbook.close()
         return self.summary

@@ -39,7 +39,6 @@ from __future__ import annotations
 import copy
 import os
 import shutil
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +51,7 @@ from keiri_agent.plan.issues import format_path
 from keiri_agent.plan.loader import MAX_PLAN_BYTES
 from keiri_agent.plan.refs import Reference, find_references
 from keiri_agent.plan.rules import LEGACY_UI_PREFIXES
+from keiri_agent.workspace import atomic_path
 
 __all__ = ["MigrationResult", "migrate_file", "migrate_plan", "migrate_text"]
 
@@ -438,18 +438,14 @@ def _free_backup(path: Path) -> Path:
 def _write_atomic(target: Path, data: bytes, *, mode_from: Path) -> None:
     """Write via a temporary file in the same directory and ``os.replace``: readers see the
     old file or the new one, never half of it."""
-    tmp: str | None = None
     try:
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        shutil.copymode(mode_from, tmp)  # mkstemp's 0600 would hide the plan from others
-        os.replace(tmp, target)
+        with atomic_path(target) as tmp:
+            with tmp.open("wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            shutil.copymode(mode_from, tmp)  # mkstemp's 0600 would hide the plan from others
     except OSError as exc:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
         denied = isinstance(exc, PermissionError)
         raise BlockError(
             f"移行結果を {target} に書き込めません: {exc.strerror or exc}",

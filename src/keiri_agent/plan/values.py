@@ -11,15 +11,14 @@ from __future__ import annotations
 import base64
 import json
 import math
-import os
 import re
-import tempfile
 from collections.abc import Mapping
 from datetime import date, datetime
 from pathlib import Path, PurePath
 from typing import Any
 
 from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.workspace import atomic_path
 
 __all__ = ["INLINE_LIMIT_BYTES", "NotPersistable", "OutputStore"]
 
@@ -63,10 +62,8 @@ class OutputStore:
         folder.mkdir(parents=True, exist_ok=True)
         encoded = {k: self._encode(v, folder, k) for k, v in outputs.items()}
         target = folder / "outputs.json"
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".outputs.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(encoded, handle, ensure_ascii=False)
-        os.replace(tmp, target)
+        with atomic_path(target) as tmp:
+            tmp.write_text(json.dumps(encoded, ensure_ascii=False), encoding="utf-8")
         return None, str(target.relative_to(self.base))
 
     def _encode(self, value: Any, folder: Path, name: str) -> Any:
