@@ -25,22 +25,20 @@ from keiri_agent.plan.models import (
     Export,
     LoopNode,
     Plan,
-    WhenCompare,
-    WhenExpr,
+    when_raw,
 )
-from keiri_agent.plan.refs import Reference, find_references, iter_references, single_reference
+from keiri_agent.plan.refs import (
+    Reference,
+    bare_reference,
+    iter_references,
+    single_reference,
+)
 from keiri_agent.plan.scope import UNRESOLVED, AnyNode, NodeInfo, Scope, block_outputs
 from keiri_agent.plan.scope import types_label as _types
 
-__all__ = ["UNRESOLVED", "Checker", "when_raw"]
+__all__ = ["UNRESOLVED", "Checker"]
 
 Deps = list[tuple[Scope, str]]
-
-
-def when_raw(when: str | WhenExpr | WhenCompare) -> str | dict[str, Any]:
-    if isinstance(when, str):
-        return when
-    return when.model_dump(by_alias=True)
 
 
 @dataclass
@@ -156,13 +154,13 @@ class Checker:
 
     def export_schema(self, export: Export, scope: Scope) -> dict[str, Any] | None:
         try:
-            refs = find_references("${" + export.from_ + "}")
+            ref = bare_reference(export.from_)
         except BlockError:
             return None
-        found = scope.nodes.get(refs[0].root) if refs else None
-        if found is None or not refs[0].path:
+        found = scope.nodes.get(ref.root) if ref else None
+        if ref is None or found is None or not ref.path:
             return None
-        return descend(found.outputs.get(str(refs[0].path[0])), refs[0].path[1:])
+        return descend(found.outputs.get(str(ref.path[0])), ref.path[1:])
 
     def subplan(self, plan_id: str) -> tuple[Plan | None, PlanSource | None]:
         if plan_id not in self._subplans:

@@ -12,7 +12,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from keiri_agent.plan.expr import compile_when
-from keiri_agent.plan.models import BlockNode, LoopNode, SubflowNode, WhenCompare, WhenExpr
+from keiri_agent.plan.models import (
+    BlockNode,
+    LoopNode,
+    SubflowNode,
+    WhenCompare,
+    WhenExpr,
+    when_raw,
+)
 from keiri_agent.plan.refs import iter_references
 
 __all__ = ["CompiledGraph", "compile_graph", "references_in"]
@@ -23,8 +30,7 @@ AnyNode = BlockNode | LoopNode | SubflowNode
 def _when_roots(when: str | WhenExpr | WhenCompare | None) -> set[str]:
     if when is None:
         return set()
-    raw: Any = when if isinstance(when, str) else when.model_dump(by_alias=True)
-    return {r.root for r in compile_when(raw).references}
+    return {r.root for r in compile_when(when_raw(when)).references}
 
 
 def _value_roots(value: Any) -> set[str]:

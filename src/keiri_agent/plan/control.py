@@ -20,8 +20,8 @@ from keiri_agent.plan.compiled import compile_graph
 from keiri_agent.plan.engine import Frame, FrameResult, Outcome, Values, render_vars
 from keiri_agent.plan.expr import compile_when, truthy
 from keiri_agent.plan.loader import load_source, resolve_plan_file
-from keiri_agent.plan.models import Export, LoopNode, Plan, SubflowNode
-from keiri_agent.plan.refs import find_references, render, resolve_path
+from keiri_agent.plan.models import Export, LoopNode, Plan, SubflowNode, when_raw
+from keiri_agent.plan.refs import bare_reference, render, resolve_path
 
 if TYPE_CHECKING:
     from keiri_agent.plan.compiled import CompiledGraph
@@ -30,7 +30,8 @@ __all__ = ["run_loop", "run_subflow"]
 
 
 def _export_value(export: Export, values: Values) -> Any:
-    ref = find_references("${" + export.from_ + "}")[0]
+    ref = bare_reference(export.from_)
+    assert ref is not None, "validated plans export node.alias paths"
     found, outputs, _ = values.find(ref.root)
     if not found or outputs is None:
         return None
@@ -174,12 +175,7 @@ def _while(
 ) -> tuple[list[dict[str, Any]], Outcome | None]:
     assert node.while_ is not None
     spec = node.while_
-    raw: Any = (
-        spec.condition
-        if isinstance(spec.condition, str)
-        else spec.condition.model_dump(by_alias=True)
-    )
-    condition = compile_when(raw)
+    condition = compile_when(when_raw(spec.condition))
     # Before the first iteration the body's nodes exist with null outputs.
     previous = Values(frame.values.vars, parent=frame.values)
     previous.outputs = dict.fromkeys(body.nodes)

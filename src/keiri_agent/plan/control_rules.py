@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from keiri_agent.blocks.schema import descend, json_types, type_of_value
 from keiri_agent.errors import BlockError
 from keiri_agent.plan.models import RESERVED_ROOTS, Export, LoopNode, SubflowNode
-from keiri_agent.plan.refs import find_references, single_reference
+from keiri_agent.plan.refs import bare_reference, single_reference
 from keiri_agent.plan.scope import UNRESOLVED
 from keiri_agent.plan.scope import types_label as _types
 
@@ -85,11 +85,10 @@ def check_loop(checker: Checker, node: LoopNode, info: NodeInfo, scope: Scope, d
 
 def check_export(checker: Checker, export: Export, scope: Scope, loc: Loc, code: str) -> None:
     try:
-        refs = find_references("${" + export.from_ + "}")
+        ref = bare_reference(export.from_)
     except BlockError as exc:
         checker.issue(code, exc.message, (*loc, "from"), hint=exc.hint)
         return
-    ref = refs[0] if refs else None
     if ref is None or ref.root not in scope.nodes or not ref.path:
         checker.issue(
             code,

@@ -25,7 +25,6 @@ from pydantic import BaseModel, Field, ValidationError
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.spec import NO_SAMPLE, port_is_required, port_sample
 from keiri_agent.errors import BlockError
-from keiri_agent.plan.checker import when_raw
 from keiri_agent.plan.compiled import AnyNode, compile_graph
 from keiri_agent.plan.dryrun_walk import (
     UNAVAILABLE,
@@ -36,7 +35,7 @@ from keiri_agent.plan.dryrun_walk import (
     display,
 )
 from keiri_agent.plan.loader import PlanSource, load_source, resolve_plan_file
-from keiri_agent.plan.models import BlockNode, LoopNode, Plan, SubflowNode
+from keiri_agent.plan.models import BlockNode, LoopNode, Plan, SubflowNode, when_raw
 from keiri_agent.plan.refs import single_reference, type_label
 
 __all__ = [

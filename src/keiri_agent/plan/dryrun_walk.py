@@ -19,13 +19,12 @@ from keiri_agent.blocks.schema import SchemaRefError, check_value, json_types, r
 from keiri_agent.blocks.spec import NO_SAMPLE, port_sample
 from keiri_agent.errors import BlockError
 from keiri_agent.events.models import summarize_value
-from keiri_agent.plan.checker import when_raw
 from keiri_agent.plan.expr import compile_when, truthy
-from keiri_agent.plan.models import When
+from keiri_agent.plan.models import When, when_raw
 from keiri_agent.plan.refs import (
     Reference,
     ReferencePathError,
-    find_references,
+    bare_reference,
     iter_references,
     render,
     resolve_path,
@@ -363,18 +362,18 @@ class Values:
     def export(self, source: str, frame: Frame, node: DryRunNode | None, path: str) -> Any:
         """The value behind an export's ``from`` (``node.alias[.path]``), or UNAVAILABLE."""
         try:
-            refs = find_references("${" + source + "}")
+            ref = bare_reference(source)
         except BlockError as exc:
             self.add(node, "INVALID_REFERENCE", exc.message, exc.hint, path)
             return UNAVAILABLE
         try:
-            if len(refs) != 1:
+            if ref is None:
                 raise _RefError(
                     "UNRESOLVED_REFERENCE", f"exports の from '{source}' が不正です。", ""
                 )
-            if frame.lookup(refs[0].root) == ("node", None):
+            if frame.lookup(ref.root) == ("node", None):
                 return None  # the runner exports null from a node that did not run
-            return self.resolve(refs[0], frame)
+            return self.resolve(ref, frame)
         except _Unavailable:
             return UNAVAILABLE
         except _RefError as failed:

@@ -24,7 +24,7 @@ from keiri_agent.plan.compiled import CompiledGraph
 from keiri_agent.plan.context import Reused, RunContext, TaggedEmitter, Values, render_vars
 from keiri_agent.plan.execute import BlockJob, execute_job, run_block
 from keiri_agent.plan.expr import compile_when, truthy
-from keiri_agent.plan.models import BlockNode, LoopNode, Plan, Policy, SubflowNode
+from keiri_agent.plan.models import BlockNode, LoopNode, Plan, Policy, SubflowNode, when_raw
 from keiri_agent.plan.refs import Reference, render, resolve_path
 from keiri_agent.plan.values import NotPersistable
 
@@ -196,10 +196,7 @@ class Frame:
             return Outcome("ok", reused.outputs)
         try:
             if node.when is not None:
-                raw: Any = (
-                    node.when if isinstance(node.when, str) else node.when.model_dump(by_alias=True)
-                )
-                expression = compile_when(raw)
+                expression = compile_when(when_raw(node.when))
                 if not truthy(expression.evaluate(self.resolve)):
                     self.events.emit(
                         "node_skipped",

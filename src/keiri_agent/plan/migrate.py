@@ -49,7 +49,7 @@ import yaml
 from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError
 from keiri_agent.plan.issues import format_path
 from keiri_agent.plan.loader import MAX_PLAN_BYTES
-from keiri_agent.plan.refs import Reference, find_references
+from keiri_agent.plan.refs import Reference, bare_reference, find_references
 from keiri_agent.plan.rules import LEGACY_UI_PREFIXES
 from keiri_agent.workspace import atomic_path
 
@@ -358,10 +358,10 @@ def _rewrite_plan(plan: dict[str, Any], rewrites: Rewrites, result: MigrationRes
     def export_from(text: str, loc: Loc) -> str:
         # exports.from is a reference written without ${ }.
         try:
-            refs = find_references("${" + text + "}")
+            ref = bare_reference(text)
         except BlockError:
             return text
-        new = _rewrite_ref(refs[0], rewrites, loc, result.problems) if len(refs) == 1 else None
+        new = _rewrite_ref(ref, rewrites, loc, result.problems) if ref is not None else None
         if new is not None:
             result.changes.append(f"{format_path(loc)}: {text} → {new}")
         return new or text

@@ -47,6 +47,7 @@ __all__ = [
     "WhenExpr",
     "WhileSpec",
     "node_kind",
+    "when_raw",
 ]
 
 API_VERSIONS = ("v1",)
@@ -70,6 +71,11 @@ class WhenCompare(_Strict):
 
 
 When = str | WhenExpr | WhenCompare
+
+
+def when_raw(when: When) -> str | dict[str, Any]:
+    """A ``when``/``condition`` as written (a string or a mapping), for ``compile_when``."""
+    return when if isinstance(when, str) else when.model_dump(by_alias=True)
 
 
 def _check_node_id(value: str) -> str:

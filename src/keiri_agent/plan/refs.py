@@ -29,6 +29,7 @@ __all__ = [
     "ReferencePathError",
     "ReferenceSyntaxError",
     "ReferenceValueError",
+    "bare_reference",
     "caret_excerpt",
     "find_references",
     "format_interpolated",
@@ -192,6 +193,14 @@ def split_template(text: str) -> list[str | Reference]:
 def find_references(text: str) -> list[Reference]:
     """Every reference in ``text``, in order."""
     return [p for p in split_template(text) if isinstance(p, Reference)]
+
+
+def bare_reference(path: str) -> Reference | None:
+    """``node.alias.key`` written without ``${ }`` (an export's ``from``) as a reference.
+
+    None when it is not exactly one reference; ReferenceSyntaxError when it is malformed.
+    """
+    return single_reference("${" + path + "}")
 
 
 def single_reference(text: str) -> Reference | None:
