@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from keiri_agent.errors import BlockError, ErrorCode
@@ -26,7 +27,7 @@ from keiri_agent.plan.refs import bare_reference, render, resolve_path
 if TYPE_CHECKING:
     from keiri_agent.plan.compiled import CompiledGraph
 
-__all__ = ["run_loop", "run_subflow"]
+__all__ = ["load_subplan", "run_loop", "run_subflow"]
 
 
 def _export_value(export: Export, values: Values) -> Any:
@@ -224,22 +225,28 @@ class _Resolver:
         return self.frame.resolve(ref)
 
 
-def load_subflow(frame: Frame, plan_id: str) -> tuple[Plan, CompiledGraph]:
-    ctx = frame.ctx
-    with ctx._lock:
-        cached = ctx.subflows.get(plan_id)
-    if cached is not None:
-        return cached
-    file = resolve_plan_file(plan_id, ctx.designs_dir)
+def load_subplan(plan_id: str, designs_dir: Path) -> tuple[Plan, CompiledGraph]:
+    """``designs/<plan_id>.yaml`` loaded and compiled (BlockError when it is not there)."""
+    file = resolve_plan_file(plan_id, designs_dir)
     if file is None:
         raise BlockError(
-            f"サブフロー '{plan_id}' が見つかりません（{ctx.designs_dir}）。",
+            f"サブフロー '{plan_id}' が見つかりません（{designs_dir}）。",
             code=ErrorCode.DEPENDENCY_NOT_FOUND,
             hint="designs/ からの相対名で plan_id を指定してください。",
             details={"plan_id": plan_id},
         )
     plan = Plan.model_validate(load_source(file).raw)
-    loaded = (plan, compile_graph(list(plan.graph)))
+    return plan, compile_graph(list(plan.graph))
+
+
+def load_subflow(frame: Frame, plan_id: str) -> tuple[Plan, CompiledGraph]:
+    """:func:`load_subplan`, once per run."""
+    ctx = frame.ctx
+    with ctx._lock:
+        cached = ctx.subflows.get(plan_id)
+    if cached is not None:
+        return cached
+    loaded = load_subplan(plan_id, ctx.designs_dir)
     with ctx._lock:
         ctx.subflows[plan_id] = loaded
     return loaded

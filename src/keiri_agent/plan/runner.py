@@ -26,6 +26,7 @@ from keiri_agent.events import open_run
 from keiri_agent.events.models import RunEvent
 from keiri_agent.plan.backends import Backend, DaskBackend, ThreadBackend
 from keiri_agent.plan.compiled import CompiledGraph, compile_graph
+from keiri_agent.plan.control import load_subplan
 from keiri_agent.plan.engine import Frame, Reused, RunContext, Values, render_vars
 from keiri_agent.plan.loader import PlanSource, load_source, parse_source
 from keiri_agent.plan.models import LoopNode, Plan, SubflowNode
@@ -294,8 +295,7 @@ class PlanRunner:
                 current = current.bodies.get(node_id)
                 prefix += f"{node_id}[{index}/" if index else f"{node_id}/"
             elif isinstance(node, SubflowNode):
-                sub = load_source(_sub_file(self.designs_dir, node.call.plan_id))
-                current = compile_graph(list(Plan.model_validate(sub.raw).graph))
+                current = load_subplan(node.call.plan_id, self.designs_dir)[1]
                 prefix += f"{node_id}/"
             else:
                 current = None
@@ -306,20 +306,6 @@ class PlanRunner:
             return any(candidate.startswith((s + "/", s + "[")) for s in subtree)
 
         return dropped
-
-
-def _sub_file(designs_dir: Path, plan_id: str) -> Path:
-    from keiri_agent.plan.loader import resolve_plan_file
-
-    file = resolve_plan_file(plan_id, designs_dir)
-    if file is None:
-        raise BlockError(
-            f"サブフロー '{plan_id}' が見つかりません。",
-            code=ErrorCode.DEPENDENCY_NOT_FOUND,
-            hint="designs/ 配下の Plan を確認してください。",
-            details={"plan_id": plan_id},
-        )
-    return file
 
 
 def _provider(
