@@ -21,6 +21,14 @@ from keiri_agent.events.models import EventType, RunEvent, summarize_value
 __all__ = ["BlockJob", "JobResult", "check_outputs", "execute_job", "prepare_inputs", "run_block"]
 
 
+def _port_problem(value: Any, port: dict[str, Any]) -> str | None:
+    """Why ``value`` does not fit ``port`` (an unresolvable ``$ref`` is a problem too)."""
+    try:
+        return check_value(value, resolve_port(port))
+    except SchemaRefError as exc:
+        return exc.message
+
+
 def prepare_inputs(spec: BlockSpec, node_path: str, given: dict[str, Any]) -> dict[str, Any]:
     """Defaults filled in and every input checked against its port (all problems at once)."""
     inputs = dict(given)
@@ -34,10 +42,7 @@ def prepare_inputs(spec: BlockSpec, node_path: str, given: dict[str, Any]) -> di
             continue
         if inputs[name] is None and not port.get("nullable") and not port_is_required(port):
             continue  # an optional input left empty (a skipped upstream node, for instance)
-        try:
-            problem = check_value(inputs[name], resolve_port(port))
-        except SchemaRefError as exc:
-            problem = exc.message
+        problem = _port_problem(inputs[name], port)
         if problem:
             problems.append(f"入力 '{name}': {problem}")
     if problems:
@@ -67,10 +72,7 @@ def check_outputs(spec: BlockSpec, node_path: str, outputs: Any) -> dict[str, An
             continue
         if outputs[name] is None and not port_is_required(port):
             continue
-        try:
-            problem = check_value(outputs[name], resolve_port(port))
-        except SchemaRefError as exc:
-            problem = exc.message
+        problem = _port_problem(outputs[name], port)
         if problem:
             problems.append(f"出力 '{name}': {problem}")
     extra = sorted(set(outputs) - set(spec.outputs))
