@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import threading
+import time
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -74,8 +76,6 @@ def _emit_failure(frame: Frame, path: str, outcome: Outcome) -> Outcome:
 
 
 def run_loop(frame: Frame, node: LoopNode, path: str) -> Outcome:
-    import time
-
     started = time.perf_counter()
     body = frame.graph.bodies[node.id]
     frame.events.emit("node_start", node_id=path, block="loop")
@@ -183,7 +183,7 @@ def _while(
     results: list[dict[str, Any]] = []
     for index in range(spec.max_iterations):
         try:
-            go = truthy(condition.evaluate(_Resolver(frame, previous).resolve))
+            go = truthy(condition.evaluate(partial(frame.resolve, values=previous)))
         except BlockError as exc:
             return results, Outcome("failed", None, exc)
         if not go:
@@ -197,7 +197,7 @@ def _while(
         previous = values
     if spec.required:
         try:
-            still = truthy(condition.evaluate(_Resolver(frame, previous).resolve))
+            still = truthy(condition.evaluate(partial(frame.resolve, values=previous)))
         except BlockError as exc:
             return results, Outcome("failed", None, exc)
         if still:
@@ -213,16 +213,6 @@ def _while(
                 ),
             )
     return results, None
-
-
-class _Resolver:
-    """Resolves a while condition against the last iteration's values."""
-
-    def __init__(self, frame: Frame, values: Values) -> None:
-        self.frame = Frame(frame.ctx, frame.plan, frame.graph, values, prefix=frame.prefix)
-
-    def resolve(self, ref: Any) -> Any:
-        return self.frame.resolve(ref)
 
 
 def load_subplan(plan_id: str, designs_dir: Path) -> tuple[Plan, CompiledGraph]:
@@ -253,8 +243,6 @@ def load_subflow(frame: Frame, plan_id: str) -> tuple[Plan, CompiledGraph]:
 
 
 def run_subflow(frame: Frame, node: SubflowNode, path: str) -> Outcome:
-    import time
-
     started = time.perf_counter()
     try:
         plan, graph = load_subflow(frame, node.call.plan_id)

@@ -72,15 +72,17 @@ class Frame:
 
     # --- references --------------------------------------------------------------------------
 
-    def resolve(self, ref: Reference) -> Any:
+    def resolve(self, ref: Reference, values: Values | None = None) -> Any:
+        """The value of ``ref`` in this frame's scope (or in ``values``, a while loop's last pass)."""
+        scope = values or self.values
         root = ref.root
         if root == "vars":
-            return resolve_path(self.values.vars, ref)
+            return resolve_path(scope.vars, ref)
         if root == "env":
             return resolve_path(self.ctx.env, ref)
         if root == "config":
             return resolve_path(self.ctx.config, ref)
-        found, value, is_node = self.values.find(root)
+        found, value, is_node = scope.find(root)
         if not found:
             raise BlockError(
                 f"{ref.text}: ノード '{root}' の出力がまだありません。",
