@@ -487,3 +487,14 @@ def test_timestamps_are_utc_iso_with_z() -> None:
         }
     )
     assert tokyo.to_dict()["timestamp"] == "2025-01-01T10:00:00Z"
+
+
+def test_listeners_see_every_event_in_order_as_it_is_logged(tmp_path: Path) -> None:
+    stream = open_run("listened", runs_dir=tmp_path)
+    seen: list[tuple[int, str]] = []
+    stream.add_listener(lambda event: seen.append((event.id, event.event)))
+    stream.emit("plan_start", plan_id="listened")
+    stream.emit("node_start", node_id="a")
+    stream.close()
+    assert seen == [(1, "plan_start"), (2, "node_start")]
+    assert [(e.id, e.event) for e in read_events(stream.log_path)] == seen

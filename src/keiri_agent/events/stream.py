@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import os
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -101,6 +101,7 @@ class EventStream:
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
         self._waiters: set[_AsyncWaiter] = set()
+        self._listeners: list[Callable[[RunEvent], None]] = []
         self._closed = False
 
     @property
@@ -132,7 +133,13 @@ class EventStream:
                 self._sink.write(event)  # under the lock: file order == id order
             self._events.append(event)
             self._notify()
+        for listener in self._listeners:  # outside the lock: a listener may emit or read
+            listener(event)
         return event
+
+    def add_listener(self, listener: Callable[[RunEvent], None]) -> None:
+        """Call ``listener`` with each event, in the emitting thread, right after it is logged."""
+        self._listeners.append(listener)
 
     def _notify(self) -> None:
         self._cond.notify_all()

@@ -150,7 +150,7 @@ class PlanRunner:
         workspace = store.dir / "work"
         workspace.mkdir(exist_ok=True)
         if on_event is not None:
-            _forward(stream, on_event)
+            stream.add_listener(on_event)
         ctx = RunContext(
             run_id=stream.run_id,
             plan_id=model.id,
@@ -318,15 +318,3 @@ def _provider(
     if isinstance(answers, Path | str):
         return AnswersFile.load(answers)
     return answers  # any other InputProvider (the app's session state, for instance)
-
-
-def _forward(stream: Any, on_event: Callable[[RunEvent], None]) -> None:
-    """Call ``on_event`` for each event as it is emitted (wraps the stream's emit)."""
-    original = stream.emit
-
-    def emit(kind: Any, /, **fields: Any) -> RunEvent:
-        event: RunEvent = original(kind, **fields)
-        on_event(event)
-        return event
-
-    stream.emit = emit
