@@ -452,3 +452,22 @@ graph:
         pids = set(result.outputs["each"]["pid"])
         assert os.getpid() not in pids  # ran in the cluster's worker processes
         assert pids <= {w.pid for w in cluster.workers.values()} | pids
+
+
+def test_a_missing_environment_variable_is_named_without_listing_the_environment(
+    registry, tmp_path: Path, write_plan: WritePlan, designs: Path
+) -> None:
+    plan = write_plan(
+        "envs",
+        'id: envs\ngraph:\n  - {id: a, block: test.sleep, in: {value: "${env.KEIRI_NOPE}"}}\n',
+    )
+    env = {"SECRET_TOKEN_NAME": "x", "OTHER": "y"}
+    with PlanRunner(
+        registry, runs_dir=tmp_path / "runs", designs_dir=designs, config={}, env=env
+    ) as r:
+        result = r.run(plan)
+    assert result.status == "failed"
+    assert result.error is not None
+    assert "KEIRI_NOPE" in result.error.message
+    text = result.error.message + result.error.hint + str(result.error.details)
+    assert "SECRET_TOKEN_NAME" not in text

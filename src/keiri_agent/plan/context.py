@@ -22,14 +22,14 @@ from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventStream
 from keiri_agent.events.models import EventType, RunEvent
 from keiri_agent.plan.backends import Backend
-from keiri_agent.plan.refs import Reference, render, resolve_path
+from keiri_agent.plan.refs import Reference, ReferencePathError, render, resolve_path
 from keiri_agent.plan.values import OutputStore
 
 if TYPE_CHECKING:
     from keiri_agent.plan.compiled import CompiledGraph
     from keiri_agent.plan.models import Plan
 
-__all__ = ["Reused", "RunContext", "TaggedEmitter", "Values", "render_vars"]
+__all__ = ["Reused", "RunContext", "TaggedEmitter", "Values", "render_vars", "resolve_env_config"]
 
 
 @dataclass
@@ -135,14 +135,30 @@ class Values:
         return False, None, False
 
 
+def resolve_env_config(ref: Reference, env: Mapping[str, str], config: Mapping[str, Any]) -> Any:
+    """``${env.X}`` or ``${config.a.b}`` (ReferencePathError when it is not there).
+
+    A missing environment variable is named on its own: the generic path error would list the
+    other variables as "available keys", putting the environment's names into logs and the UI.
+    """
+    if ref.root == "config":
+        return resolve_path(config, ref)
+    name = str(ref.path[0]) if ref.path else ""
+    if name not in env:
+        raise ReferencePathError(
+            f"参照 {ref.text} を解決できません: 環境変数 {name} が設定されていません。",
+            hint=f"ドライラン・実行の前に環境変数 {name} を設定してください。",
+            details={"reference": ref.text},
+        )
+    return resolve_path({name: env[name]}, ref)
+
+
 def render_vars(raw: Mapping[str, Any], ctx: RunContext) -> dict[str, Any]:
     """A plan's vars with their ``${env.*}`` / ``${config.*}`` references resolved."""
 
     def resolve(ref: Reference) -> Any:
-        if ref.root == "env":
-            return resolve_path(ctx.env, ref)
-        if ref.root == "config":
-            return resolve_path(ctx.config, ref)
+        if ref.root in ("env", "config"):
+            return resolve_env_config(ref, ctx.env, ctx.config)
         raise BlockError(
             f"vars の {ref.text} は使えません（vars から参照できるのは env と config だけです）。",
             code=ErrorCode.INVALID_REFERENCE,

@@ -19,6 +19,7 @@ from keiri_agent.blocks.schema import SchemaRefError, check_value, json_types, r
 from keiri_agent.blocks.spec import NO_SAMPLE, port_sample
 from keiri_agent.errors import BlockError
 from keiri_agent.events.models import summarize_value
+from keiri_agent.plan.context import resolve_env_config
 from keiri_agent.plan.expr import compile_when, truthy
 from keiri_agent.plan.models import When, when_raw
 from keiri_agent.plan.refs import (
@@ -323,16 +324,10 @@ class Values:
         return resolve_path(value, ref)
 
     def _env_config(self, ref: Reference) -> Any:
-        if ref.root == "config":
-            return resolve_path(self.config, ref)
-        name = str(ref.path[0]) if ref.path else ""
-        if name not in self.env:  # not through resolve_path: its hint would list the environment
-            raise _RefError(
-                "UNRESOLVED_REFERENCE",
-                f"参照 {ref.text} を解決できません: 環境変数 {name} が設定されていません。",
-                f"ドライラン・実行の前に環境変数 {name} を設定してください。",
-            )
-        return resolve_path({name: self.env[name]}, ref)
+        try:
+            return resolve_env_config(ref, self.env, self.config)
+        except ReferencePathError as exc:
+            raise _RefError("UNRESOLVED_REFERENCE", exc.message, exc.hint) from exc
 
     def _var_ref(self, ref: Reference) -> Any:
         if ref.root not in ("env", "config"):

@@ -21,7 +21,14 @@ from keiri_agent.blocks.spec import BlockSpec
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventEmitter
 from keiri_agent.plan.compiled import CompiledGraph
-from keiri_agent.plan.context import Reused, RunContext, TaggedEmitter, Values, render_vars
+from keiri_agent.plan.context import (
+    Reused,
+    RunContext,
+    TaggedEmitter,
+    Values,
+    render_vars,
+    resolve_env_config,
+)
 from keiri_agent.plan.execute import BlockJob, execute_job, run_block
 from keiri_agent.plan.expr import compile_when, truthy
 from keiri_agent.plan.models import BlockNode, LoopNode, Plan, Policy, SubflowNode, when_raw
@@ -78,10 +85,8 @@ class Frame:
         root = ref.root
         if root == "vars":
             return resolve_path(scope.vars, ref)
-        if root == "env":
-            return resolve_path(self.ctx.env, ref)
-        if root == "config":
-            return resolve_path(self.ctx.config, ref)
+        if root in ("env", "config"):
+            return resolve_env_config(ref, self.ctx.env, self.ctx.config)
         found, value, is_node = scope.find(root)
         if not found:
             raise BlockError(
