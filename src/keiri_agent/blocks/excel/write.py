@@ -12,7 +12,7 @@ and written to consecutive columns from ``start_cell`` otherwise.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +21,12 @@ from openpyxl.utils import column_index_from_string, get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
+from keiri_agent.blocks.table.records import records_from
 from keiri_agent.documents.excel import ExcelManager
 from keiri_agent.errors import BlockError, ErrorCode
 
-__all__ = ["CONFIG_KEYS", "DATA_LIST_KEYS", "ExcelWriteBlock"]
+__all__ = ["CONFIG_KEYS", "ExcelWriteBlock"]
 
-# Keys under which an object may carry its list of records (ai.process_llm results and the like).
-DATA_LIST_KEYS = ("items", "records", "rows")
 CONFIG_KEYS = ("sheet", "start_cell", "column_mapping", "header_row", "mode", "output_path")
 DEFAULT_START_CELL = "A1"
 MODES = ("append", "overwrite")
@@ -94,37 +93,7 @@ def _workbook(value: Any) -> Path:
 
 
 def _records(data: Any) -> list[dict[str, Any]]:
-    """The records to write: a list of mappings, or one found under items/records/rows."""
-    hint = (
-        "data にはレコード（{列キー: 値}）のリストか、items / records / rows のいずれかに"
-        "そのリストを持つオブジェクトを渡してください。"
-    )
-    rows: Any = data
-    if isinstance(data, Mapping):
-        found = [key for key in DATA_LIST_KEYS if isinstance(data.get(key), list)]
-        if not found:
-            raise _input_error(
-                "data に書き込むレコードのリストが見つかりません"
-                f"（キー: {', '.join(map(str, data)) or 'なし'}）。",
-                hint,
-                field="data",
-                keys=[str(k) for k in data],
-            )
-        rows = data[found[0]]
-    if not isinstance(rows, Sequence) or isinstance(rows, str | bytes):
-        raise _input_error(
-            f"data がレコードのリストではありません（{type(data).__name__}）。", hint, field="data"
-        )
-    bad = [index for index, row in enumerate(rows) if not isinstance(row, Mapping)]
-    if bad:
-        raise _input_error(
-            f"data の {len(bad)} 件（{', '.join(f'{i + 1} 件目' for i in bad[:5])}）が"
-            "レコード（{キー: 値}）ではありません。",
-            hint,
-            field="data",
-            indexes=bad,
-        )
-    return [dict(row) for row in rows]
+    return records_from(data, field="data")
 
 
 def _config(raw: Any) -> dict[str, Any]:

@@ -1,0 +1,1 @@
+"""Tables between blocks: records lists, and the deterministic ``table.*`` blocks."""
