@@ -1,0 +1,1 @@
+"""Blocks that read fields out of extracted text."""
