@@ -1,26 +1,28 @@
-"""`keiri-agent blocks list|show`: the block catalog (built-in specs and KEIRI_BLOCK_SPEC_DIRS).
+"""`keiri-agent blocks list|show|docs`: the block catalog (built-in specs and KEIRI_BLOCK_SPEC_DIRS).
 
 ``list`` shows one line per block (latest version); ``show`` one block's contract: its ports
 with types, whether they are required, their defaults and descriptions. ``--json`` prints the
-registry's catalog entries.
+registry's catalog entries. ``docs`` writes the Markdown catalog (docs/blocks.md).
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
+from keiri_agent.blocks.catalog import port_details, summary
 from keiri_agent.cli.common import app, console, user_errors
 from keiri_agent.errors import BlockError, ErrorCode
 
 if TYPE_CHECKING:
     from keiri_agent.blocks.spec import BlockSpec
 
-__all__ = ["blocks_app", "port_details"]
+__all__ = ["blocks_app"]
 
 blocks_app = typer.Typer(
     help="Plan で使えるブロックの一覧と入出力の定義を表示します。", no_args_is_help=True
@@ -28,23 +30,6 @@ blocks_app = typer.Typer(
 app.add_typer(blocks_app, name="blocks")
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="結果を JSON で出力します。")]
-
-
-def _summary(text: str) -> str:
-    """The first line, cut after its first sentence (descriptions are often one long line)."""
-    line = (text.strip().splitlines() or [""])[0]
-    head, sep, _ = line.partition("。")
-    return head + sep
-
-
-def port_details(port: dict[str, Any], *, required: bool) -> dict[str, Any]:
-    """What a person needs to fill one port: type, required, default, choices, description."""
-    out: dict[str, Any] = {"type": port.get("type", port.get("$ref", "any"))}
-    out["required"] = required
-    for key in ("default", "enum", "description"):
-        if key in port:
-            out[key] = port[key]
-    return out
 
 
 def _detail(spec: BlockSpec, versions: list[str]) -> dict[str, Any]:
@@ -120,7 +105,7 @@ def list_blocks(
             escape(spec.id),
             spec.version,
             escape(spec.category),
-            escape(_summary(spec.description)),
+            escape(summary(spec.description)),
         )
     console.print(table)
     console.print(
@@ -157,3 +142,39 @@ def show(
         console.print("利用可能な版: " + ", ".join(versions), markup=False)
     console.print(_ports_table("入力", detail["inputs"], inputs=True))
     console.print(_ports_table("出力", detail["outputs"], inputs=False))
+
+
+@blocks_app.command("docs")
+def docs(
+    out: Annotated[
+        Path, typer.Option("--out", help="書き出す Markdown ファイル。", show_default=True)
+    ] = Path("docs/blocks.md"),
+    check: Annotated[
+        bool,
+        typer.Option("--check", help="書き出さずに、ファイルが最新かどうかだけを確かめます。"),
+    ] = False,
+) -> None:
+    """ブロックカタログ（Markdown）を block_specs から生成します。"""
+    from keiri_agent.blocks.catalog import render_markdown
+    from keiri_agent.blocks.registry import default_registry
+    from keiri_agent.workspace import atomic_path
+
+    with user_errors():
+        text = render_markdown(default_registry().list())
+        current = out.read_text(encoding="utf-8") if out.is_file() else None
+        if check:
+            if current != text:
+                raise BlockError(
+                    f"{out} はブロック定義と一致していません。",
+                    code=ErrorCode.INPUT_VALIDATION_FAILED,
+                    hint="`keiri-agent blocks docs` で生成し直してください。",
+                    details={"file": str(out)},
+                )
+            console.print(f"{out} は最新です。", markup=False)
+            return
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(out) as tmp:
+            tmp.write_text(text, encoding="utf-8")
+    console.print(
+        f"{out} に {text.count(chr(10) + '### ')} ブロックを書き出しました。", markup=False
+    )
