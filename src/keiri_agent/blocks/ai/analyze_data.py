@@ -1,0 +1,325 @@
+"""``ai.analyze_data``: seed 000's data analysis agent as a plan node (issue 7).
+
+The block is a thin driver of :class:`~keiri_agent.agents.analysis.AnalysisSession`, the same
+session the CLI and the Streamlit page use: files go through ``add_file`` (the file layer),
+record tables through ``add_frame``, and the question is one ``ask``. The session's workspace is
+the node's ``ctx.work_dir()``, so the report, the charts and the CSVs the generated code writes
+stay with the run.
+
+Everything the agent needs from outside comes from the node: its LLM clients are
+``ctx.llm(reason|codegen|report)`` (the node's settings), its events go to ``ctx.events`` under
+the node's id (the graph's own step names stay in ``stage.step``), and the sandbox limits may be
+narrowed per node. The graph has no cancellation hook of its own; the event forwarder checks
+``ctx.cancel_event`` whenever a step starts (and before generated code is run), which stops the
+agent between steps with a CANCELLED BlockError.
+
+No silent success (seed 002 §1): a turn that ends with the agent's question (nobody can answer
+it inside a plan), or whose every code run failed, is a BlockError carrying the agent's own
+explanation; a report forced by the loop limit after some successful runs is returned with a
+warning and ``summary.forced_report``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from keiri_agent.blocks.base import BlockContext, ProcessingBlock
+from keiri_agent.blocks.table.records import input_error, records_from, to_frame, to_records
+from keiri_agent.config import LLMRole
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.events import EventType, RunEvent
+
+if TYPE_CHECKING:
+    from keiri_agent.agents.analysis import ExecutionResult, TurnResult
+    from keiri_agent.blocks.spec import BlockSpec
+    from keiri_agent.sandbox import SandboxExecutor, SandboxProfile
+
+__all__ = ["CHART_SUFFIXES", "MAX_OUTPUT_TABLE_ROWS", "AnalyzeDataBlock"]
+
+CHART_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".svg", ".gif", ".webp"})
+TABLE_SUFFIXES = frozenset({".csv", ".tsv"})
+# Larger result tables stay as CSV files in the work dir instead of travelling as records.
+MAX_OUTPUT_TABLE_ROWS = 10_000
+MAX_ERROR_CHARS = 2_000  # of the last code error kept in a BlockError's details
+_NO_DATA_HINT = (
+    "files に CSV / Excel ファイルのパスを、または tables に {名前: レコードのリスト} を指定してください"
+    "（例: tables: {売上: ${extract.records}}）。"
+)
+
+
+class AnalyzeDataBlock(ProcessingBlock):
+    """Runs one analysis request over the given files and tables; returns the report."""
+
+    def __init__(self, spec: BlockSpec, *, executor: SandboxExecutor | None = None) -> None:
+        super().__init__(spec)
+        self._executor = executor  # None: the process-wide sandbox executor
+
+    def check_inputs(self, inputs: dict[str, Any]) -> None:
+        _parse(inputs)
+
+    def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
+        from keiri_agent.agents.analysis import AnalysisContext, AnalysisSession
+        from keiri_agent.sandbox import default_executor
+
+        question, files, tables, profile = _parse(inputs)
+        ctx.check_cancelled()
+        started = time.perf_counter()
+        workspace = ctx.work_dir()
+        session = AnalysisSession(
+            workspace=workspace,
+            context=AnalysisContext(
+                reason_llm=ctx.llm(LLMRole.REASON),
+                codegen_llm=ctx.llm(LLMRole.CODEGEN),
+                report_llm=ctx.llm(LLMRole.REPORT),
+                executor=self._executor or default_executor(),
+                profile=profile,
+            ),
+        )
+        for path in files:
+            info = session.add_file(path)  # the file layer's BlockError passes through
+            ctx.log(
+                f"読み込みました: {path.name}（{info.shape[0]:,} 行 × {info.shape[1]} 列、{info.name}）"
+            )
+        for name, records in tables.items():
+            info = session.add_frame(name, to_frame(records))
+            ctx.log(
+                f"表 {name} を登録しました（{info.shape[0]:,} 行 × {info.shape[1]} 列、{info.name}）"
+            )
+
+        events = _NodeEvents(ctx)
+        turn = session.ask(question, events=events)
+        _raise_if_failed(turn, question, llm_calls=events.llm_calls, tokens=events.tokens)
+        assert turn.final_report is not None
+        assert turn.report_path is not None
+        if turn.forced_report:
+            ctx.log(
+                "ループの上限に達したため、途中までの結果をまとめたレポートです。", level="warning"
+            )
+        tables, omitted = _result_tables(turn, ctx)
+        failed = sum(1 for r in turn.execution_results if not r.success)
+        summary = {
+            "steps": turn.loop_count,
+            "code_runs": len(turn.execution_results),
+            "errors": failed,
+            "llm_calls": events.llm_calls,
+            "tokens": events.tokens,
+            "elapsed": round(time.perf_counter() - started, 3),
+            "forced_report": turn.forced_report,
+            "workspace": str(turn.workspace),
+            "report_path": str(turn.report_path),
+            "omitted_tables": omitted,
+        }
+        ctx.log(
+            f"分析が完了しました（判断 {turn.loop_count} 回、コード実行 {len(turn.execution_results)} 回"
+            f"（失敗 {failed} 回）、LLM {events.llm_calls} 回・{events.tokens:,} トークン）"
+        )
+        return {
+            "report": turn.report_path.read_text(encoding="utf-8"),
+            "answer": turn.final_report.conclusion,
+            "charts": _charts(turn),
+            "tables": tables,
+            "summary": summary,
+        }
+
+
+class _NodeEvents:
+    """The agent's events as this node's events; counts LLM usage; the cancellation point."""
+
+    # A step is about to start (reason, code_exec, report), or generated code is about to run.
+    _CHECKPOINTS = frozenset({"stage", "code_gen"})
+
+    def __init__(self, ctx: BlockContext) -> None:
+        self.ctx = ctx
+        self.llm_calls = 0
+        self.tokens = 0
+
+    def emit(self, kind: EventType | str, /, **fields: Any) -> RunEvent | None:
+        name = str(kind)
+        if name in self._CHECKPOINTS and (name == "code_gen" or fields.get("status") == "start"):
+            self.ctx.check_cancelled()
+        if name == "llm_call":
+            self.llm_calls += 1
+            total = fields.get("total_tokens") or (
+                int(fields.get("input_tokens") or 0) + int(fields.get("output_tokens") or 0)
+            )
+            self.tokens += int(total)
+        fields["node_id"] = self.ctx.node_id
+        return self.ctx.events.emit(kind, **fields)
+
+
+def _parse(
+    inputs: Mapping[str, Any],
+) -> tuple[str, list[Path], dict[str, list[dict[str, Any]]], SandboxProfile]:
+    """The question, files, tables and sandbox profile, or an INPUT_VALIDATION_FAILED."""
+    question = _question(inputs)
+    files, tables = _files(inputs.get("files")), _tables(inputs.get("tables"))
+    if not files and not tables:
+        raise input_error(
+            "分析するデータ（files または tables）が指定されていません。", _NO_DATA_HINT
+        )
+    return question, files, tables, _profile(inputs)
+
+
+def _question(inputs: Mapping[str, Any]) -> str:
+    value = inputs.get("question")
+    if not isinstance(value, str) or not value.strip():
+        raise input_error(
+            "分析の依頼文（question）が空です。",
+            "question に分析したい内容を日本語で書いてください（例: 月別の売上推移をグラフにして）。",
+            field="question",
+        )
+    return value.strip()
+
+
+def _files(value: Any) -> list[Path]:
+    if value is None or value == "" or value == []:
+        return []
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(v, str) and v.strip() for v in items):
+        raise input_error(
+            "files にはファイルのパス（文字列）か、パスのリストを指定してください。",
+            '例: files: "/path/to/売上.csv"  または  files: ["売上.csv", "経費.xlsx"]',
+            field="files",
+            value=repr(value)[:200],
+        )
+    return [Path(v.strip()).expanduser() for v in items]
+
+
+def _tables(value: Any) -> dict[str, list[dict[str, Any]]]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise input_error(
+            f"tables がオブジェクトではありません（{type(value).__name__}）。",
+            "tables には {名前: レコードのリスト} を指定してください（例: {売上: ${extract.records}}）。",
+            field="tables",
+        )
+    tables: dict[str, list[dict[str, Any]]] = {}
+    for name, data in value.items():
+        records = records_from(data, field=f"tables.{name}")
+        if not records:
+            raise input_error(
+                f"表 tables.{name} にレコードがありません（0 行）。",
+                "上流のノードが 1 行以上の表を出力しているか確認するか、この表を tables から外してください。",
+                field=f"tables.{name}",
+            )
+        tables[str(name)] = records
+    return tables
+
+
+def _profile(inputs: Mapping[str, Any]) -> SandboxProfile:
+    from keiri_agent.sandbox import ANALYSIS
+
+    limits = {name: inputs.get(name) for name in ("cpu_seconds", "wall_seconds", "memory_mb")}
+    for name, number in limits.items():
+        if number is not None and (isinstance(number, bool) or not isinstance(number, int | float)):
+            raise input_error(
+                f"{name} '{number}' は数値ではありません。",
+                f"{name} には 1 以上の数値を指定してください（省略時はサンドボックスの既定値）。",
+                field=name,
+            )
+    return ANALYSIS.with_overrides(
+        cpu_seconds=int(limits["cpu_seconds"]) if limits["cpu_seconds"] is not None else None,
+        wall_seconds=float(limits["wall_seconds"]) if limits["wall_seconds"] is not None else None,
+        memory_mb=int(limits["memory_mb"]) if limits["memory_mb"] is not None else None,
+    )
+
+
+def _raise_if_failed(turn: TurnResult, question: str, **usage: int) -> None:
+    """A question back to the user, or a report over nothing but failed code, is a failure."""
+    details: dict[str, Any] = {"question": question, "workspace": str(turn.workspace), **usage}
+    if turn.next_action == "ask":
+        raise BlockError(
+            f"分析エージェントが確認を求めて止まりました: {turn.question}",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="この確認への答え（指標・期間・集計方法など）を question に書き足して再実行してください。",
+            details={**details, "agent_question": turn.question},
+        )
+    if turn.final_report is None or turn.report_path is None or not turn.report_path.is_file():
+        raise BlockError(
+            "分析エージェントがレポートを作成せずに終了しました。",
+            code=ErrorCode.INTERNAL_ERROR,
+            hint="実行ログ（このノードのイベント）を確認し、再実行してください。",
+            details={**details, "next_action": turn.next_action},
+        )
+    runs = turn.execution_results
+    if runs and not any(r.success for r in runs):
+        last = _last_error(runs)
+        reason = (
+            f"ループの上限に達するまでコード実行が {len(runs)} 回とも失敗しました"
+            if turn.forced_report
+            else f"コード実行が {len(runs)} 回とも失敗し、エージェントが分析を打ち切りました"
+        )
+        first_line = (last.strip().splitlines() or [""])[0][:200]
+        raise BlockError(
+            f"データ分析を完了できませんでした（{reason}）。"
+            f"エージェントの説明: {turn.final_report.conclusion}",
+            code=ErrorCode.LOOP_LIMIT_REACHED
+            if turn.forced_report
+            else ErrorCode.INPUT_VALIDATION_FAILED,
+            hint=(
+                f"最後のエラー: {first_line}。質問に列名・期間・集計方法を具体的に書くか、"
+                "データの列名や値の形式を確認してから再実行してください。"
+            ),
+            details={
+                **details,
+                "code_runs": len(runs),
+                "forced_report": turn.forced_report,
+                "last_error": last[-MAX_ERROR_CHARS:],
+                "report_path": str(turn.report_path),
+            },
+        )
+
+
+def _last_error(runs: list[ExecutionResult]) -> str:
+    return next((r.error for r in reversed(runs) if r.error), "")
+
+
+def _produced(turn: TurnResult, kind: str, suffixes: frozenset[str]) -> list[Path]:
+    """Files of this turn's code runs: declared outputs of ``kind`` and files created with one
+    of ``suffixes``, existing inside the workspace, in the order they were made."""
+    root = turn.workspace.resolve()
+    found: dict[Path, None] = {}
+    for result in turn.execution_results:
+        names = [o.file_name for o in result.outputs if o.output_type == kind]
+        names += [n for n in result.files_created if Path(n).suffix.lower() in suffixes]
+        for name in names:
+            path = (root / name).resolve()
+            if path.is_relative_to(root) and path.is_file() and path.suffix.lower() in suffixes:
+                found.setdefault(path, None)
+    return list(found)
+
+
+def _charts(turn: TurnResult) -> list[str]:
+    return [str(path) for path in _produced(turn, "figure", CHART_SUFFIXES)]
+
+
+def _result_tables(
+    turn: TurnResult, ctx: BlockContext
+) -> tuple[dict[str, list[dict[str, Any]]], list[dict[str, Any]]]:
+    """The CSV tables the code wrote, as records by file stem; too large or unreadable ones
+    are listed (and logged) instead."""
+    from keiri_agent.documents import read_table
+
+    tables: dict[str, list[dict[str, Any]]] = {}
+    omitted: list[dict[str, Any]] = []
+    for path in _produced(turn, "table", TABLE_SUFFIXES):
+        try:
+            frame = read_table(path).df
+        except BlockError as exc:
+            omitted.append({"file": str(path), "reason": exc.message})
+            ctx.log(f"結果の表 {path.name} を読み込めませんでした: {exc.message}", level="warning")
+            continue
+        if len(frame) > MAX_OUTPUT_TABLE_ROWS:
+            reason = f"{len(frame):,} 行（上限 {MAX_OUTPUT_TABLE_ROWS:,} 行）"
+            omitted.append({"file": str(path), "reason": reason})
+            ctx.log(
+                f"結果の表 {path.name} は {reason} のため tables に入れません。CSV を直接使ってください。",
+                level="warning",
+            )
+            continue
+        tables[path.stem] = to_records(frame)
+    return tables, omitted
