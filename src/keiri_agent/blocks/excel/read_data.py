@@ -1,0 +1,152 @@
+"""``excel.read_data``: a sheet or a cell range of a workbook as records.
+
+Cells are read through :class:`ExcelManager` (cached values: what Excel shows, formulas as
+their results). The header row is given (1-based within the range), not guessed: this block is
+for workbooks whose layout the plan knows; ``file.read_table`` guesses. Blank or repeated
+header names get the file layer's names (``列3``, ``金額_2``) and a warning; a column with no
+header and no value (formatting that reaches beyond the table) is left out. Dates and times
+become ISO strings, whole-number floats integers.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from keiri_agent.blocks.base import BlockContext, ProcessingBlock
+from keiri_agent.blocks.table.records import input_error, json_cell
+from keiri_agent.documents import ExcelManager
+from keiri_agent.documents.table_infer import make_column_names
+
+__all__ = ["ExcelReadDataBlock"]
+
+
+class ExcelReadDataBlock(ProcessingBlock):
+    """Reads ``path`` (one sheet or range) into ``rows`` and a ``summary``."""
+
+    def check_inputs(self, inputs: dict[str, Any]) -> None:
+        _path(inputs.get("path"))
+        _sheet(inputs.get("sheet"))
+        _header_row(_given(inputs, "header_row", 1))
+        _range(inputs.get("range"))
+
+    def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
+        path = _path(inputs.get("path"))
+        sheet = _sheet(inputs.get("sheet"))
+        header_row = _header_row(_given(inputs, "header_row", 1))
+        cell_range = _range(inputs.get("range"))
+        skip_empty = bool(_given(inputs, "skip_empty_rows", True))
+        manager = ExcelManager(path)
+        ctx.check_cancelled()
+        grid = manager.read_rows(sheet, cell_range=cell_range)
+        sheet_name = sheet if isinstance(sheet, str) else manager.sheet_names()[sheet or 0]
+        where = f"{path.name} のシート「{sheet_name}」" + (
+            f"（{cell_range}）" if cell_range else ""
+        )
+        if header_row > len(grid):
+            raise input_error(
+                f"{where}に見出し行 {header_row} がありません（{len(grid)} 行しかありません）。",
+                "header_row には見出しのある行の番号（range を指定したときは範囲内で 1 始まり）を指定してください。",
+                field="header_row",
+                file=path.name,
+                sheet=sheet_name,
+                rows=len(grid),
+            )
+        header = grid[header_row - 1]
+        if all(_blank(v) for v in header):
+            raise input_error(
+                f"{where}の見出し行 {header_row} が空です。",
+                "header_row に列名が書かれた行の番号を指定してください（range を指定したときは範囲内で 1 始まり）。",
+                field="header_row",
+                file=path.name,
+                sheet=sheet_name,
+            )
+        body = [
+            row for row in grid[header_row:] if not (skip_empty and all(_blank(v) for v in row))
+        ]
+        names, renamed = make_column_names(header, range(len(header)))
+        keep = [
+            j
+            for j, cell in enumerate(header)
+            if not _blank(cell) or any(j < len(row) and not _blank(row[j]) for row in body)
+        ]
+        rows = [
+            {names[j]: json_cell(row[j]) if j < len(row) else None for j in keep} for row in body
+        ]
+        columns = [names[j] for j in keep]
+        warnings = []
+        shown = [name for name in renamed if name in columns]
+        if shown:
+            warnings.append(
+                f"見出しが空または重複していた列に次の名前を付けました: {', '.join(shown)}"
+            )
+        ctx.log(f"{where}から {len(rows)} 行 × {len(columns)} 列を読み込みました")
+        return {
+            "rows": rows,
+            "summary": {
+                "path": str(path),
+                "sheet": sheet_name,
+                "range": cell_range,
+                "header_row": header_row,
+                "rows": len(rows),
+                "columns": columns,
+                "warnings": warnings,
+            },
+        }
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+def _path(value: Any) -> Path:
+    if isinstance(value, str | os.PathLike) and str(value).strip():
+        return Path(value).expanduser()
+    raise input_error(
+        "読み込む Excel ブック（path）が指定されていません。",
+        "path に .xlsx / .xlsm ファイルのパスを指定してください。",
+        field="path",
+    )
+
+
+def _sheet(value: Any) -> str | int | None:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None  # a cleared form field: the first sheet, as documented
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    raise input_error(
+        f"sheet '{value}' はシート名でもシート番号でもありません。",
+        "sheet にはシート名か 0 始まりのシート番号を指定してください（省略時は先頭シート）。",
+        field="sheet",
+    )
+
+
+def _header_row(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise input_error(
+            f"header_row '{value}' は 1 以上の行番号ではありません。",
+            "header_row には見出しのある行の番号（1 始まり、range を指定したときは範囲内）を指定してください。",
+            field="header_row",
+        )
+    return value
+
+
+def _range(value: Any) -> str | None:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, str):
+        return value.strip().upper().replace("$", "")
+    raise input_error(
+        f"range '{value}' はセル範囲ではありません。",
+        "range は A1:D20 のような形式で指定してください（省略時はシート全体）。",
+        field="range",
+    )
+
+
+def _given(inputs: dict[str, Any], name: str, default: Any) -> Any:
+    """The input, or its default when absent or null (an optional input left empty)."""
+    value = inputs.get(name)
+    return default if value is None else value

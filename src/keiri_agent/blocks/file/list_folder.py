@@ -1,0 +1,225 @@
+"""``file.list_folder``: the files of a folder as records, for loops and ``file.extract_text``.
+
+Only names and ``stat`` data are read, never file contents. Symbolic links are not followed
+(a link may lead anywhere on the machine); each one is reported in ``summary.warnings``.
+Hidden files (``.name``, Office lock files ``~$name``) and operating-system clutter
+(``Thumbs.db``, ``.DS_Store``, ``__MACOSX``; the file layer's list) are left out unless
+``include_hidden``; how many were left out is in the summary. More matches than
+``max_files`` is an error, never a silently cut list.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from keiri_agent.blocks.base import BlockContext, ProcessingBlock
+from keiri_agent.blocks.table.records import input_error
+from keiri_agent.documents.zipnames import skip_reason
+from keiri_agent.errors import ErrorCode, FileProcessingError
+
+__all__ = ["DEFAULT_MAX_FILES", "ListFolderBlock"]
+
+DEFAULT_MAX_FILES = 10_000
+_CANCEL_EVERY = 500  # entries between cancellation checks
+
+
+class ListFolderBlock(ProcessingBlock):
+    """Lists ``folder`` into ``files`` (sorted by relative path) and a ``summary``."""
+
+    def check_inputs(self, inputs: dict[str, Any]) -> None:
+        _folder_text(inputs.get("folder"))
+        _patterns(_given(inputs, "pattern", "*"))
+        _max_files(_given(inputs, "max_files", DEFAULT_MAX_FILES))
+
+    def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
+        root = _folder(inputs.get("folder"))
+        patterns = _patterns(_given(inputs, "pattern", "*"))
+        max_files = _max_files(_given(inputs, "max_files", DEFAULT_MAX_FILES))
+        walk = _Walk(
+            root,
+            patterns,
+            recursive=bool(_given(inputs, "recursive", False)),
+            include_hidden=bool(_given(inputs, "include_hidden", False)),
+            max_files=max_files,
+            ctx=ctx,
+        )
+        walk.scan(root, "")
+        files = sorted(walk.files, key=lambda record: record["relative_path"])
+        summary = {
+            "folder": str(root),
+            "count": len(files),
+            "total_size": sum(record["size"] for record in files),
+            "pattern": patterns if len(patterns) > 1 else patterns[0],
+            "recursive": walk.recursive,
+            "hidden_skipped": walk.hidden_skipped,
+            "warnings": walk.warnings,
+        }
+        ctx.log(
+            f"フォルダ {root.name or root} から {len(files)} ファイルを一覧にしました"
+            f"（合計 {summary['total_size']:,} バイト）"
+        )
+        return {"files": files, "summary": summary}
+
+
+class _Walk:
+    def __init__(
+        self,
+        root: Path,
+        patterns: list[str],
+        *,
+        recursive: bool,
+        include_hidden: bool,
+        max_files: int,
+        ctx: BlockContext,
+    ) -> None:
+        self.root = root
+        self.patterns = [p.lower() for p in patterns]
+        self.recursive = recursive
+        self.include_hidden = include_hidden
+        self.max_files = max_files
+        self.ctx = ctx
+        self.files: list[dict[str, Any]] = []
+        self.warnings: list[str] = []
+        self.hidden_skipped = 0
+        self.seen = 0
+
+    def scan(self, directory: Path, prefix: str) -> None:
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            where = prefix.rstrip("/") or "."
+            raise FileProcessingError(
+                self.root.name or str(self.root),
+                f"フォルダ '{self.root}' の '{where}' を読めません（{exc.strerror or exc}）。",
+                code=ErrorCode.FILE_UNREADABLE,
+                hint="フォルダのアクセス権限を確認してください。",
+                details={"path": str(directory)},
+            ) from exc
+        for entry in entries:
+            self.seen += 1
+            if self.seen % _CANCEL_EVERY == 0:
+                self.ctx.check_cancelled()
+            rel = prefix + entry.name
+            if not self.include_hidden and _hidden(rel, entry.name):
+                self.hidden_skipped += 1
+                continue
+            if entry.is_symlink():
+                self.warnings.append(
+                    f"'{rel}' はシンボリックリンクのため一覧に含めていません（リンク先はたどりません）。"
+                )
+            elif entry.is_dir(follow_symlinks=False):
+                if self.recursive:
+                    self.scan(Path(entry.path), rel + "/")
+            elif entry.is_file(follow_symlinks=False):
+                if self._matches(rel, entry.name):
+                    self._add(entry, rel)
+            else:
+                self.warnings.append(
+                    f"'{rel}' は通常のファイルではない（デバイスやソケットなど）ため一覧に含めていません。"
+                )
+
+    def _matches(self, rel: str, name: str) -> bool:
+        # Case-insensitive: "*.pdf" must find the "SCAN001.PDF" that scanners write.
+        target_rel, target_name = rel.lower(), name.lower()
+        return any(
+            fnmatch.fnmatchcase(target_rel if "/" in p else target_name, p) for p in self.patterns
+        )
+
+    def _add(self, entry: os.DirEntry[str], rel: str) -> None:
+        if len(self.files) >= self.max_files:
+            raise input_error(
+                f"フォルダ '{self.root}' で条件に合うファイルが上限 {self.max_files:,} 件を超えました。",
+                "pattern（例 *.pdf）で対象を絞るか、recursive を外すか、"
+                "必要なら max_files を増やしてください。",
+                field="max_files",
+                max_files=self.max_files,
+            )
+        info = entry.stat(follow_symlinks=False)
+        self.files.append(
+            {
+                "path": str(self.root / rel),
+                "name": entry.name,
+                "relative_path": rel,
+                "ext": Path(entry.name).suffix.lower(),
+                "size": info.st_size,
+                "modified": datetime.fromtimestamp(info.st_mtime)
+                .astimezone()
+                .isoformat(timespec="seconds"),
+            }
+        )
+
+
+def _hidden(rel: str, name: str) -> bool:
+    return name.startswith((".", "~$")) or skip_reason(rel) is not None
+
+
+def _folder_text(value: Any) -> str:
+    if isinstance(value, str | os.PathLike) and str(value).strip():
+        return str(value)
+    raise input_error(
+        "一覧にするフォルダ（folder）が指定されていません。",
+        "folder にフォルダのパスを指定してください。",
+        field="folder",
+    )
+
+
+def _folder(value: Any) -> Path:
+    path = Path(_folder_text(value)).expanduser()
+    if path.is_symlink():
+        raise input_error(
+            f"'{path}' はシンボリックリンクです。リンクはたどりません。",
+            "リンク先の実際のフォルダのパスを指定してください。",
+            field="folder",
+        )
+    if path.is_file():
+        raise input_error(
+            f"'{path}' はファイルです。folder にはフォルダを指定してください。",
+            "1 つのファイルを読むには file.extract_text か file.read_table を使ってください。",
+            field="folder",
+        )
+    if not path.is_dir():
+        raise FileProcessingError(
+            path.name or str(path),
+            f"フォルダ '{path}' が見つかりません。",
+            code=ErrorCode.FILE_UNREADABLE,
+            hint="フォルダのパス（綴り・場所）を確認してください。",
+            details={"path": str(path)},
+        )
+    return path
+
+
+def _patterns(value: Any) -> list[str]:
+    items = [value] if isinstance(value, str) else value
+    if (
+        not isinstance(items, list)
+        or not items
+        or not all(isinstance(p, str) and p.strip() for p in items)
+    ):
+        raise input_error(
+            f"pattern '{value}' はファイル名のパターンではありません。",
+            '例: pattern: "*.pdf"  または  pattern: ["*.pdf", "*.xlsx"]'
+            "（大文字・小文字は区別しません。/ を含むと相対パス全体と照合します）",
+            field="pattern",
+        )
+    return [p.strip() for p in items]
+
+
+def _max_files(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise input_error(
+            f"max_files '{value}' は 1 以上の整数ではありません。",
+            f"一覧にする最大ファイル数を整数で指定してください（既定 {DEFAULT_MAX_FILES:,}）。",
+            field="max_files",
+        )
+    return value
+
+
+def _given(inputs: dict[str, Any], name: str, default: Any) -> Any:
+    """The input, or its default when absent or null (an optional input left empty)."""
+    value = inputs.get(name)
+    return default if value is None else value

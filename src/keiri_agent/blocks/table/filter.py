@@ -1,0 +1,374 @@
+"""``table.filter``: keep the rows of a table that meet conditions ``{column, op, value}``.
+
+Values are compared the way a person reads them: when the cell and the value both read as
+amounts (``¥1,234`` = 1234) they are compared as numbers, else when both read as dates
+(``2025/1/31`` = ``2025-01-31``) as dates, else as text (eq / ne / in / not_in). With
+``normalize`` (the default) text is compared after NFKC and casefold, so ``Ａ社`` = ``a社``.
+Ordering operators (gt, ge, lt, le, between) need a number or a date on both sides: a cell that
+is neither (blank, ``未定``) is an error naming its row and column, unless the plan says
+``on_incomparable: skip`` (the condition is then simply not met). Kept rows stay in their
+original order.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from keiri_agent.blocks.base import BlockContext, ProcessingBlock
+from keiri_agent.blocks.table.records import (
+    input_error,
+    json_cell,
+    parse_amount,
+    parse_date,
+    records_from,
+    require_columns,
+)
+from keiri_agent.errors import BlockError
+
+__all__ = ["MATCH_MODES", "OPS", "TableFilterBlock"]
+
+OPS = (
+    "eq",
+    "ne",
+    "gt",
+    "ge",
+    "lt",
+    "le",
+    "in",
+    "not_in",
+    "contains",
+    "not_contains",
+    "startswith",
+    "regex",
+    "is_null",
+    "not_null",
+    "between",
+)
+ORDER_OPS = frozenset({"gt", "ge", "lt", "le", "between"})
+LIST_OPS = frozenset({"in", "not_in"})
+TEXT_OPS = frozenset({"contains", "not_contains", "startswith", "regex"})
+NULL_OPS = frozenset({"is_null", "not_null"})
+MATCH_MODES = ("all", "any")
+ON_INCOMPARABLE = ("error", "skip")
+MAX_LISTED = 10  # rows spelled out in one error message
+MAX_DETAILS = 1000  # problems kept in the error's details
+
+# A value as compared: ("amount", 1234.0), ("date", date(2025, 1, 31)) or None (text only).
+Typed = tuple[str, float | dt.date]
+
+
+@dataclass(frozen=True)
+class Condition:
+    number: int  # 1-based position in ``conditions``
+    column: str
+    op: str
+    value: Any
+    texts: tuple[str, ...]  # the value(s) as text, for eq/ne/in/not_in/contains/startswith
+    typed: tuple[Typed | None, ...]  # the value(s) as amount or date
+    pattern: re.Pattern[str] | None
+
+    @property
+    def where(self) -> str:
+        return f"conditions の {self.number} 番目（列「{self.column}」、op: {self.op}）"
+
+
+class TableFilterBlock(ProcessingBlock):
+    """Returns the rows of ``table`` that meet ``conditions`` (all or any of them)."""
+
+    def check_inputs(self, inputs: dict[str, Any]) -> None:
+        _conditions(inputs.get("conditions"), _flag(inputs, "normalize", True))
+        _option(inputs, "match", MATCH_MODES)
+        _option(inputs, "on_incomparable", ON_INCOMPARABLE)
+        records_from(inputs.get("table"), field="table")
+
+    def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
+        normalize = _flag(inputs, "normalize", True)
+        conditions = _conditions(inputs.get("conditions"), normalize)
+        match = _option(inputs, "match", MATCH_MODES)
+        on_incomparable = _option(inputs, "on_incomparable", ON_INCOMPARABLE)
+        records = records_from(inputs.get("table"), field="table")
+        require_columns(records, [c.column for c in conditions], field="conditions", table="table")
+        kept: list[dict[str, Any]] = []
+        problems: list[dict[str, Any]] = []
+        incomparable_rows = 0
+        for index, record in enumerate(records):
+            results: list[bool] = []
+            incomparable = False
+            for condition in conditions:
+                result = _test(record.get(condition.column), condition, normalize)
+                if result is None:
+                    incomparable = True
+                    if len(problems) < MAX_DETAILS:
+                        problems.append(_problem(index, condition, record.get(condition.column)))
+                results.append(bool(result))
+            incomparable_rows += incomparable
+            if all(results) if match == "all" else any(results):
+                kept.append({str(k): json_cell(v) for k, v in record.items()})
+        if problems and on_incomparable == "error":
+            raise _incomparable_error(problems, incomparable_rows)
+        ctx.log(
+            f"表 {len(records)} 行のうち {len(kept)} 行が条件に合いました"
+            f"（除外 {len(records) - len(kept)} 行、比較できない値のある行 {incomparable_rows} 行）"
+        )
+        return {
+            "rows": kept,
+            "summary": {
+                "input_rows": len(records),
+                "output_rows": len(kept),
+                "excluded_rows": len(records) - len(kept),
+                "incomparable_rows": incomparable_rows,
+            },
+        }
+
+
+# --- conditions ------------------------------------------------------------------------------
+
+_HINT = (
+    "conditions は {column: 列名, op: 演算子, value: 値} のリストです。"
+    f"op に使えるもの: {', '.join(OPS)}。"
+    "例: [{column: 金額, op: ge, value: 100000}, {column: 取引先, op: contains, value: 商事}]"
+)
+
+
+def _conditions(value: Any, normalize: bool) -> list[Condition]:
+    if not isinstance(value, list) or not value:
+        raise input_error(
+            "conditions（絞り込み条件）が指定されていません。", _HINT, field="conditions"
+        )
+    return [_condition(number, item, normalize) for number, item in enumerate(value, start=1)]
+
+
+def _condition(number: int, item: Any, normalize: bool) -> Condition:
+    if not isinstance(item, Mapping):
+        raise input_error(
+            f"conditions の {number} 番目がオブジェクトではありません（{item!r}）。",
+            _HINT,
+            field="conditions",
+            index=number,
+        )
+    column, op, value = item.get("column"), item.get("op"), item.get("value")
+    unknown = sorted(str(k) for k in item if k not in ("column", "op", "value"))
+    if not isinstance(column, str) or not column.strip() or unknown:
+        raise input_error(
+            f"conditions の {number} 番目に列名（column）がないか、使えないキー"
+            f"（{', '.join(unknown) or 'なし'}）があります。",
+            _HINT,
+            field="conditions",
+            index=number,
+        )
+    if op not in OPS:
+        raise input_error(
+            f"conditions の {number} 番目（列「{column}」）の演算子 {op!r} は使えません。",
+            f"op には {', '.join(OPS)} のいずれかを指定してください"
+            "（= は eq、>= は ge、< は lt のように書きます）。",
+            field="conditions",
+            index=number,
+            op=repr(op),
+        )
+    base = Condition(number, column.strip(), str(op), value, (), (), None)
+    values = _values(base)
+    pattern = _pattern(base, normalize) if op == "regex" else None
+    typed = tuple(_typed(v) for v in values)
+    if op in ORDER_OPS:
+        _check_order(base, values, typed)
+    texts = tuple(_text(v, normalize) for v in values)
+    return Condition(number, base.column, base.op, value, texts, typed, pattern)
+
+
+def _values(c: Condition) -> list[Any]:
+    """The condition's value(s) as a list, after checking their shape for the operator."""
+    scalar = (str, int, float, bool, type(None))
+    if c.op in NULL_OPS:
+        if c.value is not None:
+            raise _bad_value(c, f"{c.op} は値を取りません（value を削除してください）。")
+        return []
+    if c.op in LIST_OPS or c.op == "between":
+        size_ok = len(c.value) == 2 if c.op == "between" and isinstance(c.value, list) else True
+        if (
+            not isinstance(c.value, list)
+            or not c.value
+            or not size_ok
+            or not all(isinstance(v, scalar) for v in c.value)
+        ):
+            shape = (
+                "[下限, 上限]（両端を含む）"
+                if c.op == "between"
+                else "値のリスト（例: [A社, B社]）"
+            )
+            raise _bad_value(c, f"{c.op} の value は {shape} で指定してください。")
+        return list(c.value)
+    if (
+        c.value is None
+        or not isinstance(c.value, scalar)
+        or (c.op in TEXT_OPS and isinstance(c.value, bool))
+    ):
+        raise _bad_value(c, f"{c.op} の value には文字列か数値を 1 つ指定してください。")
+    return [c.value]
+
+
+def _check_order(c: Condition, values: list[Any], typed: tuple[Typed | None, ...]) -> None:
+    if any(t is None for t in typed):
+        raise _bad_value(
+            c,
+            f"{c.op} で比べる value {values!r} が数値でも日付でもありません。",
+            "大小の比較には 100000 や 2025-01-31 のような数値か日付を指定してください。"
+            "文字列で絞り込むには eq、contains、startswith、regex を使います。",
+        )
+    if c.op == "between":
+        low, high = typed
+        assert low is not None
+        assert high is not None
+        if low[0] != high[0]:
+            raise _bad_value(
+                c, "between の下限と上限は、両方とも数値か、両方とも日付にしてください。"
+            )
+        if _order(low) > _order(high):
+            raise _bad_value(
+                c, f"between の下限 {values[0]!r} が上限 {values[1]!r} より大きくなっています。"
+            )
+
+
+def _pattern(c: Condition, normalize: bool) -> re.Pattern[str]:
+    try:
+        return re.compile(str(c.value), re.IGNORECASE if normalize else 0)
+    except re.error as exc:
+        raise _bad_value(c, f"正規表現 {c.value!r} が不正です（{exc}）。") from exc
+
+
+def _bad_value(c: Condition, problem: str, hint: str | None = None) -> BlockError:
+    return input_error(
+        f"{c.where}: {problem}",
+        hint or _HINT,
+        field="conditions",
+        index=c.number,
+        column=c.column,
+        op=c.op,
+    )
+
+
+# --- evaluation ------------------------------------------------------------------------------
+
+
+def _test(cell: Any, c: Condition, normalize: bool) -> bool | None:
+    """Whether ``cell`` meets ``c``; None when an ordering operator cannot compare it."""
+    if c.op in NULL_OPS:
+        blank = cell is None or (isinstance(cell, str) and not cell.strip())
+        return blank if c.op == "is_null" else not blank
+    if c.op in ORDER_OPS:
+        kind = c.typed[0][0] if c.typed[0] else ""
+        value = _typed(cell)
+        if value is None or value[0] != kind:
+            return None
+        return _ordered(_order(value), c)
+    text = _text(cell, normalize)
+    if c.op in LIST_OPS:
+        found = any(_equal(cell, text, t, v) for t, v in zip(c.texts, c.typed, strict=True))
+        return found if c.op == "in" else not found
+    if c.op in ("eq", "ne"):
+        same = _equal(cell, text, c.texts[0], c.typed[0])
+        return same if c.op == "eq" else not same
+    if c.op == "regex":
+        assert c.pattern is not None
+        return c.pattern.search(text) is not None
+    if c.op == "startswith":
+        return text.startswith(c.texts[0])
+    contained = c.texts[0] in text
+    return contained if c.op == "contains" else not contained
+
+
+def _ordered(value: float, c: Condition) -> bool:
+    bounds = [_order(t) for t in c.typed if t is not None]
+    if c.op == "between":
+        return bounds[0] <= value <= bounds[1]
+    target = bounds[0]
+    return {
+        "gt": value > target,
+        "ge": value >= target,
+        "lt": value < target,
+        "le": value <= target,
+    }[c.op]
+
+
+def _equal(cell: Any, text: str, value_text: str, value_typed: Typed | None) -> bool:
+    if value_typed is not None:
+        cell_typed = _typed(cell)
+        if cell_typed is not None and cell_typed[0] == value_typed[0]:
+            return cell_typed[1] == value_typed[1]
+    return text == value_text
+
+
+def _typed(value: Any) -> Typed | None:
+    amount = parse_amount(value)
+    if amount is not None:
+        return ("amount", amount)
+    day = parse_date(value)
+    return ("date", day) if day is not None else None
+
+
+def _order(typed: Typed) -> float:
+    value = typed[1]
+    return float(value.toordinal()) if isinstance(value, dt.date) else value
+
+
+def _text(value: Any, normalize: bool) -> str:
+    if value is None:
+        return ""
+    cell = json_cell(value)
+    text = cell if isinstance(cell, str) else str(cell)
+    return unicodedata.normalize("NFKC", text).strip().casefold() if normalize else text
+
+
+def _problem(index: int, c: Condition, cell: Any) -> dict[str, Any]:
+    blank = cell is None or (isinstance(cell, str) and not cell.strip())
+    return {
+        "row": index + 1,
+        "column": c.column,
+        "condition": c.number,
+        "op": c.op,
+        "value": "空欄" if blank else repr(cell)[:100],
+        "expected": "数値" if c.typed and c.typed[0] and c.typed[0][0] == "amount" else "日付",
+    }
+
+
+def _incomparable_error(problems: list[dict[str, Any]], rows: int) -> BlockError:
+    listed = "、".join(
+        f"{p['row']} 行目の列「{p['column']}」（値: {p['value']}、{p['expected']}として比較）"
+        for p in problems[:MAX_LISTED]
+    )
+    more = "、ほか" if len(problems) > MAX_LISTED else ""
+    return input_error(
+        f"{rows} 行に大小を比較できない値があります: {listed}{more}",
+        "元の表の値を数値（例 110000）や日付（例 2025-01-31）に直してください。"
+        "空欄などの行を条件に合わないものとして除くなら on_incomparable: skip を指定します。",
+        problems=problems,
+    )
+
+
+# --- options ---------------------------------------------------------------------------------
+
+
+def _option(inputs: Mapping[str, Any], name: str, choices: tuple[str, ...]) -> str:
+    value = inputs.get(name, choices[0])
+    if value not in choices:
+        raise input_error(
+            f"{name} に {value!r} は指定できません。",
+            f"{name} には {' / '.join(choices)} のいずれかを指定してください。",
+            field=name,
+        )
+    return str(value)
+
+
+def _flag(inputs: Mapping[str, Any], name: str, default: bool) -> bool:
+    value = inputs.get(name, default)
+    if not isinstance(value, bool):
+        raise input_error(
+            f"{name} は true か false で指定してください（指定: {value!r}）。",
+            f"{name} を省略すると {str(default).lower()} になります。",
+            field=name,
+        )
+    return value

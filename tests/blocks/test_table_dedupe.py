@@ -1,0 +1,189 @@
+"""table.dedupe: duplicates found on normalized keys and similar names, each traced to its row."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from keiri_agent.blocks.base import Block
+from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.blocks.table.dedupe import normalize_key
+from keiri_agent.errors import BlockError, ErrorCode
+from tests.blocks.conftest import ContextFactory, run_like_runner
+
+VENDORS = [
+    {"取引先名": "株式会社山田商事", "電話": "03-1234-5678"},
+    {"取引先名": "鈴木工業", "電話": "06-2345-6789"},
+    {"取引先名": "(株)山田商事", "電話": "03-1234-5678"},
+    {"取引先名": "山田工業", "電話": "03-1234-5678"},
+    {"取引先名": "山田商事株式会社", "電話": "０３-１２３４-５６７８"},
+    {"取引先名": "鈴木工業", "電話": "06-9999-0000"},
+]
+
+
+@pytest.fixture
+def block(registry: BlockRegistry) -> Block:
+    return registry.load("table.dedupe")
+
+
+def dedupe(block: Block, make_ctx: ContextFactory, table: Any = None, **options: Any) -> Any:
+    inputs = {"table": VENDORS if table is None else table, **options}
+    return run_like_runner(block, inputs, make_ctx("dedupe"))
+
+
+def test_company_forms_are_duplicates_but_a_different_company_is_not(
+    block: Block, make_ctx: ContextFactory
+) -> None:
+    out = dedupe(block, make_ctx, fuzzy={"column": "取引先名"})
+    assert out["unique"] == [VENDORS[0], VENDORS[1], VENDORS[3]]
+    assert out["duplicates"] == [
+        {**VENDORS[2], "行番号": 3, "重複グループ": 1, "重複元行": 1, "類似度": 100},
+        {**VENDORS[4], "行番号": 5, "重複グループ": 1, "重複元行": 1, "類似度": 100},
+        {**VENDORS[5], "行番号": 6, "重複グループ": 2, "重複元行": 2, "類似度": 100},
+    ]
+    assert out["groups"] == [
+        {
+            "重複グループ": 1,
+            "残した行": 1,
+            "行番号": "1, 3, 5",
+            "件数": 3,
+            "取引先名": "株式会社山田商事",
+            "表記": "株式会社山田商事 / (株)山田商事 / 山田商事株式会社",
+        },
+        {
+            "重複グループ": 2,
+            "残した行": 2,
+            "行番号": "2, 6",
+            "件数": 2,
+            "取引先名": "鈴木工業",
+            "表記": "鈴木工業",
+        },
+    ]
+    assert out["summary"] == {
+        "input_rows": 6,
+        "unique_rows": 3,
+        "duplicate_rows": 3,
+        "groups": 2,
+        "warnings": [],
+    }
+
+
+def test_keys_block_fuzzy_matching_and_are_normalized(
+    block: Block, make_ctx: ContextFactory
+) -> None:
+    out = dedupe(block, make_ctx, keys=["電話"], fuzzy={"column": "取引先名"}, keep="last")
+    # 鈴木工業 twice but with different phone numbers: not duplicates within a key block.
+    assert [row["取引先名"] for row in out["unique"]] == [
+        "鈴木工業",
+        "山田工業",
+        "山田商事株式会社",
+        "鈴木工業",
+    ]
+    assert [(d["行番号"], d["重複元行"]) for d in out["duplicates"]] == [(1, 5), (3, 5)]
+    assert out["groups"][0]["電話"] == "０３-１２３４-５６７８"
+
+
+def test_exact_keys_only(block: Block, make_ctx: ContextFactory) -> None:
+    out = dedupe(block, make_ctx, keys="電話")
+    assert [d["行番号"] for d in out["duplicates"]] == [3, 4, 5]
+    assert {d["類似度"] for d in out["duplicates"]} == {100}
+    assert out["groups"] == [
+        {
+            "重複グループ": 1,
+            "残した行": 1,
+            "行番号": "1, 3, 4, 5",
+            "件数": 4,
+            "電話": "03-1234-5678",
+        }
+    ]
+
+
+def test_a_lower_threshold_reports_the_similarity(block: Block, make_ctx: ContextFactory) -> None:
+    table = [{"名": "山田商事"}, {"名": "山田商亊"}, {"名": "山田工業"}]
+    out = dedupe(block, make_ctx, table=table, fuzzy={"column": "名", "threshold": 70})
+    assert [(d["名"], d["類似度"]) for d in out["duplicates"]] == [("山田商亊", 75)]
+    assert out["unique"] == [table[0], table[2]]
+
+
+def test_groups_are_transitive(block: Block, make_ctx: ContextFactory) -> None:
+    table = [{"名": "abcdefghij"}, {"名": "abcdefghXY"}, {"名": "abcdefXYZW"}]
+    out = dedupe(block, make_ctx, table=table, fuzzy={"column": "名", "threshold": 80})
+    # a~b (80) and b~c (80), though a~c is only 60: one group, as union-find promises.
+    assert [(d["行番号"], d["重複元行"], d["類似度"]) for d in out["duplicates"]] == [
+        (2, 1, 80),
+        (3, 1, 60),
+    ]
+
+
+def test_token_sort_ratio_ignores_word_order(block: Block, make_ctx: ContextFactory) -> None:
+    table = [{"名": "Yamada Trading Co., Ltd."}, {"名": "TRADING YAMADA"}]
+    plain = dedupe(block, make_ctx, table=table, fuzzy={"column": "名"})
+    assert plain["duplicates"] == []
+    out = dedupe(block, make_ctx, table=table, fuzzy={"column": "名", "scorer": "token_sort_ratio"})
+    assert [d["行番号"] for d in out["duplicates"]] == [2]
+
+
+def test_blank_keys_and_names_are_never_duplicates(block: Block, make_ctx: ContextFactory) -> None:
+    table = [{"名": "", "No": None}, {"名": "株式会社", "No": None}, {"名": "  ", "No": None}]
+    out = dedupe(block, make_ctx, table=table, fuzzy={"column": "名"})
+    assert out["unique"] == table
+    assert out["summary"]["warnings"] == [
+        "3 行はキーまたは fuzzy.column が空欄のため、重複の判定から外しました（unique に残ります）。"
+    ]
+    exact = dedupe(block, make_ctx, table=table, keys="No")
+    assert exact["duplicates"] == []
+
+
+def test_a_few_thousand_rows_are_grouped_correctly(block: Block, make_ctx: ContextFactory) -> None:
+    vendors = [f"{chr(0x4E00 + i)}{chr(0x5000 + i * 7 % 3000)}商事" for i in range(1500)]
+    table = [{"取引先名": name, "No": i} for i, name in enumerate(vendors)]
+    table += [{"取引先名": f"株式会社{name}", "No": i} for i, name in enumerate(vendors[:500])]
+    out = dedupe(block, make_ctx, table=table, fuzzy={"column": "取引先名"})
+    assert out["summary"]["unique_rows"] == 1500
+    assert out["summary"]["groups"] == 500
+    assert all(d["重複元行"] == d["行番号"] - 1500 for d in out["duplicates"])
+
+
+def test_normalize_key() -> None:
+    assert normalize_key("㈱ 山田　商事", company=True) == "山田商事"
+    assert normalize_key("ﾔﾏﾀﾞｼｮｳｼﾞ(ｶ", company=True) == "ヤマダショウジ"
+    assert normalize_key("ABC Co., Ltd.", company=True) == "abc"
+    assert normalize_key("  Yamada   Trading ", keep_spaces=True) == "yamada trading"
+    assert normalize_key(1001.0) == "1001"
+    assert normalize_key(None) == ""
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        ({}, "keys か fuzzy"),
+        ({"keys": []}, "keys か fuzzy"),
+        ({"fuzzy": {"column": "取引先名", "threshold": 120}}, "0〜100"),
+        ({"fuzzy": {"threshold": 90}}, "fuzzy.column"),
+        ({"fuzzy": {"column": "取引先名", "scorer": "jaro"}}, "scorer"),
+        ({"keys": "電話", "keep": "newest"}, "keep に 'newest'"),
+    ],
+    ids=["nothing", "empty-keys", "threshold", "no-column", "scorer", "keep"],
+)
+def test_bad_settings_are_refused_before_running(
+    block: Block, options: dict[str, Any], expected: str
+) -> None:
+    with pytest.raises(BlockError) as info:
+        block.check_inputs({"table": VENDORS, **options})
+    assert info.value.code == ErrorCode.INPUT_VALIDATION_FAILED
+    assert expected in info.value.message
+    assert info.value.hint
+
+
+def test_missing_and_clashing_columns_are_named(block: Block, make_ctx: ContextFactory) -> None:
+    with pytest.raises(BlockError) as info:
+        dedupe(block, make_ctx, keys=["電話番号"])
+    assert info.value.code == ErrorCode.INPUT_VALIDATION_FAILED
+    assert "電話番号" in info.value.message
+    assert "使える列: 取引先名, 電話" in info.value.hint
+    table = [{**row, "重複グループ": 1} for row in VENDORS]
+    with pytest.raises(BlockError) as clash:
+        dedupe(block, make_ctx, table=table, keys="電話")
+    assert "重複グループ" in clash.value.message
+    assert "unique" in clash.value.hint
