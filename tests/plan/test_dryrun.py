@@ -401,3 +401,50 @@ def test_a_cycle_reaching_the_dry_run_is_reported(
     assert report.codes()[0] == "PLAN_INVALID"
     assert "循環" in report.findings[0].message
     assert len(report.nodes) == 2  # still walked, every node reported
+
+
+UI_PLAN = """
+apiVersion: v1
+id: ui_dry
+version: 0.1.0
+graph:
+  - id: ask
+    block: ui.interactive_input
+    in:
+      mode: collect
+      requirements:
+        - { id: ledger, type: file, label: 台帳, accept: .xlsx }
+        - { id: month, type: select, options: ["2025-01", "2025-02"] }
+        - { id: sheet, type: text, default: 明細 }
+    out:
+      collected_data: got
+  - id: use
+    block: excel.write
+    in:
+      workbook: ${ask.got.ledger}
+      data: [{ month: "${ask.got.month}", sheet: "${ask.got.sheet}" }]
+"""
+
+
+def test_a_ui_nodes_collected_data_has_exactly_the_plans_requirement_ids(tmp_path: Path) -> None:
+    registry = BlockRegistry()
+    options: dict[str, Any] = {"designs_dir": tmp_path, "config": {}, "env": {}}
+    report = dry_run_source(parse_source(UI_PLAN), registry, **options)
+    assert report.ok, report.findings
+    ask = report.node("ask")
+    assert ask is not None
+    assert ask.outputs["got"] == {
+        "ledger": "path/to/file.xlsx",
+        "month": "2025-01",
+        "sheet": "明細",
+    }
+    # A reference to an id the node does not ask for is caught by the dry run.
+    broken = dry_run_source(
+        parse_source(UI_PLAN.replace("${ask.got.ledger}", "${ask.got.workbook}")),
+        registry,
+        **options,
+    )
+    assert not broken.ok
+    (finding,) = broken.findings
+    assert finding.code == "UNRESOLVED_REFERENCE"
+    assert "workbook" in finding.message

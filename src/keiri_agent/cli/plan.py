@@ -20,6 +20,7 @@ import yaml
 from rich.markup import escape
 from rich.table import Table
 
+from keiri_agent.blocks.ui.samples import example_value
 from keiri_agent.cli.common import EXIT_FAILED, app, console, err_console, user_errors
 from keiri_agent.errors import BlockError, ErrorCode
 
@@ -27,7 +28,14 @@ if TYPE_CHECKING:
     from keiri_agent.events.models import RunEvent
     from keiri_agent.plan.runner import PlanRunner, RunResult
 
-__all__ = ["answers_example", "answers_yaml", "describe_event", "parse_vars", "plan_app"]
+__all__ = [
+    "answers_example",
+    "answers_yaml",
+    "describe_event",
+    "parse_vars",
+    "plan_app",
+    "show_event",
+]
 
 plan_app = typer.Typer(
     help="Plan（YAML で書いたワークフロー）の検証・ドライラン・実行・再開・再実行・移行。",
@@ -230,30 +238,11 @@ def describe_event(event: RunEvent) -> str | None:
     return None
 
 
-def _show_event(event: RunEvent) -> None:
+def show_event(event: RunEvent) -> None:
+    """One dim line on stderr per event a person would want to follow."""
     line = describe_event(event)
     if line is not None:
         err_console.print(line, markup=False, highlight=False, style="dim")
-
-
-def _example_value(req: Mapping[str, Any]) -> Any:
-    default = req.get("default")
-    if default not in (None, "", [], {}):
-        return default
-    kind = req.get("type")
-    ext = str(req.get("accept") or "").split(",")[0].strip()
-    options = [o.get("value") if isinstance(o, Mapping) else o for o in req.get("options") or []]
-    examples: dict[str, Any] = {
-        "file": f"path/to/file{ext}",
-        "files": [f"path/to/file{ext}"],
-        "folder": "path/to/folder",
-        "boolean": True,
-        "number": (req.get("validation") or {}).get("min", 0),
-        "table": [{"列名": "値"}],
-        "select": options[0] if options else "",
-        "enum": options[0] if options else "",
-    }
-    return examples.get(str(kind), req.get("hint") or "（ここに入力）")
 
 
 def _requirements(item: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -267,7 +256,7 @@ def answers_example(waiting: Sequence[Mapping[str, Any]]) -> dict[str, dict[str,
     example: dict[str, dict[str, Any]] = {}
     for item in waiting:
         request = item.get("request") or {}
-        answers = {str(r["id"]): _example_value(r) for r in _requirements(item)}
+        answers = {str(r["id"]): example_value(r) for r in _requirements(item)}
         if request.get("mode") in ("confirm", "mixed"):
             answers["approved"] = True
         if request.get("mode") == "inquire":
@@ -359,7 +348,7 @@ def _execute(start: Start, *, as_json: bool, file: Path | None = None) -> None:
     try:
         with user_errors(), PlanRunner(default_registry()) as runner:
             try:
-                result = start(runner, None if as_json else _show_event)
+                result = start(runner, None if as_json else show_event)
             except BlockError as exc:
                 if exc.code != ErrorCode.PLAN_INVALID:
                     raise

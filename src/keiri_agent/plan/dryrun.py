@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.spec import NO_SAMPLE, port_is_required, port_sample
+from keiri_agent.blocks.ui.samples import collected_sample
 from keiri_agent.errors import BlockError
 from keiri_agent.plan.compiled import AnyNode, compile_graph
 from keiri_agent.plan.dryrun_walk import (
@@ -184,6 +185,8 @@ class _Walker:
                 )
                 outputs[alias] = UNAVAILABLE
                 continue
+            if name == "collected_data" and spec.is_ui:
+                sample = _collected_sample(inputs.get("requirements"), sample, report)
             self.values.check(sample, port, report, f"out.{name}", f"出力 '{name}' のサンプル")
             outputs[alias] = sample
         frame.outputs[node.id] = outputs
@@ -339,6 +342,18 @@ class _Walker:
             where = ".".join(str(p) for p in first["loc"])
             message = f"サブフロー {plan_id} の形式が不正です: {where}: {first['msg']}"
             return BlockError(message, code="SUBFLOW_INVALID", hint=hint)
+
+
+def _collected_sample(requirements: Any, declared: Any, report: DryRunNode) -> Any:
+    """A UI node's ``collected_data``: one example answer per requirement the plan declares.
+
+    The spec's sample has its own keys; downstream ``${node.collected.<id>}`` must be checked
+    against the ids this node really asks for (seed 002 §3).
+    """
+    if not isinstance(requirements, list):
+        return declared
+    report.notes.append("collected_data は requirements の各項目の例（既定値）で作りました。")
+    return collected_sample(requirements)
 
 
 def _chain(stack: tuple[str, ...]) -> str:

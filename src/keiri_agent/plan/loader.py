@@ -6,9 +6,10 @@ Subflow ``plan_id`` values resolve to ``<designs>/<plan_id>.yaml``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 
@@ -18,7 +19,27 @@ from keiri_agent.plan.issues import Loc, PlanIssue
 __all__ = ["PlanSource", "load_source", "parse_source", "resolve_plan_file"]
 
 MAX_PLAN_BYTES = 2 * 1024 * 1024
-_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BOOL_TAG = "tag:yaml.org,2002:bool"
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc]
+    """Safe YAML with YAML 1.2 booleans: only true/false are booleans.
+
+    YAML 1.1 also reads yes/no/on/off as booleans, so a column named ``No`` in an output
+    schema or the ``on:`` of a join would silently become ``False``/``True`` keys. Plans are
+    written by people and by LLMs who expect ``No`` to stay ``No``.
+    """
+
+    yaml_implicit_resolvers: ClassVar[dict[Any, Any]] = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != _BOOL_TAG]
+        for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
+    }
+
+
+_Loader.add_implicit_resolver(
+    _BOOL_TAG, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
 PLAN_SUFFIXES = (".yaml", ".yml")
 
 

@@ -1,0 +1,79 @@
+"""The example business plans and their sample data (``designs/examples/``, ``examples/data/``).
+
+In a source checkout (``pip install -e .``, README command 1) they are read where they live in the
+repository. A wheel carries copies under ``keiri_agent/_bundled/`` (``force-include`` in
+pyproject.toml), so ``keiri-agent demo`` also works from a plain ``pip install``. Each example
+may ship answers for its ``ui.interactive_input`` nodes in ``designs/examples/answers/<name>.yaml``,
+with paths relative to the repository root; :func:`example_answers` resolves them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from keiri_agent.errors import BlockError, ErrorCode
+
+__all__ = ["example_answers", "example_names", "example_plan", "examples_root"]
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+BUNDLED_ROOT = PACKAGE_DIR / "_bundled"  # a wheel's copy
+SOURCE_ROOT = PACKAGE_DIR.parents[1]  # src/keiri_agent → the repository root
+PLANS_DIR = Path("designs") / "examples"
+ANSWERS_DIR = PLANS_DIR / "answers"
+
+
+def examples_root() -> Path:
+    """The directory holding ``designs/examples`` and ``examples/data``."""
+    for root in (BUNDLED_ROOT, SOURCE_ROOT):
+        if (root / PLANS_DIR).is_dir() and (root / "examples" / "data").is_dir():
+            return root
+    raise BlockError(
+        "サンプルの Plan とデータが見つかりません。",
+        code=ErrorCode.CONFIGURATION_ERROR,
+        hint="リポジトリを取得して `pip install -e .` でインストールしてください"
+        "（designs/examples と examples/data が必要です）。",
+        details={"searched": [str(BUNDLED_ROOT), str(SOURCE_ROOT)]},
+    )
+
+
+def example_names() -> list[str]:
+    return sorted(path.stem for path in (examples_root() / PLANS_DIR).glob("*.yaml"))
+
+
+def example_plan(name: str) -> Path:
+    path = examples_root() / PLANS_DIR / f"{name}.yaml"
+    if not path.is_file():
+        raise BlockError(
+            f"サンプル Plan「{name}」はありません。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint=f"使えるサンプル: {', '.join(example_names())}",
+            details={"name": name},
+        )
+    return path
+
+
+def example_answers(name: str) -> dict[str, dict[str, Any]]:
+    """The shipped answers for an example, file paths made absolute against the examples root."""
+    root = examples_root()
+    path = root / ANSWERS_DIR / f"{name}.yaml"
+    if not path.is_file():
+        return {}
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    return {
+        str(node): {key: _resolve(value, root) for key, value in answers.items()}
+        for node, answers in data.items()
+        if isinstance(answers, Mapping)
+    }
+
+
+def _resolve(value: Any, root: Path) -> Any:
+    """Relative paths into examples/ become absolute; everything else is left as written."""
+    if isinstance(value, str) and value.startswith("examples/"):
+        return str(root / value)
+    if isinstance(value, list):
+        return [_resolve(item, root) for item in value]
+    return value
