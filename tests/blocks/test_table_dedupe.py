@@ -8,7 +8,7 @@ import pytest
 
 from keiri_agent.blocks.base import Block
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.blocks.table.dedupe import normalize_key
+from keiri_agent.blocks.table.normalize import normalize_key
 from keiri_agent.errors import BlockError, ErrorCode
 from tests.blocks.conftest import ContextFactory, run_like_runner
 

@@ -17,8 +17,6 @@ O(u²) comparisons in the worst case per block, far fewer for real names and key
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -28,6 +26,7 @@ import numpy as np
 from rapidfuzz import fuzz, process
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
+from keiri_agent.blocks.table.normalize import normalize_key
 from keiri_agent.blocks.table.records import (
     column_list,
     input_error,
@@ -38,11 +37,9 @@ from keiri_agent.blocks.table.records import (
 
 __all__ = [
     "ADDED_COLUMNS",
-    "COMPANY_FORMS",
     "DEFAULT_THRESHOLD",
     "SCORERS",
     "TableDedupeBlock",
-    "normalize_key",
 ]
 
 DEFAULT_THRESHOLD = 90.0
@@ -53,35 +50,6 @@ SCORERS: dict[str, Callable[..., float]] = {
 KEEP = ("first", "last")
 ADDED_COLUMNS = ("行番号", "重複グループ", "重複元行", "類似度")  # added to ``duplicates``
 CHUNK = 256  # texts compared at once (a CHUNK × candidates float32 matrix)
-
-
-# Company-form words dropped by normalize_company (after NFKC: ㈱ and （株） are "(株)").
-COMPANY_FORMS = tuple(
-    "株式会社 有限会社 合同会社 合資会社 合名会社 (株) (有) (同) (資) (名) (合)".split()  # noqa: SIM905
-)
-# Bank statements abbreviate the form in kana at either end: ｶ)ﾔﾏﾀﾞｼｮｳｼﾞ, ﾔﾏﾀﾞｼｮｳｼﾞ(ｶ.
-_KANA_FORM = re.compile(r"^(?:カ|ユ|ド)\)|\((?:カ|ユ|ド)\)?$")
-_LATIN_FORM = re.compile(r"[\s,]+(?:co\.?,?\s*ltd\.?|inc\.?|corp\.?|ltd\.?|k\.k\.)$", re.I)
-_SPACE = re.compile(r"\s+")
-
-
-def normalize_key(value: Any, *, company: bool = False, keep_spaces: bool = False) -> str:
-    """The text a key is compared by: NFKC, whitespace removed (or collapsed), casefolded.
-
-    With ``company`` the company-form words (株式会社, (株), ㈱, 有限会社, ｶ)... and
-    Co., Ltd. / Inc.) are removed too. None and blank cells give "".
-    """
-    if value is None:
-        return ""
-    cell = json_cell(value)
-    text = unicodedata.normalize("NFKC", cell if isinstance(cell, str) else str(cell)).strip()
-    if company:
-        text = _LATIN_FORM.sub("", text)
-        for form in COMPANY_FORMS:
-            text = text.replace(form, " ")
-        text = _KANA_FORM.sub("", text.strip())
-    text = _SPACE.sub(" ", text).strip() if keep_spaces else _SPACE.sub("", text)
-    return text.casefold()
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
+from keiri_agent.blocks.table.normalize import normalize_key
 from keiri_agent.blocks.table.records import (
     input_error,
     json_cell,
@@ -316,11 +316,12 @@ def _order(typed: Typed) -> float:
 
 
 def _text(value: Any, normalize: bool) -> str:
+    if normalize:
+        return normalize_key(value, keep_spaces=True)
     if value is None:
         return ""
     cell = json_cell(value)
-    text = cell if isinstance(cell, str) else str(cell)
-    return unicodedata.normalize("NFKC", text).strip().casefold() if normalize else text
+    return cell if isinstance(cell, str) else str(cell)
 
 
 def _problem(index: int, c: Condition, cell: Any) -> dict[str, Any]:

@@ -13,12 +13,12 @@ swapped. A key with several rows on both sides multiplies rows (2 × 3 = 6): tha
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
+from keiri_agent.blocks.table.normalize import normalize_key
 from keiri_agent.blocks.table.records import (
     column_list,
     columns_of,
@@ -205,8 +205,7 @@ def _key(record: Mapping[str, Any], columns: list[str], normalize: bool) -> Key 
         if cell is None or (isinstance(cell, str) and not cell.strip()):
             return None
         if normalize:
-            text = cell if isinstance(cell, str) else str(cell)
-            parts.append(unicodedata.normalize("NFKC", text).strip().casefold())
+            parts.append(normalize_key(cell, keep_spaces=True))
         else:
             parts.append((isinstance(cell, bool), cell))
     return tuple(parts)

@@ -22,7 +22,7 @@ from decimal import Decimal
 from typing import Any, TypeGuard
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
-from keiri_agent.blocks.table.dedupe import normalize_key
+from keiri_agent.blocks.table.normalize import normalize_key
 from keiri_agent.blocks.table.records import (
     columns_of,
     input_error,
