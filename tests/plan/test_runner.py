@@ -471,3 +471,20 @@ def test_a_missing_environment_variable_is_named_without_listing_the_environment
     assert "KEIRI_NOPE" in result.error.message
     text = result.error.message + result.error.hint + str(result.error.details)
     assert "SECRET_TOKEN_NAME" not in text
+
+
+def test_a_null_optional_input_gets_its_default(runner: PlanRunner, write_plan: WritePlan) -> None:
+    """null means "not given": b's default (0) is used, as if b were left out."""
+    plan = write_plan(
+        "nulldefault",
+        """
+id: nulldefault
+vars: {offset: null}
+graph:
+  - {id: add, block: test.add, in: {a: 5, b: "${vars.offset}"}}
+""",
+    )
+    result = runner.run(plan)
+    assert result.status == "success", result.error
+    assert result.outputs["add"] == {"sum": 5}
+    assert runner.run(plan, vars={"offset": 2}).outputs["add"] == {"sum": 7}

@@ -34,6 +34,7 @@ __all__ = [
     "InputRequired",
     "ProcessingBlock",
     "UIBlock",
+    "given",
 ]
 
 
@@ -116,6 +117,16 @@ class BlockContext:
         path = self.workspace / safe
         path.mkdir(parents=True, exist_ok=True)
         return path
+
+
+def given(inputs: Mapping[str, Any], name: str, default: Any) -> Any:
+    """An optional input's value, or ``default`` when it is absent or null (left empty).
+
+    The runner already fills a port's default for a null optional input; blocks called
+    directly (from Python, or from another block) get the same rule here.
+    """
+    value = inputs.get(name)
+    return default if value is None else value
 
 
 class Block(ABC):

@@ -158,7 +158,9 @@ class _Walker:
             optional_null = inputs[key] is None and not (
                 port.get("nullable") or port_is_required(port)
             )
-            if inputs[key] is not UNAVAILABLE and not optional_null:
+            if optional_null and "default" in port:
+                inputs[key] = port["default"]  # as the runner does: null means "not given"
+            elif inputs[key] is not UNAVAILABLE and not optional_null:
                 self.values.check(inputs[key], port, report, f"in.{key}", f"入力 '{key}' の値")
         for key, port in spec.inputs.items():
             if key in node.inputs:

@@ -41,7 +41,11 @@ def prepare_inputs(spec: BlockSpec, node_path: str, given: dict[str, Any]) -> di
                 problems.append(f"必須入力 '{name}' がありません")
             continue
         if inputs[name] is None and not port.get("nullable") and not port_is_required(port):
-            continue  # an optional input left empty (a skipped upstream node, for instance)
+            # An optional input left empty (an unanswered optional field, a skipped upstream
+            # node) means "not given": the block sees its default, as if the key were absent.
+            if "default" in port:
+                inputs[name] = port["default"]
+            continue
         problem = _port_problem(inputs[name], port)
         if problem:
             problems.append(f"入力 '{name}': {problem}")

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from keiri_agent.blocks.base import BlockContext, ProcessingBlock
+from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
 from keiri_agent.blocks.table.records import input_error, json_cell
 from keiri_agent.documents import ExcelManager
 from keiri_agent.documents.table_infer import make_column_names
@@ -28,15 +28,15 @@ class ExcelReadDataBlock(ProcessingBlock):
     def check_inputs(self, inputs: dict[str, Any]) -> None:
         _path(inputs.get("path"))
         _sheet(inputs.get("sheet"))
-        _header_row(_given(inputs, "header_row", 1))
+        _header_row(given(inputs, "header_row", 1))
         _range(inputs.get("range"))
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
         path = _path(inputs.get("path"))
         sheet = _sheet(inputs.get("sheet"))
-        header_row = _header_row(_given(inputs, "header_row", 1))
+        header_row = _header_row(given(inputs, "header_row", 1))
         cell_range = _range(inputs.get("range"))
-        skip_empty = bool(_given(inputs, "skip_empty_rows", True))
+        skip_empty = bool(given(inputs, "skip_empty_rows", True))
         manager = ExcelManager(path)
         ctx.check_cancelled()
         grid = manager.read_rows(sheet, cell_range=cell_range)
@@ -144,9 +144,3 @@ def _range(value: Any) -> str | None:
         "range は A1:D20 のような形式で指定してください（省略時はシート全体）。",
         field="range",
     )
-
-
-def _given(inputs: dict[str, Any], name: str, default: Any) -> Any:
-    """The input, or its default when absent or null (an optional input left empty)."""
-    value = inputs.get(name)
-    return default if value is None else value

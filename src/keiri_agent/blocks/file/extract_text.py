@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from keiri_agent.blocks.base import BlockContext, ProcessingBlock
+from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
 from keiri_agent.blocks.table.records import input_error
 from keiri_agent.documents import EvidenceFile, EvidenceSet, ExtractedText, extract_text
 from keiri_agent.documents.archives import ROOT_GROUP
@@ -40,12 +40,12 @@ class ExtractTextBlock(ProcessingBlock):
 
     def check_inputs(self, inputs: dict[str, Any]) -> None:
         _paths(inputs.get("paths"))
-        _max_chars(_given(inputs, "max_chars", MAX_TEXT_CHARS))
+        _max_chars(given(inputs, "max_chars", MAX_TEXT_CHARS))
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
         paths = _paths(inputs.get("paths"))
-        max_chars = _max_chars(_given(inputs, "max_chars", MAX_TEXT_CHARS))
-        skip = bool(_given(inputs, "skip_unreadable", False))
+        max_chars = _max_chars(given(inputs, "max_chars", MAX_TEXT_CHARS))
+        skip = bool(given(inputs, "skip_unreadable", False))
         evidence = EvidenceSet(source=paths[0].name)
         seen: set[str] = set()
         for path in paths:
@@ -183,9 +183,3 @@ def _max_chars(value: Any) -> int:
             field="max_chars",
         )
     return value
-
-
-def _given(inputs: dict[str, Any], name: str, default: Any) -> Any:
-    """The input, or its default when absent or null (an optional input left empty)."""
-    value = inputs.get(name)
-    return default if value is None else value

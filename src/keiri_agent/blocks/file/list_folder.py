@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from keiri_agent.blocks.base import BlockContext, ProcessingBlock
+from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
 from keiri_agent.blocks.table.records import input_error
 from keiri_agent.documents.zipnames import skip_reason
 from keiri_agent.errors import ErrorCode, FileProcessingError
@@ -32,18 +32,18 @@ class ListFolderBlock(ProcessingBlock):
 
     def check_inputs(self, inputs: dict[str, Any]) -> None:
         _folder_text(inputs.get("folder"))
-        _patterns(_given(inputs, "pattern", "*"))
-        _max_files(_given(inputs, "max_files", DEFAULT_MAX_FILES))
+        _patterns(given(inputs, "pattern", "*"))
+        _max_files(given(inputs, "max_files", DEFAULT_MAX_FILES))
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
         root = _folder(inputs.get("folder"))
-        patterns = _patterns(_given(inputs, "pattern", "*"))
-        max_files = _max_files(_given(inputs, "max_files", DEFAULT_MAX_FILES))
+        patterns = _patterns(given(inputs, "pattern", "*"))
+        max_files = _max_files(given(inputs, "max_files", DEFAULT_MAX_FILES))
         walk = _Walk(
             root,
             patterns,
-            recursive=bool(_given(inputs, "recursive", False)),
-            include_hidden=bool(_given(inputs, "include_hidden", False)),
+            recursive=bool(given(inputs, "recursive", False)),
+            include_hidden=bool(given(inputs, "include_hidden", False)),
             max_files=max_files,
             ctx=ctx,
         )
@@ -217,9 +217,3 @@ def _max_files(value: Any) -> int:
             field="max_files",
         )
     return value
-
-
-def _given(inputs: dict[str, Any], name: str, default: Any) -> Any:
-    """The input, or its default when absent or null (an optional input left empty)."""
-    value = inputs.get(name)
-    return default if value is None else value

@@ -19,7 +19,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from keiri_agent.blocks.base import BlockContext, ProcessingBlock
+from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
 from keiri_agent.blocks.table.records import (
     column_list,
     input_error,
@@ -194,8 +194,8 @@ def _options(inputs: dict[str, Any]) -> dict[str, Any]:
     ys = column_list(inputs.get("y"), field="y")
     require_columns(rows, [x[0]], field="x", table="table")
     require_columns(rows, ys, field="y", table="table")
-    kind = _choice(_given(inputs, "kind", "bar"), KINDS, "kind")
-    fmt = _choice(_given(inputs, "format", "png"), FORMATS, "format")
+    kind = _choice(given(inputs, "kind", "bar"), KINDS, "kind")
+    fmt = _choice(given(inputs, "format", "png"), FORMATS, "format")
     if kind == "pie" and len(ys) > 1:
         raise input_error(
             "円グラフ（kind: pie）に描ける系列は 1 つだけです。",
@@ -203,9 +203,9 @@ def _options(inputs: dict[str, Any]) -> dict[str, Any]:
             field="y",
         )
     _check_suffix(inputs.get("output_path"), fmt)
-    width = _positive(_given(inputs, "width", 8), "width")
-    height = _positive(_given(inputs, "height", 4.5), "height")
-    dpi = _positive(_given(inputs, "dpi", 150), "dpi")
+    width = _positive(given(inputs, "width", 8), "width")
+    height = _positive(given(inputs, "height", 4.5), "height")
+    dpi = _positive(given(inputs, "dpi", 150), "dpi")
     if width * height * dpi * dpi > MAX_PIXELS:
         raise input_error(
             f"画像が大きすぎます（{width}×{height} インチ、{dpi} dpi）。",
@@ -266,9 +266,3 @@ def _output_path(value: Any, fmt: str, ctx: BlockContext) -> Path:
             field="output_path",
         )
     return target
-
-
-def _given(inputs: dict[str, Any], name: str, default: Any) -> Any:
-    """The input, or its default when absent or null (an optional input left empty)."""
-    value = inputs.get(name)
-    return default if value is None else value
