@@ -1,1 +1,1 @@
-"""Excel blocks: write records into a copy of a workbook through ``ExcelManager``."""
+"""Excel blocks: read sheets and ranges, write records into a copy of a workbook, build new report workbooks."""
