@@ -10,12 +10,13 @@ from typer.testing import CliRunner
 from keiri_agent.blocks.catalog import render_markdown, summary
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.cli import app
+from keiri_agent.cli.common import console
 
 
 @pytest.fixture(autouse=True)
 def builtin_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("KEIRI_BLOCK_SPEC_DIRS", raising=False)
-    monkeypatch.setenv("COLUMNS", "400")  # one table row per block
+    monkeypatch.setattr(console, "width", 400)  # one table row per block
 
 
 def test_blocks_list_shows_every_block_with_its_japanese_description() -> None:
