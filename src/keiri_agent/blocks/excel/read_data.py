@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
+from keiri_agent.blocks.inputs import sheet_ref
 from keiri_agent.blocks.table.records import input_error, json_cell
 from keiri_agent.documents import ExcelManager
 from keiri_agent.documents.table_infer import make_column_names
@@ -27,13 +28,13 @@ class ExcelReadDataBlock(ProcessingBlock):
 
     def check_inputs(self, inputs: dict[str, Any]) -> None:
         _path(inputs.get("path"))
-        _sheet(inputs.get("sheet"))
+        sheet_ref(inputs.get("sheet"))
         _header_row(given(inputs, "header_row", 1))
         _range(inputs.get("range"))
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
         path = _path(inputs.get("path"))
-        sheet = _sheet(inputs.get("sheet"))
+        sheet = sheet_ref(inputs.get("sheet"))
         header_row = _header_row(given(inputs, "header_row", 1))
         cell_range = _range(inputs.get("range"))
         skip_empty = bool(given(inputs, "skip_empty_rows", True))
@@ -107,20 +108,6 @@ def _path(value: Any) -> Path:
         "読み込む Excel ブック（path）が指定されていません。",
         "path に .xlsx / .xlsm ファイルのパスを指定してください。",
         field="path",
-    )
-
-
-def _sheet(value: Any) -> str | int | None:
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None  # a cleared form field: the first sheet, as documented
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    raise input_error(
-        f"sheet '{value}' はシート名でもシート番号でもありません。",
-        "sheet にはシート名か 0 始まりのシート番号を指定してください（省略時は先頭シート）。",
-        field="sheet",
     )
 
 

@@ -35,6 +35,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 from PIL import Image as PILImage
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
+from keiri_agent.blocks.inputs import output_file
 from keiri_agent.blocks.table.records import column_list, input_error, json_cell, records_from
 from keiri_agent.documents.source import read_source
 from keiri_agent.workspace import atomic_path
@@ -254,17 +255,7 @@ def _output_suffix(value: Any) -> None:
 
 def _output_path(value: Any, overwrite: bool, ctx: BlockContext) -> Path:
     _output_suffix(value)
-    if value is None or not str(value).strip():
-        target = ctx.work_dir() / DEFAULT_OUTPUT_NAME
-    else:
-        given = Path(str(value)).expanduser()
-        target = given if given.is_absolute() else ctx.work_dir() / given
-    if target.is_dir():
-        raise input_error(
-            f"出力先 '{target}' はフォルダです。",
-            "output_path にはファイル名（.xlsx）まで指定してください。",
-            field="output_path",
-        )
+    target = output_file(value, ctx, DEFAULT_OUTPUT_NAME)
     if target.exists() and not overwrite:
         raise input_error(
             f"出力先 {target} は既にあります。上書きはしません。",

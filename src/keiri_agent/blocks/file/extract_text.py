@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
+from keiri_agent.blocks.inputs import positive_int
 from keiri_agent.blocks.table.records import input_error
 from keiri_agent.documents import EvidenceFile, EvidenceSet, ExtractedText, extract_text
 from keiri_agent.documents.archives import ROOT_GROUP
@@ -40,11 +41,19 @@ class ExtractTextBlock(ProcessingBlock):
 
     def check_inputs(self, inputs: dict[str, Any]) -> None:
         _paths(inputs.get("paths"))
-        _max_chars(given(inputs, "max_chars", MAX_TEXT_CHARS))
+        positive_int(
+            given(inputs, "max_chars", MAX_TEXT_CHARS),
+            "max_chars",
+            f"1 ファイルあたりの最大文字数（既定 {MAX_TEXT_CHARS:,}）",
+        )
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
         paths = _paths(inputs.get("paths"))
-        max_chars = _max_chars(given(inputs, "max_chars", MAX_TEXT_CHARS))
+        max_chars = positive_int(
+            given(inputs, "max_chars", MAX_TEXT_CHARS),
+            "max_chars",
+            f"1 ファイルあたりの最大文字数（既定 {MAX_TEXT_CHARS:,}）",
+        )
         skip = bool(given(inputs, "skip_unreadable", False))
         evidence = EvidenceSet(source=paths[0].name)
         seen: set[str] = set()
@@ -173,13 +182,3 @@ def _paths(value: Any) -> list[Path]:
             raise _folder_error(path)
         paths.append(path)
     return paths
-
-
-def _max_chars(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise input_error(
-            f"max_chars '{value}' は 1 以上の整数ではありません。",
-            f"1 ファイルあたりの最大文字数を整数で指定してください（既定 {MAX_TEXT_CHARS:,}）。",
-            field="max_chars",
-        )
-    return value

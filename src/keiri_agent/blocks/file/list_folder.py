@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
+from keiri_agent.blocks.inputs import positive_int
 from keiri_agent.blocks.table.records import input_error
 from keiri_agent.documents.zipnames import skip_reason
 from keiri_agent.errors import ErrorCode, FileProcessingError
@@ -33,12 +34,20 @@ class ListFolderBlock(ProcessingBlock):
     def check_inputs(self, inputs: dict[str, Any]) -> None:
         _folder_text(inputs.get("folder"))
         _patterns(given(inputs, "pattern", "*"))
-        _max_files(given(inputs, "max_files", DEFAULT_MAX_FILES))
+        positive_int(
+            given(inputs, "max_files", DEFAULT_MAX_FILES),
+            "max_files",
+            f"一覧にする最大ファイル数（既定 {DEFAULT_MAX_FILES:,}）",
+        )
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
         root = _folder(inputs.get("folder"))
         patterns = _patterns(given(inputs, "pattern", "*"))
-        max_files = _max_files(given(inputs, "max_files", DEFAULT_MAX_FILES))
+        max_files = positive_int(
+            given(inputs, "max_files", DEFAULT_MAX_FILES),
+            "max_files",
+            f"一覧にする最大ファイル数（既定 {DEFAULT_MAX_FILES:,}）",
+        )
         walk = _Walk(
             root,
             patterns,
@@ -207,13 +216,3 @@ def _patterns(value: Any) -> list[str]:
             field="pattern",
         )
     return [p.strip() for p in items]
-
-
-def _max_files(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise input_error(
-            f"max_files '{value}' は 1 以上の整数ではありません。",
-            f"一覧にする最大ファイル数を整数で指定してください（既定 {DEFAULT_MAX_FILES:,}）。",
-            field="max_files",
-        )
-    return value

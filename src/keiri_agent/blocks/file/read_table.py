@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
+from keiri_agent.blocks.inputs import sheet_ref
 from keiri_agent.blocks.table.records import column_list, input_error, to_records
 from keiri_agent.documents import read_table
 
@@ -25,7 +26,7 @@ class ReadTableBlock(ProcessingBlock):
     def check_inputs(self, inputs: dict[str, Any]) -> None:
         _path(inputs.get("path"))
         _header_row(inputs.get("header_row"))
-        _sheet(inputs.get("sheet"))
+        sheet_ref(inputs.get("sheet"))
         if inputs.get("columns") is not None:
             column_list(inputs["columns"], field="columns")
 
@@ -37,7 +38,7 @@ class ReadTableBlock(ProcessingBlock):
         ctx.check_cancelled()
         result = read_table(
             path,
-            sheet=_sheet(inputs.get("sheet")),
+            sheet=sheet_ref(inputs.get("sheet")),
             encoding=inputs.get("encoding") or None,
             delimiter=inputs.get("delimiter") or None,
             header_row=None if header_row is None else header_row - 1,
@@ -90,17 +91,3 @@ def _header_row(value: Any) -> int | None:
             field="header_row",
         )
     return value
-
-
-def _sheet(value: Any) -> str | int | None:
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None  # a cleared form field: the first sheet, as documented
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    raise input_error(
-        f"sheet '{value}' はシート名でもシート番号でもありません。",
-        "sheet にはシート名か 0 始まりのシート番号を指定してください（省略時は先頭シート）。",
-        field="sheet",
-    )

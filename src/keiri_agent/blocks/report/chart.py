@@ -20,6 +20,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
+from keiri_agent.blocks.inputs import output_file
 from keiri_agent.blocks.table.records import (
     column_list,
     input_error,
@@ -254,15 +255,6 @@ def _positive(value: Any, field: str) -> float:
 
 
 def _output_path(value: Any, fmt: str, ctx: BlockContext) -> Path:
-    if value is None or not str(value).strip():
-        return ctx.work_dir() / f"chart.{fmt}"
-    given = Path(str(value)).expanduser()
-    _check_suffix(value, fmt)
-    target = given if given.is_absolute() else ctx.work_dir() / given
-    if target.is_dir():
-        raise input_error(
-            f"出力先 '{target}' はフォルダです。",
-            f"output_path にはファイル名（.{fmt}）まで指定してください。",
-            field="output_path",
-        )
-    return target
+    if value is not None and str(value).strip():
+        _check_suffix(value, fmt)
+    return output_file(value, ctx, f"chart.{fmt}")

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal
-from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -27,6 +26,7 @@ from jinja2 import (
 from jinja2.sandbox import SandboxedEnvironment
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
+from keiri_agent.blocks.inputs import output_file
 from keiri_agent.blocks.table.records import input_error, parse_amount, records_from
 from keiri_agent.errors import BlockError
 from keiri_agent.workspace import atomic_path
@@ -84,7 +84,7 @@ class MarkdownReportBlock(ProcessingBlock):
         markdown = "".join(parts)
         if not markdown.endswith("\n"):
             markdown += "\n"
-        target = _output_path(inputs.get("output_path"), ctx)
+        target = output_file(inputs.get("output_path"), ctx, DEFAULT_OUTPUT_NAME)
         target.parent.mkdir(parents=True, exist_ok=True)
         with atomic_path(target, suffix=".md") as tmp:
             tmp.write_text(markdown, encoding="utf-8")
@@ -291,17 +291,3 @@ def _render_error(exc: Exception, data: Mapping[str, Any]) -> BlockError:
         message = f"{where}を処理できません: {type(exc).__name__}: {exc}"
         hint = f"テンプレートの式を確認してください（使える名前: {names}）。"
     return input_error(message, hint, field="template", line=line, reason=str(exc))
-
-
-def _output_path(value: Any, ctx: BlockContext) -> Path:
-    if value is None or not str(value).strip():
-        return ctx.work_dir() / DEFAULT_OUTPUT_NAME
-    given = Path(str(value)).expanduser()
-    target = given if given.is_absolute() else ctx.work_dir() / given
-    if target.is_dir():
-        raise input_error(
-            f"出力先 '{target}' はフォルダです。",
-            "output_path にはファイル名（.md）まで指定してください。",
-            field="output_path",
-        )
-    return target

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
+from keiri_agent.blocks.inputs import choice
 from keiri_agent.blocks.table.normalize import normalize_key
 from keiri_agent.blocks.table.records import (
     input_error,
@@ -82,15 +83,15 @@ class TableFilterBlock(ProcessingBlock):
 
     def check_inputs(self, inputs: dict[str, Any]) -> None:
         _conditions(inputs.get("conditions"), _flag(inputs, "normalize", True))
-        _option(inputs, "match", MATCH_MODES)
-        _option(inputs, "on_incomparable", ON_INCOMPARABLE)
+        choice(inputs, "match", MATCH_MODES)
+        choice(inputs, "on_incomparable", ON_INCOMPARABLE)
         records_from(inputs.get("table"), field="table")
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
         normalize = _flag(inputs, "normalize", True)
         conditions = _conditions(inputs.get("conditions"), normalize)
-        match = _option(inputs, "match", MATCH_MODES)
-        on_incomparable = _option(inputs, "on_incomparable", ON_INCOMPARABLE)
+        match = choice(inputs, "match", MATCH_MODES)
+        on_incomparable = choice(inputs, "on_incomparable", ON_INCOMPARABLE)
         records = records_from(inputs.get("table"), field="table")
         require_columns(records, [c.column for c in conditions], field="conditions", table="table")
         kept: list[dict[str, Any]] = []
@@ -351,17 +352,6 @@ def _incomparable_error(problems: list[dict[str, Any]], rows: int) -> BlockError
 
 
 # --- options ---------------------------------------------------------------------------------
-
-
-def _option(inputs: Mapping[str, Any], name: str, choices: tuple[str, ...]) -> str:
-    value = inputs.get(name, choices[0])
-    if value not in choices:
-        raise input_error(
-            f"{name} に {value!r} は指定できません。",
-            f"{name} には {' / '.join(choices)} のいずれかを指定してください。",
-            field=name,
-        )
-    return str(value)
 
 
 def _flag(inputs: Mapping[str, Any], name: str, default: bool) -> bool:

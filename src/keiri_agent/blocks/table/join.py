@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
+from keiri_agent.blocks.inputs import choice
 from keiri_agent.blocks.table.normalize import normalize_key
 from keiri_agent.blocks.table.records import (
     column_list,
@@ -145,7 +146,7 @@ def _config(inputs: Mapping[str, Any]) -> Config:
         raise input_error(
             "結合に使うキー列（on または left_on と right_on）がありません。", hint, field="on"
         )
-    how = _choice(
+    how = choice(
         inputs, "how", HOWS, "inner: 両方にある行だけ、left: 左の行はすべて、outer: すべて"
     )
     suffixes = inputs.get("suffixes", list(DEFAULT_SUFFIXES))
@@ -179,19 +180,8 @@ def _config(inputs: Mapping[str, Any]) -> Config:
         suffixes=(suffixes[0], suffixes[1]),
         normalize=flags["normalize_keys"],
         indicator=flags["indicator"],
-        on_many_to_many=_choice(inputs, "on_many_to_many", ON_MANY_TO_MANY, "warn: 警告して続ける"),
+        on_many_to_many=choice(inputs, "on_many_to_many", ON_MANY_TO_MANY, "warn: 警告して続ける"),
     )
-
-
-def _choice(inputs: Mapping[str, Any], name: str, choices: tuple[str, ...], note: str) -> str:
-    value = inputs.get(name, choices[0])
-    if value not in choices:
-        raise input_error(
-            f"{name} に {value!r} は指定できません。",
-            f"{name} には {' / '.join(choices)} のいずれかを指定してください（{note}）。",
-            field=name,
-        )
-    return str(value)
 
 
 # --- keys and columns ------------------------------------------------------------------------

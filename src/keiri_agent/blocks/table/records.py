@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from keiri_agent.blocks.inputs import input_error
 from keiri_agent.documents.table_infer import parse_number
-from keiri_agent.errors import BlockError, ErrorCode
 
 __all__ = [
     "DATA_LIST_KEYS",
@@ -56,11 +56,6 @@ _ERA = re.compile(
     r"\s*(?P<d>\d{1,2})\s*日?"
 )
 _ERA_START = {"令和": 2018, "R": 2018, "平成": 1988, "H": 1988, "昭和": 1925, "S": 1925}
-
-
-def input_error(message: str, hint: str, **details: Any) -> BlockError:
-    """An INPUT_VALIDATION_FAILED BlockError (the user's input, not the block, is wrong)."""
-    return BlockError(message, code=ErrorCode.INPUT_VALIDATION_FAILED, hint=hint, details=details)
 
 
 def records_from(data: Any, *, field: str) -> list[dict[str, Any]]:

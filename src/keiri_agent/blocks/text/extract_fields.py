@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
+from keiri_agent.blocks.inputs import choice
 from keiri_agent.blocks.table.records import input_error, parse_amount, parse_date
 from keiri_agent.documents.table_infer import parse_number
 
@@ -46,13 +47,13 @@ class ExtractFieldsBlock(ProcessingBlock):
     def check_inputs(self, inputs: dict[str, Any]) -> None:
         _rules(inputs.get("fields"))
         _files(inputs.get("evidence_data"))
-        _option(inputs, "on_missing", ON_MISSING)
+        choice(inputs, "on_missing", ON_MISSING)
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
         rules = _rules(inputs.get("fields"))
         files = _files(inputs.get("evidence_data"))
         include = _patterns(inputs.get("include"))
-        on_missing = _option(inputs, "on_missing", ON_MISSING)
+        on_missing = choice(inputs, "on_missing", ON_MISSING)
         group_column = inputs.get("group_column") or None
         file_column = inputs.get("file_column") or None
         records: list[dict[str, Any]] = []
@@ -237,14 +238,3 @@ def _matches(path: str, pattern: str) -> bool:
     return fnmatch.fnmatchcase(path.lower(), pattern.lower()) or fnmatch.fnmatchcase(
         name.lower(), pattern.lower()
     )
-
-
-def _option(inputs: Mapping[str, Any], name: str, allowed: tuple[str, ...]) -> str:
-    value = inputs.get(name) or allowed[0]
-    if value not in allowed:
-        raise input_error(
-            f"{name} の値「{value}」は使えません。",
-            f"{name} は {' / '.join(allowed)} のいずれかです。",
-            field=name,
-        )
-    return str(value)

@@ -1,0 +1,79 @@
+"""Input parsing every block shares: choices, positive integers, sheets, output files.
+
+Each helper raises the same INPUT_VALIDATION_FAILED ``BlockError`` (a Japanese message naming
+the input, a hint saying what to write) so every block reports the same mistake the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from keiri_agent.blocks.base import BlockContext
+from keiri_agent.errors import BlockError, ErrorCode
+
+__all__ = ["choice", "input_error", "output_file", "positive_int", "sheet_ref"]
+
+
+def input_error(message: str, hint: str, **details: Any) -> BlockError:
+    """An INPUT_VALIDATION_FAILED BlockError (the user's input, not the block, is wrong)."""
+    return BlockError(message, code=ErrorCode.INPUT_VALIDATION_FAILED, hint=hint, details=details)
+
+
+def choice(inputs: Mapping[str, Any], name: str, choices: tuple[str, ...], note: str = "") -> str:
+    """The input ``name`` as one of ``choices``; absent or null means the first choice."""
+    value = inputs.get(name)
+    if value is None:
+        return choices[0]
+    if value not in choices:
+        raise input_error(
+            f"{name} に {value!r} は指定できません。",
+            f"{name} には {' / '.join(choices)} のいずれかを指定してください"
+            + (f"（{note}）。" if note else "。"),
+            field=name,
+        )
+    return str(value)
+
+
+def positive_int(value: Any, name: str, what: str) -> int:
+    """``value`` as an integer ≥ 1 (booleans are not numbers here)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise input_error(
+            f"{name} '{value}' は 1 以上の整数ではありません。",
+            f"{what}を整数で指定してください。",
+            field=name,
+        )
+    return value
+
+
+def sheet_ref(value: Any) -> str | int | None:
+    """A sheet name, a 0-based sheet index, or None (the first sheet) for a cleared field."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    raise input_error(
+        f"sheet '{value}' はシート名でもシート番号でもありません。",
+        "sheet にはシート名か 0 始まりのシート番号を指定してください（省略時は先頭シート）。",
+        field="sheet",
+    )
+
+
+def output_file(value: Any, ctx: BlockContext, default_name: str) -> Path:
+    """Where a block writes its file: ``default_name`` in the node's work directory when not
+    given, a relative path under it, an absolute path as is; never an existing folder."""
+    if value is None or not str(value).strip():
+        return ctx.work_dir() / default_name
+    given = Path(str(value)).expanduser()
+    target = given if given.is_absolute() else ctx.work_dir() / given
+    if target.is_dir():
+        suffix = Path(default_name).suffix
+        raise input_error(
+            f"出力先 '{target}' はフォルダです。",
+            f"output_path にはファイル名（{suffix}）まで指定してください。",
+            field="output_path",
+        )
+    return target
