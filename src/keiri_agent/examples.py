@@ -13,9 +13,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.plan.loader import load_yaml
 
 __all__ = ["example_answers", "example_names", "example_plan", "examples_root"]
 
@@ -62,7 +61,7 @@ def example_answers(name: str) -> dict[str, dict[str, Any]]:
     path = root / ANSWERS_DIR / f"{name}.yaml"
     if not path.is_file():
         return {}
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = load_yaml(path.read_text(encoding="utf-8")) or {}
     return {
         str(node): {key: _resolve(value, root) for key, value in answers.items()}
         for node, answers in data.items()

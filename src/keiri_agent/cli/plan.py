@@ -23,6 +23,7 @@ from rich.table import Table
 from keiri_agent.blocks.ui.samples import example_value
 from keiri_agent.cli.common import EXIT_FAILED, app, console, err_console, user_errors
 from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.plan.loader import load_yaml
 
 if TYPE_CHECKING:
     from keiri_agent.events.models import RunEvent
@@ -100,7 +101,7 @@ def _var_value(text: str) -> Any:
     """A YAML scalar (``3`` → int, ``true`` → bool, ``null`` → None); anything else, dates and
     text that is not valid YAML included, stays the string the user typed (empty → "")."""
     try:
-        value = yaml.safe_load(text) if text else ""
+        value = load_yaml(text) if text else ""
     except yaml.YAMLError:
         return text
     return value if value is None or isinstance(value, bool | int | float | str) else text
@@ -266,7 +267,7 @@ def answers_example(waiting: Sequence[Mapping[str, Any]]) -> dict[str, dict[str,
 
 
 def _yaml_key(key: str) -> str:
-    plain = _PLAIN_KEY_RE.fullmatch(key) and yaml.safe_load(key) == key
+    plain = _PLAIN_KEY_RE.fullmatch(key) and load_yaml(key) == key
     return key if plain else json.dumps(key, ensure_ascii=False)
 
 

@@ -16,7 +16,7 @@ import yaml
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.plan.issues import Loc, PlanIssue
 
-__all__ = ["PlanSource", "load_source", "parse_source", "resolve_plan_file"]
+__all__ = ["PlanSource", "load_source", "load_yaml", "parse_source", "resolve_plan_file"]
 
 MAX_PLAN_BYTES = 2 * 1024 * 1024
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -40,6 +40,16 @@ class _Loader(_BaseLoader):  # type: ignore[misc]
 _Loader.add_implicit_resolver(
     _BOOL_TAG, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
 )
+
+
+def load_yaml(text: str) -> Any:
+    """YAML a person wrote for plans (answers, vars, config) read like plans: YAML 1.2 booleans.
+
+    Raises ``yaml.YAMLError`` on bad syntax, as ``yaml.safe_load`` does.
+    """
+    return yaml.load(text, Loader=_Loader)
+
+
 PLAN_SUFFIXES = (".yaml", ".yml")
 
 

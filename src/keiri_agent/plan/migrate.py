@@ -48,7 +48,7 @@ import yaml
 
 from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError
 from keiri_agent.plan.issues import format_path
-from keiri_agent.plan.loader import MAX_PLAN_BYTES
+from keiri_agent.plan.loader import MAX_PLAN_BYTES, load_yaml
 from keiri_agent.plan.refs import Reference, bare_reference, find_references
 from keiri_agent.plan.rules import LEGACY_UI_PREFIXES
 from keiri_agent.workspace import atomic_path
@@ -128,7 +128,7 @@ def migrate_text(text: str) -> tuple[str, MigrationResult]:
     """Migrate plan YAML text. Returns the text unchanged when nothing changed or there are
     problems, else the migrated plan dumped as YAML (comments are not kept)."""
     try:
-        raw = yaml.safe_load(text)
+        raw = load_yaml(text)
     except yaml.YAMLError as exc:
         reason = getattr(exc, "problem", None) or str(exc)
         return text, MigrationResult(plan={}, problems=[f"YAML として解釈できません: {reason}"])

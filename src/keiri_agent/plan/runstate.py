@@ -17,6 +17,7 @@ from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events.models import NodeComplete, PlanComplete, PlanStart, RunEvent
 from keiri_agent.events.runlog import read_events
 from keiri_agent.plan.engine import Reused
+from keiri_agent.plan.loader import load_yaml
 from keiri_agent.plan.values import OutputStore
 
 __all__ = ["AnswersFile", "RunRecord", "find_run", "load_run"]
@@ -36,7 +37,7 @@ class AnswersFile:
     def load(cls, path: Path | str) -> AnswersFile:
         file = Path(path)
         try:
-            data = yaml.safe_load(file.read_text(encoding="utf-8")) or {}
+            data = load_yaml(file.read_text(encoding="utf-8")) or {}
         except FileNotFoundError:
             raise BlockError(
                 f"回答ファイル {file} が見つかりません。",

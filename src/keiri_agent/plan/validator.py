@@ -25,7 +25,7 @@ from keiri_agent.errors import BlockError
 from keiri_agent.plan import rules
 from keiri_agent.plan.checker import Checker
 from keiri_agent.plan.issues import Loc, PlanIssue, ValidationReport, format_path
-from keiri_agent.plan.loader import PlanSource, load_source, parse_source
+from keiri_agent.plan.loader import PlanSource, load_source, load_yaml, parse_source
 from keiri_agent.plan.models import API_VERSIONS, Node, Plan
 
 __all__ = ["load_config", "validate_file", "validate_source", "validate_text"]
@@ -41,7 +41,7 @@ def load_config(path: Path | None) -> dict[str, Any]:
     import yaml
 
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        data = load_yaml(Path(path).read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise BlockError(
             f"設定ファイル {path} を読めません: {exc}",
