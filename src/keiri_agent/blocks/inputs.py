@@ -6,6 +6,7 @@ the input, a hint saying what to write) so every block reports the same mistake 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,14 @@ from typing import Any
 from keiri_agent.blocks.base import BlockContext
 from keiri_agent.errors import BlockError, ErrorCode
 
-__all__ = ["choice", "input_error", "output_file", "positive_int", "sheet_ref"]
+__all__ = [
+    "choice",
+    "input_error",
+    "output_file",
+    "path_value",
+    "positive_int",
+    "sheet_ref",
+]
 
 
 def input_error(message: str, hint: str, **details: Any) -> BlockError:
@@ -34,6 +42,16 @@ def choice(inputs: Mapping[str, Any], name: str, choices: tuple[str, ...], note:
             field=name,
         )
     return str(value)
+
+
+def path_value(value: Any, name: str, missing: str, hint: str) -> Path:
+    """A non-empty path input; ``missing`` / ``hint`` say which file the block wanted.
+
+    An empty string is refused explicitly: it would become ``Path(".")``, the current folder.
+    """
+    if isinstance(value, str | os.PathLike) and str(value).strip():
+        return Path(value).expanduser()
+    raise input_error(missing, hint, field=name)
 
 
 def positive_int(value: Any, name: str, what: str) -> int:

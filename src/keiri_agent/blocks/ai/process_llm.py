@@ -22,8 +22,8 @@ from pydantic import BaseModel
 
 from keiri_agent.blocks.ai.output_schema import object_properties, schema_to_model
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
+from keiri_agent.blocks.inputs import input_error
 from keiri_agent.config import LLMRole
-from keiri_agent.errors import BlockError, ErrorCode
 
 __all__ = [
     "DEFAULT_MAX_IMAGES",
@@ -58,10 +58,6 @@ DEFAULT_SYSTEM_PROMPT = (
     "証跡から分からない項目は null にしてください。"
 )
 NO_EVIDENCE = "（証跡ファイルはありません）"
-
-
-def _input_error(message: str, hint: str, **details: Any) -> BlockError:
-    return BlockError(message, code=ErrorCode.INPUT_VALIDATION_FAILED, hint=hint, details=details)
 
 
 class ProcessLLMBlock(ProcessingBlock):
@@ -117,7 +113,7 @@ def _prompt(inputs: Mapping[str, Any]) -> str:
         value = inputs.get(key)
         if isinstance(value, str) and value.strip():
             return value.strip()
-    raise _input_error(
+    raise input_error(
         "LLM への指示（prompt または instruction）がありません。",
         "prompt に「請求書ごとに取引先と金額を抽出してください」のような指示文を書いてください。",
         field="prompt",
@@ -127,7 +123,7 @@ def _prompt(inputs: Mapping[str, Any]) -> str:
 def _model_for(output_schema: Any) -> tuple[type[BaseModel], list[str]]:
     """The reply model, and which of results/summary are object fields mapped to outputs."""
     if not isinstance(output_schema, Mapping) or not output_schema:
-        raise _input_error(
+        raise input_error(
             "output_schema（出力スキーマ）が指定されていません。",
             "output_schema に欲しい項目を書いてください（例: {vendor: string, amount: integer}）。"
             " 形式は seed 002 §4 の JSON-Schema 風スキーマです。",
@@ -159,7 +155,7 @@ def _limit(inputs: Mapping[str, Any], name: str) -> int:
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise _input_error(
+        raise input_error(
             f"{name} '{value}' は {minimum} 以上の整数ではありません。",
             f"{name} には {minimum} 以上の整数を指定してください（既定: {default}）。",
             field=name,
@@ -173,17 +169,17 @@ def _files(evidence: Any) -> list[dict[str, Any]]:
         return []
     hint = "evidence_data には file.parse_zip_2tier の出力（files にファイルの一覧を持つオブジェクト）を渡してください。"
     if not isinstance(evidence, Mapping):
-        raise _input_error(
+        raise input_error(
             "evidence_data がオブジェクトではありません。", hint, field="evidence_data"
         )
     files = evidence.get("files", [])
     if not isinstance(files, list):
-        raise _input_error(
+        raise input_error(
             "evidence_data.files がリストではありません。", hint, field="evidence_data"
         )
     bad = [index for index, record in enumerate(files) if not isinstance(record, Mapping)]
     if bad:
-        raise _input_error(
+        raise input_error(
             f"evidence_data.files の {len(bad)} 件がファイルの情報（オブジェクト）ではありません。",
             hint,
             field="evidence_data.files",
@@ -196,7 +192,7 @@ def _group(files: list[dict[str, Any]], group_key: str) -> dict[str, list[dict[s
     missing = [index for index, record in enumerate(files) if group_key not in record]
     if missing:
         keys = sorted({str(k) for record in files for k in record})
-        raise _input_error(
+        raise input_error(
             f"group_key '{group_key}' が evidence_data.files の {len(missing)} 件にありません。",
             f"ファイルの情報にあるキー（{', '.join(keys)}）から選んでください（通常は group）。",
             field="group_key",

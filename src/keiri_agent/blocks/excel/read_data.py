@@ -10,12 +10,11 @@ become ISO strings, whole-number floats integers.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
-from keiri_agent.blocks.inputs import sheet_ref
+from keiri_agent.blocks.inputs import path_value, sheet_ref
 from keiri_agent.blocks.table.records import input_error, json_cell
 from keiri_agent.documents import ExcelManager
 from keiri_agent.documents.table_infer import make_column_names
@@ -102,12 +101,11 @@ def _blank(value: Any) -> bool:
 
 
 def _path(value: Any) -> Path:
-    if isinstance(value, str | os.PathLike) and str(value).strip():
-        return Path(value).expanduser()
-    raise input_error(
+    return path_value(
+        value,
+        "path",
         "読み込む Excel ブック（path）が指定されていません。",
         "path に .xlsx / .xlsm ファイルのパスを指定してください。",
-        field="path",
     )
 
 

@@ -21,9 +21,9 @@ from openpyxl.utils import column_index_from_string, get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
+from keiri_agent.blocks.inputs import input_error, path_value
 from keiri_agent.blocks.table.records import records_from
 from keiri_agent.documents.excel import ExcelManager
-from keiri_agent.errors import BlockError, ErrorCode
 
 __all__ = ["CONFIG_KEYS", "ExcelWriteBlock"]
 
@@ -33,10 +33,6 @@ MODES = ("append", "overwrite")
 _CELL_RE = re.compile(r"[A-Za-z]{1,3}[1-9][0-9]*")
 _LETTERS_RE = re.compile(r"[A-Za-z]{1,3}")
 _MAX_COLUMN = 16_384  # XFD, the last column Excel has
-
-
-def _input_error(message: str, hint: str, **details: Any) -> BlockError:
-    return BlockError(message, code=ErrorCode.INPUT_VALIDATION_FAILED, hint=hint, details=details)
 
 
 class ExcelWriteBlock(ProcessingBlock):
@@ -83,12 +79,11 @@ class ExcelWriteBlock(ProcessingBlock):
 
 
 def _workbook(value: Any) -> Path:
-    if isinstance(value, str) and value.strip():
-        return Path(value).expanduser()
-    raise _input_error(
+    return path_value(
+        value,
+        "workbook",
         "書き込み先のひな形となる Excel ブック（workbook）が指定されていません。",
         "workbook に既存の .xlsx ファイルのパスを指定してください。",
-        field="workbook",
     )
 
 
@@ -101,14 +96,14 @@ def _config(raw: Any) -> dict[str, Any]:
     if raw is None:
         raw = {}
     if not isinstance(raw, Mapping):
-        raise _input_error(
+        raise input_error(
             "output_config がオブジェクトではありません。",
             "output_config は {sheet: ..., start_cell: ..., mode: ...} の形で指定してください。",
             field="output_config",
         )
     unknown = sorted(str(k) for k in raw if k not in CONFIG_KEYS)
     if unknown:
-        raise _input_error(
+        raise input_error(
             f"output_config に使えない設定があります: {', '.join(unknown)}",
             f"使える設定は {', '.join(CONFIG_KEYS)} です（綴りを確認してください）。",
             field="output_config",
@@ -116,21 +111,21 @@ def _config(raw: Any) -> dict[str, Any]:
         )
     config = {"start_cell": DEFAULT_START_CELL, "mode": "append", "header_row": 1, **raw}
     if not isinstance(config["start_cell"], str) or not _CELL_RE.fullmatch(config["start_cell"]):
-        raise _input_error(
+        raise input_error(
             f"start_cell '{config['start_cell']}' はセル番地ではありません。",
             "start_cell は A1、B3 のようなセル番地で指定してください。",
             field="output_config.start_cell",
         )
     config["start_cell"] = config["start_cell"].upper()
     if config["mode"] not in MODES:
-        raise _input_error(
+        raise input_error(
             f"mode '{config['mode']}' は使えません。",
             "mode には append（追記）か overwrite（上書き）を指定してください。",
             field="output_config.mode",
         )
     header_row = config["header_row"]
     if isinstance(header_row, bool) or not isinstance(header_row, int) or header_row < 1:
-        raise _input_error(
+        raise input_error(
             f"header_row '{header_row}' は 1 以上の行番号ではありません。",
             "header_row には見出しのある行の番号（1 始まり）を指定してください。",
             field="output_config.header_row",
@@ -140,7 +135,7 @@ def _config(raw: Any) -> dict[str, Any]:
         not isinstance(mapping, Mapping)
         or not all(isinstance(v, str) and v.strip() for v in mapping.values())
     ):
-        raise _input_error(
+        raise input_error(
             "column_mapping は {レコードのキー: 列記号または見出し名} の形で指定してください。",
             '例: column_mapping: {amount: "C", vendor: "取引先"}',
             field="output_config.column_mapping",
@@ -165,14 +160,14 @@ def _worksheet(workbook: Workbook, sheet: Any, file: str) -> Worksheet:
     elif isinstance(sheet, str) and sheet in names:
         chosen = workbook[sheet]
     else:
-        raise _input_error(
+        raise input_error(
             f"{file} にシート '{sheet}' がありません。",
             f"sheet には存在するシート名（{', '.join(names)}）か 0 始まりの番号を指定してください。",
             field="output_config.sheet",
             sheets=names,
         )
     if not isinstance(chosen, Worksheet):  # a chart sheet
-        raise _input_error(
+        raise input_error(
             f"{file} の '{chosen.title}' はワークシートではありません。",
             "データを書き込めるワークシートを指定してください。",
             field="output_config.sheet",
@@ -214,7 +209,7 @@ def _columns(
             unknown.append(text)
     if unknown:
         shown = ", ".join(headers) or "なし"
-        raise _input_error(
+        raise input_error(
             f"column_mapping の列 {', '.join(unknown)} がシート「{ws.title}」の"
             f" {config['header_row']} 行目の見出しにも列記号にも当たりません。",
             f"列記号（A、B…）か、見出し行にある名前を指定してください（見出し: {shown}）。",

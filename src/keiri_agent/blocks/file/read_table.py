@@ -8,12 +8,11 @@ with rows numbered from 1 as the user sees them in Excel or an editor.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
-from keiri_agent.blocks.inputs import sheet_ref
+from keiri_agent.blocks.inputs import path_value, sheet_ref
 from keiri_agent.blocks.table.records import column_list, input_error, to_records
 from keiri_agent.documents import read_table
 
@@ -72,12 +71,11 @@ class ReadTableBlock(ProcessingBlock):
 
 
 def _path(value: Any) -> Path:
-    if isinstance(value, str | os.PathLike) and str(value).strip():
-        return Path(value).expanduser()
-    raise input_error(
+    return path_value(
+        value,
+        "path",
         "読み込む表のファイル（path）が指定されていません。",
         "path に CSV / TSV / Excel（.xlsx）ファイルのパスを指定してください。",
-        field="path",
     )
 
 
