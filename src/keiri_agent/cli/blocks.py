@@ -160,7 +160,8 @@ def docs(
     from keiri_agent.workspace import atomic_path
 
     with user_errors():
-        text = render_markdown(default_registry().list())
+        specs = default_registry().list()
+        text = render_markdown(specs)
         current = out.read_text(encoding="utf-8") if out.is_file() else None
         if check:
             if current != text:
@@ -175,6 +176,4 @@ def docs(
         out.parent.mkdir(parents=True, exist_ok=True)
         with atomic_path(out) as tmp:
             tmp.write_text(text, encoding="utf-8")
-    console.print(
-        f"{out} に {text.count(chr(10) + '### ')} ブロックを書き出しました。", markup=False
-    )
+    console.print(f"{out} に {len(specs)} ブロックを書き出しました。", markup=False)

@@ -19,7 +19,6 @@ from keiri_agent.errors import BlockError, ErrorCode
 __all__ = ["demo"]
 
 DEMO_PLAN = "invoice_reconciliation"
-EXIT_FAILED = 1
 
 
 @app.command("demo")
