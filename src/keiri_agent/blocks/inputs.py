@@ -29,11 +29,19 @@ def input_error(message: str, hint: str, **details: Any) -> BlockError:
     return BlockError(message, code=ErrorCode.INPUT_VALIDATION_FAILED, hint=hint, details=details)
 
 
-def choice(inputs: Mapping[str, Any], name: str, choices: tuple[str, ...], note: str = "") -> str:
-    """The input ``name`` as one of ``choices``; absent or null means the first choice."""
+def choice(
+    inputs: Mapping[str, Any],
+    name: str,
+    choices: tuple[str, ...],
+    note: str = "",
+    *,
+    default: str | None = None,
+) -> str:
+    """The input ``name`` as one of ``choices``; absent or null means ``default`` (else the
+    first choice)."""
     value = inputs.get(name)
     if value is None:
-        return choices[0]
+        return default if default is not None else choices[0]
     if value not in choices:
         raise input_error(
             f"{name} に {value!r} は指定できません。",

@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
-from keiri_agent.blocks.inputs import output_file
+from keiri_agent.blocks.inputs import choice, output_file
 from keiri_agent.blocks.table.records import (
     column_list,
     input_error,
@@ -195,8 +195,8 @@ def _options(inputs: dict[str, Any]) -> dict[str, Any]:
     ys = column_list(inputs.get("y"), field="y")
     require_columns(rows, [x[0]], field="x", table="table")
     require_columns(rows, ys, field="y", table="table")
-    kind = _choice(given(inputs, "kind", "bar"), KINDS, "kind")
-    fmt = _choice(given(inputs, "format", "png"), FORMATS, "format")
+    kind = choice(inputs, "kind", KINDS, default="bar")
+    fmt = choice(inputs, "format", FORMATS)
     if kind == "pie" and len(ys) > 1:
         raise input_error(
             "円グラフ（kind: pie）に描ける系列は 1 つだけです。",
@@ -232,16 +232,6 @@ def _check_suffix(value: Any, fmt: str) -> None:
             f"output_path を .{fmt} で終わる名前にするか、format を拡張子に合わせてください。",
             field="output_path",
         )
-
-
-def _choice(value: Any, allowed: tuple[str, ...], field: str) -> str:
-    if value in allowed:
-        return str(value)
-    raise input_error(
-        f"{field} '{value}' は使えません。",
-        f"{field} には {' / '.join(allowed)} のいずれかを指定してください。",
-        field=field,
-    )
 
 
 def _positive(value: Any, field: str) -> float:
