@@ -5,7 +5,17 @@ Each command group lives in its own module and registers itself on the shared ``
 
 from __future__ import annotations
 
-from keiri_agent.cli import analyze, blocks, demo, doctor, extract, plan, sandbox, ui  # noqa: F401  (registers the commands)
+from keiri_agent.cli import (  # noqa: F401  (registers the commands)
+    analyze,
+    blocks,
+    demo,
+    doctor,
+    extract,
+    generate,
+    plan,
+    sandbox,
+    ui,
+)
 from keiri_agent.cli.common import app
 
 __all__ = ["app"]

@@ -46,6 +46,7 @@ class EventType(StrEnum):
     CODE_EXEC = "code_exec"
     ERROR = "error"
     LLM_CALL = "llm_call"
+    METRICS = "metrics"
 
 
 # --- summaries of payload values -------------------------------------------------------------
@@ -270,6 +271,14 @@ class LLMCall(RunEvent):
         return data
 
 
+class Metrics(RunEvent):
+    """Measurements of a whole run (seed 004: attempts, error counts, repair rounds, timings)."""
+
+    event: Literal["metrics"] = "metrics"
+    scope: str
+    values: JsonDict = Field(default_factory=dict)
+
+
 AnyEvent = Annotated[
     PlanStart
     | NodeStart
@@ -284,7 +293,8 @@ AnyEvent = Annotated[
     | CodeGen
     | CodeExec
     | ErrorEvent
-    | LLMCall,
+    | LLMCall
+    | Metrics,
     Field(discriminator="event"),
 ]
 _ADAPTER: TypeAdapter[AnyEvent] = TypeAdapter(AnyEvent)

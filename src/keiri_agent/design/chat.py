@@ -1,0 +1,157 @@
+"""The design chat (seed 004 §7): generation over several turns, driven by requirements.
+
+``start()`` generates; when the result needs input, its requirements are the questions (the
+same fields ``ui.interactive_input`` shows in inquire mode). ``answer(values)`` checks the answers
+like that block does, then either fills the plan (vars and node inputs: no LLM call) or, for
+questions from the skeleton stage, generates again with the answers as confirmed context.
+The chat's state is plain data, so a UI can keep it in its session.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from keiri_agent.blocks.registry import BlockRegistry, default_registry
+from keiri_agent.config import Settings, load_settings
+from keiri_agent.design.engine import generate_plan
+from keiri_agent.design.finish import DesignLog, finish_plan
+from keiri_agent.design.models import ApplyMode, DesignEngineOptions, GeneratedPlan
+from keiri_agent.design.requirements import apply_answers
+from keiri_agent.design.templates import TemplateLibrary
+from keiri_agent.design.topk import BlockRetriever
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.llm import LLMClient
+
+__all__ = ["ChatTurn", "DesignChat", "describe_result"]
+
+
+class ChatTurn(BaseModel):
+    role: Literal["assistant", "user"]
+    text: str
+    answers: dict[str, Any] = Field(default_factory=dict)
+
+
+def describe_result(result: GeneratedPlan) -> str:
+    """What the assistant says about a result, in Japanese."""
+    if result.status == "ok":
+        return f"Plan を生成しました（検証エラー 0 件、試行 {max(len(result.attempts), 1)} 回）。"
+    if result.status == "needs_input":
+        asked = "、".join(r.label or r.id for r in result.requirements if r.required)
+        return f"Plan を完成させるために、次の項目を教えてください: {asked}"
+    if result.status == "fallback":
+        return f"自動生成に失敗したため代替 Plan を返しました。{result.reasoning}"
+    listed = "；".join(f"{e.code}: {e.message}" for e in result.errors[:5])
+    return f"Plan を完成できませんでした（エラー {len(result.errors)} 件）: {listed}"
+
+
+class DesignChat:
+    """One design conversation; see the module docstring."""
+
+    def __init__(
+        self,
+        instruction: str,
+        documents_text: Sequence[str] = (),
+        *,
+        selected_templates: Sequence[str] = (),
+        apply_mode: ApplyMode = "hint",
+        options: DesignEngineOptions | None = None,
+        registry: BlockRegistry | None = None,
+        llm: LLMClient | None = None,
+        retriever: BlockRetriever | None = None,
+        template_library: TemplateLibrary | None = None,
+        settings: Settings | None = None,
+        runs_dir: Path | None = None,
+        plan_id: str | None = None,
+    ) -> None:
+        self.instruction = instruction
+        self.documents_text = list(documents_text)
+        self.selected_templates = list(selected_templates)
+        self.apply_mode: ApplyMode = apply_mode
+        self.options = options or DesignEngineOptions()
+        self.registry = registry or default_registry()
+        self.llm = llm
+        self.retriever = retriever
+        self.template_library = template_library
+        self.settings = settings or load_settings()
+        self.runs_dir = runs_dir
+        self.plan_id = plan_id
+        self.context: dict[str, Any] = {}  # confirmed answers to skeleton questions
+        self.filled: dict[str, Any] = {}  # answers put into the plan
+        self.turns: list[ChatTurn] = []
+        self.result: GeneratedPlan | None = None
+
+    def _generate(self) -> GeneratedPlan:
+        return generate_plan(
+            self.instruction,
+            self.documents_text,
+            self.registry,
+            self.options,
+            self.selected_templates,
+            self.apply_mode,
+            answers={**self.context, **self.filled},
+            llm=self.llm,
+            retriever=self.retriever,
+            template_library=self.template_library,
+            settings=self.settings,
+            runs_dir=self.runs_dir,
+            plan_id=self.plan_id,
+        )
+
+    def _record(self, result: GeneratedPlan) -> GeneratedPlan:
+        self.result = result
+        self.turns.append(ChatTurn(role="assistant", text=describe_result(result)))
+        return result
+
+    def start(self) -> GeneratedPlan:
+        self.turns.append(ChatTurn(role="user", text=self.instruction))
+        return self._record(self._generate())
+
+    @property
+    def vars_preview(self) -> dict[str, Any]:
+        """The values confirmed so far (seed 004 UI: 確定値のプレビュー)."""
+        return {**self.context, **self.filled}
+
+    def answer(self, answers: Mapping[str, Any]) -> GeneratedPlan:
+        """Apply one round of answers and continue; bad answers raise before anything changes."""
+        last = self.result
+        if last is None:
+            raise BlockError(
+                "設計チャットがまだ始まっていません。",
+                code=ErrorCode.INPUT_VALIDATION_FAILED,
+                hint="先に start() で生成を始めてください。",
+            )
+        if not last.requirements:
+            raise BlockError(
+                "いま回答を待っている項目はありません。",
+                code=ErrorCode.INPUT_VALIDATION_FAILED,
+                hint="指示を変えて作り直す場合は、新しい設計チャットを始めてください。",
+            )
+        updated, context = apply_answers(last.plan or {}, last.requirements, answers)
+        given = {
+            r.id: answers[r.id] for r in last.requirements if answers.get(r.id) not in (None, "")
+        }
+        self.turns.append(ChatTurn(role="user", text="回答", answers=given))
+        self.context.update(context)
+        if context or last.plan is None:
+            self.filled.update({k: v for k, v in given.items() if k not in context})
+            return self._record(self._generate())
+        self.filled.update(given)
+        log = DesignLog.open(self.settings, runs_dir=self.runs_dir)
+        started = time.perf_counter()
+        result = finish_plan(
+            updated,
+            registry=self.registry,
+            settings=self.settings,
+            reasoning=f"{last.reasoning}（設計チャットの回答を反映）",
+            attempts=last.attempts,
+            answers={},
+            log=log,
+            dry_run=self.options.dry_run,
+        )
+        result.candidates, result.skeleton = last.candidates, last.skeleton
+        return self._record(log.close(result, started=started, apply_mode=self.apply_mode))

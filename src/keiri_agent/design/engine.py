@@ -1,0 +1,396 @@
+"""``generate_plan``: instruction and documents → a validated Plan (seed 004 §3–§6, §10).
+
+1. Documents are normalized to ~4,000 characters (``normalize_for_prompt``; none → said so).
+2. Top-K retrieval picks the candidate blocks (plus every block of the selected templates and
+   ``ui.interactive_input``); the LLM sees only those.
+3. ``apply_mode="compose"``: the selected templates are composed without the LLM. Otherwise
+   stage 1 asks for the skeleton; questions it cannot answer stop the round with requirements.
+4. Stage 2 wires the plan under the dynamic schema; each attempt is validated, and the errors,
+   spec excerpts and diff go back to the LLM until it validates or ``max_attempts`` is spent.
+5. A valid plan is dry-run; what it still needs becomes requirements for the design chat.
+
+Nothing falls back silently: LLM failures are raised, invalid plans are returned with their
+errors and suggestions. Only ``KEIRI_AGENT_LLM_FALLBACK=1`` returns the fallback plan, and its
+``reasoning`` says so. Every step is an event in the generation's JSONL log.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from keiri_agent.blocks.registry import BlockRegistry, default_registry
+from keiri_agent.config import LLMRole, Settings, load_settings
+from keiri_agent.design.compose import compose
+from keiri_agent.design.finish import DesignLog, conflict_issues, finish_plan, skeleton_requirements
+from keiri_agent.design.models import (
+    ApplyMode,
+    AttemptRecord,
+    DesignEngineOptions,
+    GeneratedPlan,
+)
+from keiri_agent.design.prompts import DesignPrompts, catalog_text, context_text
+from keiri_agent.design.repair import (
+    dump_plan,
+    node_diff,
+    offending_blocks,
+    spec_excerpts,
+    summarize_errors,
+)
+from keiri_agent.design.schema import PlanSkeleton, design_model, skeleton_model, to_plan_dict
+from keiri_agent.design.templates import TemplateLibrary, TemplateSpec
+from keiri_agent.design.topk import BlockRetriever
+from keiri_agent.documents.normalize import normalize_for_prompt
+from keiri_agent.errors import BlockError, ErrorCode, LLMOutputError
+from keiri_agent.llm import LLMClient, get_llm
+from keiri_agent.plan.issues import PlanIssue
+from keiri_agent.plan.validator import load_config, validate_text
+
+__all__ = ["APPLY_MODES", "UI_BLOCK", "generate_plan"]
+
+APPLY_MODES: tuple[ApplyMode, ...] = ("hint", "compose", "llm-only")
+UI_BLOCK = "ui.interactive_input"
+DEFAULT_COMPOSED_ID = "composed_plan"
+
+
+def _check_arguments(instruction: str, apply_mode: str, templates: Sequence[str]) -> None:
+    if not instruction or not instruction.strip():
+        raise BlockError(
+            "指示テキストが空です。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="作りたい業務フローを日本語で書いてください（例: 請求書と入金明細を照合して差異を Excel に出力）。",
+        )
+    if apply_mode not in APPLY_MODES:
+        raise BlockError(
+            f"apply_mode '{apply_mode}' は使えません。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint=f"apply_mode は {' / '.join(APPLY_MODES)} のいずれかにしてください。",
+        )
+    if apply_mode == "compose" and not templates:
+        raise BlockError(
+            "apply_mode=compose にはテンプレートの指定が必要です。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="--templates でテンプレート ID を指定するか、apply_mode を hint にしてください。",
+        )
+
+
+class _Engine:
+    """One generation: its inputs, its log, and the steps of the module docstring."""
+
+    def __init__(
+        self,
+        *,
+        instruction: str,
+        documents_text: Sequence[str],
+        registry: BlockRegistry,
+        options: DesignEngineOptions,
+        templates: list[TemplateSpec],
+        apply_mode: ApplyMode,
+        answers: Mapping[str, Any],
+        llm: LLMClient,
+        retriever: BlockRetriever,
+        settings: Settings,
+        prompts: DesignPrompts,
+        log: DesignLog,
+        plan_id: str | None,
+    ) -> None:
+        self.instruction = instruction.strip()
+        self.plan_id = plan_id
+        self.registry = registry
+        self.options = options
+        self.templates = templates
+        self.apply_mode = apply_mode
+        self.answers = dict(answers)
+        self.llm = llm.bind(events=log.stream) if log.stream is not None else llm
+        self.retriever = retriever
+        self.settings = settings
+        self.prompts = prompts
+        self.log = log
+        docs = [(f"資料{i + 1}", text) for i, text in enumerate(documents_text) if text]
+        self.documents = normalize_for_prompt(docs, max(options.max_docs_chars, 1)).text
+
+    # --- the steps ------------------------------------------------------------------------
+
+    def run(self) -> GeneratedPlan:
+        if self.apply_mode == "compose":
+            return self._compose()
+        candidates = self._retrieve()
+        skeleton = self._skeleton(candidates)
+        questions = [q for q in skeleton.missing_information if q.id not in self.answers]
+        if questions:
+            self.log.stage("skeleton", "needs_input")
+            return GeneratedPlan(
+                status="needs_input",
+                reasoning="structured: 骨子の段階で確認が必要な事項があります",
+                requirements=skeleton_requirements(questions),
+                candidates=candidates,
+                skeleton=skeleton.model_dump(),
+            )
+        result = self._wire(candidates, skeleton)
+        result.candidates = candidates
+        result.skeleton = skeleton.model_dump()
+        return result
+
+    def _compose(self) -> GeneratedPlan:
+        self.log.stage("compose", "start")
+        composed = compose(
+            self.templates,
+            plan_id=self.plan_id or DEFAULT_COMPOSED_ID,
+            description=self.instruction,
+            vars_values=self.answers,
+        )
+        if composed.plan is None:
+            issues = conflict_issues(composed.conflicts)
+            self.log.stage("compose", "failed")
+            return GeneratedPlan(
+                status="failed",
+                reasoning="compose: テンプレートの合成で競合がありました",
+                errors=issues,
+                suggestions=[c.hint for c in composed.conflicts],
+            )
+        self.log.stage("compose", "done")
+        result = self._finish(
+            composed.plan, reasoning="compose: テンプレートを合成しました", attempts=[]
+        )
+        if result.status == "failed":
+            return self.log.suggest(result, self.instruction, self.registry)
+        return result
+
+    def _retrieve(self) -> list[str]:
+        self.log.stage("retrieve", "start")
+        required = [UI_BLOCK] + [b for t in self.templates for b in t.blocks()]
+        query = f"{self.instruction}\n{self.documents}"
+        result = self.retriever.retrieve(
+            query,
+            mode=self.options.retrieval_mode,
+            k_per_category=self.options.topk_per_category,
+            max_total=self.options.topk_total,
+            required=list(dict.fromkeys(required)),
+        )
+        self.log.metric("retrieval", result.metrics())
+        self.log.stage("retrieve", "done")
+        return result.candidate_ids()
+
+    def _template_text(self) -> str:
+        if not self.templates or self.apply_mode == "llm-only":
+            return ""
+        parts = [t.summary() for t in self.templates]
+        return "\n## 選択されたテンプレート（尊重して使うこと）\n" + "\n\n".join(parts) + "\n"
+
+    def _skeleton(self, candidates: list[str]) -> PlanSkeleton:
+        self.log.stage("skeleton", "start")
+        human = self.prompts.skeleton.format(
+            instruction=self.instruction,
+            answers=context_text(self.answers),
+            documents=self.documents,
+            catalog=catalog_text(self.registry, candidates),
+            templates=self._template_text(),
+        )
+        messages = [("system", self.prompts.system), ("human", human)]
+        skeleton = self.llm.structured(
+            skeleton_model(candidates), messages, method="function_calling"
+        )
+        self.log.stage("skeleton", "done")
+        return skeleton
+
+    def _options_text(self) -> str:
+        tips = []
+        if self.options.suggest_when:
+            tips.append("条件で分岐する処理には when を使ってください。")
+        if self.options.suggest_foreach:
+            tips.append(
+                f"明細ごとの繰り返しには type: loop の foreach（変数名 {self.options.foreach_var_name}）を使ってください。"
+            )
+        return ("\n" + "\n".join(tips)) if tips else ""
+
+    def _wire(self, candidates: list[str], skeleton: PlanSkeleton) -> GeneratedPlan:
+        model = design_model(self.registry, candidates)
+        human = self.prompts.wiring.format(
+            instruction=self.instruction,
+            answers=context_text(self.answers),
+            skeleton=dump_plan(skeleton.model_dump(exclude_defaults=True)),
+            documents=self.documents,
+            catalog=catalog_text(self.registry, candidates),
+            templates=self._template_text(),
+            options=self._options_text(),
+        )
+        attempts: list[AttemptRecord] = []
+        reasoning = ""
+        for number in range(1, self.options.max_attempts + 1):
+            messages: list[tuple[str, str]] = [("system", self.prompts.system), ("human", human)]
+            if attempts:
+                messages.append(("human", self._repair_prompt(attempts)))
+                self.log.stage("repair", "start", attempt=number)
+            self.log.stage("wiring", "start", attempt=number)
+            attempt, reasoning = self._attempt(model, messages, number, attempts)
+            attempts.append(attempt)
+            self.log.stage("validate", "valid" if attempt.valid else "invalid", attempt=number)
+            if attempt.valid:
+                break
+        last = attempts[-1]
+        if last.valid and last.plan is not None:
+            note = "structured" + (f"（修復 {len(attempts) - 1} 回）" if len(attempts) > 1 else "")
+            return self._finish(
+                last.plan, reasoning=f"{note}: {reasoning}".strip(), attempts=attempts
+            )
+        return self._failed(attempts, candidates)
+
+    def _attempt(
+        self,
+        model: type[BaseModel],
+        messages: list[tuple[str, str]],
+        number: int,
+        previous: list[AttemptRecord],
+    ) -> tuple[AttemptRecord, str]:
+        started = time.perf_counter()
+        before = previous[-1].plan if previous else None
+        try:
+            design = self.llm.structured(model, messages, method="function_calling")
+        except LLMOutputError as exc:
+            self.log.raw_outputs[number] = str(exc.details.get("raw", ""))
+            elapsed = (time.perf_counter() - started) * 1000
+            return AttemptRecord(number=number, output_error=exc.message, duration_ms=elapsed), ""
+        plan = to_plan_dict(design)
+        if self.plan_id:
+            plan["id"] = self.plan_id
+        report = validate_text(
+            dump_plan(plan),
+            self.registry,
+            designs_dir=self.settings.keiri_designs_dir,
+            config=load_config(self.settings.keiri_plan_config),
+            env={},
+        )
+        record = AttemptRecord(
+            number=number,
+            plan=plan,
+            errors=report.errors,
+            diff=node_diff(before, plan) if before is not None else [],
+            duration_ms=(time.perf_counter() - started) * 1000,
+        )
+        return record, str(getattr(design, "reasoning", "") or "")
+
+    def _repair_prompt(self, attempts: list[AttemptRecord]) -> str:
+        last = attempts[-1]
+        blocks = offending_blocks(last.plan, last.errors)
+        diff = ""
+        if last.diff:
+            changes = "\n".join(f"- {c.describe()}" for c in last.diff)
+            diff = f"\n### 前々回からの変更点（ノード単位）\n{changes}\n"
+        contracts = self._contracts(last)
+        previous = dump_plan(last.plan) if last.plan else self.log.raw_outputs.get(last.number, "")
+        return self.prompts.repair.format(
+            attempt=last.number,
+            errors=summarize_errors(last.errors, last.output_error),
+            specs=spec_excerpts(self.registry, blocks) if blocks else "（該当なし）",
+            diff=diff,
+            contracts=contracts,
+            previous=previous,
+        )
+
+    def _contracts(self, attempt: AttemptRecord) -> str:
+        named = {e.node_id for e in attempt.errors if e.node_id}
+        involved = [t for t in self.templates if any(n.startswith(f"{t.id}_") for n in named)]
+        if not involved:
+            return ""
+        return (
+            "\n### 関係するテンプレートの契約\n" + "\n\n".join(t.summary() for t in involved) + "\n"
+        )
+
+    def _failed(self, attempts: list[AttemptRecord], candidates: list[str]) -> GeneratedPlan:
+        last = attempts[-1]
+        errors = list(last.errors)
+        if last.output_error:
+            errors.append(
+                PlanIssue(
+                    code="OUTPUT_SCHEMA_MISMATCH",
+                    message=last.output_error,
+                    hint="指示を具体的にするか、テンプレートを選んで再生成してください。",
+                )
+            )
+        result = GeneratedPlan(
+            status="failed",
+            plan=last.plan,
+            yaml=dump_plan(last.plan) if last.plan else None,
+            reasoning=f"structured: {len(attempts)} 回試しましたが検証エラーが残りました",
+            attempts=attempts,
+            errors=errors,
+            candidates=candidates,
+        )
+        return self.log.suggest(result, self.instruction, self.registry)
+
+    def _finish(
+        self, plan: dict[str, Any], *, reasoning: str, attempts: list[AttemptRecord]
+    ) -> GeneratedPlan:
+        return finish_plan(
+            plan,
+            registry=self.registry,
+            settings=self.settings,
+            reasoning=reasoning,
+            attempts=attempts,
+            answers=self.answers,
+            log=self.log,
+            dry_run=self.options.dry_run,
+        )
+
+
+def generate_plan(
+    instruction: str,
+    documents_text: Sequence[str] | None = None,
+    registry: BlockRegistry | None = None,
+    options: DesignEngineOptions | None = None,
+    selected_templates: Sequence[str] | None = None,
+    apply_mode: ApplyMode = "hint",
+    *,
+    answers: Mapping[str, Any] | None = None,
+    llm: LLMClient | None = None,
+    retriever: BlockRetriever | None = None,
+    template_library: TemplateLibrary | None = None,
+    settings: Settings | None = None,
+    prompts: DesignPrompts | None = None,
+    runs_dir: Path | None = None,
+    plan_id: str | None = None,
+) -> GeneratedPlan:
+    """Generate a plan; see the module docstring. ``answers`` are the design chat's replies."""
+    selected = list(selected_templates or [])
+    _check_arguments(instruction, apply_mode, selected)
+    settings = settings or load_settings()
+    registry = registry or default_registry()
+    options = options or DesignEngineOptions()
+    templates: list[TemplateSpec] = []
+    if selected:
+        library = template_library or TemplateLibrary.load(registry=registry)
+        templates = [library.get(t) for t in selected]
+    log = DesignLog.open(settings, runs_dir=runs_dir)
+    started = time.perf_counter()
+    engine = _Engine(
+        instruction=instruction,
+        documents_text=list(documents_text or []),
+        registry=registry,
+        options=options,
+        templates=templates,
+        apply_mode=apply_mode,
+        answers=answers or {},
+        llm=llm or get_llm(LLMRole.PLAN, settings=settings),
+        retriever=retriever or BlockRetriever(registry, settings=settings),
+        settings=settings,
+        prompts=prompts or DesignPrompts(),
+        log=log,
+        plan_id=plan_id,
+    )
+    try:
+        result = engine.run()
+    except BlockError as exc:
+        if not settings.keiri_agent_llm_fallback or apply_mode == "compose":
+            log.close_failed(exc)
+            raise
+        result = log.fallback(instruction, exc.message, registry=registry, settings=settings)
+    if result.status == "failed" and settings.keiri_agent_llm_fallback and apply_mode != "compose":
+        reason = "; ".join(e.message for e in result.errors[:3]) or result.reasoning
+        fallback = log.fallback(instruction, reason, registry=registry, settings=settings)
+        fallback.attempts, fallback.errors = result.attempts, result.errors
+        result = fallback
+    return log.close(result, started=started, apply_mode=apply_mode)

@@ -1,0 +1,372 @@
+"""The models the LLM fills in (seed 004 §5.2), built per request from the candidate blocks.
+
+Stage 1 returns a :class:`PlanSkeleton`: the flow, the steps with their blocks, whether a person
+must provide input, loops and subflows, and questions for information the instruction lacks.
+Stage 2 returns an ``LLMDesignModel``: the wiring. Both are built dynamically so that the schema
+the model sees *is* the constraint:
+
+- ``block`` is a ``Literal`` of the candidate block ids (Top-K plus the templates' blocks);
+- each block's ``in`` and ``out`` are their own models whose keys are exactly the ports of that
+  block's spec (``extra="forbid"``), so an unknown key fails parsing, not just validation;
+- ``ai.process_llm`` needs a non-empty ``output_schema`` when it gives one, and a ``prompt`` or an
+  ``instruction``.
+
+Inputs may be left out here (``null``): a missing required input is the validator's finding, which
+the requirements builder turns into a question for the user (seed 004 §7). The LLM-facing shape
+keeps the seed's names (``foreach.items``/``var``); :func:`to_plan_dict` maps it onto the DSL.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    create_model,
+    model_validator,
+)
+
+from keiri_agent.blocks.catalog import port_type
+from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.blocks.spec import BlockSpec
+
+__all__ = [
+    "DEFAULT_LOOP_DEPTH",
+    "FIELD_KINDS",
+    "DesignExport",
+    "DesignPolicy",
+    "DesignUI",
+    "DesignWhen",
+    "MissingInfo",
+    "PlanSkeleton",
+    "SkeletonStep",
+    "design_model",
+    "skeleton_model",
+    "to_plan_dict",
+]
+
+# Loops may hold blocks but not further loops: provider tools inline every $ref, so each level
+# of nesting repeats the whole catalog in the request. Deeper nesting is for hand-written plans.
+DEFAULT_LOOP_DEPTH = 1
+FIELD_KINDS = ("text", "select", "boolean", "number", "file", "files", "table", "enum")
+PROCESS_LLM = "ai.process_llm"
+
+
+class _Closed(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class DesignWhen(_Closed):
+    expr: str = Field(description="条件式。例: ${check.count} > 0")
+
+
+class DesignExport(_Closed):
+    from_: str = Field(alias="from", description="node.出力名（例: reconcile.matched）")
+    as_: str = Field(alias="as", description="公開名（英数字・_）")
+
+
+class DesignPolicy(_Closed):
+    on_error: Literal["halt", "continue", "retry"] = "halt"
+    retries: int = Field(default=0, ge=0, le=10)
+
+
+class DesignUI(_Closed):
+    layout: list[str] = Field(default_factory=list, description="ノード ID の表示順")
+
+
+class MissingInfo(_Closed):
+    """Plan を正しく作るために利用者へ確認が必要な事項。"""
+
+    id: str = Field(description="英数字・_ の識別子（回答は vars のこの名前に入ります）")
+    question: str = Field(description="利用者への質問（日本語）")
+    type: Literal["text", "select", "boolean", "number", "file", "files", "table", "enum"] = "text"
+    options: list[str] = Field(default_factory=list)
+    hint: str | None = None
+
+
+class SkeletonStep(_Closed):
+    id: str = Field(description="ノード ID（英字で始まり英数字・_・-）")
+    purpose: str = Field(description="このステップで何をするか（日本語）")
+    kind: Literal["block", "loop", "subflow"] = "block"
+    block: str | None = Field(default=None, description="kind=block のときのブロック ID")
+    parent: str | None = Field(default=None, description="このステップを含むループの ID")
+
+
+class PlanSkeleton(_Closed):
+    """段1（骨子）: 入力→変換→出力の流れ、使うブロック、必要な UI、ループ/サブフローの有無。"""
+
+    plan_id: str = Field(description="Plan の id（英数字・_・- と /）")
+    title: str = Field(description="Plan の説明（日本語）")
+    flow: str = Field(description="入力→変換→出力の流れの要約（日本語）")
+    steps: list[SkeletonStep] = Field(min_length=1)
+    needs_ui: bool = Field(description="実行時に利用者の入力（ui.interactive_input）が必要か")
+    uses_loop: bool = False
+    uses_subflow: bool = False
+    missing_information: list[MissingInfo] = Field(
+        default_factory=list,
+        description="指示と資料だけでは決められず、利用者に確認が必要な事項",
+    )
+
+
+_SAFE = re.compile(r"[^0-9A-Za-z]+")
+
+
+def _class_name(prefix: str, block_id: str) -> str:
+    return prefix + "".join(part.capitalize() for part in _SAFE.split(block_id) if part)
+
+
+def _port_text(port: dict[str, Any]) -> str:
+    # Only the type: the prompt's catalog carries the descriptions, and provider tools inline
+    # every $ref, so text here would be repeated once per loop level.
+    return f"型: {port_type(port)}"
+
+
+def _ports_model(name: str, ports: dict[str, dict[str, Any]], value: Any) -> type[BaseModel]:
+    fields: dict[str, Any] = {
+        f"p{index}": (value, Field(default=None, alias=port, description=_port_text(spec)))
+        for index, (port, spec) in enumerate(ports.items())
+    }
+    model: type[BaseModel] = create_model(
+        name, __config__=ConfigDict(extra="forbid", populate_by_name=False), **fields
+    )
+    return model
+
+
+def _process_llm_rules(model: BaseModel) -> BaseModel:
+    values = model.model_dump(by_alias=True)
+    schema = values.get("output_schema")
+    if schema is not None and (not isinstance(schema, dict) or not schema):
+        raise ValueError("ai.process_llm の output_schema は空でないオブジェクトにしてください")
+    if not values.get("prompt") and not values.get("instruction"):
+        raise ValueError("ai.process_llm には prompt か instruction のどちらかが必要です")
+    return model
+
+
+def _block_node_model(spec: BlockSpec) -> type[BaseModel]:
+    in_model = _ports_model(_class_name("In", spec.id), spec.inputs, Any)
+    if spec.id == PROCESS_LLM:
+        in_model = create_model(
+            _class_name("In", spec.id) + "Checked",
+            __base__=in_model,
+            __validators__={"rules": model_validator(mode="after")(_process_llm_rules)},
+        )
+    out_model = _ports_model(_class_name("Out", spec.id), spec.outputs, str | None)
+    description = spec.description.strip().splitlines()[0]
+    model: type[BaseModel] = create_model(
+        _class_name("Node", spec.id),
+        __config__=ConfigDict(extra="forbid", populate_by_name=True, title=spec.id),
+        __doc__=description,
+        id=(str, Field(description="ノード ID（英字で始まり英数字・_・-）")),
+        block=(Literal[spec.id], ...),  # type: ignore[valid-type]
+        description=(str | None, None),
+        in_=(in_model, Field(alias="in", description="入力ポート → 値または ${参照}")),
+        out=(out_model | None, Field(default=None, description="出力ポート → 別名（省略可）")),
+        when=(DesignWhen | None, None),
+    )
+    return model
+
+
+def _control_models(inner: Any, depth: int) -> list[type[BaseModel]]:
+    suffix = str(depth)
+    graph = list[inner]  # type: ignore[valid-type]
+    foreach = create_model(
+        "Foreach" + suffix,
+        __config__=ConfigDict(extra="forbid"),
+        items=(str, Field(description="繰り返す配列への参照（例: ${read.rows}）")),
+        var=(str, Field(default="item", description="各要素を受け取る変数名")),
+        max_concurrency=(int, Field(default=1, ge=1, le=64)),
+    )
+    while_ = create_model(
+        "While" + suffix,
+        __config__=ConfigDict(extra="forbid"),
+        condition=(DesignWhen, ...),
+        max_iterations=(int, Field(ge=1, le=1000)),
+    )
+    body_plan = create_model(
+        "BodyPlan" + suffix,
+        __config__=ConfigDict(extra="forbid"),
+        graph=(graph, Field(min_length=1)),
+        exports=(list[DesignExport], Field(default_factory=list)),
+    )
+    body = create_model(
+        "Body" + suffix, __config__=ConfigDict(extra="forbid"), plan=(body_plan, ...)
+    )
+    loop = create_model(
+        "LoopNode" + suffix,
+        __config__=ConfigDict(extra="forbid", populate_by_name=True),
+        id=(str, ...),
+        type=(Literal["loop"], ...),
+        description=(str | None, None),
+        foreach=(foreach | None, None),
+        while_=(while_ | None, Field(default=None, alias="while")),
+        body=(body, ...),
+        collect=(list[str] | None, Field(default=None, description="集める body の exports 名")),
+        when=(DesignWhen | None, None),
+    )
+    call = create_model(
+        "Call" + suffix,
+        __config__=ConfigDict(extra="forbid"),
+        plan_id=(str, Field(description="designs/ からの相対名")),
+        inputs=(dict[str, Any], Field(default_factory=dict)),
+    )
+    subflow = create_model(
+        "SubflowNode" + suffix,
+        __config__=ConfigDict(extra="forbid"),
+        id=(str, ...),
+        type=(Literal["subflow"], ...),
+        description=(str | None, None),
+        call=(call, ...),
+        exports=(list[DesignExport], Field(default_factory=list)),
+        when=(DesignWhen | None, None),
+    )
+    return [loop, subflow]
+
+
+def _node_tag(value: Any) -> str | None:
+    """Which member of the node union a raw node is: its block id, or ``loop``/``subflow``."""
+    if isinstance(value, dict):
+        tag = value.get("block") if "block" in value else value.get("type")
+    else:
+        tag = getattr(value, "block", None) or getattr(value, "type", None)
+    return tag if isinstance(tag, str) else None
+
+
+def _node_union(block_models: Sequence[tuple[str, type[BaseModel]]], depth: int) -> Any:
+    members: list[tuple[str, Any]] = list(block_models)
+    if depth > 0:
+        loop, subflow = _control_models(_node_union(block_models, depth - 1), depth)
+        members += [("loop", loop), ("subflow", subflow)]
+    tagged: list[Any] = [Annotated[model, Tag(tag)] for tag, model in members]
+    union: Any = tagged[0]
+    for member in tagged[1:]:
+        union = union | member
+    return Annotated[
+        union,
+        Discriminator(
+            _node_tag,
+            custom_error_type="unknown_block",
+            custom_error_message="block は候補のブロック ID、または type: loop / subflow にしてください",
+        ),
+    ]
+
+
+def _specs(registry: BlockRegistry, block_ids: Sequence[str]) -> list[BlockSpec]:
+    seen: dict[str, BlockSpec] = {}
+    for block_id in block_ids:
+        if block_id not in seen:
+            seen[block_id] = registry.get(block_id)
+    return list(seen.values())
+
+
+def skeleton_model(block_ids: Sequence[str]) -> type[PlanSkeleton]:
+    """``PlanSkeleton`` with ``steps[].block`` limited to ``block_ids``."""
+    allowed = Literal[tuple(dict.fromkeys(block_ids))]  # type: ignore[valid-type]
+    step = create_model(
+        "SkeletonStepChoice",
+        __base__=SkeletonStep,
+        block=(allowed | None, Field(default=None, description="kind=block のときのブロック ID")),
+    )
+    model: type[PlanSkeleton] = create_model(
+        "PlanSkeleton",
+        __base__=PlanSkeleton,
+        __doc__=PlanSkeleton.__doc__,
+        steps=(list[step], Field(min_length=1)),  # type: ignore[valid-type]
+    )
+    return model
+
+
+def design_model(
+    registry: BlockRegistry, block_ids: Sequence[str], *, loop_depth: int = DEFAULT_LOOP_DEPTH
+) -> type[BaseModel]:
+    """``LLMDesignModel`` for these candidate blocks (seed 004 §5.2, with the dynamic rules)."""
+    block_models = [(spec.id, _block_node_model(spec)) for spec in _specs(registry, block_ids)]
+    node = _node_union(block_models, loop_depth)
+    model: type[BaseModel] = create_model(
+        "LLMDesignModel",
+        __config__=ConfigDict(extra="forbid", populate_by_name=True),
+        __doc__="業務フローの Plan（keiri-agent Plan DSL v1）。",
+        id=(str, Field(description="Plan の id（英数字・_・- と /）")),
+        version=(str, "0.1.0"),
+        description=(str | None, None),
+        vars=(
+            dict[str, Any],
+            Field(default_factory=dict, description="${vars.名前} で参照する値。未定は null"),
+        ),
+        policy=(DesignPolicy | None, None),
+        ui=(DesignUI | None, None),
+        graph=(list[node], Field(min_length=1)),  # type: ignore[valid-type]
+        exports=(list[DesignExport], Field(default_factory=list)),
+        reasoning=(str, Field(default="", description="設計の意図（日本語、短く）")),
+    )
+    return model
+
+
+# --- the LLM's shape → the Plan DSL -----------------------------------------------------------
+
+
+def _when(value: Any) -> Any:
+    return value["expr"] if isinstance(value, dict) and set(value) == {"expr"} else value
+
+
+def _node(raw: dict[str, Any]) -> dict[str, Any]:
+    kind = raw.get("type")
+    node: dict[str, Any] = {"id": raw["id"]}
+    if raw.get("description"):
+        node["description"] = raw["description"]
+    if kind == "loop":
+        node["type"] = "loop"
+        if raw.get("foreach"):
+            each = raw["foreach"]
+            node["foreach"] = {"input": each["items"], "itemVar": each.get("var") or "item"}
+            if each.get("max_concurrency", 1) != 1:
+                node["foreach"]["max_concurrency"] = each["max_concurrency"]
+        if raw.get("while"):
+            spec = raw["while"]
+            node["while"] = {
+                "condition": _when(spec["condition"]),
+                "max_iterations": spec["max_iterations"],
+            }
+        plan = raw["body"]["plan"]
+        body: dict[str, Any] = {"graph": [_node(n) for n in plan["graph"]]}
+        if plan.get("exports"):
+            body["exports"] = plan["exports"]
+        node["body"] = {"plan": body}
+        if raw.get("collect"):
+            node["out"] = {"collect": raw["collect"]}
+    elif kind == "subflow":
+        node["type"] = "subflow"
+        node["call"] = {k: v for k, v in raw["call"].items() if v or k == "plan_id"}
+        if raw.get("exports"):
+            node["out"] = {"exports": raw["exports"]}
+    else:
+        node["block"] = raw["block"]
+        node["in"] = {k: v for k, v in (raw.get("in") or {}).items() if v is not None}
+        out = {k: v for k, v in (raw.get("out") or {}).items() if v}
+        if out:
+            node["out"] = out
+    if raw.get("when") is not None:
+        node["when"] = _when(raw["when"])
+    return node
+
+
+def to_plan_dict(design: BaseModel) -> dict[str, Any]:
+    """The Plan mapping (``apiVersion: v1``) for a parsed ``LLMDesignModel``."""
+    raw = design.model_dump(by_alias=True, exclude_none=False)
+    plan: dict[str, Any] = {"apiVersion": "v1", "id": raw["id"], "version": raw["version"]}
+    if raw.get("description"):
+        plan["description"] = raw["description"]
+    plan["vars"] = dict(raw.get("vars") or {})
+    if raw.get("policy"):
+        plan["policy"] = {k: v for k, v in raw["policy"].items() if v is not None}
+    if raw.get("ui") and raw["ui"].get("layout"):
+        plan["ui"] = {"layout": list(raw["ui"]["layout"])}
+    plan["graph"] = [_node(node) for node in raw["graph"]]
+    if raw.get("exports"):
+        plan["exports"] = raw["exports"]
+    return plan

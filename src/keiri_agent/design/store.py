@@ -1,0 +1,64 @@
+"""Saving generated plans: ``designs/<plan_id>_<yyyymmddHHMM>.yaml`` (seed 004 §10).
+
+A plan is written to a temporary file beside its destination and renamed into place, so a crash
+never leaves half a plan; an existing file is never overwritten (``-2``, ``-3`` ... are added).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from keiri_agent.design.repair import dump_plan
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.plan.models import PLAN_ID_RE
+from keiri_agent.workspace import confine
+
+__all__ = ["MAX_SAME_MINUTE", "plan_file_name", "save_plan"]
+
+MAX_SAME_MINUTE = 100
+STAMP_FORMAT = "%Y%m%d%H%M"
+
+
+def plan_file_name(plan_id: str, now: datetime | None = None) -> str:
+    """``<plan_id>_<yyyymmddHHMM>.yaml`` (``plan_id`` may contain ``/`` subfolders)."""
+    return f"{plan_id}_{(now or datetime.now()).strftime(STAMP_FORMAT)}.yaml"
+
+
+def save_plan(
+    plan: Mapping[str, Any], designs_dir: Path | str, *, now: datetime | None = None
+) -> Path:
+    """Write ``plan`` under ``designs_dir`` and return its path."""
+    plan_id = plan.get("id")
+    if not isinstance(plan_id, str) or not PLAN_ID_RE.match(plan_id):
+        raise BlockError(
+            f"Plan の id {plan_id!r} では保存できません。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="id を英数字・_・- と /（フォルダ区切り）で付けてください（例: keiri/invoice_check）。",
+        )
+    root = Path(designs_dir)
+    first = confine(root, plan_file_name(plan_id, now))
+    first.parent.mkdir(parents=True, exist_ok=True)
+    text = dump_plan(plan)
+    for n in range(1, MAX_SAME_MINUTE + 1):
+        target = first if n == 1 else first.with_name(f"{first.stem}-{n}.yaml")
+        handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".saving-", suffix=".yaml")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(text)
+            os.link(temp, target)  # fails if target exists: never overwrite
+        except FileExistsError:
+            continue
+        finally:
+            Path(temp).unlink(missing_ok=True)
+        return target
+    raise BlockError(
+        f"{first.parent} に同じ分の Plan が {MAX_SAME_MINUTE} 件あり、保存できません。",
+        code=ErrorCode.PERMISSION_DENIED,
+        hint="古い生成結果を整理してから保存してください。",
+        details={"directory": str(first.parent)},
+    )

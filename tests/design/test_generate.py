@@ -1,0 +1,275 @@
+"""Plan generation against the scripted LLM server: first-try success, repair, failure, chat."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from keiri_agent.blocks.registry import default_registry
+from keiri_agent.design.chat import DesignChat
+from keiri_agent.design.engine import generate_plan
+from keiri_agent.design.models import DesignEngineOptions
+from keiri_agent.errors import BlockError, LLMError
+from keiri_agent.events import read_events
+from keiri_agent.plan.validator import validate_text
+from tests.support.llm_server import ScriptedLLMServer
+
+REPO = Path(__file__).resolve().parents[2]
+EXPENSES = REPO / "examples" / "data" / "expense_policy_check" / "経費明細.xlsx"
+INSTRUCTION = (
+    "経費明細の Excel を読み込み、金額が 5 万円以上の行だけを抜き出して Excel に出力してください"
+)
+
+SKELETON: dict[str, Any] = {
+    "plan_id": "expense/high_amount",
+    "title": "高額経費の抽出",
+    "flow": "経費明細 Excel → 5 万円以上を抽出 → Excel 出力",
+    "steps": [
+        {"id": "read", "purpose": "経費明細を読む", "block": "excel.read_data"},
+        {"id": "pick", "purpose": "5 万円以上を抽出", "block": "table.filter"},
+        {"id": "write", "purpose": "Excel に出力", "block": "excel.write_report"},
+    ],
+    "needs_ui": False,
+}
+
+
+def wiring(
+    *, path: Any = "${vars.expense_file}", source: str = "${read.expenses}", **vars_: Any
+) -> dict[str, Any]:
+    return {
+        "id": "expense/high_amount",
+        "description": "5 万円以上の経費を抜き出す",
+        "vars": {"expense_file": str(EXPENSES), **vars_},
+        "graph": [
+            {
+                "id": "read",
+                "block": "excel.read_data",
+                "in": {"path": path},
+                "out": {"rows": "expenses"},
+            },
+            {
+                "id": "pick",
+                "block": "table.filter",
+                "in": {
+                    "table": source,
+                    "conditions": [{"column": "金額", "op": "ge", "value": 50000}],
+                },
+            },
+            {
+                "id": "write",
+                "block": "excel.write_report",
+                "in": {
+                    "sheets": [{"name": "高額経費", "rows": "${pick.rows}"}],
+                    "output_path": "高額経費.xlsx",
+                },
+            },
+        ],
+        "reasoning": "読み込み→抽出→出力",
+    }
+
+
+@pytest.fixture
+def env(llm_server: ScriptedLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
+    monkeypatch.setenv("KEIRI_DESIGNS_DIR", str(tmp_path / "designs"))
+    monkeypatch.setenv("KEIRI_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("KEIRI_LLM_MAX_RETRIES", "0")
+    monkeypatch.delenv("KEIRI_LLM_MODEL_EMBEDDING", raising=False)
+    monkeypatch.delenv("KEIRI_AGENT_LLM_FALLBACK", raising=False)
+    return tmp_path
+
+
+def last_human(request: dict[str, Any]) -> str:
+    return str(request["messages"][-1]["content"])
+
+
+def events_of(result: Any) -> list[dict[str, Any]]:
+    assert result.run_log
+    return [e.to_dict() for e in read_events(Path(result.run_log))]
+
+
+def test_valid_plan_on_first_attempt(env: Path, llm_server: ScriptedLLMServer) -> None:
+    llm_server.add_chat(json=SKELETON)
+    llm_server.add_chat(json=wiring())
+
+    result = generate_plan(INSTRUCTION)
+
+    assert result.status == "ok", result.errors
+    assert len(result.attempts) == 1
+    assert result.attempts[0].valid
+    assert validate_text(result.yaml or "", default_registry(), env={}).valid
+    assert result.dry_run is not None
+    assert result.dry_run["ok"]
+    assert result.reasoning.startswith("structured")
+    # The LLM saw only the retrieved candidates, and the instruction.
+    requests = llm_server.chat_requests()
+    assert len(requests) == 2
+    tools = requests[1]["tools"][0]["function"]["parameters"]
+    allowed = json.dumps(tools, ensure_ascii=False)
+    for block in result.candidates:
+        assert f'"const": "{block}"' in allowed
+    assert INSTRUCTION in last_human(requests[0])
+    # Without an embedding model, retrieval says it used BM25 only.
+    events = events_of(result)
+    retrieval = next(e for e in events if e["event"] == "metrics" and e["scope"] == "retrieval")
+    assert retrieval["values"]["mode_used"] == "bm25"
+    assert "BM25" in retrieval["values"]["note"]
+    final = next(e for e in events if e["event"] == "metrics" and e["scope"] == "design.generate")
+    assert final["values"]["attempts"] == 1
+    assert final["values"]["repair_rounds"] == 0
+    assert final["values"]["validation_errors"] == [0]
+    assert final["values"]["dry_run_ms"] is not None
+    assert final["values"]["chosen_blocks"] == {
+        "excel.read_data": 1,
+        "table.filter": 1,
+        "excel.write_report": 1,
+    }
+    assert sum(1 for e in events if e["event"] == "llm_call") == 2
+
+
+def test_invalid_plan_is_repaired_on_the_second_attempt(
+    env: Path, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.add_chat(json=SKELETON)
+    llm_server.add_chat(json=wiring(source="${read.deposits}"))  # no such output
+    llm_server.add_chat(json=wiring())
+
+    result = generate_plan(INSTRUCTION)
+
+    assert result.status == "ok"
+    assert [a.valid for a in result.attempts] == [False, True]
+    assert result.attempts[0].errors[0].node_id == "pick"
+    assert [c.describe() for c in result.attempts[1].diff] == ["pick: 変更（in）"]
+    repair = last_human(llm_server.chat_requests()[2])
+    # The error summary, the offending block's spec excerpt and the previous output.
+    first_error = result.attempts[0].errors[0]
+    assert f"[{first_error.code}] ノード pick" in repair
+    assert "${read.deposits}" in repair
+    assert "### table.filter" in repair
+    assert "conditions (array, 必須)" in repair
+    assert "前回の出力" in repair
+    final = next(
+        e for e in events_of(result) if e["event"] == "metrics" and e["scope"] == "design.generate"
+    )
+    assert final["values"]["repair_rounds"] == 1
+    assert final["values"]["validation_errors"][1] == 0
+
+
+def test_reply_outside_the_schema_is_repaired(env: Path, llm_server: ScriptedLLMServer) -> None:
+    bad = wiring()
+    bad["graph"][1]["in"]["rows"] = bad["graph"][1]["in"].pop("table")  # not a port of the block
+    llm_server.add_chat(json=SKELETON)
+    llm_server.add_chat(json=bad)
+    llm_server.add_chat(json=wiring())
+
+    result = generate_plan(INSTRUCTION)
+
+    assert result.status == "ok"
+    assert result.attempts[0].output_error is not None
+    repair = last_human(llm_server.chat_requests()[2])
+    assert "出力形式エラー" in repair
+    assert "rows" in repair
+
+
+def test_unrepairable_plan_returns_its_errors(env: Path, llm_server: ScriptedLLMServer) -> None:
+    llm_server.add_chat(json=SKELETON)
+    llm_server.add_chat(json=wiring(source="${read.deposits}"))
+    llm_server.add_chat(json=wiring(source="${read.deposits}"))
+
+    result = generate_plan(INSTRUCTION, options=DesignEngineOptions(max_attempts=2))
+
+    assert result.status == "failed"
+    assert len(llm_server.chat_requests()) == 3  # skeleton + two wiring attempts, no more
+    assert result.errors
+    assert all(e.node_id == "pick" for e in result.errors)
+    assert result.suggestions
+    assert result.plan is not None  # the last attempt is kept for the YAML editor
+    assert "fallback" not in result.reasoning
+
+
+def test_missing_information_becomes_requirements_and_a_second_turn_completes(
+    env: Path, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.add_chat(json=SKELETON)
+    llm_server.add_chat(json=wiring(expense_file=None))
+
+    chat = DesignChat(INSTRUCTION)
+    first = chat.start()
+
+    assert first.status == "needs_input"
+    assert [(r.id, r.type) for r in first.requirements] == [("expense_file", "file")]
+    field = first.requirements[0].to_field()
+    assert field["type"] == "file"
+
+    with pytest.raises(BlockError) as bad:
+        chat.answer({"expense_file": str(env / "ない.xlsx")})
+    assert bad.value.code == "INPUT_VALIDATION_FAILED"
+    assert chat.result is first  # nothing changed
+
+    second = chat.answer({"expense_file": str(EXPENSES)})
+
+    assert second.status == "ok", second.errors
+    assert second.plan is not None
+    assert second.plan["vars"]["expense_file"] == str(EXPENSES)
+    assert len(llm_server.chat_requests()) == 2  # filling vars needs no LLM call
+    assert [t.role for t in chat.turns] == ["user", "assistant", "user", "assistant"]
+
+
+def test_skeleton_questions_are_answered_and_generation_continues(
+    env: Path, llm_server: ScriptedLLMServer
+) -> None:
+    asking = {
+        **SKELETON,
+        "missing_information": [
+            {"id": "threshold", "question": "高額とみなす金額（円）は？", "type": "number"}
+        ],
+    }
+    llm_server.add_chat(json=asking)
+    llm_server.add_chat(json=SKELETON)
+    llm_server.add_chat(json=wiring())
+
+    chat = DesignChat("高額な経費だけを抜き出して Excel にしてください")
+    first = chat.start()
+    assert first.status == "needs_input"
+    assert first.requirements[0].target.kind == "context"
+    assert len(llm_server.chat_requests()) == 1  # no wiring before the question is answered
+
+    second = chat.answer({"threshold": "50000"})
+
+    assert second.status == "ok"
+    regenerated = last_human(llm_server.chat_requests()[1])
+    assert "確認済みの事項" in regenerated
+    assert "threshold: 50000" in regenerated
+
+
+def test_llm_api_error_is_raised_not_hidden(env: Path, llm_server: ScriptedLLMServer) -> None:
+    llm_server.add_error(500, "upstream down")
+    with pytest.raises(LLMError) as raised:
+        generate_plan(INSTRUCTION)
+    assert raised.value.code == "API_ERROR"
+
+
+def test_fallback_only_when_enabled_and_marked(
+    env: Path, llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KEIRI_AGENT_LLM_FALLBACK", "1")
+    llm_server.add_error(500, "upstream down")
+
+    result = generate_plan(INSTRUCTION)
+
+    assert result.status == "fallback"
+    assert result.reasoning.startswith("fallback")
+    assert result.plan is not None
+    assert validate_text(result.yaml or "", default_registry(), env={}).valid
+
+
+def test_empty_instruction_and_bad_mode_are_refused(env: Path) -> None:
+    with pytest.raises(BlockError, match="指示テキストが空"):
+        generate_plan("  ")
+    with pytest.raises(BlockError, match="apply_mode"):
+        generate_plan(INSTRUCTION, apply_mode="magic")  # type: ignore[arg-type]
+    with pytest.raises(BlockError, match="テンプレート"):
+        generate_plan(INSTRUCTION, apply_mode="compose")
