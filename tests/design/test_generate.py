@@ -273,3 +273,54 @@ def test_empty_instruction_and_bad_mode_are_refused(env: Path) -> None:
         generate_plan(INSTRUCTION, apply_mode="magic")  # type: ignore[arg-type]
     with pytest.raises(BlockError, match="テンプレート"):
         generate_plan(INSTRUCTION, apply_mode="compose")
+
+
+RECONCILIATION = ["evidence_zip_invoices", "bank_statement", "invoice_payment"]
+
+
+def test_compose_mode_builds_a_valid_plan_without_the_llm(
+    env: Path, llm_server: ScriptedLLMServer
+) -> None:
+    result = generate_plan(
+        "請求書と入金明細を照合する",
+        selected_templates=[*RECONCILIATION, "reconciliation_workbook"],
+        apply_mode="compose",
+        plan_id="keiri/reconcile",
+    )
+
+    assert result.status == "ok", result.errors
+    assert result.reasoning.startswith("compose")
+    assert result.plan is not None
+    assert result.plan["id"] == "keiri/reconcile"
+    assert validate_text(result.yaml or "", default_registry(), env={}).valid
+    assert result.dry_run is not None
+    assert result.dry_run["ok"]
+    assert llm_server.chat_requests() == []
+
+
+def test_compose_conflicts_are_returned_not_guessed(env: Path) -> None:
+    # Two sources of invoices: which one the reconciliation should use is ambiguous.
+    result = generate_plan(
+        "請求書と入金明細を照合する",
+        selected_templates=["evidence_zip_invoices", "invoice_list", "bank_statement", "invoice_payment"],
+        apply_mode="compose",
+    )
+
+    assert result.status == "failed"
+    assert result.plan is None
+    assert any(e.code.startswith("COMPOSE_") for e in result.errors)
+    assert result.suggestions
+
+
+def test_hint_mode_sends_the_templates_to_the_llm(env: Path, llm_server: ScriptedLLMServer) -> None:
+    llm_server.add_chat(json=SKELETON)
+    llm_server.add_chat(json=wiring())
+
+    result = generate_plan(INSTRUCTION, selected_templates=["excel_report"], apply_mode="hint")
+
+    assert result.status == "ok"
+    prompt = last_human(llm_server.chat_requests()[0])
+    assert "選択されたテンプレート" in prompt
+    assert "excel_report" in prompt
+    # The template's blocks are always candidates.
+    assert "excel.write_report" in result.candidates

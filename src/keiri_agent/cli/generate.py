@@ -39,7 +39,7 @@ def _read_answers(path: Path | None) -> dict[str, Any]:
     except OSError as exc:
         raise BlockError(
             f"回答ファイル {path} を読めません: {exc.strerror or exc}",
-            code=ErrorCode.FILE_NOT_FOUND,
+            code=ErrorCode.FILE_UNREADABLE,
             hint="--answers には 項目ID: 値 を書いた YAML ファイルを指定してください。",
         ) from None
     if data is None:

@@ -141,7 +141,11 @@ class _Engine:
             self.templates,
             plan_id=self.plan_id or DEFAULT_COMPOSED_ID,
             description=self.instruction,
-            vars_values=self.answers,
+            vars_values={
+                key: value
+                for key, value in self.answers.items()
+                if any(key in t.vars_defaults or key in t.imports for t in self.templates)
+            },
         )
         if composed.plan is None:
             issues = conflict_issues(composed.conflicts)

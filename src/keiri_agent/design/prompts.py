@@ -92,10 +92,10 @@ class DesignPrompts:
 
 
 def _port_line(name: str, port: Mapping[str, Any], *, inputs: bool) -> str:
-    flag = ("必須" if port_is_required(port) else "任意") if inputs else ""
+    flag = ("必須" if port_is_required(dict(port)) else "任意") if inputs else ""
     description = " ".join(str(port.get("description") or "").split())[:100]
     enum = f" 値: {' / '.join(str(v) for v in port['enum'])}" if port.get("enum") else ""
-    parts = [port_type(port)] + ([flag] if flag else [])
+    parts = [port_type(dict(port))] + ([flag] if flag else [])
     return f"    - {name} ({', '.join(parts)}){enum}: {description}"
 
 

@@ -111,7 +111,7 @@ def _field_type(name: str, port: Mapping[str, Any] | None) -> tuple[str, dict[st
         return "text", {}
     if port.get("enum"):
         return "select", {"options": list(port["enum"])}
-    kind = port_type(port)
+    kind = port_type(dict(port))
     if kind in ("integer", "number"):
         return "number", {}
     if kind == "boolean":
@@ -160,7 +160,7 @@ def _var_requirements(plan: Mapping[str, Any], registry: BlockRegistry) -> list[
         found.append(
             Requirement(
                 id=name,
-                type=kind,  # type: ignore[arg-type]
+                type=kind,
                 label=_label(port, name),
                 description=f"Plan の ${{vars.{name}}} に入る値です。",
                 target=RequirementTarget(kind="var", var=name),
@@ -174,7 +174,7 @@ def _input_requirement(node_id: str, port_name: str, port: Mapping[str, Any]) ->
     kind, extra = _field_type(port_name, port)
     return Requirement(
         id=f"{node_id}_{port_name}",
-        type=kind,  # type: ignore[arg-type]
+        type=kind,
         label=f"{node_id}: {_label(port, port_name)}",
         description=f"ノード {node_id} の入力 {port_name} です。",
         target=RequirementTarget(kind="input", node=node_id, port=port_name),

@@ -58,6 +58,11 @@ FIELD_KINDS = ("text", "select", "boolean", "number", "file", "files", "table", 
 PROCESS_LLM = "ai.process_llm"
 
 
+def _make(name: str, **spec: Any) -> Any:
+    """``create_model`` with its field specs typed loosely (they are built at run time)."""
+    return create_model(name, **spec)
+
+
 class _Closed(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -132,7 +137,7 @@ def _ports_model(name: str, ports: dict[str, dict[str, Any]], value: Any) -> typ
         f"p{index}": (value, Field(default=None, alias=port, description=_port_text(spec)))
         for index, (port, spec) in enumerate(ports.items())
     }
-    model: type[BaseModel] = create_model(
+    model: type[BaseModel] = _make(
         name, __config__=ConfigDict(extra="forbid", populate_by_name=False), **fields
     )
     return model
@@ -151,19 +156,19 @@ def _process_llm_rules(model: BaseModel) -> BaseModel:
 def _block_node_model(spec: BlockSpec) -> type[BaseModel]:
     in_model = _ports_model(_class_name("In", spec.id), spec.inputs, Any)
     if spec.id == PROCESS_LLM:
-        in_model = create_model(
+        in_model = _make(
             _class_name("In", spec.id) + "Checked",
             __base__=in_model,
             __validators__={"rules": model_validator(mode="after")(_process_llm_rules)},
         )
     out_model = _ports_model(_class_name("Out", spec.id), spec.outputs, str | None)
     description = spec.description.strip().splitlines()[0]
-    model: type[BaseModel] = create_model(
+    model: type[BaseModel] = _make(
         _class_name("Node", spec.id),
         __config__=ConfigDict(extra="forbid", populate_by_name=True, title=spec.id),
         __doc__=description,
         id=(str, Field(description="ノード ID（英字で始まり英数字・_・-）")),
-        block=(Literal[spec.id], ...),  # type: ignore[valid-type]
+        block=(Literal[spec.id], ...),
         description=(str | None, None),
         in_=(in_model, Field(alias="in", description="入力ポート → 値または ${参照}")),
         out=(out_model | None, Field(default=None, description="出力ポート → 別名（省略可）")),
@@ -174,30 +179,30 @@ def _block_node_model(spec: BlockSpec) -> type[BaseModel]:
 
 def _control_models(inner: Any, depth: int) -> list[type[BaseModel]]:
     suffix = str(depth)
-    graph = list[inner]  # type: ignore[valid-type]
-    foreach = create_model(
+    graph = list[inner]
+    foreach = _make(
         "Foreach" + suffix,
         __config__=ConfigDict(extra="forbid"),
         items=(str, Field(description="繰り返す配列への参照（例: ${read.rows}）")),
         var=(str, Field(default="item", description="各要素を受け取る変数名")),
         max_concurrency=(int, Field(default=1, ge=1, le=64)),
     )
-    while_ = create_model(
+    while_ = _make(
         "While" + suffix,
         __config__=ConfigDict(extra="forbid"),
         condition=(DesignWhen, ...),
         max_iterations=(int, Field(ge=1, le=1000)),
     )
-    body_plan = create_model(
+    body_plan = _make(
         "BodyPlan" + suffix,
         __config__=ConfigDict(extra="forbid"),
         graph=(graph, Field(min_length=1)),
         exports=(list[DesignExport], Field(default_factory=list)),
     )
-    body = create_model(
+    body = _make(
         "Body" + suffix, __config__=ConfigDict(extra="forbid"), plan=(body_plan, ...)
     )
-    loop = create_model(
+    loop = _make(
         "LoopNode" + suffix,
         __config__=ConfigDict(extra="forbid", populate_by_name=True),
         id=(str, ...),
@@ -209,13 +214,13 @@ def _control_models(inner: Any, depth: int) -> list[type[BaseModel]]:
         collect=(list[str] | None, Field(default=None, description="集める body の exports 名")),
         when=(DesignWhen | None, None),
     )
-    call = create_model(
+    call = _make(
         "Call" + suffix,
         __config__=ConfigDict(extra="forbid"),
         plan_id=(str, Field(description="designs/ からの相対名")),
         inputs=(dict[str, Any], Field(default_factory=dict)),
     )
-    subflow = create_model(
+    subflow = _make(
         "SubflowNode" + suffix,
         __config__=ConfigDict(extra="forbid"),
         id=(str, ...),
@@ -266,17 +271,17 @@ def _specs(registry: BlockRegistry, block_ids: Sequence[str]) -> list[BlockSpec]
 
 def skeleton_model(block_ids: Sequence[str]) -> type[PlanSkeleton]:
     """``PlanSkeleton`` with ``steps[].block`` limited to ``block_ids``."""
-    allowed = Literal[tuple(dict.fromkeys(block_ids))]  # type: ignore[valid-type]
-    step = create_model(
+    allowed: Any = Literal[tuple(dict.fromkeys(block_ids))]
+    step: Any = _make(
         "SkeletonStepChoice",
         __base__=SkeletonStep,
         block=(allowed | None, Field(default=None, description="kind=block のときのブロック ID")),
     )
-    model: type[PlanSkeleton] = create_model(
+    model: type[PlanSkeleton] = _make(
         "PlanSkeleton",
         __base__=PlanSkeleton,
         __doc__=PlanSkeleton.__doc__,
-        steps=(list[step], Field(min_length=1)),  # type: ignore[valid-type]
+        steps=(list[step], Field(min_length=1)),
     )
     return model
 
@@ -287,7 +292,7 @@ def design_model(
     """``LLMDesignModel`` for these candidate blocks (seed 004 §5.2, with the dynamic rules)."""
     block_models = [(spec.id, _block_node_model(spec)) for spec in _specs(registry, block_ids)]
     node = _node_union(block_models, loop_depth)
-    model: type[BaseModel] = create_model(
+    model: type[BaseModel] = _make(
         "LLMDesignModel",
         __config__=ConfigDict(extra="forbid", populate_by_name=True),
         __doc__="業務フローの Plan（keiri-agent Plan DSL v1）。",

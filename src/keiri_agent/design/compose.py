@@ -1,0 +1,357 @@
+"""Deterministic composition of templates into one plan (seed 004 §4, 合成ルール).
+
+``compose`` applies the templates in the given order and never guesses:
+
+- node ids become ``<template id>_<node id>``; every reference to them inside the snippet
+  (``in``, ``when``, loop inputs, conditions and exports) is rewritten structurally
+  (:class:`keiri_agent.design.snippets.SnippetRewriter`), so vars and plain text are untouched;
+- each import is bound, in this order, by an explicit ``bindings["<template>.<import>"]``
+  (``"<template>.<export>"``, ``"vars.<name>"`` or a ``${...}`` reference used as written);
+  else by the one earlier export with the same name and a compatible type; else it becomes
+  ``${vars.<import>}``, declared in the plan's vars (value from ``vars_values``, else the
+  template's ``vars_defaults``, else null) and listed in ``unbound_imports``;
+- ambiguity (the same export name from two templates, or no same-name export but others of the
+  same type that could be meant), a type mismatch, a duplicate export alias, an unknown or
+  malformed binding and two different defaults for one var are conflicts: the result then has
+  ``plan=None`` and every conflict with a Japanese message and hint;
+- template vars keep their names (``${vars.amount_tolerance}``, not a prefixed name): they are
+  the settings a user edits, so two templates naming the same var share it, and differing
+  defaults for it are a conflict unless ``vars_values`` decides;
+- ``ui.layout`` concatenates the templates' suggested layouts (prefixed); template exports
+  become plan ``exports`` (``rename_exports`` can rename one to resolve a duplicate alias).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import partial
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from keiri_agent.design.snippets import SnippetRewriter, ref_text
+from keiri_agent.design.templates import NAME_RE, TemplateSpec, types_compatible
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.plan.models import PLAN_ID_RE, Plan
+from keiri_agent.plan.refs import Reference, bare_reference, single_reference
+
+__all__ = ["ComposeConflict", "ComposeResult", "compose"]
+
+Target = tuple[str, tuple[str | int, ...]]  # a reference's root and path
+_FORMS = "「テンプレートID.出力名」「vars.変数名」または ${...} の参照"
+
+
+class ComposeConflict(BaseModel):
+    kind: str  # duplicate_template | unknown_binding | invalid_binding | ambiguous |
+    # type_mismatch | duplicate_export | var_conflict | duplicate_node | invalid_plan
+    message: str
+    templates: list[str] = Field(default_factory=list)
+    hint: str = ""
+
+
+class ComposeResult(BaseModel):
+    plan: dict[str, Any] | None = None
+    conflicts: list[ComposeConflict] = Field(default_factory=list)
+    unbound_imports: list[str] = Field(default_factory=list)
+    bindings: dict[str, str] = Field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.plan is not None and not self.conflicts
+
+
+def compose(
+    templates: Sequence[TemplateSpec],
+    *,
+    plan_id: str,
+    description: str | None = None,
+    bindings: Mapping[str, str] | None = None,
+    vars_values: Mapping[str, Any] | None = None,
+    rename_exports: Mapping[str, str] | None = None,
+) -> ComposeResult:
+    """Join ``templates`` into a plan mapping; see the module docstring for the rules."""
+    if not templates:
+        raise BlockError(
+            "合成するテンプレートが指定されていません。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="テンプレートを 1 つ以上指定してください。",
+        )
+    if not PLAN_ID_RE.match(plan_id):
+        raise BlockError(
+            f"Plan の id '{plan_id}' が不正です。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="Plan の id は英数字・_・- と / で書いてください（例: generated/invoice_check）。",
+            details={"plan_id": plan_id},
+        )
+    composer = _Composer(templates, bindings or {}, vars_values or {}, rename_exports or {})
+    return composer.run(plan_id, description)
+
+
+def _prefix(template_id: str, node_id: str) -> str:
+    return f"{template_id}_{node_id}"
+
+
+class _Composer:
+    def __init__(
+        self,
+        templates: Sequence[TemplateSpec],
+        bindings: Mapping[str, str],
+        vars_values: Mapping[str, Any],
+        rename_exports: Mapping[str, str],
+    ) -> None:
+        self.templates = list(templates)
+        self.explicit = dict(bindings)
+        self.values = dict(vars_values)
+        self.renames = dict(rename_exports)
+        self.conflicts: list[ComposeConflict] = []
+        self.vars: dict[str, Any] = {}
+        self.var_owner: dict[str, str] = {}
+        self.unbound: list[str] = []
+        self.bound: dict[str, str] = {}
+        # every template's exports: id → alias → (contract type, prefixed target)
+        self.exports: dict[str, dict[str, tuple[str, Target]]] = {}
+        for spec in self.templates:
+            table: dict[str, tuple[str, Target]] = {}
+            for alias, export in spec.exports.items():
+                ref = bare_reference(export.from_)
+                if ref is not None:  # TemplateLibrary.load has checked the shape
+                    table[alias] = (export.type, (_prefix(spec.id, ref.root), ref.path))
+            self.exports.setdefault(spec.id, table)
+        self.provided: list[tuple[str, str, str, Target]] = []  # (owner, name, type, target)
+
+    def conflict(self, kind: str, message: str, templates: list[str], hint: str) -> None:
+        self.conflicts.append(
+            ComposeConflict(kind=kind, message=message, templates=templates, hint=hint)
+        )
+
+    def run(self, plan_id: str, description: str | None) -> ComposeResult:
+        ids = [t.id for t in self.templates]
+        for dup in sorted({i for i in ids if ids.count(i) > 1}):
+            self.conflict(
+                "duplicate_template",
+                f"テンプレート '{dup}' が二度指定されています（ノード ID が重なります）。",
+                [dup],
+                "同じテンプレートは 1 回だけ指定してください。",
+            )
+        if self.conflicts:
+            return ComposeResult(conflicts=self.conflicts)
+        self.check_keys()
+        graph: list[dict[str, Any]] = []
+        layout: list[str] = []
+        exports: list[dict[str, str]] = []
+        owners: dict[str, str] = {}
+        for spec in self.templates:
+            targets = {n: self.bind(spec, n, c.type) for n, c in spec.imports.items()}
+            rewriter = SnippetRewriter(
+                rename=partial(_prefix, spec.id), imports=partial(_substitute, targets=targets)
+            )
+            graph += rewriter.graph(spec.graph_snippet)
+            for name in sorted(rewriter.vars_used):
+                self.declare(name, spec.vars_defaults.get(name), spec.id)
+            layout += [_prefix(spec.id, node_id) for node_id in spec.layout()]
+            for alias, (kind, target) in self.exports[spec.id].items():
+                name = self.renames.get(f"{spec.id}.{alias}", alias)
+                if name in owners:
+                    self.duplicate_export(name, owners[name], spec.id, alias)
+                owners.setdefault(name, spec.id)
+                exports.append({"from": ref_text(*target, False)[2:-1], "as": name})
+                self.provided.append((spec.id, name, kind, target))
+        for name, value in self.values.items():
+            self.vars[name] = value
+        self.check_node_ids(graph)
+        plan: dict[str, Any] | None = None
+        if not self.conflicts:
+            titles = "・".join(f"「{t.title}」" for t in self.templates)
+            plan = {
+                "apiVersion": "v1",
+                "id": plan_id,
+                "version": "0.1.0",
+                "description": description or f"テンプレート{titles}を組み合わせた Plan",
+                "vars": self.vars,
+                "ui": {"layout": layout},
+                "graph": graph,
+                "exports": exports,
+            }
+            try:
+                Plan.model_validate(plan)
+            except ValidationError as exc:
+                first = exc.errors(include_url=False)[0]
+                self.conflict(
+                    "invalid_plan",
+                    f"合成した Plan が DSL の形になりません: {first['msg']}（{first['loc']}）",
+                    [t.id for t in self.templates],
+                    "TemplateLibrary.load で検証したテンプレートを使ってください。",
+                )
+                plan = None
+        return ComposeResult(
+            plan=plan, conflicts=self.conflicts, unbound_imports=self.unbound, bindings=self.bound
+        )
+
+    def check_node_ids(self, graph: list[dict[str, Any]]) -> None:
+        """Prefixing can still collide (``a`` + ``b_c`` and ``a_b`` + ``c``): say so."""
+        seen: set[str] = set()
+        stack: list[Any] = list(graph)
+        while stack:
+            node = stack.pop()
+            if not isinstance(node, dict):
+                continue
+            node_id = node.get("id")
+            if isinstance(node_id, str) and node_id in seen:
+                owners = [t.id for t in self.templates if node_id.startswith(f"{t.id}_")]
+                self.conflict(
+                    "duplicate_node",
+                    f"合成後のノード ID '{node_id}' が重なります。",
+                    owners,
+                    "テンプレート ID とノード ID の組み合わせが同じ名前にならないよう、"
+                    "どちらかのテンプレートのノード ID を変えてください。",
+                )
+            seen.add(str(node_id))
+            body = node.get("body")
+            plan = body.get("plan") if isinstance(body, dict) else None
+            if isinstance(plan, dict) and isinstance(plan.get("graph"), list):
+                stack.extend(plan["graph"])
+
+    def check_keys(self) -> None:
+        known = [f"{t.id}.{n}" for t in self.templates for n in t.imports]
+        for key in self.explicit:
+            if key not in known:
+                self.conflict(
+                    "unknown_binding",
+                    f"bindings の '{key}' に当たるテンプレートの入力（imports）がありません。",
+                    [key.partition(".")[0]],
+                    f"指定できる名前: {', '.join(known) or 'なし'}",
+                )
+        exports = [f"{t}.{a}" for t, table in self.exports.items() for a in table]
+        for key in self.renames:
+            if key not in exports:
+                self.conflict(
+                    "unknown_binding",
+                    f"rename_exports の '{key}' に当たるテンプレートの出力（exports）がありません。",
+                    [key.partition(".")[0]],
+                    f"指定できる名前: {', '.join(exports) or 'なし'}",
+                )
+
+    def bind(self, spec: TemplateSpec, name: str, kind: str) -> Target | None:
+        key = f"{spec.id}.{name}"
+        if key in self.explicit:
+            target = self.explicit_target(spec, name, kind, self.explicit[key].strip())
+        else:
+            target = self.automatic(spec, name, kind)
+        if target is not None:
+            self.bound[key] = ref_text(*target, False)
+        return target
+
+    def automatic(self, spec: TemplateSpec, name: str, kind: str) -> Target | None:
+        key = f"{spec.id}.{name}"
+        same = [p for p in self.provided if p[1] == name]
+        if len(same) > 1:
+            owners = [f"{o}.{n}" for o, n, _, _ in same]
+            self.conflict(
+                "ambiguous",
+                f"{spec.id} の入力 '{name}' に使える同じ名前の出力が複数あります: {', '.join(owners)}",
+                [spec.id, *(o for o, _, _, _ in same)],
+                f"どれを使うか bindings={{'{key}': '{owners[0]}'}} のように指定してください。",
+            )
+            return None
+        if same:
+            owner, _, other, target = same[0]
+            if types_compatible(kind, other):
+                return target
+            self.mismatch(spec.id, name, kind, owner, name, other)
+            return None
+        similar = [f"{o}.{n}" for o, n, k, _ in self.provided if k == kind != "any"]
+        if similar:
+            self.conflict(
+                "ambiguous",
+                f"{spec.id} の入力 '{name}'（{kind}）と同じ名前の出力はありませんが、"
+                f"同じ型の出力があります: {', '.join(similar)}",
+                [spec.id, *dict.fromkeys(s.partition(".")[0] for s in similar)],
+                f"使う出力を bindings={{'{key}': '{similar[0]}'}} のように指定するか、"
+                f"変数で受け取るなら bindings={{'{key}': 'vars.{name}'}} としてください。",
+            )
+            return None
+        return self.var(spec, name, name)
+
+    def explicit_target(self, spec: TemplateSpec, name: str, kind: str, expr: str) -> Target | None:
+        key = f"{spec.id}.{name}"
+        ref: Reference | None = None
+        if "${" in expr:
+            try:
+                ref = single_reference(expr)
+            except BlockError:
+                ref = None
+            if ref is not None and not ref.length:
+                if ref.root == "vars" and ref.path:
+                    return self.var(spec, name, str(ref.path[0]))
+                return ref.root, ref.path
+        elif expr.startswith("vars.") and NAME_RE.match(expr[5:]):
+            return self.var(spec, name, expr[5:])
+        else:
+            owner, _, alias = expr.partition(".")
+            found = self.exports.get(owner, {}).get(alias) if owner != spec.id else None
+            if found is not None:
+                if types_compatible(kind, found[0]):
+                    return found[1]
+                self.mismatch(spec.id, name, kind, owner, alias, found[0])
+                return None
+        available = [f"{t}.{a}" for t, table in self.exports.items() if t != spec.id for a in table]
+        self.conflict(
+            "invalid_binding",
+            f"bindings['{key}'] の '{expr}' を解釈できません。",
+            [spec.id],
+            f"{_FORMS}で書いてください。使える出力: {', '.join(available) or 'なし'}",
+        )
+        return None
+
+    def var(self, spec: TemplateSpec, name: str, var_name: str) -> Target:
+        default = spec.vars_defaults.get(var_name, spec.vars_defaults.get(name))
+        self.declare(var_name, default, spec.id)
+        if var_name not in self.unbound:
+            self.unbound.append(var_name)
+        return "vars", (var_name,)
+
+    def declare(self, name: str, value: Any, owner: str) -> None:
+        if name in self.values:
+            self.vars[name] = self.values[name]
+        elif self.vars.get(name) is None:
+            self.vars[name] = value
+            self.var_owner[name] = owner
+        elif value is not None and value != self.vars[name]:
+            first = self.var_owner[name]
+            self.conflict(
+                "var_conflict",
+                f"変数 '{name}' の既定値が {first}（{self.vars[name]!r}）と"
+                f" {owner}（{value!r}）で違います。",
+                [first, owner],
+                f"vars_values={{'{name}': ...}} で使う値を指定してください。",
+            )
+
+    def mismatch(
+        self, template: str, name: str, kind: str, owner: str, alias: str, other: str
+    ) -> None:
+        self.conflict(
+            "type_mismatch",
+            f"{template} の入力 '{name}' は {kind} 型ですが、{owner} の出力 '{alias}' は"
+            f" {other} 型です。",
+            [template, owner],
+            f"型の合う出力を bindings={{'{template}.{name}': 'テンプレートID.出力名'}} で"
+            "指定するか、テンプレートの型を見直してください。",
+        )
+
+    def duplicate_export(self, name: str, first: str, owner: str, alias: str) -> None:
+        self.conflict(
+            "duplicate_export",
+            f"出力名 '{name}' が {first} と {owner} の両方にあります（Plan の exports は重複できません）。",
+            [first, owner],
+            f"rename_exports={{'{owner}.{alias}': '{owner}_{alias}'}} のように片方の名前を変えてください。"
+            f" 後のテンプレートがどちらかを使うなら bindings で明示してください。",
+        )
+
+
+def _substitute(ref: Reference, *, targets: Mapping[str, Target | None]) -> str | None:
+    """``${imports.name.rest}`` → the bound target followed by ``rest`` (None: leave it)."""
+    target = targets.get(str(ref.path[0]))
+    if target is None:
+        return None
+    root, path = target
+    return ref_text(root, (*path, *ref.path[1:]), ref.length)
