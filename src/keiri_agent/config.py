@@ -148,6 +148,8 @@ class Settings(BaseSettings):
     keiri_block_spec_dirs: str = ""
     # YAML file behind ${config.*} references in plans (none: such references are errors).
     keiri_plan_config: Path | None = None
+    # Caches that can be deleted at any time (embeddings of block specs and documents).
+    keiri_cache_dir: Path = Path(".keiri-cache")
 
     # Plan runner
     keiri_plan_max_threads: int = Field(default=64, ge=1, le=1024)

@@ -36,7 +36,9 @@ def env(llm_server: ScriptedLLMServer, tmp_path: Path, monkeypatch: pytest.Monke
     return tmp_path
 
 
-def test_generate_saves_a_valid_plan_under_designs(env: Path, llm_server: ScriptedLLMServer) -> None:
+def test_generate_saves_a_valid_plan_under_designs(
+    env: Path, llm_server: ScriptedLLMServer
+) -> None:
     llm_server.add_chat(json=SKELETON)
     llm_server.add_chat(json=wiring())
 
@@ -47,7 +49,8 @@ def test_generate_saves_a_valid_plan_under_designs(env: Path, llm_server: Script
     assert data["status"] == "ok"
     saved = Path(data["saved"])
     assert saved.parent == env / "designs" / "expense"
-    assert saved.name.startswith("high_amount_") and saved.suffix == ".yaml"
+    assert saved.name.startswith("high_amount_")
+    assert saved.suffix == ".yaml"
     assert validate_file(saved, default_registry(), env={}).valid
 
 
@@ -55,7 +58,9 @@ def test_generate_asks_then_completes_with_an_answers_file(
     env: Path, llm_server: ScriptedLLMServer
 ) -> None:
     llm_server.add_chat(json=SKELETON, repeat=True, when=asks_for("PlanSkeleton"))
-    llm_server.add_chat(json=wiring(expense_file=None), repeat=True, when=asks_for("LLMDesignModel"))
+    llm_server.add_chat(
+        json=wiring(expense_file=None), repeat=True, when=asks_for("LLMDesignModel")
+    )
     out = env / "plan.yaml"
 
     asked = runner.invoke(app, ["plan", "generate", "-i", INSTRUCTION, "--out", str(out)])

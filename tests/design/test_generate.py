@@ -302,7 +302,12 @@ def test_compose_conflicts_are_returned_not_guessed(env: Path) -> None:
     # Two sources of invoices: which one the reconciliation should use is ambiguous.
     result = generate_plan(
         "請求書と入金明細を照合する",
-        selected_templates=["evidence_zip_invoices", "invoice_list", "bank_statement", "invoice_payment"],
+        selected_templates=[
+            "evidence_zip_invoices",
+            "invoice_list",
+            "bank_statement",
+            "invoice_payment",
+        ],
         apply_mode="compose",
     )
 

@@ -1,15 +1,17 @@
-"""`keiri-agent blocks list|show|docs`: the block catalog (built-in specs and KEIRI_BLOCK_SPEC_DIRS).
+"""`keiri-agent blocks list|show|search|docs`: the block catalog (built-in specs and KEIRI_BLOCK_SPEC_DIRS).
 
 ``list`` shows one line per block (latest version); ``show`` one block's contract: its ports
 with types, whether they are required, their defaults and descriptions. ``--json`` prints the
-registry's catalog entries. ``docs`` writes the Markdown catalog (docs/blocks.md).
+registry's catalog entries. ``search`` ranks the blocks for an instruction with the plan
+generator's Top-K retrieval (BM25 / dense / hybrid), so retrieval can be judged on its own.
+``docs`` writes the Markdown catalog (docs/blocks.md).
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 from rich.markup import escape
@@ -21,6 +23,7 @@ from keiri_agent.errors import BlockError, ErrorCode
 
 if TYPE_CHECKING:
     from keiri_agent.blocks.spec import BlockSpec
+    from keiri_agent.design.topk import RetrievalMode, RetrievalResult
 
 __all__ = ["blocks_app"]
 
@@ -142,6 +145,93 @@ def show(
         console.print("利用可能な版: " + ", ".join(versions), markup=False)
     console.print(_ports_table("入力", detail["inputs"], inputs=True))
     console.print(_ports_table("出力", detail["outputs"], inputs=False))
+
+
+DEFAULT_SEARCH_SHOWN = 10
+
+
+def _score(value: float | None) -> str:
+    return "—" if value is None else f"{value:.4f}"
+
+
+def _search_json(result: RetrievalResult, k: int) -> dict[str, Any]:
+    return {
+        "query": result.query,
+        "mode_requested": result.mode_requested,
+        "mode_used": result.mode_used,
+        "note": result.note,
+        "duration_ms": result.duration_ms,
+        "results": [block.model_dump() for block in result.ranking[:k]],
+        "candidates": result.candidate_ids(),
+    }
+
+
+@blocks_app.command("search")
+def search(
+    text: Annotated[
+        str,
+        typer.Argument(
+            metavar="TEXT", help="やりたいこと（Plan 生成に渡す指示文）。", show_default=False
+        ),
+    ],
+    k: Annotated[int, typer.Option("--k", help="表示する件数。")] = DEFAULT_SEARCH_SHOWN,
+    mode: Annotated[
+        str,
+        typer.Option(
+            "--mode",
+            help="検索方式: bm25 / dense / hybrid（埋め込みモデルが未設定なら hybrid は BM25 のみ）。",
+        ),
+    ] = "hybrid",
+    as_json: JsonFlag = False,
+) -> None:
+    """指示文に合うブロックを、Plan 生成の Top-K 検索と同じ方法でスコア付きで順位表示します。"""
+    from keiri_agent.blocks.registry import default_registry
+    from keiri_agent.design.topk import RETRIEVAL_MODES, BlockRetriever
+
+    with user_errors():
+        if mode not in RETRIEVAL_MODES:
+            raise BlockError(
+                f"--mode '{mode}' は使えません。",
+                code=ErrorCode.INPUT_VALIDATION_FAILED,
+                hint=f"{' / '.join(RETRIEVAL_MODES)} のいずれかを指定してください。",
+                details={"mode": mode},
+            )
+        if k < 1:
+            raise BlockError(
+                f"--k は 1 以上で指定してください（指定値: {k}）。",
+                code=ErrorCode.INPUT_VALIDATION_FAILED,
+                hint=f"既定は {DEFAULT_SEARCH_SHOWN} 件です。",
+                details={"k": k},
+            )
+        retriever = BlockRetriever(default_registry())
+        result = retriever.retrieve(text, mode=cast("RetrievalMode", mode))
+    if as_json:
+        typer.echo(json.dumps(_search_json(result, k), ensure_ascii=False, indent=2))
+        return
+    table = Table(title=f"ブロック検索（{result.mode_used}）")
+    table.add_column("順位", justify="right", no_wrap=True)
+    table.add_column("ID", no_wrap=True)
+    table.add_column("カテゴリ", no_wrap=True)
+    table.add_column("スコア", justify="right", no_wrap=True)
+    table.add_column("BM25", justify="right", no_wrap=True)
+    table.add_column("dense", justify="right", no_wrap=True)
+    for block in result.ranking[:k]:
+        table.add_row(
+            str(block.rank),
+            escape(block.id),
+            escape(block.category),
+            _score(block.score),
+            _score(block.bm25),
+            _score(block.dense),
+        )
+    console.print(table)
+    if result.note:
+        console.print(f"注意: {result.note}", markup=False)
+    console.print(
+        f"{len(result.ranking)} ブロック中 {min(k, len(result.ranking))} 件を表示"
+        f"（検索 {result.duration_ms:.1f} ms）。Plan 生成の候補は {len(result.candidates)} 件です。",
+        markup=False,
+    )
 
 
 @blocks_app.command("docs")

@@ -122,7 +122,7 @@ def generate(
             read_documents([Path(p) for p in _split(docs)]),
             selected_templates=_split(templates),
             apply_mode=apply_mode,  # type: ignore[arg-type]  # checked by the engine
-            options=DesignEngineOptions(retrieval_mode=mode),  # type: ignore[arg-type]
+            options=DesignEngineOptions(retrieval_mode=mode),
             settings=settings,
             plan_id=plan_id,
         )

@@ -1,2 +1,50 @@
 """Plan generation (seed 004): Top-K blocks, templates and compose, two-stage generation,
-self-repair, the requirements builder and the design chat."""
+self-repair, the requirements builder and the design chat.
+
+The public entry points are re-exported here::
+
+    from keiri_agent.design import generate_plan, DesignChat
+    result = generate_plan("請求書と入金明細を照合して差異を Excel に出力", documents_text=[...])
+    result.status   # "ok" | "needs_input" | "failed" | "fallback"
+
+Modules: ``topk`` (block retrieval), ``templates``/``snippets``/``compose`` (templates),
+``schema`` (the dynamic LLM models), ``prompts``, ``engine`` (the steps), ``repair``,
+``requirements``, ``finish`` (validation, dry-run, log, fallback), ``chat``, ``store``,
+``documents`` (reference files → text).
+"""
+
+from __future__ import annotations
+
+from keiri_agent.design.chat import DesignChat, describe_result
+from keiri_agent.design.compose import ComposeConflict, ComposeResult, compose
+from keiri_agent.design.engine import generate_plan
+from keiri_agent.design.models import (
+    DesignEngineOptions,
+    GeneratedPlan,
+    Requirement,
+    RequirementTarget,
+)
+from keiri_agent.design.requirements import apply_answers, build_requirements
+from keiri_agent.design.store import save_plan
+from keiri_agent.design.templates import TemplateLibrary, TemplateSpec
+from keiri_agent.design.topk import BlockRetriever, RetrievalResult
+
+__all__ = [
+    "BlockRetriever",
+    "ComposeConflict",
+    "ComposeResult",
+    "DesignChat",
+    "DesignEngineOptions",
+    "GeneratedPlan",
+    "Requirement",
+    "RequirementTarget",
+    "RetrievalResult",
+    "TemplateLibrary",
+    "TemplateSpec",
+    "apply_answers",
+    "build_requirements",
+    "compose",
+    "describe_result",
+    "generate_plan",
+    "save_plan",
+]

@@ -199,9 +199,7 @@ def _control_models(inner: Any, depth: int) -> list[type[BaseModel]]:
         graph=(graph, Field(min_length=1)),
         exports=(list[DesignExport], Field(default_factory=list)),
     )
-    body = _make(
-        "Body" + suffix, __config__=ConfigDict(extra="forbid"), plan=(body_plan, ...)
-    )
+    body = _make("Body" + suffix, __config__=ConfigDict(extra="forbid"), plan=(body_plan, ...))
     loop = _make(
         "LoopNode" + suffix,
         __config__=ConfigDict(extra="forbid", populate_by_name=True),

@@ -1,0 +1,290 @@
+"""Top-K block retrieval quality and speed, against baselines measured in the same run.
+
+Runs every instruction of ``tests/data/topk_eval.yaml`` (Japanese back-office requests, each
+with the blocks a correct plan uses) through:
+
+- **substring** — the registry's word match (``BlockRegistry.search``), unmatched blocks after
+  it in id order: what the catalog browser does, no ranking model at all.
+- **BM25 char-bigram** (the baseline) — the same BM25 engine over the same block documents, but
+  with character bigrams instead of the dictionary tokenizer: what BM25 over Japanese gives
+  without morphological analysis.
+- **BM25** — the product (``BlockRetriever.retrieve(mode="bm25")``: Sudachi tokens, bm25s).
+- **dense** and **hybrid** — only when an embedding model is configured
+  (``KEIRI_LLM_MODEL_EMBEDDING``); otherwise they are reported as skipped, with the reason.
+  ``--scripted-embeddings`` runs them against the tests' scripted server instead, whose vectors
+  are character n-gram hashes: it exercises the path and the cache, it is not a real model.
+
+For each it prints recall@5, recall@8 and MRR, and the median time of one query over the whole
+catalog (each query ``--repeat`` times; dense and hybrid once per query, since a repeated query
+would be answered from the embedding cache), each with its ratio to the baseline.
+
+Run: ``python -m benchmarks.topk [--repeat 20] [--verbose] [--scripted-embeddings]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.config import Settings, load_settings
+from keiri_agent.design.topk import BlockRetriever, RetrievalMode, block_document
+from keiri_agent.llm import get_embedder
+from keiri_agent.retrieval.bm25 import BM25Index
+from keiri_agent.retrieval.eval import EvalCase, summarize
+
+__all__ = ["load_cases", "main"]
+
+EVAL_SET = Path(__file__).resolve().parent.parent / "tests" / "data" / "topk_eval.yaml"
+BASELINE = "BM25 char-bigram"
+KS = (5, 8)
+Ranker = Callable[[str], list[str]]
+
+
+@dataclass
+class Method:
+    name: str
+    rank: Ranker
+    repeat: bool = True  # False: time each query once (answers would come from a cache)
+
+
+@dataclass
+class Outcome:
+    name: str
+    recall: dict[int, float]
+    mrr: float
+    median_ms: float
+    rankings: list[list[str]]
+
+
+def load_cases(path: Path = EVAL_SET) -> list[EvalCase]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return [
+        EvalCase(id=str(c["id"]), query=str(c["instruction"]), gold=tuple(c["gold"]))
+        for c in data["cases"]
+    ]
+
+
+def _bigrams(text: str) -> list[str]:
+    import unicodedata
+
+    compact = "".join(unicodedata.normalize("NFKC", text).lower().split())
+    return [a + b for a, b in itertools.pairwise(compact)]
+
+
+def substring_ranker(registry: BlockRegistry) -> Ranker:
+    ids = [spec.id for spec in registry.list()]
+
+    def rank(query: str) -> list[str]:
+        found = [spec.id for spec in registry.search(query, limit=len(ids))]
+        return found + [i for i in ids if i not in found]
+
+    return rank
+
+
+def bigram_ranker(registry: BlockRegistry) -> Ranker:
+    specs = registry.list()
+    ids = [spec.id for spec in specs]
+    index = BM25Index.from_tokens([_bigrams(block_document(s)) for s in specs], ids=ids)
+
+    def rank(query: str) -> list[str]:
+        scores = index.scores_for_terms(_bigrams(query))
+        return [ids[int(i)] for i in np.argsort(-scores, kind="stable")]
+
+    return rank
+
+
+def retriever_ranker(retriever: BlockRetriever, mode: RetrievalMode) -> Ranker:
+    def rank(query: str) -> list[str]:
+        result = retriever.retrieve(query, mode=mode)
+        if result.mode_used != mode:
+            raise RuntimeError(f"asked for {mode}, retrieval used {result.mode_used}")
+        return [block.id for block in result.ranking]
+
+    return rank
+
+
+def evaluate(method: Method, cases: list[EvalCase], repeat: int) -> Outcome:
+    rankings: list[list[str]] = []
+    times: list[float] = []
+    for case in cases:
+        runs = repeat if method.repeat else 1
+        for _ in range(runs):
+            started = time.perf_counter()
+            ranking = method.rank(case.query)
+            times.append((time.perf_counter() - started) * 1000)
+        rankings.append(ranking)
+    summary = summarize(rankings, [case.gold for case in cases], ks=KS)
+    return Outcome(
+        method.name, dict(summary.recall), summary.mrr, statistics.median(times), rankings
+    )
+
+
+def embedding_settings(scripted: bool, cache_dir: Path) -> tuple[Settings | None, str, Any]:
+    """Settings for dense/hybrid (None: skipped), a label, and a server to stop (or None)."""
+    if scripted:
+        from tests.support.llm_server import ScriptedLLMServer  # dev checkout only
+
+        server = ScriptedLLMServer().start()
+        os.environ["NO_PROXY"] = ",".join(
+            filter(None, [os.environ.get("NO_PROXY", ""), "127.0.0.1", "localhost"])
+        )
+        settings = Settings(
+            _env_file=None,
+            openai_base_url=server.url,
+            openai_api_key="sk-benchmark-scripted",
+            keiri_llm_model_embedding="openai:scripted-embed",
+            keiri_cache_dir=cache_dir,
+        )
+        return settings, "scripted n-gram-hash embeddings, not a real model", server
+    settings = load_settings()
+    ref = settings.model_for("embedding")
+    if ref is None:
+        return None, "", None
+    return settings.model_copy(update={"keiri_cache_dir": cache_dir}), str(ref), None
+
+
+# Reference-document text as plan generation appends it to the instruction (~4,000 characters).
+DOCUMENT_TEXT = (
+    "請求書 株式会社山田商事 御中 請求番号 INV-2025-001 発行日 2025年1月10日 "
+    "品目 コンサルティング料 数量 1 単価 100,000円 小計 100,000円 消費税 10,000円 "
+    "合計 110,000円 お支払期限 2025年1月31日 振込先 みずほ銀行 本店 普通 1234567\n"
+) * 40
+DOCUMENT_TEXT = DOCUMENT_TEXT[:4000]
+
+
+def long_query_ms(retriever: BlockRetriever, cases: list[EvalCase], repeat: int) -> float:
+    times: list[float] = []
+    for case in cases:
+        query = case.query + "\n" + DOCUMENT_TEXT
+        for _ in range(max(1, repeat // 4)):
+            started = time.perf_counter()
+            retriever.retrieve(query, mode="bm25")
+            times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
+
+
+def machine_note() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (
+        f"Python {platform.python_version()} on {platform.system()} {platform.machine()}, "
+        f"CPU: {cpu} x{os.cpu_count()}; sudachipy {version('sudachipy')}, "
+        f"sudachidict-core {version('sudachidict-core')}, bm25s {version('bm25s')}"
+    )
+
+
+def _ratio(value: float, base: float) -> str:
+    return f"{value / base:.2f}x" if base else "—"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=20, help="runs of each query (BM25)")
+    parser.add_argument("--verbose", action="store_true", help="list the gold blocks BM25 misses")
+    parser.add_argument(
+        "--scripted-embeddings",
+        action="store_true",
+        help="dense/hybrid against the tests' scripted server (n-gram-hash vectors)",
+    )
+    args = parser.parse_args(argv)
+
+    cases = load_cases()
+    registry = BlockRegistry()
+    print(f"catalog: {len(registry.list())} blocks; evaluation set: {len(cases)} instructions")
+    print(machine_note())
+
+    with tempfile.TemporaryDirectory(prefix="keiri-topk-") as tmp:
+        settings, label, server = embedding_settings(args.scripted_embeddings, Path(tmp))
+        try:
+            started = time.perf_counter()
+            retriever = BlockRetriever(
+                registry, settings=Settings(_env_file=None, keiri_llm_model_embedding=None)
+            )
+            build_ms = (time.perf_counter() - started) * 1000
+            methods = [
+                Method("substring (BlockRegistry.search)", substring_ranker(registry)),
+                Method(BASELINE, bigram_ranker(registry)),
+                Method("BM25 (Sudachi, product)", retriever_ranker(retriever, "bm25")),
+            ]
+            if settings is not None:
+                for mode in ("dense", "hybrid"):
+                    # One cache per mode: hybrid must not find dense's query vectors cached.
+                    own = settings.model_copy(update={"keiri_cache_dir": Path(tmp) / mode})
+                    embedded = BlockRetriever(
+                        registry, settings=own, embedder=get_embedder(settings=own)
+                    )
+                    started = time.perf_counter()
+                    embedded.dense_index()  # embed the catalog once (not part of a query)
+                    embed_ms = (time.perf_counter() - started) * 1000
+                    print(f"{mode}: catalog embedded in {embed_ms:.0f} ms ({label})")
+                    methods.append(Method(mode, retriever_ranker(embedded, mode), repeat=False))
+            outcomes = [evaluate(m, cases, args.repeat) for m in methods]
+            long_ms = long_query_ms(retriever, cases, args.repeat)
+        finally:
+            if server is not None:
+                server.stop()
+
+    print(
+        f"BM25 index build (tokenizer load + {len(registry.list())} block documents): "
+        f"{build_ms:.0f} ms"
+    )
+    if settings is None:
+        print(
+            "dense / hybrid: skipped — KEIRI_LLM_MODEL_EMBEDDING is not set "
+            "(no embedding model configured; --scripted-embeddings runs the path offline)"
+        )
+    elif args.scripted_embeddings:
+        print(f"dense / hybrid: {label}")
+    base = next(o for o in outcomes if o.name == BASELINE)
+    print(
+        "\n| method | recall@5 | recall@8 | MRR | recall@8 vs baseline | MRR vs baseline"
+        " | median ms/query | time vs baseline |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for o in outcomes:
+        print(
+            f"| {o.name} | {o.recall[5]:.3f} | {o.recall[8]:.3f} | {o.mrr:.3f}"
+            f" | {_ratio(o.recall[8], base.recall[8])} | {_ratio(o.mrr, base.mrr)}"
+            f" | {o.median_ms:.3f} | {_ratio(o.median_ms, base.median_ms)} |"
+        )
+    print(f"\nbaseline: {BASELINE}; time ratio > 1 means slower than the baseline")
+    print(
+        f"BM25 (product) with {len(DOCUMENT_TEXT):,} characters of document text after each"
+        f" instruction (what plan generation passes): median {long_ms:.2f} ms/query"
+    )
+    if args.verbose:
+        product = next(o for o in outcomes if o.name.startswith("BM25 (Sudachi"))
+        print("\ngold blocks outside the BM25 top 8:")
+        for case, ranking in zip(cases, product.rankings, strict=True):
+            missed = [f"{g} (#{ranking.index(g) + 1})" for g in case.gold if g not in ranking[:8]]
+            if missed:
+                print(f"- {case.id}: {', '.join(missed)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,339 @@
+"""Top-K block retrieval for plan generation (seed 004 §3).
+
+The plan generator shows the model only the blocks retrieved here, which keeps the search space
+small and leaves the model no unlisted block to invent. Each block is a document
+(:func:`block_document`: id, description, port names and descriptions, tags, category); the
+query is the user's instruction, optionally followed by text from the reference documents.
+
+Modes: ``bm25`` (Japanese BM25, always available), ``dense`` (cosine similarity of embeddings
+from ``KEIRI_LLM_MODEL_EMBEDDING``, cached on disk under ``KEIRI_CACHE_DIR``) and ``hybrid``
+(both, normalized per query and mixed). Without an embedding model, ``hybrid`` runs as BM25 and
+says so in ``note`` and the metrics; ``dense`` asked for explicitly is a configuration error.
+
+Candidates are the best blocks, at most ``k_per_category`` per category and ``max_total`` in all
+(seed 004: 5–8 per category, 30 at most), plus any ``required`` blocks (a chosen template's).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.blocks.spec import BlockSpec
+from keiri_agent.config import LLMRole, Settings, load_settings
+from keiri_agent.errors import BlockError, ConfigurationError, ErrorCode
+from keiri_agent.retrieval.bm25 import BM25Index
+from keiri_agent.retrieval.dense import DenseIndex, EmbeddingCache
+from keiri_agent.retrieval.hybrid import DEFAULT_DENSE_WEIGHT, fuse
+
+if TYPE_CHECKING:
+    from keiri_agent.llm import EmbeddingClient
+
+__all__ = [
+    "DEFAULT_K_PER_CATEGORY",
+    "DEFAULT_MAX_TOTAL",
+    "NO_EMBEDDING_NOTE",
+    "RETRIEVAL_MODES",
+    "TAG_WEIGHT",
+    "BlockRetriever",
+    "RankedBlock",
+    "RetrievalMode",
+    "RetrievalResult",
+    "block_document",
+]
+
+RetrievalMode = Literal["bm25", "dense", "hybrid"]
+RETRIEVAL_MODES: tuple[str, ...] = get_args(RetrievalMode)
+DEFAULT_K_PER_CATEGORY = 6  # seed 004 §3: 5–8 per category
+DEFAULT_MAX_TOTAL = 30  # seed 004 §3: 30 at most
+TAG_WEIGHT = 2  # tags are repeated this many times in a block's document
+MAX_PORT_SUMMARY_CHARS = 80  # of a port description in the block's document
+_SENTENCE_END = re.compile(r"(?<=。)|\n")
+NO_EMBEDDING_NOTE = (
+    "埋め込みモデルが未設定のため BM25 のみで検索しました"
+    "（KEIRI_LLM_MODEL_EMBEDDING を設定すると dense/hybrid になります）"
+)
+
+
+class RankedBlock(BaseModel):
+    """One block in a ranking: its final score and the component scores behind it.
+
+    ``bm25`` is the raw BM25 score and ``dense`` the cosine similarity; a component the mode
+    did not use is ``None``. In hybrid mode ``score`` is the normalized mix (0..1).
+    """
+
+    id: str
+    category: str
+    score: float
+    bm25: float | None
+    dense: float | None
+    rank: int = Field(ge=1)
+
+
+class RetrievalResult(BaseModel):
+    """What one retrieval found, how, and how long it took."""
+
+    query: str
+    mode_requested: RetrievalMode
+    mode_used: RetrievalMode
+    note: str | None
+    ranking: list[RankedBlock]  # every block, best first
+    candidates: list[RankedBlock]  # what the model is shown, best first
+    duration_ms: float
+    k_per_category: int = DEFAULT_K_PER_CATEGORY
+    max_total: int = DEFAULT_MAX_TOTAL
+    required: list[str] = Field(default_factory=list)
+
+    def candidate_ids(self) -> list[str]:
+        return [block.id for block in self.candidates]
+
+    def metrics(self) -> dict[str, Any]:
+        """The run-log / UI summary: modes, note, candidate ids and timing."""
+        return {
+            "mode_requested": self.mode_requested,
+            "mode_used": self.mode_used,
+            "note": self.note,
+            "candidates": self.candidate_ids(),
+            "candidate_count": len(self.candidates),
+            "block_count": len(self.ranking),
+            "k_per_category": self.k_per_category,
+            "max_total": self.max_total,
+            "required": list(self.required),
+            "duration_ms": self.duration_ms,
+        }
+
+
+def _words(name: str) -> str:
+    return name.replace(".", " ").replace("_", " ")
+
+
+def _first_sentence(text: str) -> str:
+    head = _SENTENCE_END.split(text.strip(), maxsplit=1)[0]
+    return head[:MAX_PORT_SUMMARY_CHARS]
+
+
+def _port_text(name: str, port: dict[str, Any]) -> list[str]:
+    parts = [name, _words(name)]
+    title = port.get("title")
+    if isinstance(title, str) and title.strip():
+        parts.append(title.strip())
+    description = port.get("description")
+    if isinstance(description, str) and description.strip():
+        parts.append(_first_sentence(description))
+    return parts
+
+
+def block_document(spec: BlockSpec) -> str:
+    """The text a block is retrieved by: id (whole and in words), category, tags, description,
+    and each input and output port's name, title and the first sentence of its description.
+
+    Tags are the words users type for what the block does (照合, 消込, 名寄せ, ...), curated per
+    block, so they count ``TAG_WEIGHT`` times, like a BM25F field weight. Only the first sentence
+    of a port description is used: the rest details formats and options, often naming other
+    blocks and business terms, which would drown what the block is for. Both choices were
+    measured on tests/data/topk_eval.yaml (see benchmarks/README.md).
+    """
+    tags = " ".join(spec.tags)
+    lines = [
+        spec.id,
+        _words(spec.id),
+        spec.category,
+        *([tags] * TAG_WEIGHT),
+        spec.description.strip(),
+    ]
+    for name, port in (*spec.inputs.items(), *spec.outputs.items()):
+        lines.append(" ".join(_port_text(name, port)))
+    return "\n".join(line for line in lines if line)
+
+
+class BlockRetriever:
+    """Ranks a registry's blocks (latest versions) for an instruction.
+
+    The BM25 index is built once, when the retriever is created; block embeddings are computed
+    on the first dense or hybrid query (read from the on-disk cache when unchanged). Safe to use
+    from several threads.
+    """
+
+    def __init__(
+        self,
+        registry: BlockRegistry,
+        *,
+        embedder: EmbeddingClient | None = None,
+        settings: Settings | None = None,
+        dense_weight: float = DEFAULT_DENSE_WEIGHT,
+    ) -> None:
+        self.settings = settings if settings is not None else load_settings()
+        self._embedder = embedder
+        self.dense_weight = dense_weight
+        self.specs: list[BlockSpec] = registry.list()
+        self._registry = registry
+        self._ids = [spec.id for spec in self.specs]
+        self._category = {spec.id: spec.category for spec in self.specs}
+        self._documents = [block_document(spec) for spec in self.specs]
+        self.bm25 = BM25Index.build(self._documents, ids=self._ids)
+        self._dense: DenseIndex | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def embedder(self) -> EmbeddingClient:
+        """The embedding client (built from the settings on first use)."""
+        if self._embedder is None:
+            from keiri_agent.llm import get_embedder  # BM25-only use never loads the LLM layer
+
+            self._embedder = get_embedder(settings=self.settings)
+        return self._embedder
+
+    @property
+    def embedding_configured(self) -> bool:
+        """Whether dense and hybrid retrieval can run (an embedding model is set or given)."""
+        if self._embedder is not None:
+            return self._embedder.configured
+        return self.settings.model_for(LLMRole.EMBEDDING) is not None
+
+    def dense_index(self) -> DenseIndex:
+        """The block embeddings (built on first use; unchanged specs come from the cache)."""
+        with self._lock:
+            if self._dense is None:
+                if not self.embedding_configured:
+                    raise _dense_unavailable()
+                self._dense = DenseIndex.build(
+                    self._documents,
+                    ids=self._ids,
+                    embedder=self.embedder,
+                    cache=EmbeddingCache(self.settings.keiri_cache_dir),
+                )
+            return self._dense
+
+    def retrieve(
+        self,
+        query: str,
+        *,
+        mode: RetrievalMode = "hybrid",
+        k_per_category: int = DEFAULT_K_PER_CATEGORY,
+        max_total: int = DEFAULT_MAX_TOTAL,
+        required: Sequence[str] = (),
+    ) -> RetrievalResult:
+        """Rank every block for ``query`` and pick the candidates shown to the model."""
+        started = time.perf_counter()
+        _check_options(query, mode, k_per_category, max_total)
+        required_ids = self._required(required)
+        note: str | None = None
+        mode_used: RetrievalMode = mode
+        if mode == "dense" and not self.embedding_configured:
+            raise _dense_unavailable()
+        if mode == "hybrid" and not self.embedding_configured:
+            mode_used = "bm25"
+            note = NO_EMBEDDING_NOTE
+        ranking = self._rank(query, mode_used)
+        candidates = _select(ranking, k_per_category, max_total, required_ids)
+        return RetrievalResult(
+            query=query,
+            mode_requested=mode,
+            mode_used=mode_used,
+            note=note,
+            ranking=ranking,
+            candidates=candidates,
+            duration_ms=round((time.perf_counter() - started) * 1000, 3),
+            k_per_category=k_per_category,
+            max_total=max_total,
+            required=required_ids,
+        )
+
+    def _required(self, required: Sequence[str]) -> list[str]:
+        ids: list[str] = []
+        for ref in required:
+            spec = self._registry.get(ref)  # BLOCK_NOT_FOUND with close names otherwise
+            if spec.id not in ids:
+                ids.append(spec.id)
+        return ids
+
+    def _rank(self, query: str, mode: RetrievalMode) -> list[RankedBlock]:
+        if mode == "hybrid":
+            dense = self.dense_index().scores(query)
+            bm25 = self.bm25.scores(query)
+            hits = fuse(self._ids, bm25, dense, dense_weight=self.dense_weight)
+            return [
+                self._ranked(hit.id, hit.score, hit.bm25, hit.dense, rank)
+                for rank, hit in enumerate(hits, start=1)
+            ]
+        scores = self.dense_index().scores(query) if mode == "dense" else self.bm25.scores(query)
+        order = np.argsort(-scores, kind="stable")
+        ranked: list[RankedBlock] = []
+        for rank, position in enumerate(order, start=1):
+            value = float(scores[int(position)])
+            block_id = self._ids[int(position)]
+            bm25_score = value if mode == "bm25" else None
+            dense_score = value if mode == "dense" else None
+            ranked.append(self._ranked(block_id, value, bm25_score, dense_score, rank))
+        return ranked
+
+    def _ranked(
+        self, block_id: str, score: float, bm25: float | None, dense: float | None, rank: int
+    ) -> RankedBlock:
+        return RankedBlock(
+            id=block_id,
+            category=self._category[block_id],
+            score=round(score, 6),
+            bm25=None if bm25 is None else round(bm25, 6),
+            dense=None if dense is None else round(dense, 6),
+            rank=rank,
+        )
+
+
+def _select(
+    ranking: list[RankedBlock], k_per_category: int, max_total: int, required: list[str]
+) -> list[RankedBlock]:
+    """Required blocks first (they count towards the caps), then the best of the rest."""
+    chosen: set[str] = set(required)
+    per_category: dict[str, int] = {}
+    for block in ranking:
+        if block.id in chosen:
+            per_category[block.category] = per_category.get(block.category, 0) + 1
+    for block in ranking:
+        if len(chosen) >= max_total:
+            break
+        if block.id in chosen or per_category.get(block.category, 0) >= k_per_category:
+            continue
+        chosen.add(block.id)
+        per_category[block.category] = per_category.get(block.category, 0) + 1
+    return [block for block in ranking if block.id in chosen]
+
+
+def _check_options(query: str, mode: str, k_per_category: int, max_total: int) -> None:
+    if mode not in RETRIEVAL_MODES:
+        raise BlockError(
+            f"検索モード '{mode}' は使えません。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint=f"{' / '.join(RETRIEVAL_MODES)} のいずれかを指定してください。",
+            details={"mode": mode},
+        )
+    if not query.strip():
+        raise BlockError(
+            "ブロックを検索する文（指示）が空です。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="やりたいことを日本語で書いてください（例: 請求書と入金明細を照合したい）。",
+        )
+    for name, value in (("k_per_category", k_per_category), ("max_total", max_total)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise BlockError(
+                f"{name} は 1 以上の整数で指定してください（指定値: {value!r}）。",
+                code=ErrorCode.INPUT_VALIDATION_FAILED,
+                hint=f"既定はカテゴリごと {DEFAULT_K_PER_CATEGORY} 件、合計 {DEFAULT_MAX_TOTAL} 件です。",
+                details={name: value},
+            )
+
+
+def _dense_unavailable() -> ConfigurationError:
+    return ConfigurationError(
+        "埋め込みモデルが設定されていないため、dense 検索はできません。",
+        hint="KEIRI_LLM_MODEL_EMBEDDING に provider:model（例: openai:text-embedding-3-small）を"
+        "設定するか、検索モードを bm25 または hybrid にしてください。",
+        details={"variable": "KEIRI_LLM_MODEL_EMBEDDING", "mode": "dense"},
+    )

@@ -1,0 +1,37 @@
+"""Retrieval: Japanese tokenization, BM25, dense (embedding) and hybrid ranking.
+
+Generic over any list of texts (block specs for plan generation, manual chunks for the help
+desk). BM25 runs in process and can be saved to a directory; dense retrieval takes its vectors
+from the LLM layer's embedder and caches them on disk; hybrid mixes the two per query.
+
+- :mod:`~keiri_agent.retrieval.tokenize` — SudachiPy tokenizer (:func:`get_tokenizer`; the
+  module's ``tokenize`` function is not re-exported here, so the module name stays reachable)
+- :mod:`~keiri_agent.retrieval.bm25` — :class:`BM25Index`
+- :mod:`~keiri_agent.retrieval.dense` — :class:`DenseIndex`, :class:`EmbeddingCache`
+- :mod:`~keiri_agent.retrieval.hybrid` — :class:`HybridIndex`, :func:`fuse`
+- :mod:`~keiri_agent.retrieval.eval` — recall@K and MRR
+"""
+
+from __future__ import annotations
+
+from keiri_agent.retrieval.bm25 import BM25Hit, BM25Index
+from keiri_agent.retrieval.dense import DenseHit, DenseIndex, EmbeddingCache, cosine_scores
+from keiri_agent.retrieval.hybrid import DEFAULT_DENSE_WEIGHT, HybridHit, HybridIndex, fuse, minmax
+from keiri_agent.retrieval.tokenize import JapaneseTokenizer, get_tokenizer, tokenize_many
+
+__all__ = [
+    "DEFAULT_DENSE_WEIGHT",
+    "BM25Hit",
+    "BM25Index",
+    "DenseHit",
+    "DenseIndex",
+    "EmbeddingCache",
+    "HybridHit",
+    "HybridIndex",
+    "JapaneseTokenizer",
+    "cosine_scores",
+    "fuse",
+    "get_tokenizer",
+    "minmax",
+    "tokenize_many",
+]

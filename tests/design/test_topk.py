@@ -1,0 +1,254 @@
+"""Top-K block retrieval for plan generation (seed 004 §3)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.blocks.spec import BlockSpec
+from keiri_agent.config import Settings
+from keiri_agent.design.topk import (
+    DEFAULT_K_PER_CATEGORY,
+    DEFAULT_MAX_TOTAL,
+    NO_EMBEDDING_NOTE,
+    BlockRetriever,
+    block_document,
+)
+from keiri_agent.errors import BlockError, ConfigurationError, ErrorCode
+from keiri_agent.retrieval.eval import summarize
+from tests.support.llm_server import ScriptedLLMServer
+
+EVAL_SET = Path(__file__).resolve().parent.parent / "data" / "topk_eval.yaml"
+
+
+@pytest.fixture(scope="module")
+def registry() -> BlockRegistry:
+    return BlockRegistry()  # built-in specs only
+
+
+@pytest.fixture
+def retriever(registry: BlockRegistry) -> BlockRetriever:
+    return BlockRetriever(registry)
+
+
+def _spec(block_id: str, description: str, **extra: Any) -> BlockSpec:
+    return BlockSpec(
+        id=block_id,
+        version="1.0.0",
+        entrypoint="tests.nowhere:Block",
+        description=description,
+        category=block_id.split(".")[0],
+        **extra,
+    )
+
+
+def _small_registry(descriptions: dict[str, str]) -> BlockRegistry:
+    registry = BlockRegistry(builtin=False)
+    for block_id, description in descriptions.items():
+        registry.add(_spec(block_id, description))
+    return registry
+
+
+def test_block_document_covers_id_words_tags_ports_and_category(registry: BlockRegistry) -> None:
+    document = block_document(registry.get("table.reconcile"))
+    for expected in (
+        "table.reconcile",
+        "table reconcile",
+        "消込",
+        "unmatched_left",
+        "unmatched left",
+    ):
+        assert expected in document
+    assert "請求一覧と入金明細" in document  # the description
+    assert "照合する左の表" in document  # first sentence of a port description
+
+
+def test_bm25_ranks_the_obvious_block_first(retriever: BlockRetriever) -> None:
+    result = retriever.retrieve("入金消込をしたい", mode="bm25")
+    assert result.ranking[0].id == "table.reconcile"
+    assert [b.rank for b in result.ranking] == list(range(1, len(result.ranking) + 1))
+    assert {b.id for b in result.ranking} == {s.id for s in retriever.specs}
+    top = result.ranking[0]
+    assert top.bm25 == top.score > 0
+    assert top.dense is None
+    assert result.mode_used == "bm25"
+    assert result.note is None
+
+
+def test_hybrid_without_an_embedding_model_says_it_used_bm25(retriever: BlockRetriever) -> None:
+    result = retriever.retrieve("月次売上を集計してグラフにしたい")
+    assert result.mode_requested == "hybrid"
+    assert result.mode_used == "bm25"
+    assert result.note == NO_EMBEDDING_NOTE
+    assert "KEIRI_LLM_MODEL_EMBEDDING" in result.note
+    metrics = result.metrics()
+    assert metrics["mode_used"] == "bm25"
+    assert metrics["note"] == NO_EMBEDDING_NOTE
+    assert metrics["candidates"] == result.candidate_ids()
+    assert metrics["duration_ms"] == result.duration_ms >= 0
+
+
+def test_dense_without_an_embedding_model_is_a_configuration_error(
+    retriever: BlockRetriever,
+) -> None:
+    with pytest.raises(ConfigurationError) as info:
+        retriever.retrieve("請求書を読み取る", mode="dense")
+    assert "埋め込みモデル" in info.value.message
+    assert "KEIRI_LLM_MODEL_EMBEDDING" in info.value.hint
+
+
+def test_candidates_respect_the_per_category_and_total_caps(retriever: BlockRetriever) -> None:
+    result = retriever.retrieve("表を集計して重複を除き、照合する", mode="bm25", k_per_category=2)
+    per_category: dict[str, int] = {}
+    for block in result.candidates:
+        per_category[block.category] = per_category.get(block.category, 0) + 1
+    assert max(per_category.values()) == 2
+    table_blocks = [b.id for b in result.ranking if b.category == "table"][:2]
+    assert [b.id for b in result.candidates if b.category == "table"] == table_blocks
+    capped = retriever.retrieve("表を集計して重複を除き、照合する", mode="bm25", max_total=3)
+    assert len(capped.candidates) == 3
+    assert capped.candidate_ids() == [b.id for b in capped.ranking[:3]]
+
+
+def test_the_defaults_follow_the_seed() -> None:
+    assert 5 <= DEFAULT_K_PER_CATEGORY <= 8
+    assert DEFAULT_MAX_TOTAL == 30
+
+
+def test_required_blocks_are_always_candidates(retriever: BlockRetriever) -> None:
+    result = retriever.retrieve(
+        "入金消込", mode="bm25", max_total=2, required=["ui.interactive_input", "report.chart@0"]
+    )
+    ids = result.candidate_ids()
+    assert {"ui.interactive_input", "report.chart"} <= set(ids)
+    assert len(ids) == 2  # the required blocks fill the total; nothing else fits
+    assert result.metrics()["required"] == ["ui.interactive_input", "report.chart"]
+    wider = retriever.retrieve("入金消込", mode="bm25", max_total=3, required=["report.chart"])
+    assert wider.candidate_ids()[0] == "table.reconcile"
+    assert "report.chart" in wider.candidate_ids()
+
+
+def test_an_unknown_required_block_is_refused(retriever: BlockRetriever) -> None:
+    with pytest.raises(BlockError) as info:
+        retriever.retrieve("入金消込", required=["table.reconcilee"])
+    assert info.value.code == ErrorCode.BLOCK_NOT_FOUND
+    assert "table.reconcilee" in info.value.message
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"mode": "semantic"}, "検索モード"),
+        ({"k_per_category": 0}, "k_per_category"),
+        ({"max_total": -1}, "max_total"),
+    ],
+)
+def test_bad_options_are_refused_in_japanese(
+    retriever: BlockRetriever, kwargs: dict[str, Any], field: str
+) -> None:
+    with pytest.raises(BlockError, match=field) as info:
+        retriever.retrieve("入金消込", **kwargs)
+    assert info.value.code == ErrorCode.INPUT_VALIDATION_FAILED
+
+
+def test_a_blank_query_is_refused(retriever: BlockRetriever) -> None:
+    with pytest.raises(BlockError, match="空です"):
+        retriever.retrieve("  \n ")
+
+
+def test_a_long_query_with_document_text_still_finds_the_block(retriever: BlockRetriever) -> None:
+    documents = ("株式会社山田商事 御中 請求金額 110,000円 支払期日 2025年1月31日。" * 80)[:4000]
+    result = retriever.retrieve("請求書と入金明細を照合して消込したい\n" + documents, mode="bm25")
+    assert "table.reconcile" in result.candidate_ids()[:3]
+
+
+def test_bm25_recall_at_8_on_the_evaluation_set(retriever: BlockRetriever) -> None:
+    cases = yaml.safe_load(EVAL_SET.read_text(encoding="utf-8"))["cases"]
+    assert len(cases) >= 30
+    known = {spec.id for spec in retriever.specs}
+    for case in cases:
+        assert set(case["gold"]) <= known, case["id"]
+    rankings = [
+        [block.id for block in retriever.retrieve(case["instruction"], mode="bm25").ranking]
+        for case in cases
+    ]
+    summary = summarize(rankings, [case["gold"] for case in cases], ks=(8,))
+    assert summary.recall[8] >= 0.9, summary
+
+
+# --- with an embedding model (the scripted OpenAI-compatible server) -----------------------
+
+
+@pytest.fixture
+def embedding_model(
+    llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> Path:
+    cache_dir = tmp_path / "keiri-cache"
+    monkeypatch.setenv("KEIRI_LLM_MODEL_EMBEDDING", "openai:scripted-embed")
+    monkeypatch.setenv("KEIRI_CACHE_DIR", str(cache_dir))
+    return cache_dir
+
+
+def test_hybrid_with_an_embedding_model_uses_both_scores(
+    registry: BlockRegistry, embedding_model: Path
+) -> None:
+    result = BlockRetriever(registry).retrieve("請求一覧と入金明細を照合して消込したい")
+    assert result.mode_used == "hybrid"
+    assert result.note is None
+    assert result.ranking[0].id == "table.reconcile"
+    for block in result.ranking:
+        assert block.bm25 is not None
+        assert block.dense is not None
+        assert 0.0 <= block.score <= 1.0
+    assert (embedding_model / "embeddings.sqlite3").is_file()
+
+
+def test_block_embeddings_are_cached_across_retrievers(
+    registry: BlockRegistry, llm_server: ScriptedLLMServer, embedding_model: Path
+) -> None:
+    query = "フォルダのファイル一覧を作る"
+    first = BlockRetriever(registry).retrieve(query, mode="dense")
+    assert first.mode_used == "dense"
+    assert first.ranking[0].dense is not None
+    assert first.ranking[0].bm25 is None
+    sent = len(llm_server.embedding_requests())
+    assert sent >= 2  # the block documents, then the query
+    again = BlockRetriever(registry).retrieve(query, mode="dense")
+    assert len(llm_server.embedding_requests()) == sent
+    assert again.candidate_ids() == first.candidate_ids()
+
+
+def test_only_changed_specs_are_embedded_again(
+    llm_server: ScriptedLLMServer, embedding_model: Path
+) -> None:
+    before = _small_registry({"a.one": "請求書を読む", "b.two": "売上を集計する"})
+    BlockRetriever(before).retrieve("請求", mode="dense")
+    sent = len(llm_server.embedding_requests())
+    after = _small_registry({"a.one": "請求書を読む", "b.two": "売上を月別に集計する"})
+    BlockRetriever(after).retrieve("請求", mode="dense")
+    new_requests = llm_server.embedding_requests()[sent:]
+    assert len(new_requests) == 1
+    (changed,) = new_requests[0]["input"]
+    assert "月別" in changed
+    assert "b.two" in changed
+
+
+def test_an_injected_embedder_and_settings_are_used(
+    registry: BlockRegistry, llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    from keiri_agent.llm import get_embedder
+
+    settings = Settings(
+        _env_file=None,
+        keiri_llm_model_embedding="openai:scripted-embed",
+        keiri_cache_dir=tmp_path / "cache",
+    )
+    retriever = BlockRetriever(
+        registry, embedder=get_embedder(settings=settings), settings=settings
+    )
+    assert retriever.retrieve("入金消込").mode_used == "hybrid"
+    assert (tmp_path / "cache" / "embeddings.sqlite3").is_file()
