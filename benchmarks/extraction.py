@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import os
-import platform
 import re
 import sys
 import time
@@ -26,6 +24,7 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.corpus import BenchmarkPdf, generate_corpus
+from benchmarks.machine import machine_note as common_machine_note
 
 __all__ = ["EXTRACTORS", "main"]
 
@@ -112,17 +111,8 @@ def machine_note() -> str:
     import pypdf
     import pypdfium2
 
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return (
-        f"Python {platform.python_version()} on {platform.system()} {platform.machine()}, "
-        f"CPU: {cpu} x{os.cpu_count()}; pypdf {pypdf.__version__}, "
+    return common_machine_note(
+        f"pypdf {pypdf.__version__}, "
         f"pdfminer.six {pdfminer.__version__}, pypdfium2 {pypdfium2.version.PYPDFIUM_INFO}"
         f" (PDFium {pypdfium2.version.PDFIUM_INFO})"
     )

@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -43,6 +42,7 @@ import yaml
 if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.machine import machine_note as common_machine_note
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.config import Settings, load_settings
 from keiri_agent.design.topk import BlockRetriever, RetrievalMode, block_document
@@ -182,17 +182,8 @@ def long_query_ms(retriever: BlockRetriever, cases: list[EvalCase], repeat: int)
 
 
 def machine_note() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return (
-        f"Python {platform.python_version()} on {platform.system()} {platform.machine()}, "
-        f"CPU: {cpu} x{os.cpu_count()}; sudachipy {version('sudachipy')}, "
+    return common_machine_note(
+        f"sudachipy {version('sudachipy')}, "
         f"sudachidict-core {version('sudachidict-core')}, bm25s {version('bm25s')}"
     )
 

@@ -25,19 +25,8 @@ def asks_for(tool: str) -> Callable[[dict[str, Any]], bool]:
     return lambda body: body["tools"][0]["function"]["name"] == tool
 
 
-@pytest.fixture
-def env(llm_server: ScriptedLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
-    monkeypatch.setenv("KEIRI_DESIGNS_DIR", str(tmp_path / "designs"))
-    monkeypatch.setenv("KEIRI_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("KEIRI_LLM_MAX_RETRIES", "0")
-    monkeypatch.delenv("KEIRI_LLM_MODEL_EMBEDDING", raising=False)
-    monkeypatch.delenv("KEIRI_AGENT_LLM_FALLBACK", raising=False)
-    return tmp_path
-
-
 def test_generate_saves_a_valid_plan_under_designs(
-    env: Path, llm_server: ScriptedLLMServer
+    design_env: Path, llm_server: ScriptedLLMServer
 ) -> None:
     llm_server.add_chat(json=SKELETON)
     llm_server.add_chat(json=wiring())
@@ -48,20 +37,20 @@ def test_generate_saves_a_valid_plan_under_designs(
     data = json.loads(result.stdout)
     assert data["status"] == "ok"
     saved = Path(data["saved"])
-    assert saved.parent == env / "designs" / "expense"
+    assert saved.parent == design_env / "designs" / "expense"
     assert saved.name.startswith("high_amount_")
     assert saved.suffix == ".yaml"
     assert validate_file(saved, default_registry(), env={}).valid
 
 
 def test_generate_asks_then_completes_with_an_answers_file(
-    env: Path, llm_server: ScriptedLLMServer
+    design_env: Path, llm_server: ScriptedLLMServer
 ) -> None:
     llm_server.add_chat(json=SKELETON, repeat=True, when=asks_for("PlanSkeleton"))
     llm_server.add_chat(
         json=wiring(expense_file=None), repeat=True, when=asks_for("LLMDesignModel")
     )
-    out = env / "plan.yaml"
+    out = design_env / "plan.yaml"
 
     asked = runner.invoke(app, ["plan", "generate", "-i", INSTRUCTION, "--out", str(out)])
 
@@ -70,7 +59,7 @@ def test_generate_asks_then_completes_with_an_answers_file(
     assert "回答ファイルの例" in asked.stderr
     assert not out.exists()
 
-    answers = env / "answers.yaml"
+    answers = design_env / "answers.yaml"
     answers.write_text(yaml.safe_dump({"expense_file": str(EXPENSES)}, allow_unicode=True), "utf-8")
     done = runner.invoke(
         app, ["plan", "generate", "-i", INSTRUCTION, "--answers", str(answers), "--out", str(out)]
@@ -82,7 +71,9 @@ def test_generate_asks_then_completes_with_an_answers_file(
     assert plan["vars"]["expense_file"] == str(EXPENSES)
 
 
-def test_generate_compose_mode_needs_no_llm(env: Path, llm_server: ScriptedLLMServer) -> None:
+def test_generate_compose_mode_needs_no_llm(
+    design_env: Path, llm_server: ScriptedLLMServer
+) -> None:
     result = runner.invoke(
         app,
         [
@@ -97,7 +88,9 @@ def test_generate_compose_mode_needs_no_llm(env: Path, llm_server: ScriptedLLMSe
     assert llm_server.chat_requests() == []
 
 
-def test_generate_reports_failures_in_japanese(env: Path, llm_server: ScriptedLLMServer) -> None:
+def test_generate_reports_failures_in_japanese(
+    design_env: Path, llm_server: ScriptedLLMServer
+) -> None:
     llm_server.add_chat(json=SKELETON, when=asks_for("PlanSkeleton"))
     llm_server.add_chat(
         json=wiring(source="${read.deposits}"), repeat=True, when=asks_for("LLMDesignModel")
@@ -108,7 +101,7 @@ def test_generate_reports_failures_in_japanese(env: Path, llm_server: ScriptedLL
     assert result.exit_code == 1
     assert "Plan を完成できませんでした" in result.stderr
     assert "提案:" in result.stderr
-    assert not (env / "designs").exists()
+    assert not (design_env / "designs").exists()
 
 
 @pytest.mark.parametrize(
@@ -120,7 +113,7 @@ def test_generate_reports_failures_in_japanese(env: Path, llm_server: ScriptedLL
         (["--answers", "ない.yaml"], "回答ファイル"),
     ],
 )
-def test_generate_rejects_bad_options(env: Path, args: list[str], message: str) -> None:
+def test_generate_rejects_bad_options(design_env: Path, args: list[str], message: str) -> None:
     result = runner.invoke(app, ["plan", "generate", "-i", INSTRUCTION, *args])
     assert result.exit_code == 2
     assert message in result.stderr

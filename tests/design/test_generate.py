@@ -71,17 +71,6 @@ def wiring(
     }
 
 
-@pytest.fixture
-def env(llm_server: ScriptedLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
-    monkeypatch.setenv("KEIRI_DESIGNS_DIR", str(tmp_path / "designs"))
-    monkeypatch.setenv("KEIRI_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("KEIRI_LLM_MAX_RETRIES", "0")
-    monkeypatch.delenv("KEIRI_LLM_MODEL_EMBEDDING", raising=False)
-    monkeypatch.delenv("KEIRI_AGENT_LLM_FALLBACK", raising=False)
-    return tmp_path
-
-
 def last_human(request: dict[str, Any]) -> str:
     return str(request["messages"][-1]["content"])
 
@@ -91,7 +80,7 @@ def events_of(result: Any) -> list[dict[str, Any]]:
     return [e.to_dict() for e in read_events(Path(result.run_log))]
 
 
-def test_valid_plan_on_first_attempt(env: Path, llm_server: ScriptedLLMServer) -> None:
+def test_valid_plan_on_first_attempt(design_env: Path, llm_server: ScriptedLLMServer) -> None:
     llm_server.add_chat(json=SKELETON)
     llm_server.add_chat(json=wiring())
 
@@ -131,7 +120,7 @@ def test_valid_plan_on_first_attempt(env: Path, llm_server: ScriptedLLMServer) -
 
 
 def test_invalid_plan_is_repaired_on_the_second_attempt(
-    env: Path, llm_server: ScriptedLLMServer
+    design_env: Path, llm_server: ScriptedLLMServer
 ) -> None:
     llm_server.add_chat(json=SKELETON)
     llm_server.add_chat(json=wiring(source="${read.deposits}"))  # no such output
@@ -158,7 +147,9 @@ def test_invalid_plan_is_repaired_on_the_second_attempt(
     assert final["values"]["validation_errors"][1] == 0
 
 
-def test_reply_outside_the_schema_is_repaired(env: Path, llm_server: ScriptedLLMServer) -> None:
+def test_reply_outside_the_schema_is_repaired(
+    design_env: Path, llm_server: ScriptedLLMServer
+) -> None:
     bad = wiring()
     bad["graph"][1]["in"]["rows"] = bad["graph"][1]["in"].pop("table")  # not a port of the block
     llm_server.add_chat(json=SKELETON)
@@ -174,7 +165,9 @@ def test_reply_outside_the_schema_is_repaired(env: Path, llm_server: ScriptedLLM
     assert "rows" in repair
 
 
-def test_unrepairable_plan_returns_its_errors(env: Path, llm_server: ScriptedLLMServer) -> None:
+def test_unrepairable_plan_returns_its_errors(
+    design_env: Path, llm_server: ScriptedLLMServer
+) -> None:
     llm_server.add_chat(json=SKELETON)
     llm_server.add_chat(json=wiring(source="${read.deposits}"))
     llm_server.add_chat(json=wiring(source="${read.deposits}"))
@@ -191,7 +184,7 @@ def test_unrepairable_plan_returns_its_errors(env: Path, llm_server: ScriptedLLM
 
 
 def test_missing_information_becomes_requirements_and_a_second_turn_completes(
-    env: Path, llm_server: ScriptedLLMServer
+    design_env: Path, llm_server: ScriptedLLMServer
 ) -> None:
     llm_server.add_chat(json=SKELETON)
     llm_server.add_chat(json=wiring(expense_file=None))
@@ -205,7 +198,7 @@ def test_missing_information_becomes_requirements_and_a_second_turn_completes(
     assert field["type"] == "file"
 
     with pytest.raises(BlockError) as bad:
-        chat.answer({"expense_file": str(env / "ない.xlsx")})
+        chat.answer({"expense_file": str(design_env / "ない.xlsx")})
     assert bad.value.code == "INPUT_VALIDATION_FAILED"
     assert chat.result is first  # nothing changed
 
@@ -219,7 +212,7 @@ def test_missing_information_becomes_requirements_and_a_second_turn_completes(
 
 
 def test_skeleton_questions_are_answered_and_generation_continues(
-    env: Path, llm_server: ScriptedLLMServer
+    design_env: Path, llm_server: ScriptedLLMServer
 ) -> None:
     asking = {
         **SKELETON,
@@ -245,7 +238,9 @@ def test_skeleton_questions_are_answered_and_generation_continues(
     assert "threshold: 50000" in regenerated
 
 
-def test_llm_api_error_is_raised_not_hidden(env: Path, llm_server: ScriptedLLMServer) -> None:
+def test_llm_api_error_is_raised_not_hidden(
+    design_env: Path, llm_server: ScriptedLLMServer
+) -> None:
     llm_server.add_error(500, "upstream down")
     with pytest.raises(LLMError) as raised:
         generate_plan(INSTRUCTION)
@@ -253,7 +248,7 @@ def test_llm_api_error_is_raised_not_hidden(env: Path, llm_server: ScriptedLLMSe
 
 
 def test_fallback_only_when_enabled_and_marked(
-    env: Path, llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
+    design_env: Path, llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("KEIRI_AGENT_LLM_FALLBACK", "1")
     llm_server.add_error(500, "upstream down")
@@ -266,7 +261,7 @@ def test_fallback_only_when_enabled_and_marked(
     assert validate_text(result.yaml or "", default_registry(), env={}).valid
 
 
-def test_empty_instruction_and_bad_mode_are_refused(env: Path) -> None:
+def test_empty_instruction_and_bad_mode_are_refused(design_env: Path) -> None:
     with pytest.raises(BlockError, match="指示テキストが空"):
         generate_plan("  ")
     with pytest.raises(BlockError, match="apply_mode"):
@@ -279,7 +274,7 @@ RECONCILIATION = ["evidence_zip_invoices", "bank_statement", "invoice_payment"]
 
 
 def test_compose_mode_builds_a_valid_plan_without_the_llm(
-    env: Path, llm_server: ScriptedLLMServer
+    design_env: Path, llm_server: ScriptedLLMServer
 ) -> None:
     result = generate_plan(
         "請求書と入金明細を照合する",
@@ -298,7 +293,7 @@ def test_compose_mode_builds_a_valid_plan_without_the_llm(
     assert llm_server.chat_requests() == []
 
 
-def test_compose_conflicts_are_returned_not_guessed(env: Path) -> None:
+def test_compose_conflicts_are_returned_not_guessed(design_env: Path) -> None:
     # Two sources of invoices: which one the reconciliation should use is ambiguous.
     result = generate_plan(
         "請求書と入金明細を照合する",
@@ -317,7 +312,9 @@ def test_compose_conflicts_are_returned_not_guessed(env: Path) -> None:
     assert result.suggestions
 
 
-def test_hint_mode_sends_the_templates_to_the_llm(env: Path, llm_server: ScriptedLLMServer) -> None:
+def test_hint_mode_sends_the_templates_to_the_llm(
+    design_env: Path, llm_server: ScriptedLLMServer
+) -> None:
     llm_server.add_chat(json=SKELETON)
     llm_server.add_chat(json=wiring())
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -43,3 +44,18 @@ def llm_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLMServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def design_env(
+    llm_server: ScriptedLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Plan generation against the scripted server: runs, designs and caches under tmp_path,
+    no embedding model (retrieval is BM25), no retries, no fallback."""
+    monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
+    monkeypatch.setenv("KEIRI_DESIGNS_DIR", str(tmp_path / "designs"))
+    monkeypatch.setenv("KEIRI_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("KEIRI_LLM_MAX_RETRIES", "0")
+    monkeypatch.delenv("KEIRI_LLM_MODEL_EMBEDDING", raising=False)
+    monkeypatch.delenv("KEIRI_AGENT_LLM_FALLBACK", raising=False)
+    return tmp_path
