@@ -38,6 +38,7 @@ DEFAULT_CHAT_MODEL = "openai:gpt-4.1-mini"
 DEFAULT_LLM_TIMEOUT_S = 60.0
 DEFAULT_LLM_MAX_RETRIES = 3
 DEFAULT_LLM_RETRY_BACKOFF_S = 1.0
+DEFAULT_CONVERT_MAX_BYTES = 100 * 1024 * 1024
 PROVIDERS: tuple[str, ...] = ("openai", "azure", "anthropic")
 OPENAI_PUBLIC_HOST = "api.openai.com"
 
@@ -151,6 +152,26 @@ class Settings(BaseSettings):
     # Caches that can be deleted at any time (embeddings of block specs and documents).
     keiri_cache_dir: Path = Path(".keiri-cache")
 
+    # Help desk (seed 001): the knowledge base `keiri-agent helpdesk ingest` writes and the
+    # agent searches; a Qdrant server for the Q/A vectors (unset: embedded local mode inside
+    # the index directory).
+    keiri_helpdesk_index: Path = Path("helpdesk_index")
+    keiri_qdrant_url: str | None = None
+
+    # Conversion (seed 003): the CodeAct fallback writes only under <root>/<uuid>/.
+    keiri_codeact_root: Path = Path("/tmp/codeact")
+    # Conversion sources on S3 or an S3-compatible store (MinIO...): endpoint URL and region
+    # (unset: AWS's own); credentials come from boto3's chain (AWS_ACCESS_KEY_ID, AWS_PROFILE...).
+    keiri_s3_endpoint_url: str | None = None
+    keiri_s3_region: str | None = None
+    # The most bytes one conversion request may fetch (all its files together).
+    keiri_convert_max_bytes: int = Field(default=DEFAULT_CONVERT_MAX_BYTES, gt=0)
+
+    # API server (`keiri-agent serve`): Bearer key for every /agent route (unset: no auth),
+    # and the largest request body accepted.
+    keiri_api_key: SecretStr | None = None
+    keiri_max_request_bytes: int = Field(default=1_000_000, ge=1)
+
     # Plan runner
     keiri_plan_max_threads: int = Field(default=64, ge=1, le=1024)
     # Dask scheduler for ``policy.executor: dask`` (tcp://host:8786); unset: a local cluster.
@@ -177,7 +198,13 @@ class Settings(BaseSettings):
         return _parse_model(value)
 
     @field_validator(
-        "openai_base_url", "azure_openai_endpoint", "anthropic_base_url", "openai_api_version"
+        "openai_base_url",
+        "azure_openai_endpoint",
+        "anthropic_base_url",
+        "openai_api_version",
+        "keiri_qdrant_url",
+        "keiri_s3_endpoint_url",
+        "keiri_s3_region",
     )
     @classmethod
     def _blank_is_unset(cls, value: str | None) -> str | None:

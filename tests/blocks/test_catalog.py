@@ -24,7 +24,7 @@ from keiri_agent.plan.validator import validate_source
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 REGISTRY = BlockRegistry()
 SPECS = REGISTRY.list()
-# The catalog issue 7 asks for (agents add ai.helpdesk_answer and data.convert when they land).
+# The catalog issue 7 asks for, plus the agents' blocks (data.convert joins when it lands).
 EXPECTED = {
     "ui.interactive_input",
     "file.parse_zip_2tier",
@@ -36,6 +36,7 @@ EXPECTED = {
     "excel.write_report",
     "ai.process_llm",
     "ai.analyze_data",
+    "ai.helpdesk_answer",
     "table.filter",
     "table.aggregate",
     "table.join",

@@ -12,6 +12,8 @@ from keiri_agent.cli import (  # noqa: F401  (registers the commands)
     doctor,
     extract,
     generate,
+    helpdesk,
+    helpdesk_ask,
     plan,
     sandbox,
     ui,

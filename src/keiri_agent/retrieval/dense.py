@@ -43,6 +43,7 @@ __all__ = [
     "DenseIndex",
     "EmbeddingCache",
     "cosine_scores",
+    "embed_cached",
     "embedding_model_key",
 ]
 
@@ -268,30 +269,60 @@ class DenseIndex:
     def _embed(
         self, texts: list[str], kind: EmbedKind, *, batch_size: int
     ) -> tuple[list[FloatMatrix], int]:
-        clipped = [text[: self.max_chars] for text in texts]
-        keys = [EmbeddingCache.key(self.model_key, kind, text) for text in clipped]
-        known = self.cache.get_many(keys) if self.cache is not None else {}
-        missing = list(dict.fromkeys(key for key in keys if key not in known))
-        text_of = dict(zip(keys, clipped, strict=True))
-        for start in range(0, len(missing), max(1, batch_size)):
-            batch = missing[start : start + max(1, batch_size)]
-            batch_texts = [text_of[key] for key in batch]
-            if kind == "query":
-                raw = [self.embedder.embed_query(batch_texts[0])]
-            else:
-                raw = self.embedder.embed_documents(batch_texts)
-            if len(raw) != len(batch):
-                raise LLMOutputError(
-                    f"埋め込みモデル {self.model_key} が {len(batch)} 件の入力に"
-                    f" {len(raw)} 件のベクトルを返しました。",
-                    hint="KEIRI_LLM_MODEL_EMBEDDING が埋め込みモデルを指しているか確認してください。",
-                    details={"model": self.model_key},
-                )
-            fresh = {key: vector for key, vector in zip(batch, raw, strict=True)}
-            if self.cache is not None:
-                self.cache.put_many(self.model_key, fresh)
-            known.update({key: np.asarray(v, dtype=np.float32) for key, v in fresh.items()})
-        return [known[key] for key in keys], len(missing)
+        return embed_cached(
+            self.embedder,
+            texts,
+            kind=kind,
+            cache=self.cache,
+            model_key=self.model_key,
+            batch_size=batch_size,
+            max_chars=self.max_chars,
+        )
+
+
+def embed_cached(
+    embedder: EmbeddingClient,
+    texts: Sequence[str],
+    *,
+    kind: EmbedKind,
+    cache: EmbeddingCache | None,
+    model_key: str | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    max_chars: int = DEFAULT_MAX_EMBED_CHARS,
+) -> tuple[list[FloatMatrix], int]:
+    """Vectors for ``texts`` (cached ones from ``cache``, the rest from the model in batches).
+
+    Returns the vectors in input order and how many distinct texts were sent to the model.
+    Each text is embedded by its first ``max_chars`` characters.
+    """
+    if not embedder.configured:
+        raise _not_configured()
+    key_model = model_key or embedding_model_key(embedder)
+    clipped = [text[:max_chars] for text in texts]
+    keys = [EmbeddingCache.key(key_model, kind, text) for text in clipped]
+    known = cache.get_many(keys) if cache is not None else {}
+    missing = list(dict.fromkeys(key for key in keys if key not in known))
+    text_of = dict(zip(keys, clipped, strict=True))
+    step = max(1, batch_size)
+    for start in range(0, len(missing), step):
+        batch = missing[start : start + step]
+        batch_texts = [text_of[key] for key in batch]
+        if kind == "query":
+            raw = [embedder.embed_query(text) for text in batch_texts]
+        else:
+            raw = embedder.embed_documents(batch_texts)
+        if len(raw) != len(batch):
+            raise LLMOutputError(
+                f"埋め込みモデル {key_model} が {len(batch)} 件の入力に"
+                f" {len(raw)} 件のベクトルを返しました。",
+                hint="KEIRI_LLM_MODEL_EMBEDDING が埋め込みモデルを指しているか確認してください。",
+                details={"model": key_model},
+            )
+        fresh = {key: vector for key, vector in zip(batch, raw, strict=True)}
+        if cache is not None:
+            cache.put_many(key_model, fresh)
+        known.update({key: np.asarray(v, dtype=np.float32) for key, v in fresh.items()})
+    return [known[key] for key in keys], len(missing)
 
 
 def _stack(vectors: list[FloatMatrix]) -> FloatMatrix:

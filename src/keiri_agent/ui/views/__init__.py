@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from keiri_agent.ui.views import analysis
+from keiri_agent.ui.views import analysis, helpdesk
 
 __all__ = ["PAGES", "PageSpec"]
 
@@ -26,5 +26,6 @@ class PageSpec:
 
 PAGES: tuple[PageSpec, ...] = (
     PageSpec(analysis.render, "データ分析", ":material/analytics:", "analysis"),
-    # Later issues add 設計, 実行, ヘルプデスク and 変換 here, one line each.
+    PageSpec(helpdesk.render, "ヘルプデスク", ":material/support_agent:", "helpdesk"),
+    # Later issues add 設計, 実行 and 変換 here, one line each.
 )

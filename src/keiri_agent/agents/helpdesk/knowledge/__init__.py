@@ -1,0 +1,43 @@
+"""The help desk's knowledge base: manuals and a Q/A CSV, ingested once, searched by the agent.
+
+- :func:`ingest` — manuals (PDF, Word, Markdown, text) and a Q/A CSV into an index directory,
+  incrementally by content hash (``keiri-agent helpdesk ingest``)
+- :class:`KnowledgeBase` — ``search_manual`` (BM25, Sudachi), ``search_qa`` (Qdrant dense search,
+  or BM25 when no embedding model is configured), ``search_hybrid``, ``stats``
+- :class:`SearchOutput` — one hit: file_name, content, page or row, chunk_id, score, source
+"""
+
+from __future__ import annotations
+
+from keiri_agent.agents.helpdesk.knowledge.ingest import ProgressCallback, ingest
+from keiri_agent.agents.helpdesk.knowledge.models import (
+    FileFailure,
+    FileNote,
+    IngestResult,
+    KnowledgeStats,
+    QAMode,
+    QAPair,
+    QAReport,
+    SearchOutput,
+)
+from keiri_agent.agents.helpdesk.knowledge.qa import QATable, read_qa_csv
+from keiri_agent.agents.helpdesk.knowledge.sources import MANUAL_EXTENSIONS
+from keiri_agent.agents.helpdesk.knowledge.store import MAX_K, KnowledgeBase
+
+__all__ = [
+    "MANUAL_EXTENSIONS",
+    "MAX_K",
+    "FileFailure",
+    "FileNote",
+    "IngestResult",
+    "KnowledgeBase",
+    "KnowledgeStats",
+    "ProgressCallback",
+    "QAMode",
+    "QAPair",
+    "QAReport",
+    "QATable",
+    "SearchOutput",
+    "ingest",
+    "read_qa_csv",
+]

@@ -1,0 +1,373 @@
+"""``ingest``: manuals and a Q/A CSV into a knowledge-base index, incrementally.
+
+Manuals (PDF, Word, Markdown, text) go through the file layer (``extract_text``: real type
+check, NFKC normalization, PDF pages), are chunked per page and tokenized; the Q/A CSV is read
+by :mod:`.qa`. Re-ingesting is incremental by content hash: an unchanged file is neither
+extracted nor tokenized again, a changed one is re-chunked, a file no longer under the given
+PATHs is dropped. ``--manual`` mirrors the given PATHs; when no manual PATH is given the
+manuals already in the index are kept, and likewise for the Q/A CSV.
+
+A file that fails to extract is reported in ``IngestResult.failures`` with its name, code and
+Japanese reason, and the other files are still ingested. A bad Q/A CSV or a missing PATH stops
+the ingest before anything is written. With an embedding model configured, the Q/A pairs are
+embedded (through the embedding cache) into Qdrant; without one, the result says that
+``search_qa`` runs on BM25 and the choice is logged.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import logging
+import sqlite3
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from keiri_agent.agents.helpdesk.knowledge import storage
+from keiri_agent.agents.helpdesk.knowledge.chunking import chunk_text, search_text
+from keiri_agent.agents.helpdesk.knowledge.models import (
+    FileFailure,
+    FileNote,
+    IngestResult,
+    QAReport,
+)
+from keiri_agent.agents.helpdesk.knowledge.qa import QATable, read_qa_csv
+from keiri_agent.agents.helpdesk.knowledge.sources import Discovered, SourceFile, discover
+from keiri_agent.documents.extract import extract_text
+from keiri_agent.documents.source import read_source
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.retrieval.bm25 import BM25Index
+from keiri_agent.retrieval.tokenize import JapaneseTokenizer, get_tokenizer
+from keiri_agent.workspace import atomic_path
+
+if TYPE_CHECKING:
+    from keiri_agent.config import Settings
+    from keiri_agent.llm import EmbeddingClient
+
+__all__ = ["MAX_MANUAL_CHARS", "MAX_MANUAL_PAGES", "ProgressCallback", "ingest"]
+
+logger = logging.getLogger(__name__)
+
+MAX_MANUAL_PAGES = 2_000  # per PDF; pages beyond are reported, not silently dropped
+MAX_MANUAL_CHARS = 5_000_000  # per file
+ProgressCallback = Callable[[int, int, str], None]  # (files done, files in total, current name)
+LOCK_FILE = ".lock"
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@contextmanager
+def _exclusive(index_dir: Path) -> Iterator[None]:
+    index_dir.mkdir(parents=True, exist_ok=True)
+    with (index_dir / LOCK_FILE).open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise BlockError(
+                f"ナレッジベース {index_dir} には別の取り込みが実行中です。",
+                code=ErrorCode.PERMISSION_DENIED,
+                hint="実行中の `keiri-agent helpdesk ingest` が終わってから、もう一度実行してください。",
+                details={"index_dir": str(index_dir)},
+                recoverable=True,
+            ) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _check_index_dir(directory: Path) -> None:
+    """Refuse a folder that holds other files: the index must not be written among documents."""
+    if directory.exists() and not directory.is_dir():
+        raise BlockError(
+            f"インデックスの場所 {directory} はファイルです。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="--index にはフォルダーを指定してください。",
+            details={"index_dir": str(directory)},
+        )
+    if not directory.is_dir() or (directory / storage.DB_FILE).is_file():
+        return
+    others = [p.name for p in directory.iterdir() if not p.name.startswith(".")]
+    if others:
+        raise BlockError(
+            f"{directory} はナレッジベースではないファイルを含むフォルダーです（{others[0]} など）。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="--index には新しいフォルダー名か、ingest で作ったインデックスを指定してください"
+            "（既存のファイルを壊さないため、何も書き込んでいません）。",
+            details={"index_dir": str(directory), "entries": others[:10]},
+        )
+
+
+def ingest(
+    index_dir: Path | str,
+    *,
+    manuals: Sequence[Path | str] = (),
+    qa: Path | str | None = None,
+    settings: Settings | None = None,
+    embedder: EmbeddingClient | None = None,
+    progress: ProgressCallback | None = None,
+    tokenizer: JapaneseTokenizer | None = None,
+) -> IngestResult:
+    """Bring the index at ``index_dir`` up to date with ``manuals`` and the ``qa`` CSV."""
+    if not manuals and qa is None:
+        raise BlockError(
+            "取り込むマニュアルも Q/A ファイルも指定されていません。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="--manual にファイルかフォルダー、--qa に Q/A の CSV を指定してください。",
+        )
+    from keiri_agent.config import load_settings
+    from keiri_agent.llm import get_embedder
+
+    settings = settings or load_settings()
+    embedder = embedder or get_embedder(settings=settings)
+    tokenizer = tokenizer or get_tokenizer()
+    directory = Path(index_dir)
+    _check_index_dir(directory)
+    started = time.perf_counter()
+    result = IngestResult(index_dir=str(directory))
+    found = discover(manuals) if manuals else None
+    table = read_qa_csv(qa) if qa is not None else None  # a bad CSV stops here: nothing written
+
+    with _exclusive(directory):
+        db = storage.IndexDB.open(directory, create=True)
+        try:
+            changed = _update(db, result, found, table, tokenizer, progress)
+            state = storage.read_state(directory)
+            generation = int(db.get_meta("generation") or 0)
+            if changed or state is None or state.get("generation") != generation:
+                _rebuild(db, directory, tokenizer, generation)
+                result.rebuilt = True
+            result.chunks_total = db.chunk_count()
+            result.qa_rows_total = db.qa_count()
+            if embedder.configured:
+                result.qa_mode = "dense"
+                result.embedding_model = _embed_qa(db, directory, settings, embedder, result)
+            else:
+                logger.info(
+                    "No embedding model configured (KEIRI_LLM_MODEL_EMBEDDING): "
+                    "search_qa of %s uses BM25 over the Q/A pairs",
+                    directory,
+                )
+        finally:
+            db.close()
+    result.duration_s = round(time.perf_counter() - started, 3)
+    return result
+
+
+def _update(
+    db: storage.IndexDB,
+    result: IngestResult,
+    found: Discovered | None,
+    table: QATable | None,
+    tokenizer: JapaneseTokenizer,
+    progress: ProgressCallback | None,
+) -> bool:
+    """Apply the changes in one transaction; True when anything in the index changed."""
+    signature = tokenizer.signature
+    stored_signature = db.get_meta("tokenizer")
+    changed = False
+    with db.transaction() as tx:
+        if db.get_meta("index_id") is None:
+            storage.set_meta(tx, "index_id", uuid.uuid4().hex[:12])
+        if stored_signature is not None and stored_signature != signature:
+            # New tokenizer rules or dictionary: re-tokenize the stored text (no re-extraction).
+            storage.retokenize(tx, lambda texts: tokenizer.tokenize_many(map(search_text, texts)))
+            changed = True
+        if found is not None:
+            changed |= _update_manuals(tx, db, result, found, tokenizer, progress)
+        if table is not None:
+            changed |= _update_qa(tx, db, result, table, tokenizer)
+        storage.set_meta(tx, "tokenizer", signature)
+        if changed:
+            generation = int(db.get_meta("generation") or 0) + 1
+            storage.set_meta(tx, "generation", str(generation))
+            storage.set_meta(tx, "ingested_at", datetime.now(UTC).isoformat(timespec="seconds"))
+    return changed
+
+
+def _update_manuals(
+    tx: sqlite3.Connection,
+    db: storage.IndexDB,
+    result: IngestResult,
+    found: Discovered,
+    tokenizer: JapaneseTokenizer,
+    progress: ProgressCallback | None,
+) -> bool:
+    existing = db.files()
+    result.files_seen = len(found.files)
+    result.ignored = found.ignored
+    result.failures.extend(found.failures)
+    wanted = {f.key for f in found.files}
+    removed = [key for key in existing if key not in wanted]
+    for key in removed:  # first: a moved file may bring back the same chunk ids
+        storage.delete_file(tx, key)
+    result.removed = len(removed)
+    dropped = 0  # indexed files that now fail or duplicate another: their old chunks go
+    # Hashes owned by files that stay as they are; a new file with one of them is a duplicate.
+    owners: dict[str, str] = {}
+    total = len(found.files)
+    for done, source in enumerate(found.files):
+        if progress is not None:
+            progress(done, total, source.file_name)
+        previous = existing.get(source.key)
+        try:
+            data = read_source(source.path, label=source.file_name)
+        except BlockError as exc:
+            _fail(result, source, exc)
+            dropped += _drop(tx, previous)
+            continue
+        digest = _sha256(data)
+        if previous is not None and previous.sha256 == digest:
+            result.unchanged += 1
+            owners.setdefault(digest, source.file_name)
+            if previous.file_name != source.file_name:  # the same file, named from another root
+                storage.rename_file(tx, source.key, source.file_name)
+            continue
+        owner = owners.get(digest) or _owner_elsewhere(existing, digest, source.key, wanted)
+        if owner is not None:
+            dropped += _drop(tx, previous)
+            message = f"「{owner}」と同じ内容のため取り込みませんでした。"
+            result.notes.append(FileNote(file_name=source.file_name, message=message))
+            continue
+        owners[digest] = source.file_name
+        try:
+            extracted = extract_text(
+                data, name=source.path.name, max_chars=MAX_MANUAL_CHARS, max_pages=MAX_MANUAL_PAGES
+            )
+        except BlockError as exc:
+            _fail(result, source, exc)
+            dropped += _drop(tx, previous)
+            continue
+        except Exception as exc:  # a parser bug on one file must not stop the others
+            _fail(result, source, BlockError(f"{type(exc).__name__}: {exc}"))
+            dropped += _drop(tx, previous)
+            continue
+        for warning in extracted.warnings:
+            result.notes.append(FileNote(file_name=source.file_name, message=warning))
+        chunks = chunk_text(
+            extracted.text,
+            file_name=source.file_name,
+            file_hash=digest,
+            paged=extracted.unit == "page",
+        )
+        if not chunks:
+            message = "検索できる本文がありませんでした。"
+            result.notes.append(FileNote(file_name=source.file_name, message=message))
+        tokens = tokenizer.tokenize_many(search_text(c.text) for c in chunks)
+        record = storage.FileRecord(source.key, source.file_name, digest, len(data), len(chunks))
+        storage.put_file(tx, record, chunks, tokens)
+        result.rechunked += 1
+        result.chunks_written += len(chunks)
+        if previous is None:
+            result.added += 1
+        else:
+            result.updated += 1
+    if progress is not None:
+        progress(total, total, "")
+    return bool(removed or dropped or result.rechunked)
+
+
+def _drop(tx: sqlite3.Connection, previous: storage.FileRecord | None) -> int:
+    if previous is None:
+        return 0
+    storage.delete_file(tx, previous.key)
+    return 1
+
+
+def _owner_elsewhere(
+    existing: dict[str, storage.FileRecord], digest: str, key: str, wanted: set[str]
+) -> str | None:
+    """The name of another kept file that has this content and has not been read yet."""
+    for other_key, record in existing.items():
+        if other_key != key and other_key in wanted and record.sha256 == digest:
+            return record.file_name
+    return None
+
+
+def _fail(result: IngestResult, source: SourceFile, exc: BlockError) -> None:
+    result.failures.append(
+        FileFailure(
+            file_name=source.file_name,
+            path=source.key,
+            code=exc.code,
+            reason=exc.message,
+            hint=exc.hint,
+        )
+    )
+
+
+def _update_qa(
+    tx: sqlite3.Connection,
+    db: storage.IndexDB,
+    result: IngestResult,
+    table: QATable,
+    tokenizer: JapaneseTokenizer,
+) -> bool:
+    changed = db.get_meta("qa_sha256") != table.sha256
+    if changed:
+        tokens = tokenizer.tokenize_many(
+            search_text(storage.qa_search_text(p)) for p in table.pairs
+        )
+        storage.put_qa(tx, table.pairs, tokens)
+        storage.set_meta(tx, "qa_sha256", table.sha256)
+    storage.set_meta(tx, "qa_file", table.file_name)
+    storage.set_meta(tx, "qa_encoding", table.encoding)
+    result.qa = QAReport(
+        file_name=table.file_name,
+        encoding=table.encoding,
+        rows=len(table.pairs),
+        skipped_rows=table.skipped,
+        changed=changed,
+    )
+    return changed
+
+
+def _rebuild(
+    db: storage.IndexDB, directory: Path, tokenizer: JapaneseTokenizer, generation: int
+) -> None:
+    """Rebuild both BM25 indexes from the stored tokens, then record the generation."""
+    ids, tokens = db.chunk_tokens()
+    BM25Index.from_tokens(tokens, ids=ids, tokenizer=tokenizer).save(
+        directory / storage.MANUAL_BM25_DIR
+    )
+    rows, qa_tokens = db.qa_tokens()
+    BM25Index.from_tokens(qa_tokens, ids=[str(r) for r in rows], tokenizer=tokenizer).save(
+        directory / storage.QA_BM25_DIR
+    )
+    state = {
+        "format": storage.INDEX_FORMAT,
+        "generation": generation,
+        "manual_chunks": len(ids),
+        "qa_rows": len(rows),
+    }
+    with atomic_path(directory / storage.STATE_FILE) as tmp:
+        tmp.write_text(json.dumps(state), encoding="utf-8")
+
+
+def _embed_qa(
+    db: storage.IndexDB,
+    directory: Path,
+    settings: Settings,
+    embedder: EmbeddingClient,
+    result: IngestResult,
+) -> str:
+    from keiri_agent.agents.helpdesk.knowledge.qdrant import QAVectorStore
+
+    store = QAVectorStore.connect(
+        directory, index_id=str(db.get_meta("index_id")), settings=settings, embedder=embedder
+    )
+    try:
+        sent = store.sync(db.qa_pairs())
+    finally:
+        store.close()
+    if result.qa is not None:
+        result.qa.embedded = sent
+    return store.model_key

@@ -1,0 +1,284 @@
+"""Japanese prompts of the help-desk agent (seed 001 §7.2), every one overridable.
+
+``HelpDeskAgentPrompts`` is a frozen dataclass: override a prompt by passing it
+(``HelpDeskAgentPrompts(planner_system_prompt="...")``), with ``dataclasses.replace``, or by
+subclassing with a different default. Placeholders are ``str.format`` fields; the comment above
+each default lists the ones it receives. The builders at the end turn prompts and results into
+the messages of each call.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+
+from keiri_agent.agents.helpdesk.models import (
+    MAX_CHALLENGE_COUNT,
+    SearchOutput,
+    Subtask,
+    ToolResult,
+    citation,
+)
+
+__all__ = [
+    "MAX_HIT_CHARS",
+    "HelpDeskAgentPrompts",
+    "citations",
+    "final_answer_messages",
+    "numbered",
+    "planner_messages",
+    "reflection_message",
+    "render_tool_result",
+    "subtask_answer_message",
+    "tool_selection_messages",
+]
+
+PLANNER_SYSTEM_PROMPT = """あなたは XYZ システムのヘルプデスク担当者です。
+ユーザーの質問に答えるために、調べるべきことを独立したサブタスクに分解します。
+
+## ルール
+- 各サブタスクは、マニュアル検索または過去の Q&A 検索で単独で調べられる、具体的な 1 つの問いにします。
+- サブタスクは互いに独立させます（並行して調べます）。同じ内容を重複させないこと。
+- サブタスクは必要最小限（1〜5 個）にします。質問が単純なら 1 個で構いません。
+- サブタスクは日本語で、「〜を調べる」「〜を確認する」の形で書きます。"""
+
+PLANNER_USER_PROMPT = """## 質問
+{question}
+
+## タスク
+この質問に答えるためのサブタスクのリストを作成してください。"""
+
+SUBTASK_SYSTEM_PROMPT = """あなたは XYZ システムのヘルプデスク担当者です。
+ユーザーの質問に答えるための計画のうち、割り当てられた 1 つのサブタスクを、ツールで資料を検索して解決します。
+
+## 使えるツール
+- search_manual: XYZ システムのマニュアル（PDF など）を検索します。操作方法・仕様・設定の確認に使います。
+- search_qa: 過去の問い合わせと回答（Q&A）を検索します。よくある質問・トラブル事例の確認に使います。
+
+## ルール
+- 回答は検索結果に書かれている内容だけを根拠にします。推測や一般知識で補わないこと。
+- 根拠にした検索結果は、検索結果に付いている出典ラベル（【出典: ファイル名 p.ページ】や【出典: Q&A ファイル名 N 行目】）を
+  そのまま書き写して示します。ファイル名を省略しないこと。
+- 検索結果に答えが無いときは、無いとはっきり書きます。"""
+
+# {question} {plan} {subtask}
+SUBTASK_TOOL_SELECTION_USER_PROMPT = """## ユーザーの質問
+{question}
+
+## 計画（全サブタスク）
+{plan}
+
+## あなたのサブタスク
+{subtask}
+
+## タスク
+このサブタスクを解決するために、適切なツールを選んで呼び出してください。
+検索クエリは、資料に書かれていそうな具体的な語句にします。"""
+
+# {previous_answer} {advice}
+SUBTASK_RETRY_USER_PROMPT = """前回の回答は不十分と評価されました。
+
+## 前回の回答
+{previous_answer}
+
+## 改善のための助言
+{advice}
+
+## タスク
+助言をふまえて、検索クエリや使うツールを変えて、もう一度ツールを呼び出してください。"""
+
+# {results}
+SUBTASK_ANSWER_USER_PROMPT = """## 検索結果
+{results}
+
+## タスク
+上の検索結果だけにもとづいて、あなたのサブタスクに日本語で簡潔に回答してください。
+根拠にした検索結果の出典ラベルを、ファイル名を含めてそのまま書き写してください。
+答えが見つからないときは、見つからなかったとはっきり書いてください。"""
+
+SUBTASK_REFLECTION_USER_PROMPT = """## タスク
+あなたのサブタスクへの上の回答を評価してください。
+- 回答が検索結果にもとづいてサブタスクに十分に答えていれば is_completed を true にします。
+- 不十分なら is_completed を false にし、advice に、次の試行でどのツールをどんな検索語で調べ直すべきかを具体的に書きます。
+- 検索結果に無い内容を含む回答、出典が示されていない回答は不十分です。
+- ツールの呼び出しがエラーになっていたら、advice に正しい呼び出し方を書きます。"""
+
+FINAL_ANSWER_SYSTEM_PROMPT = """あなたは XYZ システムのヘルプデスク担当者です。
+サブタスクごとの調査結果をまとめて、ユーザーの質問に日本語で最終回答します。
+
+## ルール
+- 調査結果に書かれている内容だけを使います。推測で補わないこと。
+- 根拠を述べるたびに、調査結果に付いている出典ラベル（【出典: ファイル名 p.ページ】や【出典: Q&A ファイル名 N 行目】）を
+  そのまま書き写します。ファイル名・ページ・行を省略しないこと。
+- 状態が「未解決」のサブタスクがあれば、その内容を「未解決: サブタスク名」の形で明記し、資料からは確認できなかったこと、
+  ヘルプデスク担当者への問い合わせが必要なことを伝えます。未解決の内容を推測で埋めないこと。
+- 丁寧な言葉で、ユーザーがそのまま読める回答にします（手順は箇条書き）。"""
+
+# {question} {subtask_results}
+FINAL_ANSWER_USER_PROMPT = """## ユーザーの質問
+{question}
+
+## サブタスクごとの調査結果
+{subtask_results}
+
+## タスク
+上の調査結果をもとに、ユーザーの質問への最終回答を作成してください。"""
+
+# {index} {task_name} {status} {answer} {citations}
+SUBTASK_RESULT_TEMPLATE = """### サブタスク {index}: {task_name}
+状態: {status}
+回答:
+{answer}
+参照した資料: {citations}"""
+
+RESOLVED_LABEL = "解決"
+# {max_challenges}
+UNRESOLVED_LABEL = "未解決（{max_challenges} 回試行しても資料から十分な回答を得られませんでした）"
+
+# {items}: one "- task" line per unresolved subtask
+UNRESOLVED_NOTE = """【未解決の項目】
+次の内容は、資料を {max_challenges} 回調べても確認できませんでした。ヘルプデスク担当者にお問い合わせください。
+{items}"""
+
+# {citations}
+SOURCES_NOTE = "参照した資料: {citations}"
+
+
+@dataclass(frozen=True)
+class HelpDeskAgentPrompts:
+    """Every prompt the agent sends, and the texts it adds to answers."""
+
+    planner_system_prompt: str = PLANNER_SYSTEM_PROMPT
+    planner_user_prompt: str = PLANNER_USER_PROMPT
+    subtask_system_prompt: str = SUBTASK_SYSTEM_PROMPT
+    subtask_tool_selection_user_prompt: str = SUBTASK_TOOL_SELECTION_USER_PROMPT
+    subtask_retry_user_prompt: str = SUBTASK_RETRY_USER_PROMPT
+    subtask_answer_user_prompt: str = SUBTASK_ANSWER_USER_PROMPT
+    subtask_reflection_user_prompt: str = SUBTASK_REFLECTION_USER_PROMPT
+    final_answer_system_prompt: str = FINAL_ANSWER_SYSTEM_PROMPT
+    final_answer_user_prompt: str = FINAL_ANSWER_USER_PROMPT
+    subtask_result_template: str = SUBTASK_RESULT_TEMPLATE
+    resolved_label: str = RESOLVED_LABEL
+    unresolved_label: str = UNRESOLVED_LABEL
+    unresolved_note: str = UNRESOLVED_NOTE
+    sources_note: str = SOURCES_NOTE
+
+
+# --- message builders ------------------------------------------------------------------------
+
+MAX_HIT_CHARS = 1_500  # of one search result's text put into a prompt
+
+
+def numbered(items: Sequence[str]) -> str:
+    return "\n".join(f"{number}. {item}" for number, item in enumerate(items, start=1))
+
+
+def planner_messages(prompts: HelpDeskAgentPrompts, question: str) -> list[BaseMessage]:
+    return [
+        SystemMessage(prompts.planner_system_prompt),
+        HumanMessage(prompts.planner_user_prompt.format(question=question)),
+    ]
+
+
+def tool_selection_messages(
+    prompts: HelpDeskAgentPrompts,
+    *,
+    question: str,
+    plan: Sequence[str],
+    subtask: str,
+    previous_answer: str | None = None,
+    advice: str | None = None,
+) -> list[BaseMessage]:
+    """The first messages of an attempt. A retry adds the previous answer and the reflection's
+    advice, and nothing else of the previous attempt: its tool calls and outputs are stale."""
+    messages: list[BaseMessage] = [
+        SystemMessage(prompts.subtask_system_prompt),
+        HumanMessage(
+            prompts.subtask_tool_selection_user_prompt.format(
+                question=question, plan=numbered(plan), subtask=subtask
+            )
+        ),
+    ]
+    if advice is not None:
+        messages.append(AIMessage(previous_answer or ""))
+        messages.append(
+            HumanMessage(
+                prompts.subtask_retry_user_prompt.format(
+                    previous_answer=previous_answer or "", advice=advice
+                )
+            )
+        )
+    return messages
+
+
+def _arguments(args: str) -> str:
+    try:
+        data = json.loads(args)
+    except json.JSONDecodeError:
+        return args
+    if not isinstance(data, dict):
+        return args
+    return ", ".join(
+        f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in data.items()
+    )
+
+
+def render_tool_result(result: ToolResult) -> str:
+    """One tool call and what it returned, each hit headed by its citation label."""
+    head = f"#### {result.tool_name}（{_arguments(result.args)}）"
+    if result.error is not None:
+        return f"{head}\nエラー: {result.error}"
+    if not result.results:
+        return f"{head}\n該当する資料は見つかりませんでした。"
+    blocks = [head]
+    for number, hit in enumerate(result.results, start=1):
+        text = hit.content.strip()
+        if len(text) > MAX_HIT_CHARS:
+            text = text[:MAX_HIT_CHARS] + "…"
+        blocks.append(f"[{number}] {citation(hit)}（スコア {hit.score:.3f}）\n{text}")
+    return "\n".join(blocks)
+
+
+def subtask_answer_message(
+    prompts: HelpDeskAgentPrompts, results: Sequence[ToolResult]
+) -> HumanMessage:
+    rendered = "\n\n".join(render_tool_result(result) for result in results)
+    return HumanMessage(prompts.subtask_answer_user_prompt.format(results=rendered))
+
+
+def reflection_message(prompts: HelpDeskAgentPrompts) -> HumanMessage:
+    return HumanMessage(prompts.subtask_reflection_user_prompt)
+
+
+def citations(hits: Sequence[SearchOutput]) -> list[str]:
+    """Distinct citation labels, in order of first appearance."""
+    return list(dict.fromkeys(citation(hit) for hit in hits))
+
+
+def final_answer_messages(
+    prompts: HelpDeskAgentPrompts, question: str, subtasks: Sequence[Subtask]
+) -> list[BaseMessage]:
+    """The final prompt: each subtask's answer with its status and citation labels (file
+    names included), so the model can cite and must report what stayed unresolved."""
+    unresolved = prompts.unresolved_label.format(max_challenges=MAX_CHALLENGE_COUNT)
+    blocks = [
+        prompts.subtask_result_template.format(
+            index=subtask.index + 1,
+            task_name=subtask.task_name,
+            status=unresolved if subtask.unresolved else prompts.resolved_label,
+            answer=subtask.subtask_answer.strip() or "（回答なし）",
+            citations="、".join(citations(subtask.used_results())) or "（なし）",
+        )
+        for subtask in subtasks
+    ]
+    return [
+        SystemMessage(prompts.final_answer_system_prompt),
+        HumanMessage(
+            prompts.final_answer_user_prompt.format(
+                question=question, subtask_results="\n\n".join(blocks)
+            )
+        ),
+    ]

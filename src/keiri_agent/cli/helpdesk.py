@@ -1,0 +1,240 @@
+"""`keiri-agent helpdesk ingest|search`: the help desk's knowledge base from the command line.
+
+``ingest`` reads manuals (files or folders of PDF, Word, Markdown and text files) and a Q/A CSV
+into the index directory (``--index``, default ``KEIRI_HELPDESK_INDEX``) with a progress bar;
+re-running it only reads what changed. Files that fail are listed with their reason and the
+command exits with status 1 after ingesting the rest. ``search`` runs one of the agent's tools
+(``manual``, ``qa``) or the hybrid ranking and prints the hits with their source and score.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from keiri_agent.cli.common import EXIT_FAILED, app, console, err_console, user_errors
+from keiri_agent.errors import BlockError, ErrorCode
+
+if TYPE_CHECKING:
+    from keiri_agent.agents.helpdesk.knowledge import IngestResult, SearchOutput
+
+__all__ = ["helpdesk_app"]
+
+helpdesk_app = typer.Typer(
+    help="ヘルプデスク: マニュアルと Q/A の取り込み（ingest）・検索（search）と、エージェントへの質問（ask）。",
+    no_args_is_help=True,
+)
+app.add_typer(helpdesk_app, name="helpdesk")
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="結果を JSON で出力します。")]
+IndexOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--index",
+        help="インデックスのディレクトリ（既定: KEIRI_HELPDESK_INDEX、./helpdesk_index）。",
+    ),
+]
+TOOLS = ("manual", "qa", "hybrid")
+CONTENT_PREVIEW_CHARS = 160
+
+
+def _index_dir(index: Path | None) -> Path:
+    if index is not None:
+        return index
+    from keiri_agent.config import load_settings
+
+    return load_settings().keiri_helpdesk_index
+
+
+@helpdesk_app.command("ingest")
+def ingest(
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            metavar="PATH",
+            help="マニュアルのファイルまたはフォルダー（--manual の後に続けて複数書けます）。",
+            show_default=False,
+        ),
+    ] = None,
+    manual: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--manual",
+            help="マニュアルのファイルまたはフォルダー（.pdf .docx .md .txt、フォルダーは中を再帰的に探します）。",
+            show_default=False,
+        ),
+    ] = None,
+    qa: Annotated[
+        Path | None,
+        typer.Option(
+            "--qa", help="Q/A の CSV（列 Q と A、文字コードは自動判定）。", show_default=False
+        ),
+    ] = None,
+    index: IndexOption = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """マニュアルと Q/A をナレッジベースに取り込みます（変更のないファイルは読み直しません）。
+
+    --manual に指定した場所がインデックスの内容になります（そこにないファイルは削除）。
+    --manual を省くと登録済みのマニュアルを、--qa を省くと登録済みの Q/A をそのまま残します。
+    """
+    from keiri_agent.agents.helpdesk.knowledge import ingest as run_ingest
+
+    manuals = [*(manual or []), *(paths or [])]
+    with user_errors():
+        directory = _index_dir(index)
+        with Progress(
+            TextColumn("[progress.description]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=err_console,
+            transient=True,
+            disable=as_json or not manuals,
+        ) as progress:
+            task = progress.add_task("マニュアルを取り込み中", total=None)
+
+            def report(done: int, total: int, name: str) -> None:
+                label = f"取り込み中: {name}" if name else "検索インデックスを作成中"
+                progress.update(task, completed=done, total=total, description=escape(label))
+
+            result = run_ingest(directory, manuals=manuals, qa=qa, progress=report)
+    if as_json:
+        typer.echo(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2))
+    else:
+        _print_ingest(result)
+    if result.failures:
+        raise typer.Exit(code=EXIT_FAILED)
+
+
+def _print_ingest(result: IngestResult) -> None:
+    table = Table(title=f"取り込み結果（{escape(result.index_dir)}）", title_justify="left")
+    table.add_column("項目")
+    table.add_column("件数", justify="right")
+    rows = [
+        ("対象のマニュアル", result.files_seen),
+        ("追加", result.added),
+        ("更新（再チャンク化）", result.updated),
+        ("変更なし（スキップ）", result.unchanged),
+        ("削除", result.removed),
+        ("失敗", len(result.failures)),
+        ("対象外の拡張子", result.ignored),
+        ("今回書き込んだチャンク", result.chunks_written),
+        ("チャンク総数", result.chunks_total),
+        ("Q/A 総数", result.qa_rows_total),
+    ]
+    for label, count in rows:
+        table.add_row(label, f"{count:,}")
+    console.print(table)
+    if result.qa is not None:
+        qa = result.qa
+        state = "更新" if qa.changed else "変更なし"
+        console.print(
+            f"Q/A: {qa.file_name}（文字コード {qa.encoding}、{qa.rows} 件、{state}）", markup=False
+        )
+        for line in qa.skipped_rows:
+            console.print(f"  注意: {line}", markup=False)
+    if result.qa_mode == "dense":
+        console.print(
+            f"search_qa: 埋め込みモデル {result.embedding_model} による意味検索", markup=False
+        )
+    else:
+        console.print(
+            "search_qa: 埋め込みモデルが未設定（KEIRI_LLM_MODEL_EMBEDDING）のため BM25 で検索します",
+            markup=False,
+        )
+    for note in result.notes:
+        console.print(f"注意: {note.file_name}: {note.message}", markup=False)
+    for failure in result.failures:
+        err_console.print(
+            f"[bold red]失敗[/bold red] {escape(failure.file_name)}: [{failure.code}] "
+            f"{escape(failure.reason)}"
+        )
+        if failure.hint:
+            err_console.print(f"  ヒント: {failure.hint}", markup=False)
+    if result.failures:
+        err_console.print(
+            f"{len(result.failures)} 件のファイルを取り込めませんでした（ほかのファイルは取り込み済みです）。",
+            markup=False,
+        )
+    console.print(f"所要時間 {result.duration_s:.1f} 秒", markup=False)
+
+
+def _source(hit: SearchOutput) -> str:
+    return hit.citation()
+
+
+@helpdesk_app.command("search")
+def search(
+    query: Annotated[
+        str, typer.Argument(metavar="QUERY", help="検索語または質問文。", show_default=False)
+    ],
+    tool: Annotated[
+        str,
+        typer.Option(
+            "--tool",
+            help="manual（マニュアルの BM25 検索）/ qa（Q/A 検索）/ hybrid（両方をまとめて順位付け）。",
+        ),
+    ] = "manual",
+    k: Annotated[int, typer.Option("--k", help="表示する件数。")] = 3,
+    index: IndexOption = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """ナレッジベースを、エージェントのツールと同じ方法で検索します。"""
+    from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase
+
+    with user_errors():
+        if tool not in TOOLS:
+            raise BlockError(
+                f"--tool '{tool}' は使えません。",
+                code=ErrorCode.INPUT_VALIDATION_FAILED,
+                hint=f"{' / '.join(TOOLS)} のいずれかを指定してください。",
+                details={"tool": tool},
+            )
+        with KnowledgeBase.open(_index_dir(index)) as kb:
+            searches = {"manual": kb.search_manual, "qa": kb.search_qa, "hybrid": kb.search_hybrid}
+            hits = searches[tool](query, k)
+            stats = kb.stats()
+    if as_json:
+        payload = {
+            "query": query,
+            "tool": tool,
+            "qa_mode": stats.qa_mode,
+            "qa_mode_reason": stats.qa_mode_reason,
+            "results": [hit.model_dump(mode="json") for hit in hits],
+        }
+        typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        return
+    table = Table(title=f"検索結果（{tool}）: {escape(query)}", title_justify="left")
+    table.add_column("順位", justify="right", no_wrap=True)
+    table.add_column("出典", ratio=1)
+    table.add_column("スコア", justify="right", no_wrap=True)
+    table.add_column("本文", ratio=3)
+    for rank, hit in enumerate(hits, start=1):
+        text = " ".join(hit.content.split())
+        if len(text) > CONTENT_PREVIEW_CHARS:
+            text = text[:CONTENT_PREVIEW_CHARS] + "…"
+        table.add_row(str(rank), escape(_source(hit)), f"{hit.score:.3f}", escape(text))
+    console.print(table)
+    if tool != "manual":
+        console.print(f"Q/A の検索方式: {stats.qa_mode_reason}", markup=False)
+    if tool != "qa" and stats.chunks == 0:
+        console.print(
+            "このナレッジベースにはマニュアルがありません（--manual で取り込めます）。",
+            markup=False,
+        )
+    if tool != "manual" and stats.qa_rows == 0:
+        console.print(
+            "このナレッジベースには Q/A がありません（--qa で取り込めます）。", markup=False
+        )
+    if not hits:
+        console.print(
+            "一致する結果はありませんでした。別の言い方やエラーコードで試してください。",
+            markup=False,
+        )

@@ -1,0 +1,111 @@
+"""`keiri-agent helpdesk ask "質問"`: ask the help-desk agent (seed 001) a question.
+
+The agent plans, researches each subtask in parallel in the knowledge base built with
+``keiri-agent helpdesk ingest`` and answers with its sources. Progress (the graph's events)
+goes to stderr while it works; stdout holds the plan, each subtask's status, the answer, the
+sources and the tokens used, or with ``--json`` the whole ``AgentResult``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.markup import escape
+
+from keiri_agent.cli.common import EXIT_FAILED, err_console, user_errors
+from keiri_agent.cli.helpdesk import helpdesk_app
+from keiri_agent.errors import LLMError
+
+if TYPE_CHECKING:
+    from keiri_agent.agents.helpdesk.models import AgentResult
+    from keiri_agent.events import RunEvent
+
+__all__ = ["ask", "format_result"]
+
+
+@contextmanager
+def _llm_failures() -> Iterator[None]:
+    """An LLM call that failed after its retries exits 1; other BlockErrors are left to
+    ``user_errors`` (exit 2: input or settings the user can fix)."""
+    try:
+        yield
+    except LLMError as exc:
+        err_console.print(
+            f"[bold red]エラー[/bold red] {escape(f'[{exc.code}] {exc.message}')}", markup=True
+        )
+        if exc.hint:
+            err_console.print(f"ヒント: {exc.hint}", markup=False)
+        raise typer.Exit(code=EXIT_FAILED) from None
+
+
+def format_result(result: AgentResult) -> str:
+    """The human-readable form: plan, per-subtask status, answer, sources, usage."""
+    lines = ["計画:"]
+    for subtask in result.subtasks:
+        status = "解決" if subtask.is_completed else "未解決"
+        lines.append(
+            f"  {subtask.index + 1}. {subtask.task_name}"
+            f"（{status}、試行 {subtask.challenge_count} 回）"
+        )
+    lines += ["", "回答:", result.answer, ""]
+    if result.sources:
+        lines.append("出典:")
+        lines += [f"  - {source.citation}" for source in result.sources]
+    else:
+        lines.append("出典: なし（資料から該当する記述は見つかりませんでした）")
+    if result.unresolved:
+        lines += ["", "未解決のサブタスク:", *[f"  - {task}" for task in result.unresolved]]
+    usage = result.usage
+    lines += [
+        "",
+        f"LLM: {usage.calls} 回、{usage.total_tokens:,} トークン"
+        f"（入力 {usage.input_tokens:,} / 出力 {usage.output_tokens:,}）",
+    ]
+    if result.run_log:
+        lines.append(f"実行ログ: {result.run_log}")
+    return "\n".join(lines)
+
+
+@helpdesk_app.command(
+    "ask",
+    help=(
+        "ヘルプデスクエージェントに質問します。\n\n"
+        "質問をサブタスクに分け、マニュアルと過去の Q&A を並行して検索し、出典（ファイル名と"
+        "ページ・行）つきで回答します。各サブタスクは最大 3 回まで調べ直し、それでも確認できない"
+        "内容は回答に「未解決」と明記します。\n\n"
+        "進捗は標準エラー出力に表示します。終了コード: 0 成功、1 LLM の呼び出しに失敗、"
+        "2 入力や設定の誤り（ナレッジベースが無い等）。"
+    ),
+)
+def ask(
+    question: Annotated[str, typer.Argument(metavar="質問", help="質問文（日本語）。")],
+    index: Annotated[
+        Path | None,
+        typer.Option(
+            "--index",
+            help="ナレッジベースのフォルダ（keiri-agent helpdesk ingest の出力。"
+            "既定: KEIRI_HELPDESK_INDEX）。",
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="結果（AgentResult）を JSON で出力します。")
+    ] = False,
+) -> None:
+    from keiri_agent.agents.helpdesk.agent import run_agent
+    from keiri_agent.agents.helpdesk.progress import describe_event
+
+    def show(event: RunEvent) -> None:
+        line = describe_event(event)
+        if line is not None:
+            err_console.print(line, style="dim", markup=False, highlight=False)
+
+    with user_errors(), _llm_failures():
+        result = run_agent(question, index_dir=index, on_event=show)
+    if as_json:
+        typer.echo(result.model_dump_json(indent=2))
+    else:
+        typer.echo(format_result(result))

@@ -1,0 +1,197 @@
+"""ヘルプデスク page (seed 001): ask the help-desk agent, watch its plan and subtasks, read the
+answer with its sources and the tool results behind it.
+
+Session State (prefix ``helpdesk_``) holds the index folder, the last question and its outcome
+(an ``AgentResult`` or a ``BlockError``). While the agent runs, its events are folded into a
+per-subtask progress view inside ``st.status``; the result stays on the page across reruns
+until the next question.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+from keiri_agent.agents.helpdesk.models import AgentResult, Subtask
+from keiri_agent.agents.helpdesk.progress import Progress, describe_event
+from keiri_agent.agents.helpdesk.prompts import render_tool_result
+from keiri_agent.config import LLMRole, Settings, load_settings
+from keiri_agent.errors import BlockError
+from keiri_agent.events import RunEvent
+from keiri_agent.ui import session_state
+from keiri_agent.ui.error_view import render_error
+from keiri_agent.ui.sidebar import ROLE_LABELS
+
+__all__ = ["INDEX_KEY", "OUTCOME_KEY", "PAGE", "QUESTION_KEY", "Outcome", "render"]
+
+PAGE = "helpdesk"
+INDEX_KEY = session_state.page_key(PAGE, "index_dir")
+QUESTION_KEY = session_state.page_key(PAGE, "question")
+OUTCOME_KEY = session_state.page_key(PAGE, "outcome")
+ASK_KEY = session_state.page_key(PAGE, "ask")
+RETRY_KEY = session_state.page_key(PAGE, "retry")
+PENDING_KEY = session_state.page_key(PAGE, "pending")  # 再実行 asks the same question again
+
+
+@dataclass
+class Outcome:
+    """One question and what came of it."""
+
+    question: str
+    result: AgentResult | None = None
+    error: BlockError | None = None
+
+
+def _llm_problem(settings: Settings) -> str | None:
+    """Why the help-desk role's model cannot be used, or None when it can."""
+    ref = settings.model_for(LLMRole.HELPDESK)
+    if ref is None:  # pragma: no cover - chat roles always fall back to KEIRI_LLM_MODEL
+        return "ヘルプデスク用のモデルが設定されていません。"
+    missing = settings.missing_credentials(ref.provider)
+    if not missing:
+        return None
+    return (
+        f"{ROLE_LABELS['helpdesk']}のモデル {ref} を使うには {', '.join(missing)} の設定が必要です。"
+        " 環境変数または .env に設定してからアプリを再起動してください"
+        "（OpenAI 互換サーバーなら OPENAI_BASE_URL を、別のモデルなら KEIRI_LLM_MODEL_HELPDESK を"
+        "設定します）。設定の確認は `keiri-agent doctor` でできます。"
+    )
+
+
+def _ask(question: str, index_dir: Path, settings: Settings) -> Outcome:
+    from keiri_agent.agents.helpdesk.agent import run_agent
+
+    outcome = Outcome(question=question)
+    progress = Progress()
+    with st.status("回答を作成しています…", expanded=True) as status:
+        board = st.empty()
+
+        def show(event: RunEvent) -> None:
+            line = describe_event(event)
+            if line is not None:
+                st.text(line.strip())
+            if progress.add(event):
+                board.markdown("\n".join(f"- {line}" for line in progress.lines()) or " ")
+
+        try:
+            outcome.result = run_agent(
+                question, index_dir=index_dir, settings=settings, on_event=show
+            )
+        except BlockError as exc:
+            outcome.error = exc
+            status.update(label="エラーが発生しました", state="error", expanded=False)
+        else:
+            label = "完了しました"
+            if outcome.result.unresolved:
+                label = "完了しました（未解決のサブタスクがあります）"
+            status.update(label=label, state="complete", expanded=False)
+    return outcome
+
+
+def _render_subtask(subtask: Subtask) -> None:
+    state = "✅ 解決" if subtask.is_completed else "⚠️ 未解決"
+    label = (
+        f"サブタスク {subtask.index + 1}: {subtask.task_name}"
+        f"（{state}、試行 {subtask.challenge_count} 回）"
+    )
+    with st.expander(label):
+        for attempt, results in enumerate(subtask.tool_results, start=1):
+            st.markdown(f"**試行 {attempt}**")
+            for result in results:
+                st.code(render_tool_result(result), language=None, wrap_lines=True)
+            if attempt <= len(subtask.reflection_results):
+                reflection = subtask.reflection_results[attempt - 1]
+                verdict = "完了" if reflection.is_completed else "不十分"
+                st.caption(f"内省: {verdict} — {reflection.advice}")
+        st.markdown("**サブタスクの回答**")
+        st.markdown(subtask.subtask_answer)
+
+
+def _render_result(result: AgentResult) -> None:
+    st.subheader("計画")
+    st.markdown(
+        "\n".join(
+            f"{s.index + 1}. {s.task_name} — {'✅ 解決' if s.is_completed else '⚠️ 未解決'}"
+            for s in result.subtasks
+        )
+    )
+    st.subheader("回答")
+    st.markdown(result.answer)
+    if result.unresolved:
+        st.warning("資料で確認できなかった内容があります: " + "、".join(result.unresolved))
+    st.subheader("出典")
+    if result.sources:
+        st.markdown("\n".join(f"- {source.citation}" for source in result.sources))
+    else:
+        st.caption("資料から該当する記述は見つかりませんでした。")
+    st.subheader("ツールの実行結果")
+    for subtask in result.subtasks:
+        _render_subtask(subtask)
+    usage = result.usage
+    st.caption(
+        f"LLM {usage.calls} 回、{usage.total_tokens:,} トークン"
+        f"（入力 {usage.input_tokens:,} / 出力 {usage.output_tokens:,}）"
+        + (f"  \n実行ログ: `{result.run_log}`" if result.run_log else "")
+    )
+
+
+def _render_outcome(outcome: Outcome) -> None:
+    if outcome.error is not None:
+        if render_error(outcome.error, retry_key=RETRY_KEY):
+            st.session_state[PENDING_KEY] = True
+            st.rerun()
+        return
+    if outcome.result is not None:
+        _render_result(outcome.result)
+
+
+def render() -> None:
+    """The ヘルプデスク page."""
+    st.title("ヘルプデスク")
+    st.caption(
+        "XYZ システムについて質問してください。エージェントが質問をサブタスクに分け、"
+        "マニュアルと過去の Q&A を並行して調べて、出典つきで回答します。"
+    )
+    try:
+        settings = load_settings()
+    except BlockError as exc:
+        render_error(exc)
+        return
+    problem = _llm_problem(settings)
+    if problem is not None:
+        st.warning(problem, icon="⚠️")
+    default_index = str(settings.keiri_helpdesk_index)
+    index_text = st.text_input(
+        "ナレッジベースのフォルダ",
+        value=default_index,
+        key=INDEX_KEY,
+        help="keiri-agent helpdesk ingest で作成したフォルダ（既定: KEIRI_HELPDESK_INDEX）。",
+    )
+    index_dir = Path(index_text.strip() or default_index).expanduser()
+    if not index_dir.is_dir():
+        st.info(
+            f"ナレッジベース {index_dir} がまだありません。"
+            " `keiri-agent helpdesk ingest マニュアルのフォルダ` で作成してください。",
+            icon="💡",
+        )
+    question = st.text_area(
+        "質問", key=QUESTION_KEY, placeholder="例: パスワードを忘れたときの再設定方法は？"
+    )
+    clicked = st.button(
+        "質問する",
+        key=ASK_KEY,
+        type="primary",
+        disabled=problem is not None,
+        icon=":material/send:",
+    )
+    pending = bool(st.session_state.pop(PENDING_KEY, False))
+    if (clicked or pending) and problem is None:
+        if not question.strip():
+            st.warning("質問を入力してください。")
+        else:
+            st.session_state[OUTCOME_KEY] = _ask(question.strip(), index_dir, settings)
+    outcome: Outcome | None = st.session_state.get(OUTCOME_KEY)
+    if outcome is not None:
+        _render_outcome(outcome)

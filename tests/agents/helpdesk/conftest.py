@@ -1,0 +1,41 @@
+"""Fixtures of the help-desk tests: the sample knowledge base, ingested once per session."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from keiri_agent.agents.helpdesk.knowledge import ingest
+from keiri_agent.config import Settings
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLES = ROOT / "examples" / "helpdesk"
+
+
+def bm25_settings(**values: object) -> Settings:
+    """Settings with no embedding model (and no .env), whatever the environment says."""
+    return Settings(_env_file=None, keiri_llm_model_embedding=None, **values)  # type: ignore[call-arg]
+
+
+@pytest.fixture(scope="session")
+def helpdesk_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample knowledge base (examples/helpdesk: manual PDF, release notes, qa.csv) as an
+    index directory, ingested once with BM25 only (no embedding model). Read-only: tests that
+    write to an index use ``helpdesk_index_copy``."""
+    directory = tmp_path_factory.mktemp("helpdesk") / "index"
+    result = ingest(
+        directory,
+        manuals=[EXAMPLES / "manual"],
+        qa=EXAMPLES / "qa.csv",
+        settings=bm25_settings(),
+    )
+    assert result.ok, result.failures
+    return directory
+
+
+@pytest.fixture
+def helpdesk_index_copy(helpdesk_index: Path, tmp_path: Path) -> Path:
+    """A private copy of the sample index that a test may change."""
+    return Path(shutil.copytree(helpdesk_index, tmp_path / "index"))

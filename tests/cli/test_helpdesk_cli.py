@@ -1,0 +1,141 @@
+"""`keiri-agent helpdesk ingest|search` over the sample knowledge base (examples/helpdesk)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import keiri_agent.cli.helpdesk  # noqa: F401  (registers `helpdesk` until the lead adds it to cli/__init__)
+from keiri_agent.cli import app
+from keiri_agent.cli.common import console, err_console
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "helpdesk"
+PDF = "XYZシステム_ユーザーマニュアル.pdf"
+
+
+@pytest.fixture(autouse=True)
+def wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(console, "width", 300)
+    monkeypatch.setattr(err_console, "width", 300)
+
+
+@pytest.fixture
+def index(tmp_path: Path) -> Path:
+    """The sample knowledge base ingested through the CLI (no embedding model)."""
+    target = tmp_path / "index"
+    result = CliRunner().invoke(
+        app,
+        [
+            "helpdesk",
+            "ingest",
+            "--manual",
+            str(EXAMPLES / "manual" / PDF),
+            str(EXAMPLES / "manual" / "リリースノート.md"),
+            "--qa",
+            str(EXAMPLES / "qa.csv"),
+            "--index",
+            str(target),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "│ 追加                   │    2 │" in result.stdout
+    assert "Q/A: qa.csv（文字コード cp932、36 件、更新）" in result.stdout
+    assert "KEIRI_LLM_MODEL_EMBEDDING" in result.stdout
+    return target
+
+
+def test_re_ingest_in_json_reports_nothing_re_chunked(index: Path) -> None:
+    result = CliRunner().invoke(
+        app,
+        [
+            "helpdesk",
+            "ingest",
+            "--manual",
+            str(EXAMPLES / "manual"),
+            "--index",
+            str(index),
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert (report["files_seen"], report["unchanged"], report["rechunked"]) == (2, 2, 0)
+    assert (report["chunks_total"], report["qa_rows_total"], report["qa_mode"]) == (41, 36, "bm25")
+
+
+def test_search_prints_sources_and_scores(index: Path) -> None:
+    runner = CliRunner()
+    manual = runner.invoke(app, ["helpdesk", "search", "E-1004", "--index", str(index)])
+    assert manual.exit_code == 0, manual.output
+    assert f"{PDF} p.12" in manual.stdout
+    qa = runner.invoke(
+        app, ["helpdesk", "search", "パスワードを忘れた", "--tool", "qa", "--index", str(index)]
+    )
+    assert "qa.csv 1 行目" in qa.stdout
+    assert "Q/A の検索方式: 埋め込みモデルが未設定" in qa.stdout
+
+    found = runner.invoke(
+        app,
+        [
+            "helpdesk",
+            "search",
+            "締め日",
+            "--tool",
+            "hybrid",
+            "--k",
+            "5",
+            "--index",
+            str(index),
+            "--json",
+        ],
+    )
+    payload = json.loads(found.stdout)
+    assert (payload["tool"], payload["qa_mode"]) == ("hybrid", "bm25")
+    assert len(payload["results"]) == 5
+    assert {r["source"] for r in payload["results"]} == {"manual", "qa"}
+    assert all(r["chunk_id"] and r["score"] is not None for r in payload["results"])
+
+
+def test_the_default_index_comes_from_the_settings(
+    index: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KEIRI_HELPDESK_INDEX", str(index))
+    result = CliRunner().invoke(app, ["helpdesk", "search", "代理承認", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["results"][0]["page"] == 6
+
+
+def test_a_broken_file_is_named_and_the_exit_status_says_so(tmp_path: Path) -> None:
+    folder = tmp_path / "manuals"
+    shutil.copytree(EXAMPLES / "manual", folder)
+    (folder / "古い手順.pdf").write_text(
+        "<html><body>ログインしてください</body></html>", encoding="utf-8"
+    )
+    result = CliRunner().invoke(
+        app, ["helpdesk", "ingest", "--manual", str(folder), "--index", str(tmp_path / "index")]
+    )
+    assert result.exit_code == 1
+    assert "失敗 古い手順.pdf" in result.stderr
+    assert "HTML" in result.stderr
+    assert "1 件のファイルを取り込めませんでした" in result.stderr
+    assert "│ 追加                   │    2 │" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["helpdesk", "search", "E-1004", "--tool", "web"], "--tool 'web' は使えません"),
+        (["helpdesk", "search", "E-1004", "--index", "nowhere"], "helpdesk ingest --manual"),
+        (["helpdesk", "ingest", "--index", "x"], "指定されていません"),
+        (["helpdesk", "ingest", "--manual", "missing-dir"], "見つかりません"),
+    ],
+)
+def test_user_errors_exit_2_with_a_hint(args: list[str], message: str) -> None:
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2
+    assert message in result.stderr

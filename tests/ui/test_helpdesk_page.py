@@ -1,0 +1,145 @@
+"""The ヘルプデスク page driven with Streamlit's AppTest against the scripted LLM server and
+the sample knowledge base (ingested once for this module).
+
+The page is run on its own (``AppTest.from_function``): app pages are functions registered with
+``st.navigation``, which AppTest cannot switch to; ``PAGES`` is checked separately.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase
+from keiri_agent.agents.helpdesk.models import citation
+from keiri_agent.ui.views import PAGES
+from keiri_agent.ui.views.helpdesk import OUTCOME_KEY, Outcome
+from tests.support import ScriptedLLMServer
+from tests.support.helpdesk import HelpDeskScript, build_example_index
+
+TASK = "パスワード再設定の手順を調べる"
+QUERY = "パスワード 再設定"
+QUESTION = "パスワードの再設定方法は？"
+PAGE_TIMEOUT_S = 60
+
+
+def helpdesk_page() -> None:
+    from keiri_agent.ui.views.helpdesk import render
+
+    render()
+
+
+@pytest.fixture(scope="module")
+def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_example_index(tmp_path_factory.mktemp("helpdesk") / "index")
+
+
+@pytest.fixture
+def page(index_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> AppTest:
+    monkeypatch.setenv("KEIRI_HELPDESK_INDEX", str(index_dir))
+    monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
+    monkeypatch.setenv("KEIRI_LLM_MAX_RETRIES", "0")
+    return AppTest.from_function(helpdesk_page, default_timeout=PAGE_TIMEOUT_S)
+
+
+@pytest.fixture
+def script(llm_server: ScriptedLLMServer) -> HelpDeskScript:
+    return HelpDeskScript(llm_server)
+
+
+def _texts(elements: object) -> list[str]:
+    return [str(element.value) for element in elements]  # type: ignore[attr-defined]
+
+
+def _ask(page: AppTest, question: str = QUESTION) -> AppTest:
+    page.run()
+    page.text_area(key="helpdesk_question").set_value(question)
+    return page.button(key="helpdesk_ask").click().run()
+
+
+def test_the_page_is_in_the_navigation() -> None:
+    assert "ヘルプデスク" in [spec.title for spec in PAGES]
+
+
+def test_question_shows_plan_progress_answer_sources_and_tool_results(
+    page: AppTest, script: HelpDeskScript, index_dir: Path
+) -> None:
+    with KnowledgeBase.open(index_dir) as kb:
+        cite = citation(kb.search_manual(QUERY, 3)[0])
+    script.plan(TASK)
+    script.subtask(TASK, QUERY, f"ログイン画面から再設定します{cite}")
+    script.final(f"ログイン画面の「パスワードをお忘れの方」から再設定できます{cite}。")
+
+    _ask(page)
+
+    assert not page.exception, page.exception
+    assert script.server.pending() == 0
+    assert page.text_input(key="helpdesk_index_dir").value == str(index_dir)
+    assert {"計画", "回答", "出典", "ツールの実行結果"} <= set(_texts(page.subheader))
+    markdown = _texts(page.markdown)
+    assert f"1. {TASK} — ✅ 解決" in markdown
+    assert f"ログイン画面の「パスワードをお忘れの方」から再設定できます{cite}。" in markdown
+    assert f"- {cite}" in markdown
+    assert "- サブタスク 1: ✅ 完了" in markdown  # the live progress board, final state
+    assert "[サブタスク 1: ツール選択] 開始" in _texts(page.text)
+    (expander,) = [e for e in page.expander if e.label.startswith("サブタスク 1")]
+    assert expander.label == f"サブタスク 1: {TASK}（✅ 解決、試行 1 回）"
+    tool_output = "\n".join(_texts(expander.code))
+    assert "search_manual" in tool_output
+    assert "XYZシステム_ユーザーマニュアル.pdf" in tool_output
+    outcome = page.session_state[OUTCOME_KEY]
+    assert isinstance(outcome, Outcome)
+    assert outcome.result is not None
+    assert outcome.result.usage.calls == 5
+
+    # A rerun keeps the result on the page and calls no model.
+    requests = len(script.server.chat_requests())
+    page.run()
+    assert not page.exception
+    assert f"- {cite}" in _texts(page.markdown)
+    assert len(script.server.chat_requests()) == requests
+
+
+def test_without_an_llm_the_page_explains_how_to_configure_one(page: AppTest) -> None:
+    page.run()
+    assert not page.exception
+    (warning,) = page.warning
+    assert "OPENAI_API_KEY" in warning.value
+    assert "KEIRI_LLM_MODEL_HELPDESK" in warning.value
+    assert page.button(key="helpdesk_ask").disabled
+
+
+def test_an_llm_failure_is_shown_with_its_hint_and_can_be_retried(
+    page: AppTest, script: HelpDeskScript, index_dir: Path
+) -> None:
+    script.server.add_error(500, "upstream exploded")
+    _ask(page)
+    assert not page.exception, page.exception
+    (error,) = page.error
+    assert "HTTP 500" in error.value
+    assert json.loads(page.json[0].value)["code"] == "API_ERROR"
+    assert page.info  # the hint
+
+    script.plan(TASK)
+    script.subtask(TASK, QUERY, "ログイン画面から再設定します")
+    script.final("ログイン画面から再設定できます。")
+    page.button(key="helpdesk_retry").click().run()
+    assert not page.exception, page.exception
+    assert not page.error
+    assert "ログイン画面から再設定できます。" in "\n".join(_texts(page.markdown))
+
+
+def test_a_missing_knowledge_base_says_how_to_build_it(
+    page: AppTest, script: HelpDeskScript, tmp_path: Path
+) -> None:
+    page.run()
+    page.text_input(key="helpdesk_index_dir").set_value(str(tmp_path / "none")).run()
+    assert any("helpdesk ingest" in info.value for info in page.info)
+    _ask(page)
+    assert not page.exception
+    (error,) = page.error
+    assert "ナレッジベース" in error.value
+    assert script.server.chat_requests() == []
