@@ -26,7 +26,6 @@ Run: ``python -m benchmarks.helpdesk_search [--chunks 10000] [--repeat 5] [--scr
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import re
 import statistics
@@ -36,7 +35,6 @@ import time
 from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -45,11 +43,12 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
 
 from tests.support.helpdesk_eval import EVAL_TOOLS, HelpdeskCase, Tool, load_cases, searcher
 
+from benchmarks.embeddings import embedding_settings
 from benchmarks.machine import machine_note
 from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase, ingest
 from keiri_agent.agents.helpdesk.knowledge.chunking import search_text
 from keiri_agent.agents.helpdesk.knowledge.storage import IndexDB
-from keiri_agent.config import Settings, load_settings
+from keiri_agent.config import Settings
 from keiri_agent.llm import get_embedder
 from keiri_agent.retrieval.bm25 import BM25Index
 from keiri_agent.retrieval.tokenize import get_tokenizer
@@ -65,30 +64,6 @@ _NUMBER = re.compile(r"(?<![A-Za-z\-])\d{1,3}(?![\d.])")
 
 def _bm25_settings(cache: Path) -> Settings:
     return Settings(_env_file=None, keiri_llm_model_embedding=None, keiri_cache_dir=cache)  # type: ignore[call-arg]
-
-
-def embedding_settings(scripted: bool, cache: Path) -> tuple[Settings | None, str, Any]:
-    """Settings with an embedding model (None: dense skipped), a label, a server to stop."""
-    if scripted:
-        from tests.support.llm_server import ScriptedLLMServer  # dev checkout only
-
-        server = ScriptedLLMServer().start()
-        os.environ["NO_PROXY"] = ",".join(
-            filter(None, [os.environ.get("NO_PROXY", ""), "127.0.0.1", "localhost"])
-        )
-        settings = Settings(
-            _env_file=None,
-            openai_base_url=server.url,
-            openai_api_key="sk-benchmark-scripted",  # type: ignore[arg-type]
-            keiri_llm_model_embedding="openai:scripted-embed",  # type: ignore[arg-type]
-            keiri_cache_dir=cache,
-        )
-        return settings, "scripted n-gram-hash embeddings, not a real model", server
-    settings = load_settings()
-    ref = settings.model_for("embedding")
-    if ref is None:
-        return None, "", None
-    return settings.model_copy(update={"keiri_cache_dir": cache}), str(ref), None
 
 
 def quality(

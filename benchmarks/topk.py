@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import os
 import statistics
 import sys
 import tempfile
@@ -34,7 +33,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import yaml
@@ -42,9 +40,10 @@ import yaml
 if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.embeddings import embedding_settings
 from benchmarks.machine import machine_note as common_machine_note
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.config import Settings, load_settings
+from keiri_agent.config import Settings
 from keiri_agent.design.topk import BlockRetriever, RetrievalMode, block_document
 from keiri_agent.llm import get_embedder
 from keiri_agent.retrieval.bm25 import BM25Index
@@ -135,30 +134,6 @@ def evaluate(method: Method, cases: list[EvalCase], repeat: int) -> Outcome:
     return Outcome(
         method.name, dict(summary.recall), summary.mrr, statistics.median(times), rankings
     )
-
-
-def embedding_settings(scripted: bool, cache_dir: Path) -> tuple[Settings | None, str, Any]:
-    """Settings for dense/hybrid (None: skipped), a label, and a server to stop (or None)."""
-    if scripted:
-        from tests.support.llm_server import ScriptedLLMServer  # dev checkout only
-
-        server = ScriptedLLMServer().start()
-        os.environ["NO_PROXY"] = ",".join(
-            filter(None, [os.environ.get("NO_PROXY", ""), "127.0.0.1", "localhost"])
-        )
-        settings = Settings(
-            _env_file=None,
-            openai_base_url=server.url,
-            openai_api_key="sk-benchmark-scripted",
-            keiri_llm_model_embedding="openai:scripted-embed",
-            keiri_cache_dir=cache_dir,
-        )
-        return settings, "scripted n-gram-hash embeddings, not a real model", server
-    settings = load_settings()
-    ref = settings.model_for("embedding")
-    if ref is None:
-        return None, "", None
-    return settings.model_copy(update={"keiri_cache_dir": cache_dir}), str(ref), None
 
 
 # Reference-document text as plan generation appends it to the instruction (~4,000 characters).

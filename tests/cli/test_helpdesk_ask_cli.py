@@ -13,7 +13,6 @@ import keiri_agent.cli.helpdesk_ask  # noqa: F401  (registers `helpdesk ask`)
 from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase
 from keiri_agent.agents.helpdesk.models import AgentResult, citation
 from keiri_agent.cli import app
-from tests.support import ScriptedLLMServer
 from tests.support.helpdesk import HelpDeskScript, build_example_index
 
 runner = CliRunner()
@@ -27,12 +26,8 @@ def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def script(
-    llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> HelpDeskScript:
-    monkeypatch.setenv("KEIRI_LLM_MAX_RETRIES", "0")
-    monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
-    return HelpDeskScript(llm_server)
+def script(helpdesk_script: HelpDeskScript) -> HelpDeskScript:
+    return helpdesk_script
 
 
 def top_citation(index_dir: Path) -> str:

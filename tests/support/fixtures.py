@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.helpdesk import HelpDeskScript
 from tests.support.llm_server import ScriptedLLMServer
 
 TEST_API_KEY = "sk-test-scripted-0000"
@@ -59,3 +60,13 @@ def design_env(
     monkeypatch.delenv("KEIRI_LLM_MODEL_EMBEDDING", raising=False)
     monkeypatch.delenv("KEIRI_AGENT_LLM_FALLBACK", raising=False)
     return tmp_path
+
+
+@pytest.fixture
+def helpdesk_script(
+    llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> HelpDeskScript:
+    """Scripted replies for the help-desk agent (no retries, runs under tmp_path)."""
+    monkeypatch.setenv("KEIRI_LLM_MAX_RETRIES", "0")
+    monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
+    return HelpDeskScript(llm_server)

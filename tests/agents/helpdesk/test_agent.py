@@ -16,7 +16,6 @@ from keiri_agent.agents.helpdesk.prompts import HelpDeskAgentPrompts
 from keiri_agent.config import load_settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import LLMCall, Log, RunEvent, Stage, read_events
-from tests.support import ScriptedLLMServer
 from tests.support.helpdesk import FakeSearch, HelpDeskScript, hit
 
 TASK = "パスワード再設定の手順を調べる"
@@ -28,12 +27,8 @@ SUBTASK_STEPS = ("select_tools", "execute_tools", "create_subtask_answer", "refl
 
 
 @pytest.fixture
-def script(
-    llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> HelpDeskScript:
-    monkeypatch.setenv("KEIRI_LLM_MAX_RETRIES", "0")
-    monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
-    return HelpDeskScript(llm_server)
+def script(helpdesk_script: HelpDeskScript) -> HelpDeskScript:
+    return helpdesk_script
 
 
 def script_one_subtask(script: HelpDeskScript) -> None:

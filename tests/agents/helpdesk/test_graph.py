@@ -22,7 +22,6 @@ from keiri_agent.agents.helpdesk.prompts import HelpDeskAgentPrompts
 from keiri_agent.config import load_settings
 from keiri_agent.errors import LLMError, LLMOutputError
 from keiri_agent.events import ErrorEvent, Stage, read_events
-from tests.support import ScriptedLLMServer
 from tests.support.helpdesk import USAGE, FakeSearch, HelpDeskScript, hit
 from tests.support.llm_wire import messages_of
 
@@ -43,12 +42,8 @@ LOCK_CITE = "【出典: Q&A よくある質問.csv 7 行目】"
 
 
 @pytest.fixture
-def script(
-    llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> HelpDeskScript:
-    monkeypatch.setenv("KEIRI_LLM_MAX_RETRIES", "0")
-    monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
-    return HelpDeskScript(llm_server)
+def script(helpdesk_script: HelpDeskScript) -> HelpDeskScript:
+    return helpdesk_script
 
 
 def make_agent(search: FakeSearch, **kwargs: Any) -> HelpDeskAgent:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from keiri_agent.events import CodeExec, CodeGen, ErrorEvent, LLMCall, Log, RunEvent, Stage
+from keiri_agent.events.follow import error_line, llm_call_line
 
 __all__ = ["STEP_LABELS", "describe_event"]
 
@@ -22,11 +23,7 @@ def describe_event(event: RunEvent) -> str | None:
     if isinstance(event, CodeExec):
         return "  実行: " + ("成功" if event.success else "失敗")
     if isinstance(event, ErrorEvent):
-        return "  エラー: " + (event.message.strip().splitlines() or [""])[0]
+        return error_line(event)
     if isinstance(event, LLMCall):
-        status = "" if event.ok else f"、失敗 {event.error_code or ''}"
-        return (
-            f"  LLM {event.model}: {event.total_tokens} トークン、"
-            f"{event.latency_ms / 1000:.1f} 秒{status}"
-        )
+        return llm_call_line(event)
     return None

@@ -10,7 +10,6 @@ returns a ``TurnResult``; answering the agent's question is just the next ``ask`
 from __future__ import annotations
 
 import dataclasses
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from keiri_agent.agents.analysis.models import (
 from keiri_agent.documents import read_table
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventEmitter, EventStream, RunEvent, open_run
+from keiri_agent.events.follow import run_following
 from keiri_agent.workspace import new_session_dir
 
 __all__ = ["AGENT_ID", "AnalysisSession", "TurnResult"]
@@ -184,25 +184,9 @@ class AnalysisSession:
     def _invoke_streaming(
         self, text: str, stream: EventStream, on_event: Callable[[RunEvent], None]
     ) -> AgentState:
-        outcome: dict[str, Any] = {}
-
-        def work() -> None:
-            try:
-                outcome["state"] = self._invoke(text, stream)
-            except BaseException as exc:  # handed to the calling thread below
-                outcome["error"] = exc
-            finally:
-                stream.close()  # ends the subscription below
-
-        worker = threading.Thread(target=work, name="keiri-analysis-turn", daemon=True)
-        worker.start()
-        for event in stream.subscribe():
-            on_event(event)
-        worker.join()
-        if "error" in outcome:
-            raise outcome["error"]
-        state: AgentState = outcome["state"]
-        return state
+        return run_following(
+            stream, lambda: self._invoke(text, stream), on_event, name="keiri-analysis-turn"
+        )
 
 
 def _identifier(name: str, *, taken: set[str]) -> str:

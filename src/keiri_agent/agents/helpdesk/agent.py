@@ -13,7 +13,6 @@ from its script thread).
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from keiri_agent.agents.helpdesk.tools import make_tools
 from keiri_agent.config import LLMRole, Settings, load_settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventEmitter, EventStream, RunEvent, open_run
+from keiri_agent.events.follow import run_following
 from keiri_agent.llm import LLMClient, UsageLedger, get_llm
 
 __all__ = ["AGENT_ID", "HelpDeskAgent", "run_agent"]
@@ -168,25 +168,9 @@ class HelpDeskAgent:
     def _run_streaming(
         self, question: str, stream: EventStream, on_event: Callable[[RunEvent], None]
     ) -> AgentResult:
-        outcome: dict[str, Any] = {}
-
-        def work() -> None:
-            try:
-                outcome["result"] = self._run(question, stream)
-            except BaseException as exc:  # handed to the calling thread below
-                outcome["error"] = exc
-            finally:
-                stream.close()  # ends the subscription below
-
-        worker = threading.Thread(target=work, name="keiri-helpdesk-run", daemon=True)
-        worker.start()
-        for event in stream.subscribe():
-            on_event(event)
-        worker.join()
-        if "error" in outcome:
-            raise outcome["error"]
-        result: AgentResult = outcome["result"]
-        return result
+        return run_following(
+            stream, lambda: self._run(question, stream), on_event, name="keiri-helpdesk-run"
+        )
 
 
 def run_agent(

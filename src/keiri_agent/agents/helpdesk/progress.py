@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 
 from keiri_agent.events import ErrorEvent, LLMCall, Log, RunEvent, Stage
+from keiri_agent.events.follow import error_line, llm_call_line
 
 __all__ = ["STATUS_LABELS", "STEP_LABELS", "Progress", "describe_event", "subtask_index"]
 
@@ -42,13 +43,9 @@ def describe_event(event: RunEvent) -> str | None:
     if isinstance(event, Log):
         return f"  {_where(event)}{event.msg}"
     if isinstance(event, ErrorEvent):
-        return "  エラー: " + (event.message.strip().splitlines() or [""])[0]
+        return error_line(event)
     if isinstance(event, LLMCall):
-        status = "" if event.ok else f"、失敗 {event.error_code or ''}"
-        return (
-            f"  {_where(event)}LLM {event.model}: {event.total_tokens} トークン、"
-            f"{event.latency_ms / 1000:.1f} 秒{status}"
-        )
+        return llm_call_line(event, _where(event))
     return None
 
 
