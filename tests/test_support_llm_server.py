@@ -16,19 +16,22 @@ import urllib.request
 from collections.abc import Sequence
 from typing import Any
 
+import anthropic
 import openai
 import pytest
+from langchain_anthropic import ChatAnthropic
 from langchain_core.messages import (
     AIMessage,
     AIMessageChunk,
     BaseMessage,
     HumanMessage,
+    SystemMessage,
     ToolMessage,
 )
 from langchain_core.messages.ai import add_ai_message_chunks
 from langchain_core.tools import tool
 from langchain_openai import ChatOpenAI, OpenAIEmbeddings
-from pydantic import BaseModel
+from pydantic import BaseModel, SecretStr
 
 from tests.support import ScriptedLLMServer, prompt_contains
 
@@ -420,3 +423,93 @@ def test_requests_log_records_every_request_with_body(llm_server: ScriptedLLMSer
     ]
     assert llm_server.requests[1].body["input"] == "second"
     assert llm_server.requests[0].timestamp <= llm_server.requests[1].timestamp
+
+
+# --- the Anthropic Messages endpoint (same script, ANTHROPIC_BASE_URL=server.root_url) -----
+
+
+def claude(server: ScriptedLLMServer) -> ChatAnthropic:
+    return ChatAnthropic(
+        model_name="claude-3-sonnet-scripted",
+        base_url=server.root_url,
+        api_key=SecretStr("sk-ant-test"),
+        max_retries=0,
+        timeout=10,
+        stop=None,
+    )
+
+
+def test_anthropic_messages_answer_from_the_chat_script(llm_server: ScriptedLLMServer) -> None:
+    llm_server.add_chat("```python\nprint(1)\n```", usage=(21, 7), when=prompt_contains("CodeAct"))
+
+    message = claude(llm_server).invoke(
+        [SystemMessage("You are CodeAct."), HumanMessage("売上.csv を Parquet にして")]
+    )
+
+    assert message.text == "```python\nprint(1)\n```"
+    assert message.usage_metadata is not None
+    assert (message.usage_metadata["input_tokens"], message.usage_metadata["output_tokens"]) == (
+        21,
+        7,
+    )
+    (body,) = llm_server.message_requests()
+    assert body["model"] == "claude-3-sonnet-scripted"
+    assert "You are CodeAct." in json.dumps(body["system"])
+    assert body["messages"][-1]["role"] == "user"
+    request = llm_server.requests[-1]
+    # SDK versions send the key as x-api-key or as a bearer token.
+    sent = request.headers.get("x-api-key") or request.headers.get("authorization", "")
+    assert sent.removeprefix("Bearer ") == "sk-ant-test"
+    assert "anthropic-version" in request.headers
+    assert llm_server.chat_requests() == []  # the OpenAI endpoint saw nothing
+    assert llm_server.pending() == 0
+
+
+def test_anthropic_structured_output_is_a_tool_use(llm_server: ScriptedLLMServer) -> None:
+    llm_server.add_chat(json={"vendor": "東京電力", "amount": 12800})
+
+    result = claude(llm_server).with_structured_output(Invoice).invoke("請求書を読んで")
+
+    assert result == Invoice(vendor="東京電力", amount=12800)
+    (body,) = llm_server.message_requests()
+    assert [tool["name"] for tool in body["tools"]] == ["Invoice"]
+
+
+def test_anthropic_errors_have_the_sdk_types_and_stream_is_refused(
+    llm_server: ScriptedLLMServer,
+) -> None:
+    llm_server.add_error(500, "overheated")
+    llm_server.add_error(429, "slow down", retry_after=0.01)
+    llm_server.add_chat("ok")
+    client = anthropic.Anthropic(base_url=llm_server.root_url, api_key="k", max_retries=0)
+    messages: Any = [{"role": "user", "content": "hi"}]
+
+    with pytest.raises(anthropic.InternalServerError) as failed:
+        client.messages.create(model="claude", max_tokens=10, messages=messages)
+    with pytest.raises(anthropic.RateLimitError) as limited:
+        client.messages.create(model="claude", max_tokens=10, messages=messages)
+    reply = client.messages.create(model="claude", max_tokens=10, messages=messages)
+    with pytest.raises(anthropic.BadRequestError) as streamed:
+        client.messages.create(model="claude", max_tokens=10, messages=messages, stream=True)
+
+    assert failed.value.status_code == 500
+    assert failed.value.body == {
+        "type": "error",
+        "error": {"type": "api_error", "message": "overheated"},
+    }
+    assert limited.value.response.headers["retry-after"] == "0.01"
+    assert reply.content[0].type == "text"
+    assert reply.stop_reason == "end_turn"
+    assert "streaming is not offered" in str(streamed.value)
+
+
+def test_anthropic_unscripted_request_fails_loudly(llm_server: ScriptedLLMServer) -> None:
+    client = anthropic.Anthropic(base_url=llm_server.root_url, api_key="k", max_retries=2)
+
+    with pytest.raises(anthropic.InternalServerError) as failed:
+        client.messages.create(
+            model="claude", max_tokens=10, messages=[{"role": "user", "content": "誰？"}]
+        )
+
+    assert "no scripted response" in str(failed.value)
+    assert len(llm_server.message_requests()) == 1  # x-should-retry: false

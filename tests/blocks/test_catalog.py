@@ -24,7 +24,7 @@ from keiri_agent.plan.validator import validate_source
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 REGISTRY = BlockRegistry()
 SPECS = REGISTRY.list()
-# The catalog issue 7 asks for, plus the agents' blocks (data.convert joins when it lands).
+# The catalog issue 7 asks for, plus the agents' blocks.
 EXPECTED = {
     "ui.interactive_input",
     "file.parse_zip_2tier",
@@ -37,6 +37,7 @@ EXPECTED = {
     "ai.process_llm",
     "ai.analyze_data",
     "ai.helpdesk_answer",
+    "data.convert",
     "table.filter",
     "table.aggregate",
     "table.join",

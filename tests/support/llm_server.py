@@ -17,8 +17,9 @@ Chat steps are consumed in order; a step with ``when=`` only answers requests wh
 body satisfies the predicate (see :func:`prompt_contains`). A request no step matches
 gets an HTTP 500 saying so, so a missing script fails loudly instead of hanging. The
 embeddings endpoint answers with deterministic n-gram-hash vectors unless scripted.
-Payload shapes live in :mod:`tests.support.llm_wire`, HTTP plumbing in
-:mod:`tests.support.llm_http`.
+The same chat steps also answer the Anthropic Messages API (``POST /v1/messages``, for
+``ANTHROPIC_BASE_URL=server.root_url``). Payload shapes live in :mod:`tests.support.llm_wire`
+and :mod:`tests.support.anthropic_wire`, HTTP plumbing in :mod:`tests.support.llm_http`.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal
 
+from tests.support import anthropic_wire
 from tests.support import llm_wire as wire
 from tests.support.llm_http import RecordedRequest, Response, ScriptedHTTPServer
 
@@ -42,6 +44,7 @@ DEFAULT_MODEL = "scripted-model"
 _CHAT_PATH = "/v1/chat/completions"
 _EMBEDDINGS_PATH = "/v1/embeddings"
 _MODELS_PATH = "/v1/models"
+_MESSAGES_PATH = anthropic_wire.MESSAGES_PATH
 
 
 @dataclass
@@ -110,6 +113,11 @@ class ScriptedLLMServer:
         if self._httpd is None:
             raise RuntimeError("ScriptedLLMServer is not running; call start() first")
         return f"http://127.0.0.1:{self._httpd.port}/v1"
+
+    @property
+    def root_url(self) -> str:
+        """Base URL without ``/v1``: the value for ``ANTHROPIC_BASE_URL``."""
+        return self.url.removesuffix("/v1")
 
     def start(self) -> ScriptedLLMServer:
         if self._httpd is not None:
@@ -224,6 +232,10 @@ class ScriptedLLMServer:
         """JSON bodies of all ``/chat/completions`` requests, in arrival order."""
         return self._bodies(_CHAT_PATH)
 
+    def message_requests(self) -> list[dict[str, Any]]:
+        """JSON bodies of all Anthropic ``/messages`` requests, in arrival order."""
+        return self._bodies(_MESSAGES_PATH)
+
     def embedding_requests(self) -> list[dict[str, Any]]:
         """JSON bodies of all ``/embeddings`` requests, in arrival order."""
         return self._bodies(_EMBEDDINGS_PATH)
@@ -284,6 +296,15 @@ class ScriptedLLMServer:
             except Exception as exc:  # a broken `when` predicate or an unexpected body
                 message = f"scripted LLM server: internal error: {type(exc).__name__}: {exc}"
                 return _error(500, message, retry=False)
+        if method == "POST" and path == _MESSAGES_PATH:
+            if bad_json or not isinstance(body, dict):
+                return _anthropic_error(400, "scripted LLM server: body must be a JSON object")
+            self._see_model(str(body.get("model") or DEFAULT_MODEL))
+            try:
+                return self._messages(body)
+            except Exception as exc:  # a broken `when` predicate or an unexpected body
+                message = f"scripted LLM server: internal error: {type(exc).__name__}: {exc}"
+                return _anthropic_error(500, message, retry=False)
         if method == "GET" and path == _MODELS_PATH:
             return Response(200, {"object": "list", "data": self._model_list()})
         if method == "GET" and path.startswith(_MODELS_PATH + "/"):
@@ -359,6 +380,39 @@ class ScriptedLLMServer:
             completion_tokens=completion_tokens,
         )
 
+    def _messages(self, body: dict[str, Any]) -> Response:
+        """Answer an Anthropic Messages request from the chat steps."""
+        if body.get("stream") is True:
+            message = "scripted LLM server: streaming is not offered on /v1/messages"
+            return _anthropic_error(400, message, retry=False)
+        view = anthropic_wire.as_openai_view(body)
+        step = self._take("chat", view)
+        if step is None:
+            summary = wire.summarize(wire.last_user_text(view))
+            message = (
+                "scripted LLM server: no scripted response matches this request "
+                f"(last user message: {summary!r}; pending chat steps: {self.pending()})"
+            )
+            return _anthropic_error(500, message, retry=False)
+        if isinstance(step, _ErrorStep):
+            response = _anthropic_error(step.status, step.message)
+            response.delay = step.delay
+            if step.retry_after is not None:
+                response.headers["Retry-After"] = f"{step.retry_after:g}"
+            return response
+        assert isinstance(step, _ChatStep)
+        payload = anthropic_wire.reply(
+            body,
+            view,
+            content=step.content,
+            json_value=step.json_value,
+            tool_calls=step.tool_calls,
+            usage=step.usage,
+            next_id=self._next_id,
+        )
+        headers = {"request-id": f"req_{self._next_id('req')}"}
+        return Response(200, payload, headers=headers, delay=step.delay)
+
     def _embeddings(self, body: dict[str, Any]) -> Response:
         if "input" not in body:
             return _error(400, "scripted LLM server: embeddings request without 'input'")
@@ -394,6 +448,11 @@ def _error(status: int, message: str, *, retry: bool = True) -> Response:
     # (missing script, bad request) instead of retrying with backoff.
     headers = {} if retry else {"x-should-retry": "false"}
     return Response(status, wire.error_body(status, message), headers=headers)
+
+
+def _anthropic_error(status: int, message: str, *, retry: bool = True) -> Response:
+    headers = {} if retry else {"x-should-retry": "false"}
+    return Response(status, anthropic_wire.error_body(status, message), headers=headers)
 
 
 def _scripted_error(step: _ErrorStep) -> Response:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from keiri_agent.cli import (  # noqa: F401  (registers the commands)
     analyze,
     blocks,
+    convert,
     demo,
     doctor,
     extract,

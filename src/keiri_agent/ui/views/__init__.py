@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from keiri_agent.ui.views import analysis, helpdesk
+from keiri_agent.ui.views import analysis, convert, helpdesk
 
 __all__ = ["PAGES", "PageSpec"]
 
@@ -27,5 +27,6 @@ class PageSpec:
 PAGES: tuple[PageSpec, ...] = (
     PageSpec(analysis.render, "データ分析", ":material/analytics:", "analysis"),
     PageSpec(helpdesk.render, "ヘルプデスク", ":material/support_agent:", "helpdesk"),
-    # Later issues add 設計, 実行 and 変換 here, one line each.
+    PageSpec(convert.render, "変換", ":material/transform:", "convert"),
+    # Later issues add 設計 and 実行 here, one line each.
 )

@@ -1,0 +1,379 @@
+"""The LangGraph flow of seed 003 §1: interpret → fetch → convert | viz → finish, with
+``fallback`` (CodeAct) taking over where the standard path cannot do the job.
+
+Routing follows seed 003 §2 exactly. convert and viz hand ``UnsupportedFormatError(fmt)``,
+``UnsupportedVizParamError(param)``, ``ValueError``, ``KeyError`` and ``NotImplementedError`` to
+the fallback; fetch hands over a ``FetchError`` that is still failing after its retries
+(``transient``; a missing file or bucket is the user's to fix and is raised). Everything else is
+raised, LLM API errors (``LLMError``) included: they never reach the fallback. Each hand-over is
+logged with its reason (a ``log`` event at level warning) and the failing step's ``stage`` event
+says ``failed``; the fallback then reports under the convert or viz step (status ``fallback``).
+
+Dependencies that are not state (LLM clients, the sandbox, events, the cancel flag, directories)
+travel in the runtime context, as in the analysis agent. Every node checks the cancel flag
+before it starts; a sandbox action is stopped while it runs (``fallback.SandboxEval``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import pandas as pd
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
+from pydantic import BaseModel, ConfigDict, Field
+
+from keiri_agent.agents.convert.fallback import cancelled_error, run_fallback
+from keiri_agent.agents.convert.fetch import fetch_sources
+from keiri_agent.agents.convert.formats import convert_file, read_table
+from keiri_agent.agents.convert.interpret import interpret_request
+from keiri_agent.agents.convert.models import (
+    ConvertJob,
+    FetchedFile,
+    FetchError,
+    UnsupportedFormatError,
+    UnsupportedVizParamError,
+)
+from keiri_agent.agents.convert.progress import FALLBACK_STATUS, step_progress
+from keiri_agent.agents.convert.viz import render_chart
+from keiri_agent.config import Settings
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.events import EventEmitter, NullEmitter
+from keiri_agent.llm import LLMClient
+from keiri_agent.sandbox import SandboxExecutor
+
+__all__ = [
+    "FALLBACK_ERRORS",
+    "ConvertContext",
+    "ConvertState",
+    "ConvertSteps",
+    "build_graph",
+    "fallback_reason",
+]
+
+# Seed 003 §2: what convert_node and viz_node forward to fallback_node.
+FALLBACK_ERRORS: tuple[type[Exception], ...] = (
+    UnsupportedFormatError,
+    UnsupportedVizParamError,
+    ValueError,
+    KeyError,
+    NotImplementedError,
+)
+
+
+class ConvertState(BaseModel):
+    """The graph's state: the request, the job, the inputs, the result, the fallback's why."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    request: str
+    source: str | None = None  # given by the caller; wins over the request's own
+    job: ConvertJob | None = None
+    fetched: list[FetchedFile] = Field(default_factory=list)
+    files: list[Path] = Field(default_factory=list)
+    used_fallback: bool = False
+    fallback_reason: str | None = None
+    trigger: dict[str, Any] | None = None  # the error that sent the job to the fallback
+    answer: str = ""
+
+
+@dataclass(frozen=True)
+class ConvertSteps:
+    """The functions behind fetch, convert and viz (tests put failing ones here)."""
+
+    fetch: Callable[..., list[FetchedFile]] = fetch_sources
+    convert: Callable[..., Path] = convert_file
+    render: Callable[..., Path] = render_chart
+
+
+@dataclass
+class ConvertContext:
+    """What the nodes use besides the state."""
+
+    settings: Settings
+    llm: LLMClient
+    codeact_llm: LLMClient
+    executor: SandboxExecutor
+    out_dir: Path
+    scratch_dir: Path  # fetched inputs live here for the run's duration
+    events: EventEmitter = field(default_factory=NullEmitter)
+    cancel: threading.Event = field(default_factory=threading.Event)
+    s3_client: Any = None  # None: fetch builds one from the settings
+    steps: ConvertSteps = field(default_factory=ConvertSteps)
+    # What the run learnt so far, for a result that ends in an error or a cancellation.
+    current_step: str = "interpret"
+    job: ConvertJob | None = None
+    fallback_reason: str | None = None
+
+
+def _stage(ctx: ConvertContext, step: str, status: str) -> None:
+    ctx.events.emit(
+        "stage", node_id=step, step=step, status=status, progress=step_progress(step, status)
+    )
+
+
+def _enter(ctx: ConvertContext, step: str) -> None:
+    if ctx.cancel.is_set():
+        raise cancelled_error(ctx.current_step)
+    ctx.current_step = step
+    _stage(ctx, step, "start")
+
+
+def _job(state: ConvertState) -> ConvertJob:
+    if state.job is None:  # pragma: no cover - interpret always sets it before fetch runs
+        raise RuntimeError("the job is not interpreted yet")
+    return state.job
+
+
+def fallback_reason(exc: BaseException) -> str:
+    """A Japanese line saying why the standard path handed the job to CodeAct."""
+    if isinstance(exc, UnsupportedFormatError | UnsupportedVizParamError):
+        return f"{exc.message}（{type(exc).__name__}）"
+    if isinstance(exc, FetchError):
+        return f"{exc.message}（{exc.attempts} 回試行、FetchError）"
+    if isinstance(exc, KeyError):
+        key = exc.args[0] if exc.args else ""
+        return f"列または項目 {key!r} が見つかりません（KeyError）"
+    if isinstance(exc, NotImplementedError):
+        return f"未対応の処理です: {exc}（NotImplementedError）"
+    return f"値を処理できません: {exc}（{type(exc).__name__}）"
+
+
+def _trigger(step: str, exc: BaseException) -> dict[str, Any]:
+    info: dict[str, Any] = {"step": step, "type": type(exc).__name__, "message": str(exc)}
+    to_dict = getattr(exc, "to_dict", None)
+    if callable(to_dict):
+        info["error"] = to_dict()
+    return info
+
+
+def _hand_over(ctx: ConvertContext, step: str, exc: BaseException) -> dict[str, Any]:
+    reason = fallback_reason(exc)
+    ctx.fallback_reason = reason
+    _stage(ctx, step, "failed")
+    ctx.events.emit(
+        "log",
+        node_id=step,
+        msg=f"CodeAct（代替処理）に切り替えます: {reason}",
+        level="warning",
+    )
+    return {"used_fallback": True, "fallback_reason": reason, "trigger": _trigger(step, exc)}
+
+
+def interpret(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    _enter(ctx, "interpret")
+    llm = ctx.llm.bind(events=ctx.events, node_id="interpret")
+    job = interpret_request(state.request, source=state.source, llm=llm)
+    ctx.job = job
+    what = (
+        f"変換（→ {job.target_format}）"
+        if job.action == "convert"
+        else f"グラフ（{job.chart.kind if job.chart else '?'}）"
+    )
+    ctx.events.emit(
+        "log", node_id="interpret", msg=f"解釈: {what}、入力 {job.source}。{job.summary_ja}"
+    )
+    _stage(ctx, "interpret", "done")
+    return {"job": job}
+
+
+def fetch(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    job = _job(state)
+    _enter(ctx, "fetch")
+    assert job.source is not None  # interpret_request guarantees it
+    try:
+        fetched = ctx.steps.fetch(
+            job.source,
+            dest_dir=ctx.scratch_dir / "inputs",
+            files=job.files,
+            settings=ctx.settings,
+            s3_client=ctx.s3_client,
+        )
+    except FetchError as exc:
+        if not exc.transient:  # a wrong path or a missing object: CodeAct cannot fix that
+            raise
+        return _hand_over(ctx, "fetch", exc)
+    if not fetched:
+        raise BlockError(
+            f"{job.source} に対象のファイルがありません。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="パス・プレフィックスと、依頼文で指定したファイル名のパターンを確認してください。",
+            details={"source": job.source, "files": job.files},
+        )
+    total = sum(item.size for item in fetched)
+    names = ", ".join(item.name for item in fetched[:5]) + (" …" if len(fetched) > 5 else "")
+    ctx.events.emit(
+        "log",
+        node_id="fetch",
+        msg=f"{job.source}: {len(fetched)} 件のファイルを取得しました（{total:,} バイト）: {names}",
+    )
+    _stage(ctx, "fetch", "done")
+    return {"fetched": fetched}
+
+
+def convert(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    job = _job(state)
+    _enter(ctx, "convert")
+    target = job.target_format or ""
+    outputs: list[Path] = []
+    try:
+        for item in state.fetched:
+            name = job.output_name if len(state.fetched) == 1 else None
+            path = ctx.steps.convert(item.path, target, ctx.out_dir, output_name=name)
+            outputs.append(path)
+            ctx.events.emit("log", node_id="convert", msg=f"{item.name} → {path.name}")
+    except FALLBACK_ERRORS as exc:
+        for path in outputs:  # CodeAct redoes the whole job: leave no half of it behind
+            path.unlink(missing_ok=True)
+        return _hand_over(ctx, "convert", exc)
+    _stage(ctx, "convert", "done")
+    return {"files": outputs}
+
+
+def _chart_data(fetched: list[FetchedFile]) -> Path | pd.DataFrame:
+    if len(fetched) == 1:
+        return fetched[0].path
+    frames = [read_table(item.path) for item in fetched]
+    columns = list(frames[0].columns)
+    if any(list(frame.columns) != columns for frame in frames[1:]):
+        raise NotImplementedError("列の構成が異なる複数のファイルを 1 つのグラフにまとめる処理")
+    return pd.concat(frames, ignore_index=True)
+
+
+def viz(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    job = _job(state)
+    _enter(ctx, "viz")
+    assert job.chart is not None  # interpret_request guarantees it
+    try:
+        path = ctx.steps.render(
+            _chart_data(state.fetched), job.chart, ctx.out_dir, output_name=job.output_name
+        )
+    except FALLBACK_ERRORS as exc:
+        return _hand_over(ctx, "viz", exc)
+    ctx.events.emit("log", node_id="viz", msg=f"グラフを保存しました: {path.name}")
+    _stage(ctx, "viz", "done")
+    return {"files": [path]}
+
+
+def fallback(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    job = _job(state)
+    if ctx.cancel.is_set():
+        raise cancelled_error(ctx.current_step)
+    step = job.action
+    ctx.current_step = step
+    _stage(ctx, step, FALLBACK_STATUS)
+    reason = state.fallback_reason or ""
+    outcome = run_fallback(
+        job,
+        request=state.request,
+        reason=reason,
+        fetched=state.fetched,
+        out_dir=ctx.out_dir,
+        codeact_root=ctx.settings.keiri_codeact_root,
+        llm=ctx.codeact_llm,
+        executor=ctx.executor,
+        events=ctx.events,
+        cancel=ctx.cancel,
+    )
+    if not outcome.files:
+        raise _fallback_failed(state, reason, outcome.turns, outcome.answer, outcome.last_error)
+    names = ", ".join(path.name for path in outcome.files)
+    ctx.events.emit(
+        "log",
+        node_id="fallback",
+        msg=f"CodeAct が {len(outcome.files)} 件のファイルを作成しました"
+        f"（コード実行 {outcome.turns} 回）: {names}",
+    )
+    _stage(ctx, step, "done")
+    return {"files": outcome.files}
+
+
+def _fallback_failed(
+    state: ConvertState, reason: str, turns: int, answer: str | None, last_error: str | None
+) -> BlockError:
+    trigger = state.trigger or {}
+    original = trigger.get("error") if isinstance(trigger.get("error"), dict) else {}
+    assert isinstance(original, dict)
+    said = f" CodeAct の説明: {answer}" if answer else ""
+    first_line = next(iter((last_error or "").strip().splitlines()), "")
+    hints = [
+        str(original.get("hint") or ""),
+        f"CodeAct の最後のエラー: {first_line}。" if first_line else "",
+        "依頼文に形式・列名・グラフの種類を具体的に書いて再実行してください。",
+    ]
+    return BlockError(
+        "標準の処理で対応できなかったため CodeAct（生成コード）で試みましたが、"
+        f"ファイルを作成できませんでした（理由: {reason}、コード実行 {turns} 回）。{said}",
+        code=str(original.get("code") or ErrorCode.INPUT_VALIDATION_FAILED),
+        hint=" ".join(h for h in hints if h),
+        details={
+            "fallback_reason": reason,
+            "trigger": trigger,
+            "code_turns": turns,
+            "codeact_answer": answer,
+            "last_error": last_error,
+        },
+    )
+
+
+def finish(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    job = _job(state)
+    _enter(ctx, "finish")
+    listing = "\n".join(f"- {path.name}" for path in state.files)
+    if job.action == "viz":
+        done = "グラフを作成しました。"
+    else:
+        done = f"{len(state.files)} 件のファイルを {(job.target_format or '').upper()} に変換しました。"
+    if state.used_fallback:
+        what = "グラフ作成" if job.action == "viz" else "変換"
+        done = (
+            f"標準の{what}では対応できなかったため（{state.fallback_reason}）、"
+            "CodeAct（生成した Python コード）で作成しました。内容を確認してください。"
+        )
+    answer = f"{done}\n\n{listing}\n\n出力先: {ctx.out_dir}"
+    _stage(ctx, "finish", "done")
+    return {"answer": answer}
+
+
+def _after_fetch(state: ConvertState) -> Literal["convert", "viz", "fallback"]:
+    if state.used_fallback:
+        return "fallback"
+    return _job(state).action
+
+
+def _after_step(state: ConvertState) -> Literal["finish", "fallback"]:
+    return "fallback" if state.used_fallback else "finish"
+
+
+def build_graph() -> CompiledStateGraph[ConvertState, ConvertContext, ConvertState, ConvertState]:
+    """The compiled graph; invoke with ``context=ConvertContext(...)``."""
+    builder = StateGraph(ConvertState, context_schema=ConvertContext)
+    builder.add_node("interpret", interpret)
+    builder.add_node("fetch", fetch)
+    builder.add_node("convert", convert)
+    builder.add_node("viz", viz)
+    builder.add_node("fallback", fallback)
+    builder.add_node("finish", finish)
+    builder.add_edge(START, "interpret")
+    builder.add_edge("interpret", "fetch")
+    builder.add_conditional_edges(
+        "fetch", _after_fetch, {"convert": "convert", "viz": "viz", "fallback": "fallback"}
+    )
+    builder.add_conditional_edges(
+        "convert", _after_step, {"finish": "finish", "fallback": "fallback"}
+    )
+    builder.add_conditional_edges("viz", _after_step, {"finish": "finish", "fallback": "fallback"})
+    builder.add_edge("fallback", "finish")
+    builder.add_edge("finish", END)
+    return builder.compile()

@@ -1,0 +1,192 @@
+"""Job models and errors of the conversion pipeline (seed 003).
+
+``ConvertJob`` is what the interpret step makes of a Japanese request; ``FetchedFile`` is one
+input after fetching. ``kind``, ``format`` and ``target_format`` are plain strings, not
+literals: an unsupported value must reach ``convert``/``viz`` and raise the seed's fallback
+triggers there (``UnsupportedFormatError(fmt)``, ``UnsupportedVizParamError(param)``) instead
+of failing the model's structured output.
+
+Errors::
+
+    ValueError
+     ├── UnsupportedFormatError(fmt)       a table format convert cannot read or write
+     └── UnsupportedVizParamError(param)   a chart parameter viz cannot honour
+    BlockError
+     └── FetchError                        a source could not be fetched (details: source, attempts)
+
+The two ``ValueError`` subclasses are the seed's fallback triggers: the graph hands them to the
+CodeAct fallback. They still carry a Japanese ``message``, a ``hint`` and a ``code`` so that, when
+no fallback runs, the user reads the same kind of explanation as for a ``BlockError``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, Field
+
+from keiri_agent.errors import BlockError, ErrorCode
+
+__all__ = [
+    "CHART_KINDS",
+    "IMAGE_FORMATS",
+    "TABLE_FORMATS",
+    "ChartKind",
+    "ChartSpec",
+    "ConvertJob",
+    "FetchError",
+    "FetchedFile",
+    "ImageFormat",
+    "TableFormat",
+    "UnsupportedFormatError",
+    "UnsupportedVizParamError",
+]
+
+TableFormat = Literal["csv", "tsv", "xlsx", "json", "jsonl", "parquet"]
+ChartKind = Literal["line", "bar", "scatter", "hist", "box"]
+ImageFormat = Literal["png", "svg"]
+
+TABLE_FORMATS: tuple[str, ...] = get_args(TableFormat)
+CHART_KINDS: tuple[str, ...] = get_args(ChartKind)
+IMAGE_FORMATS: tuple[str, ...] = get_args(ImageFormat)
+
+
+class ChartSpec(BaseModel):
+    """What to plot. Column names are the table's own (Japanese names are fine)."""
+
+    kind: str = Field(description="グラフの種類: line / bar / scatter / hist / box")
+    x: str | None = Field(default=None, description="横軸の列名")
+    y: list[str] = Field(default_factory=list, description="値の列名（複数可）")
+    title: str | None = Field(default=None, description="グラフのタイトル")
+    xlabel: str | None = Field(default=None, description="横軸のラベル（省略時は列名）")
+    ylabel: str | None = Field(default=None, description="縦軸のラベル（省略時は列名）")
+    format: str = Field(default="png", description="画像形式: png / svg")
+    bins: int | None = Field(default=None, description="ヒストグラムの階級数")
+    group_by: str | None = Field(default=None, description="系列を分ける列名")
+
+
+class ConvertJob(BaseModel):
+    """One request, as the interpret step understood it."""
+
+    action: Literal["convert", "viz"] = Field(description="convert: 形式変換 / viz: グラフ化")
+    source: str | None = Field(
+        default=None,
+        description="入力: ローカルのファイルかフォルダー、または s3://バケット/プレフィックス",
+    )
+    files: list[str] = Field(
+        default_factory=list,
+        description="入力の中から使うファイル名またはパターン（例: *.csv）。空ならすべて",
+    )
+    target_format: str | None = Field(
+        default=None, description="変換先の形式: csv / tsv / xlsx / json / jsonl / parquet"
+    )
+    chart: ChartSpec | None = Field(default=None, description="グラフ化の指定（viz のとき）")
+    output_name: str | None = Field(default=None, description="出力ファイル名（拡張子なし）")
+    summary_ja: str = Field(default="", description="依頼内容の解釈（日本語で 1〜2 文）")
+
+
+class FetchedFile(BaseModel):
+    """One fetched input: ``path`` is its copy under the run's directory."""
+
+    name: str  # relative POSIX path under the fetch destination
+    path: Path
+    size: int
+    source: str  # where it came from: an absolute local path or s3://bucket/key
+
+
+_FORMAT_LIST = "CSV / TSV / Excel（.xlsx）/ JSON / JSONL / Parquet"
+
+
+class UnsupportedFormatError(ValueError):
+    """A table format that convert cannot read or write (seed 003 fallback trigger)."""
+
+    code: str = str(ErrorCode.UNSUPPORTED_FORMAT)
+
+    def __init__(self, fmt: str, message: str | None = None, *, hint: str | None = None) -> None:
+        self.fmt = fmt
+        self.message = message or f"形式 '{fmt}' には対応していません（対応形式: {_FORMAT_LIST}）。"
+        self.hint = hint or (
+            "対応形式のファイルを指定するか、変換先を csv / tsv / xlsx / json / jsonl / parquet"
+            " から選んでください。"
+        )
+        super().__init__(self.message)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.fmt, self.message), {"hint": self.hint})
+
+    def to_dict(self) -> dict[str, Any]:
+        """The same JSON form as ``BlockError.to_dict()``."""
+        return _error_dict(self.code, self.message, self.hint, {"fmt": self.fmt})
+
+
+class UnsupportedVizParamError(ValueError):
+    """A chart parameter that viz cannot honour (seed 003 fallback trigger).
+
+    ``param`` names the ``ChartSpec`` field at fault (kind, format, x, y, bins, group_by).
+    """
+
+    code: str = str(ErrorCode.INPUT_VALIDATION_FAILED)
+
+    def __init__(self, param: str, message: str | None = None, *, hint: str | None = None) -> None:
+        self.param = param
+        self.message = message or f"グラフの指定 '{param}' には対応していません。"
+        self.hint = hint or (
+            "種類は line / bar / scatter / hist / box、形式は png / svg から選び、"
+            "x・y には表にある列名を指定してください。"
+        )
+        super().__init__(self.message)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.param, self.message), {"hint": self.hint})
+
+    def to_dict(self) -> dict[str, Any]:
+        """The same JSON form as ``BlockError.to_dict()``."""
+        return _error_dict(self.code, self.message, self.hint, {"param": self.param})
+
+
+def _error_dict(code: str, message: str, hint: str, details: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "code": code,
+        "message": message,
+        "details": details,
+        "input_snapshot": {},
+        "hint": hint,
+        "recoverable": False,
+    }
+
+
+class FetchError(BlockError):
+    """A source could not be fetched.
+
+    ``transient`` is True when the store kept failing in a way that retrying can fix (5xx,
+    throttling, connection errors) and every retry was used: the seed forwards those to the
+    fallback "after 3 retries". ``attempts`` counts the calls made, the first one included.
+    Permanent failures (missing bucket or key, access denied, a path that does not exist, a
+    size limit) are raised at once with ``attempts`` = 1 and ``transient`` False.
+    """
+
+    default_code = ErrorCode.API_ERROR
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        source: str,
+        attempts: int = 1,
+        hint: str = "",
+        code: ErrorCode | str | None = None,
+        transient: bool = False,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(
+            message,
+            code=code,
+            hint=hint,
+            details={"source": source, "attempts": attempts, "transient": transient}
+            | dict(details or {}),
+            recoverable=transient,
+        )
+        self.source = source
+        self.attempts = attempts
+        self.transient = transient

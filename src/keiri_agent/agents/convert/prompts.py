@@ -1,0 +1,196 @@
+"""Prompts of the conversion pipeline: request interpretation and the CodeAct fallback.
+
+The interpret prompt turns a Japanese or English request into a ``ConvertJob``; it asks for the
+user's own words for formats and chart kinds, so an unsupported one reaches convert/viz and the
+seed's fallback triggers instead of being "corrected" by the model. The CodeAct prompts follow
+seed 003 §5 (system: "You are CodeAct. Generate Python 3.11 code only."; user: what to convert
+and where to save it, "Return code only"), with the sandbox's rules and the inputs spelled out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+from keiri_agent.agents.convert.models import ConvertJob
+
+__all__ = [
+    "MAX_OUTPUT_IN_PROMPT",
+    "InputSummary",
+    "codeact_prompt",
+    "codeact_task",
+    "exec_feedback",
+    "interpret_messages",
+]
+
+MAX_OUTPUT_IN_PROMPT = 1_500  # characters of stdout/stderr fed back to the model
+CODEACT_LIBRARIES = "pandas, numpy, matplotlib, seaborn"
+
+INTERPRET_SYSTEM = """あなたはファイルの形式変換とグラフ作成の依頼を解釈するアシスタントです。
+ユーザーの依頼文（日本語または英語）を読み、処理の指定（ConvertJob）に変換します。
+
+## 項目
+- action: 形式の変換なら "convert"、グラフ・チャート・可視化・plot なら "viz"。
+- source: 依頼文に書かれた入力の場所（ローカルのパス、または s3://バケット/プレフィックス）。書かれていなければ null。
+- files: 入力の中から使うファイル名やパターン（例: "売上.csv", "*.csv"）。特に指定がなければ空のリスト。
+- target_format: convert のときの変換先の形式を、小文字の拡張子で（例: parquet, csv, xlsx, json）。
+  対応しているかどうかに関係なく、ユーザーが指定した形式をそのまま書きます（例: XML なら "xml"）。
+- chart: viz のときのグラフの指定。
+  - kind: line（折れ線）/ bar（棒）/ scatter（散布図）/ hist（ヒストグラム）/ box（箱ひげ図）。
+    それ以外の種類（円グラフなど）を求められたら、その名前をそのまま英語で書きます（例: "pie"）。
+  - x, y: 横軸の列名と値の列名（依頼文に書かれた列名をそのまま）。y はリストです。
+  - title, xlabel, ylabel: 依頼文にあれば。format: 画像形式（既定 png、SVG を求められたら svg）。
+  - bins: ヒストグラムの階級数、group_by: 系列を分ける列名（あれば）。
+- output_name: 出力ファイル名の指定があれば拡張子なしで。なければ null。
+- summary_ja: 依頼をどう解釈したかを日本語で 1〜2 文。
+
+依頼にない値を作らないこと。分からない項目は null または空にします。"""
+
+INTERPRET_TASK = """## 依頼文
+{request}
+{source_note}"""
+
+
+def interpret_messages(request: str, source: str | None) -> list[BaseMessage]:
+    """Messages for the structured ``ConvertJob`` call."""
+    note = (
+        f"\n## 入力（指定済み）\n{source}\n（source にはこの値を使います）"
+        if source
+        else "\n## 入力\n（依頼文の中のパスや s3:// URL を source にしてください）"
+    )
+    task = INTERPRET_TASK.format(request=request.strip(), source_note=note)
+    return [SystemMessage(INTERPRET_SYSTEM), HumanMessage(task)]
+
+
+@dataclass(frozen=True)
+class InputSummary:
+    """One input file as the CodeAct prompt describes it."""
+
+    relpath: str  # relative to the CodeAct workdir, e.g. "inputs/売上.csv"
+    size: int
+    table: str | None = None  # shape, columns and first rows when it reads as a table
+    problem: str | None = None  # why it does not read as a table
+
+
+CODEACT_SYSTEM = """You are CodeAct. Generate Python 3.11 code **only**.
+
+## 実行環境
+- コードは隔離されたサンドボックスで実行されます。カレントディレクトリは作業ディレクトリ {workdir} で、
+  ファイルを書き込めるのはこの中だけです（ファイル 1 つ 10 MB まで、CPU 時間 120 秒まで）。
+- 使えるライブラリ: {libraries} と標準ライブラリの一部（math, json, csv, re, datetime, io など）。
+  os・subprocess・socket・ネットワーク・ファイル一覧の取得は使えません。
+- 入力ファイルは作業ディレクトリの inputs/ にあります（パスは依頼に列挙します）。
+- {df_note}
+- コードブロックは 1 つずつ新しいプロセスで実行されます。変数は次のコードに引き継がれませんが、保存したファイルは残ります。
+- 日本語フォントは設定済みです。グラフを保存したら plt.close() します。
+
+## 出力
+- ```python で始まるコードブロックを 1 つだけ返してください。説明は不要です。
+- 結果のファイルは作業ディレクトリの直下に保存し、保存したファイル名と件数などの要点を print してください。"""
+
+DF_NOTE = "変数 `df` に最初の表（{relpath}）が DataFrame として読み込み済みです。"
+NO_DF_NOTE = (
+    "表として読み込めた入力はありません。必要ならコードで inputs/ のファイルを開いてください。"
+)
+
+CODEACT_TASK = """## 依頼
+{request}
+
+## 依頼の解釈
+{summary}
+
+## 標準の処理で対応できなかった理由
+{reason}
+
+## 入力ファイル
+{inputs}
+
+## 作るもの
+{goal}
+
+Return code only, no explanation."""
+
+
+def codeact_prompt(workdir: str, df_relpath: str | None) -> str:
+    """The CodeAct system prompt for one run."""
+    note = DF_NOTE.format(relpath=df_relpath) if df_relpath else NO_DF_NOTE
+    return CODEACT_SYSTEM.format(workdir=workdir, libraries=CODEACT_LIBRARIES, df_note=note)
+
+
+def _inputs(inputs: Sequence[InputSummary]) -> str:
+    if not inputs:
+        return "（取得できたファイルはありません。依頼文の内容だけから作成してください）"
+    lines = []
+    for item in inputs:
+        lines.append(f"- {item.relpath}（{item.size:,} バイト）")
+        if item.table:
+            lines.append("  " + item.table.replace("\n", "\n  "))
+        elif item.problem:
+            lines.append(f"  表として読み込めませんでした: {item.problem}")
+    return "\n".join(lines)
+
+
+def _goal(job: ConvertJob, workdir: str, output_name: str, multiple: bool) -> str:
+    if job.action == "viz" and job.chart is not None:
+        chart = job.chart.model_dump(exclude_none=True)
+        fmt = job.chart.format or "png"
+        return (
+            f"次の指定のグラフを作成し、`{workdir}/{output_name}.{fmt}` に保存してください。\n"
+            f"{chart}"
+        )
+    fmt = (job.target_format or "").lower().lstrip(".")
+    if multiple:
+        return (
+            f"入力の各ファイルを {fmt} 形式に変換し、`{workdir}/<元のファイル名（拡張子なし）>.{fmt}`"
+            " としてそれぞれ保存してください。"
+        )
+    return f"入力の表を {fmt} 形式に変換し、`{workdir}/{output_name}.{fmt}` に保存してください。"
+
+
+def codeact_task(
+    job: ConvertJob,
+    *,
+    request: str,
+    reason: str,
+    workdir: str,
+    inputs: Sequence[InputSummary],
+    output_name: str,
+) -> str:
+    """The CodeAct user message: the request, why the standard path failed, inputs, the goal."""
+    return CODEACT_TASK.format(
+        request=request.strip(),
+        summary=job.summary_ja or job.model_dump_json(exclude_none=True),
+        reason=reason,
+        inputs=_inputs(inputs),
+        goal=_goal(job, workdir, output_name, multiple=len(inputs) > 1),
+    )
+
+
+def _cut(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= MAX_OUTPUT_IN_PROMPT else "…" + text[-MAX_OUTPUT_IN_PROMPT:]
+
+
+def exec_feedback(
+    *,
+    success: bool,
+    stdout: str,
+    error: str | None,
+    files: Sequence[str],
+) -> str:
+    """What the model reads after an execution (the sandbox's "output" in CodeAct terms)."""
+    lines = ["実行結果: " + ("成功" if success else "失敗")]
+    if stdout.strip():
+        lines.append("標準出力:\n```\n" + _cut(stdout) + "\n```")
+    if error:
+        lines.append("エラー:\n```\n" + _cut(error) + "\n```")
+    lines.append("作成されたファイル: " + (", ".join(files) if files else "なし"))
+    if not success:
+        lines.append("エラーを直したコードを ```python のコードブロック 1 つだけで返してください。")
+    elif not files:
+        lines.append(
+            "ファイルが保存されていません。結果を作業ディレクトリに保存するコードを返してください。"
+        )
+    return "\n\n".join(lines)

@@ -1,0 +1,239 @@
+"""変換 page (seed 003): convert files among table formats or plot them, following the five steps
+on a progress bar driven by the pipeline's ``stage`` events (the same events the SSE page reads).
+
+The input is uploaded (saved into a new session folder) or named by a local path or an
+``s3://`` URL. While the pipeline runs, its log lines show inside ``st.status`` and the bar
+moves with each step; afterwards only the answer stays (seed 003 §3: logs are shown while
+waiting, never in the final answer), with download buttons for the files, the code CodeAct wrote
+when the fallback was used, and errors as the red error display. Session State (prefix
+``convert_``) keeps the last outcome across reruns until the next request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import streamlit as st
+
+from keiri_agent.config import LLMRole, Settings, load_settings
+from keiri_agent.errors import BlockError
+from keiri_agent.ui import session_state
+from keiri_agent.ui.error_view import render_error
+from keiri_agent.ui.report_view import render_downloads
+from keiri_agent.ui.sidebar import ROLE_LABELS
+
+if TYPE_CHECKING:
+    from keiri_agent.agents.convert.pipeline import ConvertResult
+    from keiri_agent.events import RunEvent
+
+__all__ = ["OUTCOME_KEY", "PAGE", "REQUEST_KEY", "SOURCE_KEY", "Outcome", "render"]
+
+PAGE = "convert"
+REQUEST_KEY = session_state.page_key(PAGE, "request")
+SOURCE_KEY = session_state.page_key(PAGE, "source")
+MODE_KEY = session_state.page_key(PAGE, "source_mode")
+UPLOAD_KEY = session_state.page_key(PAGE, "uploads")
+RUN_KEY = session_state.page_key(PAGE, "run")
+RETRY_KEY = session_state.page_key(PAGE, "retry")
+PENDING_KEY = session_state.page_key(PAGE, "pending")
+OUTCOME_KEY = session_state.page_key(PAGE, "outcome")
+MODE_UPLOAD = "ファイルをアップロード"
+MODE_PATH = "パスまたは S3 URL を指定"
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".svg"})
+
+
+@dataclass
+class Outcome:
+    """One request and what came of it (a result, or an LLM error raised by the pipeline)."""
+
+    request: str
+    result: ConvertResult | None = None
+    error: BlockError | None = None
+    progress: float = 0.0
+    progress_label: str = ""
+    code: list[str] = field(default_factory=list)  # what CodeAct wrote, in order
+
+
+def _llm_problems(settings: Settings) -> tuple[str | None, str | None]:
+    """(why the interpret role cannot run, why the CodeAct role cannot run), None when it can."""
+    problems: list[str | None] = []
+    for role in (LLMRole.INTERPRET, LLMRole.CODEACT):
+        ref = settings.model_for(role)
+        missing = settings.missing_credentials(ref.provider) if ref is not None else []
+        if ref is None or not missing:
+            problems.append(None)
+            continue
+        variable = f"KEIRI_LLM_MODEL_{role.value.upper()}"
+        problems.append(
+            f"{ROLE_LABELS[role.value]}のモデル {ref} を使うには {', '.join(missing)} の設定が必要です。"
+            " 環境変数または .env に設定してからアプリを再起動してください"
+            f"（OpenAI 互換サーバーなら OPENAI_BASE_URL を、別のモデルなら {variable} を設定します。"
+            "CodeAct は Anthropic も使えます: anthropic:claude-… と ANTHROPIC_API_KEY）。"
+            " 設定の確認は `keiri-agent doctor` でできます。"
+        )
+    return problems[0], problems[1]
+
+
+def _source(settings: Settings) -> tuple[str | None, Path | None]:
+    """The source the user chose (saving uploads into a new session folder) and that folder."""
+    from keiri_agent.workspace import confine, new_session_dir
+
+    if st.session_state.get(MODE_KEY, MODE_UPLOAD) == MODE_PATH:
+        text = str(st.session_state.get(SOURCE_KEY) or "").strip()
+        return (text or None), None
+    uploads = st.session_state.get(UPLOAD_KEY) or []
+    if not uploads:
+        return None, None
+    session = new_session_dir(settings.keiri_workspace_root)
+    inputs = session / "inputs"
+    inputs.mkdir()
+    for upload in uploads:
+        confine(inputs, Path(upload.name).name).write_bytes(upload.getvalue())
+    return str(inputs), session
+
+
+def _run(request: str, settings: Settings) -> Outcome:
+    from keiri_agent.agents.convert.pipeline import AGENT_ID, run_convert
+    from keiri_agent.agents.convert.progress import Progress, describe_event
+    from keiri_agent.events import CodeGen, open_run
+    from keiri_agent.events.follow import run_following
+
+    outcome = Outcome(request=request)
+    source, session = _source(settings)
+    out_dir = session / "outputs" if session is not None else None
+    progress = Progress()
+    live = st.empty()  # the bar and the log lines, shown only while the run lasts
+    with live.container():
+        bar = st.progress(0.0, text=progress.label)
+        with st.status("変換しています…", expanded=True) as status:
+
+            def show(event: RunEvent) -> None:
+                line = describe_event(event)
+                if line is not None:
+                    st.text(line.strip())
+                if isinstance(event, CodeGen):
+                    outcome.code.append(event.code)
+                if progress.add(event):
+                    bar.progress(progress.fraction, text=progress.label)
+
+            try:
+                stream = open_run(AGENT_ID, runs_dir=settings.keiri_runs_dir)
+                outcome.result = run_following(
+                    stream,
+                    lambda: run_convert(
+                        request, source=source, out_dir=out_dir, settings=settings, events=stream
+                    ),
+                    show,
+                    name="keiri-convert-page",
+                )
+            except BlockError as exc:  # LLM API errors are raised by the pipeline
+                outcome.error = exc
+            failed = outcome.error is not None or (
+                outcome.result is not None and outcome.result.status != "success"
+            )
+            label = "エラーが発生しました" if failed else "完了しました"
+            status.update(label=label, state="error" if failed else "complete", expanded=False)
+    live.empty()
+    outcome.progress, outcome.progress_label = progress.fraction, progress.label
+    return outcome
+
+
+def _render_files(result: ConvertResult) -> None:
+    files = [path for path in result.files if path.is_file()]
+    missing = [path.name for path in result.files if not path.is_file()]
+    for path in files:
+        if path.suffix.lower() in IMAGE_SUFFIXES:
+            st.image(str(path), caption=path.name)
+    render_downloads(None, files, key=session_state.page_key(PAGE, "download"))
+    if missing:
+        st.warning("次のファイルが出力先にありません: " + "、".join(missing))
+
+
+def _render_outcome(outcome: Outcome) -> None:
+    st.progress(outcome.progress, text=outcome.progress_label or " ")
+    error = outcome.error
+    result = outcome.result
+    if result is not None and result.status == "failed":
+        error = BlockError.from_dict(result.error or {"message": result.answer})
+    if error is not None:
+        if render_error(error, retry_key=RETRY_KEY):
+            st.session_state[PENDING_KEY] = True
+            st.rerun()
+        return
+    if result is None:
+        return
+    if result.status == "cancelled":
+        st.warning("変換は取り消されました。", icon="⚠️")
+        return
+    st.subheader("結果")
+    st.markdown(result.answer)
+    if result.used_fallback:
+        st.info(
+            "標準の処理で対応できなかったため、CodeAct が生成した Python コードを"
+            f"サンドボックスで実行して作成しました（理由: {result.fallback_reason}）。",
+            icon="🛠️",
+        )
+        for number, code in enumerate(outcome.code, start=1):
+            with st.expander(f"CodeAct が生成したコード {number}"):
+                st.code(code, language="python")
+    _render_files(result)
+    if result.run_log:
+        st.caption(f"実行ログ: `{result.run_log}`")
+
+
+def render() -> None:
+    """The 変換 page."""
+    st.title("変換")
+    st.caption(
+        "ファイルを別の形式（CSV / TSV / Excel / JSON / JSONL / Parquet）に変換したり、"
+        "グラフ（折れ線・棒・散布図・ヒストグラム・箱ひげ図）にしたりします。"
+        "標準の処理で対応できない依頼は、CodeAct が Python コードを書いてサンドボックスで実行します。"
+    )
+    try:
+        settings = load_settings()
+    except BlockError as exc:
+        render_error(exc)
+        return
+    interpret_problem, codeact_problem = _llm_problems(settings)
+    for problem in (interpret_problem, codeact_problem):
+        if problem is not None:
+            st.warning(problem, icon="⚠️")
+    request = st.text_area(
+        "依頼",
+        key=REQUEST_KEY,
+        placeholder="例: 売上.csv を Parquet に変換して／月別の売上を棒グラフにして",
+    )
+    mode = st.radio("入力", [MODE_UPLOAD, MODE_PATH], key=MODE_KEY, horizontal=True)
+    if mode == MODE_UPLOAD:
+        st.file_uploader(
+            "入力ファイル（複数可）",
+            type=["csv", "tsv", "txt", "xlsx", "xlsm", "json", "jsonl", "parquet"],
+            accept_multiple_files=True,
+            key=UPLOAD_KEY,
+        )
+    else:
+        st.text_input(
+            "パスまたは S3 URL",
+            key=SOURCE_KEY,
+            placeholder="/data/売上.csv、/data/2024/、s3://keiri-data/2024/",
+            help="フォルダーや S3 のプレフィックスを指定すると、その中のファイルを使います。"
+            "空欄なら依頼文に書いた場所を使います。",
+        )
+    clicked = st.button(
+        "変換する",
+        key=RUN_KEY,
+        type="primary",
+        disabled=interpret_problem is not None,
+        icon=":material/transform:",
+    )
+    pending = bool(st.session_state.pop(PENDING_KEY, False))
+    if (clicked or pending) and interpret_problem is None:
+        if not request.strip():
+            st.warning("依頼を入力してください。")
+        else:
+            st.session_state[OUTCOME_KEY] = _run(request.strip(), settings)
+    outcome: Outcome | None = st.session_state.get(OUTCOME_KEY)
+    if outcome is not None:
+        _render_outcome(outcome)

@@ -1,0 +1,403 @@
+"""run_convert end to end: scripted LLM, real fetch/convert/viz, the real sandbox for CodeAct.
+
+Every fallback trigger of seed 003 §2 is produced and must route to CodeAct, whose scripted
+code writes the output file inside the sandbox; that file is the job's result. LLM API errors
+are raised, not routed; cancelling stops the sandbox process.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import psutil
+import pytest
+
+from keiri_agent.agents.convert.fetch import fetch_sources
+from keiri_agent.agents.convert.graph import ConvertSteps
+from keiri_agent.agents.convert.pipeline import STEPS, ConvertResult, run_convert
+from keiri_agent.errors import ErrorCode, LLMError
+from keiri_agent.events import CodeExec, CodeGen, EventStream, Log, RunEvent, Stage, read_events
+from keiri_agent.sandbox import SandboxExecutor
+from tests.support import ScriptedLLMServer, prompt_contains
+
+SALES_CSV = "月,売上\n2024-04,120000\n2024-05,80000\n2024-06,95000\n"
+XML_CODE = """rows = ["<rows>"]
+for record in df.to_dict(orient="records"):
+    rows.append("<row>" + "".join(f"<{k}>{v}</{k}>" for k, v in record.items()) + "</row>")
+rows.append("</rows>")
+with open("sales.xml", "w", encoding="utf-8") as handle:
+    handle.write("\\n".join(rows))
+print("rows", len(df))
+"""
+PIE_CODE = """import matplotlib.pyplot as plt
+fig, ax = plt.subplots()
+ax.pie(df["売上"], labels=df["月"])
+fig.savefig("chart.png", dpi=50)
+plt.close(fig)
+print("saved")
+"""
+PARQUET_CODE = """df.to_parquet("sales.parquet", index=False)
+print(len(df))
+"""
+
+
+def fenced(code: str) -> str:
+    return f"```python\n{code}```"
+
+
+def convert_job(fmt: str, source: str | None = None) -> dict[str, Any]:
+    return {
+        "action": "convert",
+        "source": source,
+        "target_format": fmt,
+        "output_name": "sales",
+        "summary_ja": f"売上表を {fmt} に変換します。",
+    }
+
+
+def viz_job(kind: str, source: str | None = None) -> dict[str, Any]:
+    return {
+        "action": "viz",
+        "source": source,
+        "chart": {"kind": kind, "x": "月", "y": ["売上"], "title": "月別売上"},
+        "summary_ja": "月別の売上をグラフにします。",
+    }
+
+
+@pytest.fixture
+def env(
+    llm_server: ScriptedLLMServer,
+    public_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Path:
+    """Runs under tmp_path, CodeAct under a directory the sandbox user can reach; a sales CSV."""
+    monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
+    monkeypatch.setenv("KEIRI_WORKSPACE_ROOT", str(tmp_path / "workspace"))
+    monkeypatch.setenv("KEIRI_CODEACT_ROOT", str(public_dir / "codeact"))
+    monkeypatch.setenv("KEIRI_LLM_MAX_RETRIES", "0")
+    source = tmp_path / "sales.csv"
+    source.write_text(SALES_CSV, encoding="utf-8")
+    return source
+
+
+def run(
+    source: Path, executor: SandboxExecutor, request: str = "変換して", **kw: Any
+) -> ConvertResult:
+    return run_convert(
+        request, source=str(source), out_dir=source.parent / "out", executor=executor, **kw
+    )
+
+
+def events_of(result: ConvertResult) -> list[RunEvent]:
+    assert result.run_log is not None
+    return read_events(result.run_log)
+
+
+def stages(events: list[RunEvent]) -> list[tuple[str, str]]:
+    return [(e.step, e.status) for e in events if isinstance(e, Stage)]
+
+
+def test_csv_to_parquet_without_the_fallback(
+    env: Path, llm_server: ScriptedLLMServer, sandbox_executor: SandboxExecutor
+) -> None:
+    llm_server.add_chat(json=convert_job("parquet"))
+
+    result = run(env, sandbox_executor, "売上.csv を Parquet にして")
+
+    assert result.status == "success", result.error
+    assert [p.name for p in result.files] == ["sales.parquet"]
+    assert pd.read_parquet(result.files[0])["売上"].tolist() == [120000, 80000, 95000]
+    assert not result.used_fallback
+    assert result.fallback_reason is None
+    assert "sales.parquet" in result.answer
+    assert "PARQUET" in result.answer
+    events = events_of(result)
+    assert stages(events) == [
+        ("interpret", "start"),
+        ("interpret", "done"),
+        ("fetch", "start"),
+        ("fetch", "done"),
+        ("convert", "start"),
+        ("convert", "done"),
+        ("finish", "start"),
+        ("finish", "done"),
+    ]
+    progress = [e.progress for e in events if isinstance(e, Stage)]
+    assert progress == sorted(progress)
+    assert progress[-1] == 1.0
+    assert not any(isinstance(e, CodeGen | CodeExec) for e in events)
+    assert len(llm_server.chat_requests()) == 1
+    assert STEPS == ("interpret", "fetch", "convert", "viz", "finish")
+
+
+def test_bar_chart_png_without_the_fallback(
+    env: Path, llm_server: ScriptedLLMServer, sandbox_executor: SandboxExecutor
+) -> None:
+    llm_server.add_chat(json=viz_job("bar"))
+
+    result = run(env, sandbox_executor, "月別の売上を棒グラフにして")
+
+    assert result.status == "success", result.error
+    (chart,) = result.files
+    assert chart.suffix == ".png"
+    assert chart.read_bytes().startswith(b"\x89PNG")
+    assert ("viz", "done") in stages(events_of(result))
+    assert not result.used_fallback
+
+
+def _failing(exc: BaseException) -> Callable[..., Path]:
+    def step(*args: Any, **kwargs: Any) -> Path:
+        raise exc
+
+    return step
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.parametrize(
+    ("trigger", "job", "code", "output"),
+    [
+        ("UnsupportedFormatError", convert_job("xml"), XML_CODE, "sales.xml"),
+        ("UnsupportedVizParamError", viz_job("pie"), PIE_CODE, "chart.png"),
+        ("ValueError", convert_job("parquet"), PARQUET_CODE, "sales.parquet"),
+        ("KeyError", convert_job("parquet"), PARQUET_CODE, "sales.parquet"),
+        ("NotImplementedError", convert_job("parquet"), PARQUET_CODE, "sales.parquet"),
+    ],
+    ids=lambda value: value if isinstance(value, str) and value.endswith("Error") else "",
+)
+def test_each_trigger_routes_to_codeact_which_makes_the_file(
+    env: Path,
+    llm_server: ScriptedLLMServer,
+    sandbox_executor: SandboxExecutor,
+    trigger: str,
+    job: dict[str, Any],
+    code: str,
+    output: str,
+) -> None:
+    llm_server.add_chat(json=job)
+    llm_server.add_chat(fenced(code), when=prompt_contains("You are CodeAct"))
+    injected = {
+        "ValueError": ValueError("金額に数値でない値があります"),
+        "KeyError": KeyError("AIRTMP"),
+        "NotImplementedError": NotImplementedError("この変換は未実装です"),
+    }
+    steps = ConvertSteps(convert=_failing(injected[trigger])) if trigger in injected else None
+
+    result = run(env, sandbox_executor, steps=steps)
+
+    assert result.status == "success", result.error
+    assert [p.name for p in result.files] == [output]
+    assert result.files[0].parent == env.parent / "out"
+    assert result.files[0].stat().st_size > 0
+    assert result.used_fallback
+    assert trigger in (result.fallback_reason or "")
+    assert "CodeAct" in result.answer
+    events = events_of(result)
+    step = job["action"]
+    assert (step, "failed") in stages(events)
+    assert (step, "fallback") in stages(events)
+    assert stages(events)[-3:] == [(step, "done"), ("finish", "start"), ("finish", "done")]
+    (gen,) = [e for e in events if isinstance(e, CodeGen)]
+    assert gen.code == code
+    (exec_,) = [e for e in events if isinstance(e, CodeExec)]
+    assert exec_.success is True
+    warnings = [e.msg for e in events if isinstance(e, Log) and e.level == "warning"]
+    assert any(trigger in msg and "CodeAct" in msg for msg in warnings)
+    assert llm_server.pending() == 0
+    codeact_prompt = llm_server.chat_requests()[1]["messages"][1]["content"]
+    assert "inputs/sales.csv" in codeact_prompt
+    assert trigger in codeact_prompt
+    assert list(Path(os.environ["KEIRI_CODEACT_ROOT"]).iterdir()) == []  # scratch removed
+
+
+def test_a_fetch_error_after_retries_routes_to_codeact(
+    env: Path,
+    llm_server: ScriptedLLMServer,
+    sandbox_executor: SandboxExecutor,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("KEIRI_S3_ENDPOINT_URL", f"http://127.0.0.1:{_closed_port()}")
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    llm_server.add_chat(json=convert_job("csv", source="s3://keiri-data/2024/"))
+    code = 'with open("sales.csv", "w", encoding="utf-8") as f:\n    f.write("月,売上\\n2024-04,120000\\n")\n'
+    llm_server.add_chat(fenced(code), when=prompt_contains("You are CodeAct"))
+
+    result = run_convert(
+        "s3://keiri-data/2024/ の売上を CSV にして。データ: 2024-04 は 120000",
+        out_dir=env.parent / "out",
+        executor=sandbox_executor,
+        steps=ConvertSteps(fetch=partial(fetch_sources, backoff_s=0.01)),  # the real fetch
+    )
+
+    assert result.status == "success", result.error
+    assert [p.read_text(encoding="utf-8") for p in result.files] == ["月,売上\n2024-04,120000\n"]
+    assert result.used_fallback
+    assert "FetchError" in (result.fallback_reason or "")
+    assert "4 回試行" in (result.fallback_reason or "")  # the first attempt and 3 retries
+    assert ("fetch", "failed") in stages(events_of(result))
+    prompt = llm_server.chat_requests()[1]["messages"][1]["content"]
+    assert "取得できたファイルはありません" in prompt
+
+
+def test_a_missing_input_is_the_users_error_not_a_fallback(
+    env: Path, llm_server: ScriptedLLMServer, sandbox_executor: SandboxExecutor
+) -> None:
+    llm_server.add_chat(json=convert_job("parquet"))
+
+    result = run(env.parent / "nothing.csv", sandbox_executor)
+
+    assert result.status == "failed"
+    assert result.error is not None
+    assert result.error["code"] == ErrorCode.FILE_UNREADABLE
+    assert "見つかりません" in result.answer
+    assert "ヒント" in result.answer
+    assert not result.used_fallback
+    assert len(llm_server.chat_requests()) == 1  # no CodeAct call
+    errors = [e for e in events_of(result) if e.event == "error"]
+    assert len(errors) == 1
+
+
+def test_codeact_that_never_makes_the_file_fails_with_its_reason(
+    env: Path, llm_server: ScriptedLLMServer, sandbox_executor: SandboxExecutor
+) -> None:
+    llm_server.add_chat(json=convert_job("xml"))
+    llm_server.add_chat(
+        fenced("print(df['存在しない列'])\n"), repeat=True, when=prompt_contains("You are CodeAct")
+    )
+
+    result = run(env, sandbox_executor)
+
+    assert result.status == "failed"
+    assert result.used_fallback
+    assert result.files == []
+    assert result.error is not None
+    assert result.error["code"] == ErrorCode.UNSUPPORTED_FORMAT  # the trigger's own code
+    assert result.error["details"]["code_turns"] == 3
+    assert "KeyError" in result.error["details"]["last_error"]
+    assert not list((env.parent / "out").glob("*"))
+    feedback = llm_server.chat_requests()[2]["messages"][-1]["content"]
+    assert "実行結果: 失敗" in feedback
+    assert "KeyError" in feedback
+
+
+def test_an_llm_api_error_in_interpret_is_raised(
+    env: Path, llm_server: ScriptedLLMServer, sandbox_executor: SandboxExecutor, tmp_path: Path
+) -> None:
+    llm_server.add_error(500, "upstream exploded")
+
+    with pytest.raises(LLMError) as caught:
+        run(env, sandbox_executor)
+
+    assert caught.value.code == ErrorCode.API_ERROR
+    (log,) = (tmp_path / "runs" / "convert").glob("*.jsonl")
+    (error,) = [e for e in read_events(log) if e.event == "error"]
+    assert error.step == "interpret"  # type: ignore[attr-defined]
+
+
+def test_an_llm_api_error_in_codeact_is_raised_not_routed(
+    env: Path, llm_server: ScriptedLLMServer, sandbox_executor: SandboxExecutor
+) -> None:
+    llm_server.add_chat(json=convert_job("xml"))
+    llm_server.add_error(500, "claude is down", when=prompt_contains("You are CodeAct"))
+
+    with pytest.raises(LLMError) as caught:
+        run(env, sandbox_executor)
+
+    assert "HTTP 500" in caught.value.message
+    assert not (env.parent / "out").exists() or not list((env.parent / "out").iterdir())
+
+
+def test_codeact_runs_on_anthropic(
+    env: Path,
+    llm_server: ScriptedLLMServer,
+    sandbox_executor: SandboxExecutor,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("KEIRI_LLM_MODEL_CODEACT", "anthropic:claude-3-sonnet-scripted")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", llm_server.root_url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-scripted")
+    llm_server.add_chat(json=convert_job("xml"))
+    llm_server.add_chat(fenced(XML_CODE), when=prompt_contains("You are CodeAct"))
+
+    result = run(env, sandbox_executor)
+
+    assert result.status == "success", result.error
+    assert [p.name for p in result.files] == ["sales.xml"]
+    assert "<売上>120000</売上>" in result.files[0].read_text(encoding="utf-8")
+    assert len(llm_server.chat_requests()) == 1  # interpret, on the default OpenAI model
+    (message,) = llm_server.message_requests()
+    assert message["model"] == "claude-3-sonnet-scripted"
+    calls = [e for e in events_of(result) if e.event == "llm_call"]
+    assert [(c.provider, c.role) for c in calls] == [  # type: ignore[attr-defined]
+        ("openai", "interpret"),
+        ("anthropic", "codeact"),
+    ]
+
+
+def test_cancelling_stops_the_sandbox_process(env: Path, llm_server: ScriptedLLMServer) -> None:
+    llm_server.add_chat(json=convert_job("xml"))
+    llm_server.add_chat(
+        fenced("import time\nwhile True:\n    time.sleep(0.05)\n"),
+        when=prompt_contains("You are CodeAct"),
+    )
+    executor = SandboxExecutor()
+    cancel = threading.Event()
+    outcome: dict[str, Any] = {}
+    with EventStream("run-cancel", "convert") as stream:
+        worker = threading.Thread(
+            target=lambda: outcome.update(result=run(env, executor, events=stream, cancel=cancel))
+        )
+        worker.start()
+        try:
+            sandbox_pids = _wait_for_action(executor, worker)
+            cancel.set()
+            worker.join(timeout=30)
+        finally:
+            executor.close()
+        events = stream.events()
+
+    result: ConvertResult = outcome["result"]
+    assert result.status == "cancelled"
+    assert result.error is not None
+    assert result.error["code"] == ErrorCode.CANCELLED
+    assert result.files == []
+    for pid in sandbox_pids:
+        assert not _alive(pid), f"sandbox process {pid} survived the cancellation"
+    assert ("convert", "cancelled") in stages(events)
+    assert any(isinstance(e, CodeGen) for e in events)
+
+
+def _wait_for_action(executor: SandboxExecutor, worker: threading.Thread) -> list[int]:
+    """The pids of the supervisor and worker running the generated code, once they run."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and worker.is_alive():
+        server = executor.server_pid
+        if server is not None:
+            children = psutil.Process(server).children(recursive=True)
+            if len(children) >= 2:  # the supervisor and the worker running the loop
+                time.sleep(0.3)
+                return [child.pid for child in children]
+        time.sleep(0.05)
+    raise AssertionError("the generated code never started in the sandbox")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
