@@ -17,6 +17,7 @@ from keiri_agent.cli import (  # noqa: F401  (registers the commands)
     helpdesk_ask,
     plan,
     sandbox,
+    serve,
     ui,
 )
 from keiri_agent.cli.common import app

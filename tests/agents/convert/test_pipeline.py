@@ -272,6 +272,27 @@ def test_a_missing_input_is_the_users_error_not_a_fallback(
     assert len(errors) == 1
 
 
+def test_local_root_confines_a_path_written_in_the_request(
+    env: Path, llm_server: ScriptedLLMServer, sandbox_executor: SandboxExecutor
+) -> None:
+    # The API server passes its workspace as local_root: a path the request names elsewhere
+    # (here /etc/passwd, read by the interpreter from the request text) is refused.
+    llm_server.add_chat(json=convert_job("json", source="/etc/passwd"))
+
+    result = run_convert(
+        "/etc/passwd を JSON にして",
+        out_dir=env.parent / "out",
+        executor=sandbox_executor,
+        local_root=env.parent / "workspace",
+    )
+
+    assert result.status == "failed"
+    assert result.error is not None
+    assert result.error["code"] == ErrorCode.PERMISSION_DENIED
+    assert not result.used_fallback
+    assert list((env.parent / "out").glob("*")) == []
+
+
 def test_codeact_that_never_makes_the_file_fails_with_its_reason(
     env: Path, llm_server: ScriptedLLMServer, sandbox_executor: SandboxExecutor
 ) -> None:

@@ -104,6 +104,7 @@ class ConvertContext:
     events: EventEmitter = field(default_factory=NullEmitter)
     cancel: threading.Event = field(default_factory=threading.Event)
     s3_client: Any = None  # None: fetch builds one from the settings
+    local_root: Path | None = None  # local sources must lie inside (None: anywhere)
     steps: ConvertSteps = field(default_factory=ConvertSteps)
     # What the run learnt so far, for a result that ends in an error or a cancellation.
     current_step: str = "interpret"
@@ -195,6 +196,7 @@ def fetch(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str, An
             files=job.files,
             settings=ctx.settings,
             s3_client=ctx.s3_client,
+            local_root=ctx.local_root,
         )
     except FetchError as exc:
         if not exc.transient:  # a wrong path or a missing object: CodeAct cannot fix that

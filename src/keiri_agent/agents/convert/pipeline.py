@@ -73,12 +73,15 @@ def run_convert(
     executor: SandboxExecutor | None = None,
     s3_client: Any = None,
     steps: ConvertSteps | None = None,
+    local_root: Path | None = None,
 ) -> ConvertResult:
     """Run ``request`` over ``source`` (a path or ``s3://`` URL; else the one in the request).
 
     ``out_dir`` defaults to a new session directory under ``KEIRI_WORKSPACE_ROOT``. ``llm`` and
     ``codeact_llm`` default to the ``interpret`` and ``codeact`` roles' clients. ``s3_client``
     replaces the one built from the settings; ``steps`` the fetch/convert/render functions.
+    ``local_root`` confines local sources (also paths written in the request text) to one
+    directory: the API server passes the workspace root, so a request cannot read host files.
     """
     settings = settings if settings is not None else load_settings()
     stream: EventStream | None = None
@@ -108,6 +111,7 @@ def run_convert(
                 events=emitter,
                 cancel=flag,
                 s3_client=s3_client,
+                local_root=local_root,
                 steps=steps if steps is not None else ConvertSteps(),
             )
             return _invoke(request, source, context, run_log)

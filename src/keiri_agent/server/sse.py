@@ -1,0 +1,113 @@
+"""``GET /agent/sse``: a task's events as Server-Sent Events that survive reconnects.
+
+Every message carries ``id`` (the event's id in the task's log: 1, 2, 3, ...), ``event`` (its
+kind: ``stage``, ``log``, ``code_gen``, ``code_exec``, ``error``, plan node events, ...),
+``data`` (the event's JSON object, exactly the line in ``events.jsonl``) and ``retry`` (how long
+a browser waits before reconnecting). A comment line (``: ping``) goes out every ~15 seconds
+so that proxies keep an idle stream open.
+
+Reconnecting: a client sends the last id it saw as the ``Last-Event-ID`` header (browsers do
+this themselves) or as the ``last_event_id`` query parameter (``EventSource`` cannot set
+headers; the header wins when both are present). The events after it are replayed from the
+task's persisted log, then live events follow from the in-memory stream, so nothing is lost
+and nothing is sent twice. The log is read only up to the last event known to be complete;
+everything later comes from memory.
+
+The stream ends with a ``done`` event whose id is one past the last event and whose data is
+the task's final status, answer and files. A client reconnecting after ``done`` (with that
+id) gets ``204 No Content``, which tells a browser to stop reconnecting. The task does not
+depend on any of this: it runs on when every client has gone.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from itertools import islice
+from typing import Any
+
+import anyio.to_thread
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.requests import Request
+from starlette.responses import Response
+
+from keiri_agent.events import RunEvent, replay
+from keiri_agent.server.errors import ApiError
+from keiri_agent.server.tasks import Task
+
+__all__ = ["DEFAULT_PING_S", "DONE_EVENT", "RETRY_MS", "last_event_id", "task_events"]
+
+DEFAULT_PING_S = 15.0
+RETRY_MS = 2000
+DONE_EVENT = "done"
+MAX_EVENT_ID = 10**12
+
+
+def last_event_id(request: Request, query_value: str | None) -> int:
+    """The id a reconnecting client saw last: the header, else the query parameter, else 0."""
+    raw = request.headers.get("last-event-id") or query_value
+    if raw is None or not raw.strip():
+        return 0
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        value = -1
+    if not 0 <= value <= MAX_EVENT_ID:
+        raise ApiError(
+            400,
+            "INVALID_LAST_EVENT_ID",
+            f"Last-Event-ID「{raw[:40]}」は 0 以上の整数ではありません。",
+            hint="受け取った最後のイベントの id をそのまま送ってください（最初から受け取るなら省略）。",
+        )
+    return value
+
+
+def _message(event: RunEvent) -> ServerSentEvent:
+    return ServerSentEvent(
+        data=event.to_json(), event=event.event, id=str(event.id), retry=RETRY_MS
+    )
+
+
+def _read_log(task: Task, after: int, upto: int) -> list[RunEvent]:
+    """Events ``after < id <= upto`` from the task's log."""
+    # Stop at ``upto``: a line after it may still be being written by the task's thread (or,
+    # after a crash, may never have been finished).
+    return list(islice(replay(task.events_path, after), max(upto - after, 0)))
+
+
+def _done_payload(task: Task) -> dict[str, Any]:
+    return {
+        "task_id": task.id,
+        "status": str(task.status),
+        "answer": task.answer,
+        "files": task.files,
+        "error": task.error,
+    }
+
+
+async def _stream(task: Task, after: int) -> AsyncIterator[ServerSentEvent]:
+    live = task.events  # None once the task has finished
+    upto = task.last_event_id  # every event up to this one is complete in the log
+    last = after
+    for event in await anyio.to_thread.run_sync(_read_log, task, after, upto):
+        last = event.id
+        yield _message(event)
+    if live is not None:
+        async for event in live.asubscribe(after_id=max(last, upto)):
+            last = event.id
+            yield _message(event)
+    # The stream has closed, so the task's status is final (it is saved before the close).
+    data = json.dumps(_done_payload(task), ensure_ascii=False)
+    done_id = max(last, task.last_event_id) + 1
+    yield ServerSentEvent(data=data, event=DONE_EVENT, id=str(done_id), retry=RETRY_MS)
+
+
+def task_events(task: Task, after: int, *, ping_s: float = DEFAULT_PING_S) -> Response:
+    """The SSE response for ``task`` from the event after ``after`` (204 when all was sent)."""
+    if task.finished and after > task.last_event_id:
+        return Response(status_code=204)
+    return EventSourceResponse(
+        _stream(task, after),
+        ping=ping_s,
+        ping_message_factory=lambda: ServerSentEvent(comment="ping"),
+    )

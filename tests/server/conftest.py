@@ -1,0 +1,193 @@
+"""Fixtures for the API server tests: a real uvicorn on 127.0.0.1, and Debian's chromium.
+
+``serve`` starts ``create_app`` under uvicorn in a background thread on a free port (port 0)
+and stops it after the test, so the tests talk real HTTP, real SSE and real disconnects.
+``chromium`` finds ``/usr/bin/chromium``; when it is missing and the tests run as root it is
+installed with ``apt-get install -y --no-install-recommends chromium`` (CI machines start
+without it); otherwise the browser test is skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pandas as pd
+import pytest
+import uvicorn
+
+from keiri_agent.config import Settings
+from keiri_agent.server import TaskRegistry, create_app
+from keiri_agent.server.sse import DEFAULT_PING_S
+from tests.support import ScriptedLLMServer
+
+CHROMIUM = Path("/usr/bin/chromium")
+APT_TIMEOUT_S = 900
+SERVER_START_TIMEOUT_S = 20.0
+TASK_TIMEOUT_S = 30.0
+
+
+@dataclass
+class LiveServer:
+    """A running app: its base URL, settings and task registry."""
+
+    url: str
+    settings: Settings
+    registry: TaskRegistry
+    server: uvicorn.Server
+    thread: threading.Thread
+
+    def client(self, **kwargs: Any) -> httpx.Client:
+        # trust_env=False: a proxy configured in the environment must not see loopback traffic.
+        return httpx.Client(base_url=self.url, trust_env=False, timeout=30.0, **kwargs)
+
+    def wait_finished(self, task_id: str, timeout: float = TASK_TIMEOUT_S) -> str:
+        """Wait until the task has finished; returns its status."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            task = self.registry.get(task_id)
+            if task.finished:
+                return str(task.status)
+            time.sleep(0.05)
+        raise AssertionError(f"task {task_id} did not finish in {timeout} s")
+
+
+def make_settings(root: Path, **overrides: Any) -> Settings:
+    return Settings(
+        _env_file=None,
+        keiri_workspace_root=root / "workspace",
+        keiri_runs_dir=root / "runs",
+        **overrides,
+    )
+
+
+@dataclass
+class Message:
+    """One SSE block as it came over the wire (comments are kept, unlike in a browser)."""
+
+    id: str | None = None
+    event: str | None = None
+    data: str | None = None
+    retry: int | None = None
+    comments: list[str] = field(default_factory=list)
+
+    def json(self) -> Any:
+        assert self.data is not None
+        return json.loads(self.data)
+
+
+def read_messages(
+    response: httpx.Response, stop: Callable[[Message], bool] | None = None
+) -> list[Message]:
+    """Parse an SSE response into blocks; stop after the block ``stop`` accepts, or at EOF."""
+    messages: list[Message] = []
+    current = Message()
+    for line in response.iter_lines():
+        if line == "":
+            if current != Message():
+                messages.append(current)
+                if stop is not None and stop(current):
+                    return messages
+            current = Message()
+            continue
+        name, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if name == "":
+            current.comments.append(value)
+        elif name == "data":
+            current.data = value if current.data is None else current.data + "\n" + value
+        elif name == "retry":
+            current.retry = int(value)
+        elif name in ("id", "event"):
+            setattr(current, name, value)
+    return messages
+
+
+def events_of(messages: list[Message]) -> list[Message]:
+    """The blocks that are events (not heartbeat comments)."""
+    return [m for m in messages if m.event is not None]
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return make_settings(tmp_path)
+
+
+@pytest.fixture
+def analysis_settings(public_dir: Path, llm_server: ScriptedLLMServer) -> Settings:
+    """Settings for analysis tasks: a workspace the sandbox can reach, holding ``sales.csv``,
+    made after ``llm_server`` so that the agent talks to it."""
+    settings = make_settings(public_dir)
+    data = settings.keiri_workspace_root / "sales.csv"
+    data.parent.mkdir(parents=True)
+    pd.DataFrame({"月": ["4月", "5月"], "売上": [100, 200]}).to_csv(data, index=False)
+    return settings
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[..., LiveServer]]:
+    """Start the app for given settings; every server is stopped after the test."""
+    started: list[LiveServer] = []
+
+    def start(settings: Settings, *, ping_s: float = DEFAULT_PING_S) -> LiveServer:
+        registry = TaskRegistry(settings)
+        app = create_app(settings, registry=registry, ping_s=ping_s)
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=0, log_level="warning", timeout_graceful_shutdown=2
+        )
+        server = uvicorn.Server(config)
+        thread = threading.Thread(target=server.run, name="test-uvicorn", daemon=True)
+        thread.start()
+        deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.02)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        live = LiveServer(f"http://127.0.0.1:{port}", settings, registry, server, thread)
+        started.append(live)
+        return live
+
+    yield start
+    for live in started:
+        live.server.should_exit = True
+    for live in started:
+        live.thread.join(15)
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Path:
+    """Debian's chromium, installed with apt-get when missing and running as root."""
+    if CHROMIUM.exists():
+        return CHROMIUM
+    if os.geteuid() != 0 or shutil.which("apt-get") is None:
+        pytest.skip(
+            f"{CHROMIUM} がありません。root で `apt-get install -y --no-install-recommends "
+            "chromium` を実行してください（root ではないため自動ではインストールしません）。"
+        )
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    install = ["apt-get", "install", "-y", "--no-install-recommends", "chromium"]
+    result = subprocess.run(install, env=env, capture_output=True, text=True, timeout=APT_TIMEOUT_S)
+    if result.returncode != 0:  # package lists may be missing on a fresh machine
+        update = subprocess.run(
+            ["apt-get", "update"], env=env, capture_output=True, text=True, timeout=APT_TIMEOUT_S
+        )
+        result = subprocess.run(
+            install, env=env, capture_output=True, text=True, timeout=APT_TIMEOUT_S
+        )
+        if result.returncode != 0:
+            pytest.fail(
+                "chromium をインストールできませんでした:\n"
+                + (update.stderr + result.stdout + result.stderr)[-3000:]
+            )
+    assert CHROMIUM.exists(), f"apt-get installed chromium but {CHROMIUM} is missing"
+    return CHROMIUM

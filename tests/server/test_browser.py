@@ -1,0 +1,119 @@
+"""The progress page in real headless Chromium (Debian's chromium driven by Playwright).
+
+A conversion request goes through the page against the scripted LLM server: the 5-step
+progress bar reaches its last step, the live log console is gone, and the final answer and
+its download link appear; a failing request shows the red banner instead.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from tests.server.conftest import LiveServer, make_settings
+from tests.support import ScriptedLLMServer
+
+TIMEOUT_MS = 20_000
+
+
+@pytest.fixture(scope="module")
+def browser(chromium: Path) -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        # Chromium's own sandbox cannot run as root (the CI container); the page is ours.
+        args = ["--no-sandbox"] if os.geteuid() == 0 else []
+        browser = playwright.chromium.launch(
+            executable_path=str(chromium), headless=True, args=args
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(locale="ja-JP")
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def live(
+    serve: Callable[..., LiveServer], tmp_path: Path, llm_server: ScriptedLLMServer
+) -> LiveServer:
+    settings = make_settings(tmp_path)  # after llm_server: the settings point at it
+    data = settings.keiri_workspace_root / "売上.csv"
+    data.parent.mkdir(parents=True)
+    frame = pd.DataFrame({"月": ["2024-04", "2024-05"], "売上": [120000, 80000]})
+    frame.to_csv(data, index=False, encoding="cp932")
+    return serve(settings)
+
+
+def _submit(page: Page, live: LiveServer, request: str, source: str) -> None:
+    page.goto(live.url + "/")
+    page.locator("#kind").select_option("convert")
+    page.locator("#request").fill(request)
+    page.locator("#source").fill(source)
+    page.locator("#submit").click()
+
+
+def test_the_progress_bar_reaches_the_last_step_and_the_answer_appears(
+    page: Page, live: LiveServer, llm_server: ScriptedLLMServer
+) -> None:
+    job = {
+        "action": "convert",
+        "source": "売上.csv",
+        "target_format": "json",
+        "output_name": "売上",
+        "summary_ja": "売上.csv を JSON に変換します。",
+    }
+    llm_server.add_chat(json=job, delay=0.5)  # the page sees the task running first
+    _submit(page, live, "売上.csv を JSON に変換してください", "売上.csv")
+
+    expect(page.locator("#log")).to_be_visible(timeout=TIMEOUT_MS)  # the console while waiting
+    expect(page.locator("#steps li.active")).to_have_count(1, timeout=TIMEOUT_MS)
+    expect(page.locator("#progress")).to_have_js_property("value", 100, timeout=TIMEOUT_MS)
+    expect(page.locator('#steps li[data-step="done"]')).to_have_class("done")
+    expect(page.locator("#steps li.done")).to_have_count(5)
+    expect(page.locator("#progress-label")).to_have_text("100%")
+    answer = page.locator("#answer")
+    expect(answer).to_be_visible(timeout=TIMEOUT_MS)
+    expect(answer).not_to_be_empty()
+    expect(page.locator("#log")).to_be_hidden()  # the final answer comes without the logs
+    expect(page.locator("#error-banner")).to_be_hidden()
+    link = page.locator("#files-list a")
+    expect(link).to_have_count(1, timeout=TIMEOUT_MS)
+    expect(link).to_contain_text("売上.json")
+
+    (task,) = live.registry.list()
+    assert task.status == "success"
+    assert answer.inner_text().strip() == task.answer.strip()
+    log_text = page.locator("#log").text_content() or ""
+    assert "解釈" in log_text  # the console did show the run's log lines
+    assert log_text.strip() not in answer.inner_text()
+    download = page.request.get(live.url + (link.get_attribute("href") or ""))
+    assert download.ok
+    assert "2024-04" in download.text()
+
+
+def test_an_error_shows_the_red_banner(
+    page: Page, live: LiveServer, llm_server: ScriptedLLMServer
+) -> None:
+    job = {"action": "convert", "source": "無い.csv", "target_format": "json"}
+    llm_server.add_chat(json=job)
+    _submit(page, live, "無い.csv を JSON に変換して", "無い.csv")
+
+    banner = page.locator("#error-banner")
+    expect(banner).to_be_visible(timeout=TIMEOUT_MS)
+    expect(banner).to_contain_text("エラー")
+    color = banner.evaluate("el => getComputedStyle(el).backgroundColor")
+    assert color == "rgb(198, 40, 40)"  # red
+    expect(page.locator("#steps li.failed")).to_have_count(1)
+    expect(page.locator("#answer-section")).to_be_hidden()
+    expect(page.locator("#submit")).to_be_enabled(timeout=TIMEOUT_MS)
+    (task,) = live.registry.list()
+    assert task.status == "failed"

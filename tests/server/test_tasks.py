@@ -1,0 +1,228 @@
+"""Tasks over real HTTP: list, status, result and files; downloads confined to the task's
+directory; cancellation that kills the sandbox process; requests refused before a task starts."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+
+import psutil
+import pytest
+
+from keiri_agent.config import Settings
+from tests.server.conftest import LiveServer
+from tests.support import ScriptedLLMServer
+
+PLAN_TASK = {"kind": "plan", "plan": "duplicate_invoice_check"}
+SLEEPING_CODE = "import time\nprint('start', flush=True)\ntime.sleep(60)\nprint('never')\n"
+
+
+def _run_plan(live: LiveServer) -> str:
+    with live.client() as client:
+        response = client.post("/agent/run", json=PLAN_TASK)
+    assert response.status_code == 202, response.text
+    task_id = str(response.json()["task_id"])
+    assert live.wait_finished(task_id) == "success"
+    return task_id
+
+
+def test_list_status_result_and_downloads(
+    serve: Callable[..., LiveServer], settings: Settings
+) -> None:
+    live = serve(settings)
+    task_id = _run_plan(live)
+    with live.client() as client:
+        listed = client.get("/agent/tasks").json()["tasks"]
+        task = client.get(f"/agent/tasks/{task_id}").json()
+        downloads = {f["name"]: client.get(f["url"]) for f in task["files"]}
+    assert [t["task_id"] for t in listed] == [task_id]
+    assert task["status"] == "success"
+    assert task["kind"] == "plan"
+    assert task["progress"] == 1.0
+    assert task["step"] == "finish"
+    assert "重複の疑いがある請求書は 4 件" in task["answer"]
+    assert task["details"]["plan_id"] == "examples/duplicate_invoice_check"
+    assert task["error"] is None
+    assert task["sse_url"] == f"/agent/sse?task_id={task_id}"
+    assert "token" not in task  # no API key configured
+    assert set(downloads) == {"重複チェック結果.xlsx", "重複チェック.md"}
+    directory = live.registry.get(task_id).directory
+    for file in task["files"]:
+        response = downloads[file["name"]]
+        assert response.status_code == 200
+        assert response.content == (directory / file["path"]).read_bytes()
+        assert len(response.content) == file["size"]
+        assert "attachment" in response.headers["content-disposition"]
+    assert downloads["重複チェック.md"].text.startswith("# 請求書の二重計上チェック")
+
+
+def test_tasks_are_listed_newest_first_and_limited(
+    serve: Callable[..., LiveServer], settings: Settings
+) -> None:
+    live = serve(settings)
+    first, second = _run_plan(live), _run_plan(live)
+    with live.client() as client:
+        ids = [t["task_id"] for t in client.get("/agent/tasks").json()["tasks"]]
+        one = client.get("/agent/tasks", params={"limit": 1}).json()["tasks"]
+        bad = client.get("/agent/tasks", params={"limit": 0})
+    assert ids == [second, first]
+    assert [t["task_id"] for t in one] == [second]
+    assert bad.status_code == 422
+    assert bad.json()["code"] == "INPUT_VALIDATION_FAILED"
+
+
+def test_task_ids_are_unguessable(serve: Callable[..., LiveServer], settings: Settings) -> None:
+    live = serve(settings)
+    ids = {_run_plan(live) for _ in range(2)}
+    assert all(len(task_id) >= 22 for task_id in ids)  # token_urlsafe(16): 128 random bits
+    assert len(ids) == 2
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "%2E%2E/task.json",
+        "files/%2E%2E/%2E%2E/other",
+        "%2E%2E/%2E%2E/config.py",
+        "/etc/passwd",
+        "files/escape.txt",
+        "files/escape_dir/passwd",
+    ],
+)
+def test_downloads_stay_inside_the_task_directory(
+    serve: Callable[..., LiveServer], settings: Settings, path: str
+) -> None:
+    live = serve(settings)
+    task_id = _run_plan(live)
+    other = _run_plan(live)
+    files = live.registry.get(task_id).directory / "files"
+    (files / "escape.txt").symlink_to(live.registry.get(other).directory / "task.json")
+    (files / "escape_dir").symlink_to("/etc")
+    with live.client() as client:
+        response = client.get(f"/agent/tasks/{task_id}/files/{path.replace('other', other)}")
+    body = response.json()
+    assert response.status_code == 403, body
+    assert body["code"] == "PERMISSION_DENIED"
+    assert "パス" in body["message"]
+    assert body["hint"]
+
+
+def test_missing_file_and_unknown_task_are_404(
+    serve: Callable[..., LiveServer], settings: Settings
+) -> None:
+    live = serve(settings)
+    task_id = _run_plan(live)
+    with live.client() as client:
+        missing = client.get(f"/agent/tasks/{task_id}/files/files/none.csv")
+        unknown = client.get(f"/agent/tasks/{'x' * 22}")
+        malformed = client.get("/agent/tasks/..%2F..%2Fetc")
+    assert missing.status_code == 404
+    assert missing.json()["code"] == "FILE_NOT_FOUND"
+    assert unknown.status_code == 404
+    assert unknown.json()["message"] == "指定されたタスクはありません。"
+    assert malformed.status_code == 404
+
+
+def _descendants(pid: int) -> list[psutil.Process]:
+    try:
+        return psutil.Process(pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+
+
+def _gone(process: psutil.Process) -> bool:
+    try:
+        return process.status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def test_cancel_stops_the_running_sandbox_process(
+    serve: Callable[..., LiveServer], analysis_settings: Settings, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.add_chat(json={"next_action": "act", "instruction": "待つ", "rationale": "試験"})
+    llm_server.add_chat(json={"code": SLEEPING_CODE, "expected_outputs": []})
+    live = serve(analysis_settings)
+    data = analysis_settings.keiri_workspace_root / "sales.csv"
+    with live.client() as client:
+        body = {"kind": "analysis", "request": "売上を調べて", "files": [str(data)]}
+        task_id = client.post("/agent/run", json=body).json()["task_id"]
+        deadline = time.monotonic() + 30
+        sandbox: list[psutil.Process] = []
+        while not any("python" in p.name() for p in sandbox):  # the worker is sleeping
+            assert time.monotonic() < deadline, "the sandbox never started"
+            executor = live.registry.get(task_id).executor
+            pid = executor.server_pid if executor is not None else None
+            sandbox = _descendants(pid) if pid is not None else []
+            time.sleep(0.05)
+        server = psutil.Process(pid)  # type: ignore[arg-type]
+        started = time.monotonic()
+        cancelled = client.post(f"/agent/tasks/{task_id}/cancel")
+        assert cancelled.status_code == 202
+        assert cancelled.json()["cancel_requested"] is True
+        assert live.wait_finished(task_id, timeout=10) == "cancelled"
+        assert time.monotonic() - started < 5  # not the sandbox's own 180 s limit
+        assert all(_gone(p) for p in [server, *sandbox])
+        task = client.get(f"/agent/tasks/{task_id}").json()
+        again = client.post(f"/agent/tasks/{task_id}/cancel")
+    assert task["status"] == "cancelled"
+    assert task["error"]["code"] == "CANCELLED"
+    assert again.status_code == 409
+    assert again.json()["code"] == "TASK_FINISHED"
+    assert os.path.isdir(live.registry.get(task_id).directory)
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        ({"kind": "plan", "plan": "no_such_plan"}, 404, "DEPENDENCY_NOT_FOUND"),
+        ({"kind": "plan", "plan": "../../etc/passwd"}, 404, "DEPENDENCY_NOT_FOUND"),
+        (
+            {"kind": "analysis", "request": "分析", "files": ["/etc/passwd"]},
+            403,
+            "PERMISSION_DENIED",
+        ),
+        (
+            {"kind": "analysis", "request": "分析", "files": ["none.csv"]},
+            400,
+            "INPUT_VALIDATION_FAILED",
+        ),
+        ({"request": "変換して", "source": "../secret.csv"}, 403, "PERMISSION_DENIED"),
+        ({"kind": "analysis", "request": "分析"}, 422, "INPUT_VALIDATION_FAILED"),
+        ({"kind": "unknown", "request": "?"}, 422, "INPUT_VALIDATION_FAILED"),
+        ({"request": "変換して", "extra": 1}, 422, "INPUT_VALIDATION_FAILED"),
+    ],
+)
+def test_bad_requests_are_refused_before_a_task_starts(
+    serve: Callable[..., LiveServer],
+    settings: Settings,
+    body: dict[str, object],
+    status: int,
+    code: str,
+) -> None:
+    live = serve(settings)
+    with live.client() as client:
+        response = client.post("/agent/run", json=body)
+        listed = client.get("/agent/tasks").json()["tasks"]
+    assert response.status_code == status, response.text
+    assert response.json()["code"] == code
+    assert response.json()["message"]
+    assert response.json()["hint"]
+    assert listed == []
+
+
+def test_a_failed_plan_run_reports_its_error(
+    serve: Callable[..., LiveServer], settings: Settings
+) -> None:
+    live = serve(settings)
+    with live.client() as client:
+        response = client.post("/agent/run", json={**PLAN_TASK, "answers": {}})
+        task_id = response.json()["task_id"]
+        assert live.wait_finished(task_id) == "failed"
+        task = client.get(f"/agent/tasks/{task_id}").json()
+    assert task["error"]["code"] == "INPUT_VALIDATION_FAILED"
+    assert "collect_inputs" in task["error"]["message"]
+    assert task["files"] == []
+    events = live.registry.get(task_id).events_path.read_text(encoding="utf-8")
+    assert '"event": "error"' in events
