@@ -11,6 +11,7 @@ import yaml
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.spec import BlockSpec
 from keiri_agent.config import Settings
+from keiri_agent.design.prior import PRIOR_WEIGHT
 from keiri_agent.design.topk import (
     DEFAULT_K_PER_CATEGORY,
     DEFAULT_MAX_TOTAL,
@@ -73,10 +74,31 @@ def test_bm25_ranks_the_obvious_block_first(retriever: BlockRetriever) -> None:
     assert [b.rank for b in result.ranking] == list(range(1, len(result.ranking) + 1))
     assert {b.id for b in result.ranking} == {s.id for s in retriever.specs}
     top = result.ranking[0]
-    assert top.bm25 == top.score > 0
+    assert top.bm25 is not None
+    assert top.bm25 > 0
     assert top.dense is None
     assert result.mode_used == "bm25"
     assert result.note is None
+
+
+def test_the_usage_prior_is_a_bounded_head_start(registry: BlockRegistry) -> None:
+    plain = BlockRetriever(registry, prior_weight=0)
+    with_prior = BlockRetriever(registry)
+    query = "督促リストを作って"
+    raw = {b.id: b for b in plain.retrieve(query, mode="bm25").ranking}
+    ranked = with_prior.retrieve(query, mode="bm25").ranking
+    best = max(b.bm25 or 0.0 for b in ranked)
+    for block in ranked:
+        assert block.bm25 == raw[block.id].bm25
+        assert block.score == pytest.approx(
+            block.bm25 + PRIOR_WEIGHT * best * block.prior, abs=1e-5
+        )
+        assert 0.0 <= block.prior <= 1.0
+    # Blocks the shipped plans use most get the largest prior; unused ones get none.
+    priors = {b.id: b.prior for b in ranked}
+    assert priors["ui.interactive_input"] == 1.0
+    assert priors["ai.helpdesk_answer"] == 0.0
+    assert all(b.score == b.bm25 for b in plain.retrieve(query, mode="bm25").ranking)
 
 
 def test_hybrid_without_an_embedding_model_says_it_used_bm25(retriever: BlockRetriever) -> None:

@@ -22,12 +22,12 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-import numpy as np
 from pydantic import BaseModel, Field
 
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.spec import BlockSpec
 from keiri_agent.config import LLMRole, Settings, load_settings
+from keiri_agent.design.prior import PRIOR_WEIGHT, block_uses, usage_prior
 from keiri_agent.errors import BlockError, ConfigurationError, ErrorCode
 from keiri_agent.retrieval.bm25 import BM25Index
 from keiri_agent.retrieval.dense import DenseIndex, EmbeddingCache
@@ -75,6 +75,7 @@ class RankedBlock(BaseModel):
     bm25: float | None
     dense: float | None
     rank: int = Field(ge=1)
+    prior: float = 0.0  # the usage prior (design.prior) that was added to ``score``
 
 
 class RetrievalResult(BaseModel):
@@ -168,6 +169,7 @@ class BlockRetriever:
         embedder: EmbeddingClient | None = None,
         settings: Settings | None = None,
         dense_weight: float = DEFAULT_DENSE_WEIGHT,
+        prior_weight: float = PRIOR_WEIGHT,
     ) -> None:
         self.settings = settings if settings is not None else load_settings()
         self._embedder = embedder
@@ -178,6 +180,8 @@ class BlockRetriever:
         self._category = {spec.id: spec.category for spec in self.specs}
         self._documents = [block_document(spec) for spec in self.specs]
         self.bm25 = BM25Index.build(self._documents, ids=self._ids)
+        self.prior_weight = prior_weight
+        self.prior = usage_prior(self._ids, block_uses()) if prior_weight else {}
         self._dense: DenseIndex | None = None
         self._lock = threading.Lock()
 
@@ -255,24 +259,36 @@ class BlockRetriever:
         return ids
 
     def _rank(self, query: str, mode: RetrievalMode) -> list[RankedBlock]:
+        rows: list[tuple[str, float, float | None, float | None]]
         if mode == "hybrid":
             dense = self.dense_index().scores(query)
             bm25 = self.bm25.scores(query)
             hits = fuse(self._ids, bm25, dense, dense_weight=self.dense_weight)
-            return [
-                self._ranked(hit.id, hit.score, hit.bm25, hit.dense, rank)
-                for rank, hit in enumerate(hits, start=1)
+            rows = [(hit.id, hit.score, hit.bm25, hit.dense) for hit in hits]
+        else:
+            scores = (
+                self.dense_index().scores(query) if mode == "dense" else self.bm25.scores(query)
+            )
+            rows = [
+                (
+                    block_id,
+                    float(value),
+                    float(value) if mode == "bm25" else None,
+                    float(value) if mode == "dense" else None,
+                )
+                for block_id, value in zip(self._ids, scores, strict=True)
             ]
-        scores = self.dense_index().scores(query) if mode == "dense" else self.bm25.scores(query)
-        order = np.argsort(-scores, kind="stable")
-        ranked: list[RankedBlock] = []
-        for rank, position in enumerate(order, start=1):
-            value = float(scores[int(position)])
-            block_id = self._ids[int(position)]
-            bm25_score = value if mode == "bm25" else None
-            dense_score = value if mode == "dense" else None
-            ranked.append(self._ranked(block_id, value, bm25_score, dense_score, rank))
-        return ranked
+        best = max((score for _, score, _, _ in rows), default=0.0)
+        boost = self.prior_weight * max(best, 0.0)
+        scored = [
+            (block_id, score + boost * self.prior.get(block_id, 0.0), bm25, dense)
+            for block_id, score, bm25, dense in rows
+        ]
+        scored.sort(key=lambda row: -row[1])  # stable: ties keep the catalog's order
+        return [
+            self._ranked(block_id, score, bm25, dense, rank)
+            for rank, (block_id, score, bm25, dense) in enumerate(scored, start=1)
+        ]
 
     def _ranked(
         self, block_id: str, score: float, bm25: float | None, dense: float | None, rank: int
@@ -284,6 +300,7 @@ class BlockRetriever:
             bm25=None if bm25 is None else round(bm25, 6),
             dense=None if dense is None else round(dense, 6),
             rank=rank,
+            prior=round(self.prior.get(block_id, 0.0), 6),
         )
 
 
