@@ -1,18 +1,14 @@
-"""Fixtures for the API server tests: a real uvicorn on 127.0.0.1, and Debian's chromium.
+"""Fixtures for the API server tests: a real uvicorn on 127.0.0.1.
 
 ``serve`` starts ``create_app`` under uvicorn in a background thread on a free port (port 0)
 and stops it after the test, so the tests talk real HTTP, real SSE and real disconnects.
-``chromium`` finds ``/usr/bin/chromium``; when it is missing and the tests run as root it is
-installed with ``apt-get install -y --no-install-recommends chromium`` (CI machines start
-without it); otherwise the browser test is skipped with the reason.
+The ``chromium`` fixture (Debian's chromium, installed when missing) comes from
+``tests.support.fixtures``.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -30,8 +26,6 @@ from keiri_agent.server import TaskRegistry, create_app
 from keiri_agent.server.sse import DEFAULT_PING_S
 from tests.support import ScriptedLLMServer
 
-CHROMIUM = Path("/usr/bin/chromium")
-APT_TIMEOUT_S = 900
 SERVER_START_TIMEOUT_S = 20.0
 TASK_TIMEOUT_S = 30.0
 
@@ -162,32 +156,3 @@ def serve() -> Iterator[Callable[..., LiveServer]]:
         live.server.should_exit = True
     for live in started:
         live.thread.join(15)
-
-
-@pytest.fixture(scope="session")
-def chromium() -> Path:
-    """Debian's chromium, installed with apt-get when missing and running as root."""
-    if CHROMIUM.exists():
-        return CHROMIUM
-    if os.geteuid() != 0 or shutil.which("apt-get") is None:
-        pytest.skip(
-            f"{CHROMIUM} がありません。root で `apt-get install -y --no-install-recommends "
-            "chromium` を実行してください（root ではないため自動ではインストールしません）。"
-        )
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    install = ["apt-get", "install", "-y", "--no-install-recommends", "chromium"]
-    result = subprocess.run(install, env=env, capture_output=True, text=True, timeout=APT_TIMEOUT_S)
-    if result.returncode != 0:  # package lists may be missing on a fresh machine
-        update = subprocess.run(
-            ["apt-get", "update"], env=env, capture_output=True, text=True, timeout=APT_TIMEOUT_S
-        )
-        result = subprocess.run(
-            install, env=env, capture_output=True, text=True, timeout=APT_TIMEOUT_S
-        )
-        if result.returncode != 0:
-            pytest.fail(
-                "chromium をインストールできませんでした:\n"
-                + (update.stderr + result.stdout + result.stderr)[-3000:]
-            )
-    assert CHROMIUM.exists(), f"apt-get installed chromium but {CHROMIUM} is missing"
-    return CHROMIUM

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.browser import ensure_chromium
 from tests.support.helpdesk import HelpDeskScript
 from tests.support.llm_server import ScriptedLLMServer
 
@@ -70,3 +71,9 @@ def helpdesk_script(
     monkeypatch.setenv("KEIRI_LLM_MAX_RETRIES", "0")
     monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
     return HelpDeskScript(llm_server)
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Path:
+    """Debian's chromium for Playwright (installed when missing and root, else the test skips)."""
+    return ensure_chromium()

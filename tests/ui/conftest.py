@@ -1,4 +1,9 @@
-"""Fixtures for the Streamlit app tests: a workspace root the sandbox can reach, and the app."""
+"""Fixtures for the Streamlit app tests: a workspace root the sandbox can reach, and the app.
+
+``open_page`` selects a page of the navigation as clicking its link does: ``AppTest.switch_page``
+only knows pages defined by files, and the app's pages are functions registered under their
+``url_path`` (Streamlit identifies such a page by the hash of that path).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from streamlit.util import calc_hash
 
 from keiri_agent.ui import APP_PATH
 
@@ -22,7 +28,13 @@ def workspace_root(public_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
+def open_page(app: AppTest, url_path: str) -> AppTest:
+    """Show the page registered under ``url_path`` on the next ``run()``."""
+    app._page_hash = calc_hash(url_path)
+    return app
+
+
 @pytest.fixture
 def app() -> AppTest:
     """The whole app (navigation, sidebar, データ分析 page) as ``keiri-agent ui`` runs it."""
-    return AppTest.from_file(str(APP_PATH), default_timeout=APP_TIMEOUT_S)
+    return open_page(AppTest.from_file(str(APP_PATH), default_timeout=APP_TIMEOUT_S), "analysis")

@@ -7,7 +7,7 @@ requirement id → value:
    empty value) and written to the state;
 2. a person's input is written back at once (:meth:`SessionStateStore.update`);
 3. the node's ``out.collected_data`` is built from the current values;
-4. values survive reruns; only :meth:`SessionStateStore.reset` clears them.
+4. values survive reruns; only :meth:`SessionStateStore.reset` (or ``reset_at``) clears them.
 
 When a plan's ``requirements`` change between reruns, stored values are merged, never silently
 dropped (「マージ+差分警告」): values of fields that still exist and still fit are kept, and every
@@ -212,6 +212,32 @@ class SessionStateStore:
         Call it on every rerun; warnings appear once, on the rerun that saw the change.
         """
         key = session_key(plan_id, node_id, block_version)
+        return self.get_at(key, requirements, previous_requirements)
+
+    def update(
+        self, plan_id: str, node_id: str, block_version: str, field_id: str, value: Any
+    ) -> None:
+        """Store one field's value now; the value must fit the field's type."""
+        self.update_at(session_key(plan_id, node_id, block_version), field_id, value)
+
+    def values(self, plan_id: str, node_id: str, block_version: str) -> dict[str, Any]:
+        """A copy of the node's current values (the node must have been shown with get())."""
+        return dict(self._initialized(session_key(plan_id, node_id, block_version)))
+
+    def collected_data(self, plan_id: str, node_id: str, block_version: str) -> dict[str, Any]:
+        """The node's ``out.collected_data``: requirement id → current value, in field order."""
+        return self.collected_at(session_key(plan_id, node_id, block_version))
+
+    # The same contract under any key: pages that ask for fields outside a plan node (the design
+    # chat) keep their values under a key of their own with the same merge/reset rules.
+
+    def get_at(
+        self,
+        key: str,
+        requirements: Sequence[Mapping[str, Any]] | None,
+        previous_requirements: Sequence[Mapping[str, Any]] | None = None,
+    ) -> MergeResult:
+        """:meth:`get` for the values under ``key``."""
         reqs = normalize_requirements(requirements)
         signature = _signature(reqs)
         if key not in self._state:
@@ -234,20 +260,17 @@ class SessionStateStore:
         self._state[key + REQUIREMENTS_SUFFIX] = signature
         return result
 
-    def update(
-        self, plan_id: str, node_id: str, block_version: str, field_id: str, value: Any
-    ) -> None:
-        """Store one field's value now; the value must fit the field's type."""
-        key = session_key(plan_id, node_id, block_version)
+    def update_at(self, key: str, field_id: str, value: Any) -> None:
+        """:meth:`update` for the values under ``key``."""
         stored = self._initialized(key)
         reqs = {str(r["id"]): r for r in self._state.get(key + REQUIREMENTS_SUFFIX) or ()}
         req = reqs.get(field_id)
         if req is None or field_id not in stored:
             raise BlockError(
-                f"ノード {node_id} に入力項目 '{field_id}' はありません。",
+                f"入力 {key} に入力項目 '{field_id}' はありません。",
                 code=ErrorCode.INPUT_VALIDATION_FAILED,
                 hint=f"この入力の項目 ID: {', '.join(stored) or 'なし'}",
-                details={"plan_id": plan_id, "node_id": node_id, "field": field_id},
+                details={"key": key, "field": field_id},
             )
         if not _fits(req, value):
             expected = _type_name(str(req.get("type")))
@@ -256,21 +279,23 @@ class SessionStateStore:
                 f"（種類: {expected}）。",
                 code=ErrorCode.INPUT_VALIDATION_FAILED,
                 hint=_fit_hint(req),
-                details={"node_id": node_id, "field": field_id, "expected_type": req.get("type")},
+                details={"key": key, "field": field_id, "expected_type": req.get("type")},
             )
         # A new dict rather than an in-place edit: Streamlit notices assignments to its state.
         self._state[key] = {**stored, field_id: value}
 
-    def values(self, plan_id: str, node_id: str, block_version: str) -> dict[str, Any]:
-        """A copy of the node's current values (the node must have been shown with get())."""
-        return dict(self._initialized(session_key(plan_id, node_id, block_version)))
-
-    def collected_data(self, plan_id: str, node_id: str, block_version: str) -> dict[str, Any]:
-        """The node's ``out.collected_data``: requirement id → current value, in field order."""
-        key = session_key(plan_id, node_id, block_version)
+    def collected_at(self, key: str) -> dict[str, Any]:
+        """:meth:`collected_data` for the values under ``key``."""
         stored = self._initialized(key)
         order = [str(r["id"]) for r in self._state.get(key + REQUIREMENTS_SUFFIX) or ()]
         return {rid: copy.deepcopy(stored[rid]) for rid in order if rid in stored}
+
+    def reset_at(self, key: str) -> list[str]:
+        """Clear the values under ``key`` and their companions; the deleted keys are returned."""
+        doomed = [k for k in (key, *(key + s for s in _COMPANIONS)) if k in self._state]
+        for name in doomed:
+            del self._state[name]
+        return doomed
 
     def reset(
         self, plan_id: str, node_id: str | None = None, block_version: str | None = None
@@ -285,9 +310,7 @@ class SessionStateStore:
                 continue
             if block_version is not None and version != block_version:
                 continue
-            doomed += [k for k in (key, *(key + s for s in _COMPANIONS)) if k in self._state]
-        for key in doomed:
-            del self._state[key]
+            doomed += self.reset_at(key)
         return doomed
 
     def keys_for_plan(self, plan_id: str) -> list[str]:

@@ -2,31 +2,37 @@
 
 Each page module exposes ``render() -> None`` and keeps its Session State under its own
 prefix (see ``keiri_agent.ui.session_state``), so AppTest can drive one page at a time.
+A page's module is imported when the page is first shown, so the app opens without loading
+every agent (the analysis agent alone pulls in LangChain and LangGraph).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
 from dataclasses import dataclass
-
-from keiri_agent.ui.views import analysis, convert, helpdesk
 
 __all__ = ["PAGES", "PageSpec"]
 
 
 @dataclass(frozen=True)
 class PageSpec:
-    """One entry of the navigation."""
+    """One entry of the navigation: the page module (under ``keiri_agent.ui.views``) and how
+    the navigation shows it."""
 
-    render: Callable[[], None]
+    module: str
     title: str
     icon: str
     url_path: str
 
+    def render(self) -> None:
+        """Import the page's module (once) and draw the page."""
+        importlib.import_module(f"{__name__}.{self.module}").render()
+
 
 PAGES: tuple[PageSpec, ...] = (
-    PageSpec(analysis.render, "データ分析", ":material/analytics:", "analysis"),
-    PageSpec(helpdesk.render, "ヘルプデスク", ":material/support_agent:", "helpdesk"),
-    PageSpec(convert.render, "変換", ":material/transform:", "convert"),
-    # Later issues add 設計 and 実行 here, one line each.
+    PageSpec("design", "設計", ":material/design_services:", "design"),
+    PageSpec("run", "実行", ":material/play_circle:", "run"),
+    PageSpec("analysis", "データ分析", ":material/analytics:", "analysis"),
+    PageSpec("helpdesk", "ヘルプデスク", ":material/support_agent:", "helpdesk"),
+    PageSpec("convert", "変換", ":material/transform:", "convert"),
 )

@@ -1,0 +1,190 @@
+"""What a plan run shows on the 実行 page: node states, result tables, files, run history.
+
+Tables are every node output that is a list of records (or a DataFrame), newest node first;
+files are the paths in the outputs that the run wrote under the runs directory (inputs are not
+offered for download). The history lists the run logs of a plan (``runs/{plan_id}/*.jsonl``),
+newest first, read back with ``read_events``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, Final
+
+import pandas as pd
+import streamlit as st
+
+from keiri_agent.cli.plan import STATUS_LABELS
+from keiri_agent.errors import BlockError
+from keiri_agent.events.models import PlanComplete, PlanStart, RunEvent, summarize_value
+from keiri_agent.events.runlog import list_runs, read_events
+from keiri_agent.ui.report_view import render_downloads
+from keiri_agent.ui.run_view import Outcome
+
+__all__ = [
+    "HISTORY_LIMIT",
+    "node_rows",
+    "output_files",
+    "output_tables",
+    "render_history",
+    "render_outputs",
+    "run_kind",
+]
+
+HISTORY_LIMIT: Final = 20
+IMAGE_SUFFIXES: Final = frozenset({".png", ".jpg", ".jpeg", ".svg", ".gif"})
+MAX_WALK: Final = 50_000  # values looked at when searching outputs for written files
+_STATES: Final = {
+    "node_start": "実行中",
+    "node_complete": "完了",
+    "node_skipped": "スキップ",
+    "node_waiting": "入力待ち",
+    "node_error": "エラー",
+}
+
+
+def run_kind(outcome: Outcome | None = None, start: PlanStart | None = None) -> str:
+    """実行 / 再開（元: run id）/ 再実行（ノード から）."""
+    resume_of = start.resume_of if start else outcome.resume_of if outcome else None
+    rerun_from = start.rerun_from if start else outcome.rerun_from if outcome else None
+    if rerun_from:
+        return f"再実行（{rerun_from} から）"
+    if resume_of:
+        return f"再開（元: {resume_of}）"
+    return "実行"
+
+
+def node_rows(events: list[RunEvent]) -> list[dict[str, Any]]:
+    """One row per node of a run: block, state, duration (from its events)."""
+    rows: dict[str, dict[str, Any]] = {}
+    for event in events:
+        if event.node_id is None or event.event not in _STATES:
+            continue
+        row = rows.setdefault(
+            event.node_id, {"ノード": event.node_id, "ブロック": "", "状態": "", "時間(ms)": None}
+        )
+        data = event.model_dump()
+        if event.event == "node_start":
+            row["ブロック"] = data.get("block") or ""
+        state = _STATES[event.event]
+        if event.event == "node_complete":
+            row["時間(ms)"] = round(float(data.get("duration_ms") or 0.0))
+            state = "再利用" if data.get("reused") else state
+        if event.event == "node_error" and data.get("will_retry"):
+            state = "再試行"
+        row["状態"] = state
+    return list(rows.values())
+
+
+def output_tables(outputs: Mapping[str, Mapping[str, Any]]) -> list[tuple[str, pd.DataFrame]]:
+    """(label, table) for each output that is a table, the last finished node first."""
+    tables = []
+    for node_id in reversed(list(outputs)):
+        for port, value in outputs[node_id].items():
+            frame = _as_frame(value)
+            if frame is not None:
+                tables.append((f"{node_id} › {port}（{len(frame)} 行）", frame))
+    return tables
+
+
+def _as_frame(value: Any) -> pd.DataFrame | None:
+    if isinstance(value, pd.DataFrame):
+        return value
+    if isinstance(value, list) and all(isinstance(row, Mapping) for row in value):
+        return pd.DataFrame([dict(row) for row in value])
+    return None
+
+
+def _strings(value: Any, budget: list[int]) -> Iterator[str]:
+    budget[0] -= 1
+    if budget[0] < 0:
+        return
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _strings(item, budget)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item, budget)
+
+
+def output_files(outputs: Mapping[str, Mapping[str, Any]], runs_dir: Path) -> list[Path]:
+    """Files named in the outputs that runs wrote (under ``runs_dir``), in output order."""
+    base = runs_dir.resolve()
+    prefix = str(base)
+    found: dict[Path, None] = {}
+    for text in _strings(dict(outputs), [MAX_WALK]):
+        if not text.startswith(prefix) or "\n" in text:
+            continue
+        path = Path(text)
+        if path.is_file() and path.resolve().is_relative_to(base):
+            found[path] = None
+    return list(found)
+
+
+def render_outputs(outcome: Outcome, *, runs_dir: Path, key: str) -> None:
+    """Result tables, written files (with downloads) and every node's outputs as JSON."""
+    tables = output_tables(outcome.outputs)
+    files = output_files(outcome.outputs, runs_dir)
+    if tables:
+        st.subheader("結果の表")
+        tabs = st.tabs([label for label, _ in tables])
+        for tab, (_, frame) in zip(tabs, tables, strict=True):
+            with tab:
+                if frame.empty:
+                    st.caption("該当する行はありません。")
+                else:
+                    st.dataframe(frame, hide_index=True)
+    if files:
+        st.subheader("出力ファイル")
+        for path in files:
+            if path.suffix.lower() == ".md":
+                with st.container(border=True):
+                    st.markdown(path.read_text(encoding="utf-8"))
+            elif path.suffix.lower() in IMAGE_SUFFIXES:
+                st.image(str(path), caption=path.name)
+        render_downloads(None, files, key=f"{key}_download")
+    if outcome.outputs:
+        with st.expander("ノードごとの出力（JSON）"):
+            for node_id, outputs in outcome.outputs.items():
+                st.markdown(f"**{node_id}**")
+                st.json(summarize_value(dict(outputs)), expanded=False)
+
+
+def _summary(log: Path) -> dict[str, Any]:
+    try:
+        events = read_events(log)
+    except BlockError as exc:
+        return {"開始": "", "状態": f"読めません: {exc.message}", "種類": "", "実行 ID": log.stem}
+    start = next((e for e in events if isinstance(e, PlanStart)), None)
+    end = next((e for e in reversed(events) if isinstance(e, PlanComplete)), None)
+    status = STATUS_LABELS.get(end.status, end.status) if end else "実行中または中断"
+    return {
+        "開始": start.timestamp.astimezone().strftime("%Y-%m-%d %H:%M:%S") if start else "",
+        "状態": status,
+        "種類": run_kind(start=start) if start else "",
+        "実行 ID": start.run_id if start else log.stem,
+        "時間(ms)": round(end.total_duration_ms) if end else None,
+    }
+
+
+def render_history(plan_id: str, *, runs_dir: Path, key: str) -> Path | None:
+    """The plan's recent runs; returns the log the person chose to open (None otherwise)."""
+    logs = list_runs(plan_id, runs_dir=runs_dir)[:HISTORY_LIMIT]
+    if not logs:
+        st.caption("この Plan の実行履歴はまだありません。")
+        return None
+    rows = [_summary(log) for log in logs]
+    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    labels = {
+        str(log): f"{row['開始']}  {row['状態']}  {row['実行 ID']}"
+        for log, row in zip(logs, rows, strict=True)
+    }
+    chosen = st.selectbox(
+        "開く実行", list(labels), format_func=labels.__getitem__, key=f"{key}_pick"
+    )
+    if st.button("この実行を開く", key=f"{key}_open", icon=":material/history:") and chosen:
+        return Path(chosen)
+    return None

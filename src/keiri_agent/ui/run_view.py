@@ -1,0 +1,293 @@
+"""Plan runs on the 実行 page: the person's answers, the run with live progress, its outcome.
+
+Answers for ``ui.interactive_input`` nodes follow the Session State contract (seed 002 §8.2):
+each node's fields are drawn by :func:`keiri_agent.ui.fields.render_fields` under
+``plan:{plan_id}::node:{node_id}::v{version}``, and the answers handed to the runner are built
+from those values when a run starts (the run itself, in a worker thread, never touches Session
+State). Approval and free-text replies of confirm/inquire/mixed nodes sit beside them under
+``reply:{key}``. Progress lines are the CLI's (``describe_event``); an :class:`Outcome` is what
+the page keeps of a run, built from the runner's result or read back from a run log.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import streamlit as st
+
+from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.blocks.ui.fields import normalize_requirements
+from keiri_agent.cli.plan import describe_event
+from keiri_agent.config import Settings
+from keiri_agent.errors import BlockError
+from keiri_agent.events.models import NodeStart, NodeWaiting, PlanComplete, PlanStart, RunEvent
+from keiri_agent.plan.models import BlockNode, Plan
+from keiri_agent.plan.runner import PlanRunner, RunResult
+from keiri_agent.plan.runstate import load_run
+from keiri_agent.plan.session_state import SessionStateStore, session_key
+from keiri_agent.ui.fields import WIDGET_PREFIX, render_fields, session_mapping
+
+__all__ = [
+    "INPUT_BLOCK",
+    "Outcome",
+    "UINode",
+    "collect_answers",
+    "execute",
+    "outcome_from_log",
+    "render_ui_node",
+    "reset_inputs",
+    "ui_nodes",
+    "waiting_nodes",
+]
+
+INPUT_BLOCK: Final = "ui.interactive_input"
+REPLY_PREFIX: Final = "reply:"
+APPROVAL_OPTIONS: Final = [
+    {"value": True, "label": "承認する"},
+    {"value": False, "label": "却下する"},
+]
+_FINISHED_EVENTS: Final = frozenset({"node_complete", "node_skipped", "node_waiting"})
+
+
+@dataclass(frozen=True)
+class UINode:
+    """One ``ui.interactive_input`` node a person answers on the page."""
+
+    plan_id: str
+    node_id: str  # the node path (``loop[2]/approve`` inside loops)
+    version: str
+    mode: str
+    message: str
+    requirements: list[dict[str, Any]]
+
+    @property
+    def store_key(self) -> str:
+        return session_key(self.plan_id, self.node_id, self.version)
+
+
+def ui_nodes(plan: Plan, registry: BlockRegistry) -> list[UINode]:
+    """The plan's top-level input nodes whose inputs are literal, so they can be shown before
+    the run; the others (inputs built from ``${...}``) are asked for when the run reaches them."""
+    found = []
+    for node in plan.graph:
+        if not isinstance(node, BlockNode) or registry.get(node.block).id != INPUT_BLOCK:
+            continue
+        if "${" in json.dumps(node.inputs, ensure_ascii=False, default=str):
+            continue
+        found.append(
+            UINode(
+                plan.id,
+                node.id,
+                registry.get(node.block).version,
+                str(node.inputs.get("mode") or "collect"),
+                str(node.inputs.get("message") or ""),
+                normalize_requirements(node.inputs.get("requirements")),
+            )
+        )
+    return found
+
+
+def waiting_nodes(
+    plan_id: str,
+    waiting: Sequence[Mapping[str, Any]],
+    events: Sequence[RunEvent],
+    registry: BlockRegistry,
+) -> list[UINode]:
+    """The nodes a paused run waits for, with the requirements the run rendered."""
+    blocks = {e.node_id: e.block for e in events if isinstance(e, NodeStart) and e.block}
+    nodes = []
+    for item in waiting:
+        node_id = str(item["node_id"])
+        request = item.get("request") or {}
+        ref = blocks.get(node_id) or INPUT_BLOCK
+        version = ref.partition("@")[2] or registry.get(ref).version
+        nodes.append(
+            UINode(
+                plan_id,
+                node_id,
+                version,
+                str(request.get("mode") or "collect"),
+                str(request.get("message") or ""),
+                normalize_requirements(request.get("requirements")),
+            )
+        )
+    return nodes
+
+
+def _reply_requirements(mode: str) -> list[dict[str, Any]]:
+    """The approval and free-text reply a mode asks for besides the fields."""
+    reqs: list[dict[str, Any]] = []
+    if mode in ("confirm", "mixed"):
+        reqs.append(
+            {"id": "approval", "type": "select", "label": "承認", "options": APPROVAL_OPTIONS}
+        )
+    if mode == "inquire":
+        reqs.append({"id": "reply", "type": "chat", "label": "回答"})
+    elif mode in ("confirm", "mixed"):
+        reqs.append({"id": "reply", "type": "chat", "label": "コメント", "required": False})
+    return reqs
+
+
+def render_ui_node(node: UINode, *, upload_dir: Path | None = None, disabled: bool = False) -> None:
+    """One node's message, fields and (by mode) approval or reply."""
+    st.markdown(f"**{node.message or node.node_id}**")
+    st.caption(f"ノード {node.node_id}（{INPUT_BLOCK} v{node.version}、{node.mode}）")
+    if node.requirements:
+        render_fields(
+            node.requirements, store_key=node.store_key, upload_dir=upload_dir, disabled=disabled
+        )
+    reply = _reply_requirements(node.mode)
+    if reply:
+        render_fields(reply, store_key=REPLY_PREFIX + node.store_key, disabled=disabled)
+
+
+def collect_answers(plan_id: str) -> dict[str, dict[str, Any]]:
+    """Answers for every input node of ``plan_id`` shown on the page (node path → values)."""
+    store = SessionStateStore(session_mapping())
+    answers: dict[str, dict[str, Any]] = {}
+    for key in store.keys_for_plan(plan_id):
+        node_path = key.removeprefix(f"plan:{plan_id}::node:").rpartition("::v")[0]
+        values = store.collected_at(key)
+        if REPLY_PREFIX + key in st.session_state:
+            reply = store.collected_at(REPLY_PREFIX + key)
+            if reply.get("approval") is not None:
+                values["approved"] = reply["approval"]
+            if reply.get("reply") is not None:
+                values["response"] = reply["reply"]
+        answers[node_path] = values
+    return answers
+
+
+def reset_inputs(plan_id: str) -> list[str]:
+    """Clear every answer of ``plan_id`` and its widgets (the page's explicit リセット)."""
+    prefixes = tuple(
+        f"{head}plan:{plan_id}::node:"
+        for head in ("", REPLY_PREFIX, WIDGET_PREFIX, WIDGET_PREFIX + REPLY_PREFIX)
+    )
+    doomed = [k for k in map(str, st.session_state.keys()) if k.startswith(prefixes)]
+    for key in doomed:
+        del st.session_state[key]
+    return doomed
+
+
+@dataclass
+class Outcome:
+    """What the page keeps of one run (or of a plan that could not start)."""
+
+    plan_id: str
+    status: str  # success | failed | waiting_input | cancelled | partial | invalid | running
+    run_id: str | None = None
+    error: BlockError | None = None
+    waiting: list[dict[str, Any]] = field(default_factory=list)
+    outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    events: list[RunEvent] = field(default_factory=list)
+    log_path: Path | None = None
+    duration_ms: float = 0.0
+    resume_of: str | None = None
+    rerun_from: str | None = None
+
+    @classmethod
+    def from_result(cls, result: RunResult, events: list[RunEvent]) -> Outcome:
+        start = next((e for e in events if isinstance(e, PlanStart)), None)
+        return cls(
+            plan_id=result.plan_id,
+            status=result.status,
+            run_id=result.run_id,
+            error=result.error,
+            waiting=list(result.waiting),
+            outputs={k: dict(v) for k, v in result.outputs.items()},
+            events=events,
+            log_path=result.log_path,
+            duration_ms=result.duration_ms,
+            resume_of=start.resume_of if start else None,
+            rerun_from=start.rerun_from if start else None,
+        )
+
+
+def outcome_from_log(log_path: Path) -> Outcome:
+    """A past run read back from its JSONL log (outputs of finished top-level nodes)."""
+    record = load_run(log_path)
+    start = next(e for e in record.events if isinstance(e, PlanStart))
+    end = next((e for e in reversed(record.events) if isinstance(e, PlanComplete)), None)
+    waiting = [
+        {"node_id": e.node_id, "request": e.request}
+        for e in record.events
+        if isinstance(e, NodeWaiting) and e.node_id
+    ]
+    return Outcome(
+        plan_id=record.plan_id,
+        status=record.status or "running",
+        run_id=record.run_id,
+        error=BlockError.from_dict(end.error) if end is not None and end.error else None,
+        waiting=waiting if record.status == "waiting_input" else [],
+        outputs={
+            path: dict(reused.outputs)
+            for path, reused in record.completed.items()
+            if "/" not in path and "[" not in path
+        },
+        events=record.events,
+        log_path=log_path,
+        duration_ms=end.total_duration_ms if end is not None else 0.0,
+        resume_of=start.resume_of,
+        rerun_from=start.rerun_from,
+    )
+
+
+Start = Callable[[PlanRunner, Callable[[RunEvent], None]], RunResult]
+
+
+def execute(start: Start, settings: Settings, *, plan_id: str, total_nodes: int) -> Outcome:
+    """Run ``start`` in a worker thread while its events are shown here, line by line.
+
+    The runner calls ``on_event`` in its own threads; events cross to this (the script's)
+    thread through a queue, because Streamlit elements can only be updated from here.
+    """
+    events: queue.Queue[RunEvent | None] = queue.Queue()
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            with PlanRunner(settings=settings) as runner:
+                box["result"] = start(runner, events.put)
+        except BaseException as exc:  # handed to the script's thread below
+            box["error"] = exc
+        finally:
+            events.put(None)
+
+    seen: list[RunEvent] = []
+    finished: set[str] = set()
+    live = st.empty()  # the bar and the lines, shown while the run lasts
+    with live.container():
+        bar = st.progress(0.0, text="開始しています…")
+        with st.status("実行しています…", expanded=True):
+            worker = threading.Thread(target=work, name="keiri-run-page", daemon=True)
+            worker.start()
+            while (event := events.get()) is not None:
+                seen.append(event)
+                line = describe_event(event)
+                if line is not None:
+                    st.text(line)
+                top = event.node_id is not None and "/" not in event.node_id
+                if top and (event.event in _FINISHED_EVENTS or _final_error(event)):
+                    finished.add(str(event.node_id))
+                    done = min(len(finished) / max(total_nodes, 1), 1.0)
+                    bar.progress(done, text=f"{len(finished)} / {total_nodes} ノード")
+            worker.join()
+    live.empty()
+    if "error" in box:
+        error = box["error"]
+        if isinstance(error, BlockError):  # the plan did not start (invalid, unknown run...)
+            return Outcome(plan_id=plan_id, status="invalid", error=error, events=seen)
+        raise error
+    result: RunResult = box["result"]
+    return Outcome.from_result(result, seen)
+
+
+def _final_error(event: RunEvent) -> bool:
+    return event.event == "node_error" and not getattr(event, "will_retry", None)

@@ -1,0 +1,285 @@
+"""設計 page (seed 004 「UI 仕様（Designタブ）」): instruction, documents and templates → 自動生成
+→ design chat → 検証/ドライラン → 登録.
+
+The Top-K candidate blocks are shown for the current instruction before anything is generated
+(retrieval needs no LLM). 自動生成 starts a ``DesignChat``; when the plan needs input, the
+pending requirements are shown with the shared field renderer (``ui.interactive_input``'s inquire
+mode) and 回答して続ける calls ``DesignChat.answer``. The generated YAML goes into an editor;
+検証/ドライラン shows validation errors and dry-run results next to each node, 登録 saves a valid
+plan under ``KEIRI_DESIGNS_DIR``, and the plan's DAG is drawn from the editor's text.
+
+Session State (prefix ``design_``, keys in ``keiri_agent.ui.design_inputs``): the chat
+(``design_chat``), the documents read from uploads, the last check and save, the chat's answers
+(``design_answers``) and a kept copy of each input widget's value; everything survives reruns and
+page switches until 新しい設計 resets the page.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from keiri_agent.blocks.registry import BlockRegistry, default_registry
+from keiri_agent.config import LLMRole, Settings, load_settings
+from keiri_agent.design.chat import DesignChat
+from keiri_agent.design.engine import APPLY_MODES
+from keiri_agent.design.store import save_plan
+from keiri_agent.design.templates import TemplateLibrary
+from keiri_agent.errors import BlockError
+from keiri_agent.plan.dryrun import dry_run_source
+from keiri_agent.plan.loader import parse_source
+from keiri_agent.plan.validator import load_config, validate_text
+from keiri_agent.ui import design_view, session_state
+from keiri_agent.ui.design_inputs import (
+    ANSWERS_KEY,
+    CHAT_KEY,
+    CHECK_KEY,
+    ERROR_KEY,
+    INSTRUCTION_KEY,
+    MODE_KEY,
+    MODE_LABELS,
+    PAGE,
+    PLAN_ID_KEY,
+    SAVED_KEY,
+    UPLOADER_GENERATION_KEY,
+    YAML_KEY,
+    candidates,
+    documents_input,
+    keep,
+    restore,
+    retriever_for,
+    session_dir,
+    set_widget,
+    templates_input,
+)
+from keiri_agent.ui.error_view import render_error
+from keiri_agent.ui.fields import render_fields, reset_fields
+from keiri_agent.ui.llm_notice import llm_problem
+
+__all__ = ["render"]
+
+
+def _adopt_yaml(text: str | None, registry: BlockRegistry, settings: Settings) -> None:
+    """Put a new plan into the editor, checked at once (its errors show next to its nodes)."""
+    st.session_state.pop(SAVED_KEY, None)
+    st.session_state.pop(CHECK_KEY, None)
+    if text is not None:
+        set_widget(YAML_KEY, text)
+        st.session_state[CHECK_KEY] = _check(text, registry, settings)
+    reset_fields(ANSWERS_KEY)  # the next round's questions start empty
+
+
+def _generate(chat: DesignChat, registry: BlockRegistry, settings: Settings) -> None:
+    with st.spinner("Plan を生成しています…"):
+        try:
+            result = chat.start()
+        except BlockError as exc:
+            st.session_state[ERROR_KEY] = exc
+            return
+    st.session_state[CHAT_KEY] = chat
+    _adopt_yaml(result.yaml, registry, settings)
+
+
+def _chat(chat: DesignChat, registry: BlockRegistry, settings: Settings) -> None:
+    """The conversation, and the pending requirements as a form (ui.interactive_input inquire)."""
+    st.subheader("設計チャット")
+    design_view.render_turns(chat)
+    result = chat.result
+    if result is not None:
+        design_view.render_generation(result)
+    if result is None or not result.requirements:
+        return
+    fields = [r.to_field() for r in result.requirements]
+    needs_files = any(f["type"] in ("file", "files", "folder") for f in fields)
+    with st.form(session_state.page_key(PAGE, "chat_form")):
+        values = render_fields(
+            fields,
+            store_key=ANSWERS_KEY,
+            upload_dir=session_dir(settings, "answers") if needs_files else None,
+        )
+        submitted = st.form_submit_button("回答して続ける", type="primary", icon=":material/send:")
+    if not submitted:
+        return
+    st.session_state.pop(ERROR_KEY, None)
+    with st.spinner("回答を反映しています…"):
+        try:
+            answered = chat.answer(values)
+        except BlockError as exc:  # bad answers change nothing; the fields keep their values
+            st.session_state[ERROR_KEY] = exc
+            st.rerun()
+    _adopt_yaml(answered.yaml, registry, settings)
+    st.rerun()
+
+
+def _check(text: str, registry: BlockRegistry, settings: Settings) -> design_view.CheckOutcome:
+    config = load_config(settings.keiri_plan_config)
+    report = validate_text(text, registry, designs_dir=settings.keiri_designs_dir, config=config)
+    outcome = design_view.CheckOutcome(text=text, validation=report)
+    if report.valid:
+        outcome.dry_run = dry_run_source(
+            parse_source(text), registry, designs_dir=settings.keiri_designs_dir, config=config
+        )
+    return outcome
+
+
+def _save(text: str, registry: BlockRegistry, settings: Settings) -> None:
+    """Check, then save a valid plan under ``KEIRI_DESIGNS_DIR`` (an invalid one is refused)."""
+    check = _check(text, registry, settings)
+    st.session_state[CHECK_KEY] = check
+    if not check.validation.valid:
+        st.session_state[SAVED_KEY] = None
+        st.error("検証エラーがあるため登録できません。下の検証結果を直してから登録してください。")
+        return
+    try:
+        path = save_plan(parse_source(text).raw, settings.keiri_designs_dir)
+    except BlockError as exc:
+        render_error(exc)
+        return
+    st.session_state[SAVED_KEY] = path
+
+
+def _editor(registry: BlockRegistry, settings: Settings) -> None:
+    st.subheader("Plan（YAML）")
+    restore(YAML_KEY, "")
+    text = keep(
+        YAML_KEY,
+        st.text_area(
+            "生成された Plan（編集できます）",
+            key=YAML_KEY,
+            height=360,
+            placeholder="自動生成するか、Plan の YAML を貼り付けてください。",
+        ),
+    )
+    check_col, save_col = st.columns(2)
+    with check_col:
+        checking = st.button(
+            "検証/ドライラン",
+            key=session_state.page_key(PAGE, "check_button"),
+            icon=":material/fact_check:",
+        )
+    with save_col:
+        saving = st.button(
+            "登録", key=session_state.page_key(PAGE, "save_button"), icon=":material/save:"
+        )
+    if (checking or saving) and not text.strip():
+        st.warning("Plan の YAML がありません。自動生成するか貼り付けてください。")
+        return
+    if checking:
+        with st.spinner("検証しています…"):
+            st.session_state[CHECK_KEY] = _check(text, registry, settings)
+    if saving:
+        with st.spinner("検証して登録しています…"):
+            _save(text, registry, settings)
+    saved = st.session_state.get(SAVED_KEY)
+    if saved is not None:
+        st.success(f"登録しました: {saved}", icon="💾")
+    check: design_view.CheckOutcome | None = st.session_state.get(CHECK_KEY)
+    if text.strip():
+        st.subheader("グラフ")
+        errors = check.validation.errors if check is not None and check.text == text else []
+        design_view.render_graph(text, errors)
+    if check is not None:
+        st.subheader("検証/ドライランの結果")
+        design_view.render_check(check, text)
+
+
+def _reset() -> None:
+    generation = int(st.session_state.get(UPLOADER_GENERATION_KEY, 0))
+    reset_fields(ANSWERS_KEY)
+    session_state.reset(PAGE)
+    st.session_state[UPLOADER_GENERATION_KEY] = generation + 1
+
+
+def render() -> None:
+    """The 設計 page."""
+    st.title("設計")
+    st.caption(
+        "やりたい業務を日本語で書くと、使えるブロックを選んで Plan（業務フロー）を作ります。"
+        "足りない情報はチャットで質問します。検証・ドライランで確かめてから登録してください。"
+    )
+    try:
+        settings = load_settings()
+        registry = default_registry()
+        library = TemplateLibrary.load(registry=registry)
+    except BlockError as exc:
+        render_error(exc)
+        return
+    if st.button(
+        "新しい設計", key=session_state.page_key(PAGE, "reset"), icon=":material/restart_alt:"
+    ):
+        _reset()
+    problem = llm_problem(settings, LLMRole.PLAN)
+    restore(INSTRUCTION_KEY, "")
+    instruction = keep(
+        INSTRUCTION_KEY,
+        st.text_area(
+            "指示",
+            key=INSTRUCTION_KEY,
+            placeholder="例: 請求書と入金明細を照合して、差異を Excel に出力してください",
+        ),
+    )
+    documents = documents_input(settings)
+    templates = templates_input(library)
+    left, right = st.columns(2)
+    with left:
+        restore(MODE_KEY, "hint")
+        mode = keep(
+            MODE_KEY,
+            st.radio(
+                "テンプレートの使い方", APPLY_MODES, key=MODE_KEY, format_func=MODE_LABELS.get
+            ),
+        )
+    with right:
+        restore(PLAN_ID_KEY, "")
+        plan_id = keep(
+            PLAN_ID_KEY,
+            st.text_input(
+                "Plan ID（任意）",
+                key=PLAN_ID_KEY,
+                placeholder="例: keiri/invoice_check",
+                help="登録するファイル名になります（designs/<ID>_<日時>.yaml）。空欄なら生成に任せます。",
+            ),
+        )
+    if instruction.strip():
+        with st.expander("候補ブロック（Top-K）", expanded=True):
+            try:
+                found = candidates(
+                    instruction, documents, [library.get(t) for t in templates], registry, settings
+                )
+            except BlockError as exc:
+                render_error(exc)
+            else:
+                design_view.render_candidates(found, registry)
+    needs_llm = mode != "compose"
+    if problem is not None and needs_llm:
+        st.warning(problem + "\n\nLLM なしでも「compose」でテンプレートを合成できます。", icon="⚠️")
+    if st.button(
+        "自動生成",
+        key=session_state.page_key(PAGE, "generate"),
+        type="primary",
+        icon=":material/auto_awesome:",
+        disabled=needs_llm and problem is not None,
+    ):
+        st.session_state.pop(ERROR_KEY, None)
+        if not instruction.strip():
+            st.warning("指示を入力してください。")
+        else:
+            new_chat = DesignChat(
+                instruction.strip(),
+                documents.texts if documents else [],
+                selected_templates=templates,
+                apply_mode=mode,
+                registry=registry,
+                retriever=retriever_for(registry, settings),
+                settings=settings,
+                plan_id=plan_id.strip() or None,
+            )
+            _generate(new_chat, registry, settings)
+    error: BlockError | None = st.session_state.get(ERROR_KEY)
+    if error is not None:
+        render_error(error)
+    chat: DesignChat | None = st.session_state.get(CHAT_KEY)
+    if chat is not None:
+        _chat(chat, registry, settings)
+        if chat.result is not None:
+            design_view.render_missing(chat.result, st.session_state.get(CHECK_KEY))
+    _editor(registry, settings)

@@ -1,0 +1,321 @@
+"""実行 page (seed 002 §3, §8.2, §9.3): run a plan with its inputs, follow it, see its results.
+
+A plan is chosen from the bundled examples, the plans under ``KEIRI_DESIGNS_DIR`` or a path.
+Its ``ui.interactive_input`` nodes are drawn before the run (values kept per the Session State
+contract; only リセット clears them); nodes whose inputs are computed during the run pause it
+(入力待ち) and are answered below the result, then 続行 resumes. While a run lasts its node
+events are shown line by line; afterwards the outcome stays: the error display of seed 002 §9.3
+with 再実行 from the failed node, the node states, result tables and downloads. The run history
+is read from the plan's JSONL logs, and any past run can be opened (and rerun) again.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Collection, Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Final
+
+import streamlit as st
+import yaml
+
+from keiri_agent.blocks.registry import BlockRegistry, default_registry
+from keiri_agent.cli.plan import describe_event
+from keiri_agent.config import LLMRole, Settings, load_settings
+from keiri_agent.errors import BlockError
+from keiri_agent.events.models import RunEvent
+from keiri_agent.plan.loader import PLAN_SUFFIXES, load_source, load_yaml
+from keiri_agent.plan.models import BlockNode, LoopNode, Node, Plan
+from keiri_agent.plan.runner import PlanRunner, RunResult
+from keiri_agent.plan.validator import load_config, validate_source
+from keiri_agent.ui import session_state
+from keiri_agent.ui.error_view import render_error
+from keiri_agent.ui.llm_notice import llm_problem
+from keiri_agent.ui.run_outputs import node_rows, render_history, render_outputs, run_kind
+from keiri_agent.ui.run_view import (
+    Outcome,
+    collect_answers,
+    execute,
+    outcome_from_log,
+    render_ui_node,
+    reset_inputs,
+    ui_nodes,
+    waiting_nodes,
+)
+
+__all__ = ["OUTCOMES_KEY", "PAGE", "PATH_CHOICE", "PLAN_KEY", "plan_choices", "render"]
+
+PAGE: Final = "run"
+PLAN_KEY: Final = session_state.page_key(PAGE, "plan")
+PATH_KEY: Final = session_state.page_key(PAGE, "plan_path")
+OUTCOMES_KEY: Final = session_state.page_key(PAGE, "outcomes")  # plan id → Outcome
+PENDING_KEY: Final = session_state.page_key(PAGE, "pending")
+PATH_CHOICE: Final = "ファイルのパスを指定…"
+EXAMPLE_PREFIX: Final = "サンプル: "
+MAX_PLAN_BYTES: Final = 1_000_000  # larger files are listed unread (loading them says why)
+_STATUS: Final = {
+    "success": (st.success, "成功しました"),
+    "partial": (st.warning, "一部のノードが失敗しました（on_error: continue）"),
+    "waiting_input": (st.info, "入力待ちです。下の項目に答えて「続行」を押してください"),
+    "cancelled": (st.warning, "取り消されました"),
+    "running": (st.warning, "終了の記録がありません（実行中か、途中で止まりました）"),
+}
+
+
+@lru_cache(maxsize=1024)
+def _is_plan(path: str, mtime_ns: int, size: int) -> bool:
+    """Whether a YAML file is a plan (has ``id`` and ``graph``), cached per file version.
+    Unreadable YAML is listed too: choosing it shows why it cannot be read."""
+    if size > MAX_PLAN_BYTES:
+        return True
+    try:
+        data = load_yaml(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return True
+    return isinstance(data, Mapping) and "graph" in data and "id" in data
+
+
+def plan_choices(designs_dir: Path) -> dict[str, Path]:
+    """Label → plan file: the bundled examples, then the plans under ``designs_dir``."""
+    from keiri_agent.examples import example_names, example_plan
+
+    choices = {f"{EXAMPLE_PREFIX}{name}": example_plan(name) for name in example_names()}
+    known = {path.resolve() for path in choices.values()}
+    if designs_dir.is_dir():
+        found = (p for suffix in PLAN_SUFFIXES for p in designs_dir.rglob(f"*{suffix}"))
+        for path in sorted(found):
+            stat = path.stat()
+            if path.resolve() in known or not _is_plan(str(path), stat.st_mtime_ns, stat.st_size):
+                continue
+            choices[str(path.relative_to(designs_dir))] = path
+    return choices
+
+
+def _blocks(nodes: list[Node]) -> list[str]:
+    refs: list[str] = []
+    for node in nodes:
+        if isinstance(node, BlockNode):
+            refs.append(node.block)
+        elif isinstance(node, LoopNode):
+            refs += _blocks(list(node.body.plan.graph))
+    return refs
+
+
+def _llm_notice(plan: Plan, settings: Settings, registry: BlockRegistry) -> None:
+    """Say how to configure a provider when the plan has ``ai.*`` blocks and none is usable."""
+    ai = sorted({registry.get(r).id for r in _blocks(list(plan.graph)) if r.startswith("ai.")})
+    problem = llm_problem(settings, LLMRole.PROCESS) if ai else None
+    if problem is not None:
+        st.warning(f"この Plan は AI ブロック（{', '.join(ai)}）を使います。{problem}", icon="⚠️")
+
+
+def _restore(key: str, allowed: Collection[str] | None = None) -> None:
+    """Give a widget back the value it had before a page switch (Streamlit drops the state of
+    widgets that are not drawn; the page keeps a copy under ``{key}_kept``)."""
+    kept = st.session_state.get(f"{key}_kept")
+    if key not in st.session_state and kept is not None and (allowed is None or kept in allowed):
+        st.session_state[key] = kept
+
+
+def _choose_plan(settings: Settings) -> Path | None:
+    choices = plan_choices(settings.keiri_designs_dir)
+    options = [*choices, PATH_CHOICE]
+    _restore(PLAN_KEY, options)
+    label = st.selectbox(
+        "Plan",
+        options,
+        key=PLAN_KEY,
+        help=f"サンプルと {settings.keiri_designs_dir} の Plan（設計ページで保存したもの）です。",
+    )
+    st.session_state[f"{PLAN_KEY}_kept"] = label
+    if label != PATH_CHOICE:
+        return choices[label]
+    _restore(PATH_KEY)
+    typed = st.text_input("Plan ファイルのパス", key=PATH_KEY, placeholder="designs/月次/照合.yaml")
+    st.session_state[f"{PATH_KEY}_kept"] = typed
+    return Path(typed.strip()).expanduser() if typed.strip() else None
+
+
+def _load(path: Path, settings: Settings, registry: BlockRegistry) -> Plan:
+    """The plan at ``path``, validated (BlockError listing every problem otherwise)."""
+    source = load_source(path)
+    report = validate_source(
+        source,
+        registry,
+        designs_dir=settings.keiri_designs_dir,
+        config=load_config(settings.keiri_plan_config),
+        env=os.environ,
+    )
+    report.raise_if_invalid(getattr(source.raw, "get", lambda _k: None)("id"))
+    return Plan.model_validate(source.raw)
+
+
+def _changed(
+    plan: Plan, node_id: str, answers: Mapping[str, Any], outputs: Mapping[str, Any]
+) -> bool:
+    """Whether a finished input node's current answers differ from what it output in the run."""
+    node = plan.node(node_id)
+    out = node.out if isinstance(node, BlockNode) else {}
+    collected = outputs.get(out.get("collected_data", "collected_data")) or {}
+    for key, value in answers.items():
+        if key in ("approved", "response"):
+            before = outputs.get(out.get(key, key))
+        else:
+            before = collected.get(key)
+        if value != before and not (value in (None, "", []) and before in (None, "", [])):
+            return True
+    return False
+
+
+def _rerun_action(outcome: Outcome, plan: Plan, registry: BlockRegistry) -> tuple[str, ...]:
+    """Rerun from the failed node, or from the one input node edited since (upstream reuse
+    would otherwise hide the edit); a new run when several inputs were edited."""
+    failed = str((outcome.error.details if outcome.error else {}).get("node_id") or "")
+    if not failed or outcome.run_id is None:
+        return ("run",)
+    inputs = {node.node_id for node in ui_nodes(plan, registry)}
+    answers = collect_answers(plan.id)
+    changed = [
+        node_id
+        for node_id in answers
+        if node_id in inputs and node_id != failed and node_id in outcome.outputs
+        if _changed(plan, node_id, answers[node_id], outcome.outputs[node_id])
+    ]
+    if len(changed) > 1:
+        return ("run",)
+    return ("rerun", outcome.run_id, changed[0] if changed else failed)
+
+
+def _start(action: tuple[str, ...], path: Path, plan: Plan, settings: Settings) -> Outcome:
+    """Run, resume (``("resume", run_id)``) or rerun (``("rerun", run_id, node)``) with the
+    answers on the page now."""
+    answers = collect_answers(plan.id)
+
+    def start(runner: PlanRunner, on_event: Callable[[RunEvent], None]) -> RunResult:
+        if action[0] == "resume":
+            return runner.resume(action[1], answers=answers, on_event=on_event)
+        if action[0] == "rerun":
+            return runner.rerun(action[1], action[2], answers=answers, on_event=on_event)
+        return runner.run(path, answers=answers, on_event=on_event)
+
+    return execute(start, settings, plan_id=plan.id, total_nodes=len(plan.graph))
+
+
+def _render_outcome(
+    outcome: Outcome, plan: Plan, settings: Settings, registry: BlockRegistry
+) -> None:
+    st.subheader("実行結果")
+    where = f"実行 ID {outcome.run_id}・{run_kind(outcome)}" if outcome.run_id else ""
+    if outcome.status in _STATUS:
+        show, text = _STATUS[outcome.status]
+        show(f"{text}（{outcome.duration_ms / 1000:.1f} 秒）")
+    if where:
+        st.caption(where + (f"・ログ {outcome.log_path}" if outcome.log_path else ""))
+    if outcome.error is not None:
+        retry_key = session_state.page_key(PAGE, "retry") if outcome.run_id else None
+        if render_error(outcome.error, retry_key=retry_key):
+            st.session_state[PENDING_KEY] = _rerun_action(outcome, plan, registry)
+            st.rerun()
+        node = outcome.error.details.get("node_id")
+        if node and outcome.error.recoverable and outcome.run_id:
+            st.caption(
+                f"「再実行」はノード {node} から、今の入力値で実行し直します（上流の結果は再利用します）。"
+            )
+        elif outcome.run_id:
+            st.caption("入力や Plan を直してから「実行」を押してください。")
+    if outcome.status == "waiting_input" and outcome.run_id:
+        for node in waiting_nodes(plan.id, outcome.waiting, outcome.events, registry):
+            with st.container(border=True):
+                render_ui_node(node)
+        if st.button(
+            "続行",
+            key=session_state.page_key(PAGE, "continue"),
+            type="primary",
+            icon=":material/play_arrow:",
+        ):
+            st.session_state[PENDING_KEY] = ("resume", outcome.run_id)
+            st.rerun()
+    rows = node_rows(outcome.events)
+    if rows:
+        with st.expander("ノードの状態と経過", expanded=outcome.status != "success"):
+            st.dataframe(rows, hide_index=True)
+            lines = [line for line in map(describe_event, outcome.events) if line is not None]
+            st.code("\n".join(lines), language="text")
+    render_outputs(
+        outcome, runs_dir=settings.keiri_runs_dir, key=session_state.page_key(PAGE, "out")
+    )
+
+
+def render() -> None:
+    """The 実行 page."""
+    st.title("実行")
+    st.caption(
+        "設計した Plan（ワークフロー）を実行します。入力項目に答えて「実行」を押すと、"
+        "ノードごとの進み具合、結果の表、出力ファイルが表示されます。"
+        "エラーのときは原因とヒントを表示し、直した値で失敗したノードから再実行できます。"
+    )
+    try:
+        settings = load_settings()
+        path = _choose_plan(settings)
+    except BlockError as exc:
+        render_error(exc)
+        return
+    if path is None:
+        st.info("実行する Plan ファイルのパスを入力してください。")
+        return
+    registry = default_registry()
+    try:
+        plan = _load(path, settings, registry)
+    except BlockError as exc:
+        render_error(exc)
+        return
+    st.caption(
+        f"{plan.id} v{plan.version}・ノード {len(plan.graph)} 個"
+        + (f"・{plan.description}" if plan.description else "")
+    )
+    _llm_notice(plan, settings, registry)
+    outcomes: dict[str, Outcome] = session_state.get_or_create(OUTCOMES_KEY, dict)
+
+    st.subheader("入力")
+    nodes = ui_nodes(plan, registry)
+    for node in nodes:
+        with st.container(border=True):
+            render_ui_node(node)
+    if not nodes:
+        st.caption("実行前に入力する項目はありません（必要な入力は実行中に尋ねます）。")
+    left, right, _ = st.columns([1, 1, 5])
+    with left:
+        clicked = st.button(
+            "実行",
+            key=session_state.page_key(PAGE, "start"),
+            type="primary",
+            icon=":material/play_arrow:",
+        )
+    with right:
+        if st.button(
+            "リセット",
+            key=session_state.page_key(PAGE, "reset"),
+            help="この Plan の入力値と結果を消去します（実行履歴は残ります）。",
+        ):
+            reset_inputs(plan.id)
+            outcomes.pop(plan.id, None)
+            st.rerun()
+    pending: tuple[str, ...] | None = st.session_state.pop(PENDING_KEY, None)
+    if clicked or pending:
+        outcomes[plan.id] = _start(pending or ("run",), path, plan, settings)
+    outcome = outcomes.get(plan.id)
+    if outcome is not None:
+        _render_outcome(outcome, plan, settings, registry)
+
+    st.subheader("実行履歴")
+    opened = render_history(
+        plan.id, runs_dir=settings.keiri_runs_dir, key=session_state.page_key(PAGE, "history")
+    )
+    if opened is not None:
+        try:
+            outcomes[plan.id] = outcome_from_log(opened)
+        except BlockError as exc:
+            render_error(exc)
+            return
+        st.rerun()

@@ -1,0 +1,141 @@
+"""The app in real headless Chromium: ``streamlit run app.py`` at the repository root, as README
+command 1 starts it, with no API key.
+
+The 実行 page runs the bundled invoice_reconciliation example: the plan is chosen from the
+list, the two files of its ``ui.interactive_input`` are uploaded through the browser's file
+inputs, 実行 is pressed, and the reconciliation table appears with its rows.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect, sync_playwright
+
+from tests.support.browser import chromium_args
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DATA = REPO_ROOT / "examples" / "data" / "invoice_reconciliation"
+STARTUP_TIMEOUT_S = 45
+TIMEOUT_MS = 30_000
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _healthy(url: str) -> bool:
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback, no proxy
+    try:
+        with opener.open(url + "/_stcore/health", timeout=2) as response:
+            return bool(response.status == 200)
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def app_url(tmp_path: Path) -> Iterator[str]:
+    """``streamlit run app.py`` in the repository root on a free port, stopped afterwards."""
+    port = _free_port()
+    env = {
+        **os.environ,  # the root conftest removed every KEIRI_/provider variable: no API key
+        "KEIRI_RUNS_DIR": str(tmp_path / "runs"),
+        "KEIRI_WORKSPACE_ROOT": str(tmp_path / "workspace"),
+        "KEIRI_DESIGNS_DIR": str(tmp_path / "designs"),
+    }
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
+    command += ["--server.port", str(port), "--server.address", "127.0.0.1"]
+    command += ["--browser.gatherUsageStats", "false"]
+    log = (tmp_path / "streamlit.log").open("w+b")
+    proc = subprocess.Popen(
+        command,
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,  # its own group, so the server and its children stop together
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while not _healthy(url):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                log.seek(0)
+                pytest.fail("streamlit did not start:\n" + log.read().decode("utf-8", "replace"))
+            time.sleep(0.2)
+        yield url
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        log.close()
+
+
+@pytest.fixture
+def page(chromium: Path) -> Iterator[Page]:
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(chromium), headless=True, args=chromium_args()
+        )
+        context = browser.new_context(locale="ja-JP", viewport={"width": 1400, "height": 1600})
+        context.set_default_timeout(TIMEOUT_MS)
+        yield context.new_page()
+        browser.close()
+
+
+def _upload(page: Page, label: str, file: Path) -> None:
+    uploader = page.get_by_test_id("stFileUploader").filter(has_text=label)
+    uploader.locator("input[type=file]").set_input_files(file)
+    expect(uploader.get_by_text(file.name)).to_be_visible(timeout=TIMEOUT_MS)
+
+
+def test_the_run_page_reconciles_the_example_invoices(app_url: str, page: Page) -> None:
+    page.goto(app_url + "/")
+    page.get_by_test_id("stSidebarNav").get_by_text("実行", exact=True).click()
+    expect(page.get_by_role("heading", name="実行", exact=True)).to_be_visible(timeout=TIMEOUT_MS)
+
+    page.get_by_test_id("stSelectbox").filter(has_text="Plan").click()
+    page.get_by_role("option", name="サンプル: invoice_reconciliation", exact=True).click()
+    message = page.get_by_text("照合する請求書と入金明細を指定してください")
+    expect(message).to_be_visible(timeout=TIMEOUT_MS)
+    _upload(page, "請求書 ZIP", DATA / "請求書.zip")
+    _upload(page, "入金明細（Excel）", DATA / "入金明細.xlsx")
+    paths = page.get_by_test_id("stTextInput").filter(has_text="またはサーバー上のパス")
+    # The uploads were saved on the server; their paths are the field values.
+    expect(paths.nth(0).locator("input")).to_have_value(re.compile(r".*/請求書\.zip$"))
+    expect(paths.nth(1).locator("input")).to_have_value(re.compile(r".*/入金明細\.xlsx$"))
+
+    page.get_by_role("button", name="実行", exact=True).click()
+
+    expect(page.get_by_text("成功しました")).to_be_visible(timeout=TIMEOUT_MS)
+    expect(page.get_by_role("tab", selected=True)).to_have_text("reconcile › matched（3 行）")
+    table = page.get_by_role("tabpanel").get_by_test_id("stDataFrame")
+    expect(table).to_be_visible()
+    # Chromium draws the grid on a canvas; its accessible cells carry the same rows.
+    cells = table.get_by_role("gridcell", include_hidden=True)
+    expect(cells.filter(has_text="北斗運輸").first).to_be_attached()
+    expect(cells.filter(has_text="許容範囲内").first).to_be_attached()
+    page.get_by_role("tab", name="reconcile › differences（2 行）").click()
+    differences = (
+        page.get_by_role("tabpanel")
+        .get_by_test_id("stDataFrame")
+        .get_by_role("gridcell", include_hidden=True)
+    )
+    expect(differences.filter(has_text="東西システム").first).to_be_attached()
+    expect(page.get_by_role("button", name="照合結果.xlsx をダウンロード")).to_be_visible()

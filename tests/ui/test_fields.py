@@ -1,0 +1,229 @@
+"""``render_fields``: one widget per requirement type, values kept by the Session State contract
+(seed 002 §8.2) across reruns and page switches, uploads saved as paths, merge warnings when the
+requirements change, and nothing cleared except by ``reset_fields``.
+
+The app function reads its requirements and options from Session State, which the tests set
+before the first run; a "page switch" is a run that does not draw the fields, which is what
+makes Streamlit drop their widgets' state.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from keiri_agent.ui.fields import widget_key
+
+STORE = "plan:p::node:ask::v0.1.0"
+EXTERNAL: dict[str, Any] = {}  # the ``state`` mapping of the test that passes one
+REQUIREMENTS: list[dict[str, Any]] = [
+    {"id": "evidence", "type": "file", "label": "証跡", "accept": ".zip"},
+    {"id": "many", "type": "files", "label": "明細ファイル", "required": False},
+    {"id": "folder", "type": "folder", "label": "フォルダ", "required": False},
+    {"id": "period", "type": "text", "label": "対象月", "hint": "2025-01", "description": "締める月"},
+    {"id": "memo", "type": "chat", "label": "メモ", "required": False},
+    {"id": "company", "type": "select", "label": "会社", "options": ["A社", {"value": "b", "label": "B社"}]},
+    {"id": "kind", "type": "enum", "label": "区分", "options": ["売上", "仕入"], "default": "仕入"},
+    {"id": "final", "type": "boolean", "label": "確定"},
+    {"id": "amount", "type": "number", "label": "金額", "validation": {"min": 0, "max": 1000}},
+    {"id": "rate", "type": "number", "label": "税率", "validation": {"min": 0.0}, "required": False},
+    {"id": "rows", "type": "table", "label": "明細", "default": [{"品目": "紙", "数量": 2}]},
+    {"id": "extra", "type": "table", "label": "追加の表", "required": False},
+]  # fmt: skip
+
+
+def fields_app() -> None:
+    from pathlib import Path
+
+    import streamlit as st
+
+    from keiri_agent.ui.fields import render_fields, reset_fields
+    from tests.ui.test_fields import EXTERNAL, STORE
+
+    if st.session_state.get("page", "fields") != "fields":
+        st.write("別のページ")
+        return
+    state = EXTERNAL if st.session_state.get("external") else None
+    if st.button("リセット", key="reset"):
+        reset_fields(STORE, state=state)
+    upload_dir = st.session_state.get("upload_dir")
+    st.session_state["returned"] = render_fields(
+        st.session_state["reqs"],
+        store_key=STORE,
+        state=state,
+        upload_dir=Path(upload_dir) if upload_dir else None,
+        disabled=bool(st.session_state.get("disabled")),
+    )
+
+
+@pytest.fixture
+def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    monkeypatch.setenv("KEIRI_WORKSPACE_ROOT", str(tmp_path / "workspace"))
+    test = AppTest.from_function(fields_app, default_timeout=30)
+    test.session_state["reqs"] = REQUIREMENTS
+    return test
+
+
+def _key(field: str, part: str = "value") -> str:
+    return widget_key(STORE, field, part)
+
+
+def test_each_type_has_its_widget_with_japanese_labels_and_initial_values(app: AppTest) -> None:
+    app.run()
+
+    assert not app.exception, app.exception
+    assert app.session_state["returned"] == {
+        "evidence": None, "many": [], "folder": None, "period": None, "memo": None,
+        "company": None, "kind": "仕入", "final": False, "amount": None, "rate": None,
+        "rows": [{"品目": "紙", "数量": 2}], "extra": [],
+    }  # fmt: skip
+    assert app.file_uploader[0].label == "証跡（必須）"
+    assert app.text_input(key=_key("evidence", "path")).label == "またはサーバー上のパス"
+    assert app.text_area(key=_key("many", "path")).label.startswith("またはサーバー上のパス")
+    assert app.text_input(key=_key("folder")).label == "フォルダ"
+    period = app.text_input(key=_key("period"))
+    assert (period.label, period.placeholder, period.help) == (
+        "対象月（必須）",
+        "例: 2025-01",
+        "2025-01",
+    )
+    assert "締める月" in [c.value for c in app.caption]
+    assert app.text_area(key=_key("memo")).label == "メモ"
+    company = app.selectbox(key=_key("company"))
+    assert company.options == ["A社", "B社"]  # labels of {value, label} options are shown
+    assert company.value is None
+    assert app.selectbox(key=_key("kind")).value == "仕入"
+    assert app.radio(key=_key("final")).options == ["はい", "いいえ"]
+    amount = app.number_input(key=_key("amount"))
+    assert (amount.min, amount.max, amount.value) == (0, 1000, None)
+    assert app.number_input(key=_key("rate")).min == 0.0
+    (editor,) = app.dataframe  # the table editor, starting from the default row
+    assert editor.value.to_dict("records") == [{"品目": "紙", "数量": 2}]
+    assert app.text_area(key=_key("extra", "csv")).label == "追加の表"
+
+
+def test_values_are_stored_at_once_and_survive_reruns_and_page_switches(app: AppTest) -> None:
+    app.run()
+    app.text_input(key=_key("period")).set_value("2025-02")
+    app.selectbox(key=_key("company")).set_value("b")
+    app.radio(key=_key("final")).set_value(True)
+    app.number_input(key=_key("amount")).set_value(120)
+    app.text_area(key=_key("many", "path")).set_value("/data/a.pdf\n\n/data/b.pdf\n")
+    app.text_area(key=_key("extra", "csv")).set_value("取引先,金額\nA社,100\n")
+    app.run()
+    expected = {
+        "period": "2025-02", "company": "b", "final": True, "amount": 120,
+        "many": ["/data/a.pdf", "/data/b.pdf"], "extra": [{"取引先": "A社", "金額": "100"}],
+    }  # fmt: skip
+    stored = app.session_state[STORE]
+    assert {k: stored[k] for k in expected} == expected
+    app.run()
+    assert {k: app.session_state["returned"][k] for k in expected} == expected
+
+    app.session_state["page"] = "other"
+    app.run()
+    assert _key("period") not in app.session_state  # Streamlit dropped the widget's state
+    app.session_state["page"] = "fields"
+    app.run()
+
+    assert not app.exception, app.exception
+    assert {k: app.session_state["returned"][k] for k in expected} == expected
+    assert app.text_input(key=_key("period")).value == "2025-02"
+    assert app.selectbox(key=_key("company")).value == "b"
+    assert app.radio(key=_key("final")).value is True
+    assert app.number_input(key=_key("amount")).value == 120
+
+
+def test_an_upload_is_saved_and_its_path_becomes_the_value(app: AppTest, tmp_path: Path) -> None:
+    app.session_state["upload_dir"] = str(tmp_path / "uploads")
+    app.run()
+    app.file_uploader[0].set_value(("証跡.zip", b"PK\x05\x06" + bytes(18), "application/zip"))
+    app.run()
+
+    path = Path(app.session_state["returned"]["evidence"])
+    assert path.name == "証跡.zip"
+    assert path.is_relative_to(tmp_path / "uploads" / "evidence")
+    assert path.read_bytes().startswith(b"PK")
+    assert app.text_input(key=_key("evidence", "path")).value == str(path)
+    # A path typed on the server replaces it.
+    app.text_input(key=_key("evidence", "path")).set_value("/srv/data/証跡.zip").run()
+    assert app.session_state["returned"]["evidence"] == "/srv/data/証跡.zip"
+
+
+def test_uploads_default_to_a_session_folder_under_the_workspace(
+    app: AppTest, tmp_path: Path
+) -> None:
+    app.run()
+    app.file_uploader[1].set_value(("a.csv", b"x\n1\n", "text/csv")).run()
+
+    (path,) = map(Path, app.session_state["returned"]["many"])
+    assert path.is_relative_to(tmp_path / "workspace")
+    assert path.parent.parent.parent.name == "uploads"
+
+
+def test_changed_requirements_merge_the_values_with_a_warning(app: AppTest) -> None:
+    app.run()
+    app.text_input(key=_key("period")).set_value("2025-03")
+    app.selectbox(key=_key("company")).set_value("A社")
+    app.run()
+    kept = [r for r in REQUIREMENTS if r["id"] != "memo"]
+    changed = [{**r, "options": ["C社"]} if r["id"] == "company" else r for r in kept]
+    app.session_state["reqs"] = [*changed, {"id": "note", "type": "text", "label": "備考"}]
+    app.run()
+
+    assert not app.exception, app.exception
+    (warning,) = app.warning
+    lines = warning.value.splitlines()
+    assert any("会社" in line and "選択肢" in line for line in lines)
+    assert any("メモ" in line and "削除" in line for line in lines)
+    assert any("備考" in line and "追加" in line for line in lines)
+    assert app.session_state["returned"]["period"] == "2025-03"
+    assert app.session_state["returned"]["company"] is None
+    assert app.selectbox(key=_key("company")).value is None
+    app.run()
+    assert not app.warning  # said once, on the rerun that saw the change
+
+
+def test_only_reset_clears_the_values(app: AppTest) -> None:
+    app.run()
+    app.text_input(key=_key("period")).set_value("2025-04").run()
+    app.run()
+    assert app.session_state["returned"]["period"] == "2025-04"
+
+    app.button(key="reset").click().run()
+
+    assert app.session_state["returned"]["period"] is None
+    assert app.text_input(key=_key("period")).value == ""
+    assert app.selectbox(key=_key("kind")).value == "仕入"
+
+
+def test_values_go_to_the_given_state_mapping(app: AppTest) -> None:
+    EXTERNAL.clear()
+    app.session_state["external"] = True
+    app.run()
+    app.text_input(key=_key("period")).set_value("2025-05").run()
+
+    assert EXTERNAL[STORE]["period"] == "2025-05"
+    assert STORE not in app.session_state
+    EXTERNAL.clear()
+
+
+def test_disabled_fields_cannot_be_edited(app: AppTest) -> None:
+    app.session_state["disabled"] = True
+    app.run()
+
+    assert app.text_input(key=_key("period")).disabled
+    assert app.selectbox(key=_key("company")).disabled
+    assert app.file_uploader[0].disabled
+
+
+def test_a_table_typed_as_csv_that_cannot_be_read_is_said(app: AppTest) -> None:
+    app.run()
+    app.text_area(key=_key("extra", "csv")).set_value('a,b\n"1,2\n').run()
+
+    assert not app.exception, app.exception
+    assert any("「追加の表」を表として読めません" in w.value for w in app.warning)
+    assert app.session_state["returned"]["extra"] == []
