@@ -21,8 +21,8 @@ from keiri_agent.config import LLMRole, Settings, load_settings
 from keiri_agent.errors import BlockError
 from keiri_agent.ui import session_state
 from keiri_agent.ui.error_view import render_error
+from keiri_agent.ui.llm_notice import llm_problem
 from keiri_agent.ui.report_view import render_downloads
-from keiri_agent.ui.sidebar import ROLE_LABELS
 
 if TYPE_CHECKING:
     from keiri_agent.agents.convert.pipeline import ConvertResult
@@ -54,26 +54,6 @@ class Outcome:
     progress: float = 0.0
     progress_label: str = ""
     code: list[str] = field(default_factory=list)  # what CodeAct wrote, in order
-
-
-def _llm_problems(settings: Settings) -> tuple[str | None, str | None]:
-    """(why the interpret role cannot run, why the CodeAct role cannot run), None when it can."""
-    problems: list[str | None] = []
-    for role in (LLMRole.INTERPRET, LLMRole.CODEACT):
-        ref = settings.model_for(role)
-        missing = settings.missing_credentials(ref.provider) if ref is not None else []
-        if ref is None or not missing:
-            problems.append(None)
-            continue
-        variable = f"KEIRI_LLM_MODEL_{role.value.upper()}"
-        problems.append(
-            f"{ROLE_LABELS[role.value]}のモデル {ref} を使うには {', '.join(missing)} の設定が必要です。"
-            " 環境変数または .env に設定してからアプリを再起動してください"
-            f"（OpenAI 互換サーバーなら OPENAI_BASE_URL を、別のモデルなら {variable} を設定します。"
-            "CodeAct は Anthropic も使えます: anthropic:claude-… と ANTHROPIC_API_KEY）。"
-            " 設定の確認は `keiri-agent doctor` でできます。"
-        )
-    return problems[0], problems[1]
 
 
 def _source(settings: Settings) -> tuple[str | None, Path | None]:
@@ -196,7 +176,8 @@ def render() -> None:
     except BlockError as exc:
         render_error(exc)
         return
-    interpret_problem, codeact_problem = _llm_problems(settings)
+    interpret_problem = llm_problem(settings, LLMRole.INTERPRET)
+    codeact_problem = llm_problem(settings, LLMRole.CODEACT)
     for problem in (interpret_problem, codeact_problem):
         if problem is not None:
             st.warning(problem, icon="⚠️")

@@ -22,7 +22,7 @@ from keiri_agent.errors import BlockError
 from keiri_agent.events import RunEvent
 from keiri_agent.ui import session_state
 from keiri_agent.ui.error_view import render_error
-from keiri_agent.ui.sidebar import ROLE_LABELS
+from keiri_agent.ui.llm_notice import llm_problem
 
 __all__ = ["INDEX_KEY", "OUTCOME_KEY", "PAGE", "QUESTION_KEY", "Outcome", "render"]
 
@@ -42,22 +42,6 @@ class Outcome:
     question: str
     result: AgentResult | None = None
     error: BlockError | None = None
-
-
-def _llm_problem(settings: Settings) -> str | None:
-    """Why the help-desk role's model cannot be used, or None when it can."""
-    ref = settings.model_for(LLMRole.HELPDESK)
-    if ref is None:  # pragma: no cover - chat roles always fall back to KEIRI_LLM_MODEL
-        return "ヘルプデスク用のモデルが設定されていません。"
-    missing = settings.missing_credentials(ref.provider)
-    if not missing:
-        return None
-    return (
-        f"{ROLE_LABELS['helpdesk']}のモデル {ref} を使うには {', '.join(missing)} の設定が必要です。"
-        " 環境変数または .env に設定してからアプリを再起動してください"
-        "（OpenAI 互換サーバーなら OPENAI_BASE_URL を、別のモデルなら KEIRI_LLM_MODEL_HELPDESK を"
-        "設定します）。設定の確認は `keiri-agent doctor` でできます。"
-    )
 
 
 def _ask(question: str, index_dir: Path, settings: Settings) -> Outcome:
@@ -159,7 +143,7 @@ def render() -> None:
     except BlockError as exc:
         render_error(exc)
         return
-    problem = _llm_problem(settings)
+    problem = llm_problem(settings, LLMRole.HELPDESK)
     if problem is not None:
         st.warning(problem, icon="⚠️")
     default_index = str(settings.keiri_helpdesk_index)
