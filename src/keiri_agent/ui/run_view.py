@@ -27,6 +27,7 @@ from keiri_agent.cli.plan import describe_event
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError
 from keiri_agent.events.models import NodeStart, NodeWaiting, PlanComplete, PlanStart, RunEvent
+from keiri_agent.plan.loader import load_yaml
 from keiri_agent.plan.models import BlockNode, Plan
 from keiri_agent.plan.runner import PlanRunner, RunResult
 from keiri_agent.plan.runstate import load_run
@@ -201,13 +202,28 @@ class Outcome:
             run_id=result.run_id,
             error=result.error,
             waiting=list(result.waiting),
-            outputs={k: dict(v) for k, v in result.outputs.items()},
+            outputs=_in_plan_order({k: dict(v) for k, v in result.outputs.items()}, start),
             events=events,
             log_path=result.log_path,
             duration_ms=result.duration_ms,
             resume_of=start.resume_of if start else None,
             rerun_from=start.rerun_from if start else None,
         )
+
+
+def _in_plan_order(
+    outputs: dict[str, dict[str, Any]], start: PlanStart | None
+) -> dict[str, dict[str, Any]]:
+    """Outputs in the plan's node order, not in the order parallel nodes happened to finish."""
+    order: list[str] = []
+    if start is not None and start.plan_file and Path(start.plan_file).is_file():
+        raw = load_yaml(Path(start.plan_file).read_text(encoding="utf-8"))
+        graph = raw.get("graph") if isinstance(raw, dict) else None
+        if isinstance(graph, list):
+            order = [str(n.get("id")) for n in graph if isinstance(n, dict)]
+    rank = {node_id: i for i, node_id in enumerate(order)}
+    ids = sorted(outputs, key=lambda n: (rank.get(n, len(rank)), list(outputs).index(n)))
+    return {node_id: outputs[node_id] for node_id in ids}
 
 
 def outcome_from_log(log_path: Path) -> Outcome:
@@ -226,11 +242,14 @@ def outcome_from_log(log_path: Path) -> Outcome:
         run_id=record.run_id,
         error=BlockError.from_dict(end.error) if end is not None and end.error else None,
         waiting=waiting if record.status == "waiting_input" else [],
-        outputs={
-            path: dict(reused.outputs)
-            for path, reused in record.completed.items()
-            if "/" not in path and "[" not in path
-        },
+        outputs=_in_plan_order(
+            {
+                path: dict(reused.outputs)
+                for path, reused in record.completed.items()
+                if "/" not in path and "[" not in path
+            },
+            start,
+        ),
         events=record.events,
         log_path=log_path,
         duration_ms=end.total_duration_ms if end is not None else 0.0,
