@@ -202,7 +202,9 @@ class Outcome:
             run_id=result.run_id,
             error=result.error,
             waiting=list(result.waiting),
-            outputs=_in_plan_order({k: dict(v) for k, v in result.outputs.items()}, start),
+            outputs=_in_plan_order(
+                {k: dict(v) for k, v in result.outputs.items()}, start, result.log_path
+            ),
             events=events,
             log_path=result.log_path,
             duration_ms=result.duration_ms,
@@ -212,12 +214,20 @@ class Outcome:
 
 
 def _in_plan_order(
-    outputs: dict[str, dict[str, Any]], start: PlanStart | None
+    outputs: dict[str, dict[str, Any]], start: PlanStart | None, log_path: Path | None
 ) -> dict[str, dict[str, Any]]:
-    """Outputs in the plan's node order, not in the order parallel nodes happened to finish."""
+    """Outputs in the plan's node order, not in the order parallel nodes happened to finish.
+
+    The order comes from the plan snapshot the run executed (``plan_file``, relative to the
+    run log's folder)."""
     order: list[str] = []
-    if start is not None and start.plan_file and Path(start.plan_file).is_file():
-        raw = load_yaml(Path(start.plan_file).read_text(encoding="utf-8"))
+    snapshot = (
+        log_path.parent / start.plan_file
+        if start is not None and start.plan_file and log_path is not None
+        else None
+    )
+    if snapshot is not None and snapshot.is_file():
+        raw = load_yaml(snapshot.read_text(encoding="utf-8"))
         graph = raw.get("graph") if isinstance(raw, dict) else None
         if isinstance(graph, list):
             order = [str(n.get("id")) for n in graph if isinstance(n, dict)]
@@ -249,6 +259,7 @@ def outcome_from_log(log_path: Path) -> Outcome:
                 if "/" not in path and "[" not in path
             },
             start,
+            log_path,
         ),
         events=record.events,
         log_path=log_path,
