@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import socket
 import subprocess
 import sys
@@ -23,6 +22,7 @@ import pytest
 from playwright.sync_api import Page, expect, sync_playwright
 
 from tests.support.browser import chromium_args
+from tests.support.processes import stop_process_group
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DATA = REPO_ROOT / "examples" / "data" / "invoice_reconciliation"
@@ -77,13 +77,7 @@ def app_url(tmp_path: Path) -> Iterator[str]:
             time.sleep(0.2)
         yield url
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+        stop_process_group(proc)
         log.close()
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
 import socket
 import subprocess
 import sys
@@ -12,6 +10,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.support.processes import stop_process_group
 
 STARTUP_TIMEOUT_S = 45
 
@@ -56,11 +56,5 @@ def test_ui_command_serves_the_app(tmp_path: Path) -> None:
         assert status == 200
         assert '<div id="root">' in page or "streamlit" in page.lower()
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+        stop_process_group(proc)
         log.close()
