@@ -71,6 +71,19 @@ def wiring(
     }
 
 
+def script_skeleton_question(llm_server: ScriptedLLMServer) -> None:
+    """Stage 1 asks for the threshold; once answered, skeleton and wiring come back valid."""
+    asking = {
+        **SKELETON,
+        "missing_information": [
+            {"id": "threshold", "question": "高額とみなす金額（円）は？", "type": "number"}
+        ],
+    }
+    llm_server.add_chat(json=asking)
+    llm_server.add_chat(json=SKELETON)
+    llm_server.add_chat(json=wiring())
+
+
 def last_human(request: dict[str, Any]) -> str:
     return str(request["messages"][-1]["content"])
 
@@ -214,15 +227,7 @@ def test_missing_information_becomes_requirements_and_a_second_turn_completes(
 def test_skeleton_questions_are_answered_and_generation_continues(
     design_env: Path, llm_server: ScriptedLLMServer
 ) -> None:
-    asking = {
-        **SKELETON,
-        "missing_information": [
-            {"id": "threshold", "question": "高額とみなす金額（円）は？", "type": "number"}
-        ],
-    }
-    llm_server.add_chat(json=asking)
-    llm_server.add_chat(json=SKELETON)
-    llm_server.add_chat(json=wiring())
+    script_skeleton_question(llm_server)
 
     chat = DesignChat("高額な経費だけを抜き出して Excel にしてください")
     first = chat.start()

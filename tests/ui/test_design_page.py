@@ -30,7 +30,13 @@ from keiri_agent.ui.design_inputs import (
 )
 from keiri_agent.ui.fields import widget_key
 from keiri_agent.ui.views import PAGES
-from tests.design.test_generate import EXPENSES, INSTRUCTION, SKELETON, wiring
+from tests.design.test_generate import (
+    EXPENSES,
+    INSTRUCTION,
+    SKELETON,
+    script_skeleton_question,
+    wiring,
+)
 from tests.support import ScriptedLLMServer
 
 PAGE_TIMEOUT_S = 60
@@ -240,15 +246,7 @@ def test_missing_values_are_asked_in_the_chat_and_the_answer_completes_the_plan(
 def test_a_skeleton_question_is_answered_and_generation_continues(
     page: AppTest, llm_server: ScriptedLLMServer
 ) -> None:
-    asking = {
-        **SKELETON,
-        "missing_information": [
-            {"id": "threshold", "question": "高額とみなす金額（円）は？", "type": "number"}
-        ],
-    }
-    llm_server.add_chat(json=asking)
-    llm_server.add_chat(json=SKELETON)
-    llm_server.add_chat(json=wiring())
+    script_skeleton_question(llm_server)
 
     _generate(page, "高額な経費だけを抜き出して Excel にしてください")
     assert not page.text_area(key=YAML_KEY).value  # no plan before the question is answered
