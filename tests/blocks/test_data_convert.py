@@ -27,12 +27,8 @@ def block(registry: BlockRegistry, sandbox_executor: SandboxExecutor) -> Convert
 
 
 @pytest.fixture
-def source(
-    llm_server: ScriptedLLMServer, public_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Path:
-    monkeypatch.setenv("KEIRI_CODEACT_ROOT", str(public_dir / "codeact"))
-    monkeypatch.setenv("KEIRI_LLM_MAX_RETRIES", "0")
-    path = tmp_path / "売上.csv"
+def source(llm_server: ScriptedLLMServer, convert_env: Path) -> Path:
+    path = convert_env / "売上.csv"
     path.write_text(SALES_CSV, encoding="utf-8")
     return path
 

@@ -19,14 +19,8 @@ SALES_CSV = "月,売上\n2024-04,120000\n2024-05,80000\n"
 
 
 @pytest.fixture
-def source(
-    llm_server: ScriptedLLMServer, public_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Path:
-    monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
-    monkeypatch.setenv("KEIRI_WORKSPACE_ROOT", str(tmp_path / "workspace"))
-    monkeypatch.setenv("KEIRI_CODEACT_ROOT", str(public_dir / "codeact"))
-    monkeypatch.setenv("KEIRI_LLM_MAX_RETRIES", "0")
-    path = tmp_path / "売上.csv"
+def source(llm_server: ScriptedLLMServer, convert_env: Path) -> Path:
+    path = convert_env / "売上.csv"
     path.write_text(SALES_CSV, encoding="utf-8")
     return path
 

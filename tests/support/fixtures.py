@@ -77,3 +77,14 @@ def helpdesk_script(
 def chromium() -> Path:
     """Debian's chromium for Playwright (installed when missing and root, else the test skips)."""
     return ensure_chromium()
+
+
+@pytest.fixture
+def convert_env(tmp_path: Path, public_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The conversion pipeline under tmp_path: runs and workspace there, CodeAct under a folder
+    the sandbox user can reach (``public_dir``), no LLM retries. Returns tmp_path."""
+    monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
+    monkeypatch.setenv("KEIRI_WORKSPACE_ROOT", str(tmp_path / "workspace"))
+    monkeypatch.setenv("KEIRI_CODEACT_ROOT", str(public_dir / "codeact"))
+    monkeypatch.setenv("KEIRI_LLM_MAX_RETRIES", "0")
+    return tmp_path

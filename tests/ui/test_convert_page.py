@@ -24,11 +24,7 @@ def convert_page() -> None:
 
 
 @pytest.fixture
-def page(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, public_dir: Path) -> AppTest:
-    monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
-    monkeypatch.setenv("KEIRI_WORKSPACE_ROOT", str(tmp_path / "workspace"))
-    monkeypatch.setenv("KEIRI_CODEACT_ROOT", str(public_dir / "codeact"))
-    monkeypatch.setenv("KEIRI_LLM_MAX_RETRIES", "0")
+def page(convert_env: Path) -> AppTest:
     return AppTest.from_function(convert_page, default_timeout=PAGE_TIMEOUT_S)
 
 

@@ -73,18 +73,9 @@ def viz_job(kind: str, source: str | None = None) -> dict[str, Any]:
 
 
 @pytest.fixture
-def env(
-    llm_server: ScriptedLLMServer,
-    public_dir: Path,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-) -> Path:
-    """Runs under tmp_path, CodeAct under a directory the sandbox user can reach; a sales CSV."""
-    monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
-    monkeypatch.setenv("KEIRI_WORKSPACE_ROOT", str(tmp_path / "workspace"))
-    monkeypatch.setenv("KEIRI_CODEACT_ROOT", str(public_dir / "codeact"))
-    monkeypatch.setenv("KEIRI_LLM_MAX_RETRIES", "0")
-    source = tmp_path / "sales.csv"
+def env(llm_server: ScriptedLLMServer, convert_env: Path) -> Path:
+    """Conversion settings under tmp_path (convert_env) and a sales CSV there."""
+    source = convert_env / "sales.csv"
     source.write_text(SALES_CSV, encoding="utf-8")
     return source
 
