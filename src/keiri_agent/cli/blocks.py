@@ -18,7 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from keiri_agent.blocks.catalog import port_details, summary
-from keiri_agent.cli.common import app, console, user_errors
+from keiri_agent.cli.common import app, check_choice, console, user_errors
 from keiri_agent.errors import BlockError, ErrorCode
 
 if TYPE_CHECKING:
@@ -189,13 +189,7 @@ def search(
     from keiri_agent.design.topk import RETRIEVAL_MODES, BlockRetriever
 
     with user_errors():
-        if mode not in RETRIEVAL_MODES:
-            raise BlockError(
-                f"--mode '{mode}' は使えません。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint=f"{' / '.join(RETRIEVAL_MODES)} のいずれかを指定してください。",
-                details={"mode": mode},
-            )
+        check_choice("--mode", mode, RETRIEVAL_MODES)
         if k < 1:
             raise BlockError(
                 f"--k は 1 以上で指定してください（指定値: {k}）。",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Annotated
 
@@ -10,9 +10,17 @@ import typer
 from rich.console import Console
 
 from keiri_agent import __version__
-from keiri_agent.errors import BlockError
+from keiri_agent.errors import BlockError, ErrorCode
 
-__all__ = ["EXIT_FAILED", "EXIT_USER_ERROR", "app", "console", "err_console", "user_errors"]
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_USER_ERROR",
+    "app",
+    "check_choice",
+    "console",
+    "err_console",
+    "user_errors",
+]
 
 app = typer.Typer(
     name="keiri-agent",
@@ -36,6 +44,17 @@ def user_errors() -> Iterator[None]:
         if exc.hint:
             err_console.print(f"ヒント: {exc.hint}")
         raise typer.Exit(code=EXIT_USER_ERROR) from None
+
+
+def check_choice(option: str, value: str, choices: Sequence[str]) -> None:
+    """Refuse ``value`` for ``option`` (``--mode``) unless it is one of ``choices``."""
+    if value not in choices:
+        raise BlockError(
+            f"{option} '{value}' は使えません。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint=f"{' / '.join(choices)} のいずれかを指定してください。",
+            details={option.lstrip("-"): value},
+        )
 
 
 def _version_callback(value: bool) -> None:

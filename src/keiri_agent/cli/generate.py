@@ -17,7 +17,7 @@ import typer
 import yaml
 from rich.markup import escape
 
-from keiri_agent.cli.common import EXIT_FAILED, console, err_console, user_errors
+from keiri_agent.cli.common import EXIT_FAILED, check_choice, console, err_console, user_errors
 from keiri_agent.cli.plan import plan_app
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.plan.loader import load_yaml
@@ -107,14 +107,10 @@ def generate(
     from keiri_agent.design.documents import read_documents
     from keiri_agent.design.models import DesignEngineOptions
     from keiri_agent.design.store import save_plan
+    from keiri_agent.design.topk import RETRIEVAL_MODES
 
     with user_errors():
-        if mode not in ("hybrid", "bm25", "dense"):
-            raise BlockError(
-                f"--retrieval '{mode}' は使えません。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="hybrid / bm25 / dense のいずれかを指定してください。",
-            )
+        check_choice("--retrieval", mode, RETRIEVAL_MODES)
         settings = load_settings()
         given = _read_answers(answers)
         chat = DesignChat(

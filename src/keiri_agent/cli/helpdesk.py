@@ -18,8 +18,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from keiri_agent.cli.common import EXIT_FAILED, app, console, err_console, user_errors
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.cli.common import EXIT_FAILED, app, check_choice, console, err_console, user_errors
 
 if TYPE_CHECKING:
     from keiri_agent.agents.helpdesk.knowledge import IngestResult, SearchOutput
@@ -190,13 +189,7 @@ def search(
     from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase
 
     with user_errors():
-        if tool not in TOOLS:
-            raise BlockError(
-                f"--tool '{tool}' は使えません。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint=f"{' / '.join(TOOLS)} のいずれかを指定してください。",
-                details={"tool": tool},
-            )
+        check_choice("--tool", tool, TOOLS)
         with KnowledgeBase.open(_index_dir(index)) as kb:
             searches = {"manual": kb.search_manual, "qa": kb.search_qa, "hybrid": kb.search_hybrid}
             hits = searches[tool](query, k)
