@@ -133,7 +133,7 @@ def test_replayed_log_equals_live_subscription(tmp_path: Path) -> None:
     stream.emit("error", step="viz", message="KeyError: AIRTMP")
     stream.emit("plan_complete", status="failed", total_duration_ms=99.0)
     stream.close()
-    consumer.join(5)
+    consumer.join(30)
     assert not consumer.is_alive()
 
     assert stream.log_path is not None
@@ -161,12 +161,12 @@ def test_late_subscriber_gets_the_rest_then_live_events(tmp_path: Path) -> None:
 
     consumer = threading.Thread(target=consume)
     consumer.start()
-    assert caught_up.wait(5)
+    assert caught_up.wait(30)
     assert got == [4, 5]
     stream.emit("log", msg="live1")
     stream.emit("log", msg="live2")
     stream.close()
-    consumer.join(5)
+    consumer.join(30)
     assert not consumer.is_alive()
     assert got == [4, 5, 6, 7]
     assert [e.id for e in stream.events(after_id=5)] == [6, 7]
@@ -176,7 +176,7 @@ def test_subscribe_returns_after_close_and_on_timeout(tmp_path: Path) -> None:
     stream = _stream(tmp_path)
     started = time.monotonic()
     assert list(stream.subscribe(timeout=0.05)) == []
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 30  # returned on its timeout, did not hang
 
     done = threading.Event()
 
@@ -187,7 +187,7 @@ def test_subscribe_returns_after_close_and_on_timeout(tmp_path: Path) -> None:
     threading.Thread(target=consume, daemon=True).start()
     assert not done.wait(0.1)  # blocked while the run is open
     stream.close()
-    assert done.wait(5)
+    assert done.wait(30)
     assert stream.closed
     stream.close()  # idempotent
 

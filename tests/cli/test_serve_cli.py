@@ -19,7 +19,7 @@ import keiri_agent.cli.serve as serve_cli  # registers the command on the shared
 from keiri_agent.cli import app
 from tests.server.conftest import make_settings
 
-START_TIMEOUT_S = 30.0
+START_TIMEOUT_S = 120.0
 
 
 def _free_port() -> int:
@@ -58,7 +58,7 @@ def test_serve_runs_the_api_and_the_page(tmp_path: Path) -> None:
         assert tasks.json() == {"tasks": []}
     finally:
         proc.send_signal(signal.SIGTERM)
-        _, stderr = proc.communicate(timeout=15)
+        _, stderr = proc.communicate(timeout=60)
     # uvicorn shuts down gracefully, then re-raises the signal it caught.
     assert "Application shutdown complete" in stderr
     assert proc.returncode == -signal.SIGTERM

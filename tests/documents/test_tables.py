@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -328,16 +327,16 @@ def test_xlsx_empty_sheet_is_unreadable_and_names_other_sheets() -> None:
     assert "データ" in info.value.hint
 
 
-def test_million_row_csv_is_read_quickly() -> None:
+def test_million_row_csv_is_read_whole() -> None:
+    # Speed is a benchmark's business (benchmarks/); a quadratic reader still trips the suite's
+    # per-test timeout here.
     rows = 1_000_000
     body = "\n".join(
         f"2024-04-{1 + i % 28:02d},取引先{i % 997},{(i * 37) % 100_000}" for i in range(rows)
     )
     data = ("2024年度 取引一覧\n\n日付,取引先,金額\n" + body + "\n").encode("cp932")
 
-    started = time.perf_counter()
     result = read_table(data, name="大量.csv")
-    elapsed = time.perf_counter() - started
 
     assert result.info.rows == rows
     assert len(result.df) == rows
@@ -345,4 +344,3 @@ def test_million_row_csv_is_read_quickly() -> None:
     assert result.info.header_row == 2
     assert pd.api.types.is_integer_dtype(result.df["金額"])
     assert result.df["金額"].iloc[-1] == ((rows - 1) * 37) % 100_000
-    assert elapsed < 30, f"1,000,000 rows took {elapsed:.1f}s"

@@ -26,8 +26,8 @@ from keiri_agent.server import TaskRegistry, create_app
 from keiri_agent.server.sse import DEFAULT_PING_S
 from tests.support import ScriptedLLMServer
 
-SERVER_START_TIMEOUT_S = 20.0
-TASK_TIMEOUT_S = 30.0
+SERVER_START_TIMEOUT_S = 90.0
+TASK_TIMEOUT_S = 120.0
 
 
 @dataclass

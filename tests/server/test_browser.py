@@ -18,7 +18,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 from tests.server.conftest import LiveServer, make_settings
 from tests.support import ScriptedLLMServer
 
-TIMEOUT_MS = 20_000
+TIMEOUT_MS = 60_000
 
 
 @pytest.fixture(scope="module")

@@ -161,8 +161,8 @@ def test_cancel_stops_the_running_sandbox_process(
         cancelled = client.post(f"/agent/tasks/{task_id}/cancel")
         assert cancelled.status_code == 202
         assert cancelled.json()["cancel_requested"] is True
-        assert live.wait_finished(task_id, timeout=10) == "cancelled"
-        assert time.monotonic() - started < 5  # not the sandbox's own 180 s limit
+        assert live.wait_finished(task_id, timeout=60) == "cancelled"
+        assert time.monotonic() - started < 60  # not the sandbox's own 180 s limit
         assert all(_gone(p) for p in [server, *sandbox])
         task = client.get(f"/agent/tasks/{task_id}").json()
         again = client.post(f"/agent/tasks/{task_id}/cancel")

@@ -16,7 +16,7 @@ from streamlit.util import calc_hash
 from keiri_agent.ui import APP_PATH
 
 # The first run imports pandas, LangGraph and the LLM clients; generated code runs in the sandbox.
-APP_TIMEOUT_S = 60
+APP_TIMEOUT_S = 120
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from keiri_agent.ui.views import PAGES
 from keiri_agent.ui.views.convert import MODE_PATH, OUTCOME_KEY, Outcome
 from tests.support import ScriptedLLMServer, prompt_contains
 
-PAGE_TIMEOUT_S = 60
+PAGE_TIMEOUT_S = 120
 SALES_CSV = "月,売上\n2024-04,120000\n2024-05,80000\n"
 
 

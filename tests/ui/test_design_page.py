@@ -39,7 +39,7 @@ from tests.design.test_generate import (
 )
 from tests.support import ScriptedLLMServer
 
-PAGE_TIMEOUT_S = 60
+PAGE_TIMEOUT_S = 120
 GENERATE = "design_generate"
 CHECK = "design_check_button"
 SAVE = "design_save_button"

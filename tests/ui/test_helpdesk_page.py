@@ -23,7 +23,7 @@ from tests.support.helpdesk import HelpDeskScript, build_example_index
 TASK = "パスワード再設定の手順を調べる"
 QUERY = "パスワード 再設定"
 QUESTION = "パスワードの再設定方法は？"
-PAGE_TIMEOUT_S = 60
+PAGE_TIMEOUT_S = 120
 
 
 def helpdesk_page() -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from tests.support.processes import stop_process_group
 
-STARTUP_TIMEOUT_S = 45
+STARTUP_TIMEOUT_S = 180
 
 
 def _free_port() -> int:

@@ -27,7 +27,7 @@ from keiri_agent.ui.views.run import OUTCOMES_KEY, PATH_CHOICE
 from tests.support import ScriptedLLMServer
 from tests.ui.conftest import open_page
 
-PAGE_TIMEOUT_S = 60
+PAGE_TIMEOUT_S = 120
 DATA = examples_root() / "examples" / "data"
 RECONCILIATION = "examples/invoice_reconciliation"
 DUPLICATES = "examples/duplicate_invoice_check"

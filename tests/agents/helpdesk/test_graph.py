@@ -61,7 +61,7 @@ def test_two_subtasks_run_concurrently_and_the_answer_cites_both(
     # other, the first would wait alone until the barrier breaks and its search would fail.
     search = FakeSearch(
         by_query={"再設定": [RESET_HIT], "ロック": [LOCK_HIT]},
-        barrier=threading.Barrier(2, timeout=5),
+        barrier=threading.Barrier(2, timeout=30),
     )
     script.plan(RESET, LOCK)
     script.subtask(RESET, "パスワード 再設定", f"再設定はログイン画面から行います{RESET_CITE}")
