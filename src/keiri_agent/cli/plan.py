@@ -24,6 +24,7 @@ from keiri_agent.blocks.ui.samples import example_value
 from keiri_agent.cli.common import EXIT_FAILED, app, console, err_console, user_errors
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.plan.loader import load_yaml
+from keiri_agent.plan.progress import STATUS_LABELS, describe_event
 
 if TYPE_CHECKING:
     from keiri_agent.events.models import RunEvent
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 __all__ = [
     "answers_example",
     "answers_yaml",
-    "describe_event",
     "parse_vars",
     "plan_app",
     "show_event",
@@ -46,14 +46,6 @@ app.add_typer(plan_app, name="plan")
 
 MAX_OUTPUT_CHARS = 200  # one node's outputs, summarized, in the human-readable run result
 EXIT_INTERRUPTED = 130
-STATUS_LABELS = {
-    "success": "成功",
-    "failed": "失敗",
-    "waiting_input": "入力待ち",
-    "cancelled": "中止",
-    "partial": "一部失敗",
-}
-SKIP_REASONS = {"when_condition_false": "when の条件が偽"}
 _PLAIN_KEY_RE = re.compile(r"[^\W\d][\w\-]*")
 
 PlanFile = Annotated[
@@ -209,34 +201,6 @@ def dry_run(file: PlanFile, var_specs: VarOptions = None, as_json: JsonFlag = Fa
 
 
 # --- run, resume, rerun -----------------------------------------------------------------------
-
-
-def describe_event(event: RunEvent) -> str | None:
-    """One progress line for a node event (None for events not worth a line)."""
-    data = event.model_dump()
-    node = event.node_id or ""
-    match event.event:
-        case "node_start":
-            return f"▶ {node} 開始（{data.get('block') or ''}）"
-        case "node_complete" if data.get("reused"):
-            return f"↺ {node} 前回の結果を再利用"
-        case "node_complete":
-            return f"✓ {node} 完了（{data.get('duration_ms', 0.0):.0f} ms）"
-        case "node_skipped":
-            reason = SKIP_REASONS.get(str(data.get("reason")), str(data.get("reason")))
-            return f"- {node} スキップ（{reason}）"
-        case "node_error":
-            error = data.get("error") or {}
-            then = "（再試行します）" if data.get("will_retry") else ""
-            return f"✗ {node} エラー [{error.get('code')}] {error.get('message')}{then}"
-        case "node_waiting":
-            message = (data.get("request") or {}).get("message") or ""
-            return f"⏸ {node} 入力待ち {message}".rstrip()
-        case "loop_iteration":
-            return f"↻ {node} {int(data.get('iteration', 0)) + 1} 回目"
-        case "log" if data.get("level") in ("warning", "error"):
-            return f"注意: {node} {data.get('msg', '')}"
-    return None
 
 
 def show_event(event: RunEvent) -> None:

@@ -15,10 +15,10 @@ from typing import Any, Final
 import pandas as pd
 import streamlit as st
 
-from keiri_agent.cli.plan import STATUS_LABELS
 from keiri_agent.errors import BlockError
 from keiri_agent.events.models import PlanComplete, PlanStart, RunEvent, summarize_value
 from keiri_agent.events.runlog import list_runs, read_events
+from keiri_agent.plan.progress import STATUS_LABELS
 from keiri_agent.ui.report_view import render_downloads
 from keiri_agent.ui.run_view import Outcome
 

@@ -23,12 +23,12 @@ import streamlit as st
 
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.ui.fields import normalize_requirements
-from keiri_agent.cli.plan import describe_event
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError
 from keiri_agent.events.models import NodeStart, NodeWaiting, PlanComplete, PlanStart, RunEvent
 from keiri_agent.plan.loader import load_yaml
 from keiri_agent.plan.models import BlockNode, Plan
+from keiri_agent.plan.progress import describe_event
 from keiri_agent.plan.runner import PlanRunner, RunResult
 from keiri_agent.plan.runstate import load_run
 from keiri_agent.plan.session_state import SessionStateStore, session_key

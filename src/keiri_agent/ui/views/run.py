@@ -21,12 +21,12 @@ import streamlit as st
 import yaml
 
 from keiri_agent.blocks.registry import BlockRegistry, default_registry
-from keiri_agent.cli.plan import describe_event
 from keiri_agent.config import LLMRole, Settings, load_settings
 from keiri_agent.errors import BlockError
 from keiri_agent.events.models import RunEvent
 from keiri_agent.plan.loader import PLAN_SUFFIXES, load_source, load_yaml
 from keiri_agent.plan.models import BlockNode, LoopNode, Node, Plan
+from keiri_agent.plan.progress import describe_event
 from keiri_agent.plan.runner import PlanRunner, RunResult
 from keiri_agent.plan.validator import load_config, validate_source
 from keiri_agent.ui import session_state
