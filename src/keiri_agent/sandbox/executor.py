@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.sandbox.outcome import ExecutionError, ExecutionOutcome
+from keiri_agent.sandbox.outcome import ExecutionError, ExecutionOutcome, outcome_from_supervisor
 from keiri_agent.sandbox.policy import PolicyError, enforce_policy
 from keiri_agent.sandbox.profiles import SandboxProfile, get_profile
 from keiri_agent.sandbox.supervisor import remove_sandbox_dir, reset_sandbox_dir
@@ -229,7 +229,7 @@ class SandboxExecutor:
             raw.setdefault("warnings", []).append(
                 "サンドボックスの待機プロセスが複数スレッドで動いています（fork が不安定になる恐れ）。"
             )
-        return ExecutionOutcome.model_validate(raw)
+        return outcome_from_supervisor(raw)
 
     def close(self) -> None:
         with self._lock:
