@@ -2,6 +2,12 @@
 
 Every value's position is kept so the validator can point at the line a user must fix.
 Subflow ``plan_id`` values resolve to ``<designs>/<plan_id>.yaml``.
+
+Every YAML a person or an LLM gives (plans, answers files, ``--var`` values, the config) is
+composed first and its node graph measured before anything is constructed or walked: aliases
+are shared nodes there, so an alias bomb ("billion laughs") costs its text size, and its
+expanded size is refused (:data:`MAX_YAML_ALIASES`, :data:`MAX_YAML_ALIAS_NODES`,
+:data:`MAX_YAML_DEPTH`) before anything expands it.
 """
 
 from __future__ import annotations
@@ -16,9 +22,25 @@ import yaml
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.plan.issues import Loc, PlanIssue
 
-__all__ = ["PlanSource", "load_source", "load_yaml", "parse_source", "resolve_plan_file"]
+__all__ = [
+    "MAX_PLAN_BYTES",
+    "MAX_YAML_ALIASES",
+    "MAX_YAML_ALIAS_NODES",
+    "MAX_YAML_DEPTH",
+    "MAX_YAML_NODES",
+    "PlanSource",
+    "YamlLimitError",
+    "load_source",
+    "load_yaml",
+    "parse_source",
+    "resolve_plan_file",
+]
 
 MAX_PLAN_BYTES = 2 * 1024 * 1024
+MAX_YAML_ALIASES = 1_000  # alias uses (``*name``, merge keys ``<<: *name`` included)
+MAX_YAML_ALIAS_NODES = 100_000  # nodes the aliases would add once expanded
+MAX_YAML_NODES = 200_000  # scalars, mappings and sequences, aliases expanded
+MAX_YAML_DEPTH = 100  # nesting of mappings and sequences
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _BOOL_TAG = "tag:yaml.org,2002:bool"
 
@@ -42,12 +64,102 @@ _Loader.add_implicit_resolver(
 )
 
 
+class YamlLimitError(yaml.YAMLError):
+    """YAML over one of the size limits (a ``yaml.YAMLError``, so readers report it as such)."""
+
+    def __init__(self, problem: str, mark: Any = None) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.problem_mark = mark
+
+    def __str__(self) -> str:
+        return self.problem
+
+
+def check_limits(text: str) -> None:
+    """Refuse YAML whose expansion would be too large or too deep, before composing it.
+
+    One pass over the parser's events, keeping only the open collections and the anchors'
+    sizes: an alias adds the expanded size of its anchor (known once the anchor's node has
+    ended), so an alias bomb is measured, never expanded. Raises :class:`YamlLimitError`;
+    syntax errors are left to the composer that follows.
+    """
+    sizes: dict[str, int] = {}  # anchor → expanded size of its node
+    stack: list[tuple[int, str | None]] = []  # open collections: (total at start, anchor)
+    total = aliases = aliased = 0
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, yaml.AliasEvent):
+            if event.anchor not in sizes:
+                if any(anchor == event.anchor for _, anchor in stack):
+                    raise YamlLimitError(
+                        f"エイリアス *{event.anchor} が自分を含むアンカーを指しています（再帰的なエイリアス）。",
+                        event.start_mark,
+                    )
+                continue  # undefined: the composer reports it
+            aliases += 1
+            aliased += sizes[event.anchor]
+            total += sizes[event.anchor]
+            if aliases > MAX_YAML_ALIASES:
+                raise YamlLimitError(
+                    f"エイリアス（*名前）の使用が {MAX_YAML_ALIASES:,} 回を超えています。",
+                    event.start_mark,
+                )
+            if aliased > MAX_YAML_ALIAS_NODES:
+                raise YamlLimitError(
+                    f"エイリアスで展開される内容が {MAX_YAML_ALIAS_NODES:,} 要素を超えています"
+                    "（アンカーとエイリアスの入れ子で大きくなる YAML です）。",
+                    event.start_mark,
+                )
+        elif isinstance(event, yaml.ScalarEvent):
+            total += 1
+            if event.anchor is not None:
+                sizes[event.anchor] = 1
+        elif isinstance(event, yaml.CollectionStartEvent):
+            stack.append((total, event.anchor))
+            total += 1
+            if len(stack) > MAX_YAML_DEPTH:
+                raise YamlLimitError(
+                    f"入れ子が {MAX_YAML_DEPTH} 段を超えています。", event.start_mark
+                )
+        elif isinstance(event, yaml.CollectionEndEvent):
+            begun, anchor = stack.pop()
+            if anchor is not None:
+                sizes[anchor] = total - begun
+        if total > MAX_YAML_NODES:
+            raise YamlLimitError(
+                f"YAML の要素数（エイリアスの展開後）が {MAX_YAML_NODES:,} を超えています。",
+                event.start_mark,
+            )
+
+
+LIMIT_HINT = (
+    "アンカー（&名前）とエイリアス（*名前）の入れ子をやめ、必要な値をそのまま書いてください。"
+    f" 上限: エイリアス {MAX_YAML_ALIASES:,} 回・その展開 {MAX_YAML_ALIAS_NODES:,} 要素、"
+    f"全体 {MAX_YAML_NODES:,} 要素、入れ子 {MAX_YAML_DEPTH} 段（docs/limits.md）。"
+    " 大きなデータは YAML に書かずファイルで渡してください。"
+)
+
+
+def _compose(text: str) -> tuple[yaml.Node | None, Any]:
+    """One parse (libyaml when available): the checked node graph and the data built from it."""
+    check_limits(text)
+    loader = _Loader(text)
+    try:
+        composed = loader.get_single_node()
+        if composed is None:
+            return None, None
+        return composed, loader.construct_document(composed)
+    finally:
+        loader.dispose()
+
+
 def load_yaml(text: str) -> Any:
     """YAML a person wrote for plans (answers, vars, config) read like plans: YAML 1.2 booleans.
 
-    Raises ``yaml.YAMLError`` on bad syntax, as ``yaml.safe_load`` does.
+    Raises ``yaml.YAMLError`` on bad syntax, as ``yaml.safe_load`` does, and
+    :class:`YamlLimitError` (a ``yaml.YAMLError``) on YAML over the limits.
     """
-    return yaml.load(text, Loader=_Loader)
+    return _compose(text)[1]
 
 
 PLAN_SUFFIXES = (".yaml", ".yml")
@@ -92,13 +204,18 @@ def _walk(node: yaml.Node, loc: Loc, out: dict[Loc, tuple[int, int]]) -> None:
 def parse_source(text: str, *, file: str | None = None) -> PlanSource:
     """Parse plan YAML; a syntax error becomes ``syntax_error`` (never an exception)."""
     try:
-        # One parse (libyaml when available) gives both the data and every value's position.
-        loader = _Loader(text)
-        try:
-            composed = loader.get_single_node()
-            raw = loader.construct_document(composed) if composed is not None else None
-        finally:
-            loader.dispose()
+        composed, raw = _compose(text)
+    except YamlLimitError as exc:
+        mark = exc.problem_mark
+        issue = PlanIssue(
+            code="YAML_LIMIT",
+            message=f"YAML を展開できません: {exc.problem}",
+            line=mark.line + 1 if mark is not None else None,
+            column=mark.column + 1 if mark is not None else None,
+            hint=LIMIT_HINT,
+            file=file,
+        )
+        return PlanSource(raw=None, text=text, file=file, syntax_error=issue)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
