@@ -38,7 +38,13 @@ DEFAULT_CHAT_MODEL = "openai:gpt-4.1-mini"
 DEFAULT_LLM_TIMEOUT_S = 60.0
 DEFAULT_LLM_MAX_RETRIES = 3
 DEFAULT_LLM_RETRY_BACKOFF_S = 1.0
+DEFAULT_LLM_REPAIR_ROUNDS = 2
+DEFAULT_ANALYSIS_TURN_TIMEOUT_S = 900.0
+DEFAULT_CONVERT_TIMEOUT_S = 600.0
 DEFAULT_CONVERT_MAX_BYTES = 100 * 1024 * 1024
+DEFAULT_MAX_UPLOAD_BYTES = 100 * 1024 * 1024
+DEFAULT_MAX_RUNNING_TASKS = 4
+DEFAULT_MAX_QUEUED_TASKS = 32
 PROVIDERS: tuple[str, ...] = ("openai", "azure", "anthropic")
 OPENAI_PUBLIC_HOST = "api.openai.com"
 
@@ -136,6 +142,9 @@ class Settings(BaseSettings):
     keiri_llm_max_retries: int = Field(default=DEFAULT_LLM_MAX_RETRIES, ge=0, le=10)
     keiri_llm_retry_backoff_s: float = Field(default=DEFAULT_LLM_RETRY_BACKOFF_S, ge=0)
     keiri_llm_structured_method: Literal["json_schema", "function_calling"] = "json_schema"
+    # Structured replies that do not fit the schema are sent back with what was wrong this many
+    # times (separate from keiri_llm_max_retries, which covers transport failures).
+    keiri_llm_repair_rounds: int = Field(default=DEFAULT_LLM_REPAIR_ROUNDS, ge=0, le=5)
     keiri_llm_temperature: float | None = Field(default=None, ge=0, le=2)
 
     # Behaviour switches
@@ -166,11 +175,22 @@ class Settings(BaseSettings):
     keiri_s3_region: str | None = None
     # The most bytes one conversion request may fetch (all its files together).
     keiri_convert_max_bytes: int = Field(default=DEFAULT_CONVERT_MAX_BYTES, gt=0)
+    # Deadlines for a whole conversion task and a whole analysis turn (seconds).
+    keiri_convert_timeout_s: float = Field(default=DEFAULT_CONVERT_TIMEOUT_S, gt=0)
+    keiri_analysis_turn_timeout_s: float = Field(default=DEFAULT_ANALYSIS_TURN_TIMEOUT_S, gt=0)
 
     # API server (`keiri-agent serve`): Bearer key for every /agent route (unset: no auth),
     # and the largest request body accepted.
     keiri_api_key: SecretStr | None = None
     keiri_max_request_bytes: int = Field(default=1_000_000, ge=1)
+    # Files uploaded with one request (multipart): all parts together.
+    keiri_max_upload_bytes: int = Field(default=DEFAULT_MAX_UPLOAD_BYTES, ge=1)
+    # Host names the server answers besides localhost and its bind address (comma-separated;
+    # "*" accepts any Host header, which opens the server to DNS rebinding).
+    keiri_allowed_hosts: str = ""
+    # Tasks running at once; more wait in a queue of at most keiri_max_queued_tasks (then 429).
+    keiri_max_running_tasks: int = Field(default=DEFAULT_MAX_RUNNING_TASKS, ge=1, le=256)
+    keiri_max_queued_tasks: int = Field(default=DEFAULT_MAX_QUEUED_TASKS, ge=0, le=10_000)
 
     # Plan runner
     keiri_plan_max_threads: int = Field(default=64, ge=1, le=1024)

@@ -189,7 +189,7 @@ def test_cancel_stops_the_running_sandbox_process(
             "INPUT_VALIDATION_FAILED",
         ),
         ({"request": "変換して", "source": "../secret.csv"}, 403, "PERMISSION_DENIED"),
-        ({"kind": "analysis", "request": "分析"}, 422, "INPUT_VALIDATION_FAILED"),
+        ({"kind": "analysis", "request": "分析"}, 400, "INPUT_VALIDATION_FAILED"),  # no file
         ({"kind": "unknown", "request": "?"}, 422, "INPUT_VALIDATION_FAILED"),
         ({"request": "変換して", "extra": 1}, 422, "INPUT_VALIDATION_FAILED"),
     ],
@@ -212,17 +212,20 @@ def test_bad_requests_are_refused_before_a_task_starts(
     assert listed == []
 
 
-def test_a_failed_plan_run_reports_its_error(
+def test_a_plan_run_without_answers_waits_for_input(
     serve: Callable[..., LiveServer], settings: Settings
 ) -> None:
     live = serve(settings)
     with live.client() as client:
         response = client.post("/agent/run", json={**PLAN_TASK, "answers": {}})
         task_id = response.json()["task_id"]
-        assert live.wait_finished(task_id) == "failed"
+        assert live.wait_finished(task_id) == "waiting_input"
         task = client.get(f"/agent/tasks/{task_id}").json()
-    assert task["error"]["code"] == "INPUT_VALIDATION_FAILED"
-    assert "collect_inputs" in task["error"]["message"]
+    assert task["error"] is None
     assert task["files"] == []
+    (waiting,) = task["details"]["waiting"]
+    assert waiting["node_id"] == "collect_inputs"
+    fields = {req["id"]: req["type"] for req in waiting["request"]["requirements"]}
+    assert fields == {"invoice_list": "file", "sheet": "text"}
     events = live.registry.get(task_id).events_path.read_text(encoding="utf-8")
-    assert '"event": "error"' in events
+    assert '"event": "node_waiting"' in events

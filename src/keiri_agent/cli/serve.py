@@ -70,10 +70,11 @@ def serve(
     import uvicorn
 
     from keiri_agent.server import create_app
+    from keiri_agent.server.logconfig import log_config
 
     with user_errors():
         settings = load_settings()
-        application = create_app(settings)
+        application = create_app(settings, bind_host=host)
     for line, warning in startup_lines(settings, host, port):
         err_console.print(line, style="bold yellow" if warning else None, markup=False)
-    uvicorn.run(application, host=host, port=port, log_level="info")
+    uvicorn.run(application, host=host, port=port, log_level="info", log_config=log_config())

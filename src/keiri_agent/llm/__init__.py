@@ -2,13 +2,15 @@
 
 Use ``get_llm(role)`` for a chat client bound to a role's model (``KEIRI_LLM_MODEL`` or
 ``KEIRI_LLM_MODEL_<ROLE>``) and ``get_embedder()`` for the embedding model. Both are cheap to
-create and need no key until the first call.
+create and need no key until the first call. ``cancellable(event)`` makes every call inside
+it abort in flight once ``event`` is set.
 """
 
 from __future__ import annotations
 
 from keiri_agent.config import LLMRole, ModelRef, Settings
 from keiri_agent.events import EventEmitter
+from keiri_agent.llm.cancel import cancellable
 from keiri_agent.llm.client import EmbeddingClient, LLMClient, StructuredMethod
 from keiri_agent.llm.providers import build_chat_model, build_embeddings
 from keiri_agent.llm.retry import RetryPolicy
@@ -26,6 +28,7 @@ __all__ = [
     "UsageTotals",
     "build_chat_model",
     "build_embeddings",
+    "cancellable",
     "get_embedder",
     "get_llm",
 ]

@@ -6,27 +6,30 @@ does, and a missing key raises ``CredentialsMissingError`` naming the variable t
 
 Each call (plain, with tools, structured, streamed) runs under the retry policy, is timed,
 counts tokens, emits one ``llm_call`` event and is added to the run's ``UsageLedger``. Failures
-are ``BlockError``s with Japanese messages and hints; nothing is swallowed.
+are ``BlockError``s with Japanese messages and hints; nothing is swallowed. A client with a
+cancel event, or any client inside ``keiri_agent.llm.cancel.cancellable``, aborts its call in
+flight when the event is set (see ``cancel``).
 """
 
 from __future__ import annotations
 
 import copy
-import json
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any, Literal, TypeVar, cast
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from keiri_agent.config import LLMRole, ModelRef, Settings, load_settings
-from keiri_agent.errors import BlockError, ConfigurationError, LLMOutputError
+from keiri_agent.errors import BlockError, ConfigurationError
 from keiri_agent.events import EventEmitter
+from keiri_agent.llm.cancel import cancellable_sleep, current_cancel, run_cancellable
 from keiri_agent.llm.providers import build_chat_model, build_embeddings
+from keiri_agent.llm.repair import Check, structured_call
 from keiri_agent.llm.retry import RetryPolicy, classify_failure, to_block_error
 from keiri_agent.llm.usage import UsageLedger, UsageRecord, usage_from_message
 
@@ -36,7 +39,6 @@ M = TypeVar("M", bound=BaseModel)
 B = TypeVar("B", bound="_Bound")
 R = TypeVar("R")
 StructuredMethod = Literal["json_schema", "function_calling"]
-MAX_RAW_IN_ERROR = 2000  # characters of an unparseable reply kept in the error details
 
 
 class _Bound:
@@ -51,8 +53,10 @@ class _Bound:
         ledger: UsageLedger | None,
         node_id: str | None,
         retry: RetryPolicy | None,
+        cancel: threading.Event | None = None,
     ) -> None:
         self.role = LLMRole(role)
+        self.cancel = cancel
         self.settings = settings if settings is not None else load_settings()
         self.events = events
         self.ledger = ledger
@@ -69,9 +73,13 @@ class _Bound:
         events: EventEmitter | None = None,
         node_id: str | None = None,
         ledger: UsageLedger | None = None,
+        cancel: threading.Event | None = None,
     ) -> B:
-        """A copy reporting to ``events``/``ledger`` as ``node_id``; the model is shared."""
+        """A copy reporting to ``events``/``ledger`` as ``node_id`` (and stopping on
+        ``cancel``); the model is shared."""
         bound = copy.copy(self)
+        if cancel is not None:
+            bound.cancel = cancel
         if events is not None:
             bound.events = events
         if node_id is not None:
@@ -130,14 +138,28 @@ class _Bound:
     def _run(
         self,
         fn: Callable[[], R],
+        afn: Callable[[], Awaitable[R]],
         *,
         message_of: Callable[[R], BaseMessage | None],
         structured: bool = False,
     ) -> R:
-        """Run one logical call under the retry policy and account for it, success or not."""
+        """Run one logical call under the retry policy and account for it, success or not.
+
+        ``fn`` makes the call in this thread; ``afn`` is the same call as a coroutine, used
+        when the call is cancellable (a cancel event on the client or in the context).
+        """
         started = time.perf_counter()
+        describe = self._describe()
+        cancel = self.cancel or current_cancel()
         try:
-            result, attempts = self.retry.call(fn, describe=self._describe())
+            if cancel is None:
+                result, attempts = self.retry.call(fn, describe=describe)
+            else:
+                result, attempts = self.retry.call(
+                    lambda: run_cancellable(afn, cancel, describe),
+                    describe=describe,
+                    sleep=cancellable_sleep(cancel, describe),
+                )
         except BlockError as exc:
             self._record(
                 started=started,
@@ -171,9 +193,16 @@ class LLMClient(_Bound):
         retry: RetryPolicy | None = None,
         timeout_s: float | None = None,
         model: BaseChatModel | None = None,
+        cancel: threading.Event | None = None,
     ) -> None:
         super().__init__(
-            role, settings=settings, events=events, ledger=ledger, node_id=node_id, retry=retry
+            role,
+            settings=settings,
+            events=events,
+            ledger=ledger,
+            node_id=node_id,
+            retry=retry,
+            cancel=cancel,
         )
         self.timeout_s = timeout_s
         self._model = model
@@ -204,7 +233,10 @@ class LLMClient(_Bound):
         def call() -> AIMessage:
             return cast(AIMessage, runnable.invoke(messages))
 
-        return self._run(call, message_of=lambda message: message)
+        async def acall() -> AIMessage:
+            return cast(AIMessage, await runnable.ainvoke(messages))
+
+        return self._run(call, acall, message_of=lambda message: message)
 
     def structured(
         self,
@@ -212,58 +244,26 @@ class LLMClient(_Bound):
         messages: LanguageModelInput,
         *,
         method: StructuredMethod | None = None,
+        check: Check | None = None,
+        repair_rounds: int | None = None,
     ) -> M:
         """A validated ``schema`` instance from the model (``json_schema`` or function calling).
 
-        A reply that does not validate raises ``LLMOutputError`` (OUTPUT_SCHEMA_MISMATCH) with
-        the raw reply in the details: it is never patched up or defaulted.
+        The reply's JSON object is found even in prose or a fence; one that does not validate
+        (or that ``check`` rejects) is sent back with what was wrong, up to ``repair_rounds``
+        (default ``KEIRI_LLM_REPAIR_ROUNDS``) times, then raises ``LLMOutputError``
+        (OUTPUT_SCHEMA_MISMATCH, or OUTPUT_TRUNCATED / OUTPUT_FILTERED / OUTPUT_EMPTY by finish
+        reason) with the raw reply in the details: it is never patched up or defaulted.
         """
-        chosen = method or self.settings.keiri_llm_structured_method
-        runnable = self.chat_model.with_structured_output(schema, method=chosen, include_raw=True)
-
-        def call() -> dict[str, Any]:
-            try:
-                return cast(dict[str, Any], runnable.invoke(messages))
-            except ValidationError as exc:
-                # The OpenAI SDK validates json_schema replies itself and raises before
-                # LangChain can hand back the raw message; the offending values are in exc.
-                raise self._output_error(schema, chosen, None, exc) from exc
-
-        result = self._run(call, message_of=lambda r: r.get("raw"), structured=True)
-        parsed = result.get("parsed")
-        if isinstance(parsed, schema):
-            return parsed
-        raise self._output_error(schema, chosen, result.get("raw"), result.get("parsing_error"))
-
-    def _output_error(
-        self, schema: type[BaseModel], method: str, raw: Any, parsing_error: Any
-    ) -> LLMOutputError:
-        raw_text = ""
-        if isinstance(raw, AIMessage):
-            raw_text = raw.text or json.dumps(
-                [call.get("args") for call in raw.tool_calls], ensure_ascii=False
-            )
-        reason = str(parsing_error) if parsing_error else "構造化出力が返されませんでした"
-        if isinstance(parsing_error, ValidationError):
-            errors = parsing_error.errors()[:10]
-            reason = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in errors
-            )
-            if not raw_text:
-                raw_text = json.dumps(
-                    [err.get("input") for err in errors], ensure_ascii=False, default=str
-                )
-        return LLMOutputError(
-            f"LLM の応答が期待した形式（{schema.__name__}）に合いませんでした: {reason}",
-            hint="プロンプトを具体的にするか、KEIRI_LLM_STRUCTURED_METHOD を"
-            " json_schema / function_calling で切り替えて再実行してください。",
-            details={
-                "schema": schema.__name__,
-                "method": method,
-                "model": str(self.ref),
-                "role": self.role.value,
-                "raw": raw_text[:MAX_RAW_IN_ERROR],
-            },
+        return structured_call(
+            self,
+            schema,
+            messages,
+            method=method or self.settings.keiri_llm_structured_method,
+            rounds=self.settings.keiri_llm_repair_rounds
+            if repair_rounds is None
+            else repair_rounds,
+            check=check,
         )
 
     def stream(self, messages: LanguageModelInput) -> Iterator[str]:
@@ -350,8 +350,16 @@ class EmbeddingClient(_Bound):
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         model = self.embeddings
         items = list(texts)
-        return self._run(lambda: model.embed_documents(items), message_of=lambda _: None)
+        return self._run(
+            lambda: model.embed_documents(items),
+            lambda: model.aembed_documents(items),
+            message_of=lambda _: None,
+        )
 
     def embed_query(self, text: str) -> list[float]:
         model = self.embeddings
-        return self._run(lambda: model.embed_query(text), message_of=lambda _: None)
+        return self._run(
+            lambda: model.embed_query(text),
+            lambda: model.aembed_query(text),
+            message_of=lambda _: None,
+        )

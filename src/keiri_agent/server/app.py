@@ -4,6 +4,7 @@ One API serves every agent (seed 003 §7, extended):
 
 =======  ===================================  ==============================================
 POST     ``/agent/run``                       start a task (conversion, plan run, analysis)
+POST     ``/agent/tasks/{id}/answers``        answers for a paused plan run: a task continuing it
 GET      ``/agent/sse?task_id=``              its events as SSE, replayable (see ``sse``)
 GET      ``/agent/tasks``                     the newest tasks (``?limit=``)
 GET      ``/agent/tasks/{id}``                status, step, progress, answer, files, error
@@ -12,9 +13,13 @@ GET      ``/agent/tasks/{id}/files/{path}``   download a file of the task
 GET      ``/``                                the progress page (static HTML and JS)
 =======  ===================================  ==============================================
 
-Every ``/agent`` route requires the API key once ``KEIRI_API_KEY`` is set (``auth``). Request
-bodies larger than ``KEIRI_MAX_REQUEST_BYTES`` are refused with 413 before they are read in
-full. Every error is a Japanese JSON body ``{code, message, hint}`` (``errors``). There is no
+Both POST routes take JSON, or ``multipart/form-data`` with the same JSON in the form field
+``request`` and files in ``files`` parts: the files are
+stored under the new task (``inputs``). Every ``/agent`` route requires the API key once
+``KEIRI_API_KEY`` is set (``auth``). Request bodies larger than ``KEIRI_MAX_REQUEST_BYTES``
+(``KEIRI_MAX_UPLOAD_BYTES`` for multipart) are refused with 413 before they are read in full;
+a ``Host`` header the server is not meant to be reached by is refused with 400 (``hosts``).
+Every error is a Japanese JSON body ``{code, message, hint}`` (``errors``). There is no
 ``/docs`` page: it would be the one route outside the key.
 """
 
@@ -22,28 +27,48 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any
 from urllib.parse import quote
 
 import anyio.to_thread
-from fastapi import APIRouter, Body, Depends, FastAPI, Query, Request
+from fastapi import APIRouter, Depends, FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+from starlette.datastructures import UploadFile
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from keiri_agent.config import Settings, load_settings
+from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.server.auth import SSE_PATH, Authenticator
 from keiri_agent.server.errors import error_response, install_error_handlers
-from keiri_agent.server.runners import TaskRequest
+from keiri_agent.server.hosts import AllowedHosts, allowed_hosts
+from keiri_agent.server.runners import MAX_DATA_FILES, TaskRequest
 from keiri_agent.server.sse import DEFAULT_PING_S, last_event_id, task_events
-from keiri_agent.server.tasks import DEFAULT_LIST_LIMIT, Task, TaskRegistry
+from keiri_agent.server.tasks import DEFAULT_LIST_LIMIT, Task, TaskRegistry, Upload
 
 __all__ = ["STATIC_DIR", "BodyLimit", "create_app"]
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 MAX_LIST_LIMIT = 1000
+MAX_FORM_FIELD_BYTES = 1_000_000  # the JSON part of a multipart request
+FORM_JSON_FIELD = "request"  # the form field holding the JSON body in a multipart request
+_TASK_REQUEST: TypeAdapter[Any] = TypeAdapter(TaskRequest)
+
+
+class AnswersRequest(BaseModel):
+    """Answers for the ``ui.interactive_input`` nodes a plan run waits on."""
+
+    model_config = ConfigDict(extra="forbid")
+    answers: dict[str, dict[str, Any]]
+
+
+def _is_multipart(request: Request) -> bool:
+    return request.headers.get("content-type", "").startswith("multipart/form-data")
 
 
 class _BodyTooLargeError(Exception):
@@ -53,26 +78,40 @@ class _BodyTooLargeError(Exception):
 class BodyLimit:
     """ASGI middleware: 413 for a body over ``max_bytes`` (declared, or counted as it arrives)."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, max_upload_bytes: int) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.max_upload_bytes = max_upload_bytes
 
-    def _refusal(self) -> Response:
+    @staticmethod
+    def _refusal(limit: int, upload: bool) -> Response:
+        if upload:
+            return error_response(
+                413,
+                "UPLOAD_TOO_LARGE",
+                f"アップロードするファイルが大きすぎます（合計の上限 {limit:,} バイト）。",
+                "ファイルを分けるか小さくして送り直してください（上限は KEIRI_MAX_UPLOAD_BYTES"
+                " で変えられます）。",
+            )
         return error_response(
             413,
             "REQUEST_TOO_LARGE",
-            f"リクエストが大きすぎます（上限 {self.max_bytes:,} バイト）。",
-            "データは本文に入れず、ファイルを KEIRI_WORKSPACE_ROOT に置いてパスで指定してください"
-            "（上限は KEIRI_MAX_REQUEST_BYTES で変えられます）。",
+            f"リクエストが大きすぎます（上限 {limit:,} バイト）。",
+            "データは本文に入れず、ファイルをアップロードするか KEIRI_WORKSPACE_ROOT に置いて"
+            "パスで指定してください（上限は KEIRI_MAX_REQUEST_BYTES で変えられます）。",
         )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared = dict(scope["headers"]).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
-            await self._refusal()(scope, receive, send)
+        headers = dict(scope["headers"])
+        upload = headers.get(b"content-type", b"").startswith(b"multipart/form-data")
+        limit = self.max_upload_bytes if upload else self.max_bytes
+        refusal = self._refusal(limit, upload)
+        declared = headers.get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > limit):
+            await refusal(scope, receive, send)
             return
         received = 0
         over = refused = False
@@ -82,7 +121,7 @@ class BodyLimit:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.max_bytes:
+                if received > limit:
                     over = True
                     raise _BodyTooLargeError
             return message
@@ -93,14 +132,14 @@ class BodyLimit:
                 await send(message)
             elif not refused:  # the app turned the error into its own answer: replace it
                 refused = True
-                await self._refusal()(scope, receive, send)
+                await refusal(scope, receive, send)
 
         try:
             await self.app(scope, counted_receive, guarded_send)
         except _BodyTooLargeError:
             if not refused:
                 refused = True
-                await self._refusal()(scope, receive, send)
+                await refusal(scope, receive, send)
 
 
 def _view(task: Task, auth: Authenticator) -> dict[str, Any]:
@@ -126,13 +165,45 @@ def _view(task: Task, auth: Authenticator) -> dict[str, Any]:
     return data
 
 
+async def _read_form(request: Request, json_field: str) -> tuple[bytes, list[UploadFile]]:
+    """The JSON text and the files of a multipart request (python-multipart via Starlette)."""
+    form = await request.form(
+        max_files=MAX_DATA_FILES, max_fields=10, max_part_size=MAX_FORM_FIELD_BYTES
+    )
+    raw = form.get(json_field)
+    files = [part for part in form.getlist("files") if isinstance(part, UploadFile)]
+    if raw is None or isinstance(raw, UploadFile):
+        raise BlockError(
+            f"multipart のフォーム項目「{json_field}」（JSON の文字列）がありません。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint=f"{json_field} に JSON を、files にファイルを入れて送ってください。",
+        )
+    return raw.encode("utf-8"), files
+
+
+async def _body(request: Request) -> tuple[bytes, list[Upload]]:
+    if not _is_multipart(request):
+        return await request.body(), []
+    raw, files = await _read_form(request, FORM_JSON_FIELD)
+    return raw, [(part.filename or "", part.file) for part in files]
+
+
+def _parse(adapter: TypeAdapter[Any], raw: bytes) -> Any:
+    try:
+        return adapter.validate_json(raw or b"{}")
+    except ValidationError as exc:
+        raise RequestValidationError(exc.errors(include_url=False)) from None
+
+
 def create_app(
     settings: Settings | None = None,
     *,
     registry: TaskRegistry | None = None,
     ping_s: float = DEFAULT_PING_S,
+    bind_host: str | None = None,
 ) -> FastAPI:
-    """The app; ``registry`` and ``ping_s`` (the SSE heartbeat interval) are for tests."""
+    """The app; ``bind_host`` is the address it listens on (its name is an allowed Host);
+    ``registry`` and ``ping_s`` (the SSE heartbeat interval) are for tests."""
     settings = settings or load_settings()
     tasks = registry or TaskRegistry(settings)
     auth = Authenticator(settings)
@@ -150,12 +221,29 @@ def create_app(
         openapi_url=None,
     )
     install_error_handlers(app)
-    app.add_middleware(BodyLimit, max_bytes=settings.keiri_max_request_bytes)
+    app.add_middleware(
+        BodyLimit,
+        max_bytes=settings.keiri_max_request_bytes,
+        max_upload_bytes=settings.keiri_max_upload_bytes,
+    )
+    hosts = allowed_hosts(settings, bind_host)
+    if "*" not in hosts:
+        app.add_middleware(AllowedHosts, hosts=hosts)  # outermost: checked first
     api = APIRouter(prefix="/agent", dependencies=[Depends(auth)])
 
     @api.post("/run", status_code=202)
-    def run(body: Annotated[TaskRequest, Body()]) -> dict[str, Any]:
-        return _view(tasks.submit(body), auth)
+    async def run(request: Request) -> dict[str, Any]:
+        raw, uploads = await _body(request)
+        body = _parse(_TASK_REQUEST, raw)
+        task = await anyio.to_thread.run_sync(partial(tasks.submit, body, uploads))
+        return _view(task, auth)
+
+    @api.post("/tasks/{task_id}/answers", status_code=202)
+    async def answer(task_id: str, request: Request) -> dict[str, Any]:
+        raw, uploads = await _body(request)
+        body: AnswersRequest = _parse(TypeAdapter(AnswersRequest), raw)
+        task = await anyio.to_thread.run_sync(partial(tasks.answer, task_id, body.answers, uploads))
+        return _view(task, auth)
 
     @api.get(SSE_PATH.removeprefix("/agent"), response_model=None)
     def sse(

@@ -3,8 +3,8 @@
 ``POST /agent/run`` takes one of three request bodies, told apart by ``kind`` (``convert`` when
 it is left out, as in seed 003 §7). :func:`prepare` checks a request before a task is created
 (an unknown plan or a data file outside the workspace is a 4xx, not a failed task) and returns
-the function that runs it. Every runner receives a :class:`Job` -- the task's event stream,
-directory, cancel flag, sandbox executor and settings -- and returns an :class:`Outcome`.
+the function that runs it (a :class:`~keiri_agent.server.jobs.Job` in, an ``Outcome`` out).
+Plan runs live in ``plan_task``; files a task may read are decided by ``inputs``.
 
 Progress is told with ``stage`` events on the seed's steps, interpret → fetch → convert/viz →
 finish (seed 003 §3), with the conversion pipeline's progress values (``step_progress``), so
@@ -16,22 +16,19 @@ graph and collects the report.
 
 from __future__ import annotations
 
-import shutil
-import threading
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
-from keiri_agent.agents.convert.progress import step_progress
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.events import EventStream, RunEvent
-from keiri_agent.sandbox import SandboxExecutor
-from keiri_agent.workspace import confine
+from keiri_agent.events import RunEvent
+from keiri_agent.server.inputs import TaskFiles
+from keiri_agent.server.jobs import Job, Outcome, Runner, cancelled_error
+from keiri_agent.server.plan_task import prepare_plan
 
 __all__ = [
     "AnalysisRequest",
@@ -47,14 +44,13 @@ __all__ = [
 
 MAX_REQUEST_CHARS = 4000
 MAX_DATA_FILES = 20
-# Blocks whose nodes count as "fetch" in a plan run: human input and reading files.
-FETCH_BLOCK_PREFIXES = ("ui.", "file.", "excel.read")
 
 
 class ConvertRequest(BaseModel):
     """A conversion or chart request (seed 003): the pipeline interprets, fetches, converts.
 
     A local ``source`` must lie in ``KEIRI_WORKSPACE_ROOT``; ``s3://`` URLs are passed on.
+    Without a source, the files uploaded with the request are the source.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -76,12 +72,13 @@ class PlanRequest(BaseModel):
 
 
 class AnalysisRequest(BaseModel):
-    """A question about data files (seed 000); the files must lie in ``KEIRI_WORKSPACE_ROOT``."""
+    """A question about data files (seed 000): uploaded, or named inside the workspace."""
 
     model_config = ConfigDict(extra="forbid")
     kind: Literal["analysis"]
     request: str = Field(min_length=1, max_length=MAX_REQUEST_CHARS)
-    files: list[str] = Field(min_length=1, max_length=MAX_DATA_FILES)
+    # Paths in the workspace; may be empty when the files are uploaded with the request.
+    files: list[str] = Field(default_factory=list, max_length=MAX_DATA_FILES)
 
 
 def _kind(value: Any) -> str:
@@ -98,72 +95,37 @@ TaskRequest = Annotated[
 ]
 
 
-@dataclass
-class Job:
-    """What a runner works with; everything it writes stays under ``directory``."""
+def prepare(
+    request: ConvertRequest | PlanRequest | AnalysisRequest,
+    settings: Settings,
+    files: TaskFiles,
+) -> Runner:
+    """Check ``request`` (BlockError for a bad one) and return the function that runs it.
 
-    task_id: str
-    directory: Path
-    events: EventStream
-    cancel: threading.Event
-    executor: SandboxExecutor
-    settings: Settings
-
-    @property
-    def files_dir(self) -> Path:
-        path = self.directory / "files"
-        path.mkdir(exist_ok=True)
-        return path
-
-    def stage(self, step: str, status: str, progress: float | None = None) -> None:
-        """A progress event; ``progress`` defaults to the conversion pipeline's span."""
-        value = progress if progress is not None else step_progress(step, status)
-        self.events.emit("stage", step=step, status=status, progress=value)
-
-    def log(self, msg: str, level: str = "info") -> None:
-        self.events.emit("log", msg=msg, level=level)
-
-
-@dataclass
-class Outcome:
-    status: Literal["success", "failed", "cancelled"]
-    answer: str = ""
-    files: list[Path] = field(default_factory=list)
-    error: dict[str, Any] | None = None
-    details: dict[str, Any] = field(default_factory=dict)
-
-
-Runner = Callable[[Job], Outcome]
-
-
-def cancelled_error() -> BlockError:
-    return BlockError(
-        "タスクは中止されました。",
-        code=ErrorCode.CANCELLED,
-        hint="必要なら同じ依頼をもう一度送ってください。",
-    )
-
-
-def prepare(request: ConvertRequest | PlanRequest | AnalysisRequest, settings: Settings) -> Runner:
-    """Check ``request`` (BlockError for a bad one) and return the function that runs it."""
+    ``files`` says where the task may read: its uploads and the workspace (``inputs``).
+    """
     if isinstance(request, PlanRequest):
-        path, answers = _plan_source(request, settings)
-        return partial(_run_plan, request, path, answers)
-    root = Path(settings.keiri_workspace_root).absolute()
+        return prepare_plan(request, settings, files)
+    uploads = files.uploaded()
     if isinstance(request, AnalysisRequest):
-        files = [confine(root, name, allow_absolute_inside=True) for name in request.files]
-        missing = [str(path) for path in files if not path.is_file()]
-        if missing:
+        data = [files.resolve(name) for name in request.files] + uploads
+        not_files = [str(path) for path in data if not path.is_file()]
+        if not data or not_files:
             raise BlockError(
-                f"データファイルが見つかりません: {', '.join(missing)}",
+                "分析するデータファイルがありません。"
+                if not data
+                else f"ファイルではありません: {', '.join(not_files)}",
                 code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint=f"KEIRI_WORKSPACE_ROOT（{root}）の中にあるファイルを指定してください。",
-                details={"missing": missing},
+                hint=files.hint,
+                details={"not_files": not_files},
             )
-        return partial(_run_analysis, request, files)
+        return partial(_run_analysis, request, data)
     if request.source is not None and "://" not in request.source:  # URLs: the pipeline checks
-        source = confine(root, request.source.strip(), allow_absolute_inside=True)
+        source = files.resolve(request.source, must_exist=False)
         request = request.model_copy(update={"source": str(source)})
+    elif request.source is None and uploads:
+        chosen = uploads[0] if len(uploads) == 1 else files.uploads
+        request = request.model_copy(update={"source": str(chosen)})
     return partial(_run_convert, request)
 
 
@@ -194,140 +156,6 @@ def _run_convert(request: ConvertRequest, job: Job) -> Outcome:
             "fallback_reason": result.fallback_reason,
         },
     )
-
-
-# --- plan runs (seed 002) --------------------------------------------------------------------
-
-
-def _plan_source(request: PlanRequest, settings: Settings) -> tuple[Path, Mapping[str, Any]]:
-    from keiri_agent.examples import example_answers, example_names, example_plan
-    from keiri_agent.plan.loader import resolve_plan_file
-
-    if request.plan in example_names():
-        answers = request.answers
-        return example_plan(request.plan), (
-            answers if answers is not None else example_answers(request.plan)
-        )
-    path = resolve_plan_file(request.plan, Path(settings.keiri_designs_dir))
-    if path is None:
-        raise BlockError(
-            f"Plan「{request.plan}」が見つかりません。",
-            code=ErrorCode.DEPENDENCY_NOT_FOUND,
-            hint=f"サンプル名（{', '.join(example_names())}）か、KEIRI_DESIGNS_DIR からの"
-            "相対名（拡張子なし、例: common/validation_flow）を指定してください。",
-            details={"plan": request.plan},
-        )
-    return path, request.answers or {}
-
-
-class _PlanProgress:
-    """Turns a plan run's node events into the seed's progress steps."""
-
-    def __init__(self, job: Job, total_nodes: int) -> None:
-        self.job = job
-        self.total = max(total_nodes, 1)
-        self.finished = 0
-        self.step = "interpret"
-
-    def advance(self, step: str) -> None:
-        self.job.stage(self.step, "done")
-        self.step = step
-        self.job.stage(step, "start")
-
-    def see(self, event: RunEvent) -> None:
-        data = event.to_dict()
-        node = event.node_id or ""
-        if event.event == "plan_start":
-            self.advance("fetch")
-        elif event.event == "node_start" and self.step == "fetch":
-            if not str(data.get("block", "")).startswith(FETCH_BLOCK_PREFIXES):
-                self.advance("convert")
-        elif event.event in ("node_complete", "node_skipped") and "/" not in node:
-            self.finished += 1
-            if self.step == "convert":
-                start, end = step_progress("convert", "start"), step_progress("convert", "done")
-                share = min(self.finished / self.total, 1.0)
-                self.job.stage("convert", "progress", round(start + (end - start) * share, 3))
-
-
-def _run_plan(request: PlanRequest, path: Path, answers: Mapping[str, Any], job: Job) -> Outcome:
-    from keiri_agent.plan.loader import load_source
-    from keiri_agent.plan.models import Plan
-    from keiri_agent.plan.runner import PlanRunner
-    from keiri_agent.plan.values import OutputStore
-
-    job.stage("interpret", "start")
-    source = load_source(path)
-    graph = source.raw.get("graph") if isinstance(source.raw, Mapping) else None
-    progress = _PlanProgress(job, len(graph) if isinstance(graph, list) else 0)
-
-    def relay(event: RunEvent) -> None:
-        fields = {
-            k: v
-            for k, v in event.to_dict().items()
-            if k not in ("id", "event", "run_id", "timestamp")
-        }
-        job.events.emit(event.event, **fields)
-        progress.see(event)
-
-    with PlanRunner(settings=job.settings) as runner:
-        result = runner.run(
-            source, vars=request.vars, answers=answers, on_event=relay, cancel=job.cancel
-        )
-    details = {"plan_id": result.plan_id, "run_id": result.run_id, "plan_status": result.status}
-    if result.status == "cancelled":
-        return Outcome("cancelled", error=cancelled_error().to_dict(), details=details)
-    if result.status != "success":
-        return Outcome("failed", error=_plan_error(result.status, result), details=details)
-    if progress.step == "fetch":  # every node read input: nothing ran in the convert slot
-        progress.advance("convert")
-    progress.advance("finish")
-    assert result.log_path is not None
-    work = OutputStore(result.log_path).dir / "work"
-    files = _copy_tree(work, job.files_dir) if work.is_dir() else []
-    job.log(f"結果ファイル {len(files)} 件を保存しました。")
-    model = Plan.model_validate(source.raw)
-    texts = []
-    for export in model.exports:
-        node, _, port = export.from_.partition(".")
-        value = result.outputs.get(node, {}).get(port)
-        if isinstance(value, str) and value.strip():
-            texts.append(value.strip())
-    answer = "\n\n".join(texts) or f"Plan「{result.plan_id}」の実行が完了しました。"
-    job.stage("finish", "done")
-    return Outcome("success", answer=answer, files=files, details=details)
-
-
-def _plan_error(status: str, result: Any) -> dict[str, Any]:
-    if result.error is not None:
-        error: dict[str, Any] = result.error.to_dict()
-        return error
-    if status == "waiting_input":
-        nodes = [str(item.get("node_id", "")) for item in result.waiting]
-        return BlockError(
-            f"入力が必要なノードがあるため止まりました: {', '.join(nodes)}",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="answers に {ノードID: {項目ID: 値}} を指定して送り直してください。",
-            details={"waiting": nodes},
-        ).to_dict()
-    return BlockError(
-        f"Plan の実行が完了しませんでした（{status}）。",
-        code=ErrorCode.INTERNAL_ERROR,
-        hint="実行ログ（events）で失敗したノードを確認してください。",
-    ).to_dict()
-
-
-def _copy_tree(source: Path, target: Path) -> list[Path]:
-    """Copy the regular files under ``source`` (symlinks are skipped) into ``target``."""
-    copied = []
-    for path in sorted(source.rglob("*")):
-        if path.is_symlink() or not path.is_file():
-            continue
-        destination = target / path.relative_to(source)
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(path, destination)
-        copied.append(destination)
-    return copied
 
 
 # --- analysis (seed 000) ---------------------------------------------------------------------

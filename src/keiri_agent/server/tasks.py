@@ -7,11 +7,17 @@ produces stays in its directory::
     <KEIRI_WORKSPACE_ROOT>/tasks/<task_id>/
         task.json      status, request and result, rewritten atomically at every change
         events.jsonl   the task's event log (ids 1, 2, 3, ...): what SSE replays on reconnect
+        uploads/       files uploaded with the request (the task may read these)
         files/         result files; downloads are confined to the task directory
+
+At most ``KEIRI_MAX_RUNNING_TASKS`` tasks run at once; later ones wait in a queue (status
+``queued``, and a ``stage`` event with step ``queued`` on their stream) of at most
+``KEIRI_MAX_QUEUED_TASKS``, beyond which a submission is refused with 429 (``queue``).
 
 Each task runs in its own thread with its own sandbox executor, so cancelling a task stops
 exactly its sandbox processes: :meth:`TaskRegistry.cancel` sets the task's cancel event (the
-runners stop at their next check) and closes the executor, which kills a running action at
+runners stop at their next check, an LLM call in flight is aborted: the task runs inside
+``keiri_agent.llm.cancellable``) and closes the executor, which kills a running action at
 once. The task keeps running when no one is listening; a client that comes back reads the
 event log. After a restart, finished tasks are read back from ``task.json``; a task that was
 still running when the server stopped is marked failed, since no thread runs it any more.
@@ -22,20 +28,28 @@ from __future__ import annotations
 import json
 import re
 import secrets
+import shutil
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from enum import StrEnum
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from keiri_agent.config import Settings, load_settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import ErrorEvent, EventStream, JsonlSink, RunEvent, Stage
+from keiri_agent.llm import cancellable
 from keiri_agent.sandbox import SandboxExecutor
 from keiri_agent.server.errors import ApiError
+from keiri_agent.server.inputs import (
+    MAX_PATH_CHARS,
+    UPLOADS_DIR,
+    TaskFiles,
+    too_long,
+    upload_name,
+)
+from keiri_agent.server.plan_task import prepare_resume
+from keiri_agent.server.queue import TaskQueue
 from keiri_agent.server.runners import (
     AnalysisRequest,
     ConvertRequest,
@@ -46,6 +60,7 @@ from keiri_agent.server.runners import (
     cancelled_error,
     prepare,
 )
+from keiri_agent.server.task_model import EVENTS_FILE, Task, TaskStatus, now
 from keiri_agent.workspace import atomic_path, confine
 
 __all__ = [
@@ -56,94 +71,15 @@ __all__ = [
     "Task",
     "TaskRegistry",
     "TaskStatus",
+    "Upload",
 ]
 
 TASKS_DIR = "tasks"
 TASK_FILE = "task.json"
-EVENTS_FILE = "events.jsonl"
 TASK_ID_RE = re.compile(r"[A-Za-z0-9_-]{16,64}")
 DEFAULT_LIST_LIMIT = 100
 CLOSE_JOIN_TIMEOUT_S = 10.0
-
-
-class TaskStatus(StrEnum):
-    QUEUED = "queued"
-    RUNNING = "running"
-    SUCCESS = "success"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
-
-
-FINISHED = frozenset({TaskStatus.SUCCESS, TaskStatus.FAILED, TaskStatus.CANCELLED})
-_PERSISTED = (
-    "kind",
-    "request",
-    "created_at",
-    "started_at",
-    "finished_at",
-    "step",
-    "progress",
-    "answer",
-    "files",
-    "error",
-    "details",
-    "last_event_id",
-    "cancel_requested",
-)
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-@dataclass
-class Task:
-    """One task: what was asked, where it is, and what came of it."""
-
-    id: str
-    kind: str
-    directory: Path
-    request: dict[str, Any]
-    created_at: str
-    status: TaskStatus = TaskStatus.QUEUED
-    started_at: str | None = None
-    finished_at: str | None = None
-    step: str | None = None
-    progress: float = 0.0
-    answer: str = ""
-    files: list[str] = field(default_factory=list)  # POSIX paths relative to ``directory``
-    error: dict[str, Any] | None = None
-    details: dict[str, Any] = field(default_factory=dict)
-    last_event_id: int = 0
-    cancel_requested: bool = False
-    # In-process state, never persisted: the live stream (None once finished), the cancel flag.
-    events: EventStream | None = field(default=None, repr=False)
-    cancel: threading.Event = field(default_factory=threading.Event, repr=False)
-    executor: SandboxExecutor | None = field(default=None, repr=False)
-    thread: threading.Thread | None = field(default=None, repr=False)
-    error_emitted: bool = field(default=False, repr=False)
-
-    @property
-    def finished(self) -> bool:
-        return self.status in FINISHED
-
-    @property
-    def events_path(self) -> Path:
-        return self.directory / EVENTS_FILE
-
-    def to_dict(self) -> dict[str, Any]:
-        data = {"task_id": self.id, "status": str(self.status)}
-        return data | {name: getattr(self, name) for name in _PERSISTED}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any], directory: Path) -> Task:
-        fields = {name: data[name] for name in _PERSISTED if name in data}
-        return cls(
-            id=str(data["task_id"]),
-            directory=directory,
-            status=TaskStatus(data["status"]),
-            **fields,
-        )
+Upload = tuple[str, IO[bytes]]  # (the client's file name, its content)
 
 
 def _complete_lines(path: Path) -> int:
@@ -180,42 +116,107 @@ class TaskRegistry:
         self._executor_factory = executor_factory
         self._tasks: dict[str, Task] = {}
         self._lock = threading.Lock()
+        self._queue: TaskQueue[tuple[Task, Runner]] = TaskQueue(
+            self.settings.keiri_max_running_tasks, self.settings.keiri_max_queued_tasks
+        )
 
     # --- creating and running -----------------------------------------------------------------
 
-    def submit(self, request: ConvertRequest | PlanRequest | AnalysisRequest) -> Task:
-        """Check ``request``, create its task and start it; returns at once."""
-        runner = prepare(request, self.settings)
-        return self.start(request.kind, request.model_dump(mode="json"), runner)
+    def submit(
+        self,
+        request: ConvertRequest | PlanRequest | AnalysisRequest,
+        uploads: Sequence[Upload] = (),
+    ) -> Task:
+        """Check ``request`` (with the files uploaded with it), create its task and start or
+        queue it; returns at once."""
+        return self._create(
+            request.kind,
+            request.model_dump(mode="json"),
+            lambda files: prepare(request, self.settings, files),
+            uploads,
+        )
+
+    def answer(
+        self, task_id: str, answers: Mapping[str, Any], uploads: Sequence[Upload] = ()
+    ) -> Task:
+        """Continue a plan run that waits for input: a new task that resumes it."""
+        paused = self.get(task_id)
+        if paused.status != TaskStatus.WAITING_INPUT:
+            raise ApiError(
+                409,
+                "TASK_NOT_WAITING",
+                f"このタスクは入力待ちではありません（{paused.status}）。",
+                hint="入力待ち（waiting_input）の Plan 実行にだけ回答を送れます。",
+                details={"task_id": task_id, "status": str(paused.status)},
+            )
+        request = {"kind": "plan", "resume_of": paused.id, "plan": paused.request.get("plan")}
+        return self._create(
+            "plan",
+            request,
+            lambda files: prepare_resume(paused.details, answers, self.settings, files),
+            uploads,
+        )
 
     def start(self, kind: str, request: dict[str, Any], runner: Runner) -> Task:
         """Run ``runner`` as a new task of ``kind`` (``request`` is what it records as asked)."""
+        return self._create(kind, request, lambda _files: runner, ())
+
+    def _create(
+        self,
+        kind: str,
+        request: dict[str, Any],
+        prepare_runner: Callable[[TaskFiles], Runner],
+        uploads: Sequence[Upload],
+    ) -> Task:
+        runs_now = self._queue.reserve()  # 429 before anything is created
         self.root.mkdir(parents=True, exist_ok=True)
         task_id = secrets.token_urlsafe(16)
         directory = self.root / task_id
         directory.mkdir()
+        try:
+            files = TaskFiles(
+                Path(self.settings.keiri_workspace_root).absolute(), directory / UPLOADS_DIR
+            )
+            names = _save_uploads(files.uploads, uploads)
+            runner = prepare_runner(files)
+        except BaseException:
+            self._queue.release(runs_now)
+            shutil.rmtree(directory, ignore_errors=True)  # a refused request leaves nothing
+            raise
         stream = EventStream(
             task_id,
             f"{TASKS_DIR}/{task_id}",
             sink=JsonlSink(directory / EVENTS_FILE, exclusive=True),
         )
+        if names:
+            request = {**request, "uploads": names}
         task = Task(
             id=task_id,
             kind=kind,
             directory=directory,
             request=request,
-            created_at=_now(),
+            created_at=now(),
             events=stream,
         )
         stream.add_listener(partial(self._observe, task))
         self._persist(task)
-        task.thread = threading.Thread(
-            target=self._work, args=(task, runner), name=f"keiri-task-{task_id[:8]}", daemon=True
-        )
         with self._lock:
             self._tasks[task_id] = task
-        task.thread.start()
+        position = 0 if runs_now else self._queue.enqueue((task, runner))
+        if position:
+            stream.emit("stage", step="queued", status="waiting", progress=0.0)
+            stream.emit(
+                "log", msg=f"順番待ちです（{position} 番目）。実行中のタスクが終わると始まります。"
+            )
+        else:
+            self._launch(task, runner)
         return task
+
+    def _launch(self, task: Task, runner: Runner) -> None:
+        task.thread = threading.Thread(
+            target=self._work, args=(task, runner), name=f"keiri-task-{task.id[:8]}", daemon=True
+        )
+        task.thread.start()
 
     @staticmethod
     def _observe(task: Task, event: RunEvent) -> None:
@@ -228,16 +229,25 @@ class TaskRegistry:
             task.error_emitted = True
 
     def _work(self, task: Task, runner: Runner) -> None:
+        try:
+            self._run(task, runner)
+        finally:
+            following = self._queue.done()
+            if following is not None:
+                self._launch(*following)
+
+    def _run(self, task: Task, runner: Runner) -> None:
         assert task.events is not None
         executor = task.executor = self._executor_factory()
-        task.status, task.started_at = TaskStatus.RUNNING, _now()
+        task.status, task.started_at = TaskStatus.RUNNING, now()
         self._persist(task)
         job = Job(task.id, task.directory, task.events, task.cancel, executor, self.settings)
         files: list[str] = []
         try:
             if task.cancel.is_set():
                 raise cancelled_error()
-            outcome = runner(job)
+            with cancellable(task.cancel):  # an LLM call in flight is aborted on cancel
+                outcome = runner(job)
             files = [self._relative(task, path) for path in outcome.files]
         except BlockError as exc:
             outcome = Outcome("failed", error=exc.to_dict())
@@ -269,7 +279,7 @@ class TaskRegistry:
             task.files = files
             task.error = outcome.error
             task.details = outcome.details
-            task.status, task.finished_at = TaskStatus(outcome.status), _now()
+            task.status, task.finished_at = TaskStatus(outcome.status), now()
             if task.status == TaskStatus.SUCCESS:
                 task.progress = 1.0
             self._persist(task)  # the final status is on disk before subscribers see the end
@@ -317,7 +327,7 @@ class TaskRegistry:
             ) from exc
         if not task.finished:  # it was running in a server process that has stopped
             task.last_event_id = _complete_lines(task.events_path)
-            task.status, task.finished_at = TaskStatus.FAILED, _now()
+            task.status, task.finished_at = TaskStatus.FAILED, now()
             task.error = BlockError(
                 "サーバーが停止したため、タスクは途中で終わりました。",
                 code=ErrorCode.INTERNAL_ERROR,
@@ -345,15 +355,22 @@ class TaskRegistry:
     def file(self, task_id: str, path: str) -> Path:
         """A result file of a task: ``path`` must stay inside the task's directory."""
         task = self.get(task_id)
+        missing = ApiError(
+            404,
+            "FILE_NOT_FOUND",
+            f"タスクにファイル「{path[:200]}」はありません。",
+            hint="GET /agent/tasks/{task_id} の files に載っているパスを指定してください。",
+            details={"task_id": task_id, "path": path[:200]},
+        )
+        if too_long(path):  # no such file can exist; the OS would answer ENAMETOOLONG
+            missing.details["max_path_chars"] = MAX_PATH_CHARS
+            raise missing
         real = confine(task.directory, path)  # PathEscapeError for '..', absolute, symlinks out
-        if not real.is_file():
-            raise ApiError(
-                404,
-                "FILE_NOT_FOUND",
-                f"タスクにファイル「{path}」はありません。",
-                hint="GET /agent/tasks/{task_id} の files に載っているパスを指定してください。",
-                details={"task_id": task_id, "path": path[:200]},
-            )
+        try:
+            if not real.is_file():
+                raise missing
+        except OSError:
+            raise missing from None
         return real
 
     # --- stopping -----------------------------------------------------------------------------
@@ -372,7 +389,9 @@ class TaskRegistry:
         task.cancel.set()
         task.cancel_requested = True
         self._persist(task)
-        if task.executor is not None:
+        if self._queue.remove(lambda item: item[0] is task):  # never started: ends here
+            self._finish(task, Outcome("cancelled", error=cancelled_error().to_dict()), [])
+        elif task.executor is not None:
             task.executor.close()  # kills the running action; the runner then sees the cancel
         return task
 
@@ -387,3 +406,22 @@ class TaskRegistry:
         for task in running:
             assert task.thread is not None
             task.thread.join(timeout)
+
+
+def _save_uploads(target: Path, uploads: Sequence[Upload]) -> list[str]:
+    """Store the uploaded files under ``target`` by their base names; returns the names."""
+    names: list[str] = []
+    for raw_name, content in uploads:
+        name = upload_name(raw_name)
+        if name in names:
+            raise BlockError(
+                f"同じ名前のファイル「{name}」が 2 つアップロードされました。",
+                code=ErrorCode.INPUT_VALIDATION_FAILED,
+                hint="ファイル名を変えて送り直してください。",
+                details={"filename": name},
+            )
+        target.mkdir(exist_ok=True)
+        with (target / name).open("xb") as out:
+            shutil.copyfileobj(content, out)
+        names.append(name)
+    return names

@@ -1,8 +1,11 @@
 // The progress page (seed 003 §3): send a request, follow its SSE events, show the answer.
 //
 // Front-end policy of the seed: the log console is shown only while the task runs and is never
-// part of the final answer; the steps are interpret → fetch → convert/viz → finish (+ done);
-// an `error` event shows a red banner and ends the run. Plain JS, no build step.
+// part of the final answer; the steps are interpret → fetch → convert/viz → finish (+ done),
+// labelled for the task's kind (text.js); an `error` event shows a red banner and ends the run.
+// Files chosen in the form are uploaded with the request (multipart); a plan run that waits for
+// input shows an answers form (answers.js) whose answers start a task continuing it.
+// Plain JS, no build step.
 //
 // Authentication: the API key typed into the page is kept in memory and sent as
 // `Authorization: Bearer` with fetch(). EventSource and download links cannot send headers, so
@@ -22,7 +25,7 @@ const NODE_EVENTS = {
 };
 
 const $ = (id) => document.getElementById(id);
-const state = { source: null, taskId: null, token: null, slot: -1, percent: 0, failed: false };
+const state = { source: null, taskId: null, token: null, kind: "convert", slot: -1, percent: 0, failed: false };
 
 function authHeaders() {
   const key = $("api-key").value.trim();
@@ -36,18 +39,25 @@ function withToken(url) {
 
 function showBanner(message, hint) {
   const banner = $("error-banner");
-  banner.textContent = hint ? `${message}\nヒント: ${hint}` : message;
+  const text = document.createElement("span");
+  setRichText(text, message);
+  banner.replaceChildren(text);
+  if (hint) {
+    const help = document.createElement("span");
+    setRichText(help, hint);
+    banner.append(document.createTextNode("\nヒント: "), help);
+  }
   banner.hidden = false;
 }
 
 function showNotice(message) {
-  $("notice").textContent = message;
+  setRichText($("notice"), message);
   $("notice").hidden = false;
 }
 
 function appendLog(line) {
   const log = $("log");
-  log.textContent += line + "\n";
+  log.textContent += plainText(line) + "\n";
   log.scrollTop = log.scrollHeight;
 }
 
@@ -66,12 +76,22 @@ function markSteps(slot, status) {
   });
 }
 
+function labelSteps(kind) {
+  document.querySelectorAll("#steps li").forEach((li) => { li.textContent = stageLabel(kind, li.dataset.step); });
+}
+
 function onStage(data) {
-  const slot = STEP_SLOTS[data.step];
-  if (slot === undefined) {  // an agent's own step names (reason, code_exec, ...): log only
-    appendLog(`[${data.step}] ${data.status}`);
+  if (data.step === "queued") {
+    showNotice("順番待ちです。実行中のタスクが終わると始まります。");
     return;
   }
+  if (state.slot < 0) $("notice").hidden = true;  // no longer queued
+  const slot = STEP_SLOTS[data.step];
+  if (slot === undefined) {  // an agent's own step names (reason, code_exec, ...): log only
+    appendLog(`[${stageLabel(state.kind, data.step)}] ${statusLabel(data.status)}`);
+    return;
+  }
+  $("notice").hidden = true;
   markSteps(slot, data.status);
   const fallback = ((data.status === "done" ? slot + 1 : slot) / STEP_COUNT) * 100;
   setPercent(typeof data.progress === "number" ? data.progress * (STEP_COUNT - 1) / STEP_COUNT * 100 : fallback);
@@ -79,7 +99,8 @@ function onStage(data) {
 
 function onError(data) {
   state.failed = true;
-  showBanner(`エラー${data.step ? `（${data.step}）` : ""}: ${data.message}`, (data.error || {}).hint);
+  const where = data.step ? `（${stageLabel(state.kind, data.step)}）` : "";
+  showBanner(`エラー${where}: ${data.message}`, (data.error || {}).hint);
   if (state.slot >= 0) markSteps(state.slot, "failed");
 }
 
@@ -95,19 +116,35 @@ function finish(data) {
     showAnswer(data);
   } else if (data.status === "cancelled") {
     showNotice("タスクを中止しました。");
+  } else if (data.status === "waiting_input") {
+    showAnswersForm();
   } else if (!state.failed) {
     const error = data.error || {};
     showBanner(`エラー: ${error.message || "処理に失敗しました。"}`, error.hint);
   }
 }
 
+async function fetchTask() {
+  const response = await fetch(withToken(`/agent/tasks/${state.taskId}`), { headers: authHeaders() });
+  return response.ok ? response.json() : null;
+}
+
+async function showAnswersForm() {
+  const task = await fetchTask();
+  const waiting = ((task || {}).details || {}).waiting || [];
+  buildAnswersForm($("answers-fields"), waiting);
+  showNotice("入力を待っています。下の欄に答えて「回答して続ける」を押してください。");
+  $("answers-section").hidden = false;
+  $("answers-submit").disabled = false;
+}
+
 async function showAnswer(data) {
-  $("answer").textContent = data.answer || "（回答の本文はありません）";
+  setRichText($("answer"), data.answer || "（回答の本文はありません）");
   const list = $("files-list");
   list.replaceChildren();
-  const response = await fetch(withToken(`/agent/tasks/${state.taskId}`), { headers: authHeaders() });
-  if (response.ok) {
-    for (const file of (await response.json()).files) {
+  const task = await fetchTask();
+  if (task) {
+    for (const file of task.files) {
       const link = document.createElement("a");
       link.href = withToken(file.url);
       link.textContent = `${file.name}（${file.size ?? "?"} バイト）`;
@@ -166,11 +203,21 @@ function requestBody() {
   return source ? { kind, request, source } : { kind, request };
 }
 
+// JSON, or multipart with the JSON in "request" and the chosen files in "files".
+function encode(body, files) {
+  if (!files.length) return { headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) };
+  const form = new FormData();
+  form.append("request", JSON.stringify(body));
+  for (const file of files) form.append("files", file, file.name);
+  return { headers: {}, body: form };
+}
+
 function reset() {
   if (state.source) state.source.close();
   Object.assign(state, { source: null, taskId: null, token: null, slot: -1, percent: 0, failed: false });
   $("error-banner").hidden = true;
   $("notice").hidden = true;
+  $("answers-section").hidden = true;
   $("answer-section").hidden = true;
   $("progress-section").hidden = true;
   $("log").textContent = "";
@@ -179,34 +226,52 @@ function reset() {
   $("progress-label").textContent = "0%";
 }
 
-async function submit(event) {
-  event.preventDefault();
-  reset();
-  $("submit").disabled = true;
+// POST a request (JSON or multipart); on success follow the task it started.
+async function post(url, payload, enable) {
   let response;
   try {
-    response = await fetch("/agent/run", {
-      method: "POST",
-      headers: { "Content-Type": "application/json", ...authHeaders() },
-      body: JSON.stringify(requestBody()),
-    });
+    response = await fetch(url, { method: "POST", headers: { ...payload.headers, ...authHeaders() }, body: payload.body });
   } catch (error) {
-    showBanner("サーバーに接続できません。", "keiri-agent serve が動いているか確認してください。");
-    $("submit").disabled = false;
+    showBanner("サーバーに接続できません。", "`keiri-agent serve` が動いているか確認してください。");
+    enable();
     return;
   }
   const body = await response.json().catch(() => ({}));
   if (!response.ok) {
     showBanner(body.message || `送信に失敗しました（HTTP ${response.status}）。`, body.hint);
-    $("submit").disabled = false;
+    enable();
     return;
   }
   state.taskId = body.task_id;
   state.token = body.token || null;
+  state.kind = body.kind || state.kind;
+  labelSteps(state.kind);
   $("progress-section").hidden = false;
   $("log").hidden = false;  // shown only while waiting
   $("cancel").hidden = false;
   follow(body.task_id);
+}
+
+async function submit(event) {
+  event.preventDefault();
+  reset();
+  $("submit").disabled = true;
+  const files = $("kind").value === "plan" ? [] : Array.from($("upload").files);
+  await post("/agent/run", encode(requestBody(), files), () => { $("submit").disabled = false; });
+}
+
+async function submitAnswers(event) {
+  event.preventDefault();
+  const { body, files } = collectAnswers($("answers-fields"));
+  const paused = state.taskId;
+  $("answers-submit").disabled = true;
+  $("submit").disabled = true;
+  $("error-banner").hidden = true;
+  $("notice").hidden = true;
+  state.failed = false;
+  const enable = () => { $("answers-submit").disabled = false; $("submit").disabled = false; };
+  await post(withToken(`/agent/tasks/${paused}/answers`), encode(body, files), enable);
+  if (state.taskId !== paused) $("answers-section").hidden = true;
 }
 
 async function cancel() {
@@ -223,11 +288,14 @@ async function cancel() {
 
 function showKindFields() {
   const kind = $("kind").value;
-  document.querySelectorAll("[data-kind]").forEach((el) => { el.hidden = el.dataset.kind !== kind; });
+  document.querySelectorAll("[data-kind]").forEach((el) => { el.hidden = !el.dataset.kind.split(" ").includes(kind); });
+  state.kind = kind;
+  labelSteps(kind);
 }
 
 document.addEventListener("DOMContentLoaded", () => {
   $("request-form").addEventListener("submit", submit);
+  $("answers-form").addEventListener("submit", submitAnswers);
   $("cancel").addEventListener("click", cancel);
   $("kind").addEventListener("change", showKindFields);
   showKindFields();

@@ -1,0 +1,70 @@
+"""What a task's runner works with (:class:`Job`) and what it returns (:class:`Outcome`).
+
+Every runner -- a conversion, a plan run, its continuation, an analysis -- receives a ``Job``:
+the task's event stream, directory, cancel flag, sandbox executor and settings, and returns
+an ``Outcome``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from keiri_agent.agents.convert.progress import step_progress
+from keiri_agent.config import Settings
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.events import EventStream
+from keiri_agent.sandbox import SandboxExecutor
+
+__all__ = ["Job", "Outcome", "OutcomeStatus", "Runner", "cancelled_error"]
+
+OutcomeStatus = Literal["success", "failed", "cancelled", "waiting_input"]
+
+
+@dataclass
+class Job:
+    """What a runner works with; everything it writes stays under ``directory``."""
+
+    task_id: str
+    directory: Path
+    events: EventStream
+    cancel: threading.Event
+    executor: SandboxExecutor
+    settings: Settings
+
+    @property
+    def files_dir(self) -> Path:
+        path = self.directory / "files"
+        path.mkdir(exist_ok=True)
+        return path
+
+    def stage(self, step: str, status: str, progress: float | None = None) -> None:
+        """A progress event; ``progress`` defaults to the conversion pipeline's span."""
+        value = progress if progress is not None else step_progress(step, status)
+        self.events.emit("stage", step=step, status=status, progress=value)
+
+    def log(self, msg: str, level: str = "info") -> None:
+        self.events.emit("log", msg=msg, level=level)
+
+
+@dataclass
+class Outcome:
+    status: OutcomeStatus
+    answer: str = ""
+    files: list[Path] = field(default_factory=list)
+    error: dict[str, Any] | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+Runner = Callable[[Job], Outcome]
+
+
+def cancelled_error() -> BlockError:
+    return BlockError(
+        "タスクは中止されました。",
+        code=ErrorCode.CANCELLED,
+        hint="必要なら同じ依頼をもう一度送ってください。",
+    )

@@ -1,0 +1,236 @@
+"""Plan runs as server tasks (seed 002): start one, and continue one that waits for input.
+
+A plan that reaches a ``ui.interactive_input`` node without answers pauses: its task ends as
+``waiting_input`` with the waiting nodes and their requests (message and requirements) in
+``details.waiting``, which is what the progress page builds its answers form from. Answers sent
+to ``POST /agent/tasks/{id}/answers`` start a new task that resumes the same plan run (nodes
+already done are reused). Paths in answers are confined like every other file a task reads
+(:func:`keiri_agent.server.inputs.confine_answers`).
+
+Progress follows the seed's steps (interpret → fetch → convert → finish): validation, then
+input and file-reading nodes, then the rest, then collecting the result files.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Mapping
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from keiri_agent.agents.convert.progress import step_progress
+from keiri_agent.config import Settings
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.events import RunEvent
+from keiri_agent.server.inputs import TaskFiles, base_node_id, confine_answers
+from keiri_agent.server.jobs import Job, Outcome, Runner, cancelled_error
+
+if TYPE_CHECKING:
+    from keiri_agent.server.runners import PlanRequest
+
+__all__ = ["FETCH_BLOCK_PREFIXES", "prepare_plan", "prepare_resume"]
+
+# Blocks whose nodes count as "fetch" in a plan run: human input and reading files.
+FETCH_BLOCK_PREFIXES = ("ui.", "file.", "excel.read")
+
+
+def _plan_source(request: PlanRequest, settings: Settings) -> tuple[Path, Mapping[str, Any] | None]:
+    from keiri_agent.examples import example_answers, example_names, example_plan
+    from keiri_agent.plan.loader import resolve_plan_file
+
+    if request.plan in example_names():
+        answers = request.answers
+        # The shipped answers of an example name the example's own data: no confinement.
+        return example_plan(request.plan), (
+            answers if answers is not None else example_answers(request.plan)
+        )
+    path = resolve_plan_file(request.plan, Path(settings.keiri_designs_dir))
+    if path is None:
+        raise BlockError(
+            f"Plan「{request.plan}」が見つかりません。",
+            code=ErrorCode.DEPENDENCY_NOT_FOUND,
+            hint=f"サンプル名（{', '.join(example_names())}）か、KEIRI_DESIGNS_DIR からの"
+            "相対名（拡張子なし、例: common/validation_flow）を指定してください。",
+            details={"plan": request.plan},
+        )
+    return path, request.answers
+
+
+def prepare_plan(request: PlanRequest, settings: Settings, files: TaskFiles) -> Runner:
+    """Check a plan request (its plan exists, its answers' paths are allowed)."""
+    from keiri_agent.plan.loader import load_source
+
+    path, answers = _plan_source(request, settings)
+    if request.answers is not None:
+        answers = confine_answers(request.answers, load_source(path).raw, files)
+    return partial(_run_plan, request.vars, path, answers or {})
+
+
+def prepare_resume(
+    details: Mapping[str, Any], answers: Mapping[str, Any], settings: Settings, files: TaskFiles
+) -> Runner:
+    """Check answers for a paused plan run (``details`` of its task) and return the runner."""
+    from keiri_agent.plan.runstate import find_run, load_run
+
+    run_id = str(details.get("run_id", ""))
+    try:
+        record = load_run(find_run(run_id, Path(settings.keiri_runs_dir)))
+    except BlockError as exc:
+        raise BlockError(
+            f"再開する実行 {run_id} の記録が見つかりません: {exc.message}",
+            code=ErrorCode.DEPENDENCY_NOT_FOUND,
+            hint="同じ依頼を最初から送り直してください。",
+            details={"run_id": run_id},
+        ) from exc
+    waiting = {str(w.get("node_id")): w.get("request") or {} for w in details.get("waiting", [])}
+    # The requirements the run actually asked for (computed ones included) decide the paths.
+    plan = [
+        {
+            "id": base_node_id(node),
+            "block": "ui.interactive_input",
+            "in": {"requirements": asked.get("requirements", [])},
+        }
+        for node, asked in waiting.items()
+    ]
+    confined = confine_answers(answers, plan, files)
+    return partial(_resume_plan, record.run_id, confined)
+
+
+class _PlanProgress:
+    """Turns a plan run's node events into the seed's progress steps."""
+
+    def __init__(self, job: Job, total_nodes: int) -> None:
+        self.job = job
+        self.total = max(total_nodes, 1)
+        self.finished = 0
+        self.step = "interpret"
+
+    def advance(self, step: str) -> None:
+        self.job.stage(self.step, "done")
+        self.step = step
+        self.job.stage(step, "start")
+
+    def see(self, event: RunEvent) -> None:
+        data = event.to_dict()
+        node = event.node_id or ""
+        if event.event == "plan_start":
+            self.advance("fetch")
+        elif event.event == "node_start" and self.step == "fetch":
+            if not str(data.get("block", "")).startswith(FETCH_BLOCK_PREFIXES):
+                self.advance("convert")
+        elif event.event in ("node_complete", "node_skipped") and "/" not in node:
+            self.finished += 1
+            if self.step == "convert":
+                start, end = step_progress("convert", "start"), step_progress("convert", "done")
+                share = min(self.finished / self.total, 1.0)
+                self.job.stage("convert", "progress", round(start + (end - start) * share, 3))
+
+    def relay(self, event: RunEvent) -> None:
+        fields = {
+            k: v
+            for k, v in event.to_dict().items()
+            if k not in ("id", "event", "run_id", "timestamp")
+        }
+        self.job.events.emit(event.event, **fields)
+        self.see(event)
+
+
+def _graph_size(raw: Any) -> int:
+    graph = raw.get("graph") if isinstance(raw, Mapping) else None
+    return len(graph) if isinstance(graph, list) else 0
+
+
+def _run_plan(vars: Mapping[str, Any], path: Path, answers: Mapping[str, Any], job: Job) -> Outcome:
+    from keiri_agent.plan.loader import load_source
+    from keiri_agent.plan.runner import PlanRunner
+
+    job.stage("interpret", "start")
+    source = load_source(path)
+    progress = _PlanProgress(job, _graph_size(source.raw))
+    with PlanRunner(settings=job.settings) as runner:
+        result = runner.run(
+            source, vars=vars, answers=answers, on_event=progress.relay, cancel=job.cancel
+        )
+    return _outcome(result, source.raw, progress, job)
+
+
+def _resume_plan(run_id: str, answers: Mapping[str, Any], job: Job) -> Outcome:
+    from keiri_agent.plan.loader import load_source
+    from keiri_agent.plan.runner import PlanRunner
+    from keiri_agent.plan.values import OutputStore
+
+    job.stage("interpret", "start")
+    job.log(f"入力を受け取りました。実行 {run_id} を再開します。")
+    progress = _PlanProgress(job, 0)
+    with PlanRunner(settings=job.settings) as runner:
+        result = runner.resume(run_id, answers=answers, on_event=progress.relay)
+    assert result.log_path is not None
+    snapshot = OutputStore(result.log_path).dir / "plan.yaml"
+    raw = load_source(snapshot).raw if snapshot.is_file() else {}
+    progress.total = max(_graph_size(raw), 1)
+    return _outcome(result, raw, progress, job)
+
+
+def _outcome(result: Any, raw: Any, progress: _PlanProgress, job: Job) -> Outcome:
+    from keiri_agent.plan.models import Plan
+    from keiri_agent.plan.values import OutputStore
+
+    details: dict[str, Any] = {
+        "plan_id": result.plan_id,
+        "run_id": result.run_id,
+        "plan_status": result.status,
+    }
+    if result.status == "cancelled":
+        return Outcome("cancelled", error=cancelled_error().to_dict(), details=details)
+    if result.status == "waiting_input":
+        details["waiting"] = [
+            {"node_id": str(w.get("node_id", "")), "request": w.get("request") or {}}
+            for w in result.waiting
+        ]
+        nodes = ", ".join(w["node_id"] for w in details["waiting"])
+        job.log(f"入力を待っています: {nodes}", level="warning")
+        return Outcome("waiting_input", answer="", details=details)
+    if result.status != "success":
+        return Outcome("failed", error=_plan_error(result.status, result), details=details)
+    if progress.step in ("interpret", "fetch"):  # nothing ran in the convert slot
+        progress.advance("convert")
+    progress.advance("finish")
+    assert result.log_path is not None
+    work = OutputStore(result.log_path).dir / "work"
+    files = _copy_tree(work, job.files_dir) if work.is_dir() else []
+    job.log(f"結果ファイル {len(files)} 件を保存しました。")
+    texts = []
+    if isinstance(raw, Mapping) and raw:
+        for export in Plan.model_validate(raw).exports:
+            node, _, port = export.from_.partition(".")
+            value = result.outputs.get(node, {}).get(port)
+            if isinstance(value, str) and value.strip():
+                texts.append(value.strip())
+    answer = "\n\n".join(texts) or f"Plan「{result.plan_id}」の実行が完了しました。"
+    job.stage("finish", "done")
+    return Outcome("success", answer=answer, files=files, details=details)
+
+
+def _plan_error(status: str, result: Any) -> dict[str, Any]:
+    if result.error is not None:
+        error: dict[str, Any] = result.error.to_dict()
+        return error
+    return BlockError(
+        f"Plan の実行が完了しませんでした（{status}）。",
+        code=ErrorCode.INTERNAL_ERROR,
+        hint="実行ログ（events）で失敗したノードを確認してください。",
+    ).to_dict()
+
+
+def _copy_tree(source: Path, target: Path) -> list[Path]:
+    """Copy the regular files under ``source`` (symlinks are skipped) into ``target``."""
+    copied = []
+    for path in sorted(source.rglob("*")):
+        if path.is_symlink() or not path.is_file():
+            continue
+        destination = target / path.relative_to(source)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, destination)
+        copied.append(destination)
+    return copied
