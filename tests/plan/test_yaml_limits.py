@@ -17,8 +17,6 @@ from keiri_agent.plan.loader import (
     MAX_YAML_ALIASES,
     MAX_YAML_DEPTH,
     MAX_YAML_NODES,
-    load_yaml,
-    parse_source,
 )
 from tests.plan.measure import run_measured
 
@@ -158,7 +156,10 @@ def test_bomb_in_config_and_var_is_bounded(tmp_path: Path) -> None:
         "except BlockError as exc:\n"
         "    config = exc.to_dict()\n"
         "var = parse_vars(['v=' + sys.argv[2]])['v']\n"
-        "print(json.dumps({'config': config, 'var_is_text': var == sys.argv[2]}))\n"
+        "from keiri_agent.plan.loader import load_yaml\n"
+        "ordinary = load_yaml('d: &d {on_error: halt, retries: 0}\\np: {<<: *d, retries: 2}')\n"
+        "print(json.dumps({'config': config, 'var_is_text': var == sys.argv[2],"
+        " 'ordinary': ordinary}))\n"
     )
 
     run = run_measured(code, str(config), flow)
@@ -169,17 +170,6 @@ def test_bomb_in_config_and_var_is_bounded(tmp_path: Path) -> None:
     assert f"{MAX_YAML_ALIAS_NODES:,}" in result["config"]["message"]
     # A --var value that is not a plain YAML scalar stays the text the user typed.
     assert result["var_is_text"] is True
+    # Ordinary anchors and merge keys still work.
+    assert result["ordinary"]["p"] == {"on_error": "halt", "retries": 2}
     assert run.peak_rss_mb < PEAK_RSS_LIMIT_MB, f"peak RSS {run.peak_rss_mb:.0f} MB"
-
-
-def test_ordinary_anchors_and_merge_keys_still_work() -> None:
-    text = """
-id: anchors
-defaults: &defaults {on_error: halt, retries: 0}
-policy: {<<: *defaults, retries: 2}
-graph: []
-"""
-    source = parse_source(text)
-    assert source.syntax_error is None
-    assert source.raw["policy"] == {"on_error": "halt", "retries": 2}
-    assert load_yaml("a: &x [1, 2]\nb: *x\n") == {"a": [1, 2], "b": [1, 2]}

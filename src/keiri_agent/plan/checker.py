@@ -50,7 +50,8 @@ class Checker:
     designs_dir: Path
     config: Mapping[str, Any]
     env: Mapping[str, str]
-    stack: tuple[str, ...]
+    stack: tuple[str, ...]  # plan ids of the calling chain, this plan last
+    stack_files: tuple[str | None, ...]  # their resolved files (None: not from a file)
     index_map: list[int]
     validate_subflow: Callable[[PlanSource], ValidationReport]
     used: set[tuple[int, str, str]] = field(default_factory=set)

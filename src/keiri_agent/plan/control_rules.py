@@ -8,11 +8,19 @@ validated as plans of their own, their errors reported under the calling node, a
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from keiri_agent.blocks.schema import descend, json_types, type_of_value
 from keiri_agent.errors import BlockError
-from keiri_agent.plan.models import RESERVED_ROOTS, Export, LoopNode, SubflowNode
+from keiri_agent.plan.models import (
+    MAX_SUBFLOW_DEPTH,
+    RESERVED_ROOTS,
+    Export,
+    LoopNode,
+    Plan,
+    SubflowNode,
+)
 from keiri_agent.plan.refs import bare_reference, single_reference
 from keiri_agent.plan.scope import UNRESOLVED
 from keiri_agent.plan.scope import types_label as _types
@@ -20,6 +28,7 @@ from keiri_agent.plan.scope import types_label as _types
 if TYPE_CHECKING:
     from keiri_agent.plan.checker import Checker, Deps
     from keiri_agent.plan.issues import Loc
+    from keiri_agent.plan.loader import PlanSource
     from keiri_agent.plan.scope import NodeInfo, Scope
 
 __all__ = ["check_export", "check_loop", "check_subflow"]
@@ -100,25 +109,63 @@ def check_export(checker: Checker, export: Export, scope: Scope, loc: Loc, code:
     checker.resolve(ref, scope, (*loc, "from"), None, [])
 
 
+def _is_cycle(
+    checker: Checker,
+    node: SubflowNode,
+    info: NodeInfo,
+    sub: Plan | None,
+    source: PlanSource | None,
+) -> bool:
+    """A call back into a plan of the calling chain, by file (resolved path) or by plan id.
+
+    A plan's ``id`` need not match its file's name, so the file is the identity that always
+    works; the id catches two copies of one plan calling each other.
+    """
+    file = str(Path(source.file).resolve()) if source is not None and source.file else None
+    ids = [node.call.plan_id, *([sub.id] if sub is not None else [])]
+    index = next(
+        (
+            i
+            for i, (plan_id, plan_file) in enumerate(
+                zip(checker.stack, checker.stack_files, strict=True)
+            )
+            if (file is not None and plan_file == file) or plan_id in ids
+        ),
+        None,
+    )
+    if index is None:
+        return False
+    chain = " → ".join([*checker.stack[index:], sub.id if sub is not None else node.call.plan_id])
+    checker.issue(
+        "SUBFLOW_CYCLE",
+        f"サブフローの呼び出しが循環しています: {chain}",
+        (*info.loc, "call", "plan_id"),
+        node=info.qual,
+        hint="Plan が自分自身を（間接的にでも）呼ばないようにしてください。",
+    )
+    return True
+
+
 def check_subflow(
     checker: Checker, node: SubflowNode, info: NodeInfo, scope: Scope, deps: Deps
 ) -> None:
     call_loc = (*info.loc, "call")
     for key, value in node.call.inputs.items():
         checker.check_value(value, (*call_loc, "inputs", key), scope, info, deps, None)
-    if node.call.plan_id in checker.stack:
-        chain = " → ".join(
-            [*checker.stack[checker.stack.index(node.call.plan_id) :], node.call.plan_id]
-        )
+    if len(checker.stack) >= MAX_SUBFLOW_DEPTH:
         checker.issue(
-            "SUBFLOW_CYCLE",
-            f"サブフローの呼び出しが循環しています: {chain}",
+            "SUBFLOW_TOO_DEEP",
+            f"サブフローの入れ子が {MAX_SUBFLOW_DEPTH} 段を超えます: "
+            f"{' → '.join([*checker.stack, node.call.plan_id])}",
             (*call_loc, "plan_id"),
             node=info.qual,
-            hint="Plan が自分自身を（間接的にでも）呼ばないようにしてください。",
+            hint=f"サブフローから呼ぶサブフローは {MAX_SUBFLOW_DEPTH} 段までです。"
+            " 途中の Plan をまとめて段数を減らしてください（docs/limits.md）。",
         )
         return
     sub, source = checker.subplan(node.call.plan_id)
+    if _is_cycle(checker, node, info, sub, source):
+        return
     if source is None:
         checker.issue(
             "SUBFLOW_NOT_FOUND",

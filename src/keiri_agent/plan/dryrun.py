@@ -18,7 +18,7 @@ import os
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -36,7 +36,14 @@ from keiri_agent.plan.dryrun_walk import (
     display,
 )
 from keiri_agent.plan.loader import PlanSource, load_source, resolve_plan_file
-from keiri_agent.plan.models import BlockNode, LoopNode, Plan, SubflowNode, when_raw
+from keiri_agent.plan.models import (
+    MAX_SUBFLOW_DEPTH,
+    BlockNode,
+    LoopNode,
+    Plan,
+    SubflowNode,
+    when_raw,
+)
 from keiri_agent.plan.refs import single_reference, type_label
 
 __all__ = [
@@ -47,8 +54,6 @@ __all__ = [
     "dry_run",
     "dry_run_source",
 ]
-
-MAX_SUBFLOW_DEPTH: Final = 20
 
 
 class DryRunReport(BaseModel):

@@ -28,6 +28,8 @@ from pydantic import (
 
 __all__ = [
     "API_VERSIONS",
+    "MAX_LOOP_ITERATIONS",
+    "MAX_SUBFLOW_DEPTH",
     "BlockNode",
     "Concurrency",
     "Export",
@@ -54,6 +56,12 @@ API_VERSIONS = ("v1",)
 NODE_ID_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
 PLAN_ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_\-]*(?:/[A-Za-z0-9_][A-Za-z0-9_\-]*)*$")
 RESERVED_ROOTS = frozenset({"vars", "env", "config"})
+
+
+# Limits a plan cannot raise (docs/limits.md). A loop keeps one entry per iteration in memory
+# and in the run log; a subflow chain is validated and run as nested frames.
+MAX_LOOP_ITERATIONS = 10_000  # while.max_iterations, and items a foreach accepts
+MAX_SUBFLOW_DEPTH = 20  # subflows calling subflows
 
 
 class _Strict(BaseModel):
@@ -142,7 +150,7 @@ class ForeachSpec(_Strict):
 
 class WhileSpec(_Strict):
     condition: When
-    max_iterations: int = Field(ge=1, le=100_000)
+    max_iterations: int = Field(ge=1, le=MAX_LOOP_ITERATIONS)
     # When true, still meeting the condition after max_iterations is an error, not an exit.
     required: bool = False
 

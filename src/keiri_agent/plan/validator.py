@@ -165,11 +165,25 @@ def validate_source(
     config: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
     _stack: tuple[str, ...] = (),
+    _files: tuple[str | None, ...] = (),
+    _seen: set[str] | None = None,
 ) -> ValidationReport:
-    """Validate a parsed plan source; see the module docstring for the steps."""
+    """Validate a parsed plan source; see the module docstring for the steps.
+
+    A subflow file is validated and reported once per validation (``_seen``; a later call of
+    the same file gets an empty report), so plans calling one subflow from many places stay
+    linear. ``_stack``/``_files`` are the calling chain by plan id and by resolved file, which
+    is how cycles are found.
+    """
     from keiri_agent.config import load_settings
 
+    seen: set[str] = set() if _seen is None else _seen
+    key = str(Path(source.file).resolve()) if source.file else None
     report = ValidationReport()
+    if key is not None:
+        if key in seen:
+            return report
+        seen.add(key)
     if source.syntax_error is not None:
         report.add(source.syntax_error)
         return report
@@ -188,6 +202,7 @@ def validate_source(
         config=config if config is not None else load_config(settings.keiri_plan_config),  # type: ignore[union-attr]
         env=env if env is not None else os.environ,
         stack=(*_stack, plan.id),
+        stack_files=(*_files, key),
         index_map=index_map,
         validate_subflow=lambda src: validate_source(
             src,
@@ -195,7 +210,9 @@ def validate_source(
             designs_dir=checker.designs_dir,
             config=checker.config,
             env=checker.env,
-            _stack=(*_stack, plan.id),
+            _stack=checker.stack,
+            _files=checker.stack_files,
+            _seen=seen,
         ),
     )
     if plan.apiVersion not in API_VERSIONS:
