@@ -14,6 +14,7 @@ Exception tree::
           ├── LLMError                 API_ERROR: the model provider failed after retries
           │    ├── LLMTimeoutError     TIMEOUT_ERROR: every attempt timed out
           │    └── LLMOutputError      OUTPUT_SCHEMA_MISMATCH: the reply did not fit the schema
+          │                            (OUTPUT_TRUNCATED, OUTPUT_FILTERED, OUTPUT_EMPTY by finish reason)
           ├── PathEscapeError          PERMISSION_DENIED: a path leads outside its workspace
           └── FileProcessingError      a file cannot be read as what it claims to be
                                        (FILE_UNREADABLE, FILE_ENCRYPTED, FILE_TOO_LARGE,
@@ -65,6 +66,9 @@ class ErrorCode(StrEnum):
         "INVALID_EXPRESSION"  # a when/while expression that does not parse or evaluate
     )
     LOOP_LIMIT_REACHED = "LOOP_LIMIT_REACHED"  # a required while loop still true at max_iterations
+    OUTPUT_TRUNCATED = "OUTPUT_TRUNCATED"  # the model's reply was cut at its length limit
+    OUTPUT_FILTERED = "OUTPUT_FILTERED"  # the provider's content filter stopped the reply
+    OUTPUT_EMPTY = "OUTPUT_EMPTY"  # the model replied with nothing, even after repair rounds
     INTERNAL_ERROR = "INTERNAL_ERROR"
 
 

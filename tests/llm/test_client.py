@@ -69,7 +69,7 @@ def test_structured_method_comes_from_settings(
 def test_reply_that_does_not_fit_the_schema_is_an_output_error(
     llm_server: ScriptedLLMServer,
 ) -> None:
-    llm_server.add_chat(json={"vendor": "A社", "amount": "たくさん"})
+    llm_server.add_chat(json={"vendor": "A社", "amount": "たくさん"}, repeat=True)
     with pytest.raises(LLMOutputError) as info:
         get_llm().structured(Invoice, "読んで")
     error = info.value

@@ -1,0 +1,302 @@
+"""Structured output that survives what real models reply: extract, validate, repair, explain.
+
+Every agent's structured call (analysis, conversion, help desk, plan generation) goes through
+:func:`structured_call`, the way smolagents and PandasAI treat parse errors: as an observation
+the model gets to act on, not as the end of the run.
+
+1. The model is asked for the schema (``json_schema`` or function calling) and its *raw* reply
+   is kept: the JSON object is taken from a tool call, or from the text even when it is wrapped
+   in prose or in a ```` ```json ```` fence (:mod:`keiri_agent.llm.extract`).
+2. The object is validated against the Pydantic model, then by the caller's ``check`` (rules a
+   schema cannot say, e.g. "a question when next_action is ask").
+3. On failure the model is shown its reply and a short description of what was wrong (a missing
+   field, a wrong type, a near-miss enum value with the allowed values) and asked again, at most
+   ``KEIRI_LLM_REPAIR_ROUNDS`` times. Transport failures are retried separately, inside each
+   round, under ``KEIRI_LLM_MAX_RETRIES``.
+4. Finish reasons are their own errors: a reply cut at the length limit (``OUTPUT_TRUNCATED``),
+   one stopped by a content filter (``OUTPUT_FILTERED``) and a reply that stays empty
+   (``OUTPUT_EMPTY``) say so in Japanese with a fitting hint; repeating the same request
+   cannot fix the first two, so they are not repaired.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import logging
+import re
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+import openai
+from langchain_core.language_models import LanguageModelInput
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, convert_to_messages
+from langchain_core.prompt_values import PromptValue
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import BaseModel, ValidationError
+
+from keiri_agent.errors import ErrorCode, LLMOutputError
+from keiri_agent.llm.extract import extract_json_object
+
+if TYPE_CHECKING:
+    from keiri_agent.llm.client import LLMClient
+
+__all__ = [
+    "MAX_REPAIR_ROUNDS",
+    "Check",
+    "describe_validation_error",
+    "finish_reason_of",
+    "structured_call",
+]
+
+logger = logging.getLogger(__name__)
+
+M = TypeVar("M", bound=BaseModel)
+Check = Callable[[Any], Sequence[str]]  # problems of a validated reply, in Japanese; [] = fine
+
+MAX_REPAIR_ROUNDS = 5  # upper bound of KEIRI_LLM_REPAIR_ROUNDS
+MAX_PROBLEMS_SHOWN = 8  # problems listed in one observation
+MAX_VALUE_SHOWN = 80  # characters of an offending value quoted back to the model
+MAX_RAW_IN_ERROR = 2000  # characters of the last reply kept in the error details
+TRUNCATED_REASONS = frozenset({"length", "max_tokens"})
+FILTERED_REASONS = frozenset({"content_filter", "refusal"})
+
+
+class _UnusableReplyError(Exception):
+    """One reply that could not be used: what to tell the model, and whether it was empty."""
+
+    def __init__(self, lines: Sequence[str], *, raw: str, empty: bool = False) -> None:
+        super().__init__("; ".join(lines))
+        self.lines = list(lines)
+        self.raw = raw
+        self.empty = empty
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= MAX_VALUE_SHOWN else text[:MAX_VALUE_SHOWN] + "…"
+
+
+def _allowed_values(expected: str) -> list[str]:
+    return re.findall(r"'([^']*)'", expected)
+
+
+def describe_validation_error(exc: ValidationError) -> list[str]:
+    """One Japanese line per problem, naming the field, what was wrong and what is allowed."""
+    lines = []
+    for err in exc.errors()[:MAX_PROBLEMS_SHOWN]:
+        where = ".".join(str(part) for part in err["loc"]) or "（全体）"
+        kind = err["type"]
+        if kind == "missing":
+            lines.append(f"{where}: 必須の項目がありません")
+        elif kind in ("literal_error", "enum"):
+            expected = str((err.get("ctx") or {}).get("expected", ""))
+            got = err.get("input")
+            line = f"{where}: {_short(got)} は使えない値です。使える値: {expected}"
+            close = difflib.get_close_matches(str(got), _allowed_values(expected), n=1, cutoff=0.5)
+            if close:
+                line += f"（'{close[0]}' のことではありませんか）"
+            lines.append(line)
+        elif kind == "extra_forbidden":
+            lines.append(f"{where}: 定義にない項目です（削除してください）")
+        else:
+            lines.append(
+                f"{where}: 型または値が違います（{err['msg']}）。受け取った値: {_short(err.get('input'))}"
+            )
+    return lines
+
+
+def finish_reason_of(message: AIMessage) -> str | None:
+    """Why the model stopped (OpenAI ``finish_reason``, Anthropic ``stop_reason``)."""
+    meta = message.response_metadata or {}
+    reason = meta.get("finish_reason") or meta.get("stop_reason")
+    return str(reason) if reason else None
+
+
+def _as_messages(messages: LanguageModelInput) -> list[BaseMessage]:
+    if isinstance(messages, str):
+        return [HumanMessage(messages)]
+    if isinstance(messages, PromptValue):
+        return messages.to_messages()
+    return convert_to_messages(cast(Sequence[Any], messages))
+
+
+def _reply_text(raw: AIMessage) -> str:
+    if raw.tool_calls:
+        return json.dumps(raw.tool_calls[0].get("args"), ensure_ascii=False)
+    if raw.invalid_tool_calls:
+        return str(raw.invalid_tool_calls[0].get("args") or "")
+    return raw.text
+
+
+def _candidate(raw: AIMessage) -> Any:
+    """The JSON object the reply carries (a tool call's arguments or the text's object)."""
+    if raw.tool_calls:
+        return raw.tool_calls[0].get("args")
+    text = _reply_text(raw)
+    if not text.strip():
+        raise _UnusableReplyError(["応答が空でした"], raw="", empty=True)
+    found = extract_json_object(text)
+    if found is None:
+        raise _UnusableReplyError(["応答に JSON オブジェクトが見つかりませんでした"], raw=text)
+    return found
+
+
+def _parse(schema: type[M], raw: AIMessage, check: Check | None) -> M:
+    value = _candidate(raw)
+    try:
+        parsed = schema.model_validate(value)
+    except ValidationError as exc:
+        raise _UnusableReplyError(describe_validation_error(exc), raw=_reply_text(raw)) from exc
+    problems = list(check(parsed)) if check is not None else []
+    if problems:
+        raise _UnusableReplyError(problems, raw=_reply_text(raw))
+    return parsed
+
+
+def _observation(schema: type[BaseModel], problem: _UnusableReplyError) -> str:
+    listing = "\n".join(f"- {line}" for line in problem.lines)
+    return (
+        f"直前の応答は {schema.__name__} の形式に合いませんでした。\n{listing}\n"
+        f"指示と形式に従って直し、{schema.__name__} の JSON オブジェクトだけを返してください"
+        "（前置きの文章や ``` で囲まないこと）。\n"
+        f"(Your previous reply did not match {schema.__name__}; fix the problems above and "
+        "reply with the JSON object only.)"
+    )
+
+
+def _truncated(client: LLMClient, schema: type[BaseModel], raw: str) -> LLMOutputError:
+    return LLMOutputError(
+        f"LLM の出力が長さの上限で途中で切れました（{client.role.value}、{schema.__name__}）。",
+        code=ErrorCode.OUTPUT_TRUNCATED,
+        hint="モデル・サーバーの出力トークンの上限（max_tokens）を上げるか、依頼を分ける・入力を減らすなどして"
+        "出力が短くなるようにして再実行してください。",
+        details=_details(client, schema, raw, finish_reason="length"),
+    )
+
+
+def _filtered(client: LLMClient, schema: type[BaseModel], raw: str) -> LLMOutputError:
+    return LLMOutputError(
+        f"LLM の応答がプロバイダーのコンテンツフィルターで止められました（{client.role.value}）。",
+        code=ErrorCode.OUTPUT_FILTERED,
+        hint="入力や依頼文に不適切と判定されうる表現がないか確認し、言い換えて再実行してください"
+        "（Azure OpenAI ではデプロイのコンテンツフィルター設定も確認してください）。",
+        details=_details(client, schema, raw, finish_reason="content_filter"),
+    )
+
+
+def _details(client: LLMClient, schema: type[BaseModel], raw: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "schema": schema.__name__,
+        "model": str(client.ref),
+        "role": client.role.value,
+        "raw": raw[:MAX_RAW_IN_ERROR],
+        **extra,
+    }
+
+
+def _completion_text(
+    exc: openai.LengthFinishReasonError | openai.ContentFilterFinishReasonError,
+) -> str:
+    completion = exc.completion
+    if completion is None or not completion.choices:
+        return ""
+    return completion.choices[0].message.content or ""
+
+
+def _check_finish(client: LLMClient, schema: type[BaseModel], raw: AIMessage) -> None:
+    reason = finish_reason_of(raw)
+    if reason in TRUNCATED_REASONS:
+        raise _truncated(client, schema, _reply_text(raw))
+    if reason in FILTERED_REASONS:
+        raise _filtered(client, schema, _reply_text(raw))
+
+
+def _failed(
+    client: LLMClient,
+    schema: type[BaseModel],
+    method: str,
+    problem: _UnusableReplyError,
+    rounds: int,
+) -> LLMOutputError:
+    details = _details(
+        client, schema, problem.raw, method=method, repair_rounds=rounds, problems=problem.lines
+    )
+    after = f"（修正を {rounds} 回依頼しても直りませんでした）" if rounds else ""
+    if problem.empty:
+        return LLMOutputError(
+            f"LLM が空の応答を返しました{after}（{client.role.value}、{schema.__name__}）。",
+            code=ErrorCode.OUTPUT_EMPTY,
+            hint="モデルやサーバー（vLLM・Ollama など）が構造化出力に対応しているか確認し、"
+            "KEIRI_LLM_STRUCTURED_METHOD を json_schema / function_calling で切り替えるか、"
+            "KEIRI_LLM_MODEL_<ROLE> で別のモデルを指定してください。",
+            details=details,
+        )
+    return LLMOutputError(
+        f"LLM の応答が期待した形式（{schema.__name__}）に合いませんでした{after}: "
+        + "; ".join(problem.lines),
+        hint="KEIRI_LLM_REPAIR_ROUNDS を増やすか、KEIRI_LLM_MODEL_<ROLE> で指示に従いやすいモデルを"
+        "指定するか、KEIRI_LLM_STRUCTURED_METHOD を json_schema / function_calling で切り替えて"
+        "再実行してください。",
+        details=details,
+    )
+
+
+def structured_call(
+    client: LLMClient,
+    schema: type[M],
+    messages: LanguageModelInput,
+    *,
+    method: str,
+    rounds: int,
+    check: Check | None = None,
+) -> M:
+    """A validated ``schema`` instance, repairing the reply up to ``rounds`` times."""
+    tool = convert_to_openai_tool(schema)["function"]
+    runnable = client.chat_model.with_structured_output(
+        tool,
+        method=method,
+        include_raw=True,
+    )
+    conversation = _as_messages(messages)
+
+    def ask() -> AIMessage:
+        try:
+            result = runnable.invoke(conversation)
+        except openai.LengthFinishReasonError as exc:
+            raise _truncated(client, schema, _completion_text(exc)) from exc
+        except openai.ContentFilterFinishReasonError as exc:
+            raise _filtered(client, schema, _completion_text(exc)) from exc
+        return cast(AIMessage, cast(dict[str, Any], result)["raw"])
+
+    async def aask() -> AIMessage:
+        try:
+            result = await runnable.ainvoke(conversation)
+        except openai.LengthFinishReasonError as exc:
+            raise _truncated(client, schema, _completion_text(exc)) from exc
+        except openai.ContentFilterFinishReasonError as exc:
+            raise _filtered(client, schema, _completion_text(exc)) from exc
+        return cast(AIMessage, cast(dict[str, Any], result)["raw"])
+
+    round_number = 0
+    while True:
+        raw = client._run(ask, aask, message_of=lambda message: message, structured=True)
+        _check_finish(client, schema, raw)
+        try:
+            return _parse(schema, raw, check)
+        except _UnusableReplyError as problem:
+            if round_number >= rounds:
+                raise _failed(client, schema, method, problem, rounds) from None
+            round_number += 1
+            note = (
+                f"LLM の応答が {schema.__name__} の形式に合わないため修正を依頼します"
+                f"（{round_number}/{rounds} 回目）: " + "; ".join(problem.lines)
+            )
+            logger.warning("%s", note)
+            if client.events is not None:
+                client.events.emit("log", node_id=client.node_id, msg=note, level="warning")
+            conversation = [
+                *conversation,
+                AIMessage(problem.raw or "（空の応答）"),
+                HumanMessage(_observation(schema, problem)),
+            ]
