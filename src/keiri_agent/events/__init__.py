@@ -17,7 +17,8 @@ token accounting. Each line is one flat JSON object (keys whose value is null ar
 Logs carry summaries, not data (seed 002 §12): non-JSON values (DataFrames, bytes, paths, ...)
 and oversized strings or lists in ``inputs``/``outputs``/``item``/``error`` are replaced by short
 descriptions such as ``"<DataFrame 100x3>"`` or ``"<bytes 2048>"``. The summary is applied when
-the event is built, so the live event and the one read back from the log are equal.
+the event is built, so the live event and the one read back from the log are equal. Secrets
+registered with a stream's :class:`Redactor` are masked (``****``) at the same point.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from keiri_agent.events.models import (
     parse_event,
     summarize_value,
 )
+from keiri_agent.events.redact import MASK, Redactor
 from keiri_agent.events.runlog import (
     list_runs,
     open_run,
@@ -56,6 +58,7 @@ from keiri_agent.events.runlog import (
 from keiri_agent.events.stream import EventEmitter, EventStream, JsonlSink, NullEmitter
 
 __all__ = [
+    "MASK",
     "MAX_LOG_ITEMS",
     "MAX_LOG_STRING_CHARS",
     "AnyEvent",
@@ -78,6 +81,7 @@ __all__ = [
     "NullEmitter",
     "PlanComplete",
     "PlanStart",
+    "Redactor",
     "RunEvent",
     "Stage",
     "list_runs",

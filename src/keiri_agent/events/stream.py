@@ -15,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events.models import EventType, RunEvent, parse_event
+from keiri_agent.events.redact import Redactor
 
 # --- emitters, sink, stream ------------------------------------------------------------------
 
@@ -91,11 +92,23 @@ class _AsyncWaiter:
 
 
 class EventStream:
-    """The events of one run: numbered, logged, buffered and delivered to subscribers."""
+    """The events of one run: numbered, logged, buffered and delivered to subscribers.
 
-    def __init__(self, run_id: str, source_id: str, *, sink: JsonlSink | None = None) -> None:
+    Secrets registered with :attr:`redactor` are masked in each event before anything else
+    sees it (log, buffer, subscribers, listeners).
+    """
+
+    def __init__(
+        self,
+        run_id: str,
+        source_id: str,
+        *,
+        sink: JsonlSink | None = None,
+        redactor: Redactor | None = None,
+    ) -> None:
         self.run_id = run_id
         self.source_id = source_id
+        self.redactor = redactor or Redactor()
         self._sink = sink
         self._events: list[RunEvent] = []
         self._lock = threading.Lock()
@@ -119,6 +132,11 @@ class EventStream:
             raise TypeError(f"emit() sets {sorted(reserved)} itself")
         data = {"id": 0, "event": str(kind), "run_id": self.run_id, "timestamp": _now(), **fields}
         draft = parse_event(data)  # validate outside the lock; numbering happens inside
+        if self.redactor.active:
+            dumped = draft.model_dump(mode="json")
+            cleaned = self.redactor.redact(dumped)
+            if cleaned != dumped:
+                draft = parse_event(cleaned)
         with self._cond:
             if self._closed:
                 raise BlockError(

@@ -15,11 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import SecretStr
+
 from keiri_agent.blocks.base import InputProvider
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.events import EventStream
+from keiri_agent.events import EventStream, Redactor
 from keiri_agent.events.models import EventType, RunEvent
 from keiri_agent.plan.backends import Backend
 from keiri_agent.plan.refs import Reference, ReferencePathError, render, resolve_path
@@ -66,6 +68,30 @@ class RunContext:
     _active: set[threading.Event] = field(default_factory=set)
     _sub_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        # The settings' API keys are secrets of every run, referenced or not.
+        if self.settings is not None:
+            for name in type(self.settings).model_fields:
+                value = getattr(self.settings, name)
+                if isinstance(value, SecretStr):
+                    self.events.redactor.add(value.get_secret_value())
+
+    def env_config(self, ref: Reference) -> Any:
+        """``${env.X}`` / ``${config.a.b}``, registered as a secret of this run's events first.
+
+        Every environment value a plan reads is a secret (it may be a token); a config value is
+        one when a key on its path looks like one (``password``, ``api_key``, ...).
+        """
+        value = resolve_env_config(ref, self.env, self.config)
+        if ref.root == "env":
+            self.events.redactor.add(value)
+        else:
+            for part in ref.path:
+                self.events.redactor.add_named(str(part), value)
+            if isinstance(value, Mapping):
+                _add_secret_keys(self.events.redactor, value)
+        return value
 
     def semaphore(self, key: str, limit: int) -> threading.Semaphore:
         with self._lock:
@@ -158,7 +184,7 @@ def render_vars(raw: Mapping[str, Any], ctx: RunContext) -> dict[str, Any]:
 
     def resolve(ref: Reference) -> Any:
         if ref.root in ("env", "config"):
-            return resolve_env_config(ref, ctx.env, ctx.config)
+            return ctx.env_config(ref)
         raise BlockError(
             f"vars の {ref.text} は使えません（vars から参照できるのは env と config だけです）。",
             code=ErrorCode.INVALID_REFERENCE,
@@ -167,3 +193,16 @@ def render_vars(raw: Mapping[str, Any], ctx: RunContext) -> dict[str, Any]:
         )
 
     return dict(render(dict(raw), resolve))
+
+
+def _add_secret_keys(redactor: Redactor, value: Mapping[str, Any]) -> None:
+    """Register the values under secret-looking keys anywhere inside a config mapping."""
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            for key, inner in item.items():
+                redactor.add_named(str(key), inner)
+                stack.append(inner)
+        elif isinstance(item, list):
+            stack.extend(item)

@@ -27,7 +27,6 @@ from keiri_agent.plan.context import (
     TaggedEmitter,
     Values,
     render_vars,
-    resolve_env_config,
 )
 from keiri_agent.plan.execute import BlockJob, execute_job, run_block
 from keiri_agent.plan.expr import compile_when, truthy
@@ -86,7 +85,7 @@ class Frame:
         if root == "vars":
             return resolve_path(scope.vars, ref)
         if root in ("env", "config"):
-            return resolve_env_config(ref, self.ctx.env, self.ctx.config)
+            return self.ctx.env_config(ref)
         found, value, is_node = scope.find(root)
         if not found:
             raise BlockError(
@@ -231,6 +230,7 @@ class Frame:
 
     def failed(self, path: str, error: BlockError, attempt: int) -> Outcome:
         error.details.setdefault("node_id", path)
+        self.ctx.events.redactor.scrub_error(error)  # the run's result holds it too
         self.events.emit("node_error", node_id=path, error=error.to_dict(), retry=attempt)
         if error.code == ErrorCode.CANCELLED:
             return Outcome("cancelled", None, error)
@@ -239,7 +239,15 @@ class Frame:
     def complete(self, path: str, outputs: dict[str, Any], started: float) -> Outcome:
         stored: dict[str, Any] | None = None
         file: str | None = None
-        if self.ctx.store is not None:
+        if self.ctx.events.redactor.contains(outputs):
+            self.events.emit(
+                "log",
+                node_id=path,
+                level="warning",
+                msg="出力に秘密情報（環境変数・設定の値）が含まれるため保存しません。"
+                "再開・再実行ではこのノードを実行し直します。",
+            )
+        elif self.ctx.store is not None:
             try:
                 stored, file = self.ctx.store.encode(path, outputs)
             except NotPersistable as exc:

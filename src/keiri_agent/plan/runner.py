@@ -22,7 +22,7 @@ from keiri_agent.blocks.base import InputProvider
 from keiri_agent.blocks.registry import BlockRegistry, default_registry
 from keiri_agent.config import Settings, load_settings
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.events import open_run
+from keiri_agent.events import Redactor, open_run
 from keiri_agent.events.models import RunEvent
 from keiri_agent.plan.backends import Backend, DaskBackend, ThreadBackend
 from keiri_agent.plan.compiled import CompiledGraph, compile_graph
@@ -47,20 +47,24 @@ class RunResult:
     waiting: list[dict[str, Any]] = field(default_factory=list)
     log_path: Path | None = None
     duration_ms: float = 0.0
+    # The run's secrets, masked in the JSON form (the CLI's --json, the server's result).
+    redactor: Redactor = field(default_factory=Redactor, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         from keiri_agent.events.models import summarize_value
 
-        return {
-            "run_id": self.run_id,
-            "plan_id": self.plan_id,
-            "status": self.status,
-            "outputs": summarize_value(self.outputs),
-            "error": self.error.to_dict() if self.error else None,
-            "waiting": summarize_value(self.waiting),
-            "log_path": str(self.log_path) if self.log_path else None,
-            "duration_ms": round(self.duration_ms, 1),
-        }
+        return self.redactor.redact(
+            {
+                "run_id": self.run_id,
+                "plan_id": self.plan_id,
+                "status": self.status,
+                "outputs": summarize_value(self.outputs),
+                "error": self.error.to_dict() if self.error else None,
+                "waiting": summarize_value(self.waiting),
+                "log_path": str(self.log_path) if self.log_path else None,
+                "duration_ms": round(self.duration_ms, 1),
+            }
+        )
 
 
 class PlanRunner:
@@ -187,7 +191,9 @@ class PlanRunner:
             resume_of=_resume_of,
             rerun_from=_rerun_from,
         )
-        result = RunResult(stream.run_id, model.id, "failed", log_path=stream.log_path)
+        result = RunResult(
+            stream.run_id, model.id, "failed", log_path=stream.log_path, redactor=stream.redactor
+        )
         try:
             values = Values(render_vars({**model.vars, **(vars or {})}, ctx))
             frame_result = Frame(ctx, model, graph, values).run()
