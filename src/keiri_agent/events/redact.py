@@ -16,11 +16,13 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from keiri_agent.errors import BlockError
 
 __all__ = ["MASK", "MIN_SUBSTRING_CHARS", "SECRET_KEY_RE", "Redactor"]
+
+T = TypeVar("T")
 
 MASK = "****"
 MIN_SUBSTRING_CHARS = 4
@@ -74,16 +76,16 @@ class Redactor:
             return False
         return any(self.mask_text(s) != s for s in _strings(value, deep=True))
 
-    def redact(self, value: Any) -> Any:
+    def redact(self, value: T) -> T:
         """``value`` with secrets masked (JSON-like values; others are returned unchanged)."""
         if not self._exact:
             return value
         if isinstance(value, str):
-            return self.mask_text(value)
+            return cast(T, self.mask_text(value))
         if isinstance(value, Mapping):
-            return {self.redact(k): self.redact(v) for k, v in value.items()}
+            return cast(T, {self.redact(k): self.redact(v) for k, v in value.items()})
         if isinstance(value, list | tuple):
-            return type(value)(self.redact(v) for v in value)
+            return cast(T, type(value)(self.redact(v) for v in value))
         return value
 
     def scrub_error(self, error: BlockError) -> BlockError:
