@@ -103,7 +103,7 @@ REJECTED: list[tuple[str, str, str]] = [
     ("import pandas as pd\ndf = pd.read_pickle('x.pkl')", "pickle-loader", "read_pickle"),
     ("from pandas import read_pickle", "pickle-loader", "read_pickle"),
     ("import numpy as np\nnp.load('x.npy', allow_pickle=True)", "pickle-loader", "allow_pickle"),
-    ("import numpy as np\nnp.load('x.npy', **options)", "pickle-loader", "load"),
+    ("import numpy as np\nnp.load('x.npy', **options)", "dynamic-keyword", "**"),
     ("model = joblib.load('model.pkl')", "pickle-loader", "joblib"),
     ("import numpy as np\nnp.load('x.npy', None, True)", "pickle-loader", "allow_pickle"),
     ("import pandas as pd\npd.compat.pickle_compat.loads(b)", "pickle-loader", "pickle_compat"),
@@ -132,6 +132,66 @@ REJECTED: list[tuple[str, str, str]] = [
     ("breakpoint()", "forbidden-builtin", "breakpoint"),
     ("answer = input('続けますか？')", "forbidden-builtin", "input"),
     ("help(len)", "forbidden-builtin", "help"),
+]  # fmt: skip
+
+# Issue 17's bypass classes, each with fresh attempts: the general rule behind each refusal
+# (visible attribute names, visible format templates, annotations checked as code, no class
+# hooks, visible keywords, modules judged by their import, no interpreter internals).
+BYPASSES: list[tuple[str, str, str]] = [
+    # attribute names built at run time and resolved by string.Formatter
+    ("import string\nf = string.Formatter()\nobj, _ = f.get_field('0.' + part, [df], {})", "format-string", "get_field"),
+    ("from string import Formatter\nFormatter().vformat(tmpl, [df], {})", "format-string", "vformat"),
+    ("tmpl = '{0.' + '_' * 2 + 'class' + '_' * 2 + '}'\nprint(tmpl.format(df))", "format-string", "format"),
+    ("pick = f'{{0.{name}}}'.format\nprint(pick(df))", "format-string", "format"),
+    ("import string\nstring.Formatter().format(template, df)", "format-string", "format"),
+    # typing evaluating strings (private helpers, forward references)
+    ("import typing\nvalue = typing._eval_type(ref, namespace, None)", "private-attribute", "_eval_type"),
+    ("from typing import _eval_type", "private-attribute", "_eval_type"),
+    ("import typing\ndef f(x: 'open(\"/etc/shadow\").read()'): pass\ntyping.get_type_hints(f)", "host-path", "/etc/shadow"),
+    ("def f(x: '__import__(\"os\")') -> None:\n    pass", "forbidden-builtin", "__import__"),
+    ("def g(x: 'np.os.getcwd()'): pass", "module-pivot", "os"),
+    ("def h() -> 'x +* y': pass", "annotation-string", "x +* y"),
+    # functools.singledispatch evaluating string annotations
+    ("import pandas as pd\nfrom functools import singledispatch\n@singledispatch\ndef f(a): pass\n@f.register\ndef _(a: 'pd.io.common.read_csv'): pass", "import-not-allowed", "pandas.io"),
+    ("import functools\n@functools.singledispatch\ndef f(a): pass\n@f.register\ndef _(a: 'open(\"/etc/shadow\").read()'): pass", "host-path", "/etc/shadow"),
+    ("from functools import singledispatch\n@singledispatch\ndef f(a): pass\n@f.register\ndef _(a: 'exec(payload)'): pass", "forbidden-builtin", "exec"),
+    ("import functools\n@functools.singledispatch\ndef f(a): pass\n@f.register\ndef _(a: \"list['getattr(df, name)']\"): pass", "dynamic-attribute", "getattr"),
+    # match statements hooked by metaclasses (__instancecheck__, __match_args__)
+    ("class Spy(type):\n    def __instancecheck__(cls, obj):\n        return True", "metaclass", "metaclass"),
+    ("class Probe(metaclass=Meta):\n    pass\nmatch df:\n    case Probe(x):\n        print(x)", "metaclass", "metaclass"),
+    ("class Probe:\n    __match_args__ = (secret_name,)\nmatch df:\n    case Probe(x):\n        print(x)", "dunder-name", "__match_args__"),
+    ("class P:\n    def __getattribute__(self, name):\n        return name", "dunder-name", "__getattribute__"),
+    ("Hook = type(int)('Hook', (), namespace)", "type-creation", "type()"),
+    # functools.update_wrapper / wraps copying attributes by computed names
+    ("import functools\nfunctools.update_wrapper(sink, df, assigned=(name,), updated=())", "dynamic-attribute", "update_wrapper"),
+    ("from functools import update_wrapper\nupdate_wrapper(sink, df, ['__class__'], [])", "dunder-attribute", "__class__"),
+    ("import functools\n@functools.wraps(df, assigned=names)\ndef sink(): pass", "dynamic-attribute", "wraps"),
+    ("import functools\nfunctools.WRAPPER_ASSIGNMENTS = (name,)", "module-assignment", "WRAPPER_ASSIGNMENTS"),
+    ("import functools\ncopy = functools.update_wrapper\ncopy(a, b, names)", "dynamic-attribute", "update_wrapper"),
+    # np.load under an alias, pickles turned on by ** mappings or positions
+    ("from numpy import load as fetch\narr = fetch('x.npy', **{'allow_pickle': True})", "pickle-loader", "allow_pickle"),
+    ("import numpy as np\nfetch = np.load\narr = fetch('x.npy', None, True)", "pickle-loader", "allow_pickle"),
+    ("import numpy as np\nopts = {}\nopts['allow' + '_pickle'] = True\nnp.load('x.npy', **opts)", "dynamic-keyword", "**"),
+    ("import numpy as np\nnp.load(*['x.npy', None, True])", "pickle-loader", "load"),
+    ("import functools\nimport numpy as np\nreader = functools.partial(np.load, mmap_mode=None)", "pickle-loader", "load"),
+    ("import matplotlib.pyplot as plt\nplt.rc('text', **{'usetex': True})", "external-process", "usetex"),
+    # pandas.core.computation.scope.Scope reaching the caller's frames
+    ("import pandas as pd\nscope = pd.core.computation.scope.Scope(level=1)", "import-not-allowed", "pandas.core"),
+    ("import pandas\nframes = pandas.core.computation.scope.ensure_scope(2)", "import-not-allowed", "pandas.core"),
+    ("from pandas import core\ns = core.computation.scope.Scope(0)", "import-not-allowed", "pandas.core"),
+    ("import pandas as pd\nmod = getattr(pd, 'core')", "import-not-allowed", "pandas.core"),
+    ("import numpy as np\nnp.lib.format.read_magic(f)", "import-not-allowed", "numpy.lib"),
+    # frame walks into the worker's locals
+    ("import sys\nframe = sys._getframe(1)", "private-attribute", "_getframe"),
+    ("import warnings\ncaller = warnings._next_external_frame(frame)", "private-attribute", "_next_external_frame"),
+    ("import dataclasses\nlocals_ = dataclasses.inspect.stack()[1].frame", "module-pivot", "inspect"),
+    ("import dataclasses\nframe = dataclasses.inspect.currentframe()", "module-pivot", "inspect"),
+    ("async def job():\n    return 1\nc = job()\nf = c.cr_frame.f_back", "internal-attribute", "cr_frame"),
+    ("async def agen():\n    yield 1\nframe = agen().ag_frame", "internal-attribute", "ag_frame"),
+    ("try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    tb = e.with_traceback(None)\n    seen = tb.tb_next", "internal-attribute", "tb_next"),
+    ("def g():\n    yield 1\nx = g().gi_frame.f_locals['report']", "internal-attribute", "f_locals"),
+    ("loc = gen.gi_suspended or frame.f_lasti", "internal-attribute", "f_lasti"),
+    ("import json\njson.dumps = forged", "module-assignment", "dumps"),
 ]  # fmt: skip
 
 ALLOWED: list[str] = [
@@ -267,12 +327,69 @@ ALLOWED: list[str] = [
 ]
 
 
+# Legitimate analysis code that the bypass rules must keep passing.
+ALLOWED_MORE: list[str] = [
+    """
+    import functools
+    import pandas as pd
+    from dataclasses import dataclass
+
+    def logged(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            print("実行:", func.__name__)
+            return func(*args, **kwargs)
+        return wrapper
+
+    @logged
+    def monthly(frame: pd.DataFrame, column: str = "金額") -> "pd.Series":
+        return frame.groupby("月")[column].sum()
+
+    @dataclass
+    class Summary:
+        total: int
+        label: str = "合計"
+
+        def __str__(self) -> str:
+            return f"{self.label}: {self.total:,} 円"
+
+    def plot(ax, **style):
+        ax.plot([1, 2], [3, 4], **style)
+    """,
+    """
+    import numpy as np
+    import pandas as pd
+    import matplotlib.pyplot as plt
+    from pandas.api.types import is_numeric_dtype
+    numeric = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c])]
+    template = "{:,.0f} 円"
+    print(template.format(df["金額"].sum()), "{name}: {v:.1%}".format(name="率", v=0.5))
+    df["表示"] = df["金額"].map("{:,}".format)
+    styled = df.style.format({"金額": "{:,.0f}"}, precision=1)
+    plt.style.use("ggplot")
+    fig, ax = plt.subplots()
+    ax.bar(["a", "b"], [1, 2], **{"color": "tab:blue", "alpha": 0.8})
+    offsets = pd.tseries.offsets.MonthEnd(1)
+    arr = np.load("a.npy", allow_pickle=False)
+    match df.shape:
+        case (rows, cols) if rows > 0:
+            print(rows, cols)
+    class Row:
+        def __init__(self, value):
+            self._value = value
+
+        def __repr__(self):
+            return f"Row({self._value})"
+    """,
+]
+
+
 def _rules(violations: list[PolicyViolation]) -> set[str]:
     return {v.rule for v in violations}
 
 
 @pytest.mark.parametrize("profile", PROFILES)
-@pytest.mark.parametrize(("code", "rule", "named"), REJECTED)
+@pytest.mark.parametrize(("code", "rule", "named"), REJECTED + BYPASSES)
 def test_dangerous_code_is_refused_with_a_japanese_reason_naming_it(
     code: str, rule: str, named: str, profile: SandboxProfile
 ) -> None:
@@ -285,7 +402,7 @@ def test_dangerous_code_is_refused_with_a_japanese_reason_naming_it(
 
 
 @pytest.mark.parametrize("profile", PROFILES)
-@pytest.mark.parametrize("code", ALLOWED)
+@pytest.mark.parametrize("code", ALLOWED + ALLOWED_MORE)
 def test_realistic_analysis_code_passes_untouched(code: str, profile: SandboxProfile) -> None:
     source = textwrap.dedent(code)
     assert check_code(source, profile) == []

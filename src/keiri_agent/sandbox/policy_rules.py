@@ -5,13 +5,19 @@ Kept apart from the checker (``policy.py``) so the lists can be read and reviewe
 
 from __future__ import annotations
 
+import sys
+from collections.abc import AsyncGenerator, Generator
+
 __all__ = [
     "ATTRIBUTE_FUNCTIONS",
+    "ATTRIBUTE_NAME_PARAMETERS",
+    "DEFINABLE_DUNDERS",
     "DYNAMIC_IMPORT_ATTRIBUTES",
     "EXTERNAL_PROCESS_ATTRIBUTES",
     "EXTERNAL_PROCESS_KEYWORDS",
     "EXTERNAL_PROCESS_RCPARAMS",
     "FORBIDDEN_BUILTINS",
+    "FORMAT_MACHINERY",
     "GETTER_FACTORIES",
     "HOST_PATH_PREFIXES",
     "INTERNAL_ATTRIBUTES",
@@ -20,9 +26,11 @@ __all__ = [
     "NETWORK_ATTRIBUTES",
     "PICKLE_ATTRIBUTES",
     "PICKLE_MODULES",
+    "PICKLE_POSITIONAL",
     "PIVOT_ATTRIBUTES",
     "PIVOT_MODULE_NAMES",
     "PREFERRED_PACKAGES",
+    "PUBLIC_SUBMODULES",
     "SAFE_DUNDERS",
     "SHADOWABLE_BUILTINS",
     "STRING_EVALUATION_ATTRIBUTES",
@@ -47,10 +55,54 @@ GETTER_FACTORIES = frozenset({"attrgetter", "methodcaller"})
 SAFE_DUNDERS = frozenset(
     {"__init__", "__name__", "__qualname__", "__doc__", "__main__", "__version__", "__file__"}
 )
-INTERNAL_ATTRIBUTES = frozenset(
-    {"gi_frame", "gi_code", "gi_yieldfrom", "cr_frame", "cr_code", "cr_await", "ag_frame",
-     "ag_code", "tb_frame", "tb_next", "f_back", "f_globals", "f_locals", "f_builtins", "f_code",
-     "co_code", "func_globals", "mro"}
+# Where a parameter names attributes the function reads or writes: getattr(obj, NAME),
+# attrgetter(*NAMES), update_wrapper(w, f, ASSIGNED, UPDATED)... -> (positions, keywords); None
+# means every positional argument. Such names must be literals, judged like ``obj.NAME``.
+ATTRIBUTE_NAME_PARAMETERS: dict[str, tuple[tuple[int, ...] | None, tuple[str, ...]]] = {
+    **dict.fromkeys(("getattr", "setattr", "delattr", "hasattr"), ((1,), ())),
+    "attrgetter": (None, ()),
+    "methodcaller": ((0,), ()),
+    "update_wrapper": ((2, 3), ("assigned", "updated")),
+    "wraps": ((1, 2), ("assigned", "updated")),
+}
+
+
+def _interpreter_internals() -> frozenset[str]:
+    """Every attribute of frames, tracebacks, generators, coroutines and code objects that
+    carries its type's prefix (f_back, tb_frame, gi_frame, cr_frame, ag_frame, co_consts...),
+    read from the types themselves so that a new one is refused without being listed."""
+
+    def generator() -> Generator[int, None, None]:
+        yield 1
+
+    async def coroutine() -> None:
+        return None
+
+    async def agenerator() -> AsyncGenerator[int, None]:
+        yield 1
+
+    pending = coroutine()
+    samples: list[object] = [
+        sys._getframe(),
+        generator(),
+        pending,
+        agenerator(),
+        generator.__code__,
+    ]
+    try:
+        raise ValueError
+    except ValueError as exc:
+        samples.append(exc.__traceback__)
+    pending.close()
+    prefixes = ("f_", "tb_", "gi_", "cr_", "ag_", "co_")
+    return frozenset(n for o in samples for n in dir(o) if n.startswith(prefixes))
+
+
+# Interpreter internals (frame walks into the worker's own locals) and the functions that
+# hand out frames or hook every frame.
+INTERNAL_ATTRIBUTES = _interpreter_internals() | frozenset(
+    {"func_globals", "mro", "currentframe", "getouterframes", "getinnerframes", "walk_stack",
+     "walk_tb", "settrace", "setprofile", "gettrace", "getprofile"}
 )  # fmt: skip
 # A deny-list of known pivots from allowed modules to the system (np.os, pd.io.common.os,
 # np.ctypeslib, sys.modules), refused on any receiver. Not "spawn": numpy's Generator.spawn.
@@ -58,7 +110,8 @@ PIVOT_ATTRIBUTES = frozenset(
     {"os", "sys", "subprocess", "ctypes", "_ctypes", "ctypeslib", "builtins", "importlib",
      "system", "popen", "popen2", "_os", "_sys", "posix_spawn", "fork", "execv", "execve", "posix",
      "_posixsubprocess", "pty", "socket", "modules", "__loader__", "__spec__", "f2py",
-     "distutils", "_distutils", "setuptools"}
+     "distutils", "_distutils", "setuptools", "inspect", "traceback", "gc", "threading",
+     "_thread", "multiprocessing", "signal", "resource", "shutil", "mmap"}
 )  # fmt: skip
 # Bare names: ``sys.modules`` with ``sys`` never imported (ambient or injected globals).
 PIVOT_MODULE_NAMES = frozenset(
@@ -71,8 +124,35 @@ PICKLE_ATTRIBUTES = frozenset({"Unpickler", "read_array"}) | PICKLE_MODULES  # +
 # Machinery that evaluates strings as code (typing's forward references, dataclasses' code
 # generator, Jinja2 templates reached through pandas' Styler).
 STRING_EVALUATION_ATTRIBUTES = frozenset(
-    {"get_type_hints", "ForwardRef", "_evaluate", "_create_fn", "jinja2", "from_custom_template"}
-)
+    {"get_type_hints", "ForwardRef", "_evaluate", "_create_fn", "jinja2", "from_custom_template",
+     "evaluate_forward_ref", "get_annotations"}
+)  # fmt: skip
+# string.Formatter's field resolution: returns the object a field name walks to.
+FORMAT_MACHINERY = frozenset({"get_field", "vformat"})
+# numpy.load(file, mmap_mode, allow_pickle): the positional index that can turn pickles on.
+PICKLE_POSITIONAL: dict[str, int] = {"load": 2}
+# Special methods and attributes a class may define: the plain protocols of data classes.
+# Hooks into isinstance/match/attribute lookup/class creation (__instancecheck__,
+# __match_args__, __getattribute__, __init_subclass__, __set_name__...) are refused.
+DEFINABLE_DUNDERS = frozenset(
+    {"__init__", "__post_init__", "__repr__", "__str__", "__format__", "__eq__", "__ne__",
+     "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__bool__", "__len__", "__iter__",
+     "__next__", "__contains__", "__getitem__", "__setitem__", "__call__", "__enter__",
+     "__exit__", "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+     "__truediv__", "__rtruediv__", "__floordiv__", "__mod__", "__neg__", "__abs__",
+     "__round__", "__int__", "__float__", "__all__", "__slots__", "__doc__"}
+)  # fmt: skip
+# Public namespaces of allowed packages, reachable as attributes (pd.api.types) and importable,
+# when their package is allowed. Every other submodule reached through attributes is judged
+# like its import (pd.core.computation.scope, np.lib.format, pd.io.common).
+PUBLIC_SUBMODULES = frozenset(
+    {"pandas.api", "pandas.api.types", "pandas.api.extensions", "pandas.api.indexers",
+     "pandas.errors", "pandas.tseries", "pandas.tseries.offsets", "pandas.tseries.frequencies",
+     "pandas.plotting", "pandas.arrays", "numpy.ma", "numpy.polynomial",
+     "numpy.polynomial.polynomial", "matplotlib.style", "matplotlib.lines", "matplotlib.markers",
+     "matplotlib.figure", "matplotlib.axes", "matplotlib.text", "matplotlib.collections",
+     "matplotlib.legend", "matplotlib.transforms", "matplotlib.scale", "matplotlib.container"}
+)  # fmt: skip
 NETWORK_ATTRIBUTES = frozenset(
     {"load_dataset", "get_dataset_names", "DataSource", "urlopen", "urlretrieve"}
 )
@@ -118,6 +198,17 @@ MESSAGES: dict[str, str] = {
     "network-url": "URL '{text}' の読み書きは許可されていません（サンドボックスからはネットワークに接続できないため）。ファイルとして入力してください。",
     "network-function": "'{name}' は使えません（インターネットからデータを取得するため。サンドボックスからはネットワークに接続できません）。",
     "host-path": "パス '{text}' は使えません（サンドボックスの外のシステム領域のため）。作業フォルダー内の相対パスを使ってください。",
+    "private-attribute": "非公開の属性 '{name}' へのアクセスは許可されていません（'_' で始まる名前はライブラリの内部で、文字列の評価やフレームの取得など検査を迂回する機能に届くため）。公開されている API を使ってください。",
+    "attribute-submodule": "属性でたどった先のモジュール '{name}' は許可されていません（属性でたどるモジュールも import と同じく判断します。{allowed}）。",
+    "annotation-string": "型注釈の文字列 '{text}' は式として読めません（typing や functools.singledispatch は文字列の注釈をコードとして評価するため、注釈の文字列も検査します）。",
+    "format-template": "'format' の書式が文字列リテラルではありません（実行時に組み立てた書式は検査できず、置換フィールドから属性をたどれるため）。書式は文字列リテラルか f 文字列で書いてください。",
+    "format-machinery": "'{name}' は使えません（書式のフィールド名から任意の属性をたどり、そのオブジェクトを取り出せるため）。",
+    "dynamic-keyword": "'**' で渡す引数は、キーが文字列リテラルの辞書か、関数が受け取った **kwargs をそのまま渡す場合だけ許可されています（allow_pickle などの危険な引数を名前を隠して渡せるため）。",
+    "pickle-starred": "'{name}' に '*' で引数を渡すことは許可されていません（allow_pickle を隠せるため）。",
+    "pickle-value": "'{name}' を呼び出し以外の形で使うことは許可されていません（別の関数を通すと allow_pickle の検査を迂回できるため）。",
+    "metaclass": "メタクラス（metaclass=）は使えません（isinstance や match の判定に割り込み、ライブラリ内部のオブジェクトを受け取れるため）。",
+    "dunder-definition": "特殊メソッド・特殊属性 '{name}' の定義は許可されていません（match 文・isinstance・属性の参照などの内部から呼ばれ、検査されない方法で属性をたどれるため）。定義できるのは __init__・__repr__・__eq__・__len__ などです。",
+    "module-assignment": "モジュールの属性 '{name}' の書き換えは許可されていません（json.dumps などを差し替えるとライブラリやサンドボックスの動作を偽装できるため）。",
     "code-too-large": "コードが長すぎます（{size:,} 文字、上限 {limit:,} 文字）。",
     "code-too-complex": "コードの入れ子が深すぎて検査できません。式や制御構造を分割してください。",
 }
@@ -129,4 +220,10 @@ VARIANT_RULES = {
     "format-map": "format-string",
     "pgf-backend": "external-process",
     "network-function": "network-url",
+    "attribute-submodule": "import-not-allowed",
+    "format-template": "format-string",
+    "format-machinery": "format-string",
+    "pickle-starred": "pickle-loader",
+    "pickle-value": "pickle-loader",
+    "dunder-definition": "dunder-name",
 }
