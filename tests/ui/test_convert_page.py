@@ -145,13 +145,27 @@ def test_without_an_llm_the_page_explains_how_to_configure_one(page: AppTest) ->
     page.run()
 
     assert not page.exception
-    warnings = _texts(page.warning)
-    assert len(warnings) == 2  # the interpret role and the CodeAct role
-    assert all("OPENAI_API_KEY" in w for w in warnings)
-    assert "KEIRI_LLM_MODEL_INTERPRET" in warnings[0]
-    assert "KEIRI_LLM_MODEL_CODEACT" in warnings[1]
-    assert "ANTHROPIC_API_KEY" in warnings[1]
+    (warning,) = _texts(page.warning)  # one notice for the interpret and the CodeAct role
+    assert "変換: 要求の解釈・変換: CodeActのモデル openai:gpt-4.1-mini" in warning
+    assert "OPENAI_API_KEY" in warning
+    assert "KEIRI_LLM_MODEL_INTERPRET、KEIRI_LLM_MODEL_CODEACT" in warning
+    assert warning.count("プロバイダーごとの設定") == 1
+    assert "ANTHROPIC_API_KEY" in warning
     assert page.button(key="convert_run").disabled
+
+
+def test_a_codeact_model_without_its_key_is_named_in_the_same_notice(
+    page: AppTest, llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KEIRI_LLM_MODEL_CODEACT", "anthropic:claude-sonnet-4-5")
+    page.run()
+
+    (warning,) = _texts(page.warning)
+    assert (
+        "変換: CodeActのモデル anthropic:claude-sonnet-4-5 を使うには ANTHROPIC_API_KEY" in warning
+    )
+    assert "要求の解釈" not in warning  # the interpret role works: the button stays enabled
+    assert not page.button(key="convert_run").disabled
 
 
 def test_an_empty_request_asks_for_one(page: AppTest, llm_server: ScriptedLLMServer) -> None:

@@ -133,7 +133,10 @@ def test_an_uploaded_file_runs_the_duplicate_check_and_shows_tables_and_download
     assert not page.error
     duplicates = _table(page, "請求書番号", "R-1003")
     assert len(duplicates) == 4
-    assert "find_duplicates › duplicates（4 行）" in [tab.label for tab in page.tabs]
+    # Tabs carry the workbook's sheet names (the plan's excel.write_report sheets).
+    tabs = {tab.label for tab in page.tabs}
+    assert {"重複候補（4 行）", "重複グループ（3 行）", "重複除外後（8 行）"} <= tabs
+    assert "見出しの下の各行 — read_list（12 行）" in tabs  # not written out: the spec's words
     assert any("重複の疑いがある請求書は 4 件" in m for m in _texts(page.markdown))
     downloads = [b.proto.label for b in page.get("download_button")]
     assert downloads == ["重複チェック結果.xlsx をダウンロード", "重複チェック.md をダウンロード"]

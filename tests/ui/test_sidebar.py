@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from keiri_agent.ui.sidebar import UNUSABLE_ICON, USABLE_ICON
 from keiri_agent.ui.views import PAGES
 from tests.support import ScriptedLLMServer
 
@@ -51,10 +52,15 @@ def test_configured_provider_is_shown_masked_never_the_key(
     app.run()
     assert not app.exception
     sidebar = [m.value for m in app.sidebar.markdown]
-    assert "✅ **openai**: OPENAI_API_KEY ****9876" in sidebar
-    roles = next(text for text in sidebar if text.startswith("| 役割"))
-    assert "| データ分析: 判断 | `openai:gpt-4.1-mini` | ✅ |" in roles
-    assert "| データ分析: レポート | `anthropic:claude-sonnet-4-5` | ❌ |" in roles
+    assert f"{USABLE_ICON} **openai**: OPENAI_API_KEY ****9876" in sidebar
+    # The default model once, then only the roles that differ from it.
+    assert f"**既定のモデル**: `openai:gpt-4.1-mini` {USABLE_ICON} 使用可" in sidebar
+    (roles,) = [text for text in sidebar if text.startswith("**既定と異なる役割**")]
+    assert roles.splitlines()[2:] == [
+        f"- データ分析: レポート: `anthropic:claude-sonnet-4-5` {UNUSABLE_ICON} 使用不可",
+        "- 埋め込み（検索）: 未設定（BM25 のみ）",
+    ]
+    assert "データ分析: 判断" not in "\n".join(sidebar)
     (warning,) = app.sidebar.warning
     assert "データ分析: レポート（anthropic:claude-sonnet-4-5）: ANTHROPIC_API_KEY が未設定" in (
         warning.value
@@ -72,10 +78,21 @@ def test_custom_openai_compatible_server_needs_no_key(
     app.run()
     assert not app.exception
     assert not app.sidebar.warning
-    assert f"✅ **openai**: 設定済み、接続先 {llm_server.url}" in [
+    assert f"{USABLE_ICON} **openai**: 設定済み、接続先 <{llm_server.url}>" in [
         m.value for m in app.sidebar.markdown
     ]
     assert any("サンドボックス（隔離レイヤー" in e.label for e in app.sidebar.expander)
+
+
+def test_the_sidebar_needs_no_emoji_font(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Marks are Material Symbols (shipped with Streamlit), not emoji a machine may lack."""
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    app.run()
+    assert not app.exception
+    texts = [m.value for m in app.sidebar.markdown] + [e.label for e in app.sidebar.expander]
+    assert any(USABLE_ICON in t for t in texts)  # the provider and the sandbox layers
+    emoji = [t for t in texts if any(0x2600 <= ord(c) <= 0x27BF or ord(c) >= 0x1F000 for c in t)]
+    assert emoji == []
 
 
 def test_repository_root_app_py_runs_the_same_app() -> None:

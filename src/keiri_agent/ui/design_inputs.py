@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import streamlit as st
 
@@ -67,7 +67,7 @@ TEMPLATES_KEY = session_state.page_key(PAGE, "templates")
 MODE_KEY = session_state.page_key(PAGE, "apply_mode")
 PLAN_ID_KEY = session_state.page_key(PAGE, "plan_id")
 YAML_KEY = session_state.page_key(PAGE, "yaml")
-KEPT_KEY = session_state.page_key(PAGE, "kept")  # widget key → value, for page switches
+KEPT_KEY = session_state.page_key(PAGE, "kept")  # widget key → value (session_state.kept)
 CHAT_KEY = session_state.page_key(PAGE, "chat")
 ANSWERS_KEY = session_state.page_key(PAGE, "answers")  # render_fields' store
 ERROR_KEY = session_state.page_key(PAGE, "error")  # the last generation or answer error
@@ -79,6 +79,7 @@ CHECK_KEY = session_state.page_key(PAGE, "check")
 SAVED_KEY = session_state.page_key(PAGE, "saved")
 # Survives a reset: a new generation gives the uploader a new key, which empties it.
 UPLOADER_GENERATION_KEY = session_state.page_key(PAGE, "uploader_generation")
+T = TypeVar("T")
 DOCUMENT_TYPES = ["txt", "md", "pdf", "docx", "xlsx"]
 MODE_LABELS = {
     "hint": "hint（テンプレートを手本として LLM が生成）",
@@ -98,15 +99,11 @@ class Documents:
 
 def restore(key: str, default: Any) -> None:
     """Give the widget under ``key`` its kept value (Streamlit drops it when another page runs)."""
-    if key not in st.session_state:
-        kept: dict[str, Any] = session_state.get_or_create(KEPT_KEY, dict)
-        st.session_state[key] = kept.get(key, default)
+    session_state.restore(PAGE, key, default)
 
 
-def keep(key: str, value: Any) -> Any:
-    kept: dict[str, Any] = session_state.get_or_create(KEPT_KEY, dict)
-    kept[key] = value
-    return value
+def keep(key: str, value: T) -> T:
+    return session_state.keep(PAGE, key, value)
 
 
 def set_widget(key: str, value: Any) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 from collections.abc import Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any, Final, cast
@@ -45,6 +46,10 @@ WIDGET_PREFIX: Final = "fields::"
 UPLOAD_DIR_KEY: Final = "fields_upload_dir"  # one upload folder per browser session
 REQUIRED_MARK: Final = "（必須）"
 BOOLEAN_LABELS: Final = {True: "はい", False: "いいえ"}
+_BRACKETS: Final = re.compile(r"[（(][^）)]*[）)]")
+_FORMAT_WORDS: Final = re.compile(
+    r"zip|excel|csv|tsv|pdf|word|json|parquet|ファイル|エクセル", re.IGNORECASE
+)
 
 
 def widget_key(store_key: str, field_id: str, part: str = "value") -> str:
@@ -241,6 +246,7 @@ class _Field:
 
     def files(self, value: Any, *, multiple: bool) -> Any:
         accept = [e.strip() for e in str(self.req["accept"] or "").split(",") if e.strip()]
+        example = _path_example(self.req, accept)
         shown = value if multiple else [] if value is None else [value]
         path_key = self.seed("path", "\n".join(map(str, shown or [])))
         uploads = st.file_uploader(
@@ -265,14 +271,14 @@ class _Field:
                 "またはサーバー上のパス（1 行に 1 つ）",
                 key=path_key,
                 disabled=self.disabled,
-                placeholder="/data/請求書/1月.pdf",
+                placeholder=f"例: {example}",
             )
             return [line.strip() for line in typed.splitlines() if line.strip()]
         typed = st.text_input(
             "またはサーバー上のパス",
             key=path_key,
             disabled=self.disabled,
-            placeholder="/data/入金明細.xlsx",
+            placeholder=f"例: {example}",
         )
         return typed.strip() or None
 
@@ -326,6 +332,17 @@ class _Field:
             st.warning(f"「{self.req['label']}」を表として読めません: {exc}", icon="⚠️")
             return rows
         return _records(frame)
+
+
+def _path_example(req: Mapping[str, Any], accept: Sequence[str]) -> str:
+    """An example server path for a file field, from its own label and accepted extensions:
+    請求書 ZIP（取引先ごとのフォルダ）with ``.zip`` → ``/data/請求書.zip``. Words naming the
+    format (ZIP, Excel...) and notes in brackets are left out of the file name."""
+    stem = _FORMAT_WORDS.sub("", _BRACKETS.sub("", str(req["label"])))
+    stem = re.sub(r"\s+", "", stem) or str(req["id"])
+    ext = accept[0].lower() if accept else ""
+    ext = ext if not ext or ext.startswith(".") else f".{ext}"
+    return f"/data/{stem}{ext}"
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:

@@ -1,6 +1,7 @@
 """What a plan run shows on the 実行 page: node states, result tables, files, run history.
 
-Tables are every node output that is a list of records (or a DataFrame), newest node first;
+Tables are every node output that is a list of records (or a DataFrame), newest node first,
+named as the plan's workbook names them (``output_names``), amounts with thousands separators;
 files are the paths in the outputs that the run wrote under the runs directory (inputs are not
 offered for download). The history lists the run logs of a plan (``runs/{plan_id}/*.jsonl``),
 newest first, read back with ``read_events``.
@@ -15,15 +16,18 @@ from typing import Any, Final
 import pandas as pd
 import streamlit as st
 
+from keiri_agent.blocks.excel.write_report import is_amount_column
 from keiri_agent.errors import BlockError
 from keiri_agent.events.models import PlanComplete, PlanStart, RunEvent, summarize_value
 from keiri_agent.events.runlog import list_runs, read_events
 from keiri_agent.plan.progress import STATUS_LABELS
+from keiri_agent.ui.output_names import OutputNames
 from keiri_agent.ui.report_view import render_downloads
 from keiri_agent.ui.run_view import Outcome
 
 __all__ = [
     "HISTORY_LIMIT",
+    "amount_columns",
     "node_rows",
     "output_files",
     "output_tables",
@@ -77,15 +81,29 @@ def node_rows(events: list[RunEvent]) -> list[dict[str, Any]]:
     return list(rows.values())
 
 
-def output_tables(outputs: Mapping[str, Mapping[str, Any]]) -> list[tuple[str, pd.DataFrame]]:
-    """(label, table) for each output that is a table, the last finished node first."""
+def output_tables(
+    outputs: Mapping[str, Mapping[str, Any]], names: OutputNames | None = None
+) -> list[tuple[str, pd.DataFrame]]:
+    """(label, table) for each output that is a table, the last finished node first; the label
+    is the table's Japanese name (see ``output_names``) and its row count."""
     tables = []
     for node_id in reversed(list(outputs)):
         for port, value in outputs[node_id].items():
             frame = _as_frame(value)
             if frame is not None:
-                tables.append((f"{node_id} › {port}（{len(frame)} 行）", frame))
+                name = (names or {}).get((node_id, port), f"{node_id} › {port}")
+                tables.append((f"{name}（{len(frame):,} 行）", frame))
     return tables
+
+
+def amount_columns(frame: pd.DataFrame) -> dict[str, Any]:
+    """Column settings that show amount columns with thousands separators (the rule the
+    workbook uses, ``is_amount_column``)."""
+    return {
+        str(column): st.column_config.NumberColumn(format="localized")
+        for column in frame.columns
+        if is_amount_column(str(column), frame[column].tolist())
+    }
 
 
 def _as_frame(value: Any) -> pd.DataFrame | None:
@@ -124,9 +142,11 @@ def output_files(outputs: Mapping[str, Mapping[str, Any]], runs_dir: Path) -> li
     return list(found)
 
 
-def render_outputs(outcome: Outcome, *, runs_dir: Path, key: str) -> None:
+def render_outputs(
+    outcome: Outcome, *, runs_dir: Path, key: str, names: OutputNames | None = None
+) -> None:
     """Result tables, written files (with downloads) and every node's outputs as JSON."""
-    tables = output_tables(outcome.outputs)
+    tables = output_tables(outcome.outputs, names)
     files = output_files(outcome.outputs, runs_dir)
     if tables:
         st.subheader("結果の表")
@@ -136,7 +156,7 @@ def render_outputs(outcome: Outcome, *, runs_dir: Path, key: str) -> None:
                 if frame.empty:
                     st.caption("該当する行はありません。")
                 else:
-                    st.dataframe(frame, hide_index=True)
+                    st.dataframe(frame, hide_index=True, column_config=amount_columns(frame))
     if files:
         st.subheader("出力ファイル")
         for path in files:

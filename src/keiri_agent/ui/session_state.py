@@ -2,18 +2,24 @@
 
 Each page owns the keys that start with its prefix (``analysis_...``). Values survive reruns
 until the page resets them explicitly; nothing is cleared behind the user's back.
+
+Streamlit drops a widget's state when a run does not draw it (another page's run, or a branch
+of the page not taken), so a page keeps a copy of each input widget's value under
+``{page}_kept``: :func:`restore` seeds the widget from that copy before it is drawn, and
+:func:`keep` copies the value back after. :func:`reset` clears the copies with the page.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import TypeVar
+from collections.abc import Callable, Collection, Iterable
+from typing import Any, TypeVar
 
 import streamlit as st
 
-__all__ = ["get_or_create", "page_key", "reset"]
+__all__ = ["get_or_create", "keep", "kept", "page_key", "reset", "restore"]
 
 T = TypeVar("T")
+_NO_DEFAULT: Any = object()
 
 
 def page_key(page: str, name: str) -> str:
@@ -29,12 +35,35 @@ def get_or_create(key: str, factory: Callable[[], T]) -> T:
     return value
 
 
+def kept(page: str) -> dict[str, Any]:
+    """The page's kept widget values (widget key → value)."""
+    return get_or_create(page_key(page, "kept"), dict)
+
+
+def restore(
+    page: str, key: str, default: Any = _NO_DEFAULT, *, allowed: Collection[Any] | None = None
+) -> str:
+    """Give the widget under ``key`` its kept value (else ``default``, when given) if Streamlit
+    dropped its state; a kept value not in ``allowed`` is not restored. Returns ``key``."""
+    if key not in st.session_state:
+        value = kept(page).get(key, default)
+        if value is not _NO_DEFAULT and (allowed is None or value in allowed):
+            st.session_state[key] = value
+    return key
+
+
+def keep(page: str, key: str, value: T) -> T:
+    """Remember ``value`` as the widget's kept value; returns it."""
+    kept(page)[key] = value
+    return value
+
+
 def reset(page: str, *, keep: Iterable[str] = ()) -> list[str]:
     """Delete every key of ``page`` except ``keep``; returns the deleted keys."""
     prefix = page_key(page, "")
-    kept = set(keep)
+    kept_keys = set(keep)
     doomed = [
-        k for k in map(str, st.session_state.keys()) if k.startswith(prefix) and k not in kept
+        k for k in map(str, st.session_state.keys()) if k.startswith(prefix) and k not in kept_keys
     ]
     for key in doomed:
         del st.session_state[key]

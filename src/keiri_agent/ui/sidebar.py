@@ -2,7 +2,8 @@
 usable, and the sandbox's isolation layers.
 
 It shows what ``keiri-agent doctor`` shows and never a key: credentials appear only in their
-masked form (``****1234``). When a model cannot be used, a warning names the variables to set.
+masked form (``****1234``). The default model is shown once, followed by only the roles whose
+model differs from it. When a model cannot be used, a warning names the variables to set.
 The doctor report is cached per settings fingerprint because it probes the sandbox in a fork.
 """
 
@@ -23,6 +24,9 @@ from keiri_agent.ui.error_view import render_error
 __all__ = ["ROLE_LABELS", "render_sidebar", "role_problems"]
 
 REPORT_TTL_S = 300
+# Material Symbols ship with Streamlit: no emoji font is needed on the viewer's machine.
+USABLE_ICON = ":green[:material/check_circle:]"
+UNUSABLE_ICON = ":red[:material/cancel:]"
 ROLE_LABELS = {
     "default": "既定",
     "reason": "データ分析: 判断",
@@ -94,21 +98,39 @@ def _render_llm(report: DoctorReport) -> None:
             for var in _KEY_VARIABLES.get(name, [])
             if report.settings.get(var, "(未設定)") != "(未設定)"
         ]
-        where = f"、接続先 {info['endpoint']}" if info.get("endpoint") else ""
-        st.markdown(f"✅ **{name}**: " + ("、".join(keys) or "設定済み") + where)
-    rows = ["| 役割 | モデル | |", "|---|---|---|"]
-    for role, info in report.roles.items():
-        mark = "✅" if info["usable"] else ("—" if info["model"] is None else "❌")
-        model = info["model"] or "未設定（BM25 のみ）"
-        rows.append(f"| {ROLE_LABELS.get(role, role)} | `{model}` | {mark} |")
-    st.markdown("\n".join(rows))
+        where = f"、接続先 <{info['endpoint']}>" if info.get("endpoint") else ""
+        st.markdown(f"{USABLE_ICON} **{name}**: " + ("、".join(keys) or "設定済み") + where)
+    _render_models(report)
+
+
+def _model_text(info: dict[str, Any]) -> str:
+    if info["model"] is None:
+        return "未設定（BM25 のみ）"
+    state = "使用可" if info["usable"] else "使用不可"
+    return f"`{info['model']}` {USABLE_ICON if info['usable'] else UNUSABLE_ICON} {state}"
+
+
+def _render_models(report: DoctorReport) -> None:
+    """The default model once, then only the roles whose model (or its state) differs."""
+    default = report.roles["default"]
+    st.markdown(f"**既定のモデル**: {_model_text(default)}")
+    others = [
+        f"- {ROLE_LABELS.get(role, role)}: {_model_text(info)}"
+        for role, info in report.roles.items()
+        if role != "default"
+        and (info["model"], info["usable"]) != (default["model"], default["usable"])
+    ]
+    if others:
+        st.markdown("**既定と異なる役割**\n\n" + "\n".join(others))
+    else:
+        st.caption("すべての役割で既定のモデルを使います。")
 
 
 def _render_sandbox(report: DoctorReport) -> None:
     active = sum(1 for layer in report.sandbox if layer["active"])
     with st.expander(f"サンドボックス（隔離レイヤー {active}/{len(report.sandbox)}）"):
         for layer in report.sandbox:
-            mark = "✅" if layer["active"] else "❌"
+            mark = USABLE_ICON if layer["active"] else UNUSABLE_ICON
             st.markdown(f"{mark} **{layer['name']}**: {layer['detail']}")
 
 

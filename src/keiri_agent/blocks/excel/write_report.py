@@ -19,7 +19,7 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,7 +40,13 @@ from keiri_agent.blocks.table.records import column_list, input_error, json_cell
 from keiri_agent.documents.source import read_source
 from keiri_agent.workspace import atomic_path
 
-__all__ = ["AMOUNT_FORMAT", "DATE_FORMAT", "EMPTY_NOTE", "ExcelWriteReportBlock"]
+__all__ = [
+    "AMOUNT_FORMAT",
+    "DATE_FORMAT",
+    "EMPTY_NOTE",
+    "ExcelWriteReportBlock",
+    "is_amount_column",
+]
 
 DEFAULT_OUTPUT_NAME = "report.xlsx"
 EMPTY_NOTE = "（該当なし）"
@@ -327,16 +333,19 @@ def _header(ws: Worksheet, row: int, columns: list[str]) -> None:
         cell.border = Border(bottom=edge)
 
 
-def _column_format(column: str, rows: list[dict[str, Any]]) -> str | None:
-    values = [json_cell(r.get(column)) for r in rows]
-    numbers = [v for v in values if v is not None]
-    if (
-        numbers
+def is_amount_column(column: str, values: Iterable[Any]) -> bool:
+    """Whether a column holds amounts (shown with thousands separators, ``#,##0``): every
+    value a whole number, and a name unlike a code or a calendar part (番号, 年, 月...)."""
+    numbers = [v for v in map(json_cell, values) if v is not None]
+    return (
+        bool(numbers)
         and all(isinstance(v, int) and not isinstance(v, bool) for v in numbers)
         and not _NOT_AMOUNT.search(column.strip())
-    ):
-        return AMOUNT_FORMAT
-    return None
+    )
+
+
+def _column_format(column: str, rows: list[dict[str, Any]]) -> str | None:
+    return AMOUNT_FORMAT if is_amount_column(column, (r.get(column) for r in rows)) else None
 
 
 def _value(raw: Any, sheet: _Sheet, coordinate: str) -> tuple[Any, str | None]:

@@ -2,13 +2,15 @@
 
 Session State (prefix ``analysis_``) holds the whole ``AnalysisSession`` (messages, DataFrames,
 workspace) under ``analysis_session``, the chat history as ``ChatTurn`` objects, and which
-uploads were already loaded. One chat input is one ``session.ask`` (one graph invoke); the
+uploads were already loaded (by name and content, so the files stay listed after a page switch
+empties the uploader). One chat input is one ``session.ask`` (one graph invoke); the
 agent's question ends the turn and the user's answer is simply the next input. Everything
 survives reruns until the リセット button clears it.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,10 +19,12 @@ from langchain_core.messages import HumanMessage
 
 from keiri_agent.agents.analysis import AnalysisSession, TurnResult
 from keiri_agent.agents.analysis.progress import describe_event
+from keiri_agent.config import LLMRole, load_settings
 from keiri_agent.errors import BlockError
 from keiri_agent.events import RunEvent
 from keiri_agent.ui import session_state
 from keiri_agent.ui.error_view import render_error
+from keiri_agent.ui.llm_notice import llm_problem
 from keiri_agent.ui.report_view import (
     chart_files,
     render_downloads,
@@ -37,6 +41,7 @@ LOADED_KEY = session_state.page_key(PAGE, "loaded_files")
 RETRY_KEY = session_state.page_key(PAGE, "retry")
 # Survives a reset: a new generation gives the uploader a new key, which empties it.
 UPLOADER_GENERATION_KEY = session_state.page_key(PAGE, "uploader_generation")
+ANALYSIS_ROLES = (LLMRole.REASON, LLMRole.CODEGEN, LLMRole.REPORT)  # the agent's three models
 UPLOAD_TYPES = ["csv", "tsv", "txt", "xlsx", "xlsm", "xls"]
 PREVIEW_ROWS = 20
 
@@ -91,18 +96,31 @@ def _uploads(session: AnalysisSession) -> None:
         help="文字コード（UTF-8・Shift_JIS・CP932 など）は自動で判定します。"
         "最初のファイルが df、すべてのファイルが dfs['名前'] として分析に使われます。",
     )
-    loaded: dict[str, BlockError | str] = session_state.get_or_create(LOADED_KEY, dict)
+    # Keyed by name and content, not by upload: Streamlit empties the uploader on a page
+    # switch, and the same file uploaded again must not become a second table.
+    loaded: dict[tuple[str, str], BlockError | str] = session_state.get_or_create(LOADED_KEY, dict)
+    current = set()
     for upload in files or []:
-        if upload.file_id not in loaded:
+        data = upload.getvalue()
+        key = (upload.name, hashlib.sha256(data).hexdigest())
+        current.add(key)
+        if key not in loaded:
             try:
-                info = session.add_file(upload.getvalue(), name=upload.name)
+                info = session.add_file(data, name=upload.name)
             except BlockError as exc:
-                loaded[upload.file_id] = exc
+                loaded[key] = exc
             else:
-                loaded[upload.file_id] = info.name
-        outcome = loaded[upload.file_id]
+                loaded[key] = info.name
+        outcome = loaded[key]
         if isinstance(outcome, BlockError):  # shown while the file stays in the uploader
             render_error(outcome)
+    earlier = [
+        key[0]
+        for key, outcome in loaded.items()
+        if key not in current and not isinstance(outcome, BlockError)
+    ]
+    if earlier:
+        st.caption("読み込み済みのファイル: " + "、".join(earlier))
 
 
 def _tables(session: AnalysisSession) -> None:
@@ -179,6 +197,14 @@ def render() -> None:
         "CSV / Excel ファイルをアップロードして、知りたいことを日本語で質問してください。"
         "エージェントがコードを書いてサンドボックスで実行し、図表つきのレポートにまとめます。"
     )
+    try:
+        settings = load_settings()
+    except BlockError as exc:
+        render_error(exc)
+        return
+    problem = llm_problem(settings, *ANALYSIS_ROLES)
+    if problem is not None:
+        st.warning(problem, icon="⚠️")
     session = _session()
     _toolbar(session)
     _uploads(session)

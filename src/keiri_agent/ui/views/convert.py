@@ -6,7 +6,8 @@ The input is uploaded (saved into a new session folder) or named by a local path
 moves with each step; afterwards only the answer stays (seed 003 §3: logs are shown while
 waiting, never in the final answer), with download buttons for the files, the code CodeAct wrote
 when the fallback was used, and errors as the red error display. Session State (prefix
-``convert_``) keeps the last outcome across reruns until the next request.
+``convert_``) keeps the last outcome across reruns until the next request, and the inputs (the
+request, the source and the uploaded files) across page switches.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ REQUEST_KEY = session_state.page_key(PAGE, "request")
 SOURCE_KEY = session_state.page_key(PAGE, "source")
 MODE_KEY = session_state.page_key(PAGE, "source_mode")
 UPLOAD_KEY = session_state.page_key(PAGE, "uploads")
+UPLOADED_KEY = session_state.page_key(PAGE, "uploaded")  # the files of the last upload
+UPLOADS_CHANGED_KEY = session_state.page_key(PAGE, "uploads_changed")
 RUN_KEY = session_state.page_key(PAGE, "run")
 RETRY_KEY = session_state.page_key(PAGE, "retry")
 PENDING_KEY = session_state.page_key(PAGE, "pending")
@@ -42,6 +45,14 @@ OUTCOME_KEY = session_state.page_key(PAGE, "outcome")
 MODE_UPLOAD = "ファイルをアップロード"
 MODE_PATH = "パスまたは S3 URL を指定"
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".svg"})
+
+
+@dataclass(frozen=True)
+class Upload:
+    """An uploaded file, kept after the uploader is emptied by a page switch."""
+
+    name: str
+    data: bytes
 
 
 @dataclass
@@ -63,15 +74,39 @@ def _source(settings: Settings) -> tuple[str | None, Path | None]:
     if st.session_state.get(MODE_KEY, MODE_UPLOAD) == MODE_PATH:
         text = str(st.session_state.get(SOURCE_KEY) or "").strip()
         return (text or None), None
-    uploads = st.session_state.get(UPLOAD_KEY) or []
+    uploads: list[Upload] = st.session_state.get(UPLOADED_KEY) or []
     if not uploads:
         return None, None
     session = new_session_dir(settings.keiri_workspace_root)
     inputs = session / "inputs"
     inputs.mkdir()
     for upload in uploads:
-        confine(inputs, Path(upload.name).name).write_bytes(upload.getvalue())
+        confine(inputs, Path(upload.name).name).write_bytes(upload.data)
     return str(inputs), session
+
+
+def _mark_uploads_changed() -> None:
+    st.session_state[UPLOADS_CHANGED_KEY] = True
+
+
+def _uploads() -> None:
+    """The uploader; its files are kept (``convert_uploaded``) until the person changes them,
+    since Streamlit empties an uploader that a run did not draw (a page switch)."""
+    files = st.file_uploader(
+        "入力ファイル（複数可）",
+        type=["csv", "tsv", "txt", "xlsx", "xlsm", "json", "jsonl", "parquet"],
+        accept_multiple_files=True,
+        key=UPLOAD_KEY,
+        on_change=_mark_uploads_changed,
+    )
+    changed = bool(st.session_state.pop(UPLOADS_CHANGED_KEY, False))
+    if files:
+        st.session_state[UPLOADED_KEY] = [Upload(f.name, f.getvalue()) for f in files]
+    elif changed:
+        st.session_state.pop(UPLOADED_KEY, None)
+    kept: list[Upload] = st.session_state.get(UPLOADED_KEY) or []
+    if kept and not files:
+        st.caption("アップロード済みのファイル: " + "、".join(u.name for u in kept))
 
 
 def _run(request: str, settings: Settings) -> Outcome:
@@ -176,31 +211,44 @@ def render() -> None:
     except BlockError as exc:
         render_error(exc)
         return
+    # CodeAct is only the fallback: without it the page still converts, so only the interpret
+    # role blocks the button; one notice covers both roles.
     interpret_problem = llm_problem(settings, LLMRole.INTERPRET)
-    codeact_problem = llm_problem(settings, LLMRole.CODEACT)
-    for problem in (interpret_problem, codeact_problem):
-        if problem is not None:
-            st.warning(problem, icon="⚠️")
-    request = st.text_area(
-        "依頼",
-        key=REQUEST_KEY,
-        placeholder="例: 売上.csv を Parquet に変換して／月別の売上を棒グラフにして",
+    problem = llm_problem(settings, LLMRole.INTERPRET, LLMRole.CODEACT)
+    if problem is not None:
+        st.warning(problem, icon="⚠️")
+    request = session_state.keep(
+        PAGE,
+        REQUEST_KEY,
+        st.text_area(
+            "依頼",
+            key=session_state.restore(PAGE, REQUEST_KEY, ""),
+            placeholder="例: 売上.csv を Parquet に変換して／月別の売上を棒グラフにして",
+        ),
     )
-    mode = st.radio("入力", [MODE_UPLOAD, MODE_PATH], key=MODE_KEY, horizontal=True)
+    mode = session_state.keep(
+        PAGE,
+        MODE_KEY,
+        st.radio(
+            "入力",
+            [MODE_UPLOAD, MODE_PATH],
+            key=session_state.restore(PAGE, MODE_KEY, MODE_UPLOAD),
+            horizontal=True,
+        ),
+    )
     if mode == MODE_UPLOAD:
-        st.file_uploader(
-            "入力ファイル（複数可）",
-            type=["csv", "tsv", "txt", "xlsx", "xlsm", "json", "jsonl", "parquet"],
-            accept_multiple_files=True,
-            key=UPLOAD_KEY,
-        )
+        _uploads()
     else:
-        st.text_input(
-            "パスまたは S3 URL",
-            key=SOURCE_KEY,
-            placeholder="/data/売上.csv、/data/2024/、s3://keiri-data/2024/",
-            help="フォルダーや S3 のプレフィックスを指定すると、その中のファイルを使います。"
-            "空欄なら依頼文に書いた場所を使います。",
+        session_state.keep(
+            PAGE,
+            SOURCE_KEY,
+            st.text_input(
+                "パスまたは S3 URL",
+                key=session_state.restore(PAGE, SOURCE_KEY, ""),
+                placeholder="/data/売上.csv、/data/2024/、s3://keiri-data/2024/",
+                help="フォルダーや S3 のプレフィックスを指定すると、その中のファイルを使います。"
+                "空欄なら依頼文に書いた場所を使います。",
+            ),
         )
     clicked = st.button(
         "変換する",

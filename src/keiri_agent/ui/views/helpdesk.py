@@ -2,7 +2,8 @@
 answer with its sources and the tool results behind it.
 
 Session State (prefix ``helpdesk_``) holds the index folder, the last question and its outcome
-(an ``AgentResult`` or a ``BlockError``). While the agent runs, its events are folded into a
+(an ``AgentResult`` or a ``BlockError``); the inputs keep their values across page switches
+(``session_state.restore``/``keep``). While the agent runs, its events are folded into a
 per-subtask progress view inside ``st.status``; the result stays on the page across reruns
 until the next question.
 """
@@ -147,11 +148,14 @@ def render() -> None:
     if problem is not None:
         st.warning(problem, icon="⚠️")
     default_index = str(settings.keiri_helpdesk_index)
-    index_text = st.text_input(
-        "ナレッジベースのフォルダ",
-        value=default_index,
-        key=INDEX_KEY,
-        help="keiri-agent helpdesk ingest で作成したフォルダ（既定: KEIRI_HELPDESK_INDEX）。",
+    index_text = session_state.keep(
+        PAGE,
+        INDEX_KEY,
+        st.text_input(
+            "ナレッジベースのフォルダ",
+            key=session_state.restore(PAGE, INDEX_KEY, default_index),
+            help="keiri-agent helpdesk ingest で作成したフォルダ（既定: KEIRI_HELPDESK_INDEX）。",
+        ),
     )
     index_dir = Path(index_text.strip() or default_index).expanduser()
     if not index_dir.is_dir():
@@ -160,8 +164,14 @@ def render() -> None:
             " `keiri-agent helpdesk ingest マニュアルのフォルダ` で作成してください。",
             icon="💡",
         )
-    question = st.text_area(
-        "質問", key=QUESTION_KEY, placeholder="例: パスワードを忘れたときの再設定方法は？"
+    question = session_state.keep(
+        PAGE,
+        QUESTION_KEY,
+        st.text_area(
+            "質問",
+            key=session_state.restore(PAGE, QUESTION_KEY, ""),
+            placeholder="例: パスワードを忘れたときの再設定方法は？",
+        ),
     )
     clicked = st.button(
         "質問する",

@@ -12,7 +12,7 @@ is read from the plan's JSONL logs, and any past run can be opened (and rerun) a
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final
@@ -32,6 +32,7 @@ from keiri_agent.plan.validator import load_config, validate_source
 from keiri_agent.ui import session_state
 from keiri_agent.ui.error_view import render_error
 from keiri_agent.ui.llm_notice import llm_problem
+from keiri_agent.ui.output_names import output_names
 from keiri_agent.ui.run_outputs import node_rows, render_history, render_outputs, run_kind
 from keiri_agent.ui.run_view import (
     Outcome,
@@ -110,30 +111,30 @@ def _llm_notice(plan: Plan, settings: Settings, registry: BlockRegistry) -> None
         st.warning(f"この Plan は AI ブロック（{', '.join(ai)}）を使います。{problem}", icon="⚠️")
 
 
-def _restore(key: str, allowed: Collection[str] | None = None) -> None:
-    """Give a widget back the value it had before a page switch (Streamlit drops the state of
-    widgets that are not drawn; the page keeps a copy under ``{key}_kept``)."""
-    kept = st.session_state.get(f"{key}_kept")
-    if key not in st.session_state and kept is not None and (allowed is None or kept in allowed):
-        st.session_state[key] = kept
-
-
 def _choose_plan(settings: Settings) -> Path | None:
     choices = plan_choices(settings.keiri_designs_dir)
     options = [*choices, PATH_CHOICE]
-    _restore(PLAN_KEY, options)
-    label = st.selectbox(
-        "Plan",
-        options,
-        key=PLAN_KEY,
-        help=f"サンプルと {settings.keiri_designs_dir} の Plan（設計ページで保存したもの）です。",
+    label = session_state.keep(
+        PAGE,
+        PLAN_KEY,
+        st.selectbox(
+            "Plan",
+            options,
+            key=session_state.restore(PAGE, PLAN_KEY, allowed=options),
+            help=f"サンプルと {settings.keiri_designs_dir} の Plan（設計ページで保存したもの）です。",
+        ),
     )
-    st.session_state[f"{PLAN_KEY}_kept"] = label
     if label != PATH_CHOICE:
         return choices[label]
-    _restore(PATH_KEY)
-    typed = st.text_input("Plan ファイルのパス", key=PATH_KEY, placeholder="designs/月次/照合.yaml")
-    st.session_state[f"{PATH_KEY}_kept"] = typed
+    typed = session_state.keep(
+        PAGE,
+        PATH_KEY,
+        st.text_input(
+            "Plan ファイルのパス",
+            key=session_state.restore(PAGE, PATH_KEY),
+            placeholder="designs/月次/照合.yaml",
+        ),
+    )
     return Path(typed.strip()).expanduser() if typed.strip() else None
 
 
@@ -243,7 +244,10 @@ def _render_outcome(
             lines = [line for line in map(describe_event, outcome.events) if line is not None]
             st.code("\n".join(lines), language="text")
     render_outputs(
-        outcome, runs_dir=settings.keiri_runs_dir, key=session_state.page_key(PAGE, "out")
+        outcome,
+        runs_dir=settings.keiri_runs_dir,
+        key=session_state.page_key(PAGE, "out"),
+        names=output_names(plan, registry),
     )
 
 
