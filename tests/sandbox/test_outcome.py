@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import json
 import signal
+from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import Result
+from typer.testing import CliRunner
 
+from keiri_agent.cli import app
 from keiri_agent.sandbox.layers import LayerStatus
 from keiri_agent.sandbox.outcome import (
     MAX_ERROR_MESSAGE_CHARS,
@@ -289,3 +293,65 @@ def test_terminal_text_makes_control_characters_visible() -> None:
     assert shown == "赤\\x1b[31m字\\x07\\r上書き\\x9b2J\\u202eevil\\udcff\tend\n"
     assert terminal_text("a\nb\tc", single_line=True) == "a\\nb\\tc"
     assert terminal_text("普通の日本語 ABC 123 😀") == "普通の日本語 ABC 123 😀"
+
+
+# ---- `keiri-agent sandbox run`, end to end -------------------------------------------------
+
+HOSTILE_OUTPUT = """
+rows = []
+for _ in range(900):
+    rows = [rows]
+result = {"deep": rows, "name": "\\x1b]0;owned\\x07"}
+print("\\x1b[2J\\x1b[31m消去\\x07\\r上書き")
+with open("\\x1b[31m赤い名前.csv", "w", encoding="utf-8") as f:
+    f.write("a\\n")
+"""
+
+FAILING_OUTPUT = 'raise ValueError("\\x1b[2J画面消去\\x07\\r偽の成功")\n'
+
+
+def _invoke(tmp_file: Path, workdir: Path, *extra: str) -> Result:
+    return CliRunner().invoke(
+        app, ["sandbox", "run", str(tmp_file), "--workdir", str(workdir), *extra]
+    )
+
+
+def _script(workdir: Path, name: str, code: str) -> Path:
+    path = workdir.parent / f"{workdir.name}-{name}.py"
+    path.write_text(code, encoding="utf-8")
+    return path
+
+
+def test_sandbox_run_json_is_one_valid_document_whatever_the_code_returns(workdir: Path) -> None:
+    script = _script(workdir, "deep", HOSTILE_OUTPUT)
+    try:
+        ran = _invoke(script, workdir, "--json")
+    finally:
+        script.unlink()
+    assert ran.exit_code == 0, ran.output
+    document = json.loads(ran.stdout)  # one document, nothing before or after it
+    assert document["success"] is True
+    assert _depth(document["result"]["deep"]) == MAX_RESULT_DEPTH - 1
+    assert any("入れ子" in warning for warning in document["warnings"])
+    assert "\x1b" not in ran.stdout  # ASCII escapes inside the JSON strings
+    assert document["result"]["name"] == "\x1b]0;owned\x07"  # the data itself is kept
+
+
+def test_sandbox_run_shows_output_names_and_errors_with_control_characters_visible(
+    workdir: Path,
+) -> None:
+    script = _script(workdir, "show", HOSTILE_OUTPUT)
+    failing = _script(workdir, "fail", FAILING_OUTPUT)
+    try:
+        ran = _invoke(script, workdir)
+        failed = _invoke(failing, workdir)
+    finally:
+        script.unlink()
+        failing.unlink()
+    assert ran.exit_code == 0, ran.output
+    for shown in (ran.output, failed.output):
+        assert not set(shown) & {"\x1b", "\x07", "\r"}, repr(shown)
+    assert "\\x1b[2J\\x1b[31m消去\\x07\\r上書き" in ran.output
+    assert "作成: \\x1b[31m赤い名前.csv" in ran.output
+    assert failed.exit_code == 1
+    assert "ValueError: \\x1b[2J画面消去\\x07\\r偽の成功" in failed.output

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from keiri_agent.cli.common import EXIT_FAILED, EXIT_USER_ERROR, app, console, err_console
 from keiri_agent.errors import BlockError
+
+if TYPE_CHECKING:
+    from keiri_agent.sandbox.outcome import ExecutionOutcome
 
 sandbox_app = typer.Typer(
     help="LLM が書いたコードを安全に実行するサンドボックス。", no_args_is_help=True
@@ -82,24 +86,40 @@ def run_file(
     finally:
         executor.close()  # no process is left behind when the command returns
     if as_json:
-        typer.echo(outcome.model_dump_json(indent=2))
+        # ASCII escapes: one valid JSON document whatever the code put in its result or output.
+        typer.echo(json.dumps(outcome.model_dump(mode="json"), ensure_ascii=True, indent=2))
     else:
-        if outcome.stdout:
-            typer.echo(outcome.stdout, nl=not outcome.stdout.endswith("\n"))
-        if outcome.stderr:
-            err_console.print(outcome.stderr, markup=False, highlight=False, end="")
-        style = "green" if outcome.success else "red"
-        err_console.print(f"[{style}]{outcome.summary_ja()}[/{style}]")
-        if outcome.error is not None:
-            err_console.print(f"{outcome.error.type}: {outcome.error.message}", markup=False)
-            for line in outcome.error.traceback:
-                err_console.print(f"  {line}", markup=False)
-        for name in outcome.files_created:
-            err_console.print(f"作成: {name}", markup=False)
-        for warning in outcome.warnings:
-            err_console.print(f"[yellow]注意:[/yellow] {warning}")
+        _print_outcome(outcome)
     if not outcome.success:
         raise typer.Exit(code=EXIT_FAILED)
+
+
+def _print_outcome(outcome: ExecutionOutcome) -> None:
+    """The outcome for a person: everything the code chose (output, names, error text) has its
+    control characters made visible, so it cannot move the cursor, ring or rewrite the screen."""
+    from keiri_agent.sandbox.untrusted import terminal_text
+
+    if outcome.stdout:
+        shown = terminal_text(outcome.stdout)
+        typer.echo(shown, nl=not shown.endswith("\n"))
+    if outcome.stderr:
+        err_console.print(terminal_text(outcome.stderr), markup=False, highlight=False, end="")
+    style = "green" if outcome.success else "red"
+    summary = escape(terminal_text(outcome.summary_ja(), single_line=True))
+    err_console.print(f"[{style}]{summary}[/{style}]")
+    if outcome.error is not None:
+        error = f"{outcome.error.type}: {outcome.error.message}"
+        err_console.print(terminal_text(error, single_line=True), markup=False, highlight=False)
+        for line in outcome.error.traceback:
+            shown_line = terminal_text(line, single_line=True)
+            err_console.print(f"  {shown_line}", markup=False, highlight=False)
+    for name in outcome.files_created:
+        shown_name = terminal_text(name, single_line=True)
+        err_console.print(f"作成: {shown_name}", markup=False, highlight=False)
+    for warning in outcome.warnings:
+        err_console.print(
+            f"[yellow]注意:[/yellow] {escape(terminal_text(warning, single_line=True))}"
+        )
 
 
 @sandbox_app.command("doctor")
