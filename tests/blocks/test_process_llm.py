@@ -244,14 +244,18 @@ def test_group_key_missing_from_files_is_an_input_error(
 def test_reply_that_does_not_fit_is_an_output_error(
     block: Block, make_ctx: ContextFactory, llm_server: ScriptedLLMServer
 ) -> None:
-    llm_server.add_chat(json={"amount": "たくさん"})
+    llm_server.add_chat(json={"amount": "たくさん"}, repeat=True)
     inputs = {"evidence_data": EVIDENCE, "prompt": "金額", "output_schema": {"amount": "integer"}}
     with pytest.raises(LLMOutputError) as info:
         run_like_runner(block, inputs, make_ctx())
     assert info.value.code == ErrorCode.OUTPUT_SCHEMA_MISMATCH
     assert "amount" in info.value.message
     assert "たくさん" in info.value.details["raw"]
-    assert len(llm_server.chat_requests()) == 1  # no second, looser attempt behind the user's back
+    # The repair rounds (KEIRI_LLM_REPAIR_ROUNDS, default 2) ask again with the same schema:
+    # never a looser attempt behind the user's back.
+    requests = llm_server.chat_requests()
+    assert len(requests) == 3
+    assert all(r["response_format"] == requests[0]["response_format"] for r in requests)
 
 
 def test_schema_to_model_understands_the_simple_form() -> None:
