@@ -21,7 +21,7 @@ from keiri_agent.server.errors import error_response
 
 __all__ = ["LOCAL_HOSTS", "AllowedHosts", "allowed_hosts"]
 
-LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")  # Starlette keeps IPv6 brackets
 _WILDCARD_BINDS = frozenset({"", "0.0.0.0", "::"})  # every interface: no single name to add
 _ADMITTED = "keiri.host_admitted"
 
@@ -29,8 +29,9 @@ _ADMITTED = "keiri.host_admitted"
 def allowed_hosts(settings: Settings, bind_host: str | None = None) -> list[str]:
     """The host names to answer: localhost names, the bind address, KEIRI_ALLOWED_HOSTS."""
     hosts = list(LOCAL_HOSTS)
-    if bind_host is not None and bind_host.strip("[]") not in _WILDCARD_BINDS:
-        hosts.append(bind_host.strip("[]").lower())
+    bare = (bind_host or "").strip("[]").lower()
+    if bare not in _WILDCARD_BINDS:
+        hosts.append(f"[{bare}]" if ":" in bare else bare)
     for name in settings.keiri_allowed_hosts.split(","):
         if name.strip():
             hosts.append(name.strip().lower())

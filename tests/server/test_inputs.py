@@ -1,0 +1,123 @@
+"""Files a task reads come from its uploads or from inside the workspace: plan answers,
+analysis files and conversion sources that name outside paths are refused before anything is
+read, identically whether the outside file exists, and the refusal names the allowed folder.
+Uploads (multipart) are stored under the task; a paused plan run continues from answers."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from keiri_agent.config import Settings
+from keiri_agent.examples import example_answers
+from tests.server.conftest import LiveServer, make_settings
+
+PLAN = "duplicate_invoice_check"
+INVOICES = Path(example_answers(PLAN)["collect_inputs"]["invoice_list"])
+
+
+def _answers(path: str) -> dict[str, object]:
+    return {"kind": "plan", "plan": PLAN, "answers": {"collect_inputs": {"invoice_list": path}}}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        _answers("/etc/passwd"),
+        _answers("/etc/no-such-file.xlsx"),
+        _answers("../outside.xlsx"),
+        {"kind": "analysis", "request": "分析", "files": ["/etc/passwd"]},
+        {"kind": "analysis", "request": "分析", "files": ["/etc/no-such-file.csv"]},
+        {"request": "変換して", "source": "/etc/hostname"},
+    ],
+)
+def test_outside_paths_are_refused_before_a_task_starts(
+    serve: Callable[..., LiveServer], settings: Settings, body: dict[str, object]
+) -> None:
+    live = serve(settings)
+    with live.client() as client:
+        response = client.post("/agent/run", json=body)
+    assert response.status_code == 403, response.text
+    error = response.json()
+    assert error["code"] == "PERMISSION_DENIED"
+    workspace = str(settings.keiri_workspace_root.absolute())
+    assert f"作業フォルダ（{workspace}）の外" in error["message"]
+    assert workspace in error["hint"]  # which folder is allowed
+    assert "アップロード" in error["hint"]
+    assert live.registry.list() == []
+    assert not live.registry.root.exists() or not any(live.registry.root.iterdir())
+
+
+def test_an_existing_and_a_missing_outside_file_get_the_same_answer(
+    serve: Callable[..., LiveServer], settings: Settings
+) -> None:
+    live = serve(settings)
+    with live.client() as client:
+        exists = client.post("/agent/run", json=_answers("/etc/passwd")).json()
+        missing = client.post("/agent/run", json=_answers("/etc/passwd-no-such")).json()
+    assert exists["code"] == missing["code"]
+    assert exists["message"].replace("/etc/passwd", "P") == missing["message"].replace(
+        "/etc/passwd-no-such", "P"
+    )
+    assert exists["hint"] == missing["hint"]
+
+
+def test_an_answer_inside_the_workspace_runs(
+    serve: Callable[..., LiveServer], settings: Settings
+) -> None:
+    target = settings.keiri_workspace_root / "請求書一覧.xlsx"
+    target.parent.mkdir(parents=True)
+    shutil.copy(INVOICES, target)
+    live = serve(settings)
+    with live.client() as client:
+        task_id = client.post("/agent/run", json=_answers("請求書一覧.xlsx")).json()["task_id"]
+    assert live.wait_finished(task_id) == "success", live.registry.get(task_id).error
+
+
+def test_uploads_are_stored_under_the_task_and_a_paused_plan_continues(
+    serve: Callable[..., LiveServer], settings: Settings
+) -> None:
+    live = serve(settings)
+    with live.client() as client:
+        started = client.post("/agent/run", json={"kind": "plan", "plan": PLAN, "answers": {}})
+        paused_id = started.json()["task_id"]
+        assert live.wait_finished(paused_id) == "waiting_input"
+        answers = {"answers": {"collect_inputs": {"invoice_list": "一覧.xlsx"}}}
+        with INVOICES.open("rb") as content:
+            resumed = client.post(
+                f"/agent/tasks/{paused_id}/answers",
+                data={"request": json.dumps(answers, ensure_ascii=False)},
+                files=[("files", ("一覧.xlsx", content, "application/octet-stream"))],
+            )
+        assert resumed.status_code == 202, resumed.text
+        task_id = resumed.json()["task_id"]
+        assert live.wait_finished(task_id) == "success", live.registry.get(task_id).error
+        task = client.get(f"/agent/tasks/{task_id}").json()
+        again = client.post(f"/agent/tasks/{task_id}/answers", json=answers)
+    stored = live.registry.get(task_id).directory / "uploads" / "一覧.xlsx"
+    assert stored.read_bytes() == INVOICES.read_bytes()
+    assert task["request"]["resume_of"] == paused_id
+    assert "重複の疑いがある請求書は 4 件" in task["answer"]
+    assert again.status_code == 409
+    assert again.json()["code"] == "TASK_NOT_WAITING"
+
+
+def test_an_upload_over_the_limit_is_refused(
+    serve: Callable[..., LiveServer], tmp_path: Path
+) -> None:
+    live = serve(make_settings(tmp_path, keiri_max_upload_bytes=10_000))
+    with live.client() as client:
+        response = client.post(
+            "/agent/run",
+            data={"request": json.dumps({"request": "JSON に変換して"})},
+            files=[("files", ("big.csv", b"a,b\n" + b"1,2\n" * 5_000, "text/csv"))],
+        )
+    assert response.status_code == 413
+    assert response.json()["code"] == "UPLOAD_TOO_LARGE"
+    assert "10,000 バイト" in response.json()["message"]
+    assert "KEIRI_MAX_UPLOAD_BYTES" in response.json()["hint"]
+    assert live.registry.list() == []
