@@ -24,6 +24,7 @@ from keiri_agent.config import Settings, load_settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import Redactor, open_run
 from keiri_agent.events.models import RunEvent
+from keiri_agent.plan.answers import check_answers
 from keiri_agent.plan.backends import Backend, DaskBackend, ThreadBackend
 from keiri_agent.plan.compiled import CompiledGraph, compile_graph
 from keiri_agent.plan.control import load_subplan
@@ -145,6 +146,8 @@ class PlanRunner:
             )
         graph = compile_graph(list(model.graph))
         provider = _provider(answers)
+        if isinstance(provider, AnswersFile):
+            check_answers(provider.answers, model, self.registry, self.designs_dir)
         stream = open_run(model.id, runs_dir=self.runs_dir)
         assert stream.log_path is not None
         store = OutputStore(stream.log_path)

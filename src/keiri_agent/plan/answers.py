@@ -1,0 +1,129 @@
+"""Answers checked against the plan before a run starts: a typo is an error, never ignored.
+
+Answers (an ``--answers`` file, the server's answers, a resume's answers) are a mapping
+``node → {field: value}``. A node key is the id of a UI node anywhere in the plan (loop bodies
+and subflows included), or its qualified path (``loop[2]/approve``, ``sub/approve``); a field
+key is one of the node's literal ``requirements`` ids or a reserved key (``approved``,
+``response``). Anything else would be silently unused, so the run waits or a default is taken
+where the user thinks they answered: :func:`check_answers` names every unknown key and the
+closest known one.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.blocks.ui.fields import RESERVED_IDS
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.plan.models import BlockNode, LoopNode, Plan, SubflowNode
+
+__all__ = ["check_answers"]
+
+
+@dataclass(frozen=True)
+class _UINode:
+    node_id: str
+    path: re.Pattern[str]  # the qualified paths of its runs
+    shown: str  # the path as a person writes it: loop[0]/approve
+    fields: frozenset[str] | None  # None: requirements computed at run time
+
+
+def _fields(node: BlockNode) -> frozenset[str] | None:
+    requirements = node.inputs.get("requirements")
+    if requirements is None:
+        return frozenset(RESERVED_IDS)
+    if not isinstance(requirements, list):
+        return None
+    ids = [r.get("id") if isinstance(r, Mapping) else None for r in requirements]
+    if not all(isinstance(i, str) and "${" not in i for i in ids):
+        return None
+    return frozenset(RESERVED_IDS | {str(i) for i in ids})
+
+
+def _ui_nodes(
+    graph: Sequence[Any],
+    registry: BlockRegistry,
+    load: Any,
+    prefix: str = "",
+    shown: str = "",
+    depth: int = 0,
+) -> Iterator[_UINode]:
+    for node in graph:
+        if isinstance(node, BlockNode):
+            spec = registry.find(node.block)
+            if spec is not None and spec.is_ui:
+                yield _UINode(
+                    node.id,
+                    re.compile(prefix + re.escape(node.id)),
+                    shown + node.id,
+                    _fields(node),
+                )
+        elif isinstance(node, LoopNode):
+            yield from _ui_nodes(
+                node.body.plan.graph,
+                registry,
+                load,
+                f"{prefix}{re.escape(node.id)}\\[\\d+\\]/",
+                f"{shown}{node.id}[0]/",
+                depth,
+            )
+        elif isinstance(node, SubflowNode) and depth < 32:
+            sub = load(node.call.plan_id)
+            yield from _ui_nodes(
+                sub.graph,
+                registry,
+                load,
+                f"{prefix}{re.escape(node.id)}/",
+                f"{shown}{node.id}/",
+                depth + 1,
+            )
+
+
+def _closest(word: str, choices: Sequence[str]) -> str:
+    found = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    return f"（もしかして '{found[0]}'）" if found else ""
+
+
+def check_answers(
+    answers: Mapping[str, Any], plan: Plan, registry: BlockRegistry, designs_dir: Path
+) -> None:
+    """Raise one BlockError naming every unknown node or field key of ``answers``."""
+    from keiri_agent.plan.control import load_subplan
+
+    nodes = list(
+        _ui_nodes(plan.graph, registry, lambda plan_id: load_subplan(plan_id, designs_dir)[0])
+    )
+    by_id: dict[str, list[_UINode]] = {}
+    for node in nodes:
+        by_id.setdefault(node.node_id, []).append(node)
+    known = sorted({*by_id, *(n.shown for n in nodes)})
+    problems: list[str] = []
+    for key, given in answers.items():
+        matches = by_id.get(key) or [n for n in nodes if n.path.fullmatch(key)]
+        if not matches:
+            problems.append(f"ノード '{key}' は入力ノードではありません{_closest(key, known)}")
+            continue
+        fields = [m.fields for m in matches]
+        if any(f is None for f in fields) or not isinstance(given, Mapping):
+            continue
+        allowed = sorted(set().union(*fields))  # type: ignore[arg-type]
+        for name in given:
+            if str(name) not in allowed:
+                problems.append(
+                    f"'{key}' に入力項目 '{name}' はありません{_closest(str(name), allowed)}"
+                )
+    if problems:
+        raise BlockError(
+            "回答に Plan と合わないキーがあります: " + "; ".join(problems),
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="回答はノードID → {入力ID: 値} の形です。入力ノード: "
+            + (", ".join(known) or "なし")
+            + "。綴りを確認してください。",
+            details={"problems": problems, "input_nodes": known},
+        )
