@@ -2,12 +2,16 @@
 
 A conversion request goes through the page against the scripted LLM server: the 5-step
 progress bar reaches its last step, the live log console is gone, and the final answer and
-its download link appear; a failing request shows the red banner instead.
+its download link appear; a failing request shows the red banner instead. A CSV uploaded from
+the page is converted; a plan that pauses for input continues from the answers form; a path
+outside the workspace is refused with the allowed folder named, without internal step names
+or literal backticks.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -15,6 +19,7 @@ import pandas as pd
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from keiri_agent.examples import example_answers, example_plan
 from tests.server.conftest import LiveServer, make_settings
 from tests.support import ScriptedLLMServer
 
@@ -117,3 +122,89 @@ def test_an_error_shows_the_red_banner(
     expect(page.locator("#submit")).to_be_enabled(timeout=TIMEOUT_MS)
     (task,) = live.registry.list()
     assert task.status == "failed"
+
+
+def test_an_uploaded_csv_is_converted(
+    page: Page, live: LiveServer, llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    upload = tmp_path / "手元の売上.csv"
+    upload.write_text("月,売上\n2024-06,150000\n", encoding="utf-8")
+    job = {"action": "convert", "source": "手元の売上.csv", "target_format": "json"}
+    llm_server.add_chat(json=job)
+    page.goto(live.url + "/")
+    page.locator("#kind").select_option("convert")
+    page.locator("#request").fill("このファイルを JSON に変換してください")
+    page.locator("#upload").set_input_files(str(upload))
+    page.locator("#submit").click()
+
+    link = page.locator("#files-list a")
+    expect(link).to_have_count(1, timeout=TIMEOUT_MS)
+    expect(link).to_contain_text(".json")
+    expect(page.locator("#error-banner")).to_be_hidden(timeout=TIMEOUT_MS)
+    (task,) = live.registry.list()
+    assert task.status == "success"
+    assert (task.directory / "uploads" / "手元の売上.csv").read_bytes() == upload.read_bytes()
+    download = page.request.get(live.url + (link.get_attribute("href") or ""))
+    assert "2024-06" in download.text()
+
+
+def test_a_paused_plan_continues_from_the_answers_form(
+    page: Page, serve: Callable[..., LiveServer], tmp_path: Path
+) -> None:
+    # A plan of the user's own (not a shipped example, which comes with answers) pauses.
+    designs = tmp_path / "designs"
+    designs.mkdir()
+    shutil.copy(example_plan("duplicate_invoice_check"), designs / "dup_check.yaml")
+    live = serve(make_settings(tmp_path, keiri_designs_dir=designs))
+    invoices = Path(example_answers("duplicate_invoice_check")["collect_inputs"]["invoice_list"])
+    page.goto(live.url + "/")
+    page.locator("#kind").select_option("plan")
+    expect(page.locator('#steps li[data-step="interpret"]')).to_have_text("検証")
+    page.locator("#plan").fill("dup_check")
+    page.locator("#submit").click()
+
+    form = page.locator("#answers-section")
+    expect(form).to_be_visible(timeout=TIMEOUT_MS)
+    expect(form).to_contain_text("請求書一覧（Excel）（必須）")
+    file_field = page.locator('#answers-fields input[data-field="invoice_list"]')
+    expect(file_field).to_have_attribute("type", "file")
+    expect(page.locator('#answers-fields input[data-field="sheet"]')).to_have_value("請求書一覧")
+    file_field.set_input_files(str(invoices))
+    page.locator("#answers-submit").click()
+
+    answer = page.locator("#answer")
+    expect(answer).to_contain_text("重複の疑いがある請求書は 4 件", timeout=TIMEOUT_MS)
+    expect(form).to_be_hidden(timeout=TIMEOUT_MS)
+    expect(page.locator("#steps li.done")).to_have_count(5, timeout=TIMEOUT_MS)
+    statuses = sorted(str(task.status) for task in live.registry.list())
+    assert statuses == ["success", "waiting_input"]
+
+
+def test_an_outside_path_names_the_allowed_folder(
+    page: Page, live: LiveServer, llm_server: ScriptedLLMServer
+) -> None:
+    _submit(page, live, "変換して", "/etc/hostname")
+    banner = page.locator("#error-banner")
+    expect(banner).to_be_visible(timeout=TIMEOUT_MS)
+    workspace = str(live.settings.keiri_workspace_root.absolute())
+    expect(banner).to_contain_text(f"作業フォルダ（{workspace}）の外", timeout=TIMEOUT_MS)
+    expect(banner).to_contain_text("アップロード")
+    assert "`" not in (banner.text_content() or "")
+
+
+def test_errors_show_japanese_stage_names_and_code_spans(
+    page: Page, serve: Callable[..., LiveServer], tmp_path: Path
+) -> None:
+    # Nothing listens on port 9: the interpretation fails with a hint naming a command.
+    settings = make_settings(
+        tmp_path, openai_base_url="http://127.0.0.1:9/v1", keiri_llm_max_retries=0
+    )
+    live = serve(settings)
+    _submit(page, live, "売上.csv を JSON に変換して", "売上.csv")
+    banner = page.locator("#error-banner")
+    expect(banner).to_be_visible(timeout=TIMEOUT_MS)
+    expect(banner).to_contain_text("エラー（解釈）", timeout=TIMEOUT_MS)
+    expect(banner.locator("code")).to_have_text(["keiri-agent doctor"], timeout=TIMEOUT_MS)
+    text = banner.text_content() or ""
+    assert "（interpret）" not in text
+    assert "`" not in text
