@@ -17,14 +17,16 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
-from openpyxl import Workbook, load_workbook
+from openpyxl import Workbook
 from openpyxl.cell.cell import MergedCell
 from openpyxl.utils import column_index_from_string, get_column_letter, range_boundaries
 from openpyxl.utils.cell import coordinate_from_string
-from openpyxl.utils.exceptions import InvalidFileException
 from openpyxl.worksheet.worksheet import Worksheet
 
-from keiri_agent.documents.table_infer import make_column_names
+from keiri_agent.documents.bounded import run_bounded
+from keiri_agent.documents.limits import TableLimits
+from keiri_agent.documents.ooxml import XML_ERRORS, open_workbook, xml_error
+from keiri_agent.documents.table_infer import check_table_size, make_column_names
 from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError
 from keiri_agent.workspace import atomic_path
 
@@ -72,22 +74,18 @@ class ExcelManager:
             )
 
     def _load(self, *, values: bool) -> Workbook:
-        try:
-            return load_workbook(
-                self.path,
-                data_only=values,
-                read_only=values,
-                keep_vba=self.path.suffix.lower() == ".xlsm" and not values,
-            )
-        except (InvalidFileException, zipfile.BadZipFile, KeyError, OSError, ValueError) as exc:
-            raise FileProcessingError(
-                self.path.name,
-                f"{self.path.name} を Excel ブックとして開けません: {exc}",
-                hint="ファイルが壊れていないか、パスワード保護されていないか確認し、"
-                "Excel で開いて .xlsx として保存し直してください。",
-            ) from exc
+        return open_workbook(
+            self.path,
+            self.path.name,
+            read_only=values,
+            data_only=values,
+            keep_vba=self.path.suffix.lower() == ".xlsm" and not values,
+        )
 
     def sheet_names(self) -> list[str]:
+        return run_bounded(self._sheet_names, label=self.path.name)
+
+    def _sheet_names(self) -> list[str]:
         workbook = self._load(values=True)
         try:
             return list(workbook.sheetnames)
@@ -95,14 +93,30 @@ class ExcelManager:
             workbook.close()
 
     def read_rows(
-        self, sheet: str | int | None = None, *, cell_range: str | None = None
+        self,
+        sheet: str | int | None = None,
+        *,
+        cell_range: str | None = None,
+        limits: TableLimits = TableLimits(),  # noqa: B008 -- frozen, shared safely
     ) -> list[list[Any]]:
-        """Cell values (cached results for formulas) of a sheet or an ``A1:D20`` range."""
+        """Cell values (cached results for formulas) of a sheet or an ``A1:D20`` range.
+
+        Read in a bounded child (``bounded.run_bounded``); a sheet or range over ``limits``
+        is refused (FILE_TOO_LARGE) instead of being padded out to its saved dimensions.
+        """
+        return run_bounded(self._read_rows, sheet, cell_range, limits, label=self.path.name)
+
+    def _read_rows(
+        self, sheet: str | int | None, cell_range: str | None, limits: TableLimits
+    ) -> list[list[Any]]:
         workbook = self._load(values=True)
         try:
             ws = _sheet(workbook, sheet, self.path.name)
             if cell_range:
                 min_col, min_row, max_col, max_row = _bounds(cell_range)
+                check_table_size(
+                    self.path.name, max_row, max_col - min_col + 1, limits, sheet=ws.title
+                )
                 rows = ws.iter_rows(
                     min_row=min_row,
                     max_row=max_row,
@@ -111,8 +125,19 @@ class ExcelManager:
                     values_only=True,
                 )
             else:
+                # The saved dimension may claim A1:XFD1048576; rows then end at their last cell.
+                read_only_sheet: Any = ws  # openpyxl's ReadOnlyWorksheet, typed as Worksheet
+                read_only_sheet.reset_dimensions()
                 rows = ws.iter_rows(values_only=True)
-            return [list(row) for row in rows]
+            result: list[list[Any]] = []
+            width = 0
+            for row in rows:
+                width = max(width, len(row))
+                check_table_size(self.path.name, len(result) + 1, width, limits, sheet=ws.title)
+                result.append(list(row))
+            return [row + [None] * (width - len(row)) for row in result]
+        except XML_ERRORS as exc:  # read-only sheets are parsed while they are iterated
+            raise xml_error(self.path.name, exc) from exc
         finally:
             workbook.close()
 

@@ -3,8 +3,9 @@
 The real type of a file is read from its first bytes, not trusted from its extension: a
 ``.pdf`` that is a saved web page, an ``.xlsx`` that is not a ZIP or an empty download are
 refused with a message that names the file and says what it really is. Size, page and
-character limits come from ``models``; what a limit cut is reported in ``warnings`` and
-``truncated``, never dropped silently. Per-format readers live in ``pdf`` and ``office``;
+character limits come from ``limits``; what a limit cut is reported in ``warnings`` and
+``truncated``, never dropped silently. Office files pass the archive checks first, and PDF and
+Office files are parsed in a bounded child process, so no file can exhaust the caller's memory. Per-format readers live in ``pdf`` and ``office``;
 text files are decoded by ``encoding.decode_bytes`` (UTF-8 with or without BOM, CP932, EUC-JP).
 """
 
@@ -12,11 +13,12 @@ from __future__ import annotations
 
 import io
 import zipfile
+from functools import partial
 from pathlib import Path
 
 from keiri_agent.documents import office
+from keiri_agent.documents.bounded import run_bounded
 from keiri_agent.documents.models import (
-    MAX_ARCHIVE_TOTAL_BYTES,
     MAX_FILE_BYTES,
     MAX_PDF_PAGES,
     MAX_TEXT_CHARS,
@@ -25,6 +27,7 @@ from keiri_agent.documents.models import (
 from keiri_agent.documents.normalize import normalize_text
 from keiri_agent.documents.pdf import PAGE_SEPARATOR, read_pdf
 from keiri_agent.documents.source import read_source
+from keiri_agent.documents.zipsafe import check_container
 from keiri_agent.errors import ErrorCode, FileProcessingError
 
 __all__ = [
@@ -109,7 +112,9 @@ def extract_text(
     from the first sheet's top-left range; the text is normalized (``normalize_text``) and
     cut at ``max_chars``. Pages and slides are separated by PAGE_SEPARATOR.
 
-    Raises FileProcessingError: FILE_TOO_LARGE over ``max_bytes``; UNSUPPORTED_FORMAT for
+    Raises FileProcessingError: FILE_TOO_LARGE over ``max_bytes`` or when parsing needs more
+    than ``MAX_PARSE_MEMORY_BYTES``; ARCHIVE_UNSAFE for an Office file that breaks the archive
+    limits or holds an XML entity bomb; TIMEOUT_ERROR past ``MAX_PARSE_CPU_SECONDS``; UNSUPPORTED_FORMAT for
     another extension; FILE_UNREADABLE for an empty, damaged or mislabelled file (the message
     says what it really is); FILE_ENCRYPTED for a password-protected PDF or Office file.
     """
@@ -140,13 +145,14 @@ def extract_text(
             raise _unsupported(name, "", kind)
     _check_kind(name, extension, kind, data)
 
+    # Binary formats are parsed in a memory- and CPU-bounded child (see ``bounded``).
     if extension == ".pdf":
-        result = read_pdf(data, name, max_pages=max_pages)
+        result = run_bounded(partial(read_pdf, max_pages=max_pages), data, name, label=name)
     elif extension in (".docx", ".xlsx", ".xlsm", ".pptx"):
         reader = {".docx": office.read_docx, ".pptx": office.read_pptx}.get(
             extension, office.read_xlsx
         )
-        result = reader(data, name)
+        result = run_bounded(reader, data, name, label=name)
         result.format = extension[1:]
     else:
         result = _read_text(data, name, extension)
@@ -196,7 +202,7 @@ def _check_kind(name: str, extension: str, kind: str, data: bytes) -> None:
     expected = _EXPECTED[extension]
     if kind in expected:
         if kind in ("docx", "xlsx", "pptx"):
-            _check_zip_size(name, data)
+            check_container(data, name)
         return
     if kind == "office_encrypted" and extension in (".docx", ".xlsx", ".xlsm", ".pptx"):
         raise FileProcessingError(
@@ -232,20 +238,6 @@ def _mismatch_hint(extension: str, kind: str, actual: str) -> str:
     if kind in ("pdf", "docx", "xlsx", "pptx"):
         return f"拡張子を .{kind} に直して渡してください。"
     return f"{actual}は読み込めません。元のアプリケーションから {extension} 形式で保存し直してください。"
-
-
-def _check_zip_size(name: str, data: bytes) -> None:
-    # Office files are ZIPs; a few hundred KB can unpack to gigabytes (a zip bomb).
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        unpacked = sum(info.file_size for info in archive.infolist())
-    if unpacked > MAX_ARCHIVE_TOTAL_BYTES:
-        raise FileProcessingError(
-            name,
-            f"「{name}」は展開後のサイズが大きすぎます（{unpacked // 2**20:,} MB）。",
-            code=ErrorCode.FILE_TOO_LARGE,
-            hint="不要なシートや画像を削除して小さくしたファイルを渡してください。",
-            details={"unpacked_bytes": unpacked, "limit": MAX_ARCHIVE_TOTAL_BYTES},
-        )
 
 
 def _read_text(data: bytes, name: str, extension: str) -> ExtractedText:

@@ -9,6 +9,18 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+# The limits live in ``limits``; re-exported here for the readers that imported them from here.
+from keiri_agent.documents.limits import (
+    MAX_ARCHIVE_DEPTH,
+    MAX_ARCHIVE_MEMBERS,
+    MAX_ARCHIVE_RATIO,
+    MAX_ARCHIVE_TOTAL_BYTES,
+    MAX_FILE_BYTES,
+    MAX_PDF_PAGES,
+    MAX_TEXT_CHARS,
+    PROMPT_BUDGET_CHARS,
+)
+
 __all__ = [
     "MAX_ARCHIVE_DEPTH",
     "MAX_ARCHIVE_MEMBERS",
@@ -20,20 +32,6 @@ __all__ = [
     "PROMPT_BUDGET_CHARS",
     "ExtractedText",
 ]
-
-# Seed 004 §2: at most ~100,000 characters of text in total, PDFs from their first 20 pages.
-MAX_TEXT_CHARS = 100_000
-MAX_PDF_PAGES = 20
-# Seed 004 §2: documents are compressed to about 4,000 characters before they reach a prompt.
-PROMPT_BUDGET_CHARS = 4_000
-# A single input file larger than this is refused before it is parsed.
-MAX_FILE_BYTES = 200 * 1024 * 1024
-# Archive limits (zip bombs): total uncompressed size, per-member compression ratio,
-# number of members, and nesting depth (1 = one ZIP inside the ZIP).
-MAX_ARCHIVE_TOTAL_BYTES = 512 * 1024 * 1024
-MAX_ARCHIVE_RATIO = 200
-MAX_ARCHIVE_MEMBERS = 5_000
-MAX_ARCHIVE_DEPTH = 1
 
 
 @dataclass

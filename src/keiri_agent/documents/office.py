@@ -18,6 +18,7 @@ from typing import Any
 
 from keiri_agent.documents.models import ExtractedText
 from keiri_agent.documents.normalize import normalize_text
+from keiri_agent.documents.ooxml import XML_ERRORS, open_workbook, xml_error
 from keiri_agent.documents.pdf import PAGE_SEPARATOR
 from keiri_agent.errors import ErrorCode, FileProcessingError
 
@@ -35,7 +36,11 @@ def read_docx(data: bytes, name: str) -> ExtractedText:
 
     try:
         document = docx.Document(io.BytesIO(data))
-    except Exception as exc:  # python-docx raises KeyError, ValueError, lxml errors...
+    except MemoryError:
+        raise  # the bounded child reports it as a file too large
+    except XML_ERRORS as exc:
+        raise xml_error(name, exc) from exc
+    except Exception as exc:  # python-docx raises KeyError, ValueError...
         raise _broken(name, "Word 文書", exc) from exc
     blocks: list[str] = []
     tables = 0
@@ -61,7 +66,11 @@ def read_pptx(data: bytes, name: str) -> ExtractedText:
 
     try:
         presentation = Presentation(io.BytesIO(data))
-    except Exception as exc:  # python-pptx raises KeyError, ValueError, lxml errors...
+    except MemoryError:
+        raise  # the bounded child reports it as a file too large
+    except XML_ERRORS as exc:
+        raise xml_error(name, exc) from exc
+    except Exception as exc:  # python-pptx raises KeyError, ValueError...
         raise _broken(name, "PowerPoint ファイル", exc) from exc
     slides: list[str] = []
     for slide in presentation.slides:
@@ -87,13 +96,8 @@ def read_pptx(data: bytes, name: str) -> ExtractedText:
 
 def read_xlsx(data: bytes, name: str) -> ExtractedText:
     """The first sheet's top-left used range as tab-separated rows of cached values."""
-    from openpyxl import load_workbook
-
-    try:
-        values_book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
-        formula_book = load_workbook(io.BytesIO(data), read_only=True, data_only=False)
-    except Exception as exc:  # openpyxl raises KeyError, InvalidFileException, lxml errors...
-        raise _broken(name, "Excel ブック", exc) from exc
+    values_book = open_workbook(data, name, read_only=True, data_only=True)
+    formula_book = open_workbook(data, name, read_only=True, data_only=False)
     try:
         sheet_names = list(values_book.sheetnames)  # chart sheets included
         if not values_book.worksheets:
@@ -108,10 +112,13 @@ def read_xlsx(data: bytes, name: str) -> ExtractedText:
         # Saved dimensions are often wrong; rows are read lazily up to the limit instead.
         values_sheet.reset_dimensions()
         formula_sheet.reset_dimensions()
-        rows, missing, more_rows, more_cols = _sheet_rows(
-            values_sheet.iter_rows(values_only=True),
-            formula_sheet.iter_rows(values_only=True),
-        )
+        try:  # read-only sheets are parsed while they are iterated
+            rows, missing, more_rows, more_cols = _sheet_rows(
+                values_sheet.iter_rows(values_only=True),
+                formula_sheet.iter_rows(values_only=True),
+            )
+        except XML_ERRORS as exc:
+            raise xml_error(name, exc) from exc
     finally:
         values_book.close()
         formula_book.close()

@@ -4,11 +4,14 @@
 PDFs; pypdfium2 won by a wide margin (numbers in ``benchmarks/README.md``), so it is the only
 PDF library the product imports. Pages beyond the limit are not parsed at all; pages without a
 text layer (scans) are reported, never silently skipped.
+
+PDFium is not thread-safe, not even across different documents (pypdfium2's docs), and a
+stream inside a small PDF can decompress to gigabytes in it. So ``extract_text`` calls
+``read_pdf`` only in a bounded child process (``bounded.run_bounded``), one document per
+process: plan nodes in threads never share PDFium, and the child's memory limit bounds it.
 """
 
 from __future__ import annotations
-
-import threading
 
 import pypdfium2 as pdfium
 
@@ -27,9 +30,6 @@ _FPDF_ERR_PASSWORD = 4
 _FPDF_ERR_SECURITY = 5
 # A complete PDF ends with %%EOF; readers look for it in the last 1 KiB, we allow some slack.
 _EOF_WINDOW = 2048
-# PDFium is not thread-safe, not even across different documents (pypdfium2's docs): plan nodes
-# run in threads, so every PDFium call, from opening to closing a document, holds this lock.
-_PDFIUM_LOCK = threading.Lock()
 
 
 def read_pdf(data: bytes, name: str, *, max_pages: int = MAX_PDF_PAGES) -> ExtractedText:
@@ -40,8 +40,7 @@ def read_pdf(data: bytes, name: str, *, max_pages: int = MAX_PDF_PAGES) -> Extra
     """
     if max_pages < 1:
         raise ValueError("max_pages must be at least 1")
-    with _PDFIUM_LOCK:
-        total, pages, image_only, failed = _read_pages(data, name, max_pages)
+    total, pages, image_only, failed = _read_pages(data, name, max_pages)
     read = len(pages)
     warnings: list[str] = []
     if total > read:

@@ -6,29 +6,29 @@ spans two rows ("部門" merged vertically, "売上" merged over "上期"/"下�
 names joined with "_" ("部門", "売上_上期", "売上_下期"); every merged header value goes into
 each column it covers. Below the header only vertical merges are expanded (a category written
 once for several rows is repeated on each row); a value merged across columns stays in its
-first column. Cached values are read (``data_only``), as Excel shows them.
+first column. Cached values are read (``data_only``), as Excel shows them. Only the cells that
+exist are read, and a used range over the table limits (a stray value at XFD1048576) is
+refused with the range it spans, so a few-KB workbook cannot ask for gigabytes.
 """
 
 from __future__ import annotations
 
-import io
-import warnings
-import zipfile
 from typing import Any
 
 import pandas as pd
-from openpyxl import load_workbook
-from openpyxl.utils.exceptions import InvalidFileException
 from openpyxl.workbook.workbook import Workbook
 from openpyxl.worksheet.worksheet import Worksheet
 
-from keiri_agent.documents.table_infer import is_blank
+from keiri_agent.documents.bounded import run_bounded
+from keiri_agent.documents.ooxml import open_workbook
+from keiri_agent.documents.table_infer import TableLimits, check_table_size, is_blank
 from keiri_agent.documents.tables import (
     TableReadInfo,
     TableResult,
     choose_header,
     finish_table,
 )
+from keiri_agent.documents.zipsafe import check_container
 from keiri_agent.errors import ErrorCode, FileProcessingError
 
 __all__ = ["MAX_HEADER_ROWS", "read_xlsx_table"]
@@ -40,30 +40,33 @@ Merge = tuple[int, int, int, int]  # 0-based (first_row, first_col, last_row, la
 
 
 def read_xlsx_table(
-    data: bytes, label: str, *, sheet: str | int | None, header_row: int | None
+    data: bytes,
+    label: str,
+    *,
+    sheet: str | int | None,
+    header_row: int | None,
+    limits: TableLimits = TableLimits(),  # noqa: B008 -- frozen, shared safely
 ) -> TableResult:
-    """Read one sheet (default: the first) of the workbook in ``data``."""
-    with warnings.catch_warnings():
-        # openpyxl warns about features it drops (data validation, slicers); not our concern.
-        warnings.simplefilter("ignore")
-        try:
-            workbook = load_workbook(io.BytesIO(data), data_only=True)
-        except (zipfile.BadZipFile, InvalidFileException, KeyError, OSError, ValueError) as exc:
-            raise FileProcessingError(
-                label,
-                f"ファイル '{label}' は Excel ブックとして読めません（破損しているか、別形式のファイルです）。",
-                code=ErrorCode.FILE_UNREADABLE,
-                hint="Excel で開けるか確認し、「名前を付けて保存」で .xlsx として保存し直してください。",
-                details={"reason": f"{type(exc).__name__}: {exc}"},
-            ) from exc
+    """Read one sheet (default: the first) of the workbook in ``data``.
+
+    The workbook is checked like an archive, then parsed in a memory- and CPU-bounded child
+    (``bounded.run_bounded``); a sheet whose used range is over ``limits`` is refused.
+    """
+    check_container(data, label)
+    return run_bounded(_read_sheet, data, label, sheet, header_row, limits, label=label)
+
+
+def _read_sheet(
+    data: bytes, label: str, sheet: str | int | None, header_row: int | None, limits: TableLimits
+) -> TableResult:
+    workbook = open_workbook(data, label, read_only=False, data_only=True)
     try:
         ws = _pick_sheet(workbook, sheet, label)
-        grid = [
-            [None if is_blank(v) else v for v in row]
-            for row in ws.iter_rows(
-                min_row=1, min_col=1, max_row=ws.max_row, max_col=ws.max_column, values_only=True
-            )
-        ]
+        check_table_size(label, ws.max_row, ws.max_column, limits, sheet=ws.title)
+        grid: list[list[Any]] = [[None] * ws.max_column for _ in range(ws.max_row)]
+        # Only the cells that exist: iter_rows would create every cell of the used range.
+        for (row, col), cell in ws._cells.items():
+            grid[row - 1][col - 1] = None if is_blank(cell.value) else cell.value
         merges: list[Merge] = [
             (r.min_row - 1, r.min_col - 1, r.max_row - 1, r.max_col - 1)
             for r in ws.merged_cells.ranges

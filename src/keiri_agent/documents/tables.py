@@ -27,8 +27,10 @@ from typing import Any
 import pandas as pd
 
 from keiri_agent.documents.encoding import decode_bytes
+from keiri_agent.documents.limits import TableLimits
 from keiri_agent.documents.source import read_source
 from keiri_agent.documents.table_infer import (
+    check_table_size,
     convert_column,
     detect_header,
     make_column_names,
@@ -121,6 +123,7 @@ def read_table(
     encoding: str | None = None,
     delimiter: str | None = None,
     header_row: int | None = None,
+    limits: TableLimits = TableLimits(),  # noqa: B008 -- frozen, shared safely
 ) -> TableResult:
     """Read a table file (CSV/TSV/TXT or XLSX/XLSM) into a DataFrame.
 
@@ -128,7 +131,8 @@ def read_table(
     extension). ``sheet`` (name or 0-based index, default the first sheet) applies to Excel;
     ``encoding`` and ``delimiter`` to text (default: detected); ``header_row`` (0-based)
     overrides header detection. Raises ``FileProcessingError``: FILE_UNREADABLE (missing,
-    empty, damaged, undecodable), FILE_TOO_LARGE, FILE_ENCRYPTED, UNSUPPORTED_FORMAT (.xls
+    empty, damaged, undecodable), FILE_TOO_LARGE (over ``MAX_FILE_BYTES`` or ``limits``: rows,
+    columns, cells), FILE_ENCRYPTED, UNSUPPORTED_FORMAT (.xls
     and other formats), INPUT_VALIDATION_FAILED (unknown sheet or encoding, bad header_row).
     """
     data, label = _load(source, name)
@@ -157,7 +161,7 @@ def read_table(
     if data.startswith(b"PK\x03\x04") and (ext in _XLSX_EXTENSIONS | {".xls", ""}):
         from keiri_agent.documents.table_xlsx import read_xlsx_table
 
-        result = read_xlsx_table(data, label, sheet=sheet, header_row=header_row)
+        result = read_xlsx_table(data, label, sheet=sheet, header_row=header_row, limits=limits)
         if ext == ".xls":
             result.info.warnings.insert(
                 0, f"'{label}' は拡張子 .xls ですが中身は .xlsx 形式でした。"
@@ -185,7 +189,7 @@ def read_table(
             ErrorCode.UNSUPPORTED_FORMAT,
             _SAVE_AS_XLSX,
         )
-    result = _read_delimited(data, label, encoding, delimiter, header_row, ext)
+    result = _read_delimited(data, label, encoding, delimiter, header_row, ext, limits)
     if ext == ".xls":
         result.info.warnings.insert(
             0, f"'{label}' は拡張子 .xls ですが中身はテキスト（区切り文字形式）でした。"
@@ -249,6 +253,7 @@ def _read_delimited(
     delimiter: str | None,
     header_row: int | None,
     ext: str,
+    limits: TableLimits,
 ) -> TableResult:
     text, used_encoding = decode_bytes(data, file=label, encoding=encoding)
     if not text.strip():
@@ -284,6 +289,8 @@ def _read_delimited(
     widths = [len(r) for r in rows[header if header is not None else data_start :]]
     ncols = max(widths, default=1)
     body = text[start_offset:]
+    # Lines bound the records from above (a quoted line break makes one record two lines).
+    check_table_size(label, body.count("\n") + 1, ncols, limits)
     try:
         frame = pd.read_csv(
             io.StringIO(body),
@@ -368,15 +375,20 @@ def finish_table(
     ncols = frame.shape[1]
     cells = list(header_cells) + [None] * (ncols - len(header_cells))
     named = [str(c).strip() != "" and c is not None for c in cells]
-    keep = [j for j in range(ncols) if named[j] or frame.iloc[:, j].notna().any()]
-    frame = frame.iloc[:, keep].dropna(how="all").reset_index(drop=True)
+    filled = frame.notna().to_numpy()
+    keep = [j for j in range(ncols) if named[j] or filled[:, j].any()]
+    rows_with_values = pd.Series(filled[:, keep].any(axis=1), index=frame.index)
+    frame = frame.iloc[:, keep].loc[rows_with_values].reset_index(drop=True)
     names, renamed = make_column_names([cells[j] for j in keep], keep)
-    frame.columns = pd.Index(names)
-    for col in names:
-        converted, kind = convert_column(frame[col])
+    # Built column by column, then assembled once: assigning into a wide frame copies it
+    # every time (100,000 columns took minutes).
+    columns: dict[str, pd.Series] = {}
+    for j, col in enumerate(names):
+        converted, kind = convert_column(frame.iloc[:, j])
+        columns[col] = converted
         if kind is not None:
-            frame[col] = converted
             info.converted[col] = kind
+    frame = pd.DataFrame(columns, index=frame.index) if columns else frame.set_axis(names, axis=1)
     info.header_row = header
     info.rows = len(frame)
     info.columns = names

@@ -16,7 +16,8 @@ Declared sizes can lie, so stored and deflated entries are decompressed here fro
 stream, chunk by chunk, with a byte counter checked against the declared size and the limits
 (other methods go through ``zipfile`` with the same counter). Nothing is written to disk.
 
-Entry names and path checks live in ``zipnames``.
+``check_container`` runs the same entry checks on an Office Open XML file (a ZIP of XML parts)
+before an Office library opens it. Entry names and path checks live in ``zipnames``.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import BinaryIO
 
-from keiri_agent.documents.models import (
+from keiri_agent.documents.limits import (
     MAX_ARCHIVE_DEPTH,
     MAX_ARCHIVE_MEMBERS,
     MAX_ARCHIVE_RATIO,
@@ -47,11 +48,14 @@ from keiri_agent.documents.zipnames import (
 from keiri_agent.errors import ErrorCode, FileProcessingError
 
 __all__ = [
+    "CONTAINER_HINT",
     "RATIO_MIN_BYTES",
     "ArchiveLimits",
     "ArchiveListing",
     "ArchiveMember",
     "Budget",
+    "check_container",
+    "checked_entries",
     "is_zip",
     "read_nested",
     "read_zip",
@@ -61,6 +65,10 @@ RATIO_MIN_BYTES = 1024 * 1024
 _CHUNK = 64 * 1024
 _ENCRYPTED_FLAG = 0x1
 _LOCAL_HEADER = struct.Struct("<4s22xHH")
+CONTAINER_HINT = (
+    "ファイルの中の圧縮データが異常です（展開すると巨大になる「圧縮爆弾」の疑い）。"
+    "作成元に確認し、Excel・Word・PowerPoint で開いて保存し直したファイルを渡してください。"
+)
 
 
 @dataclass(frozen=True)
@@ -243,6 +251,90 @@ def _read_entry(
     return bytes(out)
 
 
+def checked_entries(
+    zf: zipfile.ZipFile, label: str, budget: Budget, warnings: list[str]
+) -> list[tuple[zipfile.ZipInfo, str]]:
+    """The file entries of ``zf`` with their safe paths, once every entry passed the checks.
+
+    Checks the member count, each entry (path, symlink, size, ratio, encryption) and the
+    declared total against ``budget`` (which it charges the members to), before any entry is
+    decompressed. Name-decoding and duplicate-name notes go to ``warnings``.
+    """
+    limits = budget.limits
+    infos = zf.infolist()
+    if budget.members + len(infos) > limits.max_members:
+        raise unsafe_error(
+            label,
+            f"'{label}' のエントリー数が多すぎます（{budget.members + len(infos):,} 件、上限 {limits.max_members:,} 件）。",
+            "member_count",
+            count=budget.members + len(infos),
+        )
+    budget.members += len(infos)
+    entries: list[tuple[zipfile.ZipInfo, str]] = []
+    encrypted: list[str] = []
+    seen_paths: set[str] = set()
+    for info in infos:
+        name, warning = decode_member_name(info)
+        if warning:
+            warnings.append(f"'{label}': {warning}")
+        path = safe_member_path(name, label)
+        if not path or info.is_dir() or name.replace("\\", "/").endswith("/"):
+            continue
+        _check_entry(info, path, label, limits)
+        if info.flag_bits & _ENCRYPTED_FLAG:
+            encrypted.append(path)
+        if path in seen_paths:
+            warnings.append(
+                f"'{label}' には同じ名前のメンバー '{path}' が複数あります（すべて読みます）。"
+            )
+        seen_paths.add(path)
+        entries.append((info, path))
+    if encrypted:
+        others = f"（ほか {len(encrypted) - 1} 件）" if len(encrypted) > 1 else ""
+        raise FileProcessingError(
+            label,
+            f"'{label}' のメンバー '{encrypted[0]}'{others} はパスワードで暗号化されていて読めません。",
+            code=ErrorCode.FILE_ENCRYPTED,
+            hint="パスワードなしの ZIP を作り直して渡してください。",
+            details={"members": encrypted},
+        )
+    declared = sum(info.file_size for info, _p in entries)
+    if budget.total_bytes + declared > limits.max_total_bytes:
+        raise unsafe_error(
+            label,
+            f"'{label}' の展開後の合計サイズが上限を超えます（{declared:,} バイト、上限 {limits.max_total_bytes:,} バイト）。",
+            "total_size",
+            declared=declared,
+            limit=limits.max_total_bytes,
+        )
+    return entries
+
+
+def check_container(
+    source: BinaryIO | bytes,
+    label: str,
+    *,
+    limits: ArchiveLimits = ArchiveLimits(),
+    hint: str = CONTAINER_HINT,
+) -> None:
+    """Refuse an Office Open XML file (.xlsx/.docx/.pptx: a ZIP of XML parts) that breaks the
+    archive limits, before openpyxl, python-docx or python-pptx opens it.
+
+    The same checks as for an evidence ZIP (member count, declared total, per-member size and
+    ratio, paths, encryption), on the central directory only: those libraries read parts
+    through ``zipfile``, which never inflates an entry past its declared size (it stops there
+    and fails the CRC), so declared sizes that pass bound what they can see. Errors carry
+    ``hint`` (written for Office files) instead of the archive hint.
+    """
+    fileobj = io.BytesIO(source) if isinstance(source, bytes | bytearray) else source
+    try:
+        with _open_zip(fileobj, label) as zf:
+            checked_entries(zf, label, Budget(limits), [])
+    except FileProcessingError as exc:
+        exc.hint = hint
+        raise
+
+
 def read_nested(
     data: bytes,
     label: str,
@@ -295,55 +387,9 @@ def read_zip(
     ``depth`` is the nesting level of this ZIP (0 = the outer one); ``prefix`` is prepended to
     member paths of a nested ZIP. ``budget`` accumulates across nested ZIPs.
     """
-    limits = budget.limits
     listing = ArchiveListing()
     with _open_zip(source, label) as zf:
-        infos = zf.infolist()
-        if budget.members + len(infos) > limits.max_members:
-            raise unsafe_error(
-                label,
-                f"'{label}' のエントリー数が多すぎます（{budget.members + len(infos):,} 件、上限 {limits.max_members:,} 件）。",
-                "member_count",
-                count=budget.members + len(infos),
-            )
-        budget.members += len(infos)
-        entries: list[tuple[zipfile.ZipInfo, str]] = []
-        encrypted: list[str] = []
-        seen_paths: set[str] = set()
-        for info in infos:
-            name, warning = decode_member_name(info)
-            if warning:
-                listing.warnings.append(f"'{label}': {warning}")
-            path = safe_member_path(name, label)
-            if not path or info.is_dir() or name.replace("\\", "/").endswith("/"):
-                continue
-            _check_entry(info, path, label, limits)
-            if info.flag_bits & _ENCRYPTED_FLAG:
-                encrypted.append(path)
-            if path in seen_paths:
-                listing.warnings.append(
-                    f"'{label}' には同じ名前のメンバー '{path}' が複数あります（すべて読みます）。"
-                )
-            seen_paths.add(path)
-            entries.append((info, path))
-        if encrypted:
-            others = f"（ほか {len(encrypted) - 1} 件）" if len(encrypted) > 1 else ""
-            raise FileProcessingError(
-                label,
-                f"'{label}' のメンバー '{encrypted[0]}'{others} はパスワードで暗号化されていて読めません。",
-                code=ErrorCode.FILE_ENCRYPTED,
-                hint="パスワードなしの ZIP を作り直して渡してください。",
-                details={"members": encrypted},
-            )
-        declared = sum(info.file_size for info, _p in entries)
-        if budget.total_bytes + declared > limits.max_total_bytes:
-            raise unsafe_error(
-                label,
-                f"'{label}' の展開後の合計サイズが上限を超えます（{declared:,} バイト、上限 {limits.max_total_bytes:,} バイト）。",
-                "total_size",
-                declared=declared,
-                limit=limits.max_total_bytes,
-            )
+        entries = checked_entries(zf, label, budget, listing.warnings)
         for info, path in sorted(entries, key=lambda e: e[1]):
             reason = skip_reason(path)
             if reason:
