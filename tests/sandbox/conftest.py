@@ -1,8 +1,9 @@
 """Fixtures for the sandbox executor tests: one warm executor, workdirs, canaries, listeners.
 
-The executor's fork server starts once per session (about two seconds). As root, the worker
-drops to ``nobody``, so every workdir lives directly under ``/tmp`` (pytest's own ``tmp_path``
-sits below a 0700 directory that ``nobody`` cannot traverse).
+The executor starts one jail (bubblewrap + warm fork server) per workdir, a few seconds each, so
+the ``workdir`` fixture hands every test the same directory (emptied before and after): one jail
+serves the whole session. It lives inside a 0700 directory, as a workdir of a private
+``mkdtemp`` would: the jail binds it at its own path, so no other uid ever has to reach it.
 
 Secrets the sandbox must never reveal are planted before the server starts: a canary token in
 the test process's environment and (through ``PYTHONPATH``, one of the few variables the executor
@@ -39,12 +40,11 @@ from keiri_agent.sandbox.procs import descendants
 
 MiB = 1024 * 1024
 IS_ROOT = os.geteuid() == 0
-SANDBOX_UID = 65534
 CANARY_ENV_VAR = "SBX_CANARY_TOKEN"
 CANARY_TOKEN = f"sbx-canary-{uuid.uuid4().hex}"
 # Reaches the fork server's environment (PYTHONPATH is passed through): a nonexistent entry.
 CANARY_PYTHONPATH = f"/nonexistent/{CANARY_TOKEN}"
-SURVIVOR_TIMEOUT_S = 1.0
+SURVIVOR_TIMEOUT_S = 10.0  # a generous "did not linger" bound on a loaded machine
 SANDBOX_DIR_PREFIX = "keiri-sbx-"
 
 # Not a product profile: the real ``analysis`` allowlist plus everything an attacker wants, and
@@ -122,7 +122,7 @@ def executor(sigterm_hits: list[int]) -> Iterator[SandboxExecutor]:
     )
     sandbox = SandboxExecutor()
     try:
-        sandbox.warm()
+        sandbox.warm(_SESSION_WORKDIR)
     finally:
         # The server has its copy; nothing else in the session needs the canaries.
         for name, value in saved.items():
@@ -134,12 +134,31 @@ def executor(sigterm_hits: list[int]) -> Iterator[SandboxExecutor]:
     sandbox.close()
 
 
+_PRIVATE_PARENT = Path(tempfile.mkdtemp(prefix="keiri-sbx-private-"))  # 0700, as mkdtemp makes it
+_SESSION_WORKDIR = _PRIVATE_PARENT / "work"
+
+
+def empty_dir(path: Path) -> None:
+    """Remove everything inside ``path`` (never following a symlink), keeping the directory."""
+    for item in path.iterdir():
+        if item.is_dir() and not item.is_symlink():
+            shutil.rmtree(item)
+        else:
+            item.unlink()
+
+
 @pytest.fixture
 def workdir() -> Iterator[Path]:
-    """A fresh workdir under /tmp (0755), removed afterwards."""
-    path = make_sandbox_dir(SANDBOX_DIR_PREFIX)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
+    """The session's workdir (inside a 0700 directory), empty at the start of each test."""
+    _SESSION_WORKDIR.mkdir(exist_ok=True)
+    empty_dir(_SESSION_WORKDIR)
+    yield _SESSION_WORKDIR
+    empty_dir(_SESSION_WORKDIR)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    del session, exitstatus
+    shutil.rmtree(_PRIVATE_PARENT, ignore_errors=True)
 
 
 @dataclass
@@ -256,43 +275,15 @@ def _live_descendants(pid: int) -> list[int]:
     return [child for child in descendants(pid) if not _is_zombie(child)]
 
 
-def _sandbox_uid_processes() -> list[int]:
-    """Live sandbox-uid processes started from this suite's workdirs (zombies excluded).
-
-    Only processes whose working directory is one of these tests' ``/tmp/keiri-sbx-*`` dirs
-    count: other suites running at the same time (another pytest, xdist workers) have their
-    own sandboxed workers, which are not survivors of these actions.
-    """
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            lines = (entry / "status").read_text().splitlines()
-        except OSError:
-            continue
-        fields = dict(line.split(":", 1) for line in lines if ":" in line)
-        uid = int(fields.get("Uid", "-1").split()[0])
-        if uid != SANDBOX_UID or fields.get("State", "").strip().startswith("Z"):
-            continue
-        try:
-            cwd = os.readlink(entry / "cwd")
-        except OSError:
-            cwd = ""
-        if cwd.startswith(f"/tmp/{SANDBOX_DIR_PREFIX}"):
-            found.append(int(entry.name))
-    return found
-
-
 def assert_no_survivors(executor: SandboxExecutor, timeout: float = SURVIVOR_TIMEOUT_S) -> None:
-    """Within ``timeout``, the fork server has no descendant and no sandbox-uid process runs."""
+    """Within ``timeout``, the last used jail's fork server has no running descendant."""
     server = executor.server_pid
     assert server is not None, "the fork server died"
     deadline = time.monotonic() + timeout
     while True:
         left = _live_descendants(server)
-        strays = _sandbox_uid_processes() if IS_ROOT else []
-        if not left and not strays:
+        strays: list[int] = []
+        if not left:
             return
         if time.monotonic() >= deadline:
             details = {pid: _cmdline(pid) for pid in [*left, *strays]}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 import textwrap
 import threading
 import time
@@ -26,9 +27,9 @@ from typer.testing import CliRunner
 from keiri_agent.cli import app
 from keiri_agent.errors import BlockError
 from keiri_agent.sandbox import ANALYSIS, CODEACT, ExecutionOutcome, SandboxExecutor
-from keiri_agent.sandbox.isolation import LAYER_NAMES
-from keiri_agent.sandbox.procs import children
-from tests.sandbox.conftest import IS_ROOT, assert_no_survivors, make_sandbox_dir
+from keiri_agent.sandbox.layers import PROPERTY_NAMES
+from keiri_agent.sandbox.procs import children, descendants
+from tests.sandbox.conftest import IS_ROOT, assert_no_survivors
 
 MiB = 1024 * 1024
 # Generous for the happy paths; the limit tests below set their own.
@@ -141,8 +142,8 @@ plt.savefig("chart.png")
     assert outcome.files_created == ["chart.png", "集計.csv"]
     assert (workdir / "集計.csv").read_text(encoding="utf-8") == "a,b\n1,2\n"
     assert not (workdir / ".sandbox").exists()
-    if IS_ROOT:  # handed back to the workdir's owner after running as nobody
-        assert {p.stat().st_uid for p in workdir.iterdir()} == {os.geteuid()}
+    # Copied out by the supervisor, as the caller: no chown, nobody else's files.
+    assert {p.stat().st_uid for p in workdir.iterdir()} == {os.geteuid()}
     # A second run that only reads reports nothing new.
     again = _run(executor, 'print(open("集計.csv").read())', workdir, profile=QUICK_ANALYSIS)
     assert again.success
@@ -275,25 +276,26 @@ def test_memory_override_applies(executor: SandboxExecutor, workdir: Path) -> No
 
 
 def test_cpu_override_stops_a_busy_loop(executor: SandboxExecutor, workdir: Path) -> None:
-    profile = ANALYSIS.with_overrides(cpu_seconds=1, wall_seconds=20.0)
+    # The wall limit is far beyond what one CPU second takes even on a loaded machine.
+    profile = ANALYSIS.with_overrides(cpu_seconds=1, wall_seconds=60.0)
     started = time.monotonic()
     outcome = _run(executor, "while True:\n    pass\n", workdir, profile=profile)
     assert outcome.killed_by == "cpu"
     assert outcome.error is not None
     assert "CPU 時間の上限（1 秒）" in outcome.error.message
-    assert time.monotonic() - started < 1 + 2
-    assert 0.9 <= outcome.duration_s < 3
+    assert time.monotonic() - started < 60 + 30  # did not hang
+    assert outcome.duration_s >= 0.9
 
 
 def test_wall_override_stops_a_sleep(executor: SandboxExecutor, workdir: Path) -> None:
     profile = ANALYSIS.with_overrides(cpu_seconds=20, wall_seconds=1.5)
     started = time.monotonic()
     outcome = _run(executor, "import time\ntime.sleep(60)\n", workdir, profile=profile)
-    assert time.monotonic() - started < 1.5 + 2
+    assert time.monotonic() - started < 1.5 + 30  # did not hang
     assert outcome.killed_by == "wall", outcome.error
     assert outcome.error is not None
     assert "実行時間の上限（1.5 秒）" in outcome.error.message
-    assert 1.4 <= outcome.duration_s < 3.5
+    assert 1.4 <= outcome.duration_s < 60
 
 
 def test_overrides_must_be_positive() -> None:
@@ -312,9 +314,10 @@ def test_every_layer_is_active_and_measurements_are_sensible(
     outcome = _run(executor, "import time\ntime.sleep(0.3)\n", workdir, profile=QUICK_ANALYSIS)
     elapsed = time.monotonic() - started
     assert outcome.success, outcome.error
-    assert [layer.name for layer in outcome.layers] == list(LAYER_NAMES)
+    assert [layer.name for layer in outcome.layers] == list(PROPERTY_NAMES)
     inactive = {layer.name for layer in outcome.layers if not layer.active}
-    assert inactive == (set() if IS_ROOT else {"uid"})
+    # An ordinary user without a delegated cgroup v2 has no memory/pids cgroup: said, not hidden.
+    assert inactive <= (set() if IS_ROOT else {"memory_cgroup", "pids_cgroup"})
     assert all(layer.detail for layer in outcome.layers)
     assert outcome.peak_memory_bytes > 0
     assert 0.3 <= outcome.duration_s <= elapsed
@@ -322,24 +325,39 @@ def test_every_layer_is_active_and_measurements_are_sensible(
     assert outcome.summary_ja().startswith("成功")
 
 
+def _running_workers(sandbox: SandboxExecutor) -> int:
+    """Jails whose fork server has a supervisor with a running action below it right now."""
+    busy = 0
+    for jail in list(sandbox._jails.values()):  # the jails have no public listing
+        server = jail.server_pid
+        # supervisor -> action init -> worker
+        if server is not None and children(server) and len(descendants(server)) >= 3:
+            busy += 1
+    return busy
+
+
 def test_concurrent_actions_keep_their_own_outputs() -> None:
-    """Four actions submitted at the same moment from four threads, in four workdirs."""
-    # A server of its own: should an action get stuck, closing it releases the waiting threads
+    """Four actions submitted at the same moment from four threads, in four workdirs (jails)."""
+    # An executor of its own: should an action get stuck, closing it releases the waiting threads
     # without holding up the session's executor.
     sandbox = SandboxExecutor()
-    sandbox.warm()
-    profile = ANALYSIS.with_overrides(cpu_seconds=5, wall_seconds=5.0)
-    workdirs = [make_sandbox_dir("keiri-sbx-concurrent-") for _ in range(4)]
+    profile = ANALYSIS.with_overrides(cpu_seconds=60, wall_seconds=120.0)
+    base = Path(tempfile.mkdtemp(prefix="keiri-sbx-concurrent-"))
+    workdirs = [base / f"w{i}" for i in range(4)]
     outcomes: dict[int, ExecutionOutcome] = {}
     errors: dict[int, str] = {}
+    for path in workdirs:
+        sandbox.warm(path)  # four jails up front: the rendezvous below is about actions
     barrier = threading.Barrier(4)
 
     def act(index: int) -> None:
+        # The actions cannot see anything of the host to wait on; each sleeps long enough for
+        # the test to watch all four supervisors with a running action at the same moment.
         code = (
             "import time\n"
             "import pandas as pd\n"
             f"pd.DataFrame({{'n': [{index}]}}).to_csv('out{index}.csv', index=False)\n"
-            "time.sleep(0.5)\n"
+            "time.sleep(8)\n"
             f"print('action {index}')\n"
             f"result = {index}\n"
         )
@@ -351,30 +369,29 @@ def test_concurrent_actions_keep_their_own_outputs() -> None:
 
     threads = [threading.Thread(target=act, args=(i,), daemon=True) for i in range(4)]
     try:
-        started = time.monotonic()
         for thread in threads:
             thread.start()
-        deadline = started + profile.wall_seconds + 5
+        seen = 0
+        while any(thread.is_alive() for thread in threads) and seen < 4:
+            seen = max(seen, _running_workers(sandbox))
+            time.sleep(0.02)
         for thread in threads:
-            thread.join(timeout=max(0.0, deadline - time.monotonic()))
-        elapsed = time.monotonic() - started
+            thread.join(timeout=profile.wall_seconds + 30)
         stuck = sorted(i for i, thread in enumerate(threads) if thread.is_alive())
         assert not stuck, f"actions {stuck} never came back (finished: {sorted(outcomes)})"
         assert not errors, errors
+        assert seen == 4, f"only {seen} actions ran at the same time"
         for index, outcome in outcomes.items():
             assert outcome.success, outcome.error
             assert outcome.stdout == f"action {index}\n"
             assert outcome.result == index
             assert outcome.files_created == [f"out{index}.csv"]
             assert sorted(p.name for p in workdirs[index].iterdir()) == [f"out{index}.csv"]
-        assert elapsed < 4 * 0.5 + 2  # they overlapped rather than queued behind each other
-        assert_no_survivors(sandbox)
     finally:
         sandbox.close()
         for thread in threads:
             thread.join(timeout=5)
-        for path in workdirs:
-            shutil.rmtree(path, ignore_errors=True)
+        shutil.rmtree(base, ignore_errors=True)
 
 
 # ---- the command line ---------------------------------------------------------------------------
@@ -427,7 +444,7 @@ def test_cli_run_reports_the_outcome_as_json(
     assert outcome.success
     assert outcome.stdout == "350\n"
     assert outcome.result["columns"] == ["部門", "金額"]
-    assert len(outcome.layers) == len(LAYER_NAMES)
+    assert len(outcome.layers) == len(PROPERTY_NAMES)
     failed = runner.invoke(
         app, ["sandbox", "run", str(cli_files["bad"]), "--workdir", str(workdir), "--json"]
     )
@@ -464,10 +481,10 @@ def test_cli_run_rejects_bad_usage_with_exit_2(
     _no_cli_processes_left(executor, before)
 
 
-def test_cli_doctor_lists_the_six_layers() -> None:
+def test_cli_doctor_lists_every_property() -> None:
     result = CliRunner().invoke(app, ["sandbox", "doctor", "--json"])
     assert result.exit_code == 0, result.output
     layers = json.loads(result.stdout)
-    assert [layer["name"] for layer in layers] == list(LAYER_NAMES)
+    assert [layer["name"] for layer in layers] == list(PROPERTY_NAMES)
     inactive = {layer["name"] for layer in layers if not layer["active"]}
-    assert inactive == (set() if IS_ROOT else {"uid"})
+    assert inactive <= (set() if IS_ROOT else {"memory_cgroup", "pids_cgroup"})

@@ -1,190 +1,133 @@
 """``SandboxExecutor``: the one way keiri-agent runs code that an LLM wrote.
 
 ``run(code, workdir=..., profile="analysis" | "codeact", inputs={name: DataFrame})`` checks the
-code against the profile's AST policy (a violation is refused before any process starts),
-writes the DataFrames as Arrow files into the workdir, and hands the action to the warm fork
-server, which forks a supervisor and a confined worker for it. The outcome comes back as JSON
-and is validated into an ``ExecutionOutcome``; nothing the child wrote is ever unpickled.
+code against the profile's AST policy (a violation is refused before any process starts), takes
+the workdir's lock (one action at a time per workdir: ``workdir_lock``), writes the DataFrames
+as Arrow files into the workdir's jail's private directory and hands the action to the warm
+fork server inside that jail (``jailserver``, ``jail``), which forks a supervisor and a confined
+worker for it. The supervisor's outcome document is read back with
+``outcome.outcome_from_supervisor`` (never raises, nothing is unpickled).
 
-The executor is thread-safe: several actions may run at once (one supervisor each). The fork
-server starts on first use and is shut down by ``close()`` (or at interpreter exit).
+One jail per workdir (per session or task), started on the first action there and kept warm;
+at most ``max_jails`` idle jails are kept, the least recently used is closed first. The executor
+is thread-safe: actions in different workdirs run at once, each in its own jail and cgroups.
+``close()`` (or interpreter exit) stops every jail and kills whatever runs in it.
 """
 
 from __future__ import annotations
 
 import atexit
-import contextlib
-import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.sandbox.outcome import ExecutionError, ExecutionOutcome, outcome_from_supervisor
+from keiri_agent.sandbox.jail import find_bwrap
+from keiri_agent.sandbox.jailserver import JailServer
+from keiri_agent.sandbox.layers import PROPERTY_NAMES, LayerStatus
+from keiri_agent.sandbox.outcome import (
+    ExecutionError,
+    ExecutionOutcome,
+    LayerReport,
+    outcome_from_supervisor,
+)
 from keiri_agent.sandbox.policy import PolicyError, enforce_policy
 from keiri_agent.sandbox.profiles import SandboxProfile, get_profile
-from keiri_agent.sandbox.supervisor import remove_sandbox_dir, reset_sandbox_dir
+from keiri_agent.sandbox.workdir_lock import workdir_lock
 
-__all__ = ["SandboxExecutor", "default_executor", "run"]
+__all__ = ["DEFAULT_MAX_JAILS", "SandboxExecutor", "default_executor", "run"]
 
-SERVER_START_TIMEOUT_S = 120.0  # the first start may build matplotlib's font cache
 RESULT_MARGIN_S = 30.0  # beyond the wall limit, time for the supervisor to clean up
-# Variables passed to the fork server; everything else (API keys!) stays behind.
-SERVER_ENV_KEEP = ("PATH", "HOME", "LANG", "LC_ALL", "XDG_CACHE_HOME", "MPLCONFIGDIR", "PYTHONPATH")
+DEFAULT_MAX_JAILS = 4  # idle jails kept warm; each holds a fork server (~150 MB)
 
 
-def _server_env() -> dict[str, str]:
-    env = {name: os.environ[name] for name in SERVER_ENV_KEEP if name in os.environ}
-    env.setdefault("PATH", "/usr/bin:/bin")
-    env.setdefault("LANG", "C.UTF-8")
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    return env
-
-
-def _sandbox_error(message: str, hint: str, **details: Any) -> BlockError:
-    return BlockError(message, code=ErrorCode.INTERNAL_ERROR, hint=hint, details=details)
-
-
-class _Server:
-    """One running fork server process and the thread that reads its messages."""
-
-    def __init__(self, python: str) -> None:
-        self.results_dir = Path(tempfile.mkdtemp(prefix="keiri-sandbox-"))
-        os.chmod(self.results_dir, 0o700)
-        self.log_path = self.results_dir / "server.log"
-        self._log: IO[bytes] = open(self.log_path, "wb")  # noqa: SIM115 - closed in close()
-        self.process = subprocess.Popen(
-            [python, "-m", "keiri_agent.sandbox.forkserver", str(self.results_dir)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._log,
-            env=_server_env(),
-            cwd=self.results_dir,
-            start_new_session=True,
-            close_fds=True,
-        )
-        self._lock = threading.Lock()
-        self._waiters: dict[int, threading.Event] = {}
-        self._pids: dict[int, int] = {}
-        self._ready = threading.Event()
-        self.info: dict[str, Any] = {}
-        self.alive = True
-        self._reader = threading.Thread(target=self._read, name="sandbox-server", daemon=True)
-        self._reader.start()
-        if not self._ready.wait(SERVER_START_TIMEOUT_S) or not self.alive:
-            log = self.log_path.read_text(encoding="utf-8", errors="replace")[-2000:]
-            self.close()
-            raise _sandbox_error(
-                "サンドボックスの実行プロセスを起動できませんでした。",
-                "`keiri-agent sandbox doctor` で環境を確認してください。",
-                log=log,
-            )
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for raw in self.process.stdout:
-            try:
-                message = json.loads(raw)
-            except json.JSONDecodeError:
-                continue
-            kind = message.get("type")
-            if kind == "ready":
-                self.info = message
-                self._ready.set()
-            elif kind == "started":
-                self._pids[int(message["id"])] = int(message["pid"])
-            elif kind == "done":
-                with self._lock:
-                    event = self._waiters.get(int(message["id"]))
-                if event is not None:
-                    event.set()
-        self.alive = False
-        self._ready.set()
-        with self._lock:
-            for event in self._waiters.values():
-                event.set()
-
-    def submit(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
-        action_id = int(request["id"])
-        event = threading.Event()
-        with self._lock:
-            self._waiters[action_id] = event
-        result_path = self.results_dir / f"{action_id}.json"
-        try:
-            line = (json.dumps(request, ensure_ascii=False) + "\n").encode("utf-8")
-            assert self.process.stdin is not None
-            with self._lock:
-                self.process.stdin.write(line)
-                self.process.stdin.flush()
-            if not event.wait(timeout) or not result_path.exists():
-                self._kill_action(action_id)
-                raise _sandbox_error(
-                    "サンドボックスの実行が応答しなくなったため停止しました。",
-                    "時間をおいて再実行してください。繰り返す場合は `keiri-agent sandbox doctor` を確認してください。",
-                    action=action_id,
-                    server_alive=self.alive,
-                )
-            return dict(json.loads(result_path.read_text(encoding="utf-8")))
-        finally:
-            with self._lock:
-                self._waiters.pop(action_id, None)
-            self._pids.pop(action_id, None)
-            result_path.unlink(missing_ok=True)
-
-    def _kill_action(self, action_id: int) -> None:
-        pid = self._pids.get(action_id)
-        if pid is not None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(pid, 9)
-
-    def close(self) -> None:
-        self.alive = False
-        if self.process.stdin is not None:
-            with contextlib.suppress(OSError):
-                self.process.stdin.close()
-        try:
-            self.process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, 9)
-            self.process.wait(timeout=5)
-        self._log.close()
-        shutil.rmtree(self.results_dir, ignore_errors=True)
+def _host_layers() -> list[LayerReport]:
+    statuses = [
+        LayerStatus(
+            "namespaces",
+            True,
+            "bubblewrap のジェイル: ユーザー・マウント・PID・IPC・UTS・ネットワーク・cgroup 名前空間",
+        ),
+        LayerStatus(
+            "readonly_binds",
+            True,
+            "見えるのはインタープリター・パッケージ・システムライブラリ（読み取り専用）と作業ディレクトリだけ",
+        ),
+        LayerStatus(
+            "no_root_file_ops",
+            True,
+            "ホストは作業ディレクトリを chown・走査しない。書き込まれたファイルはディレクトリ記述子"
+            "基準・O_NOFOLLOW でコピー",
+        ),
+        LayerStatus("lock", True, "作業ディレクトリごとに同時に 1 アクション（ロック）"),
+    ]
+    return [LayerReport(name=s.name, active=s.active, detail=s.detail) for s in statuses]
 
 
 class SandboxExecutor:
-    """Runs code in fresh confined processes forked from one warm server."""
+    """Runs code in fresh confined processes forked from one warm jail per workdir."""
 
-    def __init__(self, *, python: str | None = None) -> None:
+    def __init__(self, *, python: str | None = None, max_jails: int = DEFAULT_MAX_JAILS) -> None:
         self.python = python or sys.executable
-        self._server: _Server | None = None
+        self.max_jails = max_jails
+        self._jails: OrderedDict[Path, JailServer] = OrderedDict()
+        self._busy: dict[Path, int] = {}
         self._lock = threading.Lock()
         self._next_id = 0
+        self._last: JailServer | None = None
 
-    def _ensure_server(self) -> tuple[_Server, int]:
-        """The live server (started or restarted if needed) and a fresh action id."""
+    def _acquire(self, workdir: Path) -> tuple[JailServer, int]:
+        """The live jail of ``workdir`` (started if needed) and a fresh action id."""
         with self._lock:
-            if self._server is None or not self._server.alive:
-                if self._server is not None:
-                    self._server.close()
-                self._server = _Server(self.python)
+            jail = self._jails.get(workdir)
+            if jail is not None and not jail.matches(workdir):
+                jail.close()  # the directory was replaced: the jail shows the old one
+                jail = None
+            if jail is None:
+                jail = JailServer(self.python, workdir)
+                self._jails[workdir] = jail
+            self._jails.move_to_end(workdir)
+            self._busy[workdir] = self._busy.get(workdir, 0) + 1
             self._next_id += 1
-            return self._server, self._next_id
+            self._last = jail
+            return jail, self._next_id
+
+    def _release(self, workdir: Path) -> None:
+        with self._lock:
+            self._busy[workdir] -= 1
+            if not self._busy[workdir]:
+                del self._busy[workdir]
+            idle = [path for path in self._jails if path not in self._busy]
+            while len(self._jails) > self.max_jails and idle:
+                self._jails.pop(idle.pop(0)).close()
 
     @property
     def server_pid(self) -> int | None:
-        """The fork server's pid while it runs (for diagnostics and containment checks)."""
-        server = self._server
-        return server.process.pid if server is not None and server.alive else None
+        """The host pid of the most recently used jail's fork server (diagnostics, tests)."""
+        jail = self._last
+        return jail.server_pid if jail is not None else None
 
-    def warm(self) -> dict[str, Any]:
-        """Start the fork server now (otherwise the first action does); returns its info."""
-        return dict(self._ensure_server()[0].info)
+    def jail_pids(self) -> list[int]:
+        """Host pids of every running jail's bwrap process."""
+        with self._lock:
+            return [jail.process.pid for jail in self._jails.values() if jail.alive]
+
+    def warm(self, workdir: Path | str | None = None) -> dict[str, Any]:
+        """Start the jail of ``workdir`` now (otherwise its first action does); returns its info.
+
+        Without a workdir, only checks that the jail can be built here (bubblewrap installed).
+        """
+        if workdir is None:
+            return {"bwrap": find_bwrap()}
+        root = Path(workdir).resolve()
+        root.mkdir(parents=True, exist_ok=True)
+        jail, _ = self._acquire(root)
+        self._release(root)
+        return dict(jail.info)
 
     def run(
         self,
@@ -210,32 +153,37 @@ class SandboxExecutor:
                 ),
                 profile=chosen.name,
             )
+        _check_inputs(inputs or {})
         root = Path(workdir).resolve()
         root.mkdir(parents=True, exist_ok=True)
-        server, action_id = self._ensure_server()
-        input_paths = _write_inputs(root, action_id, inputs or {})
-        request = {
-            "id": action_id,
-            "code": code,
-            "workdir": str(root),
-            "profile": _profile_dict(chosen),
-            "inputs": input_paths,
-        }
-        try:
-            raw = server.submit(request, timeout=chosen.wall_seconds + RESULT_MARGIN_S)
-        finally:
-            remove_sandbox_dir(root)
-        if server.info.get("threads", 1) > 1:
-            raw.setdefault("warnings", []).append(
+        with workdir_lock(root):
+            jail, action_id = self._acquire(root)
+            try:
+                request = {
+                    "id": action_id,
+                    "code": code,
+                    "workdir": str(root),
+                    "profile": _profile_dict(chosen),
+                    "inputs": _write_inputs(jail, action_id, inputs or {}),
+                }
+                raw = jail.submit(request, timeout=chosen.wall_seconds + RESULT_MARGIN_S)
+            finally:
+                self._release(root)
+        outcome = outcome_from_supervisor(raw)
+        warnings = list(outcome.warnings)
+        if jail.info.get("threads", 1) > 1:
+            warnings.append(
                 "サンドボックスの待機プロセスが複数スレッドで動いています（fork が不安定になる恐れ）。"
             )
-        return outcome_from_supervisor(raw)
+        layers = sorted([*_host_layers(), *outcome.layers], key=_layer_order)
+        return outcome.model_copy(update={"layers": layers, "warnings": warnings})
 
     def close(self) -> None:
         with self._lock:
-            if self._server is not None:
-                self._server.close()
-                self._server = None
+            jails = list(self._jails.values())
+            self._jails.clear()
+        for jail in jails:
+            jail.close()
 
 
 def _profile_dict(profile: SandboxProfile) -> dict[str, Any]:
@@ -249,16 +197,17 @@ def _profile_dict(profile: SandboxProfile) -> dict[str, Any]:
         "max_total_bytes": profile.max_total_bytes,
         "output_bytes": profile.output_bytes,
         "nofile": profile.nofile,
+        "max_tasks": profile.max_tasks,
     }
 
 
-def _write_inputs(root: Path, action_id: int, inputs: Mapping[str, Any]) -> dict[str, str]:
-    import pandas as pd
-    import pyarrow as pa
-    import pyarrow.feather as feather
+def _layer_order(layer: LayerReport) -> int:
+    return PROPERTY_NAMES.index(layer.name) if layer.name in PROPERTY_NAMES else len(PROPERTY_NAMES)
 
-    paths: dict[str, str] = {}
-    folder = reset_sandbox_dir(root) / "inputs"
+
+def _check_inputs(inputs: Mapping[str, Any]) -> None:
+    import pandas as pd
+
     for name, frame in inputs.items():
         if not name.isidentifier():
             raise BlockError(
@@ -274,11 +223,20 @@ def _write_inputs(root: Path, action_id: int, inputs: Mapping[str, Any]) -> dict
                 hint="ファイルは keiri_agent.documents.read_table で DataFrame にしてから渡してください。",
                 details={"input": name},
             )
-        folder.mkdir(exist_ok=True)
-        path = folder / f"{action_id}-{name}.arrow"
+
+
+def _write_inputs(jail: JailServer, action_id: int, inputs: Mapping[str, Any]) -> dict[str, str]:
+    """Arrow files in the jail's private directory (never in the workdir); jail paths by name."""
+    import pyarrow as pa
+    import pyarrow.feather as feather
+
+    paths: dict[str, str] = {}
+    for name, frame in inputs.items():
+        host, inside = jail.input_path(f"{action_id}-{name}.arrow")
         table = pa.Table.from_pandas(frame, preserve_index=True)
-        feather.write_feather(table, path, compression="uncompressed")
-        paths[name] = str(path)
+        feather.write_feather(table, host, compression="uncompressed")
+        os.chmod(host, 0o600)
+        paths[name] = inside
     return paths
 
 

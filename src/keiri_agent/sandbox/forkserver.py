@@ -1,11 +1,11 @@
 """The warm fork server: imports the analysis libraries once, then forks one supervisor per
 action, so an action costs a fork instead of a second of imports.
 
-Run as ``python -m keiri_agent.sandbox.forkserver RESULTS_DIR`` by ``SandboxExecutor`` with a
-scrubbed environment. Protocol (JSON lines): requests on stdin; ``ready``, ``started`` and
-``done`` lines on stdout, each written with one ``os.write`` shorter than PIPE_BUF so lines
-from concurrent supervisors never interleave. Outcomes travel as files in RESULTS_DIR (private
-to the parent's user) because they can be larger than a pipe write is atomic.
+Run inside its jail (``jail``) as ``python -m keiri_agent.sandbox.forkserver RESULTS_DIR`` by
+``SandboxExecutor`` with a scrubbed environment. Protocol (JSON lines): requests on stdin;
+``ready``, ``started`` and ``done`` lines on stdout, each written with one ``os.write`` shorter
+than PIPE_BUF. Outcomes travel as files in RESULTS_DIR (the jail's private directory, which the
+host keeps outside every workdir) because they can be larger than a pipe write is atomic.
 
 The server stays single-threaded (BLAS and OpenMP threads are pinned to 1 before the imports)
 because forking a threaded process is unsafe. It is a child subreaper: whatever escapes a
@@ -36,9 +36,8 @@ os.environ["ARROW_DEFAULT_MEMORY_POOL"] = "system"
 
 __all__ = ["WARM_MODULES", "main", "warm_up"]
 
-# Modules the libraries import lazily (file formats, codecs, backends). The worker may not be
-# able to read the interpreter's files after it drops to an unprivileged uid (a Python under
-# /root, as with pyenv), so everything an action can reach is imported here, once.
+# Modules the libraries import lazily (file formats, codecs, backends): imported here, once, so
+# that an action costs a fork and never an import from disk.
 WARM_MODULES = (
     "numpy",
     "pandas",
@@ -114,6 +113,7 @@ def _request(line: bytes, results_dir: Path) -> Any:
         profile=profile,
         inputs={str(k): str(v) for k, v in data.get("inputs", {}).items()},
         result_path=results_dir / f"{int(data['id'])}.json",
+        cgroup_note=str(data.get("cgroup_note", "")),
     )
 
 

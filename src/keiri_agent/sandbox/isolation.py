@@ -1,33 +1,30 @@
-"""Worker-side isolation: the OS layers that confine generated code before it runs.
+"""Worker-side isolation: the layers a worker applies to itself right before user code runs.
 
-The sandbox worker (a fork of the warm server, single-threaded, libraries loaded) calls
-``apply_isolation`` right before it runs user code. Six layers are applied in this order and each
-is reported as a ``LayerStatus``; a layer the system lacks is reported inactive with the reason,
-a layer that is available but fails raises ``IsolationError`` (never a silent skip):
+The worker runs inside the jail (``jail``: user, mount, PID, IPC, UTS, network and cgroup
+namespaces, read-only binds) and its action's own namespaces and overlay (``actionfs``). There,
+a fork of the warm server, single-threaded, libraries loaded, it calls ``apply_isolation``. Five
+layers are applied in this order and each is reported as a ``LayerStatus``; a layer the system
+lacks is reported inactive with the reason, a layer that is available but fails raises
+``IsolationError`` (never a silent skip):
 
-1. ``netns``: a new, empty network namespace (no interface, loopback down: even 127.0.0.1 is
-   unreachable). As an ordinary user through a user namespace with identity uid/gid maps;
-   capabilities gained there are dropped again. Limit: pathname unix sockets are not namespaced
-   (seccomp denies ``socket`` itself).
-2. ``rlimits``: CPU seconds (SIGXCPU at the soft limit, the kernel's SIGKILL 3 s later), address
+1. ``rlimits``: CPU seconds (SIGXCPU at the soft limit, the kernel's SIGKILL 3 s later), address
    space (the warm interpreter's size + the profile's memory), file size (SIGXFSZ ignored, so
-   an oversized write raises ``OSError(EFBIG)``), open files, no core dumps, a task cap per uid.
-   Limit: the wall clock is the supervisor's; address space is not resident memory.
-3. ``env``: the environment is replaced by ``sandbox_env`` (no API key survives) and the
+   an oversized write raises ``OSError(EFBIG)``), open files, no core dumps, and a task cap
+   that counts the jail's user namespace only (the action's pids cgroup is the exact bound).
+2. ``env``: the environment is replaced by ``sandbox_env`` (no API key survives) and the
    process's initial environment block, which ``/proc/self/environ`` shows, is zeroed. The
    working directory becomes the workdir. Limit: secrets in the *memory* of the warm server are
    inherited by the fork; the warm server must never hold any.
-4. ``landlock``: read-only access to the interpreter, its site-packages and a few system paths
+3. ``landlock``: read-only access to the interpreter, its site-packages and a few system paths
    (``default_readonly_paths``), read-write to the workdir, nothing else; no TCP, no signals or
-   abstract sockets leaving the domain (see ``landlock.py``). Limit: descriptors opened earlier
-   stay usable, so the worker must close what it inherited.
-5. ``uid``: as root, drop to the sandbox user (nobody) with no supplementary groups; always
-   ``PR_SET_DUMPABLE=0`` so processes of the same uid cannot trace or read the worker.
-6. ``seccomp``: deny exec, process creation, sockets, tracing, signals to others, raising limits,
-   namespaces, mounts and more (see ``seccomp.py``).
+   abstract sockets leaving the domain (see ``landlock.py``).
+4. ``caps``: every capability dropped (effective, permitted, inheritable and ambient: the
+   ``CAP_SYS_ADMIN`` the jail kept for building mounts is gone) and
+   ``PR_SET_DUMPABLE=0``, so nothing can trace or read the worker.
+5. ``seccomp``: deny exec, process creation, sockets, tracing, signals to others, raising limits,
+   namespaces, mounts, memfd, System V IPC, inotify and more (see ``seccomp.py``).
 
-``keiri_agent.sandbox.probe.probe_layers`` runs all six in a throwaway child and reports what this
-machine supports; the sandbox user and workdir ownership live in ``ownership``.
+``keiri_agent.sandbox.probe`` reports what this machine supports.
 """
 
 from __future__ import annotations
@@ -46,10 +43,6 @@ from pathlib import Path
 from keiri_agent.sandbox import landlock, seccomp
 from keiri_agent.sandbox.landlock import default_readonly_paths
 from keiri_agent.sandbox.layers import LAYER_NAMES, IsolationError, LayerStatus
-from keiri_agent.sandbox.ownership import (
-    resolve_sandbox_ids,
-    unreachable_ancestor,
-)
 from keiri_agent.sandbox.profiles import SandboxProfile
 
 __all__ = [
@@ -60,6 +53,7 @@ __all__ = [
     "apply_isolation",
     "default_readonly_paths",
     "sandbox_env",
+    "set_not_dumpable",
 ]
 
 SANDBOX_DIRNAME = ".sandbox"  # under the workdir: home, tmp and matplotlib config
@@ -72,12 +66,14 @@ THREAD_ENV_VARS = (
 )
 CPU_KILL_GRACE_SECONDS = 3  # hard RLIMIT_CPU = soft + this: SIGXCPU first, SIGKILL after
 NOFILE_HEADROOM = 16
-NPROC_HEADROOM = 16  # tasks (threads count) the sandbox uid may add; seccomp stops processes
+# RLIMIT_NPROC counts the uid's tasks in the jail's user namespace: the jail's own processes
+# (bwrap, the server, the supervisor, the action's init) plus the action's tasks.
+JAIL_TASKS = 8
 MiB = 1024 * 1024
 
-CLONE_NEWUSER = 0x10000000
-CLONE_NEWNET = 0x40000000
 PR_SET_DUMPABLE = 4
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
 LINUX_CAPABILITY_VERSION_3 = 0x20080522
 # /proc/<pid>/stat fields 50 and 51 (env_start, env_end), counted from field 3 after "comm)".
 STAT_ENV_START_INDEX = 47
@@ -92,8 +88,6 @@ class IsolationConfig:
     workdir: Path  # the only read-write place
     profile: SandboxProfile
     readonly_paths: tuple[Path, ...] = ()  # on top of default_readonly_paths()
-    sandbox_uid: int | None = None  # root only; default resolve_sandbox_ids()
-    sandbox_gid: int | None = None
     base_address_space: int | None = None  # VmSize of the warm interpreter; measured if None
 
 
@@ -101,9 +95,6 @@ class IsolationConfig:
 class _Worker:
     config: IsolationConfig
     workdir: Path
-    is_root: bool
-    uid: int  # the sandbox ids (used as root only)
-    gid: int
 
 
 def sandbox_env(workdir: Path) -> dict[str, str]:
@@ -134,41 +125,7 @@ def _check_libc(result: int, what: str) -> None:
         raise OSError(err, f"{what}: {os.strerror(err)}")
 
 
-# ---- layer 1: network namespace ---------------------------------------------------------------
-
-
-def _write_proc(name: str, text: str) -> None:
-    fd = os.open(f"/proc/self/{name}", os.O_WRONLY | os.O_CLOEXEC)
-    try:
-        os.write(fd, text.encode())
-    finally:
-        os.close(fd)
-
-
-def _layer_netns(w: _Worker) -> LayerStatus:
-    before = os.readlink("/proc/self/ns/net")
-    uid, gid = os.getuid(), os.getgid()  # read before unshare: inside, unmapped ids are 65534
-    flags = CLONE_NEWNET if w.is_root else CLONE_NEWUSER | CLONE_NEWNET
-    ctypes.set_errno(0)
-    if _libc.unshare(ctypes.c_int(flags)) != 0:
-        err = errno.errorcode.get(ctypes.get_errno(), "?")
-        how = "unshare(CLONE_NEWNET)" if w.is_root else "ユーザー名前空間の作成"
-        return LayerStatus("netns", False, f"{how}が許可されていません（{err}）")
-    if not w.is_root:
-        _write_proc("setgroups", "deny")
-        _write_proc("uid_map", f"{uid} {uid} 1\n")
-        _write_proc("gid_map", f"{gid} {gid} 1\n")
-        # unshare(CLONE_NEWUSER) grants every capability inside the new namespace: drop them.
-        header = (ctypes.c_uint32 * 2)(LINUX_CAPABILITY_VERSION_3, 0)  # {version, pid=self}
-        no_caps = (ctypes.c_uint32 * 6)()  # 2 x {effective, permitted, inheritable}
-        _check_libc(int(_libc.capset(header, no_caps)), "capset")
-    if os.readlink("/proc/self/ns/net") == before:
-        raise OSError(errno.EINVAL, "network namespace unchanged after unshare")
-    how = "" if w.is_root else "ユーザー名前空間経由の"
-    return LayerStatus("netns", True, f"{how}新しいネットワーク名前空間（インターフェースなし）")
-
-
-# ---- layer 2: resource limits -----------------------------------------------------------------
+# ---- layer 1: resource limits -----------------------------------------------------------------
 
 
 def _set_limit(kind: int, value: int, hard: int | None = None) -> int:
@@ -179,22 +136,6 @@ def _set_limit(kind: int, value: int, hard: int | None = None) -> int:
         hard = min(hard, current)
     resource.setrlimit(kind, (min(value, hard), hard))
     return min(value, hard)
-
-
-def _count_tasks_of(uid: int) -> int:
-    """Tasks (threads included) whose real uid is ``uid``: what RLIMIT_NPROC counts."""
-    total = 0
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            lines = Path(entry.path, "status").read_text().splitlines()
-        except OSError:
-            continue  # exited meanwhile
-        fields = {key: value for key, _, value in (line.partition(":") for line in lines)}
-        if int(fields.get("Uid", "-1").split()[0]) == uid:
-            total += int(fields.get("Threads", "1"))
-    return total
 
 
 def _layer_rlimits(w: _Worker) -> LayerStatus:
@@ -212,19 +153,18 @@ def _layer_rlimits(w: _Worker) -> LayerStatus:
     floor = max(len(fds), max(fds, default=0) + 1) + NOFILE_HEADROOM
     nofile = _set_limit(resource.RLIMIT_NOFILE, max(profile.nofile, floor))
     _set_limit(resource.RLIMIT_CORE, 0)
-    nproc_uid = w.uid if w.is_root else os.getuid()
-    nproc = _set_limit(resource.RLIMIT_NPROC, _count_tasks_of(nproc_uid) + NPROC_HEADROOM)
+    nproc = _set_limit(resource.RLIMIT_NPROC, profile.max_tasks + JAIL_TASKS)
     return LayerStatus(
         "rlimits",
         True,
         f"CPU {cpu} 秒（{cpu + CPU_KILL_GRACE_SECONDS} 秒で強制終了）、"
         f"メモリ {profile.memory_bytes // MiB} MiB（アドレス空間 {address_space // MiB} MiB）、"
         f"ファイルサイズ {fsize // MiB} MiB、ファイル記述子 {nofile}、"
-        f"タスク数 {nproc}（uid {nproc_uid}）、コアダンプなし",
+        f"タスク数 {nproc}（ジェイルのユーザー名前空間内）、コアダンプなし",
     )
 
 
-# ---- layer 3: environment ---------------------------------------------------------------------
+# ---- layer 2: environment ---------------------------------------------------------------------
 
 
 def _scrub_initial_environ() -> None:
@@ -243,11 +183,8 @@ def _layer_env(w: _Worker) -> LayerStatus:
     base = w.workdir / SANDBOX_DIRNAME
     for path in (base, Path(env["HOME"]), Path(env["TMPDIR"]), Path(env["MPLCONFIGDIR"])):
         path.mkdir(mode=0o700, exist_ok=True)
-        # An earlier action may have planted a symlink here; as root we would follow it.
         if not stat.S_ISDIR(os.lstat(path).st_mode):
             raise OSError(errno.ENOTDIR, f"{path} is not a plain directory")
-        if w.is_root:
-            os.chown(path, w.uid, w.gid, follow_symlinks=False)
     _check_libc(int(_libc.clearenv()), "clearenv")  # also what C code set behind os.environ
     os.environ.clear()
     os.environ.update(env)
@@ -259,7 +196,7 @@ def _layer_env(w: _Worker) -> LayerStatus:
     )
 
 
-# ---- layer 4: Landlock ------------------------------------------------------------------------
+# ---- layer 3: Landlock ------------------------------------------------------------------------
 
 
 def _layer_landlock(w: _Worker) -> LayerStatus:
@@ -281,43 +218,41 @@ def _layer_landlock(w: _Worker) -> LayerStatus:
     )
 
 
-# ---- layer 5: uid -----------------------------------------------------------------------------
+# ---- layer 4: capabilities -------------------------------------------------------------------
 
 
-def _set_not_dumpable() -> None:
+def set_not_dumpable() -> None:
     ctypes.set_errno(0)
     zero = ctypes.c_ulong(0)
     result = _libc.prctl(ctypes.c_int(PR_SET_DUMPABLE), zero, zero, zero, zero)
     _check_libc(int(result), "prctl(PR_SET_DUMPABLE)")
 
 
-def _layer_uid(w: _Worker) -> LayerStatus:
-    if not w.is_root:
-        _set_not_dumpable()
-        return LayerStatus("uid", False, "root ではないため不要（現在のユーザーで実行）")
-    # An interpreter under /root stays loaded, but its unloaded stdlib modules become unreadable.
-    stdlib = unreachable_ancestor(Path(os.__file__), w.uid, w.gid)
-    os.setgroups([])
-    os.setgid(w.gid)
-    os.setuid(w.uid)
-    _set_not_dumpable()  # after the uid change, which resets it
-    if os.getresuid() != (w.uid,) * 3 or os.getresgid() != (w.gid,) * 3 or os.getgroups():
-        raise OSError(errno.EPERM, "uid/gid not fully dropped")
-    try:
-        os.setuid(0)
-    except PermissionError:
-        pass  # as it must be
-    else:
-        raise RuntimeError("root could be regained after the uid drop")
-    note = (
-        f"。注意: {stdlib} を通過できないため未読み込みの標準モジュールは import 不可"
-        if stdlib
-        else ""
+def _prctl(option: int, arg2: int = 0, arg3: int = 0) -> int:
+    ctypes.set_errno(0)
+    zero = ctypes.c_ulong(0)
+    args = (ctypes.c_ulong(arg2), ctypes.c_ulong(arg3), zero, zero)
+    return int(_libc.prctl(ctypes.c_int(option), *args))
+
+
+def _layer_caps(w: _Worker) -> LayerStatus:
+    del w
+    _prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)  # EINVAL on kernels without ambient caps
+    header = (ctypes.c_uint32 * 2)(LINUX_CAPABILITY_VERSION_3, 0)  # {version, pid=self}
+    no_caps = (ctypes.c_uint32 * 6)()  # 2 x {effective, permitted, inheritable}
+    _check_libc(int(_libc.capset(header, no_caps)), "capset")
+    set_not_dumpable()
+    held = {key: _proc_status(key) for key in ("CapEff", "CapPrm", "CapInh", "CapAmb")}
+    if any(int(value, 16) for value in held.values()):
+        raise OSError(errno.EPERM, f"capabilities remain: {held}")
+    # The bounding set only matters at execve, which seccomp denies (and no_new_privs is set):
+    # dropping it would need CAP_SETPCAP, which the jail does not hand out.
+    return LayerStatus(
+        "caps", True, "すべてのケーパビリティを破棄（実効・許可・継承・アンビエント）、ダンプ不可"
     )
-    return LayerStatus("uid", True, f"uid {w.uid} / gid {w.gid} で実行（補助グループなし）{note}")
 
 
-# ---- layer 6: seccomp -------------------------------------------------------------------------
+# ---- layer 5: seccomp -------------------------------------------------------------------------
 
 
 def _layer_seccomp(w: _Worker) -> LayerStatus:
@@ -337,11 +272,10 @@ def _layer_seccomp(w: _Worker) -> LayerStatus:
 
 
 _LAYERS: tuple[Callable[[_Worker], LayerStatus], ...] = (
-    _layer_netns,
     _layer_rlimits,
     _layer_env,
     _layer_landlock,
-    _layer_uid,
+    _layer_caps,
     _layer_seccomp,
 )
 
@@ -361,19 +295,7 @@ def _preflight(config: IsolationConfig) -> _Worker:
             "preflight",
             f"ワーカーに {threads} 個のスレッドがあります（隔離は単一スレッドで行う必要があります）",
         )
-    is_root = os.geteuid() == 0
-    default_uid, default_gid = resolve_sandbox_ids()
-    uid = default_uid if config.sandbox_uid is None else config.sandbox_uid
-    gid = default_gid if config.sandbox_gid is None else config.sandbox_gid
-    if is_root and 0 in (uid, gid):
-        raise IsolationError("preflight", "サンドボックス用ユーザーに root は指定できません")
-    if is_root and (workdir.stat().st_uid != uid or unreachable_ancestor(workdir, uid, gid)):
-        raise IsolationError(
-            "preflight",
-            f"作業ディレクトリ {workdir} をサンドボックス用ユーザー（uid {uid}）が使えません",
-            hint="スーパーバイザーは実行前に prepare_workdir_for() を呼んでください。",
-        )
-    return _Worker(config=config, workdir=workdir, is_root=is_root, uid=uid, gid=gid)
+    return _Worker(config=config, workdir=workdir)
 
 
 def apply_isolation(config: IsolationConfig) -> list[LayerStatus]:

@@ -6,9 +6,24 @@ from dataclasses import dataclass
 
 from keiri_agent.errors import BlockError, ErrorCode
 
-__all__ = ["DEFAULT_HINT", "LAYER_NAMES", "IsolationError", "LayerStatus"]
+__all__ = [
+    "ACTION_LAYER_NAMES",
+    "DEFAULT_HINT",
+    "HOST_LAYER_NAMES",
+    "LAYER_NAMES",
+    "PROPERTY_NAMES",
+    "IsolationError",
+    "LayerStatus",
+]
 
-LAYER_NAMES = ("netns", "rlimits", "env", "landlock", "uid", "seccomp")
+# Applied by the worker to itself (``isolation``), in this order.
+LAYER_NAMES = ("rlimits", "env", "landlock", "caps", "seccomp")
+# Applied by the supervisor to each action (``supervisor``, ``actionfs``, ``cgroups``).
+ACTION_LAYER_NAMES = ("disk", "memory_cgroup", "pids_cgroup", "action_namespaces")
+# Applied by the host to every action (``executor``, ``jail``).
+HOST_LAYER_NAMES = ("namespaces", "readonly_binds", "no_root_file_ops", "lock")
+# Every property of the sandbox, as ``keiri-agent sandbox doctor`` and each outcome list them.
+PROPERTY_NAMES = (*HOST_LAYER_NAMES[:2], *ACTION_LAYER_NAMES, *LAYER_NAMES, *HOST_LAYER_NAMES[2:])
 DEFAULT_HINT = "サンドボックスを実行できない環境です。`keiri-agent doctor` で確認してください。"
 
 

@@ -109,6 +109,7 @@ class SandboxProfile:
     max_total_bytes: int  # all bytes the action may write into its workdir
     output_bytes: int  # captured stdout, and separately stderr, before the action is killed
     nofile: int = 256  # open file descriptors
+    max_tasks: int = 64  # processes and threads of one action (its pids cgroup)
     allowed_imports: frozenset[str] = field(default_factory=frozenset)
 
     def with_overrides(

@@ -12,7 +12,8 @@ can never be removed. It
   ``process_vm_*``, ``kcmp``, ``pidfd_*``), signals to anything but the process itself,
   raising limits (``setrlimit``, ``prlimit64`` with a new limit), namespaces, mounts, ``chroot``,
   keyrings, ``bpf``, ``perf_event_open``, ``userfaultfd``, ``io_uring``, hard links and device
-  nodes, kernel modules, reboot, swap, accounting, I/O ports, identity changes (``set*uid``,
+  nodes, kernel modules, reboot, swap, accounting, I/O ports, ``memfd_create``, System V IPC and
+  POSIX message queues, ``inotify``/``fanotify``, identity changes (``set*uid``,
   ``set*gid``, ``setgroups``), ``prctl`` options that would undo the uid layer
   (``PR_SET_DUMPABLE``, ``PR_SET_MM``, ``PR_SET_PTRACER``), and metadata changes by path
   (``chmod``, ``chown``, ``*setxattr``/``*removexattr``), which Landlock does not check (so
@@ -106,6 +107,13 @@ DENIED_SYSCALLS: tuple[str, ...] = (
     # xlsxwriter, and so DataFrame.to_excel, sets them on its temporary files.
     "chmod", "fchmodat", "fchmodat2", "chown", "lchown", "fchownat",
     "setxattr", "lsetxattr", "removexattr", "lremovexattr", "setxattrat", "removexattrat",
+    # Kernel objects that could outlive the action or escape its limits: anonymous files
+    # (memfd), System V IPC and POSIX message queues, and watches that report what happens
+    # to files outside the workdir (inotify, fanotify). No library the sandbox offers uses them.
+    "memfd_create", "memfd_secret",
+    "shmget", "shmat", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl",
+    "semget", "semop", "semtimedop", "semctl", "mq_open",
+    "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark",
 )  # fmt: skip
 # Allowed only when arg0 (a pid) is the process itself.
 OWN_PID_SYSCALLS: tuple[str, ...] = ("tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")
@@ -115,7 +123,7 @@ _COMMON_NUMBERS = {
     "io_uring_register": 427, "open_tree": 428, "move_mount": 429, "fsopen": 430,
     "fsconfig": 431, "fsmount": 432, "fspick": 433, "pidfd_open": 434, "clone3": 435,
     "pidfd_getfd": 438, "process_madvise": 440, "mount_setattr": 442, "fchmodat2": 452,
-    "setxattrat": 463, "removexattrat": 466,
+    "setxattrat": 463, "removexattrat": 466, "memfd_secret": 447,
 }  # fmt: skip
 _X86_64_NUMBERS = {
     "socket": 41, "socketpair": 53, "clone": 56, "fork": 57, "vfork": 58, "execve": 59,
@@ -134,7 +142,11 @@ _X86_64_NUMBERS = {
     "kcmp": 312, "finit_module": 313, "kexec_file_load": 320, "bpf": 321, "execveat": 322,
     "userfaultfd": 323, "chmod": 90, "chown": 92, "lchown": 94, "fchownat": 260,
     "fchmodat": 268, "setxattr": 188, "lsetxattr": 189, "removexattr": 197,
-    "lremovexattr": 198, **_COMMON_NUMBERS,
+    "lremovexattr": 198, "memfd_create": 319, "shmget": 29, "shmat": 30, "shmctl": 31,
+    "msgget": 68, "msgsnd": 69, "msgrcv": 70, "msgctl": 71, "semget": 64, "semop": 65,
+    "semctl": 66, "semtimedop": 220, "mq_open": 240, "inotify_init": 253,
+    "inotify_add_watch": 254, "inotify_init1": 294, "fanotify_init": 300,
+    "fanotify_mark": 301, **_COMMON_NUMBERS,
 }  # fmt: skip
 # aarch64 uses the generic table (asm-generic/unistd.h): no fork, vfork, link, mknod, iopl.
 _AARCH64_NUMBERS = {
@@ -152,7 +164,11 @@ _AARCH64_NUMBERS = {
     "open_by_handle_at": 265, "clock_adjtime": 266, "setns": 268, "process_vm_readv": 270,
     "process_vm_writev": 271, "kcmp": 272, "finit_module": 273, "bpf": 280, "execveat": 281,
     "userfaultfd": 282, "kexec_file_load": 294, "setxattr": 5, "lsetxattr": 6,
-    "removexattr": 14, "lremovexattr": 15, "fchmodat": 53, "fchownat": 54, **_COMMON_NUMBERS,
+    "removexattr": 14, "lremovexattr": 15, "fchmodat": 53, "fchownat": 54,
+    "memfd_create": 279, "shmget": 194, "shmctl": 195, "shmat": 196, "msgget": 186,
+    "msgctl": 187, "msgrcv": 188, "msgsnd": 189, "semget": 190, "semctl": 191,
+    "semtimedop": 192, "semop": 193, "mq_open": 180, "inotify_init1": 26,
+    "inotify_add_watch": 27, "fanotify_init": 262, "fanotify_mark": 263, **_COMMON_NUMBERS,
 }  # fmt: skip
 
 

@@ -1,11 +1,25 @@
-"""The supervisor: one per action, between the fork server and the worker.
+"""The supervisor: one per action, forked inside the jail by the warm fork server.
 
-It prepares the workdir, forks the worker, and while the worker runs it reads its stdout and
-stderr (capping each), watches the wall clock and the files written (count and bytes), and
-kills the whole tree the moment a limit is crossed. As a child subreaper it also catches
-anything that double-forked away. Afterwards it lists the files created (by real path: a
-symlink leading outside the workdir is removed and reported), gives the workdir back to its
-owner, and writes the outcome as JSON for the parent.
+It builds the action's world and watches it:
+
+1. ``actionfs.prepare_action_fs``: its own mount, IPC and UTS namespaces, a size-limited tmpfs
+   and an overlay on the workdir (the kernel bounds every byte and entry the action writes);
+2. a memory and pids cgroup for the action, where the jail has cgroups (``cgroups``);
+3. a new PID namespace: the action's init (``_action_init``, trusted code) joins the cgroup,
+   mounts its own ``/proc``, detaches the jail's plumbing and forks the worker, then reaps it
+   and reports its exit status and rusage on a pipe of its own; killing the init kills every
+   process of the action at once (nothing can outlive it, setsid or not);
+4. while the worker runs: stdout and stderr are captured up to the profile's cap, the wall
+   clock is watched; an overflow or the deadline kills the action;
+5. afterwards, with every process of the action dead: the cgroup's peak and OOM kills are read,
+   the files the action wrote are copied out (``copyout``: relative to directory descriptors,
+   no symlink followed, nothing pre-existing touched unless rewritten), and the outcome is
+   built by ``outcome.outcome_from_report`` from what the supervisor observed. The worker's
+   own report (result, error) is untrusted data; its layer list comes on a pipe the worker
+   closes before any user code runs.
+
+The outcome is written as ASCII JSON (so no file name can make it unwritable) and announced
+with one short line on the server's stdout, whatever happened.
 """
 
 from __future__ import annotations
@@ -14,29 +28,42 @@ import contextlib
 import json
 import os
 import select
-import shutil
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from keiri_agent.sandbox import procs
-from keiri_agent.sandbox.ownership import (
-    prepare_workdir_for,
-    resolve_sandbox_ids,
-    restore_workdir_owner,
+from keiri_agent.sandbox.actionfs import (
+    CLONE_NEWPID,
+    ActionFs,
+    isolate_action_init,
+    prepare_action_fs,
+    unshare,
 )
+from keiri_agent.sandbox.cgroups import ActionCgroup
+from keiri_agent.sandbox.copyout import SANDBOX_DIR, copy_out
+from keiri_agent.sandbox.isolation import set_not_dumpable
+from keiri_agent.sandbox.jail import ACTION_MOUNT, CGROUP_MOUNT
+from keiri_agent.sandbox.layers import LayerStatus
+from keiri_agent.sandbox.outcome import WORKER_EXIT_COMPLETED, outcome_from_report
 from keiri_agent.sandbox.profiles import SandboxProfile
 from keiri_agent.sandbox.worker import run_worker
 
-__all__ = ["SANDBOX_DIR", "ActionRequest", "remove_sandbox_dir", "reset_sandbox_dir", "supervise"]
+__all__ = ["ActionRequest", "supervise"]
 
-SANDBOX_DIR = ".sandbox"  # per-action home, tmp and inputs inside the workdir; removed after
 POLL_S = 0.05
-FILE_CHECK_INTERVAL_S = 0.05  # files are counted as often as pipes are polled: writes are fast
 READ_CHUNK = 65536
+MAX_REPORT_BYTES = 8 * 1024 * 1024
+MAX_LAYERS_BYTES = 64 * 1024
 DRAIN_AFTER_EXIT_S = 0.5
+MiB = 1024 * 1024
+# The action's cgroup holds its memory, the tmpfs pages of what it wrote (bounded by the
+# profile's max_total_bytes) and some kernel memory (page tables, pipes) on top.
+CGROUP_KERNEL_HEADROOM = 64 * MiB
+SUPERVISOR_FAILED = "サンドボックスの監視プロセスでエラーが発生しました。"
 
 
 @dataclass
@@ -47,6 +74,7 @@ class ActionRequest:
     profile: SandboxProfile
     inputs: dict[str, str]
     result_path: Path
+    cgroup_note: str = ""  # why the jail has no cgroup (empty when it has one)
 
 
 @dataclass
@@ -61,291 +89,322 @@ class _Capture:
             self.overflow = True
         self.data += chunk[: max(room, 0)]
 
-    def text(self) -> str:
-        return self.data.decode("utf-8", errors="replace")
+
+@dataclass
+class _Pipes:
+    """Read ends the supervisor watches; ``targets`` maps each to its buffer."""
+
+    targets: dict[int, _Capture]
+
+    def read_ready(self, timeout: float) -> None:
+        if not self.targets:
+            time.sleep(timeout)
+            return
+        ready, _, _ = select.select(list(self.targets), [], [], timeout)
+        for fd in ready:
+            chunk = os.read(fd, READ_CHUNK)
+            if chunk:
+                self.targets[fd].add(chunk)
+            else:
+                del self.targets[fd]
+                os.close(fd)
+
+    def close(self) -> None:
+        for fd in self.targets:
+            os.close(fd)
+        self.targets.clear()
 
 
-def remove_sandbox_dir(workdir: Path) -> None:
-    """Remove ``workdir/.sandbox`` whatever code left there, never following a symlink."""
-    path = workdir / SANDBOX_DIR
-    if path.is_symlink() or path.is_file():
-        path.unlink()
-    elif path.exists():
-        shutil.rmtree(path)
-
-
-def reset_sandbox_dir(workdir: Path) -> Path:
-    """A fresh, empty ``workdir/.sandbox`` (a symlink planted there is removed, not followed)."""
-    remove_sandbox_dir(workdir)
-    path = workdir / SANDBOX_DIR
-    path.mkdir()
-    return path
-
-
-def _snapshot(workdir: Path) -> dict[str, tuple[int, int]]:
-    seen: dict[str, tuple[int, int]] = {}
-    for root, dirs, files in os.walk(workdir):
-        if Path(root) == workdir and SANDBOX_DIR in dirs:
-            dirs.remove(SANDBOX_DIR)
-        for name in files:
-            path = Path(root, name)
-            try:
-                info = path.lstat()
-            except OSError:
-                continue
-            seen[path.relative_to(workdir).as_posix()] = (info.st_size, info.st_mtime_ns)
-    return seen
-
-
-def _usage(workdir: Path) -> tuple[int, int]:
-    """(number of entries, total bytes) in the workdir, directories and the sandbox dir included."""
-    count = total = 0
-    for root, dirs, files in os.walk(workdir):
-        for name in [*dirs, *files]:
-            count += 1
-            with contextlib.suppress(OSError):
-                total += Path(root, name).lstat().st_size
-    return count, total
-
-
-def _remove_escaping_links(workdir: Path, warnings: list[str]) -> None:
-    """Unlink every symlink (to a file or a directory) whose target lies outside the workdir."""
-    real_root = workdir.resolve()
-    for root, dirs, files in os.walk(workdir):
-        for name in [*dirs, *files]:
-            path = Path(root, name)
-            if not path.is_symlink():
-                continue
-            target = Path(os.path.realpath(path))
-            if not target.is_relative_to(real_root):
-                path.unlink(missing_ok=True)
-                rel = path.relative_to(workdir).as_posix()
-                warnings.append(
-                    f"ワークディレクトリの外（{target}）を指すシンボリックリンク {rel} を削除しました。"
-                )
-
-
-def _created_files(
-    workdir: Path, before: dict[str, tuple[int, int]], warnings: list[str]
-) -> list[str]:
-    _remove_escaping_links(workdir, warnings)
-    created = []
-    for rel, stamp in sorted(_snapshot(workdir).items()):
-        if before.get(rel) != stamp:
-            created.append(rel)
-    return created
-
-
-class _Worker:
-    """The running worker and its pipes."""
-
-    def __init__(self, request: ActionRequest) -> None:
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
-        res_r, res_w = os.pipe()
-        self.started = time.monotonic()
+def _action_init(
+    request: ActionRequest,
+    cgroup: ActionCgroup | None,
+    fds: dict[str, int],
+    input_fds: dict[str, int],
+) -> NoReturn:
+    """PID 1 of the action: confine the namespace, fork the worker, report how it ended."""
+    status_fd = fds["status"]
+    try:
+        if cgroup is not None:
+            cgroup.join_self()
+        isolate_action_init()
+        set_not_dumpable()  # the worker may see this process in /proc: it must not read it
+        worker_fds = {fds[name] for name in ("stdout", "stderr", "report", "layers")}
+        worker_fds |= set(input_fds.values())
         pid = os.fork()
-        if pid == 0:  # the worker
-            os.close(out_r)
-            os.close(err_r)
-            os.close(res_r)
+        if pid == 0:
+            os.close(status_fd)
             run_worker(
                 code=request.code,
                 workdir=request.workdir,
                 profile=request.profile,
-                inputs=request.inputs,
-                stdout_fd=out_w,
-                stderr_fd=err_w,
-                result_fd=res_w,
+                input_fds=input_fds,
+                stdout_fd=fds["stdout"],
+                stderr_fd=fds["stderr"],
+                result_fd=fds["report"],
+                layers_fd=fds["layers"],
             )
-        for fd in (out_w, err_w, res_w):
+        for fd in worker_fds:
             os.close(fd)
-        self.pid = pid
-        limit = request.profile.output_bytes
-        self.streams = {out_r: _Capture(limit), err_r: _Capture(limit)}
-        self.result_fd = res_r
-        self.result = bytearray()
-        self.open_fds = {out_r, err_r, res_r}
-
-    def read_ready(self, timeout: float) -> None:
-        if not self.open_fds:
-            time.sleep(timeout)
-            return
-        ready, _, _ = select.select(list(self.open_fds), [], [], timeout)
-        for fd in ready:
-            chunk = os.read(fd, READ_CHUNK)
-            if not chunk:
-                self.open_fds.discard(fd)
-                os.close(fd)
-            elif fd == self.result_fd:
-                if len(self.result) < 4 * 1024 * 1024:
-                    self.result += chunk
-            else:
-                self.streams[fd].add(chunk)
-
-    @property
-    def output_overflow(self) -> bool:
-        return any(capture.overflow for capture in self.streams.values())
-
-    def close(self) -> None:
-        for fd in self.open_fds:
-            os.close(fd)
-        self.open_fds.clear()
-
-
-def _run(request: ActionRequest) -> dict[str, Any]:
-    profile = request.profile
-    workdir = request.workdir
-    before = _snapshot(workdir)
-    owner = workdir.stat()
-    sandbox_dir = workdir / SANDBOX_DIR
-    if sandbox_dir.is_symlink() or not sandbox_dir.is_dir():
-        # The executor made it a moment ago; anything else was planted by earlier code.
-        raise RuntimeError(f"{sandbox_dir} is not the directory the executor prepared")
-    for sub in ("home", "tmp", "mpl"):
-        (sandbox_dir / sub).mkdir(exist_ok=True)
-    ids = resolve_sandbox_ids() if os.geteuid() == 0 else None
-    if ids is not None:
-        prepare_workdir_for(ids[0], ids[1], workdir)
-    base_count, base_bytes = _usage(workdir)
-    worker = _Worker(request)
-    killed_by: str | None = None
-    status: int | None = None
-    rusage: Any = None
-    next_file_check = 0.0
-    deadline = worker.started + profile.wall_seconds
-    while status is None:
-        worker.read_ready(POLL_S)
-        now = time.monotonic()
-        if worker.output_overflow:
-            killed_by = "output"
-        elif now >= deadline:
-            killed_by = "wall"
-        elif now >= next_file_check:
-            next_file_check = now + FILE_CHECK_INTERVAL_S
-            count, total = _usage(workdir)
-            if (
-                count - base_count > profile.max_files
-                or total - base_bytes > profile.max_total_bytes
-            ):
-                killed_by = "fsize"
-        if killed_by is not None:
-            # Kill the worker's tree but reap the worker ourselves: its status and rusage
-            # are part of the outcome. Orphans re-parented to us go in kill_descendants below.
-            procs.kill_tree(worker.pid)
-            _, status, rusage = os.wait4(worker.pid, 0)
-            break
-        pid, wait_status, usage = os.wait4(worker.pid, os.WNOHANG)
-        if pid == worker.pid:
-            status, rusage = wait_status, usage
-    ended = time.monotonic()
-    procs.kill_descendants()  # nothing the worker started may outlive it
-    drain_until = time.monotonic() + DRAIN_AFTER_EXIT_S
-    while worker.open_fds and time.monotonic() < drain_until:
-        worker.read_ready(POLL_S)
-    worker.close()
-    warnings: list[str] = []
-    created = _created_files(workdir, before, warnings)
-    remove_sandbox_dir(workdir)
-    if ids is not None:
-        restore_workdir_owner(workdir, owner.st_uid, owner.st_gid)
-    return _outcome(request, worker, status, rusage, killed_by, ended, created, warnings)
-
-
-def _outcome(
-    request: ActionRequest,
-    worker: _Worker,
-    status: int,
-    rusage: Any,
-    killed_by: str | None,
-    ended: float,
-    created: list[str],
-    warnings: list[str],
-) -> dict[str, Any]:
-    profile = request.profile
-    report: dict[str, Any] = {}
-    # The worker writes one JSON object per line: its layers first, its result last.
-    for line in worker.result.decode("utf-8", errors="replace").splitlines():
-        try:
-            part = json.loads(line)
-        except json.JSONDecodeError:
-            warnings.append("実行結果の報告の一部を読み取れませんでした。")
-            continue
-        if isinstance(part, dict):
-            report.update(part)
-    cpu_used = rusage.ru_utime + rusage.ru_stime
-    if killed_by is None and os.WIFSIGNALED(status):
-        signum = os.WTERMSIG(status)
-        if signum == signal.SIGXCPU or (
-            signum == signal.SIGKILL and cpu_used >= profile.cpu_seconds - 0.5
-        ):
-            killed_by = "cpu"
-        elif signum == signal.SIGXFSZ:
-            killed_by = "fsize"
-        # Any other signal (including a SIGKILL that was neither ours nor the CPU limit's) is
-        # reported as it is: RLIMIT_AS turns memory exhaustion into MemoryError long before
-        # the kernel's OOM killer would act.
-    error = report.get("error")
-    if killed_by is None and report.get("memory_error"):
-        killed_by = "memory"
-    if killed_by is None and report.get("fsize_error"):
-        killed_by = "fsize"
-    if error is None and not report.get("ok"):
-        error = _death_error(status, killed_by, profile)
-    stdout, stderr = (capture for capture in worker.streams.values())
-    return {
-        "success": bool(report.get("ok")) and killed_by is None,
-        "stdout": stdout.text(),
-        "stderr": stderr.text(),
-        "stdout_truncated": stdout.overflow,
-        "stderr_truncated": stderr.overflow,
-        "error": None if report.get("ok") and killed_by is None else error,
-        "files_created": created,
-        "duration_s": round(ended - worker.started, 4),
-        "peak_memory_bytes": int(rusage.ru_maxrss) * 1024,
-        "killed_by": killed_by,
-        "profile": profile.name,
-        "layers": report.get("layers", []),
-        "warnings": warnings,
-        "result": report.get("result"),
-    }
-
-
-def _death_error(status: int, killed_by: str | None, profile: SandboxProfile) -> dict[str, Any]:
-    reasons = {
-        "cpu": f"CPU 時間の上限（{profile.cpu_seconds} 秒）を超えたため停止しました。",
-        "wall": f"実行時間の上限（{profile.wall_seconds:g} 秒）を超えたため停止しました。",
-        "memory": f"メモリの上限（{profile.memory_bytes // (1024 * 1024)} MB）を超えたため停止しました。",
-        "output": f"出力が上限（{profile.output_bytes} バイト）を超えたため停止しました。",
-        "fsize": "ファイルの大きさ・数の上限を超えたため停止しました。",
-    }
-    if killed_by in reasons:
-        return {"type": "SandboxLimitExceeded", "message": reasons[killed_by], "traceback": []}
-    if os.WIFSIGNALED(status):
-        name = signal.Signals(os.WTERMSIG(status)).name
-        return {
-            "type": "WorkerKilled",
-            "message": f"シグナル {name} で終了しました。",
-            "traceback": [],
+        while True:  # orphans of the action are re-parented to us: reap them too
+            done, status, usage = os.wait4(-1, 0)
+            if done == pid:
+                break
+        # As PID 1 of the namespace, -1 is every other process of the action; once they are
+        # reaped, nothing of the action runs and the supervisor may copy out (it does not wait
+        # for this process's own exit, whose namespace teardown takes a while).
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(-1, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            while True:
+                os.wait4(-1, 0)
+        report = {
+            "status": status,
+            "cpu_s": usage.ru_utime + usage.ru_stime,
+            "maxrss": usage.ru_maxrss * 1024,
         }
-    return {"type": "WorkerFailed", "message": "実行結果が返りませんでした。", "traceback": []}
+        os.write(status_fd, json.dumps(report).encode())
+        os.close(status_fd)
+        os._exit(0)
+    except BaseException as exc:
+        with contextlib.suppress(BaseException):
+            os.write(status_fd, json.dumps({"init_error": repr(exc)[:500]}).encode())
+        os._exit(1)
+
+
+def _pipes() -> tuple[dict[str, int], dict[str, int]]:
+    """(read ends, write ends) by name."""
+    reads: dict[str, int] = {}
+    writes: dict[str, int] = {}
+    for name in ("stdout", "stderr", "report", "layers", "status"):
+        reads[name], writes[name] = os.pipe()
+    return reads, writes
+
+
+def _cgroup(request: ActionRequest, layers: list[LayerStatus]) -> ActionCgroup | None:
+    profile = request.profile
+    if request.cgroup_note:
+        layers.append(LayerStatus("memory_cgroup", False, request.cgroup_note))
+        layers.append(LayerStatus("pids_cgroup", False, request.cgroup_note))
+        return None
+    limit = profile.memory_bytes + profile.max_total_bytes + CGROUP_KERNEL_HEADROOM
+    group = ActionCgroup.create(
+        Path(CGROUP_MOUNT), f"action-{request.id}", limit, profile.max_tasks
+    )
+    layers.append(
+        LayerStatus(
+            "memory_cgroup",
+            True,
+            f"アクションごとの cgroup: メモリ＋書き込み {limit // MiB} MiB"
+            "（memfd・共有メモリ・tmpfs を含む、カーネルが強制）",
+        )
+    )
+    layers.append(
+        LayerStatus(
+            "pids_cgroup",
+            True,
+            f"アクションごとの cgroup: プロセス・スレッド {profile.max_tasks} 個まで",
+        )
+    )
+    return group
+
+
+def _trusted_layers(raw: bytes) -> list[LayerStatus]:
+    """The worker's layer statuses, written before any user code ran (then the pipe closed)."""
+    try:
+        items = json.loads(raw.decode("utf-8"))
+        return [LayerStatus(str(i["name"]), bool(i["active"]), str(i["detail"])) for i in items]
+    except (ValueError, KeyError, TypeError):
+        return []
+
+
+def _run(request: ActionRequest) -> tuple[dict[str, Any], Callable[[], None]]:
+    profile = request.profile
+    layers: list[LayerStatus] = []
+    fs: ActionFs = prepare_action_fs(request.workdir, profile.max_total_bytes, profile.max_files)
+    layers.append(
+        LayerStatus(
+            "disk",
+            True,
+            f"書き込みはアクション専用の tmpfs（{profile.max_total_bytes // MiB} MiB、"
+            f"{profile.max_files} 項目）に。既存のファイルは読み取り専用の下層",
+        )
+    )
+    base = request.workdir / SANDBOX_DIR
+    for path in (base, base / "home", base / "tmp", base / "mpl"):
+        path.mkdir(mode=0o700)
+    cgroup = _cgroup(request, layers)
+    unshare(CLONE_NEWPID)  # the next child is PID 1 of the action's own PID namespace
+    layers.append(
+        LayerStatus(
+            "action_namespaces",
+            True,
+            "アクションごとの PID・マウント・IPC・UTS 名前空間（終了時にすべて消滅）",
+        )
+    )
+    # Opened here: the worker's view of the jail's private directory is gone before it starts.
+    input_fds = {
+        name: os.open(path, os.O_RDONLY | os.O_NOFOLLOW) for name, path in request.inputs.items()
+    }
+    reads, writes = _pipes()
+    started = time.monotonic()
+    init_pid = os.fork()
+    if init_pid == 0:
+        for fd in reads.values():
+            os.close(fd)
+        _action_init(request, cgroup, writes, input_fds)
+    for fd in [*writes.values(), *input_fds.values()]:
+        os.close(fd)
+    out, err = _Capture(profile.output_bytes), _Capture(profile.output_bytes)
+    report, trusted, status = (
+        _Capture(MAX_REPORT_BYTES),
+        _Capture(MAX_LAYERS_BYTES),
+        _Capture(MAX_LAYERS_BYTES),
+    )
+    pipes = _Pipes(
+        {
+            reads["stdout"]: out,
+            reads["stderr"]: err,
+            reads["report"]: report,
+            reads["layers"]: trusted,
+            reads["status"]: status,
+        }
+    )
+    killed_by: str | None = None
+    deadline = started + profile.wall_seconds
+    status_fd = reads["status"]
+    # Done when the init closes its status pipe (the worker and every other process of the
+    # action reaped) or is gone itself.
+    while status_fd in pipes.targets:
+        pipes.read_ready(POLL_S)
+        if out.overflow or err.overflow:
+            killed_by = "output"
+        elif time.monotonic() >= deadline:
+            killed_by = "wall"
+        if killed_by is not None:
+            _kill_action(init_pid)
+            init_pid = 0
+            break
+        if os.waitpid(init_pid, os.WNOHANG)[0] == init_pid:
+            init_pid = 0
+            break
+    ended = time.monotonic()
+    drain_until = time.monotonic() + DRAIN_AFTER_EXIT_S
+    while pipes.targets and time.monotonic() < drain_until:
+        pipes.read_ready(POLL_S)
+    pipes.close()
+    warnings: list[str] = []
+    worker = _worker_status(bytes(status.data), warnings)
+    peak = int(worker.get("maxrss", 0))
+    if cgroup is not None:
+        peak = max(peak, cgroup.peak_memory())
+        if killed_by is None and cgroup.oom_kills():
+            killed_by = "memory"
+    layers.extend(_trusted_layers(bytes(trusted.data)))
+    upper_fd = os.open(fs.upper, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    try:
+        copied = copy_out(
+            upper_fd, fs.workdir_fd, max_files=profile.max_files, max_bytes=profile.max_total_bytes
+        )
+    finally:
+        os.close(upper_fd)
+    warnings.extend(copied.warnings)
+    exit_code, signal_number = _decode(worker.get("status"))
+    if killed_by is None and exit_code != WORKER_EXIT_COMPLETED and _disk_full():
+        killed_by = "fsize"  # the action failed with its tmpfs full: the disk limit stopped it
+    cpu_used = float(worker.get("cpu_s", 0.0))
+    if killed_by is None and signal_number == signal.SIGKILL and cpu_used >= profile.cpu_seconds:
+        killed_by = "cpu"  # the kernel's hard RLIMIT_CPU kill after an ignored SIGXCPU
+    outcome = outcome_from_report(
+        bytes(report.data),
+        profile=profile,
+        exit_code=exit_code,
+        signal_number=signal_number,
+        killed_by=killed_by,  # type: ignore[arg-type]
+        duration_s=round(ended - started, 4),
+        peak_memory_bytes=peak,
+        files_created=copied.files,
+        layers=layers,
+        stdout=bytes(out.data),
+        stderr=bytes(err.data),
+        stdout_truncated=out.overflow,
+        stderr_truncated=err.overflow,
+        warnings=warnings,
+    )
+    return outcome.model_dump(mode="json"), lambda: _finish(init_pid, cgroup)
+
+
+def _disk_full() -> bool:
+    """Whether the action's tmpfs has no block or no inode left (ENOSPC for the next write)."""
+    info = os.statvfs(ACTION_MOUNT)
+    return info.f_bfree == 0 or info.f_ffree == 0
+
+
+def _kill_action(init_pid: int) -> None:
+    """SIGKILL the action's init (the kernel then kills every process of its namespace)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(init_pid, signal.SIGKILL)
+    os.waitpid(init_pid, 0)
+
+
+def _finish(init_pid: int, cgroup: ActionCgroup | None) -> None:
+    """After the answer is out: wait for the init's exit and remove the action's cgroup."""
+    if init_pid:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(init_pid, 0)
+    procs.kill_descendants()
+    if cgroup is not None:
+        cgroup.remove()
+
+
+def _worker_status(raw: bytes, warnings: list[str]) -> dict[str, Any]:
+    if not raw:
+        return {}
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    if "init_error" in data:
+        warnings.append(f"アクションの初期化に失敗しました: {data['init_error']}")
+    return data
+
+
+def _decode(status: object) -> tuple[int | None, int | None]:
+    """(exit code, signal) of a wait status; (None, None) when it is unknown."""
+    if not isinstance(status, int):
+        return None, None
+    if os.WIFSIGNALED(status):
+        return None, os.WTERMSIG(status)
+    if os.WIFEXITED(status):
+        return os.WEXITSTATUS(status), None
+    return None, None
+
+
+def _failure(request: ActionRequest, exc: BaseException) -> dict[str, Any]:
+    return {
+        "success": False,
+        "error": {"type": type(exc).__name__, "message": str(exc)[:2000], "traceback": []},
+        "profile": request.profile.name,
+        "warnings": [SUPERVISOR_FAILED],
+    }
 
 
 def supervise(request: ActionRequest, done_fd: int) -> None:
     """Run one action to completion and announce it on ``done_fd`` with one short line."""
     procs.become_subreaper()
+    finish: Callable[[], None] = procs.kill_descendants
     try:
-        outcome = _run(request)
+        outcome, finish = _run(request)
     except Exception as exc:  # the supervisor itself failed: report it, never hang the caller
         procs.kill_descendants()
-        outcome = {
-            "success": False,
-            "error": {"type": type(exc).__name__, "message": str(exc), "traceback": []},
-            "profile": request.profile.name,
-            "warnings": ["サンドボックスの監視プロセスでエラーが発生しました。"],
-        }
-    tmp = request.result_path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(outcome, ensure_ascii=False), encoding="utf-8")
-    os.replace(tmp, request.result_path)
-    line = json.dumps({"type": "done", "id": request.id}) + "\n"
-    os.write(done_fd, line.encode("utf-8"))
+        outcome = _failure(request, exc)
+    try:
+        tmp = request.result_path.with_suffix(".tmp")
+        # ASCII JSON: a lone surrogate (a name that is not UTF-8) is escaped, never unwritable.
+        tmp.write_text(json.dumps(outcome, ensure_ascii=True), encoding="ascii")
+        os.replace(tmp, request.result_path)
+    finally:
+        line = json.dumps({"type": "done", "id": request.id}) + "\n"
+        os.write(done_fd, line.encode("ascii"))
+        finish()

@@ -1,16 +1,20 @@
 """The worker: the forked process that confines itself and runs the user's code.
 
-It starts as a fork of the warm server (pandas, numpy, matplotlib, seaborn and sklearn already
-imported), becomes a session leader, points stdin/stdout/stderr at the supervisor's pipes,
-closes every other descriptor, applies the isolation layers, loads the input DataFrames from
-Arrow files in its workdir and ``exec``s the code. It reports back one JSON document on its
-result pipe: no pickles, no objects, just data.
+It starts as a fork of the action's init process (so of the warm server: pandas, numpy,
+matplotlib, seaborn and sklearn already imported), becomes a session leader, points
+stdin/stdout/stderr at the supervisor's pipes, closes every other descriptor, applies the
+isolation layers, writes their statuses on the layers pipe and closes it (before any user code
+runs, so the supervisor can trust what came through it), reads the input DataFrames from
+descriptors the supervisor opened and ``exec``s the code.
+
+Its exit status is ``WORKER_EXIT_COMPLETED`` only on the path where ``exec`` returned; anything
+else exits with ``WORKER_EXIT_FAILED``. The JSON report on its result pipe (result value or
+error) is written after user code ran and is untrusted: no pickles, no objects, just data.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import io
 import json
 import os
@@ -20,24 +24,29 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from keiri_agent.sandbox.isolation import IsolationConfig, apply_isolation
+from keiri_agent.sandbox.outcome import WORKER_EXIT_COMPLETED
 from keiri_agent.sandbox.profiles import SandboxProfile
 
-__all__ = ["USER_CODE_FILENAME", "run_worker"]
+__all__ = ["USER_CODE_FILENAME", "WORKER_EXIT_FAILED", "run_worker"]
 
 USER_CODE_FILENAME = "<user_code>"
 MAX_RESULT_JSON_BYTES = 1024 * 1024  # the ``result`` variable is returned only up to this size
 MAX_TRACEBACK_LINES = 20
 RESERVED_NAMES = frozenset({"df", "dfs", "workspace_dir", "__name__", "__builtins__"})
+WORKER_EXIT_FAILED = 1
 
 
-def _redirect(stdout_fd: int, stderr_fd: int, keep: int) -> None:
+def _redirect(stdout_fd: int, stderr_fd: int, keep: set[int]) -> None:
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.dup2(stdout_fd, 1)
     os.dup2(stderr_fd, 2)
     # Nothing else of the server's survives: not its protocol pipe, not its log.
-    os.closerange(3, keep)
-    os.closerange(keep + 1, 65536)
+    low = 3
+    for fd in sorted(keep):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, 65536)
     sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
     sys.stdout = io.TextIOWrapper(
         io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="replace", write_through=True
@@ -69,12 +78,16 @@ def _error_report(exc: BaseException, code_lines: list[str]) -> dict[str, Any]:
     }
 
 
-def _load_inputs(inputs: dict[str, str]) -> dict[str, Any]:
-    if not inputs:
+def _load_inputs(input_fds: dict[str, int]) -> dict[str, Any]:
+    if not input_fds:
         return {}
     import pyarrow.feather as feather
 
-    return {name: feather.read_feather(path) for name, path in inputs.items()}
+    frames = {}
+    for name, fd in input_fds.items():
+        with os.fdopen(fd, "rb") as source:
+            frames[name] = feather.read_feather(source)
+    return frames
 
 
 def _json_result(namespace: dict[str, Any]) -> Any:
@@ -92,24 +105,26 @@ def run_worker(
     code: str,
     workdir: Path,
     profile: SandboxProfile,
-    inputs: dict[str, str],
+    input_fds: dict[str, int],
     stdout_fd: int,
     stderr_fd: int,
     result_fd: int,
+    layers_fd: int,
 ) -> NoReturn:
     """Confine this process, run ``code`` and exit; never returns."""
-    report: dict[str, Any] = {"ok": False, "error": None, "layers": [], "result": None}
+    report: dict[str, Any] = {"error": None, "result": None}
+    exit_code = WORKER_EXIT_FAILED
     try:
         os.setsid()
-        _redirect(stdout_fd, stderr_fd, result_fd)
+        _redirect(stdout_fd, stderr_fd, {result_fd, layers_fd, *input_fds.values()})
         os.chdir(workdir)
         statuses = apply_isolation(IsolationConfig(workdir=workdir, profile=profile))
-        report["layers"] = [
-            {"name": s.name, "active": s.active, "detail": s.detail} for s in statuses
-        ]
-        # Reported at once, so an action killed later by a limit still says how it was confined.
-        _write_all(result_fd, json.dumps({"layers": report["layers"]}).encode("utf-8") + b"\n")
-        frames = _load_inputs(inputs)
+        # Read through descriptors opened before confinement: pyarrow starts threads, which
+        # must not exist while the layers are applied.
+        frames = _load_inputs(input_fds)
+        layers = [{"name": s.name, "active": s.active, "detail": s.detail} for s in statuses]
+        _write_all(layers_fd, json.dumps(layers, ensure_ascii=True).encode("ascii"))
+        os.close(layers_fd)  # from here on, nothing this process writes is trusted
         namespace: dict[str, Any] = {
             "__name__": "__main__",
             "__builtins__": __builtins__,
@@ -118,28 +133,28 @@ def run_worker(
             "df": next(iter(frames.values())) if frames else None,
             "workspace_dir": ".",
         }
+        del frames
         compiled = compile(code, USER_CODE_FILENAME, "exec")
         try:
             exec(compiled, namespace)
         except SystemExit as stop:
             if stop.code not in (None, 0):
                 raise
-        report["ok"] = True
+        exit_code = WORKER_EXIT_COMPLETED
         report["result"] = _json_result(namespace)
     except BaseException as exc:
+        exit_code = WORKER_EXIT_FAILED
         report["error"] = _error_report(exc, code.splitlines())
-        report["memory_error"] = isinstance(exc, MemoryError)
-        report["fsize_error"] = isinstance(exc, OSError) and exc.errno == errno.EFBIG
     finally:
         try:
             sys.stdout.flush()
             sys.stderr.flush()
         except BaseException:
             pass
-        data = json.dumps(report, ensure_ascii=False, default=str).encode("utf-8")
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(BaseException):
+            data = json.dumps(report, ensure_ascii=True, default=str).encode("ascii")
             _write_all(result_fd, data + b"\n")
-        os._exit(0)
+        os._exit(exit_code)
 
 
 def _write_all(fd: int, data: bytes) -> None:
