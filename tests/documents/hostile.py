@@ -18,6 +18,7 @@ import os
 import struct
 import subprocess
 import sys
+import threading
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -31,13 +32,18 @@ __all__ = [
     "deflate_repeated",
     "far_cell_xlsx",
     "flate_bomb_pdf",
+    "lying_dimension_xlsx",
+    "many_parts_xlsx",
     "minimal_xlsx",
+    "office_part_bomb",
     "peak_rss",
     "shared_strings_bomb_xlsx",
     "wide_csv",
 ]
 
 MiB = 1024 * 1024
+# A safety net for a reader that never ends, not a measure of speed.
+READER_TIMEOUT_S = 600
 _LOCAL = struct.Struct("<4sHHHHHIIIHH")
 _CENTRAL = struct.Struct("<4sHHHHHHIIIHHHHHII")
 _END = struct.Struct("<4sHHHHIIH")
@@ -180,6 +186,42 @@ def billion_laughs_xlsx(part: str = "sheet") -> bytes:
     return minimal_xlsx(shared_strings=_deflated(xml.encode()))
 
 
+def lying_dimension_xlsx() -> bytes:
+    """Only A1 exists, but the sheet's saved dimension claims A1:XFD1048576."""
+    sheet = (
+        f'<worksheet xmlns="{_MAIN_NS}"><dimension ref="A1:XFD1048576"/>'
+        f"<sheetData>{_ONE_STRING_ROW}</sheetData></worksheet>"
+    )
+    return minimal_xlsx(sheet=_deflated((_XML_DECL + sheet).encode()))
+
+
+def many_parts_xlsx(extra_parts: int = 6_000) -> bytes:
+    """A valid .xlsx carrying ``extra_parts`` tiny extra members."""
+    data = minimal_xlsx()
+    out = io.BytesIO(data)
+    with zipfile.ZipFile(out, "a") as archive:
+        for n in range(extra_parts):
+            archive.writestr(f"customXml/item{n}.xml", "<a/>")
+    return out.getvalue()
+
+
+def office_part_bomb(document: bytes, part: str, element: bytes, expanded_mb: int) -> bytes:
+    """``document`` (an Office file) with ``part`` replaced by ``expanded_mb`` MB of
+    ``element`` repeated inside the part's original first and last tags."""
+    entries: list[tuple[str, Deflated]] = []
+    with zipfile.ZipFile(io.BytesIO(document)) as archive:
+        for name in archive.namelist():
+            content = archive.read(name)
+            if name != part:
+                entries.append((name, _deflated(content)))
+                continue
+            cut = content.index(b">", content.index(b"<", content.index(b"?>") + 2)) + 1
+            head, tail = content[:cut], content[content.rindex(b"</") :]
+            block = element * (MiB // len(element))
+            entries.append((name, deflate_repeated(block, expanded_mb, prefix=head, suffix=tail)))
+    return _zip(entries)
+
+
 def far_cell_xlsx() -> bytes:
     """A few KB: A1 and one cell at the sheet's last position, XFD1048576."""
     from openpyxl import Workbook
@@ -245,7 +287,7 @@ class Measured:
 # machine: it then fails with MemoryError instead of growing to gigabytes.
 _SCRIPT = """
 import json, resource, sys
-from keiri_agent.documents import extract_text, read_table
+from keiri_agent.documents import ExcelManager, extract_text, read_table
 from keiri_agent.errors import BlockError
 
 def vm_size():
@@ -256,7 +298,8 @@ def vm_size():
 guard = vm_size() + int(sys.argv[3])
 resource.setrlimit(resource.RLIMIT_AS, (guard, guard))
 baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-reader = {"extract": extract_text, "table": read_table}[sys.argv[1]]
+rows = lambda path: ExcelManager(path).read_rows()
+reader = {"extract": extract_text, "table": read_table, "rows": rows}[sys.argv[1]]
 try:
     result = reader(sys.argv[2])
     outcome = {"ok": True}
@@ -269,7 +312,8 @@ print(json.dumps({"outcome": outcome, "baseline_kb": baseline}))
 
 
 def peak_rss(reader: str, path: Path, *, guard_bytes: int = 3 * 1024 * MiB) -> Measured:
-    """Run ``reader`` ("extract" or "table") on ``path`` in a fresh interpreter."""
+    """Run ``reader`` on ``path`` in a fresh interpreter: "extract" (``extract_text``), "table"
+    (``read_table``) or "rows" (``ExcelManager.read_rows``)."""
     with open(os.devnull, "wb") as devnull:
         proc = subprocess.Popen(
             [sys.executable, "-c", _SCRIPT, reader, str(path), str(guard_bytes)],
@@ -277,7 +321,13 @@ def peak_rss(reader: str, path: Path, *, guard_bytes: int = 3 * 1024 * MiB) -> M
             stderr=devnull,
         )
         assert proc.stdout is not None
-        out = proc.stdout.read()
+        # A reader without bounds (the code before the fix) could run for many minutes.
+        killer = threading.Timer(READER_TIMEOUT_S, proc.kill)
+        killer.start()
+        try:
+            out = proc.stdout.read()
+        finally:
+            killer.cancel()
         proc.stdout.close()
         # wait4, not wait(): its rusage is the child's, with the children it reaped.
         _pid, status, usage = os.wait4(proc.pid, 0)

@@ -21,6 +21,7 @@ import os
 import pickle
 import resource
 import signal
+import sys
 import traceback
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -108,6 +109,11 @@ def _child(
 ) -> None:
     status = 0
     try:
+        # pyarrow (pandas' string columns) allocates from jemalloc, which reserves address
+        # space in large extents and fails at once under RLIMIT_AS; malloc is bounded as it goes.
+        arrow = sys.modules.get("pyarrow")
+        if arrow is not None:
+            arrow.set_memory_pool(arrow.system_memory_pool())
         _lower(resource.RLIMIT_CORE, 0)
         _lower(resource.RLIMIT_AS, address_space)
         _lower(resource.RLIMIT_CPU, cpu_seconds, cpu_seconds + _CPU_GRACE_SECONDS)

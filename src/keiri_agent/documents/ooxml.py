@@ -84,6 +84,9 @@ def open_workbook(
         except XML_ERRORS as exc:
             raise xml_error(label, exc) from exc
         except _WORKBOOK_ERRORS as exc:
+            cause = _xml_cause(exc)  # openpyxl re-raises a part's ValueError as its own
+            if cause is not None:
+                raise xml_error(label, cause) from exc
             raise FileProcessingError(
                 label,
                 f"「{label}」は Excel ブックとして読めません（破損しているか、別形式のファイルです）。",
@@ -91,3 +94,13 @@ def open_workbook(
                 hint=_RESAVE_HINT,
                 details={"reason": f"{type(exc).__name__}: {exc}"},
             ) from exc
+
+
+def _xml_cause(exc: BaseException) -> Exception | None:
+    """The XML parser's exception behind ``exc``, if there is one in its chain."""
+    current: BaseException | None = exc
+    while current is not None:
+        if isinstance(current, XML_ERRORS):
+            return current
+        current = current.__cause__ or current.__context__
+    return None
