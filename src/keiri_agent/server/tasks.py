@@ -398,7 +398,10 @@ class TaskRegistry:
     def close(self, timeout: float = CLOSE_JOIN_TIMEOUT_S) -> None:
         """Cancel the tasks still running and wait for them (at server shutdown)."""
         with self._lock:
-            running = [t for t in self._tasks.values() if not t.finished and t.thread is not None]
+            unfinished = [t for t in self._tasks.values() if not t.finished]
+        for task in unfinished:  # queued ones too: one that gets a slot now stops at once
+            task.cancel.set()
+        running = [t for t in unfinished if t.thread is not None]
         for task in running:
             task.cancel.set()
             if task.executor is not None:
