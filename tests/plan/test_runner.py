@@ -128,9 +128,14 @@ graph:
 """,
     )
     result = runner.run(plan)
-    assert result.status == "success"
+    # Stopped by the bound with the condition still true: the outputs are kept, but the run
+    # says it is incomplete (issue 18: it used to end as a plain success).
+    assert result.status == "partial"
     assert result.outputs["again"]["s"] == [1, 1, 1, 1]
     assert len(events_of(result, "loop_iteration")) == 4
+    (warning,) = [e for e in events_of(result, "log") if e.level == "warning"]
+    assert warning.code == "LOOP_LIMIT_REACHED"
+    assert warning.node_id == "again"
 
 
 def test_while_exits_when_the_condition_turns_false(

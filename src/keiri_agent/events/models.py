@@ -226,6 +226,7 @@ class Log(RunEvent):
     event: Literal["log"] = "log"
     msg: str
     level: str = "info"
+    code: str | None = None  # for warnings a program acts on, e.g. LOOP_LIMIT_REACHED
 
 
 class CodeGen(RunEvent):

@@ -7,7 +7,6 @@ answers, stored outputs from an earlier run, cancellation) through :class:`RunCo
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import itertools
 import threading
 from collections.abc import Mapping
@@ -26,6 +25,7 @@ from keiri_agent.events.models import EventType, RunEvent
 from keiri_agent.plan.backends import Backend
 from keiri_agent.plan.refs import Reference, ReferencePathError, render, resolve_path
 from keiri_agent.plan.values import OutputStore
+from keiri_agent.plan.workers import Workers
 
 if TYPE_CHECKING:
     from keiri_agent.plan.compiled import CompiledGraph
@@ -52,7 +52,7 @@ class RunContext:
     events: EventStream
     registry: BlockRegistry
     backend: Backend
-    pool: cf.ThreadPoolExecutor
+    workers: Workers
     workspace: Path
     designs_dir: Path
     config: Mapping[str, Any]

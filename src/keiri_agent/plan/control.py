@@ -1,10 +1,14 @@
 """Loop and subflow nodes (seed 002 §5.2, §5.3): nested frames driven by a parent frame.
 
 - foreach: one frame per item, at most ``max_concurrency`` (or ``policy.concurrency.per_node``)
-  at a time; exports collected in input order. Node paths inside are ``loop[i]/child``.
+  at a time, with threads from the run's bound (``plan.workers``); exports collected in input
+  order. Node paths inside are ``loop[i]/child``. At most ``MAX_LOOP_ITERATIONS`` items.
 - while: the condition is checked before each iteration; body nodes it references hold the
-  previous iteration's outputs (null before the first). ``max_iterations`` bounds it; with
-  ``required: true`` still meeting the condition at the bound is an error.
+  previous iteration's outputs (null before the first). ``max_iterations`` bounds it; still
+  meeting the condition at the bound is an error with ``required: true``, and otherwise a
+  ``LOOP_LIMIT_REACHED`` warning that makes the run ``partial`` (never a plain success).
+- Failures continued past inside an iteration or a subflow (``on_error: continue``) make the
+  loop or subflow node, and so the run, ``partial`` too.
 - subflow: ``designs/<plan_id>.yaml`` run in its own vars scope (the parent's vars are not
   inherited), with run id ``<run>.sub#n``; its errors become the subflow node's error.
 """
@@ -23,7 +27,14 @@ from keiri_agent.plan.compiled import compile_graph
 from keiri_agent.plan.engine import Frame, FrameResult, Outcome, Values, render_vars
 from keiri_agent.plan.expr import compile_when, truthy
 from keiri_agent.plan.loader import load_source, resolve_plan_file
-from keiri_agent.plan.models import Export, LoopNode, Plan, SubflowNode, when_raw
+from keiri_agent.plan.models import (
+    MAX_LOOP_ITERATIONS,
+    Export,
+    LoopNode,
+    Plan,
+    SubflowNode,
+    when_raw,
+)
 from keiri_agent.plan.refs import bare_reference, render, resolve_path
 
 if TYPE_CHECKING:
@@ -98,13 +109,28 @@ def run_loop(frame: Frame, node: LoopNode, path: str) -> Outcome:
                 ),
                 0,
             )
-        results, outcome = _foreach(frame, node, body, path, list(items))
+        if len(items) > MAX_LOOP_ITERATIONS:
+            return frame.failed(
+                path,
+                BlockError(
+                    f"ループ {path} の foreach.input が {len(items):,} 件あり、"
+                    f"上限の {MAX_LOOP_ITERATIONS:,} 件を超えています。",
+                    code=ErrorCode.LOOP_LIMIT_REACHED,
+                    hint="入力を分けて実行してください（1 回の foreach は"
+                    f" {MAX_LOOP_ITERATIONS:,} 件まで。docs/limits.md）。",
+                    details={"node_id": path, "items": len(items), "limit": MAX_LOOP_ITERATIONS},
+                ),
+                0,
+            )
+        results, outcome, warnings = _foreach(frame, node, body, path, list(items))
     else:
-        results, outcome = _while(frame, node, body, path)
+        results, outcome, warnings = _while(frame, node, body, path)
     if outcome is not None:
         return _emit_failure(frame, path, outcome)
     collected = {name: [r.get(name) for r in results] for name in names}
-    return frame.complete(path, collected, started)
+    done = frame.complete(path, collected, started)
+    done.warnings.extend(warnings)
+    return done
 
 
 def _iteration(
@@ -124,11 +150,13 @@ def _iteration(
 
 def _foreach(
     frame: Frame, node: LoopNode, body: CompiledGraph, path: str, items: list[Any]
-) -> tuple[list[dict[str, Any]], Outcome | None]:
+) -> tuple[list[dict[str, Any]], Outcome | None, list[BlockError]]:
     assert node.foreach is not None
     spec = node.foreach
     limit = frame.policy.concurrency.per_node.get(node.id, spec.max_concurrency)
     results: list[dict[str, Any]] = [{} for _ in items]
+    outcomes: list[Outcome | None] = [None] * len(items)
+    warnings: list[list[BlockError]] = [[] for _ in items]
     first_bad: tuple[int, Outcome] | None = None
     waiting = False
     stop = threading.Event()
@@ -144,17 +172,40 @@ def _foreach(
         bad = _frame_outcome(result, path, f"ループ {path} の {index + 1} 件目")
         if bad is None:
             results[index] = {e.as_: _export_value(e, values) for e in node.body.plan.exports}
+            warnings[index] = result.errors
         elif bad.status == "failed" and frame.policy.on_error != "continue":
             stop.set()  # halt: start no further iterations
         return bad
 
-    if limit == 1:
-        outcomes = [one(i) for i in range(len(items)) if not stop.is_set()]
-    else:
-        with cf.ThreadPoolExecutor(
-            max_workers=limit, thread_name_prefix=f"keiri-{node.id}"
-        ) as pool:
-            outcomes = list(pool.map(one, range(len(items))))
+    # Iterations are taken in order by this thread and by up to limit - 1 helpers, each a
+    # thread of the run's bound: helpers are added while slots are free, never waited for.
+    taken = [0]  # the next index to take
+    lock = threading.Lock()
+    helpers: list[cf.Future[None]] = []
+    wanted = min(limit, len(items)) - 1
+
+    def more_helpers() -> bool:
+        return taken[0] < len(items) and sum(not f.done() for f in helpers) < wanted
+
+    def work(top_up: bool) -> None:
+        while True:
+            with lock:
+                index = taken[0]
+                taken[0] += 1
+            if index >= len(items):
+                return
+            outcomes[index] = one(index)
+            while top_up and more_helpers():
+                helper = frame.ctx.workers.try_submit(work, False)
+                if helper is None:
+                    break
+                helpers.append(helper)
+
+    while more_helpers() and (helper := frame.ctx.workers.try_submit(work, False)):
+        helpers.append(helper)
+    work(True)
+    for helper in helpers:
+        helper.result()
     for index, bad in enumerate(outcomes):
         if bad is None:
             continue
@@ -165,15 +216,15 @@ def _foreach(
         ):
             first_bad = (index, bad)
     if first_bad is not None:
-        return results, first_bad[1]
+        return results, first_bad[1], []
     if waiting:
-        return results, Outcome("waiting")
-    return results, None
+        return results, Outcome("waiting"), []
+    return results, None, [w for ws in warnings for w in ws]
 
 
 def _while(
     frame: Frame, node: LoopNode, body: CompiledGraph, path: str
-) -> tuple[list[dict[str, Any]], Outcome | None]:
+) -> tuple[list[dict[str, Any]], Outcome | None, list[BlockError]]:
     assert node.while_ is not None
     spec = node.while_
     condition = compile_when(when_raw(spec.condition))
@@ -181,38 +232,43 @@ def _while(
     previous = Values(frame.values.vars, parent=frame.values)
     previous.outputs = dict.fromkeys(body.nodes)
     results: list[dict[str, Any]] = []
+    warnings: list[BlockError] = []
     for index in range(spec.max_iterations):
         try:
             go = truthy(condition.evaluate(partial(frame.resolve, values=previous)))
         except BlockError as exc:
-            return results, Outcome("failed", None, exc)
+            return results, Outcome("failed", None, exc), []
         if not go:
-            return results, None
+            return results, None, warnings
         frame.events.emit("loop_iteration", node_id=path, iteration=index)
         result, values = _iteration(frame, node, body, path, index, {})
         bad = _frame_outcome(result, path, f"ループ {path} の {index + 1} 回目")
         if bad is not None:
-            return results, bad
+            return results, bad, []
+        warnings.extend(result.errors)
         results.append({e.as_: _export_value(e, values) for e in node.body.plan.exports})
         previous = values
+    try:
+        still = truthy(condition.evaluate(partial(frame.resolve, values=previous)))
+    except BlockError as exc:
+        return results, Outcome("failed", None, exc), []
+    if not still:
+        return results, None, warnings
+    limit = BlockError(
+        f"ループ {path} は max_iterations（{spec.max_iterations:,} 回）に達したため打ち切りました"
+        f"（条件 {condition.text} は真のままです）。",
+        code=ErrorCode.LOOP_LIMIT_REACHED,
+        hint="結果は途中までです。max_iterations を増やすか、条件が偽になる入力を与えてください"
+        f"（上限 {MAX_LOOP_ITERATIONS:,} 回）。上限に達したら失敗にするには required: true を指定します。",
+        details={"node_id": path, "max_iterations": spec.max_iterations},
+        recoverable=True,
+    )
     if spec.required:
-        try:
-            still = truthy(condition.evaluate(partial(frame.resolve, values=previous)))
-        except BlockError as exc:
-            return results, Outcome("failed", None, exc)
-        if still:
-            return results, Outcome(
-                "failed",
-                None,
-                BlockError(
-                    f"ループ {path} は {spec.max_iterations} 回繰り返しても条件 {condition.text} が満たされたままです。",
-                    code=ErrorCode.LOOP_LIMIT_REACHED,
-                    hint="max_iterations を増やすか、条件が偽になる入力を与えてください。",
-                    details={"node_id": path, "max_iterations": spec.max_iterations},
-                    recoverable=True,
-                ),
-            )
-    return results, None
+        return results, Outcome("failed", None, limit), []
+    frame.events.emit(
+        "log", node_id=path, level="warning", code=limit.code, msg=f"{limit.message} {limit.hint}"
+    )
+    return results, None, [*warnings, limit]
 
 
 def load_subplan(plan_id: str, designs_dir: Path) -> tuple[Plan, CompiledGraph]:
@@ -266,4 +322,6 @@ def run_subflow(frame: Frame, node: SubflowNode, path: str) -> Outcome:
     for export in node.out.exports:
         inner = by_name.get(export.from_, export)
         outputs[export.as_] = _export_value(inner, values)
-    return frame.complete(path, outputs, started)
+    done = frame.complete(path, outputs, started)
+    done.warnings.extend(result.errors)
+    return done

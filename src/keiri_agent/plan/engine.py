@@ -10,7 +10,6 @@ earlier run (resume, rerun). Loops and subflows are in ``plan.control``.
 from __future__ import annotations
 
 import concurrent.futures as cf
-import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from keiri_agent.plan.expr import compile_when, truthy
 from keiri_agent.plan.models import BlockNode, LoopNode, Plan, Policy, SubflowNode, when_raw
 from keiri_agent.plan.refs import Reference, render, resolve_path
 from keiri_agent.plan.values import NotPersistable
+from keiri_agent.plan.workers import run_inline
 
 __all__ = ["Frame", "FrameResult", "Outcome", "Reused", "RunContext", "Values", "render_vars"]
 
@@ -44,6 +44,9 @@ class Outcome:
     status: Status
     outputs: dict[str, Any] | None = None
     error: BlockError | None = None
+    # "ok" but not complete: failures continued past inside a loop or subflow, a while loop
+    # stopped by max_iterations. They make the enclosing frame (and the run) "partial".
+    warnings: list[BlockError] = field(default_factory=list)
 
 
 @dataclass
@@ -137,6 +140,7 @@ class Frame:
                 ):
                     if outcome.status == "failed" and outcome.error is not None:
                         continued.append(outcome.error)
+                    continued.extend(outcome.warnings)
                     self.values.outputs[node_id] = outcome.outputs
                     for user in graph.dependents[node_id]:
                         left[user].discard(node_id)
@@ -167,22 +171,9 @@ class Frame:
             and self.ctx.backend.local
         )
         if inline or (self.prefix + node_id) in self.ctx.reuse:
-            future: cf.Future[Outcome] = cf.Future()
-            future.set_result(self.node_job(node_id))
-            return future
-        if isinstance(node, BlockNode):
-            return self.ctx.pool.submit(self.node_job, node_id)
-        # Loops and subflows wait on nested frames: never on a bounded pool (no deadlock).
-        future = cf.Future()
-
-        def target() -> None:
-            try:
-                future.set_result(self.node_job(node_id))
-            except BaseException as exc:  # pragma: no cover - node_job reports its errors
-                future.set_exception(exc)
-
-        threading.Thread(target=target, name=f"keiri-{node_id}", daemon=True).start()
-        return future
+            return run_inline(self.node_job, node_id)
+        # A thread within the run's bound, or this thread when none is free (plan.workers).
+        return self.ctx.workers.submit(self.node_job, node_id)
 
     # --- one node ----------------------------------------------------------------------------
 

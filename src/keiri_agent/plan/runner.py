@@ -9,7 +9,6 @@ outputs of everything upstream reused.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import os
 import threading
 import time
@@ -34,6 +33,7 @@ from keiri_agent.plan.models import LoopNode, Plan, SubflowNode
 from keiri_agent.plan.runstate import AnswersFile, find_run, load_run
 from keiri_agent.plan.validator import load_config, validate_source
 from keiri_agent.plan.values import OutputStore
+from keiri_agent.plan.workers import Workers
 
 __all__ = ["PlanRunner", "RunResult"]
 
@@ -93,14 +93,10 @@ class PlanRunner:
         self._backends: dict[str, Backend] = {}
         if backend is not None:
             self._backends[backend.name] = backend
-        self._pool = cf.ThreadPoolExecutor(
-            max_workers=self.settings.keiri_plan_max_threads, thread_name_prefix="keiri-node"
-        )
 
     def close(self) -> None:
         for backend in self._backends.values():
             backend.close()
-        self._pool.shutdown(wait=False)
 
     def __enter__(self) -> PlanRunner:
         return self
@@ -164,7 +160,7 @@ class PlanRunner:
             events=stream,
             registry=self.registry,
             backend=self.backend(model.policy.executor),
-            pool=self._pool,
+            workers=Workers(self.settings.keiri_plan_max_threads),
             workspace=workspace,
             designs_dir=self.designs_dir,
             config=self.config,
