@@ -16,6 +16,8 @@ from keiri_agent.cli import (  # noqa: F401  (registers the commands)
     helpdesk,
     helpdesk_ask,
     plan,
+    plan_run,
+    plan_runs,
     sandbox,
     serve,
     ui,

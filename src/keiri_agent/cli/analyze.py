@@ -11,20 +11,28 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 
-from keiri_agent.cli.common import EXIT_FAILED, app, err_console, user_errors
-from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError, LLMError
+from keiri_agent.cli.common import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    app,
+    err_console,
+    error_document,
+    fail,
+    forget_shown_errors,
+    interrupted_error,
+    progress_printer,
+    show_error,
+    user_errors,
+)
+from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError
 
 if TYPE_CHECKING:
     from keiri_agent.agents.analysis import AnalysisSession, TurnResult
-    from keiri_agent.events import RunEvent
 
 __all__ = ["analyze", "split_arguments"]
 
@@ -32,7 +40,6 @@ __all__ = ["analyze", "split_arguments"]
 # not the question.
 DATA_SUFFIXES = frozenset({".csv", ".tsv", ".txt", ".xlsx", ".xlsm", ".xls"})
 QUIT_WORDS = frozenset({"exit", "quit", "終了"})
-EXIT_INTERRUPTED = 130
 
 _USAGE_HINT = (
     '例: keiri-agent analyze 売上.csv 経費.xlsx "取引先別の売上を比べて"。'
@@ -85,35 +92,11 @@ def split_arguments(args: list[str]) -> tuple[list[Path], str | None]:
     return files, question
 
 
-def _show_error(exc: BlockError) -> None:
-    err_console.print(
-        f"[bold red]エラー[/bold red] {escape(f'[{exc.code}] {exc.message}')}", markup=True
-    )
-    if exc.hint:
-        err_console.print(f"ヒント: {exc.hint}", markup=False)
-
-
-@contextmanager
-def _llm_failures() -> Iterator[None]:
-    """An LLM call that failed after its retries exits 1; other BlockErrors are left to
-    ``user_errors`` (exit 2: bad input or settings the user can fix)."""
-    try:
-        yield
-    except LLMError as exc:
-        _show_error(exc)
-        raise typer.Exit(code=EXIT_FAILED) from None
-
-
 def run_turn(session: AnalysisSession, text: str) -> TurnResult:
     """``session.ask(text)``, printing the graph's progress to stderr as it happens."""
     from keiri_agent.agents.analysis.progress import describe_event
 
-    def show(event: RunEvent) -> None:
-        line = describe_event(event)
-        if line is not None:
-            err_console.print(line, style="dim", markup=False, highlight=False)
-
-    return session.ask(text, on_event=show)
+    return session.ask(text, on_event=progress_printer(describe_event))
 
 
 def _print_turn(turn: TurnResult, *, as_json: bool, interactive: bool) -> None:
@@ -172,10 +155,14 @@ def _interactive(session: AnalysisSession, *, as_json: bool) -> None:
             break
         if not text or text.lower() in QUIT_WORDS:
             break
+        forget_shown_errors()  # each turn reports its own errors, even one seen before
         try:
             turn = run_turn(session, text)
         except BlockError as exc:  # shown; the session stays usable for another try
-            _show_error(exc)
+            if as_json:  # JSON Lines: the failed turn is a line too
+                typer.echo(json.dumps(error_document(exc), ensure_ascii=False))
+            else:
+                show_error(exc)
             continue
         _print_turn(turn, as_json=as_json, interactive=True)
         label = "回答" if turn.next_action == "ask" else "追加の質問"
@@ -222,15 +209,13 @@ def analyze(
     ] = False,
 ) -> None:
     try:
-        with user_errors():
+        with user_errors(llm_exit_code=EXIT_FAILED):
             files, question = split_arguments(args)
             session = _load(files, workspace_root)
             if question is None:
                 _interactive(session, as_json=as_json)
                 return
-            with _llm_failures():
-                turn = run_turn(session, question)
-            _print_turn(turn, as_json=as_json, interactive=False)
+            turn = run_turn(session, question)
+        _print_turn(turn, as_json=as_json, interactive=False)
     except KeyboardInterrupt:
-        err_console.print("中断しました。", markup=False)
-        raise typer.Exit(code=EXIT_INTERRUPTED) from None
+        fail(interrupted_error(), EXIT_INTERRUPTED)

@@ -15,10 +15,9 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from keiri_agent.blocks.catalog import port_details, summary
-from keiri_agent.cli.common import app, check_choice, console, user_errors
+from keiri_agent.cli.common import WrappingTable, app, check_choice, console, user_errors
 from keiri_agent.errors import BlockError, ErrorCode
 
 if TYPE_CHECKING:
@@ -51,8 +50,8 @@ def _detail(spec: BlockSpec, versions: list[str]) -> dict[str, Any]:
     return entry
 
 
-def _ports_table(title: str, ports: dict[str, dict[str, Any]], *, inputs: bool) -> Table:
-    table = Table(title=title, title_justify="left")
+def _ports_table(title: str, ports: dict[str, dict[str, Any]], *, inputs: bool) -> WrappingTable:
+    table = WrappingTable(title=title, title_justify="left")
     table.add_column("名前", no_wrap=True)
     table.add_column("型")
     if inputs:
@@ -98,7 +97,7 @@ def list_blocks(
         entries = [spec.catalog_entry() for spec in specs]
         typer.echo(json.dumps(entries, ensure_ascii=False, indent=2))
         return
-    table = Table(title="ブロック一覧")
+    table = WrappingTable(title="ブロック一覧")
     table.add_column("ID", no_wrap=True)
     table.add_column("版", no_wrap=True)
     table.add_column("カテゴリ", no_wrap=True)
@@ -202,7 +201,7 @@ def search(
     if as_json:
         typer.echo(json.dumps(_search_json(result, k), ensure_ascii=False, indent=2))
         return
-    table = Table(title=f"ブロック検索（{result.mode_used}）")
+    table = WrappingTable(title=f"ブロック検索（{result.mode_used}）")
     table.add_column("順位", justify="right", no_wrap=True)
     table.add_column("ID", no_wrap=True)
     table.add_column("カテゴリ", no_wrap=True)

@@ -1,49 +1,189 @@
-"""Shared pieces of the CLI: the Typer app, consoles, and Japanese error display."""
+"""Shared pieces of the CLI: the Typer app, consoles, errors and ``--json`` output.
+
+Every failure a command reports goes through :func:`fail`: with ``--json`` it becomes the one
+JSON document on stdout (``{"status": "error", "error": {...}}``), otherwise the Japanese message
+and hint on stderr. An error is shown once per command: :func:`show_error` remembers what it
+printed, so an error reported live by a progress line (:func:`progress_printer`) is not printed
+again when the command ends. Usage errors (an unknown option, a missing argument) and
+unexpected exceptions of a ``--json`` command are JSON documents too (:class:`KeiriGroup`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import json
+import threading
+import traceback
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Annotated
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+from typer.core import TyperGroup
 
 from keiri_agent import __version__
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, LLMError
+
+if TYPE_CHECKING:
+    from keiri_agent.events.models import RunEvent
 
 __all__ = [
     "EXIT_FAILED",
+    "EXIT_INTERRUPTED",
     "EXIT_USER_ERROR",
+    "KeiriGroup",
+    "WrappingTable",
     "app",
     "check_choice",
     "console",
+    "echo_json",
     "err_console",
+    "error_document",
+    "fail",
+    "forget_shown_errors",
+    "interrupted_error",
+    "progress_printer",
+    "show_error",
     "user_errors",
+    "wants_json",
 ]
 
-app = typer.Typer(
-    name="keiri-agent",
-    help="keiri-agent: 経理などバックオフィス業務のための LLM ワークベンチ。",
-    no_args_is_help=True,
-    add_completion=False,
-)
-console = Console()
-err_console = Console(stderr=True)
 EXIT_FAILED = 1
 EXIT_USER_ERROR = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl-C
+JSON_FLAG = "--json"
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+@dataclass
+class _Invocation:
+    """What one command line asked for, and the errors already shown to its user."""
+
+    as_json: bool = False
+    shown: set[tuple[str, str]] = field(default_factory=set)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_current = _Invocation()
+
+
+def _json_token(args: Sequence[str]) -> bool:
+    tokens = list(args)
+    if "--" in tokens:
+        tokens = tokens[: tokens.index("--")]
+    return JSON_FLAG in tokens
+
+
+def _has_json_option(command: Any) -> bool:
+    return command is not None and any(
+        JSON_FLAG in getattr(param, "opts", ()) for param in command.params
+    )
+
+
+def wants_json() -> bool:
+    """True when the running command was given ``--json`` (its stdout is one JSON document)."""
+    return _current.as_json
+
+
+def echo_json(data: Any) -> None:
+    typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+def error_document(error: BlockError) -> dict[str, Any]:
+    """The JSON document of a command that failed before it had a result to print."""
+    status = "cancelled" if error.code == ErrorCode.CANCELLED else "error"
+    return {"status": status, "error": error.to_dict()}
+
+
+def show_error(error: BlockError) -> None:
+    """The Japanese message, node and hint on stderr, once per command (nothing under --json,
+    where the command's JSON document carries the error)."""
+    if _current.as_json:
+        return
+    key = (str(error.code), error.message)
+    with _current.lock:
+        if key in _current.shown:
+            return
+        _current.shown.add(key)
+    err_console.print(
+        Text.assemble(("エラー", "bold red"), f" [{error.code}] {error.message}"), soft_wrap=True
+    )
+    if error.details.get("node_id"):
+        err_console.print(f"ノード: {error.details['node_id']}", markup=False, soft_wrap=True)
+    if error.hint:
+        err_console.print(f"ヒント: {error.hint}", markup=False, soft_wrap=True)
+
+
+def forget_shown_errors() -> None:
+    """Let :func:`show_error` show every error again (a new turn of an interactive session)."""
+    with _current.lock:
+        _current.shown.clear()
+
+
+def fail(error: BlockError, exit_code: int = EXIT_USER_ERROR) -> NoReturn:
+    """Report ``error`` (JSON document or Japanese text) and end the command with ``exit_code``."""
+    if _current.as_json:
+        echo_json(error_document(error))
+    else:
+        show_error(error)
+    raise typer.Exit(code=exit_code)
+
+
+def interrupted_error(hint: str = "") -> BlockError:
+    return BlockError(
+        "中断しました（Ctrl-C）。",
+        code=ErrorCode.CANCELLED,
+        hint=hint or "もう一度実行してください。",
+    )
 
 
 @contextmanager
-def user_errors() -> Iterator[None]:
-    """Show a BlockError as its Japanese message and hint (no traceback) and exit non-zero."""
+def user_errors(*, llm_exit_code: int = EXIT_USER_ERROR) -> Iterator[None]:
+    """Report a BlockError (no traceback) and exit: 2 for what the user can fix, and
+    ``llm_exit_code`` for an LLM call that failed after its retries."""
     try:
         yield
+    except LLMError as exc:
+        fail(exc, llm_exit_code)
     except BlockError as exc:
-        err_console.print(f"[bold red]エラー[/bold red] [{exc.code}] {exc.message}", markup=True)
-        if exc.hint:
-            err_console.print(f"ヒント: {exc.hint}")
-        raise typer.Exit(code=EXIT_USER_ERROR) from None
+        fail(exc, EXIT_USER_ERROR)
+
+
+def _event_error(event: RunEvent) -> BlockError | None:
+    """The error a progress event reports as final: an agent's ``error`` event or a node that
+    failed for good (not one that will be retried)."""
+    data = event.model_dump()
+    if event.event not in ("error", "node_error") or data.get("will_retry"):
+        return None
+    error = data.get("error")
+    if not isinstance(error, Mapping):
+        return None
+    found = BlockError.from_dict(dict(error))
+    if event.node_id and event.event == "node_error":
+        found.details.setdefault("node_id", event.node_id)
+    return found
+
+
+def progress_printer(describe: Callable[[RunEvent], str | None]) -> Callable[[RunEvent], None]:
+    """A run listener printing one dim stderr line per event ``describe`` words, and errors
+    with their hint through :func:`show_error` (so the command's last word does not repeat
+    them)."""
+
+    def show(event: RunEvent) -> None:
+        error = _event_error(event)
+        if error is not None:
+            show_error(error)
+            return
+        line = describe(event)
+        if line is not None:
+            err_console.print(line, style="dim", markup=False, highlight=False, soft_wrap=True)
+
+    return show
 
 
 def check_choice(option: str, value: str, choices: Sequence[str]) -> None:
@@ -55,6 +195,69 @@ def check_choice(option: str, value: str, choices: Sequence[str]) -> None:
             hint=f"{' / '.join(choices)} のいずれかを指定してください。",
             details={option.lstrip("-"): value},
         )
+
+
+class WrappingTable(Table):
+    """A table whose cells wrap onto more lines, never cut with "…", at any terminal width.
+
+    Rich breaks lines at spaces; Japanese text has none, so a cell too wide for its column is
+    folded character by character instead of being cut.
+    """
+
+    def add_column(self, header: Any = "", *args: Any, **kwargs: Any) -> None:
+        kwargs["overflow"] = "fold"
+        kwargs["no_wrap"] = False
+        super().add_column(header, *args, **kwargs)
+
+
+class KeiriGroup(TyperGroup):
+    """The top-level group: notes whether ``--json`` was asked for, and makes usage errors and
+    unexpected exceptions of a ``--json`` command JSON documents as well."""
+
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any
+    ) -> Any:
+        global _current
+        _current = _Invocation(as_json=_json_token(args))
+        return super().make_context(info_name, args, parent=parent, **extra)
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except typer.TyperException as exc:  # click's usage and parameter errors
+            context = getattr(exc, "ctx", None)
+            if not (_current.as_json and _has_json_option(getattr(context, "command", None))):
+                raise
+            message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+            error = BlockError(
+                message,
+                code=ErrorCode.INPUT_VALIDATION_FAILED,
+                hint="使い方は --help で表示できます。",
+            )
+            echo_json(error_document(error))
+            raise typer.Exit(code=int(getattr(exc, "exit_code", EXIT_USER_ERROR))) from None
+        except (typer.Exit, typer.Abort):
+            raise
+        except Exception as exc:
+            if not _current.as_json:
+                raise
+            err_console.print(traceback.format_exc(), markup=False, highlight=False)
+            error = BlockError(
+                f"予期しないエラーが起きました: {type(exc).__name__}: {exc}",
+                code=ErrorCode.INTERNAL_ERROR,
+                hint="不具合として報告してください（標準エラー出力のトレースバックを添えて）。",
+            )
+            echo_json(error_document(error))
+            raise typer.Exit(code=EXIT_FAILED) from None
+
+
+app = typer.Typer(
+    name="keiri-agent",
+    help="keiri-agent: 経理などバックオフィス業務のための LLM ワークベンチ。",
+    no_args_is_help=True,
+    add_completion=False,
+    cls=KeiriGroup,
+)
 
 
 def _version_callback(value: bool) -> None:

@@ -16,29 +16,31 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 
-from keiri_agent.cli.common import EXIT_FAILED, EXIT_USER_ERROR, app, err_console, user_errors
-from keiri_agent.errors import ErrorCode, LLMError
+from keiri_agent.cli.common import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_USER_ERROR,
+    app,
+    err_console,
+    fail,
+    interrupted_error,
+    progress_printer,
+    show_error,
+    user_errors,
+)
+from keiri_agent.errors import BlockError, ErrorCode
 
 if TYPE_CHECKING:
     from keiri_agent.agents.convert.pipeline import ConvertResult
-    from keiri_agent.events import RunEvent
 
 __all__ = ["EXIT_INTERRUPTED", "convert", "exit_code_for", "format_result"]
 
-EXIT_INTERRUPTED = 130
 CANCEL_GRACE_S = 10.0  # after Ctrl+C, how long the run may take to stop its sandbox process
 # Failures the user can fix (input, settings, an impossible request) exit 2; the rest exit 1.
 _SYSTEM_FAILURES = frozenset(
     {ErrorCode.API_ERROR, ErrorCode.TIMEOUT_ERROR, ErrorCode.INTERNAL_ERROR}
 )
-
-
-def _show_error(code: str, message: str, hint: str) -> None:
-    err_console.print(f"[bold red]エラー[/bold red] {escape(f'[{code}] {message}')}", markup=True)
-    if hint:
-        err_console.print(f"ヒント: {hint}", markup=False)
 
 
 def exit_code_for(result: ConvertResult) -> int:
@@ -111,13 +113,8 @@ def convert(
     cancel = threading.Event()
     finished = threading.Event()
 
-    def show(event: RunEvent) -> None:
-        line = describe_event(event)
-        if line is not None:
-            err_console.print(line, style="dim", markup=False, highlight=False, soft_wrap=True)
-
     try:
-        with user_errors():
+        with user_errors(llm_exit_code=EXIT_FAILED):
             settings = load_settings()
             stream = open_run(AGENT_ID, runs_dir=settings.keiri_runs_dir)
 
@@ -134,19 +131,14 @@ def convert(
                 finally:
                     finished.set()
 
-            try:
-                result = run_following(stream, work, show, name="keiri-convert")
-            except LLMError as exc:
-                _show_error(exc.code, exc.message, exc.hint)
-                raise typer.Exit(code=EXIT_FAILED) from None
+            show = progress_printer(describe_event)
+            result = run_following(stream, work, show, name="keiri-convert")
     except KeyboardInterrupt:
         cancel.set()  # the run stops its sandbox process and closes its log
         finished.wait(CANCEL_GRACE_S)
-        err_console.print("中断しました。", markup=False)
-        raise typer.Exit(code=EXIT_INTERRUPTED) from None
+        fail(interrupted_error(), EXIT_INTERRUPTED)
     if result.status == "failed" and result.error is not None:
-        error = result.error
-        _show_error(str(error.get("code")), str(error.get("message")), str(error.get("hint") or ""))
+        show_error(BlockError.from_dict(result.error))  # once: the progress may have shown it
     if as_json:
         typer.echo(result.model_dump_json(indent=2))
     elif result.status == "success":

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from keiri_agent.cli.common import app, err_console, user_errors
+from keiri_agent.cli.common import app, err_console, progress_printer, user_errors
 from keiri_agent.errors import BlockError, ErrorCode
 
 __all__ = ["demo"]
@@ -31,15 +31,16 @@ def demo(
 ) -> None:
     """サンプルの請求書と入金明細を照合する Plan を実行します（API キー不要）。"""
     from keiri_agent.blocks.registry import default_registry
-    from keiri_agent.cli.plan import show_event
     from keiri_agent.examples import example_answers, example_plan
+    from keiri_agent.plan.progress import describe_event
     from keiri_agent.plan.runner import PlanRunner
 
     with user_errors():
         plan = example_plan(DEMO_PLAN)
         answers = example_answers(DEMO_PLAN)
         with PlanRunner(default_registry(), runs_dir=runs_dir) as runner:
-            result = runner.run(plan, answers=answers, on_event=None if as_json else show_event)
+            show = None if as_json else progress_printer(describe_event)
+            result = runner.run(plan, answers=answers, on_event=show)
         if result.status != "success":
             error = result.error or BlockError(
                 f"デモの実行が完了しませんでした（状態: {result.status}）。",

@@ -6,9 +6,8 @@ import json
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
-from keiri_agent.cli.common import app, console, user_errors
+from keiri_agent.cli.common import WrappingTable, app, console, user_errors
 from keiri_agent.config import load_settings
 from keiri_agent.doctor import DoctorReport, collect_report, ping_models
 
@@ -22,7 +21,7 @@ def _render(report: DoctorReport) -> None:
         f"[bold]keiri-agent {report.version}[/bold]  Python {report.python}  {report.platform}"
     )
 
-    providers = Table(title="LLM プロバイダー")
+    providers = WrappingTable(title="LLM プロバイダー")
     providers.add_column("プロバイダー")
     providers.add_column("利用可")
     providers.add_column("不足している設定")
@@ -31,7 +30,7 @@ def _render(report: DoctorReport) -> None:
         providers.add_row(name, _mark(info["usable"]), note)
     console.print(providers)
 
-    roles = Table(title="役割ごとのモデル")
+    roles = WrappingTable(title="役割ごとのモデル")
     roles.add_column("役割")
     roles.add_column("モデル")
     roles.add_column("利用可")
@@ -45,7 +44,7 @@ def _render(report: DoctorReport) -> None:
         roles.add_row(role, info["model"] or "-", _mark(info["usable"]), note)
     console.print(roles)
 
-    settings = Table(title="有効な設定（秘密情報はマスク）")
+    settings = WrappingTable(title="有効な設定（秘密情報はマスク）")
     settings.add_column("変数")
     settings.add_column("値")
     for key, value in report.settings.items():
@@ -54,7 +53,7 @@ def _render(report: DoctorReport) -> None:
         settings.add_row(f"({key})", value)
     console.print(settings)
 
-    layers = Table(title="サンドボックスの隔離レイヤー（詳細: keiri-agent sandbox doctor）")
+    layers = WrappingTable(title="サンドボックスの隔離レイヤー（詳細: keiri-agent sandbox doctor）")
     layers.add_column("レイヤー")
     layers.add_column("有効")
     layers.add_column("詳細")

@@ -16,9 +16,16 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from keiri_agent.cli.common import EXIT_FAILED, app, check_choice, console, err_console, user_errors
+from keiri_agent.cli.common import (
+    EXIT_FAILED,
+    WrappingTable,
+    app,
+    check_choice,
+    console,
+    err_console,
+    user_errors,
+)
 
 if TYPE_CHECKING:
     from keiri_agent.agents.helpdesk.knowledge import IngestResult, SearchOutput
@@ -113,7 +120,7 @@ def ingest(
 
 
 def _print_ingest(result: IngestResult) -> None:
-    table = Table(title=f"取り込み結果（{escape(result.index_dir)}）", title_justify="left")
+    table = WrappingTable(title=f"取り込み結果（{escape(result.index_dir)}）", title_justify="left")
     table.add_column("項目")
     table.add_column("件数", justify="right")
     rows = [
@@ -204,15 +211,15 @@ def search(
         }
         typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
         return
-    table = Table(title=f"検索結果（{tool}）: {escape(query)}", title_justify="left")
+    table = WrappingTable(title=f"検索結果（{tool}）: {escape(query)}", title_justify="left")
     table.add_column("順位", justify="right", no_wrap=True)
     table.add_column("出典", ratio=1)
     table.add_column("スコア", justify="right", no_wrap=True)
     table.add_column("本文", ratio=3)
     for rank, hit in enumerate(hits, start=1):
         text = " ".join(hit.content.split())
-        if len(text) > CONTENT_PREVIEW_CHARS:
-            text = text[:CONTENT_PREVIEW_CHARS] + "…"
+        if len(text) > CONTENT_PREVIEW_CHARS:  # said in words: a "…" would read as a cut cell
+            text = f"{text[:CONTENT_PREVIEW_CHARS]}（以下略、全 {len(text):,} 文字。--json で全文）"
         table.add_row(str(rank), escape(_source(hit)), f"{hit.score:.3f}", escape(text))
     console.print(table)
     if tool != "manual":

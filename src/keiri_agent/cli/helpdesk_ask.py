@@ -8,38 +8,18 @@ sources and the tokens used, or with ``--json`` the whole ``AgentResult``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 
-from keiri_agent.cli.common import EXIT_FAILED, err_console, user_errors
+from keiri_agent.cli.common import EXIT_FAILED, progress_printer, user_errors
 from keiri_agent.cli.helpdesk import helpdesk_app
-from keiri_agent.errors import LLMError
 
 if TYPE_CHECKING:
     from keiri_agent.agents.helpdesk.models import AgentResult
-    from keiri_agent.events import RunEvent
 
 __all__ = ["ask", "format_result"]
-
-
-@contextmanager
-def _llm_failures() -> Iterator[None]:
-    """An LLM call that failed after its retries exits 1; other BlockErrors are left to
-    ``user_errors`` (exit 2: input or settings the user can fix)."""
-    try:
-        yield
-    except LLMError as exc:
-        err_console.print(
-            f"[bold red]エラー[/bold red] {escape(f'[{exc.code}] {exc.message}')}", markup=True
-        )
-        if exc.hint:
-            err_console.print(f"ヒント: {exc.hint}", markup=False)
-        raise typer.Exit(code=EXIT_FAILED) from None
 
 
 def format_result(result: AgentResult) -> str:
@@ -98,13 +78,8 @@ def ask(
     from keiri_agent.agents.helpdesk.agent import run_agent
     from keiri_agent.agents.helpdesk.progress import describe_event
 
-    def show(event: RunEvent) -> None:
-        line = describe_event(event)
-        if line is not None:
-            err_console.print(line, style="dim", markup=False, highlight=False)
-
-    with user_errors(), _llm_failures():
-        result = run_agent(question, index_dir=index, on_event=show)
+    with user_errors(llm_exit_code=EXIT_FAILED):
+        result = run_agent(question, index_dir=index, on_event=progress_printer(describe_event))
     if as_json:
         typer.echo(result.model_dump_json(indent=2))
     else:

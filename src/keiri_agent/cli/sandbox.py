@@ -8,10 +8,16 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
-from keiri_agent.cli.common import EXIT_FAILED, EXIT_USER_ERROR, app, console, err_console
-from keiri_agent.errors import BlockError
+from keiri_agent.cli.common import (
+    EXIT_FAILED,
+    WrappingTable,
+    app,
+    console,
+    err_console,
+    user_errors,
+)
+from keiri_agent.errors import BlockError, ErrorCode
 
 if TYPE_CHECKING:
     from keiri_agent.sandbox.outcome import ExecutionOutcome
@@ -27,12 +33,26 @@ def _parse_inputs(values: list[str]) -> dict[str, Path]:
     for value in values:
         name, sep, path = value.partition("=")
         if not sep or not name or not path:
-            err_console.print(
-                f"[bold red]エラー[/bold red] --input は NAME=PATH の形式で指定してください: {value}"
+            raise BlockError(
+                f"--input '{value}' は NAME=PATH の形ではありません。",
+                code=ErrorCode.INPUT_VALIDATION_FAILED,
+                hint="例: --input sales=data/売上.csv（NAME が変数名、PATH が CSV/Excel）。",
+                details={"input": value},
             )
-            raise typer.Exit(code=EXIT_USER_ERROR)
         inputs[name] = Path(path)
     return inputs
+
+
+def _read_code(file: Path) -> str:
+    try:
+        return file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BlockError(
+            f"{file} を読み込めません: {exc}",
+            code=ErrorCode.FILE_UNREADABLE,
+            hint="UTF-8 で保存した Python ファイルのパスを指定してください。",
+            details={"file": str(file)},
+        ) from None
 
 
 @sandbox_app.command("run")
@@ -66,25 +86,18 @@ def run_file(
     from keiri_agent.documents import read_table
     from keiri_agent.sandbox import SandboxExecutor, get_profile
 
-    inputs = _parse_inputs(input_specs or [])
-    executor = SandboxExecutor()
-    try:
-        code = file.read_text(encoding="utf-8")
+    with user_errors():
+        inputs = _parse_inputs(input_specs or [])
+        code = _read_code(file)
         chosen = get_profile(profile).with_overrides(
             cpu_seconds=cpu_seconds, wall_seconds=wall_seconds, memory_mb=memory_mb
         )
         frames = {name: read_table(path).df for name, path in inputs.items()}
-        outcome = executor.run(code, workdir=workdir, profile=chosen, inputs=frames)
-    except (OSError, UnicodeDecodeError) as exc:
-        err_console.print(f"[bold red]エラー[/bold red] {file} を読み込めません: {exc}")
-        raise typer.Exit(code=EXIT_USER_ERROR) from None
-    except BlockError as exc:
-        err_console.print(f"[bold red]エラー[/bold red] [{exc.code}] {exc.message}")
-        if exc.hint:
-            err_console.print(f"ヒント: {exc.hint}")
-        raise typer.Exit(code=EXIT_USER_ERROR) from None
-    finally:
-        executor.close()  # no process is left behind when the command returns
+        executor = SandboxExecutor()
+        try:
+            outcome = executor.run(code, workdir=workdir, profile=chosen, inputs=frames)
+        finally:
+            executor.close()  # no process is left behind when the command returns
     if as_json:
         # ASCII escapes: one valid JSON document whatever the code put in its result or output.
         typer.echo(json.dumps(outcome.model_dump(mode="json"), ensure_ascii=True, indent=2))
@@ -139,7 +152,7 @@ def sandbox_doctor(
             )
         )
         return
-    table = Table(title="サンドボックスの隔離レイヤー")
+    table = WrappingTable(title="サンドボックスの隔離レイヤー")
     table.add_column("レイヤー")
     table.add_column("有効")
     table.add_column("詳細")

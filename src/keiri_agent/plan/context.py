@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -62,6 +63,7 @@ class RunContext:
     store: OutputStore | None = None
     reuse: dict[str, Reused] = field(default_factory=dict)
     cancel: threading.Event = field(default_factory=threading.Event)
+    sleep: Callable[[float], object] = time.sleep  # the wait between a node's retries
     waiting: list[dict[str, Any]] = field(default_factory=list)
     subflows: dict[str, tuple[Plan, CompiledGraph]] = field(default_factory=dict)
     _semaphores: dict[str, threading.Semaphore] = field(default_factory=dict)

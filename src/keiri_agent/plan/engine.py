@@ -37,6 +37,13 @@ from keiri_agent.plan.workers import run_inline
 __all__ = ["Frame", "FrameResult", "Outcome", "Reused", "RunContext", "Values", "render_vars"]
 
 Status = Literal["ok", "skipped", "failed", "waiting", "cancelled"]
+RETRY_BACKOFF_S = 0.5  # the wait before a node's first retry; it doubles for each next one
+RETRY_BACKOFF_MAX_S = 30.0
+
+
+def retry_delay(attempt: int) -> float:
+    """Seconds to wait after failed attempt ``attempt`` (0-based) before the next one."""
+    return min(RETRY_BACKOFF_MAX_S, RETRY_BACKOFF_S * 2.0**attempt)
 
 
 @dataclass
@@ -299,6 +306,9 @@ class Frame:
                     retry=attempt,
                     will_retry=True,
                 )
+                self.ctx.sleep(retry_delay(attempt))
+                if self.ctx.cancel.is_set():  # cancelled while waiting: no further attempt
+                    return Outcome("cancelled", None, error)
         assert error is not None
         return self.failed(path, error, attempts - 1)
 

@@ -35,7 +35,7 @@ from keiri_agent.plan.validator import load_config, validate_source
 from keiri_agent.plan.values import OutputStore
 from keiri_agent.plan.workers import Workers
 
-__all__ = ["PlanRunner", "RunResult"]
+__all__ = ["PlanRunner", "RunResult", "cancelled_error"]
 
 
 @dataclass
@@ -81,7 +81,9 @@ class PlanRunner:
         config: Mapping[str, Any] | None = None,
         env: Mapping[str, str] | None = None,
         backend: Backend | None = None,
+        sleep: Callable[[float], object] | None = None,
     ) -> None:
+        """``sleep`` waits between a node's retries (default: a wait the run's cancel ends)."""
         self.settings = settings or load_settings()
         self.registry = registry or default_registry()
         self.runs_dir = Path(runs_dir or self.settings.keiri_runs_dir)
@@ -90,6 +92,7 @@ class PlanRunner:
             dict(config) if config is not None else load_config(self.settings.keiri_plan_config)
         )
         self.env = env if env is not None else os.environ
+        self._sleep = sleep
         self._backends: dict[str, Backend] = {}
         if backend is not None:
             self._backends[backend.name] = backend
@@ -154,6 +157,7 @@ class PlanRunner:
         workspace.mkdir(exist_ok=True)
         if on_event is not None:
             stream.add_listener(on_event)
+        cancelled = cancel if cancel is not None else threading.Event()  # seen at once
         ctx = RunContext(
             run_id=stream.run_id,
             plan_id=model.id,
@@ -169,6 +173,8 @@ class PlanRunner:
             answers=provider,
             store=store,
             reuse=dict(_reuse or {}),
+            cancel=cancelled,
+            sleep=self._sleep or cancelled.wait,
         )
         finished = threading.Event()
         if cancel is not None:
@@ -181,19 +187,19 @@ class PlanRunner:
 
             threading.Thread(target=relay, name="keiri-cancel", daemon=True).start()
         started = time.perf_counter()
-        stream.emit(
-            "plan_start",
-            plan_id=model.id,
-            plan_version=model.version,
-            plan_file=str(snapshot.relative_to(stream.log_path.parent)),
-            inputs={"vars": dict(vars or {})},
-            resume_of=_resume_of,
-            rerun_from=_rerun_from,
-        )
         result = RunResult(
             stream.run_id, model.id, "failed", log_path=stream.log_path, redactor=stream.redactor
         )
         try:
+            stream.emit(
+                "plan_start",
+                plan_id=model.id,
+                plan_version=model.version,
+                plan_file=str(snapshot.relative_to(stream.log_path.parent)),
+                inputs={"vars": dict(vars or {})},
+                resume_of=_resume_of,
+                rerun_from=_rerun_from,
+            )
             values = Values(render_vars({**model.vars, **(vars or {})}, ctx))
             frame_result = Frame(ctx, model, graph, values).run()
             result.status = {"waiting": "waiting_input"}.get(
@@ -204,7 +210,13 @@ class PlanRunner:
             result.waiting = list(ctx.waiting)
         except BlockError as exc:
             result.status, result.error = "failed", exc
+        except KeyboardInterrupt:  # Ctrl-C: the run ends cancelled, its log says so
+            ctx.cancel_all()  # running blocks stop at their next check
+            result.status = "cancelled"
+            raise
         finally:
+            if result.status == "cancelled" and result.error is None:
+                result.error = cancelled_error(stream.run_id)
             result.duration_ms = (time.perf_counter() - started) * 1000
             stream.emit(
                 "plan_complete",
@@ -311,6 +323,16 @@ class PlanRunner:
             return any(candidate.startswith((s + "/", s + "[")) for s in subtree)
 
         return dropped
+
+
+def cancelled_error(run_id: str) -> BlockError:
+    """Why a cancelled run stopped, and how to continue it."""
+    return BlockError(
+        "実行を中止しました。",
+        code=ErrorCode.CANCELLED,
+        hint=f"終わったノードを再利用して続けるには: keiri-agent plan resume {run_id}",
+        details={"run_id": run_id},
+    )
 
 
 def _provider(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,18 @@ from keiri_agent.plan.engine import Reused
 from keiri_agent.plan.loader import load_yaml
 from keiri_agent.plan.values import OutputStore
 
-__all__ = ["AnswersFile", "RunRecord", "find_run", "load_run"]
+__all__ = [
+    "RUN_STATUSES",
+    "AnswersFile",
+    "RunRecord",
+    "RunSummary",
+    "find_run",
+    "list_plan_runs",
+    "load_run",
+]
+
+# A plan_complete status, or "incomplete": the log ends without one (running, or the process died).
+RUN_STATUSES = ("success", "failed", "waiting_input", "cancelled", "partial", "incomplete")
 
 
 class AnswersFile:
@@ -140,3 +152,79 @@ def load_run(log_path: Path) -> RunRecord:
                 continue  # not persisted: the node runs again
             record.completed[event.node_id] = Reused(outputs, event.stored, event.outputs_file)
     return record
+
+
+@dataclass
+class RunSummary:
+    """One plan run as a list shows it: what ran, when, how it ended, and what failed."""
+
+    run_id: str
+    plan_id: str
+    started: datetime
+    status: str  # one of RUN_STATUSES
+    log_path: Path
+    first_node: str | None = None  # the first node the run started (where a rerun can begin)
+    failed_node: str | None = None  # the node whose error ended the run
+    error: dict[str, Any] | None = None
+    resume_of: str | None = None
+    rerun_from: str | None = None
+
+
+def summarize_run(log_path: Path) -> RunSummary:
+    """The summary of one run log (BlockError when it is not a readable plan run log)."""
+    record = load_run(log_path)
+    start = next(e for e in record.events if isinstance(e, PlanStart))
+    end = next((e for e in reversed(record.events) if isinstance(e, PlanComplete)), None)
+    summary = RunSummary(
+        run_id=record.run_id,
+        plan_id=record.plan_id,
+        started=start.timestamp,
+        status=end.status if end is not None else "incomplete",
+        log_path=log_path,
+        first_node=record.executed[0] if record.executed else None,
+        error=dict(end.error) if end is not None and end.error else None,
+        resume_of=start.resume_of,
+        rerun_from=start.rerun_from,
+    )
+    if summary.error is not None:
+        node = (summary.error.get("details") or {}).get("node_id")
+        summary.failed_node = str(node) if node else None
+    return summary
+
+
+def list_plan_runs(
+    runs_dir: Path, *, plan_id: str | None = None, status: str | None = None
+) -> tuple[list[RunSummary], list[BlockError]]:
+    """The plan runs logged under ``runs_dir``, newest first, and the logs that could not be
+    read (each as the BlockError that says why). Logs of agents (not plans) are not runs."""
+    if status is not None and status not in RUN_STATUSES:
+        raise BlockError(
+            f"--status '{status}' は使えません。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint=f"{' / '.join(RUN_STATUSES)} のいずれかを指定してください。",
+            details={"status": status},
+        )
+    runs: list[RunSummary] = []
+    unreadable: list[BlockError] = []
+    if not runs_dir.is_dir():
+        return runs, unreadable
+    for log in runs_dir.rglob("*.jsonl"):
+        if not log.is_file() or not _starts_a_plan_run(log):
+            continue
+        try:
+            summary = summarize_run(log)
+        except BlockError as exc:
+            unreadable.append(exc)
+            continue
+        if plan_id is not None and summary.plan_id != plan_id:
+            continue
+        if status is not None and summary.status != status:
+            continue
+        runs.append(summary)
+    runs.sort(key=lambda run: (run.started, run.run_id), reverse=True)
+    return runs, unreadable
+
+
+def _starts_a_plan_run(log: Path) -> bool:
+    with log.open("r", encoding="utf-8", errors="replace") as handle:
+        return '"plan_start"' in handle.readline()

@@ -143,7 +143,7 @@ class HelpDeskAgent:
                 {"question": question, "current_step": 0}, context=context
             )
         except BlockError as exc:
-            logger.error("helpdesk: %s", exc)
+            logger.info("helpdesk: failed: %s", exc)  # shown by the caller, not twice
             events.emit("error", step="helpdesk", message=exc.message, error=exc.to_dict())
             raise
         subtasks: list[Subtask] = sorted(final["subtask_results"], key=lambda s: s.index)

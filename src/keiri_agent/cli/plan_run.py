@@ -1,0 +1,251 @@
+"""`keiri-agent plan run|resume|rerun`: run a plan, continue a stopped run, rerun from a node.
+
+Progress goes to stderr, beginning with the run id; the result goes to stdout as text or, with
+``--json``, as the runner's ``RunResult.to_dict()``. Exit codes: 0 success or waiting for input,
+1 failed or invalid plan, 2 user errors (a missing file, a malformed ``--var``), 130 cancelled
+(Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from keiri_agent.blocks.ui.samples import example_value
+from keiri_agent.cli.common import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    echo_json,
+    err_console,
+    fail,
+    interrupted_error,
+    progress_printer,
+    show_error,
+    user_errors,
+)
+from keiri_agent.cli.plan import (
+    AnswersOption,
+    JsonFlag,
+    PlanFile,
+    VarOptions,
+    issues_json,
+    parse_vars,
+    plan_app,
+    print_issues,
+)
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.plan.loader import load_yaml
+from keiri_agent.plan.progress import STATUS_LABELS, describe_event
+
+if TYPE_CHECKING:
+    from keiri_agent.events.models import RunEvent
+    from keiri_agent.plan.runner import PlanRunner, RunResult
+
+__all__ = ["answers_example", "answers_yaml", "resume_command"]
+
+MAX_OUTPUT_CHARS = 200  # one node's outputs, summarized, in the human-readable run result
+_PLAIN_KEY_RE = re.compile(r"[^\W\d][\w\-]*")
+
+
+def _requirements(item: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The fields a waiting request asks for (``ui.interactive_input``'s request shape)."""
+    found = (item.get("request") or {}).get("requirements") or []
+    return [r for r in found if isinstance(r, Mapping) and "id" in r]
+
+
+def answers_example(waiting: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """An answers mapping (node → requirement id → value) for every waiting request."""
+    example: dict[str, dict[str, Any]] = {}
+    for item in waiting:
+        request = item.get("request") or {}
+        answers = {str(r["id"]): example_value(r) for r in _requirements(item)}
+        if request.get("mode") in ("confirm", "mixed"):
+            answers["approved"] = True
+        if request.get("mode") == "inquire":
+            answers["response"] = "（回答を入力）"
+        example[str(item["node_id"])] = answers
+    return example
+
+
+def _yaml_key(key: str) -> str:
+    plain = _PLAIN_KEY_RE.fullmatch(key) and load_yaml(key) == key
+    return key if plain else json.dumps(key, ensure_ascii=False)
+
+
+def answers_yaml(waiting: Sequence[Mapping[str, Any]]) -> str:
+    """:func:`answers_example` as YAML, each answer with a comment naming its field."""
+    example = answers_example(waiting)
+    lines: list[str] = []
+    for item in waiting:
+        node = str(item["node_id"])
+        labels = {
+            str(r["id"]): f"{r.get('label') or r['id']}（{r.get('type')}"
+            + ("、必須）" if r.get("required", True) else "、任意）")
+            for r in _requirements(item)
+        }
+        labels.update(approved="承認するなら true、却下するなら false", response="自由記述の回答")
+        lines.append(f"{_yaml_key(node)}:")
+        for key, value in example[node].items():
+            lines.append(f"  # {labels.get(key, key)}")
+            lines.append(
+                f"  {_yaml_key(key)}: {json.dumps(value, ensure_ascii=False, default=str)}"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def resume_command(run_id: str) -> str:
+    return f"keiri-agent plan resume {run_id} --answers answers.yaml"
+
+
+def _print_result(result: RunResult, *, as_json: bool) -> None:
+    from keiri_agent.events.models import summarize_value
+
+    if as_json:
+        data = result.to_dict()
+        if result.status == "waiting_input":
+            data["answers_example"] = answers_example(result.waiting)
+            data["resume_command"] = resume_command(result.run_id)
+        echo_json(data)
+        return
+    typer.echo(f"実行 ID: {result.run_id}")
+    typer.echo(f"Plan: {result.plan_id}")
+    typer.echo(f"状態: {STATUS_LABELS.get(result.status, result.status)}（{result.status}）")
+    if result.outputs:
+        typer.echo("出力:")
+    for node, outputs in result.outputs.items():
+        text = json.dumps(summarize_value(outputs), ensure_ascii=False)
+        if len(text) > MAX_OUTPUT_CHARS:
+            text = text[: MAX_OUTPUT_CHARS - 1] + "…"
+        typer.echo(f"  {node}: {text}")
+    typer.echo(f"ログ: {result.log_path}")
+    if result.status == "waiting_input":
+        typer.echo("入力待ちのノード:")
+        for item in result.waiting:
+            message = (item.get("request") or {}).get("message") or ""
+            typer.echo(f"  {item['node_id']}: {message}".rstrip())
+        typer.echo("回答ファイルの例（answers.yaml に保存して値を書き換えてください）:")
+        typer.echo(answers_yaml(result.waiting), nl=False)
+        typer.echo("次のコマンドで再開します:")
+        typer.echo(f"  {resume_command(result.run_id)}")
+    if result.error is not None:
+        show_error(result.error)
+
+
+Start = Callable[["PlanRunner", "Callable[[RunEvent], None]"], "RunResult"]
+
+
+def _execute(start: Start, *, as_json: bool, file: Path | None = None) -> None:
+    """Run ``start`` on a fresh runner and render its result (shared by run/resume/rerun).
+
+    The run id is printed on stderr as soon as the run starts, before any progress, so a run
+    that is interrupted or crashes can still be resumed. Ctrl-C ends the run as cancelled
+    (exit code 130) with the command that continues it.
+    """
+    from keiri_agent.blocks.registry import default_registry
+    from keiri_agent.plan.runner import PlanRunner, cancelled_error
+
+    started: list[str] = []
+    progress = None if as_json else progress_printer(describe_event)
+
+    def on_event(event: RunEvent) -> None:
+        if event.event == "plan_start" and not started:
+            started.append(event.run_id)
+            err_console.print(f"実行 ID: {event.run_id}", markup=False, highlight=False)
+        if progress is not None:
+            progress(event)
+
+    try:
+        with user_errors(), PlanRunner(default_registry()) as runner:
+            try:
+                result = start(runner, on_event)
+            except BlockError as exc:
+                if exc.code != ErrorCode.PLAN_INVALID:
+                    raise
+                _plan_invalid(exc, file, as_json=as_json)
+                raise typer.Exit(code=EXIT_FAILED) from None
+    except KeyboardInterrupt:
+        fail(cancelled_error(started[0]) if started else interrupted_error(), EXIT_INTERRUPTED)
+    _print_result(result, as_json=as_json)
+    if result.status == "cancelled":
+        raise typer.Exit(code=EXIT_INTERRUPTED)
+    if result.status not in ("success", "waiting_input"):
+        raise typer.Exit(code=EXIT_FAILED)
+
+
+def _plan_invalid(exc: BlockError, file: Path | None, *, as_json: bool) -> None:
+    """The validation errors that kept a plan from running (``details`` is the report)."""
+    label = str(file) if file is not None else "Plan"
+    report = issues_json(exc.details, str(file)) if file is not None else dict(exc.details)
+    if as_json:
+        echo_json({"status": "invalid", "error": {**exc.to_dict(), "details": report}})
+        return
+    err_console.print(
+        "Plan に検証エラーがあるため実行しませんでした。", markup=False, style="bold red"
+    )
+    print_issues(report, label)
+
+
+@plan_app.command("run")
+def run(
+    file: PlanFile,
+    var_specs: VarOptions = None,
+    answers: AnswersOption = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Plan を実行します（進捗は標準エラー出力に表示します）。
+
+    入力待ちになると、回答ファイルの例と再開コマンドを表示します。
+    終了コード: 0 成功・入力待ち、1 失敗・検証エラー、2 入力の誤り。
+    """
+    with user_errors():
+        overrides = parse_vars(var_specs or [])
+    _execute(
+        lambda runner, on_event: runner.run(
+            file, vars=overrides, answers=answers, on_event=on_event
+        ),
+        as_json=as_json,
+        file=file,
+    )
+
+
+@plan_app.command("resume")
+def resume(
+    run_id: Annotated[str, typer.Argument(help="再開する実行の ID（またはログ .jsonl のパス）。")],
+    answers: AnswersOption = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """入力待ち・失敗で止まった実行を、終わったノードを再利用して続けます（新しい実行 ID になります）。"""
+    _execute(
+        lambda runner, on_event: runner.resume(run_id, answers=answers, on_event=on_event),
+        as_json=as_json,
+    )
+
+
+@plan_app.command("rerun")
+def rerun(
+    run_id: Annotated[str, typer.Argument(help="元の実行の ID（またはログ .jsonl のパス）。")],
+    from_node: Annotated[
+        str, typer.Option("--from", help="ここから実行し直すノード ID（上流は再利用します）。")
+    ],
+    answers: AnswersOption = None,
+    plan: Annotated[
+        Path | None,
+        typer.Option(
+            "--plan", help="修正した Plan ファイル（省略時は元の実行のスナップショット）。"
+        ),
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """指定したノードとその下流だけを実行し直します（上流のノードは元の実行の結果を再利用します）。"""
+    _execute(
+        lambda runner, on_event: runner.rerun(
+            run_id, from_node, answers=answers, plan=plan, on_event=on_event
+        ),
+        as_json=as_json,
+        file=plan,
+    )

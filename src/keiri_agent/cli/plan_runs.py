@@ -1,0 +1,113 @@
+"""`keiri-agent plan runs`: the plan runs in the runs folder, with what to do next for each.
+
+Runs are read from their JSONL logs under ``KEIRI_RUNS_DIR`` (newest first): the run id, the
+plan, when it started, how it ended (``incomplete`` when the log has no end: still running, or
+the process died) and the command that continues it (``plan resume``) or runs it again from its
+first node (``plan rerun``). A log that cannot be read is listed with the reason, not skipped.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from keiri_agent.cli.common import console, echo_json, err_console, user_errors
+from keiri_agent.cli.plan import JsonFlag, plan_app
+from keiri_agent.plan.progress import STATUS_LABELS
+
+if TYPE_CHECKING:
+    from keiri_agent.plan.runstate import RunSummary
+
+__all__ = ["next_command", "runs"]
+
+DEFAULT_LIMIT = 20
+RUN_STATUS_LABELS = {**STATUS_LABELS, "incomplete": "未完了（実行中か異常終了）"}
+
+
+def next_command(run: RunSummary) -> str | None:
+    """The command to use next: resume a run that stopped, rerun one that finished."""
+    if run.status == "waiting_input":
+        return f"keiri-agent plan resume {run.run_id} --answers answers.yaml"
+    if run.status in ("failed", "cancelled", "incomplete"):
+        return f"keiri-agent plan resume {run.run_id}"
+    if run.first_node is not None:  # success or partial: run again from the start
+        return f"keiri-agent plan rerun {run.run_id} --from {run.first_node}"
+    return None
+
+
+def _run_json(run: RunSummary) -> dict[str, Any]:
+    return {
+        "run_id": run.run_id,
+        "plan_id": run.plan_id,
+        "started": run.started.isoformat().replace("+00:00", "Z"),
+        "status": run.status,
+        "log_path": str(run.log_path),
+        "failed_node": run.failed_node,
+        "error": run.error,
+        "resume_of": run.resume_of,
+        "rerun_from": run.rerun_from,
+        "next_command": next_command(run),
+    }
+
+
+@plan_app.command("runs")
+def runs(
+    plan: Annotated[
+        str | None, typer.Option("--plan", metavar="ID", help="この Plan の実行だけを表示します。")
+    ] = None,
+    status: Annotated[
+        str | None,
+        typer.Option(
+            "--status",
+            metavar="S",
+            help="この状態の実行だけを表示します: success / failed / waiting_input / cancelled"
+            " / partial / incomplete（終わりの記録がない実行）。",
+        ),
+    ] = None,
+    limit: Annotated[
+        int, typer.Option("--limit", min=1, help="表示する件数（新しい順）。")
+    ] = DEFAULT_LIMIT,
+    as_json: JsonFlag = False,
+) -> None:
+    """実行の一覧（新しい順）: 実行 ID、Plan、開始時刻、状態と、再開・再実行のコマンド。"""
+    from keiri_agent.config import load_settings
+    from keiri_agent.plan.runstate import list_plan_runs
+
+    with user_errors():
+        runs_dir = load_settings().keiri_runs_dir
+        found, unreadable = list_plan_runs(runs_dir, plan_id=plan, status=status)
+    shown = found[:limit]
+    if as_json:
+        echo_json(
+            {
+                "runs_dir": str(runs_dir),
+                "total": len(found),
+                "runs": [_run_json(run) for run in shown],
+                "unreadable": [error.to_dict() for error in unreadable],
+            }
+        )
+        return
+    for error in unreadable:
+        err_console.print(f"読めないログ: {error.message}", markup=False, soft_wrap=True)
+    if not found:
+        console.print(f"該当する実行はありません（{runs_dir}）。", markup=False, soft_wrap=True)
+        return
+    # Lines, not a table: a table would break the ids and commands people copy.
+    console.print(f"Plan の実行（{len(found)} 件、新しい順）:", markup=False)
+    for run in shown:
+        label = RUN_STATUS_LABELS.get(run.status, run.status)
+        if run.failed_node:
+            label += f"（ノード {run.failed_node}）"
+        started = run.started.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+        console.print(
+            f"{run.run_id}  {run.plan_id}  {started}  {label}", markup=False, soft_wrap=True
+        )
+        command = next_command(run)
+        if command:
+            console.print(f"  → {command}", markup=False, soft_wrap=True, highlight=False)
+    if len(found) > len(shown):
+        console.print(
+            f"ほかに {len(found) - len(shown)} 件あります（--limit で表示件数を変えられます）。",
+            markup=False,
+        )
