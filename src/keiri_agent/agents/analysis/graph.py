@@ -15,11 +15,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
+from keiri_agent.agents.analysis.honesty import (
+    JAPANESE_REWRITE_REQUEST,
+    NOT_JAPANESE_NOTE,
+    UNGROUNDED_NOTE,
+    check_deadline,
+    is_grounded,
+    is_japanese,
+)
 from keiri_agent.agents.analysis.models import (
     MAX_LOOPS,
     AgentState,
@@ -30,9 +38,10 @@ from keiri_agent.agents.analysis.models import (
 )
 from keiri_agent.agents.analysis.prompts import codegen_messages, reason_messages, report_messages
 from keiri_agent.agents.analysis.report import save_report
-from keiri_agent.errors import LLMOutputError
+from keiri_agent.config import DEFAULT_ANALYSIS_TURN_TIMEOUT_S
 from keiri_agent.events import EventEmitter, NullEmitter
 from keiri_agent.llm import LLMClient
+from keiri_agent.llm.extract import strip_code_fences
 from keiri_agent.sandbox import ANALYSIS, SandboxExecutor, SandboxProfile, default_executor
 
 __all__ = ["NO_DATA_QUESTION", "AnalysisContext", "build_graph"]
@@ -52,6 +61,12 @@ class AnalysisContext:
     executor: SandboxExecutor = field(default_factory=default_executor)
     events: EventEmitter = field(default_factory=NullEmitter)
     profile: SandboxProfile = ANALYSIS
+    deadline: float | None = None  # time.monotonic() by which the turn must end
+    timeout_s: float = DEFAULT_ANALYSIS_TURN_TIMEOUT_S  # what the deadline stands for
+
+
+def _check_deadline(ctx: AnalysisContext, step: str) -> None:
+    check_deadline(ctx.deadline, ctx.timeout_s, step)
 
 
 def _stage(ctx: AnalysisContext, step: str, status: str) -> None:
@@ -74,11 +89,13 @@ def reason(state: AgentState, runtime: Runtime[AnalysisContext]) -> dict[str, An
             msg=f"ループ上限（{MAX_LOOPS} 回）に達したため中間結果をまとめます",
         )
         return {"next_action": "finalize", "forced_report": True}
+    _check_deadline(ctx, "判断")
     _stage(ctx, "reason", "start")
     infos = state.dfs_info or ([state.df_info] if state.df_info else [])
     decision = ctx.reason_llm.bind(events=ctx.events, node_id="reason").structured(
         ReasonOutput,
         reason_messages(state.messages, infos, state.execution_results, state.loop_count + 1),
+        check=_reason_problems,
     )
     update: dict[str, Any] = {
         "next_action": decision.next_action,
@@ -89,13 +106,11 @@ def reason(state: AgentState, runtime: Runtime[AnalysisContext]) -> dict[str, An
     if decision.assumption:
         update["assumptions"] = [*state.assumptions, decision.assumption]
     if decision.next_action == "ask":
-        if not decision.question:
-            raise _missing("question", decision)
+        assert decision.question  # _reason_problems
         update["question"] = decision.question
         update["messages"] = [AIMessage(decision.question)]
     elif decision.next_action == "act":
-        if not decision.instruction:
-            raise _missing("instruction", decision)
+        assert decision.instruction  # _reason_problems
         update["instruction"] = decision.instruction
     ctx.events.emit(
         "log", node_id="reason", msg=f"判断: {decision.next_action}（{decision.rationale}）"
@@ -104,12 +119,13 @@ def reason(state: AgentState, runtime: Runtime[AnalysisContext]) -> dict[str, An
     return update
 
 
-def _missing(field_name: str, decision: ReasonOutput) -> LLMOutputError:
-    return LLMOutputError(
-        f"reason の出力に {field_name} がありません（next_action={decision.next_action}）。",
-        hint="モデルが指示に従っていません。再実行するか、KEIRI_LLM_MODEL_REASON で別のモデルを指定してください。",
-        details={"decision": decision.model_dump()},
-    )
+def _reason_problems(decision: ReasonOutput) -> list[str]:
+    """What a schema cannot say: ask needs a question, act an instruction."""
+    if decision.next_action == "ask" and not (decision.question or "").strip():
+        return ["question: next_action が ask のときは、ユーザーへの質問が必要です"]
+    if decision.next_action == "act" and not (decision.instruction or "").strip():
+        return ["instruction: next_action が act のときは、具体的な分析指示が必要です"]
+    return []
 
 
 def _missing_outputs(plan: CodeGenOutput, workspace: Path) -> list[str]:
@@ -122,6 +138,7 @@ def _missing_outputs(plan: CodeGenOutput, workspace: Path) -> list[str]:
 
 def code_exec(state: AgentState, runtime: Runtime[AnalysisContext]) -> dict[str, Any]:
     ctx = runtime.context
+    _check_deadline(ctx, "コード生成・実行")
     _stage(ctx, "code_exec", "start")
     workspace = Path(state.workspace_dir or ".")
     infos = state.dfs_info or ([state.df_info] if state.df_info else [])
@@ -130,17 +147,11 @@ def code_exec(state: AgentState, runtime: Runtime[AnalysisContext]) -> dict[str,
         CodeGenOutput,
         codegen_messages(state.instruction or "", infos, str(workspace), previous),
     )
-    ctx.events.emit("code_gen", node_id="code_exec", code=plan.code)
-    outcome = ctx.executor.run(
-        plan.code, workdir=workspace, profile=ctx.profile, inputs=state.frames()
-    )
-    ctx.events.emit(
-        "code_exec",
-        node_id="code_exec",
-        stdout=outcome.stdout,
-        stderr=outcome.stderr,
-        success=outcome.success,
-    )
+    # Models put the code field in a ```python fence as often as not; the fence is not code.
+    code = strip_code_fences(plan.code)
+    plan = plan.model_copy(update={"code": code})
+    ctx.events.emit("code_gen", node_id="code_exec", code=code)
+    outcome = ctx.executor.run(code, workdir=workspace, profile=ctx.profile, inputs=state.frames())
     errors = []
     if outcome.error is not None:
         errors.append(
@@ -155,6 +166,13 @@ def code_exec(state: AgentState, runtime: Runtime[AnalysisContext]) -> dict[str,
             + ", ".join(missing)
             + "（保存処理と expected_outputs を一致させてください）"
         )
+    ctx.events.emit(
+        "code_exec",
+        node_id="code_exec",
+        stdout=outcome.stdout,
+        stderr=_with_error(outcome.stderr, errors),  # what the model is told, the user sees
+        success=outcome.success and not missing,
+    )
     result = ExecutionResult(
         success=outcome.success and not missing,
         code=plan.code,
@@ -171,22 +189,51 @@ def code_exec(state: AgentState, runtime: Runtime[AnalysisContext]) -> dict[str,
     return {"execution_results": [*state.execution_results, result]}
 
 
+def _with_error(stderr: str, errors: list[str]) -> str:
+    text = "\n".join(e for e in errors if e and e not in stderr)
+    return "\n".join(part for part in (stderr.rstrip("\n"), text) if part)
+
+
 def report(state: AgentState, runtime: Runtime[AnalysisContext]) -> dict[str, Any]:
     ctx = runtime.context
+    _check_deadline(ctx, "レポート作成")
     _stage(ctx, "report", "start")
-    output = ctx.report_llm.bind(events=ctx.events, node_id="report").structured(
-        ReportOutput,
-        report_messages(
-            state.messages, state.execution_results, state.assumptions, forced=state.forced_report
-        ),
+    grounded = is_grounded(state.execution_results[state.turn_start :])
+    llm = ctx.report_llm.bind(events=ctx.events, node_id="report")
+    messages = report_messages(
+        state.messages,
+        state.execution_results,
+        state.assumptions,
+        forced=state.forced_report,
+        grounded=grounded,
     )
+    output = llm.structured(ReportOutput, messages)
+    japanese = is_japanese(output)
+    if not japanese:
+        ctx.events.emit(
+            "log", node_id="report", msg="レポート本文が日本語でないため書き直しを依頼します"
+        )
+        rewrite = [
+            *messages,
+            AIMessage(output.model_dump_json()),
+            HumanMessage(JAPANESE_REWRITE_REQUEST),
+        ]
+        output = llm.structured(ReportOutput, rewrite)
+        japanese = is_japanese(output)
+    notes = [
+        note for ok, note in ((grounded, UNGROUNDED_NOTE), (japanese, NOT_JAPANESE_NOTE)) if not ok
+    ]
+    for note in notes:
+        ctx.events.emit("log", node_id="report", msg=note, level="warning")
     workspace = Path(state.workspace_dir or ".")
-    path = save_report(output, workspace, state.assumptions)
+    path = save_report(output, workspace, state.assumptions, notes=notes)
     ctx.events.emit("log", node_id="report", msg=f"レポートを保存しました: {path}")
     _stage(ctx, "report", "done")
     return {
         "final_report": output,
         "report_path": str(path),
+        "grounded": grounded,
+        "japanese": japanese,
         "messages": [AIMessage(f"{output.title}\n\n{output.conclusion}")],
     }
 

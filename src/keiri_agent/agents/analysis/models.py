@@ -117,6 +117,9 @@ class AgentState(BaseModel):
     final_report: ReportOutput | None = None
     report_path: str | None = None
     forced_report: bool = False  # the loop limit, not the model, ended the analysis
+    turn_start: int = 0  # index in execution_results of this turn's first run
+    grounded: bool | None = None  # the report rests on a run of this turn that showed output
+    japanese: bool | None = None  # the report body is in Japanese
 
     def frames(self) -> dict[str, Any]:
         """Every DataFrame by name (``df`` is the first)."""

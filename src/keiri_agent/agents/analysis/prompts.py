@@ -1,8 +1,10 @@
 """Japanese prompts of the analysis agent, following seed 000's prompt policy.
 
 Each builder returns the message list for one structured-output call. Tables enter prompts only
-as ``DataFrameInfo`` text; execution results are summarized with their errors and outputs, and
-long stdout is cut, so prompts stay small however long the conversation gets.
+as ``DataFrameInfo`` text. Execution results are shown newest first within a budget: the latest
+``RECENT_IN_DETAIL`` runs with their (cut) output, errors and files, older runs as one line
+each, and the oldest dropped with a count once the budget is spent, so every prompt stays under
+``PROMPT_BUDGET_CHARS`` however long the session gets (tables of a few columns assumed).
 """
 
 from __future__ import annotations
@@ -14,10 +16,23 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from keiri_agent.agents.analysis.dfinfo import DataFrameInfo
 from keiri_agent.agents.analysis.models import MAX_LOOPS, ExecutionResult
 
-__all__ = ["codegen_messages", "reason_messages", "report_messages"]
+__all__ = [
+    "PROMPT_BUDGET_CHARS",
+    "RECENT_IN_DETAIL",
+    "RESULTS_BUDGET_CHARS",
+    "codegen_messages",
+    "reason_messages",
+    "report_messages",
+]
 
-MAX_STDOUT_IN_PROMPT = 1_500
-MAX_HISTORY_MESSAGES = 20
+PROMPT_BUDGET_CHARS = 24_000  # every prompt of the agent, with one table of a few columns
+RESULTS_BUDGET_CHARS = 12_000  # of which the execution history may take this much
+RECENT_IN_DETAIL = 3  # the newest runs shown with output and errors; older ones in one line
+MAX_STDOUT_IN_PROMPT = 1_200
+MAX_CODE_IN_PROMPT = 2_000
+MAX_SUMMARY_CHARS = 160
+MAX_HISTORY_MESSAGES = 12
+MAX_OLD_MESSAGE_CHARS = 600  # earlier conversation messages are cut to this (the latest is whole)
 ALLOWED_LIBRARIES = "pandas, numpy, sklearn, matplotlib, seaborn"
 
 
@@ -25,23 +40,74 @@ def _tables(infos: Sequence[DataFrameInfo]) -> str:
     return "\n\n".join(info.to_prompt() for info in infos) or "（データなし）"
 
 
-def _results(results: Sequence[ExecutionResult], *, detailed: bool = False) -> str:
+def _history(history: Sequence[BaseMessage]) -> list[BaseMessage]:
+    recent = list(history[-MAX_HISTORY_MESSAGES:])
+    cut: list[BaseMessage] = []
+    for index, message in enumerate(recent):
+        text = message.text
+        if index < len(recent) - 1 and len(text) > MAX_OLD_MESSAGE_CHARS:
+            message = message.model_copy(update={"content": text[:MAX_OLD_MESSAGE_CHARS] + "…"})
+        cut.append(message)
+    return cut
+
+
+def _tail(text: str, limit: int) -> str:
+    return text if len(text) <= limit else "…" + text[-limit:]
+
+
+def _summary(number: int, result: ExecutionResult) -> str:
+    status = "成功" if result.success else "失敗"
+    what = " ".join((result.instruction or "-").split())
+    if result.error:
+        what += " → エラー: " + result.error.strip().splitlines()[0]
+    elif result.outputs:
+        what += " → " + ", ".join(o.file_name for o in result.outputs)
+    line = f"- 実行 {number}（{status}）: {what}"
+    return line if len(line) <= MAX_SUMMARY_CHARS else line[:MAX_SUMMARY_CHARS] + "…"
+
+
+def _detail(number: int, result: ExecutionResult, *, with_code: bool) -> str:
+    status = "成功" if result.success else "失敗"
+    lines = [f"#### 実行 {number}（{status}）", f"指示: {result.instruction or '-'}"]
+    if with_code:
+        lines.append("コード:\n```python\n" + _tail(result.code, MAX_CODE_IN_PROMPT) + "\n```")
+    if result.stdout:
+        lines.append("標準出力:\n```\n" + _tail(result.stdout, MAX_STDOUT_IN_PROMPT) + "\n```")
+    elif result.success and not result.files_created:
+        lines.append("（標準出力もファイルもありません: この実行は何も示していません）")
+    if result.error:
+        lines.append("エラー:\n```\n" + _tail(result.error, MAX_STDOUT_IN_PROMPT) + "\n```")
+    for output in result.outputs:
+        lines.append(f"出力: {output.file_name}（{output.output_type}）{output.description}")
+    return "\n".join(lines)
+
+
+def _results(
+    results: Sequence[ExecutionResult],
+    *,
+    detailed: bool = False,
+    budget: int = RESULTS_BUDGET_CHARS,
+) -> str:
+    """The execution history within ``budget`` characters, newest runs in most detail."""
     if not results:
         return "（まだ実行していません）"
-    blocks = []
-    for number, result in enumerate(results, start=1):
-        status = "成功" if result.success else "失敗"
-        lines = [f"#### 実行 {number}（{status}）", f"指示: {result.instruction or '-'}"]
-        if detailed:
-            lines.append("コード:\n```python\n" + result.code + "\n```")
-        if result.stdout:
-            out = result.stdout[-MAX_STDOUT_IN_PROMPT:]
-            lines.append("標準出力:\n```\n" + out + "\n```")
-        if result.error:
-            lines.append("エラー:\n```\n" + result.error[-MAX_STDOUT_IN_PROMPT:] + "\n```")
-        for output in result.outputs:
-            lines.append(f"出力: {output.file_name}（{output.output_type}）{output.description}")
-        blocks.append("\n".join(lines))
+    blocks: list[str] = []
+    used = 0
+    omitted = 0
+    for index in range(len(results) - 1, -1, -1):
+        number, result = index + 1, results[index]
+        block = _summary(number, result)
+        if len(results) - index <= RECENT_IN_DETAIL:
+            full = _detail(number, result, with_code=detailed)
+            block = full if used + len(full) <= budget else block
+        if used + len(block) > budget:
+            omitted = index + 1
+            break
+        blocks.append(block)
+        used += len(block) + 2
+    blocks.reverse()
+    if omitted:
+        blocks.insert(0, f"（それより前の実行 {omitted} 件は省略）")
     return "\n\n".join(blocks)
 
 
@@ -79,7 +145,7 @@ def reason_messages(
 ) -> list[BaseMessage]:
     system = REASON_SYSTEM.format(max_loops=MAX_LOOPS, loop=loop)
     task = REASON_TASK.format(tables=_tables(infos), results=_results(results))
-    return [SystemMessage(system), *history[-MAX_HISTORY_MESSAGES:], HumanMessage(task)]
+    return [SystemMessage(system), *_history(history), HumanMessage(task)]
 
 
 CODEGEN_SYSTEM = """あなたは Python のデータ分析コードを書くアシスタントです。指示どおりのコードだけを書きます。
@@ -111,9 +177,9 @@ def codegen_messages(
     if previous is not None and previous.error:
         previous_error = (
             "\n## 前回のコードとエラー（同じ誤りを繰り返さないこと）\n```python\n"
-            + previous.code
+            + _tail(previous.code, MAX_CODE_IN_PROMPT)
             + "\n```\n```\n"
-            + previous.error[-MAX_STDOUT_IN_PROMPT:]
+            + _tail(previous.error, MAX_STDOUT_IN_PROMPT)
             + "\n```"
         )
     system = CODEGEN_SYSTEM.format(libraries=ALLOWED_LIBRARIES, workspace_dir=workspace_dir)
@@ -144,7 +210,7 @@ REPORT_TASK = """## 実行結果
 
 ## 仮定
 {assumptions}
-{forced}
+{forced}{ungrounded}
 ## タスク
 会話のユーザー要求に答えるレポートを作成してください。"""
 
@@ -154,16 +220,24 @@ FORCED_NOTE = (
 )
 
 
+UNGROUNDED_PROMPT_NOTE = (
+    "\n## 注意\nこの依頼では、出力のあるコード実行が 1 度も成功していません。実行結果にない数値・結論を"
+    "書かず、分析できなかったこととその理由を conclusion に書いてください。\n"
+)
+
+
 def report_messages(
     history: Sequence[BaseMessage],
     results: Sequence[ExecutionResult],
     assumptions: Sequence[str],
     *,
     forced: bool,
+    grounded: bool = True,
 ) -> list[BaseMessage]:
     task = REPORT_TASK.format(
         results=_results(results, detailed=True),
         assumptions="\n".join(f"- {a}" for a in assumptions) or "（なし）",
         forced=FORCED_NOTE.format(max_loops=MAX_LOOPS) if forced else "",
+        ungrounded="" if grounded else UNGROUNDED_PROMPT_NOTE,
     )
-    return [SystemMessage(REPORT_SYSTEM), *history[-MAX_HISTORY_MESSAGES:], HumanMessage(task)]
+    return [SystemMessage(REPORT_SYSTEM), *_history(history), HumanMessage(task)]

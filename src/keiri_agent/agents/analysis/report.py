@@ -1,4 +1,6 @@
-"""Rendering a ``ReportOutput`` to Markdown and saving it as ``report.md`` in the workspace.
+"""Rendering a ``ReportOutput`` to Markdown and saving it in the workspace, one file per turn:
+``report.md`` for the first report of a session, then ``report-2.md``, ``report-3.md``... so a
+download of an older turn's report still serves that report.
 
 Images are linked by file name (the report sits beside the charts); tables are rendered from
 their JSON records. A section that points at a missing image or holds a table that is not JSON
@@ -14,7 +16,7 @@ from typing import Any
 
 from keiri_agent.agents.analysis.models import ReportOutput, ReportSection
 
-__all__ = ["REPORT_FILE", "markdown_table", "render_markdown", "save_report"]
+__all__ = ["REPORT_FILE", "markdown_table", "next_report_path", "render_markdown", "save_report"]
 
 REPORT_FILE = "report.md"
 MAX_TABLE_ROWS = 50
@@ -73,8 +75,14 @@ def _section(section: ReportSection, workspace: Path) -> str:
     return (f"**{caption}**\n\n" if caption else "") + markdown_table(records)
 
 
-def render_markdown(report: ReportOutput, workspace: Path, assumptions: Sequence[str]) -> str:
-    parts = [f"# {report.title}", "## 結論", report.conclusion, "## 根拠"]
+def render_markdown(
+    report: ReportOutput,
+    workspace: Path,
+    assumptions: Sequence[str],
+    notes: Sequence[str] = (),
+) -> str:
+    parts = [f"# {report.title}", *(f"> **{note}**" for note in notes)]
+    parts += ["## 結論", report.conclusion, "## 根拠"]
     parts.append("\n".join(f"- {item}" for item in report.evidence))
     if report.sections:
         parts.append("## 詳細")
@@ -88,9 +96,25 @@ def render_markdown(report: ReportOutput, workspace: Path, assumptions: Sequence
     return "\n\n".join(parts) + "\n"
 
 
-def save_report(report: ReportOutput, workspace: Path, assumptions: Sequence[str]) -> Path:
-    path = workspace / REPORT_FILE
+def next_report_path(workspace: Path) -> Path:
+    """``report.md``, or ``report-N.md`` with the first N not taken yet."""
+    path, n = workspace / REPORT_FILE, 2
+    stem, suffix = Path(REPORT_FILE).stem, Path(REPORT_FILE).suffix
+    while path.exists():
+        path, n = workspace / f"{stem}-{n}{suffix}", n + 1
+    return path
+
+
+def save_report(
+    report: ReportOutput,
+    workspace: Path,
+    assumptions: Sequence[str],
+    *,
+    notes: Sequence[str] = (),
+) -> Path:
+    """Write the report to a new file (never over an older turn's report)."""
+    path = next_report_path(workspace)
     tmp = path.with_suffix(".md.tmp")
-    tmp.write_text(render_markdown(report, workspace, assumptions), encoding="utf-8")
+    tmp.write_text(render_markdown(report, workspace, assumptions, notes), encoding="utf-8")
     tmp.replace(path)
     return path

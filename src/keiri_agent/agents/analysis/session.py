@@ -5,11 +5,16 @@ The session owns what the seed keeps in ``st.session_state``: the messages, the 
 results and assumptions, and the workspace ``<root>/<yyyymmddhhmmss>/`` created at the first
 upload or question. ``ask(text)`` runs the graph once (one user message = one invoke) and
 returns a ``TurnResult``; answering the agent's question is just the next ``ask``.
+
+A turn that fails (an LLM error, the turn's deadline) raises its ``BlockError`` with what the
+turn had produced so far in ``details["turn"]`` (runs, files; the same keys as
+``TurnResult.to_dict``), so nothing the user already paid for is lost.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +31,7 @@ from keiri_agent.agents.analysis.models import (
     NextAction,
     ReportOutput,
 )
+from keiri_agent.config import load_settings
 from keiri_agent.documents import read_table
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventEmitter, EventStream, RunEvent, open_run
@@ -51,9 +57,23 @@ class TurnResult:
     execution_results: list[ExecutionResult]  # this turn's only
     forced_report: bool = False
     run_log: Path | None = None
+    grounded: bool | None = None  # None: no report this turn
+    japanese: bool | None = None
+
+    @property
+    def files(self) -> list[Path]:
+        """The files this turn's runs saved (charts, tables), in the order they were made."""
+        seen: dict[Path, None] = {}
+        for result in self.execution_results:
+            for name in result.files_created:
+                seen.setdefault(self.workspace / name, None)
+        return list(seen)
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "status": "question" if self.next_action == "ask" else "success",
+            "grounded": self.grounded,
+            "japanese": self.japanese,
             "workspace": str(self.workspace),
             "report_path": str(self.report_path) if self.report_path else None,
             "next_action": self.next_action,
@@ -61,6 +81,7 @@ class TurnResult:
             "loop_count": self.loop_count,
             "final_report": self.final_report.model_dump() if self.final_report else None,
             "execution_results": [r.model_dump() for r in self.execution_results],
+            "files": [str(path) for path in self.files],
             "forced_report": self.forced_report,
             "run_log": str(self.run_log) if self.run_log else None,
         }
@@ -113,6 +134,7 @@ class AnalysisSession:
             execution_results=list(self.execution_results),
             assumptions=list(self.assumptions),
             workspace_dir=str(self._workspace()),
+            turn_start=len(self.execution_results),
         )
 
     def _first_as_df(self, name: str) -> DataFrameInfo:
@@ -155,31 +177,50 @@ class AnalysisSession:
         else:
             assert stream is not None
             final = self._invoke_streaming(text, stream, on_event)
-        before = len(self.execution_results)
         self.messages = list(final.messages)
         self.execution_results = list(final.execution_results)
         self.assumptions = list(final.assumptions)
+        return self._turn(final, stream.log_path if stream is not None else None)
+
+    def _turn(self, state: AgentState, run_log: Path | None) -> TurnResult:
         return TurnResult(
             workspace=self._workspace(),
-            next_action=final.next_action,
-            question=final.question,
-            loop_count=final.loop_count,
-            final_report=final.final_report,
-            report_path=Path(final.report_path) if final.report_path else None,
-            execution_results=self.execution_results[before:],
-            forced_report=final.forced_report,
-            run_log=stream.log_path if stream is not None else None,
+            next_action=state.next_action,
+            question=state.question,
+            loop_count=state.loop_count,
+            final_report=state.final_report,
+            report_path=Path(state.report_path) if state.report_path else None,
+            execution_results=list(state.execution_results[state.turn_start :]),
+            forced_report=state.forced_report,
+            run_log=run_log,
+            grounded=state.grounded,
+            japanese=state.japanese,
         )
 
     def _invoke(self, text: str, events: EventEmitter) -> AgentState:
         state = self._state()
         state.messages = [*state.messages, HumanMessage(text)]
         base = self.context or AnalysisContext()
-        context = dataclasses.replace(base, events=events)
-        raw = build_graph().invoke(
-            state, context=context, config={"recursion_limit": GRAPH_RECURSION_LIMIT}
+        timeout_s = load_settings().keiri_analysis_turn_timeout_s
+        context = dataclasses.replace(
+            base, events=events, deadline=time.monotonic() + timeout_s, timeout_s=timeout_s
         )
-        return AgentState.model_validate(raw) if isinstance(raw, dict) else raw
+        last: Any = state
+        try:
+            for values in build_graph().stream(
+                state,
+                context=context,
+                config={"recursion_limit": GRAPH_RECURSION_LIMIT},
+                stream_mode="values",
+            ):
+                last = values
+        except BlockError as exc:
+            partial = AgentState.model_validate(last) if isinstance(last, dict) else last
+            turn = self._turn(partial, getattr(events, "log_path", None)).to_dict()
+            turn["status"] = "error"
+            exc.details["turn"] = turn
+            raise
+        return AgentState.model_validate(last) if isinstance(last, dict) else last
 
     def _invoke_streaming(
         self, text: str, stream: EventStream, on_event: Callable[[RunEvent], None]

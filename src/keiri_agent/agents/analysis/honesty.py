@@ -1,0 +1,89 @@
+"""What makes an analysis report honest: grounded in runs that showed something, in Japanese,
+and finished within the turn's deadline.
+
+- A turn is *grounded* when at least one of its code runs succeeded with visible output (text on
+  stdout, or a table or file saved). Code that neither prints nor saves proves nothing, and a
+  model may finalize after every run failed: such a report is flagged, never passed off as a
+  normal one.
+- The report body must be Japanese (seed 000's prompt policy); an English body is sent back once
+  for a rewrite, then flagged.
+- A whole turn has a deadline (``KEIRI_ANALYSIS_TURN_TIMEOUT_S``), checked before every step.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from keiri_agent.agents.analysis.models import ExecutionResult, ReportOutput
+from keiri_agent.errors import BlockError, ErrorCode
+
+__all__ = [
+    "JAPANESE_REWRITE_REQUEST",
+    "MIN_JAPANESE_RATIO",
+    "NOT_JAPANESE_NOTE",
+    "UNGROUNDED_NOTE",
+    "check_deadline",
+    "deadline_error",
+    "has_visible_output",
+    "is_grounded",
+    "is_japanese",
+]
+
+MIN_JAPANESE_RATIO = 0.3  # share of Japanese characters among the letters of the report body
+UNGROUNDED_NOTE = (
+    "注意: このターンでは、出力（標準出力・表・ファイル）のあるコード実行が 1 度も成功していません。"
+    "以下の内容はデータの実行結果で裏付けられていないため、数値を業務に使わないでください。"
+)
+NOT_JAPANESE_NOTE = "注意: レポート本文が日本語で書かれていません（書き直しを 1 度依頼しましたが直りませんでした）。"
+JAPANESE_REWRITE_REQUEST = (
+    "レポートの本文（title・conclusion・evidence・text セクション・suggestions）が日本語ではありません。"
+    "内容と数値は変えずに、すべて日本語で書き直してください。"
+)
+
+
+def has_visible_output(result: ExecutionResult) -> bool:
+    """A successful run that showed something: stdout text, or a file it saved."""
+    return result.success and bool((result.stdout or "").strip() or result.files_created)
+
+
+def is_grounded(results: Sequence[ExecutionResult]) -> bool:
+    return any(has_visible_output(result) for result in results)
+
+
+def _japanese(ch: str) -> bool:
+    code = ord(ch)
+    return (
+        0x3040 <= code <= 0x30FF  # hiragana, katakana
+        or 0x3400 <= code <= 0x9FFF  # CJK ideographs
+        or 0xFF66 <= code <= 0xFF9F  # half-width katakana
+    )
+
+
+def _body(report: ReportOutput) -> str:
+    parts = [report.title, report.conclusion, *report.evidence, *(report.suggestions or [])]
+    parts += [s.content for s in report.sections if s.section_type == "text"]
+    return "\n".join(parts)
+
+
+def is_japanese(report: ReportOutput) -> bool:
+    letters = [ch for ch in _body(report) if ch.isalpha()]
+    if not letters:
+        return True  # nothing worded (numbers only): nothing to rewrite
+    return sum(_japanese(ch) for ch in letters) / len(letters) >= MIN_JAPANESE_RATIO
+
+
+def deadline_error(timeout_s: float, step: str) -> BlockError:
+    return BlockError(
+        f"分析の 1 ターンが制限時間（{timeout_s:g} 秒）を超えたため、{step} の前で打ち切りました。",
+        code=ErrorCode.TIMEOUT_ERROR,
+        hint="質問を絞る（列・期間を指定する）か、KEIRI_ANALYSIS_TURN_TIMEOUT_S を延ばして再実行してください。"
+        "ここまでの実行結果と図は作業ディレクトリに残っています。",
+        details={"step": step, "timeout_s": timeout_s},
+    )
+
+
+def check_deadline(deadline: float | None, timeout_s: float, step: str) -> None:
+    """Raise the turn's TIMEOUT_ERROR when ``deadline`` (``time.monotonic()``) has passed."""
+    if deadline is not None and time.monotonic() >= deadline:
+        raise deadline_error(timeout_s, step)
