@@ -187,10 +187,12 @@ def billion_laughs_xlsx(part: str = "sheet") -> bytes:
 
 
 def lying_dimension_xlsx() -> bytes:
-    """Only A1 exists, but the sheet's saved dimension claims A1:XFD1048576."""
+    """A1 and A100000 (42) exist, but the saved dimension claims A1:XFD1048576: a reader
+    that trusts it pads 100,000 rows to 16,384 columns each."""
+    last = '<row r="100000"><c r="A100000"><v>42</v></c></row>'
     sheet = (
         f'<worksheet xmlns="{_MAIN_NS}"><dimension ref="A1:XFD1048576"/>'
-        f"<sheetData>{_ONE_STRING_ROW}</sheetData></worksheet>"
+        f"<sheetData>{_ONE_STRING_ROW}{last}</sheetData></worksheet>"
     )
     return minimal_xlsx(sheet=_deflated((_XML_DECL + sheet).encode()))
 

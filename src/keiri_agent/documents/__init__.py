@@ -9,7 +9,10 @@
 - ``ExcelManager``: read sheets and ranges; write into a copy, atomically.
 - ``decode_bytes`` / ``detect_encoding``: UTF-8 (BOM or not), CP932, EUC-JP and friends.
 
-Failures are ``FileProcessingError``s naming the file, with a Japanese message and hint.
+Every limit on inputs (sizes, expansion, rows/columns/cells, parser memory) is a named constant
+in ``limits`` (listed in docs/limits.md); PDF and Office files are parsed in a memory-bounded
+child process (``bounded``). Failures are ``FileProcessingError``s naming the file, with a
+Japanese message and hint.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from keiri_agent.documents.archives import (
 from keiri_agent.documents.encoding import EncodingGuess, decode_bytes, detect_encoding
 from keiri_agent.documents.excel import ExcelEdit, ExcelManager, WriteSummary
 from keiri_agent.documents.extract import SUPPORTED_EXTENSIONS, detect_kind, extract_text
+from keiri_agent.documents.limits import TableLimits
 from keiri_agent.documents.models import (
     MAX_PDF_PAGES,
     MAX_TEXT_CHARS,
@@ -56,6 +60,7 @@ __all__ = [
     "ExcelManager",
     "ExtractedText",
     "PromptDocuments",
+    "TableLimits",
     "TableReadInfo",
     "TableResult",
     "WriteSummary",
