@@ -15,7 +15,7 @@ STATUS_LABELS = {
     "failed": "失敗",
     "waiting_input": "入力待ち",
     "cancelled": "中止",
-    "partial": "一部失敗",
+    "partial": "一部未完了",  # failures continued past, or a while stopped by its bound
 }
 SKIP_REASONS = {"when_condition_false": "when の条件が偽"}
 

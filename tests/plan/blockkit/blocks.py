@@ -84,3 +84,30 @@ class PidBlock(ProcessingBlock):
         import os
 
         return {"pid": os.getpid(), "value": inputs.get("value")}
+
+
+class ThreadsBlock(ProcessingBlock):
+    """Samples ``threading.active_count()`` while it runs (a short overlap with its siblings)."""
+
+    lock = threading.Lock()
+    peak = 0
+
+    @classmethod
+    def reset(cls) -> None:
+        with cls.lock:
+            cls.peak = 0
+
+    def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
+        with Gauge.lock:
+            Gauge.current += 1
+            Gauge.peak = max(Gauge.peak, Gauge.current)
+        try:
+            deadline = time.monotonic() + float(inputs["seconds"])
+            while time.monotonic() < deadline:
+                with ThreadsBlock.lock:
+                    ThreadsBlock.peak = max(ThreadsBlock.peak, threading.active_count())
+                time.sleep(0.002)
+        finally:
+            with Gauge.lock:
+                Gauge.current -= 1
+        return {"value": inputs.get("value")}

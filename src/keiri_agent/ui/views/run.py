@@ -57,7 +57,10 @@ EXAMPLE_PREFIX: Final = "サンプル: "
 MAX_PLAN_BYTES: Final = 1_000_000  # larger files are listed unread (loading them says why)
 _STATUS: Final = {
     "success": (st.success, "成功しました"),
-    "partial": (st.warning, "一部のノードが失敗しました（on_error: continue）"),
+    "partial": (
+        st.warning,
+        "一部が完了していません（on_error: continue で続けた失敗か、上限で打ち切ったループがあります）",
+    ),
     "waiting_input": (st.info, "入力待ちです。下の項目に答えて「続行」を押してください"),
     "cancelled": (st.warning, "取り消されました"),
     "running": (st.warning, "終了の記録がありません（実行中か、途中で止まりました）"),
