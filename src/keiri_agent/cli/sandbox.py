@@ -139,7 +139,7 @@ def _print_outcome(outcome: ExecutionOutcome) -> None:
 def sandbox_doctor(
     as_json: Annotated[bool, typer.Option("--json", help="JSON で出力します。")] = False,
 ) -> None:
-    """このマシンで有効になる隔離レイヤー（rlimit・Landlock・seccomp など）を表示します。"""
+    """このマシンでサンドボックスの各性質（名前空間・読み取り専用バインド・ディスク上限・cgroup・seccomp・Landlock など）が有効かを、実際に 1 回実行して表示します。"""
     from keiri_agent.sandbox import probe_layers
 
     layers = probe_layers()
@@ -163,6 +163,7 @@ def sandbox_doctor(
     missing = [s.name for s in layers if not s.active]
     if missing:
         console.print(
-            f"[yellow]注意:[/yellow] 無効なレイヤー: {', '.join(missing)}。"
-            "残りのレイヤーとプロセス分離で実行しますが、保護は弱くなります。"
+            f"[yellow]注意:[/yellow] 無効な性質: {', '.join(missing)}。"
+            "bubblewrap がなければ実行は拒否されます（`apt-get install bubblewrap`）。"
+            "cgroup がないときは各実行結果の layers と警告にそう示されます。"
         )

@@ -293,6 +293,12 @@ def _run(request: ActionRequest) -> tuple[dict[str, Any], Callable[[], None]]:
         pipes.read_ready(POLL_S)
     pipes.close()
     warnings: list[str] = []
+    if request.cgroup_note:
+        warnings.append(
+            f"cgroup がないため、メモリ・プロセス数はアクション単位の cgroup で制限していません"
+            f"（{request.cgroup_note}）。メモリは rlimit、ディスクは tmpfs、memfd と共有メモリは"
+            "seccomp で制限しています。"
+        )
     worker = _worker_status(bytes(status.data), warnings)
     peak = int(worker.get("maxrss", 0))
     if cgroup is not None:
