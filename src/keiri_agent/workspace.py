@@ -149,14 +149,16 @@ class Workspace:
 
 
 @contextmanager
-def atomic_path(target: Path, *, suffix: str = ".tmp") -> Iterator[Path]:
+def atomic_path(target: Path, *, suffix: str = ".tmp", prefix: str | None = None) -> Iterator[Path]:
     """A temporary path beside ``target`` that replaces it when the block exits cleanly.
 
     Readers see the old file or the new one, never half of it; on an exception the temporary
     file is removed and ``target`` is left as it was. The temporary file is created with mode
     0600 (callers that need another mode set it on the yielded path).
     """
-    fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.stem}.", suffix=suffix)
+    fd, name = tempfile.mkstemp(
+        dir=target.parent, prefix=prefix or f".{target.stem}.", suffix=suffix
+    )
     os.close(fd)
     tmp = Path(name)
     try:

@@ -12,6 +12,7 @@ The runner resolves its inputs, checks them against the contract, calls :meth:`B
 
 from __future__ import annotations
 
+import secrets
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
@@ -74,6 +75,8 @@ class BlockContext:
     cancel_event: threading.Event = field(default_factory=threading.Event)
     settings: Settings | None = None
     inputs: InputProvider | None = None
+    # Files this node was writing in the run being resumed or rerun: its own, so replaceable.
+    replaceable: frozenset[str] = frozenset()
 
     @property
     def local_node_id(self) -> str:
@@ -110,6 +113,20 @@ class BlockContext:
             events=self.events,
             node_id=self.node_id,
         )
+
+    def claim_output(self, target: Path) -> str:
+        """Log that this node is about to write ``target``; returns the temp-file prefix to
+        give ``atomic_path``. A resume of a run killed mid-write then removes the leftover
+        temporary file and lets the node replace the file it had already renamed into place."""
+        prefix = f".{target.stem}.{secrets.token_hex(4)}."
+        self.events.emit(
+            "file_write", node_id=self.node_id, path=str(target.absolute()), temp_prefix=prefix
+        )
+        return prefix
+
+    def may_replace(self, target: Path) -> bool:
+        """Whether ``target`` is this node's own output from the run being resumed or rerun."""
+        return str(target.absolute()) in self.replaceable
 
     def work_dir(self) -> Path:
         """A directory for this node's files (created on demand, inside the run's workspace)."""

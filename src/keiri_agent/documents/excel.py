@@ -170,8 +170,9 @@ class ExcelManager:
             records.append(dict(zip(headers, row, strict=False)))
         return records
 
-    def edit(self, output: Path | str) -> ExcelEdit:
-        """Start editing a copy of this workbook that will be saved as ``output``."""
+    def edit(self, output: Path | str, *, temp_prefix: str | None = None) -> ExcelEdit:
+        """Start editing a copy of this workbook that will be saved as ``output`` (through a
+        temporary file named ``temp_prefix*`` when given)."""
         out = Path(output)
         _check_excel_path(out)
         if out.resolve() == self.path.resolve():
@@ -180,13 +181,21 @@ class ExcelManager:
                 "出力先には入力とは別のファイル名を指定してください（入力は変更しません）。",
                 file=self.path.name,
             )
-        return ExcelEdit(self, out, self._load(values=False))
+        return ExcelEdit(self, out, self._load(values=False), temp_prefix=temp_prefix)
 
 
 class ExcelEdit:
     """Edits on a copy of a workbook; saved atomically on :meth:`save` (or context exit)."""
 
-    def __init__(self, source: ExcelManager, output: Path, workbook: Workbook) -> None:
+    def __init__(
+        self,
+        source: ExcelManager,
+        output: Path,
+        workbook: Workbook,
+        *,
+        temp_prefix: str | None = None,
+    ) -> None:
+        self.temp_prefix = temp_prefix
         self.source = source
         self.output = output
         self.workbook = workbook
@@ -306,7 +315,9 @@ class ExcelEdit:
         """Save to a temporary file beside the output, then rename it into place."""
         self.output.parent.mkdir(parents=True, exist_ok=True)
         try:
-            with atomic_path(self.output, suffix=self.output.suffix) as tmp:
+            with atomic_path(
+                self.output, suffix=self.output.suffix, prefix=self.temp_prefix
+            ) as tmp:
                 self.workbook.save(tmp)
         finally:
             self.workbook.close()

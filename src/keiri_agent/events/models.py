@@ -47,6 +47,7 @@ class EventType(StrEnum):
     ERROR = "error"
     LLM_CALL = "llm_call"
     METRICS = "metrics"
+    FILE_WRITE = "file_write"
 
 
 # --- summaries of payload values -------------------------------------------------------------
@@ -272,6 +273,18 @@ class LLMCall(RunEvent):
         return data
 
 
+class FileWrite(RunEvent):
+    """A block is about to write ``path`` (logged first, so a resume knows the file is its own).
+
+    The temporary file is ``<folder of path>/<temp_prefix>*``; if the run dies before the
+    rename, a resume removes it, and if it dies after, the resume may replace ``path``.
+    """
+
+    event: Literal["file_write"] = "file_write"
+    path: str
+    temp_prefix: str
+
+
 class Metrics(RunEvent):
     """Measurements of a whole run (seed 004: attempts, error counts, repair rounds, timings)."""
 
@@ -295,7 +308,8 @@ AnyEvent = Annotated[
     | CodeExec
     | ErrorEvent
     | LLMCall
-    | Metrics,
+    | Metrics
+    | FileWrite,
     Field(discriminator="event"),
 ]
 _ADAPTER: TypeAdapter[AnyEvent] = TypeAdapter(AnyEvent)

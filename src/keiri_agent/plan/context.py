@@ -62,6 +62,8 @@ class RunContext:
     answers: InputProvider | None = None
     store: OutputStore | None = None
     reuse: dict[str, Reused] = field(default_factory=dict)
+    # node path → files it wrote in the run being resumed or rerun (plan.recovery)
+    replaceable: dict[str, frozenset[str]] = field(default_factory=dict)
     cancel: threading.Event = field(default_factory=threading.Event)
     sleep: Callable[[float], object] = time.sleep  # the wait between a node's retries
     waiting: list[dict[str, Any]] = field(default_factory=list)

@@ -329,6 +329,7 @@ class Frame:
             cancel_event=cancel,
             settings=ctx.settings,
             inputs=ctx.answers,
+            replaceable=ctx.replaceable.get(path, frozenset()),
         )
         try:
             if timeout is None:

@@ -30,6 +30,7 @@ from keiri_agent.plan.control import load_subplan
 from keiri_agent.plan.engine import Frame, Reused, RunContext, Values, render_vars
 from keiri_agent.plan.loader import PlanSource, load_source, parse_source
 from keiri_agent.plan.models import LoopNode, Plan, SubflowNode
+from keiri_agent.plan.recovery import recover_outputs
 from keiri_agent.plan.runstate import AnswersFile, find_run, load_run
 from keiri_agent.plan.validator import load_config, validate_source
 from keiri_agent.plan.values import OutputStore
@@ -126,6 +127,7 @@ class PlanRunner:
         on_event: Callable[[RunEvent], None] | None = None,
         cancel: threading.Event | None = None,
         _reuse: dict[str, Reused] | None = None,
+        _replace: dict[str, frozenset[str]] | None = None,
         _resume_of: str | None = None,
         _rerun_from: str | None = None,
     ) -> RunResult:
@@ -173,6 +175,7 @@ class PlanRunner:
             answers=provider,
             store=store,
             reuse=dict(_reuse or {}),
+            replaceable=dict(_replace or {}),
             cancel=cancelled,
             sleep=self._sleep or cancelled.wait,
         )
@@ -244,6 +247,7 @@ class PlanRunner:
             answers=answers,
             on_event=on_event,
             _reuse=record.completed,
+            _replace=recover_outputs(record, lambda path: path not in record.completed),
             _resume_of=record.run_id,
         )
 
@@ -275,6 +279,7 @@ class PlanRunner:
             answers=answers,
             on_event=on_event,
             _reuse=reuse,
+            _replace=recover_outputs(record, lambda path: path not in reuse),
             _rerun_from=from_node,
         )
 

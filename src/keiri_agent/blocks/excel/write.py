@@ -51,7 +51,7 @@ class ExcelWriteBlock(ProcessingBlock):
         ctx.check_cancelled()
         warnings: list[str] = []
         # On an exception inside the block the edit is discarded (nothing is written).
-        with manager.edit(output) as edit:
+        with manager.edit(output, temp_prefix=ctx.claim_output(output)) as edit:
             ws = _worksheet(edit.workbook, config.get("sheet"), manager.path.name)
             columns = _columns(ws, records, config, warnings)
             first_row = edit.write_records(

@@ -8,7 +8,8 @@ Sheet names are made valid for Excel (31 characters, none of ``[]:*?/\\``, uniqu
 and every change is reported. Text that starts with ``=`` is written as text, never as a formula.
 
 The workbook is saved to a temporary file and renamed into place (``atomic_path``): a failure
-leaves nothing behind, and an existing file is replaced only with ``overwrite: true``.
+leaves nothing behind, and an existing file is replaced only with ``overwrite: true`` (or when
+it is this node's own output from the run being resumed, ``BlockContext.may_replace``).
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ class ExcelWriteReportBlock(ProcessingBlock):
             ctx.check_cancelled()
             _add_image(book[spec["sheet"].name], spec)
         target.parent.mkdir(parents=True, exist_ok=True)
-        with atomic_path(target, suffix=".xlsx") as tmp:
+        with atomic_path(target, suffix=".xlsx", prefix=ctx.claim_output(target)) as tmp:
             book.save(tmp)
         book.close()
         total = sum(len(s.rows or []) for s in sheets)
@@ -262,7 +263,7 @@ def _output_suffix(value: Any) -> None:
 def _output_path(value: Any, overwrite: bool, ctx: BlockContext) -> Path:
     _output_suffix(value)
     target = output_file(value, ctx, DEFAULT_OUTPUT_NAME)
-    if target.exists() and not overwrite:
+    if target.exists() and not overwrite and not ctx.may_replace(target):
         raise input_error(
             f"出力先 {target} は既にあります。上書きはしません。",
             "別の output_path を指定するか、置き換えてよければ overwrite: true を指定してください。",

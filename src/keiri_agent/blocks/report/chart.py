@@ -74,7 +74,7 @@ class ChartBlock(ProcessingBlock):
             axes.set_xlabel(str(xlabel))
             axes.set_ylabel(str(ylabel))
         target.parent.mkdir(parents=True, exist_ok=True)
-        with atomic_path(target, suffix=f".{fmt}") as tmp:
+        with atomic_path(target, suffix=f".{fmt}", prefix=ctx.claim_output(target)) as tmp:
             figure.savefig(tmp, format=fmt, dpi=options["dpi"])
         ctx.log(
             f"{target.name} に{_KIND_LABELS[kind]}を作成しました"

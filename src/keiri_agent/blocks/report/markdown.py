@@ -86,7 +86,7 @@ class MarkdownReportBlock(ProcessingBlock):
             markdown += "\n"
         target = output_file(inputs.get("output_path"), ctx, DEFAULT_OUTPUT_NAME)
         target.parent.mkdir(parents=True, exist_ok=True)
-        with atomic_path(target, suffix=".md") as tmp:
+        with atomic_path(target, suffix=".md", prefix=ctx.claim_output(target)) as tmp:
             tmp.write_text(markdown, encoding="utf-8")
         ctx.log(f"{target.name} に Markdown の報告書を書き出しました（{len(markdown):,} 文字）")
         return {"markdown": markdown, "path": str(target)}
