@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -282,3 +284,34 @@ def test_schema_to_model_understands_the_simple_form() -> None:
     assert list(schema["properties"]) == ["取引先", "json", "status", "detail", "memo"]
     with pytest.raises(ValueError, match="status"):
         model.model_validate({"status": "たぶん"})
+
+
+def test_cancelling_the_node_aborts_its_llm_call_in_flight(
+    block: Block, make_ctx: ContextFactory, llm_server: ScriptedLLMServer
+) -> None:
+    # A run's cancel or a node timeout sets the context's cancel event: the block must stop
+    # at once with CANCELLED, not wait for a model that answers in a minute.
+    llm_server.add_chat(json={"results": {"items": []}}, delay=60.0)
+    inputs = {"evidence_data": EVIDENCE, "prompt": "照合して", "output_schema": SEED_SCHEMA}
+    ctx = make_ctx("process_llm")
+    outcome: dict[str, BaseException] = {}
+
+    def call() -> None:
+        try:
+            run_like_runner(block, inputs, ctx)
+        except BaseException as exc:
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=call, daemon=True)
+    worker.start()
+    deadline = time.monotonic() + 30
+    while not llm_server.chat_requests():  # the request reached the model
+        assert time.monotonic() < deadline, "the model was never asked"
+        time.sleep(0.05)
+    ctx.cancel_event.set()
+    worker.join(timeout=30)  # far less than the 60 s reply delay
+    assert not worker.is_alive(), "the block kept waiting for the model after the cancel"
+    error = outcome["error"]
+    assert isinstance(error, BlockError)
+    assert error.code == ErrorCode.CANCELLED
+    assert len(llm_server.chat_requests()) == 1  # no retry after the cancel

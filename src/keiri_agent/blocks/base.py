@@ -103,7 +103,10 @@ class BlockContext:
         self.events.emit("log", node_id=self.node_id, msg=message, level=level)
 
     def llm(self, role: LLMRole | str | None = None) -> LLMClient:
-        """A chat client whose calls are logged as this node's ``llm_call`` events."""
+        """A chat client whose calls are logged as this node's ``llm_call`` events.
+
+        Cancelling the node (a run's cancel, a node timeout) aborts its LLM call in flight.
+        """
         from keiri_agent.config import LLMRole
         from keiri_agent.llm import get_llm
 
@@ -112,6 +115,7 @@ class BlockContext:
             settings=self.settings,
             events=self.events,
             node_id=self.node_id,
+            cancel=self.cancel_event,
         )
 
     def claim_output(self, target: Path) -> str:

@@ -8,6 +8,8 @@ it abort in flight once ``event`` is set.
 
 from __future__ import annotations
 
+import threading
+
 from keiri_agent.config import LLMRole, ModelRef, Settings
 from keiri_agent.events import EventEmitter
 from keiri_agent.llm.cancel import cancellable
@@ -41,9 +43,15 @@ def get_llm(
     events: EventEmitter | None = None,
     ledger: UsageLedger | None = None,
     node_id: str | None = None,
+    cancel: threading.Event | None = None,
 ) -> LLMClient:
-    """A chat client for ``role``; the model is built (and keys checked) on first use."""
-    return LLMClient(role, settings=settings, events=events, ledger=ledger, node_id=node_id)
+    """A chat client for ``role``; the model is built (and keys checked) on first use.
+
+    With ``cancel``, setting the event aborts the client's call in flight (see ``llm.cancel``).
+    """
+    return LLMClient(
+        role, settings=settings, events=events, ledger=ledger, node_id=node_id, cancel=cancel
+    )
 
 
 def get_embedder(
