@@ -1,0 +1,126 @@
+"""``table.compute``: add columns computed from the others by expressions (税額, 差額率, 経過日数).
+
+``columns`` is a list of ``{name, expr}``, computed in order, so a later expression may use an
+earlier column. Expressions are the closed language of
+:mod:`keiri_agent.blocks.table.expr_parse` (no Python, no eval), evaluated column by column by
+:mod:`keiri_agent.blocks.table.expr_eval` with exact decimals. A ``name`` that already exists
+replaces that column's values (listed in ``summary.replaced_columns``); new columns go at the end.
+Every expression is parsed in ``check_inputs``, so a syntax error stops the plan before any
+block runs; a column that does not exist is reported with the closest existing name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from keiri_agent.blocks.base import BlockContext, ProcessingBlock
+from keiri_agent.blocks.inputs import choice
+from keiri_agent.blocks.table.expr_eval import ZERO_DIVISION, Evaluator, Values
+from keiri_agent.blocks.table.expr_parse import Node, parse_expression
+from keiri_agent.blocks.table.records import columns_of, input_error, json_cell, records_from
+
+__all__ = ["MAX_COMPUTED_COLUMNS", "TableComputeBlock"]
+
+MAX_COMPUTED_COLUMNS: Final = 50
+
+_HINT = (
+    "columns は {name: 作る列の名前, expr: 式} のリストです（上から順に計算し、後の式で前の列を使えます）。"
+    '例: [{name: 税額, expr: "rounddown([税抜金額] * 0.1, 0)"}, {name: 税込金額, expr: "[税抜金額] + [税額]"}]'
+)
+
+
+@dataclass(frozen=True)
+class Formula:
+    number: int  # 1-based position in ``columns``
+    name: str
+    text: str
+    tree: Node
+
+    @property
+    def where(self) -> str:
+        return f"columns の {self.number} 番目（列「{self.name}」）: "
+
+
+class TableComputeBlock(ProcessingBlock):
+    """Returns ``table`` with the ``columns`` computed and added (or replaced)."""
+
+    def check_inputs(self, inputs: dict[str, Any]) -> None:
+        _formulas(inputs.get("columns"))
+        choice(inputs, "zero_division", ZERO_DIVISION)
+        records_from(inputs.get("table"), field="table")
+
+    def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
+        formulas = _formulas(inputs.get("columns"))
+        zero_division = choice(inputs, "zero_division", ZERO_DIVISION)
+        records = records_from(inputs.get("table"), field="table")
+        existing = columns_of(records)
+        env: dict[str, Values] = {
+            name: Values("raw", [record.get(name) for record in records]) for name in existing
+        }
+        zero_divisions = 0
+        if records:
+            for formula in formulas:
+                evaluator = Evaluator(
+                    env,
+                    len(records),
+                    text=formula.text,
+                    where=formula.where,
+                    zero_division=zero_division,
+                )
+                env[formula.name] = evaluator.eval(formula.tree)
+                zero_divisions += evaluator.zero_divisions
+        names = [f.name for f in formulas]
+        computed = {name: env[name].output() for name in names if name in env}
+        rows = [
+            {
+                **{str(k): json_cell(v) for k, v in record.items()},
+                **{name: cells[i] for name, cells in computed.items()},
+            }
+            for i, record in enumerate(records)
+        ]
+        replaced = [n for n in dict.fromkeys(names) if n in existing]
+        added = [n for n in dict.fromkeys(names) if n not in existing]
+        ctx.log(
+            f"表 {len(records)} 行に列 {', '.join(added) or 'なし'} を追加し、"
+            f"{', '.join(replaced) or 'なし'} を置き換えました（0 で割った行 {zero_divisions} 件）"
+        )
+        return {
+            "rows": rows,
+            "summary": {
+                "input_rows": len(records),
+                "added_columns": added,
+                "replaced_columns": replaced,
+                "zero_divisions": zero_divisions,
+            },
+        }
+
+
+def _formulas(value: Any) -> list[Formula]:
+    if not isinstance(value, list) or not value:
+        raise input_error("columns（計算して作る列）が指定されていません。", _HINT, field="columns")
+    if len(value) > MAX_COMPUTED_COLUMNS:
+        raise input_error(
+            f"columns が多すぎます（{len(value)} 列。上限 {MAX_COMPUTED_COLUMNS} 列）。",
+            "table.compute を複数のノードに分けてください。",
+            field="columns",
+        )
+    return [_formula(number, item) for number, item in enumerate(value, start=1)]
+
+
+def _formula(number: int, item: Any) -> Formula:
+    keys_ok = isinstance(item, Mapping) and set(item) <= {"name", "expr"}
+    name = item.get("name") if isinstance(item, Mapping) else None
+    text = item.get("expr") if isinstance(item, Mapping) else None
+    if not keys_ok or not isinstance(name, str) or not name.strip() or not isinstance(text, str):
+        raise input_error(
+            f"columns の {number} 番目は {{name: 列名, expr: 式}} の形ではありません（{item!r}）。"[
+                :300
+            ],
+            _HINT,
+            field="columns",
+            index=number,
+        )
+    where = f"columns の {number} 番目（列「{name.strip()}」）: "
+    return Formula(number, name.strip(), text, parse_expression(text, where=where))
