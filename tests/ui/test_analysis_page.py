@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 from keiri_agent.agents.analysis import AnalysisSession
 from keiri_agent.ui.views.analysis import HISTORY_KEY, SESSION_KEY
 from tests.support import ScriptedLLMServer
+from tests.ui.conftest import open_page
 
 SALES_CSV = (
     "取引先,金額,月\nあおば商事,120000,2024-04\n髙橋工業,80000,2024-04\nあおば商事,50000,2024-05\n"
@@ -199,3 +200,34 @@ def test_llm_failure_is_shown_with_message_details_and_hint(
     assert "金額の合計" in _texts(app.header)
     assert session.messages[0].content == "合計は？"
     assert sum(1 for m in session.messages if m.content == "合計は？") == 1
+
+
+def test_loaded_files_stay_listed_after_a_page_switch_and_load_once(
+    app: AppTest, workspace_root: Path
+) -> None:
+    _upload(app)
+    open_page(app, "helpdesk").run()
+    open_page(app, "analysis").run()
+
+    assert not app.exception, app.exception
+    assert app.file_uploader[0].value == []  # Streamlit empties an uploader it did not draw
+    assert "読み込み済みのファイル: 売上.csv" in _texts(app.caption)
+    assert 'df（= dfs["売上"]）: 3 行 × 3 列' in [e.label for e in app.expander]
+    # The same file uploaded again is not a second table.
+    app.file_uploader[0].set_value(("売上.csv", SALES_CSV.encode("cp932"), "text/csv")).run()
+    assert list(app.session_state[SESSION_KEY].frames) == ["売上"]
+
+
+def test_without_an_llm_the_page_says_how_to_configure_one_before_a_question(
+    app: AppTest,
+) -> None:
+    app.run()
+
+    assert not app.exception, app.exception
+    (warning,) = app.main.warning
+    assert "データ分析: 判断・データ分析: コード生成・データ分析: レポート" in warning.value
+    assert "OPENAI_API_KEY" in warning.value
+    assert "KEIRI_LLM_MODEL_REASON、KEIRI_LLM_MODEL_CODEGEN、KEIRI_LLM_MODEL_REPORT" in (
+        warning.value
+    )
+    assert app.chat_input  # the page still takes files and questions

@@ -118,14 +118,14 @@ def test_the_run_page_reconciles_the_example_invoices(app_url: str, page: Page) 
     page.get_by_role("button", name="実行", exact=True).click()
 
     expect(page.get_by_text("成功しました")).to_be_visible(timeout=TIMEOUT_MS)
-    expect(page.get_by_role("tab", selected=True)).to_have_text("reconcile › matched（3 行）")
+    expect(page.get_by_role("tab", selected=True)).to_have_text("照合結果（3 行）")
     table = page.get_by_role("tabpanel").get_by_test_id("stDataFrame")
     expect(table).to_be_visible()
     # Chromium draws the grid on a canvas; its accessible cells carry the same rows.
     cells = table.get_by_role("gridcell", include_hidden=True)
     expect(cells.filter(has_text="北斗運輸").first).to_be_attached()
     expect(cells.filter(has_text="許容範囲内").first).to_be_attached()
-    page.get_by_role("tab", name="reconcile › differences（2 行）").click()
+    page.get_by_role("tab", name="差異（2 行）").click()
     differences = (
         page.get_by_role("tabpanel")
         .get_by_test_id("stDataFrame")

@@ -10,8 +10,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from keiri_agent.ui.views import PAGES
-from keiri_agent.ui.views.convert import MODE_PATH, OUTCOME_KEY, Outcome
+from keiri_agent.ui.views.convert import MODE_PATH, MODE_UPLOAD, OUTCOME_KEY, Outcome
 from tests.support import ScriptedLLMServer, prompt_contains
+from tests.ui.conftest import open_page
 
 PAGE_TIMEOUT_S = 120
 SALES_CSV = "月,売上\n2024-04,120000\n2024-05,80000\n"
@@ -174,3 +175,41 @@ def test_an_empty_request_asks_for_one(page: AppTest, llm_server: ScriptedLLMSer
 
     assert "依頼を入力してください。" in _texts(page.warning)
     assert llm_server.chat_requests() == []
+
+
+def test_the_request_the_source_and_the_uploads_come_back_after_a_page_switch(
+    app: AppTest, convert_env: Path, llm_server: ScriptedLLMServer, source: Path
+) -> None:
+    open_page(app, "convert").run()
+    app.text_area(key="convert_request").set_value("Excel に変換して")
+    app.radio(key="convert_source_mode").set_value(MODE_PATH).run()
+    app.text_input(key="convert_source").set_value(str(source)).run()
+
+    open_page(app, "helpdesk").run()
+    assert "convert_request" not in app.session_state  # Streamlit dropped the widgets' state
+    open_page(app, "convert").run()
+
+    assert not app.exception, app.exception
+    assert app.text_area(key="convert_request").value == "Excel に変換して"
+    assert app.radio(key="convert_source_mode").value == MODE_PATH
+    assert app.text_input(key="convert_source").value == str(source)
+
+    # An upload survives both a switch of the input mode and a page switch...
+    app.radio(key="convert_source_mode").set_value(MODE_UPLOAD).run()
+    app.file_uploader[0].set_value(("売上.csv", SALES_CSV.encode(), "text/csv")).run()
+    app.radio(key="convert_source_mode").set_value(MODE_PATH).run()
+    open_page(app, "helpdesk").run()
+    open_page(app, "convert").run()
+    app.radio(key="convert_source_mode").set_value(MODE_UPLOAD).run()
+    assert "アップロード済みのファイル: 売上.csv" in _texts(app.caption)
+
+    # ...and is what the conversion reads.
+    llm_server.add_chat(json={"action": "convert", "target_format": "xlsx"})
+    app.button(key="convert_run").click().run()
+    assert not app.exception, app.exception
+    outcome = app.session_state[OUTCOME_KEY]
+    assert outcome.result is not None
+    assert outcome.result.status == "success"
+    (written,) = outcome.result.files
+    assert written.name == "売上.xlsx"
+    assert written.is_relative_to(convert_env / "workspace")

@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from streamlit.testing.v1 import AppTest
 
+from keiri_agent.examples import example_names, example_plan
 from keiri_agent.ui.fields import widget_key
 
 STORE = "plan:p::node:ask::v0.1.0"
@@ -227,3 +229,49 @@ def test_a_table_typed_as_csv_that_cannot_be_read_is_said(app: AppTest) -> None:
     assert not app.exception, app.exception
     assert any("「追加の表」を表として読めません" in w.value for w in app.warning)
     assert app.session_state["returned"]["extra"] == []
+
+
+EXAMPLE_PATHS = {  # (plan, field) → the example path shown in its server-path box
+    ("duplicate_invoice_check", "invoice_list"): "例: /data/請求書一覧.xlsx",
+    ("expense_policy_check", "rules"): "例: /data/経費規程.pdf",
+    ("expense_policy_check", "expenses"): "例: /data/経費明細.xlsx",
+    ("invoice_reconciliation", "evidence_zip"): "例: /data/請求書.zip",
+    ("invoice_reconciliation", "bank_statement"): "例: /data/入金明細.xlsx",
+    ("invoice_reconciliation_llm", "evidence_zip"): "例: /data/証跡.zip",
+    ("invoice_reconciliation_llm", "bank_statement"): "例: /data/入金明細.xlsx",
+    ("invoice_reconciliation_llm", "workbook"): "例: /data/差異を書き込む.xlsx",
+    ("monthly_sales_report", "sales_file"): "例: /data/売上明細.csv",
+}
+
+
+def _file_requirements(name: str) -> list[dict[str, Any]]:
+    plan = yaml.safe_load(example_plan(name).read_text(encoding="utf-8"))
+    return [
+        req
+        for node in plan["graph"]
+        if node.get("block") == "ui.interactive_input"
+        for req in node["in"]["requirements"]
+        if req["type"] in ("file", "files")
+    ]
+
+
+@pytest.mark.parametrize("name", example_names())
+def test_each_server_path_box_shows_an_example_that_fits_its_field(app: AppTest, name: str) -> None:
+    reqs = _file_requirements(name)
+    app.session_state["reqs"] = reqs
+    app.run()
+
+    assert not app.exception, app.exception
+    shown = {
+        (name, req["id"]): app.text_input(key=_key(req["id"], "path")).placeholder for req in reqs
+    }
+    assert shown == {key: path for key, path in EXAMPLE_PATHS.items() if key[0] == name}
+    for req in reqs:  # the example has an extension the field accepts
+        assert shown[(name, req["id"])].endswith(req["accept"].split(",")[0])
+
+
+def test_a_multi_file_box_without_accepted_types_shows_a_path_named_after_it(
+    app: AppTest,
+) -> None:
+    app.run()
+    assert app.text_area(key=_key("many", "path")).placeholder == "例: /data/明細"

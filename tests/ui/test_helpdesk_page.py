@@ -16,9 +16,10 @@ from streamlit.testing.v1 import AppTest
 from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase
 from keiri_agent.agents.helpdesk.models import citation
 from keiri_agent.ui.views import PAGES
-from keiri_agent.ui.views.helpdesk import OUTCOME_KEY, Outcome
+from keiri_agent.ui.views.helpdesk import INDEX_KEY, OUTCOME_KEY, QUESTION_KEY, Outcome
 from tests.support import ScriptedLLMServer
 from tests.support.helpdesk import HelpDeskScript, build_example_index
+from tests.ui.conftest import open_page
 
 TASK = "パスワード再設定の手順を調べる"
 QUERY = "パスワード 再設定"
@@ -43,6 +44,13 @@ def page(index_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Ap
     monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
     monkeypatch.setenv("KEIRI_LLM_MAX_RETRIES", "0")
     return AppTest.from_function(helpdesk_page, default_timeout=PAGE_TIMEOUT_S)
+
+
+@pytest.fixture
+def app(app: AppTest, index_dir: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    """The whole app (see ``tests/ui/conftest.py``) with the sample knowledge base."""
+    monkeypatch.setenv("KEIRI_HELPDESK_INDEX", str(index_dir))
+    return app
 
 
 @pytest.fixture
@@ -143,3 +151,21 @@ def test_a_missing_knowledge_base_says_how_to_build_it(
     (error,) = page.error
     assert "ナレッジベース" in error.value
     assert script.server.chat_requests() == []
+
+
+def test_the_folder_and_the_question_come_back_after_a_page_switch(
+    app: AppTest, index_dir: Path, tmp_path: Path
+) -> None:
+    open_page(app, "helpdesk").run()
+    assert app.text_input(key=INDEX_KEY).value == str(index_dir)  # the default folder
+    app.text_input(key=INDEX_KEY).set_value(str(tmp_path / "別の索引"))
+    app.text_area(key=QUESTION_KEY).set_value(QUESTION).run()
+
+    open_page(app, "analysis").run()
+    assert QUESTION_KEY not in app.session_state  # Streamlit dropped the widgets' state
+    open_page(app, "helpdesk").run()
+
+    assert not app.exception, app.exception
+    assert app.text_input(key=INDEX_KEY).value == str(tmp_path / "別の索引")
+    assert app.text_area(key=QUESTION_KEY).value == QUESTION
+    assert any(str(tmp_path / "別の索引") in info for info in _texts(app.info))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -103,6 +104,16 @@ def _table(page: AppTest, column: str, value: str) -> pd.DataFrame:
     raise AssertionError(f"no table shows {column}={value}")
 
 
+def _column_settings(page: AppTest, column: str, value: str) -> dict[str, Any]:
+    """The column settings of the shown table that has ``value`` in ``column``."""
+    for frame in page.dataframe:
+        data = frame.value
+        if column in data.columns and value in set(data[column].astype(str)):
+            settings: dict[str, Any] = json.loads(frame.proto.columns or "{}")
+            return settings
+    raise AssertionError(f"no table shows {column}={value}")
+
+
 def _runs(env: Path, plan_id: str) -> list[Path]:
     return list_runs(plan_id, runs_dir=env / "runs")
 
@@ -134,6 +145,11 @@ def test_an_uploaded_file_runs_the_duplicate_check_and_shows_tables_and_download
     duplicates = _table(page, "請求書番号", "R-1003")
     assert len(duplicates) == 4
     # Tabs carry the workbook's sheet names (the plan's excel.write_report sheets).
+    # Amounts are shown with thousands separators (the workbook's rule), row numbers not.
+    settings = _column_settings(page, "請求書番号", "R-1003")
+    assert settings["金額"] == {"type_config": {"type": "number", "format": "localized"}}
+    assert "行番号" in duplicates.columns
+    assert "行番号" not in settings
     tabs = {tab.label for tab in page.tabs}
     assert {"重複候補（4 行）", "重複グループ（3 行）", "重複除外後（8 行）"} <= tabs
     assert "見出しの下の各行 — read_list（12 行）" in tabs  # not written out: the spec's words
