@@ -390,3 +390,25 @@ def test_lazy_imports_work_with_the_interpreter_under_an_unreadable_directory(
     )
     assert outcome.success, outcome.error
     assert outcome.files_created == ["d.csv"]
+
+
+def test_a_jail_started_from_a_short_lived_thread_outlives_it(private_tree: Path) -> None:
+    """bwrap's --die-with-parent follows the starting *thread*: a CodeAct action thread ends."""
+    sandbox = SandboxExecutor()
+    workdir = private_tree / "work"
+    try:
+        first: list[ExecutionOutcome] = []
+        thread = threading.Thread(
+            target=lambda: first.append(sandbox.run("x = 1", workdir=workdir, profile=ATTACK))
+        )
+        thread.start()
+        thread.join(timeout=ATTACK.wall_seconds + 120)
+        assert first
+        assert first[0].success, first[0].error
+        jails = sandbox.jail_pids()
+        again = sandbox.run("print(2)", workdir=workdir, profile=ATTACK)
+        assert again.success, again.error
+        assert again.stdout == "2\n"
+        assert sandbox.jail_pids() == jails  # the same warm jail, not a fresh one
+    finally:
+        sandbox.close()

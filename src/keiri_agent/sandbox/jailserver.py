@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import queue
 import shutil
 import signal
 import subprocess
@@ -73,7 +74,7 @@ class JailServer:
         argv = [python, "-m", "keiri_agent.sandbox.forkserver", JAIL_DIR]
         paths = JailPaths(workdir=workdir, host_dir=self.host_dir, cgroups=self.cgroups)
         self.command = jail_command(bwrap, paths, argv)
-        self.process = subprocess.Popen(
+        self.process = _spawn(
             self.command,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -191,6 +192,51 @@ class JailServer:
         self._log.close()
         remove_cgroup_dirs(self.cgroups)
         shutil.rmtree(self.host_dir, ignore_errors=True)
+
+
+class _Spawner:
+    """One thread that lives as long as the process and starts every jail.
+
+    ``bwrap --die-with-parent`` uses ``PR_SET_PDEATHSIG``, which fires when the *thread* that
+    started it exits, not the process: a jail started from a short-lived thread (a CodeAct
+    action runs in one) would be killed as soon as that thread ends.
+    """
+
+    def __init__(self) -> None:
+        self._requests: queue.Queue[tuple[list[str], dict[str, Any], queue.Queue[Any]]]
+        self._requests = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def spawn(self, command: list[str], **options: Any) -> subprocess.Popen[bytes]:
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(
+                    target=self._serve, name="sandbox-jail-spawner", daemon=True
+                )
+                self._thread.start()
+        answer: queue.Queue[Any] = queue.Queue(maxsize=1)
+        self._requests.put((command, options, answer))
+        result = answer.get()
+        if isinstance(result, BaseException):
+            raise result
+        process: subprocess.Popen[bytes] = result
+        return process
+
+    def _serve(self) -> None:
+        while True:
+            command, options, answer = self._requests.get()
+            try:
+                answer.put(subprocess.Popen(command, **options))
+            except BaseException as exc:  # handed to the caller's thread
+                answer.put(exc)
+
+
+_SPAWNER = _Spawner()
+
+
+def _spawn(command: list[str], **options: Any) -> subprocess.Popen[bytes]:
+    return _SPAWNER.spawn(command, **options)
 
 
 def _identity(workdir: Path) -> tuple[int, int]:
