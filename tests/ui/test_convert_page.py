@@ -155,20 +155,6 @@ def test_without_an_llm_the_page_explains_how_to_configure_one(page: AppTest) ->
     assert page.button(key="convert_run").disabled
 
 
-def test_a_codeact_model_without_its_key_is_named_in_the_same_notice(
-    page: AppTest, llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("KEIRI_LLM_MODEL_CODEACT", "anthropic:claude-sonnet-4-5")
-    page.run()
-
-    (warning,) = _texts(page.warning)
-    assert (
-        "変換: CodeActのモデル anthropic:claude-sonnet-4-5 を使うには ANTHROPIC_API_KEY" in warning
-    )
-    assert "要求の解釈" not in warning  # the interpret role works: the button stays enabled
-    assert not page.button(key="convert_run").disabled
-
-
 def test_an_empty_request_asks_for_one(page: AppTest, llm_server: ScriptedLLMServer) -> None:
     page.run()
     page.button(key="convert_run").click().run()
