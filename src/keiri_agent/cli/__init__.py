@@ -19,6 +19,7 @@ from keiri_agent.cli import (  # noqa: F401  (registers the commands)
     plan_run,
     plan_runs,
     sandbox,
+    sandbox_setup,
     serve,
     ui,
 )
