@@ -111,6 +111,10 @@ def test_generate_reports_failures_in_japanese(
         (["--retrieval", "fuzzy"], "--retrieval"),
         (["--docs", "ない.pdf"], "ない.pdf"),
         (["--answers", "ない.yaml"], "回答ファイル"),
+        (["--max-attempts", "0"], "--max-attempts 0"),
+        (["--k", "31"], "--k 31"),
+        (["--bind", "excel_report.table"], "「入力=出力」の形ではありません"),
+        (["--bind", "excel_report.table=invoice_list.invoices"], "--apply-mode compose"),
     ],
 )
 def test_generate_rejects_bad_options(design_env: Path, args: list[str], message: str) -> None:
@@ -118,3 +122,98 @@ def test_generate_rejects_bad_options(design_env: Path, args: list[str], message
     assert result.exit_code == 2
     assert message in result.stderr
     assert "ヒント" in result.stderr
+
+
+def unwrapped(text: str) -> str:
+    """The text without the line breaks Rich adds at the terminal width."""
+    return text.replace("\n", "")
+
+
+DUPLICATES = "請求書一覧の二重計上をチェックして、重複の疑いを Excel に出したい"
+DUPLICATE_TEMPLATES = ["--templates", "invoice_list,duplicate_invoices,excel_report"]
+COMPOSE = ["--apply-mode", "compose", "--plan-id", "check/duplicates"]
+
+
+def test_compose_conflict_from_the_issue_completes_with_bind(
+    design_env: Path, llm_server: ScriptedLLMServer
+) -> None:
+    base = ["plan", "generate", "-i", DUPLICATES, *DUPLICATE_TEMPLATES, *COMPOSE]
+
+    stuck = runner.invoke(app, base)
+
+    assert stuck.exit_code == 1
+    assert "COMPOSE_AMBIGUOUS" in stuck.stderr
+    assert "--bind excel_report.table=invoice_list.invoices" in unwrapped(stuck.stderr)
+
+    out = design_env / "duplicates.yaml"
+    bind = ["--bind", "excel_report.table=duplicate_invoices.duplicates", "--out", str(out)]
+    done = runner.invoke(app, [*base, *bind, "--json"])
+
+    assert done.exit_code == 0, done.output
+    data = json.loads(done.stdout)
+    assert data["status"] == "ok"
+    assert data["saved"] == str(out)
+    assert validate_file(out, default_registry(), env={}).valid
+    plan = yaml.safe_load(out.read_text(encoding="utf-8"))
+    writer = next(n for n in plan["graph"] if n["id"] == "excel_report_write_table")
+    assert "${duplicate_invoices_find_duplicates.duplicates}" in json.dumps(
+        writer["in"], ensure_ascii=False
+    )
+    assert llm_server.chat_requests() == []
+
+
+def test_out_is_not_overwritten_without_force(
+    design_env: Path, llm_server: ScriptedLLMServer
+) -> None:
+    out = design_env / "plan.yaml"
+    out.write_text("# 手で直した Plan\n", encoding="utf-8")
+    args = ["plan", "generate", "-i", "請求書と入金明細を照合", "--out", str(out), *COMPOSE]
+    args += ["--templates", "evidence_zip_invoices,bank_statement,invoice_payment"]
+
+    refused = runner.invoke(app, args)
+
+    assert refused.exit_code == 2
+    assert "すでにあります" in refused.stderr
+    assert "--force" in refused.stderr
+    assert out.read_text(encoding="utf-8") == "# 手で直した Plan\n"
+
+    forced = runner.invoke(app, [*args, "--force"])
+
+    assert forced.exit_code == 0, forced.output
+    assert validate_file(out, default_registry(), env={}).valid
+
+
+def test_max_attempts_and_k_reach_the_engine(
+    design_env: Path, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.add_chat(json=SKELETON, when=asks_for("PlanSkeleton"))
+    llm_server.add_chat(
+        json=wiring(source="${read.deposits}"), repeat=True, when=asks_for("LLMDesignModel")
+    )
+
+    result = runner.invoke(
+        app, ["plan", "generate", "-i", INSTRUCTION, "--max-attempts", "3", "--k", "8", "--json"]
+    )
+
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert data["status"] == "failed"
+    assert data["metrics"]["attempts"] == 3
+    wiring_calls = [r for r in llm_server.chat_requests() if asks_for("LLMDesignModel")(r)]
+    assert len(wiring_calls) == 3
+    assert len(data["candidates"]) == 8  # of 22 blocks
+    assert "ui.interactive_input" in data["candidates"]
+
+
+def test_failure_recommends_templates_for_a_japanese_sentence(
+    design_env: Path, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.add_chat(json=SKELETON, when=asks_for("PlanSkeleton"))
+    llm_server.add_chat(
+        json=wiring(source="${read.deposits}"), repeat=True, when=asks_for("LLMDesignModel")
+    )
+
+    result = runner.invoke(app, ["plan", "generate", "-i", DUPLICATES])
+
+    assert result.exit_code == 1
+    assert "（duplicate_invoices）を選んで再生成すると安定します" in unwrapped(result.stderr)

@@ -21,6 +21,7 @@ from keiri_agent.cli import (  # noqa: F401  (registers the commands)
     sandbox,
     sandbox_setup,
     serve,
+    templates,
     ui,
 )
 from keiri_agent.cli.common import app

@@ -4,6 +4,10 @@ The instruction, reference documents and templates go to the design engine; a pl
 validates is written to ``--out`` or to ``designs/<plan_id>_<yyyymmddHHMM>.yaml``. When the
 engine needs more information, the questions are printed with an answers file to fill in;
 ``--answers FILE`` (requirement id → value) answers them and the design chat continues.
+``--out`` never replaces an existing file unless ``--force`` is given (checked before any LLM
+call). ``--max-attempts`` and ``--k`` are the engine's attempt budget and candidate count;
+``--bind IMPORT=TEMPLATE.EXPORT`` (repeatable, compose mode) decides a binding compose found
+ambiguous.
 Exit status: 0 for a plan (also the explicit fallback), 1 when input is needed or errors remain.
 """
 
@@ -29,6 +33,71 @@ MAX_CHAT_ROUNDS = 5  # rounds of answers taken from one --answers file
 
 def _split(value: str | None) -> list[str]:
     return [part.strip() for part in (value or "").split(",") if part.strip()]
+
+
+def _bindings(values: list[str] | None, apply_mode: str) -> dict[str, str]:
+    """``--bind TEMPLATE.IMPORT=TEMPLATE.EXPORT`` options as compose's explicit bindings."""
+    example = "--bind excel_report.table=duplicate_invoices.duplicates"
+    bindings: dict[str, str] = {}
+    for value in values or []:
+        key, sep, target = (part.strip() for part in value.partition("="))
+        if not sep or "." not in key or not target:
+            raise BlockError(
+                f"--bind '{value}' は「入力=出力」の形ではありません。",
+                code=ErrorCode.INPUT_VALIDATION_FAILED,
+                hint=f"--bind <テンプレートID>.<入力名>=<テンプレートID>.<出力名> と書きます（例: {example}）。"
+                "入力名・出力名は keiri-agent templates show ID で確かめられます。",
+                details={"bind": value},
+            )
+        if key in bindings and bindings[key] != target:
+            raise BlockError(
+                f"--bind で {key} が二度（{bindings[key]} と {target}）指定されています。",
+                code=ErrorCode.INPUT_VALIDATION_FAILED,
+                hint="1 つの入力には --bind を 1 回だけ指定してください。",
+                details={"bind": key},
+            )
+        bindings[key] = target
+    if bindings and apply_mode != "compose":
+        raise BlockError(
+            "--bind はテンプレートを合成するとき（--apply-mode compose）だけ使えます。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint=f"--apply-mode compose --templates a,b,c {example} のように指定してください。",
+        )
+    return bindings
+
+
+def _check_out(out: Path | None, force: bool) -> None:
+    if out is not None and out.exists() and not force:
+        raise BlockError(
+            f"保存先 {out} はすでにあります。上書きしません。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="別のファイル名を --out に指定するか、置き換えてよければ --force を付けてください。",
+            details={"out": str(out)},
+        )
+    if out is not None and out.is_dir():
+        raise BlockError(
+            f"保存先 {out} はフォルダです。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="--out には保存するファイル名（.yaml）まで指定してください。",
+            details={"out": str(out)},
+        )
+
+
+def _check_range(option: str, value: int | None, field: str) -> None:
+    """Refuse in Japanese what DesignEngineOptions would refuse for ``field`` (its ge/le)."""
+    from keiri_agent.design.models import DesignEngineOptions
+
+    info = DesignEngineOptions.model_fields[field]
+    low = next(int(m.ge) for m in info.metadata if getattr(m, "ge", None) is not None)
+    high = next(int(m.le) for m in info.metadata if getattr(m, "le", None) is not None)
+    default = info.default
+    if value is not None and not low <= value <= high:
+        raise BlockError(
+            f"{option} {value} は指定できません。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint=f"{option} には {low}〜{high} の整数を指定してください（省略時は {default}）。",
+            details={option: value},
+        )
 
 
 def _read_answers(path: Path | None) -> dict[str, Any]:
@@ -95,7 +164,31 @@ def generate(
     out: Annotated[
         Path | None, typer.Option("--out", help="保存先（既定: designs/<plan_id>_<日時>.yaml）。")
     ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="--out のファイルがあれば置き換えます。")
+    ] = False,
     plan_id: Annotated[str | None, typer.Option("--plan-id", help="Plan の id。")] = None,
+    max_attempts: Annotated[
+        int | None,
+        typer.Option(
+            "--max-attempts",
+            help="配線の試行回数の上限（最初の 1 回を含む。省略時はエンジンの既定）。",
+        ),
+    ] = None,
+    k: Annotated[
+        int | None,
+        typer.Option(
+            "--k",
+            help="LLM に見せる候補ブロックの数の上限（省略時はエンジンの既定）。",
+        ),
+    ] = None,
+    bind: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--bind",
+            help="合成（compose）で使う出力の指定 <テンプレートID>.<入力名>=<テンプレートID>.<出力名>。複数回指定できます。",
+        ),
+    ] = None,
     mode: Annotated[
         str, typer.Option("--retrieval", help="候補ブロックの検索方式: hybrid / bm25 / dense。")
     ] = "hybrid",
@@ -111,6 +204,14 @@ def generate(
 
     with user_errors():
         check_choice("--retrieval", mode, RETRIEVAL_MODES)
+        _check_range("--max-attempts", max_attempts, "max_attempts")
+        _check_range("--k", k, "topk_total")
+        _check_out(out, force)
+        knobs: dict[str, Any] = {"retrieval_mode": mode, "bindings": _bindings(bind, apply_mode)}
+        if max_attempts is not None:
+            knobs["max_attempts"] = max_attempts
+        if k is not None:
+            knobs["topk_total"] = k
         settings = load_settings()
         given = _read_answers(answers)
         chat = DesignChat(
@@ -118,7 +219,7 @@ def generate(
             read_documents([Path(p) for p in _split(docs)]),
             selected_templates=_split(templates),
             apply_mode=apply_mode,  # type: ignore[arg-type]  # checked by the engine
-            options=DesignEngineOptions(retrieval_mode=mode),
+            options=DesignEngineOptions(**knobs),
             settings=settings,
             plan_id=plan_id,
         )
@@ -132,7 +233,11 @@ def generate(
         if result.plan is not None and result.status in ("ok", "fallback"):
             if out is not None:
                 out.parent.mkdir(parents=True, exist_ok=True)
-                out.write_text(result.yaml or "", encoding="utf-8")
+                try:  # "x": a file that appeared while generating is not replaced either
+                    with out.open("w" if force else "x", encoding="utf-8") as handle:
+                        handle.write(result.yaml or "")
+                except FileExistsError:
+                    _check_out(out, force)
                 saved = out
             else:
                 saved = save_plan(result.plan, settings.keiri_designs_dir)

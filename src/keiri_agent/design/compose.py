@@ -250,7 +250,8 @@ class _Composer:
                 "ambiguous",
                 f"{spec.id} の入力 '{name}' に使える同じ名前の出力が複数あります: {', '.join(owners)}",
                 [spec.id, *(o for o, _, _, _ in same)],
-                f"どれを使うか bindings={{'{key}': '{owners[0]}'}} のように指定してください。",
+                f"どれを使うか bindings={{'{key}': '{owners[0]}'}} のように指定してください"
+                f"（CLI では --bind {key}={owners[0]}）。",
             )
             return None
         if same:
@@ -267,7 +268,8 @@ class _Composer:
                 f"同じ型の出力があります: {', '.join(similar)}",
                 [spec.id, *dict.fromkeys(s.partition(".")[0] for s in similar)],
                 f"使う出力を bindings={{'{key}': '{similar[0]}'}} のように指定するか、"
-                f"変数で受け取るなら bindings={{'{key}': 'vars.{name}'}} としてください。",
+                f"変数で受け取るなら bindings={{'{key}': 'vars.{name}'}} としてください"
+                f"（CLI では --bind {key}={similar[0]} または --bind {key}=vars.{name}）。",
             )
             return None
         return self.var(spec, name, name)

@@ -141,6 +141,7 @@ class _Engine:
             self.templates,
             plan_id=self.plan_id or DEFAULT_COMPOSED_ID,
             description=self.instruction,
+            bindings=self.options.bindings,
             vars_values={
                 key: value
                 for key, value in self.answers.items()

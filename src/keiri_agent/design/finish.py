@@ -21,13 +21,14 @@ from keiri_agent.design.models import AttemptRecord, GeneratedPlan, Requirement,
 from keiri_agent.design.repair import dump_plan
 from keiri_agent.design.requirements import build_requirements, iter_nodes
 from keiri_agent.design.schema import MissingInfo
-from keiri_agent.design.templates import TemplateLibrary
+from keiri_agent.design.templates import TemplateLibrary, TemplateSpec
 from keiri_agent.errors import BlockError
 from keiri_agent.events import EventStream, open_run
 from keiri_agent.plan.dryrun import dry_run_source
 from keiri_agent.plan.issues import PlanIssue
 from keiri_agent.plan.loader import parse_source
 from keiri_agent.plan.validator import load_config, validate_text
+from keiri_agent.retrieval import BM25Index
 
 __all__ = [
     "DESIGN_LOG_SOURCE",
@@ -35,11 +36,13 @@ __all__ = [
     "conflict_issues",
     "fallback_plan",
     "finish_plan",
+    "recommend_templates",
     "skeleton_requirements",
 ]
 
 DESIGN_LOG_SOURCE = "design"
 FALLBACK_NOTE = "fallback"
+MAX_RECOMMENDED = 3  # templates suggested after a failed generation
 
 
 def skeleton_requirements(questions: Sequence[MissingInfo]) -> list[Requirement]:
@@ -62,6 +65,23 @@ def conflict_issues(conflicts: Sequence[ComposeConflict]) -> list[PlanIssue]:
         PlanIssue(code=f"COMPOSE_{c.kind.upper()}", message=c.message, hint=c.hint)
         for c in conflicts
     ]
+
+
+def recommend_templates(
+    instruction: str, library: TemplateLibrary, *, limit: int = MAX_RECOMMENDED
+) -> list[TemplateSpec]:
+    """The templates closest to ``instruction``, best first: BM25 over Sudachi terms of their
+    id, title, description and tags (as Top-K ranks blocks; a Japanese sentence has no spaces
+    to split on). None when no term is shared."""
+    specs = library.list()
+    if not specs:
+        return []
+    texts = [
+        " ".join([s.id.replace("_", " "), s.title, s.description or "", *s.tags, *s.tags])
+        for s in specs
+    ]
+    index = BM25Index.build(texts, ids=[s.id for s in specs])
+    return [specs[hit.index] for hit in index.search(instruction, k=limit)]
 
 
 def _fill_vars(plan: dict[str, Any], answers: Mapping[str, Any]) -> dict[str, Any]:
@@ -115,10 +135,8 @@ class DesignLog:
             result.suggestions.append(
                 f"不足している項目（{names}）を設計チャットで回答してください。"
             )
-        library = TemplateLibrary.load(registry=registry)
-        words = [w for w in instruction.replace("、", " ").replace("。", " ").split() if w]
-        matches = {t.id: t for w in words for t in library.list(text=w)}
-        for template in list(matches.values())[:3]:
+        matches = recommend_templates(instruction, TemplateLibrary.load(registry=registry))
+        for template in matches:
             result.suggestions.append(
                 f"テンプレート「{template.title}」（{template.id}）を選んで再生成すると安定します。"
             )

@@ -48,6 +48,9 @@ class DesignEngineOptions(BaseModel):
     suggest_foreach: bool = True
     foreach_var_name: str = "item"
     dry_run: bool = True
+    # compose only: "<template>.<import>" → "<template>.<export>" (or "vars.<name>", "${...}"),
+    # chosen by a person where compose found the binding ambiguous (seed 004 §4 合成ルール)
+    bindings: dict[str, str] = Field(default_factory=dict)
 
 
 class RequirementTarget(BaseModel):
