@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import errno
+import json
 import os
 import shutil
 import subprocess
@@ -412,3 +413,33 @@ def test_a_jail_started_from_a_short_lived_thread_outlives_it(private_tree: Path
         assert sandbox.jail_pids() == jails  # the same warm jail, not a fresh one
     finally:
         sandbox.close()
+
+
+def test_an_interpreter_that_lives_under_tmp_runs_in_the_jail(tmp_path: Path) -> None:
+    # A CI checkout or a venv under /tmp: the jail's private /tmp must not hide it.
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = next(venv.glob("lib/python*/site-packages"))
+    here = [entry for entry in sys.path if entry.endswith("site-packages") or entry.endswith("src")]
+    (site / "keiri_host.pth").write_text("\n".join(here) + "\n", encoding="utf-8")
+    script = tmp_path / "chart.py"
+    script.write_text(
+        "import pandas as pd\n"
+        "df = pd.DataFrame({'金額': [1, 2, 3]})\n"
+        "print(df.describe().loc['mean', '金額'])\n",
+        encoding="utf-8",
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    cli = "import sys; from keiri_agent.cli import app; sys.argv[0] = 'keiri-agent'; app()"
+    command = [str(venv / "bin" / "python"), "-c", cli, "sandbox", "run", str(script)]
+    result = subprocess.run(
+        [*command, "--workdir", str(tmp_path / "work"), "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    document = json.loads(result.stdout)
+    assert result.returncode == 0, document
+    assert document["success"] is True
+    assert document["stdout"].strip() == "2.0"

@@ -145,10 +145,13 @@ def jail_command(bwrap: str, paths: JailPaths, argv: list[str]) -> list[str]:
         "--hostname",
         "keiri-sandbox",
     ]
-    for source, dest in readonly_paths():
-        command += _system_dir_args(source, dest)
+    # bwrap mounts in argument order, and a later mount hides what was bound below it: the
+    # jail's own /proc, /dev and /tmp come first, so an interpreter or venv that lives under
+    # /tmp (a CI checkout, a pip install --target) is bound on top of the private /tmp.
     command += ["--proc", "/proc", "--dev", "/dev"]
     command += ["--size", str(JAIL_TMP_BYTES), "--perms", "0700", "--tmpfs", "/tmp"]
+    for source, dest in readonly_paths():
+        command += _system_dir_args(source, dest)
     command += ["--perms", "0700", "--dir", ACTION_MOUNT]
     command += ["--bind", str(paths.host_dir), JAIL_DIR]
     for controller, directory in sorted(paths.cgroups.items()):
