@@ -30,15 +30,32 @@ def _limit_address_space() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_LIMIT, ADDRESS_SPACE_LIMIT))
 
 
-def run_measured(code: str, *args: str, cwd: Path | None = None) -> Measured:
-    """``python -c code args...`` under an address-space cap; peak RSS from ``wait4``.
+# The child's own peak, written when it exits. Its ru_maxrss (wait4) is no measure: Linux keeps
+# there the peak of the process that forked it, this test runner, hundreds of MB late in a run.
+_REPORT_PEAK = """
+import atexit, os
+def _report_peak(path=os.environ.pop("KEIRI_TEST_PEAK_FILE")):
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            with open(path, "w") as out:
+                out.write(line.split()[1])
+atexit.register(_report_peak)
+"""
 
-    ``wait4`` reports the rusage of that one child, unlike ``RUSAGE_CHILDREN``, which keeps the
-    largest of every child this test process ever waited for.
+
+def run_measured(code: str, *args: str, cwd: Path | None = None) -> Measured:
+    """``python -c code args...`` under an address-space cap; peak RSS is the child's VmHWM
+    (written at exit; ``wait4``'s figure when the child died without running its exit hooks).
     """
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    with (
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+        tempfile.TemporaryDirectory() as scratch,
+    ):
+        peak_file = Path(scratch) / "peak_kb"
         proc = subprocess.Popen(
-            [sys.executable, "-c", code, *args],
+            [sys.executable, "-c", _REPORT_PEAK + code, *args],
+            env={**os.environ, "KEIRI_TEST_PEAK_FILE": str(peak_file)},
             stdout=out,
             stderr=err,
             cwd=cwd,
@@ -55,9 +72,10 @@ def run_measured(code: str, *args: str, cwd: Path | None = None) -> Measured:
         proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
         out.seek(0)
         err.seek(0)
+        peak_kb = int(peak_file.read_text()) if peak_file.exists() else usage.ru_maxrss
         return Measured(
             proc.returncode,
             out.read().decode("utf-8", "replace"),
             err.read().decode("utf-8", "replace"),
-            usage.ru_maxrss / 1024,  # KiB on Linux
+            peak_kb / 1024,  # KiB on Linux
         )

@@ -1,7 +1,7 @@
 """Hostile YAML (issue 18): alias bombs, deep nesting and huge flows are refused before they
 expand, with a located Japanese error, in plans, answers files, --var values and the config.
 
-Each case runs in a child process whose peak RSS (its own, from wait4) must stay under
+Each case runs in a child process whose peak RSS (its own VmHWM, see measure.py) must stay under
 PEAK_RSS_LIMIT_MB; before the bound, the 700-byte bomb grew `plan validate` to 14 GB.
 """
 
