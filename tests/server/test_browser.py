@@ -23,6 +23,8 @@ from keiri_agent.examples import example_answers, example_plan
 from tests.server.conftest import LiveServer, make_settings
 from tests.support import ScriptedLLMServer
 
+# Chromium and the server start slowly on a loaded machine; each test drives a whole task.
+pytestmark = pytest.mark.timeout(600)
 TIMEOUT_MS = 60_000
 
 

@@ -24,6 +24,8 @@ from playwright.sync_api import Page, expect, sync_playwright
 from tests.support.browser import chromium_args
 from tests.support.processes import stop_process_group
 
+# A loaded machine may take STARTUP_TIMEOUT_S to start the app, then minutes to drive it.
+pytestmark = pytest.mark.timeout(600)
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DATA = REPO_ROOT / "examples" / "data" / "invoice_reconciliation"
 STARTUP_TIMEOUT_S = 180  # streamlit imports slowly on a loaded machine
@@ -93,10 +95,16 @@ def page(chromium: Path) -> Iterator[Page]:
         browser.close()
 
 
-def _upload(page: Page, label: str, file: Path) -> None:
+def _upload(page: Page, label: str, file: Path, field: int) -> None:
+    """Upload ``file`` and wait until the server saved it: its path fills the ``field``-th
+    "またはサーバー上のパス" box. Waiting only for the name in the browser let the next upload
+    land during the rerun that saves this one, and Streamlit then dropped it."""
     uploader = page.get_by_test_id("stFileUploader").filter(has_text=label)
     uploader.locator("input[type=file]").set_input_files(file)
     expect(uploader.get_by_text(file.name)).to_be_visible(timeout=TIMEOUT_MS)
+    paths = page.get_by_test_id("stTextInput").filter(has_text="またはサーバー上のパス")
+    saved = re.compile(".*/" + re.escape(file.name) + "$")
+    expect(paths.nth(field).locator("input")).to_have_value(saved, timeout=TIMEOUT_MS)
 
 
 def test_the_run_page_reconciles_the_example_invoices(app_url: str, page: Page) -> None:
@@ -108,8 +116,8 @@ def test_the_run_page_reconciles_the_example_invoices(app_url: str, page: Page) 
     page.get_by_role("option", name="サンプル: invoice_reconciliation", exact=True).click()
     message = page.get_by_text("照合する請求書と入金明細を指定してください")
     expect(message).to_be_visible(timeout=TIMEOUT_MS)
-    _upload(page, "請求書 ZIP", DATA / "請求書.zip")
-    _upload(page, "入金明細（Excel）", DATA / "入金明細.xlsx")
+    _upload(page, "請求書 ZIP", DATA / "請求書.zip", 0)
+    _upload(page, "入金明細（Excel）", DATA / "入金明細.xlsx", 1)
     paths = page.get_by_test_id("stTextInput").filter(has_text="またはサーバー上のパス")
     # The uploads were saved on the server; their paths are the field values.
     expect(paths.nth(0).locator("input")).to_have_value(re.compile(r".*/請求書\.zip$"))
