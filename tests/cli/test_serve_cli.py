@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -18,18 +17,13 @@ from typer.testing import CliRunner
 import keiri_agent.cli.serve as serve_cli  # registers the command on the shared app
 from keiri_agent.cli import app
 from tests.server.conftest import make_settings
+from tests.support.processes import free_port
 
 START_TIMEOUT_S = 120.0
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def test_serve_runs_the_api_and_the_page(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     command = [
         sys.executable,
         "-c",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -12,18 +11,14 @@ from pathlib import Path
 
 import httpx
 
+from tests.support.processes import free_port
+
 START_TIMEOUT_S = 120.0
 SECRET = "tok3n-SECRET-value-0123456789"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def test_the_access_log_redacts_task_tokens(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     command = [
         sys.executable,
         "-c",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -22,7 +21,7 @@ import pytest
 from playwright.sync_api import Page, expect, sync_playwright
 
 from tests.support.browser import chromium_args
-from tests.support.processes import stop_process_group
+from tests.support.processes import free_port, stop_process_group
 
 # A loaded machine may take STARTUP_TIMEOUT_S to start the app, then minutes to drive it.
 pytestmark = pytest.mark.timeout(600)
@@ -30,12 +29,6 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 DATA = REPO_ROOT / "examples" / "data" / "invoice_reconciliation"
 STARTUP_TIMEOUT_S = 180  # streamlit imports slowly on a loaded machine
 TIMEOUT_MS = 60_000  # generous: Streamlit reruns are slow on a loaded CI machine
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _healthy(url: str) -> bool:
@@ -50,7 +43,7 @@ def _healthy(url: str) -> bool:
 @pytest.fixture
 def app_url(tmp_path: Path) -> Iterator[str]:
     """``streamlit run app.py`` in the repository root on a free port, stopped afterwards."""
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,  # the root conftest removed every KEIRI_/provider variable: no API key
         "KEIRI_RUNS_DIR": str(tmp_path / "runs"),

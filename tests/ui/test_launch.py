@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import time
@@ -11,15 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.processes import stop_process_group
+from tests.support.processes import free_port, stop_process_group
 
 STARTUP_TIMEOUT_S = 180
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _get(url: str) -> tuple[int, str]:
@@ -32,7 +25,7 @@ def test_ui_command_serves_the_app(tmp_path: Path) -> None:
     command = Path(sys.executable).with_name("keiri-agent")
     if not command.exists():
         pytest.skip("the keiri-agent console script is not installed next to this Python")
-    port = _free_port()
+    port = free_port()
     log = (tmp_path / "ui.log").open("w+b")
     proc = subprocess.Popen(
         [str(command), "ui", "--port", str(port), "--address", "127.0.0.1"],
