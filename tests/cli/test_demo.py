@@ -42,3 +42,21 @@ def test_demo_json_reports_the_same_run(tmp_path: Path) -> None:
     assert data["status"] == "success"
     assert Path(data["workbook"]).is_file()
     assert data["summary"]["matched"] == 3
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_demo_with_a_file_as_runs_dir_says_so_in_japanese(tmp_path: Path, as_json: bool) -> None:
+    taken = tmp_path / "runs"
+    taken.write_text("not a directory", encoding="utf-8")
+    args = ["demo", "--runs-dir", str(taken)] + (["--json"] if as_json else [])
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    if as_json:
+        error = json.loads(result.stdout)["error"]
+        assert error["code"] == "PERMISSION_DENIED"
+        assert "ディレクトリを作れません" in error["message"]
+        assert "--runs-dir" in error["hint"]
+    else:
+        assert "ディレクトリを作れません" in result.stderr
+    assert taken.read_text(encoding="utf-8") == "not a directory"
