@@ -8,7 +8,7 @@ with the blocks a correct plan uses) through:
 - **BM25 char-bigram** (the baseline) — the same BM25 engine over the same block documents, but
   with character bigrams instead of the dictionary tokenizer: what BM25 over Japanese gives
   without morphological analysis.
-- **BM25** — the product (``BlockRetriever.retrieve(mode="bm25")``: Sudachi tokens, bm25s).
+- **BM25** — the product (``BlockRetriever.retrieve(mode="bm25")``: Sudachi tokens, BM25 in NumPy).
 - **dense** and **hybrid** — only when an embedding model is configured
   (``KEIRI_LLM_MODEL_EMBEDDING``); otherwise they are reported as skipped, with the reason.
   ``--scripted-embeddings`` runs them against the tests' scripted server instead, whose vectors
@@ -159,7 +159,7 @@ def long_query_ms(retriever: BlockRetriever, cases: list[EvalCase], repeat: int)
 def machine_note() -> str:
     return common_machine_note(
         f"sudachipy {version('sudachipy')}, "
-        f"sudachidict-core {version('sudachidict-core')}, bm25s {version('bm25s')}"
+        f"sudachidict-core {version('sudachidict-core')}, numpy {version('numpy')}"
     )
 
 

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 import typer
 from rich.markup import escape
 
-from keiri_agent.blocks.catalog import port_details, summary
 from keiri_agent.cli.common import WrappingTable, app, check_choice, console, user_errors
 from keiri_agent.errors import BlockError, ErrorCode
 
@@ -35,6 +34,7 @@ JsonFlag = Annotated[bool, typer.Option("--json", help="結果を JSON で出力
 
 
 def _detail(spec: BlockSpec, versions: list[str]) -> dict[str, Any]:
+    from keiri_agent.blocks.catalog import port_details
     from keiri_agent.blocks.spec import port_is_required
 
     entry = spec.catalog_entry()
@@ -79,6 +79,7 @@ def list_blocks(
     as_json: JsonFlag = False,
 ) -> None:
     """登録されているブロックの一覧（各ブロックの最新版）を表示します。"""
+    from keiri_agent.blocks.catalog import summary
     from keiri_agent.blocks.registry import default_registry
 
     with user_errors():

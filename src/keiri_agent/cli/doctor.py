@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from keiri_agent.cli.common import WrappingTable, app, console, user_errors
-from keiri_agent.config import load_settings
-from keiri_agent.doctor import DoctorReport, collect_report, ping_models
+
+if TYPE_CHECKING:
+    from keiri_agent.doctor import DoctorReport
 
 
 def _mark(ok: bool) -> str:
@@ -80,6 +81,9 @@ def doctor(
     ] = False,
 ) -> None:
     """有効な設定（秘密情報はマスク）、使える LLM プロバイダー、役割ごとのモデルを表示します。"""
+    from keiri_agent.config import load_settings
+    from keiri_agent.doctor import collect_report, ping_models
+
     with user_errors():
         settings = load_settings()
         report = collect_report(settings)

@@ -24,7 +24,6 @@ from rich.markup import escape
 from keiri_agent.cli.common import EXIT_FAILED, check_choice, console, err_console, user_errors
 from keiri_agent.cli.plan import plan_app
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.plan.loader import load_yaml
 
 __all__ = ["generate"]
 
@@ -101,6 +100,8 @@ def _check_range(option: str, value: int | None, field: str) -> None:
 
 
 def _read_answers(path: Path | None) -> dict[str, Any]:
+    from keiri_agent.plan.loader import load_yaml
+
     if path is None:
         return {}
     try:

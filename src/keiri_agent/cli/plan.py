@@ -27,7 +27,6 @@ from keiri_agent.cli.common import (
     user_errors,
 )
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.plan.loader import load_yaml
 
 __all__ = [
     "AnswersOption",
@@ -90,6 +89,8 @@ def parse_vars(specs: Sequence[str]) -> dict[str, Any]:
 def _var_value(text: str) -> Any:
     """A YAML scalar (``3`` → int, ``true`` → bool, ``null`` → None); anything else, dates and
     text that is not valid YAML included, stays the string the user typed (empty → "")."""
+    from keiri_agent.plan.loader import load_yaml
+
     try:
         value = load_yaml(text) if text else ""
     except yaml.YAMLError:

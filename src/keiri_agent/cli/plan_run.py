@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from keiri_agent.blocks.ui.samples import example_value
 from keiri_agent.cli.common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -39,8 +38,6 @@ from keiri_agent.cli.plan import (
     print_issues,
 )
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.plan.loader import load_yaml
-from keiri_agent.plan.progress import STATUS_LABELS, describe_event
 
 if TYPE_CHECKING:
     from keiri_agent.events.models import RunEvent
@@ -60,6 +57,8 @@ def _requirements(item: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 def answers_example(waiting: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     """An answers mapping (node → requirement id → value) for every waiting request."""
+    from keiri_agent.blocks.ui.samples import example_value
+
     example: dict[str, dict[str, Any]] = {}
     for item in waiting:
         request = item.get("request") or {}
@@ -73,6 +72,8 @@ def answers_example(waiting: Sequence[Mapping[str, Any]]) -> dict[str, dict[str,
 
 
 def _yaml_key(key: str) -> str:
+    from keiri_agent.plan.loader import load_yaml
+
     plain = _PLAIN_KEY_RE.fullmatch(key) and load_yaml(key) == key
     return key if plain else json.dumps(key, ensure_ascii=False)
 
@@ -104,6 +105,7 @@ def resume_command(run_id: str) -> str:
 
 def _print_result(result: RunResult, *, as_json: bool) -> None:
     from keiri_agent.events.models import summarize_value
+    from keiri_agent.plan.progress import STATUS_LABELS
 
     if as_json:
         data = result.to_dict()
@@ -147,6 +149,7 @@ def _execute(start: Start, *, as_json: bool, file: Path | None = None) -> None:
     (exit code 130) with the command that continues it.
     """
     from keiri_agent.blocks.registry import default_registry
+    from keiri_agent.plan.progress import describe_event
     from keiri_agent.plan.runner import PlanRunner, cancelled_error
 
     started: list[str] = []

@@ -14,7 +14,6 @@ import typer
 
 from keiri_agent.cli.common import console, echo_json, err_console, user_errors
 from keiri_agent.cli.plan import JsonFlag, plan_app
-from keiri_agent.plan.progress import STATUS_LABELS
 
 if TYPE_CHECKING:
     from keiri_agent.plan.runstate import RunSummary
@@ -22,7 +21,7 @@ if TYPE_CHECKING:
 __all__ = ["next_command", "runs"]
 
 DEFAULT_LIMIT = 20
-RUN_STATUS_LABELS = {**STATUS_LABELS, "incomplete": "未完了（実行中か異常終了）"}
+INCOMPLETE_LABEL = "未完了（実行中か異常終了）"  # a run without its terminal event
 
 
 def next_command(run: RunSummary) -> str | None:
@@ -93,10 +92,13 @@ def runs(
     if not found:
         console.print(f"該当する実行はありません（{runs_dir}）。", markup=False, soft_wrap=True)
         return
+    from keiri_agent.plan.progress import STATUS_LABELS
+
+    labels = {**STATUS_LABELS, "incomplete": INCOMPLETE_LABEL}
     # Lines, not a table: a table would break the ids and commands people copy.
     console.print(f"Plan の実行（{len(found)} 件、新しい順）:", markup=False)
     for run in shown:
-        label = RUN_STATUS_LABELS.get(run.status, run.status)
+        label = labels.get(run.status, run.status)
         if run.failed_node:
             label += f"（ノード {run.failed_node}）"
         started = run.started.astimezone().strftime("%Y-%m-%d %H:%M:%S")

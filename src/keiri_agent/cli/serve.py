@@ -8,12 +8,14 @@ any other.
 from __future__ import annotations
 
 import ipaddress
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from keiri_agent.cli.common import app, err_console, user_errors
-from keiri_agent.config import Settings, load_settings
+
+if TYPE_CHECKING:
+    from keiri_agent.config import Settings
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "is_loopback", "serve", "startup_lines"]
 
@@ -69,6 +71,7 @@ def serve(
 ) -> None:
     import uvicorn
 
+    from keiri_agent.config import load_settings
     from keiri_agent.server import create_app
     from keiri_agent.server.logconfig import log_config
 

@@ -15,19 +15,24 @@ Modules: ``topk`` (block retrieval), ``templates``/``snippets``/``compose`` (tem
 
 from __future__ import annotations
 
-from keiri_agent.design.chat import DesignChat, describe_result
-from keiri_agent.design.compose import ComposeConflict, ComposeResult, compose
-from keiri_agent.design.engine import generate_plan
-from keiri_agent.design.models import (
-    DesignEngineOptions,
-    GeneratedPlan,
-    Requirement,
-    RequirementTarget,
-)
-from keiri_agent.design.requirements import apply_answers, build_requirements
-from keiri_agent.design.store import save_plan
-from keiri_agent.design.templates import TemplateLibrary, TemplateSpec
-from keiri_agent.design.topk import BlockRetriever, RetrievalResult
+from typing import TYPE_CHECKING
+
+from keiri_agent._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from keiri_agent.design.chat import DesignChat, describe_result
+    from keiri_agent.design.compose import ComposeConflict, ComposeResult, compose
+    from keiri_agent.design.engine import generate_plan
+    from keiri_agent.design.models import (
+        DesignEngineOptions,
+        GeneratedPlan,
+        Requirement,
+        RequirementTarget,
+    )
+    from keiri_agent.design.requirements import apply_answers, build_requirements
+    from keiri_agent.design.store import save_plan
+    from keiri_agent.design.templates import TemplateLibrary, TemplateSpec
+    from keiri_agent.design.topk import BlockRetriever, RetrievalResult
 
 __all__ = [
     "BlockRetriever",
@@ -48,3 +53,25 @@ __all__ = [
     "generate_plan",
     "save_plan",
 ]
+
+# Loaded on first use: `blocks search` needs only .topk, not the LLM layer behind .engine.
+_EXPORTS = {
+    "BlockRetriever": ".topk",
+    "ComposeConflict": ".compose",
+    "ComposeResult": ".compose",
+    "DesignChat": ".chat",
+    "DesignEngineOptions": ".models",
+    "GeneratedPlan": ".models",
+    "Requirement": ".models",
+    "RequirementTarget": ".models",
+    "RetrievalResult": ".topk",
+    "TemplateLibrary": ".templates",
+    "TemplateSpec": ".templates",
+    "apply_answers": ".requirements",
+    "build_requirements": ".requirements",
+    "compose": ".compose",
+    "describe_result": ".chat",
+    "generate_plan": ".engine",
+    "save_plan": ".store",
+}
+__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)

@@ -1,10 +1,18 @@
-"""BM25 over Japanese text: bm25s's sparse index fed with :mod:`keiri_agent.retrieval.tokenize`.
+"""BM25 over Japanese text: a sparse index in NumPy fed with :mod:`keiri_agent.retrieval.tokenize`.
 
 ``BM25Index.build(texts, ids=...)`` tokenizes and indexes a corpus; ``search(query, k)`` returns
 the best hits with their scores; ``scores(query)`` the score of every document (for hybrid
-ranking). ``save(directory)`` writes the index and its metadata (ids, tokenizer signature,
-parameters) so a large corpus (manuals with 10,000+ chunks) is tokenized once; ``load``
-refuses an index written with other tokenizer rules instead of answering with skewed scores.
+ranking); ``coverage(terms)`` the IDF-weighted share of the query's terms each document contains
+(a 0..1 relevance that means the same for every query, unlike raw BM25). ``save(directory)``
+writes the index and its metadata (ids, tokenizer signature, parameters) so a large corpus
+(manuals with 10,000+ chunks) is tokenized once; ``load`` refuses an index written with other
+tokenizer rules instead of answering with skewed scores.
+
+Scoring is Lucene's BM25 (the variant bm25s and Elasticsearch use): ``idf = ln(1 + (N - df +
+0.5) / (df + 0.5))`` and ``tf / (tf + k1 * (1 - b + b * dl / avgdl))`` per term, precomputed
+per (term, document) at build time, so a query is one ``bincount`` over the postings of its
+terms. The index is plain NumPy arrays (no SciPy): opening it is fast enough for a command
+line tool that starts a fresh process per search.
 
 Edge cases are explicit: an empty corpus is a valid index that finds nothing, and a query
 without any indexable term (only particles or symbols) finds nothing rather than everything.
@@ -15,9 +23,11 @@ let one repeated word outweigh the rest.
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import tempfile
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,13 +45,14 @@ __all__ = [
     "INDEX_FORMAT",
     "BM25Hit",
     "BM25Index",
+    "Postings",
 ]
 
 DEFAULT_K1 = 1.5
 DEFAULT_B = 0.75
-INDEX_FORMAT = 1  # version of the on-disk layout written by save()
+INDEX_FORMAT = 2  # version of the on-disk layout written by save() (1: bm25s's files)
 META_FILE = "keiri_index.json"
-BM25S_DIR = "bm25s"
+ARRAYS_FILE = "postings.npz"
 
 FloatArray = npt.NDArray[np.float32]
 
@@ -55,6 +66,81 @@ class BM25Hit:
     score: float
 
 
+@dataclass(frozen=True, slots=True)
+class Postings:
+    """The index proper: for term ``t``, ``docs[indptr[t]:indptr[t+1]]`` are the documents
+    holding it and ``weights[...]`` their BM25 term weights (idf already multiplied in)."""
+
+    vocab: dict[str, int]
+    indptr: npt.NDArray[np.int64]
+    docs: npt.NDArray[np.int32]
+    weights: FloatArray
+    idf: FloatArray
+    num_docs: int
+
+    @classmethod
+    def build(cls, corpus: Sequence[Sequence[str]], *, k1: float, b: float) -> Postings:
+        vocab: dict[str, int] = {}
+        rows: list[int] = []
+        cols: list[int] = []
+        counts: list[int] = []
+        lengths = np.array([len(tokens) for tokens in corpus], dtype=np.float64)
+        for doc, tokens in enumerate(corpus):
+            for term, count in Counter(tokens).items():
+                rows.append(vocab.setdefault(term, len(vocab)))
+                cols.append(doc)
+                counts.append(count)
+        term_ids = np.asarray(rows, dtype=np.int64)
+        doc_ids = np.asarray(cols, dtype=np.int32)
+        tf = np.asarray(counts, dtype=np.float64)
+        num_docs = len(corpus)
+        df = np.bincount(term_ids, minlength=len(vocab)).astype(np.float64)
+        idf = np.log1p((num_docs - df + 0.5) / (df + 0.5))
+        average = float(lengths.mean()) if num_docs and lengths.sum() else 1.0
+        norm = k1 * ((1.0 - b) + b * lengths[doc_ids] / average)
+        weights = idf[term_ids] * tf / (tf + norm)
+        order = np.argsort(term_ids, kind="stable")
+        indptr = np.zeros(len(vocab) + 1, dtype=np.int64)
+        np.cumsum(df.astype(np.int64), out=indptr[1:])
+        return cls(
+            vocab=vocab,
+            indptr=indptr,
+            docs=doc_ids[order],
+            weights=weights[order].astype(np.float32),
+            idf=idf.astype(np.float32),
+            num_docs=num_docs,
+        )
+
+    def unseen_idf(self) -> float:
+        """The IDF a term found in no document would have (the most informative possible)."""
+        return math.log1p((self.num_docs + 0.5) / 0.5)
+
+    def _gather(
+        self, term_ids: Sequence[int]
+    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
+        spans = [(int(self.indptr[t]), int(self.indptr[t + 1])) for t in term_ids]
+        docs = np.concatenate([self.docs[a:z] for a, z in spans]) if spans else self.docs[:0]
+        sizes = np.asarray([z - a for a, z in spans], dtype=np.int64)
+        return docs, sizes
+
+    def scores(self, term_ids: Sequence[int]) -> FloatArray:
+        if not term_ids:
+            return np.zeros(self.num_docs, dtype=np.float32)
+        docs, _ = self._gather(term_ids)
+        weights = np.concatenate(
+            [self.weights[self.indptr[t] : self.indptr[t + 1]] for t in term_ids]
+        )
+        return np.bincount(docs, weights=weights, minlength=self.num_docs).astype(np.float32)
+
+    def matched_idf(self, term_ids: Sequence[int]) -> FloatArray:
+        """Per document, the sum of the IDFs of the given terms it contains."""
+        if not term_ids:
+            return np.zeros(self.num_docs, dtype=np.float32)
+        docs, sizes = self._gather(term_ids)
+        weights = np.repeat(self.idf[list(term_ids)].astype(np.float64), sizes)
+        return np.bincount(docs, weights=weights, minlength=self.num_docs).astype(np.float32)
+
+
 class BM25Index:
     """An immutable BM25 index over a list of documents (use :meth:`build` or :meth:`load`)."""
 
@@ -62,14 +148,14 @@ class BM25Index:
         self,
         *,
         ids: Sequence[str],
-        engine: Any,
+        postings: Postings,
         tokenizer: JapaneseTokenizer,
         k1: float,
         b: float,
     ) -> None:
         self._ids = list(ids)
-        self._engine = engine  # a bm25s.BM25, or None for an empty corpus
-        self._vocab: dict[str, int] = dict(engine.vocab_dict) if engine is not None else {}
+        self._postings = postings
+        self._vocab = postings.vocab
         self.tokenizer = tokenizer
         self.k1 = k1
         self.b = b
@@ -106,13 +192,10 @@ class BM25Index:
             raise ValueError(f"{len(doc_ids)} ids for {len(corpus_tokens)} documents")
         if len(set(doc_ids)) != len(doc_ids):
             raise ValueError("document ids must be unique")
-        engine = None
-        if corpus_tokens:
-            import bm25s
-
-            engine = bm25s.BM25(k1=k1, b=b)
-            engine.index([list(tokens) for tokens in corpus_tokens], show_progress=False)
-        return cls(ids=doc_ids, engine=engine, tokenizer=tokenizer or get_tokenizer(), k1=k1, b=b)
+        postings = Postings.build(corpus_tokens, k1=k1, b=b)
+        return cls(
+            ids=doc_ids, postings=postings, tokenizer=tokenizer or get_tokenizer(), k1=k1, b=b
+        )
 
     # --- querying ---------------------------------------------------------------------------
 
@@ -125,9 +208,13 @@ class BM25Index:
 
     def query_terms(self, query: str) -> list[str]:
         """The distinct terms of ``query`` that occur in the corpus, in query order."""
+        return self.known_terms(self.tokenizer.tokenize(query))
+
+    def known_terms(self, terms: Sequence[str]) -> list[str]:
+        """The distinct ``terms`` that occur in the corpus, in their order."""
         seen: dict[str, None] = {}
-        for term in self.tokenizer.tokenize(query):
-            if term in self._vocab and term:
+        for term in terms:
+            if term and term in self._vocab:
                 seen.setdefault(term, None)
         return list(seen)
 
@@ -136,23 +223,37 @@ class BM25Index:
         return self.scores_for_terms(self.query_terms(query))
 
     def scores_for_terms(self, terms: Sequence[str]) -> FloatArray:
-        """Scores for already tokenized query terms (unknown terms are ignored)."""
-        if self._engine is None:
-            return np.zeros(0, dtype=np.float32)
-        token_ids = sorted({self._vocab[t] for t in terms if t and t in self._vocab})
-        if not token_ids:
+        """Scores for already tokenized query terms (unknown terms are ignored, repeats count once)."""
+        return self._postings.scores(self._term_ids(terms))
+
+    def coverage(self, terms: Sequence[str]) -> FloatArray:
+        """Per document, the IDF-weighted share (0..1) of the distinct ``terms`` it contains.
+
+        Terms the corpus does not know count with the highest IDF: a query whose rare words are
+        nowhere in the corpus is poorly covered by every document, which is the point.
+        """
+        distinct = [t for t in dict.fromkeys(terms) if t]
+        if not distinct or not self._ids:
             return np.zeros(len(self._ids), dtype=np.float32)
-        scores = self._engine.get_scores_from_ids(token_ids)
-        return np.asarray(scores, dtype=np.float32)
+        unseen = self._postings.unseen_idf()
+        idf = self._postings.idf
+        total = sum(float(idf[self._vocab[t]]) if t in self._vocab else unseen for t in distinct)
+        matched = self._postings.matched_idf(self._term_ids(distinct))
+        covered: FloatArray = np.minimum(matched / np.float32(total), np.float32(1.0))
+        return covered
+
+    def _term_ids(self, terms: Sequence[str]) -> list[int]:
+        return sorted({self._vocab[t] for t in terms if t and t in self._vocab})
 
     def search(self, query: str, k: int = 10) -> list[BM25Hit]:
         """The ``k`` best documents with a positive score, best first (ties by corpus order)."""
         if k < 1:
             raise ValueError("k must be at least 1")
         scores = self.scores(query)
-        return self._top(scores, k)
+        return self.top(scores, k)
 
-    def _top(self, scores: FloatArray, k: int) -> list[BM25Hit]:
+    def top(self, scores: FloatArray, k: int) -> list[BM25Hit]:
+        """The ``k`` documents with the highest positive ``scores`` (ties by corpus order)."""
         positive = np.flatnonzero(scores > 0)
         if positive.size == 0:
             return []
@@ -168,8 +269,15 @@ class BM25Index:
         target.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
         try:
-            if self._engine is not None:
-                self._engine.save(str(staging / BM25S_DIR), show_progress=False)
+            postings = self._postings
+            np.savez(
+                staging / ARRAYS_FILE,
+                indptr=postings.indptr,
+                docs=postings.docs,
+                weights=postings.weights,
+                idf=postings.idf,
+            )
+            vocab = sorted(postings.vocab, key=postings.vocab.__getitem__)
             meta = {
                 "format": INDEX_FORMAT,
                 "kind": "bm25",
@@ -178,6 +286,7 @@ class BM25Index:
                 "k1": self.k1,
                 "b": self.b,
                 "ids": self._ids,
+                "vocab": vocab,
             }
             (staging / META_FILE).write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
             staging.chmod(0o755)
@@ -206,18 +315,25 @@ class BM25Index:
                 details={"built_with": meta.get("tokenizer"), "current": chosen.signature},
             )
         ids = [str(i) for i in meta["ids"]]
-        engine = None
-        if ids:
-            import bm25s
-
-            try:
-                engine = bm25s.BM25.load(str(path / BM25S_DIR))
-            except (OSError, ValueError, KeyError) as exc:
-                raise _damaged(path, exc) from exc
-            if int(engine.scores.get("num_docs") or 0) != len(ids):
-                raise _damaged(path, ValueError("document count does not match the ids"))
+        vocab = [str(t) for t in meta["vocab"]]
+        try:
+            with np.load(path / ARRAYS_FILE, allow_pickle=False) as arrays:
+                postings = Postings(
+                    vocab={term: i for i, term in enumerate(vocab)},
+                    indptr=arrays["indptr"],
+                    docs=arrays["docs"],
+                    weights=arrays["weights"],
+                    idf=arrays["idf"],
+                    num_docs=len(ids),
+                )
+        except (OSError, ValueError, KeyError) as exc:
+            raise _damaged(path, exc) from exc
+        if postings.indptr.shape != (len(vocab) + 1,) or postings.idf.shape != (len(vocab),):
+            raise _damaged(path, ValueError("the vocabulary does not match the postings"))
+        if postings.docs.size and int(postings.docs.max()) >= len(ids):
+            raise _damaged(path, ValueError("document count does not match the ids"))
         return cls(
-            ids=ids, engine=engine, tokenizer=chosen, k1=float(meta["k1"]), b=float(meta["b"])
+            ids=ids, postings=postings, tokenizer=chosen, k1=float(meta["k1"]), b=float(meta["b"])
         )
 
 
@@ -234,13 +350,7 @@ def _read_meta(path: Path) -> dict[str, Any]:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise _damaged(path, exc) from exc
-    if (
-        not isinstance(meta, dict)
-        or meta.get("kind") != "bm25"
-        or not isinstance(meta.get("ids"), list)
-        or "k1" not in meta
-        or "b" not in meta
-    ):
+    if not isinstance(meta, dict) or meta.get("kind") != "bm25":
         raise _damaged(path, ValueError(f"unexpected {META_FILE}"))
     if meta.get("format") != INDEX_FORMAT:
         raise FileProcessingError(
@@ -250,6 +360,13 @@ def _read_meta(path: Path) -> dict[str, Any]:
             code=ErrorCode.UNSUPPORTED_FORMAT,
             hint="元の文書からインデックスを作り直してください。",
         )
+    if (
+        not isinstance(meta.get("ids"), list)
+        or not isinstance(meta.get("vocab"), list)
+        or "k1" not in meta
+        or "b" not in meta
+    ):
+        raise _damaged(path, ValueError(f"unexpected {META_FILE}"))
     return meta
 
 

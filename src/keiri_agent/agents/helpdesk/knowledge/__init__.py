@@ -9,20 +9,25 @@
 
 from __future__ import annotations
 
-from keiri_agent.agents.helpdesk.knowledge.ingest import ProgressCallback, ingest
-from keiri_agent.agents.helpdesk.knowledge.models import (
-    FileFailure,
-    FileNote,
-    IngestResult,
-    KnowledgeStats,
-    QAMode,
-    QAPair,
-    QAReport,
-    SearchOutput,
-)
-from keiri_agent.agents.helpdesk.knowledge.qa import QATable, read_qa_csv
-from keiri_agent.agents.helpdesk.knowledge.sources import MANUAL_EXTENSIONS
-from keiri_agent.agents.helpdesk.knowledge.store import MAX_K, KnowledgeBase
+from typing import TYPE_CHECKING
+
+from keiri_agent._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from keiri_agent.agents.helpdesk.knowledge.ingest import ProgressCallback, ingest
+    from keiri_agent.agents.helpdesk.knowledge.models import (
+        FileFailure,
+        FileNote,
+        IngestResult,
+        KnowledgeStats,
+        QAMode,
+        QAPair,
+        QAReport,
+        SearchOutput,
+    )
+    from keiri_agent.agents.helpdesk.knowledge.qa import QATable, read_qa_csv
+    from keiri_agent.agents.helpdesk.knowledge.sources import MANUAL_EXTENSIONS
+    from keiri_agent.agents.helpdesk.knowledge.store import MAX_K, KnowledgeBase
 
 __all__ = [
     "MANUAL_EXTENSIONS",
@@ -41,3 +46,24 @@ __all__ = [
     "ingest",
     "read_qa_csv",
 ]
+
+# Loaded on first use: searching must not import the file layer (pandas, PDF and Office readers)
+# that only ingesting needs.
+_EXPORTS = {
+    "MANUAL_EXTENSIONS": ".sources",
+    "MAX_K": ".store",
+    "FileFailure": ".models",
+    "FileNote": ".models",
+    "IngestResult": ".models",
+    "KnowledgeBase": ".store",
+    "KnowledgeStats": ".models",
+    "ProgressCallback": ".ingest",
+    "QAMode": ".models",
+    "QAPair": ".models",
+    "QAReport": ".models",
+    "QATable": ".qa",
+    "SearchOutput": ".models",
+    "ingest": ".ingest",
+    "read_qa_csv": ".qa",
+}
+__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)

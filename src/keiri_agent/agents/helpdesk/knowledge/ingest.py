@@ -123,11 +123,13 @@ def ingest(
             code=ErrorCode.INPUT_VALIDATION_FAILED,
             hint="--manual にファイルかフォルダー、--qa に Q/A の CSV を指定してください。",
         )
-    from keiri_agent.config import load_settings
-    from keiri_agent.llm import get_embedder
+    from keiri_agent.config import LLMRole, load_settings
 
     settings = settings or load_settings()
-    embedder = embedder or get_embedder(settings=settings)
+    if embedder is None and settings.model_for(LLMRole.EMBEDDING) is not None:
+        from keiri_agent.llm import get_embedder  # only with a model: the SDKs are slow to load
+
+        embedder = get_embedder(settings=settings)
     tokenizer = tokenizer or get_tokenizer()
     directory = Path(index_dir)
     _check_index_dir(directory)
@@ -147,7 +149,7 @@ def ingest(
                 result.rebuilt = True
             result.chunks_total = db.chunk_count()
             result.qa_rows_total = db.qa_count()
-            if embedder.configured:
+            if embedder is not None and embedder.configured:
                 result.qa_mode = "dense"
                 result.embedding_model = _embed_qa(db, directory, settings, embedder, result)
             else:

@@ -24,6 +24,7 @@ import numpy as np
 
 from keiri_agent.agents.helpdesk.knowledge import storage
 from keiri_agent.agents.helpdesk.knowledge.models import KnowledgeStats, QAMode, SearchOutput
+from keiri_agent.config import LLMRole
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.retrieval.bm25 import BM25Index
 from keiri_agent.retrieval.hybrid import fuse, minmax
@@ -96,7 +97,6 @@ class KnowledgeBase:
         possible.
         """
         from keiri_agent.config import load_settings
-        from keiri_agent.llm import get_embedder
 
         settings = settings or load_settings()
         directory = Path(index_dir)
@@ -123,7 +123,6 @@ class KnowledgeBase:
                 )
             manual_index = BM25Index.load(directory / storage.MANUAL_BM25_DIR)
             qa_index = BM25Index.load(directory / storage.QA_BM25_DIR)
-            embedder = embedder or get_embedder(settings=settings)
             vectors, reason = cls._qa_backend(directory, db, settings, embedder)
         except BaseException:
             db.close()
@@ -143,9 +142,13 @@ class KnowledgeBase:
 
     @staticmethod
     def _qa_backend(
-        directory: Path, db: storage.IndexDB, settings: Settings, embedder: EmbeddingClient
+        directory: Path, db: storage.IndexDB, settings: Settings, embedder: EmbeddingClient | None
     ) -> tuple[QAVectorStore | None, str]:
-        if not embedder.configured:
+        if embedder is None and settings.model_for(LLMRole.EMBEDDING) is not None:
+            from keiri_agent.llm import get_embedder  # only with a model: the SDKs are slow to load
+
+            embedder = get_embedder(settings=settings)
+        if embedder is None or not embedder.configured:
             return None, (
                 "埋め込みモデルが未設定（KEIRI_LLM_MODEL_EMBEDDING）のため、"
                 "Q/A も BM25（キーワード一致）で検索します"
