@@ -145,6 +145,9 @@ class Settings(BaseSettings):
     # times (separate from keiri_llm_max_retries, which covers transport failures).
     keiri_llm_repair_rounds: int = Field(default=DEFAULT_LLM_REPAIR_ROUNDS, ge=0, le=5)
     keiri_llm_temperature: float | None = Field(default=None, ge=0, le=2)
+    # Strict structured output (OpenAI's strict JSON Schema subset) for calls whose schema is
+    # built for it (plan generation): auto = on for openai/azure models, off for the others.
+    keiri_llm_strict_schema: Literal["auto", "on", "off"] = "auto"
 
     # Behaviour switches
     keiri_agent_llm_fallback: bool = False

@@ -208,7 +208,12 @@ def test_max_attempts_and_k_reach_the_engine(
 def test_failure_recommends_templates_for_a_japanese_sentence(
     design_env: Path, llm_server: ScriptedLLMServer
 ) -> None:
-    llm_server.add_chat(json=SKELETON, when=asks_for("PlanSkeleton"))
+    # table.filter is no candidate for a duplicates request: the skeleton uses table.dedupe
+    steps = [
+        {**step, "block": "table.dedupe"} if step["block"] == "table.filter" else step
+        for step in SKELETON["steps"]
+    ]
+    llm_server.add_chat(json={**SKELETON, "steps": steps}, when=asks_for("PlanSkeleton"))
     llm_server.add_chat(
         json=wiring(source="${read.deposits}"), repeat=True, when=asks_for("LLMDesignModel")
     )

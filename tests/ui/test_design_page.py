@@ -365,8 +365,8 @@ def test_a_plan_that_stays_invalid_shows_its_errors_at_the_node_and_suggestions(
     page: AppTest, llm_server: ScriptedLLMServer
 ) -> None:
     llm_server.add_chat(json=SKELETON)
-    llm_server.add_chat(json=wiring(source="${read.deposits}"))
-    llm_server.add_chat(json=wiring(source="${read.deposits}"))
+    for _ in range(3):  # the first attempt and two repairs
+        llm_server.add_chat(json=wiring(source="${read.deposits}"))
 
     _generate(page)
 
@@ -376,7 +376,7 @@ def test_a_plan_that_stays_invalid_shows_its_errors_at_the_node_and_suggestions(
     assert "UNRESOLVED_REFERENCE" in pick_error
     assert "Plan を完成できませんでした" in page.chat_message[-1].markdown[0].value
     assert any("テンプレート" in i.value for i in page.info)  # seed 004 §6: what to try next
-    assert any(e.label.startswith("生成の経過（試行 2 回）") for e in page.expander)
+    assert any(e.label.startswith("生成の経過（試行 3 回）") for e in page.expander)
     summary = "\n".join(m.value for m in page.markdown)
     assert "不整合（検証エラー）" in summary
 

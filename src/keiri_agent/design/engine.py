@@ -21,10 +21,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
 from keiri_agent.blocks.registry import BlockRegistry, default_registry
 from keiri_agent.config import LLMRole, Settings, load_settings
+from keiri_agent.design.candidates import CutBlock
 from keiri_agent.design.compose import compose
 from keiri_agent.design.finish import DesignLog, conflict_issues, finish_plan, skeleton_requirements
 from keiri_agent.design.models import (
@@ -32,29 +31,35 @@ from keiri_agent.design.models import (
     AttemptRecord,
     DesignEngineOptions,
     GeneratedPlan,
+    SchemaChoice,
 )
 from keiri_agent.design.prompts import DesignPrompts, catalog_text, context_text
-from keiri_agent.design.repair import (
-    dump_plan,
-    node_diff,
-    offending_blocks,
-    spec_excerpts,
-    summarize_errors,
-)
-from keiri_agent.design.schema import PlanSkeleton, design_model, skeleton_model, to_plan_dict
+from keiri_agent.design.repair import dump_plan
+from keiri_agent.design.schema import PlanSkeleton, design_model, skeleton_model
 from keiri_agent.design.templates import TemplateLibrary, TemplateSpec
 from keiri_agent.design.topk import BlockRetriever
+from keiri_agent.design.wire import SchemaVariant, skeleton_schema, wiring_schema
+from keiri_agent.design.wiring import Asker, Wiring
 from keiri_agent.documents.normalize import normalize_for_prompt
-from keiri_agent.errors import BlockError, ErrorCode, LLMOutputError
+from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.llm import LLMClient, get_llm
 from keiri_agent.plan.issues import PlanIssue
-from keiri_agent.plan.validator import load_config, validate_text
 
-__all__ = ["APPLY_MODES", "UI_BLOCK", "generate_plan"]
+__all__ = ["APPLY_MODES", "STRICT_PROVIDERS", "UI_BLOCK", "generate_plan", "schema_variant"]
 
 APPLY_MODES: tuple[ApplyMode, ...] = ("hint", "compose", "llm-only")
 UI_BLOCK = "ui.interactive_input"
 DEFAULT_COMPOSED_ID = "composed_plan"
+STRICT_PROVIDERS = frozenset({"openai", "azure"})  # OpenAI strict structured outputs
+
+
+def schema_variant(choice: SchemaChoice, settings: Settings, llm: LLMClient) -> SchemaVariant:
+    """The schema variant to send: the option, else KEIRI_LLM_STRICT_SCHEMA, else by provider."""
+    if choice != "auto":
+        return choice
+    if settings.keiri_llm_strict_schema != "auto":
+        return "strict" if settings.keiri_llm_strict_schema == "on" else "tool"
+    return "strict" if llm.ref.provider in STRICT_PROVIDERS else "tool"
 
 
 def _check_arguments(instruction: str, apply_mode: str, templates: Sequence[str]) -> None:
@@ -112,6 +117,11 @@ class _Engine:
         self.log = log
         docs = [(f"資料{i + 1}", text) for i, text in enumerate(documents_text) if text]
         self.documents = normalize_for_prompt(docs, max(options.max_docs_chars, 1)).text
+        self.variant = schema_variant(options.schema_variant, settings, self.llm)
+        self.asker = Asker(
+            self.llm, strict=self.variant == "strict", free_form_fallback=options.free_form_fallback
+        )
+        self.cut: list[CutBlock] = []
 
     # --- the steps ------------------------------------------------------------------------
 
@@ -128,10 +138,12 @@ class _Engine:
                 reasoning="structured: 骨子の段階で確認が必要な事項があります",
                 requirements=skeleton_requirements(questions),
                 candidates=candidates,
+                cut=self.cut,
                 skeleton=skeleton.model_dump(),
             )
         result = self._wire(candidates, skeleton)
         result.candidates = candidates
+        result.cut = self.cut
         result.skeleton = skeleton.model_dump()
         return result
 
@@ -175,9 +187,11 @@ class _Engine:
             k_per_category=self.options.topk_per_category,
             max_total=self.options.topk_total,
             required=list(dict.fromkeys(required)),
+            token_budget=self.options.token_budget,
         )
         self.log.metric("retrieval", result.metrics())
         self.log.stage("retrieve", "done")
+        self.cut = result.cut
         return result.candidate_ids()
 
     def _template_text(self) -> str:
@@ -196,9 +210,11 @@ class _Engine:
             templates=self._template_text(),
         )
         messages = [("system", self.prompts.system), ("human", human)]
-        skeleton = self.llm.structured(
-            skeleton_model(candidates), messages, method="function_calling"
+        wire = skeleton_schema(candidates, variant=self.variant)
+        self.log.metric(
+            "schema", {"stage": "skeleton", "variant": self.variant, "bytes": wire.size}
         )
+        skeleton = self.asker.ask(skeleton_model(candidates), wire, messages)
         self.log.stage("skeleton", "done")
         return skeleton
 
@@ -214,6 +230,8 @@ class _Engine:
 
     def _wire(self, candidates: list[str], skeleton: PlanSkeleton) -> GeneratedPlan:
         model = design_model(self.registry, candidates)
+        wire = wiring_schema(self.registry, candidates, variant=self.variant)
+        self.log.metric("schema", {"stage": "wiring", "variant": self.variant, "bytes": wire.size})
         human = self.prompts.wiring.format(
             instruction=self.instruction,
             answers=context_text(self.answers),
@@ -223,91 +241,31 @@ class _Engine:
             templates=self._template_text(),
             options=self._options_text(),
         )
-        attempts: list[AttemptRecord] = []
-        reasoning = ""
-        for number in range(1, self.options.max_attempts + 1):
-            messages: list[tuple[str, str]] = [("system", self.prompts.system), ("human", human)]
-            if attempts:
-                messages.append(("human", self._repair_prompt(attempts)))
-                self.log.stage("repair", "start", attempt=number)
-            self.log.stage("wiring", "start", attempt=number)
-            attempt, reasoning = self._attempt(model, messages, number, attempts)
-            attempts.append(attempt)
-            self.log.stage("validate", "valid" if attempt.valid else "invalid", attempt=number)
-            if attempt.valid:
-                break
+        attempts = Wiring(
+            asker=self.asker,
+            registry=self.registry,
+            settings=self.settings,
+            prompts=self.prompts,
+            log=self.log,
+            max_attempts=self.options.max_attempts,
+            plan_id=self.plan_id,
+            templates=self.templates if self.apply_mode != "llm-only" else [],
+            dry_run=self.options.dry_run,
+        ).run(model, wire, human)
         last = attempts[-1]
         if last.valid and last.plan is not None:
-            note = "structured" + (f"（修復 {len(attempts) - 1} 回）" if len(attempts) > 1 else "")
+            repairs = len(attempts) - 1
+            note = "structured" + (f"（修復 {repairs} 回）" if repairs else "")
+            if last.mode == "free_form":
+                note += "・形式指定なしの応答から JSON を抽出"
             return self._finish(
-                last.plan, reasoning=f"{note}: {reasoning}".strip(), attempts=attempts
+                last.plan, reasoning=f"{note}: {last.reasoning}".strip(), attempts=attempts
             )
         return self._failed(attempts, candidates)
 
-    def _attempt(
-        self,
-        model: type[BaseModel],
-        messages: list[tuple[str, str]],
-        number: int,
-        previous: list[AttemptRecord],
-    ) -> tuple[AttemptRecord, str]:
-        started = time.perf_counter()
-        before = previous[-1].plan if previous else None
-        try:
-            design = self.llm.structured(model, messages, method="function_calling")
-        except LLMOutputError as exc:
-            self.log.raw_outputs[number] = str(exc.details.get("raw", ""))
-            elapsed = (time.perf_counter() - started) * 1000
-            return AttemptRecord(number=number, output_error=exc.message, duration_ms=elapsed), ""
-        plan = to_plan_dict(design)
-        if self.plan_id:
-            plan["id"] = self.plan_id
-        report = validate_text(
-            dump_plan(plan),
-            self.registry,
-            designs_dir=self.settings.keiri_designs_dir,
-            config=load_config(self.settings.keiri_plan_config),
-            env={},
-        )
-        record = AttemptRecord(
-            number=number,
-            plan=plan,
-            errors=report.errors,
-            diff=node_diff(before, plan) if before is not None else [],
-            duration_ms=(time.perf_counter() - started) * 1000,
-        )
-        return record, str(getattr(design, "reasoning", "") or "")
-
-    def _repair_prompt(self, attempts: list[AttemptRecord]) -> str:
-        last = attempts[-1]
-        blocks = offending_blocks(last.plan, last.errors)
-        diff = ""
-        if last.diff:
-            changes = "\n".join(f"- {c.describe()}" for c in last.diff)
-            diff = f"\n### 前々回からの変更点（ノード単位）\n{changes}\n"
-        contracts = self._contracts(last)
-        previous = dump_plan(last.plan) if last.plan else self.log.raw_outputs.get(last.number, "")
-        return self.prompts.repair.format(
-            attempt=last.number,
-            errors=summarize_errors(last.errors, last.output_error),
-            specs=spec_excerpts(self.registry, blocks) if blocks else "（該当なし）",
-            diff=diff,
-            contracts=contracts,
-            previous=previous,
-        )
-
-    def _contracts(self, attempt: AttemptRecord) -> str:
-        named = {e.node_id for e in attempt.errors if e.node_id}
-        involved = [t for t in self.templates if any(n.startswith(f"{t.id}_") for n in named)]
-        if not involved:
-            return ""
-        return (
-            "\n### 関係するテンプレートの契約\n" + "\n\n".join(t.summary() for t in involved) + "\n"
-        )
-
     def _failed(self, attempts: list[AttemptRecord], candidates: list[str]) -> GeneratedPlan:
         last = attempts[-1]
-        errors = list(last.errors)
+        errors = [*last.errors, *last.findings]
         if last.output_error:
             errors.append(
                 PlanIssue(
@@ -320,7 +278,7 @@ class _Engine:
             status="failed",
             plan=last.plan,
             yaml=dump_plan(last.plan) if last.plan else None,
-            reasoning=f"structured: {len(attempts)} 回試しましたが検証エラーが残りました",
+            reasoning=f"structured: {len(attempts)} 回試しましたが検証・ドライランのエラーが残りました",
             attempts=attempts,
             errors=errors,
             candidates=candidates,

@@ -165,13 +165,18 @@ class DesignLog:
         return result
 
     def close(self, result: GeneratedPlan, *, started: float, apply_mode: str) -> GeneratedPlan:
-        error_counts = [len(a.errors) + (1 if a.output_error else 0) for a in result.attempts]
+        error_counts = [
+            len(a.errors) + len(a.findings) + (1 if a.output_error else 0) for a in result.attempts
+        ]
         metrics = {
             "status": result.status,
             "apply_mode": apply_mode,
             "attempts": len(result.attempts),
             "validation_errors": error_counts,
             "repair_rounds": max(len(result.attempts) - 1, 0),
+            "attempt_details": [a.metrics() for a in result.attempts],
+            "candidate_count": len(result.candidates),
+            "cut_count": len(result.cut),
             "dry_run_ms": self.dry_run_ms,
             "chosen_blocks": dict(Counter(_blocks(result.plan))) if result.plan else {},
             "requirements": len(result.requirements),

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from keiri_agent.design.candidates import DEFAULT_TOKEN_BUDGET, CutBlock
 from keiri_agent.design.topk import DEFAULT_K_PER_CATEGORY, DEFAULT_MAX_TOTAL, RetrievalMode
 from keiri_agent.plan.issues import PlanIssue
 
@@ -19,6 +20,7 @@ __all__ = [
     "DEFAULT_MAX_ATTEMPTS",
     "DEFAULT_MAX_DOCS_CHARS",
     "ApplyMode",
+    "AttemptOutcome",
     "AttemptRecord",
     "DesignEngineOptions",
     "GeneratedPlan",
@@ -26,12 +28,15 @@ __all__ = [
     "NodeChange",
     "Requirement",
     "RequirementTarget",
+    "SchemaChoice",
 ]
 
-DEFAULT_MAX_ATTEMPTS = 2  # seed 004 §6: v1.1 sends validation errors back once
+DEFAULT_MAX_ATTEMPTS = 3  # seed 004 §6: the first attempt and up to two repairs
 DEFAULT_MAX_DOCS_CHARS = 4000  # seed 004 §2: documents are normalized to ~4,000 characters
 ApplyMode = Literal["hint", "compose", "llm-only"]
 GenerationStatus = Literal["ok", "needs_input", "failed", "fallback"]
+SchemaChoice = Literal["auto", "strict", "tool"]
+AttemptOutcome = Literal["valid", "invalid", "output_error", "dry_run_findings"]
 
 
 class DesignEngineOptions(BaseModel):
@@ -43,6 +48,14 @@ class DesignEngineOptions(BaseModel):
     retrieval_mode: RetrievalMode = "hybrid"
     topk_per_category: int = Field(default=DEFAULT_K_PER_CATEGORY, ge=1, le=30)
     topk_total: int = Field(default=DEFAULT_MAX_TOTAL, ge=1, le=30)
+    # estimated tokens the candidates may add to each request (None: the caps alone)
+    token_budget: int | None = Field(default=DEFAULT_TOKEN_BUDGET, ge=500, le=200_000)
+    # the stage-1/2 schema sent: strict (OpenAI strict subset) or tool (non-strict tool use);
+    # auto follows KEIRI_LLM_STRICT_SCHEMA and the provider
+    schema_variant: SchemaChoice = "auto"
+    # a provider that refuses the schema (HTTP 400) or ignores it: ask for JSON in the reply
+    # text and extract it (seed 004 §5.1), recorded as a free_form attempt
+    free_form_fallback: bool = True
     max_docs_chars: int = Field(default=DEFAULT_MAX_DOCS_CHARS, ge=0, le=100_000)
     suggest_when: bool = True
     suggest_foreach: bool = True
@@ -111,10 +124,40 @@ class AttemptRecord(BaseModel):
     output_error: str | None = None  # the reply did not fit the schema at all
     diff: list[NodeChange] = Field(default_factory=list)  # against the previous attempt
     duration_ms: float = 0.0
+    findings: list[PlanIssue] = Field(default_factory=list)  # the dry run's, of a valid plan
+    mode: Literal["structured", "free_form"] = "structured"
+    reasoning: str = ""  # the model's note on its design
+    prompt_chars: int = 0  # every message of the request
+    prompt_tokens: int = 0  # estimated (design.candidates.estimate_tokens)
+    schema_bytes: int = 0
+
+    @property
+    def outcome(self) -> AttemptOutcome:
+        if self.output_error is not None or self.plan is None:
+            return "output_error"
+        if self.errors:
+            return "invalid"
+        return "dry_run_findings" if self.findings else "valid"
+
+    def metrics(self) -> dict[str, Any]:
+        """This attempt in the design log: size of what was sent and what came of it."""
+        return {
+            "attempt": self.number,
+            "mode": self.mode,
+            "outcome": self.outcome,
+            "prompt_chars": self.prompt_chars,
+            "prompt_tokens_est": self.prompt_tokens,
+            "schema_bytes": self.schema_bytes,
+            "errors": len(self.errors) + (1 if self.output_error else 0),
+            "findings": len(self.findings),
+            "diff": len(self.diff),
+            "duration_ms": round(self.duration_ms, 3),
+        }
 
     @property
     def valid(self) -> bool:
-        return self.plan is not None and not self.errors and self.output_error is None
+        """Validated and dry-run clean: nothing left to repair."""
+        return self.outcome == "valid"
 
 
 class GeneratedPlan(BaseModel):
@@ -129,6 +172,7 @@ class GeneratedPlan(BaseModel):
     requirements: list[Requirement] = Field(default_factory=list)
     suggestions: list[str] = Field(default_factory=list)
     candidates: list[str] = Field(default_factory=list)
+    cut: list[CutBlock] = Field(default_factory=list)  # blocks Top-K left out, and why
     skeleton: dict[str, Any] | None = None
     dry_run: dict[str, Any] | None = None
     metrics: dict[str, Any] = Field(default_factory=dict)

@@ -17,7 +17,7 @@ from keiri_agent.blocks.catalog import port_type
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.spec import port_is_required
 
-__all__ = ["NO_DOCUMENTS", "DesignPrompts", "catalog_text", "context_text"]
+__all__ = ["FREE_FORM", "NO_DOCUMENTS", "DesignPrompts", "catalog_text", "context_text"]
 
 NO_DOCUMENTS = "no documents provided（参考資料なし）"
 
@@ -66,7 +66,7 @@ WIRING = """## 段2: 配線する
 {templates}"""
 
 REPAIR = """## 修正依頼（{attempt} 回目の出力）
-前回の Plan は検証に通りませんでした。エラーをすべて直した Plan 全体を、同じ形式で返してください。
+前回の Plan は{kind}で問題が見つかりました。エラーをすべて直した Plan 全体を、同じ形式で返してください。
 骨子（ノードの流れ）は変えず、エラーのある箇所だけを直してください。
 
 ### エラー
@@ -78,6 +78,13 @@ REPAIR = """## 修正依頼（{attempt} 回目の出力）
 ### 前回の出力
 ```yaml
 {previous}
+```"""
+
+
+FREE_FORM = """## 出力形式
+ツール呼び出しは使わず、次の JSON Schema に合う JSON オブジェクトを 1 つだけ、```json で囲んで返してください。
+```json
+{schema}
 ```"""
 
 

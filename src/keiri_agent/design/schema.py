@@ -18,12 +18,14 @@ keeps the seed's names (``foreach.items``/``var``); :func:`to_plan_dict` maps it
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
@@ -35,6 +37,7 @@ from pydantic import (
 from keiri_agent.blocks.catalog import port_type
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.spec import BlockSpec
+from keiri_agent.design.wire import FIELD_KINDS, json_text_ports
 
 __all__ = [
     "DEFAULT_LOOP_DEPTH",
@@ -54,7 +57,6 @@ __all__ = [
 # Loops may hold blocks but not further loops: provider tools inline every $ref, so each level
 # of nesting repeats the whole catalog in the request. Deeper nesting is for hand-written plans.
 DEFAULT_LOOP_DEPTH = 1
-FIELD_KINDS = ("text", "select", "boolean", "number", "file", "files", "table", "enum")
 PROCESS_LLM = "ai.process_llm"
 
 
@@ -63,12 +65,56 @@ def _make(name: str, **spec: Any) -> Any:
     return create_model(name, **spec)
 
 
+def _without_nulls(data: Any) -> Any:
+    """Strict-mode replies carry every key, ``null`` for "not given": treat both alike."""
+    if isinstance(data, dict):
+        return {key: value for key, value in data.items() if value is not None}
+    return data
+
+
+def _decode_json_text(value: Any) -> Any:
+    """A JSON-text value (``design.wire``) as the object or array it spells; else unchanged."""
+    if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value  # not JSON after all: the validator reports the port's type
+    return value
+
+
 class _Closed(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _nulls(cls, data: Any) -> Any:
+        return _without_nulls(data)
+
+
+class _Ports(BaseModel):
+    """A block's ``in``/``out``: exactly its ports; JSON-text ports are decoded."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=False)
+    json_text: ClassVar[frozenset[str]] = frozenset()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _decode(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        return {
+            key: _decode_json_text(value) if key in cls.json_text else value
+            for key, value in _without_nulls(data).items()
+        }
 
 
 class DesignWhen(_Closed):
     expr: str = Field(description="条件式。例: ${check.count} > 0")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _plain(cls, data: Any) -> Any:
+        return {"expr": data} if isinstance(data, str) else data
 
 
 class DesignExport(_Closed):
@@ -119,6 +165,15 @@ class PlanSkeleton(_Closed):
     )
 
 
+def _vars_mapping(value: Any) -> Any:
+    """Plan vars from the strict variant's ``[{name, value}]`` list (``design.wire``)."""
+    if isinstance(value, list) and all(isinstance(v, dict) and "name" in v for v in value):
+        return {str(v["name"]): v.get("value") for v in value}
+    return value
+
+
+_JsonDict = Annotated[dict[str, Any], BeforeValidator(_decode_json_text)]
+_Vars = Annotated[dict[str, Any], BeforeValidator(_vars_mapping)]
 _SAFE = re.compile(r"[^0-9A-Za-z]+")
 
 
@@ -132,14 +187,15 @@ def _port_text(port: dict[str, Any]) -> str:
     return f"型: {port_type(port)}"
 
 
-def _ports_model(name: str, ports: dict[str, dict[str, Any]], value: Any) -> type[BaseModel]:
+def _ports_model(
+    name: str, ports: dict[str, dict[str, Any]], value: Any, *, json_text: set[str]
+) -> type[BaseModel]:
     fields: dict[str, Any] = {
         f"p{index}": (value, Field(default=None, alias=port, description=_port_text(spec)))
         for index, (port, spec) in enumerate(ports.items())
     }
-    model: type[BaseModel] = _make(
-        name, __config__=ConfigDict(extra="forbid", populate_by_name=False), **fields
-    )
+    model: type[_Ports] = _make(name, __base__=_Ports, **fields)
+    model.json_text = frozenset(json_text)
     return model
 
 
@@ -154,18 +210,20 @@ def _process_llm_rules(model: BaseModel) -> BaseModel:
 
 
 def _block_node_model(spec: BlockSpec) -> type[BaseModel]:
-    in_model = _ports_model(_class_name("In", spec.id), spec.inputs, Any)
+    in_model = _ports_model(
+        _class_name("In", spec.id), spec.inputs, Any, json_text=json_text_ports(spec.inputs)
+    )
     if spec.id == PROCESS_LLM:
         in_model = _make(
             _class_name("In", spec.id) + "Checked",
             __base__=in_model,
             __validators__={"rules": model_validator(mode="after")(_process_llm_rules)},
         )
-    out_model = _ports_model(_class_name("Out", spec.id), spec.outputs, str | None)
+    out_model = _ports_model(_class_name("Out", spec.id), spec.outputs, str | None, json_text=set())
     description = spec.description.strip().splitlines()[0]
     model: type[BaseModel] = _make(
         _class_name("Node", spec.id),
-        __config__=ConfigDict(extra="forbid", populate_by_name=True, title=spec.id),
+        __base__=_Closed,
         __doc__=description,
         id=(str, Field(description="ノード ID（英字で始まり英数字・_・-）")),
         block=(Literal[spec.id], ...),
@@ -182,27 +240,27 @@ def _control_models(inner: Any, depth: int) -> list[type[BaseModel]]:
     graph = list[inner]
     foreach = _make(
         "Foreach" + suffix,
-        __config__=ConfigDict(extra="forbid"),
+        __base__=_Closed,
         items=(str, Field(description="繰り返す配列への参照（例: ${read.rows}）")),
         var=(str, Field(default="item", description="各要素を受け取る変数名")),
         max_concurrency=(int, Field(default=1, ge=1, le=64)),
     )
     while_ = _make(
         "While" + suffix,
-        __config__=ConfigDict(extra="forbid"),
+        __base__=_Closed,
         condition=(DesignWhen, ...),
         max_iterations=(int, Field(ge=1, le=1000)),
     )
     body_plan = _make(
         "BodyPlan" + suffix,
-        __config__=ConfigDict(extra="forbid"),
+        __base__=_Closed,
         graph=(graph, Field(min_length=1)),
         exports=(list[DesignExport], Field(default_factory=list)),
     )
-    body = _make("Body" + suffix, __config__=ConfigDict(extra="forbid"), plan=(body_plan, ...))
+    body = _make("Body" + suffix, __base__=_Closed, plan=(body_plan, ...))
     loop = _make(
         "LoopNode" + suffix,
-        __config__=ConfigDict(extra="forbid", populate_by_name=True),
+        __base__=_Closed,
         id=(str, ...),
         type=(Literal["loop"], ...),
         description=(str | None, None),
@@ -214,13 +272,13 @@ def _control_models(inner: Any, depth: int) -> list[type[BaseModel]]:
     )
     call = _make(
         "Call" + suffix,
-        __config__=ConfigDict(extra="forbid"),
+        __base__=_Closed,
         plan_id=(str, Field(description="designs/ からの相対名")),
-        inputs=(dict[str, Any], Field(default_factory=dict)),
+        inputs=(_JsonDict, Field(default_factory=dict)),
     )
     subflow = _make(
         "SubflowNode" + suffix,
-        __config__=ConfigDict(extra="forbid"),
+        __base__=_Closed,
         id=(str, ...),
         type=(Literal["subflow"], ...),
         description=(str | None, None),
@@ -292,13 +350,13 @@ def design_model(
     node = _node_union(block_models, loop_depth)
     model: type[BaseModel] = _make(
         "LLMDesignModel",
-        __config__=ConfigDict(extra="forbid", populate_by_name=True),
+        __base__=_Closed,
         __doc__="業務フローの Plan（keiri-agent Plan DSL v1）。",
         id=(str, Field(description="Plan の id（英数字・_・- と /）")),
         version=(str, "0.1.0"),
         description=(str | None, None),
         vars=(
-            dict[str, Any],
+            _Vars,
             Field(default_factory=dict, description="${vars.名前} で参照する値。未定は null"),
         ),
         policy=(DesignPolicy | None, None),

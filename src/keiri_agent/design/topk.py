@@ -10,12 +10,15 @@ from ``KEIRI_LLM_MODEL_EMBEDDING``, cached on disk under ``KEIRI_CACHE_DIR``) an
 (both, normalized per query and mixed). Without an embedding model, ``hybrid`` runs as BM25 and
 says so in ``note`` and the metrics; ``dense`` asked for explicitly is a configuration error.
 
-Candidates are the best blocks, at most ``k_per_category`` per category and ``max_total`` in all
-(seed 004: 5–8 per category, 30 at most), plus any ``required`` blocks (a chosen template's).
+Candidates are chosen from the ranking by ``design.candidates``: the ``required`` blocks (a chosen
+template's, ``ui.interactive_input``), then the best of the rest after the category pre-filter,
+at most ``k_per_category`` per category and ``max_total`` in all (seed 004: 5–8 per category, 30
+at most) within a token budget; every block left out is listed in ``cut`` with the reason.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import time
@@ -27,6 +30,13 @@ from pydantic import BaseModel, Field
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.spec import BlockSpec
 from keiri_agent.config import LLMRole, Settings, load_settings
+from keiri_agent.design.candidates import (
+    DEFAULT_TOKEN_BUDGET,
+    CutBlock,
+    estimate_tokens,
+    select_candidates,
+    summarize_cut,
+)
 from keiri_agent.design.prior import PRIOR_WEIGHT, block_uses, usage_prior
 from keiri_agent.errors import BlockError, ConfigurationError, ErrorCode
 from keiri_agent.retrieval.bm25 import BM25Index
@@ -51,8 +61,8 @@ __all__ = [
 
 RetrievalMode = Literal["bm25", "dense", "hybrid"]
 RETRIEVAL_MODES: tuple[str, ...] = get_args(RetrievalMode)
-DEFAULT_K_PER_CATEGORY = 6  # seed 004 §3: 5–8 per category
-DEFAULT_MAX_TOTAL = 30  # seed 004 §3: 30 at most
+DEFAULT_K_PER_CATEGORY = 5  # seed 004 §3: 5–8 per category
+DEFAULT_MAX_TOTAL = 30  # seed 004 §3: 30 at most (the token budget usually stops earlier)
 TAG_WEIGHT = 2  # tags are repeated this many times in a block's document
 MAX_PORT_SUMMARY_CHARS = 80  # of a port description in the block's document
 _SENTENCE_END = re.compile(r"(?<=。)|\n")
@@ -91,9 +101,16 @@ class RetrievalResult(BaseModel):
     k_per_category: int = DEFAULT_K_PER_CATEGORY
     max_total: int = DEFAULT_MAX_TOTAL
     required: list[str] = Field(default_factory=list)
+    token_budget: int | None = DEFAULT_TOKEN_BUDGET
+    candidate_tokens: int = 0  # estimated tokens the candidates add to each request
+    cut: list[CutBlock] = Field(default_factory=list)  # blocks left out, best first, with why
 
     def candidate_ids(self) -> list[str]:
         return [block.id for block in self.candidates]
+
+    def cut_summary(self) -> str:
+        """One Japanese line: how many blocks were left out, by reason."""
+        return summarize_cut(self.cut)
 
     def metrics(self) -> dict[str, Any]:
         """The run-log / UI summary: modes, note, candidate ids and timing."""
@@ -107,6 +124,9 @@ class RetrievalResult(BaseModel):
             "k_per_category": self.k_per_category,
             "max_total": self.max_total,
             "required": list(self.required),
+            "token_budget": self.token_budget,
+            "candidate_tokens": self.candidate_tokens,
+            "cut": [{"id": c.id, "reason": c.reason} for c in self.cut],
             "duration_ms": self.duration_ms,
         }
 
@@ -184,6 +204,20 @@ class BlockRetriever:
         self.prior = usage_prior(self._ids, block_uses()) if prior_weight else {}
         self._dense: DenseIndex | None = None
         self._lock = threading.Lock()
+        self._costs: dict[str, int] = {}
+
+    def cost(self, block_id: str) -> int:
+        """Estimated tokens the block adds to a generation request: its catalog entry in the
+        prompt and its node in the stage-2 schema (``design.candidates``)."""
+        if block_id not in self._costs:
+            from keiri_agent.design.prompts import catalog_text
+            from keiri_agent.design.wire import block_node_schema
+
+            spec = self._registry.get(block_id)
+            schema = json.dumps(block_node_schema(spec, strict=True), ensure_ascii=False)
+            text = catalog_text(self._registry, [block_id])
+            self._costs[block_id] = estimate_tokens(text) + estimate_tokens(schema)
+        return self._costs[block_id]
 
     @property
     def embedder(self) -> EmbeddingClient:
@@ -223,8 +257,12 @@ class BlockRetriever:
         k_per_category: int = DEFAULT_K_PER_CATEGORY,
         max_total: int = DEFAULT_MAX_TOTAL,
         required: Sequence[str] = (),
+        token_budget: int | None = DEFAULT_TOKEN_BUDGET,
+        prefilter: bool = True,
     ) -> RetrievalResult:
-        """Rank every block for ``query`` and pick the candidates shown to the model."""
+        """Rank every block for ``query`` and pick the candidates shown to the model.
+
+        ``token_budget=None`` and ``prefilter=False`` give the caps alone (the old behaviour)."""
         started = time.perf_counter()
         _check_options(query, mode, k_per_category, max_total)
         required_ids = self._required(required)
@@ -236,18 +274,30 @@ class BlockRetriever:
             mode_used = "bm25"
             note = NO_EMBEDDING_NOTE
         ranking = self._rank(query, mode_used)
-        candidates = _select(ranking, k_per_category, max_total, required_ids)
+        selection = select_candidates(
+            ranking,
+            k_per_category=k_per_category,
+            max_total=max_total,
+            required=required_ids,
+            token_budget=token_budget,
+            cost=self.cost,
+            prefilter=prefilter,
+        )
+        chosen = set(selection.chosen)
         return RetrievalResult(
             query=query,
             mode_requested=mode,
             mode_used=mode_used,
             note=note,
             ranking=ranking,
-            candidates=candidates,
+            candidates=[block for block in ranking if block.id in chosen],  # best first
             duration_ms=round((time.perf_counter() - started) * 1000, 3),
             k_per_category=k_per_category,
             max_total=max_total,
             required=required_ids,
+            token_budget=token_budget,
+            candidate_tokens=selection.tokens,
+            cut=selection.cut,
         )
 
     def _required(self, required: Sequence[str]) -> list[str]:
@@ -302,25 +352,6 @@ class BlockRetriever:
             rank=rank,
             prior=round(self.prior.get(block_id, 0.0), 6),
         )
-
-
-def _select(
-    ranking: list[RankedBlock], k_per_category: int, max_total: int, required: list[str]
-) -> list[RankedBlock]:
-    """Required blocks first (they count towards the caps), then the best of the rest."""
-    chosen: set[str] = set(required)
-    per_category: dict[str, int] = {}
-    for block in ranking:
-        if block.id in chosen:
-            per_category[block.category] = per_category.get(block.category, 0) + 1
-    for block in ranking:
-        if len(chosen) >= max_total:
-            break
-        if block.id in chosen or per_category.get(block.category, 0) >= k_per_category:
-            continue
-        chosen.add(block.id)
-        per_category[block.category] = per_category.get(block.category, 0) + 1
-    return [block for block in ranking if block.id in chosen]
 
 
 def _check_options(query: str, mode: str, k_per_category: int, max_total: int) -> None:

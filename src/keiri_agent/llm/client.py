@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal, TypeVar, cast
 
 from langchain_core.embeddings import Embeddings
@@ -246,6 +246,8 @@ class LLMClient(_Bound):
         method: StructuredMethod | None = None,
         check: Check | None = None,
         repair_rounds: int | None = None,
+        tool_schema: Mapping[str, Any] | None = None,
+        strict: bool | None = None,
     ) -> M:
         """A validated ``schema`` instance from the model (``json_schema`` or function calling).
 
@@ -254,6 +256,8 @@ class LLMClient(_Bound):
         (default ``KEIRI_LLM_REPAIR_ROUNDS``) times, then raises ``LLMOutputError``
         (OUTPUT_SCHEMA_MISMATCH, or OUTPUT_TRUNCATED / OUTPUT_FILTERED / OUTPUT_EMPTY by finish
         reason) with the raw reply in the details: it is never patched up or defaulted.
+        ``tool_schema`` replaces the JSON Schema the provider is sent (the reply is still parsed
+        by ``schema``); ``strict`` asks for the provider's strict mode (OpenAI).
         """
         return structured_call(
             self,
@@ -264,6 +268,8 @@ class LLMClient(_Bound):
             if repair_rounds is None
             else repair_rounds,
             check=check,
+            tool_schema=tool_schema,
+            strict=strict,
         )
 
     def stream(self, messages: LanguageModelInput) -> Iterator[str]:

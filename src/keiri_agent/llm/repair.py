@@ -25,7 +25,7 @@ import difflib
 import json
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import openai
@@ -250,13 +250,20 @@ def structured_call(
     method: str,
     rounds: int,
     check: Check | None = None,
+    tool_schema: Mapping[str, Any] | None = None,
+    strict: bool | None = None,
 ) -> M:
-    """A validated ``schema`` instance, repairing the reply up to ``rounds`` times."""
+    """A validated ``schema`` instance, repairing the reply up to ``rounds`` times.
+
+    ``tool_schema``: the JSON Schema sent instead of the one Pydantic derives from ``schema``
+    (a caller that knows what the provider accepts); ``strict``: the provider's strict mode.
+    """
     tool = convert_to_openai_tool(schema)["function"]
+    if tool_schema is not None:
+        tool = {**tool, "parameters": dict(tool_schema)}
+    options: dict[str, Any] = {} if strict is None else {"strict": strict}
     runnable = client.chat_model.with_structured_output(
-        tool,
-        method=method,
-        include_raw=True,
+        tool, method=method, include_raw=True, **options
     )
     conversation = _as_messages(messages)
 
