@@ -46,6 +46,8 @@ EXPECTED = {
     "text.extract_fields",
     "report.markdown",
     "report.chart",
+    "table.sort",
+    "table.compute",
 }
 
 

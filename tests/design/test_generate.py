@@ -331,3 +331,170 @@ def test_hint_mode_sends_the_templates_to_the_llm(
     assert "excel_report" in prompt
     # The template's blocks are always candidates.
     assert "excel.write_report" in result.candidates
+
+
+# --- the repair loop (seed 004 §6): two repairs, the diff, dry-run findings, free-form JSON ---
+
+
+def _design_metrics(result: Any, scope: str) -> list[dict[str, Any]]:
+    return [
+        e["values"] for e in events_of(result) if e["event"] == "metrics" and e["scope"] == scope
+    ]
+
+
+def test_two_repairs_and_the_second_repair_prompt_shows_the_diff(
+    design_env: Path, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.add_chat(json=SKELETON)
+    llm_server.add_chat(json=wiring(source="${read.deposits}"))  # no such output
+    second = wiring(source="${read.payments}")  # still wrong, and the path changed too
+    second["graph"][0]["in"]["sheet"] = "経費"
+    llm_server.add_chat(json=second)
+    llm_server.add_chat(json=wiring())
+
+    result = generate_plan(INSTRUCTION)
+
+    assert result.status == "ok", result.errors
+    assert [a.outcome for a in result.attempts] == ["invalid", "invalid", "valid"]
+    requests = llm_server.chat_requests()
+    assert len(requests) == 4  # skeleton + the first attempt + two repairs
+    first_repair, second_repair = last_human(requests[2]), last_human(requests[3])
+    assert "変更点" not in first_repair  # nothing to compare yet
+    assert "### 前回（1 回目）からの変更点（ノード単位）" in second_repair
+    assert "- pick: 変更（in）" in second_repair
+    assert "- read: 変更（in）" in second_repair
+    assert "${read.payments}" in second_repair
+    final = _design_metrics(result, "design.generate")[0]
+    assert final["repair_rounds"] == 2
+    assert [d["outcome"] for d in final["attempt_details"]] == ["invalid", "invalid", "valid"]
+
+
+def test_dry_run_findings_trigger_a_repair(design_env: Path, llm_server: ScriptedLLMServer) -> None:
+    # Validates (the output exists) but the dry run cannot follow .nokey into a list.
+    llm_server.add_chat(json=SKELETON)
+    llm_server.add_chat(json=wiring(source="${read.expenses.nokey}"))
+    llm_server.add_chat(json=wiring())
+
+    result = generate_plan(INSTRUCTION)
+
+    assert result.status == "ok"
+    assert [a.outcome for a in result.attempts] == ["dry_run_findings", "valid"]
+    assert result.attempts[0].findings[0].code == "UNRESOLVED_REFERENCE"
+    repair = last_human(llm_server.chat_requests()[2])
+    assert "ドライランで問題が見つかりました" in repair
+    assert "${read.expenses.nokey}" in repair
+
+
+def test_dry_run_findings_that_stay_make_the_generation_fail(
+    design_env: Path, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.add_chat(json=SKELETON)
+    for _ in range(3):
+        llm_server.add_chat(json=wiring(source="${read.expenses.nokey}"))
+
+    result = generate_plan(INSTRUCTION)
+
+    assert result.status == "failed"
+    assert result.errors[0].code == "UNRESOLVED_REFERENCE"
+    assert result.plan is not None  # kept for the YAML editor, not saved by the CLI
+
+
+def test_json_in_a_fenced_free_form_reply_is_used(
+    design_env: Path, llm_server: ScriptedLLMServer
+) -> None:
+    """A provider that ignores the tool and answers in prose with a ```json fence."""
+    llm_server.add_chat(json=SKELETON)
+    fenced = "以下が Plan です。\n```json\n" + json.dumps(wiring(), ensure_ascii=False) + "\n```\n"
+    llm_server.add_chat(fenced)
+
+    result = generate_plan(INSTRUCTION)
+
+    assert result.status == "ok", result.errors
+    assert result.plan is not None
+    assert result.plan["graph"][1]["block"] == "table.filter"
+
+
+def test_a_provider_that_refuses_the_schema_is_asked_for_free_form_json(
+    design_env: Path, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.add_error(400, "This model does not support tools")
+    llm_server.add_chat("```json\n" + json.dumps(SKELETON, ensure_ascii=False) + "\n```")
+    llm_server.add_chat(
+        "承知しました。\n```json\n" + json.dumps(wiring(), ensure_ascii=False) + "\n```"
+    )
+
+    result = generate_plan(INSTRUCTION)
+
+    assert result.status == "ok", result.errors
+    assert [a.mode for a in result.attempts] == ["free_form"]
+    assert "JSON を抽出" in result.reasoning
+    refused, skeleton, wired = llm_server.chat_requests()
+    assert "tools" in refused
+    assert "tools" not in skeleton
+    assert "tools" not in wired
+    assert "JSON Schema" in last_human(wired)
+    assert _design_metrics(result, "design.attempt")[0]["mode"] == "free_form"
+
+
+def test_every_attempt_records_its_prompt_and_schema_size(
+    design_env: Path, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.add_chat(json=SKELETON)
+    llm_server.add_chat(json=wiring(source="${read.deposits}"))
+    llm_server.add_chat(json=wiring())
+
+    result = generate_plan(INSTRUCTION)
+
+    attempts = _design_metrics(result, "design.attempt")
+    assert [a["outcome"] for a in attempts] == ["invalid", "valid"]
+    sent = llm_server.chat_requests()
+    for number, values in enumerate(attempts, start=1):
+        text = "".join(str(m["content"]) for m in sent[number]["messages"])
+        assert values["prompt_chars"] == len(text)
+        assert 0 < values["prompt_tokens_est"] <= len(text)
+        schema = sent[number]["tools"][0]["function"]["parameters"]
+        assert values["schema_bytes"] == len(
+            json.dumps(schema, ensure_ascii=False, separators=(",", ":")).encode()
+        )
+    assert attempts[1]["prompt_chars"] > attempts[0]["prompt_chars"]  # the repair turn
+    retrieval = _design_metrics(result, "retrieval")[0]
+    assert retrieval["candidate_count"] <= 12
+    assert retrieval["cut"]
+
+
+def test_a_strict_mode_reply_is_read_as_the_plan(
+    design_env: Path, llm_server: ScriptedLLMServer
+) -> None:
+    """Strict replies carry every key (null when unused), vars as a list, objects as JSON text."""
+    plan = wiring()
+    nodes = []
+    for node in plan["graph"]:
+        ports = dict.fromkeys(default_registry().get(node["block"]).inputs)
+        ports.update(node["in"])
+        for key in ("conditions", "sheets"):
+            if key in node["in"]:
+                ports[key] = json.dumps(node["in"][key], ensure_ascii=False)
+        nodes.append(
+            {**node, "in": ports, "description": None, "when": None, "out": node.get("out")}
+        )
+    strict = {
+        **plan,
+        "version": None,
+        "vars": [{"name": k, "value": v} for k, v in plan["vars"].items()],
+        "policy": None,
+        "ui": None,
+        "exports": None,
+        "graph": nodes,
+    }
+    llm_server.add_chat(json=SKELETON)
+    llm_server.add_chat(json=strict)
+
+    result = generate_plan(INSTRUCTION)
+
+    assert result.status == "ok", result.errors
+    assert result.plan is not None
+    assert result.plan["vars"] == {"expense_file": str(EXPENSES)}
+    assert result.plan["graph"][1]["in"]["conditions"] == [
+        {"column": "金額", "op": "ge", "value": 50000}
+    ]
+    assert "sheet" not in result.plan["graph"][0]["in"]  # null means not given

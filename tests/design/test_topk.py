@@ -274,3 +274,62 @@ def test_an_injected_embedder_and_settings_are_used(
     )
     assert retriever.retrieve("入金消込").mode_used == "hybrid"
     assert (tmp_path / "cache" / "embeddings.sqlite3").is_file()
+
+
+# --- the candidate set: pre-filter, budget, what was cut ------------------------------------
+
+MAX_CANDIDATES = 12  # a typical request (issue 19)
+SCHEMA_BUDGET = 16_000  # bytes of the strict stage-2 schema
+
+
+def test_candidate_sets_on_the_evaluation_set_are_small_and_keep_the_needed_blocks(
+    retriever: BlockRetriever, registry: BlockRegistry
+) -> None:
+    from keiri_agent.design.wire import wiring_schema
+
+    cases = yaml.safe_load(EVAL_SET.read_text(encoding="utf-8"))["cases"]
+    found = needed = 0
+    for case in cases:
+        result = retriever.retrieve(
+            case["instruction"], mode="bm25", required=["ui.interactive_input"]
+        )
+        ids = result.candidate_ids()
+        assert len(ids) <= MAX_CANDIDATES, (case["id"], ids)
+        assert result.candidate_tokens <= result.token_budget if result.token_budget else True
+        assert wiring_schema(registry, ids, variant="strict").size <= SCHEMA_BUDGET, case["id"]
+        assert len(ids) + len(result.cut) == len(result.ranking)
+        found += len(set(case["gold"]) & set(ids))
+        needed += len(case["gold"])
+    assert found / needed >= 0.9, found / needed
+    # The old selection (6 per category, 30 in all, nothing else) sent 20 of the 22 blocks.
+    old = retriever.retrieve(
+        cases[0]["instruction"], mode="bm25", k_per_category=6, token_budget=None, prefilter=False
+    )
+    assert len(old.candidates) >= 20
+    assert {b.reason for b in old.cut} <= {"per_category"}
+
+
+def test_cut_blocks_say_why(retriever: BlockRetriever) -> None:
+    result = retriever.retrieve("請求書と入金明細を照合して差異を Excel に出力", mode="bm25")
+    reasons = {block.reason for block in result.cut}
+    assert reasons
+    assert reasons <= {"category", "relevance", "per_category", "max_total", "budget"}
+    assert all(block.detail and block.id not in result.candidate_ids() for block in result.cut)
+    assert "report.chart" not in result.candidate_ids()
+    assert result.cut_summary().startswith(f"除外 {len(result.cut)} 件")
+    tight = retriever.retrieve(
+        "請求書と入金明細を照合して差異を Excel に出力", mode="bm25", token_budget=2000
+    )
+    budget = [block for block in tight.cut if block.reason == "budget"]
+    assert budget
+    assert "トークン予算 2,000" in budget[0].detail
+    assert tight.candidate_tokens <= 2000
+    assert tight.metrics()["cut"][0]["reason"] in reasons | {"budget"}
+
+
+def test_required_blocks_stay_in_over_the_budget(retriever: BlockRetriever) -> None:
+    result = retriever.retrieve(
+        "入金消込", mode="bm25", token_budget=500, required=["ui.interactive_input", "report.chart"]
+    )
+    assert set(result.candidate_ids()) == {"ui.interactive_input", "report.chart"}
+    assert {b.reason for b in result.cut} >= {"budget"}

@@ -17,6 +17,8 @@ Chat steps are consumed in order; a step with ``when=`` only answers requests wh
 body satisfies the predicate (see :func:`prompt_contains`). A request no step matches
 gets an HTTP 500 saying so, so a missing script fails loudly instead of hanging. The
 embeddings endpoint answers with deterministic n-gram-hash vectors unless scripted.
+``conformance=Conformance("openai" | "anthropic")`` (:mod:`tests.support.conformance`) refuses,
+with the provider's HTTP 400, tool schemas that provider would refuse.
 The same chat steps also answer the Anthropic Messages API (``POST /v1/messages``, for
 ``ANTHROPIC_BASE_URL=server.root_url``). Payload shapes live in :mod:`tests.support.llm_wire`
 and :mod:`tests.support.anthropic_wire`, HTTP plumbing in :mod:`tests.support.llm_http`.
@@ -35,6 +37,7 @@ from typing import Any, Literal
 
 from tests.support import anthropic_wire
 from tests.support import llm_wire as wire
+from tests.support.conformance import Conformance
 from tests.support.llm_http import RecordedRequest, Response, ScriptedHTTPServer
 
 Predicate = Callable[[dict[str, Any]], bool]
@@ -93,9 +96,13 @@ class ScriptedLLMServer:
 
     embedding_dim: int = 64
 
-    def __init__(self, *, embedding_dim: int | None = None) -> None:
+    def __init__(
+        self, *, embedding_dim: int | None = None, conformance: Conformance | None = None
+    ) -> None:
         if embedding_dim is not None:
             self.embedding_dim = embedding_dim
+        # provider-conformance mode: requests a real provider would refuse get its HTTP 400
+        self.conformance = conformance
         self.requests: list[RecordedRequest] = []
         self._lock = threading.RLock()  # reentrant: `when` predicates may call pending()
         self._steps: dict[str, list[_Step]] = {"chat": [], "embeddings": []}
@@ -317,6 +324,9 @@ class ScriptedLLMServer:
         return [wire.model_object(name) for name in names]
 
     def _chat(self, body: dict[str, Any]) -> Response:
+        refused = self.conformance.check(_CHAT_PATH, body) if self.conformance else None
+        if refused is not None:
+            return _error(400, refused, retry=False)
         step = self._take("chat", body)
         if step is None:
             summary = wire.summarize(wire.last_user_text(body))
@@ -385,6 +395,9 @@ class ScriptedLLMServer:
         if body.get("stream") is True:
             message = "scripted LLM server: streaming is not offered on /v1/messages"
             return _anthropic_error(400, message, retry=False)
+        refused = self.conformance.check(_MESSAGES_PATH, body) if self.conformance else None
+        if refused is not None:
+            return _anthropic_error(400, refused, retry=False)
         view = anthropic_wire.as_openai_view(body)
         step = self._take("chat", view)
         if step is None:

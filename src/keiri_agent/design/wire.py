@@ -165,7 +165,7 @@ def block_node_schema(spec: BlockSpec, *, strict: bool) -> dict[str, Any]:
     string = {"type": "string"}
     outputs = {name: _opt(string, strict=strict) for name in spec.outputs}
     properties = {
-        "block": {"const": spec.id},
+        "block": {"type": "string", "const": spec.id},
         "id": string,
         "description": _opt(string, strict=strict),
         "in": _ports_object(spec.inputs, strict=strict),
@@ -210,7 +210,7 @@ def _control_nodes(strict: bool) -> list[dict[str, Any]]:
     )
     loop = _obj(
         {
-            "type": {"const": "loop"},
+            "type": {"type": "string", "const": "loop"},
             "id": string,
             "description": opt_string,
             "foreach": _opt(foreach, strict=strict),
@@ -230,7 +230,7 @@ def _control_nodes(strict: bool) -> list[dict[str, Any]]:
     call = _obj({"plan_id": string, "inputs": inputs}, strict=strict, required=("plan_id",))
     subflow = _obj(
         {
-            "type": {"const": "subflow"},
+            "type": {"type": "string", "const": "subflow"},
             "id": string,
             "description": opt_string,
             "call": call,
