@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import logging
 import random
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TypeVar
-
-import anthropic
-import openai
 
 from keiri_agent.errors import BlockError, LLMError, LLMTimeoutError
 
@@ -60,16 +58,23 @@ class FailureKind(StrEnum):
         )
 
 
-_TIMEOUT_TYPES: tuple[type[BaseException], ...] = (
-    openai.APITimeoutError,
-    anthropic.APITimeoutError,
-    TimeoutError,
-)
-_CONNECTION_TYPES: tuple[type[BaseException], ...] = (
-    openai.APIConnectionError,
-    anthropic.APIConnectionError,
-    ConnectionError,
-)
+_SDK_MODULES = ("openai", "anthropic")
+
+
+def _sdk_types(name: str, builtin: type[BaseException]) -> tuple[type[BaseException], ...]:
+    """``builtin`` plus each provider SDK's exception class ``name``, for the SDKs already loaded.
+
+    An SDK's exception can only exist once its module is imported, so looking in ``sys.modules``
+    classifies every SDK error without importing SDKs a command never uses (anthropic alone
+    costs seconds of start-up).
+    """
+    found: list[type[BaseException]] = [builtin]
+    for module_name in _SDK_MODULES:
+        module = sys.modules.get(module_name)
+        sdk_type = getattr(module, name, None) if module is not None else None
+        if isinstance(sdk_type, type) and issubclass(sdk_type, BaseException):
+            found.append(sdk_type)
+    return tuple(found)
 
 
 def _status_code(exc: BaseException) -> int | None:
@@ -79,7 +84,7 @@ def _status_code(exc: BaseException) -> int | None:
 
 def classify_failure(exc: BaseException) -> FailureKind:
     """What kind of failure ``exc`` is, judged by type and HTTP status, provider-agnostic."""
-    if isinstance(exc, _TIMEOUT_TYPES):
+    if isinstance(exc, _sdk_types("APITimeoutError", TimeoutError)):
         return FailureKind.TIMEOUT
     status = _status_code(exc)
     if status is not None:
@@ -94,7 +99,7 @@ def classify_failure(exc: BaseException) -> FailureKind:
         if status == 404:
             return FailureKind.NOT_FOUND
         return FailureKind.BAD_REQUEST
-    if isinstance(exc, _CONNECTION_TYPES):
+    if isinstance(exc, _sdk_types("APIConnectionError", ConnectionError)):
         return FailureKind.CONNECTION
     return FailureKind.OTHER
 
