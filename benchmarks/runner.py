@@ -46,8 +46,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send
 
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.plan.loader import PlanSource, parse_source
-from keiri_agent.plan.runner import PlanRunner
+from keiri_agent.plan import PlanRunner, PlanSource, parse_source
 
 SPEC_DIR = Path(__file__).resolve().parent / "specs"  # bench.noop (benchmarks/specs/noop.py)
 CONCURRENCY = (1, 8)

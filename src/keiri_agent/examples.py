@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.plan.loader import load_yaml
+from keiri_agent.plan import load_yaml
 
 __all__ = ["example_answers", "example_names", "example_plan", "examples_root"]
 

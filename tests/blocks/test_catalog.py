@@ -17,9 +17,7 @@ from keiri_agent.blocks.catalog import example_plan, render_markdown
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.schema import check_value, resolve_port
 from keiri_agent.blocks.spec import BlockSpec, port_is_required
-from keiri_agent.plan.dryrun import dry_run_source
-from keiri_agent.plan.loader import parse_source
-from keiri_agent.plan.validator import validate_source
+from keiri_agent.plan import dry_run_source, parse_source, validate_source
 
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 REGISTRY = BlockRegistry()

@@ -13,7 +13,7 @@ from openpyxl import load_workbook
 
 from keiri_agent.blocks.registry import default_registry
 from keiri_agent.errors import BlockError
-from keiri_agent.plan.runner import PlanRunner
+from keiri_agent.plan import PlanRunner
 
 # The child runs the real plan and kills itself with SIGKILL at one moment of the real write:
 # right after the workbook is saved to its temporary file (before the rename), or right after
@@ -38,7 +38,7 @@ else:
     from keiri_agent.blocks.base import BlockContext
 
     BlockContext.log = die  # write_report logs once the file is in place
-from keiri_agent.plan.runner import PlanRunner
+from keiri_agent.plan import PlanRunner
 
 with PlanRunner(runs_dir=Path(runs), config={}, env={}) as runner:
     runner.run(plan)

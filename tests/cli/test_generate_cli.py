@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from keiri_agent.blocks.registry import default_registry
 from keiri_agent.cli import app
-from keiri_agent.plan.validator import validate_file
+from keiri_agent.plan import validate_file
 from tests.design.test_generate import EXPENSES, INSTRUCTION, SKELETON, wiring
 from tests.support.llm_server import ScriptedLLMServer
 

@@ -15,10 +15,7 @@ from keiri_agent.design.compose import ComposeResult, compose
 from keiri_agent.design.templates import TemplateLibrary, TemplateSpec, check_template
 from keiri_agent.errors import BlockError
 from keiri_agent.examples import example_answers, example_plan
-from keiri_agent.plan.dryrun import dry_run_source
-from keiri_agent.plan.loader import parse_source
-from keiri_agent.plan.runner import PlanRunner
-from keiri_agent.plan.validator import validate_text
+from keiri_agent.plan import PlanRunner, dry_run_source, parse_source, validate_text
 
 REGISTRY = BlockRegistry()
 TEMPLATES = Path(__file__).resolve().parents[2] / "designs" / "templates"

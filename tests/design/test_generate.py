@@ -14,7 +14,7 @@ from keiri_agent.design.engine import generate_plan
 from keiri_agent.design.models import DesignEngineOptions
 from keiri_agent.errors import BlockError, LLMError
 from keiri_agent.events import read_events
-from keiri_agent.plan.validator import validate_text
+from keiri_agent.plan import validate_text
 from tests.support.llm_server import ScriptedLLMServer
 
 REPO = Path(__file__).resolve().parents[2]

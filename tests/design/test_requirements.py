@@ -15,8 +15,7 @@ from keiri_agent.design.repair import node_diff, spec_excerpts, summarize_errors
 from keiri_agent.design.requirements import SCHEMA_TEMPLATES, apply_answers, build_requirements
 from keiri_agent.design.store import save_plan
 from keiri_agent.errors import BlockError
-from keiri_agent.plan.loader import load_yaml
-from keiri_agent.plan.validator import validate_text
+from keiri_agent.plan import load_yaml, validate_text
 
 REGISTRY = default_registry()
 

@@ -20,10 +20,7 @@ from openpyxl import load_workbook
 
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.examples import example_answers, example_names, example_plan, examples_root
-from keiri_agent.plan.dryrun import dry_run_source
-from keiri_agent.plan.loader import load_source
-from keiri_agent.plan.runner import PlanRunner, RunResult
-from keiri_agent.plan.validator import validate_source
+from keiri_agent.plan import PlanRunner, RunResult, dry_run_source, load_source, validate_source
 from tests.support import ScriptedLLMServer
 
 REGISTRY = BlockRegistry()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.plan.runner import PlanRunner
+from keiri_agent.plan import PlanRunner
 from tests.plan.blockkit import SPEC_DIR
 from tests.plan.blockkit.blocks import Gauge
 

@@ -10,7 +10,7 @@ import pytest
 
 from keiri_agent.blocks.registry import default_registry
 from keiri_agent.errors import BlockError
-from keiri_agent.plan.runner import PlanRunner
+from keiri_agent.plan import PlanRunner
 
 WritePlan = Callable[[str, str], Path]
 

@@ -11,9 +11,7 @@ import yaml
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.plan.dryrun import DryRunReport, dry_run, dry_run_source
-from keiri_agent.plan.loader import parse_source
-from keiri_agent.plan.models import Plan
+from keiri_agent.plan import DryRunReport, Plan, dry_run, dry_run_source, parse_source
 
 
 class NeverRun(ProcessingBlock):

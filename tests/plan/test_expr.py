@@ -12,16 +12,18 @@ import pandas as pd
 import pytest
 
 from keiri_agent.errors import BlockError
-from keiri_agent.plan.expr import (
+from keiri_agent.plan import (
     MAX_EXPRESSION_CHARS,
     MAX_NESTING,
     ExpressionEvalError,
     ExpressionSyntaxError,
+    Reference,
+    ReferenceSyntaxError,
     compile_when,
     parse_expression,
+    resolve_path,
     truthy,
 )
-from keiri_agent.plan.refs import Reference, ReferenceSyntaxError, resolve_path
 
 VALUES: dict[str, Any] = {
     "a": {

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from keiri_agent.plan.loader import parse_source
-from keiri_agent.plan.migrate import migrate_text
-from keiri_agent.plan.runstate import AnswersFile
+from keiri_agent.plan import AnswersFile, migrate_text, parse_source
 
 
 def test_yes_no_on_off_stay_strings_and_true_false_stay_booleans() -> None:

@@ -11,8 +11,7 @@ import yaml
 
 from keiri_agent.blocks.registry import default_registry
 from keiri_agent.errors import BlockError
-from keiri_agent.plan.migrate import migrate_file, migrate_plan, migrate_text
-from keiri_agent.plan.validator import validate_text
+from keiri_agent.plan import migrate_file, migrate_plan, migrate_text, validate_text
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from keiri_agent.errors import BlockError
-from keiri_agent.plan.refs import (
+from keiri_agent.plan import (
     Reference,
     ReferencePathError,
     ReferenceSyntaxError,

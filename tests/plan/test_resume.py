@@ -9,7 +9,7 @@ import pytest
 
 from keiri_agent.errors import BlockError
 from keiri_agent.events import read_events
-from keiri_agent.plan.runner import PlanRunner, RunResult
+from keiri_agent.plan import PlanRunner, RunResult
 
 WritePlan = Callable[[str, str], Path]
 

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.plan.engine import RETRY_BACKOFF_MAX_S, retry_delay
-from keiri_agent.plan.runner import PlanRunner
+from keiri_agent.plan import PlanRunner
+from keiri_agent.plan._run.engine import RETRY_BACKOFF_MAX_S, retry_delay
 
 WritePlan = Callable[[str, str], Path]
 

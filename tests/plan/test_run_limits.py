@@ -16,8 +16,7 @@ from keiri_agent.cli import app
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError
 from keiri_agent.events import read_events
-from keiri_agent.plan.models import MAX_LOOP_ITERATIONS
-from keiri_agent.plan.runner import PlanRunner
+from keiri_agent.plan import MAX_LOOP_ITERATIONS, PlanRunner
 from tests.plan.blockkit import SPEC_DIR
 from tests.plan.blockkit.blocks import Gauge, ThreadsBlock
 

@@ -11,7 +11,7 @@ import pytest
 
 from keiri_agent.errors import BlockError
 from keiri_agent.events import read_events
-from keiri_agent.plan.runner import PlanRunner, RunResult
+from keiri_agent.plan import PlanRunner, RunResult
 from tests.plan.blockkit.blocks import Gauge
 
 WritePlan = Callable[[str, str], Path]

@@ -12,7 +12,7 @@ from pydantic import SecretStr
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.config import Settings
 from keiri_agent.events import MASK, NodeComplete, RunEvent
-from keiri_agent.plan.runner import PlanRunner
+from keiri_agent.plan import PlanRunner
 
 WritePlan = Callable[[str, str], Path]
 

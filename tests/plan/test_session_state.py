@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from keiri_agent.errors import BlockError
-from keiri_agent.plan.session_state import (
+from keiri_agent.plan import (
     SessionStateStore,
     initial_values,
     merge_values,

@@ -6,8 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.plan.models import MAX_SUBFLOW_DEPTH
-from keiri_agent.plan.validator import validate_file
+from keiri_agent.plan import MAX_SUBFLOW_DEPTH, validate_file
 
 WritePlan = Callable[[str, str], Path]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.plan.validator import validate_text
+from keiri_agent.plan import validate_text
 
 VALID = """\
 apiVersion: v1

@@ -11,8 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.plan.issues import ValidationReport
-from keiri_agent.plan.validator import validate_text
+from keiri_agent.plan import ValidationReport, validate_text
 from tests.plan.blockkit import SPEC_DIR
 
 REGISTRY = BlockRegistry([SPEC_DIR])

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from keiri_agent.plan.loader import (
+from keiri_agent.plan import (
     MAX_YAML_ALIAS_NODES,
     MAX_YAML_ALIASES,
     MAX_YAML_DEPTH,
@@ -92,7 +92,7 @@ def test_hostile_plan_yaml_is_a_located_plan_issue(
     code = (
         "import json, sys\n"
         "from keiri_agent.blocks.registry import default_registry\n"
-        "from keiri_agent.plan.validator import validate_file\n"
+        "from keiri_agent.plan import validate_file\n"
         "report = validate_file(sys.argv[1], default_registry(), designs_dir=None, config={})\n"
         "print(json.dumps(report.to_dict(), ensure_ascii=False))\n"
     )
@@ -148,7 +148,7 @@ def test_bomb_in_config_and_var_is_bounded(tmp_path: Path) -> None:
         "import json, sys\n"
         "from pathlib import Path\n"
         "from keiri_agent.errors import BlockError\n"
-        "from keiri_agent.plan.validator import load_config\n"
+        "from keiri_agent.plan import load_config\n"
         "from keiri_agent.cli.plan import parse_vars\n"
         "try:\n"
         "    load_config(Path(sys.argv[1]))\n"
@@ -156,7 +156,7 @@ def test_bomb_in_config_and_var_is_bounded(tmp_path: Path) -> None:
         "except BlockError as exc:\n"
         "    config = exc.to_dict()\n"
         "var = parse_vars(['v=' + sys.argv[2]])['v']\n"
-        "from keiri_agent.plan.loader import load_yaml\n"
+        "from keiri_agent.plan import load_yaml\n"
         "ordinary = load_yaml('d: &d {on_error: halt, retries: 0}\\np: {<<: *d, retries: 2}')\n"
         "print(json.dumps({'config': config, 'var_is_text': var == sys.argv[2],"
         " 'ordinary': ordinary}))\n"

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from keiri_agent.blocks.registry import default_registry
 from keiri_agent.examples import example_plan
-from keiri_agent.plan.loader import load_source
-from keiri_agent.plan.models import Plan
+from keiri_agent.plan import Plan, load_source
 from keiri_agent.ui.output_names import output_names
 
 

@@ -32,8 +32,7 @@ def demo(
     """サンプルの請求書と入金明細を照合する Plan を実行します（API キー不要）。"""
     from keiri_agent.blocks.registry import default_registry
     from keiri_agent.examples import example_answers, example_plan
-    from keiri_agent.plan.progress import describe_event
-    from keiri_agent.plan.runner import PlanRunner
+    from keiri_agent.plan import PlanRunner, describe_event
 
     with user_errors():
         plan = example_plan(DEMO_PLAN)

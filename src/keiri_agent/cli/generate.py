@@ -100,7 +100,7 @@ def _check_range(option: str, value: int | None, field: str) -> None:
 
 
 def _read_answers(path: Path | None) -> dict[str, Any]:
-    from keiri_agent.plan.loader import load_yaml
+    from keiri_agent.plan import load_yaml
 
     if path is None:
         return {}

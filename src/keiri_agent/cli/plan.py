@@ -89,7 +89,7 @@ def parse_vars(specs: Sequence[str]) -> dict[str, Any]:
 def _var_value(text: str) -> Any:
     """A YAML scalar (``3`` → int, ``true`` → bool, ``null`` → None); anything else, dates and
     text that is not valid YAML included, stays the string the user typed (empty → "")."""
-    from keiri_agent.plan.loader import load_yaml
+    from keiri_agent.plan import load_yaml
 
     try:
         value = load_yaml(text) if text else ""
@@ -146,7 +146,7 @@ def print_issues(report: Mapping[str, Any], file: str, *, summary: bool = True) 
 def validate(file: PlanFile, as_json: JsonFlag = False) -> None:
     """Plan を検証し、すべての問題を行・列つきで表示します（問題があれば終了コード 1）。"""
     from keiri_agent.blocks.registry import default_registry
-    from keiri_agent.plan.validator import validate_file
+    from keiri_agent.plan import validate_file
 
     with user_errors():
         report = validate_file(file, default_registry()).to_dict()
@@ -162,8 +162,7 @@ def validate(file: PlanFile, as_json: JsonFlag = False) -> None:
 def dry_run(file: PlanFile, var_specs: VarOptions = None, as_json: JsonFlag = False) -> None:
     """ブロックを実行せず、サンプル値で Plan を最後までたどって問題を探します（問題があれば終了コード 1）。"""
     from keiri_agent.blocks.registry import default_registry
-    from keiri_agent.plan.dryrun import dry_run_source
-    from keiri_agent.plan.loader import load_source
+    from keiri_agent.plan import dry_run_source, load_source
 
     with user_errors():
         overrides = parse_vars(var_specs or [])
@@ -213,7 +212,7 @@ def migrate(
     ] = False,
 ) -> None:
     """旧 UI ブロック（ui.file_uploader.* / ui.confirmation.*）を ui.interactive_input に移行します。"""
-    from keiri_agent.plan.migrate import migrate_file
+    from keiri_agent.plan import migrate_file
 
     with user_errors():
         try:

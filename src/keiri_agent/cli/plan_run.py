@@ -41,7 +41,7 @@ from keiri_agent.errors import BlockError, ErrorCode
 
 if TYPE_CHECKING:
     from keiri_agent.events.models import RunEvent
-    from keiri_agent.plan.runner import PlanRunner, RunResult
+    from keiri_agent.plan import PlanRunner, RunResult
 
 __all__ = ["answers_example", "answers_yaml", "resume_command"]
 
@@ -72,7 +72,7 @@ def answers_example(waiting: Sequence[Mapping[str, Any]]) -> dict[str, dict[str,
 
 
 def _yaml_key(key: str) -> str:
-    from keiri_agent.plan.loader import load_yaml
+    from keiri_agent.plan import load_yaml
 
     plain = _PLAIN_KEY_RE.fullmatch(key) and load_yaml(key) == key
     return key if plain else json.dumps(key, ensure_ascii=False)
@@ -105,7 +105,7 @@ def resume_command(run_id: str) -> str:
 
 def _print_result(result: RunResult, *, as_json: bool) -> None:
     from keiri_agent.events.models import summarize_value
-    from keiri_agent.plan.progress import STATUS_LABELS
+    from keiri_agent.plan import STATUS_LABELS
 
     if as_json:
         data = result.to_dict()
@@ -149,8 +149,7 @@ def _execute(start: Start, *, as_json: bool, file: Path | None = None) -> None:
     (exit code 130) with the command that continues it.
     """
     from keiri_agent.blocks.registry import default_registry
-    from keiri_agent.plan.progress import describe_event
-    from keiri_agent.plan.runner import PlanRunner, cancelled_error
+    from keiri_agent.plan import PlanRunner, cancelled_error, describe_event
 
     started: list[str] = []
     progress = None if as_json else progress_printer(describe_event)

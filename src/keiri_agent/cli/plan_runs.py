@@ -16,7 +16,7 @@ from keiri_agent.cli.common import console, echo_json, err_console, user_errors
 from keiri_agent.cli.plan import JsonFlag, plan_app
 
 if TYPE_CHECKING:
-    from keiri_agent.plan.runstate import RunSummary
+    from keiri_agent.plan import RunSummary
 
 __all__ = ["next_command", "runs"]
 
@@ -71,7 +71,7 @@ def runs(
 ) -> None:
     """実行の一覧（新しい順）: 実行 ID、Plan、開始時刻、状態と、再開・再実行のコマンド。"""
     from keiri_agent.config import load_settings
-    from keiri_agent.plan.runstate import list_plan_runs
+    from keiri_agent.plan import list_plan_runs
 
     with user_errors():
         runs_dir = load_settings().keiri_runs_dir
@@ -92,7 +92,7 @@ def runs(
     if not found:
         console.print(f"該当する実行はありません（{runs_dir}）。", markup=False, soft_wrap=True)
         return
-    from keiri_agent.plan.progress import STATUS_LABELS
+    from keiri_agent.plan import STATUS_LABELS
 
     labels = {**STATUS_LABELS, "incomplete": INCOMPLETE_LABEL}
     # Lines, not a table: a table would break the ids and commands people copy.

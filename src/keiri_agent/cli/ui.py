@@ -6,6 +6,7 @@ import importlib.util
 import signal
 import subprocess
 import sys
+from pathlib import Path
 from types import FrameType
 from typing import Annotated
 
@@ -17,12 +18,13 @@ from keiri_agent.errors import ConfigurationError
 __all__ = ["streamlit_command", "ui"]
 
 DEFAULT_PORT = 8501
+# The app's entry script, found by path: the CLI starts the UI as a process and never imports it
+# (cli and ui sit side by side on top of the layers; see ARCHITECTURE.md).
+APP_PATH = Path(__file__).resolve().parents[1] / "ui" / "app.py"
 
 
 def streamlit_command(port: int, address: str | None, extra: list[str]) -> list[str]:
     """The ``streamlit run`` command line for the packaged app."""
-    from keiri_agent.ui import APP_PATH
-
     command = [sys.executable, "-m", "streamlit", "run", str(APP_PATH)]
     command += ["--server.headless", "true", "--server.port", str(port)]
     # Seed 000: no traffic but the LLM API; Streamlit's usage statistics are off.

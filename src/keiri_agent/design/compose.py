@@ -32,8 +32,7 @@ from pydantic import BaseModel, Field, ValidationError
 from keiri_agent.design.snippets import SnippetRewriter, ref_text
 from keiri_agent.design.templates import NAME_RE, TemplateSpec, types_compatible
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.plan.models import PLAN_ID_RE, Plan
-from keiri_agent.plan.refs import Reference, bare_reference, single_reference
+from keiri_agent.plan import PLAN_ID_RE, Plan, Reference, bare_reference, single_reference
 
 __all__ = ["ComposeConflict", "ComposeResult", "compose"]
 

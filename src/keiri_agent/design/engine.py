@@ -43,7 +43,7 @@ from keiri_agent.design.wiring import Asker, Wiring
 from keiri_agent.documents.normalize import normalize_for_prompt
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.llm import LLMClient, get_llm
-from keiri_agent.plan.issues import PlanIssue
+from keiri_agent.plan import PlanIssue
 
 __all__ = ["APPLY_MODES", "STRICT_PROVIDERS", "UI_BLOCK", "generate_plan", "schema_variant"]
 

@@ -24,10 +24,7 @@ from keiri_agent.design.schema import MissingInfo
 from keiri_agent.design.templates import TemplateLibrary, TemplateSpec
 from keiri_agent.errors import BlockError
 from keiri_agent.events import EventStream, open_run
-from keiri_agent.plan.dryrun import dry_run_source
-from keiri_agent.plan.issues import PlanIssue
-from keiri_agent.plan.loader import parse_source
-from keiri_agent.plan.validator import load_config, validate_text
+from keiri_agent.plan import PlanIssue, dry_run_source, load_config, parse_source, validate_text
 from keiri_agent.retrieval import BM25Index
 
 __all__ = [

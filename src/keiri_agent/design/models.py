@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from keiri_agent.design.candidates import DEFAULT_TOKEN_BUDGET, CutBlock
 from keiri_agent.design.topk import DEFAULT_K_PER_CATEGORY, DEFAULT_MAX_TOTAL, RetrievalMode
-from keiri_agent.plan.issues import PlanIssue
+from keiri_agent.plan import PlanIssue
 
 __all__ = [
     "DEFAULT_MAX_ATTEMPTS",

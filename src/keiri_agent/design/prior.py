@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from keiri_agent.plan.loader import load_yaml
+from keiri_agent.plan import load_yaml
 
 __all__ = ["PRIOR_WEIGHT", "block_uses", "usage_prior"]
 

@@ -17,7 +17,7 @@ from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.spec import port_is_required
 from keiri_agent.design.models import NodeChange
 from keiri_agent.design.requirements import iter_nodes
-from keiri_agent.plan.issues import PlanIssue
+from keiri_agent.plan import PlanIssue
 
 __all__ = [
     "MAX_ERRORS_IN_PROMPT",

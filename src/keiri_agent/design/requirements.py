@@ -32,7 +32,7 @@ from keiri_agent.blocks.ui.fields import (
     problems_error,
 )
 from keiri_agent.design.models import Requirement, RequirementTarget
-from keiri_agent.plan.issues import PlanIssue
+from keiri_agent.plan import PlanIssue
 
 __all__ = ["SCHEMA_TEMPLATES", "apply_answers", "build_requirements", "iter_nodes"]
 

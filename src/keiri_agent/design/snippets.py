@@ -17,10 +17,18 @@ from typing import Any, Final
 
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.errors import BlockError
-from keiri_agent.plan.issues import Loc, format_path
-from keiri_agent.plan.models import BlockNode, LoopNode, SubflowNode, node_kind
-from keiri_agent.plan.refs import Reference, bare_reference, find_references
-from keiri_agent.plan.scope import block_outputs
+from keiri_agent.plan import (
+    BlockNode,
+    Loc,
+    LoopNode,
+    Reference,
+    SubflowNode,
+    bare_reference,
+    block_outputs,
+    find_references,
+    format_path,
+    node_kind,
+)
 
 __all__ = [
     "IMPORTS_ROOT",

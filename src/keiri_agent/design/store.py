@@ -15,7 +15,7 @@ from typing import Any
 
 from keiri_agent.design.repair import dump_plan
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.plan.models import PLAN_ID_RE
+from keiri_agent.plan import PLAN_ID_RE
 from keiri_agent.workspace import confine
 
 __all__ = ["MAX_SAME_MINUTE", "plan_file_name", "save_plan"]

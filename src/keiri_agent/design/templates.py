@@ -35,9 +35,7 @@ from keiri_agent.design.snippets import (
     check_export_from,
 )
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.plan.issues import Loc, format_path
-from keiri_agent.plan.loader import load_yaml
-from keiri_agent.plan.models import BlockNode, Node
+from keiri_agent.plan import BlockNode, Loc, Node, format_path, load_yaml
 
 if TYPE_CHECKING:
     from keiri_agent.config import Settings

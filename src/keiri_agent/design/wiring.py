@@ -45,10 +45,7 @@ from keiri_agent.errors import ErrorCode, LLMError, LLMOutputError
 from keiri_agent.llm import LLMClient
 from keiri_agent.llm.extract import extract_json_object
 from keiri_agent.llm.repair import describe_validation_error
-from keiri_agent.plan.dryrun import dry_run_source
-from keiri_agent.plan.issues import PlanIssue
-from keiri_agent.plan.loader import parse_source
-from keiri_agent.plan.validator import load_config, validate_text
+from keiri_agent.plan import PlanIssue, dry_run_source, load_config, parse_source, validate_text
 
 __all__ = ["REQUIREMENT_FINDINGS", "Asker", "Wiring", "prompt_size"]
 

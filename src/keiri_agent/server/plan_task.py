@@ -37,7 +37,7 @@ FETCH_BLOCK_PREFIXES = ("ui.", "file.", "excel.read")
 
 def _plan_source(request: PlanRequest, settings: Settings) -> tuple[Path, Mapping[str, Any] | None]:
     from keiri_agent.examples import example_answers, example_names, example_plan
-    from keiri_agent.plan.loader import resolve_plan_file
+    from keiri_agent.plan import resolve_plan_file
 
     if request.plan in example_names():
         answers = request.answers
@@ -59,7 +59,7 @@ def _plan_source(request: PlanRequest, settings: Settings) -> tuple[Path, Mappin
 
 def prepare_plan(request: PlanRequest, settings: Settings, files: TaskFiles) -> Runner:
     """Check a plan request (its plan exists, its answers' paths are allowed)."""
-    from keiri_agent.plan.loader import load_source
+    from keiri_agent.plan import load_source
 
     path, answers = _plan_source(request, settings)
     if request.answers is not None:
@@ -71,7 +71,7 @@ def prepare_resume(
     details: Mapping[str, Any], answers: Mapping[str, Any], settings: Settings, files: TaskFiles
 ) -> Runner:
     """Check answers for a paused plan run (``details`` of its task) and return the runner."""
-    from keiri_agent.plan.runstate import find_run, load_run
+    from keiri_agent.plan import find_run, load_run
 
     run_id = str(details.get("run_id", ""))
     try:
@@ -142,8 +142,7 @@ def _graph_size(raw: Any) -> int:
 
 
 def _run_plan(vars: Mapping[str, Any], path: Path, answers: Mapping[str, Any], job: Job) -> Outcome:
-    from keiri_agent.plan.loader import load_source
-    from keiri_agent.plan.runner import PlanRunner
+    from keiri_agent.plan import PlanRunner, load_source
 
     job.stage("interpret", "start")
     source = load_source(path)
@@ -156,9 +155,7 @@ def _run_plan(vars: Mapping[str, Any], path: Path, answers: Mapping[str, Any], j
 
 
 def _resume_plan(run_id: str, answers: Mapping[str, Any], job: Job) -> Outcome:
-    from keiri_agent.plan.loader import load_source
-    from keiri_agent.plan.runner import PlanRunner
-    from keiri_agent.plan.values import OutputStore
+    from keiri_agent.plan import OutputStore, PlanRunner, load_source
 
     job.stage("interpret", "start")
     job.log(f"入力を受け取りました。実行 {run_id} を再開します。")
@@ -173,8 +170,7 @@ def _resume_plan(run_id: str, answers: Mapping[str, Any], job: Job) -> Outcome:
 
 
 def _outcome(result: Any, raw: Any, progress: _PlanProgress, job: Job) -> Outcome:
-    from keiri_agent.plan.models import Plan
-    from keiri_agent.plan.values import OutputStore
+    from keiri_agent.plan import OutputStore, Plan
 
     details: dict[str, Any] = {
         "plan_id": result.plan_id,

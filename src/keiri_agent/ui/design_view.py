@@ -19,9 +19,7 @@ from keiri_agent.design.models import GeneratedPlan
 from keiri_agent.design.requirements import iter_nodes
 from keiri_agent.design.topk import RetrievalResult
 from keiri_agent.errors import BlockError
-from keiri_agent.plan.dryrun import DryRunFinding, DryRunReport
-from keiri_agent.plan.issues import PlanIssue, ValidationReport
-from keiri_agent.plan.loader import parse_source
+from keiri_agent.plan import DryRunFinding, DryRunReport, PlanIssue, ValidationReport, parse_source
 from keiri_agent.ui.plan_graph import plan_dot
 
 __all__ = [

@@ -4,7 +4,7 @@ Session State contract.
 ``render_fields`` draws one widget per requirement of ``ui.interactive_input`` (file, files,
 folder, text, select, boolean, number, chat, table, enum) and returns the current values
 (requirement id → value). The values live under ``store_key`` through
-:class:`~keiri_agent.plan.session_state.SessionStateStore` (merge + warning when the
+:class:`~keiri_agent.plan.SessionStateStore` (merge + warning when the
 requirements change), not in the widgets: Streamlit drops a widget's state when its page is not
 shown, so each widget is seeded from the stored value whenever its own state is missing, and
 every change is written back at once. Values therefore survive reruns and page switches and are
@@ -30,7 +30,7 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from keiri_agent.blocks.ui.fields import normalize_requirements
 from keiri_agent.errors import BlockError
-from keiri_agent.plan.session_state import SessionStateStore
+from keiri_agent.plan import SessionStateStore
 from keiri_agent.ui.error_view import render_error
 
 __all__ = [

@@ -18,8 +18,7 @@ from typing import Any, Final
 
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.errors import BlockError
-from keiri_agent.plan.models import BlockNode, LoopNode, Node, Plan, SubflowNode
-from keiri_agent.plan.refs import single_reference
+from keiri_agent.plan import BlockNode, LoopNode, Node, Plan, SubflowNode, single_reference
 
 __all__ = ["NAME_KEYS", "OutputNames", "output_names"]
 

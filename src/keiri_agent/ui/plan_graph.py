@@ -19,10 +19,17 @@ from typing import Any
 from pydantic import ValidationError
 
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.plan.compiled import AnyNode, references_in
-from keiri_agent.plan.expr import compile_when
-from keiri_agent.plan.models import BlockNode, LoopNode, Plan, When, when_raw
-from keiri_agent.plan.refs import iter_references
+from keiri_agent.plan import (
+    AnyNode,
+    BlockNode,
+    LoopNode,
+    Plan,
+    When,
+    compile_when,
+    iter_references,
+    references_in,
+    when_raw,
+)
 
 __all__ = ["MAX_LABEL_CHARS", "plan_dot"]
 

@@ -20,7 +20,7 @@ from keiri_agent.blocks.excel.write_report import is_amount_column
 from keiri_agent.errors import BlockError
 from keiri_agent.events.models import PlanComplete, PlanStart, RunEvent, summarize_value
 from keiri_agent.events.runlog import list_runs, read_events
-from keiri_agent.plan.progress import STATUS_LABELS
+from keiri_agent.plan import STATUS_LABELS
 from keiri_agent.ui.output_names import OutputNames
 from keiri_agent.ui.report_view import render_downloads
 from keiri_agent.ui.run_view import Outcome

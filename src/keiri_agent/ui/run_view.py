@@ -26,12 +26,17 @@ from keiri_agent.blocks.ui.fields import normalize_requirements
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError
 from keiri_agent.events.models import NodeStart, NodeWaiting, PlanComplete, PlanStart, RunEvent
-from keiri_agent.plan.loader import load_yaml
-from keiri_agent.plan.models import BlockNode, Plan
-from keiri_agent.plan.progress import describe_event
-from keiri_agent.plan.runner import PlanRunner, RunResult
-from keiri_agent.plan.runstate import load_run
-from keiri_agent.plan.session_state import SessionStateStore, session_key
+from keiri_agent.plan import (
+    BlockNode,
+    Plan,
+    PlanRunner,
+    RunResult,
+    SessionStateStore,
+    describe_event,
+    load_run,
+    load_yaml,
+    session_key,
+)
 from keiri_agent.ui.fields import WIDGET_PREFIX, render_fields, session_mapping
 
 __all__ = [

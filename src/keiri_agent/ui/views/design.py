@@ -25,9 +25,7 @@ from keiri_agent.design.engine import APPLY_MODES
 from keiri_agent.design.store import save_plan
 from keiri_agent.design.templates import TemplateLibrary
 from keiri_agent.errors import BlockError
-from keiri_agent.plan.dryrun import dry_run_source
-from keiri_agent.plan.loader import parse_source
-from keiri_agent.plan.validator import load_config, validate_text
+from keiri_agent.plan import dry_run_source, load_config, parse_source, validate_text
 from keiri_agent.ui import design_view, session_state
 from keiri_agent.ui.design_inputs import (
     ANSWERS_KEY,

@@ -24,11 +24,20 @@ from keiri_agent.blocks.registry import BlockRegistry, default_registry
 from keiri_agent.config import LLMRole, Settings, load_settings
 from keiri_agent.errors import BlockError
 from keiri_agent.events.models import RunEvent
-from keiri_agent.plan.loader import PLAN_SUFFIXES, load_source, load_yaml
-from keiri_agent.plan.models import BlockNode, LoopNode, Node, Plan
-from keiri_agent.plan.progress import describe_event
-from keiri_agent.plan.runner import PlanRunner, RunResult
-from keiri_agent.plan.validator import load_config, validate_source
+from keiri_agent.plan import (
+    PLAN_SUFFIXES,
+    BlockNode,
+    LoopNode,
+    Node,
+    Plan,
+    PlanRunner,
+    RunResult,
+    describe_event,
+    load_config,
+    load_source,
+    load_yaml,
+    validate_source,
+)
 from keiri_agent.ui import session_state
 from keiri_agent.ui.error_view import render_error
 from keiri_agent.ui.llm_notice import llm_problem

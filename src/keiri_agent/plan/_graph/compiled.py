@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from keiri_agent.plan.expr import compile_when
-from keiri_agent.plan.models import (
+from keiri_agent.plan._dsl.expr import compile_when
+from keiri_agent.plan._dsl.models import (
     BlockNode,
     LoopNode,
     SubflowNode,
@@ -20,7 +20,7 @@ from keiri_agent.plan.models import (
     WhenExpr,
     when_raw,
 )
-from keiri_agent.plan.refs import iter_references
+from keiri_agent.plan._dsl.refs import iter_references
 
 __all__ = ["CompiledGraph", "compile_graph", "references_in"]
 

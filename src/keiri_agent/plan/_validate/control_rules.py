@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from keiri_agent.blocks.schema import descend, json_types, type_of_value
 from keiri_agent.errors import BlockError
-from keiri_agent.plan.models import (
+from keiri_agent.plan._dsl.models import (
     MAX_SUBFLOW_DEPTH,
     RESERVED_ROOTS,
     Export,
@@ -21,15 +21,16 @@ from keiri_agent.plan.models import (
     Plan,
     SubflowNode,
 )
-from keiri_agent.plan.refs import bare_reference, single_reference
-from keiri_agent.plan.scope import UNRESOLVED
-from keiri_agent.plan.scope import types_label as _types
+from keiri_agent.plan._dsl.refs import bare_reference, single_reference
+from keiri_agent.plan._graph.scope import UNRESOLVED
+from keiri_agent.plan._graph.scope import types_label as _types
 
 if TYPE_CHECKING:
-    from keiri_agent.plan.checker import Checker, Deps
-    from keiri_agent.plan.issues import Loc
-    from keiri_agent.plan.loader import PlanSource
-    from keiri_agent.plan.scope import NodeInfo, Scope
+    from keiri_agent.plan._dsl.issues import Loc
+    from keiri_agent.plan._dsl.loader import PlanSource
+    from keiri_agent.plan._graph.scope import NodeInfo, Scope
+    from keiri_agent.plan._validate.state import CheckState as Checker
+    from keiri_agent.plan._validate.state import Deps
 
 __all__ = ["check_export", "check_loop", "check_subflow"]
 

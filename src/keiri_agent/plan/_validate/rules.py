@@ -13,19 +13,19 @@ from typing import TYPE_CHECKING, Any
 from keiri_agent.blocks.schema import SchemaRefError, resolve_port
 from keiri_agent.blocks.semver import split_block_ref
 from keiri_agent.blocks.spec import port_is_required
-from keiri_agent.plan.models import BlockNode
-from keiri_agent.plan.refs import iter_references
+from keiri_agent.plan._dsl.models import LEGACY_UI_PREFIXES, BlockNode
+from keiri_agent.plan._dsl.refs import iter_references
 
 if TYPE_CHECKING:
-    from keiri_agent.plan.checker import Checker, Deps
-    from keiri_agent.plan.scope import NodeInfo, Scope
+    from keiri_agent.plan._graph.scope import NodeInfo, Scope
+    from keiri_agent.plan._validate.state import CheckState as Checker
+    from keiri_agent.plan._validate.state import Deps
 
 __all__ = ["BLOCK_RULES", "REQUIREMENT_TYPES", "check_block_node", "check_ui"]
 
 REQUIREMENT_TYPES = frozenset(
     {"file", "files", "folder", "text", "select", "boolean", "number", "chat", "table", "enum"}
 )
-LEGACY_UI_PREFIXES = ("ui.file_uploader", "ui.confirmation")
 
 
 def _has_refs(value: Any) -> bool:

@@ -1,6 +1,6 @@
 """The values side of a dry run (seed 002 §7): report models, frames, references, conditions.
 
-``plan.dryrun`` walks the graphs; this module answers what a value is while walking. Values
+``_dryrun.dryrun`` walks the graphs; this module answers what a value is while walking. Values
 come only from vars, env, config, loop variables and declared samples. A value that cannot be
 known (its source declares no sample) is :data:`UNAVAILABLE`: its source is reported once, and
 nodes downstream only note that they could not check it, so one missing sample is one finding.
@@ -19,15 +19,15 @@ from keiri_agent.blocks.schema import SchemaRefError, check_value, json_types, r
 from keiri_agent.blocks.spec import NO_SAMPLE, port_sample
 from keiri_agent.errors import BlockError
 from keiri_agent.events.models import summarize_value
-from keiri_agent.plan.context import resolve_env_config
-from keiri_agent.plan.expr import compile_when, truthy
-from keiri_agent.plan.models import When, when_raw
-from keiri_agent.plan.refs import (
+from keiri_agent.plan._dsl.expr import compile_when, truthy
+from keiri_agent.plan._dsl.models import When, when_raw
+from keiri_agent.plan._dsl.refs import (
     Reference,
     ReferencePathError,
     bare_reference,
     iter_references,
     render,
+    resolve_env_config,
     resolve_path,
     single_reference,
 )

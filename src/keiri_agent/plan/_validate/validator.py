@@ -5,7 +5,7 @@ raises for a bad plan (only for a broken installation). Steps:
 
 1. schema: the plan's structure (Pydantic), node by node so one bad node hides nothing else;
 2. nodes: blocks exist, ``in``/``out`` keys are the spec's, required inputs are there, literal
-   inputs fit their port schema, block-specific rules (``plan.rules``);
+   inputs fit their port schema, block-specific rules (``_validate.rules``);
 3. references: every ``${...}`` resolves in its scope, and its type fits the input port;
 4. graph: duplicate ids, cycles (through loops and subflows), unused outputs (warnings);
 5. UI: ``ui.layout`` against the graph, ``ui.interactive_input`` requirements.
@@ -22,11 +22,11 @@ from pydantic import TypeAdapter, ValidationError
 
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.errors import BlockError
-from keiri_agent.plan import rules
-from keiri_agent.plan.checker import Checker
-from keiri_agent.plan.issues import Loc, PlanIssue, ValidationReport, format_path
-from keiri_agent.plan.loader import PlanSource, load_source, load_yaml, parse_source
-from keiri_agent.plan.models import API_VERSIONS, Node, Plan
+from keiri_agent.plan._dsl.issues import Loc, PlanIssue, ValidationReport, format_path
+from keiri_agent.plan._dsl.loader import PlanSource, load_source, load_yaml, parse_source
+from keiri_agent.plan._dsl.models import API_VERSIONS, Node, Plan
+from keiri_agent.plan._validate import rules
+from keiri_agent.plan._validate.checker import Checker
 
 __all__ = ["load_config", "validate_file", "validate_source", "validate_text"]
 

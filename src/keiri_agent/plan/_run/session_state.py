@@ -31,7 +31,7 @@ from typing import Any, Final
 
 from keiri_agent.blocks.ui.fields import normalize_requirements
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.plan.refs import type_label
+from keiri_agent.plan._dsl.refs import type_label
 
 __all__ = [
     "EMPTY_VALUES",

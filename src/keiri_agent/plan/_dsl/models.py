@@ -28,6 +28,7 @@ from pydantic import (
 
 __all__ = [
     "API_VERSIONS",
+    "LEGACY_UI_PREFIXES",
     "MAX_LOOP_ITERATIONS",
     "MAX_SUBFLOW_DEPTH",
     "BlockNode",
@@ -56,6 +57,8 @@ API_VERSIONS = ("v1",)
 NODE_ID_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
 PLAN_ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_\-]*(?:/[A-Za-z0-9_][A-Za-z0-9_\-]*)*$")
 RESERVED_ROOTS = frozenset({"vars", "env", "config"})
+# The UI block families before ui.interactive_input (seed 002 §13): warned about, migrated.
+LEGACY_UI_PREFIXES = ("ui.file_uploader", "ui.confirmation")
 
 
 # Limits a plan cannot raise (docs/limits.md). A loop keeps one entry per iteration in memory

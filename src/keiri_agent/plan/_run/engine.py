@@ -4,7 +4,7 @@ A frame starts every node whose dependencies are done, up to
 ``policy.concurrency.default_max_workers`` at a time, skips nodes whose ``when`` is false (null
 outputs, ``node_skipped``), applies ``on_error`` (halt | continue | retry) and ``timeout_ms``,
 pauses on UI nodes that have no answer yet, and reuses the outputs of nodes that finished in an
-earlier run (resume, rerun). Loops and subflows are in ``plan.control``.
+earlier run (resume, rerun). Loops and subflows are in ``_run.control``.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -19,24 +20,48 @@ from keiri_agent.blocks.base import BlockContext, InputRequired
 from keiri_agent.blocks.spec import BlockSpec
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventEmitter
-from keiri_agent.plan.compiled import CompiledGraph
-from keiri_agent.plan.context import (
+from keiri_agent.plan._dsl.expr import compile_when, truthy
+from keiri_agent.plan._dsl.models import BlockNode, LoopNode, Plan, Policy, SubflowNode, when_raw
+from keiri_agent.plan._dsl.refs import Reference, render, resolve_path
+from keiri_agent.plan._graph.compiled import CompiledGraph
+from keiri_agent.plan._run.context import (
     Reused,
     RunContext,
     TaggedEmitter,
     Values,
     render_vars,
 )
-from keiri_agent.plan.execute import BlockJob, execute_job, run_block
-from keiri_agent.plan.expr import compile_when, truthy
-from keiri_agent.plan.models import BlockNode, LoopNode, Plan, Policy, SubflowNode, when_raw
-from keiri_agent.plan.refs import Reference, render, resolve_path
-from keiri_agent.plan.values import NotPersistable
-from keiri_agent.plan.workers import run_inline
+from keiri_agent.plan._run.execute import BlockJob, execute_job, run_block
+from keiri_agent.plan._run.values import NotPersistable
+from keiri_agent.plan._run.workers import run_inline
 
-__all__ = ["Frame", "FrameResult", "Outcome", "Reused", "RunContext", "Values", "render_vars"]
+__all__ = [
+    "CONTROL_NODES",
+    "Frame",
+    "FrameResult",
+    "Outcome",
+    "Reused",
+    "RunContext",
+    "Values",
+    "control_node",
+    "render_vars",
+]
 
 Status = Literal["ok", "skipped", "failed", "waiting", "cancelled"]
+# Runners of the nodes that drive nested frames (loops, subflows), registered by plan._run.control:
+# a frame runs them without this module importing the module that builds frames.
+ControlNodeRunner = Callable[["Frame", Any, str], "Outcome"]
+CONTROL_NODES: dict[type, ControlNodeRunner] = {}
+
+
+def control_node(kind: type) -> Callable[[ControlNodeRunner], ControlNodeRunner]:
+    def register(run: ControlNodeRunner) -> ControlNodeRunner:
+        CONTROL_NODES[kind] = run
+        return run
+
+    return register
+
+
 RETRY_BACKOFF_S = 0.5  # the wait before a node's first retry; it doubles for each next one
 RETRY_BACKOFF_MAX_S = 30.0
 
@@ -179,7 +204,7 @@ class Frame:
         )
         if inline or (self.prefix + node_id) in self.ctx.reuse:
             return run_inline(self.node_job, node_id)
-        # A thread within the run's bound, or this thread when none is free (plan.workers).
+        # A thread within the run's bound, or this thread when none is free (_run.workers).
         return self.ctx.workers.submit(self.node_job, node_id)
 
     # --- one node ----------------------------------------------------------------------------
@@ -218,13 +243,12 @@ class Frame:
         return self.dispatch(node, path)
 
     def dispatch(self, node: BlockNode | LoopNode | SubflowNode, path: str) -> Outcome:
-        from keiri_agent.plan import control
-
         if isinstance(node, BlockNode):
             return self.run_block_node(node, path)
-        if isinstance(node, LoopNode):
-            return control.run_loop(self, node, path)
-        return control.run_subflow(self, node, path)
+        run = CONTROL_NODES.get(type(node))
+        if run is None:  # plan._run.control registers loops and subflows when it is imported
+            raise RuntimeError(f"no runner registered for {type(node).__name__}")
+        return run(self, node, path)
 
     def failed(self, path: str, error: BlockError, attempt: int) -> Outcome:
         error.details.setdefault("node_id", path)

@@ -1,6 +1,6 @@
 """What one plan run shares: the run context, runtime scopes and the emitter of subflows.
 
-The engine (``plan.engine``) and loops/subflows (``plan.control``) read node outputs, loop
+The engine (``_run.engine``) and loops/subflows (``_run.control``) read node outputs, loop
 variables and vars through :class:`Values`, and everything run-wide (events, registry, backend,
 answers, stored outputs from an earlier run, cancellation) through :class:`RunContext`.
 """
@@ -23,16 +23,16 @@ from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventStream, Redactor
 from keiri_agent.events.models import EventType, RunEvent
-from keiri_agent.plan.backends import Backend
-from keiri_agent.plan.refs import Reference, ReferencePathError, render, resolve_path
-from keiri_agent.plan.values import OutputStore
-from keiri_agent.plan.workers import Workers
+from keiri_agent.plan._dsl.refs import Reference, render, resolve_env_config
+from keiri_agent.plan._run.backends import Backend
+from keiri_agent.plan._run.values import OutputStore
+from keiri_agent.plan._run.workers import Workers
 
 if TYPE_CHECKING:
-    from keiri_agent.plan.compiled import CompiledGraph
-    from keiri_agent.plan.models import Plan
+    from keiri_agent.plan._dsl.models import Plan
+    from keiri_agent.plan._graph.compiled import CompiledGraph
 
-__all__ = ["Reused", "RunContext", "TaggedEmitter", "Values", "render_vars", "resolve_env_config"]
+__all__ = ["Reused", "RunContext", "TaggedEmitter", "Values", "render_vars"]
 
 
 @dataclass
@@ -62,7 +62,7 @@ class RunContext:
     answers: InputProvider | None = None
     store: OutputStore | None = None
     reuse: dict[str, Reused] = field(default_factory=dict)
-    # node path → files it wrote in the run being resumed or rerun (plan.recovery)
+    # node path → files it wrote in the run being resumed or rerun (_run.recovery)
     replaceable: dict[str, frozenset[str]] = field(default_factory=dict)
     cancel: threading.Event = field(default_factory=threading.Event)
     sleep: Callable[[float], object] = time.sleep  # the wait between a node's retries
@@ -163,24 +163,6 @@ class Values:
                 return True, scope.outputs[root], True
             scope = scope.parent
         return False, None, False
-
-
-def resolve_env_config(ref: Reference, env: Mapping[str, str], config: Mapping[str, Any]) -> Any:
-    """``${env.X}`` or ``${config.a.b}`` (ReferencePathError when it is not there).
-
-    A missing environment variable is named on its own: the generic path error would list the
-    other variables as "available keys", putting the environment's names into logs and the UI.
-    """
-    if ref.root == "config":
-        return resolve_path(config, ref)
-    name = str(ref.path[0]) if ref.path else ""
-    if name not in env:
-        raise ReferencePathError(
-            f"参照 {ref.text} を解決できません: 環境変数 {name} が設定されていません。",
-            hint=f"ドライラン・実行の前に環境変数 {name} を設定してください。",
-            details={"reference": ref.text},
-        )
-    return resolve_path({name: env[name]}, ref)
 
 
 def render_vars(raw: Mapping[str, Any], ctx: RunContext) -> dict[str, Any]:

@@ -23,18 +23,18 @@ from keiri_agent.config import Settings, load_settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import Redactor, open_run
 from keiri_agent.events.models import RunEvent
-from keiri_agent.plan.answers import check_answers
-from keiri_agent.plan.backends import Backend, DaskBackend, ThreadBackend
-from keiri_agent.plan.compiled import CompiledGraph, compile_graph
-from keiri_agent.plan.control import load_subplan
-from keiri_agent.plan.engine import Frame, Reused, RunContext, Values, render_vars
-from keiri_agent.plan.loader import PlanSource, load_source, parse_source
-from keiri_agent.plan.models import LoopNode, Plan, SubflowNode
-from keiri_agent.plan.recovery import recover_outputs
-from keiri_agent.plan.runstate import AnswersFile, find_run, load_run
-from keiri_agent.plan.validator import load_config, validate_source
-from keiri_agent.plan.values import OutputStore
-from keiri_agent.plan.workers import Workers
+from keiri_agent.plan._dsl.loader import PlanSource, load_source, parse_source
+from keiri_agent.plan._dsl.models import LoopNode, Plan, SubflowNode
+from keiri_agent.plan._graph.compiled import CompiledGraph, compile_graph
+from keiri_agent.plan._run.answers import check_answers
+from keiri_agent.plan._run.backends import Backend, DaskBackend, ThreadBackend
+from keiri_agent.plan._run.control import load_subplan
+from keiri_agent.plan._run.engine import Frame, Reused, RunContext, Values, render_vars
+from keiri_agent.plan._run.recovery import recover_outputs
+from keiri_agent.plan._run.runstate import AnswersFile, find_run, load_run
+from keiri_agent.plan._run.values import OutputStore
+from keiri_agent.plan._run.workers import Workers
+from keiri_agent.plan._validate.validator import load_config, validate_source
 
 __all__ = ["PlanRunner", "RunResult", "cancelled_error"]
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from keiri_agent.blocks.schema import json_types, resolve_port
 from keiri_agent.blocks.spec import BlockSpec
-from keiri_agent.plan.issues import Loc
-from keiri_agent.plan.models import BlockNode, LoopNode, SubflowNode
+from keiri_agent.plan._dsl.issues import Loc
+from keiri_agent.plan._dsl.models import BlockNode, LoopNode, SubflowNode
 
 __all__ = ["UNRESOLVED", "NodeInfo", "Scope", "block_outputs", "types_label"]
 

@@ -36,6 +36,7 @@ __all__ = [
     "iter_references",
     "parse_reference_at",
     "render",
+    "resolve_env_config",
     "resolve_path",
     "single_reference",
     "split_template",
@@ -375,3 +376,21 @@ def render(value: Any, resolve: Callable[[Reference], Any]) -> Any:
     if isinstance(value, list):
         return [render(item, resolve) for item in value]
     return value
+
+
+def resolve_env_config(ref: Reference, env: Mapping[str, str], config: Mapping[str, Any]) -> Any:
+    """``${env.X}`` or ``${config.a.b}`` (ReferencePathError when it is not there).
+
+    A missing environment variable is named on its own: the generic path error would list the
+    other variables as "available keys", putting the environment's names into logs and the UI.
+    """
+    if ref.root == "config":
+        return resolve_path(config, ref)
+    name = str(ref.path[0]) if ref.path else ""
+    if name not in env:
+        raise ReferencePathError(
+            f"参照 {ref.text} を解決できません: 環境変数 {name} が設定されていません。",
+            hint=f"ドライラン・実行の前に環境変数 {name} を設定してください。",
+            details={"reference": ref.text},
+        )
+    return resolve_path({name: env[name]}, ref)

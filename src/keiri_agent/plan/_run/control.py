@@ -1,7 +1,7 @@
 """Loop and subflow nodes (seed 002 §5.2, §5.3): nested frames driven by a parent frame.
 
 - foreach: one frame per item, at most ``max_concurrency`` (or ``policy.concurrency.per_node``)
-  at a time, with threads from the run's bound (``plan.workers``); exports collected in input
+  at a time, with threads from the run's bound (``_run.workers``); exports collected in input
   order. Node paths inside are ``loop[i]/child``. At most ``MAX_LOOP_ITERATIONS`` items.
 - while: the condition is checked before each iteration; body nodes it references hold the
   previous iteration's outputs (null before the first). ``max_iterations`` bounds it; still
@@ -23,11 +23,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.plan.compiled import compile_graph
-from keiri_agent.plan.engine import Frame, FrameResult, Outcome, Values, render_vars
-from keiri_agent.plan.expr import compile_when, truthy
-from keiri_agent.plan.loader import load_source, resolve_plan_file
-from keiri_agent.plan.models import (
+from keiri_agent.plan._dsl.expr import compile_when, truthy
+from keiri_agent.plan._dsl.loader import load_source, resolve_plan_file
+from keiri_agent.plan._dsl.models import (
     MAX_LOOP_ITERATIONS,
     Export,
     LoopNode,
@@ -35,10 +33,19 @@ from keiri_agent.plan.models import (
     SubflowNode,
     when_raw,
 )
-from keiri_agent.plan.refs import bare_reference, render, resolve_path
+from keiri_agent.plan._dsl.refs import bare_reference, render, resolve_path
+from keiri_agent.plan._graph.compiled import compile_graph
+from keiri_agent.plan._run.engine import (
+    Frame,
+    FrameResult,
+    Outcome,
+    Values,
+    control_node,
+    render_vars,
+)
 
 if TYPE_CHECKING:
-    from keiri_agent.plan.compiled import CompiledGraph
+    from keiri_agent.plan._graph.compiled import CompiledGraph
 
 __all__ = ["load_subplan", "run_loop", "run_subflow"]
 
@@ -86,6 +93,7 @@ def _emit_failure(frame: Frame, path: str, outcome: Outcome) -> Outcome:
     return outcome
 
 
+@control_node(LoopNode)
 def run_loop(frame: Frame, node: LoopNode, path: str) -> Outcome:
     started = time.perf_counter()
     body = frame.graph.bodies[node.id]
@@ -298,6 +306,7 @@ def load_subflow(frame: Frame, plan_id: str) -> tuple[Plan, CompiledGraph]:
     return loaded
 
 
+@control_node(SubflowNode)
 def run_subflow(frame: Frame, node: SubflowNode, path: str) -> Outcome:
     started = time.perf_counter()
     try:

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 import yaml
 
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.plan.issues import Loc, PlanIssue
+from keiri_agent.plan._dsl.issues import Loc, PlanIssue
 
 __all__ = [
     "MAX_PLAN_BYTES",

@@ -21,7 +21,7 @@ from typing import Any
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.ui.fields import RESERVED_IDS
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.plan.models import BlockNode, LoopNode, Plan, SubflowNode
+from keiri_agent.plan._dsl.models import BlockNode, LoopNode, Plan, SubflowNode
 
 __all__ = ["check_answers"]
 
@@ -94,7 +94,7 @@ def check_answers(
     answers: Mapping[str, Any], plan: Plan, registry: BlockRegistry, designs_dir: Path
 ) -> None:
     """Raise one BlockError naming every unknown node or field key of ``answers``."""
-    from keiri_agent.plan.control import load_subplan
+    from keiri_agent.plan._run.control import load_subplan
 
     nodes = list(
         _ui_nodes(plan.graph, registry, lambda plan_id: load_subplan(plan_id, designs_dir)[0])

@@ -17,9 +17,9 @@ import yaml
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events.models import NodeComplete, PlanComplete, PlanStart, RunEvent
 from keiri_agent.events.runlog import read_events
-from keiri_agent.plan.engine import Reused
-from keiri_agent.plan.loader import load_yaml
-from keiri_agent.plan.values import OutputStore
+from keiri_agent.plan._dsl.loader import load_yaml
+from keiri_agent.plan._run.engine import Reused
+from keiri_agent.plan._run.values import OutputStore
 
 __all__ = [
     "RUN_STATUSES",

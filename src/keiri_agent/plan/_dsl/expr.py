@@ -30,7 +30,7 @@ from decimal import Decimal
 from typing import Any, Final
 
 from keiri_agent.errors import BlockError
-from keiri_agent.plan.refs import (
+from keiri_agent.plan._dsl.refs import (
     Reference,
     ReferenceSyntaxError,
     caret_excerpt,

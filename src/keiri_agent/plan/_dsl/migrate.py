@@ -47,10 +47,10 @@ from typing import Any, Final
 import yaml
 
 from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError
-from keiri_agent.plan.issues import format_path
-from keiri_agent.plan.loader import MAX_PLAN_BYTES, load_yaml
-from keiri_agent.plan.refs import Reference, bare_reference, find_references
-from keiri_agent.plan.rules import LEGACY_UI_PREFIXES
+from keiri_agent.plan._dsl.issues import format_path
+from keiri_agent.plan._dsl.loader import MAX_PLAN_BYTES, load_yaml
+from keiri_agent.plan._dsl.models import LEGACY_UI_PREFIXES
+from keiri_agent.plan._dsl.refs import Reference, bare_reference, find_references
 from keiri_agent.workspace import atomic_path
 
 __all__ = ["MigrationResult", "migrate_file", "migrate_plan", "migrate_text"]

@@ -8,7 +8,7 @@ upstream samples and checked against the input ports. ``when`` is decided on the
 a loop body runs once (foreach: on the first element); subflows are walked recursively.
 
 Every problem becomes a :class:`DryRunFinding` (code, Japanese message and hint, node); all of
-them are collected. ``dry_run_source`` validates first (``plan.validator``) and walks only a
+them are collected. ``dry_run_source`` validates first (``_validate.validator``) and walks only a
 valid plan: structural checks are the validator's, value checks the dry run's.
 """
 
@@ -26,8 +26,7 @@ from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.spec import NO_SAMPLE, port_is_required, port_sample
 from keiri_agent.blocks.ui.samples import collected_sample
 from keiri_agent.errors import BlockError
-from keiri_agent.plan.compiled import AnyNode, compile_graph
-from keiri_agent.plan.dryrun_walk import (
+from keiri_agent.plan._dryrun.walk import (
     UNAVAILABLE,
     DryRunFinding,
     DryRunNode,
@@ -35,8 +34,8 @@ from keiri_agent.plan.dryrun_walk import (
     Values,
     display,
 )
-from keiri_agent.plan.loader import PlanSource, load_source, resolve_plan_file
-from keiri_agent.plan.models import (
+from keiri_agent.plan._dsl.loader import PlanSource, load_source, resolve_plan_file
+from keiri_agent.plan._dsl.models import (
     MAX_SUBFLOW_DEPTH,
     BlockNode,
     LoopNode,
@@ -44,7 +43,8 @@ from keiri_agent.plan.models import (
     SubflowNode,
     when_raw,
 )
-from keiri_agent.plan.refs import single_reference, type_label
+from keiri_agent.plan._dsl.refs import single_reference, type_label
+from keiri_agent.plan._graph.compiled import AnyNode, compile_graph
 
 __all__ = [
     "MAX_SUBFLOW_DEPTH",
@@ -159,7 +159,7 @@ class _Walker:
                 )
                 continue
             inputs[key] = self.values.input_value(raw, port, key, frame, report)
-            # The runner's rule (plan.execute.prepare_inputs): an optional input may be null.
+            # The runner's rule (_run.execute.prepare_inputs): an optional input may be null.
             optional_null = inputs[key] is None and not (
                 port.get("nullable") or port_is_required(port)
             )
@@ -411,7 +411,7 @@ def dry_run_source(
 ) -> DryRunReport:
     """Validate ``source``, then dry-run it; an invalid plan's report holds its errors only."""
     from keiri_agent.config import load_settings
-    from keiri_agent.plan.validator import load_config, validate_source
+    from keiri_agent.plan._validate.validator import load_config, validate_source
 
     started = time.perf_counter()
     try:

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from keiri_agent.events.models import FileWrite
-from keiri_agent.plan.runstate import RunRecord
-from keiri_agent.plan.values import OutputStore
+from keiri_agent.plan._run.runstate import RunRecord
+from keiri_agent.plan._run.values import OutputStore
 
 __all__ = ["recover_outputs"]
 

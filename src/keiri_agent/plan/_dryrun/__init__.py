@@ -1,0 +1,1 @@
+"""The dry run: a plan walked over declared samples, no block executed."""

@@ -1,0 +1,1 @@
+"""The compiled graph of a validated plan: dependency edges, order, static scopes."""

@@ -1,0 +1,1 @@
+"""The strict plan validator: the checker's walk over a plan and its rules."""

@@ -1,0 +1,233 @@
+"""The validator's walk over a plan: scopes, references, loops, subflows and cycles.
+
+Reference checks live in ``references``, block-specific rules and UI checks in ``rules``, loop
+and subflow rules in ``control_rules``; the entry point is ``validator.validate_source``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from keiri_agent.blocks.schema import descend
+from keiri_agent.errors import BlockError
+from keiri_agent.plan._dsl.issues import Loc, format_path
+from keiri_agent.plan._dsl.loader import PlanSource, load_source, resolve_plan_file
+from keiri_agent.plan._dsl.models import (
+    BlockNode,
+    Export,
+    LoopNode,
+    Plan,
+)
+from keiri_agent.plan._dsl.refs import (
+    bare_reference,
+)
+from keiri_agent.plan._graph.scope import AnyNode, NodeInfo, Scope, block_outputs
+from keiri_agent.plan._validate import control_rules, rules
+from keiri_agent.plan._validate.references import ReferenceChecker
+from keiri_agent.plan._validate.state import Deps
+from keiri_agent.plan._validate.state import close_matches as _close
+
+__all__ = ["Checker"]
+
+
+class Checker(ReferenceChecker):
+    """The walk: scopes built, each node checked, cycles, policy and unused outputs."""
+
+    # --- building scopes ---------------------------------------------------------------------
+
+    def check(self, dropped: set[str]) -> None:
+        locs = [("graph", i) for i in self.index_map]
+        self.top = self.build_scope(self.plan.graph, locs, None, "", dropped)
+        self.check_vars()
+        self.check_scope(self.top, None)
+        for export in self.plan.exports:
+            control_rules.check_export(self, export, self.top, ("exports",), "PLAN_UNKNOWN_EXPORT")
+        self.check_policy()
+        self.warn_unused(self.top)
+
+    def build_scope(
+        self,
+        nodes: Iterable[AnyNode],
+        locs: Iterable[Loc],
+        parent: Scope | None,
+        prefix: str,
+        dropped: set[str],
+    ) -> Scope:
+        scope = Scope(parent=parent, prefix=prefix, dropped=dropped)
+        for node, loc in zip(nodes, locs, strict=True):
+            if node.id in self.seen_ids:
+                first = self.seen_ids[node.id]
+                self.issue(
+                    "DUPLICATE_NODE_ID",
+                    f"ノード ID '{node.id}' が重複しています（最初の定義: {format_path(first)}）。",
+                    (*loc, "id"),
+                    node=prefix + node.id,
+                    hint="ノード ID は Plan 全体（ループ本体を含む）で一意にしてください。",
+                )
+                continue
+            self.seen_ids[node.id] = loc
+            info = NodeInfo(node=node, loc=loc, qual=prefix + node.id)
+            scope.nodes[node.id] = info
+            if isinstance(node, BlockNode):
+                info.spec = self.registry.find(node.block)
+                if info.spec is None:
+                    info.open = True
+                else:
+                    info.outputs = block_outputs(node, info.spec)
+                    info.aliases = {alias: port for port, alias in node.out.items()}
+            elif isinstance(node, LoopNode):
+                body_locs = [
+                    (*loc, "body", "plan", "graph", j) for j in range(len(node.body.plan.graph))
+                ]
+                info.body = self.build_scope(
+                    node.body.plan.graph, body_locs, scope, f"{info.qual}/", set()
+                )
+                for inner in _all_ids(info.body):
+                    scope.hidden[inner] = node.id
+                exports = {e.as_: self.export_schema(e, info.body) for e in node.body.plan.exports}
+                for name in node.out.names(node.body.plan.exports):
+                    item = exports.get(name)
+                    info.outputs[name] = (
+                        {"type": "array", "items": item} if item else {"type": "array"}
+                    )
+            else:
+                sub, _ = self.subplan(node.call.plan_id)
+                for export in node.out.exports:
+                    info.outputs[export.as_] = None
+                    info.aliases[export.as_] = export.as_
+                if sub is None:
+                    info.open = not node.out.exports
+        return scope
+
+    def export_schema(self, export: Export, scope: Scope) -> dict[str, Any] | None:
+        try:
+            ref = bare_reference(export.from_)
+        except BlockError:
+            return None
+        found = scope.nodes.get(ref.root) if ref else None
+        if ref is None or found is None or not ref.path:
+            return None
+        return descend(found.outputs.get(str(ref.path[0])), ref.path[1:])
+
+    def subplan(self, plan_id: str) -> tuple[Plan | None, PlanSource | None]:
+        if plan_id not in self._subplans:
+            file = resolve_plan_file(plan_id, self.designs_dir)
+            if file is None:
+                self._subplans[plan_id] = (None, None)
+            else:
+                source = load_source(file)
+                try:
+                    plan = Plan.model_validate(source.raw) if source.raw is not None else None
+                except Exception:
+                    plan = None
+                self._subplans[plan_id] = (plan, source)
+        return self._subplans[plan_id]
+
+    # --- checking scopes ---------------------------------------------------------------------
+
+    def check_scope(self, scope: Scope, outer: Deps | None) -> None:
+        edges: dict[str, set[str]] = {}
+        for node_id, info in scope.nodes.items():
+            deps: Deps = []
+            self.check_node(info, scope, deps)
+            edges[node_id] = {n for s, n in deps if s is scope}
+            if outer is not None:
+                ancestors = scope.chain()[1:]
+                outer.extend((s, n) for s, n in deps if any(s is a for a in ancestors))
+        self.check_cycles(scope, edges)
+
+    def check_node(self, info: NodeInfo, scope: Scope, deps: Deps) -> None:
+        node = info.node
+        if node.when is not None:
+            self.check_when(node.when, (*info.loc, "when"), scope, info, deps)
+        if isinstance(node, BlockNode):
+            rules.check_block_node(self, info, scope, deps)
+        elif isinstance(node, LoopNode):
+            control_rules.check_loop(self, node, info, scope, deps)
+        else:
+            control_rules.check_subflow(self, node, info, scope, deps)
+
+    # --- graph-wide checks -------------------------------------------------------------------
+
+    def check_cycles(self, scope: Scope, edges: dict[str, set[str]]) -> None:
+        indegree = {n: 0 for n in edges}
+        for node_id, targets in edges.items():
+            for _ in targets & edges.keys():
+                indegree[node_id] += 1
+        ready = [n for n, d in indegree.items() if d == 0]
+        users: dict[str, list[str]] = {n: [] for n in edges}
+        for node_id, targets in edges.items():
+            for t in targets & edges.keys():
+                users[t].append(node_id)
+        done: set[str] = set()
+        while ready:
+            current = ready.pop()
+            done.add(current)
+            for user in users[current]:
+                indegree[user] -= 1
+                if indegree[user] == 0:
+                    ready.append(user)
+        remaining = [n for n in edges if n not in done]
+        if not remaining:
+            return
+        cycle = _find_cycle(remaining, edges)
+        first = scope.nodes[cycle[0]]
+        self.issue(
+            "CYCLE",
+            f"ノードの依存関係が循環しています: {' → '.join(cycle)}",
+            first.loc,
+            node=first.qual,
+            hint="どこかの参照を外して、データが一方向に流れるようにしてください。",
+        )
+
+    def check_policy(self) -> None:
+        for key in self.plan.policy.concurrency.per_node:
+            if key not in self.seen_ids:
+                self.issue(
+                    "UNKNOWN_POLICY_NODE",
+                    f"policy.concurrency.per_node の '{key}' はノード ID ではありません。",
+                    ("policy", "concurrency", "per_node", key),
+                    hint=_close(key, self.seen_ids) or "ノード ID を指定してください。",
+                )
+
+    def warn_unused(self, scope: Scope) -> None:
+        for node_id, info in scope.nodes.items():
+            for alias, port in info.aliases.items():
+                if (id(scope), node_id, alias) not in self.used:
+                    self.issue(
+                        "UNUSED_OUTPUT",
+                        f"ノード '{info.qual}' の出力 '{alias}' はどこからも参照されていません。",
+                        (*info.loc, "out", port)
+                        if isinstance(info.node, BlockNode)
+                        else (*info.loc, "out"),
+                        node=info.qual,
+                        severity="warning",
+                        hint="不要なら out から外してください。",
+                    )
+            if info.body is not None:
+                self.warn_unused(info.body)
+
+
+def _all_ids(scope: Scope) -> list[str]:
+    out = list(scope.nodes)
+    for info in scope.nodes.values():
+        if info.body is not None:
+            out.extend(_all_ids(info.body))
+    return out
+
+
+def _find_cycle(nodes: list[str], edges: dict[str, set[str]]) -> list[str]:
+    """One cycle among ``nodes`` (each has an unfinished dependency), closed: [a, b, a]."""
+    start = nodes[0]
+    path = [start]
+    seen = {start: 0}
+    current = start
+    allowed = set(nodes)
+    while True:
+        nxt = sorted(edges[current] & allowed)[0]
+        if nxt in seen:
+            return [*path[seen[nxt] :], nxt]
+        seen[nxt] = len(path)
+        path.append(nxt)
+        current = nxt
