@@ -222,3 +222,39 @@ def test_failure_recommends_templates_for_a_japanese_sentence(
 
     assert result.exit_code == 1
     assert "（duplicate_invoices）を選んで再生成すると安定します" in unwrapped(result.stderr)
+
+
+def test_fallback_flag_returns_the_marked_fallback_plan(
+    design_env: Path, llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    llm_server.add_error(500, "upstream down", times=2)
+    out = tmp_path / "fallback.yaml"
+
+    without = runner.invoke(app, ["plan", "generate", "-i", INSTRUCTION])
+    assert without.exit_code != 0
+    assert "API_ERROR" in unwrapped(without.stderr)
+
+    result = runner.invoke(
+        app, ["plan", "generate", "-i", INSTRUCTION, "--fallback", "--out", str(out)]
+    )
+
+    assert result.exit_code == 0, result.output
+    assert "代替 Plan です" in unwrapped(result.stderr)
+    assert "fallback" in result.stdout
+    assert validate_file(out, default_registry(), env={}).valid
+
+
+def test_the_blocks_left_out_are_printed_with_the_reason(
+    design_env: Path, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.add_chat(json=SKELETON)
+    llm_server.add_chat(json=wiring())
+
+    result = runner.invoke(app, ["plan", "generate", "-i", INSTRUCTION, "--plan-id", "expense/x"])
+
+    assert result.exit_code == 0, result.output
+    text = unwrapped(result.stdout)
+    count = int(text.split("候補ブロック（")[1].split(" 件")[0])
+    assert count <= 12
+    assert f"除外 {22 - count} 件（" in text
+    assert "  - report.chart: " in text or "ほか" in text

@@ -498,3 +498,23 @@ def test_a_strict_mode_reply_is_read_as_the_plan(
         {"column": "金額", "op": "ge", "value": 50000}
     ]
     assert "sheet" not in result.plan["graph"][0]["in"]  # null means not given
+
+
+def test_compose_conflicts_are_resolved_with_bindings_in_the_api(design_env: Path) -> None:
+    templates = ["invoice_list", "duplicate_invoices", "excel_report"]
+    stuck = generate_plan("重複請求を Excel に", selected_templates=templates, apply_mode="compose")
+
+    assert stuck.status == "failed"
+    (conflict,) = [c for c in stuck.conflicts if c.kind == "ambiguous"]
+    assert conflict.binding == "excel_report.table"
+    assert "duplicate_invoices.duplicates" in conflict.choices
+
+    done = generate_plan(
+        "重複請求を Excel に",
+        selected_templates=templates,
+        apply_mode="compose",
+        bindings={conflict.binding: "duplicate_invoices.duplicates"},
+    )
+
+    assert done.status == "ok", done.errors
+    assert validate_text(done.yaml or "", default_registry(), env={}).valid

@@ -135,6 +135,15 @@ def test_candidates_are_listed_for_the_instruction_without_an_llm(offline_page: 
     assert {"excel.read_data", "table.filter", "ui.interactive_input"} <= set(rows.index)
     assert "path*: string" in rows.loc["excel.read_data", "入力"]
     assert rows.loc["excel.read_data", "説明"]
+    assert len(rows) <= 12
+    # What Top-K left out, and why.
+    cut = offline_page.dataframe[1].value
+    assert list(cut.columns) == ["ブロック", "順位", "除外の理由"]
+    assert not set(cut["ブロック"]) & set(rows.index)
+    assert len(cut) + len(rows) == 22
+    assert any(
+        c.value.startswith("トークン予算") and "除外" in c.value for c in offline_page.caption
+    )
     assert any("BM25 のみ" in i.value for i in offline_page.info)  # no embedding model
     # No provider: the page explains how to configure one and 自動生成 waits for it.
     (warning,) = offline_page.warning
@@ -392,3 +401,31 @@ def test_a_generation_error_is_shown_not_hidden(
     assert page.error
     assert CHAT_KEY not in page.session_state
     assert not page.text_area(key=YAML_KEY).value
+
+
+def test_a_compose_conflict_is_resolved_by_a_choice_on_the_page(offline_page: AppTest) -> None:
+    """invoice_list + duplicate_invoices + excel_report: which table goes to the report?"""
+    offline_page.run()
+    offline_page.text_area(key=INSTRUCTION_KEY).set_value("重複請求を調べて Excel にする").run()
+    offline_page.multiselect(key=TEMPLATES_KEY).set_value(
+        ["invoice_list", "duplicate_invoices", "excel_report"]
+    )
+    offline_page.radio(key=MODE_KEY).set_value("compose").run()
+    offline_page.button(key=GENERATE).click().run()
+
+    assert not offline_page.exception, offline_page.exception
+    stuck = offline_page.session_state[CHAT_KEY].result
+    assert stuck.status == "failed"
+    assert any(e.code == "COMPOSE_AMBIGUOUS" for e in stuck.errors)
+    choice = offline_page.selectbox(key="design_bind:excel_report.table")
+    assert "duplicate_invoices.duplicates" in choice.options
+    choice.set_value("duplicate_invoices.duplicates")
+    offline_page.button(
+        key="FormSubmitter:design_bindings_form-選んだ出力で合成し直す"
+    ).click().run()
+
+    assert not offline_page.exception, offline_page.exception
+    result = offline_page.session_state[CHAT_KEY].result
+    assert result.status == "ok", result.errors
+    assert "${duplicate_invoices_" in offline_page.text_area(key=YAML_KEY).value
+    assert not offline_page.selectbox  # nothing left to choose

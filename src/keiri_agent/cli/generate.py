@@ -7,7 +7,8 @@ engine needs more information, the questions are printed with an answers file to
 ``--out`` never replaces an existing file unless ``--force`` is given (checked before any LLM
 call). ``--max-attempts`` and ``--k`` are the engine's attempt budget and candidate count;
 ``--bind IMPORT=TEMPLATE.EXPORT`` (repeatable, compose mode) decides a binding compose found
-ambiguous.
+ambiguous; ``--fallback`` is ``KEIRI_AGENT_LLM_FALLBACK=1`` for this run. The blocks Top-K
+left out are printed with the reason (category pre-filter, relevance, caps, token budget).
 Exit status: 0 for a plan (also the explicit fallback), 1 when input is needed or errors remain.
 """
 
@@ -28,6 +29,7 @@ from keiri_agent.errors import BlockError, ErrorCode
 __all__ = ["generate"]
 
 MAX_CHAT_ROUNDS = 5  # rounds of answers taken from one --answers file
+MAX_CUT_SHOWN = 8  # blocks left out by Top-K listed with their reason
 
 
 def _split(value: str | None) -> list[str]:
@@ -193,6 +195,14 @@ def generate(
     mode: Annotated[
         str, typer.Option("--retrieval", help="候補ブロックの検索方式: hybrid / bm25 / dense。")
     ] = "hybrid",
+    fallback: Annotated[
+        bool,
+        typer.Option(
+            "--fallback",
+            help="LLM が失敗したとき、代替 Plan（利用者に必要な情報を尋ねるだけの Plan）を返します"
+            "（KEIRI_AGENT_LLM_FALLBACK=1 と同じ。結果にはそう明記されます）。",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="結果を JSON で出力します。")] = False,
 ) -> None:
     """指示と参考資料から Plan を自動生成し、検証・ドライランして保存します。"""
@@ -214,6 +224,8 @@ def generate(
         if k is not None:
             knobs["topk_total"] = k
         settings = load_settings()
+        if fallback:
+            settings = settings.model_copy(update={"keiri_agent_llm_fallback": True})
         given = _read_answers(answers)
         chat = DesignChat(
             instruction,
@@ -253,10 +265,24 @@ def generate(
 
 
 def _print_human(result: Any, saved: Path | None) -> None:
+    from keiri_agent.design.candidates import summarize_cut
+
     metrics = result.metrics
     console.print(
-        f"候補ブロック: {', '.join(result.candidates) or '（なし）'}", highlight=False, markup=False
+        f"候補ブロック（{len(result.candidates)} 件）: {', '.join(result.candidates) or '（なし）'}",
+        highlight=False,
+        markup=False,
     )
+    if result.cut:
+        console.print(summarize_cut(result.cut), highlight=False, markup=False)
+        for block in result.cut[:MAX_CUT_SHOWN]:
+            console.print(f"  - {block.id}: {block.detail}", highlight=False, markup=False)
+        if len(result.cut) > MAX_CUT_SHOWN:
+            console.print(
+                f"  ほか {len(result.cut) - MAX_CUT_SHOWN} 件（--json で全件）",
+                highlight=False,
+                markup=False,
+            )
     console.print(
         f"試行 {metrics.get('attempts', 0)} 回・修復 {metrics.get('repair_rounds', 0)} 回・{result.reasoning}",
         highlight=False,

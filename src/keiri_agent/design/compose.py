@@ -46,6 +46,10 @@ class ComposeConflict(BaseModel):
     message: str
     templates: list[str] = Field(default_factory=list)
     hint: str = ""
+    # ambiguous only: the import to bind ("<template>.<import>") and what it may be bound to,
+    # for a choice per conflict (CLI --bind, the 設計 page, ``bindings`` of the API)
+    binding: str | None = None
+    choices: list[str] = Field(default_factory=list)
 
 
 class ComposeResult(BaseModel):
@@ -118,9 +122,25 @@ class _Composer:
             self.exports.setdefault(spec.id, table)
         self.provided: list[tuple[str, str, str, Target]] = []  # (owner, name, type, target)
 
-    def conflict(self, kind: str, message: str, templates: list[str], hint: str) -> None:
+    def conflict(
+        self,
+        kind: str,
+        message: str,
+        templates: list[str],
+        hint: str,
+        *,
+        binding: str | None = None,
+        choices: Sequence[str] = (),
+    ) -> None:
         self.conflicts.append(
-            ComposeConflict(kind=kind, message=message, templates=templates, hint=hint)
+            ComposeConflict(
+                kind=kind,
+                message=message,
+                templates=templates,
+                hint=hint,
+                binding=binding,
+                choices=list(choices),
+            )
         )
 
     def run(self, plan_id: str, description: str | None) -> ComposeResult:
@@ -251,6 +271,8 @@ class _Composer:
                 [spec.id, *(o for o, _, _, _ in same)],
                 f"どれを使うか bindings={{'{key}': '{owners[0]}'}} のように指定してください"
                 f"（CLI では --bind {key}={owners[0]}）。",
+                binding=key,
+                choices=owners,
             )
             return None
         if same:
@@ -269,6 +291,8 @@ class _Composer:
                 f"使う出力を bindings={{'{key}': '{similar[0]}'}} のように指定するか、"
                 f"変数で受け取るなら bindings={{'{key}': 'vars.{name}'}} としてください"
                 f"（CLI では --bind {key}={similar[0]} または --bind {key}=vars.{name}）。",
+                binding=key,
+                choices=[*similar, f"vars.{name}"],
             )
             return None
         return self.var(spec, name, name)

@@ -168,6 +168,7 @@ class _Engine:
                 reasoning="compose: テンプレートの合成で競合がありました",
                 errors=issues,
                 suggestions=[c.hint for c in composed.conflicts],
+                conflicts=composed.conflicts,
             )
         self.log.stage("compose", "done")
         result = self._finish(
@@ -316,13 +317,18 @@ def generate_plan(
     prompts: DesignPrompts | None = None,
     runs_dir: Path | None = None,
     plan_id: str | None = None,
+    bindings: Mapping[str, str] | None = None,
 ) -> GeneratedPlan:
-    """Generate a plan; see the module docstring. ``answers`` are the design chat's replies."""
+    """Generate a plan; see the module docstring. ``answers`` are the design chat's replies;
+    ``bindings`` (compose) decide the conflicts a failed compose returned in ``conflicts``
+    (``{conflict.binding: one of conflict.choices}``), on top of ``options.bindings``."""
     selected = list(selected_templates or [])
     _check_arguments(instruction, apply_mode, selected)
     settings = settings or load_settings()
     registry = registry or default_registry()
     options = options or DesignEngineOptions()
+    if bindings:
+        options = options.model_copy(update={"bindings": {**options.bindings, **bindings}})
     templates: list[TemplateSpec] = []
     if selected:
         library = template_library or TemplateLibrary.load(registry=registry)

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from keiri_agent.design.candidates import DEFAULT_TOKEN_BUDGET, CutBlock
+from keiri_agent.design.compose import ComposeConflict
 from keiri_agent.design.topk import DEFAULT_K_PER_CATEGORY, DEFAULT_MAX_TOTAL, RetrievalMode
 from keiri_agent.plan import PlanIssue
 
@@ -173,6 +174,7 @@ class GeneratedPlan(BaseModel):
     suggestions: list[str] = Field(default_factory=list)
     candidates: list[str] = Field(default_factory=list)
     cut: list[CutBlock] = Field(default_factory=list)  # blocks Top-K left out, and why
+    conflicts: list[ComposeConflict] = Field(default_factory=list)  # compose: to resolve
     skeleton: dict[str, Any] | None = None
     dry_run: dict[str, Any] | None = None
     metrics: dict[str, Any] = Field(default_factory=dict)

@@ -234,6 +234,7 @@ def candidates(
         k_per_category=options.topk_per_category,
         max_total=options.topk_total,
         required=required,
+        token_budget=options.token_budget,
     )
     st.session_state[TOPK_KEY] = (cache_key, result)
     return result

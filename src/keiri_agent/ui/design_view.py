@@ -86,6 +86,15 @@ def render_candidates(result: RetrievalResult, registry: BlockRegistry) -> None:
     if result.note:
         st.info(result.note, icon="ℹ️")
     st.dataframe(candidate_rows(result, registry), hide_index=True, width="stretch")
+    budget = (
+        f"トークン予算 {result.token_budget:,} のうち約 {result.candidate_tokens:,} を使用。"
+        if result.token_budget
+        else ""
+    )
+    st.caption(f"{budget}{result.cut_summary()}")
+    if result.cut:
+        rows = [{"ブロック": c.id, "順位": c.rank, "除外の理由": c.detail} for c in result.cut]
+        st.dataframe(rows, hide_index=True, width="stretch")
 
 
 def render_turns(chat: DesignChat) -> None:

@@ -180,6 +180,46 @@ def _editor(registry: BlockRegistry, settings: Settings) -> None:
         design_view.render_check(check, text)
 
 
+def _conflicts(chat: DesignChat, registry: BlockRegistry, settings: Settings) -> None:
+    """A choice per compose conflict (seed 004 §4: 競合は明示解決), then compose again."""
+    result = chat.result
+    pending = [c for c in (result.conflicts if result else []) if c.binding and c.choices]
+    if not pending:
+        return
+    st.subheader("合成の競合を解決")
+    st.caption("テンプレートの入力に使う出力を選んでください（CLI の --bind と同じです）。")
+    with st.form(session_state.page_key(PAGE, "bindings_form")):
+        chosen = {
+            str(c.binding): st.selectbox(
+                f"{c.binding} に使う出力",
+                c.choices,
+                key=session_state.page_key(PAGE, f"bind:{c.binding}"),
+                help=c.message,
+            )
+            for c in pending
+        }
+        submitted = st.form_submit_button(
+            "選んだ出力で合成し直す", type="primary", icon=":material/merge:"
+        )
+    if not submitted:
+        return
+    options = chat.options.model_copy(update={"bindings": {**chat.options.bindings, **chosen}})
+    again = DesignChat(
+        chat.instruction,
+        chat.documents_text,
+        selected_templates=chat.selected_templates,
+        apply_mode=chat.apply_mode,
+        options=options,
+        registry=registry,
+        retriever=retriever_for(registry, settings),
+        settings=settings,
+        plan_id=chat.plan_id,
+    )
+    st.session_state.pop(ERROR_KEY, None)
+    _generate(again, registry, settings)
+    st.rerun()
+
+
 def _reset() -> None:
     generation = int(st.session_state.get(UPLOADER_GENERATION_KEY, 0))
     reset_fields(ANSWERS_KEY)
@@ -278,6 +318,7 @@ def render() -> None:
     chat: DesignChat | None = st.session_state.get(CHAT_KEY)
     if chat is not None:
         _chat(chat, registry, settings)
+        _conflicts(chat, registry, settings)
         if chat.result is not None:
             design_view.render_missing(chat.result, st.session_state.get(CHECK_KEY))
     _editor(registry, settings)
