@@ -18,6 +18,13 @@ For each it prints recall@5, recall@8 and MRR, and the median time of one query 
 catalog (each query ``--repeat`` times; dense and hybrid once per query, since a repeated query
 would be answered from the embedding cache), each with its ratio to the baseline.
 
+Then the **candidate sets** plan generation sends (BM25, ``ui.interactive_input`` required), the
+old selection (6 per category, 30 in all, nothing else: in effect every block) against the
+product (category pre-filter, relevance floor, 5 per category, token budget): candidates per
+request, recall of the needed blocks within them, the stage-2 schema in bytes (old: Pydantic's
+schema as it was sent; new: the strict and the tool variant) and the estimated tokens of the
+candidates' catalog text plus schema, with new/old ratios.
+
 Run: ``python -m benchmarks.topk [--repeat 20] [--verbose] [--scripted-embeddings]``
 """
 
@@ -44,7 +51,11 @@ from benchmarks.embeddings import embedding_settings
 from benchmarks.machine import machine_note as common_machine_note
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.config import Settings
+from keiri_agent.design.candidates import estimate_tokens
+from keiri_agent.design.prompts import catalog_text
+from keiri_agent.design.schema import design_model
 from keiri_agent.design.topk import BlockRetriever, RetrievalMode, block_document
+from keiri_agent.design.wire import schema_bytes, wiring_schema
 from keiri_agent.llm import get_embedder
 from keiri_agent.retrieval.bm25 import BM25Index
 from keiri_agent.retrieval.eval import EvalCase, summarize
@@ -156,6 +167,90 @@ def long_query_ms(retriever: BlockRetriever, cases: list[EvalCase], repeat: int)
     return statistics.median(times)
 
 
+@dataclass
+class SetStats:
+    name: str
+    counts: list[int]
+    recall: float
+    schema: dict[str, list[int]]  # variant → bytes per request
+    tokens: list[int]  # estimated tokens of catalog text + schema per request
+
+
+def _old_schema_bytes(registry: BlockRegistry, ids: list[str]) -> int:
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    return schema_bytes(
+        convert_to_openai_tool(design_model(registry, ids))["function"]["parameters"]
+    )
+
+
+def candidate_sets(
+    retriever: BlockRetriever, registry: BlockRegistry, cases: list[EvalCase]
+) -> list[SetStats]:
+    """Old selection (caps only) against the product's, per evaluation request."""
+    setups = {
+        "old: 6 per category, 30 in all (every block)": {
+            "k_per_category": 6,
+            "token_budget": None,
+            "prefilter": False,
+        },
+        "product: pre-filter + token budget": {},
+    }
+    stats: list[SetStats] = []
+    for name, knobs in setups.items():
+        counts, tokens, found, needed = [], [], 0, 0
+        sizes: dict[str, list[int]] = {}
+        for case in cases:
+            result = retriever.retrieve(
+                case.query, mode="bm25", required=["ui.interactive_input"], **knobs
+            )
+            ids = result.candidate_ids()
+            counts.append(len(ids))
+            found += len(set(case.gold) & set(ids))
+            needed += len(case.gold)
+            if name.startswith("old"):
+                variants = {"Pydantic (as sent before)": _old_schema_bytes(registry, ids)}
+            else:
+                variants = {
+                    v: wiring_schema(registry, ids, variant=v).size for v in ("strict", "tool")
+                }
+            for variant, size in variants.items():
+                sizes.setdefault(variant, []).append(size)
+            main_size = next(iter(variants.values()))
+            text = catalog_text(registry, ids)
+            tokens.append(estimate_tokens(text) + main_size // 4)
+        stats.append(SetStats(name, counts, found / needed, sizes, tokens))
+    return stats
+
+
+def print_candidate_sets(stats: list[SetStats]) -> None:
+    old, new = stats
+    print(
+        "\n| candidate set | candidates (median / max) | recall of needed blocks"
+        " | stage-2 schema bytes (median / max) | est. tokens catalog+schema (median) |"
+    )
+    print("|---|---:|---:|---|---:|")
+    for row in stats:
+        schema = "; ".join(
+            f"{variant}: {statistics.median(values):,.0f} / {max(values):,}"
+            for variant, values in row.schema.items()
+        )
+        print(
+            f"| {row.name} | {statistics.median(row.counts):.0f} / {max(row.counts)}"
+            f" | {row.recall:.3f} | {schema} | {statistics.median(row.tokens):,.0f} |"
+        )
+    old_schema = statistics.median(next(iter(old.schema.values())))
+    print(
+        f"\nproduct / old: candidates {_ratio(statistics.median(new.counts), statistics.median(old.counts))},"
+        f" recall {_ratio(new.recall, old.recall)},"
+        f" strict schema {_ratio(statistics.median(new.schema['strict']), old_schema)},"
+        f" tool schema {_ratio(statistics.median(new.schema['tool']), old_schema)},"
+        f" tokens {_ratio(statistics.median(new.tokens), statistics.median(old.tokens))}"
+    )
+    within = sum(1 for c in new.counts if c <= 12)
+    print(f"requests with <= 12 candidates: {within}/{len(new.counts)}")
+
+
 def machine_note() -> str:
     return common_machine_note(
         f"sudachipy {version('sudachipy')}, "
@@ -210,6 +305,7 @@ def main(argv: list[str] | None = None) -> int:
                     methods.append(Method(mode, retriever_ranker(embedded, mode), repeat=False))
             outcomes = [evaluate(m, cases, args.repeat) for m in methods]
             long_ms = long_query_ms(retriever, cases, args.repeat)
+            sets = candidate_sets(retriever, registry, cases)
         finally:
             if server is not None:
                 server.stop()
@@ -242,6 +338,7 @@ def main(argv: list[str] | None = None) -> int:
         f"BM25 (product) with {len(DOCUMENT_TEXT):,} characters of document text after each"
         f" instruction (what plan generation passes): median {long_ms:.2f} ms/query"
     )
+    print_candidate_sets(sets)
     if args.verbose:
         product = next(o for o in outcomes if o.name.startswith("BM25 (Sudachi"))
         print("\ngold blocks outside the BM25 top 8:")
