@@ -44,6 +44,12 @@ DEFAULT_CONVERT_MAX_BYTES = 100 * 1024 * 1024
 DEFAULT_MAX_UPLOAD_BYTES = 100 * 1024 * 1024
 DEFAULT_MAX_RUNNING_TASKS = 4
 DEFAULT_MAX_QUEUED_TASKS = 32
+# Help desk: the most subtasks one question is split into (the planner is asked for 1–5).
+DEFAULT_HELPDESK_MAX_SUBTASKS = 5
+# Help desk: a BM25 hit scoring below this is not relevant (measured on tests/data/
+# helpdesk_eval.yaml over the sample knowledge base: every question's best hit scores >= 2.13,
+# off-topic questions' best hits 0.3-1.57; see benchmarks/README.md).
+DEFAULT_HELPDESK_MIN_SCORE = 1.5
 PROVIDERS: tuple[str, ...] = ("openai", "azure", "anthropic")
 OPENAI_PUBLIC_HOST = "api.openai.com"
 
@@ -167,6 +173,11 @@ class Settings(BaseSettings):
     # agent searches; a Qdrant server for the Q/A vectors (unset: embedded local mode inside
     # the index directory).
     keiri_helpdesk_index: Path = Path("helpdesk_index")
+    # The plan's subtask count is capped here whatever the model proposes (the rest is reported).
+    keiri_helpdesk_max_subtasks: int = Field(default=DEFAULT_HELPDESK_MAX_SUBTASKS, ge=1, le=20)
+    # Relevance floor of the agent's keyword (BM25) hits: a weaker hit is not shown to the model
+    # and cannot back an answer. 0 keeps every hit. (Semantic Q/A hits are not floored here.)
+    keiri_helpdesk_min_score: float = Field(default=DEFAULT_HELPDESK_MIN_SCORE, ge=0)
     keiri_qdrant_url: str | None = None
 
     # Conversion (seed 003): the CodeAct fallback writes only under <root>/<uuid>/.

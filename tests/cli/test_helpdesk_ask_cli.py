@@ -13,16 +13,11 @@ import keiri_agent.cli.helpdesk_ask  # noqa: F401  (registers `helpdesk ask`)
 from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase
 from keiri_agent.agents.helpdesk.models import AgentResult, citation
 from keiri_agent.cli import app
-from tests.support.helpdesk import HelpDeskScript, build_example_index
+from tests.support.helpdesk import HelpDeskScript
 
 runner = CliRunner()
 TASK = "パスワード再設定の手順を調べる"
 QUERY = "パスワード 再設定"
-
-
-@pytest.fixture(scope="module")
-def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_example_index(tmp_path_factory.mktemp("helpdesk") / "index")
 
 
 @pytest.fixture
@@ -30,8 +25,8 @@ def script(helpdesk_script: HelpDeskScript) -> HelpDeskScript:
     return helpdesk_script
 
 
-def top_citation(index_dir: Path) -> str:
-    with KnowledgeBase.open(index_dir) as kb:
+def top_citation(helpdesk_index_dir: Path) -> str:
+    with KnowledgeBase.open(helpdesk_index_dir) as kb:
         return citation(kb.search_manual(QUERY, 3)[0])
 
 
@@ -42,14 +37,14 @@ def script_answer(script: HelpDeskScript, cite: str) -> None:
 
 
 def test_ask_prints_the_plan_the_answer_and_its_sources(
-    script: HelpDeskScript, index_dir: Path
+    script: HelpDeskScript, helpdesk_index_dir: Path
 ) -> None:
-    cite = top_citation(index_dir)
+    cite = top_citation(helpdesk_index_dir)
     assert "XYZシステム_ユーザーマニュアル.pdf p." in cite
     script_answer(script, cite)
 
     result = runner.invoke(
-        app, ["helpdesk", "ask", "パスワードの再設定方法は？", "--index", str(index_dir)]
+        app, ["helpdesk", "ask", "パスワードの再設定方法は？", "--index", str(helpdesk_index_dir)]
     )
 
     assert result.exit_code == 0, result.output
@@ -65,12 +60,20 @@ def test_ask_prints_the_plan_the_answer_and_its_sources(
     assert "[計画立案]" not in out
 
 
-def test_ask_json_prints_the_agent_result(script: HelpDeskScript, index_dir: Path) -> None:
-    cite = top_citation(index_dir)
+def test_ask_json_prints_the_agent_result(script: HelpDeskScript, helpdesk_index_dir: Path) -> None:
+    cite = top_citation(helpdesk_index_dir)
     script_answer(script, cite)
 
     result = runner.invoke(
-        app, ["helpdesk", "ask", "パスワードの再設定方法は？", "--index", str(index_dir), "--json"]
+        app,
+        [
+            "helpdesk",
+            "ask",
+            "パスワードの再設定方法は？",
+            "--index",
+            str(helpdesk_index_dir),
+            "--json",
+        ],
     )
 
     assert result.exit_code == 0, result.output
@@ -97,9 +100,11 @@ def test_a_missing_knowledge_base_exits_2_with_a_hint(
     assert script.server.chat_requests() == []
 
 
-def test_an_llm_failure_exits_1(script: HelpDeskScript, index_dir: Path) -> None:
+def test_an_llm_failure_exits_1(script: HelpDeskScript, helpdesk_index_dir: Path) -> None:
     script.server.add_error(500, "upstream exploded")
-    result = runner.invoke(app, ["helpdesk", "ask", "再設定は？", "--index", str(index_dir)])
+    result = runner.invoke(
+        app, ["helpdesk", "ask", "再設定は？", "--index", str(helpdesk_index_dir)]
+    )
     assert result.exit_code == 1
     assert "API_ERROR" in result.stderr
     assert "Traceback" not in result.output

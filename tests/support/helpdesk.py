@@ -47,8 +47,9 @@ def hit(
     page: int | None = None,
     row: int | None = None,
     source: Literal["manual", "qa"] = "manual",
-    score: float = 0.9,
+    score: float = 3.0,
 ) -> SearchOutput:
+    """A search hit; the default score is above the agent's default relevance floor (1.5)."""
     where = page if page is not None else row
     return SearchOutput(
         file_name=file_name,
@@ -116,29 +117,44 @@ class HelpDeskScript:
             json={"subtasks": list(subtasks)}, when=is_call("plan"), usage=self.usage
         )
 
-    def select(self, subtask: str, *calls: dict[str, Any]) -> None:
+    def select(self, subtask: str, *calls: dict[str, Any], repeat: bool = False) -> None:
         self.server.add_chat(
-            tool_calls=list(calls), when=is_call("select", subtask), usage=self.usage
+            tool_calls=list(calls),
+            when=is_call("select", subtask),
+            usage=self.usage,
+            repeat=repeat,
         )
 
-    def answer(self, subtask: str, text: str) -> None:
-        self.server.add_chat(text, when=is_call("answer", subtask), usage=self.usage)
+    def answer(self, subtask: str, text: str, *, repeat: bool = False) -> None:
+        self.server.add_chat(text, when=is_call("answer", subtask), usage=self.usage, repeat=repeat)
 
-    def reflect(self, subtask: str, completed: bool, advice: str = "十分です") -> None:
+    def reflect(
+        self, subtask: str, completed: bool, advice: str = "十分です", *, repeat: bool = False
+    ) -> None:
         self.server.add_chat(
             json={"advice": advice, "is_completed": completed},
             when=is_call("reflect", subtask),
             usage=self.usage,
+            repeat=repeat,
         )
 
     def final(self, text: str) -> None:
         self.server.add_chat(text, when=is_call("final"), usage=self.usage)
 
-    def subtask(self, subtask: str, query: str, answer: str, tool: str = "search_manual") -> None:
-        """One attempt that the reflection accepts."""
-        self.select(subtask, {"name": tool, "arguments": {"query": query}})
-        self.answer(subtask, answer)
-        self.reflect(subtask, True)
+    def subtask(
+        self,
+        subtask: str,
+        query: str,
+        answer: str,
+        tool: str = "search_manual",
+        *,
+        repeat: bool = False,
+    ) -> None:
+        """One attempt that the reflection accepts (every attempt, with ``repeat``: a model
+        that keeps answering the same way and keeps calling it done)."""
+        self.select(subtask, {"name": tool, "arguments": {"query": query}}, repeat=repeat)
+        self.answer(subtask, answer, repeat=repeat)
+        self.reflect(subtask, True, repeat=repeat)
 
     def requests(self, kind: CallKind, subtask: str | None = None) -> list[dict[str, Any]]:
         predicate = is_call(kind, subtask)

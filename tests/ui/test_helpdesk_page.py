@@ -131,13 +131,15 @@ def test_an_llm_failure_is_shown_with_its_hint_and_can_be_retried(
     assert json.loads(page.json[0].value)["code"] == "API_ERROR"
     assert page.info  # the hint
 
+    with KnowledgeBase.open(index_dir) as kb:
+        cite = citation(kb.search_manual(QUERY, 3)[0])
     script.plan(TASK)
-    script.subtask(TASK, QUERY, "ログイン画面から再設定します")
-    script.final("ログイン画面から再設定できます。")
+    script.subtask(TASK, QUERY, f"ログイン画面から再設定します{cite}")
+    script.final(f"ログイン画面から再設定できます{cite}。")
     page.button(key="helpdesk_retry").click().run()
     assert not page.exception, page.exception
     assert not page.error
-    assert "ログイン画面から再設定できます。" in "\n".join(_texts(page.markdown))
+    assert f"ログイン画面から再設定できます{cite}。" in "\n".join(_texts(page.markdown))
 
 
 def test_a_missing_knowledge_base_says_how_to_build_it(

@@ -17,7 +17,7 @@ from langchain_core.tools import ToolException
 
 from keiri_agent.agents.helpdesk.agent import HelpDeskAgent
 from keiri_agent.agents.helpdesk.graph import finish_answer
-from keiri_agent.agents.helpdesk.models import MAX_CHALLENGE_COUNT, Subtask
+from keiri_agent.agents.helpdesk.models import MAX_CHALLENGE_COUNT, Subtask, ToolResult, citation
 from keiri_agent.agents.helpdesk.prompts import HelpDeskAgentPrompts
 from keiri_agent.config import load_settings
 from keiri_agent.errors import LLMError, LLMOutputError
@@ -38,6 +38,7 @@ LOCK_HIT = hit(
     source="qa",
 )
 RESET_CITE = "【出典: 操作マニュアル.pdf p.12】"
+PROMPTS = HelpDeskAgentPrompts()
 LOCK_CITE = "【出典: Q&A よくある質問.csv 7 行目】"
 
 
@@ -110,8 +111,10 @@ def test_subtask_completes_on_its_second_reflection_without_stale_tool_output(
     script.select(RESET, {"name": "search_manual", "arguments": {"query": "パスワード 再設定"}})
     script.answer(RESET, f"ログイン画面から再設定します{RESET_CITE}")
     script.reflect(RESET, True)
-    # The model also cites the stale result, which no subtask answer was written from.
+    # The model also cites the stale result, which no subtask answer was written from: the
+    # draft is sent back once, and the model drops it.
     script.final(f"再設定できます{RESET_CITE}（参考: 【出典: 古い手引き.pdf p.3】）。")
+    script.final(f"再設定できます{RESET_CITE}。")
 
     result = make_agent(search).run_agent("パスワードの再設定方法は？")
 
@@ -132,6 +135,13 @@ def test_subtask_completes_on_its_second_reflection_without_stale_tool_output(
     assert "「パスワードを忘れた方」" in all_text(second_answer)
     # Only the last attempt's results back the answer, so only they are its sources.
     assert [s.citation for s in result.sources] == [RESET_CITE]
+    _, revision = script.requests("final")
+    assert "【出典: 古い手引き.pdf p.3】。調査結果に付いている出典ラベルだけを使い" in all_text(
+        revision
+    )
+    assert result.revised
+    assert result.answer == f"再設定できます{RESET_CITE}。"
+    assert result.removed_citations == []
 
 
 def test_subtask_gives_up_after_three_reflections_and_the_answer_says_so(
@@ -155,22 +165,52 @@ def test_subtask_gives_up_after_three_reflections_and_the_answer_says_so(
     assert not locked.is_completed
     assert locked.challenge_count == MAX_CHALLENGE_COUNT
     assert result.unresolved == [LOCK]
-    assert "【未解決の項目】" in result.answer
-    assert f"- {LOCK}" in result.answer
-    assert result.answer.startswith("ログイン画面から再設定できます")
+    assert locked.unresolved_reason == "no_results"
+    assert result.status == "partial"
+    # The answer does not open with a confident claim: it says first that part is unconfirmed.
+    assert result.answer.startswith(PROMPTS.partial_lead)
+    assert "ログイン画面から再設定できます" in result.answer
+    assert result.answer.endswith(
+        f"- {LOCK}（検索しても該当する資料が 1 件も見つかりませんでした）"
+    )
+    assert result.answer.count("【未解決の項目】") == 2  # the lead points at it; the note itself
     (final,) = script.requests("final")
-    assert f"{LOCK}\n状態: 未解決（3 回試行しても" in all_text(final).replace("\\n", "\n")
+    final_text = all_text(final).replace("\\n", "\n")
+    assert f"{LOCK}\n状態: 未解決（3 回試行しても" in final_text
+    assert "資料に記載がありません" not in final_text  # the unresolved answer is not passed on
 
 
-def test_a_model_answer_that_reports_the_unresolved_subtask_gets_no_second_note() -> None:
-    subtasks = [
-        Subtask(index=0, task_name=LOCK, is_completed=False, subtask_answer="", challenge_count=3)
-    ]
-    text = f"未解決: {LOCK}。ヘルプデスクにお問い合わせください。"
-    assert finish_answer(text, subtasks, HelpDeskAgentPrompts()) == text
-    noted = finish_answer("回答です。", subtasks, HelpDeskAgentPrompts())
-    assert "【未解決の項目】" in noted
-    assert f"- {LOCK}" in noted
+def test_the_unresolved_note_comes_from_the_subtask_status_not_the_model_wording() -> None:
+    resolved = Subtask(
+        index=0,
+        task_name=RESET,
+        tool_results=[[ToolResult(tool_name="search_manual", args="{}", results=[RESET_HIT])]],
+        is_completed=True,
+        subtask_answer=f"再設定します{RESET_CITE}",
+        challenge_count=1,
+        verified_citations=[RESET_CITE],
+    )
+    locked = Subtask(
+        index=1,
+        task_name=LOCK,
+        is_completed=False,
+        subtask_answer="",
+        challenge_count=3,
+        unresolved_reason="not_completed",
+    )
+    prompts = HelpDeskAgentPrompts()
+    # A model that paraphrases the task (or names it exactly) gets the note once, either way.
+    for text in (
+        f"再設定できます{RESET_CITE}。ロックの件は未解決です。",
+        f"再設定できます{RESET_CITE}。未解決: {LOCK}",
+    ):
+        answer, check = finish_answer(text, [resolved, locked], prompts)
+        assert answer.count(f"- {LOCK}（") == 1
+        assert check.status == "partial"
+    answer, check = finish_answer(f"再設定できます{RESET_CITE}。", [resolved], prompts)
+    assert answer == f"再設定できます{RESET_CITE}。"
+    assert check.status == "answered"
+    assert [citation(hit) for hit in check.cited] == [RESET_CITE]
 
 
 def test_tool_calls_with_bad_arguments_are_reported_to_the_model(
@@ -210,21 +250,32 @@ def test_tool_calls_with_bad_arguments_are_reported_to_the_model(
     assert result.answer.startswith("ログイン画面から再設定できます")
 
 
-def test_a_failing_tool_is_reported_to_the_model(script: HelpDeskScript) -> None:
+def test_a_failing_tool_is_reported_to_the_model_and_its_done_is_not_trusted(
+    script: HelpDeskScript,
+) -> None:
     search = FakeSearch(fail_with=ToolException("検索語（query）が空です。"))
     script.plan(RESET)
-    script.select(RESET, {"name": "search_manual", "arguments": {"query": "再設定"}})
-    script.answer(RESET, "検索に失敗したため確認できませんでした")
-    script.reflect(RESET, True)
-    script.final("確認できませんでした。")
+    # Every attempt: the search fails, the model answers anyway, the reflection says done.
+    script.subtask(RESET, "再設定", f"ログイン画面から再設定します{RESET_CITE}", repeat=True)
 
     result = make_agent(search).run_agent("パスワードの再設定方法は？")
 
-    ((failed,),) = result.subtasks[0].tool_results
+    (subtask,) = result.subtasks
+    assert len(subtask.tool_results) == MAX_CHALLENGE_COUNT
+    failed = subtask.tool_results[0][0]
     assert failed.error == "ツール 'search_manual' がエラーを返しました: 検索語（query）が空です。"
-    (answer_request,) = script.requests("answer", RESET)
-    assert failed.error in all_text(answer_request)
+    first_answer = script.requests("answer", RESET)[0]
+    assert failed.error in all_text(first_answer)
+    # The second attempt is told why the first did not count.
+    second_select = script.requests("select", RESET)[1]
+    assert "ツールの呼び出しがすべてエラーでした" in all_text(second_select)
+    assert subtask.unresolved_reason == "tool_errors"
+    assert subtask.removed_citations == [RESET_CITE]  # never retrieved
+    assert result.status == "unresolved"
     assert result.sources == []
+    assert script.requests("final") == []  # no guess is asked for
+    assert RESET_CITE not in result.answer
+    assert "ヘルプデスク担当者" in result.answer
 
 
 def test_a_search_backend_failure_stops_the_run(script: HelpDeskScript) -> None:

@@ -11,6 +11,7 @@ LangGraph runtime context, so tests and the UI pass their own without patching a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -42,6 +43,7 @@ from keiri_agent.config import DEFAULT_ANALYSIS_TURN_TIMEOUT_S
 from keiri_agent.events import EventEmitter, NullEmitter
 from keiri_agent.llm import LLMClient
 from keiri_agent.llm.extract import strip_code_fences
+from keiri_agent.llm.revise import revise_once
 from keiri_agent.sandbox import ANALYSIS, SandboxExecutor, SandboxProfile, default_executor
 
 __all__ = ["NO_DATA_QUESTION", "AnalysisContext", "build_graph"]
@@ -207,19 +209,20 @@ def report(state: AgentState, runtime: Runtime[AnalysisContext]) -> dict[str, An
         forced=state.forced_report,
         grounded=grounded,
     )
-    output = llm.structured(ReportOutput, messages)
-    japanese = is_japanese(output)
-    if not japanese:
+
+    def rewrite(draft: ReportOutput, problems: Sequence[str]) -> ReportOutput:
         ctx.events.emit(
             "log", node_id="report", msg="レポート本文が日本語でないため書き直しを依頼します"
         )
-        rewrite = [
-            *messages,
-            AIMessage(output.model_dump_json()),
-            HumanMessage(JAPANESE_REWRITE_REQUEST),
-        ]
-        output = llm.structured(ReportOutput, rewrite)
-        japanese = is_japanese(output)
+        request = [*messages, AIMessage(draft.model_dump_json()), HumanMessage("\n".join(problems))]
+        return llm.structured(ReportOutput, request)
+
+    output, remaining, _ = revise_once(
+        llm.structured(ReportOutput, messages),
+        lambda report: [] if is_japanese(report) else [JAPANESE_REWRITE_REQUEST],
+        rewrite,
+    )
+    japanese = not remaining
     notes = [
         note for ok, note in ((grounded, UNGROUNDED_NOTE), (japanese, NOT_JAPANESE_NOTE)) if not ok
     ]

@@ -6,7 +6,8 @@ and finished within the turn's deadline.
   model may finalize after every run failed: such a report is flagged, never passed off as a
   normal one.
 - The report body must be Japanese (seed 000's prompt policy); an English body is sent back once
-  for a rewrite, then flagged.
+  for a rewrite, then flagged (``llm.revise``: the check and the send-back-once are shared with
+  the help-desk answer).
 - A whole turn has a deadline (``KEIRI_ANALYSIS_TURN_TIMEOUT_S``), checked before every step.
 """
 
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 
 from keiri_agent.agents.analysis.models import ExecutionResult, ReportOutput
 from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.llm.revise import MIN_JAPANESE_RATIO, is_japanese_text
 
 __all__ = [
     "JAPANESE_REWRITE_REQUEST",
@@ -30,7 +32,6 @@ __all__ = [
     "is_japanese",
 ]
 
-MIN_JAPANESE_RATIO = 0.3  # share of Japanese characters among the letters of the report body
 UNGROUNDED_NOTE = (
     "注意: このターンでは、出力（標準出力・表・ファイル）のあるコード実行が 1 度も成功していません。"
     "以下の内容はデータの実行結果で裏付けられていないため、数値を業務に使わないでください。"
@@ -51,15 +52,6 @@ def is_grounded(results: Sequence[ExecutionResult]) -> bool:
     return any(has_visible_output(result) for result in results)
 
 
-def _japanese(ch: str) -> bool:
-    code = ord(ch)
-    return (
-        0x3040 <= code <= 0x30FF  # hiragana, katakana
-        or 0x3400 <= code <= 0x9FFF  # CJK ideographs
-        or 0xFF66 <= code <= 0xFF9F  # half-width katakana
-    )
-
-
 def _body(report: ReportOutput) -> str:
     parts = [report.title, report.conclusion, *report.evidence, *(report.suggestions or [])]
     parts += [s.content for s in report.sections if s.section_type == "text"]
@@ -67,10 +59,7 @@ def _body(report: ReportOutput) -> str:
 
 
 def is_japanese(report: ReportOutput) -> bool:
-    letters = [ch for ch in _body(report) if ch.isalpha()]
-    if not letters:
-        return True  # nothing worded (numbers only): nothing to rewrite
-    return sum(_japanese(ch) for ch in letters) / len(letters) >= MIN_JAPANESE_RATIO
+    return is_japanese_text(_body(report))
 
 
 def deadline_error(timeout_s: float, step: str) -> BlockError:

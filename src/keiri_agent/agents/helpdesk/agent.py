@@ -3,7 +3,8 @@ the ``ai.helpdesk_answer`` block.
 
 ``HelpDeskAgent(kb).run_agent(question)`` plans, researches each subtask in parallel against the
 knowledge base (``search_manual`` / ``search_qa``) and returns an ``AgentResult`` with the answer,
-the sources it was written from, the unresolved subtasks and the tokens the question used.
+its status (answered / partial / unresolved), the sources it cites (each verified against what
+was retrieved), the unresolved subtasks, what was removed or flagged and the tokens used.
 Every run is logged as events (``runs/helpdesk/<timestamp>.jsonl`` unless the caller passes its
 own emitter); with ``on_event`` the graph runs in a worker thread and each event is handed to
 the callback in the calling thread as it happens (the CLI prints them; Streamlit may only draw
@@ -19,14 +20,18 @@ from typing import Any
 
 from langchain_core.tools import BaseTool
 
-from keiri_agent.agents.helpdesk.graph import (
-    HelpDeskContext,
-    MainGraph,
-    build_graph,
-    collect_sources,
-)
+from keiri_agent.agents.helpdesk.answer import collect_sources
+from keiri_agent.agents.helpdesk.context import HelpDeskContext
+from keiri_agent.agents.helpdesk.graph import MainGraph, build_graph
+from keiri_agent.agents.helpdesk.grounding import RelevanceFloor
 from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase
-from keiri_agent.agents.helpdesk.models import AgentResult, Plan, Subtask, TokenUsage
+from keiri_agent.agents.helpdesk.models import (
+    AgentResult,
+    FinalCheck,
+    Plan,
+    Subtask,
+    TokenUsage,
+)
 from keiri_agent.agents.helpdesk.prompts import HelpDeskAgentPrompts
 from keiri_agent.agents.helpdesk.tools import make_tools
 from keiri_agent.config import LLMRole, Settings, load_settings
@@ -49,7 +54,9 @@ class HelpDeskAgent:
     ``close()`` (or leaving a ``with`` block); a ``kb`` given is the caller's to close. ``llm``
     defaults to the ``helpdesk`` role's model; ``events`` receives every run's events instead
     of a new run log; ``default_k`` is the number of results of a search call that does not
-    say (the tool's own default otherwise).
+    say (the tool's own default otherwise). The relevance floor (``KEIRI_HELPDESK_MIN_SCORE``)
+    applies to keyword hits: manual hits always, Q/A hits unless the knowledge base searches
+    Q/A semantically (cosine similarities are on another scale).
     """
 
     def __init__(
@@ -79,6 +86,9 @@ class HelpDeskAgent:
         self.prompts = prompts if prompts is not None else HelpDeskAgentPrompts()
         self.events = events
         self.default_k = default_k
+        min_score = self.settings.keiri_helpdesk_min_score
+        semantic_qa = kb is not None and kb.qa_mode == "dense"
+        self.floor = RelevanceFloor(manual=min_score, qa=None if semantic_qa else min_score)
 
     def close(self) -> None:
         """Close the knowledge base this agent opened itself (idempotent)."""
@@ -136,6 +146,8 @@ class HelpDeskAgent:
             prompts=self.prompts,
             events=events,
             default_k=self.default_k,
+            floor=self.floor,
+            max_subtasks=self.settings.keiri_helpdesk_max_subtasks,
         )
         logger.info("helpdesk: question %r", question)
         try:
@@ -147,18 +159,24 @@ class HelpDeskAgent:
             events.emit("error", step="helpdesk", message=exc.message, error=exc.to_dict())
             raise
         subtasks: list[Subtask] = sorted(final["subtask_results"], key=lambda s: s.index)
-        answer: str = final["last_answer"]
+        check: FinalCheck = final["answer_check"]
         result = AgentResult(
             question=question,
             plan=Plan(subtasks=final["plan"]),
             subtasks=subtasks,
-            answer=answer,
-            sources=collect_sources(subtasks, answer),
+            answer=final["last_answer"],
+            status=check.status,
+            sources=collect_sources(check),
             unresolved=[s.task_name for s in subtasks if s.unresolved],
+            removed_citations=check.removed_citations,
+            japanese=check.japanese,
+            revised=check.revised,
+            omitted_subtasks=list(final.get("omitted_subtasks") or []),
             usage=TokenUsage.from_totals(ledger.totals()),
         )
         logger.info(
-            "helpdesk: answered with %d subtasks (%d unresolved), %d tokens",
+            "helpdesk: %s with %d subtasks (%d unresolved), %d tokens",
+            result.status,
             len(subtasks),
             len(result.unresolved),
             result.usage.total_tokens,

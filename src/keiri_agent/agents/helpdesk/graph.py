@@ -1,12 +1,11 @@
 """The graphs of seed 001: ``create_plan`` → one ``Send`` per subtask → ``execute_subtasks``
 (run in parallel) → ``create_answer``; each subtask runs the subgraph ``select_tools`` →
 ``execute_tools`` → ``create_subtask_answer`` → ``reflect_subtask``, looping until the
-reflection says it is completed or ``MAX_CHALLENGE_COUNT`` attempts were made.
+subtask is completed or ``MAX_CHALLENGE_COUNT`` attempts were made.
 
-Dependencies that are not state (the LLM client, the tools, the prompts, the event sink) travel
-in the LangGraph runtime context, so tests and the UI pass their own without patching anything.
+Dependencies that are not state travel in the LangGraph runtime context (``context``).
 
-Two departures from the reference implementation, both deliberate:
+Departures from the reference implementation, all deliberate:
 
 - A retry really leaves the previous attempt's tool calls and outputs out: ``select_tools``
   rebuilds its messages from the subtask, the previous answer and the reflection's advice.
@@ -14,35 +13,45 @@ Two departures from the reference implementation, both deliberate:
   tool-call/tool-result messages: some providers (Anthropic) reject tool results in a request
   that declares no tools, and declaring tools would let the model search instead of answering.
   ``messages`` in the state still holds the real tool exchange.
+- Grounding (``grounding``): hits under the relevance floor are not shown to the model; the
+  citations of a subtask answer that name no relevant hit of its attempt are removed; and a
+  reflection's "done" counts only when the attempt found a relevant hit and the answer cites
+  one. The plan is capped at ``max_subtasks``. The final answer is built in ``answer``.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from langchain_core.messages import AIMessage
-from langchain_core.tools import BaseTool
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
+from keiri_agent.agents.helpdesk.answer import collect_sources, create_answer, finish_answer
+from keiri_agent.agents.helpdesk.context import (
+    HelpDeskContext,
+    log,
+    stage,
+    subtask_node_id,
+)
+from keiri_agent.agents.helpdesk.grounding import (
+    UNRESOLVED_REASONS,
+    attempt_issue,
+    check_citations,
+    retry_advice,
+)
 from keiri_agent.agents.helpdesk.models import (
     MAX_CHALLENGE_COUNT,
     AgentState,
     AgentSubGraphState,
-    CitedSource,
     Plan,
     ReflectionResult,
     Subtask,
+    citation,
 )
 from keiri_agent.agents.helpdesk.prompts import (
-    HelpDeskAgentPrompts,
-    citations,
-    final_answer_messages,
     planner_messages,
     reflection_message,
     subtask_answer_message,
@@ -50,8 +59,6 @@ from keiri_agent.agents.helpdesk.prompts import (
 )
 from keiri_agent.agents.helpdesk.toolcalls import run_tool_calls, without_tool_exchange
 from keiri_agent.errors import LLMOutputError
-from keiri_agent.events import EventEmitter, NullEmitter
-from keiri_agent.llm import LLMClient
 
 __all__ = [
     "MAX_CHALLENGE_COUNT",
@@ -63,41 +70,12 @@ __all__ = [
     "subtask_node_id",
 ]
 
-logger = logging.getLogger(__name__)
-
-
-@dataclass
-class HelpDeskContext:
-    """What the nodes use besides the state. ``llm`` should already report to the run's
-    events and ledger; nodes only add their node id."""
-
-    llm: LLMClient
-    tools: Sequence[BaseTool]
-    prompts: HelpDeskAgentPrompts = field(default_factory=HelpDeskAgentPrompts)
-    events: EventEmitter = field(default_factory=NullEmitter)
-    default_k: int | None = None  # the ``k`` of a search call that does not give one
-
-
-def subtask_node_id(index: int) -> str:
-    """The node id of a subtask's events: ``subtask[0]`` for the first."""
-    return f"subtask[{index}]"
-
-
-def _stage(ctx: HelpDeskContext, node_id: str, step: str, status: str) -> None:
-    ctx.events.emit("stage", node_id=node_id, step=step, status=status)
-
-
-def _log(ctx: HelpDeskContext, node_id: str, msg: str, level: str = "info") -> None:
-    ctx.events.emit("log", node_id=node_id, msg=msg, level=level)
-    logger.log(logging.WARNING if level == "warning" else logging.INFO, "%s: %s", node_id, msg)
-
-
 # --- main graph ------------------------------------------------------------------------------
 
 
 def create_plan(state: AgentState, runtime: Runtime[HelpDeskContext]) -> dict[str, Any]:
     ctx = runtime.context
-    _stage(ctx, "create_plan", "create_plan", "start")
+    stage(ctx, "create_plan", "create_plan", "start")
     plan = ctx.llm.bind(node_id="create_plan").structured(
         Plan, planner_messages(ctx.prompts, state["question"])
     )
@@ -109,9 +87,18 @@ def create_plan(state: AgentState, runtime: Runtime[HelpDeskContext]) -> dict[st
             " 繰り返す場合は KEIRI_LLM_MODEL_HELPDESK で別のモデルを指定してください。",
             details={"question": state["question"], "plan": plan.model_dump()},
         )
-    _log(ctx, "create_plan", "計画: " + " / ".join(subtasks))
-    _stage(ctx, "create_plan", "create_plan", "done")
-    return {"plan": subtasks}
+    kept, omitted = subtasks[: ctx.max_subtasks], subtasks[ctx.max_subtasks :]
+    log(ctx, "create_plan", "計画: " + " / ".join(kept))
+    if omitted:
+        log(
+            ctx,
+            "create_plan",
+            f"計画のサブタスクが {len(subtasks)} 件あり、上限 {ctx.max_subtasks} 件"
+            "（KEIRI_HELPDESK_MAX_SUBTASKS）を超えた分は調べません: " + " / ".join(omitted),
+            "warning",
+        )
+    stage(ctx, "create_plan", "create_plan", "done")
+    return {"plan": kept, "omitted_subtasks": omitted}
 
 
 def _should_continue_exec_subtasks(state: AgentState) -> list[Send]:
@@ -124,63 +111,13 @@ def _should_continue_exec_subtasks(state: AgentState) -> list[Send]:
     ]
 
 
-def create_answer(state: AgentState, runtime: Runtime[HelpDeskContext]) -> dict[str, Any]:
-    ctx = runtime.context
-    _stage(ctx, "create_answer", "create_answer", "start")
-    subtasks = sorted(state["subtask_results"], key=lambda subtask: subtask.index)
-    reply = ctx.llm.bind(node_id="create_answer").invoke(
-        final_answer_messages(ctx.prompts, state["question"], subtasks)
-    )
-    answer = finish_answer(reply.text, subtasks, ctx.prompts)
-    _stage(ctx, "create_answer", "create_answer", "done")
-    return {"last_answer": answer}
-
-
-def finish_answer(text: str, subtasks: Sequence[Subtask], prompts: HelpDeskAgentPrompts) -> str:
-    """The model's answer, plus a note on unresolved subtasks it does not report as such and
-    the sources of the resolved subtasks when it cites none of them."""
-    if not text.strip():
-        raise LLMOutputError(
-            "最終回答が空でした。",
-            hint="再実行するか、KEIRI_LLM_MODEL_HELPDESK で別のモデルを指定してください。",
-        )
-    answer = text.strip()
-    unmentioned = [
-        s.task_name
-        for s in subtasks
-        if s.unresolved and not ("未解決" in answer and s.task_name in answer)
-    ]
-    if unmentioned:
-        items = "\n".join(f"- {task}" for task in unmentioned)
-        note = prompts.unresolved_note.format(max_challenges=MAX_CHALLENGE_COUNT, items=items)
-        answer = f"{answer}\n\n{note}"
-    # Only resolved subtasks' results: an unresolved one's did not answer anything.
-    labels = citations([hit for s in subtasks if not s.unresolved for hit in s.used_results()])
-    if labels and not any(label in answer for label in labels):
-        answer = f"{answer}\n\n{prompts.sources_note.format(citations='、'.join(labels))}"
-    return answer
-
-
-def collect_sources(subtasks: Sequence[Subtask], answer: str) -> list[CitedSource]:
-    """The search results the answer cites (by their labels), once each, in plan order. Only
-    results the subtask answers were written from count; ``finish_answer`` makes sure the
-    answer cites at least those when the model cited none."""
-    sources: dict[str, CitedSource] = {}
-    for subtask in sorted(subtasks, key=lambda s: s.index):
-        for hit in subtask.used_results():
-            source = CitedSource.from_hit(hit)
-            if source.citation in answer:
-                sources.setdefault(source.citation, source)
-    return list(sources.values())
-
-
 # --- subgraph --------------------------------------------------------------------------------
 
 
 def select_tools(state: AgentSubGraphState, runtime: Runtime[HelpDeskContext]) -> dict[str, Any]:
     ctx = runtime.context
     node_id = subtask_node_id(state["current_step"])
-    _stage(ctx, node_id, "select_tools", "start")
+    stage(ctx, node_id, "select_tools", "start")
     attempt = state.get("challenge_count", 0) + 1
     reflections = state.get("reflection_results") or []
     messages = tool_selection_messages(
@@ -189,7 +126,7 @@ def select_tools(state: AgentSubGraphState, runtime: Runtime[HelpDeskContext]) -
         plan=state["plan"],
         subtask=state["subtask"],
         previous_answer=state.get("subtask_answer") if reflections else None,
-        advice=reflections[-1].advice if reflections else None,
+        advice=(state.get("retry_advice") or reflections[-1].advice) if reflections else None,
     )
     reply = ctx.llm.bind(node_id=node_id).invoke(messages, tools=ctx.tools, tool_choice="any")
     if not reply.tool_calls and not reply.invalid_tool_calls:
@@ -202,25 +139,31 @@ def select_tools(state: AgentSubGraphState, runtime: Runtime[HelpDeskContext]) -
     names = [call["name"] for call in reply.tool_calls] + [
         str(call.get("name")) for call in reply.invalid_tool_calls
     ]
-    _log(ctx, node_id, f"試行 {attempt}/{MAX_CHALLENGE_COUNT}: ツール選択 {', '.join(names)}")
-    _stage(ctx, node_id, "select_tools", "done")
+    log(ctx, node_id, f"試行 {attempt}/{MAX_CHALLENGE_COUNT}: ツール選択 {', '.join(names)}")
+    stage(ctx, node_id, "select_tools", "done")
     return {"messages": [*messages, reply]}
 
 
 def execute_tools(state: AgentSubGraphState, runtime: Runtime[HelpDeskContext]) -> dict[str, Any]:
     ctx = runtime.context
     node_id = subtask_node_id(state["current_step"])
-    _stage(ctx, node_id, "execute_tools", "start")
+    stage(ctx, node_id, "execute_tools", "start")
     last = state["messages"][-1]
     if not isinstance(last, AIMessage):
         raise ValueError("execute_tools expects the tool calls of select_tools")
-    results, replies = run_tool_calls(last, ctx.tools, default_k=ctx.default_k)
+    results, replies = run_tool_calls(last, ctx.tools, default_k=ctx.default_k, floor=ctx.floor)
     for result in results:
         if result.error is not None:
-            _log(ctx, node_id, f"{result.tool_name}: エラー {result.error}", "warning")
+            log(ctx, node_id, f"{result.tool_name}: エラー {result.error}", "warning")
         else:
-            _log(ctx, node_id, f"{result.tool_name}: {len(result.results)} 件（{result.args}）")
-    _stage(ctx, node_id, "execute_tools", "done")
+            weak = len(result.weak_results)
+            dropped = f"、関連度が基準未満の {weak} 件を除外" if weak else ""
+            log(
+                ctx,
+                node_id,
+                f"{result.tool_name}: {len(result.results)} 件{dropped}（{result.args}）",
+            )
+    stage(ctx, node_id, "execute_tools", "done")
     return {"messages": [*state["messages"], *replies], "tool_results": [results]}
 
 
@@ -229,34 +172,57 @@ def create_subtask_answer(
 ) -> dict[str, Any]:
     ctx = runtime.context
     node_id = subtask_node_id(state["current_step"])
-    _stage(ctx, node_id, "create_subtask_answer", "start")
+    stage(ctx, node_id, "create_subtask_answer", "start")
     results = list(state["tool_results"][-1])
     prompt = subtask_answer_message(ctx.prompts, results)
     messages = [*without_tool_exchange(state["messages"]), prompt]
     reply = ctx.llm.bind(node_id=node_id).invoke(messages)
-    answer = reply.text.strip()
-    if not answer:
+    if not reply.text.strip():
         raise LLMOutputError(
             f"サブタスク「{state['subtask']}」の回答が空でした。",
             hint="再実行するか、KEIRI_LLM_MODEL_HELPDESK で別のモデルを指定してください。",
             details={"subtask": state["subtask"]},
         )
-    _stage(ctx, node_id, "create_subtask_answer", "done")
-    return {"messages": [*state["messages"], prompt, AIMessage(answer)], "subtask_answer": answer}
+    checked = check_citations(reply.text.strip(), [h for r in results for h in r.results])
+    answer = checked.text.strip() or "（出典を確認できない記述だけだったため、回答を削除しました）"
+    for label in checked.removed:
+        log(ctx, node_id, f"検索結果に無い出典を回答から削除しました: {label}", "warning")
+    stage(ctx, node_id, "create_subtask_answer", "done")
+    return {
+        "messages": [*state["messages"], prompt, AIMessage(answer)],
+        "subtask_answer": answer,
+        "verified_citations": checked.verified,
+        "removed_citations": checked.removed,
+    }
 
 
 def reflect_subtask(state: AgentSubGraphState, runtime: Runtime[HelpDeskContext]) -> dict[str, Any]:
     ctx = runtime.context
     node_id = subtask_node_id(state["current_step"])
-    _stage(ctx, node_id, "reflect_subtask", "start")
+    stage(ctx, node_id, "reflect_subtask", "start")
     prompt = reflection_message(ctx.prompts)
     messages = [*without_tool_exchange(state["messages"]), prompt]
     reflection = ctx.llm.bind(node_id=node_id).structured(ReflectionResult, messages)
     count = state.get("challenge_count", 0) + 1
-    if reflection.is_completed:
-        _log(ctx, node_id, f"内省 {count}/{MAX_CHALLENGE_COUNT}: 完了")
+    results = state["tool_results"][-1]
+    verified = set(state.get("verified_citations") or [])
+    cited = [h for r in results for h in r.results if citation(h) in verified]
+    issue = attempt_issue(results, cited)
+    completed = reflection.is_completed and issue is None
+    advice = None
+    if reflection.is_completed and issue is not None:
+        advice = retry_advice(issue, reflection.advice)
+        log(
+            ctx,
+            node_id,
+            f"内省 {count}/{MAX_CHALLENGE_COUNT}: 内省は完了としましたが、完了とはしません"
+            f"（{UNRESOLVED_REASONS[issue]}）",
+            "warning",
+        )
+    elif completed:
+        log(ctx, node_id, f"内省 {count}/{MAX_CHALLENGE_COUNT}: 完了")
     elif count >= MAX_CHALLENGE_COUNT:
-        _log(
+        log(
             ctx,
             node_id,
             f"内省 {count}/{MAX_CHALLENGE_COUNT}: 未完了のまま上限に達したため未解決とします"
@@ -264,15 +230,17 @@ def reflect_subtask(state: AgentSubGraphState, runtime: Runtime[HelpDeskContext]
             "warning",
         )
     else:
-        _log(
+        log(
             ctx, node_id, f"内省 {count}/{MAX_CHALLENGE_COUNT}: 再試行（助言: {reflection.advice}）"
         )
-    _stage(ctx, node_id, "reflect_subtask", "done")
+    stage(ctx, node_id, "reflect_subtask", "done")
     return {
         "messages": [*state["messages"], prompt, AIMessage(reflection.model_dump_json())],
         "reflection_results": [reflection],
         "challenge_count": count,
-        "is_completed": reflection.is_completed,
+        "is_completed": completed,
+        "grounding_issue": issue,
+        "retry_advice": advice,
     }
 
 
@@ -316,8 +284,8 @@ def build_graph() -> MainGraph:
         index = state["current_step"]
         node_id = subtask_node_id(index)
         task = state["plan"][index]
-        _stage(ctx, node_id, "execute_subtasks", "start")
-        _log(ctx, node_id, f"サブタスク {index + 1}: {task}")
+        stage(ctx, node_id, "execute_subtasks", "start")
+        log(ctx, node_id, f"サブタスク {index + 1}: {task}")
         result = subgraph.invoke(
             {
                 "question": state["question"],
@@ -330,19 +298,27 @@ def build_graph() -> MainGraph:
                 "tool_results": [],
                 "reflection_results": [],
                 "subtask_answer": "",
+                "verified_citations": [],
+                "removed_citations": [],
+                "grounding_issue": None,
+                "retry_advice": None,
             },
             context=ctx,
         )
+        completed = result["is_completed"]
         subtask = Subtask(
             index=index,
             task_name=task,
             tool_results=[list(results) for results in result["tool_results"]],
             reflection_results=list(result["reflection_results"]),
-            is_completed=result["is_completed"],
+            is_completed=completed,
             subtask_answer=result["subtask_answer"],
             challenge_count=result["challenge_count"],
+            verified_citations=list(result["verified_citations"]),
+            removed_citations=list(result["removed_citations"]),
+            unresolved_reason=None if completed else result["grounding_issue"] or "not_completed",
         )
-        _stage(ctx, node_id, "execute_subtasks", "done" if subtask.is_completed else "unresolved")
+        stage(ctx, node_id, "execute_subtasks", "done" if subtask.is_completed else "unresolved")
         return {"subtask_results": [subtask]}
 
     workflow = StateGraph(AgentState, context_schema=HelpDeskContext)

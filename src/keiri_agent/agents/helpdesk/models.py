@@ -2,9 +2,11 @@
 subtask record, the final ``AgentResult`` and the two LangGraph states.
 
 Extensions beyond the seed (kept additive): ``ToolResult.error`` records a tool call that could
-not run, ``Subtask.index`` keeps the plan order of results that finish in any order,
-``CitedSource`` is a search result the answer cites, and ``AgentResult`` carries the
-sources, the unresolved subtasks, the token usage of the question and the run log.
+not run and ``ToolResult.weak_results`` the hits under the relevance floor; ``Subtask.index``
+keeps the plan order of results that finish in any order, and a subtask records which
+citations of its answer were verified or removed and why it stayed unresolved; ``CitedSource``
+is a search result the answer cites, and ``AgentResult`` carries the status, the sources, the
+unresolved subtasks, what was removed or flagged, the token usage and the run log.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ __all__ = [
     "AgentResult",
     "AgentState",
     "AgentSubGraphState",
+    "AnswerStatus",
     "CitedSource",
+    "FinalCheck",
     "Plan",
     "ReflectionResult",
     "SearchOutput",
@@ -47,8 +51,10 @@ class ToolResult(BaseModel):
 
     tool_name: str
     args: str
-    results: list[SearchOutput] = Field(default_factory=list)
+    results: list[SearchOutput] = Field(default_factory=list)  # relevant hits (the model saw)
     error: str | None = None  # the call could not run (bad arguments, unknown tool, failure)
+    # Hits under the relevance floor: not shown to the model, never a source.
+    weak_results: list[SearchOutput] = Field(default_factory=list)
 
 
 class ReflectionResult(BaseModel):
@@ -72,17 +78,28 @@ class Subtask(BaseModel):
     is_completed: bool
     subtask_answer: str
     challenge_count: int
+    # The last attempt's answer: citation labels that named a relevant hit of that attempt,
+    # and those that did not (removed from ``subtask_answer``).
+    verified_citations: list[str] = Field(default_factory=list)
+    removed_citations: list[str] = Field(default_factory=list)
+    # Why the subtask is unresolved (None when resolved): tool_errors, no_results,
+    # below_floor, no_citation (checked by the agent), not_completed (the reflection's verdict).
+    unresolved_reason: str | None = None
 
     @property
     def unresolved(self) -> bool:
-        """The challenge limit ended the subtask, not a positive reflection."""
+        """Not both grounded in a relevant, cited hit and judged complete by the reflection."""
         return not self.is_completed
 
     def used_results(self) -> list[SearchOutput]:
-        """The search results its answer was written from (those of the last attempt)."""
+        """The relevant search results of the last attempt (what its answer was written from)."""
         if not self.tool_results:
             return []
         return [hit for result in self.tool_results[-1] for hit in result.results]
+
+    def cited_results(self) -> list[SearchOutput]:
+        """The hits of the last attempt its answer cites (verified)."""
+        return [hit for hit in self.used_results() if citation(hit) in self.verified_citations]
 
 
 def citation(hit: SearchOutput) -> str:
@@ -136,15 +153,37 @@ class TokenUsage(BaseModel):
         )
 
 
+AnswerStatus = Literal["answered", "partial", "unresolved"]
+
+
 class AgentResult(BaseModel):
+    """``status``: answered (every subtask grounded), partial (some), unresolved (none: the
+    answer only says the materials do not cover the question). ``sources``: the hits the
+    answer cites, each verified against what was retrieved for this question."""
+
     question: str
     plan: Plan
     subtasks: list[Subtask]
     answer: str
+    status: AnswerStatus = "answered"
     sources: list[CitedSource] = Field(default_factory=list)
     unresolved: list[str] = Field(default_factory=list)  # task names of unresolved subtasks
+    removed_citations: list[str] = Field(default_factory=list)  # of the final answer
+    japanese: bool = True  # False: the answer stayed non-Japanese after one rewrite
+    revised: bool = False  # the final answer was sent back once (citations or language)
+    omitted_subtasks: list[str] = Field(default_factory=list)  # planned beyond the cap
     usage: TokenUsage = Field(default_factory=TokenUsage)
     run_log: str | None = None
+
+
+class FinalCheck(BaseModel):
+    """What ``create_answer`` checked and changed in the final answer."""
+
+    status: AnswerStatus
+    removed_citations: list[str] = Field(default_factory=list)
+    cited: list[SearchOutput] = Field(default_factory=list)
+    japanese: bool = True
+    revised: bool = False
 
 
 class AgentState(TypedDict, total=False):
@@ -152,9 +191,11 @@ class AgentState(TypedDict, total=False):
 
     question: str
     plan: list[str]
+    omitted_subtasks: list[str]
     current_step: int
     subtask_results: Annotated[Sequence[Subtask], operator.add]
     last_answer: str
+    answer_check: FinalCheck
 
 
 class AgentSubGraphState(TypedDict, total=False):
@@ -170,3 +211,7 @@ class AgentSubGraphState(TypedDict, total=False):
     tool_results: Annotated[Sequence[Sequence[ToolResult]], operator.add]
     reflection_results: Annotated[Sequence[ReflectionResult], operator.add]
     subtask_answer: str
+    verified_citations: list[str]
+    removed_citations: list[str]
+    grounding_issue: str | None  # the last attempt's (see grounding.attempt_issue)
+    retry_advice: str | None  # set when the agent overrode a reflection that said "done"

@@ -112,10 +112,10 @@ FINAL_ANSWER_SYSTEM_PROMPT = """あなたは XYZ システムのヘルプデス�
 ## ルール
 - 調査結果に書かれている内容だけを使います。推測で補わないこと。
 - 根拠を述べるたびに、調査結果に付いている出典ラベル（【出典: ファイル名 p.ページ】や【出典: Q&A ファイル名 N 行目】）を
-  そのまま書き写します。ファイル名・ページ・行を省略しないこと。
-- 状態が「未解決」のサブタスクがあれば、その内容を「未解決: サブタスク名」の形で明記し、資料からは確認できなかったこと、
-  ヘルプデスク担当者への問い合わせが必要なことを伝えます。未解決の内容を推測で埋めないこと。
-- 丁寧な言葉で、ユーザーがそのまま読める回答にします（手順は箇条書き）。"""
+  そのまま書き写します。ファイル名・ページ・行を省略しないこと。調査結果に無い出典を書かないこと。
+- 状態が「未解決」のサブタスクの内容には答えないこと（推測で埋めない）。未解決の項目とお問い合わせ先の案内は、
+  システムが回答の末尾に追記するので、あなたは書かなくて構いません。
+- 丁寧な言葉で、ユーザーがそのまま読める日本語の回答にします（手順は箇条書き）。"""
 
 # {question} {subtask_results}
 FINAL_ANSWER_USER_PROMPT = """## ユーザーの質問
@@ -137,14 +137,46 @@ SUBTASK_RESULT_TEMPLATE = """### サブタスク {index}: {task_name}
 RESOLVED_LABEL = "解決"
 # {max_challenges}
 UNRESOLVED_LABEL = "未解決（{max_challenges} 回試行しても資料から十分な回答を得られませんでした）"
+# The answer of an unresolved subtask is not passed on: it rests on nothing retrieved.
+UNRESOLVED_ANSWER = "（資料から確認できなかったため、この項目には回答しないでください）"
 
-# {items}: one "- task" line per unresolved subtask
+# {items}: one "- task（理由）" line per unresolved subtask
 UNRESOLVED_NOTE = """【未解決の項目】
-次の内容は、資料を {max_challenges} 回調べても確認できませんでした。ヘルプデスク担当者にお問い合わせください。
+次の内容は、資料からは確認できませんでした。推測ではお答えできないため、ヘルプデスク担当者にお問い合わせください。
 {items}"""
+
+# The answer when no subtask was resolved; {items} as above.
+NO_ANSWER = """ご質問の内容は、検索した資料（マニュアルと過去の問い合わせ）には見つかりませんでした。
+資料に書かれていないことを推測でお答えすることはできません。お手数ですが、ヘルプデスク担当者（社内のお問い合わせ窓口）に直接お問い合わせください。
+
+確認できなかった項目:
+{items}"""
+
+# Put before the answer when some subtasks are unresolved.
+PARTIAL_LEAD = (
+    "ご質問のうち一部は、資料から確認できませんでした（末尾の【未解決の項目】をご覧ください）。"
+    "資料で確認できた内容は次のとおりです。"
+)
 
 # {citations}
 SOURCES_NOTE = "参照した資料: {citations}"
+# {citations}: labels removed from the final answer
+REMOVED_CITATIONS_NOTE = (
+    "注意: 回答に、今回の検索結果に無い出典（{citations}）が書かれていたため削除しました。"
+    "その出典にもとづく記述は資料で確認されていません。"
+)
+NOT_JAPANESE_NOTE = (
+    "注意: 回答が日本語で書かれていません（書き直しを 1 度依頼しましたが直りませんでした）。"
+)
+# The final answer is sent back once with these problems. {citations}
+CITATION_FIX_REQUEST = (
+    "次の出典ラベルは、調査結果に無い資料を指しています: {citations}。"
+    "調査結果に付いている出典ラベルだけを使い、それ以外の出典と、その出典にしかもとづかない記述を削除してください。"
+)
+JAPANESE_FIX_REQUEST = (
+    "回答が日本語ではありません。内容と出典ラベルは変えずに、日本語で書いてください。"
+)
+REVISION_REQUEST_TAIL = "直した回答の全文だけを出力してください。"
 
 
 @dataclass(frozen=True)
@@ -163,8 +195,16 @@ class HelpDeskAgentPrompts:
     subtask_result_template: str = SUBTASK_RESULT_TEMPLATE
     resolved_label: str = RESOLVED_LABEL
     unresolved_label: str = UNRESOLVED_LABEL
+    unresolved_answer: str = UNRESOLVED_ANSWER
     unresolved_note: str = UNRESOLVED_NOTE
+    no_answer: str = NO_ANSWER
+    partial_lead: str = PARTIAL_LEAD
     sources_note: str = SOURCES_NOTE
+    removed_citations_note: str = REMOVED_CITATIONS_NOTE
+    not_japanese_note: str = NOT_JAPANESE_NOTE
+    citation_fix_request: str = CITATION_FIX_REQUEST
+    japanese_fix_request: str = JAPANESE_FIX_REQUEST
+    revision_request_tail: str = REVISION_REQUEST_TAIL
 
 
 # --- message builders ------------------------------------------------------------------------
@@ -232,7 +272,9 @@ def render_tool_result(result: ToolResult) -> str:
     if result.error is not None:
         return f"{head}\nエラー: {result.error}"
     if not result.results:
-        return f"{head}\n該当する資料は見つかりませんでした。"
+        weak = len(result.weak_results)
+        dropped = f"（関連度が基準未満の {weak} 件は除外しました）" if weak else ""
+        return f"{head}\n該当する資料は見つかりませんでした。{dropped}"
     blocks = [head]
     for number, hit in enumerate(result.results, start=1):
         text = hit.content.strip()
@@ -261,16 +303,21 @@ def citations(hits: Sequence[SearchOutput]) -> list[str]:
 def final_answer_messages(
     prompts: HelpDeskAgentPrompts, question: str, subtasks: Sequence[Subtask]
 ) -> list[BaseMessage]:
-    """The final prompt: each subtask's answer with its status and citation labels (file
-    names included), so the model can cite and must report what stayed unresolved."""
+    """The final prompt: each resolved subtask's answer with the citation labels it verified
+    (file names included); an unresolved subtask only by name and status, so its unsupported
+    answer cannot reach the user."""
     unresolved = prompts.unresolved_label.format(max_challenges=MAX_CHALLENGE_COUNT)
     blocks = [
         prompts.subtask_result_template.format(
             index=subtask.index + 1,
             task_name=subtask.task_name,
             status=unresolved if subtask.unresolved else prompts.resolved_label,
-            answer=subtask.subtask_answer.strip() or "（回答なし）",
-            citations="、".join(citations(subtask.used_results())) or "（なし）",
+            answer=prompts.unresolved_answer
+            if subtask.unresolved
+            else subtask.subtask_answer.strip() or "（回答なし）",
+            citations="（なし）"
+            if subtask.unresolved
+            else "、".join(subtask.verified_citations) or "（なし）",
         )
         for subtask in subtasks
     ]

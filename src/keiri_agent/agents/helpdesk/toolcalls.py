@@ -5,6 +5,9 @@ arguments, an unknown tool, arguments that are not JSON, a tool that fails) beco
 error text the model reads in the next step, never a crash; only failures the model cannot fix
 stop the run: a ``BlockError`` other than INPUT_VALIDATION_FAILED (a broken index, an embedding
 API that is down), raised by the tool or carried as the cause of its ``ToolException``.
+
+The hits of a call are split by the relevance floor (``grounding.split_relevant``) before the
+model sees them: the weak ones are kept in ``ToolResult.weak_results`` for the record only.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.tools import BaseTool, ToolException
 from pydantic import ValidationError
 
+from keiri_agent.agents.helpdesk.grounding import RelevanceFloor, split_relevant
 from keiri_agent.agents.helpdesk.models import SearchOutput, ToolResult
 from keiri_agent.agents.helpdesk.prompts import render_tool_result
 from keiri_agent.errors import BlockError, ErrorCode
@@ -41,7 +45,9 @@ def _validation_text(exc: ValidationError) -> str:
     )
 
 
-def _run_tool(tools: Mapping[str, BaseTool], name: str, args: dict[str, Any]) -> ToolResult:
+def _run_tool(
+    tools: Mapping[str, BaseTool], name: str, args: dict[str, Any], floor: RelevanceFloor
+) -> ToolResult:
     encoded = json.dumps(args, ensure_ascii=False, default=str)
     tool = tools.get(name)
     if tool is None:
@@ -67,7 +73,8 @@ def _run_tool(tools: Mapping[str, BaseTool], name: str, args: dict[str, Any]) ->
     except Exception as exc:  # any other failure of the tool is reported to the model
         error = f"ツール '{name}' の実行に失敗しました（{type(exc).__name__}: {exc}）。{usage}"
     else:
-        return ToolResult(tool_name=name, args=encoded, results=hits)
+        relevant, weak = split_relevant(hits, floor)
+        return ToolResult(tool_name=name, args=encoded, results=relevant, weak_results=weak)
     return ToolResult(tool_name=name, args=encoded, error=error)
 
 
@@ -87,10 +94,16 @@ def _tool_message(result: ToolResult, call_id: str | None) -> ToolMessage:
 
 
 def run_tool_calls(
-    message: AIMessage, tools: Sequence[BaseTool], *, default_k: int | None = None
+    message: AIMessage,
+    tools: Sequence[BaseTool],
+    *,
+    default_k: int | None = None,
+    floor: RelevanceFloor | None = None,
 ) -> tuple[list[ToolResult], list[ToolMessage]]:
     """Run the calls of ``message`` in order (parsed calls first, then unparseable ones);
-    ``default_k`` fills ``k`` where a call leaves it out."""
+    ``default_k`` fills ``k`` where a call leaves it out; ``floor`` (none: every hit counts)
+    decides which hits are relevant."""
+    floor = floor if floor is not None else RelevanceFloor()
     by_name = {tool.name: tool for tool in tools}
     results: list[ToolResult] = []
     replies: list[ToolMessage] = []
@@ -98,7 +111,7 @@ def run_tool_calls(
         args = dict(call["args"])
         if default_k is not None and "k" not in args:
             args["k"] = default_k
-        result = _run_tool(by_name, call["name"], args)
+        result = _run_tool(by_name, call["name"], args, floor)
         results.append(result)
         replies.append(_tool_message(result, call.get("id")))
     for bad in message.invalid_tool_calls:

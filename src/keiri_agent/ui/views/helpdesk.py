@@ -15,6 +15,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from keiri_agent.agents.helpdesk.grounding import UNRESOLVED_REASONS
 from keiri_agent.agents.helpdesk.models import AgentResult, Subtask
 from keiri_agent.agents.helpdesk.progress import Progress, describe_event
 from keiri_agent.agents.helpdesk.prompts import render_tool_result
@@ -34,6 +35,13 @@ OUTCOME_KEY = session_state.page_key(PAGE, "outcome")
 ASK_KEY = session_state.page_key(PAGE, "ask")
 RETRY_KEY = session_state.page_key(PAGE, "retry")
 PENDING_KEY = session_state.page_key(PAGE, "pending")  # 再実行 asks the same question again
+
+
+STATUS_DONE_LABELS = {
+    "answered": "完了しました",
+    "partial": "完了しました（資料で確認できなかった項目があります）",
+    "unresolved": "完了しました（資料に該当する記述がありません）",
+}
 
 
 @dataclass
@@ -68,9 +76,7 @@ def _ask(question: str, index_dir: Path, settings: Settings) -> Outcome:
             outcome.error = exc
             status.update(label="エラーが発生しました", state="error", expanded=False)
         else:
-            label = "完了しました"
-            if outcome.result.unresolved:
-                label = "完了しました（未解決のサブタスクがあります）"
+            label = STATUS_DONE_LABELS[outcome.result.status]
             status.update(label=label, state="complete", expanded=False)
     return outcome
 
@@ -90,7 +96,17 @@ def _render_subtask(subtask: Subtask) -> None:
                 reflection = subtask.reflection_results[attempt - 1]
                 verdict = "完了" if reflection.is_completed else "不十分"
                 st.caption(f"内省: {verdict} — {reflection.advice}")
-        st.markdown("**サブタスクの回答**")
+        if subtask.removed_citations:
+            st.caption(
+                "削除した出典（検索結果に無いもの）: " + "、".join(subtask.removed_citations)
+            )
+        if subtask.is_completed:
+            st.markdown("**サブタスクの回答**")
+        else:
+            reason = UNRESOLVED_REASONS.get(subtask.unresolved_reason or "", "")
+            st.markdown(
+                f"**サブタスクの回答（資料で裏付けられていないため、回答には使っていません: {reason}）**"
+            )
         st.markdown(subtask.subtask_answer)
 
 
@@ -103,9 +119,17 @@ def _render_result(result: AgentResult) -> None:
         )
     )
     st.subheader("回答")
-    st.markdown(result.answer)
-    if result.unresolved:
+    if result.status == "unresolved":
+        st.warning("資料に該当する記述が見つからなかったため、回答できませんでした。", icon="⚠️")
+    elif result.unresolved:
         st.warning("資料で確認できなかった内容があります: " + "、".join(result.unresolved))
+    st.markdown(result.answer)
+    if result.removed_citations:
+        st.caption(
+            "回答から削除した出典（検索結果に無いもの）: " + "、".join(result.removed_citations)
+        )
+    if result.omitted_subtasks:
+        st.caption("上限を超えたため調べなかったサブタスク: " + "、".join(result.omitted_subtasks))
     st.subheader("出典")
     if result.sources:
         st.markdown("\n".join(f"- {source.citation}" for source in result.sources))
