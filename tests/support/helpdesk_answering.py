@@ -76,22 +76,21 @@ def _script(script: HelpDeskScript, task: str, text: str, visible: Sequence[Sear
         {"name": "search_qa", "arguments": {"query": text}},
     ]
     script.select(task, *calls, repeat=True)
-    if not visible:
-        script.answer(task, "検索結果には該当する記述がありませんでした。", repeat=True)
-        script.reflect(task, False, "別の語で検索し直してください。", repeat=True)
-        return
-    cite = citation(visible[0])
-    script.answer(task, f"資料に手順が書かれています{cite}", repeat=True)
-    script.reflect(task, True, repeat=True)
 
     def final_of_this_task(body: dict[str, Any]) -> bool:
         return request_kind(body) == "final" and task in all_prompt_text(body)
 
-    script.server.add_chat(
-        f"資料に手順が書かれていますのでご確認ください{cite}。",
-        when=final_of_this_task,
-        repeat=True,
-    )
+    if not visible:
+        script.answer(task, "検索結果には該当する記述がありませんでした。", repeat=True)
+        script.reflect(task, False, "別の語で検索し直してください。", repeat=True)
+        # Asked only by an agent that writes a final answer from nothing (an older one).
+        final = "資料には該当する記述がありませんでした。"
+    else:
+        cite = citation(visible[0])
+        script.answer(task, f"資料に手順が書かれています{cite}", repeat=True)
+        script.reflect(task, True, repeat=True)
+        final = f"資料に手順が書かれていますのでご確認ください{cite}。"
+    script.server.add_chat(final, when=final_of_this_task, repeat=True)
 
 
 def answer_questions(
