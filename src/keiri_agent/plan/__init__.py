@@ -31,10 +31,9 @@ if TYPE_CHECKING:
         MAX_NESTING,
         ExpressionEvalError,
         ExpressionSyntaxError,
-        compile_when,
-        parse_expression,
         truthy,
     )
+    from keiri_agent.plan._dsl.expr_parse import compile_when, parse_expression
     from keiri_agent.plan._dsl.issues import (
         Loc,
         PlanIssue,
@@ -123,7 +122,7 @@ _LOCATIONS: dict[str, str] = {
     "block_outputs": "_graph.scope",
     "BlockNode": "_dsl.models",
     "cancelled_error": "_run.runner",
-    "compile_when": "_dsl.expr",
+    "compile_when": "_dsl.expr_parse",
     "describe_event": "_run.progress",
     "dry_run": "_dryrun.dryrun",
     "dry_run_source": "_dryrun.dryrun",
@@ -159,7 +158,7 @@ _LOCATIONS: dict[str, str] = {
     "Node": "_dsl.models",
     "node_kind": "_dsl.models",
     "OutputStore": "_run.values",
-    "parse_expression": "_dsl.expr",
+    "parse_expression": "_dsl.expr_parse",
     "parse_source": "_dsl.loader",
     "Plan": "_dsl.models",
     "PLAN_ID_RE": "_dsl.models",

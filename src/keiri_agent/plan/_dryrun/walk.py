@@ -19,7 +19,8 @@ from keiri_agent.blocks.schema import SchemaRefError, check_value, json_types, r
 from keiri_agent.blocks.spec import NO_SAMPLE, port_sample
 from keiri_agent.errors import BlockError
 from keiri_agent.events.models import summarize_value
-from keiri_agent.plan._dsl.expr import compile_when, truthy
+from keiri_agent.plan._dsl.expr import truthy
+from keiri_agent.plan._dsl.expr_parse import compile_when
 from keiri_agent.plan._dsl.models import When, when_raw
 from keiri_agent.plan._dsl.refs import (
     Reference,

@@ -1,26 +1,32 @@
-"""A validated plan's graphs with their dependency edges and a topological order.
+"""A validated plan's graphs: dependency edges, a topological order, and the parsed forms.
 
-Compiling happens once per run (and per subflow plan); the runner, rerun invalidation and the
-dry run all read the same edges: a node depends on the nodes of its graph that it references
+Compiling happens once per run (and per subflow plan). It parses every ``when`` and ``while``
+condition and every binding (a node's ``in``, ``call.inputs``, ``foreach.input``) once, so
+executing a node, however often a loop runs it, parses nothing. The runner, rerun invalidation
+and the dry run all read the same edges: a node depends on the nodes of its graph that it references
 in ``in``, ``when``, a loop's ``foreach.input``/``while.condition``, anywhere in a loop's body,
 or in a subflow's ``call.inputs``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from keiri_agent.plan._dsl.expr import compile_when
+from keiri_agent.plan._dsl.bindings import Binding, compile_binding
+from keiri_agent.plan._dsl.expr import Expression
+from keiri_agent.plan._dsl.expr_parse import compile_when
 from keiri_agent.plan._dsl.models import (
     BlockNode,
+    Export,
     LoopNode,
     SubflowNode,
     WhenCompare,
     WhenExpr,
     when_raw,
 )
-from keiri_agent.plan._dsl.refs import iter_references
+from keiri_agent.plan._dsl.refs import Reference, bare_reference, iter_references
 
 __all__ = ["CompiledGraph", "compile_graph", "references_in"]
 
@@ -61,6 +67,10 @@ class CompiledGraph:
     deps: dict[str, set[str]]
     dependents: dict[str, set[str]] = field(default_factory=dict)
     bodies: dict[str, CompiledGraph] = field(default_factory=dict)  # loop id → body graph
+    conditions: dict[str, Expression] = field(default_factory=dict)  # node id → parsed when
+    loop_conditions: dict[str, Expression] = field(default_factory=dict)  # loop id → while
+    bindings: dict[str, Binding] = field(default_factory=dict)  # node id → in / inputs / foreach
+    exports: list[tuple[str, Reference]] = field(default_factory=list)  # (as, from) of a body
 
     def downstream(self, node_id: str) -> set[str]:
         """``node_id`` and everything that depends on it, transitively."""
@@ -74,7 +84,7 @@ class CompiledGraph:
         return out
 
 
-def compile_graph(graph: list[AnyNode]) -> CompiledGraph:
+def compile_graph(graph: list[AnyNode], exports: Sequence[Export] = ()) -> CompiledGraph:
     nodes = {n.id: n for n in graph}
     deps = {n.id: (references_in(n) & nodes.keys()) - {n.id} for n in graph}
     dependents: dict[str, set[str]] = {n: set() for n in nodes}
@@ -105,6 +115,38 @@ def compile_graph(graph: list[AnyNode]) -> CompiledGraph:
             details={"nodes": stuck},
         )
     bodies = {
-        n.id: compile_graph(list(n.body.plan.graph)) for n in graph if isinstance(n, LoopNode)
+        n.id: compile_graph(list(n.body.plan.graph), n.body.plan.exports)
+        for n in graph
+        if isinstance(n, LoopNode)
     }
-    return CompiledGraph(nodes=nodes, order=order, deps=deps, dependents=dependents, bodies=bodies)
+    conditions = {n.id: compile_when(when_raw(n.when)) for n in graph if n.when is not None}
+    loop_conditions = {
+        n.id: compile_when(when_raw(n.while_.condition))
+        for n in graph
+        if isinstance(n, LoopNode) and n.while_ is not None
+    }
+    return CompiledGraph(
+        nodes=nodes,
+        order=order,
+        deps=deps,
+        dependents=dependents,
+        bodies=bodies,
+        conditions=conditions,
+        loop_conditions=loop_conditions,
+        bindings={n.id: compile_binding(_bound_value(n)) for n in graph},
+        exports=[(e.as_, _export_ref(e)) for e in exports],
+    )
+
+
+def _export_ref(export: Export) -> Reference:
+    ref = bare_reference(export.from_)
+    assert ref is not None, "validated plans export node.alias paths"
+    return ref
+
+
+def _bound_value(node: AnyNode) -> Any:
+    if isinstance(node, BlockNode):
+        return node.inputs
+    if isinstance(node, SubflowNode):
+        return node.call.inputs
+    return node.foreach.input if node.foreach is not None else None

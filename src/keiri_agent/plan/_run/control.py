@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.plan._dsl.expr import compile_when, truthy
+from keiri_agent.plan._dsl.expr import truthy
 from keiri_agent.plan._dsl.loader import load_source, resolve_plan_file
 from keiri_agent.plan._dsl.models import (
     MAX_LOOP_ITERATIONS,
@@ -31,9 +31,8 @@ from keiri_agent.plan._dsl.models import (
     LoopNode,
     Plan,
     SubflowNode,
-    when_raw,
 )
-from keiri_agent.plan._dsl.refs import bare_reference, render, resolve_path
+from keiri_agent.plan._dsl.refs import Reference, bare_reference, resolve_path
 from keiri_agent.plan._graph.compiled import compile_graph
 from keiri_agent.plan._run.engine import (
     Frame,
@@ -50,8 +49,8 @@ if TYPE_CHECKING:
 __all__ = ["load_subplan", "run_loop", "run_subflow"]
 
 
-def _export_value(export: Export, values: Values) -> Any:
-    ref = bare_reference(export.from_)
+def _export_value(export: Export | Reference, values: Values) -> Any:
+    ref = export if isinstance(export, Reference) else bare_reference(export.from_)
     assert ref is not None, "validated plans export node.alias paths"
     found, outputs, _ = values.find(ref.root)
     if not found or outputs is None:
@@ -102,7 +101,7 @@ def run_loop(frame: Frame, node: LoopNode, path: str) -> Outcome:
     names = node.out.names(exports)
     if node.foreach is not None:
         try:
-            items = render(node.foreach.input, frame.resolve)
+            items = frame.graph.bindings[node.id].render(frame.resolve)
         except BlockError as exc:
             return frame.failed(path, exc, 0)
         if not isinstance(items, list | tuple):
@@ -179,7 +178,7 @@ def _foreach(
         result, values = _iteration(frame, node, body, path, index, loop_vars)
         bad = _frame_outcome(result, path, f"ループ {path} の {index + 1} 件目")
         if bad is None:
-            results[index] = {e.as_: _export_value(e, values) for e in node.body.plan.exports}
+            results[index] = {name: _export_value(ref, values) for name, ref in body.exports}
             warnings[index] = result.errors
         elif bad.status == "failed" and frame.policy.on_error != "continue":
             stop.set()  # halt: start no further iterations
@@ -235,7 +234,7 @@ def _while(
 ) -> tuple[list[dict[str, Any]], Outcome | None, list[BlockError]]:
     assert node.while_ is not None
     spec = node.while_
-    condition = compile_when(when_raw(spec.condition))
+    condition = frame.graph.loop_conditions[node.id]
     # Before the first iteration the body's nodes exist with null outputs.
     previous = Values(frame.values.vars, parent=frame.values)
     previous.outputs = dict.fromkeys(body.nodes)
@@ -254,7 +253,7 @@ def _while(
         if bad is not None:
             return results, bad, []
         warnings.extend(result.errors)
-        results.append({e.as_: _export_value(e, values) for e in node.body.plan.exports})
+        results.append({name: _export_value(ref, values) for name, ref in body.exports})
         previous = values
     try:
         still = truthy(condition.evaluate(partial(frame.resolve, values=previous)))
@@ -311,7 +310,7 @@ def run_subflow(frame: Frame, node: SubflowNode, path: str) -> Outcome:
     started = time.perf_counter()
     try:
         plan, graph = load_subflow(frame, node.call.plan_id)
-        inputs = render(node.call.inputs, frame.resolve)
+        inputs = frame.graph.bindings[node.id].render(frame.resolve)
     except BlockError as exc:
         return frame.failed(path, exc, 0)
     sub_run_id = frame.ctx.next_sub_run_id(frame.sub_run_id or frame.ctx.run_id)

@@ -20,9 +20,9 @@ from keiri_agent.blocks.base import BlockContext, InputRequired
 from keiri_agent.blocks.spec import BlockSpec
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventEmitter
-from keiri_agent.plan._dsl.expr import compile_when, truthy
-from keiri_agent.plan._dsl.models import BlockNode, LoopNode, Plan, Policy, SubflowNode, when_raw
-from keiri_agent.plan._dsl.refs import Reference, render, resolve_path
+from keiri_agent.plan._dsl.expr import truthy
+from keiri_agent.plan._dsl.models import BlockNode, LoopNode, Plan, Policy, SubflowNode
+from keiri_agent.plan._dsl.refs import Reference, resolve_path
 from keiri_agent.plan._graph.compiled import CompiledGraph
 from keiri_agent.plan._run.context import (
     Reused,
@@ -225,7 +225,7 @@ class Frame:
             return Outcome("ok", reused.outputs)
         try:
             if node.when is not None:
-                expression = compile_when(when_raw(node.when))
+                expression = self.graph.conditions[node_id]
                 if not truthy(expression.evaluate(self.resolve)):
                     self.events.emit(
                         "node_skipped",
@@ -293,7 +293,7 @@ class Frame:
         started = time.perf_counter()
         try:
             spec = self.ctx.registry.get(node.block)
-            inputs = render(node.inputs, self.resolve)
+            inputs = self.graph.bindings[node.id].render(self.resolve)
         except BlockError as exc:
             return self.failed(path, exc, 0)
         self.events.emit("node_start", node_id=path, block=spec.ref)

@@ -1,0 +1,100 @@
+"""`when`, `while` and bindings are parsed once, when the graph is compiled (issue 23).
+
+The parser's functions are counted with a profile hook on every thread while a plan runs: a
+foreach over 1,000 items with a `when` and bound inputs must call them exactly as often as the
+same plan over 10 items (validation and compilation parse each text once; iterations parse
+nothing). Before the compiled graph held the parsed forms, every iteration parsed its `when`
+and its inputs again.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.plan import PlanRunner
+from keiri_agent.plan._dsl import expr_parse, refs
+
+PARSERS = {
+    expr_parse.parse_expression.__code__: "parse_expression",
+    expr_parse.compile_when.__code__: "compile_when",
+    refs.split_template.__code__: "split_template",
+    refs.parse_reference_at.__code__: "parse_reference_at",
+}
+
+PLAN = """\
+apiVersion: v1
+id: many
+graph:
+  - id: items
+    block: test.items
+    in: {{count: {count}}}
+  - id: each
+    type: loop
+    foreach: {{input: "${{items.items}}", itemVar: it, indexVar: i, max_concurrency: 4}}
+    body:
+      plan:
+        graph:
+          - id: double
+            block: test.add
+            when: "${{it.n}} != 3 and ${{i}} >= 0"
+            in: {{a: "${{it.n}}", b: "${{i}}"}}
+        exports:
+          - {{from: double.sum, as: doubled}}
+    out: {{collect: doubled}}
+"""
+
+
+@contextmanager
+def counting(counts: Counter[str]) -> Iterator[None]:
+    lock = threading.Lock()
+
+    def hook(frame: FrameType, event: str, arg: Any) -> Callable[..., Any] | None:
+        if event == "call":
+            name = PARSERS.get(frame.f_code)
+            if name is not None:
+                with lock:
+                    counts[name] += 1
+        return None
+
+    threading.setprofile(hook)  # threads started from here on (the run's workers)
+    sys.setprofile(hook)
+    try:
+        yield
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)  # type: ignore[arg-type]
+
+
+def _parser_calls(registry: BlockRegistry, tmp_path: Path, count: int) -> Counter[str]:
+    plan = tmp_path / f"many_{count}.yaml"
+    plan.write_text(PLAN.format(count=count), encoding="utf-8")
+    counts: Counter[str] = Counter()
+    runs = tmp_path / "runs"
+    with (
+        counting(counts),
+        PlanRunner(registry, runs_dir=runs, designs_dir=tmp_path, config={}) as r,
+    ):
+        result = r.run(plan)
+    assert result.status == "success", result.error and result.error.to_dict()
+    doubled = result.outputs["each"]["doubled"]
+    assert len(doubled) == count
+    assert doubled[3] is None  # the `when` skipped item 3
+    assert doubled[count - 1] == 2 * (count - 1)
+    return counts
+
+
+def test_a_thousand_iterations_parse_nothing_more_than_ten(
+    registry: BlockRegistry, tmp_path: Path
+) -> None:
+    small = _parser_calls(registry, tmp_path, 10)
+    large = _parser_calls(registry, tmp_path, 1000)
+    assert small["compile_when"] > 0  # the hook sees the parser (validation, compilation)
+    assert large == small
