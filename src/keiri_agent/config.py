@@ -177,6 +177,8 @@ class Settings(BaseSettings):
     keiri_helpdesk_max_subtasks: int = Field(default=DEFAULT_HELPDESK_MAX_SUBTASKS, ge=1, le=20)
     # Relevance floor of the agent's keyword (BM25) hits: a weaker hit is not shown to the model
     # and cannot back an answer. 0 keeps every hit. (Semantic Q/A hits are not floored here.)
+    # It reads SearchOutput.score as raw BM25: once the knowledge base applies a floor of its own
+    # (issue 20), agents/helpdesk/grounding.split_relevant follows that one and this setting goes.
     keiri_helpdesk_min_score: float = Field(default=DEFAULT_HELPDESK_MIN_SCORE, ge=0)
     keiri_qdrant_url: str | None = None
 

@@ -171,3 +171,25 @@ def test_the_folder_and_the_question_come_back_after_a_page_switch(
     assert app.text_input(key=INDEX_KEY).value == str(tmp_path / "別の索引")
     assert app.text_area(key=QUESTION_KEY).value == QUESTION
     assert any(str(tmp_path / "別の索引") in info for info in _texts(app.info))
+
+
+def test_an_off_topic_question_shows_that_the_materials_do_not_cover_it(
+    page: AppTest, script: HelpDeskScript
+) -> None:
+    task = "社員食堂のメニューを調べる"
+    script.plan(task)
+    # Manual pages that only share the word メニュー (under the relevance floor); the model
+    # answers anyway and calls it done, every attempt.
+    script.subtask(task, "社員食堂 メニュー", "カレーライスです。", repeat=True)
+
+    _ask(page, "社員食堂のメニューは？")
+
+    assert not page.exception, page.exception
+    assert any("回答できませんでした" in warning.value for warning in page.warning)
+    (answer,) = [m for m in _texts(page.markdown) if "見つかりませんでした" in m]
+    assert "ヘルプデスク担当者" in answer
+    assert "カレー" not in answer
+    assert "資料から該当する記述は見つかりませんでした。" in _texts(page.caption)
+    (expander,) = [e for e in page.expander if e.label.startswith("サブタスク 1")]
+    assert "⚠️ 未解決" in expander.label
+    assert any("回答には使っていません" in text for text in _texts(expander.markdown))

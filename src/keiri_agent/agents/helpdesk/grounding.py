@@ -85,7 +85,12 @@ class RelevanceFloor:
 def split_relevant(
     hits: Sequence[SearchOutput], floor: RelevanceFloor
 ) -> tuple[list[SearchOutput], list[SearchOutput]]:
-    """``(relevant, too weak)``: the one decision of what counts as found."""
+    """``(relevant, too weak)``: the one decision of what counts as found.
+
+    The floor reads ``score`` as raw BM25 (today's knowledge base). When the knowledge base
+    applies a relevance floor of its own and returns only hits above it (issue 20), this is the
+    one place to switch: every hit it returns is relevant.
+    """
     relevant = [hit for hit in hits if floor.admits(hit)]
     weak = [hit for hit in hits if not floor.admits(hit)]
     return relevant, weak
