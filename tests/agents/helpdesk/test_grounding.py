@@ -43,6 +43,17 @@ def test_variant_spellings_name_the_same_hit() -> None:
     assert check.cited == [MANUAL, NOTES]
 
 
+def test_citations_in_round_or_square_brackets_are_checked_too() -> None:
+    text = "再設定します（出典: 操作マニュアル.pdf p.12）。規程です(出典: 規程.pdf p.1)[出典: リリースノート.md]"
+    check = check_citations(text, HITS)
+    assert (
+        check.text
+        == "再設定します【出典: 操作マニュアル.pdf p.12】。規程です【出典: リリースノート.md】"
+    )
+    assert check.removed == ["【出典: 規程.pdf p.1】"]
+    assert check.cited == [MANUAL, NOTES]
+
+
 def test_invented_files_pages_and_rows_are_removed_and_reported() -> None:
     text = (
         "規程です【出典: セキュリティ規程.pdf p.42】。"

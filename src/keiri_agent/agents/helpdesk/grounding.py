@@ -3,7 +3,8 @@
 - ``split_relevant`` decides which hits count as retrieved at all. It is the agent's one place
   for "nothing relevant was found": a hit under the relevance floor (``KEIRI_HELPDESK_MIN_SCORE``
   for keyword hits) is kept out of the model's sight and cannot back an answer.
-- ``check_citations`` reads every 【出典: …】 label of a text (one file or several, ``p.3``,
+- ``check_citations`` reads every 【出典: …】 label of a text (also in round or square brackets;
+  one file or several, ``p.3``,
   ``12 行目``, ``、p.4`` continuing the previous file), keeps the ones that name a relevant hit
   of this question (file and page or row) and removes the others, reporting both.
 - ``attempt_issue`` says why one attempt of a subtask cannot count as resolved, whatever the
@@ -57,7 +58,13 @@ _RETRY_ADVICE: dict[str, str] = {
     "そのまま書き写してください。検索結果に答えが無い場合は、別の語句で検索し直してください。",
 }
 
-_LABEL_RE = re.compile(r"【\s*出典\s*[:：]\s*([^】]*)】")
+# 【出典: …】 as asked; models also write （出典: …）, (出典: …) or [出典: …], checked the same way
+# (and rewritten as 【出典: …】).
+_LABEL_RE = re.compile(
+    r"【\s*出典\s*[:：]\s*([^】]*)】"
+    r"|[（(]\s*出典\s*[:：]\s*([^）)]*)[）)]"
+    r"|\[\s*出典\s*[:：]\s*([^\]]*)\]"
+)
 _ITEM_SPLIT_RE = re.compile(r"\s*[、,;]\s*")
 _PAGE_RE = re.compile(
     r"^(?P<file>.*?)\s*(?:p\.?|ページ)\s*(?P<n>\d+)\s*(?:ページ)?$", re.IGNORECASE
@@ -163,7 +170,8 @@ def check_citations(text: str, hits: Sequence[SearchOutput]) -> CitationCheck:
 
     def replace(match: re.Match[str]) -> str:
         kept: list[str] = []
-        for ref in _refs(match[1]):
+        body = next(group for group in match.groups() if group is not None)
+        for ref in _refs(body):
             hit = next((h for h in hits if ref.matches(h)), None)
             if hit is None:
                 check.removed.append(ref.label())
