@@ -3,7 +3,7 @@
 One API serves every agent (seed 003 §7, extended):
 
 =======  ===================================  ==============================================
-POST     ``/agent/run``                       start a task (conversion, plan run, analysis)
+POST     ``/agent/run``                       start a task (conversion, plan run, analysis, design)
 POST     ``/agent/tasks/{id}/answers``        answers for a paused plan run: a task continuing it
 GET      ``/agent/sse?task_id=``              its events as SSE, replayable (see ``sse``)
 GET      ``/agent/tasks``                     the newest tasks (``?limit=``)

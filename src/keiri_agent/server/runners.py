@@ -1,6 +1,6 @@
 """What each kind of task runs: a conversion, a plan run or an analysis, on one event stream.
 
-``POST /agent/run`` takes one of three request bodies, told apart by ``kind`` (``convert`` when
+``POST /agent/run`` takes one of four request bodies (``design``: plan generation, ``design_task``), told apart by ``kind`` (``convert`` when
 it is left out, as in seed 003 §7). :func:`prepare` checks a request before a task is created
 (an unknown plan or a data file outside the workspace is a 4xx, not a failed task) and returns
 the function that runs it (a :class:`~keiri_agent.server.jobs.Job` in, an ``Outcome`` out).
@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import RunEvent
+from keiri_agent.server.design_task import DesignRequest, prepare_design
 from keiri_agent.server.inputs import TaskFiles
 from keiri_agent.server.jobs import Job, Outcome, Runner, cancelled_error
 from keiri_agent.server.plan_task import prepare_plan
@@ -33,6 +34,7 @@ from keiri_agent.server.plan_task import prepare_plan
 __all__ = [
     "AnalysisRequest",
     "ConvertRequest",
+    "DesignRequest",
     "Job",
     "Outcome",
     "PlanRequest",
@@ -90,13 +92,14 @@ def _kind(value: Any) -> str:
 TaskRequest = Annotated[
     Annotated[ConvertRequest, Tag("convert")]
     | Annotated[PlanRequest, Tag("plan")]
-    | Annotated[AnalysisRequest, Tag("analysis")],
+    | Annotated[AnalysisRequest, Tag("analysis")]
+    | Annotated[DesignRequest, Tag("design")],
     Discriminator(_kind),
 ]
 
 
 def prepare(
-    request: ConvertRequest | PlanRequest | AnalysisRequest,
+    request: ConvertRequest | PlanRequest | AnalysisRequest | DesignRequest,
     settings: Settings,
     files: TaskFiles,
 ) -> Runner:
@@ -106,6 +109,8 @@ def prepare(
     """
     if isinstance(request, PlanRequest):
         return prepare_plan(request, settings, files)
+    if isinstance(request, DesignRequest):
+        return prepare_design(request, settings)
     uploads = files.uploaded()
     if isinstance(request, AnalysisRequest):
         data = [files.resolve(name) for name in request.files] + uploads
