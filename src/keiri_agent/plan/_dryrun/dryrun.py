@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.spec import NO_SAMPLE, port_is_required, port_sample
@@ -34,7 +34,7 @@ from keiri_agent.plan._dryrun.walk import (
     Values,
     display,
 )
-from keiri_agent.plan._dsl.loader import PlanSource, load_source, resolve_plan_file
+from keiri_agent.plan._dsl.loader import PlanSource
 from keiri_agent.plan._dsl.models import (
     MAX_SUBFLOW_DEPTH,
     BlockNode,
@@ -45,6 +45,13 @@ from keiri_agent.plan._dsl.models import (
 )
 from keiri_agent.plan._dsl.refs import single_reference, type_label
 from keiri_agent.plan._graph.compiled import AnyNode, compile_graph
+from keiri_agent.plan._graph.subflows import (
+    Chain,
+    SubflowLoader,
+    call_cycle,
+    call_too_deep,
+    file_key,
+)
 
 __all__ = [
     "MAX_SUBFLOW_DEPTH",
@@ -79,14 +86,11 @@ class DryRunReport(BaseModel):
 class _Walker:
     """Walks graphs, loops and subflows; values and findings live in ``self.values``."""
 
-    def __init__(self, registry: BlockRegistry, designs_dir: Path, values: Values) -> None:
-        self.registry, self.designs_dir, self.values = registry, designs_dir, values
+    def __init__(self, registry: BlockRegistry, subflows: SubflowLoader, values: Values) -> None:
+        self.registry, self.subflows, self.values = registry, subflows, values
         self.nodes: list[DryRunNode] = []
-        self._plans: dict[str, Plan | BlockError] = {}
 
-    def graph(
-        self, nodes: Sequence[AnyNode], frame: Frame, prefix: str, stack: tuple[str, ...]
-    ) -> None:
+    def graph(self, nodes: Sequence[AnyNode], frame: Frame, prefix: str, stack: Chain) -> None:
         try:  # the runner's edges and order; a cycle only reaches here without validation
             compiled = compile_graph(list(nodes))
             order = [compiled.nodes[n] for n in compiled.order]
@@ -96,7 +100,7 @@ class _Walker:
         for node in order:
             self.node(node, frame, prefix, stack)
 
-    def node(self, node: AnyNode, frame: Frame, prefix: str, stack: tuple[str, ...]) -> None:
+    def node(self, node: AnyNode, frame: Frame, prefix: str, stack: Chain) -> None:
         report = DryRunNode(node_id=prefix + node.id, kind=node.type)
         self.nodes.append(report)
         try:
@@ -199,9 +203,7 @@ class _Walker:
         frame.outputs[node.id] = outputs
         report.outputs = display(outputs)
 
-    def loop(
-        self, node: LoopNode, frame: Frame, report: DryRunNode, stack: tuple[str, ...]
-    ) -> None:
+    def loop(self, node: LoopNode, frame: Frame, report: DryRunNode, stack: Chain) -> None:
         body = Frame(vars=frame.vars, parent=frame)
         prefix = f"{report.node_id}/"
         items: Any = None
@@ -285,9 +287,7 @@ class _Walker:
             report.notes.append(f"foreach は {len(items)} 件中の先頭の要素で本体を確かめました。")
         return items
 
-    def subflow(
-        self, node: SubflowNode, frame: Frame, report: DryRunNode, stack: tuple[str, ...]
-    ) -> None:
+    def subflow(self, node: SubflowNode, frame: Frame, report: DryRunNode, stack: Chain) -> None:
         plan_id = node.call.plan_id
         report.block = plan_id
         given = {
@@ -298,57 +298,23 @@ class _Walker:
         report.inputs = display(given, masked)
         outputs: dict[str, Any] = {e.as_: UNAVAILABLE for e in node.out.exports}
         frame.outputs[node.id] = outputs
-        if len(stack) > MAX_SUBFLOW_DEPTH:
-            self.values.add(
-                report,
-                "SUBFLOW_CYCLE",
-                f"サブフローの入れ子が {MAX_SUBFLOW_DEPTH} 段を超えました: {_chain((*stack, plan_id))}",
-                "Plan が自分自身を（間接的にでも）呼んでいないか確認してください。",
-                "call.plan_id",
-            )
+        loaded = self.subflows.load(plan_id)
+        error = call_too_deep(stack, plan_id) or call_cycle(stack, plan_id, loaded) or loaded.error
+        if error is not None:
+            self.values.add(report, error.code, error.message, error.hint, "call.plan_id")
             return
-        sub = self._load(plan_id)
-        if isinstance(sub, BlockError):
-            self.values.add(report, sub.code, sub.message, sub.hint, "call.plan_id")
-            return
+        sub = loaded.plan
+        assert sub is not None
         variables = self.values.plan_vars(sub.id, sub.vars, given, report, render_given=False)
         variables.secret |= set(masked)
         sub_frame = Frame(vars=variables)
-        self.graph(sub.graph, sub_frame, f"{report.node_id}/", (*stack, plan_id))
+        self.graph(sub.graph, sub_frame, f"{report.node_id}/", (*stack, (plan_id, loaded.file)))
         published = {e.as_: e.from_ for e in sub.exports}
         for export in node.out.exports:
             source = published.get(export.from_, export.from_)
             path = f"out.exports.{export.as_}"
             outputs[export.as_] = self.values.export(source, sub_frame, report, path)
         report.outputs = display(outputs)
-
-    def _load(self, plan_id: str) -> Plan | BlockError:
-        """The subflow's plan, or why there is none (each plan once per dry run)."""
-        if plan_id not in self._plans:
-            self._plans[plan_id] = self._read(plan_id)
-        return self._plans[plan_id]
-
-    def _read(self, plan_id: str) -> Plan | BlockError:
-        hint = "designs/ からの相対名で plan_id を指定し、`keiri-agent plan validate` で確認してください。"
-        file = resolve_plan_file(plan_id, self.designs_dir)
-        if file is None:
-            message = (
-                f"サブフロー '{plan_id}' が見つかりません（{self.designs_dir}/{plan_id}.yaml）。"
-            )
-            return BlockError(message, code="SUBFLOW_NOT_FOUND", hint=hint)
-        try:
-            source = load_source(file)
-            if source.syntax_error is not None:
-                raise BlockError(source.syntax_error.message, hint=source.syntax_error.hint)
-            return Plan.model_validate(source.raw)
-        except BlockError as exc:
-            message = f"サブフロー {plan_id} を読めません: {exc.message}"
-            return BlockError(message, code="SUBFLOW_INVALID", hint=exc.hint or hint)
-        except ValidationError as exc:
-            first = exc.errors(include_url=False)[0]
-            where = ".".join(str(p) for p in first["loc"])
-            message = f"サブフロー {plan_id} の形式が不正です: {where}: {first['msg']}"
-            return BlockError(message, code="SUBFLOW_INVALID", hint=hint)
 
 
 def _collected_sample(requirements: Any, declared: Any, report: DryRunNode) -> Any:
@@ -363,11 +329,6 @@ def _collected_sample(requirements: Any, declared: Any, report: DryRunNode) -> A
     return collected_sample(requirements)
 
 
-def _chain(stack: tuple[str, ...]) -> str:
-    shown = stack if len(stack) <= 6 else (*stack[:2], "…", *stack[-3:])
-    return " → ".join(shown)
-
-
 def _truth(value: bool | None) -> str:
     return "判定できません" if value is None else ("真" if value else "偽")
 
@@ -380,15 +341,21 @@ def dry_run(
     config: Mapping[str, Any],
     env: Mapping[str, str],
     vars_override: Mapping[str, Any] | None = None,
+    file: str | None = None,
+    subflows: SubflowLoader | None = None,
 ) -> DryRunReport:
-    """Dry-run a (validated) plan on declared samples; never loads or runs a block."""
+    """Dry-run a (validated) plan on declared samples; never loads or runs a block.
+
+    ``file`` is the plan's resolved file (for the cycle guard); ``subflows`` the loader its
+    validation used, so that the dry run walks the subflow files that were validated.
+    """
     started = time.perf_counter()
     values = Values(config, env)
-    walker = _Walker(registry, designs_dir, values)
+    walker = _Walker(registry, subflows or SubflowLoader(designs_dir), values)
     given = dict(vars_override or {})
     variables = values.plan_vars(plan.id, plan.vars, given, None, render_given=True)
     frame = Frame(vars=variables)
-    walker.graph(plan.graph, frame, "", (plan.id,))
+    walker.graph(plan.graph, frame, "", ((plan.id, file),))
     exports = {e.as_: values.export(e.from_, frame, None, f"exports.{e.as_}") for e in plan.exports}
     return DryRunReport(
         plan_id=plan.id,
@@ -423,7 +390,10 @@ def dry_run_source(
         finding = DryRunFinding(code=exc.code, message=exc.message, hint=exc.hint)
         return DryRunReport(ok=False, findings=[finding])
     env = env if env is not None else os.environ
-    validation = validate_source(source, registry, designs_dir=designs_dir, config=config, env=env)
+    loader = SubflowLoader(designs_dir)
+    validation = validate_source(
+        source, registry, designs_dir=designs_dir, config=config, env=env, subflows=loader
+    )
     if not validation.valid:
         keep = set(DryRunFinding.model_fields)  # code, message, node_id, path, hint, line, column
         findings = [DryRunFinding(**issue.model_dump(include=keep)) for issue in validation.errors]
@@ -442,4 +412,6 @@ def dry_run_source(
         config=config,
         env=env,
         vars_override=vars_override,
+        file=file_key(source),
+        subflows=loader,
     )

@@ -94,11 +94,10 @@ def check_answers(
     answers: Mapping[str, Any], plan: Plan, registry: BlockRegistry, designs_dir: Path
 ) -> None:
     """Raise one BlockError naming every unknown node or field key of ``answers``."""
-    from keiri_agent.plan._run.control import load_subplan
+    from keiri_agent.plan._graph.subflows import SubflowLoader
 
-    nodes = list(
-        _ui_nodes(plan.graph, registry, lambda plan_id: load_subplan(plan_id, designs_dir)[0])
-    )
+    subflows = SubflowLoader(designs_dir)
+    nodes = list(_ui_nodes(plan.graph, registry, lambda plan_id: subflows.plan(plan_id)[0]))
     by_id: dict[str, list[_UINode]] = {}
     for node in nodes:
         by_id.setdefault(node.node_id, []).append(node)

@@ -24,13 +24,13 @@ from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventStream, Redactor
 from keiri_agent.events.models import EventType, RunEvent
 from keiri_agent.plan._dsl.refs import Reference, render, resolve_env_config
+from keiri_agent.plan._graph.subflows import SubflowLoader
 from keiri_agent.plan._run.backends import Backend
 from keiri_agent.plan._run.values import OutputStore
 from keiri_agent.plan._run.workers import Workers
 
 if TYPE_CHECKING:
-    from keiri_agent.plan._dsl.models import Plan
-    from keiri_agent.plan._graph.compiled import CompiledGraph
+    pass
 
 __all__ = ["Reused", "RunContext", "TaggedEmitter", "Values", "render_vars"]
 
@@ -56,6 +56,7 @@ class RunContext:
     workers: Workers
     workspace: Path
     designs_dir: Path
+    subflows: SubflowLoader  # the loader the run's validation read subflow files with
     config: Mapping[str, Any]
     env: Mapping[str, str]
     settings: Settings | None = None
@@ -67,7 +68,6 @@ class RunContext:
     cancel: threading.Event = field(default_factory=threading.Event)
     sleep: Callable[[float], object] = time.sleep  # the wait between a node's retries
     waiting: list[dict[str, Any]] = field(default_factory=list)
-    subflows: dict[str, tuple[Plan, CompiledGraph]] = field(default_factory=dict)
     _semaphores: dict[str, threading.Semaphore] = field(default_factory=dict)
     _active: set[threading.Event] = field(default_factory=set)
     _sub_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))

@@ -19,12 +19,10 @@ import concurrent.futures as cf
 import threading
 import time
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.plan._dsl.expr import truthy
-from keiri_agent.plan._dsl.loader import load_source, resolve_plan_file
 from keiri_agent.plan._dsl.models import (
     MAX_LOOP_ITERATIONS,
     Export,
@@ -33,7 +31,6 @@ from keiri_agent.plan._dsl.models import (
     SubflowNode,
 )
 from keiri_agent.plan._dsl.refs import Reference, bare_reference, resolve_path
-from keiri_agent.plan._graph.compiled import compile_graph
 from keiri_agent.plan._run.engine import (
     Frame,
     FrameResult,
@@ -46,7 +43,7 @@ from keiri_agent.plan._run.engine import (
 if TYPE_CHECKING:
     from keiri_agent.plan._graph.compiled import CompiledGraph
 
-__all__ = ["load_subplan", "run_loop", "run_subflow"]
+__all__ = ["load_subflow", "run_loop", "run_subflow"]
 
 
 def _export_value(export: Export | Reference, values: Values) -> Any:
@@ -278,31 +275,9 @@ def _while(
     return results, None, [*warnings, limit]
 
 
-def load_subplan(plan_id: str, designs_dir: Path) -> tuple[Plan, CompiledGraph]:
-    """``designs/<plan_id>.yaml`` loaded and compiled (BlockError when it is not there)."""
-    file = resolve_plan_file(plan_id, designs_dir)
-    if file is None:
-        raise BlockError(
-            f"サブフロー '{plan_id}' が見つかりません（{designs_dir}）。",
-            code=ErrorCode.DEPENDENCY_NOT_FOUND,
-            hint="designs/ からの相対名で plan_id を指定してください。",
-            details={"plan_id": plan_id},
-        )
-    plan = Plan.model_validate(load_source(file).raw)
-    return plan, compile_graph(list(plan.graph))
-
-
 def load_subflow(frame: Frame, plan_id: str) -> tuple[Plan, CompiledGraph]:
-    """:func:`load_subplan`, once per run."""
-    ctx = frame.ctx
-    with ctx._lock:
-        cached = ctx.subflows.get(plan_id)
-    if cached is not None:
-        return cached
-    loaded = load_subplan(plan_id, ctx.designs_dir)
-    with ctx._lock:
-        ctx.subflows[plan_id] = loaded
-    return loaded
+    """The subflow as the run's validation read it (``_graph.subflows``: once per run)."""
+    return frame.ctx.subflows.plan(plan_id)
 
 
 @control_node(SubflowNode)

@@ -26,9 +26,10 @@ from keiri_agent.events.models import RunEvent
 from keiri_agent.plan._dsl.loader import PlanSource, load_source, parse_source
 from keiri_agent.plan._dsl.models import LoopNode, Plan, SubflowNode
 from keiri_agent.plan._graph.compiled import CompiledGraph, compile_graph
+from keiri_agent.plan._graph.subflows import SubflowLoader
+from keiri_agent.plan._run import control as _control  # noqa: F401  (registers loops, subflows)
 from keiri_agent.plan._run.answers import check_answers
 from keiri_agent.plan._run.backends import Backend, DaskBackend, ThreadBackend
-from keiri_agent.plan._run.control import load_subplan
 from keiri_agent.plan._run.engine import Frame, Reused, RunContext, Values, render_vars
 from keiri_agent.plan._run.recovery import recover_outputs
 from keiri_agent.plan._run.runstate import AnswersFile, find_run, load_run
@@ -132,8 +133,14 @@ class PlanRunner:
         _rerun_from: str | None = None,
     ) -> RunResult:
         source = plan if isinstance(plan, PlanSource) else load_source(plan)
+        subflows = SubflowLoader(self.designs_dir)  # validation and run read the same files
         report = validate_source(
-            source, self.registry, designs_dir=self.designs_dir, config=self.config, env=self.env
+            source,
+            self.registry,
+            designs_dir=self.designs_dir,
+            config=self.config,
+            env=self.env,
+            subflows=subflows,
         )
         report.raise_if_invalid(getattr(source.raw, "get", lambda _k: None)("id"))
         model = Plan.model_validate(source.raw)
@@ -169,6 +176,7 @@ class PlanRunner:
             workers=Workers(self.settings.keiri_plan_max_threads),
             workspace=workspace,
             designs_dir=self.designs_dir,
+            subflows=subflows,
             config=self.config,
             env=self.env,
             settings=self.settings,
@@ -317,7 +325,7 @@ class PlanRunner:
                 current = current.bodies.get(node_id)
                 prefix += f"{node_id}[{index}/" if index else f"{node_id}/"
             elif isinstance(node, SubflowNode):
-                current = load_subplan(node.call.plan_id, self.designs_dir)[1]
+                current = SubflowLoader(self.designs_dir).plan(node.call.plan_id)[1]
                 prefix += f"{node_id}/"
             else:
                 current = None

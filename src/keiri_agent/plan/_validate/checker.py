@@ -12,12 +12,10 @@ from typing import Any
 from keiri_agent.blocks.schema import descend
 from keiri_agent.errors import BlockError
 from keiri_agent.plan._dsl.issues import Loc, format_path
-from keiri_agent.plan._dsl.loader import PlanSource, load_source, resolve_plan_file
 from keiri_agent.plan._dsl.models import (
     BlockNode,
     Export,
     LoopNode,
-    Plan,
 )
 from keiri_agent.plan._dsl.refs import (
     bare_reference,
@@ -92,7 +90,7 @@ class Checker(ReferenceChecker):
                         {"type": "array", "items": item} if item else {"type": "array"}
                     )
             else:
-                sub, _ = self.subplan(node.call.plan_id)
+                sub = self.subflows.load(node.call.plan_id).plan
                 for export in node.out.exports:
                     info.outputs[export.as_] = None
                     info.aliases[export.as_] = export.as_
@@ -109,20 +107,6 @@ class Checker(ReferenceChecker):
         if ref is None or found is None or not ref.path:
             return None
         return descend(found.outputs.get(str(ref.path[0])), ref.path[1:])
-
-    def subplan(self, plan_id: str) -> tuple[Plan | None, PlanSource | None]:
-        if plan_id not in self._subplans:
-            file = resolve_plan_file(plan_id, self.designs_dir)
-            if file is None:
-                self._subplans[plan_id] = (None, None)
-            else:
-                source = load_source(file)
-                try:
-                    plan = Plan.model_validate(source.raw) if source.raw is not None else None
-                except Exception:
-                    plan = None
-                self._subplans[plan_id] = (plan, source)
-        return self._subplans[plan_id]
 
     # --- checking scopes ---------------------------------------------------------------------
 

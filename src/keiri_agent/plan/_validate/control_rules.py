@@ -8,26 +8,23 @@ validated as plans of their own, their errors reported under the calling node, a
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from keiri_agent.blocks.schema import descend, json_types, type_of_value
 from keiri_agent.errors import BlockError
 from keiri_agent.plan._dsl.models import (
-    MAX_SUBFLOW_DEPTH,
     RESERVED_ROOTS,
     Export,
     LoopNode,
-    Plan,
     SubflowNode,
 )
 from keiri_agent.plan._dsl.refs import bare_reference, single_reference
 from keiri_agent.plan._graph.scope import UNRESOLVED
 from keiri_agent.plan._graph.scope import types_label as _types
+from keiri_agent.plan._graph.subflows import call_cycle, call_too_deep
 
 if TYPE_CHECKING:
     from keiri_agent.plan._dsl.issues import Loc
-    from keiri_agent.plan._dsl.loader import PlanSource
     from keiri_agent.plan._graph.scope import NodeInfo, Scope
     from keiri_agent.plan._validate.state import CheckState as Checker
     from keiri_agent.plan._validate.state import Deps
@@ -110,70 +107,39 @@ def check_export(checker: Checker, export: Export, scope: Scope, loc: Loc, code:
     checker.resolve(ref, scope, (*loc, "from"), None, [])
 
 
-def _is_cycle(
-    checker: Checker,
-    node: SubflowNode,
-    info: NodeInfo,
-    sub: Plan | None,
-    source: PlanSource | None,
-) -> bool:
-    """A call back into a plan of the calling chain, by file (resolved path) or by plan id.
-
-    A plan's ``id`` need not match its file's name, so the file is the identity that always
-    works; the id catches two copies of one plan calling each other.
-    """
-    file = str(Path(source.file).resolve()) if source is not None and source.file else None
-    ids = [node.call.plan_id, *([sub.id] if sub is not None else [])]
-    index = next(
-        (
-            i
-            for i, (plan_id, plan_file) in enumerate(
-                zip(checker.stack, checker.stack_files, strict=True)
-            )
-            if (file is not None and plan_file == file) or plan_id in ids
-        ),
-        None,
-    )
-    if index is None:
-        return False
-    chain = " → ".join([*checker.stack[index:], sub.id if sub is not None else node.call.plan_id])
-    checker.issue(
-        "SUBFLOW_CYCLE",
-        f"サブフローの呼び出しが循環しています: {chain}",
-        (*info.loc, "call", "plan_id"),
-        node=info.qual,
-        hint="Plan が自分自身を（間接的にでも）呼ばないようにしてください。",
-    )
-    return True
-
-
 def check_subflow(
     checker: Checker, node: SubflowNode, info: NodeInfo, scope: Scope, deps: Deps
 ) -> None:
     call_loc = (*info.loc, "call")
     for key, value in node.call.inputs.items():
         checker.check_value(value, (*call_loc, "inputs", key), scope, info, deps, None)
-    if len(checker.stack) >= MAX_SUBFLOW_DEPTH:
+    chain = list(zip(checker.stack, checker.stack_files, strict=True))
+    too_deep = call_too_deep(chain, node.call.plan_id)
+    if too_deep is not None:
         checker.issue(
-            "SUBFLOW_TOO_DEEP",
-            f"サブフローの入れ子が {MAX_SUBFLOW_DEPTH} 段を超えます: "
-            f"{' → '.join([*checker.stack, node.call.plan_id])}",
+            too_deep.code,
+            too_deep.message,
             (*call_loc, "plan_id"),
             node=info.qual,
-            hint=f"サブフローから呼ぶサブフローは {MAX_SUBFLOW_DEPTH} 段までです。"
-            " 途中の Plan をまとめて段数を減らしてください（docs/limits.md）。",
+            hint=too_deep.hint,
         )
         return
-    sub, source = checker.subplan(node.call.plan_id)
-    if _is_cycle(checker, node, info, sub, source):
-        return
-    if source is None:
+    loaded = checker.subflows.load(node.call.plan_id)
+    cycle = call_cycle(chain, node.call.plan_id, loaded)
+    if cycle is not None:
         checker.issue(
-            "SUBFLOW_NOT_FOUND",
-            f"サブフロー '{node.call.plan_id}' が見つかりません（{checker.designs_dir}/{node.call.plan_id}.yaml）。",
+            cycle.code, cycle.message, (*call_loc, "plan_id"), node=info.qual, hint=cycle.hint
+        )
+        return
+    sub, source = loaded.plan, loaded.source
+    if source is None:
+        assert loaded.error is not None
+        checker.issue(
+            loaded.error.code,
+            loaded.error.message,
             (*call_loc, "plan_id"),
             node=info.qual,
-            hint="designs/ からの相対名で plan_id を指定してください（拡張子なし）。",
+            hint=loaded.error.hint,
         )
         return
     for err in checker.validate_subflow(source).errors:

@@ -21,6 +21,7 @@ from keiri_agent.plan._dsl.models import Plan
 from keiri_agent.plan._dsl.refs import Reference
 from keiri_agent.plan._graph.scope import NodeInfo, Scope
 from keiri_agent.plan._graph.scope import types_label as _types
+from keiri_agent.plan._graph.subflows import SubflowLoader
 
 __all__ = ["CheckState", "Deps", "close_matches", "port_hint"]
 
@@ -40,11 +41,11 @@ class CheckState(ABC):
     stack_files: tuple[str | None, ...]  # their resolved files (None: not from a file)
     index_map: list[int]
     validate_subflow: Callable[[PlanSource], ValidationReport]
+    subflows: SubflowLoader  # shared with the phases that follow (dry run, run)
     used: set[tuple[int, str, str]] = field(default_factory=set)
     seen_ids: dict[str, Loc] = field(default_factory=dict)
     top: Scope | None = None
     requirement_types: dict[str, tuple[str, str]] = field(default_factory=dict)
-    _subplans: dict[str, tuple[Plan | None, PlanSource | None]] = field(default_factory=dict)
 
     # --- reporting ---------------------------------------------------------------------------
 
@@ -77,9 +78,6 @@ class CheckState(ABC):
 
     @abstractmethod
     def check_scope(self, scope: Scope, outer: Deps | None) -> None: ...
-
-    @abstractmethod
-    def subplan(self, plan_id: str) -> tuple[Plan | None, PlanSource | None]: ...
 
     @abstractmethod
     def check_when(

@@ -25,6 +25,7 @@ from keiri_agent.errors import BlockError
 from keiri_agent.plan._dsl.issues import Loc, PlanIssue, ValidationReport, format_path
 from keiri_agent.plan._dsl.loader import PlanSource, load_source, load_yaml, parse_source
 from keiri_agent.plan._dsl.models import API_VERSIONS, Node, Plan
+from keiri_agent.plan._graph.subflows import SubflowLoader
 from keiri_agent.plan._validate import rules
 from keiri_agent.plan._validate.checker import Checker
 
@@ -164,6 +165,7 @@ def validate_source(
     designs_dir: Path | None = None,
     config: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
+    subflows: SubflowLoader | None = None,
     _stack: tuple[str, ...] = (),
     _files: tuple[str | None, ...] = (),
     _seen: set[str] | None = None,
@@ -173,7 +175,8 @@ def validate_source(
     A subflow file is validated and reported once per validation (``_seen``; a later call of
     the same file gets an empty report), so plans calling one subflow from many places stay
     linear. ``_stack``/``_files`` are the calling chain by plan id and by resolved file, which
-    is how cycles are found.
+    is how cycles are found. ``subflows`` is the loader to read subflow files with; pass the
+    one the dry run or the run will use, so that they walk exactly the files validated here.
     """
     from keiri_agent.config import load_settings
 
@@ -193,23 +196,27 @@ def validate_source(
     settings = None
     if designs_dir is None or config is None:
         settings = load_settings()
+    designs = designs_dir if designs_dir is not None else settings.keiri_designs_dir  # type: ignore[union-attr]
+    loader = subflows if subflows is not None else SubflowLoader(designs)
     checker = Checker(
         source=source,
         plan=plan,
         registry=registry,
         report=report,
-        designs_dir=designs_dir if designs_dir is not None else settings.keiri_designs_dir,  # type: ignore[union-attr]
+        designs_dir=designs,
         config=config if config is not None else load_config(settings.keiri_plan_config),  # type: ignore[union-attr]
         env=env if env is not None else os.environ,
         stack=(*_stack, plan.id),
         stack_files=(*_files, key),
         index_map=index_map,
+        subflows=loader,
         validate_subflow=lambda src: validate_source(
             src,
             registry,
             designs_dir=checker.designs_dir,
             config=checker.config,
             env=checker.env,
+            subflows=loader,
             _stack=checker.stack,
             _files=checker.stack_files,
             _seen=seen,

@@ -1,0 +1,165 @@
+"""The one subflow loader and the one cycle guard of validate, dry-run and run (seed 002 §5.3).
+
+A :class:`SubflowLoader` reads each ``designs/<plan_id>.yaml`` once and keeps what it read: the
+validator, the dry run and the runner of one command share a loader, so a run executes exactly
+the subflow files its validation checked, even when a file changes while the run goes on. What
+cannot be loaded is a :class:`BlockError` with the same code in every phase:
+
+- ``SUBFLOW_NOT_FOUND``  no file for the plan id
+- ``YAML_SYNTAX``         the file is not YAML
+- ``SUBFLOW_INVALID``     the file does not describe a plan (its schema issues are the validator's)
+
+:func:`call_cycle` is the cycle guard: a call back into a plan of the calling chain, found by
+file identity (the resolved path; a plan's ``id`` need not match its file name) or by plan id.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from keiri_agent.errors import BlockError
+from keiri_agent.plan._dsl.loader import PlanSource, load_source, resolve_plan_file
+from keiri_agent.plan._dsl.models import MAX_SUBFLOW_DEPTH, Plan
+from keiri_agent.plan._graph.compiled import CompiledGraph, compile_graph
+
+__all__ = [
+    "SUBFLOW_HINT",
+    "Chain",
+    "Subflow",
+    "SubflowLoader",
+    "call_cycle",
+    "call_too_deep",
+    "file_key",
+]
+
+SUBFLOW_HINT = "designs/ からの相対名で plan_id を指定してください（拡張子なし）。"
+CYCLE_HINT = "Plan が自分自身を（間接的にでも）呼ばないようにしてください。"
+
+Chain = Sequence[tuple[str, str | None]]  # the calling plans as (plan id, file), outermost first
+
+
+def file_key(source: PlanSource | None) -> str | None:
+    """A plan file's identity: its resolved path (None for a plan not read from a file)."""
+    return str(Path(source.file).resolve()) if source is not None and source.file else None
+
+
+@dataclass(frozen=True)
+class Subflow:
+    """What ``plan_id`` names: its source and plan, or the error that stands for them."""
+
+    plan_id: str
+    source: PlanSource | None
+    plan: Plan | None
+    error: BlockError | None
+
+    @property
+    def file(self) -> str | None:
+        return file_key(self.source)
+
+
+class SubflowLoader:
+    """Subflow plans under ``designs_dir``, each read once and compiled once (thread-safe)."""
+
+    def __init__(self, designs_dir: Path) -> None:
+        self.designs_dir = designs_dir
+        self._loaded: dict[str, Subflow] = {}
+        self._graphs: dict[str, CompiledGraph] = {}
+        self._lock = threading.Lock()
+
+    def load(self, plan_id: str) -> Subflow:
+        with self._lock:
+            found = self._loaded.get(plan_id)
+            if found is None:
+                found = self._loaded[plan_id] = self._read(plan_id)
+            return found
+
+    def plan(self, plan_id: str) -> tuple[Plan, CompiledGraph]:
+        """The subflow's plan and compiled graph; its loading error raised as it is."""
+        sub = self.load(plan_id)
+        if sub.error is not None:
+            raise sub.error
+        assert sub.plan is not None
+        with self._lock:
+            graph = self._graphs.get(plan_id)
+            if graph is None:
+                graph = self._graphs[plan_id] = compile_graph(list(sub.plan.graph))
+        return sub.plan, graph
+
+    def _read(self, plan_id: str) -> Subflow:
+        file = resolve_plan_file(plan_id, self.designs_dir)
+        if file is None:
+            error = BlockError(
+                f"サブフロー '{plan_id}' が見つかりません（{self.designs_dir}/{plan_id}.yaml）。",
+                code="SUBFLOW_NOT_FOUND",
+                hint=SUBFLOW_HINT,
+                details={"plan_id": plan_id},
+            )
+            return Subflow(plan_id, None, None, error)
+        try:
+            source = load_source(file)
+        except BlockError as exc:  # unreadable, too large: the file's own error, named
+            error = BlockError(
+                f"サブフロー {plan_id}: {exc.message}",
+                code=exc.code,
+                hint=exc.hint,
+                details={**exc.details, "plan_id": plan_id},
+            )
+            return Subflow(plan_id, None, None, error)
+        if source.syntax_error is not None:
+            issue = source.syntax_error
+            error = BlockError(
+                f"サブフロー {plan_id}: {issue.message}",
+                code=issue.code,
+                hint=issue.hint,
+                details={"plan_id": plan_id, "file": source.file, "line": issue.line},
+            )
+            return Subflow(plan_id, source, None, error)
+        try:
+            return Subflow(plan_id, source, Plan.model_validate(source.raw), None)
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            where = ".".join(str(p) for p in first["loc"])
+            error = BlockError(
+                f"サブフロー {plan_id} の形式が不正です: {where}: {first['msg']}",
+                code="SUBFLOW_INVALID",
+                hint="`keiri-agent plan validate` で確認してください。",
+                details={"plan_id": plan_id},
+            )
+            return Subflow(plan_id, source, None, error)
+
+
+def call_too_deep(chain: Chain, plan_id: str) -> BlockError | None:
+    """``SUBFLOW_TOO_DEEP`` when calling ``plan_id`` from ``chain`` nests past the limit."""
+    if len(chain) < MAX_SUBFLOW_DEPTH:
+        return None
+    return BlockError(
+        f"サブフローの入れ子が {MAX_SUBFLOW_DEPTH} 段を超えます: "
+        f"{' → '.join([*(c[0] for c in chain), plan_id])}",
+        code="SUBFLOW_TOO_DEEP",
+        hint=f"サブフローから呼ぶサブフローは {MAX_SUBFLOW_DEPTH} 段までです。"
+        " 途中の Plan をまとめて段数を減らしてください（docs/limits.md）。",
+        details={"plan_id": plan_id},
+    )
+
+
+def call_cycle(chain: Chain, plan_id: str, sub: Subflow) -> BlockError | None:
+    """``SUBFLOW_CYCLE`` when calling ``sub`` from the end of ``chain`` ((plan id, file) pairs,
+    the outermost first) calls back into a plan of the chain; None otherwise."""
+    file = sub.file
+    ids = {plan_id, *([sub.plan.id] if sub.plan is not None else [])}
+    for index, (chain_id, chain_file) in enumerate(chain):
+        if (file is not None and chain_file == file) or chain_id in ids:
+            names = [c[0] for c in chain[index:]]
+            chain_text = " → ".join([*names, sub.plan.id if sub.plan is not None else plan_id])
+            return BlockError(
+                f"サブフローの呼び出しが循環しています: {chain_text}",
+                code="SUBFLOW_CYCLE",
+                hint=CYCLE_HINT,
+                details={"plan_id": plan_id, "chain": [*names, plan_id]},
+            )
+    return None
