@@ -13,7 +13,9 @@ the model sees *is* the constraint:
 
 Inputs may be left out here (``null``): a missing required input is the validator's finding, which
 the requirements builder turns into a question for the user (seed 004 §7). The LLM-facing shape
-keeps the seed's names (``foreach.items``/``var``); :func:`to_plan_dict` maps it onto the DSL.
+keeps the seed's names (``foreach.items``/``var``); ``design.to_plan`` maps it onto the DSL.
+The models parse both schema variants' replies (``design.wire``): strict replies carry every key
+(``null`` for "not given"), plan vars as ``[{name, value}]`` and objects as JSON text.
 """
 
 from __future__ import annotations
@@ -51,7 +53,6 @@ __all__ = [
     "SkeletonStep",
     "design_model",
     "skeleton_model",
-    "to_plan_dict",
 ]
 
 # Loops may hold blocks but not further loops: provider tools inline every $ref, so each level
@@ -366,68 +367,3 @@ def design_model(
         reasoning=(str, Field(default="", description="設計の意図（日本語、短く）")),
     )
     return model
-
-
-# --- the LLM's shape → the Plan DSL -----------------------------------------------------------
-
-
-def _when(value: Any) -> Any:
-    return value["expr"] if isinstance(value, dict) and set(value) == {"expr"} else value
-
-
-def _node(raw: dict[str, Any]) -> dict[str, Any]:
-    kind = raw.get("type")
-    node: dict[str, Any] = {"id": raw["id"]}
-    if raw.get("description"):
-        node["description"] = raw["description"]
-    if kind == "loop":
-        node["type"] = "loop"
-        if raw.get("foreach"):
-            each = raw["foreach"]
-            node["foreach"] = {"input": each["items"], "itemVar": each.get("var") or "item"}
-            if each.get("max_concurrency", 1) != 1:
-                node["foreach"]["max_concurrency"] = each["max_concurrency"]
-        if raw.get("while"):
-            spec = raw["while"]
-            node["while"] = {
-                "condition": _when(spec["condition"]),
-                "max_iterations": spec["max_iterations"],
-            }
-        plan = raw["body"]["plan"]
-        body: dict[str, Any] = {"graph": [_node(n) for n in plan["graph"]]}
-        if plan.get("exports"):
-            body["exports"] = plan["exports"]
-        node["body"] = {"plan": body}
-        if raw.get("collect"):
-            node["out"] = {"collect": raw["collect"]}
-    elif kind == "subflow":
-        node["type"] = "subflow"
-        node["call"] = {k: v for k, v in raw["call"].items() if v or k == "plan_id"}
-        if raw.get("exports"):
-            node["out"] = {"exports": raw["exports"]}
-    else:
-        node["block"] = raw["block"]
-        node["in"] = {k: v for k, v in (raw.get("in") or {}).items() if v is not None}
-        out = {k: v for k, v in (raw.get("out") or {}).items() if v}
-        if out:
-            node["out"] = out
-    if raw.get("when") is not None:
-        node["when"] = _when(raw["when"])
-    return node
-
-
-def to_plan_dict(design: BaseModel) -> dict[str, Any]:
-    """The Plan mapping (``apiVersion: v1``) for a parsed ``LLMDesignModel``."""
-    raw = design.model_dump(by_alias=True, exclude_none=False)
-    plan: dict[str, Any] = {"apiVersion": "v1", "id": raw["id"], "version": raw["version"]}
-    if raw.get("description"):
-        plan["description"] = raw["description"]
-    plan["vars"] = dict(raw.get("vars") or {})
-    if raw.get("policy"):
-        plan["policy"] = {k: v for k, v in raw["policy"].items() if v is not None}
-    if raw.get("ui") and raw["ui"].get("layout"):
-        plan["ui"] = {"layout": list(raw["ui"]["layout"])}
-    plan["graph"] = [_node(node) for node in raw["graph"]]
-    if raw.get("exports"):
-        plan["exports"] = raw["exports"]
-    return plan

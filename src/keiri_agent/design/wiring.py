@@ -38,8 +38,8 @@ from keiri_agent.design.repair import (
     spec_excerpts,
     summarize_errors,
 )
-from keiri_agent.design.schema import to_plan_dict
 from keiri_agent.design.templates import TemplateSpec
+from keiri_agent.design.to_plan import to_plan_dict
 from keiri_agent.design.wire import WireSchema
 from keiri_agent.errors import ErrorCode, LLMError, LLMOutputError
 from keiri_agent.llm import LLMClient
