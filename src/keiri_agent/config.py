@@ -50,6 +50,8 @@ DEFAULT_HELPDESK_MAX_SUBTASKS = 5
 # helpdesk_eval.yaml over the sample knowledge base: every question's best hit scores >= 2.13,
 # off-topic questions' best hits 0.3-1.57; see benchmarks/README.md).
 DEFAULT_HELPDESK_MIN_SCORE = 1.5
+DEFAULT_SHUTDOWN_TIMEOUT_S = 30.0
+DEFAULT_RETENTION_DAYS = 30.0
 PROVIDERS: tuple[str, ...] = ("openai", "azure", "anthropic")
 OPENAI_PUBLIC_HOST = "api.openai.com"
 
@@ -205,6 +207,18 @@ class Settings(BaseSettings):
     # Tasks running at once; more wait in a queue of at most keiri_max_queued_tasks (then 429).
     keiri_max_running_tasks: int = Field(default=DEFAULT_MAX_RUNNING_TASKS, ge=1, le=256)
     keiri_max_queued_tasks: int = Field(default=DEFAULT_MAX_QUEUED_TASKS, ge=0, le=10_000)
+    # Users of the server: a YAML file {users: [{name, key_sha256, role: user|admin}]} (unset:
+    # KEIRI_API_KEY alone, or no authentication).
+    keiri_api_keys_file: Path | None = None
+    # On SIGTERM, running tasks get this long to finish before they stop at a checkpoint and
+    # are marked interrupted (plan tasks then continue after the restart).
+    keiri_shutdown_timeout_s: float = Field(default=DEFAULT_SHUTDOWN_TIMEOUT_S, ge=0, le=3600)
+    # Server logs: plain lines (text) or one JSON object per line (json), and their level.
+    keiri_log_format: Literal["text", "json"] = "text"
+    keiri_log_level: Literal["debug", "info", "warning", "error"] = "info"
+    # Finished tasks, plan run logs and analysis workspaces older than this many days are
+    # removed by the server and by `keiri-agent gc` (0: keep everything).
+    keiri_retention_days: float = Field(default=DEFAULT_RETENTION_DAYS, ge=0, le=36_500)
 
     # Plan runner
     keiri_plan_max_threads: int = Field(default=64, ge=1, le=1024)
@@ -245,6 +259,11 @@ class Settings(BaseSettings):
         if value is None or not value.strip():
             return None
         return value.strip()
+
+    @field_validator("keiri_api_keys_file", mode="before")
+    @classmethod
+    def _blank_path_is_unset(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
 
     def model_for(self, role: LLMRole | str) -> ModelRef | None:
         """The model a role uses: its override, else ``KEIRI_LLM_MODEL``.

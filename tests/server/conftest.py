@@ -45,11 +45,11 @@ class LiveServer:
         return httpx.Client(base_url=self.url, trust_env=False, timeout=30.0, **kwargs)
 
     def wait_finished(self, task_id: str, timeout: float = TASK_TIMEOUT_S) -> str:
-        """Wait until the task has finished; returns its status."""
+        """Wait until the task has settled (finished, or paused); returns its status."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             task = self.registry.get(task_id)
-            if task.finished:
+            if not task.active:
                 return str(task.status)
             time.sleep(0.05)
         raise AssertionError(f"task {task_id} did not finish in {timeout} s")

@@ -23,7 +23,7 @@ def secured(serve: Callable[..., LiveServer], tmp_path: Path) -> tuple[LiveServe
         started = client.post("/agent/run", json=PLAN_TASK)
         assert started.status_code == 202, started.text
         task_id = started.json()["task_id"]
-        assert started.json()["token"] == task_token(KEY, task_id)
+        assert started.json()["token"] == task_token(KEY.encode(), task_id)
         live.wait_finished(task_id)
         files = client.get(f"/agent/tasks/{task_id}").json()["files"]
     return live, task_id, files[0]["url"]
@@ -77,7 +77,7 @@ def test_the_right_key_opens_every_route(secured: tuple[LiveServer, str, str]) -
 
 def test_a_task_token_opens_only_its_own_task(secured: tuple[LiveServer, str, str]) -> None:
     live, task_id, file_url = secured
-    token = task_token(KEY, task_id)
+    token = task_token(KEY.encode(), task_id)
     with live.client() as client:
         sse = client.get("/agent/sse", params={"task_id": task_id, "token": token})
         status = client.get(f"/agent/tasks/{task_id}", params={"token": token})

@@ -94,14 +94,14 @@ def test_uploads_are_stored_under_the_task_and_a_paused_plan_continues(
                 files=[("files", ("一覧.xlsx", content, "application/octet-stream"))],
             )
         assert resumed.status_code == 202, resumed.text
-        task_id = resumed.json()["task_id"]
-        assert live.wait_finished(task_id) == "success", live.registry.get(task_id).error
-        task = client.get(f"/agent/tasks/{task_id}").json()
-        again = client.post(f"/agent/tasks/{task_id}/answers", json=answers)
-    stored = live.registry.get(task_id).directory / "uploads" / "一覧.xlsx"
-    assert stored.read_bytes() == INVOICES.read_bytes()
-    assert task["request"]["resume_of"] == paused_id
+        assert resumed.json()["task_id"] == paused_id  # the same task goes on
+        assert live.wait_finished(paused_id) == "success", live.registry.get(paused_id).error
+        task = client.get(f"/agent/tasks/{paused_id}").json()
+        again = client.post(f"/agent/tasks/{paused_id}/answers", json=answers)
+    assert task["request"]["uploads"] == ["一覧.xlsx"]
     assert "重複の疑いがある請求書は 4 件" in task["answer"]
+    # Seed 002 §12: the upload was read by the run, and is not kept once the task has ended.
+    assert not (live.registry.get(paused_id).directory / "uploads").exists()
     assert again.status_code == 409
     assert again.json()["code"] == "TASK_NOT_WAITING"
 

@@ -185,7 +185,7 @@ def test_a_restarted_server_replays_from_the_persisted_log(
     assert [m.data for m in partial[:-1]] == lines[10:]
 
 
-def test_a_task_interrupted_by_a_server_stop_is_reported_failed(
+def test_a_task_cut_by_a_crash_goes_on_in_the_same_stream_after_a_restart(
     serve: Callable[..., LiveServer], settings: Settings
 ) -> None:
     first = serve(settings)
@@ -199,10 +199,17 @@ def test_a_task_interrupted_by_a_server_stop_is_reported_failed(
         log.write('{"id": 99, "event": "lo')  # a line the stopped process never finished
     second = serve(settings)
     received = events_of(_stream(second, task_id))
-    _assert_exact_log(received, lines)
-    done = received[-1].json()
-    assert done["status"] == "failed"
-    assert "サーバーが停止した" in done["error"]["message"]
+    assert [m.data for m in received[: len(lines)]] == lines  # nothing lost or duplicated
+    later = received[len(lines) :]
+    assert [int(m.id or 0) for m in later[:-1]] == list(range(len(lines) + 1, len(received)))
+    messages = [m.json().get("msg", "") for m in later[:-1]]
+    assert "サーバーが途中で止まったため、タスクは中断されました。" in messages
+    assert "サーバーの再起動後、中断したところから再開します。" in messages
+    done = received[-1]
+    assert done.event == "done"
+    assert done.json()["status"] == "success"
+    assert "重複の疑いがある請求書は 4 件" in done.json()["answer"]
+    assert second.registry.get(task_id).interruptions == 1
 
 
 def test_bad_last_event_id_and_unknown_task_are_japanese_errors(

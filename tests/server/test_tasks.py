@@ -151,7 +151,7 @@ def test_cancel_stops_the_running_sandbox_process(
         deadline = time.monotonic() + 30
         sandbox: list[psutil.Process] = []
         while not any("python" in p.name() for p in sandbox):  # the worker is sleeping
-            assert time.monotonic() < deadline, "the sandbox never started"
+            assert time.monotonic() < deadline, live.registry.get(task_id)
             executor = live.registry.get(task_id).executor
             pid = executor.server_pid if executor is not None else None
             sandbox = _descendants(pid) if pid is not None else []

@@ -95,7 +95,9 @@ class EventStream:
     """The events of one run: numbered, logged, buffered and delivered to subscribers.
 
     Secrets registered with :attr:`redactor` are masked in each event before anything else
-    sees it (log, buffer, subscribers, listeners).
+    sees it (log, buffer, subscribers, listeners). ``first_id`` continues a log that already
+    holds that many events (a task resumed after a restart): ids go on from ``first_id + 1``
+    and only the new events are buffered.
     """
 
     def __init__(
@@ -105,8 +107,10 @@ class EventStream:
         *,
         sink: JsonlSink | None = None,
         redactor: Redactor | None = None,
+        first_id: int = 0,
     ) -> None:
         self.run_id = run_id
+        self.first_id = max(first_id, 0)
         self.source_id = source_id
         self.redactor = redactor or Redactor()
         self._sink = sink
@@ -146,7 +150,9 @@ class EventStream:
                     hint="実行の終了（close）後にイベントを送っていないか確認してください。",
                     details={"run_id": self.run_id, "event": str(kind)},
                 )
-            event = draft.model_copy(update={"id": len(self._events) + 1, "timestamp": _now()})
+            event = draft.model_copy(
+                update={"id": self.first_id + len(self._events) + 1, "timestamp": _now()}
+            )
             if self._sink is not None:
                 self._sink.write(event)  # under the lock: file order == id order
             self._events.append(event)
@@ -170,7 +176,7 @@ class EventStream:
     def events(self, after_id: int = 0) -> list[RunEvent]:
         """A snapshot of the events with ``id > after_id``."""
         with self._lock:
-            return self._events[max(after_id, 0) :]
+            return self._events[max(after_id - self.first_id, 0) :]
 
     def subscribe(self, after_id: int = 0, *, timeout: float | None = None) -> Iterator[RunEvent]:
         """Yield every event with ``id > after_id``: the buffer first, then live ones.
@@ -178,7 +184,7 @@ class EventStream:
         Returns once the stream is closed and drained, or when no new event arrived within
         ``timeout`` seconds (``None``: wait until closed).
         """
-        pos = max(after_id, 0)
+        pos = max(after_id - self.first_id, 0)
         while True:
             with self._cond:
                 self._cond.wait_for(partial(self._has_news, pos), timeout=timeout)
@@ -194,7 +200,7 @@ class EventStream:
         with self._lock:
             self._waiters.add(waiter)
         try:
-            pos = max(after_id, 0)
+            pos = max(after_id - self.first_id, 0)
             while True:
                 waiter.event.clear()  # before the check, so a wake-up in between is kept
                 with self._lock:

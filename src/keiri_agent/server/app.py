@@ -4,23 +4,27 @@ One API serves every agent (seed 003 §7, extended):
 
 =======  ===================================  ==============================================
 POST     ``/agent/run``                       start a task (conversion, plan run, analysis, design)
-POST     ``/agent/tasks/{id}/answers``        answers for a paused plan run: a task continuing it
+POST     ``/agent/tasks/{id}/answers``        answers for a plan run waiting for input: it goes on
+POST     ``/agent/tasks/{id}/retry``          run an interrupted task again (``lifecycle``)
 GET      ``/agent/sse?task_id=``              its events as SSE, replayable (see ``sse``)
-GET      ``/agent/tasks``                     the newest tasks (``?limit=``)
+GET      ``/agent/tasks``                     the newest tasks the caller may see (``?limit=``)
 GET      ``/agent/tasks/{id}``                status, step, progress, answer, files, error
-POST     ``/agent/tasks/{id}/cancel``         stop a running task and its sandbox processes
+POST     ``/agent/tasks/{id}/cancel``         stop a running or paused task (and its sandbox)
 GET      ``/agent/tasks/{id}/files/{path}``   download a file of the task
+GET      ``/healthz`` ``/readyz`` ``/metrics``  liveness, readiness, Prometheus (``ops``)
 GET      ``/``                                the progress page (static HTML and JS)
 =======  ===================================  ==============================================
 
 Both POST routes take JSON, or ``multipart/form-data`` with the same JSON in the form field
 ``request`` and files in ``files`` parts: the files are
-stored under the new task (``inputs``). Every ``/agent`` route requires the API key once
-``KEIRI_API_KEY`` is set (``auth``). Request bodies larger than ``KEIRI_MAX_REQUEST_BYTES``
+stored under the task (``inputs``). Every ``/agent`` route requires a key once users are
+configured (``KEIRI_API_KEYS_FILE`` or ``KEIRI_API_KEY``), and a user sees only their own
+tasks (``auth``). Request bodies larger than ``KEIRI_MAX_REQUEST_BYTES``
 (``KEIRI_MAX_UPLOAD_BYTES`` for multipart) are refused with 413 before they are read in full;
 a ``Host`` header the server is not meant to be reached by is refused with 400 (``hosts``).
-Every error is a Japanese JSON body ``{code, message, hint}`` (``errors``). There is no
-``/docs`` page: it would be the one route outside the key.
+Every error is a Japanese JSON body ``{code, message, hint}`` (``errors``); every answer
+carries an ``X-Request-ID`` that the log records share (``requests``, ``logconfig``). There is
+no ``/docs`` page: it would be one more route outside the key.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from urllib.parse import quote
 import anyio.to_thread
 from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 from starlette.datastructures import UploadFile
@@ -44,12 +48,22 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from keiri_agent.config import Settings, load_settings
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.server.auth import SSE_PATH, Authenticator
-from keiri_agent.server.errors import error_response, install_error_handlers
+from keiri_agent.server.auth import SSE_PATH, Access, Authenticator
+from keiri_agent.server.errors import ApiError, error_response, install_error_handlers
 from keiri_agent.server.hosts import AllowedHosts, allowed_hosts
+from keiri_agent.server.lifecycle import STOP_GRACE_S, Lifecycle
+from keiri_agent.server.ops import METRICS_CONTENT_TYPE, ServerMetrics, readiness
+from keiri_agent.server.requests import RequestIds
+from keiri_agent.server.retention import Retention
 from keiri_agent.server.runners import MAX_DATA_FILES, TaskRequest
 from keiri_agent.server.sse import DEFAULT_PING_S, last_event_id, task_events
-from keiri_agent.server.tasks import DEFAULT_LIST_LIMIT, Task, TaskRegistry, Upload
+from keiri_agent.server.tasks import (
+    DEFAULT_LIST_LIMIT,
+    Task,
+    TaskRegistry,
+    Upload,
+    result_file,
+)
 
 __all__ = ["STATIC_DIR", "BodyLimit", "create_app"]
 
@@ -142,6 +156,15 @@ class BodyLimit:
                 await refusal(scope, receive, send)
 
 
+def _access(request: Request) -> Access:
+    """Who is asking (the app's ``Authenticator``); a dependency of every ``/agent`` route."""
+    authenticator: Authenticator = request.app.state.auth
+    return authenticator(request)
+
+
+Caller = Annotated[Access, Depends(_access)]
+
+
 def _view(task: Task, auth: Authenticator) -> dict[str, Any]:
     """A task as the API shows it: its record, download URLs, the SSE URL, its token."""
     data = task.to_dict()
@@ -159,7 +182,7 @@ def _view(task: Task, auth: Authenticator) -> dict[str, Any]:
         )
     data["files"] = files
     data["sse_url"] = f"{SSE_PATH}?task_id={task.id}"
-    token = auth.token_for(task.id)
+    token = auth.token_for(task)
     if token is not None:
         data["token"] = token
     return data
@@ -201,17 +224,26 @@ def create_app(
     registry: TaskRegistry | None = None,
     ping_s: float = DEFAULT_PING_S,
     bind_host: str | None = None,
+    lifecycle: Lifecycle | None = None,
 ) -> FastAPI:
     """The app; ``bind_host`` is the address it listens on (its name is an allowed Host);
-    ``registry`` and ``ping_s`` (the SSE heartbeat interval) are for tests."""
+    ``lifecycle`` drains its tasks when the server stops (``keiri-agent serve`` starts the
+    drain at SIGTERM); ``registry`` and ``ping_s`` (the SSE heartbeat interval) are for tests."""
     settings = settings or load_settings()
     tasks = registry or TaskRegistry(settings)
-    auth = Authenticator(settings)
+    life = lifecycle or Lifecycle(tasks)
+    auth = Authenticator(settings, tasks.get)
+    metrics = ServerMetrics(tasks)
+    retention = Retention(settings)
+    sse_grace_s = life.timeout_s + STOP_GRACE_S + 5.0
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await anyio.to_thread.run_sync(life.recover)
+        retention.start()
         yield
-        await anyio.to_thread.run_sync(tasks.close)
+        retention.stop()
+        await anyio.to_thread.run_sync(life.shutdown)
 
     app = FastAPI(
         title="keiri-agent",
@@ -220,6 +252,7 @@ def create_app(
         redoc_url=None,
         openapi_url=None,
     )
+    app.state.lifecycle, app.state.auth = life, auth
     install_error_handlers(app)
     app.add_middleware(
         BodyLimit,
@@ -228,52 +261,92 @@ def create_app(
     )
     hosts = allowed_hosts(settings, bind_host)
     if "*" not in hosts:
-        app.add_middleware(AllowedHosts, hosts=hosts)  # outermost: checked first
-    api = APIRouter(prefix="/agent", dependencies=[Depends(auth)])
+        app.add_middleware(AllowedHosts, hosts=hosts)
+    app.add_middleware(RequestIds, count=metrics.requests)  # outermost: every answer has an id
+    api = APIRouter(prefix="/agent")
+
+    def visible(access: Access, task_id: str) -> Task:
+        return access.check(tasks.get(task_id))
 
     @api.post("/run", status_code=202)
-    async def run(request: Request) -> dict[str, Any]:
+    async def run(request: Request, access: Caller) -> dict[str, Any]:
         raw, uploads = await _body(request)
         body = _parse(_TASK_REQUEST, raw)
-        task = await anyio.to_thread.run_sync(partial(tasks.submit, body, uploads))
-        return _view(task, auth)
+        submit = partial(tasks.submit, body, uploads, access.owner)
+        return _view(await anyio.to_thread.run_sync(submit), auth)
 
     @api.post("/tasks/{task_id}/answers", status_code=202)
-    async def answer(task_id: str, request: Request) -> dict[str, Any]:
+    async def answer(task_id: str, request: Request, access: Caller) -> dict[str, Any]:
+        await anyio.to_thread.run_sync(visible, access, task_id)
         raw, uploads = await _body(request)
         body: AnswersRequest = _parse(TypeAdapter(AnswersRequest), raw)
         task = await anyio.to_thread.run_sync(partial(tasks.answer, task_id, body.answers, uploads))
         return _view(task, auth)
 
+    @api.post("/tasks/{task_id}/retry", status_code=202)
+    def retry(task_id: str, access: Caller) -> dict[str, Any]:
+        visible(access, task_id)
+        return _view(tasks.retry(task_id), auth)
+
     @api.get(SSE_PATH.removeprefix("/agent"), response_model=None)
-    def sse(
+    async def sse(
         request: Request,
         task_id: str,
+        access: Caller,
         last_event_id_param: Annotated[str | None, Query(alias="last_event_id")] = None,
     ) -> Response:
         after = last_event_id(request, last_event_id_param)
-        return task_events(tasks.get(task_id), after, ping_s=ping_s)
+        task = await anyio.to_thread.run_sync(visible, access, task_id)
+        return task_events(tasks, task, after, ping_s=ping_s, grace_s=sse_grace_s)
 
     @api.get("/tasks")
     def list_tasks(
+        access: Caller,
         limit: Annotated[int, Query(ge=1, le=MAX_LIST_LIMIT)] = DEFAULT_LIST_LIMIT,
     ) -> dict[str, Any]:
-        return {"tasks": [_view(task, auth) for task in tasks.list(limit)]}
+        if access.user is None and not access.open:  # a task token opens one task, not the list
+            raise auth.missing_key()
+        return {"tasks": [_view(task, auth) for task in tasks.list(limit, access.sees)]}
 
     @api.get("/tasks/{task_id}")
-    def get_task(task_id: str) -> dict[str, Any]:
-        return _view(tasks.get(task_id), auth)
+    def get_task(task_id: str, access: Caller) -> dict[str, Any]:
+        return _view(visible(access, task_id), auth)
 
     @api.post("/tasks/{task_id}/cancel", status_code=202)
-    def cancel_task(task_id: str) -> dict[str, Any]:
+    def cancel_task(task_id: str, access: Caller) -> dict[str, Any]:
+        visible(access, task_id)
         return _view(tasks.cancel(task_id), auth)
 
     @api.get("/tasks/{task_id}/files/{path:path}", response_model=None)
-    def download(task_id: str, path: str) -> FileResponse:
-        real = tasks.file(task_id, path)
+    def download(task_id: str, path: str, access: Caller) -> FileResponse:
+        real = result_file(visible(access, task_id), path)
         return FileResponse(real, filename=real.name)
 
     app.include_router(api)
+
+    @app.get("/healthz", include_in_schema=False)
+    def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.get("/readyz", include_in_schema=False, response_model=None)
+    def readyz() -> JSONResponse:
+        report = readiness(tasks)
+        return JSONResponse(report, status_code=200 if report["status"] == "ready" else 503)
+
+    @app.get("/metrics", include_in_schema=False, response_model=None)
+    def metrics_page(request: Request) -> Response:
+        if auth.enabled:
+            user = auth.user_for(request)
+            if user is None:
+                raise auth.missing_key()
+            if not user.admin:
+                raise ApiError(
+                    403,
+                    "ADMIN_REQUIRED",
+                    "メトリクスは管理者（role: admin）のキーでだけ読めます。",
+                    hint="Prometheus の scrape 設定に管理者のキーを Bearer で指定してください。",
+                )
+        return Response(metrics.render(), media_type=METRICS_CONTENT_TYPE)
 
     @app.get("/", include_in_schema=False)
     def page() -> FileResponse:

@@ -1,14 +1,19 @@
-"""The optional API key: once ``KEIRI_API_KEY`` is set, every ``/agent`` route requires it.
+"""Who is asking, and which tasks they may see.
 
-Clients send ``Authorization: Bearer <key>``. A browser's ``EventSource`` cannot set headers
-and neither can a download link, so the routes about one task (its SSE stream, status, files
-and cancel) also accept ``?token=<task token>``: ``HMAC-SHA256(key, task_id)``, returned by
-``POST /agent/run`` and ``GET /agent/tasks/{id}``. A token opens only its own task and never
-reveals the key, so a URL that ends up in a proxy log or the browser history exposes one task,
-not the server. The progress page and its static files are public: they hold no data, and the
-page asks for the key in a password field and keeps it in memory only.
+Authentication is on once users exist (``users``: the users file ``KEIRI_API_KEYS_FILE``, or
+the single ``KEIRI_API_KEY``, which is the admin user ``admin``); then every ``/agent`` route
+requires ``Authorization: Bearer <key>``. Each task belongs to the user who sent it
+(``Task.owner``): a user sees, lists, downloads, answers and cancels only their own tasks; an
+admin sees every task, including those made while the server ran without authentication
+(which no ordinary user sees). Another user's task answers 404, exactly like a task that does
+not exist.
 
-Comparisons are constant-time. With no key configured there is no authentication at all
+A browser's ``EventSource`` cannot set headers and neither can a download link, so the routes
+about one task (its SSE stream, status, files, answers, retry and cancel) also accept
+``?token=<task token>``: ``HMAC-SHA256(owner's secret, "task:" + task_id)``, where the secret is
+the owner's key hash (the key itself for ``KEIRI_API_KEY``, so earlier tokens stay valid). A
+token opens only its own task, is shown only to those who may see the task, and never reveals
+a key. Comparisons are constant-time. With no users at all there is no authentication
 (``keiri-agent serve`` warns when it binds to a non-loopback address that way).
 """
 
@@ -17,33 +22,31 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from starlette.requests import Request
 
 from keiri_agent.config import Settings
+from keiri_agent.errors import BlockError
 from keiri_agent.server.errors import ApiError
+from keiri_agent.server.logconfig import TOKEN_PARAM
+from keiri_agent.server.store import not_found
+from keiri_agent.server.task_model import Task
+from keiri_agent.server.users import User, Users, load_users
 
-__all__ = ["SSE_PATH", "TOKEN_PARAM", "Authenticator", "configured_key", "task_token"]
+__all__ = ["SSE_PATH", "TOKEN_PARAM", "Access", "Authenticator", "task_token"]
 
-TOKEN_PARAM = "token"
 SSE_PATH = "/agent/sse"  # the one route that names its task in the query
 _AUTH_HINT = (
-    "Authorization: Bearer <KEIRI_API_KEY> ヘッダーを付けてください"
+    "Authorization: Bearer <API キー> ヘッダーを付けてください"
     "（画面では「API キー」欄に入力します）。"
 )
 
 
-def configured_key(settings: Settings) -> str | None:
-    """The API key, or None when authentication is off (unset or blank)."""
-    key = settings.keiri_api_key
-    if key is None or not key.get_secret_value().strip():
-        return None
-    return key.get_secret_value().strip()
-
-
-def task_token(key: str, task_id: str) -> str:
+def task_token(secret: bytes, task_id: str) -> str:
     """The token that opens one task's routes without the key (URL-safe, unpadded)."""
-    digest = hmac.new(key.encode("utf-8"), f"task:{task_id}".encode(), hashlib.sha256).digest()
+    digest = hmac.new(secret, f"task:{task_id}".encode(), hashlib.sha256).digest()
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
 
 
@@ -61,34 +64,84 @@ def _unauthorized(code: str, message: str) -> ApiError:
     )
 
 
-class Authenticator:
-    """A FastAPI dependency that rejects requests without the right key or task token."""
+@dataclass(frozen=True)
+class Access:
+    """What one request may see: everything (no authentication), a user's tasks (all for an
+    admin), or the one task its token opens."""
 
-    def __init__(self, settings: Settings) -> None:
-        self.key = configured_key(settings)
+    user: User | None = None
+    token_task: str | None = None
+    open: bool = False  # no authentication configured
+
+    @property
+    def owner(self) -> str | None:
+        """The owner of the tasks this request creates."""
+        return self.user.name if self.user is not None else None
+
+    @property
+    def admin(self) -> bool:
+        return self.open or (self.user is not None and self.user.admin)
+
+    def sees(self, task: Task) -> bool:
+        if self.admin:
+            return True
+        if self.user is not None:
+            return task.owner == self.user.name
+        return self.token_task == task.id
+
+    def check(self, task: Task) -> Task:
+        """``task`` if this request may see it; 404 otherwise (its existence is not told)."""
+        if not self.sees(task):
+            raise not_found(task.id)
+        return task
+
+
+class Authenticator:
+    """A FastAPI dependency: the :class:`Access` of a request, or 401."""
+
+    def __init__(self, settings: Settings, owner_of: Callable[[str], Task]) -> None:
+        self.users: Users = load_users(settings)
+        self._task = owner_of
 
     @property
     def enabled(self) -> bool:
-        return self.key is not None
+        return bool(self.users)
 
-    def token_for(self, task_id: str) -> str | None:
-        return task_token(self.key, task_id) if self.key is not None else None
+    @staticmethod
+    def missing_key() -> ApiError:
+        return _unauthorized("API_KEY_REQUIRED", "API キーが必要です。")
 
-    def __call__(self, request: Request) -> None:
-        if self.key is None:
-            return
+    def token_for(self, task: Task) -> str | None:
+        owner = self.users.by_name(task.owner)
+        return task_token(owner.secret, task.id) if owner is not None else None
+
+    def user_for(self, request: Request) -> User | None:
+        """The user of the request's Bearer key (None without a header); 401 for a wrong key."""
         header = request.headers.get("authorization")
-        if header is not None:
-            scheme, _, value = header.partition(" ")
-            if scheme.lower() == "bearer" and _same(value.strip(), self.key):
-                return
+        if header is None:
+            return None
+        scheme, _, value = header.partition(" ")
+        user = self.users.by_key(value.strip()) if scheme.lower() == "bearer" else None
+        if user is None:
             raise _unauthorized("INVALID_API_KEY", "API キーが正しくありません。")
+        return user
+
+    def __call__(self, request: Request) -> Access:
+        if not self.enabled:
+            return Access(open=True)
+        user = self.user_for(request)
+        if user is not None:
+            return Access(user=user)
         token = request.query_params.get(TOKEN_PARAM)
         task_id = request.path_params.get("task_id")
-        if task_id is None and request.url.path == SSE_PATH:
+        if task_id is None and request.url.path.endswith(SSE_PATH):
             task_id = request.query_params.get("task_id")
         if token is not None and task_id:
-            if _same(token, task_token(self.key, str(task_id))):
-                return
+            try:
+                expected = self.token_for(self._task(str(task_id)))
+            except BlockError:  # no such task: the token cannot be right
+                expected = None
+            if expected is not None and _same(token, expected):
+                return Access(token_task=str(task_id))
             raise _unauthorized("INVALID_API_KEY", "タスクのトークンが正しくありません。")
-        raise _unauthorized("API_KEY_REQUIRED", "API キーが必要です。")
+        raise self.missing_key()

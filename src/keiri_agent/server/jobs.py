@@ -2,13 +2,14 @@
 
 Every runner -- a conversion, a plan run, its continuation, an analysis -- receives a ``Job``:
 the task's event stream, directory, cancel flag, sandbox executor and settings, and returns
-an ``Outcome``.
+an ``Outcome``. :meth:`Job.note` saves facts the task needs to continue after a restart (the
+plan run's id) in the task's record at once, not only when the task ends.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -21,7 +22,7 @@ from keiri_agent.sandbox import SandboxExecutor
 
 __all__ = ["Job", "Outcome", "OutcomeStatus", "Runner", "cancelled_error"]
 
-OutcomeStatus = Literal["success", "failed", "cancelled", "waiting_input"]
+OutcomeStatus = Literal["success", "failed", "cancelled", "waiting_input", "interrupted"]
 
 
 @dataclass
@@ -34,6 +35,7 @@ class Job:
     cancel: threading.Event
     executor: SandboxExecutor
     settings: Settings
+    on_note: Callable[[Mapping[str, Any]], None] = field(default=lambda _details: None)
 
     @property
     def files_dir(self) -> Path:
@@ -48,6 +50,10 @@ class Job:
 
     def log(self, msg: str, level: str = "info") -> None:
         self.events.emit("log", msg=msg, level=level)
+
+    def note(self, **details: Any) -> None:
+        """Merge ``details`` into the task's record and save it now."""
+        self.on_note(details)
 
 
 @dataclass

@@ -1,27 +1,52 @@
-"""uvicorn's logging configuration for ``keiri-agent serve``, with task tokens redacted.
+"""The server's logs: plain lines or one JSON object per line, with request and task ids.
+
+``KEIRI_LOG_FORMAT=json`` (or ``keiri-agent serve --log-format json``) writes every record --
+uvicorn's access and error logs, the server's own, the plan engine's -- as one JSON object per
+line: ``time`` (UTC, ISO 8601), ``level``, ``logger``, ``message``, ``request_id`` (the
+request being answered; also the ``X-Request-ID`` response header), ``task_id`` (the task the
+record is about) and, for errors, ``traceback``. ``text`` keeps uvicorn's plain lines with the
+ids appended. The ids come from context variables (:func:`request_context`,
+:func:`task_context`) or from a record's ``extra``.
 
 Download links and the SSE URL carry a per-task token in the query (``?token=...``, see
-``auth``): it opens one task. uvicorn's access log writes every request line, so the token
-would sit in the log in clear text. :class:`RedactTokens` is a logging filter on the access
-handler that replaces the value of every ``token`` parameter with ``***`` before the line is
-written; everything else of uvicorn's default configuration is kept.
+``auth``): it opens one task. :class:`RedactTokens` replaces the value of every ``token``
+parameter with ``***`` before any line is written. API keys are never logged.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import json
 import logging
 import re
-from typing import Any
+import traceback
+from collections.abc import Iterator
+from contextvars import ContextVar
+from datetime import UTC, datetime
+from typing import Any, Literal
 
 from uvicorn.config import LOGGING_CONFIG
+from uvicorn.logging import DefaultFormatter
 
-from keiri_agent.server.auth import TOKEN_PARAM
+__all__ = [
+    "REDACTED",
+    "TOKEN_PARAM",
+    "JsonFormatter",
+    "RedactTokens",
+    "TextFormatter",
+    "current_request_id",
+    "log_config",
+    "redact",
+    "request_context",
+    "task_context",
+]
 
-__all__ = ["REDACTED", "RedactTokens", "log_config", "redact"]
-
+TOKEN_PARAM = "token"
 REDACTED = "***"
 _TOKEN_RE = re.compile(rf"([?&]{TOKEN_PARAM}=)[^&#\s]*", re.IGNORECASE)
+_request_id: ContextVar[str | None] = ContextVar("keiri_request_id", default=None)
+_task_id: ContextVar[str | None] = ContextVar("keiri_task_id", default=None)
 
 
 def redact(text: str) -> str:
@@ -29,21 +54,93 @@ def redact(text: str) -> str:
     return _TOKEN_RE.sub(rf"\g<1>{REDACTED}", text)
 
 
+def current_request_id() -> str | None:
+    return _request_id.get()
+
+
+@contextlib.contextmanager
+def request_context(request_id: str) -> Iterator[None]:
+    token = _request_id.set(request_id)
+    try:
+        yield
+    finally:
+        _request_id.reset(token)
+
+
+@contextlib.contextmanager
+def task_context(task_id: str) -> Iterator[None]:
+    token = _task_id.set(task_id)
+    try:
+        yield
+    finally:
+        _task_id.reset(token)
+
+
 class RedactTokens(logging.Filter):
-    """Removes task tokens from a log record's message and arguments (never drops a record)."""
+    """Removes task tokens from a record and adds the request and task ids to it."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if isinstance(record.msg, str):
             record.msg = redact(record.msg)
         if isinstance(record.args, tuple):
             record.args = tuple(redact(a) if isinstance(a, str) else a for a in record.args)
+        if getattr(record, "request_id", None) is None:
+            record.request_id = _request_id.get()
+        if getattr(record, "task_id", None) is None:
+            record.task_id = _task_id.get()
         return True
 
 
-def log_config() -> dict[str, Any]:
-    """uvicorn's default logging configuration plus the token filter on every handler."""
+class JsonFormatter(logging.Formatter):
+    """One JSON object per record, on one line."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        data: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": redact(record.getMessage()),
+            "request_id": getattr(record, "request_id", None),
+            "task_id": getattr(record, "task_id", None),
+        }
+        if record.exc_info:
+            data["traceback"] = "".join(traceback.format_exception(*record.exc_info))
+        elif record.stack_info:
+            data["traceback"] = record.stack_info
+        return json.dumps(data, ensure_ascii=False, default=str)
+
+
+class TextFormatter(DefaultFormatter):
+    """uvicorn's plain line with time and logger name, plus the ids when there are any."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = super().format(record)
+        ids = [
+            f"{name}={value}"
+            for name in ("request_id", "task_id")
+            if (value := getattr(record, name, None))
+        ]
+        return f"{line} [{' '.join(ids)}]" if ids else line
+
+
+def log_config(fmt: Literal["text", "json"] = "text", level: str = "info") -> dict[str, Any]:
+    """The logging configuration for uvicorn: uvicorn's handlers, the chosen format, the token
+    filter on every handler, and the ``keiri_agent`` loggers at ``level``."""
     config: dict[str, Any] = copy.deepcopy(LOGGING_CONFIG)
     config.setdefault("filters", {})["redact_tokens"] = {"()": f"{__name__}.RedactTokens"}
+    if fmt == "json":
+        for formatter in config["formatters"].values():
+            formatter.clear()
+            formatter["()"] = f"{__name__}.JsonFormatter"
+    else:
+        config["formatters"]["default"]["()"] = f"{__name__}.TextFormatter"
+        config["formatters"]["default"]["fmt"] = "%(asctime)s %(levelprefix)s %(name)s: %(message)s"
+        config["formatters"]["default"]["use_colors"] = False
     for handler in config["handlers"].values():
         handler.setdefault("filters", []).append("redact_tokens")
+    config["loggers"]["keiri_agent"] = {
+        "handlers": ["default"],
+        "level": level.upper(),
+        "propagate": False,
+    }
     return config

@@ -1,11 +1,17 @@
 """Plan runs as server tasks (seed 002): start one, and continue one that waits for input.
 
-A plan that reaches a ``ui.interactive_input`` node without answers pauses: its task ends as
+A plan that reaches a ``ui.interactive_input`` node without answers pauses: its task becomes
 ``waiting_input`` with the waiting nodes and their requests (message and requirements) in
 ``details.waiting``, which is what the progress page builds its answers form from. Answers sent
-to ``POST /agent/tasks/{id}/answers`` start a new task that resumes the same plan run (nodes
-already done are reused). Paths in answers are confined like every other file a task reads
+to ``POST /agent/tasks/{id}/answers`` continue the same task by resuming its plan run (the
+engine's ``PlanRunner.resume``: nodes already done are reused, never run again). Paths in
+answers are confined like every other file a task reads
 (:func:`keiri_agent.server.inputs.confine_answers`).
+
+The id of the task's current plan run is saved in the task's record (``details.run_id``) as
+soon as the run starts, and every answer the task was given is kept in ``answers.json`` in the
+task's directory, so a task cut by a restart or a crash continues from its run log
+(:func:`continue_plan`) with the same answers.
 
 Progress follows the seed's steps (interpret → fetch → convert → finish): validation, then
 input and file-reading nodes, then the rest, then collecting the result files.
@@ -13,6 +19,7 @@ input and file-reading nodes, then the rest, then collecting the result files.
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Mapping
 from functools import partial
@@ -29,10 +36,34 @@ from keiri_agent.server.jobs import Job, Outcome, Runner, cancelled_error
 if TYPE_CHECKING:
     from keiri_agent.server.runners import PlanRequest
 
-__all__ = ["FETCH_BLOCK_PREFIXES", "prepare_plan", "prepare_resume"]
+__all__ = [
+    "ANSWERS_FILE",
+    "FETCH_BLOCK_PREFIXES",
+    "continue_plan",
+    "prepare_plan",
+    "prepare_resume",
+    "saved_answers",
+]
 
 # Blocks whose nodes count as "fetch" in a plan run: human input and reading files.
 FETCH_BLOCK_PREFIXES = ("ui.", "file.", "excel.read")
+ANSWERS_FILE = "answers.json"  # every answer the task was given, by node
+
+
+def saved_answers(directory: Path) -> dict[str, Any]:
+    """The answers a task was given so far (``{}`` when none)."""
+    try:
+        data = json.loads((directory / ANSWERS_FILE).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    return dict(data) if isinstance(data, dict) else {}
+
+
+def _save_answers(directory: Path, answers: Mapping[str, Any]) -> None:
+    from keiri_agent.workspace import atomic_path
+
+    with atomic_path(directory / ANSWERS_FILE) as tmp:
+        tmp.write_text(json.dumps(dict(answers), ensure_ascii=False), encoding="utf-8")
 
 
 def _plan_source(request: PlanRequest, settings: Settings) -> tuple[Path, Mapping[str, Any] | None]:
@@ -70,7 +101,8 @@ def prepare_plan(request: PlanRequest, settings: Settings, files: TaskFiles) -> 
 def prepare_resume(
     details: Mapping[str, Any], answers: Mapping[str, Any], settings: Settings, files: TaskFiles
 ) -> Runner:
-    """Check answers for a paused plan run (``details`` of its task) and return the runner."""
+    """Check answers for a paused plan run (``details`` of its task) and return the runner
+    that continues it with these answers added to the ones given before."""
     from keiri_agent.plan import find_run, load_run
 
     run_id = str(details.get("run_id", ""))
@@ -94,7 +126,13 @@ def prepare_resume(
         for node, asked in waiting.items()
     ]
     confined = confine_answers(answers, plan, files)
-    return partial(_resume_plan, record.run_id, confined)
+    merged = {**saved_answers(files.uploads.parent), **confined}
+    return continue_plan(record.run_id, merged)
+
+
+def continue_plan(run_id: str, answers: Mapping[str, Any]) -> Runner:
+    """The runner that continues plan run ``run_id`` (paused, interrupted or cut by a crash)."""
+    return partial(_resume_plan, run_id, dict(answers))
 
 
 class _PlanProgress:
@@ -127,6 +165,8 @@ class _PlanProgress:
                 self.job.stage("convert", "progress", round(start + (end - start) * share, 3))
 
     def relay(self, event: RunEvent) -> None:
+        if event.event == "plan_start":  # saved now: a restart continues from this run
+            self.job.note(run_id=event.run_id)
         fields = {
             k: v
             for k, v in event.to_dict().items()
@@ -144,6 +184,7 @@ def _graph_size(raw: Any) -> int:
 def _run_plan(vars: Mapping[str, Any], path: Path, answers: Mapping[str, Any], job: Job) -> Outcome:
     from keiri_agent.plan import PlanRunner, load_source
 
+    _save_answers(job.directory, answers)
     job.stage("interpret", "start")
     source = load_source(path)
     progress = _PlanProgress(job, _graph_size(source.raw))
@@ -157,8 +198,9 @@ def _run_plan(vars: Mapping[str, Any], path: Path, answers: Mapping[str, Any], j
 def _resume_plan(run_id: str, answers: Mapping[str, Any], job: Job) -> Outcome:
     from keiri_agent.plan import OutputStore, PlanRunner, load_source
 
+    _save_answers(job.directory, answers)
     job.stage("interpret", "start")
-    job.log(f"入力を受け取りました。実行 {run_id} を再開します。")
+    job.log(f"実行 {run_id} を再開します（終わったノードは再利用します）。")
     progress = _PlanProgress(job, 0)
     with PlanRunner(settings=job.settings) as runner:
         result = runner.resume(run_id, answers=answers, on_event=progress.relay)

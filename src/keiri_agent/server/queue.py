@@ -80,6 +80,19 @@ class TaskQueue(Generic[T]):
                     return True
             return False
 
+    def drain(self) -> list[T]:
+        """Take every queued item out (the server stops); they never start."""
+        with self._lock:
+            taken = list(self._waiting)
+            self._waiting.clear()
+            return taken
+
+    @property
+    def waiting(self) -> int:
+        """How many items wait for a slot."""
+        with self._lock:
+            return len(self._waiting)
+
     def done(self) -> T | None:
         """A running task ended: the item that takes its slot, or None (the slot is freed)."""
         with self._lock:

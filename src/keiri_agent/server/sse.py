@@ -13,9 +13,15 @@ task's persisted log, then live events follow from the in-memory stream, so noth
 and nothing is sent twice. The log is read only up to the last event known to be complete;
 everything later comes from memory.
 
+A paused task keeps its stream open: a plan waiting for answers shows its ``node_waiting``
+events and the stream goes on with the continued run once answers arrive (heartbeats keep it
+open meanwhile).
+
 The stream ends with a ``done`` event whose id is one past the last event and whose data is
 the task's final status, answer and files. A client reconnecting after ``done`` (with that
-id) gets ``204 No Content``, which tells a browser to stop reconnecting. The task does not
+id) gets ``204 No Content``, which tells a browser to stop reconnecting. When the server stops,
+every open stream ends once its task has settled, with a ``shutdown`` event (no id, so a
+client reconnecting after the restart with its last id misses nothing). The task does not
 depend on any of this: it runs on when every client has gone.
 """
 
@@ -33,13 +39,22 @@ from starlette.responses import Response
 
 from keiri_agent.events import RunEvent, replay
 from keiri_agent.server.errors import ApiError
-from keiri_agent.server.tasks import Task
+from keiri_agent.server.tasks import Task, TaskRegistry
 
-__all__ = ["DEFAULT_PING_S", "DONE_EVENT", "RETRY_MS", "last_event_id", "task_events"]
+__all__ = [
+    "DEFAULT_PING_S",
+    "DONE_EVENT",
+    "RETRY_MS",
+    "SHUTDOWN_EVENT",
+    "last_event_id",
+    "task_events",
+]
 
 DEFAULT_PING_S = 15.0
 RETRY_MS = 2000
 DONE_EVENT = "done"
+SHUTDOWN_EVENT = "shutdown"  # the server stops; reconnect after the restart
+PAUSED_POLL_S = 0.5  # how often a stream of a paused task looks whether it goes on
 MAX_EVENT_ID = 10**12
 
 
@@ -85,29 +100,60 @@ def _done_payload(task: Task) -> dict[str, Any]:
     }
 
 
-async def _stream(task: Task, after: int) -> AsyncIterator[ServerSentEvent]:
-    live = task.events  # None once the task has finished
-    upto = task.last_event_id  # every event up to this one is complete in the log
+def _shutdown_message(task: Task) -> ServerSentEvent:
+    data = {
+        "task_id": task.id,
+        "status": str(task.status),
+        "message": "サーバーが停止します。再起動の後に同じ URL へ再接続すると続きを受け取れます。",
+    }
+    # No id: a client reconnecting with its last event's id misses nothing.
+    return ServerSentEvent(
+        data=json.dumps(data, ensure_ascii=False), event=SHUTDOWN_EVENT, retry=RETRY_MS
+    )
+
+
+async def _stream(registry: TaskRegistry, task: Task, after: int) -> AsyncIterator[ServerSentEvent]:
     last = after
-    for event in await anyio.to_thread.run_sync(_read_log, task, after, upto):
-        last = event.id
-        yield _message(event)
-    if live is not None:
-        async for event in live.asubscribe(after_id=max(last, upto)):
+    while True:
+        live = task.events  # None unless the task is queued or running in this process
+        upto = task.last_event_id  # every event up to this one is complete in the log
+        for event in await anyio.to_thread.run_sync(_read_log, task, last, upto):
             last = event.id
             yield _message(event)
-    # The stream has closed, so the task's status is final (it is saved before the close).
-    data = json.dumps(_done_payload(task), ensure_ascii=False)
-    done_id = max(last, task.last_event_id) + 1
-    yield ServerSentEvent(data=data, event=DONE_EVENT, id=str(done_id), retry=RETRY_MS)
+        if live is not None:
+            async for event in live.asubscribe(after_id=max(last, upto)):
+                last = event.id
+                yield _message(event)
+        elif task.finished:
+            # The status is final (it is saved before the stream closes).
+            data = json.dumps(_done_payload(task), ensure_ascii=False)
+            done_id = max(last, task.last_event_id) + 1
+            yield ServerSentEvent(data=data, event=DONE_EVENT, id=str(done_id), retry=RETRY_MS)
+            return
+        elif registry.stopping.is_set():
+            yield _shutdown_message(task)
+            return
+        else:  # paused (waiting for answers, interrupted) or between two states
+            await anyio.sleep(PAUSED_POLL_S)
+        task = await anyio.to_thread.run_sync(registry.get, task.id)
 
 
-def task_events(task: Task, after: int, *, ping_s: float = DEFAULT_PING_S) -> Response:
-    """The SSE response for ``task`` from the event after ``after`` (204 when all was sent)."""
+def task_events(
+    registry: TaskRegistry,
+    task: Task,
+    after: int,
+    *,
+    ping_s: float = DEFAULT_PING_S,
+    grace_s: float = 0.0,
+) -> Response:
+    """The SSE response for ``task`` from the event after ``after`` (204 when all was sent).
+    ``grace_s``: how long the stream may take to end by itself once the server stops."""
     if task.finished and after > task.last_event_id:
         return Response(status_code=204)
     return EventSourceResponse(
-        _stream(task, after),
+        _stream(registry, task, after),
         ping=ping_s,
         ping_message_factory=lambda: ServerSentEvent(comment="ping"),
+        shutdown_event=anyio.Event(),
+        shutdown_grace_period=grace_s,
     )

@@ -1,9 +1,13 @@
 """A task's record: what was asked, where it lives, its status and what came of it.
 
 ``Task`` is what ``task.json`` holds (the persisted fields) plus the in-process state of a
-live task (its event stream, cancel flag, sandbox executor, thread). ``waiting_input`` is a
-final status of its own: a plan run that waits for a person; answers start a new task that
-continues it (``plan_task``).
+live task (its event stream, cancel flag, sandbox executor, lease).
+
+Statuses: ``queued`` and ``running`` are *active* (a server process holds the task);
+``waiting_input`` (a plan run waiting for a person's answers) and ``interrupted`` (cut by a
+server stop or crash) are *paused*: the task goes on from where it was, by
+``POST .../answers``, by a restarted server (plan tasks) or by ``POST .../retry``;
+``success``, ``failed`` and ``cancelled`` are *finished* and never change again.
 """
 
 from __future__ import annotations
@@ -13,12 +17,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from keiri_agent.events import EventStream
 from keiri_agent.sandbox import SandboxExecutor
 
-__all__ = ["EVENTS_FILE", "FINISHED", "Task", "TaskStatus", "now"]
+if TYPE_CHECKING:
+    from keiri_agent.server.store import Lease
+
+__all__ = ["ACTIVE", "EVENTS_FILE", "FINISHED", "PAUSED", "Task", "TaskStatus", "now"]
 
 EVENTS_FILE = "events.jsonl"
 
@@ -30,13 +37,15 @@ class TaskStatus(StrEnum):
     FAILED = "failed"
     CANCELLED = "cancelled"
     WAITING_INPUT = "waiting_input"  # a plan run paused for a person's answers
+    INTERRUPTED = "interrupted"  # cut by a server stop or crash; continues after a restart
 
 
-FINISHED = frozenset(
-    {TaskStatus.SUCCESS, TaskStatus.FAILED, TaskStatus.CANCELLED, TaskStatus.WAITING_INPUT}
-)
+ACTIVE = frozenset({TaskStatus.QUEUED, TaskStatus.RUNNING})
+PAUSED = frozenset({TaskStatus.WAITING_INPUT, TaskStatus.INTERRUPTED})
+FINISHED = frozenset({TaskStatus.SUCCESS, TaskStatus.FAILED, TaskStatus.CANCELLED})
 _PERSISTED = (
     "kind",
+    "owner",
     "request",
     "created_at",
     "started_at",
@@ -49,6 +58,7 @@ _PERSISTED = (
     "details",
     "last_event_id",
     "cancel_requested",
+    "interruptions",
 )
 
 
@@ -65,6 +75,7 @@ class Task:
     directory: Path
     request: dict[str, Any]
     created_at: str
+    owner: str | None = None  # the user who sent it (None: sent without a key)
     status: TaskStatus = TaskStatus.QUEUED
     started_at: str | None = None
     finished_at: str | None = None
@@ -76,16 +87,24 @@ class Task:
     details: dict[str, Any] = field(default_factory=dict)
     last_event_id: int = 0
     cancel_requested: bool = False
+    interruptions: int = 0  # how many times a server stop or crash cut it
     # In-process state, never persisted: the live stream (None once finished), the cancel flag.
     events: EventStream | None = field(default=None, repr=False)
     cancel: threading.Event = field(default_factory=threading.Event, repr=False)
     executor: SandboxExecutor | None = field(default=None, repr=False)
-    thread: threading.Thread | None = field(default=None, repr=False)
+    lease: Lease | None = field(default=None, repr=False)
+    started: bool = field(default=False, repr=False)  # a pool thread has taken it
+    settled: threading.Event = field(default_factory=threading.Event, repr=False)
+    interrupting: bool = field(default=False, repr=False)  # the server is stopping it
     error_emitted: bool = field(default=False, repr=False)
 
     @property
     def finished(self) -> bool:
         return self.status in FINISHED
+
+    @property
+    def active(self) -> bool:
+        return self.status in ACTIVE
 
     @property
     def events_path(self) -> Path:

@@ -1,67 +1,66 @@
-"""The task registry behind the API server: one thread and one directory per task.
+"""The task registry behind the API server: tasks created, run, paused, continued and found.
 
 A task is one request to an agent (a conversion, a plan run or an analysis; see ``runners``).
-Its id is ``secrets.token_urlsafe(16)`` (128 random bits, unguessable), and everything it
-produces stays in its directory::
+Its id is ``secrets.token_urlsafe(16)`` (128 random bits, unguessable); its record and files
+live in its directory (``store``), and only queued and running tasks are held in memory.
 
-    <KEIRI_WORKSPACE_ROOT>/tasks/<task_id>/
-        task.json      status, request and result, rewritten atomically at every change
-        events.jsonl   the task's event log (ids 1, 2, 3, ...): what SSE replays on reconnect
-        uploads/       files uploaded with the request (the task may read these)
-        files/         result files; downloads are confined to the task directory
+At most ``KEIRI_MAX_RUNNING_TASKS`` tasks run at once, on a pool of as many threads; later ones
+wait in a queue (status ``queued``, and a ``stage`` event with step ``queued`` on their stream)
+of at most ``KEIRI_MAX_QUEUED_TASKS``, beyond which a submission is refused with 429 (``queue``).
 
-At most ``KEIRI_MAX_RUNNING_TASKS`` tasks run at once; later ones wait in a queue (status
-``queued``, and a ``stage`` event with step ``queued`` on their stream) of at most
-``KEIRI_MAX_QUEUED_TASKS``, beyond which a submission is refused with 429 (``queue``).
-
-Each task runs in its own thread with its own sandbox executor, so cancelling a task stops
-exactly its sandbox processes: :meth:`TaskRegistry.cancel` sets the task's cancel event (the
-runners stop at their next check, an LLM call in flight is aborted: the task runs inside
+Each task runs with its own sandbox executor, so cancelling a task stops exactly its sandbox
+processes: :meth:`TaskRegistry.cancel` sets the task's cancel event (the runners stop at their
+next check, an LLM call in flight is aborted: the task runs inside
 ``keiri_agent.llm.cancellable``) and closes the executor, which kills a running action at
 once. The task keeps running when no one is listening; a client that comes back reads the
-event log. After a restart, finished tasks are read back from ``task.json``; a task that was
-still running when the server stopped is marked failed, since no thread runs it any more.
+event log.
+
+A paused task (``waiting_input``, ``interrupted``) continues in place: same id, same event log
+(ids go on where they stopped), same directory -- by answers (:meth:`TaskRegistry.answer`), by
+a retry (:meth:`TaskRegistry.retry`), or by a restarted server (``lifecycle``). Server stops and
+restarts are in ``lifecycle``.
 """
 
 from __future__ import annotations
 
-import json
-import re
+import logging
 import secrets
 import shutil
 import threading
-from collections.abc import Callable, Mapping, Sequence
-from functools import partial
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from pydantic import TypeAdapter, ValidationError
+
 from keiri_agent.config import Settings, load_settings
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.events import ErrorEvent, EventStream, JsonlSink, RunEvent, Stage
-from keiri_agent.llm import cancellable
+from keiri_agent.events import EventStream, JsonlSink
 from keiri_agent.sandbox import SandboxExecutor
 from keiri_agent.server.errors import ApiError
-from keiri_agent.server.inputs import (
-    MAX_PATH_CHARS,
-    UPLOADS_DIR,
-    TaskFiles,
-    too_long,
-    upload_name,
-)
-from keiri_agent.server.plan_task import prepare_resume
-from keiri_agent.server.queue import TaskQueue
+from keiri_agent.server.execution import TaskObserver, TaskRuntime
+from keiri_agent.server.inputs import MAX_PATH_CHARS, UPLOADS_DIR, TaskFiles, too_long, upload_name
+from keiri_agent.server.plan_task import continue_plan, prepare_resume, saved_answers
 from keiri_agent.server.runners import (
     AnalysisRequest,
     ConvertRequest,
-    Job,
     Outcome,
     PlanRequest,
     Runner,
+    TaskRequest,
     cancelled_error,
     prepare,
 )
+from keiri_agent.server.store import (
+    TASK_FILE,
+    TASKS_DIR,
+    Lease,
+    TaskStore,
+    complete_lines,
+    not_found,
+)
 from keiri_agent.server.task_model import EVENTS_FILE, Task, TaskStatus, now
-from keiri_agent.workspace import atomic_path, confine
+from keiri_agent.workspace import confine
 
 __all__ = [
     "DEFAULT_LIST_LIMIT",
@@ -69,39 +68,38 @@ __all__ = [
     "TASKS_DIR",
     "TASK_FILE",
     "Task",
+    "TaskObserver",
     "TaskRegistry",
     "TaskStatus",
     "Upload",
+    "not_found",
+    "result_file",
+    "shutting_down",
 ]
 
-TASKS_DIR = "tasks"
-TASK_FILE = "task.json"
-TASK_ID_RE = re.compile(r"[A-Za-z0-9_-]{16,64}")
 DEFAULT_LIST_LIMIT = 100
-CLOSE_JOIN_TIMEOUT_S = 10.0
 Upload = tuple[str, IO[bytes]]  # (the client's file name, its content)
+_REQUEST: TypeAdapter[Any] = TypeAdapter(TaskRequest)
+log = logging.getLogger(__name__)
 
 
-def _complete_lines(path: Path) -> int:
-    """The number of whole lines (events) in a log a stopped process may have cut short."""
-    try:
-        return path.read_bytes().count(b"\n")
-    except FileNotFoundError:
-        return 0
+def _conflict(task: Task, code: str, message: str, hint: str) -> ApiError:
+    details = {"task_id": task.id, "status": str(task.status)}
+    return ApiError(409, code, message, hint=hint, details=details)
 
 
-def _not_found(task_id: str) -> ApiError:
+def shutting_down() -> ApiError:
     return ApiError(
-        404,
-        "TASK_NOT_FOUND",
-        "指定されたタスクはありません。",
-        hint="task_id を確認してください。タスクの一覧は GET /agent/tasks で見られます。",
-        details={"task_id": task_id[:80]},
+        503,
+        "SERVER_STOPPING",
+        "サーバーは停止処理中のため、新しい処理を受け付けていません。",
+        hint="再起動の後で送り直してください（中断したタスクは再起動後に続きから再開します）。",
+        headers={"Retry-After": "10"},
     )
 
 
 class TaskRegistry:
-    """Creates, runs, finds, lists and cancels tasks; thread-safe."""
+    """Creates, runs, finds, lists, continues and cancels tasks; thread-safe."""
 
     def __init__(
         self,
@@ -113,19 +111,19 @@ class TaskRegistry:
         self.settings = settings or load_settings()
         base = root or Path(self.settings.keiri_workspace_root) / TASKS_DIR
         self.root = base.absolute()
-        self._executor_factory = executor_factory
-        self._tasks: dict[str, Task] = {}
-        self._lock = threading.Lock()
-        self._queue: TaskQueue[tuple[Task, Runner]] = TaskQueue(
-            self.settings.keiri_max_running_tasks, self.settings.keiri_max_queued_tasks
-        )
+        self.store = TaskStore(self.root)
+        self.stopping = threading.Event()  # set when the server starts to stop
+        self.runtime = TaskRuntime(self.settings, self.store, executor_factory)
+        self.observers = self.runtime.observers
+        self._lock = threading.Lock()  # one continuation of a paused task at a time
 
-    # --- creating and running -----------------------------------------------------------------
+    # --- creating -----------------------------------------------------------------------------
 
     def submit(
         self,
         request: ConvertRequest | PlanRequest | AnalysisRequest,
         uploads: Sequence[Upload] = (),
+        owner: str | None = None,
     ) -> Task:
         """Check ``request`` (with the files uploaded with it), create its task and start or
         queue it; returns at once."""
@@ -134,32 +132,19 @@ class TaskRegistry:
             request.model_dump(mode="json"),
             lambda files: prepare(request, self.settings, files),
             uploads,
+            owner,
         )
 
-    def answer(
-        self, task_id: str, answers: Mapping[str, Any], uploads: Sequence[Upload] = ()
+    def start(
+        self, kind: str, request: dict[str, Any], runner: Runner, owner: str | None = None
     ) -> Task:
-        """Continue a plan run that waits for input: a new task that resumes it."""
-        paused = self.get(task_id)
-        if paused.status != TaskStatus.WAITING_INPUT:
-            raise ApiError(
-                409,
-                "TASK_NOT_WAITING",
-                f"このタスクは入力待ちではありません（{paused.status}）。",
-                hint="入力待ち（waiting_input）の Plan 実行にだけ回答を送れます。",
-                details={"task_id": task_id, "status": str(paused.status)},
-            )
-        request = {"kind": "plan", "resume_of": paused.id, "plan": paused.request.get("plan")}
-        return self._create(
-            "plan",
-            request,
-            lambda files: prepare_resume(paused.details, answers, self.settings, files),
-            uploads,
-        )
-
-    def start(self, kind: str, request: dict[str, Any], runner: Runner) -> Task:
         """Run ``runner`` as a new task of ``kind`` (``request`` is what it records as asked)."""
-        return self._create(kind, request, lambda _files: runner, ())
+        return self._create(kind, request, lambda _files: runner, (), owner)
+
+    def _files(self, directory: Path) -> TaskFiles:
+        return TaskFiles(
+            Path(self.settings.keiri_workspace_root).absolute(), directory / UPLOADS_DIR
+        )
 
     def _create(
         self,
@@ -167,256 +152,224 @@ class TaskRegistry:
         request: dict[str, Any],
         prepare_runner: Callable[[TaskFiles], Runner],
         uploads: Sequence[Upload],
+        owner: str | None,
     ) -> Task:
-        runs_now = self._queue.reserve()  # 429 before anything is created
+        if self.stopping.is_set():
+            raise shutting_down()
+        runs_now = self.runtime.queue.reserve()  # 429 before anything is created
         self.root.mkdir(parents=True, exist_ok=True)
         task_id = secrets.token_urlsafe(16)
         directory = self.root / task_id
         directory.mkdir()
         try:
-            files = TaskFiles(
-                Path(self.settings.keiri_workspace_root).absolute(), directory / UPLOADS_DIR
-            )
+            files = self._files(directory)
             names = _save_uploads(files.uploads, uploads)
             runner = prepare_runner(files)
+            lease = Lease.take(directory)
+            assert lease is not None  # a directory made just now
         except BaseException:
-            self._queue.release(runs_now)
+            self.runtime.queue.release(runs_now)
             shutil.rmtree(directory, ignore_errors=True)  # a refused request leaves nothing
             raise
-        stream = EventStream(
-            task_id,
-            f"{TASKS_DIR}/{task_id}",
-            sink=JsonlSink(directory / EVENTS_FILE, exclusive=True),
-        )
         if names:
             request = {**request, "uploads": names}
-        task = Task(
-            id=task_id,
-            kind=kind,
-            directory=directory,
-            request=request,
-            created_at=now(),
-            events=stream,
-        )
-        stream.add_listener(partial(self._observe, task))
-        self._persist(task)
-        with self._lock:
-            self._tasks[task_id] = task
-        position = 0 if runs_now else self._queue.enqueue((task, runner))
-        if position:
-            stream.emit("stage", step="queued", status="waiting", progress=0.0)
-            stream.emit(
-                "log", msg=f"順番待ちです（{position} 番目）。実行中のタスクが終わると始まります。"
-            )
-        else:
-            self._launch(task, runner)
+        task = Task(id=task_id, kind=kind, directory=directory, request=request, created_at=now())
+        task.owner, task.lease = owner, lease
+        log.info("タスクを受け付けました（%s）", kind, extra={"task_id": task_id})
+        self.runtime.enter(task, runner, runs_now)
         return task
 
-    def _launch(self, task: Task, runner: Runner) -> None:
-        task.thread = threading.Thread(
-            target=self._work, args=(task, runner), name=f"keiri-task-{task.id[:8]}", daemon=True
-        )
-        task.thread.start()
+    # --- continuing a paused task -------------------------------------------------------------
 
-    @staticmethod
-    def _observe(task: Task, event: RunEvent) -> None:
-        task.last_event_id = event.id
-        if isinstance(event, Stage):
-            task.step = event.step
-            if event.progress is not None:
-                task.progress = event.progress
-        elif isinstance(event, ErrorEvent):
-            task.error_emitted = True
-
-    def _work(self, task: Task, runner: Runner) -> None:
-        try:
-            self._run(task, runner)
-        finally:
-            following = self._queue.done()
-            if following is not None:
-                self._launch(*following)
-
-    def _run(self, task: Task, runner: Runner) -> None:
-        assert task.events is not None
-        executor = task.executor = self._executor_factory()
-        task.status, task.started_at = TaskStatus.RUNNING, now()
-        self._persist(task)
-        job = Job(task.id, task.directory, task.events, task.cancel, executor, self.settings)
-        files: list[str] = []
-        try:
-            if task.cancel.is_set():
-                raise cancelled_error()
-            with cancellable(task.cancel):  # an LLM call in flight is aborted on cancel
-                outcome = runner(job)
-            files = [self._relative(task, path) for path in outcome.files]
-        except BlockError as exc:
-            outcome = Outcome("failed", error=exc.to_dict())
-        except Exception as exc:  # a bug in a runner: reported to the client, never swallowed
-            error = BlockError(
-                f"タスクの実行中に予期しないエラーが起きました: {type(exc).__name__}: {exc}",
-                code=ErrorCode.INTERNAL_ERROR,
-                hint="サーバーのログを確認し、不具合として報告してください。",
+    def answer(
+        self, task_id: str, answers: Mapping[str, Any], uploads: Sequence[Upload] = ()
+    ) -> Task:
+        """Continue a plan task that waits for input with ``answers``: the same task resumes its
+        plan run (finished nodes are reused)."""
+        task = self.get(task_id)
+        if task.status != TaskStatus.WAITING_INPUT:
+            raise _conflict(
+                task,
+                "TASK_NOT_WAITING",
+                f"このタスクは入力待ちではありません（{task.status}）。",
+                "入力待ち（waiting_input）の Plan 実行にだけ回答を送れます。",
             )
-            outcome = Outcome("failed", error=error.to_dict())
-        finally:
-            executor.close()
-        if task.cancel.is_set() and outcome.status != "success":
-            outcome = Outcome(
-                "cancelled", error=cancelled_error().to_dict(), details=outcome.details
-            )
-        self._finish(task, outcome, files)
-
-    def _finish(self, task: Task, outcome: Outcome, files: list[str]) -> None:
-        stream = task.events
-        assert stream is not None
+        files = self._files(task.directory)
+        before = list(task.request.get("uploads", []))
+        added = _save_uploads(files.uploads, uploads, keep=before)
         try:
-            if outcome.status == "failed" and outcome.error and not task.error_emitted:
-                message = str(outcome.error.get("message", ""))
-                stream.emit("error", step=task.step, message=message, error=outcome.error)
-            elif outcome.status == "cancelled":
-                stream.emit("log", msg="タスクを中止しました。", level="warning")
-            task.answer = outcome.answer
-            task.files = files
-            task.error = outcome.error
-            task.details = outcome.details
-            task.status, task.finished_at = TaskStatus(outcome.status), now()
-            if task.status == TaskStatus.SUCCESS:
-                task.progress = 1.0
-            self._persist(task)  # the final status is on disk before subscribers see the end
-        finally:
-            stream.close()  # whatever happened, subscribers are released
-            task.events = None  # from now on SSE replays from the log on disk
+            runner = prepare_resume(task.details, answers, self.settings, files)
+            if added:
+                task.request = {**task.request, "uploads": [*before, *added]}
+            return self.resume(task, runner, f"回答を受け取りました（{', '.join(answers)}）。")
+        except BaseException:
+            for name in added:  # a refused answer leaves nothing behind
+                (files.uploads / name).unlink(missing_ok=True)
+            raise
 
-    @staticmethod
-    def _relative(task: Task, path: Path) -> str:
-        real = confine(task.directory, path, allow_absolute_inside=True)
-        return real.relative_to(task.directory.resolve()).as_posix()
+    def retry(self, task_id: str) -> Task:
+        """Run an interrupted task again: a plan task continues its run, others start over."""
+        task = self.get(task_id)
+        if task.status != TaskStatus.INTERRUPTED:
+            raise _conflict(
+                task,
+                "TASK_NOT_INTERRUPTED",
+                f"このタスクは中断されていません（{task.status}）。",
+                "サーバーの停止で中断した（interrupted）タスクだけをやり直せます。",
+            )
+        return self.resume(task, self.runner_for(task), "中断したタスクを再開します。")
 
-    def _persist(self, task: Task) -> None:
-        text = json.dumps(task.to_dict(), ensure_ascii=False, indent=2)
-        with self._lock, atomic_path(task.directory / TASK_FILE) as tmp:
-            tmp.write_text(text, encoding="utf-8")
+    def runner_for(self, task: Task) -> Runner:
+        """What continues ``task``: its plan run from the log, or its request from the start."""
+        run_id = task.details.get("run_id")
+        if task.kind == "plan" and run_id:
+            return continue_plan(str(run_id), saved_answers(task.directory))
+        request = {k: v for k, v in task.request.items() if k != "uploads"}
+        try:
+            parsed = _REQUEST.validate_python(request)
+        except ValidationError:
+            raise _conflict(
+                task,
+                "TASK_NOT_RETRYABLE",
+                f"この種類のタスク（{task.kind}）はやり直せません。",
+                "同じ依頼を POST /agent/run で送り直してください。",
+            ) from None
+        if task.kind != "plan":  # a fresh start: the interrupted attempt's files go
+            shutil.rmtree(task.directory / "files", ignore_errors=True)
+        return prepare(parsed, self.settings, self._files(task.directory))
+
+    def resume(self, task: Task, runner: Runner, message: str) -> Task:
+        """Put a paused task back in the queue with ``runner``; its event log goes on."""
+        if self.stopping.is_set():
+            raise shutting_down()
+        with self._lock:
+            if self.runtime.get(task.id) is not None:
+                raise _conflict(
+                    task,
+                    "TASK_ACTIVE",
+                    "このタスクは既に実行中です。",
+                    "終わるまで待ってください。",
+                )
+            lease = Lease.take(task.directory)
+            if lease is None:
+                raise _conflict(
+                    task,
+                    "TASK_ACTIVE",
+                    "このタスクは別のサーバープロセスが実行中です。",
+                    "そのプロセスが終わるまで待ってください。",
+                )
+            try:
+                runs_now = self.runtime.queue.reserve()
+            except ApiError:
+                lease.release()
+                raise
+            task.lease = lease
+            task.status, task.error, task.finished_at = TaskStatus.QUEUED, None, None
+            task.cancel, task.settled = threading.Event(), threading.Event()
+            task.interrupting = task.started = task.error_emitted = False
+            log.info("タスクを再開します", extra={"task_id": task.id})
+            self.runtime.enter(task, runner, runs_now, message)
+        return task
 
     # --- finding ------------------------------------------------------------------------------
 
     def get(self, task_id: str) -> Task:
-        """The task with this id, from memory or from its directory; 404 ApiError if none."""
-        if not TASK_ID_RE.fullmatch(task_id):
-            raise _not_found(task_id)
-        with self._lock:
-            task = self._tasks.get(task_id)
-        if task is not None:
-            return task
-        task = self._load(task_id)
-        with self._lock:
-            return self._tasks.setdefault(task_id, task)
+        """The task with this id: live from memory, else read from disk; 404 ApiError if none."""
+        task = self.runtime.get(task_id)
+        return task if task is not None else self.store.load(task_id)
 
-    def _load(self, task_id: str) -> Task:
-        directory = self.root / task_id
-        try:
-            data = json.loads((directory / TASK_FILE).read_text(encoding="utf-8"))
-            task = Task.from_dict(data, directory)
-        except FileNotFoundError:
-            raise _not_found(task_id) from None
-        except (ValueError, KeyError, TypeError) as exc:
-            raise BlockError(
-                f"タスク {task_id} の記録（{TASK_FILE}）を読み取れません: {exc}",
-                code=ErrorCode.INTERNAL_ERROR,
-                hint="ファイルが壊れている可能性があります。タスクのディレクトリを確認してください。",
-                details={"task_id": task_id},
-            ) from exc
-        if not task.finished:  # it was running in a server process that has stopped
-            task.last_event_id = _complete_lines(task.events_path)
-            task.status, task.finished_at = TaskStatus.FAILED, now()
-            task.error = BlockError(
-                "サーバーが停止したため、タスクは途中で終わりました。",
-                code=ErrorCode.INTERNAL_ERROR,
-                hint="同じ依頼をもう一度送ってください。",
-            ).to_dict()
-            self._persist(task)
-        return task
+    @property
+    def queue_length(self) -> int:
+        return self.runtime.queue.waiting
 
-    def list(self, limit: int = DEFAULT_LIST_LIMIT) -> list[Task]:
-        """The newest ``limit`` tasks, in memory or on disk, newest first."""
-        ids = set()
-        if self.root.is_dir():
-            ids = {p.parent.name for p in self.root.glob(f"*/{TASK_FILE}")}
-        with self._lock:
-            ids |= set(self._tasks)
-        tasks = []
-        for task_id in ids:
-            try:
-                tasks.append(self.get(task_id))
-            except BlockError:
-                continue  # a directory that is not a readable task is not listed
+    def list(
+        self, limit: int = DEFAULT_LIST_LIMIT, visible: Callable[[Task], bool] = lambda _t: True
+    ) -> list[Task]:
+        """The newest ``limit`` tasks ``visible`` accepts, newest first."""
+        live = {task.id: task for task in self.runtime.live()}
+        tasks = list(live.values())
+        tasks += [t for t in self.store.records() if t.id not in live]
+        tasks = [t for t in tasks if visible(t)]
         tasks.sort(key=lambda t: t.created_at, reverse=True)
         return tasks[:limit]
 
     def file(self, task_id: str, path: str) -> Path:
         """A result file of a task: ``path`` must stay inside the task's directory."""
-        task = self.get(task_id)
-        missing = ApiError(
-            404,
-            "FILE_NOT_FOUND",
-            f"タスクにファイル「{path[:200]}」はありません。",
-            hint="GET /agent/tasks/{task_id} の files に載っているパスを指定してください。",
-            details={"task_id": task_id, "path": path[:200]},
-        )
-        if too_long(path):  # no such file can exist; the OS would answer ENAMETOOLONG
-            missing.details["max_path_chars"] = MAX_PATH_CHARS
-            raise missing
-        real = confine(task.directory, path)  # PathEscapeError for '..', absolute, symlinks out
-        try:
-            if not real.is_file():
-                raise missing
-        except OSError:
-            raise missing from None
-        return real
+        return result_file(self.get(task_id), path)
 
     # --- stopping -----------------------------------------------------------------------------
 
     def cancel(self, task_id: str) -> Task:
-        """Ask a running task to stop and kill its sandbox processes now; 409 if finished."""
+        """Stop a task: a running one at once (its sandbox processes are killed), a queued or
+        paused one before it goes on; 409 if it has finished."""
         task = self.get(task_id)
         if task.finished:
-            raise ApiError(
-                409,
+            raise _conflict(
+                task,
                 "TASK_FINISHED",
                 f"タスクは既に終了しています（{task.status}）。",
-                hint="終了したタスクは中止できません。",
-                details={"task_id": task_id, "status": str(task.status)},
+                "終了したタスクは中止できません。",
             )
+        if not task.active:  # paused: nothing runs; it ends here
+            self._cancel_paused(task)
+            return task
         task.cancel.set()
         task.cancel_requested = True
-        self._persist(task)
-        if self._queue.remove(lambda item: item[0] is task):  # never started: ends here
-            self._finish(task, Outcome("cancelled", error=cancelled_error().to_dict()), [])
+        self.runtime.persist(task)
+        if self.runtime.queue.remove(lambda item: item[0] is task):  # never started: ends here
+            self.runtime.finish(task, Outcome("cancelled", error=cancelled_error().to_dict()), [])
         elif task.executor is not None:
             task.executor.close()  # kills the running action; the runner then sees the cancel
         return task
 
-    def close(self, timeout: float = CLOSE_JOIN_TIMEOUT_S) -> None:
-        """Cancel the tasks still running and wait for them (at server shutdown)."""
-        with self._lock:
-            unfinished = [t for t in self._tasks.values() if not t.finished]
-        for task in unfinished:  # queued ones too: one that gets a slot now stops at once
-            task.cancel.set()
-        running = [t for t in unfinished if t.thread is not None]
-        for task in running:
-            task.cancel.set()
-            if task.executor is not None:
-                task.executor.close()
-        for task in running:
-            assert task.thread is not None
-            task.thread.join(timeout)
+    def append_event(self, task: Task, kind: str, **fields: Any) -> None:
+        """Add one event to the log of a task that is not active (no live stream)."""
+        first = complete_lines(task.events_path)
+        sink = JsonlSink(task.events_path)
+        with EventStream(task.id, f"{TASKS_DIR}/{task.id}", sink=sink, first_id=first) as s:
+            task.last_event_id = s.emit(kind, **fields).id
+
+    def _cancel_paused(self, task: Task) -> None:
+        self.append_event(task, "log", msg="タスクを中止しました。", level="warning")
+        task.cancel_requested = True
+        task.status, task.finished_at = TaskStatus.CANCELLED, now()
+        task.error = cancelled_error().to_dict()
+        self.runtime.persist(task)
+        shutil.rmtree(task.directory / UPLOADS_DIR, ignore_errors=True)
+        self.runtime.notify_status(task)
 
 
-def _save_uploads(target: Path, uploads: Sequence[Upload]) -> list[str]:
-    """Store the uploaded files under ``target`` by their base names; returns the names."""
+def result_file(task: Task, path: str) -> Path:
+    """A file of ``task``: ``path`` must stay inside the task's directory; 404 if none."""
+    missing = ApiError(
+        404,
+        "FILE_NOT_FOUND",
+        f"タスクにファイル「{path[:200]}」はありません。",
+        hint="GET /agent/tasks/{task_id} の files に載っているパスを指定してください。",
+        details={"task_id": task.id, "path": path[:200]},
+    )
+    if too_long(path):  # no such file can exist; the OS would answer ENAMETOOLONG
+        missing.details["max_path_chars"] = MAX_PATH_CHARS
+        raise missing
+    real = confine(task.directory, path)  # PathEscapeError for '..', absolute, symlinks out
+    try:
+        if not real.is_file():
+            raise missing
+    except OSError:
+        raise missing from None
+    return real
+
+
+def _save_uploads(target: Path, uploads: Sequence[Upload], keep: Iterable[str] = ()) -> list[str]:
+    """Store the uploaded files under ``target`` by their base names; returns the names.
+    A name already taken (by ``keep`` or another upload) is refused."""
     names: list[str] = []
+    taken = set(keep)
     for raw_name, content in uploads:
         name = upload_name(raw_name)
-        if name in names:
+        if name in names or name in taken:
+            for done in names:
+                (target / done).unlink(missing_ok=True)
             raise BlockError(
                 f"同じ名前のファイル「{name}」が 2 つアップロードされました。",
                 code=ErrorCode.INPUT_VALIDATION_FAILED,

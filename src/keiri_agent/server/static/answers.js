@@ -1,6 +1,6 @@
 // The answers form of a paused plan run, built from its ui.interactive_input requests.
 //
-// A plan task that waits for a person ends as `waiting_input`; its details.waiting lists each
+// A plan task that waits for a person pauses as `waiting_input`; its details.waiting lists each
 // waiting node with its request (mode, message, requirements). Each requirement becomes a form
 // control by its type; file fields upload the chosen files with the answers (their value is the
 // file name, which the server resolves to the upload). `collectAnswers` returns the JSON body and

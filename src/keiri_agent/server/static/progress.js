@@ -4,7 +4,7 @@
 // part of the final answer; the steps are interpret → fetch → convert/viz → finish (+ done),
 // labelled for the task's kind (text.js); an `error` event shows a red banner and ends the run.
 // Files chosen in the form are uploaded with the request (multipart); a plan run that waits for
-// input shows an answers form (answers.js) whose answers start a task continuing it.
+// input shows an answers form (answers.js) whose answers continue the same task and stream.
 // Plain JS, no build step.
 //
 // Authentication: the API key typed into the page is kept in memory and sent as
@@ -116,8 +116,6 @@ function finish(data) {
     showAnswer(data);
   } else if (data.status === "cancelled") {
     showNotice("タスクを中止しました。");
-  } else if (data.status === "waiting_input") {
-    showAnswersForm();
   } else if (!state.failed) {
     const error = data.error || {};
     showBanner(`エラー: ${error.message || "処理に失敗しました。"}`, error.hint);
@@ -136,6 +134,7 @@ async function showAnswersForm() {
   showNotice("入力を待っています。下の欄に答えて「回答して続ける」を押してください。");
   $("answers-section").hidden = false;
   $("answers-submit").disabled = false;
+  $("submit").disabled = false;
 }
 
 async function showAnswer(data) {
@@ -169,7 +168,13 @@ function follow(taskId) {
   const url = withToken(`/agent/sse?task_id=${encodeURIComponent(taskId)}`);
   const source = new EventSource(url);
   state.source = source;
-  source.addEventListener("stage", (e) => onStage(parse(e)));
+  source.addEventListener("stage", (e) => {
+    const data = parse(e);
+    if (data.step === "input" && data.status === "waiting") showAnswersForm();  // paused
+    else onStage(data);
+  });
+  // The server stops: the browser reconnects by itself once it is back, and the task goes on.
+  source.addEventListener("shutdown", (e) => showNotice(parse(e).message || "サーバーが停止します。"));
   source.addEventListener("log", (e) => appendLog(parse(e).msg));
   source.addEventListener("code_gen", (e) => appendLog("生成したコード:\n" + parse(e).code));
   source.addEventListener("code_exec", (e) => {
@@ -226,7 +231,7 @@ function reset() {
   $("progress-label").textContent = "0%";
 }
 
-// POST a request (JSON or multipart); on success follow the task it started.
+// POST a request (JSON or multipart); on success follow the task it started or continued.
 async function post(url, payload, enable) {
   let response;
   try {
@@ -234,22 +239,24 @@ async function post(url, payload, enable) {
   } catch (error) {
     showBanner("サーバーに接続できません。", "`keiri-agent serve` が動いているか確認してください。");
     enable();
-    return;
+    return false;
   }
   const body = await response.json().catch(() => ({}));
   if (!response.ok) {
     showBanner(body.message || `送信に失敗しました（HTTP ${response.status}）。`, body.hint);
     enable();
-    return;
+    return false;
   }
+  $("log").hidden = false;  // shown only while waiting
+  if (state.source && state.taskId === body.task_id) return true;  // a paused task goes on
   state.taskId = body.task_id;
   state.token = body.token || null;
   state.kind = body.kind || state.kind;
   labelSteps(state.kind);
   $("progress-section").hidden = false;
-  $("log").hidden = false;  // shown only while waiting
   $("cancel").hidden = false;
   follow(body.task_id);
+  return true;
 }
 
 async function submit(event) {
@@ -270,8 +277,9 @@ async function submitAnswers(event) {
   $("notice").hidden = true;
   state.failed = false;
   const enable = () => { $("answers-submit").disabled = false; $("submit").disabled = false; };
-  await post(withToken(`/agent/tasks/${paused}/answers`), encode(body, files), enable);
-  if (state.taskId !== paused) $("answers-section").hidden = true;
+  if (await post(withToken(`/agent/tasks/${paused}/answers`), encode(body, files), enable)) {
+    $("answers-section").hidden = true;
+  }
 }
 
 async function cancel() {

@@ -1,0 +1,129 @@
+"""Who may use the server: the users file (``KEIRI_API_KEYS_FILE``) and the single key.
+
+The users file is YAML::
+
+    users:
+      - name: sato              # letters, digits, '.', '_', '-' (1-64)
+        key_sha256: 9f86d0...   # SHA-256 of the user's key, 64 hex digits (the key itself is
+        role: user              # never stored); role: user (own tasks) or admin (every task)
+      - name: ops
+        key_sha256: 60303a...
+        role: admin
+
+Make a key and its hash with ``python -c "import secrets; print(secrets.token_urlsafe(32))"``
+and ``printf %s KEY | sha256sum``. ``KEIRI_API_KEY`` keeps working: it is one more user, named
+``admin``, with the admin role. A malformed file stops the server at start with a Japanese
+error naming the entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from keiri_agent.config import Settings
+from keiri_agent.errors import ConfigurationError
+
+__all__ = ["SINGLE_KEY_USER", "User", "Users", "key_hash", "load_users"]
+
+SINGLE_KEY_USER = "admin"  # the name KEIRI_API_KEY's holder goes by
+_HINT = (
+    "KEIRI_API_KEYS_FILE の YAML を users: [{name, key_sha256, role: user|admin}] の形にして"
+    "ください（key_sha256 はキーの SHA-256 を 16 進 64 桁で。例: printf %s KEY | sha256sum）。"
+)
+
+
+def key_hash(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class User:
+    """One holder of a key. ``secret`` signs the tokens of the user's tasks."""
+
+    name: str
+    role: Literal["user", "admin"]
+    secret: bytes
+
+    @property
+    def admin(self) -> bool:
+        return self.role == "admin"
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(pattern=r"^[A-Za-z0-9._-]{1,64}$")
+    key_sha256: str = Field(pattern=r"^[0-9a-fA-F]{64}$")
+    role: Literal["user", "admin"] = "user"
+
+
+class _File(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    users: list[_Entry] = Field(min_length=1)
+
+
+class Users:
+    """The users the server knows, found by key (hashed) or by name."""
+
+    def __init__(self, users: list[tuple[User, str]]) -> None:
+        self._by_hash = {digest: user for user, digest in users}
+        self._by_name = {user.name: user for user, _digest in users}
+
+    def __bool__(self) -> bool:
+        return bool(self._by_name)
+
+    def by_key(self, key: str) -> User | None:
+        return self._by_hash.get(key_hash(key))
+
+    def by_name(self, name: str | None) -> User | None:
+        return self._by_name.get(name) if name is not None else None
+
+
+def _bad(path: Path, problem: str) -> ConfigurationError:
+    return ConfigurationError(
+        f"ユーザーファイル {path} を読めません: {problem}",
+        hint=_HINT,
+        details={"file": str(path)},
+    )
+
+
+def _read_file(path: Path) -> list[tuple[User, str]]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise _bad(path, exc.strerror or str(exc)) from None
+    except yaml.YAMLError as exc:
+        raise _bad(path, f"YAML として不正です（{exc}）") from None
+    try:
+        parsed = _File.model_validate(data)
+    except ValidationError as exc:
+        where = ".".join(str(p) for p in exc.errors()[0]["loc"])
+        raise _bad(path, f"{where}: {exc.errors()[0]['msg']}") from None
+    users: list[tuple[User, str]] = []
+    for entry in parsed.users:
+        digest = entry.key_sha256.lower()
+        if any(u.name == entry.name for u, _d in users) or any(d == digest for _u, d in users):
+            raise _bad(path, f"ユーザー {entry.name} の名前かキーが他のユーザーと重複しています")
+        users.append((User(entry.name, entry.role, bytes.fromhex(digest)), digest))
+    return users
+
+
+def load_users(settings: Settings) -> Users:
+    """Every user: those of the users file, and ``admin`` for ``KEIRI_API_KEY`` (empty: no
+    authentication)."""
+    users = _read_file(settings.keiri_api_keys_file) if settings.keiri_api_keys_file else []
+    single = settings.keiri_api_key
+    key = single.get_secret_value().strip() if single is not None else ""
+    if key:
+        if any(u.name == SINGLE_KEY_USER for u, _d in users):
+            raise _bad(
+                Path(str(settings.keiri_api_keys_file)),
+                f"名前 {SINGLE_KEY_USER} は KEIRI_API_KEY の利用者の名前なので使えません",
+            )
+        users.append((User(SINGLE_KEY_USER, "admin", key.encode("utf-8")), key_hash(key)))
+    return Users(users)
