@@ -144,6 +144,8 @@ def serve(
         ),
     ] = None,
 ) -> None:
+    import logging
+
     import uvicorn
 
     from keiri_agent.config import load_settings
@@ -160,8 +162,6 @@ def serve(
         registry = TaskRegistry(settings)
         lifecycle = Lifecycle(registry)
         application = create_app(settings, registry=registry, bind_host=host, lifecycle=lifecycle)
-    for line, warning in startup_lines(settings, host, port):
-        err_console.print(line, style="bold yellow" if warning else None, markup=False)
 
     class Server(uvicorn.Server):
         """uvicorn's server that starts draining the tasks at the first stop signal, before
@@ -182,4 +182,11 @@ def serve(
         forwarded_allow_ips=forwarded_allow_ips,
         timeout_graceful_shutdown=int(settings.keiri_shutdown_timeout_s + STOP_GRACE_S + 10),
     )
+    # After uvicorn's Config has set the logging up: in JSON mode, every line is a JSON record.
+    startup_log = logging.getLogger("keiri_agent.server")
+    for line, warning in startup_lines(settings, host, port):
+        if settings.keiri_log_format == "json":
+            startup_log.log(logging.WARNING if warning else logging.INFO, line)
+        else:
+            err_console.print(line, style="bold yellow" if warning else None, markup=False)
     Server(config).run()
