@@ -53,11 +53,8 @@ if TYPE_CHECKING:
         parse_source,
         resolve_plan_file,
     )
-    from keiri_agent.plan._dsl.migrate import (
-        migrate_file,
-        migrate_plan,
-        migrate_text,
-    )
+    from keiri_agent.plan._dsl.migrate import migrate_plan, migrate_text
+    from keiri_agent.plan._dsl.migrate_file import migrate_file
     from keiri_agent.plan._dsl.models import (
         MAX_LOOP_ITERATIONS,
         MAX_SUBFLOW_DEPTH,
@@ -152,7 +149,7 @@ _LOCATIONS: dict[str, str] = {
     "MAX_YAML_DEPTH": "_dsl.loader",
     "MAX_YAML_NODES": "_dsl.loader",
     "merge_values": "_run.session_state",
-    "migrate_file": "_dsl.migrate",
+    "migrate_file": "_dsl.migrate_file",
     "migrate_plan": "_dsl.migrate",
     "migrate_text": "_dsl.migrate",
     "Node": "_dsl.models",

@@ -20,12 +20,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
-
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.spec import NO_SAMPLE, port_is_required, port_sample
 from keiri_agent.blocks.ui.samples import collected_sample
 from keiri_agent.errors import BlockError
+from keiri_agent.plan._dryrun.report import DryRunReport
 from keiri_agent.plan._dryrun.walk import (
     UNAVAILABLE,
     DryRunFinding,
@@ -61,26 +60,6 @@ __all__ = [
     "dry_run",
     "dry_run_source",
 ]
-
-
-class DryRunReport(BaseModel):
-    """The result of one dry run: ``ok`` when nothing was found."""
-
-    plan_id: str | None = None
-    ok: bool
-    nodes: list[DryRunNode] = Field(default_factory=list)
-    findings: list[DryRunFinding] = Field(default_factory=list)
-    exports: dict[str, Any] = Field(default_factory=dict)  # the plan's exports, summarized
-    duration_ms: float = 0.0
-
-    def node(self, node_id: str) -> DryRunNode | None:
-        return next((n for n in self.nodes if n.node_id == node_id), None)
-
-    def codes(self) -> list[str]:
-        return [f.code for f in self.findings]
-
-    def to_dict(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
 
 
 class _Walker:

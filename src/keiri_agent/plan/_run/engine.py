@@ -31,7 +31,7 @@ from keiri_agent.plan._run.context import (
     Values,
     render_vars,
 )
-from keiri_agent.plan._run.execute import BlockJob, execute_job, run_block
+from keiri_agent.plan._run.execute import BlockJob, execute_job, run_block, timeout_error
 from keiri_agent.plan._run.values import NotPersistable
 from keiri_agent.plan._run.workers import run_inline
 
@@ -363,7 +363,7 @@ class Frame:
                 return future.result(timeout=timeout)
             except cf.TimeoutError:
                 cancel.set()  # cooperative blocks stop at their next check_cancelled()
-                raise _timeout(path, spec, self.policy.timeout_ms) from None
+                raise timeout_error(path, spec, self.policy.timeout_ms) from None
         finally:
             ctx.release(cancel)
 
@@ -385,7 +385,7 @@ class Frame:
             result = future.result(timeout=timeout)
         except cf.TimeoutError:
             future.cancel()
-            raise _timeout(path, spec, self.policy.timeout_ms) from None
+            raise timeout_error(path, spec, self.policy.timeout_ms) from None
         for kind, fields in result.events:
             fields = {k: v for k, v in fields.items() if k not in ("id", "event", "run_id")}
             fields["node_id"] = path
@@ -394,13 +394,3 @@ class Frame:
             raise BlockError.from_dict(result.error)
         assert result.outputs is not None
         return result.outputs
-
-
-def _timeout(path: str, spec: BlockSpec, timeout_ms: int | None) -> BlockError:
-    return BlockError(
-        f"ノード {path}（{spec.id}）が {timeout_ms} ms 以内に終わりませんでした。",
-        code=ErrorCode.TIMEOUT_ERROR,
-        hint="policy.timeout_ms を延ばすか、入力を小さく分けてください（foreach など）。",
-        details={"node_id": path, "block": spec.ref, "timeout_ms": timeout_ms},
-        recoverable=True,
-    )

@@ -151,3 +151,14 @@ def execute_job(job: BlockJob) -> JobResult:
         return JobResult(outputs=run_block(block, job.inputs, ctx), events=emitter.items)
     except BlockError as exc:
         return JobResult(error=exc.to_dict(), events=emitter.items)
+
+
+def timeout_error(path: str, spec: BlockSpec, timeout_ms: int | None) -> BlockError:
+    """The error of a node that did not finish within ``policy.timeout_ms``."""
+    return BlockError(
+        f"ノード {path}（{spec.id}）が {timeout_ms} ms 以内に終わりませんでした。",
+        code=ErrorCode.TIMEOUT_ERROR,
+        hint="policy.timeout_ms を延ばすか、入力を小さく分けてください（foreach など）。",
+        details={"node_id": path, "block": spec.ref, "timeout_ms": timeout_ms},
+        recoverable=True,
+    )
