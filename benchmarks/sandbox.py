@@ -6,12 +6,16 @@ same 100,000-row DataFrame (as an Arrow file, the way the executor passes it) an
 write, the jail's warm fork server: supervisor fork, action namespaces, overlay and tmpfs,
 cgroups, isolation layers, copy-out); the cold side starts a fresh interpreter in the same
 bubblewrap jail (``jail.jail_command`` for the same workdir) that imports the libraries the
-warm server preloads. Prints the medians and their ratio.
+warm server preloads, with the same environment as the warm server (its matplotlib cache built
+once, by an untimed first run). Prints the medians, their ratio, the load average and the
+median of each phase of the warm path (``ExecutionOutcome.phases_ms``, see
+``keiri_agent.sandbox.timeline``).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -24,6 +28,7 @@ import pandas as pd
 
 from keiri_agent.sandbox import SandboxExecutor
 from keiri_agent.sandbox.jail import JAIL_DIR, JailPaths, find_bwrap, jail_command
+from keiri_agent.sandbox.jailserver import server_env
 
 ROWS = 100_000
 CODE = "print(df.shape)"
@@ -61,6 +66,8 @@ def main() -> int:
         workdir.mkdir()
         host_dir = Path(tmp) / "jail"
         host_dir.mkdir()
+        for sub in ("home", "mpl"):
+            (host_dir / sub).mkdir()
         arrow.rename(host_dir / "df.arrow")
         arrow = Path(JAIL_DIR) / "df.arrow"  # where the cold interpreter sees it
         paths = JailPaths(workdir=workdir.resolve(), host_dir=host_dir, cgroups={})
@@ -68,6 +75,7 @@ def main() -> int:
         try:
             executor.warm()
             warm: list[float] = []
+            phases: dict[str, list[float]] = {}
             for _ in range(args.warm_runs):
                 start = time.perf_counter()
                 outcome = executor.run(CODE, workdir=workdir, inputs={"df": frame})
@@ -75,19 +83,20 @@ def main() -> int:
                 if not outcome.success or outcome.stdout.strip() != f"({ROWS}, 3)":
                     print("warm run failed:", outcome.model_dump_json(), file=sys.stderr)
                     return 1
+                for name, ms in outcome.phases_ms.items():
+                    phases.setdefault(name, []).append(ms)
         finally:
             executor.close()
         cold: list[float] = []
-        for _ in range(args.cold_runs):
+        cold_argv = [sys.executable, "-c", COLD.format(path=str(arrow))]
+        command = jail_command(find_bwrap(), paths, cold_argv)
+        for attempt in range(args.cold_runs + 1):  # the first builds matplotlib's font cache
             start = time.perf_counter()
-            cold_argv = [sys.executable, "-c", COLD.format(path=str(arrow))]
             result = subprocess.run(
-                jail_command(find_bwrap(), paths, cold_argv),
-                capture_output=True,
-                text=True,
-                check=False,
+                command, capture_output=True, text=True, check=False, env=server_env()
             )
-            cold.append(time.perf_counter() - start)
+            if attempt:
+                cold.append(time.perf_counter() - start)
             if result.stdout.strip() != f"({ROWS}, 3)":
                 print("cold run failed:", result.stderr[-2000:], file=sys.stderr)
                 return 1
@@ -101,6 +110,10 @@ def main() -> int:
     print(
         f"ratio cold/warm: {cold_ms / warm_ms:.1f}x  (target >= 25x; warm median target <= 60 ms)"
     )
+    print("load average (1, 5, 15 min): {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+    print("warm path by phase (median ms; each phase ends at the named step):")
+    for name, values in phases.items():
+        print(f"  {name:<14} {statistics.median(values):8.1f}")
     return 0
 
 

@@ -37,6 +37,7 @@ from keiri_agent.sandbox.outcome import (
 )
 from keiri_agent.sandbox.policy import PolicyError, enforce_policy
 from keiri_agent.sandbox.profiles import SandboxProfile, get_profile
+from keiri_agent.sandbox.timeline import Marks, mark, parse_marks, phases_ms
 from keiri_agent.sandbox.workdir_lock import workdir_lock
 
 __all__ = ["DEFAULT_MAX_JAILS", "SandboxExecutor", "default_executor", "run"]
@@ -138,6 +139,8 @@ class SandboxExecutor:
         inputs: Mapping[str, Any] | None = None,
     ) -> ExecutionOutcome:
         chosen = get_profile(profile)
+        marks: Marks = []
+        mark(marks, "start")
         try:
             enforce_policy(code, chosen)
         except PolicyError as exc:
@@ -154,10 +157,12 @@ class SandboxExecutor:
                 profile=chosen.name,
             )
         _check_inputs(inputs or {})
+        mark(marks, "policy")
         root = Path(workdir).resolve()
         root.mkdir(parents=True, exist_ok=True)
         with workdir_lock(root):
             jail, action_id = self._acquire(root)
+            mark(marks, "jail")
             try:
                 request = {
                     "id": action_id,
@@ -166,17 +171,24 @@ class SandboxExecutor:
                     "profile": _profile_dict(chosen),
                     "inputs": _write_inputs(jail, action_id, inputs or {}),
                 }
+                mark(marks, "inputs")
                 raw = jail.submit(request, timeout=chosen.wall_seconds + RESULT_MARGIN_S)
+                mark(marks, "answer")
             finally:
                 self._release(root)
         outcome = outcome_from_supervisor(raw)
+        mark(marks, "parsed")
+        if isinstance(raw, dict):
+            marks += parse_marks(raw.get("marks"))
         warnings = list(outcome.warnings)
         if jail.info.get("threads", 1) > 1:
             warnings.append(
                 "サンドボックスの待機プロセスが複数スレッドで動いています（fork が不安定になる恐れ）。"
             )
         layers = sorted([*_host_layers(), *outcome.layers], key=_layer_order)
-        return outcome.model_copy(update={"layers": layers, "warnings": warnings})
+        return outcome.model_copy(
+            update={"layers": layers, "warnings": warnings, "phases_ms": phases_ms(marks)}
+        )
 
     def close(self) -> None:
         with self._lock:

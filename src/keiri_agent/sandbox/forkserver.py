@@ -19,6 +19,7 @@ import json
 import os
 import select
 import sys
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -104,6 +105,7 @@ def _request(line: bytes, results_dir: Path) -> Any:
     from keiri_agent.sandbox.profiles import SandboxProfile
     from keiri_agent.sandbox.supervisor import ActionRequest
 
+    received = time.monotonic()
     data = json.loads(line)
     profile = SandboxProfile(**{**data["profile"], "allowed_imports": frozenset()})
     return ActionRequest(
@@ -114,6 +116,7 @@ def _request(line: bytes, results_dir: Path) -> Any:
         inputs={str(k): str(v) for k, v in data.get("inputs", {}).items()},
         result_path=results_dir / f"{int(data['id'])}.json",
         cgroup_note=str(data.get("cgroup_note", "")),
+        marks=[("server", received)],
     )
 
 

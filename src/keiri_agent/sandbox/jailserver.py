@@ -30,7 +30,7 @@ from keiri_agent.sandbox.cgroups import (
 )
 from keiri_agent.sandbox.jail import JAIL_DIR, JailPaths, find_bwrap, jail_command
 
-__all__ = ["SERVER_ENV_KEEP", "JailServer"]
+__all__ = ["SERVER_ENV_KEEP", "JailServer", "server_env"]
 
 SERVER_START_TIMEOUT_S = 120.0  # the first start may build matplotlib's font cache
 CLOSE_TIMEOUT_S = 5.0
@@ -42,7 +42,8 @@ def sandbox_error(message: str, hint: str, **details: Any) -> BlockError:
     return BlockError(message, code=ErrorCode.INTERNAL_ERROR, hint=hint, details=details)
 
 
-def _server_env() -> dict[str, str]:
+def server_env() -> dict[str, str]:
+    """The fork server's environment: a few of the caller's variables, homes inside the jail."""
     env = {name: os.environ[name] for name in SERVER_ENV_KEEP if name in os.environ}
     env.setdefault("PATH", "/usr/bin:/bin")
     env.setdefault("LANG", "C.UTF-8")
@@ -79,7 +80,7 @@ class JailServer:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._log,
-            env=_server_env(),
+            env=server_env(),
             cwd="/",
             start_new_session=True,
             close_fds=True,

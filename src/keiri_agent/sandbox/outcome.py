@@ -103,6 +103,7 @@ class ExecutionOutcome(BaseModel):
     layers: list[LayerReport] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     result: Any = None  # JSON value of the variable ``result`` when the code set one
+    phases_ms: dict[str, float] = Field(default_factory=dict)  # see ``timeline``
 
     def summary_ja(self) -> str:
         """One Japanese line for logs and the UI."""

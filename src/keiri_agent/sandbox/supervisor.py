@@ -50,6 +50,7 @@ from keiri_agent.sandbox.jail import ACTION_MOUNT, CGROUP_MOUNT
 from keiri_agent.sandbox.layers import LayerStatus
 from keiri_agent.sandbox.outcome import WORKER_EXIT_COMPLETED, outcome_from_report
 from keiri_agent.sandbox.profiles import SandboxProfile
+from keiri_agent.sandbox.timeline import Marks, mark, parse_marks
 from keiri_agent.sandbox.worker import run_worker
 
 __all__ = ["ActionRequest", "supervise"]
@@ -75,6 +76,7 @@ class ActionRequest:
     inputs: dict[str, str]
     result_path: Path
     cgroup_note: str = ""  # why the jail has no cgroup (empty when it has one)
+    marks: Marks = field(default_factory=list)  # see ``timeline``
 
 
 @dataclass
@@ -123,11 +125,13 @@ def _action_init(
 ) -> NoReturn:
     """PID 1 of the action: confine the namespace, fork the worker, report how it ended."""
     status_fd = fds["status"]
+    marks: Marks = []
     try:
         if cgroup is not None:
             cgroup.join_self()
         isolate_action_init()
         set_not_dumpable()  # the worker may see this process in /proc: it must not read it
+        mark(marks, "init_isolated")
         worker_fds = {fds[name] for name in ("stdout", "stderr", "report", "layers")}
         worker_fds |= set(input_fds.values())
         pid = os.fork()
@@ -143,12 +147,14 @@ def _action_init(
                 result_fd=fds["report"],
                 layers_fd=fds["layers"],
             )
+        mark(marks, "worker")
         for fd in worker_fds:
             os.close(fd)
         while True:  # orphans of the action are re-parented to us: reap them too
             done, status, usage = os.wait4(-1, 0)
             if done == pid:
                 break
+        mark(marks, "code")
         # As PID 1 of the namespace, -1 is every other process of the action; once they are
         # reaped, nothing of the action runs and the supervisor may copy out (it does not wait
         # for this process's own exit, whose namespace teardown takes a while).
@@ -157,10 +163,12 @@ def _action_init(
         with contextlib.suppress(ChildProcessError):
             while True:
                 os.wait4(-1, 0)
+        mark(marks, "reaped")
         report = {
             "status": status,
             "cpu_s": usage.ru_utime + usage.ru_stime,
             "maxrss": usage.ru_maxrss * 1024,
+            "marks": marks,
         }
         os.write(status_fd, json.dumps(report).encode())
         os.close(status_fd)
@@ -208,12 +216,14 @@ def _cgroup(request: ActionRequest, layers: list[LayerStatus]) -> ActionCgroup |
     return group
 
 
-def _trusted_layers(raw: bytes) -> list[LayerStatus]:
+def _trusted_layers(raw: bytes, marks: Marks) -> list[LayerStatus]:
     """The worker's layer statuses, written before any user code ran (then the pipe closed)."""
     try:
-        items = json.loads(raw.decode("utf-8"))
+        data = json.loads(raw.decode("utf-8"))
+        marks.extend(parse_marks(data.get("marks")))
+        items = data["layers"]
         return [LayerStatus(str(i["name"]), bool(i["active"]), str(i["detail"])) for i in items]
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, AttributeError):
         return []
 
 
@@ -232,7 +242,9 @@ def _run(request: ActionRequest) -> tuple[dict[str, Any], Callable[[], None]]:
     base = request.workdir / SANDBOX_DIR
     for path in (base, base / "home", base / "tmp", base / "mpl"):
         path.mkdir(mode=0o700)
+    mark(request.marks, "action_fs")
     cgroup = _cgroup(request, layers)
+    mark(request.marks, "cgroup")
     unshare(CLONE_NEWPID)  # the next child is PID 1 of the action's own PID namespace
     layers.append(
         LayerStatus(
@@ -252,6 +264,7 @@ def _run(request: ActionRequest) -> tuple[dict[str, Any], Callable[[], None]]:
         for fd in reads.values():
             os.close(fd)
         _action_init(request, cgroup, writes, input_fds)
+    mark(request.marks, "init")
     for fd in [*writes.values(), *input_fds.values()]:
         os.close(fd)
     out, err = _Capture(profile.output_bytes), _Capture(profile.output_bytes)
@@ -288,6 +301,7 @@ def _run(request: ActionRequest) -> tuple[dict[str, Any], Callable[[], None]]:
             init_pid = 0
             break
     ended = time.monotonic()
+    mark(request.marks, "status")
     drain_until = time.monotonic() + DRAIN_AFTER_EXIT_S
     while pipes.targets and time.monotonic() < drain_until:
         pipes.read_ready(POLL_S)
@@ -300,12 +314,13 @@ def _run(request: ActionRequest) -> tuple[dict[str, Any], Callable[[], None]]:
             "seccomp で制限しています。"
         )
     worker = _worker_status(bytes(status.data), warnings)
+    request.marks.extend(parse_marks(worker.get("marks")))
     peak = int(worker.get("maxrss", 0))
     if cgroup is not None:
         peak = max(peak, cgroup.peak_memory())
         if killed_by is None and cgroup.oom_kills():
             killed_by = "memory"
-    layers.extend(_trusted_layers(bytes(trusted.data)))
+    layers.extend(_trusted_layers(bytes(trusted.data), request.marks))
     upper_fd = os.open(fs.upper, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     try:
         copied = copy_out(
@@ -314,6 +329,7 @@ def _run(request: ActionRequest) -> tuple[dict[str, Any], Callable[[], None]]:
     finally:
         os.close(upper_fd)
     warnings.extend(copied.warnings)
+    mark(request.marks, "copy_out")
     exit_code, signal_number = _decode(worker.get("status"))
     if killed_by is None and exit_code != WORKER_EXIT_COMPLETED and _disk_full():
         killed_by = "fsize"  # the action failed with its tmpfs full: the disk limit stopped it
@@ -336,7 +352,9 @@ def _run(request: ActionRequest) -> tuple[dict[str, Any], Callable[[], None]]:
         stderr_truncated=err.overflow,
         warnings=warnings,
     )
-    return outcome.model_dump(mode="json"), lambda: _finish(init_pid, cgroup)
+    mark(request.marks, "outcome")
+    document = {**outcome.model_dump(mode="json"), "marks": request.marks}
+    return document, lambda: _finish(init_pid, cgroup)
 
 
 def _disk_full() -> bool:
@@ -398,6 +416,7 @@ def _failure(request: ActionRequest, exc: BaseException) -> dict[str, Any]:
 
 def supervise(request: ActionRequest, done_fd: int) -> None:
     """Run one action to completion and announce it on ``done_fd`` with one short line."""
+    mark(request.marks, "supervisor")
     procs.become_subreaper()
     finish: Callable[[], None] = procs.kill_descendants
     try:

@@ -26,6 +26,7 @@ from typing import Any, NoReturn
 from keiri_agent.sandbox.isolation import IsolationConfig, apply_isolation
 from keiri_agent.sandbox.outcome import WORKER_EXIT_COMPLETED
 from keiri_agent.sandbox.profiles import SandboxProfile
+from keiri_agent.sandbox.timeline import Marks, mark
 
 __all__ = ["USER_CODE_FILENAME", "WORKER_EXIT_FAILED", "run_worker"]
 
@@ -113,17 +114,21 @@ def run_worker(
 ) -> NoReturn:
     """Confine this process, run ``code`` and exit; never returns."""
     report: dict[str, Any] = {"error": None, "result": None}
+    marks: Marks = []
     exit_code = WORKER_EXIT_FAILED
     try:
         os.setsid()
         _redirect(stdout_fd, stderr_fd, {result_fd, layers_fd, *input_fds.values()})
         os.chdir(workdir)
         statuses = apply_isolation(IsolationConfig(workdir=workdir, profile=profile))
+        mark(marks, "isolation")
         # Read through descriptors opened before confinement: pyarrow starts threads, which
         # must not exist while the layers are applied.
         frames = _load_inputs(input_fds)
+        mark(marks, "worker_inputs")
         layers = [{"name": s.name, "active": s.active, "detail": s.detail} for s in statuses]
-        _write_all(layers_fd, json.dumps(layers, ensure_ascii=True).encode("ascii"))
+        trusted = {"layers": layers, "marks": marks}
+        _write_all(layers_fd, json.dumps(trusted, ensure_ascii=True).encode("ascii"))
         os.close(layers_fd)  # from here on, nothing this process writes is trusted
         namespace: dict[str, Any] = {
             "__name__": "__main__",
