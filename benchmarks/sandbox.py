@@ -31,6 +31,7 @@ from keiri_agent.sandbox.jail import JAIL_DIR, JailPaths, find_bwrap, jail_comma
 from keiri_agent.sandbox.jailserver import server_env
 
 ROWS = 100_000
+SETTLE_S = 2.0
 CODE = "print(df.shape)"
 COLD = (
     "import numpy, pandas, pyarrow.feather as feather, seaborn, sklearn, matplotlib\n"
@@ -50,6 +51,17 @@ def _frame() -> pd.DataFrame:
             "金額": rng.integers(1_000, 1_000_000, ROWS),
         }
     )
+
+
+def _jail_cpu(executor: SandboxExecutor) -> float:
+    """CPU seconds of the fork server and of every child it has reaped (supervisors, workers)."""
+    server = executor.server_pid
+    if server is None:
+        raise RuntimeError("the fork server is not running")
+    text = Path(f"/proc/{server}/stat").read_text()
+    fields = text[text.rindex(")") + 2 :].split()
+    utime, stime, cutime, cstime = (int(value) for value in fields[11:15])
+    return (utime + stime + cutime + cstime) / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> int:
@@ -73,9 +85,10 @@ def main() -> int:
         paths = JailPaths(workdir=workdir.resolve(), host_dir=host_dir, cgroups={})
         executor = SandboxExecutor()
         try:
-            executor.warm()
+            executor.warm(workdir)
             warm: list[float] = []
             phases: dict[str, list[float]] = {}
+            host_cpu, jail_cpu = time.process_time(), _jail_cpu(executor)
             for _ in range(args.warm_runs):
                 start = time.perf_counter()
                 outcome = executor.run(CODE, workdir=workdir, inputs={"df": frame})
@@ -85,6 +98,9 @@ def main() -> int:
                     return 1
                 for name, ms in outcome.phases_ms.items():
                     phases.setdefault(name, []).append(ms)
+            host_cpu = (time.process_time() - host_cpu) / args.warm_runs
+            time.sleep(SETTLE_S)  # the last supervisor is reaped and counted
+            jail_cpu = (_jail_cpu(executor) - jail_cpu) / args.warm_runs
         finally:
             executor.close()
         cold: list[float] = []
@@ -109,6 +125,10 @@ def main() -> int:
     print(f"cold python in the same jail  median {cold_ms:8.1f} ms  (n={len(cold)})")
     print(
         f"ratio cold/warm: {cold_ms / warm_ms:.1f}x  (target >= 25x; warm median target <= 60 ms)"
+    )
+    print(
+        f"CPU per warm action: host {host_cpu * 1000:.1f} ms + jail {jail_cpu * 1000:.1f} ms"
+        " (fork server, supervisors and workers, spares included)"
     )
     print("load average (1, 5, 15 min): {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     print("warm path by phase (median ms; each phase ends at the named step):")

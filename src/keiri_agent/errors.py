@@ -69,6 +69,7 @@ class ErrorCode(StrEnum):
     OUTPUT_TRUNCATED = "OUTPUT_TRUNCATED"  # the model's reply was cut at its length limit
     OUTPUT_FILTERED = "OUTPUT_FILTERED"  # the provider's content filter stopped the reply
     OUTPUT_EMPTY = "OUTPUT_EMPTY"  # the model replied with nothing, even after repair rounds
+    SANDBOX_BUSY = "SANDBOX_BUSY"  # another action is running in the same sandbox workdir
     INTERNAL_ERROR = "INTERNAL_ERROR"
 
 

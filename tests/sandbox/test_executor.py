@@ -28,7 +28,7 @@ from keiri_agent.cli import app
 from keiri_agent.errors import BlockError
 from keiri_agent.sandbox import ANALYSIS, CODEACT, ExecutionOutcome, SandboxExecutor
 from keiri_agent.sandbox.layers import PROPERTY_NAMES
-from keiri_agent.sandbox.procs import children, descendants
+from keiri_agent.sandbox.procs import children
 from tests.sandbox.conftest import IS_ROOT, assert_no_survivors
 
 MiB = 1024 * 1024
@@ -326,12 +326,10 @@ def test_every_layer_is_active_and_measurements_are_sensible(
 
 
 def _running_workers(sandbox: SandboxExecutor) -> int:
-    """Jails whose fork server has a supervisor with a running action below it right now."""
+    """Jails with a running action (a supervisor and its worker) right now."""
     busy = 0
     for jail in list(sandbox._jails.values()):  # the jails have no public listing
-        server = jail.server_pid
-        # supervisor -> action init -> worker
-        if server is not None and children(server) and len(descendants(server)) >= 3:
+        if len(jail.action_pids()) >= 2:
             busy += 1
     return busy
 

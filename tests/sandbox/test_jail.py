@@ -276,8 +276,10 @@ def test_a_second_action_in_the_same_workdir_is_refused_with_a_clear_error(
     # As if another action (another executor, another process) ran there.
     with workdir_lock(workdir), pytest.raises(BlockError) as caught:
         executor.run("print(1)", workdir=workdir, profile=ATTACK)
+    assert caught.value.code == "SANDBOX_BUSY"
     assert "別のコードを実行中" in caught.value.message
-    assert caught.value.hint
+    assert "終わってから再実行" in caught.value.hint
+    assert caught.value.recoverable
     assert executor.run("print(1)", workdir=workdir, profile=ATTACK).success
 
 
@@ -312,6 +314,7 @@ def test_two_threads_on_one_workdir_get_one_run_and_one_refusal(
     assert len(outcomes) == 2
     assert all(o.success for o in ran), ran
     assert all("別のコードを実行中" in e.message for e in refused)
+    assert all(e.code == "SANDBOX_BUSY" for e in refused)
     assert marker.exists()
 
 

@@ -192,6 +192,16 @@ BYPASSES: list[tuple[str, str, str]] = [
     ("def g():\n    yield 1\nx = g().gi_frame.f_locals['report']", "internal-attribute", "f_locals"),
     ("loc = gen.gi_suspended or frame.f_lasti", "internal-attribute", "f_lasti"),
     ("import json\njson.dumps = forged", "module-assignment", "dumps"),
+    # the loosened rules keep these closed: a named mapping is expanded only while it is used
+    # for nothing but '**', a private attribute is allowed only by name, 'type' only in a test
+    ("import numpy as np\nstyle = {'allow_pickle': True}\nnp.load('x.npy', **style)", "pickle-loader", "allow_pickle"),
+    ("import numpy as np\nkw = {'mmap_mode': None}\nkw.update(extra)\nnp.load('x.npy', **kw)", "dynamic-keyword", "load"),
+    ("import matplotlib.pyplot as plt\nopts = {'usetex': True}\nplt.rc('text', **opts)", "external-process", "usetex"),
+    ("import numpy as np\nfetch = np.load\nopts = {'mmap_mode': 'r'}\nopts = extra\nfetch('x.npy', **opts)", "dynamic-keyword", "load"),
+    ("make = type\nHook = make('Hook', (), {})", "type-creation", "type()"),
+    ("ok = isinstance(x, type) and type('Hook', (), {})", "type-creation", "type()"),
+    ("import numpy as np\nnp.lib.npyio.NpzFile(f, allow_pickle=False)", "import-not-allowed", "numpy.lib.npyio"),
+    ("import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nax._axes._remove_method", "private-attribute", "_axes"),
 ]  # fmt: skip
 
 ALLOWED: list[str] = [
@@ -329,6 +339,25 @@ ALLOWED: list[str] = [
 
 # Legitimate analysis code that the bypass rules must keep passing.
 ALLOWED_MORE: list[str] = [
+    """
+    import numpy as np
+    import pandas as pd
+    import matplotlib.pyplot as plt
+    from numpy.lib.stride_tricks import sliding_window_view
+    style = {"color": "tab:blue", "alpha": 0.8}
+    fig, ax = plt.subplots()
+    ax.bar(["a", "b"], [1, 2], **style)
+    next_color = ax._get_lines.get_next_color()
+    ax.plot([1, 2], [2, 3], color=next_color)
+    formats = {"金額": "{:,.0f}", "率": "{:.1%}"}
+    styled = df.style.format(formats)
+    number_format = chosen_format
+    styled = df.style.format(number_format, na_rep="-")
+    windows = np.lib.stride_tricks.sliding_window_view(np.arange(10), 3)
+    means = sliding_window_view(df["金額"].to_numpy(), 7).mean(axis=1)
+    kinds = [v for v in (int, str, pd.DataFrame) if isinstance(v, type)]
+    print(issubclass(pd.DataFrame, (type, object)), kinds)
+    """,
     """
     import functools
     import pandas as pd

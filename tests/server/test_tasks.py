@@ -124,11 +124,14 @@ def test_missing_file_and_unknown_task_are_404(
     assert malformed.status_code == 404
 
 
-def _descendants(pid: int) -> list[psutil.Process]:
-    try:
-        return psutil.Process(pid).children(recursive=True)
-    except psutil.NoSuchProcess:
-        return []
+def _processes(pids: list[int]) -> list[psutil.Process]:
+    found = []
+    for pid in pids:
+        try:
+            found.append(psutil.Process(pid))
+        except psutil.NoSuchProcess:
+            continue
+    return found
 
 
 def _gone(process: psutil.Process) -> bool:
@@ -154,7 +157,8 @@ def test_cancel_stops_the_running_sandbox_process(
             assert time.monotonic() < deadline, live.registry.get(task_id)
             executor = live.registry.get(task_id).executor
             pid = executor.server_pid if executor is not None else None
-            sandbox = _descendants(pid) if pid is not None else []
+            # The running action's processes, not the spare forked for the next one.
+            sandbox = _processes(executor.action_pids()) if executor is not None else []
             time.sleep(0.05)
         server = psutil.Process(pid)  # type: ignore[arg-type]
         started = time.monotonic()

@@ -1,20 +1,23 @@
-"""The file system of one action: an overlay on the workdir with a size-limited upper layer.
+"""The namespaces and file system of one action: an overlay on the workdir over a sized tmpfs.
 
-Inside the jail, the supervisor of each action (holding ``CAP_SYS_ADMIN`` in the jail's user
-namespace) calls ``prepare_action_fs``: it moves into a mount, IPC and UTS namespace of its own,
-keeps a descriptor of the real workdir, mounts a tmpfs at ``jail.ACTION_MOUNT`` whose size and
-inode count are the profile's ``max_total_bytes`` and ``max_files`` and mounts an overlay at the
-workdir's path: the workdir is the read-only lower layer, the tmpfs holds the upper layer. Every
-byte the action writes (``write``, ``fallocate`` with or without ``KEEP_SIZE``,
-``posix_fallocate``, a copy-up of a file it opens for writing) and every entry it makes (files,
-directories however deep) is charged to that tmpfs, so the kernel refuses the first byte over
-the limit with ``ENOSPC``; pre-existing files are never modified in place. Afterwards the
-supervisor copies the upper layer out (``copyout``).
+Each action has a supervisor, PID 1 of a PID namespace of its own, forked by the warm fork
+server before the action's request arrives (``spare``). Ahead of the request it calls
+``enter_action_namespaces``: a mount, IPC and UTS namespace of its own (nothing propagates to
+the server) with that PID namespace's own ``/proc``. When the request comes it calls
+``mount_action_fs``: it keeps a descriptor of the real workdir, mounts a tmpfs at
+``jail.ACTION_MOUNT`` whose size and inode count are the profile's ``max_total_bytes`` and
+``max_files`` and mounts an overlay at the workdir's path: the workdir is the read-only lower
+layer, the tmpfs holds the upper layer. Every byte the action writes (``write``, ``fallocate``
+with or without ``KEEP_SIZE``, ``posix_fallocate``, a copy-up of a file it opens for writing)
+and every entry it makes (files, directories however deep) is charged to that tmpfs, so the
+kernel refuses the first byte over the limit with ``ENOSPC``; pre-existing files are never
+modified in place. Afterwards the supervisor copies the upper layer out (``copyout``).
 
-``isolate_action_init`` runs in the action's init process (PID 1 of a new PID namespace): it
-takes a mount namespace of its own, mounts that namespace's ``/proc`` and detaches everything
-the action must not see (the jail's private directory, its cgroups, the scratch mount), so the
-worker's view is the interpreter, the system binds and the overlay, nothing else.
+``isolate_worker_fs`` runs in the worker (still trusted code, before its own isolation): it
+takes a mount namespace of its own (a copy of the supervisor's, so with the overlay and the
+action's ``/proc``) and detaches everything the action must not see (the jail's private
+directory, its cgroups, the scratch mount), so the worker's view is the interpreter, the system
+binds and the overlay, nothing else.
 """
 
 from __future__ import annotations
@@ -33,8 +36,10 @@ __all__ = [
     "CLONE_NEWUTS",
     "INODE_HEADROOM",
     "ActionFs",
-    "isolate_action_init",
-    "prepare_action_fs",
+    "enter_action_namespaces",
+    "isolate_worker_fs",
+    "mount_action_fs",
+    "setns",
     "unshare",
 ]
 
@@ -64,6 +69,7 @@ _libc.mount.argtypes = (
 )
 _libc.umount2.argtypes = (ctypes.c_char_p, ctypes.c_int)
 _libc.unshare.argtypes = (ctypes.c_int,)
+_libc.setns.argtypes = (ctypes.c_int, ctypes.c_int)
 
 
 def _check(result: int, what: str) -> None:
@@ -74,6 +80,10 @@ def _check(result: int, what: str) -> None:
 
 def unshare(flags: int) -> None:
     _check(_libc.unshare(flags), f"unshare({flags:#x})")
+
+
+def setns(fd: int, flags: int) -> None:
+    _check(_libc.setns(fd, flags), f"setns({flags:#x})")
 
 
 def _mount(source: str, target: str, fstype: str | None, flags: int, data: str | None) -> None:
@@ -102,10 +112,16 @@ def _escape(path: str) -> str:
     return path.replace("\\", "\\\\").replace(",", "\\,").replace(":", "\\:")
 
 
-def prepare_action_fs(workdir: Path, max_bytes: int, max_entries: int) -> ActionFs:
-    """Supervisor, before forking the action: private namespaces, the tmpfs and the overlay."""
+def enter_action_namespaces() -> None:
+    """Supervisor, PID 1 of the action's PID namespace, ahead of its request: own mount, IPC and
+    UTS namespaces, nothing propagating back, and the action's own ``/proc``."""
     unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS)
     _mount("none", "/", None, MS_REC | MS_PRIVATE, None)  # nothing propagates to the server
+    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
+
+
+def mount_action_fs(workdir: Path, max_bytes: int, max_entries: int) -> ActionFs:
+    """Supervisor, when the request comes: the sized tmpfs and the overlay on the workdir."""
     workdir_fd = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     inodes = max_entries + INODE_HEADROOM
     _mount(
@@ -126,11 +142,10 @@ def prepare_action_fs(workdir: Path, max_bytes: int, max_entries: int) -> Action
     return ActionFs(workdir_fd=workdir_fd, upper=upper, max_bytes=max_bytes, max_entries=inodes)
 
 
-def isolate_action_init() -> None:
-    """In the action's PID 1: own mount namespace, its /proc, nothing of the jail's plumbing."""
+def isolate_worker_fs() -> None:
+    """Worker, before its isolation: own mount namespace, nothing of the jail's plumbing."""
     unshare(CLONE_NEWNS)
     _mount("none", "/", None, MS_REC | MS_PRIVATE, None)
-    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
     for path in (JAIL_DIR, CGROUP_MOUNT, ACTION_MOUNT):
         if os.path.ismount(path) or os.path.isdir(path):
             for mount in _mounts_below(path):

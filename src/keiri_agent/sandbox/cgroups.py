@@ -2,8 +2,9 @@
 
 The host creates, below its own cgroup of each controller, a directory for the jail and binds it
 into the jail (``jail.CGROUP_MOUNT``). There the supervisor of each action creates a child
-cgroup with the action's limits, the action's init process joins it before the worker starts,
-and the supervisor reads the peak and the OOM kills from it and removes it afterwards. Limits
+cgroup ahead of the request (``spare``), the worker joins it while it waits, the supervisor sets
+the action's limits when the request comes (before the worker reads it), reads the peak and the
+OOM kills from it afterwards and removes it. Limits
 are the kernel's: ``memory.limit_in_bytes``/``memory.max`` counts anonymous memory, memfd,
 shared memory and tmpfs pages alike; ``pids.max`` counts the action's processes and threads
 (not every process of the uid, as ``RLIMIT_NPROC`` would).
@@ -140,28 +141,32 @@ class ActionCgroup:
     dirs: dict[str, Path]  # controller (or 'unified') -> directory
 
     @classmethod
-    def create(cls, base: Path, name: str, memory_bytes: int, max_tasks: int) -> ActionCgroup:
-        """Make the cgroup and set its limits; OSError if the jail's cgroup is unusable."""
+    def make(cls, base: Path, name: str) -> ActionCgroup:
+        """Make the cgroup (no limits yet: see ``limit``); OSError if the jail's is unusable."""
         dirs: dict[str, Path] = {}
-        for controller in ("memory", "pids", "unified"):
-            if (base / controller).is_dir():
-                directory = base / controller / name
-                directory.mkdir()
-                dirs[controller] = directory
-        group = cls(dirs)
         try:
-            if "unified" in dirs:
-                group._write("unified", "memory.max", str(memory_bytes))
-                group._write("unified", "memory.swap.max", "0", optional=True)
-                group._write("unified", "pids.max", str(max_tasks))
-            else:
-                group._write("memory", "memory.limit_in_bytes", str(memory_bytes))
-                group._write("memory", "memory.memsw.limit_in_bytes", str(memory_bytes), True)
-                group._write("pids", "pids.max", str(max_tasks))
+            for controller in ("memory", "pids", "unified"):
+                if (base / controller).is_dir():
+                    directory = base / controller / name
+                    directory.mkdir()
+                    dirs[controller] = directory
         except OSError:
-            group.remove()
+            remove_cgroup_dirs(dirs)
             raise
-        return group
+        if not dirs:
+            raise OSError(errno.ENOENT, f"no cgroup controller below {base}")
+        return cls(dirs)
+
+    def limit(self, memory_bytes: int, max_tasks: int) -> None:
+        """Set the action's limits, before any of its code runs; OSError if they cannot be set."""
+        if "unified" in self.dirs:
+            self._write("unified", "memory.max", str(memory_bytes))
+            self._write("unified", "memory.swap.max", "0", optional=True)
+            self._write("unified", "pids.max", str(max_tasks))
+        else:
+            self._write("memory", "memory.limit_in_bytes", str(memory_bytes))
+            self._write("memory", "memory.memsw.limit_in_bytes", str(memory_bytes), True)
+            self._write("pids", "pids.max", str(max_tasks))
 
     def _write(self, controller: str, name: str, value: str, optional: bool = False) -> None:
         try:

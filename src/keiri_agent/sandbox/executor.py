@@ -112,6 +112,18 @@ class SandboxExecutor:
         jail = self._last
         return jail.server_pid if jail is not None else None
 
+    def action_pids(self) -> list[int]:
+        """Host pids of every process running an action now, in every jail (diagnostics)."""
+        with self._lock:
+            jails = list(self._jails.values())
+        return [pid for jail in jails for pid in jail.action_pids()]
+
+    def spare_pids(self) -> list[int]:
+        """Host pids of the spare actions (forked ahead of their request), in every jail."""
+        with self._lock:
+            jails = list(self._jails.values())
+        return [pid for jail in jails for pid in jail.spare_pids()]
+
     def jail_pids(self) -> list[int]:
         """Host pids of every running jail's bwrap process."""
         with self._lock:

@@ -1,20 +1,27 @@
-"""The warm fork server: imports the analysis libraries once, then forks one supervisor per
-action, so an action costs a fork instead of a second of imports.
+"""The warm fork server: imports the analysis libraries once, then serves each action from a
+fork of itself, so an action costs no import and no fork of its own.
 
 Run inside its jail (``jail``) as ``python -m keiri_agent.sandbox.forkserver RESULTS_DIR`` by
 ``SandboxExecutor`` with a scrubbed environment. Protocol (JSON lines): requests on stdin;
-``ready``, ``started`` and ``done`` lines on stdout, each written with one ``os.write`` shorter
-than PIPE_BUF. Outcomes travel as files in RESULTS_DIR (the jail's private directory, which the
-host keeps outside every workdir) because they can be larger than a pipe write is atomic.
+``ready``, ``spare``, ``started``, ``invalid`` and ``done`` lines on stdout, each written with
+one ``os.write`` shorter than PIPE_BUF. Outcomes travel as files in RESULTS_DIR (the jail's
+private directory, which the host keeps outside every workdir) because they can be larger than
+a pipe write is atomic.
+
+After its imports the server freezes its objects out of the garbage collector (``gc.freeze``:
+forks neither scan nor copy them) and keeps one spare action ready (``spare``: a supervisor and
+a worker forked ahead of the request); a request goes to the spare and the next spare is forked
+at once, while the action runs. ``spare`` and ``started`` carry the supervisors' pids.
 
 The server stays single-threaded (BLAS and OpenMP threads are pinned to 1 before the imports)
-because forking a threaded process is unsafe. It is a child subreaper: whatever escapes a
-supervisor lands here and is killed; when the parent goes away (stdin closes) it kills every
+because forking a threaded process is unsafe. It is a child subreaper: a child that is neither
+the spare nor a supervisor is killed; when the parent goes away (stdin closes) it kills every
 descendant and exits.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import select
@@ -24,7 +31,11 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from keiri_agent.sandbox.isolation import THREAD_ENV_VARS
+from keiri_agent.sandbox import procs
+from keiri_agent.sandbox.hugepages import collapse_heap
+from keiri_agent.sandbox.isolation import THREAD_ENV_VARS, prepare_isolation
+from keiri_agent.sandbox.spare import Spare, fork_spare
+from keiri_agent.sandbox.supervisor import SUPERVISOR_FAILED, WORKER_PID, parse_request
 
 for _var in THREAD_ENV_VARS:
     os.environ[_var] = "1"
@@ -68,6 +79,7 @@ WARM_MODULES = (
     "email.utils",
 )
 IDLE_POLL_S = 0.5
+SPARE_ATTEMPTS = 2
 READ_CHUNK = 1 << 20
 
 
@@ -101,64 +113,118 @@ def _send(message: dict[str, Any]) -> None:
     os.write(1, (json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
-def _request(line: bytes, results_dir: Path) -> Any:
-    from keiri_agent.sandbox.profiles import SandboxProfile
-    from keiri_agent.sandbox.supervisor import ActionRequest
+class _Spares:
+    """The server's one spare action (``spare``) and the supervisors of the running ones."""
 
-    received = time.monotonic()
-    data = json.loads(line)
-    profile = SandboxProfile(**{**data["profile"], "allowed_imports": frozenset()})
-    return ActionRequest(
-        id=int(data["id"]),
-        code=str(data["code"]),
-        workdir=Path(data["workdir"]),
-        profile=profile,
-        inputs={str(k): str(v) for k, v in data.get("inputs", {}).items()},
-        result_path=results_dir / f"{int(data['id'])}.json",
-        cgroup_note=str(data.get("cgroup_note", "")),
-        marks=[("server", received)],
-    )
+    def __init__(self, results_dir: Path) -> None:
+        self.results_dir = results_dir
+        self.pidns_fd = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+        self.spare: Spare | None = None
+        self.supervisors: set[int] = set()
+        self.count = 0
+        self.problem: BaseException | None = None  # why the last spare could not be forked
 
+    def pids(self) -> set[int]:
+        return self.supervisors | ({self.spare.pid} if self.spare else set())
 
-def _start(line: bytes, results_dir: Path) -> int:
-    """Fork a supervisor for one request line; returns its pid (or 0 for a bad request)."""
-    from keiri_agent.sandbox.supervisor import supervise
+    def reaped(self, pid: int) -> None:
+        self.supervisors.discard(pid)
+        if self.spare is not None and self.spare.pid == pid:  # died before its request
+            os.close(self.spare.request_fd)
+            self.spare = None
 
-    try:
-        request = _request(line, results_dir)
-    except (ValueError, KeyError, TypeError) as exc:
-        _send({"type": "invalid", "message": str(exc)})
-        return 0
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
+    def ensure(self) -> None:
+        """Fork the next spare if there is none; a failure is reported with the next request."""
+        if self.spare is not None:
+            return
+        self.count += 1
         try:
-            os.setpgid(0, 0)
-            supervise(request, done_fd=1)
-        finally:
-            os._exit(0)
-    _send({"type": "started", "id": request.id, "pid": pid})
-    return pid
+            self.spare = fork_spare(self.count, self.results_dir, self.pidns_fd)
+        except OSError as exc:
+            self.problem = exc
+            print(f"spare {self.count}: {exc!r}", file=sys.stderr, flush=True)
+            return
+        self.problem = None
+        _send({"type": "spare", "pid": self.spare.pid})
+
+    def start(self, line: bytes) -> None:
+        """Hand one request line to the spare (forking one if needed)."""
+        received = time.monotonic()
+        try:
+            data = json.loads(line)
+            request = parse_request(line, self.results_dir)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            _send({"type": "invalid", "message": str(exc)[:500]})
+            return
+        payload = (json.dumps({**data, "received": received}) + "\n").encode("utf-8")
+        problem = None
+        for _attempt in range(SPARE_ATTEMPTS):  # a spare that died unseen is replaced once
+            self.ensure()
+            spare, self.spare = self.spare, None
+            if spare is None:
+                problem = self.problem
+                break
+            try:
+                _write_all(spare.request_fd, payload)
+            except OSError as exc:
+                problem = exc
+                procs.kill_tree(spare.pid)
+                continue
+            finally:
+                os.close(spare.request_fd)
+            self.supervisors.add(spare.pid)
+            _send({"type": "started", "id": request.id, "pid": spare.pid})
+            return
+        _fail(request.result_path, request.id, request.profile.name, problem)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _fail(result_path: Path, action_id: int, profile: str, exc: BaseException | None) -> None:
+    outcome = {
+        "success": False,
+        "error": {"type": type(exc).__name__, "message": str(exc)[:2000], "traceback": []},
+        "profile": profile,
+        "warnings": [SUPERVISOR_FAILED],
+    }
+    result_path.write_text(json.dumps(outcome, ensure_ascii=True), encoding="ascii")
+    _send({"type": "done", "id": action_id})
 
 
 def main(argv: list[str] | None = None) -> int:
-    from keiri_agent.sandbox import procs
-
     args = sys.argv[1:] if argv is None else argv
     results_dir = Path(args[0])
     procs.become_subreaper()
     missing = warm_up()
+    prepare_isolation(WORKER_PID)
+    # Everything imported so far is never collected: forks neither scan nor copy it.
+    gc.collect()
+    gc.freeze()
+    huge = collapse_heap()
+    spares = _Spares(results_dir)
+    spares.ensure()
     threads = len(os.listdir("/proc/self/task"))
-    _send({"type": "ready", "pid": os.getpid(), "threads": threads, "missing": missing})
-    supervisors: set[int] = set()
+    _send(
+        {
+            "type": "ready",
+            "pid": os.getpid(),
+            "threads": threads,
+            "missing": missing,
+            "huge_pages_bytes": huge,
+        }
+    )
     pending = b""
     while True:
         for pid, _status in procs.reap():
-            supervisors.discard(pid)
-        # A child that is not a supervisor was orphaned by one that died: kill it.
-        for stray in procs.children() - supervisors:
+            spares.reaped(pid)
+        # A child that is neither a supervisor nor the spare was orphaned by one that died.
+        for stray in procs.children() - spares.pids():
             procs.kill_tree(stray)
+        spares.ensure()
         ready, _, _ = select.select([0], [], [], IDLE_POLL_S)
         if not ready:
             continue
@@ -170,9 +236,7 @@ def main(argv: list[str] | None = None) -> int:
         *lines, pending = pending.split(b"\n")
         for line in lines:
             if line.strip():
-                pid = _start(line, results_dir)
-                if pid:
-                    supervisors.add(pid)
+                spares.start(line)
     procs.kill_descendants()
     return 0
 

@@ -29,8 +29,10 @@ lacks is reported inactive with the reason, a layer that is available but fails 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
+import functools
 import os
 import resource
 import signal
@@ -52,6 +54,7 @@ __all__ = [
     "LayerStatus",
     "apply_isolation",
     "default_readonly_paths",
+    "prepare_isolation",
     "sandbox_env",
     "set_not_dumpable",
 ]
@@ -199,12 +202,32 @@ def _layer_env(w: _Worker) -> LayerStatus:
 # ---- layer 3: Landlock ------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=1)
+def _readonly_paths() -> tuple[Path, ...]:
+    return default_readonly_paths()
+
+
+@functools.lru_cache(maxsize=4)
+def _seccomp_program(own_pid: int, allow_group_kill: bool) -> tuple[seccomp.Instruction, ...]:
+    table = seccomp.table_for_machine()
+    return tuple(seccomp.build_filter(table, own_pid=own_pid, allow_group_kill=allow_group_kill))
+
+
+def prepare_isolation(worker_pid: int) -> None:
+    """In the warm server: work every worker would redo (the read-only paths, the seccomp
+    program of a worker that will be ``worker_pid`` and lead its own process group), done once
+    and inherited by each fork."""
+    _readonly_paths()
+    with contextlib.suppress(seccomp.SeccompUnavailableError):
+        _seccomp_program(worker_pid, True)
+
+
 def _layer_landlock(w: _Worker) -> LayerStatus:
     try:
         abi = landlock.abi_version()
     except landlock.LandlockUnavailableError as exc:
         return LayerStatus("landlock", False, exc.reason)
-    readonly = (*default_readonly_paths(), *w.config.readonly_paths)
+    readonly = (*_readonly_paths(), *w.config.readonly_paths)
     result = landlock.restrict_self(readonly, [w.workdir], abi=abi)
     if not result.read_write:
         raise OSError(errno.ENOENT, f"workdir {w.workdir} could not be granted")
@@ -262,7 +285,7 @@ def _layer_seccomp(w: _Worker) -> LayerStatus:
     except seccomp.SeccompUnavailableError as exc:
         return LayerStatus("seccomp", False, exc.reason)
     pid = os.getpid()
-    program = seccomp.build_filter(table, own_pid=pid, allow_group_kill=os.getpgrp() == pid)
+    program = list(_seccomp_program(pid, os.getpgrp() == pid))
     seccomp.install_filter(program, table)
     return LayerStatus(
         "seccomp",

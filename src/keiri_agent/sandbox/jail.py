@@ -8,8 +8,8 @@ things visible inside are
   ``sys.base_prefix``, ``sys.exec_prefix`` and every existing ``sys.path`` entry (an editable
   install's ``src``, user site-packages), ``/usr`` and ``/lib*``, and a few files under ``/etc``
   (``ld.so.cache``, fonts, local time, MIME types);
-* a fresh ``/proc`` (the jail's own PID namespace), a minimal ``/dev`` and a size-limited
-  ``/tmp``;
+* a fresh ``/proc`` (the jail's own PID namespace), a minimal ``/dev`` (``null``, ``zero``,
+  ``full``, ``random``, ``urandom``, ``tty``; no pseudo-terminals) and a size-limited ``/tmp``;
 * the workdir, bound read-write at its own path (only the supervisor writes there: an action
   sees it through a per-action overlay, see ``actionfs``);
 * the jail's private host directory at ``JAIL_DIR`` (requests' inputs, outcomes, the server's
@@ -58,6 +58,13 @@ JAIL_TMP_BYTES = 64 * 1024 * 1024  # /tmp of the jail (the server's; actions can
 BWRAP_INSTALL_HINT = (
     "bubblewrap をインストールしてください（Debian/Ubuntu: `sudo apt-get install bubblewrap`）。"
     "`keiri-agent sandbox doctor` で確認できます。"
+)
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
+DEV_LINKS = (
+    ("fd", "/proc/self/fd"),
+    ("stdin", "/proc/self/fd/0"),
+    ("stdout", "/proc/self/fd/1"),
+    ("stderr", "/proc/self/fd/2"),
 )
 SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin")
 ETC_FILES = (
@@ -129,6 +136,23 @@ def _system_dir_args(source: str, dest: str) -> list[str]:
     return ["--ro-bind", source, dest]
 
 
+def _dev_args() -> list[str]:
+    """A minimal ``/dev``: a tmpfs with the host's harmless character devices bound in.
+
+    Not bubblewrap's ``--dev``: it mounts a devpts, for which an unprivileged bwrap maps the
+    caller to root in one user namespace and back in a nested one, and the jail's PID namespace
+    then belongs to the outer one, where the fork server holds no capability (it could not
+    ``setns`` back into it after forking each spare action's PID namespace).
+    """
+    args = ["--tmpfs", "/dev"]
+    for device in DEVICES:
+        if os.path.exists(device):
+            args += ["--dev-bind", device, device]
+    for name, target in DEV_LINKS:
+        args += ["--symlink", target, f"/dev/{name}"]
+    return [*args, "--dir", "/dev/shm"]
+
+
 def jail_command(bwrap: str, paths: JailPaths, argv: list[str]) -> list[str]:
     """The full ``bwrap`` command that runs ``argv`` inside the jail."""
     command = [
@@ -148,7 +172,7 @@ def jail_command(bwrap: str, paths: JailPaths, argv: list[str]) -> list[str]:
     # bwrap mounts in argument order, and a later mount hides what was bound below it: the
     # jail's own /proc, /dev and /tmp come first, so an interpreter or venv that lives under
     # /tmp (a CI checkout, a pip install --target) is bound on top of the private /tmp.
-    command += ["--proc", "/proc", "--dev", "/dev"]
+    command += ["--proc", "/proc", *_dev_args()]
     command += ["--size", str(JAIL_TMP_BYTES), "--perms", "0700", "--tmpfs", "/tmp"]
     for source, dest in readonly_paths():
         command += _system_dir_args(source, dest)

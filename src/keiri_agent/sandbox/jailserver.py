@@ -87,6 +87,8 @@ class JailServer:
         )
         self._lock = threading.Lock()
         self._waiters: dict[int, threading.Event] = {}
+        self._running: dict[int, int] = {}  # action id -> its supervisor's pid in the jail
+        self._spare: int | None = None  # the spare supervisor's pid in the jail
         self._ready = threading.Event()
         self.info: dict[str, Any] = {}
         self.alive = True
@@ -110,14 +112,39 @@ class JailServer:
     def server_pid(self) -> int | None:
         """The fork server's pid as the host sees it (inside the jail it has another)."""
         jail_pid = self.info.get("pid")
-        if not self.alive or not isinstance(jail_pid, int):
+        return self._host_pid(jail_pid) if isinstance(jail_pid, int) else None
+
+    def action_pids(self) -> list[int]:
+        """Host pids of every process of the actions running now (supervisors and below)."""
+        with self._lock:
+            running = list(self._running.values())
+        return self._with_descendants(running)
+
+    def spare_pids(self) -> list[int]:
+        """Host pids of the spare action (a supervisor and its worker, waiting for a request)."""
+        return self._with_descendants([self._spare] if self._spare is not None else [])
+
+    def _with_descendants(self, jail_pids: list[int]) -> list[int]:
+        from keiri_agent.sandbox.procs import descendants
+
+        found: list[int] = []
+        for jail_pid in jail_pids:
+            pid = self._host_pid(jail_pid)
+            if pid is not None:
+                found += [pid, *descendants(pid)]
+        return found
+
+    def _host_pid(self, jail_pid: int) -> int | None:
+        """The host pid of the process the jail knows as ``jail_pid`` (None once it is gone)."""
+        if not self.alive:
             return None
         from keiri_agent.sandbox.procs import descendants
 
         for pid in descendants(self.process.pid):
             with contextlib.suppress(OSError):
                 for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                    if line.startswith("NSpid:") and line.split()[-1] == str(jail_pid):
+                    # NSpid: host, jail[, the action's own namespace]
+                    if line.startswith("NSpid:") and line.split()[2:3] == [str(jail_pid)]:
                         return pid
         return None
 
@@ -134,9 +161,17 @@ class JailServer:
             if kind == "ready":
                 self.info = message
                 self._ready.set()
+            elif kind == "spare" and isinstance(message.get("pid"), int):
+                self._spare = message["pid"]
+            elif kind == "started" and isinstance(message.get("pid"), int):
+                with self._lock:
+                    self._running[message.get("id", -1)] = message["pid"]
+                if self._spare == message["pid"]:
+                    self._spare = None
             elif kind == "done":
                 with self._lock:
                     event = self._waiters.get(message.get("id", -1))
+                    self._running.pop(message.get("id", -1), None)
                 if event is not None:
                     event.set()
         self.alive = False

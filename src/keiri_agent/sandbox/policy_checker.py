@@ -20,10 +20,8 @@ from keiri_agent.sandbox.policy_rules import (
     DYNAMIC_IMPORT_ATTRIBUTES,
     EXTERNAL_PROCESS_ATTRIBUTES,
     EXTERNAL_PROCESS_KEYWORDS,
-    EXTERNAL_PROCESS_RCPARAMS,
     FORBIDDEN_BUILTINS,
     FORMAT_MACHINERY,
-    HOST_PATH_PREFIXES,
     INTERNAL_ATTRIBUTES,
     IO_FUNCTIONS,
     MESSAGES,
@@ -35,30 +33,27 @@ from keiri_agent.sandbox.policy_rules import (
     PIVOT_MODULE_NAMES,
     PUBLIC_SUBMODULES,
     SAFE_DUNDERS,
+    SAFE_PRIVATE_ATTRIBUTES,
     SHADOWABLE_BUILTINS,
     STRING_EVALUATION_ATTRIBUTES,
+    TYPE_TESTS,
     VARIANT_RULES,
 )
 from keiri_agent.sandbox.policy_scope import (
     TreeFacts,
     callee_name,
     compact_allowlist,
-    inert,
     is_false,
     is_pgf,
     is_submodule,
     quote,
     string,
 )
+from keiri_agent.sandbox.policy_strings import DUNDER, MAX_ANNOTATION_NESTING, StringRules
 from keiri_agent.sandbox.profiles import SandboxProfile
 
 __all__ = ["Checker", "Violation"]
 
-MAX_ANNOTATION_NESTING = 4  # "list['dict[str, \"x\"]']": strings inside annotation strings
-
-DUNDER = re.compile(r"(?<![A-Za-z0-9])__[A-Za-z][A-Za-z0-9_]*__(?![A-Za-z0-9])")
-_FORMAT_FIELD = re.compile(r"\{([^{}]*)\}")
-DOTTED_PART = re.compile(r"\.(\w+)")
 _LINE_BREAK = re.compile(r"\r\n?|\n")
 _URL = re.compile(r"^\s*[A-Za-z][A-Za-z0-9+.-]*://")
 _OWN_RECEIVERS = frozenset({"self", "cls"})
@@ -66,7 +61,7 @@ _OWN_RECEIVERS = frozenset({"self", "cls"})
 Violation = tuple[int, int, str, str]  # line, column (1-based, characters), rule, message
 
 
-class Checker(ast.NodeVisitor):
+class Checker(StringRules, ast.NodeVisitor):
     def __init__(self, profile: SandboxProfile, code: str, tree: ast.Module) -> None:
         self.profile = profile
         tops = {name.split(".")[0] for name in profile.allowed_imports}
@@ -78,6 +73,7 @@ class Checker(ast.NodeVisitor):
         self.checked: set[int] = set()  # ids of nodes already judged by their parent call
         self.called: set[int] = set()  # ids of expressions in the function position of a call
         self.inert = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr)}  # docstrings
+        self.public_paths: set[int] = set()  # ids of module paths inside an allowed one
 
     def run(self, tree: ast.Module) -> None:
         self.visit(tree)
@@ -179,9 +175,14 @@ class Checker(ast.NodeVisitor):
             self.report(node, "pickle-value", name=name)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
+        if id(node) in self.public_paths:  # np.lib in np.lib.stride_tricks: judged as a whole
+            self.generic_visit(node)
+            return
         if id(node) not in self.checked:
             self.check_attribute_name(node, node.attr, node.value)
             self.check_module_attribute(node, node.value, node.attr)
+            if self.module_of(node) in self.allowed:
+                self.public_paths.add(id(node.value))
             if node.attr in PICKLE_POSITIONAL:
                 self.check_used_as_call(node, node.attr)
             if node.attr == "format" and id(node) not in self.called:
@@ -224,7 +225,12 @@ class Checker(ast.NodeVisitor):
             self.report(node, "format-map")
         elif attr in EXTERNAL_PROCESS_ATTRIBUTES:
             self.report(node, "external-process", name=attr)
-        elif attr.startswith("_") and not DUNDER.fullmatch(attr) and not own:
+        elif (
+            attr.startswith("_")
+            and not DUNDER.fullmatch(attr)
+            and not own
+            and attr not in SAFE_PRIVATE_ATTRIBUTES
+        ):
             self.report(node, "private-attribute", name=attr)
 
     # --- definitions ---------------------------------------------------------------------------
@@ -252,6 +258,9 @@ class Checker(ast.NodeVisitor):
         name, args = callee_name(node.func), node.args
         if isinstance(node.func, ast.Name):
             name = self.facts.aliases.get(node.func.id, name)
+        if name in TYPE_TESTS and len(args) == 2:  # isinstance(x, type): no class is made
+            tested = args[1].elts if isinstance(args[1], ast.Tuple) else [args[1]]
+            self.called |= {id(t) for t in tested if isinstance(t, ast.Name) and t.id == "type"}
         if name in ATTRIBUTE_NAME_PARAMETERS:
             self.checked.add(id(node.func))
             self.check_attribute_argument(node, name)
@@ -263,11 +272,14 @@ class Checker(ast.NodeVisitor):
             self.checked.add(id(node.func))
             self.check_query(node)
         elif name == "format" and isinstance(node.func, ast.Attribute):
-            given = [*args, *(k.value for k in node.keywords)]
-            self.check_format_receiver(node, node.func.value, given)
+            receiver = node.func.value
+            # df.style.format(...): pandas' Styler formats cell values, the code's own data
+            if not (isinstance(receiver, ast.Attribute) and receiver.attr == "style"):
+                given = [*args, *(k.value for k in node.keywords)]
+                self.check_format_receiver(node, receiver, given)
         if name in ("use", "switch_backend") and any(is_pgf(a) for a in args):
             self.report(node, "pgf-backend")
-        for kw in self.visible_keywords(node):
+        for kw in self.visible_keywords(node, name):
             if kw.arg in EXTERNAL_PROCESS_KEYWORDS:
                 self.report(kw, "external-process", name=f"{kw.arg}=")
             elif kw.arg == "backend" and is_pgf(kw.value):
@@ -288,34 +300,31 @@ class Checker(ast.NodeVisitor):
                     self.report(value, "network-url", text=quote(text))
         self.generic_visit(node)
 
-    def visible_keywords(self, node: ast.Call) -> list[ast.keyword]:
-        """The call's keywords, ``**{"k": v}`` expanded; any other ``**`` mapping is refused
-        unless it forwards the function's own ``**kwargs`` (their callers are checked)."""
+    def visible_keywords(self, node: ast.Call, name: str | None) -> list[ast.keyword]:
+        """The call's keywords, with ``**{"k": v}`` and ``**name`` (a name only ever bound to
+        such dict literals) expanded. Any other ``**`` mapping is refused where a hidden keyword
+        could turn pickles on (np.load and its aliases), unless it forwards the function's own
+        ``**kwargs`` (their callers are checked); elsewhere what it could hide (usetex, a pgf
+        backend: an external program) is stopped by the sandbox's exec ban."""
         found: list[ast.keyword] = []
         for kw in node.keywords:
+            mappings: list[ast.Dict] = []
             if kw.arg is not None:
                 found.append(kw)
-            elif isinstance(kw.value, ast.Dict) and all(string(k) for k in kw.value.keys):
-                for key, value in zip(kw.value.keys, kw.value.values, strict=True):
+                continue
+            if isinstance(kw.value, ast.Dict) and all(string(k) for k in kw.value.keys):
+                mappings = [kw.value]
+            elif isinstance(kw.value, ast.Name) and kw.value.id in self.facts.literal_dicts:
+                mappings = self.facts.literal_dicts[kw.value.id]
+            elif name in PICKLE_POSITIONAL and not (
+                isinstance(kw.value, ast.Call) and callee_name(kw.value.func) == "dict"
+                and not kw.value.args
+            ) and id(kw.value) not in self.facts.forwarded:  # fmt: skip
+                self.report(kw.value, "dynamic-keyword", name=name)
+            for mapping in mappings:
+                for key, value in zip(mapping.keys, mapping.values, strict=True):
                     found.append(ast.copy_location(ast.keyword(arg=string(key), value=value), kw))
-            elif not (isinstance(kw.value, ast.Call) and callee_name(kw.value.func) == "dict"
-                      and not kw.value.args) and id(kw.value) not in self.facts.forwarded:  # fmt: skip
-                self.report(kw.value, "dynamic-keyword")
         return found
-
-    def check_format_receiver(
-        self, node: ast.AST, receiver: ast.expr, args: list[ast.expr] | None
-    ) -> None:
-        """``template.format(...)``: the template must be visible (a literal, or a name only ever
-        bound to literals) unless nothing passed in is an object a field could walk. ``args``
-        is None when the method is taken as a value: its arguments are never seen."""
-        if string(receiver) is not None:
-            return
-        if isinstance(receiver, ast.Name) and receiver.id in self.facts.literal_strings:
-            return
-        if args is not None and all(inert(a) for a in args):
-            return
-        self.report(node, "format-template")
 
     def check_attribute_argument(self, node: ast.Call, name: str) -> None:
         """Attribute names given to getattr & co., attrgetter, update_wrapper... must be
@@ -347,71 +356,7 @@ class Checker(ast.NodeVisitor):
                         if part == "format":
                             self.check_format_receiver(item, receiver, None)
 
-    def check_query(self, node: ast.Call) -> None:
-        given = [*node.args[:1], *(k.value for k in node.keywords if k.arg == "expr")]
-        expr = given[0] if given else None
-        text = string(expr)
-        denied = PIVOT_ATTRIBUTES | INTERNAL_ATTRIBUTES | PICKLE_ATTRIBUTES
-        if text is None:
-            why = "条件が文字列リテラルではありません"
-        elif "@" in text or "__" in text:
-            why = "条件に '@'（ローカル変数の参照）か '__' が含まれています"
-        elif bad := sorted(set(DOTTED_PART.findall(text)) & denied):
-            why = f"条件に使えない属性（{', '.join(bad)}）が含まれています"
-        else:
-            self.checked.add(id(expr))
-            return
-        self.report(node, "query-expression", why=why)
-
     def visit_MatchClass(self, node: ast.MatchClass) -> None:
         for attr in node.kwd_attrs:  # ``case str(__class__=c)`` reads c = subject.__class__
             self.check_attribute_name(node, attr)
         self.generic_visit(node)
-
-    # --- string literals -----------------------------------------------------------------------
-    def visit_Constant(self, node: ast.Constant) -> None:
-        text = node.value
-        if not isinstance(text, str) or id(node) in self.checked:
-            return
-        for field in _FORMAT_FIELD.findall(text):
-            parts = DOTTED_PART.findall(re.split(r"[:!]", field, maxsplit=1)[0])
-            if "__" in field or any(
-                p in PIVOT_ATTRIBUTES or p in INTERNAL_ATTRIBUTES or p.startswith("_")
-                for p in parts
-            ):
-                self.report(node, "format-string", text=quote(text))
-                return
-        if text.startswith("module://"):
-            self.report(node, "dynamic-import", name=quote(text))
-        elif text.startswith(HOST_PATH_PREFIXES):
-            self.report(node, "host-path", text=quote(text))
-        elif text.startswith(EXTERNAL_PROCESS_RCPARAMS):
-            self.report(node, "external-process", name=quote(text))
-        elif id(node) in self.inert:
-            return
-        elif dunders := [m for m in DUNDER.findall(text) if m not in SAFE_DUNDERS]:
-            self.report(node, "dunder-string", text=quote(text), name=dunders[0])
-
-    def check_annotation_strings(self, strings: list[ast.Constant], budget: int) -> None:
-        """String annotations are code: typing.get_type_hints and functools.singledispatch
-        evaluate them. Each is parsed and checked like the code around it."""
-        for constant in strings:
-            try:
-                expr = ast.parse(str(constant.value).strip(), mode="eval").body
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                self.report(constant, "annotation-string", text=quote(str(constant.value)))
-                continue
-            for inner in ast.walk(expr):  # located at the string in the user's code
-                if isinstance(inner, ast.expr):
-                    inner.lineno, inner.col_offset = constant.lineno, constant.col_offset
-                    inner.end_lineno, inner.end_col_offset = constant.lineno, 0
-            self.visit(expr)
-            nested = [
-                n
-                for n in ast.walk(expr)
-                if isinstance(n, ast.Constant) and isinstance(n.value, str)
-            ]
-            if nested and budget <= 0:
-                self.report(constant, "annotation-string", text=quote(str(constant.value)))
-            elif nested:
-                self.check_annotation_strings(nested, budget - 1)

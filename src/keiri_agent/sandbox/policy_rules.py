@@ -32,8 +32,10 @@ __all__ = [
     "PREFERRED_PACKAGES",
     "PUBLIC_SUBMODULES",
     "SAFE_DUNDERS",
+    "SAFE_PRIVATE_ATTRIBUTES",
     "SHADOWABLE_BUILTINS",
     "STRING_EVALUATION_ATTRIBUTES",
+    "TYPE_TESTS",
     "VARIANT_RULES",
 ]
 
@@ -151,8 +153,14 @@ PUBLIC_SUBMODULES = frozenset(
      "pandas.plotting", "pandas.arrays", "numpy.ma", "numpy.polynomial",
      "numpy.polynomial.polynomial", "matplotlib.style", "matplotlib.lines", "matplotlib.markers",
      "matplotlib.figure", "matplotlib.axes", "matplotlib.text", "matplotlib.collections",
-     "matplotlib.legend", "matplotlib.transforms", "matplotlib.scale", "matplotlib.container"}
+     "matplotlib.legend", "matplotlib.transforms", "matplotlib.scale", "matplotlib.container",
+     "numpy.lib.stride_tricks"}
 )  # fmt: skip
+# Private attributes analysis code commonly uses (matplotlib's colour and patch cycles); they
+# reach nothing the public API does not. Every other '_name' is refused.
+SAFE_PRIVATE_ATTRIBUTES = frozenset({"_get_lines", "_get_patches_for_fill"})
+# Functions whose second argument may be ``type`` itself (``isinstance(x, type)``).
+TYPE_TESTS = frozenset({"isinstance", "issubclass"})
 NETWORK_ATTRIBUTES = frozenset(
     {"load_dataset", "get_dataset_names", "DataSource", "urlopen", "urlretrieve"}
 )
@@ -203,7 +211,7 @@ MESSAGES: dict[str, str] = {
     "annotation-string": "型注釈の文字列 '{text}' は式として読めません（typing や functools.singledispatch は文字列の注釈をコードとして評価するため、注釈の文字列も検査します）。",
     "format-template": "'format' の書式が文字列リテラルではありません（実行時に組み立てた書式は検査できず、置換フィールドから属性をたどれるため）。書式は文字列リテラルか f 文字列で書いてください。",
     "format-machinery": "'{name}' は使えません（書式のフィールド名から任意の属性をたどり、そのオブジェクトを取り出せるため）。",
-    "dynamic-keyword": "'**' で渡す引数は、キーが文字列リテラルの辞書か、関数が受け取った **kwargs をそのまま渡す場合だけ許可されています（allow_pickle などの危険な引数を名前を隠して渡せるため）。",
+    "dynamic-keyword": "'{name}' に '**' で渡す引数は、キーが文字列リテラルの辞書か、関数が受け取った **kwargs をそのまま渡す場合だけ許可されています（allow_pickle を名前を隠して渡せるため）。",
     "pickle-starred": "'{name}' に '*' で引数を渡すことは許可されていません（allow_pickle を隠せるため）。",
     "pickle-value": "'{name}' を呼び出し以外の形で使うことは許可されていません（別の関数を通すと allow_pickle の検査を迂回できるため）。",
     "metaclass": "メタクラス（metaclass=）は使えません（isinstance や match の判定に割り込み、ライブラリ内部のオブジェクトを受け取れるため）。",

@@ -4,7 +4,8 @@ One pass over the tree (``TreeFacts.of``) collects the facts that the checker's 
 but cannot see at a single node: which names the code binds, which names stand for a module
 (``import pandas as pd``) or for a known function (``from numpy import load as L``,
 ``f = np.load``), which names only ever hold string literals (so ``template.format(...)`` can be
-checked), which ``**kwargs`` are merely forwarded, and which string literals are annotations
+checked), which names only ever hold dict literals (the keywords ``**name`` passes), which
+``**kwargs`` are merely forwarded, and which string literals are annotations
 (``x: "expr"``: code that typing and functools.singledispatch evaluate).
 """
 
@@ -102,6 +103,8 @@ class TreeFacts:
     forwarded: set[int] = field(default_factory=set)  # ids of ``**kwargs`` that only forward
     annotations: list[ast.Constant] = field(default_factory=list)  # str literals in annotations
     alias_values: set[int] = field(default_factory=set)  # ids of ``np.load`` in ``f = np.load``
+    # names only ever bound to dict literals with string keys: the keys ``**name`` passes
+    literal_dicts: dict[str, list[ast.Dict]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, tree: ast.Module) -> TreeFacts:
@@ -130,8 +133,24 @@ class TreeFacts:
             if isinstance(node, _FUNCTIONS):
                 facts._note_forwarding(node)
             facts._note_annotations(node)
-        bindings, literal = _bindings(tree)
+        bindings, literal, dicts = _bindings(tree)
         facts.literal_strings = {n for n, count in literal.items() if bindings.get(n) == count}
+        facts.literal_dicts = {n: d for n, d in dicts.items() if bindings.get(n) == len(d)}
+        # Only names used for nothing but ``**name``: any other use could change the mapping.
+        spreads = {
+            id(k.value)
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Call)
+            for k in n.keywords
+            if k.arg is None and isinstance(k.value, ast.Name)
+        }
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Name)
+                and isinstance(node.ctx, ast.Load)
+                and id(node) not in spreads
+            ):
+                facts.literal_dicts.pop(node.id, None)
         return facts
 
     def _note_assignment(self, target: ast.expr, value: ast.expr) -> None:
@@ -175,10 +194,18 @@ class TreeFacts:
                     self.annotations.append(inner)
 
 
-def _bindings(tree: ast.Module) -> tuple[dict[str, int], dict[str, int]]:
-    """How often each name is bound in any way, and how often by ``name = "a literal"``."""
+def _literal_keys(node: ast.expr) -> bool:
+    return isinstance(node, ast.Dict) and all(string(k) is not None for k in node.keys)
+
+
+def _bindings(
+    tree: ast.Module,
+) -> tuple[dict[str, int], dict[str, int], dict[str, list[ast.Dict]]]:
+    """How often each name is bound in any way, how often by ``name = "a literal"``, and the
+    dict literals (string keys only) assigned to each name."""
     counts: dict[str, int] = {}
     literal: dict[str, int] = {}
+    dicts: dict[str, list[ast.Dict]] = {}
     for node in ast.walk(tree):
         names: list[str] = []
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
@@ -199,6 +226,10 @@ def _bindings(tree: ast.Module) -> tuple[dict[str, int], dict[str, int]]:
             for target in node.targets:
                 if isinstance(target, ast.Name):
                     literal[target.id] = literal.get(target.id, 0) + 1
+        if isinstance(node, ast.Assign) and _literal_keys(node.value):
+            for target in node.targets:
+                if isinstance(target, ast.Name) and isinstance(node.value, ast.Dict):
+                    dicts.setdefault(target.id, []).append(node.value)
         for name in names:
             counts[name] = counts.get(name, 0) + 1
-    return counts, literal
+    return counts, literal, dicts

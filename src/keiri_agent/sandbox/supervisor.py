@@ -1,22 +1,26 @@
-"""The supervisor: one per action, forked inside the jail by the warm fork server.
+"""The supervisor: PID 1 of one action's PID namespace, serving exactly one request.
 
-It builds the action's world and watches it:
+It is forked by the warm fork server before its request arrives, together with a worker that
+waits for it (``spare``). When the request comes, ``supervise`` builds the rest of the action's
+world and watches it:
 
-1. ``actionfs.prepare_action_fs``: its own mount, IPC and UTS namespaces, a size-limited tmpfs
-   and an overlay on the workdir (the kernel bounds every byte and entry the action writes);
-2. a memory and pids cgroup for the action, where the jail has cgroups (``cgroups``);
-3. a new PID namespace: the action's init (``_action_init``, trusted code) joins the cgroup,
-   mounts its own ``/proc``, detaches the jail's plumbing and forks the worker, then reaps it
-   and reports its exit status and rusage on a pipe of its own; killing the init kills every
-   process of the action at once (nothing can outlive it, setsid or not);
-4. while the worker runs: stdout and stderr are captured up to the profile's cap, the wall
-   clock is watched; an overflow or the deadline kills the action;
-5. afterwards, with every process of the action dead: the cgroup's peak and OOM kills are read,
-   the files the action wrote are copied out (``copyout``: relative to directory descriptors,
-   no symlink followed, nothing pre-existing touched unless rewritten), and the outcome is
-   built by ``outcome.outcome_from_report`` from what the supervisor observed. The worker's
-   own report (result, error) is untrusted data; its layer list comes on a pipe the worker
-   closes before any user code runs.
+1. the action's cgroup gets the profile's memory and task limits (``cgroups``), where the jail
+   has cgroups;
+2. ``actionfs.mount_action_fs``: a size-limited tmpfs and an overlay on the workdir in the
+   supervisor's own mount namespace (the kernel bounds every byte and entry the action writes);
+3. the request goes on to the worker, which detaches the jail's plumbing, applies its isolation
+   layers and runs the code (``spare``, ``worker``);
+4. while it runs: stdout and stderr are captured up to the profile's cap, the wall clock is
+   watched; an overflow or the deadline kills every process of the action at once (as PID 1 of
+   the namespace, ``kill(-1)`` reaches all of them and nothing else; nothing can outlive it,
+   setsid or not);
+5. when the worker has exited (its exit status and rusage come from ``wait4``) every other
+   process of the action is killed and reaped, the cgroup's peak and OOM kills are read, the
+   files the action wrote are copied out (``copyout``: relative to directory descriptors, no
+   symlink followed, nothing pre-existing touched unless rewritten), and the outcome is built by
+   ``outcome.outcome_from_report`` from what the supervisor observed. The worker's own report
+   (result, error) is untrusted data; its layer list comes on a pipe the worker closes before
+   any user code runs.
 
 The outcome is written as ASCII JSON (so no file name can make it unwritable) and announced
 with one short line on the server's stdout, whatever happened.
@@ -27,33 +31,33 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import resource
 import select
 import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
-from keiri_agent.sandbox import procs
-from keiri_agent.sandbox.actionfs import (
-    CLONE_NEWPID,
-    ActionFs,
-    isolate_action_init,
-    prepare_action_fs,
-    unshare,
-)
+from keiri_agent.sandbox.actionfs import ActionFs, mount_action_fs
 from keiri_agent.sandbox.cgroups import ActionCgroup
 from keiri_agent.sandbox.copyout import SANDBOX_DIR, copy_out
-from keiri_agent.sandbox.isolation import set_not_dumpable
-from keiri_agent.sandbox.jail import ACTION_MOUNT, CGROUP_MOUNT
+from keiri_agent.sandbox.jail import ACTION_MOUNT
 from keiri_agent.sandbox.layers import LayerStatus
 from keiri_agent.sandbox.outcome import WORKER_EXIT_COMPLETED, outcome_from_report
 from keiri_agent.sandbox.profiles import SandboxProfile
 from keiri_agent.sandbox.timeline import Marks, mark, parse_marks
-from keiri_agent.sandbox.worker import run_worker
 
-__all__ = ["ActionRequest", "supervise"]
+__all__ = [
+    "WORKER_PID",
+    "WORKER_PIPES",
+    "ActionRequest",
+    "ActionSlot",
+    "kill_action",
+    "parse_request",
+    "supervise",
+]
 
 POLL_S = 0.05
 READ_CHUNK = 65536
@@ -65,6 +69,11 @@ MiB = 1024 * 1024
 # profile's max_total_bytes) and some kernel memory (page tables, pipes) on top.
 CGROUP_KERNEL_HEADROOM = 64 * MiB
 SUPERVISOR_FAILED = "サンドボックスの監視プロセスでエラーが発生しました。"
+# The worker is the supervisor's first child: pid 2 of the action's PID namespace.
+WORKER_PID = 2
+# The worker's pipes to the supervisor: its stdout and stderr, its (untrusted) report, and the
+# layers it applied (trusted: closed before any user code runs).
+WORKER_PIPES = ("stdout", "stderr", "report", "layers")
 
 
 @dataclass
@@ -77,6 +86,33 @@ class ActionRequest:
     result_path: Path
     cgroup_note: str = ""  # why the jail has no cgroup (empty when it has one)
     marks: Marks = field(default_factory=list)  # see ``timeline``
+
+
+@dataclass
+class ActionSlot:
+    """What a spare supervisor prepared before its request: the waiting worker and its pipes."""
+
+    worker: int  # pid of the worker (a child of the supervisor)
+    request_fd: int  # write end: the request line for the worker
+    reads: dict[str, int]  # read ends of WORKER_PIPES
+    cgroup: ActionCgroup | None  # made, joined by the worker, no limits yet
+
+
+def parse_request(line: bytes, results_dir: Path) -> ActionRequest:
+    """A request line of the server's protocol; ValueError/KeyError/TypeError when malformed."""
+    data = json.loads(line)
+    profile = SandboxProfile(**{**data["profile"], "allowed_imports": frozenset()})
+    received = data.get("received")
+    return ActionRequest(
+        id=int(data["id"]),
+        code=str(data["code"]),
+        workdir=Path(data["workdir"]),
+        profile=profile,
+        inputs={str(k): str(v) for k, v in data.get("inputs", {}).items()},
+        result_path=results_dir / f"{int(data['id'])}.json",
+        cgroup_note=str(data.get("cgroup_note", "")),
+        marks=[("server", float(received))] if isinstance(received, int | float) else [],
+    )
 
 
 @dataclass
@@ -98,12 +134,15 @@ class _Pipes:
 
     targets: dict[int, _Capture]
 
-    def read_ready(self, timeout: float) -> None:
-        if not self.targets:
+    def read_ready(self, timeout: float, wake: int | None = None) -> None:
+        watched = [*self.targets, *([wake] if wake is not None else [])]
+        if not watched:
             time.sleep(timeout)
             return
-        ready, _, _ = select.select(list(self.targets), [], [], timeout)
+        ready, _, _ = select.select(watched, [], [], timeout)
         for fd in ready:
+            if fd not in self.targets:
+                continue
             chunk = os.read(fd, READ_CHUNK)
             if chunk:
                 self.targets[fd].add(chunk)
@@ -117,87 +156,31 @@ class _Pipes:
         self.targets.clear()
 
 
-def _action_init(
-    request: ActionRequest,
-    cgroup: ActionCgroup | None,
-    fds: dict[str, int],
-    input_fds: dict[str, int],
-) -> NoReturn:
-    """PID 1 of the action: confine the namespace, fork the worker, report how it ended."""
-    status_fd = fds["status"]
-    marks: Marks = []
-    try:
-        if cgroup is not None:
-            cgroup.join_self()
-        isolate_action_init()
-        set_not_dumpable()  # the worker may see this process in /proc: it must not read it
-        mark(marks, "init_isolated")
-        worker_fds = {fds[name] for name in ("stdout", "stderr", "report", "layers")}
-        worker_fds |= set(input_fds.values())
-        pid = os.fork()
-        if pid == 0:
-            os.close(status_fd)
-            run_worker(
-                code=request.code,
-                workdir=request.workdir,
-                profile=request.profile,
-                input_fds=input_fds,
-                stdout_fd=fds["stdout"],
-                stderr_fd=fds["stderr"],
-                result_fd=fds["report"],
-                layers_fd=fds["layers"],
-            )
-        mark(marks, "worker")
-        for fd in worker_fds:
-            os.close(fd)
-        while True:  # orphans of the action are re-parented to us: reap them too
-            done, status, usage = os.wait4(-1, 0)
-            if done == pid:
-                break
-        mark(marks, "code")
-        # As PID 1 of the namespace, -1 is every other process of the action; once they are
-        # reaped, nothing of the action runs and the supervisor may copy out (it does not wait
-        # for this process's own exit, whose namespace teardown takes a while).
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(-1, signal.SIGKILL)
-        with contextlib.suppress(ChildProcessError):
-            while True:
-                os.wait4(-1, 0)
-        mark(marks, "reaped")
-        report = {
-            "status": status,
-            "cpu_s": usage.ru_utime + usage.ru_stime,
-            "maxrss": usage.ru_maxrss * 1024,
-            "marks": marks,
-        }
-        os.write(status_fd, json.dumps(report).encode())
-        os.close(status_fd)
-        os._exit(0)
-    except BaseException as exc:
-        with contextlib.suppress(BaseException):
-            os.write(status_fd, json.dumps({"init_error": repr(exc)[:500]}).encode())
-        os._exit(1)
+def _signal_action() -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(-1, signal.SIGKILL)  # from PID 1: every process of the namespace, but itself
 
 
-def _pipes() -> tuple[dict[str, int], dict[str, int]]:
-    """(read ends, write ends) by name."""
-    reads: dict[str, int] = {}
-    writes: dict[str, int] = {}
-    for name in ("stdout", "stderr", "report", "layers", "status"):
-        reads[name], writes[name] = os.pipe()
-    return reads, writes
+def kill_action() -> None:
+    """SIGKILL every other process of the action's PID namespace and reap them all."""
+    _signal_action()
+    with contextlib.suppress(ChildProcessError):
+        while True:
+            os.wait4(-1, 0)
 
 
-def _cgroup(request: ActionRequest, layers: list[LayerStatus]) -> ActionCgroup | None:
+def _limit_cgroup(
+    request: ActionRequest, cgroup: ActionCgroup | None, layers: list[LayerStatus]
+) -> ActionCgroup | None:
     profile = request.profile
     if request.cgroup_note:
         layers.append(LayerStatus("memory_cgroup", False, request.cgroup_note))
         layers.append(LayerStatus("pids_cgroup", False, request.cgroup_note))
         return None
+    if cgroup is None:
+        raise OSError("the jail has cgroups but the action has none")
     limit = profile.memory_bytes + profile.max_total_bytes + CGROUP_KERNEL_HEADROOM
-    group = ActionCgroup.create(
-        Path(CGROUP_MOUNT), f"action-{request.id}", limit, profile.max_tasks
-    )
+    cgroup.limit(limit, profile.max_tasks)
     layers.append(
         LayerStatus(
             "memory_cgroup",
@@ -213,24 +196,33 @@ def _cgroup(request: ActionRequest, layers: list[LayerStatus]) -> ActionCgroup |
             f"アクションごとの cgroup: プロセス・スレッド {profile.max_tasks} 個まで",
         )
     )
-    return group
+    return cgroup
 
 
-def _trusted_layers(raw: bytes, marks: Marks) -> list[LayerStatus]:
+def _trusted_layers(raw: bytes, marks: Marks, warnings: list[str]) -> list[LayerStatus]:
     """The worker's layer statuses, written before any user code ran (then the pipe closed)."""
     try:
         data = json.loads(raw.decode("utf-8"))
+        if "init_error" in data:
+            warnings.append(f"アクションの初期化に失敗しました: {str(data['init_error'])[:500]}")
         marks.extend(parse_marks(data.get("marks")))
-        items = data["layers"]
+        items = data.get("layers", [])
         return [LayerStatus(str(i["name"]), bool(i["active"]), str(i["detail"])) for i in items]
     except (ValueError, KeyError, TypeError, AttributeError):
         return []
 
 
-def _run(request: ActionRequest) -> tuple[dict[str, Any], Callable[[], None]]:
+def _pidfd(pid: int) -> int | None:
+    """A descriptor that becomes readable when ``pid`` exits (None where the kernel lacks it)."""
+    try:
+        return os.pidfd_open(pid)
+    except (OSError, AttributeError):
+        return None
+
+
+def _prepare_fs(request: ActionRequest, layers: list[LayerStatus]) -> ActionFs:
     profile = request.profile
-    layers: list[LayerStatus] = []
-    fs: ActionFs = prepare_action_fs(request.workdir, profile.max_total_bytes, profile.max_files)
+    fs = mount_action_fs(request.workdir, profile.max_total_bytes, profile.max_files)
     layers.append(
         LayerStatus(
             "disk",
@@ -242,10 +234,6 @@ def _run(request: ActionRequest) -> tuple[dict[str, Any], Callable[[], None]]:
     base = request.workdir / SANDBOX_DIR
     for path in (base, base / "home", base / "tmp", base / "mpl"):
         path.mkdir(mode=0o700)
-    mark(request.marks, "action_fs")
-    cgroup = _cgroup(request, layers)
-    mark(request.marks, "cgroup")
-    unshare(CLONE_NEWPID)  # the next child is PID 1 of the action's own PID namespace
     layers.append(
         LayerStatus(
             "action_namespaces",
@@ -253,55 +241,55 @@ def _run(request: ActionRequest) -> tuple[dict[str, Any], Callable[[], None]]:
             "アクションごとの PID・マウント・IPC・UTS 名前空間（終了時にすべて消滅）",
         )
     )
-    # Opened here: the worker's view of the jail's private directory is gone before it starts.
-    input_fds = {
-        name: os.open(path, os.O_RDONLY | os.O_NOFOLLOW) for name, path in request.inputs.items()
-    }
-    reads, writes = _pipes()
-    started = time.monotonic()
-    init_pid = os.fork()
-    if init_pid == 0:
-        for fd in reads.values():
-            os.close(fd)
-        _action_init(request, cgroup, writes, input_fds)
-    mark(request.marks, "init")
-    for fd in [*writes.values(), *input_fds.values()]:
-        os.close(fd)
-    out, err = _Capture(profile.output_bytes), _Capture(profile.output_bytes)
-    report, trusted, status = (
-        _Capture(MAX_REPORT_BYTES),
-        _Capture(MAX_LAYERS_BYTES),
-        _Capture(MAX_LAYERS_BYTES),
-    )
-    pipes = _Pipes(
-        {
-            reads["stdout"]: out,
-            reads["stderr"]: err,
-            reads["report"]: report,
-            reads["layers"]: trusted,
-            reads["status"]: status,
-        }
-    )
+    return fs
+
+
+def _watch(
+    request: ActionRequest, slot: ActionSlot, pipes: _Pipes, out: _Capture, err: _Capture
+) -> tuple[int, resource.struct_rusage, str | None]:
+    """Until the worker exits (or is killed): its wait status, rusage and the kill reason."""
+    deadline = time.monotonic() + request.profile.wall_seconds
+    wake = _pidfd(slot.worker)
     killed_by: str | None = None
-    deadline = started + profile.wall_seconds
-    status_fd = reads["status"]
-    # Done when the init closes its status pipe (the worker and every other process of the
-    # action reaped) or is gone itself.
-    while status_fd in pipes.targets:
-        pipes.read_ready(POLL_S)
-        if out.overflow or err.overflow:
-            killed_by = "output"
-        elif time.monotonic() >= deadline:
-            killed_by = "wall"
-        if killed_by is not None:
-            _kill_action(init_pid)
-            init_pid = 0
-            break
-        if os.waitpid(init_pid, os.WNOHANG)[0] == init_pid:
-            init_pid = 0
-            break
+    try:
+        while True:
+            pipes.read_ready(POLL_S, wake)
+            if killed_by is None:
+                if out.overflow or err.overflow:
+                    killed_by = "output"
+                elif time.monotonic() >= deadline:
+                    killed_by = "wall"
+                if killed_by is not None:
+                    _signal_action()  # the worker is reaped below, the rest after it
+            done, status, usage = os.wait4(slot.worker, 0 if killed_by else os.WNOHANG)
+            if done == slot.worker:
+                return status, usage, killed_by
+    finally:
+        if wake is not None:
+            os.close(wake)
+
+
+def _run(
+    line: bytes, request: ActionRequest, slot: ActionSlot
+) -> tuple[dict[str, Any], Callable[[], None]]:
+    profile = request.profile
+    layers: list[LayerStatus] = []
+    cgroup = _limit_cgroup(request, slot.cgroup, layers)
+    mark(request.marks, "cgroup")
+    fs = _prepare_fs(request, layers)
+    mark(request.marks, "action_fs")
+    out, err = _Capture(profile.output_bytes), _Capture(profile.output_bytes)
+    report, trusted = _Capture(MAX_REPORT_BYTES), _Capture(MAX_LAYERS_BYTES)
+    captures = {"stdout": out, "stderr": err, "report": report, "layers": trusted}
+    pipes = _Pipes({slot.reads[name]: captures[name] for name in WORKER_PIPES})
+    started = time.monotonic()
+    _write_all(slot.request_fd, line if line.endswith(b"\n") else line + b"\n")
+    os.close(slot.request_fd)
+    status, usage, killed_by = _watch(request, slot, pipes, out, err)
     ended = time.monotonic()
-    mark(request.marks, "status")
+    mark(request.marks, "code")
+    kill_action()  # whatever else of the action still runs: nothing may outlive the worker
+    mark(request.marks, "reaped")
     drain_until = time.monotonic() + DRAIN_AFTER_EXIT_S
     while pipes.targets and time.monotonic() < drain_until:
         pipes.read_ready(POLL_S)
@@ -313,14 +301,12 @@ def _run(request: ActionRequest) -> tuple[dict[str, Any], Callable[[], None]]:
             f"（{request.cgroup_note}）。メモリは rlimit、ディスクは tmpfs、memfd と共有メモリは"
             "seccomp で制限しています。"
         )
-    worker = _worker_status(bytes(status.data), warnings)
-    request.marks.extend(parse_marks(worker.get("marks")))
-    peak = int(worker.get("maxrss", 0))
+    peak = usage.ru_maxrss * 1024
     if cgroup is not None:
         peak = max(peak, cgroup.peak_memory())
         if killed_by is None and cgroup.oom_kills():
             killed_by = "memory"
-    layers.extend(_trusted_layers(bytes(trusted.data), request.marks))
+    layers.extend(_trusted_layers(bytes(trusted.data), request.marks, warnings))
     upper_fd = os.open(fs.upper, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     try:
         copied = copy_out(
@@ -330,10 +316,10 @@ def _run(request: ActionRequest) -> tuple[dict[str, Any], Callable[[], None]]:
         os.close(upper_fd)
     warnings.extend(copied.warnings)
     mark(request.marks, "copy_out")
-    exit_code, signal_number = _decode(worker.get("status"))
+    exit_code, signal_number = _decode(status)
     if killed_by is None and exit_code != WORKER_EXIT_COMPLETED and _disk_full():
         killed_by = "fsize"  # the action failed with its tmpfs full: the disk limit stopped it
-    cpu_used = float(worker.get("cpu_s", 0.0))
+    cpu_used = usage.ru_utime + usage.ru_stime
     if killed_by is None and signal_number == signal.SIGKILL and cpu_used >= profile.cpu_seconds:
         killed_by = "cpu"  # the kernel's hard RLIMIT_CPU kill after an ignored SIGXCPU
     outcome = outcome_from_report(
@@ -354,7 +340,13 @@ def _run(request: ActionRequest) -> tuple[dict[str, Any], Callable[[], None]]:
     )
     mark(request.marks, "outcome")
     document = {**outcome.model_dump(mode="json"), "marks": request.marks}
-    return document, lambda: _finish(init_pid, cgroup)
+    return document, (cgroup.remove if cgroup is not None else lambda: None)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _disk_full() -> bool:
@@ -363,41 +355,8 @@ def _disk_full() -> bool:
     return info.f_bfree == 0 or info.f_ffree == 0
 
 
-def _kill_action(init_pid: int) -> None:
-    """SIGKILL the action's init (the kernel then kills every process of its namespace)."""
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(init_pid, signal.SIGKILL)
-    os.waitpid(init_pid, 0)
-
-
-def _finish(init_pid: int, cgroup: ActionCgroup | None) -> None:
-    """After the answer is out: wait for the init's exit and remove the action's cgroup."""
-    if init_pid:
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(init_pid, 0)
-    procs.kill_descendants()
-    if cgroup is not None:
-        cgroup.remove()
-
-
-def _worker_status(raw: bytes, warnings: list[str]) -> dict[str, Any]:
-    if not raw:
-        return {}
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    if "init_error" in data:
-        warnings.append(f"アクションの初期化に失敗しました: {data['init_error']}")
-    return data
-
-
-def _decode(status: object) -> tuple[int | None, int | None]:
-    """(exit code, signal) of a wait status; (None, None) when it is unknown."""
-    if not isinstance(status, int):
-        return None, None
+def _decode(status: int) -> tuple[int | None, int | None]:
+    """(exit code, signal) of a wait status; (None, None) when it is neither."""
     if os.WIFSIGNALED(status):
         return None, os.WTERMSIG(status)
     if os.WIFEXITED(status):
@@ -414,15 +373,26 @@ def _failure(request: ActionRequest, exc: BaseException) -> dict[str, Any]:
     }
 
 
-def supervise(request: ActionRequest, done_fd: int) -> None:
-    """Run one action to completion and announce it on ``done_fd`` with one short line."""
+def supervise(
+    line: bytes,
+    request: ActionRequest,
+    slot: ActionSlot | None,
+    problem: BaseException | None,
+    done_fd: int,
+) -> None:
+    """Run one action to completion and announce it on ``done_fd`` with one short line.
+
+    ``slot`` is what the spare prepared; ``problem`` why it could not (reported as a failure).
+    """
     mark(request.marks, "supervisor")
-    procs.become_subreaper()
-    finish: Callable[[], None] = procs.kill_descendants
+    finish: Callable[[], None] = lambda: None  # noqa: E731
     try:
-        outcome, finish = _run(request)
+        if problem is not None:
+            raise problem
+        assert slot is not None
+        outcome, finish = _run(line, request, slot)
     except Exception as exc:  # the supervisor itself failed: report it, never hang the caller
-        procs.kill_descendants()
+        kill_action()
         outcome = _failure(request, exc)
     try:
         tmp = request.result_path.with_suffix(".tmp")
@@ -430,6 +400,6 @@ def supervise(request: ActionRequest, done_fd: int) -> None:
         tmp.write_text(json.dumps(outcome, ensure_ascii=True), encoding="ascii")
         os.replace(tmp, request.result_path)
     finally:
-        line = json.dumps({"type": "done", "id": request.id}) + "\n"
-        os.write(done_fd, line.encode("ascii"))
+        line_out = json.dumps({"type": "done", "id": request.id}) + "\n"
+        os.write(done_fd, line_out.encode("ascii"))
         finish()

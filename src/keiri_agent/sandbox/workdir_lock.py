@@ -4,7 +4,7 @@ The lock file lives outside every workdir, in a directory private to the caller'
 (``/tmp/keiri-sandbox-locks-<uid>`` by default, refused if another user owns it or it is a
 symlink), and is named by a hash of the workdir's real path: two executors, two threads or two
 processes of the same user asking for the same workdir meet on the same lock. The second caller
-does not wait: it gets a BlockError saying another action is running there.
+does not wait: it gets a BlockError (``SANDBOX_BUSY``) saying another action is running there.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def workdir_lock(workdir: Path, base: Path | None = None) -> Iterator[None]:
             raise BlockError(
                 f"作業ディレクトリ {real} では別のコードを実行中です。同じ作業ディレクトリでは"
                 "一度に 1 つのコードしか実行できません。",
-                code=ErrorCode.PERMISSION_DENIED,
+                code=ErrorCode.SANDBOX_BUSY,
                 hint="実行中の処理が終わってから再実行するか、別の作業ディレクトリを指定してください。",
                 details={"workdir": real},
                 recoverable=True,

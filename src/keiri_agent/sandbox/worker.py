@@ -1,11 +1,11 @@
 """The worker: the forked process that confines itself and runs the user's code.
 
-It starts as a fork of the action's init process (so of the warm server: pandas, numpy,
-matplotlib, seaborn and sklearn already imported), becomes a session leader, points
+It starts as a fork of the action's supervisor (so of the warm server: pandas, numpy,
+matplotlib, seaborn and sklearn already imported; see ``spare``), becomes a session leader, points
 stdin/stdout/stderr at the supervisor's pipes, closes every other descriptor, applies the
 isolation layers, writes their statuses on the layers pipe and closes it (before any user code
 runs, so the supervisor can trust what came through it), reads the input DataFrames from
-descriptors the supervisor opened and ``exec``s the code.
+descriptors it opened before its isolation and ``exec``s the code.
 
 Its exit status is ``WORKER_EXIT_COMPLETED`` only on the path where ``exec`` returned; anything
 else exits with ``WORKER_EXIT_FAILED``. The JSON report on its result pipe (result value or
@@ -111,10 +111,14 @@ def run_worker(
     stderr_fd: int,
     result_fd: int,
     layers_fd: int,
+    marks: Marks | None = None,
 ) -> NoReturn:
-    """Confine this process, run ``code`` and exit; never returns."""
+    """Confine this process, run ``code`` and exit; never returns.
+
+    ``marks``: the timeline so far (see ``timeline``), sent on with the layers.
+    """
     report: dict[str, Any] = {"error": None, "result": None}
-    marks: Marks = []
+    marks = list(marks or [])
     exit_code = WORKER_EXIT_FAILED
     try:
         os.setsid()

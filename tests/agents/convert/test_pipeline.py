@@ -398,12 +398,10 @@ def _wait_for_action(executor: SandboxExecutor, worker: threading.Thread) -> lis
     """The pids of the supervisor and worker running the generated code, once they run."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and worker.is_alive():
-        server = executor.server_pid
-        if server is not None:
-            children = psutil.Process(server).children(recursive=True)
-            if len(children) >= 2:  # the supervisor and the worker running the loop
-                time.sleep(0.3)
-                return [child.pid for child in children]
+        running = executor.action_pids()  # not the spare forked for the next action
+        if len(running) >= 2:  # the supervisor and the worker running the loop
+            time.sleep(0.3)
+            return running
         time.sleep(0.05)
     raise AssertionError("the generated code never started in the sandbox")
 
