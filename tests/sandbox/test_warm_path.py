@@ -5,12 +5,13 @@ from __future__ import annotations
 import math
 import os
 import signal
+import threading
 import time
 from pathlib import Path
 
 import pandas as pd
 
-from keiri_agent.sandbox import SandboxExecutor
+from keiri_agent.sandbox import ANALYSIS, ExecutionOutcome, SandboxExecutor
 from keiri_agent.sandbox.timeline import MAX_MARKS, parse_marks, phases_ms
 from tests.sandbox.conftest import assert_no_survivors
 
@@ -90,11 +91,39 @@ def test_a_spare_killed_before_its_request_is_replaced(
     spare = _wait_for_spare(executor)
     for pid in spare:
         os.kill(pid, signal.SIGKILL)
+    _wait_for_spare(executor, set(spare))  # the server noticed and forked another
     outcome = executor.run("print(sum(range(5)))", workdir=workdir)
     assert outcome.success, outcome.error
     assert outcome.stdout == "10\n"
-    assert not set(executor.spare_pids()) & set(spare)
     assert_no_survivors(executor)
+
+
+def test_a_supervisor_killed_mid_action_fails_the_action_at_once(
+    executor: SandboxExecutor, workdir: Path
+) -> None:
+    slow = ANALYSIS.with_overrides(wall_seconds=600.0, cpu_seconds=600)
+    done: dict[str, ExecutionOutcome] = {}
+    runner = threading.Thread(
+        target=lambda: done.update(
+            outcome=executor.run("import time\ntime.sleep(500)", workdir=workdir, profile=slow)
+        ),
+        daemon=True,
+    )
+    runner.start()
+    deadline = time.monotonic() + SPARE_TIMEOUT_S
+    while len(executor.action_pids()) < 2:  # the supervisor and its sleeping worker
+        assert time.monotonic() < deadline, "the action never started"
+        time.sleep(0.05)
+    supervisor = executor.action_pids()[0]
+    os.kill(supervisor, signal.SIGKILL)
+    runner.join(timeout=SPARE_TIMEOUT_S)  # far below the 600 s wall limit
+    assert not runner.is_alive(), "the caller kept waiting for a dead supervisor"
+    outcome = done["outcome"]
+    assert not outcome.success
+    assert outcome.error is not None
+    assert "監視プロセスが結果を返す前に終了しました" in outcome.error.message
+    assert assert_no_survivors(executor) is None
+    assert executor.run("print('続行')", workdir=workdir).stdout == "続行\n"
 
 
 def test_marks_from_a_document_are_checked_one_by_one() -> None:

@@ -35,7 +35,12 @@ from keiri_agent.sandbox import procs
 from keiri_agent.sandbox.hugepages import collapse_heap
 from keiri_agent.sandbox.isolation import THREAD_ENV_VARS, prepare_isolation
 from keiri_agent.sandbox.spare import Spare, fork_spare
-from keiri_agent.sandbox.supervisor import SUPERVISOR_FAILED, WORKER_PID, parse_request
+from keiri_agent.sandbox.supervisor import (
+    SUPERVISOR_FAILED,
+    WORKER_PID,
+    ActionRequest,
+    parse_request,
+)
 
 for _var in THREAD_ENV_VARS:
     os.environ[_var] = "1"
@@ -123,15 +128,28 @@ class _Spares:
         self.supervisors: set[int] = set()
         self.count = 0
         self.problem: BaseException | None = None  # why the last spare could not be forked
+        self.handed: dict[int, ActionRequest] = {}  # supervisor pid -> the request it serves
 
     def pids(self) -> set[int]:
         return self.supervisors | ({self.spare.pid} if self.spare else set())
 
-    def reaped(self, pid: int) -> None:
+    def reaped(self, pid: int, status: int) -> None:
         self.supervisors.discard(pid)
         if self.spare is not None and self.spare.pid == pid:  # died before its request
             os.close(self.spare.request_fd)
             self.spare = None
+        request = self.handed.pop(pid, None)
+        if request is None or (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
+            return
+        # Killed before it announced an outcome: the caller gets a failure now, not a timeout.
+        if request.result_path.exists():
+            _send({"type": "done", "id": request.id})
+            return
+        how = f"シグナル {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else "異常終了"
+        died = ChildProcessError(
+            f"サンドボックスの監視プロセスが結果を返す前に終了しました（{how}）。"
+        )
+        _fail(request.result_path, request.id, request.profile.name, died)
 
     def ensure(self) -> None:
         """Fork the next spare if there is none; a failure is reported with the next request."""
@@ -173,6 +191,7 @@ class _Spares:
             finally:
                 os.close(spare.request_fd)
             self.supervisors.add(spare.pid)
+            self.handed[spare.pid] = request
             _send({"type": "started", "id": request.id, "pid": spare.pid})
             return
         _fail(request.result_path, request.id, request.profile.name, problem)
@@ -219,8 +238,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     pending = b""
     while True:
-        for pid, _status in procs.reap():
-            spares.reaped(pid)
+        for pid, status in procs.reap():
+            spares.reaped(pid, status)
         # A child that is neither a supervisor nor the spare was orphaned by one that died.
         for stray in procs.children() - spares.pids():
             procs.kill_tree(stray)
