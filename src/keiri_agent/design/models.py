@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from keiri_agent.blocks.ui.fields import FieldType
 from keiri_agent.design.candidates import DEFAULT_TOKEN_BUDGET, CutBlock
 from keiri_agent.design.compose import ComposeConflict
 from keiri_agent.design.topk import DEFAULT_K_PER_CATEGORY, DEFAULT_MAX_TOTAL, RetrievalMode
@@ -80,9 +81,7 @@ class Requirement(BaseModel):
     """One missing item to ask for (seed 004 §7)."""
 
     id: str
-    type: Literal[
-        "text", "select", "boolean", "number", "file", "files", "folder", "table", "enum"
-    ] = "text"
+    type: FieldType = "text"
     label: str | None = None
     description: str | None = None
     options: list[Any] = Field(default_factory=list)

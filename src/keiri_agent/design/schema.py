@@ -39,6 +39,7 @@ from pydantic import (
 from keiri_agent.blocks.catalog import port_type
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.spec import BlockSpec
+from keiri_agent.blocks.ui.fields import FieldType
 from keiri_agent.design.wire import FIELD_KINDS, json_text_ports
 
 __all__ = [
@@ -137,7 +138,7 @@ class MissingInfo(_Closed):
 
     id: str = Field(description="英数字・_ の識別子（回答は vars のこの名前に入ります）")
     question: str = Field(description="利用者への質問（日本語）")
-    type: Literal["text", "select", "boolean", "number", "file", "files", "table", "enum"] = "text"
+    type: FieldType = "text"
     options: list[str] = Field(default_factory=list)
     hint: str | None = None
 

@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.spec import BlockSpec
+from keiri_agent.blocks.ui.fields import FIELD_TYPES
 
 __all__ = [
     "JSON_TEXT_NOTE",
@@ -44,7 +45,7 @@ __all__ = [
 SchemaVariant = Literal["strict", "tool"]
 SCHEMA_VARIANTS: tuple[SchemaVariant, ...] = ("strict", "tool")
 JSON_TEXT_NOTE = "JSON文字列か${参照}"
-FIELD_KINDS = ("text", "select", "boolean", "number", "file", "files", "table", "enum")
+FIELD_KINDS = FIELD_TYPES  # what a missing-information question may ask for (one list)
 _SCALARS = ("string", "integer", "number", "boolean")
 _ORDER = ("string", "integer", "number", "boolean", "array", "object", "null")
 _REF_TYPES = {"records": "array"}  # jsonschema://<name> → the JSON type it stands for

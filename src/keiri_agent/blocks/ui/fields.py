@@ -14,7 +14,7 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from keiri_agent.errors import BlockError, ErrorCode
 
@@ -22,6 +22,7 @@ __all__ = [
     "FIELD_TYPES",
     "RESERVED_IDS",
     "FieldError",
+    "FieldType",
     "check_answer",
     "is_empty",
     "missing_fix",
@@ -31,9 +32,12 @@ __all__ = [
     "to_bool",
 ]
 
-FIELD_TYPES = (
+# The field types of ui.interactive_input: the one list. The plan validator, the Session State
+# contract, plan generation (design) and the app all take it from here.
+FieldType = Literal[
     "file", "files", "folder", "text", "select", "boolean", "number", "chat", "table", "enum",
-)  # fmt: skip
+]  # fmt: skip
+FIELD_TYPES: tuple[str, ...] = get_args(FieldType)
 # Answer keys with a meaning of their own; a field with one of these ids would be shadowed.
 RESERVED_IDS = frozenset({"approved", "response"})
 # Which validation keys make sense for which field types (anything else is a plan mistake).

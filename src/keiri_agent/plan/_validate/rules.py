@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from keiri_agent.blocks.schema import SchemaRefError, resolve_port
 from keiri_agent.blocks.semver import split_block_ref
 from keiri_agent.blocks.spec import port_is_required
+from keiri_agent.blocks.ui.fields import FIELD_TYPES
 from keiri_agent.plan._dsl.models import LEGACY_UI_PREFIXES, BlockNode
 from keiri_agent.plan._dsl.refs import iter_references
 
@@ -23,9 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = ["BLOCK_RULES", "REQUIREMENT_TYPES", "check_block_node", "check_ui"]
 
-REQUIREMENT_TYPES = frozenset(
-    {"file", "files", "folder", "text", "select", "boolean", "number", "chat", "table", "enum"}
-)
+REQUIREMENT_TYPES = frozenset(FIELD_TYPES)
 
 
 def _has_refs(value: Any) -> bool:
