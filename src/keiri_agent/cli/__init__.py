@@ -12,6 +12,7 @@ from keiri_agent.cli import (  # noqa: F401  (registers the commands)
     demo,
     doctor,
     extract,
+    gc,
     generate,
     helpdesk,
     helpdesk_ask,
