@@ -271,6 +271,62 @@ def test_vars_are_parsed_as_yaml_scalars(tmp_path: Path) -> None:
     assert json.loads(result.stdout)["outputs"]["gate"] == {"value": 7}
 
 
+def test_vars_take_yaml_and_json_lists_and_mappings(tmp_path: Path) -> None:
+    assert parse_vars(["ids=[1, 2, 3]", 'opts={"mode": "fast", "n": 2}', "tags=[a, b]"]) == {
+        "ids": [1, 2, 3],
+        "opts": {"mode": "fast", "n": 2},
+        "tags": ["a", "b"],
+    }
+    # Block-style text is not a collection: it stays the string typed.
+    assert parse_vars(["note=a: b"]) == {"note": "a: b"}
+    switch = _plan(tmp_path, SWITCH, "switch.yaml")
+    result = _invoke(
+        "plan", "run", switch, "--var", "flag=false", "--var", "label=[1, {a: x}]", "--json"
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["outputs"]["gate"] == {"value": [1, {"a": "x"}]}
+
+
+def test_vars_file_sets_vars_and_var_overrides_it(tmp_path: Path) -> None:
+    items = [{"id": i, "name": f"取引先{i}"} for i in range(500)]
+    vars_file = tmp_path / "vars.json"
+    vars_file.write_text(json.dumps({"flag": False, "label": items}), encoding="utf-8")
+    switch = _plan(tmp_path, SWITCH, "switch.yaml")
+    result = _invoke("plan", "run", switch, "--vars", vars_file, "--json")
+    assert result.exit_code == 0, result.output
+    log = _log(json.loads(result.stdout)["log_path"])
+    outputs = next(e for e in log if e["event"] == "node_complete")
+    assert len(outputs["outputs"]["value"]) <= 200  # the log shows a display copy ...
+    assert parse_vars([], vars_file)["label"] == items  # ... of what the run was given
+
+    yaml_file = _plan(tmp_path, "flag: false\nlabel: [x, y]\n", "vars.yaml")
+    result = _invoke("plan", "run", switch, "--vars", yaml_file, "--var", "label=[z]", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["outputs"]["gate"] == {"value": ["z"]}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--var", "ids=[1, 2"], "--var ids の値をリストやマッピングとして読めません"),
+        (["--var", "opts={a: [}"], "--var opts の値をリストやマッピングとして読めません"),
+        (["--vars", "missing.yaml"], "が見つかりません"),
+        (["--vars", "list.yaml"], "はマッピング（vars の名前 → 値）ではありません"),
+        (["--vars", "broken.yaml"], "を YAML/JSON として読めません"),
+    ],
+)
+def test_unreadable_vars_are_user_errors(tmp_path: Path, args: list[str], message: str) -> None:
+    (tmp_path / "list.yaml").write_text("- 1\n- 2\n", encoding="utf-8")
+    (tmp_path / "broken.yaml").write_text("a: [1,\n", encoding="utf-8")
+    plan = _plan(tmp_path, CALC)
+    paths = [str(tmp_path / a) if a.endswith(".yaml") else a for a in args]
+    result = _invoke("plan", "run", plan, *paths)
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr
+    assert "ヒント" in result.stderr
+    assert not (tmp_path / "runs").exists()  # nothing started
+
+
 def test_a_malformed_or_unknown_var_is_a_user_error(tmp_path: Path) -> None:
     plan = _plan(tmp_path, CALC)
     result = _invoke("plan", "run", plan, "--var", "n")

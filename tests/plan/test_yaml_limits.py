@@ -155,10 +155,13 @@ def test_bomb_in_config_and_var_is_bounded(tmp_path: Path) -> None:
         "    config = 'loaded'\n"
         "except BlockError as exc:\n"
         "    config = exc.to_dict()\n"
-        "var = parse_vars(['v=' + sys.argv[2]])['v']\n"
+        "try:\n"
+        "    var = parse_vars(['v=' + sys.argv[2]])['v']\n"
+        "except BlockError as exc:\n"
+        "    var = exc.to_dict()\n"
         "from keiri_agent.plan import load_yaml\n"
         "ordinary = load_yaml('d: &d {on_error: halt, retries: 0}\\np: {<<: *d, retries: 2}')\n"
-        "print(json.dumps({'config': config, 'var_is_text': var == sys.argv[2],"
+        "print(json.dumps({'config': config, 'var': var,"
         " 'ordinary': ordinary}))\n"
     )
 
@@ -168,8 +171,9 @@ def test_bomb_in_config_and_var_is_bounded(tmp_path: Path) -> None:
     result = json.loads(run.stdout)
     assert result["config"]["code"] == "CONFIGURATION_ERROR"
     assert f"{MAX_YAML_ALIAS_NODES:,}" in result["config"]["message"]
-    # A --var value that is not a plain YAML scalar stays the text the user typed.
-    assert result["var_is_text"] is True
+    # A --var list over the limits is refused with the reason, not expanded.
+    assert result["var"]["code"] == "INPUT_VALIDATION_FAILED"
+    assert "--var v" in result["var"]["message"]
     # Ordinary anchors and merge keys still work.
     assert result["ordinary"]["p"] == {"on_error": "halt", "retries": 2}
     assert run.peak_rss_mb < PEAK_RSS_LIMIT_MB, f"peak RSS {run.peak_rss_mb:.0f} MB"

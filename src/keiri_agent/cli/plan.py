@@ -33,6 +33,7 @@ __all__ = [
     "JsonFlag",
     "PlanFile",
     "VarOptions",
+    "VarsFileOption",
     "issues_json",
     "parse_vars",
     "plan_app",
@@ -54,8 +55,17 @@ VarOptions = Annotated[
     typer.Option(
         "--var",
         metavar="KEY=VALUE",
-        help="Plan の vars を上書きします（複数可）。値は YAML のスカラーとして読みます"
-        "（3 は数値、true は真偽値、それ以外は文字列）。",
+        help="Plan の vars を上書きします（複数可）。値は YAML として読みます（3 は数値、true は"
+        "真偽値、[1, 2] はリスト、{a: 1} はマッピング、それ以外は文字列）。",
+    ),
+]
+VarsFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--vars",
+        metavar="FILE",
+        help="Plan の vars を YAML/JSON ファイル（vars の名前 → 値 のマッピング）で上書きします。"
+        "--var はこのファイルより優先します。",
     ),
 ]
 AnswersOption = Annotated[
@@ -70,32 +80,93 @@ AnswersOption = Annotated[
 # --- helpers shared by the commands -----------------------------------------------------------
 
 
-def parse_vars(specs: Sequence[str]) -> dict[str, Any]:
-    """``["n=3", "name=abc"]`` → ``{"n": 3, "name": "abc"}`` (BlockError for a malformed one)."""
-    values: dict[str, Any] = {}
+def parse_vars(specs: Sequence[str], file: Path | None = None) -> dict[str, Any]:
+    """``--vars FILE`` then each ``--var KEY=VALUE`` (later wins): ``["n=3", "ids=[1, 2]"]`` →
+    ``{"n": 3, "ids": [1, 2]}``. BlockError for a malformed spec or an unreadable value/file."""
+    values: dict[str, Any] = _vars_file(file) if file is not None else {}
     for spec in specs:
         key, sep, text = spec.partition("=")
         if not sep or not key.strip():
             raise BlockError(
                 f"--var '{spec}' は KEY=VALUE の形ではありません。",
                 code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="例: --var month=2024-01 --var count=3（= の左が vars の名前、右が値です）。",
+                hint="例: --var month=2024-01 --var count=3 --var ids='[1, 2]'"
+                "（= の左が vars の名前、右が値です）。",
                 details={"var": spec},
             )
-        values[key.strip()] = _var_value(text)
+        values[key.strip()] = _var_value(key.strip(), text)
     return values
 
 
-def _var_value(text: str) -> Any:
-    """A YAML scalar (``3`` → int, ``true`` → bool, ``null`` → None); anything else, dates and
-    text that is not valid YAML included, stays the string the user typed (empty → "")."""
+def _var_value(key: str, text: str) -> Any:
+    """A YAML value: scalars (``3`` → int, ``true`` → bool, ``null`` → None), flow lists and
+    mappings (``[1, 2]``, ``{a: 1}``, JSON included). Text that starts like a list or mapping
+    must read as one (BlockError otherwise); any other text that is not a plain YAML scalar
+    (dates, ``a: b``, bad syntax) stays the string the user typed (empty → "")."""
     from keiri_agent.plan import load_yaml
 
+    collection = text.lstrip().startswith(("[", "{"))
     try:
         value = load_yaml(text) if text else ""
-    except yaml.YAMLError:
-        return text
+    except yaml.YAMLError as exc:
+        if not collection:
+            return text
+        raise BlockError(
+            f"--var {key} の値をリストやマッピングとして読めません: {_first_line(exc)}",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="YAML か JSON の書き方にしてください。例: --var ids='[1, 2, 3]' "
+            "--var opts='{\"mode\": \"fast\"}'（シェルでは値全体を引用符で囲みます）。"
+            "大きな値は --vars FILE で渡せます。",
+            details={"var": key, "value": text[:200]},
+        ) from None
+    if collection and isinstance(value, list | dict):
+        return value
     return value if value is None or isinstance(value, bool | int | float | str) else text
+
+
+def _vars_file(file: Path) -> dict[str, Any]:
+    """The mapping of a ``--vars`` YAML/JSON file (BlockError naming the file otherwise)."""
+    from keiri_agent.plan import load_yaml
+
+    hint = "vars の名前 → 値 のマッピングを書いた YAML か JSON のファイルを指定してください。例:\n"
+    hint += "month: 2024-01\nids: [1, 2, 3]"
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BlockError(
+            f"--vars のファイル {file} が見つかりません。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint=hint,
+            details={"file": str(file)},
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BlockError(
+            f"--vars のファイル {file} を読めません: {exc}",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="UTF-8 のテキストファイルを指定してください。" + hint,
+            details={"file": str(file)},
+        ) from None
+    try:
+        data = load_yaml(text)
+    except yaml.YAMLError as exc:
+        raise BlockError(
+            f"--vars のファイル {file} を YAML/JSON として読めません: {_first_line(exc)}",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint=hint,
+            details={"file": str(file)},
+        ) from None
+    if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
+        raise BlockError(
+            f"--vars のファイル {file} はマッピング（vars の名前 → 値）ではありません。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint=hint,
+            details={"file": str(file), "type": type(data).__name__},
+        )
+    return data
+
+
+def _first_line(exc: Exception) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
 
 
 def issues_json(report: Mapping[str, Any], file: str) -> dict[str, Any]:
@@ -159,13 +230,18 @@ def validate(file: PlanFile, as_json: JsonFlag = False) -> None:
 
 
 @plan_app.command("dry-run")
-def dry_run(file: PlanFile, var_specs: VarOptions = None, as_json: JsonFlag = False) -> None:
+def dry_run(
+    file: PlanFile,
+    var_specs: VarOptions = None,
+    vars_file: VarsFileOption = None,
+    as_json: JsonFlag = False,
+) -> None:
     """ブロックを実行せず、サンプル値で Plan を最後までたどって問題を探します（問題があれば終了コード 1）。"""
     from keiri_agent.blocks.registry import default_registry
     from keiri_agent.plan import dry_run_source, load_source
 
     with user_errors():
-        overrides = parse_vars(var_specs or [])
+        overrides = parse_vars(var_specs or [], vars_file)
         source = load_source(file)
         report = dry_run_source(source, default_registry(), vars_override=overrides or None)
     if as_json:

@@ -32,6 +32,7 @@ from keiri_agent.cli.plan import (
     JsonFlag,
     PlanFile,
     VarOptions,
+    VarsFileOption,
     issues_json,
     parse_vars,
     plan_app,
@@ -196,6 +197,7 @@ def _plan_invalid(exc: BlockError, file: Path | None, *, as_json: bool) -> None:
 def run(
     file: PlanFile,
     var_specs: VarOptions = None,
+    vars_file: VarsFileOption = None,
     answers: AnswersOption = None,
     as_json: JsonFlag = False,
 ) -> None:
@@ -205,7 +207,7 @@ def run(
     終了コード: 0 成功・入力待ち、1 失敗・検証エラー、2 入力の誤り。
     """
     with user_errors():
-        overrides = parse_vars(var_specs or [])
+        overrides = parse_vars(var_specs or [], vars_file)
     _execute(
         lambda runner, on_event: runner.run(
             file, vars=overrides, answers=answers, on_event=on_event
