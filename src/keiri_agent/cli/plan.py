@@ -115,7 +115,7 @@ def _var_value(key: str, text: str) -> Any:
             f"--var {key} の値をリストやマッピングとして読めません: {_first_line(exc)}",
             code=ErrorCode.INPUT_VALIDATION_FAILED,
             hint="YAML か JSON の書き方にしてください。例: --var ids='[1, 2, 3]' "
-            "--var opts='{\"mode\": \"fast\"}'（シェルでは値全体を引用符で囲みます）。"
+            '--var opts=\'{"mode": "fast"}\'（シェルでは値全体を引用符で囲みます）。'
             "大きな値は --vars FILE で渡せます。",
             details={"var": key, "value": text[:200]},
         ) from None

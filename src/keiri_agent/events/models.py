@@ -165,6 +165,11 @@ class PlanStart(RunEvent):
     inputs: JsonDict = Field(default_factory=dict)
     plan_version: str | None = None
     plan_file: str | None = None  # the snapshot of the plan this run executed
+    # ``inputs`` is a display copy (long values cut, binaries described). The exact vars a
+    # resume or rerun uses are in ``vars_file`` (relative to the log's directory); ``vars_saved``
+    # false says they could not be stored. Both absent: a log written before they existed.
+    vars_file: str | None = None
+    vars_saved: bool | None = None
     resume_of: str | None = None  # run id whose finished nodes this run reuses
     rerun_from: str | None = None  # node path a rerun starts from
 

@@ -33,7 +33,7 @@ from keiri_agent.plan._run.backends import Backend, DaskBackend, ThreadBackend
 from keiri_agent.plan._run.engine import Frame, Reused, RunContext, Values, render_vars
 from keiri_agent.plan._run.recovery import recover_outputs
 from keiri_agent.plan._run.runstate import AnswersFile, find_run, load_run
-from keiri_agent.plan._run.values import OutputStore
+from keiri_agent.plan._run.values import NotPersistable, OutputStore
 from keiri_agent.plan._run.workers import Workers
 from keiri_agent.plan._validate.validator import load_config, validate_source
 
@@ -202,15 +202,24 @@ class PlanRunner:
             stream.run_id, model.id, "failed", log_path=stream.log_path, redactor=stream.redactor
         )
         try:
+            vars_file, unsaved = _save_vars(store, vars or {}, stream.redactor)
             stream.emit(
                 "plan_start",
                 plan_id=model.id,
                 plan_version=model.version,
                 plan_file=str(snapshot.relative_to(stream.log_path.parent)),
-                inputs={"vars": dict(vars or {})},
+                inputs={"vars": dict(vars or {})},  # a display copy; the exact vars: vars_file
+                vars_file=vars_file,
+                vars_saved=unsaved is None,
                 resume_of=_resume_of,
                 rerun_from=_rerun_from,
             )
+            if unsaved is not None:
+                stream.emit(
+                    "log",
+                    level="warning",
+                    msg=f"vars を保存できないため、この実行は再開・再実行できません（{unsaved}）。",
+                )
             values = Values(render_vars({**model.vars, **(vars or {})}, ctx))
             frame_result = Frame(ctx, model, graph, values).run()
             result.status = {"waiting": "waiting_input"}.get(
@@ -251,7 +260,7 @@ class PlanRunner:
         source = self._snapshot(record.plan_file, record.run_id)
         return self.run(
             source,
-            vars=record.vars,
+            vars=record.exact_vars(),
             answers=answers,
             on_event=on_event,
             _reuse=record.completed,
@@ -283,7 +292,7 @@ class PlanRunner:
         reuse = {p: v for p, v in record.completed.items() if not dropped(p)}
         return self.run(
             source,
-            vars=record.vars,
+            vars=record.exact_vars(),
             answers=answers,
             on_event=on_event,
             _reuse=reuse,
@@ -346,6 +355,21 @@ def cancelled_error(run_id: str) -> BlockError:
         hint=f"終わったノードを再利用して続けるには: keiri-agent plan resume {run_id}",
         details={"run_id": run_id},
     )
+
+
+def _save_vars(
+    store: OutputStore, vars: Mapping[str, Any], redactor: Redactor
+) -> tuple[str | None, str | None]:
+    """``(vars_file, why_not_saved)``: the run's exact vars beside its log, for resume/rerun.
+    Like node outputs, vars holding a secret are not written."""
+    if not vars:
+        return None, None
+    if redactor.contains(dict(vars)):
+        return None, "秘密情報（環境変数・設定の値）を含むため保存しません"
+    try:
+        return store.encode_vars(vars), None
+    except NotPersistable as exc:
+        return None, str(exc)
 
 
 def _provider(

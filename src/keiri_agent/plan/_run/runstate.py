@@ -6,6 +6,7 @@ Resume and rerun start a new run that reuses the outputs an earlier run logged (
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -94,6 +95,49 @@ class RunRecord:
     executed: list[str] = field(default_factory=list)  # node paths that ran (node_start)
     seen: set[str] = field(default_factory=set)  # every node path the log mentions
     events: list[RunEvent] = field(default_factory=list)
+    vars_file: str | None = None  # the exact vars (``vars`` above is the log's display copy)
+    vars_saved: bool | None = None  # None: a log written before exact vars were stored
+
+    def exact_vars(self) -> dict[str, Any]:
+        """The vars the run was started with, exactly, for a resume or rerun (BlockError when
+        the log only has a display copy that lost part of them)."""
+        if self.vars_file is not None:
+            return OutputStore(self.log_path).decode_file(self.vars_file)
+        if self.vars_saved is False:
+            raise self._vars_lost(
+                "保存できない値（秘密情報など）を含んでいたため、vars が記録されていません"
+            )
+        cut = [name for name, value in self.vars.items() if _display_only(value)]
+        if cut:  # an older log: its display copy is all there is
+            raise self._vars_lost(
+                f"vars {', '.join(cut)} が表示用に省略された形でしか記録されていません"
+            )
+        return dict(self.vars)
+
+    def _vars_lost(self, reason: str) -> BlockError:
+        return BlockError(
+            f"実行 {self.run_id} は元の入力を正確に復元できないため、再開・再実行できません（{reason}）。",
+            code=ErrorCode.DEPENDENCY_NOT_FOUND,
+            hint="同じ vars を指定して `keiri-agent plan run` で最初から実行し直してください"
+            "（大きな値は --vars FILE で渡せます）。",
+            details={"run_id": self.run_id, "log": str(self.log_path)},
+        )
+
+
+# What summarize_value leaves in place of a value it cut or could not show.
+_CUT_TEXT = re.compile(r"…\(全\d+(文字|件)\)$")
+_DESCRIBED = re.compile(r"^<[A-Za-z_][\w.]* (\d+(x\d+)*|\d+ (keys|items))>$")
+
+
+def _display_only(value: Any) -> bool:
+    """Whether ``value`` (from an older log's display copy) holds a summary, not the value."""
+    if isinstance(value, str):
+        return bool(_CUT_TEXT.search(value) or _DESCRIBED.match(value))
+    if isinstance(value, list):
+        return any(_display_only(v) for v in value)
+    if isinstance(value, dict):
+        return "…" in value or any(_display_only(v) for v in value.values())
+    return False
 
 
 def find_run(run: str | Path, runs_dir: Path) -> Path:
@@ -135,6 +179,8 @@ def load_run(log_path: Path) -> RunRecord:
         vars=dict(start.inputs.get("vars") or {}),
         status=None,
         events=events,
+        vars_file=start.vars_file,
+        vars_saved=start.vars_saved,
     )
     for event in events:
         if event.node_id:

@@ -59,12 +59,23 @@ class OutputStore:
             if len(text.encode("utf-8")) <= INLINE_LIMIT_BYTES:
                 return dict(outputs), None
         folder = self.dir / _SAFE.sub("_", node_path.replace("/", "__"))
+        return None, self._write(folder, "outputs.json", outputs)
+
+    def encode_vars(self, values: Mapping[str, Any]) -> str:
+        """Write a run's vars exactly (``<log stem>.files/vars.json`` and, for DataFrames,
+        ``#vars/``, a name no node's folder has); the file relative to the log's directory.
+        NotPersistable if impossible."""
+        return self._write(self.dir / "#vars", "vars.json", values, parent=self.dir)
+
+    def _write(
+        self, folder: Path, name: str, values: Mapping[str, Any], parent: Path | None = None
+    ) -> str:
         folder.mkdir(parents=True, exist_ok=True)
-        encoded = {k: self._encode(v, folder, k) for k, v in outputs.items()}
-        target = folder / "outputs.json"
+        encoded = {k: self._encode(v, folder, k) for k, v in values.items()}
+        target = (parent or folder) / name
         with atomic_path(target) as tmp:
             tmp.write_text(json.dumps(encoded, ensure_ascii=False), encoding="utf-8")
-        return None, str(target.relative_to(self.base))
+        return str(target.relative_to(self.base))
 
     def _encode(self, value: Any, folder: Path, name: str) -> Any:
         if value is None or isinstance(value, bool | str | int):
