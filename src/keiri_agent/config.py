@@ -222,6 +222,9 @@ class Settings(BaseSettings):
 
     # Plan runner
     keiri_plan_max_threads: int = Field(default=64, ge=1, le=1024)
+    # fsync run logs (group commit) so a finished node survives a power cut or kernel crash;
+    # false for throwaway runs (tests, benchmarks), where the page cache is enough.
+    keiri_run_log_fsync: bool = True
     # Dask scheduler for ``policy.executor: dask`` (tcp://host:8786); unset: a local cluster.
     keiri_dask_scheduler: str | None = None
 

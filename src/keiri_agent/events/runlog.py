@@ -50,13 +50,17 @@ def open_run(
     runs_dir: Path | str | None = None,
     run_id: str | None = None,
     now: datetime | None = None,
+    fsync: bool | None = None,
 ) -> EventStream:
     """Start the log of one run at ``runs_dir/{source_id}/{timestamp}.jsonl``.
 
     ``source_id`` is a plan or agent id, possibly with ``/`` (``common/validation_flow``); it must
     stay inside ``runs_dir`` (PathEscapeError otherwise). Runs started in the same second get
     ``-2``, ``-3``, ... suffixes; files are created exclusively, so runs never share one.
+    ``fsync`` (default: the ``KEIRI_RUN_LOG_FSYNC`` setting) makes the log durable: see
+    :class:`JsonlSink` and ``DURABLE_EVENTS``.
     """
+    durable = load_settings().keiri_run_log_fsync if fsync is None else fsync
     when = (now or datetime.now(UTC)).astimezone(UTC)
     directory = _source_dir(source_id, runs_dir)
     _make_dir(directory, directory.parent)
@@ -65,7 +69,7 @@ def open_run(
     for n in range(1, MAX_SAME_SECOND_RUNS + 1):
         path = directory / (f"{stamp}.jsonl" if n == 1 else f"{stamp}-{n}.jsonl")
         try:
-            sink = JsonlSink(path, exclusive=True)
+            sink = JsonlSink(path, exclusive=True, fsync=durable)
         except FileExistsError:
             continue
         return EventStream(rid, source_id, sink=sink)
@@ -87,10 +91,15 @@ def _bad_line(path: Path, lineno: int, reason: str) -> BlockError:
 
 
 def replay(path: Path | str, after_id: int = 0) -> Iterator[RunEvent]:
-    """Yield the events of a run log with ``id > after_id``, in file order."""
+    """Yield the events of a run log with ``id > after_id``, in file order.
+
+    A last line without its newline that does not parse is the tail a crash cut off while it
+    was being written (every line is one write): it is left out, so the log reads as the
+    events that were whole. A malformed line anywhere else is an error naming the line.
+    """
     log = Path(path)
     try:
-        handle = log.open("r", encoding="utf-8")
+        handle = log.open("rb")
     except FileNotFoundError:
         raise BlockError(
             f"実行ログ {log} が見つかりません。",
@@ -99,12 +108,21 @@ def replay(path: Path | str, after_id: int = 0) -> Iterator[RunEvent]:
             details={"path": str(log)},
         ) from None
     with handle:
-        for lineno, line in enumerate(handle, start=1):
+        for lineno, raw in enumerate(handle, start=1):
+            torn = not raw.endswith(b"\n")
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                if torn:
+                    return
+                raise _bad_line(log, lineno, f"UTF-8 ではありません（{exc.reason}）") from exc
             if not line.strip():
                 continue
             try:
                 data = json.loads(line)
             except json.JSONDecodeError as exc:
+                if torn:
+                    return
                 raise _bad_line(log, lineno, f"JSON として解釈できません（{exc.msg}）") from exc
             if not isinstance(data, dict):
                 raise _bad_line(log, lineno, "JSON オブジェクトではありません")

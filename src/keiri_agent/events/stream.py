@@ -19,6 +19,12 @@ from keiri_agent.events.redact import Redactor
 
 # --- emitters, sink, stream ------------------------------------------------------------------
 
+# Events a resume or a cleanup relies on: on disk (when the sink fsyncs) before emit returns,
+# so nothing downstream of a finished node starts before its node_complete is durable.
+DURABLE_EVENTS = frozenset(
+    {"plan_start", "node_complete", "node_waiting", "file_write", "plan_complete"}
+)
+
 
 @runtime_checkable
 class EventEmitter(Protocol):
@@ -38,11 +44,16 @@ class JsonlSink:
     """Appends one JSON line per event to ``path``.
 
     Each line is written by one ``os.write`` on an ``O_APPEND`` descriptor, so writers in other
-    threads or processes appending to the same file never interleave inside a line.
-    ``exclusive=True`` fails with FileExistsError if the file already exists.
+    threads or processes appending to the same file never interleave inside a line, and a crash
+    can only cut the last line (readers drop such a torn tail). ``exclusive=True`` fails with
+    FileExistsError if the file already exists.
+
+    Durability: with ``fsync=True``, :meth:`sync` returns once every line written before it is
+    on disk. Concurrent callers share one ``fsync`` (group commit): whoever finds no sync in
+    progress syncs everything written so far, the others wait for it.
     """
 
-    def __init__(self, path: Path | str, *, exclusive: bool = False) -> None:
+    def __init__(self, path: Path | str, *, exclusive: bool = False, fsync: bool = False) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
@@ -50,11 +61,19 @@ class JsonlSink:
             flags |= os.O_EXCL
         self._fd: int | None = os.open(self.path, flags, 0o644)
         self._lock = threading.Lock()
+        self.fsync = fsync
+        self._written = 0  # lines written
+        self._synced = 0  # lines known to be on disk
+        self._syncing = False
+        self._sync_done = threading.Condition(threading.Lock())
+        if fsync:
+            _fsync_dir(self.path.parent)  # the new file's name survives a crash too
 
-    def write(self, event: RunEvent) -> None:
-        self.write_line(event.to_json())
+    def write(self, event: RunEvent, *, sync: bool = False) -> int:
+        return self.write_line(event.to_json(), sync=sync)
 
-    def write_line(self, line: str) -> None:
+    def write_line(self, line: str, *, sync: bool = False) -> int:
+        """Append one line; its number (for :meth:`sync`). ``sync``: return once it is on disk."""
         data = (line.rstrip("\n") + "\n").encode("utf-8")
         with self._lock:
             if self._fd is None:
@@ -67,8 +86,38 @@ class JsonlSink:
             # Regular files only write short on errors such as a full disk; finish the line.
             while written < len(data):
                 written += os.write(self._fd, data[written:])
+            self._written += 1
+            mine = self._written
+        if sync:
+            self.sync(mine)
+        return mine
+
+    def sync(self, upto: int | None = None) -> None:
+        """Return once line ``upto`` (default: every line written so far) is on disk; a no-op
+        when the sink does not fsync."""
+        if not self.fsync:
+            return
+        with self._sync_done:
+            target = self._written if upto is None else upto
+            while self._synced < target:
+                if self._syncing:  # someone else's fsync may cover our line: wait for it
+                    self._sync_done.wait()
+                    continue
+                self._syncing = True
+                batch = self._written  # everything written so far goes in this fsync
+                fd = self._fd
+                self._sync_done.release()
+                try:
+                    if fd is not None:
+                        os.fsync(fd)
+                finally:
+                    self._sync_done.acquire()
+                    self._syncing = False
+                    self._synced = max(self._synced, batch)
+                    self._sync_done.notify_all()
 
     def close(self) -> None:
+        self.sync()
         with self._lock:
             if self._fd is not None:
                 os.close(self._fd)
@@ -77,6 +126,14 @@ class JsonlSink:
     @property
     def closed(self) -> bool:
         return self._fd is None
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 class _AsyncWaiter:
@@ -153,10 +210,14 @@ class EventStream:
             event = draft.model_copy(
                 update={"id": self.first_id + len(self._events) + 1, "timestamp": _now()}
             )
+            line = 0
             if self._sink is not None:
-                self._sink.write(event)  # under the lock: file order == id order
+                line = self._sink.write(event)  # under the lock: file order == id order
             self._events.append(event)
             self._notify()
+        if line and event.event in DURABLE_EVENTS:
+            # Outside the lock, so other threads keep logging and share the next fsync.
+            self._sink.sync(line)  # type: ignore[union-attr]
         for listener in self._listeners:  # outside the lock: a listener may emit or read
             listener(event)
         return event

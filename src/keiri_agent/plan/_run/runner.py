@@ -33,7 +33,7 @@ from keiri_agent.plan._run.backends import Backend, DaskBackend, ThreadBackend
 from keiri_agent.plan._run.engine import Frame, Reused, RunContext, Values, render_vars
 from keiri_agent.plan._run.recovery import recover_outputs
 from keiri_agent.plan._run.runstate import AnswersFile, find_run, load_run
-from keiri_agent.plan._run.values import NotPersistable, OutputStore
+from keiri_agent.plan._run.values import NotPersistable, OutputStore, fsync_path
 from keiri_agent.plan._run.workers import Workers
 from keiri_agent.plan._validate.validator import load_config, validate_source
 
@@ -156,12 +156,16 @@ class PlanRunner:
         provider = _provider(answers)
         if isinstance(provider, AnswersFile):
             check_answers(provider.answers, model, self.registry, self.designs_dir)
-        stream = open_run(model.id, runs_dir=self.runs_dir)
+        durable = self.settings.keiri_run_log_fsync
+        stream = open_run(model.id, runs_dir=self.runs_dir, fsync=durable)
         assert stream.log_path is not None
-        store = OutputStore(stream.log_path)
+        store = OutputStore(stream.log_path, fsync=durable)
         snapshot = store.dir / "plan.yaml"
         snapshot.parent.mkdir(parents=True, exist_ok=True)
         snapshot.write_text(source.text, encoding="utf-8")
+        if durable:  # a resume needs the snapshot as much as the log
+            fsync_path(snapshot)
+            fsync_path(snapshot.parent, directory=True)
         workspace = store.dir / "work"
         workspace.mkdir(exist_ok=True)
         if on_event is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+import os
 import re
 from collections.abc import Mapping
 from datetime import date, datetime
@@ -20,7 +21,7 @@ from typing import Any
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.workspace import atomic_path
 
-__all__ = ["INLINE_LIMIT_BYTES", "NotPersistable", "OutputStore"]
+__all__ = ["INLINE_LIMIT_BYTES", "NotPersistable", "OutputStore", "fsync_path"]
 
 INLINE_LIMIT_BYTES = 4096  # bigger outputs go to a file so log lines stay readable
 _SAFE = re.compile(r"[^A-Za-z0-9_.\-]+")
@@ -46,9 +47,12 @@ def _is_plain(value: Any) -> bool:
 class OutputStore:
     """Writes and reads node outputs beside one run log."""
 
-    def __init__(self, log_path: Path) -> None:
+    def __init__(self, log_path: Path, *, fsync: bool = False) -> None:
+        """``fsync``: every file is on disk before the call that wrote it returns (so before
+        the ``node_complete`` that names it is logged)."""
         self.base = log_path.parent
         self.dir = log_path.parent / f"{log_path.stem}.files"
+        self.fsync = fsync
 
     def encode(
         self, node_path: str, outputs: Mapping[str, Any]
@@ -75,6 +79,13 @@ class OutputStore:
         target = (parent or folder) / name
         with atomic_path(target) as tmp:
             tmp.write_text(json.dumps(encoded, ensure_ascii=False), encoding="utf-8")
+            if self.fsync:
+                fsync_path(tmp)
+        if self.fsync:
+            for written in folder.glob("*.parquet"):
+                fsync_path(written)
+            fsync_path(folder, directory=True)
+            fsync_path(target.parent, directory=True)
         return str(target.relative_to(self.base))
 
     def _encode(self, value: Any, folder: Path, name: str) -> Any:
@@ -145,6 +156,15 @@ class OutputStore:
 
             return pd.read_parquet(self.base / inner)
         raise _corrupt(self.dir, f"不明な値の形式 {list(value)[:3]}")
+
+
+def fsync_path(path: Path, *, directory: bool = False) -> None:
+    flags = os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if directory else 0)
+    fd = os.open(path, flags)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _corrupt(path: Path, reason: str) -> BlockError:

@@ -1,0 +1,216 @@
+"""Run log durability: group-commit fsync before a finished node counts, a setting that turns it
+off, and logs that read as their whole events after a crash cut a write anywhere."""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.config import Settings
+from keiri_agent.errors import BlockError
+from keiri_agent.events import RunEvent, open_run, read_events
+from keiri_agent.plan import PlanRunner
+from tests.plan.blockkit import SPEC_DIR
+
+
+class FsyncSpy:
+    """Replaces os.fsync: counts calls and records how many bytes of each file were synced."""
+
+    def __init__(self, real: Callable[[int], None]) -> None:
+        self.real = real
+        self.calls = 0
+        self.sizes: dict[str, int] = {}
+        self.lock = threading.Lock()
+
+    def __call__(self, fd: int) -> None:
+        size = os.fstat(fd).st_size
+        name = os.readlink(f"/proc/self/fd/{fd}")
+        self.real(fd)
+        with self.lock:
+            self.calls += 1
+            self.sizes[name] = max(self.sizes.get(name, 0), size)
+
+    def synced(self, log: Path, event_id: int) -> bool:
+        """Whether the whole line of event ``event_id`` was on disk at the last fsync of ``log``."""
+        with self.lock:
+            size = self.sizes.get(str(log.resolve()), 0)
+        data = log.read_bytes()[:size]
+        head = f'{{"id": {event_id}, '.encode()
+        at = 0 if data.startswith(head) else data.find(b"\n" + head)
+        return at >= 0 and data.find(b"\n", at + 1) >= 0
+
+
+@pytest.fixture
+def spy(monkeypatch: pytest.MonkeyPatch) -> FsyncSpy:
+    found = FsyncSpy(os.fsync)
+    monkeypatch.setattr(os, "fsync", found)
+    return found
+
+
+def test_concurrent_node_completes_share_fsyncs_and_return_only_once_on_disk(
+    tmp_path: Path, spy: FsyncSpy
+) -> None:
+    stream = open_run("durable", runs_dir=tmp_path, fsync=True)
+    assert stream.log_path is not None
+    log = stream.log_path
+    late: list[int] = []
+    start = threading.Barrier(8)
+
+    def worker(n: int) -> None:
+        start.wait()
+        for i in range(100):
+            event = stream.emit("node_complete", node_id=f"w{n}/{i}", outputs={"i": i})
+            if not spy.synced(log, event.id):
+                late.append(event.id)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    stream.close()
+    assert late == []  # every emit returned after its line was fsynced
+    assert len(read_events(log)) == 800
+    assert spy.calls < 800  # group commit: one fsync covered several lines
+
+
+def test_the_setting_turns_fsync_off(
+    tmp_path: Path, spy: FsyncSpy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KEIRI_RUN_LOG_FSYNC", "false")
+    stream = open_run("throwaway", runs_dir=tmp_path)
+    for i in range(20):
+        stream.emit("node_complete", node_id=f"n{i}")
+    stream.close()
+    assert spy.calls == 0
+    assert len(read_events(stream.log_path or Path())) == 20
+
+
+CHAIN = """
+id: chain
+graph:
+  - {id: a, block: test.add, in: {a: 1, b: 2}}
+  - {id: big, block: test.sleep, in: {value: "${a.sum}"}}
+  - {id: b, block: test.add, in: {a: "${a.sum}", b: 10}}
+  - {id: c, block: test.add, in: {a: "${b.sum}", b: 100}}
+"""
+
+
+@pytest.mark.parametrize("durable", [True, False])
+def test_a_finished_node_is_on_disk_before_anything_downstream_starts(
+    tmp_path: Path, spy: FsyncSpy, durable: bool
+) -> None:
+    plan = tmp_path / "chain.yaml"
+    plan.write_text(CHAIN, encoding="utf-8")
+    settings = Settings(_env_file=None, keiri_run_log_fsync=durable)  # type: ignore[call-arg]
+    completed: dict[str, int] = {}
+    missing: list[str] = []
+    upstream = {"big": "a", "b": "a", "c": "b"}
+
+    def check(event: RunEvent) -> None:
+        if event.event == "node_complete" and event.node_id:
+            completed[event.node_id] = event.id
+        if event.event == "node_start" and event.node_id in upstream:
+            assert event_log[0] is not None
+            needed = completed[upstream[event.node_id]]
+            if not spy.synced(event_log[0], needed):
+                missing.append(event.node_id)
+
+    event_log: list[Path | None] = [None]
+
+    def on_event(event: RunEvent) -> None:
+        if event.event == "plan_start":
+            event_log[0] = next((tmp_path / "runs" / "chain").glob("*.jsonl"))
+        check(event)
+
+    with PlanRunner(
+        BlockRegistry([SPEC_DIR]),
+        settings=settings,
+        runs_dir=tmp_path / "runs",
+        designs_dir=tmp_path,
+        config={},
+    ) as runner:
+        result = runner.run(plan, on_event=on_event)
+    assert result.status == "success", result.error
+    if durable:
+        assert missing == []
+        assert spy.calls > 0
+    else:
+        assert spy.calls == 0
+        assert sorted(missing) == ["b", "big", "c"]  # nothing was synced: the check can fail
+
+
+def _a_real_log(tmp_path: Path) -> Path:
+    """A plan run's log with multi-byte text, large and nested values."""
+    stream = open_run("torn", runs_dir=tmp_path / "src", fsync=False)
+    stream.emit("plan_start", plan_id="torn", inputs={"vars": {"名前": "経理" * 50}})
+    for i in range(25):
+        stream.emit("node_start", node_id=f"n{i}", block="test.add")
+        payload: dict[str, Any] = {"text": "請求書" * (i * 7), "rows": list(range(i * 3))}
+        stream.emit("node_complete", node_id=f"n{i}", outputs=payload, stored=payload)
+    stream.emit("plan_complete", status="success")
+    stream.close()
+    assert stream.log_path is not None
+    return stream.log_path
+
+
+def test_a_log_cut_at_any_offset_reads_as_its_whole_events(tmp_path: Path) -> None:
+    log = _a_real_log(tmp_path)
+    data = log.read_bytes()
+    full = read_events(log)
+    ends = [i for i, byte in enumerate(data) if byte == ord("\n")]  # newline of each line
+    cut = tmp_path / "cut.jsonl"
+    rng = random.Random(25)
+    offsets = {0, 1, len(data) - 1, len(data)} | {rng.randrange(len(data)) for _ in range(150)}
+    offsets |= {end for end in ends} | {end + 1 for end in ends}  # right before/after a newline
+    for offset in sorted(offsets):
+        cut.write_bytes(data[:offset])
+        whole = sum(1 for end in ends if end <= offset)  # lines whose JSON is complete
+        got = read_events(cut)
+        assert got == full[:whole], f"offset {offset}"
+
+
+def test_damage_before_the_last_line_is_still_an_error(tmp_path: Path) -> None:
+    log = _a_real_log(tmp_path)
+    lines = log.read_bytes().split(b"\n")
+    lines[3] = lines[3][: len(lines[3]) // 2]
+    log.write_bytes(b"\n".join(lines))
+    with pytest.raises(BlockError) as caught:
+        read_events(log)
+    assert "4 行目" in caught.value.message
+
+
+def test_a_run_whose_log_was_cut_mid_line_resumes(tmp_path: Path) -> None:
+    plan = tmp_path / "chain.yaml"
+    plan.write_text(CHAIN, encoding="utf-8")
+    settings = Settings(_env_file=None, keiri_run_log_fsync=False)  # type: ignore[call-arg]
+    with PlanRunner(
+        BlockRegistry([SPEC_DIR]),
+        settings=settings,
+        runs_dir=tmp_path / "runs",
+        designs_dir=tmp_path,
+        config={},
+    ) as runner:
+        first = runner.run(plan)
+        assert first.log_path is not None
+        data = first.log_path.read_bytes()
+        lines = data.split(b"\n")
+        # The crash: the log ends inside the node_complete of "b" (c never ran).
+        b_done = next(
+            i for i, line in enumerate(lines) if b'"node_complete"' in line and b'"b"' in line
+        )
+        kept = b"\n".join(lines[:b_done]) + b"\n" + lines[b_done][:40]
+        first.log_path.write_bytes(kept)
+        resumed = runner.resume(first.log_path)
+    assert resumed.status == "success", resumed.error
+    assert resumed.outputs["c"] == {"sum": 113}
+    assert resumed.log_path is not None
+    ran = [e.node_id for e in read_events(resumed.log_path) if e.event == "node_start"]
+    assert ran == ["b", "c"]  # a and big were whole in the log and were reused
