@@ -40,6 +40,7 @@ DEFAULT_LLM_MAX_RETRIES = 3
 DEFAULT_LLM_RETRY_BACKOFF_S = 1.0
 DEFAULT_LLM_REPAIR_ROUNDS = 2
 DEFAULT_ANALYSIS_TURN_TIMEOUT_S = 900.0
+DEFAULT_CONVERT_TIMEOUT_S = 600.0
 DEFAULT_CONVERT_MAX_BYTES = 100 * 1024 * 1024
 DEFAULT_MAX_UPLOAD_BYTES = 100 * 1024 * 1024
 DEFAULT_MAX_RUNNING_TASKS = 4
@@ -194,6 +195,8 @@ class Settings(BaseSettings):
     keiri_convert_max_bytes: int = Field(default=DEFAULT_CONVERT_MAX_BYTES, gt=0)
     # Deadline for a whole analysis turn (seconds).
     keiri_analysis_turn_timeout_s: float = Field(default=DEFAULT_ANALYSIS_TURN_TIMEOUT_S, gt=0)
+    # Deadline for a whole conversion task, CodeAct included (seconds).
+    keiri_convert_timeout_s: float = Field(default=DEFAULT_CONVERT_TIMEOUT_S, gt=0)
 
     # API server (`keiri-agent serve`): Bearer key for every /agent route (unset: no auth),
     # and the largest request body accepted.

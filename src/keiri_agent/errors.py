@@ -70,6 +70,8 @@ class ErrorCode(StrEnum):
     OUTPUT_FILTERED = "OUTPUT_FILTERED"  # the provider's content filter stopped the reply
     OUTPUT_EMPTY = "OUTPUT_EMPTY"  # the model replied with nothing, even after repair rounds
     SANDBOX_BUSY = "SANDBOX_BUSY"  # another action is running in the same sandbox workdir
+    # Generated code (CodeAct) ran out of turns without making what was asked for.
+    CODE_EXECUTION_FAILED = "CODE_EXECUTION_FAILED"
     INTERNAL_ERROR = "INTERNAL_ERROR"
 
 

@@ -17,6 +17,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from keiri_agent.agents.analysis import AnalysisSession
+from keiri_agent.agents.analysis.honesty import UNGROUNDED_NOTE
 from keiri_agent.ui.views.analysis import HISTORY_KEY, SESSION_KEY
 from tests.support import ScriptedLLMServer
 from tests.ui.conftest import open_page
@@ -143,6 +144,21 @@ def test_agent_question_then_answer_continues_the_session(
     second_reason = json.dumps(llm_server.chat_requests()[1]["messages"], ensure_ascii=False)
     assert "税込と税抜のどちらで集計しますか" in second_reason
     assert "税抜です" in second_reason
+
+
+def test_a_report_without_a_run_that_showed_anything_is_flagged_on_the_page(
+    app: AppTest, llm_server: ScriptedLLMServer, workspace_root: Path
+) -> None:
+    _upload(app)
+    llm_server.add_chat(json=ACT)
+    llm_server.add_chat(json={"code": "total = df['金額'].sum()\n", "expected_outputs": []})
+    llm_server.add_chat(json=FINALIZE)
+    llm_server.add_chat(json={**REPORT, "conclusion": "売上合計は 999,999 円でした。"})
+    app.chat_input[0].set_value("売上合計は？").run()
+    assert not app.exception, app.exception
+    warnings = _texts(app.warning)
+    assert UNGROUNDED_NOTE in warnings, warnings
+    assert "売上合計は 999,999 円でした。" in _texts(app.markdown)  # shown, but flagged
 
 
 def test_reset_clears_the_session_explicitly(

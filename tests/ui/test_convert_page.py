@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from keiri_agent.ui.views import PAGES
-from keiri_agent.ui.views.convert import MODE_PATH, MODE_UPLOAD, OUTCOME_KEY, Outcome
+from keiri_agent.ui.views.convert import ANSWER_KEY, MODE_PATH, MODE_UPLOAD, OUTCOME_KEY, Outcome
 from tests.support import ScriptedLLMServer, prompt_contains
 from tests.ui.conftest import open_page
 
@@ -199,3 +199,31 @@ def test_the_request_the_source_and_the_uploads_come_back_after_a_page_switch(
     (written,) = outcome.result.files
     assert written.name == "売上.xlsx"
     assert written.is_relative_to(convert_env / "workspace")
+
+
+def test_a_codeact_question_has_an_answer_field_that_continues_the_task(
+    page: AppTest, llm_server: ScriptedLLMServer, source: Path
+) -> None:
+    llm_server.add_chat(json={"action": "convert", "target_format": "xml", "output_name": "sales"})
+    llm_server.add_chat("ルート要素名は何にしますか？", when=prompt_contains("You are CodeAct"))
+
+    _convert(page, "XML に変換して", source)
+
+    assert not page.exception, page.exception
+    assert not page.error  # a question is not a failure
+    (question,) = page.info
+    assert "CodeAct からの質問: ルート要素名は何にしますか？" in question.value
+    assert not page.get("download_button")
+    code = 'df.to_xml("sales.xml", parser="etree", root_name="売上一覧", index=False)\n'
+    llm_server.add_chat(f"```python\n{code}```", when=prompt_contains("回答: 売上一覧"))
+    page.text_input(key=ANSWER_KEY).set_value("売上一覧")
+    page.button(key="convert_answer_run").click().run()
+
+    assert not page.exception, page.exception
+    outcome = page.session_state[OUTCOME_KEY]
+    assert outcome.result is not None
+    assert outcome.result.status == "success", outcome.result.error
+    (written,) = outcome.result.files
+    assert "<売上一覧>" in written.read_text(encoding="utf-8")
+    (download,) = page.get("download_button")
+    assert download.proto.label == "sales.xml をダウンロード"

@@ -28,6 +28,7 @@ from keiri_agent.cli.common import (
     progress_printer,
     show_error,
     user_errors,
+    wants_json,
 )
 from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError
 
@@ -120,6 +121,20 @@ def _print_turn(turn: TurnResult, *, as_json: bool, interactive: bool) -> None:
                 markup=False,
             )
     typer.echo(f"作業ディレクトリ: {turn.workspace}")
+
+
+def _show_kept(error: BlockError) -> None:
+    """On stderr, the files a failed turn had already made (``--json`` prints them itself)."""
+    turn = error.details.get("turn")
+    files = turn.get("files") if isinstance(turn, dict) else None
+    if not files or wants_json():
+        return
+    err_console.print(
+        "このターンで作成済みのファイル: " + ", ".join(str(f) for f in files),
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def _load(files: list[Path], workspace_root: Path | None) -> AnalysisSession:
@@ -215,7 +230,11 @@ def analyze(
             if question is None:
                 _interactive(session, as_json=as_json)
                 return
-            turn = run_turn(session, question)
+            try:
+                turn = run_turn(session, question)
+            except BlockError as exc:
+                _show_kept(exc)
+                raise
         _print_turn(turn, as_json=as_json, interactive=False)
     except KeyboardInterrupt:
         fail(interrupted_error(), EXIT_INTERRUPTED)

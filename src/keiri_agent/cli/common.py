@@ -95,9 +95,19 @@ def echo_json(data: Any) -> None:
 
 
 def error_document(error: BlockError) -> dict[str, Any]:
-    """The JSON document of a command that failed before it had a result to print."""
+    """The JSON document of a command that failed before it had a result to print.
+
+    An agent's error may carry what its turn had already produced in ``details["turn"]``
+    (runs, charts, files, in the keys of its result): those go to the top level, next to
+    ``status`` and ``error``, so a script finds them where a successful run puts them.
+    """
     status = "cancelled" if error.code == ErrorCode.CANCELLED else "error"
-    return {"status": status, "error": error.to_dict()}
+    data = error.to_dict()
+    produced = data["details"].get("turn")
+    if not isinstance(produced, Mapping):
+        return {"status": status, "error": data}
+    data["details"] = {k: v for k, v in data["details"].items() if k != "turn"}
+    return {**produced, "status": status, "error": data}
 
 
 def show_error(error: BlockError) -> None:

@@ -7,10 +7,16 @@ standard path cannot do it, CodeAct (role ``codeact``) writes Python that runs i
 Progress (the five steps' events) goes to stderr while it works; stdout holds the answer and the
 files, or with ``--json`` the whole ``ConvertResult``. Ctrl+C cancels the run and stops a running
 sandbox process.
+
+When CodeAct asks something instead of finishing, the question is printed with the command that
+answers it: ``keiri-agent convert --continue <出力先> --answer "回答"`` (the task's continuation
+is kept in that folder); the exit code is 3. With ``--json`` every outcome is one JSON object,
+an LLM failure included (``status``, ``error`` and what the run had produced).
 """
 
 from __future__ import annotations
 
+import shlex
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -32,33 +38,94 @@ from keiri_agent.cli.common import (
 from keiri_agent.errors import BlockError, ErrorCode
 
 if TYPE_CHECKING:
+    from keiri_agent.agents.convert.models import Continuation
     from keiri_agent.agents.convert.pipeline import ConvertResult
 
-__all__ = ["EXIT_INTERRUPTED", "convert", "exit_code_for", "format_result"]
+__all__ = ["EXIT_INTERRUPTED", "EXIT_WAITING", "convert", "exit_code_for", "format_result"]
 
+EXIT_WAITING = 3  # CodeAct asked a question: the task waits for the answer
 CANCEL_GRACE_S = 10.0  # after Ctrl+C, how long the run may take to stop its sandbox process
 # Failures the user can fix (input, settings, an impossible request) exit 2; the rest exit 1.
 _SYSTEM_FAILURES = frozenset(
-    {ErrorCode.API_ERROR, ErrorCode.TIMEOUT_ERROR, ErrorCode.INTERNAL_ERROR}
+    {
+        ErrorCode.API_ERROR,
+        ErrorCode.TIMEOUT_ERROR,
+        ErrorCode.INTERNAL_ERROR,
+        ErrorCode.CODE_EXECUTION_FAILED,
+    }
 )
 
 
 def exit_code_for(result: ConvertResult) -> int:
-    """0 success, 130 cancelled, 1 a system failure, 2 a failure the user can fix."""
+    """0 success, 3 waiting for an answer, 130 cancelled, 1 a system failure, 2 a failure the
+    user can fix."""
     if result.status == "success":
         return 0
+    if result.status == "waiting_input":
+        return EXIT_WAITING
     if result.status == "cancelled":
         return EXIT_INTERRUPTED
     code = str((result.error or {}).get("code") or ErrorCode.INTERNAL_ERROR)
     return EXIT_FAILED if code in _SYSTEM_FAILURES else EXIT_USER_ERROR
 
 
-def format_result(result: ConvertResult) -> str:
-    """The human-readable form: the answer and the absolute paths of the files."""
+def answer_command(out_dir: Path) -> str:
+    """The command that answers a paused conversion kept in ``out_dir``."""
+    return f'keiri-agent convert --continue {shlex.quote(str(out_dir))} --answer "回答"'
+
+
+def format_result(result: ConvertResult, out_dir: Path | None = None) -> str:
+    """The human-readable form: the answer and the absolute paths of the files; for a question,
+    the question and how to answer it."""
+    if result.status == "waiting_input" and out_dir is not None:
+        return "\n".join(
+            [
+                f"CodeAct からの質問: {result.question}",
+                "",
+                "回答して続けるには:",
+                f"  {answer_command(out_dir)}",
+            ]
+        )
     lines = [result.answer]
     if result.files:
         lines += ["", "作成したファイル:", *(f"  {path}" for path in result.files)]
     return "\n".join(lines)
+
+
+def _continuation(
+    request: str | None, continue_dir: Path | None, answer: str | None, out: Path | None
+) -> tuple[Continuation | None, Path | None]:
+    """The answered continuation and its folder for ``--continue``; else (None, ``--out``)."""
+    from keiri_agent.agents.convert.pipeline import load_continuation
+
+    if continue_dir is None:
+        if answer is not None:
+            raise BlockError(
+                "--answer は --continue と一緒に指定します。",
+                code=ErrorCode.INPUT_VALIDATION_FAILED,
+                hint='keiri-agent convert --continue <出力先> --answer "回答" の形で実行してください。',
+            )
+        if not (request or "").strip():
+            raise BlockError(
+                "依頼文が指定されていません。",
+                code=ErrorCode.INPUT_VALIDATION_FAILED,
+                hint='例: keiri-agent convert "売上.csv を Parquet に変換して" --source ./売上.csv',
+            )
+        return None, out
+    if out is not None and out != continue_dir:
+        raise BlockError(
+            "--continue のときの出力先は --continue のフォルダーです（--out は指定できません）。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="--out を外して実行してください。",
+        )
+    saved = load_continuation(continue_dir)
+    if answer is None:
+        raise BlockError(
+            f"回答が指定されていません。CodeAct の質問: {saved.question}",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint=f"--answer で回答を指定してください: {answer_command(continue_dir)}",
+        )
+    return saved.answered(answer), continue_dir
 
 
 @app.command(
@@ -68,21 +135,26 @@ def format_result(result: ConvertResult) -> str:
         "ヒストグラム・箱ひげ図（PNG / SVG）です。入力は --source（ローカルのファイル・フォルダー、"
         "または s3://バケット/プレフィックス）か、依頼文に書いた場所から取得します。"
         "標準の処理で対応できない形式や指定のとき、S3 の取得に 3 回リトライしても失敗したときは、"
-        "CodeAct が Python コードを書いてサンドボックスで実行し、そのファイルを結果にします。\n\n"
+        "CodeAct が Python コードを書いてサンドボックスで実行し、依頼の形式（内容で確認）のファイルを"
+        "結果にします。ファイルの取得に失敗したとき（S3 の 503 が再試行後も続くなど）は CodeAct に"
+        "渡さずエラーにします。CodeAct が質問したときは、質問と回答のしかた（--continue と --answer）を"
+        "表示して止まります。\n\n"
         '例: keiri-agent convert "売上.csv を Parquet に変換して" --source ./data/売上.csv\n\n'
-        "進捗は標準エラー出力に表示します。終了コード: 0 成功、1 LLM の呼び出しなどの失敗、"
-        "2 入力や設定の誤り（ファイルが無い・対応できない依頼等）、130 中断。"
+        "進捗は標準エラー出力に表示します。終了コード: 0 成功、1 LLM の呼び出し・生成コードの失敗・"
+        "制限時間切れ、2 入力や設定の誤り（ファイルが無い・対応できない依頼等）、3 質問への回答待ち、"
+        "130 中断。"
     )
 )
 def convert(
     request: Annotated[
-        str,
+        str | None,
         typer.Argument(
             metavar="依頼文",
-            help="変換・グラフ化の依頼（日本語または英語。空白を含むときは引用符で囲みます）。",
+            help="変換・グラフ化の依頼（日本語または英語。空白を含むときは引用符で囲みます）。"
+            "--continue のときは不要です。",
             show_default=False,
         ),
-    ],
+    ] = None,
     source: Annotated[
         str | None,
         typer.Option(
@@ -100,6 +172,21 @@ def convert(
             help="結果の保存先フォルダ（既定: KEIRI_WORKSPACE_ROOT の下に新しいフォルダを作ります）。",
         ),
     ] = None,
+    continue_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--continue",
+            metavar="DIR",
+            help="CodeAct の質問で止まった変換を続けます（質問のときに表示された出力先フォルダー）。"
+            "--answer と一緒に指定します。",
+        ),
+    ] = None,
+    answer: Annotated[
+        str | None,
+        typer.Option(
+            "--answer", metavar="回答", help="CodeAct の質問への回答（--continue と一緒に）。"
+        ),
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="結果（ConvertResult）を JSON で出力します。")
     ] = False,
@@ -109,24 +196,30 @@ def convert(
     from keiri_agent.config import load_settings
     from keiri_agent.events import open_run
     from keiri_agent.events.follow import run_following
+    from keiri_agent.workspace import new_session_dir
 
     cancel = threading.Event()
     finished = threading.Event()
 
     try:
         with user_errors(llm_exit_code=EXIT_FAILED):
+            continuation, out_dir = _continuation(request, continue_dir, answer, out)
             settings = load_settings()
+            out_dir = (
+                out_dir if out_dir is not None else new_session_dir(settings.keiri_workspace_root)
+            )
             stream = open_run(AGENT_ID, runs_dir=settings.keiri_runs_dir)
 
             def work() -> ConvertResult:
                 try:
                     return run_convert(
-                        request,
+                        request or "",
                         source=source,
-                        out_dir=out,
+                        out_dir=out_dir,
                         settings=settings,
                         events=stream,
                         cancel=cancel,
+                        continuation=continuation,
                     )
                 finally:
                     finished.set()
@@ -141,8 +234,8 @@ def convert(
         show_error(BlockError.from_dict(result.error))  # once: the progress may have shown it
     if as_json:
         typer.echo(result.model_dump_json(indent=2))
-    elif result.status == "success":
-        typer.echo(format_result(result))
+    elif result.status in ("success", "waiting_input"):
+        typer.echo(format_result(result, out_dir))
     if result.run_log:
         err_console.print(
             f"実行ログ: {result.run_log}", markup=False, highlight=False, soft_wrap=True

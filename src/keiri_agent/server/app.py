@@ -4,7 +4,7 @@ One API serves every agent (seed 003 §7, extended):
 
 =======  ===================================  ==============================================
 POST     ``/agent/run``                       start a task (conversion, plan run, analysis, design)
-POST     ``/agent/tasks/{id}/answers``        answers for a plan run waiting for input: it goes on
+POST     ``/agent/tasks/{id}/answers``        answers for a task waiting for input (plan run, CodeAct question)
 POST     ``/agent/tasks/{id}/retry``          run an interrupted task again (``lifecycle``)
 GET      ``/agent/sse?task_id=``              its events as SSE, replayable (see ``sse``)
 GET      ``/agent/tasks``                     the newest tasks the caller may see (``?limit=``)
@@ -41,7 +41,7 @@ from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from starlette.datastructures import UploadFile
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -55,7 +55,7 @@ from keiri_agent.server.lifecycle import STOP_GRACE_S, Lifecycle
 from keiri_agent.server.ops import METRICS_CONTENT_TYPE, ServerMetrics, readiness
 from keiri_agent.server.requests import RequestIds
 from keiri_agent.server.retention import Retention
-from keiri_agent.server.runners import MAX_DATA_FILES, TaskRequest
+from keiri_agent.server.runners import MAX_DATA_FILES, MAX_REQUEST_CHARS, TaskRequest
 from keiri_agent.server.sse import DEFAULT_PING_S, last_event_id, task_events
 from keiri_agent.server.tasks import (
     DEFAULT_LIST_LIMIT,
@@ -75,10 +75,12 @@ _TASK_REQUEST: TypeAdapter[Any] = TypeAdapter(TaskRequest)
 
 
 class AnswersRequest(BaseModel):
-    """Answers for the ``ui.interactive_input`` nodes a plan run waits on."""
+    """Answers for the ``ui.interactive_input`` nodes a plan run waits on (``answers``), or the
+    answer to the question a conversion's CodeAct asked (``answer``)."""
 
     model_config = ConfigDict(extra="forbid")
-    answers: dict[str, dict[str, Any]]
+    answers: dict[str, dict[str, Any]] | None = None
+    answer: str | None = Field(default=None, max_length=MAX_REQUEST_CHARS)
 
 
 def _is_multipart(request: Request) -> bool:
@@ -280,7 +282,9 @@ def create_app(
         await anyio.to_thread.run_sync(visible, access, task_id)
         raw, uploads = await _body(request)
         body: AnswersRequest = _parse(TypeAdapter(AnswersRequest), raw)
-        task = await anyio.to_thread.run_sync(partial(tasks.answer, task_id, body.answers, uploads))
+        task = await anyio.to_thread.run_sync(
+            partial(tasks.answer, task_id, body.answers or {}, uploads, text=body.answer)
+        )
         return _view(task, auth)
 
     @api.post("/tasks/{task_id}/retry", status_code=202)

@@ -42,6 +42,7 @@ __all__ = [
     "TaskRequest",
     "cancelled_error",
     "prepare",
+    "prepare_convert_answer",
 ]
 
 MAX_REQUEST_CHARS = 4000
@@ -131,35 +132,60 @@ def prepare(
     elif request.source is None and uploads:
         chosen = uploads[0] if len(uploads) == 1 else files.uploads
         request = request.model_copy(update={"source": str(chosen)})
-    return partial(_run_convert, request)
+    return partial(_run_convert, request, None)
 
 
 # --- conversion (seed 003) -------------------------------------------------------------------
 
 
-def _run_convert(request: ConvertRequest, job: Job) -> Outcome:
+def prepare_convert_answer(details: Mapping[str, Any], answer: str | None) -> Runner:
+    """The runner continuing a conversion paused on CodeAct's question (its task's
+    ``details``) with the user's ``answer``; BlockError for a missing or empty answer."""
+    from keiri_agent.agents.convert.models import Continuation
+
+    saved = Continuation.model_validate(details.get("continuation") or {})
+    return partial(_run_convert, None, saved.answered(answer or ""))
+
+
+def _run_convert(request: ConvertRequest | None, continuation: Any, job: Job) -> Outcome:
     # Imported here: the pipeline pulls in boto3 and the LLM stack, which plan runs never need.
     from keiri_agent.agents.convert.pipeline import run_convert
 
-    result = run_convert(
-        request.request,
-        source=request.source,
-        out_dir=job.files_dir,
-        settings=job.settings,
-        events=job.events,
-        cancel=job.cancel,
-        executor=job.executor,
-        local_root=job.settings.keiri_workspace_root.absolute(),
-    )
+    try:
+        result = run_convert(
+            request.request if request is not None else "",
+            source=request.source if request is not None else None,
+            out_dir=job.files_dir,
+            settings=job.settings,
+            events=job.events,
+            cancel=job.cancel,
+            executor=job.executor,
+            local_root=job.settings.keiri_workspace_root.absolute(),
+            continuation=continuation,
+        )
+    except BlockError as exc:  # an LLM failure: the task keeps what the run had produced
+        produced = exc.details.pop("turn", None) or {}
+        keep = ("job", "used_fallback", "fallback_reason", "code_runs")
+        return Outcome(
+            status="failed",
+            error=exc.to_dict(),
+            details={key: produced.get(key) for key in keep},
+        )
+    details: dict[str, Any] = {
+        "used_fallback": result.used_fallback,
+        "fallback_reason": result.fallback_reason,
+        "code_runs": result.code_runs,
+    }
+    if result.status == "waiting_input" and result.continuation is not None:
+        details["question"] = result.question
+        details["continuation"] = result.continuation.model_dump(mode="json")
+        job.log(f"CodeAct からの質問です。回答を待っています: {result.question}", level="warning")
     return Outcome(
         status=result.status,
         answer=result.answer,
         files=list(result.files),
         error=result.error,
-        details={
-            "used_fallback": result.used_fallback,
-            "fallback_reason": result.fallback_reason,
-        },
+        details=details,
     )
 
 

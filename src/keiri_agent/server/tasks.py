@@ -50,6 +50,7 @@ from keiri_agent.server.runners import (
     TaskRequest,
     cancelled_error,
     prepare,
+    prepare_convert_answer,
 )
 from keiri_agent.server.store import (
     TASK_FILE,
@@ -182,26 +183,37 @@ class TaskRegistry:
     # --- continuing a paused task -------------------------------------------------------------
 
     def answer(
-        self, task_id: str, answers: Mapping[str, Any], uploads: Sequence[Upload] = ()
+        self,
+        task_id: str,
+        answers: Mapping[str, Any],
+        uploads: Sequence[Upload] = (),
+        *,
+        text: str | None = None,
     ) -> Task:
-        """Continue a plan task that waits for input with ``answers``: the same task resumes its
-        plan run (finished nodes are reused)."""
+        """Continue a task that waits for input: a plan task with ``answers`` resumes its plan
+        run (finished nodes are reused); a conversion paused on CodeAct's question goes on with
+        the answer ``text``."""
         task = self.get(task_id)
         if task.status != TaskStatus.WAITING_INPUT:
             raise _conflict(
                 task,
                 "TASK_NOT_WAITING",
                 f"このタスクは入力待ちではありません（{task.status}）。",
-                "入力待ち（waiting_input）の Plan 実行にだけ回答を送れます。",
+                "入力待ち（waiting_input）の Plan 実行・変換にだけ回答を送れます。",
             )
         files = self._files(task.directory)
         before = list(task.request.get("uploads", []))
         added = _save_uploads(files.uploads, uploads, keep=before)
         try:
-            runner = prepare_resume(task.details, answers, self.settings, files)
+            if task.kind == "convert":  # CodeAct's question: one text answer
+                runner = prepare_convert_answer(task.details, text)
+                received = "CodeAct の質問"
+            else:
+                runner = prepare_resume(task.details, answers, self.settings, files)
+                received = ", ".join(answers)
             if added:
                 task.request = {**task.request, "uploads": [*before, *added]}
-            return self.resume(task, runner, f"回答を受け取りました（{', '.join(answers)}）。")
+            return self.resume(task, runner, f"回答を受け取りました（{received}）。")
         except BaseException:
             for name in added:  # a refused answer leaves nothing behind
                 (files.uploads / name).unlink(missing_ok=True)

@@ -11,9 +11,11 @@ import pytest
 from typer.testing import CliRunner
 
 from keiri_agent.agents.analysis import AnalysisContext, AnalysisSession, ExecutionResult
+from keiri_agent.agents.analysis.progress import describe_event
 from keiri_agent.agents.analysis.prompts import PROMPT_BUDGET_CHARS, RECENT_IN_DETAIL
 from keiri_agent.cli import app
 from keiri_agent.errors import BlockError, LLMOutputError
+from keiri_agent.events import read_events
 from keiri_agent.sandbox import SandboxExecutor
 from tests.support import ScriptedLLMServer
 
@@ -111,6 +113,26 @@ def test_a_report_without_a_run_that_showed_anything_is_flagged_not_grounded(
     )
 
 
+def test_an_llm_failure_prints_status_error_and_the_turns_runs_and_charts_in_json(
+    llm_server: ScriptedLLMServer, sales_csv: Path, public_dir: Path
+) -> None:
+    llm_server.add_chat(json=ACT)
+    llm_server.add_chat(json=_codegen(CHART_CODE, "chart.png"))
+    llm_server.add_chat(json=FINALIZE)
+    llm_server.add_chat('{"title": "取引先別', finish_reason="length")  # the report is cut
+    code, data = _analyze(sales_csv, public_dir / "ws")
+    assert code == 1
+    assert data["status"] == "error"
+    error = data["error"]
+    assert error["code"] == "OUTPUT_TRUNCATED"  # type: ignore[index]
+    assert "長さの上限" in error["message"]  # type: ignore[index]
+    assert "turn" not in error["details"]  # type: ignore[index]
+    (run,) = data["execution_results"]  # type: ignore[misc]
+    assert run["success"] is True
+    assert [Path(f).name for f in data["files"]] == ["chart.png"]  # type: ignore[attr-defined]
+    assert data["final_report"] is None
+
+
 def test_a_failed_run_event_carries_the_error_the_model_saw(
     llm_server: ScriptedLLMServer, sales_csv: Path, public_dir: Path
 ) -> None:
@@ -127,6 +149,9 @@ def test_a_failed_run_event_carries_the_error_the_model_saw(
     assert failed["success"] is False
     assert "KeyError" in failed["stderr"]
     assert "存在しない列" in failed["stderr"]
+    # The progress line a person reads names it too.
+    (event,) = [e for e in read_events(str(data["run_log"])) if e.event == "code_exec"]
+    assert "実行: 失敗（KeyError" in (describe_event(event) or "")
 
 
 @pytest.fixture

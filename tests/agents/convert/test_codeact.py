@@ -57,13 +57,21 @@ def no_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     [
         ("```python\nprint(1)\n```", "print(1)\n"),
         ("説明\n```\nx = 1\n```", "x = 1\n"),
-        ("```py\na\n```\n```python\nb\n```", "a\n"),  # the first block, as the package does
+        # Every Python block, in order (the package took the first one only).
+        ("```py\na = 1\n```\n説明\n```python\nprint(a)\n```", "a = 1\nprint(a)\n"),
+        ("```python\nx = 1\n```\n```text\n出力例\n```", "x = 1\n"),  # not Python: skipped
+        (
+            "import pandas as pd\nprint(pd.__version__)",
+            "import pandas as pd\nprint(pd.__version__)",
+        ),
+        ("完了", None),  # a word that parses as Python is still not code
+        ("ルート要素名は何にしますか？", None),
         ("```print(2)```", "print(2)"),  # one line: the code is not taken for a language tag
         ("コードはありません。", None),
         ("```python\n\n```", None),
     ],
 )
-def test_extract_code_takes_the_first_fenced_block(text: str, code: str | None) -> None:
+def test_extract_code_takes_every_python_block_in_order(text: str, code: str | None) -> None:
     assert extract_code(text) == code
 
 

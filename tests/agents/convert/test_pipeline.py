@@ -214,35 +214,40 @@ def test_each_trigger_routes_to_codeact_which_makes_the_file(
     assert list(Path(os.environ["KEIRI_CODEACT_ROOT"]).iterdir()) == []  # scratch removed
 
 
-def test_a_fetch_error_after_retries_routes_to_codeact(
+def test_s3_503_after_retries_fails_with_fetch_error_and_never_reaches_codeact(
     env: Path,
     llm_server: ScriptedLLMServer,
     sandbox_executor: SandboxExecutor,
-    monkeypatch: pytest.MonkeyPatch,
+    s3_env: str,
+    s3_proxy: Any,
+    s3_admin: Any,
+    s3_bucket: str,
 ) -> None:
-    monkeypatch.setenv("KEIRI_S3_ENDPOINT_URL", f"http://127.0.0.1:{_closed_port()}")
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test")
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    llm_server.add_chat(json=convert_job("csv", source="s3://keiri-data/2024/"))
-    code = 'with open("sales.csv", "w", encoding="utf-8") as f:\n    f.write("月,売上\\n2024-04,120000\\n")\n'
-    llm_server.add_chat(fenced(code), when=prompt_contains("You are CodeAct"))
+    s3_admin.put_object(Bucket=s3_bucket, Key="2024/sales.csv", Body=SALES_CSV.encode())
+    s3_proxy.fail(-1, status=503, code="ServiceUnavailable")  # every try
+    source = f"s3://{s3_bucket}/2024/"
+    llm_server.add_chat(json=convert_job("csv", source=source))
+    invented = 'open("sales.csv", "w").write("月,売上\\n2024-04,999999\\n")\n'
+    llm_server.add_chat(fenced(invented), when=prompt_contains("You are CodeAct"))
 
     result = run_convert(
-        "s3://keiri-data/2024/ の売上を CSV にして。データ: 2024-04 は 120000",
+        f"{source} の売上を CSV にして",
         out_dir=env.parent / "out",
         executor=sandbox_executor,
         steps=ConvertSteps(fetch=partial(fetch_sources, backoff_s=0.01)),  # the real fetch
     )
 
-    assert result.status == "success", result.error
-    assert [p.read_text(encoding="utf-8") for p in result.files] == ["月,売上\n2024-04,120000\n"]
-    assert result.used_fallback
-    assert "FetchError" in (result.fallback_reason or "")
-    assert "4 回試行" in (result.fallback_reason or "")  # the first attempt and 3 retries
-    assert ("fetch", "failed") in stages(events_of(result))
-    prompt = llm_server.chat_requests()[1]["messages"][1]["content"]
-    assert "取得できたファイルはありません" in prompt
+    assert result.status == "failed"
+    assert result.files == []
+    assert not result.used_fallback
+    assert result.error is not None
+    assert result.error["code"] == ErrorCode.API_ERROR
+    assert result.error["details"]["attempts"] == 4  # the first try and 3 retries
+    assert "4 回失敗しました" in result.error["message"]
+    assert result.error["hint"]
+    assert len(llm_server.chat_requests()) == 1  # interpret only: CodeAct was never asked
+    assert not (env.parent / "out").exists() or not list((env.parent / "out").iterdir())
+    assert ("fetch", "start") in stages(events_of(result))
 
 
 def test_a_missing_input_is_the_users_error_not_a_fallback(
@@ -298,8 +303,15 @@ def test_codeact_that_never_makes_the_file_fails_with_its_reason(
     assert result.used_fallback
     assert result.files == []
     assert result.error is not None
-    assert result.error["code"] == ErrorCode.UNSUPPORTED_FORMAT  # the trigger's own code
+    # Not the trigger's UNSUPPORTED_FORMAT: CodeAct's code failed, and the hint says so.
+    assert result.error["code"] == ErrorCode.CODE_EXECUTION_FAILED
+    assert "。。" not in result.error["message"] + result.error["hint"]
+    assert "KeyError" in result.error["message"]
+    assert "最後のエラー" in result.error["hint"]
     assert result.error["details"]["code_turns"] == 3
+    assert [run["success"] for run in result.code_runs] == [False, False, False]
+    failed = [e for e in events_of(result) if isinstance(e, CodeExec)]
+    assert all("KeyError" in e.stderr for e in failed)  # the user sees what the model saw
     assert "KeyError" in result.error["details"]["last_error"]
     assert not list((env.parent / "out").glob("*"))
     feedback = llm_server.chat_requests()[2]["messages"][-1]["content"]

@@ -11,6 +11,7 @@ LangGraph runtime context, so tests and the UI pass their own without patching a
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +40,7 @@ from keiri_agent.agents.analysis.models import (
 )
 from keiri_agent.agents.analysis.prompts import codegen_messages, reason_messages, report_messages
 from keiri_agent.agents.analysis.report import save_report
+from keiri_agent.agents.execlog import error_summary
 from keiri_agent.config import DEFAULT_ANALYSIS_TURN_TIMEOUT_S
 from keiri_agent.events import EventEmitter, NullEmitter
 from keiri_agent.llm import LLMClient
@@ -47,6 +49,8 @@ from keiri_agent.llm.revise import revise_once
 from keiri_agent.sandbox import ANALYSIS, SandboxExecutor, SandboxProfile, default_executor
 
 __all__ = ["NO_DATA_QUESTION", "AnalysisContext", "build_graph"]
+
+logger = logging.getLogger(__name__)
 
 NO_DATA_QUESTION = (
     "分析するデータがまだありません。CSV または Excel ファイルをアップロードしてください。"
@@ -186,6 +190,7 @@ def code_exec(state: AgentState, runtime: Runtime[AnalysisContext]) -> dict[str,
         duration_s=outcome.duration_s,
     )
     if result.error:
+        logger.warning("分析コードの実行が失敗しました: %s", error_summary(result.error))
         ctx.events.emit("error", node_id="code_exec", step="code_exec", message=result.error)
     _stage(ctx, "code_exec", "done" if result.success else "failed")
     return {"execution_results": [*state.execution_results, result]}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from keiri_agent.agents.execlog import error_summary
 from keiri_agent.events import CodeExec, CodeGen, ErrorEvent, LLMCall, Log, RunEvent, Stage
 from keiri_agent.events.follow import error_line, llm_call_line
 
@@ -21,7 +22,10 @@ def describe_event(event: RunEvent) -> str | None:
     if isinstance(event, CodeGen):
         return f"  コードを生成しました（{len(event.code.splitlines())} 行）"
     if isinstance(event, CodeExec):
-        return "  実行: " + ("成功" if event.success else "失敗")
+        if event.success:
+            return "  実行: 成功"
+        why = error_summary(event.stderr)
+        return "  実行: 失敗" + (f"（{why}）" if why else "")
     if isinstance(event, ErrorEvent):
         return error_line(event)
     if isinstance(event, LLMCall):

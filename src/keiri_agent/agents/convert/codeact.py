@@ -5,7 +5,7 @@ This module re-implements the ``create_codeact`` contract of the ``langgraph-cod
 ``langgraph<0.4`` and cannot be installed beside LangGraph 1.x. It keeps the package's shape:
 ``create_codeact(model, tools, eval_fn, *, prompt=None, state_schema=CodeActState)`` returns an
 uncompiled ``StateGraph`` with the nodes ``call_model`` and ``sandbox``; ``call_model`` asks the
-model and takes the first fenced code block of its reply, ``sandbox`` runs it with
+model and takes the code of its reply, ``sandbox`` runs it with
 ``eval_fn(code, context) -> (output, new_vars)``, adds the output to the conversation as a user
 message and merges the new variables into the context; a reply without code ends the run.
 
@@ -16,14 +16,20 @@ What differs, on purpose:
 - At most ``max_turns`` code executions (``MAX_CODE_TURNS``); after the last one the graph ends.
 - ``done(state)``: checked after each execution; when it is true the task is complete and the
   graph ends instead of asking the model again (the seed's model returns code only).
+- Every Python block of a reply runs, in the order written (the package takes the first one
+  only, so a reply that builds a table in one block and saves it in the next saved nothing);
+  a reply that is bare code without a fence (models told "code only" often send that) runs too.
 - ``code_gen`` (the extracted code) and ``code_exec`` (its output) events, seed 003 §3. An eval
-  function that returns an :class:`ExecOutput` reports stdout, stderr and success separately.
+  function that returns an :class:`ExecOutput` reports stdout, stderr and success separately;
+  a failed run's ``stderr`` ends with the error the model is shown (type and message), so the
+  user sees why it failed, not only the model.
 """
 
 from __future__ import annotations
 
+import ast
 import inspect
-import re
+import logging
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
@@ -33,8 +39,10 @@ from langchain_core.tools import tool as create_tool
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.types import Command
 
+from keiri_agent.agents.execlog import error_summary
 from keiri_agent.events import EventEmitter, NullEmitter
 from keiri_agent.llm import LLMClient
+from keiri_agent.llm.extract import extract_code_blocks
 
 __all__ = [
     "MAX_CODE_TURNS",
@@ -47,9 +55,10 @@ __all__ = [
     "last_answer",
 ]
 
+logger = logging.getLogger(__name__)
+
 MAX_CODE_TURNS = 3  # code executions per CodeAct run; a failed one is fed back to the model
 FENCE = "```"
-_LANGUAGE_TAG = re.compile(r"^[A-Za-z0-9_+.-]*$")
 _END: Literal["__end__"] = "__end__"  # langgraph's END, typed as the literal it is
 assert _END == END
 
@@ -71,6 +80,7 @@ class ExecOutput(str):
     stderr: str
     success: bool | None
     files: tuple[str, ...]
+    error: str | None
 
     def __new__(
         cls,
@@ -80,25 +90,54 @@ class ExecOutput(str):
         stderr: str = "",
         success: bool | None = None,
         files: Sequence[str] = (),
+        error: str | None = None,
     ) -> ExecOutput:
         obj = super().__new__(cls, text)
         obj.stdout = stdout
         obj.stderr = stderr
         obj.success = success
         obj.files = tuple(files)
+        obj.error = error
         return obj
+
+    def shown_stderr(self) -> str:
+        """stderr with the error the model was shown appended (when stderr lacks it)."""
+        if not self.error or self.error in self.stderr:
+            return self.stderr
+        return "\n".join(part for part in (self.stderr.rstrip("\n"), self.error) if part)
+
+
+def _is_bare_code(text: str) -> bool:
+    """True for a reply that is Python without a fence: it parses and does something (an
+    import, an assignment, a call), so a one-word answer or a sentence is not taken for code."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    acting = (
+        ast.Import,
+        ast.ImportFrom,
+        ast.Assign,
+        ast.AugAssign,
+        ast.AnnAssign,
+        ast.Call,
+        ast.With,
+        ast.For,
+        ast.FunctionDef,
+    )
+    return any(isinstance(node, acting) for node in ast.walk(tree))
 
 
 def extract_code(text: str) -> str | None:
-    """The first fenced code block of a reply, without its language tag; None without one."""
-    if FENCE not in text:
-        return None
-    block = text.split(FENCE)[1]
-    first, _, rest = block.partition("\n")
-    # The package always drops the first line (the language tag); a one-line block whose
-    # first line is code keeps it.
-    code = rest if _LANGUAGE_TAG.match(first.strip()) else block
-    return code if code.strip() else None
+    """The code of a reply: every Python block, joined in order; a reply that is bare code
+    without fences as it is; None for a reply without code (the answer to the user)."""
+    if FENCE in text:
+        blocks = extract_code_blocks(text)
+        if blocks:
+            return "\n".join(block.rstrip("\n") for block in blocks) + "\n"
+        inline = text.strip().strip("`")  # ```print(2)```: one line between the fences
+        return inline if FENCE not in inline and _is_bare_code(inline) else None
+    return text if text.strip() and _is_bare_code(text) else None
 
 
 def _as_tool(item: BaseTool | Callable[..., Any]) -> BaseTool:
@@ -186,9 +225,13 @@ def create_codeact(
                 "code_exec",
                 node_id=node_id,
                 stdout=output.stdout,
-                stderr=output.stderr,
+                stderr=output.shown_stderr(),
                 success=output.success,
             )
+            if output.success is False:
+                logger.warning(
+                    "CodeAct のコード実行が失敗しました: %s", error_summary(output.shown_stderr())
+                )
         else:
             emitter.emit("code_exec", node_id=node_id, stdout=str(output))
         return {

@@ -5,9 +5,13 @@ Each run gets its own directory ``<KEIRI_CODEACT_ROOT>/<uuid>/`` (default ``/tmp
 only place the generated code may write (the sandbox's ``codeact`` profile: CPU 120 s, 512 MB,
 10 MB per file). The fetched files are copied into its ``inputs/``; the first one that reads as
 a table is also handed over as the DataFrame ``df``. The CodeAct graph (``codeact.py``) runs at
-most ``MAX_CODE_TURNS`` code blocks and stops at the first one that ran and saved files; those
-files are copied to the job's output directory and are its result. The run directory is removed
-afterwards. Cancellation closes the executor, which kills the running sandbox process.
+most ``MAX_CODE_TURNS`` executions and stops at the first one that ran and saved a file in the
+requested format, checked by content (``verify``); a file in another format is not a result: the
+model is told what is wrong with it and asked again. The right files are copied to the job's
+output directory and are its result. A reply without code that asks something (a line ending
+in "？") is CodeAct's question to the user: the outcome carries it and the task waits for the
+answer. The run directory is removed afterwards. Cancellation (and the task's deadline) closes
+the executor, which kills the running sandbox process.
 """
 
 from __future__ import annotations
@@ -27,7 +31,6 @@ from langchain_core.messages import HumanMessage
 from keiri_agent.agents.convert.codeact import (
     MAX_CODE_TURNS,
     CodeActState,
-    ExecOutput,
     create_codeact,
     last_answer,
 )
@@ -41,12 +44,19 @@ from keiri_agent.agents.convert.prompts import (
     InputSummary,
     codeact_prompt,
     codeact_task,
-    exec_feedback,
 )
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.agents.convert.sandbox_eval import (
+    CANCEL_POLL_S,
+    INPUTS_DIR,
+    SandboxEval,
+    cancelled_error,
+    is_question,
+    target_format,
+)
+from keiri_agent.errors import BlockError
 from keiri_agent.events import EventEmitter
 from keiri_agent.llm import LLMClient
-from keiri_agent.sandbox import CODEACT, ExecutionOutcome, SandboxExecutor, SandboxProfile
+from keiri_agent.sandbox import SandboxExecutor
 from keiri_agent.workspace import atomic_path, confine
 
 __all__ = [
@@ -55,123 +65,14 @@ __all__ = [
     "FallbackOutcome",
     "SandboxEval",
     "cancelled_error",
+    "is_question",
     "run_fallback",
+    "target_format",
 ]
 
-INPUTS_DIR = "inputs"
-CANCEL_POLL_S = 0.05  # how often a running sandbox action looks at the cancel flag
 MAX_TABLE_SUMMARIES = 5  # inputs read as tables for the prompt; the rest are only listed
 PREVIEW_ROWS = 3
 _TABLE_ERRORS = (UnsupportedFormatError, ValueError, KeyError, NotImplementedError, BlockError)
-
-
-def cancelled_error(step: str) -> BlockError:
-    """The CANCELLED error of a conversion stopped at ``step``."""
-    return BlockError(
-        "変換は取り消されました。",
-        code=ErrorCode.CANCELLED,
-        hint="必要であれば、同じ依頼をもう一度実行してください。",
-        details={"step": step},
-        recoverable=True,
-    )
-
-
-class SandboxEval:
-    """CodeAct's ``eval_fn`` on the sandbox: one workdir for every turn, fresh process each.
-
-    ``context`` may only hold DataFrames (they become the action's inputs): a process boundary
-    cannot carry functions or live objects, so nothing else is passed, and ``new_vars`` is
-    always empty. Files saved by successful runs (outside ``inputs/``) are collected in order.
-    """
-
-    def __init__(
-        self,
-        executor: SandboxExecutor,
-        workdir: Path,
-        *,
-        profile: SandboxProfile = CODEACT,
-        cancel: threading.Event | None = None,
-    ) -> None:
-        self.executor = executor
-        self.workdir = workdir
-        self.profile = profile
-        self.cancel = cancel
-        self.produced: dict[str, None] = {}
-        self.last_success = False
-        self.last_error: str | None = None
-
-    def __call__(self, code: str, context: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        inputs: dict[str, pd.DataFrame] = {}
-        for name, value in context.items():
-            if not isinstance(value, pd.DataFrame):
-                raise BlockError(
-                    f"CodeAct の変数 '{name}'（{type(value).__name__}）はサンドボックスに渡せません。",
-                    code=ErrorCode.INTERNAL_ERROR,
-                    hint="サンドボックスには DataFrame だけを渡せます。ツール関数は使えません。",
-                    details={"variable": name},
-                )
-            inputs[name] = value
-        outcome = self._run(code, inputs)
-        files = [f for f in outcome.files_created if PurePosixPath(f).parts[0] != INPUTS_DIR]
-        error = _error_text(outcome)
-        self.last_success = outcome.success and bool(files)
-        self.last_error = error
-        if outcome.success:
-            self.produced.update(dict.fromkeys(files))
-        text = exec_feedback(
-            success=outcome.success, stdout=outcome.stdout, error=error, files=files
-        )
-        report = ExecOutput(
-            text,
-            stdout=outcome.stdout,
-            stderr=outcome.stderr,
-            success=outcome.success,
-            files=files,
-        )
-        return report, {}
-
-    def _run(self, code: str, inputs: dict[str, pd.DataFrame]) -> ExecutionOutcome:
-        def action() -> ExecutionOutcome:
-            return self.executor.run(
-                code, workdir=self.workdir, profile=self.profile, inputs=inputs
-            )
-
-        if self.cancel is None:
-            return action()
-        if self.cancel.is_set():
-            raise cancelled_error("fallback")
-        box: dict[str, Any] = {}
-
-        def work() -> None:
-            try:
-                box["outcome"] = action()
-            except BaseException as exc:  # handed to the calling thread below
-                box["error"] = exc
-
-        worker = threading.Thread(target=work, name="keiri-codeact-action", daemon=True)
-        worker.start()
-        while worker.is_alive():
-            if self.cancel.wait(CANCEL_POLL_S):
-                # Closing the executor stops its fork server, which kills every action it
-                # runs; the action's own error is the expected consequence, not a failure.
-                self.executor.close()
-                worker.join()
-                raise cancelled_error("fallback")
-        worker.join()
-        if "error" in box:
-            raise box["error"]
-        outcome: ExecutionOutcome = box["outcome"]
-        return outcome
-
-
-def _error_text(outcome: ExecutionOutcome) -> str | None:
-    if outcome.error is not None:
-        return "\n".join(
-            [f"{outcome.error.type}: {outcome.error.message}", *outcome.error.traceback]
-        )
-    if outcome.killed_by is not None:
-        return outcome.summary_ja()
-    return None
 
 
 @dataclass
@@ -183,6 +84,12 @@ class FallbackOutcome:
     answer: str | None = None  # the model's words when it stopped without code
     last_error: str | None = None
     inputs: list[str] = field(default_factory=list)
+    wrong_format: list[str] = field(default_factory=list)  # the last run's files, not as asked
+
+    @property
+    def question(self) -> str | None:
+        """CodeAct's question to the user, when it stopped to ask one instead of finishing."""
+        return self.answer if not self.files and is_question(self.answer) else None
 
 
 def _new_workdir(root: Path) -> Path:
@@ -294,8 +201,14 @@ def run_fallback(
     cancel: threading.Event | None = None,
     node_id: str = "fallback",
     max_turns: int = MAX_CODE_TURNS,
+    answers: Sequence[tuple[str, str]] = (),
+    runs: list[dict[str, Any]] | None = None,
 ) -> FallbackOutcome:
-    """Let CodeAct do ``job``; its saved files are copied to ``out_dir``."""
+    """Let CodeAct do ``job``; its saved files are copied to ``out_dir``.
+
+    ``answers`` are the user's answers to CodeAct's earlier questions; every execution is
+    appended to ``runs`` as it happens (kept by the caller even when the run fails later).
+    """
     workdir = _new_workdir(codeact_root)
     try:
         summaries, context, df_relpath = _stage_inputs(fetched, workdir)
@@ -306,7 +219,9 @@ def run_fallback(
             + (f"、df = {df_relpath}" if df_relpath else "、df なし")
             + "）",
         )
-        sandbox = SandboxEval(executor, workdir, cancel=cancel)
+        sandbox = SandboxEval(
+            executor, workdir, cancel=cancel, target=target_format(job), runs=runs
+        )
         graph = create_codeact(
             llm,
             [],
@@ -324,6 +239,7 @@ def run_fallback(
             workdir=str(workdir),
             inputs=summaries,
             output_name=default_output_name(job, fetched),
+            answers=answers,
         )
         start: CodeActState = {"messages": [HumanMessage(task)], "context": context, "turns": 0}
         raw = graph.invoke(start, config={"recursion_limit": 4 * max_turns + 4})
@@ -334,6 +250,7 @@ def run_fallback(
             answer=last_answer(final),
             last_error=sandbox.last_error,
             inputs=[s.relpath for s in summaries],
+            wrong_format=sandbox.wrong_format,
         )
     finally:
         shutil.rmtree(workdir, ignore_errors=True)  # scratch space; the results are copied out

@@ -1,13 +1,20 @@
 """The LangGraph flow of seed 003 §1: interpret → fetch → convert | viz → finish, with
 ``fallback`` (CodeAct) taking over where the standard path cannot do the job.
 
-Routing follows seed 003 §2 exactly. convert and viz hand ``UnsupportedFormatError(fmt)``,
-``UnsupportedVizParamError(param)``, ``ValueError``, ``KeyError`` and ``NotImplementedError`` to
-the fallback; fetch hands over a ``FetchError`` that is still failing after its retries
-(``transient``; a missing file or bucket is the user's to fix and is raised). Everything else is
-raised, LLM API errors (``LLMError``) included: they never reach the fallback. Each hand-over is
-logged with its reason (a ``log`` event at level warning) and the failing step's ``stage`` event
-says ``failed``; the fallback then reports under the convert or viz step (status ``fallback``).
+Routing follows seed 003 §2, with one change issue 24 made: convert and viz hand
+``UnsupportedFormatError(fmt)``, ``UnsupportedVizParamError(param)``, ``ValueError``, ``KeyError``
+and ``NotImplementedError`` to the fallback, but a fetch that fails -- even after its retries
+(S3 503) -- is raised as its ``FetchError``: CodeAct without the input could only invent the
+data. Everything else is raised, LLM API errors (``LLMError``) included: they never reach the
+fallback. Each hand-over is logged with its reason (a ``log`` event at level warning) and the
+failing step's ``stage`` event says ``failed``; the fallback then reports under the convert or
+viz step (status ``fallback``).
+
+Success is earned: ``finish`` checks every file against the requested format by content
+(``verify``). CodeAct may stop to ask the user something: the graph then ends with ``question``
+set (no ``finish``) and the pipeline pauses the task; a continuation starts with the job and
+the hand-over already known (``job``, ``used_fallback``) and the answers in ``answers``, so
+interpret and the standard step are not repeated.
 
 Dependencies that are not state (LLM clients, the sandbox, events, the cancel flag, directories)
 travel in the runtime context, as in the analysis agent. Every node checks the cancel flag
@@ -28,18 +35,19 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field
 
-from keiri_agent.agents.convert.fallback import cancelled_error, run_fallback
+from keiri_agent.agents.convert.failure import fallback_failed, fallback_reason, trigger_info
+from keiri_agent.agents.convert.fallback import cancelled_error, run_fallback, target_format
 from keiri_agent.agents.convert.fetch import fetch_sources
 from keiri_agent.agents.convert.formats import convert_file, read_table
 from keiri_agent.agents.convert.interpret import interpret_request
 from keiri_agent.agents.convert.models import (
     ConvertJob,
     FetchedFile,
-    FetchError,
     UnsupportedFormatError,
     UnsupportedVizParamError,
 )
 from keiri_agent.agents.convert.progress import FALLBACK_STATUS, step_progress
+from keiri_agent.agents.convert.verify import check_output, unchecked_note
 from keiri_agent.agents.convert.viz import render_chart
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
@@ -80,6 +88,8 @@ class ConvertState(BaseModel):
     fallback_reason: str | None = None
     trigger: dict[str, Any] | None = None  # the error that sent the job to the fallback
     answer: str = ""
+    answers: list[tuple[str, str]] = Field(default_factory=list)  # CodeAct's questions, answered
+    question: str | None = None  # CodeAct asks the user: the task waits for the answer
 
 
 @dataclass(frozen=True)
@@ -110,6 +120,7 @@ class ConvertContext:
     current_step: str = "interpret"
     job: ConvertJob | None = None
     fallback_reason: str | None = None
+    code_runs: list[dict[str, Any]] = field(default_factory=list)  # CodeAct's executions
 
 
 def _stage(ctx: ConvertContext, step: str, status: str) -> None:
@@ -131,28 +142,6 @@ def _job(state: ConvertState) -> ConvertJob:
     return state.job
 
 
-def fallback_reason(exc: BaseException) -> str:
-    """A Japanese line saying why the standard path handed the job to CodeAct."""
-    if isinstance(exc, UnsupportedFormatError | UnsupportedVizParamError):
-        return f"{exc.message}（{type(exc).__name__}）"
-    if isinstance(exc, FetchError):
-        return f"{exc.message}（{exc.attempts} 回試行、FetchError）"
-    if isinstance(exc, KeyError):
-        key = exc.args[0] if exc.args else ""
-        return f"列または項目 {key!r} が見つかりません（KeyError）"
-    if isinstance(exc, NotImplementedError):
-        return f"未対応の処理です: {exc}（NotImplementedError）"
-    return f"値を処理できません: {exc}（{type(exc).__name__}）"
-
-
-def _trigger(step: str, exc: BaseException) -> dict[str, Any]:
-    info: dict[str, Any] = {"step": step, "type": type(exc).__name__, "message": str(exc)}
-    to_dict = getattr(exc, "to_dict", None)
-    if callable(to_dict):
-        info["error"] = to_dict()
-    return info
-
-
 def _hand_over(ctx: ConvertContext, step: str, exc: BaseException) -> dict[str, Any]:
     reason = fallback_reason(exc)
     ctx.fallback_reason = reason
@@ -163,12 +152,22 @@ def _hand_over(ctx: ConvertContext, step: str, exc: BaseException) -> dict[str, 
         msg=f"CodeAct（代替処理）に切り替えます: {reason}",
         level="warning",
     )
-    return {"used_fallback": True, "fallback_reason": reason, "trigger": _trigger(step, exc)}
+    return {"used_fallback": True, "fallback_reason": reason, "trigger": trigger_info(step, exc)}
 
 
 def interpret(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str, Any]:
     ctx = runtime.context
     _enter(ctx, "interpret")
+    if state.job is not None:  # a continuation: the job was interpreted before the question
+        ctx.job = state.job
+        ctx.fallback_reason = state.fallback_reason
+        ctx.events.emit(
+            "log",
+            node_id="interpret",
+            msg=f"回答を受け取りました。前回の解釈で続けます: {state.job.summary_ja}",
+        )
+        _stage(ctx, "interpret", "done")
+        return {}
     llm = ctx.llm.bind(events=ctx.events, node_id="interpret")
     job = interpret_request(state.request, source=state.source, llm=llm)
     ctx.job = job
@@ -189,19 +188,16 @@ def fetch(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str, An
     job = _job(state)
     _enter(ctx, "fetch")
     assert job.source is not None  # interpret_request guarantees it
-    try:
-        fetched = ctx.steps.fetch(
-            job.source,
-            dest_dir=ctx.scratch_dir / "inputs",
-            files=job.files,
-            settings=ctx.settings,
-            s3_client=ctx.s3_client,
-            local_root=ctx.local_root,
-        )
-    except FetchError as exc:
-        if not exc.transient:  # a wrong path or a missing object: CodeAct cannot fix that
-            raise
-        return _hand_over(ctx, "fetch", exc)
+    # A FetchError (also one still failing after its retries) is raised, never handed to
+    # CodeAct: without its input, CodeAct could only make the data up.
+    fetched = ctx.steps.fetch(
+        job.source,
+        dest_dir=ctx.scratch_dir / "inputs",
+        files=job.files,
+        settings=ctx.settings,
+        s3_client=ctx.s3_client,
+        local_root=ctx.local_root,
+    )
     if not fetched:
         raise BlockError(
             f"{job.source} に対象のファイルがありません。",
@@ -286,9 +282,28 @@ def fallback(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str,
         executor=ctx.executor,
         events=ctx.events,
         cancel=ctx.cancel,
+        answers=state.answers,
+        runs=ctx.code_runs,
     )
+    if outcome.question is not None:
+        ctx.events.emit(
+            "log",
+            node_id="fallback",
+            msg=f"CodeAct からの質問: {outcome.question}",
+            level="warning",
+        )
+        _stage(ctx, step, "waiting_input")
+        return {"question": outcome.question}
     if not outcome.files:
-        raise _fallback_failed(state, reason, outcome.turns, outcome.answer, outcome.last_error)
+        raise fallback_failed(
+            target=target_format(job),
+            reason=reason,
+            turns=outcome.turns,
+            answer=outcome.answer,
+            last_error=outcome.last_error,
+            wrong_format=outcome.wrong_format,
+            trigger=state.trigger,
+        )
     names = ", ".join(path.name for path in outcome.files)
     ctx.events.emit(
         "log",
@@ -300,38 +315,11 @@ def fallback(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str,
     return {"files": outcome.files}
 
 
-def _fallback_failed(
-    state: ConvertState, reason: str, turns: int, answer: str | None, last_error: str | None
-) -> BlockError:
-    trigger = state.trigger or {}
-    original = trigger.get("error") if isinstance(trigger.get("error"), dict) else {}
-    assert isinstance(original, dict)
-    said = f" CodeAct の説明: {answer}" if answer else ""
-    first_line = next(iter((last_error or "").strip().splitlines()), "")
-    hints = [
-        str(original.get("hint") or ""),
-        f"CodeAct の最後のエラー: {first_line}。" if first_line else "",
-        "依頼文に形式・列名・グラフの種類を具体的に書いて再実行してください。",
-    ]
-    return BlockError(
-        "標準の処理で対応できなかったため CodeAct（生成コード）で試みましたが、"
-        f"ファイルを作成できませんでした（理由: {reason}、コード実行 {turns} 回）。{said}",
-        code=str(original.get("code") or ErrorCode.INPUT_VALIDATION_FAILED),
-        hint=" ".join(h for h in hints if h),
-        details={
-            "fallback_reason": reason,
-            "trigger": trigger,
-            "code_turns": turns,
-            "codeact_answer": answer,
-            "last_error": last_error,
-        },
-    )
-
-
 def finish(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str, Any]:
     ctx = runtime.context
     job = _job(state)
     _enter(ctx, "finish")
+    _verify(ctx, job, state.files)
     listing = "\n".join(f"- {path.name}" for path in state.files)
     if job.action == "viz":
         done = "グラフを作成しました。"
@@ -348,6 +336,25 @@ def finish(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str, A
     return {"answer": answer}
 
 
+def _verify(ctx: ConvertContext, job: ConvertJob, files: list[Path]) -> None:
+    """Success only for files in the requested format, checked by content."""
+    target = target_format(job)
+    problems = [problem for path in files for problem in check_output(path, target)]
+    if problems:
+        for path in files:  # a wrong file is not a result: leave none behind
+            path.unlink(missing_ok=True)
+        raise BlockError(
+            f"作成したファイルが依頼の形式（{target.upper()}）ではありません: "
+            + "; ".join(problems),
+            code=ErrorCode.OUTPUT_SCHEMA_MISMATCH,
+            hint="依頼文の変換先の形式を確認して再実行してください。",
+            details={"problems": problems, "target_format": target},
+        )
+    note = unchecked_note(target)
+    if note:
+        ctx.events.emit("log", node_id="finish", msg=note, level="warning")
+
+
 def _after_fetch(state: ConvertState) -> Literal["convert", "viz", "fallback"]:
     if state.used_fallback:
         return "fallback"
@@ -356,6 +363,10 @@ def _after_fetch(state: ConvertState) -> Literal["convert", "viz", "fallback"]:
 
 def _after_step(state: ConvertState) -> Literal["finish", "fallback"]:
     return "fallback" if state.used_fallback else "finish"
+
+
+def _after_fallback(state: ConvertState) -> Literal["finish", "ask"]:
+    return "ask" if state.question else "finish"
 
 
 def build_graph() -> CompiledStateGraph[ConvertState, ConvertContext, ConvertState, ConvertState]:
@@ -376,6 +387,6 @@ def build_graph() -> CompiledStateGraph[ConvertState, ConvertContext, ConvertSta
         "convert", _after_step, {"finish": "finish", "fallback": "fallback"}
     )
     builder.add_conditional_edges("viz", _after_step, {"finish": "finish", "fallback": "fallback"})
-    builder.add_edge("fallback", "finish")
+    builder.add_conditional_edges("fallback", _after_fallback, {"finish": "finish", "ask": END})
     builder.add_edge("finish", END)
     return builder.compile()

@@ -34,6 +34,7 @@ __all__ = [
     "TABLE_FORMATS",
     "ChartKind",
     "ChartSpec",
+    "Continuation",
     "ConvertJob",
     "FetchError",
     "FetchedFile",
@@ -84,6 +85,36 @@ class ConvertJob(BaseModel):
     chart: ChartSpec | None = Field(default=None, description="グラフ化の指定（viz のとき）")
     output_name: str | None = Field(default=None, description="出力ファイル名（拡張子なし）")
     summary_ja: str = Field(default="", description="依頼内容の解釈（日本語で 1〜2 文）")
+
+
+class Continuation(BaseModel):
+    """What a conversion paused on CodeAct's question needs to go on once the user answers.
+
+    The job as interpreted, why the standard path handed it to CodeAct, the questions answered
+    so far and the open ``question``. A continuation fetches the inputs again and goes straight
+    to CodeAct with the answers in its task; nothing is interpreted twice.
+    """
+
+    request: str
+    source: str | None = None
+    job: ConvertJob
+    fallback_reason: str | None = None
+    trigger: dict[str, Any] | None = None
+    answers: list[tuple[str, str]] = Field(default_factory=list)
+    question: str = ""
+
+    def answered(self, answer: str) -> Continuation:
+        """This continuation with ``answer`` given to the open question."""
+        text = answer.strip()
+        if not text:
+            raise BlockError(
+                "回答が空です。",
+                code=ErrorCode.INPUT_VALIDATION_FAILED,
+                hint=f"CodeAct の質問「{self.question}」への回答を入力してください。",
+            )
+        return self.model_copy(
+            update={"answers": [*self.answers, (self.question, text)], "question": ""}
+        )
 
 
 class FetchedFile(BaseModel):

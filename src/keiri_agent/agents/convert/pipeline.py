@@ -5,52 +5,74 @@ The one entry point the CLI (``keiri-agent convert``), the ``data.convert`` bloc
 ``events`` (or to a new run log ``runs/convert/<timestamp>.jsonl``) and returns a
 ``ConvertResult``:
 
-- ``success``: the files are in ``out_dir`` (the CodeAct fallback's too, with ``used_fallback``);
-- ``failed``: a ``BlockError`` stopped the job (missing input, unreadable file, a fallback that
-  made nothing); ``error`` is its ``to_dict()`` and an ``error`` event was emitted;
+- ``success``: the files are in ``out_dir``, each checked to be in the requested format by
+  content (the CodeAct fallback's too, with ``used_fallback``);
+- ``waiting_input``: CodeAct asked the user something (``question``); ``continuation`` holds
+  what is needed to go on, also saved as ``out_dir/QUESTION_FILE``: pass
+  ``continuation=result.continuation.answered(answer)`` to continue;
+- ``failed``: a ``BlockError`` stopped the job (missing input, a fetch that failed after its
+  retries, unreadable file, a fallback that made nothing in the requested format, the task's
+  deadline); ``error`` is its ``to_dict()`` and an ``error`` event was emitted;
 - ``cancelled``: ``cancel`` was set; a running sandbox process is killed.
+
+The whole task has a deadline, ``KEIRI_CONVERT_TIMEOUT_S``: when it passes, the LLM call in
+flight is aborted and a running sandbox process is killed, and the result is ``failed`` with a
+``TIMEOUT_ERROR``. ``code_runs`` lists CodeAct's executions (code, success, stdout, the error).
 
 LLM API errors (``LLMError``: the provider failed after its retries, or answered out of schema)
 are raised after their ``error`` event, never turned into a result or sent to the fallback
-(seed 003 §2). The CodeAct sandbox runs on ``executor``; without one, a private executor is
-started when the fallback needs it and closed at the end. Cancellation closes the executor, so
-give each run its own.
+(seed 003 §2); what the run had produced is in the error's ``details["turn"]`` (the result's
+keys with ``status: error``). The CodeAct sandbox runs on ``executor``; without one, a private
+executor is started when the fallback needs it and closed at the end. Cancellation closes the
+executor, so give each run its own.
 """
 
 from __future__ import annotations
 
 import tempfile
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from keiri_agent.agents.convert.failure import deadline_error
 from keiri_agent.agents.convert.graph import (
     ConvertContext,
     ConvertState,
     ConvertSteps,
     build_graph,
 )
-from keiri_agent.agents.convert.models import ConvertJob
+from keiri_agent.agents.convert.models import Continuation, ConvertJob
 from keiri_agent.agents.convert.progress import STEPS
 from keiri_agent.config import LLMRole, Settings, load_settings
 from keiri_agent.errors import BlockError, ErrorCode, LLMError
 from keiri_agent.events import EventEmitter, EventStream, open_run
-from keiri_agent.llm import LLMClient, get_llm
+from keiri_agent.llm import LLMClient, cancellable, get_llm
 from keiri_agent.sandbox import SandboxExecutor
-from keiri_agent.workspace import new_session_dir
+from keiri_agent.workspace import atomic_path, new_session_dir
 
-__all__ = ["AGENT_ID", "STEPS", "ConvertResult", "run_convert"]
+__all__ = [
+    "AGENT_ID",
+    "QUESTION_FILE",
+    "STEPS",
+    "ConvertResult",
+    "load_continuation",
+    "run_convert",
+]
 
 AGENT_ID = "convert"
 GRAPH_RECURSION_LIMIT = 20  # six nodes on the longest path
+QUESTION_FILE = "convert-question.json"  # a paused task's continuation, in its output folder
+_LINK_POLL_S = 0.05
 
 
 class ConvertResult(BaseModel):
     """What one request produced. ``answer`` is the Japanese reply for the user (no logs)."""
 
-    status: Literal["success", "failed", "cancelled"]
+    status: Literal["success", "failed", "cancelled", "waiting_input"]
     answer: str
     files: list[Path] = Field(default_factory=list)
     job: ConvertJob | None = None
@@ -58,6 +80,60 @@ class ConvertResult(BaseModel):
     fallback_reason: str | None = None
     error: dict[str, Any] | None = None
     run_log: str | None = None
+    question: str | None = None  # CodeAct's question, when status is waiting_input
+    continuation: Continuation | None = None
+    code_runs: list[dict[str, Any]] = Field(default_factory=list)
+
+
+def load_continuation(out_dir: Path) -> Continuation:
+    """The continuation a paused conversion saved in ``out_dir`` (BlockError when none)."""
+    path = Path(out_dir) / QUESTION_FILE
+    try:
+        return Continuation.model_validate_json(path.read_bytes())
+    except FileNotFoundError:
+        raise BlockError(
+            f"{out_dir} に回答待ちの変換がありません（{QUESTION_FILE} が見つかりません）。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="質問が表示されたときの「回答して続けるには」のコマンドにある出力先フォルダーを指定してください。",
+            details={"out_dir": str(out_dir)},
+        ) from None
+    except ValueError as exc:
+        raise BlockError(
+            f"{path} を読み取れません: {exc}",
+            code=ErrorCode.FILE_UNREADABLE,
+            hint="同じ依頼を最初から実行し直してください。",
+            details={"file": str(path)},
+        ) from exc
+
+
+@contextmanager
+def _stop_flag(
+    cancel: threading.Event, timeout_s: float
+) -> Iterator[tuple[threading.Event, threading.Event]]:
+    """One event set by the caller's ``cancel`` or by the deadline, and one saying which."""
+    stop, expired, done = threading.Event(), threading.Event(), threading.Event()
+
+    def expire() -> None:
+        expired.set()
+        stop.set()
+
+    def link() -> None:
+        while not done.is_set():
+            if cancel.wait(_LINK_POLL_S):
+                stop.set()
+                return
+
+    timer = threading.Timer(timeout_s, expire)
+    timer.daemon = True
+    linker = threading.Thread(target=link, name="keiri-convert-cancel", daemon=True)
+    timer.start()
+    linker.start()
+    try:
+        yield stop, expired
+    finally:
+        done.set()
+        timer.cancel()
+        linker.join()
 
 
 def run_convert(
@@ -74,6 +150,7 @@ def run_convert(
     s3_client: Any = None,
     steps: ConvertSteps | None = None,
     local_root: Path | None = None,
+    continuation: Continuation | None = None,
 ) -> ConvertResult:
     """Run ``request`` over ``source`` (a path or ``s3://`` URL; else the one in the request).
 
@@ -82,6 +159,7 @@ def run_convert(
     replaces the one built from the settings; ``steps`` the fetch/convert/render functions.
     ``local_root`` confines local sources (also paths written in the request text) to one
     directory: the API server passes the workspace root, so a request cannot read host files.
+    ``continuation`` (answered) continues a task paused on CodeAct's question.
     """
     settings = settings if settings is not None else load_settings()
     stream: EventStream | None = None
@@ -93,12 +171,17 @@ def run_convert(
     own_executor = executor is None
     sandbox = executor if executor is not None else SandboxExecutor()
     flag = cancel if cancel is not None else threading.Event()
+    timeout_s = settings.keiri_convert_timeout_s
     try:
         target = (
             Path(out_dir) if out_dir is not None else new_session_dir(settings.keiri_workspace_root)
         )
         target.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix="keiri-convert-") as scratch:
+        with (
+            tempfile.TemporaryDirectory(prefix="keiri-convert-") as scratch,
+            _stop_flag(flag, timeout_s) as (stop, expired),
+            cancellable(stop),  # the deadline and a cancel abort the LLM call in flight too
+        ):
             context = ConvertContext(
                 settings=settings,
                 llm=llm if llm is not None else get_llm(LLMRole.INTERPRET, settings=settings),
@@ -109,12 +192,25 @@ def run_convert(
                 out_dir=target.absolute(),
                 scratch_dir=Path(scratch),
                 events=emitter,
-                cancel=flag,
+                cancel=stop,
                 s3_client=s3_client,
                 local_root=local_root,
                 steps=steps if steps is not None else ConvertSteps(),
             )
-            return _invoke(request, source, context, run_log)
+            state = ConvertState(request=request, source=source)
+            if continuation is not None:
+                state = ConvertState(
+                    request=continuation.request,
+                    source=continuation.source,
+                    job=continuation.job,
+                    used_fallback=True,
+                    fallback_reason=continuation.fallback_reason,
+                    trigger=continuation.trigger,
+                    answers=list(continuation.answers),
+                )
+            result = _invoke(state, context, run_log, expired, timeout_s)
+            _keep_continuation(target, result)
+            return result
     finally:
         if own_executor:
             sandbox.close()
@@ -122,11 +218,39 @@ def run_convert(
             stream.close()
 
 
+def _keep_continuation(out_dir: Path, result: ConvertResult) -> None:
+    """Save a paused task's continuation in its folder; remove it once the task moved on."""
+    path = out_dir / QUESTION_FILE
+    if result.continuation is None:
+        path.unlink(missing_ok=True)
+        return
+    with atomic_path(path) as tmp:
+        tmp.write_text(result.continuation.model_dump_json(indent=2), encoding="utf-8")
+
+
+def _partial(context: ConvertContext, run_log: str | None, status: str) -> dict[str, Any]:
+    """What a run that ended in an exception had produced, in the result's keys."""
+    return {
+        "status": status,
+        "answer": "",
+        "files": [],
+        "job": context.job.model_dump() if context.job else None,
+        "used_fallback": context.fallback_reason is not None,
+        "fallback_reason": context.fallback_reason,
+        "run_log": run_log,
+        "code_runs": list(context.code_runs),
+    }
+
+
 def _invoke(
-    request: str, source: str | None, context: ConvertContext, run_log: str | None
+    state: ConvertState,
+    context: ConvertContext,
+    run_log: str | None,
+    expired: threading.Event,
+    timeout_s: float,
 ) -> ConvertResult:
-    state = ConvertState(request=request, source=source)
     events = context.events
+    common: dict[str, Any] = {"run_log": run_log, "code_runs": context.code_runs}
     try:
         raw = build_graph().invoke(
             state, context=context, config={"recursion_limit": GRAPH_RECURSION_LIMIT}
@@ -139,33 +263,49 @@ def _invoke(
             message=exc.message,
             error=exc.to_dict(),
         )
+        exc.details["turn"] = _partial(context, run_log, "error")
         raise
     except BlockError as exc:
         step = context.current_step
+        if exc.code == ErrorCode.CANCELLED and expired.is_set():
+            exc = deadline_error(timeout_s, step)
+        fallback = {
+            "job": context.job,
+            "used_fallback": context.fallback_reason is not None,
+            "fallback_reason": context.fallback_reason,
+            "error": exc.to_dict(),
+        }
         if exc.code == ErrorCode.CANCELLED:
             events.emit("stage", node_id=step, step=step, status="cancelled", progress=None)
             events.emit("log", node_id=step, msg="変換を取り消しました。", level="warning")
             return ConvertResult(
-                status="cancelled",
-                answer="変換を取り消しました。",
-                job=context.job,
-                used_fallback=context.fallback_reason is not None,
-                fallback_reason=context.fallback_reason,
-                error=exc.to_dict(),
-                run_log=run_log,
+                status="cancelled", answer="変換を取り消しました。", **fallback, **common
             )
         events.emit("error", node_id=step, step=step, message=exc.message, error=exc.to_dict())
         answer = exc.message + (f"\n\nヒント: {exc.hint}" if exc.hint else "")
-        return ConvertResult(
-            status="failed",
-            answer=answer,
-            job=context.job,
-            used_fallback=context.fallback_reason is not None,
-            fallback_reason=context.fallback_reason,
-            error=exc.to_dict(),
-            run_log=run_log,
-        )
+        return ConvertResult(status="failed", answer=answer, **fallback, **common)
     final = ConvertState.model_validate(raw) if isinstance(raw, dict) else raw
+    if final.question:
+        assert final.job is not None  # the fallback only runs on an interpreted job
+        continuation = Continuation(
+            request=final.request,
+            source=final.source,
+            job=final.job,
+            fallback_reason=final.fallback_reason,
+            trigger=final.trigger,
+            answers=list(final.answers),
+            question=final.question,
+        )
+        return ConvertResult(
+            status="waiting_input",
+            answer=f"CodeAct からの質問: {final.question}",
+            job=final.job,
+            used_fallback=True,
+            fallback_reason=final.fallback_reason,
+            question=final.question,
+            continuation=continuation,
+            **common,
+        )
     return ConvertResult(
         status="success",
         answer=final.answer,
@@ -173,5 +313,5 @@ def _invoke(
         job=final.job,
         used_fallback=final.used_fallback,
         fallback_reason=final.fallback_reason,
-        run_log=run_log,
+        **common,
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from keiri_agent.agents.execlog import error_summary
 from keiri_agent.events import CodeExec, CodeGen, ErrorEvent, LLMCall, Log, RunEvent, Stage
 from keiri_agent.events.follow import error_line, llm_call_line
 
@@ -38,6 +39,7 @@ STATUS_LABELS = {
     "failed": "失敗",
     FALLBACK_STATUS: "CodeAct（代替処理）に切り替え",
     "cancelled": "取り消し",
+    "waiting_input": "回答待ち",
 }
 # Progress (0..1) when a step starts and when it is done. convert and viz are alternatives
 # and share one span; the CodeAct fallback runs inside it.
@@ -74,7 +76,8 @@ def describe_event(event: RunEvent) -> str | None:
         return f"  CodeAct: コードを生成しました（{len(event.code.splitlines())} 行）"
     if isinstance(event, CodeExec):
         outcome = {True: "成功", False: "失敗", None: "終了"}[event.success]
-        return f"  CodeAct: 実行 {outcome}"
+        why = error_summary(event.stderr) if event.success is False else ""
+        return f"  CodeAct: 実行 {outcome}" + (f"（{why}）" if why else "")
     if isinstance(event, ErrorEvent):
         return error_line(event)
     if isinstance(event, LLMCall):

@@ -87,8 +87,11 @@ CODEACT_SYSTEM = """You are CodeAct. Generate Python 3.11 code **only**.
 - 日本語フォントは設定済みです。グラフを保存したら plt.close() します。
 
 ## 出力
-- ```python で始まるコードブロックを 1 つだけ返してください。説明は不要です。
-- 結果のファイルは作業ディレクトリの直下に保存し、保存したファイル名と件数などの要点を print してください。"""
+- ```python で始まるコードブロックを返してください。説明は不要です。ブロックが複数あるときは書いた順に続けて実行します。
+- 結果のファイルは依頼された形式で、作業ディレクトリの直下に保存し、保存したファイル名と件数などの要点を print してください。
+  保存したファイルは内容が依頼の形式かどうか確かめられます（拡張子だけ変えても通りません）。
+- 依頼を実行するのに欠かせない情報が分からないときは、コードを書かずに、ユーザーへの質問を 1 つだけ日本語で返してください
+  （例: ルート要素名は何にしますか？）。ユーザーの回答を受け取ってから作業を続けます。推測でデータを作らないでください。"""
 
 DF_NOTE = "変数 `df` に最初の表（{relpath}）が DataFrame として読み込み済みです。"
 NO_DF_NOTE = (
@@ -109,7 +112,7 @@ CODEACT_TASK = """## 依頼
 
 ## 作るもの
 {goal}
-
+{answers}
 Return code only, no explanation."""
 
 
@@ -121,7 +124,7 @@ def codeact_prompt(workdir: str, df_relpath: str | None) -> str:
 
 def _inputs(inputs: Sequence[InputSummary]) -> str:
     if not inputs:
-        return "（取得できたファイルはありません。依頼文の内容だけから作成してください）"
+        return "（入力ファイルはありません）"
     lines = []
     for item in inputs:
         lines.append(f"- {item.relpath}（{item.size:,} バイト）")
@@ -157,14 +160,21 @@ def codeact_task(
     workdir: str,
     inputs: Sequence[InputSummary],
     output_name: str,
+    answers: Sequence[tuple[str, str]] = (),
 ) -> str:
-    """The CodeAct user message: the request, why the standard path failed, inputs, the goal."""
+    """The CodeAct user message: the request, why the standard path failed, inputs, the goal,
+    and the user's answers to CodeAct's earlier questions (``(question, answer)`` pairs)."""
+    qa = ""
+    if answers:
+        lines = [f"- 質問: {q}\n  回答: {a}" for q, a in answers]
+        qa = "\n## ユーザーへの確認と回答\n" + "\n".join(lines) + "\n"
     return CODEACT_TASK.format(
         request=request.strip(),
         summary=job.summary_ja or job.model_dump_json(exclude_none=True),
         reason=reason,
         inputs=_inputs(inputs),
         goal=_goal(job, workdir, output_name, multiple=len(inputs) > 1),
+        answers=qa,
     )
 
 
@@ -179,8 +189,14 @@ def exec_feedback(
     stdout: str,
     error: str | None,
     files: Sequence[str],
+    wrong_format: Sequence[str] = (),
+    target: str = "",
 ) -> str:
-    """What the model reads after an execution (the sandbox's "output" in CodeAct terms)."""
+    """What the model reads after an execution (the sandbox's "output" in CodeAct terms).
+
+    ``wrong_format`` lists the problems of saved files that are not in the requested format
+    ``target`` (checked by content): the model is told and asked to save the right one.
+    """
     lines = ["実行結果: " + ("成功" if success else "失敗")]
     if stdout.strip():
         lines.append("標準出力:\n```\n" + _cut(stdout) + "\n```")
@@ -188,7 +204,13 @@ def exec_feedback(
         lines.append("エラー:\n```\n" + _cut(error) + "\n```")
     lines.append("作成されたファイル: " + (", ".join(files) if files else "なし"))
     if not success:
-        lines.append("エラーを直したコードを ```python のコードブロック 1 つだけで返してください。")
+        lines.append("エラーを直したコードを ```python のコードブロックで返してください。")
+    elif wrong_format:
+        listing = "\n".join(f"- {problem}" for problem in wrong_format)
+        lines.append(
+            f"保存されたファイルは依頼の形式（{target.upper()}）ではありません:\n{listing}\n"
+            f"{target.upper()} 形式の内容で、拡張子 .{target} のファイルとして保存し直すコードを返してください。"
+        )
     elif not files:
         lines.append(
             "ファイルが保存されていません。結果を作業ディレクトリに保存するコードを返してください。"

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
 from keiri_agent.blocks.inputs import input_error, path_value
 from keiri_agent.config import LLMRole
-from keiri_agent.errors import BlockError
+from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventType, RunEvent
 
 if TYPE_CHECKING:
@@ -70,6 +70,13 @@ class ConvertBlock(ProcessingBlock):
         )
         if result.status == "cancelled":
             ctx.check_cancelled()
+        if result.status == "waiting_input":  # a plan node cannot answer CodeAct's question
+            raise BlockError(
+                f"CodeAct が確認の質問をしました: {result.question}",
+                code=ErrorCode.INPUT_VALIDATION_FAILED,
+                hint="質問への答えを依頼文（request）に書き足して再実行してください。",
+                details={"question": result.question},
+            )
         if result.status != "success":
             raise BlockError.from_dict(result.error or {"message": result.answer})
         if result.used_fallback:

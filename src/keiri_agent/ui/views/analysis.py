@@ -18,6 +18,7 @@ import streamlit as st
 from langchain_core.messages import HumanMessage
 
 from keiri_agent.agents.analysis import AnalysisSession, TurnResult
+from keiri_agent.agents.analysis.honesty import NOT_JAPANESE_NOTE, UNGROUNDED_NOTE
 from keiri_agent.agents.analysis.progress import describe_event
 from keiri_agent.config import LLMRole, load_settings
 from keiri_agent.errors import BlockError
@@ -144,6 +145,11 @@ def _render_answer(turn: ChatTurn, index: int, *, latest: bool) -> None:
     if result.next_action == "ask" or result.final_report is None:
         st.markdown(result.question or "（エージェントからの返答がありませんでした）")
     else:
+        # The report's own flags: not grounded in a run that showed output, not in Japanese.
+        if result.grounded is False:
+            st.warning(UNGROUNDED_NOTE, icon=":material/report:")
+        if result.japanese is False:
+            st.warning(NOT_JAPANESE_NOTE, icon=":material/translate:")
         render_report(
             result.final_report,
             result.workspace,

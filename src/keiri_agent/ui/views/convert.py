@@ -5,7 +5,8 @@ The input is uploaded (saved into a new session folder) or named by a local path
 ``s3://`` URL. While the pipeline runs, its log lines show inside ``st.status`` and the bar
 moves with each step; afterwards only the answer stays (seed 003 §3: logs are shown while
 waiting, never in the final answer), with download buttons for the files, the code CodeAct wrote
-when the fallback was used, and errors as the red error display. Session State (prefix
+when the fallback was used, and errors as the red error display. When CodeAct asks a question,
+the page shows it with an answer field; answering continues the same task. Session State (prefix
 ``convert_``) keeps the last outcome across reruns until the next request, and the inputs (the
 request, the source and the uploaded files) across page switches.
 """
@@ -26,10 +27,11 @@ from keiri_agent.ui.llm_notice import llm_problem
 from keiri_agent.ui.report_view import render_downloads
 
 if TYPE_CHECKING:
+    from keiri_agent.agents.convert.models import Continuation
     from keiri_agent.agents.convert.pipeline import ConvertResult
     from keiri_agent.events import RunEvent
 
-__all__ = ["OUTCOME_KEY", "PAGE", "REQUEST_KEY", "SOURCE_KEY", "Outcome", "render"]
+__all__ = ["ANSWER_KEY", "OUTCOME_KEY", "PAGE", "REQUEST_KEY", "SOURCE_KEY", "Outcome", "render"]
 
 PAGE = "convert"
 REQUEST_KEY = session_state.page_key(PAGE, "request")
@@ -42,6 +44,9 @@ RUN_KEY = session_state.page_key(PAGE, "run")
 RETRY_KEY = session_state.page_key(PAGE, "retry")
 PENDING_KEY = session_state.page_key(PAGE, "pending")
 OUTCOME_KEY = session_state.page_key(PAGE, "outcome")
+ANSWER_KEY = session_state.page_key(PAGE, "answer")
+ANSWER_RUN_KEY = session_state.page_key(PAGE, "answer_run")
+CONTINUE_KEY = session_state.page_key(PAGE, "continue")
 MODE_UPLOAD = "ファイルをアップロード"
 MODE_PATH = "パスまたは S3 URL を指定"
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".svg"})
@@ -109,14 +114,14 @@ def _uploads() -> None:
         st.caption("アップロード済みのファイル: " + "、".join(u.name for u in kept))
 
 
-def _run(request: str, settings: Settings) -> Outcome:
+def _run(request: str, settings: Settings, continuation: Continuation | None = None) -> Outcome:
     from keiri_agent.agents.convert.pipeline import AGENT_ID, run_convert
     from keiri_agent.agents.convert.progress import Progress, describe_event
     from keiri_agent.events import CodeGen, open_run
     from keiri_agent.events.follow import run_following
 
     outcome = Outcome(request=request)
-    source, session = _source(settings)
+    source, session = (None, None) if continuation is not None else _source(settings)
     out_dir = session / "outputs" if session is not None else None
     progress = Progress()
     live = st.empty()  # the bar and the log lines, shown only while the run lasts
@@ -138,7 +143,12 @@ def _run(request: str, settings: Settings) -> Outcome:
                 outcome.result = run_following(
                     stream,
                     lambda: run_convert(
-                        request, source=source, out_dir=out_dir, settings=settings, events=stream
+                        request,
+                        source=source,
+                        out_dir=out_dir,
+                        settings=settings,
+                        events=stream,
+                        continuation=continuation,
                     ),
                     show,
                     name="keiri-convert-page",
@@ -146,7 +156,8 @@ def _run(request: str, settings: Settings) -> Outcome:
             except BlockError as exc:  # LLM API errors are raised by the pipeline
                 outcome.error = exc
             failed = outcome.error is not None or (
-                outcome.result is not None and outcome.result.status != "success"
+                outcome.result is not None
+                and outcome.result.status not in ("success", "waiting_input")
             )
             label = "エラーが発生しました" if failed else "完了しました"
             status.update(label=label, state="error" if failed else "complete", expanded=False)
@@ -182,6 +193,9 @@ def _render_outcome(outcome: Outcome) -> None:
     if result.status == "cancelled":
         st.warning("変換は取り消されました。", icon="⚠️")
         return
+    if result.status == "waiting_input":
+        _render_question(result)
+        return
     st.subheader("結果")
     st.markdown(result.answer)
     if result.used_fallback:
@@ -196,6 +210,19 @@ def _render_outcome(outcome: Outcome) -> None:
     _render_files(result)
     if result.run_log:
         st.caption(f"実行ログ: `{result.run_log}`")
+
+
+def _render_question(result: ConvertResult) -> None:
+    """CodeAct's question and the field that answers it (the answer continues the task)."""
+    st.info(f"CodeAct からの質問: {result.question}", icon=":material/help:")
+    text = st.text_input("回答", key=ANSWER_KEY, placeholder="質問への回答を入力してください")
+    if st.button("回答して続ける", key=ANSWER_RUN_KEY, type="primary"):
+        if not text.strip() or result.continuation is None:
+            st.warning("回答を入力してください。")
+            return
+        st.session_state[CONTINUE_KEY] = result.continuation.answered(text)
+        st.session_state.pop(ANSWER_KEY, None)
+        st.rerun()
 
 
 def render() -> None:
@@ -263,6 +290,10 @@ def render() -> None:
             st.warning("依頼を入力してください。")
         else:
             st.session_state[OUTCOME_KEY] = _run(request.strip(), settings)
+    continuation: Continuation | None = st.session_state.pop(CONTINUE_KEY, None)
+    previous: Outcome | None = st.session_state.get(OUTCOME_KEY)
+    if continuation is not None and previous is not None and interpret_problem is None:
+        st.session_state[OUTCOME_KEY] = _run(previous.request, settings, continuation)
     outcome: Outcome | None = st.session_state.get(OUTCOME_KEY)
     if outcome is not None:
         _render_outcome(outcome)

@@ -1,0 +1,28 @@
+"""The one line a person reads about a failed code execution: the error type and message.
+
+A ``code_exec`` event of a failed run carries, at the end of its ``stderr``, the error the
+model was shown (``KeyError: '存在しない列'``, ``PolicyViolation: ...``, a sandbox limit). The
+progress lines of the CLI and the pages quote it, so the reason reaches the user, not only the
+model.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["MAX_ERROR_LINE", "error_summary"]
+
+MAX_ERROR_LINE = 200  # characters of the error quoted in one progress line
+_ERROR_LINE = re.compile(
+    r"^(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Violation|Exit|Interrupt)\b.*"
+)
+
+
+def error_summary(stderr: str) -> str:
+    """The last ``Type: message`` line of ``stderr`` (else its last line), cut to one line."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    found = [line for line in lines if _ERROR_LINE.match(line)]
+    line = found[-1] if found else lines[-1]
+    return line if len(line) <= MAX_ERROR_LINE else line[:MAX_ERROR_LINE] + "…"
