@@ -103,12 +103,12 @@ def test_a_reply_that_builds_in_one_block_and_saves_in_the_next_runs_both(
 ) -> None:
     llm_server.add_chat(json=XML_JOB)
     llm_server.add_chat(
-        "XML を組み立てます。\n```python\nimport xml.etree.ElementTree as ET\n"
-        'root = ET.Element("rows")\nfor r in df.to_dict(orient="records"):\n'
-        '    row = ET.SubElement(root, "row")\n    for k, v in r.items():\n'
-        "        ET.SubElement(row, k).text = str(v)\n```\n"
+        "XML を組み立てます。\n```python\n"
+        'text = df.to_xml(parser="etree", root_name="rows", index=False)\n```\n'
         "保存します。\n```python\n"
-        'ET.ElementTree(root).write("sales.xml", encoding="utf-8")\nprint("ok")\n```',
+        'with open("sales.xml", "w", encoding="utf-8") as handle:\n'
+        "    handle.write(text)\n"
+        'print("ok")\n```',
         when=CODEACT,
     )
     out = tmp_path / "out"

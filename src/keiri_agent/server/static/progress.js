@@ -127,9 +127,21 @@ async function fetchTask() {
   return response.ok ? response.json() : null;
 }
 
+// A conversion paused on CodeAct's question takes one text answer ({"answer"}).
+const CODEACT_NODE = "codeact";
+
+function convertQuestion(task) {
+  const question = ((task || {}).details || {}).question;
+  if ((task || {}).kind !== "convert" || !question) return null;
+  const requirements = [{ id: "answer", label: "回答", type: "chat", required: true }];
+  return [{ node_id: CODEACT_NODE, request: { message: `CodeAct からの質問: ${question}`, requirements } }];
+}
+
 async function showAnswersForm() {
   const task = await fetchTask();
-  const waiting = ((task || {}).details || {}).waiting || [];
+  const question = convertQuestion(task);
+  state.pausedKind = (task || {}).kind;
+  const waiting = question || ((task || {}).details || {}).waiting || [];
   buildAnswersForm($("answers-fields"), waiting);
   showNotice("入力を待っています。下の欄に答えて「回答して続ける」を押してください。");
   $("answers-section").hidden = false;
@@ -269,7 +281,11 @@ async function submit(event) {
 
 async function submitAnswers(event) {
   event.preventDefault();
-  const { body, files } = collectAnswers($("answers-fields"));
+  const collected = collectAnswers($("answers-fields"));
+  const files = collected.files;
+  const body = state.pausedKind === "convert"
+    ? { answer: (collected.body.answers[CODEACT_NODE] || {}).answer || "" }
+    : collected.body;
   const paused = state.taskId;
   $("answers-submit").disabled = true;
   $("submit").disabled = true;
