@@ -88,6 +88,20 @@ def test_a_fallback_result_is_returned_with_a_warning(
     assert any("CodeAct" in w and "xml" in w for w in warnings)
 
 
+def test_a_codeact_question_stops_the_node_with_the_question_and_what_to_do(
+    block: ConvertBlock, source: Path, llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    llm_server.add_chat(json={"action": "convert", "target_format": "xml"})
+    llm_server.add_chat("ルート要素名は何にしますか？", when=prompt_contains("You are CodeAct"))
+
+    with pytest.raises(BlockError) as caught:
+        run_like_runner(block, {"request": "XML にして", "source": str(source)}, context(tmp_path))
+
+    assert caught.value.code == ErrorCode.INPUT_VALIDATION_FAILED
+    assert "ルート要素名は何にしますか？" in caught.value.message
+    assert "依頼文" in caught.value.hint
+
+
 def test_a_failure_is_raised_as_its_block_error(
     block: ConvertBlock, source: Path, llm_server: ScriptedLLMServer, tmp_path: Path
 ) -> None:
