@@ -43,6 +43,7 @@ FAILURES: list[tuple[str, list[str], int, str]] = [
     ("sandbox run", ["missing.py", "--workdir", "w"], 2, "FILE_UNREADABLE"),
     ("templates list", ["--category", "no-such-category"], 2, "INPUT_VALIDATION_FAILED"),
     ("templates show", ["no_such_template"], 2, "INPUT_VALIDATION_FAILED"),
+    ("gc", ["--older-than", "0"], 2, "INPUT_VALIDATION_FAILED"),
     # sandbox doctor cannot fail on its own; a usage error is its failure.
     ("sandbox doctor", ["--no-such-option"], 2, "INPUT_VALIDATION_FAILED"),
 ]
