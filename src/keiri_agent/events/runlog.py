@@ -24,7 +24,7 @@ _RUN_FILE_RE = re.compile(r"^(?P<stamp>.+?)(?:-(?P<n>\d+))?$")
 # --- run logs on disk ------------------------------------------------------------------------
 
 
-def _make_dir(directory: Path, runs_dir: Path) -> None:
+def _make_dir(directory: Path) -> None:
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError, PermissionError) as exc:
@@ -33,14 +33,14 @@ def _make_dir(directory: Path, runs_dir: Path) -> None:
             code=ErrorCode.PERMISSION_DENIED,
             hint="実行ログの保存先（--runs-dir または KEIRI_RUNS_DIR）には、書き込めるディレクトリ"
             "を指定してください（同じ名前のファイルがあると作れません）。",
-            details={"runs_dir": str(runs_dir), "directory": str(directory)},
+            details={"directory": str(directory)},
         ) from exc
 
 
 def _source_dir(source_id: str, runs_dir: Path | str | None) -> Path:
     base = Path(runs_dir) if runs_dir is not None else load_settings().keiri_runs_dir
     base = base.absolute()
-    _make_dir(base, base)
+    _make_dir(base)
     return confine(base, source_id)
 
 
@@ -63,7 +63,7 @@ def open_run(
     durable = load_settings().keiri_run_log_fsync if fsync is None else fsync
     when = (now or datetime.now(UTC)).astimezone(UTC)
     directory = _source_dir(source_id, runs_dir)
-    _make_dir(directory, directory.parent)
+    _make_dir(directory)
     stamp = when.strftime(RUN_FILE_FORMAT)
     rid = run_id or f"run_{when.strftime('%Y%m%d%H%M%S')}_{secrets.token_hex(4)}"
     for n in range(1, MAX_SAME_SECOND_RUNS + 1):
