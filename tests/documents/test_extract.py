@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from keiri_agent.documents.extract import PAGE_SEPARATOR, SUPPORTED_EXTENSIONS, extract_text
-from keiri_agent.documents.models import MAX_PDF_PAGES, MAX_TEXT_CHARS
+from keiri_agent.documents.limits import MAX_PDF_PAGES, MAX_TEXT_CHARS
 from keiri_agent.errors import ErrorCode, FileProcessingError
 from tests.documents.corpus import (
     KANGXI_NORMALIZED,

@@ -7,7 +7,8 @@ import unicodedata
 
 import pytest
 
-from keiri_agent.documents.models import PROMPT_BUDGET_CHARS, ExtractedText
+from keiri_agent.documents.limits import PROMPT_BUDGET_CHARS
+from keiri_agent.documents.models import ExtractedText
 from keiri_agent.documents.normalize import (
     CJK_RADICAL_FORMS,
     NO_DOCUMENTS_TEXT,

@@ -30,13 +30,13 @@ from keiri_agent.documents.archives import (
 from keiri_agent.documents.encoding import EncodingGuess, decode_bytes, detect_encoding
 from keiri_agent.documents.excel import ExcelEdit, ExcelManager, WriteSummary
 from keiri_agent.documents.extract import SUPPORTED_EXTENSIONS, detect_kind, extract_text
-from keiri_agent.documents.limits import TableLimits
-from keiri_agent.documents.models import (
+from keiri_agent.documents.limits import (
     MAX_PDF_PAGES,
     MAX_TEXT_CHARS,
     PROMPT_BUDGET_CHARS,
-    ExtractedText,
+    TableLimits,
 )
+from keiri_agent.documents.models import ExtractedText
 from keiri_agent.documents.normalize import (
     NO_DOCUMENTS_TEXT,
     PromptDocuments,

@@ -18,12 +18,8 @@ from pathlib import Path
 
 from keiri_agent.documents import office
 from keiri_agent.documents.bounded import run_bounded
-from keiri_agent.documents.models import (
-    MAX_FILE_BYTES,
-    MAX_PDF_PAGES,
-    MAX_TEXT_CHARS,
-    ExtractedText,
-)
+from keiri_agent.documents.limits import MAX_FILE_BYTES, MAX_PDF_PAGES, MAX_TEXT_CHARS
+from keiri_agent.documents.models import ExtractedText
 from keiri_agent.documents.normalize import normalize_text
 from keiri_agent.documents.pdf import PAGE_SEPARATOR, read_pdf
 from keiri_agent.documents.source import read_source

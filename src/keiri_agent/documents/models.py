@@ -1,4 +1,4 @@
-"""Shared results and limits of the file layer.
+"""Shared results of the file layer (its limits are in ``limits``).
 
 Every reader in ``keiri_agent.documents`` returns these types, so agents, blocks, the CLI and
 the UI can show what was read, what was cut and why, the same way everywhere.
@@ -9,29 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-# The limits live in ``limits``; re-exported here for the readers that imported them from here.
-from keiri_agent.documents.limits import (
-    MAX_ARCHIVE_DEPTH,
-    MAX_ARCHIVE_MEMBERS,
-    MAX_ARCHIVE_RATIO,
-    MAX_ARCHIVE_TOTAL_BYTES,
-    MAX_FILE_BYTES,
-    MAX_PDF_PAGES,
-    MAX_TEXT_CHARS,
-    PROMPT_BUDGET_CHARS,
-)
-
-__all__ = [
-    "MAX_ARCHIVE_DEPTH",
-    "MAX_ARCHIVE_MEMBERS",
-    "MAX_ARCHIVE_RATIO",
-    "MAX_ARCHIVE_TOTAL_BYTES",
-    "MAX_FILE_BYTES",
-    "MAX_PDF_PAGES",
-    "MAX_TEXT_CHARS",
-    "PROMPT_BUDGET_CHARS",
-    "ExtractedText",
-]
+__all__ = ["ExtractedText"]
 
 
 @dataclass

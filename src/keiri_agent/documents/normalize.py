@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from keiri_agent.documents.models import PROMPT_BUDGET_CHARS, ExtractedText
+from keiri_agent.documents.limits import PROMPT_BUDGET_CHARS
+from keiri_agent.documents.models import ExtractedText
 
 __all__ = [
     "CJK_RADICAL_FORMS",

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import pypdfium2 as pdfium
 
-from keiri_agent.documents.models import MAX_PDF_PAGES, ExtractedText
+from keiri_agent.documents.limits import MAX_PDF_PAGES
+from keiri_agent.documents.models import ExtractedText
 from keiri_agent.documents.normalize import normalize_text
 from keiri_agent.errors import ErrorCode, FileProcessingError
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from keiri_agent.documents.models import MAX_FILE_BYTES
+from keiri_agent.documents.limits import MAX_FILE_BYTES
 from keiri_agent.errors import ErrorCode, FileProcessingError
 
 __all__ = ["file_too_large", "read_source"]

@@ -21,13 +21,13 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from keiri_agent.documents.bounded import run_bounded
 from keiri_agent.documents.ooxml import open_workbook
-from keiri_agent.documents.table_infer import TableLimits, check_table_size, is_blank
-from keiri_agent.documents.tables import (
+from keiri_agent.documents.table_frame import (
     TableReadInfo,
     TableResult,
     choose_header,
     finish_table,
 )
+from keiri_agent.documents.table_infer import TableLimits, check_table_size, is_blank
 from keiri_agent.documents.zipsafe import check_container
 from keiri_agent.errors import ErrorCode, FileProcessingError
 

@@ -22,7 +22,7 @@ from keiri_agent.blocks.inputs import positive_int
 from keiri_agent.blocks.table.records import input_error
 from keiri_agent.documents import EvidenceFile, EvidenceSet, ExtractedText, extract_text
 from keiri_agent.documents.archives import ROOT_GROUP
-from keiri_agent.documents.models import MAX_TEXT_CHARS
+from keiri_agent.documents.limits import MAX_TEXT_CHARS
 from keiri_agent.documents.source import read_source
 from keiri_agent.errors import BlockError
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from keiri_agent.agents.helpdesk.knowledge.models import QAPair
 from keiri_agent.documents.encoding import decode_bytes
-from keiri_agent.documents.models import MAX_FILE_BYTES
+from keiri_agent.documents.limits import MAX_FILE_BYTES
 from keiri_agent.documents.normalize import normalize_text
 from keiri_agent.documents.source import read_source
 from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError

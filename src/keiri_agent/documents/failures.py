@@ -1,0 +1,53 @@
+"""How the file layer refuses a file: one constructor per error code a user can act on.
+
+Every reader refuses a file with a ``FileProcessingError`` that names it, says in Japanese
+what is wrong and hints at what to do; the code says which kind of problem it is (the file
+cannot be read, is locked, is too large, is of a format that is not read, is unsafe to open,
+or the caller asked for something that is not there). A reader names only what differs from
+one refusal to the next: ``unreadable(name, message, hint, detail=value, ...)``.
+
+Texts that several readers give for the same situation live here too.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from keiri_agent.errors import ErrorCode, FileProcessingError
+
+__all__ = [
+    "PASSWORD_PROTECTED",
+    "RESAVE_HINT",
+    "encrypted",
+    "invalid_input",
+    "too_large",
+    "unreadable",
+    "unsafe",
+    "unsupported",
+]
+
+# ``.format(name=...)``: a PDF or Office file that asks for a password before it opens.
+PASSWORD_PROTECTED = "「{name}」はパスワードで保護されているため読み込めません。"
+# A file its own application may still open: saving it again usually repairs it.
+RESAVE_HINT = "元のアプリケーションで開けるか確認し、開ける場合は名前を付けて保存し直してください。"
+
+
+class Refusal(Protocol):
+    def __call__(
+        self, file: str, message: str, hint: str, /, **details: Any
+    ) -> FileProcessingError: ...
+
+
+def _refusal(code: ErrorCode) -> Refusal:
+    def refuse(file: str, message: str, hint: str, /, **details: Any) -> FileProcessingError:
+        return FileProcessingError(file, message, code=code, hint=hint, details=details)
+
+    return refuse
+
+
+unreadable = _refusal(ErrorCode.FILE_UNREADABLE)
+encrypted = _refusal(ErrorCode.FILE_ENCRYPTED)
+too_large = _refusal(ErrorCode.FILE_TOO_LARGE)
+unsupported = _refusal(ErrorCode.UNSUPPORTED_FORMAT)
+unsafe = _refusal(ErrorCode.ARCHIVE_UNSAFE)
+invalid_input = _refusal(ErrorCode.INPUT_VALIDATION_FAILED)
