@@ -7,26 +7,67 @@ the input, a hint saying what to write) so every block reports the same mistake 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from keiri_agent.blocks.base import BlockContext
+from keiri_agent.blocks.base import BlockContext, given
 from keiri_agent.errors import BlockError, ErrorCode
 
 __all__ = [
     "choice",
+    "count_limit",
     "input_error",
+    "item_error",
     "output_file",
     "path_value",
     "positive_int",
+    "row_number",
     "sheet_ref",
+    "string_list",
+    "text_value",
+    "unique_names",
 ]
 
 
 def input_error(message: str, hint: str, **details: Any) -> BlockError:
     """An INPUT_VALIDATION_FAILED BlockError (the user's input, not the block, is wrong)."""
     return BlockError(message, code=ErrorCode.INPUT_VALIDATION_FAILED, hint=hint, details=details)
+
+
+def item_error(field: str, number: int, problem: str, hint: str, **details: Any) -> BlockError:
+    """The error for the ``number``-th (1-based) entry of the list input ``field``: the message
+    is ``「{field} の {number} 番目」`` followed by ``problem``."""
+    return input_error(
+        f"{field} の {number} 番目{problem}", hint, field=field, index=number, **details
+    )
+
+
+def unique_names(
+    names: Iterable[str], field: str, message: str, hint: str, *, detail: str | None = "columns"
+) -> None:
+    """Refuse names given twice: ``message`` gets them at ``{names}``; ``detail`` is the key
+    that lists them in the error's details (None: not listed)."""
+    seen = list(names)
+    repeated = sorted({n for n in seen if seen.count(n) > 1})
+    if repeated:
+        details = {detail: repeated} if detail else {}
+        raise input_error(message.format(names=", ".join(repeated)), hint, field=field, **details)
+
+
+def string_list(value: Any) -> list[str] | None:
+    """A string or a list of strings as a list; None when ``value`` is neither."""
+    items = [value] if isinstance(value, str) else value
+    if isinstance(items, list) and all(isinstance(item, str) for item in items):
+        return items
+    return None
+
+
+def text_value(value: Any, name: str, missing: str, hint: str) -> str:
+    """A non-blank text input, stripped; ``missing`` / ``hint`` say what the block wanted."""
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    raise input_error(missing, hint, field=name)
 
 
 def choice(
@@ -64,12 +105,22 @@ def path_value(value: Any, name: str, missing: str, hint: str) -> Path:
 
 def positive_int(value: Any, name: str, what: str) -> int:
     """``value`` as an integer ≥ 1 (booleans are not numbers here)."""
+    return _at_least_one(value, name, "整数", f"{what}を整数で指定してください。")
+
+
+def count_limit(inputs: Mapping[str, Any], name: str, default: int, what: str) -> int:
+    """An optional upper bound on a count (files, characters...): ``default`` when absent."""
+    return positive_int(given(inputs, name, default), name, f"{what}（既定 {default:,}）")
+
+
+def row_number(value: Any, name: str, hint: str) -> int:
+    """``value`` as a 1-based row number of a sheet or file."""
+    return _at_least_one(value, name, "行番号", hint)
+
+
+def _at_least_one(value: Any, name: str, noun: str, hint: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise input_error(
-            f"{name} '{value}' は 1 以上の整数ではありません。",
-            f"{what}を整数で指定してください。",
-            field=name,
-        )
+        raise input_error(f"{name} '{value}' は 1 以上の{noun}ではありません。", hint, field=name)
     return value
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
-from keiri_agent.blocks.inputs import input_error, path_value, positive_int
+from keiri_agent.blocks.inputs import input_error, path_value, positive_int, text_value
 from keiri_agent.config import LLMRole, load_settings
 from keiri_agent.events import EventType, RunEvent
 
@@ -109,15 +109,13 @@ class _NodeEvents:
 
 
 def _question(inputs: dict[str, Any]) -> str:
-    value = inputs.get("question")
-    if not isinstance(value, str) or not value.strip():
-        raise input_error(
-            "質問（question）が空です。",
-            "question にヘルプデスクへの質問を日本語で書いてください"
-            "（例: パスワードを忘れたときの再設定方法は？）。",
-            field="question",
-        )
-    return value.strip()
+    return text_value(
+        inputs.get("question"),
+        "question",
+        "質問（question）が空です。",
+        "question にヘルプデスクへの質問を日本語で書いてください"
+        "（例: パスワードを忘れたときの再設定方法は？）。",
+    )
 
 
 def _k(inputs: dict[str, Any]) -> int:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
-from keiri_agent.blocks.inputs import input_error, path_value
+from keiri_agent.blocks.inputs import path_value, text_value
 from keiri_agent.config import LLMRole
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventType, RunEvent
@@ -105,26 +105,23 @@ class _NodeEvents:
 
 
 def _request(inputs: dict[str, Any]) -> str:
-    value = inputs.get("request")
-    if not isinstance(value, str) or not value.strip():
-        raise input_error(
-            "依頼文（request）が空です。",
-            "request に変換またはグラフ化の内容を書いてください"
-            "（例: 売上.csv を Parquet に変換して／月別の売上を棒グラフにして）。",
-            field="request",
-        )
-    return value.strip()
+    return text_value(
+        inputs.get("request"),
+        "request",
+        "依頼文（request）が空です。",
+        "request に変換またはグラフ化の内容を書いてください"
+        "（例: 売上.csv を Parquet に変換して／月別の売上を棒グラフにして）。",
+    )
 
 
 def _source(inputs: dict[str, Any]) -> str | None:
     value = given(inputs, "source", None)
     if value is None:
         return None
-    if not isinstance(value, str) or not value.strip():
-        raise input_error(
-            "入力の場所（source）が空です。",
-            "source にファイル・フォルダーのパスか s3://バケット/プレフィックス を指定するか、"
-            "省略して依頼文に書いてください。",
-            field="source",
-        )
-    return value.strip()
+    return text_value(
+        value,
+        "source",
+        "入力の場所（source）が空です。",
+        "source にファイル・フォルダーのパスか s3://バケット/プレフィックス を指定するか、"
+        "省略して依頼文に書いてください。",
+    )

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
-from keiri_agent.blocks.inputs import path_value, sheet_ref
-from keiri_agent.blocks.table.records import input_error, json_cell
+from keiri_agent.blocks.inputs import path_value, row_number, sheet_ref
+from keiri_agent.blocks.table.cells import json_cell
+from keiri_agent.blocks.table.records import input_error
 from keiri_agent.documents import ExcelManager
 from keiri_agent.documents.table_infer import make_column_names
 
@@ -110,13 +111,11 @@ def _path(value: Any) -> Path:
 
 
 def _header_row(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise input_error(
-            f"header_row '{value}' は 1 以上の行番号ではありません。",
-            "header_row には見出しのある行の番号（1 始まり、range を指定したときは範囲内）を指定してください。",
-            field="header_row",
-        )
-    return value
+    return row_number(
+        value,
+        "header_row",
+        "header_row には見出しのある行の番号（1 始まり、range を指定したときは範囲内）を指定してください。",
+    )
 
 
 def _range(value: Any) -> str | None:

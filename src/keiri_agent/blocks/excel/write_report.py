@@ -37,7 +37,8 @@ from PIL import Image as PILImage
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
 from keiri_agent.blocks.inputs import output_file
-from keiri_agent.blocks.table.records import column_list, input_error, json_cell, records_from
+from keiri_agent.blocks.table.cells import json_cell
+from keiri_agent.blocks.table.records import column_list, input_error, records_from
 from keiri_agent.documents.source import read_source
 from keiri_agent.workspace import atomic_path
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
-from keiri_agent.blocks.inputs import positive_int
+from keiri_agent.blocks.inputs import count_limit
 from keiri_agent.blocks.table.records import input_error
 from keiri_agent.documents import EvidenceFile, EvidenceSet, ExtractedText, extract_text
 from keiri_agent.documents.archives import ROOT_GROUP
@@ -41,19 +41,11 @@ class ExtractTextBlock(ProcessingBlock):
 
     def check_inputs(self, inputs: dict[str, Any]) -> None:
         _paths(inputs.get("paths"))
-        positive_int(
-            given(inputs, "max_chars", MAX_TEXT_CHARS),
-            "max_chars",
-            f"1 ファイルあたりの最大文字数（既定 {MAX_TEXT_CHARS:,}）",
-        )
+        _max_chars(inputs)
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
         paths = _paths(inputs.get("paths"))
-        max_chars = positive_int(
-            given(inputs, "max_chars", MAX_TEXT_CHARS),
-            "max_chars",
-            f"1 ファイルあたりの最大文字数（既定 {MAX_TEXT_CHARS:,}）",
-        )
+        max_chars = _max_chars(inputs)
         skip = bool(given(inputs, "skip_unreadable", False))
         evidence = EvidenceSet(source=paths[0].name)
         seen: set[str] = set()
@@ -182,3 +174,7 @@ def _paths(value: Any) -> list[Path]:
             raise _folder_error(path)
         paths.append(path)
     return paths
+
+
+def _max_chars(inputs: dict[str, Any]) -> int:
+    return count_limit(inputs, "max_chars", MAX_TEXT_CHARS, "1 ファイルあたりの最大文字数")

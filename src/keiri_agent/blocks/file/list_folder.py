@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
-from keiri_agent.blocks.inputs import positive_int
+from keiri_agent.blocks.inputs import count_limit, string_list
 from keiri_agent.blocks.table.records import input_error
 from keiri_agent.documents.zipnames import skip_reason
 from keiri_agent.errors import ErrorCode, FileProcessingError
@@ -34,20 +34,12 @@ class ListFolderBlock(ProcessingBlock):
     def check_inputs(self, inputs: dict[str, Any]) -> None:
         _folder_text(inputs.get("folder"))
         _patterns(given(inputs, "pattern", "*"))
-        positive_int(
-            given(inputs, "max_files", DEFAULT_MAX_FILES),
-            "max_files",
-            f"一覧にする最大ファイル数（既定 {DEFAULT_MAX_FILES:,}）",
-        )
+        _max_files(inputs)
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
         root = _folder(inputs.get("folder"))
         patterns = _patterns(given(inputs, "pattern", "*"))
-        max_files = positive_int(
-            given(inputs, "max_files", DEFAULT_MAX_FILES),
-            "max_files",
-            f"一覧にする最大ファイル数（既定 {DEFAULT_MAX_FILES:,}）",
-        )
+        max_files = _max_files(inputs)
         walk = _Walk(
             root,
             patterns,
@@ -202,13 +194,13 @@ def _folder(value: Any) -> Path:
     return path
 
 
+def _max_files(inputs: dict[str, Any]) -> int:
+    return count_limit(inputs, "max_files", DEFAULT_MAX_FILES, "一覧にする最大ファイル数")
+
+
 def _patterns(value: Any) -> list[str]:
-    items = [value] if isinstance(value, str) else value
-    if (
-        not isinstance(items, list)
-        or not items
-        or not all(isinstance(p, str) and p.strip() for p in items)
-    ):
+    items = string_list(value)
+    if not items or not all(p.strip() for p in items):
         raise input_error(
             f"pattern '{value}' はファイル名のパターンではありません。",
             '例: pattern: "*.pdf"  または  pattern: ["*.pdf", "*.xlsx"]'

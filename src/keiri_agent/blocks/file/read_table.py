@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
-from keiri_agent.blocks.inputs import path_value, sheet_ref
+from keiri_agent.blocks.inputs import path_value, row_number, sheet_ref
 from keiri_agent.blocks.table.records import column_list, input_error, to_records
 from keiri_agent.documents import read_table
 
@@ -82,10 +82,8 @@ def _path(value: Any) -> Path:
 def _header_row(value: Any) -> int | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise input_error(
-            f"header_row '{value}' は 1 以上の行番号ではありません。",
-            "header_row には見出しのある行の番号（1 始まり）を指定するか、省略して自動判定にしてください。",
-            field="header_row",
-        )
-    return value
+    return row_number(
+        value,
+        "header_row",
+        "header_row には見出しのある行の番号（1 始まり）を指定するか、省略して自動判定にしてください。",
+    )

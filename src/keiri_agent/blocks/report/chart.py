@@ -21,13 +21,8 @@ from matplotlib.ticker import FuncFormatter
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
 from keiri_agent.blocks.inputs import choice, output_file
-from keiri_agent.blocks.table.records import (
-    column_list,
-    input_error,
-    parse_amount,
-    records_from,
-    require_columns,
-)
+from keiri_agent.blocks.table.cells import parse_amount
+from keiri_agent.blocks.table.records import column_list, input_error, records_from, require_columns
 from keiri_agent.workspace import atomic_path
 
 __all__ = ["FORMATS", "KINDS", "MAX_POINTS", "ChartBlock"]

@@ -27,7 +27,8 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
 from keiri_agent.blocks.inputs import output_file
-from keiri_agent.blocks.table.records import input_error, parse_amount, records_from
+from keiri_agent.blocks.table.cells import parse_amount
+from keiri_agent.blocks.table.records import input_error, records_from
 from keiri_agent.errors import BlockError
 from keiri_agent.workspace import atomic_path
 

@@ -23,16 +23,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, TypeGuard
 
-from keiri_agent.blocks.base import BlockContext, ProcessingBlock
-from keiri_agent.blocks.table.records import (
-    column_list,
-    input_error,
-    json_cell,
-    parse_amount,
-    parse_date,
-    records_from,
-    require_columns,
-)
+from keiri_agent.blocks.base import BlockContext
+from keiri_agent.blocks.inputs import item_error, unique_names
+from keiri_agent.blocks.table.base import Records, TableBlock
+from keiri_agent.blocks.table.cells import json_cell, parse_amount, parse_date
+from keiri_agent.blocks.table.records import column_list, input_error, require_columns
 from keiri_agent.errors import BlockError
 
 __all__ = ["FUNCS", "TOTAL_LABEL", "UNITS", "TableAggregateBlock"]
@@ -68,16 +63,14 @@ class Config:
     totals: bool
 
 
-class TableAggregateBlock(ProcessingBlock):
+class TableAggregateBlock(TableBlock[Config]):
     """Returns one row per group of ``table`` with the requested aggregations."""
 
-    def check_inputs(self, inputs: dict[str, Any]) -> None:
-        _config(inputs)
-        records_from(inputs.get("table"), field="table")
+    def configure(self, inputs: Mapping[str, Any]) -> Config:
+        return _config(inputs)
 
-    def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
-        cfg = _config(inputs)
-        records = records_from(inputs.get("table"), field="table")
+    def compute(self, cfg: Config, tables: list[Records], ctx: BlockContext) -> dict[str, Any]:
+        records = tables[0]
         if cfg.period is not None:
             require_columns(records, [cfg.period.column], field="period.column", table="table")
             records = _with_period(records, cfg.period)
@@ -119,14 +112,12 @@ def _config(inputs: Mapping[str, Any]) -> Config:
     aggregations = _aggregations(inputs.get("aggregations"))
     period = _period(inputs.get("period"))
     names = [*group_by, *(a.name for a in aggregations)]
-    clashes = sorted({n for n in names if names.count(n) > 1})
-    if clashes:
-        raise input_error(
-            f"集計結果の列名 {', '.join(clashes)} が重複しています。",
-            "aggregations の as で別の列名を付けてください（group_by の列名とも重ならないように）。",
-            field="aggregations",
-            columns=clashes,
-        )
+    unique_names(
+        names,
+        "aggregations",
+        "集計結果の列名 {names} が重複しています。",
+        "aggregations の as で別の列名を付けてください（group_by の列名とも重ならないように）。",
+    )
     totals = inputs.get("totals", False)
     if not isinstance(totals, bool):
         raise input_error(
@@ -150,33 +141,33 @@ def _aggregations(value: Any) -> list[Aggregation]:
     out = []
     for number, item in enumerate(value, start=1):
         if not isinstance(item, Mapping) or set(item) - {"column", "func", "as"}:
-            raise input_error(
-                f"aggregations の {number} 番目（{item!r}）の形が正しくありません。",
+            raise item_error(
+                "aggregations",
+                number,
+                f"（{item!r}）の形が正しくありません。",
                 hint,
-                field="aggregations",
-                index=number,
             )
         column, func, name = item.get("column"), item.get("func"), item.get("as")
         if func not in FUNCS:
-            raise input_error(
-                f"aggregations の {number} 番目の関数 {func!r} は使えません。",
+            raise item_error(
+                "aggregations",
+                number,
+                f"の関数 {func!r} は使えません。",
                 hint,
-                field="aggregations",
-                index=number,
             )
         if (column is None and func != "count") or (column is not None and not _name(column)):
-            raise input_error(
-                f"aggregations の {number} 番目（func: {func}）に集計する列（column）がありません。",
+            raise item_error(
+                "aggregations",
+                number,
+                f"（func: {func}）に集計する列（column）がありません。",
                 hint,
-                field="aggregations",
-                index=number,
             )
         if name is not None and not _name(name):
-            raise input_error(
-                f"aggregations の {number} 番目の as {name!r} は列名になりません。",
+            raise item_error(
+                "aggregations",
+                number,
+                f"の as {name!r} は列名になりません。",
                 hint,
-                field="aggregations",
-                index=number,
             )
         column = column.strip() if column is not None else None
         default = f"{column}_{func}" if column else COUNT_NAME

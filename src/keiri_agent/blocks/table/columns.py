@@ -8,13 +8,15 @@ blocks' normalization (NFKC, whitespace removed, casefold), then by similarity (
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
+from keiri_agent.blocks.inputs import item_error
 from keiri_agent.blocks.table.normalize import normalize_key
 from keiri_agent.blocks.table.records import input_error
 from keiri_agent.errors import BlockError
 
-__all__ = ["SIMILARITY_CUTOFF", "closest_column", "unknown_column_error"]
+__all__ = ["SIMILARITY_CUTOFF", "closest_column", "item_column", "unknown_column_error"]
 
 SIMILARITY_CUTOFF = 0.5  # difflib ratio below which no name is suggested
 
@@ -28,6 +30,23 @@ def closest_column(name: str, available: Sequence[str]) -> str | None:
     keys = {normalize_key(c): c for c in available}
     found = difflib.get_close_matches(wanted, list(keys), n=1, cutoff=SIMILARITY_CUTOFF)
     return keys[found[0]] if found else None
+
+
+def item_column(
+    item: Mapping[str, Any], number: int, field: str, keys: tuple[str, ...], hint: str
+) -> str:
+    """The ``column`` of the ``number``-th entry of the list input ``field``, a non-blank string
+    (as written: callers strip it); the entry's keys must be among ``keys``."""
+    column = item.get("column")
+    unknown = sorted(str(k) for k in item if k not in keys)
+    if not isinstance(column, str) or not column.strip() or unknown:
+        raise item_error(
+            field,
+            number,
+            f"に列名（column）がないか、使えないキー（{', '.join(unknown) or 'なし'}）があります。",
+            hint,
+        )
+    return column
 
 
 def unknown_column_error(

@@ -17,9 +17,10 @@ from typing import Any, Final
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
 from keiri_agent.blocks.inputs import choice
+from keiri_agent.blocks.table.cells import json_cell
 from keiri_agent.blocks.table.expr_eval import ZERO_DIVISION, Evaluator, Values
 from keiri_agent.blocks.table.expr_parse import Node, parse_expression
-from keiri_agent.blocks.table.records import columns_of, input_error, json_cell, records_from
+from keiri_agent.blocks.table.records import columns_of, input_error, records_from
 
 __all__ = ["MAX_COMPUTED_COLUMNS", "TableComputeBlock"]
 

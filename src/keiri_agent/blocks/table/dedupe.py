@@ -25,15 +25,11 @@ from typing import Any
 import numpy as np
 from rapidfuzz import fuzz, process
 
-from keiri_agent.blocks.base import BlockContext, ProcessingBlock
+from keiri_agent.blocks.base import BlockContext
+from keiri_agent.blocks.table.base import Records, TableBlock
+from keiri_agent.blocks.table.cells import json_cell
 from keiri_agent.blocks.table.normalize import normalize_key
-from keiri_agent.blocks.table.records import (
-    column_list,
-    input_error,
-    json_cell,
-    records_from,
-    require_columns,
-)
+from keiri_agent.blocks.table.records import column_list, input_error, require_columns
 
 __all__ = [
     "ADDED_COLUMNS",
@@ -67,16 +63,14 @@ class Config:
     keep: str
 
 
-class TableDedupeBlock(ProcessingBlock):
+class TableDedupeBlock(TableBlock[Config]):
     """Splits ``table`` into the rows kept (``unique``) and the duplicates dropped."""
 
-    def check_inputs(self, inputs: dict[str, Any]) -> None:
-        _config(inputs)
-        records_from(inputs.get("table"), field="table")
+    def configure(self, inputs: Mapping[str, Any]) -> Config:
+        return _config(inputs)
 
-    def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
-        cfg = _config(inputs)
-        records = records_from(inputs.get("table"), field="table")
+    def compute(self, cfg: Config, tables: list[Records], ctx: BlockContext) -> dict[str, Any]:
+        records = tables[0]
         used = [*cfg.keys, *([cfg.fuzzy.column] if cfg.fuzzy else [])]
         require_columns(records, used, field="keys / fuzzy.column", table="table")
         clashes = [c for c in ADDED_COLUMNS if any(c in r for r in records)]

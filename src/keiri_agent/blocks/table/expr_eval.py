@@ -17,10 +17,11 @@ from __future__ import annotations
 import datetime as dt
 import operator
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass, field
 from decimal import ROUND_DOWN, ROUND_HALF_UP, ROUND_UP, Decimal
 from typing import Any, Final
 
+from keiri_agent.blocks.table.cells import json_cell, parse_date
 from keiri_agent.blocks.table.columns import unknown_column_error
 from keiri_agent.blocks.table.expr_parse import (
     Binary,
@@ -32,7 +33,7 @@ from keiri_agent.blocks.table.expr_parse import (
     round_digits,
 )
 from keiri_agent.blocks.table.normalize import normalize_key
-from keiri_agent.blocks.table.records import input_error, json_cell, parse_date
+from keiri_agent.blocks.table.records import input_error
 from keiri_agent.documents.table_infer import parse_number
 from keiri_agent.errors import BlockError
 
@@ -91,24 +92,36 @@ def _decimal(cell: Any) -> Decimal | None:
     return None
 
 
+@dataclass(frozen=True)
+class _Reading:
+    """How cells of other kinds are read as one kind (number, date, bool)."""
+
+    what: str  # the kind in an unreadable-cell message
+    wanted: str  # the kind in a wrong-kind message
+    sources: tuple[str, ...]  # the kinds whose cells are read one by one
+    read: Callable[[Any], Any]  # a cell → its value, None when unreadable
+
+
+_READINGS: Final = {
+    "number": _Reading("数値", "数値", ("raw", "text"), _decimal),
+    "date": _Reading("日付", "日付", ("raw", "text"), parse_date),
+    "bool": _Reading(
+        "真偽値", "真偽値（比較の結果）", ("raw",), lambda c: c if isinstance(c, bool) else None
+    ),
+}
+
+
+@dataclass(eq=False)
 class Evaluator:
     """Evaluates trees over ``env`` (column name → values) of ``rows`` rows."""
 
-    def __init__(
-        self,
-        env: Mapping[str, Values],
-        rows: int,
-        *,
-        text: str,
-        where: str,
-        zero_division: str = "error",
-    ) -> None:
-        self.env = env
-        self.rows = rows
-        self.text = text
-        self.where = where
-        self.zero_division = zero_division
-        self.zero_divisions = 0
+    env: Mapping[str, Values]
+    rows: int
+    _: KW_ONLY
+    text: str
+    where: str
+    zero_division: str = "error"
+    zero_divisions: int = field(default=0, init=False)
 
     # --- errors ---------------------------------------------------------------------------
 
@@ -158,29 +171,24 @@ class Evaluator:
             raise self.unreadable(node, values.cells, bad, what)
         return out
 
-    def numbers(self, node: Node) -> list[Decimal | None]:
+    def cells_as(self, node: Node, kind: str) -> list[Any]:
+        """The node's values as ``kind`` (number / date / bool), reading raw or text cells."""
         values = self.eval(node)
-        if values.kind == "number":
+        if values.kind == kind:
             return values.cells
-        if values.kind in ("raw", "text"):
-            return self._read(node, values, "数値", _decimal)
-        raise self.wrong_kind(node, values, "数値")
+        reading = _READINGS[kind]
+        if values.kind in reading.sources:
+            return self._read(node, values, reading.what, reading.read)
+        raise self.wrong_kind(node, values, reading.wanted)
+
+    def numbers(self, node: Node) -> list[Decimal | None]:
+        return self.cells_as(node, "number")
 
     def dates(self, node: Node) -> list[dt.date | None]:
-        values = self.eval(node)
-        if values.kind == "date":
-            return values.cells
-        if values.kind in ("raw", "text"):
-            return self._read(node, values, "日付", parse_date)
-        raise self.wrong_kind(node, values, "日付")
+        return self.cells_as(node, "date")
 
     def bools(self, node: Node) -> list[bool | None]:
-        values = self.eval(node)
-        if values.kind == "bool":
-            return values.cells
-        if values.kind == "raw":
-            return self._read(node, values, "真偽値", lambda c: c if isinstance(c, bool) else None)
-        raise self.wrong_kind(node, values, "真偽値（比較の結果）")
+        return self.cells_as(node, "bool")
 
     def texts(self, node: Node) -> list[str]:
         values = self.eval(node)

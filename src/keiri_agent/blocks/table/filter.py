@@ -19,16 +19,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
-from keiri_agent.blocks.inputs import choice
+from keiri_agent.blocks.inputs import choice, item_error
+from keiri_agent.blocks.table.cells import json_cell, parse_amount, parse_date
+from keiri_agent.blocks.table.columns import item_column
 from keiri_agent.blocks.table.normalize import normalize_key
-from keiri_agent.blocks.table.records import (
-    input_error,
-    json_cell,
-    parse_amount,
-    parse_date,
-    records_from,
-    require_columns,
-)
+from keiri_agent.blocks.table.records import input_error, records_from, require_columns
 from keiri_agent.errors import BlockError
 
 __all__ = ["MATCH_MODES", "OPS", "TableFilterBlock"]
@@ -146,29 +141,21 @@ def _conditions(value: Any, normalize: bool) -> list[Condition]:
 
 def _condition(number: int, item: Any, normalize: bool) -> Condition:
     if not isinstance(item, Mapping):
-        raise input_error(
-            f"conditions の {number} 番目がオブジェクトではありません（{item!r}）。",
+        raise item_error(
+            "conditions",
+            number,
+            f"がオブジェクトではありません（{item!r}）。",
             _HINT,
-            field="conditions",
-            index=number,
         )
-    column, op, value = item.get("column"), item.get("op"), item.get("value")
-    unknown = sorted(str(k) for k in item if k not in ("column", "op", "value"))
-    if not isinstance(column, str) or not column.strip() or unknown:
-        raise input_error(
-            f"conditions の {number} 番目に列名（column）がないか、使えないキー"
-            f"（{', '.join(unknown) or 'なし'}）があります。",
-            _HINT,
-            field="conditions",
-            index=number,
-        )
+    column = item_column(item, number, "conditions", ("column", "op", "value"), _HINT)
+    op, value = item.get("op"), item.get("value")
     if op not in OPS:
-        raise input_error(
-            f"conditions の {number} 番目（列「{column}」）の演算子 {op!r} は使えません。",
+        raise item_error(
+            "conditions",
+            number,
+            f"（列「{column}」）の演算子 {op!r} は使えません。",
             f"op には {', '.join(OPS)} のいずれかを指定してください"
             "（= は eq、>= は ge、< は lt のように書きます）。",
-            field="conditions",
-            index=number,
             op=repr(op),
         )
     base = Condition(number, column.strip(), str(op), value, (), (), None)

@@ -17,15 +17,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from keiri_agent.blocks.base import BlockContext, ProcessingBlock
-from keiri_agent.blocks.inputs import choice
+from keiri_agent.blocks.base import BlockContext
+from keiri_agent.blocks.inputs import choice, unique_names
+from keiri_agent.blocks.table.base import Records, TableBlock
+from keiri_agent.blocks.table.cells import json_cell
 from keiri_agent.blocks.table.normalize import normalize_key
 from keiri_agent.blocks.table.records import (
     column_list,
     columns_of,
     input_error,
-    json_cell,
-    records_from,
     require_columns,
 )
 
@@ -53,18 +53,16 @@ class Config:
     on_many_to_many: str
 
 
-class TableJoinBlock(ProcessingBlock):
+class TableJoinBlock(TableBlock[Config]):
     """Returns the rows of ``left`` and ``right`` combined on their keys."""
 
-    def check_inputs(self, inputs: dict[str, Any]) -> None:
-        _config(inputs)
-        records_from(inputs.get("left"), field="left")
-        records_from(inputs.get("right"), field="right")
+    tables = ("left", "right")
 
-    def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
-        cfg = _config(inputs)
-        left = records_from(inputs.get("left"), field="left")
-        right = records_from(inputs.get("right"), field="right")
+    def configure(self, inputs: Mapping[str, Any]) -> Config:
+        return _config(inputs)
+
+    def compute(self, cfg: Config, tables: list[Records], ctx: BlockContext) -> dict[str, Any]:
+        left, right = tables
         fields = ("on", "on") if cfg.shared else ("left_on", "right_on")
         require_columns(left, cfg.left_on, field=fields[0], table="left")
         require_columns(right, cfg.right_on, field=fields[1], table="right")
@@ -225,14 +223,12 @@ def _names(cfg: Config, left_cols: list[str], right_cols: list[str]) -> Names:
     left = {c: c + cfg.suffixes[0] if c in both else c for c in left_cols}
     right = {c: c + cfg.suffixes[1] if c in both else c for c in right_rest}
     order = [*left.values(), *right.values()] + ([INDICATOR_COLUMN] if cfg.indicator else [])
-    clashes = sorted({n for n in order if order.count(n) > 1})
-    if clashes:
-        raise input_error(
-            f"結合後の列名 {', '.join(clashes)} が重複します。",
-            'suffixes を別の文字列（例: ["_請求", "_入金"]）にするか、元の表の列名を変えてください。',
-            field="suffixes",
-            columns=clashes,
-        )
+    unique_names(
+        order,
+        "suffixes",
+        "結合後の列名 {names} が重複します。",
+        'suffixes を別の文字列（例: ["_請求", "_入金"]）にするか、元の表の列名を変えてください。',
+    )
     return Names(left, right, order)
 
 

@@ -12,7 +12,7 @@ import re
 import unicodedata
 from typing import Any
 
-from keiri_agent.blocks.table.records import json_cell
+from keiri_agent.blocks.table.cells import json_cell
 
 __all__ = ["COMPANY_FORMS", "normalize_key"]
 

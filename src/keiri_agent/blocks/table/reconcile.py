@@ -21,17 +21,12 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, TypeGuard
 
-from keiri_agent.blocks.base import BlockContext, ProcessingBlock
+from keiri_agent.blocks.base import BlockContext
+from keiri_agent.blocks.inputs import item_error
+from keiri_agent.blocks.table.base import Records, TableBlock
+from keiri_agent.blocks.table.cells import json_cell, parse_amount, parse_date
 from keiri_agent.blocks.table.normalize import normalize_key
-from keiri_agent.blocks.table.records import (
-    columns_of,
-    input_error,
-    json_cell,
-    parse_amount,
-    parse_date,
-    records_from,
-    require_columns,
-)
+from keiri_agent.blocks.table.records import columns_of, input_error, require_columns
 from keiri_agent.errors import BlockError
 
 __all__ = ["MAX_PAIRS_PER_KEY", "TableReconcileBlock"]
@@ -76,17 +71,15 @@ class Row:
     day: dt.date | None
 
 
-class TableReconcileBlock(ProcessingBlock):
+class TableReconcileBlock(TableBlock[Config]):
     """Pairs ``left`` and ``right`` rows; returns matched, differences and the leftovers."""
 
-    def check_inputs(self, inputs: dict[str, Any]) -> None:
-        _config(inputs)
-        records_from(inputs.get("left"), field="left")
-        records_from(inputs.get("right"), field="right")
+    tables = SIDES
 
-    def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
-        cfg = _config(inputs)
-        tables = [records_from(inputs.get(s.field), field=s.field) for s in cfg.sides]
+    def configure(self, inputs: Mapping[str, Any]) -> Config:
+        return _config(inputs)
+
+    def compute(self, cfg: Config, tables: list[Records], ctx: BlockContext) -> dict[str, Any]:
         for side, records in zip(cfg.sides, tables, strict=True):
             where = f"keys / amount / date の {side.field}"
             require_columns(records, side.used, field=where, table=side.field)
@@ -183,11 +176,11 @@ def _keys(value: Any, company: bool) -> list[tuple[tuple[str, str], bool]]:
         left, right = item.get("left"), item.get("right")
         own = item.get("normalize_company", company)
         if not _name(left) or not _name(right) or not isinstance(own, bool):
-            raise input_error(
-                f"keys の {number} 番目（{value[number - 1]!r}）が {{left: 列名, right: 列名}} の形ではありません。",
+            raise item_error(
+                "keys",
+                number,
+                f"（{value[number - 1]!r}）が {{left: 列名, right: 列名}} の形ではありません。",
                 hint,
-                field="keys",
-                index=number,
             )
         out.append(((left.strip(), right.strip()), own))
     return out

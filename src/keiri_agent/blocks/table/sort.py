@@ -20,17 +20,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
-from keiri_agent.blocks.inputs import choice, positive_int
-from keiri_agent.blocks.table.columns import unknown_column_error
+from keiri_agent.blocks.inputs import choice, item_error, positive_int
+from keiri_agent.blocks.table.cells import json_cell, parse_amount, parse_date
+from keiri_agent.blocks.table.columns import item_column, unknown_column_error
 from keiri_agent.blocks.table.normalize import normalize_key
-from keiri_agent.blocks.table.records import (
-    columns_of,
-    input_error,
-    json_cell,
-    parse_amount,
-    parse_date,
-    records_from,
-)
+from keiri_agent.blocks.table.records import columns_of, input_error, records_from
 from keiri_agent.errors import BlockError
 
 __all__ = ["KEY_TYPES", "ORDERS", "TableSortBlock"]
@@ -130,31 +124,22 @@ def _key(number: int, item: Any) -> SortKey:
     if isinstance(item, str):
         item = {"column": item}
     if not isinstance(item, Mapping):
-        raise input_error(
-            f"by の {number} 番目が列名でも {{column, order}} でもありません（{item!r}）。",
+        raise item_error(
+            "by",
+            number,
+            f"が列名でも {{column, order}} でもありません（{item!r}）。",
             _HINT,
-            field="by",
-            index=number,
         )
-    column = item.get("column")
-    unknown = sorted(str(k) for k in item if k not in ("column", "order", "as"))
-    if not isinstance(column, str) or not column.strip() or unknown:
-        raise input_error(
-            f"by の {number} 番目に列名（column）がないか、使えないキー"
-            f"（{', '.join(unknown) or 'なし'}）があります。",
-            _HINT,
-            field="by",
-            index=number,
-        )
+    column = item_column(item, number, "by", ("column", "order", "as"), _HINT)
     order = item.get("order") or "asc"
     kind = item.get("as") or "auto"
     if order not in ORDERS or kind not in KEY_TYPES:
-        raise input_error(
-            f"by の {number} 番目（列「{column}」）の order {order!r} または as {kind!r} は使えません。",
+        raise item_error(
+            "by",
+            number,
+            f"（列「{column}」）の order {order!r} または as {kind!r} は使えません。",
             "order は asc（昇順・小さい順）か desc（降順・大きい順）、"
             "as は auto / number / date / text のいずれかです。",
-            field="by",
-            index=number,
         )
     return SortKey(number, column.strip(), str(order), str(kind))
 

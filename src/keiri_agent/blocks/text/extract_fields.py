@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
-from keiri_agent.blocks.inputs import choice
-from keiri_agent.blocks.table.records import input_error, parse_amount, parse_date
+from keiri_agent.blocks.inputs import choice, string_list, unique_names
+from keiri_agent.blocks.table.cells import parse_amount, parse_date
+from keiri_agent.blocks.table.records import input_error
 from keiri_agent.documents.table_infer import parse_number
 
 __all__ = ["FIELD_TYPES", "ExtractFieldsBlock", "FieldRule"]
@@ -198,14 +199,13 @@ def _rules(raw: Any) -> list[FieldRule]:
                 pattern=pattern,
             ) from exc
         rules.append(FieldRule(name.strip(), compiled, str(kind), bool(item.get("required", True))))
-    names = [rule.name for rule in rules]
-    duplicated = sorted({n for n in names if names.count(n) > 1})
-    if duplicated:
-        raise input_error(
-            f"fields の項目名 {', '.join(duplicated)} が重複しています。",
-            "項目名は出力レコードの列名になるため、重ならない名前にしてください。",
-            field="fields",
-        )
+    unique_names(
+        [rule.name for rule in rules],
+        "fields",
+        "fields の項目名 {names} が重複しています。",
+        "項目名は出力レコードの列名になるため、重ならない名前にしてください。",
+        detail=None,
+    )
     return rules
 
 
@@ -223,8 +223,8 @@ def _files(raw: Any) -> list[Mapping[str, Any]]:
 def _patterns(raw: Any) -> list[str]:
     if raw is None:
         return []
-    patterns = [raw] if isinstance(raw, str) else raw
-    if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
+    patterns = string_list(raw)
+    if patterns is None:
         raise input_error(
             "include にはファイル名のパターン（例: *.pdf）か、そのリストを指定してください。",
             '例: include: ["*.pdf", "*.xlsx"]',
