@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pytest
 
 from keiri_agent.errors import (
     BlockError,
@@ -10,6 +13,7 @@ from keiri_agent.errors import (
     ErrorCode,
     LLMTimeoutError,
     PathEscapeError,
+    UserFile,
 )
 
 
@@ -54,3 +58,49 @@ def test_subclasses_pick_their_codes_and_recoverability() -> None:
     assert "AZURE_OPENAI_API_KEY" in missing.message
     assert "OPENAI_API_VERSION" in missing.hint
     assert missing.details["missing"] == ["AZURE_OPENAI_API_KEY", "OPENAI_API_VERSION"]
+
+
+_NOTES = UserFile(
+    "メモ {file} が見つかりません。",
+    hint="パスを確認してください。",
+    unreadable="メモ {file} を読めません",
+)
+
+
+def test_a_user_file_that_is_missing_is_an_input_error_naming_it(tmp_path: Path) -> None:
+    missing = tmp_path / "notes.txt"
+    with pytest.raises(BlockError) as caught:
+        _NOTES.read_text(missing)
+    assert caught.value.code == ErrorCode.INPUT_VALIDATION_FAILED
+    assert caught.value.message == f"メモ {missing} が見つかりません。"
+    assert caught.value.hint == "パスを確認してください。"
+    assert caught.value.details == {"file": str(missing)}
+
+
+def test_a_user_file_that_cannot_be_read_says_why(tmp_path: Path) -> None:
+    binary = tmp_path / "notes.txt"
+    binary.write_bytes(b"\xff\xfe\x00bad")
+    for file in (binary, tmp_path):  # not UTF-8; a folder
+        with pytest.raises(BlockError) as caught:
+            _NOTES.read_text(file)
+        assert caught.value.code == ErrorCode.FILE_UNREADABLE
+        assert caught.value.message.startswith(f"メモ {file} を読めません: ")
+        assert caught.value.details == {"file": str(file)}
+
+
+def test_a_parse_failure_inside_reading_is_unreadable_and_other_errors_pass(tmp_path: Path) -> None:
+    file = tmp_path / "n.json"
+    file.write_text("{", encoding="utf-8")
+    with pytest.raises(BlockError) as caught, _NOTES.reading(file, errors=(ValueError,)):
+        json.loads(file.read_text(encoding="utf-8"))
+    assert caught.value.code == ErrorCode.FILE_UNREADABLE
+    with pytest.raises(KeyError), _NOTES.reading(file):  # not a reading failure: not turned
+        raise KeyError("x")
+
+
+def test_without_a_missing_message_a_missing_file_is_unreadable(tmp_path: Path) -> None:
+    plain = UserFile("", hint="", unreadable="{file} を読み込めません")
+    with pytest.raises(BlockError) as caught:
+        plain.read_text(tmp_path / "gone.py")
+    assert caught.value.code == ErrorCode.FILE_UNREADABLE
+    assert "No such file" in caught.value.message

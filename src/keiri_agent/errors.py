@@ -25,7 +25,11 @@ Codes are the seed's list plus the ones later work needs; new codes go into ``Er
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 __all__ = [
@@ -39,6 +43,7 @@ __all__ = [
     "LLMOutputError",
     "LLMTimeoutError",
     "PathEscapeError",
+    "UserFile",
 ]
 
 
@@ -211,3 +216,62 @@ class FileProcessingError(BlockError):
     ) -> None:
         super().__init__(message, code=code, hint=hint, details={"file": file, **(details or {})})
         self.file = file
+
+
+@dataclass(frozen=True)
+class UserFile:
+    """What to tell the user when a file they named cannot be read: one of these per kind of file.
+
+    ``missing`` and ``unreadable`` are message templates over ``{file}`` (the path the message
+    names); the unreadable message gets ``: <error>`` appended. A missing file is
+    INPUT_VALIDATION_FAILED with ``hint`` (when ``missing`` is empty, it is unreadable like any
+    other failure); any other failure is ``unreadable_code`` with ``unreadable_hint``.
+    ``details[missing_key]`` names the file of a missing-file error, ``details['file']`` otherwise.
+    """
+
+    missing: str
+    hint: str
+    unreadable: str = "{file} を読めません"
+    unreadable_hint: str = "UTF-8 のテキストファイルか、読み取り権限があるかを確認してください。"
+    unreadable_code: ErrorCode = ErrorCode.FILE_UNREADABLE
+    missing_key: str = "file"
+
+    @contextmanager
+    def reading(
+        self,
+        file: Path | str,
+        *,
+        errors: tuple[type[Exception], ...] = (OSError, UnicodeDecodeError),
+        named: Path | str | None = None,
+    ) -> Iterator[None]:
+        """Turn ``errors`` raised in the block (reading ``file``, parsing it) into BlockErrors.
+
+        ``named`` is the path a missing-file message names when it is not ``file`` itself (the
+        folder the user gave, say).
+        """
+        caught: tuple[type[Exception], ...] = (FileNotFoundError, *errors)
+        try:
+            yield
+        except caught as exc:
+            if not (isinstance(exc, FileNotFoundError) and self.missing):
+                raise self._unreadable(file, exc) from exc
+            shown = str(file if named is None else named)
+            raise BlockError(
+                self.missing.format(file=shown),
+                code=ErrorCode.INPUT_VALIDATION_FAILED,
+                hint=self.hint,
+                details={self.missing_key: shown},
+            ) from None
+
+    def read_text(self, file: Path) -> str:
+        """The UTF-8 text of ``file`` (BlockError as above when it cannot be read)."""
+        with self.reading(file):
+            return file.read_text(encoding="utf-8")
+
+    def _unreadable(self, file: Path | str, exc: object) -> BlockError:
+        return BlockError(
+            f"{self.unreadable.format(file=file)}: {exc}",
+            code=self.unreadable_code,
+            hint=self.unreadable_hint,
+            details={"file": str(file)},
+        )

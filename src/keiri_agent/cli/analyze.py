@@ -18,11 +18,9 @@ import typer
 
 from keiri_agent.cli.common import (
     EXIT_FAILED,
-    EXIT_INTERRUPTED,
     app,
     err_console,
     error_document,
-    fail,
     forget_shown_errors,
     interrupted_error,
     progress_printer,
@@ -223,18 +221,15 @@ def analyze(
         ),
     ] = False,
 ) -> None:
-    try:
-        with user_errors(llm_exit_code=EXIT_FAILED):
-            files, question = split_arguments(args)
-            session = _load(files, workspace_root)
-            if question is None:
-                _interactive(session, as_json=as_json)
-                return
-            try:
-                turn = run_turn(session, question)
-            except BlockError as exc:
-                _show_kept(exc)
-                raise
+    with user_errors(llm_exit_code=EXIT_FAILED, on_ctrl_c=interrupted_error):
+        files, question = split_arguments(args)
+        session = _load(files, workspace_root)
+        if question is None:
+            _interactive(session, as_json=as_json)
+            return
+        try:
+            turn = run_turn(session, question)
+        except BlockError as exc:
+            _show_kept(exc)
+            raise
         _print_turn(turn, as_json=as_json, interactive=False)
-    except KeyboardInterrupt:
-        fail(interrupted_error(), EXIT_INTERRUPTED)

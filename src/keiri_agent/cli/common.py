@@ -153,15 +153,27 @@ def interrupted_error(hint: str = "") -> BlockError:
 
 
 @contextmanager
-def user_errors(*, llm_exit_code: int = EXIT_USER_ERROR) -> Iterator[None]:
+def user_errors(
+    *,
+    llm_exit_code: int = EXIT_USER_ERROR,
+    on_ctrl_c: Callable[[], BlockError | None] | None = None,
+) -> Iterator[None]:
     """Report a BlockError (no traceback) and exit: 2 for what the user can fix, and
-    ``llm_exit_code`` for an LLM call that failed after its retries."""
+    ``llm_exit_code`` for an LLM call that failed after its retries.
+
+    With ``on_ctrl_c``, Ctrl-C ends the command too (exit code 130): ``on_ctrl_c`` stops the
+    work and returns the error to report (None: the plain "interrupted" one).
+    """
     try:
         yield
     except LLMError as exc:
         fail(exc, llm_exit_code)
     except BlockError as exc:
         fail(exc, EXIT_USER_ERROR)
+    except KeyboardInterrupt:
+        if on_ctrl_c is None:
+            raise
+        fail(on_ctrl_c() or interrupted_error(), EXIT_INTERRUPTED)
 
 
 def _event_error(event: RunEvent) -> BlockError | None:

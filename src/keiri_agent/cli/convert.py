@@ -29,8 +29,6 @@ from keiri_agent.cli.common import (
     EXIT_USER_ERROR,
     app,
     err_console,
-    fail,
-    interrupted_error,
     progress_printer,
     show_error,
     user_errors,
@@ -201,35 +199,32 @@ def convert(
     cancel = threading.Event()
     finished = threading.Event()
 
-    try:
-        with user_errors(llm_exit_code=EXIT_FAILED):
-            continuation, out_dir = _continuation(request, continue_dir, answer, out)
-            settings = load_settings()
-            out_dir = (
-                out_dir if out_dir is not None else new_session_dir(settings.keiri_workspace_root)
-            )
-            stream = open_run(AGENT_ID, runs_dir=settings.keiri_runs_dir)
-
-            def work() -> ConvertResult:
-                try:
-                    return run_convert(
-                        request or "",
-                        source=source,
-                        out_dir=out_dir,
-                        settings=settings,
-                        events=stream,
-                        cancel=cancel,
-                        continuation=continuation,
-                    )
-                finally:
-                    finished.set()
-
-            show = progress_printer(describe_event)
-            result = run_following(stream, work, show, name="keiri-convert")
-    except KeyboardInterrupt:
+    def stop() -> None:
         cancel.set()  # the run stops its sandbox process and closes its log
         finished.wait(CANCEL_GRACE_S)
-        fail(interrupted_error(), EXIT_INTERRUPTED)
+
+    with user_errors(llm_exit_code=EXIT_FAILED, on_ctrl_c=stop):
+        continuation, out_dir = _continuation(request, continue_dir, answer, out)
+        settings = load_settings()
+        out_dir = out_dir if out_dir is not None else new_session_dir(settings.keiri_workspace_root)
+        stream = open_run(AGENT_ID, runs_dir=settings.keiri_runs_dir)
+
+        def work() -> ConvertResult:
+            try:
+                return run_convert(
+                    request or "",
+                    source=source,
+                    out_dir=out_dir,
+                    settings=settings,
+                    events=stream,
+                    cancel=cancel,
+                    continuation=continuation,
+                )
+            finally:
+                finished.set()
+
+        show = progress_printer(describe_event)
+        result = run_following(stream, work, show, name="keiri-convert")
     if result.status == "failed" and result.error is not None:
         show_error(BlockError.from_dict(result.error))  # once: the progress may have shown it
     if as_json:

@@ -26,7 +26,7 @@ from keiri_agent.cli.common import (
     err_console,
     user_errors,
 )
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, UserFile
 
 __all__ = [
     "AnswersOption",
@@ -124,42 +124,35 @@ def _var_value(key: str, text: str) -> Any:
     return value if value is None or isinstance(value, bool | int | float | str) else text
 
 
+_VARS_HINT = "vars の名前 → 値 のマッピングを書いた YAML か JSON のファイルを指定してください。例:\nmonth: 2024-01\nids: [1, 2, 3]"
+VARS_FILE = UserFile(
+    "--vars のファイル {file} が見つかりません。",
+    hint=_VARS_HINT,
+    unreadable="--vars のファイル {file} を読めません",
+    unreadable_hint="UTF-8 のテキストファイルを指定してください。" + _VARS_HINT,
+    unreadable_code=ErrorCode.INPUT_VALIDATION_FAILED,
+)
+
+
 def _vars_file(file: Path) -> dict[str, Any]:
     """The mapping of a ``--vars`` YAML/JSON file (BlockError naming the file otherwise)."""
     from keiri_agent.plan import load_yaml
 
-    hint = "vars の名前 → 値 のマッピングを書いた YAML か JSON のファイルを指定してください。例:\n"
-    hint += "month: 2024-01\nids: [1, 2, 3]"
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BlockError(
-            f"--vars のファイル {file} が見つかりません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=hint,
-            details={"file": str(file)},
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BlockError(
-            f"--vars のファイル {file} を読めません: {exc}",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="UTF-8 のテキストファイルを指定してください。" + hint,
-            details={"file": str(file)},
-        ) from None
+    text = VARS_FILE.read_text(file)
     try:
         data = load_yaml(text)
     except yaml.YAMLError as exc:
         raise BlockError(
             f"--vars のファイル {file} を YAML/JSON として読めません: {_first_line(exc)}",
             code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=hint,
+            hint=_VARS_HINT,
             details={"file": str(file)},
         ) from None
     if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
         raise BlockError(
             f"--vars のファイル {file} はマッピング（vars の名前 → 値）ではありません。",
             code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=hint,
+            hint=_VARS_HINT,
             details={"file": str(file), "type": type(data).__name__},
         )
     return data

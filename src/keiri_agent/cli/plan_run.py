@@ -21,8 +21,6 @@ from keiri_agent.cli.common import (
     EXIT_INTERRUPTED,
     echo_json,
     err_console,
-    fail,
-    interrupted_error,
     progress_printer,
     show_error,
     user_errors,
@@ -162,17 +160,17 @@ def _execute(start: Start, *, as_json: bool, file: Path | None = None) -> None:
         if progress is not None:
             progress(event)
 
-    try:
-        with user_errors(), PlanRunner(default_registry()) as runner:
-            try:
-                result = start(runner, on_event)
-            except BlockError as exc:
-                if exc.code != ErrorCode.PLAN_INVALID:
-                    raise
-                _plan_invalid(exc, file, as_json=as_json)
-                raise typer.Exit(code=EXIT_FAILED) from None
-    except KeyboardInterrupt:
-        fail(cancelled_error(started[0]) if started else interrupted_error(), EXIT_INTERRUPTED)
+    def stopped() -> BlockError | None:  # the runner logged the cancel: resumable by its id
+        return cancelled_error(started[0]) if started else None
+
+    with user_errors(on_ctrl_c=stopped), PlanRunner(default_registry()) as runner:
+        try:
+            result = start(runner, on_event)
+        except BlockError as exc:
+            if exc.code != ErrorCode.PLAN_INVALID:
+                raise
+            _plan_invalid(exc, file, as_json=as_json)
+            raise typer.Exit(code=EXIT_FAILED) from None
     _print_result(result, as_json=as_json)
     if result.status == "cancelled":
         raise typer.Exit(code=EXIT_INTERRUPTED)

@@ -17,7 +17,7 @@ from keiri_agent.cli.common import (
     err_console,
     user_errors,
 )
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, UserFile
 
 if TYPE_CHECKING:
     from keiri_agent.sandbox.outcome import ExecutionOutcome
@@ -43,16 +43,13 @@ def _parse_inputs(values: list[str]) -> dict[str, Path]:
     return inputs
 
 
-def _read_code(file: Path) -> str:
-    try:
-        return file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BlockError(
-            f"{file} を読み込めません: {exc}",
-            code=ErrorCode.FILE_UNREADABLE,
-            hint="UTF-8 で保存した Python ファイルのパスを指定してください。",
-            details={"file": str(file)},
-        ) from None
+# Any failure, a missing file included, is FILE_UNREADABLE with the OS's own words.
+CODE_FILE = UserFile(
+    "",
+    hint="",
+    unreadable="{file} を読み込めません",
+    unreadable_hint="UTF-8 で保存した Python ファイルのパスを指定してください。",
+)
 
 
 @sandbox_app.command("run")
@@ -88,7 +85,7 @@ def run_file(
 
     with user_errors():
         inputs = _parse_inputs(input_specs or [])
-        code = _read_code(file)
+        code = CODE_FILE.read_text(file)
         chosen = get_profile(profile).with_overrides(
             cpu_seconds=cpu_seconds, wall_seconds=wall_seconds, memory_mb=memory_mb
         )

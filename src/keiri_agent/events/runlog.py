@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from keiri_agent.config import load_settings
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, UserFile
 from keiri_agent.events.models import LLMCall, RunEvent, parse_event
 from keiri_agent.events.stream import EventStream, JsonlSink
 from keiri_agent.workspace import confine
@@ -19,6 +19,12 @@ from keiri_agent.workspace import confine
 MAX_SAME_SECOND_RUNS = 10_000
 RUN_FILE_FORMAT = "%Y%m%dT%H%M%SZ"
 _RUN_FILE_RE = re.compile(r"^(?P<stamp>.+?)(?:-(?P<n>\d+))?$")
+RUN_LOG = UserFile(
+    "実行ログ {file} が見つかりません。",
+    hint="パスを確認してください。過去の実行は `list_runs` で一覧できます。",
+    unreadable="実行ログ {file} を読めません",
+    missing_key="path",
+)
 
 
 # --- run logs on disk ------------------------------------------------------------------------
@@ -98,15 +104,8 @@ def replay(path: Path | str, after_id: int = 0) -> Iterator[RunEvent]:
     events that were whole. A malformed line anywhere else is an error naming the line.
     """
     log = Path(path)
-    try:
+    with RUN_LOG.reading(log):
         handle = log.open("rb")
-    except FileNotFoundError:
-        raise BlockError(
-            f"実行ログ {log} が見つかりません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="パスを確認してください。過去の実行は `list_runs` で一覧できます。",
-            details={"path": str(log)},
-        ) from None
     with handle:
         for lineno, raw in enumerate(handle, start=1):
             torn = not raw.endswith(b"\n")

@@ -48,7 +48,7 @@ from keiri_agent.agents.convert.graph import (
 from keiri_agent.agents.convert.models import Continuation, ConvertJob
 from keiri_agent.agents.convert.progress import STEPS
 from keiri_agent.config import LLMRole, Settings, load_settings
-from keiri_agent.errors import BlockError, ErrorCode, LLMError
+from keiri_agent.errors import BlockError, ErrorCode, LLMError, UserFile
 from keiri_agent.events import EventEmitter, EventStream, open_run
 from keiri_agent.llm import LLMClient, cancellable, get_llm
 from keiri_agent.sandbox import SandboxExecutor
@@ -66,6 +66,13 @@ __all__ = [
 AGENT_ID = "convert"
 GRAPH_RECURSION_LIMIT = 20  # six nodes on the longest path
 QUESTION_FILE = "convert-question.json"  # a paused task's continuation, in its output folder
+CONTINUATION_FILE = UserFile(
+    f"{{file}} に回答待ちの変換がありません（{QUESTION_FILE} が見つかりません）。",
+    hint="質問が表示されたときの「回答して続けるには」のコマンドにある出力先フォルダーを指定してください。",
+    unreadable="{file} を読み取れません",
+    unreadable_hint="同じ依頼を最初から実行し直してください。",
+    missing_key="out_dir",
+)
 _LINK_POLL_S = 0.05
 
 
@@ -88,22 +95,8 @@ class ConvertResult(BaseModel):
 def load_continuation(out_dir: Path) -> Continuation:
     """The continuation a paused conversion saved in ``out_dir`` (BlockError when none)."""
     path = Path(out_dir) / QUESTION_FILE
-    try:
+    with CONTINUATION_FILE.reading(path, errors=(OSError, ValueError), named=out_dir):
         return Continuation.model_validate_json(path.read_bytes())
-    except FileNotFoundError:
-        raise BlockError(
-            f"{out_dir} に回答待ちの変換がありません（{QUESTION_FILE} が見つかりません）。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="質問が表示されたときの「回答して続けるには」のコマンドにある出力先フォルダーを指定してください。",
-            details={"out_dir": str(out_dir)},
-        ) from None
-    except ValueError as exc:
-        raise BlockError(
-            f"{path} を読み取れません: {exc}",
-            code=ErrorCode.FILE_UNREADABLE,
-            hint="同じ依頼を最初から実行し直してください。",
-            details={"file": str(path)},
-        ) from exc
 
 
 @contextmanager

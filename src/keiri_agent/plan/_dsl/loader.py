@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 import yaml
 
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, UserFile
 from keiri_agent.plan._dsl.issues import Loc, PlanIssue
 
 __all__ = [
@@ -37,6 +37,11 @@ __all__ = [
 ]
 
 MAX_PLAN_BYTES = 2 * 1024 * 1024
+PLAN_FILE = UserFile(
+    "Plan ファイル {file} が見つかりません。",
+    hint="パスを確認してください。designs/ 配下の Plan は `ls designs` で一覧できます。",
+    unreadable="Plan ファイル {file} を読めません",
+)
 MAX_YAML_ALIASES = 1_000  # alias uses (``*name``, merge keys ``<<: *name`` included)
 MAX_YAML_ALIAS_NODES = 100_000  # nodes the aliases would add once expanded
 MAX_YAML_NODES = 200_000  # scalars, mappings and sequences, aliases expanded
@@ -240,7 +245,7 @@ def parse_source(text: str, *, file: str | None = None) -> PlanSource:
 def load_source(path: Path | str) -> PlanSource:
     """Read a plan file (BlockError when it cannot be read at all)."""
     file = Path(path)
-    try:
+    with PLAN_FILE.reading(file):
         size = file.stat().st_size
         if size > MAX_PLAN_BYTES:
             raise BlockError(
@@ -251,20 +256,6 @@ def load_source(path: Path | str) -> PlanSource:
                 details={"file": str(file), "size": size},
             )
         text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BlockError(
-            f"Plan ファイル {file} が見つかりません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="パスを確認してください。designs/ 配下の Plan は `ls designs` で一覧できます。",
-            details={"file": str(file)},
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BlockError(
-            f"Plan ファイル {file} を読めません: {exc}",
-            code=ErrorCode.FILE_UNREADABLE,
-            hint="UTF-8 のテキストファイルか、読み取り権限があるかを確認してください。",
-            details={"file": str(file)},
-        ) from exc
     return parse_source(text, file=str(file))
 
 

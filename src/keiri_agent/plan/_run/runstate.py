@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, UserFile
 from keiri_agent.events.models import NodeComplete, PlanComplete, PlanStart, RunEvent
 from keiri_agent.events.runlog import read_events
 from keiri_agent.plan._dsl.loader import load_yaml
@@ -34,6 +34,13 @@ __all__ = [
 
 # A plan_complete status, or "incomplete": the log ends without one (running, or the process died).
 RUN_STATUSES = ("success", "failed", "waiting_input", "cancelled", "partial", "incomplete")
+ANSWERS_FILE = UserFile(
+    "回答ファイル {file} が見つかりません。",
+    hint="--answers に YAML ファイルのパスを指定してください。",
+    unreadable="回答ファイル {file} を読めません",
+    unreadable_hint="ノードID → {入力ID: 値} の形の YAML にしてください。",
+    unreadable_code=ErrorCode.INPUT_VALIDATION_FAILED,
+)
 
 
 class AnswersFile:
@@ -49,22 +56,8 @@ class AnswersFile:
     @classmethod
     def load(cls, path: Path | str) -> AnswersFile:
         file = Path(path)
-        try:
+        with ANSWERS_FILE.reading(file, errors=(OSError, UnicodeDecodeError, yaml.YAMLError)):
             data = load_yaml(file.read_text(encoding="utf-8")) or {}
-        except FileNotFoundError:
-            raise BlockError(
-                f"回答ファイル {file} が見つかりません。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="--answers に YAML ファイルのパスを指定してください。",
-                details={"file": str(file)},
-            ) from None
-        except (OSError, yaml.YAMLError) as exc:
-            raise BlockError(
-                f"回答ファイル {file} を読めません: {exc}",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="ノードID → {入力ID: 値} の形の YAML にしてください。",
-                details={"file": str(file)},
-            ) from exc
         if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
             raise BlockError(
                 f"回答ファイル {file} の形式が不正です。",
