@@ -17,6 +17,7 @@ from keiri_agent.errors import BlockError, ErrorCode
 __all__ = [
     "choice",
     "count_limit",
+    "flag",
     "input_error",
     "item_error",
     "output_file",
@@ -61,6 +62,18 @@ def string_list(value: Any) -> list[str] | None:
     if isinstance(items, list) and all(isinstance(item, str) for item in items):
         return items
     return None
+
+
+def flag(inputs: Mapping[str, Any], name: str, default: bool, hint: str = "") -> bool:
+    """A true / false input, ``default`` when absent; ``hint`` says what true does."""
+    value = inputs.get(name, default)
+    if not isinstance(value, bool):
+        raise input_error(
+            f"{name} は true か false で指定してください（指定: {value!r}）。",
+            hint or f"{name} を省略すると {str(default).lower()} になります。",
+            field=name,
+        )
+    return value
 
 
 def text_value(value: Any, name: str, missing: str, hint: str) -> str:

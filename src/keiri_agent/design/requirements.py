@@ -23,10 +23,9 @@ from typing import Any
 from keiri_agent.blocks.catalog import port_type
 from keiri_agent.blocks.registry import BlockRegistry, default_registry
 from keiri_agent.blocks.spec import BlockSpec, port_is_required
+from keiri_agent.blocks.ui.answers import check_answer, missing_fix
 from keiri_agent.blocks.ui.fields import (
     FieldError,
-    check_answer,
-    missing_fix,
     normalize_requirements,
     problem,
     problems_error,

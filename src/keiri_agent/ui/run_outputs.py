@@ -16,7 +16,7 @@ from typing import Any, Final
 import pandas as pd
 import streamlit as st
 
-from keiri_agent.blocks.excel.write_report import is_amount_column
+from keiri_agent.blocks.excel.report_layout import is_amount_column
 from keiri_agent.errors import BlockError
 from keiri_agent.events.models import PlanComplete, PlanStart, RunEvent, summarize_value
 from keiri_agent.events.runlog import list_runs, read_events

@@ -6,6 +6,7 @@ characters count double), integer amount columns as ``#,##0`` and ISO date strin
 dates (``yyyy-mm-dd``). An empty table still gets its sheet, with the note ``（該当なし）``.
 Sheet names are made valid for Excel (31 characters, none of ``[]:*?/\\``, unique ignoring case)
 and every change is reported. Text that starts with ``=`` is written as text, never as a formula.
+The layout itself is :mod:`keiri_agent.blocks.excel.report_layout`'s.
 
 The workbook is saved to a temporary file and renamed into place (``atomic_path``): a failure
 leaves nothing behind, and an existing file is replaced only with ``overwrite: true`` (or when
@@ -14,74 +15,28 @@ it is this node's own output from the run being resumed, ``BlockContext.may_repl
 
 from __future__ import annotations
 
-import datetime as dt
-import io
-import json
-import math
 import re
-import unicodedata
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from openpyxl import Workbook
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
-from openpyxl.drawing.image import Image
-from openpyxl.styles import Border, Font, PatternFill, Side
-from openpyxl.utils import get_column_letter
 from openpyxl.utils.cell import coordinate_from_string
 from openpyxl.utils.exceptions import CellCoordinatesException
-from openpyxl.worksheet.worksheet import Worksheet
-from PIL import Image as PILImage
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
+from keiri_agent.blocks.excel.report_layout import ReportSheet, add_image, write_sheet
 from keiri_agent.blocks.inputs import output_file
-from keiri_agent.blocks.table.cells import json_cell
 from keiri_agent.blocks.table.records import column_list, input_error, records_from
-from keiri_agent.documents.source import read_source
 from keiri_agent.workspace import atomic_path
 
-__all__ = [
-    "AMOUNT_FORMAT",
-    "DATE_FORMAT",
-    "EMPTY_NOTE",
-    "ExcelWriteReportBlock",
-    "is_amount_column",
-]
+__all__ = ["ExcelWriteReportBlock"]
 
 DEFAULT_OUTPUT_NAME = "report.xlsx"
-EMPTY_NOTE = "（該当なし）"
-AMOUNT_FORMAT = "#,##0"
-DATE_FORMAT = "yyyy-mm-dd"
-DATETIME_FORMAT = "yyyy-mm-dd hh:mm:ss"
 MAX_SHEET_NAME = 31
 MAX_ROWS = 1_048_576 - 2  # Excel's last row, less a title and a header
-MIN_WIDTH, MAX_WIDTH = 6, 60
-WIDTH_SAMPLE_ROWS = 2_000  # rows looked at to size a column
-MAX_IMAGE_BYTES = 20 * 2**20
-EXCEL_DPI = 96  # Excel shows an image's pixels at 96 per inch
-ROW_PIXELS = 20  # default row height (15 pt)
-HEADER_FILL = PatternFill("solid", fgColor="DDEBF7")
 _BAD_SHEET_CHARS = re.compile(r"[\[\]:*?/\\]")
-# Integer columns named like codes or calendar parts are not amounts: no thousands separator.
-_NOT_AMOUNT = re.compile(r"(id|code|no\.?|番号|コード|年|年度|月|日|№)$", re.IGNORECASE)
-_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-_ISO_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?")
 _SHEET_HINT = "sheets は [{name: シート名, rows: レコードのリスト, title: 表題, columns: [列名...]}] の形で指定してください。"
-
-
-@dataclass
-class _Sheet:
-    given: str
-    name: str
-    rows: list[dict[str, Any]] | None  # None: a sheet for images only
-    columns: list[str]
-    title: str | None
-    formats: dict[str, str]
-    explicit_columns: bool
-    next_row: int = 1  # where the next image without a cell goes
-    warnings: list[str] = field(default_factory=list)
 
 
 class ExcelWriteReportBlock(ProcessingBlock):
@@ -102,11 +57,11 @@ class ExcelWriteReportBlock(ProcessingBlock):
             book.remove(book.active)
         for sheet in sheets:
             ctx.check_cancelled()
-            _write_sheet(book.create_sheet(sheet.name), sheet)
+            write_sheet(book.create_sheet(sheet.name), sheet)
             warnings.extend(sheet.warnings)
         for spec in images:
             ctx.check_cancelled()
-            _add_image(book[spec["sheet"].name], spec)
+            add_image(book[spec["sheet"].name], spec)
         target.parent.mkdir(parents=True, exist_ok=True)
         with atomic_path(target, suffix=".xlsx", prefix=ctx.claim_output(target)) as tmp:
             book.save(tmp)
@@ -129,7 +84,7 @@ class ExcelWriteReportBlock(ProcessingBlock):
 # --- inputs -----------------------------------------------------------------------------------
 
 
-def _sheets(raw: Any, warnings: list[str]) -> list[_Sheet]:
+def _sheets(raw: Any, warnings: list[str]) -> list[ReportSheet]:
     if not isinstance(raw, list) or not raw:
         raise input_error("書き出す表（sheets）が指定されていません。", _SHEET_HINT, field="sheets")
     used: set[str] = set()
@@ -169,7 +124,7 @@ def _sheets(raw: Any, warnings: list[str]) -> list[_Sheet]:
         title = item.get("title")
         name = _sheet_name(given, index, used, warnings)
         sheets.append(
-            _Sheet(
+            ReportSheet(
                 given, name, rows, columns, str(title) if title else None, dict(formats), explicit
             )
         )
@@ -217,7 +172,7 @@ def _sheet_name(given: str, index: int, used: set[str], warnings: list[str]) -> 
     return name
 
 
-def _images(raw: Any, sheets: list[_Sheet]) -> list[dict[str, Any]]:
+def _images(raw: Any, sheets: list[ReportSheet]) -> list[dict[str, Any]]:
     if raw is None:
         return []
     hint = "images は [{sheet: シート名, path: 画像(.png)のパス, cell: 貼り付けるセル（例 H2）}] の形で指定してください。"
@@ -272,166 +227,3 @@ def _output_path(value: Any, overwrite: bool, ctx: BlockContext) -> Path:
             path=str(target),
         )
     return target
-
-
-# --- writing ----------------------------------------------------------------------------------
-
-
-def _write_sheet(ws: Worksheet, sheet: _Sheet) -> None:
-    row = 1
-    if sheet.title:
-        ws.cell(row=1, column=1, value=_text(sheet.title, sheet, "A1")).font = Font(
-            bold=True, size=14
-        )
-        row = 2
-    rows = sheet.rows
-    if rows is None:  # images only
-        sheet.next_row = row + 1 if sheet.title else 1
-        return
-    if not rows:
-        if sheet.explicit_columns:
-            _header(ws, row, sheet.columns)
-            row += 1
-        ws.cell(row=row, column=1, value=EMPTY_NOTE)
-        sheet.next_row = row + 2
-        return
-    header = row
-    _header(ws, header, sheet.columns)
-    auto = {col: _column_format(col, rows) for col in sheet.columns}
-    for offset, record in enumerate(rows, start=1):
-        for col_index, col in enumerate(sheet.columns, start=1):
-            cell = ws.cell(row=header + offset, column=col_index)
-            value, date_format = _value(record.get(col), sheet, cell.coordinate)
-            cell.value = value
-            if isinstance(value, str) and value.startswith("="):
-                cell.data_type = "s"  # data, never a formula
-            number = isinstance(value, int | float) and not isinstance(value, bool)
-            chosen = sheet.formats.get(col) or date_format or (auto[col] if number else None)
-            if chosen and value is not None:
-                cell.number_format = chosen
-    last = get_column_letter(len(sheet.columns))
-    ws.freeze_panes = f"A{header + 1}"
-    ws.auto_filter.ref = f"A{header}:{last}{header + len(rows)}"
-    for col_index, col in enumerate(sheet.columns, start=1):
-        width = max(
-            [_width(col)]
-            + [
-                _width(_shown(r.get(col), sheet.formats.get(col) or auto[col]))
-                for r in rows[:WIDTH_SAMPLE_ROWS]
-            ]
-        )
-        ws.column_dimensions[get_column_letter(col_index)].width = min(
-            MAX_WIDTH, max(MIN_WIDTH, width + 2)
-        )
-    sheet.next_row = header + len(rows) + 2
-
-
-def _header(ws: Worksheet, row: int, columns: list[str]) -> None:
-    edge = Side(style="thin", color="808080")
-    for index, name in enumerate(columns, start=1):
-        cell = ws.cell(row=row, column=index, value=name)
-        cell.font = Font(bold=True)
-        cell.fill = HEADER_FILL
-        cell.border = Border(bottom=edge)
-
-
-def is_amount_column(column: str, values: Iterable[Any]) -> bool:
-    """Whether a column holds amounts (shown with thousands separators, ``#,##0``): every
-    value a whole number, and a name unlike a code or a calendar part (番号, 年, 月...)."""
-    numbers = [v for v in map(json_cell, values) if v is not None]
-    return (
-        bool(numbers)
-        and all(isinstance(v, int) and not isinstance(v, bool) for v in numbers)
-        and not _NOT_AMOUNT.search(column.strip())
-    )
-
-
-def _column_format(column: str, rows: list[dict[str, Any]]) -> str | None:
-    return AMOUNT_FORMAT if is_amount_column(column, (r.get(column) for r in rows)) else None
-
-
-def _value(raw: Any, sheet: _Sheet, coordinate: str) -> tuple[Any, str | None]:
-    """The cell value and, for dates, their number format."""
-    if isinstance(raw, Mapping | list | tuple):
-        return _text(json.dumps(raw, ensure_ascii=False, default=str), sheet, coordinate), None
-    value = json_cell(raw)
-    if isinstance(value, float) and math.isinf(value):
-        return str(value), None
-    if not isinstance(value, str):
-        return value, None
-    text = value.strip()
-    if _ISO_DATE.fullmatch(text):
-        try:
-            return dt.date.fromisoformat(text), DATE_FORMAT
-        except ValueError:
-            pass
-    elif _ISO_DATETIME.fullmatch(text):
-        try:
-            return dt.datetime.fromisoformat(text), DATETIME_FORMAT
-        except ValueError:
-            pass
-    return _text(value, sheet, coordinate), None
-
-
-def _text(value: str, sheet: _Sheet, coordinate: str) -> str:
-    cleaned = ILLEGAL_CHARACTERS_RE.sub("", value)
-    if cleaned != value:
-        sheet.warnings.append(
-            f"シート「{sheet.name}」の {coordinate} から Excel に書けない制御文字を取り除きました。"
-        )
-    return cleaned
-
-
-def _shown(value: Any, number_format: str | None) -> str:
-    value = json_cell(value)
-    if value is None:
-        return ""
-    if isinstance(value, int | float) and not isinstance(value, bool) and number_format:
-        return f"{value:,}"
-    if isinstance(value, str) and _ISO_DATETIME.fullmatch(value.strip()):
-        return "0" * len("2025-01-31 12:00:00")
-    return str(value)
-
-
-def _width(text: str) -> int:
-    """Display width: full-width (East Asian wide) characters count double."""
-    return max(
-        (
-            sum(2 if unicodedata.east_asian_width(ch) in "WFA" else 1 for ch in line)
-            for line in text.splitlines()
-        ),
-        default=0,
-    )
-
-
-def _add_image(ws: Worksheet, spec: dict[str, Any]) -> None:
-    path: Path = spec["path"]
-    sheet: _Sheet = spec["sheet"]
-    data = read_source(path, label=path.name, max_bytes=MAX_IMAGE_BYTES)
-    if not data.startswith((b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")):
-        raise input_error(
-            f"「{path.name}」は PNG / JPEG 画像ではないため Excel に貼り付けられません。",
-            "report.chart で作ったグラフなら format: png にしてください（SVG は貼り付けられません）。",
-            field="images",
-            path=str(path),
-        )
-    try:
-        with PILImage.open(io.BytesIO(data)) as probe:
-            probe.verify()
-            dpi = probe.info.get("dpi", (EXCEL_DPI, EXCEL_DPI))[0] or EXCEL_DPI
-        image = Image(io.BytesIO(data))
-    except (OSError, ValueError, SyntaxError) as exc:  # PIL's errors for damaged images
-        raise input_error(
-            f"画像「{path.name}」が壊れているため Excel に貼り付けられません（{exc}）。",
-            "画像を作り直してください（report.chart で作り直せます）。",
-            field="images",
-            path=str(path),
-        ) from exc
-    # Shown at its physical size: a 150-dpi chart of 8 inches is 8 inches wide in Excel too.
-    scale = EXCEL_DPI / float(dpi)
-    image.width, image.height = round(image.width * scale), round(image.height * scale)
-    cell = spec["cell"]
-    if cell is None:
-        cell = f"A{sheet.next_row}"
-        sheet.next_row += math.ceil(image.height / ROW_PIXELS) + 1
-    ws.add_image(image, cell)

@@ -24,7 +24,7 @@ from decimal import Decimal
 from typing import Any, TypeGuard
 
 from keiri_agent.blocks.base import BlockContext
-from keiri_agent.blocks.inputs import item_error, unique_names
+from keiri_agent.blocks.inputs import flag, item_error, unique_names
 from keiri_agent.blocks.table.base import Records, TableBlock
 from keiri_agent.blocks.table.cells import json_cell, parse_amount, parse_date
 from keiri_agent.blocks.table.records import column_list, input_error, require_columns
@@ -118,13 +118,7 @@ def _config(inputs: Mapping[str, Any]) -> Config:
         "集計結果の列名 {names} が重複しています。",
         "aggregations の as で別の列名を付けてください（group_by の列名とも重ならないように）。",
     )
-    totals = inputs.get("totals", False)
-    if not isinstance(totals, bool):
-        raise input_error(
-            f"totals は true か false で指定してください（指定: {totals!r}）。",
-            "true にすると最後に合計行を加えます。",
-            field="totals",
-        )
+    totals = flag(inputs, "totals", False, "true にすると最後に合計行を加えます。")
     return Config(group_by, aggregations, period, _sort_by(inputs.get("sort_by"), names), totals)
 
 

@@ -33,10 +33,13 @@ def closest_column(name: str, available: Sequence[str]) -> str | None:
 
 
 def item_column(
-    item: Mapping[str, Any], number: int, field: str, keys: tuple[str, ...], hint: str
+    item: Any, number: int, field: str, keys: tuple[str, ...], hint: str, *, not_mapping: str
 ) -> str:
     """The ``column`` of the ``number``-th entry of the list input ``field``, a non-blank string
-    (as written: callers strip it); the entry's keys must be among ``keys``."""
+    (as written: callers strip it). The entry must be a mapping (``not_mapping``: the error's
+    problem when it is not) whose keys are among ``keys``."""
+    if not isinstance(item, Mapping):
+        raise item_error(field, number, not_mapping, hint)
     column = item.get("column")
     unknown = sorted(str(k) for k in item if k not in keys)
     if not isinstance(column, str) or not column.strip() or unknown:

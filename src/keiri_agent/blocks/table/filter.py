@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
-from keiri_agent.blocks.inputs import choice, item_error
+from keiri_agent.blocks.inputs import choice, flag, item_error
 from keiri_agent.blocks.table.cells import json_cell, parse_amount, parse_date
 from keiri_agent.blocks.table.columns import item_column
 from keiri_agent.blocks.table.normalize import normalize_key
@@ -77,13 +76,13 @@ class TableFilterBlock(ProcessingBlock):
     """Returns the rows of ``table`` that meet ``conditions`` (all or any of them)."""
 
     def check_inputs(self, inputs: dict[str, Any]) -> None:
-        _conditions(inputs.get("conditions"), _flag(inputs, "normalize", True))
+        _conditions(inputs.get("conditions"), flag(inputs, "normalize", True))
         choice(inputs, "match", MATCH_MODES)
         choice(inputs, "on_incomparable", ON_INCOMPARABLE)
         records_from(inputs.get("table"), field="table")
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
-        normalize = _flag(inputs, "normalize", True)
+        normalize = flag(inputs, "normalize", True)
         conditions = _conditions(inputs.get("conditions"), normalize)
         match = choice(inputs, "match", MATCH_MODES)
         on_incomparable = choice(inputs, "on_incomparable", ON_INCOMPARABLE)
@@ -140,14 +139,9 @@ def _conditions(value: Any, normalize: bool) -> list[Condition]:
 
 
 def _condition(number: int, item: Any, normalize: bool) -> Condition:
-    if not isinstance(item, Mapping):
-        raise item_error(
-            "conditions",
-            number,
-            f"がオブジェクトではありません（{item!r}）。",
-            _HINT,
-        )
-    column = item_column(item, number, "conditions", ("column", "op", "value"), _HINT)
+    problem = f"がオブジェクトではありません（{item!r}）。"
+    keys = ("column", "op", "value")
+    column = item_column(item, number, "conditions", keys, _HINT, not_mapping=problem)
     op, value = item.get("op"), item.get("value")
     if op not in OPS:
         raise item_error(
@@ -339,14 +333,3 @@ def _incomparable_error(problems: list[dict[str, Any]], rows: int) -> BlockError
 
 
 # --- options ---------------------------------------------------------------------------------
-
-
-def _flag(inputs: Mapping[str, Any], name: str, default: bool) -> bool:
-    value = inputs.get(name, default)
-    if not isinstance(value, bool):
-        raise input_error(
-            f"{name} は true か false で指定してください（指定: {value!r}）。",
-            f"{name} を省略すると {str(default).lower()} になります。",
-            field=name,
-        )
-    return value

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext
-from keiri_agent.blocks.inputs import choice, unique_names
+from keiri_agent.blocks.inputs import choice, flag, unique_names
 from keiri_agent.blocks.table.base import Records, TableBlock
 from keiri_agent.blocks.table.cells import json_cell
 from keiri_agent.blocks.table.normalize import normalize_key
@@ -160,16 +160,11 @@ def _config(inputs: Mapping[str, Any]) -> Config:
             field="suffixes",
         )
     flags = {
-        name: inputs.get(name, default)
+        name: flag(
+            inputs, name, default, "normalize_keys の既定は true、indicator の既定は false です。"
+        )
         for name, default in (("normalize_keys", True), ("indicator", False))
     }
-    for name, value in flags.items():
-        if not isinstance(value, bool):
-            raise input_error(
-                f"{name} は true か false で指定してください（指定: {value!r}）。",
-                "normalize_keys の既定は true、indicator の既定は false です。",
-                field=name,
-            )
     return Config(
         left_on=left_keys,
         right_on=right_keys,

@@ -22,7 +22,7 @@ from decimal import Decimal
 from typing import Any, TypeGuard
 
 from keiri_agent.blocks.base import BlockContext
-from keiri_agent.blocks.inputs import item_error
+from keiri_agent.blocks.inputs import flag, item_error
 from keiri_agent.blocks.table.base import Records, TableBlock
 from keiri_agent.blocks.table.cells import json_cell, parse_amount, parse_date
 from keiri_agent.blocks.table.normalize import normalize_key
@@ -136,13 +136,12 @@ class TableReconcileBlock(TableBlock[Config]):
 
 
 def _config(inputs: Mapping[str, Any]) -> Config:
-    company = inputs.get("normalize_company", False)
-    if not isinstance(company, bool):
-        raise input_error(
-            f"normalize_company は true か false で指定してください（指定: {company!r}）。",
-            "会社の種類（株式会社、(株) など）を無視して照合するときは normalize_company: true。",
-            field="normalize_company",
-        )
+    company = flag(
+        inputs,
+        "normalize_company",
+        False,
+        "会社の種類（株式会社、(株) など）を無視して照合するときは normalize_company: true。",
+    )
     keys = _keys(inputs.get("keys"), company)
     amount = _columns(inputs.get("amount"), "amount")
     date = _columns(inputs.get("date"), "date") if inputs.get("date") is not None else None

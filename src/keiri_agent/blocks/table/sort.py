@@ -123,14 +123,9 @@ def _keys(value: Any) -> list[SortKey]:
 def _key(number: int, item: Any) -> SortKey:
     if isinstance(item, str):
         item = {"column": item}
-    if not isinstance(item, Mapping):
-        raise item_error(
-            "by",
-            number,
-            f"が列名でも {{column, order}} でもありません（{item!r}）。",
-            _HINT,
-        )
-    column = item_column(item, number, "by", ("column", "order", "as"), _HINT)
+    problem = f"が列名でも {{column, order}} でもありません（{item!r}）。"
+    keys = ("column", "order", "as")
+    column = item_column(item, number, "by", keys, _HINT, not_mapping=problem)
     order = item.get("order") or "asc"
     kind = item.get("as") or "auto"
     if order not in ORDERS or kind not in KEY_TYPES:

@@ -1,19 +1,16 @@
-"""Field definitions and answer checks of ``ui.interactive_input`` (seed 002 §3, seed 004 §7).
+"""Field definitions of ``ui.interactive_input`` (seed 002 §3, seed 004 §7).
 
-``normalize_requirements`` checks the ``requirements`` a plan declares and fills their defaults;
-``check_answer`` checks one person's answer against its field type (file, files, folder, text,
-select, boolean, number, chat, table, enum) and returns the converted value. Problems are
-``FieldError``s carrying a Japanese message and a fix, gathered by the caller into one
-``BlockError`` so that a person sees every problem at once.
+``FIELD_TYPES`` is the one list of field types (file, files, folder, text, select, boolean,
+number, chat, table, enum). ``normalize_requirements`` checks the ``requirements`` a plan
+declares and fills their defaults; :mod:`keiri_agent.blocks.ui.answers` checks a person's
+answers against them. Problems are ``FieldError``s carrying a Japanese message and a fix,
+gathered by the caller into one ``BlockError`` so that a person sees every problem at once.
 """
 
 from __future__ import annotations
 
-import math
-import os
 import re
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any, Literal, get_args
 
 from keiri_agent.errors import BlockError, ErrorCode
@@ -23,13 +20,11 @@ __all__ = [
     "RESERVED_IDS",
     "FieldError",
     "FieldType",
-    "check_answer",
-    "is_empty",
-    "missing_fix",
+    "accepted_extensions",
+    "is_number",
     "normalize_requirements",
     "problem",
     "problems_error",
-    "to_bool",
 ]
 
 # The field types of ui.interactive_input: the one list. The plan validator, the Session State
@@ -48,8 +43,6 @@ _VALIDATION_TYPES: dict[str, frozenset[str]] = {
     "min_length": frozenset({"text", "chat", "files", "table"}),
     "max_length": frozenset({"text", "chat", "files", "table"}),
 }
-_TRUE_WORDS = frozenset({"true", "はい"})
-_FALSE_WORDS = frozenset({"false", "いいえ"})
 # Ids become keys in `${node.collected.<id>}`: an identifier (Japanese letters allowed).
 _ID_RE = re.compile(r"[^\W\d]\w*")
 
@@ -175,7 +168,7 @@ def _normalize_one(req_id: str, label: str, item: Mapping[str, Any]) -> dict[str
             "options に 1 つ以上の選択肢を書いてください",
         )
     accept = item.get("accept")
-    if accept is not None and (not isinstance(accept, str) or not _accepted_extensions(accept)):
+    if accept is not None and (not isinstance(accept, str) or not accepted_extensions(accept)):
         raise FieldError(
             f"accept {accept!r} を解釈できません",
             'accept は ".zip,.xlsx" のように拡張子をカンマ区切りで書いてください',
@@ -220,7 +213,7 @@ def _check_validation(field_type: str, validation: dict[str, Any]) -> None:
                     f"validation.regex {value!r} は正規表現として不正です（{exc}）",
                     "正しい正規表現を書いてください（例: '^[0-9]{4}$'）",
                 ) from exc
-        elif key in ("min", "max") and not _is_number(value):
+        elif key in ("min", "max") and not is_number(value):
             raise FieldError(
                 f"validation.{key} が数値ではありません",
                 f"validation.{key} には数値を指定してください",
@@ -240,7 +233,7 @@ def _check_validation(field_type: str, validation: dict[str, Any]) -> None:
             )
 
 
-def _accepted_extensions(accept: str) -> list[str]:
+def accepted_extensions(accept: str) -> list[str]:
     """ ".zip, XLSX" → [".zip", ".xlsx"]; empty when any entry is not an extension."""
     exts = []
     for part in accept.split(","):
@@ -253,208 +246,6 @@ def _accepted_extensions(accept: str) -> list[str]:
     return exts
 
 
-# --- answer checks -------------------------------------------------------------------------
-
-
-def _is_number(value: Any) -> bool:
+def is_number(value: Any) -> bool:
+    """An int or float, not a bool (YAML's true is no number)."""
     return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def is_empty(value: Any) -> bool:
-    if value is None:
-        return True
-    if isinstance(value, str):
-        return not value.strip()
-    return isinstance(value, list | tuple | dict) and not value
-
-
-def _to_path(value: Any, what: str) -> Path:
-    if not isinstance(value, str | os.PathLike):
-        raise FieldError(
-            f"{what}のパスが文字列ではありません（{type(value).__name__}）",
-            f"{what}のパスを文字列で指定してください",
-        )
-    return Path(value).expanduser()
-
-
-def _check_file(req: Mapping[str, Any], value: Any) -> str:
-    path = _to_path(value, "ファイル")
-    if not path.is_file():
-        raise FieldError(
-            f"ファイル {path} が見つかりません",
-            "存在するファイルを指定（アップロード）し直してください",
-        )
-    exts = _accepted_extensions(req["accept"] or "")
-    if exts and not path.name.lower().endswith(tuple(exts)):
-        allowed = ", ".join(exts)
-        raise FieldError(
-            f"{path.name} は受け付けない形式です（受け付ける拡張子: {allowed}）",
-            f"{allowed} のファイルを指定してください",
-        )
-    return str(path)
-
-
-def _check_folder(value: Any) -> str:
-    path = _to_path(value, "フォルダ")
-    if not path.is_dir():
-        raise FieldError(
-            f"フォルダ {path} が見つかりません", "存在するフォルダのパスを指定してください"
-        )
-    return str(path)
-
-
-def _check_files(req: Mapping[str, Any], value: Any) -> list[str]:
-    if not isinstance(value, list | tuple):
-        raise FieldError(
-            "ファイルの一覧（リスト）ではありません", "ファイルのパスをリストで指定してください"
-        )
-    paths: list[str] = []
-    messages: list[str] = []
-    for item in value:
-        try:
-            paths.append(_check_file(req, item))
-        except FieldError as exc:
-            messages.append(exc.message)
-    if messages:
-        raise FieldError(
-            "、".join(messages), "すべてのファイルを存在する、受け付ける形式のものにしてください"
-        )
-    return paths
-
-
-def to_bool(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str):
-        word = value.strip().lower()
-        if word in _TRUE_WORDS:
-            return True
-        if word in _FALSE_WORDS:
-            return False
-    raise FieldError(
-        f"{value!r} は はい/いいえ として解釈できません",
-        "true / false（または はい / いいえ）で答えてください",
-    )
-
-
-def _to_number(req: Mapping[str, Any], value: Any) -> int | float:
-    number: int | float
-    if _is_number(value):
-        number = value
-    elif isinstance(value, str):
-        text = value.strip().replace(",", "")
-        try:
-            number = int(text)
-        except ValueError:
-            try:
-                number = float(text)
-            except ValueError:
-                raise FieldError(
-                    f"{value!r} は数値ではありません", "半角の数字で入力してください（例: 1200）"
-                ) from None
-    else:
-        raise FieldError(f"{value!r} は数値ではありません", "数値で入力してください")
-    if not math.isfinite(number):
-        raise FieldError(f"{value!r} は有限の数値ではありません", "通常の数値で入力してください")
-    rules = req["validation"]
-    low, high = rules.get("min"), rules.get("max")
-    if (low is not None and number < low) or (high is not None and number > high):
-        span = f"{'' if low is None else low} 〜 {'' if high is None else high}"
-        raise FieldError(
-            f"{number} は範囲外です（{span}）", f"{span} の範囲の数値を入力してください"
-        )
-    return number
-
-
-def _option_values(options: Sequence[Any]) -> list[Any]:
-    return [o["value"] if isinstance(o, Mapping) and "value" in o else o for o in options]
-
-
-def _check_choice(req: Mapping[str, Any], value: Any) -> Any:
-    values = _option_values(req["options"])
-    if value not in values:
-        shown = ", ".join(str(v) for v in values)
-        raise FieldError(f"{value!r} は選択肢にありません", f"次の中から選んでください: {shown}")
-    return value
-
-
-def _check_length(req: Mapping[str, Any], size: int, unit: str) -> None:
-    rules = req["validation"]
-    low, high = rules.get("min_length"), rules.get("max_length")
-    if low is not None and size < low:
-        raise FieldError(
-            f"{size} {unit}で、{low} {unit}以上が必要です", f"{low} {unit}以上にしてください"
-        )
-    if high is not None and size > high:
-        raise FieldError(
-            f"{size} {unit}で、上限 {high} {unit}を超えています", f"{high} {unit}以下にしてください"
-        )
-
-
-def _check_text(req: Mapping[str, Any], value: Any) -> str:
-    if not isinstance(value, str):
-        raise FieldError(
-            f"文字列ではありません（{type(value).__name__}）", "文字で入力してください"
-        )
-    _check_length(req, len(value), "文字")
-    pattern = req["validation"].get("regex")
-    if pattern is not None and not re.fullmatch(str(pattern), value):
-        example = f"（例: {req['hint']}）" if req.get("hint") else ""
-        raise FieldError(
-            f"'{_shorten(value)}' は求められた形式（{pattern}）に合いません",
-            f"形式 {pattern} に合わせて入力してください{example}",
-        )
-    return value
-
-
-def _shorten(text: str, limit: int = 40) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _check_table(req: Mapping[str, Any], value: Any) -> list[dict[str, Any]]:
-    if not isinstance(value, list | tuple) or not all(isinstance(row, Mapping) for row in value):
-        raise FieldError(
-            "表（行のリスト）ではありません", "1 行を {列名: 値} とするリストで入力してください"
-        )
-    _check_length(req, len(value), "行")
-    return [dict(row) for row in value]
-
-
-def check_answer(req: Mapping[str, Any], value: Any) -> Any:
-    """The checked (and converted) value of one non-empty answer; raises ``FieldError``."""
-    field_type = req["type"]
-    if field_type == "file":
-        return _check_file(req, value)
-    if field_type == "files":
-        paths = _check_files(req, value)
-        _check_length(req, len(paths), "件")
-        return paths
-    if field_type == "folder":
-        return _check_folder(value)
-    if field_type == "boolean":
-        return to_bool(value)
-    if field_type == "number":
-        return _to_number(req, value)
-    if field_type in ("select", "enum"):
-        return _check_choice(req, value)
-    if field_type == "table":
-        return _check_table(req, value)
-    return _check_text(req, value)  # text, chat
-
-
-def missing_fix(req: Mapping[str, Any]) -> str:
-    """How to fill in a required field that was left empty."""
-    field_type = req["type"]
-    if field_type in ("file", "files"):
-        accept = f"（{req['accept']}）" if req["accept"] else ""
-        return f"ファイル{accept}を指定してください"
-    if field_type in ("select", "enum"):
-        return "選択肢から 1 つ選んでください: " + ", ".join(
-            str(v) for v in _option_values(req["options"])
-        )
-    if field_type == "boolean":
-        return "はい / いいえ を選んでください"
-    if field_type == "folder":
-        return "フォルダのパスを指定してください"
-    example = f"（例: {req['hint']}）" if req.get("hint") else ""
-    return f"値を入力してください{example}"

@@ -11,7 +11,8 @@ chat, table, enum) and the same block serves four modes:
 Answers arrive as a mapping requirement id → value, plus the reserved keys ``approved`` and
 ``response``. Every answer is checked against its field type; all problems are reported in one
 ``BlockError`` so that a person fixes everything in one pass instead of one field per rerun.
-Field definitions and answer checks live in :mod:`keiri_agent.blocks.ui.fields`.
+Field definitions live in :mod:`keiri_agent.blocks.ui.fields`, answer checks in
+:mod:`keiri_agent.blocks.ui.answers`.
 """
 
 from __future__ import annotations
@@ -20,17 +21,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, UIBlock
+from keiri_agent.blocks.ui.answers import check_answer, is_empty, missing_fix, to_bool
 from keiri_agent.blocks.ui.fields import (
     FIELD_TYPES,
     RESERVED_IDS,
     FieldError,
-    check_answer,
-    is_empty,
-    missing_fix,
     normalize_requirements,
     problem,
     problems_error,
-    to_bool,
 )
 from keiri_agent.errors import BlockError, ErrorCode
 

@@ -1,0 +1,233 @@
+"""How ``excel.write_report`` lays out its workbook: sheets of formatted tables, and images.
+
+A sheet gets an optional title line, a bold header with a fill and an auto-filter, frozen
+below the header, columns as wide as their content (full-width characters count double),
+integer amount columns as ``#,##0`` and ISO date strings as real dates (``yyyy-mm-dd``); an
+empty table gets the note ``（該当なし）``. Text that starts with ``=`` stays text, never a
+formula; characters Excel cannot store are removed, with a warning on the sheet. Images (PNG /
+JPEG) are placed at their physical size, below the table unless a cell is given.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import json
+import math
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+from openpyxl.drawing.image import Image
+from openpyxl.styles import Border, Font, PatternFill, Side
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.worksheet import Worksheet
+from PIL import Image as PILImage
+
+from keiri_agent.blocks.table.cells import json_cell
+from keiri_agent.blocks.table.records import input_error
+from keiri_agent.documents.source import read_source
+
+__all__ = [
+    "AMOUNT_FORMAT",
+    "DATE_FORMAT",
+    "EMPTY_NOTE",
+    "ReportSheet",
+    "add_image",
+    "is_amount_column",
+    "write_sheet",
+]
+
+EMPTY_NOTE = "（該当なし）"
+AMOUNT_FORMAT = "#,##0"
+DATE_FORMAT = "yyyy-mm-dd"
+DATETIME_FORMAT = "yyyy-mm-dd hh:mm:ss"
+MIN_WIDTH, MAX_WIDTH = 6, 60
+WIDTH_SAMPLE_ROWS = 2_000  # rows looked at to size a column
+MAX_IMAGE_BYTES = 20 * 2**20
+EXCEL_DPI = 96  # Excel shows an image's pixels at 96 per inch
+ROW_PIXELS = 20  # default row height (15 pt)
+HEADER_FILL = PatternFill("solid", fgColor="DDEBF7")
+# Integer columns named like codes or calendar parts are not amounts: no thousands separator.
+_NOT_AMOUNT = re.compile(r"(id|code|no\.?|番号|コード|年|年度|月|日|№)$", re.IGNORECASE)
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_ISO_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?")
+
+
+@dataclass
+class ReportSheet:
+    """One sheet to write: its table (or None: images only) and how to show it."""
+
+    given: str
+    name: str
+    rows: list[dict[str, Any]] | None  # None: a sheet for images only
+    columns: list[str]
+    title: str | None
+    formats: dict[str, str]
+    explicit_columns: bool
+    next_row: int = 1  # where the next image without a cell goes
+    warnings: list[str] = field(default_factory=list)
+
+
+def write_sheet(ws: Worksheet, sheet: ReportSheet) -> None:
+    row = 1
+    if sheet.title:
+        ws.cell(row=1, column=1, value=_text(sheet.title, sheet, "A1")).font = Font(
+            bold=True, size=14
+        )
+        row = 2
+    rows = sheet.rows
+    if rows is None:  # images only
+        sheet.next_row = row + 1 if sheet.title else 1
+        return
+    if not rows:
+        if sheet.explicit_columns:
+            _header(ws, row, sheet.columns)
+            row += 1
+        ws.cell(row=row, column=1, value=EMPTY_NOTE)
+        sheet.next_row = row + 2
+        return
+    header = row
+    _header(ws, header, sheet.columns)
+    auto = {col: _column_format(col, rows) for col in sheet.columns}
+    for offset, record in enumerate(rows, start=1):
+        for col_index, col in enumerate(sheet.columns, start=1):
+            cell = ws.cell(row=header + offset, column=col_index)
+            value, date_format = _value(record.get(col), sheet, cell.coordinate)
+            cell.value = value
+            if isinstance(value, str) and value.startswith("="):
+                cell.data_type = "s"  # data, never a formula
+            number = isinstance(value, int | float) and not isinstance(value, bool)
+            chosen = sheet.formats.get(col) or date_format or (auto[col] if number else None)
+            if chosen and value is not None:
+                cell.number_format = chosen
+    last = get_column_letter(len(sheet.columns))
+    ws.freeze_panes = f"A{header + 1}"
+    ws.auto_filter.ref = f"A{header}:{last}{header + len(rows)}"
+    for col_index, col in enumerate(sheet.columns, start=1):
+        width = max(
+            [_width(col)]
+            + [
+                _width(_shown(r.get(col), sheet.formats.get(col) or auto[col]))
+                for r in rows[:WIDTH_SAMPLE_ROWS]
+            ]
+        )
+        ws.column_dimensions[get_column_letter(col_index)].width = min(
+            MAX_WIDTH, max(MIN_WIDTH, width + 2)
+        )
+    sheet.next_row = header + len(rows) + 2
+
+
+def _header(ws: Worksheet, row: int, columns: list[str]) -> None:
+    edge = Side(style="thin", color="808080")
+    for index, name in enumerate(columns, start=1):
+        cell = ws.cell(row=row, column=index, value=name)
+        cell.font = Font(bold=True)
+        cell.fill = HEADER_FILL
+        cell.border = Border(bottom=edge)
+
+
+def is_amount_column(column: str, values: Iterable[Any]) -> bool:
+    """Whether a column holds amounts (shown with thousands separators, ``#,##0``): every
+    value a whole number, and a name unlike a code or a calendar part (番号, 年, 月...)."""
+    numbers = [v for v in map(json_cell, values) if v is not None]
+    return (
+        bool(numbers)
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in numbers)
+        and not _NOT_AMOUNT.search(column.strip())
+    )
+
+
+def _column_format(column: str, rows: list[dict[str, Any]]) -> str | None:
+    return AMOUNT_FORMAT if is_amount_column(column, (r.get(column) for r in rows)) else None
+
+
+def _value(raw: Any, sheet: ReportSheet, coordinate: str) -> tuple[Any, str | None]:
+    """The cell value and, for dates, their number format."""
+    if isinstance(raw, Mapping | list | tuple):
+        return _text(json.dumps(raw, ensure_ascii=False, default=str), sheet, coordinate), None
+    value = json_cell(raw)
+    if isinstance(value, float) and math.isinf(value):
+        return str(value), None
+    if not isinstance(value, str):
+        return value, None
+    text = value.strip()
+    if _ISO_DATE.fullmatch(text):
+        try:
+            return dt.date.fromisoformat(text), DATE_FORMAT
+        except ValueError:
+            pass
+    elif _ISO_DATETIME.fullmatch(text):
+        try:
+            return dt.datetime.fromisoformat(text), DATETIME_FORMAT
+        except ValueError:
+            pass
+    return _text(value, sheet, coordinate), None
+
+
+def _text(value: str, sheet: ReportSheet, coordinate: str) -> str:
+    cleaned = ILLEGAL_CHARACTERS_RE.sub("", value)
+    if cleaned != value:
+        sheet.warnings.append(
+            f"シート「{sheet.name}」の {coordinate} から Excel に書けない制御文字を取り除きました。"
+        )
+    return cleaned
+
+
+def _shown(value: Any, number_format: str | None) -> str:
+    value = json_cell(value)
+    if value is None:
+        return ""
+    if isinstance(value, int | float) and not isinstance(value, bool) and number_format:
+        return f"{value:,}"
+    if isinstance(value, str) and _ISO_DATETIME.fullmatch(value.strip()):
+        return "0" * len("2025-01-31 12:00:00")
+    return str(value)
+
+
+def _width(text: str) -> int:
+    """Display width: full-width (East Asian wide) characters count double."""
+    return max(
+        (
+            sum(2 if unicodedata.east_asian_width(ch) in "WFA" else 1 for ch in line)
+            for line in text.splitlines()
+        ),
+        default=0,
+    )
+
+
+def add_image(ws: Worksheet, spec: dict[str, Any]) -> None:
+    path: Path = spec["path"]
+    sheet: ReportSheet = spec["sheet"]
+    data = read_source(path, label=path.name, max_bytes=MAX_IMAGE_BYTES)
+    if not data.startswith((b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")):
+        raise input_error(
+            f"「{path.name}」は PNG / JPEG 画像ではないため Excel に貼り付けられません。",
+            "report.chart で作ったグラフなら format: png にしてください（SVG は貼り付けられません）。",
+            field="images",
+            path=str(path),
+        )
+    try:
+        with PILImage.open(io.BytesIO(data)) as probe:
+            probe.verify()
+            dpi = probe.info.get("dpi", (EXCEL_DPI, EXCEL_DPI))[0] or EXCEL_DPI
+        image = Image(io.BytesIO(data))
+    except (OSError, ValueError, SyntaxError) as exc:  # PIL's errors for damaged images
+        raise input_error(
+            f"画像「{path.name}」が壊れているため Excel に貼り付けられません（{exc}）。",
+            "画像を作り直してください（report.chart で作り直せます）。",
+            field="images",
+            path=str(path),
+        ) from exc
+    # Shown at its physical size: a 150-dpi chart of 8 inches is 8 inches wide in Excel too.
+    scale = EXCEL_DPI / float(dpi)
+    image.width, image.height = round(image.width * scale), round(image.height * scale)
+    cell = spec["cell"]
+    if cell is None:
+        cell = f"A{sheet.next_row}"
+        sheet.next_row += math.ceil(image.height / ROW_PIXELS) + 1
+    ws.add_image(image, cell)
