@@ -529,3 +529,16 @@ def test_checking_the_whole_corpus_is_fast() -> None:
     for code in ALLOWED:
         check_code(textwrap.dedent(code), ANALYSIS)
     assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.parametrize("rules", ["NAME_RULES", "ATTRIBUTE_RULES"])
+def test_a_refused_name_is_reported_under_one_rule_only(rules: str) -> None:
+    """The rule tables are checked in order; no name in two sets, so the order cannot decide."""
+    from keiri_agent.sandbox import policy_rules
+
+    table = getattr(policy_rules, rules)
+    seen: dict[str, str] = {}
+    for names, rule in table:
+        for name in names:
+            assert seen.setdefault(name, rule) == rule, f"{name}: {seen[name]} and {rule}"
+    assert check_code("x = object().read_array", CODEACT)[0].rule == "pickle-loader"

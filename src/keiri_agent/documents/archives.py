@@ -11,7 +11,7 @@ A folder is read exactly like the ZIP made from it (same skip list, limits and n
 ``parse_folder_2tier(d)`` and ``parse_zip_2tier(<zip of d>)`` give the same groups. Symbolic
 links, sockets and devices in a folder are skipped with a warning, never followed.
 
-Safety (zip-slip, symlinks, bombs, encryption) is ``zipsafe``'s job; a refusal stops the whole
+Safety (zip-slip, symlinks, bombs, encryption) is ``zipcheck`` and ``zipsafe``'s job; a refusal stops the whole
 archive. Text extraction is per file: a file that cannot be read gets its ``BlockError`` in
 ``EvidenceFile.error`` and ``EvidenceSet.errors``, and every other file still comes out.
 """
@@ -27,18 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
+from keiri_agent.documents.failures import too_large, unreadable
 from keiri_agent.documents.models import ExtractedText
+from keiri_agent.documents.zipcheck import ArchiveLimits, Budget, is_zip
 from keiri_agent.documents.zipnames import skip_reason
-from keiri_agent.documents.zipsafe import (
-    ArchiveLimits,
-    ArchiveListing,
-    ArchiveMember,
-    Budget,
-    is_zip,
-    read_nested,
-    read_zip,
-)
-from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError
+from keiri_agent.documents.zipsafe import ArchiveListing, ArchiveMember, read_nested, read_zip
+from keiri_agent.errors import BlockError, FileProcessingError
 
 __all__ = [
     "ROOT_GROUP",
@@ -134,12 +128,11 @@ def _load_zip(source: Path | str | bytes, name: str | None) -> tuple[BinaryIO, s
     path = Path(source)
     label = name or path.name
     if not path.is_file():
-        raise FileProcessingError(
+        raise unreadable(
             label,
             f"ZIP ファイル '{path}' が見つかりません。",
-            code=ErrorCode.FILE_UNREADABLE,
-            hint="ファイル名と場所を確認してください。",
-            details={"path": str(path)},
+            "ファイル名と場所を確認してください。",
+            path=str(path),
         )
     return open(path, "rb"), label  # closed by the caller
 
@@ -169,12 +162,11 @@ def open_folder(
     root = Path(path)
     label = root.name or str(root)
     if not root.is_dir() or root.is_symlink():
-        raise FileProcessingError(
+        raise unreadable(
             label,
             f"フォルダ '{root}' が見つかりません（またはフォルダではありません）。",
-            code=ErrorCode.FILE_UNREADABLE,
-            hint="証跡を入れたフォルダのパスを確認してください。",
-            details={"path": str(root)},
+            "証跡を入れたフォルダのパスを確認してください。",
+            path=str(root),
         )
     budget = Budget(limits)
     listing = ArchiveListing()
@@ -205,21 +197,18 @@ def open_folder(
 
 
 def _too_large(label: str, what: str) -> FileProcessingError:
-    return FileProcessingError(
-        label,
-        f"フォルダ '{label}' の{what}。",
-        code=ErrorCode.FILE_TOO_LARGE,
-        hint="フォルダを分けて、少しずつ処理してください。",
+    return too_large(
+        label, f"フォルダ '{label}' の{what}。", "フォルダを分けて、少しずつ処理してください。"
     )
 
 
 def _unreadable(label: str, rel: str, exc: OSError) -> FileProcessingError:
-    return FileProcessingError(
+    return unreadable(
         label,
         f"フォルダ '{label}' の '{rel or '.'}' を読めません（{exc.strerror or exc}）。",
-        code=ErrorCode.FILE_UNREADABLE,
-        hint="ファイルやフォルダのアクセス権限を確認してください。",
-        details={"member": rel, "reason": f"{type(exc).__name__}: {exc}"},
+        "ファイルやフォルダのアクセス権限を確認してください。",
+        member=rel,
+        reason=f"{type(exc).__name__}: {exc}",
     )
 
 
@@ -259,12 +248,11 @@ def _read_regular(path: Path, rel: str, label: str, limits: ArchiveLimits) -> by
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode):
-            raise FileProcessingError(
+            raise unreadable(
                 label,
                 f"'{rel}' は通常のファイルではないため読めません。",
-                code=ErrorCode.FILE_UNREADABLE,
-                hint="フォルダには通常のファイルだけを入れてください。",
-                details={"member": rel},
+                "フォルダには通常のファイルだけを入れてください。",
+                member=rel,
             )
         if info.st_size > limits.max_member_bytes:
             raise _too_large(

@@ -26,6 +26,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from keiri_agent.documents.failures import too_large
 from keiri_agent.documents.limits import MAX_PARSE_CPU_SECONDS, MAX_PARSE_MEMORY_BYTES, MiB
 from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError
 
@@ -85,18 +86,19 @@ def run_bounded(
             "保存し直してから渡してください。",
             details={"limit_seconds": cpu_seconds},
         )
-    raise FileProcessingError(
+    raise too_large(
         label,
-        f"「{label}」は読み込みに必要なメモリが上限（{memory_bytes // MiB:,} MB）を超えるため"
-        "読み込めません（展開すると非常に大きくなるデータを含んでいます）。",
-        code=ErrorCode.FILE_TOO_LARGE,
-        hint="必要なページやシートだけを別ファイルに保存し直すか、ファイルを分割してから"
-        "渡してください。意図しないファイルであれば、作成元に確認してください。",
-        details={
-            "limit_bytes": memory_bytes,
-            "signal": signal.Signals(sig).name if sig else None,
-            "exit_status": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
-        },
+        (
+            f"「{label}」は読み込みに必要なメモリが上限（{memory_bytes // MiB:,} MB）を超えるため"
+            "読み込めません（展開すると非常に大きくなるデータを含んでいます）。"
+        ),
+        (
+            "必要なページやシートだけを別ファイルに保存し直すか、ファイルを分割してから"
+            "渡してください。意図しないファイルであれば、作成元に確認してください。"
+        ),
+        limit_bytes=memory_bytes,
+        signal=signal.Signals(sig).name if sig else None,
+        exit_status=os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
     )
 
 

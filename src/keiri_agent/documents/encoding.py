@@ -25,7 +25,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from keiri_agent.errors import ErrorCode, FileProcessingError
+from keiri_agent.documents.failures import invalid_input, unreadable
+from keiri_agent.errors import FileProcessingError
 
 __all__ = [
     "ENCODING_ALIASES",
@@ -127,20 +128,17 @@ class EncodingGuess:
 
 
 def _unreadable(file: str, message: str, **details: object) -> FileProcessingError:
-    return FileProcessingError(
-        file, message, code=ErrorCode.FILE_UNREADABLE, hint=_SAVE_AS_UTF8_HINT, details=details
-    )
+    return unreadable(file, message, _SAVE_AS_UTF8_HINT, **details)
 
 
 def _check_binary(data: bytes, file: str) -> None:
     for magic, label in _BINARY_SIGNATURES:
         if data.startswith(magic):
-            raise FileProcessingError(
+            raise unreadable(
                 file,
                 f"ファイル '{file}' はテキストファイルではなく {label} のようです。",
-                code=ErrorCode.FILE_UNREADABLE,
-                hint="ファイルの種類（拡張子）を確認し、テキスト（CSV など）として保存し直してください。",
-                details={"signature": label},
+                "ファイルの種類（拡張子）を確認し、テキスト（CSV など）として保存し直してください。",
+                signature=label,
             )
     probe = data[:_BINARY_PROBE_BYTES]
     nul = probe.find(b"\x00")
@@ -308,12 +306,11 @@ def decode_bytes(
     try:
         codecs.lookup(name)
     except LookupError:
-        raise FileProcessingError(
+        raise invalid_input(
             file,
             f"文字コード '{encoding}' は使用できません（ファイル '{file}'）。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="utf-8、cp932（Shift_JIS）、euc-jp などを指定するか、指定を外して自動判定にしてください。",
-            details={"encoding": encoding},
+            "utf-8、cp932（Shift_JIS）、euc-jp などを指定するか、指定を外して自動判定にしてください。",
+            encoding=encoding,
         ) from None
     if name in ("utf-8", "utf8") and data.startswith(codecs.BOM_UTF8):
         name = "utf-8-sig"

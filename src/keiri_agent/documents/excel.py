@@ -20,10 +20,10 @@ from keiri_agent.documents.excel_address import (
     worksheet,
 )
 from keiri_agent.documents.excel_write import ExcelEdit, WriteSummary
+from keiri_agent.documents.failures import unreadable
 from keiri_agent.documents.limits import TableLimits
 from keiri_agent.documents.ooxml import XML_ERRORS, open_workbook, xml_error
 from keiri_agent.documents.table_infer import check_table_size, make_column_names
-from keiri_agent.errors import FileProcessingError
 
 __all__ = ["ExcelEdit", "ExcelManager", "WriteSummary"]
 
@@ -35,10 +35,10 @@ class ExcelManager:
         self.path = Path(path)
         check_excel_path(self.path)
         if not self.path.is_file():
-            raise FileProcessingError(
+            raise unreadable(
                 self.path.name,
                 f"Excel ファイル {self.path} が見つかりません。",
-                hint="ファイルのパスを確認してください。",
+                "ファイルのパスを確認してください。",
             )
 
     def _load(self, *, values: bool) -> Workbook:

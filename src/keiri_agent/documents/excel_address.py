@@ -13,7 +13,8 @@ from openpyxl import Workbook
 from openpyxl.utils import range_boundaries
 from openpyxl.worksheet.worksheet import Worksheet
 
-from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError
+from keiri_agent.documents.failures import unsupported
+from keiri_agent.errors import BlockError, ErrorCode
 
 __all__ = ["check_excel_path", "input_error", "range_bounds", "worksheet"]
 
@@ -26,11 +27,10 @@ def input_error(message: str, hint: str, **details: Any) -> BlockError:
 
 def check_excel_path(path: Path) -> None:
     if path.suffix.lower() not in _EXCEL_SUFFIXES:
-        raise FileProcessingError(
+        raise unsupported(
             path.name,
             f"{path.name} は Excel ブック（.xlsx / .xlsm）ではありません。",
-            code=ErrorCode.UNSUPPORTED_FORMAT,
-            hint=".xls や .csv の場合は Excel で .xlsx 形式として保存し直してください。",
+            ".xls や .csv の場合は Excel で .xlsx 形式として保存し直してください。",
         )
 
 

@@ -14,7 +14,6 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Literal
 
 from openpyxl import Workbook
@@ -65,12 +64,7 @@ class ExcelEdit:
     def __enter__(self) -> ExcelEdit:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, *_exc_info: object) -> None:
         if exc_type is None:
             self.save()
         else:  # nothing is written when the edit failed

@@ -18,13 +18,14 @@ from pathlib import Path
 
 from keiri_agent.documents import office
 from keiri_agent.documents.bounded import run_bounded
+from keiri_agent.documents.failures import PASSWORD_PROTECTED, encrypted, unreadable, unsupported
 from keiri_agent.documents.limits import MAX_FILE_BYTES, MAX_PDF_PAGES, MAX_TEXT_CHARS
 from keiri_agent.documents.models import ExtractedText
 from keiri_agent.documents.normalize import normalize_text
 from keiri_agent.documents.pdf import PAGE_SEPARATOR, read_pdf
 from keiri_agent.documents.source import read_source
-from keiri_agent.documents.zipsafe import check_container
-from keiri_agent.errors import ErrorCode, FileProcessingError
+from keiri_agent.documents.zipcheck import check_container
+from keiri_agent.errors import FileProcessingError
 
 __all__ = [
     "KIND_LABELS",
@@ -125,12 +126,11 @@ def extract_text(
         raise _unsupported(name, extension)
     data = read_source(source, label=name, max_bytes=max_bytes)
     if not data:
-        raise FileProcessingError(
+        raise unreadable(
             name,
             f"「{name}」は空のファイルです（0 バイト）。",
-            code=ErrorCode.FILE_UNREADABLE,
-            hint="保存やダウンロードが完了しているか確認し、中身のあるファイルを渡してください。",
-            details={"detected": "empty"},
+            "保存やダウンロードが完了しているか確認し、中身のあるファイルを渡してください。",
+            detected="empty",
         )
     kind = detect_kind(data)
     if not extension:  # bytes without a name: trust the content
@@ -163,8 +163,8 @@ def detect_kind(data: bytes) -> str:
     for magic, kind in _MAGIC:
         if data.startswith(magic):
             if kind == "ole":
-                encrypted = "EncryptedPackage".encode("utf-16-le") in data
-                return "office_encrypted" if encrypted else "office_legacy"
+                locked = "EncryptedPackage".encode("utf-16-le") in data
+                return "office_encrypted" if locked else "office_legacy"
             return kind
     if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
         return _zip_kind(data)
@@ -201,21 +201,20 @@ def _check_kind(name: str, extension: str, kind: str, data: bytes) -> None:
             check_container(data, name)
         return
     if kind == "office_encrypted" and extension in (".docx", ".xlsx", ".xlsm", ".pptx"):
-        raise FileProcessingError(
+        raise encrypted(
             name,
-            f"「{name}」はパスワードで保護されているため読み込めません。",
-            code=ErrorCode.FILE_ENCRYPTED,
-            hint="Office でファイルを開き、パスワードを解除して保存し直したものを渡してください。",
-            details={"detected": kind},
+            PASSWORD_PROTECTED.format(name=name),
+            "Office でファイルを開き、パスワードを解除して保存し直したものを渡してください。",
+            detected=kind,
         )
     actual = KIND_LABELS.get(kind, kind)
     hint = _mismatch_hint(extension, kind, actual)
-    raise FileProcessingError(
+    raise unreadable(
         name,
         f"「{name}」は拡張子が {extension} ですが、中身は {actual} です。",
-        code=ErrorCode.FILE_UNREADABLE,
-        hint=hint,
-        details={"detected": kind, "extension": extension},
+        hint,
+        detected=kind,
+        extension=extension,
     )
 
 
@@ -267,11 +266,13 @@ def _unsupported(name: str, extension: str, kind: str | None = None) -> FileProc
     what = f"拡張子 {extension} のファイル" if extension else "拡張子のないファイル"
     if kind is not None:
         what = KIND_LABELS.get(kind, kind)
-    return FileProcessingError(
+    return unsupported(
         name,
         f"「{name}」（{what}）は読み込めない形式です。対応形式: {supported}",
-        code=ErrorCode.UNSUPPORTED_FORMAT,
-        hint="対応形式のいずれかで保存し直してから渡してください。"
-        " .xls / .doc は Office で .xlsx / .docx として保存し直せます。",
-        details={"extension": extension, "supported": list(SUPPORTED_EXTENSIONS)},
+        (
+            "対応形式のいずれかで保存し直してから渡してください。"
+            " .xls / .doc は Office で .xlsx / .docx として保存し直せます。"
+        ),
+        extension=extension,
+        supported=list(SUPPORTED_EXTENSIONS),
     )

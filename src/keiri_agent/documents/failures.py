@@ -4,9 +4,8 @@ Every reader refuses a file with a ``FileProcessingError`` that names it, says i
 what is wrong and hints at what to do; the code says which kind of problem it is (the file
 cannot be read, is locked, is too large, is of a format that is not read, is unsafe to open,
 or the caller asked for something that is not there). A reader names only what differs from
-one refusal to the next: ``unreadable(name, message, hint, detail=value, ...)``.
-
-Texts that several readers give for the same situation live here too.
+one refusal to the next: ``unreadable(name, message, hint, detail=value, ...)``. Texts that
+several readers give for the same situation live here too.
 """
 
 from __future__ import annotations

@@ -217,21 +217,23 @@ def _deduplicate(texts: list[str]) -> list[str]:
     for text in texts:
         paragraphs: list[str] = []
         for paragraph in text.split("\n\n"):
-            if len(paragraph) >= MIN_DEDUP_LINE_CHARS:
-                if paragraph in seen_paragraphs:
-                    continue
-                seen_paragraphs.add(paragraph)
-            lines: list[str] = []
-            for line in paragraph.split("\n"):
-                if len(line) >= MIN_DEDUP_LINE_CHARS:
-                    if line in seen_lines:
-                        continue
-                    seen_lines.add(line)
-                lines.append(line)
+            if not _unseen(paragraph, seen_paragraphs):
+                continue
+            lines = [line for line in paragraph.split("\n") if _unseen(line, seen_lines)]
             if lines:
                 paragraphs.append("\n".join(lines))
         result.append("\n\n".join(paragraphs))
     return result
+
+
+def _unseen(piece: str, seen: set[str]) -> bool:
+    """False for a long piece already in ``seen`` (which remembers it); short pieces always pass."""
+    if len(piece) < MIN_DEDUP_LINE_CHARS:
+        return True
+    if piece in seen:
+        return False
+    seen.add(piece)
+    return True
 
 
 def _sections_that_fit(headers: list[str], bodies: list[str], budget: int) -> int:

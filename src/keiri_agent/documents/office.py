@@ -12,15 +12,16 @@ PDF jobs take to run, and many runs never see an Office file.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import date, datetime, time
-from typing import Any
+from typing import Any, TypeVar
 
+from keiri_agent.documents.failures import RESAVE_HINT, unreadable
 from keiri_agent.documents.models import ExtractedText
 from keiri_agent.documents.normalize import normalize_text
 from keiri_agent.documents.ooxml import XML_ERRORS, open_workbook, xml_error
 from keiri_agent.documents.pdf import PAGE_SEPARATOR
-from keiri_agent.errors import ErrorCode, FileProcessingError
+from keiri_agent.errors import FileProcessingError
 
 __all__ = ["XLSX_MAX_COLS", "XLSX_MAX_ROWS", "read_docx", "read_pptx", "read_xlsx"]
 
@@ -28,20 +29,15 @@ __all__ = ["XLSX_MAX_COLS", "XLSX_MAX_ROWS", "read_docx", "read_pptx", "read_xls
 XLSX_MAX_ROWS = 2_000
 XLSX_MAX_COLS = 50
 
+_T = TypeVar("_T")
+
 
 def read_docx(data: bytes, name: str) -> ExtractedText:
     """Paragraphs and tables of the document body, in document order."""
     import docx
     from docx.table import Table
 
-    try:
-        document = docx.Document(io.BytesIO(data))
-    except MemoryError:
-        raise  # the bounded child reports it as a file too large
-    except XML_ERRORS as exc:
-        raise xml_error(name, exc) from exc
-    except Exception as exc:  # python-docx raises KeyError, ValueError...
-        raise _broken(name, "Word 文書", exc) from exc
+    document = _open(docx.Document, data, name, "Word 文書")
     blocks: list[str] = []
     tables = 0
     for item in document.iter_inner_content():
@@ -64,14 +60,7 @@ def read_pptx(data: bytes, name: str) -> ExtractedText:
     """Text of every slide in order: text frames, tables, grouped shapes, then the notes."""
     from pptx import Presentation
 
-    try:
-        presentation = Presentation(io.BytesIO(data))
-    except MemoryError:
-        raise  # the bounded child reports it as a file too large
-    except XML_ERRORS as exc:
-        raise xml_error(name, exc) from exc
-    except Exception as exc:  # python-pptx raises KeyError, ValueError...
-        raise _broken(name, "PowerPoint ファイル", exc) from exc
+    presentation = _open(Presentation, data, name, "PowerPoint ファイル")
     slides: list[str] = []
     for slide in presentation.slides:
         parts = list(_shape_texts(slide.shapes))
@@ -101,11 +90,10 @@ def read_xlsx(data: bytes, name: str) -> ExtractedText:
     try:
         sheet_names = list(values_book.sheetnames)  # chart sheets included
         if not values_book.worksheets:
-            raise FileProcessingError(
+            raise unreadable(
                 name,
                 f"「{name}」にはセルのあるシートがありません（グラフシートのみ）。",
-                code=ErrorCode.FILE_UNREADABLE,
-                hint="データの入ったシートを含むブックを渡してください。",
+                "データの入ったシートを含むブックを渡してください。",
             )
         values_sheet = values_book.worksheets[0]
         formula_sheet = formula_book.worksheets[0]
@@ -257,11 +245,22 @@ def _empty_warning(name: str, text: str) -> list[str]:
     return [f"「{name}」にはテキストが含まれていません（画像や図形のみの可能性があります）。"]
 
 
+def _open(factory: Callable[[io.BytesIO], _T], data: bytes, name: str, kind: str) -> _T:
+    """``factory`` (python-docx's or python-pptx's) on ``data``, with the file layer's errors."""
+    try:
+        return factory(io.BytesIO(data))
+    except MemoryError:
+        raise  # the bounded child reports it as a file too large
+    except XML_ERRORS as exc:
+        raise xml_error(name, exc) from exc
+    except Exception as exc:  # python-docx and python-pptx raise KeyError, ValueError...
+        raise _broken(name, kind, exc) from exc
+
+
 def _broken(name: str, kind: str, exc: Exception) -> FileProcessingError:
-    return FileProcessingError(
+    return unreadable(
         name,
         f"「{name}」は {kind}として壊れているため読み込めません（{type(exc).__name__}）。",
-        code=ErrorCode.FILE_UNREADABLE,
-        hint="元のアプリケーションで開けるか確認し、開ける場合は名前を付けて保存し直してください。",
-        details={"error": str(exc)[:200]},
+        RESAVE_HINT,
+        error=str(exc)[:200],
     )

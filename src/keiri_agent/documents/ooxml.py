@@ -1,6 +1,6 @@
 """Office Open XML files (.xlsx/.xlsm/.docx/.pptx) as hostile input: one way to open them.
 
-An Office file is a ZIP of XML parts, so it gets the archive limits (``zipsafe.
+An Office file is a ZIP of XML parts, so it gets the archive limits (``zipcheck.
 check_container``) before any library opens it, and its XML is parsed without entity
 expansion: openpyxl uses defusedxml (a dependency of ours, which openpyxl picks up by itself)
 and python-docx/python-pptx parse with lxml's ``resolve_entities=False``. A part that declares
@@ -23,8 +23,9 @@ from openpyxl import load_workbook
 from openpyxl.utils.exceptions import InvalidFileException
 from openpyxl.workbook.workbook import Workbook
 
-from keiri_agent.documents.zipsafe import check_container
-from keiri_agent.errors import ErrorCode, FileProcessingError
+from keiri_agent.documents.failures import RESAVE_HINT, unreadable, unsafe
+from keiri_agent.documents.zipcheck import check_container
+from keiri_agent.errors import FileProcessingError
 
 __all__ = ["XML_ERRORS", "open_workbook", "xml_error"]
 
@@ -39,28 +40,32 @@ _WORKBOOK_ERRORS = (
     TypeError,
     ValueError,
 )
-_RESAVE_HINT = "Excel で開けるか確認し、「名前を付けて保存」で .xlsx として保存し直してください。"
+_SAVE_AS_XLSX_HINT = (
+    "Excel で開けるか確認し、「名前を付けて保存」で .xlsx として保存し直してください。"
+)
 
 
 def xml_error(label: str, exc: Exception) -> FileProcessingError:
     """The error for an XML part that could not be parsed: an entity bomb or broken XML."""
     reason = f"{type(exc).__name__}: {str(exc)[:200]}"
     if isinstance(exc, DefusedXmlException) or "amplification" in str(exc):
-        return FileProcessingError(
+        return unsafe(
             label,
-            f"「{label}」の中の XML がエンティティ（DTD）を定義しています。展開すると巨大になる"
-            "「XML 爆弾」の疑いがあるため読み込みません。",
-            code=ErrorCode.ARCHIVE_UNSAFE,
-            hint="Office が保存したファイルに DTD は含まれません。作成元に確認し、Excel・Word・"
-            "PowerPoint で開いて保存し直したファイルを渡してください。",
-            details={"reason": reason},
+            (
+                f"「{label}」の中の XML がエンティティ（DTD）を定義しています。展開すると巨大になる"
+                "「XML 爆弾」の疑いがあるため読み込みません。"
+            ),
+            (
+                "Office が保存したファイルに DTD は含まれません。作成元に確認し、Excel・Word・"
+                "PowerPoint で開いて保存し直したファイルを渡してください。"
+            ),
+            reason=reason,
         )
-    return FileProcessingError(
+    return unreadable(
         label,
         f"「{label}」の中の XML が壊れているため読み込めません。",
-        code=ErrorCode.FILE_UNREADABLE,
-        hint="元のアプリケーションで開けるか確認し、開ける場合は名前を付けて保存し直してください。",
-        details={"reason": reason},
+        RESAVE_HINT,
+        reason=reason,
     )
 
 
@@ -87,12 +92,11 @@ def open_workbook(
             cause = _xml_cause(exc)  # openpyxl re-raises a part's ValueError as its own
             if cause is not None:
                 raise xml_error(label, cause) from exc
-            raise FileProcessingError(
+            raise unreadable(
                 label,
                 f"「{label}」は Excel ブックとして読めません（破損しているか、別形式のファイルです）。",
-                code=ErrorCode.FILE_UNREADABLE,
-                hint=_RESAVE_HINT,
-                details={"reason": f"{type(exc).__name__}: {exc}"},
+                _SAVE_AS_XLSX_HINT,
+                reason=f"{type(exc).__name__}: {exc}",
             ) from exc
 
 

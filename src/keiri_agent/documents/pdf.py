@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import pypdfium2 as pdfium
 
+from keiri_agent.documents.failures import PASSWORD_PROTECTED, encrypted, unreadable
 from keiri_agent.documents.limits import MAX_PDF_PAGES
 from keiri_agent.documents.models import ExtractedText
 from keiri_agent.documents.normalize import normalize_text
-from keiri_agent.errors import ErrorCode, FileProcessingError
 
 __all__ = ["PAGE_SEPARATOR", "read_pdf"]
 
@@ -98,32 +98,31 @@ def _read_pages(
 
 def _open(data: bytes, name: str) -> pdfium.PdfDocument:
     if b"%%EOF" not in data[-_EOF_WINDOW:]:
-        raise FileProcessingError(
+        raise unreadable(
             name,
             f"「{name}」は PDF の途中で切れています（ファイル末尾の %%EOF がありません）。",
-            code=ErrorCode.FILE_UNREADABLE,
-            hint="ダウンロードやコピーが途中で止まった可能性があります。元のファイルを取得し直してください。",
-            details={"detected": "truncated_pdf"},
+            "ダウンロードやコピーが途中で止まった可能性があります。元のファイルを取得し直してください。",
+            detected="truncated_pdf",
         )
     try:
         return pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
         code = getattr(exc, "err_code", None)
         if code in (_FPDF_ERR_PASSWORD, _FPDF_ERR_SECURITY):
-            raise FileProcessingError(
+            raise encrypted(
                 name,
-                f"「{name}」はパスワードで保護されているため読み込めません。",
-                code=ErrorCode.FILE_ENCRYPTED,
-                hint="PDF のパスワード（閲覧制限）を解除して保存し直したファイルを渡してください。",
-                details={"pdfium_error": code},
+                PASSWORD_PROTECTED.format(name=name),
+                "PDF のパスワード（閲覧制限）を解除して保存し直したファイルを渡してください。",
+                pdfium_error=code,
             ) from exc
-        raise FileProcessingError(
+        raise unreadable(
             name,
-            f"「{name}」は PDF として壊れているため読み込めません"
-            f"（{'形式エラー' if code == _FPDF_ERR_FORMAT else exc}）。",
-            code=ErrorCode.FILE_UNREADABLE,
-            hint="PDF ビューアで開けるか確認し、開ける場合は「PDF として印刷」などで保存し直してください。",
-            details={"pdfium_error": code},
+            (
+                f"「{name}」は PDF として壊れているため読み込めません"
+                f"（{'形式エラー' if code == _FPDF_ERR_FORMAT else exc}）。"
+            ),
+            "PDF ビューアで開けるか確認し、開ける場合は「PDF として印刷」などで保存し直してください。",
+            pdfium_error=code,
         ) from exc
 
 

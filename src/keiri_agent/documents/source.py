@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from keiri_agent.documents.failures import too_large, unreadable
 from keiri_agent.documents.limits import MAX_FILE_BYTES
-from keiri_agent.errors import ErrorCode, FileProcessingError
+from keiri_agent.errors import FileProcessingError
 
 __all__ = ["file_too_large", "read_source"]
 
@@ -22,12 +23,12 @@ DEFAULT_TOO_LARGE_HINT = (
 def file_too_large(
     label: str, size: int, limit: int, hint: str = DEFAULT_TOO_LARGE_HINT
 ) -> FileProcessingError:
-    return FileProcessingError(
+    return too_large(
         label,
         f"「{label}」は大きすぎるため読み込めません（{size / 2**20:,.1f} MB、上限 {limit / 2**20:,.0f} MB）。",
-        code=ErrorCode.FILE_TOO_LARGE,
-        hint=hint,
-        details={"bytes": size, "limit": limit},
+        hint,
+        bytes=size,
+        limit=limit,
     )
 
 
@@ -53,18 +54,17 @@ def read_source(
             raise file_too_large(label, size, max_bytes, too_large_hint)
         return path.read_bytes()
     except FileNotFoundError as exc:
-        raise FileProcessingError(
+        raise unreadable(
             label,
             f"「{label}」が見つかりません。",
-            code=ErrorCode.FILE_UNREADABLE,
-            hint="ファイル名と保存場所を確認してください。",
-            details={"path": str(path)},
+            "ファイル名と保存場所を確認してください。",
+            path=str(path),
         ) from exc
     except OSError as exc:
-        raise FileProcessingError(
+        raise unreadable(
             label,
             f"「{label}」を開けません（{type(exc).__name__}）。",
-            code=ErrorCode.FILE_UNREADABLE,
-            hint="フォルダーではなくファイルを指定しているか、読み取り権限があるか確認してください。",
-            details={"path": str(path), "error": str(exc)},
+            "フォルダーではなくファイルを指定しているか、読み取り権限があるか確認してください。",
+            path=str(path),
+            error=str(exc),
         ) from exc

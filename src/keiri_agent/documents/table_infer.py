@@ -31,8 +31,8 @@ from typing import Any
 import pandas as pd
 from openpyxl.utils import get_column_letter
 
+from keiri_agent.documents.failures import too_large
 from keiri_agent.documents.limits import TableLimits
-from keiri_agent.errors import ErrorCode, FileProcessingError
 
 __all__ = [
     "HEADER_SCAN_ROWS",
@@ -121,12 +121,14 @@ def check_table_size(
             "離れた位置に値や書式の入ったセルが残っていると使用範囲が広がります。Excel で Ctrl+End を"
             "押して最後のセルを確認し、不要な行・列を削除して保存し直してください。"
         )
-    raise FileProcessingError(
+    raise too_large(
         label,
         f"{where}大きすぎるため読み込めません（{'、'.join(problems)}）。",
-        code=ErrorCode.FILE_TOO_LARGE,
-        hint=hint,
-        details={"rows": rows, "columns": columns, "sheet": sheet, "limits": asdict(limits)},
+        hint,
+        rows=rows,
+        columns=columns,
+        sheet=sheet,
+        limits=asdict(limits),
     )
 
 

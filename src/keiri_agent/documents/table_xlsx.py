@@ -20,6 +20,7 @@ from openpyxl.workbook.workbook import Workbook
 from openpyxl.worksheet.worksheet import Worksheet
 
 from keiri_agent.documents.bounded import run_bounded
+from keiri_agent.documents.failures import invalid_input, unreadable
 from keiri_agent.documents.ooxml import open_workbook
 from keiri_agent.documents.table_frame import (
     TableReadInfo,
@@ -28,8 +29,7 @@ from keiri_agent.documents.table_frame import (
     finish_table,
 )
 from keiri_agent.documents.table_infer import TableLimits, check_table_size, is_blank
-from keiri_agent.documents.zipsafe import check_container
-from keiri_agent.errors import ErrorCode, FileProcessingError
+from keiri_agent.documents.zipcheck import check_container
 
 __all__ = ["MAX_HEADER_ROWS", "read_xlsx_table"]
 
@@ -78,16 +78,16 @@ def _read_sheet(
         workbook.close()
     if not any(v is not None for row in grid for v in row):
         others = [s for s in info.sheets if s != info.sheet]
-        raise FileProcessingError(
+        raise unreadable(
             label,
             f"'{label}' のシート '{info.sheet}' にデータがありません。",
-            code=ErrorCode.FILE_UNREADABLE,
-            hint=(
+            (
                 f"データのあるシートを指定してください（ほかのシート: {'、'.join(others)}）。"
                 if others
                 else "データの入ったファイルを指定してください。"
             ),
-            details={"sheet": info.sheet, "sheets": info.sheets},
+            sheet=info.sheet,
+            sheets=info.sheets,
         )
     header, data_start = choose_header(_detection_grid(grid, merges), header_row, label)
     header_end = _header_end(grid, merges, header) if header is not None else None
@@ -116,12 +116,12 @@ def _pick_sheet(workbook: Workbook, sheet: str | int | None, label: str) -> Work
         return sheets[sheet]
     if isinstance(sheet, str) and sheet in names:
         return sheets[names.index(sheet)]
-    raise FileProcessingError(
+    raise invalid_input(
         label,
         f"'{label}' にシート {sheet!r} がありません（シート: {'、'.join(names) or 'なし'}）。",
-        code=ErrorCode.INPUT_VALIDATION_FAILED,
-        hint="シート名（または 0 から数えた番号）を確認して指定してください。",
-        details={"sheet": sheet, "sheets": names},
+        "シート名（または 0 から数えた番号）を確認して指定してください。",
+        sheet=sheet,
+        sheets=names,
     )
 
 

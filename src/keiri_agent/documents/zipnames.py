@@ -18,7 +18,8 @@ import unicodedata
 import zipfile
 import zlib
 
-from keiri_agent.errors import ErrorCode, FileProcessingError
+from keiri_agent.documents.failures import unsafe
+from keiri_agent.errors import FileProcessingError
 
 __all__ = [
     "SKIPPED_NAMES",
@@ -37,13 +38,7 @@ _UNSAFE_HINT = (
 
 
 def unsafe_error(label: str, message: str, reason: str, **details: object) -> FileProcessingError:
-    return FileProcessingError(
-        label,
-        message,
-        code=ErrorCode.ARCHIVE_UNSAFE,
-        hint=_UNSAFE_HINT,
-        details={"reason": reason, **details},
-    )
+    return unsafe(label, message, _UNSAFE_HINT, reason=reason, **details)
 
 
 def skip_reason(path: str) -> str | None:

@@ -9,6 +9,7 @@ from the LLM layer's embedder and caches them on disk; hybrid mixes the two per 
 - :mod:`~keiri_agent.retrieval.bm25` — :class:`BM25Index`
 - :mod:`~keiri_agent.retrieval.dense` — :class:`DenseIndex`, :class:`EmbeddingCache`
 - :mod:`~keiri_agent.retrieval.hybrid` — :class:`HybridIndex`, :func:`fuse`
+- :mod:`~keiri_agent.retrieval.hits` — :class:`Hit`, the form every index answers in
 - :mod:`~keiri_agent.retrieval.eval` — recall@K and MRR
 """
 

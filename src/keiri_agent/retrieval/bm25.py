@@ -37,6 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from keiri_agent.errors import ErrorCode, FileProcessingError
+from keiri_agent.retrieval.hits import FloatArray, Hit
 from keiri_agent.retrieval.tokenize import JapaneseTokenizer, get_tokenizer
 
 __all__ = [
@@ -54,16 +55,10 @@ INDEX_FORMAT = 2  # version of the on-disk layout written by save() (1: bm25s's 
 META_FILE = "keiri_index.json"
 ARRAYS_FILE = "postings.npz"
 
-FloatArray = npt.NDArray[np.float32]
-
 
 @dataclass(frozen=True, slots=True)
-class BM25Hit:
-    """One search result: the document's position in the corpus, its id and its BM25 score."""
-
-    index: int
-    id: str
-    score: float
+class BM25Hit(Hit):
+    """One search result whose ``score`` is the document's BM25 score."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,7 @@ from keiri_agent.errors import (
     FileProcessingError,
     LLMOutputError,
 )
+from keiri_agent.retrieval.hits import Hit
 
 if TYPE_CHECKING:  # the LLM layer is imported only by whoever builds an embedder
     from keiri_agent.llm import EmbeddingClient
@@ -164,12 +165,8 @@ class EmbeddingCache:
 
 
 @dataclass(frozen=True, slots=True)
-class DenseHit:
-    """One search result: the document's position, its id and its cosine similarity."""
-
-    index: int
-    id: str
-    score: float
+class DenseHit(Hit):
+    """One search result whose ``score`` is the cosine similarity of document and query."""
 
 
 def cosine_scores(matrix: FloatMatrix, vector: FloatMatrix) -> FloatMatrix:

@@ -16,6 +16,7 @@ import numpy.typing as npt
 
 from keiri_agent.retrieval.bm25 import BM25Index
 from keiri_agent.retrieval.dense import DenseIndex
+from keiri_agent.retrieval.hits import FloatArray, Hit
 
 __all__ = [
     "DEFAULT_DENSE_WEIGHT",
@@ -26,16 +27,12 @@ __all__ = [
 ]
 
 DEFAULT_DENSE_WEIGHT = 0.5
-FloatArray = npt.NDArray[np.float32]
 
 
 @dataclass(frozen=True, slots=True)
-class HybridHit:
+class HybridHit(Hit):
     """One ranked document: fused score (0..1) and the raw BM25 and cosine scores behind it."""
 
-    index: int
-    id: str
-    score: float
     bm25: float
     dense: float
 

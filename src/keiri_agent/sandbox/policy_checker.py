@@ -16,26 +16,18 @@ import re
 from keiri_agent.sandbox.policy_rules import (
     ATTRIBUTE_FUNCTIONS,
     ATTRIBUTE_NAME_PARAMETERS,
+    ATTRIBUTE_RULES,
     DEFINABLE_DUNDERS,
-    DYNAMIC_IMPORT_ATTRIBUTES,
-    EXTERNAL_PROCESS_ATTRIBUTES,
     EXTERNAL_PROCESS_KEYWORDS,
     FORBIDDEN_BUILTINS,
-    FORMAT_MACHINERY,
-    INTERNAL_ATTRIBUTES,
     IO_FUNCTIONS,
     MESSAGES,
-    NETWORK_ATTRIBUTES,
-    PICKLE_ATTRIBUTES,
-    PICKLE_MODULES,
+    NAME_RULES,
     PICKLE_POSITIONAL,
-    PIVOT_ATTRIBUTES,
-    PIVOT_MODULE_NAMES,
     PUBLIC_SUBMODULES,
     SAFE_DUNDERS,
     SAFE_PRIVATE_ATTRIBUTES,
     SHADOWABLE_BUILTINS,
-    STRING_EVALUATION_ATTRIBUTES,
     TYPE_TESTS,
     VARIANT_RULES,
 )
@@ -57,6 +49,12 @@ __all__ = ["Checker", "Violation"]
 _LINE_BREAK = re.compile(r"\r\n?|\n")
 _URL = re.compile(r"^\s*[A-Za-z][A-Za-z0-9+.-]*://")
 _OWN_RECEIVERS = frozenset({"self", "cls"})
+
+
+def _listed(name: str, rules: tuple[tuple[frozenset[str], str], ...]) -> str | None:
+    """The rule of the first set in ``rules`` that holds ``name``, None when none does."""
+    return next((rule for names, rule in rules if name in names), None)
+
 
 Violation = tuple[int, int, str, str]  # line, column (1-based, characters), rule, message
 
@@ -156,10 +154,8 @@ class Checker(StringRules, ast.NodeVisitor):
             self.report(node, "dynamic-attribute", name=name)
         elif DUNDER.fullmatch(name) and name not in SAFE_DUNDERS:
             self.report(node, "dunder-name", name=name)
-        elif name in PIVOT_MODULE_NAMES:
-            self.report(node, "module-pivot", name=name)
-        elif name in PICKLE_MODULES:
-            self.report(node, "pickle-loader", name=name)
+        elif (rule := _listed(name, NAME_RULES)) is not None:
+            self.report(node, rule, name=name)
         elif self.facts.aliases.get(name) in PICKLE_POSITIONAL:
             self.check_used_as_call(node, name)
         elif (
@@ -198,20 +194,10 @@ class Checker(StringRules, ast.NodeVisitor):
         own = isinstance(receiver, ast.Name) and receiver.id in _OWN_RECEIVERS
         if DUNDER.fullmatch(attr) and attr not in SAFE_DUNDERS:
             self.report(node, "dunder-attribute", name=attr)
-        elif attr in INTERNAL_ATTRIBUTES:
-            self.report(node, "internal-attribute", name=attr)
-        elif attr in PIVOT_ATTRIBUTES:
-            self.report(node, "module-pivot", name=attr)
-        elif attr in PICKLE_ATTRIBUTES or ("pickle" in attr.lower() and attr != "to_pickle"):
+        elif (rule := _listed(attr, ATTRIBUTE_RULES)) is not None:
+            self.report(node, rule, name=attr)
+        elif "pickle" in attr.lower() and attr != "to_pickle":
             self.report(node, "pickle-loader", name=attr)
-        elif attr in STRING_EVALUATION_ATTRIBUTES:
-            self.report(node, "string-evaluation", name=attr)
-        elif attr in FORMAT_MACHINERY:
-            self.report(node, "format-machinery", name=attr)
-        elif attr in NETWORK_ATTRIBUTES:
-            self.report(node, "network-function", name=attr)
-        elif attr in DYNAMIC_IMPORT_ATTRIBUTES:
-            self.report(node, "dynamic-import", name=attr)
         elif attr in ATTRIBUTE_NAME_PARAMETERS and attr not in ATTRIBUTE_FUNCTIONS:
             if id(node) not in self.called:  # attrgetter & co. passed around, not called
                 self.report(node, "dynamic-attribute", name=attr)
@@ -223,8 +209,6 @@ class Checker(StringRules, ast.NodeVisitor):
             )
         elif attr == "format_map":
             self.report(node, "format-map")
-        elif attr in EXTERNAL_PROCESS_ATTRIBUTES:
-            self.report(node, "external-process", name=attr)
         elif (
             attr.startswith("_")
             and not DUNDER.fullmatch(attr)

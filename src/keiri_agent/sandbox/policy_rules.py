@@ -11,6 +11,7 @@ from collections.abc import AsyncGenerator, Generator
 __all__ = [
     "ATTRIBUTE_FUNCTIONS",
     "ATTRIBUTE_NAME_PARAMETERS",
+    "ATTRIBUTE_RULES",
     "DEFINABLE_DUNDERS",
     "DYNAMIC_IMPORT_ATTRIBUTES",
     "EXTERNAL_PROCESS_ATTRIBUTES",
@@ -23,6 +24,7 @@ __all__ = [
     "INTERNAL_ATTRIBUTES",
     "IO_FUNCTIONS",
     "MESSAGES",
+    "NAME_RULES",
     "NETWORK_ATTRIBUTES",
     "PICKLE_ATTRIBUTES",
     "PICKLE_MODULES",
@@ -178,6 +180,24 @@ IO_FUNCTIONS = frozenset(
 # The host's system areas; the OS layer hides them anyway, this only explains the refusal early.
 HOST_PATH_PREFIXES = ("/proc/", "/etc/", "/sys/", "/dev/", "/root/", "/boot/", "/var/run/", "/run/")
 PREFERRED_PACKAGES = ("pandas", "numpy", "matplotlib", "seaborn", "sklearn")
+
+# Names refused wherever code reads them, and the rule each is reported under (the sets do not
+# overlap, so their order does not matter).
+NAME_RULES: tuple[tuple[frozenset[str], str], ...] = (
+    (PIVOT_MODULE_NAMES, "module-pivot"),
+    (PICKLE_MODULES, "pickle-loader"),
+)
+# Attribute names refused on any object (``x.attr``, getattr(x, "attr"), from-imports).
+ATTRIBUTE_RULES: tuple[tuple[frozenset[str], str], ...] = (
+    (INTERNAL_ATTRIBUTES, "internal-attribute"),
+    (PIVOT_ATTRIBUTES, "module-pivot"),
+    (PICKLE_ATTRIBUTES, "pickle-loader"),
+    (STRING_EVALUATION_ATTRIBUTES, "string-evaluation"),
+    (FORMAT_MACHINERY, "format-machinery"),
+    (NETWORK_ATTRIBUTES, "network-function"),
+    (DYNAMIC_IMPORT_ATTRIBUTES, "dynamic-import"),
+    (EXTERNAL_PROCESS_ATTRIBUTES, "external-process"),
+)
 
 MESSAGES: dict[str, str] = {
     "import-not-allowed": "モジュール '{name}' の import は許可されていません。サンドボックスでは許可リストのモジュール（{allowed}）だけを import できます。",

@@ -40,14 +40,9 @@ from keiri_agent.sandbox.actionfs import (
 from keiri_agent.sandbox.cgroups import ActionCgroup
 from keiri_agent.sandbox.isolation import set_not_dumpable
 from keiri_agent.sandbox.jail import CGROUP_MOUNT, JAIL_DIR
-from keiri_agent.sandbox.supervisor import (
-    WORKER_PIPES,
-    ActionSlot,
-    kill_action,
-    parse_request,
-    supervise,
-)
+from keiri_agent.sandbox.supervisor import WORKER_PIPES, ActionSlot, parse_request, supervise
 from keiri_agent.sandbox.timeline import Marks, mark
+from keiri_agent.sandbox.watch import kill_action
 from keiri_agent.sandbox.worker import WORKER_EXIT_FAILED, run_worker
 
 __all__ = ["Spare", "fork_spare"]

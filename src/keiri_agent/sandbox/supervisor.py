@@ -10,10 +10,10 @@ world and watches it:
    supervisor's own mount namespace (the kernel bounds every byte and entry the action writes);
 3. the request goes on to the worker, which detaches the jail's plumbing, applies its isolation
    layers and runs the code (``spare``, ``worker``);
-4. while it runs: stdout and stderr are captured up to the profile's cap, the wall clock is
-   watched; an overflow or the deadline kills every process of the action at once (as PID 1 of
-   the namespace, ``kill(-1)`` reaches all of them and nothing else; nothing can outlive it,
-   setsid or not);
+4. while it runs (``watch``): stdout and stderr are captured up to the profile's cap, the
+   wall clock is watched; an overflow or the deadline kills every process of the action at once
+   (as PID 1 of the namespace, ``kill(-1)`` reaches all of them and nothing else; nothing can
+   outlive it, setsid or not);
 5. when the worker has exited (its exit status and rusage come from ``wait4``) every other
    process of the action is killed and reaped, the cgroup's peak and OOM kills are read, the
    files the action wrote are copied out (``copyout``: relative to directory descriptors, no
@@ -28,11 +28,8 @@ with one short line on the server's stdout, whatever happened.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import resource
-import select
 import signal
 import time
 from collections.abc import Callable
@@ -48,19 +45,24 @@ from keiri_agent.sandbox.layers import LayerStatus
 from keiri_agent.sandbox.outcome import WORKER_EXIT_COMPLETED, outcome_from_report
 from keiri_agent.sandbox.profiles import SandboxProfile
 from keiri_agent.sandbox.timeline import Marks, mark, parse_marks
+from keiri_agent.sandbox.watch import (
+    POLL_S,
+    Capture,
+    Pipes,
+    decode_status,
+    kill_action,
+    watch_worker,
+)
 
 __all__ = [
     "WORKER_PID",
     "WORKER_PIPES",
     "ActionRequest",
     "ActionSlot",
-    "kill_action",
     "parse_request",
     "supervise",
 ]
 
-POLL_S = 0.05
-READ_CHUNK = 65536
 MAX_REPORT_BYTES = 8 * 1024 * 1024
 MAX_LAYERS_BYTES = 64 * 1024
 DRAIN_AFTER_EXIT_S = 0.5
@@ -115,60 +117,6 @@ def parse_request(line: bytes, results_dir: Path) -> ActionRequest:
     )
 
 
-@dataclass
-class _Capture:
-    limit: int
-    data: bytearray = field(default_factory=bytearray)
-    overflow: bool = False
-
-    def add(self, chunk: bytes) -> None:
-        room = self.limit - len(self.data)
-        if len(chunk) > room:
-            self.overflow = True
-        self.data += chunk[: max(room, 0)]
-
-
-@dataclass
-class _Pipes:
-    """Read ends the supervisor watches; ``targets`` maps each to its buffer."""
-
-    targets: dict[int, _Capture]
-
-    def read_ready(self, timeout: float, wake: int | None = None) -> None:
-        watched = [*self.targets, *([wake] if wake is not None else [])]
-        if not watched:
-            time.sleep(timeout)
-            return
-        ready, _, _ = select.select(watched, [], [], timeout)
-        for fd in ready:
-            if fd not in self.targets:
-                continue
-            chunk = os.read(fd, READ_CHUNK)
-            if chunk:
-                self.targets[fd].add(chunk)
-            else:
-                del self.targets[fd]
-                os.close(fd)
-
-    def close(self) -> None:
-        for fd in self.targets:
-            os.close(fd)
-        self.targets.clear()
-
-
-def _signal_action() -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(-1, signal.SIGKILL)  # from PID 1: every process of the namespace, but itself
-
-
-def kill_action() -> None:
-    """SIGKILL every other process of the action's PID namespace and reap them all."""
-    _signal_action()
-    with contextlib.suppress(ChildProcessError):
-        while True:
-            os.wait4(-1, 0)
-
-
 def _limit_cgroup(
     request: ActionRequest, cgroup: ActionCgroup | None, layers: list[LayerStatus]
 ) -> ActionCgroup | None:
@@ -212,14 +160,6 @@ def _trusted_layers(raw: bytes, marks: Marks, warnings: list[str]) -> list[Layer
         return []
 
 
-def _pidfd(pid: int) -> int | None:
-    """A descriptor that becomes readable when ``pid`` exits (None where the kernel lacks it)."""
-    try:
-        return os.pidfd_open(pid)
-    except (OSError, AttributeError):
-        return None
-
-
 def _prepare_fs(request: ActionRequest, layers: list[LayerStatus]) -> ActionFs:
     profile = request.profile
     fs = mount_action_fs(request.workdir, profile.max_total_bytes, profile.max_files)
@@ -244,31 +184,6 @@ def _prepare_fs(request: ActionRequest, layers: list[LayerStatus]) -> ActionFs:
     return fs
 
 
-def _watch(
-    request: ActionRequest, slot: ActionSlot, pipes: _Pipes, out: _Capture, err: _Capture
-) -> tuple[int, resource.struct_rusage, str | None]:
-    """Until the worker exits (or is killed): its wait status, rusage and the kill reason."""
-    deadline = time.monotonic() + request.profile.wall_seconds
-    wake = _pidfd(slot.worker)
-    killed_by: str | None = None
-    try:
-        while True:
-            pipes.read_ready(POLL_S, wake)
-            if killed_by is None:
-                if out.overflow or err.overflow:
-                    killed_by = "output"
-                elif time.monotonic() >= deadline:
-                    killed_by = "wall"
-                if killed_by is not None:
-                    _signal_action()  # the worker is reaped below, the rest after it
-            done, status, usage = os.wait4(slot.worker, 0 if killed_by else os.WNOHANG)
-            if done == slot.worker:
-                return status, usage, killed_by
-    finally:
-        if wake is not None:
-            os.close(wake)
-
-
 def _run(
     line: bytes, request: ActionRequest, slot: ActionSlot
 ) -> tuple[dict[str, Any], Callable[[], None]]:
@@ -278,14 +193,14 @@ def _run(
     mark(request.marks, "cgroup")
     fs = _prepare_fs(request, layers)
     mark(request.marks, "action_fs")
-    out, err = _Capture(profile.output_bytes), _Capture(profile.output_bytes)
-    report, trusted = _Capture(MAX_REPORT_BYTES), _Capture(MAX_LAYERS_BYTES)
+    out, err = Capture(profile.output_bytes), Capture(profile.output_bytes)
+    report, trusted = Capture(MAX_REPORT_BYTES), Capture(MAX_LAYERS_BYTES)
     captures = {"stdout": out, "stderr": err, "report": report, "layers": trusted}
-    pipes = _Pipes({slot.reads[name]: captures[name] for name in WORKER_PIPES})
+    pipes = Pipes({slot.reads[name]: captures[name] for name in WORKER_PIPES})
     started = time.monotonic()
     _write_all(slot.request_fd, line if line.endswith(b"\n") else line + b"\n")
     os.close(slot.request_fd)
-    status, usage, killed_by = _watch(request, slot, pipes, out, err)
+    status, usage, killed_by = watch_worker(slot.worker, profile.wall_seconds, pipes, out, err)
     ended = time.monotonic()
     mark(request.marks, "code")
     kill_action()  # whatever else of the action still runs: nothing may outlive the worker
@@ -316,7 +231,7 @@ def _run(
         os.close(upper_fd)
     warnings.extend(copied.warnings)
     mark(request.marks, "copy_out")
-    exit_code, signal_number = _decode(status)
+    exit_code, signal_number = decode_status(status)
     if killed_by is None and exit_code != WORKER_EXIT_COMPLETED and _disk_full():
         killed_by = "fsize"  # the action failed with its tmpfs full: the disk limit stopped it
     cpu_used = usage.ru_utime + usage.ru_stime
@@ -353,15 +268,6 @@ def _disk_full() -> bool:
     """Whether the action's tmpfs has no block or no inode left (ENOSPC for the next write)."""
     info = os.statvfs(ACTION_MOUNT)
     return info.f_bfree == 0 or info.f_ffree == 0
-
-
-def _decode(status: int) -> tuple[int | None, int | None]:
-    """(exit code, signal) of a wait status; (None, None) when it is neither."""
-    if os.WIFSIGNALED(status):
-        return None, os.WTERMSIG(status)
-    if os.WIFEXITED(status):
-        return os.WEXITSTATUS(status), None
-    return None, None
 
 
 def _failure(request: ActionRequest, exc: BaseException) -> dict[str, Any]:
