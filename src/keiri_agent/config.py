@@ -53,6 +53,7 @@ DEFAULT_HELPDESK_MAX_SUBTASKS = 5
 DEFAULT_HELPDESK_MIN_SCORE = 1.5
 DEFAULT_SHUTDOWN_TIMEOUT_S = 30.0
 DEFAULT_RETENTION_DAYS = 30.0
+DEFAULT_PLAN_MAX_FOREACH_ITEMS = 100_000  # KEIRI_PLAN_MAX_FOREACH_ITEMS
 PROVIDERS: tuple[str, ...] = ("openai", "azure", "anthropic")
 OPENAI_PUBLIC_HOST = "api.openai.com"
 
@@ -225,6 +226,11 @@ class Settings(BaseSettings):
 
     # Plan runner
     keiri_plan_max_threads: int = Field(default=64, ge=1, le=1024)
+    # Items one foreach accepts: bounds a run's memory, log and time (docs/limits.md has the
+    # measured cost per item). A longer list fails before its first item.
+    keiri_plan_max_foreach_items: int = Field(
+        default=DEFAULT_PLAN_MAX_FOREACH_ITEMS, ge=1, le=10_000_000
+    )
     # fsync run logs (group commit) so a finished node survives a power cut or kernel crash;
     # false for throwaway runs (tests, benchmarks), where the page cache is enough.
     keiri_run_log_fsync: bool = True

@@ -166,13 +166,13 @@ graph:
     assert result.exit_code != 0
 
 
-def test_loop_iterations_are_bounded(runner: PlanRunner, write_plan: WritePlan) -> None:
-    too_many = write_plan(
-        "many",
+def _foreach_of(write_plan: WritePlan, count: int) -> Path:
+    return write_plan(
+        f"many{count}",
         f"""
-id: many
+id: many{count}
 graph:
-  - {{id: items, block: test.items, in: {{count: {MAX_LOOP_ITERATIONS + 1}}}}}
+  - {{id: items, block: test.items, in: {{count: {count}}}}}
   - id: each
     type: loop
     foreach: {{input: "${{items.items}}", itemVar: it}}
@@ -181,15 +181,27 @@ graph:
         graph: [{{id: step, block: test.add, in: {{a: 1}}}}]
 """,
     )
-    result = runner.run(too_many)
+
+
+def test_foreach_items_are_bounded_by_a_setting(
+    registry: BlockRegistry, tmp_path: Path, designs: Path, write_plan: WritePlan
+) -> None:
+    settings = Settings(_env_file=None, keiri_plan_max_foreach_items=5)  # type: ignore[call-arg]
+    with PlanRunner(
+        registry, settings=settings, runs_dir=tmp_path / "runs", designs_dir=designs, config={}
+    ) as runner:
+        assert runner.run(_foreach_of(write_plan, 5)).status == "success"
+        result = runner.run(_foreach_of(write_plan, 6))
     assert result.status == "failed"
     assert result.error is not None
     assert result.error.code == "LOOP_LIMIT_REACHED"
-    assert f"{MAX_LOOP_ITERATIONS:,} 件" in result.error.message
-    assert result.error.hint
+    assert "6 件あり、上限の 5 件を超えています" in result.error.message
+    assert "KEIRI_PLAN_MAX_FOREACH_ITEMS" in (result.error.hint or "")
     assert result.log_path is not None
     assert not [e for e in read_events(result.log_path) if e.event == "loop_iteration"]
 
+
+def test_while_iterations_are_bounded(runner: PlanRunner, write_plan: WritePlan) -> None:
     long_while = write_plan(
         "long",
         f"""

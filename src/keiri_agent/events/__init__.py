@@ -2,11 +2,11 @@
 
 A run (a plan run, an agent session, a conversion task) emits events into an
 :class:`EventStream`. The stream numbers them (``id`` 1, 2, 3, ... in order), appends each as one
-JSON line to ``runs/{source_id}/{timestamp}.jsonl`` (seed 002 §8.4), keeps them in memory and
-wakes every subscriber. Readers subscribe live (:meth:`EventStream.subscribe`,
-:meth:`EventStream.asubscribe`, replaying from any id first) or read a run back from its log
-(:func:`read_events`, :func:`replay`); an SSE client reconnecting with ``Last-Event-ID: k`` gets
-exactly the events after ``k``.
+JSON line to ``runs/{source_id}/{timestamp}.jsonl`` (seed 002 §8.4), keeps only the newest ones
+in memory and wakes every subscriber. Readers subscribe live (:meth:`EventStream.subscribe`,
+:meth:`EventStream.asubscribe`, replaying from any id first: older events from the log, then
+memory) or read a run back from its log (:func:`read_events`, :func:`replay`); an SSE client
+reconnecting with ``Last-Event-ID: k`` gets exactly the events after ``k``.
 
 Event kinds: plan/node events (seed 002 §8.4), progress events (seed 003 §3) and ``llm_call`` for
 token accounting. Each line is one flat JSON object (keys whose value is null are left out)::

@@ -2,20 +2,26 @@
 
 ``run_following(stream, work, on_event)`` runs ``work()`` in a worker thread and hands each
 event of ``stream`` to ``on_event`` in the calling thread as it happens (a UI must update from
-its own thread); the worker's exception is re-raised in the caller. ``llm_call_line`` and
-``error_line`` are the Japanese one-liners every agent's progress view prints for those events.
+its own thread); the worker's exception is re-raised in the caller. When only a listener is
+available (a plan run's ``on_event``), :class:`LogFollower` does the same from the run's log:
+the listener keeps just the newest id, so a reader slower than the run costs no memory.
+``llm_call_line`` and ``error_line`` are the Japanese one-liners every agent's progress view
+prints for those events.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from functools import partial
+from pathlib import Path
 from typing import Any, TypeVar
 
+from keiri_agent.events.logfile import LogCursor
 from keiri_agent.events.models import ErrorEvent, LLMCall, RunEvent
-from keiri_agent.events.stream import EventStream
+from keiri_agent.events.stream import TAIL_EVENTS, EventStream
 
-__all__ = ["error_line", "llm_call_line", "run_following"]
+__all__ = ["LogFollower", "error_line", "llm_call_line", "run_following"]
 
 T = TypeVar("T")
 
@@ -47,6 +53,53 @@ def run_following(
         raise outcome["error"]
     result: T = outcome["result"]
     return result
+
+
+class LogFollower:
+    """The events of a run logged by other threads, read back from its log in one thread.
+
+    Give :meth:`see` to the run as its listener (it is called right after each event's line is
+    written, so every event up to the newest one seen is whole in the log) and call
+    :meth:`finish` when the run has ended; iterating yields each event once, in id order, and
+    ends after the last one. ``locate`` finds the log from the run's first event.
+    """
+
+    def __init__(self, locate: Callable[[RunEvent], Path]) -> None:
+        self._locate = locate
+        self._cond = threading.Condition()
+        self._first: RunEvent | None = None
+        self._newest = 0
+        self._done = False
+
+    def see(self, event: RunEvent) -> None:
+        with self._cond:
+            if self._first is None:
+                self._first = event
+            self._newest = max(self._newest, event.id)
+            self._cond.notify_all()
+
+    def finish(self) -> None:
+        with self._cond:
+            self._done = True
+            self._cond.notify_all()
+
+    def _has_news(self, pos: int) -> bool:
+        return self._newest > pos or self._done
+
+    def __iter__(self) -> Iterator[RunEvent]:
+        pos, cursor = 0, None
+        while True:
+            with self._cond:
+                self._cond.wait_for(partial(self._has_news, pos))
+                upto, first = self._newest, self._first
+            if upto <= pos or first is None:  # finished, and everything was handed out
+                return
+            cursor = cursor or LogCursor(self._locate(first))
+            batch = cursor.read(pos, upto, TAIL_EVENTS)
+            if not batch:
+                return
+            pos = batch[-1].id
+            yield from batch
 
 
 def llm_call_line(event: LLMCall, where: str = "") -> str:

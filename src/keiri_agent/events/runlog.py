@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import secrets
 from collections.abc import Iterable, Iterator
@@ -11,20 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from keiri_agent.config import load_settings
-from keiri_agent.errors import BlockError, ErrorCode, UserFile
-from keiri_agent.events.models import LLMCall, RunEvent, parse_event
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.events.logfile import open_log, read_lines
+from keiri_agent.events.models import LLMCall, RunEvent
 from keiri_agent.events.stream import EventStream, JsonlSink
 from keiri_agent.workspace import confine
 
 MAX_SAME_SECOND_RUNS = 10_000
 RUN_FILE_FORMAT = "%Y%m%dT%H%M%SZ"
 _RUN_FILE_RE = re.compile(r"^(?P<stamp>.+?)(?:-(?P<n>\d+))?$")
-RUN_LOG = UserFile(
-    "実行ログ {file} が見つかりません。",
-    hint="パスを確認してください。過去の実行は `list_runs` で一覧できます。",
-    unreadable="実行ログ {file} を読めません",
-    missing_key="path",
-)
 
 
 # --- run logs on disk ------------------------------------------------------------------------
@@ -87,15 +81,6 @@ def open_run(
     )
 
 
-def _bad_line(path: Path, lineno: int, reason: str) -> BlockError:
-    return BlockError(
-        f"実行ログ {path} の {lineno} 行目を読み取れません: {reason}",
-        code=ErrorCode.INPUT_VALIDATION_FAILED,
-        hint="ログが途中で切れているか、手で編集された可能性があります。該当行を確認してください。",
-        details={"path": str(path), "line": lineno},
-    )
-
-
 def replay(path: Path | str, after_id: int = 0) -> Iterator[RunEvent]:
     """Yield the events of a run log with ``id > after_id``, in file order.
 
@@ -104,33 +89,8 @@ def replay(path: Path | str, after_id: int = 0) -> Iterator[RunEvent]:
     events that were whole. A malformed line anywhere else is an error naming the line.
     """
     log = Path(path)
-    with RUN_LOG.reading(log):
-        handle = log.open("rb")
-    with handle:
-        for lineno, raw in enumerate(handle, start=1):
-            torn = not raw.endswith(b"\n")
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                if torn:
-                    return
-                raise _bad_line(log, lineno, f"UTF-8 ではありません（{exc.reason}）") from exc
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                if torn:
-                    return
-                raise _bad_line(log, lineno, f"JSON として解釈できません（{exc.msg}）") from exc
-            if not isinstance(data, dict):
-                raise _bad_line(log, lineno, "JSON オブジェクトではありません")
-            try:
-                event = parse_event(data)
-            except BlockError as exc:
-                raise _bad_line(log, lineno, exc.message) from exc
-            if event.id > after_id:
-                yield event
+    with open_log(log) as handle:
+        yield from read_lines(handle, log, after_id)
 
 
 def read_events(path: Path | str) -> list[RunEvent]:
@@ -152,6 +112,21 @@ def list_runs(source_id: str, *, runs_dir: Path | str | None = None) -> list[Pat
         return []
     files = [p for p in directory.glob("*.jsonl") if p.is_file()]
     return sorted(files, key=_run_sort_key, reverse=True)
+
+
+def find_run_log(source_id: str, run_id: str, *, runs_dir: Path | str | None = None) -> Path:
+    """The log of run ``run_id`` of ``source_id`` (its first line names the run)."""
+    for path in list_runs(source_id, runs_dir=runs_dir):
+        with open_log(path) as handle:
+            first = next(read_lines(handle, path), None)
+        if first is not None and first.run_id == run_id:
+            return path
+    raise BlockError(
+        f"{source_id} の実行 {run_id} のログが見つかりません。",
+        code=ErrorCode.INPUT_VALIDATION_FAILED,
+        hint="実行ログの保存先（KEIRI_RUNS_DIR）が実行中に変わっていないか確認してください。",
+        details={"source_id": source_id, "run_id": run_id},
+    )
 
 
 def summarize_llm_usage(events: Iterable[RunEvent]) -> dict[str, Any]:

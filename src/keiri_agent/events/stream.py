@@ -6,14 +6,17 @@ import asyncio
 import contextlib
 import os
 import threading
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime
 from functools import partial
+from itertools import islice
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol, runtime_checkable
 
 from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.events.logfile import LogCursor
 from keiri_agent.events.models import EventType, RunEvent, parse_event
 from keiri_agent.events.redact import Redactor
 
@@ -24,6 +27,9 @@ from keiri_agent.events.redact import Redactor
 DURABLE_EVENTS = frozenset(
     {"plan_start", "node_complete", "node_waiting", "file_write", "plan_complete"}
 )
+# Events a stream with a log keeps in memory for readers just behind the newest one; older ones
+# are read back from the log (a long run's memory does not grow with its events).
+TAIL_EVENTS = 1024
 
 
 @runtime_checkable
@@ -149,12 +155,17 @@ class _AsyncWaiter:
 
 
 class EventStream:
-    """The events of one run: numbered, logged, buffered and delivered to subscribers.
+    """The events of one run: numbered, logged and delivered to subscribers.
 
     Secrets registered with :attr:`redactor` are masked in each event before anything else
-    sees it (log, buffer, subscribers, listeners). ``first_id`` continues a log that already
-    holds that many events (a task resumed after a restart): ids go on from ``first_id + 1``
-    and only the new events are buffered.
+    sees it (log, memory, subscribers, listeners). ``first_id`` continues a log that already
+    holds that many events (a task resumed after a restart): ids go on from ``first_id + 1``.
+
+    Memory: a stream with a log keeps only its last ``tail`` events (:data:`TAIL_EVENTS`).
+    A reader asking for older ones (:meth:`events`, a subscriber that attached late or fell
+    behind) reads them from the log, where every counted event is already whole, then goes
+    on from memory: nothing missed, nothing twice. A stream without a log keeps every event
+    (it is their only copy).
     """
 
     def __init__(
@@ -165,13 +176,15 @@ class EventStream:
         sink: JsonlSink | None = None,
         redactor: Redactor | None = None,
         first_id: int = 0,
+        tail: int = TAIL_EVENTS,
     ) -> None:
         self.run_id = run_id
         self.first_id = max(first_id, 0)
         self.source_id = source_id
         self.redactor = redactor or Redactor()
         self._sink = sink
-        self._events: list[RunEvent] = []
+        self._last_id = self.first_id  # the id of the newest event
+        self._tail: deque[RunEvent] = deque(maxlen=max(tail, 1) if sink is not None else None)
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
         self._waiters: set[_AsyncWaiter] = set()
@@ -185,6 +198,11 @@ class EventStream:
     @property
     def closed(self) -> bool:
         return self._closed
+
+    @property
+    def last_id(self) -> int:
+        """The id of the newest event (``first_id`` before the first)."""
+        return self._last_id
 
     def emit(self, kind: EventType | str, /, **fields: Any) -> RunEvent:
         """Build, number, log and publish one event; returns the typed event."""
@@ -207,13 +225,12 @@ class EventStream:
                     hint="実行の終了（close）後にイベントを送っていないか確認してください。",
                     details={"run_id": self.run_id, "event": str(kind)},
                 )
-            event = draft.model_copy(
-                update={"id": self.first_id + len(self._events) + 1, "timestamp": _now()}
-            )
+            event = draft.model_copy(update={"id": self._last_id + 1, "timestamp": _now()})
             line = 0
             if self._sink is not None:
                 line = self._sink.write(event)  # under the lock: file order == id order
-            self._events.append(event)
+            self._tail.append(event)
+            self._last_id = event.id  # counted once its line is whole in the log
             self._notify()
         if line and event.event in DURABLE_EVENTS:
             # Outside the lock, so other threads keep logging and share the next fsync.
@@ -232,43 +249,79 @@ class EventStream:
             waiter.wake()
 
     def _has_news(self, pos: int) -> bool:
-        return len(self._events) > pos or self._closed
+        return self._last_id > pos or self._closed
+
+    def _from_memory(self, pos: int) -> tuple[list[RunEvent] | None, int]:
+        """Under the lock: the events after ``pos`` if memory still holds them all (else None,
+        to be read from the log), and the newest id."""
+        oldest = self._last_id - len(self._tail) + 1  # the id of the first event held
+        if pos + 1 >= oldest or self._sink is None:
+            skip = max(pos + 1 - oldest, 0)
+            return list(islice(self._tail, skip, None)), self._last_id
+        return None, self._last_id
+
+    def _next_batch(
+        self, pos: int, cursor: LogCursor | None
+    ) -> tuple[list[RunEvent], LogCursor | None]:
+        """The events after ``pos`` (at most :data:`TAIL_EVENTS` of them when read from the log)."""
+        with self._lock:
+            batch, upto = self._from_memory(pos)
+        if batch is None:
+            assert self._sink is not None
+            cursor = cursor or LogCursor(self._sink.path)
+            batch = cursor.read(pos, upto, TAIL_EVENTS)
+        return batch, cursor
 
     def events(self, after_id: int = 0) -> list[RunEvent]:
-        """A snapshot of the events with ``id > after_id``."""
+        """A snapshot of the events with ``id > after_id`` (older ones read from the log)."""
+        found: list[RunEvent] = []
+        cursor: LogCursor | None = None
         with self._lock:
-            return self._events[max(after_id - self.first_id, 0) :]
+            end = self._last_id
+        pos = after_id
+        while pos < end:
+            batch, cursor = self._next_batch(pos, cursor)
+            batch = [e for e in batch if e.id <= end]
+            if not batch:
+                break
+            found.extend(batch)
+            pos = batch[-1].id
+        return found
 
     def subscribe(self, after_id: int = 0, *, timeout: float | None = None) -> Iterator[RunEvent]:
-        """Yield every event with ``id > after_id``: the buffer first, then live ones.
+        """Yield every event with ``id > after_id``: older ones from the log, then live ones.
 
         Returns once the stream is closed and drained, or when no new event arrived within
         ``timeout`` seconds (``None``: wait until closed).
         """
-        pos = max(after_id - self.first_id, 0)
+        pos, cursor = after_id, None
         while True:
             with self._cond:
                 self._cond.wait_for(partial(self._has_news, pos), timeout=timeout)
-                batch = self._events[pos:]
+            batch, cursor = self._next_batch(pos, cursor)
             if not batch:  # woken with nothing new: closed and drained, or timed out
                 return
-            pos += len(batch)
+            pos = batch[-1].id
             yield from batch
 
     async def asubscribe(self, after_id: int = 0) -> AsyncIterator[RunEvent]:
-        """Like :meth:`subscribe` for asyncio (SSE); never blocks the event loop."""
+        """Like :meth:`subscribe` for asyncio (SSE); never blocks the event loop (reading the
+        log happens in a worker thread)."""
         waiter = _AsyncWaiter(asyncio.get_running_loop())
         with self._lock:
             self._waiters.add(waiter)
         try:
-            pos = max(after_id - self.first_id, 0)
+            pos, cursor = after_id, None
             while True:
                 waiter.event.clear()  # before the check, so a wake-up in between is kept
                 with self._lock:
-                    batch = self._events[pos:]
+                    batch, upto = self._from_memory(pos)
                     closed = self._closed
+                if batch is None:
+                    cursor = cursor or LogCursor(self._sink.path)  # type: ignore[union-attr]
+                    batch = await asyncio.to_thread(cursor.read, pos, upto, TAIL_EVENTS)
                 if batch:
-                    pos += len(batch)
+                    pos = batch[-1].id
                     for event in batch:
                         yield event
                 elif closed:

@@ -9,9 +9,9 @@ so that proxies keep an idle stream open.
 Reconnecting: a client sends the last id it saw as the ``Last-Event-ID`` header (browsers do
 this themselves) or as the ``last_event_id`` query parameter (``EventSource`` cannot set
 headers; the header wins when both are present). The events after it are replayed from the
-task's persisted log, then live events follow from the in-memory stream, so nothing is lost
-and nothing is sent twice. The log is read only up to the last event known to be complete;
-everything later comes from memory.
+task's persisted log, then live events follow from the task's stream (which itself reads from
+the log what its bounded in-memory tail no longer holds), so nothing is lost and nothing is
+sent twice. The log is read only up to the last event known to be complete.
 
 A paused task keeps its stream open: a plan waiting for answers shows its ``node_waiting``
 events and the stream goes on with the continued run once answers arrive (heartbeats keep it

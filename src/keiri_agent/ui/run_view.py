@@ -12,7 +12,6 @@ the page keeps of a run, built from the runner's result or read back from a run 
 from __future__ import annotations
 
 import json
-import queue
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +24,10 @@ from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.ui.fields import normalize_requirements
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError
+from keiri_agent.events.follow import LogFollower
+from keiri_agent.events.logfile import open_log, read_lines
 from keiri_agent.events.models import NodeStart, NodeWaiting, PlanComplete, PlanStart, RunEvent
+from keiri_agent.events.runlog import find_run_log, read_events
 from keiri_agent.plan import (
     BlockNode,
     Plan,
@@ -192,15 +194,24 @@ class Outcome:
     error: BlockError | None = None
     waiting: list[dict[str, Any]] = field(default_factory=list)
     outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
-    events: list[RunEvent] = field(default_factory=list)
     log_path: Path | None = None
     duration_ms: float = 0.0
     resume_of: str | None = None
     rerun_from: str | None = None
 
+    def events(self) -> list[RunEvent]:
+        """The run's events, read from its log when asked (the page keeps none in memory)."""
+        if self.log_path is None or not self.log_path.is_file():
+            return []
+        return read_events(self.log_path)
+
     @classmethod
-    def from_result(cls, result: RunResult, events: list[RunEvent]) -> Outcome:
-        start = next((e for e in events if isinstance(e, PlanStart)), None)
+    def from_result(cls, result: RunResult) -> Outcome:
+        start = None
+        if result.log_path is not None:
+            with open_log(result.log_path) as handle:  # a run's log opens with its plan_start
+                first = next(read_lines(handle, result.log_path), None)
+            start = first if isinstance(first, PlanStart) else None
         return cls(
             plan_id=result.plan_id,
             status=result.status,
@@ -210,7 +221,6 @@ class Outcome:
             outputs=_in_plan_order(
                 {k: dict(v) for k, v in result.outputs.items()}, start, result.log_path
             ),
-            events=events,
             log_path=result.log_path,
             duration_ms=result.duration_ms,
             resume_of=start.resume_of if start else None,
@@ -266,7 +276,6 @@ def outcome_from_log(log_path: Path) -> Outcome:
             start,
             log_path,
         ),
-        events=record.events,
         log_path=log_path,
         duration_ms=end.total_duration_ms if end is not None else 0.0,
         resume_of=start.resume_of,
@@ -280,22 +289,27 @@ Start = Callable[[PlanRunner, Callable[[RunEvent], None]], RunResult]
 def execute(start: Start, settings: Settings, *, plan_id: str, total_nodes: int) -> Outcome:
     """Run ``start`` in a worker thread while its events are shown here, line by line.
 
-    The runner calls ``on_event`` in its own threads; events cross to this (the script's)
-    thread through a queue, because Streamlit elements can only be updated from here.
+    The runner calls ``on_event`` in its own threads, and Streamlit elements can only be updated
+    from this (the script's) thread: the listener only notes the newest event, and this thread
+    reads the events from the run's log (a page slower than the run holds none in memory).
     """
-    events: queue.Queue[RunEvent | None] = queue.Queue()
     box: dict[str, Any] = {}
+    runs_dir = Path(settings.keiri_runs_dir)
+
+    def locate(first: RunEvent) -> Path:
+        return find_run_log(getattr(first, "plan_id", plan_id), first.run_id, runs_dir=runs_dir)
+
+    events = LogFollower(locate)
 
     def work() -> None:
         try:
-            with PlanRunner(settings=settings) as runner:
-                box["result"] = start(runner, events.put)
+            with PlanRunner(settings=settings, runs_dir=runs_dir) as runner:
+                box["result"] = start(runner, events.see)
         except BaseException as exc:  # handed to the script's thread below
             box["error"] = exc
         finally:
-            events.put(None)
+            events.finish()
 
-    seen: list[RunEvent] = []
     finished: set[str] = set()
     live = st.empty()  # the bar and the lines, shown while the run lasts
     with live.container():
@@ -303,8 +317,7 @@ def execute(start: Start, settings: Settings, *, plan_id: str, total_nodes: int)
         with st.status("実行しています…", expanded=True):
             worker = threading.Thread(target=work, name="keiri-run-page", daemon=True)
             worker.start()
-            while (event := events.get()) is not None:
-                seen.append(event)
+            for event in events:
                 line = describe_event(event)
                 if line is not None:
                     st.text(line)
@@ -318,10 +331,10 @@ def execute(start: Start, settings: Settings, *, plan_id: str, total_nodes: int)
     if "error" in box:
         error = box["error"]
         if isinstance(error, BlockError):  # the plan did not start (invalid, unknown run...)
-            return Outcome(plan_id=plan_id, status="invalid", error=error, events=seen)
+            return Outcome(plan_id=plan_id, status="invalid", error=error)
         raise error
     result: RunResult = box["result"]
-    return Outcome.from_result(result, seen)
+    return Outcome.from_result(result)
 
 
 def _final_error(event: RunEvent) -> bool:

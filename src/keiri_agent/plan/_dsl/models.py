@@ -63,7 +63,7 @@ LEGACY_UI_PREFIXES = ("ui.file_uploader", "ui.confirmation")
 
 # Limits a plan cannot raise (docs/limits.md). A loop keeps one entry per iteration in memory
 # and in the run log; a subflow chain is validated and run as nested frames.
-MAX_LOOP_ITERATIONS = 10_000  # while.max_iterations, and items a foreach accepts
+MAX_LOOP_ITERATIONS = 10_000  # while.max_iterations (foreach: KEIRI_PLAN_MAX_FOREACH_ITEMS)
 MAX_SUBFLOW_DEPTH = 20  # subflows calling subflows
 
 

@@ -19,7 +19,7 @@ from pydantic import SecretStr
 
 from keiri_agent.blocks.base import InputProvider
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.config import Settings
+from keiri_agent.config import DEFAULT_PLAN_MAX_FOREACH_ITEMS, Settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventStream, Redactor
 from keiri_agent.events.models import EventType, RunEvent
@@ -96,6 +96,25 @@ class RunContext:
             if isinstance(value, Mapping):
                 _add_secret_keys(self.events.redactor, value)
         return value
+
+    def too_many_items(self, path: str, count: int) -> BlockError | None:
+        """The error for foreach ``path`` over ``count`` items when that is more than the
+        run's settings allow (``KEIRI_PLAN_MAX_FOREACH_ITEMS``); None when it is not."""
+        limit = (
+            self.settings.keiri_plan_max_foreach_items
+            if self.settings is not None
+            else DEFAULT_PLAN_MAX_FOREACH_ITEMS
+        )
+        if count <= limit:
+            return None
+        return BlockError(
+            f"ループ {path} の foreach.input が {count:,} 件あり、上限の {limit:,} 件を超えています。",
+            code=ErrorCode.LOOP_LIMIT_REACHED,
+            hint="入力を分けて実行するか、環境変数 KEIRI_PLAN_MAX_FOREACH_ITEMS で上限を上げてください"
+            f"（既定 {DEFAULT_PLAN_MAX_FOREACH_ITEMS:,} 件。1 件ごとにメモリと実行ログを使います。"
+            "docs/limits.md）。",
+            details={"node_id": path, "items": count, "limit": limit},
+        )
 
     def semaphore(self, key: str, limit: int) -> threading.Semaphore:
         with self._lock:

@@ -2,7 +2,7 @@
 
 - foreach: one frame per item, at most ``max_concurrency`` (or ``policy.concurrency.per_node``)
   at a time, with threads from the run's bound (``_run.workers``); exports collected in input
-  order. Node paths inside are ``loop[i]/child``. At most ``MAX_LOOP_ITERATIONS`` items.
+  order. Node paths inside are ``loop[i]/child``. At most ``KEIRI_PLAN_MAX_FOREACH_ITEMS`` items.
 - while: the condition is checked before each iteration; body nodes it references hold the
   previous iteration's outputs (null before the first). ``max_iterations`` bounds it; still
   meeting the condition at the bound is an error with ``required: true``, and otherwise a
@@ -113,19 +113,9 @@ def run_loop(frame: Frame, node: LoopNode, path: str) -> Outcome:
                 ),
                 0,
             )
-        if len(items) > MAX_LOOP_ITERATIONS:
-            return frame.failed(
-                path,
-                BlockError(
-                    f"ループ {path} の foreach.input が {len(items):,} 件あり、"
-                    f"上限の {MAX_LOOP_ITERATIONS:,} 件を超えています。",
-                    code=ErrorCode.LOOP_LIMIT_REACHED,
-                    hint="入力を分けて実行してください（1 回の foreach は"
-                    f" {MAX_LOOP_ITERATIONS:,} 件まで。docs/limits.md）。",
-                    details={"node_id": path, "items": len(items), "limit": MAX_LOOP_ITERATIONS},
-                ),
-                0,
-            )
+        too_many = frame.ctx.too_many_items(path, len(items))
+        if too_many is not None:
+            return frame.failed(path, too_many, 0)
         results, outcome, warnings = _foreach(frame, node, body, path, list(items))
     else:
         results, outcome, warnings = _while(frame, node, body, path)

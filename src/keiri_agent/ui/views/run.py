@@ -237,8 +237,9 @@ def _render_outcome(
             )
         elif outcome.run_id:
             st.caption("入力や Plan を直してから「実行」を押してください。")
+    events = outcome.events()
     if outcome.status == "waiting_input" and outcome.run_id:
-        for node in waiting_nodes(plan.id, outcome.waiting, outcome.events, registry):
+        for node in waiting_nodes(plan.id, outcome.waiting, events, registry):
             with st.container(border=True):
                 render_ui_node(node)
         if st.button(
@@ -249,11 +250,11 @@ def _render_outcome(
         ):
             st.session_state[PENDING_KEY] = ("resume", outcome.run_id)
             st.rerun()
-    rows = node_rows(outcome.events)
+    rows = node_rows(events)
     if rows:
         with st.expander("ノードの状態と経過", expanded=outcome.status != "success"):
             st.dataframe(rows, hide_index=True)
-            lines = [line for line in map(describe_event, outcome.events) if line is not None]
+            lines = [line for line in map(describe_event, events) if line is not None]
             st.code("\n".join(lines), language="text")
     render_outputs(
         outcome,
