@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 
 from keiri_agent.config import Settings
+from keiri_agent.events.stream import TAIL_EVENTS
 from keiri_agent.server.sse import RETRY_MS
 from keiri_agent.server.tasks import TASK_FILE
+from tests.plan.blockkit import SPEC_DIR
 from tests.server.conftest import (
     LiveServer,
     Message,
@@ -138,6 +140,48 @@ def test_reconnecting_mid_run_splices_the_log_and_the_live_stream(
     assert live.registry.get(task_id).status == "success"
     _assert_exact_log(first + rest, _log_lines(live, task_id))
     assert rest[-1].json()["answer"].endswith("5月の売上は4月の2倍です。")
+
+
+LONG_PLAN = """
+id: long_foreach
+vars: {items: []}
+graph:
+  - id: each
+    type: loop
+    foreach: {input: "${vars.items}", itemVar: it, max_concurrency: 4}
+    body:
+      plan:
+        graph: [{id: step, block: test.add, in: {a: "${it}"}}]
+"""
+
+
+def test_readers_attaching_late_to_a_long_plan_task_get_the_whole_log_once(
+    serve: Callable[..., LiveServer], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Far more events than the task's stream keeps in memory: a late reader's start comes
+    # from the log, and it goes on with live events without a gap or a repeat.
+    monkeypatch.setenv("KEIRI_BLOCK_SPEC_DIRS", str(SPEC_DIR))
+    designs = tmp_path / "designs"
+    designs.mkdir()
+    (designs / "long_foreach.yaml").write_text(LONG_PLAN, encoding="utf-8")
+    settings = make_settings(tmp_path, keiri_designs_dir=designs, keiri_run_log_fsync=False)
+    live = serve(settings)
+    items = 3 * TAIL_EVENTS
+    task_id = _start(
+        live, {"kind": "plan", "plan": "long_foreach", "vars": {"items": list(range(items))}}
+    )
+    deadline = time.monotonic() + 300
+    while live.registry.get(task_id).last_event_id < 2 * TAIL_EVENTS:
+        assert time.monotonic() < deadline, "the task did not get going"
+        time.sleep(0.02)
+    first = events_of(_stream(live, task_id, stop=lambda m: int(m.id or 0) >= TAIL_EVENTS + 10))
+    late = _stream(live, task_id)  # from the start, attached mid-run (or just after)
+    rest = _stream(live, task_id, header=first[-1].id)  # a reconnect after a cut
+    lines = _log_lines(live, task_id)
+    assert len(lines) > 3 * items  # loop_iteration, node_start, node_complete per item
+    _assert_exact_log(events_of(late), lines)
+    _assert_exact_log(first + events_of(rest), lines)
+    assert events_of(late)[-1].json()["status"] == "success"
 
 
 def test_heartbeat_comments_keep_an_idle_stream_open(
