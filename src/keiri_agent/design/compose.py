@@ -231,24 +231,20 @@ class _Composer:
                 stack.extend(plan["graph"])
 
     def check_keys(self) -> None:
-        known = [f"{t.id}.{n}" for t in self.templates for n in t.imports]
-        for key in self.explicit:
-            if key not in known:
-                self.conflict(
-                    "unknown_binding",
-                    f"bindings の '{key}' に当たるテンプレートの入力（imports）がありません。",
-                    [key.partition(".")[0]],
-                    f"指定できる名前: {', '.join(known) or 'なし'}",
-                )
+        imports = [f"{t.id}.{n}" for t in self.templates for n in t.imports]
         exports = [f"{t}.{a}" for t, table in self.exports.items() for a in table]
-        for key in self.renames:
-            if key not in exports:
-                self.conflict(
-                    "unknown_binding",
-                    f"rename_exports の '{key}' に当たるテンプレートの出力（exports）がありません。",
-                    [key.partition(".")[0]],
-                    f"指定できる名前: {', '.join(exports) or 'なし'}",
-                )
+        for option, keys, known, what in (
+            ("bindings", self.explicit, imports, "入力（imports）"),
+            ("rename_exports", self.renames, exports, "出力（exports）"),
+        ):
+            for key in keys:
+                if key not in known:
+                    self.conflict(
+                        "unknown_binding",
+                        f"{option} の '{key}' に当たるテンプレートの{what}がありません。",
+                        [key.partition(".")[0]],
+                        f"指定できる名前: {', '.join(known) or 'なし'}",
+                    )
 
     def bind(self, spec: TemplateSpec, name: str, kind: str) -> Target | None:
         key = f"{spec.id}.{name}"

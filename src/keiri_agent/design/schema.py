@@ -237,6 +237,19 @@ def _block_node_model(spec: BlockSpec) -> type[BaseModel]:
     return model
 
 
+def _control_node(name: str, kind: str, **fields: Any) -> Any:
+    """A ``loop``/``subflow`` node: id, type and description, ``fields``, then ``when``."""
+    return _make(
+        name,
+        __base__=_Closed,
+        id=(str, ...),
+        type=(Literal[kind], ...),
+        description=(str | None, None),
+        **fields,
+        when=(DesignWhen | None, None),
+    )
+
+
 def _control_models(inner: Any, depth: int) -> list[type[BaseModel]]:
     suffix = str(depth)
     graph = list[inner]
@@ -260,17 +273,13 @@ def _control_models(inner: Any, depth: int) -> list[type[BaseModel]]:
         exports=(list[DesignExport], Field(default_factory=list)),
     )
     body = _make("Body" + suffix, __base__=_Closed, plan=(body_plan, ...))
-    loop = _make(
+    loop = _control_node(
         "LoopNode" + suffix,
-        __base__=_Closed,
-        id=(str, ...),
-        type=(Literal["loop"], ...),
-        description=(str | None, None),
+        "loop",
         foreach=(foreach | None, None),
         while_=(while_ | None, Field(default=None, alias="while")),
         body=(body, ...),
         collect=(list[str] | None, Field(default=None, description="集める body の exports 名")),
-        when=(DesignWhen | None, None),
     )
     call = _make(
         "Call" + suffix,
@@ -278,15 +287,11 @@ def _control_models(inner: Any, depth: int) -> list[type[BaseModel]]:
         plan_id=(str, Field(description="designs/ からの相対名")),
         inputs=(_JsonDict, Field(default_factory=dict)),
     )
-    subflow = _make(
+    subflow = _control_node(
         "SubflowNode" + suffix,
-        __base__=_Closed,
-        id=(str, ...),
-        type=(Literal["subflow"], ...),
-        description=(str | None, None),
+        "subflow",
         call=(call, ...),
         exports=(list[DesignExport], Field(default_factory=list)),
-        when=(DesignWhen | None, None),
     )
     return [loop, subflow]
 

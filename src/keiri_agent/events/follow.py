@@ -5,23 +5,24 @@ event of ``stream`` to ``on_event`` in the calling thread as it happens (a UI mu
 its own thread); the worker's exception is re-raised in the caller. When only a listener is
 available (a plan run's ``on_event``), :class:`LogFollower` does the same from the run's log:
 the listener keeps just the newest id, so a reader slower than the run costs no memory.
-``llm_call_line`` and ``error_line`` are the Japanese one-liners every agent's progress view
-prints for those events.
+``progress_line`` (with ``llm_call_line`` and ``error_line``) is the Japanese one-liner every
+agent's progress view prints for the events all agents emit: stages, log lines, errors and LLM
+calls.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
 from keiri_agent.events.logfile import LogCursor
-from keiri_agent.events.models import ErrorEvent, LLMCall, RunEvent
+from keiri_agent.events.models import ErrorEvent, LLMCall, Log, RunEvent, Stage
 from keiri_agent.events.stream import TAIL_EVENTS, EventStream
 
-__all__ = ["LogFollower", "error_line", "llm_call_line", "run_following"]
+__all__ = ["LogFollower", "error_line", "llm_call_line", "progress_line", "run_following"]
 
 T = TypeVar("T")
 
@@ -112,3 +113,22 @@ def llm_call_line(event: LLMCall, where: str = "") -> str:
 
 def error_line(event: ErrorEvent) -> str:
     return "  エラー: " + (event.message.strip().splitlines() or [""])[0]
+
+
+def progress_line(
+    event: RunEvent, steps: Mapping[str, str], statuses: Mapping[str, str], *, where: str = ""
+) -> str | None:
+    """The line of a stage (``[step] status``, with its percentage when it has one), a log
+    line, an error or an LLM call; None for other events. ``steps``/``statuses`` are the
+    agent's Japanese labels; ``where`` prefixes the place (``サブタスク 2: ``)."""
+    if isinstance(event, Stage):
+        label = steps.get(event.step, event.step)
+        percent = f"（{round(event.progress * 100)}%）" if event.progress is not None else ""
+        return f"[{where}{label}] {statuses.get(event.status, event.status)}{percent}"
+    if isinstance(event, Log):
+        return f"  {where}{event.msg}"
+    if isinstance(event, ErrorEvent):
+        return error_line(event)
+    if isinstance(event, LLMCall):
+        return llm_call_line(event, where)
+    return None

@@ -8,17 +8,17 @@ it abort in flight once ``event`` is set.
 
 from __future__ import annotations
 
-import threading
+from typing import Unpack
 
-from keiri_agent.config import LLMRole, ModelRef, Settings
-from keiri_agent.events import EventEmitter
+from keiri_agent.config import LLMRole, ModelRef
 from keiri_agent.llm.cancel import cancellable
-from keiri_agent.llm.client import EmbeddingClient, LLMClient, StructuredMethod
+from keiri_agent.llm.client import ClientOptions, EmbeddingClient, LLMClient, StructuredMethod
 from keiri_agent.llm.providers import build_chat_model, build_embeddings
 from keiri_agent.llm.retry import RetryPolicy
-from keiri_agent.llm.usage import UsageLedger, UsageRecord, UsageTotals
+from keiri_agent.llm.usage import UsageLedger, UsageRecord, UsageSums, UsageTotals
 
 __all__ = [
+    "ClientOptions",
     "EmbeddingClient",
     "LLMClient",
     "LLMRole",
@@ -27,6 +27,7 @@ __all__ = [
     "StructuredMethod",
     "UsageLedger",
     "UsageRecord",
+    "UsageSums",
     "UsageTotals",
     "build_chat_model",
     "build_embeddings",
@@ -36,29 +37,14 @@ __all__ = [
 ]
 
 
-def get_llm(
-    role: LLMRole | str = LLMRole.DEFAULT,
-    *,
-    settings: Settings | None = None,
-    events: EventEmitter | None = None,
-    ledger: UsageLedger | None = None,
-    node_id: str | None = None,
-    cancel: threading.Event | None = None,
-) -> LLMClient:
+def get_llm(role: LLMRole | str = LLMRole.DEFAULT, **options: Unpack[ClientOptions]) -> LLMClient:
     """A chat client for ``role``; the model is built (and keys checked) on first use.
 
     With ``cancel``, setting the event aborts the client's call in flight (see ``llm.cancel``).
     """
-    return LLMClient(
-        role, settings=settings, events=events, ledger=ledger, node_id=node_id, cancel=cancel
-    )
+    return LLMClient(role, **options)
 
 
-def get_embedder(
-    *,
-    settings: Settings | None = None,
-    events: EventEmitter | None = None,
-    ledger: UsageLedger | None = None,
-) -> EmbeddingClient:
+def get_embedder(**options: Unpack[ClientOptions]) -> EmbeddingClient:
     """The embedding client; check ``.configured`` before relying on dense retrieval."""
-    return EmbeddingClient(settings=settings, events=events, ledger=ledger)
+    return EmbeddingClient(**options)

@@ -17,7 +17,7 @@ import copy
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, Literal, TypedDict, TypeVar, Unpack, cast
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
@@ -33,7 +33,7 @@ from keiri_agent.llm.repair import Check, structured_call
 from keiri_agent.llm.retry import RetryPolicy, classify_failure, to_block_error
 from keiri_agent.llm.usage import UsageLedger, UsageRecord, usage_from_message
 
-__all__ = ["EmbeddingClient", "LLMClient", "StructuredMethod"]
+__all__ = ["Binding", "ClientOptions", "EmbeddingClient", "LLMClient", "StructuredMethod"]
 
 M = TypeVar("M", bound=BaseModel)
 B = TypeVar("B", bound="_Bound")
@@ -41,51 +41,46 @@ R = TypeVar("R")
 StructuredMethod = Literal["json_schema", "function_calling"]
 
 
+class Binding(TypedDict, total=False):
+    """Where a client reports its calls and what stops them (see ``_Bound.bind``)."""
+
+    events: EventEmitter | None
+    ledger: UsageLedger | None
+    node_id: str | None
+    cancel: threading.Event | None
+
+
+class ClientOptions(Binding, total=False):
+    """What every client takes besides its role and model; ``None`` means the default."""
+
+    settings: Settings | None
+    retry: RetryPolicy | None
+
+
 class _Bound:
     """What a client and an embedder share: settings, role, events, ledger, retry policy."""
 
-    def __init__(
-        self,
-        role: LLMRole | str,
-        *,
-        settings: Settings | None,
-        events: EventEmitter | None,
-        ledger: UsageLedger | None,
-        node_id: str | None,
-        retry: RetryPolicy | None,
-        cancel: threading.Event | None = None,
-    ) -> None:
+    def __init__(self, role: LLMRole | str, **options: Unpack[ClientOptions]) -> None:
         self.role = LLMRole(role)
-        self.cancel = cancel
+        settings = options.get("settings")
         self.settings = settings if settings is not None else load_settings()
-        self.events = events
-        self.ledger = ledger
-        self.node_id = node_id
-        self.retry = retry or RetryPolicy(
+        self.events = options.get("events")
+        self.ledger = options.get("ledger")
+        self.node_id = options.get("node_id")
+        self.cancel = options.get("cancel")
+        self.retry = options.get("retry") or RetryPolicy(
             max_retries=self.settings.keiri_llm_max_retries,
             backoff_s=self.settings.keiri_llm_retry_backoff_s,
         )
         self._lock = threading.Lock()
 
-    def bind(
-        self: B,
-        *,
-        events: EventEmitter | None = None,
-        node_id: str | None = None,
-        ledger: UsageLedger | None = None,
-        cancel: threading.Event | None = None,
-    ) -> B:
+    def bind(self: B, **binding: Unpack[Binding]) -> B:
         """A copy reporting to ``events``/``ledger`` as ``node_id`` (and stopping on
-        ``cancel``); the model is shared."""
+        ``cancel``); what is ``None`` or left out stays as it is, and the model is shared."""
         bound = copy.copy(self)
-        if cancel is not None:
-            bound.cancel = cancel
-        if events is not None:
-            bound.events = events
-        if node_id is not None:
-            bound.node_id = node_id
-        if ledger is not None:
-            bound.ledger = ledger
+        for name, value in binding.items():
+            if value is not None:
+                setattr(bound, name, value)
         return bound
 
     @property
@@ -135,6 +130,25 @@ class _Bound:
             self.events.emit("llm_call", node_id=self.node_id, **record.as_event_fields())
         return record
 
+    def _attempt(
+        self,
+        call: Callable[[], R],
+        *,
+        started: float,
+        sleep: Callable[[float], None] = time.sleep,
+        structured: bool = False,
+        streamed: bool = False,
+    ) -> tuple[R, int]:
+        """``call`` under the retry policy: (result, attempts). A call that still fails is
+        accounted (``llm_call`` event, ledger) before its ``BlockError`` is raised."""
+        try:
+            return self.retry.call(call, describe=self._describe(), sleep=sleep)
+        except BlockError as exc:
+            attempts = int(exc.details.get("attempts", 1))
+            flags = {"structured": structured, "streamed": streamed}
+            self._record(started=started, attempts=attempts, message=None, error=exc, **flags)
+            raise
+
     def _run(
         self,
         fn: Callable[[], R],
@@ -151,24 +165,15 @@ class _Bound:
         started = time.perf_counter()
         describe = self._describe()
         cancel = self.cancel or current_cancel()
-        try:
-            if cancel is None:
-                result, attempts = self.retry.call(fn, describe=describe)
-            else:
-                result, attempts = self.retry.call(
-                    lambda: run_cancellable(afn, cancel, describe),
-                    describe=describe,
-                    sleep=cancellable_sleep(cancel, describe),
-                )
-        except BlockError as exc:
-            self._record(
+        if cancel is None:
+            result, attempts = self._attempt(fn, started=started, structured=structured)
+        else:
+            result, attempts = self._attempt(
+                lambda: run_cancellable(afn, cancel, describe),
                 started=started,
-                attempts=int(exc.details.get("attempts", 1)),
-                message=None,
-                error=exc,
+                sleep=cancellable_sleep(cancel, describe),
                 structured=structured,
             )
-            raise
         self._record(
             started=started,
             attempts=attempts,
@@ -186,24 +191,11 @@ class LLMClient(_Bound):
         self,
         role: LLMRole | str = LLMRole.DEFAULT,
         *,
-        settings: Settings | None = None,
-        events: EventEmitter | None = None,
-        ledger: UsageLedger | None = None,
-        node_id: str | None = None,
-        retry: RetryPolicy | None = None,
         timeout_s: float | None = None,
         model: BaseChatModel | None = None,
-        cancel: threading.Event | None = None,
+        **options: Unpack[ClientOptions],
     ) -> None:
-        super().__init__(
-            role,
-            settings=settings,
-            events=events,
-            ledger=ledger,
-            node_id=node_id,
-            retry=retry,
-            cancel=cancel,
-        )
+        super().__init__(role, **options)
         self.timeout_s = timeout_s
         self._model = model
 
@@ -283,17 +275,7 @@ class LLMClient(_Bound):
             iterator = iter(model.stream(messages))
             return iterator, next(iterator, None)
 
-        try:
-            (iterator, first), attempts = self.retry.call(open_stream, describe=describe)
-        except BlockError as exc:
-            self._record(
-                started=started,
-                attempts=int(exc.details.get("attempts", 1)),
-                message=None,
-                error=exc,
-                streamed=True,
-            )
-            raise
+        (iterator, first), attempts = self._attempt(open_stream, started=started, streamed=True)
         total: AIMessageChunk | None = None
         chunk: BaseMessage | None = first
         try:
@@ -322,23 +304,9 @@ class EmbeddingClient(_Bound):
     """
 
     def __init__(
-        self,
-        *,
-        settings: Settings | None = None,
-        events: EventEmitter | None = None,
-        ledger: UsageLedger | None = None,
-        node_id: str | None = None,
-        retry: RetryPolicy | None = None,
-        model: Embeddings | None = None,
+        self, *, model: Embeddings | None = None, **options: Unpack[ClientOptions]
     ) -> None:
-        super().__init__(
-            LLMRole.EMBEDDING,
-            settings=settings,
-            events=events,
-            ledger=ledger,
-            node_id=node_id,
-            retry=retry,
-        )
+        super().__init__(LLMRole.EMBEDDING, **options)
         self._model = model
 
     @property

@@ -8,6 +8,8 @@ naming the variables to set. SDK-level retries are disabled (``max_retries=0``) 
 
 from __future__ import annotations
 
+from typing import Any
+
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from pydantic import SecretStr
@@ -41,6 +43,23 @@ def _secret(value: SecretStr | None) -> SecretStr:
     return value
 
 
+def _openai_connection(ref: ModelRef, settings: Settings) -> dict[str, Any]:
+    """Where an OpenAI or Azure OpenAI model is and its key, under the argument names that
+    LangChain's chat and embedding classes both accept."""
+    if ref.provider == "azure":
+        return {
+            "azure_deployment": ref.model,
+            "azure_endpoint": settings.azure_openai_endpoint,
+            "api_version": settings.openai_api_version,
+            "api_key": _secret(settings.azure_openai_api_key),
+        }
+    return {
+        "model": ref.model,
+        "api_key": _openai_key(settings),
+        "base_url": settings.openai_base_url,
+    }
+
+
 def build_chat_model(
     ref: ModelRef,
     settings: Settings,
@@ -52,32 +71,17 @@ def build_chat_model(
     _require(settings, ref, purpose)
     timeout = timeout_s if timeout_s is not None else settings.keiri_llm_timeout_s
     temperature = settings.keiri_llm_temperature
-    if ref.provider == "openai":
-        from langchain_openai import ChatOpenAI
+    if ref.provider in ("openai", "azure"):
+        from langchain_openai import AzureChatOpenAI, ChatOpenAI
 
-        return ChatOpenAI(
-            model=ref.model,
-            api_key=_openai_key(settings),
-            base_url=settings.openai_base_url,
+        chat_class = AzureChatOpenAI if ref.provider == "azure" else ChatOpenAI
+        return chat_class(
+            **_openai_connection(ref, settings),
             timeout=timeout,
             max_retries=0,
             temperature=temperature,
             stream_usage=True,
             # Chat Completions is what every OpenAI-compatible server speaks.
-            use_responses_api=False,
-        )
-    if ref.provider == "azure":
-        from langchain_openai import AzureChatOpenAI
-
-        return AzureChatOpenAI(
-            azure_deployment=ref.model,
-            azure_endpoint=settings.azure_openai_endpoint,
-            api_version=settings.openai_api_version,
-            api_key=_secret(settings.azure_openai_api_key),
-            timeout=timeout,
-            max_retries=0,
-            temperature=temperature,
-            stream_usage=True,
             use_responses_api=False,
         )
     if ref.provider == "anthropic":
@@ -113,29 +117,15 @@ def build_embeddings(
         )
     _require(settings, ref, "embedding")
     timeout = timeout_s if timeout_s is not None else settings.keiri_llm_timeout_s
-    if ref.provider == "openai":
-        from langchain_openai import OpenAIEmbeddings
+    if ref.provider in ("openai", "azure"):
+        from langchain_openai import AzureOpenAIEmbeddings, OpenAIEmbeddings
 
-        return OpenAIEmbeddings(
-            model=ref.model,
-            openai_api_key=_openai_key(settings),
-            openai_api_base=settings.openai_base_url,
+        embeddings_class = AzureOpenAIEmbeddings if ref.provider == "azure" else OpenAIEmbeddings
+        return embeddings_class(
+            **{"model": ref.model, **_openai_connection(ref, settings)},
             request_timeout=timeout,
             max_retries=0,
             # The length check needs tiktoken's files from the network; callers chunk text.
-            check_embedding_ctx_length=False,
-        )
-    if ref.provider == "azure":
-        from langchain_openai import AzureOpenAIEmbeddings
-
-        return AzureOpenAIEmbeddings(
-            model=ref.model,
-            deployment=ref.model,
-            azure_endpoint=settings.azure_openai_endpoint,
-            openai_api_version=settings.openai_api_version,
-            openai_api_key=_secret(settings.azure_openai_api_key),
-            request_timeout=timeout,
-            max_retries=0,
             check_embedding_ctx_length=False,
         )
     raise ConfigurationError(

@@ -165,23 +165,35 @@ def _observation(schema: type[BaseModel], problem: _UnusableReplyError) -> str:
     )
 
 
-def _truncated(client: LLMClient, schema: type[BaseModel], raw: str) -> LLMOutputError:
-    return LLMOutputError(
-        f"LLM の出力が長さの上限で途中で切れました（{client.role.value}、{schema.__name__}）。",
-        code=ErrorCode.OUTPUT_TRUNCATED,
-        hint="モデル・サーバーの出力トークンの上限（max_tokens）を上げるか、依頼を分ける・入力を減らすなどして"
+# Why a reply stopped early -> (code, message, hint). Neither is repaired: asking again the same
+# way cannot fix a reply cut at the length limit or stopped by a content filter.
+_STOPPED: dict[str, tuple[ErrorCode, str, str]] = {
+    "length": (
+        ErrorCode.OUTPUT_TRUNCATED,
+        "LLM の出力が長さの上限で途中で切れました（{role}、{schema}）。",
+        "モデル・サーバーの出力トークンの上限（max_tokens）を上げるか、依頼を分ける・入力を減らすなどして"
         "出力が短くなるようにして再実行してください。",
-        details=_details(client, schema, raw, finish_reason="length"),
-    )
-
-
-def _filtered(client: LLMClient, schema: type[BaseModel], raw: str) -> LLMOutputError:
-    return LLMOutputError(
-        f"LLM の応答がプロバイダーのコンテンツフィルターで止められました（{client.role.value}）。",
-        code=ErrorCode.OUTPUT_FILTERED,
-        hint="入力や依頼文に不適切と判定されうる表現がないか確認し、言い換えて再実行してください"
+    ),
+    "content_filter": (
+        ErrorCode.OUTPUT_FILTERED,
+        "LLM の応答がプロバイダーのコンテンツフィルターで止められました（{role}）。",
+        "入力や依頼文に不適切と判定されうる表現がないか確認し、言い換えて再実行してください"
         "（Azure OpenAI ではデプロイのコンテンツフィルター設定も確認してください）。",
-        details=_details(client, schema, raw, finish_reason="content_filter"),
+    ),
+}
+
+
+_SDK_STOPS = (openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError)
+
+
+def _stopped(client: LLMClient, schema: type[BaseModel], raw: str, reason: str) -> LLMOutputError:
+    """The error of a reply stopped for ``reason`` (a key of ``_STOPPED``)."""
+    code, message, hint = _STOPPED[reason]
+    return LLMOutputError(
+        message.format(role=client.role.value, schema=schema.__name__),
+        code=code,
+        hint=hint,
+        details=_details(client, schema, raw, finish_reason=reason),
     )
 
 
@@ -207,9 +219,9 @@ def _completion_text(
 def _check_finish(client: LLMClient, schema: type[BaseModel], raw: AIMessage) -> None:
     reason = finish_reason_of(raw)
     if reason in TRUNCATED_REASONS:
-        raise _truncated(client, schema, _reply_text(raw))
+        raise _stopped(client, schema, _reply_text(raw), "length")
     if reason in FILTERED_REASONS:
-        raise _filtered(client, schema, _reply_text(raw))
+        raise _stopped(client, schema, _reply_text(raw), "content_filter")
 
 
 def _failed(
@@ -267,22 +279,27 @@ def structured_call(
     )
     conversation = _as_messages(messages)
 
+    def stopped(
+        exc: openai.LengthFinishReasonError | openai.ContentFilterFinishReasonError,
+    ) -> LLMOutputError:
+        # The OpenAI SDK raises on these finish reasons before LangChain sees the reply.
+        length = isinstance(exc, openai.LengthFinishReasonError)
+        return _stopped(
+            client, schema, _completion_text(exc), "length" if length else "content_filter"
+        )
+
     def ask() -> AIMessage:
         try:
             result = runnable.invoke(conversation)
-        except openai.LengthFinishReasonError as exc:
-            raise _truncated(client, schema, _completion_text(exc)) from exc
-        except openai.ContentFilterFinishReasonError as exc:
-            raise _filtered(client, schema, _completion_text(exc)) from exc
+        except _SDK_STOPS as exc:
+            raise stopped(exc) from exc
         return cast(AIMessage, cast(dict[str, Any], result)["raw"])
 
     async def aask() -> AIMessage:
         try:
             result = await runnable.ainvoke(conversation)
-        except openai.LengthFinishReasonError as exc:
-            raise _truncated(client, schema, _completion_text(exc)) from exc
-        except openai.ContentFilterFinishReasonError as exc:
-            raise _filtered(client, schema, _completion_text(exc)) from exc
+        except _SDK_STOPS as exc:
+            raise stopped(exc) from exc
         return cast(AIMessage, cast(dict[str, Any], result)["raw"])
 
     round_number = 0

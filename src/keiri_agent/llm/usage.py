@@ -8,12 +8,13 @@ to a ``UsageLedger``, which sums the calls of one run for the UI, the CLI and th
 from __future__ import annotations
 
 import threading
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass
+from typing import Any, Self
 
 from langchain_core.messages import BaseMessage
+from pydantic import BaseModel, Field
 
-__all__ = ["UsageLedger", "UsageRecord", "UsageTotals", "usage_from_message"]
+__all__ = ["UsageLedger", "UsageRecord", "UsageSums", "UsageTotals", "usage_from_message"]
 
 
 @dataclass(frozen=True)
@@ -37,15 +38,27 @@ class UsageRecord:
         return asdict(self)
 
 
-@dataclass
-class UsageTotals:
+class UsageSums(BaseModel):
+    """The sums over a set of LLM calls (what an agent's result reports as its usage)."""
+
     calls: int = 0
     failed_calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     total_tokens: int = 0
     latency_ms: float = 0.0
-    by_model: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, sums: UsageSums) -> Self:
+        """The sums of ``sums`` (a run's ``UsageTotals``, say), latency rounded to the µs."""
+        own = sums.model_dump(include=set(UsageSums.model_fields))
+        return cls(**{**own, "latency_ms": round(sums.latency_ms, 3)})
+
+
+class UsageTotals(UsageSums):
+    """The sums of one run, overall and per ``provider:model``."""
+
+    by_model: dict[str, dict[str, float]] = Field(default_factory=dict)
 
 
 class UsageLedger:

@@ -59,21 +59,21 @@ def current_request_id() -> str | None:
 
 
 @contextlib.contextmanager
-def request_context(request_id: str) -> Iterator[None]:
-    token = _request_id.set(request_id)
+def _scoped(var: ContextVar[str | None], value: str) -> Iterator[None]:
+    """``var`` is ``value`` inside the block (in this thread or task), as it was after it."""
+    token = var.set(value)
     try:
         yield
     finally:
-        _request_id.reset(token)
+        var.reset(token)
 
 
-@contextlib.contextmanager
-def task_context(task_id: str) -> Iterator[None]:
-    token = _task_id.set(task_id)
-    try:
-        yield
-    finally:
-        _task_id.reset(token)
+def request_context(request_id: str) -> contextlib.AbstractContextManager[None]:
+    return _scoped(_request_id, request_id)
+
+
+def task_context(task_id: str) -> contextlib.AbstractContextManager[None]:
+    return _scoped(_task_id, task_id)
 
 
 class RedactTokens(logging.Filter):

@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
@@ -41,6 +41,7 @@ from keiri_agent.server.tasks import TaskRegistry
 __all__ = ["METRICS_CONTENT_TYPE", "ServerMetrics", "readiness"]
 
 METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+M = TypeVar("M", Counter, Histogram)
 DURATION_BUCKETS = (0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600)
 
 
@@ -109,34 +110,34 @@ class ServerMetrics:
     def __init__(self, registry: TaskRegistry) -> None:
         self.registry = CollectorRegistry()
         self.registry.register(_LiveTasks(registry))
-        self.settled = Counter(
+        self.settled = self._metric(
+            Counter,
             "keiri_tasks_settled",
             "Tasks that reached a status other than queued or running.",
             ["kind", "status"],
-            registry=self.registry,
         )
-        self.duration = Histogram(
+        self.duration = self._metric(
+            Histogram,
             "keiri_task_duration_seconds",
             "How long each run of a task took.",
             ["kind"],
             buckets=DURATION_BUCKETS,
-            registry=self.registry,
         )
-        self.tokens = Counter(
-            "keiri_llm_tokens",
-            "LLM tokens used by tasks.",
-            ["kind", "direction"],
-            registry=self.registry,
+        self.tokens = self._metric(
+            Counter, "keiri_llm_tokens", "LLM tokens used by tasks.", ["kind", "direction"]
         )
-        self.requests = Counter(
-            "keiri_http_requests",
-            "HTTP requests answered.",
-            ["method", "status"],
-            registry=self.registry,
+        self.requests = self._metric(
+            Counter, "keiri_http_requests", "HTTP requests answered.", ["method", "status"]
         )
         self._started: dict[str, float] = {}
         self._lock = threading.Lock()
         registry.observers.append(self)
+
+    def _metric(
+        self, kind: type[M], name: str, documentation: str, labels: list[str], **options: Any
+    ) -> M:
+        """A ``Counter``/``Histogram`` of this app, kept in its own registry."""
+        return kind(name, documentation, labels, registry=self.registry, **options)
 
     def on_event(self, task: Task, event: RunEvent) -> None:
         if isinstance(event, LLMCall):

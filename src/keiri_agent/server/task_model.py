@@ -21,11 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 from keiri_agent.events import EventStream
 from keiri_agent.sandbox import SandboxExecutor
+from keiri_agent.server.errors import ApiError
 
 if TYPE_CHECKING:
     from keiri_agent.server.store import Lease
 
-__all__ = ["ACTIVE", "EVENTS_FILE", "FINISHED", "PAUSED", "Task", "TaskStatus", "now"]
+__all__ = ["ACTIVE", "EVENTS_FILE", "FINISHED", "PAUSED", "Task", "TaskStatus", "conflict", "now"]
 
 EVENTS_FILE = "events.jsonl"
 
@@ -60,6 +61,27 @@ _PERSISTED = (
     "cancel_requested",
     "interruptions",
 )
+
+
+# The status an action needs -> the 409's code, message and hint when the task is not in it.
+_NOT_IN = {
+    TaskStatus.WAITING_INPUT: (
+        "TASK_NOT_WAITING",
+        "このタスクは入力待ちではありません（{status}）。",
+        "入力待ち（waiting_input）の Plan 実行・変換にだけ回答を送れます。",
+    ),
+    TaskStatus.INTERRUPTED: (
+        "TASK_NOT_INTERRUPTED",
+        "このタスクは中断されていません（{status}）。",
+        "サーバーの停止で中断した（interrupted）タスクだけをやり直せます。",
+    ),
+}
+
+
+def conflict(task: Task, code: str, message: str, hint: str) -> ApiError:
+    """The 409 of an action ``task``'s status does not allow."""
+    details = {"task_id": task.id, "status": str(task.status)}
+    return ApiError(409, code, message, hint=hint, details=details)
 
 
 def now() -> str:
@@ -109,6 +131,13 @@ class Task:
     @property
     def events_path(self) -> Path:
         return self.directory / EVENTS_FILE
+
+    def expect(self, status: TaskStatus) -> Task:
+        """This task, which an action needs in ``status`` (a 409 ``TASK_NOT_…`` otherwise)."""
+        if self.status != status:
+            code, message, hint = _NOT_IN[status]
+            raise conflict(self, code, message.format(status=self.status), hint)
+        return self
 
     def to_dict(self) -> dict[str, Any]:
         data = {"task_id": self.id, "status": str(self.status)}

@@ -60,7 +60,7 @@ from keiri_agent.server.store import (
     complete_lines,
     not_found,
 )
-from keiri_agent.server.task_model import EVENTS_FILE, Task, TaskStatus, now
+from keiri_agent.server.task_model import EVENTS_FILE, Task, TaskStatus, conflict, now
 from keiri_agent.workspace import confine
 
 __all__ = [
@@ -82,11 +82,6 @@ DEFAULT_LIST_LIMIT = 100
 Upload = tuple[str, IO[bytes]]  # (the client's file name, its content)
 _REQUEST: TypeAdapter[Any] = TypeAdapter(TaskRequest)
 log = logging.getLogger(__name__)
-
-
-def _conflict(task: Task, code: str, message: str, hint: str) -> ApiError:
-    details = {"task_id": task.id, "status": str(task.status)}
-    return ApiError(409, code, message, hint=hint, details=details)
 
 
 def shutting_down() -> ApiError:
@@ -193,14 +188,7 @@ class TaskRegistry:
         """Continue a task that waits for input: a plan task with ``answers`` resumes its plan
         run (finished nodes are reused); a conversion paused on CodeAct's question goes on with
         the answer ``text``."""
-        task = self.get(task_id)
-        if task.status != TaskStatus.WAITING_INPUT:
-            raise _conflict(
-                task,
-                "TASK_NOT_WAITING",
-                f"このタスクは入力待ちではありません（{task.status}）。",
-                "入力待ち（waiting_input）の Plan 実行・変換にだけ回答を送れます。",
-            )
+        task = self.get(task_id).expect(TaskStatus.WAITING_INPUT)
         files = self._files(task.directory)
         before = list(task.request.get("uploads", []))
         added = _save_uploads(files.uploads, uploads, keep=before)
@@ -221,14 +209,7 @@ class TaskRegistry:
 
     def retry(self, task_id: str) -> Task:
         """Run an interrupted task again: a plan task continues its run, others start over."""
-        task = self.get(task_id)
-        if task.status != TaskStatus.INTERRUPTED:
-            raise _conflict(
-                task,
-                "TASK_NOT_INTERRUPTED",
-                f"このタスクは中断されていません（{task.status}）。",
-                "サーバーの停止で中断した（interrupted）タスクだけをやり直せます。",
-            )
+        task = self.get(task_id).expect(TaskStatus.INTERRUPTED)
         return self.resume(task, self.runner_for(task), "中断したタスクを再開します。")
 
     def runner_for(self, task: Task) -> Runner:
@@ -240,7 +221,7 @@ class TaskRegistry:
         try:
             parsed = _REQUEST.validate_python(request)
         except ValidationError:
-            raise _conflict(
+            raise conflict(
                 task,
                 "TASK_NOT_RETRYABLE",
                 f"この種類のタスク（{task.kind}）はやり直せません。",
@@ -256,7 +237,7 @@ class TaskRegistry:
             raise shutting_down()
         with self._lock:
             if self.runtime.get(task.id) is not None:
-                raise _conflict(
+                raise conflict(
                     task,
                     "TASK_ACTIVE",
                     "このタスクは既に実行中です。",
@@ -264,7 +245,7 @@ class TaskRegistry:
                 )
             lease = Lease.take(task.directory)
             if lease is None:
-                raise _conflict(
+                raise conflict(
                     task,
                     "TASK_ACTIVE",
                     "このタスクは別のサーバープロセスが実行中です。",
@@ -316,7 +297,7 @@ class TaskRegistry:
         paused one before it goes on; 409 if it has finished."""
         task = self.get(task_id)
         if task.finished:
-            raise _conflict(
+            raise conflict(
                 task,
                 "TASK_FINISHED",
                 f"タスクは既に終了しています（{task.status}）。",

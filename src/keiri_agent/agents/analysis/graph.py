@@ -255,9 +255,8 @@ def route(state: AgentState) -> Literal["ask", "act", "finalize"]:
 def build_graph() -> CompiledStateGraph[AgentState, AnalysisContext, AgentState, AgentState]:
     """The compiled graph; invoke with ``context=AnalysisContext(...)``, no checkpointer."""
     builder = StateGraph(AgentState, context_schema=AnalysisContext)
-    builder.add_node("reason", reason)
-    builder.add_node("code_exec", code_exec)
-    builder.add_node("report", report)
+    for node in (reason, code_exec, report):
+        builder.add_node(node)  # named after the function
     builder.add_edge(START, "reason")
     builder.add_conditional_edges(
         "reason", route, {"ask": END, "act": "code_exec", "finalize": "report"}

@@ -17,7 +17,8 @@ import time
 from collections.abc import Sequence
 
 from keiri_agent.agents.analysis.models import ExecutionResult, ReportOutput
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.agents.deadline import deadline_error as past_deadline
+from keiri_agent.errors import BlockError
 from keiri_agent.llm.revise import MIN_JAPANESE_RATIO, is_japanese_text
 
 __all__ = [
@@ -41,6 +42,10 @@ JAPANESE_REWRITE_REQUEST = (
     "レポートの本文（title・conclusion・evidence・text セクション・suggestions）が日本語ではありません。"
     "内容と数値は変えずに、すべて日本語で書き直してください。"
 )
+_DEADLINE_HINT = (
+    "質問を絞る（列・期間を指定する）か、KEIRI_ANALYSIS_TURN_TIMEOUT_S を延ばして再実行してください。"
+    "ここまでの実行結果と図は作業ディレクトリに残っています。"
+)
 
 
 def has_visible_output(result: ExecutionResult) -> bool:
@@ -63,13 +68,7 @@ def is_japanese(report: ReportOutput) -> bool:
 
 
 def deadline_error(timeout_s: float, step: str) -> BlockError:
-    return BlockError(
-        f"分析の 1 ターンが制限時間（{timeout_s:g} 秒）を超えたため、{step} の前で打ち切りました。",
-        code=ErrorCode.TIMEOUT_ERROR,
-        hint="質問を絞る（列・期間を指定する）か、KEIRI_ANALYSIS_TURN_TIMEOUT_S を延ばして再実行してください。"
-        "ここまでの実行結果と図は作業ディレクトリに残っています。",
-        details={"step": step, "timeout_s": timeout_s},
-    )
+    return past_deadline("分析の 1 ターン", timeout_s, step, cut="前", hint=_DEADLINE_HINT)
 
 
 def check_deadline(deadline: float | None, timeout_s: float, step: str) -> None:

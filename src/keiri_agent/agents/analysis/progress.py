@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from keiri_agent.agents.execlog import error_summary
-from keiri_agent.events import CodeExec, CodeGen, ErrorEvent, LLMCall, Log, RunEvent, Stage
-from keiri_agent.events.follow import error_line, llm_call_line
+from keiri_agent.events import CodeExec, CodeGen, RunEvent
+from keiri_agent.events.follow import progress_line
 
 __all__ = ["STEP_LABELS", "describe_event"]
 
@@ -14,11 +14,6 @@ STATUS_LABELS = {"start": "開始", "done": "完了", "failed": "失敗"}
 
 def describe_event(event: RunEvent) -> str | None:
     """A Japanese one-liner for a progress event, or None for events not worth a line."""
-    if isinstance(event, Stage):
-        label = STEP_LABELS.get(event.step, event.step)
-        return f"[{label}] {STATUS_LABELS.get(event.status, event.status)}"
-    if isinstance(event, Log):
-        return f"  {event.msg}"
     if isinstance(event, CodeGen):
         return f"  コードを生成しました（{len(event.code.splitlines())} 行）"
     if isinstance(event, CodeExec):
@@ -26,8 +21,4 @@ def describe_event(event: RunEvent) -> str | None:
             return "  実行: 成功"
         why = error_summary(event.stderr)
         return "  実行: 失敗" + (f"（{why}）" if why else "")
-    if isinstance(event, ErrorEvent):
-        return error_line(event)
-    if isinstance(event, LLMCall):
-        return llm_call_line(event)
-    return None
+    return progress_line(event, STEP_LABELS, STATUS_LABELS)

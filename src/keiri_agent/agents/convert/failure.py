@@ -18,6 +18,7 @@ from keiri_agent.agents.convert.models import (
     UnsupportedFormatError,
     UnsupportedVizParamError,
 )
+from keiri_agent.agents.deadline import deadline_error as past_deadline
 from keiri_agent.errors import BlockError, ErrorCode
 
 __all__ = ["deadline_error", "fallback_failed", "fallback_reason", "sentence", "trigger_info"]
@@ -129,11 +130,8 @@ def fallback_failed(
 
 def deadline_error(timeout_s: float, step: str) -> BlockError:
     """The TIMEOUT_ERROR of a conversion that ran past its deadline."""
-    return BlockError(
-        f"変換タスクが制限時間（{timeout_s:g} 秒）を超えたため、{step} の途中で打ち切りました。",
-        code=ErrorCode.TIMEOUT_ERROR,
-        hint="入力をファイル名のパターンで絞る・依頼を分けるなどして小さくするか、"
-        "KEIRI_CONVERT_TIMEOUT_S を延ばして再実行してください。",
-        details={"step": step, "timeout_s": timeout_s},
-        recoverable=True,
+    hint = (
+        "入力をファイル名のパターンで絞る・依頼を分けるなどして小さくするか、"
+        "KEIRI_CONVERT_TIMEOUT_S を延ばして再実行してください。"
     )
+    return past_deadline("変換タスク", timeout_s, step, cut="途中", hint=hint, recoverable=True)

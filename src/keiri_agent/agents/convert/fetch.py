@@ -154,13 +154,14 @@ class _Copier:
             raise _too_many(source, max_files)
         total = sum(sizes)
         if total > self.max_bytes:
-            raise FetchError(
+            raise _too_large(
+                source,
                 f"'{source}' のファイルは合計 {_mb(total)} で、上限 {_mb(self.max_bytes)}"
                 " を超えるため取得しません。",
-                source=source,
-                code=ErrorCode.FILE_TOO_LARGE,
-                hint="ファイル名のパターンで対象を絞るか、KEIRI_CONVERT_MAX_BYTES を大きくしてください。",
-                details={"bytes": total, "limit": self.max_bytes, "files": len(sizes)},
+                "ファイル名のパターンで対象を絞るか、KEIRI_CONVERT_MAX_BYTES を大きくしてください。",
+                bytes=total,
+                limit=self.max_bytes,
+                files=len(sizes),
             )
 
     def target_for(self, rel: str) -> tuple[str, Path]:
@@ -186,12 +187,11 @@ class _Copier:
                 for chunk in chunks:
                     size += len(chunk)
                     if size > limit:
-                        raise FetchError(
+                        raise _too_large(
+                            source,
                             f"'{source}' の取得中に上限 {_mb(self.max_bytes)} を超えたため中止しました。",
-                            source=source,
-                            code=ErrorCode.FILE_TOO_LARGE,
-                            hint="対象を絞るか、KEIRI_CONVERT_MAX_BYTES を大きくしてください。",
-                            details={"limit": self.max_bytes},
+                            "対象を絞るか、KEIRI_CONVERT_MAX_BYTES を大きくしてください。",
+                            limit=self.max_bytes,
                         )
                     out.write(chunk)
         except OSError as exc:
@@ -289,11 +289,10 @@ def _walk(root: Path, text: str) -> Iterator[tuple[str, Path]]:
         for filename in sorted(filenames):
             seen += 1
             if seen > MAX_WALK_ENTRIES:
-                raise FetchError(
+                raise _too_large(
+                    text,
                     f"フォルダー '{text}' のファイルが多すぎます（{MAX_WALK_ENTRIES:,} 件超）。",
-                    source=text,
-                    code=ErrorCode.FILE_TOO_LARGE,
-                    hint="対象のファイルだけを入れたフォルダーを指定してください。",
+                    "対象のファイルだけを入れたフォルダーを指定してください。",
                 )
             if not _skipped(filename):
                 file = Path(dirpath) / filename
@@ -339,12 +338,18 @@ def _select(
 
 
 def _too_many(source: str, max_files: int) -> FetchError:
-    return FetchError(
+    return _too_large(
+        source,
         f"'{source}' のファイルが多すぎます（上限 {max_files} 件）。",
-        source=source,
-        code=ErrorCode.FILE_TOO_LARGE,
-        hint="ファイル名のパターン（例: 2024-*.csv）で対象を絞ってください。",
-        details={"max_files": max_files},
+        "ファイル名のパターン（例: 2024-*.csv）で対象を絞ってください。",
+        max_files=max_files,
+    )
+
+
+def _too_large(source: str, message: str, hint: str, **details: Any) -> FetchError:
+    """The FILE_TOO_LARGE refusal of ``source``: past a size or file-count limit."""
+    return FetchError(
+        message, source=source, code=ErrorCode.FILE_TOO_LARGE, hint=hint, details=details
     )
 
 

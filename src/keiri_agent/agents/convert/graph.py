@@ -372,14 +372,10 @@ def _after_fallback(state: ConvertState) -> Literal["finish", "ask"]:
 def build_graph() -> CompiledStateGraph[ConvertState, ConvertContext, ConvertState, ConvertState]:
     """The compiled graph; invoke with ``context=ConvertContext(...)``."""
     builder = StateGraph(ConvertState, context_schema=ConvertContext)
-    builder.add_node("interpret", interpret)
-    builder.add_node("fetch", fetch)
-    builder.add_node("convert", convert)
-    builder.add_node("viz", viz)
-    builder.add_node("fallback", fallback)
-    builder.add_node("finish", finish)
+    builder.add_sequence([interpret, fetch])  # nodes named after their functions
+    for node in (convert, viz, fallback, finish):
+        builder.add_node(node)
     builder.add_edge(START, "interpret")
-    builder.add_edge("interpret", "fetch")
     builder.add_conditional_edges(
         "fetch", _after_fetch, {"convert": "convert", "viz": "viz", "fallback": "fallback"}
     )

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from keiri_agent.agents.execlog import error_summary
-from keiri_agent.events import CodeExec, CodeGen, ErrorEvent, LLMCall, Log, RunEvent, Stage
-from keiri_agent.events.follow import error_line, llm_call_line
+from keiri_agent.events import CodeExec, CodeGen, ErrorEvent, RunEvent, Stage
+from keiri_agent.events.follow import progress_line
 
 __all__ = [
     "FALLBACK_STATUS",
@@ -65,24 +65,13 @@ def step_progress(step: str, status: str) -> float:
 
 def describe_event(event: RunEvent) -> str | None:
     """A Japanese one-liner for a progress event, or None for events not worth a line."""
-    if isinstance(event, Stage):
-        label = STEP_LABELS.get(event.step, event.step)
-        status = STATUS_LABELS.get(event.status, event.status)
-        percent = f"（{round(event.progress * 100)}%）" if event.progress is not None else ""
-        return f"[{label}] {status}{percent}"
-    if isinstance(event, Log):
-        return f"  {event.msg}"
     if isinstance(event, CodeGen):
         return f"  CodeAct: コードを生成しました（{len(event.code.splitlines())} 行）"
     if isinstance(event, CodeExec):
         outcome = {True: "成功", False: "失敗", None: "終了"}[event.success]
         why = error_summary(event.stderr) if event.success is False else ""
         return f"  CodeAct: 実行 {outcome}" + (f"（{why}）" if why else "")
-    if isinstance(event, ErrorEvent):
-        return error_line(event)
-    if isinstance(event, LLMCall):
-        return llm_call_line(event)
-    return None
+    return progress_line(event, STEP_LABELS, STATUS_LABELS)
 
 
 @dataclass

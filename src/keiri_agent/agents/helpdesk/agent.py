@@ -172,7 +172,7 @@ class HelpDeskAgent:
             japanese=check.japanese,
             revised=check.revised,
             omitted_subtasks=list(final.get("omitted_subtasks") or []),
-            usage=TokenUsage.from_totals(ledger.totals()),
+            usage=TokenUsage.of(ledger.totals()),
         )
         logger.info(
             "helpdesk: %s with %d subtasks (%d unresolved), %d tokens",

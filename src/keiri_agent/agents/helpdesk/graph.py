@@ -259,14 +259,9 @@ MainGraph = CompiledStateGraph[AgentState, HelpDeskContext, AgentState, AgentSta
 def build_subgraph() -> SubGraph:
     """One subtask's loop (seed 001 §5.2); invoke with ``context=HelpDeskContext(...)``."""
     workflow = StateGraph(AgentSubGraphState, context_schema=HelpDeskContext)
-    workflow.add_node("select_tools", select_tools)
-    workflow.add_node("execute_tools", execute_tools)
-    workflow.add_node("create_subtask_answer", create_subtask_answer)
-    workflow.add_node("reflect_subtask", reflect_subtask)
+    # Nodes named after their functions, each leading to the next.
+    workflow.add_sequence([select_tools, execute_tools, create_subtask_answer, reflect_subtask])
     workflow.add_edge(START, "select_tools")
-    workflow.add_edge("select_tools", "execute_tools")
-    workflow.add_edge("execute_tools", "create_subtask_answer")
-    workflow.add_edge("create_subtask_answer", "reflect_subtask")
     workflow.add_conditional_edges(
         "reflect_subtask",
         _should_continue_exec_subtask_flow,
@@ -322,9 +317,8 @@ def build_graph() -> MainGraph:
         return {"subtask_results": [subtask]}
 
     workflow = StateGraph(AgentState, context_schema=HelpDeskContext)
-    workflow.add_node("create_plan", create_plan)
-    workflow.add_node("execute_subtasks", execute_subtasks)
-    workflow.add_node("create_answer", create_answer)
+    for node in (create_plan, execute_subtasks, create_answer):
+        workflow.add_node(node)  # named after the function
     workflow.add_edge(START, "create_plan")
     workflow.add_conditional_edges(
         "create_plan", _should_continue_exec_subtasks, ["execute_subtasks"]

@@ -19,7 +19,7 @@ from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, Field
 
 from keiri_agent.agents.helpdesk.knowledge import SearchOutput
-from keiri_agent.llm import UsageTotals
+from keiri_agent.llm import UsageSums
 
 __all__ = [
     "MAX_CHALLENGE_COUNT",
@@ -131,26 +131,8 @@ class CitedSource(BaseModel):
         )
 
 
-class TokenUsage(BaseModel):
+class TokenUsage(UsageSums):
     """The LLM usage of one question (every call of every subtask)."""
-
-    calls: int = 0
-    failed_calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    total_tokens: int = 0
-    latency_ms: float = 0.0
-
-    @classmethod
-    def from_totals(cls, totals: UsageTotals) -> TokenUsage:
-        return cls(
-            calls=totals.calls,
-            failed_calls=totals.failed_calls,
-            input_tokens=totals.input_tokens,
-            output_tokens=totals.output_tokens,
-            total_tokens=totals.total_tokens,
-            latency_ms=round(totals.latency_ms, 3),
-        )
 
 
 AnswerStatus = Literal["answered", "partial", "unresolved"]

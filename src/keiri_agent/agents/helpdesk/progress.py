@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from keiri_agent.events import ErrorEvent, LLMCall, Log, RunEvent, Stage
-from keiri_agent.events.follow import error_line, llm_call_line
+from keiri_agent.events import RunEvent, Stage
+from keiri_agent.events.follow import progress_line
 
 __all__ = ["STATUS_LABELS", "STEP_LABELS", "Progress", "describe_event", "subtask_index"]
 
@@ -37,16 +37,7 @@ def _where(event: RunEvent) -> str:
 
 def describe_event(event: RunEvent) -> str | None:
     """A Japanese one-liner for a progress event, or None for events not worth a line."""
-    if isinstance(event, Stage):
-        label = STEP_LABELS.get(event.step, event.step)
-        return f"[{_where(event)}{label}] {STATUS_LABELS.get(event.status, event.status)}"
-    if isinstance(event, Log):
-        return f"  {_where(event)}{event.msg}"
-    if isinstance(event, ErrorEvent):
-        return error_line(event)
-    if isinstance(event, LLMCall):
-        return llm_call_line(event, _where(event))
-    return None
+    return progress_line(event, STEP_LABELS, STATUS_LABELS, where=_where(event))
 
 
 @dataclass
