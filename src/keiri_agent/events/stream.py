@@ -254,11 +254,13 @@ class EventStream:
     def _from_memory(self, pos: int) -> tuple[list[RunEvent] | None, int]:
         """Under the lock: the events after ``pos`` if memory still holds them all (else None,
         to be read from the log), and the newest id."""
-        oldest = self._last_id - len(self._tail) + 1  # the id of the first event held
-        if pos + 1 >= oldest or self._sink is None:
-            skip = max(pos + 1 - oldest, 0)
-            return list(islice(self._tail, skip, None)), self._last_id
-        return None, self._last_id
+        wanted = self._last_id - pos
+        if wanted > len(self._tail) and self._sink is not None:
+            return None, self._last_id
+        # From the newest end: a reader just behind costs what it reads, not the tail's length.
+        batch = list(islice(reversed(self._tail), max(min(wanted, len(self._tail)), 0)))
+        batch.reverse()
+        return batch, self._last_id
 
     def _next_batch(
         self, pos: int, cursor: LogCursor | None
