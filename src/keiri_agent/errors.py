@@ -1,26 +1,54 @@
-"""The exception tree of keiri-agent: every failure a user sees is a ``BlockError``.
+"""The exception tree of keiri-agent: everything raised on purpose is a ``KeiriError``.
+
+Every failure a user sees is a ``BlockError`` or carries the same code, message and hint.
 
 Seed 002 §9 forbids silent fallbacks: a failure is raised as a structured error with a code,
 a Japanese message, the details needed to find the cause, a snapshot of the inputs, a hint on
 how to fix it, and whether re-running can succeed. The UI, the CLI and the SSE stream all
 render the same ``to_dict()`` form.
 
+Every exception class of the package whose name ends in ``Error`` derives from ``KeiriError``;
+the tree below lists them all, each with the module that defines it when that is not this one
+(``tests/test_error_tree.py`` imports every module and compares, both ways). Signals that are
+not failures stay apart: ``blocks.base.InputRequired`` (a node pauses for the user's input),
+``plan._run.values.NotPersistable``, and private helpers such as ``_RefError``.
+
 Exception tree::
 
-    KeiriError                         base of everything this package raises on purpose
-     └── BlockError                    structured, user-facing (code/message/details/hint/...)
-          ├── ConfigurationError       CONFIGURATION_ERROR: a setting is missing or malformed
-          │    └── CredentialsMissingError   an LLM provider needs a key that is not set
-          ├── LLMError                 API_ERROR: the model provider failed after retries
-          │    ├── LLMTimeoutError     TIMEOUT_ERROR: every attempt timed out
-          │    └── LLMOutputError      OUTPUT_SCHEMA_MISMATCH: the reply did not fit the schema
-          │                            (OUTPUT_TRUNCATED, OUTPUT_FILTERED, OUTPUT_EMPTY by finish reason)
-          ├── PathEscapeError          PERMISSION_DENIED: a path leads outside its workspace
-          └── FileProcessingError      a file cannot be read as what it claims to be
-                                       (FILE_UNREADABLE, FILE_ENCRYPTED, FILE_TOO_LARGE,
-                                        UNSUPPORTED_FORMAT, ARCHIVE_UNSAFE); details['file'] names it
+    KeiriError                                            base of all this package raises on purpose
+     ├── BlockError                                       user-facing: code, message, hint, details
+     │    ├── ConfigurationError                          CONFIGURATION_ERROR: a setting is wrong
+     │    │    └── CredentialsMissingError                an LLM provider's key is not set
+     │    ├── LLMError                                    API_ERROR: the provider failed, retried
+     │    │    ├── LLMTimeoutError                        TIMEOUT_ERROR: every attempt timed out
+     │    │    └── LLMOutputError                         OUTPUT_SCHEMA_MISMATCH (OUTPUT_TRUNCATED,
+     │    │                                               OUTPUT_FILTERED, OUTPUT_EMPTY by finish)
+     │    ├── PathEscapeError                             PERMISSION_DENIED: a path leaves its root
+     │    ├── FileProcessingError                         a file is not what it claims to be:
+     │    │                                               FILE_UNREADABLE, FILE_ENCRYPTED,
+     │    │                                               FILE_TOO_LARGE, UNSUPPORTED_FORMAT,
+     │    │                                               ARCHIVE_UNSAFE; details['file'] names it
+     │    ├── PolicyError (sandbox.policy)                code breaks the sandbox's AST policy
+     │    ├── IsolationError (sandbox.layers)             a layer failed: the code does not run
+     │    ├── FetchError (agents.convert.models)          a conversion source cannot be fetched
+     │    ├── SchemaRefError (blocks.schema)              a spec's schema $ref does not resolve
+     │    ├── ReferenceSyntaxError (plan._dsl.refs)       INVALID_REFERENCE: a malformed ${...}
+     │    ├── ReferencePathError (plan._dsl.refs)         a reference leads nowhere in the data
+     │    ├── ReferenceValueError (plan._dsl.refs)        a value cannot be put into text
+     │    ├── ExpressionSyntaxError (plan._dsl.expr)      INVALID_EXPRESSION: does not parse
+     │    ├── ExpressionEvalError (plan._dsl.expr)        INVALID_EXPRESSION: wrong values
+     │    └── ApiError (server.errors)                    an HTTP failure with its own status
+     ├── LayerUnavailableError (sandbox.layers)           a layer this machine lacks: reported
+     │    ├── SeccompUnavailableError (sandbox.seccomp)   inactive with its Japanese ``reason``,
+     │    ├── LandlockUnavailableError (sandbox.landlock)  the other layers still apply
+     │    └── CgroupUnavailableError (sandbox.cgroups)
+     ├── UnsupportedFormatError (agents.convert.models)   also ValueError: the conversion's
+     ├── UnsupportedVizParamError (agents.convert.models)  fallback triggers, with to_dict()
+     ├── YamlLimitError (plan._dsl.loader)                also yaml.YAMLError: YAML_LIMIT
+     └── FieldError (blocks.ui.fields)                    a wrong answer to ui.interactive_input
 
-Codes are the seed's list plus the ones later work needs; new codes go into ``ErrorCode``.
+Codes are the seed's list plus the ones later work needs; new codes go into ``ErrorCode``. Plan
+validation and dry-run findings have their own codes: ``IssueCode`` (docs/issue-codes.md).
 """
 
 from __future__ import annotations

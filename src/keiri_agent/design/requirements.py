@@ -31,7 +31,7 @@ from keiri_agent.blocks.ui.fields import (
     problems_error,
 )
 from keiri_agent.design.models import Requirement, RequirementTarget
-from keiri_agent.plan import PlanIssue
+from keiri_agent.plan import IssueCode, PlanIssue
 
 __all__ = ["SCHEMA_TEMPLATES", "apply_answers", "build_requirements", "iter_nodes"]
 
@@ -257,7 +257,7 @@ def build_requirements(
             found += _node_requirements(node, spec)
     # Errors name problems the plan alone may not show (a plan that failed to parse).
     for issue in errors:
-        if issue.code == "UNRESOLVED_REFERENCE" and "vars" in issue.message:
+        if issue.code == IssueCode.UNRESOLVED_REFERENCE and "vars" in issue.message:
             match = _VAR_REF.search(issue.message)
             if match:
                 name = match.group(1)

@@ -45,14 +45,21 @@ from keiri_agent.errors import ErrorCode, LLMError, LLMOutputError
 from keiri_agent.llm import LLMClient
 from keiri_agent.llm.extract import extract_json_object
 from keiri_agent.llm.repair import describe_validation_error
-from keiri_agent.plan import PlanIssue, dry_run_source, load_config, parse_source, validate_text
+from keiri_agent.plan import (
+    IssueCode,
+    PlanIssue,
+    dry_run_source,
+    load_config,
+    parse_source,
+    validate_text,
+)
 
 __all__ = ["REQUIREMENT_FINDINGS", "Asker", "Wiring", "prompt_size"]
 
 M = TypeVar("M", bound=BaseModel)
 Messages = list[tuple[str, str]]
 # Dry-run findings the user answers (a value still unknown), not the model: no repair.
-REQUIREMENT_FINDINGS = frozenset({"DRY_RUN_NO_SAMPLE"})
+REQUIREMENT_FINDINGS = frozenset({IssueCode.DRY_RUN_NO_SAMPLE})
 
 
 def prompt_size(messages: Messages) -> tuple[int, int]:

@@ -201,7 +201,7 @@ class NodeSkipped(RunEvent):
     condition: str | None = None
 
 
-class NodeError(RunEvent):
+class NodeFailed(RunEvent):
     event: Literal["node_error"] = "node_error"
     error: JsonDict  # BlockError.to_dict()
     retry: int = 0
@@ -303,7 +303,7 @@ AnyEvent = Annotated[
     | NodeStart
     | NodeComplete
     | NodeSkipped
-    | NodeError
+    | NodeFailed
     | NodeWaiting
     | LoopIteration
     | PlanComplete

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
         truthy,
     )
     from keiri_agent.plan._dsl.expr_parse import compile_when, parse_expression
+    from keiri_agent.plan._dsl.issue_codes import IssueCode
     from keiri_agent.plan._dsl.issues import (
         Loc,
         PlanIssue,
@@ -131,6 +132,7 @@ _LOCATIONS: dict[str, str] = {
     "find_run": "_run.runstate",
     "format_path": "_dsl.issues",
     "initial_values": "_run.session_state",
+    "IssueCode": "_dsl.issue_codes",
     "iter_references": "_dsl.refs",
     "list_plan_runs": "_run.runstate",
     "load_config": "_validate.validator",
@@ -207,6 +209,7 @@ __all__ = [
     "DryRunReport",
     "ExpressionEvalError",
     "ExpressionSyntaxError",
+    "IssueCode",
     "Loc",
     "LoopNode",
     "Node",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from keiri_agent.sandbox.executor import SandboxExecutor, default_executor, run
 from keiri_agent.sandbox.layers import LayerStatus
-from keiri_agent.sandbox.outcome import ExecutionError, ExecutionOutcome, LayerReport
+from keiri_agent.sandbox.outcome import ExecutionFailure, ExecutionOutcome, LayerReport
 from keiri_agent.sandbox.policy import PolicyError, PolicyViolation, check_code
 from keiri_agent.sandbox.probe import probe_layers
 from keiri_agent.sandbox.profiles import (
@@ -25,7 +25,7 @@ __all__ = [
     "ANALYSIS",
     "CODEACT",
     "PROFILES",
-    "ExecutionError",
+    "ExecutionFailure",
     "ExecutionOutcome",
     "LayerReport",
     "LayerStatus",

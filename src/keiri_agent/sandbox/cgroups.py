@@ -25,6 +25,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from keiri_agent.sandbox.layers import LayerUnavailableError
+
 __all__ = [
     "CONTROLLERS",
     "ActionCgroup",
@@ -39,12 +41,8 @@ REMOVE_ATTEMPTS = 100  # rmdir fails with EBUSY until the last task has left
 REMOVE_PAUSE_S = 0.01
 
 
-class CgroupUnavailableError(Exception):
+class CgroupUnavailableError(LayerUnavailableError):
     """No usable cgroup for the jail; ``reason`` says why in Japanese."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 def _own_cgroups() -> dict[str, str]:

@@ -30,7 +30,7 @@ from keiri_agent.sandbox.jail import find_bwrap
 from keiri_agent.sandbox.jailserver import JailServer
 from keiri_agent.sandbox.layers import PROPERTY_NAMES, LayerStatus
 from keiri_agent.sandbox.outcome import (
-    ExecutionError,
+    ExecutionFailure,
     ExecutionOutcome,
     LayerReport,
     outcome_from_supervisor,
@@ -160,7 +160,7 @@ class SandboxExecutor:
         except BlockError as exc:  # a syntax error: the code cannot run at all
             return ExecutionOutcome(
                 success=False,
-                error=ExecutionError(
+                error=ExecutionFailure(
                     type="SyntaxError",
                     message=exc.message,
                     traceback=[],
@@ -269,7 +269,7 @@ def _refused(exc: PolicyError, profile: SandboxProfile) -> ExecutionOutcome:
     lines = [f"{v.get('line')} 行目: {v.get('message')}" for v in violations]
     return ExecutionOutcome(
         success=False,
-        error=ExecutionError(
+        error=ExecutionFailure(
             type="PolicyViolation",
             message=exc.message,
             traceback=lines,

@@ -35,6 +35,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from keiri_agent.sandbox.layers import LayerUnavailableError
+
 __all__ = [
     "ACCESS_FS_READ_ONLY",
     "LandlockResult",
@@ -116,12 +118,8 @@ PRELOADED_PACKAGES = (
 )  # fmt: skip
 
 
-class LandlockUnavailableError(Exception):
+class LandlockUnavailableError(LayerUnavailableError):
     """Landlock cannot be used here; ``reason`` says why in Japanese (for LayerStatus.detail)."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 class _RulesetAttr(ctypes.Structure):

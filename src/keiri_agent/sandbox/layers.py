@@ -1,10 +1,10 @@
-"""The vocabulary of the isolation layers: their names, their status, their failure."""
+"""The vocabulary of the isolation layers: their names, their status, their failures."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, KeiriError
 
 __all__ = [
     "ACTION_LAYER_NAMES",
@@ -14,6 +14,7 @@ __all__ = [
     "PROPERTY_NAMES",
     "IsolationError",
     "LayerStatus",
+    "LayerUnavailableError",
 ]
 
 # Applied by the worker to itself (``isolation``), in this order.
@@ -25,6 +26,18 @@ HOST_LAYER_NAMES = ("namespaces", "readonly_binds", "no_root_file_ops", "lock")
 # Every property of the sandbox, as ``keiri-agent sandbox doctor`` and each outcome list them.
 PROPERTY_NAMES = (*HOST_LAYER_NAMES[:2], *ACTION_LAYER_NAMES, *LAYER_NAMES, *HOST_LAYER_NAMES[2:])
 DEFAULT_HINT = "サンドボックスを実行できない環境です。`keiri-agent doctor` で確認してください。"
+
+
+class LayerUnavailableError(KeiriError):
+    """A layer this machine cannot provide; ``reason`` says why in Japanese.
+
+    Not a failure of the code being run: the caller reports the layer as inactive
+    (``LayerStatus.detail`` is the reason) and goes on with the layers that remain.
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ __all__ = [
     "MAX_TRACEBACK_LINE_CHARS",
     "MAX_WARNINGS",
     "WORKER_EXIT_COMPLETED",
-    "ExecutionError",
+    "ExecutionFailure",
     "ExecutionOutcome",
     "KilledBy",
     "LayerReport",
@@ -63,7 +63,7 @@ KilledBy = Literal["cpu", "memory", "wall", "output", "fsize", "policy"]
 KILLED_BY_VALUES: frozenset[str] = frozenset(get_args(KilledBy))
 
 
-class ExecutionError(BaseModel):
+class ExecutionFailure(BaseModel):
     """Why the user's code failed: exception type, message and its own traceback lines."""
 
     model_config = ConfigDict(frozen=True)
@@ -94,7 +94,7 @@ class ExecutionOutcome(BaseModel):
     stderr: str = ""
     stdout_truncated: bool = False
     stderr_truncated: bool = False
-    error: ExecutionError | None = None
+    error: ExecutionFailure | None = None
     files_created: list[str] = Field(default_factory=list)
     duration_s: float = 0.0
     peak_memory_bytes: int = 0
@@ -190,7 +190,7 @@ def outcome_from_report(
         kill = "fsize"
     completed = exit_code == WORKER_EXIT_COMPLETED and signal_number is None
     success = completed and kill is None
-    error: ExecutionError | None = None
+    error: ExecutionFailure | None = None
     result: Any = None
     if success:
         result, result_warnings = bound_json(parsed.get("result"))
@@ -269,7 +269,7 @@ def outcome_from_supervisor(raw: object) -> ExecutionOutcome:
         kill = None
     error = None if data.get("error") is None else _error(data.get("error"), notes)
     if not success and error is None:
-        error = ExecutionError(type="WorkerFailed", message="実行結果が返りませんでした。")
+        error = ExecutionFailure(type="WorkerFailed", message="実行結果が返りませんでした。")
     result, result_warnings = bound_json(data.get("result"))
     layers_raw = field("layers", list, [])
     layers = [_layer_from_json(item) for item in layers_raw]
@@ -311,7 +311,7 @@ def _stream(value: bytes | str) -> tuple[str, bool]:
     return clean_text(text, MAX_STREAM_CHARS)
 
 
-def _error(value: object, notes: list[str]) -> ExecutionError | None:
+def _error(value: object, notes: list[str]) -> ExecutionFailure | None:
     """The reported exception, each part checked and bounded; None if it is not one."""
     if not isinstance(value, Mapping) or not isinstance(value.get("type"), str):
         if value is not None:
@@ -334,7 +334,7 @@ def _error(value: object, notes: list[str]) -> ExecutionError | None:
         ]
     if isinstance(line, bool) or not isinstance(line, int) or not 0 < line <= MAX_LINE_NUMBER:
         line = None
-    return ExecutionError(
+    return ExecutionFailure(
         type=clean_text(value["type"], MAX_ERROR_TYPE_CHARS)[0] or "Error",
         message=clean_text(message, MAX_ERROR_MESSAGE_CHARS)[0],
         traceback=[clean_text(item, MAX_TRACEBACK_LINE_CHARS)[0] for item in lines],
@@ -344,7 +344,7 @@ def _error(value: object, notes: list[str]) -> ExecutionError | None:
 
 def _death_error(
     exit_code: int | None, signal_number: int | None, kill: str | None, profile: SandboxProfile
-) -> ExecutionError:
+) -> ExecutionFailure:
     reasons = {
         "cpu": f"CPU 時間の上限（{profile.cpu_seconds} 秒）を超えたため停止しました。",
         "wall": f"実行時間の上限（{profile.wall_seconds:g} 秒）を超えたため停止しました。",
@@ -353,15 +353,17 @@ def _death_error(
         "fsize": "ファイルの大きさ・数の上限を超えたため停止しました。",
     }
     if kill in reasons:
-        return ExecutionError(type="SandboxLimitExceeded", message=reasons[kill])
+        return ExecutionFailure(type="SandboxLimitExceeded", message=reasons[kill])
     if signal_number is not None:
         try:
             name = signals.Signals(signal_number).name
         except ValueError:
             name = str(signal_number)
-        return ExecutionError(type="WorkerKilled", message=f"シグナル {name} で終了しました。")
+        return ExecutionFailure(type="WorkerKilled", message=f"シグナル {name} で終了しました。")
     detail = f"終了コード {exit_code}" if exit_code is not None else "終了状態不明"
-    return ExecutionError(type="WorkerFailed", message=f"実行結果が返りませんでした（{detail}）。")
+    return ExecutionFailure(
+        type="WorkerFailed", message=f"実行結果が返りませんでした（{detail}）。"
+    )
 
 
 def _layer(layer: LayerReport | LayerStatus) -> LayerReport:

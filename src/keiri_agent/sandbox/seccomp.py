@@ -36,6 +36,8 @@ import platform
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from keiri_agent.sandbox.layers import LayerUnavailableError
+
 __all__ = [
     "AARCH64",
     "X86_64",
@@ -190,12 +192,8 @@ _MACHINES = {"x86_64": X86_64, "amd64": X86_64, "aarch64": AARCH64, "arm64": AAR
 Instruction = tuple[int, int, int, int]  # (code, jt, jf, k) of struct sock_filter
 
 
-class SeccompUnavailableError(Exception):
+class SeccompUnavailableError(LayerUnavailableError):
     """seccomp filters cannot be used here; ``reason`` says why in Japanese."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 class _SockFilter(ctypes.Structure):

@@ -8,15 +8,16 @@ of failing the model's structured output.
 
 Errors::
 
-    ValueError
+    KeiriError (and ValueError)
      ├── UnsupportedFormatError(fmt)       a table format convert cannot read or write
      └── UnsupportedVizParamError(param)   a chart parameter viz cannot honour
     BlockError
      └── FetchError                        a source could not be fetched (details: source, attempts)
 
 The two ``ValueError`` subclasses are the seed's fallback triggers: the graph hands them to the
-CodeAct fallback. They still carry a Japanese ``message``, a ``hint`` and a ``code`` so that, when
-no fallback runs, the user reads the same kind of explanation as for a ``BlockError``.
+CodeAct fallback. They are not ``BlockError``s (a handler of ``BlockError`` must not take them
+for a failure of the task), but still carry a Japanese ``message``, a ``hint`` and a ``code`` so
+that, when no fallback runs, the user reads the same kind of explanation as for a ``BlockError``.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, Field
 
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, KeiriError
 
 __all__ = [
     "CHART_KINDS",
@@ -129,7 +130,7 @@ class FetchedFile(BaseModel):
 _FORMAT_LIST = "CSV / TSV / Excel（.xlsx）/ JSON / JSONL / Parquet"
 
 
-class UnsupportedFormatError(ValueError):
+class UnsupportedFormatError(KeiriError, ValueError):
     """A table format that convert cannot read or write (seed 003 fallback trigger)."""
 
     code: str = str(ErrorCode.UNSUPPORTED_FORMAT)
@@ -151,7 +152,7 @@ class UnsupportedFormatError(ValueError):
         return _error_dict(self.code, self.message, self.hint, {"fmt": self.fmt})
 
 
-class UnsupportedVizParamError(ValueError):
+class UnsupportedVizParamError(KeiriError, ValueError):
     """A chart parameter that viz cannot honour (seed 003 fallback trigger).
 
     ``param`` names the ``ChartSpec`` field at fault (kind, format, x, y, bins, group_by).

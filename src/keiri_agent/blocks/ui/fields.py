@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, get_args
 
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, KeiriError
 
 __all__ = [
     "FIELD_TYPES",
@@ -47,7 +47,7 @@ _VALIDATION_TYPES: dict[str, frozenset[str]] = {
 _ID_RE = re.compile(r"[^\W\d]\w*")
 
 
-class FieldError(Exception):
+class FieldError(KeiriError):
     """One answer (or definition) problem: what is wrong and how to fix it."""
 
     def __init__(self, message: str, fix: str) -> None:

@@ -33,6 +33,7 @@ from keiri_agent.plan._dryrun.walk import (
     Values,
     display,
 )
+from keiri_agent.plan._dsl.issue_codes import IssueCode
 from keiri_agent.plan._dsl.loader import PlanSource
 from keiri_agent.plan._dsl.models import (
     MAX_SUBFLOW_DEPTH,
@@ -104,7 +105,7 @@ class _Walker:
         except Exception as exc:  # bad input must become a finding, never a crash
             self.values.add(
                 report,
-                "DRY_RUN_INTERNAL_ERROR",
+                IssueCode.DRY_RUN_INTERNAL_ERROR,
                 f"ノード {report.node_id} のドライラン中に予期しないエラーが起きました: {exc!r}",
                 "`keiri-agent plan validate` で Plan を検証してください。"
                 " 検証を通る Plan で起きる場合は不具合として報告してください。",
@@ -125,7 +126,8 @@ class _Walker:
         spec = self.registry.find(node.block)
         if spec is None:
             hint = "`keiri-agent blocks list` で利用可能なブロックを確認してください。"
-            add(report, "UNKNOWN_BLOCK", f"ブロック '{node.block}' は登録されていません。", hint)
+            message = f"ブロック '{node.block}' は登録されていません。"
+            add(report, IssueCode.UNKNOWN_BLOCK, message, hint)
             frame.outputs[node.id] = UNAVAILABLE
             return
         report.block = spec.ref
@@ -136,7 +138,7 @@ class _Walker:
                 hint = f"使える入力: {', '.join(spec.inputs) or 'なし'}"
                 add(
                     report,
-                    "UNKNOWN_INPUT",
+                    IssueCode.UNKNOWN_INPUT,
                     f"ブロック {spec.id} に入力 '{key}' はありません。",
                     hint,
                 )
@@ -155,7 +157,8 @@ class _Walker:
                 continue
             if port_is_required(port):
                 message = f"ブロック {spec.id} の必須入力 '{key}' がありません。"
-                add(report, "MISSING_REQUIRED_INPUT", message, f"in に {key}: を追加してください。")
+                fix = f"in に {key}: を追加してください。"
+                add(report, IssueCode.MISSING_REQUIRED_INPUT, message, fix)
             elif "default" in port:
                 inputs[key] = port["default"]
         report.inputs = display(inputs, self.values.masked(node.inputs, frame))
@@ -166,7 +169,7 @@ class _Walker:
             if sample is NO_SAMPLE:
                 add(
                     report,
-                    "DRY_RUN_NO_SAMPLE",
+                    IssueCode.DRY_RUN_NO_SAMPLE,
                     f"ブロック {spec.ref} の出力 '{name}' にはサンプルが宣言されていないため、"
                     "ドライランできません。",
                     f"ブロック定義（{spec.source or spec.id}）の outputs.{name} に"
@@ -218,7 +221,7 @@ class _Walker:
             if name not in exports:
                 self.values.add(
                     report,
-                    "LOOP_UNKNOWN_COLLECT",
+                    IssueCode.LOOP_UNKNOWN_COLLECT,
                     f"out.collect の '{name}' は body.plan.exports にありません。",
                     f"exports の as に定義した名前を指定してください（{', '.join(exports) or 'なし'}）。",
                     "out.collect",
@@ -239,7 +242,7 @@ class _Walker:
         if items is None and lone is not None and lone.root == "vars":
             self.values.add(
                 report,
-                "DRY_RUN_NO_SAMPLE",
+                IssueCode.DRY_RUN_NO_SAMPLE,
                 f"foreach の入力 {lone.text} が null で、ドライランに使う値がありません。",
                 f"ドライランの変数指定で {lone.text} にリストを与えてください。",
                 path,
@@ -248,7 +251,7 @@ class _Walker:
         if items is not UNAVAILABLE and not isinstance(items, list):
             self.values.add(
                 report,
-                "TYPE_MISMATCH",
+                IssueCode.TYPE_MISMATCH,
                 f"foreach.input はリストである必要がありますが、{type_label(items)}でした。",
                 "配列を出力するノードの出力（例: ${parse.evidence.files}）を指定してください。",
                 path,
@@ -257,7 +260,7 @@ class _Walker:
         if items == []:
             self.values.add(
                 report,
-                "DRY_RUN_NO_SAMPLE",
+                IssueCode.DRY_RUN_NO_SAMPLE,
                 "foreach の入力がサンプルでは空のリストのため、ループ本体を確かめられません。",
                 "上流ブロックの dry_run.samples に 1 件以上の要素を持つリストを宣言してください。",
                 path,

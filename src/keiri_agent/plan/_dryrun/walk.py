@@ -21,6 +21,7 @@ from keiri_agent.errors import BlockError
 from keiri_agent.events.models import summarize_value
 from keiri_agent.plan._dsl.expr import truthy
 from keiri_agent.plan._dsl.expr_parse import compile_when
+from keiri_agent.plan._dsl.issue_codes import IssueCode
 from keiri_agent.plan._dsl.models import When, when_raw
 from keiri_agent.plan._dsl.refs import (
     Reference,
@@ -161,7 +162,7 @@ class Values:
             if name not in declared:
                 self.add(
                     at,
-                    "UNKNOWN_VAR",
+                    IssueCode.UNKNOWN_VAR,
                     f"Plan {plan_id} に変数 '{name}' は定義されていません。",
                     f"定義されている vars: {', '.join(declared) or 'なし'}。綴りを確認してください。",
                     f"vars.{name}",
@@ -180,7 +181,7 @@ class Values:
                 self.add(at, failed.code, message, failed.hint, f"vars.{name}")
                 variables.values[name] = UNAVAILABLE
             except BlockError as exc:
-                self.add(at, "UNRESOLVED_REFERENCE", exc.message, exc.hint, f"vars.{name}")
+                self.add(at, IssueCode.UNRESOLVED_REFERENCE, exc.message, exc.hint, f"vars.{name}")
                 variables.values[name] = UNAVAILABLE
         return variables
 
@@ -197,7 +198,7 @@ class Values:
         if sample is NO_SAMPLE:
             self.add(
                 node,
-                "DRY_RUN_NO_SAMPLE",
+                IssueCode.DRY_RUN_NO_SAMPLE,
                 f"入力 {key} に値もサンプルもありません（vars.{name} が null です）。",
                 f"vars.{name} に値を与える（ドライランの変数指定）か、ブロック定義の inputs.{key} に"
                 " examples か dry_run.samples を宣言してください。",
@@ -225,14 +226,14 @@ class Values:
         try:
             schema = resolve_port(port)
         except SchemaRefError as exc:
-            self.add(node, "SCHEMA_REF_UNRESOLVED", exc.message, exc.hint, path)
+            self.add(node, IssueCode.SCHEMA_REF_UNRESOLVED, exc.message, exc.hint, path)
             return
         problem = check_value(value, schema)
         if problem:
             types = "/".join(sorted(json_types(schema) or ())) or "任意"
             self.add(
                 node,
-                "TYPE_MISMATCH",
+                IssueCode.TYPE_MISMATCH,
                 f"{what}が型（{types}）に合いません: {problem}",
                 "参照元のサンプル値と型を確認し、必要なら型を変換するブロックを間に入れてください。",
                 path,
@@ -255,7 +256,7 @@ class Values:
         try:
             refs = [ref for _, ref in iter_references(value)]
         except BlockError as exc:
-            self.add(node, "INVALID_REFERENCE", exc.message, exc.hint, path)
+            self.add(node, IssueCode.INVALID_REFERENCE, exc.message, exc.hint, path)
             return UNAVAILABLE
         resolved: dict[str, Any] = {}
         complete = True
@@ -276,7 +277,7 @@ class Values:
         try:
             return render(value, lambda ref: resolved[ref.text])
         except BlockError as exc:  # a value that cannot be embedded into text
-            self.add(node, "TYPE_MISMATCH", exc.message, exc.hint, path)
+            self.add(node, IssueCode.TYPE_MISMATCH, exc.message, exc.hint, path)
             return UNAVAILABLE
 
     def resolve(self, ref: Reference, frame: Frame) -> Any:
@@ -284,14 +285,14 @@ class Values:
         try:
             return self._resolve(ref, frame)
         except ReferencePathError as exc:
-            raise _RefError("UNRESOLVED_REFERENCE", exc.message, exc.hint) from exc
+            raise _RefError(IssueCode.UNRESOLVED_REFERENCE, exc.message, exc.hint) from exc
 
     def _resolve(self, ref: Reference, frame: Frame) -> Any:
         root, name = ref.root, str(ref.path[0]) if ref.path else ""
         if root == "vars":
             if name not in frame.vars.values:
                 raise _RefError(
-                    "UNRESOLVED_REFERENCE",
+                    IssueCode.UNRESOLVED_REFERENCE,
                     f"参照 {ref.text} を解決できません: vars に '{name}' が定義されていません。",
                     f"定義されている vars: {', '.join(frame.vars.values) or 'なし'}",
                 )
@@ -303,7 +304,7 @@ class Values:
         kind, value = frame.lookup(root)
         if kind == "missing":
             raise _RefError(
-                "UNRESOLVED_REFERENCE",
+                IssueCode.UNRESOLVED_REFERENCE,
                 f"参照 {ref.text} を解決できません: '{root}' はここから見えるノードでも変数でもありません。",
                 "参照できるのは同じ graph と外側のノード、ループ変数、vars/env/config です。",
             )
@@ -316,7 +317,7 @@ class Values:
             if len(ref.path) <= 1 and not ref.length:
                 return None
             raise _RefError(
-                "UNRESOLVED_REFERENCE",
+                IssueCode.UNRESOLVED_REFERENCE,
                 f"参照 {ref.text} を解決できません: ノード '{root}' はスキップされたか"
                 "まだ実行されていないため、出力がありません。",
                 f"${{{root}.出力名}} までは null として読めます。先に when: exists(${{{root}.出力名}})"
@@ -328,19 +329,19 @@ class Values:
         try:
             return resolve_env_config(ref, self.env, self.config)
         except ReferencePathError as exc:
-            raise _RefError("UNRESOLVED_REFERENCE", exc.message, exc.hint) from exc
+            raise _RefError(IssueCode.UNRESOLVED_REFERENCE, exc.message, exc.hint) from exc
 
     def _var_ref(self, ref: Reference) -> Any:
         if ref.root not in ("env", "config"):
             raise _RefError(
-                "UNRESOLVED_REFERENCE",
+                IssueCode.UNRESOLVED_REFERENCE,
                 f"{ref.text} は使えません。vars から参照できるのは env と config だけです。",
                 "ノードの出力を使う場合は、ノードの in で直接参照してください。",
             )
         try:
             return self._env_config(ref)
         except ReferencePathError as exc:
-            raise _RefError("UNRESOLVED_REFERENCE", exc.message, exc.hint) from exc
+            raise _RefError(IssueCode.UNRESOLVED_REFERENCE, exc.message, exc.hint) from exc
 
     def condition(self, when: When, frame: Frame, node: DryRunNode, path: str) -> bool | None:
         """A ``when``/``while`` condition on dry values; None when it cannot be decided."""
@@ -352,7 +353,7 @@ class Values:
         except _Unavailable as missing:
             node.notes.append(f"{path} は {missing} の値が不明なため判定できませんでした。")
         except BlockError as exc:  # syntax or evaluation (null > 3, ...)
-            self.add(node, "INVALID_EXPRESSION", exc.message, exc.hint, path)
+            self.add(node, IssueCode.INVALID_EXPRESSION, exc.message, exc.hint, path)
         return None
 
     def export(self, source: str, frame: Frame, node: DryRunNode | None, path: str) -> Any:
@@ -360,12 +361,12 @@ class Values:
         try:
             ref = bare_reference(source)
         except BlockError as exc:
-            self.add(node, "INVALID_REFERENCE", exc.message, exc.hint, path)
+            self.add(node, IssueCode.INVALID_REFERENCE, exc.message, exc.hint, path)
             return UNAVAILABLE
         try:
             if ref is None:
                 raise _RefError(
-                    "UNRESOLVED_REFERENCE", f"exports の from '{source}' が不正です。", ""
+                    IssueCode.UNRESOLVED_REFERENCE, f"exports の from '{source}' が不正です。", ""
                 )
             if frame.lookup(ref.root) == ("node", None):
                 return None  # the runner exports null from a node that did not run

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Final
 
-from keiri_agent.errors import BlockError
+from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.plan._dsl.refs import (
     Reference,
     caret_excerpt,
@@ -47,7 +47,6 @@ __all__ = [
 
 MAX_EXPRESSION_CHARS: Final = 2000
 MAX_NESTING: Final = 50
-INVALID_EXPRESSION: Final = "INVALID_EXPRESSION"
 
 Resolver = Callable[[Reference], Any]
 
@@ -74,7 +73,7 @@ class ExpressionSyntaxError(BlockError):
         column = None if position is None else position + 1
         super().__init__(
             message,
-            code=INVALID_EXPRESSION,
+            code=ErrorCode.INVALID_EXPRESSION,
             hint=hint or _SYNTAX_HINT,
             details={"expression": text, "position": position, "column": column, "reason": reason},
         )
@@ -91,7 +90,7 @@ class ExpressionEvalError(BlockError):
         )
         if expression is not None:
             details["expression"] = expression
-        super().__init__(message, code=INVALID_EXPRESSION, hint=hint, details=details)
+        super().__init__(message, code=ErrorCode.INVALID_EXPRESSION, hint=hint, details=details)
         self.reason = reason
         self.expression = expression
 

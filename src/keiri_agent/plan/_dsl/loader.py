@@ -23,7 +23,8 @@ from typing import Any, ClassVar
 
 import yaml
 
-from keiri_agent.errors import BlockError, ErrorCode, UserFile
+from keiri_agent.errors import BlockError, ErrorCode, KeiriError, UserFile
+from keiri_agent.plan._dsl.issue_codes import IssueCode
 from keiri_agent.plan._dsl.issues import Loc, PlanIssue
 
 __all__ = [
@@ -73,7 +74,7 @@ _Loader.add_implicit_resolver(
 )
 
 
-class YamlLimitError(yaml.YAMLError):
+class YamlLimitError(KeiriError, yaml.YAMLError):
     """YAML over one of the size limits (a ``yaml.YAMLError``, so readers report it as such)."""
 
     def __init__(self, problem: str, mark: Any = None) -> None:
@@ -262,7 +263,7 @@ def _parse_source(text: str, file: str | None) -> PlanSource:
     except YamlLimitError as exc:
         mark = exc.problem_mark
         issue = PlanIssue(
-            code="YAML_LIMIT",
+            code=IssueCode.YAML_LIMIT,
             message=f"YAML を展開できません: {exc.problem}",
             line=mark.line + 1 if mark is not None else None,
             column=mark.column + 1 if mark is not None else None,
@@ -276,7 +277,7 @@ def _parse_source(text: str, file: str | None) -> PlanSource:
         column = mark.column + 1 if mark is not None else None
         problem = getattr(exc, "problem", None) or str(exc)
         issue = PlanIssue(
-            code="YAML_SYNTAX",
+            code=IssueCode.YAML_SYNTAX,
             message=f"YAML として解釈できません: {problem}",
             line=line,
             column=column,

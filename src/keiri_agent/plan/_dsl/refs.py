@@ -43,7 +43,6 @@ __all__ = [
     "type_label",
 ]
 
-INVALID_REFERENCE: Final = "INVALID_REFERENCE"
 _SEGMENT = re.compile(r"[\w-]+")
 _INDEX = re.compile(r"[0-9]+")  # ASCII only: "１２" or "²" stay keys
 _MAX_KEYS_IN_HINT: Final = 20
@@ -79,7 +78,7 @@ class ReferenceSyntaxError(BlockError):
     def __init__(self, text: str, position: int, reason: str) -> None:
         super().__init__(
             f"参照式の {position + 1} 文字目が不正です: {reason}\n{caret_excerpt(text, position)}",
-            code=INVALID_REFERENCE,
+            code=ErrorCode.INVALID_REFERENCE,
             hint="参照は ${ノードID.キー} や ${vars.名前} の形で書きます。"
             " 区切りは「.」、名前に使えるのは文字・数字・「_」「-」です。"
             " 「${」をそのまま書くときは「$${」とします。",

@@ -23,6 +23,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from keiri_agent.errors import BlockError
+from keiri_agent.plan._dsl.issue_codes import IssueCode
 from keiri_agent.plan._dsl.loader import PlanSource, load_source, resolve_plan_file
 from keiri_agent.plan._dsl.models import MAX_SUBFLOW_DEPTH, Plan
 from keiri_agent.plan._graph.compiled import CompiledGraph, compile_graph
@@ -95,7 +96,7 @@ class SubflowLoader:
         if file is None:
             error = BlockError(
                 f"サブフロー '{plan_id}' が見つかりません（{self.designs_dir}/{plan_id}.yaml）。",
-                code="SUBFLOW_NOT_FOUND",
+                code=IssueCode.SUBFLOW_NOT_FOUND,
                 hint=SUBFLOW_HINT,
                 details={"plan_id": plan_id},
             )
@@ -126,7 +127,7 @@ class SubflowLoader:
             where = ".".join(str(p) for p in first["loc"])
             error = BlockError(
                 f"サブフロー {plan_id} の形式が不正です: {where}: {first['msg']}",
-                code="SUBFLOW_INVALID",
+                code=IssueCode.SUBFLOW_INVALID,
                 hint="`keiri-agent plan validate` で確認してください。",
                 details={"plan_id": plan_id},
             )
@@ -140,7 +141,7 @@ def call_too_deep(chain: Chain, plan_id: str) -> BlockError | None:
     return BlockError(
         f"サブフローの入れ子が {MAX_SUBFLOW_DEPTH} 段を超えます: "
         f"{' → '.join([*(c[0] for c in chain), plan_id])}",
-        code="SUBFLOW_TOO_DEEP",
+        code=IssueCode.SUBFLOW_TOO_DEEP,
         hint=f"サブフローから呼ぶサブフローは {MAX_SUBFLOW_DEPTH} 段までです。"
         " 途中の Plan をまとめて段数を減らしてください（docs/limits.md）。",
         details={"plan_id": plan_id},
@@ -158,7 +159,7 @@ def call_cycle(chain: Chain, plan_id: str, sub: Subflow) -> BlockError | None:
             chain_text = " → ".join([*names, sub.plan.id if sub.plan is not None else plan_id])
             return BlockError(
                 f"サブフローの呼び出しが循環しています: {chain_text}",
-                code="SUBFLOW_CYCLE",
+                code=IssueCode.SUBFLOW_CYCLE,
                 hint=CYCLE_HINT,
                 details={"plan_id": plan_id, "chain": [*names, plan_id]},
             )

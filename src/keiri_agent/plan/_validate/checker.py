@@ -11,6 +11,7 @@ from typing import Any
 
 from keiri_agent.blocks.schema import descend
 from keiri_agent.errors import BlockError
+from keiri_agent.plan._dsl.issue_codes import IssueCode
 from keiri_agent.plan._dsl.issues import Loc, format_path
 from keiri_agent.plan._dsl.models import (
     BlockNode,
@@ -40,7 +41,9 @@ class Checker(ReferenceChecker):
         self.check_vars()
         self.check_scope(self.top, None)
         for export in self.plan.exports:
-            control_rules.check_export(self, export, self.top, ("exports",), "PLAN_UNKNOWN_EXPORT")
+            control_rules.check_export(
+                self, export, self.top, ("exports",), IssueCode.PLAN_UNKNOWN_EXPORT
+            )
         self.check_policy()
         self.warn_unused(self.top)
 
@@ -57,7 +60,7 @@ class Checker(ReferenceChecker):
             if node.id in self.seen_ids:
                 first = self.seen_ids[node.id]
                 self.issue(
-                    "DUPLICATE_NODE_ID",
+                    IssueCode.DUPLICATE_NODE_ID,
                     f"ノード ID '{node.id}' が重複しています（最初の定義: {format_path(first)}）。",
                     (*loc, "id"),
                     node=prefix + node.id,
@@ -158,7 +161,7 @@ class Checker(ReferenceChecker):
         cycle = _find_cycle(remaining, edges)
         first = scope.nodes[cycle[0]]
         self.issue(
-            "CYCLE",
+            IssueCode.CYCLE,
             f"ノードの依存関係が循環しています: {' → '.join(cycle)}",
             first.loc,
             node=first.qual,
@@ -169,7 +172,7 @@ class Checker(ReferenceChecker):
         for key in self.plan.policy.concurrency.per_node:
             if key not in self.seen_ids:
                 self.issue(
-                    "UNKNOWN_POLICY_NODE",
+                    IssueCode.UNKNOWN_POLICY_NODE,
                     f"policy.concurrency.per_node の '{key}' はノード ID ではありません。",
                     ("policy", "concurrency", "per_node", key),
                     hint=_close(key, self.seen_ids) or "ノード ID を指定してください。",
@@ -180,7 +183,7 @@ class Checker(ReferenceChecker):
             for alias, port in info.aliases.items():
                 if (id(scope), node_id, alias) not in self.used:
                     self.issue(
-                        "UNUSED_OUTPUT",
+                        IssueCode.UNUSED_OUTPUT,
                         f"ノード '{info.qual}' の出力 '{alias}' はどこからも参照されていません。",
                         (*info.loc, "out", port)
                         if isinstance(info.node, BlockNode)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from keiri_agent.blocks.schema import descend, json_types, type_of_value
 from keiri_agent.errors import BlockError
+from keiri_agent.plan._dsl.issue_codes import IssueCode
 from keiri_agent.plan._dsl.models import (
     RESERVED_ROOTS,
     Export,
@@ -46,7 +47,7 @@ def check_loop(checker: Checker, node: LoopNode, info: NodeInfo, scope: Scope, d
         types = json_types(schema) if schema is not UNRESOLVED else None
         if types is not None and "array" not in types:
             checker.issue(
-                "TYPE_MISMATCH",
+                IssueCode.TYPE_MISMATCH,
                 f"foreach.input は配列である必要がありますが、{_types(schema)} です。",
                 loc,
                 node=info.qual,
@@ -59,7 +60,7 @@ def check_loop(checker: Checker, node: LoopNode, info: NodeInfo, scope: Scope, d
         for var in filter(None, (fe.itemVar, fe.indexVar)):
             if var in RESERVED_ROOTS or var in checker.seen_ids:
                 checker.issue(
-                    "LOOP_VAR_CONFLICT",
+                    IssueCode.LOOP_VAR_CONFLICT,
                     f"ループ変数 '{var}' は予約語かノード ID と重なっています。",
                     (*info.loc, "foreach"),
                     node=info.qual,
@@ -76,13 +77,17 @@ def check_loop(checker: Checker, node: LoopNode, info: NodeInfo, scope: Scope, d
         deps.extend((s, n) for s, n in cond if s is not body)
     for i, export in enumerate(node.body.plan.exports):
         check_export(
-            checker, export, body, (*info.loc, "body", "plan", "exports", i), "LOOP_UNKNOWN_EXPORT"
+            checker,
+            export,
+            body,
+            (*info.loc, "body", "plan", "exports", i),
+            IssueCode.LOOP_UNKNOWN_EXPORT,
         )
     names = {e.as_ for e in node.body.plan.exports}
     for name in node.out.names(node.body.plan.exports):
         if name not in names:
             checker.issue(
-                "LOOP_UNKNOWN_COLLECT",
+                IssueCode.LOOP_UNKNOWN_COLLECT,
                 f"out.collect の '{name}' は body.plan.exports にありません。",
                 (*info.loc, "out", "collect"),
                 node=info.qual,
@@ -156,7 +161,7 @@ def check_subflow(
     for key in node.call.inputs:
         if key not in sub.vars:
             checker.issue(
-                "SUBFLOW_UNKNOWN_INPUT",
+                IssueCode.SUBFLOW_UNKNOWN_INPUT,
                 f"サブフロー {sub.id} は入力 '{key}' を受け取りません（vars に未定義）。",
                 (*call_loc, "inputs", key),
                 node=info.qual,
@@ -165,7 +170,7 @@ def check_subflow(
     for key, value in sub.vars.items():
         if value is None and key not in node.call.inputs:
             checker.issue(
-                "MISSING_REQUIRED_INPUT",
+                IssueCode.MISSING_REQUIRED_INPUT,
                 f"サブフロー {sub.id} の必須入力 '{key}' が call.inputs にありません。",
                 call_loc,
                 node=info.qual,
@@ -177,7 +182,7 @@ def check_subflow(
         root = export.from_.split(".", 1)[0]
         if export.from_ not in names and not ("." in export.from_ and root in top_ids):
             checker.issue(
-                "SUBFLOW_UNKNOWN_EXPORT",
+                IssueCode.SUBFLOW_UNKNOWN_EXPORT,
                 f"サブフロー {sub.id} は '{export.from_}' を公開していません。",
                 (*info.loc, "out", "exports", i, "from"),
                 node=info.qual,

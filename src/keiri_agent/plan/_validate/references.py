@@ -8,6 +8,7 @@ from typing import Any
 from keiri_agent.blocks.schema import check_value, compatible, descend, type_of_value
 from keiri_agent.errors import BlockError
 from keiri_agent.plan._dsl.expr_parse import compile_when
+from keiri_agent.plan._dsl.issue_codes import IssueCode
 from keiri_agent.plan._dsl.issues import Loc, format_path
 from keiri_agent.plan._dsl.models import RESERVED_ROOTS, when_raw
 from keiri_agent.plan._dsl.refs import Reference, iter_references, single_reference
@@ -30,7 +31,7 @@ class ReferenceChecker(CheckState):
             expression = compile_when(when_raw(when))
         except BlockError as exc:
             self.issue(
-                "INVALID_EXPRESSION",
+                IssueCode.INVALID_EXPRESSION,
                 exc.message,
                 loc,
                 node=info.qual if info else None,
@@ -56,7 +57,7 @@ class ReferenceChecker(CheckState):
         try:
             found = list(iter_references(value))
         except BlockError as exc:
-            self.issue("INVALID_REFERENCE", exc.message, loc, node=node, hint=exc.hint)
+            self.issue(IssueCode.INVALID_REFERENCE, exc.message, loc, node=node, hint=exc.hint)
             return UNRESOLVED
         schemas = [self.resolve(ref, scope, loc, info, deps) for _, ref in found]
         single = single_reference(value) if isinstance(value, str) else None
@@ -66,7 +67,7 @@ class ReferenceChecker(CheckState):
                 problem = check_value(value, target)
                 if problem:
                     self.issue(
-                        "INVALID_INPUT_VALUE",
+                        IssueCode.INVALID_INPUT_VALUE,
                         f"{format_path(loc)} の値が入力の型に合いません: {problem}",
                         loc,
                         node=node,
@@ -83,7 +84,7 @@ class ReferenceChecker(CheckState):
             return schema
         if not compatible(schema, target):
             self.issue(
-                "TYPE_MISMATCH",
+                IssueCode.TYPE_MISMATCH,
                 f"{value} の型（{_types(schema)}）は {format_path(loc)} の型（{_types(target)}）と合いません。",
                 loc,
                 node=node,
@@ -97,13 +98,15 @@ class ReferenceChecker(CheckState):
         node = info.qual if info else None
         root = ref.root
 
-        def fail(message: str, hint: str, code: str = "UNRESOLVED_REFERENCE") -> Any:
+        def fail(message: str, hint: str, code: str = IssueCode.UNRESOLVED_REFERENCE) -> Any:
             self.issue(code, message, loc, node=node, hint=hint)
             return UNRESOLVED
 
         if root in RESERVED_ROOTS and not ref.path:
             return fail(
-                f"{ref.text} には名前が必要です（例: ${{{root}.名前}}）。", "", "INVALID_REFERENCE"
+                f"{ref.text} には名前が必要です（例: ${{{root}.名前}}）。",
+                "",
+                IssueCode.INVALID_REFERENCE,
             )
         if root == "vars":
             name = str(ref.path[0])
@@ -117,7 +120,7 @@ class ReferenceChecker(CheckState):
             name = str(ref.path[0])
             if name not in self.env:
                 self.issue(
-                    "ENV_NOT_SET",
+                    IssueCode.ENV_NOT_SET,
                     f"{ref.text}: 環境変数 {name} が設定されていません。",
                     loc,
                     node=node,
@@ -166,7 +169,7 @@ class ReferenceChecker(CheckState):
                 return fail(
                     f"{ref.text}: 出力名がありません（${{{root}.出力名}} の形で参照してください）。",
                     f"'{root}' の出力: {', '.join(target.outputs) or 'なし'}",
-                    "INVALID_REFERENCE",
+                    IssueCode.INVALID_REFERENCE,
                 )
             name = str(ref.path[0])
             if name not in target.outputs:
@@ -196,12 +199,12 @@ class ReferenceChecker(CheckState):
             try:
                 found = list(iter_references(value))
             except BlockError as exc:
-                self.issue("INVALID_REFERENCE", exc.message, ("vars", name), hint=exc.hint)
+                self.issue(IssueCode.INVALID_REFERENCE, exc.message, ("vars", name), hint=exc.hint)
                 continue
             for _, ref in found:
                 if ref.root not in ("env", "config"):
                     self.issue(
-                        "INVALID_VAR_REFERENCE",
+                        IssueCode.INVALID_VAR_REFERENCE,
                         f"vars.{name} の {ref.text} は使えません。vars から参照できるのは env と config だけです。",
                         ("vars", name),
                         hint="ノードの出力を使う場合は、ノードの in で直接参照してください。",

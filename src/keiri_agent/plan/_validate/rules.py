@@ -14,6 +14,7 @@ from keiri_agent.blocks.schema import SchemaRefError, resolve_port
 from keiri_agent.blocks.semver import split_block_ref
 from keiri_agent.blocks.spec import port_is_required
 from keiri_agent.blocks.ui.fields import FIELD_TYPES
+from keiri_agent.plan._dsl.issue_codes import IssueCode
 from keiri_agent.plan._dsl.models import LEGACY_UI_PREFIXES, BlockNode
 from keiri_agent.plan._dsl.refs import iter_references
 
@@ -44,15 +45,15 @@ def check_block_node(checker: Checker, info: NodeInfo, scope: Scope, deps: Deps)
         known = checker.registry.versions(block_id)
         if known:
             code, message = (
-                "UNKNOWN_BLOCK_VERSION",
+                IssueCode.UNKNOWN_BLOCK_VERSION,
                 f"ブロック {block_id} にバージョン {version} はありません。",
             )
             hint = f"利用可能なバージョン: {', '.join(s.version for s in known)}"
         elif block_id.startswith(LEGACY_UI_PREFIXES):
-            code, message = "UNKNOWN_BLOCK", f"{block_id} は廃止された UI ブロックです。"
+            code, message = IssueCode.UNKNOWN_BLOCK, f"{block_id} は廃止された UI ブロックです。"
             hint = "`keiri-agent plan migrate FILE` で ui.interactive_input に書き換えられます。"
         else:
-            code, message = "UNKNOWN_BLOCK", f"ブロック '{block_id}' は登録されていません。"
+            code, message = IssueCode.UNKNOWN_BLOCK, f"ブロック '{block_id}' は登録されていません。"
             close = [s.id for s in checker.registry.search(block_id, limit=3)]
             hint = (f"似たブロック: {', '.join(close)}。" if close else "") + (
                 "`keiri-agent blocks list` で一覧できます。"
@@ -65,7 +66,7 @@ def check_block_node(checker: Checker, info: NodeInfo, scope: Scope, deps: Deps)
     latest = checker.registry.find(block_id)
     if version is not None and latest is not None and latest.semver.major > spec.semver.major:
         checker.issue(
-            "BLOCK_VERSION_OUTDATED",
+            IssueCode.BLOCK_VERSION_OUTDATED,
             f"{node.block} は固定されていますが、互換性のない新版 {latest.ref} があります。",
             (*loc, "block"),
             node=info.qual,
@@ -77,7 +78,7 @@ def check_block_node(checker: Checker, info: NodeInfo, scope: Scope, deps: Deps)
     for key in node.inputs:
         if key not in spec.inputs:
             checker.issue(
-                "UNKNOWN_INPUT",
+                IssueCode.UNKNOWN_INPUT,
                 f"ブロック {spec.id} に入力 '{key}' はありません。",
                 (*loc, "in", key),
                 node=info.qual,
@@ -86,7 +87,7 @@ def check_block_node(checker: Checker, info: NodeInfo, scope: Scope, deps: Deps)
     for out_port in node.out:
         if out_port not in spec.outputs:
             checker.issue(
-                "UNKNOWN_OUTPUT",
+                IssueCode.UNKNOWN_OUTPUT,
                 f"ブロック {spec.id} に出力 '{out_port}' はありません。",
                 (*loc, "out", out_port),
                 node=info.qual,
@@ -95,7 +96,7 @@ def check_block_node(checker: Checker, info: NodeInfo, scope: Scope, deps: Deps)
     for port_name, port in spec.inputs.items():
         if port_is_required(port) and port_name not in node.inputs and port_name not in covered:
             checker.issue(
-                "MISSING_REQUIRED_INPUT",
+                IssueCode.MISSING_REQUIRED_INPUT,
                 f"ブロック {spec.id} の必須入力 '{port_name}' がありません。",
                 (*loc, "in") if node.inputs else loc,
                 node=info.qual,
@@ -110,7 +111,7 @@ def check_block_node(checker: Checker, info: NodeInfo, scope: Scope, deps: Deps)
                 target = resolve_port(declared)
             except SchemaRefError as exc:
                 checker.issue(
-                    "SCHEMA_REF_UNRESOLVED",
+                    IssueCode.SCHEMA_REF_UNRESOLVED,
                     exc.message,
                     (*loc, "in", key),
                     node=info.qual,
@@ -129,7 +130,7 @@ def _process_llm(checker: Checker, info: NodeInfo) -> None:
     schema = node.inputs.get("output_schema")
     if schema is None or (not _has_refs(schema) and (not isinstance(schema, dict) or not schema)):
         checker.issue(
-            "PROCESS_LLM_SCHEMA",
+            IssueCode.PROCESS_LLM_SCHEMA,
             "ai.process_llm には空でない output_schema（オブジェクト）が必要です。",
             (*info.loc, "in", "output_schema")
             if "output_schema" in node.inputs
@@ -139,7 +140,7 @@ def _process_llm(checker: Checker, info: NodeInfo) -> None:
         )
     if not any(node.inputs.get(k) not in (None, "") for k in ("prompt", "instruction")):
         checker.issue(
-            "PROCESS_LLM_PROMPT",
+            IssueCode.PROCESS_LLM_PROMPT,
             "ai.process_llm には prompt か instruction のどちらかが必要です。",
             (*info.loc, "in"),
             node=info.qual,
@@ -156,7 +157,7 @@ def _interactive_input(checker: Checker, info: NodeInfo) -> None:
         return
     if not isinstance(requirements, list):
         checker.issue(
-            "INVALID_REQUIREMENT",
+            IssueCode.INVALID_REQUIREMENT,
             "requirements はリストで書いてください。",
             loc,
             node=info.qual,
@@ -168,7 +169,7 @@ def _interactive_input(checker: Checker, info: NodeInfo) -> None:
         where = (*loc, i)
         if not isinstance(item, dict) or not isinstance(item.get("id"), str):
             checker.issue(
-                "INVALID_REQUIREMENT",
+                IssueCode.INVALID_REQUIREMENT,
                 f"requirements[{i}] には id（文字列）が必要です。",
                 where,
                 node=info.qual,
@@ -178,7 +179,7 @@ def _interactive_input(checker: Checker, info: NodeInfo) -> None:
         rid, rtype = item["id"], item.get("type")
         if rid in seen:
             checker.issue(
-                "DUPLICATE_REQUIREMENT_ID",
+                IssueCode.DUPLICATE_REQUIREMENT_ID,
                 f"requirements の id '{rid}' が重複しています。",
                 (*where, "id"),
                 node=info.qual,
@@ -187,7 +188,7 @@ def _interactive_input(checker: Checker, info: NodeInfo) -> None:
         seen.add(rid)
         if not isinstance(rtype, str) or rtype not in REQUIREMENT_TYPES:
             checker.issue(
-                "INVALID_REQUIREMENT",
+                IssueCode.INVALID_REQUIREMENT,
                 f"requirements '{rid}' の type '{rtype}' は使えません。",
                 (*where, "type"),
                 node=info.qual,
@@ -196,7 +197,7 @@ def _interactive_input(checker: Checker, info: NodeInfo) -> None:
             continue
         if rtype in ("select", "enum") and not item.get("options"):
             checker.issue(
-                "INVALID_REQUIREMENT",
+                IssueCode.INVALID_REQUIREMENT,
                 f"requirements '{rid}'（{rtype}）には options が必要です。",
                 where,
                 node=info.qual,
@@ -205,7 +206,7 @@ def _interactive_input(checker: Checker, info: NodeInfo) -> None:
         previous = checker.requirement_types.get(rid)
         if previous is not None and previous[0] != rtype:
             checker.issue(
-                "REQUIREMENT_TYPE_CONFLICT",
+                IssueCode.REQUIREMENT_TYPE_CONFLICT,
                 f"requirements '{rid}' の type が {previous[1]} では {previous[0]}、ここでは {rtype} です。",
                 (*where, "type"),
                 node=info.qual,
@@ -233,7 +234,7 @@ def check_ui(checker: Checker) -> None:
         loc = ("ui", "layout", i)
         if entry in seen:
             checker.issue(
-                "UI_LAYOUT_DUPLICATE",
+                IssueCode.UI_LAYOUT_DUPLICATE,
                 f"ui.layout に '{entry}' が二度あります。",
                 loc,
                 severity="warning",
@@ -243,7 +244,7 @@ def check_ui(checker: Checker) -> None:
         if entry not in top.nodes:
             inside = top.hidden.get(entry)
             checker.issue(
-                "UI_LAYOUT_UNKNOWN_NODE",
+                IssueCode.UI_LAYOUT_UNKNOWN_NODE,
                 f"ui.layout の '{entry}' は graph の最上位ノードではありません"
                 + (f"（ループ {inside} の中にあります）。" if inside else "。"),
                 loc,
@@ -255,7 +256,7 @@ def check_ui(checker: Checker) -> None:
     for node_id, info in top.nodes.items():
         if info.spec is not None and info.spec.is_ui and node_id not in seen:
             checker.issue(
-                "UI_LAYOUT_MISSING",
+                IssueCode.UI_LAYOUT_MISSING,
                 f"UI ノード '{node_id}' が ui.layout にありません。",
                 ("ui", "layout"),
                 node=node_id,

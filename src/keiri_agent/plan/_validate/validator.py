@@ -21,7 +21,8 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.errors import BlockError
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.plan._dsl.issue_codes import IssueCode
 from keiri_agent.plan._dsl.issues import Loc, PlanIssue, ValidationReport, format_path
 from keiri_agent.plan._dsl.loader import PlanSource, load_source, load_yaml, parse_source
 from keiri_agent.plan._dsl.models import API_VERSIONS, Node, Plan
@@ -46,7 +47,7 @@ def load_config(path: Path | None) -> dict[str, Any]:
     except (OSError, yaml.YAMLError) as exc:
         raise BlockError(
             f"設定ファイル {path} を読めません: {exc}",
-            code="CONFIGURATION_ERROR",
+            code=ErrorCode.CONFIGURATION_ERROR,
             hint="KEIRI_PLAN_CONFIG に YAML ファイルのパスを指定してください。",
             details={"file": str(path)},
         ) from exc
@@ -70,10 +71,10 @@ def _schema_issue(source: PlanSource, err: Mapping[str, Any], prefix: Loc) -> Pl
     loc = (*prefix, *_clean_loc(tuple(err["loc"]), err["type"]))
     line, column = source.position(loc)
     field = str(loc[-1]) if loc else ""
-    code, hint = "PLAN_SCHEMA", "Plan DSL（docs/plan-dsl.md）の書式に合わせてください。"
+    code, hint = IssueCode.PLAN_SCHEMA, "Plan DSL（docs/plan-dsl.md）の書式に合わせてください。"
     if err["type"] == "missing" and field == "max_iterations":
         code, hint = (
-            "WHILE_MAX_ITERATIONS",
+            IssueCode.WHILE_MAX_ITERATIONS,
             "無限ループを防ぐため while には max_iterations が必須です。",
         )
     elif err["type"] == "missing":
@@ -81,7 +82,7 @@ def _schema_issue(source: PlanSource, err: Mapping[str, Any], prefix: Loc) -> Pl
     elif err["type"] == "extra_forbidden":
         hint = f"'{field}' はこの位置で使えないキーです。綴りを確認してください。"
     elif err["type"] == "invalid_node_type":
-        code = "UNKNOWN_NODE_TYPE"
+        code = IssueCode.UNKNOWN_NODE_TYPE
     message = str(err["msg"]).removeprefix("Value error, ")
     node_id = _node_id_at(source.raw, loc)
     return PlanIssue(
@@ -124,7 +125,7 @@ def _parse_plan(
     if not isinstance(raw, Mapping):
         report.add(
             PlanIssue(
-                code="PLAN_SCHEMA",
+                code=IssueCode.PLAN_SCHEMA,
                 message="Plan の先頭はマッピング（apiVersion, id, graph ...）である必要があります。",
                 line=1,
                 column=1,
@@ -224,7 +225,7 @@ def validate_source(
     )
     if plan.apiVersion not in API_VERSIONS:
         checker.issue(
-            "UNSUPPORTED_API_VERSION",
+            IssueCode.UNSUPPORTED_API_VERSION,
             f"apiVersion '{plan.apiVersion}' には対応していません（対応: {', '.join(API_VERSIONS)}）。",
             ("apiVersion",),
             hint="apiVersion: v1 にしてください。",
