@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import platform
 import sys
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from pydantic import SecretStr
@@ -59,18 +59,8 @@ class DoctorReport:
         return out
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "version": self.version,
-            "python": self.python,
-            "platform": self.platform,
-            "settings": self.settings,
-            "providers": self.providers,
-            "roles": self.roles,
-            "paths": self.paths,
-            "sandbox": self.sandbox,
-            "pings": self.pings,
-            "problems": self.problems,
-        }
+        """Every field, then ``problems`` (``keiri-agent doctor --json``)."""
+        return {**asdict(self), "problems": self.problems}
 
 
 def _display(value: Any) -> str:

@@ -58,7 +58,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 __all__ = [
     "BlockError",
@@ -120,6 +120,14 @@ class BlockError(KeiriError):
     at the time of the failure, so a rerun can start from them.
     """
 
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "code",
+        "message",
+        "details",
+        "input_snapshot",
+        "hint",
+        "recoverable",
+    )
     default_code: ErrorCode = ErrorCode.INTERNAL_ERROR
     default_recoverable: bool = False
 
@@ -151,15 +159,8 @@ class BlockError(KeiriError):
         return f"{type(self).__name__}(code={self.code!r}, message={self.message!r})"
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form used by run logs, the UI and the API."""
-        return {
-            "code": self.code,
-            "message": self.message,
-            "details": self.details,
-            "input_snapshot": self.input_snapshot,
-            "hint": self.hint,
-            "recoverable": self.recoverable,
-        }
+        """The JSON form used by run logs, the UI and the API (the keys of ``FIELDS``)."""
+        return {name: getattr(self, name) for name in self.FIELDS}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> BlockError:
