@@ -25,6 +25,9 @@ from keiri_agent.agents.convert.models import UnsupportedFormatError, Unsupporte
 from keiri_agent.errors import BlockError, KeiriError
 from keiri_agent.plan._dsl.loader import YamlLimitError
 
+# Importing all 300 modules (pandas, LangChain, Streamlit, ...) takes minutes on a loaded machine.
+pytestmark = pytest.mark.timeout(900)
+
 _SCAN = r"""
 import importlib, inspect, json, pkgutil, sys
 import keiri_agent
@@ -76,7 +79,7 @@ _ENTRY = re.compile(
 @pytest.fixture(scope="module")
 def scan() -> dict[str, object]:
     done = subprocess.run(
-        [sys.executable, "-c", _SCAN], capture_output=True, text=True, timeout=300, check=False
+        [sys.executable, "-c", _SCAN], capture_output=True, text=True, timeout=840, check=False
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
