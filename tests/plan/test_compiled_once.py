@@ -19,7 +19,7 @@ from types import FrameType
 from typing import Any
 
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.plan import PlanRunner
+from keiri_agent.plan import Plan, PlanRunner, dry_run, parse_source
 from keiri_agent.plan._dsl import expr_parse, refs
 
 PARSERS = {
@@ -98,3 +98,58 @@ def test_a_thousand_iterations_parse_nothing_more_than_ten(
     large = _parser_calls(registry, tmp_path, 1000)
     assert small["compile_when"] > 0  # the hook sees the parser (validation, compilation)
     assert large == small
+
+
+DRY_PLAN = """\
+apiVersion: v1
+id: dry
+graph:
+  - id: items
+    block: test.items
+    in: {count: 3}
+  - id: first
+    block: test.add
+    when: "${items.items} != null"
+    in: {a: 1, b: 2}
+  - id: each
+    type: loop
+    foreach: {input: "${items.items}", itemVar: it}
+    body:
+      plan:
+        graph:
+          - id: double
+            block: test.add
+            when: "${it.n} != 3"
+            in: {a: "${it.n}", b: 1}
+        exports:
+          - {from: double.sum, as: doubled}
+    out: {collect: doubled}
+  - id: again
+    type: loop
+    while: {condition: "${step.sum} < 10", max_iterations: 5}
+    body:
+      plan:
+        graph:
+          - id: step
+            block: test.add
+            in: {a: 1, b: 2}
+        exports:
+          - {from: step.sum, as: total}
+    out: {collect: total}
+"""
+
+
+def test_the_dry_run_walks_the_compiled_conditions_and_parses_each_once(
+    registry: BlockRegistry, tmp_path: Path
+) -> None:
+    plan = Plan.model_validate(parse_source(DRY_PLAN).raw)
+    counts: Counter[str] = Counter()
+    with counting(counts):
+        report = dry_run(plan, registry, designs_dir=tmp_path, config={}, env={})
+    # Three conditions (a node's when, a loop body's when, a while): each parsed once, when the
+    # graph is compiled. The walk used to parse them again per node (and loop bodies twice more).
+    assert counts["compile_when"] == 3
+    assert {n.node_id for n in report.nodes} >= {"first", "each/double", "again/step"}
+    again = report.node("again")
+    assert again is not None
+    assert any("while 条件の初回判定" in note for note in again.notes)

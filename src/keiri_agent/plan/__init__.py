@@ -20,11 +20,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from keiri_agent.plan._dryrun.dryrun import (
-        DryRunReport,
-        dry_run,
-        dry_run_source,
-    )
+    from keiri_agent.plan._dryrun.dryrun import DryRunReport, dry_run
+    from keiri_agent.plan._dryrun.source import dry_run_source
     from keiri_agent.plan._dryrun.walk import DryRunFinding
     from keiri_agent.plan._dsl.expr import (
         MAX_EXPRESSION_CHARS,
@@ -123,7 +120,7 @@ _LOCATIONS: dict[str, str] = {
     "compile_when": "_dsl.expr_parse",
     "describe_event": "_run.progress",
     "dry_run": "_dryrun.dryrun",
-    "dry_run_source": "_dryrun.dryrun",
+    "dry_run_source": "_dryrun.source",
     "DryRunFinding": "_dryrun.walk",
     "DryRunReport": "_dryrun.dryrun",
     "ExpressionEvalError": "_dsl.expr",

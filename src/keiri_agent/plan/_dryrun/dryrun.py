@@ -8,13 +8,12 @@ upstream samples and checked against the input ports. ``when`` is decided on the
 a loop body runs once (foreach: on the first element); subflows are walked recursively.
 
 Every problem becomes a :class:`DryRunFinding` (code, Japanese message and hint, node); all of
-them are collected. ``dry_run_source`` validates first (``_validate.validator``) and walks only a
-valid plan: structural checks are the validator's, value checks the dry run's.
+them are collected. ``_dryrun.source.dry_run_source`` validates first and walks only a valid plan:
+structural checks are the validator's, value checks the dry run's.
 """
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -34,7 +33,6 @@ from keiri_agent.plan._dryrun.walk import (
     display,
 )
 from keiri_agent.plan._dsl.issue_codes import IssueCode
-from keiri_agent.plan._dsl.loader import PlanSource
 from keiri_agent.plan._dsl.models import (
     MAX_SUBFLOW_DEPTH,
     BlockNode,
@@ -44,13 +42,12 @@ from keiri_agent.plan._dsl.models import (
     when_raw,
 )
 from keiri_agent.plan._dsl.refs import single_reference, type_label
-from keiri_agent.plan._graph.compiled import AnyNode, compile_graph
+from keiri_agent.plan._graph.compiled import AnyNode, CompiledGraph, compile_graph
 from keiri_agent.plan._graph.subflows import (
     Chain,
     SubflowLoader,
     call_cycle,
     call_too_deep,
-    file_key,
 )
 
 __all__ = [
@@ -59,7 +56,6 @@ __all__ = [
     "DryRunNode",
     "DryRunReport",
     "dry_run",
-    "dry_run_source",
 ]
 
 
@@ -70,23 +66,35 @@ class _Walker:
         self.registry, self.subflows, self.values = registry, subflows, values
         self.nodes: list[DryRunNode] = []
 
-    def graph(self, nodes: Sequence[AnyNode], frame: Frame, prefix: str, stack: Chain) -> None:
-        try:  # the runner's edges and order; a cycle only reaches here without validation
-            compiled = compile_graph(list(nodes))
-            order = [compiled.nodes[n] for n in compiled.order]
-        except BlockError as exc:
-            self.values.add(None, exc.code, exc.message, exc.hint)
-            order = list(nodes)
+    def graph(
+        self,
+        nodes: Sequence[AnyNode],
+        frame: Frame,
+        prefix: str,
+        stack: Chain,
+        compiled: CompiledGraph | None = None,
+    ) -> None:
+        """Walk ``nodes`` in the runner's order, on its compiled graph (``compiled``: a loop
+        body's, compiled with its parent; conditions are parsed there, never per node)."""
+        if compiled is None:
+            try:  # a cycle or a broken condition only reaches here without validation
+                compiled = compile_graph(list(nodes))
+            except BlockError as exc:
+                self.values.add(None, exc.code, exc.message, exc.hint)
+        order = [compiled.nodes[n] for n in compiled.order] if compiled else list(nodes)
         for node in order:
-            self.node(node, frame, prefix, stack)
+            self.node(node, frame, prefix, stack, compiled)
 
-    def node(self, node: AnyNode, frame: Frame, prefix: str, stack: Chain) -> None:
+    def node(
+        self, node: AnyNode, frame: Frame, prefix: str, stack: Chain, graph: CompiledGraph | None
+    ) -> None:
         report = DryRunNode(node_id=prefix + node.id, kind=node.type)
         self.nodes.append(report)
         try:
             decided = None
             if node.when is not None:
-                decided = self.values.condition(node.when, frame, report, "when")
+                when = graph.conditions[node.id] if graph else node.when
+                decided = self.values.condition(when, frame, report, "when")
             if decided is False:
                 # Skipped nodes are not checked further: with these samples they would not run.
                 report.status = "skipped"
@@ -99,7 +107,7 @@ class _Walker:
             if isinstance(node, BlockNode):
                 self.block(node, frame, report)
             elif isinstance(node, LoopNode):
-                self.loop(node, frame, report, stack)
+                self.loop(node, frame, report, stack, graph)
             else:
                 self.subflow(node, frame, report, stack)
         except Exception as exc:  # bad input must become a finding, never a crash
@@ -185,8 +193,16 @@ class _Walker:
         frame.outputs[node.id] = outputs
         report.outputs = display(outputs)
 
-    def loop(self, node: LoopNode, frame: Frame, report: DryRunNode, stack: Chain) -> None:
+    def loop(
+        self,
+        node: LoopNode,
+        frame: Frame,
+        report: DryRunNode,
+        stack: Chain,
+        graph: CompiledGraph | None,
+    ) -> None:
         body = Frame(vars=frame.vars, parent=frame)
+        compiled = graph.bodies[node.id] if graph else None
         prefix = f"{report.node_id}/"
         items: Any = None
         if node.foreach is not None:
@@ -195,18 +211,19 @@ class _Walker:
             body.loop_vars[node.foreach.itemVar] = first
             if node.foreach.indexVar:
                 body.loop_vars[node.foreach.indexVar] = 0
-            self.graph(node.body.plan.graph, body, prefix, stack)
+            self.graph(node.body.plan.graph, body, prefix, stack, compiled)
         else:
             assert node.while_ is not None
-            condition, path = node.while_.condition, "while.condition"
+            path = "while.condition"
+            condition = graph.loop_conditions[node.id] if graph else node.while_.condition
             # As in the runner: before the first pass the body's nodes exist without outputs.
             body.outputs = dict.fromkeys(n.id for n in node.body.plan.graph)
             found = len(report.findings)
             before = self.values.condition(condition, body, report, path)
             body.outputs = {}
-            report.inputs = display({"while.condition": when_raw(condition)})
+            report.inputs = display({"while.condition": when_raw(node.while_.condition)})
             report.notes.append(f"while 条件の初回判定（本体の出力は null）: {_truth(before)}")
-            self.graph(node.body.plan.graph, body, prefix, stack)
+            self.graph(node.body.plan.graph, body, prefix, stack, compiled)
             if len(report.findings) == found:  # a broken condition is reported once
                 after = self.values.condition(condition, body, report, path)
                 report.notes.append(f"本体 1 回後の判定（サンプル値）: {_truth(after)}")
@@ -346,54 +363,4 @@ def dry_run(
         findings=values.findings,
         exports=display(exports),
         duration_ms=(time.perf_counter() - started) * 1000,
-    )
-
-
-def dry_run_source(
-    source: PlanSource,
-    registry: BlockRegistry,
-    *,
-    designs_dir: Path | None = None,
-    config: Mapping[str, Any] | None = None,
-    env: Mapping[str, str] | None = None,
-    vars_override: Mapping[str, Any] | None = None,
-) -> DryRunReport:
-    """Validate ``source``, then dry-run it; an invalid plan's report holds its errors only."""
-    from keiri_agent.config import load_settings
-    from keiri_agent.plan._validate.validator import load_config, validate_source
-
-    started = time.perf_counter()
-    try:
-        if designs_dir is None or config is None:
-            settings = load_settings()
-            designs_dir = designs_dir if designs_dir is not None else settings.keiri_designs_dir
-            config = config if config is not None else load_config(settings.keiri_plan_config)
-    except BlockError as exc:
-        finding = DryRunFinding(code=exc.code, message=exc.message, hint=exc.hint)
-        return DryRunReport(ok=False, findings=[finding])
-    env = env if env is not None else os.environ
-    loader = SubflowLoader(designs_dir)
-    validation = validate_source(
-        source, registry, designs_dir=designs_dir, config=config, env=env, subflows=loader
-    )
-    if not validation.valid:
-        keep = set(DryRunFinding.model_fields)  # code, message, node_id, path, hint, line, column
-        findings = [DryRunFinding(**issue.model_dump(include=keep)) for issue in validation.errors]
-        plan_id = source.raw.get("id") if isinstance(source.raw, Mapping) else None
-        return DryRunReport(
-            plan_id=plan_id if isinstance(plan_id, str) else None,
-            ok=False,
-            findings=findings,
-            duration_ms=(time.perf_counter() - started) * 1000,
-        )
-    plan = Plan.model_validate(source.raw)
-    return dry_run(
-        plan,
-        registry,
-        designs_dir=designs_dir,
-        config=config,
-        env=env,
-        vars_override=vars_override,
-        file=file_key(source),
-        subflows=loader,
     )

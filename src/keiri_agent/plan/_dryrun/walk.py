@@ -19,7 +19,7 @@ from keiri_agent.blocks.schema import SchemaRefError, check_value, json_types, r
 from keiri_agent.blocks.spec import NO_SAMPLE, port_sample
 from keiri_agent.errors import BlockError
 from keiri_agent.events.models import summarize_value
-from keiri_agent.plan._dsl.expr import truthy
+from keiri_agent.plan._dsl.expr import Expression, truthy
 from keiri_agent.plan._dsl.expr_parse import compile_when
 from keiri_agent.plan._dsl.issue_codes import IssueCode
 from keiri_agent.plan._dsl.models import When, when_raw
@@ -343,10 +343,16 @@ class Values:
         except ReferencePathError as exc:
             raise _RefError(IssueCode.UNRESOLVED_REFERENCE, exc.message, exc.hint) from exc
 
-    def condition(self, when: When, frame: Frame, node: DryRunNode, path: str) -> bool | None:
-        """A ``when``/``while`` condition on dry values; None when it cannot be decided."""
+    def condition(
+        self, when: Expression | When, frame: Frame, node: DryRunNode, path: str
+    ) -> bool | None:
+        """A ``when``/``while`` condition on dry values; None when it cannot be decided.
+
+        ``when`` is the compiled graph's parsed condition; as written only for a graph that
+        did not compile (a plan walked without validation).
+        """
         try:
-            expression = compile_when(when_raw(when))
+            expression = when if isinstance(when, Expression) else compile_when(when_raw(when))
             return truthy(expression.evaluate(lambda ref: self.resolve(ref, frame)))
         except _RefError as failed:
             self.add(node, failed.code, f"{path}: {failed.message}", failed.hint, path)

@@ -10,6 +10,7 @@ or in a subflow's ``call.inputs``.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +72,7 @@ class CompiledGraph:
     loop_conditions: dict[str, Expression] = field(default_factory=dict)  # loop id → while
     bindings: dict[str, Binding] = field(default_factory=dict)  # node id → in / inputs / foreach
     exports: list[tuple[str, Reference]] = field(default_factory=list)  # (as, from) of a body
+    roots: set[str] = field(default_factory=set)  # every reference root its nodes use
 
     def downstream(self, node_id: str) -> set[str]:
         """``node_id`` and everything that depends on it, transitively."""
@@ -86,34 +88,6 @@ class CompiledGraph:
 
 def compile_graph(graph: list[AnyNode], exports: Sequence[Export] = ()) -> CompiledGraph:
     nodes = {n.id: n for n in graph}
-    deps = {n.id: (references_in(n) & nodes.keys()) - {n.id} for n in graph}
-    dependents: dict[str, set[str]] = {n: set() for n in nodes}
-    for node_id, ds in deps.items():
-        for d in ds:
-            dependents[d].add(node_id)
-    # Kahn's algorithm, taking ready nodes in file order so runs are reproducible.
-    position = {n: i for i, n in enumerate(nodes)}
-    pending = {n: len(ds) for n, ds in deps.items()}
-    ready = sorted((n for n, c in pending.items() if c == 0), key=position.__getitem__)
-    order: list[str] = []
-    while ready:
-        current = ready.pop(0)
-        order.append(current)
-        for user in sorted(dependents[current], key=position.__getitem__):
-            pending[user] -= 1
-            if pending[user] == 0:
-                ready.append(user)
-        ready.sort(key=position.__getitem__)
-    if len(order) != len(nodes):  # the validator reports cycles; never run half a graph
-        stuck = [n for n in nodes if n not in order]
-        from keiri_agent.errors import BlockError, ErrorCode
-
-        raise BlockError(
-            f"ノードの依存関係が循環しています: {', '.join(stuck)}",
-            code=ErrorCode.PLAN_INVALID,
-            hint="`keiri-agent plan validate` で循環箇所を確認してください。",
-            details={"nodes": stuck},
-        )
     bodies = {
         n.id: compile_graph(list(n.body.plan.graph), n.body.plan.exports)
         for n in graph
@@ -125,6 +99,42 @@ def compile_graph(graph: list[AnyNode], exports: Sequence[Export] = ()) -> Compi
         for n in graph
         if isinstance(n, LoopNode) and n.while_ is not None
     }
+    roots: dict[str, set[str]] = {}  # node id → every root it references (its body's included)
+    for n in graph:
+        found = _value_roots(_bound_value(n))
+        for parsed in (conditions.get(n.id), loop_conditions.get(n.id)):
+            found |= {r.root for r in parsed.references} if parsed is not None else set()
+        roots[n.id] = found | (bodies[n.id].roots if n.id in bodies else set())
+    deps = {n.id: (roots[n.id] & nodes.keys()) - {n.id} for n in graph}
+    dependents: dict[str, set[str]] = {n: set() for n in nodes}
+    for node_id, ds in deps.items():
+        for d in ds:
+            dependents[d].add(node_id)
+    # Kahn's algorithm, taking the first ready node in file order (a heap of file positions) so
+    # runs are reproducible.
+    ids = list(nodes)
+    position = {n: i for i, n in enumerate(ids)}
+    pending = {n: len(ds) for n, ds in deps.items()}
+    ready = [position[n] for n, c in pending.items() if c == 0]
+    heapq.heapify(ready)
+    order: list[str] = []
+    while ready:
+        current = ids[heapq.heappop(ready)]
+        order.append(current)
+        for user in dependents[current]:
+            pending[user] -= 1
+            if pending[user] == 0:
+                heapq.heappush(ready, position[user])
+    if len(order) != len(nodes):  # the validator reports cycles; never run half a graph
+        stuck = [n for n in nodes if n not in order]
+        from keiri_agent.errors import BlockError, ErrorCode
+
+        raise BlockError(
+            f"ノードの依存関係が循環しています: {', '.join(stuck)}",
+            code=ErrorCode.PLAN_INVALID,
+            hint="`keiri-agent plan validate` で循環箇所を確認してください。",
+            details={"nodes": stuck},
+        )
     return CompiledGraph(
         nodes=nodes,
         order=order,
@@ -135,6 +145,7 @@ def compile_graph(graph: list[AnyNode], exports: Sequence[Export] = ()) -> Compi
         loop_conditions=loop_conditions,
         bindings={n.id: compile_binding(_bound_value(n)) for n in graph},
         exports=[(e.as_, _export_ref(e)) for e in exports],
+        roots=set().union(*roots.values()),
     )
 
 

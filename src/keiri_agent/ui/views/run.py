@@ -25,6 +25,7 @@ from keiri_agent.config import LLMRole, Settings, load_settings
 from keiri_agent.errors import BlockError
 from keiri_agent.events.models import RunEvent
 from keiri_agent.plan import (
+    MAX_PLAN_BYTES,
     PLAN_SUFFIXES,
     BlockNode,
     LoopNode,
@@ -63,7 +64,6 @@ OUTCOMES_KEY: Final = session_state.page_key(PAGE, "outcomes")  # plan id → Ou
 PENDING_KEY: Final = session_state.page_key(PAGE, "pending")
 PATH_CHOICE: Final = "ファイルのパスを指定…"
 EXAMPLE_PREFIX: Final = "サンプル: "
-MAX_PLAN_BYTES: Final = 1_000_000  # larger files are listed unread (loading them says why)
 _STATUS: Final = {
     "success": (st.success, "成功しました"),
     "partial": (
@@ -79,7 +79,8 @@ _STATUS: Final = {
 @lru_cache(maxsize=1024)
 def _is_plan(path: str, mtime_ns: int, size: int) -> bool:
     """Whether a YAML file is a plan (has ``id`` and ``graph``), cached per file version.
-    Unreadable YAML is listed too: choosing it shows why it cannot be read."""
+    Unreadable YAML is listed too: choosing it shows why it cannot be read (a file over the
+    loader's MAX_PLAN_BYTES is listed unread: loading it says so, with the limit)."""
     if size > MAX_PLAN_BYTES:
         return True
     try:
