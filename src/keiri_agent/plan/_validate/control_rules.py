@@ -27,7 +27,7 @@ from keiri_agent.plan._graph.subflows import call_cycle, call_too_deep
 if TYPE_CHECKING:
     from keiri_agent.plan._dsl.issues import Loc
     from keiri_agent.plan._graph.scope import NodeInfo, Scope
-    from keiri_agent.plan._validate.state import CheckState as Checker
+    from keiri_agent.plan._validate.references import ReferenceChecker as Checker
     from keiri_agent.plan._validate.state import Deps
 
 __all__ = ["check_export", "check_loop", "check_subflow"]
@@ -158,15 +158,15 @@ def check_subflow(
         )
     if sub is None:
         return
-    for key in node.call.inputs:
-        if key not in sub.vars:
-            checker.issue(
-                IssueCode.SUBFLOW_UNKNOWN_INPUT,
-                f"サブフロー {sub.id} は入力 '{key}' を受け取りません（vars に未定義）。",
-                (*call_loc, "inputs", key),
-                node=info.qual,
-                hint=f"受け取れる入力: {', '.join(sub.vars) or 'なし'}",
-            )
+    checker.unknown_names(
+        IssueCode.SUBFLOW_UNKNOWN_INPUT,
+        node.call.inputs,
+        list(sub.vars),
+        f"サブフロー {sub.id} は入力 '{{name}}' を受け取りません（vars に未定義）。",
+        (*call_loc, "inputs"),
+        info.qual,
+        "受け取れる入力",
+    )
     for key, value in sub.vars.items():
         if value is None and key not in node.call.inputs:
             checker.issue(

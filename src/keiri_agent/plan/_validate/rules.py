@@ -7,7 +7,7 @@ particular block needs (``ai.process_llm``, ``ui.interactive_input``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING, Any
 
 from keiri_agent.blocks.schema import SchemaRefError, resolve_port
@@ -20,7 +20,7 @@ from keiri_agent.plan._dsl.refs import iter_references
 
 if TYPE_CHECKING:
     from keiri_agent.plan._graph.scope import NodeInfo, Scope
-    from keiri_agent.plan._validate.state import CheckState as Checker
+    from keiri_agent.plan._validate.references import ReferenceChecker as Checker
     from keiri_agent.plan._validate.state import Deps
 
 __all__ = ["BLOCK_RULES", "REQUIREMENT_TYPES", "check_block_node", "check_ui"]
@@ -75,24 +75,13 @@ def check_block_node(checker: Checker, info: NodeInfo, scope: Scope, deps: Deps)
         )
     rule = BLOCK_RULES.get(spec.id)
     covered = rule[0] if rule else frozenset()
-    for key in node.inputs:
-        if key not in spec.inputs:
-            checker.issue(
-                IssueCode.UNKNOWN_INPUT,
-                f"ブロック {spec.id} に入力 '{key}' はありません。",
-                (*loc, "in", key),
-                node=info.qual,
-                hint=f"使える入力: {', '.join(spec.inputs) or 'なし'}",
-            )
-    for out_port in node.out:
-        if out_port not in spec.outputs:
-            checker.issue(
-                IssueCode.UNKNOWN_OUTPUT,
-                f"ブロック {spec.id} に出力 '{out_port}' はありません。",
-                (*loc, "out", out_port),
-                node=info.qual,
-                hint=f"出力: {', '.join(spec.outputs) or 'なし'}",
-            )
+    ports: list[tuple[str, Iterable[str], Collection[str], str, str, str]] = [
+        (IssueCode.UNKNOWN_INPUT, node.inputs, list(spec.inputs), "入力", "使える入力", "in"),
+        (IssueCode.UNKNOWN_OUTPUT, node.out, list(spec.outputs), "出力", "出力", "out"),
+    ]
+    for issue, given, names, what, label, key in ports:
+        text = f"ブロック {spec.id} に{what} '{{name}}' はありません。"
+        checker.unknown_names(issue, given, names, text, (*loc, key), info.qual, label)
     for port_name, port in spec.inputs.items():
         if port_is_required(port) and port_name not in node.inputs and port_name not in covered:
             checker.issue(

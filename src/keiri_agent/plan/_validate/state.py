@@ -1,15 +1,15 @@
 """What the validator's walk shares with its rules: the findings so far and the walk's state.
 
-The rules (``rules``, ``control_rules``) are written against :class:`CheckState`; the walk
-(``references.ReferenceChecker`` → ``checker.Checker``) implements its abstract steps, so the rules
-never import the walk that calls them.
+The rules (``rules``, ``control_rules``) are written against ``references.ReferenceChecker`` (this
+state plus reference checks); ``checker.Checker`` implements the one abstract step left here,
+:meth:`CheckState.check_scope`, so the rules never import the walk that calls them.
 """
 
 from __future__ import annotations
 
 import difflib
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,8 +18,7 @@ from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.plan._dsl.issues import Loc, PlanIssue, ValidationReport, format_path
 from keiri_agent.plan._dsl.loader import PlanSource
 from keiri_agent.plan._dsl.models import Plan
-from keiri_agent.plan._dsl.refs import Reference
-from keiri_agent.plan._graph.scope import NodeInfo, Scope
+from keiri_agent.plan._graph.scope import Scope
 from keiri_agent.plan._graph.scope import types_label as _types
 from keiri_agent.plan._graph.subflows import SubflowLoader
 
@@ -74,33 +73,28 @@ class CheckState(ABC):
             )
         )
 
+    def unknown_names(
+        self,
+        code: str,
+        given: Iterable[str],
+        known: Collection[str],
+        message: str,
+        loc: Loc,
+        node: str,
+        label: str,
+    ) -> None:
+        """One issue per name in ``given`` that ``known`` lacks (at ``loc`` + the name, with
+        ``{name}`` in ``message`` replaced by it); the hint lists ``known`` after ``label``."""
+        for name in given:
+            if name not in known:
+                hint = f"{label}: {', '.join(known) or 'なし'}"
+                text = message.replace("{name}", name)
+                self.issue(code, text, (*loc, name), node=node, hint=hint)
+
     # --- the walk's steps, used by the rules ---------------------------------------------------
 
     @abstractmethod
     def check_scope(self, scope: Scope, outer: Deps | None) -> None: ...
-
-    @abstractmethod
-    def check_when(
-        self, when: Any, loc: Loc, scope: Scope, info: NodeInfo | None, deps: Deps
-    ) -> None: ...
-
-    @abstractmethod
-    def check_value(
-        self,
-        value: Any,
-        loc: Loc,
-        scope: Scope,
-        info: NodeInfo | None,
-        deps: Deps,
-        target: Mapping[str, Any] | None,
-        *,
-        literal_check: bool = True,
-    ) -> Any: ...
-
-    @abstractmethod
-    def resolve(
-        self, ref: Reference, scope: Scope, loc: Loc, info: NodeInfo | None, deps: Deps
-    ) -> Any: ...
 
 
 def port_hint(target: Mapping[str, Any]) -> str:
