@@ -38,10 +38,9 @@ Exception tree::
      │    ├── ExpressionSyntaxError (plan._dsl.expr)      INVALID_EXPRESSION: does not parse
      │    ├── ExpressionEvalError (plan._dsl.expr)        INVALID_EXPRESSION: wrong values
      │    └── ApiError (server.errors)                    an HTTP failure with its own status
-     ├── LayerUnavailableError (sandbox.layers)           a layer this machine lacks: reported
-     │    ├── SeccompUnavailableError (sandbox.seccomp)   inactive with its Japanese ``reason``,
-     │    ├── LandlockUnavailableError (sandbox.landlock)  the other layers still apply
-     │    └── CgroupUnavailableError (sandbox.cgroups)
+     ├── LayerUnavailableError (sandbox.layers)           no seccomp/Landlock/cgroup here: the layer
+     │                                                    is reported inactive with the Japanese
+     │                                                    ``reason``, the other layers still apply
      ├── UnsupportedFormatError (agents.convert.models)   also ValueError: the conversion's
      ├── UnsupportedVizParamError (agents.convert.models)  fallback triggers, with to_dict()
      ├── YamlLimitError (plan._dsl.loader)                also yaml.YAMLError: YAML_LIMIT

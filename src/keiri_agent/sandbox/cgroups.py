@@ -30,7 +30,6 @@ from keiri_agent.sandbox.layers import LayerUnavailableError
 __all__ = [
     "CONTROLLERS",
     "ActionCgroup",
-    "CgroupUnavailableError",
     "host_cgroup_dirs",
     "remove_cgroup_dirs",
 ]
@@ -39,10 +38,6 @@ CGROUP_ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("memory", "pids")
 REMOVE_ATTEMPTS = 100  # rmdir fails with EBUSY until the last task has left
 REMOVE_PAUSE_S = 0.01
-
-
-class CgroupUnavailableError(LayerUnavailableError):
-    """No usable cgroup for the jail; ``reason`` says why in Japanese."""
 
 
 def _own_cgroups() -> dict[str, str]:
@@ -73,7 +68,7 @@ def _v2_parent(own: dict[str, str]) -> Path | None:
 def host_cgroup_dirs(name: str | None = None) -> dict[str, Path]:
     """Create the jail's cgroup directories; controller -> directory (v2: one for both).
 
-    Raises CgroupUnavailableError when this machine (or this user) has no usable cgroup.
+    Raises LayerUnavailableError when this machine (or this user) has no usable cgroup.
     """
     label = name or f"keiri-jail-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     own = _own_cgroups()
@@ -88,13 +83,13 @@ def host_cgroup_dirs(name: str | None = None) -> dict[str, Path]:
                 made[controller] = directory
         except OSError as exc:
             remove_cgroup_dirs(made)
-            raise CgroupUnavailableError(
+            raise LayerUnavailableError(
                 f"cgroup v1 の {', '.join(CONTROLLERS)} に書き込めません（{exc.strerror}）"
             ) from exc
         return made
     parent = _v2_parent(own)
     if parent is None:
-        raise CgroupUnavailableError(
+        raise LayerUnavailableError(
             "memory・pids コントローラーを使える cgroup がありません"
             "（cgroup v1 のコントローラーか、委譲された cgroup v2 が必要です）"
         )
@@ -105,7 +100,7 @@ def host_cgroup_dirs(name: str | None = None) -> dict[str, Path]:
     except OSError as exc:
         with contextlib.suppress(OSError):
             directory.rmdir()
-        raise CgroupUnavailableError(f"cgroup v2 に書き込めません（{exc.strerror}）") from exc
+        raise LayerUnavailableError(f"cgroup v2 に書き込めません（{exc.strerror}）") from exc
     return {"unified": directory}
 
 

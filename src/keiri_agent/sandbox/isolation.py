@@ -44,7 +44,12 @@ from pathlib import Path
 
 from keiri_agent.sandbox import landlock, seccomp
 from keiri_agent.sandbox.landlock import default_readonly_paths
-from keiri_agent.sandbox.layers import LAYER_NAMES, IsolationError, LayerStatus
+from keiri_agent.sandbox.layers import (
+    LAYER_NAMES,
+    IsolationError,
+    LayerStatus,
+    LayerUnavailableError,
+)
 from keiri_agent.sandbox.profiles import SandboxProfile
 
 __all__ = [
@@ -218,14 +223,14 @@ def prepare_isolation(worker_pid: int) -> None:
     program of a worker that will be ``worker_pid`` and lead its own process group), done once
     and inherited by each fork."""
     _readonly_paths()
-    with contextlib.suppress(seccomp.SeccompUnavailableError):
+    with contextlib.suppress(LayerUnavailableError):
         _seccomp_program(worker_pid, True)
 
 
 def _layer_landlock(w: _Worker) -> LayerStatus:
     try:
         abi = landlock.abi_version()
-    except landlock.LandlockUnavailableError as exc:
+    except LayerUnavailableError as exc:
         return LayerStatus("landlock", False, exc.reason)
     readonly = (*_readonly_paths(), *w.config.readonly_paths)
     result = landlock.restrict_self(readonly, [w.workdir], abi=abi)
@@ -282,7 +287,7 @@ def _layer_seccomp(w: _Worker) -> LayerStatus:
     try:
         table = seccomp.table_for_machine()
         seccomp.check_available(table)
-    except seccomp.SeccompUnavailableError as exc:
+    except LayerUnavailableError as exc:
         return LayerStatus("seccomp", False, exc.reason)
     pid = os.getpid()
     program = list(_seccomp_program(pid, os.getpgrp() == pid))

@@ -24,11 +24,11 @@ from typing import IO, Any
 
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.sandbox.cgroups import (
-    CgroupUnavailableError,
     host_cgroup_dirs,
     remove_cgroup_dirs,
 )
 from keiri_agent.sandbox.jail import JAIL_DIR, JailPaths, find_bwrap, jail_command
+from keiri_agent.sandbox.layers import LayerUnavailableError
 
 __all__ = ["SERVER_ENV_KEEP", "JailServer", "server_env"]
 
@@ -67,7 +67,7 @@ class JailServer:
         try:
             self.cgroups = host_cgroup_dirs()
             self.cgroup_note = ""
-        except CgroupUnavailableError as exc:
+        except LayerUnavailableError as exc:
             self.cgroups = {}
             self.cgroup_note = exc.reason
         self.log_path = self.host_dir / "server.log"

@@ -40,7 +40,6 @@ from keiri_agent.sandbox.layers import LayerUnavailableError
 __all__ = [
     "ACCESS_FS_READ_ONLY",
     "LandlockResult",
-    "LandlockUnavailableError",
     "abi_version",
     "default_readonly_paths",
     "handled_fs_access",
@@ -118,10 +117,6 @@ PRELOADED_PACKAGES = (
 )  # fmt: skip
 
 
-class LandlockUnavailableError(LayerUnavailableError):
-    """Landlock cannot be used here; ``reason`` says why in Japanese (for LayerStatus.detail)."""
-
-
 class _RulesetAttr(ctypes.Structure):
     _fields_ = (
         ("handled_access_fs", ctypes.c_uint64),
@@ -191,10 +186,10 @@ def _prctl(option: int, arg2: int = 0) -> int:
 
 
 def abi_version() -> int:
-    """The Landlock ABI version of the running kernel; raises LandlockUnavailableError."""
+    """The Landlock ABI version of the running kernel; raises LayerUnavailableError."""
     machine = platform.machine().lower()
     if machine not in SUPPORTED_MACHINES:
-        raise LandlockUnavailableError(f"未対応のアーキテクチャです（{machine}）")
+        raise LayerUnavailableError(f"未対応のアーキテクチャです（{machine}）")
     version = _syscall(
         SYS_LANDLOCK_CREATE_RULESET, ctypes.c_void_p(None), 0, LANDLOCK_CREATE_RULESET_VERSION
     )
@@ -202,15 +197,13 @@ def abi_version() -> int:
         return version
     err = ctypes.get_errno()
     if err == errno.ENOSYS:
-        raise LandlockUnavailableError("カーネルが Landlock に未対応です（5.13 以降が必要）")
+        raise LayerUnavailableError("カーネルが Landlock に未対応です（5.13 以降が必要）")
     if err == errno.EOPNOTSUPP:
-        raise LandlockUnavailableError(
+        raise LayerUnavailableError(
             "Landlock がカーネルで無効です（起動オプション lsm= に landlock がありません）"
         )
     if err == errno.EPERM:
-        raise LandlockUnavailableError(
-            "Landlock の呼び出しが禁止されています（コンテナの seccomp）"
-        )
+        raise LayerUnavailableError("Landlock の呼び出しが禁止されています（コンテナの seccomp）")
     raise OSError(err, f"landlock_create_ruleset(VERSION): {os.strerror(err)}")
 
 
@@ -269,7 +262,7 @@ def restrict_self(
     ``read_only`` paths may be read (files) and listed (directories); ``read_write`` paths get
     every handled right. Paths that do not exist are skipped and listed in the result. Sets
     ``PR_SET_NO_NEW_PRIVS``, which ``landlock_restrict_self`` requires. Raises
-    LandlockUnavailableError when Landlock is missing, OSError when a call fails.
+    LayerUnavailableError when Landlock is missing, OSError when a call fails.
     """
     if abi is None:
         abi = abi_version()

@@ -29,7 +29,8 @@ DEFAULT_HINT = "サンドボックスを実行できない環境です。`keiri-
 
 
 class LayerUnavailableError(KeiriError):
-    """A layer this machine cannot provide; ``reason`` says why in Japanese.
+    """A layer this machine cannot provide (seccomp, Landlock, a cgroup); ``reason`` says why
+    in Japanese.
 
     Not a failure of the code being run: the caller reports the layer as inactive
     (``LayerStatus.detail`` is the reason) and goes on with the layers that remain.

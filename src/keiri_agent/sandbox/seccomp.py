@@ -41,7 +41,6 @@ from keiri_agent.sandbox.layers import LayerUnavailableError
 __all__ = [
     "AARCH64",
     "X86_64",
-    "SeccompUnavailableError",
     "SyscallTable",
     "build_filter",
     "check_available",
@@ -192,10 +191,6 @@ _MACHINES = {"x86_64": X86_64, "amd64": X86_64, "aarch64": AARCH64, "arm64": AAR
 Instruction = tuple[int, int, int, int]  # (code, jt, jf, k) of struct sock_filter
 
 
-class SeccompUnavailableError(LayerUnavailableError):
-    """seccomp filters cannot be used here; ``reason`` says why in Japanese."""
-
-
 class _SockFilter(ctypes.Structure):
     _fields_ = (
         ("code", ctypes.c_uint16),
@@ -252,10 +247,10 @@ def _arg_high(index: int) -> int:
 
 
 def table_for_machine(machine: str | None = None) -> SyscallTable:
-    """The syscall table of ``machine`` (default: this one); raises SeccompUnavailableError."""
+    """The syscall table of ``machine`` (default: this one); raises LayerUnavailableError."""
     name = (machine or platform.machine()).lower()
     if name not in _MACHINES:
-        raise SeccompUnavailableError(f"未対応のアーキテクチャです（{name}）")
+        raise LayerUnavailableError(f"未対応のアーキテクチャです（{name}）")
     return _MACHINES[name]
 
 
@@ -351,10 +346,10 @@ def _prctl(option: int, arg2: int = 0) -> int:
 
 
 def check_available(table: SyscallTable | None = None) -> None:
-    """Raise SeccompUnavailableError unless filters with ``KILL_PROCESS`` can be installed."""
+    """Raise LayerUnavailableError unless filters with ``KILL_PROCESS`` can be installed."""
     table = table or table_for_machine()
     if _prctl(PR_GET_SECCOMP) < 0 and ctypes.get_errno() == errno.EINVAL:
-        raise SeccompUnavailableError("カーネルが seccomp に未対応です（CONFIG_SECCOMP）")
+        raise LayerUnavailableError("カーネルが seccomp に未対応です（CONFIG_SECCOMP）")
     action = ctypes.c_uint32(SECCOMP_RET_KILL_PROCESS)
     pointer = ctypes.c_void_p(ctypes.addressof(action))
     if _seccomp(table, SECCOMP_GET_ACTION_AVAIL, 0, pointer) == 0:
@@ -367,7 +362,7 @@ def check_available(table: SyscallTable | None = None) -> None:
         errno.EPERM: "seccomp の呼び出しが禁止されています（コンテナの seccomp）",
     }
     if err in reasons:
-        raise SeccompUnavailableError(reasons[err])
+        raise LayerUnavailableError(reasons[err])
     raise OSError(err, f"seccomp(GET_ACTION_AVAIL): {os.strerror(err)}")
 
 
