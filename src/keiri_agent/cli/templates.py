@@ -116,21 +116,24 @@ def show(
     if spec.tags:
         out.append(f"タグ: {'、'.join(spec.tags)}")
     out.append(f"ブロック: {', '.join(detail['blocks'])}")
-    out.append("入力（imports。--bind の左辺は <テンプレートID>.<名前>）:")
-    out += [
-        f"  - {spec.id}.{name}: {port.type}"
-        + (f" — {port.description}" if port.description else "")
-        for name, port in spec.imports.items()
-    ] or ["  なし"]
-    out.append("出力（exports。--bind の右辺は <テンプレートID>.<名前>）:")
-    out += [
-        f"  - {spec.id}.{name}: {port.type}（{port.from_}）"
-        + (f" — {port.description}" if port.description else "")
-        for name, port in spec.exports.items()
-    ] or ["  なし"]
-    out.append("変数（vars の既定値）:")
-    out += [
-        f"  - {name}: {json.dumps(value, ensure_ascii=False, default=str)}"
-        for name, value in spec.vars_defaults.items()
-    ] or ["  なし"]
+    sections = {
+        "入力（imports。--bind の左辺は <テンプレートID>.<名前>）:": [
+            f"{spec.id}.{name}: {port.type}{_about(port.description)}"
+            for name, port in spec.imports.items()
+        ],
+        "出力（exports。--bind の右辺は <テンプレートID>.<名前>）:": [
+            f"{spec.id}.{name}: {port.type}（{port.from_}）{_about(port.description)}"
+            for name, port in spec.exports.items()
+        ],
+        "変数（vars の既定値）:": [
+            f"{name}: {json.dumps(value, ensure_ascii=False, default=str)}"
+            for name, value in spec.vars_defaults.items()
+        ],
+    }
+    for title, lines in sections.items():
+        out += [title, *(f"  - {line}" for line in lines)] if lines else [title, "  なし"]
     console.print("\n".join(out), markup=False, highlight=False)
+
+
+def _about(description: str | None) -> str:
+    return f" — {description}" if description else ""
