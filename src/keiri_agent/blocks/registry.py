@@ -16,6 +16,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from keiri_agent.blocks.base import Block
 from keiri_agent.blocks.semver import SemVer, split_block_ref
@@ -45,11 +46,10 @@ class BlockRegistry:
     def discover(self, directory: Path) -> builtins.list[BlockSpec]:
         """Load every ``*.yaml`` / ``*.yml`` under ``directory`` (recursively)."""
         if not directory.is_dir():
-            raise BlockError(
+            raise _setup_error(
                 f"ブロック定義のディレクトリ {directory} が見つかりません。",
-                code=ErrorCode.CONFIGURATION_ERROR,
-                hint="KEIRI_BLOCK_SPEC_DIRS に存在するディレクトリを指定してください。",
-                details={"directory": str(directory)},
+                "KEIRI_BLOCK_SPEC_DIRS に存在するディレクトリを指定してください。",
+                directory=str(directory),
             )
         # ``schemas/`` holds JSON Schemas for ``$ref: jsonschema://...``, not block specs.
         found = sorted(
@@ -66,11 +66,11 @@ class BlockRegistry:
         versions = self._specs.setdefault(spec.id, {})
         existing = versions.get(spec.semver)
         if existing is not None:
-            raise BlockError(
+            raise _setup_error(
                 f"ブロック {spec.ref} が二重に定義されています: {existing.source} と {spec.source}",
-                code=ErrorCode.CONFIGURATION_ERROR,
-                hint="どちらかのファイルを削除するか、version を上げてください。",
-                details={"block": spec.ref, "files": [existing.source, spec.source]},
+                "どちらかのファイルを削除するか、version を上げてください。",
+                block=spec.ref,
+                files=[existing.source, spec.source],
             )
         versions[spec.semver] = spec
         if root is not None and spec.source:
@@ -180,25 +180,25 @@ def instantiate(spec: BlockSpec, root: Path | None) -> Block:
     except BlockError:
         raise
     except Exception as exc:
-        raise BlockError(
+        raise _setup_error(
             f"ブロック {spec.ref} の実装 {spec.entrypoint} を読み込めません: {exc}",
-            code=ErrorCode.CONFIGURATION_ERROR,
-            hint="entrypoint のモジュール名とクラス名、必要なパッケージの導入を確認してください。",
-            details={"block": spec.ref, "entrypoint": spec.entrypoint, "source": spec.source},
+            "entrypoint のモジュール名とクラス名、必要なパッケージの導入を確認してください。",
+            block=spec.ref,
+            entrypoint=spec.entrypoint,
+            source=spec.source,
         ) from exc
     if not (isinstance(cls, type) and issubclass(cls, Block)):
-        raise BlockError(
+        raise _setup_error(
             f"ブロック {spec.ref} の entrypoint {spec.entrypoint} は Block の派生クラスではありません。",
-            code=ErrorCode.CONFIGURATION_ERROR,
-            hint="ProcessingBlock か UIBlock を継承したクラスを指定してください。",
-            details={"block": spec.ref, "entrypoint": spec.entrypoint},
+            "ProcessingBlock か UIBlock を継承したクラスを指定してください。",
+            block=spec.ref,
+            entrypoint=spec.entrypoint,
         )
     if (cls.kind == "ui") != spec.is_ui:
-        raise BlockError(
+        raise _setup_error(
             f"ブロック {spec.ref} は category '{spec.category}' ですが実装は {cls.kind} ブロックです。",
-            code=ErrorCode.CONFIGURATION_ERROR,
-            hint="UI ブロック（UIBlock）は category: ui、それ以外は ProcessingBlock にしてください。",
-            details={"block": spec.ref},
+            "UI ブロック（UIBlock）は category: ui、それ以外は ProcessingBlock にしてください。",
+            block=spec.ref,
         )
     return cls(spec)
 
@@ -217,16 +217,21 @@ def _import(spec: BlockSpec, target: str, root: Path | None) -> object:
         return sys.modules[name]
     module_spec = importlib.util.spec_from_file_location(name, path)
     if module_spec is None or module_spec.loader is None:
-        raise BlockError(
+        raise _setup_error(
             f"ブロック {spec.ref} の実装ファイル {path} を読み込めません。",
-            code=ErrorCode.CONFIGURATION_ERROR,
-            hint="entrypoint のパスをブロック定義ディレクトリからの相対パスで書いてください。",
-            details={"block": spec.ref, "path": str(path)},
+            "entrypoint のパスをブロック定義ディレクトリからの相対パスで書いてください。",
+            block=spec.ref,
+            path=str(path),
         )
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[name] = module
     module_spec.loader.exec_module(module)
     return module
+
+
+def _setup_error(message: str, hint: str, **details: Any) -> BlockError:
+    """A CONFIGURATION_ERROR: the block definitions or their code, not a plan, are wrong."""
+    return BlockError(message, code=ErrorCode.CONFIGURATION_ERROR, hint=hint, details=details)
 
 
 def _raise_not_found(ref: str, hint: str) -> BlockSpec:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import types
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -129,22 +130,20 @@ def json_types(schema: Mapping[str, Any] | None) -> frozenset[str] | None:
     return None
 
 
+# Python types → JSON Schema type names, first match wins (bool before int: True is an int).
+_JSON_TYPES: tuple[tuple[type | types.UnionType, str], ...] = (
+    (types.NoneType, "null"),
+    (bool, "boolean"),
+    (int, "integer"),
+    (float, "number"),
+    (str | bytes, "string"),
+    (list | tuple, "array"),
+)
+
+
 def type_of_value(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str | bytes):
-        return "string"
-    if isinstance(value, Mapping):
-        return "object"
-    if isinstance(value, list | tuple):
-        return "array"
-    return "object"
+    """The JSON Schema type of a Python value (anything else is an object)."""
+    return next((name for kind, name in _JSON_TYPES if isinstance(value, kind)), "object")
 
 
 def descend(schema: Mapping[str, Any] | None, path: Sequence[str | int]) -> dict[str, Any] | None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from keiri_agent.config import Settings, load_settings
 from keiri_agent.errors import BlockError
 
-__all__ = ["render_error"]
+__all__ = ["render_error", "settings_or_error"]
 
 
 def render_error(error: BlockError, *, retry_key: str | None = None) -> bool:
@@ -27,3 +28,12 @@ def render_error(error: BlockError, *, retry_key: str | None = None) -> bool:
     if retry_key is not None and error.recoverable:
         return st.button("再実行", key=retry_key, help="同じ内容をもう一度実行します。")
     return False
+
+
+def settings_or_error() -> Settings | None:
+    """The settings, or None once the error saying why they cannot be loaded is shown."""
+    try:
+        return load_settings()
+    except BlockError as exc:
+        render_error(exc)
+        return None

@@ -11,10 +11,12 @@ followed by Japanese text would swallow that text into the link.
 
 from __future__ import annotations
 
+import streamlit as st
+
 from keiri_agent.config import LLMRole, Settings
 from keiri_agent.ui.sidebar import ROLE_LABELS
 
-__all__ = ["PROVIDER_SETUP", "llm_problem"]
+__all__ = ["PROVIDER_SETUP", "llm_problem", "warn_llm_problem"]
 
 PROVIDER_SETUP = (
     "プロバイダーごとの設定（環境変数または .env）:\n"
@@ -61,3 +63,11 @@ def llm_problem(settings: Settings, *roles: LLMRole) -> str | None:
     if missing:
         lines[-1] += " 設定の確認は `keiri-agent doctor` でできます。"
     return "\n\n".join([*lines, PROVIDER_SETUP])
+
+
+def warn_llm_problem(settings: Settings, *roles: LLMRole) -> str | None:
+    """Show the notice for ``roles`` as a warning at the top of a page, when there is one."""
+    problem = llm_problem(settings, *roles)
+    if problem is not None:
+        st.warning(problem, icon="⚠️")
+    return problem

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-__all__ = ["get_or_create", "keep", "kept", "page_key", "reset", "restore"]
+__all__ = ["get_or_create", "keep", "kept", "kept_widget", "page_key", "reset", "restore"]
 
 T = TypeVar("T")
 _NO_DEFAULT: Any = object()
@@ -56,6 +56,22 @@ def keep(page: str, key: str, value: T) -> T:
     """Remember ``value`` as the widget's kept value; returns it."""
     kept(page)[key] = value
     return value
+
+
+def kept_widget(
+    page: str,
+    key: str,
+    widget: Callable[..., T],
+    *args: Any,
+    default: Any = _NO_DEFAULT,
+    allowed: Collection[Any] | None = None,
+    **kwargs: Any,
+) -> T:
+    """Draw ``widget(*args, key=key, **kwargs)`` seeded from its kept value (see :func:`restore`)
+    and keep the value it returns."""
+    return keep(
+        page, key, widget(*args, key=restore(page, key, default, allowed=allowed), **kwargs)
+    )
 
 
 def reset(page: str, *, keep: Iterable[str] = ()) -> list[str]:

@@ -16,10 +16,9 @@ from typing import Any
 import streamlit as st
 from pydantic import SecretStr
 
-from keiri_agent.config import Settings, load_settings
+from keiri_agent.config import Settings
 from keiri_agent.doctor import DoctorReport, collect_report
-from keiri_agent.errors import BlockError
-from keiri_agent.ui.error_view import render_error
+from keiri_agent.ui.error_view import settings_or_error
 
 __all__ = ["ROLE_LABELS", "render_sidebar", "role_problems"]
 
@@ -138,10 +137,8 @@ def render_sidebar() -> None:
     """The settings sidebar (call once per script run, before the page)."""
     with st.sidebar:
         st.header("設定")
-        try:
-            settings = load_settings()
-        except BlockError as exc:
-            render_error(exc)
+        settings = settings_or_error()
+        if settings is None:
             return
         report = _doctor_report(_fingerprint(settings), settings)
         _render_llm(report)

@@ -67,7 +67,21 @@ class TableAggregateBlock(TableBlock[Config]):
     """Returns one row per group of ``table`` with the requested aggregations."""
 
     def configure(self, inputs: Mapping[str, Any]) -> Config:
-        return _config(inputs)
+        raw_group = inputs.get("group_by")
+        group_by = [] if raw_group in (None, []) else column_list(raw_group, field="group_by")
+        aggregations = _aggregations(inputs.get("aggregations"))
+        period = _period(inputs.get("period"))
+        names = [*group_by, *(a.name for a in aggregations)]
+        unique_names(
+            names,
+            "aggregations",
+            "集計結果の列名 {names} が重複しています。",
+            "aggregations の as で別の列名を付けてください（group_by の列名とも重ならないように）。",
+        )
+        totals = flag(inputs, "totals", False, "true にすると最後に合計行を加えます。")
+        return Config(
+            group_by, aggregations, period, _sort_by(inputs.get("sort_by"), names), totals
+        )
 
     def compute(self, cfg: Config, tables: list[Records], ctx: BlockContext) -> dict[str, Any]:
         records = tables[0]
@@ -104,22 +118,6 @@ class TableAggregateBlock(TableBlock[Config]):
 
 
 # --- configuration ---------------------------------------------------------------------------
-
-
-def _config(inputs: Mapping[str, Any]) -> Config:
-    raw_group = inputs.get("group_by")
-    group_by = [] if raw_group in (None, []) else column_list(raw_group, field="group_by")
-    aggregations = _aggregations(inputs.get("aggregations"))
-    period = _period(inputs.get("period"))
-    names = [*group_by, *(a.name for a in aggregations)]
-    unique_names(
-        names,
-        "aggregations",
-        "集計結果の列名 {names} が重複しています。",
-        "aggregations の as で別の列名を付けてください（group_by の列名とも重ならないように）。",
-    )
-    totals = flag(inputs, "totals", False, "true にすると最後に合計行を加えます。")
-    return Config(group_by, aggregations, period, _sort_by(inputs.get("sort_by"), names), totals)
 
 
 def _aggregations(value: Any) -> list[Aggregation]:

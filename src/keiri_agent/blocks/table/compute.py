@@ -26,22 +26,15 @@ __all__ = ["MAX_COMPUTED_COLUMNS", "TableComputeBlock"]
 
 MAX_COMPUTED_COLUMNS: Final = 50
 
-_HINT = (
-    "columns は {name: 作る列の名前, expr: 式} のリストです（上から順に計算し、後の式で前の列を使えます）。"
-    '例: [{name: 税額, expr: "rounddown([税抜金額] * 0.1, 0)"}, {name: 税込金額, expr: "[税抜金額] + [税額]"}]'
-)
-
 
 @dataclass(frozen=True)
 class Formula:
-    number: int  # 1-based position in ``columns``
+    """One entry of ``columns``: the column it makes and its expression, parsed."""
+
     name: str
     text: str
     tree: Node
-
-    @property
-    def where(self) -> str:
-        return f"columns の {self.number} 番目（列「{self.name}」）: "
+    where: str  # "columns の 2 番目（列「税額」）: ", the start of its error messages
 
 
 class TableComputeBlock(ProcessingBlock):
@@ -98,6 +91,12 @@ class TableComputeBlock(ProcessingBlock):
         }
 
 
+_HINT = (
+    "columns は {name: 作る列の名前, expr: 式} のリストです（上から順に計算し、後の式で前の列を使えます）。"
+    '例: [{name: 税額, expr: "rounddown([税抜金額] * 0.1, 0)"}, {name: 税込金額, expr: "[税抜金額] + [税額]"}]'
+)
+
+
 def _formulas(value: Any) -> list[Formula]:
     if not isinstance(value, list) or not value:
         raise input_error("columns（計算して作る列）が指定されていません。", _HINT, field="columns")
@@ -124,4 +123,4 @@ def _formula(number: int, item: Any) -> Formula:
             index=number,
         )
     where = f"columns の {number} 番目（列「{name.strip()}」）: "
-    return Formula(number, name.strip(), text, parse_expression(text, where=where))
+    return Formula(name.strip(), text, parse_expression(text, where=where), where)

@@ -67,7 +67,24 @@ class TableDedupeBlock(TableBlock[Config]):
     """Splits ``table`` into the rows kept (``unique``) and the duplicates dropped."""
 
     def configure(self, inputs: Mapping[str, Any]) -> Config:
-        return _config(inputs)
+        raw_keys = inputs.get("keys")
+        keys = [] if raw_keys in (None, []) else column_list(raw_keys, field="keys")
+        fuzzy = _fuzzy(inputs.get("fuzzy"))
+        if not keys and fuzzy is None:
+            raise input_error(
+                "重複の判定に使う列（keys か fuzzy）が指定されていません。",
+                "例: keys: [請求書番号]、または fuzzy: {column: 取引先名, threshold: 90}"
+                "（keys と fuzzy を併用すると、keys が同じ行の中で名前の似たものを探します）",
+                field="keys",
+            )
+        keep = inputs.get("keep", "first")
+        if keep not in KEEP:
+            raise input_error(
+                f"keep に {keep!r} は指定できません。",
+                "keep には first（最初の行を残す）か last（最後の行を残す）を指定してください。",
+                field="keep",
+            )
+        return Config(keys, fuzzy, str(keep))
 
     def compute(self, cfg: Config, tables: list[Records], ctx: BlockContext) -> dict[str, Any]:
         records = tables[0]
@@ -124,27 +141,6 @@ class TableDedupeBlock(TableBlock[Config]):
 
 
 # --- configuration ---------------------------------------------------------------------------
-
-
-def _config(inputs: Mapping[str, Any]) -> Config:
-    raw_keys = inputs.get("keys")
-    keys = [] if raw_keys in (None, []) else column_list(raw_keys, field="keys")
-    fuzzy = _fuzzy(inputs.get("fuzzy"))
-    if not keys and fuzzy is None:
-        raise input_error(
-            "重複の判定に使う列（keys か fuzzy）が指定されていません。",
-            "例: keys: [請求書番号]、または fuzzy: {column: 取引先名, threshold: 90}"
-            "（keys と fuzzy を併用すると、keys が同じ行の中で名前の似たものを探します）",
-            field="keys",
-        )
-    keep = inputs.get("keep", "first")
-    if keep not in KEEP:
-        raise input_error(
-            f"keep に {keep!r} は指定できません。",
-            "keep には first（最初の行を残す）か last（最後の行を残す）を指定してください。",
-            field="keep",
-        )
-    return Config(keys, fuzzy, str(keep))
 
 
 def _fuzzy(value: Any) -> Fuzzy | None:

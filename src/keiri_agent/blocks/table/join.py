@@ -59,7 +59,64 @@ class TableJoinBlock(TableBlock[Config]):
     tables = ("left", "right")
 
     def configure(self, inputs: Mapping[str, Any]) -> Config:
-        return _config(inputs)
+        on, left_on, right_on = inputs.get("on"), inputs.get("left_on"), inputs.get("right_on")
+        hint = (
+            "両方の表で同じ列名なら on: 取引先コード、列名が違うなら"
+            " left_on: 取引先コード と right_on: コード のように指定してください（複数列はリスト）。"
+        )
+        if on is not None and (left_on is not None or right_on is not None):
+            raise input_error("on と left_on / right_on が両方指定されています。", hint, field="on")
+        if on is not None:
+            left_keys = right_keys = column_list(on, field="on")
+        elif left_on is not None and right_on is not None:
+            left_keys = column_list(left_on, field="left_on")
+            right_keys = column_list(right_on, field="right_on")
+            if len(left_keys) != len(right_keys):
+                raise input_error(
+                    f"left_on（{len(left_keys)} 列）と right_on（{len(right_keys)} 列）の列数が違います。",
+                    hint,
+                    field="left_on",
+                )
+        else:
+            raise input_error(
+                "結合に使うキー列（on または left_on と right_on）がありません。", hint, field="on"
+            )
+        how = choice(
+            inputs, "how", HOWS, "inner: 両方にある行だけ、left: 左の行はすべて、outer: すべて"
+        )
+        suffixes = inputs.get("suffixes", list(DEFAULT_SUFFIXES))
+        if (
+            not isinstance(suffixes, list | tuple)
+            or len(suffixes) != 2
+            or not all(isinstance(s, str) and s for s in suffixes)
+            or suffixes[0] == suffixes[1]
+        ):
+            raise input_error(
+                f"suffixes {suffixes!r} は 2 つの異なる文字列のリストではありません。",
+                '例: suffixes: ["_請求", "_入金"]（左の列名、右の列名に付けます）',
+                field="suffixes",
+            )
+        flags = {
+            name: flag(
+                inputs,
+                name,
+                default,
+                "normalize_keys の既定は true、indicator の既定は false です。",
+            )
+            for name, default in (("normalize_keys", True), ("indicator", False))
+        }
+        return Config(
+            left_on=left_keys,
+            right_on=right_keys,
+            shared=on is not None,
+            how=how,
+            suffixes=(suffixes[0], suffixes[1]),
+            normalize=flags["normalize_keys"],
+            indicator=flags["indicator"],
+            on_many_to_many=choice(
+                inputs, "on_many_to_many", ON_MANY_TO_MANY, "warn: 警告して続ける"
+            ),
+        )
 
     def compute(self, cfg: Config, tables: list[Records], ctx: BlockContext) -> dict[str, Any]:
         left, right = tables
@@ -119,62 +176,6 @@ class TableJoinBlock(TableBlock[Config]):
 
 
 # --- configuration ---------------------------------------------------------------------------
-
-
-def _config(inputs: Mapping[str, Any]) -> Config:
-    on, left_on, right_on = inputs.get("on"), inputs.get("left_on"), inputs.get("right_on")
-    hint = (
-        "両方の表で同じ列名なら on: 取引先コード、列名が違うなら"
-        " left_on: 取引先コード と right_on: コード のように指定してください（複数列はリスト）。"
-    )
-    if on is not None and (left_on is not None or right_on is not None):
-        raise input_error("on と left_on / right_on が両方指定されています。", hint, field="on")
-    if on is not None:
-        left_keys = right_keys = column_list(on, field="on")
-    elif left_on is not None and right_on is not None:
-        left_keys = column_list(left_on, field="left_on")
-        right_keys = column_list(right_on, field="right_on")
-        if len(left_keys) != len(right_keys):
-            raise input_error(
-                f"left_on（{len(left_keys)} 列）と right_on（{len(right_keys)} 列）の列数が違います。",
-                hint,
-                field="left_on",
-            )
-    else:
-        raise input_error(
-            "結合に使うキー列（on または left_on と right_on）がありません。", hint, field="on"
-        )
-    how = choice(
-        inputs, "how", HOWS, "inner: 両方にある行だけ、left: 左の行はすべて、outer: すべて"
-    )
-    suffixes = inputs.get("suffixes", list(DEFAULT_SUFFIXES))
-    if (
-        not isinstance(suffixes, list | tuple)
-        or len(suffixes) != 2
-        or not all(isinstance(s, str) and s for s in suffixes)
-        or suffixes[0] == suffixes[1]
-    ):
-        raise input_error(
-            f"suffixes {suffixes!r} は 2 つの異なる文字列のリストではありません。",
-            '例: suffixes: ["_請求", "_入金"]（左の列名、右の列名に付けます）',
-            field="suffixes",
-        )
-    flags = {
-        name: flag(
-            inputs, name, default, "normalize_keys の既定は true、indicator の既定は false です。"
-        )
-        for name, default in (("normalize_keys", True), ("indicator", False))
-    }
-    return Config(
-        left_on=left_keys,
-        right_on=right_keys,
-        shared=on is not None,
-        how=how,
-        suffixes=(suffixes[0], suffixes[1]),
-        normalize=flags["normalize_keys"],
-        indicator=flags["indicator"],
-        on_many_to_many=choice(inputs, "on_many_to_many", ON_MANY_TO_MANY, "warn: 警告して続ける"),
-    )
 
 
 # --- keys and columns ------------------------------------------------------------------------

@@ -77,7 +77,33 @@ class TableReconcileBlock(TableBlock[Config]):
     tables = SIDES
 
     def configure(self, inputs: Mapping[str, Any]) -> Config:
-        return _config(inputs)
+        company = flag(
+            inputs,
+            "normalize_company",
+            False,
+            "会社の種類（株式会社、(株) など）を無視して照合するときは normalize_company: true。",
+        )
+        keys = _keys(inputs.get("keys"), company)
+        amount = _columns(inputs.get("amount"), "amount")
+        date = _columns(inputs.get("date"), "date") if inputs.get("date") is not None else None
+        raw = [inputs.get(f"{f}_label", d) for f, d in zip(SIDES, DEFAULT_LABELS, strict=True)]
+        labels = [label.strip() for label in raw if _name(label)]
+        if len(labels) != 2 or labels[0] == labels[1]:
+            raise input_error(
+                f"left_label と right_label には別々の空でない文字列を指定してください（指定: {raw!r}）。",
+                "ラベルは出力の列名（例: 請求金額、入金日付）とメッセージに使われます。",
+                field="left_label",
+            )
+        left, right = (
+            Side(f, labels[n], [k[n] for k, _ in keys], amount[0][n], date[0][n] if date else None)
+            for n, f in enumerate(SIDES)
+        )
+        return Config(
+            sides=(left, right),
+            company=[c for _, c in keys],
+            tolerance=amount[1],
+            tolerance_days=int(date[1]) if date else 0,
+        )
 
     def compute(self, cfg: Config, tables: list[Records], ctx: BlockContext) -> dict[str, Any]:
         for side, records in zip(cfg.sides, tables, strict=True):
@@ -133,36 +159,6 @@ class TableReconcileBlock(TableBlock[Config]):
 
 
 # --- configuration ---------------------------------------------------------------------------
-
-
-def _config(inputs: Mapping[str, Any]) -> Config:
-    company = flag(
-        inputs,
-        "normalize_company",
-        False,
-        "会社の種類（株式会社、(株) など）を無視して照合するときは normalize_company: true。",
-    )
-    keys = _keys(inputs.get("keys"), company)
-    amount = _columns(inputs.get("amount"), "amount")
-    date = _columns(inputs.get("date"), "date") if inputs.get("date") is not None else None
-    raw = [inputs.get(f"{f}_label", d) for f, d in zip(SIDES, DEFAULT_LABELS, strict=True)]
-    labels = [label.strip() for label in raw if _name(label)]
-    if len(labels) != 2 or labels[0] == labels[1]:
-        raise input_error(
-            f"left_label と right_label には別々の空でない文字列を指定してください（指定: {raw!r}）。",
-            "ラベルは出力の列名（例: 請求金額、入金日付）とメッセージに使われます。",
-            field="left_label",
-        )
-    left, right = (
-        Side(f, labels[n], [k[n] for k, _ in keys], amount[0][n], date[0][n] if date else None)
-        for n, f in enumerate(SIDES)
-    )
-    return Config(
-        sides=(left, right),
-        company=[c for _, c in keys],
-        tolerance=amount[1],
-        tolerance_days=int(date[1]) if date else 0,
-    )
 
 
 def _keys(value: Any, company: bool) -> list[tuple[tuple[str, str], bool]]:

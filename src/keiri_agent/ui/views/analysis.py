@@ -20,12 +20,12 @@ from langchain_core.messages import HumanMessage
 from keiri_agent.agents.analysis import AnalysisSession, TurnResult
 from keiri_agent.agents.analysis.honesty import NOT_JAPANESE_NOTE, UNGROUNDED_NOTE
 from keiri_agent.agents.analysis.progress import describe_event
-from keiri_agent.config import LLMRole, load_settings
+from keiri_agent.config import LLMRole
 from keiri_agent.errors import BlockError
 from keiri_agent.events import RunEvent
 from keiri_agent.ui import session_state
-from keiri_agent.ui.error_view import render_error
-from keiri_agent.ui.llm_notice import llm_problem
+from keiri_agent.ui.error_view import render_error, settings_or_error
+from keiri_agent.ui.llm_notice import warn_llm_problem
 from keiri_agent.ui.report_view import (
     chart_files,
     render_downloads,
@@ -203,14 +203,10 @@ def render() -> None:
         "CSV / Excel ファイルをアップロードして、知りたいことを日本語で質問してください。"
         "エージェントがコードを書いてサンドボックスで実行し、図表つきのレポートにまとめます。"
     )
-    try:
-        settings = load_settings()
-    except BlockError as exc:
-        render_error(exc)
+    settings = settings_or_error()
+    if settings is None:
         return
-    problem = llm_problem(settings, *ANALYSIS_ROLES)
-    if problem is not None:
-        st.warning(problem, icon="⚠️")
+    warn_llm_problem(settings, *ANALYSIS_ROLES)
     session = _session()
     _toolbar(session)
     _uploads(session)

@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from keiri_agent.config import LLMRole, Settings, load_settings
+from keiri_agent.config import LLMRole, Settings
 from keiri_agent.errors import BlockError
 from keiri_agent.ui import session_state
-from keiri_agent.ui.error_view import render_error
-from keiri_agent.ui.llm_notice import llm_problem
+from keiri_agent.ui.actions import action_requested, render_retryable_error
+from keiri_agent.ui.error_view import settings_or_error
+from keiri_agent.ui.llm_notice import llm_problem, warn_llm_problem
 from keiri_agent.ui.report_view import render_downloads
 
 if TYPE_CHECKING:
@@ -184,9 +185,7 @@ def _render_outcome(outcome: Outcome) -> None:
     if result is not None and result.status == "failed":
         error = BlockError.from_dict(result.error or {"message": result.answer})
     if error is not None:
-        if render_error(error, retry_key=RETRY_KEY):
-            st.session_state[PENDING_KEY] = True
-            st.rerun()
+        render_retryable_error(error, retry_key=RETRY_KEY, pending_key=PENDING_KEY)
         return
     if result is None:
         return
@@ -233,59 +232,48 @@ def render() -> None:
         "グラフ（折れ線・棒・散布図・ヒストグラム・箱ひげ図）にしたりします。"
         "標準の処理で対応できない依頼は、CodeAct が Python コードを書いてサンドボックスで実行します。"
     )
-    try:
-        settings = load_settings()
-    except BlockError as exc:
-        render_error(exc)
+    settings = settings_or_error()
+    if settings is None:
         return
     # CodeAct is only the fallback: without it the page still converts, so only the interpret
     # role blocks the button; one notice covers both roles.
     interpret_problem = llm_problem(settings, LLMRole.INTERPRET)
-    problem = llm_problem(settings, LLMRole.INTERPRET, LLMRole.CODEACT)
-    if problem is not None:
-        st.warning(problem, icon="⚠️")
-    request = session_state.keep(
+    warn_llm_problem(settings, LLMRole.INTERPRET, LLMRole.CODEACT)
+    request = session_state.kept_widget(
         PAGE,
         REQUEST_KEY,
-        st.text_area(
-            "依頼",
-            key=session_state.restore(PAGE, REQUEST_KEY, ""),
-            placeholder="例: 売上.csv を Parquet に変換して／月別の売上を棒グラフにして",
-        ),
+        st.text_area,
+        "依頼",
+        default="",
+        placeholder="例: 売上.csv を Parquet に変換して／月別の売上を棒グラフにして",
     )
-    mode = session_state.keep(
+    mode = session_state.kept_widget(
         PAGE,
         MODE_KEY,
-        st.radio(
-            "入力",
-            [MODE_UPLOAD, MODE_PATH],
-            key=session_state.restore(PAGE, MODE_KEY, MODE_UPLOAD),
-            horizontal=True,
-        ),
+        st.radio,
+        "入力",
+        [MODE_UPLOAD, MODE_PATH],
+        default=MODE_UPLOAD,
+        horizontal=True,
     )
     if mode == MODE_UPLOAD:
         _uploads()
     else:
-        session_state.keep(
+        session_state.kept_widget(
             PAGE,
             SOURCE_KEY,
-            st.text_input(
-                "パスまたは S3 URL",
-                key=session_state.restore(PAGE, SOURCE_KEY, ""),
-                placeholder="/data/売上.csv、/data/2024/、s3://keiri-data/2024/",
-                help="フォルダーや S3 のプレフィックスを指定すると、その中のファイルを使います。"
-                "空欄なら依頼文に書いた場所を使います。",
-            ),
+            st.text_input,
+            "パスまたは S3 URL",
+            default="",
+            placeholder="/data/売上.csv、/data/2024/、s3://keiri-data/2024/",
+            help="フォルダーや S3 のプレフィックスを指定すると、その中のファイルを使います。"
+            "空欄なら依頼文に書いた場所を使います。",
         )
-    clicked = st.button(
-        "変換する",
-        key=RUN_KEY,
-        type="primary",
-        disabled=interpret_problem is not None,
-        icon=":material/transform:",
-    )
-    pending = bool(st.session_state.pop(PENDING_KEY, False))
-    if (clicked or pending) and interpret_problem is None:
+    blocked = interpret_problem is not None
+    icon = ":material/transform:"
+    if action_requested(
+        "変換する", key=RUN_KEY, pending_key=PENDING_KEY, blocked=blocked, icon=icon
+    ):
         if not request.strip():
             st.warning("依頼を入力してください。")
         else:

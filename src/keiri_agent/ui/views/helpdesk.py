@@ -19,12 +19,13 @@ from keiri_agent.agents.helpdesk.grounding import UNRESOLVED_REASONS
 from keiri_agent.agents.helpdesk.models import AgentResult, Subtask
 from keiri_agent.agents.helpdesk.progress import Progress, describe_event
 from keiri_agent.agents.helpdesk.prompts import render_tool_result
-from keiri_agent.config import LLMRole, Settings, load_settings
+from keiri_agent.config import LLMRole, Settings
 from keiri_agent.errors import BlockError
 from keiri_agent.events import RunEvent
 from keiri_agent.ui import session_state
-from keiri_agent.ui.error_view import render_error
-from keiri_agent.ui.llm_notice import llm_problem
+from keiri_agent.ui.actions import action_requested, render_retryable_error
+from keiri_agent.ui.error_view import settings_or_error
+from keiri_agent.ui.llm_notice import warn_llm_problem
 
 __all__ = ["INDEX_KEY", "OUTCOME_KEY", "PAGE", "QUESTION_KEY", "Outcome", "render"]
 
@@ -148,9 +149,7 @@ def _render_result(result: AgentResult) -> None:
 
 def _render_outcome(outcome: Outcome) -> None:
     if outcome.error is not None:
-        if render_error(outcome.error, retry_key=RETRY_KEY):
-            st.session_state[PENDING_KEY] = True
-            st.rerun()
+        render_retryable_error(outcome.error, retry_key=RETRY_KEY, pending_key=PENDING_KEY)
         return
     if outcome.result is not None:
         _render_result(outcome.result)
@@ -163,23 +162,18 @@ def render() -> None:
         "XYZ システムについて質問してください。エージェントが質問をサブタスクに分け、"
         "マニュアルと過去の Q&A を並行して調べて、出典つきで回答します。"
     )
-    try:
-        settings = load_settings()
-    except BlockError as exc:
-        render_error(exc)
+    settings = settings_or_error()
+    if settings is None:
         return
-    problem = llm_problem(settings, LLMRole.HELPDESK)
-    if problem is not None:
-        st.warning(problem, icon="⚠️")
+    problem = warn_llm_problem(settings, LLMRole.HELPDESK)
     default_index = str(settings.keiri_helpdesk_index)
-    index_text = session_state.keep(
+    index_text = session_state.kept_widget(
         PAGE,
         INDEX_KEY,
-        st.text_input(
-            "ナレッジベースのフォルダ",
-            key=session_state.restore(PAGE, INDEX_KEY, default_index),
-            help="keiri-agent helpdesk ingest で作成したフォルダ（既定: KEIRI_HELPDESK_INDEX）。",
-        ),
+        st.text_input,
+        "ナレッジベースのフォルダ",
+        default=default_index,
+        help="keiri-agent helpdesk ingest で作成したフォルダ（既定: KEIRI_HELPDESK_INDEX）。",
     )
     index_dir = Path(index_text.strip() or default_index).expanduser()
     if not index_dir.is_dir():
@@ -188,24 +182,18 @@ def render() -> None:
             " `keiri-agent helpdesk ingest マニュアルのフォルダ` で作成してください。",
             icon="💡",
         )
-    question = session_state.keep(
+    question = session_state.kept_widget(
         PAGE,
         QUESTION_KEY,
-        st.text_area(
-            "質問",
-            key=session_state.restore(PAGE, QUESTION_KEY, ""),
-            placeholder="例: パスワードを忘れたときの再設定方法は？",
-        ),
+        st.text_area,
+        "質問",
+        default="",
+        placeholder="例: パスワードを忘れたときの再設定方法は？",
     )
-    clicked = st.button(
-        "質問する",
-        key=ASK_KEY,
-        type="primary",
-        disabled=problem is not None,
-        icon=":material/send:",
-    )
-    pending = bool(st.session_state.pop(PENDING_KEY, False))
-    if (clicked or pending) and problem is None:
+    blocked, icon = problem is not None, ":material/send:"
+    if action_requested(
+        "質問する", key=ASK_KEY, pending_key=PENDING_KEY, blocked=blocked, icon=icon
+    ):
         if not question.strip():
             st.warning("質問を入力してください。")
         else:

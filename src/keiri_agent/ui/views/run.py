@@ -139,14 +139,8 @@ def _choose_plan(settings: Settings) -> Path | None:
     )
     if label != PATH_CHOICE:
         return choices[label]
-    typed = session_state.keep(
-        PAGE,
-        PATH_KEY,
-        st.text_input(
-            "Plan ファイルのパス",
-            key=session_state.restore(PAGE, PATH_KEY),
-            placeholder="designs/月次/照合.yaml",
-        ),
+    typed = session_state.kept_widget(
+        PAGE, PATH_KEY, st.text_input, "Plan ファイルのパス", placeholder="designs/月次/照合.yaml"
     )
     return Path(typed.strip()).expanduser() if typed.strip() else None
 
