@@ -27,7 +27,12 @@ from keiri_agent.blocks.base import BlockContext
 from keiri_agent.blocks.inputs import flag, item_error, unique_names
 from keiri_agent.blocks.table.base import Records, TableBlock
 from keiri_agent.blocks.table.cells import json_cell, parse_amount, parse_date
-from keiri_agent.blocks.table.records import column_list, input_error, require_columns
+from keiri_agent.blocks.table.records import (
+    column_list,
+    input_error,
+    optional_columns,
+    require_columns,
+)
 from keiri_agent.errors import BlockError
 
 __all__ = ["FUNCS", "TOTAL_LABEL", "UNITS", "TableAggregateBlock"]
@@ -67,8 +72,7 @@ class TableAggregateBlock(TableBlock[Config]):
     """Returns one row per group of ``table`` with the requested aggregations."""
 
     def configure(self, inputs: Mapping[str, Any]) -> Config:
-        raw_group = inputs.get("group_by")
-        group_by = [] if raw_group in (None, []) else column_list(raw_group, field="group_by")
+        group_by = optional_columns(inputs, "group_by")
         aggregations = _aggregations(inputs.get("aggregations"))
         period = _period(inputs.get("period"))
         names = [*group_by, *(a.name for a in aggregations)]

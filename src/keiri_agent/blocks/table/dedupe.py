@@ -29,7 +29,11 @@ from keiri_agent.blocks.base import BlockContext
 from keiri_agent.blocks.table.base import Records, TableBlock
 from keiri_agent.blocks.table.cells import json_cell
 from keiri_agent.blocks.table.normalize import normalize_key
-from keiri_agent.blocks.table.records import column_list, input_error, require_columns
+from keiri_agent.blocks.table.records import (
+    input_error,
+    optional_columns,
+    require_columns,
+)
 
 __all__ = [
     "ADDED_COLUMNS",
@@ -67,8 +71,7 @@ class TableDedupeBlock(TableBlock[Config]):
     """Splits ``table`` into the rows kept (``unique``) and the duplicates dropped."""
 
     def configure(self, inputs: Mapping[str, Any]) -> Config:
-        raw_keys = inputs.get("keys")
-        keys = [] if raw_keys in (None, []) else column_list(raw_keys, field="keys")
+        keys = optional_columns(inputs, "keys")
         fuzzy = _fuzzy(inputs.get("fuzzy"))
         if not keys and fuzzy is None:
             raise input_error(

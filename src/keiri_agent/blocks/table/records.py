@@ -25,6 +25,7 @@ __all__ = [
     "column_list",
     "columns_of",
     "input_error",
+    "optional_columns",
     "records_from",
     "require_columns",
     "to_frame",
@@ -82,6 +83,12 @@ def column_list(value: Any, *, field: str) -> list[str]:
             value=repr(value)[:200],
         )
     return [n.strip() for n in names]
+
+
+def optional_columns(inputs: Mapping[str, Any], name: str) -> list[str]:
+    """The input ``name`` as a list of column names (:func:`column_list`); none when absent."""
+    value = inputs.get(name)
+    return [] if value in (None, []) else column_list(value, field=name)
 
 
 def columns_of(records: Iterable[Mapping[str, Any]]) -> list[str]:

@@ -24,8 +24,9 @@ from keiri_agent.config import LLMRole
 from keiri_agent.errors import BlockError
 from keiri_agent.events import RunEvent
 from keiri_agent.ui import session_state
-from keiri_agent.ui.error_view import render_error, settings_or_error
+from keiri_agent.ui.error_view import render_error
 from keiri_agent.ui.llm_notice import warn_llm_problem
+from keiri_agent.ui.page import open_page
 from keiri_agent.ui.report_view import (
     chart_files,
     render_downloads,
@@ -198,12 +199,11 @@ def _submit(session: AnalysisSession, text: str) -> None:
 
 def render() -> None:
     """The データ分析 page."""
-    st.title("データ分析")
-    st.caption(
+    settings = open_page(
+        "データ分析",
         "CSV / Excel ファイルをアップロードして、知りたいことを日本語で質問してください。"
-        "エージェントがコードを書いてサンドボックスで実行し、図表つきのレポートにまとめます。"
+        "エージェントがコードを書いてサンドボックスで実行し、図表つきのレポートにまとめます。",
     )
-    settings = settings_or_error()
     if settings is None:
         return
     warn_llm_problem(settings, *ANALYSIS_ROLES)

@@ -22,9 +22,8 @@ import streamlit as st
 from keiri_agent.config import LLMRole, Settings
 from keiri_agent.errors import BlockError
 from keiri_agent.ui import session_state
-from keiri_agent.ui.actions import action_requested, render_retryable_error
-from keiri_agent.ui.error_view import settings_or_error
 from keiri_agent.ui.llm_notice import llm_problem, warn_llm_problem
+from keiri_agent.ui.page import action_requested, open_page, render_retryable_error
 from keiri_agent.ui.report_view import render_downloads
 
 if TYPE_CHECKING:
@@ -226,13 +225,12 @@ def _render_question(result: ConvertResult) -> None:
 
 def render() -> None:
     """The 変換 page."""
-    st.title("変換")
-    st.caption(
+    settings = open_page(
+        "変換",
         "ファイルを別の形式（CSV / TSV / Excel / JSON / JSONL / Parquet）に変換したり、"
         "グラフ（折れ線・棒・散布図・ヒストグラム・箱ひげ図）にしたりします。"
-        "標準の処理で対応できない依頼は、CodeAct が Python コードを書いてサンドボックスで実行します。"
+        "標準の処理で対応できない依頼は、CodeAct が Python コードを書いてサンドボックスで実行します。",
     )
-    settings = settings_or_error()
     if settings is None:
         return
     # CodeAct is only the fallback: without it the page still converts, so only the interpret

@@ -23,9 +23,8 @@ from keiri_agent.config import LLMRole, Settings
 from keiri_agent.errors import BlockError
 from keiri_agent.events import RunEvent
 from keiri_agent.ui import session_state
-from keiri_agent.ui.actions import action_requested, render_retryable_error
-from keiri_agent.ui.error_view import settings_or_error
 from keiri_agent.ui.llm_notice import warn_llm_problem
+from keiri_agent.ui.page import action_requested, open_page, render_retryable_error
 
 __all__ = ["INDEX_KEY", "OUTCOME_KEY", "PAGE", "QUESTION_KEY", "Outcome", "render"]
 
@@ -157,12 +156,11 @@ def _render_outcome(outcome: Outcome) -> None:
 
 def render() -> None:
     """The ヘルプデスク page."""
-    st.title("ヘルプデスク")
-    st.caption(
+    settings = open_page(
+        "ヘルプデスク",
         "XYZ システムについて質問してください。エージェントが質問をサブタスクに分け、"
-        "マニュアルと過去の Q&A を並行して調べて、出典つきで回答します。"
+        "マニュアルと過去の Q&A を並行して調べて、出典つきで回答します。",
     )
-    settings = settings_or_error()
     if settings is None:
         return
     problem = warn_llm_problem(settings, LLMRole.HELPDESK)
