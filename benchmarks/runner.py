@@ -17,6 +17,18 @@ done once, outside the timed runs, and printed separately. Everything is warmed 
 (the foreach on ``--warmup-items`` items). Per-node overhead is the best wall time over the
 repeats divided by the number of nodes (items for the foreach).
 
+The **floor** of the foreach is a bare ``ThreadPoolExecutor(max_workers=8)`` that maps the same
+``bench.noop`` block's ``run`` over the items and writes one JSON line per item
+(``{"item": i, "value": ...}``, one ``os.write`` on an ``O_APPEND`` descriptor, as the run log
+does). Its fsync policy is the runner's for a foreach body: no fsync per item (nothing
+downstream depends on one item's line until the loop ends) and one ``fsync`` of the file at the
+end. It runs in the same rounds as both sides of the foreach at concurrency 8.
+
+At the end the benchmark prints the goals of issue 25 with the measured ratios and PASS/FAIL:
+foreach 10,000 at concurrency 8 within 4x the floor and at least 3x faster than LangGraph; the
+chain of 1,000 nodes at least 2x faster than LangGraph. The run log is fsynced as a user runs it
+(``KEIRI_RUN_LOG_FSYNC``, default on); the line printed first says which.
+
 Run: ``python benchmarks/runner.py [--chain 1000] [--items 10000] [--chain-repeat 5]
 [--foreach-repeat 3] [--profile chain]``. ``--profile CASE`` additionally runs our side of one
 case under cProfile and prints the top 25 functions by cumulative time.
@@ -25,7 +37,9 @@ case under cProfile and prints the top 25 functions by cumulative time.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures as cf
 import cProfile
+import json
 import operator
 import os
 import platform
@@ -37,6 +51,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from importlib.metadata import version
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
@@ -45,11 +60,16 @@ import yaml
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send
 
+from keiri_agent.blocks.base import BlockContext
 from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.config import load_settings
 from keiri_agent.plan import PlanRunner, PlanSource, parse_source
 
 SPEC_DIR = Path(__file__).resolve().parent / "specs"  # bench.noop (benchmarks/specs/noop.py)
 CONCURRENCY = (1, 8)
+# Goals (issue 25), each checked on its case: (case key, kind, bound).
+FLOOR_GOAL = 4.0  # foreach(8) ours / floor at most this
+LANGGRAPH_GOALS = {"foreach8": 3.0, "chain": 2.0}  # LangGraph / ours at least this
 
 # --- our side -------------------------------------------------------------------------------
 
@@ -118,6 +138,35 @@ class Ours:
         shutil.rmtree(self.runs_dir, ignore_errors=True)
 
 
+class Floor:
+    """A bare thread pool: the same no-op per item and one JSON line per item (see above)."""
+
+    def __init__(self, ours: Ours, root: Path) -> None:
+        self.block = ours.registry.load("bench.noop")
+        self.ctx = BlockContext(
+            run_id="floor", plan_id="floor", node_id="work", block_version="1.0.0", workspace=root
+        )
+        self.path = root / "floor.jsonl"
+
+    def run(self, items: list[Any], concurrency: int) -> None:
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_TRUNC, 0o644)
+        run, ctx = self.block.run, self.ctx
+
+        def one(item: Any) -> Any:
+            value = run({"value": item}, ctx)["value"]
+            os.write(fd, (json.dumps({"item": item, "value": value}) + "\n").encode())
+            return value
+
+        try:
+            with cf.ThreadPoolExecutor(max_workers=concurrency) as pool:
+                results = list(pool.map(one, items))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if results != items:
+            raise SystemExit("floor: the thread pool returned the wrong results")
+
+
 # --- LangGraph side -------------------------------------------------------------------------
 
 
@@ -170,6 +219,7 @@ def langgraph_map() -> Any:
 
 @dataclass
 class Case:
+    key: str  # chain | foreach1 | foreach8
     name: str
     nodes: int
     repeat: int
@@ -178,14 +228,21 @@ class Case:
     warmup: list[Callable[[], None]]
     setup_ms: tuple[float, float]  # ours (parse_source), LangGraph (build + compile)
     cleanup: Callable[[], None]
-    times: dict[str, list[float]] = field(default_factory=lambda: {"ours": [], "langgraph": []})
+    floor: Callable[[], None] | None = None  # the bare thread pool (foreach at concurrency 8)
+    times: dict[str, list[float]] = field(
+        default_factory=lambda: {"ours": [], "langgraph": [], "floor": []}
+    )
+
+    def sides(self) -> list[tuple[str, Callable[[], None]]]:
+        sides = [("ours", self.ours), ("langgraph", self.langgraph)]
+        return sides + ([("floor", self.floor)] if self.floor is not None else [])
 
     def measure(self) -> None:
         for warm in self.warmup:
             warm()
         self.cleanup()
         for _ in range(self.repeat):  # alternate the sides round by round
-            for side, fn in (("ours", self.ours), ("langgraph", self.langgraph)):
+            for side, fn in self.sides():
                 start = time.perf_counter()
                 fn()
                 self.times[side].append(time.perf_counter() - start)
@@ -201,7 +258,7 @@ def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
     return value, (time.perf_counter() - start) * 1000
 
 
-def build_cases(ours: Ours, args: argparse.Namespace) -> list[Case]:
+def build_cases(ours: Ours, floor: Floor, args: argparse.Namespace) -> list[Case]:
     cases: list[Case] = []
     n = args.chain
     source, parse_ms = _timed(lambda: parse_source(chain_plan(n)))
@@ -219,6 +276,7 @@ def build_cases(ours: Ours, args: argparse.Namespace) -> list[Case]:
 
     cases.append(
         Case(
+            "chain",
             chain_name,
             n,
             args.chain_repeat,
@@ -247,25 +305,32 @@ def build_cases(ours: Ours, args: argparse.Namespace) -> list[Case]:
             if sorted(result["results"]) != data:
                 raise SystemExit("foreach: LangGraph run collected the wrong results")
 
+        warmup: list[Callable[[], None]] = [
+            partial(ours_each, warm_items),
+            partial(lg_each, warm_items),
+        ]
+        bare = None
+        if concurrency == 8:
+            bare = partial(floor.run, items, concurrency)
+            warmup.append(partial(floor.run, warm_items, concurrency))
         cases.append(
             Case(
+                f"foreach{concurrency}",
                 name,
                 args.items,
                 args.foreach_repeat,
                 ours_each,
                 lg_each,
-                [
-                    lambda f=ours_each: f(warm_items),
-                    lambda f=lg_each: f(warm_items),
-                ],
+                warmup,
                 (loop_parse_ms, map_build_ms),
                 ours.cleanup,
+                bare,
             )
         )
     return cases
 
 
-PROFILE_CASES = {"chain": 0, "foreach1": 1, "foreach8": 2}  # indexes into build_cases()
+PROFILE_CASES = ("chain", "foreach1", "foreach8")  # Case.key
 
 
 def profile(case: Case) -> None:
@@ -301,12 +366,16 @@ def profile(case: Case) -> None:
 
 def print_results(cases: list[Case], ours: Ours) -> None:
     print("\nPer-node overhead (best wall time / nodes):\n")
-    print("| case | ours µs/node | LangGraph µs/node | ratio LangGraph/ours | runs |")
-    print("|---|---:|---:|---:|---:|")
+    print(
+        "| case | ours µs/node | LangGraph µs/node | ratio LangGraph/ours | floor µs/node | runs |"
+    )
+    print("|---|---:|---:|---:|---:|---:|")
     for case in cases:
         mine, theirs = case.per_node_us("ours"), case.per_node_us("langgraph")
+        bare = f"{case.per_node_us('floor'):,.1f}" if case.times["floor"] else ""
         print(
-            f"| {case.name} | {mine:,.1f} | {theirs:,.1f} | {theirs / mine:.2f}x | {case.repeat} |"
+            f"| {case.name} | {mine:,.1f} | {theirs:,.1f} | {theirs / mine:.2f}x | {bare} "
+            f"| {case.repeat} |"
         )
     print("\nOnce per plan/graph, outside the timed runs:\n")
     print(
@@ -320,6 +389,36 @@ def print_results(cases: list[Case], ours: Ours) -> None:
     print(
         "\nratio > 1: LangGraph spends more per node than our runner (target: > 1 in every case)."
     )
+    print_goals(cases)
+
+
+def print_goals(cases: list[Case]) -> None:
+    """The floor and the goals of issue 25, each with its measured ratio and PASS/FAIL."""
+    by_key = {case.key: case for case in cases}
+    lines: list[tuple[str, float, str, bool]] = []
+    each = by_key.get("foreach8")
+    if each is not None and each.times["floor"]:
+        floor_us, mine = each.per_node_us("floor"), each.per_node_us("ours")
+        print(
+            f"\nFloor: a bare ThreadPoolExecutor(8) calling bench.noop and writing one JSON line "
+            f"per item ({each.nodes:,} items; no fsync per item, one at the end): "
+            f"{floor_us:,.1f} µs/item; ours {mine:,.1f} µs/item."
+        )
+        ratio = mine / floor_us
+        lines.append(
+            (f"{each.name}: ours / floor", ratio, f"<= {FLOOR_GOAL:g}x", ratio <= FLOOR_GOAL)
+        )
+    for key, goal in LANGGRAPH_GOALS.items():
+        case = by_key.get(key)
+        if case is None:
+            continue
+        ratio = case.per_node_us("langgraph") / case.per_node_us("ours")
+        lines.append((f"{case.name}: LangGraph / ours", ratio, f">= {goal:g}x", ratio >= goal))
+    print("\nGoals (issue 25):\n")
+    print("| goal | ratio | target | result |")
+    print("|---|---:|---:|---|")
+    for what, ratio, target, ok in lines:
+        print(f"| {what} | {ratio:.2f}x | {target} | {'PASS' if ok else 'FAIL'} |")
 
 
 def main() -> int:
@@ -336,20 +435,23 @@ def main() -> int:
     )
     args = parser.parse_args()
     started = time.perf_counter()
+    durable = load_settings().keiri_run_log_fsync
     print(
         f"Python {platform.python_version()}, langgraph {version('langgraph')}, "
-        f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs"
+        f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, "
+        f"load average {os.getloadavg()[0]:.2f}, run log fsync (KEIRI_RUN_LOG_FSYNC) "
+        f"{'on' if durable else 'OFF'}"
     )
     with tempfile.TemporaryDirectory() as tmp:
         ours = Ours(Path(tmp))
         try:
-            cases = build_cases(ours, args)
+            cases = build_cases(ours, Floor(ours, Path(tmp)), args)
             for case in cases:
                 case.measure()
             print_results(cases, ours)
             print(f"total benchmark time {time.perf_counter() - started:.0f} s")
             if args.profile:
-                profile(cases[PROFILE_CASES[args.profile]])
+                profile(next(c for c in cases if c.key == args.profile))
         finally:
             ours.close()
     return 0

@@ -54,7 +54,7 @@ def spy(monkeypatch: pytest.MonkeyPatch) -> FsyncSpy:
     return found
 
 
-def test_concurrent_node_completes_share_fsyncs_and_return_only_once_on_disk(
+def test_concurrent_syncs_share_fsyncs_and_return_only_once_on_disk(
     tmp_path: Path, spy: FsyncSpy
 ) -> None:
     stream = open_run("durable", runs_dir=tmp_path, fsync=True)
@@ -67,6 +67,7 @@ def test_concurrent_node_completes_share_fsyncs_and_return_only_once_on_disk(
         start.wait()
         for i in range(100):
             event = stream.emit("node_complete", node_id=f"w{n}/{i}", outputs={"i": i})
+            stream.sync()  # what the plan runner does for a node that took a while
             if not spy.synced(log, event.id):
                 late.append(event.id)
 
@@ -76,7 +77,7 @@ def test_concurrent_node_completes_share_fsyncs_and_return_only_once_on_disk(
     for thread in threads:
         thread.join()
     stream.close()
-    assert late == []  # every emit returned after its line was fsynced
+    assert late == []  # every sync returned after the line was fsynced
     assert len(read_events(log)) == 800
     assert spy.calls < 800  # group commit: one fsync covered several lines
 
@@ -103,32 +104,35 @@ graph:
 """
 
 
-@pytest.mark.parametrize("durable", [True, False])
-def test_a_finished_node_is_on_disk_before_anything_downstream_starts(
-    tmp_path: Path, spy: FsyncSpy, durable: bool
-) -> None:
-    plan = tmp_path / "chain.yaml"
-    plan.write_text(CHAIN, encoding="utf-8")
+SLOW_FIRST = """
+id: slow_first
+graph:
+  - {id: slow, block: test.sleep, in: {seconds: 0.05, value: 1}}
+  - {id: quick, block: test.add, in: {a: "${slow.value}", b: 2}}
+  - {id: last, block: test.add, in: {a: "${quick.sum}", b: 3}}
+"""
+
+
+def _run_checking_sync(
+    tmp_path: Path, spy: FsyncSpy, text: str, durable: bool, upstream: dict[str, str]
+) -> list[str]:
+    """Run the plan; the nodes that started before their upstream's completion was on disk."""
+    tmp_path.mkdir(exist_ok=True)
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(text, encoding="utf-8")
     settings = Settings(_env_file=None, keiri_run_log_fsync=durable)  # type: ignore[call-arg]
     completed: dict[str, int] = {}
     missing: list[str] = []
-    upstream = {"big": "a", "b": "a", "c": "b"}
-
-    def check(event: RunEvent) -> None:
-        if event.event == "node_complete" and event.node_id:
-            completed[event.node_id] = event.id
-        if event.event == "node_start" and event.node_id in upstream:
-            assert event_log[0] is not None
-            needed = completed[upstream[event.node_id]]
-            if not spy.synced(event_log[0], needed):
-                missing.append(event.node_id)
-
-    event_log: list[Path | None] = [None]
+    log: list[Path] = []
 
     def on_event(event: RunEvent) -> None:
         if event.event == "plan_start":
-            event_log[0] = next((tmp_path / "runs" / "chain").glob("*.jsonl"))
-        check(event)
+            log.append(next((tmp_path / "runs").glob("*/*.jsonl")))
+        if event.event == "node_complete" and event.node_id:
+            completed[event.node_id] = event.id
+        needed = upstream.get(event.node_id or "") if event.event == "node_start" else None
+        if needed is not None and not spy.synced(log[0], completed[needed]):
+            missing.append(event.node_id or "")
 
     with PlanRunner(
         BlockRegistry([SPEC_DIR]),
@@ -139,12 +143,54 @@ def test_a_finished_node_is_on_disk_before_anything_downstream_starts(
     ) as runner:
         result = runner.run(plan, on_event=on_event)
     assert result.status == "success", result.error
+    assert result.log_path is not None
+    last = read_events(result.log_path)[-1]
+    assert last.event == "plan_complete"
+    assert spy.synced(result.log_path, last.id) is durable  # the whole log, at the run's end
+    return missing
+
+
+@pytest.mark.parametrize("durable", [True, False])
+def test_a_node_that_took_a_while_is_on_disk_before_anything_downstream_starts(
+    tmp_path: Path, spy: FsyncSpy, durable: bool
+) -> None:
+    upstream = {"quick": "slow", "last": "quick"}
+    missing = _run_checking_sync(tmp_path, spy, SLOW_FIRST, durable, upstream)
     if durable:
-        assert missing == []
-        assert spy.calls > 0
+        assert "quick" not in missing  # slow ran 50 ms: synced before quick started
     else:
         assert spy.calls == 0
-        assert sorted(missing) == ["b", "big", "c"]  # nothing was synced: the check can fail
+        assert sorted(missing) == ["last", "quick"]  # nothing was synced: the check can fail
+
+
+def _quick_chain(nodes: int) -> str:
+    lines = ["id: quick_chain", "graph:", "  - {id: n0, block: test.add, in: {a: 1, b: 0}}"]
+    lines += [
+        f'  - {{id: n{i}, block: test.add, in: {{a: "${{n{i - 1}.sum}}", b: 1}}}}'
+        for i in range(1, nodes)
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def test_quick_nodes_share_fsyncs_and_wait_at_most_the_bound(
+    tmp_path: Path, spy: FsyncSpy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from keiri_agent.plan._run import engine
+
+    nodes = 120
+    upstream = {f"n{i}": f"n{i - 1}" for i in range(1, nodes)}
+    # Every node counts as quick, and no line waits longer than the run: few fsyncs in all.
+    monkeypatch.setattr(engine, "REDO_S", 3600.0)
+    monkeypatch.setattr(engine, "MAX_UNSYNCED_S", 3600.0)
+    missing = _run_checking_sync(tmp_path / "grouped", spy, _quick_chain(nodes), True, upstream)
+    assert len(missing) >= nodes - 2  # dependents started before the quick line was on disk
+    assert spy.calls < 20  # plan start, snapshot, vars, plan end: not one per node
+    # A bound of zero: every completion is older than the bound when it is logged.
+    monkeypatch.setattr(engine, "MAX_UNSYNCED_S", 0.0)
+    spy.calls = 0
+    missing = _run_checking_sync(tmp_path / "bounded", spy, _quick_chain(nodes), True, upstream)
+    assert missing == []
+    assert spy.calls >= nodes
 
 
 def _a_real_log(tmp_path: Path) -> Path:

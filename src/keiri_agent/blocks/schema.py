@@ -209,6 +209,11 @@ def _validator(schema: Mapping[str, Any]) -> Any:
     return _cached_validator(key, binary)
 
 
+def validator_for(schema: Mapping[str, Any]) -> Any:
+    """The validator of ``schema`` (cached per schema): ``is_valid(value)`` answers quickly."""
+    return _validator(schema)
+
+
 def check_value(value: Any, schema: Mapping[str, Any]) -> str | None:
     """None when ``value`` fits ``schema``; otherwise a short Japanese description of why not."""
     try:

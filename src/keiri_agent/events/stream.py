@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import os
 import threading
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime
@@ -16,17 +17,17 @@ from types import TracebackType
 from typing import Any, Protocol, runtime_checkable
 
 from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.events.lines import encode, head
 from keiri_agent.events.logfile import LogCursor
-from keiri_agent.events.models import EventType, RunEvent, parse_event
+from keiri_agent.events.models import EventType, RunEvent
 from keiri_agent.events.redact import Redactor
 
 # --- emitters, sink, stream ------------------------------------------------------------------
 
-# Events a resume or a cleanup relies on: on disk (when the sink fsyncs) before emit returns,
-# so nothing downstream of a finished node starts before its node_complete is durable.
-DURABLE_EVENTS = frozenset(
-    {"plan_start", "node_complete", "node_waiting", "file_write", "plan_complete"}
-)
+# Events a resume or a cleanup relies on: on disk (when the sink fsyncs) before emit returns.
+# A node_complete is made durable by its emitter (the plan runner's rule: _run.engine), or by
+# the next of these: every fsync covers all the lines written before it.
+DURABLE_EVENTS = frozenset({"plan_start", "node_waiting", "file_write", "plan_complete"})
 # Events a stream with a log keeps in memory for readers just behind the newest one; older ones
 # are read back from the log (a long run's memory does not grow with its events).
 TAIL_EVENTS = 1024
@@ -70,6 +71,7 @@ class JsonlSink:
         self.fsync = fsync
         self._written = 0  # lines written
         self._synced = 0  # lines known to be on disk
+        self._pending_since: float | None = None  # when the first line not on disk was written
         self._syncing = False
         self._sync_done = threading.Condition(threading.Lock())
         if fsync:
@@ -94,6 +96,8 @@ class JsonlSink:
                 written += os.write(self._fd, data[written:])
             self._written += 1
             mine = self._written
+            if self._pending_since is None and self.fsync:
+                self._pending_since = time.monotonic()
         if sync:
             self.sync(mine)
         return mine
@@ -110,6 +114,7 @@ class JsonlSink:
                     self._sync_done.wait()
                     continue
                 self._syncing = True
+                self._pending_since = None  # lines written from now on start a new wait
                 batch = self._written  # everything written so far goes in this fsync
                 fd = self._fd
                 self._sync_done.release()
@@ -121,6 +126,12 @@ class JsonlSink:
                     self._syncing = False
                     self._synced = max(self._synced, batch)
                     self._sync_done.notify_all()
+
+    def unsynced_age(self) -> float | None:
+        """Seconds since the oldest line not yet on disk was written (None: all are, or the
+        sink does not fsync)."""
+        since = self._pending_since
+        return None if since is None else time.monotonic() - since
 
     def close(self) -> None:
         self.sync()
@@ -190,6 +201,7 @@ class EventStream:
         self._waiters: set[_AsyncWaiter] = set()
         self._listeners: list[Callable[[RunEvent], None]] = []
         self._closed = False
+        self._heads: dict[str, str] = {}  # event kind → its line's "event" and "run_id" JSON
 
     @property
     def log_path(self) -> Path | None:
@@ -209,13 +221,12 @@ class EventStream:
         reserved = {"id", "event", "run_id", "timestamp"} & fields.keys()
         if reserved:
             raise TypeError(f"emit() sets {sorted(reserved)} itself")
-        data = {"id": 0, "event": str(kind), "run_id": self.run_id, "timestamp": _now(), **fields}
-        draft = parse_event(data)  # validate outside the lock; numbering happens inside
-        if self.redactor.active:
-            dumped = draft.model_dump(mode="json")
-            cleaned = self.redactor.redact(dumped)
-            if cleaned != dumped:
-                draft = parse_event(cleaned)
+        name = str(kind)
+        # Checked, summarized, masked and turned into JSON outside the lock (events.lines).
+        encoded = encode(name, fields, self.redactor, run_id=self.run_id, now=_now)
+        prefix = self._heads.get(name)
+        if prefix is None:
+            prefix = self._heads[name] = head(name, self.run_id)
         with self._cond:
             if self._closed:
                 raise BlockError(
@@ -223,21 +234,35 @@ class EventStream:
                     f"（イベント '{kind}' は記録されません）。",
                     code=ErrorCode.INTERNAL_ERROR,
                     hint="実行の終了（close）後にイベントを送っていないか確認してください。",
-                    details={"run_id": self.run_id, "event": str(kind)},
+                    details={"run_id": self.run_id, "event": name},
                 )
-            event = draft.model_copy(update={"id": self._last_id + 1, "timestamp": _now()})
+            event_id, now = self._last_id + 1, _now()
             line = 0
-            if self._sink is not None:
-                line = self._sink.write(event)  # under the lock: file order == id order
+            if self._sink is not None:  # under the lock: file order == id order
+                line = self._sink.write_line(encoded.line(event_id, prefix, now))
+            event = encoded.event(event_id, name, self.run_id, now)
             self._tail.append(event)
-            self._last_id = event.id  # counted once its line is whole in the log
+            self._last_id = event_id  # counted once its line is whole in the log
             self._notify()
-        if line and event.event in DURABLE_EVENTS:
+        if line and name in DURABLE_EVENTS:
             # Outside the lock, so other threads keep logging and share the next fsync.
             self._sink.sync(line)  # type: ignore[union-attr]
         for listener in self._listeners:  # outside the lock: a listener may emit or read
             listener(event)
         return event
+
+    def sync(self, *, older_than: float | None = None) -> None:
+        """Return once every event logged so far is on disk (a no-op when the log is not
+        fsynced). ``older_than``: only if the oldest line not yet on disk was written at least
+        that many seconds ago; otherwise return at once."""
+        sink = self._sink
+        if sink is None:
+            return
+        if older_than is not None:
+            age = sink.unsynced_age()
+            if age is None or age < older_than:
+                return
+        sink.sync()
 
     def add_listener(self, listener: Callable[[RunEvent], None]) -> None:
         """Call ``listener`` with each event, in the emitting thread, right after it is logged."""

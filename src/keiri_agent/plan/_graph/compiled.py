@@ -73,6 +73,10 @@ class CompiledGraph:
     bindings: dict[str, Binding] = field(default_factory=dict)  # node id → in / inputs / foreach
     exports: list[tuple[str, Reference]] = field(default_factory=list)  # (as, from) of a body
     roots: set[str] = field(default_factory=set)  # every reference root its nodes use
+    starts: tuple[str, ...] = ()  # the nodes without dependencies, in order
+    position: dict[str, int] = field(default_factory=dict)  # node id → its index in order
+    # What a run derives from a node once and reuses (its block spec and instance: _run.blocknode)
+    cache: dict[tuple[str, str], Any] = field(default_factory=dict)
 
     def downstream(self, node_id: str) -> set[str]:
         """``node_id`` and everything that depends on it, transitively."""
@@ -146,6 +150,8 @@ def compile_graph(graph: list[AnyNode], exports: Sequence[Export] = ()) -> Compi
         bindings={n.id: compile_binding(_bound_value(n)) for n in graph},
         exports=[(e.as_, _export_ref(e)) for e in exports],
         roots=set().union(*roots.values()),
+        starts=tuple(n for n in order if not deps[n]),
+        position={n: i for i, n in enumerate(order)},
     )
 
 

@@ -16,8 +16,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from keiri_agent.blocks.base import BlockContext, InputRequired
-from keiri_agent.blocks.spec import BlockSpec
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventEmitter
 from keiri_agent.plan._dsl.expr import truthy
@@ -31,9 +29,7 @@ from keiri_agent.plan._run.context import (
     Values,
     render_vars,
 )
-from keiri_agent.plan._run.execute import BlockJob, execute_job, run_block, timeout_error
 from keiri_agent.plan._run.values import NotPersistable
-from keiri_agent.plan._run.workers import run_inline
 
 __all__ = [
     "CONTROL_NODES",
@@ -48,8 +44,8 @@ __all__ = [
 ]
 
 Status = Literal["ok", "skipped", "failed", "waiting", "cancelled"]
-# Runners of the nodes that drive nested frames (loops, subflows), registered by plan._run.control:
-# a frame runs them without this module importing the module that builds frames.
+# Runners of each kind of node, registered by plan._run.blocknode (blocks) and plan._run.control
+# (loops and subflows, which drive nested frames): a frame runs them without importing them.
 ControlNodeRunner = Callable[["Frame", Any, str], "Outcome"]
 CONTROL_NODES: dict[type, ControlNodeRunner] = {}
 
@@ -62,6 +58,14 @@ def control_node(kind: type) -> Callable[[ControlNodeRunner], ControlNodeRunner]
     return register
 
 
+# Durability of node_complete (KEIRI_RUN_LOG_FSYNC): a node that ran at least REDO_S is on disk
+# before its completion counts; quicker ones share an fsync with later lines, taken once the
+# oldest unsynced line is MAX_UNSYNCED_S old, and at the latest at a pause (node_waiting), a
+# file write or the run's end. A power cut so makes a resume redo at most the quick nodes that
+# finished within MAX_UNSYNCED_S (the log is one append-only file: each fsync covers every line
+# written before it).
+REDO_S = 0.005
+MAX_UNSYNCED_S = 0.05
 RETRY_BACKOFF_S = 0.5  # the wait before a node's first retry; it doubles for each next one
 RETRY_BACKOFF_MAX_S = 30.0
 
@@ -86,6 +90,26 @@ class FrameResult:
     status: Literal["success", "failed", "waiting", "cancelled", "partial"]
     error: BlockError | None = None
     errors: list[BlockError] = field(default_factory=list)
+
+
+@dataclass
+class _Progress:
+    """What a frame's nodes have come to so far."""
+
+    halted: bool = False
+    cancelled: bool = False
+    waiting: bool = False
+    first_error: BlockError | None = None
+    continued: list[BlockError] = field(default_factory=list)
+
+    def result(self) -> FrameResult:
+        if self.first_error is not None:
+            return FrameResult("failed", self.first_error, [self.first_error, *self.continued])
+        if self.cancelled:
+            return FrameResult("cancelled")
+        if self.waiting:
+            return FrameResult("waiting", errors=self.continued)
+        return FrameResult("partial" if self.continued else "success", errors=self.continued)
 
 
 class Frame:
@@ -144,57 +168,66 @@ class Frame:
 
     def run(self) -> FrameResult:
         graph = self.graph
-        left = {n: set(graph.deps[n]) for n in graph.order}
-        position = {n: i for i, n in enumerate(graph.order)}
-        ready = deque(n for n in graph.order if not left[n])
+        left = {n: len(ds) for n, ds in graph.deps.items() if ds}
+        ready = deque(graph.starts)
         in_flight: dict[cf.Future[Outcome], str] = {}
         limit = self.policy.concurrency.default_max_workers
-        halted = cancelled = waiting = False
-        first_error: BlockError | None = None
-        continued: list[BlockError] = []
+        state = _Progress()
         while True:
-            while ready and not halted and len(in_flight) < limit:
+            while ready and not state.halted and len(in_flight) < limit:
                 if self.ctx.cancel.is_set():
-                    halted = cancelled = True
+                    state.halted = state.cancelled = True
                     break
                 node_id = ready.popleft()
-                alone = not ready and not in_flight
-                in_flight[self.start(node_id, alone)] = node_id
+                started = self.start(node_id, not ready and not in_flight)
+                if isinstance(started, Outcome):  # ran here: settle it at once
+                    ready.extend(self.settle(node_id, started, state, left))
+                else:
+                    in_flight[started] = node_id
             if not in_flight:
                 break
             done, _ = cf.wait(in_flight, return_when=cf.FIRST_COMPLETED)
             released: list[str] = []
             for future in done:
                 node_id = in_flight.pop(future)
-                outcome = future.result()
-                if outcome.status in ("ok", "skipped") or (
-                    outcome.status == "failed" and self.policy.on_error == "continue"
-                ):
-                    if outcome.status == "failed" and outcome.error is not None:
-                        continued.append(outcome.error)
-                    continued.extend(outcome.warnings)
-                    self.values.outputs[node_id] = outcome.outputs
-                    for user in graph.dependents[node_id]:
-                        left[user].discard(node_id)
-                        if not left[user]:
-                            released.append(user)
-                elif outcome.status == "waiting":
-                    waiting = True
-                elif outcome.status == "cancelled":
-                    halted = cancelled = True
-                else:
-                    halted = True
-                    first_error = first_error or outcome.error
-            ready.extend(sorted(released, key=position.__getitem__))
-        if first_error is not None:
-            return FrameResult("failed", first_error, [first_error, *continued])
-        if cancelled:
-            return FrameResult("cancelled")
-        if waiting:
-            return FrameResult("waiting", errors=continued)
-        return FrameResult("partial" if continued else "success", errors=continued)
+                released += self.settle(node_id, future.result(), state, left)
+            ready.extend(
+                sorted(released, key=graph.position.__getitem__) if len(released) > 1 else released
+            )
+        return state.result()
 
-    def start(self, node_id: str, alone: bool) -> cf.Future[Outcome]:
+    def settle(
+        self, node_id: str, outcome: Outcome, state: _Progress, left: dict[str, int]
+    ) -> list[str]:
+        """Record a node's outcome; the dependents it releases, in the graph's order."""
+        if outcome.status in ("ok", "skipped") or (
+            outcome.status == "failed" and self.policy.on_error == "continue"
+        ):
+            if outcome.status == "failed" and outcome.error is not None:
+                state.continued.append(outcome.error)
+            state.continued.extend(outcome.warnings)
+            self.values.outputs[node_id] = outcome.outputs
+            released = []
+            for user in self.graph.dependents[node_id]:
+                left[user] -= 1
+                if not left[user]:
+                    released.append(user)
+            return (
+                sorted(released, key=self.graph.position.__getitem__)
+                if len(released) > 1
+                else released
+            )
+        if outcome.status == "waiting":
+            state.waiting = True
+        elif outcome.status == "cancelled":
+            state.halted = state.cancelled = True
+        else:
+            state.halted = True
+            state.first_error = state.first_error or outcome.error
+        return []
+
+    def start(self, node_id: str, alone: bool) -> Outcome | cf.Future[Outcome]:
+        """Run the node here (its outcome) or on a worker thread (a future of it)."""
         node = self.graph.nodes[node_id]
         inline = (
             alone
@@ -203,9 +236,10 @@ class Frame:
             and self.ctx.backend.local
         )
         if inline or (self.prefix + node_id) in self.ctx.reuse:
-            return run_inline(self.node_job, node_id)
+            return self.node_job(node_id)
         # A thread within the run's bound, or this thread when none is free (_run.workers).
-        return self.ctx.workers.submit(self.node_job, node_id)
+        future = self.ctx.workers.try_submit(self.node_job, node_id)
+        return future if future is not None else self.node_job(node_id)
 
     # --- one node ----------------------------------------------------------------------------
 
@@ -243,10 +277,8 @@ class Frame:
         return self.dispatch(node, path)
 
     def dispatch(self, node: BlockNode | LoopNode | SubflowNode, path: str) -> Outcome:
-        if isinstance(node, BlockNode):
-            return self.run_block_node(node, path)
         run = CONTROL_NODES.get(type(node))
-        if run is None:  # plan._run.control registers loops and subflows when it is imported
+        if run is None:  # _run.blocknode and _run.control register theirs when imported
             raise RuntimeError(f"no runner registered for {type(node).__name__}")
         return run(self, node, path)
 
@@ -279,118 +311,16 @@ class Frame:
                     level="warning",
                     msg=f"出力を保存できないため、再開・再実行ではこのノードを実行し直します（{exc}）。",
                 )
+        took = time.perf_counter() - started
         self.events.emit(
             "node_complete",
             node_id=path,
             outputs=outputs,
-            duration_ms=(time.perf_counter() - started) * 1000,
+            duration_ms=took * 1000,
             stored=stored,
             outputs_file=file,
         )
+        # Durable at once when redoing the node would cost more than an fsync; a quick node
+        # waits for the next fsync (group commit), at most MAX_UNSYNCED_S.
+        self.ctx.events.sync(older_than=None if took >= REDO_S else MAX_UNSYNCED_S)
         return Outcome("ok", outputs)
-
-    def run_block_node(self, node: BlockNode, path: str) -> Outcome:
-        started = time.perf_counter()
-        try:
-            spec = self.ctx.registry.get(node.block)
-            inputs = self.graph.bindings[node.id].render(self.resolve)
-        except BlockError as exc:
-            return self.failed(path, exc, 0)
-        self.events.emit("node_start", node_id=path, block=spec.ref)
-        attempts = self.policy.retries + 1 if self.policy.on_error == "retry" else 1
-        error: BlockError | None = None
-        for attempt in range(attempts):
-            try:
-                outputs = self.call_block(spec, inputs, path)
-            except InputRequired as pause:
-                self.events.emit("node_waiting", node_id=path, request=pause.request)
-                with self.ctx._lock:
-                    self.ctx.waiting.append({"node_id": path, "request": pause.request})
-                return Outcome("waiting")
-            except BlockError as exc:
-                error = exc
-            except Exception as exc:
-                error = BlockError(
-                    f"ブロック {spec.id} の実行中に予期しないエラーが起きました: {type(exc).__name__}: {exc}",
-                    code=ErrorCode.INTERNAL_ERROR,
-                    hint="入力データを確認してください。解決しない場合はブロックの不具合として報告してください。",
-                    details={"node_id": path, "block": spec.ref},
-                    recoverable=True,
-                )
-            else:
-                exposed = {node.out.get(port, port): value for port, value in outputs.items()}
-                return self.complete(path, exposed, started)
-            if self.ctx.cancel.is_set() or error.code == ErrorCode.CANCELLED:
-                return self.failed(path, error, attempt)
-            if attempt + 1 < attempts:
-                self.events.emit(
-                    "node_error",
-                    node_id=path,
-                    error=error.to_dict(),
-                    retry=attempt,
-                    will_retry=True,
-                )
-                self.ctx.sleep(retry_delay(attempt))
-                if self.ctx.cancel.is_set():  # cancelled while waiting: no further attempt
-                    return Outcome("cancelled", None, error)
-        assert error is not None
-        return self.failed(path, error, attempts - 1)
-
-    def call_block(self, spec: BlockSpec, inputs: dict[str, Any], path: str) -> dict[str, Any]:
-        timeout = self.policy.timeout_ms / 1000 if self.policy.timeout_ms else None
-        ctx = self.ctx
-        if not (ctx.backend.local or spec.is_ui):
-            return self._call_remote(spec, inputs, path, timeout)
-        block = ctx.registry.load(spec.ref)
-        cancel = ctx.node_event()
-        block_ctx = BlockContext(
-            run_id=self.sub_run_id or ctx.run_id,
-            plan_id=self.plan.id,
-            node_id=path,
-            block_version=spec.version,
-            workspace=ctx.workspace,
-            events=self.events,
-            cancel_event=cancel,
-            settings=ctx.settings,
-            inputs=ctx.answers,
-            replaceable=ctx.replaceable.get(path, frozenset()),
-        )
-        try:
-            if timeout is None:
-                return run_block(block, inputs, block_ctx)
-            future = ctx.backend.submit(run_block, block, inputs, block_ctx)
-            try:
-                return future.result(timeout=timeout)
-            except cf.TimeoutError:
-                cancel.set()  # cooperative blocks stop at their next check_cancelled()
-                raise timeout_error(path, spec, self.policy.timeout_ms) from None
-        finally:
-            ctx.release(cancel)
-
-    def _call_remote(
-        self, spec: BlockSpec, inputs: dict[str, Any], path: str, timeout: float | None
-    ) -> dict[str, Any]:
-        root = self.ctx.registry.root_of(spec)
-        job = BlockJob(
-            spec=spec,
-            spec_root=str(root) if root else None,
-            inputs=inputs,
-            run_id=self.sub_run_id or self.ctx.run_id,
-            plan_id=self.plan.id,
-            node_path=path,
-            workspace=str(self.ctx.workspace),
-        )
-        future = self.ctx.backend.submit(execute_job, job)
-        try:
-            result = future.result(timeout=timeout)
-        except cf.TimeoutError:
-            future.cancel()
-            raise timeout_error(path, spec, self.policy.timeout_ms) from None
-        for kind, fields in result.events:
-            fields = {k: v for k, v in fields.items() if k not in ("id", "event", "run_id")}
-            fields["node_id"] = path
-            self.events.emit(kind, **fields)
-        if result.error is not None:
-            raise BlockError.from_dict(result.error)
-        assert result.outputs is not None
-        return result.outputs

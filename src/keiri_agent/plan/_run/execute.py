@@ -13,7 +13,7 @@ from typing import Any
 
 from keiri_agent.blocks.base import Block, BlockContext
 from keiri_agent.blocks.registry import instantiate
-from keiri_agent.blocks.schema import SchemaRefError, check_value, resolve_port
+from keiri_agent.blocks.schema import SchemaRefError, check_value, resolve_port, validator_for
 from keiri_agent.blocks.spec import BlockSpec, port_is_required
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events.models import EventType, RunEvent, summarize_value
@@ -21,18 +21,64 @@ from keiri_agent.events.models import EventType, RunEvent, summarize_value
 __all__ = ["BlockJob", "JobResult", "check_outputs", "execute_job", "prepare_inputs", "run_block"]
 
 
-def _port_problem(value: Any, port: dict[str, Any]) -> str | None:
-    """Why ``value`` does not fit ``port`` (an unresolvable ``$ref`` is a problem too)."""
-    try:
-        return check_value(value, resolve_port(port))
-    except SchemaRefError as exc:
-        return exc.message
+# Keys that describe a value without constraining it: a schema of only these accepts anything.
+_ANNOTATIONS = frozenset(
+    {"description", "title", "$comment", "examples", "default", "deprecated", "readOnly"}
+)
+
+
+class _PortCheck:
+    """One port's JSON Schema, resolved and compiled once: :meth:`problem` of a value."""
+
+    __slots__ = ("broken", "schema", "validator")
+
+    def __init__(self, port: dict[str, Any]) -> None:
+        self.broken: str | None = None  # an unresolvable $ref: every value has this problem
+        self.schema: dict[str, Any] | None = None  # None: any value fits
+        self.validator: Any = None
+        try:
+            schema = resolve_port(port)
+        except SchemaRefError as exc:
+            self.broken = exc.message
+            return
+        if schema.keys() - _ANNOTATIONS:
+            self.schema = schema
+            self.validator = validator_for(schema)
+
+    def problem(self, value: Any) -> str | None:
+        """Why ``value`` does not fit the port (None when it does)."""
+        if self.broken is not None:
+            return self.broken
+        if self.schema is None:
+            return None
+        try:
+            if self.validator.is_valid(value):
+                return None
+        except Exception:  # check_value below describes what went wrong
+            pass
+        return check_value(value, self.schema)
+
+
+# id(spec) → (spec, checks of its inputs, of its outputs); the spec is kept so its id stays its.
+_CHECKS: dict[int, tuple[BlockSpec, dict[str, _PortCheck], dict[str, _PortCheck]]] = {}
+
+
+def _checks(spec: BlockSpec) -> tuple[dict[str, _PortCheck], dict[str, _PortCheck]]:
+    found = _CHECKS.get(id(spec))
+    if found is None or found[0] is not spec:
+        found = _CHECKS[id(spec)] = (
+            spec,
+            {name: _PortCheck(port) for name, port in spec.inputs.items()},
+            {name: _PortCheck(port) for name, port in spec.outputs.items()},
+        )
+    return found[1], found[2]
 
 
 def prepare_inputs(spec: BlockSpec, node_path: str, given: dict[str, Any]) -> dict[str, Any]:
     """Defaults filled in and every input checked against its port (all problems at once)."""
     inputs = dict(given)
     problems: list[str] = []
+    checks = _checks(spec)[0]
     for name, port in spec.inputs.items():
         if name not in inputs:
             if "default" in port:
@@ -46,7 +92,7 @@ def prepare_inputs(spec: BlockSpec, node_path: str, given: dict[str, Any]) -> di
             if "default" in port:
                 inputs[name] = port["default"]
             continue
-        problem = _port_problem(inputs[name], port)
+        problem = checks[name].problem(inputs[name])
         if problem:
             problems.append(f"入力 '{name}': {problem}")
     if problems:
@@ -70,13 +116,14 @@ def check_outputs(spec: BlockSpec, node_path: str, outputs: Any) -> dict[str, An
             details={"node_id": node_path, "block": spec.ref},
         )
     problems: list[str] = []
+    checks = _checks(spec)[1]
     for name, port in spec.outputs.items():
         if name not in outputs:
             problems.append(f"出力 '{name}' がありません")
             continue
         if outputs[name] is None and not port_is_required(port):
             continue
-        problem = _port_problem(outputs[name], port)
+        problem = checks[name].problem(outputs[name])
         if problem:
             problems.append(f"出力 '{name}': {problem}")
     extra = sorted(set(outputs) - set(spec.outputs))

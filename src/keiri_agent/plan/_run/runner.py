@@ -27,6 +27,7 @@ from keiri_agent.plan._dsl.loader import PlanSource, load_source, parse_source
 from keiri_agent.plan._dsl.models import LoopNode, Plan, SubflowNode
 from keiri_agent.plan._graph.compiled import CompiledGraph, compile_graph
 from keiri_agent.plan._graph.subflows import SubflowLoader
+from keiri_agent.plan._run import blocknode as _blocknode  # noqa: F401  (registers block nodes)
 from keiri_agent.plan._run import control as _control  # noqa: F401  (registers loops, subflows)
 from keiri_agent.plan._run.answers import check_answers
 from keiri_agent.plan._run.backends import Backend, DaskBackend, ThreadBackend

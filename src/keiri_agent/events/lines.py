@@ -1,0 +1,211 @@
+"""One event's log line, built before the stream numbers it.
+
+An :class:`EventStream` numbers events under its lock; everything else about a line (checking
+the fields, summarizing payloads, masking secrets, ``json.dumps``) is done here first, outside
+the lock, by :func:`encode`. Under the lock only the id and the timestamp are joined to the
+prepared text (:meth:`Encoded.line`) and the typed event is made (:meth:`Encoded.event`).
+
+The events a plan runs emits once per node or item (``node_start``, ``node_complete``,
+``loop_iteration``) take a fast path that skips pydantic validation: their fields are checked
+by type here and built with ``model_construct``. Every other event, and any of these three with
+unexpected fields, is validated by its model as before. Both paths give the same line and an
+event equal to the one read back from the log.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+
+from keiri_agent.events.models import (
+    LoopIteration,
+    NodeComplete,
+    NodeStart,
+    RunEvent,
+    parse_event,
+    summarize_value,
+)
+from keiri_agent.events.redact import Redactor
+
+__all__ = ["Encoded", "encode", "head"]
+
+HEAD = ("id", "event", "run_id", "timestamp")
+
+
+def _str(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _opt_str(value: Any) -> bool:
+    return value is None or isinstance(value, str)
+
+
+def _int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _opt_dict(value: Any) -> bool:
+    return value is None or (isinstance(value, dict) and all(isinstance(k, str) for k in value))
+
+
+def _dict(value: Any) -> bool:
+    return isinstance(value, Mapping)
+
+
+def _opt_bool(value: Any) -> bool:
+    return value is None or isinstance(value, bool)
+
+
+def _any(value: Any) -> bool:
+    return True
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+# kind → (model, {field: (check, to its logged form)}), fields in the model's order.
+Field = tuple[Callable[[Any], bool], Callable[[Any], Any]]
+_COMMON: dict[str, Field] = {"node_id": (_opt_str, _same), "sub_run_id": (_opt_str, _same)}
+FAST: dict[str, tuple[type[RunEvent], dict[str, Field]]] = {
+    "node_start": (NodeStart, {**_COMMON, "block": (_opt_str, _same)}),
+    "loop_iteration": (
+        LoopIteration,
+        {**_COMMON, "iteration": (_int, _same), "item": (_any, summarize_value)},
+    ),
+    "node_complete": (
+        NodeComplete,
+        {
+            **_COMMON,
+            "outputs": (_dict, summarize_value),
+            "duration_ms": (_number, float),
+            "stored": (_opt_dict, _same),
+            "outputs_file": (_opt_str, _same),
+            "reused": (_opt_bool, _same),
+        },
+    ),
+}
+_REQUIRED = {"loop_iteration": "iteration"}
+_DEFAULTS: dict[str, dict[str, Callable[[], Any]]] = {
+    "node_complete": {"outputs": dict, "duration_ms": float}
+}
+
+
+def _defaults(model: type[RunEvent]) -> dict[str, Any]:
+    return {name: info.default for name, info in model.model_fields.items()}
+
+
+# Every field of the fast models at its default (none of them has a mutable default that the
+# fast path leaves unset: node_complete's outputs is always given).
+_BLANK = {model: _defaults(model) for model, _ in FAST.values()}
+
+
+def _construct(model: type[RunEvent], values: dict[str, Any]) -> RunEvent:
+    """``model.model_construct(**values)`` without its per-field default look-ups."""
+    event = model.__new__(model)
+    fields = _BLANK[model].copy()
+    fields.update(values)
+    object.__setattr__(event, "__dict__", fields)
+    object.__setattr__(event, "__pydantic_fields_set__", set(values))
+    object.__setattr__(event, "__pydantic_extra__", None)
+    object.__setattr__(event, "__pydantic_private__", None)
+    return event
+
+
+class Encoded:
+    """An event ready to be numbered: its model, its logged fields and their JSON text."""
+
+    __slots__ = ("body", "model", "text")
+
+    def __init__(self, model: type[RunEvent], body: dict[str, Any]) -> None:
+        self.model = model
+        self.body = body  # the fields after the head, as logged (None left out)
+        text = json.dumps(body, ensure_ascii=False)
+        self.text = ", " + text[1:] if body else "}"
+
+    def line(self, event_id: int, head: str, timestamp: datetime) -> str:
+        """The log line; ``head``: :func:`head` of the event's kind and run id."""
+        stamp = timestamp.isoformat().replace("+00:00", "Z")
+        return f'{{"id": {event_id}, {head}"timestamp": "{stamp}"{self.text}'
+
+    def event(self, event_id: int, event: str, run_id: str, timestamp: datetime) -> RunEvent:
+        head = {"id": event_id, "event": event, "run_id": run_id, "timestamp": timestamp}
+        return _construct(self.model, head | self.body)
+
+
+def head(event: str, run_id: str) -> str:
+    """The JSON of a line's ``event`` and ``run_id`` (what :meth:`Encoded.line` is given)."""
+    kind, run = json.dumps(event, ensure_ascii=False), json.dumps(run_id, ensure_ascii=False)
+    return f'"event": {kind}, "run_id": {run}, '
+
+
+def _fast(kind: str, fields: Mapping[str, Any]) -> Encoded | None:
+    spec = FAST.get(kind)
+    if spec is None or (kind in _REQUIRED and _REQUIRED[kind] not in fields):
+        return None
+    model, known = spec
+    body: dict[str, Any] = {}
+    for name, (check, logged) in known.items():
+        if name in fields:
+            value = fields[name]
+            if not check(value):
+                return None
+            value = logged(value)
+        else:
+            default = _DEFAULTS.get(kind, {}).get(name)
+            value = default() if default is not None else None
+        if value is not None:
+            body[name] = value
+    if len(fields.keys() - known.keys()):
+        return None  # an unknown field: the model reports it
+    return Encoded(model, body)
+
+
+def encode(
+    kind: str,
+    fields: Mapping[str, Any],
+    redactor: Redactor,
+    *,
+    run_id: str,
+    now: Callable[[], datetime],
+) -> Encoded:
+    """The event ``kind`` with ``fields``, checked, summarized and with secrets masked.
+
+    ``run_id`` and ``now()`` are only used to validate events outside the fast path (the
+    stream sets the final ones when it numbers the event). Raises BlockError for invalid fields.
+    """
+    encoded = _fast(kind, fields)
+    if encoded is not None:
+        if redactor.active:
+            cleaned = redactor.redact(encoded.body)
+            if cleaned != encoded.body:
+                encoded = Encoded(encoded.model, cleaned)
+        return encoded
+    data = {"id": 0, "event": kind, "run_id": run_id, "timestamp": now(), **fields}
+    draft = parse_event(data)
+    if redactor.active:
+        dumped = draft.model_dump(mode="json")
+        cleaned = redactor.redact(dumped)
+        if cleaned != dumped:
+            draft = parse_event(cleaned)
+    return _Validated(draft)
+
+
+class _Validated(Encoded):
+    """An event outside the fast path: the validated model, renumbered when it is logged."""
+
+    __slots__ = ("draft",)
+
+    def __init__(self, draft: RunEvent) -> None:
+        super().__init__(type(draft), {k: v for k, v in draft.to_dict().items() if k not in HEAD})
+        self.draft = draft
+
+    def event(self, event_id: int, event: str, run_id: str, timestamp: datetime) -> RunEvent:
+        return self.draft.model_copy(update={"id": event_id, "timestamp": timestamp})

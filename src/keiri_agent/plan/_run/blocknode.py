@@ -1,0 +1,145 @@
+"""Block nodes: inputs rendered, the block run (inline, on the backend, or remote), retries.
+
+A node's block spec and block instance are looked up once per run and kept in its compiled
+graph (``CompiledGraph.cache``), so a loop body run ten thousand times asks the registry once.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import time
+from typing import Any
+
+from keiri_agent.blocks.base import Block, BlockContext, InputRequired
+from keiri_agent.blocks.spec import BlockSpec
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.plan._dsl.models import BlockNode
+from keiri_agent.plan._run.engine import Frame, Outcome, control_node, retry_delay
+from keiri_agent.plan._run.execute import BlockJob, execute_job, run_block, timeout_error
+
+__all__ = ["run_block_node"]
+
+
+def _spec(frame: Frame, node: BlockNode) -> BlockSpec:
+    cache = frame.graph.cache
+    spec = cache.get(("spec", node.id))
+    if spec is None:
+        spec = cache[("spec", node.id)] = frame.ctx.registry.get(node.block)
+    return spec
+
+
+def _block(frame: Frame, spec: BlockSpec) -> Block:
+    cache = frame.graph.cache
+    block = cache.get(("block", spec.ref))
+    if block is None:
+        block = cache[("block", spec.ref)] = frame.ctx.registry.load(spec.ref)
+    return block
+
+
+@control_node(BlockNode)
+def run_block_node(frame: Frame, node: BlockNode, path: str) -> Outcome:
+    started = time.perf_counter()
+    try:
+        spec = _spec(frame, node)
+        inputs = frame.graph.bindings[node.id].render(frame.resolve)
+    except BlockError as exc:
+        return frame.failed(path, exc, 0)
+    frame.events.emit("node_start", node_id=path, block=spec.ref)
+    policy = frame.policy
+    attempts = policy.retries + 1 if policy.on_error == "retry" else 1
+    error: BlockError | None = None
+    for attempt in range(attempts):
+        try:
+            outputs = _call(frame, spec, inputs, path)
+        except InputRequired as pause:
+            frame.events.emit("node_waiting", node_id=path, request=pause.request)
+            with frame.ctx._lock:
+                frame.ctx.waiting.append({"node_id": path, "request": pause.request})
+            return Outcome("waiting")
+        except BlockError as exc:
+            error = exc
+        except Exception as exc:
+            error = BlockError(
+                f"ブロック {spec.id} の実行中に予期しないエラーが起きました: {type(exc).__name__}: {exc}",
+                code=ErrorCode.INTERNAL_ERROR,
+                hint="入力データを確認してください。解決しない場合はブロックの不具合として報告してください。",
+                details={"node_id": path, "block": spec.ref},
+                recoverable=True,
+            )
+        else:
+            exposed = {node.out.get(port, port): value for port, value in outputs.items()}
+            return frame.complete(path, exposed, started)
+        if frame.ctx.cancel.is_set() or error.code == ErrorCode.CANCELLED:
+            return frame.failed(path, error, attempt)
+        if attempt + 1 < attempts:
+            frame.events.emit(
+                "node_error", node_id=path, error=error.to_dict(), retry=attempt, will_retry=True
+            )
+            frame.ctx.sleep(retry_delay(attempt))
+            if frame.ctx.cancel.is_set():  # cancelled while waiting: no further attempt
+                return Outcome("cancelled", None, error)
+    assert error is not None
+    return frame.failed(path, error, attempts - 1)
+
+
+def _call(frame: Frame, spec: BlockSpec, inputs: dict[str, Any], path: str) -> dict[str, Any]:
+    timeout_ms = frame.policy.timeout_ms
+    timeout = timeout_ms / 1000 if timeout_ms else None
+    ctx = frame.ctx
+    if not (ctx.backend.local or spec.is_ui):
+        return _call_remote(frame, spec, inputs, path, timeout)
+    block = _block(frame, spec)
+    cancel = ctx.node_event()
+    block_ctx = BlockContext(
+        run_id=frame.sub_run_id or ctx.run_id,
+        plan_id=frame.plan.id,
+        node_id=path,
+        block_version=spec.version,
+        workspace=ctx.workspace,
+        events=frame.events,
+        cancel_event=cancel,
+        settings=ctx.settings,
+        inputs=ctx.answers,
+        replaceable=ctx.replaceable.get(path, frozenset()),
+    )
+    try:
+        if timeout is None:
+            return run_block(block, inputs, block_ctx)
+        future = ctx.backend.submit(run_block, block, inputs, block_ctx)
+        try:
+            return future.result(timeout=timeout)
+        except cf.TimeoutError:
+            cancel.set()  # cooperative blocks stop at their next check_cancelled()
+            raise timeout_error(path, spec, timeout_ms) from None
+    finally:
+        ctx.release(cancel)
+
+
+def _call_remote(
+    frame: Frame, spec: BlockSpec, inputs: dict[str, Any], path: str, timeout: float | None
+) -> dict[str, Any]:
+    ctx = frame.ctx
+    root = ctx.registry.root_of(spec)
+    job = BlockJob(
+        spec=spec,
+        spec_root=str(root) if root else None,
+        inputs=inputs,
+        run_id=frame.sub_run_id or ctx.run_id,
+        plan_id=frame.plan.id,
+        node_path=path,
+        workspace=str(ctx.workspace),
+    )
+    future = ctx.backend.submit(execute_job, job)
+    try:
+        result = future.result(timeout=timeout)
+    except cf.TimeoutError:
+        future.cancel()
+        raise timeout_error(path, spec, frame.policy.timeout_ms) from None
+    for kind, fields in result.events:
+        fields = {k: v for k, v in fields.items() if k not in ("id", "event", "run_id")}
+        fields["node_id"] = path
+        frame.events.emit(kind, **fields)
+    if result.error is not None:
+        raise BlockError.from_dict(result.error)
+    assert result.outputs is not None
+    return result.outputs
