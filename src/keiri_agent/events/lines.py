@@ -35,66 +35,53 @@ __all__ = ["Encoded", "encode", "head"]
 HEAD = ("id", "event", "run_id", "timestamp")
 
 
-def _str(value: Any) -> bool:
-    return isinstance(value, str)
+# How the fast path checks a field (anything else goes to the model's validation).
+_STR, _INT, _NUMBER, _DICT, _OPT_DICT, _BOOL, _ANY = range(7)
+_MISSING: Any = object()
 
 
-def _opt_str(value: Any) -> bool:
-    return value is None or isinstance(value, str)
-
-
-def _int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _opt_dict(value: Any) -> bool:
-    return value is None or (isinstance(value, dict) and all(isinstance(k, str) for k in value))
-
-
-def _dict(value: Any) -> bool:
-    return isinstance(value, Mapping)
-
-
-def _opt_bool(value: Any) -> bool:
-    return value is None or isinstance(value, bool)
-
-
-def _any(value: Any) -> bool:
+def _ok(rule: int, value: Any) -> bool:
+    kind = type(value)
+    if rule == _STR:
+        return kind is str
+    if rule == _INT:
+        return kind is int and value >= 0
+    if rule == _NUMBER:
+        return (kind is float or kind is int) and math.isfinite(value)
+    if rule == _DICT:
+        return isinstance(value, Mapping)
+    if rule == _OPT_DICT:
+        return kind is dict and all(type(k) is str for k in value)
+    if rule == _BOOL:
+        return kind is bool
     return True
 
 
-def _same(value: Any) -> Any:
-    return value
-
-
-# kind → (model, {field: (check, to its logged form)}), fields in the model's order.
-Field = tuple[Callable[[Any], bool], Callable[[Any], Any]]
-_COMMON: dict[str, Field] = {"node_id": (_opt_str, _same), "sub_run_id": (_opt_str, _same)}
-FAST: dict[str, tuple[type[RunEvent], dict[str, Field]]] = {
-    "node_start": (NodeStart, {**_COMMON, "block": (_opt_str, _same)}),
+# kind → (model, fields in the model's order: (name, rule, summarized), defaults of given-less
+# fields that are logged anyway, the fields that must be given)
+Fields = tuple[tuple[str, int, bool], ...]
+_COMMON: Fields = (("node_id", _STR, False), ("sub_run_id", _STR, False))
+FAST: dict[str, tuple[type[RunEvent], Fields, dict[str, Callable[[], Any]], frozenset[str]]] = {
+    "node_start": (NodeStart, (*_COMMON, ("block", _STR, False)), {}, frozenset()),
     "loop_iteration": (
         LoopIteration,
-        {**_COMMON, "iteration": (_int, _same), "item": (_any, summarize_value)},
+        (*_COMMON, ("iteration", _INT, False), ("item", _ANY, True)),
+        {},
+        frozenset({"iteration"}),
     ),
     "node_complete": (
         NodeComplete,
-        {
-            **_COMMON,
-            "outputs": (_dict, summarize_value),
-            "duration_ms": (_number, float),
-            "stored": (_opt_dict, _same),
-            "outputs_file": (_opt_str, _same),
-            "reused": (_opt_bool, _same),
-        },
+        (
+            *_COMMON,
+            ("outputs", _DICT, True),
+            ("duration_ms", _NUMBER, False),
+            ("stored", _OPT_DICT, False),
+            ("outputs_file", _STR, False),
+            ("reused", _BOOL, False),
+        ),
+        {"outputs": dict, "duration_ms": float},
+        frozenset(),
     ),
-}
-_REQUIRED = {"loop_iteration": "iteration"}
-_DEFAULTS: dict[str, dict[str, Callable[[], Any]]] = {
-    "node_complete": {"outputs": dict, "duration_ms": float}
 }
 
 
@@ -104,7 +91,7 @@ def _defaults(model: type[RunEvent]) -> dict[str, Any]:
 
 # Every field of the fast models at its default (none of them has a mutable default that the
 # fast path leaves unset: node_complete's outputs is always given).
-_BLANK = {model: _defaults(model) for model, _ in FAST.values()}
+_BLANK = {spec[0]: _defaults(spec[0]) for spec in FAST.values()}
 
 
 def _construct(model: type[RunEvent], values: dict[str, Any]) -> RunEvent:
@@ -148,22 +135,32 @@ def head(event: str, run_id: str) -> str:
 
 def _fast(kind: str, fields: Mapping[str, Any]) -> Encoded | None:
     spec = FAST.get(kind)
-    if spec is None or (kind in _REQUIRED and _REQUIRED[kind] not in fields):
+    if spec is None:
         return None
-    model, known = spec
+    model, known, defaults, required = spec
     body: dict[str, Any] = {}
-    for name, (check, logged) in known.items():
-        if name in fields:
-            value = fields[name]
-            if not check(value):
+    seen = 0
+    for name, rule, summarized in known:
+        value = fields.get(name, _MISSING)
+        if value is _MISSING:
+            if name in required:
+                return None  # the model reports it
+            if name in defaults:
+                body[name] = defaults[name]()
+            continue
+        seen += 1
+        if value is None:
+            if name in required or name in defaults:
                 return None
-            value = logged(value)
-        else:
-            default = _DEFAULTS.get(kind, {}).get(name)
-            value = default() if default is not None else None
-        if value is not None:
-            body[name] = value
-    if len(fields.keys() - known.keys()):
+            continue
+        if not _ok(rule, value):
+            return None
+        if summarized:
+            value = summarize_value(value)
+        elif rule == _NUMBER:
+            value = float(value)
+        body[name] = value
+    if seen != len(fields):
         return None  # an unknown field: the model reports it
     return Encoded(model, body)
 
