@@ -11,21 +11,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Unpack
 
 from pydantic import BaseModel, Field
 
 from keiri_agent.blocks.registry import BlockRegistry, default_registry
-from keiri_agent.config import Settings, load_settings
-from keiri_agent.design.engine import generate_plan
+from keiri_agent.config import load_settings
+from keiri_agent.design.engine import DesignParts, generate_plan
 from keiri_agent.design.finish import DesignLog, finish_plan
 from keiri_agent.design.models import ApplyMode, DesignEngineOptions, GeneratedPlan
 from keiri_agent.design.requirements import apply_answers
-from keiri_agent.design.templates import TemplateLibrary
-from keiri_agent.design.topk import BlockRetriever
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.llm import LLMClient
 
 __all__ = ["ChatTurn", "DesignChat", "describe_result"]
 
@@ -61,12 +57,7 @@ class DesignChat:
         apply_mode: ApplyMode = "hint",
         options: DesignEngineOptions | None = None,
         registry: BlockRegistry | None = None,
-        llm: LLMClient | None = None,
-        retriever: BlockRetriever | None = None,
-        template_library: TemplateLibrary | None = None,
-        settings: Settings | None = None,
-        runs_dir: Path | None = None,
-        plan_id: str | None = None,
+        **given: Unpack[DesignParts],
     ) -> None:
         self.instruction = instruction
         self.documents_text = list(documents_text)
@@ -74,16 +65,16 @@ class DesignChat:
         self.apply_mode: ApplyMode = apply_mode
         self.options = options or DesignEngineOptions()
         self.registry = registry or default_registry()
-        self.llm = llm
-        self.retriever = retriever
-        self.template_library = template_library
-        self.settings = settings or load_settings()
-        self.runs_dir = runs_dir
-        self.plan_id = plan_id
+        self.settings = given.get("settings") or load_settings()
+        self.given: DesignParts = {**given, "settings": self.settings}  # for every generation
         self.context: dict[str, Any] = {}  # confirmed answers to skeleton questions
         self.filled: dict[str, Any] = {}  # answers put into the plan
         self.turns: list[ChatTurn] = []
         self.result: GeneratedPlan | None = None
+
+    @property
+    def plan_id(self) -> str | None:
+        return self.given.get("plan_id")
 
     def _generate(self) -> GeneratedPlan:
         return generate_plan(
@@ -94,12 +85,7 @@ class DesignChat:
             self.selected_templates,
             self.apply_mode,
             answers={**self.context, **self.filled},
-            llm=self.llm,
-            retriever=self.retriever,
-            template_library=self.template_library,
-            settings=self.settings,
-            runs_dir=self.runs_dir,
-            plan_id=self.plan_id,
+            **self.given,
         )
 
     def _record(self, result: GeneratedPlan) -> GeneratedPlan:
@@ -141,7 +127,7 @@ class DesignChat:
             self.filled.update({k: v for k, v in given.items() if k not in context})
             return self._record(self._generate())
         self.filled.update(given)
-        log = DesignLog.open(self.settings, runs_dir=self.runs_dir)
+        log = DesignLog.open(self.settings, runs_dir=self.given.get("runs_dir"))
         started = time.perf_counter()
         result = finish_plan(
             updated,

@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from keiri_agent.blocks.registry import BlockRegistry, default_registry
 from keiri_agent.config import LLMRole, Settings, load_settings
@@ -45,7 +45,14 @@ from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.llm import LLMClient, get_llm
 from keiri_agent.plan import PlanIssue
 
-__all__ = ["APPLY_MODES", "STRICT_PROVIDERS", "UI_BLOCK", "generate_plan", "schema_variant"]
+__all__ = [
+    "APPLY_MODES",
+    "STRICT_PROVIDERS",
+    "UI_BLOCK",
+    "DesignParts",
+    "generate_plan",
+    "schema_variant",
+]
 
 APPLY_MODES: tuple[ApplyMode, ...] = ("hint", "compose", "llm-only")
 UI_BLOCK = "ui.interactive_input"
@@ -301,6 +308,18 @@ class _Engine:
         )
 
 
+class DesignParts(TypedDict, total=False):
+    """What a generation uses instead of its default (left out or None: the default)."""
+
+    llm: LLMClient | None
+    retriever: BlockRetriever | None
+    template_library: TemplateLibrary | None
+    settings: Settings | None
+    prompts: DesignPrompts | None
+    runs_dir: Path | None  # where the design log goes
+    plan_id: str | None
+
+
 def generate_plan(
     instruction: str,
     documents_text: Sequence[str] | None = None,
@@ -310,30 +329,24 @@ def generate_plan(
     apply_mode: ApplyMode = "hint",
     *,
     answers: Mapping[str, Any] | None = None,
-    llm: LLMClient | None = None,
-    retriever: BlockRetriever | None = None,
-    template_library: TemplateLibrary | None = None,
-    settings: Settings | None = None,
-    prompts: DesignPrompts | None = None,
-    runs_dir: Path | None = None,
-    plan_id: str | None = None,
     bindings: Mapping[str, str] | None = None,
+    **given: Unpack[DesignParts],
 ) -> GeneratedPlan:
     """Generate a plan; see the module docstring. ``answers`` are the design chat's replies;
     ``bindings`` (compose) decide the conflicts a failed compose returned in ``conflicts``
     (``{conflict.binding: one of conflict.choices}``), on top of ``options.bindings``."""
     selected = list(selected_templates or [])
     _check_arguments(instruction, apply_mode, selected)
-    settings = settings or load_settings()
+    settings = given.get("settings") or load_settings()
     registry = registry or default_registry()
     options = options or DesignEngineOptions()
     if bindings:
         options = options.model_copy(update={"bindings": {**options.bindings, **bindings}})
     templates: list[TemplateSpec] = []
     if selected:
-        library = template_library or TemplateLibrary.load(registry=registry)
+        library = given.get("template_library") or TemplateLibrary.load(registry=registry)
         templates = [library.get(t) for t in selected]
-    log = DesignLog.open(settings, runs_dir=runs_dir)
+    log = DesignLog.open(settings, runs_dir=given.get("runs_dir"))
     started = time.perf_counter()
     engine = _Engine(
         instruction=instruction,
@@ -343,12 +356,12 @@ def generate_plan(
         templates=templates,
         apply_mode=apply_mode,
         answers=answers or {},
-        llm=llm or get_llm(LLMRole.PLAN, settings=settings),
-        retriever=retriever or BlockRetriever(registry, settings=settings),
+        llm=given.get("llm") or get_llm(LLMRole.PLAN, settings=settings),
+        retriever=given.get("retriever") or BlockRetriever(registry, settings=settings),
         settings=settings,
-        prompts=prompts or DesignPrompts(),
+        prompts=given.get("prompts") or DesignPrompts(),
         log=log,
-        plan_id=plan_id,
+        plan_id=given.get("plan_id"),
     )
     try:
         result = engine.run()

@@ -240,17 +240,11 @@ def finish_plan(
         text, registry, designs_dir=settings.keiri_designs_dir, config=config, env={}
     )
     requirements = build_requirements(plan, errors=report.errors, registry=registry)
+    # What the result says whatever its status.
+    written: dict[str, Any] = {"plan": plan, "yaml": text, "reasoning": reasoning}
+    written |= {"attempts": attempts, "requirements": requirements}
     if not report.valid:
-        result = GeneratedPlan(
-            status="failed",
-            plan=plan,
-            yaml=text,
-            reasoning=reasoning,
-            attempts=attempts,
-            errors=report.errors,
-            requirements=requirements,
-        )
-        return result
+        return GeneratedPlan(status="failed", errors=report.errors, **written)
     dry: dict[str, Any] | None = None
     if dry_run:
         started = time.perf_counter()
@@ -262,12 +256,4 @@ def finish_plan(
         dry = dry_report.to_dict()
         log.stage("dry_run", "ok" if dry_report.ok else "findings")
     pending = [r for r in requirements if r.required]
-    return GeneratedPlan(
-        status="needs_input" if pending else "ok",
-        plan=plan,
-        yaml=text,
-        reasoning=reasoning,
-        attempts=attempts,
-        requirements=requirements,
-        dry_run=dry,
-    )
+    return GeneratedPlan(status="needs_input" if pending else "ok", dry_run=dry, **written)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -125,31 +126,19 @@ class Asker:
             ) from None
 
 
+@dataclass(kw_only=True)
 class Wiring:
     """The attempts of one stage-2 round (see the module docstring)."""
 
-    def __init__(
-        self,
-        *,
-        asker: Asker,
-        registry: BlockRegistry,
-        settings: Settings,
-        prompts: DesignPrompts,
-        log: DesignLog,
-        max_attempts: int,
-        plan_id: str | None,
-        templates: Sequence[TemplateSpec],
-        dry_run: bool,
-    ) -> None:
-        self.asker = asker
-        self.registry = registry
-        self.settings = settings
-        self.prompts = prompts
-        self.log = log
-        self.max_attempts = max_attempts
-        self.plan_id = plan_id
-        self.templates = list(templates)
-        self.dry_run = dry_run
+    asker: Asker
+    registry: BlockRegistry
+    settings: Settings
+    prompts: DesignPrompts
+    log: DesignLog
+    max_attempts: int
+    plan_id: str | None
+    templates: Sequence[TemplateSpec]
+    dry_run: bool
 
     def run(self, model: type[BaseModel], wire: WireSchema, human: str) -> list[AttemptRecord]:
         attempts: list[AttemptRecord] = []

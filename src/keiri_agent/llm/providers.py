@@ -43,21 +43,44 @@ def _secret(value: SecretStr | None) -> SecretStr:
     return value
 
 
-def _openai_connection(ref: ModelRef, settings: Settings) -> dict[str, Any]:
-    """Where an OpenAI or Azure OpenAI model is and its key, under the argument names that
-    LangChain's chat and embedding classes both accept."""
-    if ref.provider == "azure":
-        return {
+def _openai_model(ref: ModelRef, settings: Settings, *, embeddings: bool, **options: Any) -> Any:
+    """An OpenAI (or OpenAI-compatible) or Azure OpenAI chat or embedding model: its endpoint
+    and key, ``options``, and no SDK retries."""
+    from langchain_openai import (
+        AzureChatOpenAI,
+        AzureOpenAIEmbeddings,
+        ChatOpenAI,
+        OpenAIEmbeddings,
+    )
+
+    azure = ref.provider == "azure"
+    if azure:
+        where = {
             "azure_deployment": ref.model,
             "azure_endpoint": settings.azure_openai_endpoint,
             "api_version": settings.openai_api_version,
             "api_key": _secret(settings.azure_openai_api_key),
         }
-    return {
-        "model": ref.model,
-        "api_key": _openai_key(settings),
-        "base_url": settings.openai_base_url,
+        if embeddings:  # an Azure chat model is named by its deployment alone
+            where["model"] = ref.model
+    else:
+        where = {"model": ref.model, "api_key": _openai_key(settings)}
+        where["base_url"] = settings.openai_base_url
+    classes = {
+        (False, False): ChatOpenAI,
+        (False, True): AzureChatOpenAI,
+        (True, False): OpenAIEmbeddings,
+        (True, True): AzureOpenAIEmbeddings,
     }
+    return classes[embeddings, azure](**where, max_retries=0, **options)
+
+
+def _unsupported(ref: ModelRef, variable: str, forms: str) -> ConfigurationError:
+    return ConfigurationError(
+        f"未対応の LLM プロバイダーです: {ref.provider}",
+        hint=f"{variable} を {forms} の形式で指定してください。",
+        details={"model": str(ref)},
+    )
 
 
 def build_chat_model(
@@ -72,18 +95,17 @@ def build_chat_model(
     timeout = timeout_s if timeout_s is not None else settings.keiri_llm_timeout_s
     temperature = settings.keiri_llm_temperature
     if ref.provider in ("openai", "azure"):
-        from langchain_openai import AzureChatOpenAI, ChatOpenAI
-
-        chat_class = AzureChatOpenAI if ref.provider == "azure" else ChatOpenAI
-        return chat_class(
-            **_openai_connection(ref, settings),
+        chat: BaseChatModel = _openai_model(
+            ref,
+            settings,
+            embeddings=False,
             timeout=timeout,
-            max_retries=0,
             temperature=temperature,
             stream_usage=True,
             # Chat Completions is what every OpenAI-compatible server speaks.
             use_responses_api=False,
         )
+        return chat
     if ref.provider == "anthropic":
         from langchain_anthropic import ChatAnthropic
 
@@ -97,11 +119,7 @@ def build_chat_model(
             max_tokens_to_sample=DEFAULT_ANTHROPIC_MAX_TOKENS,
             stop=None,
         )
-    raise ConfigurationError(
-        f"未対応の LLM プロバイダーです: {ref.provider}",
-        hint="KEIRI_LLM_MODEL を openai:… / azure:… / anthropic:… の形式で指定してください。",
-        details={"model": str(ref)},
-    )
+    raise _unsupported(ref, "KEIRI_LLM_MODEL", "openai:… / azure:… / anthropic:…")
 
 
 def build_embeddings(
@@ -116,20 +134,14 @@ def build_embeddings(
             details={"model": str(ref)},
         )
     _require(settings, ref, "embedding")
-    timeout = timeout_s if timeout_s is not None else settings.keiri_llm_timeout_s
-    if ref.provider in ("openai", "azure"):
-        from langchain_openai import AzureOpenAIEmbeddings, OpenAIEmbeddings
-
-        embeddings_class = AzureOpenAIEmbeddings if ref.provider == "azure" else OpenAIEmbeddings
-        return embeddings_class(
-            **{"model": ref.model, **_openai_connection(ref, settings)},
-            request_timeout=timeout,
-            max_retries=0,
-            # The length check needs tiktoken's files from the network; callers chunk text.
-            check_embedding_ctx_length=False,
-        )
-    raise ConfigurationError(
-        f"未対応の LLM プロバイダーです: {ref.provider}",
-        hint="KEIRI_LLM_MODEL_EMBEDDING を openai:… / azure:… の形式で指定してください。",
-        details={"model": str(ref)},
+    if ref.provider not in ("openai", "azure"):
+        raise _unsupported(ref, "KEIRI_LLM_MODEL_EMBEDDING", "openai:… / azure:…")
+    embeddings: Embeddings = _openai_model(
+        ref,
+        settings,
+        embeddings=True,
+        timeout=timeout_s if timeout_s is not None else settings.keiri_llm_timeout_s,
+        # The length check needs tiktoken's files from the network; callers chunk text.
+        check_embedding_ctx_length=False,
     )
+    return embeddings

@@ -49,7 +49,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from keiri_agent.config import Settings, load_settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.server.auth import SSE_PATH, Access, Authenticator
-from keiri_agent.server.errors import ApiError, error_response, install_error_handlers
+from keiri_agent.server.errors import ApiError, install_error_handlers
 from keiri_agent.server.hosts import AllowedHosts, allowed_hosts
 from keiri_agent.server.lifecycle import STOP_GRACE_S, Lifecycle
 from keiri_agent.server.ops import METRICS_CONTENT_TYPE, ServerMetrics, readiness
@@ -102,20 +102,20 @@ class BodyLimit:
     @staticmethod
     def _refusal(limit: int, upload: bool) -> Response:
         if upload:
-            return error_response(
+            return ApiError(
                 413,
                 "UPLOAD_TOO_LARGE",
                 f"アップロードするファイルが大きすぎます（合計の上限 {limit:,} バイト）。",
-                "ファイルを分けるか小さくして送り直してください（上限は KEIRI_MAX_UPLOAD_BYTES"
+                hint="ファイルを分けるか小さくして送り直してください（上限は KEIRI_MAX_UPLOAD_BYTES"
                 " で変えられます）。",
-            )
-        return error_response(
+            ).response()
+        return ApiError(
             413,
             "REQUEST_TOO_LARGE",
             f"リクエストが大きすぎます（上限 {limit:,} バイト）。",
-            "データは本文に入れず、ファイルをアップロードするか KEIRI_WORKSPACE_ROOT に置いて"
+            hint="データは本文に入れず、ファイルをアップロードするか KEIRI_WORKSPACE_ROOT に置いて"
             "パスで指定してください（上限は KEIRI_MAX_REQUEST_BYTES で変えられます）。",
-        )
+        ).response()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

@@ -47,15 +47,13 @@ def _run_design(request: DesignRequest, job: Job) -> Outcome:
     from keiri_agent.design import generate_plan
 
     job.stage("interpret", "start")
+    asked = request.model_dump(include={"apply_mode", "answers", "plan_id", "bindings"})
     result = generate_plan(
         request.instruction,
         selected_templates=request.templates,
-        apply_mode=request.apply_mode,
-        answers=request.answers,
         settings=job.settings,
         runs_dir=job.directory,
-        plan_id=request.plan_id,
-        bindings=request.bindings,
+        **asked,  # named as generate_plan names them
     )
     job.stage("interpret", "done")
     details: dict[str, Any] = {

@@ -8,7 +8,6 @@ are any), the same shape as ``BlockError.to_dict()`` shows elsewhere. :class:`Ap
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -18,7 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from keiri_agent.errors import BlockError, ErrorCode
 
-__all__ = ["ApiError", "error_response", "install_error_handlers"]
+__all__ = ["ApiError", "install_error_handlers"]
 
 STATUS_BY_CODE: dict[str, int] = {
     ErrorCode.PERMISSION_DENIED: 403,
@@ -59,29 +58,20 @@ class ApiError(BlockError):
         self.status_code = status_code
         self.headers = dict(headers or {})
 
-
-def error_response(
-    status_code: int,
-    code: str,
-    message: str,
-    hint: str = "",
-    details: dict[str, Any] | None = None,
-    headers: Mapping[str, str] | None = None,
-) -> JSONResponse:
-    body: dict[str, Any] = {"code": code, "message": message, "hint": hint}
-    if details:
-        body["details"] = details
-    return JSONResponse(body, status_code=status_code, headers=headers)
+    def response(self) -> JSONResponse:
+        """The API's JSON form of a failure: code, message, hint, and details when any."""
+        body: dict[str, Any] = {"code": self.code, "message": self.message, "hint": self.hint}
+        if self.details:
+            body["details"] = self.details
+        return JSONResponse(body, status_code=self.status_code, headers=self.headers or None)
 
 
 async def _block_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, BlockError)
     if isinstance(exc, ApiError):
-        return error_response(
-            exc.status_code, exc.code, exc.message, exc.hint, exc.details, exc.headers
-        )
+        return exc.response()
     status = STATUS_BY_CODE.get(exc.code, 500)
-    return error_response(status, exc.code, exc.message, exc.hint, exc.details)
+    return ApiError(status, exc.code, exc.message, hint=exc.hint, details=exc.details).response()
 
 
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
@@ -94,14 +84,14 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
         for err in exc.errors()
     ]
     listing = "; ".join(f"{p['field'] or '(本文)'}: {p['problem']}" for p in problems[:5])
-    return error_response(
+    return ApiError(
         422,
         ErrorCode.INPUT_VALIDATION_FAILED,
         f"リクエストの内容が不正です: {listing}",
-        "kind（convert / plan / analysis）ごとの項目を確認してください"
+        hint="kind（convert / plan / analysis）ごとの項目を確認してください"
         '（例: {"request": "売上.csv を Parquet に変換して"}）。',
-        {"errors": problems},
-    )
+        details={"errors": problems},
+    ).response()
 
 
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:
@@ -110,7 +100,8 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
         exc.status_code,
         ("HTTP_ERROR", f"リクエストを処理できませんでした（HTTP {exc.status_code}）。", ""),
     )
-    return error_response(exc.status_code, code, message, hint, headers=exc.headers)
+    headers = dict(exc.headers or {})
+    return ApiError(exc.status_code, code, message, hint=hint, headers=headers).response()
 
 
 def install_error_handlers(app: FastAPI) -> None:

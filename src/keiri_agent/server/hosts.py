@@ -17,7 +17,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from keiri_agent.config import Settings
-from keiri_agent.server.errors import error_response
+from keiri_agent.server.errors import ApiError
 
 __all__ = ["LOCAL_HOSTS", "AllowedHosts", "allowed_hosts"]
 
@@ -62,12 +62,12 @@ class AllowedHosts(TrustedHostMiddleware):
         await super().__call__(scope, receive, admitted_only)
         if not scope.get(_ADMITTED):
             shown = ", ".join(self.hosts)
-            refusal = error_response(
+            refusal = ApiError(
                 400,
                 "HOST_NOT_ALLOWED",
                 "このホスト名ではサーバーに接続できません（Host ヘッダーが許可されていません）。",
-                f"許可されているホスト名: {shown}。別の名前やアドレスで接続するときは、"
+                hint=f"許可されているホスト名: {shown}。別の名前やアドレスで接続するときは、"
                 "サーバーを起動する前に KEIRI_ALLOWED_HOSTS にその名前を追加してください"
                 "（カンマ区切り）。",
-            )
+            ).response()
             await refusal(scope, receive, send)

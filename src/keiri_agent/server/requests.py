@@ -18,7 +18,7 @@ from prometheus_client import Counter
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from keiri_agent.errors import ErrorCode
-from keiri_agent.server.errors import error_response
+from keiri_agent.server.errors import ApiError
 from keiri_agent.server.logconfig import request_context
 
 __all__ = ["REQUEST_ID_HEADER", "RequestIds"]
@@ -61,11 +61,11 @@ class RequestIds:
                 log.exception("予期しないエラー: %s %s", scope["method"], scope["path"])
                 if started:
                     raise
-                answer = error_response(
+                answer = ApiError(
                     500,
                     ErrorCode.INTERNAL_ERROR,
                     "サーバー内部で予期しないエラーが起きました。",
-                    f"サーバーのログでリクエスト ID {request_id} を探し、不具合として報告してください。",
-                    {"request_id": request_id},
-                )
+                    hint=f"サーバーのログでリクエスト ID {request_id} を探し、不具合として報告してください。",
+                    details={"request_id": request_id},
+                ).response()
                 await answer(scope, receive, send_with_id)

@@ -27,7 +27,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import pandas as pd
 from langgraph.graph import END, START, StateGraph
@@ -129,11 +129,31 @@ def _stage(ctx: ConvertContext, step: str, status: str) -> None:
     )
 
 
-def _enter(ctx: ConvertContext, step: str) -> None:
-    if ctx.cancel.is_set():
-        raise cancelled_error(ctx.current_step)
-    ctx.current_step = step
-    _stage(ctx, step, "start")
+StepBody = Callable[[ConvertState, ConvertContext], dict[str, Any]]
+
+
+class Node(Protocol):
+    def __call__(self, state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str, Any]: ...
+
+
+def _step(body: StepBody) -> Node:
+    """The graph node of the step named like ``body``: its ``start`` stage (after checking for a
+    cancel), then ``body``, then its ``done`` stage unless ``body`` handed the job to CodeAct."""
+    name = body.__name__
+
+    def node(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str, Any]:
+        ctx = runtime.context
+        if ctx.cancel.is_set():
+            raise cancelled_error(ctx.current_step)
+        ctx.current_step = name
+        _stage(ctx, name, "start")
+        update = body(state, ctx)
+        if not update.get("used_fallback"):
+            _stage(ctx, name, "done")
+        return update
+
+    node.__name__ = name  # the graph names a node after its function
+    return node
 
 
 def _job(state: ConvertState) -> ConvertJob:
@@ -155,9 +175,8 @@ def _hand_over(ctx: ConvertContext, step: str, exc: BaseException) -> dict[str, 
     return {"used_fallback": True, "fallback_reason": reason, "trigger": trigger_info(step, exc)}
 
 
-def interpret(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str, Any]:
-    ctx = runtime.context
-    _enter(ctx, "interpret")
+@_step
+def interpret(state: ConvertState, ctx: ConvertContext) -> dict[str, Any]:
     if state.job is not None:  # a continuation: the job was interpreted before the question
         ctx.job = state.job
         ctx.fallback_reason = state.fallback_reason
@@ -166,7 +185,6 @@ def interpret(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str
             node_id="interpret",
             msg=f"回答を受け取りました。前回の解釈で続けます: {state.job.summary_ja}",
         )
-        _stage(ctx, "interpret", "done")
         return {}
     llm = ctx.llm.bind(events=ctx.events, node_id="interpret")
     job = interpret_request(state.request, source=state.source, llm=llm)
@@ -179,14 +197,12 @@ def interpret(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str
     ctx.events.emit(
         "log", node_id="interpret", msg=f"解釈: {what}、入力 {job.source}。{job.summary_ja}"
     )
-    _stage(ctx, "interpret", "done")
     return {"job": job}
 
 
-def fetch(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str, Any]:
-    ctx = runtime.context
+@_step
+def fetch(state: ConvertState, ctx: ConvertContext) -> dict[str, Any]:
     job = _job(state)
-    _enter(ctx, "fetch")
     assert job.source is not None  # interpret_request guarantees it
     # A FetchError (also one still failing after its retries) is raised, never handed to
     # CodeAct: without its input, CodeAct could only make the data up.
@@ -212,14 +228,12 @@ def fetch(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str, An
         node_id="fetch",
         msg=f"{job.source}: {len(fetched)} 件のファイルを取得しました（{total:,} バイト）: {names}",
     )
-    _stage(ctx, "fetch", "done")
     return {"fetched": fetched}
 
 
-def convert(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str, Any]:
-    ctx = runtime.context
+@_step
+def convert(state: ConvertState, ctx: ConvertContext) -> dict[str, Any]:
     job = _job(state)
-    _enter(ctx, "convert")
     target = job.target_format or ""
     outputs: list[Path] = []
     try:
@@ -232,7 +246,6 @@ def convert(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str, 
         for path in outputs:  # CodeAct redoes the whole job: leave no half of it behind
             path.unlink(missing_ok=True)
         return _hand_over(ctx, "convert", exc)
-    _stage(ctx, "convert", "done")
     return {"files": outputs}
 
 
@@ -246,10 +259,9 @@ def _chart_data(fetched: list[FetchedFile]) -> Path | pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def viz(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str, Any]:
-    ctx = runtime.context
+@_step
+def viz(state: ConvertState, ctx: ConvertContext) -> dict[str, Any]:
     job = _job(state)
-    _enter(ctx, "viz")
     assert job.chart is not None  # interpret_request guarantees it
     try:
         path = ctx.steps.render(
@@ -258,7 +270,6 @@ def viz(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str, Any]
     except FALLBACK_ERRORS as exc:
         return _hand_over(ctx, "viz", exc)
     ctx.events.emit("log", node_id="viz", msg=f"グラフを保存しました: {path.name}")
-    _stage(ctx, "viz", "done")
     return {"files": [path]}
 
 
@@ -315,10 +326,9 @@ def fallback(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str,
     return {"files": outcome.files}
 
 
-def finish(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str, Any]:
-    ctx = runtime.context
+@_step
+def finish(state: ConvertState, ctx: ConvertContext) -> dict[str, Any]:
     job = _job(state)
-    _enter(ctx, "finish")
     _verify(ctx, job, state.files)
     listing = "\n".join(f"- {path.name}" for path in state.files)
     if job.action == "viz":
@@ -332,7 +342,6 @@ def finish(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str, A
             "CodeAct（生成した Python コード）で作成しました。内容を確認してください。"
         )
     answer = f"{done}\n\n{listing}\n\n出力先: {ctx.out_dir}"
-    _stage(ctx, "finish", "done")
     return {"answer": answer}
 
 
