@@ -26,7 +26,7 @@ from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError
 from keiri_agent.events.follow import LogFollower
 from keiri_agent.events.logfile import open_log, read_lines
-from keiri_agent.events.models import NodeStart, NodeWaiting, PlanComplete, PlanStart, RunEvent
+from keiri_agent.events.models import NodeStart, PlanStart, RunEvent
 from keiri_agent.events.runlog import find_run_log, read_events
 from keiri_agent.plan import (
     BlockNode,
@@ -254,13 +254,8 @@ def _in_plan_order(
 def outcome_from_log(log_path: Path) -> Outcome:
     """A past run read back from its JSONL log (outputs of finished top-level nodes)."""
     record = load_run(log_path)
-    start = next(e for e in record.events if isinstance(e, PlanStart))
-    end = next((e for e in reversed(record.events) if isinstance(e, PlanComplete)), None)
-    waiting = [
-        {"node_id": e.node_id, "request": e.request}
-        for e in record.events
-        if isinstance(e, NodeWaiting) and e.node_id
-    ]
+    start, end = record.start, record.end
+    waiting = [{"node_id": e.node_id, "request": e.request} for e in record.waiting]
     return Outcome(
         plan_id=record.plan_id,
         status=record.status or "running",

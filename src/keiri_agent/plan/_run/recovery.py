@@ -14,7 +14,6 @@ import glob
 from collections.abc import Callable
 from pathlib import Path
 
-from keiri_agent.events.models import FileWrite
 from keiri_agent.plan._run.runstate import RunRecord
 from keiri_agent.plan._run.values import OutputStore
 
@@ -27,8 +26,8 @@ def recover_outputs(
     """Node path → files it was writing in ``record``, for the nodes that ``runs_again``;
     their leftover temporary files, and those of the run's stored outputs, are removed."""
     claimed: dict[str, set[str]] = {}
-    for event in record.events:
-        if not isinstance(event, FileWrite) or not event.node_id or not runs_again(event.node_id):
+    for event in record.file_writes:
+        if not event.node_id or not runs_again(event.node_id):
             continue
         target = Path(event.path)
         pattern = glob.escape(str(target.parent / event.temp_prefix)) + "*"

@@ -16,8 +16,8 @@ from typing import Any
 import yaml
 
 from keiri_agent.errors import BlockError, ErrorCode, UserFile
-from keiri_agent.events.models import NodeComplete, PlanComplete, PlanStart, RunEvent
-from keiri_agent.events.runlog import read_events
+from keiri_agent.events.models import FileWrite, NodeComplete, NodeWaiting, PlanComplete, PlanStart
+from keiri_agent.events.runlog import replay
 from keiri_agent.plan._dsl.loader import load_yaml
 from keiri_agent.plan._run.engine import Reused
 from keiri_agent.plan._run.values import OutputStore
@@ -84,10 +84,13 @@ class RunRecord:
     plan_file: Path | None
     vars: dict[str, Any]
     status: str | None
+    start: PlanStart
     completed: dict[str, Reused] = field(default_factory=dict)
     executed: list[str] = field(default_factory=list)  # node paths that ran (node_start)
     seen: set[str] = field(default_factory=set)  # every node path the log mentions
-    events: list[RunEvent] = field(default_factory=list)
+    end: PlanComplete | None = None  # the last plan_complete (None: the run did not end)
+    file_writes: list[FileWrite] = field(default_factory=list)  # for recovery after a kill
+    waiting: list[NodeWaiting] = field(default_factory=list)
     vars_file: str | None = None  # the exact vars (``vars`` above is the log's display copy)
     vars_saved: bool | None = None  # None: a log written before exact vars were stored
 
@@ -154,8 +157,36 @@ def find_run(run: str | Path, runs_dir: Path) -> Path:
 
 
 def load_run(log_path: Path) -> RunRecord:
-    events = read_events(log_path)
-    start = next((e for e in events if isinstance(e, PlanStart)), None)
+    """What a run left in its log, read event by event (the events themselves are not kept)."""
+    start: PlanStart | None = None
+    end: PlanComplete | None = None
+    store = OutputStore(log_path)
+    completed: dict[str, Reused] = {}
+    executed: list[str] = []
+    seen: set[str] = set()
+    file_writes: list[FileWrite] = []
+    waiting: list[NodeWaiting] = []
+    for event in replay(log_path):
+        if event.node_id:
+            seen.add(event.node_id)
+        if event.event == "node_start" and event.node_id:
+            executed.append(event.node_id)
+        if isinstance(event, PlanStart):
+            start = start or event
+        elif isinstance(event, PlanComplete):
+            end = event
+        elif isinstance(event, FileWrite):
+            file_writes.append(event)
+        elif isinstance(event, NodeWaiting) and event.node_id:
+            waiting.append(event)
+        elif isinstance(event, NodeComplete) and event.node_id:
+            if event.stored is not None:
+                outputs = dict(event.stored)
+            elif event.outputs_file:
+                outputs = store.decode_file(event.outputs_file)
+            else:
+                continue  # not persisted: the node runs again
+            completed[event.node_id] = Reused(outputs, event.stored, event.outputs_file)
     if start is None:
         raise BlockError(
             f"{log_path} は Plan の実行ログではありません（plan_start がありません）。",
@@ -163,34 +194,23 @@ def load_run(log_path: Path) -> RunRecord:
             hint="`keiri-agent plan run` が作ったログを指定してください。",
             details={"path": str(log_path)},
         )
-    store = OutputStore(log_path)
-    record = RunRecord(
+    return RunRecord(
         log_path=log_path,
         run_id=start.run_id,
         plan_id=start.plan_id,
         plan_file=(log_path.parent / start.plan_file) if start.plan_file else None,
         vars=dict(start.inputs.get("vars") or {}),
-        status=None,
-        events=events,
+        status=end.status if end is not None else None,
+        start=start,
+        completed=completed,
+        executed=executed,
+        seen=seen,
+        end=end,
+        file_writes=file_writes,
+        waiting=waiting,
         vars_file=start.vars_file,
         vars_saved=start.vars_saved,
     )
-    for event in events:
-        if event.node_id:
-            record.seen.add(event.node_id)
-        if event.event == "node_start" and event.node_id:
-            record.executed.append(event.node_id)
-        if isinstance(event, PlanComplete):
-            record.status = event.status
-        if isinstance(event, NodeComplete) and event.node_id:
-            if event.stored is not None:
-                outputs = dict(event.stored)
-            elif event.outputs_file:
-                outputs = store.decode_file(event.outputs_file)
-            else:
-                continue  # not persisted: the node runs again
-            record.completed[event.node_id] = Reused(outputs, event.stored, event.outputs_file)
-    return record
 
 
 @dataclass
@@ -212,8 +232,7 @@ class RunSummary:
 def summarize_run(log_path: Path) -> RunSummary:
     """The summary of one run log (BlockError when it is not a readable plan run log)."""
     record = load_run(log_path)
-    start = next(e for e in record.events if isinstance(e, PlanStart))
-    end = next((e for e in reversed(record.events) if isinstance(e, PlanComplete)), None)
+    start, end = record.start, record.end
     summary = RunSummary(
         run_id=record.run_id,
         plan_id=record.plan_id,
