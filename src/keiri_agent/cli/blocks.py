@@ -16,7 +16,15 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 import typer
 from rich.markup import escape
 
-from keiri_agent.cli.common import WrappingTable, app, check_choice, console, user_errors
+from keiri_agent.cli.common import (
+    JsonFlag,
+    WrappingTable,
+    check_category,
+    check_choice,
+    command_group,
+    console,
+    user_errors,
+)
 from keiri_agent.errors import BlockError, ErrorCode
 
 if TYPE_CHECKING:
@@ -25,12 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = ["blocks_app"]
 
-blocks_app = typer.Typer(
-    help="Plan で使えるブロックの一覧と入出力の定義を表示します。", no_args_is_help=True
-)
-app.add_typer(blocks_app, name="blocks")
-
-JsonFlag = Annotated[bool, typer.Option("--json", help="結果を JSON で出力します。")]
+blocks_app = command_group("blocks", "Plan で使えるブロックの一覧と入出力の定義を表示します。")
 
 
 def _detail(spec: BlockSpec, versions: list[str]) -> dict[str, Any]:
@@ -86,13 +89,7 @@ def list_blocks(
         registry = default_registry()
         # Not registry.categories(): its `list[str]` annotation resolves to the method `list`.
         categories = sorted({spec.category for spec in registry.list()})
-        if category is not None and category not in categories:
-            raise BlockError(
-                f"カテゴリ '{category}' のブロックはありません。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint=f"カテゴリ: {', '.join(categories)}",
-                details={"category": category},
-            )
+        check_category(category, categories, "ブロック")
         specs = registry.list(category=category)
     if as_json:
         entries = [spec.catalog_entry() for spec in specs]

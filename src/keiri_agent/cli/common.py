@@ -34,10 +34,13 @@ __all__ = [
     "EXIT_FAILED",
     "EXIT_INTERRUPTED",
     "EXIT_USER_ERROR",
+    "JsonFlag",
     "KeiriGroup",
     "WrappingTable",
     "app",
+    "check_category",
     "check_choice",
+    "command_group",
     "console",
     "echo_json",
     "err_console",
@@ -208,6 +211,17 @@ def progress_printer(describe: Callable[[RunEvent], str | None]) -> Callable[[Ru
     return show
 
 
+def check_category(category: str | None, categories: Sequence[str], kind: str) -> None:
+    """Refuse a ``--category`` filter that names none of ``categories`` (of blocks, templates)."""
+    if category is not None and category not in categories:
+        raise BlockError(
+            f"カテゴリ '{category}' の{kind}はありません。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint=f"カテゴリ: {', '.join(categories) or 'なし'}",
+            details={"category": category},
+        )
+
+
 def check_choice(option: str, value: str, choices: Sequence[str]) -> None:
     """Refuse ``value`` for ``option`` (``--mode``) unless it is one of ``choices``."""
     if value not in choices:
@@ -280,6 +294,15 @@ app = typer.Typer(
     add_completion=False,
     cls=KeiriGroup,
 )
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="結果を JSON で出力します。")]
+
+
+def command_group(name: str, help: str) -> typer.Typer:
+    """The sub-command group ``keiri-agent NAME ...``, added to the top-level app."""
+    group = typer.Typer(help=help, no_args_is_help=True)
+    app.add_typer(group, name=name)
+    return group
 
 
 def _version_callback(value: bool) -> None:

@@ -19,9 +19,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from keiri_agent.cli.common import (
     EXIT_FAILED,
+    JsonFlag,
     WrappingTable,
-    app,
     check_choice,
+    command_group,
     console,
     err_console,
     user_errors,
@@ -32,13 +33,10 @@ if TYPE_CHECKING:
 
 __all__ = ["helpdesk_app"]
 
-helpdesk_app = typer.Typer(
-    help="ヘルプデスク: マニュアルと Q/A の取り込み（ingest）・検索（search）と、エージェントへの質問（ask）。",
-    no_args_is_help=True,
+helpdesk_app = command_group(
+    "helpdesk",
+    "ヘルプデスク: マニュアルと Q/A の取り込み（ingest）・検索（search）と、エージェントへの質問（ask）。",
 )
-app.add_typer(helpdesk_app, name="helpdesk")
-
-JsonFlag = Annotated[bool, typer.Option("--json", help="結果を JSON で出力します。")]
 IndexOption = Annotated[
     Path | None,
     typer.Option(

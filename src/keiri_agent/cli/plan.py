@@ -19,8 +19,9 @@ from rich.markup import escape
 
 from keiri_agent.cli.common import (
     EXIT_FAILED,
+    JsonFlag,
     WrappingTable,
-    app,
+    command_group,
     console,
     echo_json,
     err_console,
@@ -40,16 +41,13 @@ __all__ = [
     "print_issues",
 ]
 
-plan_app = typer.Typer(
-    help="Plan（YAML で書いたワークフロー）の検証・ドライラン・実行・再開・再実行・移行。",
-    no_args_is_help=True,
+plan_app = command_group(
+    "plan", "Plan（YAML で書いたワークフロー）の検証・ドライラン・実行・再開・再実行・移行。"
 )
-app.add_typer(plan_app, name="plan")
 
 PlanFile = Annotated[
     Path, typer.Argument(metavar="FILE", help="Plan の YAML ファイル。", show_default=False)
 ]
-JsonFlag = Annotated[bool, typer.Option("--json", help="結果を JSON で出力します。")]
 VarOptions = Annotated[
     list[str] | None,
     typer.Option(

@@ -12,7 +12,7 @@ from rich.markup import escape
 from keiri_agent.cli.common import (
     EXIT_FAILED,
     WrappingTable,
-    app,
+    command_group,
     console,
     err_console,
     user_errors,
@@ -22,10 +22,7 @@ from keiri_agent.errors import BlockError, ErrorCode, UserFile
 if TYPE_CHECKING:
     from keiri_agent.sandbox.outcome import ExecutionOutcome
 
-sandbox_app = typer.Typer(
-    help="LLM が書いたコードを安全に実行するサンドボックス。", no_args_is_help=True
-)
-app.add_typer(sandbox_app, name="sandbox")
+sandbox_app = command_group("sandbox", "LLM が書いたコードを安全に実行するサンドボックス。")
 
 
 def _parse_inputs(values: list[str]) -> dict[str, Path]:

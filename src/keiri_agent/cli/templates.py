@@ -14,20 +14,23 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.markup import escape
 
-from keiri_agent.cli.common import WrappingTable, app, console, user_errors
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.cli.common import (
+    JsonFlag,
+    WrappingTable,
+    check_category,
+    command_group,
+    console,
+    user_errors,
+)
 
 if TYPE_CHECKING:
     from keiri_agent.design.templates import TemplateSpec
 
 __all__ = ["templates_app"]
 
-templates_app = typer.Typer(
-    help="Plan 生成で使えるテンプレートの一覧と入出力の契約を表示します。", no_args_is_help=True
+templates_app = command_group(
+    "templates", "Plan 生成で使えるテンプレートの一覧と入出力の契約を表示します。"
 )
-app.add_typer(templates_app, name="templates")
-
-JsonFlag = Annotated[bool, typer.Option("--json", help="結果を JSON で出力します。")]
 
 
 def _entry(spec: TemplateSpec) -> dict[str, Any]:
@@ -67,13 +70,7 @@ def list_templates(
         library = TemplateLibrary.load()
         specs = library.list()
         categories = sorted({s.category for s in specs})
-        if category is not None and category not in categories:
-            raise BlockError(
-                f"カテゴリ '{category}' のテンプレートはありません。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint=f"カテゴリ: {', '.join(categories) or 'なし'}",
-                details={"category": category},
-            )
+        check_category(category, categories, "テンプレート")
         specs = [s for s in specs if category is None or s.category == category]
     if as_json:
         typer.echo(json.dumps([_entry(s) for s in specs], ensure_ascii=False, indent=2))
