@@ -185,6 +185,14 @@ class Settings(BaseSettings):
     # (issue 20), agents/helpdesk/grounding.split_relevant follows that one and this setting goes.
     keiri_helpdesk_min_score: float = Field(default=DEFAULT_HELPDESK_MIN_SCORE, ge=0)
     keiri_qdrant_url: str | None = None
+    # Relevance floor of help-desk search (0..1: the IDF-weighted share of the question's words
+    # a passage contains): hits below it are left out, and no hit left is "該当なし".
+    keiri_helpdesk_min_relevance: float = Field(default=0.15, ge=0.0, le=1.0)
+    # Cosine similarity at which a dense Q/A hit counts as relevant whatever its words.
+    keiri_helpdesk_min_similarity: float = Field(default=0.6, ge=-1.0, le=1.0)
+    # Manual chunks: the most characters per chunk, and how much of a chunk's end the next repeats.
+    keiri_helpdesk_chunk_chars: int = Field(default=600, ge=50, le=12_000)
+    keiri_helpdesk_chunk_overlap: int = Field(default=120, ge=0)
 
     # Conversion (seed 003): the CodeAct fallback writes only under <root>/<uuid>/.
     keiri_codeact_root: Path = Path("/tmp/codeact")

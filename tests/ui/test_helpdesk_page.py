@@ -24,6 +24,7 @@ from tests.ui.conftest import open_page
 TASK = "パスワード再設定の手順を調べる"
 QUERY = "パスワード 再設定"
 QUESTION = "パスワードの再設定方法は？"
+MANUAL = "XYZシステム_ユーザーマニュアル.pdf"
 PAGE_TIMEOUT_S = 120
 
 
@@ -193,3 +194,35 @@ def test_an_off_topic_question_shows_that_the_materials_do_not_cover_it(
     (expander,) = [e for e in page.expander if e.label.startswith("サブタスク 1")]
     assert "⚠️ 未解決" in expander.label
     assert any("回答には使っていません" in text for text in _texts(expander.markdown))
+
+
+def test_the_eval_panel_reports_recall_mrr_and_misses(page: AppTest, tmp_path: Path) -> None:
+    from keiri_agent.ui.views.helpdesk_eval import EVAL_FILE_KEY, EVAL_REPORT_KEY
+
+    questions = tmp_path / "questions.jsonl"
+    lines = [
+        {"question": "E-1004 って出てログインできません", "file": MANUAL, "page": [3, 12]},
+        {"question": "週末に釣りへ行く", "file": "qa.csv", "row": 1},
+    ]
+    questions.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines))
+    page.run()
+    page.text_input(key=EVAL_FILE_KEY).input(str(questions))
+    page.button(key="helpdesk_eval_run").click().run()
+    assert not page.exception
+    report = page.session_state[EVAL_REPORT_KEY]
+    assert (report.questions, report.answered, report.no_match) == (2, 1, 1)
+    metrics = {m.label: m.value for m in page.metric}
+    assert metrics == {"recall@3": "0.500", "MRR": "0.500", "該当なし": "1 件"}
+    assert "週末に釣りへ行く" in page.dataframe[0].value.to_string()
+
+
+def test_the_eval_panel_explains_a_bad_question_file(page: AppTest, tmp_path: Path) -> None:
+    from keiri_agent.ui.views.helpdesk_eval import EVAL_FILE_KEY, EVAL_REPORT_KEY
+
+    bad = tmp_path / "questions.csv"
+    bad.write_text("file,page\nx.pdf,1\n", encoding="utf-8")
+    page.run()
+    page.text_input(key=EVAL_FILE_KEY).input(str(bad))
+    page.button(key="helpdesk_eval_run").click().run()
+    assert EVAL_REPORT_KEY not in page.session_state
+    assert any("question" in e.value for e in page.error)

@@ -16,6 +16,7 @@ from keiri_agent.cli import (  # noqa: F401  (registers the commands)
     generate,
     helpdesk,
     helpdesk_ask,
+    helpdesk_eval,
     plan,
     plan_run,
     plan_runs,

@@ -1,10 +1,12 @@
 """`keiri-agent helpdesk ingest|search`: the help desk's knowledge base from the command line.
 
-``ingest`` reads manuals (files or folders of PDF, Word, Markdown and text files) and a Q/A CSV
-into the index directory (``--index``, default ``KEIRI_HELPDESK_INDEX``) with a progress bar;
-re-running it only reads what changed. Files that fail are listed with their reason and the
-command exits with status 1 after ingesting the rest. ``search`` runs one of the agent's tools
-(``manual``, ``qa``) or the hybrid ranking and prints the hits with their source and score.
+``ingest`` reads manuals (files or folders of PDF, Word, Excel, PowerPoint, HTML, Markdown and
+text files) and a Q/A CSV into the index directory (``--index``, default
+``KEIRI_HELPDESK_INDEX``) with a progress bar and a line per file (added, updated, unchanged,
+failed...); re-running it only reads what changed. Files that fail are listed with their reason
+and the command exits with status 1 after ingesting the rest. ``search`` runs one of the agent's
+tools (``manual``, ``qa``) or the hybrid ranking and prints the hits above the relevance floor
+with their source, score and relevance, or 該当なし. ``eval`` lives in :mod:`.helpdesk_eval`.
 """
 
 from __future__ import annotations
@@ -30,8 +32,9 @@ from keiri_agent.cli.common import (
 
 if TYPE_CHECKING:
     from keiri_agent.agents.helpdesk.knowledge import IngestResult, SearchOutput
+    from keiri_agent.config import Settings
 
-__all__ = ["helpdesk_app"]
+__all__ = ["TOOLS", "IndexOption", "JsonFlag", "helpdesk_app", "index_dir"]
 
 helpdesk_app = command_group(
     "helpdesk",
@@ -44,11 +47,11 @@ IndexOption = Annotated[
         help="インデックスのディレクトリ（既定: KEIRI_HELPDESK_INDEX、./helpdesk_index）。",
     ),
 ]
-TOOLS = ("manual", "qa", "hybrid")
+TOOLS = ("manual", "qa", "hybrid")  # the same as KnowledgeBase.rank()
 CONTENT_PREVIEW_CHARS = 160
 
 
-def _index_dir(index: Path | None) -> Path:
+def index_dir(index: Path | None) -> Path:
     if index is not None:
         return index
     from keiri_agent.config import load_settings
@@ -70,7 +73,8 @@ def ingest(
         list[Path] | None,
         typer.Option(
             "--manual",
-            help="マニュアルのファイルまたはフォルダー（.pdf .docx .md .txt、フォルダーは中を再帰的に探します）。",
+            help="マニュアルのファイルまたはフォルダー（.pdf .docx .xlsx .pptx .html .md .txt、"
+            "フォルダーは中を再帰的に探します）。",
             show_default=False,
         ),
     ] = None,
@@ -78,6 +82,22 @@ def ingest(
         Path | None,
         typer.Option(
             "--qa", help="Q/A の CSV（列 Q と A、文字コードは自動判定）。", show_default=False
+        ),
+    ] = None,
+    chunk_chars: Annotated[
+        int | None,
+        typer.Option(
+            "--chunk-chars",
+            help="1 チャンクの最大文字数（既定: KEIRI_HELPDESK_CHUNK_CHARS、600）。",
+            show_default=False,
+        ),
+    ] = None,
+    chunk_overlap: Annotated[
+        int | None,
+        typer.Option(
+            "--chunk-overlap",
+            help="前のチャンクの末尾を次に重ねる最大文字数（既定: KEIRI_HELPDESK_CHUNK_OVERLAP、120）。",
+            show_default=False,
         ),
     ] = None,
     index: IndexOption = None,
@@ -89,10 +109,12 @@ def ingest(
     --manual を省くと登録済みのマニュアルを、--qa を省くと登録済みの Q/A をそのまま残します。
     """
     from keiri_agent.agents.helpdesk.knowledge import ingest as run_ingest
+    from keiri_agent.config import load_settings
 
     manuals = [*(manual or []), *(paths or [])]
     with user_errors():
-        directory = _index_dir(index)
+        settings = _chunk_settings(load_settings(), chunk_chars, chunk_overlap)
+        directory = index_dir(index)
         with Progress(
             TextColumn("[progress.description]{task.description}"),
             BarColumn(),
@@ -108,7 +130,9 @@ def ingest(
                 label = f"取り込み中: {name}" if name else "検索インデックスを作成中"
                 progress.update(task, completed=done, total=total, description=escape(label))
 
-            result = run_ingest(directory, manuals=manuals, qa=qa, progress=report)
+            result = run_ingest(
+                directory, manuals=manuals, qa=qa, progress=report, settings=settings
+            )
     if as_json:
         typer.echo(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2))
     else:
@@ -117,7 +141,36 @@ def ingest(
         raise typer.Exit(code=EXIT_FAILED)
 
 
+def _chunk_settings(settings: Settings, chars: int | None, overlap: int | None) -> Settings:
+    """``settings`` with the chunk options of the command line, checked like the settings."""
+    from keiri_agent.agents.helpdesk.knowledge.chunking import check_chunking
+
+    update = {}
+    if chars is not None:
+        update["keiri_helpdesk_chunk_chars"] = chars
+    if overlap is not None:
+        update["keiri_helpdesk_chunk_overlap"] = overlap
+    chosen = settings.model_copy(update=update)
+    check_chunking(chosen.keiri_helpdesk_chunk_chars, chosen.keiri_helpdesk_chunk_overlap)
+    return chosen
+
+
+def _print_files(result: IngestResult) -> None:
+    if not result.files:
+        return
+    table = WrappingTable(title="ファイルごとの結果", title_justify="left")
+    table.add_column("ファイル", ratio=2)
+    table.add_column("状態", no_wrap=True)
+    table.add_column("チャンク", justify="right", no_wrap=True)
+    table.add_column("メモ", ratio=2)
+    for status in result.files:
+        chunks = "" if status.status in ("failed", "removed", "duplicate") else f"{status.chunks:,}"
+        table.add_row(escape(status.file_name), status.label, chunks, escape(status.message))
+    console.print(table)
+
+
 def _print_ingest(result: IngestResult) -> None:
+    _print_files(result)
     table = WrappingTable(title=f"取り込み結果（{escape(result.index_dir)}）", title_justify="left")
     table.add_column("項目")
     table.add_column("件数", justify="right")
@@ -195,9 +248,8 @@ def search(
 
     with user_errors():
         check_choice("--tool", tool, TOOLS)
-        with KnowledgeBase.open(_index_dir(index)) as kb:
-            searches = {"manual": kb.search_manual, "qa": kb.search_qa, "hybrid": kb.search_hybrid}
-            hits = searches[tool](query, k)
+        with KnowledgeBase.open(index_dir(index)) as kb:
+            hits = kb.search(query, k, tool=tool)
             stats = kb.stats()
     if as_json:
         payload = {
@@ -205,6 +257,8 @@ def search(
             "tool": tool,
             "qa_mode": stats.qa_mode,
             "qa_mode_reason": stats.qa_mode_reason,
+            "min_relevance": stats.min_relevance,
+            "status": "ok" if hits else "no_match",
             "results": [hit.model_dump(mode="json") for hit in hits],
         }
         typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
@@ -213,13 +267,21 @@ def search(
     table.add_column("順位", justify="right", no_wrap=True)
     table.add_column("出典", ratio=1)
     table.add_column("スコア", justify="right", no_wrap=True)
+    table.add_column("関連度", justify="right", no_wrap=True)
     table.add_column("本文", ratio=3)
     for rank, hit in enumerate(hits, start=1):
         text = " ".join(hit.content.split())
         if len(text) > CONTENT_PREVIEW_CHARS:  # said in words: a "…" would read as a cut cell
             text = f"{text[:CONTENT_PREVIEW_CHARS]}（以下略、全 {len(text):,} 文字。--json で全文）"
-        table.add_row(str(rank), escape(_source(hit)), f"{hit.score:.3f}", escape(text))
-    console.print(table)
+        table.add_row(
+            str(rank),
+            escape(_source(hit)),
+            f"{hit.score:.3f}",
+            f"{hit.relevance:.2f}",
+            escape(text),
+        )
+    if hits:
+        console.print(table)
     if tool != "manual":
         console.print(f"Q/A の検索方式: {stats.qa_mode_reason}", markup=False)
     if tool != "qa" and stats.chunks == 0:
@@ -233,6 +295,7 @@ def search(
         )
     if not hits:
         console.print(
-            "一致する結果はありませんでした。別の言い方やエラーコードで試してください。",
+            f"該当なし: 関連度が下限（{stats.min_relevance:g}、KEIRI_HELPDESK_MIN_RELEVANCE）に"
+            "届く結果はありませんでした。別の言い方やエラーコードで試してください。",
             markup=False,
         )

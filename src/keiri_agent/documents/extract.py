@@ -19,6 +19,7 @@ from pathlib import Path
 from keiri_agent.documents import office
 from keiri_agent.documents.bounded import run_bounded
 from keiri_agent.documents.failures import PASSWORD_PROTECTED, encrypted, unreadable, unsupported
+from keiri_agent.documents.html import HTML_EXTENSIONS, read_html
 from keiri_agent.documents.limits import MAX_FILE_BYTES, MAX_PDF_PAGES, MAX_TEXT_CHARS
 from keiri_agent.documents.models import ExtractedText
 from keiri_agent.documents.normalize import normalize_text
@@ -36,7 +37,15 @@ __all__ = [
 ]
 
 TEXT_EXTENSIONS = (".txt", ".md", ".csv", ".tsv", ".json")
-SUPPORTED_EXTENSIONS = (*TEXT_EXTENSIONS, ".pdf", ".docx", ".xlsx", ".xlsm", ".pptx")
+SUPPORTED_EXTENSIONS = (
+    *TEXT_EXTENSIONS,
+    *HTML_EXTENSIONS,
+    ".pdf",
+    ".docx",
+    ".xlsx",
+    ".xlsm",
+    ".pptx",
+)
 UNNAMED = "（名前なし）"
 
 # What a file really is, in words a user understands (keys are detect_kind() results).
@@ -70,6 +79,7 @@ _EXPECTED: dict[str, tuple[str, ...]] = {
     ".xlsm": ("xlsx",),
     ".pptx": ("pptx",),
     **{ext: ("text", "html", "xml") for ext in TEXT_EXTENSIONS},
+    **{ext: ("html", "text", "xml") for ext in HTML_EXTENSIONS},
 }
 _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "ole"),
@@ -150,6 +160,8 @@ def extract_text(
         )
         result = run_bounded(reader, data, name, label=name)
         result.format = extension[1:]
+    elif extension in HTML_EXTENSIONS:
+        result = read_html(data, name)
     else:
         result = _read_text(data, name, extension)
     if path is not None:

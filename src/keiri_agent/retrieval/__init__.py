@@ -8,7 +8,10 @@ from the LLM layer's embedder and caches them on disk; hybrid mixes the two per 
   module's ``tokenize`` function is not re-exported here, so the module name stays reachable)
 - :mod:`~keiri_agent.retrieval.bm25` — :class:`BM25Index`
 - :mod:`~keiri_agent.retrieval.dense` — :class:`DenseIndex`, :class:`EmbeddingCache`
-- :mod:`~keiri_agent.retrieval.hybrid` — :class:`HybridIndex`, :func:`fuse`
+- :mod:`~keiri_agent.retrieval.lexical` — :class:`LexicalIndex` (Sudachi words, character and
+  reading n-grams; calibrated 0..1 scores), the help desk's lexical retrieval
+- :mod:`~keiri_agent.retrieval.hybrid` — :func:`reciprocal_rank_fusion`, :class:`HybridIndex`,
+  :func:`fuse`
 - :mod:`~keiri_agent.retrieval.hits` — :class:`Hit`, the form every index answers in
 - :mod:`~keiri_agent.retrieval.eval` — recall@K and MRR
 """
@@ -17,7 +20,15 @@ from __future__ import annotations
 
 from keiri_agent.retrieval.bm25 import BM25Hit, BM25Index
 from keiri_agent.retrieval.dense import DenseHit, DenseIndex, EmbeddingCache, cosine_scores
-from keiri_agent.retrieval.hybrid import DEFAULT_DENSE_WEIGHT, HybridHit, HybridIndex, fuse, minmax
+from keiri_agent.retrieval.hybrid import (
+    DEFAULT_DENSE_WEIGHT,
+    HybridHit,
+    HybridIndex,
+    fuse,
+    minmax,
+    reciprocal_rank_fusion,
+)
+from keiri_agent.retrieval.lexical import LexicalHit, LexicalIndex
 from keiri_agent.retrieval.tokenize import JapaneseTokenizer, get_tokenizer, tokenize_many
 
 __all__ = [
@@ -30,9 +41,12 @@ __all__ = [
     "HybridHit",
     "HybridIndex",
     "JapaneseTokenizer",
+    "LexicalHit",
+    "LexicalIndex",
     "cosine_scores",
     "fuse",
     "get_tokenizer",
     "minmax",
+    "reciprocal_rank_fusion",
     "tokenize_many",
 ]

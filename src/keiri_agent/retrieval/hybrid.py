@@ -1,4 +1,10 @@
-"""Hybrid ranking: BM25 and dense scores, each min-max normalized per query, then weighted.
+"""Hybrid ranking: reciprocal rank fusion of several rankings, and min-max score mixing.
+
+:func:`reciprocal_rank_fusion` combines rankings by rank alone; the help desk fuses its lexical
+and dense rankings with it, so a source cannot win by the scale of its scores.
+
+:func:`fuse` (Top-K block retrieval): BM25 and dense scores over the same documents, each
+min-max normalized per query, then weighted.
 
 BM25 scores are unbounded and depend on the query's length; cosine similarities sit in a narrow
 band that depends on the model. Normalizing each list to 0..1 for the query at hand makes them
@@ -20,13 +26,16 @@ from keiri_agent.retrieval.hits import FloatArray, Hit
 
 __all__ = [
     "DEFAULT_DENSE_WEIGHT",
+    "RRF_K",
     "HybridHit",
     "HybridIndex",
     "fuse",
     "minmax",
+    "reciprocal_rank_fusion",
 ]
 
 DEFAULT_DENSE_WEIGHT = 0.5
+RRF_K = 60  # the constant of Cormack et al. (2009): rank r contributes 1 / (RRF_K + r)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +61,22 @@ def minmax(scores: npt.ArrayLike) -> FloatArray:
         fill = 1.0 if high > 0 else 0.0
         return np.full(values.shape, fill, dtype=np.float32)
     return ((values - low) / (high - low)).astype(np.float32)
+
+
+def reciprocal_rank_fusion(
+    rankings: Sequence[Sequence[str]], *, k: int = RRF_K
+) -> dict[str, float]:
+    """Reciprocal rank fusion: each id's sum of ``1 / (k + rank)`` over the rankings it is in.
+
+    Only ranks count, never raw scores, so no source wins by the scale of its scores; an id
+    ranked by several sources gathers more. The result is ordered best first (ties: first seen).
+    """
+    fused: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, doc_id in enumerate(ranking, start=1):
+            fused[doc_id] = fused.get(doc_id, 0.0) + 1.0 / (k + rank)
+    order = sorted(fused, key=lambda doc_id: -fused[doc_id])  # sorted() is stable
+    return {doc_id: fused[doc_id] for doc_id in order}
 
 
 def _check_weight(dense_weight: float) -> None:

@@ -77,6 +77,8 @@ STOP_WORDS = frozenset(
 )
 _CODE_RE = re.compile(r"[a-z0-9]+(?:[-_./:#][a-z0-9]+)*")
 _ASCII_RE = re.compile(r"[\x21-\x7e]+")
+_KANJI_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff々〆]")
+_KANA_RE = re.compile(r"[\u3041-\u309f]")
 _BREAKS = "\n。．！？!?"  # preferred places to cut a text that is too long for Sudachi
 
 
@@ -140,6 +142,27 @@ class JapaneseTokenizer:
         tokenizer = self._tokenizer()
         return [self._tokenize(tokenizer, text) for text in texts]
 
+    def analyze_many(self, texts: Iterable[str]) -> list[tuple[list[str], list[str]]]:
+        """Per text, its terms with spelling variants, and its readings.
+
+        The terms are :meth:`tokenize`'s plus, for a word written with kanji and okurigana,
+        its kanji alone (``振り込む`` and ``振込`` both give ``振込``; ``取り消し`` → ``取消``).
+        The readings are the katakana readings of the text's words (``振込`` → ``フリコミ``,
+        ``ふりこみ`` too), run together between dropped words (particles, symbols), so kana
+        and kanji spellings of one word meet in their character n-grams.
+        """
+        tokenizer = self._tokenizer()
+        results = []
+        for text in texts:
+            terms: list[str] = []
+            readings: list[str] = []
+            normalized = unicodedata.normalize("NFKC", text).lower()
+            for chunk in _chunks(normalized):
+                self._morphemes(tokenizer, chunk, terms, readings)
+                terms.extend(_codes(chunk, terms))
+            results.append((terms, readings))
+        return results
+
     def _tokenize(self, tokenizer: Any, text: str) -> list[str]:
         normalized = unicodedata.normalize("NFKC", text).lower()
         terms: list[str] = []
@@ -148,13 +171,24 @@ class JapaneseTokenizer:
             terms.extend(_codes(chunk, terms))
         return terms
 
-    def _morphemes(self, tokenizer: Any, text: str, out: list[str]) -> None:
+    def _morphemes(
+        self, tokenizer: Any, text: str, out: list[str], readings: list[str] | None = None
+    ) -> None:
         dropped = self._dropped_pos
         parts_of = self._parts
+        run: list[str] = []
         for morpheme in tokenizer.tokenize(text):
             if morpheme.part_of_speech_id() in dropped:
+                if readings is not None and run:
+                    readings.append("".join(run))
+                    run = []
                 continue
             term = _term(morpheme)
+            if readings is not None:
+                run.append(_reading(morpheme))
+                skeleton = _skeleton(term)
+                if skeleton:
+                    out.append(skeleton)
             if not term or term in STOP_WORDS:
                 continue
             out.append(term)
@@ -169,6 +203,8 @@ class JapaneseTokenizer:
                 if word_id is not None and len(parts_of) < MAX_CACHED_SPLITS:
                     parts_of[word_id] = parts
             out.extend(parts)
+        if readings is not None and run:
+            readings.append("".join(run))
 
     def _split(self, morpheme: Any) -> tuple[str, ...]:
         pieces = morpheme.split(self._split_a)
@@ -190,6 +226,22 @@ def _term(morpheme: Any) -> str:
         return surface  # already NFKC + lower-cased; Sudachi's normalized form would be katakana
     normalized: str = morpheme.normalized_form()
     return normalized.lower().strip()
+
+
+def _reading(morpheme: Any) -> str:
+    surface: str = morpheme.surface()
+    if _ASCII_RE.fullmatch(surface):
+        return surface
+    reading: str = morpheme.reading_form()
+    return reading or surface
+
+
+def _skeleton(term: str) -> str:
+    """The kanji of a word written with kanji and kana (``振り込み`` → ``振込``), else ""."""
+    kanji = _KANJI_RE.findall(term)
+    if len(kanji) < 2 or len(kanji) == len(term) or not _KANA_RE.search(term):
+        return ""
+    return "".join(kanji)
 
 
 def _codes(text: str, seen: list[str]) -> list[str]:

@@ -45,7 +45,19 @@ def test_tools_return_search_outputs_as_dicts(kb: KnowledgeBase) -> None:
     assert len(found) == 3
     hits = [SearchOutput.model_validate(item) for item in found]
     assert any(h.page == 12 and "E-1004" in h.content for h in hits)
-    assert set(found[0]) == {"file_name", "content", "page", "row", "chunk_id", "score", "source"}
+    assert set(found[0]) == {
+        "file_name",
+        "content",
+        "page",
+        "row",
+        "chunk_id",
+        "score",
+        "source",
+        "relevance",
+        "similarity",
+        "above_floor",
+    }
+    assert all(item["above_floor"] for item in found)
     rows = qa.invoke({"query": "同じアカウントで何台までログインできますか", "k": 1})
     assert [(r["row"], r["source"], r["file_name"]) for r in rows] == [(35, "qa", "qa.csv")]
 

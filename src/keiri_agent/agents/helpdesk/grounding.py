@@ -85,8 +85,9 @@ class RelevanceFloor:
     qa: float | None = None
 
     def admits(self, hit: SearchOutput) -> bool:
-        floor = self.manual if hit.source == "manual" else self.qa
-        return floor is None or hit.score >= floor
+        # The knowledge base's relevance floor (KEIRI_HELPDESK_MIN_RELEVANCE, issue 20) flags
+        # every hit; its scores are calibrated 0..1, no longer raw BM25.
+        return hit.above_floor
 
 
 def split_relevant(

@@ -7,8 +7,10 @@ a user's (semantic search over the FAQ, or BM25 when no embedding model is confi
 description says which).
 
 Each tool returns ``list[dict]``: ``SearchOutput.model_dump()`` per hit (file_name, content,
-page, row, chunk_id, score, source), JSON-serializable for a ToolMessage and turned back into
-models with ``SearchOutput.model_validate``. Bad arguments (an empty query, ``k`` out of range)
+page, row, chunk_id, score, source, relevance, similarity, above_floor), JSON-serializable for a
+ToolMessage and turned back into models with ``SearchOutput.model_validate``. Up to ``k`` hits
+above the relevance floor (``KEIRI_HELPDESK_MIN_RELEVANCE``) are returned, with the hits below it
+that rank among them flagged ``above_floor: false``; none above it is 該当なし. Bad arguments (an empty query, ``k`` out of range)
 and search failures raise ``ToolException`` with a Japanese message (the original
 ``BlockError`` is its ``__cause__``), so the agent can report them.
 """
@@ -38,24 +40,28 @@ DEFAULT_TOOL_K = 3
 MAX_TOOL_K = 10
 
 MANUAL_DESCRIPTION = (
-    "XYZシステムのマニュアルとリリースノートをキーワード検索（BM25）します。"
+    "XYZシステムのマニュアルとリリースノートをキーワード検索します（送り仮名・かな書き・全角半角の"
+    "違いは吸収します）。"
     "エラーコード（例: E-1004）、画面名・メニュー名・機能名などの固有名詞、操作手順や設定方法を"
     "調べるときに使ってください。語句が文書中の表記と一致するほどよく見つかるので、"
     "質問文の中の具体的な語（コード、画面名、機能名）をそのまま query に入れてください。"
-    "結果はファイル名・ページ番号・本文・スコアです。"
+    "結果はファイル名・ページ番号・本文・スコア・関連度です。関連する記述がなければ空の結果"
+    "（該当なし）を返します。"
 )
 QA_DESCRIPTION_DENSE = (
     "過去の問い合わせをまとめた「よくある質問（Q/A）」を意味検索します。"
     "ユーザーの質問に近い自然な質問文（例: 「パスワードを忘れたときはどうすればいい？」）を"
     "query に入れてください。言い回しが違っても意味の近い Q/A が見つかります。"
-    "結果は Q/A の行番号・質問と回答・類似度です。"
+    "結果は Q/A の行番号・質問と回答・スコア・類似度です。関連する Q/A がなければ空の結果"
+    "（該当なし）を返します。"
 )
 QA_DESCRIPTION_BM25 = (
     "過去の問い合わせをまとめた「よくある質問（Q/A）」を検索します。"
     "ユーザーの質問に近い質問文を query に入れてください。"
     "（埋め込みモデルが未設定のため、現在はキーワード一致（BM25）で検索します。"
     "質問文の中の具体的な語を含めると見つかりやすくなります。）"
-    "結果は Q/A の行番号・質問と回答・スコアです。"
+    "結果は Q/A の行番号・質問と回答・スコアです。関連する Q/A がなければ空の結果（該当なし）を"
+    "返します。"
 )
 
 
@@ -90,11 +96,13 @@ def _run(search: Any, query: str, k: int) -> list[dict[str, Any]]:
 def make_tools(kb: KnowledgeBase) -> list[BaseTool]:
     """``[search_manual, search_qa]`` bound to ``kb`` (see the module docstring)."""
 
+    # Hits below the relevance floor come back flagged (above_floor=False): the agent keeps
+    # them out of the model's sight and says why nothing counted (grounding.split_relevant).
     def search_manual(query: str, k: int = DEFAULT_TOOL_K) -> list[dict[str, Any]]:
-        return _run(kb.search_manual, query, k)
+        return _run(lambda q, n: kb.rank(q, n, tool="manual"), query, k)
 
     def search_qa(query: str, k: int = DEFAULT_TOOL_K) -> list[dict[str, Any]]:
-        return _run(kb.search_qa, query, k)
+        return _run(lambda q, n: kb.rank(q, n, tool="qa"), query, k)
 
     qa_description = QA_DESCRIPTION_DENSE if kb.qa_mode == "dense" else QA_DESCRIPTION_BM25
     return [

@@ -25,6 +25,7 @@ from keiri_agent.events import RunEvent
 from keiri_agent.ui import session_state
 from keiri_agent.ui.llm_notice import warn_llm_problem
 from keiri_agent.ui.page import action_requested, open_page, render_retryable_error
+from keiri_agent.ui.views.helpdesk_eval import render_eval_panel
 
 __all__ = ["INDEX_KEY", "OUTCOME_KEY", "PAGE", "QUESTION_KEY", "Outcome", "render"]
 
@@ -199,3 +200,5 @@ def render() -> None:
     outcome: Outcome | None = st.session_state.get(OUTCOME_KEY)
     if outcome is not None:
         _render_outcome(outcome)
+    if index_dir.is_dir():
+        render_eval_panel(index_dir)

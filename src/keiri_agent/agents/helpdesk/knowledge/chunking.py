@@ -22,10 +22,12 @@ from collections.abc import Iterator
 
 from keiri_agent.agents.helpdesk.knowledge.models import ManualChunk
 from keiri_agent.documents.pdf import PAGE_SEPARATOR
+from keiri_agent.errors import BlockError, ErrorCode
 
 __all__ = [
     "DEFAULT_CHUNK_CHARS",
     "DEFAULT_OVERLAP_CHARS",
+    "check_chunking",
     "chunk_id",
     "chunk_text",
     "search_text",
@@ -33,6 +35,8 @@ __all__ = [
 
 DEFAULT_CHUNK_CHARS = 600
 DEFAULT_OVERLAP_CHARS = 120  # at most this much of the previous chunk's end is repeated
+MIN_CHUNK_CHARS = 50
+MAX_CHUNK_CHARS = 12_000  # what the tokenizer takes in one piece
 MIN_HEADING_CUT_SHARE = 3  # a heading starts a new chunk once the current one is 1/3 full
 _SENTENCE_END = re.compile(r"(?<=[。．！？!?])")
 _JA = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
@@ -41,6 +45,19 @@ _WRAP = re.compile(f"(?<=[{_JA}])\n(?=[{_JA}])")
 
 def chunk_id(file_hash: str, page: int | None, ordinal: int) -> str:
     return f"{file_hash[:16]}-p{page or 0}-c{ordinal}"
+
+
+def check_chunking(max_chars: int, overlap: int) -> None:
+    """Refuse chunk settings that cannot work, with a Japanese message and hint."""
+    if not MIN_CHUNK_CHARS <= max_chars <= MAX_CHUNK_CHARS or not 0 <= overlap < max_chars // 2:
+        raise BlockError(
+            f"チャンクの設定が不正です（最大 {max_chars} 文字、重なり {overlap} 文字）。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint=f"最大文字数は {MIN_CHUNK_CHARS}〜{MAX_CHUNK_CHARS:,}、重なりは 0 以上で最大文字数の"
+            "半分未満にしてください（KEIRI_HELPDESK_CHUNK_CHARS / KEIRI_HELPDESK_CHUNK_OVERLAP、"
+            "または --chunk-chars / --chunk-overlap）。",
+            details={"chunk_chars": max_chars, "chunk_overlap": overlap},
+        )
 
 
 def search_text(text: str) -> str:
@@ -58,10 +75,7 @@ def chunk_text(
     overlap: int = DEFAULT_OVERLAP_CHARS,
 ) -> list[ManualChunk]:
     """Chunks of one file's text; ``paged`` files are split at ``PAGE_SEPARATOR`` first."""
-    if max_chars < 50:
-        raise ValueError("max_chars must be at least 50")
-    if not 0 <= overlap < max_chars // 2:
-        raise ValueError("overlap must be between 0 and max_chars / 2")
+    check_chunking(max_chars, overlap)
     pages: list[tuple[int | None, str]]
     if paged:
         pages = [(number, page) for number, page in enumerate(text.split(PAGE_SEPARATOR), 1)]

@@ -1,14 +1,18 @@
 """``ingest``: manuals and a Q/A CSV into a knowledge-base index, incrementally.
 
-Manuals (PDF, Word, Markdown, text) go through the file layer (``extract_text``: real type
-check, NFKC normalization, PDF pages), are chunked per page and tokenized; the Q/A CSV is read
+Manuals (PDF, Word, Excel, PowerPoint, HTML, Markdown, text) go through the file layer
+(``extract_text``: real type check, NFKC normalization, PDF pages), are chunked per page with
+the configured size and overlap (``KEIRI_HELPDESK_CHUNK_CHARS`` / ``_OVERLAP``; changing them
+re-chunks every manual) and analyzed by Sudachi; the Q/A CSV is read
 by :mod:`.qa`. Re-ingesting is incremental by content hash: an unchanged file is neither
 extracted nor tokenized again, a changed one is re-chunked, a file no longer under the given
 PATHs is dropped. ``--manual`` mirrors the given PATHs; when no manual PATH is given the
 manuals already in the index are kept, and likewise for the Q/A CSV.
 
-A file that fails to extract is reported in ``IngestResult.failures`` with its name, code and
-Japanese reason, and the other files are still ingested. A bad Q/A CSV or a missing PATH stops
+Every manual gets a line in ``IngestResult.files`` (added, updated, unchanged, failed,
+duplicate, empty or removed, with its chunk count). A file that fails to extract is also
+reported in ``IngestResult.failures`` with its name, code and Japanese reason, and the other
+files are still ingested. A bad Q/A CSV or a missing PATH stops
 the ingest before anything is written. With an embedding model configured, the Q/A pairs are
 embedded (through the embedding cache) into Qdrant; without one, the result says that
 ``search_qa`` runs on BM25 and the choice is logged.
@@ -18,7 +22,6 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import json
 import logging
 import sqlite3
 import time
@@ -30,21 +33,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from keiri_agent.agents.helpdesk.knowledge import storage
-from keiri_agent.agents.helpdesk.knowledge.chunking import chunk_text, search_text
+from keiri_agent.agents.helpdesk.knowledge.chunking import chunk_text
 from keiri_agent.agents.helpdesk.knowledge.models import (
     FileFailure,
     FileNote,
+    FileStatus,
     IngestResult,
     QAReport,
 )
 from keiri_agent.agents.helpdesk.knowledge.qa import QATable, read_qa_csv
+from keiri_agent.agents.helpdesk.knowledge.rebuild import analyzer, rebuild
 from keiri_agent.agents.helpdesk.knowledge.sources import Discovered, SourceFile, discover
 from keiri_agent.documents.extract import extract_text
 from keiri_agent.documents.source import read_source
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.retrieval.bm25 import BM25Index
+from keiri_agent.retrieval.lexical import analyzer_signature
 from keiri_agent.retrieval.tokenize import JapaneseTokenizer, get_tokenizer
-from keiri_agent.workspace import atomic_path
 
 if TYPE_CHECKING:
     from keiri_agent.config import Settings
@@ -141,11 +145,11 @@ def ingest(
     with _exclusive(directory):
         db = storage.IndexDB.open(directory, create=True)
         try:
-            changed = _update(db, result, found, table, tokenizer, progress)
-            state = storage.read_state(directory)
+            chunking = (settings.keiri_helpdesk_chunk_chars, settings.keiri_helpdesk_chunk_overlap)
+            changed = _update(db, result, found, table, tokenizer, progress, chunking)
             generation = int(db.get_meta("generation") or 0)
-            if changed or state is None or state.get("generation") != generation:
-                _rebuild(db, directory, tokenizer, generation)
+            if changed or storage.stale_indexes(directory, generation):
+                rebuild(db, directory, tokenizer, generation)
                 result.rebuilt = True
             result.chunks_total = db.chunk_count()
             result.qa_rows_total = db.qa_count()
@@ -171,22 +175,37 @@ def _update(
     table: QATable | None,
     tokenizer: JapaneseTokenizer,
     progress: ProgressCallback | None,
+    chunking: tuple[int, int],
 ) -> bool:
     """Apply the changes in one transaction; True when anything in the index changed."""
-    signature = tokenizer.signature
+    signature = analyzer_signature(tokenizer)
     stored_signature = db.get_meta("tokenizer")
+    analyze = analyzer(tokenizer)
     changed = False
     with db.transaction() as tx:
         if db.get_meta("index_id") is None:
             storage.set_meta(tx, "index_id", uuid.uuid4().hex[:12])
         if stored_signature is not None and stored_signature != signature:
-            # New tokenizer rules or dictionary: re-tokenize the stored text (no re-extraction).
-            storage.retokenize(tx, lambda texts: tokenizer.tokenize_many(map(search_text, texts)))
+            # New tokenizer rules or dictionary: re-analyze the stored text (no re-extraction).
+            storage.retokenize(tx, analyze)
             changed = True
+        chunk_setting = f"{chunking[0]}/{chunking[1]}"
         if found is not None:
-            changed |= _update_manuals(tx, db, result, found, tokenizer, progress)
+            # Other chunk settings than the stored chunks were cut with: re-chunk every file.
+            rechunk = db.get_meta("chunking") not in (None, chunk_setting)
+            changed |= _update_manuals(tx, db, result, found, analyze, progress, chunking, rechunk)
+            storage.set_meta(tx, "chunking", chunk_setting)
+        elif db.get_meta("chunking") not in (None, chunk_setting):
+            result.notes.append(
+                FileNote(
+                    file_name="",
+                    message=f"チャンクの設定（{chunk_setting}）が登録済みのマニュアルの設定"
+                    f"（{db.get_meta('chunking')}）と違います。--manual を指定して取り込み直すと"
+                    "新しい設定で分割します。",
+                )
+            )
         if table is not None:
-            changed |= _update_qa(tx, db, result, table, tokenizer)
+            changed |= _update_qa(tx, db, result, table, analyze)
         storage.set_meta(tx, "tokenizer", signature)
         if changed:
             generation = int(db.get_meta("generation") or 0) + 1
@@ -200,8 +219,10 @@ def _update_manuals(
     db: storage.IndexDB,
     result: IngestResult,
     found: Discovered,
-    tokenizer: JapaneseTokenizer,
+    analyze: Callable[[list[str]], list[str]],
     progress: ProgressCallback | None,
+    chunking: tuple[int, int],
+    rechunk: bool,
 ) -> bool:
     existing = db.files()
     result.files_seen = len(found.files)
@@ -211,6 +232,11 @@ def _update_manuals(
     removed = [key for key in existing if key not in wanted]
     for key in removed:  # first: a moved file may bring back the same chunk ids
         storage.delete_file(tx, key)
+        result.files.append(FileStatus(file_name=existing[key].file_name, status="removed"))
+    for failure in found.failures:
+        result.files.append(
+            FileStatus(file_name=failure.file_name, status="failed", message=failure.reason)
+        )
     result.removed = len(removed)
     dropped = 0  # indexed files that now fail or duplicate another: their old chunks go
     # Hashes owned by files that stay as they are; a new file with one of them is a duplicate.
@@ -227,8 +253,11 @@ def _update_manuals(
             dropped += _drop(tx, previous)
             continue
         digest = _sha256(data)
-        if previous is not None and previous.sha256 == digest:
+        if previous is not None and previous.sha256 == digest and not rechunk:
             result.unchanged += 1
+            result.files.append(
+                FileStatus(file_name=source.file_name, status="unchanged", chunks=previous.chunks)
+            )
             owners.setdefault(digest, source.file_name)
             if previous.file_name != source.file_name:  # the same file, named from another root
                 storage.rename_file(tx, source.key, source.file_name)
@@ -238,6 +267,9 @@ def _update_manuals(
             dropped += _drop(tx, previous)
             message = f"「{owner}」と同じ内容のため取り込みませんでした。"
             result.notes.append(FileNote(file_name=source.file_name, message=message))
+            result.files.append(
+                FileStatus(file_name=source.file_name, status="duplicate", message=message)
+            )
             continue
         owners[digest] = source.file_name
         try:
@@ -259,13 +291,22 @@ def _update_manuals(
             file_name=source.file_name,
             file_hash=digest,
             paged=extracted.unit == "page",
+            max_chars=chunking[0],
+            overlap=chunking[1],
         )
+        status = "added" if previous is None else "updated"
+        message = ""
         if not chunks:
-            message = "検索できる本文がありませんでした。"
+            status, message = "empty", "検索できる本文がありませんでした。"
             result.notes.append(FileNote(file_name=source.file_name, message=message))
-        tokens = tokenizer.tokenize_many(search_text(c.text) for c in chunks)
+        analyses = analyze([c.text for c in chunks])
         record = storage.FileRecord(source.key, source.file_name, digest, len(data), len(chunks))
-        storage.put_file(tx, record, chunks, tokens)
+        storage.put_file(tx, record, chunks, analyses)
+        result.files.append(
+            FileStatus(
+                file_name=source.file_name, status=status, chunks=len(chunks), message=message
+            )
+        )
         result.rechunked += 1
         result.chunks_written += len(chunks)
         if previous is None:
@@ -295,6 +336,9 @@ def _owner_elsewhere(
 
 
 def _fail(result: IngestResult, source: SourceFile, exc: BlockError) -> None:
+    result.files.append(
+        FileStatus(file_name=source.file_name, status="failed", message=exc.message)
+    )
     result.failures.append(
         FileFailure(
             file_name=source.file_name,
@@ -311,14 +355,11 @@ def _update_qa(
     db: storage.IndexDB,
     result: IngestResult,
     table: QATable,
-    tokenizer: JapaneseTokenizer,
+    analyze: Callable[[list[str]], list[str]],
 ) -> bool:
     changed = db.get_meta("qa_sha256") != table.sha256
     if changed:
-        tokens = tokenizer.tokenize_many(
-            search_text(storage.qa_search_text(p)) for p in table.pairs
-        )
-        storage.put_qa(tx, table.pairs, tokens)
+        storage.put_qa(tx, table.pairs, analyze([storage.qa_search_text(p) for p in table.pairs]))
         storage.set_meta(tx, "qa_sha256", table.sha256)
     storage.set_meta(tx, "qa_file", table.file_name)
     storage.set_meta(tx, "qa_encoding", table.encoding)
@@ -330,28 +371,6 @@ def _update_qa(
         changed=changed,
     )
     return changed
-
-
-def _rebuild(
-    db: storage.IndexDB, directory: Path, tokenizer: JapaneseTokenizer, generation: int
-) -> None:
-    """Rebuild both BM25 indexes from the stored tokens, then record the generation."""
-    ids, tokens = db.chunk_tokens()
-    BM25Index.from_tokens(tokens, ids=ids, tokenizer=tokenizer).save(
-        directory / storage.MANUAL_BM25_DIR
-    )
-    rows, qa_tokens = db.qa_tokens()
-    BM25Index.from_tokens(qa_tokens, ids=[str(r) for r in rows], tokenizer=tokenizer).save(
-        directory / storage.QA_BM25_DIR
-    )
-    state = {
-        "format": storage.INDEX_FORMAT,
-        "generation": generation,
-        "manual_chunks": len(ids),
-        "qa_rows": len(rows),
-    }
-    with atomic_path(directory / storage.STATE_FILE) as tmp:
-        tmp.write_text(json.dumps(state), encoding="utf-8")
 
 
 def _embed_qa(

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = [
     "FileFailure",
     "FileNote",
+    "FileStatus",
     "IngestResult",
     "KnowledgeStats",
     "ManualChunk",
@@ -36,8 +37,13 @@ class SearchOutput(BaseModel):
     ``page`` is the 1-based PDF page of a manual chunk (``None`` for Markdown, text and Word
     files, which have no fixed pages); ``row`` is the 1-based data row of a Q/A pair in its CSV
     (the header is not counted: row 1 is the first question). ``score`` is the ranking score:
-    BM25 for manual chunks and BM25 Q/A search, cosine similarity for dense Q/A search, and the
-    fused 0..1 score in hybrid search.
+    the lexical score (0..1, BM25 of three fields divided by the most the question could score)
+    for manual chunks and BM25 Q/A search, and the reciprocal-rank-fusion score when dense Q/A
+    search takes part. ``relevance`` (0..1) is the IDF-weighted share of the question's words
+    the text contains, the same scale for every source and question; ``similarity`` is the
+    cosine similarity of a dense Q/A hit. ``above_floor`` says whether the hit passed the
+    relevance floor (``KEIRI_HELPDESK_MIN_RELEVANCE``, or ``KEIRI_HELPDESK_MIN_SIMILARITY`` for
+    a dense hit): searches return only hits above it, and an empty result means 該当なし.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -53,6 +59,13 @@ class SearchOutput(BaseModel):
     chunk_id: str = Field(description="チャンクの ID（ファイル内容のハッシュ・ページ・連番）")
     score: float = Field(description="検索スコア（大きいほど関連が強い）")
     source: Source = Field(description="manual（マニュアル）または qa（よくある質問）")
+    relevance: float = Field(
+        default=1.0, description="関連度（0〜1: 質問の語のうち本文に含まれる語の重みの割合）"
+    )
+    similarity: float | None = Field(
+        default=None, description="埋め込みの類似度（Q/A の意味検索のときだけ）"
+    )
+    above_floor: bool = Field(default=True, description="関連度の下限を満たすかどうか")
 
     def citation(self) -> str:
         """Where the text came from, in Japanese (``ファイル名 p.3`` / ``qa.csv 5 行目``)."""
@@ -116,6 +129,31 @@ class QAReport(BaseModel):
     embedded: int = 0  # Q/A pairs sent to the embedding model (0 when cached or BM25 only)
 
 
+FileState = Literal["added", "updated", "unchanged", "failed", "duplicate", "empty", "removed"]
+FILE_STATE_LABELS: dict[str, str] = {
+    "added": "追加",
+    "updated": "更新",
+    "unchanged": "変更なし",
+    "failed": "失敗",
+    "duplicate": "重複（取り込まず）",
+    "empty": "本文なし",
+    "removed": "削除",
+}
+
+
+class FileStatus(BaseModel):
+    """What one ingest did with one manual file."""
+
+    file_name: str
+    status: FileState
+    chunks: int = 0
+    message: str = ""
+
+    @property
+    def label(self) -> str:
+        return FILE_STATE_LABELS[self.status]
+
+
 class IngestResult(BaseModel):
     """The outcome of ``ingest``: counts a user can check, and every file that failed.
 
@@ -135,6 +173,7 @@ class IngestResult(BaseModel):
     ignored: int = 0  # files in the given folders with an unsupported extension
     failures: list[FileFailure] = Field(default_factory=list)
     notes: list[FileNote] = Field(default_factory=list)
+    files: list[FileStatus] = Field(default_factory=list)  # one line per manual file
     qa: QAReport | None = None
     qa_rows_total: int = 0
     qa_mode: QAMode = "bm25"
@@ -149,6 +188,8 @@ class IngestResult(BaseModel):
 
 class KnowledgeStats(BaseModel):
     """What an index holds and how ``search_qa`` runs (shown by the CLI and the UI)."""
+
+    min_relevance: float = 0.0
 
     index_dir: str
     files: int

@@ -1,6 +1,7 @@
 """Finding the manual files to ingest: each PATH is a file or a folder walked recursively.
 
-Folders contribute their files with a supported extension (``.pdf .docx .md .txt``, any case);
+Folders contribute their files with a supported extension (``.pdf .docx .xlsx .xlsm .pptx
+.html .htm .md .txt``, any case);
 other files are counted as ignored, as are hidden files and Office lock files (``~$…``). A
 file named directly must have a supported extension (otherwise it is reported as a failure).
 A PATH that does not exist is an error before anything is changed: with mirror semantics a
@@ -19,7 +20,7 @@ from keiri_agent.errors import BlockError, ErrorCode
 
 __all__ = ["MANUAL_EXTENSIONS", "Discovered", "SourceFile", "discover"]
 
-MANUAL_EXTENSIONS = (".pdf", ".docx", ".md", ".txt")
+MANUAL_EXTENSIONS = (".pdf", ".docx", ".xlsx", ".xlsm", ".pptx", ".html", ".htm", ".md", ".txt")
 
 
 @dataclass(frozen=True, slots=True)

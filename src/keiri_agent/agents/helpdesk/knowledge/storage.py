@@ -2,14 +2,14 @@
 
 Layout of ``<index>/``::
 
-    knowledge.sqlite3   files (path, name, SHA-256), chunks (text + tokens), Q/A pairs, meta
-    manual_bm25/        BM25 over the manual chunks (keiri_agent.retrieval.BM25Index.save)
-    qa_bm25/            BM25 over "Q + A" of each pair
+    knowledge.sqlite3   files (path, name, SHA-256), chunks (text + Sudachi analysis), Q/A, meta
+    manual_lexical/     the lexical index of the manual chunks (keiri_agent.retrieval.LexicalIndex)
+    qa_lexical/         the same over "Q + A" of each pair
     state.json          which generation of the database the BM25 indexes were built from
     qdrant/             Qdrant's embedded local storage (dense Q/A search only)
 
-Chunks are stored with their tokens, so re-ingesting after a change tokenizes only the changed
-files and rebuilds BM25 from stored tokens. One ingest is one SQLite transaction; the BM25
+Chunks are stored with their Sudachi analysis (``Analysis.encode()``), so re-ingesting after a
+change tokenizes only the changed files and rebuilds the indexes from what is stored. One ingest is one SQLite transaction; the BM25
 indexes are then replaced as whole directories and ``state.json`` last, so a reader either sees
 a consistent index or is told that the previous ingest was interrupted.
 """
@@ -31,8 +31,9 @@ from keiri_agent.errors import ErrorCode, FileProcessingError
 __all__ = [
     "DB_FILE",
     "INDEX_FORMAT",
-    "MANUAL_BM25_DIR",
-    "QA_BM25_DIR",
+    "LEXICAL_FORMAT",
+    "MANUAL_LEXICAL_DIR",
+    "QA_LEXICAL_DIR",
     "QDRANT_DIR",
     "STATE_FILE",
     "FileRecord",
@@ -46,15 +47,17 @@ __all__ = [
     "rename_file",
     "retokenize",
     "set_meta",
+    "stale_indexes",
 ]
 
 INDEX_FORMAT = 1
 DB_FILE = "knowledge.sqlite3"
-MANUAL_BM25_DIR = "manual_bm25"
-QA_BM25_DIR = "qa_bm25"
+MANUAL_LEXICAL_DIR = "manual_lexical"
+QA_LEXICAL_DIR = "qa_lexical"
+LEXICAL_FORMAT = 1  # state.json records it: indexes of another format are rebuilt by ingest
+OLD_INDEX_DIRS = ("manual_bm25", "qa_bm25")  # written by earlier versions, removed on rebuild
 STATE_FILE = "state.json"
 QDRANT_DIR = "qdrant"
-TOKEN_SEPARATOR = "\x1f"  # never part of a token: tokens come from NFKC text without controls
 _BATCH = 500  # SQLite host parameters per query
 
 _SCHEMA = """
@@ -81,14 +84,6 @@ class FileRecord:
     sha256: str
     bytes: int
     chunks: int
-
-
-def _join(tokens: Sequence[str]) -> str:
-    return TOKEN_SEPARATOR.join(tokens)
-
-
-def _split(joined: str) -> list[str]:
-    return joined.split(TOKEN_SEPARATOR) if joined else []
 
 
 class IndexDB:
@@ -166,10 +161,10 @@ class IndexDB:
     def chunk_count(self) -> int:
         return int(self._query("SELECT COUNT(*) FROM chunks")[0][0])
 
-    def chunk_tokens(self) -> tuple[list[str], list[list[str]]]:
-        """Every chunk's id and tokens, in index order (file path, page, position)."""
-        rows = self._query("SELECT id, tokens FROM chunks ORDER BY file_key, page, ordinal")
-        return [row[0] for row in rows], [_split(row[1]) for row in rows]
+    def chunk_analyses(self) -> tuple[list[str], list[str], list[str]]:
+        """Every chunk's id, text and stored analysis, in index order (file, page, position)."""
+        rows = self._query("SELECT id, text, tokens FROM chunks ORDER BY file_key, page, ordinal")
+        return [row[0] for row in rows], [row[1] for row in rows], [row[2] for row in rows]
 
     def chunks(self, ids: Iterable[str]) -> dict[str, ManualChunk]:
         wanted = list(dict.fromkeys(ids))
@@ -189,9 +184,14 @@ class IndexDB:
     def qa_count(self) -> int:
         return int(self._query("SELECT COUNT(*) FROM qa")[0][0])
 
-    def qa_tokens(self) -> tuple[list[int], list[list[str]]]:
-        rows = self._query("SELECT row, tokens FROM qa ORDER BY row")
-        return [int(row[0]) for row in rows], [_split(row[1]) for row in rows]
+    def qa_analyses(self) -> tuple[list[int], list[str], list[str]]:
+        """Every pair's row, searched text and stored analysis, in row order."""
+        rows = self._query("SELECT row, question, answer, tokens FROM qa ORDER BY row")
+        return (
+            [int(row[0]) for row in rows],
+            [qa_search_text(QAPair(int(row[0]), row[1], row[2])) for row in rows],
+            [row[3] for row in rows],
+        )
 
     def qa_pairs(self, rows: Iterable[int] | None = None) -> dict[int, QAPair]:
         if rows is None:
@@ -224,7 +224,7 @@ def put_file(
     tx: sqlite3.Connection,
     record: FileRecord,
     chunks: Sequence[ManualChunk],
-    tokens: Sequence[Sequence[str]],
+    analyses: Sequence[str],
 ) -> None:
     """Replace a file's row and all its chunks."""
     delete_file(tx, record.key)
@@ -236,8 +236,8 @@ def put_file(
         "INSERT INTO chunks (id, file_key, file_name, page, ordinal, text, tokens)"
         " VALUES (?, ?, ?, ?, ?, ?, ?)",
         [
-            (c.id, record.key, c.file_name, c.page, c.ordinal, c.text, _join(t))
-            for c, t in zip(chunks, tokens, strict=True)
+            (c.id, record.key, c.file_name, c.page, c.ordinal, c.text, a)
+            for c, a in zip(chunks, analyses, strict=True)
         ],
     )
 
@@ -252,30 +252,28 @@ def qa_search_text(pair: QAPair) -> str:
     return f"{pair.question}\n{pair.answer}"
 
 
-def retokenize(tx: sqlite3.Connection, tokenize: Callable[[list[str]], list[list[str]]]) -> None:
-    """Recompute every stored token list from the stored text (after a tokenizer change)."""
+def retokenize(tx: sqlite3.Connection, analyze: Callable[[list[str]], list[str]]) -> None:
+    """Recompute every stored analysis from the stored text (after a tokenizer change)."""
     chunks = tx.execute("SELECT id, text FROM chunks").fetchall()
-    tokens = tokenize([text for _, text in chunks])
+    analyses = analyze([text for _, text in chunks])
     tx.executemany(
         "UPDATE chunks SET tokens = ? WHERE id = ?",
-        [(_join(t), cid) for (cid, _), t in zip(chunks, tokens, strict=True)],
+        [(a, cid) for (cid, _), a in zip(chunks, analyses, strict=True)],
     )
     pairs = [QAPair(int(r), q, a) for r, q, a in tx.execute("SELECT row, question, answer FROM qa")]
-    tokens = tokenize([qa_search_text(p) for p in pairs])
+    analyses = analyze([qa_search_text(p) for p in pairs])
     tx.executemany(
         "UPDATE qa SET tokens = ? WHERE row = ?",
-        [(_join(t), p.row) for p, t in zip(pairs, tokens, strict=True)],
+        [(a, p.row) for p, a in zip(pairs, analyses, strict=True)],
     )
 
 
-def put_qa(
-    tx: sqlite3.Connection, pairs: Sequence[QAPair], tokens: Sequence[Sequence[str]]
-) -> None:
+def put_qa(tx: sqlite3.Connection, pairs: Sequence[QAPair], analyses: Sequence[str]) -> None:
     """Replace every Q/A pair."""
     tx.execute("DELETE FROM qa")
     tx.executemany(
         "INSERT INTO qa (row, question, answer, tokens) VALUES (?, ?, ?, ?)",
-        [(p.row, p.question, p.answer, _join(t)) for p, t in zip(pairs, tokens, strict=True)],
+        [(p.row, p.question, p.answer, a) for p, a in zip(pairs, analyses, strict=True)],
     )
 
 
@@ -288,6 +286,16 @@ def read_state(directory: Path) -> dict[str, Any] | None:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise damaged(directory, exc) from exc
     return state if isinstance(state, dict) else None
+
+
+def stale_indexes(directory: Path, generation: int) -> bool:
+    """Whether the indexes on disk are missing or were built from another state."""
+    state = read_state(directory)
+    return (
+        state is None
+        or state.get("generation") != generation
+        or state.get("lexical_format") != LEXICAL_FORMAT
+    )
 
 
 def damaged(directory: Path, exc: BaseException) -> FileProcessingError:

@@ -1,15 +1,18 @@
 """``KnowledgeBase``: the searchable help-desk index (manual chunks and Q/A pairs).
 
-- ``search_manual``: BM25 with the Sudachi tokenizer over the manual chunks. Exact terms win,
-  which is what error codes (``E-1004``), screen names and proper nouns need.
-- ``search_qa``: semantic search over the Q/A pairs with the LLM layer's embeddings in Qdrant
-  (``qa_mode == "dense"``) when an embedding model is configured; otherwise BM25 over the
-  question and answer text (``qa_mode == "bm25"``). The choice is logged at INFO when the base
-  is opened and shown by :meth:`KnowledgeBase.stats`, never made silently.
-- ``search_hybrid``: both sources in one ranking. Each source's candidate scores are min-max
-  normalized for the query (``keiri_agent.retrieval.hybrid``); in dense mode the Q/A side
-  fuses its BM25 and cosine scores first. On equal scores a Q/A pair comes before a manual
-  chunk (a matching FAQ answer is complete and short).
+- ``search_manual``: lexical search over the manual chunks (:class:`LexicalIndex`: Sudachi
+  words with spelling variants, character bigrams and reading bigrams, one calibrated 0..1
+  score). Exact terms still win, which error codes (``E-1004``) and screen names need.
+- ``search_qa``: the same over the Q/A pairs, fused by reciprocal rank fusion with semantic
+  search in Qdrant (``qa_mode == "dense"``) when an embedding model is configured. The mode is
+  logged at INFO when the base is opened and shown by :meth:`KnowledgeBase.stats`.
+- ``search_hybrid``: both sources in one ranking (see :mod:`.ranking`: calibrated lexical
+  scores, RRF with the dense ranking; no per-source normalization that crowns the best Q/A).
+
+Every search applies the relevance floor (``KEIRI_HELPDESK_MIN_RELEVANCE``, or
+``min_relevance=`` per call): hits below it are left out, so an empty list means 該当なし.
+``rank()`` returns the candidates with their ``above_floor`` flag instead (for evaluation and
+for showing what the floor removed).
 
 The base is safe to search from several threads (the help-desk agent runs subtasks in parallel).
 """
@@ -20,26 +23,36 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from keiri_agent.agents.helpdesk.knowledge import storage
-from keiri_agent.agents.helpdesk.knowledge.models import KnowledgeStats, QAMode, SearchOutput
+from keiri_agent.agents.helpdesk.knowledge.models import (
+    KnowledgeStats,
+    QAMode,
+    SearchOutput,
+    Source,
+)
+from keiri_agent.agents.helpdesk.knowledge.ranking import (
+    Candidate,
+    apply_floor,
+    fuse_dense,
+    lexical_candidates,
+    merge,
+)
 from keiri_agent.config import LLMRole
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.retrieval.bm25 import BM25Index
-from keiri_agent.retrieval.hybrid import fuse, minmax
+from keiri_agent.retrieval.lexical import LexicalIndex
 
 if TYPE_CHECKING:
     from keiri_agent.agents.helpdesk.knowledge.qdrant import QAVectorStore
     from keiri_agent.config import Settings
     from keiri_agent.llm import EmbeddingClient
 
-__all__ = ["HYBRID_MIN_POOL", "MAX_K", "KnowledgeBase"]
+__all__ = ["HYBRID_MIN_POOL", "MAX_K", "TOOLS", "KnowledgeBase"]
 
 logger = logging.getLogger(__name__)
 
 MAX_K = 50  # results per search
-HYBRID_MIN_POOL = 20  # candidates per source that hybrid ranking normalizes over
+HYBRID_MIN_POOL = 20  # candidates per source that are ranked and fused
+TOOLS: tuple[Source | str, ...] = ("manual", "qa", "hybrid")
 
 
 def _ingest_hint(directory: Path) -> str:
@@ -66,10 +79,12 @@ class KnowledgeBase:
         directory: Path,
         *,
         db: storage.IndexDB,
-        manual_index: BM25Index,
-        qa_index: BM25Index,
+        manual_index: LexicalIndex,
+        qa_index: LexicalIndex,
         vectors: QAVectorStore | None,
         qa_mode_reason: str,
+        min_relevance: float = 0.0,
+        min_similarity: float = 1.0,
     ) -> None:
         self.directory = directory
         self._db = db
@@ -79,6 +94,8 @@ class KnowledgeBase:
         self.qa_mode: QAMode = "dense" if vectors is not None else "bm25"
         self.qa_mode_reason = qa_mode_reason
         self._qa_rows = [int(i) for i in qa_index.ids]
+        self.min_relevance = min_relevance
+        self.min_similarity = min_similarity
         self._qa_file = db.get_meta("qa_file") or "qa.csv"
         self._qa_prefix = (db.get_meta("qa_sha256") or "qa")[:16]
 
@@ -107,9 +124,8 @@ class KnowledgeBase:
                 directory, f"ヘルプデスクのナレッジベース {directory} がありません。"
             ) from None
         try:
-            state = storage.read_state(directory)
             generation = int(db.get_meta("generation") or 0)
-            if state is None or state.get("generation") != generation:
+            if storage.stale_indexes(directory, generation):
                 raise BlockError(
                     f"ナレッジベース {directory} の前回の取り込みが完了していません。",
                     code=ErrorCode.FILE_UNREADABLE,
@@ -121,8 +137,8 @@ class KnowledgeBase:
                 raise _missing(
                     directory, f"ナレッジベース {directory} にはマニュアルも Q/A もありません。"
                 )
-            manual_index = BM25Index.load(directory / storage.MANUAL_BM25_DIR)
-            qa_index = BM25Index.load(directory / storage.QA_BM25_DIR)
+            manual_index = LexicalIndex.load(directory / storage.MANUAL_LEXICAL_DIR)
+            qa_index = LexicalIndex.load(directory / storage.QA_LEXICAL_DIR)
             vectors, reason = cls._qa_backend(directory, db, settings, embedder)
         except BaseException:
             db.close()
@@ -134,6 +150,8 @@ class KnowledgeBase:
             qa_index=qa_index,
             vectors=vectors,
             qa_mode_reason=reason,
+            min_relevance=settings.keiri_helpdesk_min_relevance,
+            min_similarity=settings.keiri_helpdesk_min_similarity,
         )
         logger.info(
             "help-desk knowledge base %s: search_qa mode %s (%s)", directory, kb.qa_mode, reason
@@ -176,66 +194,102 @@ class KnowledgeBase:
 
     # --- searching --------------------------------------------------------------------------
 
-    def search_manual(self, query: str, k: int = 3) -> list[SearchOutput]:
-        """The ``k`` manual chunks with the best BM25 score, best first."""
-        _check(query, k)
-        hits = self._manual.search(query, k)
-        found = self._db.chunks(hit.id for hit in hits)
-        return [self._manual_output(found[hit.id], hit.score) for hit in hits if hit.id in found]
+    def search_manual(
+        self, query: str, k: int = 3, *, min_relevance: float | None = None
+    ) -> list[SearchOutput]:
+        """The ``k`` best manual chunks above the relevance floor, best first."""
+        return self.search(query, k, tool="manual", min_relevance=min_relevance)
 
-    def search_qa(self, query: str, k: int = 3) -> list[SearchOutput]:
-        """The ``k`` best Q/A pairs: semantic in dense mode, BM25 otherwise (see ``qa_mode``)."""
-        _check(query, k)
-        if self._vectors is not None:
-            scored = self._vectors.search(query, k)
-        else:
-            scored = [(int(hit.id), hit.score) for hit in self._qa.search(query, k)]
-        return self._qa_outputs(scored)
+    def search_qa(
+        self, query: str, k: int = 3, *, min_relevance: float | None = None
+    ) -> list[SearchOutput]:
+        """The ``k`` best Q/A pairs above the floor (lexical, fused with dense in dense mode)."""
+        return self.search(query, k, tool="qa", min_relevance=min_relevance)
 
-    def search_hybrid(self, query: str, k: int = 3) -> list[SearchOutput]:
-        """Manual chunks and Q/A pairs in one ranking by per-source normalized scores."""
+    def search_hybrid(
+        self, query: str, k: int = 3, *, min_relevance: float | None = None
+    ) -> list[SearchOutput]:
+        """Manual chunks and Q/A pairs in one ranking, above the floor."""
+        return self.search(query, k, tool="hybrid", min_relevance=min_relevance)
+
+    def search(
+        self, query: str, k: int = 3, *, tool: str = "manual", min_relevance: float | None = None
+    ) -> list[SearchOutput]:
+        """The ``k`` best hits of ``tool`` (manual / qa / hybrid) that pass the floor.
+
+        An empty list means 該当なし: nothing reached the floor.
+        """
+        ranked = self.rank(query, k, tool=tool, min_relevance=min_relevance)
+        return [hit for hit in ranked if hit.above_floor][:k]
+
+    def rank(
+        self, query: str, k: int = 3, *, tool: str = "manual", min_relevance: float | None = None
+    ) -> list[SearchOutput]:
+        """The best candidates of ``tool``, best first, each with its ``above_floor`` flag.
+
+        At least ``k`` candidates above the floor when there are that many, and the ones below
+        it that rank among them (what the floor removed).
+        """
         _check(query, k)
+        if tool not in TOOLS:
+            raise BlockError(
+                f"検索方法「{tool}」はありません。",
+                code=ErrorCode.INPUT_VALIDATION_FAILED,
+                hint="manual / qa / hybrid のどれかを指定してください。",
+                details={"tool": tool},
+            )
         pool = max(k, HYBRID_MIN_POOL)
-        manual_hits = self._manual.search(query, pool)
-        manual_scores = minmax([hit.score for hit in manual_hits])
-        qa_scored = self._qa_candidates(query, pool)
-        ranked: list[tuple[float, int, int, Any]] = []
-        for position, (row, score) in enumerate(qa_scored):
-            ranked.append((-score, 0, position, row))
-        for position, (hit, score) in enumerate(zip(manual_hits, manual_scores, strict=True)):
-            ranked.append((-float(score), 1, position, hit.id))
-        ranked.sort(key=lambda item: item[:3])
-        top = ranked[:k]
-        chunks = self._db.chunks(str(item[3]) for item in top if item[1] == 1)
-        pairs = self._db.qa_pairs(int(item[3]) for item in top if item[1] == 0)
-        outputs: list[SearchOutput] = []
-        for negative, source, _, key in top:
-            if source == 1 and key in chunks:
-                outputs.append(self._manual_output(chunks[key], -negative))
-            elif source == 0 and key in pairs:
-                outputs.append(self._qa_output(pairs[key], -negative))
-        return outputs
+        floor = self.min_relevance if min_relevance is None else min_relevance
+        if tool == "manual":
+            candidates, _ = lexical_candidates(self._manual, query, pool, "manual")
+        elif tool == "qa":
+            candidates = self._qa_ranking(query, pool)
+        else:
+            manual, _ = lexical_candidates(self._manual, query, pool, "manual")
+            qa_lexical, relevance = lexical_candidates(self._qa, query, pool, "qa")
+            candidates = merge(manual, qa_lexical)
+            if self._vectors is not None:
+                candidates = fuse_dense(
+                    candidates,
+                    self._dense(query, pool),
+                    relevance,
+                    min_similarity=self.min_similarity,
+                )
+        flagged = apply_floor(candidates, min_relevance=floor, min_similarity=self.min_similarity)
+        kept = 0
+        shown: list[Candidate] = []
+        for candidate in flagged:
+            if kept >= k:
+                break
+            shown.append(candidate)
+            kept += candidate.above_floor
+        return self._outputs(shown)
 
-    def _qa_candidates(self, query: str, pool: int) -> list[tuple[int, float]]:
-        """(row, normalized score) of the best Q/A candidates, best first."""
-        if not self._qa_rows:
-            return []
-        bm25_all = self._qa.scores(query)
+    def _qa_ranking(self, query: str, pool: int) -> list[Candidate]:
+        lexical, relevance = lexical_candidates(self._qa, query, pool, "qa")
         if self._vectors is None:
-            hits = self._qa.search(query, pool)
-            scores = minmax([hit.score for hit in hits])
-            return [(int(hit.id), float(s)) for hit, s in zip(hits, scores, strict=True)]
-        dense = dict(self._vectors.search(query, pool))
-        positions = {row: i for i, row in enumerate(self._qa_rows)}
-        order = np.argsort(-bm25_all, kind="stable")[:pool]
-        candidates = list(dict.fromkeys([*(self._qa_rows[int(i)] for i in order), *dense]))
-        floor = min(dense.values()) if dense else 0.0
-        fused = fuse(
-            [str(row) for row in candidates],
-            [float(bm25_all[positions[row]]) for row in candidates],
-            [dense.get(row, floor) for row in candidates],
-        )
-        return [(int(hit.id), hit.score) for hit in fused]
+            return lexical
+        return fuse_dense(lexical, self._dense(query, pool), relevance)
+
+    def _dense(self, query: str, pool: int) -> list[tuple[str, float]]:
+        assert self._vectors is not None
+        return [(str(row), score) for row, score in self._vectors.search(query, pool)]
+
+    def _outputs(self, candidates: list[Candidate]) -> list[SearchOutput]:
+        chunks = self._db.chunks(c.key for c in candidates if c.source == "manual")
+        pairs = self._db.qa_pairs(int(c.key) for c in candidates if c.source == "qa")
+        outputs: list[SearchOutput] = []
+        for c in candidates:
+            extra = {
+                "relevance": round(c.relevance, 6),
+                "similarity": None if c.similarity is None else round(c.similarity, 6),
+                "above_floor": c.above_floor,
+            }
+            if c.source == "manual" and c.key in chunks:
+                outputs.append(self._manual_output(chunks[c.key], c.score).model_copy(update=extra))
+            elif c.source == "qa" and int(c.key) in pairs:
+                outputs.append(self._qa_output(pairs[int(c.key)], c.score).model_copy(update=extra))
+        return outputs
 
     def _manual_output(self, chunk: Any, score: float) -> SearchOutput:
         return SearchOutput(
@@ -247,10 +301,6 @@ class KnowledgeBase:
             score=round(float(score), 6),
             source="manual",
         )
-
-    def _qa_outputs(self, scored: list[tuple[int, float]]) -> list[SearchOutput]:
-        pairs = self._db.qa_pairs(row for row, _ in scored)
-        return [self._qa_output(pairs[row], score) for row, score in scored if row in pairs]
 
     def _qa_output(self, pair: Any, score: float) -> SearchOutput:
         return SearchOutput(
@@ -279,6 +329,7 @@ class KnowledgeBase:
             qdrant=self._vectors.location if self._vectors is not None else None,
             ingested_at=self._db.get_meta("ingested_at"),
             file_names=sorted(record.file_name for record in files.values()),
+            min_relevance=self.min_relevance,
         )
 
 

@@ -1,0 +1,108 @@
+"""How the knowledge base ranks: candidates per source, fusion, and the relevance floor.
+
+Every candidate carries three numbers: ``score`` (what it is ranked by), ``relevance`` (0..1,
+the IDF-weighted share of the question's words it contains: :class:`LexicalIndex`) and, for a
+dense Q/A hit, ``similarity`` (cosine). The floor keeps a candidate when its relevance reaches
+``min_relevance``, or its similarity reaches ``min_similarity``.
+
+- One source, lexical only: ranked by the calibrated lexical score (0..1).
+- Q/A with dense search: reciprocal rank fusion of the lexical and the dense ranking.
+- Manual and Q/A together (hybrid): the lexical scores of both sources are on one scale (each
+  divided by the most the question could score in that index), so one merged lexical ranking;
+  with dense search, that ranking is fused by RRF with the dense ranking of the Q/A pairs that
+  pass the similarity floor. No per-source min-max: the best Q/A does not score 1.0 by rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from keiri_agent.retrieval.hybrid import reciprocal_rank_fusion
+from keiri_agent.retrieval.lexical import LexicalIndex
+
+__all__ = ["Candidate", "apply_floor", "fuse_dense", "lexical_candidates", "merge"]
+
+SourceKind = Literal["manual", "qa"]
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    source: SourceKind
+    key: str  # chunk id, or the Q/A row as text
+    score: float
+    relevance: float
+    similarity: float | None = None
+    above_floor: bool = True
+
+    @property
+    def ref(self) -> str:
+        return f"{self.source}:{self.key}"
+
+
+def lexical_candidates(
+    index: LexicalIndex, query: str, pool: int, source: SourceKind
+) -> tuple[list[Candidate], dict[str, float]]:
+    """The ``pool`` best texts by lexical score, and every text's relevance by id."""
+    if len(index) == 0:
+        return [], {}
+    scored = index.scores(query)
+    ids = index.ids
+    relevance = {doc_id: float(value) for doc_id, value in zip(ids, scored.relevance, strict=True)}
+    hits = index.fields["words"].top(scored.score, pool)
+    return [Candidate(source, hit.id, hit.score, relevance[hit.id]) for hit in hits], relevance
+
+
+def fuse_dense(
+    lexical: Sequence[Candidate],
+    dense: Sequence[tuple[str, float]],
+    relevance: dict[str, float],
+    *,
+    min_similarity: float | None = None,
+) -> list[Candidate]:
+    """RRF of a lexical ranking and a dense one ((key, cosine), best first) over Q/A pairs.
+
+    With ``min_similarity``, only dense hits that reach it vote (an unrelated pair that happens
+    to be the nearest vector does not get a rank for free).
+    """
+    voting = [(key, sim) for key, sim in dense if min_similarity is None or sim >= min_similarity]
+    similarity = dict(dense)
+    by_ref = {c.ref: c for c in lexical}
+    fused = reciprocal_rank_fusion([[c.ref for c in lexical], [f"qa:{key}" for key, _ in voting]])
+    out = []
+    for ref, score in fused.items():
+        known = by_ref.get(ref)
+        key = ref.split(":", 1)[1]
+        source: SourceKind = known.source if known is not None else "qa"
+        out.append(
+            Candidate(
+                source,
+                key,
+                score,
+                known.relevance if known is not None else relevance.get(key, 0.0),
+                similarity.get(key) if source == "qa" else None,
+            )
+        )
+    return out
+
+
+def merge(*rankings: Sequence[Candidate]) -> list[Candidate]:
+    """Candidates of several sources by their (comparable) scores; on a tie Q/A comes first."""
+    merged = [c for ranking in rankings for c in ranking]
+    order = {"qa": 0, "manual": 1}
+    return sorted(merged, key=lambda c: (-c.score, order[c.source]))
+
+
+def apply_floor(
+    candidates: Sequence[Candidate], *, min_relevance: float, min_similarity: float
+) -> list[Candidate]:
+    """The candidates with ``above_floor`` set (their order unchanged)."""
+    return [
+        replace(
+            c,
+            above_floor=c.relevance >= min_relevance
+            or (c.similarity is not None and c.similarity >= min_similarity),
+        )
+        for c in candidates
+    ]
