@@ -8,11 +8,11 @@ searches with the question, answers from the best hit it is shown, cites it and 
 (see ``tests/support/helpdesk_answering.py``).
 
 Printed for two settings in the same run: the agent with no relevance floor
-(``KEIRI_HELPDESK_MIN_SCORE=0``, the baseline) and with the floor given (default: the setting's
+(``KEIRI_HELPDESK_MIN_RELEVANCE=0``, the baseline) and with the floor given (default: the setting's
 default): eval questions answered, answered citing a gold source, off-topic questions answered
 (each of those is an answer resting on nothing relevant), and the ratio to the baseline.
 
-Run: ``python -m benchmarks.helpdesk_grounding [--floor 1.5]``. To measure an older checkout of
+Run: ``python -m benchmarks.helpdesk_grounding [--floor 0.35]``. To measure an older checkout of
 the agent with the same harness: ``PYTHONPATH=/path/to/old/src python -m
 benchmarks.helpdesk_grounding`` (run from this checkout; the old agent ignores the floor).
 """
@@ -39,8 +39,8 @@ from benchmarks.machine import machine_note
 from keiri_agent import config
 from keiri_agent.config import Settings
 
-# An older checkout of the agent (measured through PYTHONPATH) has no floor at all.
-DEFAULT_FLOOR = float(getattr(config, "DEFAULT_HELPDESK_MIN_SCORE", 0.0))
+# An older checkout of the agent (measured through PYTHONPATH) has no such floor.
+DEFAULT_FLOOR = float(getattr(config, "DEFAULT_HELPDESK_MIN_RELEVANCE", 0.0))
 
 
 def _row(label: str, eval_outcomes: list[Answered], off: list[Answered]) -> tuple[int, int, int]:
@@ -79,14 +79,13 @@ def main() -> None:
             settings = Settings(  # type: ignore[call-arg]
                 _env_file=None,
                 keiri_runs_dir=Path(tmp) / "runs",
-                keiri_helpdesk_min_score=floor,
+                keiri_helpdesk_min_relevance=floor,
             )
             outcomes = answer_questions(
                 server,
                 index_dir,
                 [*questions, *off_topic],
                 settings=settings,
-                floor=floor,
                 run=f"{len(rows)}-",
             )
             on, off = outcomes[: len(questions)], outcomes[len(questions) :]

@@ -6,7 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from keiri_agent.config import LLMRole, ModelRef, load_settings, mask_secret
+from keiri_agent.config import (
+    DEFAULT_HELPDESK_MIN_RELEVANCE,
+    LLMRole,
+    ModelRef,
+    load_settings,
+    mask_secret,
+)
 from keiri_agent.errors import ConfigurationError, ErrorCode
 
 
@@ -101,3 +107,18 @@ def test_secrets_are_masked() -> None:
     assert mask_secret("sk-proj-abcdefghijklmnop") == "****mnop"
     assert mask_secret("short") == "****"
     assert mask_secret(None) == "(未設定)"
+
+
+def test_the_removed_bm25_floor_setting_is_a_configuration_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """KEIRI_HELPDESK_MIN_SCORE was a floor on raw BM25 scores: a value tuned for that scale
+    would mean something else on the 0..1 relevance, so it is refused, never ignored."""
+    monkeypatch.setenv("KEIRI_HELPDESK_MIN_SCORE", "1.5")
+    with pytest.raises(ConfigurationError) as info:
+        load_settings()
+    assert "KEIRI_HELPDESK_MIN_SCORE は廃止されました" in info.value.message
+    assert "KEIRI_HELPDESK_MIN_RELEVANCE" in info.value.message
+    assert info.value.code == ErrorCode.CONFIGURATION_ERROR
+    monkeypatch.setenv("KEIRI_HELPDESK_MIN_SCORE", "")
+    assert load_settings().keiri_helpdesk_min_relevance == DEFAULT_HELPDESK_MIN_RELEVANCE

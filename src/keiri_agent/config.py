@@ -47,10 +47,10 @@ DEFAULT_MAX_RUNNING_TASKS = 4
 DEFAULT_MAX_QUEUED_TASKS = 32
 # Help desk: the most subtasks one question is split into (the planner is asked for 1–5).
 DEFAULT_HELPDESK_MAX_SUBTASKS = 5
-# Help desk: a BM25 hit scoring below this is not relevant (measured on tests/data/
-# helpdesk_eval.yaml over the sample knowledge base: every question's best hit scores >= 2.13,
-# off-topic questions' best hits 0.3-1.57; see benchmarks/README.md).
-DEFAULT_HELPDESK_MIN_SCORE = 1.5
+# Help desk: a hit whose relevance (0..1, retrieval.lexical) is below this is not relevant:
+# measured by benchmarks/helpdesk_floor.py on the sample knowledge base and the large eval set
+# (see benchmarks/README.md).
+DEFAULT_HELPDESK_MIN_RELEVANCE = 0.35
 DEFAULT_SHUTDOWN_TIMEOUT_S = 30.0
 DEFAULT_RETENTION_DAYS = 30.0
 DEFAULT_PLAN_MAX_FOREACH_ITEMS = 100_000  # KEIRI_PLAN_MAX_FOREACH_ITEMS
@@ -179,15 +179,15 @@ class Settings(BaseSettings):
     keiri_helpdesk_index: Path = Path("helpdesk_index")
     # The plan's subtask count is capped here whatever the model proposes (the rest is reported).
     keiri_helpdesk_max_subtasks: int = Field(default=DEFAULT_HELPDESK_MAX_SUBTASKS, ge=1, le=20)
-    # Relevance floor of the agent's keyword (BM25) hits: a weaker hit is not shown to the model
-    # and cannot back an answer. 0 keeps every hit. (Semantic Q/A hits are not floored here.)
-    # It reads SearchOutput.score as raw BM25: once the knowledge base applies a floor of its own
-    # (issue 20), agents/helpdesk/grounding.split_relevant follows that one and this setting goes.
-    keiri_helpdesk_min_score: float = Field(default=DEFAULT_HELPDESK_MIN_SCORE, ge=0)
+    # Removed (it was a floor on raw BM25 scores): set, it is a configuration error naming
+    # KEIRI_HELPDESK_MIN_RELEVANCE, so a value tuned for the old scale is never silently ignored.
+    keiri_helpdesk_min_score: str | None = None
     keiri_qdrant_url: str | None = None
-    # Relevance floor of help-desk search (0..1: the IDF-weighted share of the question's words
-    # a passage contains): hits below it are left out, and no hit left is "該当なし".
-    keiri_helpdesk_min_relevance: float = Field(default=0.15, ge=0.0, le=1.0)
+    # The help desk's one relevance floor (0..1, retrieval.lexical's relevance): hits below it
+    # are left out of search and never shown to the agent's model; no hit left is "該当なし".
+    keiri_helpdesk_min_relevance: float = Field(
+        default=DEFAULT_HELPDESK_MIN_RELEVANCE, ge=0.0, le=1.0
+    )
     # Cosine similarity at which a dense Q/A hit counts as relevant whatever its words.
     keiri_helpdesk_min_similarity: float = Field(default=0.6, ge=-1.0, le=1.0)
     # Manual chunks: the most characters per chunk, and how much of a chunk's end the next repeats.
@@ -279,6 +279,18 @@ class Settings(BaseSettings):
         if value is None or not value.strip():
             return None
         return value.strip()
+
+    @field_validator("keiri_helpdesk_min_score")
+    @classmethod
+    def _removed_min_score(cls, value: str | None) -> None:
+        if value is not None and value.strip():
+            raise ValueError(
+                "KEIRI_HELPDESK_MIN_SCORE は廃止されました（BM25 の生スコアの下限でした）。"
+                "関連度の下限は KEIRI_HELPDESK_MIN_RELEVANCE（0〜1、既定 "
+                f"{DEFAULT_HELPDESK_MIN_RELEVANCE:g}）で指定し、KEIRI_HELPDESK_MIN_SCORE は"
+                "削除してください"
+            )
+        return None
 
     @field_validator("keiri_api_keys_file", mode="before")
     @classmethod

@@ -21,7 +21,7 @@ from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase
 from keiri_agent.agents.helpdesk.models import MAX_CHALLENGE_COUNT, AgentResult, citation
 from keiri_agent.agents.helpdesk.prompts import HelpDeskAgentPrompts
 from keiri_agent.cli import app
-from keiri_agent.config import DEFAULT_HELPDESK_MIN_SCORE
+from keiri_agent.config import DEFAULT_HELPDESK_MIN_RELEVANCE
 from tests.support.helpdesk import HelpDeskScript
 
 runner = CliRunner()
@@ -42,8 +42,9 @@ def script(helpdesk_script: HelpDeskScript) -> HelpDeskScript:
 
 
 def manual_hits(helpdesk_index_dir: Path, query: str) -> list[Any]:
+    """The first 3 manual hits, those under the relevance floor included (flagged)."""
     with KnowledgeBase.open(helpdesk_index_dir) as kb:
-        return kb.search_manual(query, 3)
+        return kb.rank(query, 3, tool="manual")[:3]
 
 
 def ask(
@@ -81,11 +82,12 @@ def assert_grounded(result: AgentResult, helpdesk_index_dir: Path) -> None:
 def test_an_off_topic_question_ends_unresolved_without_the_models_guess(
     script: HelpDeskScript, helpdesk_index_dir: Path
 ) -> None:
-    # The manual pages sharing the word メニュー score 0.81–0.95; the model answers anyway
-    # and the reflection calls it done, every attempt.
+    # The manual pages sharing the word メニュー are found, under the relevance floor; the
+    # model answers anyway and the reflection calls it done, every attempt.
     weak = manual_hits(helpdesk_index_dir, CAFETERIA_QUERY)
-    assert weak
-    assert all(hit.score < DEFAULT_HELPDESK_MIN_SCORE for hit in weak)
+    assert len(weak) == 3
+    assert all(hit.relevance < DEFAULT_HELPDESK_MIN_RELEVANCE for hit in weak)
+    assert not any(hit.above_floor for hit in weak)
     script.plan(CAFETERIA)
     script.subtask(
         CAFETERIA,
@@ -111,7 +113,10 @@ def test_an_off_topic_question_ends_unresolved_without_the_models_guess(
         (tool_result,) = attempt
         assert tool_result["results"] == []
         assert [hit["page"] for hit in tool_result["weak_results"]] == [hit.page for hit in weak]
-        assert all(hit["score"] < DEFAULT_HELPDESK_MIN_SCORE for hit in tool_result["weak_results"])
+        assert all(
+            hit["relevance"] < DEFAULT_HELPDESK_MIN_RELEVANCE and not hit["above_floor"]
+            for hit in tool_result["weak_results"]
+        )
     assert subtask.removed_citations == [citation(weak[0])]
     assert subtask.verified_citations == []
     # The weak pages never reached the model, and no final answer was asked for.
@@ -126,7 +131,7 @@ def test_zero_hits_is_unresolved_whatever_the_reflection_says(
 ) -> None:
     task = "今日の天気を調べる"
     script.plan(task)
-    script.subtask(task, "天気", "今日は晴れです。", repeat=True)
+    script.subtask(task, "晴れ", "今日は晴れです。", repeat=True)  # a search that finds nothing
 
     result = runner.invoke(
         app, ["helpdesk", "ask", "今日の天気は？", "--index", str(helpdesk_index_dir)]

@@ -69,3 +69,28 @@ def test_reciprocal_rank_fusion_uses_ranks_not_scores() -> None:
     fused = reciprocal_rank_fusion([["a", "b", "c"], ["b", "d"]])
     assert list(fused) == ["b", "a", "d", "c"]  # b is in both lists
     assert fused["a"] == pytest.approx(1 / 61)
+
+
+def test_relevance_is_coverage_or_the_evidence_of_several_specific_words() -> None:
+    """A long question whose many other words are nowhere in the corpus still reaches a passage
+    that holds several of its specific words (evidence), though they are a small share of the
+    question (coverage); a short question needs most of its words; one shared common word
+    (社員, メニュー) reaches neither."""
+    passages = [
+        "請求書の発行には「請求書発行」の権限が必要です。権限は部門の管理者に申請してください。",
+        *(f"社員向けの手順 {n}: メニューから設定を開き、内容を確認します。" for n in range(8)),
+        "経費精算の締め日は毎月5日です。",
+    ]
+    index = LexicalIndex.build(passages)
+    question = (
+        "請求書を発行する権限がほしいのですが、どこから頼めばいいですか、私物の端末でも大丈夫？"
+    )
+    terms = index.query_fields(question)["words"]
+    share = float(index.fields["words"].coverage(terms)[0])
+    scores = index.scores(question)
+    assert int(scores.score.argmax()) == 0
+    assert share < 0.35 <= float(scores.relevance[0])
+    (hit,) = index.search("経費精算の締め日", 1)
+    assert hit.relevance >= 0.35
+    for unrelated in ("社員食堂のメニューは？", "今日の天気"):
+        assert float(index.scores(unrelated).relevance.max()) < 0.35, unrelated

@@ -65,9 +65,10 @@ def eval_questions() -> list[Question]:
     return [Question(case.question, case.gold("hybrid")) for case in load_cases()]
 
 
-def _visible(kb: KnowledgeBase, text: str, floor: float) -> list[SearchOutput]:
+def _visible(kb: KnowledgeBase, text: str) -> list[SearchOutput]:
+    """What the tools let the model see: the hits above the knowledge base's floor."""
     hits = [*kb.search_manual(text, 3), *kb.search_qa(text, 3)]
-    return sorted((h for h in hits if h.score >= floor), key=lambda h: -h.score)
+    return sorted(hits, key=lambda h: -h.score)
 
 
 def _script(script: HelpDeskScript, task: str, text: str, visible: Sequence[SearchOutput]) -> None:
@@ -99,19 +100,18 @@ def answer_questions(
     questions: Sequence[Question],
     *,
     settings: Settings,
-    floor: float,
     run: str = "",
 ) -> list[Answered]:
-    """Ask every question; ``floor`` is the score under which the agent hides a hit (what the
-    scripted model is shown), ``settings`` the agent's settings. The scripted replies repeat
-    and are told apart by task name: give each call on the same server its own ``run``."""
+    """Ask every question with the agent's ``settings`` (their ``keiri_helpdesk_min_relevance``
+    decides what the scripted model is shown). The scripted replies repeat and are told apart
+    by task name: give each call on the same server its own ``run``."""
     script = HelpDeskScript(server)
     outcomes = []
     with KnowledgeBase.open(index_dir, settings=settings) as kb:
         for number, question in enumerate(questions, start=1):
             task = f"質問 {run}{number} の答えを資料で調べる"
             script.plan(task)
-            _script(script, task, question.text, _visible(kb, question.text, floor))
+            _script(script, task, question.text, _visible(kb, question.text))
             result = run_agent(question.text, index_dir=index_dir, settings=settings)
             sources = tuple(
                 gold_id(

@@ -158,6 +158,10 @@ class BM25Index:
         covered: FloatArray = np.minimum(matched / np.float32(total), np.float32(1.0))
         return covered
 
+    def unseen_idf(self) -> float:
+        """The IDF of a term found in no document (the most informative term possible)."""
+        return self._postings.unseen_idf() if self._ids else 1.0
+
     def max_score(self, terms: Sequence[str]) -> float:
         """The sum of the IDFs of the distinct ``terms``: no document can score as much.
 

@@ -13,9 +13,22 @@ indexed three ways, each a BM25 field of its own:
 Raw BM25 scores depend on the query (its length, the rarity of its words), so each field's
 score is divided by the most that query could score in that field (the sum of its terms' IDF)
 before the fields are mixed by :data:`DEFAULT_FIELD_WEIGHTS`: ``score`` is in 0..1 and means
-the same for every query. ``relevance`` is the IDF-weighted share of the query's terms that a
-text contains (:meth:`BM25Index.coverage`, mixed the same way): the number a relevance floor
-is set on.
+the same for every query.
+
+``relevance`` (0..1) is the number a relevance floor is set on. It is the larger of two readings
+of how much of the question a text answers:
+
+- coverage: the IDF-weighted share of the query's terms the text contains
+  (:meth:`BM25Index.coverage`, fields mixed as above) — a short question whose words are all
+  there;
+- evidence: the text's BM25 in each field divided by the IDF of a word found nowhere
+  (``unseen_idf``: "how many rare words' worth" matched), weighted and summed, then divided by
+  :data:`FULL_EVIDENCE` — a long question that shares several specific words with the text,
+  even though its many other words (ほしい, 頼む, 私物) are nowhere in the knowledge base.
+
+An unrelated question that shares one common word with the knowledge base (社員食堂の
+メニュー, 会社の住所) reaches neither. Coverage alone cannot tell it from a long paraphrase, and
+evidence alone cannot tell a short exact question from it (benchmarks/helpdesk_floor.py).
 """
 
 from __future__ import annotations
@@ -37,6 +50,7 @@ from keiri_agent.retrieval.tokenize import JapaneseTokenizer, get_tokenizer
 __all__ = [
     "DEFAULT_FIELD_WEIGHTS",
     "FIELDS",
+    "FULL_EVIDENCE",
     "LEXICAL_VERSION",
     "Analysis",
     "LexicalHit",
@@ -51,6 +65,9 @@ LEXICAL_VERSION = 2
 FIELDS = ("words", "chars", "yomi")
 # Measured on the help-desk evaluation sets (benchmarks/helpdesk_search.py).
 DEFAULT_FIELD_WEIGHTS: Mapping[str, float] = {"words": 1.5, "chars": 1.0, "yomi": 0.5}
+# Evidence (rare words' worth of BM25, see the module docstring) that counts as relevance 1.0;
+# with the default floor 0.35, about 2.5 rare words' worth of matches pass (benchmarks/helpdesk_floor.py).
+FULL_EVIDENCE = 7.2
 META_FILE = "lexical.json"
 _WORD_RUN = re.compile(r"\w+")
 _HIRAGANA_ONLY = re.compile(r"[\u3041-\u309f]+")
@@ -199,7 +216,8 @@ class LexicalIndex:
     def scores(self, query: str) -> LexicalScores:
         size = len(self)
         score = np.zeros(size, dtype=np.float32)
-        relevance = np.zeros(size, dtype=np.float32)
+        coverage = np.zeros(size, dtype=np.float32)
+        evidence = np.zeros(size, dtype=np.float32)
         total = 0.0
         for name, terms in self.query_fields(query).items():
             weight = self.weights[name]
@@ -208,12 +226,15 @@ class LexicalIndex:
             if not terms or weight == 0 or best <= 0:
                 continue
             total += weight
-            score += np.float32(weight / best) * field.scores_for_terms(terms)
-            relevance += np.float32(weight) * field.coverage(terms)
+            raw = field.scores_for_terms(terms)
+            score += np.float32(weight / best) * raw
+            coverage += np.float32(weight) * field.coverage(terms)
+            evidence += np.float32(weight / field.unseen_idf()) * raw
         if total:
             score /= np.float32(total)
-            relevance /= np.float32(total)
-        return LexicalScores(score=score, relevance=relevance)
+            coverage /= np.float32(total)
+        relevance = np.maximum(coverage, np.minimum(evidence / np.float32(FULL_EVIDENCE), 1))
+        return LexicalScores(score=score, relevance=relevance.astype(np.float32))
 
     def search(self, query: str, k: int = 10) -> list[LexicalHit]:
         """The ``k`` best texts with a positive score, best first (ties by corpus order)."""

@@ -12,6 +12,15 @@ from tests.agents.helpdesk.conftest import bm25_settings
 from tests.support.helpdesk_eval import load_cases
 
 OFF_TOPIC = ["週末に釣りへ行く", "ギターの弦を張り替える"]
+# Unrelated questions that share a word with the sample materials (メニュー, 会社, 社員, ログイン).
+SHARING_A_WORD = [
+    "社員食堂のメニューは？",
+    "今日の天気は？",
+    "会社の住所を教えて",
+    "メニューの作り方を教えてください",
+    "ログインボーナスはありますか",
+    "社員旅行の行き先はどこですか",
+]
 
 
 @pytest.fixture(scope="module")
@@ -65,3 +74,24 @@ def test_tools_flag_every_hit_below_the_floor(kb: KnowledgeBase) -> None:
     for tool in (manual, qa):
         found = tool.invoke({"query": "週末に釣りへ行く"})
         assert not any(item["above_floor"] for item in found)  # 該当なし, the weak ones flagged
+
+
+@pytest.mark.parametrize("question", SHARING_A_WORD)
+def test_unrelated_questions_sharing_a_word_find_nothing_at_the_default_floor(
+    kb: KnowledgeBase, question: str
+) -> None:
+    assert kb.search_manual(question, 3) == []
+    assert kb.search_qa(question, 3) == []
+    # Found under a floor of 0: the words they share are in the materials.
+    assert kb.search_manual(question, 3, min_relevance=0.0)
+
+
+def test_every_eval_question_keeps_a_hit_at_the_default_floor(kb: KnowledgeBase) -> None:
+    """The other way: no answerable question of the eval set ends 該当なし (the agent searches
+    manual and Q/A with the question itself)."""
+    lost = [
+        case.id
+        for case in load_cases()
+        if not kb.search_manual(case.question, 3) and not kb.search_qa(case.question, 3)
+    ]
+    assert lost == []

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from keiri_agent.agents.helpdesk.grounding import (
-    RelevanceFloor,
     attempt_issue,
     check_citations,
     split_relevant,
@@ -72,13 +71,12 @@ def test_invented_files_pages_and_rows_are_removed_and_reported() -> None:
     assert check.cited == [MANUAL]
 
 
-def test_the_floor_splits_hits_per_source() -> None:
+def test_the_knowledge_bases_floor_flag_splits_the_hits() -> None:
     weak_manual = hit("操作マニュアル.pdf", "メニュー", page=2, score=0.9).model_copy(
-        update={"above_floor": False}  # the knowledge base's floor decides (issue 20)
+        update={"above_floor": False}  # flagged by the knowledge base's one floor
     )
     cosine_qa = hit("よくある質問.csv", "Q", row=1, source="qa", score=0.4)
-    floor = RelevanceFloor(manual=1.5, qa=None)
-    assert split_relevant([MANUAL, weak_manual, cosine_qa], floor) == (
+    assert split_relevant([MANUAL, weak_manual, cosine_qa]) == (
         [MANUAL, cosine_qa],
         [weak_manual],
     )

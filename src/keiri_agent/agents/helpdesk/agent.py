@@ -23,7 +23,6 @@ from langchain_core.tools import BaseTool
 from keiri_agent.agents.helpdesk.answer import collect_sources
 from keiri_agent.agents.helpdesk.context import HelpDeskContext
 from keiri_agent.agents.helpdesk.graph import MainGraph, build_graph
-from keiri_agent.agents.helpdesk.grounding import RelevanceFloor
 from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase
 from keiri_agent.agents.helpdesk.models import (
     AgentResult,
@@ -54,9 +53,9 @@ class HelpDeskAgent:
     ``close()`` (or leaving a ``with`` block); a ``kb`` given is the caller's to close. ``llm``
     defaults to the ``helpdesk`` role's model; ``events`` receives every run's events instead
     of a new run log; ``default_k`` is the number of results of a search call that does not
-    say (the tool's own default otherwise). The relevance floor (``KEIRI_HELPDESK_MIN_SCORE``)
-    applies to keyword hits: manual hits always, Q/A hits unless the knowledge base searches
-    Q/A semantically (cosine similarities are on another scale).
+    say (the tool's own default otherwise). The knowledge base flags hits below its relevance
+    floor (``KEIRI_HELPDESK_MIN_RELEVANCE``, or ``KEIRI_HELPDESK_MIN_SIMILARITY`` for semantic
+    Q/A hits); the agent keeps them from the model (``grounding.split_relevant``).
     """
 
     def __init__(
@@ -86,9 +85,6 @@ class HelpDeskAgent:
         self.prompts = prompts if prompts is not None else HelpDeskAgentPrompts()
         self.events = events
         self.default_k = default_k
-        min_score = self.settings.keiri_helpdesk_min_score
-        semantic_qa = kb is not None and kb.qa_mode == "dense"
-        self.floor = RelevanceFloor(manual=min_score, qa=None if semantic_qa else min_score)
 
     def close(self) -> None:
         """Close the knowledge base this agent opened itself (idempotent)."""
@@ -146,7 +142,6 @@ class HelpDeskAgent:
             prompts=self.prompts,
             events=events,
             default_k=self.default_k,
-            floor=self.floor,
             max_subtasks=self.settings.keiri_helpdesk_max_subtasks,
         )
         logger.info("helpdesk: question %r", question)

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 
 from langchain_core.tools import BaseTool
 
-from keiri_agent.agents.helpdesk.grounding import RelevanceFloor
 from keiri_agent.agents.helpdesk.prompts import HelpDeskAgentPrompts
 from keiri_agent.config import DEFAULT_HELPDESK_MAX_SUBTASKS
 from keiri_agent.events import EventEmitter, NullEmitter
@@ -27,15 +26,14 @@ logger = logging.getLogger("keiri_agent.agents.helpdesk.graph")
 @dataclass
 class HelpDeskContext:
     """What the nodes use besides the state. ``llm`` should already report to the run's
-    events and ledger; nodes only add their node id. ``floor`` decides which hits count as
-    found (``grounding.split_relevant``); ``max_subtasks`` caps the plan."""
+    events and ledger; nodes only add their node id. ``max_subtasks`` caps the plan (which hits
+    count as found: ``grounding.split_relevant``)."""
 
     llm: LLMClient
     tools: Sequence[BaseTool]
     prompts: HelpDeskAgentPrompts = field(default_factory=HelpDeskAgentPrompts)
     events: EventEmitter = field(default_factory=NullEmitter)
     default_k: int | None = None  # the ``k`` of a search call that does not give one
-    floor: RelevanceFloor = field(default_factory=RelevanceFloor)
     max_subtasks: int = DEFAULT_HELPDESK_MAX_SUBTASKS
 
 

@@ -151,7 +151,7 @@ def execute_tools(state: AgentSubGraphState, runtime: Runtime[HelpDeskContext]) 
     last = state["messages"][-1]
     if not isinstance(last, AIMessage):
         raise ValueError("execute_tools expects the tool calls of select_tools")
-    results, replies = run_tool_calls(last, ctx.tools, default_k=ctx.default_k, floor=ctx.floor)
+    results, replies = run_tool_calls(last, ctx.tools, default_k=ctx.default_k)
     for result in results:
         if result.error is not None:
             log(ctx, node_id, f"{result.tool_name}: エラー {result.error}", "warning")

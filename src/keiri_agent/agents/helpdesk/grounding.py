@@ -1,8 +1,9 @@
 """What an answer may rest on: the relevant hits of this question, and the citations that name them.
 
 - ``split_relevant`` decides which hits count as retrieved at all. It is the agent's one place
-  for "nothing relevant was found": a hit under the relevance floor (``KEIRI_HELPDESK_MIN_SCORE``
-  for keyword hits) is kept out of the model's sight and cannot back an answer.
+  for "nothing relevant was found": a hit the knowledge base flags as under the relevance floor
+  (``above_floor``: ``KEIRI_HELPDESK_MIN_RELEVANCE``) is kept out of the model's sight and
+  cannot back an answer.
 - ``check_citations`` reads every 【出典: …】 label of a text (also in round or square brackets;
   one file or several, ``p.3``,
   ``12 行目``, ``、p.4`` continuing the previous file), keeps the ones that name a relevant hit
@@ -25,7 +26,6 @@ from keiri_agent.agents.helpdesk.models import SearchOutput, ToolResult, citatio
 __all__ = [
     "UNRESOLVED_REASONS",
     "CitationCheck",
-    "RelevanceFloor",
     "UnresolvedReason",
     "attempt_issue",
     "check_citations",
@@ -73,34 +73,15 @@ _ROW_RE = re.compile(r"^(?P<file>.*?)\s*(?P<n>\d+)\s*行目?$")
 _QA_PREFIX_RE = re.compile(r"^Q\s*&\s*A\s*", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class RelevanceFloor:
-    """The lowest score a hit may have to count as relevant, per source (None: no floor).
-
-    Today's scores are BM25 for manual hits and for Q/A hits without an embedding model, and
-    cosine similarity for semantic Q/A hits, which this floor does not judge.
-    """
-
-    manual: float | None = None
-    qa: float | None = None
-
-    def admits(self, hit: SearchOutput) -> bool:
-        # The knowledge base's relevance floor (KEIRI_HELPDESK_MIN_RELEVANCE, issue 20) flags
-        # every hit; its scores are calibrated 0..1, no longer raw BM25.
-        return hit.above_floor
-
-
-def split_relevant(
-    hits: Sequence[SearchOutput], floor: RelevanceFloor
-) -> tuple[list[SearchOutput], list[SearchOutput]]:
+def split_relevant(hits: Sequence[SearchOutput]) -> tuple[list[SearchOutput], list[SearchOutput]]:
     """``(relevant, too weak)``: the one decision of what counts as found.
 
-    The floor reads ``score`` as raw BM25 (today's knowledge base). When the knowledge base
-    applies a relevance floor of its own and returns only hits above it (issue 20), this is the
-    one place to switch: every hit it returns is relevant.
+    The knowledge base flags each hit against the one relevance floor
+    (``KEIRI_HELPDESK_MIN_RELEVANCE`` on the 0..1 relevance, or ``KEIRI_HELPDESK_MIN_SIMILARITY``
+    for a semantic Q/A hit): ``SearchOutput.above_floor``.
     """
-    relevant = [hit for hit in hits if floor.admits(hit)]
-    weak = [hit for hit in hits if not floor.admits(hit)]
+    relevant = [hit for hit in hits if hit.above_floor]
+    weak = [hit for hit in hits if not hit.above_floor]
     return relevant, weak
 
 

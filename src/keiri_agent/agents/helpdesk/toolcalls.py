@@ -20,7 +20,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.tools import BaseTool, ToolException
 from pydantic import ValidationError
 
-from keiri_agent.agents.helpdesk.grounding import RelevanceFloor, split_relevant
+from keiri_agent.agents.helpdesk.grounding import split_relevant
 from keiri_agent.agents.helpdesk.models import SearchOutput, ToolResult
 from keiri_agent.agents.helpdesk.prompts import render_tool_result
 from keiri_agent.errors import BlockError, ErrorCode
@@ -45,9 +45,7 @@ def _validation_text(exc: ValidationError) -> str:
     )
 
 
-def _run_tool(
-    tools: Mapping[str, BaseTool], name: str, args: dict[str, Any], floor: RelevanceFloor
-) -> ToolResult:
+def _run_tool(tools: Mapping[str, BaseTool], name: str, args: dict[str, Any]) -> ToolResult:
     encoded = json.dumps(args, ensure_ascii=False, default=str)
     tool = tools.get(name)
     if tool is None:
@@ -73,7 +71,7 @@ def _run_tool(
     except Exception as exc:  # any other failure of the tool is reported to the model
         error = f"ツール '{name}' の実行に失敗しました（{type(exc).__name__}: {exc}）。{usage}"
     else:
-        relevant, weak = split_relevant(hits, floor)
+        relevant, weak = split_relevant(hits)
         return ToolResult(tool_name=name, args=encoded, results=relevant, weak_results=weak)
     return ToolResult(tool_name=name, args=encoded, error=error)
 
@@ -98,12 +96,10 @@ def run_tool_calls(
     tools: Sequence[BaseTool],
     *,
     default_k: int | None = None,
-    floor: RelevanceFloor | None = None,
 ) -> tuple[list[ToolResult], list[ToolMessage]]:
     """Run the calls of ``message`` in order (parsed calls first, then unparseable ones);
-    ``default_k`` fills ``k`` where a call leaves it out; ``floor`` (none: every hit counts)
-    decides which hits are relevant."""
-    floor = floor if floor is not None else RelevanceFloor()
+    ``default_k`` fills ``k`` where a call leaves it out; the hits' ``above_floor`` flags decide
+    which are relevant."""
     by_name = {tool.name: tool for tool in tools}
     results: list[ToolResult] = []
     replies: list[ToolMessage] = []
@@ -111,7 +107,7 @@ def run_tool_calls(
         args = dict(call["args"])
         if default_k is not None and "k" not in args:
             args["k"] = default_k
-        result = _run_tool(by_name, call["name"], args, floor)
+        result = _run_tool(by_name, call["name"], args)
         results.append(result)
         replies.append(_tool_message(result, call.get("id")))
     for bad in message.invalid_tool_calls:

@@ -227,8 +227,8 @@ class KnowledgeBase:
     ) -> list[SearchOutput]:
         """The best candidates of ``tool``, best first, each with its ``above_floor`` flag.
 
-        At least ``k`` candidates above the floor when there are that many, and the ones below
-        it that rank among them (what the floor removed).
+        Up to ``k`` candidates above the floor, and the first ``k`` below it that rank before
+        the last of those (what the floor removed).
         """
         _check(query, k)
         if tool not in TOOLS:
@@ -256,13 +256,15 @@ class KnowledgeBase:
                     min_similarity=self.min_similarity,
                 )
         flagged = apply_floor(candidates, min_relevance=floor, min_similarity=self.min_similarity)
-        kept = 0
+        kept = weak = 0
         shown: list[Candidate] = []
         for candidate in flagged:
             if kept >= k:
                 break
-            shown.append(candidate)
+            if candidate.above_floor or weak < k:
+                shown.append(candidate)
             kept += candidate.above_floor
+            weak += not candidate.above_floor
         return self._outputs(shown)
 
     def _qa_ranking(self, query: str, pool: int) -> list[Candidate]:
