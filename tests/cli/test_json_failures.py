@@ -40,6 +40,7 @@ FAILURES: list[tuple[str, list[str], int, str]] = [
     ),
     ("helpdesk search", ["パスワード", "--tool", "web"], 2, "INPUT_VALIDATION_FAILED"),
     ("helpdesk ask", ["パスワードは？", "--index", "missing-index"], 2, "DEPENDENCY_NOT_FOUND"),
+    ("helpdesk eval", ["--questions", "missing.jsonl", "--index", "ix"], 2, "FILE_UNREADABLE"),
     ("sandbox run", ["missing.py", "--workdir", "w"], 2, "FILE_UNREADABLE"),
     ("templates list", ["--category", "no-such-category"], 2, "INPUT_VALIDATION_FAILED"),
     ("templates show", ["no_such_template"], 2, "INPUT_VALIDATION_FAILED"),

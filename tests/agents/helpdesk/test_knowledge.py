@@ -27,7 +27,7 @@ def kb(helpdesk_index: Path) -> KnowledgeBase:
 
 
 def test_manual_hits_cite_file_page_chunk_and_score(kb: KnowledgeBase) -> None:
-    hits = kb.search_manual("経費の締め日と支払日", k=3)
+    hits = kb.search_manual("経費の締め日と支払日", k=3, min_relevance=0.0)  # the floor: elsewhere
     assert len(hits) == 3
     first = hits[0]
     assert (first.file_name, first.page, first.row, first.source) == (MANUAL, 8, None, "manual")
