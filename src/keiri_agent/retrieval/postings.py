@@ -18,7 +18,6 @@ from keiri_agent.retrieval.hits import FloatArray
 __all__ = ["Postings"]
 
 
-
 @dataclass(frozen=True, slots=True)
 class Postings:
     """The index proper: for term ``t``, ``docs[indptr[t]:indptr[t+1]]`` are the documents
