@@ -26,7 +26,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,6 +45,7 @@ __all__ = [
     "BM25Hit",
     "BM25Index",
     "Postings",
+    "write_directory",
 ]
 
 DEFAULT_K1 = 1.5
@@ -200,36 +201,29 @@ class BM25Index:
 
     def save(self, directory: Path | str) -> Path:
         """Write the index to ``directory`` (replaced as a whole: never half old, half new)."""
-        target = Path(directory)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
-        try:
-            postings = self._postings
-            np.savez(
-                staging / ARRAYS_FILE,
-                indptr=postings.indptr,
-                docs=postings.docs,
-                weights=postings.weights,
-                idf=postings.idf,
-            )
-            vocab = sorted(postings.vocab, key=postings.vocab.__getitem__)
-            meta = {
-                "format": INDEX_FORMAT,
-                "kind": "bm25",
-                "tokenizer": self.tokenizer.signature,
-                "dictionary": self.tokenizer.dictionary_name,
-                "k1": self.k1,
-                "b": self.b,
-                "ids": self._ids,
-                "vocab": vocab,
-            }
-            (staging / META_FILE).write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
-            staging.chmod(0o755)
-            _replace_dir(staging, target)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
-        return target
+        return write_directory(directory, self._write)
+
+    def _write(self, staging: Path) -> None:
+        postings = self._postings
+        np.savez(
+            staging / ARRAYS_FILE,
+            indptr=postings.indptr,
+            docs=postings.docs,
+            weights=postings.weights,
+            idf=postings.idf,
+        )
+        vocab = sorted(postings.vocab, key=postings.vocab.__getitem__)
+        meta = {
+            "format": INDEX_FORMAT,
+            "kind": "bm25",
+            "tokenizer": self.tokenizer.signature,
+            "dictionary": self.tokenizer.dictionary_name,
+            "k1": self.k1,
+            "b": self.b,
+            "ids": self._ids,
+            "vocab": vocab,
+        }
+        (staging / META_FILE).write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
 
     @classmethod
     def load(
@@ -312,6 +306,22 @@ def _damaged(path: Path, exc: BaseException) -> FileProcessingError:
         code=ErrorCode.FILE_UNREADABLE,
         hint="ディレクトリを削除して、元の文書からインデックスを作り直してください。",
     )
+
+
+def write_directory(directory: Path | str, write: Callable[[Path], None]) -> Path:
+    """Have ``write`` fill a fresh folder beside ``directory``, then put it in its place as a
+    whole (never half old, half new); on any failure the staging folder is removed."""
+    target = Path(directory)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+    try:
+        write(staging)
+        staging.chmod(0o755)
+        _replace_dir(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return target
 
 
 def _replace_dir(staging: Path, target: Path) -> None:

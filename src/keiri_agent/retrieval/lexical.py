@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from keiri_agent.errors import ErrorCode, FileProcessingError
-from keiri_agent.retrieval.bm25 import BM25Index, _replace_dir
+from keiri_agent.retrieval.bm25 import BM25Index, write_directory
 from keiri_agent.retrieval.hits import FloatArray, Hit
 from keiri_agent.retrieval.tokenize import JapaneseTokenizer, get_tokenizer
 
@@ -251,27 +251,17 @@ class LexicalIndex:
 
     def save(self, directory: Path | str) -> Path:
         """Write the three fields under ``directory`` (replaced as a whole)."""
-        import shutil
-        import tempfile
+        return write_directory(directory, self._write)
 
-        target = Path(directory)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
-        try:
-            for name, field in self.fields.items():
-                field.save(staging / name)
-            meta = {
-                "version": LEXICAL_VERSION,
-                "signature": analyzer_signature(self.tokenizer),
-                "weights": self.weights,
-            }
-            (staging / META_FILE).write_text(json.dumps(meta), encoding="utf-8")
-            staging.chmod(0o755)
-            _replace_dir(staging, target)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
-        return target
+    def _write(self, staging: Path) -> None:
+        for name, field in self.fields.items():
+            field.save(staging / name)
+        meta = {
+            "version": LEXICAL_VERSION,
+            "signature": analyzer_signature(self.tokenizer),
+            "weights": self.weights,
+        }
+        (staging / META_FILE).write_text(json.dumps(meta), encoding="utf-8")
 
     @classmethod
     def load(
