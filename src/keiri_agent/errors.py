@@ -52,7 +52,7 @@ validation and dry-run findings have their own codes: ``IssueCode`` (docs/issue-
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
@@ -71,6 +71,7 @@ __all__ = [
     "LLMTimeoutError",
     "PathEscapeError",
     "UserFile",
+    "check_choice",
 ]
 
 
@@ -302,4 +303,26 @@ class UserFile:
             code=self.unreadable_code,
             hint=self.unreadable_hint,
             details={"file": str(file)},
+        )
+
+
+def check_choice(
+    option: str,
+    value: str,
+    choices: Sequence[str],
+    *,
+    message: str | None = None,
+    hint: str | None = None,
+) -> None:
+    """Refuse ``value`` for ``option`` (``--mode``) unless it is one of ``choices``.
+
+    ``message`` and ``hint`` replace the default wording (``--mode 'x' は使えません。``, the list
+    of choices); ``details`` names the option without its dashes either way.
+    """
+    if value not in choices:
+        raise BlockError(
+            f"{option} '{value}' は使えません。" if message is None else message,
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint=f"{' / '.join(choices)} のいずれかを指定してください。" if hint is None else hint,
+            details={option.lstrip("-"): value},
         )

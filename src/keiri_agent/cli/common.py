@@ -25,7 +25,7 @@ from rich.text import Text
 from typer.core import TyperGroup
 
 from keiri_agent import __version__
-from keiri_agent.errors import BlockError, ErrorCode, LLMError
+from keiri_agent.errors import BlockError, ErrorCode, LLMError, check_choice
 
 if TYPE_CHECKING:
     from keiri_agent.events.models import RunEvent
@@ -213,23 +213,13 @@ def progress_printer(describe: Callable[[RunEvent], str | None]) -> Callable[[Ru
 
 def check_category(category: str | None, categories: Sequence[str], kind: str) -> None:
     """Refuse a ``--category`` filter that names none of ``categories`` (of blocks, templates)."""
-    if category is not None and category not in categories:
-        raise BlockError(
-            f"カテゴリ '{category}' の{kind}はありません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
+    if category is not None:
+        check_choice(
+            "--category",
+            category,
+            categories,
+            message=f"カテゴリ '{category}' の{kind}はありません。",
             hint=f"カテゴリ: {', '.join(categories) or 'なし'}",
-            details={"category": category},
-        )
-
-
-def check_choice(option: str, value: str, choices: Sequence[str]) -> None:
-    """Refuse ``value`` for ``option`` (``--mode``) unless it is one of ``choices``."""
-    if value not in choices:
-        raise BlockError(
-            f"{option} '{value}' は使えません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=f"{' / '.join(choices)} のいずれかを指定してください。",
-            details={option.lstrip("-"): value},
         )
 
 

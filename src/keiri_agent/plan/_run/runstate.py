@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from keiri_agent.errors import BlockError, ErrorCode, UserFile
+from keiri_agent.errors import BlockError, ErrorCode, UserFile, check_choice
 from keiri_agent.events.models import FileWrite, NodeComplete, NodeWaiting, PlanComplete, PlanStart
 from keiri_agent.events.runlog import replay
 from keiri_agent.plan._dsl.loader import load_yaml
@@ -255,13 +255,8 @@ def list_plan_runs(
 ) -> tuple[list[RunSummary], list[BlockError]]:
     """The plan runs logged under ``runs_dir``, newest first, and the logs that could not be
     read (each as the BlockError that says why). Logs of agents (not plans) are not runs."""
-    if status is not None and status not in RUN_STATUSES:
-        raise BlockError(
-            f"--status '{status}' は使えません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=f"{' / '.join(RUN_STATUSES)} のいずれかを指定してください。",
-            details={"status": status},
-        )
+    if status is not None:
+        check_choice("--status", status, RUN_STATUSES)
     runs: list[RunSummary] = []
     unreadable: list[BlockError] = []
     if not runs_dir.is_dir():
