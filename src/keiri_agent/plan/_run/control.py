@@ -227,13 +227,17 @@ def _while(
     previous.outputs = dict.fromkeys(body.nodes)
     results: list[dict[str, Any]] = []
     warnings: list[BlockError] = []
-    for index in range(spec.max_iterations):
+    # The condition is checked before each iteration and once more after the last one allowed:
+    # still true then, the loop has reached its limit.
+    for index in range(spec.max_iterations + 1):
         try:
             go = truthy(condition.evaluate(partial(frame.resolve, values=previous)))
         except BlockError as exc:
             return results, Outcome("failed", None, exc), []
         if not go:
             return results, None, warnings
+        if index == spec.max_iterations:
+            break
         frame.events.emit("loop_iteration", node_id=path, iteration=index)
         result, values = _iteration(frame, node, body, path, index, {})
         bad = _frame_outcome(result, path, f"ループ {path} の {index + 1} 回目")
@@ -242,12 +246,6 @@ def _while(
         warnings.extend(result.errors)
         results.append({name: _export_value(ref, values) for name, ref in body.exports})
         previous = values
-    try:
-        still = truthy(condition.evaluate(partial(frame.resolve, values=previous)))
-    except BlockError as exc:
-        return results, Outcome("failed", None, exc), []
-    if not still:
-        return results, None, warnings
     limit = BlockError(
         f"ループ {path} は max_iterations（{spec.max_iterations:,} 回）に達したため打ち切りました"
         f"（条件 {condition.text} は真のままです）。",
