@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import time
+from collections.abc import Callable
 from typing import Any
 
 from keiri_agent.blocks.base import Block, BlockContext, InputRequired
@@ -20,19 +21,21 @@ from keiri_agent.plan._run.execute import BlockJob, execute_job, run_block, time
 __all__ = ["run_block_node"]
 
 
-def _spec(frame: Frame, node: BlockNode) -> BlockSpec:
+def _cached(frame: Frame, key: tuple[str, str], make: Callable[[], Any]) -> Any:
+    """``make()`` once per compiled graph under ``key``, then the value kept in its cache."""
     cache = frame.graph.cache
-    spec = cache.get(("spec", node.id))
-    if spec is None:
-        spec = cache[("spec", node.id)] = frame.ctx.registry.get(node.block)
+    if key not in cache:
+        cache[key] = make()
+    return cache[key]
+
+
+def _spec(frame: Frame, node: BlockNode) -> BlockSpec:
+    spec: BlockSpec = _cached(frame, ("spec", node.id), lambda: frame.ctx.registry.get(node.block))
     return spec
 
 
 def _block(frame: Frame, spec: BlockSpec) -> Block:
-    cache = frame.graph.cache
-    block = cache.get(("block", spec.ref))
-    if block is None:
-        block = cache[("block", spec.ref)] = frame.ctx.registry.load(spec.ref)
+    block: Block = _cached(frame, ("block", spec.ref), lambda: frame.ctx.registry.load(spec.ref))
     return block
 
 
