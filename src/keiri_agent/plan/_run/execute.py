@@ -74,6 +74,29 @@ def _checks(spec: BlockSpec) -> tuple[dict[str, _PortCheck], dict[str, _PortChec
     return found[1], found[2]
 
 
+def _refuse_ports(
+    spec: BlockSpec,
+    node_path: str,
+    problems: list[str],
+    what: str,
+    *,
+    code: ErrorCode,
+    hint: str,
+    input_snapshot: dict[str, Any] | None = None,
+    recoverable: bool | None = None,
+) -> None:
+    """Raise the BlockError listing ``problems`` with a node's inputs or outputs, if any."""
+    if problems:
+        raise BlockError(
+            f"ノード {node_path}（{spec.id}）{what}: " + "; ".join(problems),
+            code=code,
+            hint=hint,
+            details={"node_id": node_path, "block": spec.ref, "problems": problems},
+            input_snapshot=input_snapshot,
+            recoverable=recoverable,
+        )
+
+
 def prepare_inputs(spec: BlockSpec, node_path: str, given: dict[str, Any]) -> dict[str, Any]:
     """Defaults filled in and every input checked against its port (all problems at once)."""
     inputs = dict(given)
@@ -95,15 +118,16 @@ def prepare_inputs(spec: BlockSpec, node_path: str, given: dict[str, Any]) -> di
         problem = checks[name].problem(inputs[name])
         if problem:
             problems.append(f"入力 '{name}': {problem}")
-    if problems:
-        raise BlockError(
-            f"ノード {node_path}（{spec.id}）の入力が不正です: " + "; ".join(problems),
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="上流ノードの出力か Plan の in の値を、ブロックの入力定義に合わせてください。",
-            details={"node_id": node_path, "block": spec.ref, "problems": problems},
-            input_snapshot=summarize_value(inputs),
-            recoverable=True,
-        )
+    _refuse_ports(
+        spec,
+        node_path,
+        problems,
+        "の入力が不正です",
+        code=ErrorCode.INPUT_VALIDATION_FAILED,
+        hint="上流ノードの出力か Plan の in の値を、ブロックの入力定義に合わせてください。",
+        input_snapshot=summarize_value(inputs) if problems else None,
+        recoverable=True,
+    )
     return inputs
 
 
@@ -129,13 +153,14 @@ def check_outputs(spec: BlockSpec, node_path: str, outputs: Any) -> dict[str, An
     extra = sorted(set(outputs) - set(spec.outputs))
     if extra:
         problems.append(f"定義にない出力 {', '.join(extra)}")
-    if problems:
-        raise BlockError(
-            f"ノード {node_path}（{spec.id}）の出力が定義と合いません: " + "; ".join(problems),
-            code=ErrorCode.OUTPUT_SCHEMA_MISMATCH,
-            hint="ブロックの実装か、block_specs の outputs 定義を直してください。",
-            details={"node_id": node_path, "block": spec.ref, "problems": problems},
-        )
+    _refuse_ports(
+        spec,
+        node_path,
+        problems,
+        "の出力が定義と合いません",
+        code=ErrorCode.OUTPUT_SCHEMA_MISMATCH,
+        hint="ブロックの実装か、block_specs の outputs 定義を直してください。",
+    )
     return outputs
 
 
