@@ -14,6 +14,7 @@ for plans called as subflows, ``exports``). A node is one of:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -89,6 +90,17 @@ def when_raw(when: When) -> str | dict[str, Any]:
     return when if isinstance(when, str) else when.model_dump(by_alias=True)
 
 
+def _matching(pattern: re.Pattern[str], message: str) -> Callable[[str], str]:
+    """A field validator refusing, with ``message``, a string that ``pattern`` does not match."""
+
+    def check(value: str) -> str:
+        if not pattern.match(value):
+            raise ValueError(message)
+        return value
+
+    return check
+
+
 def _check_node_id(value: str) -> str:
     if not NODE_ID_RE.match(value):
         raise ValueError("ノード ID は英字か _ で始め、英数字・_・- で書いてください")
@@ -127,12 +139,9 @@ class Export(_Strict):
     from_: str = Field(alias="from", min_length=1)
     as_: str = Field(alias="as", min_length=1)
 
-    @field_validator("as_")
-    @classmethod
-    def _name(cls, value: str) -> str:
-        if not NODE_ID_RE.match(value):
-            raise ValueError("exports の as は英数字・_・- で書いてください")
-        return value
+    _name = field_validator("as_")(
+        _matching(NODE_ID_RE, "exports の as は英数字・_・- で書いてください")
+    )
 
 
 class SubPlan(_Strict):
@@ -185,14 +194,12 @@ class SubflowCall(_Strict):
     plan_id: str
     inputs: dict[str, Any] = Field(default_factory=dict)
 
-    @field_validator("plan_id")
-    @classmethod
-    def _plan_id(cls, value: str) -> str:
-        if not PLAN_ID_RE.match(value):
-            raise ValueError(
-                "plan_id は designs/ からの相対名（例: common/validation_flow）にしてください"
-            )
-        return value
+    _plan_id = field_validator("plan_id")(
+        _matching(
+            PLAN_ID_RE,
+            "plan_id は designs/ からの相対名（例: common/validation_flow）にしてください",
+        )
+    )
 
 
 class SubflowOut(_Strict):
@@ -264,12 +271,9 @@ class Plan(_Strict):
     graph: list[Node] = Field(min_length=1)
     exports: list[Export] = Field(default_factory=list)
 
-    @field_validator("id")
-    @classmethod
-    def _plan_id(cls, value: str) -> str:
-        if not PLAN_ID_RE.match(value):
-            raise ValueError("Plan の id は英数字・_・- と / で書いてください")
-        return value
+    _plan_id = field_validator("id")(
+        _matching(PLAN_ID_RE, "Plan の id は英数字・_・- と / で書いてください")
+    )
 
     @field_validator("version", mode="before")
     @classmethod
