@@ -141,7 +141,7 @@ class LexicalScores:
 
 
 class LexicalIndex:
-    """The three fields over one corpus; build with :meth:`build` / :meth:`from_analyses`."""
+    """The three fields over one corpus; build with :meth:`build`."""
 
     def __init__(
         self,
@@ -163,29 +163,18 @@ class LexicalIndex:
         cls,
         texts: Sequence[str],
         *,
+        analyses: Sequence[Analysis] | None = None,
         ids: Sequence[str] | None = None,
         tokenizer: JapaneseTokenizer | None = None,
         weights: Mapping[str, float] = DEFAULT_FIELD_WEIGHTS,
     ) -> LexicalIndex:
+        """Index ``texts``; with their Sudachi ``analyses`` already known (stored), Sudachi is
+        not run again (``chars`` always come from ``texts``)."""
         chosen = tokenizer or get_tokenizer()
-        return cls.from_analyses(
-            analyze(chosen, texts), texts, ids=ids, tokenizer=chosen, weights=weights
-        )
-
-    @classmethod
-    def from_analyses(
-        cls,
-        analyses: Sequence[Analysis],
-        texts: Sequence[str],
-        *,
-        ids: Sequence[str] | None = None,
-        tokenizer: JapaneseTokenizer | None = None,
-        weights: Mapping[str, float] = DEFAULT_FIELD_WEIGHTS,
-    ) -> LexicalIndex:
-        """Index texts whose Sudachi analyses are already known (``chars`` come from ``texts``)."""
-        if len(analyses) != len(texts):
+        if analyses is None:
+            analyses = analyze(chosen, texts)
+        elif len(analyses) != len(texts):
             raise ValueError(f"{len(analyses)} analyses for {len(texts)} texts")
-        chosen = tokenizer or get_tokenizer()
         corpus = {
             "words": [a.words for a in analyses],
             "chars": [char_ngrams(text, skip_hiragana=True) for text in texts],

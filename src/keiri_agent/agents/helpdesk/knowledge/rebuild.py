@@ -37,19 +37,18 @@ def rebuild(
 ) -> None:
     """Rebuild both lexical indexes from the stored analyses, then record the generation."""
     ids, texts, encoded = db.chunk_analyses()
-    LexicalIndex.from_analyses(
-        [Analysis.decode(e) for e in encoded],
-        [search_text(t) for t in texts],
-        ids=ids,
-        tokenizer=tokenizer,
-    ).save(directory / storage.MANUAL_LEXICAL_DIR)
     rows, qa_texts, qa_encoded = db.qa_analyses()
-    LexicalIndex.from_analyses(
-        [Analysis.decode(e) for e in qa_encoded],
-        qa_texts,
-        ids=[str(r) for r in rows],
-        tokenizer=tokenizer,
-    ).save(directory / storage.QA_LEXICAL_DIR)
+    corpora = (
+        (storage.MANUAL_LEXICAL_DIR, ids, [search_text(t) for t in texts], encoded),
+        (storage.QA_LEXICAL_DIR, [str(r) for r in rows], qa_texts, qa_encoded),
+    )
+    for name, doc_ids, doc_texts, analyses in corpora:
+        LexicalIndex.build(
+            doc_texts,
+            analyses=[Analysis.decode(e) for e in analyses],
+            ids=doc_ids,
+            tokenizer=tokenizer,
+        ).save(directory / name)
     for old in storage.OLD_INDEX_DIRS:
         shutil.rmtree(directory / old, ignore_errors=True)
     state = {
