@@ -26,7 +26,6 @@ import io
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pyarrow
@@ -39,6 +38,7 @@ from keiri_agent.agents.convert.writers import (
     write_parquet,
     write_xlsx,
 )
+from keiri_agent.agents.jsonlines import json_objects
 from keiri_agent.documents.encoding import decode_bytes
 from keiri_agent.documents.source import read_source
 from keiri_agent.documents.tables import read_table as read_document_table
@@ -254,21 +254,18 @@ def _json_records(text: str, label: str) -> pd.DataFrame:
 
 
 def _jsonl_records(text: str, label: str) -> pd.DataFrame:
-    records: list[dict[str, Any]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise _json_error(label, exc, number) from exc
-        if not isinstance(item, dict):
-            raise UnsupportedFormatError(
+    records = [
+        item
+        for _, item in json_objects(
+            text,
+            not_json=lambda number, exc: _json_error(label, exc, number),
+            not_object=lambda number: UnsupportedFormatError(
                 "jsonl",
                 f"ファイル '{label}' の {number} 行目が JSON オブジェクトではありません。",
                 hint=_JSON_HINT,
-            )
-        records.append(item)
+            ),
+        )
+    ]
     return pd.json_normalize(records) if records else pd.DataFrame()
 
 

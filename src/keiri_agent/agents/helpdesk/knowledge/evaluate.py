@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -33,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from keiri_agent.agents.helpdesk.knowledge.models import SearchOutput
+from keiri_agent.agents.jsonlines import json_objects
 from keiri_agent.errors import BlockError, ErrorCode
 
 if TYPE_CHECKING:
@@ -223,22 +223,15 @@ def parse_questions(data: bytes, *, name: str) -> list[EvalQuestion]:
 
 
 def _jsonl(text: str, name: str) -> list[tuple[int, dict[str, Any]]]:
-    records = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise _invalid(
-                name, f"「{name}」の {number} 行目が JSON として読めません: {exc.msg}"
-            ) from exc
-        if not isinstance(record, dict):
-            raise _invalid(
-                name, f"「{name}」の {number} 行目がオブジェクト（{{...}}）ではありません。"
-            )
-        records.append((number, record))
-    return records
+    return json_objects(
+        text,
+        not_json=lambda number, exc: _invalid(
+            name, f"「{name}」の {number} 行目が JSON として読めません: {exc.msg}"
+        ),
+        not_object=lambda number: _invalid(
+            name, f"「{name}」の {number} 行目がオブジェクト（{{...}}）ではありません。"
+        ),
+    )
 
 
 def _csv(text: str, name: str) -> list[tuple[int, dict[str, Any]]]:
