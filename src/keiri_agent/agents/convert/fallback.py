@@ -220,7 +220,11 @@ def run_fallback(
             + "）",
         )
         sandbox = SandboxEval(
-            executor, workdir, cancel=cancel, target=target_format(job), runs=runs
+            executor,
+            workdir,
+            cancel=cancel,
+            target=target_format(job),
+            runs=[] if runs is None else runs,
         )
         graph = create_codeact(
             llm,

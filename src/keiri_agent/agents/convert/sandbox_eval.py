@@ -9,6 +9,7 @@ CANCELLED error of a stopped conversion (:func:`cancelled_error`).
 from __future__ import annotations
 
 import threading
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -58,6 +59,7 @@ def target_format(job: ConvertJob) -> str:
     return normalize_target(job.target_format or "")
 
 
+@dataclass(eq=False, repr=False)
 class SandboxEval:
     """CodeAct's ``eval_fn`` on the sandbox: one workdir for every turn, fresh process each.
 
@@ -68,26 +70,17 @@ class SandboxEval:
     execution is recorded in ``runs`` (code, success, stdout, the error, files).
     """
 
-    def __init__(
-        self,
-        executor: SandboxExecutor,
-        workdir: Path,
-        *,
-        profile: SandboxProfile = CODEACT,
-        cancel: threading.Event | None = None,
-        target: str = "",
-        runs: list[dict[str, Any]] | None = None,
-    ) -> None:
-        self.executor = executor
-        self.workdir = workdir
-        self.profile = profile
-        self.cancel = cancel
-        self.target = target
-        self.runs: list[dict[str, Any]] = runs if runs is not None else []
-        self.produced: dict[str, None] = {}
-        self.last_success = False
-        self.last_error: str | None = None
-        self.wrong_format: list[str] = []
+    executor: SandboxExecutor
+    workdir: Path
+    _: KW_ONLY
+    profile: SandboxProfile = CODEACT
+    cancel: threading.Event | None = None
+    target: str = ""
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    produced: dict[str, None] = field(default_factory=dict, init=False)
+    last_success: bool = field(default=False, init=False)
+    last_error: str | None = field(default=None, init=False)
+    wrong_format: list[str] = field(default_factory=list, init=False)
 
     def _check(self, files: list[str]) -> tuple[list[str], list[str]]:
         """The files in the target format, and the problems of the others."""
