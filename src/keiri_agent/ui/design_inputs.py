@@ -60,25 +60,47 @@ __all__ = [
 ]
 
 PAGE = "design"
-INSTRUCTION_KEY = session_state.page_key(PAGE, "instruction")
-TAGS_KEY = session_state.page_key(PAGE, "tags")
-SEARCH_KEY = session_state.page_key(PAGE, "template_search")
-TEMPLATES_KEY = session_state.page_key(PAGE, "templates")
-MODE_KEY = session_state.page_key(PAGE, "apply_mode")
-PLAN_ID_KEY = session_state.page_key(PAGE, "plan_id")
-YAML_KEY = session_state.page_key(PAGE, "yaml")
-KEPT_KEY = session_state.page_key(PAGE, "kept")  # widget key → value (session_state.kept)
-CHAT_KEY = session_state.page_key(PAGE, "chat")
-ANSWERS_KEY = session_state.page_key(PAGE, "answers")  # render_fields' store
-ERROR_KEY = session_state.page_key(PAGE, "error")  # the last generation or answer error
-DOCUMENTS_KEY = session_state.page_key(PAGE, "documents")
-DOCS_CHANGED_KEY = session_state.page_key(PAGE, "documents_changed")
-SESSION_DIR_KEY = session_state.page_key(PAGE, "session_dir")
-TOPK_KEY = session_state.page_key(PAGE, "topk")
-CHECK_KEY = session_state.page_key(PAGE, "check")
-SAVED_KEY = session_state.page_key(PAGE, "saved")
-# Survives a reset: a new generation gives the uploader a new key, which empties it.
-UPLOADER_GENERATION_KEY = session_state.page_key(PAGE, "uploader_generation")
+(
+    INSTRUCTION_KEY,
+    TAGS_KEY,
+    SEARCH_KEY,
+    TEMPLATES_KEY,
+    MODE_KEY,
+    PLAN_ID_KEY,
+    YAML_KEY,
+    KEPT_KEY,
+    CHAT_KEY,
+    ANSWERS_KEY,
+    ERROR_KEY,
+    DOCUMENTS_KEY,
+    DOCS_CHANGED_KEY,
+    SESSION_DIR_KEY,
+    TOPK_KEY,
+    CHECK_KEY,
+    SAVED_KEY,
+    UPLOADER_GENERATION_KEY,
+) = session_state.page_keys(
+    PAGE,
+    "instruction",
+    "tags",
+    "template_search",
+    "templates",
+    "apply_mode",
+    "plan_id",
+    "yaml",
+    "kept",  # widget key → value (session_state.kept)
+    "chat",
+    "answers",  # render_fields' store
+    "error",  # the last generation or answer error
+    "documents",
+    "documents_changed",
+    "session_dir",
+    "topk",
+    "check",
+    "saved",
+    # Survives a reset: a new generation gives the uploader a new key, which empties it.
+    "uploader_generation",
+)
 T = TypeVar("T")
 DOCUMENT_TYPES = ["txt", "md", "pdf", "docx", "xlsx"]
 MODE_LABELS = {

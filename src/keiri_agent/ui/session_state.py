@@ -16,7 +16,16 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-__all__ = ["get_or_create", "keep", "kept", "kept_widget", "page_key", "reset", "restore"]
+__all__ = [
+    "get_or_create",
+    "keep",
+    "kept",
+    "kept_widget",
+    "page_key",
+    "page_keys",
+    "reset",
+    "restore",
+]
 
 T = TypeVar("T")
 _NO_DEFAULT: Any = object()
@@ -25,6 +34,11 @@ _NO_DEFAULT: Any = object()
 def page_key(page: str, name: str) -> str:
     """The Session State key of ``name`` on ``page`` (``analysis_session``)."""
     return f"{page}_{name}"
+
+
+def page_keys(page: str, *names: str) -> tuple[str, ...]:
+    """The Session State keys of ``names`` on ``page``, in order (see :func:`page_key`)."""
+    return tuple(page_key(page, name) for name in names)
 
 
 def get_or_create(key: str, factory: Callable[[], T]) -> T:

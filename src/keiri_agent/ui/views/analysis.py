@@ -37,12 +37,21 @@ from keiri_agent.ui.report_view import (
 __all__ = ["HISTORY_KEY", "PAGE", "SESSION_KEY", "ChatTurn", "render"]
 
 PAGE = "analysis"
-SESSION_KEY = session_state.page_key(PAGE, "session")
-HISTORY_KEY = session_state.page_key(PAGE, "history")
-LOADED_KEY = session_state.page_key(PAGE, "loaded_files")
-RETRY_KEY = session_state.page_key(PAGE, "retry")
-# Survives a reset: a new generation gives the uploader a new key, which empties it.
-UPLOADER_GENERATION_KEY = session_state.page_key(PAGE, "uploader_generation")
+(
+    SESSION_KEY,
+    HISTORY_KEY,
+    LOADED_KEY,
+    RETRY_KEY,
+    UPLOADER_GENERATION_KEY,
+) = session_state.page_keys(
+    PAGE,
+    "session",
+    "history",
+    "loaded_files",
+    "retry",
+    # Survives a reset: a new generation gives the uploader a new key, which empties it.
+    "uploader_generation",
+)
 ANALYSIS_ROLES = (LLMRole.REASON, LLMRole.CODEGEN, LLMRole.REPORT)  # the agent's three models
 UPLOAD_TYPES = ["csv", "tsv", "txt", "xlsx", "xlsm", "xls"]
 PREVIEW_ROWS = 20

@@ -34,19 +34,36 @@ if TYPE_CHECKING:
 __all__ = ["ANSWER_KEY", "OUTCOME_KEY", "PAGE", "REQUEST_KEY", "SOURCE_KEY", "Outcome", "render"]
 
 PAGE = "convert"
-REQUEST_KEY = session_state.page_key(PAGE, "request")
-SOURCE_KEY = session_state.page_key(PAGE, "source")
-MODE_KEY = session_state.page_key(PAGE, "source_mode")
-UPLOAD_KEY = session_state.page_key(PAGE, "uploads")
-UPLOADED_KEY = session_state.page_key(PAGE, "uploaded")  # the files of the last upload
-UPLOADS_CHANGED_KEY = session_state.page_key(PAGE, "uploads_changed")
-RUN_KEY = session_state.page_key(PAGE, "run")
-RETRY_KEY = session_state.page_key(PAGE, "retry")
-PENDING_KEY = session_state.page_key(PAGE, "pending")
-OUTCOME_KEY = session_state.page_key(PAGE, "outcome")
-ANSWER_KEY = session_state.page_key(PAGE, "answer")
-ANSWER_RUN_KEY = session_state.page_key(PAGE, "answer_run")
-CONTINUE_KEY = session_state.page_key(PAGE, "continue")
+(
+    REQUEST_KEY,
+    SOURCE_KEY,
+    MODE_KEY,
+    UPLOAD_KEY,
+    UPLOADED_KEY,
+    UPLOADS_CHANGED_KEY,
+    RUN_KEY,
+    RETRY_KEY,
+    PENDING_KEY,
+    OUTCOME_KEY,
+    ANSWER_KEY,
+    ANSWER_RUN_KEY,
+    CONTINUE_KEY,
+) = session_state.page_keys(
+    PAGE,
+    "request",
+    "source",
+    "source_mode",
+    "uploads",
+    "uploaded",  # the files of the last upload
+    "uploads_changed",
+    "run",
+    "retry",
+    "pending",
+    "outcome",
+    "answer",
+    "answer_run",
+    "continue",
+)
 MODE_UPLOAD = "ファイルをアップロード"
 MODE_PATH = "パスまたは S3 URL を指定"
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".svg"})

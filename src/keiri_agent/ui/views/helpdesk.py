@@ -30,12 +30,22 @@ from keiri_agent.ui.views.helpdesk_eval import render_eval_panel
 __all__ = ["INDEX_KEY", "OUTCOME_KEY", "PAGE", "QUESTION_KEY", "Outcome", "render"]
 
 PAGE = "helpdesk"
-INDEX_KEY = session_state.page_key(PAGE, "index_dir")
-QUESTION_KEY = session_state.page_key(PAGE, "question")
-OUTCOME_KEY = session_state.page_key(PAGE, "outcome")
-ASK_KEY = session_state.page_key(PAGE, "ask")
-RETRY_KEY = session_state.page_key(PAGE, "retry")
-PENDING_KEY = session_state.page_key(PAGE, "pending")  # 再実行 asks the same question again
+(
+    INDEX_KEY,
+    QUESTION_KEY,
+    OUTCOME_KEY,
+    ASK_KEY,
+    RETRY_KEY,
+    PENDING_KEY,
+) = session_state.page_keys(
+    PAGE,
+    "index_dir",
+    "question",
+    "outcome",
+    "ask",
+    "retry",
+    "pending",  # 再実行 asks the same question again
+)
 
 
 STATUS_DONE_LABELS = {

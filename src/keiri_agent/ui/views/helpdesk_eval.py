@@ -20,11 +20,20 @@ from keiri_agent.ui.error_view import render_error
 __all__ = ["EVAL_FILE_KEY", "EVAL_REPORT_KEY", "render_eval_panel"]
 
 PAGE = "helpdesk"
-EVAL_FILE_KEY = session_state.page_key(PAGE, "eval_questions")
-EVAL_TOOL_KEY = session_state.page_key(PAGE, "eval_tool")
-EVAL_K_KEY = session_state.page_key(PAGE, "eval_k")
-EVAL_RUN_KEY = session_state.page_key(PAGE, "eval_run")
-EVAL_REPORT_KEY = session_state.page_key(PAGE, "eval_report")
+(
+    EVAL_FILE_KEY,
+    EVAL_TOOL_KEY,
+    EVAL_K_KEY,
+    EVAL_RUN_KEY,
+    EVAL_REPORT_KEY,
+) = session_state.page_keys(
+    PAGE,
+    "eval_questions",
+    "eval_tool",
+    "eval_k",
+    "eval_run",
+    "eval_report",
+)
 TOOL_LABELS = {"hybrid": "hybrid（両方）", "manual": "manual（マニュアル）", "qa": "qa（Q/A）"}
 
 
