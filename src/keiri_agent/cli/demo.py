@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from keiri_agent.cli.common import app, err_console, progress_printer, user_errors
+from keiri_agent.cli.common import JsonFlag, app, err_console, progress_printer, user_errors
 from keiri_agent.errors import BlockError, ErrorCode
 
 __all__ = ["demo"]
@@ -27,7 +27,7 @@ def demo(
         Path | None,
         typer.Option("--runs-dir", help="実行ログと出力の保存先（既定: 設定の KEIRI_RUNS_DIR）。"),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="結果を JSON で出力します。")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """サンプルの請求書と入金明細を照合する Plan を実行します（API キー不要）。"""
     from keiri_agent.blocks.registry import default_registry

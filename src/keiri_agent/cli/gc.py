@@ -8,7 +8,14 @@ from typing import Annotated
 
 import typer
 
-from keiri_agent.cli.common import app, console, echo_json, err_console, user_errors
+from keiri_agent.cli.common import (
+    JsonFlag,
+    app,
+    console,
+    echo_json,
+    err_console,
+    user_errors,
+)
 
 __all__ = ["gc"]
 
@@ -32,7 +39,7 @@ def gc(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="削除せず、削除するものを表示するだけにする。")
     ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="結果を JSON で出力します。")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     from keiri_agent.config import load_settings
     from keiri_agent.errors import BlockError, ErrorCode

@@ -22,7 +22,14 @@ import typer
 import yaml
 from rich.markup import escape
 
-from keiri_agent.cli.common import EXIT_FAILED, check_choice, console, err_console, user_errors
+from keiri_agent.cli.common import (
+    EXIT_FAILED,
+    JsonFlag,
+    check_choice,
+    console,
+    err_console,
+    user_errors,
+)
 from keiri_agent.cli.plan import plan_app
 from keiri_agent.errors import BlockError, ErrorCode
 
@@ -203,7 +210,7 @@ def generate(
             "（KEIRI_AGENT_LLM_FALLBACK=1 と同じ。結果にはそう明記されます）。",
         ),
     ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="結果を JSON で出力します。")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """指示と参考資料から Plan を自動生成し、検証・ドライランして保存します。"""
     from keiri_agent.config import load_settings
