@@ -115,24 +115,16 @@ class SandboxEval:
         self.last_error = error or ("; ".join(self.wrong_format) or None)
         if outcome.success:
             self.produced.update(dict.fromkeys(good))
-        self.runs.append(
-            {
-                "code": code,
-                "success": outcome.success,
-                "stdout": outcome.stdout,
-                "error": error,
-                "files": files,
-                "wrong_format": self.wrong_format,
-            }
-        )
-        text = exec_feedback(
-            success=outcome.success,
-            stdout=outcome.stdout,
-            error=error,
-            files=files,
-            wrong_format=self.wrong_format,
-            target=self.target,
-        )
+        # What is recorded of the run is also what the model is told about it.
+        result: dict[str, Any] = {
+            "success": outcome.success,
+            "stdout": outcome.stdout,
+            "error": error,
+            "files": files,
+            "wrong_format": self.wrong_format,
+        }
+        self.runs.append({"code": code, **result})
+        text = exec_feedback(**result, target=self.target)
         report = ExecOutput(
             text,
             stdout=outcome.stdout,
