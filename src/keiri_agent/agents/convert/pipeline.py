@@ -192,15 +192,9 @@ def run_convert(
             )
             state = ConvertState(request=request, source=source)
             if continuation is not None:
-                state = ConvertState(
-                    request=continuation.request,
-                    source=continuation.source,
-                    job=continuation.job,
-                    used_fallback=True,
-                    fallback_reason=continuation.fallback_reason,
-                    trigger=continuation.trigger,
-                    answers=list(continuation.answers),
-                )
+                # The paused state's fields back, its open question left out (it is answered).
+                kept = {name: value for name, value in continuation if name != "question"}
+                state = ConvertState(**kept, used_fallback=True)
             result = _invoke(state, context, run_log, expired, timeout_s)
             _keep_continuation(target, result)
             return result
@@ -280,14 +274,9 @@ def _invoke(
     final = ConvertState.model_validate(raw) if isinstance(raw, dict) else raw
     if final.question:
         assert final.job is not None  # the fallback only runs on an interpreted job
+        # A continuation is the part of the state that outlives the pause: the same fields.
         continuation = Continuation(
-            request=final.request,
-            source=final.source,
-            job=final.job,
-            fallback_reason=final.fallback_reason,
-            trigger=final.trigger,
-            answers=list(final.answers),
-            question=final.question,
+            **{name: getattr(final, name) for name in Continuation.model_fields}
         )
         return ConvertResult(
             status="waiting_input",
