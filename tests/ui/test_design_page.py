@@ -183,7 +183,9 @@ def test_generation_fills_the_editor_and_the_yaml_survives_reruns(
     assert len(page.chat_message) == 2
     assert len(llm_server.chat_requests()) == 2
     # 新しい設計 is the one way to start over.
+    assert page.file_uploader[0].key == "design_uploads_0"
     page.button(key="design_reset").click().run()
+    assert page.file_uploader[0].key == "design_uploads_1"  # a fresh, empty uploader
     assert not page.text_area(key=YAML_KEY).value
     assert not page.text_area(key=INSTRUCTION_KEY).value
     assert CHAT_KEY not in page.session_state

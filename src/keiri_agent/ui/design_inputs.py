@@ -46,7 +46,6 @@ __all__ = [
     "SEARCH_KEY",
     "TAGS_KEY",
     "TEMPLATES_KEY",
-    "UPLOADER_GENERATION_KEY",
     "YAML_KEY",
     "Documents",
     "candidates",
@@ -78,7 +77,6 @@ PAGE = "design"
     TOPK_KEY,
     CHECK_KEY,
     SAVED_KEY,
-    UPLOADER_GENERATION_KEY,
 ) = session_state.page_keys(
     PAGE,
     "instruction",
@@ -98,8 +96,6 @@ PAGE = "design"
     "topk",
     "check",
     "saved",
-    # Survives a reset: a new generation gives the uploader a new key, which empties it.
-    "uploader_generation",
 )
 T = TypeVar("T")
 DOCUMENT_TYPES = ["txt", "md", "pdf", "docx", "xlsx"]
@@ -151,12 +147,11 @@ def _mark_documents_changed() -> None:
 
 def documents_input(settings: Settings) -> Documents | None:
     """The uploaded documents, read again only when the uploader's files change."""
-    generation = int(st.session_state.get(UPLOADER_GENERATION_KEY, 0))
     uploads = st.file_uploader(
         "参考ドキュメント（任意・複数可）",
         type=DOCUMENT_TYPES,
         accept_multiple_files=True,
-        key=session_state.page_key(PAGE, f"uploads_{generation}"),
+        key=session_state.uploader_key(PAGE, "uploads"),
         on_change=_mark_documents_changed,
         help="業務の手順書や帳票の例など。テキストを抜き出して生成の参考にします。",
     )

@@ -24,11 +24,14 @@ __all__ = [
     "page_key",
     "page_keys",
     "reset",
+    "reset_with_new_uploaders",
     "restore",
+    "uploader_key",
 ]
 
 T = TypeVar("T")
 _NO_DEFAULT: Any = object()
+_UPLOADER_GENERATION = "uploader_generation"
 
 
 def page_key(page: str, name: str) -> str:
@@ -97,4 +100,23 @@ def reset(page: str, *, keep: Iterable[str] = ()) -> list[str]:
     ]
     for key in doomed:
         del st.session_state[key]
+    return doomed
+
+
+def _uploader_generation(page: str) -> int:
+    return int(st.session_state.get(page_key(page, _UPLOADER_GENERATION), 0))
+
+
+def uploader_key(page: str, name: str) -> str:
+    """The key of the page's file uploader ``name`` (``analysis_uploader_0``): it changes with
+    each :func:`reset_with_new_uploaders`, and a new key is an empty uploader."""
+    return page_key(page, f"{name}_{_uploader_generation(page)}")
+
+
+def reset_with_new_uploaders(page: str) -> list[str]:
+    """:func:`reset` the page and empty its file uploaders (they get new keys: the count of
+    resets survives the reset); returns the deleted keys."""
+    generation = _uploader_generation(page)
+    doomed = reset(page)
+    st.session_state[page_key(page, _UPLOADER_GENERATION)] = generation + 1
     return doomed

@@ -42,15 +42,12 @@ PAGE = "analysis"
     HISTORY_KEY,
     LOADED_KEY,
     RETRY_KEY,
-    UPLOADER_GENERATION_KEY,
 ) = session_state.page_keys(
     PAGE,
     "session",
     "history",
     "loaded_files",
     "retry",
-    # Survives a reset: a new generation gives the uploader a new key, which empties it.
-    "uploader_generation",
 )
 ANALYSIS_ROLES = (LLMRole.REASON, LLMRole.CODEGEN, LLMRole.REPORT)  # the agent's three models
 UPLOAD_TYPES = ["csv", "tsv", "txt", "xlsx", "xlsm", "xls"]
@@ -76,9 +73,7 @@ def _history() -> list[ChatTurn]:
 
 
 def _reset() -> None:
-    generation = int(st.session_state.get(UPLOADER_GENERATION_KEY, 0))
-    session_state.reset(PAGE)
-    st.session_state[UPLOADER_GENERATION_KEY] = generation + 1
+    session_state.reset_with_new_uploaders(PAGE)
 
 
 def _toolbar(session: AnalysisSession) -> None:
@@ -98,12 +93,11 @@ def _toolbar(session: AnalysisSession) -> None:
 
 
 def _uploads(session: AnalysisSession) -> None:
-    generation = int(st.session_state.get(UPLOADER_GENERATION_KEY, 0))
     files = st.file_uploader(
         "データファイル（CSV / TSV / Excel、複数可）",
         type=UPLOAD_TYPES,
         accept_multiple_files=True,
-        key=session_state.page_key(PAGE, f"uploader_{generation}"),
+        key=session_state.uploader_key(PAGE, "uploader"),
         help="文字コード（UTF-8・Shift_JIS・CP932 など）は自動で判定します。"
         "最初のファイルが df、すべてのファイルが dfs['名前'] として分析に使われます。",
     )

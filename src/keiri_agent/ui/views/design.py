@@ -38,7 +38,6 @@ from keiri_agent.ui.design_inputs import (
     PAGE,
     PLAN_ID_KEY,
     SAVED_KEY,
-    UPLOADER_GENERATION_KEY,
     YAML_KEY,
     candidates,
     documents_input,
@@ -221,10 +220,8 @@ def _conflicts(chat: DesignChat, registry: BlockRegistry, settings: Settings) ->
 
 
 def _reset() -> None:
-    generation = int(st.session_state.get(UPLOADER_GENERATION_KEY, 0))
     reset_fields(ANSWERS_KEY)
-    session_state.reset(PAGE)
-    st.session_state[UPLOADER_GENERATION_KEY] = generation + 1
+    session_state.reset_with_new_uploaders(PAGE)
 
 
 def render() -> None:
