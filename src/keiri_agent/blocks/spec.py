@@ -164,10 +164,15 @@ def _spec_error(path: Path, problem: str, *, details: dict[str, Any] | None = No
     )
 
 
+# libyaml's safe loader when PyYAML was built with it (its wheels are): the same documents and
+# errors as yaml.SafeLoader, about ten times faster; every CLI command reads all specs at start-up.
+_SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def load_spec_file(path: Path) -> BlockSpec:
     """Read and check one spec file (BlockError naming the file and the field otherwise)."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_SAFE_LOADER)
     except (OSError, UnicodeDecodeError) as exc:
         raise _spec_error(path, f"ファイルを読めません（{exc}）") from exc
     except yaml.YAMLError as exc:
