@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.runner import SPEC_DIR, chain_plan
+from benchmarks.plans import SPEC_DIR, chain_plan
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.plan import parse_source, validate_text
 

@@ -56,50 +56,23 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
-import yaml
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send
 
+from benchmarks.plans import SPEC_DIR, chain_plan, foreach_plan
 from keiri_agent.blocks.base import BlockContext
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.config import load_settings
 from keiri_agent.plan import PlanRunner, PlanSource, parse_source
 
-SPEC_DIR = Path(__file__).resolve().parent / "specs"  # bench.noop (benchmarks/specs/noop.py)
 CONCURRENCY = (1, 8)
 # Goals (issue 25), each checked on its case: (case key, kind, bound).
 FLOOR_GOAL = 4.0  # foreach(8) ours / floor at most this
 LANGGRAPH_GOALS = {"foreach8": 3.0, "chain": 2.0}  # LangGraph / ours at least this
 
 # --- our side -------------------------------------------------------------------------------
-
-
-def chain_plan(nodes: int) -> str:
-    graph: list[dict[str, Any]] = [{"id": "n0", "block": "bench.noop", "in": {"value": 42}}]
-    graph += [
-        {"id": f"n{i}", "block": "bench.noop", "in": {"value": f"${{n{i - 1}.value}}"}}
-        for i in range(1, nodes)
-    ]
-    return yaml.safe_dump(
-        {"apiVersion": "v1", "id": "bench_chain", "graph": graph}, sort_keys=False
-    )
-
-
-def foreach_plan(concurrency: int) -> str:
-    loop = {
-        "id": "each",
-        "type": "loop",
-        "foreach": {"input": "${vars.items}", "itemVar": "item", "max_concurrency": concurrency},
-        "body": {
-            "plan": {
-                "graph": [{"id": "work", "block": "bench.noop", "in": {"value": "${item}"}}],
-                "exports": [{"from": "work.value", "as": "result"}],
-            }
-        },
-        "out": {"collect": "result"},
-    }
-    plan = {"apiVersion": "v1", "id": "bench_foreach", "vars": {"items": []}, "graph": [loop]}
-    return yaml.safe_dump(plan, sort_keys=False)
 
 
 class Ours:

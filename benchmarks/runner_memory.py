@@ -24,8 +24,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.plans import SPEC_DIR, foreach_plan
+
 GOAL_MB = 150.0
-SPEC_DIR = Path(__file__).resolve().parent / "specs"  # bench.noop (benchmarks/specs/noop.py)
 
 
 def peak_mb() -> float:
@@ -34,25 +37,6 @@ def peak_mb() -> float:
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     raise SystemExit("/proc/self/status has no VmHWM (Linux only)")
-
-
-def foreach_plan(concurrency: int) -> str:
-    import yaml
-
-    loop = {
-        "id": "each",
-        "type": "loop",
-        "foreach": {"input": "${vars.items}", "itemVar": "item", "max_concurrency": concurrency},
-        "body": {
-            "plan": {
-                "graph": [{"id": "work", "block": "bench.noop", "in": {"value": "${item}"}}],
-                "exports": [{"from": "work.value", "as": "result"}],
-            }
-        },
-        "out": {"collect": "result"},
-    }
-    plan = {"apiVersion": "v1", "id": "bench_foreach", "vars": {"items": []}, "graph": [loop]}
-    return yaml.safe_dump(plan, sort_keys=False)
 
 
 def child(mode: str, items: int, concurrency: int, root: Path) -> dict[str, Any]:
