@@ -27,14 +27,19 @@ def chain_plan(nodes: int) -> str:
     )
 
 
-def foreach_plan(concurrency: int) -> str:
+def foreach_plan(concurrency: int, *, wait_s: float | None = None) -> str:
+    """A foreach over ``vars.items`` whose body is one ``bench.noop`` node (``bench.wait`` of
+    ``wait_s`` seconds when given)."""
+    work: dict[str, Any] = {"id": "work", "block": "bench.noop", "in": {"value": "${item}"}}
+    if wait_s is not None:
+        work = {**work, "block": "bench.wait", "in": {"value": "${item}", "seconds": wait_s}}
     loop = {
         "id": "each",
         "type": "loop",
         "foreach": {"input": "${vars.items}", "itemVar": "item", "max_concurrency": concurrency},
         "body": {
             "plan": {
-                "graph": [{"id": "work", "block": "bench.noop", "in": {"value": "${item}"}}],
+                "graph": [work],
                 "exports": [{"from": "work.value", "as": "result"}],
             }
         },

@@ -71,6 +71,7 @@ CONCURRENCY = (1, 8)
 # Goals (issue 25), each checked on its case: (case key, kind, bound).
 FLOOR_GOAL = 4.0  # foreach(8) ours / floor at most this
 LANGGRAPH_GOALS = {"foreach8": 3.0, "chain": 2.0}  # LangGraph / ours at least this
+BLOCKING_CHECK = 1.25  # a waiting body at concurrency 8: ours / LangGraph at most this
 
 # --- our side -------------------------------------------------------------------------------
 
@@ -179,9 +180,15 @@ def langgraph_chain(nodes: int) -> Any:
     return graph.compile()
 
 
-def langgraph_map() -> Any:
+def langgraph_map(wait_s: float | None = None) -> Any:
+    """The map pattern; each ``work`` waits ``wait_s`` seconds first when given."""
+
+    def waiting_work(state: WorkState) -> dict[str, Any]:
+        time.sleep(wait_s or 0.0)
+        return _work(state)
+
     graph = StateGraph(MapState)
-    graph.add_node("work", _work)
+    graph.add_node("work", _work if wait_s is None else waiting_work)
     graph.add_conditional_edges(START, _fan_out, ["work"])
     graph.add_edge("work", END)
     return graph.compile()
@@ -303,6 +310,49 @@ def build_cases(ours: Ours, floor: Floor, args: argparse.Namespace) -> list[Case
     return cases
 
 
+def blocking_check(ours: Ours, args: argparse.Namespace) -> None:
+    """Items that wait still run side by side: a foreach whose body waits (``bench.wait``).
+
+    Our foreach starts helper threads only once an item has run for ``HELP_AFTER_S`` (quick
+    items run on the loop's own thread: see ``keiri_agent.plan._run.workers.Crew``). This
+    checks the other side of that rule: a body that waits, as an LLM call does, reaches its
+    ``max_concurrency`` and takes about as long as LangGraph's map, whose 8 threads start at once.
+    """
+    n, wait_s = args.blocking_items, args.blocking_ms / 1000
+    items = list(range(n))
+    times: dict[str, float] = {}
+    for concurrency in (1, 8):
+        src = parse_source(foreach_plan(concurrency, wait_s=wait_s))
+        name = f"ours, max_concurrency {concurrency}"
+        _, took = _timed(
+            lambda s=src, c=name: ours.run(
+                c, s, {"items": items}, lambda out: out["each"]["result"] == items
+            )
+        )
+        times[name] = took
+        ours.cleanup()
+    app = langgraph_map(wait_s)
+    result, took = _timed(lambda: app.invoke({"items": items}, {"max_concurrency": 8}))
+    if sorted(result["results"]) != items:
+        raise SystemExit("blocking: LangGraph run collected the wrong results")
+    times["LangGraph, max_concurrency 8"] = took
+    ideal = n * args.blocking_ms / 8
+    print(
+        f"\nA body that waits ({n:,} items, each waiting {args.blocking_ms:g} ms; "
+        f"{ideal:,.0f} ms if 8 always wait side by side):\n"
+    )
+    print("| run | wall ms |")
+    print("|---|---:|")
+    for name, took in times.items():
+        print(f"| {name} | {took:,.0f} |")
+    ratio = times["ours, max_concurrency 8"] / times["LangGraph, max_concurrency 8"]
+    ok = ratio <= BLOCKING_CHECK
+    print(
+        f"\nCheck: ours / LangGraph at max_concurrency 8 = {ratio:.2f}x "
+        f"(<= {BLOCKING_CHECK:g}x: {'PASS' if ok else 'FAIL'})"
+    )
+
+
 PROFILE_CASES = ("chain", "foreach1", "foreach8")  # Case.key
 
 
@@ -401,6 +451,8 @@ def main() -> int:
     parser.add_argument("--chain-repeat", type=int, default=5)
     parser.add_argument("--foreach-repeat", type=int, default=3)
     parser.add_argument("--warmup-items", type=int, default=1_000)
+    parser.add_argument("--blocking-items", type=int, default=160)
+    parser.add_argument("--blocking-ms", type=float, default=20.0, help="wait of each item")
     parser.add_argument(
         "--profile",
         choices=list(PROFILE_CASES),
@@ -422,6 +474,7 @@ def main() -> int:
             for case in cases:
                 case.measure()
             print_results(cases, ours)
+            blocking_check(ours, args)
             print(f"total benchmark time {time.perf_counter() - started:.0f} s")
             if args.profile:
                 profile(next(c for c in cases if c.key == args.profile))

@@ -1,8 +1,8 @@
 """Loop and subflow nodes (seed 002 §5.2, §5.3): nested frames driven by a parent frame.
 
 - foreach: one frame per item, at most ``max_concurrency`` (or ``policy.concurrency.per_node``)
-  at a time, with threads from the run's bound (``_run.workers``); exports collected in input
-  order. Node paths inside are ``loop[i]/child``. At most ``KEIRI_PLAN_MAX_FOREACH_ITEMS`` items.
+  at a time, with threads from the run's bound, added only while items block
+  (``_run.workers.Crew``); exports collected in input order. Node paths inside are ``loop[i]/child``. At most ``KEIRI_PLAN_MAX_FOREACH_ITEMS`` items.
 - while: the condition is checked before each iteration; body nodes it references hold the
   previous iteration's outputs (null before the first). ``max_iterations`` bounds it; still
   meeting the condition at the bound is an error with ``required: true``, and otherwise a
@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import threading
 import time
 from functools import partial
@@ -39,6 +38,7 @@ from keiri_agent.plan._run.engine import (
     control_node,
     render_vars,
 )
+from keiri_agent.plan._run.workers import Crew
 
 if TYPE_CHECKING:
     from keiri_agent.plan._graph.compiled import CompiledGraph
@@ -171,35 +171,12 @@ def _foreach(
             stop.set()  # halt: start no further iterations
         return bad
 
-    # Iterations are taken in order by this thread and by up to limit - 1 helpers, each a
-    # thread of the run's bound: helpers are added while slots are free, never waited for.
-    taken = [0]  # the next index to take
-    lock = threading.Lock()
-    helpers: list[cf.Future[None]] = []
-    wanted = min(limit, len(items)) - 1
+    def item(index: int) -> None:
+        outcomes[index] = one(index)
 
-    def more_helpers() -> bool:
-        return taken[0] < len(items) and sum(not f.done() for f in helpers) < wanted
-
-    def work(top_up: bool) -> None:
-        while True:
-            with lock:
-                index = taken[0]
-                taken[0] += 1
-            if index >= len(items):
-                return
-            outcomes[index] = one(index)
-            while top_up and more_helpers():
-                helper = frame.ctx.workers.try_submit(work, False)
-                if helper is None:
-                    break
-                helpers.append(helper)
-
-    while more_helpers() and (helper := frame.ctx.workers.try_submit(work, False)):
-        helpers.append(helper)
-    work(True)
-    for helper in helpers:
-        helper.result()
+    # Iterations are taken in order by this thread and, while items block, by helpers of the
+    # run's thread bound (_run.workers.Crew).
+    Crew(frame.ctx.workers, item, len(items), limit).run()
     for index, bad in enumerate(outcomes):
         if bad is None:
             continue

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["Workers", "run_inline"]
+__all__ = ["Crew", "Workers", "run_inline"]
 
 T = TypeVar("T")
 
@@ -62,3 +63,113 @@ def run_inline(fn: Callable[..., T], /, *args: Any) -> cf.Future[T]:
     except BaseException as exc:
         future.set_exception(exc)
     return future
+
+
+# --- an elastic crew for the items of a loop -------------------------------------------------
+
+# A foreach item that has run this long is taken as blocked (an LLM call, a sleep, a
+# subprocess, I/O): only then do helper threads join. Shorter items run one after another on
+# the loop's own thread, because in CPython threads that run Python code take turns on one
+# interpreter lock: extra threads add only their hand-offs (2x the cost per item at 8 threads).
+HELP_AFTER_S = 0.01
+WATCH_EVERY_S = 0.005  # how often the watcher looks at the running items
+
+
+class Crew:
+    """Runs ``fn(0) .. fn(count - 1)``, each index taken once, in the order taken, by the
+    calling thread and by at most ``limit - 1`` helper threads of the run's bound.
+
+    Helpers are added only while every working thread is stuck in an item that has run for
+    :data:`HELP_AFTER_S` (then as many as are stuck, so a blocking loop reaches ``limit``
+    threads within a few multiples of it). A watcher thread (also one of the bound's) looks
+    every :data:`WATCH_EVERY_S`; when the bound has no thread for it, the workers look between
+    their items instead.
+    """
+
+    def __init__(
+        self,
+        workers: Workers,
+        fn: Callable[[int], object],
+        count: int,
+        limit: int,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.workers = workers
+        self.fn = fn
+        self.count = count
+        self.wanted = max(min(limit, count) - 1, 0)  # helpers at most
+        self.clock = clock
+        self.helpers: list[cf.Future[None]] = []
+        self._next = 0
+        self._take = threading.Lock()
+        self._grow = threading.Lock()
+        self._started: dict[int, float] = {}  # worker number → when its current item started
+        self._live = 1  # working threads: the caller and the helpers not yet finished
+        self._finished = threading.Event()
+        self._watched = False
+
+    def run(self) -> None:
+        """Work until every index is taken and done (helpers' exceptions re-raised)."""
+        watcher = None
+        if self.wanted:
+            watcher = self.workers.try_submit(self._watch)
+            self._watched = watcher is not None
+        try:
+            self._work(0)
+        finally:
+            self._finished.set()
+            if watcher is not None:
+                watcher.result()
+            for helper in self.helpers:  # complete: the watcher is done adding
+                helper.result()
+
+    def grow(self, *, also_stuck: int = 0) -> int:
+        """Add helpers if every working thread is stuck in a long item (``also_stuck``: threads
+        between items counted as stuck, their last item was long); how many were added."""
+        with self._grow:
+            if self._next >= self.count:
+                return 0
+            now = self.clock()
+            running = list(self._started.values())
+            stuck = also_stuck + sum(now - since >= HELP_AFTER_S for since in running)
+            if stuck < self._live:
+                return 0
+            added = 0
+            while added < stuck and len(self.helpers) < self.wanted:
+                number = len(self.helpers) + 1
+                helper = self.workers.try_submit(self._work, number)
+                if helper is None:
+                    break
+                self.helpers.append(helper)
+                with self._take:
+                    self._live += 1
+                added += 1
+            return added
+
+    def _watch(self) -> None:
+        while not self._finished.wait(WATCH_EVERY_S):
+            self.grow()
+            if self._next >= self.count or len(self.helpers) >= self.wanted:
+                return
+
+    def _work(self, number: int) -> None:
+        started = self._started
+        try:
+            while True:
+                with self._take:
+                    index = self._next
+                    if index >= self.count:
+                        return
+                    self._next = index + 1
+                started[number] = began = self.clock()
+                try:
+                    self.fn(index)
+                finally:
+                    del started[number]
+                if not self._watched and len(self.helpers) < self.wanted:
+                    self.grow(also_stuck=int(self.clock() - began >= HELP_AFTER_S))
+        finally:
+            if number:
+                with self._take:
+                    self._live -= 1
