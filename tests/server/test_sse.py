@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from keiri_agent.config import Settings
+from keiri_agent.events import RunEvent
+from keiri_agent.events.logfile import LogCursor
 from keiri_agent.events.stream import TAIL_EVENTS
 from keiri_agent.server.sse import RETRY_MS
 from keiri_agent.server.tasks import TASK_FILE
@@ -155,21 +157,27 @@ graph:
 """
 
 
-def test_readers_attaching_late_to_a_long_plan_task_get_the_whole_log_once(
-    serve: Callable[..., LiveServer], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Far more events than the task's stream keeps in memory: a late reader's start comes
-    # from the log, and it goes on with live events without a gap or a repeat.
+def _long_task(
+    serve: Callable[..., LiveServer], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, items: int
+) -> tuple[LiveServer, str]:
+    """A plan task whose foreach over ``items`` items logs about 3 events per item."""
     monkeypatch.setenv("KEIRI_BLOCK_SPEC_DIRS", str(SPEC_DIR))
     designs = tmp_path / "designs"
     designs.mkdir()
     (designs / "long_foreach.yaml").write_text(LONG_PLAN, encoding="utf-8")
     settings = make_settings(tmp_path, keiri_designs_dir=designs, keiri_run_log_fsync=False)
     live = serve(settings)
+    body = {"kind": "plan", "plan": "long_foreach", "vars": {"items": list(range(items))}}
+    return live, _start(live, body)
+
+
+def test_readers_attaching_late_to_a_long_plan_task_get_the_whole_log_once(
+    serve: Callable[..., LiveServer], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Far more events than the task's stream keeps in memory: a late reader's start comes
+    # from the log, and it goes on with live events without a gap or a repeat.
     items = 3 * TAIL_EVENTS
-    task_id = _start(
-        live, {"kind": "plan", "plan": "long_foreach", "vars": {"items": list(range(items))}}
-    )
+    live, task_id = _long_task(serve, tmp_path, monkeypatch, items)
     deadline = time.monotonic() + 300
     while live.registry.get(task_id).last_event_id < 2 * TAIL_EVENTS:
         assert time.monotonic() < deadline, "the task did not get going"
@@ -182,6 +190,31 @@ def test_readers_attaching_late_to_a_long_plan_task_get_the_whole_log_once(
     _assert_exact_log(events_of(late), lines)
     _assert_exact_log(first + events_of(rest), lines)
     assert events_of(late)[-1].json()["status"] == "success"
+
+
+def test_a_finished_long_task_is_sent_from_its_log_a_batch_at_a_time(
+    serve: Callable[..., LiveServer], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A client reading a finished task from the start: the server holds at most one batch of
+    # the log's events at a time (not the whole log) and reads every line once.
+    live, task_id = _long_task(serve, tmp_path, monkeypatch, 2 * TAIL_EVENTS)
+    assert live.wait_finished(task_id) == "success"
+    batches: list[int] = []
+    read = LogCursor.read
+
+    def counting_read(cursor: LogCursor, after_id: int, upto: int, limit: int) -> list[RunEvent]:
+        found = read(cursor, after_id, upto, limit)
+        batches.append(len(found))
+        return found
+
+    monkeypatch.setattr(LogCursor, "read", counting_read)
+    lines = _log_lines(live, task_id)
+
+    _assert_exact_log(events_of(_stream(live, task_id)), lines)
+
+    assert len(lines) > 4 * TAIL_EVENTS
+    assert max(batches) <= TAIL_EVENTS
+    assert sum(batches) == len(lines)  # every line read once
 
 
 def test_heartbeat_comments_keep_an_idle_stream_open(

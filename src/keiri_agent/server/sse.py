@@ -11,7 +11,8 @@ this themselves) or as the ``last_event_id`` query parameter (``EventSource`` ca
 headers; the header wins when both are present). The events after it are replayed from the
 task's persisted log, then live events follow from the task's stream (which itself reads from
 the log what its bounded in-memory tail no longer holds), so nothing is lost and nothing is
-sent twice. The log is read only up to the last event known to be complete.
+sent twice. The log is read only up to the last event known to be complete, once, in batches
+of ``TAIL_EVENTS`` events: a client reading a 100,000-item run costs the server one batch.
 
 A paused task keeps its stream open: a plan waiting for answers shows its ``node_waiting``
 events and the stream goes on with the continued run once answers arrive (heartbeats keep it
@@ -29,7 +30,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from itertools import islice
 from typing import Any
 
 import anyio.to_thread
@@ -37,7 +37,9 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.requests import Request
 from starlette.responses import Response
 
-from keiri_agent.events import RunEvent, replay
+from keiri_agent.events import RunEvent
+from keiri_agent.events.logfile import LogCursor
+from keiri_agent.events.stream import TAIL_EVENTS
 from keiri_agent.server.errors import ApiError
 from keiri_agent.server.tasks import Task, TaskRegistry
 
@@ -83,11 +85,12 @@ def _message(event: RunEvent) -> ServerSentEvent:
     )
 
 
-def _read_log(task: Task, after: int, upto: int) -> list[RunEvent]:
-    """Events ``after < id <= upto`` from the task's log."""
+def _logged(cursor: LogCursor, after: int, upto: int) -> list[RunEvent]:
+    """The next batch (at most ``TAIL_EVENTS``) of the events ``after < id <= upto`` from the
+    task's log; the cursor goes on where its last batch stopped."""
     # Stop at ``upto``: a line after it may still be being written by the task's thread (or,
     # after a crash, may never have been finished).
-    return list(islice(replay(task.events_path, after), max(upto - after, 0)))
+    return cursor.read(after, upto, TAIL_EVENTS)
 
 
 def _done_payload(task: Task) -> dict[str, Any]:
@@ -114,12 +117,17 @@ def _shutdown_message(task: Task) -> ServerSentEvent:
 
 async def _stream(registry: TaskRegistry, task: Task, after: int) -> AsyncIterator[ServerSentEvent]:
     last = after
+    cursor = LogCursor(task.events_path)  # a long log is read once, a batch at a time
     while True:
         live = task.events  # None unless the task is queued or running in this process
         upto = task.last_event_id  # every event up to this one is complete in the log
-        for event in await anyio.to_thread.run_sync(_read_log, task, last, upto):
-            last = event.id
-            yield _message(event)
+        while last < upto:
+            batch = await anyio.to_thread.run_sync(_logged, cursor, last, upto)
+            if not batch:
+                break
+            for event in batch:
+                last = event.id
+                yield _message(event)
         if live is not None:
             async for event in live.asubscribe(after_id=max(last, upto)):
                 last = event.id
