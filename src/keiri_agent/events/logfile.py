@@ -9,6 +9,7 @@ that attached late (or fell behind its in-memory tail) the events it missed from
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -16,7 +17,7 @@ from typing import BinaryIO
 from keiri_agent.errors import BlockError, ErrorCode, UserFile
 from keiri_agent.events.models import RunEvent, parse_event
 
-__all__ = ["LogCursor", "open_log", "read_lines"]
+__all__ = ["LogCursor", "open_log", "read_backwards", "read_lines"]
 
 
 def _bad_line(path: Path, lineno: int, reason: str) -> BlockError:
@@ -117,3 +118,39 @@ class LogCursor:
                 if event.id >= upto or len(found) >= limit:
                     break
         return found
+
+
+def read_backwards(path: Path, *, chunk: int = 1 << 16) -> Iterator[RunEvent]:
+    """The events of a log from the last one backwards, reading only as far as it is iterated
+    (the end of a long run without reading its beginning). A torn last line is left out, as
+    :func:`read_lines` does; a malformed line is an error counted from the end."""
+    with open_log(path) as handle:
+        pos = handle.seek(0, os.SEEK_END)
+        rest = b""
+        last = True  # the piece after the file's last newline: a torn tail if not empty
+        from_end = 0
+        while pos > 0:
+            size = min(chunk, pos)
+            pos -= size
+            handle.seek(pos)
+            pieces = (handle.read(size) + rest).split(b"\n")
+            rest = pieces.pop(0) if pos > 0 else b""  # may go on in the previous chunk
+            for raw in reversed(pieces):
+                torn, last = last, False
+                if not raw.strip():
+                    continue
+                from_end += 1
+                try:
+                    data = json.loads(raw.decode("utf-8"))
+                    event = parse_event(data)
+                except (UnicodeDecodeError, json.JSONDecodeError, BlockError) as exc:
+                    if torn:
+                        continue
+                    raise BlockError(
+                        f"実行ログ {path} の末尾から {from_end} 行目を読み取れません: {exc}",
+                        code=ErrorCode.INPUT_VALIDATION_FAILED,
+                        hint="ログが途中で切れているか、手で編集された可能性があります。"
+                        "該当行を確認してください。",
+                        details={"path": str(path), "line_from_end": from_end},
+                    ) from exc
+                yield event

@@ -4,7 +4,7 @@ Tables are every node output that is a list of records (or a DataFrame), newest 
 named as the plan's workbook names them (``output_names``), amounts with thousands separators;
 files are the paths in the outputs that the run wrote under the runs directory (inputs are not
 offered for download). The history lists the run logs of a plan (``runs/{plan_id}/*.jsonl``),
-newest first, read back with ``read_events``.
+newest first: each summarized from its first event and its last ``plan_complete``.
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ import streamlit as st
 
 from keiri_agent.blocks.excel.report_layout import is_amount_column
 from keiri_agent.errors import BlockError
-from keiri_agent.events.models import PlanComplete, PlanStart, RunEvent, summarize_value
-from keiri_agent.events.runlog import list_runs, read_events
+from keiri_agent.events.logfile import open_log, read_backwards, read_lines
+from keiri_agent.events.models import PlanComplete, PlanStart, summarize_value
+from keiri_agent.events.runlog import list_runs
 from keiri_agent.plan import STATUS_LABELS
 from keiri_agent.ui.output_names import OutputNames
 from keiri_agent.ui.report_view import render_downloads
@@ -28,7 +29,6 @@ from keiri_agent.ui.run_view import Outcome
 __all__ = [
     "HISTORY_LIMIT",
     "amount_columns",
-    "node_rows",
     "output_files",
     "output_tables",
     "render_history",
@@ -39,13 +39,6 @@ __all__ = [
 HISTORY_LIMIT: Final = 20
 IMAGE_SUFFIXES: Final = frozenset({".png", ".jpg", ".jpeg", ".svg", ".gif"})
 MAX_WALK: Final = 50_000  # values looked at when searching outputs for written files
-_STATES: Final = {
-    "node_start": "実行中",
-    "node_complete": "完了",
-    "node_skipped": "スキップ",
-    "node_waiting": "入力待ち",
-    "node_error": "エラー",
-}
 
 
 def run_kind(outcome: Outcome | None = None, start: PlanStart | None = None) -> str:
@@ -57,28 +50,6 @@ def run_kind(outcome: Outcome | None = None, start: PlanStart | None = None) -> 
     if resume_of:
         return f"再開（元: {resume_of}）"
     return "実行"
-
-
-def node_rows(events: list[RunEvent]) -> list[dict[str, Any]]:
-    """One row per node of a run: block, state, duration (from its events)."""
-    rows: dict[str, dict[str, Any]] = {}
-    for event in events:
-        if event.node_id is None or event.event not in _STATES:
-            continue
-        row = rows.setdefault(
-            event.node_id, {"ノード": event.node_id, "ブロック": "", "状態": "", "時間(ms)": None}
-        )
-        data = event.model_dump()
-        if event.event == "node_start":
-            row["ブロック"] = data.get("block") or ""
-        state = _STATES[event.event]
-        if event.event == "node_complete":
-            row["時間(ms)"] = round(float(data.get("duration_ms") or 0.0))
-            state = "再利用" if data.get("reused") else state
-        if event.event == "node_error" and data.get("will_retry"):
-            state = "再試行"
-        row["状態"] = state
-    return list(rows.values())
 
 
 def output_tables(
@@ -174,12 +145,14 @@ def render_outputs(
 
 
 def _summary(log: Path) -> dict[str, Any]:
+    # The first event and the last plan_complete: a long run's log is not read whole.
     try:
-        events = read_events(log)
+        with open_log(log) as handle:
+            first = next(read_lines(handle, log), None)
+        start = first if isinstance(first, PlanStart) else None
+        end = next((e for e in read_backwards(log) if isinstance(e, PlanComplete)), None)
     except BlockError as exc:
         return {"開始": "", "状態": f"読めません: {exc.message}", "種類": "", "実行 ID": log.stem}
-    start = next((e for e in events if isinstance(e, PlanStart)), None)
-    end = next((e for e in reversed(events) if isinstance(e, PlanComplete)), None)
     status = STATUS_LABELS.get(end.status, end.status) if end else "実行中または中断"
     return {
         "開始": start.timestamp.astimezone().strftime("%Y-%m-%d %H:%M:%S") if start else "",

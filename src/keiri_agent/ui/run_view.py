@@ -26,8 +26,8 @@ from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError
 from keiri_agent.events.follow import LogFollower
 from keiri_agent.events.logfile import open_log, read_lines
-from keiri_agent.events.models import NodeStart, PlanStart, RunEvent
-from keiri_agent.events.runlog import find_run_log, read_events
+from keiri_agent.events.models import PlanStart, RunEvent
+from keiri_agent.events.runlog import find_run_log
 from keiri_agent.plan import (
     BlockNode,
     Plan,
@@ -40,6 +40,7 @@ from keiri_agent.plan import (
     session_key,
 )
 from keiri_agent.ui.fields import WIDGET_PREFIX, render_fields, session_mapping
+from keiri_agent.ui.run_digest import LiveLines
 
 __all__ = [
     "INPUT_BLOCK",
@@ -104,11 +105,11 @@ def ui_nodes(plan: Plan, registry: BlockRegistry) -> list[UINode]:
 def waiting_nodes(
     plan_id: str,
     waiting: Sequence[Mapping[str, Any]],
-    events: Sequence[RunEvent],
+    blocks: Mapping[str, str],
     registry: BlockRegistry,
 ) -> list[UINode]:
-    """The nodes a paused run waits for, with the requirements the run rendered."""
-    blocks = {e.node_id: e.block for e in events if isinstance(e, NodeStart) and e.block}
+    """The nodes a paused run waits for, with the requirements the run rendered (``blocks``:
+    the block of each waiting node, from its node_start)."""
     nodes = []
     for item in waiting:
         node_id = str(item["node_id"])
@@ -198,12 +199,6 @@ class Outcome:
     duration_ms: float = 0.0
     resume_of: str | None = None
     rerun_from: str | None = None
-
-    def events(self) -> list[RunEvent]:
-        """The run's events, read from its log when asked (the page keeps none in memory)."""
-        if self.log_path is None or not self.log_path.is_file():
-            return []
-        return read_events(self.log_path)
 
     @classmethod
     def from_result(cls, result: RunResult) -> Outcome:
@@ -310,17 +305,19 @@ def execute(start: Start, settings: Settings, *, plan_id: str, total_nodes: int)
     with live.container():
         bar = st.progress(0.0, text="開始しています…")
         with st.status("実行しています…", expanded=True):
+            lines = LiveLines(st.empty())
             worker = threading.Thread(target=work, name="keiri-run-page", daemon=True)
             worker.start()
             for event in events:
                 line = describe_event(event)
                 if line is not None:
-                    st.text(line)
+                    lines.add(line)
                 top = event.node_id is not None and "/" not in event.node_id
                 if top and (event.event in _FINISHED_EVENTS or _final_error(event)):
                     finished.add(str(event.node_id))
                     done = min(len(finished) / max(total_nodes, 1), 1.0)
                     bar.progress(done, text=f"{len(finished)} / {total_nodes} ノード")
+            lines.draw()
             worker.join()
     live.empty()
     if "error" in box:

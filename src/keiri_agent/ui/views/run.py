@@ -33,7 +33,6 @@ from keiri_agent.plan import (
     Plan,
     PlanRunner,
     RunResult,
-    describe_event,
     load_config,
     load_source,
     load_yaml,
@@ -43,7 +42,8 @@ from keiri_agent.ui import session_state
 from keiri_agent.ui.error_view import render_error
 from keiri_agent.ui.llm_notice import llm_problem
 from keiri_agent.ui.output_names import output_names
-from keiri_agent.ui.run_outputs import node_rows, render_history, render_outputs, run_kind
+from keiri_agent.ui.run_digest import MAX_NESTED_ROWS, digest
+from keiri_agent.ui.run_outputs import render_history, render_outputs, run_kind
 from keiri_agent.ui.run_view import (
     Outcome,
     collect_answers,
@@ -232,9 +232,10 @@ def _render_outcome(
             )
         elif outcome.run_id:
             st.caption("入力や Plan を直してから「実行」を押してください。")
-    events = outcome.events()
+    waiting = [str(w["node_id"]) for w in outcome.waiting]
+    seen = digest(outcome.log_path, waiting=waiting)  # one pass over the log, bounded memory
     if outcome.status == "waiting_input" and outcome.run_id:
-        for node in waiting_nodes(plan.id, outcome.waiting, events, registry):
+        for node in waiting_nodes(plan.id, outcome.waiting, seen.blocks, registry):
             with st.container(border=True):
                 render_ui_node(node)
         if st.button(
@@ -245,12 +246,19 @@ def _render_outcome(
         ):
             st.session_state[PENDING_KEY] = ("resume", outcome.run_id)
             st.rerun()
-    rows = node_rows(events)
-    if rows:
+    if seen.rows:
         with st.expander("ノードの状態と経過", expanded=outcome.status != "success"):
-            st.dataframe(rows, hide_index=True)
-            lines = [line for line in map(describe_event, events) if line is not None]
-            st.code("\n".join(lines), language="text")
+            st.dataframe(seen.rows, hide_index=True)
+            if seen.truncated:
+                st.caption(
+                    f"ループ・サブフローの中のノードは最初の {MAX_NESTED_ROWS:,} 件（とエラーに"
+                    "なったもの）だけを表に出しています。全件は実行ログにあります。"
+                )
+            if seen.total_lines > len(seen.lines):
+                st.caption(
+                    f"経過は全 {seen.total_lines:,} 行のうち最後の {len(seen.lines):,} 行です。"
+                )
+            st.code("\n".join(seen.lines), language="text")
     render_outputs(
         outcome,
         runs_dir=settings.keiri_runs_dir,

@@ -1,0 +1,140 @@
+"""What the 実行 page shows of a run's events, in memory that does not grow with the run.
+
+A run of a 100,000-item loop logs about 300,000 events. The page reads its log once, event by
+event (:func:`digest`), and keeps only what it shows: one row per top-level node, at most
+:data:`MAX_NESTED_ROWS` rows of nodes inside loops and subflows (every failed one among them
+first), the last :data:`MAX_LINES` progress lines, and the blocks of the nodes a paused run
+waits for. While a run lasts, :class:`LiveLines` shows its newest lines in one element.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from keiri_agent.events.models import NodeStart, RunEvent
+from keiri_agent.events.runlog import replay
+from keiri_agent.plan import describe_event
+
+__all__ = ["MAX_LINES", "MAX_NESTED_ROWS", "LiveLines", "RunDigest", "digest"]
+
+MAX_LINES: Final = 2_000  # progress lines kept after a run (the newest)
+MAX_NESTED_ROWS: Final = 1_000  # rows of nodes inside loops and subflows (failed ones first)
+LIVE_LINES: Final = 40  # lines shown while a run lasts
+LIVE_EVERY_S: Final = 0.2  # how often the live lines are redrawn
+_STATES: Final = {
+    "node_start": "実行中",
+    "node_complete": "完了",
+    "node_skipped": "スキップ",
+    "node_waiting": "入力待ち",
+    "node_error": "エラー",
+}
+
+
+def _nested(node_id: str) -> bool:
+    return "/" in node_id or "[" in node_id
+
+
+@dataclass
+class RunDigest:
+    """The node table, the newest progress lines and the waiting nodes' blocks of one run."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    truncated: bool = False  # nodes inside loops and subflows were left out of ``rows``
+    lines: list[str] = field(default_factory=list)
+    total_lines: int = 0
+    blocks: dict[str, str] = field(default_factory=dict)  # waiting node → its block
+
+
+class _Rows:
+    """Node rows built event by event: every top-level node, a bounded number of nested ones."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, dict[str, Any]] = {}
+        self.nested = 0
+        self.truncated = False  # some nested nodes were left out
+
+    def add(self, event: RunEvent) -> None:
+        node_id = event.node_id
+        if node_id is None or event.event not in _STATES:
+            return
+        row = self.rows.get(node_id)
+        if row is None:
+            if _nested(node_id) and not self._room(failed=event.event == "node_error"):
+                return
+            row = self.rows[node_id] = {
+                "ノード": node_id,
+                "ブロック": "",
+                "状態": "",
+                "時間(ms)": None,
+            }
+        data = event.model_dump()
+        if event.event == "node_start":
+            row["ブロック"] = data.get("block") or ""
+        state = _STATES[event.event]
+        if event.event == "node_complete":
+            row["時間(ms)"] = round(float(data.get("duration_ms") or 0.0))
+            state = "再利用" if data.get("reused") else state
+        if event.event == "node_error" and data.get("will_retry"):
+            state = "再試行"
+        row["状態"] = state
+
+    def _room(self, *, failed: bool) -> bool:
+        """Whether a new nested row may be added: up to the bound, a failed node up to twice it."""
+        if self.nested < (2 * MAX_NESTED_ROWS if failed else MAX_NESTED_ROWS):
+            self.nested += 1
+            return True
+        self.truncated = True
+        return False
+
+
+def digest(log_path: Path | None, *, waiting: Iterable[str] = ()) -> RunDigest:
+    """Read a run's log once; ``waiting``: the nodes whose block the page needs."""
+    found = RunDigest()
+    if log_path is None or not log_path.is_file():
+        return found
+    wanted = set(waiting)
+    rows = _Rows()
+    lines: deque[str] = deque(maxlen=MAX_LINES)
+    for event in replay(log_path):
+        rows.add(event)
+        line = describe_event(event)
+        if line is not None:
+            lines.append(line)
+            found.total_lines += 1
+        if isinstance(event, NodeStart) and event.node_id in wanted and event.block:
+            found.blocks[event.node_id] = event.block
+    found.rows = list(rows.rows.values())
+    found.truncated = rows.truncated
+    found.lines = list(lines)
+    return found
+
+
+class LiveLines:
+    """The newest progress lines of a running run, redrawn in one element at most every
+    :data:`LIVE_EVERY_S` (a long run would otherwise add one element per event to the page)."""
+
+    def __init__(self, placeholder: Any) -> None:
+        self.placeholder = placeholder
+        self.lines: deque[str] = deque(maxlen=LIVE_LINES)
+        self.total = 0
+        self._drawn = 0.0
+
+    def add(self, line: str) -> None:
+        self.lines.append(line)
+        self.total += 1
+        now = time.monotonic()
+        if now - self._drawn >= LIVE_EVERY_S:
+            self.draw()
+            self._drawn = now
+
+    def draw(self) -> None:
+        if not self.lines:
+            return
+        skipped = self.total - len(self.lines)
+        head = [f"…（前の {skipped:,} 行は省略）"] if skipped else []
+        self.placeholder.code("\n".join([*head, *self.lines]), language="text")
