@@ -121,15 +121,24 @@ class TaskStore:
                 yield self.load(task_id)
 
 
+COUNT_BLOCK = 1 << 20
+
+
 def complete_lines(path: Path) -> int:
     """The number of whole lines in a log; a line a killed process left half-written is cut
     off, so that the next event starts on a line of its own."""
     try:
-        data = path.read_bytes()
+        file = path.open("r+b")
     except FileNotFoundError:
         return 0
-    end = data.rfind(b"\n") + 1
-    if end < len(data):
-        with path.open("r+b") as file:
+    with file:  # read in blocks: a long run's log is never held whole
+        lines = end = offset = 0
+        while block := file.read(COUNT_BLOCK):
+            found = block.count(b"\n")
+            if found:
+                lines += found
+                end = offset + block.rfind(b"\n") + 1
+            offset += len(block)
+        if end < offset:
             file.truncate(end)
-    return data.count(b"\n")
+    return lines
