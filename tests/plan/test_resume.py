@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from keiri_agent.errors import BlockError
-from keiri_agent.events import read_events
+from keiri_agent.events import RunEvent, read_events
 from keiri_agent.plan import PlanRunner, RunResult
 
 WritePlan = Callable[[str, str], Path]
@@ -217,3 +219,48 @@ graph:
     assert executed(again) == ["n"]
     assert again.outputs["many"]["count"] == 2000
     assert len(again.outputs["many"]["items"]) == 2000
+
+
+@pytest.mark.parametrize("how", ["resume", "rerun"])
+def test_a_resumed_or_rerun_run_can_be_cancelled(
+    runner: PlanRunner, write_plan: WritePlan, how: str
+) -> None:
+    plan = write_plan(
+        "ask_then_wait",
+        f"""
+id: ask_then_wait
+graph:
+  - {ASK}
+  - {{id: long, block: test.sleep, in: {{seconds: 120, value: "${{ask.collected_data}}"}}}}
+  - {{id: after, block: test.add, in: {{a: 1}}, when: "${{long.value}} != null"}}
+""",
+    )
+    first = runner.run(plan)
+    assert first.status == "waiting_input"
+    cancel = threading.Event()
+
+    def cancel_once_long_runs(event: RunEvent) -> None:
+        if event.event == "node_start" and event.node_id == "long":
+            cancel.set()
+
+    started = time.monotonic()
+    answers = {"ask": {"amount": 5}}
+    if how == "resume":
+        result = runner.resume(
+            first.run_id, answers=answers, on_event=cancel_once_long_runs, cancel=cancel
+        )
+    else:
+        result = runner.rerun(
+            first.run_id, "ask", answers=answers, on_event=cancel_once_long_runs, cancel=cancel
+        )
+
+    assert time.monotonic() - started < 60  # the cancel, not the block's 120 s
+    assert result.status == "cancelled"
+    assert result.error is not None
+    assert result.error.code == "CANCELLED"
+    assert "long" in executed(result)
+    assert "after" not in executed(result)
+    assert result.log_path is not None
+    end = read_events(result.log_path)[-1]
+    assert end.event == "plan_complete"
+    assert end.status == "cancelled"  # type: ignore[attr-defined]

@@ -6,12 +6,14 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import psutil
 import pytest
 
 from keiri_agent.config import Settings
-from tests.server.conftest import LiveServer
+from tests.plan.blockkit import SPEC_DIR
+from tests.server.conftest import LiveServer, make_settings
 from tests.support import ScriptedLLMServer
 
 PLAN_TASK = {"kind": "plan", "plan": "duplicate_invoice_check"}
@@ -236,3 +238,43 @@ def test_a_plan_run_without_answers_waits_for_input(
     assert fields == {"invoice_list": "file", "sheet": "text"}
     events = live.registry.get(task_id).events_path.read_text(encoding="utf-8")
     assert '"event": "node_waiting"' in events
+
+
+ASK_THEN_WAIT = """
+id: ask_then_wait
+graph:
+  - {id: ask, block: ui.interactive_input, in: {mode: collect, message: 金額を入力, requirements: [{id: amount, type: number, label: 金額}]}}
+  - {id: long, block: test.sleep, in: {seconds: 300, value: "${ask.collected_data}"}}
+"""
+
+
+def test_a_plan_continued_with_answers_can_be_cancelled(
+    serve: Callable[..., LiveServer], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KEIRI_BLOCK_SPEC_DIRS", str(SPEC_DIR))
+    designs = tmp_path / "designs"
+    designs.mkdir()
+    (designs / "ask_then_wait.yaml").write_text(ASK_THEN_WAIT, encoding="utf-8")
+    live = serve(make_settings(tmp_path, keiri_designs_dir=designs))
+    with live.client() as client:
+        task_id = client.post("/agent/run", json={"kind": "plan", "plan": "ask_then_wait"}).json()[
+            "task_id"
+        ]
+        assert live.wait_finished(task_id) == "waiting_input"
+        answered = client.post(
+            f"/agent/tasks/{task_id}/answers", json={"answers": {"ask": {"amount": 5}}}
+        )
+        assert answered.status_code == 202, answered.text
+        deadline = time.monotonic() + 120
+        log = live.registry.get(task_id).events_path
+        while '"node_id": "long"' not in log.read_text(encoding="utf-8"):  # the long node runs
+            assert time.monotonic() < deadline, live.registry.get(task_id)
+            time.sleep(0.05)
+        started = time.monotonic()
+        cancelled = client.post(f"/agent/tasks/{task_id}/cancel")
+        assert cancelled.status_code == 202, cancelled.text
+        assert live.wait_finished(task_id, timeout=120) == "cancelled"
+        task = client.get(f"/agent/tasks/{task_id}").json()
+    assert time.monotonic() - started < 120  # the cancel, not the node's 300 s
+    assert task["error"]["code"] == "CANCELLED"
+    assert task["details"]["plan_status"] == "cancelled"

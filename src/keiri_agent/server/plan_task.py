@@ -203,7 +203,7 @@ def _resume_plan(run_id: str, answers: Mapping[str, Any], job: Job) -> Outcome:
     job.log(f"実行 {run_id} を再開します（終わったノードは再利用します）。")
     progress = _PlanProgress(job, 0)
     with PlanRunner(settings=job.settings) as runner:
-        result = runner.resume(run_id, answers=answers, on_event=progress.relay)
+        result = runner.resume(run_id, answers=answers, on_event=progress.relay, cancel=job.cancel)
     assert result.log_path is not None
     snapshot = OutputStore(result.log_path).dir / "plan.yaml"
     raw = load_source(snapshot).raw if snapshot.is_file() else {}

@@ -259,8 +259,10 @@ class PlanRunner:
         *,
         answers: InputProvider | Path | str | Mapping[str, Any] | None = None,
         on_event: Callable[[RunEvent], None] | None = None,
+        cancel: threading.Event | None = None,
     ) -> RunResult:
-        """Continue a paused (or failed) run: finished nodes are reused, the rest run."""
+        """Continue a paused (or failed) run: finished nodes are reused, the rest run.
+        ``cancel``: stops the continued run, as for :meth:`run`."""
         record = load_run(find_run(run, self.runs_dir))
         source = self._snapshot(record.plan_file, record.run_id)
         return self.run(
@@ -268,6 +270,7 @@ class PlanRunner:
             vars=record.exact_vars(),
             answers=answers,
             on_event=on_event,
+            cancel=cancel,
             _reuse=record.completed,
             _replace=recover_outputs(record, lambda path: path not in record.completed),
             _resume_of=record.run_id,
@@ -281,8 +284,10 @@ class PlanRunner:
         answers: InputProvider | Path | str | Mapping[str, Any] | None = None,
         plan: Path | str | None = None,
         on_event: Callable[[RunEvent], None] | None = None,
+        cancel: threading.Event | None = None,
     ) -> RunResult:
-        """Run again from ``from_node``: it and everything downstream run, upstream is reused."""
+        """Run again from ``from_node``: it and everything downstream run, upstream is reused.
+        ``cancel``: stops the new run, as for :meth:`run`."""
         record = load_run(find_run(run, self.runs_dir))
         if from_node not in record.seen:
             raise BlockError(
@@ -300,6 +305,7 @@ class PlanRunner:
             vars=record.exact_vars(),
             answers=answers,
             on_event=on_event,
+            cancel=cancel,
             _reuse=reuse,
             _replace=recover_outputs(record, lambda path: path not in reuse),
             _rerun_from=from_node,
