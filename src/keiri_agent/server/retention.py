@@ -86,6 +86,10 @@ def _run_refs(log_path: Path) -> tuple[str | None, set[str]]:
     try:
         with log_path.open(encoding="utf-8") as lines:
             for line in lines:
+                # Only the lines that can name a run or a stored output are parsed: a long
+                # run's log has hundreds of thousands of others, read every hour.
+                if run_id is not None and '"outputs_file"' not in line:
+                    continue
                 try:
                     event = json.loads(line)
                 except ValueError:
