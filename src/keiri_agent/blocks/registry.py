@@ -27,6 +27,7 @@ __all__ = ["BUILTIN_SPEC_DIR", "BlockRegistry", "default_registry"]
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # .../keiri_agent
 BUILTIN_SPEC_DIR = PACKAGE_ROOT / "block_specs"
+_FOUND_LIMIT = 1024
 
 
 class BlockRegistry:
@@ -36,6 +37,7 @@ class BlockRegistry:
         self._specs: dict[str, dict[SemVer, BlockSpec]] = {}
         self._roots: dict[str, Path] = {}  # spec.source → the spec dir it was found under
         self._blocks: dict[str, Block] = {}
+        self._found: dict[str, BlockSpec | None] = {}  # find()'s answers until the next add()
         self._lock = threading.Lock()
         dirs = ([BUILTIN_SPEC_DIR] if builtin else []) + [Path(d) for d in spec_dirs]
         for directory in dirs:
@@ -73,6 +75,7 @@ class BlockRegistry:
                 files=[existing.source, spec.source],
             )
         versions[spec.semver] = spec
+        self._found = {}
         if root is not None and spec.source:
             self._roots[spec.source] = root
 
@@ -83,6 +86,15 @@ class BlockRegistry:
 
     def find(self, ref: str) -> BlockSpec | None:
         """The spec for ``id`` (latest), ``id@1.2.3`` (exact) or ``id@1`` / ``id@1.2`` (pin)."""
+        answers = self._found  # add() replaces the dict, never empties this one
+        if ref in answers:
+            return answers[ref]
+        if len(answers) >= _FOUND_LIMIT:  # refs come from plans: keep it bounded
+            answers = self._found = {}
+        found = answers[ref] = self._find(ref)
+        return found
+
+    def _find(self, ref: str) -> BlockSpec | None:
         block_id, version = split_block_ref(ref)
         versions = self._specs.get(block_id)
         if not versions:

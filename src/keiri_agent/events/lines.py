@@ -33,6 +33,8 @@ from keiri_agent.events.redact import Redactor
 __all__ = ["Encoded", "encode", "head"]
 
 HEAD = ("id", "event", "run_id", "timestamp")
+# json.dumps(value, ensure_ascii=False) without building an encoder per call (same text).
+_to_json = json.JSONEncoder(ensure_ascii=False).encode
 
 
 # How the fast path checks a field (anything else goes to the model's validation).
@@ -114,7 +116,7 @@ class Encoded:
     def __init__(self, model: type[RunEvent], body: dict[str, Any]) -> None:
         self.model = model
         self.body = body  # the fields after the head, as logged (None left out)
-        text = json.dumps(body, ensure_ascii=False)
+        text = _to_json(body)
         self.text = ", " + text[1:] if body else "}"
 
     def line(self, event_id: int, head: str, timestamp: datetime) -> str:

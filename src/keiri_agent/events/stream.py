@@ -28,6 +28,7 @@ from keiri_agent.events.redact import Redactor
 # A node_complete is made durable by its emitter (the plan runner's rule: _run.engine), or by
 # the next of these: every fsync covers all the lines written before it.
 DURABLE_EVENTS = frozenset({"plan_start", "node_waiting", "file_write", "plan_complete"})
+_RESERVED = frozenset({"id", "event", "run_id", "timestamp"})  # set by emit() itself
 # Events a stream with a log keeps in memory for readers just behind the newest one; older ones
 # are read back from the log (a long run's memory does not grow with its events).
 TAIL_EVENTS = 1024
@@ -198,6 +199,7 @@ class EventStream:
         self._tail: deque[RunEvent] = deque(maxlen=max(tail, 1) if sink is not None else None)
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
+        self._sleepers = 0  # threads waiting on _cond (subscribe): only they need a notify
         self._waiters: set[_AsyncWaiter] = set()
         self._listeners: list[Callable[[RunEvent], None]] = []
         self._closed = False
@@ -218,16 +220,15 @@ class EventStream:
 
     def emit(self, kind: EventType | str, /, **fields: Any) -> RunEvent:
         """Build, number, log and publish one event; returns the typed event."""
-        reserved = {"id", "event", "run_id", "timestamp"} & fields.keys()
-        if reserved:
-            raise TypeError(f"emit() sets {sorted(reserved)} itself")
+        if not _RESERVED.isdisjoint(fields):
+            raise TypeError(f"emit() sets {sorted(_RESERVED & fields.keys())} itself")
         name = str(kind)
         # Checked, summarized, masked and turned into JSON outside the lock (events.lines).
         encoded = encode(name, fields, self.redactor, run_id=self.run_id, now=_now)
         prefix = self._heads.get(name)
         if prefix is None:
             prefix = self._heads[name] = head(name, self.run_id)
-        with self._cond:
+        with self._lock:  # the lock of self._cond
             if self._closed:
                 raise BlockError(
                     f"実行 {self.run_id} のイベントストリームは既に閉じられています"
@@ -269,7 +270,8 @@ class EventStream:
         self._listeners.append(listener)
 
     def _notify(self) -> None:
-        self._cond.notify_all()
+        if self._sleepers:
+            self._cond.notify_all()
         for waiter in self._waiters:
             waiter.wake()
 
@@ -324,7 +326,11 @@ class EventStream:
         pos, cursor = after_id, None
         while True:
             with self._cond:
-                self._cond.wait_for(partial(self._has_news, pos), timeout=timeout)
+                self._sleepers += 1
+                try:
+                    self._cond.wait_for(partial(self._has_news, pos), timeout=timeout)
+                finally:
+                    self._sleepers -= 1
             batch, cursor = self._next_batch(pos, cursor)
             if not batch:  # woken with nothing new: closed and drained, or timed out
                 return

@@ -44,6 +44,18 @@ class Binding:
             return {key: item.render(resolve) for key, item in self.value.items()}
         return [item.render(resolve) for item in self.value]
 
+    def roots(self) -> set[str]:
+        """The root of every reference in the value (``n1`` of ``${n1.value}``, ``vars``...)."""
+        if self.kind == "ref":
+            return {self.value.root}
+        if self.kind == "text":
+            return {p.root for p in self.value if isinstance(p, Reference)}
+        if self.kind == "dict":
+            return set().union(*(item.roots() for item in self.value.values()))
+        if self.kind == "list":
+            return set().union(*(item.roots() for item in self.value))
+        return set()
+
 
 def compile_binding(value: Any) -> Binding:
     """Parse every ``${...}`` in ``value`` (raises the reference's BlockError when malformed)."""

@@ -19,6 +19,7 @@ import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sized
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import lru_cache
 from itertools import islice
 from typing import Any, Final, NoReturn
 
@@ -47,6 +48,11 @@ _SEGMENT = re.compile(r"[\w-]+")
 _INDEX = re.compile(r"[0-9]+")  # ASCII only: "１２" or "²" stay keys
 _MAX_KEYS_IN_HINT: Final = 20
 _EXCERPT_WIDTH: Final = 60
+# A run reads each ``${...}`` string several times (validation, compiling the graph, the dry
+# run, the design tools): strings up to this length are split once and the parts kept (a
+# bounded LRU; Reference is immutable and callers get a new list).
+_CACHED_CHARS: Final = 256
+_CACHED_STRINGS: Final = 4096
 
 Segment = str | int
 Location = tuple[Segment, ...]
@@ -163,6 +169,17 @@ def parse_reference_at(text: str, start: int) -> Reference:
 
 def split_template(text: str) -> list[str | Reference]:
     """Split ``text`` into literal pieces (with ``$${`` already unescaped) and references."""
+    if len(text) <= _CACHED_CHARS:
+        return list(_split_cached(text))
+    return _split(text)
+
+
+@lru_cache(maxsize=_CACHED_STRINGS)
+def _split_cached(text: str) -> tuple[str | Reference, ...]:
+    return tuple(_split(text))  # a malformed string raises each time (errors are not kept)
+
+
+def _split(text: str) -> list[str | Reference]:
     parts: list[str | Reference] = []
     literal: list[str] = []
     pos = 0

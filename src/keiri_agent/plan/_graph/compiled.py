@@ -103,9 +103,10 @@ def compile_graph(graph: list[AnyNode], exports: Sequence[Export] = ()) -> Compi
         for n in graph
         if isinstance(n, LoopNode) and n.while_ is not None
     }
+    bindings = {n.id: compile_binding(_bound_value(n)) for n in graph}
     roots: dict[str, set[str]] = {}  # node id → every root it references (its body's included)
     for n in graph:
-        found = _value_roots(_bound_value(n))
+        found = bindings[n.id].roots()
         for parsed in (conditions.get(n.id), loop_conditions.get(n.id)):
             found |= {r.root for r in parsed.references} if parsed is not None else set()
         roots[n.id] = found | (bodies[n.id].roots if n.id in bodies else set())
@@ -147,7 +148,7 @@ def compile_graph(graph: list[AnyNode], exports: Sequence[Export] = ()) -> Compi
         bodies=bodies,
         conditions=conditions,
         loop_conditions=loop_conditions,
-        bindings={n.id: compile_binding(_bound_value(n)) for n in graph},
+        bindings=bindings,
         exports=[(e.as_, _export_ref(e)) for e in exports],
         roots=set().union(*roots.values()),
         starts=tuple(n for n in order if not deps[n]),

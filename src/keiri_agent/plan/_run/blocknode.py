@@ -30,7 +30,9 @@ def _cached(frame: Frame, key: tuple[str, str], make: Callable[[], Any]) -> Any:
 
 
 def _spec(frame: Frame, node: BlockNode) -> BlockSpec:
-    spec: BlockSpec = _cached(frame, ("spec", node.id), lambda: frame.ctx.registry.get(node.block))
+    spec: BlockSpec = _cached(
+        frame, ("spec", node.block), lambda: frame.ctx.registry.get(node.block)
+    )
     return spec
 
 

@@ -133,7 +133,10 @@ class Frame:
         self.values = values
         self.prefix = prefix
         self.sub_run_id = sub_run_id
-        self.events: EventEmitter = TaggedEmitter(ctx.events, sub_run_id)
+        # A subflow's events carry its run id; the plan's own go straight to the stream.
+        self.events: EventEmitter = (
+            ctx.events if sub_run_id is None else TaggedEmitter(ctx.events, sub_run_id)
+        )
 
     # --- references --------------------------------------------------------------------------
 

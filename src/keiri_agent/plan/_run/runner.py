@@ -144,7 +144,8 @@ class PlanRunner:
             subflows=subflows,
         )
         report.raise_if_invalid(getattr(source.raw, "get", lambda _k: None)("id"))
-        model = Plan.model_validate(source.raw)
+        model: Plan = report.plan  # a valid report holds the plan it checked
+        assert isinstance(model, Plan)
         unknown = sorted(set(vars or {}) - set(model.vars))
         if unknown:
             raise BlockError(

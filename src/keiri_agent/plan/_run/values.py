@@ -25,6 +25,8 @@ __all__ = ["INLINE_LIMIT_BYTES", "NotPersistable", "OutputStore", "fsync_path"]
 
 INLINE_LIMIT_BYTES = 4096  # bigger outputs go to a file so log lines stay readable
 _SAFE = re.compile(r"[^A-Za-z0-9_.\-]+")
+# json.dumps(value, ensure_ascii=False) without building an encoder per call (same text).
+_to_json = json.JSONEncoder(ensure_ascii=False).encode
 
 
 class NotPersistable(Exception):  # noqa: N818 - an answer, not a failure
@@ -59,7 +61,7 @@ class OutputStore:
     ) -> tuple[dict[str, Any] | None, str | None]:
         """``(stored, outputs_file)`` for a node_complete event; NotPersistable if impossible."""
         if _is_plain(dict(outputs)):
-            text = json.dumps(outputs, ensure_ascii=False)
+            text = _to_json(outputs)
             if len(text.encode("utf-8")) <= INLINE_LIMIT_BYTES:
                 return dict(outputs), None
         folder = self.dir / _SAFE.sub("_", node_path.replace("/", "__"))

@@ -194,6 +194,8 @@ def validate_source(
     plan, dropped, index_map = _parse_plan(source, report)
     if plan is None:
         return report
+    if not dropped and report.valid:  # the whole plan parsed: it is the model a run uses
+        report._plan = plan
     settings = None
     if designs_dir is None or config is None:
         settings = load_settings()
