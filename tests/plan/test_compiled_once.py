@@ -18,6 +18,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+import yaml
+
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.plan import Plan, PlanRunner, dry_run, parse_source
 from keiri_agent.plan._dsl import expr_parse, refs
@@ -78,6 +80,7 @@ def _parser_calls(registry: BlockRegistry, tmp_path: Path, count: int) -> Counte
     plan.write_text(PLAN.format(count=count), encoding="utf-8")
     counts: Counter[str] = Counter()
     runs = tmp_path / "runs"
+    refs._split_cached.cache_clear()  # each run starts with no text split yet
     with (
         counting(counts),
         PlanRunner(registry, runs_dir=runs, designs_dir=tmp_path, config={}) as r,
@@ -153,3 +156,27 @@ def test_the_dry_run_walks_the_compiled_conditions_and_parses_each_once(
     again = report.node("again")
     assert again is not None
     assert any("while 条件の初回判定" in note for note in again.notes)
+
+
+def test_each_reference_of_a_chain_is_parsed_once_per_run(
+    registry: BlockRegistry, tmp_path: Path
+) -> None:
+    # Validation, compilation and the run all read each node's `${...}`: the text is split
+    # once (refs keeps the parts), so a chain of n nodes parses n - 1 references, not 4(n - 1).
+    nodes = 60
+    graph = [{"id": "once_0", "block": "test.add", "in": {"a": 1, "b": 0}}]
+    graph += [
+        {"id": f"once_{i}", "block": "test.add", "in": {"a": f"${{once_{i - 1}.sum}}", "b": 1}}
+        for i in range(1, nodes)
+    ]
+    plan = {"apiVersion": "v1", "id": "chain_once", "graph": graph}
+    refs._split_cached.cache_clear()  # other tests may have split these texts already
+    counts: Counter[str] = Counter()
+    with (
+        counting(counts),
+        PlanRunner(registry, runs_dir=tmp_path / "runs", designs_dir=tmp_path, config={}) as r,
+    ):
+        result = r.run(parse_source(yaml.safe_dump(plan, sort_keys=False)))
+    assert result.status == "success", result.error and result.error.to_dict()
+    assert result.outputs[f"once_{nodes - 1}"]["sum"] == nodes
+    assert counts["parse_reference_at"] == nodes - 1
