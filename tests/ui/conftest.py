@@ -17,6 +17,16 @@ from keiri_agent.ui import APP_PATH
 
 # The first run imports pandas, LangGraph and the LLM clients; generated code runs in the sandbox.
 APP_TIMEOUT_S = 120
+# A test of the app runs the script several times (each within APP_TIMEOUT_S): on a loaded
+# two-core machine their sum can pass the suite's 120 s per test.
+UI_TEST_TIMEOUT_S = 600
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if here in item.path.parents and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(UI_TEST_TIMEOUT_S))
 
 
 @pytest.fixture
