@@ -43,7 +43,7 @@ Exception tree::
      │                                                    ``reason``, the other layers still apply
      ├── UnsupportedFormatError (agents.convert.models)   also ValueError: the conversion's
      ├── UnsupportedVizParamError (agents.convert.models)  fallback triggers, with to_dict()
-     ├── YamlLimitError (plan._dsl.loader)                also yaml.YAMLError: YAML_LIMIT
+     ├── YamlLimitError (plan._dsl.yaml_read)             also yaml.YAMLError: YAML_LIMIT
      └── FieldError (blocks.ui.fields)                    a wrong answer to ui.interactive_input
 
 Codes are the seed's list plus the ones later work needs; new codes go into ``ErrorCode``. Plan
