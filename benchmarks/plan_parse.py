@@ -1,16 +1,14 @@
 """Parsing a plan is linear in its nodes (issue 25): ``parse_source`` on 1,000 and 3,000 nodes.
 
 The plans are the chain of ``benchmarks/runner.py`` (each node reads the one before it). Both
-sizes are measured in the same run, alternating, ``--repeat`` times, after one untimed parse of
-each. Every timed sample does the same work: the small plan is parsed ``large / small`` times in
-a row (3 times 1,000 nodes) against the large plan once, so a burst of load from other
-processes weighs the same on both, and the fastest sample of each (CPU time of this process) is
-kept; each round's own ratio is kept too. The ratio time(large) / time(small) is compared with
-the linear expectation (3.0 for 3x the nodes); the goal is at most 3.5, judged on the larger of
-the two estimates (ratio of the fastest samples, median of the rounds' ratios), so that noise in
-either cannot make the goal look met. The ratio of the texts' lengths is printed as well (ids get
-longer, so the text grows a little faster than the nodes).
-``validate`` (the checker over the parsed plan) is measured the same way for reference.
+sizes are measured in the same run, one parse per sample, alternating, ``--repeat`` rounds, after
+one untimed parse of each. The fastest sample of each size is kept (CPU time of this process, so
+other processes on the machine matter less), and each round's own ratio too. The ratio time(large) / time(small) is
+compared with the linear expectation (3.0 for 3x the nodes); the goal is at most 3.5, judged on
+the larger of the two estimates (ratio of the fastest samples, median of the rounds' ratios), so
+that noise in either cannot make the goal look met. The ratio of the texts' lengths is printed as
+well (ids get longer, so the text grows a little faster than the nodes). ``validate`` (the
+checker over the parsed plan) is measured the same way for reference.
 
 Run: ``python benchmarks/plan_parse.py [--small 1000] [--large 3000] [--repeat 15]``
 """
@@ -33,12 +31,10 @@ from keiri_agent.plan import parse_source, validate_text
 GOAL = 3.5
 
 
-def _cpu_ms(work: Callable[[str], object], text: str, times: int) -> float:
-    """CPU milliseconds of one parse: ``times`` parses in a row, timed together."""
+def _cpu_ms(work: Callable[[str], object], text: str) -> float:
     start = time.process_time()
-    for _ in range(times):
-        work(text)
-    return (time.process_time() - start) * 1000 / times
+    work(text)
+    return (time.process_time() - start) * 1000
 
 
 def measure(
@@ -46,13 +42,12 @@ def measure(
 ) -> tuple[list[float], list[float]]:
     """The fastest time per parse of each size, and each round's ratio large / small."""
     texts = [chain_plan(n) for n in sizes]
-    times = [max(1, round(sizes[1] / n)) for n in sizes]  # the same work in every sample
     for text in texts:
         work(text)  # untimed: first-use costs (imports, compiled regexes) are not the parser's
     best = [float("inf")] * len(sizes)
     ratios: list[float] = []
     for _ in range(repeat):
-        sample = [_cpu_ms(work, text, k) for text, k in zip(texts, times, strict=True)]
+        sample = [_cpu_ms(work, text) for text in texts]
         best = [min(b, s) for b, s in zip(best, sample, strict=True)]
         ratios.append(sample[1] / sample[0])
     return best, ratios
