@@ -10,7 +10,7 @@ that noise in either cannot make the goal look met. The ratio of the texts' leng
 well (ids get longer, so the text grows a little faster than the nodes). ``validate`` (the
 checker over the parsed plan) is measured the same way for reference.
 
-Run: ``python benchmarks/plan_parse.py [--small 1000] [--large 3000] [--repeat 15]``
+Run: ``python benchmarks/plan_parse.py [--small 1000] [--large 3000] [--repeat 25]``
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--small", type=int, default=1000)
     parser.add_argument("--large", type=int, default=3000)
-    parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--repeat", type=int, default=25)
     args = parser.parse_args()
     sizes = (args.small, args.large)
     linear = args.large / args.small
