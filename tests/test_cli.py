@@ -38,7 +38,7 @@ def test_doctor_masks_secrets_and_reports_usable_providers(
     secret = "sk-proj-VERYSECRETVALUE-9876"
     monkeypatch.setenv("OPENAI_API_KEY", secret)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-ANOTHERSECRET-4321")
-    monkeypatch.setenv("KEIRI_LLM_MODEL_CODEACT", "anthropic:claude-sonnet-4-5")
+    monkeypatch.setenv("KEIRI_LLM_MODEL_CODEACT", "anthropic:claude-sonnet-4-6")
     monkeypatch.setenv("KEIRI_LLM_MODEL_PLAN", "azure:keiri-gpt")
     result = runner.invoke(app, ["doctor", "--json"])
     assert result.exit_code == 0
@@ -54,7 +54,7 @@ def test_doctor_masks_secrets_and_reports_usable_providers(
         "OPENAI_API_VERSION",
     ]
     assert report["roles"]["codeact"] == {
-        "model": "anthropic:claude-sonnet-4-5",
+        "model": "anthropic:claude-sonnet-4-6",
         "usable": True,
         "missing": [],
         "overridden": True,

@@ -441,7 +441,7 @@ def test_summarize_llm_usage_sums_tokens_per_run_and_model(tmp_path: Path) -> No
     calls = [
         ("openai", "gpt-4.1-mini", 100, 20, 120.0, True),
         ("openai", "gpt-4.1-mini", 50, 5, 80.0, True),
-        ("anthropic", "claude-sonnet-4-5", 10, 0, 30.5, False),
+        ("anthropic", "claude-sonnet-4-6", 10, 0, 30.5, False),
     ]
     for provider, model, tin, tout, latency, ok in calls:
         stream.emit(
@@ -467,7 +467,7 @@ def test_summarize_llm_usage_sums_tokens_per_run_and_model(tmp_path: Path) -> No
     assert usage["latency_ms"] == pytest.approx(230.5)
     mini = usage["by_model"]["openai:gpt-4.1-mini"]
     assert (mini["calls"], mini["total_tokens"]) == (2, 175)
-    assert usage["by_model"]["anthropic:claude-sonnet-4-5"]["failed_calls"] == 1
+    assert usage["by_model"]["anthropic:claude-sonnet-4-6"]["failed_calls"] == 1
     assert isinstance(stream.events()[0], LLMCall)
     assert summarize_llm_usage([])["calls"] == 0
 

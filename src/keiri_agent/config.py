@@ -6,7 +6,7 @@ the moment a model is first needed, so importing, validating and running plans w
 blocks work with no key at all.
 
 Models are named ``provider:model`` (``openai:gpt-4.1-mini``, ``azure:my-deployment``,
-``anthropic:claude-sonnet-4-5``). ``KEIRI_LLM_MODEL`` is the default for every role;
+``anthropic:claude-sonnet-4-6``). ``KEIRI_LLM_MODEL`` is the default for every role;
 ``KEIRI_LLM_MODEL_<ROLE>`` overrides one role. Any OpenAI-compatible server (vLLM, Ollama,
 llama.cpp server, LiteLLM) is reached with the ``openai`` provider and ``OPENAI_BASE_URL``.
 """
@@ -91,7 +91,7 @@ class ModelRef(NamedTuple):
         if not sep or not provider or not model:
             raise ValueError(
                 f"モデル指定 '{text}' は 'provider:model' の形式ではありません"
-                f"（例: openai:gpt-4.1-mini, anthropic:claude-sonnet-4-5）。"
+                f"（例: openai:gpt-4.1-mini, anthropic:claude-sonnet-4-6）。"
             )
         if provider not in PROVIDERS:
             raise ValueError(

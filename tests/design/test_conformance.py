@@ -82,7 +82,7 @@ def test_openai_without_strict_gets_the_tool_variant(
 def test_anthropic_tool_use_accepts_the_generated_schemas(
     design_env: Path, llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("KEIRI_LLM_MODEL_PLAN", "anthropic:claude-sonnet-4-5")
+    monkeypatch.setenv("KEIRI_LLM_MODEL_PLAN", "anthropic:claude-sonnet-4-6")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", llm_server.root_url)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     llm_server.conformance = Conformance("anthropic", max_schema_bytes=SCHEMA_BUDGET)

@@ -46,7 +46,7 @@ def test_missing_openai_key_names_the_variable() -> None:
             "azure:my-deploy",
             ["AZURE_OPENAI_API_KEY", "AZURE_OPENAI_ENDPOINT", "OPENAI_API_VERSION"],
         ),
-        ("anthropic:claude-sonnet-4-5", ["ANTHROPIC_API_KEY"]),
+        ("anthropic:claude-sonnet-4-6", ["ANTHROPIC_API_KEY"]),
     ],
 )
 def test_missing_provider_credentials_name_every_variable(

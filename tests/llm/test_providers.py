@@ -41,16 +41,16 @@ def test_azure_uses_deployment_endpoint_and_version(monkeypatch: pytest.MonkeyPa
 
 
 def test_anthropic_role(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("KEIRI_LLM_MODEL_CODEACT", "anthropic:claude-sonnet-4-5")
+    monkeypatch.setenv("KEIRI_LLM_MODEL_CODEACT", "anthropic:claude-sonnet-4-6")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     model = get_llm("codeact").chat_model
     assert isinstance(model, ChatAnthropic)
-    assert model.model == "claude-sonnet-4-5"
+    assert model.model == "claude-sonnet-4-6"
     assert model.max_retries == 0
 
 
 def test_anthropic_has_no_embeddings(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("KEIRI_LLM_MODEL_EMBEDDING", "anthropic:claude-sonnet-4-5")
+    monkeypatch.setenv("KEIRI_LLM_MODEL_EMBEDDING", "anthropic:claude-sonnet-4-6")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     settings = load_settings()
     ref = settings.model_for("embedding")

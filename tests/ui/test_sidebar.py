@@ -48,7 +48,7 @@ def test_configured_provider_is_shown_masked_never_the_key(
     app: AppTest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
-    monkeypatch.setenv("KEIRI_LLM_MODEL_REPORT", "anthropic:claude-sonnet-4-5")
+    monkeypatch.setenv("KEIRI_LLM_MODEL_REPORT", "anthropic:claude-sonnet-4-6")
     app.run()
     assert not app.exception
     sidebar = [m.value for m in app.sidebar.markdown]
@@ -57,12 +57,12 @@ def test_configured_provider_is_shown_masked_never_the_key(
     assert f"**既定のモデル**: `openai:gpt-4.1-mini` {USABLE_ICON} 使用可" in sidebar
     (roles,) = [text for text in sidebar if text.startswith("**既定と異なる役割**")]
     assert roles.splitlines()[2:] == [
-        f"- データ分析: レポート: `anthropic:claude-sonnet-4-5` {UNUSABLE_ICON} 使用不可",
+        f"- データ分析: レポート: `anthropic:claude-sonnet-4-6` {UNUSABLE_ICON} 使用不可",
         "- 埋め込み（検索）: 未設定（BM25 のみ）",
     ]
     assert "データ分析: 判断" not in "\n".join(sidebar)
     (warning,) = app.sidebar.warning
-    assert "データ分析: レポート（anthropic:claude-sonnet-4-5）: ANTHROPIC_API_KEY が未設定" in (
+    assert "データ分析: レポート（anthropic:claude-sonnet-4-6）: ANTHROPIC_API_KEY が未設定" in (
         warning.value
     )
     shown = _everything(app)

@@ -23,7 +23,7 @@ PROVIDER_SETUP = (
     "- OpenAI: OPENAI_API_KEY（モデルは KEIRI_LLM_MODEL=openai:gpt-4.1-mini など）\n"
     "- Azure OpenAI: KEIRI_LLM_MODEL=azure:<デプロイ名>、AZURE_OPENAI_API_KEY、"
     "AZURE_OPENAI_ENDPOINT、OPENAI_API_VERSION\n"
-    "- Anthropic: KEIRI_LLM_MODEL=anthropic:claude-sonnet-4-5 など、ANTHROPIC_API_KEY\n"
+    "- Anthropic: KEIRI_LLM_MODEL=anthropic:claude-sonnet-4-6 など、ANTHROPIC_API_KEY\n"
     "- Ollama・vLLM など OpenAI 互換サーバー: OPENAI_BASE_URL（例: <http://localhost:11434/v1>）と"
     " KEIRI_LLM_MODEL=openai:<サーバーのモデル名>（API キーは不要）"
 )
