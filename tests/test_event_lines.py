@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+import random
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ import pytest
 
 from keiri_agent.errors import BlockError
 from keiri_agent.events import EventStream, JsonlSink, Redactor, parse_event, read_events
-from keiri_agent.events.lines import _fast, _Validated, encode, head
+from keiri_agent.events.lines import _fast, _Validated, encode, head, stamp
 from keiri_agent.events.models import RunEvent
 
 WHEN = datetime(2026, 11, 26, 5, 0, 1, 250000, tzinfo=UTC)
@@ -105,3 +106,21 @@ def test_secrets_are_masked_on_the_fast_path_in_the_line_and_the_event(tmp_path:
         e.model_dump() for e in live
     ]
     assert live[0].item == "pw=****"  # type: ignore[attr-defined]
+
+
+def test_timestamps_read_as_the_models_write_them() -> None:
+    # The line's timestamp is formatted once per second and completed per event: it must equal
+    # isoformat() with Z, also for whole seconds, the same second again, and other seconds.
+    rng = random.Random(25)
+    moments = [datetime(2026, 11, 26, 8, 0, 0, tzinfo=UTC)]
+    for _ in range(2000):
+        base = datetime.fromtimestamp(rng.uniform(0, 4e9), UTC)
+        moments += [
+            base.replace(microsecond=0),
+            base,
+            base.replace(microsecond=rng.randrange(10**6)),
+        ]
+    for moment in moments:
+        assert stamp(moment) == moment.isoformat().replace("+00:00", "Z")
+    tokyo = datetime(2026, 11, 26, 17, 0, 0, 5, tzinfo=timezone(timedelta(hours=9)))
+    assert stamp(tokyo) == tokyo.isoformat()

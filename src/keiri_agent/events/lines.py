@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from keiri_agent.events.models import (
@@ -96,13 +96,14 @@ def _defaults(model: type[RunEvent]) -> dict[str, Any]:
 _BLANK = {spec[0]: _defaults(spec[0]) for spec in FAST.values()}
 
 
-def _construct(model: type[RunEvent], values: dict[str, Any]) -> RunEvent:
-    """``model.model_construct(**values)`` without its per-field default look-ups."""
+def _construct(model: type[RunEvent], head: dict[str, Any], values: dict[str, Any]) -> RunEvent:
+    """``model.model_construct(**head, **values)`` without its per-field default look-ups."""
     event = model.__new__(model)
     fields = _BLANK[model].copy()
+    fields.update(head)
     fields.update(values)
     object.__setattr__(event, "__dict__", fields)
-    object.__setattr__(event, "__pydantic_fields_set__", set(values))
+    object.__setattr__(event, "__pydantic_fields_set__", {*head, *values})
     object.__setattr__(event, "__pydantic_extra__", None)
     object.__setattr__(event, "__pydantic_private__", None)
     return event
@@ -121,12 +122,31 @@ class Encoded:
 
     def line(self, event_id: int, head: str, timestamp: datetime) -> str:
         """The log line; ``head``: :func:`head` of the event's kind and run id."""
-        stamp = timestamp.isoformat().replace("+00:00", "Z")
-        return f'{{"id": {event_id}, {head}"timestamp": "{stamp}"{self.text}'
+        return f'{{"id": {event_id}, {head}"timestamp": "{stamp(timestamp)}"{self.text}'
 
     def event(self, event_id: int, event: str, run_id: str, timestamp: datetime) -> RunEvent:
         head = {"id": event_id, "event": event, "run_id": run_id, "timestamp": timestamp}
-        return _construct(self.model, head | self.body)
+        return _construct(self.model, head, self.body)
+
+
+# (year, month, day, hour, minute, second) → its ISO text: the events of one second share it.
+_SECOND: tuple[tuple[int, ...], str] = ((), "")
+
+
+def stamp(timestamp: datetime) -> str:
+    """``timestamp.isoformat()`` of a UTC time with ``Z`` for ``+00:00`` (as the models write
+    it), formatting the date and time once per second: isoformat costs more than the rest of
+    a log line."""
+    global _SECOND
+    t = timestamp
+    if t.tzinfo is not UTC:
+        return t.isoformat().replace("+00:00", "Z")
+    key = (t.year, t.month, t.day, t.hour, t.minute, t.second)
+    known, text = _SECOND  # one tuple: threads see a key with its own text
+    if key != known:
+        text = t.replace(microsecond=0).isoformat().replace("+00:00", "")
+        _SECOND = (key, text)
+    return f"{text}.{t.microsecond:06d}Z" if t.microsecond else f"{text}Z"
 
 
 def head(event: str, run_id: str) -> str:
@@ -155,7 +175,7 @@ def _fast(kind: str, fields: Mapping[str, Any]) -> Encoded | None:
             if name in required or name in defaults:
                 return None
             continue
-        if not _ok(rule, value):
+        if (type(value) is not str) if rule == _STR else not _ok(rule, value):
             return None
         if summarized:
             value = summarize_value(value)

@@ -283,6 +283,10 @@ def resolve_path(value: Any, ref: Reference) -> Any:
     """Walk ``ref.path`` (and ``.length``) starting from ``value``, the root's value."""
     current = value
     for depth, segment in enumerate(ref.path):
+        # The common case first: a key of a mapping (``at``, for messages, only on the way out).
+        if type(current) is dict and type(segment) is str and segment in current:
+            current = current[segment]
+            continue
         at = ".".join([ref.root, *(str(s) for s in ref.path[:depth])])
         if current is None:
             _path_error(

@@ -30,9 +30,9 @@ def _cached(frame: Frame, key: tuple[str, str], make: Callable[[], Any]) -> Any:
 
 
 def _spec(frame: Frame, node: BlockNode) -> BlockSpec:
-    spec: BlockSpec = _cached(
-        frame, ("spec", node.block), lambda: frame.ctx.registry.get(node.block)
-    )
+    spec: BlockSpec | None = frame.graph.cache.get(("spec", node.block))
+    if spec is None:
+        spec = _cached(frame, ("spec", node.block), lambda: frame.ctx.registry.get(node.block))
     return spec
 
 

@@ -150,7 +150,7 @@ def check_outputs(spec: BlockSpec, node_path: str, outputs: Any) -> dict[str, An
         problem = checks[name].problem(outputs[name])
         if problem:
             problems.append(f"出力 '{name}': {problem}")
-    extra = sorted(set(outputs) - set(spec.outputs))
+    extra = sorted(outputs.keys() - spec.outputs.keys())
     if extra:
         problems.append(f"定義にない出力 {', '.join(extra)}")
     _refuse_ports(
