@@ -4,8 +4,9 @@ and a parse holds nothing per node besides the data and the source map it return
 Wall time is not asserted (benchmarks/plan_parse.py prints the 3,000/1,000 ratio); what made it
 super-linear is counted instead. Every full collection during a parse walked the whole heap, and
 a longer plan paid for more and larger walks; a parse builds no reference cycle, so none has to
-run. And PyYAML's node tree (2.5x the memory of the result) made the heap grow with the plan, and
-the time per node with it; plain YAML is now built from the parser's events directly.
+run. And PyYAML's node tree (a peak of 2.5x the memory of the result) made a 3,000-node parse take
+its memory from the OS anew every time (24x the page faults of 1,000 nodes); plain YAML is now
+built from the parser's events directly.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ def test_a_parse_holds_no_more_memory_than_the_data_and_source_map_it_returns() 
     # What is kept: the data and a position per path (the item, id, block, in, in.value).
     assert len(source.positions) >= 5 * 3000
     # PyYAML's node tree made the peak 2.5x what is kept; the one-pass reader keeps a few events.
-    assert peak - start < 1.25 * (kept - start), (peak - start, kept - start)
+    assert peak - start < 1.5 * (kept - start), (peak - start, kept - start)
 
 
 def test_the_collector_comes_back_after_a_syntax_error_and_stays_off_if_it_was(
