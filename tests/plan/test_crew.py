@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from keiri_agent.plan._run import workers
 from keiri_agent.plan._run.workers import HELP_AFTER_S, Crew, Workers
 
 WAIT_S = 60.0  # generous: a loaded machine may take long to schedule a thread
@@ -122,3 +123,33 @@ def test_a_failing_item_is_raised_by_run() -> None:
 
     with pytest.raises(ValueError, match="三件目の失敗"):
         Crew(Workers(4), item, 10, 4).run()
+
+
+@pytest.mark.parametrize(
+    ("elapsed", "cpu_used", "clock", "blocked"),
+    [
+        (HELP_AFTER_S / 2, 0.0, 7, False),  # not long yet
+        (HELP_AFTER_S * 3, HELP_AFTER_S * 3 * 0.9, 7, False),  # computing (or collecting)
+        (HELP_AFTER_S * 3, HELP_AFTER_S * 3 * 0.1, 7, True),  # waiting
+        (HELP_AFTER_S * 3, 0.0, None, True),  # no CPU clock: the time alone decides
+    ],
+)
+def test_an_item_is_blocked_when_long_and_mostly_off_the_cpu(
+    monkeypatch: pytest.MonkeyPatch,
+    elapsed: float,
+    cpu_used: float,
+    clock: int | None,
+    blocked: bool,
+) -> None:
+    monkeypatch.setattr(workers, "_cpu", lambda c: 100.0 + cpu_used if c is not None else 0.0)
+    assert workers._blocked(elapsed, 100.0, clock) is blocked
+
+
+def test_items_that_compute_for_long_bring_no_helper(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every item is long (the clock jumps 1 s per reading), but its thread keeps computing (its
+    # CPU clock moves as fast): no helper joins.
+    ticks = iter(range(10**6))
+    monkeypatch.setattr(workers, "_cpu", lambda c: float(next(ticks)))
+    crew = Crew(Workers(16), lambda i: time.sleep(0.001), 40, 8, clock=lambda: float(next(ticks)))
+    crew.run()
+    assert crew.helpers == []

@@ -72,7 +72,28 @@ def run_inline(fn: Callable[..., T], /, *args: Any) -> cf.Future[T]:
 # the loop's own thread, because in CPython threads that run Python code take turns on one
 # interpreter lock: extra threads add only their hand-offs (2x the cost per item at 8 threads).
 HELP_AFTER_S = 0.01
+# ... and it is blocked, not computing, when its thread used less than this share of that time
+# on a CPU: a long computation or a garbage collection in an item brings no helper in (where
+# the platform has per-thread CPU clocks; elsewhere the time alone decides).
+BLOCKED_CPU_SHARE = 0.5
 WATCH_EVERY_S = 0.005  # how often the watcher looks at the running items
+
+
+def _thread_clock() -> int | None:
+    """The CPU-time clock of the calling thread (None where the platform has none)."""
+    try:
+        return time.pthread_getcpuclockid(threading.get_ident())
+    except (AttributeError, OSError):
+        return None
+
+
+def _cpu(clock: int | None) -> float:
+    if clock is None:
+        return 0.0
+    try:
+        return time.clock_gettime(clock)
+    except OSError:  # the thread has just ended
+        return 0.0
 
 
 class Crew:
@@ -80,8 +101,9 @@ class Crew:
     calling thread and by at most ``limit - 1`` helper threads of the run's bound.
 
     Helpers are added only while every working thread is stuck in an item that has run for
-    :data:`HELP_AFTER_S` (then as many as are stuck, so a blocking loop reaches ``limit``
-    threads within a few multiples of it). A watcher thread (also one of the bound's) looks
+    :data:`HELP_AFTER_S`, waiting rather than computing (:data:`BLOCKED_CPU_SHARE`); then as
+    many as are stuck, so a blocking loop reaches ``limit`` threads within a few multiples of
+    it. A watcher thread (also one of the bound's) looks
     every :data:`WATCH_EVERY_S`; when the bound has no thread for it, the workers look between
     their items instead.
     """
@@ -104,7 +126,9 @@ class Crew:
         self._next = 0
         self._take = threading.Lock()
         self._grow = threading.Lock()
-        self._started: dict[int, float] = {}  # worker number → when its current item started
+        # worker number → (when its current item started, its thread's CPU time then, the
+        # thread's CPU clock)
+        self._started: dict[int, tuple[float, float, int | None]] = {}
         self._live = 1  # working threads: the caller and the helpers not yet finished
         self._finished = threading.Event()
         self._watched = False
@@ -132,7 +156,9 @@ class Crew:
                 return 0
             now = self.clock()
             running = list(self._started.values())
-            stuck = also_stuck + sum(now - since >= HELP_AFTER_S for since in running)
+            stuck = also_stuck + sum(
+                _blocked(now - since, cpu, clock) for since, cpu, clock in running
+            )
             if stuck < self._live:
                 return 0
             added = 0
@@ -155,6 +181,7 @@ class Crew:
 
     def _work(self, number: int) -> None:
         started = self._started
+        clock = _thread_clock()
         try:
             while True:
                 with self._take:
@@ -162,14 +189,24 @@ class Crew:
                     if index >= self.count:
                         return
                     self._next = index + 1
-                started[number] = began = self.clock()
+                began, cpu = self.clock(), _cpu(clock)
+                started[number] = (began, cpu, clock)
                 try:
                     self.fn(index)
                 finally:
                     del started[number]
                 if not self._watched and len(self.helpers) < self.wanted:
-                    self.grow(also_stuck=int(self.clock() - began >= HELP_AFTER_S))
+                    waited = _blocked(self.clock() - began, cpu, clock)
+                    self.grow(also_stuck=int(waited))
         finally:
             if number:
                 with self._take:
                     self._live -= 1
+
+
+def _blocked(elapsed: float, cpu_at_start: float, clock: int | None) -> bool:
+    """Whether an item that started ``elapsed`` seconds ago (its thread's CPU time then:
+    ``cpu_at_start``) has been waiting long enough for a helper to be worth it."""
+    if elapsed < HELP_AFTER_S:
+        return False
+    return clock is None or _cpu(clock) - cpu_at_start < elapsed * BLOCKED_CPU_SHARE
