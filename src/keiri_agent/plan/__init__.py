@@ -66,6 +66,7 @@ if TYPE_CHECKING:
         node_kind,
         when_raw,
     )
+    from keiri_agent.plan._dsl.ref_values import render, resolve_path
     from keiri_agent.plan._dsl.refs import (
         Reference,
         ReferencePathError,
@@ -74,8 +75,6 @@ if TYPE_CHECKING:
         bare_reference,
         find_references,
         iter_references,
-        render,
-        resolve_path,
         single_reference,
     )
     from keiri_agent.plan._graph.compiled import AnyNode, references_in
@@ -167,8 +166,8 @@ _LOCATIONS: dict[str, str] = {
     "references_in": "_graph.compiled",
     "ReferenceSyntaxError": "_dsl.refs",
     "ReferenceValueError": "_dsl.refs",
-    "render": "_dsl.refs",
-    "resolve_path": "_dsl.refs",
+    "render": "_dsl.ref_values",
+    "resolve_path": "_dsl.ref_values",
     "resolve_plan_file": "_dsl.loader",
     "RunResult": "_run.runner",
     "RunSummary": "_run.runstate",

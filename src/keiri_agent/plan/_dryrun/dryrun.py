@@ -41,7 +41,8 @@ from keiri_agent.plan._dsl.models import (
     SubflowNode,
     when_raw,
 )
-from keiri_agent.plan._dsl.refs import single_reference, type_label
+from keiri_agent.plan._dsl.ref_values import type_label
+from keiri_agent.plan._dsl.refs import single_reference
 from keiri_agent.plan._graph.compiled import AnyNode, CompiledGraph, compile_graph
 from keiri_agent.plan._graph.subflows import (
     Chain,

@@ -23,14 +23,12 @@ from keiri_agent.plan._dsl.expr import Expression, truthy
 from keiri_agent.plan._dsl.expr_parse import compile_when
 from keiri_agent.plan._dsl.issue_codes import IssueCode
 from keiri_agent.plan._dsl.models import When, when_raw
+from keiri_agent.plan._dsl.ref_values import render, resolve_env_config, resolve_path
 from keiri_agent.plan._dsl.refs import (
     Reference,
     ReferencePathError,
     bare_reference,
     iter_references,
-    render,
-    resolve_env_config,
-    resolve_path,
     single_reference,
 )
 

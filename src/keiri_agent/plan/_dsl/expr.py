@@ -29,11 +29,8 @@ from decimal import Decimal
 from typing import Any, Final
 
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.plan._dsl.refs import (
-    Reference,
-    caret_excerpt,
-    type_label,
-)
+from keiri_agent.plan._dsl.ref_values import type_label
+from keiri_agent.plan._dsl.refs import Reference, caret_excerpt
 
 __all__ = [
     "FUNCTIONS",

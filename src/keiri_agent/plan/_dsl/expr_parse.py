@@ -27,12 +27,12 @@ from keiri_agent.plan._dsl.expr import (
     _Ref,
     _Unary,
 )
+from keiri_agent.plan._dsl.ref_values import type_label
 from keiri_agent.plan._dsl.refs import (
     Reference,
     ReferenceSyntaxError,
     parse_reference_at,
     split_template,
-    type_label,
 )
 
 __all__ = ["compile_when", "parse_expression"]

@@ -23,7 +23,8 @@ from keiri_agent.config import DEFAULT_PLAN_MAX_FOREACH_ITEMS, Settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventStream, Redactor
 from keiri_agent.events.models import EventType, RunEvent
-from keiri_agent.plan._dsl.refs import Reference, render, resolve_env_config
+from keiri_agent.plan._dsl.ref_values import render, resolve_env_config
+from keiri_agent.plan._dsl.refs import Reference
 from keiri_agent.plan._graph.subflows import SubflowLoader
 from keiri_agent.plan._run.backends import Backend
 from keiri_agent.plan._run.values import OutputStore

@@ -30,7 +30,7 @@ from typing import Any, Final
 
 from keiri_agent.blocks.ui.fields import normalize_requirements
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.plan._dsl.refs import type_label
+from keiri_agent.plan._dsl.ref_values import type_label
 from keiri_agent.plan._run.session_values import (
     EMPTY_VALUES,
     _equal,

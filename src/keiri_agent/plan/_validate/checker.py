@@ -18,9 +18,7 @@ from keiri_agent.plan._dsl.models import (
     Export,
     LoopNode,
 )
-from keiri_agent.plan._dsl.refs import (
-    bare_reference,
-)
+from keiri_agent.plan._dsl.refs import bare_reference
 from keiri_agent.plan._graph.scope import AnyNode, NodeInfo, Scope, block_outputs
 from keiri_agent.plan._validate import control_rules, rules
 from keiri_agent.plan._validate.references import ReferenceChecker
