@@ -28,6 +28,7 @@ class FsyncSpy:
         self.real = real
         self.calls = 0
         self.sizes: dict[str, int] = {}
+        self.order: list[str] = []  # what was fsynced, in order
         self.lock = threading.Lock()
 
     def __call__(self, fd: int) -> None:
@@ -37,6 +38,7 @@ class FsyncSpy:
         with self.lock:
             self.calls += 1
             self.sizes[name] = max(self.sizes.get(name, 0), size)
+            self.order.append(name)
 
     def synced(self, log: Path, event_id: int) -> bool:
         """Whether the whole line of event ``event_id`` was on disk at the last fsync of ``log``."""
@@ -149,6 +151,16 @@ def _run_checking_sync(
     assert last.event == "plan_complete"
     assert spy.synced(result.log_path, last.id) is durable  # the whole log, at the run's end
     return missing
+
+
+def test_a_durable_run_syncs_the_folders_a_resume_needs(tmp_path: Path, spy: FsyncSpy) -> None:
+    _run_checking_sync(tmp_path, spy, SLOW_FIRST, True, {})
+    (log,) = (tmp_path / "runs").glob("*/*.jsonl")
+    files = str(log.with_name(f"{log.stem}.files").resolve())
+    folder = str(log.parent.resolve())
+    assert files in spy.order  # the snapshot's folder: its entries
+    # ... and the folder that holds it, after it was made: the new folder's own entry.
+    assert folder in spy.order[spy.order.index(files) :]
 
 
 @pytest.mark.parametrize("durable", [True, False])

@@ -168,6 +168,7 @@ class PlanRunner:
         if durable:  # a resume needs the snapshot as much as the log
             fsync_path(snapshot)
             fsync_path(snapshot.parent, directory=True)
+            fsync_path(snapshot.parent.parent, directory=True)  # the new folder's own entry
         workspace = store.dir / "work"
         workspace.mkdir(exist_ok=True)
         if on_event is not None:
