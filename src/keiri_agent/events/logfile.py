@@ -17,15 +17,17 @@ from typing import BinaryIO
 from keiri_agent.errors import BlockError, ErrorCode, UserFile
 from keiri_agent.events.models import RunEvent, parse_event
 
-__all__ = ["LogCursor", "open_log", "read_backwards", "read_lines"]
+__all__ = ["LogCursor", "first_event", "open_log", "read_backwards", "read_lines"]
 
 
-def _bad_line(path: Path, lineno: int, reason: str) -> BlockError:
+def _bad_line(path: Path, lineno: int, reason: str, *, from_end: bool = False) -> BlockError:
+    """A malformed line: its number counted from the start (or from the end, ``from_end``)."""
+    where = f"末尾から {lineno}" if from_end else str(lineno)
     return BlockError(
-        f"実行ログ {path} の {lineno} 行目を読み取れません: {reason}",
+        f"実行ログ {path} の {where} 行目を読み取れません: {reason}",
         code=ErrorCode.INPUT_VALIDATION_FAILED,
         hint="ログが途中で切れているか、手で編集された可能性があります。該当行を確認してください。",
-        details={"path": str(path), "line": lineno},
+        details={"path": str(path), "line_from_end" if from_end else "line": lineno},
     )
 
 
@@ -120,6 +122,13 @@ class LogCursor:
         return found
 
 
+def first_event(path: Path) -> RunEvent | None:
+    """The first whole event of a log (a run's log opens with its ``plan_start``), reading
+    only its first line; None for an empty log."""
+    with open_log(path) as handle:
+        return next(read_lines(handle, path), None)
+
+
 def read_backwards(path: Path, *, chunk: int = 1 << 16) -> Iterator[RunEvent]:
     """The events of a log from the last one backwards, reading only as far as it is iterated
     (the end of a long run without reading its beginning). A torn last line is left out, as
@@ -146,11 +155,5 @@ def read_backwards(path: Path, *, chunk: int = 1 << 16) -> Iterator[RunEvent]:
                 except (UnicodeDecodeError, json.JSONDecodeError, BlockError) as exc:
                     if torn:
                         continue
-                    raise BlockError(
-                        f"実行ログ {path} の末尾から {from_end} 行目を読み取れません: {exc}",
-                        code=ErrorCode.INPUT_VALIDATION_FAILED,
-                        hint="ログが途中で切れているか、手で編集された可能性があります。"
-                        "該当行を確認してください。",
-                        details={"path": str(path), "line_from_end": from_end},
-                    ) from exc
+                    raise _bad_line(path, from_end, str(exc), from_end=True) from exc
                 yield event

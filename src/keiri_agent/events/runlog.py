@@ -11,7 +11,7 @@ from typing import Any
 
 from keiri_agent.config import load_settings
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.events.logfile import open_log, read_lines
+from keiri_agent.events.logfile import first_event, open_log, read_lines
 from keiri_agent.events.models import LLMCall, RunEvent
 from keiri_agent.events.stream import EventStream, JsonlSink
 from keiri_agent.workspace import confine
@@ -117,8 +117,7 @@ def list_runs(source_id: str, *, runs_dir: Path | str | None = None) -> list[Pat
 def find_run_log(source_id: str, run_id: str, *, runs_dir: Path | str | None = None) -> Path:
     """The log of run ``run_id`` of ``source_id`` (its first line names the run)."""
     for path in list_runs(source_id, runs_dir=runs_dir):
-        with open_log(path) as handle:
-            first = next(read_lines(handle, path), None)
+        first = first_event(path)
         if first is not None and first.run_id == run_id:
             return path
     raise BlockError(

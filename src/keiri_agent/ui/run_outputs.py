@@ -18,7 +18,7 @@ import streamlit as st
 
 from keiri_agent.blocks.excel.report_layout import is_amount_column
 from keiri_agent.errors import BlockError
-from keiri_agent.events.logfile import open_log, read_backwards, read_lines
+from keiri_agent.events.logfile import first_event, read_backwards
 from keiri_agent.events.models import PlanComplete, PlanStart, summarize_value
 from keiri_agent.events.runlog import list_runs
 from keiri_agent.plan import STATUS_LABELS
@@ -147,8 +147,7 @@ def render_outputs(
 def _summary(log: Path) -> dict[str, Any]:
     # The first event and the last plan_complete: a long run's log is not read whole.
     try:
-        with open_log(log) as handle:
-            first = next(read_lines(handle, log), None)
+        first = first_event(log)
         start = first if isinstance(first, PlanStart) else None
         end = next((e for e in read_backwards(log) if isinstance(e, PlanComplete)), None)
     except BlockError as exc:

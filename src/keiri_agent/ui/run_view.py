@@ -25,7 +25,7 @@ from keiri_agent.blocks.ui.fields import normalize_requirements
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError
 from keiri_agent.events.follow import LogFollower
-from keiri_agent.events.logfile import open_log, read_lines
+from keiri_agent.events.logfile import first_event
 from keiri_agent.events.models import PlanStart, RunEvent
 from keiri_agent.events.runlog import find_run_log
 from keiri_agent.plan import (
@@ -204,8 +204,7 @@ class Outcome:
     def from_result(cls, result: RunResult) -> Outcome:
         start = None
         if result.log_path is not None:
-            with open_log(result.log_path) as handle:  # a run's log opens with its plan_start
-                first = next(read_lines(handle, result.log_path), None)
+            first = first_event(result.log_path)
             start = first if isinstance(first, PlanStart) else None
         return cls(
             plan_id=result.plan_id,
