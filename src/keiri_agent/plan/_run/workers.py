@@ -107,9 +107,9 @@ class Crew:
     Helpers are added only while every working thread is stuck in an item that has run for
     :data:`HELP_AFTER_S`, waiting rather than computing (:data:`BLOCKED_CPU_SHARE`); then as
     many as are stuck, so a blocking loop reaches ``limit`` threads within a few multiples of
-    it. A watcher thread (also one of the bound's) looks
-    every :data:`WATCH_EVERY_S` to :data:`WATCH_MAX_S`; when the bound has no thread for it,
-    the workers look between their items instead.
+    it. A watcher thread (also one of the bound's) looks every :data:`WATCH_EVERY_S` to
+    :data:`WATCH_MAX_S`; when the bound has no thread for it, the workers look between their
+    items instead.
     """
 
     def __init__(
@@ -133,7 +133,6 @@ class Crew:
         # worker number → (when its current item started, its thread's CPU time then, the
         # thread's CPU clock)
         self._started: dict[int, tuple[float, float, int | None]] = {}
-        self._live = 1  # working threads: the caller and the helpers not yet finished
         self._finished = threading.Event()
         self._watched = False
 
@@ -163,7 +162,8 @@ class Crew:
             stuck = also_stuck + sum(
                 _blocked(now - since, cpu, clock) for since, cpu, clock in running
             )
-            if stuck < self._live:
+            live = 1 + sum(not helper.done() for helper in self.helpers)  # the caller too
+            if stuck < live:
                 return 0
             added = 0
             while added < stuck and len(self.helpers) < self.wanted:
@@ -172,8 +172,6 @@ class Crew:
                 if helper is None:
                     break
                 self.helpers.append(helper)
-                with self._take:
-                    self._live += 1
                 added += 1
             return added
 
@@ -187,26 +185,21 @@ class Crew:
     def _work(self, number: int) -> None:
         started = self._started
         clock = _thread_clock()
-        try:
-            while True:
-                with self._take:
-                    index = self._next
-                    if index >= self.count:
-                        return
-                    self._next = index + 1
-                began, cpu = self.clock(), _cpu(clock)
-                started[number] = (began, cpu, clock)
-                try:
-                    self.fn(index)
-                finally:
-                    del started[number]
-                if not self._watched and len(self.helpers) < self.wanted:
-                    waited = _blocked(self.clock() - began, cpu, clock)
-                    self.grow(also_stuck=int(waited))
-        finally:
-            if number:
-                with self._take:
-                    self._live -= 1
+        while True:
+            with self._take:
+                index = self._next
+                if index >= self.count:
+                    return
+                self._next = index + 1
+            began, cpu = self.clock(), _cpu(clock)
+            started[number] = (began, cpu, clock)
+            try:
+                self.fn(index)
+            finally:
+                del started[number]
+            if not self._watched and len(self.helpers) < self.wanted:
+                waited = _blocked(self.clock() - began, cpu, clock)
+                self.grow(also_stuck=int(waited))
 
 
 def _blocked(elapsed: float, cpu_at_start: float, clock: int | None) -> bool:
