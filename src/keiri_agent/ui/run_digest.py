@@ -72,14 +72,14 @@ class _Rows:
                 "状態": "",
                 "時間(ms)": None,
             }
-        data = event.model_dump()
+        # The typed event's fields as they are (a model_dump per event copied every payload).
         if event.event == "node_start":
-            row["ブロック"] = data.get("block") or ""
+            row["ブロック"] = getattr(event, "block", None) or ""
         state = _STATES[event.event]
         if event.event == "node_complete":
-            row["時間(ms)"] = round(float(data.get("duration_ms") or 0.0))
-            state = "再利用" if data.get("reused") else state
-        if event.event == "node_error" and data.get("will_retry"):
+            row["時間(ms)"] = round(float(getattr(event, "duration_ms", None) or 0.0))
+            state = "再利用" if getattr(event, "reused", False) else state
+        if event.event == "node_error" and getattr(event, "will_retry", False):
             state = "再試行"
         row["状態"] = state
 
