@@ -156,7 +156,9 @@ class Settings(BaseSettings):
     keiri_llm_repair_rounds: int = Field(default=DEFAULT_LLM_REPAIR_ROUNDS, ge=0, le=5)
     keiri_llm_temperature: float | None = Field(default=None, ge=0, le=2)
     # Strict structured output (OpenAI's strict JSON Schema subset) for calls whose schema is
-    # built for it (plan generation): auto = on for openai/azure models, off for the others.
+    # built for it (plan generation): auto = on for Azure and for OpenAI's own API (no
+    # OPENAI_BASE_URL, or one on api.openai.com), off for any other OPENAI_BASE_URL (vLLM,
+    # Ollama... get the tool-use schema) and for Anthropic; on / off force it.
     keiri_llm_strict_schema: Literal["auto", "on", "off"] = "auto"
 
     # Behaviour switches

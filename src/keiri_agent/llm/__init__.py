@@ -13,7 +13,7 @@ from typing import Unpack
 from keiri_agent.config import LLMRole, ModelRef
 from keiri_agent.llm.cancel import cancellable
 from keiri_agent.llm.client import ClientOptions, EmbeddingClient, LLMClient, StructuredMethod
-from keiri_agent.llm.providers import build_chat_model, build_embeddings
+from keiri_agent.llm.providers import build_chat_model, build_embeddings, strict_schema_for
 from keiri_agent.llm.retry import RetryPolicy
 from keiri_agent.llm.usage import UsageLedger, UsageRecord, UsageSums, UsageTotals
 
@@ -34,6 +34,7 @@ __all__ = [
     "cancellable",
     "get_embedder",
     "get_llm",
+    "strict_schema_for",
 ]
 
 
