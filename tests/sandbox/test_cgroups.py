@@ -105,7 +105,9 @@ def test_a_systemd_session_scope_says_why_neither_limit_is_enforced(tmp_path: Pa
     # The default on current distributions: both controllers reach the scope this process runs
     # in, but a cgroup with processes (other than the root) cannot enable them for children.
     own = "/user.slice/user-1000.slice/session-3.scope"
-    tree = _v2_tree(tmp_path, own, present="cpu io memory pids", delegated="memory pids", enabled="")
+    tree = _v2_tree(
+        tmp_path, own, present="cpu io memory pids", delegated="memory pids", enabled=""
+    )
 
     jail = tree.make_jail_dirs("keiri-jail-test")
 
@@ -167,9 +169,7 @@ def test_an_ordinary_user_on_a_hybrid_host_learns_both_reasons(tmp_path: Path) -
     for controller in ("memory", "pids"):
         _files(root / controller, cgroup_procs="").chmod(0o555)
     _v2_tree(tmp_path, "/", present="hugetlb", delegated="hugetlb", enabled="", hybrid=True)
-    tree = CgroupTree(
-        root=root, membership=_membership(tmp_path, "8:pids:/", "4:memory:/", "0::/")
-    )
+    tree = CgroupTree(root=root, membership=_membership(tmp_path, "8:pids:/", "4:memory:/", "0::/"))
 
     unenforced = tree.plan().unenforced()
 

@@ -31,7 +31,7 @@ import errno
 import os
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = [
@@ -232,7 +232,7 @@ class ActionCgroup:
     """One action's cgroup(s) below the jail's (inside the jail, under CGROUP_MOUNT)."""
 
     dirs: dict[str, Path]  # controller (or 'unified') -> directory
-    v2_controllers: tuple[str, ...] = field(default=())  # those the 'unified' one has
+    v2_controllers: tuple[str, ...] = ()  # those the 'unified' one has
 
     @classmethod
     def make(cls, base: Path, name: str) -> ActionCgroup:

@@ -146,7 +146,9 @@ def _limit_cgroup(
 
 def _unenforced_warning(unenforced: dict[str, str]) -> str:
     """What a user reads when cgroup limits are not in force on this machine."""
-    named = "、".join(f"{LIMIT_NAMES.get(layer, layer)}（{reason}）" for layer, reason in unenforced.items())
+    named = "、".join(
+        f"{LIMIT_NAMES.get(layer, layer)}（{reason}）" for layer, reason in unenforced.items()
+    )
     return (
         f"このマシンでは次の上限をアクション単位の cgroup で強制していません: {named}。"
         "メモリは rlimit、ディスクは tmpfs、memfd と共有メモリは seccomp で制限しています。"
