@@ -13,11 +13,14 @@ Each controller is decided on its own (``CgroupTree.plan``): cgroup v1 where the
 mounted at ``<root>/<controller>`` and the caller may create cgroups below its own there (root
 usually may), else cgroup v2 (mounted at ``<root>``, or at ``<root>/unified`` on a hybrid
 machine) where the caller's own cgroup has the controller enabled for its children
-(``cgroup.subtree_control``) and is writable: a delegated subtree. The kernel lets a cgroup
-other than the hierarchy's root enable memory for its children only while no process is in it,
-so v2 serves a process that runs in the root cgroup (a VM or container without an init system
-that moves it) or in a subtree an operator prepared that way. A controller that cannot be had is
-reported per limit, with the reason in Japanese: in every outcome's layers and warnings, by
+(``cgroup.subtree_control``) and is writable. The jail's cgroup must lie below the caller's own:
+the jail's cgroup namespace is rooted there, and a process can only move between cgroups inside
+its namespace. But the kernel lets a cgroup other than the hierarchy's root enable memory for
+its children only while no process is in it, so on v2 these limits are had only by a process in
+the root cgroup (a VM without an init system that moves it elsewhere); in a systemd session or
+service they are not (it would take starting ``bwrap`` in a fresh leaf and moving the jail's
+processes below it before enabling the controllers: not done). A controller that cannot be had
+is reported per limit, with the reason in Japanese: in every outcome's layers and warnings, by
 ``keiri-agent sandbox doctor`` and by the server's ``/readyz``.
 
 ``CgroupTree`` takes where the hierarchies are mounted and where this process's membership is
