@@ -38,7 +38,7 @@ Exception tree::
      │    ├── ExpressionSyntaxError (plan._dsl.expr)      INVALID_EXPRESSION: does not parse
      │    ├── ExpressionEvalError (plan._dsl.expr)        INVALID_EXPRESSION: wrong values
      │    └── ApiError (server.errors)                    an HTTP failure with its own status
-     ├── LayerUnavailableError (sandbox.layers)           no seccomp/Landlock/cgroup here: the layer
+     ├── LayerUnavailableError (sandbox.layers)           no seccomp/Landlock here: the layer
      │                                                    is reported inactive with the Japanese
      │                                                    ``reason``, the other layers still apply
      ├── UnsupportedFormatError (agents.convert.models)   also ValueError: the conversion's
