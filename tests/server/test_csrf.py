@@ -1,11 +1,13 @@
 """A server without keys takes a POST only when it is provably not cross-site: a foreign
 ``Origin`` or ``Sec-Fetch-Site`` is refused with 403, a body other than JSON needs a same-origin
 ``Origin``, a program sending JSON (no Origin) works as before; with keys nothing changes; behind
-a proxy the scheme uvicorn applied from ``X-Forwarded-Proto`` is the server's own."""
+a proxy (``serve --proxy-headers --root-path``) the scheme uvicorn applied from
+``X-Forwarded-Proto`` and the forwarded ``Host`` make the server's own origin."""
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ import pytest
 from keiri_agent.config import Settings
 from keiri_agent.examples import example_answers
 from tests.server.conftest import LiveServer, make_settings
+from tests.server.service import ServerProcess
 
 PLAN = "duplicate_invoice_check"
 PLAN_TASK = {"kind": "plan", "plan": PLAN}
@@ -168,3 +171,32 @@ def test_behind_a_proxy_the_forwarded_scheme_is_the_servers_own(
     assert (plain_http.status_code, unforwarded.status_code) == (403, 403)
     assert plain_http.json()["code"] == "CROSS_SITE_REQUEST"
     assert "https://keiri.example/" in plain_http.json()["hint"]
+
+
+@pytest.mark.timeout(600)
+def test_keiri_agent_serve_behind_a_proxy_under_a_root_path(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "KEIRI_WORKSPACE_ROOT": str(tmp_path / "workspace"),
+        "KEIRI_RUNS_DIR": str(tmp_path / "runs"),
+        "KEIRI_ALLOWED_HOSTS": "keiri.example",
+    }
+    env.pop("KEIRI_API_KEY", None)
+    env.pop("KEIRI_API_KEYS_FILE", None)
+    args = ["--root-path", "/keiri", "--proxy-headers", "--forwarded-allow-ips", "127.0.0.1"]
+    server = ServerProcess(tmp_path, env, args=args).start()
+    proxied = {"Host": "keiri.example", "X-Forwarded-Proto": "https"}
+    body = _simple("multipart")
+    try:  # the proxy serves https://keiri.example/keiri/ and forwards without the prefix
+        with server.client(headers=proxied) as client:
+            own = client.post("/agent/run", headers={"Origin": "https://keiri.example"}, **body)
+            foreign = client.post("/agent/run", headers={"Origin": "https://evil.example"}, **body)
+            plain_http = client.post(
+                "/agent/run", headers={"Origin": "http://keiri.example"}, **body
+            )
+            assert own.status_code == 202, own.text
+            server.wait_status(own.json()["task_id"], lambda s: s == "success", headers=proxied)
+    finally:
+        server.stop()
+    assert (foreign.status_code, plain_http.status_code) == (403, 403)
+    assert foreign.json()["code"] == "CROSS_SITE_REQUEST"
