@@ -50,7 +50,10 @@ def _users_file(root: Path) -> Path:
     path = root / "users.yaml"
     lines = ["users:"]
     for name, key in KEYS.items():
-        lines += [f"  - name: {name}", f"    key_sha256: {hashlib.sha256(key.encode()).hexdigest()}"]
+        lines += [
+            f"  - name: {name}",
+            f"    key_sha256: {hashlib.sha256(key.encode()).hexdigest()}",
+        ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
@@ -79,7 +82,10 @@ def test_one_user_over_their_cap_is_refused_while_others_get_in(
     live = serve(settings)
     running = live.registry.start("test", {}, _blocked(gate), owner="sato")
     _until(lambda: running.status == "running")
-    with live.client(headers=_bearer("sato")) as sato, live.client(headers=_bearer("suzuki")) as suz:
+    with (
+        live.client(headers=_bearer("sato")) as sato,
+        live.client(headers=_bearer("suzuki")) as suz,
+    ):
         queued = sato.post("/agent/run", json=PLAN_TASK)
         assert queued.status_code == 202, queued.text
         refused = sato.post("/agent/run", json=PLAN_TASK)
