@@ -32,7 +32,7 @@ from starlette.requests import Request
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError
 from keiri_agent.server.errors import ApiError
-from keiri_agent.server.logconfig import TOKEN_PARAM
+from keiri_agent.server.redaction import TOKEN_PARAM
 from keiri_agent.server.secret import ServerSecret
 from keiri_agent.server.store import not_found
 from keiri_agent.server.task_model import Task
