@@ -15,6 +15,7 @@ from collections.abc import Callable
 from multiprocessing.queues import Queue
 from multiprocessing.synchronize import Barrier
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -52,11 +53,11 @@ def _hmac(secret: bytes, message: str) -> str:
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
-def _finished_task(live: LiveServer, user: str = "sato") -> dict[str, object]:
+def _finished_task(live: LiveServer, user: str = "sato") -> dict[str, Any]:
     with live.client(headers=_bearer(user)) as client:
         task_id = client.post("/agent/run", json=PLAN_TASK).json()["task_id"]
         assert live.wait_finished(task_id) == "success"
-        task: dict[str, object] = client.get(f"/agent/tasks/{task_id}").json()
+        task: dict[str, Any] = client.get(f"/agent/tasks/{task_id}").json()
     return task
 
 
