@@ -156,3 +156,17 @@ def test_workers_starting_together_make_one_secret(tmp_path: Path) -> None:
     assert len(set(seen)) == 1
     assert seen[0] == path.read_bytes()
     assert os.listdir(path.parent) == ["secret"]  # no temporary file left
+
+
+def test_rotating_where_no_secret_can_be_written_fails_in_japanese(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    not_a_folder = tmp_path / "workspace"
+    not_a_folder.write_text("a file where the workspace should be", encoding="utf-8")
+    monkeypatch.setenv("KEIRI_WORKSPACE_ROOT", str(not_a_folder))
+    result = CliRunner().invoke(app, ["serve", "--rotate-secret"])
+    assert result.exit_code != 0
+    assert "サーバーの秘密鍵" in result.output
+    assert "読み書きできません" in result.output
+    assert "KEIRI_WORKSPACE_ROOT に書き込めるか" in result.output
+    assert not_a_folder.read_text(encoding="utf-8") == "a file where the workspace should be"
