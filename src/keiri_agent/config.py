@@ -45,6 +45,9 @@ DEFAULT_CONVERT_MAX_BYTES = 100 * 1024 * 1024
 DEFAULT_MAX_UPLOAD_BYTES = 100 * 1024 * 1024
 DEFAULT_MAX_RUNNING_TASKS = 4
 DEFAULT_MAX_QUEUED_TASKS = 32
+# One user's running and queued tasks together: below the 36 places above, so that one user
+# cannot take them all; still more than the running slots, so one user alone can use them all.
+DEFAULT_MAX_TASKS_PER_USER = 8
 # Help desk: the most subtasks one question is split into (the planner is asked for 1–5).
 DEFAULT_HELPDESK_MAX_SUBTASKS = 5
 # Help desk: a hit whose relevance (0..1, retrieval.lexical) is below this is not relevant:
@@ -221,6 +224,9 @@ class Settings(BaseSettings):
     # Tasks running at once; more wait in a queue of at most keiri_max_queued_tasks (then 429).
     keiri_max_running_tasks: int = Field(default=DEFAULT_MAX_RUNNING_TASKS, ge=1, le=256)
     keiri_max_queued_tasks: int = Field(default=DEFAULT_MAX_QUEUED_TASKS, ge=0, le=10_000)
+    # One user's running and queued tasks together (a server without keys: all its callers as
+    # one anonymous user); over it only that user gets 429.
+    keiri_max_tasks_per_user: int = Field(default=DEFAULT_MAX_TASKS_PER_USER, ge=1, le=10_000)
     # Users of the server: a YAML file {users: [{name, key_sha256, role: user|admin}]} (unset:
     # KEIRI_API_KEY alone, or no authentication).
     keiri_api_keys_file: Path | None = None

@@ -5,13 +5,17 @@ progress bar reaches its last step, the live log console is gone, and the final 
 its download link appear; a failing request shows the red banner instead. A CSV uploaded from
 the page is converted; a plan that pauses for input continues from the answers form; a path
 outside the workspace is refused with the allowed folder named, without internal step names
-or literal backticks.
+or literal backticks. A page of another site cannot start tasks on a server without keys.
 """
 
 from __future__ import annotations
 
+import contextlib
+import http.server
+import json
 import os
 import shutil
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -211,3 +215,53 @@ def test_errors_show_japanese_stage_names_and_code_spans(
     text = banner.text_content() or ""
     assert "（interpret）" not in text
     assert "`" not in text
+
+
+def test_a_page_of_another_site_cannot_start_tasks(page: Page, live: LiveServer) -> None:
+    # Without keys, a page the user opens elsewhere sends "simple" POSTs (no CORS preflight):
+    # text/plain, multipart and urlencoded. The server must refuse them all.
+    body = json.dumps({"kind": "plan", "plan": "duplicate_invoice_check"})
+    attack = f"""<!doctype html><title>ready</title><script>
+      const target = {json.dumps(live.url + "/agent/run")}, body = {json.dumps(body)};
+      const form = new FormData();
+      form.append("request", body);
+      form.append("files", new Blob(["a\\n1\\n"]), "a.csv");
+      const sends = [
+        {{headers: {{"Content-Type": "text/plain"}}, body}},
+        {{body: form}},
+        {{body: new URLSearchParams({{request: body}})}},
+      ].map((init) => fetch(target, {{method: "POST", mode: "no-cors", ...init}}));
+      Promise.allSettled(sends).then(() => {{ document.title = "sent"; }});
+    </script>"""
+    with _page_server(attack) as other_site:  # http://localhost:<port>: another origin
+        page.goto(other_site)
+        expect(page).to_have_title("sent", timeout=TIMEOUT_MS)
+    metrics = page.request.get(live.url + "/metrics").text()
+    assert 'keiri_http_requests_total{method="POST",status="403"} 3.0' in metrics
+    assert live.registry.list() == []
+
+
+@contextlib.contextmanager
+def _page_server(html: str) -> Iterator[str]:
+    """Serve ``html`` at http://localhost:<port>/ until the block ends."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            content = html.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(content)))
+            self.end_headers()
+            self.wfile.write(content)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://localhost:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()

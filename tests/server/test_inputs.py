@@ -90,6 +90,7 @@ def test_uploads_are_stored_under_the_task_and_a_paused_plan_continues(
         with INVOICES.open("rb") as content:
             resumed = client.post(
                 f"/agent/tasks/{paused_id}/answers",
+                headers={"Origin": live.url},  # multipart without a key: from its own origin
                 data={"request": json.dumps(answers, ensure_ascii=False)},
                 files=[("files", ("一覧.xlsx", content, "application/octet-stream"))],
             )

@@ -21,7 +21,9 @@ stored under the task (``inputs``). Every ``/agent`` route requires a key once u
 configured (``KEIRI_API_KEYS_FILE`` or ``KEIRI_API_KEY``), and a user sees only their own
 tasks (``auth``). Request bodies larger than ``KEIRI_MAX_REQUEST_BYTES``
 (``KEIRI_MAX_UPLOAD_BYTES`` for multipart) are refused with 413 before they are read in full;
-a ``Host`` header the server is not meant to be reached by is refused with 400 (``hosts``).
+a ``Host`` header the server is not meant to be reached by is refused with 400 (``hosts``);
+without keys, a POST that is not provably from the server's own origin is refused with 403
+(``csrf``).
 Every error is a Japanese JSON body ``{code, message, hint}`` (``errors``); every answer
 carries an ``X-Request-ID`` that the log records share (``requests``, ``logconfig``). There is
 no ``/docs`` page: it would be one more route outside the key.
@@ -49,6 +51,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from keiri_agent.config import Settings, load_settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.server.auth import SSE_PATH, Access, Authenticator
+from keiri_agent.server.csrf import CrossSiteGuard
 from keiri_agent.server.errors import ApiError, install_error_handlers
 from keiri_agent.server.hosts import AllowedHosts, allowed_hosts
 from keiri_agent.server.lifecycle import STOP_GRACE_S, Lifecycle
@@ -256,6 +259,8 @@ def create_app(
     )
     app.state.lifecycle, app.state.auth = life, auth
     install_error_handlers(app)
+    if not auth.enabled:  # with keys, a request's key proves where it comes from
+        app.add_middleware(CrossSiteGuard)
     app.add_middleware(
         BodyLimit,
         max_bytes=settings.keiri_max_request_bytes,

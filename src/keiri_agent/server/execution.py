@@ -61,7 +61,10 @@ class TaskRuntime:
         self._live: dict[str, Task] = {}
         self._lock = threading.RLock()
         self.queue: TaskQueue[tuple[Task, Runner]] = TaskQueue(
-            settings.keiri_max_running_tasks, settings.keiri_max_queued_tasks
+            settings.keiri_max_running_tasks,
+            settings.keiri_max_queued_tasks,
+            settings.keiri_max_tasks_per_user,
+            owner_of=lambda item: item[0].owner,
         )
         self._pool = ThreadPoolExecutor(
             settings.keiri_max_running_tasks, thread_name_prefix="keiri-task"
@@ -130,7 +133,7 @@ class TaskRuntime:
             try:
                 self._run(task, runner)
             finally:
-                following = self.queue.done()
+                following = self.queue.done((task, runner))
                 if following is not None:
                     self._launch(*following)
 

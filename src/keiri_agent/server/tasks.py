@@ -6,7 +6,8 @@ live in its directory (``store``), and only queued and running tasks are held in
 
 At most ``KEIRI_MAX_RUNNING_TASKS`` tasks run at once, on a pool of as many threads; later ones
 wait in a queue (status ``queued``, and a ``stage`` event with step ``queued`` on their stream)
-of at most ``KEIRI_MAX_QUEUED_TASKS``, beyond which a submission is refused with 429 (``queue``).
+of at most ``KEIRI_MAX_QUEUED_TASKS``, beyond which a submission is refused with 429; one user
+holds at most ``KEIRI_MAX_TASKS_PER_USER`` of these places, continuations included (``queue``).
 
 Each task runs with its own sandbox executor, so cancelling a task stops exactly its sandbox
 processes: :meth:`TaskRegistry.cancel` sets the task's cancel event (the runners stop at their
@@ -152,7 +153,7 @@ class TaskRegistry:
     ) -> Task:
         if self.stopping.is_set():
             raise shutting_down()
-        runs_now = self.runtime.queue.reserve()  # 429 before anything is created
+        runs_now = self.runtime.queue.reserve(owner)  # 429 before anything is created
         self.root.mkdir(parents=True, exist_ok=True)
         task_id = secrets.token_urlsafe(16)
         directory = self.root / task_id
@@ -164,7 +165,7 @@ class TaskRegistry:
             lease = Lease.take(directory)
             assert lease is not None  # a directory made just now
         except BaseException:
-            self.runtime.queue.release(runs_now)
+            self.runtime.queue.release(owner, runs_now)
             shutil.rmtree(directory, ignore_errors=True)  # a refused request leaves nothing
             raise
         if names:
@@ -252,7 +253,7 @@ class TaskRegistry:
                     "そのプロセスが終わるまで待ってください。",
                 )
             try:
-                runs_now = self.runtime.queue.reserve()
+                runs_now = self.runtime.queue.reserve(task.owner)
             except ApiError:
                 lease.release()
                 raise
