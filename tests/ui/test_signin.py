@@ -109,7 +109,10 @@ def test_a_wrong_key_is_refused_and_never_shown_or_logged(
 
 @pytest.mark.parametrize(
     ("key", "shown"),
-    [(USER_KEY, "サインイン中: **sato**（利用者）"), (ADMIN_KEY, "サインイン中: **ops**（管理者）")],
+    [
+        (USER_KEY, "サインイン中: **sato**（利用者）"),
+        (ADMIN_KEY, "サインイン中: **ops**（管理者）"),
+    ],
 )
 def test_a_user_signs_in_sees_their_name_and_signs_out(
     app: AppTest, users_file: Path, caplog: pytest.LogCaptureFixture, key: str, shown: str
@@ -151,9 +154,7 @@ def test_the_single_api_key_signs_in_as_admin(
     assert "サインイン中: **admin**（管理者）" in [c.value for c in app.sidebar.caption]
 
 
-def test_a_key_taken_out_of_the_users_file_ends_the_session(
-    app: AppTest, users_file: Path
-) -> None:
+def test_a_key_taken_out_of_the_users_file_ends_the_session(app: AppTest, users_file: Path) -> None:
     app.run()
     _sign_in(app, USER_KEY)
     assert "実行" in _titles(app)
