@@ -200,7 +200,8 @@ def test_a_missing_file_shows_the_error_and_reruns_from_the_failed_node(
 ) -> None:
     _choose(page, "サンプル: invoice_reconciliation")
     bank = str(DATA / "invoice_reconciliation" / "入金明細.xlsx")
-    page.text_input(key=_key(RECONCILIATION, "evidence_zip")).set_value(str(env / "ない.zip"))
+    missing = str(env / "workspace" / "ない.zip")
+    page.text_input(key=_key(RECONCILIATION, "evidence_zip")).set_value(missing)
     page.text_input(key=_key(RECONCILIATION, "bank_statement")).set_value(bank)
     page.button(key="run_start").click().run()
 
@@ -266,17 +267,74 @@ def test_a_paused_run_asks_for_its_input_and_continues(page: AppTest, env: Path)
 def test_a_plan_path_that_is_missing_or_invalid_is_explained(page: AppTest, env: Path) -> None:
     _choose(page, PATH_CHOICE)
     assert any("パスを入力してください" in i for i in _texts(page.info))
-    page.text_input(key="run_plan_path").set_value(str(env / "ない.yaml")).run()
+    page.text_input(key="run_plan_path").set_value(str(env / "designs" / "ない.yaml")).run()
     assert not page.exception, page.exception
     assert "見つかりません" in page.error[0].value
 
-    broken = env / "broken.yaml"
+    (env / "designs").mkdir()
+    broken = env / "designs" / "broken.yaml"
     broken.write_text("id: broken\ngraph:\n  - id: a\n    block: no.such_block\n", "utf-8")
     page.text_input(key="run_plan_path").set_value(str(broken)).run()
     assert not page.exception, page.exception
     assert page.error
     assert json.loads(page.json[0].value)["code"] == "PLAN_INVALID"
     assert not page.button  # nothing to run
+
+
+def test_a_plan_file_outside_the_designs_folder_and_the_workspace_is_refused(
+    page: AppTest, env: Path
+) -> None:
+    outside = env / "elsewhere"
+    outside.mkdir()
+    (outside / "approval.yaml").write_text(APPROVAL_PLAN, encoding="utf-8")
+    (env / "designs").mkdir()
+    (env / "designs" / "approval.yaml").symlink_to(outside / "approval.yaml")
+    _choose(page, PATH_CHOICE)
+
+    for typed in (outside / "approval.yaml", env / "designs" / "approval.yaml", "~/a.yaml"):
+        page.text_input(key="run_plan_path").set_value(str(typed)).run()
+        assert not page.exception, page.exception
+        (error,) = page.error
+        assert error.value.startswith(f"「Plan ファイルのパス」のパス「{typed}」は使えません。")
+        assert "Plan の保存先（KEIRI_DESIGNS_DIR）" in error.value
+        assert json.loads(page.json[0].value)["code"] == "PERMISSION_DENIED"
+        assert not page.button  # the plan was not read: nothing to run
+
+    (env / "designs" / "approval.yaml").unlink()
+    (env / "designs" / "approval.yaml").write_text(APPROVAL_PLAN, encoding="utf-8")
+    page.text_input(key="run_plan_path").set_value(str(env / "designs" / "approval.yaml")).run()
+    assert not page.error
+    assert any(c.startswith("tests/approval v1.0.0") for c in _texts(page.caption))
+
+
+def test_a_data_path_outside_the_workspace_is_refused_and_never_read(
+    page: AppTest, env: Path
+) -> None:
+    """A copy of the sample evidence outside the workspace would make the run succeed."""
+    outside = env / "elsewhere"
+    outside.mkdir()
+    secret = outside / "請求書.zip"
+    secret.write_bytes((DATA / "invoice_reconciliation" / "請求書.zip").read_bytes())
+    _choose(page, "サンプル: invoice_reconciliation")
+    bank = str(DATA / "invoice_reconciliation" / "入金明細.xlsx")
+    page.text_input(key=_key(RECONCILIATION, "evidence_zip")).set_value(str(secret))
+    page.text_input(key=_key(RECONCILIATION, "bank_statement")).set_value(bank)
+    page.run()
+
+    assert not page.exception, page.exception
+    (refusal,) = page.error
+    assert refusal.value.startswith("「請求書 ZIP（取引先ごとのフォルダ）」のパス「")
+    assert (
+        "作業ディレクトリ（KEIRI_WORKSPACE_ROOT）・サンプルデータの中のファイルだけ"
+        in refusal.value
+    )
+
+    page.button(key="run_start").click().run()
+    assert not page.exception, page.exception
+    assert not any("成功しました" in s for s in _texts(page.success))
+    (log,) = _runs(env, RECONCILIATION)
+    assert str(secret) not in log.read_text(encoding="utf-8")
+    assert not page.tabs  # no result was computed from it
 
 
 def test_an_llm_plan_without_a_provider_explains_how_to_configure_one(page: AppTest) -> None:
@@ -328,7 +386,8 @@ def test_an_llm_failure_reruns_from_its_node_or_from_an_edited_input(
 
     # An edited input runs again from that input, so the edit is used.
     template = Path(example_answers("invoice_reconciliation_llm")["collect_inputs"]["workbook"])
-    copy = env / "ひな形のコピー.xlsx"
+    copy = env / "workspace" / "ひな形のコピー.xlsx"  # typed paths are taken in the workspace
+    copy.parent.mkdir(parents=True, exist_ok=True)
     copy.write_bytes(template.read_bytes())
     page.text_input(key=_key(LLM_PLAN, "workbook")).set_value(str(copy))
     llm_server.add_chat(json={"results": {"items": INVOICES}})

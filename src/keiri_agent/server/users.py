@@ -19,6 +19,7 @@ error naming the entry.
 from __future__ import annotations
 
 import hashlib
+import hmac
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -78,7 +79,13 @@ class Users:
         return bool(self._by_name)
 
     def by_key(self, key: str) -> User | None:
-        return self._by_hash.get(key_hash(key))
+        """The holder of ``key``: its hash is compared with every user's in constant time."""
+        digest = key_hash(key)
+        found = None
+        for known, user in self._by_hash.items():
+            if hmac.compare_digest(known, digest):
+                found = user
+        return found
 
     def by_name(self, name: str | None) -> User | None:
         return self._by_name.get(name) if name is not None else None

@@ -1,6 +1,7 @@
 """実行 page (seed 002 §3, §8.2, §9.3): run a plan with its inputs, follow it, see its results.
 
-A plan is chosen from the bundled examples, the plans under ``KEIRI_DESIGNS_DIR`` or a path.
+A plan is chosen from the bundled examples, the plans under ``KEIRI_DESIGNS_DIR`` or a path
+(inside that folder, the workspace or the example data: ``keiri_agent.ui.server_paths``).
 Its ``ui.interactive_input`` nodes are drawn before the run (values kept per the Session State
 contract; only リセット clears them); nodes whose inputs are computed during the run pause it
 (入力待ち) and are answered below the result, then 続行 resumes. While a run lasts its node
@@ -54,6 +55,7 @@ from keiri_agent.ui.run_view import (
     ui_nodes,
     waiting_nodes,
 )
+from keiri_agent.ui.server_paths import check_server_path, plan_areas
 
 __all__ = ["OUTCOMES_KEY", "PAGE", "PATH_CHOICE", "PLAN_KEY", "plan_choices", "render"]
 
@@ -142,7 +144,9 @@ def _choose_plan(settings: Settings) -> Path | None:
     typed = session_state.kept_widget(
         PAGE, PATH_KEY, st.text_input, "Plan ファイルのパス", placeholder="designs/月次/照合.yaml"
     )
-    return Path(typed.strip()).expanduser() if typed.strip() else None
+    if not typed.strip():
+        return None
+    return check_server_path(typed.strip(), plan_areas(settings), label="Plan ファイルのパス")
 
 
 def _load(path: Path, settings: Settings, registry: BlockRegistry) -> Plan:
