@@ -75,14 +75,11 @@ def is_grounded(results: Sequence[ExecutionResult]) -> bool:
     return any(has_visible_output(result) for result in results)
 
 
-def unverified_error(**details: Any) -> BlockError:
+def unverified_error(*, hint: str = UNVERIFIED_HINT, **details: Any) -> BlockError:
     """What an unverified turn failed to back, as a ``RESULT_UNVERIFIED`` error (a plan node
     fails with it; an API task carries its code, message and hint in ``details.unverified``)."""
     return BlockError(
-        UNVERIFIED_MESSAGE,
-        code=ErrorCode.RESULT_UNVERIFIED,
-        hint=UNVERIFIED_HINT,
-        details=details,
+        UNVERIFIED_MESSAGE, code=ErrorCode.RESULT_UNVERIFIED, hint=hint, details=details
     )
 
 
