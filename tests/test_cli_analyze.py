@@ -258,7 +258,9 @@ def test_a_report_after_a_failed_run_is_printed_but_unverified_exit_1(
     llm_server.add_chat(json=_act("売上合計を出す"))
     llm_server.add_chat(json=_codegen("print(df['売上'].sum())"))  # no such column: KeyError
     llm_server.add_chat(json=FINALIZE)
-    llm_server.add_chat(json={**REPORT, "conclusion": "売上合計は 999,999 円でした。", "sections": []})
+    llm_server.add_chat(
+        json={**REPORT, "conclusion": "売上合計は 999,999 円でした。", "sections": []}
+    )
     result = runner.invoke(
         app, ["analyze", str(sales_csv), "売上合計は？", "--workspace-root", str(public_dir)]
     )

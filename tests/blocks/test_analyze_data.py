@@ -372,4 +372,7 @@ def test_a_plan_branches_on_grounded_with_when(
         result = runner.run(plan)
     assert result.status == "success", result.error
     assert "use_figures" not in result.outputs  # skipped: its when was false
-    assert result.outputs["ask_a_person"]["markdown"].strip() == "要確認: 売上合計は 999,999 円でした。"
+    assert (
+        result.outputs["ask_a_person"]["markdown"].strip()
+        == "要確認: 売上合計は 999,999 円でした。"
+    )

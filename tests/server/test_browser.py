@@ -132,7 +132,11 @@ def test_an_unverified_analysis_shows_the_warning_band_not_success(
     page: Page, live: LiveServer, llm_server: ScriptedLLMServer
 ) -> None:
     llm_server.add_chat(json={"next_action": "finalize", "rationale": "集計済み"})  # no code run
-    report = {"title": "売上", "conclusion": "売上の合計は 999,999 円でした。", "evidence": ["推測"]}
+    report = {
+        "title": "売上",
+        "conclusion": "売上の合計は 999,999 円でした。",
+        "evidence": ["推測"],
+    }
     llm_server.add_chat(json={**report, "sections": [], "suggestions": []})
     page.goto(live.url + "/")
     page.locator("#kind").select_option("analysis")

@@ -129,7 +129,11 @@ def _print_turn(turn: TurnResult, *, as_json: bool, interactive: bool) -> None:
 
 def _warn_unverified(turn: TurnResult) -> None:
     """On stderr: the report is not backed by computed output, and what the runs did."""
-    from keiri_agent.agents.analysis.honesty import UNVERIFIED_HINT, UNVERIFIED_MESSAGE, has_visible_output
+    from keiri_agent.agents.analysis.honesty import (
+        UNVERIFIED_HINT,
+        UNVERIFIED_MESSAGE,
+        has_visible_output,
+    )
 
     runs = turn.execution_results
     failed = sum(1 for run in runs if not run.success)
@@ -220,7 +224,7 @@ def _interactive(session: AnalysisSession, *, as_json: bool) -> None:
         "分析を続けられます（空行・exit・終了 で終わります）。\n\n"
         "出力（標準出力・表・ファイル）のあるコード実行が 1 度も成功しないままレポートになったときは、"
         "レポートを表示したうえで、数値がデータで裏付けられていない（未検証）ことを標準エラー出力に"
-        "表示します（--json では \"status\": \"unverified\"）。対話モードでは警告を表示して続けます。\n\n"
+        '表示します（--json では "status": "unverified"）。対話モードでは警告を表示して続けます。\n\n'
         "進捗は標準エラー出力に表示します。終了コード: 0 成功（または確認の質問）、"
         "1 レポートが未検証か LLM の呼び出しに失敗、"
         "2 入力や設定の誤り（ファイルが無い・読めない等）。"
