@@ -105,6 +105,8 @@ class ErrorCode(StrEnum):
     SANDBOX_BUSY = "SANDBOX_BUSY"  # another action is running in the same sandbox workdir
     # Generated code (CodeAct) ran out of turns without making what was asked for.
     CODE_EXECUTION_FAILED = "CODE_EXECUTION_FAILED"
+    # An analysis report that no code run with visible output backs (its figures are unverified).
+    RESULT_UNVERIFIED = "RESULT_UNVERIFIED"
     INTERNAL_ERROR = "INTERNAL_ERROR"
 
 

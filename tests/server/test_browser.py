@@ -2,7 +2,8 @@
 
 A conversion request goes through the page against the scripted LLM server: the 5-step
 progress bar reaches its last step, the live log console is gone, and the final answer and
-its download link appear; a failing request shows the red banner instead. A CSV uploaded from
+its download link appear; a failing request shows the red banner instead, an analysis whose
+report no computed output backs the amber warning band. A CSV uploaded from
 the page is converted; a plan that pauses for input continues from the answers form; a path
 outside the workspace is refused with the allowed folder named, without internal step names
 or literal backticks. A page of another site cannot start tasks on a server without keys.
@@ -23,6 +24,7 @@ import pandas as pd
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from keiri_agent.agents.analysis.honesty import UNVERIFIED_HINT, UNVERIFIED_MESSAGE
 from keiri_agent.examples import example_answers, example_plan
 from tests.server.conftest import LiveServer, make_settings
 from tests.support import ScriptedLLMServer
@@ -128,6 +130,38 @@ def test_an_error_shows_the_red_banner(
     expect(page.locator("#submit")).to_be_enabled(timeout=TIMEOUT_MS)
     (task,) = live.registry.list()
     assert task.status == "failed"
+
+
+def test_an_unverified_analysis_shows_the_warning_band_not_success(
+    page: Page, live: LiveServer, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.add_chat(json={"next_action": "finalize", "rationale": "集計済み"})  # no code run
+    report = {
+        "title": "売上",
+        "conclusion": "売上の合計は 999,999 円でした。",
+        "evidence": ["推測"],
+    }
+    llm_server.add_chat(json={**report, "sections": [], "suggestions": []})
+    page.goto(live.url + "/")
+    page.locator("#kind").select_option("analysis")
+    page.locator("#request").fill("売上の合計は？")
+    page.locator("#files").fill("売上.csv")
+    page.locator("#submit").click()
+
+    band = page.locator("#warning-banner")
+    expect(band).to_be_visible(timeout=TIMEOUT_MS)
+    expect(band).to_contain_text(UNVERIFIED_MESSAGE)
+    expect(band).to_contain_text(f"ヒント: {UNVERIFIED_HINT}")
+    color = band.evaluate("el => getComputedStyle(el).backgroundColor")
+    assert color == "rgb(255, 248, 225)"  # amber, not the red error banner
+    expect(page.locator("#error-banner")).to_be_hidden()
+    last = page.locator('#steps li[data-step="done"]')
+    expect(last).to_have_class("unverified")  # not the success look
+    expect(last).to_have_text("未検証")
+    expect(page.locator("#steps li.done")).to_have_count(4)
+    expect(page.locator("#answer")).to_contain_text("売上の合計は 999,999 円でした。")
+    (task,) = live.registry.list()
+    assert task.status == "unverified"
 
 
 def test_an_uploaded_csv_is_converted(

@@ -66,6 +66,7 @@ def layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     os.utime(workspace / "売上.csv", (old, old))
     return {
         "old_done": _task(store, "A" * 22, TaskStatus.SUCCESS, 40),
+        "old_unverified": _task(store, "D" * 22, TaskStatus.UNVERIFIED, 40),  # finished too
         "new_done": _task(store, "B" * 22, TaskStatus.FAILED, 2),
         "old_paused": _task(store, "C" * 22, TaskStatus.WAITING_INPUT, 40, run="run_paused"),
         "old_run": _run(runs, "20240101T000000Z", "run_old", 40),
@@ -89,11 +90,12 @@ def test_gc_removes_what_is_past_the_period_and_keeps_what_is_still_needed(
     removed = {(item["kind"], Path(item["path"])) for item in json.loads(result.stdout)["removed"]}
     assert removed == {
         ("task", layout["old_done"]),
+        ("task", layout["old_unverified"]),
         ("run", layout["old_run"]),
         ("workspace", layout["session"]),
     }
     assert {(i["kind"], Path(i["path"])) for i in planned["removed"]} == removed
-    for name in ("old_done", "old_run", "session"):
+    for name in ("old_done", "old_unverified", "old_run", "session"):
         assert not layout[name].exists()
     assert not layout["old_run"].with_suffix(".files").exists()
     for name in ("new_done", "old_paused", "paused_run", "reused_run", "new_run", "user_file"):
@@ -110,4 +112,4 @@ def test_gc_with_no_period_refuses_and_says_how(
     assert all(path.exists() for path in layout.values())
     text = CliRunner().invoke(app, ["gc", "--older-than", "30"])
     assert text.exit_code == 0, text.output
-    assert "3 件" in text.output
+    assert "4 件" in text.output

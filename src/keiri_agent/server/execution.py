@@ -170,7 +170,7 @@ class TaskRuntime:
     @staticmethod
     def _settle_outcome(task: Task, outcome: Outcome) -> Outcome:
         """A run stopped by the server's stop is interrupted, by a user cancelled."""
-        stopped = outcome.status not in ("success", "waiting_input")
+        stopped = outcome.status not in ("success", "unverified", "waiting_input")
         if task.interrupting and stopped:
             return Outcome("interrupted", details=outcome.details)
         if task.cancel.is_set() and stopped:
@@ -195,7 +195,7 @@ class TaskRuntime:
             task.interruptions += status == TaskStatus.INTERRUPTED
             task.status = status
             task.finished_at = now() if task.finished else None
-            if status == TaskStatus.SUCCESS:
+            if status in (TaskStatus.SUCCESS, TaskStatus.UNVERIFIED):  # the run went to its end
                 task.progress = 1.0
             # The last events, then the record: on disk before subscribers see the end.
             if status == TaskStatus.FAILED and outcome.error and not task.error_emitted:

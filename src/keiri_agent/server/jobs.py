@@ -22,7 +22,9 @@ from keiri_agent.sandbox import SandboxExecutor
 
 __all__ = ["Job", "Outcome", "OutcomeStatus", "Runner", "cancelled_error"]
 
-OutcomeStatus = Literal["success", "failed", "cancelled", "waiting_input", "interrupted"]
+OutcomeStatus = Literal[
+    "success", "unverified", "failed", "cancelled", "waiting_input", "interrupted"
+]
 
 
 @dataclass

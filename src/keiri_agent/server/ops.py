@@ -15,7 +15,7 @@ Metrics (``prometheus-client``, one registry per app):
 
 - ``keiri_tasks{kind,status}``: tasks queued or running now;
 - ``keiri_tasks_settled_total{kind,status}``: tasks that reached a status other than queued or
-  running (success, failed, cancelled, waiting_input, interrupted);
+  running (success, unverified, failed, cancelled, waiting_input, interrupted);
 - ``keiri_task_queue_length``: tasks waiting for a running slot;
 - ``keiri_task_duration_seconds{kind}``: how long each run of a task took (histogram);
 - ``keiri_llm_tokens_total{kind,direction}``: LLM tokens used by tasks (input / output);

@@ -3,9 +3,9 @@
 Seed 002 §12 asks that uploads not be kept needlessly. What is removed, once older than the
 retention period (``keiri-agent gc`` and the server, every hour, do the same):
 
-- ``tasks/<id>/`` of a finished task (success, failed, cancelled) by the time it finished. A
-  task that waits for answers or was interrupted is kept: it still has work to do. The uploads
-  of a task are removed as soon as it finishes, whatever the period;
+- ``tasks/<id>/`` of a finished task (success, unverified, failed, cancelled) by the time it
+  finished. A task that waits for answers or was interrupted is kept: it still has work to do.
+  The uploads of a task are removed as soon as it finishes, whatever the period;
 - ``runs/<plan>/<run>.jsonl`` and its ``<run>.files/`` by the log's last change, unless a kept
   task continues that run, or a kept run reuses outputs stored in it (resume and rerun read
   them from the earlier run's files);

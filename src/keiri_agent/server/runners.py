@@ -11,7 +11,8 @@ finish (seed 003 §3), with the conversion pipeline's progress values (``step_pr
 one progress bar serves every kind: the conversion pipeline emits them itself; for a plan run
 they follow its nodes (validation, then input and file-reading nodes,
 then the rest, then collecting the result files); an analysis loads its files, runs the ReAct
-graph and collects the report.
+graph and collects the report (``unverified``, not ``success``, when no code run with visible
+output backs it).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import RunEvent
 from keiri_agent.server.design_task import DesignRequest, prepare_design
 from keiri_agent.server.inputs import TaskFiles
-from keiri_agent.server.jobs import Job, Outcome, Runner, cancelled_error
+from keiri_agent.server.jobs import Job, Outcome, OutcomeStatus, Runner, cancelled_error
 from keiri_agent.server.plan_task import prepare_plan
 
 __all__ = [
@@ -205,7 +206,10 @@ class _CancellableEvents:
 
 
 def _run_analysis(request: AnalysisRequest, files: list[Path], job: Job) -> Outcome:
+    """One analysis turn. A report that no run with visible output backs ends the task
+    ``unverified``: its answer starts with what was not backed, ``details.grounded`` is false."""
     from keiri_agent.agents.analysis import AnalysisContext, AnalysisSession
+    from keiri_agent.agents.analysis.honesty import UNGROUNDED_NOTE, unverified_error
 
     workspace = job.files_dir
     session = AnalysisSession(workspace=workspace, context=AnalysisContext(executor=job.executor))
@@ -218,11 +222,27 @@ def _run_analysis(request: AnalysisRequest, files: list[Path], job: Job) -> Outc
     turn = session.ask(request.request, events=_CancellableEvents(job))
     job.stage("convert", "done")
     job.stage("finish", "start")
-    details = {"loop_count": turn.loop_count, "next_action": turn.next_action}
+    details: dict[str, Any] = {
+        "loop_count": turn.loop_count,
+        "next_action": turn.next_action,
+        "grounded": turn.grounded,
+        "japanese": turn.japanese,
+        "code_runs": len(turn.execution_results),
+        "failed_runs": sum(1 for run in turn.execution_results if not run.success),
+    }
     if turn.final_report is not None:
         answer = f"{turn.final_report.title}\n\n{turn.final_report.conclusion}"
     else:
         answer = turn.question or ""
+    if turn.status == "unverified":
+        unverified = unverified_error()
+        details["unverified"] = {
+            "code": str(unverified.code),
+            "message": unverified.message,
+            "hint": unverified.hint,
+        }
+        job.log(unverified.message, level="warning")
+        answer = f"{UNGROUNDED_NOTE}\n\n{answer}"
     inputs = {path.name for path in files}  # the session keeps a copy of each data file
     outputs = [
         p
@@ -230,4 +250,5 @@ def _run_analysis(request: AnalysisRequest, files: list[Path], job: Job) -> Outc
         if p.is_file() and not p.is_symlink() and p.name not in inputs
     ]
     job.stage("finish", "done")
-    return Outcome("success", answer=answer, files=outputs, details=details)
+    status: OutcomeStatus = "unverified" if turn.status == "unverified" else "success"
+    return Outcome(status, answer=answer, files=outputs, details=details)

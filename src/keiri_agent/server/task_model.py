@@ -7,7 +7,10 @@ Statuses: ``queued`` and ``running`` are *active* (a server process holds the ta
 ``waiting_input`` (a plan run waiting for a person's answers) and ``interrupted`` (cut by a
 server stop or crash) are *paused*: the task goes on from where it was, by
 ``POST .../answers``, by a restarted server (plan tasks) or by ``POST .../retry``;
-``success``, ``failed`` and ``cancelled`` are *finished* and never change again.
+``success``, ``unverified``, ``failed`` and ``cancelled`` are *finished* and never change again.
+``unverified`` is an analysis that ended with a report no computed output backs (no code run
+with visible output succeeded in its turn): the task has its answer and files, but is not a
+success (``details.grounded`` is false).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ class TaskStatus(StrEnum):
     QUEUED = "queued"
     RUNNING = "running"
     SUCCESS = "success"
+    UNVERIFIED = "unverified"  # an analysis whose report no computed output backs
     FAILED = "failed"
     CANCELLED = "cancelled"
     WAITING_INPUT = "waiting_input"  # a plan run paused for a person's answers
@@ -43,7 +47,9 @@ class TaskStatus(StrEnum):
 
 ACTIVE = frozenset({TaskStatus.QUEUED, TaskStatus.RUNNING})
 PAUSED = frozenset({TaskStatus.WAITING_INPUT, TaskStatus.INTERRUPTED})
-FINISHED = frozenset({TaskStatus.SUCCESS, TaskStatus.FAILED, TaskStatus.CANCELLED})
+FINISHED = frozenset(
+    {TaskStatus.SUCCESS, TaskStatus.UNVERIFIED, TaskStatus.FAILED, TaskStatus.CANCELLED}
+)
 _PERSISTED = (
     "kind",
     "owner",

@@ -3,6 +3,8 @@
 // Front-end policy of the seed: the log console is shown only while the task runs and is never
 // part of the final answer; the steps are interpret → fetch → convert/viz → finish (+ done),
 // labelled for the task's kind (text.js); an `error` event shows a red banner and ends the run.
+// A task that ends `unverified` (an analysis whose report no computed output backs) shows an
+// amber warning band and its answer, never the success look.
 // Files chosen in the form are uploaded with the request (multipart); a plan run that waits for
 // input shows an answers form (answers.js) whose answers continue the same task and stream.
 // Plain JS, no build step.
@@ -14,6 +16,7 @@
 
 const STEP_SLOTS = { interpret: 0, fetch: 1, convert: 2, viz: 2, finish: 3, done: 4 };
 const STEP_COUNT = 5;
+const STEP_CLASSES = ["active", "done", "failed", "unverified"];
 const NODE_EVENTS = {
   plan_start: (d) => `Plan ${d.plan_id} を開始しました`,
   node_start: (d) => `▶ ${d.node_id} 開始（${d.block || ""}）`,
@@ -50,6 +53,19 @@ function showBanner(message, hint) {
   banner.hidden = false;
 }
 
+function showWarning(message, hint) {
+  const band = $("warning-banner");
+  const text = document.createElement("strong");
+  setRichText(text, message);
+  band.replaceChildren(text);
+  if (hint) {
+    const help = document.createElement("span");
+    setRichText(help, hint);
+    band.append(document.createTextNode("\nヒント: "), help);
+  }
+  band.hidden = false;
+}
+
 function showNotice(message) {
   setRichText($("notice"), message);
   $("notice").hidden = false;
@@ -70,9 +86,9 @@ function setPercent(percent) {
 function markSteps(slot, status) {
   state.slot = Math.max(state.slot, slot);
   document.querySelectorAll("#steps li").forEach((li, index) => {
-    li.classList.remove("active", "done", "failed");
+    li.classList.remove(...STEP_CLASSES);
     if (index < state.slot || (index === state.slot && status === "done")) li.classList.add("done");
-    else if (index === state.slot) li.classList.add(status === "failed" ? "failed" : "active");
+    else if (index === state.slot) li.classList.add(STEP_CLASSES.includes(status) ? status : "active");
   });
 }
 
@@ -114,6 +130,14 @@ function finish(data) {
     markSteps(STEP_SLOTS.done, "done");
     setPercent(100);
     showAnswer(data);
+  } else if (data.status === "unverified") {  // finished, but not backed by computed output
+    markSteps(STEP_SLOTS.done, "unverified");
+    document.querySelector('#steps li[data-step="done"]').textContent = UNVERIFIED.step;
+    setPercent(100);
+    showAnswer(data).then((task) => {
+      const why = ((task || {}).details || {}).unverified || {};
+      showWarning(why.message || UNVERIFIED.message, why.hint);
+    });
   } else if (data.status === "cancelled") {
     showNotice("タスクを中止しました。");
   } else if (!state.failed) {
@@ -166,6 +190,7 @@ async function showAnswer(data) {
     }
   }
   $("answer-section").hidden = false;
+  return task;
 }
 
 function parse(event) {
@@ -233,12 +258,14 @@ function reset() {
   if (state.source) state.source.close();
   Object.assign(state, { source: null, taskId: null, token: null, slot: -1, percent: 0, failed: false });
   $("error-banner").hidden = true;
+  $("warning-banner").hidden = true;
   $("notice").hidden = true;
   $("answers-section").hidden = true;
   $("answer-section").hidden = true;
   $("progress-section").hidden = true;
   $("log").textContent = "";
-  document.querySelectorAll("#steps li").forEach((li) => li.classList.remove("active", "done", "failed"));
+  document.querySelectorAll("#steps li").forEach((li) => li.classList.remove(...STEP_CLASSES));
+  labelSteps(state.kind);
   $("progress").value = 0;
   $("progress-label").textContent = "0%";
 }
