@@ -79,6 +79,7 @@ if TYPE_CHECKING:
     )
     from keiri_agent.plan._graph.compiled import AnyNode, references_in
     from keiri_agent.plan._graph.scope import block_outputs
+    from keiri_agent.plan._run.answers import answer_paths
     from keiri_agent.plan._run.progress import (
         STATUS_LABELS,
         describe_event,
@@ -110,6 +111,7 @@ if TYPE_CHECKING:
     )
 
 _LOCATIONS: dict[str, str] = {
+    "answer_paths": "_run.answers",
     "AnswersFile": "_run.runstate",
     "AnyNode": "_graph.compiled",
     "bare_reference": "_dsl.refs",
@@ -224,6 +226,7 @@ __all__ = [
     "SubflowNode",
     "ValidationReport",
     "When",
+    "answer_paths",
     "bare_reference",
     "block_outputs",
     "cancelled_error",

@@ -78,7 +78,9 @@ class AnalyzeDataBlock(ProcessingBlock):
                 profile=profile,
             ),
         )
-        for path in files:
+        for index, text in enumerate(files):
+            # Read where the run may read (ctx.access); the i-th entry is named in a refusal.
+            path = ctx.access.read(text, "files" if len(files) == 1 else f"files[{index}]")
             info = session.add_file(path)  # the file layer's BlockError passes through
             ctx.log(
                 f"読み込みました: {path.name}（{info.shape[0]:,} 行 × {info.shape[1]} 列、{info.name}）"
@@ -152,7 +154,7 @@ class _NodeEvents:
 
 def _parse(
     inputs: Mapping[str, Any],
-) -> tuple[str, list[Path], dict[str, list[dict[str, Any]]], SandboxProfile]:
+) -> tuple[str, list[str], dict[str, list[dict[str, Any]]], SandboxProfile]:
     """The question, files, tables and sandbox profile, or an INPUT_VALIDATION_FAILED."""
     question = _question(inputs)
     files, tables = _files(inputs.get("files")), _tables(inputs.get("tables"))
@@ -174,7 +176,8 @@ def _question(inputs: Mapping[str, Any]) -> str:
     return value.strip()
 
 
-def _files(value: Any) -> list[Path]:
+def _files(value: Any) -> list[str]:
+    """The files' paths as given (looked up in ``run``, through ``ctx.access``)."""
     if value is None or value == "" or value == []:
         return []
     items = [value] if isinstance(value, str) else value
@@ -185,7 +188,7 @@ def _files(value: Any) -> list[Path]:
             field="files",
             value=repr(value)[:200],
         )
-    return [Path(v.strip()).expanduser() for v in items]
+    return [v.strip() for v in items]
 
 
 def _tables(value: Any) -> dict[str, list[dict[str, Any]]]:
