@@ -141,7 +141,7 @@ class FileAccess:
             f"{field} のファイル「{_shown(text)}」が見つかりません（{ALLOWED_PLACES}を探しました）。",
             code=ErrorCode.INPUT_VALIDATION_FAILED,
             hint="名前の綴りを確認するか、ファイルをアップロードしてください。" + _READ_HINT,
-            details={"field": field, "path": _shown(text)},
+            details={"field": field, "path": _shown(text), "reason": "not_found"},
         )
 
     # --- writing ------------------------------------------------------------------------------
@@ -163,7 +163,15 @@ class FileAccess:
 
     def _spelling(self, text: str, field: str, hint: str) -> str:
         """``text`` as a normalised POSIX path, or the refusal of a spelling that could lead
-        elsewhere (NUL, ``..``, ``~``; backslashes are separators)."""
+        elsewhere (NUL, ``..``, ``~``; backslashes are separators) or of an empty one (it
+        would mean the first allowed folder itself)."""
+        if not text.strip():
+            raise BlockError(
+                f"{field} のパスが空です。",
+                code=ErrorCode.INPUT_VALIDATION_FAILED,
+                hint=hint,
+                details={"field": field},
+            )
         if "\x00" in text:
             raise _refusal(field, text.replace("\x00", "\\0"), "nul", "NUL 文字が含まれています", hint)
         slashed = text.strip().replace("\\", "/")

@@ -135,8 +135,13 @@ def prepare(
             )
         return partial(_run_analysis, request, data)
     if request.source is not None and "://" not in request.source:  # URLs: the pipeline checks
-        source = files.resolve(request.source, "source")
-        request = request.model_copy(update={"source": str(source)})
+        try:  # a path leading where the task may not read is refused here (403)
+            source = str(files.resolve(request.source, "source"))
+        except BlockError as exc:
+            if exc.details.get("reason") != "not_found":
+                raise
+            source = request.source  # found nowhere: the pipeline's fetch says so in the task
+        request = request.model_copy(update={"source": source})
     elif request.source is None and uploads:
         chosen = uploads[0] if len(uploads) == 1 else files.uploads
         request = request.model_copy(update={"source": str(chosen)})
