@@ -64,7 +64,13 @@ class AnalyzeDataBlock(ProcessingBlock):
         from keiri_agent.agents.analysis import AnalysisContext, AnalysisSession
         from keiri_agent.sandbox import default_executor
 
-        question, files, tables, profile = _parse(inputs)
+        question, named, tables, profile = _parse(inputs)
+        # Read where the run may read (ctx.access), before anything starts; the i-th entry is
+        # named in a refusal.
+        files = [
+            ctx.access.read(text, "files" if len(named) == 1 else f"files[{index}]")
+            for index, text in enumerate(named)
+        ]
         ctx.check_cancelled()
         started = time.perf_counter()
         workspace = ctx.work_dir()
@@ -78,9 +84,7 @@ class AnalyzeDataBlock(ProcessingBlock):
                 profile=profile,
             ),
         )
-        for index, text in enumerate(files):
-            # Read where the run may read (ctx.access); the i-th entry is named in a refusal.
-            path = ctx.access.read(text, "files" if len(files) == 1 else f"files[{index}]")
+        for path in files:
             info = session.add_file(path)  # the file layer's BlockError passes through
             ctx.log(
                 f"読み込みました: {path.name}（{info.shape[0]:,} 行 × {info.shape[1]} 列、{info.name}）"
