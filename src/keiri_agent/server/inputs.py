@@ -28,9 +28,11 @@ user read everyone's files: :func:`shared_folders` refuses it when the server st
 from __future__ import annotations
 
 import os
+import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
@@ -167,6 +169,21 @@ class TaskFiles:
             return []
         return sorted(p for p in self.uploads.iterdir() if p.is_file() and not p.is_symlink())
 
+    def hide(self, value: Any, work: Path | None = None) -> Any:
+        """``value`` (a text, or JSON-like data holding texts) with the server's folders taken
+        out of every path in it: a file of the run's ``work`` folder, of the task's folder or
+        of a shared folder is named relative to it (``chart/月別売上.png``, ``uploads/売上.csv``)
+        as the user sees it; the folders themselves by what they are."""
+        named = [(work, "（作業フォルダ）")] if work is not None else []
+        named += [(self.directory, "（タスクのフォルダ）")]
+        named += [(folder, "（共有データフォルダ）") for folder in self.shared]
+        pairs = []
+        for folder, label in named:
+            for form in {os.path.abspath(folder), os.path.realpath(folder)}:
+                pairs.append((form, label))
+        pairs.sort(key=lambda pair: len(pair[0]), reverse=True)  # the deepest folder first
+        return _hidden(value, pairs)
+
     def resolve(self, name: str, field: str) -> Path:
         """The real path of ``name`` (input ``field``) where this task may read it: an upload,
         a result, or a file of a shared folder (PathEscapeError when it leads elsewhere)."""
@@ -180,6 +197,24 @@ class TaskFiles:
                 details={"field": field, "length": len(text)},
             )
         return self.access.read(text, field)
+
+
+def _hidden(value: Any, pairs: list[tuple[str, str]]) -> Any:
+    if isinstance(value, str):
+        for folder, label in pairs:
+            # A path under the folder loses it; the folder alone (not a longer name) is named.
+            pattern = re.escape(folder) + r"(?:(/)|(?![^\s/'\"「」（）()]))"
+            value = re.sub(pattern, partial(_replacement, label), value)
+        return value
+    if isinstance(value, Mapping):
+        return {key: _hidden(item, pairs) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_hidden(item, pairs) for item in value]
+    return value
+
+
+def _replacement(label: str, match: re.Match[str]) -> str:
+    return "" if match.group(1) else label
 
 
 def task_files(directory: Path, settings: Settings) -> TaskFiles:

@@ -253,6 +253,20 @@ def _resume_plan(run_id: str, answers: Mapping[str, Any], job: Job) -> Outcome:
 
 
 def _outcome(result: Any, raw: Any, progress: _PlanProgress, job: Job) -> Outcome:
+    """What the task shows of the run: its texts name files as the user sees them, never the
+    server's folders (``TaskFiles.hide``)."""
+    from keiri_agent.plan import OutputStore
+
+    work = OutputStore(result.log_path).dir / "work" if result.log_path is not None else None
+    outcome = _run_outcome(result, raw, progress, job)
+    files = task_files(job.directory, job.settings)
+    outcome.answer = files.hide(outcome.answer, work)
+    outcome.error = files.hide(outcome.error, work)
+    outcome.details = files.hide(outcome.details, work)
+    return outcome
+
+
+def _run_outcome(result: Any, raw: Any, progress: _PlanProgress, job: Job) -> Outcome:
     from keiri_agent.plan import OutputStore, Plan
 
     details: dict[str, Any] = {

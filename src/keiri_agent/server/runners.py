@@ -164,6 +164,7 @@ def _run_convert(request: ConvertRequest | None, continuation: Any, job: Job) ->
     # Imported here: the pipeline pulls in boto3 and the LLM stack, which plan runs never need.
     from keiri_agent.agents.convert.pipeline import run_convert
 
+    files = task_files(job.directory, job.settings)
     try:
         result = run_convert(
             request.request if request is not None else "",
@@ -174,7 +175,7 @@ def _run_convert(request: ConvertRequest | None, continuation: Any, job: Job) ->
             cancel=job.cancel,
             executor=job.executor,
             # Local sources, also one named in the request text: the task's files and shared data.
-            access=task_files(job.directory, job.settings).access,
+            access=files.access,
             continuation=continuation,
         )
     except BlockError as exc:  # an LLM failure: the task keeps what the run had produced
@@ -182,7 +183,7 @@ def _run_convert(request: ConvertRequest | None, continuation: Any, job: Job) ->
         keep = ("job", "used_fallback", "fallback_reason", "code_runs")
         return Outcome(
             status="failed",
-            error=exc.to_dict(),
+            error=files.hide(exc.to_dict()),
             details={key: produced.get(key) for key in keep},
         )
     details: dict[str, Any] = {
@@ -194,11 +195,11 @@ def _run_convert(request: ConvertRequest | None, continuation: Any, job: Job) ->
         details["question"] = result.question
         details["continuation"] = result.continuation.model_dump(mode="json")
         job.log(f"CodeAct からの質問です。回答を待っています: {result.question}", level="warning")
-    return Outcome(
+    return Outcome(  # its texts name files as the user sees them, not the server's folders
         status=result.status,
-        answer=result.answer,
+        answer=files.hide(result.answer),
         files=list(result.files),
-        error=result.error,
+        error=files.hide(result.error),
         details=details,
     )
 
