@@ -52,6 +52,18 @@ graph:
 {SHOW}exports:
   - {{ from: show.markdown, as: report }}
 """,
+    # ... and one whose block reads a path made from vars (not visible before the run).
+    "read_in_folder": f"""\
+apiVersion: v1
+id: read_in_folder
+vars: {{ folder: 明細 }}
+graph:
+  - id: read
+    block: file.read_table
+    in: {{ path: "${{vars.folder}}/給与.csv" }}
+{SHOW}exports:
+  - {{ from: show.markdown, as: report }}
+""",
     # ... and one that writes a workbook where vars say.
     "write_var": """\
 apiVersion: v1
@@ -198,7 +210,7 @@ def _refused_at_the_door(world: World, response: httpx.Response, field: str, giv
     error = response.json()
     assert error["code"] == "PERMISSION_DENIED"
     assert error["message"].startswith(f"{field} のパス「")  # names the input
-    assert ALLOWED_PLACES in error["hint"]
+    assert ALLOWED_PLACES in error["message"] + error["hint"] or "このタスクの" in error["hint"]
     world.speaks_of_no_server_folder(response.text, given)
 
 
@@ -275,16 +287,24 @@ def test_vars_cannot_lead_a_block_to_read_a_host_file_or_another_users(
     world: World, target: str
 ) -> None:
     path = str(world.host_file if target == "host" else world.upload_of_sato())
-    task = world.settle(world.run({"kind": "plan", "plan": "read_var", "vars": {"path": path}}))
-    _failed_in_the_block(world, task, "path", path)
+    # Given to a path input as it is: refused at the door, naming the var.
+    response = world.run({"kind": "plan", "plan": "read_var", "vars": {"path": path}})
+    _refused_at_the_door(world, response, "vars.path", path)
+    # Made into a path during the run: the block refuses it, naming its input.
+    folder = str(Path(path).parent)
+    body = {"kind": "plan", "plan": "read_in_folder", "vars": {"folder": folder}}
+    if target == "sato":
+        (Path(folder) / "給与.csv").write_text(SALES, encoding="utf-8")  # sato's, uploaded
+    task = world.settle(world.run(body))
+    _failed_in_the_block(world, task, "path", f"{folder}/給与.csv")
 
 
 def test_vars_cannot_lead_a_block_to_write_outside_the_task(world: World) -> None:
     target = world.root / "host" / "新しいブック.xlsx"
     body = {"kind": "plan", "plan": "write_var", "vars": {"output": str(target)}}
-    task = world.settle(world.run(body))
-    _failed_in_the_block(world, task, "output_path", str(target))
+    _refused_at_the_door(world, world.run(body), "vars.output", str(target))
     assert not target.exists()
+    assert world.live.registry.list(visible=lambda t: t.owner == "suzuki") == []
 
 
 # --- answers for an input node inside a subflow ---------------------------------------------

@@ -78,6 +78,7 @@ if TYPE_CHECKING:
         single_reference,
     )
     from keiri_agent.plan._graph.compiled import AnyNode, references_in
+    from keiri_agent.plan._graph.path_inputs import VarPath, var_paths
     from keiri_agent.plan._graph.scope import block_outputs
     from keiri_agent.plan._run.answers import answer_paths
     from keiri_agent.plan._run.progress import (
@@ -183,6 +184,8 @@ _LOCATIONS: dict[str, str] = {
     "validate_source": "_validate.validator",
     "validate_text": "_validate.validator",
     "ValidationReport": "_dsl.issues",
+    "var_paths": "_graph.path_inputs",
+    "VarPath": "_graph.path_inputs",
     "When": "_dsl.models",
     "when_raw": "_dsl.models",
 }
@@ -225,6 +228,7 @@ __all__ = [
     "SessionStateStore",
     "SubflowNode",
     "ValidationReport",
+    "VarPath",
     "When",
     "answer_paths",
     "bare_reference",
@@ -261,6 +265,7 @@ __all__ = [
     "validate_file",
     "validate_source",
     "validate_text",
+    "var_paths",
     "when_raw",
 ]
 

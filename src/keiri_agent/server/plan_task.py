@@ -39,7 +39,7 @@ from keiri_agent.server.inputs import TaskFiles, base_node_id, check_answer_path
 from keiri_agent.server.jobs import Job, Outcome, Runner, cancelled_error
 
 if TYPE_CHECKING:
-    from keiri_agent.plan import PlanRunner
+    from keiri_agent.plan import Plan, PlanRunner
     from keiri_agent.server.runners import PlanRequest
 
 __all__ = [
@@ -94,31 +94,69 @@ def _plan_source(request: PlanRequest, settings: Settings) -> tuple[Path, Mappin
     return path, request.answers
 
 
+def _model(raw: Any) -> Plan | None:
+    """The plan of ``raw``; None when it does not load (its run stops before any block)."""
+    from pydantic import ValidationError
+
+    from keiri_agent.plan import Plan
+
+    try:
+        return Plan.model_validate(raw)
+    except (BlockError, ValidationError):
+        return None
+
+
 def _answer_paths(
     answers: Mapping[str, Any], raw: Any, settings: Settings
 ) -> dict[str, frozenset[str] | None]:
     """The path fields of the answered nodes of the plan ``raw`` at any depth (subflows
-    included); none for a plan that does not load (its run stops before any block runs)."""
-    from pydantic import ValidationError
-
+    included); none for a plan that does not load."""
     from keiri_agent.blocks.registry import default_registry
-    from keiri_agent.plan import Plan, answer_paths
+    from keiri_agent.plan import answer_paths
 
+    plan = _model(raw)
+    if plan is None:
+        return {}
     try:
-        plan = Plan.model_validate(raw)
         return answer_paths(answers, plan, default_registry(), Path(settings.keiri_designs_dir))
-    except (BlockError, ValidationError):
+    except BlockError:  # a subflow that does not load: the run's validation says so
         return {}
 
 
+def _check_vars(vars: Mapping[str, Any], raw: Any, files: TaskFiles) -> None:
+    """Refuse a var the plan gives a block as a path (its spec says so) when it leads where the
+    task may not read or write; a name found nowhere is left to the block to report."""
+    from keiri_agent.blocks.registry import default_registry
+    from keiri_agent.plan import var_paths
+
+    plan = _model(raw)
+    used = var_paths(plan, default_registry()) if plan is not None else {}
+    for name, value in vars.items():
+        for use in used.get(name, []):
+            texts = value if isinstance(value, list) else [value]
+            for text in texts:
+                if not isinstance(text, str) or not text.strip() or "://" in text:
+                    continue  # not a path (s3:// sources are the pipeline's to check)
+                if use.mode == "write":
+                    files.access.write(text, f"vars.{name}", base=files.runs)
+                    continue
+                try:
+                    files.resolve(text, f"vars.{name}")
+                except BlockError as exc:
+                    if exc.details.get("reason") != "not_found":
+                        raise
+
+
 def prepare_plan(request: PlanRequest, settings: Settings, files: TaskFiles) -> Runner:
-    """Check a plan request (its plan exists, its answers' paths are allowed)."""
+    """Check a plan request (its plan exists; its answers' paths, and its vars given to blocks
+    as paths, lead only where the task may read and write)."""
     from keiri_agent.plan import load_source
 
     path, answers = _plan_source(request, settings)
+    raw = load_source(path).raw
+    _check_vars(request.vars, raw, files)
     if request.answers is not None:
-        paths_of = _answer_paths(request.answers, load_source(path).raw, settings)
-        check_answer_paths(request.answers, paths_of, files)
+        check_answer_paths(request.answers, _answer_paths(request.answers, raw, settings), files)
     return partial(_run_plan, request.vars, path, answers or {})
 
 
