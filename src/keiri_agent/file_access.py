@@ -173,7 +173,9 @@ class FileAccess:
                 details={"field": field},
             )
         if "\x00" in text:
-            raise _refusal(field, text.replace("\x00", "\\0"), "nul", "NUL 文字が含まれています", hint)
+            raise _refusal(
+                field, text.replace("\x00", "\\0"), "nul", "NUL 文字が含まれています", hint
+            )
         slashed = text.strip().replace("\\", "/")
         parts = slashed.split("/")
         if ".." in parts:

@@ -219,6 +219,7 @@ def test_a_block_on_a_remote_worker_is_confined_too(registry: BlockRegistry, pla
 
 # --- inside, the blocks work as before ------------------------------------------------------
 
+
 def test_relative_names_are_found_in_uploads_and_shared_data(
     registry: BlockRegistry, place: Place
 ) -> None:

@@ -97,7 +97,9 @@ class BlockSpec(BaseModel):
             if "examples" in port and not isinstance(port["examples"], list):
                 raise ValueError(f"ポート '{name}' の examples はリストにしてください")
             if "path" in port and port["path"] not in PATH_MODES:
-                raise ValueError(f"ポート '{name}' の path は {' / '.join(PATH_MODES)} にしてください")
+                raise ValueError(
+                    f"ポート '{name}' の path は {' / '.join(PATH_MODES)} にしてください"
+                )
         return value
 
     @property

@@ -129,6 +129,8 @@ def _check_vars(vars: Mapping[str, Any], raw: Any, files: TaskFiles) -> None:
     from keiri_agent.blocks.registry import default_registry
     from keiri_agent.plan import var_paths
 
+    if not vars:
+        return
     plan = _model(raw)
     used = var_paths(plan, default_registry()) if plan is not None else {}
     for name, value in vars.items():

@@ -107,8 +107,6 @@ def _blank(value: Any) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
 
-
-
 def _header_row(value: Any) -> int:
     return row_number(
         value,

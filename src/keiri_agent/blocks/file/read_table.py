@@ -76,8 +76,6 @@ class ReadTableBlock(ProcessingBlock):
         return {"rows": rows, "info": info}
 
 
-
-
 def _header_row(value: Any) -> int | None:
     if value is None:
         return None

@@ -76,9 +76,7 @@ def _check_folder(value: Any, access: FileAccess, field: str) -> str:
     return str(path)
 
 
-def _check_files(
-    req: Mapping[str, Any], value: Any, access: FileAccess, field: str
-) -> list[str]:
+def _check_files(req: Mapping[str, Any], value: Any, access: FileAccess, field: str) -> list[str]:
     if not isinstance(value, list | tuple):
         raise FieldError(
             "ファイルの一覧（リスト）ではありません", "ファイルのパスをリストで指定してください"

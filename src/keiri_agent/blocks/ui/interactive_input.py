@@ -92,9 +92,7 @@ class InteractiveInputBlock(UIBlock):
         if mode != "confirm":
             # A rejected mixed request needs no field values: the person said "no".
             for req in requirements:
-                value, source = _field_value(
-                    req, answers.get(req["id"]), approved, problems, ctx
-                )
+                value, source = _field_value(req, answers.get(req["id"]), approved, problems, ctx)
                 collected[req["id"]] = value
                 if source == "answer":
                     answered.append(req["id"])
