@@ -230,6 +230,9 @@ class Settings(BaseSettings):
     # Users of the server: a YAML file {users: [{name, key_sha256, role: user|admin}]} (unset:
     # KEIRI_API_KEY alone, or no authentication).
     keiri_api_keys_file: Path | None = None
+    # Folders every task of the server may read besides its own uploads and outputs
+    # (os.pathsep-separated). Unset: the bundled example data; empty: none.
+    keiri_shared_data_dirs: str | None = None
     # On SIGTERM, running tasks get this long to finish before they stop at a checkpoint and
     # are marked interrupted (plan tasks then continue after the restart).
     keiri_shutdown_timeout_s: float = Field(default=DEFAULT_SHUTDOWN_TIMEOUT_S, ge=0, le=3600)
@@ -255,6 +258,13 @@ class Settings(BaseSettings):
 
     def block_spec_dirs(self) -> list[Path]:
         return [Path(p) for p in self.keiri_block_spec_dirs.split(os.pathsep) if p.strip()]
+
+    def shared_data_dirs(self) -> list[Path] | None:
+        """The folders of ``KEIRI_SHARED_DATA_DIRS``; None when it is unset (the server then
+        shares the bundled example data)."""
+        if self.keiri_shared_data_dirs is None:
+            return None
+        return [Path(p) for p in self.keiri_shared_data_dirs.split(os.pathsep) if p.strip()]
 
     @field_validator(
         "keiri_llm_model",

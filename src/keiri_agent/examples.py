@@ -47,7 +47,7 @@ def examples_root() -> Path:
 
 
 def example_data_dir() -> Path:
-    """The sample data the example plans read (``examples/data``)."""
+    """The sample data the example plans read (the API server's default shared data)."""
     return examples_root() / DATA_DIR
 
 

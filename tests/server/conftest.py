@@ -64,6 +64,16 @@ def make_settings(root: Path, **overrides: Any) -> Settings:
     )
 
 
+def with_shared_data(root: Path, files: dict[str, str], **overrides: Any) -> Settings:
+    """Settings whose shared data folder (``root/shared``, KEIRI_SHARED_DATA_DIRS) holds
+    ``files`` (name → text): data every task may read by its name."""
+    shared = root / "shared"
+    shared.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (shared / name).write_text(text, encoding="utf-8")
+    return make_settings(root, keiri_shared_data_dirs=str(shared), **overrides)
+
+
 @dataclass
 class Message:
     """One SSE block as it came over the wire (comments are kept, unlike in a browser)."""
@@ -118,13 +128,10 @@ def settings(tmp_path: Path) -> Settings:
 
 @pytest.fixture
 def analysis_settings(public_dir: Path, llm_server: ScriptedLLMServer) -> Settings:
-    """Settings for analysis tasks: a workspace the sandbox can reach, holding ``sales.csv``,
-    made after ``llm_server`` so that the agent talks to it."""
-    settings = make_settings(public_dir)
-    data = settings.keiri_workspace_root / "sales.csv"
-    data.parent.mkdir(parents=True)
-    pd.DataFrame({"月": ["4月", "5月"], "売上": [100, 200]}).to_csv(data, index=False)
-    return settings
+    """Settings for analysis tasks: a workspace the sandbox can reach and a shared data folder
+    holding ``sales.csv``, made after ``llm_server`` so that the agent talks to it."""
+    sales = pd.DataFrame({"月": ["4月", "5月"], "売上": [100, 200]}).to_csv(index=False)
+    return with_shared_data(public_dir, {"sales.csv": sales})
 
 
 @pytest.fixture

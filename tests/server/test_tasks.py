@@ -150,9 +150,8 @@ def test_cancel_stops_the_running_sandbox_process(
     llm_server.add_chat(json={"next_action": "act", "instruction": "待つ", "rationale": "試験"})
     llm_server.add_chat(json={"code": SLEEPING_CODE, "expected_outputs": []})
     live = serve(analysis_settings)
-    data = analysis_settings.keiri_workspace_root / "sales.csv"
     with live.client() as client:
-        body = {"kind": "analysis", "request": "売上を調べて", "files": [str(data)]}
+        body = {"kind": "analysis", "request": "売上を調べて", "files": ["sales.csv"]}
         task_id = client.post("/agent/run", json=body).json()["task_id"]
         # Includes starting the task's jail (the warm server's imports): a minute or more on a
         # loaded two-core machine.

@@ -35,12 +35,19 @@ from typing import IO, Any
 from pydantic import TypeAdapter, ValidationError
 
 from keiri_agent.config import Settings, load_settings
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, PathEscapeError
 from keiri_agent.events import EventStream, JsonlSink
 from keiri_agent.sandbox import SandboxExecutor
 from keiri_agent.server.errors import ApiError
 from keiri_agent.server.execution import TaskObserver, TaskRuntime
-from keiri_agent.server.inputs import MAX_PATH_CHARS, UPLOADS_DIR, TaskFiles, too_long, upload_name
+from keiri_agent.server.inputs import (
+    MAX_PATH_CHARS,
+    UPLOADS_DIR,
+    TaskFiles,
+    shared_folders,
+    too_long,
+    upload_name,
+)
 from keiri_agent.server.plan_task import continue_plan, prepare_resume, saved_answers
 from keiri_agent.server.runners import (
     AnalysisRequest,
@@ -109,6 +116,8 @@ class TaskRegistry:
         base = root or Path(self.settings.keiri_workspace_root) / TASKS_DIR
         self.root = base.absolute()
         self.store = TaskStore(self.root)
+        # What every task may read besides its own files (checked now: a wrong one stops the start).
+        self.shared = shared_folders(self.settings, self.root)
         self.stopping = threading.Event()  # set when the server starts to stop
         self.runtime = TaskRuntime(self.settings, self.store, executor_factory)
         self.observers = self.runtime.observers
@@ -139,9 +148,7 @@ class TaskRegistry:
         return self._create(kind, request, lambda _files: runner, (), owner)
 
     def _files(self, directory: Path) -> TaskFiles:
-        return TaskFiles(
-            Path(self.settings.keiri_workspace_root).absolute(), directory / UPLOADS_DIR
-        )
+        return TaskFiles(directory, self.shared)
 
     def _create(
         self,
@@ -345,7 +352,14 @@ def result_file(task: Task, path: str) -> Path:
     if too_long(path):  # no such file can exist; the OS would answer ENAMETOOLONG
         missing.details["max_path_chars"] = MAX_PATH_CHARS
         raise missing
-    real = confine(task.directory, path)  # PathEscapeError for '..', absolute, symlinks out
+    try:
+        real = confine(task.directory, path)  # '..', absolute, symlinks out
+    except PathEscapeError as exc:  # said without the task's folder on the server
+        raise PathEscapeError(
+            f"パス「{path[:200]}」はタスクのファイルを指していません。",
+            hint="GET /agent/tasks/{task_id} の files に載っているパスを指定してください。",
+            details={"task_id": task.id, "path": path[:200], "reason": exc.details.get("reason")},
+        ) from None
     try:
         if not real.is_file():
             raise missing

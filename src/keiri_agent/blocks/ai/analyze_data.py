@@ -72,7 +72,13 @@ class AnalyzeDataBlock(ProcessingBlock):
         from keiri_agent.agents.analysis import AnalysisContext, AnalysisSession
         from keiri_agent.sandbox import default_executor
 
-        question, files, tables, profile = _parse(inputs)
+        question, named, tables, profile = _parse(inputs)
+        # Read where the run may read (ctx.access), before anything starts; the i-th entry is
+        # named in a refusal.
+        files = [
+            ctx.access.read(text, "files" if len(named) == 1 else f"files[{index}]")
+            for index, text in enumerate(named)
+        ]
         ctx.check_cancelled()
         started = time.perf_counter()
         workspace = ctx.work_dir()
@@ -165,7 +171,7 @@ class _NodeEvents:
 
 def _parse(
     inputs: Mapping[str, Any],
-) -> tuple[str, list[Path], dict[str, list[dict[str, Any]]], SandboxProfile]:
+) -> tuple[str, list[str], dict[str, list[dict[str, Any]]], SandboxProfile]:
     """The question, files, tables and sandbox profile, or an INPUT_VALIDATION_FAILED."""
     question = _question(inputs)
     files, tables = _files(inputs.get("files")), _tables(inputs.get("tables"))
@@ -187,7 +193,8 @@ def _question(inputs: Mapping[str, Any]) -> str:
     return value.strip()
 
 
-def _files(value: Any) -> list[Path]:
+def _files(value: Any) -> list[str]:
+    """The files' paths as given (looked up in ``run``, through ``ctx.access``)."""
     if value is None or value == "" or value == []:
         return []
     items = [value] if isinstance(value, str) else value
@@ -198,7 +205,7 @@ def _files(value: Any) -> list[Path]:
             field="files",
             value=repr(value)[:200],
         )
-    return [Path(v.strip()).expanduser() for v in items]
+    return [v.strip() for v in items]
 
 
 def _tables(value: Any) -> dict[str, list[dict[str, Any]]]:

@@ -37,7 +37,7 @@ class ListFolderBlock(ProcessingBlock):
         _max_files(inputs)
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
-        root = _folder(inputs.get("folder"))
+        root = _folder(ctx.access.read(_folder_text(inputs.get("folder")), "folder"))
         patterns = _patterns(given(inputs, "pattern", "*"))
         max_files = _max_files(inputs)
         walk = _Walk(
@@ -169,8 +169,8 @@ def _folder_text(value: Any) -> str:
     )
 
 
-def _folder(value: Any) -> Path:
-    path = Path(_folder_text(value)).expanduser()
+def _folder(path: Path) -> Path:
+    """``path`` (where the run may read) when it is a folder that is not a link."""
     if path.is_symlink():
         raise input_error(
             f"'{path}' はシンボリックリンクです。リンクはたどりません。",
