@@ -15,7 +15,7 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import SecretStr
 
 from keiri_agent.config import ModelRef, Settings
-from keiri_agent.errors import ConfigurationError, CredentialsMissingError
+from keiri_agent.errors import ConfigurationError
 
 __all__ = ["SELF_HOSTED_PLACEHOLDER_KEY", "build_chat_model", "build_embeddings"]
 
@@ -25,12 +25,6 @@ SELF_HOSTED_PLACEHOLDER_KEY = "EMPTY"
 DEFAULT_ANTHROPIC_MAX_TOKENS = 8192
 
 
-def _require(settings: Settings, ref: ModelRef, purpose: str) -> None:
-    missing = settings.missing_credentials(ref.provider)
-    if missing:
-        raise CredentialsMissingError(ref.provider, missing, purpose=purpose)
-
-
 def _openai_key(settings: Settings) -> SecretStr:
     if settings.openai_api_key is not None:
         return settings.openai_api_key
@@ -38,7 +32,7 @@ def _openai_key(settings: Settings) -> SecretStr:
 
 
 def _secret(value: SecretStr | None) -> SecretStr:
-    # _require() has already checked presence; this only narrows the type.
+    # require_credentials() has already checked presence; this only narrows the type.
     assert value is not None
     return value
 
@@ -91,7 +85,7 @@ def build_chat_model(
     purpose: str = "",
 ) -> BaseChatModel:
     """A chat model for ``ref`` with the settings' credentials, timeout and temperature."""
-    _require(settings, ref, purpose)
+    settings.require_credentials(ref.provider, purpose=purpose)
     timeout = timeout_s if timeout_s is not None else settings.keiri_llm_timeout_s
     temperature = settings.keiri_llm_temperature
     if ref.provider in ("openai", "azure"):
@@ -133,7 +127,7 @@ def build_embeddings(
             " 埋め込みモデル（OpenAI 互換サーバーのものでも可）を指定してください。",
             details={"model": str(ref)},
         )
-    _require(settings, ref, "embedding")
+    settings.require_credentials(ref.provider, purpose="embedding")
     if ref.provider not in ("openai", "azure"):
         raise _unsupported(ref, "KEIRI_LLM_MODEL_EMBEDDING", "openai:… / azure:…")
     embeddings: Embeddings = _openai_model(
