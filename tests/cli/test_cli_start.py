@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 import typer.main
-
 from benchmarks.cli_start import NO_KEY_ARGS, cases, model_commands
+
 from keiri_agent.cli import app
 
 # Loaded only by the work itself: the SDKs, LangGraph, the data and document libraries, the
@@ -44,7 +44,12 @@ HEAVY_PACKAGES = frozenset(
         "sudachipy",
     }
 )
-HEAVY_KEIRI = ("keiri_agent.agents", "keiri_agent.design.engine", "keiri_agent.llm", "keiri_agent.sandbox")
+HEAVY_KEIRI = (
+    "keiri_agent.agents",
+    "keiri_agent.design.engine",
+    "keiri_agent.llm",
+    "keiri_agent.sandbox",
+)
 # Runs the app with the given arguments, then writes the names of the loaded modules to the file
 # named by the first argument (also when the command exits with an error).
 RUN_AND_LIST_MODULES = """
@@ -72,9 +77,7 @@ print(json.dumps(sorted(sys.modules)))
 
 
 def heavy(modules: list[str]) -> list[str]:
-    return [
-        m for m in modules if m.split(".")[0] in HEAVY_PACKAGES or m.startswith(HEAVY_KEIRI)
-    ]
+    return [m for m in modules if m.split(".")[0] in HEAVY_PACKAGES or m.startswith(HEAVY_KEIRI)]
 
 
 def every_command() -> list[tuple[str, ...]]:
