@@ -19,9 +19,12 @@ from typing import Any
 
 import pytest
 import typer.main
-from benchmarks.cli_start import NO_KEY_ARGS, cases, model_commands
+from benchmarks.cli_start import NO_KEY_ARGS, SAMPLE_CSV, cases, model_commands
+from typer.testing import CliRunner
 
 from keiri_agent.cli import app
+
+runner = CliRunner()
 
 # Loaded only by the work itself: the SDKs, LangGraph, the data and document libraries, the
 # agents' pipelines, the LLM layer and the sandbox.
@@ -137,3 +140,51 @@ def test_help_of_every_command_loads_nothing_heavy(isolated_env: Path) -> None:
 
     assert done.returncode == 0, done.stderr
     assert heavy(json.loads(done.stdout.splitlines()[-1])) == []
+
+
+def test_the_key_checked_is_that_of_the_model_the_command_calls_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-never-sent")
+    monkeypatch.setenv("KEIRI_LLM_MODEL_INTERPRET", "anthropic:claude-sonnet-4-6")
+
+    result = runner.invoke(app, ["convert", "CSV に変換して", "--source", str(SAMPLE_CSV)])
+
+    assert result.exit_code == 2
+    assert "LLM プロバイダー 'anthropic' を使うための設定がありません（用途: interpret）" in (
+        result.stderr
+    )
+    assert "ANTHROPIC_API_KEY" in result.stderr
+
+
+COMPOSE = [
+    "--apply-mode", "compose", "--plan-id", "keiri/reconcile",
+    "--templates", "evidence_zip_invoices,bank_statement,invoice_payment",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    # --fallback: the engine's failure becomes the fallback plan; compose calls no model
+    [(["--fallback"], "代替 Plan です"), (COMPOSE, "保存しました")],
+    ids=["fallback", "compose"],
+)
+def test_plan_generate_that_needs_no_model_needs_no_key(
+    args: list[str], shown: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("RUNS", "DESIGNS", "CACHE"):
+        monkeypatch.setenv(f"KEIRI_{name}_DIR", str(tmp_path / name.lower()))
+
+    result = runner.invoke(app, ["plan", "generate", "-i", "請求書と入金明細を照合", *args])
+
+    assert result.exit_code == 0, result.output
+    assert shown in result.output.replace("\n", "")
+    assert list((tmp_path / "designs").rglob("*.yaml"))
+
+
+def test_analyze_without_a_question_still_opens_the_conversation_without_a_key() -> None:
+    result = runner.invoke(app, ["analyze", str(SAMPLE_CSV)], input="\n")
+
+    assert result.exit_code == 0, result.output
+    assert "読み込みました: 売上明細.csv" in result.stderr
+    assert "対話モードです" in result.stderr
