@@ -25,6 +25,10 @@ SELF_HOSTED_PLACEHOLDER_KEY = "EMPTY"
 DEFAULT_ANTHROPIC_MAX_TOKENS = 8192
 
 
+def _require(settings: Settings, ref: ModelRef, purpose: str) -> None:
+    settings.require_credentials(ref.provider, purpose=purpose)
+
+
 def _openai_key(settings: Settings) -> SecretStr:
     if settings.openai_api_key is not None:
         return settings.openai_api_key
@@ -32,7 +36,7 @@ def _openai_key(settings: Settings) -> SecretStr:
 
 
 def _secret(value: SecretStr | None) -> SecretStr:
-    # require_credentials() has already checked presence; this only narrows the type.
+    # _require() has already checked presence; this only narrows the type.
     assert value is not None
     return value
 
@@ -85,7 +89,7 @@ def build_chat_model(
     purpose: str = "",
 ) -> BaseChatModel:
     """A chat model for ``ref`` with the settings' credentials, timeout and temperature."""
-    settings.require_credentials(ref.provider, purpose=purpose)
+    _require(settings, ref, purpose)
     timeout = timeout_s if timeout_s is not None else settings.keiri_llm_timeout_s
     temperature = settings.keiri_llm_temperature
     if ref.provider in ("openai", "azure"):
@@ -127,7 +131,7 @@ def build_embeddings(
             " 埋め込みモデル（OpenAI 互換サーバーのものでも可）を指定してください。",
             details={"model": str(ref)},
         )
-    settings.require_credentials(ref.provider, purpose="embedding")
+    _require(settings, ref, "embedding")
     if ref.provider not in ("openai", "azure"):
         raise _unsupported(ref, "KEIRI_LLM_MODEL_EMBEDDING", "openai:… / azure:…")
     embeddings: Embeddings = _openai_model(
