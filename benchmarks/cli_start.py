@@ -20,7 +20,7 @@ Printed per case: median wall and CPU time (user + system of the child, which a 
 inflates less than wall time), the wall time over the baseline's, and whether it is within the
 budget; with ``--before`` the ref's medians too.
 
-Run: ``python -m benchmarks.cli_start [--runs 5] [--before REF]``
+Run: ``python -m benchmarks.cli_start [--runs 5] [--before REF] [--match "no key"]``
 """
 
 from __future__ import annotations
@@ -203,9 +203,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="fresh processes per case and side")
     parser.add_argument("--before", metavar="REF", help="also measure this git ref's tree")
+    parser.add_argument("--match", default="", help="only the cases whose label contains this")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT / "src"))  # the commands of this tree
-    measured = cases()
+    measured = [case for case in cases() if args.match in case.label]
     print(machine_note(f"{args.runs} runs per case and side; load average {os.getloadavg()}"))
     with tempfile.TemporaryDirectory(prefix="keiri-cli-start-") as tmp:
         root = Path(tmp)
