@@ -216,6 +216,7 @@ def generate(
     """指示と参考資料から Plan を自動生成し、検証・ドライランして保存します。"""
     from keiri_agent.config import LLMRole, load_settings
     from keiri_agent.design.models import DesignEngineOptions
+    from keiri_agent.design.store import save_plan
     from keiri_agent.design.topk import RETRIEVAL_MODES
 
     with user_errors():
@@ -237,7 +238,6 @@ def generate(
             require_llm(LLMRole.PLAN, settings)
         from keiri_agent.design.chat import DesignChat
         from keiri_agent.design.documents import read_documents
-        from keiri_agent.design.store import save_plan
 
         given = _read_answers(answers)
         chat = DesignChat(
