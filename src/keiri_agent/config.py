@@ -1,9 +1,10 @@
 """Settings: the only place in keiri-agent that reads the environment.
 
 Values come from the process environment and from a ``.env`` file in the working directory
-(environment wins). Nothing here needs an API key: credentials are checked by the LLM layer at
-the moment a model is first needed, so importing, validating and running plans without ``ai.*``
-blocks work with no key at all.
+(environment wins). Nothing here needs an API key: credentials are checked when a model is
+first needed (``Settings.require_credentials``: by the LLM layer as it builds the model, and by a
+command that will call one before it loads anything heavy), so importing, validating and running
+plans without ``ai.*`` blocks work with no key at all.
 
 Models are named ``provider:model`` (``openai:gpt-4.1-mini``, ``azure:my-deployment``,
 ``anthropic:claude-sonnet-4-6``). ``KEIRI_LLM_MODEL`` is the default for every role;
@@ -22,7 +23,7 @@ from urllib.parse import urlparse
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from keiri_agent.errors import ConfigurationError
+from keiri_agent.errors import ConfigurationError, CredentialsMissingError
 
 __all__ = [
     "DEFAULT_CHAT_MODEL",
@@ -355,6 +356,16 @@ class Settings(BaseSettings):
         if provider == "anthropic":
             return [] if self.anthropic_api_key is not None else ["ANTHROPIC_API_KEY"]
         raise ValueError(f"unknown provider: {provider}")
+
+    def require_credentials(self, provider: str, *, purpose: str = "") -> None:
+        """Raise ``CredentialsMissingError`` naming what to set unless ``provider`` is usable.
+
+        The LLM layer calls this when it builds a model; a command calls it (through
+        ``keiri_agent.cli.common.require_llm``) before it loads anything heavy.
+        """
+        missing = self.missing_credentials(provider)
+        if missing:
+            raise CredentialsMissingError(provider, missing, purpose=purpose)
 
 
 def load_settings() -> Settings:

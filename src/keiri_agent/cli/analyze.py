@@ -30,6 +30,7 @@ from keiri_agent.cli.common import (
     forget_shown_errors,
     interrupted_error,
     progress_printer,
+    require_llm,
     show_error,
     user_errors,
     wants_json,
@@ -256,6 +257,8 @@ def analyze(
 ) -> None:
     with user_errors(llm_exit_code=EXIT_FAILED, on_ctrl_c=interrupted_error):
         files, question = split_arguments(args)
+        if question is not None:  # its first call is the reason step's: key checked before loading
+            require_llm("reason")
         session = _load(files, workspace_root)
         if question is None:
             _interactive(session, as_json=as_json)

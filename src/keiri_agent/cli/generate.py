@@ -28,6 +28,7 @@ from keiri_agent.cli.common import (
     check_choice,
     console,
     err_console,
+    require_llm,
     user_errors,
 )
 from keiri_agent.cli.plan import plan_app
@@ -213,9 +214,7 @@ def generate(
     as_json: JsonFlag = False,
 ) -> None:
     """指示と参考資料から Plan を自動生成し、検証・ドライランして保存します。"""
-    from keiri_agent.config import load_settings
-    from keiri_agent.design.chat import DesignChat
-    from keiri_agent.design.documents import read_documents
+    from keiri_agent.config import LLMRole, load_settings
     from keiri_agent.design.models import DesignEngineOptions
     from keiri_agent.design.store import save_plan
     from keiri_agent.design.topk import RETRIEVAL_MODES
@@ -233,6 +232,13 @@ def generate(
         settings = load_settings()
         if fallback:
             settings = settings.model_copy(update={"keiri_agent_llm_fallback": True})
+        if apply_mode != "compose" and not settings.keiri_agent_llm_fallback:
+            # The plan model is called (compose calls none) and a failure is not turned into
+            # the fallback plan: its key is checked before the design engine is loaded.
+            require_llm(LLMRole.PLAN, settings)
+        from keiri_agent.design.chat import DesignChat
+        from keiri_agent.design.documents import read_documents
+
         given = _read_answers(answers)
         chat = DesignChat(
             instruction,

@@ -15,7 +15,7 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import SecretStr
 
 from keiri_agent.config import ModelRef, Settings
-from keiri_agent.errors import ConfigurationError, CredentialsMissingError
+from keiri_agent.errors import ConfigurationError
 
 __all__ = [
     "SELF_HOSTED_PLACEHOLDER_KEY",
@@ -55,9 +55,7 @@ def strict_schema_for(ref: ModelRef, settings: Settings) -> bool:
 
 
 def _require(settings: Settings, ref: ModelRef, purpose: str) -> None:
-    missing = settings.missing_credentials(ref.provider)
-    if missing:
-        raise CredentialsMissingError(ref.provider, missing, purpose=purpose)
+    settings.require_credentials(ref.provider, purpose=purpose)
 
 
 def _openai_key(settings: Settings) -> SecretStr:
