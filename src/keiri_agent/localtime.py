@@ -16,7 +16,14 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-__all__ = ["SHOWN_FORMAT", "SHOWN_MINUTES_FORMAT", "parse_stamp", "shown_time", "to_utc", "zone_label"]
+__all__ = [
+    "SHOWN_FORMAT",
+    "SHOWN_MINUTES_FORMAT",
+    "parse_stamp",
+    "shown_time",
+    "to_utc",
+    "zone_label",
+]
 
 SHOWN_FORMAT = "%Y-%m-%d %H:%M:%S"  # date and wall-clock time, then the zone's label
 SHOWN_MINUTES_FORMAT = "%Y-%m-%d %H:%M"  # for stamps stored to the minute (saved plans)
