@@ -167,9 +167,8 @@ class Settings(BaseSettings):
     # Behaviour switches
     keiri_agent_llm_fallback: bool = False
 
-    # The zone times are shown in to people (an IANA name; keiri_agent.localtime). Stored
-    # times stay UTC whatever it is. Validated like every value (the default too: a machine
-    # without the tz database is told so, not failed at import).
+    # The zone people read times in (IANA name; keiri_agent.localtime); stored times stay UTC.
+    # The default is validated too: a machine without the tz database is told, not failing import.
     keiri_timezone: ZoneInfo = Field(default=DEFAULT_TIMEZONE, validate_default=True)
 
     # Where things live
