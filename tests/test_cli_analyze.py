@@ -8,7 +8,9 @@ executor; workspaces go under a directory its unprivileged uid can reach (see
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from typer.testing import CliRunner
@@ -80,7 +82,10 @@ def test_one_request_prints_the_report_markdown_and_the_workspace(
     assert "![取引先別売上](sales_by_vendor.png)" in result.stdout
     assert "## 追加の分析案" in result.stdout
     (workspace,) = root.iterdir()
-    assert f"作業ディレクトリ: {workspace}" in result.stdout
+    # Named by the session's start in UTC, shown with that start in Tokyo time, labelled.
+    utc = datetime.strptime(workspace.name[:14], "%Y%m%d%H%M%S").replace(tzinfo=UTC)
+    local = utc.astimezone(ZoneInfo("Asia/Tokyo"))
+    assert f"作業ディレクトリ: {workspace}（開始 {local:%Y-%m-%d %H:%M:%S} JST）" in result.stdout
     assert (workspace / "sales_by_vendor.png").stat().st_size > 1000
     assert (workspace / "report.md").read_text(encoding="utf-8") in result.stdout
     assert (workspace / "売上.csv").read_text(encoding="utf-8") == SALES_CSV

@@ -19,6 +19,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Literal, NamedTuple
 from urllib.parse import urlparse
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -27,6 +28,7 @@ from keiri_agent.errors import ConfigurationError, CredentialsMissingError
 
 __all__ = [
     "DEFAULT_CHAT_MODEL",
+    "DEFAULT_TIMEZONE",
     "PROVIDERS",
     "LLMRole",
     "ModelRef",
@@ -58,6 +60,7 @@ DEFAULT_HELPDESK_MIN_RELEVANCE = 0.35
 DEFAULT_SHUTDOWN_TIMEOUT_S = 30.0
 DEFAULT_RETENTION_DAYS = 30.0
 DEFAULT_PLAN_MAX_FOREACH_ITEMS = 100_000  # KEIRI_PLAN_MAX_FOREACH_ITEMS
+DEFAULT_TIMEZONE = "Asia/Tokyo"  # KEIRI_TIMEZONE: where the people reading the times live
 PROVIDERS: tuple[str, ...] = ("openai", "azure", "anthropic")
 OPENAI_PUBLIC_HOST = "api.openai.com"
 
@@ -167,6 +170,10 @@ class Settings(BaseSettings):
 
     # Behaviour switches
     keiri_agent_llm_fallback: bool = False
+
+    # The zone people read times in (IANA name; keiri_agent.localtime); stored times stay UTC.
+    # The default is validated too: a machine without the tz database is told, not failing import.
+    keiri_timezone: ZoneInfo = Field(default=DEFAULT_TIMEZONE, validate_default=True)
 
     # Where things live
     keiri_workspace_root: Path = Path("workspace")
@@ -310,6 +317,21 @@ class Settings(BaseSettings):
                 "削除してください"
             )
         return None
+
+    @field_validator("keiri_timezone", mode="before")
+    @classmethod
+    def _zone(cls, value: object) -> ZoneInfo:
+        if isinstance(value, ZoneInfo):
+            return value
+        name = str(value).strip() or DEFAULT_TIMEZONE  # blank is unset, as for the URLs
+        try:
+            return ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError, OSError):
+            raise ValueError(
+                f"'{name}' は IANA のタイムゾーン名として見つかりません。"
+                "Asia/Tokyo、America/New_York、UTC のように「地域/都市」の名前で指定してください"
+                "（大文字・小文字も区別します）"
+            ) from None
 
     @field_validator("keiri_api_keys_file", mode="before")
     @classmethod

@@ -18,7 +18,9 @@ import os
 import shutil
 import threading
 from collections.abc import Callable, Iterator
+from datetime import datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pandas as pd
 import pytest
@@ -65,6 +67,13 @@ def live(
     return serve(settings)
 
 
+def _tokyo(stamp: str) -> str:
+    """A stored UTC time as the page should show it with the default KEIRI_TIMEZONE."""
+    return (
+        f"{datetime.fromisoformat(stamp).astimezone(ZoneInfo('Asia/Tokyo')):%Y-%m-%d %H:%M:%S} JST"
+    )
+
+
 def _submit(page: Page, live: LiveServer, request: str, source: str) -> None:
     page.goto(live.url + "/")
     page.locator("#kind").select_option("convert")
@@ -104,6 +113,10 @@ def test_the_progress_bar_reaches_the_last_step_and_the_answer_appears(
     (task,) = live.registry.list()
     assert task.status == "success"
     assert answer.inner_text().strip() == task.answer.strip()
+    # The task's times as people read them: Tokyo time (the default zone), labelled.
+    assert task.finished_at is not None
+    received, ended = (_tokyo(stamp) for stamp in (task.created_at, task.finished_at))
+    expect(page.locator("#task-times")).to_have_text(f"受付 {received}・終了 {ended}")
     log_text = page.locator("#log").text_content() or ""
     assert "解釈" in log_text  # the console did show the run's log lines
     assert log_text.strip() not in answer.inner_text()

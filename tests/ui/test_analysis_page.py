@@ -10,7 +10,9 @@ not create (the page only creates one when ``analysis_session`` is absent).
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pandas as pd
 import pytest
@@ -264,6 +266,24 @@ def test_loaded_files_stay_listed_after_a_page_switch_and_load_once(
     # The same file uploaded again is not a second table.
     app.file_uploader[0].set_value(("売上.csv", SALES_CSV.encode("cp932"), "text/csv")).run()
     assert list(app.session_state[SESSION_KEY].frames) == ["売上"]
+
+
+def test_the_workspace_is_shown_with_its_start_where_the_person_lives(
+    app: AppTest, workspace_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The folder is named by the session's start in UTC; the page says that start in
+    KEIRI_TIMEZONE, labelled, next to the name."""
+    monkeypatch.setenv("KEIRI_TIMEZONE", "America/New_York")
+    _upload(app).run()
+
+    assert not app.exception, app.exception
+    workspace = app.session_state[SESSION_KEY].workspace
+    utc = datetime.strptime(workspace.name[:14], "%Y%m%d%H%M%S").replace(tzinfo=UTC)
+    local = utc.astimezone(ZoneInfo("America/New_York"))
+    label = local.tzname()
+    assert label in ("EST", "EDT")
+    expected = f"作業ディレクトリ: `{workspace}`（開始 {local:%Y-%m-%d %H:%M:%S} {label}）"
+    assert expected in _texts(app.caption)
 
 
 def test_without_an_llm_the_page_says_how_to_configure_one_before_a_question(

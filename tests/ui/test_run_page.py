@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pandas as pd
 import pytest
@@ -262,6 +263,44 @@ def test_a_paused_run_asks_for_its_input_and_continues(page: AppTest, env: Path)
     outcome = page.session_state[OUTCOMES_KEY]["tests/approval"]
     assert "2025-01 の金額 1200 円、承認 True" in outcome.outputs["note"]["markdown"]
     assert any("2025-01 の金額 1200 円" in m for m in _texts(page.markdown))  # the report file
+
+
+def _start_at(log: Path, stamp: str) -> None:
+    """Let the run in ``log`` have started at ``stamp`` (UTC, as logs store it)."""
+    first, *rest = log.read_text(encoding="utf-8").splitlines()
+    event = json.loads(first)
+    event["timestamp"] = stamp
+    log.write_text("\n".join([json.dumps(event, ensure_ascii=False), *rest]) + "\n", "utf-8")
+
+
+def test_times_are_shown_where_the_person_lives_with_the_zone_named(
+    page: AppTest, env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Logs and names keep UTC; the page shows KEIRI_TIMEZONE's time (default Asia/Tokyo),
+    labelled: the run's start, the history, and when a plan of the 設計 page was saved."""
+    designs = env / "designs"
+    designs.mkdir()
+    saved = designs / "approval_202612060315.yaml"  # saved at 03:15 UTC
+    saved.write_text(APPROVAL_PLAN, encoding="utf-8")
+    _choose(page, saved.name)
+    assert f"{saved.name}（2026-12-06 12:15 JST 保存）" in page.selectbox(key="run_plan").options
+    page.button(key="run_start").click().run()
+
+    assert not page.exception, page.exception
+    (log,) = _runs(env, "tests/approval")
+    start = read_events(log)[0].timestamp.astimezone(ZoneInfo("Asia/Tokyo"))
+    assert any(f"・開始 {start:%Y-%m-%d %H:%M:%S} JST・" in c for c in _texts(page.caption))
+
+    _start_at(log, "2026-12-06T15:30:00Z")  # already the next day in Tokyo
+    page.run()
+    (history,) = [f.value for f in page.dataframe if "開始" in f.value.columns]
+    assert list(history["開始"]) == ["2026-12-07 00:30:00 JST"]
+
+    monkeypatch.setenv("KEIRI_TIMEZONE", "America/New_York")
+    page.run()
+    (history,) = [f.value for f in page.dataframe if "開始" in f.value.columns]
+    assert list(history["開始"]) == ["2026-12-06 10:30:00 EST"]
+    assert f"{saved.name}（2026-12-05 22:15 EST 保存）" in page.selectbox(key="run_plan").options
 
 
 def test_a_plan_path_that_is_missing_or_invalid_is_explained(page: AppTest, env: Path) -> None:

@@ -105,6 +105,19 @@ def run_turn(session: AnalysisSession, text: str) -> TurnResult:
     return session.ask(text, on_event=progress_printer(describe_event))
 
 
+def _workspace_text(path: Path) -> str:
+    """The session's folder and, from its (UTC) name, when the session started, in
+    ``KEIRI_TIMEZONE``."""
+    from keiri_agent.config import load_settings
+    from keiri_agent.localtime import shown_time
+    from keiri_agent.workspace import session_started
+
+    started = session_started(path)
+    if started is None:
+        return str(path)
+    return f"{path}（開始 {shown_time(started, load_settings().keiri_timezone)}）"
+
+
 def _print_turn(turn: TurnResult, *, as_json: bool, interactive: bool) -> None:
     if as_json:
         indent = None if interactive else 2  # interactive: one JSON object per line
@@ -125,7 +138,7 @@ def _print_turn(turn: TurnResult, *, as_json: bool, interactive: bool) -> None:
                 "注意: ループの上限に達したため、途中までの結果をまとめたレポートです。",
                 markup=False,
             )
-    typer.echo(f"作業ディレクトリ: {turn.workspace}")
+    typer.echo(f"作業ディレクトリ: {_workspace_text(turn.workspace)}")
 
 
 def _warn_unverified(turn: TurnResult) -> None:
@@ -210,7 +223,11 @@ def _interactive(session: AnalysisSession, *, as_json: bool) -> None:
             _warn_unverified(turn)
         label = "回答" if turn.next_action == "ask" else "追加の質問"
     if session.workspace is not None:
-        err_console.print(f"終了します。作業ディレクトリ: {session.workspace}", markup=False)
+        err_console.print(
+            f"終了します。作業ディレクトリ: {_workspace_text(session.workspace)}",
+            markup=False,
+            soft_wrap=True,
+        )
 
 
 @app.command(

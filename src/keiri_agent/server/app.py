@@ -37,6 +37,7 @@ from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any
 from urllib.parse import quote
+from zoneinfo import ZoneInfo
 
 import anyio.to_thread
 from fastapi import APIRouter, Depends, FastAPI, Query, Request
@@ -170,9 +171,11 @@ def _access(request: Request) -> Access:
 Caller = Annotated[Access, Depends(_access)]
 
 
-def _view(task: Task, auth: Authenticator) -> dict[str, Any]:
-    """A task as the API shows it: its record, download URLs, the SSE URL, its token."""
+def _view(task: Task, auth: Authenticator, zone: ZoneInfo) -> dict[str, Any]:
+    """A task as the API shows it: its record (times in UTC), the times as people read them in
+    ``zone`` (``local_times``), download URLs, the SSE URL, its token."""
     data = task.to_dict()
+    data["local_times"] = task.local_times(zone)
     base = f"/agent/tasks/{task.id}"
     files = []
     for rel in task.files:
@@ -240,6 +243,7 @@ def create_app(
     auth = Authenticator(settings, tasks.get)
     metrics = ServerMetrics(tasks)
     retention = Retention(settings)
+    zone = settings.keiri_timezone  # the task views' local_times
     sse_grace_s = life.timeout_s + STOP_GRACE_S + 5.0
 
     @asynccontextmanager
@@ -280,7 +284,7 @@ def create_app(
         raw, uploads = await _body(request)
         body = _parse(_TASK_REQUEST, raw)
         submit = partial(tasks.submit, body, uploads, access.owner)
-        return _view(await anyio.to_thread.run_sync(submit), auth)
+        return _view(await anyio.to_thread.run_sync(submit), auth, zone)
 
     @api.post("/tasks/{task_id}/answers", status_code=202)
     async def answer(task_id: str, request: Request, access: Caller) -> dict[str, Any]:
@@ -290,12 +294,12 @@ def create_app(
         task = await anyio.to_thread.run_sync(
             partial(tasks.answer, task_id, body.answers or {}, uploads, text=body.answer)
         )
-        return _view(task, auth)
+        return _view(task, auth, zone)
 
     @api.post("/tasks/{task_id}/retry", status_code=202)
     def retry(task_id: str, access: Caller) -> dict[str, Any]:
         visible(access, task_id)
-        return _view(tasks.retry(task_id), auth)
+        return _view(tasks.retry(task_id), auth, zone)
 
     @api.get(SSE_PATH.removeprefix("/agent"), response_model=None)
     async def sse(
@@ -315,16 +319,16 @@ def create_app(
     ) -> dict[str, Any]:
         if access.user is None and not access.open:  # a task token opens one task, not the list
             raise auth.missing_key()
-        return {"tasks": [_view(task, auth) for task in tasks.list(limit, access.sees)]}
+        return {"tasks": [_view(task, auth, zone) for task in tasks.list(limit, access.sees)]}
 
     @api.get("/tasks/{task_id}")
     def get_task(task_id: str, access: Caller) -> dict[str, Any]:
-        return _view(visible(access, task_id), auth)
+        return _view(visible(access, task_id), auth, zone)
 
     @api.post("/tasks/{task_id}/cancel", status_code=202)
     def cancel_task(task_id: str, access: Caller) -> dict[str, Any]:
         visible(access, task_id)
-        return _view(tasks.cancel(task_id), auth)
+        return _view(tasks.cancel(task_id), auth, zone)
 
     @api.get("/tasks/{task_id}/files/{path:path}", response_model=None)
     def download(task_id: str, path: str, access: Caller) -> FileResponse:

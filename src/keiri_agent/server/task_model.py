@@ -11,6 +11,9 @@ server stop or crash) are *paused*: the task goes on from where it was, by
 ``unverified`` is an analysis that ended with a report no computed output backs (no code run
 with visible output succeeded in its turn): the task has its answer and files, but is not a
 success (``details.grounded`` is false).
+
+Its times (``created_at``, ``started_at``, ``finished_at``) are stored in UTC;
+:meth:`Task.local_times` is how a person reads them (``keiri_agent.localtime``).
 """
 
 from __future__ import annotations
@@ -21,17 +24,30 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
 
 from keiri_agent.events import EventStream
+from keiri_agent.localtime import shown_time
 from keiri_agent.sandbox import SandboxExecutor
 from keiri_agent.server.errors import ApiError
 
 if TYPE_CHECKING:
     from keiri_agent.server.store import Lease
 
-__all__ = ["ACTIVE", "EVENTS_FILE", "FINISHED", "PAUSED", "Task", "TaskStatus", "conflict", "now"]
+__all__ = [
+    "ACTIVE",
+    "EVENTS_FILE",
+    "FINISHED",
+    "PAUSED",
+    "TIME_FIELDS",
+    "Task",
+    "TaskStatus",
+    "conflict",
+    "now",
+]
 
 EVENTS_FILE = "events.jsonl"
+TIME_FIELDS = ("created_at", "started_at", "finished_at")  # UTC ISO 8601 (``now``)
 
 
 class TaskStatus(StrEnum):
@@ -144,6 +160,14 @@ class Task:
             code, message, hint = _NOT_IN[status]
             raise conflict(self, code, message.format(status=self.status), hint)
         return self
+
+    def local_times(self, zone: ZoneInfo) -> dict[str, str | None]:
+        """Its times as a person in ``zone`` reads them (``2026-12-06 12:15:00 JST``), None
+        for a time it does not have yet."""
+        return {
+            name: shown_time(value, zone) if (value := getattr(self, name)) else None
+            for name in TIME_FIELDS
+        }
 
     def to_dict(self) -> dict[str, Any]:
         data = {"task_id": self.id, "status": str(self.status)}

@@ -12,6 +12,9 @@
 // Authentication: the API key typed into the page is kept in memory and sent as
 // `Authorization: Bearer` with fetch(). EventSource and download links cannot send headers, so
 // they carry the per-task `token` that POST /agent/run returns (it opens only that task).
+//
+// Times: the task's times are stored in UTC; the server sends each as people read it
+// (`local_times`, in KEIRI_TIMEZONE with the zone named), and the page shows that text as is.
 "use strict";
 
 const STEP_SLOTS = { interpret: 0, fetch: 1, convert: 2, viz: 2, finish: 3, done: 4 };
@@ -120,24 +123,33 @@ function onError(data) {
   if (state.slot >= 0) markSteps(state.slot, "failed");
 }
 
-function finish(data) {
+// 受付 (and 終了 once it has ended) as the server wrote them for people: local time, labelled.
+function showTimes(task) {
+  const times = (task || {}).local_times || {};
+  if (!times.created_at) return;
+  $("task-times").textContent = `受付 ${times.created_at}` + (times.finished_at ? `・終了 ${times.finished_at}` : "");
+  $("task-times").hidden = false;
+}
+
+async function finish(data) {
   if (state.source) state.source.close();
   state.source = null;
   $("log").hidden = true;  // the log was for waiting; the answer stands on its own
   $("cancel").hidden = true;
   $("submit").disabled = false;
+  const task = await fetchTask().catch(() => null);  // the answer is shown without it too
+  showTimes(task);
   if (data.status === "success") {
     markSteps(STEP_SLOTS.done, "done");
     setPercent(100);
-    showAnswer(data);
+    showAnswer(data, task);
   } else if (data.status === "unverified") {  // finished, but not backed by computed output
     markSteps(STEP_SLOTS.done, "unverified");
     document.querySelector('#steps li[data-step="done"]').textContent = UNVERIFIED.step;
     setPercent(100);
-    showAnswer(data).then((task) => {
-      const why = ((task || {}).details || {}).unverified || {};
-      showWarning(why.message || UNVERIFIED.message, why.hint);
-    });
+    showAnswer(data, task);
+    const why = ((task || {}).details || {}).unverified || {};
+    showWarning(why.message || UNVERIFIED.message, why.hint);
   } else if (data.status === "cancelled") {
     showNotice("タスクを中止しました。");
   } else if (!state.failed) {
@@ -173,11 +185,10 @@ async function showAnswersForm() {
   $("submit").disabled = false;
 }
 
-async function showAnswer(data) {
+function showAnswer(data, task) {
   setRichText($("answer"), data.answer || "（回答の本文はありません）");
   const list = $("files-list");
   list.replaceChildren();
-  const task = await fetchTask();
   if (task) {
     for (const file of task.files) {
       const link = document.createElement("a");
@@ -190,7 +201,6 @@ async function showAnswer(data) {
     }
   }
   $("answer-section").hidden = false;
-  return task;
 }
 
 function parse(event) {
@@ -263,6 +273,7 @@ function reset() {
   $("answers-section").hidden = true;
   $("answer-section").hidden = true;
   $("progress-section").hidden = true;
+  $("task-times").hidden = true;
   $("log").textContent = "";
   document.querySelectorAll("#steps li").forEach((li) => li.classList.remove(...STEP_CLASSES));
   labelSteps(state.kind);
@@ -292,6 +303,7 @@ async function post(url, payload, enable) {
   state.token = body.token || null;
   state.kind = body.kind || state.kind;
   labelSteps(state.kind);
+  showTimes(body);
   $("progress-section").hidden = false;
   $("cancel").hidden = false;
   follow(body.task_id);

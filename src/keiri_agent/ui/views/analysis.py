@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Literal
+from zoneinfo import ZoneInfo
 
 import streamlit as st
 from langchain_core.messages import HumanMessage
@@ -29,6 +30,7 @@ from keiri_agent.agents.analysis.progress import describe_event
 from keiri_agent.config import LLMRole
 from keiri_agent.errors import BlockError
 from keiri_agent.events import RunEvent
+from keiri_agent.localtime import shown_time
 from keiri_agent.ui import session_state
 from keiri_agent.ui.error_view import render_error
 from keiri_agent.ui.llm_notice import warn_llm_problem
@@ -39,6 +41,7 @@ from keiri_agent.ui.report_view import (
     render_executions,
     render_report,
 )
+from keiri_agent.workspace import session_started
 
 __all__ = ["HISTORY_KEY", "PAGE", "SESSION_KEY", "ChatTurn", "render"]
 
@@ -89,11 +92,14 @@ def _reset() -> None:
     session_state.reset_with_new_uploaders(PAGE)
 
 
-def _toolbar(session: AnalysisSession) -> None:
+def _toolbar(session: AnalysisSession, zone: ZoneInfo) -> None:
     left, right = st.columns([5, 1], vertical_alignment="center")
     with left:
         if session.workspace is not None:
-            st.caption(f"作業ディレクトリ: `{session.workspace}`")
+            # The folder's name is the session's start in UTC: the start is shown where we live.
+            started = session_started(session.workspace)
+            since = f"（開始 {shown_time(started, zone)}）" if started else ""
+            st.caption(f"作業ディレクトリ: `{session.workspace}`{since}")
     with right:
         if st.button(
             "リセット",
@@ -225,7 +231,7 @@ def render() -> None:
         return
     warn_llm_problem(settings, *ANALYSIS_ROLES)
     session = _session()
-    _toolbar(session)
+    _toolbar(session, settings.keiri_timezone)
     _uploads(session)
     _tables(session)
     history = _history()

@@ -17,14 +17,17 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final
+from zoneinfo import ZoneInfo
 
 import streamlit as st
 import yaml
 
 from keiri_agent.blocks.registry import BlockRegistry, default_registry
 from keiri_agent.config import LLMRole, Settings, load_settings
+from keiri_agent.design.store import saved_at
 from keiri_agent.errors import BlockError
 from keiri_agent.events.models import RunEvent
+from keiri_agent.localtime import shown_time
 from keiri_agent.plan import (
     MAX_PLAN_BYTES,
     PLAN_SUFFIXES,
@@ -126,6 +129,16 @@ def _llm_notice(plan: Plan, settings: Settings, registry: BlockRegistry) -> None
         st.warning(f"この Plan は AI ブロック（{', '.join(ai)}）を使います。{problem}", icon="⚠️")
 
 
+def _saved_label(choices: Mapping[str, Path], zone: ZoneInfo) -> Callable[[str], str]:
+    """A choice as shown: a plan saved by the 設計 page with the time it was saved."""
+
+    def label(choice: str) -> str:
+        saved = saved_at(choices[choice]) if choice in choices else None
+        return f"{choice}（{shown_time(saved, zone, seconds=False)} 保存）" if saved else choice
+
+    return label
+
+
 def _choose_plan(settings: Settings) -> Path | None:
     choices = plan_choices(settings.keiri_designs_dir)
     options = [*choices, PATH_CHOICE]
@@ -135,6 +148,7 @@ def _choose_plan(settings: Settings) -> Path | None:
         st.selectbox(
             "Plan",
             options,
+            format_func=_saved_label(choices, settings.keiri_timezone),
             key=session_state.restore(PAGE, PLAN_KEY, allowed=options),
             help=f"サンプルと {settings.keiri_designs_dir} の Plan（設計ページで保存したもの）です。",
         ),
@@ -218,7 +232,12 @@ def _render_outcome(
     outcome: Outcome, plan: Plan, settings: Settings, registry: BlockRegistry
 ) -> None:
     st.subheader("実行結果")
-    where = f"実行 ID {outcome.run_id}・{run_kind(outcome)}" if outcome.run_id else ""
+    begun = shown_time(outcome.started, settings.keiri_timezone) if outcome.started else None
+    where = (
+        f"実行 ID {outcome.run_id}・" + (f"開始 {begun}・" if begun else "") + run_kind(outcome)
+        if outcome.run_id
+        else ""
+    )
     if outcome.status in _STATUS:
         show, text = _STATUS[outcome.status]
         show(f"{text}（{outcome.duration_ms / 1000:.1f} 秒）")
@@ -334,7 +353,10 @@ def render() -> None:
 
     st.subheader("実行履歴")
     opened = render_history(
-        plan.id, runs_dir=settings.keiri_runs_dir, key=session_state.page_key(PAGE, "history")
+        plan.id,
+        runs_dir=settings.keiri_runs_dir,
+        zone=settings.keiri_timezone,
+        key=session_state.page_key(PAGE, "history"),
     )
     if opened is not None:
         try:
