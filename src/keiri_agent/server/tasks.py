@@ -35,7 +35,6 @@ from pydantic import TypeAdapter, ValidationError
 
 from keiri_agent.config import Settings, load_settings
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.events import EventStream, JsonlSink
 from keiri_agent.sandbox import SandboxExecutor
 from keiri_agent.server.errors import ApiError
 from keiri_agent.server.execution import TaskObserver, TaskRuntime
@@ -57,10 +56,10 @@ from keiri_agent.server.store import (
     TASKS_DIR,
     Lease,
     TaskStore,
-    complete_lines,
     not_found,
 )
 from keiri_agent.server.task_model import EVENTS_FILE, Task, TaskStatus, conflict, now
+from keiri_agent.server.tasklog import open_task_log, sync_new
 from keiri_agent.workspace import confine
 
 __all__ = [
@@ -107,7 +106,7 @@ class TaskRegistry:
         self.settings = settings or load_settings()
         base = root or Path(self.settings.keiri_workspace_root) / TASKS_DIR
         self.root = base.absolute()
-        self.store = TaskStore(self.root)
+        self.store = TaskStore(self.root, fsync=self.settings.keiri_run_log_fsync)
         self.stopping = threading.Event()  # set when the server starts to stop
         self.runtime = TaskRuntime(self.settings, self.store, executor_factory)
         self.observers = self.runtime.observers
@@ -160,6 +159,8 @@ class TaskRegistry:
         try:
             files = self._files(directory)
             names = _save_uploads(files.uploads, uploads)
+            made = files.uploads if names else directory  # on disk up to its entry in tasks/
+            sync_new(made, names, up_to=self.root.parent, settings=self.settings)
             runner = prepare_runner(files)
             lease = Lease.take(directory)
             assert lease is not None  # a directory made just now
@@ -193,6 +194,8 @@ class TaskRegistry:
         before = list(task.request.get("uploads", []))
         added = _save_uploads(files.uploads, uploads, keep=before)
         try:
+            if added:
+                sync_new(files.uploads, added, up_to=task.directory, settings=self.settings)
             if task.kind == "convert":  # CodeAct's question: one text answer
                 runner = prepare_convert_answer(task.details, text)
                 received = "CodeAct の質問"
@@ -316,11 +319,10 @@ class TaskRegistry:
         return task
 
     def append_event(self, task: Task, kind: str, **fields: Any) -> None:
-        """Add one event to the log of a task that is not active (no live stream)."""
-        first = complete_lines(task.events_path)
-        sink = JsonlSink(task.events_path)
-        with EventStream(task.id, f"{TASKS_DIR}/{task.id}", sink=sink, first_id=first) as s:
-            task.last_event_id = s.emit(kind, **fields).id
+        """Add one event to the log of a task that is not active (no live stream); on disk
+        when this returns (closing the log syncs it)."""
+        with open_task_log(task, self.settings) as stream:
+            task.last_event_id = stream.emit(kind, **fields).id
 
     def _cancel_paused(self, task: Task) -> None:
         self.append_event(task, "log", msg="タスクを中止しました。", level="warning")
