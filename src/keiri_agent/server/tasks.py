@@ -189,6 +189,8 @@ class TaskRegistry:
         """Continue a task that waits for input: a plan task with ``answers`` resumes its plan
         run (finished nodes are reused); a conversion paused on CodeAct's question goes on with
         the answer ``text``."""
+        if self.stopping.is_set():  # refused before an upload is stored
+            raise shutting_down()
         task = self.get(task_id).expect(TaskStatus.WAITING_INPUT)
         files = self._files(task.directory)
         before = list(task.request.get("uploads", []))
@@ -212,6 +214,8 @@ class TaskRegistry:
 
     def retry(self, task_id: str) -> Task:
         """Run an interrupted task again: a plan task continues its run, others start over."""
+        if self.stopping.is_set():  # refused before the interrupted attempt's files are removed
+            raise shutting_down()
         task = self.get(task_id).expect(TaskStatus.INTERRUPTED)
         return self.resume(task, self.runner_for(task), "中断したタスクを再開します。")
 
