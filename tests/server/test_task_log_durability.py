@@ -31,12 +31,12 @@ PLAN = {"kind": "plan", "plan": "duplicate_invoice_check"}
 
 
 class DiskSpy(FsyncSpy):
-    """Also keeps every task record synced (what it said, and how much of its task's log was
-    on disk at that moment)."""
+    """Also keeps every task record synced: what it said, how much of its task's log was on
+    disk at that moment, and what had been synced before it (its place in ``order``)."""
 
     def __init__(self, real: Callable[[int], None]) -> None:
         super().__init__(real)
-        self.records: list[tuple[dict[str, Any], int]] = []
+        self.records: list[tuple[dict[str, Any], int, int]] = []
 
     def __call__(self, fd: int) -> None:
         name = os.readlink(f"/proc/self/fd/{fd}")
@@ -48,11 +48,11 @@ class DiskSpy(FsyncSpy):
         if record is not None:
             with self.lock:
                 log = os.path.join(os.path.dirname(name), "events.jsonl")
-                self.records.append((record, self.sizes.get(log, 0)))
+                self.records.append((record, self.sizes.get(log, 0), len(self.order) - 1))
 
     def statuses(self, task_id: str) -> list[str]:
         with self.lock:
-            return [r["status"] for r, _ in self.records if r["task_id"] == task_id]
+            return [r["status"] for r, _, _ in self.records if r["task_id"] == task_id]
 
 
 @pytest.fixture
@@ -105,7 +105,7 @@ def _wait_status(live: LiveServer, task_id: str, disk: DiskSpy, wanted: str) -> 
 def _records_never_ahead(disk: DiskSpy, task_id: str, log: Path) -> None:
     ends = _line_ends(log)
     with disk.lock:
-        records = [(r, size) for r, size in disk.records if r["task_id"] == task_id]
+        records = [(r, size) for r, size, _ in disk.records if r["task_id"] == task_id]
     assert records
     for record, on_disk in records:
         counted = record["last_event_id"]
@@ -145,6 +145,15 @@ def test_nothing_a_client_is_told_is_ahead_of_the_disk(
     _records_never_ahead(disk, task_id, log)
     assert disk.statuses(task_id)[-1] == status
     assert disk.synced(log, read_events(log)[-1].id)  # the whole log, once the task settled
+    # The result files the record names were on disk before it, with their folder's entries.
+    record, _, place = next(r for r in disk.records if r[0]["status"] == status)
+    assert len(record["files"]) == (2 if status == "success" else 0)
+    before = disk.order[:place]
+    for name in record["files"]:
+        path = task.directory.resolve() / name
+        assert str(path) in before, name
+        assert disk.sizes[str(path)] == path.stat().st_size
+        assert before.index(str(path.parent)) > before.index(str(path))
 
 
 def test_an_upload_and_the_task_folder_are_on_disk_before_the_task_is_accepted(

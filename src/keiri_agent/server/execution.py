@@ -32,7 +32,7 @@ from keiri_agent.server.logconfig import task_context
 from keiri_agent.server.queue import TaskQueue
 from keiri_agent.server.store import TaskStore
 from keiri_agent.server.task_model import FINISHED, Task, TaskStatus, now
-from keiri_agent.server.tasklog import open_task_log
+from keiri_agent.server.tasklog import open_task_log, sync_results
 from keiri_agent.workspace import confine
 
 __all__ = ["TaskObserver", "TaskRuntime"]
@@ -204,6 +204,7 @@ class TaskRuntime:
             task.finished_at = now() if status in FINISHED else None
             if status == TaskStatus.SUCCESS:
                 task.progress = 1.0
+            sync_results(task.directory, files, settings=self.settings)
             self._set_status(task, status)
         finally:
             self._leave(task)

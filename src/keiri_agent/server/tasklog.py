@@ -15,7 +15,8 @@ commit) and the same setting, ``KEIRI_RUN_LOG_FSYNC`` (``false`` turns all of it
 - every other line (``log``, ``stage``, ``llm_call``, ``code_gen``...) shares the next fsync,
   at most :data:`MAX_UNSYNCED_S` after it was written;
 - the folders' entries are synced when they are made: the task's folder in ``tasks/``, its
-  log and record in it, its uploads (:func:`sync_new`).
+  log and record in it, its uploads (:func:`sync_new`); the result files a task ends with are
+  on disk before its record names them (:func:`sync_results`).
 
 A crash can cut only the last line of the log; a restarted server drops that torn tail
 (``store.complete_lines``) and the log goes on with the next id.
@@ -33,7 +34,7 @@ from keiri_agent.server.store import TASKS_DIR, complete_lines
 from keiri_agent.server.task_model import Task
 from keiri_agent.workspace import fsync_path
 
-__all__ = ["MAX_UNSYNCED_S", "TASK_DURABLE_EVENTS", "open_task_log", "sync_new"]
+__all__ = ["MAX_UNSYNCED_S", "TASK_DURABLE_EVENTS", "open_task_log", "sync_new", "sync_results"]
 
 TASK_DURABLE_EVENTS = DURABLE_EVENTS | {"error"}
 # Seconds a quick line may wait for a shared fsync: the plan run log's bound for its quick nodes.
@@ -56,9 +57,7 @@ def open_task_log(task: Task, settings: Settings) -> EventStream:
     )
 
 
-def sync_new(
-    folder: Path, names: Iterable[str] = (), *, up_to: Path, settings: Settings
-) -> None:
+def sync_new(folder: Path, names: Iterable[str] = (), *, up_to: Path, settings: Settings) -> None:
     """Put what was just made on disk: the files ``names`` in ``folder``, then the entries of
     ``folder`` and of every folder above it up to ``up_to`` (a no-op when
     ``KEIRI_RUN_LOG_FSYNC`` is off)."""
@@ -69,4 +68,18 @@ def sync_new(
     fsync_path(folder, directory=True)
     while folder != up_to and folder != folder.parent:
         folder = folder.parent
+        fsync_path(folder, directory=True)
+
+
+def sync_results(directory: Path, files: Iterable[str], *, settings: Settings) -> None:
+    """Put a task's result ``files`` (paths relative to its ``directory``) on disk, with the
+    entries of every folder that holds them (a no-op when ``KEIRI_RUN_LOG_FSYNC`` is off)."""
+    if not settings.keiri_run_log_fsync:
+        return
+    folders: set[Path] = set()
+    for name in files:
+        path = directory / name
+        fsync_path(path)
+        folders.update(p for p in path.parents if p.is_relative_to(directory))
+    for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):  # deepest first
         fsync_path(folder, directory=True)

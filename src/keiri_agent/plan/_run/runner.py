@@ -36,8 +36,8 @@ from keiri_agent.plan._run.recovery import recover_outputs
 from keiri_agent.plan._run.runstate import AnswersFile, find_run, load_run
 from keiri_agent.plan._run.values import NotPersistable, OutputStore
 from keiri_agent.plan._run.workers import Workers
-from keiri_agent.workspace import fsync_path
 from keiri_agent.plan._validate.validator import load_config, validate_source
+from keiri_agent.workspace import fsync_path
 
 __all__ = ["PlanRunner", "RunResult", "cancelled_error"]
 
