@@ -144,6 +144,10 @@ def test_nothing_a_client_is_told_is_ahead_of_the_disk(
     assert early == []
     _records_never_ahead(disk, task_id, log)
     assert disk.statuses(task_id)[-1] == status
+    deadline = time.monotonic() + TASK_TIMEOUT_S
+    while live.registry.runtime.get(task_id) is not None:  # until it has settled
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
     assert disk.synced(log, read_events(log)[-1].id)  # the whole log, once the task settled
     # The result files the record names were on disk before it, with their folder's entries.
     record, _, place = next(r for r in disk.records if r[0]["status"] == status)

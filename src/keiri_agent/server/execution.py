@@ -188,7 +188,8 @@ class TaskRuntime:
         assert stream is not None
         try:
             status = TaskStatus(outcome.status)
-            # The last events, then the record, then the status: on disk before anyone sees it.
+            # The last events and the result files, then the record, then the status: on disk
+            # before anyone sees it.
             if status == TaskStatus.FAILED and outcome.error and not task.error_emitted:
                 message = str(outcome.error.get("message", ""))
                 stream.emit("error", step=task.step, message=message, error=outcome.error)
@@ -196,8 +197,6 @@ class TaskRuntime:
                 stream.emit("log", msg="タスクを中止しました。", level="warning")
             elif status == TaskStatus.INTERRUPTED:
                 stream.emit("log", msg=self.interrupted_message(task), level="warning")
-            elif status == TaskStatus.WAITING_INPUT:  # the progress page shows the form
-                stream.emit("stage", step="input", status="waiting", progress=task.progress)
             task.answer, task.files, task.error = outcome.answer, files, outcome.error
             task.details = {**task.details, **outcome.details}
             task.interruptions += status == TaskStatus.INTERRUPTED
@@ -206,6 +205,9 @@ class TaskRuntime:
                 task.progress = 1.0
             sync_results(task.directory, files, settings=self.settings)
             self._set_status(task, status)
+            if status == TaskStatus.WAITING_INPUT:  # the progress page asks for the form now
+                stream.emit("stage", step="input", status="waiting", progress=task.progress)
+                self.persist(task)  # ... and the record counts it
         finally:
             self._leave(task)
         log.info("タスクが %s になりました", task.status, extra={"task_id": task.id})
