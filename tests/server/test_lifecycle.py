@@ -217,3 +217,35 @@ def test_new_work_is_refused_with_503_while_the_server_stops(
         assert client.post(f"/agent/tasks/{running['task_id']}/cancel").status_code == 202
     _until(lambda: live.lifecycle.stopped, "the drain did not end")
     assert live.registry.get(running["task_id"]).status == "cancelled"
+
+
+def test_a_retry_refused_by_a_full_queue_leaves_the_interrupted_task_as_it_was(
+    serve: Callable[..., LiveServer],
+    llm_server: ScriptedLLMServer,
+    stopping_settings: Settings,  # after llm_server: the settings point at it
+) -> None:
+    llm_server.add_chat(json=JSON_JOB, delay=CUT_S)
+    settings = stopping_settings.model_copy(
+        update={"keiri_shutdown_timeout_s": 0, "keiri_max_queued_tasks": 1}
+    )
+    first = serve(settings)
+    cut = _submit(first, {"request": "売上表を JSON にして"})
+    _until(lambda: len(llm_server.requests) == 1, "the conversion never asked the model")
+    _cut_by_a_stop(first, cut)
+    folder = first.registry.get(cut).directory
+    (folder / "files").mkdir(exist_ok=True)
+    (folder / "files" / "途中.json").write_text("[", encoding="utf-8")  # a partial result
+    before = _listing(folder)
+    restarted = serve(settings)
+    with restarted.client() as client:
+        busy = [client.post("/agent/run", json={"kind": "plan", "plan": "sleeper"}).json()]
+        busy.append(client.post("/agent/run", json={"kind": "plan", "plan": "sleeper"}).json())
+        assert [t["status"] for t in busy] == ["running", "queued"]  # the queue is full
+
+        refused = client.post(f"/agent/tasks/{cut}/retry")
+
+        assert refused.status_code == 429, refused.text
+        assert client.get(f"/agent/tasks/{cut}").json()["status"] == "interrupted"
+        assert _listing(folder) == before  # the partial result and the upload are still there
+        for task in busy:
+            assert client.post(f"/agent/tasks/{task['task_id']}/cancel").status_code == 202

@@ -28,6 +28,7 @@ import secrets
 import shutil
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
@@ -43,6 +44,7 @@ from keiri_agent.server.plan_task import continue_plan, prepare_resume, saved_an
 from keiri_agent.server.runners import (
     AnalysisRequest,
     ConvertRequest,
+    Job,
     Outcome,
     PlanRequest,
     Runner,
@@ -234,9 +236,10 @@ class TaskRegistry:
                 f"この種類のタスク（{task.kind}）はやり直せません。",
                 "同じ依頼を POST /agent/run で送り直してください。",
             ) from None
-        if task.kind != "plan":  # a fresh start: the interrupted attempt's files go
-            shutil.rmtree(task.directory / "files", ignore_errors=True)
-        return prepare(parsed, self.settings, self._files(task.directory))
+        runner = prepare(parsed, self.settings, self._files(task.directory))
+        # A fresh start: the interrupted attempt's files go once it starts, not before (a retry
+        # refused by a full queue or a stopping server leaves the task as it was).
+        return runner if task.kind == "plan" else partial(_start_over, runner)
 
     def resume(self, task: Task, runner: Runner, message: str) -> Task:
         """Put a paused task back in the queue with ``runner``; its event log goes on."""
@@ -357,6 +360,12 @@ def result_file(task: Task, path: str) -> Path:
     except OSError:
         raise missing from None
     return real
+
+
+def _start_over(runner: Runner, job: Job) -> Outcome:
+    """Run ``runner`` from the start, without the result files of an earlier attempt."""
+    shutil.rmtree(job.directory / "files", ignore_errors=True)
+    return runner(job)
 
 
 def _save_uploads(target: Path, uploads: Sequence[Upload], keep: Iterable[str] = ()) -> list[str]:
