@@ -189,7 +189,8 @@ class TaskRuntime:
         try:
             status = TaskStatus(outcome.status)
             # The last events and the result files, then the record, then the status: on disk
-            # before anyone sees it.
+            # before anyone reads it, and shown only right before the task leaves memory (an
+            # answer or a retry sent at once finds it paused, not still active).
             if status == TaskStatus.FAILED and outcome.error and not task.error_emitted:
                 message = str(outcome.error.get("message", ""))
                 stream.emit("error", step=task.step, message=message, error=outcome.error)
@@ -203,11 +204,10 @@ class TaskRuntime:
             task.finished_at = now() if status in FINISHED else None
             if status == TaskStatus.SUCCESS:
                 task.progress = 1.0
+            if status == TaskStatus.WAITING_INPUT:  # the progress page shows the form
+                stream.emit("stage", step="input", status="waiting", progress=task.progress)
             sync_results(task.directory, files, settings=self.settings)
             self._set_status(task, status)
-            if status == TaskStatus.WAITING_INPUT:  # the progress page asks for the form now
-                stream.emit("stage", step="input", status="waiting", progress=task.progress)
-                self.persist(task)  # ... and the record counts it
         finally:
             self._leave(task)
         log.info("タスクが %s になりました", task.status, extra={"task_id": task.id})
