@@ -296,14 +296,14 @@ class SlowFsync(FsyncSpy):
         super().__call__(fd)
 
 
+@pytest.mark.parametrize("tail", [1024, 4])  # 4: readers fall behind memory into the log
 def test_readers_see_a_durable_event_and_those_after_it_only_once_it_is_on_disk(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tail: int
 ) -> None:
     slow = SlowFsync(os.fsync)
     monkeypatch.setattr(os, "fsync", slow)
-    stream = open_run("held", runs_dir=tmp_path, fsync=True)
-    log = stream.log_path
-    assert log is not None
+    log = tmp_path / "held.jsonl"
+    stream = EventStream("held", "t", sink=JsonlSink(log, fsync=True), tail=tail)
     early: list[int] = []  # durable events a reader got before they were on disk
     late: list[int] = []  # durable events emit returned before they were on disk
     received: list[int] = []

@@ -196,6 +196,8 @@ class EventStream:
         (else None, to be read from the log), and the newest visible id."""
         hidden = self._last_id - self._visible  # the newest events, held behind a durable one
         wanted = self._visible - pos
+        if wanted <= 0:
+            return [], self._visible
         if wanted + hidden > len(self._tail) and self._sink is not None:
             return None, self._visible
         # From the newest end: a reader just behind costs what it reads, not the tail's length.
