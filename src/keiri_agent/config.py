@@ -258,8 +258,9 @@ class Settings(BaseSettings):
     keiri_plan_max_foreach_items: int = Field(
         default=DEFAULT_PLAN_MAX_FOREACH_ITEMS, ge=1, le=10_000_000
     )
-    # fsync run logs (group commit) so a finished node survives a power cut or kernel crash;
-    # false for throwaway runs (tests, benchmarks), where the page cache is enough.
+    # fsync run logs and server task logs (group commit) so a finished node or a task's status
+    # survives a power cut or kernel crash; false for throwaway runs (tests, benchmarks), where
+    # the page cache is enough.
     keiri_run_log_fsync: bool = True
     # Dask scheduler for ``policy.executor: dask`` (tcp://host:8786); unset: a local cluster.
     keiri_dask_scheduler: str | None = None

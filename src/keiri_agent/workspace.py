@@ -33,6 +33,7 @@ __all__ = [
     "Workspace",
     "atomic_path",
     "confine",
+    "fsync_path",
     "new_session_dir",
     "session_started",
 ]
@@ -160,13 +161,27 @@ class Workspace:
         return target
 
 
+def fsync_path(path: Path, *, directory: bool = False) -> None:
+    """Return once ``path``'s data (a file) or entries (``directory``) are on disk."""
+    flags = os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if directory else 0)
+    fd = os.open(path, flags)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 @contextmanager
-def atomic_path(target: Path, *, suffix: str = ".tmp", prefix: str | None = None) -> Iterator[Path]:
+def atomic_path(
+    target: Path, *, suffix: str = ".tmp", prefix: str | None = None, durable: bool = False
+) -> Iterator[Path]:
     """A temporary path beside ``target`` that replaces it when the block exits cleanly.
 
     Readers see the old file or the new one, never half of it; on an exception the temporary
     file is removed and ``target`` is left as it was. The temporary file is created with mode
-    0600 (callers that need another mode set it on the yielded path).
+    0600 (callers that need another mode set it on the yielded path). ``durable``: the new
+    content and the replacement are on disk (fsync of the file, then of its folder) when the
+    block exits, so a power cut leaves the old file or the new one, never an empty one.
     """
     fd, name = tempfile.mkstemp(
         dir=target.parent, prefix=prefix or f".{target.stem}.", suffix=suffix
@@ -175,7 +190,11 @@ def atomic_path(target: Path, *, suffix: str = ".tmp", prefix: str | None = None
     tmp = Path(name)
     try:
         yield tmp
+        if durable:
+            fsync_path(tmp)
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    if durable:
+        fsync_path(target.parent, directory=True)

@@ -23,6 +23,7 @@ import uvicorn
 
 from keiri_agent.config import Settings
 from keiri_agent.server import TaskRegistry, create_app
+from keiri_agent.server.lifecycle import Lifecycle
 from keiri_agent.server.sse import DEFAULT_PING_S
 from tests.support import ScriptedLLMServer
 
@@ -43,6 +44,22 @@ class LiveServer:
     def client(self, **kwargs: Any) -> httpx.Client:
         # trust_env=False: a proxy configured in the environment must not see loopback traffic.
         return httpx.Client(base_url=self.url, trust_env=False, timeout=30.0, **kwargs)
+
+    @property
+    def lifecycle(self) -> Lifecycle:
+        """The app's lifecycle: ``begin_shutdown()`` starts the drain a stop signal starts in
+        ``keiri-agent serve`` (the app itself goes on answering, as it does for the requests
+        in flight when the signal comes)."""
+        life: Lifecycle = self.server.config.app.state.lifecycle  # type: ignore[union-attr]
+        return life
+
+    def stop(self) -> None:
+        """Stop the server as ``keiri-agent serve`` stops at SIGTERM: its tasks are drained
+        (``KEIRI_SHUTDOWN_TIMEOUT_S``), then it exits."""
+        self.lifecycle.begin_shutdown()
+        self.server.should_exit = True
+        self.thread.join(SERVER_START_TIMEOUT_S)
+        assert not self.thread.is_alive(), "the server did not stop"
 
     def wait_finished(self, task_id: str, timeout: float = TASK_TIMEOUT_S) -> str:
         """Wait until the task has settled (finished, or paused); returns its status."""

@@ -29,6 +29,7 @@ import secrets
 import shutil
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
@@ -36,7 +37,6 @@ from pydantic import TypeAdapter, ValidationError
 
 from keiri_agent.config import Settings, load_settings
 from keiri_agent.errors import BlockError, ErrorCode, PathEscapeError
-from keiri_agent.events import EventStream, JsonlSink
 from keiri_agent.sandbox import SandboxExecutor
 from keiri_agent.server.errors import ApiError
 from keiri_agent.server.execution import TaskObserver, TaskRuntime
@@ -52,6 +52,7 @@ from keiri_agent.server.plan_task import continue_plan, prepare_resume, saved_an
 from keiri_agent.server.runners import (
     AnalysisRequest,
     ConvertRequest,
+    Job,
     Outcome,
     PlanRequest,
     Runner,
@@ -65,10 +66,10 @@ from keiri_agent.server.store import (
     TASKS_DIR,
     Lease,
     TaskStore,
-    complete_lines,
     not_found,
 )
 from keiri_agent.server.task_model import EVENTS_FILE, Task, TaskStatus, conflict, now
+from keiri_agent.server.tasklog import open_task_log, sync_new
 from keiri_agent.workspace import confine
 
 __all__ = [
@@ -115,7 +116,7 @@ class TaskRegistry:
         self.settings = settings or load_settings()
         base = root or Path(self.settings.keiri_workspace_root) / TASKS_DIR
         self.root = base.absolute()
-        self.store = TaskStore(self.root)
+        self.store = TaskStore(self.root, fsync=self.settings.keiri_run_log_fsync)
         # What every task may read besides its own files (checked now: a wrong one stops the start).
         self.shared = shared_folders(self.settings, self.root)
         self.stopping = threading.Event()  # set when the server starts to stop
@@ -168,6 +169,8 @@ class TaskRegistry:
         try:
             files = self._files(directory)
             names = _save_uploads(files.uploads, uploads)
+            made = files.uploads if names else directory  # on disk up to its entry in tasks/
+            sync_new(made, names, up_to=self.root.parent, settings=self.settings)
             runner = prepare_runner(files)
             lease = Lease.take(directory)
             assert lease is not None  # a directory made just now
@@ -196,11 +199,15 @@ class TaskRegistry:
         """Continue a task that waits for input: a plan task with ``answers`` resumes its plan
         run (finished nodes are reused); a conversion paused on CodeAct's question goes on with
         the answer ``text``."""
+        if self.stopping.is_set():  # refused before an upload is stored
+            raise shutting_down()
         task = self.get(task_id).expect(TaskStatus.WAITING_INPUT)
         files = self._files(task.directory)
         before = list(task.request.get("uploads", []))
         added = _save_uploads(files.uploads, uploads, keep=before)
         try:
+            if added:
+                sync_new(files.uploads, added, up_to=task.directory, settings=self.settings)
             if task.kind == "convert":  # CodeAct's question: one text answer
                 runner = prepare_convert_answer(task.details, text)
                 received = "CodeAct の質問"
@@ -217,6 +224,8 @@ class TaskRegistry:
 
     def retry(self, task_id: str) -> Task:
         """Run an interrupted task again: a plan task continues its run, others start over."""
+        if self.stopping.is_set():  # refused before the interrupted attempt's files are removed
+            raise shutting_down()
         task = self.get(task_id).expect(TaskStatus.INTERRUPTED)
         return self.resume(task, self.runner_for(task), "中断したタスクを再開します。")
 
@@ -235,9 +244,10 @@ class TaskRegistry:
                 f"この種類のタスク（{task.kind}）はやり直せません。",
                 "同じ依頼を POST /agent/run で送り直してください。",
             ) from None
-        if task.kind != "plan":  # a fresh start: the interrupted attempt's files go
-            shutil.rmtree(task.directory / "files", ignore_errors=True)
-        return prepare(parsed, self.settings, self._files(task.directory))
+        runner = prepare(parsed, self.settings, self._files(task.directory))
+        # A fresh start: the interrupted attempt's files go once it starts, not before (a retry
+        # refused by a full queue or a stopping server leaves the task as it was).
+        return runner if task.kind == "plan" else partial(_start_over, runner)
 
     def resume(self, task: Task, runner: Runner, message: str) -> Task:
         """Put a paused task back in the queue with ``runner``; its event log goes on."""
@@ -324,11 +334,10 @@ class TaskRegistry:
         return task
 
     def append_event(self, task: Task, kind: str, **fields: Any) -> None:
-        """Add one event to the log of a task that is not active (no live stream)."""
-        first = complete_lines(task.events_path)
-        sink = JsonlSink(task.events_path)
-        with EventStream(task.id, f"{TASKS_DIR}/{task.id}", sink=sink, first_id=first) as s:
-            task.last_event_id = s.emit(kind, **fields).id
+        """Add one event to the log of a task that is not active (no live stream); on disk
+        when this returns (closing the log syncs it)."""
+        with open_task_log(task, self.settings) as stream:
+            task.last_event_id = stream.emit(kind, **fields).id
 
     def _cancel_paused(self, task: Task) -> None:
         self.append_event(task, "log", msg="タスクを中止しました。", level="warning")
@@ -366,6 +375,12 @@ def result_file(task: Task, path: str) -> Path:
     except OSError:
         raise missing from None
     return real
+
+
+def _start_over(runner: Runner, job: Job) -> Outcome:
+    """Run ``runner`` from the start, without the result files of an earlier attempt."""
+    shutil.rmtree(job.directory / "files", ignore_errors=True)
+    return runner(job)
 
 
 def _save_uploads(target: Path, uploads: Sequence[Upload], keep: Iterable[str] = ()) -> list[str]:

@@ -35,9 +35,10 @@ from keiri_agent.plan._run.backends import Backend, DaskBackend, ThreadBackend
 from keiri_agent.plan._run.engine import Frame, Reused, RunContext, Values, render_vars
 from keiri_agent.plan._run.recovery import recover_outputs
 from keiri_agent.plan._run.runstate import AnswersFile, find_run, load_run
-from keiri_agent.plan._run.values import NotPersistable, OutputStore, fsync_path
+from keiri_agent.plan._run.values import NotPersistable, OutputStore
 from keiri_agent.plan._run.workers import Workers
 from keiri_agent.plan._validate.validator import load_config, validate_source
+from keiri_agent.workspace import fsync_path
 
 __all__ = ["PlanRunner", "RunResult", "cancelled_error"]
 
