@@ -65,10 +65,12 @@ def saved_answers(directory: Path) -> dict[str, Any]:
     return dict(data) if isinstance(data, dict) else {}
 
 
-def _save_answers(directory: Path, answers: Mapping[str, Any]) -> None:
+def _save_answers(directory: Path, answers: Mapping[str, Any], *, durable: bool) -> None:
+    """Keep every answer the task was given (a resumed run reads them: on disk first when
+    ``durable``, like the run log)."""
     from keiri_agent.workspace import atomic_path
 
-    with atomic_path(directory / ANSWERS_FILE) as tmp:
+    with atomic_path(directory / ANSWERS_FILE, durable=durable) as tmp:
         tmp.write_text(json.dumps(dict(answers), ensure_ascii=False), encoding="utf-8")
 
 
@@ -265,7 +267,7 @@ def _runner(job: Job) -> PlanRunner:
 def _run_plan(vars: Mapping[str, Any], path: Path, answers: Mapping[str, Any], job: Job) -> Outcome:
     from keiri_agent.plan import load_source
 
-    _save_answers(job.directory, answers)
+    _save_answers(job.directory, answers, durable=job.settings.keiri_run_log_fsync)
     job.stage("interpret", "start")
     source = load_source(path)
     progress = _PlanProgress(job, _graph_size(source.raw))
@@ -279,7 +281,7 @@ def _run_plan(vars: Mapping[str, Any], path: Path, answers: Mapping[str, Any], j
 def _resume_plan(run_id: str, answers: Mapping[str, Any], job: Job) -> Outcome:
     from keiri_agent.plan import OutputStore, load_source
 
-    _save_answers(job.directory, answers)
+    _save_answers(job.directory, answers, durable=job.settings.keiri_run_log_fsync)
     job.stage("interpret", "start")
     job.log(f"実行 {run_id} を再開します（終わったノードは再利用します）。")
     progress = _PlanProgress(job, 0)
