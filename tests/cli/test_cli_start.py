@@ -47,10 +47,14 @@ HEAVY_PACKAGES = frozenset(
         "sudachipy",
     }
 )
+# The LLM layer's package and its pure-Python notices (``field_problems``) are light since its
+# ``__init__`` loads names on first use; its clients, providers and repair pull in the SDKs.
 HEAVY_KEIRI = (
     "keiri_agent.agents",
     "keiri_agent.design.engine",
-    "keiri_agent.llm",
+    "keiri_agent.llm.client",
+    "keiri_agent.llm.providers",
+    "keiri_agent.llm.repair",
     "keiri_agent.sandbox",
 )
 # Runs the app with the given arguments, then writes the names of the loaded modules to the file

@@ -40,10 +40,18 @@ REPORT = {
 }
 
 
+def SAME_ORIGIN(live: LiveServer) -> dict[str, str]:  # noqa: N802 - reads as a constant
+    """The header the progress page's uploads carry (CSRF: server/csrf.py)."""
+    return {"Origin": live.url}
+
+
 def _submit(live: LiveServer, request: dict[str, Any]) -> str:
     with live.client() as client:
         response = client.post(
-            "/agent/run", data={"request": json.dumps(request, ensure_ascii=False)}, files=UPLOAD
+            "/agent/run",
+            data={"request": json.dumps(request, ensure_ascii=False)},
+            files=UPLOAD,
+            headers=SAME_ORIGIN(live),  # multipart to a server without keys: its own page
         )
     assert response.status_code == 202, response.text
     return str(response.json()["task_id"])
@@ -188,11 +196,14 @@ def test_new_work_is_refused_with_503_while_the_server_stops(
     with live.client() as client:
         refused = {
             "run": client.post("/agent/run", json={"request": "売上表を JSON にして"}),
-            "run with a file": client.post("/agent/run", data=request, files=UPLOAD),
+            "run with a file": client.post(
+                "/agent/run", data=request, files=UPLOAD, headers=SAME_ORIGIN(live)
+            ),
             "answers": client.post(
                 f"/agent/tasks/{waiting}/answers",
                 data={"request": json.dumps({"answers": {"collect_inputs": {"sheet": "1"}}})},
                 files=UPLOAD,
+                headers=SAME_ORIGIN(live),
             ),
             "retry": client.post(f"/agent/tasks/{queued['task_id']}/retry"),
         }
