@@ -238,6 +238,7 @@ class TaskRuntime:
         if task.finished:  # uploads are kept only while the task may still read them
             shutil.rmtree(task.directory / UPLOADS_DIR, ignore_errors=True)
         self.notify_status(task)
+        task.left.set()
 
     def interrupt_now(self, task: Task) -> None:
         """Mark an active task interrupted at once (its thread, if any, is abandoned)."""

@@ -139,6 +139,8 @@ class Task:
     lease: Lease | None = field(default=None, repr=False)
     started: bool = field(default=False, repr=False)  # a pool thread has taken it
     settled: threading.Event = field(default_factory=threading.Event, repr=False)
+    # Set once a settled task's record, status and leaving are all done (what a drain awaits).
+    left: threading.Event = field(default_factory=threading.Event, repr=False)
     interrupting: bool = field(default=False, repr=False)  # the server is stopping it
     error_emitted: bool = field(default=False, repr=False)
 

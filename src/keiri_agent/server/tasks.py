@@ -277,6 +277,7 @@ class TaskRegistry:
             task.lease = lease
             task.status, task.error, task.finished_at = TaskStatus.QUEUED, None, None
             task.cancel, task.settled = threading.Event(), threading.Event()
+            task.left = threading.Event()
             task.interrupting = task.started = task.error_emitted = False
             log.info("タスクを再開します", extra={"task_id": task.id})
             self.runtime.enter(task, runner, runs_now, message)
