@@ -23,6 +23,7 @@ from jsonschema.exceptions import best_match
 from pydantic import BaseModel
 
 from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.events.models import is_table
 
 __all__ = [
     "SCHEMA_DIR",
@@ -184,7 +185,7 @@ def _is_binary(checker: Any, instance: Any) -> bool:
 
 
 def _is_array(checker: Any, instance: Any) -> bool:
-    return isinstance(instance, list | tuple)
+    return isinstance(instance, list | tuple) or is_table(instance)
 
 
 _TYPE_CHECKER = Draft202012Validator.TYPE_CHECKER.redefine("array", _is_array)

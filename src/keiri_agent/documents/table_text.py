@@ -55,6 +55,34 @@ def _records(text: str, delimiter: str, limit: int) -> Iterator[tuple[int, int, 
         start = offset
 
 
+def _record_lines(body: str, delimiter: str, first_line: int, expected: int) -> list[int] | None:
+    """The file line (from 1) where each record of ``body`` starts, as pandas counts records
+    (whitespace-only lines skipped); None when that cannot be matched to ``expected`` rows."""
+    if '"' not in body:
+        lines = body.split("\n")
+        found = [first_line + n for n, line in enumerate(lines) if line.strip()]
+        return found if len(found) == expected else None
+    starts: list[int] = []
+    consumed = 0
+
+    def lines() -> Iterator[str]:
+        nonlocal consumed
+        for line in io.StringIO(body, newline=""):
+            consumed += 1
+            yield line
+
+    reader = csv.reader(lines(), delimiter=delimiter)
+    before = 0
+    try:
+        for cells in reader:
+            if cells and not (len(cells) == 1 and not cells[0].strip()):
+                starts.append(first_line + before)
+            before = consumed
+    except csv.Error:
+        return None
+    return starts if len(starts) == expected else None
+
+
 def sniff_delimiter(text: str, *, prefer: str | None = None) -> str:
     """Choose among ``DELIMITERS`` the one that splits the first records most consistently.
 
@@ -148,6 +176,13 @@ def read_delimited(
         frame = pd.DataFrame(columns=list(range(ncols)), dtype=str)
     header_cells = rows[header] if header is not None else []
     info = TableReadInfo(file=label, format="csv", encoding=used_encoding, delimiter=delim)
+    first_line = text.count("\n", 0, start_offset) + 1
+    positions = _record_lines(body, delim, first_line, len(frame))
+    if positions is None:
+        info.warnings.append(
+            "引用符の中の改行などのため、各行がファイルの何行目かを特定できませんでした"
+            "（エラーや注意ではファイル名と列名だけを示します）。"
+        )
     if header is not None:
         wider = [
             n + 1
@@ -161,5 +196,10 @@ def read_delimited(
                 "読みました。値にカンマを含む場合は引用符で囲まれているか確認してください。"
             )
     return finish_table(
-        frame, header_cells, header, rows[: header if header is not None else data_start], info
+        frame,
+        header_cells,
+        header,
+        rows[: header if header is not None else data_start],
+        info,
+        positions,
     )

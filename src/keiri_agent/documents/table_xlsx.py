@@ -104,7 +104,8 @@ def _read_sheet(
             )
     frame = pd.DataFrame(full[data_start:], columns=list(range(ncols)), dtype=object)
     above = grid[: header if header is not None else data_start]
-    return finish_table(frame, names, header, above, info)
+    positions = range(data_start + 1, data_start + 1 + len(frame))  # sheet rows, from 1
+    return finish_table(frame, names, header, above, info, positions)
 
 
 def _pick_sheet(workbook: Workbook, sheet: str | int | None, label: str) -> Worksheet:

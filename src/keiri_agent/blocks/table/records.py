@@ -19,6 +19,7 @@ import pandas as pd
 
 from keiri_agent.blocks.inputs import input_error, string_list
 from keiri_agent.blocks.table.cells import json_cell
+from keiri_agent.documents.table_value import Table
 
 __all__ = [
     "DATA_LIST_KEYS",
@@ -42,6 +43,8 @@ def records_from(data: Any, *, field: str) -> list[dict[str, Any]]:
         f"{field} にはレコード（{{列名: 値}}）のリストか、items / records / rows のいずれかに"
         "そのリストを持つオブジェクトを渡してください。"
     )
+    if isinstance(data, Table):
+        return data.records()
     rows: Any = data
     if isinstance(data, Mapping):
         found = [key for key in DATA_LIST_KEYS if isinstance(data.get(key), list)]

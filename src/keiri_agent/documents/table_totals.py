@@ -1,0 +1,129 @@
+"""Total rows in a ledger: found like title rows, kept out of the data, kept for checking.
+
+Exports and hand-kept ledgers end with a total line, and some put a subtotal under each
+group. Summed again, they double the figures. A row is a total row when
+
+* one of its first two non-blank cells is a total label: 合計, 小計, 総計, 総合計, 累計, 中計,
+  計 (alone, or after a space: ``営業部 計``), or a name ending in 合計 / 小計 / 総計
+  (``4月合計``, ``営業部小計``); brackets and spaces inside the label do not matter
+  (``【合 計】``); or
+* it is the last row, has no text beside its numbers, and each of its amounts equals the sum
+  of that column over the rows above it (a total written without a label).
+
+Words that merely end in 計 (会計, 統計, 設計, 時計) are not labels.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from decimal import Decimal
+
+import numpy as np
+import pandas as pd
+
+from keiri_agent.documents.cell_forms import read_amount
+
+__all__ = ["LABEL_COLUMNS", "is_total_label", "total_rows"]
+
+# How many leading columns are searched for a label (the label is one of the first two
+# non-blank cells of the row, which lie in these columns in every ledger we have seen).
+LABEL_COLUMNS = 4
+# Rows above a label-less last row needed before it may be taken for their total.
+MIN_ROWS_ABOVE_SUM = 2
+
+_LABEL = re.compile(r"(?:総合計|合計額?|小計|総計|累計|中計|計|.+(?:合計|小計|総計))")
+_STRIP = re.compile(r"[\s【】\[\]［］()（）<>＜＞《》「」:：・]+")
+
+
+def is_total_label(value: object) -> bool:
+    """Whether a cell names a total (合計, 小計, 営業部 計...)."""
+    if not isinstance(value, str):
+        return False
+    text = unicodedata.normalize("NFKC", value).strip()
+    if not text or len(text) > 30:
+        return False
+    if re.fullmatch(r".+\s+計", text):
+        return True
+    return bool(_LABEL.fullmatch(_STRIP.sub("", text)))
+
+
+def _labelled(frame: pd.DataFrame) -> np.ndarray:
+    """Rows whose first two non-blank cells (in the first LABEL_COLUMNS) hold a total label.
+
+    Vectorized: only cells containing 計 are looked at one by one."""
+    width = min(LABEL_COLUMNS, frame.shape[1])
+    rows = len(frame)
+    if width == 0 or rows == 0:
+        return np.zeros(rows, dtype=bool)
+    blank = np.zeros((rows, width), dtype=bool)
+    label = np.zeros((rows, width), dtype=bool)
+    for j in range(width):
+        column = frame.iloc[:, j]
+        text = column.astype("string")
+        blank[:, j] = (column.isna() | text.str.strip().eq("").fillna(True)).to_numpy(bool)
+        candidates = text.str.contains("計", regex=False).fillna(False).to_numpy(bool)
+        if candidates.any():
+            found = column[candidates].map(is_total_label).to_numpy(bool)
+            label[np.flatnonzero(candidates)[found], j] = True
+    before = np.cumsum(~blank, axis=1) - (~blank)  # non-blank cells left of each cell
+    return (label & (before < 2)).any(axis=1)
+
+
+def _is_blank(value: object) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, float):
+        return value != value
+    return isinstance(value, str) and not value.strip()
+
+
+def _amount(value: object) -> Decimal | None:
+    if _is_blank(value) or isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return Decimal(repr(value))
+    number = read_amount(str(value))
+    return None if number is None else Decimal(repr(number))
+
+
+def _column_total(column: pd.Series) -> Decimal | None:
+    """The exact sum of a column's amounts (blanks skipped); None if a cell is not an amount."""
+    texts = column.map(lambda v: None if _is_blank(v) else v).dropna()
+    plain = pd.to_numeric(texts.map(str).str.replace(",", "", regex=False), errors="coerce")
+    if plain.notna().all() and (plain % 1 == 0).all():
+        return Decimal(int(plain.astype("int64").sum()))
+    total = Decimal(0)
+    for value in texts.tolist():
+        amount = _amount(value)
+        if amount is None:
+            return None
+        total += amount
+    return total
+
+
+def _sums_above(frame: pd.DataFrame, labelled: np.ndarray) -> bool:
+    """Whether the last row is the column sums of the rows above it (not already totals)."""
+    above = frame.iloc[:-1][~labelled[:-1]]
+    if len(above) < MIN_ROWS_ABOVE_SUM:
+        return False
+    matched = 0
+    for j, cell in enumerate(frame.iloc[-1].tolist()):
+        if _is_blank(cell):
+            continue
+        amount = _amount(cell)
+        if amount is None:
+            return False  # text beside the numbers: a data row
+        if _column_total(above.iloc[:, j]) != amount:
+            return False
+        matched += amount != 0
+    return matched > 0
+
+
+def total_rows(frame: pd.DataFrame) -> np.ndarray:
+    """A mask of the rows of ``frame`` (raw cells, before typing) that are total rows."""
+    labelled = _labelled(frame)
+    if len(frame) and not labelled[-1] and _sums_above(frame, labelled):
+        labelled = labelled.copy()
+        labelled[-1] = True
+    return labelled

@@ -1,0 +1,306 @@
+"""Column types of a table read from a file: amounts, dates, months and datetimes, or text.
+
+``type_column`` decides one column at a time, with the forms of ``cell_forms``:
+
+* **amounts**: every non-blank cell reads as an amount (a lone dash, which accounting formats
+  print for zero, reads as 0 with a note). A column that is mostly amounts -- its header names
+  an amount or a unit (金額, 売上, 残高, 千円...) and at least half its cells read, or at least
+  ``MOSTLY_SHARE`` of at least ``MOSTLY_MIN_CELLS`` cells read -- keeps the text the user wrote
+  (nothing is turned into a blank) and every cell that is not an amount is listed with why;
+  a block that needs numbers then stops at the first of them.
+* **dates**: every non-blank cell reads as a date (``2026/2/3``, ``令和8年2月3日``,
+  ``20260203`` where the header names a date, Excel serial numbers where the header names a
+  date...) becomes one datetime column; with a time anywhere, datetimes. A column that is
+  mostly dates (same rule as amounts, with date headers: 日付, 年月日, 計上日...) is converted
+  too, its unreadable cells become blank and are listed (position and value).
+* **months**: every non-blank cell names a month (``2026年2月``, ``2026/02``) → a month column.
+* leading-zero codes (``0123``) stay text, so codes keep their zeros.
+
+Nothing is multiplied: a unit (千円, 百万円, 万円) written in the header or a title row is
+reported beside the column (``TableReadInfo.units``), the numbers stay as written.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from keiri_agent.documents.cell_forms import (
+    AMOUNT_UNITS,
+    YearMonth,
+    amount_problem,
+    date_problem,
+    is_dash,
+    read_amount,
+    read_date,
+    read_month,
+)
+
+__all__ = [
+    "EXCEL_SERIAL_RANGE",
+    "MOSTLY_MIN_CELLS",
+    "MOSTLY_SHARE",
+    "ColumnTyping",
+    "Unreadable",
+    "is_amount_header",
+    "is_date_header",
+    "type_column",
+    "unit_in",
+]
+
+# A column "mostly" of one type: this share of its non-blank cells, and at least this many
+# cells, so that a free-text column with a few numbers in it stays text.
+MOSTLY_SHARE = 0.9
+MOSTLY_MIN_CELLS = 10
+# With a header that names the type, half the cells are enough.
+NAMED_SHARE = 0.5
+# Excel serial day numbers read as dates in a date-named column: 1954-10-01 .. 2119-01-08.
+EXCEL_SERIAL_RANGE = (20_000, 80_000)
+_EXCEL_EPOCH = dt.datetime(1899, 12, 30)
+# How many values are read one by one before a whole column is decided (large columns).
+_PROBE_VALUES = 200
+
+_AMOUNT_HEADER = re.compile(
+    r"金額|額|円|売上|仕入|費|税|単価|価格|代金|残高|入金|出金|支払|請求|借方|貸方|数量|合計|"
+    r"amount|price|total|balance",
+    re.IGNORECASE,
+)
+_DATE_HEADER = re.compile(r"日|年月|期日|期限|date|time|時刻", re.IGNORECASE)
+_UNIT = re.compile(
+    r"[（(\[［【]\s*(?:単位\s*[:：]?\s*)?(?P<u>百万円|千円|万円|円)\s*[)）\]］】]|単位\s*[:：]?\s*(?P<t>百万円|千円|万円|円)"
+)
+_ASCII_NUMBER = re.compile(
+    r"\s*[+\-]?(?:0|[1-9][0-9]{0,2}(?:,[0-9]{3})+|[1-9][0-9]*)(?:\.[0-9]+)?\s*"
+)
+_ISO_DATE = re.compile(r"\s*[0-9]{4}-[0-9]{2}-[0-9]{2}\s*")
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A cell of a typed column that could not be read as the column's type."""
+
+    row: int  # 0-based index in the column as given
+    value: str
+    reason: str
+
+
+@dataclass
+class ColumnTyping:
+    """What ``type_column`` decided for one column."""
+
+    series: pd.Series
+    kind: str | None  # "number" | "date" | "datetime" | "month" | None (text)
+    unreadable: list[Unreadable] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def unit_in(text: str) -> str | None:
+    """The amount unit written in a header or a title row (``金額（千円）``, ``単位：千円``)."""
+    match = _UNIT.search(text)
+    if match is None:
+        return None
+    unit = match["u"] or match["t"]
+    return unit if unit in AMOUNT_UNITS else None
+
+
+def is_amount_header(name: str) -> bool:
+    return bool(_AMOUNT_HEADER.search(name)) or unit_in(name) is not None
+
+
+def is_date_header(name: str) -> bool:
+    return bool(_DATE_HEADER.search(name))
+
+
+def _finish_numbers(series: pd.Series, numbers: pd.Series) -> pd.Series:
+    result = pd.to_numeric(numbers).reindex(series.index)
+    if pd.api.types.is_float_dtype(result) and bool((result.dropna() % 1 == 0).all()):
+        if result.isna().any():
+            return result.astype("Int64")
+        return result.astype("int64")
+    return result
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+# --- amounts ---------------------------------------------------------------------------------
+
+
+def _amounts(values: pd.Series) -> tuple[pd.Series, pd.Series]:
+    """``(numbers, failed)`` for non-blank ``values``: numbers (NaN where failed), a mask."""
+    if values.dtype == object and all(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in values.iloc[:50]
+    ):
+        numeric = pd.to_numeric(values, errors="coerce")
+        if numeric.notna().all():
+            return numeric, pd.Series(False, index=values.index)
+    texts = values.map(_text)
+    if texts.str.fullmatch(_ASCII_NUMBER.pattern).all():
+        numbers = pd.to_numeric(texts.str.replace(",", "", regex=False))
+        return numbers, pd.Series(False, index=values.index)
+    read = [
+        v if isinstance(v, int | float) and not isinstance(v, bool) else read_amount(t)
+        for v, t in zip(values.tolist(), texts.tolist(), strict=True)
+    ]
+    numbers = pd.Series([np.nan if r is None else r for r in read], index=values.index)
+    return numbers, pd.Series([r is None for r in read], index=values.index)
+
+
+def _type_amounts(series: pd.Series, values: pd.Series, named: bool) -> ColumnTyping | None:
+    if values.map(lambda v: isinstance(v, bool)).any():
+        return None
+    probe = values.iloc[:_PROBE_VALUES]
+    probed, probe_failed = _amounts(probe)
+    dashes = probe.map(lambda v: isinstance(v, str) and is_dash(v))
+    share = 1 - float((probe_failed & ~dashes).mean())
+    if share < (NAMED_SHARE if named else MOSTLY_SHARE) or not probed.notna().any():
+        return None
+    numbers, failed = _amounts(values) if len(values) > len(probe) else (probed, probe_failed)
+    dash = values.map(lambda v: isinstance(v, str) and is_dash(v))
+    numbers = numbers.where(~dash, 0)
+    failed = failed & ~dash
+    notes = []
+    if dash.any():
+        notes.append(f"「-」だけのセル {int(dash.sum()):,} 個を 0 と読みました")
+    if not failed.any():
+        return ColumnTyping(_finish_numbers(series, numbers), "number", notes=notes)
+    if not (named or (failed.mean() <= 1 - MOSTLY_SHARE and len(values) >= MOSTLY_MIN_CELLS)):
+        return None
+    bad = [
+        Unreadable(int(series.index.get_loc(i)), _text(values[i]), amount_problem(_text(values[i])))
+        for i in values.index[failed.to_numpy()]
+    ]
+    return ColumnTyping(series, None, bad, notes)
+
+
+# --- dates -----------------------------------------------------------------------------------
+
+
+def _date_value(value: Any, named: bool) -> dt.date | dt.datetime | YearMonth | None:
+    if isinstance(value, dt.datetime | dt.date):
+        return value
+    if isinstance(value, pd.Timestamp):
+        return None if pd.isna(value) else value.to_pydatetime()
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        low, high = EXCEL_SERIAL_RANGE
+        if named and float(value).is_integer() and low <= value <= high:
+            return _EXCEL_EPOCH + dt.timedelta(days=int(value))
+        if named and 19000101 <= value <= 20991231 and float(value).is_integer():
+            return read_date(str(int(value)))
+        return None
+    text = str(value)
+    day = read_date(text)
+    if day is not None:
+        if not named and text.strip().isdigit():
+            return None  # eight digits outside a date column: a number or a code
+        return day
+    return read_month(text)
+
+
+def _type_dates(series: pd.Series, values: pd.Series, named: bool) -> ColumnTyping | None:
+    texts = values.astype(str) if values.dtype != object else values
+    if values.dtype == object and len(values) > _PROBE_VALUES:
+        iso = texts.map(lambda v: isinstance(v, str) and bool(_ISO_DATE.fullmatch(v)))
+        if bool(iso.all()):
+            converted = pd.to_datetime(texts.str.strip(), format="ISO8601", errors="coerce")
+            if converted.notna().all():
+                return ColumnTyping(converted.reindex(series.index), "datetime")
+    probe = [_date_value(v, named) for v in values.iloc[:_PROBE_VALUES].tolist()]
+    share = sum(p is not None for p in probe) / len(probe)
+    if share < (NAMED_SHARE if named else MOSTLY_SHARE):
+        return None
+    read = probe + [_date_value(v, named) for v in values.iloc[_PROBE_VALUES:].tolist()]
+    found = [r for r in read if r is not None]
+    months = [r for r in found if isinstance(r, YearMonth)]
+    failed = [i for i, r in zip(values.index, read, strict=True) if r is None]
+    if failed and not (
+        named or (len(failed) / len(values) <= 1 - MOSTLY_SHARE and len(values) >= MOSTLY_MIN_CELLS)
+    ):
+        return None
+    if months and len(months) == len(found):
+        periods = pd.Series(
+            [pd.NaT if r is None else pd.Period(r.isoformat(), freq="M") for r in read],
+            index=values.index,
+            dtype="period[M]",
+        )
+        column, kind = periods.reindex(series.index), "month"
+    else:
+        days = [r.first_day() if isinstance(r, YearMonth) else r for r in read]
+        stamps = pd.Series([_naive(r) for r in days], index=values.index, dtype="object")
+        column = pd.to_datetime(stamps).reindex(series.index)
+        kind = "datetime" if any(isinstance(r, dt.datetime) for r in days) else "date"
+    bad = [
+        Unreadable(int(series.index.get_loc(i)), _text(values[i]), _date_reason(values[i]))
+        for i in failed
+    ]
+    notes = []
+    if months and len(months) != len(found):
+        notes.append(f"年月だけのセル {len(months):,} 個はその月の 1 日として読みました")
+    return ColumnTyping(column, kind, bad, notes)
+
+
+def _naive(value: dt.date | dt.datetime | None) -> Any:
+    if value is None:
+        return pd.NaT
+    if isinstance(value, dt.datetime):
+        return value.replace(tzinfo=None) if value.tzinfo is not None else value
+    return dt.datetime(value.year, value.month, value.day)
+
+
+def _date_reason(value: Any) -> str:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return "日付の列の数値ですが、Excel の日付のシリアル値の範囲にありません"
+    return date_problem(str(value))
+
+
+# --- one column ------------------------------------------------------------------------------
+
+
+def type_column(series: pd.Series, name: str, *, unit: str | None = None) -> ColumnTyping:
+    """Decide the type of one column (see the module docstring); ``unit`` from a title row."""
+    values = series.dropna()
+    if values.dtype == object:
+        values = values[~values.map(lambda v: isinstance(v, str) and not v.strip())]
+    if values.empty:
+        return ColumnTyping(series, None)
+    if pd.api.types.is_bool_dtype(series):
+        return ColumnTyping(series, None)
+    if pd.api.types.is_datetime64_any_dtype(series):
+        return ColumnTyping(series, "datetime")
+    date_named = is_date_header(name)
+    amount_named = is_amount_header(name) or unit is not None
+    if date_named and not amount_named:
+        typed = _type_dates(series, values, named=True)
+        if typed is not None:
+            return typed
+    if pd.api.types.is_numeric_dtype(series):
+        return ColumnTyping(series, "number")
+    typed = _type_amounts(series, values, named=amount_named)
+    if typed is not None and typed.kind is not None:
+        return typed
+    dates = _type_dates(series, values, named=date_named)
+    if dates is not None:
+        return dates
+    return typed if typed is not None else ColumnTyping(series, None)
+
+
+def units_of(names: Sequence[str], title_rows: Sequence[str]) -> dict[str, str]:
+    """Each amount column's unit: its header's own, else one written in a title row."""
+    common = next((u for u in map(unit_in, title_rows) if u is not None), None)
+    units: dict[str, str] = {}
+    for name in names:
+        own = unit_in(name)
+        if own is not None:
+            units[name] = own
+        elif common is not None and is_amount_header(name):
+            units[name] = common
+    return units
