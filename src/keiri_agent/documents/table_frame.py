@@ -143,7 +143,7 @@ def finish_table(
     named = [str(c).strip() != "" and c is not None for c in cells]
     filled = frame.notna().to_numpy()
     keep = [j for j in range(ncols) if named[j] or filled[:, j].any()]
-    rows_with_values = filled[:, keep].any(axis=1)
+    rows_with_values = np.asarray(filled[:, keep].any(axis=1), dtype=bool)
     where = np.asarray(positions, dtype=np.int64) if positions is not None else None
     if where is not None:
         where = where[rows_with_values]

@@ -59,8 +59,7 @@ def _record_lines(body: str, delimiter: str, first_line: int, expected: int) -> 
     """The file line (from 1) where each record of ``body`` starts, as pandas counts records
     (whitespace-only lines skipped); None when that cannot be matched to ``expected`` rows."""
     if '"' not in body:
-        lines = body.split("\n")
-        found = [first_line + n for n, line in enumerate(lines) if line.strip()]
+        found = [first_line + n for n, line in enumerate(body.split("\n")) if line.strip()]
         return found if len(found) == expected else None
     starts: list[int] = []
     consumed = 0

@@ -67,7 +67,7 @@ def _labelled(frame: pd.DataFrame) -> np.ndarray:
             found = column[candidates].map(is_total_label).to_numpy(bool)
             label[np.flatnonzero(candidates)[found], j] = True
     before = np.cumsum(~blank, axis=1) - (~blank)  # non-blank cells left of each cell
-    return (label & (before < 2)).any(axis=1)
+    return np.asarray((label & (before < 2)).any(axis=1), dtype=bool)
 
 
 def _is_blank(value: object) -> bool:

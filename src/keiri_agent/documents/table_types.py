@@ -126,6 +126,12 @@ def _finish_numbers(series: pd.Series, numbers: pd.Series) -> pd.Series:
     return result
 
 
+def _row_of(series: pd.Series, label: Any) -> int:
+    """The 0-based row of ``label`` in ``series`` (whose index labels are unique)."""
+    found = series.index.get_indexer(pd.Index([label]))[0]
+    return int(found)
+
+
 def _text(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
@@ -176,7 +182,7 @@ def _type_amounts(series: pd.Series, values: pd.Series, named: bool) -> ColumnTy
     if not (named or (failed.mean() <= 1 - MOSTLY_SHARE and len(values) >= MOSTLY_MIN_CELLS)):
         return None
     bad = [
-        Unreadable(int(series.index.get_loc(i)), _text(values[i]), amount_problem(_text(values[i])))
+        Unreadable(_row_of(series, i), _text(values[i]), amount_problem(_text(values[i])))
         for i in values.index[failed.to_numpy()]
     ]
     return ColumnTyping(series, None, bad, notes)
@@ -239,7 +245,7 @@ def _type_dates(series: pd.Series, values: pd.Series, named: bool) -> ColumnTypi
         column = pd.to_datetime(stamps).reindex(series.index)
         kind = "datetime" if any(isinstance(r, dt.datetime) for r in days) else "date"
     bad = [
-        Unreadable(int(series.index.get_loc(i)), _text(values[i]), _date_reason(values[i]))
+        Unreadable(_row_of(series, i), _text(values[i]), _date_reason(values[i]))
         for i in failed
     ]
     notes = []

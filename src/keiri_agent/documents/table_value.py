@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 import numpy as np
 import pandas as pd
@@ -182,7 +182,19 @@ class Table:
         for start in range(0, len(self), step):
             yield from self.records(start, start + step)
 
-    def __getitem__(self, index: int) -> dict[str, Any]:
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        """Row ``index`` as a record, or the records of a slice (as a list does)."""
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self))
+            if step == 1:
+                return self.records(start, max(start, stop))
+            return [self.records(i, i + 1)[0] for i in range(start, stop, step)]
         if isinstance(index, bool) or not isinstance(index, int | np.integer):
             raise TypeError(f"table rows are indexed by integers, not {type(index).__name__}")
         size = len(self)

@@ -25,8 +25,14 @@ from typing import Any, TypeGuard
 
 from keiri_agent.blocks.base import BlockContext
 from keiri_agent.blocks.inputs import flag, item_error, unique_names
-from keiri_agent.blocks.table.base import Records, TableBlock
-from keiri_agent.blocks.table.cells import json_cell, parse_amount, parse_date
+from keiri_agent.blocks.table.base import Table, TableBlock
+from keiri_agent.blocks.table.cells import (
+    amount_problem,
+    date_problem,
+    json_cell,
+    parse_amount,
+    parse_date,
+)
 from keiri_agent.blocks.table.records import (
     column_list,
     input_error,
@@ -40,6 +46,8 @@ __all__ = ["FUNCS", "TOTAL_LABEL", "UNITS", "TableAggregateBlock"]
 FUNCS = ("sum", "count", "mean", "min", "max", "nunique", "first", "last")
 UNITS = ("day", "month", "quarter", "year")
 DEFAULT_PERIOD_NAMES = {"day": "日", "month": "月", "quarter": "四半期", "year": "年度"}
+# Functions whose result is in the unit of their column (a sum of 千円 is 千円; a count is not).
+UNIT_KEEPING = frozenset({"sum", "mean", "min", "max", "first", "last"})
 COUNT_NAME = "件数"  # the default name of a count without a column
 TOTAL_LABEL = "合計"
 
@@ -87,15 +95,16 @@ class TableAggregateBlock(TableBlock[Config]):
             group_by, aggregations, period, _sort_by(inputs.get("sort_by"), names), totals
         )
 
-    def compute(self, cfg: Config, tables: list[Records], ctx: BlockContext) -> dict[str, Any]:
-        records = tables[0]
+    def compute(self, cfg: Config, tables: list[Table], ctx: BlockContext) -> dict[str, Any]:
+        table = tables[0]
+        records = table.records()
         if cfg.period is not None:
             require_columns(records, [cfg.period.column], field="period.column", table="table")
-            records = _with_period(records, cfg.period)
+            records = _with_period(records, cfg.period, table)
         used = [*cfg.group_by, *(a.column for a in cfg.aggregations if a.column)]
         require_columns(records, used, field="group_by / aggregations", table="table")
         ctx.check_cancelled()
-        readers = [_reader(records, a) for a in cfg.aggregations]
+        readers = [_reader(records, a, table) for a in cfg.aggregations]
         groups: dict[tuple[Any, ...], list[int]] = {}
         for index, record in enumerate(records):
             key = tuple(_key(record.get(c)) for c in cfg.group_by)
@@ -118,7 +127,14 @@ class TableAggregateBlock(TableBlock[Config]):
             rows.append(total)
         by = "・".join(cfg.group_by) + " ごと" if cfg.group_by else "全体"
         ctx.log(f"{len(records)} 行を{by}に集計し、{len(groups)} 行にしました")
-        return {"rows": rows, "summary": {"input_rows": len(records), "groups": len(groups)}}
+        units = {
+            a.name: table.units[a.column]
+            for a in cfg.aggregations
+            if a.column in table.units and a.func in UNIT_KEEPING
+        }
+        out = Table.from_records(rows, columns=[*cfg.group_by, *(a.name for a in cfg.aggregations)])
+        out = Table(out.frame, units=units)
+        return {"rows": out, "summary": {"input_rows": len(records), "groups": len(groups)}}
 
 
 # --- configuration ---------------------------------------------------------------------------
@@ -230,7 +246,9 @@ def _key(value: Any) -> tuple[bool, Any]:
     return (isinstance(cell, bool), cell)
 
 
-def _with_period(records: list[dict[str, Any]], period: Period) -> list[dict[str, Any]]:
+def _with_period(
+    records: list[dict[str, Any]], period: Period, table: Table
+) -> list[dict[str, Any]]:
     existing = {k for r in records for k in r}
     if period.name in existing and period.name != period.column:
         raise input_error(
@@ -242,13 +260,17 @@ def _with_period(records: list[dict[str, Any]], period: Period) -> list[dict[str
     for index, record in enumerate(records):
         day = parse_date(record.get(period.column))
         if day is None:
+            cell = record.get(period.column)
+            why = "空欄" if _blank(cell) else f"値 {cell!r}、{date_problem(str(cell))}"
             raise input_error(
-                f"{index + 1} 行目の列「{period.column}」（値: {record.get(period.column)!r}）を"
-                "日付として読めないため、期間を決められません。",
-                "日付は 2025-01-31、2025/1/31、2025年1月31日 のように書かれている必要があります。"
-                "日付のない行は table.filter（not_null）で除いてから集計してください。",
+                f"{table.where(index, period.column)}（{why}）を日付として読めないため、"
+                "期間を決められません。",
+                "日付は 2025-01-31、2025/1/31、2025年1月31日、令和7年1月31日、20250131 のように"
+                "書かれている必要があります。日付のない行は table.filter（not_null）で除いてから"
+                "集計してください。",
                 field="period.column",
                 row=index + 1,
+                position=table.position(index),
                 column=period.column,
             )
         out.append({**record, period.name: _period_label(day, period)})
@@ -268,7 +290,9 @@ def _period_label(day: dt.date, period: Period) -> str:
     return f"{year:04d}-Q{(shifted % 12) // 3 + 1}"
 
 
-def _reader(records: list[dict[str, Any]], aggregation: Aggregation) -> Callable[[list[int]], Any]:
+def _reader(
+    records: list[dict[str, Any]], aggregation: Aggregation, table: Table
+) -> Callable[[list[int]], Any]:
     """The function computing ``aggregation`` over a group's row indexes (values read once)."""
     column, func = aggregation.column, aggregation.func
     if column is None:
@@ -284,9 +308,9 @@ def _reader(records: list[dict[str, Any]], aggregation: Aggregation) -> Callable
     if func == "nunique":
         return lambda rows: len({_key(cells[i]) for i in rows if cells[i] is not None})
     if func in ("sum", "mean"):
-        amounts = [_amount(cell, index, column, func) for index, cell in enumerate(cells)]
+        amounts = [_amount(cell, index, column, func, table) for index, cell in enumerate(cells)]
         return lambda rows: _sum_or_mean([amounts[i] for i in rows], func)
-    values, dates = _orderable(cells, column, func)
+    values, dates = _orderable(cells, column, func, table)
     pick = min if func == "min" else max
 
     def extreme(rows: list[int]) -> Any:
@@ -299,12 +323,12 @@ def _reader(records: list[dict[str, Any]], aggregation: Aggregation) -> Callable
     return extreme
 
 
-def _amount(cell: Any, index: int, column: str, func: str) -> Decimal | None:
+def _amount(cell: Any, index: int, column: str, func: str, table: Table) -> Decimal | None:
     if cell is None:
         return None
     amount = parse_amount(cell)
     if amount is None:
-        raise _not_a(index, column, cell, func, "金額（数値）")
+        raise _not_a(table, index, column, cell, func, "金額（数値）")
     return Decimal(repr(amount))
 
 
@@ -316,7 +340,9 @@ def _sum_or_mean(values: list[Decimal | None], func: str) -> Any:
     return json_cell(float(total / len(present))) if present else None
 
 
-def _orderable(cells: list[Any], column: str, func: str) -> tuple[list[float | None], bool]:
+def _orderable(
+    cells: list[Any], column: str, func: str, table: Table
+) -> tuple[list[float | None], bool]:
     """min/max values as numbers (dates as ordinals), and whether they are dates.
 
     Every non-blank cell must be an amount, or every one a date (as the first one is).
@@ -326,12 +352,12 @@ def _orderable(cells: list[Any], column: str, func: str) -> tuple[list[float | N
         return [None] * len(cells), False
     dates = parse_amount(first[1]) is None
     if dates and parse_date(first[1]) is None:
-        raise _not_a(first[0], column, first[1], func, "金額か日付")
+        raise _not_a(table, first[0], column, first[1], func, "金額か日付")
     out: list[float | None] = []
     for index, cell in enumerate(cells):
         value = None if cell is None else _ordinal(cell) if dates else parse_amount(cell)
         if cell is not None and value is None:
-            raise _not_a(index, column, cell, func, "日付" if dates else "金額")
+            raise _not_a(table, index, column, cell, func, "日付" if dates else "金額")
         out.append(value)
     return out, dates
 
@@ -341,14 +367,17 @@ def _ordinal(cell: Any) -> float | None:
     return None if day is None else float(day.toordinal())
 
 
-def _not_a(index: int, column: str, cell: Any, func: str, kind: str) -> BlockError:
+def _not_a(table: Table, index: int, column: str, cell: Any, func: str, kind: str) -> BlockError:
+    text = str(cell)
+    why = date_problem(text) if kind == "日付" else amount_problem(text)
     return input_error(
-        f"{index + 1} 行目の列「{column}」の値 {cell!r} を{kind}として読めないため、{func} を"
-        "計算できません。",
+        f"{table.where(index, column)}の値 {cell!r} を{kind}として読めないため（{why}）、"
+        f"{func} を計算できません。",
         "元の表の値を直すか、table.filter で対象外の行を除いてから集計してください"
         "（文字列の列には count / nunique / first / last を使います）。",
         field="aggregations",
         row=index + 1,
+        position=table.position(index),
         column=column,
         value=repr(cell)[:100],
     )

@@ -17,10 +17,9 @@ from typing import Any, Final
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
 from keiri_agent.blocks.inputs import choice
-from keiri_agent.blocks.table.cells import json_cell
 from keiri_agent.blocks.table.expr_eval import ZERO_DIVISION, Evaluator, Values
 from keiri_agent.blocks.table.expr_parse import Node, parse_expression
-from keiri_agent.blocks.table.records import columns_of, input_error, records_from
+from keiri_agent.blocks.table.records import columns_of, input_error, table_from
 
 __all__ = ["MAX_COMPUTED_COLUMNS", "TableComputeBlock"]
 
@@ -43,12 +42,13 @@ class TableComputeBlock(ProcessingBlock):
     def check_inputs(self, inputs: dict[str, Any]) -> None:
         _formulas(inputs.get("columns"))
         choice(inputs, "zero_division", ZERO_DIVISION)
-        records_from(inputs.get("table"), field="table")
+        table_from(inputs.get("table"), field="table")
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
         formulas = _formulas(inputs.get("columns"))
         zero_division = choice(inputs, "zero_division", ZERO_DIVISION)
-        records = records_from(inputs.get("table"), field="table")
+        table = table_from(inputs.get("table"), field="table")
+        records = table.records()
         existing = columns_of(records)
         env: dict[str, Values] = {
             name: Values("raw", [record.get(name) for record in records]) for name in existing
@@ -62,18 +62,18 @@ class TableComputeBlock(ProcessingBlock):
                     text=formula.text,
                     where=formula.where,
                     zero_division=zero_division,
+                    row_name=table.where,
                 )
                 env[formula.name] = evaluator.eval(formula.tree)
                 zero_divisions += evaluator.zero_divisions
         names = [f.name for f in formulas]
         computed = {name: env[name].output() for name in names if name in env}
-        rows = [
-            {
-                **{str(k): json_cell(v) for k, v in record.items()},
-                **{name: cells[i] for name, cells in computed.items()},
-            }
-            for i, record in enumerate(records)
-        ]
+        rows = table.derive(
+            [
+                {**record, **{name: cells[i] for name, cells in computed.items()}}
+                for i, record in enumerate(records)
+            ]
+        )
         replaced = [n for n in dict.fromkeys(names) if n in existing]
         added = [n for n in dict.fromkeys(names) if n not in existing]
         ctx.log(

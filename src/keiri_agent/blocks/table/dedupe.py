@@ -26,7 +26,7 @@ import numpy as np
 from rapidfuzz import fuzz, process
 
 from keiri_agent.blocks.base import BlockContext
-from keiri_agent.blocks.table.base import Records, TableBlock
+from keiri_agent.blocks.table.base import Table, TableBlock
 from keiri_agent.blocks.table.cells import json_cell
 from keiri_agent.blocks.table.normalize import normalize_key
 from keiri_agent.blocks.table.records import (
@@ -89,8 +89,9 @@ class TableDedupeBlock(TableBlock[Config]):
             )
         return Config(keys, fuzzy, str(keep))
 
-    def compute(self, cfg: Config, tables: list[Records], ctx: BlockContext) -> dict[str, Any]:
-        records = tables[0]
+    def compute(self, cfg: Config, tables: list[Table], ctx: BlockContext) -> dict[str, Any]:
+        table = tables[0]
+        records = table.records()
         used = [*cfg.keys, *([cfg.fuzzy.column] if cfg.fuzzy else [])]
         require_columns(records, used, field="keys / fuzzy.column", table="table")
         clashes = [c for c in ADDED_COLUMNS if any(c in r for r in records)]
@@ -122,7 +123,7 @@ class TableDedupeBlock(TableBlock[Config]):
         for index in range(len(records)):
             members.setdefault(_find(parent, index), []).append(index)
         groups = sorted((rows for rows in members.values() if len(rows) > 1), key=lambda g: g[0])
-        out = _outputs(records, groups, texts, cfg)
+        out = _outputs(table, records, groups, texts, cfg)
         warnings = []
         if skipped:
             what = "キーまたは fuzzy.column " if cfg.fuzzy else "キー"
@@ -245,9 +246,20 @@ def _similarity(a: str, b: str, fuzzy: Fuzzy | None) -> float:
 
 
 def _outputs(
-    records: list[dict[str, Any]], groups: list[list[int]], texts: list[str], cfg: Config
-) -> dict[str, list[dict[str, Any]]]:
-    plain = [{str(k): json_cell(v) for k, v in r.items()} for r in records]
+    table: Table,
+    records: list[dict[str, Any]],
+    groups: list[list[int]],
+    texts: list[str],
+    cfg: Config,
+) -> dict[str, Any]:
+    """unique (a table of the kept rows), duplicates and groups; rows are numbered as the user
+    finds them (the file line or sheet row when the table came from a file)."""
+    plain = records
+
+    def number_of(row: int) -> int:
+        position = table.position(row)
+        return position if position is not None else row + 1
+
     dropped: dict[int, tuple[int, int]] = {}  # row → (group id, kept row)
     group_records = []
     for number, rows in enumerate(groups, start=1):
@@ -257,8 +269,8 @@ def _outputs(
                 dropped[row] = (number, kept)
         entry: dict[str, Any] = {
             "重複グループ": number,
-            "残した行": kept + 1,
-            "行番号": ", ".join(str(r + 1) for r in rows),
+            "残した行": number_of(kept),
+            "行番号": ", ".join(str(number_of(r)) for r in rows),
             "件数": len(rows),
         }
         for column in cfg.keys:
@@ -275,11 +287,11 @@ def _outputs(
         duplicates.append(
             {
                 **plain[row],
-                "行番号": row + 1,
+                "行番号": number_of(row),
                 "重複グループ": number,
-                "重複元行": kept + 1,
+                "重複元行": number_of(kept),
                 "類似度": json_cell(_similarity(texts[row], texts[kept], cfg.fuzzy)),
             }
         )
-    unique = [plain[i] for i in range(len(records)) if i not in dropped]
+    unique = table.take([i for i in range(len(records)) if i not in dropped])
     return {"unique": unique, "duplicates": duplicates, "groups": group_records}

@@ -121,6 +121,8 @@ class Evaluator:
     text: str
     where: str
     zero_division: str = "error"
+    # How row ``i`` (0-based) is named in errors: its file line when the table knows it.
+    row_name: Callable[[int], str] = lambda i: f"{i + 1} 行目"
     zero_divisions: int = field(default=0, init=False)
 
     # --- errors ---------------------------------------------------------------------------
@@ -137,7 +139,7 @@ class Evaluator:
         )
 
     def unreadable(self, node: Node, cells: list[Any], bad: list[int], what: str) -> BlockError:
-        listed = "、".join(f"{i + 1} 行目（{cells[i]!r}）" for i in bad[:MAX_LISTED])
+        listed = "、".join(f"{self.row_name(i)}（{cells[i]!r}）" for i in bad[:MAX_LISTED])
         more = f" ほか {len(bad) - MAX_LISTED} 件" if len(bad) > MAX_LISTED else ""
         return self.error(
             node,
@@ -264,7 +266,7 @@ class Evaluator:
             else:
                 out.append(_ARITHMETIC[node.op](a, b))
         if zero and self.zero_division == "error":
-            listed = "、".join(f"{i + 1} 行目" for i in zero[:MAX_LISTED])
+            listed = "、".join(self.row_name(i) for i in zero[:MAX_LISTED])
             raise self.error(
                 node,
                 f"「/」で 0 で割っています: {listed}{' ほか' if len(zero) > MAX_LISTED else ''}。",

@@ -22,7 +22,7 @@ from keiri_agent.blocks.inputs import choice, flag, item_error
 from keiri_agent.blocks.table.cells import json_cell, parse_amount, parse_date
 from keiri_agent.blocks.table.columns import item_column
 from keiri_agent.blocks.table.normalize import normalize_key
-from keiri_agent.blocks.table.records import input_error, records_from, require_columns
+from keiri_agent.blocks.table.records import Table, input_error, require_columns, table_from
 from keiri_agent.errors import BlockError
 
 __all__ = ["MATCH_MODES", "OPS", "TableFilterBlock"]
@@ -79,16 +79,17 @@ class TableFilterBlock(ProcessingBlock):
         _conditions(inputs.get("conditions"), flag(inputs, "normalize", True))
         choice(inputs, "match", MATCH_MODES)
         choice(inputs, "on_incomparable", ON_INCOMPARABLE)
-        records_from(inputs.get("table"), field="table")
+        table_from(inputs.get("table"), field="table")
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
         normalize = flag(inputs, "normalize", True)
         conditions = _conditions(inputs.get("conditions"), normalize)
         match = choice(inputs, "match", MATCH_MODES)
         on_incomparable = choice(inputs, "on_incomparable", ON_INCOMPARABLE)
-        records = records_from(inputs.get("table"), field="table")
+        table = table_from(inputs.get("table"), field="table")
+        records = table.records()
         require_columns(records, [c.column for c in conditions], field="conditions", table="table")
-        kept: list[dict[str, Any]] = []
+        kept: list[int] = []
         problems: list[dict[str, Any]] = []
         incomparable_rows = 0
         for index, record in enumerate(records):
@@ -99,11 +100,12 @@ class TableFilterBlock(ProcessingBlock):
                 if result is None:
                     incomparable = True
                     if len(problems) < MAX_DETAILS:
-                        problems.append(_problem(index, condition, record.get(condition.column)))
+                        cell = record.get(condition.column)
+                        problems.append(_problem(table, index, condition, cell))
                 results.append(bool(result))
             incomparable_rows += incomparable
             if all(results) if match == "all" else any(results):
-                kept.append({str(k): json_cell(v) for k, v in record.items()})
+                kept.append(index)
         if problems and on_incomparable == "error":
             raise _incomparable_error(problems, incomparable_rows)
         ctx.log(
@@ -111,7 +113,7 @@ class TableFilterBlock(ProcessingBlock):
             f"（除外 {len(records) - len(kept)} 行、比較できない値のある行 {incomparable_rows} 行）"
         )
         return {
-            "rows": kept,
+            "rows": table.take(kept),
             "summary": {
                 "input_rows": len(records),
                 "output_rows": len(kept),
@@ -306,10 +308,12 @@ def _text(value: Any, normalize: bool) -> str:
     return cell if isinstance(cell, str) else str(cell)
 
 
-def _problem(index: int, c: Condition, cell: Any) -> dict[str, Any]:
+def _problem(table: Table, index: int, c: Condition, cell: Any) -> dict[str, Any]:
     blank = cell is None or (isinstance(cell, str) and not cell.strip())
     return {
         "row": index + 1,
+        "position": table.position(index),
+        "where": table.where(index, c.column),
         "column": c.column,
         "condition": c.number,
         "op": c.op,
@@ -320,7 +324,7 @@ def _problem(index: int, c: Condition, cell: Any) -> dict[str, Any]:
 
 def _incomparable_error(problems: list[dict[str, Any]], rows: int) -> BlockError:
     listed = "、".join(
-        f"{p['row']} 行目の列「{p['column']}」（値: {p['value']}、{p['expected']}として比較）"
+        f"{p['where']}（値: {p['value']}、{p['expected']}として比較）"
         for p in problems[:MAX_LISTED]
     )
     more = "、ほか" if len(problems) > MAX_LISTED else ""

@@ -19,7 +19,7 @@ from typing import Any
 
 from keiri_agent.blocks.base import BlockContext
 from keiri_agent.blocks.inputs import choice, flag, unique_names
-from keiri_agent.blocks.table.base import Records, TableBlock
+from keiri_agent.blocks.table.base import Table, TableBlock
 from keiri_agent.blocks.table.cells import json_cell
 from keiri_agent.blocks.table.normalize import normalize_key
 from keiri_agent.blocks.table.records import (
@@ -118,8 +118,9 @@ class TableJoinBlock(TableBlock[Config]):
             ),
         )
 
-    def compute(self, cfg: Config, tables: list[Records], ctx: BlockContext) -> dict[str, Any]:
-        left, right = tables
+    def compute(self, cfg: Config, tables: list[Table], ctx: BlockContext) -> dict[str, Any]:
+        left_table, right_table = tables
+        left, right = left_table.records(), right_table.records()
         fields = ("on", "on") if cfg.shared else ("left_on", "right_on")
         require_columns(left, cfg.left_on, field=fields[0], table="left")
         require_columns(right, cfg.right_on, field=fields[1], table="right")
@@ -147,7 +148,18 @@ class TableJoinBlock(TableBlock[Config]):
                     pairs.append((i, None))
             if cfg.how == "outer":
                 pairs.extend((None, j) for j, k in enumerate(right_keys) if k not in left_index)
-        rows = [_row(left, right, i, j, names, cfg) for i, j in pairs]
+        records = [_row(left, right, i, j, names, cfg) for i, j in pairs]
+        # A joined row is named by its left row's place in the left file (the right side's
+        # rows have their own files; right-only rows have no position).
+        rows = Table(
+            Table.from_records(records, columns=names.order).frame,
+            origin=left_table.origin,
+            positions=[None if i is None else left_table.position(i) for i, _j in pairs],
+            units={
+                **{names.right[c]: u for c, u in right_table.units.items() if c in names.right},
+                **{names.left[c]: u for c, u in left_table.units.items() if c in names.left},
+            },
+        )
         left_only = sum(k is None or k not in right_index for k in left_keys)
         right_only = sum(k is None or k not in left_index for k in right_keys)
         for label, keys in (("左", left_keys), ("右", right_keys)):

@@ -24,7 +24,7 @@ from keiri_agent.blocks.inputs import choice, item_error, positive_int
 from keiri_agent.blocks.table.cells import json_cell, parse_amount, parse_date
 from keiri_agent.blocks.table.columns import item_column, unknown_column_error
 from keiri_agent.blocks.table.normalize import normalize_key
-from keiri_agent.blocks.table.records import columns_of, input_error, records_from
+from keiri_agent.blocks.table.records import Table, columns_of, input_error, table_from
 from keiri_agent.errors import BlockError
 
 __all__ = ["KEY_TYPES", "ORDERS", "TableSortBlock"]
@@ -59,13 +59,14 @@ class TableSortBlock(ProcessingBlock):
         _keys(inputs.get("by"))
         _limit(inputs.get("limit"))
         choice(inputs, "nulls", NULLS)
-        records_from(inputs.get("table"), field="table")
+        table_from(inputs.get("table"), field="table")
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
         keys = _keys(inputs.get("by"))
         limit = _limit(inputs.get("limit"))
         nulls_first = choice(inputs, "nulls", NULLS) == "first"
-        records = records_from(inputs.get("table"), field="table")
+        table = table_from(inputs.get("table"), field="table")
+        records = table.records()
         available = columns_of(records)
         for key in keys:
             if records and key.column not in available:
@@ -75,7 +76,7 @@ class TableSortBlock(ProcessingBlock):
         order = list(range(len(records)))
         used: list[dict[str, str]] = []
         # Stable multi-key sort: sort by the least significant key first.
-        sort_values = [_sort_values(records, key) for key in keys]
+        sort_values = [_sort_values(records, key, table) for key in keys]
         for key, (kind, values) in reversed(list(zip(keys, sort_values, strict=True))):
             descending = key.order == "desc"
             # Blanks rank after every value in the final order (before them with nulls: first),
@@ -89,7 +90,7 @@ class TableSortBlock(ProcessingBlock):
             order.sort(key=rank, reverse=descending)
             used.insert(0, {"column": key.column, "order": key.order, "as": kind})
         kept = order[:limit] if limit is not None else order
-        rows = [{str(k): json_cell(v) for k, v in records[i].items()} for i in kept]
+        rows = table.take(kept)
         ctx.log(
             f"表 {len(records)} 行を {'、'.join(_describe(u) for u in used)} で並べ替え、"
             f"{len(rows)} 行を出力しました"
@@ -152,7 +153,9 @@ def _blank(cell: Any) -> bool:
     return cell is None or (isinstance(cell, str) and not cell.strip()) or json_cell(cell) is None
 
 
-def _sort_values(records: list[dict[str, Any]], key: SortKey) -> tuple[str, list[Any]]:
+def _sort_values(
+    records: list[dict[str, Any]], key: SortKey, table: Table
+) -> tuple[str, list[Any]]:
     """The key's reading (number / date / text) and one sortable value per row (None: blank)."""
     cells = [record.get(key.column) for record in records]
     amounts = [None if _blank(c) else parse_amount(c) for c in cells]
@@ -166,26 +169,26 @@ def _sort_values(records: list[dict[str, Any]], key: SortKey) -> tuple[str, list
             kind = "date"
         elif 2 * sum(amounts[i] is not None for i in filled) > len(filled):
             bad = [i for i in filled if amounts[i] is None]
-            raise _unreadable(key, cells, bad, "数値", mixed=True)
+            raise _unreadable(key, cells, bad, "数値", table, mixed=True)
         else:
             kind = "text"
     if kind == "number":
         bad = [i for i in filled if amounts[i] is None]
         if bad:
-            raise _unreadable(key, cells, bad, "数値")
+            raise _unreadable(key, cells, bad, "数値", table)
         return kind, amounts
     if kind == "date":
         bad = [i for i in filled if dates[i] is None]
         if bad:
-            raise _unreadable(key, cells, bad, "日付")
+            raise _unreadable(key, cells, bad, "日付", table)
         return kind, [d.toordinal() if isinstance(d, dt.date) else None for d in dates]
     return kind, [None if _blank(c) else normalize_key(c, keep_spaces=True) for c in cells]
 
 
 def _unreadable(
-    key: SortKey, cells: list[Any], bad: list[int], what: str, *, mixed: bool = False
+    key: SortKey, cells: list[Any], bad: list[int], what: str, table: Table, *, mixed: bool = False
 ) -> BlockError:
-    listed = "、".join(f"{i + 1} 行目（{cells[i]!r}）" for i in bad[:MAX_LISTED])
+    listed = "、".join(f"{table.where(i)}（{cells[i]!r}）" for i in bad[:MAX_LISTED])
     more = f" ほか {len(bad) - MAX_LISTED} 件" if len(bad) > MAX_LISTED else ""
     if mixed:
         message = (
@@ -200,5 +203,10 @@ def _unreadable(
         message = f"{key.where}: {what}として読めない値があります: {listed}{more}。"
         hint = f"値を{what}に直すか空欄にするか、as を auto / text にしてください。"
     return input_error(
-        message, hint, field="by", column=key.column, rows=[i + 1 for i in bad[:1000]]
+        message,
+        hint,
+        field="by",
+        column=key.column,
+        rows=[i + 1 for i in bad[:1000]],
+        positions=[table.position(i) for i in bad[:1000]],
     )
