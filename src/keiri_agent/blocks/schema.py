@@ -219,6 +219,10 @@ def check_value(value: Any, schema: Mapping[str, Any]) -> str | None:
     """None when ``value`` fits ``schema``; otherwise a short Japanese description of why not."""
     try:
         validator = _validator(schema)
+        if is_table(value):  # by columns and a sample of rows (blocks.table_schema)
+            from keiri_agent.blocks.table_schema import table_problem
+
+            return table_problem(value, schema, validator)
         error = best_match(validator.iter_errors(value))
     except jsonschema.SchemaError as exc:
         return f"スキーマ自体が不正です: {exc.message}"

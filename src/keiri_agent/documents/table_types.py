@@ -245,8 +245,7 @@ def _type_dates(series: pd.Series, values: pd.Series, named: bool) -> ColumnTypi
         column = pd.to_datetime(stamps).reindex(series.index)
         kind = "datetime" if any(isinstance(r, dt.datetime) for r in days) else "date"
     bad = [
-        Unreadable(_row_of(series, i), _text(values[i]), _date_reason(values[i]))
-        for i in failed
+        Unreadable(_row_of(series, i), _text(values[i]), _date_reason(values[i])) for i in failed
     ]
     notes = []
     if months and len(months) != len(found):
