@@ -115,12 +115,16 @@ def columns_of(records: Iterable[Mapping[str, Any]]) -> list[str]:
 
 
 def require_columns(
-    records: Sequence[Mapping[str, Any]], columns: Iterable[str], *, field: str, table: str
+    records: Sequence[Mapping[str, Any]] | Table,
+    columns: Iterable[str],
+    *,
+    field: str,
+    table: str,
 ) -> None:
     """BlockError naming every missing column and the ones that exist (empty tables pass)."""
-    if not records:
+    if not len(records):
         return
-    available = columns_of(records)
+    available = records.columns if isinstance(records, Table) else columns_of(records)
     missing = [c for c in columns if c not in available]
     if missing:
         raise input_error(
