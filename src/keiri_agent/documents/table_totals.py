@@ -4,13 +4,15 @@ Exports and hand-kept ledgers end with a total line, and some put a subtotal und
 group. Summed again, they double the figures. A row is a total row when
 
 * one of its first two non-blank cells is a total label: 合計, 小計, 総計, 総合計, 累計, 中計,
-  計 (alone, or after a space: ``営業部 計``), or a name ending in 合計 / 小計 / 総計
-  (``4月合計``, ``営業部小計``); brackets and spaces inside the label do not matter
+  月計, 日計, 計 (alone, or after a space: ``営業部 計``), a name ending in 合計 / 小計 / 総計
+  (``4月合計``, ``営業部小計``), or a group's total: a grouping word before 計 (部門計,
+  科目計, 取引先計, 営業1部計, 4月計); brackets and spaces inside the label do not matter
   (``【合 計】``); or
-* it is the last row, has no text beside its numbers, and each of its amounts equals the sum
-  of that column over the rows above it (a total written without a label).
+* it is the last row, has no text beside its numbers, leaves blank a column that every row
+  above fills (where a label, a date or a name would be), and each of its amounts equals the
+  sum of that column over the rows above it (a total written without a label).
 
-Words that merely end in 計 (会計, 統計, 設計, 時計) are not labels.
+Words that merely end in 計 (会計, 統計, 設計, 時計, 温度計) are not labels.
 """
 
 from __future__ import annotations
@@ -32,7 +34,15 @@ LABEL_COLUMNS = 4
 # Rows above a label-less last row needed before it may be taken for their total.
 MIN_ROWS_ABOVE_SUM = 2
 
-_LABEL = re.compile(r"(?:総合計|合計額?|小計|総計|累計|中計|計|.+(?:合計|小計|総計))")
+# Words a group's total puts before 計 (部門計, 取引先計, 営業1部計, 4月計): a department, an
+# account, a partner, a period. Other words ending in 計 (会計, 統計, 時計) are not totals.
+_GROUP_WORDS = (
+    "部門|科目|補助科目|取引先|得意先|仕入先|支払先|担当者?|社員|部|課|室|店|支店|営業所|"
+    "事業所|拠点|月|日|週|期|年度?|区分|品目|商品|口座|伝票|別"
+)
+_LABEL = re.compile(
+    rf"(?:総合計|合計額?|小計|総計|累計|中計|月計|日計|計|.+(?:合計|小計|総計)|.*(?:{_GROUP_WORDS})計)"
+)
 _STRIP = re.compile(r"[\s【】\[\]［］()（）<>＜＞《》「」:：・]+")
 
 
@@ -107,13 +117,16 @@ def _sums_above(frame: pd.DataFrame, labelled: np.ndarray) -> bool:
     above = frame.iloc[:-1][~labelled[:-1]]
     if len(above) < MIN_ROWS_ABOVE_SUM:
         return False
+    last = frame.iloc[-1].tolist()
+    amounts = {j: _amount(cell) for j, cell in enumerate(last) if not _is_blank(cell)}
+    if not amounts or any(amount is None for amount in amounts.values()):
+        return False  # text beside the numbers: a data row
+    # Blank where every row above has a value (the label's, a date's or a name's place); the
+    # readers give blank cells as None/NaN, so ``notna`` is enough here.
+    if not any(j not in amounts and bool(above.iloc[:, j].notna().all()) for j in range(len(last))):
+        return False  # filled wherever the rows are (No 3 under 1 and 2): a data row
     matched = 0
-    for j, cell in enumerate(frame.iloc[-1].tolist()):
-        if _is_blank(cell):
-            continue
-        amount = _amount(cell)
-        if amount is None:
-            return False  # text beside the numbers: a data row
+    for j, amount in amounts.items():
         if _column_total(above.iloc[:, j]) != amount:
             return False
         matched += amount != 0
