@@ -26,11 +26,8 @@ import pandas as pd
 
 from keiri_agent.documents.cell_forms import read_amount
 
-__all__ = ["LABEL_COLUMNS", "is_total_label", "total_rows"]
+__all__ = ["MIN_ROWS_ABOVE_SUM", "is_total_label", "total_rows"]
 
-# How many leading columns are searched for a label (the label is one of the first two
-# non-blank cells of the row, which lie in these columns in every ledger we have seen).
-LABEL_COLUMNS = 4
 # Rows above a label-less last row needed before it may be taken for their total.
 MIN_ROWS_ABOVE_SUM = 2
 
@@ -59,25 +56,30 @@ def is_total_label(value: object) -> bool:
 
 
 def _labelled(frame: pd.DataFrame) -> np.ndarray:
-    """Rows whose first two non-blank cells (in the first LABEL_COLUMNS) hold a total label.
+    """Rows whose first two non-blank cells hold a total label, wherever they stand (a 請求明細
+    writes 合計 under 商品名, its fifth column). Blank cells are None/NaN (both readers).
 
-    Vectorized: only cells containing 計 are looked at one by one."""
-    width = min(LABEL_COLUMNS, frame.shape[1])
-    rows = len(frame)
-    if width == 0 or rows == 0:
-        return np.zeros(rows, dtype=bool)
-    blank = np.zeros((rows, width), dtype=bool)
-    label = np.zeros((rows, width), dtype=bool)
-    for j in range(width):
-        column = frame.iloc[:, j]
-        text = column.astype("string")
-        blank[:, j] = (column.isna() | text.str.strip().eq("").fillna(True)).to_numpy(bool)
-        candidates = text.str.contains("計", regex=False).fillna(False).to_numpy(bool)
-        if candidates.any():
-            found = column[candidates].map(is_total_label).to_numpy(bool)
-            label[np.flatnonzero(candidates)[found], j] = True
-    before = np.cumsum(~blank, axis=1) - (~blank)  # non-blank cells left of each cell
-    return np.asarray((label & (before < 2)).any(axis=1), dtype=bool)
+    Vectorized: each row's first two filled cells are gathered column by column (a few
+    columns hold them all), and only those containing 計 are looked at one by one."""
+    rows, width = frame.shape
+    found = np.zeros(rows, dtype=bool)
+    if rows == 0 or width == 0:
+        return found
+    filled = frame.notna().to_numpy(bool)
+    first = filled.argmax(axis=1)
+    rest = filled.copy()
+    rest[np.arange(rows), first] = False
+    second = rest.argmax(axis=1)
+    for picks, present in ((first, filled.any(axis=1)), (second, rest.any(axis=1))):
+        for j in np.unique(picks[present]).tolist():
+            at = np.flatnonzero(present & (picks == j))
+            cells = frame.iloc[at, j]
+            candidates = cells.astype("string").str.contains("計", regex=False)
+            mask = candidates.fillna(False).to_numpy(bool)
+            if mask.any():
+                hit = cells[mask].map(is_total_label).to_numpy(bool)
+                found[at[mask][hit]] = True
+    return found
 
 
 def _is_blank(value: object) -> bool:
