@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import functools
 import io
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -189,3 +192,32 @@ def test_a_long_column_of_iso_dates_is_a_date_column_in_a_csv_and_a_workbook() -
     for result in (_csv_result(csv_text), read_table(book.getvalue(), name="a.xlsx")):
         assert result.info.converted == {"日付": "date", "金額": "number"}
         assert [r["日付"] for r in result.table()] == days
+
+
+FRESH_READ = """
+import sys
+from tests.documents.ledger_corpus import LEDGERS
+from keiri_agent.documents.tables import read_table
+for ledger in LEDGERS:
+    result = read_table(ledger.write("xlsx").data, name=ledger.file_name("xlsx"))
+    assert result.info.rows > 0, ledger.slug
+print("read", len(LEDGERS))
+"""
+
+
+def test_workbooks_read_in_a_fresh_process_stay_within_the_reader_memory_bound() -> None:
+    """An Arrow string kernel in the reader makes pyarrow reserve its allocator's first GiB
+    of address space; inside the memory-bounded child that reads a workbook, that fails the
+    read as too large -- which a test process that has already read a CSV never shows."""
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", FRESH_READ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == f"read {len(LEDGERS)}"

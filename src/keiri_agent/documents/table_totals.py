@@ -59,8 +59,8 @@ def _labelled(frame: pd.DataFrame) -> np.ndarray:
     """Rows whose first two non-blank cells hold a total label, wherever they stand (a 請求明細
     writes 合計 under 商品名, its fifth column). Blank cells are None/NaN (both readers).
 
-    Vectorized: each row's first two filled cells are gathered column by column (a few
-    columns hold them all), and only those containing 計 are looked at one by one."""
+    Each row's first two filled cells are gathered column by column (a few columns hold them
+    all), and only those containing 計 are looked at closely (``is_total_label``)."""
     rows, width = frame.shape
     found = np.zeros(rows, dtype=bool)
     if rows == 0 or width == 0:
@@ -74,8 +74,12 @@ def _labelled(frame: pd.DataFrame) -> np.ndarray:
         for j in np.unique(picks[present]).tolist():
             at = np.flatnonzero(present & (picks == j))
             cells = frame.iloc[at, j]
-            candidates = cells.astype("string").str.contains("計", regex=False)
-            mask = candidates.fillna(False).to_numpy(bool)
+            # Plain Python over at most two cells a row: an Arrow string kernel here would
+            # make pyarrow reserve its allocator's first GiB inside the workbook reader's
+            # memory-bounded child (``bounded``), which then fails as too large.
+            mask = np.fromiter(
+                (isinstance(v, str) and "計" in v for v in cells.tolist()), bool, len(cells)
+            )
             if mask.any():
                 hit = cells[mask].map(is_total_label).to_numpy(bool)
                 found[at[mask][hit]] = True
