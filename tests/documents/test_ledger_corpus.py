@@ -7,6 +7,7 @@ import functools
 import io
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -221,3 +222,45 @@ def test_workbooks_read_in_a_fresh_process_stay_within_the_reader_memory_bound()
 
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == f"read {len(LEDGERS)}"
+
+
+def _with_stored_values(book: bytes, values: dict[str, str]) -> bytes:
+    """``book`` with the stored text of some numbers replaced, as Excel writes a formula's
+    cached value with all 17 digits of the double (openpyxl writes fewer)."""
+    source = zipfile.ZipFile(io.BytesIO(book))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "xl/worksheets/sheet1.xml":
+                text_xml = data.decode()
+                for placeholder, stored in values.items():
+                    text_xml = text_xml.replace(f"<v>{placeholder}</v>", f"<v>{stored}</v>")
+                data = text_xml.encode()
+            target.writestr(item, data)
+    return out.getvalue()
+
+
+def test_formula_results_are_read_as_excel_shows_them() -> None:
+    workbook = Workbook()
+    sheet = workbook.active
+    assert sheet is not None
+    sheet.append(["品目", "税抜金額", "消費税", "単価"])
+    sheet.append(["コピー用紙", 1100, 999001, 999011])
+    sheet.append(["トナー", 3300, 999002, 999012])
+    sheet.append(["文具", 12800, 999003, 999013])
+    book = io.BytesIO()
+    workbook.save(book)
+    stored = {
+        "999001": "110.00000000000001",  # =B2*0.1
+        "999002": "330.00000000000006",
+        "999003": "1280.0000000000002",
+        "999011": "0.30000000000000004",  # =0.1+0.2
+        "999012": "1.1000000000000001",
+        "999013": "2.675",
+    }
+    result = read_table(_with_stored_values(book.getvalue(), stored), name="税額.xlsx")
+
+    assert result.df["消費税"].tolist() == [110, 330, 1280]
+    assert result.df["消費税"].dtype == "int64"
+    assert result.df["単価"].tolist() == [0.3, 1.1, 2.675]
