@@ -264,3 +264,12 @@ def test_formula_results_are_read_as_excel_shows_them() -> None:
     assert result.df["消費税"].tolist() == [110, 330, 1280]
     assert result.df["消費税"].dtype == "int64"
     assert result.df["単価"].tolist() == [0.3, 1.1, 2.675]
+
+
+def test_a_unit_in_the_title_is_not_the_unit_of_a_count() -> None:
+    result = _csv_result(
+        "（単位：千円）\r\n品目,数量,件数,単価,金額\r\nA,3,1,100,300\r\nB,2,1,50,100\r\n"
+    )
+
+    assert result.info.units == {"単価": "千円", "金額": "千円"}
+    assert result.df["数量"].tolist() == [3, 2]

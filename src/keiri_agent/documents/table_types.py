@@ -21,7 +21,8 @@
   code is a code column (not "mostly amounts") unless its header names an amount.
 
 Nothing is multiplied: a unit (千円, 百万円, 万円) written in the header or a title row is
-reported beside the column (``TableReadInfo.units``), the numbers stay as written.
+reported beside the column (``TableReadInfo.units``; a title's unit beside amounts, not
+beside counts such as 数量), the numbers stay as written.
 """
 
 from __future__ import annotations
@@ -77,6 +78,10 @@ _AMOUNT_HEADER = re.compile(
     re.IGNORECASE,
 )
 _DATE_HEADER = re.compile(r"日|年月|期日|期限|date|time|時刻", re.IGNORECASE)
+# Counts are numbers but not money: a title row's 千円 is not their unit.
+_COUNT_HEADER = re.compile(
+    r"数量|個数|件数|人数|枚数|本数|台数|回数|日数|count|qty|quantity", re.IGNORECASE
+)
 # A header that ends in a date word names a date even beside an amount word (支払日, 売上日,
 # 入金日時): its cells are read as dates first, so 20260203 or a serial stays a date.
 _DATE_HEADER_END = re.compile(
@@ -348,13 +353,14 @@ def type_column(series: pd.Series, name: str, *, unit: str | None = None) -> Col
 
 
 def units_of(names: Sequence[str], title_rows: Sequence[str]) -> dict[str, str]:
-    """Each amount column's unit: its header's own, else one written in a title row."""
+    """Each amount column's unit: its header's own, else one written in a title row (not for
+    a count: 数量, 件数...)."""
     common = next((u for u in map(unit_in, title_rows) if u is not None), None)
     units: dict[str, str] = {}
     for name in names:
         own = unit_in(name)
         if own is not None:
             units[name] = own
-        elif common is not None and is_amount_header(name):
+        elif common is not None and is_amount_header(name) and not _COUNT_HEADER.search(name):
             units[name] = common
     return units
