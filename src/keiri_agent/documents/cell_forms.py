@@ -21,11 +21,14 @@ Dates (the result is a ``datetime.date``, or a ``datetime`` when a time is writt
   weekday in parentheses (``(火)``, ``（火）``) and a time (``10:15``, ``10:15:30``,
   ``10時15分``), ``T`` between date and time as in ISO 8601;
 * ``20260203`` (eight digits, years 1900-2099);
-* Japanese eras: ``令和8年2月3日``, ``R8.2.3``, ``R8/2/3``, ``平成31年4月30日``, ``H31.4.30``,
-  ``令和元年5月1日``; 令和 (R), 平成 (H), 昭和 (S), 大正 (T).
+* Japanese eras: ``令和8年2月3日``, ``R8.2.3``, ``R8/2/3``, ``R.08/02/03`` (弥生's exports),
+  ``平成31年4月30日``, ``H31.4.30``, ``令和元年5月1日``; 令和 (R), 平成 (H), 昭和 (S), 大正 (T);
+  an era year is 元 or 1-99 (``令和0年`` is not a year).
 
 Months (the first day of the month, ``YearMonth``): ``2026年2月``, ``2026/02``, ``2026-02``,
-``令和8年2月``, ``R8.2``.
+``令和8年2月``, ``R8.2``, ``R.08/02``.
+
+Codes: digits with a leading zero (``0123``, ``00456``) are codes (``is_code``), never amounts.
 
 A two-digit year (``26/2/3``) is not read: the century cannot be known.
 """
@@ -43,6 +46,7 @@ __all__ = [
     "YearMonth",
     "amount_problem",
     "date_problem",
+    "is_code",
     "is_dash",
     "normalize_cell_text",
     "read_amount",
@@ -88,15 +92,15 @@ _YMD = re.compile(
 )
 _COMPACT = re.compile(r"(?P<y>(?:19|20)[0-9]{2})(?P<m>[0-9]{2})(?P<d>[0-9]{2})")
 _ERA_NAMES = "|".join(sorted(ERAS, key=len, reverse=True))
+# The era and its year: 弥生 writes a dot after the letter (R.08/02/03); year 0 does not exist.
+_ERA_YEAR = rf"(?P<era>{_ERA_NAMES})\.?\s*(?P<y>0?[1-9]|[1-9][0-9]|元)"
 _ERA_YMD = re.compile(
-    rf"(?P<era>{_ERA_NAMES})\s*(?P<y>[0-9]{{1,2}}|元)\s*[-/.年]\s*(?P<m>[0-9]{{1,2}})\s*[-/.月]"
+    _ERA_YEAR + r"\s*(?P<s1>[-/.年])\s*(?P<m>[0-9]{1,2})\s*(?P<s2>[-/.月])"
     r"\s*(?P<d>[0-9]{1,2})\s*日?" + _WEEKDAY + _TIME
 )
 _YM = re.compile(r"(?P<y>[0-9]{4})\s*(?:[-/.]\s*(?P<m>[0-9]{1,2})|年\s*(?P<mj>[0-9]{1,2})\s*月)")
-_ERA_YM = re.compile(
-    rf"(?P<era>{_ERA_NAMES})\s*(?P<y>[0-9]{{1,2}}|元)\s*(?:[-/.]\s*(?P<m>[0-9]{{1,2}})|年\s*"
-    r"(?P<mj>[0-9]{1,2})\s*月)"
-)
+_ERA_YM = re.compile(_ERA_YEAR + r"\s*(?:[-/.]\s*(?P<m>[0-9]{1,2})|年\s*(?P<mj>[0-9]{1,2})\s*月)")
+_CODE = re.compile(r"0[0-9]+")
 _SHORT_YEAR = re.compile(r"[0-9]{2}\s*[-/.]\s*[0-9]{1,2}\s*[-/.]\s*[0-9]{1,2}")
 
 
@@ -123,6 +127,11 @@ def normalize_cell_text(text: str) -> str:
 def is_dash(text: str) -> bool:
     """A lone dash, which accounting formats print for zero."""
     return normalize_cell_text(text) in _DASHES
+
+
+def is_code(text: str) -> bool:
+    """Digits with a leading zero (``0123``): a code (an account, a customer, a slip number)."""
+    return bool(_CODE.fullmatch(normalize_cell_text(text)))
 
 
 def read_amount(text: str) -> int | float | None:
@@ -214,6 +223,8 @@ def read_date(text: str) -> dt.date | dt.datetime | None:
     if match := _COMPACT.fullmatch(norm):
         return _day(int(match["y"]), match["m"], match["d"])
     if match := _ERA_YMD.fullmatch(norm.upper() if norm.isascii() else norm):
+        if not _same_separators(match["s1"], match["s2"]):
+            return None
         day = _day(_era_year(match["era"], match["y"]), match["m"], match["d"])
         return None if day is None else _time(match, day)
     return None
@@ -241,10 +252,10 @@ def date_problem(text: str) -> str:
         return "空欄です"
     if _SHORT_YEAR.fullmatch(norm):
         return "年が 2 桁のため、何年か決められません（2026/2/3 のように 4 桁で書いてください）"
-    match = _YMD.fullmatch(norm)
+    match = _YMD.fullmatch(norm) or _ERA_YMD.fullmatch(norm.upper() if norm.isascii() else norm)
     if match is not None and not _same_separators(match["s1"], match["s2"]):
         return "年・月・日の区切りの書き方がそろっていません"
-    if match is not None or _ERA_YMD.fullmatch(norm.upper() if norm.isascii() else norm):
+    if match is not None:
         return "存在しない日付か時刻です"
     if _COMPACT.fullmatch(norm) or re.fullmatch(r"[0-9]{8}", norm):
         return "8 桁の数字が年月日（19000101〜20991231 の実在する日）になっていません"

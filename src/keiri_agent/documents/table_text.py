@@ -33,6 +33,8 @@ DELIMITERS: tuple[str, ...] = (",", "\t", ";", "|")
 SNIFF_RECORDS = 50
 
 _PANDAS_LINE = re.compile(r"line (\d+)")
+# What pandas' C parser counts as an empty line (and skips): only spaces and tabs.
+_BLANK_LINE_CHARS = " \t"
 
 
 def _records(text: str, delimiter: str, limit: int) -> Iterator[tuple[int, int, list[str]]]:
@@ -55,31 +57,53 @@ def _records(text: str, delimiter: str, limit: int) -> Iterator[tuple[int, int, 
         start = offset
 
 
+def _skipped_line(line: str, delimiter: str) -> bool:
+    """Whether pandas skips ``line`` as blank: nothing but spaces and tabs (other than the
+    delimiter) before its line break. A line of delimiters or ``""`` is a record of blanks."""
+    return not line.rstrip("\r\n").strip(_BLANK_LINE_CHARS.replace(delimiter, ""))
+
+
 def _record_lines(body: str, delimiter: str, first_line: int, expected: int) -> list[int] | None:
     """The file line (from 1) where each record of ``body`` starts, as pandas counts records
-    (whitespace-only lines skipped); None when that cannot be matched to ``expected`` rows."""
+    (blank lines skipped, ``_skipped_line``); None when that cannot be matched to ``expected``
+    rows. Lines are counted by their LF, as ``first_line`` is."""
     if '"' not in body:
-        found = [first_line + n for n, line in enumerate(body.split("\n")) if line.strip()]
+        found = [
+            first_line + n
+            for n, line in enumerate(body.split("\n"))
+            if not _skipped_line(line, delimiter)
+        ]
         return found if len(found) == expected else None
     starts: list[int] = []
-    consumed = 0
+    consumed = newlines = 0  # lines read so far, and the LFs among them
+    last = ""
 
     def lines() -> Iterator[str]:
-        nonlocal consumed
+        nonlocal consumed, newlines, last
         for line in io.StringIO(body, newline=""):
             consumed += 1
+            newlines += line[-1:] == "\n"
+            last = line
             yield line
 
     reader = csv.reader(lines(), delimiter=delimiter)
-    before = 0
+    lines_before = newlines_before = 0
     try:
         for cells in reader:
-            if cells and not (len(cells) == 1 and not cells[0].strip()):
-                starts.append(first_line + before)
-            before = consumed
+            # A line pandas skips is one line of at most one cell (spaces, tabs or nothing).
+            one_line = consumed - lines_before == 1
+            if not (len(cells) <= 1 and one_line and _skipped_line(last, delimiter)):
+                starts.append(first_line + newlines_before)
+            lines_before, newlines_before = consumed, newlines
     except csv.Error:
         return None
     return starts if len(starts) == expected else None
+
+
+def _blank_to_null(frame: pd.DataFrame) -> pd.DataFrame:
+    """Cells of only spaces are blank, as a workbook's are (``table_infer.is_blank``)."""
+    blank = frame.apply(lambda column: column.str.strip().eq("").fillna(False).astype(bool))
+    return frame.mask(blank) if bool(blank.to_numpy().any()) else frame
 
 
 def sniff_delimiter(text: str, *, prefer: str | None = None) -> str:
@@ -173,6 +197,7 @@ def read_delimited(
         ) from exc
     except pd.errors.EmptyDataError:
         frame = pd.DataFrame(columns=list(range(ncols)), dtype=str)
+    frame = _blank_to_null(frame)
     header_cells = rows[header] if header is not None else []
     info = TableReadInfo(file=label, format="csv", encoding=used_encoding, delimiter=delim)
     first_line = text.count("\n", 0, start_offset) + 1
@@ -184,7 +209,7 @@ def read_delimited(
         )
     if header is not None:
         wider = [
-            n + 1
+            text.count("\n", 0, sample[n][0]) + 1  # the file line, whatever quotes spanned
             for n in range(data_start, len(rows))
             if any(cell.strip() for cell in rows[n][len(header_cells) :])
         ]

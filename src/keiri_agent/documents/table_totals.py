@@ -4,13 +4,15 @@ Exports and hand-kept ledgers end with a total line, and some put a subtotal und
 group. Summed again, they double the figures. A row is a total row when
 
 * one of its first two non-blank cells is a total label: 合計, 小計, 総計, 総合計, 累計, 中計,
-  計 (alone, or after a space: ``営業部 計``), or a name ending in 合計 / 小計 / 総計
-  (``4月合計``, ``営業部小計``); brackets and spaces inside the label do not matter
+  月計, 日計, 計 (alone, or after a space: ``営業部 計``), a name ending in 合計 / 小計 / 総計
+  (``4月合計``, ``営業部小計``), or a group's total: a grouping word before 計 (部門計,
+  科目計, 取引先計, 営業1部計, 4月計); brackets and spaces inside the label do not matter
   (``【合 計】``); or
-* it is the last row, has no text beside its numbers, and each of its amounts equals the sum
-  of that column over the rows above it (a total written without a label).
+* it is the last row, has no text beside its numbers, leaves blank a column that every row
+  above fills (where a label, a date or a name would be), and each of its amounts equals the
+  sum of that column over the rows above it (a total written without a label).
 
-Words that merely end in 計 (会計, 統計, 設計, 時計) are not labels.
+Words that merely end in 計 (会計, 統計, 設計, 時計, 温度計) are not labels.
 """
 
 from __future__ import annotations
@@ -24,15 +26,20 @@ import pandas as pd
 
 from keiri_agent.documents.cell_forms import read_amount
 
-__all__ = ["LABEL_COLUMNS", "is_total_label", "total_rows"]
+__all__ = ["MIN_ROWS_ABOVE_SUM", "is_total_label", "total_rows"]
 
-# How many leading columns are searched for a label (the label is one of the first two
-# non-blank cells of the row, which lie in these columns in every ledger we have seen).
-LABEL_COLUMNS = 4
 # Rows above a label-less last row needed before it may be taken for their total.
 MIN_ROWS_ABOVE_SUM = 2
 
-_LABEL = re.compile(r"(?:総合計|合計額?|小計|総計|累計|中計|計|.+(?:合計|小計|総計))")
+# Words a group's total puts before 計 (部門計, 取引先計, 営業1部計, 4月計): a department, an
+# account, a partner, a period. Other words ending in 計 (会計, 統計, 時計) are not totals.
+_GROUP_WORDS = (
+    "部門|科目|補助科目|取引先|得意先|仕入先|支払先|担当者?|社員|部|課|室|店|支店|営業所|"
+    "事業所|拠点|月|日|週|期|年度?|区分|品目|商品|口座|伝票|別"
+)
+_LABEL = re.compile(
+    rf"(?:総合計|合計額?|小計|総計|累計|中計|月計|日計|計|.+(?:合計|小計|総計)|.*(?:{_GROUP_WORDS})計)"
+)
 _STRIP = re.compile(r"[\s【】\[\]［］()（）<>＜＞《》「」:：・]+")
 
 
@@ -49,25 +56,34 @@ def is_total_label(value: object) -> bool:
 
 
 def _labelled(frame: pd.DataFrame) -> np.ndarray:
-    """Rows whose first two non-blank cells (in the first LABEL_COLUMNS) hold a total label.
+    """Rows whose first two non-blank cells hold a total label, wherever they stand (a 請求明細
+    writes 合計 under 商品名, its fifth column). Blank cells are None/NaN (both readers).
 
-    Vectorized: only cells containing 計 are looked at one by one."""
-    width = min(LABEL_COLUMNS, frame.shape[1])
-    rows = len(frame)
-    if width == 0 or rows == 0:
-        return np.zeros(rows, dtype=bool)
-    blank = np.zeros((rows, width), dtype=bool)
-    label = np.zeros((rows, width), dtype=bool)
-    for j in range(width):
-        column = frame.iloc[:, j]
-        text = column.astype("string")
-        blank[:, j] = (column.isna() | text.str.strip().eq("").fillna(True)).to_numpy(bool)
-        candidates = text.str.contains("計", regex=False).fillna(False).to_numpy(bool)
-        if candidates.any():
-            found = column[candidates].map(is_total_label).to_numpy(bool)
-            label[np.flatnonzero(candidates)[found], j] = True
-    before = np.cumsum(~blank, axis=1) - (~blank)  # non-blank cells left of each cell
-    return np.asarray((label & (before < 2)).any(axis=1), dtype=bool)
+    Each row's first two filled cells are gathered column by column (a few columns hold them
+    all), and only those containing 計 are looked at closely (``is_total_label``)."""
+    rows, width = frame.shape
+    found = np.zeros(rows, dtype=bool)
+    if rows == 0 or width == 0:
+        return found
+    filled = frame.notna().to_numpy(bool)
+    first = filled.argmax(axis=1)
+    rest = filled.copy()
+    rest[np.arange(rows), first] = False
+    second = rest.argmax(axis=1)
+    for picks, present in ((first, filled.any(axis=1)), (second, rest.any(axis=1))):
+        for j in np.unique(picks[present]).tolist():
+            at = np.flatnonzero(present & (picks == j))
+            cells = frame.iloc[at, j]
+            # Plain Python over at most two cells a row: an Arrow string kernel here would
+            # make pyarrow reserve its allocator's first GiB inside the workbook reader's
+            # memory-bounded child (``bounded``), which then fails as too large.
+            mask = np.fromiter(
+                (isinstance(v, str) and "計" in v for v in cells.tolist()), bool, len(cells)
+            )
+            if mask.any():
+                hit = cells[mask].map(is_total_label).to_numpy(bool)
+                found[at[mask][hit]] = True
+    return found
 
 
 def _is_blank(value: object) -> bool:
@@ -107,13 +123,16 @@ def _sums_above(frame: pd.DataFrame, labelled: np.ndarray) -> bool:
     above = frame.iloc[:-1][~labelled[:-1]]
     if len(above) < MIN_ROWS_ABOVE_SUM:
         return False
+    last = frame.iloc[-1].tolist()
+    amounts = {j: _amount(cell) for j, cell in enumerate(last) if not _is_blank(cell)}
+    if not amounts or any(amount is None for amount in amounts.values()):
+        return False  # text beside the numbers: a data row
+    # Blank where every row above has a value (the label's, a date's or a name's place); the
+    # readers give blank cells as None/NaN, so ``notna`` is enough here.
+    if not any(j not in amounts and bool(above.iloc[:, j].notna().all()) for j in range(len(last))):
+        return False  # filled wherever the rows are (No 3 under 1 and 2): a data row
     matched = 0
-    for j, cell in enumerate(frame.iloc[-1].tolist()):
-        if _is_blank(cell):
-            continue
-        amount = _amount(cell)
-        if amount is None:
-            return False  # text beside the numbers: a data row
+    for j, amount in amounts.items():
         if _column_total(above.iloc[:, j]) != amount:
             return False
         matched += amount != 0

@@ -4,20 +4,25 @@
 
 * **amounts**: every non-blank cell reads as an amount (a lone dash, which accounting formats
   print for zero, reads as 0 with a note). A column that is mostly amounts -- its header names
-  an amount or a unit (金額, 売上, 残高, 千円...) and at least half its cells read, or at least
+  an amount or a unit (金額, 売上, 残高, 千円...), or a title row names a unit and the header
+  is not a date's, and at least half its cells read, or at least
   ``MOSTLY_SHARE`` of at least ``MOSTLY_MIN_CELLS`` cells read -- keeps the text the user wrote
   (nothing is turned into a blank) and every cell that is not an amount is listed with why;
   a block that needs numbers then stops at the first of them.
-* **dates**: every non-blank cell reads as a date (``2026/2/3``, ``令和8年2月3日``,
+* **dates** (tried first when the header names a date, or ends in one: 支払日, 売上日): every
+  non-blank cell reads as a date (``2026/2/3``, ``令和8年2月3日``,
   ``20260203`` where the header names a date, Excel serial numbers where the header names a
-  date...) becomes one datetime column; with a time anywhere, datetimes. A column that is
+  date...) becomes one datetime column; with a time anywhere, datetimes (a workbook's date
+  cell holds a datetime at midnight: it is a date). A column that is
   mostly dates (same rule as amounts, with date headers: 日付, 年月日, 計上日...) is converted
   too, its unreadable cells become blank and are listed (position and value).
 * **months**: every non-blank cell names a month (``2026年2月``, ``2026/02``) → a month column.
-* leading-zero codes (``0123``) stay text, so codes keep their zeros.
+* leading-zero codes (``0123``) stay text, so codes keep their zeros; a column holding such a
+  code is a code column (not "mostly amounts") unless its header names an amount.
 
 Nothing is multiplied: a unit (千円, 百万円, 万円) written in the header or a title row is
-reported beside the column (``TableReadInfo.units``), the numbers stay as written.
+reported beside the column (``TableReadInfo.units``; a title's unit beside amounts, not
+beside counts such as 数量), the numbers stay as written.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from keiri_agent.documents.cell_forms import (
     YearMonth,
     amount_problem,
     date_problem,
+    is_code,
     is_dash,
     read_amount,
     read_date,
@@ -62,7 +68,7 @@ MOSTLY_MIN_CELLS = 10
 NAMED_SHARE = 0.5
 # Excel serial day numbers read as dates in a date-named column: 1954-10-01 .. 2119-01-08.
 EXCEL_SERIAL_RANGE = (20_000, 80_000)
-_EXCEL_EPOCH = dt.datetime(1899, 12, 30)
+_EXCEL_EPOCH = dt.date(1899, 12, 30)
 # How many values are read one by one before a whole column is decided (large columns).
 _PROBE_VALUES = 200
 
@@ -72,6 +78,16 @@ _AMOUNT_HEADER = re.compile(
     re.IGNORECASE,
 )
 _DATE_HEADER = re.compile(r"日|年月|期日|期限|date|time|時刻", re.IGNORECASE)
+# Counts are numbers but not money: a title row's 千円 is not their unit.
+_COUNT_HEADER = re.compile(
+    r"数量|個数|件数|人数|枚数|本数|台数|回数|日数|count|qty|quantity", re.IGNORECASE
+)
+# A header that ends in a date word names a date even beside an amount word (支払日, 売上日,
+# 入金日時): its cells are read as dates first, so 20260203 or a serial stays a date.
+_DATE_HEADER_END = re.compile(
+    r"(?:日|日付|年月日|日時|年月|期日|期限|date|time)\s*(?:[(（][^)）]*[)）])?\s*$",
+    re.IGNORECASE,
+)
 _UNIT = re.compile(
     r"[（(\[［【]\s*(?:単位\s*[:：]?\s*)?(?P<u>百万円|千円|万円|円)\s*[)）\]］】]|単位\s*[:：]?\s*(?P<t>百万円|千円|万円|円)"
 )
@@ -132,6 +148,18 @@ def _row_of(series: pd.Series, label: Any) -> int:
     return int(found)
 
 
+def _is_text(values: pd.Series) -> bool:
+    """Whether ``values`` hold Python objects or strings (pandas' ``str`` dtype included)."""
+    return values.dtype == object or isinstance(values.dtype, pd.StringDtype)
+
+
+def _matches(values: pd.Series, pattern: re.Pattern[str]) -> pd.Series:
+    """Which ``values`` are strings that ``pattern`` matches whole (vectorized for ``str``)."""
+    if isinstance(values.dtype, pd.StringDtype):
+        return values.str.fullmatch(pattern.pattern).fillna(False).astype(bool)
+    return values.map(lambda v: isinstance(v, str) and bool(pattern.fullmatch(v)))
+
+
 def _text(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
@@ -161,7 +189,11 @@ def _amounts(values: pd.Series) -> tuple[pd.Series, pd.Series]:
     return numbers, pd.Series([r is None for r in read], index=values.index)
 
 
-def _type_amounts(series: pd.Series, values: pd.Series, named: bool) -> ColumnTyping | None:
+def _type_amounts(
+    series: pd.Series, values: pd.Series, named: bool, header_named: bool
+) -> ColumnTyping | None:
+    """``named``: the header or a title row's unit names amounts; ``header_named``: the
+    header itself does (a title's unit does not make a column of codes a column of amounts)."""
     if values.map(lambda v: isinstance(v, bool)).any():
         return None
     probe = values.iloc[:_PROBE_VALUES]
@@ -181,6 +213,8 @@ def _type_amounts(series: pd.Series, values: pd.Series, named: bool) -> ColumnTy
         return ColumnTyping(_finish_numbers(series, numbers), "number", notes=notes)
     if not (named or (failed.mean() <= 1 - MOSTLY_SHARE and len(values) >= MOSTLY_MIN_CELLS)):
         return None
+    if not header_named and values[failed.to_numpy()].map(lambda v: is_code(_text(v))).any():
+        return None  # a column of codes, some with leading zeros: text, nothing to report
     bad = [
         Unreadable(_row_of(series, i), _text(values[i]), amount_problem(_text(values[i])))
         for i in values.index[failed.to_numpy()]
@@ -192,10 +226,19 @@ def _type_amounts(series: pd.Series, values: pd.Series, named: bool) -> ColumnTy
 
 
 def _date_value(value: Any, named: bool) -> dt.date | dt.datetime | YearMonth | None:
-    if isinstance(value, dt.datetime | dt.date):
-        return value
+    if isinstance(value, str):  # first: every cell of a CSV
+        text = value.strip()
+        if not (named and text.isdigit() and text.isascii()):
+            return _text_date(text, named)
+        value = int(text)  # a serial number or 20260203 saved as text (a CSV from Excel)
     if isinstance(value, pd.Timestamp):
-        return None if pd.isna(value) else value.to_pydatetime()
+        value = None if pd.isna(value) else value.to_pydatetime()
+    if isinstance(value, dt.datetime):
+        # A workbook's date cell is a datetime at midnight: a date, as in a CSV.
+        midnight = value.time() == dt.time(0) and value.tzinfo is None
+        return value.date() if midnight else value
+    if value is None or isinstance(value, dt.date):
+        return value
     if isinstance(value, int | float) and not isinstance(value, bool):
         low, high = EXCEL_SERIAL_RANGE
         if named and float(value).is_integer() and low <= value <= high:
@@ -203,23 +246,30 @@ def _date_value(value: Any, named: bool) -> dt.date | dt.datetime | YearMonth | 
         if named and 19000101 <= value <= 20991231 and float(value).is_integer():
             return read_date(str(int(value)))
         return None
-    text = str(value)
+    return _text_date(str(value).strip(), named)
+
+
+def _text_date(text: str, named: bool) -> dt.date | dt.datetime | YearMonth | None:
     day = read_date(text)
     if day is not None:
-        if not named and text.strip().isdigit():
+        if not named and text.isdigit():
             return None  # eight digits outside a date column: a number or a code
         return day
     return read_month(text)
 
 
 def _type_dates(series: pd.Series, values: pd.Series, named: bool) -> ColumnTyping | None:
-    texts = values.astype(str) if values.dtype != object else values
-    if values.dtype == object and len(values) > _PROBE_VALUES:
-        iso = texts.map(lambda v: isinstance(v, str) and bool(_ISO_DATE.fullmatch(v)))
-        if bool(iso.all()):
-            converted = pd.to_datetime(texts.str.strip(), format="ISO8601", errors="coerce")
-            if converted.notna().all():
-                return ColumnTyping(converted.reindex(series.index), "datetime")
+    # A long column of ISO dates at once (the probe first: most long columns are not dates).
+    if (
+        _is_text(values)
+        and len(values) > _PROBE_VALUES
+        and bool(_matches(values.iloc[:_PROBE_VALUES], _ISO_DATE).all())
+        and bool(_matches(values, _ISO_DATE).all())
+    ):
+        texts = values.astype(str).str.strip()
+        converted = pd.to_datetime(texts, format="ISO8601", errors="coerce")
+        if converted.notna().all():
+            return ColumnTyping(converted.reindex(series.index), "date")
     probe = [_date_value(v, named) for v in values.iloc[:_PROBE_VALUES].tolist()]
     share = sum(p is not None for p in probe) / len(probe)
     if share < (NAMED_SHARE if named else MOSTLY_SHARE):
@@ -273,7 +323,9 @@ def _date_reason(value: Any) -> str:
 def type_column(series: pd.Series, name: str, *, unit: str | None = None) -> ColumnTyping:
     """Decide the type of one column (see the module docstring); ``unit`` from a title row."""
     values = series.dropna()
-    if values.dtype == object:
+    if isinstance(values.dtype, pd.StringDtype):
+        values = values[values.str.strip().ne("").fillna(False).astype(bool)]
+    elif values.dtype == object:
         values = values[~values.map(lambda v: isinstance(v, str) and not v.strip())]
     if values.empty:
         return ColumnTyping(series, None)
@@ -282,14 +334,16 @@ def type_column(series: pd.Series, name: str, *, unit: str | None = None) -> Col
     if pd.api.types.is_datetime64_any_dtype(series):
         return ColumnTyping(series, "datetime")
     date_named = is_date_header(name)
-    amount_named = is_amount_header(name) or unit is not None
-    if date_named and not amount_named:
+    header_named = is_amount_header(name)
+    # A unit in a title row speaks for the amount columns, not for the dates beside them.
+    amount_named = header_named or (unit is not None and not date_named)
+    if date_named and (not header_named or _DATE_HEADER_END.search(name)):
         typed = _type_dates(series, values, named=True)
         if typed is not None:
             return typed
     if pd.api.types.is_numeric_dtype(series):
         return ColumnTyping(series, "number")
-    typed = _type_amounts(series, values, named=amount_named)
+    typed = _type_amounts(series, values, named=amount_named, header_named=header_named)
     if typed is not None and typed.kind is not None:
         return typed
     dates = _type_dates(series, values, named=date_named)
@@ -299,13 +353,14 @@ def type_column(series: pd.Series, name: str, *, unit: str | None = None) -> Col
 
 
 def units_of(names: Sequence[str], title_rows: Sequence[str]) -> dict[str, str]:
-    """Each amount column's unit: its header's own, else one written in a title row."""
+    """Each amount column's unit: its header's own, else one written in a title row (not for
+    a count: 数量, 件数...)."""
     common = next((u for u in map(unit_in, title_rows) if u is not None), None)
     units: dict[str, str] = {}
     for name in names:
         own = unit_in(name)
         if own is not None:
             units[name] = own
-        elif common is not None and is_amount_header(name):
+        elif common is not None and is_amount_header(name) and not _COUNT_HEADER.search(name):
             units[name] = common
     return units
