@@ -274,7 +274,7 @@ def _texts(value: Any) -> Iterator[str]:
         for key, item in value.items():
             yield str(key)
             yield from _texts(item)
-    elif isinstance(value, list | tuple) or isinstance(value, Table):
+    elif isinstance(value, list | tuple | Table):
         for item in value:
             yield from _texts(item)
 

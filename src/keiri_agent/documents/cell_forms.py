@@ -42,6 +42,7 @@ from typing import NamedTuple
 
 __all__ = [
     "AMOUNT_UNITS",
+    "DASH_TEXTS",
     "ERAS",
     "YearMonth",
     "amount_problem",
@@ -127,6 +128,13 @@ def normalize_cell_text(text: str) -> str:
 def is_dash(text: str) -> bool:
     """A lone dash, which accounting formats print for zero."""
     return normalize_cell_text(text) in _DASHES
+
+
+# Every single character a lone-dash cell may hold before normalization (half- and full-width,
+# Unicode dashes and minus signs), for readers that compare whole columns at once.
+DASH_TEXTS = frozenset(
+    c for c in "-－ーｰ―‐‑‒–—−﹣" + _MINUS_CHARS if normalize_cell_text(c) in _DASHES
+)
 
 
 def is_code(text: str) -> bool:

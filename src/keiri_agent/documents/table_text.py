@@ -67,13 +67,17 @@ def _record_lines(body: str, delimiter: str, first_line: int, expected: int) -> 
     """The file line (from 1) where each record of ``body`` starts, as pandas counts records
     (blank lines skipped, ``_skipped_line``); None when that cannot be matched to ``expected``
     rows. Lines are counted by their LF, as ``first_line`` is."""
-    if '"' not in body:
+    lines_of_body = body.split("\n")
+    # A quoted line break starts on a line with an odd number of quotes (an escaped quote is
+    # two): without one, every record is one line, and lines give the positions at once.
+    if '"' not in body or not any(line.count('"') % 2 for line in lines_of_body):
         found = [
             first_line + n
-            for n, line in enumerate(body.split("\n"))
+            for n, line in enumerate(lines_of_body)
             if not _skipped_line(line, delimiter)
         ]
         return found if len(found) == expected else None
+    del lines_of_body
     starts: list[int] = []
     consumed = newlines = 0  # lines read so far, and the LFs among them
     last = ""

@@ -38,6 +38,7 @@ import pandas as pd
 
 from keiri_agent.documents.cell_forms import (
     AMOUNT_UNITS,
+    DASH_TEXTS,
     YearMonth,
     amount_problem,
     date_problem,
@@ -170,23 +171,39 @@ def _text(value: Any) -> str:
 
 
 def _amounts(values: pd.Series) -> tuple[pd.Series, pd.Series]:
-    """``(numbers, failed)`` for non-blank ``values``: numbers (NaN where failed), a mask."""
+    """``(numbers, failed)`` for non-blank ``values``: numbers (NaN where failed), a mask.
+
+    Plain numbers (``1234``, ``1,234``, ``-5.5``) are read in one vectorized pass; only the
+    other cells (``¥1,234``, ``(1,200)``, ``１２３``...) are read one by one."""
     if values.dtype == object and all(
         isinstance(v, int | float) and not isinstance(v, bool) for v in values.iloc[:50]
     ):
         numeric = pd.to_numeric(values, errors="coerce")
         if numeric.notna().all():
             return numeric, pd.Series(False, index=values.index)
-    texts = values.map(_text)
-    if texts.str.fullmatch(_ASCII_NUMBER.pattern).all():
-        numbers = pd.to_numeric(texts.str.replace(",", "", regex=False))
-        return numbers, pd.Series(False, index=values.index)
-    read = [
-        v if isinstance(v, int | float) and not isinstance(v, bool) else read_amount(t)
-        for v, t in zip(values.tolist(), texts.tolist(), strict=True)
-    ]
-    numbers = pd.Series([np.nan if r is None else r for r in read], index=values.index)
-    return numbers, pd.Series([r is None for r in read], index=values.index)
+    texts = values if isinstance(values.dtype, pd.StringDtype) else values.map(_text)
+    plain = texts.str.fullmatch(_ASCII_NUMBER.pattern).fillna(False).astype(bool)
+    numbers = pd.Series(np.nan, index=values.index, dtype="float64")
+    if plain.any():
+        numbers[plain] = pd.to_numeric(texts[plain].str.replace(",", "", regex=False))
+    failed = pd.Series(False, index=values.index)
+    rest = ~plain
+    if rest.any():
+        originals = values[rest].tolist()
+        read = [
+            v if isinstance(v, int | float) and not isinstance(v, bool) else read_amount(str(t))
+            for v, t in zip(originals, texts[rest].tolist(), strict=True)
+        ]
+        numbers.loc[rest] = np.array([np.nan if r is None else r for r in read], dtype=float)
+        failed.loc[rest] = np.array([r is None for r in read], dtype=bool)
+    return numbers, failed
+
+
+def _dashes(values: pd.Series) -> pd.Series:
+    """Cells that are a lone dash (accounting formats print zero so)."""
+    if isinstance(values.dtype, pd.StringDtype):
+        return values.str.strip().isin(DASH_TEXTS).fillna(False).astype(bool)
+    return values.map(lambda v: isinstance(v, str) and is_dash(v))
 
 
 def _type_amounts(
@@ -194,16 +211,16 @@ def _type_amounts(
 ) -> ColumnTyping | None:
     """``named``: the header or a title row's unit names amounts; ``header_named``: the
     header itself does (a title's unit does not make a column of codes a column of amounts)."""
-    if values.map(lambda v: isinstance(v, bool)).any():
+    if values.dtype == object and values.map(lambda v: isinstance(v, bool)).any():
         return None
     probe = values.iloc[:_PROBE_VALUES]
     probed, probe_failed = _amounts(probe)
-    dashes = probe.map(lambda v: isinstance(v, str) and is_dash(v))
+    dashes = _dashes(probe)
     share = 1 - float((probe_failed & ~dashes).mean())
     if share < (NAMED_SHARE if named else MOSTLY_SHARE) or not probed.notna().any():
         return None
     numbers, failed = _amounts(values) if len(values) > len(probe) else (probed, probe_failed)
-    dash = values.map(lambda v: isinstance(v, str) and is_dash(v))
+    dash = _dashes(values)
     numbers = numbers.where(~dash, 0)
     failed = failed & ~dash
     notes = []
@@ -258,47 +275,76 @@ def _text_date(text: str, named: bool) -> dt.date | dt.datetime | YearMonth | No
     return read_month(text)
 
 
+# Date forms read a whole column at once (each cell must match the pattern whole); every other
+# cell is read one by one (eras, weekdays, times in Japanese, months...).
+_VECTOR_DATES: tuple[tuple[re.Pattern[str], str, bool], ...] = (
+    (re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"), "%Y-%m-%d", False),
+    (re.compile(r"[0-9]{4}/[0-9]{1,2}/[0-9]{1,2}"), "%Y/%m/%d", False),
+    (re.compile(r"[0-9]{4}\.[0-9]{1,2}\.[0-9]{1,2}"), "%Y.%m.%d", False),
+    (re.compile(r"(?:19|20)[0-9]{6}"), "%Y%m%d", True),  # only where the header names a date
+)
+
+
+def _vector_dates(values: pd.Series, named: bool) -> tuple[pd.Series, pd.Series]:
+    """``(days, rest)``: the cells of a text column in a plain date form, read at once (NaT
+    elsewhere), and the mask of the cells left to read one by one."""
+    days = pd.Series(pd.NaT, index=values.index, dtype="datetime64[ns]")
+    rest = pd.Series(True, index=values.index)
+    if not isinstance(values.dtype, pd.StringDtype):
+        return days, rest
+    texts = values.str.strip()
+    for pattern, fmt, needs_name in _VECTOR_DATES:
+        if needs_name and not named:
+            continue
+        match = rest & texts.str.fullmatch(pattern.pattern).fillna(False).astype(bool)
+        if match.any():
+            parsed = pd.to_datetime(texts[match], format=fmt, errors="coerce")
+            days[match] = parsed
+            rest &= ~(match & parsed.notna().reindex(values.index, fill_value=False))
+    return days, rest
+
+
 def _type_dates(series: pd.Series, values: pd.Series, named: bool) -> ColumnTyping | None:
-    # A long column of ISO dates at once (the probe first: most long columns are not dates).
-    if (
-        _is_text(values)
-        and len(values) > _PROBE_VALUES
-        and bool(_matches(values.iloc[:_PROBE_VALUES], _ISO_DATE).all())
-        and bool(_matches(values, _ISO_DATE).all())
-    ):
-        texts = values.astype(str).str.strip()
-        converted = pd.to_datetime(texts, format="ISO8601", errors="coerce")
-        if converted.notna().all():
-            return ColumnTyping(converted.reindex(series.index), "date")
     probe = [_date_value(v, named) for v in values.iloc[:_PROBE_VALUES].tolist()]
     share = sum(p is not None for p in probe) / len(probe)
     if share < (NAMED_SHARE if named else MOSTLY_SHARE):
         return None
-    read = probe + [_date_value(v, named) for v in values.iloc[_PROBE_VALUES:].tolist()]
-    found = [r for r in read if r is not None]
+    days, rest = _vector_dates(values, named)
+    # The cells no plain form took, one by one (for a short column: every cell).
+    read = {i: _date_value(v, named) for i, v in values[rest].items()}
+    found = [r for r in read.values() if r is not None]
     months = [r for r in found if isinstance(r, YearMonth)]
-    failed = [i for i, r in zip(values.index, read, strict=True) if r is None]
+    failed = [i for i, r in read.items() if r is None]
     if failed and not (
         named or (len(failed) / len(values) <= 1 - MOSTLY_SHARE and len(values) >= MOSTLY_MIN_CELLS)
     ):
         return None
-    if months and len(months) == len(found):
+    if months and len(months) == len(found) and not (~rest).any():
         periods = pd.Series(
-            [pd.NaT if r is None else pd.Period(r.isoformat(), freq="M") for r in read],
-            index=values.index,
+            [pd.NaT if r is None else pd.Period(r.isoformat(), freq="M") for r in read.values()],
+            index=list(read),
             dtype="period[M]",
         )
         column, kind = periods.reindex(series.index), "month"
     else:
-        days = [r.first_day() if isinstance(r, YearMonth) else r for r in read]
-        stamps = pd.Series([_naive(r) for r in days], index=values.index, dtype="object")
-        column = pd.to_datetime(stamps).reindex(series.index)
-        kind = "datetime" if any(isinstance(r, dt.datetime) for r in days) else "date"
+        one_by_one = {
+            i: _naive(r.first_day() if isinstance(r, YearMonth) else r) for i, r in read.items()
+        }
+        if one_by_one:
+            labels = pd.Index(list(one_by_one))
+            days.loc[labels] = pd.to_datetime(
+                pd.Series(list(one_by_one.values()), index=labels, dtype="object")
+            )
+        column = days.reindex(series.index)
+        timed = any(isinstance(r, dt.datetime) for r in found)
+        kind = "datetime" if timed else "date"
     bad = [
-        Unreadable(_row_of(series, i), _text(values[i]), _date_reason(values[i])) for i in failed
+        Unreadable(_row_of(series, i), _text(values.at[i]), _date_reason(values.at[i]))
+        for i in failed
     ]
     notes = []
-    if months and len(months) != len(found):
+    vectorized = int((~rest).sum())  # cells a plain form took: full dates
+    if months and (len(months) != len(found) or vectorized):
         notes.append(f"年月だけのセル {len(months):,} 個はその月の 1 日として読みました")
     return ColumnTyping(column, kind, bad, notes)
 
