@@ -36,8 +36,10 @@ __all__ = [
 # Decimals up to which amounts are summed as scaled int64 (1e-9 of a yen is below any ledger).
 MAX_SCALE = 9
 _EXACT_INT = 2**53  # beyond this a float no longer holds every integer
-_PLAIN_NUMBER = r"\s*[+\-]?(?:0|[1-9][0-9]{0,2}(?:,[0-9]{3})+|[1-9][0-9]*)(?:\.[0-9]+)?\s*"
-_ISO_DAY = r"\s*[0-9]{4}-[0-9]{2}-[0-9]{2}\s*"
+# Forms read in one vectorized pass; any other cell is read by itself. Spaces are ASCII (not
+# \s): with \s pandas matches with Python's re cell by cell instead of Arrow's RE2 (13x slower).
+_PLAIN_NUMBER = r" *[+\-]?(?:0|[1-9][0-9]{0,2}(?:,[0-9]{3})+|[1-9][0-9]*)(?:\.[0-9]+)? *"
+_ISO_DAY = r" *[0-9]{4}-[0-9]{2}-[0-9]{2} *"
 
 
 def blank_mask(column: pd.Series) -> np.ndarray:
@@ -85,7 +87,10 @@ def _amounts(column: pd.Series, *, stop: bool) -> tuple[pd.Series, np.ndarray]:
     if not filled.any():
         return out, bad
     values = column[filled]
-    numeric = values.map(lambda v: isinstance(v, int | float) and not isinstance(v, bool))
+    if column.dtype == object:
+        numeric = values.map(lambda v: isinstance(v, int | float) and not isinstance(v, bool))
+    else:  # a text column holds no numbers
+        numeric = pd.Series(False, index=values.index)
     if numeric.all():
         out[filled] = values.astype("float64")
         return out, bad

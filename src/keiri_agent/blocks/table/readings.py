@@ -24,21 +24,30 @@ import pandas as pd
 
 from keiri_agent.blocks.table.cells import json_cell
 from keiri_agent.blocks.table.column_values import (
+    amounts,
     blank_mask,
+    dates,
     ordinal_days,
     read_amounts,
     read_dates,
 )
 from keiri_agent.blocks.table.normalize import normalize_key
 
-__all__ = ["ColumnReading", "cell_text"]
+__all__ = ["MAJORITY_CHUNK", "ColumnReading", "cell_text"]
+
+# Distinct values read at a time when only the share of amounts matters: small enough to stop
+# early on a column of codes, large enough that each read stays vectorized.
+MAJORITY_CHUNK = 65_536
 
 
 class ColumnReading:
-    """``column`` read once: blanks, amounts, days and texts per row (lazily, then kept)."""
+    """``column`` read once: blanks, amounts, days and texts per row (each made when first
+    asked for, then kept)."""
 
     def __init__(self, column: pd.Series) -> None:
         self.column = column
+        self._amounts: np.ndarray | None = None
+        self._days: np.ndarray | None = None
         self._texts: dict[bool, np.ndarray] = {}  # normalize → text per slot (None: not made)
 
     def cell(self, row: int) -> Any:
@@ -48,26 +57,63 @@ class ColumnReading:
     @cached_property
     def blank(self) -> np.ndarray:
         """Cells that are blank: null, NaN/NaT/NA, or only whitespace."""
-        if self._typed:
-            return blank_mask(self.column)
-        return self._spread(np.append(blank_mask(self._distinct), True))
+        return self._per_row(blank_mask(self._source), True)
 
-    @cached_property
+    @property
     def amounts(self) -> np.ndarray:
         """Each cell as an amount (float), NaN where it is blank or not an amount."""
-        if self._typed:
-            return read_amounts(self.column)[0].to_numpy(dtype="float64")
-        numbers = read_amounts(self._distinct)[0].to_numpy(dtype="float64")
-        return self._spread(np.append(numbers, np.nan))
+        if self._amounts is None:
+            numbers = read_amounts(self._source)[0]
+            self._amounts = self._per_row(numbers.to_numpy(dtype="float64"), np.nan)
+        return self._amounts
 
-    @cached_property
+    @property
     def days(self) -> np.ndarray:
         """Each cell as a date (proleptic ordinal, as ``date.toordinal``), NaN where it is blank
         or not a date (an amount that also reads as a date, ``20250131``, has its day here)."""
-        if self._typed:
-            return ordinal_days(read_dates(self.column)[0])
-        ordinals = ordinal_days(read_dates(self._distinct)[0])
-        return self._spread(np.append(ordinals, np.nan))
+        if self._days is None:
+            self._days = self._per_row(ordinal_days(read_dates(self._source)[0]), np.nan)
+        return self._days
+
+    def all_amounts(self) -> bool:
+        """Whether every non-blank cell reads as an amount; reading stops at the first that
+        does not, so a column of text answers at once."""
+        if self._amounts is None:
+            numbers, first_bad = amounts(self._source)
+            if first_bad is not None:
+                return False
+            self._amounts = self._per_row(numbers.to_numpy(dtype="float64"), np.nan)
+        return not (~self.blank & np.isnan(self._amounts)).any()
+
+    def all_dates(self) -> bool:
+        """Whether every non-blank cell reads as a date (stops at the first that does not)."""
+        if self._days is None:
+            days, first_bad = dates(self._source)
+            if first_bad is not None:
+                return False
+            self._days = self._per_row(ordinal_days(days), np.nan)
+        return not (~self.blank & np.isnan(self._days)).any()
+
+    def mostly_amounts(self) -> bool:
+        """Whether more than half of the non-blank cells read as amounts. Distinct values are
+        read ``MAJORITY_CHUNK`` at a time until the answer is certain, so a column of codes
+        (one per row) stops after reading half of them."""
+        filled = ~self.blank
+        total = int(filled.sum())
+        if self._amounts is not None or self._typed:
+            return 2 * int((filled & ~np.isnan(self.amounts)).sum()) > total
+        rows = np.bincount(self._slots, minlength=self._size + 1)[:-1]  # per distinct value
+        blank = blank_mask(self._source)
+        read = unread = 0
+        for start in range(0, self._size, MAJORITY_CHUNK):
+            part = slice(start, start + MAJORITY_CHUNK)
+            numbers = read_amounts(self._source.iloc[part])[0].to_numpy(dtype="float64")
+            found = ~np.isnan(numbers)
+            read += int(rows[part][found].sum())
+            unread += int(rows[part][~found & ~blank[part]].sum())
+            if 2 * read > total or 2 * unread >= total:
+                break
+        return 2 * read > total
 
     def text_test(
         self, normalize: bool, test: Callable[[str], bool], rows: np.ndarray | None = None
@@ -130,12 +176,14 @@ class ColumnReading:
         return len(self._factors[1])
 
     @property
-    def _distinct(self) -> pd.Series:
-        return self._factors[2]
+    def _source(self) -> pd.Series:
+        """What is read: the column when typed (vectorized as a whole), else its distinct
+        values."""
+        return self.column if self._typed else self._factors[2]
 
-    def _spread(self, per_slot: np.ndarray) -> np.ndarray:
-        """A value per slot (the null slot last) as a value per row."""
-        return per_slot[self._slots]
+    def _per_row(self, read: np.ndarray, null: Any) -> np.ndarray:
+        """What was read from ``_source`` as one value per row (``null`` for null cells)."""
+        return read if self._typed else np.append(read, null)[self._slots]
 
     def _text_of(self, normalize: bool, asked: np.ndarray) -> np.ndarray:
         """The texts of the ``asked`` slots, made once each (the null slot's text is "")."""

@@ -154,12 +154,12 @@ def _sort_values(table: Table, key: SortKey) -> tuple[str, np.ndarray, np.ndarra
     filled = ~blank
     kind = key.kind
     if kind == "auto":
-        not_amounts = filled & np.isnan(reading.amounts)
-        if not not_amounts.any():
+        if reading.all_amounts():
             kind = "number"
-        elif not (filled & np.isnan(reading.days)).any():
+        elif reading.all_dates():
             kind = "date"
-        elif 2 * (int(filled.sum()) - int(not_amounts.sum())) > int(filled.sum()):
+        elif reading.mostly_amounts():
+            not_amounts = filled & np.isnan(reading.amounts)
             raise _unreadable(key, reading, not_amounts, "数値", table, mixed=True)
         else:
             kind = "text"
