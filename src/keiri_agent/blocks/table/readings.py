@@ -126,7 +126,7 @@ class ColumnReading:
         texts = self._text_of(normalize, asked)
         answers = np.zeros(self._size + 1, dtype=bool)
         answers[asked] = [test(texts[slot]) for slot in asked.tolist()]
-        hits = answers[slots]
+        hits: np.ndarray = answers[slots]
         return hits if rows is None else hits & rows
 
     def texts(self, normalize: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -152,17 +152,16 @@ class ColumnReading:
         """Each row's slot (0..size-1 for a distinct value, ``size`` for a null), each distinct
         value, and the distinct values as a Series (its dtype kept: text stays vectorized)."""
         codes, uniques = pd.factorize(self.column, use_na_sentinel=True)
-        values = list(uniques.tolist()) if hasattr(uniques, "tolist") else list(uniques)
+        values = uniques.tolist()
+        distinct = pd.Series(uniques)
         if self.column.dtype == object and any(map(_may_be_bool, values)):
             # True == 1 and False == 0 hash alike: key them apart, as their records differ.
             keyed = self.column.map(lambda v: (_is_bool(v), v)).where(self.column.notna())
-            codes, tuples = pd.factorize(keyed, use_na_sentinel=True)
-            values = [pair[1] for pair in tuples]
-            uniques = np.empty(len(values), dtype=object)
-            uniques[:] = values
+            codes, pairs = pd.factorize(keyed, use_na_sentinel=True)
+            values = [pair[1] for pair in pairs]
+            distinct = pd.Series(values, dtype=object)
         size = len(values)
         slots = np.where(codes < 0, size, codes).astype(np.int64)
-        distinct = pd.Series(uniques)
         if isinstance(distinct.dtype, pd.CategoricalDtype):
             distinct = distinct.astype(object)
         return slots, values, distinct
