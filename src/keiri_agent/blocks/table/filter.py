@@ -7,7 +7,10 @@ amounts (``¥1,234`` = 1234) they are compared as numbers, else when both read a
 Ordering operators (gt, ge, lt, le, between) need a number or a date on both sides: a cell that
 is neither (blank, ``未定``) is an error naming its row and column, unless the plan says
 ``on_incomparable: skip`` (the condition is then simply not met). Kept rows stay in their
-original order.
+original order, with their file positions.
+
+Conditions are evaluated on columns, each read once per distinct value
+(:class:`~keiri_agent.blocks.table.readings.ColumnReading`), never row by row.
 """
 
 from __future__ import annotations

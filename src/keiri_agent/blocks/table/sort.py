@@ -10,6 +10,9 @@ a code column sorts as text). ``as: number`` / ``as: date`` force the reading
 and report every cell that cannot be read. Blank cells go last (``nulls: first`` puts them
 first), whatever the order. The sort is stable: rows with equal keys keep their input order,
 so ``limit`` (top N, e.g. 売上上位 10 社) is reproducible.
+
+Keys are read by columns (:class:`~keiri_agent.blocks.table.readings.ColumnReading`) and the
+rows ordered at once by ``np.lexsort``; the sorted rows keep their file positions.
 """
 
 from __future__ import annotations
