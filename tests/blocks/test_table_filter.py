@@ -179,3 +179,20 @@ def test_a_missing_column_is_named_with_the_columns_that_exist(
     assert info.value.code == ErrorCode.INPUT_VALIDATION_FAILED
     assert "金 額" in info.value.message
     assert "使える列: 番号, 取引先, 請求日, 金額, 備考" in info.value.hint
+
+
+def test_true_is_not_the_amount_1_and_a_number_equals_its_text(
+    block: Block, make_ctx: ContextFactory
+) -> None:
+    # Cells are read once per distinct value: True and 1 (equal in Python) must stay apart.
+    table = [{"番号": n, "値": v} for n, v in enumerate([True, 1, "1", 1.0, "¥1", False, 0])]
+
+    def kept(value: Any) -> list[int]:
+        out = run(
+            block, make_ctx, table=table, conditions=[{"column": "値", "op": "eq", "value": value}]
+        )
+        return [row["番号"] for row in out["rows"]]
+
+    assert kept(1) == [1, 2, 3, 4]
+    assert kept("true") == [0]
+    assert kept(0) == [6]
