@@ -9,6 +9,14 @@ Row order: for inner / left / outer, left rows in order, each followed by its ma
 order, then (outer) the unmatched right rows in order; for right, the same with the sides
 swapped. A key with several rows on both sides multiplies rows (2 × 3 = 6): that is reported in
 ``summary.warnings``, or refused with ``on_many_to_many: error``.
+
+The tables are joined by columns: each key column's distinct values (of both sides at once) are
+normalized once and numbered (:mod:`~keiri_agent.blocks.table.key_codes`), and the joined rows
+are index pairs computed with numpy from the key codes (a stable sort of the other side's
+codes, then one run of matches per row), so the cost is O(n log n) plus one call of the key
+rule per distinct value, and no row is made a record. The output takes each column at those
+rows, typed as it was (integers and flags of a row without a partner become nullable, not
+floats), and keeps the left rows' file positions.
 """
 
 from __future__ import annotations
@@ -181,6 +189,8 @@ class TableJoinBlock(TableBlock[Config]):
 
 def _normalized(value: Any) -> Hashable | None:
     """A key cell compared as text (NFKC, trimmed, casefolded); None when blank."""
+    if type(value) is str:  # most keys: no need to walk json_cell's types first
+        return normalize_key(value, keep_spaces=True) if value.strip() else None
     cell = json_cell(value)
     if cell is None or (isinstance(cell, str) and not cell.strip()):
         return None
@@ -189,6 +199,8 @@ def _normalized(value: Any) -> Hashable | None:
 
 def _exact(value: Any) -> Hashable | None:
     """A key cell compared as it is (``True`` is not ``1``, ``"1"`` is not ``1``)."""
+    if type(value) is str:
+        return (False, value) if value.strip() else None
     cell = json_cell(value)
     if cell is None or (isinstance(cell, str) and not cell.strip()):
         return None

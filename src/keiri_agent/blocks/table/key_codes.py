@@ -47,7 +47,7 @@ def distinct_values(column: pd.Series) -> tuple[np.ndarray, list[Any]]:
     """``(codes, values)``: each row's index into the column's distinct values (-1 for null,
     NaN, NA), in order of first appearance; bools stay apart from 0 and 1."""
     codes, uniques = pd.factorize(column, use_na_sentinel=True)
-    values = list(uniques)
+    values = uniques.tolist()  # Python objects at once (iterating an Arrow array is slower)
     if column.dtype == object and any(_bool_alike(v) for v in values):
         # Only now look at every cell: does the column really mix bools and numbers?
         filled = column.notna().to_numpy()
@@ -67,24 +67,28 @@ def column_codes(
 ) -> tuple[list[np.ndarray], list[Hashable]]:
     """``(codes, keys)``: for each of ``sides`` (the same key column of several tables), every
     row's code in one numbering shared by all sides (-1 where ``rule`` finds the cell blank),
-    and the key each code stands for. ``rule`` runs once per distinct value of each side."""
+    and the key each code stands for. ``rule`` runs once per distinct value of all the sides
+    together (a value on both sides of a join is normalized once)."""
+    sizes = [len(column) for column in sides]
+    if len(sides) == 1:
+        joint = sides[0]
+    else:
+        parts = [column.reset_index(drop=True) for column in sides]
+        joint = pd.concat([p for p in parts if len(p)] or parts[:1], ignore_index=True)
+    raw, values = distinct_values(joint)
     numbering: dict[Hashable, int] = {}
     keys: list[Hashable] = []
-    out: list[np.ndarray] = []
-    for column in sides:
-        raw, values = distinct_values(column)
-        mapped = np.full(len(values) + 1, -1, dtype=np.int64)  # the last slot serves raw -1
-        for n, value in enumerate(values):
-            key = rule(value)
-            if key is None:
-                continue
-            code = numbering.get(key)
-            if code is None:
-                code = numbering[key] = len(keys)
-                keys.append(key)
-            mapped[n] = code
-        out.append(mapped[raw])
-    return out, keys
+    mapped = np.full(len(values) + 1, -1, dtype=np.int64)  # the last slot serves raw -1
+    for n, value in enumerate(values):
+        key = rule(value)
+        if key is None:
+            continue
+        code = numbering.get(key)
+        if code is None:
+            code = numbering[key] = len(keys)
+            keys.append(key)
+        mapped[n] = code
+    return list(np.split(mapped[raw], np.cumsum(sizes)[:-1])), keys
 
 
 def combine(columns: Sequence[Sequence[np.ndarray]]) -> tuple[list[np.ndarray], int]:
