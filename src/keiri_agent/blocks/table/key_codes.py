@@ -52,7 +52,7 @@ def distinct_values(column: pd.Series) -> tuple[np.ndarray, list[Any]]:
         # Only now look at every cell: does the column really mix bools and numbers?
         filled = column.notna().to_numpy()
         cells = column.to_numpy()[filled]
-        if any(isinstance(v, bool | np.bool_) for v in cells):
+        if {bool, np.bool_} & set(map(type, cells)):
             tagged = np.empty(len(cells), dtype=object)
             tagged[:] = [(isinstance(v, bool | np.bool_), v) for v in cells]
             inner, pairs = pd.factorize(tagged)

@@ -113,6 +113,8 @@ def _pairs_of_large_blocks(
         if number % CHECK_EVERY == 0:
             check()
         for start in range(first, last, CHUNK):
+            if start > first:  # a block of thousands of texts: look between its chunks too
+                check()
             stop = min(start + CHUNK, last)
             end = last
             if t > 0 and stop < last:  # the longest query of the chunk reaches furthest
