@@ -29,7 +29,9 @@ TABLE_MODULE = "keiri_agent.documents.table_value"  # checked by name: pandas st
 
 def is_table(value: Any) -> bool:
     """Whether ``value`` is a ``documents.Table`` (without importing pandas to ask)."""
-    return type(value).__module__ == TABLE_MODULE and type(value).__name__ == "Table"
+    return any(
+        cls.__module__ == TABLE_MODULE and cls.__name__ == "Table" for cls in type(value).__mro__
+    )
 
 
 MAX_LOG_STRING_CHARS = 4000  # longer strings in payloads are cut to exactly this length

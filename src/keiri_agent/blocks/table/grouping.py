@@ -142,14 +142,14 @@ def aggregate_column(column: pd.Series | None, func: str, groups: Groups) -> lis
     if func == "count":
         return [int(n) for n in _counts(filled, groups)]
     if func in ("first", "last"):
-        values = without_blanks(column).groupby(groups.codes)
-        picked = values.first() if func == "first" else values.last()
+        grouped = without_blanks(column).groupby(groups.codes)
+        picked = grouped.first() if func == "first" else grouped.last()
         return [json_cell(picked.get(g)) for g in range(groups.count)]
     if func == "nunique":
-        values = column[filled]
-        if _has_bools(values):
-            values = values.map(lambda v: (isinstance(v, bool), json_cell(v)))
-        unique = values.groupby(groups.codes[filled]).nunique()
+        present = column[filled]
+        if _has_bools(present):
+            present = present.map(lambda v: (isinstance(v, bool), json_cell(v)))
+        unique = present.groupby(groups.codes[filled]).nunique()
         return [int(unique.get(g, 0)) for g in range(groups.count)]
     if func in ("sum", "mean"):
         numbers, bad = amounts(column)
