@@ -158,10 +158,10 @@ def aggregate_column(column: pd.Series | None, func: str, groups: Groups) -> lis
         totals = exact_sums(numbers, groups.codes, groups.count)
         if func == "sum":
             return [json_cell(t) for t in totals]
-        present = _counts(numbers.notna().to_numpy(), groups)
+        counted = _counts(numbers.notna().to_numpy(), groups)
         return [
             json_cell(float(t / int(n))) if n else None
-            for t, n in zip(totals, present, strict=True)
+            for t, n in zip(totals, counted, strict=True)
         ]
     return _extreme(column, func, groups, filled)
 
