@@ -134,7 +134,7 @@ def finish_table(
     header: int | None,
     above: list[list[Any]],
     info: TableReadInfo,
-    positions: Sequence[int] | None = None,
+    positions: Sequence[int] | np.ndarray | None = None,
 ) -> TableResult:
     """Name columns, drop empty rows and unnamed empty columns, set total rows aside, convert
     types, fill ``info``. ``positions``: the file line / sheet row of each row of ``frame``."""
