@@ -61,7 +61,7 @@ def make_ledger(path: Path, rows: int, seed: int = 42) -> None:
         quantity = rng.randint(1, 30)
         amount = price * quantity
         lines.append(
-            f'2025/{month:02d}/{day:02d},S{n + 1:07d},{rng.choice(customers)},{category},'
+            f"2025/{month:02d}/{day:02d},S{n + 1:07d},{rng.choice(customers)},{category},"
             f'{product},{quantity},{price},"{amount:,}"'
         )
     path.write_bytes(("\r\n".join(lines) + "\r\n").encode("cp932"))
@@ -170,7 +170,9 @@ def main() -> None:
         child(side, Path(ledger), Path(work))
         return
     print(f"load average at start: {os.getloadavg()[0]:.2f}")
-    print("| rows | keiri-agent s | keiri-agent MB | pandas s | pandas MB | time ratio | memory ratio |")
+    print(
+        "| rows | keiri-agent s | keiri-agent MB | pandas s | pandas MB | time ratio | memory ratio |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- |")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

@@ -44,6 +44,7 @@ __all__ = [
     "AMOUNT_UNITS",
     "DASH_TEXTS",
     "ERAS",
+    "PLAIN_NUMBER",
     "YearMonth",
     "amount_problem",
     "date_problem",
@@ -58,6 +59,11 @@ __all__ = [
 # Units an accountant writes in a header or a title row: the amount is kept as written (never
 # multiplied); the unit is reported beside the column.
 AMOUNT_UNITS: tuple[str, ...] = ("百万円", "千円", "万円", "円")
+
+# A plain number as most cells of a long column write it (``1234``, ``1,234``, ``-5.5``), for
+# readers that test whole columns at once (pandas on Arrow strings: ASCII spaces only, as
+# ``\s`` sends Arrow's regex engine back to Python, cell by cell). Leading zeros are codes.
+PLAIN_NUMBER = r" *[+\-]?(?:0|[1-9][0-9]{0,2}(?:,[0-9]{3})+|[1-9][0-9]*)(?:\.[0-9]+)? *"
 
 # Era name (and its one-letter abbreviation) -> the Gregorian year before its first year.
 ERAS: dict[str, int] = {

@@ -135,9 +135,12 @@ def finish_table(
     above: list[list[Any]],
     info: TableReadInfo,
     positions: Sequence[int] | np.ndarray | None = None,
+    columns: Sequence[str] | None = None,
 ) -> TableResult:
-    """Name columns, drop empty rows and unnamed empty columns, set total rows aside, convert
-    types, fill ``info``. ``positions``: the file line / sheet row of each row of ``frame``."""
+    """Name columns, drop empty rows and unnamed empty columns, set total rows aside, keep
+    ``columns`` (all when None; after the total rows are found, whose labels may stand in
+    another column), convert types, fill ``info``. ``positions``: the file line / sheet row of
+    each row of ``frame``."""
     ncols = frame.shape[1]
     cells = list(header_cells) + [None] * (ncols - len(header_cells))
     named = [str(c).strip() != "" and c is not None for c in cells]
@@ -166,20 +169,24 @@ def finish_table(
         total_positions = where[totals_mask] if where is not None else None
         frame = frame[~totals_mask].reset_index(drop=True)
         where = where[~totals_mask] if where is not None else None
+    if columns is not None:
+        frame, names = _keep_columns(frame, names, columns, info.file)
+        if totals is not None:
+            totals = totals[list(names)]
     title_unit = next((u for u in map(unit_in, info.skipped_title_rows) if u), None)
     # Built column by column, then assembled once: assigning into a wide frame copies it
     # every time (100,000 columns took minutes).
-    columns: dict[str, pd.Series] = {}
+    typed: dict[str, pd.Series] = {}
     for j, col in enumerate(names):
         typing = type_column(frame.iloc[:, j], col, unit=title_unit)
-        columns[col] = typing.series
+        typed[col] = typing.series
         if typing.kind is not None:
             info.converted[col] = typing.kind
         for note in typing.notes:
             info.warnings.append(f"列「{col}」: {note}")
         if typing.unreadable:
             _note_unreadable(info, col, typing, where)
-    frame = pd.DataFrame(columns, index=frame.index) if columns else frame.set_axis(names, axis=1)
+    frame = pd.DataFrame(typed, index=frame.index) if typed else frame.set_axis(names, axis=1)
     info.units = {
         name: unit
         for name, unit in units_of(names, info.skipped_title_rows).items()
@@ -203,6 +210,24 @@ def finish_table(
         listed = "、".join(f"「{n}」は{u}" for n, u in info.units.items())
         info.warnings.append(f"金額の単位: {listed}（数値は書かれたまま読み、換算していません）")
     return TableResult(frame, info, where, totals, total_positions)
+
+
+def _keep_columns(
+    frame: pd.DataFrame, names: list[str], wanted: Sequence[str], file: str
+) -> tuple[pd.DataFrame, list[str]]:
+    """Only the ``wanted`` columns, in that order (the others are never typed)."""
+    missing = [c for c in wanted if c not in names]
+    if missing:
+        raise invalid_input(
+            file,
+            f"{file} に列 {', '.join(missing)} がありません（columns）。",
+            f"columns には表の見出しにある列名を指定してください。使える列: {', '.join(names) or 'なし'}"
+            "（見出しの行が違う場合は header_row で指定できます）",
+            field="columns",
+            missing=missing,
+            available=names,
+        )
+    return frame.iloc[:, [names.index(c) for c in wanted]], list(wanted)
 
 
 def _position(where: np.ndarray | None, row: int) -> int | None:

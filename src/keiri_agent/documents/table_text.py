@@ -208,6 +208,7 @@ def read_delimited(
     header_row: int | None,
     ext: str,
     limits: TableLimits,
+    columns: Sequence[str] | None = None,
 ) -> TableResult:
     # Only the head is decoded to find the delimiter and the header; the whole file is checked
     # strictly all the same, and pandas reads the rest from the bytes.
@@ -319,4 +320,5 @@ def read_delimited(
         rows[: header if header is not None else data_start],
         info,
         positions,
+        columns,
     )

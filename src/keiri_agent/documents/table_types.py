@@ -39,6 +39,7 @@ import pandas as pd
 from keiri_agent.documents.cell_forms import (
     AMOUNT_UNITS,
     DASH_TEXTS,
+    PLAIN_NUMBER,
     YearMonth,
     amount_problem,
     date_problem,
@@ -92,10 +93,8 @@ _DATE_HEADER_END = re.compile(
 _UNIT = re.compile(
     r"[（(\[［【]\s*(?:単位\s*[:：]?\s*)?(?P<u>百万円|千円|万円|円)\s*[)）\]］】]|単位\s*[:：]?\s*(?P<t>百万円|千円|万円|円)"
 )
-_ASCII_NUMBER = re.compile(
-    r"\s*[+\-]?(?:0|[1-9][0-9]{0,2}(?:,[0-9]{3})+|[1-9][0-9]*)(?:\.[0-9]+)?\s*"
-)
-_ISO_DATE = re.compile(r"\s*[0-9]{4}-[0-9]{2}-[0-9]{2}\s*")
+_ASCII_NUMBER = re.compile(PLAIN_NUMBER)
+_ISO_DATE = re.compile(r" *[0-9]{4}-[0-9]{2}-[0-9]{2} *")
 
 
 @dataclass(frozen=True)
@@ -181,11 +180,20 @@ def _amounts(values: pd.Series) -> tuple[pd.Series, pd.Series]:
         numeric = pd.to_numeric(values, errors="coerce")
         if numeric.notna().all():
             return numeric, pd.Series(False, index=values.index)
-    texts = values if isinstance(values.dtype, pd.StringDtype) else values.map(_text)
-    plain = texts.str.fullmatch(_ASCII_NUMBER.pattern).fillna(False).astype(bool)
+    if isinstance(values.dtype, pd.StringDtype):  # a CSV's column: Arrow's regex, at once
+        texts = values
+        plain = texts.str.fullmatch(_ASCII_NUMBER.pattern).fillna(False).astype(bool)
+    else:  # a workbook's cells: Python's regex (an Arrow kernel reserves 1 GiB of address
+        # space, more than the bounded reader's child may take: documents.bounded)
+        texts = pd.Series([_text(v) for v in values.tolist()], index=values.index, dtype=object)
+        plain = texts.map(lambda t: _ASCII_NUMBER.fullmatch(t) is not None).astype(bool)
     numbers = pd.Series(np.nan, index=values.index, dtype="float64")
     if plain.any():
-        numbers[plain] = pd.to_numeric(texts[plain].str.replace(",", "", regex=False))
+        if texts.dtype == object:  # no Arrow in a workbook's child (above)
+            digits = [float(t.replace(",", "")) for t in texts[plain].tolist()]
+            numbers[plain] = np.array(digits, dtype="float64")
+        else:
+            numbers[plain] = pd.to_numeric(texts[plain].str.replace(",", "", regex=False))
     failed = pd.Series(False, index=values.index)
     rest = ~plain
     if rest.any():

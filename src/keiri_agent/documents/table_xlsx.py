@@ -16,6 +16,7 @@ gigabytes.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -51,18 +52,25 @@ def read_xlsx_table(
     sheet: str | int | None,
     header_row: int | None,
     limits: TableLimits = TableLimits(),  # noqa: B008 -- frozen, shared safely
+    columns: Sequence[str] | None = None,
 ) -> TableResult:
-    """Read one sheet (default: the first) of the workbook in ``data``.
+    """Read one sheet (default: the first) of the workbook in ``data`` (``columns``: only
+    those, see ``table_frame.finish_table``).
 
     The workbook is checked like an archive, then parsed in a memory- and CPU-bounded child
     (``bounded.run_bounded``); a sheet whose used range is over ``limits`` is refused.
     """
     check_container(data, label)
-    return run_bounded(_read_sheet, data, label, sheet, header_row, limits, label=label)
+    return run_bounded(_read_sheet, data, label, sheet, header_row, limits, columns, label=label)
 
 
 def _read_sheet(
-    data: bytes, label: str, sheet: str | int | None, header_row: int | None, limits: TableLimits
+    data: bytes,
+    label: str,
+    sheet: str | int | None,
+    header_row: int | None,
+    limits: TableLimits,
+    columns: Sequence[str] | None,
 ) -> TableResult:
     workbook = open_workbook(data, label, read_only=False, data_only=True)
     try:
@@ -110,7 +118,7 @@ def _read_sheet(
     frame = pd.DataFrame(full[data_start:], columns=list(range(ncols)), dtype=object)
     above = grid[: header if header is not None else data_start]
     positions = range(data_start + 1, data_start + 1 + len(frame))  # sheet rows, from 1
-    return finish_table(frame, names, header, above, info, positions)
+    return finish_table(frame, names, header, above, info, positions, columns)
 
 
 def _as_shown(value: Any) -> Any:

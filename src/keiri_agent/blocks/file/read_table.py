@@ -15,7 +15,7 @@ from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
 from keiri_agent.blocks.inputs import path_value, row_number, sheet_ref
-from keiri_agent.blocks.table.records import column_list, input_error
+from keiri_agent.blocks.table.records import column_list
 from keiri_agent.documents import read_table
 
 __all__ = ["ReadTableBlock"]
@@ -43,22 +43,9 @@ class ReadTableBlock(ProcessingBlock):
             encoding=inputs.get("encoding") or None,
             delimiter=inputs.get("delimiter") or None,
             header_row=None if header_row is None else header_row - 1,
+            columns=columns,
         )
         table = result.table()
-        if columns is not None:
-            available = table.columns
-            missing = [c for c in columns if c not in available]
-            if missing:
-                raise input_error(
-                    f"{path.name} に列 {', '.join(missing)} がありません（columns）。",
-                    f"columns には表の見出しにある列名を指定してください。使える列: {', '.join(available) or 'なし'}"
-                    "（見出しの行が違う場合は header_row で指定できます）",
-                    field="columns",
-                    file=path.name,
-                    missing=missing,
-                    available=available,
-                )
-            table = table.derive(table.frame[columns])
         info = result.info.to_dict()
         if info["header_row"] is not None:
             info["header_row"] += 1  # 1-based, as in the input and in Excel

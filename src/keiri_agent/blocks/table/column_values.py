@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from keiri_agent.blocks.table.cells import parse_amount, parse_date
+from keiri_agent.documents.cell_forms import PLAIN_NUMBER
 
 __all__ = [
     "MAX_SCALE",
@@ -38,7 +39,6 @@ MAX_SCALE = 9
 _EXACT_INT = 2**53  # beyond this a float no longer holds every integer
 # Forms read in one vectorized pass; any other cell is read by itself. Spaces are ASCII (not
 # \s): with \s pandas matches with Python's re cell by cell instead of Arrow's RE2 (13x slower).
-_PLAIN_NUMBER = r" *[+\-]?(?:0|[1-9][0-9]{0,2}(?:,[0-9]{3})+|[1-9][0-9]*)(?:\.[0-9]+)? *"
 _ISO_DAY = r" *[0-9]{4}-[0-9]{2}-[0-9]{2} *"
 
 
@@ -95,7 +95,7 @@ def _amounts(column: pd.Series, *, stop: bool) -> tuple[pd.Series, np.ndarray]:
         out[filled] = values.astype("float64")
         return out, bad
     text = values.astype("string")
-    plain = text.str.fullmatch(_PLAIN_NUMBER).fillna(False) & ~numeric
+    plain = text.str.fullmatch(PLAIN_NUMBER).fillna(False) & ~numeric
     out[values.index[numeric.to_numpy()]] = values[numeric].astype("float64")
     out[values.index[plain.to_numpy()]] = pd.to_numeric(
         text[plain].str.replace(",", "", regex=False)
