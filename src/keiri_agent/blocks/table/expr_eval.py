@@ -40,6 +40,7 @@ from keiri_agent.blocks.table.expr_numbers import (
     divide,
     extreme,
     plus,
+    repeated,
     times,
     with_nones,
 )
@@ -281,12 +282,12 @@ class Evaluator:
         return self.call(node, active)
 
     def literal(self, value: Decimal | str | bool) -> Operand:
-        none = np.zeros(self.rows, dtype=bool)
+        none = repeated(False, self.rows, bool)
         if isinstance(value, bool):
-            return Truths(np.full(self.rows, value), none)
+            return Truths(repeated(value, self.rows, bool), none)
         if isinstance(value, Decimal):
             return Decimals.constant(value, self.rows)
-        return Texts(np.full(self.rows, value, dtype=object), none)
+        return Texts(repeated(value, self.rows, object), none)
 
     def binary(self, node: Binary, active: np.ndarray) -> Operand:
         if node.op == "&":
@@ -341,7 +342,7 @@ class Evaluator:
                     f"文字列は大小（{node.op}）を比べられません。",
                     '大小の比較は数値か日付の列で行います。日付は "2025-04-01" のように書きます。',
                 )
-            (a, a_blank), (b, b_blank) = _keys(left), _keys(right)
+            (a, a_blank), (b, b_blank) = _keys(node.left, left), _keys(node.right, right)
             return Truths(np.asarray(ORDER[node.op](a, b), dtype=bool), a_blank | b_blank)
         if mode == "bool":
             ta, tb = (
@@ -503,8 +504,12 @@ def _texts(value: Operand) -> np.ndarray:
     return _per_cell(series, _text_of)
 
 
-def _keys(value: Operand) -> tuple[np.ndarray, np.ndarray]:
+def _keys(node: Node, value: Operand) -> tuple[np.ndarray, np.ndarray]:
     """Text as compared by ``=`` / ``!=`` (NFKC, spaces collapsed, casefolded) and blanks."""
+    rows = len(value.series) if isinstance(value, Raw) else len(value.blank)
+    if isinstance(node, Literal) and isinstance(node.value, str):  # one text: its key once
+        key = normalize_key(node.value, keep_spaces=True)
+        return repeated(key, rows, object), repeated(not node.value.strip(), rows, bool)
     series = _series(value) if isinstance(value, Raw | Texts) else as_column(value)
     blank = blank_mask(series)
     return _per_cell(series, lambda c: normalize_key(c, keep_spaces=True)), blank

@@ -33,6 +33,7 @@ __all__ = [
     "divide",
     "extreme",
     "plus",
+    "repeated",
     "times",
     "with_nones",
 ]
@@ -51,6 +52,8 @@ ORDER: Final[dict[str, Callable[[Any, Any], Any]]] = {
 _INT64_MAX: Final = 2**63 - 1
 _INT_IN_FLOAT: Final = 2**53  # float64 holds every integer below this
 _EXACT_POWERS: Final = 22  # 10.0**n is exact in float64 up to this n
+# Fractions are brought to lower terms (a gcd: slow) only when their numbers grow past this.
+_REDUCE_ABOVE: Final = 2**40
 
 Ints = np.ndarray  # int64, or object (Python ints)
 
@@ -73,8 +76,8 @@ class Decimals:
         assert isinstance(exponent, int)  # literals are finite
         number = int("".join(map(str, digits)) or "0") * (-1 if sign else 1)
         number *= 10 ** max(0, exponent)
-        ints = np.full(rows, number, dtype=np.int64 if abs(number) <= _INT64_MAX else object)
-        return cls(ints, max(0, -exponent), np.zeros(rows, dtype=bool))
+        ints = repeated(number, rows, np.int64 if abs(number) <= _INT64_MAX else object)
+        return cls(ints, max(0, -exponent), repeated(False, rows, bool))
 
     @classmethod
     def from_ints(cls, ints: np.ndarray, blank: np.ndarray) -> Decimals:
@@ -245,6 +248,12 @@ def extreme(columns: Sequence[Decimals], *, largest: bool) -> Decimals:
 # --- integers that may not fit int64 -------------------------------------------------------------
 
 
+def repeated(value: Any, rows: int, dtype: Any) -> np.ndarray:
+    """``value`` on ``rows`` rows without ``rows`` copies of it (a read-only view: operations
+    make new arrays, and nothing here writes into an operand's arrays)."""
+    return np.broadcast_to(np.array(value, dtype=dtype), (rows,))
+
+
 def with_nones(values: np.ndarray, blank: np.ndarray) -> pd.Series:
     """An object column of ``values``, None where ``blank``."""
     cells = values.astype(object)
@@ -302,11 +311,13 @@ def _plus_flags(ints: Ints, flags: np.ndarray) -> Ints:
 
 
 def _reduced(ints: Ints, scale: int, blank: np.ndarray, den: Ints | None) -> Decimals:
-    """The column in lowest terms (no ``den`` when every value is a decimal again)."""
+    """The column, in lower terms once its numbers grow (no ``den`` when every value is a
+    decimal again)."""
     if den is None:
         return Decimals(_narrow(ints), scale, blank)
-    common = np.gcd(ints, den)
-    ints, den = _narrow(ints // common), _narrow(den // common)
+    if _peak(den) > _REDUCE_ABOVE or _peak(ints) > _REDUCE_ABOVE:
+        common = np.gcd(ints, den)
+        ints, den = _narrow(ints // common), _narrow(den // common)
     if not bool(np.any(den != 1)):
-        return Decimals(ints, scale, blank)
-    return Decimals(ints, scale, blank, den)
+        return Decimals(_narrow(ints), scale, blank)
+    return Decimals(_narrow(ints), scale, blank, den)
