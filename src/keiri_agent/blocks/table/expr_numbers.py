@@ -162,7 +162,13 @@ class Decimals:
                 [int(i) / int(d) for i, d in zip(ints.tolist(), divisors, strict=True)],
                 dtype=np.float64,
             )
-        return pd.Series(np.where(self.blank, np.nan, values))  # IEEE division: one rounding
+        values = np.where(self.blank, np.nan, values)  # IEEE division: one rounding
+        large = (rest == 0) & (np.abs(whole) >= _INT_IN_FLOAT)
+        if large.any():  # whole numbers a float cannot hold stay integers, as Decimal gave them
+            cells = values.astype(object)
+            cells[large] = [int(v) for v in whole[large].tolist()]
+            return pd.Series(cells, dtype="object")
+        return pd.Series(values)
 
 
 # --- two columns ---------------------------------------------------------------------------------
