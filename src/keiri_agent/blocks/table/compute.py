@@ -24,7 +24,8 @@ import pandas as pd
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
 from keiri_agent.blocks.inputs import choice
-from keiri_agent.blocks.table.expr_eval import ZERO_DIVISION, Columns, Evaluator, as_column
+from keiri_agent.blocks.table.expr_eval import ZERO_DIVISION, Evaluator
+from keiri_agent.blocks.table.expr_operands import Columns, as_column
 from keiri_agent.blocks.table.expr_parse import Node, parse_expression
 from keiri_agent.blocks.table.expr_units import unit_of
 from keiri_agent.blocks.table.records import Table, input_error, table_from
