@@ -82,6 +82,10 @@ def test_range_by_sheet_index_keeps_empty_rows_on_request(
     ]
     assert out["summary"]["sheet"] == "入金"
     assert out["summary"]["range"] == "B3:C6"
+    # Rows remember their sheet rows: B3 is the header, data from row 4, column C is 入金額.
+    rows = out["rows"]
+    assert [rows.position(i) for i in range(3)] == [4, 5, 6]
+    assert rows.where(2, "入金額") == "入金.xlsx のシート「入金」の 6 行目の列「入金額」（C6 セル）"
 
 
 def test_blank_and_repeated_headers_are_named_and_reported(

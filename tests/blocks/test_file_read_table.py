@@ -56,14 +56,14 @@ def test_cp932_csv_with_a_title_row(
     out = run_like_runner(block, {"path": str(sales_csv)}, make_ctx())
     assert out["rows"] == [
         {
-            "売上日": "2025/01/05",
+            "売上日": "2025-01-05",
             "伝票番号": "0001",
             "得意先": "株式会社A商事",
             "金額": 1234000,
             "備考": None,
         },
         {
-            "売上日": "2025/01/20",
+            "売上日": "2025-01-20",
             "伝票番号": "0002",
             "得意先": "B工業",
             "金額": 55000,
@@ -75,7 +75,7 @@ def test_cp932_csv_with_a_title_row(
     assert info["delimiter"] == ","
     assert info["header_row"] == 3  # 1-based: the line the user sees in an editor
     assert info["skipped_title_rows"] == ["売上明細（2025年1月）"]
-    assert info["converted"] == {"金額": "number"}
+    assert info["converted"] == {"売上日": "date", "金額": "number"}
     assert info["columns"] == ["売上日", "伝票番号", "得意先", "金額", "備考"]
     assert any("タイトル行" in w for w in info["warnings"])
 

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from keiri_agent.blocks.base import Block
 from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.blocks.schema import check_value, resolve_port
+from keiri_agent.documents.table_value import Table, TableOrigin
 from keiri_agent.errors import BlockError, ErrorCode
 from tests.blocks.conftest import ContextFactory, run_like_runner
 
@@ -172,3 +176,156 @@ def test_malformed_columns_are_refused(block: Block, columns: Any) -> None:
         block.check_inputs({"table": INVOICES, "columns": columns})
     assert "columns" in caught.value.message
     assert "{name:" in (caught.value.hint or "")
+
+
+# --- columns, not rows (issue 42) --------------------------------------------------------------
+
+
+class CountingTable(Table):
+    """A table that counts the rows turned into records."""
+
+    __slots__ = ("rows_read",)
+
+    def records(self, start: int = 0, stop: int | None = None) -> list[dict[str, Any]]:
+        out = super().records(start, stop)
+        self.rows_read = getattr(self, "rows_read", 0) + len(out)
+        return out
+
+
+def ledger(rows: int, *, cls: type[Table] = Table) -> Table:
+    """A 売上明細 read from a file: typed columns, each row's CSV line, amounts in 千円."""
+    days = np.datetime64("2025-01-01") + np.arange(rows) % 365
+    frame = pd.DataFrame(
+        {
+            "売上日": days.astype("datetime64[us]"),
+            "得意先": pd.Series(np.where(np.arange(rows) % 2, "山田商事", "鈴木工業"), dtype="str"),
+            "金額": (np.arange(rows) * 37) % 100_000 + 1,
+        }
+    )
+    return cls(
+        frame, origin=TableOrigin("売上.csv"), positions=np.arange(rows) + 5, units={"金額": "千円"}
+    )
+
+
+def test_a_large_ledger_is_computed_on_columns_and_keeps_its_rows(
+    block: Block, make_ctx: ContextFactory
+) -> None:
+    size = 200_000
+    table = ledger(size, cls=CountingTable)
+    inputs = {
+        "table": table,
+        "columns": [
+            {"name": "税額", "expr": "rounddown([金額] * 0.1, 0)"},
+            {"name": "税込", "expr": "[金額] + [税額]"},
+            {"name": "区分", "expr": 'if([金額] >= 50000, "大口", "通常")'},
+            {"name": "経過日数", "expr": 'days("2025-12-31", [売上日])'},
+        ],
+        "zero_division": "error",
+    }
+    block.check_inputs(inputs)
+    out = block.run(inputs, make_ctx("compute"))
+    assert getattr(table, "rows_read", 0) == 0  # no row was turned into a record
+    rows = out["rows"]
+    assert check_value(rows, resolve_port(block.spec.outputs["rows"])) is None
+    amounts = table.frame["金額"].to_numpy()
+    assert np.array_equal(rows.frame["税額"].to_numpy(), amounts // 10)
+    assert np.array_equal(rows.frame["税込"].to_numpy(), amounts + amounts // 10)
+    assert rows.frame["区分"].iloc[-1] == ("大口" if amounts[-1] >= 50000 else "通常")
+    assert rows.frame["経過日数"].iloc[0] == 364
+    assert rows.positions is not None
+    assert np.array_equal(rows.positions, table.positions)  # errors downstream name file lines
+    assert rows.where(9, "税額") == "売上.csv の 14 行目の列「税額」"
+    assert rows.frame["売上日"].dtype == table.frame["売上日"].dtype  # typed, not ISO text
+    # the table's own columns are shared with the input, not copied
+    assert np.shares_memory(rows.frame["金額"].to_numpy(), amounts)
+    assert out["summary"]["input_rows"] == size
+
+
+def test_an_unreadable_cell_is_named_by_its_file_line(
+    block: Block, make_ctx: ContextFactory
+) -> None:
+    table = ledger(4)
+    frame = table.frame.assign(メモ=pd.Series(["1,200", None, "未定", "(300)"], dtype=object))
+    with pytest.raises(BlockError) as caught:
+        run(
+            block,
+            make_ctx,
+            {"name": "合計", "expr": "[金額] + [メモ]"},
+            table=table.derive(frame),
+        )
+    assert "売上.csv の 7 行目（'未定'）" in caught.value.message
+    assert caught.value.details["rows"] == [3]
+
+
+def test_amounts_are_read_in_every_form_the_file_reader_knows(
+    block: Block, make_ctx: ContextFactory
+) -> None:
+    table = [{"金額": "(1,200)"}, {"金額": "△500"}, {"金額": "1,234円"}, {"金額": "￥2,000"}]
+    out = run(block, make_ctx, {"name": "倍", "expr": "[金額] * 2"}, table=table)
+    assert column(out, "倍") == [-2400, -1000, 2468, 4000]
+
+
+def test_if_computes_a_branch_only_for_the_rows_that_take_it(
+    block: Block, make_ctx: ContextFactory
+) -> None:
+    # the form the zero-division hint recommends
+    out = run(block, make_ctx, {"name": "前年比", "expr": "if([前年] = 0, 0, [税抜金額] / [前年])"})
+    assert column(out, "前年比") == [1.2500625, 0]
+    assert out["summary"]["zero_divisions"] == 0
+    table = [{"区分": "数", "値": "12"}, {"区分": "文", "値": "未定"}]
+    out = run(
+        block, make_ctx, {"name": "倍", "expr": 'if([区分] = "数", [値] * 2, [値])'}, table=table
+    )
+    assert column(out, "倍") == [24, "未定"]
+
+
+def test_a_quotient_compared_counts_its_zero_divisions_once(
+    block: Block, make_ctx: ContextFactory
+) -> None:
+    out = run(
+        block, make_ctx, {"name": "増収", "expr": "[税抜金額] / [前年] > 1"}, zero_division="null"
+    )
+    assert column(out, "増収") == [True, None]
+    assert out["summary"]["zero_divisions"] == 1
+
+
+def test_quotients_are_exact_fractions(block: Block, make_ctx: ContextFactory) -> None:
+    table = [{"金額": 100}, {"金額": 216353}, {"金額": 1}]
+    out = run(
+        block,
+        make_ctx,
+        {"name": "三等分", "expr": "[金額] / 3"},
+        {"name": "戻し", "expr": "[三等分] * 3"},
+        {"name": "一致", "expr": "[戻し] = [金額]"},
+        {"name": "端数", "expr": "[金額] - rounddown([三等分], 0) * 3"},
+        table=table,
+    )
+    assert column(out, "三等分") == [100 / 3, 216353 / 3, 1 / 3]  # the float nearest each
+    assert column(out, "戻し") == [100, 216353, 1]
+    assert column(out, "一致") == [True, True, True]
+    assert column(out, "端数") == [1, 2, 1]
+
+
+def test_units_carry_to_amounts_and_not_to_ratios_or_conversions(
+    block: Block, make_ctx: ContextFactory
+) -> None:
+    table = ledger(3)
+    out = run(
+        block,
+        make_ctx,
+        {"name": "税額", "expr": "rounddown([金額] * 0.1, 0)"},
+        {"name": "税込", "expr": "[金額] + [税額]"},
+        {"name": "前月比", "expr": "[税込] / [金額]"},
+        {"name": "円", "expr": "[金額] * 1000"},
+        {"name": "件数", "expr": "1"},
+        table=table,
+    )
+    assert out["rows"].units == {"金額": "千円", "税額": "千円", "税込": "千円"}
+    replaced = run(block, make_ctx, {"name": "金額", "expr": "[金額] * 1000"}, table=table)
+    assert replaced["rows"].units == {}  # 千円 × 1000 is no longer 千円
+
+
+def test_an_empty_table_keeps_its_columns(block: Block, make_ctx: ContextFactory) -> None:
+    out = run(block, make_ctx, {"name": "税額", "expr": "[金額] * 0.1"}, table=ledger(0))
+    assert out["rows"].columns == ["売上日", "得意先", "金額", "税額"]
+    assert len(out["rows"]) == 0

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
+import numpy as np
+import pandas as pd
 import pytest
+from rapidfuzz import fuzz
 
 from keiri_agent.blocks.base import Block
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.table.normalize import normalize_key
+from keiri_agent.documents.table_value import Table, TableOrigin
 from keiri_agent.errors import BlockError, ErrorCode
 from tests.blocks.conftest import ContextFactory, run_like_runner
+from tests.blocks.counting import CountingTable, run_counted
 
 VENDORS = [
     {"取引先名": "株式会社山田商事", "電話": "03-1234-5678"},
@@ -187,3 +193,126 @@ def test_missing_and_clashing_columns_are_named(block: Block, make_ctx: ContextF
         dedupe(block, make_ctx, table=table, keys="電話")
     assert "重複グループ" in clash.value.message
     assert "unique" in clash.value.hint
+
+
+def test_a_ledger_of_200000_rows_is_deduplicated_by_columns_without_making_records(
+    block: Block, make_ctx: ContextFactory
+) -> None:
+    size = 200_000
+    names = np.array(["株式会社山田商事", "(株)山田商事", "鈴木工業", "佐藤物産"], dtype=object)
+    row = np.arange(size)
+    # Every four rows share a day and an amount: the first two are one company written twice.
+    ledger = CountingTable(
+        pd.DataFrame(
+            {
+                "日付": pd.Timestamp("2025-01-01") + pd.to_timedelta(row // 4 % 365, unit="D"),
+                "金額": pd.array(row // 4 * 100 + 100, dtype="Int64"),
+                "取引先": pd.array(names[row % 4], dtype="str"),
+            }
+        ),
+        origin=TableOrigin("台帳.csv"),
+        positions=row + 2,  # the header is line 1
+    )
+    out = run_counted(
+        block,
+        {"table": ledger, "keys": ["日付", "金額"], "fuzzy": {"column": "取引先"}},
+        make_ctx(),
+    )
+    assert getattr(ledger, "rows_read", 0) == 0  # no row was made a record
+    assert out["summary"] == {
+        "input_rows": size,
+        "unique_rows": 150_000,
+        "duplicate_rows": 50_000,
+        "groups": 50_000,
+        "warnings": [],
+    }
+    assert out["duplicates"][0] == {
+        "日付": "2025-01-01",
+        "金額": 100,
+        "取引先": "(株)山田商事",
+        "行番号": 3,
+        "重複グループ": 1,
+        "重複元行": 2,
+        "類似度": 100,
+    }
+    assert out["duplicates"].where(49_999, "取引先") == "台帳.csv の 199999 行目の列「取引先」"
+    assert out["unique"].where(3, "金額") == "台帳.csv の 6 行目の列「金額」"
+    assert out["groups"][49_999] == {
+        "重複グループ": 50_000,
+        "残した行": 199_998,
+        "行番号": "199998, 199999",
+        "件数": 2,
+        "日付": "2025-12-26",  # day 49,999 % 365
+        "金額": 5_000_000,
+        "取引先": "株式会社山田商事",
+        "表記": "株式会社山田商事 / (株)山田商事",
+    }
+
+
+def test_groups_match_pairwise_comparison_in_blocks_of_every_size(
+    block: Block, make_ctx: ContextFactory
+) -> None:
+    rng = random.Random(7)
+    table = []
+    # A block's distinct names are compared pair by pair with other small blocks' (up to 16),
+    # or as a matrix of their own, in chunks of 256 queries for the largest.
+    for number, size in enumerate([2, 3, 5, 9, 16, 17, 40, 700]):
+        for _ in range(size):
+            name = "".join(rng.choice("山田商事工業") for _ in range(rng.randint(2, 9)))
+            table.append({"区分": f"B{number}", "名": name})
+    rng.shuffle(table)
+    threshold = 75
+    out = dedupe(
+        block,
+        make_ctx,
+        table=table,
+        keys="区分",
+        fuzzy={"column": "名", "threshold": threshold, "normalize_company": False},
+    )
+    # The reference: every pair of a block compared, groups closed transitively.
+    parent = list(range(len(table)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    for i, a in enumerate(table):
+        for j in range(i + 1, len(table)):
+            b = table[j]
+            if a["区分"] == b["区分"] and fuzz.ratio(a["名"], b["名"]) >= threshold:
+                parent[max(find(i), find(j))] = min(find(i), find(j))
+    members: dict[int, list[int]] = {}
+    for i in range(len(table)):
+        members.setdefault(find(i), []).append(i + 1)
+    expected = [", ".join(map(str, rows)) for rows in sorted(members.values()) if len(rows) > 1]
+    assert [group["行番号"] for group in out["groups"]] == expected
+    assert len(expected) > 20
+
+
+def test_true_and_1_are_different_keys(block: Block, make_ctx: ContextFactory) -> None:
+    table = [{"済": True}, {"済": 1}, {"済": "TRUE"}, {"済": 1.0}]
+    out = dedupe(block, make_ctx, table=table, keys="済")
+    assert [group["行番号"] for group in out["groups"]] == ["1, 3", "2, 4"]
+
+
+def test_duplicates_and_groups_keep_the_unit_of_an_amount(
+    block: Block, make_ctx: ContextFactory
+) -> None:
+    table = Table(
+        pd.DataFrame({"金額": [1200, 1200, 500], "摘要": ["会費", "会費", "備品"]}),
+        units={"金額": "千円"},
+    )
+    out = dedupe(block, make_ctx, table=table, keys=["金額", "摘要"])
+    assert out["groups"] == [
+        {
+            "重複グループ": 1,
+            "残した行": 1,
+            "行番号": "1, 2",
+            "件数": 2,
+            "金額": 1200,
+            "摘要": "会費",
+        }
+    ]
+    assert out["groups"].units == {"金額": "千円"}
+    assert out["duplicates"].units == {"金額": "千円"}

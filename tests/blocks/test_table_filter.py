@@ -42,7 +42,8 @@ def test_amount_strings_and_japanese_dates_are_compared_as_values(
         {"column": "請求日", "op": "between", "value": ["2025-01-01", "2025/2/28"]},
     ]
     out = run(block, make_ctx, conditions=conditions)
-    assert out["rows"] == [INVOICES[0], INVOICES[1]]
+    # A table has the same columns on every row: a cell the record left out is blank.
+    assert out["rows"] == [{**INVOICES[0], "備考": None}, {**INVOICES[1], "備考": None}]
     assert out["summary"] == {
         "input_rows": 5,
         "output_rows": 2,
@@ -178,3 +179,20 @@ def test_a_missing_column_is_named_with_the_columns_that_exist(
     assert info.value.code == ErrorCode.INPUT_VALIDATION_FAILED
     assert "金 額" in info.value.message
     assert "使える列: 番号, 取引先, 請求日, 金額, 備考" in info.value.hint
+
+
+def test_true_is_not_the_amount_1_and_a_number_equals_its_text(
+    block: Block, make_ctx: ContextFactory
+) -> None:
+    # Cells are read once per distinct value: True and 1 (equal in Python) must stay apart.
+    table = [{"番号": n, "値": v} for n, v in enumerate([True, 1, "1", 1.0, "¥1", False, 0])]
+
+    def kept(value: Any) -> list[int]:
+        out = run(
+            block, make_ctx, table=table, conditions=[{"column": "値", "op": "eq", "value": value}]
+        )
+        return [row["番号"] for row in out["rows"]]
+
+    assert kept(1) == [1, 2, 3, 4]
+    assert kept("true") == [0]
+    assert kept(0) == [6]

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from keiri_agent.blocks.base import Block
 from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.documents.table_value import Table, TableOrigin
 from keiri_agent.errors import BlockError, ErrorCode
 from tests.blocks.conftest import ContextFactory, run_like_runner
+from tests.blocks.counting import CountingTable, run_counted
 
 INVOICES = [
     {"取引先コード": "Ａ００１", "請求番号": "INV-1", "金額": 110000},
@@ -206,3 +210,101 @@ def test_a_key_missing_on_one_side_is_named(block: Block, make_ctx: ContextFacto
     assert info.value.code == ErrorCode.INPUT_VALIDATION_FAILED
     assert "right に列 コード がありません（right_on）" in info.value.message
     assert "使える列: 取引先コード, 取引先名, 金額" in info.value.hint
+
+
+def test_a_ledger_of_200000_rows_is_joined_by_columns_without_making_records(
+    block: Block, make_ctx: ContextFactory
+) -> None:
+    size = 200_000
+    codes = np.array([f"C{i % 500:03d}" for i in range(size)], dtype=object)
+    ledger = CountingTable(
+        pd.DataFrame(
+            {
+                "取引先コード": pd.array(codes, dtype="str"),
+                "金額": np.arange(size, dtype=np.int64) * 10,
+            }
+        ),
+        origin=TableOrigin("売上.csv"),
+        positions=np.arange(size) + 2,  # the header is line 1
+    )
+    master = CountingTable(
+        pd.DataFrame(
+            {
+                "取引先コード": [f"ｃ{i:03d}" for i in range(400)],  # full-width, lower case
+                "担当": [f"担当{i % 7}" for i in range(400)],
+                "与信限度": np.arange(400, dtype=np.int64) * 1000,
+            }
+        )
+    )
+    out = run_counted(
+        block, {"left": ledger, "right": master, "on": "取引先コード", "how": "left"}, make_ctx()
+    )
+    assert getattr(ledger, "rows_read", 0) == 0  # no row of either side was made a record
+    assert getattr(master, "rows_read", 0) == 0
+    assert out["summary"] == {
+        "left_rows": size,
+        "right_rows": 400,
+        "output_rows": size,
+        "matched": 160_000,  # codes C000-C399 of every 500
+        "left_only": 40_000,
+        "right_only": 0,
+        "warnings": [],
+    }
+    rows = out["rows"]
+    assert rows[1] == {"取引先コード": "C001", "金額": 10, "担当": "担当1", "与信限度": 1000}
+    assert rows[123_456] == {
+        "取引先コード": "C456",
+        "金額": 1234560,
+        "担当": None,
+        "与信限度": None,
+    }
+    assert rows.where(123_456, "金額") == "売上.csv の 123458 行目の列「金額」"
+    assert pd.api.types.is_integer_dtype(rows.frame["与信限度"].dtype)  # blanks did not make floats
+
+
+def test_a_header_only_table_keeps_its_columns(block: Block, make_ctx: ContextFactory) -> None:
+    empty = Table(
+        pd.DataFrame(
+            {"取引先コード": pd.Series([], dtype="str"), "請求番号": pd.Series([], dtype="str")}
+        ),
+        origin=TableOrigin("請求.csv"),
+        positions=np.empty(0, dtype=np.int64),
+    )
+    out = run_like_runner(
+        block, {"left": empty, "right": VENDORS, "on": "取引先コード", "how": "right"}, make_ctx()
+    )
+    assert out["rows"].columns == ["取引先コード", "請求番号", "取引先名", "金額"]
+    assert out["rows"][0] == {
+        "取引先コード": "a001",
+        "請求番号": None,
+        "取引先名": "山田商事",
+        "金額": 0,
+    }
+
+
+def test_many_to_many_keys_are_listed_in_left_order_up_to_ten(
+    block: Block, make_ctx: ContextFactory
+) -> None:
+    left = [{"k": f"K{i:02d}", "n": j} for i in reversed(range(12)) for j in range(2)]
+    right = [{"k": f"k{i:02d}", "m": j} for i in range(12) for j in range(3)]
+    out = run(block, make_ctx, left=left, right=right, on="k")
+    (warning,) = out["summary"]["warnings"]
+    assert warning.startswith(
+        "左右どちらにも重複しているキーが 12 件あり、行が掛け合わされました: "
+    )
+    assert "「K11」（左 2 行 × 右 3 行 = 6 行）、「K10」（左 2 行 × 右 3 行 = 6 行）" in warning
+    assert warning.endswith("「K02」（左 2 行 × 右 3 行 = 6 行） ほか 2 件")
+    assert out["summary"]["output_rows"] == 72
+    with pytest.raises(BlockError) as info:
+        run(block, make_ctx, left=left, right=right, on="k", on_many_to_many="error")
+    assert info.value.details["keys"][:2] == [["k11"], ["k10"]]
+    assert len(info.value.details["keys"]) == 12
+
+
+def test_true_and_1_are_different_keys(block: Block, make_ctx: ContextFactory) -> None:
+    left = [{"k": True, "v": "真"}, {"k": 1, "v": "一"}]
+    right = [{"k": "TRUE", "w": "文字の真"}, {"k": 1.0, "w": "数の一"}]
+    out = run(block, make_ctx, left=left, right=right, on="k")
+    assert [(r["v"], r["w"]) for r in out["rows"]] == [("真", "文字の真"), ("一", "数の一")]
+    exact = run(block, make_ctx, left=left, right=right, on="k", normalize_keys=False)
+    assert [(r["v"], r["w"]) for r in exact["rows"]] == [("一", "数の一")]

@@ -121,7 +121,8 @@ def test_amount_and_date_differences_are_classified(block: Block, make_ctx: Cont
         ("鈴木工業", "日付差異", 0, 10, 2, 2),
         ("佐藤物産", "金額・日付差異", -3000, 59, 3, 3),
     ]
-    assert out["unmatched_left"] == out["unmatched_right"] == []
+    assert out["unmatched_left"] == []
+    assert out["unmatched_right"] == []
 
 
 def test_two_invoices_of_one_vendor_are_paired_with_the_right_deposits(
@@ -140,7 +141,9 @@ def test_two_invoices_of_one_vendor_are_paired_with_the_right_deposits(
     out = reconcile(block, make_ctx, left, right)
     pairs = [(m["請求_請求番号"], m["入金行番号"], m["差額"], m["日数差"]) for m in out["matched"]]
     assert pairs == [("INV-1", 2, -660, 0), ("INV-2", 3, 0, -1), ("INV-3", 1, 0, 0)]
-    assert out["differences"] == out["unmatched_left"] == out["unmatched_right"] == []
+    assert out["differences"] == []
+    assert out["unmatched_left"] == []
+    assert out["unmatched_right"] == []
 
 
 def test_a_pair_within_tolerance_wins_over_an_exact_amount_too_late(

@@ -126,3 +126,11 @@ def test_bad_inputs_are_refused_before_running(
         block.check_inputs({"table": SALES, **inputs})
     assert expected in caught.value.message
     assert caught.value.hint
+
+
+def test_texts_equal_after_normalization_tie_and_keep_input_order(
+    block: Block, make_ctx: ContextFactory
+) -> None:
+    table = [{"取引先": t, "n": n} for n, t in enumerate(["b社", "Ａ社", "B社", "a社", " A社"])]
+    out = run(block, make_ctx, table=table, by=[{"column": "取引先", "order": "desc"}])
+    assert [r["n"] for r in out["rows"]] == [0, 2, 1, 3, 4]

@@ -46,7 +46,7 @@ def test_cp932_csv_with_title_rows_and_yen_amounts() -> None:
     assert pd.isna(df["備考"].iloc[2])
     assert (info.encoding, info.delimiter, info.header_row, info.rows) == ("cp932", ",", 2, 3)
     assert info.skipped_title_rows == ["2024年度 売上明細"]
-    assert info.converted == {"日付": "datetime", "金額": "number", "税込金額": "number"}
+    assert info.converted == {"日付": "date", "金額": "number", "税込金額": "number"}
     assert any("タイトル行" in w and "2024年度 売上明細" in w for w in info.warnings)
 
 
@@ -118,10 +118,14 @@ def test_key_value_lines_above_a_narrow_table_are_not_the_header() -> None:
 
 def test_codes_keep_leading_zeros_and_mixed_columns_stay_text() -> None:
     text = "取引先コード,郵便番号,金額,メモ\n0012,100-0001,1000,10\n0345,530-0001,-,x\n"
-    df = read_table(text.encode(), name="a.csv").df
+    result = read_table(text.encode(), name="a.csv")
+    df = result.df
 
     assert df["取引先コード"].tolist() == ["0012", "0345"]
-    assert df["金額"].tolist() == ["1000", "-"]
+    assert df["郵便番号"].tolist() == ["100-0001", "530-0001"]
+    # A lone dash is how accounting formats print zero; the decision is noted.
+    assert df["金額"].tolist() == [1000, 0]
+    assert any("「-」だけのセル 1 個を 0" in w for w in result.info.warnings)
     assert df["メモ"].tolist() == ["10", "x"]
 
 
@@ -129,7 +133,7 @@ def test_decimals_and_slash_dates() -> None:
     text = '日付,単価,率\n2024/04/01,"1,234.5",0.1\n2024/04/02,2,\n'
     df = read_table(text.encode(), name="a.csv").df
 
-    assert df["日付"].tolist() == ["2024/04/01", "2024/04/02"]  # not ISO: left as text
+    assert df["日付"].tolist() == [datetime(2024, 4, 1), datetime(2024, 4, 2)]
     assert df["単価"].tolist() == [1234.5, 2.0]
     assert df["率"].iloc[0] == 0.1
     assert pd.isna(df["率"].iloc[1])

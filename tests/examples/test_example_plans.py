@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import re
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +20,7 @@ import pytest
 from openpyxl import load_workbook
 
 from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.documents.table_value import Table
 from keiri_agent.examples import example_answers, example_names, example_plan, examples_root
 from keiri_agent.plan import PlanRunner, RunResult, dry_run_source, load_source, validate_source
 from tests.support import ScriptedLLMServer
@@ -142,10 +144,11 @@ def test_duplicate_invoice_check_lists_exact_and_spelling_variant_duplicates(
     assert sheet_rows(workbook, "重複候補") == [
         ("二重計上の疑いがある請求書（先に登録された行を残す）", *[None] * 8),
         (*header, *extra),
-        ("R-1003", "(株)山田商事", D(2025, 1, 10), 165000, "田中", 3, 1, 1, 100),
-        ("R-1006", "株式会社みなと食品", D(2025, 1, 12), 88000, "鈴木", 6, 3, 5, 100),
-        ("R-1002", "北斗運輸株式会社", D(2025, 1, 10), 220000, "鈴木", 9, 2, 2, 100),
-        ("R-1010", "株式会社 山田商事", D(2025, 1, 10), 165000, "鈴木", 11, 1, 1, 100),
+        # 行番号 / 重複元行 are the sheet rows of 請求書一覧.xlsx (its header is row 1).
+        ("R-1003", "(株)山田商事", D(2025, 1, 10), 165000, "田中", 4, 1, 2, 100),
+        ("R-1006", "株式会社みなと食品", D(2025, 1, 12), 88000, "鈴木", 7, 3, 6, 100),
+        ("R-1002", "北斗運輸株式会社", D(2025, 1, 10), 220000, "鈴木", 10, 2, 3, 100),
+        ("R-1010", "株式会社 山田商事", D(2025, 1, 10), 165000, "鈴木", 12, 1, 2, 100),
     ]
     kept = [row[0] for row in sheet_rows(workbook, "重複除外後")[1:]]
     # 山田工業 has the same date and amount as 山田商事 but is another company: it stays.
@@ -257,3 +260,55 @@ def test_invoice_reconciliation_llm_appends_differences_to_a_copy_of_the_templat
         ("桜井製作所", "金額差異", 550000, 500000, -50000, "2025-01-31", "2025-01-31", 0),
     ]
     assert result.outputs["reconcile"]["summary"]["unmatched_right"] == 3
+
+
+# What pandas or Python print for a missing value; never a value in a user's data here.
+MISSING_TEXT = re.compile(r"(?<![A-Za-z])(?:<NA>|nan|NaN|NaT|None)(?![A-Za-z])")
+
+
+def _texts(value: Any) -> Iterator[str]:
+    """Every string inside a node output (tables as their records)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield str(key)
+            yield from _texts(item)
+    elif isinstance(value, list | tuple | Table):
+        for item in value:
+            yield from _texts(item)
+
+
+def _file_texts(path: Path) -> Iterator[str]:
+    if path.suffix in (".xlsx", ".xlsm"):
+        book = load_workbook(path)
+        try:
+            for sheet in book.worksheets:
+                for row in sheet.iter_rows(values_only=True):
+                    yield from (c for c in row if isinstance(c, str))
+        finally:
+            book.close()
+    elif path.suffix in (".md", ".csv", ".txt", ".json"):
+        yield path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", sorted(PLANS))
+def test_no_example_output_holds_missing_value_text(
+    name: str, llm_server: ScriptedLLMServer, runner: PlanRunner
+) -> None:
+    if name == "expense_policy_check":
+        findings = {"違反": 2, "要確認": 1, "所見": "宿泊費と接待交際費に規程違反があります。"}
+        llm_server.add_chat(json={"results": {"items": JUDGEMENTS}, "summary": findings})
+    if name == "invoice_reconciliation_llm":
+        invoice = {"取引先": "桜井製作所", "請求書番号": "INV-2025-0104", "請求日": "2025-01-15",
+                   "支払期限": "2025-01-31", "請求金額": 550000}  # fmt: skip
+        llm_server.add_chat(json={"results": {"items": [invoice]}})
+    result = run_example(runner, name)
+    found = [text for text in _texts(result.outputs) if MISSING_TEXT.search(text)]
+    assert result.log_path is not None
+    work = result.log_path.parent / f"{result.log_path.stem}.files" / "work"
+    files = sorted(p for p in work.rglob("*") if p.is_file())
+    assert files, "the example wrote no file"
+    for path in files:
+        found += [f"{path.name}: {t}" for t in _file_texts(path) if MISSING_TEXT.search(t)]
+    assert found == []

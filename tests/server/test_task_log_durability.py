@@ -168,9 +168,7 @@ def test_an_upload_and_the_task_folder_are_on_disk_before_the_task_is_accepted(
     body = {"request": json.dumps({"request": "JSON にして"})}
     upload = {"files": ("売上.csv", "月,売上\n4月,100\n".encode(), "text/csv")}
     with live.client() as client:
-        response = client.post(
-            "/agent/run", data=body, files=upload, headers={"Origin": live.url}
-        )
+        response = client.post("/agent/run", data=body, files=upload, headers={"Origin": live.url})
         assert response.status_code == 202, response.text
         with disk.lock:
             order = list(disk.order)

@@ -23,6 +23,7 @@ from jsonschema.exceptions import best_match
 from pydantic import BaseModel
 
 from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.events.models import is_table
 
 __all__ = [
     "SCHEMA_DIR",
@@ -184,7 +185,7 @@ def _is_binary(checker: Any, instance: Any) -> bool:
 
 
 def _is_array(checker: Any, instance: Any) -> bool:
-    return isinstance(instance, list | tuple)
+    return isinstance(instance, list | tuple) or is_table(instance)
 
 
 _TYPE_CHECKER = Draft202012Validator.TYPE_CHECKER.redefine("array", _is_array)
@@ -218,6 +219,10 @@ def check_value(value: Any, schema: Mapping[str, Any]) -> str | None:
     """None when ``value`` fits ``schema``; otherwise a short Japanese description of why not."""
     try:
         validator = _validator(schema)
+        if is_table(value):  # by columns and a sample of rows (blocks.table_schema)
+            from keiri_agent.blocks.table_schema import table_problem
+
+            return table_problem(value, schema, validator)
         error = best_match(validator.iter_errors(value))
     except jsonschema.SchemaError as exc:
         return f"スキーマ自体が不正です: {exc.message}"

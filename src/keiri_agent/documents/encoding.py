@@ -33,11 +33,17 @@ __all__ = [
     "SCORE_SAMPLE_CHARS",
     "EncodingGuess",
     "decode_bytes",
+    "decode_head",
     "detect_encoding",
 ]
 
 # Only this many non-ASCII characters are scored; the strict decode still covers all data.
 SCORE_SAMPLE_CHARS = 20_000
+# The bytes decoded for scoring: enough for SCORE_SAMPLE_CHARS of Japanese (2 bytes each) and
+# the ASCII between them.
+SCORE_SAMPLE_BYTES = 256 * 1024
+# A file is checked strictly in pieces of this size, whose text is not kept.
+VALIDATE_CHUNK_BYTES = 1 << 20
 # How far into the data binary signatures (NUL, control bytes) are looked for.
 _BINARY_PROBE_BYTES = 8_192
 # CP932 is preferred on a tie: it is what Excel on Windows writes.
@@ -224,11 +230,37 @@ def _strict(data: bytes, codec: str) -> tuple[str | None, int | None]:
         return None, exc.start
 
 
-def _detect(data: bytes, file: str) -> tuple[EncodingGuess, str]:
+def _first_error(data: bytes, codec: str) -> int | None:
+    """The byte offset where strict decoding with ``codec`` fails, or None: decoded in
+    ``VALIDATE_CHUNK_BYTES`` pieces whose text is dropped, so checking a file never holds it
+    as a string."""
+    decoder = codecs.getincrementaldecoder(codec)("strict")
+    view = memoryview(data)
+    for offset in range(0, len(data), VALIDATE_CHUNK_BYTES):
+        chunk = view[offset : offset + VALIDATE_CHUNK_BYTES]
+        pending = len(decoder.getstate()[0])  # bytes of a character the last piece cut
+        try:
+            decoder.decode(chunk, final=offset + VALIDATE_CHUNK_BYTES >= len(data))
+        except UnicodeDecodeError as exc:
+            return offset - pending + exc.start
+    if not data:
+        decoder.decode(b"", final=True)
+    return None
+
+
+def _head(data: bytes, codec: str, size: int) -> str:
+    """The text of the first ``size`` bytes of valid ``data`` (a character cut at the end is
+    left out)."""
+    return codecs.getincrementaldecoder(codec)("strict").decode(data[:size], final=False)
+
+
+def _guess(data: bytes, file: str) -> EncodingGuess:
+    """:func:`detect_encoding`'s decision, with the whole of ``data`` checked strictly but
+    never held as text (only the first ``SCORE_SAMPLE_BYTES`` are decoded, for scoring)."""
     for bom, name, reason in _BOMS:
         if data.startswith(bom):
-            text, pos = _strict(data, name)
-            if text is None:
+            pos = _first_error(data, name)
+            if pos is not None:
                 raise _unreadable(
                     file,
                     f"ファイル '{file}' は {reason} で始まりますが、{pos} バイト目以降が"
@@ -236,35 +268,32 @@ def _detect(data: bytes, file: str) -> tuple[EncodingGuess, str]:
                     encoding=name,
                     position=pos,
                 )
-            return EncodingGuess(name, 1.0, reason), text
+            return EncodingGuess(name, 1.0, reason)
     _check_binary(data, file)
     if data.isascii():
-        if any(esc in data for esc in _ISO2022_ESCAPES):
-            text, _pos = _strict(data, "iso-2022-jp")
-            if text is not None:
-                return EncodingGuess(
-                    "iso-2022-jp", 0.95, "ISO-2022-JP のエスケープシーケンス"
-                ), text
-        return EncodingGuess("ascii", 1.0, "7 ビット ASCII のみ"), data.decode("ascii")
-    text, utf8_pos = _strict(data, "utf-8")
-    if text is not None:
-        return EncodingGuess("utf-8", 0.99, "UTF-8 として矛盾なく読めた"), text
-    sjis, sjis_pos = _strict(data, "cp932")
-    euc, euc_pos = _strict(data, "euc-jp")
-    if sjis is not None and euc is not None:
-        s_score = _score(sjis, "cp932") + _CP932_PRIOR
-        e_score = _score(euc, "euc-jp")
+        escaped = any(esc in data for esc in _ISO2022_ESCAPES)
+        if escaped and _first_error(data, "iso-2022-jp") is None:
+            return EncodingGuess("iso-2022-jp", 0.95, "ISO-2022-JP のエスケープシーケンス")
+        return EncodingGuess("ascii", 1.0, "7 ビット ASCII のみ")
+    utf8_pos = _first_error(data, "utf-8")
+    if utf8_pos is None:
+        return EncodingGuess("utf-8", 0.99, "UTF-8 として矛盾なく読めた")
+    sjis_pos = _first_error(data, "cp932")
+    euc_pos = _first_error(data, "euc-jp")
+    if sjis_pos is None and euc_pos is None:
+        s_score = _score(_head(data, "cp932", SCORE_SAMPLE_BYTES), "cp932") + _CP932_PRIOR
+        e_score = _score(_head(data, "euc-jp", SCORE_SAMPLE_BYTES), "euc-jp")
         margin = abs(s_score - e_score)
         confidence = round(min(0.95, 0.5 + margin / 2), 3)
         if s_score >= e_score:
             reason = f"CP932 と EUC-JP の両方で読めたが日本語らしさで CP932 を選択 ({s_score:.2f} > {e_score:.2f})"
-            return EncodingGuess("cp932", confidence, reason), sjis
+            return EncodingGuess("cp932", confidence, reason)
         reason = f"CP932 と EUC-JP の両方で読めたが日本語らしさで EUC-JP を選択 ({e_score:.2f} > {s_score:.2f})"
-        return EncodingGuess("euc-jp", confidence, reason), euc
-    if sjis is not None:
-        return EncodingGuess("cp932", 0.9, "UTF-8 ではなく CP932（Shift_JIS）として読めた"), sjis
-    if euc is not None:
-        return EncodingGuess("euc-jp", 0.9, "UTF-8 と CP932 では読めず EUC-JP として読めた"), euc
+        return EncodingGuess("euc-jp", confidence, reason)
+    if sjis_pos is None:
+        return EncodingGuess("cp932", 0.9, "UTF-8 ではなく CP932（Shift_JIS）として読めた")
+    if euc_pos is None:
+        return EncodingGuess("euc-jp", 0.9, "UTF-8 と CP932 では読めず EUC-JP として読めた")
     raise _unreadable(
         file,
         f"ファイル '{file}' の文字コードを判別できません"
@@ -274,6 +303,11 @@ def _detect(data: bytes, file: str) -> tuple[EncodingGuess, str]:
         cp932_error_at=sjis_pos,
         euc_jp_error_at=euc_pos,
     )
+
+
+def _detect(data: bytes, file: str) -> tuple[EncodingGuess, str]:
+    guess = _guess(data, file)
+    return guess, data.decode(guess.name)
 
 
 def detect_encoding(data: bytes, *, file: str = "<bytes>") -> EncodingGuess:
@@ -290,6 +324,46 @@ def _normalize_name(encoding: str) -> str:
     return ENCODING_ALIASES.get(key, key)
 
 
+def decode_head(
+    data: bytes, *, file: str = "<bytes>", encoding: str | None = None, size: int
+) -> tuple[str, str, bool]:
+    """``(head, encoding, whole)``: the text of the first ``size`` bytes (``whole``: that is all
+    of ``data``), after the whole of ``data`` is checked as :func:`decode_bytes` checks it,
+    without decoding the rest (a reader that parses the bytes itself needs only the head)."""
+    if encoding is None:
+        name = _guess(data, file).name
+    else:
+        name = _codec(encoding, file)
+        pos = _first_error(data, name)
+        if pos is not None:
+            raise _unreadable(
+                file,
+                f"ファイル '{file}' は指定された文字コード {encoding} では {pos} バイト目以降を読めません。",
+                encoding=encoding,
+                position=pos,
+            )
+        if name in ("utf-8", "utf8") and data.startswith(codecs.BOM_UTF8):
+            name = "utf-8-sig"
+    whole = len(data) <= size
+    decoder = codecs.getincrementaldecoder(name)("strict")
+    return decoder.decode(data[:size], final=whole), name, whole
+
+
+def _codec(encoding: str, file: str) -> str:
+    """The codec a user's encoding name means (Shift_JIS aliases are CP932), or an error."""
+    name = _normalize_name(encoding)
+    try:
+        codecs.lookup(name)
+    except LookupError:
+        raise invalid_input(
+            file,
+            f"文字コード '{encoding}' は使用できません（ファイル '{file}'）。",
+            "utf-8、cp932（Shift_JIS）、euc-jp などを指定するか、指定を外して自動判定にしてください。",
+            encoding=encoding,
+        ) from None
+    return name
+
+
 def decode_bytes(
     data: bytes, *, file: str = "<bytes>", encoding: str | None = None
 ) -> tuple[str, str]:
@@ -302,16 +376,7 @@ def decode_bytes(
     if encoding is None:
         guess, text = _detect(data, file)
         return text, guess.name
-    name = _normalize_name(encoding)
-    try:
-        codecs.lookup(name)
-    except LookupError:
-        raise invalid_input(
-            file,
-            f"文字コード '{encoding}' は使用できません（ファイル '{file}'）。",
-            "utf-8、cp932（Shift_JIS）、euc-jp などを指定するか、指定を外して自動判定にしてください。",
-            encoding=encoding,
-        ) from None
+    name = _codec(encoding, file)
     if name in ("utf-8", "utf8") and data.startswith(codecs.BOM_UTF8):
         name = "utf-8-sig"
     decoded, pos = _strict(data, name)

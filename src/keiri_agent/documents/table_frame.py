@@ -1,22 +1,34 @@
 """What both halves of ``read_table`` share: the result, the header choice, the finish.
 
 The text half (``table_text``) and the Excel half (``table_xlsx``) each turn a file into rows
-of cells and a raw DataFrame; from there a table is finished the same way: the header row
-chosen (or checked when the caller named it), columns named, empty rows and unnamed empty
-columns dropped, types converted, and every decision written into ``TableReadInfo``.
+of cells, a raw DataFrame and the file position of each of its rows (the line of a CSV, the
+row of a sheet, both counted from 1 as an editor or Excel shows them); from there a table is
+finished the same way: the header row chosen (or checked when the caller named it), columns
+named, empty rows and unnamed empty columns dropped, total rows set aside (``table_totals``),
+types converted (``table_types``), and every decision written into ``TableReadInfo``, each
+cell it mentions named by its file position (:meth:`TableReadInfo.where`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal
 
+import numpy as np
 import pandas as pd
+from openpyxl.utils import get_column_letter
 
 from keiri_agent.documents.failures import invalid_input, unreadable
-from keiri_agent.documents.table_infer import convert_column, detect_header, make_column_names
+from keiri_agent.documents.table_infer import detect_header, make_column_names
+from keiri_agent.documents.table_totals import is_total_label, total_rows
+from keiri_agent.documents.table_types import type_column, unit_in, units_of
+from keiri_agent.documents.table_value import Table, TableOrigin
 
-__all__ = ["TableReadInfo", "TableResult", "choose_header", "finish_table"]
+__all__ = ["MAX_LISTED_CELLS", "TableReadInfo", "TableResult", "choose_header", "finish_table"]
+
+# Unreadable cells listed in ``info`` per column (the count is always exact).
+MAX_LISTED_CELLS = 100
 
 
 @dataclass
@@ -25,7 +37,12 @@ class TableReadInfo:
 
     ``header_row`` is the 0-based row index (file line / sheet row - 1) of the header, None
     when the table has no header; ``skipped_title_rows`` holds the text of the non-blank rows
-    above it; ``converted`` maps column names to "number" or "datetime".
+    above it; ``converted`` maps column names to "number", "date", "datetime" or "month";
+    ``units`` the unit of amount columns (千円...); ``unreadable`` the cells of a typed or
+    mostly-typed column that could not be read (``{column, position, cell, value, reason}``,
+    at most ``MAX_LISTED_CELLS`` per column, ``unreadable_counts`` counts them all);
+    ``totals`` the total rows set aside (``{position, label}``). Positions are file lines of a
+    CSV, sheet rows of a workbook (``position_kind``), from 1.
     """
 
     file: str
@@ -40,17 +57,48 @@ class TableReadInfo:
     skipped_title_rows: list[str] = field(default_factory=list)
     converted: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    position_kind: Literal["line", "row"] = "line"
+    column_letters: dict[str, str] = field(default_factory=dict)  # workbooks only
+    units: dict[str, str] = field(default_factory=dict)
+    unreadable: list[dict[str, Any]] = field(default_factory=list)
+    unreadable_counts: dict[str, int] = field(default_factory=dict)
+    totals: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def origin(self) -> TableOrigin:
+        """How this table's rows are named to the user (file, line or sheet row, letters)."""
+        return TableOrigin(self.file, self.position_kind, self.sheet, dict(self.column_letters))
+
+    def where(self, position: int | None, column: str | None = None) -> str:
+        """A row or cell as the user finds it (:meth:`TableOrigin.where`)."""
+        return self.origin().where(position, column)
+
 
 @dataclass
 class TableResult:
-    """A table read by :func:`read_table`: the DataFrame and how it was read."""
+    """A table read by :func:`read_table`: the DataFrame, how it was read, where each row is
+    in the file (``positions``, aligned with ``df``; None when it cannot be told) and the total
+    rows set aside (``totals``, raw cells, with ``total_positions``)."""
 
     df: pd.DataFrame
     info: TableReadInfo
+    positions: np.ndarray | None = None
+    totals: pd.DataFrame | None = None
+    total_positions: np.ndarray | None = None
+
+    def table(self) -> Table:
+        """The rows as a :class:`Table` that remembers where each came from."""
+        return Table(
+            self.df, origin=self.info.origin(), positions=self.positions, units=self.info.units
+        )
+
+    def totals_table(self) -> Table:
+        """The total rows set aside, as a table (empty when there were none)."""
+        if self.totals is None:
+            return Table(pd.DataFrame(columns=self.info.columns))
+        return Table(self.totals, origin=self.info.origin(), positions=self.total_positions)
 
 
 def choose_header(
@@ -86,33 +134,67 @@ def finish_table(
     header: int | None,
     above: list[list[Any]],
     info: TableReadInfo,
+    positions: Sequence[int] | np.ndarray | None = None,
+    columns: Sequence[str] | None = None,
 ) -> TableResult:
-    """Name columns, drop empty rows and unnamed empty columns, convert types, fill ``info``."""
+    """Name columns, drop empty rows and unnamed empty columns, set total rows aside, keep
+    ``columns`` (all when None; after the total rows are found, whose labels may stand in
+    another column), convert types, fill ``info``. ``positions``: the file line / sheet row of
+    each row of ``frame``."""
     ncols = frame.shape[1]
     cells = list(header_cells) + [None] * (ncols - len(header_cells))
     named = [str(c).strip() != "" and c is not None for c in cells]
     filled = frame.notna().to_numpy()
     keep = [j for j in range(ncols) if named[j] or filled[:, j].any()]
-    rows_with_values = pd.Series(filled[:, keep].any(axis=1), index=frame.index)
+    rows_with_values = np.asarray(filled[:, keep].any(axis=1), dtype=bool)
+    where = np.asarray(positions, dtype=np.int64) if positions is not None else None
+    if where is not None:
+        where = where[rows_with_values]
     frame = frame.iloc[:, keep].loc[rows_with_values].reset_index(drop=True)
     names, renamed = make_column_names([cells[j] for j in keep], keep)
-    # Built column by column, then assembled once: assigning into a wide frame copies it
-    # every time (100,000 columns took minutes).
-    columns: dict[str, pd.Series] = {}
-    for j, col in enumerate(names):
-        converted, kind = convert_column(frame.iloc[:, j])
-        columns[col] = converted
-        if kind is not None:
-            info.converted[col] = kind
-    frame = pd.DataFrame(columns, index=frame.index) if columns else frame.set_axis(names, axis=1)
-    info.header_row = header
-    info.rows = len(frame)
-    info.columns = names
+    if info.format == "xlsx":
+        info.column_letters = {
+            n: get_column_letter(j + 1) for n, j in zip(names, keep, strict=True)
+        }
+    info.position_kind = "line" if info.format == "csv" else "row"
     info.skipped_title_rows = [
         " ".join(str(v).strip() for v in row if v is not None and str(v).strip())
         for row in above
         if any(v is not None and str(v).strip() for v in row)
     ]
+    totals_mask = total_rows(frame.set_axis(names, axis=1))
+    totals = total_positions = None
+    if totals_mask.any():
+        totals = frame[totals_mask].set_axis(names, axis=1).reset_index(drop=True)
+        total_positions = where[totals_mask] if where is not None else None
+        frame = frame[~totals_mask].reset_index(drop=True)
+        where = where[~totals_mask] if where is not None else None
+    if columns is not None:
+        frame, names = _keep_columns(frame, names, columns, info.file)
+        if totals is not None:
+            totals = totals[list(names)]
+    title_unit = next((u for u in map(unit_in, info.skipped_title_rows) if u), None)
+    # Built column by column, then assembled once: assigning into a wide frame copies it
+    # every time (100,000 columns took minutes).
+    typed: dict[str, pd.Series] = {}
+    for j, col in enumerate(names):
+        typing = type_column(frame.iloc[:, j], col, unit=title_unit)
+        typed[col] = typing.series
+        if typing.kind is not None:
+            info.converted[col] = typing.kind
+        for note in typing.notes:
+            info.warnings.append(f"列「{col}」: {note}")
+        if typing.unreadable:
+            _note_unreadable(info, col, typing, where)
+    frame = pd.DataFrame(typed, index=frame.index) if typed else frame.set_axis(names, axis=1)
+    info.units = {
+        name: unit
+        for name, unit in units_of(names, info.skipped_title_rows).items()
+        if info.converted.get(name) == "number" or unit_in(name) is not None
+    }
+    info.header_row = header
+    info.rows = len(frame)
+    info.columns = names
     if info.skipped_title_rows:
         titles = " / ".join(info.skipped_title_rows)
         info.warnings.append(
@@ -122,4 +204,74 @@ def finish_table(
         info.warnings.append(
             f"列名が空または重複していたため、次の名前を付けました: {', '.join(renamed)}"
         )
-    return TableResult(frame, info)
+    if totals is not None:
+        _note_totals(info, totals, total_positions)
+    if info.units:
+        listed = "、".join(f"「{n}」は{u}" for n, u in info.units.items())
+        info.warnings.append(f"金額の単位: {listed}（数値は書かれたまま読み、換算していません）")
+    return TableResult(frame, info, where, totals, total_positions)
+
+
+def _keep_columns(
+    frame: pd.DataFrame, names: list[str], wanted: Sequence[str], file: str
+) -> tuple[pd.DataFrame, list[str]]:
+    """Only the ``wanted`` columns, in that order (the others are never typed)."""
+    missing = [c for c in wanted if c not in names]
+    if missing:
+        raise invalid_input(
+            file,
+            f"{file} に列 {', '.join(missing)} がありません（columns）。",
+            f"columns には表の見出しにある列名を指定してください。使える列: {', '.join(names) or 'なし'}"
+            "（見出しの行が違う場合は header_row で指定できます）",
+            field="columns",
+            missing=missing,
+            available=names,
+        )
+    return frame.iloc[:, [names.index(c) for c in wanted]], list(wanted)
+
+
+def _position(where: np.ndarray | None, row: int) -> int | None:
+    return int(where[row]) if where is not None else None
+
+
+def _note_unreadable(
+    info: TableReadInfo, column: str, typing: Any, where: np.ndarray | None
+) -> None:
+    kind = {"date": "日付", "datetime": "日時", "month": "年月"}.get(typing.kind or "", "金額")
+    info.unreadable_counts[column] = len(typing.unreadable)
+    for cell in typing.unreadable[:MAX_LISTED_CELLS]:
+        position = _position(where, cell.row)
+        letter = info.column_letters.get(column)
+        info.unreadable.append(
+            {
+                "column": column,
+                "position": position,
+                "cell": f"{letter}{position}" if letter and position is not None else None,
+                "value": cell.value,
+                "reason": cell.reason,
+            }
+        )
+    first = typing.unreadable[0]
+    more = f"ほか {len(typing.unreadable) - 1:,} 個" if len(typing.unreadable) > 1 else ""
+    done = "空欄にしました" if typing.kind is not None else "列は文字のまま残しました"
+    info.warnings.append(
+        f"列「{column}」の {len(typing.unreadable):,} 個のセルを{kind}として読めないため{done}。"
+        f"最初は {info.where(_position(where, first.row), column)} の {first.value!r}"
+        f"（{first.reason}）{more}"
+    )
+
+
+def _note_totals(info: TableReadInfo, totals: pd.DataFrame, where: np.ndarray | None) -> None:
+    for row in range(len(totals)):
+        label = next(
+            (str(v).strip() for v in totals.iloc[row].tolist() if is_total_label(v)),
+            "見出しなし・上の行の合計と一致",
+        )
+        info.totals.append({"position": _position(where, row), "label": label})
+    listed = "、".join(f"{info.where(t['position'])}（{t['label']}）" for t in info.totals[:5]) + (
+        " ほか" if len(info.totals) > 5 else ""
+    )
+    info.warnings.append(
+        f"合計・小計の行 {len(info.totals)} 行をデータから外しました: {listed}"
+        "（外した行は totals で確認できます）"
+    )

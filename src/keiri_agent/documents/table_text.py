@@ -7,15 +7,17 @@ Python (to choose the delimiter and find the header), pandas' C engine reads the
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
+import numpy as np
 import pandas as pd
 
-from keiri_agent.documents.encoding import decode_bytes
+from keiri_agent.documents.encoding import decode_head
 from keiri_agent.documents.failures import invalid_input, unreadable
 from keiri_agent.documents.limits import TableLimits
 from keiri_agent.documents.table_frame import (
@@ -31,8 +33,12 @@ __all__ = ["DELIMITERS", "SNIFF_RECORDS", "read_delimited", "sniff_delimiter"]
 DELIMITERS: tuple[str, ...] = (",", "\t", ";", "|")
 # Records read in Python to choose the delimiter and find the header; pandas reads the rest.
 SNIFF_RECORDS = 50
+# Bytes decoded as text for that (more only when the records do not fit in them).
+HEAD_BYTES = 1 << 20
 
 _PANDAS_LINE = re.compile(r"line (\d+)")
+# What pandas' C parser counts as an empty line (and skips): only spaces and tabs.
+_BLANK_LINE_CHARS = " \t"
 
 
 def _records(text: str, delimiter: str, limit: int) -> Iterator[tuple[int, int, list[str]]]:
@@ -53,6 +59,120 @@ def _records(text: str, delimiter: str, limit: int) -> Iterator[tuple[int, int, 
             return
         yield start, offset, cells
         start = offset
+
+
+def _skipped_line(line: str, delimiter: str) -> bool:
+    """Whether pandas skips ``line`` as blank: nothing but spaces and tabs (other than the
+    delimiter) before its line break. A line of delimiters or ``""`` is a record of blanks."""
+    return not line.rstrip("\r\n").strip(_BLANK_LINE_CHARS.replace(delimiter, ""))
+
+
+def _record_lines_bytes(
+    body: memoryview, delimiter: str, first_line: int, expected: int, encoding: str
+) -> np.ndarray | None:
+    """:func:`_record_lines` over the encoded body of an ASCII-compatible encoding (LF and
+    ``"`` are single bytes no multibyte character contains), with numpy: no line becomes a
+    string but the few that may be blank. None when a line has an odd number of quotes (a
+    quoted line break: the caller reads the text) or the count does not match."""
+    octets = np.frombuffer(body, dtype=np.uint8)
+    if octets.size == 0:
+        return np.zeros(0, dtype=np.int64) if expected == 0 else None
+    breaks = np.flatnonzero(octets == 0x0A)
+    starts = np.concatenate(([0], breaks + 1))
+    ends = np.concatenate((breaks, [len(octets)]))
+    quotes = np.flatnonzero(octets == 0x22)
+    if quotes.size:
+        per_line = np.bincount(np.searchsorted(breaks, quotes), minlength=len(starts))
+        if bool((per_line % 2).any()):
+            return None
+    blank_start = set((_BLANK_LINE_CHARS.replace(delimiter, "") + "\r").encode("ascii"))
+    lengths = ends - starts
+    first = np.where(lengths > 0, octets[np.minimum(starts, max(len(octets) - 1, 0))], 0)
+    maybe = (lengths == 0) | np.isin(first, list(blank_start))
+    skipped = np.zeros(len(starts), dtype=bool)
+    for index in np.flatnonzero(maybe).tolist():
+        line = bytes(body[int(starts[index]) : int(ends[index])]).decode(encoding, "replace")
+        skipped[index] = _skipped_line(line, delimiter)
+    found = first_line + np.flatnonzero(~skipped)
+    return found if len(found) == expected else None
+
+
+def _record_lines(body: str, delimiter: str, first_line: int, expected: int) -> list[int] | None:
+    """The file line (from 1) where each record of ``body`` starts, as pandas counts records
+    (blank lines skipped, ``_skipped_line``); None when that cannot be matched to ``expected``
+    rows. Lines are counted by their LF, as ``first_line`` is."""
+    lines_of_body = body.split("\n")
+    # A quoted line break starts on a line with an odd number of quotes (an escaped quote is
+    # two): without one, every record is one line, and lines give the positions at once.
+    if '"' not in body or not any(line.count('"') % 2 for line in lines_of_body):
+        found = [
+            first_line + n
+            for n, line in enumerate(lines_of_body)
+            if not _skipped_line(line, delimiter)
+        ]
+        return found if len(found) == expected else None
+    del lines_of_body
+    starts: list[int] = []
+    consumed = newlines = 0  # lines read so far, and the LFs among them
+    last = ""
+
+    def lines() -> Iterator[str]:
+        nonlocal consumed, newlines, last
+        for line in io.StringIO(body, newline=""):
+            consumed += 1
+            newlines += line[-1:] == "\n"
+            last = line
+            yield line
+
+    reader = csv.reader(lines(), delimiter=delimiter)
+    lines_before = newlines_before = 0
+    try:
+        for cells in reader:
+            # A line pandas skips is one line of at most one cell (spaces, tabs or nothing).
+            one_line = consumed - lines_before == 1
+            if not (len(cells) <= 1 and one_line and _skipped_line(last, delimiter)):
+                starts.append(first_line + newlines_before)
+            lines_before, newlines_before = consumed, newlines
+    except csv.Error:
+        return None
+    return starts if len(starts) == expected else None
+
+
+def _blank_to_null(frame: pd.DataFrame) -> pd.DataFrame:
+    """Cells of only spaces are blank, as a workbook's are (``table_infer.is_blank``)."""
+    blank = frame.apply(lambda column: column.str.strip().eq("").fillna(False).astype(bool))
+    return frame.mask(blank) if bool(blank.to_numpy().any()) else frame
+
+
+def _body_offset(data: bytes, first_line: int, encoding: str) -> int | None:
+    """Where line ``first_line`` starts in ``data``, when ``encoding`` writes LF as the one byte
+    0x0A that no other character contains (UTF-8, CP932, EUC-JP...); None for UTF-16/32."""
+    name = codecs.lookup(encoding).name
+    one_byte_lf = name in ("utf-8", "utf-8-sig") or "\n".encode(encoding) == b"\n"
+    if not one_byte_lf or name.startswith(("utf-16", "utf-32")):
+        return None
+    offset = 0
+    for _ in range(first_line - 1):
+        offset = data.index(b"\n", offset) + 1
+    return offset
+
+
+def _wider_lines(
+    text: str,
+    sample: list[tuple[int, int, list[str]]],
+    rows: list[list[str]],
+    data_start: int,
+    header: int | None,
+    header_cells: list[str],
+) -> list[int]:
+    """The file lines of the first records that hold more values than the header."""
+    if header is None:
+        return []
+    return [
+        text.count("\n", 0, sample[n][0]) + 1  # the file line, whatever quotes spanned
+        for n in range(data_start, len(rows))
+        if any(cell.strip() for cell in rows[n][len(header_cells) :])
+    ]
 
 
 def sniff_delimiter(text: str, *, prefer: str | None = None) -> str:
@@ -88,8 +208,15 @@ def read_delimited(
     header_row: int | None,
     ext: str,
     limits: TableLimits,
+    columns: Sequence[str] | None = None,
 ) -> TableResult:
-    text, used_encoding = decode_bytes(data, file=label, encoding=encoding)
+    # Only the head is decoded to find the delimiter and the header; the whole file is checked
+    # strictly all the same, and pandas reads the rest from the bytes.
+    text, used_encoding, whole = decode_head(data, file=label, encoding=encoding, size=HEAD_BYTES)
+    if not whole:
+        text = text[: text.rfind("\n") + 1]  # whole lines only
+    if not whole and not text.strip():
+        text, whole = data.decode(used_encoding), True
     if not text.strip():
         raise unreadable(
             label,
@@ -108,6 +235,9 @@ def read_delimited(
     limit = max(SNIFF_RECORDS, (header_row or 0) + SNIFF_RECORDS)
     try:
         sample = list(_records(text, delim, limit))
+        if len(sample) < limit and not whole:  # the head was too short: read it all
+            text, whole = data.decode(used_encoding), True
+            sample = list(_records(text, delim, limit))
     except csv.Error as exc:
         raise unreadable(
             label,
@@ -119,12 +249,29 @@ def read_delimited(
     start_offset = sample[data_start][0] if data_start < len(sample) else len(text)
     widths = [len(r) for r in rows[header if header is not None else data_start :]]
     ncols = max(widths, default=1)
-    body = text[start_offset:]
-    # Lines bound the records from above (a quoted line break makes one record two lines).
-    check_table_size(label, body.count("\n") + 1, ncols, limits)
+    first_line = text.count("\n", 0, start_offset) + 1
+    header_cells = rows[header] if header is not None else []
+    wider = _wider_lines(text, sample, rows, data_start, header, header_cells)
+    # An ASCII-compatible encoding is parsed from its bytes: the decoded text (and a copy of
+    # it for pandas) would hold the file three times over at a million rows.
+    offset = _body_offset(data, first_line, used_encoding)
+    byte_body = memoryview(data)[offset:] if offset is not None else None
+    if offset is not None:
+        del text
+        check_table_size(label, data.count(b"\n", offset) + 1, ncols, limits)
+        source: io.IOBase = io.BytesIO(data)  # shares the bytes (no copy)
+        source.seek(offset)
+        pandas_encoding: str | None = used_encoding
+    else:
+        if not whole:
+            text = data.decode(used_encoding)
+        body = text[start_offset:]
+        # Lines bound the records from above (a quoted line break makes one record two lines).
+        check_table_size(label, body.count("\n") + 1, ncols, limits)
+        source, pandas_encoding = io.StringIO(body), None
     try:
         frame = pd.read_csv(
-            io.StringIO(body),
+            source,
             sep=delim,
             header=None,
             names=list(range(ncols)),
@@ -133,11 +280,11 @@ def read_delimited(
             na_values=[""],
             skip_blank_lines=True,
             engine="c",
+            encoding=pandas_encoding,
         )
     except pd.errors.ParserError as exc:
-        line_no = text.count("\n", 0, start_offset)
         found = _PANDAS_LINE.search(str(exc))
-        where = f"{line_no + int(found.group(1))} 行目" if found else "途中の行"
+        where = f"{first_line - 1 + int(found.group(1))} 行目" if found else "途中の行"
         raise unreadable(
             label,
             f"ファイル '{label}' の {where}の列数がヘッダー（{ncols} 列）より多く、表として読めません。",
@@ -146,20 +293,32 @@ def read_delimited(
         ) from exc
     except pd.errors.EmptyDataError:
         frame = pd.DataFrame(columns=list(range(ncols)), dtype=str)
-    header_cells = rows[header] if header is not None else []
+    frame = _blank_to_null(frame)
     info = TableReadInfo(file=label, format="csv", encoding=used_encoding, delimiter=delim)
-    if header is not None:
-        wider = [
-            n + 1
-            for n in range(data_start, len(rows))
-            if any(cell.strip() for cell in rows[n][len(header_cells) :])
-        ]
-        if wider:
-            lines = "、".join(f"{n} 行目" for n in wider[:5]) + (" ほか" if len(wider) > 5 else "")
-            info.warnings.append(
-                f"{lines}はヘッダー（{len(header_cells)} 列）より値が多いため、名前のない列として"
-                "読みました。値にカンマを含む場合は引用符で囲まれているか確認してください。"
-            )
+    positions: Sequence[int] | np.ndarray | None = None
+    if byte_body is not None:
+        positions = _record_lines_bytes(byte_body, delim, first_line, len(frame), used_encoding)
+    if positions is None:
+        body_text = bytes(byte_body).decode(used_encoding) if byte_body is not None else body
+        positions = _record_lines(body_text, delim, first_line, len(frame))
+        del body_text
+    if positions is None:
+        info.warnings.append(
+            "引用符の中の改行などのため、各行がファイルの何行目かを特定できませんでした"
+            "（エラーや注意ではファイル名と列名だけを示します）。"
+        )
+    if wider:
+        lines = "、".join(f"{n} 行目" for n in wider[:5]) + (" ほか" if len(wider) > 5 else "")
+        info.warnings.append(
+            f"{lines}はヘッダー（{len(header_cells)} 列）より値が多いため、名前のない列として"
+            "読みました。値にカンマを含む場合は引用符で囲まれているか確認してください。"
+        )
     return finish_table(
-        frame, header_cells, header, rows[: header if header is not None else data_start], info
+        frame,
+        header_cells,
+        header,
+        rows[: header if header is not None else data_start],
+        info,
+        positions,
+        columns,
     )

@@ -6,13 +6,17 @@ spans two rows ("部門" merged vertically, "売上" merged over "上期"/"下�
 names joined with "_" ("部門", "売上_上期", "売上_下期"); every merged header value goes into
 each column it covers. Below the header only vertical merges are expanded (a category written
 once for several rows is repeated on each row); a value merged across columns stays in its
-first column. Cached values are read (``data_only``), as Excel shows them. Only the cells that
-exist are read, and a used range over the table limits (a stray value at XFD1048576) is
-refused with the range it spans, so a few-KB workbook cannot ask for gigabytes.
+first column. Cached values are read (``data_only``), as Excel shows them: a number to Excel's
+15 significant digits (a formula's 1100*0.1 is stored as 110.00000000000001; Excel shows
+110). Only the cells that exist are read, and a used range over the table limits (a stray
+value at XFD1048576) is refused with the range it spans, so a few-KB workbook cannot ask for
+gigabytes.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -31,12 +35,14 @@ from keiri_agent.documents.table_frame import (
 from keiri_agent.documents.table_infer import TableLimits, check_table_size, is_blank
 from keiri_agent.documents.zipcheck import check_container
 
-__all__ = ["MAX_HEADER_ROWS", "read_xlsx_table"]
+__all__ = ["EXCEL_DIGITS", "MAX_HEADER_ROWS", "read_xlsx_table"]
 
 # A header merged over more rows than this is treated as a one-row header.
 MAX_HEADER_ROWS = 3
 
 Merge = tuple[int, int, int, int]  # 0-based (first_row, first_col, last_row, last_col)
+# Excel keeps 15 significant digits of a number; the file stores the double's 17.
+EXCEL_DIGITS = 15
 
 
 def read_xlsx_table(
@@ -46,18 +52,25 @@ def read_xlsx_table(
     sheet: str | int | None,
     header_row: int | None,
     limits: TableLimits = TableLimits(),  # noqa: B008 -- frozen, shared safely
+    columns: Sequence[str] | None = None,
 ) -> TableResult:
-    """Read one sheet (default: the first) of the workbook in ``data``.
+    """Read one sheet (default: the first) of the workbook in ``data`` (``columns``: only
+    those, see ``table_frame.finish_table``).
 
     The workbook is checked like an archive, then parsed in a memory- and CPU-bounded child
     (``bounded.run_bounded``); a sheet whose used range is over ``limits`` is refused.
     """
     check_container(data, label)
-    return run_bounded(_read_sheet, data, label, sheet, header_row, limits, label=label)
+    return run_bounded(_read_sheet, data, label, sheet, header_row, limits, columns, label=label)
 
 
 def _read_sheet(
-    data: bytes, label: str, sheet: str | int | None, header_row: int | None, limits: TableLimits
+    data: bytes,
+    label: str,
+    sheet: str | int | None,
+    header_row: int | None,
+    limits: TableLimits,
+    columns: Sequence[str] | None,
 ) -> TableResult:
     workbook = open_workbook(data, label, read_only=False, data_only=True)
     try:
@@ -66,7 +79,7 @@ def _read_sheet(
         grid: list[list[Any]] = [[None] * ws.max_column for _ in range(ws.max_row)]
         # Only the cells that exist: iter_rows would create every cell of the used range.
         for (row, col), cell in ws._cells.items():
-            grid[row - 1][col - 1] = None if is_blank(cell.value) else cell.value
+            grid[row - 1][col - 1] = None if is_blank(cell.value) else _as_shown(cell.value)
         merges: list[Merge] = [
             (r.min_row - 1, r.min_col - 1, r.max_row - 1, r.max_col - 1)
             for r in ws.merged_cells.ranges
@@ -104,7 +117,16 @@ def _read_sheet(
             )
     frame = pd.DataFrame(full[data_start:], columns=list(range(ncols)), dtype=object)
     above = grid[: header if header is not None else data_start]
-    return finish_table(frame, names, header, above, info)
+    positions = range(data_start + 1, data_start + 1 + len(frame))  # sheet rows, from 1
+    return finish_table(frame, names, header, above, info, positions, columns)
+
+
+def _as_shown(value: Any) -> Any:
+    """A float as Excel shows it (``EXCEL_DIGITS``), an integral one as an int; else as is."""
+    if isinstance(value, float) and math.isfinite(value):
+        shown = float(f"{value:.{EXCEL_DIGITS}g}")
+        return int(shown) if shown.is_integer() and abs(shown) < 2**53 else shown
+    return value
 
 
 def _pick_sheet(workbook: Workbook, sheet: str | int | None, label: str) -> Worksheet:

@@ -18,6 +18,7 @@ delimited text, ``table_xlsx`` a worksheet, and ``table_frame`` finishes either 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from keiri_agent.documents.failures import encrypted, unreadable, unsupported
@@ -74,13 +75,15 @@ def read_table(
     delimiter: str | None = None,
     header_row: int | None = None,
     limits: TableLimits = TableLimits(),  # noqa: B008 -- frozen, shared safely
+    columns: Sequence[str] | None = None,
 ) -> TableResult:
     """Read a table file (CSV/TSV/TXT or XLSX/XLSM) into a DataFrame.
 
     ``source`` is a path or the file's bytes (``name`` then gives the file name and
     extension). ``sheet`` (name or 0-based index, default the first sheet) applies to Excel;
     ``encoding`` and ``delimiter`` to text (default: detected); ``header_row`` (0-based)
-    overrides header detection. Raises ``FileProcessingError``: FILE_UNREADABLE (missing,
+    overrides header detection; ``columns`` keeps only those columns, in that order (the others
+    are not typed; a missing one is an INPUT_VALIDATION_FAILED naming those that exist). Raises ``FileProcessingError``: FILE_UNREADABLE (missing,
     empty, damaged, undecodable), FILE_TOO_LARGE (over ``MAX_FILE_BYTES`` or ``limits``: rows,
     columns, cells), FILE_ENCRYPTED, UNSUPPORTED_FORMAT (.xls
     and other formats), INPUT_VALIDATION_FAILED (unknown sheet or encoding, bad header_row).
@@ -108,7 +111,9 @@ def read_table(
     if data.startswith(b"PK\x03\x04") and (ext in _XLSX_EXTENSIONS | {".xls", ""}):
         from keiri_agent.documents.table_xlsx import read_xlsx_table
 
-        result = read_xlsx_table(data, label, sheet=sheet, header_row=header_row, limits=limits)
+        result = read_xlsx_table(
+            data, label, sheet=sheet, header_row=header_row, limits=limits, columns=columns
+        )
         if ext == ".xls":
             result.info.warnings.insert(
                 0, f"'{label}' は拡張子 .xls ですが中身は .xlsx 形式でした。"
@@ -133,7 +138,7 @@ def read_table(
             f"ファイル '{label}' は HTML / XML 形式で、表として読み込めません。",
             _SAVE_AS_XLSX,
         )
-    result = read_delimited(data, label, encoding, delimiter, header_row, ext, limits)
+    result = read_delimited(data, label, encoding, delimiter, header_row, ext, limits, columns)
     if ext == ".xls":
         result.info.warnings.insert(
             0, f"'{label}' は拡張子 .xls ですが中身はテキスト（区切り文字形式）でした。"

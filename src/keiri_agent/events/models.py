@@ -24,6 +24,16 @@ from pydantic import (
 
 from keiri_agent.errors import BlockError, ErrorCode
 
+TABLE_MODULE = "keiri_agent.documents.table_value"  # checked by name: pandas stays unloaded
+
+
+def is_table(value: Any) -> bool:
+    """Whether ``value`` is a ``documents.Table`` (without importing pandas to ask)."""
+    return any(
+        cls.__module__ == TABLE_MODULE and cls.__name__ == "Table" for cls in type(value).__mro__
+    )
+
+
 MAX_LOG_STRING_CHARS = 4000  # longer strings in payloads are cut to exactly this length
 MAX_LOG_ITEMS = 200  # longer lists/dicts in payloads keep this many entries
 MAX_LOG_DEPTH = 8  # deeper containers are replaced by a one-line summary
@@ -107,6 +117,10 @@ def summarize_value(value: Any, *, _depth: int = 0) -> Any:
                 break
             out[str(key)] = summarize_value(item, _depth=_depth + 1)
         return out
+    if is_table(value):
+        head = value.records(0, MAX_LOG_ITEMS - 1 if len(value) > MAX_LOG_ITEMS else None)
+        rows = [summarize_value(row, _depth=_depth + 1) for row in head]
+        return [*rows, f"…(全{len(value)}件)"] if len(value) > MAX_LOG_ITEMS else rows
     if isinstance(value, list | tuple | set | frozenset):
         items = list(value)
         if len(items) > MAX_LOG_ITEMS:

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar, cast
 
 from keiri_agent.errors import BlockError
+from keiri_agent.events.models import is_table
 
 __all__ = ["MASK", "MIN_SUBSTRING_CHARS", "SECRET_KEY_RE", "Redactor"]
 
@@ -113,6 +114,8 @@ def _strings(value: Any, *, deep: bool = False) -> Iterable[str]:
             stack.extend(item)
         elif deep and isinstance(item, bytes | bytearray):
             yield bytes(item).decode("utf-8", "replace")
+        elif deep and is_table(item):
+            stack.append(item.frame)
         elif deep and type(item).__name__ == "DataFrame":
             stack.extend(str(c) for c in item.columns)
             for column in item.columns:

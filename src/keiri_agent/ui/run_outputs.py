@@ -19,6 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from keiri_agent.blocks.excel.report_layout import is_amount_column
+from keiri_agent.documents.table_value import Table
 from keiri_agent.errors import BlockError
 from keiri_agent.events.logfile import first_event, read_backwards
 from keiri_agent.events.models import PlanComplete, PlanStart, summarize_value
@@ -83,6 +84,8 @@ def amount_columns(frame: pd.DataFrame) -> dict[str, Any]:
 def _as_frame(value: Any) -> pd.DataFrame | None:
     if isinstance(value, pd.DataFrame):
         return value
+    if isinstance(value, Table):
+        return pd.DataFrame(value.records(), columns=value.columns)
     if isinstance(value, list) and all(isinstance(row, Mapping) for row in value):
         return pd.DataFrame([dict(row) for row in value])
     return None

@@ -5,19 +5,24 @@ their results). The header row is given (1-based within the range), not guessed:
 for workbooks whose layout the plan knows; ``file.read_table`` guesses. Blank or repeated
 header names get the file layer's names (``列3``, ``金額_2``) and a warning; a column with no
 header and no value (formatting that reaches beyond the table) is left out. Dates and times
-become ISO strings, whole-number floats integers.
+become ISO strings, whole-number floats integers. ``rows`` is a table that remembers the sheet
+row of each row (errors downstream name the cell: ``D12 セル``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from openpyxl.utils import get_column_letter
+
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
 from keiri_agent.blocks.inputs import path_text, path_value, row_number, sheet_ref
 from keiri_agent.blocks.table.cells import json_cell
 from keiri_agent.blocks.table.records import input_error
 from keiri_agent.documents import ExcelManager
+from keiri_agent.documents.excel_address import range_bounds
 from keiri_agent.documents.table_infer import make_column_names
+from keiri_agent.documents.table_value import Table, TableOrigin
 
 __all__ = ["ExcelReadDataBlock"]
 
@@ -69,19 +74,35 @@ class ExcelReadDataBlock(ProcessingBlock):
                 file=path.name,
                 sheet=sheet_name,
             )
-        body = [
-            row for row in grid[header_row:] if not (skip_empty and all(_blank(v) for v in row))
+        first_col, first_row = range_bounds(cell_range)[:2] if cell_range else (1, 1)
+        numbered = [
+            (first_row + header_row + offset, row)
+            for offset, row in enumerate(grid[header_row:])
+            if not (skip_empty and all(_blank(v) for v in row))
         ]
+        body = [row for _n, row in numbered]
         names, renamed = make_column_names(header, range(len(header)))
         keep = [
             j
             for j, cell in enumerate(header)
             if not _blank(cell) or any(j < len(row) and not _blank(row[j]) for row in body)
         ]
-        rows = [
+        records = [
             {names[j]: json_cell(row[j]) if j < len(row) else None for j in keep} for row in body
         ]
         columns = [names[j] for j in keep]
+        # Each row remembers its sheet row, so a block downstream names a cell as Excel shows it.
+        origin = TableOrigin(
+            path.name,
+            "row",
+            sheet_name,
+            {names[j]: get_column_letter(first_col + j) for j in keep},
+        )
+        rows = Table(
+            Table.from_records(records, columns=columns).frame,
+            origin=origin,
+            positions=[n for n, _row in numbered],
+        )
         warnings = []
         shown = [name for name in renamed if name in columns]
         if shown:

@@ -71,6 +71,12 @@ class ReportSheet:
     explicit_columns: bool
     next_row: int = 1  # where the next image without a cell goes
     warnings: list[str] = field(default_factory=list)
+    units: dict[str, str] = field(default_factory=dict)  # 千円...: shown in the header
+
+
+def header_label(column: str, unit: str | None) -> str:
+    """A column's header with its unit (``金額（千円）``) unless the name already says it."""
+    return f"{column}（{unit}）" if unit and unit not in column else column
 
 
 def write_sheet(ws: Worksheet, sheet: ReportSheet) -> None:
@@ -86,13 +92,13 @@ def write_sheet(ws: Worksheet, sheet: ReportSheet) -> None:
         return
     if not rows:
         if sheet.explicit_columns:
-            _header(ws, row, sheet.columns)
+            _header(ws, row, sheet.columns, sheet.units)
             row += 1
         ws.cell(row=row, column=1, value=EMPTY_NOTE)
         sheet.next_row = row + 2
         return
     header = row
-    _header(ws, header, sheet.columns)
+    _header(ws, header, sheet.columns, sheet.units)
     auto = {col: _column_format(col, rows) for col in sheet.columns}
     for offset, record in enumerate(rows, start=1):
         for col_index, col in enumerate(sheet.columns, start=1):
@@ -110,7 +116,7 @@ def write_sheet(ws: Worksheet, sheet: ReportSheet) -> None:
     ws.auto_filter.ref = f"A{header}:{last}{header + len(rows)}"
     for col_index, col in enumerate(sheet.columns, start=1):
         width = max(
-            [_width(col)]
+            [_width(header_label(col, sheet.units.get(col)))]
             + [
                 _width(_shown(r.get(col), sheet.formats.get(col) or auto[col]))
                 for r in rows[:WIDTH_SAMPLE_ROWS]
@@ -122,10 +128,10 @@ def write_sheet(ws: Worksheet, sheet: ReportSheet) -> None:
     sheet.next_row = header + len(rows) + 2
 
 
-def _header(ws: Worksheet, row: int, columns: list[str]) -> None:
+def _header(ws: Worksheet, row: int, columns: list[str], units: Mapping[str, str]) -> None:
     edge = Side(style="thin", color="808080")
     for index, name in enumerate(columns, start=1):
-        cell = ws.cell(row=row, column=index, value=name)
+        cell = ws.cell(row=row, column=index, value=header_label(name, units.get(name)))
         cell.font = Font(bold=True)
         cell.fill = HEADER_FILL
         cell.border = Border(bottom=edge)

@@ -27,7 +27,7 @@ from openpyxl.utils.exceptions import CellCoordinatesException
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
 from keiri_agent.blocks.excel.report_layout import ReportSheet, add_image, write_sheet
 from keiri_agent.blocks.inputs import output_file
-from keiri_agent.blocks.table.records import column_list, input_error, records_from
+from keiri_agent.blocks.table.records import Table, column_list, input_error, records_from
 from keiri_agent.workspace import atomic_path
 
 __all__ = ["ExcelWriteReportBlock"]
@@ -96,9 +96,9 @@ def _sheets(raw: Any, warnings: list[str]) -> list[ReportSheet]:
         if not isinstance(item, Mapping) or not isinstance(item.get("name"), str):
             raise input_error(f"{where} にシート名（name）がありません。", _SHEET_HINT, field=where)
         given = item["name"]
-        rows = (
-            None if item.get("rows") is None else records_from(item["rows"], field=f"{where}.rows")
-        )
+        source = item.get("rows")
+        rows = None if source is None else records_from(source, field=f"{where}.rows")
+        units = dict(source.units) if isinstance(source, Table) else {}
         if len(rows or []) > MAX_ROWS:
             raise input_error(
                 f"シート「{given}」の表が Excel の行数の上限を超えます（{len(rows or []):,} 行）。",
@@ -127,7 +127,14 @@ def _sheets(raw: Any, warnings: list[str]) -> list[ReportSheet]:
         name = _sheet_name(given, index, used, warnings)
         sheets.append(
             ReportSheet(
-                given, name, rows, columns, str(title) if title else None, dict(formats), explicit
+                given,
+                name,
+                rows,
+                columns,
+                str(title) if title else None,
+                dict(formats),
+                explicit,
+                units={c: u for c, u in units.items() if c in columns},
             )
         )
     return sheets

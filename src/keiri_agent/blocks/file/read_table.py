@@ -1,9 +1,11 @@
-"""``file.read_table``: a CSV/TSV/Excel table as records, read as a person would read it.
+"""``file.read_table``: a CSV/TSV/Excel table, read as a person would read it.
 
 A thin block over :func:`keiri_agent.documents.read_table`: the file layer detects the encoding
-(UTF-8, Shift_JIS...), the delimiter and the header row, skips title rows and converts columns
-of numbers and ISO dates; its errors reach the user unchanged. ``info`` reports every decision,
-with rows numbered from 1 as the user sees them in Excel or an editor.
+(UTF-8, Shift_JIS...), the delimiter and the header row, skips title rows, sets total rows
+aside (``totals``) and reads amounts and dates in the forms ledgers use; its errors reach the
+user unchanged. ``rows`` is a :class:`~keiri_agent.documents.table_value.Table` that remembers
+the file line (or sheet row) of each row, so blocks downstream name cells as the user finds
+them. ``info`` reports every decision, with rows numbered from 1 as in Excel or an editor.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
 from keiri_agent.blocks.inputs import path_text, path_value, row_number, sheet_ref
-from keiri_agent.blocks.table.records import column_list, input_error, to_records
+from keiri_agent.blocks.table.records import column_list
 from keiri_agent.documents import read_table
 
 __all__ = ["ReadTableBlock"]
@@ -47,33 +49,21 @@ class ReadTableBlock(ProcessingBlock):
             encoding=inputs.get("encoding") or None,
             delimiter=inputs.get("delimiter") or None,
             header_row=None if header_row is None else header_row - 1,
+            columns=columns,
         )
-        frame = result.df
-        if columns is not None:
-            available = [str(c) for c in frame.columns]
-            missing = [c for c in columns if c not in available]
-            if missing:
-                raise input_error(
-                    f"{path.name} に列 {', '.join(missing)} がありません（columns）。",
-                    f"columns には表の見出しにある列名を指定してください。使える列: {', '.join(available) or 'なし'}"
-                    "（見出しの行が違う場合は header_row で指定できます）",
-                    field="columns",
-                    file=path.name,
-                    missing=missing,
-                    available=available,
-                )
-            frame = frame[columns]
-        rows = to_records(frame)
+        table = result.table()
         info = result.info.to_dict()
         if info["header_row"] is not None:
             info["header_row"] += 1  # 1-based, as in the input and in Excel
-        info["columns"] = [str(c) for c in frame.columns]
+        info["columns"] = table.columns
+        for warning in result.info.warnings:
+            ctx.log(warning, level="warning")
         ctx.log(
-            f"{path.name} から {len(rows)} 行 × {len(info['columns'])} 列を読み込みました"
+            f"{path.name} から {len(table):,} 行 × {len(info['columns'])} 列を読み込みました"
             + (f"（文字コード {info['encoding']}）" if info.get("encoding") else "")
             + (f"（シート「{info['sheet']}」）" if info.get("sheet") else "")
         )
-        return {"rows": rows, "info": info}
+        return {"rows": table, "info": info, "totals": result.totals_table()}
 
 
 def _header_row(value: Any) -> int | None:

@@ -21,8 +21,14 @@ from matplotlib.ticker import FuncFormatter
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
 from keiri_agent.blocks.inputs import choice, output_file
-from keiri_agent.blocks.table.cells import parse_amount
-from keiri_agent.blocks.table.records import column_list, input_error, records_from, require_columns
+from keiri_agent.blocks.table.cells import amount_problem, parse_amount
+from keiri_agent.blocks.table.records import (
+    Table,
+    column_list,
+    input_error,
+    require_columns,
+    table_from,
+)
 from keiri_agent.workspace import atomic_path
 
 __all__ = ["FORMATS", "KINDS", "MAX_POINTS", "ChartBlock"]
@@ -45,9 +51,10 @@ class ChartBlock(ProcessingBlock):
         options = _options(inputs)
         rows, x, ys, kind, fmt = (options[k] for k in ("rows", "x", "ys", "kind", "format"))
         labels = ["" if r.get(x) is None else str(r.get(x)) for r in rows]
-        series = {y: [_number(r.get(y), i, y) for i, r in enumerate(rows)] for y in ys}
+        table = options["table"]
+        series = {y: [_number(r.get(y), i, y, table) for i, r in enumerate(rows)] for y in ys}
         xs = (
-            [_number(r.get(x), i, x, "x") for i, r in enumerate(rows)]
+            [_number(r.get(x), i, x, table, "x") for i, r in enumerate(rows)]
             if kind == "scatter"
             else None
         )
@@ -140,11 +147,12 @@ def _plot(
         axes.legend()
 
 
-def _number(value: Any, index: int, column: str, field: str = "y") -> float:
+def _number(value: Any, index: int, column: str, table: Table, field: str = "y") -> float:
     number = parse_amount(value)
     if number is None:
         raise input_error(
-            f"表の {index + 1} 行目の列「{column}」の値 {str(value)[:50]!r} は数値ではありません。",
+            f"{table.where(index, column)}の値 {str(value)[:50]!r} は数値ではありません"
+            f"（{amount_problem(str(value)) if value is not None else '空欄です'}）。",
             "グラフにする列には数値（または「1,234」「¥1,234」のような金額）だけを入れてください。"
             "空欄の行は table.filter などで除いてから渡してください。",
             field=field,
@@ -171,7 +179,8 @@ def _check_pie(values: list[float], column: str) -> None:
 
 
 def _options(inputs: dict[str, Any]) -> dict[str, Any]:
-    rows = records_from(inputs.get("table"), field="table")
+    table = table_from(inputs.get("table"), field="table")
+    rows = table.records()
     if not rows:
         raise input_error(
             "グラフにする表（table）が 0 行です。",
@@ -210,6 +219,7 @@ def _options(inputs: dict[str, Any]) -> dict[str, Any]:
         )
     return {
         "rows": rows,
+        "table": table,
         "x": x[0],
         "ys": ys,
         "kind": kind,

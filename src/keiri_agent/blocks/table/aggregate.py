@@ -17,16 +17,24 @@ blanks last), with the optional 合計 row last.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any, TypeGuard
+
+import numpy as np
+import pandas as pd
 
 from keiri_agent.blocks.base import BlockContext
 from keiri_agent.blocks.inputs import flag, item_error, unique_names
-from keiri_agent.blocks.table.base import Records, TableBlock
-from keiri_agent.blocks.table.cells import json_cell, parse_amount, parse_date
+from keiri_agent.blocks.table.base import Table, TableBlock
+from keiri_agent.blocks.table.cells import amount_problem, date_problem, json_cell
+from keiri_agent.blocks.table.grouping import (
+    Groups,
+    Unreadable,
+    aggregate_column,
+    group_codes,
+    period_labels,
+)
 from keiri_agent.blocks.table.records import (
     column_list,
     input_error,
@@ -40,6 +48,8 @@ __all__ = ["FUNCS", "TOTAL_LABEL", "UNITS", "TableAggregateBlock"]
 FUNCS = ("sum", "count", "mean", "min", "max", "nunique", "first", "last")
 UNITS = ("day", "month", "quarter", "year")
 DEFAULT_PERIOD_NAMES = {"day": "日", "month": "月", "quarter": "四半期", "year": "年度"}
+# Functions whose result is in the unit of their column (a sum of 千円 is 千円; a count is not).
+UNIT_KEEPING = frozenset({"sum", "mean", "min", "max", "first", "last"})
 COUNT_NAME = "件数"  # the default name of a count without a column
 TOTAL_LABEL = "合計"
 
@@ -87,38 +97,54 @@ class TableAggregateBlock(TableBlock[Config]):
             group_by, aggregations, period, _sort_by(inputs.get("sort_by"), names), totals
         )
 
-    def compute(self, cfg: Config, tables: list[Records], ctx: BlockContext) -> dict[str, Any]:
-        records = tables[0]
+    def compute(self, cfg: Config, tables: list[Table], ctx: BlockContext) -> dict[str, Any]:
+        table = tables[0]
+        frame = table.frame
+        extra: dict[str, pd.Series] = {}  # the period column, beside the table (no copy)
         if cfg.period is not None:
-            require_columns(records, [cfg.period.column], field="period.column", table="table")
-            records = _with_period(records, cfg.period)
+            require_columns(table, [cfg.period.column], field="period.column", table="table")
+            extra[cfg.period.name] = _period_column(table, cfg.period)
         used = [*cfg.group_by, *(a.column for a in cfg.aggregations if a.column)]
-        require_columns(records, used, field="group_by / aggregations", table="table")
+        _require(table, extra, used)
         ctx.check_cancelled()
-        readers = [_reader(records, a) for a in cfg.aggregations]
-        groups: dict[tuple[Any, ...], list[int]] = {}
-        for index, record in enumerate(records):
-            key = tuple(_key(record.get(c)) for c in cfg.group_by)
-            groups.setdefault(key, []).append(index)
-        if not cfg.group_by and not groups:
-            groups[()] = []  # a grand total of an empty table: sums 0, counts 0
-        rows = []
-        for key, indexes in groups.items():
-            row = {c: value for c, (_, value) in zip(cfg.group_by, key, strict=True)}
-            for aggregation, read in zip(cfg.aggregations, readers, strict=True):
-                row[aggregation.name] = read(indexes)
-            rows.append(row)
+
+        def column(name: str) -> pd.Series:
+            if name in extra:
+                return extra[name]
+            if name not in frame and not len(frame):  # an empty table has no columns
+                return pd.Series([], dtype=object)
+            return frame[name]
+
+        keys = pd.DataFrame({c: column(c) for c in cfg.group_by}, index=frame.index)
+        groups = group_codes(keys, cfg.group_by)
+        rows = [dict(zip(cfg.group_by, key, strict=True)) for key in groups.keys]
+        for aggregation in cfg.aggregations:
+            values = _aggregate(table, column, aggregation, groups)
+            for row, value in zip(rows, values, strict=True):
+                row[aggregation.name] = value
+        if not len(table) and cfg.group_by:
+            rows = []  # no rows, no groups (a grand total of nothing is still one row)
         rows = _sorted(rows, cfg.sort_by or [(c, False) for c in cfg.group_by])
         if cfg.totals and cfg.group_by:
             total: dict[str, Any] = {c: None for c in cfg.group_by}
             total[cfg.group_by[0]] = TOTAL_LABEL
-            everything = list(range(len(records)))
-            for aggregation, read in zip(cfg.aggregations, readers, strict=True):
-                total[aggregation.name] = read(everything)
+            everything = Groups(np.zeros(len(table), dtype=np.int64), [()])
+            for aggregation in cfg.aggregations:
+                total[aggregation.name] = _aggregate(table, column, aggregation, everything)[0]
             rows.append(total)
+        count = len(rows) - (1 if cfg.totals and cfg.group_by else 0)
         by = "・".join(cfg.group_by) + " ごと" if cfg.group_by else "全体"
-        ctx.log(f"{len(records)} 行を{by}に集計し、{len(groups)} 行にしました")
-        return {"rows": rows, "summary": {"input_rows": len(records), "groups": len(groups)}}
+        ctx.log(f"{len(table):,} 行を{by}に集計し、{count:,} 行にしました")
+        units = {
+            a.name: table.units[a.column]
+            for a in cfg.aggregations
+            if a.column in table.units and a.func in UNIT_KEEPING
+        }
+        out = Table.from_records(rows, columns=[*cfg.group_by, *(a.name for a in cfg.aggregations)])
+        return {
+            "rows": Table(out.frame, units=units),
+            "summary": {"input_rows": len(table), "groups": count},
+        }
 
 
 # --- configuration ---------------------------------------------------------------------------
@@ -220,135 +246,71 @@ def _name(value: Any) -> TypeGuard[str]:
 # --- reading values --------------------------------------------------------------------------
 
 
-def _blank(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and not value.strip())
+def _require(table: Table, extra: Mapping[str, pd.Series], used: list[str]) -> None:
+    if not len(table):
+        return
+    available = [*table.columns, *extra]
+    missing = [c for c in used if c not in available]
+    if missing:
+        raise input_error(
+            f"table に列 {', '.join(missing)} がありません（group_by / aggregations）。",
+            "group_by / aggregations には table にある列名を指定してください。"
+            f"使える列: {', '.join(available) or 'なし'}",
+            field="group_by / aggregations",
+            missing=missing,
+            available=available,
+        )
 
 
-def _key(value: Any) -> tuple[bool, Any]:
-    """A group key part: blanks are one group (None); True and 1 stay apart."""
-    cell = None if _blank(value) else json_cell(value)
-    return (isinstance(cell, bool), cell)
-
-
-def _with_period(records: list[dict[str, Any]], period: Period) -> list[dict[str, Any]]:
-    existing = {k for r in records for k in r}
-    if period.name in existing and period.name != period.column:
+def _period_column(table: Table, period: Period) -> pd.Series:
+    if period.name in table.columns and period.name != period.column:
         raise input_error(
             f"period の出力列「{period.name}」は表に既にあります。",
             "period.as に表にない列名（例: 売上月）を指定してください。",
             field="period.as",
         )
-    out = []
-    for index, record in enumerate(records):
-        day = parse_date(record.get(period.column))
-        if day is None:
-            raise input_error(
-                f"{index + 1} 行目の列「{period.column}」（値: {record.get(period.column)!r}）を"
-                "日付として読めないため、期間を決められません。",
-                "日付は 2025-01-31、2025/1/31、2025年1月31日 のように書かれている必要があります。"
-                "日付のない行は table.filter（not_null）で除いてから集計してください。",
-                field="period.column",
-                row=index + 1,
-                column=period.column,
-            )
-        out.append({**record, period.name: _period_label(day, period)})
-    return out
+    cells = table.frame[period.column]
+    labels, bad = period_labels(cells, period.unit, period.start_month)
+    if bad is None:
+        return labels
+    cell = json_cell(cells.iloc[bad])
+    blank = cell is None or (isinstance(cell, str) and not cell.strip())
+    why = "空欄" if blank else f"値 {cell!r}、{date_problem(str(cell))}"
+    raise input_error(
+        f"{table.where(bad, period.column)}（{why}）を日付として読めないため、期間を決められません。",
+        "日付は 2025-01-31、2025/1/31、2025年1月31日、令和7年1月31日、20250131 のように"
+        "書かれている必要があります。日付のない行は table.filter（not_null）で除いてから"
+        "集計してください。",
+        field="period.column",
+        row=bad + 1,
+        position=table.position(bad),
+        column=period.column,
+    )
 
 
-def _period_label(day: dt.date, period: Period) -> str:
-    if period.unit == "day":
-        return day.isoformat()
-    if period.unit == "month":
-        return f"{day.year:04d}-{day.month:02d}"
-    # Fiscal year named after the calendar year it starts in (2025年度 = 2025-04..2026-03).
-    shifted = day.month - period.start_month
-    year = day.year + (shifted // 12 if shifted < 0 else 0)
-    if period.unit == "year":
-        return f"{year:04d}"
-    return f"{year:04d}-Q{(shifted % 12) // 3 + 1}"
+def _aggregate(
+    table: Table, column: Callable[[str], pd.Series], aggregation: Aggregation, groups: Groups
+) -> list[Any]:
+    name = aggregation.column
+    try:
+        return aggregate_column(None if name is None else column(name), aggregation.func, groups)
+    except Unreadable as exc:
+        assert name is not None
+        cell = json_cell(column(name).iloc[exc.row])
+        raise _not_a(table, exc.row, name, cell, aggregation.func, exc.kind) from None
 
 
-def _reader(records: list[dict[str, Any]], aggregation: Aggregation) -> Callable[[list[int]], Any]:
-    """The function computing ``aggregation`` over a group's row indexes (values read once)."""
-    column, func = aggregation.column, aggregation.func
-    if column is None:
-        return len
-    cells = [None if _blank(r.get(column)) else r.get(column) for r in records]
-    if func == "count":
-        return lambda rows: sum(cells[i] is not None for i in rows)
-    if func in ("first", "last"):
-        step = 1 if func == "first" else -1
-        return lambda rows: next(
-            (json_cell(cells[i]) for i in rows[::step] if cells[i] is not None), None
-        )
-    if func == "nunique":
-        return lambda rows: len({_key(cells[i]) for i in rows if cells[i] is not None})
-    if func in ("sum", "mean"):
-        amounts = [_amount(cell, index, column, func) for index, cell in enumerate(cells)]
-        return lambda rows: _sum_or_mean([amounts[i] for i in rows], func)
-    values, dates = _orderable(cells, column, func)
-    pick = min if func == "min" else max
-
-    def extreme(rows: list[int]) -> Any:
-        present = [v for i in rows if (v := values[i]) is not None]
-        if not present:
-            return None
-        found = pick(present)
-        return dt.date.fromordinal(int(found)).isoformat() if dates else json_cell(found)
-
-    return extreme
-
-
-def _amount(cell: Any, index: int, column: str, func: str) -> Decimal | None:
-    if cell is None:
-        return None
-    amount = parse_amount(cell)
-    if amount is None:
-        raise _not_a(index, column, cell, func, "金額（数値）")
-    return Decimal(repr(amount))
-
-
-def _sum_or_mean(values: list[Decimal | None], func: str) -> Any:
-    present = [v for v in values if v is not None]
-    total = sum(present, Decimal(0))
-    if func == "sum":
-        return json_cell(total)
-    return json_cell(float(total / len(present))) if present else None
-
-
-def _orderable(cells: list[Any], column: str, func: str) -> tuple[list[float | None], bool]:
-    """min/max values as numbers (dates as ordinals), and whether they are dates.
-
-    Every non-blank cell must be an amount, or every one a date (as the first one is).
-    """
-    first = next(((i, c) for i, c in enumerate(cells) if c is not None), None)
-    if first is None:
-        return [None] * len(cells), False
-    dates = parse_amount(first[1]) is None
-    if dates and parse_date(first[1]) is None:
-        raise _not_a(first[0], column, first[1], func, "金額か日付")
-    out: list[float | None] = []
-    for index, cell in enumerate(cells):
-        value = None if cell is None else _ordinal(cell) if dates else parse_amount(cell)
-        if cell is not None and value is None:
-            raise _not_a(index, column, cell, func, "日付" if dates else "金額")
-        out.append(value)
-    return out, dates
-
-
-def _ordinal(cell: Any) -> float | None:
-    day = parse_date(cell)
-    return None if day is None else float(day.toordinal())
-
-
-def _not_a(index: int, column: str, cell: Any, func: str, kind: str) -> BlockError:
+def _not_a(table: Table, index: int, column: str, cell: Any, func: str, kind: str) -> BlockError:
+    text = str(cell)
+    why = date_problem(text) if kind == "日付" else amount_problem(text)
     return input_error(
-        f"{index + 1} 行目の列「{column}」の値 {cell!r} を{kind}として読めないため、{func} を"
-        "計算できません。",
+        f"{table.where(index, column)}の値 {cell!r} を{kind}として読めないため（{why}）、"
+        f"{func} を計算できません。",
         "元の表の値を直すか、table.filter で対象外の行を除いてから集計してください"
         "（文字列の列には count / nunique / first / last を使います）。",
         field="aggregations",
         row=index + 1,
+        position=table.position(index),
         column=column,
         value=repr(cell)[:100],
     )

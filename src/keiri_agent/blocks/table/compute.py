@@ -2,12 +2,17 @@
 
 ``columns`` is a list of ``{name, expr}``, computed in order, so a later expression may use an
 earlier column. Expressions are the closed language of
-:mod:`keiri_agent.blocks.table.expr_parse` (no Python, no eval), evaluated column by column by
+:mod:`keiri_agent.blocks.table.expr_parse` (no Python, no eval), evaluated over whole columns by
 :mod:`keiri_agent.blocks.table.expr_eval` with exact decimals. A ``name`` that already exists
 replaces that column's values (listed in ``summary.replaced_columns``); new columns go at the end.
 Every expression is parsed in ``check_inputs``, so a syntax error stops the plan before any
 block runs; a column that does not exist is reported with the closest existing name.
-"""
+
+The result is the input table with the computed columns set beside its own (which are not
+copied): rows keep their order and their file positions, so a later block still names a cell by
+its file line. Amount units (千円...) carry to a computed column as
+:mod:`keiri_agent.blocks.table.expr_units` decides, and are dropped from a replaced column whose
+new values have none."""
 
 from __future__ import annotations
 
@@ -15,12 +20,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+import pandas as pd
+
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
 from keiri_agent.blocks.inputs import choice
-from keiri_agent.blocks.table.cells import json_cell
-from keiri_agent.blocks.table.expr_eval import ZERO_DIVISION, Evaluator, Values
+from keiri_agent.blocks.table.expr_eval import ZERO_DIVISION, Evaluator
+from keiri_agent.blocks.table.expr_operands import Columns, as_column
 from keiri_agent.blocks.table.expr_parse import Node, parse_expression
-from keiri_agent.blocks.table.records import columns_of, input_error, records_from
+from keiri_agent.blocks.table.expr_units import unit_of
+from keiri_agent.blocks.table.records import Table, input_error, table_from
 
 __all__ = ["MAX_COMPUTED_COLUMNS", "TableComputeBlock"]
 
@@ -43,47 +51,56 @@ class TableComputeBlock(ProcessingBlock):
     def check_inputs(self, inputs: dict[str, Any]) -> None:
         _formulas(inputs.get("columns"))
         choice(inputs, "zero_division", ZERO_DIVISION)
-        records_from(inputs.get("table"), field="table")
+        table_from(inputs.get("table"), field="table")
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
         formulas = _formulas(inputs.get("columns"))
         zero_division = choice(inputs, "zero_division", ZERO_DIVISION)
-        records = records_from(inputs.get("table"), field="table")
-        existing = columns_of(records)
-        env: dict[str, Values] = {
-            name: Values("raw", [record.get(name) for record in records]) for name in existing
-        }
+        table = table_from(inputs.get("table"), field="table")
+        existing = table.columns
+        columns = Columns(table.frame)
+        units = dict(table.units)
+        notes: list[str] = []
         zero_divisions = 0
-        if records:
-            for formula in formulas:
+        for formula in formulas:
+            ctx.check_cancelled()
+            if len(table):  # an empty table (records: no columns either) has nothing to read
                 evaluator = Evaluator(
-                    env,
-                    len(records),
+                    columns,
+                    len(table),
                     text=formula.text,
                     where=formula.where,
                     zero_division=zero_division,
+                    row_name=table.where,
                 )
-                env[formula.name] = evaluator.eval(formula.tree)
+                columns.set(formula.name, evaluator.evaluate(formula.tree))
                 zero_divisions += evaluator.zero_divisions
-        names = [f.name for f in formulas]
-        computed = {name: env[name].output() for name in names if name in env}
-        rows = [
-            {
-                **{str(k): json_cell(v) for k, v in record.items()},
-                **{name: cells[i] for name, cells in computed.items()},
-            }
-            for i, record in enumerate(records)
-        ]
-        replaced = [n for n in dict.fromkeys(names) if n in existing]
-        added = [n for n in dict.fromkeys(names) if n not in existing]
+            unit = unit_of(formula.tree, units)
+            units.pop(formula.name, None)
+            if unit.unit:
+                units[formula.name] = unit.unit
+            elif unit.dropped:
+                notes.append(f"列「{formula.name}」には単位を付けません（{unit.dropped}）")
+        names = list(dict.fromkeys(f.name for f in formulas))
+        frame = table.frame.copy(deep=False)  # the table's own columns are shared, not copied
+        for name in names:
+            frame[name] = as_column(columns[name]) if len(table) else pd.Series([], dtype=object)
+        rows = Table(frame, origin=table.origin, positions=table.positions, units=units)
+        replaced = [n for n in names if n in existing]
+        added = [n for n in names if n not in existing]
         ctx.log(
-            f"表 {len(records)} 行に列 {', '.join(added) or 'なし'} を追加し、"
+            f"表 {len(table):,} 行に列 {', '.join(added) or 'なし'} を追加し、"
             f"{', '.join(replaced) or 'なし'} を置き換えました（0 で割った行 {zero_divisions} 件）"
         )
+        carried = [f"{n}＝{units[n]}" for n in names if n in units]
+        if carried:
+            ctx.log(f"計算した列の単位: {'、'.join(carried)}")
+        for note in notes:
+            ctx.log(note)
         return {
             "rows": rows,
             "summary": {
-                "input_rows": len(records),
+                "input_rows": len(table),
                 "added_columns": added,
                 "replaced_columns": replaced,
                 "zero_divisions": zero_divisions,

@@ -9,31 +9,40 @@ similarity of their ``fuzzy.column`` is at least ``threshold``. Similarity is ra
 (``Yamada Trading`` / ``Trading Yamada``). Duplicates are grouped transitively (union-find); the
 first (or last, ``keep``) row of a group is kept. Blank keys or names never make duplicates.
 
-Complexity: O(n) to normalize and block by ``keys``; inside a block, identical texts are merged
-in O(b), and only the u distinct texts are compared, pairwise in rapidfuzz's C++ ``cdist``, and
-only pairs whose lengths allow the threshold (ratio ≥ t needs ``long ≤ short·(200 − t)/t``):
-O(u²) comparisons in the worst case per block, far fewer for real names and keys.
+The table is read by columns: keys and names are normalized once per distinct value
+(:mod:`~keiri_agent.blocks.table.key_codes`), rows are blocked by their key codes, and names
+are compared only inside a block, distinct texts only (:mod:`~keiri_agent.blocks.table.similar`:
+O(u²) comparisons for a block of u distinct texts in the worst case, far fewer for real names
+and keys). ``unique`` and ``duplicates`` are tables of the input's rows (positions kept), so
+``行番号`` is the file line or sheet row; ``groups`` is a table of one row per group.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from rapidfuzz import fuzz, process
+import pandas as pd
 
 from keiri_agent.blocks.base import BlockContext
-from keiri_agent.blocks.table.base import Records, TableBlock
+from keiri_agent.blocks.table.base import Table, TableBlock
 from keiri_agent.blocks.table.cells import json_cell
+from keiri_agent.blocks.table.key_codes import (
+    column_codes,
+    combine,
+    distinct_values,
+    first_rows,
+    key_column,
+)
 from keiri_agent.blocks.table.normalize import normalize_key
 from keiri_agent.blocks.table.records import (
     input_error,
     optional_columns,
     require_columns,
 )
+from keiri_agent.blocks.table.similar import SCORERS, Texts, similar_labels, similarities
 
 __all__ = [
     "ADDED_COLUMNS",
@@ -43,13 +52,8 @@ __all__ = [
 ]
 
 DEFAULT_THRESHOLD = 90.0
-SCORERS: dict[str, Callable[..., float]] = {
-    "ratio": fuzz.ratio,
-    "token_sort_ratio": fuzz.token_sort_ratio,
-}
 KEEP = ("first", "last")
 ADDED_COLUMNS = ("行番号", "重複グループ", "重複元行", "類似度")  # added to ``duplicates``
-CHUNK = 256  # texts compared at once (a CHUNK × candidates float32 matrix)
 
 
 @dataclass(frozen=True)
@@ -89,11 +93,11 @@ class TableDedupeBlock(TableBlock[Config]):
             )
         return Config(keys, fuzzy, str(keep))
 
-    def compute(self, cfg: Config, tables: list[Records], ctx: BlockContext) -> dict[str, Any]:
-        records = tables[0]
+    def compute(self, cfg: Config, tables: list[Table], ctx: BlockContext) -> dict[str, Any]:
+        table = tables[0]
         used = [*cfg.keys, *([cfg.fuzzy.column] if cfg.fuzzy else [])]
-        require_columns(records, used, field="keys / fuzzy.column", table="table")
-        clashes = [c for c in ADDED_COLUMNS if any(c in r for r in records)]
+        require_columns(table, used, field="keys / fuzzy.column", table="table")
+        clashes = [c for c in ADDED_COLUMNS if len(table) and c in table.columns]
         if clashes:
             raise input_error(
                 f"表に列 {', '.join(clashes)} が既にあります（重複の結果に使う列名です）。",
@@ -101,28 +105,24 @@ class TableDedupeBlock(TableBlock[Config]):
                 field="table",
                 columns=clashes,
             )
-        texts = [_text(r, cfg.fuzzy) for r in records]
-        parent = list(range(len(records)))
-        blocks: dict[tuple[str, ...], list[int]] = {}
-        skipped = 0
-        for index, record in enumerate(records):
-            key = tuple(normalize_key(record.get(c)) for c in cfg.keys)
-            if not all(key) or (cfg.fuzzy is not None and not texts[index]):
-                skipped += 1  # blank keys or names are not evidence of a duplicate
-                continue
-            blocks.setdefault(key, []).append(index)
-        for rows in blocks.values():
-            ctx.check_cancelled()
-            if cfg.fuzzy is None:
-                for row in rows[1:]:
-                    _union(parent, rows[0], row)
-            else:
-                _fuzzy_block(rows, texts, cfg.fuzzy, parent)
-        members: dict[int, list[int]] = {}
-        for index in range(len(records)):
-            members.setdefault(_find(parent, index), []).append(index)
-        groups = sorted((rows for rows in members.values() if len(rows) > 1), key=lambda g: g[0])
-        out = _outputs(records, groups, texts, cfg)
+        rows = len(table)
+        if cfg.keys:
+            key_parts = [column_codes([key_column(table, c)], _key_rule)[0] for c in cfg.keys]
+            (blocks,), _ = combine(key_parts)
+        else:
+            blocks = np.zeros(rows, dtype=np.int64)
+        texts = _texts(table, cfg.fuzzy)
+        counted = blocks >= 0
+        if texts is not None:
+            counted &= texts.codes >= 0
+        skipped = rows - int(np.count_nonzero(counted))  # blank keys or names prove nothing
+        ctx.check_cancelled()
+        if texts is None:
+            labels = np.where(counted, blocks, -1)
+        else:
+            labels = similar_labels(np.where(counted, blocks, -1), texts, ctx.check_cancelled)
+        found = Duplicates.of(labels, cfg.keep)
+        out = _outputs(table, found, texts, cfg)
         warnings = []
         if skipped:
             what = "キーまたは fuzzy.column " if cfg.fuzzy else "キー"
@@ -130,14 +130,14 @@ class TableDedupeBlock(TableBlock[Config]):
                 f"{skipped} 行は{what}が空欄のため、重複の判定から外しました（unique に残ります）。"
             )
         summary = {
-            "input_rows": len(records),
+            "input_rows": rows,
             "unique_rows": len(out["unique"]),
             "duplicate_rows": len(out["duplicates"]),
-            "groups": len(groups),
+            "groups": found.count,
             "warnings": warnings,
         }
         ctx.log(
-            f"{len(records)} 行から重複 {summary['duplicate_rows']} 行（{len(groups)} グループ）を除き、"
+            f"{rows} 行から重複 {summary['duplicate_rows']} 行（{found.count} グループ）を除き、"
             f"{summary['unique_rows']} 行を残しました"
         )
         return {**out, "summary": summary}
@@ -186,100 +186,122 @@ def _fuzzy(value: Any) -> Fuzzy | None:
 # --- matching --------------------------------------------------------------------------------
 
 
-def _text(record: Mapping[str, Any], fuzzy: Fuzzy | None) -> str:
+def _key_rule(value: Any) -> str | None:
+    """A key cell's normalized text; None when blank (a blank key proves no duplicate)."""
+    return normalize_key(value) or None
+
+
+def _texts(table: Table, fuzzy: Fuzzy | None) -> Texts | None:
+    """The fuzzy column's normalized texts (company forms dropped unless told otherwise)."""
     if fuzzy is None:
-        return ""
+        return None
     spaces = fuzzy.scorer == "token_sort_ratio"
-    return normalize_key(record.get(fuzzy.column), company=fuzzy.company, keep_spaces=spaces)
 
+    def rule(value: Any) -> str | None:
+        return normalize_key(value, company=fuzzy.company, keep_spaces=spaces) or None
 
-def _find(parent: list[int], item: int) -> int:
-    while parent[item] != item:
-        parent[item] = parent[parent[item]]
-        item = parent[item]
-    return item
-
-
-def _union(parent: list[int], a: int, b: int) -> None:
-    root_a, root_b = _find(parent, a), _find(parent, b)
-    if root_a != root_b:
-        parent[max(root_a, root_b)] = min(root_a, root_b)
-
-
-def _fuzzy_block(rows: list[int], texts: list[str], fuzzy: Fuzzy, parent: list[int]) -> None:
-    """Union the rows of one key block whose texts are identical or similar enough."""
-    first_of: dict[str, int] = {}
-    for row in rows:
-        text = texts[row]
-        if text in first_of:
-            _union(parent, first_of[text], row)
-        else:
-            first_of[text] = row
-    if len(first_of) < 2:
-        return
-    distinct = sorted(first_of, key=lambda t: (len(t), t))
-    lengths = [len(t) for t in distinct]
-    t = fuzzy.threshold
-    scorer = SCORERS[fuzzy.scorer]
-    for start in range(0, len(distinct), CHUNK):
-        queries = distinct[start : start + CHUNK]
-        # Indel similarity ≤ 200·short/(short + long): longer texts cannot reach t.
-        limit = len(queries[-1]) * (200 - t) / t if t > 0 else float("inf")
-        end = bisect_right(lengths, limit + 1e-9) if t > 0 else len(distinct)
-        candidates = distinct[start:end]
-        scores = process.cdist(
-            queries, candidates, scorer=scorer, score_cutoff=t, dtype=np.float32, workers=1
-        )
-        for qi, ci in zip(*np.nonzero(scores >= t), strict=True):
-            if ci > qi:  # candidates start at ``start``: position ci is distinct[start + ci]
-                _union(parent, first_of[queries[int(qi)]], first_of[candidates[int(ci)]])
-
-
-def _similarity(a: str, b: str, fuzzy: Fuzzy | None) -> float:
-    if fuzzy is None or a == b:
-        return 100.0
-    return round(SCORERS[fuzzy.scorer](a, b), 1)
+    (codes,), distinct = column_codes([key_column(table, fuzzy.column)], rule)
+    values = np.empty(len(distinct), dtype=object)
+    values[:] = distinct
+    return Texts(codes, values, fuzzy.scorer, fuzzy.threshold)
 
 
 # --- output ----------------------------------------------------------------------------------
 
 
-def _outputs(
-    records: list[dict[str, Any]], groups: list[list[int]], texts: list[str], cfg: Config
-) -> dict[str, list[dict[str, Any]]]:
-    plain = [{str(k): json_cell(v) for k, v in r.items()} for r in records]
-    dropped: dict[int, tuple[int, int]] = {}  # row → (group id, kept row)
-    group_records = []
-    for number, rows in enumerate(groups, start=1):
-        kept = rows[0] if cfg.keep == "first" else rows[-1]
-        for row in rows:
-            if row != kept:
-                dropped[row] = (number, kept)
-        entry: dict[str, Any] = {
-            "重複グループ": number,
-            "残した行": kept + 1,
-            "行番号": ", ".join(str(r + 1) for r in rows),
-            "件数": len(rows),
-        }
-        for column in cfg.keys:
-            entry.setdefault(column, plain[kept].get(column))
-        if cfg.fuzzy is not None:
-            column = cfg.fuzzy.column
-            entry.setdefault(column, plain[kept].get(column))
-            variants = dict.fromkeys(str(plain[r].get(column)) for r in rows)
-            entry.setdefault("表記", " / ".join(variants))
-        group_records.append(entry)
-    duplicates = []
-    for row in sorted(dropped):
-        number, kept = dropped[row]
-        duplicates.append(
-            {
-                **plain[row],
-                "行番号": row + 1,
-                "重複グループ": number,
-                "重複元行": kept + 1,
-                "類似度": json_cell(_similarity(texts[row], texts[kept], cfg.fuzzy)),
+@dataclass(frozen=True)
+class Duplicates:
+    """The groups of two rows or more, numbered in order of their first row."""
+
+    rows: np.ndarray  # every row in a group, ascending
+    group: np.ndarray  # each of those rows' group (0-based)
+    kept: np.ndarray  # each group's kept row
+    count: int
+
+    @classmethod
+    def of(cls, labels: np.ndarray, keep: str) -> Duplicates:
+        """Groups from each row's label (-1: none); ``keep`` first or last row of each."""
+        counted = labels >= 0
+        sizes = np.bincount(labels[counted]) if counted.any() else np.zeros(1, np.int64)
+        rows = np.flatnonzero(counted & (sizes[np.maximum(labels, 0)] >= 2))
+        group, _ = pd.factorize(labels[rows])  # first appearance: by first row
+        count = int(group.max()) + 1 if group.size else 0
+        if keep == "first":
+            kept = rows[first_rows(group, count)]
+        else:
+            kept = np.full(count, -1, dtype=np.int64)
+            np.maximum.at(kept, group, rows)
+        return cls(rows, np.asarray(group, dtype=np.int64), kept, count)
+
+
+def _joined(strings: list[str], found: Duplicates, sep: str) -> list[str]:
+    """One text per group: ``strings`` (one per ``found.rows``, grouped) joined by ``sep``."""
+    sizes = np.bincount(found.group, minlength=found.count)
+    ends = np.cumsum(sizes)
+    return [
+        sep.join(strings[a:b]) for a, b in zip((ends - sizes).tolist(), ends.tolist(), strict=True)
+    ]
+
+
+def _spellings(column: pd.Series, found: Duplicates) -> list[str]:
+    """Each group's different spellings of ``column``, in row order (``a / b``)."""
+    raw, values = distinct_values(column)
+    spelled, names = pd.factorize(np.asarray([str(json_cell(v)) for v in values] + ["None"]))
+    order = np.argsort(found.group, kind="stable")
+    pairs = pd.DataFrame(
+        {"group": found.group[order], "spelling": spelled[raw[found.rows[order]]]}
+    ).drop_duplicates()
+    texts = [str(names[code]) for code in pairs["spelling"].tolist()]
+    sizes = np.bincount(pairs["group"].to_numpy(), minlength=found.count)
+    ends = np.cumsum(sizes)
+    return [
+        " / ".join(texts[a:b]) for a, b in zip((ends - sizes).tolist(), ends.tolist(), strict=True)
+    ]
+
+
+def _outputs(table: Table, found: Duplicates, texts: Texts | None, cfg: Config) -> dict[str, Any]:
+    """unique (the kept rows), duplicates (the dropped rows) and groups, as tables; rows are
+    numbered as the user finds them (the file line or sheet row when the table came from a
+    file, else the row's place from 1)."""
+    numbers = np.arange(1, len(table) + 1, dtype=np.int64)
+    if table.positions is not None:
+        numbers = np.where(table.positions >= 0, table.positions, numbers)
+    kept_of = found.kept[found.group]
+    dropping = found.rows != kept_of
+    dropped, kept = found.rows[dropping], kept_of[dropping]
+    if dropped.size:
+        remaining = np.ones(len(table), dtype=bool)
+        remaining[dropped] = False
+        unique = table.take(np.flatnonzero(remaining))
+    else:
+        unique = table  # nothing dropped: the same rows (tables are not changed in place)
+    taken = table.take(dropped)
+    duplicates = taken.derive(
+        taken.frame.assign(
+            **{
+                "行番号": numbers[dropped],
+                "重複グループ": found.group[dropping] + 1,
+                "重複元行": numbers[kept],
+                "類似度": similarities(texts, dropped, kept),
             }
         )
-    unique = [plain[i] for i in range(len(records)) if i not in dropped]
-    return {"unique": unique, "duplicates": duplicates, "groups": group_records}
+    )
+    order = np.argsort(found.group, kind="stable")
+    listed = numbers[found.rows[order]].astype(str).tolist()
+    columns: dict[str, Any] = {
+        "重複グループ": np.arange(1, found.count + 1, dtype=np.int64),
+        "残した行": numbers[found.kept],
+        "行番号": _joined(listed, found, ", "),
+        "件数": np.bincount(found.group, minlength=found.count),
+    }
+    shown = [*cfg.keys, *([cfg.fuzzy.column] if cfg.fuzzy else [])]
+    from_table = [c for c in dict.fromkeys(shown) if c not in columns]
+    for column in from_table:
+        columns[column] = key_column(table, column).array.take(found.kept)
+    if cfg.fuzzy is not None:
+        columns.setdefault("表記", _spellings(key_column(table, cfg.fuzzy.column), found))
+    groups = Table(
+        pd.DataFrame(columns, index=pd.RangeIndex(found.count), copy=False),
+        units={c: u for c, u in table.units.items() if c in from_table},
+    )
+    return {"unique": unique, "duplicates": duplicates, "groups": groups}

@@ -7,7 +7,10 @@ amounts (``¥1,234`` = 1234) they are compared as numbers, else when both read a
 Ordering operators (gt, ge, lt, le, between) need a number or a date on both sides: a cell that
 is neither (blank, ``未定``) is an error naming its row and column, unless the plan says
 ``on_incomparable: skip`` (the condition is then simply not met). Kept rows stay in their
-original order.
+original order, with their file positions.
+
+Conditions are evaluated on columns, each read once per distinct value
+(:class:`~keiri_agent.blocks.table.readings.ColumnReading`), never row by row.
 """
 
 from __future__ import annotations
@@ -17,12 +20,14 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
 from keiri_agent.blocks.inputs import choice, flag, item_error
-from keiri_agent.blocks.table.cells import json_cell, parse_amount, parse_date
+from keiri_agent.blocks.table.cells import parse_amount, parse_date
 from keiri_agent.blocks.table.columns import item_column
-from keiri_agent.blocks.table.normalize import normalize_key
-from keiri_agent.blocks.table.records import input_error, records_from, require_columns
+from keiri_agent.blocks.table.readings import ColumnReading, cell_text
+from keiri_agent.blocks.table.records import Table, input_error, require_columns, table_from
 from keiri_agent.errors import BlockError
 
 __all__ = ["MATCH_MODES", "OPS", "TableFilterBlock"]
@@ -79,43 +84,34 @@ class TableFilterBlock(ProcessingBlock):
         _conditions(inputs.get("conditions"), flag(inputs, "normalize", True))
         choice(inputs, "match", MATCH_MODES)
         choice(inputs, "on_incomparable", ON_INCOMPARABLE)
-        records_from(inputs.get("table"), field="table")
+        table_from(inputs.get("table"), field="table")
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
         normalize = flag(inputs, "normalize", True)
         conditions = _conditions(inputs.get("conditions"), normalize)
         match = choice(inputs, "match", MATCH_MODES)
         on_incomparable = choice(inputs, "on_incomparable", ON_INCOMPARABLE)
-        records = records_from(inputs.get("table"), field="table")
-        require_columns(records, [c.column for c in conditions], field="conditions", table="table")
-        kept: list[dict[str, Any]] = []
-        problems: list[dict[str, Any]] = []
-        incomparable_rows = 0
-        for index, record in enumerate(records):
-            results: list[bool] = []
-            incomparable = False
-            for condition in conditions:
-                result = _test(record.get(condition.column), condition, normalize)
-                if result is None:
-                    incomparable = True
-                    if len(problems) < MAX_DETAILS:
-                        problems.append(_problem(index, condition, record.get(condition.column)))
-                results.append(bool(result))
-            incomparable_rows += incomparable
-            if all(results) if match == "all" else any(results):
-                kept.append({str(k): json_cell(v) for k, v in record.items()})
-        if problems and on_incomparable == "error":
-            raise _incomparable_error(problems, incomparable_rows)
+        table = table_from(inputs.get("table"), field="table")
+        require_columns(table, [c.column for c in conditions], field="conditions", table="table")
+        size = len(table)
+        keep, flagged = _select(table, conditions, match, normalize, ctx)
+        incomparable = np.zeros(size, dtype=bool)
+        for _, _, cells in flagged:
+            incomparable |= cells
+        incomparable_rows = int(incomparable.sum())
+        if flagged and on_incomparable == "error":
+            raise _incomparable_error(_problems(table, flagged), incomparable_rows)
+        kept = np.flatnonzero(keep)
         ctx.log(
-            f"表 {len(records)} 行のうち {len(kept)} 行が条件に合いました"
-            f"（除外 {len(records) - len(kept)} 行、比較できない値のある行 {incomparable_rows} 行）"
+            f"表 {size} 行のうち {len(kept)} 行が条件に合いました"
+            f"（除外 {size - len(kept)} 行、比較できない値のある行 {incomparable_rows} 行）"
         )
         return {
-            "rows": kept,
+            "rows": table.take(kept),
             "summary": {
-                "input_rows": len(records),
+                "input_rows": size,
                 "output_rows": len(kept),
-                "excluded_rows": len(records) - len(kept),
+                "excluded_rows": size - len(kept),
                 "incomparable_rows": incomparable_rows,
             },
         }
@@ -158,7 +154,7 @@ def _condition(number: int, item: Any, normalize: bool) -> Condition:
     typed = tuple(_typed(v) for v in values)
     if op in ORDER_OPS:
         _check_order(base, values, typed)
-    texts = tuple(_text(v, normalize) for v in values)
+    texts = tuple(cell_text(v, normalize) for v in values)
     return Condition(number, base.column, base.op, value, texts, typed, pattern)
 
 
@@ -235,53 +231,87 @@ def _bad_value(c: Condition, problem: str, hint: str | None = None) -> BlockErro
 
 # --- evaluation ------------------------------------------------------------------------------
 
+# A condition with the cells it could not compare (ordering operators), one flag per row.
+Flagged = tuple[Condition, ColumnReading, np.ndarray]
 
-def _test(cell: Any, c: Condition, normalize: bool) -> bool | None:
-    """Whether ``cell`` meets ``c``; None when an ordering operator cannot compare it."""
+
+def _select(
+    table: Table, conditions: list[Condition], match: str, normalize: bool, ctx: BlockContext
+) -> tuple[np.ndarray, list[Flagged]]:
+    """The rows to keep (one flag per row) and the conditions that met incomparable cells.
+    Each column is read once, whatever the number of conditions on it."""
+    size = len(table)
+    if not size:  # an empty table may lack the columns
+        return np.zeros(0, dtype=bool), []
+    readings: dict[str, ColumnReading] = {}
+    results: list[np.ndarray] = []
+    flagged: list[Flagged] = []
+    for condition in conditions:
+        reading = readings.get(condition.column)
+        if reading is None:
+            reading = readings[condition.column] = ColumnReading(table.frame[condition.column])
+        met, incomparable = _evaluate(reading, condition, normalize)
+        results.append(met)
+        if incomparable is not None and incomparable.any():
+            flagged.append((condition, reading, incomparable))
+        ctx.check_cancelled()
+    combine = np.logical_and if match == "all" else np.logical_or
+    return combine.reduce(results), flagged
+
+
+def _evaluate(
+    reading: ColumnReading, c: Condition, normalize: bool
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Which rows meet ``c``, and (ordering operators) which cells cannot be compared."""
     if c.op in NULL_OPS:
-        blank = cell is None or (isinstance(cell, str) and not cell.strip())
-        return blank if c.op == "is_null" else not blank
+        return (reading.blank if c.op == "is_null" else ~reading.blank), None
     if c.op in ORDER_OPS:
-        kind = c.typed[0][0] if c.typed[0] else ""
-        value = _typed(cell)
-        if value is None or value[0] != kind:
-            return None
-        return _ordered(_order(value), c)
-    text = _text(cell, normalize)
-    if c.op in LIST_OPS:
-        found = any(_equal(cell, text, t, v) for t, v in zip(c.texts, c.typed, strict=True))
-        return found if c.op == "in" else not found
-    if c.op in ("eq", "ne"):
-        same = _equal(cell, text, c.texts[0], c.typed[0])
-        return same if c.op == "eq" else not same
+        typed = c.typed[0]
+        assert typed is not None  # checked with the conditions
+        values = _values_of_kind(reading, typed[0])
+        comparable = ~np.isnan(values)
+        return comparable & _ordered(np.where(comparable, values, 0.0), c), ~comparable
+    if c.op in LIST_OPS or c.op in ("eq", "ne"):
+        found = np.zeros(len(reading.column), dtype=bool)
+        for text, typed in zip(c.texts, c.typed, strict=True):
+            found |= _equal(reading, text, typed, normalize)
+        return (found if c.op in ("eq", "in") else ~found), None
     if c.op == "regex":
-        assert c.pattern is not None
-        return c.pattern.search(text) is not None
+        pattern = c.pattern
+        assert pattern is not None
+        return reading.text_test(normalize, lambda t: pattern.search(t) is not None), None
+    wanted = c.texts[0]
     if c.op == "startswith":
-        return text.startswith(c.texts[0])
-    contained = c.texts[0] in text
-    return contained if c.op == "contains" else not contained
+        return reading.text_test(normalize, lambda t: t.startswith(wanted)), None
+    contained = reading.text_test(normalize, lambda t: wanted in t)
+    return (contained if c.op == "contains" else ~contained), None
 
 
-def _ordered(value: float, c: Condition) -> bool:
+def _values_of_kind(reading: ColumnReading, kind: str) -> np.ndarray:
+    """Each cell's value when it reads as ``kind`` (a cell is an amount before it is a date:
+    ``20250131`` is the amount), NaN where it does not."""
+    if kind == "amount":
+        return reading.amounts
+    return np.where(np.isnan(reading.amounts), reading.days, np.nan)
+
+
+def _ordered(values: np.ndarray, c: Condition) -> np.ndarray:
     bounds = [_order(t) for t in c.typed if t is not None]
     if c.op == "between":
-        return bounds[0] <= value <= bounds[1]
+        return (values >= bounds[0]) & (values <= bounds[1])
     target = bounds[0]
-    return {
-        "gt": value > target,
-        "ge": value >= target,
-        "lt": value < target,
-        "le": value <= target,
-    }[c.op]
+    compare = {"gt": np.greater, "ge": np.greater_equal, "lt": np.less, "le": np.less_equal}
+    return np.asarray(compare[c.op](values, target), dtype=bool)
 
 
-def _equal(cell: Any, text: str, value_text: str, value_typed: Typed | None) -> bool:
-    if value_typed is not None:
-        cell_typed = _typed(cell)
-        if cell_typed is not None and cell_typed[0] == value_typed[0]:
-            return cell_typed[1] == value_typed[1]
-    return text == value_text
+def _equal(reading: ColumnReading, text: str, typed: Typed | None, normalize: bool) -> np.ndarray:
+    """Cells equal to one value: as values where both read as the same kind, else as text."""
+    if typed is None:
+        return reading.text_test(normalize, lambda t: t == text)
+    values = _values_of_kind(reading, typed[0])
+    same_kind = ~np.isnan(values)
+    by_text = reading.text_test(normalize, lambda t: t == text, rows=~same_kind)
+    return np.where(same_kind, values == _order(typed), by_text)
 
 
 def _typed(value: Any) -> Typed | None:
@@ -297,19 +327,25 @@ def _order(typed: Typed) -> float:
     return float(value.toordinal()) if isinstance(value, dt.date) else value
 
 
-def _text(value: Any, normalize: bool) -> str:
-    if normalize:
-        return normalize_key(value, keep_spaces=True)
-    if value is None:
-        return ""
-    cell = json_cell(value)
-    return cell if isinstance(cell, str) else str(cell)
+def _problems(table: Table, flagged: list[Flagged]) -> list[dict[str, Any]]:
+    """The first MAX_DETAILS incomparable cells, row by row (conditions in order in a row)."""
+    cells = [
+        (int(row), c.number, c, reading)
+        for c, reading, incomparable in flagged
+        for row in np.flatnonzero(incomparable)[:MAX_DETAILS]
+    ]
+    cells.sort(key=lambda cell: cell[:2])
+    return [
+        _problem(table, row, c, reading.cell(row)) for row, _, c, reading in cells[:MAX_DETAILS]
+    ]
 
 
-def _problem(index: int, c: Condition, cell: Any) -> dict[str, Any]:
+def _problem(table: Table, index: int, c: Condition, cell: Any) -> dict[str, Any]:
     blank = cell is None or (isinstance(cell, str) and not cell.strip())
     return {
         "row": index + 1,
+        "position": table.position(index),
+        "where": table.where(index, c.column),
         "column": c.column,
         "condition": c.number,
         "op": c.op,
@@ -320,7 +356,7 @@ def _problem(index: int, c: Condition, cell: Any) -> dict[str, Any]:
 
 def _incomparable_error(problems: list[dict[str, Any]], rows: int) -> BlockError:
     listed = "、".join(
-        f"{p['row']} 行目の列「{p['column']}」（値: {p['value']}、{p['expected']}として比較）"
+        f"{p['where']}（値: {p['value']}、{p['expected']}として比較）"
         for p in problems[:MAX_LISTED]
     )
     more = "、ほか" if len(problems) > MAX_LISTED else ""

@@ -23,7 +23,7 @@ from typing import Any, TypeGuard
 
 from keiri_agent.blocks.base import BlockContext
 from keiri_agent.blocks.inputs import flag, item_error
-from keiri_agent.blocks.table.base import Records, TableBlock
+from keiri_agent.blocks.table.base import Table, TableBlock
 from keiri_agent.blocks.table.cells import json_cell, parse_amount, parse_date
 from keiri_agent.blocks.table.normalize import normalize_key
 from keiri_agent.blocks.table.records import columns_of, input_error, require_columns
@@ -105,12 +105,15 @@ class TableReconcileBlock(TableBlock[Config]):
             tolerance_days=int(date[1]) if date else 0,
         )
 
-    def compute(self, cfg: Config, tables: list[Records], ctx: BlockContext) -> dict[str, Any]:
+    def compute(self, cfg: Config, given: list[Table], ctx: BlockContext) -> dict[str, Any]:
+        tables = [table.records() for table in given]
         for side, records in zip(cfg.sides, tables, strict=True):
             where = f"keys / amount / date の {side.field}"
             require_columns(records, side.used, field=where, table=side.field)
         problems: list[dict[str, Any]] = []
-        left, right = (_rows(t, s, cfg, problems) for s, t in zip(cfg.sides, tables, strict=True))
+        left, right = (
+            _rows(t, s, cfg, problems, g) for s, t, g in zip(cfg.sides, tables, given, strict=True)
+        )
         if problems:
             raise _unreadable(problems)
         ctx.check_cancelled()
@@ -124,8 +127,8 @@ class TableReconcileBlock(TableBlock[Config]):
             target.append(_pair_record(lrow, rrow, kind, cfg, others))
         used = {(0, lrow.index) for lrow, _ in paired} | {(1, rrow.index) for _, rrow in paired}
         unmatched = [
-            [_plain(r.record) for r in rows if (n, r.index) not in used]
-            for n, rows in enumerate((left, right))
+            table.take([r.index for r in rows if (n, r.index) not in used])
+            for n, (rows, table) in enumerate(zip((left, right), given, strict=True))
         ]
         (lname, rname), warnings = (s.label for s in cfg.sides), []
         for name, rows in ((lname, left), (rname, right)):
@@ -212,7 +215,11 @@ def _name(value: Any) -> TypeGuard[str]:
 
 
 def _rows(
-    records: list[dict[str, Any]], side: Side, cfg: Config, problems: list[dict[str, Any]]
+    records: list[dict[str, Any]],
+    side: Side,
+    cfg: Config,
+    problems: list[dict[str, Any]],
+    table: Table,
 ) -> list[Row]:
     rows: list[Row] = []
     for index, record in enumerate(records):
@@ -231,6 +238,7 @@ def _rows(
                 shown = "空欄" if value is None or not str(value).strip() else repr(value)[:100]
                 problems.append(
                     {"label": side.label, "side": side.field, "row": index + 1}
+                    | {"position": table.position(index), "where": table.where(index, column)}
                     | {"column": column, "kind": kind, "value": shown}
                 )
         key = parts if all(parts) else None
@@ -240,7 +248,7 @@ def _rows(
 
 def _unreadable(problems: list[dict[str, Any]]) -> BlockError:
     listed = "、".join(
-        f"{p['label']}（{p['side']}）の {p['row']} 行目の列「{p['column']}」（値: {p['value']}）"
+        f"{p['label']}（{p['side']}）の {p['where']}（値: {p['value']}）"
         for p in problems[:MAX_LISTED]
     )
     more = len(problems) - MAX_LISTED

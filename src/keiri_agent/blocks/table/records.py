@@ -1,10 +1,13 @@
-"""Tables as blocks pass them: lists of records, converted to and from DataFrames.
+"""Tables as blocks pass them: a :class:`~keiri_agent.documents.table_value.Table`, or records.
 
-A table travels between blocks as a list of records (``[{column: value}]``, the
-``jsonschema://records`` schema): it validates with JSON Schema, shows in logs and the UI, and
-the runner stores large ones beside the run log. Dates travel as ISO strings, amounts as numbers.
-Inside a block, :func:`to_frame` gives pandas, and :func:`to_records` turns results back into
-JSON-safe records (each cell through :func:`~keiri_agent.blocks.table.cells.json_cell`).
+A table travels between blocks as a ``Table`` (typed columns that remember the file line of each
+row, so an error names the cell as the user finds it) or as a list of records (``[{column:
+value}]``, the ``jsonschema://records`` schema) made by other blocks; both validate with JSON
+Schema, show in logs and the UI, and are stored beside the run log. Dates read as ISO strings,
+amounts as numbers. A block takes either with :func:`table_from` (a Table) or
+:func:`records_from` (records); :func:`to_frame` gives pandas, and :func:`to_records` turns
+results back into JSON-safe records (each cell through
+:func:`~keiri_agent.blocks.table.cells.json_cell`).
 
 :func:`records_from` accepts what upstream blocks produce: a list of records, or an object that
 carries one under ``items`` / ``records`` / ``rows`` (``ai.process_llm``'s ``results``).
@@ -19,15 +22,18 @@ import pandas as pd
 
 from keiri_agent.blocks.inputs import input_error, string_list
 from keiri_agent.blocks.table.cells import json_cell
+from keiri_agent.documents.table_value import Table
 
 __all__ = [
     "DATA_LIST_KEYS",
+    "Table",
     "column_list",
     "columns_of",
     "input_error",
     "optional_columns",
     "records_from",
     "require_columns",
+    "table_from",
     "to_frame",
     "to_records",
 ]
@@ -42,6 +48,8 @@ def records_from(data: Any, *, field: str) -> list[dict[str, Any]]:
         f"{field} にはレコード（{{列名: 値}}）のリストか、items / records / rows のいずれかに"
         "そのリストを持つオブジェクトを渡してください。"
     )
+    if isinstance(data, Table):
+        return data.records()
     rows: Any = data
     if isinstance(data, Mapping):
         found = [key for key in DATA_LIST_KEYS if isinstance(data.get(key), list)]
@@ -72,6 +80,16 @@ def records_from(data: Any, *, field: str) -> list[dict[str, Any]]:
     return [dict(row) for row in rows]
 
 
+def table_from(data: Any, *, field: str) -> Table:
+    """``data`` as a :class:`Table`: a table as is (it knows where its rows came from), a
+    DataFrame, or records (:func:`records_from`; their rows are named by their place)."""
+    if isinstance(data, Table):
+        return data
+    if type(data).__name__ == "DataFrame" and type(data).__module__.startswith("pandas"):
+        return Table(data)
+    return Table.from_records(records_from(data, field=field))
+
+
 def column_list(value: Any, *, field: str) -> list[str]:
     """A column name or a list of them, as a non-empty list of strings."""
     names = string_list(value)
@@ -97,12 +115,16 @@ def columns_of(records: Iterable[Mapping[str, Any]]) -> list[str]:
 
 
 def require_columns(
-    records: Sequence[Mapping[str, Any]], columns: Iterable[str], *, field: str, table: str
+    records: Sequence[Mapping[str, Any]] | Table,
+    columns: Iterable[str],
+    *,
+    field: str,
+    table: str,
 ) -> None:
     """BlockError naming every missing column and the ones that exist (empty tables pass)."""
-    if not records:
+    if not len(records):
         return
-    available = columns_of(records)
+    available = records.columns if isinstance(records, Table) else columns_of(records)
     missing = [c for c in columns if c not in available]
     if missing:
         raise input_error(

@@ -10,21 +10,25 @@ a code column sorts as text). ``as: number`` / ``as: date`` force the reading
 and report every cell that cannot be read. Blank cells go last (``nulls: first`` puts them
 first), whatever the order. The sort is stable: rows with equal keys keep their input order,
 so ``limit`` (top N, e.g. 売上上位 10 社) is reproducible.
+
+Keys are read by columns (:class:`~keiri_agent.blocks.table.readings.ColumnReading`) and the
+rows ordered at once by ``np.lexsort``; the sorted rows keep their file positions.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
 from keiri_agent.blocks.inputs import choice, item_error, positive_int
-from keiri_agent.blocks.table.cells import json_cell, parse_amount, parse_date
 from keiri_agent.blocks.table.columns import item_column, unknown_column_error
-from keiri_agent.blocks.table.normalize import normalize_key
-from keiri_agent.blocks.table.records import columns_of, input_error, records_from
+from keiri_agent.blocks.table.readings import ColumnReading
+from keiri_agent.blocks.table.records import Table, input_error, table_from
 from keiri_agent.errors import BlockError
 
 __all__ = ["KEY_TYPES", "ORDERS", "TableSortBlock"]
@@ -33,6 +37,7 @@ ORDERS = ("asc", "desc")
 KEY_TYPES = ("auto", "number", "date", "text")
 NULLS = ("last", "first")
 MAX_LISTED = 10  # cells spelled out in one error message
+MAX_DETAILS = 1000  # rows kept in the error's details
 
 _HINT = (
     "by は {column: 列名, order: asc（昇順）| desc（降順）} のリストです（先頭が優先）。"
@@ -59,45 +64,39 @@ class TableSortBlock(ProcessingBlock):
         _keys(inputs.get("by"))
         _limit(inputs.get("limit"))
         choice(inputs, "nulls", NULLS)
-        records_from(inputs.get("table"), field="table")
+        table_from(inputs.get("table"), field="table")
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
         keys = _keys(inputs.get("by"))
         limit = _limit(inputs.get("limit"))
         nulls_first = choice(inputs, "nulls", NULLS) == "first"
-        records = records_from(inputs.get("table"), field="table")
-        available = columns_of(records)
+        table = table_from(inputs.get("table"), field="table")
+        size = len(table)
         for key in keys:
-            if records and key.column not in available:
+            if size and key.column not in table.columns:
                 raise unknown_column_error(
-                    key.column, available, field="by", where=f"{key.where}: "
+                    key.column, table.columns, field="by", where=f"{key.where}: "
                 )
-        order = list(range(len(records)))
         used: list[dict[str, str]] = []
-        # Stable multi-key sort: sort by the least significant key first.
-        sort_values = [_sort_values(records, key) for key in keys]
-        for key, (kind, values) in reversed(list(zip(keys, sort_values, strict=True))):
-            descending = key.order == "desc"
-            # Blanks rank after every value in the final order (before them with nulls: first),
-            # whichever way the values themselves are ordered.
-            blank_rank = (0 if nulls_first else 1) ^ (1 if descending else 0)
-
-            def rank(i: int, values: list[Any] = values, blank_rank: int = blank_rank) -> Any:
-                value = values[i]
-                return (blank_rank, 0) if value is None else (1 - blank_rank, value)
-
-            order.sort(key=rank, reverse=descending)
-            used.insert(0, {"column": key.column, "order": key.order, "as": kind})
+        ranks: list[np.ndarray] = []  # per key, most significant first: blanks, then values
+        for key in keys:
+            kind, values, blank = _sort_values(table, key)
+            used.append({"column": key.column, "order": key.order, "as": kind})
+            # Blanks after every value (before them with nulls: first), whichever the order.
+            ranks += [~blank if nulls_first else blank, -values if key.order == "desc" else values]
+            ctx.check_cancelled()
+        # np.lexsort sorts by its last array first and keeps ties in input order (stable).
+        order = np.lexsort(ranks[::-1])
         kept = order[:limit] if limit is not None else order
-        rows = [{str(k): json_cell(v) for k, v in records[i].items()} for i in kept]
+        rows = table.take(kept)
         ctx.log(
-            f"表 {len(records)} 行を {'、'.join(_describe(u) for u in used)} で並べ替え、"
+            f"表 {size} 行を {'、'.join(_describe(u) for u in used)} で並べ替え、"
             f"{len(rows)} 行を出力しました"
         )
         return {
             "rows": rows,
             "summary": {
-                "input_rows": len(records),
+                "input_rows": size,
                 "output_rows": len(rows),
                 "keys": used,
             },
@@ -148,45 +147,51 @@ def _limit(value: Any) -> int | None:
 # --- values ----------------------------------------------------------------------------------
 
 
-def _blank(cell: Any) -> bool:
-    return cell is None or (isinstance(cell, str) and not cell.strip()) or json_cell(cell) is None
-
-
-def _sort_values(records: list[dict[str, Any]], key: SortKey) -> tuple[str, list[Any]]:
-    """The key's reading (number / date / text) and one sortable value per row (None: blank)."""
-    cells = [record.get(key.column) for record in records]
-    amounts = [None if _blank(c) else parse_amount(c) for c in cells]
-    dates = [None if _blank(c) else parse_date(c) for c in cells]
-    filled = [i for i, c in enumerate(cells) if not _blank(c)]
+def _sort_values(table: Table, key: SortKey) -> tuple[str, np.ndarray, np.ndarray]:
+    """The key's reading (number / date / text), one sortable value per row (0 for blanks) and
+    the blank cells."""
+    frame = table.frame
+    column = frame[key.column] if key.column in frame else pd.Series([], dtype=object)
+    reading = ColumnReading(column)
+    blank = reading.blank
+    filled = ~blank
     kind = key.kind
     if kind == "auto":
-        if all(amounts[i] is not None for i in filled):
+        if reading.all_amounts():
             kind = "number"
-        elif all(dates[i] is not None for i in filled):
+        elif reading.all_dates():
             kind = "date"
-        elif 2 * sum(amounts[i] is not None for i in filled) > len(filled):
-            bad = [i for i in filled if amounts[i] is None]
-            raise _unreadable(key, cells, bad, "数値", mixed=True)
+        elif reading.mostly_amounts():
+            not_amounts = filled & np.isnan(reading.amounts)
+            raise _unreadable(key, reading, not_amounts, "数値", table, mixed=True)
         else:
             kind = "text"
-    if kind == "number":
-        bad = [i for i in filled if amounts[i] is None]
-        if bad:
-            raise _unreadable(key, cells, bad, "数値")
-        return kind, amounts
-    if kind == "date":
-        bad = [i for i in filled if dates[i] is None]
-        if bad:
-            raise _unreadable(key, cells, bad, "日付")
-        return kind, [d.toordinal() if isinstance(d, dt.date) else None for d in dates]
-    return kind, [None if _blank(c) else normalize_key(c, keep_spaces=True) for c in cells]
+    if kind in ("number", "date"):
+        values = reading.amounts if kind == "number" else reading.days
+        bad = filled & np.isnan(values)
+        if bad.any():
+            raise _unreadable(key, reading, bad, "数値" if kind == "number" else "日付", table)
+        return kind, np.where(blank, 0.0, values), blank
+    slots, texts = reading.texts(normalize=True)
+    # Equal texts share a rank (Ａ社 and a社 tie and keep their input order).
+    ranks = np.unique(texts, return_inverse=True)[1].reshape(-1)
+    return kind, np.where(blank, 0, ranks[slots]), blank
 
 
 def _unreadable(
-    key: SortKey, cells: list[Any], bad: list[int], what: str, *, mixed: bool = False
+    key: SortKey,
+    reading: ColumnReading,
+    bad: np.ndarray,
+    what: str,
+    table: Table,
+    *,
+    mixed: bool = False,
 ) -> BlockError:
-    listed = "、".join(f"{i + 1} 行目（{cells[i]!r}）" for i in bad[:MAX_LISTED])
-    more = f" ほか {len(bad) - MAX_LISTED} 件" if len(bad) > MAX_LISTED else ""
+    rows = np.flatnonzero(bad)
+    listed = "、".join(
+        f"{table.where(i)}（{reading.cell(i)!r}）" for i in rows[:MAX_LISTED].tolist()
+    )
+    more = f" ほか {len(rows) - MAX_LISTED} 件" if len(rows) > MAX_LISTED else ""
     if mixed:
         message = (
             f"{key.where}: 数値の列に数値として読めない値があります: {listed}{more}。"
@@ -199,6 +204,12 @@ def _unreadable(
     else:
         message = f"{key.where}: {what}として読めない値があります: {listed}{more}。"
         hint = f"値を{what}に直すか空欄にするか、as を auto / text にしてください。"
+    shown = rows[:MAX_DETAILS].tolist()
     return input_error(
-        message, hint, field="by", column=key.column, rows=[i + 1 for i in bad[:1000]]
+        message,
+        hint,
+        field="by",
+        column=key.column,
+        rows=[i + 1 for i in shown],
+        positions=[table.position(i) for i in shown],
     )

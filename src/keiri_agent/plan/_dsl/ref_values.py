@@ -16,6 +16,7 @@ from decimal import Decimal
 from itertools import islice
 from typing import Any, Final, NoReturn
 
+from keiri_agent.events.models import is_table
 from keiri_agent.plan._dsl.refs import (
     Reference,
     ReferencePathError,
@@ -47,6 +48,8 @@ def type_label(value: Any) -> str:
         return "文字列"
     if isinstance(value, list | tuple):
         return "リスト"
+    if is_table(value):
+        return "表"
     if isinstance(value, Mapping):
         return "辞書"
     if isinstance(value, bytes | bytearray | memoryview):
@@ -100,7 +103,7 @@ def resolve_path(value: Any, ref: Reference) -> Any:
                     available_keys=keys,
                 )
             current = current[key]
-        elif isinstance(current, list | tuple):
+        elif isinstance(current, list | tuple) or is_table(current):
             size = len(current)
             if not isinstance(segment, int):
                 _path_error(
@@ -135,7 +138,7 @@ def resolve_path(value: Any, ref: Reference) -> Any:
                 ref,
                 ref.dotted,
                 f"{ref.dotted} は{type_label(current)}なので length を求められません",
-                "length が使えるのは文字列・リスト・辞書・表（DataFrame）です。",
+                "length が使えるのは文字列・リスト・辞書・表です。",
                 segment="length",
             )
         return len(current)

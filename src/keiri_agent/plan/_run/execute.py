@@ -16,7 +16,7 @@ from keiri_agent.blocks.registry import instantiate
 from keiri_agent.blocks.schema import SchemaRefError, check_value, resolve_port, validator_for
 from keiri_agent.blocks.spec import BlockSpec, port_is_required
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.events.models import EventType, RunEvent, summarize_value
+from keiri_agent.events.models import EventType, RunEvent, is_table, summarize_value
 from keiri_agent.file_access import FileAccess
 
 __all__ = ["BlockJob", "JobResult", "check_outputs", "execute_job", "prepare_inputs", "run_block"]
@@ -52,6 +52,10 @@ class _PortCheck:
             return self.broken
         if self.schema is None:
             return None
+        if is_table(value):  # by columns and a sample of rows, not row by row
+            from keiri_agent.blocks.table_schema import table_problem
+
+            return table_problem(value, self.schema, self.validator)
         try:
             if self.validator.is_valid(value):
                 return None

@@ -18,6 +18,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.events.models import is_table
 from keiri_agent.workspace import atomic_path, fsync_path
 
 __all__ = ["INLINE_LIMIT_BYTES", "NotPersistable", "OutputStore"]
@@ -76,31 +77,36 @@ class OutputStore:
         self, folder: Path, name: str, values: Mapping[str, Any], parent: Path | None = None
     ) -> str:
         folder.mkdir(parents=True, exist_ok=True)
-        encoded = {k: self._encode(v, folder, k) for k, v in values.items()}
+        written: list[Path] = []  # files of tables, fsynced with the rest
+        encoded = {k: self._encode(v, folder, k, written) for k, v in values.items()}
         target = (parent or folder) / name
         with atomic_path(target) as tmp:
             tmp.write_text(json.dumps(encoded, ensure_ascii=False), encoding="utf-8")
             if self.fsync:
                 fsync_path(tmp)
         if self.fsync:
-            for written in folder.glob("*.parquet"):
-                fsync_path(written)
+            for file in {*folder.glob("*.parquet"), *written}:
+                fsync_path(file)
             fsync_path(folder, directory=True)
             fsync_path(target.parent, directory=True)
         return str(target.relative_to(self.base))
 
-    def _encode(self, value: Any, folder: Path, name: str) -> Any:
+    def _encode(self, value: Any, folder: Path, name: str, written: list[Path]) -> Any:
         if value is None or isinstance(value, bool | str | int):
             return value
         if isinstance(value, float):
             return value if math.isfinite(value) else {"$float": repr(value)}
         if isinstance(value, list | tuple):
-            items = [self._encode(v, folder, f"{name}.{i}") for i, v in enumerate(value)]
+            items = [self._encode(v, folder, f"{name}.{i}", written) for i, v in enumerate(value)]
             return items if isinstance(value, list) else {"$tuple": items}
         if isinstance(value, dict):
             if not all(isinstance(k, str) for k in value):
                 raise NotPersistable(f"{name}: 文字列以外のキー")
-            return {"$dict": {k: self._encode(v, folder, f"{name}.{k}") for k, v in value.items()}}
+            return {
+                "$dict": {
+                    k: self._encode(v, folder, f"{name}.{k}", written) for k, v in value.items()
+                }
+            }
         if isinstance(value, bytes | bytearray):
             return {"$bytes": base64.b64encode(bytes(value)).decode("ascii")}
         if isinstance(value, PurePath):
@@ -109,6 +115,15 @@ class OutputStore:
             return {"$datetime": value.isoformat()}
         if isinstance(value, date):
             return {"$date": value.isoformat()}
+        if is_table(value):
+            from keiri_agent.documents.table_value import save_table
+
+            try:
+                meta, files = save_table(value, folder, _SAFE.sub("_", name), self.base)
+            except (OSError, ValueError, TypeError) as exc:
+                raise NotPersistable(f"{name}: 表を保存できません（{exc}）") from exc
+            written.extend(files)
+            return {"$table": meta}
         if type(value).__name__ == "DataFrame" and type(value).__module__.startswith("pandas"):
             file = folder / f"{_SAFE.sub('_', name)}.parquet"
             try:
@@ -152,6 +167,13 @@ class OutputStore:
             return date.fromisoformat(inner)
         if tag == "$float":
             return float(inner)
+        if tag == "$table":
+            from keiri_agent.documents.table_value import load_table
+
+            try:
+                return load_table(inner, self.base)
+            except (OSError, ValueError, KeyError) as exc:
+                raise _corrupt(self.base / str(inner.get("data", "")), str(exc)) from exc
         if tag == "$dataframe":
             import pandas as pd
 

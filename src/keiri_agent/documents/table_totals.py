@@ -1,0 +1,148 @@
+"""Total rows in a ledger: found like title rows, kept out of the data, kept for checking.
+
+Exports and hand-kept ledgers end with a total line, and some put a subtotal under each
+group. Summed again, they double the figures. A row is a total row when
+
+* one of its first two non-blank cells is a total label: 合計, 小計, 総計, 総合計, 累計, 中計,
+  月計, 日計, 計 (alone, or after a space: ``営業部 計``), a name ending in 合計 / 小計 / 総計
+  (``4月合計``, ``営業部小計``), or a group's total: a grouping word before 計 (部門計,
+  科目計, 取引先計, 営業1部計, 4月計); brackets and spaces inside the label do not matter
+  (``【合 計】``); or
+* it is the last row, has no text beside its numbers, leaves blank a column that every row
+  above fills (where a label, a date or a name would be), and each of its amounts equals the
+  sum of that column over the rows above it (a total written without a label).
+
+Words that merely end in 計 (会計, 統計, 設計, 時計, 温度計) are not labels.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from decimal import Decimal
+
+import numpy as np
+import pandas as pd
+
+from keiri_agent.documents.cell_forms import read_amount
+
+__all__ = ["MIN_ROWS_ABOVE_SUM", "is_total_label", "total_rows"]
+
+# Rows above a label-less last row needed before it may be taken for their total.
+MIN_ROWS_ABOVE_SUM = 2
+
+# Words a group's total puts before 計 (部門計, 取引先計, 営業1部計, 4月計): a department, an
+# account, a partner, a period. Other words ending in 計 (会計, 統計, 時計) are not totals.
+_GROUP_WORDS = (
+    "部門|科目|補助科目|取引先|得意先|仕入先|支払先|担当者?|社員|部|課|室|店|支店|営業所|"
+    "事業所|拠点|月|日|週|期|年度?|区分|品目|商品|口座|伝票|別"
+)
+_LABEL = re.compile(
+    rf"(?:総合計|合計額?|小計|総計|累計|中計|月計|日計|計|.+(?:合計|小計|総計)|.*(?:{_GROUP_WORDS})計)"
+)
+_STRIP = re.compile(r"[\s【】\[\]［］()（）<>＜＞《》「」:：・]+")
+
+
+def is_total_label(value: object) -> bool:
+    """Whether a cell names a total (合計, 小計, 営業部 計...)."""
+    if not isinstance(value, str):
+        return False
+    text = unicodedata.normalize("NFKC", value).strip()
+    if not text or len(text) > 30:
+        return False
+    if re.fullmatch(r".+\s+計", text):
+        return True
+    return bool(_LABEL.fullmatch(_STRIP.sub("", text)))
+
+
+def _labelled(frame: pd.DataFrame) -> np.ndarray:
+    """Rows whose first two non-blank cells hold a total label, wherever they stand (a 請求明細
+    writes 合計 under 商品名, its fifth column). Blank cells are None/NaN (both readers).
+
+    Each row's first two filled cells are gathered column by column (a few columns hold them
+    all), and only those containing 計 are looked at closely (``is_total_label``)."""
+    rows, width = frame.shape
+    found = np.zeros(rows, dtype=bool)
+    if rows == 0 or width == 0:
+        return found
+    filled = frame.notna().to_numpy(bool)
+    first = filled.argmax(axis=1)
+    rest = filled.copy()
+    rest[np.arange(rows), first] = False
+    second = rest.argmax(axis=1)
+    for picks, present in ((first, filled.any(axis=1)), (second, rest.any(axis=1))):
+        for j in np.unique(picks[present]).tolist():
+            at = np.flatnonzero(present & (picks == j))
+            cells = frame.iloc[at, j]
+            # Plain Python over at most two cells a row: an Arrow string kernel here would
+            # make pyarrow reserve its allocator's first GiB inside the workbook reader's
+            # memory-bounded child (``bounded``), which then fails as too large.
+            mask = np.fromiter(
+                (isinstance(v, str) and "計" in v for v in cells.tolist()), bool, len(cells)
+            )
+            if mask.any():
+                hit = cells[mask].map(is_total_label).to_numpy(bool)
+                found[at[mask][hit]] = True
+    return found
+
+
+def _is_blank(value: object) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, float):
+        return value != value
+    return isinstance(value, str) and not value.strip()
+
+
+def _amount(value: object) -> Decimal | None:
+    if _is_blank(value) or isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return Decimal(repr(value))
+    number = read_amount(str(value))
+    return None if number is None else Decimal(repr(number))
+
+
+def _column_total(column: pd.Series) -> Decimal | None:
+    """The exact sum of a column's amounts (blanks skipped); None if a cell is not an amount."""
+    texts = column.map(lambda v: None if _is_blank(v) else v).dropna()
+    plain = pd.to_numeric(texts.map(str).str.replace(",", "", regex=False), errors="coerce")
+    if plain.notna().all() and (plain % 1 == 0).all():
+        return Decimal(int(plain.astype("int64").sum()))
+    total = Decimal(0)
+    for value in texts.tolist():
+        amount = _amount(value)
+        if amount is None:
+            return None
+        total += amount
+    return total
+
+
+def _sums_above(frame: pd.DataFrame, labelled: np.ndarray) -> bool:
+    """Whether the last row is the column sums of the rows above it (not already totals)."""
+    above = frame.iloc[:-1][~labelled[:-1]]
+    if len(above) < MIN_ROWS_ABOVE_SUM:
+        return False
+    last = frame.iloc[-1].tolist()
+    amounts = {j: _amount(cell) for j, cell in enumerate(last) if not _is_blank(cell)}
+    if not amounts or any(amount is None for amount in amounts.values()):
+        return False  # text beside the numbers: a data row
+    # Blank where every row above has a value (the label's, a date's or a name's place); the
+    # readers give blank cells as None/NaN, so ``notna`` is enough here.
+    if not any(j not in amounts and bool(above.iloc[:, j].notna().all()) for j in range(len(last))):
+        return False  # filled wherever the rows are (No 3 under 1 and 2): a data row
+    matched = 0
+    for j, amount in amounts.items():
+        if _column_total(above.iloc[:, j]) != amount:
+            return False
+        matched += amount != 0
+    return matched > 0
+
+
+def total_rows(frame: pd.DataFrame) -> np.ndarray:
+    """A mask of the rows of ``frame`` (raw cells, before typing) that are total rows."""
+    labelled = _labelled(frame)
+    if len(frame) and not labelled[-1] and _sums_above(frame, labelled):
+        labelled = labelled.copy()
+        labelled[-1] = True
+    return labelled

@@ -1,0 +1,420 @@
+"""Column types of a table read from a file: amounts, dates, months and datetimes, or text.
+
+``type_column`` decides one column at a time, with the forms of ``cell_forms``:
+
+* **amounts**: every non-blank cell reads as an amount (a lone dash, which accounting formats
+  print for zero, reads as 0 with a note). A column that is mostly amounts -- its header names
+  an amount or a unit (金額, 売上, 残高, 千円...), or a title row names a unit and the header
+  is not a date's, and at least half its cells read, or at least
+  ``MOSTLY_SHARE`` of at least ``MOSTLY_MIN_CELLS`` cells read -- keeps the text the user wrote
+  (nothing is turned into a blank) and every cell that is not an amount is listed with why;
+  a block that needs numbers then stops at the first of them.
+* **dates** (tried first when the header names a date, or ends in one: 支払日, 売上日): every
+  non-blank cell reads as a date (``2026/2/3``, ``令和8年2月3日``,
+  ``20260203`` where the header names a date, Excel serial numbers where the header names a
+  date...) becomes one datetime column; with a time anywhere, datetimes (a workbook's date
+  cell holds a datetime at midnight: it is a date). A column that is
+  mostly dates (same rule as amounts, with date headers: 日付, 年月日, 計上日...) is converted
+  too, its unreadable cells become blank and are listed (position and value).
+* **months**: every non-blank cell names a month (``2026年2月``, ``2026/02``) → a month column.
+* leading-zero codes (``0123``) stay text, so codes keep their zeros; a column holding such a
+  code is a code column (not "mostly amounts") unless its header names an amount.
+
+Nothing is multiplied: a unit (千円, 百万円, 万円) written in the header or a title row is
+reported beside the column (``TableReadInfo.units``; a title's unit beside amounts, not
+beside counts such as 数量), the numbers stay as written.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from keiri_agent.documents.cell_forms import (
+    AMOUNT_UNITS,
+    DASH_TEXTS,
+    PLAIN_NUMBER,
+    YearMonth,
+    amount_problem,
+    date_problem,
+    is_code,
+    is_dash,
+    read_amount,
+    read_date,
+    read_month,
+)
+
+__all__ = [
+    "EXCEL_SERIAL_RANGE",
+    "MOSTLY_MIN_CELLS",
+    "MOSTLY_SHARE",
+    "ColumnTyping",
+    "Unreadable",
+    "is_amount_header",
+    "is_date_header",
+    "type_column",
+    "unit_in",
+]
+
+# A column "mostly" of one type: this share of its non-blank cells, and at least this many
+# cells, so that a free-text column with a few numbers in it stays text.
+MOSTLY_SHARE = 0.9
+MOSTLY_MIN_CELLS = 10
+# With a header that names the type, half the cells are enough.
+NAMED_SHARE = 0.5
+# Excel serial day numbers read as dates in a date-named column: 1954-10-01 .. 2119-01-08.
+EXCEL_SERIAL_RANGE = (20_000, 80_000)
+_EXCEL_EPOCH = dt.date(1899, 12, 30)
+# How many values are read one by one before a whole column is decided (large columns).
+_PROBE_VALUES = 200
+
+_AMOUNT_HEADER = re.compile(
+    r"金額|額|円|売上|仕入|費|税|単価|価格|代金|残高|入金|出金|支払|請求|借方|貸方|数量|合計|"
+    r"amount|price|total|balance",
+    re.IGNORECASE,
+)
+_DATE_HEADER = re.compile(r"日|年月|期日|期限|date|time|時刻", re.IGNORECASE)
+# Counts are numbers but not money: a title row's 千円 is not their unit.
+_COUNT_HEADER = re.compile(
+    r"数量|個数|件数|人数|枚数|本数|台数|回数|日数|count|qty|quantity", re.IGNORECASE
+)
+# A header that ends in a date word names a date even beside an amount word (支払日, 売上日,
+# 入金日時): its cells are read as dates first, so 20260203 or a serial stays a date.
+_DATE_HEADER_END = re.compile(
+    r"(?:日|日付|年月日|日時|年月|期日|期限|date|time)\s*(?:[(（][^)）]*[)）])?\s*$",
+    re.IGNORECASE,
+)
+_UNIT = re.compile(
+    r"[（(\[［【]\s*(?:単位\s*[:：]?\s*)?(?P<u>百万円|千円|万円|円)\s*[)）\]］】]|単位\s*[:：]?\s*(?P<t>百万円|千円|万円|円)"
+)
+_ASCII_NUMBER = re.compile(PLAIN_NUMBER)
+_ISO_DATE = re.compile(r" *[0-9]{4}-[0-9]{2}-[0-9]{2} *")
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A cell of a typed column that could not be read as the column's type."""
+
+    row: int  # 0-based index in the column as given
+    value: str
+    reason: str
+
+
+@dataclass
+class ColumnTyping:
+    """What ``type_column`` decided for one column."""
+
+    series: pd.Series
+    kind: str | None  # "number" | "date" | "datetime" | "month" | None (text)
+    unreadable: list[Unreadable] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def unit_in(text: str) -> str | None:
+    """The amount unit written in a header or a title row (``金額（千円）``, ``単位：千円``)."""
+    match = _UNIT.search(text)
+    if match is None:
+        return None
+    unit = match["u"] or match["t"]
+    return unit if unit in AMOUNT_UNITS else None
+
+
+def is_amount_header(name: str) -> bool:
+    return bool(_AMOUNT_HEADER.search(name)) or unit_in(name) is not None
+
+
+def is_date_header(name: str) -> bool:
+    return bool(_DATE_HEADER.search(name))
+
+
+def _finish_numbers(series: pd.Series, numbers: pd.Series) -> pd.Series:
+    result = pd.to_numeric(numbers).reindex(series.index)
+    if pd.api.types.is_float_dtype(result) and bool((result.dropna() % 1 == 0).all()):
+        if result.isna().any():
+            return result.astype("Int64")
+        return result.astype("int64")
+    return result
+
+
+def _row_of(series: pd.Series, label: Any) -> int:
+    """The 0-based row of ``label`` in ``series`` (whose index labels are unique)."""
+    found = series.index.get_indexer(pd.Index([label]))[0]
+    return int(found)
+
+
+def _is_text(values: pd.Series) -> bool:
+    """Whether ``values`` hold Python objects or strings (pandas' ``str`` dtype included)."""
+    return values.dtype == object or isinstance(values.dtype, pd.StringDtype)
+
+
+def _matches(values: pd.Series, pattern: re.Pattern[str]) -> pd.Series:
+    """Which ``values`` are strings that ``pattern`` matches whole (vectorized for ``str``)."""
+    if isinstance(values.dtype, pd.StringDtype):
+        return values.str.fullmatch(pattern.pattern).fillna(False).astype(bool)
+    return values.map(lambda v: isinstance(v, str) and bool(pattern.fullmatch(v)))
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+# --- amounts ---------------------------------------------------------------------------------
+
+
+def _amounts(values: pd.Series) -> tuple[pd.Series, pd.Series]:
+    """``(numbers, failed)`` for non-blank ``values``: numbers (NaN where failed), a mask.
+
+    Plain numbers (``1234``, ``1,234``, ``-5.5``) are read in one vectorized pass; only the
+    other cells (``¥1,234``, ``(1,200)``, ``１２３``...) are read one by one."""
+    if values.dtype == object and all(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in values.iloc[:50]
+    ):
+        numeric = pd.to_numeric(values, errors="coerce")
+        if numeric.notna().all():
+            return numeric, pd.Series(False, index=values.index)
+    if isinstance(values.dtype, pd.StringDtype):  # a CSV's column: Arrow's regex, at once
+        texts = values
+        plain = texts.str.fullmatch(_ASCII_NUMBER.pattern).fillna(False).astype(bool)
+    else:  # a workbook's cells: Python's regex (an Arrow kernel reserves 1 GiB of address
+        # space, more than the bounded reader's child may take: documents.bounded)
+        texts = pd.Series([_text(v) for v in values.tolist()], index=values.index, dtype=object)
+        plain = texts.map(lambda t: _ASCII_NUMBER.fullmatch(t) is not None).astype(bool)
+    numbers = pd.Series(np.nan, index=values.index, dtype="float64")
+    if plain.any():
+        if texts.dtype == object:  # no Arrow in a workbook's child (above)
+            digits = [float(t.replace(",", "")) for t in texts[plain].tolist()]
+            numbers[plain] = np.array(digits, dtype="float64")
+        else:
+            numbers[plain] = pd.to_numeric(texts[plain].str.replace(",", "", regex=False))
+    failed = pd.Series(False, index=values.index)
+    rest = ~plain
+    if rest.any():
+        originals = values[rest].tolist()
+        read = [
+            v if isinstance(v, int | float) and not isinstance(v, bool) else read_amount(str(t))
+            for v, t in zip(originals, texts[rest].tolist(), strict=True)
+        ]
+        numbers.loc[rest] = np.array([np.nan if r is None else r for r in read], dtype=float)
+        failed.loc[rest] = np.array([r is None for r in read], dtype=bool)
+    return numbers, failed
+
+
+def _dashes(values: pd.Series) -> pd.Series:
+    """Cells that are a lone dash (accounting formats print zero so)."""
+    if isinstance(values.dtype, pd.StringDtype):
+        return values.str.strip().isin(DASH_TEXTS).fillna(False).astype(bool)
+    return values.map(lambda v: isinstance(v, str) and is_dash(v))
+
+
+def _type_amounts(
+    series: pd.Series, values: pd.Series, named: bool, header_named: bool
+) -> ColumnTyping | None:
+    """``named``: the header or a title row's unit names amounts; ``header_named``: the
+    header itself does (a title's unit does not make a column of codes a column of amounts)."""
+    if values.dtype == object and values.map(lambda v: isinstance(v, bool)).any():
+        return None
+    probe = values.iloc[:_PROBE_VALUES]
+    probed, probe_failed = _amounts(probe)
+    dashes = _dashes(probe)
+    share = 1 - float((probe_failed & ~dashes).mean())
+    if share < (NAMED_SHARE if named else MOSTLY_SHARE) or not probed.notna().any():
+        return None
+    numbers, failed = _amounts(values) if len(values) > len(probe) else (probed, probe_failed)
+    dash = _dashes(values)
+    numbers = numbers.where(~dash, 0)
+    failed = failed & ~dash
+    notes = []
+    if dash.any():
+        notes.append(f"「-」だけのセル {int(dash.sum()):,} 個を 0 と読みました")
+    if not failed.any():
+        return ColumnTyping(_finish_numbers(series, numbers), "number", notes=notes)
+    if not (named or (failed.mean() <= 1 - MOSTLY_SHARE and len(values) >= MOSTLY_MIN_CELLS)):
+        return None
+    if not header_named and values[failed.to_numpy()].map(lambda v: is_code(_text(v))).any():
+        return None  # a column of codes, some with leading zeros: text, nothing to report
+    bad = [
+        Unreadable(_row_of(series, i), _text(values[i]), amount_problem(_text(values[i])))
+        for i in values.index[failed.to_numpy()]
+    ]
+    return ColumnTyping(series, None, bad, notes)
+
+
+# --- dates -----------------------------------------------------------------------------------
+
+
+def _date_value(value: Any, named: bool) -> dt.date | dt.datetime | YearMonth | None:
+    if isinstance(value, str):  # first: every cell of a CSV
+        text = value.strip()
+        if not (named and text.isdigit() and text.isascii()):
+            return _text_date(text, named)
+        value = int(text)  # a serial number or 20260203 saved as text (a CSV from Excel)
+    if isinstance(value, pd.Timestamp):
+        value = None if pd.isna(value) else value.to_pydatetime()
+    if isinstance(value, dt.datetime):
+        # A workbook's date cell is a datetime at midnight: a date, as in a CSV.
+        midnight = value.time() == dt.time(0) and value.tzinfo is None
+        return value.date() if midnight else value
+    if value is None or isinstance(value, dt.date):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        low, high = EXCEL_SERIAL_RANGE
+        if named and float(value).is_integer() and low <= value <= high:
+            return _EXCEL_EPOCH + dt.timedelta(days=int(value))
+        if named and 19000101 <= value <= 20991231 and float(value).is_integer():
+            return read_date(str(int(value)))
+        return None
+    return _text_date(str(value).strip(), named)
+
+
+def _text_date(text: str, named: bool) -> dt.date | dt.datetime | YearMonth | None:
+    day = read_date(text)
+    if day is not None:
+        if not named and text.isdigit():
+            return None  # eight digits outside a date column: a number or a code
+        return day
+    return read_month(text)
+
+
+# Date forms read a whole column at once (each cell must match the pattern whole); every other
+# cell is read one by one (eras, weekdays, times in Japanese, months...).
+_VECTOR_DATES: tuple[tuple[re.Pattern[str], str, bool], ...] = (
+    (re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"), "%Y-%m-%d", False),
+    (re.compile(r"[0-9]{4}/[0-9]{1,2}/[0-9]{1,2}"), "%Y/%m/%d", False),
+    (re.compile(r"[0-9]{4}\.[0-9]{1,2}\.[0-9]{1,2}"), "%Y.%m.%d", False),
+    (re.compile(r"(?:19|20)[0-9]{6}"), "%Y%m%d", True),  # only where the header names a date
+)
+
+
+def _vector_dates(values: pd.Series, named: bool) -> tuple[pd.Series, pd.Series]:
+    """``(days, rest)``: the cells of a text column in a plain date form, read at once (NaT
+    elsewhere), and the mask of the cells left to read one by one."""
+    days = pd.Series(pd.NaT, index=values.index, dtype="datetime64[ns]")
+    rest = pd.Series(True, index=values.index)
+    if not isinstance(values.dtype, pd.StringDtype):
+        return days, rest
+    texts = values.str.strip()
+    for pattern, fmt, needs_name in _VECTOR_DATES:
+        if needs_name and not named:
+            continue
+        match = rest & texts.str.fullmatch(pattern.pattern).fillna(False).astype(bool)
+        if match.any():
+            parsed = pd.to_datetime(texts[match], format=fmt, errors="coerce")
+            days[match] = parsed
+            rest &= ~(match & parsed.notna().reindex(values.index, fill_value=False))
+    return days, rest
+
+
+def _type_dates(series: pd.Series, values: pd.Series, named: bool) -> ColumnTyping | None:
+    probe = [_date_value(v, named) for v in values.iloc[:_PROBE_VALUES].tolist()]
+    share = sum(p is not None for p in probe) / len(probe)
+    if share < (NAMED_SHARE if named else MOSTLY_SHARE):
+        return None
+    days, rest = _vector_dates(values, named)
+    # The cells no plain form took, one by one (for a short column: every cell).
+    read = {i: _date_value(v, named) for i, v in values[rest].items()}
+    found = [r for r in read.values() if r is not None]
+    months = [r for r in found if isinstance(r, YearMonth)]
+    failed = [i for i, r in read.items() if r is None]
+    if failed and not (
+        named or (len(failed) / len(values) <= 1 - MOSTLY_SHARE and len(values) >= MOSTLY_MIN_CELLS)
+    ):
+        return None
+    if months and len(months) == len(found) and not (~rest).any():
+        periods = pd.Series(
+            [pd.NaT if r is None else pd.Period(r.isoformat(), freq="M") for r in read.values()],
+            index=list(read),
+            dtype="period[M]",
+        )
+        column, kind = periods.reindex(series.index), "month"
+    else:
+        one_by_one = {
+            i: _naive(r.first_day() if isinstance(r, YearMonth) else r) for i, r in read.items()
+        }
+        if one_by_one:
+            labels = pd.Index(list(one_by_one))
+            days.loc[labels] = pd.to_datetime(
+                pd.Series(list(one_by_one.values()), index=labels, dtype="object")
+            )
+        column = days.reindex(series.index)
+        timed = any(isinstance(r, dt.datetime) for r in found)
+        kind = "datetime" if timed else "date"
+    bad = [
+        Unreadable(_row_of(series, i), _text(values.at[i]), _date_reason(values.at[i]))
+        for i in failed
+    ]
+    notes = []
+    vectorized = int((~rest).sum())  # cells a plain form took: full dates
+    if months and (len(months) != len(found) or vectorized):
+        notes.append(f"年月だけのセル {len(months):,} 個はその月の 1 日として読みました")
+    return ColumnTyping(column, kind, bad, notes)
+
+
+def _naive(value: dt.date | dt.datetime | None) -> Any:
+    if value is None:
+        return pd.NaT
+    if isinstance(value, dt.datetime):
+        return value.replace(tzinfo=None) if value.tzinfo is not None else value
+    return dt.datetime(value.year, value.month, value.day)
+
+
+def _date_reason(value: Any) -> str:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return "日付の列の数値ですが、Excel の日付のシリアル値の範囲にありません"
+    return date_problem(str(value))
+
+
+# --- one column ------------------------------------------------------------------------------
+
+
+def type_column(series: pd.Series, name: str, *, unit: str | None = None) -> ColumnTyping:
+    """Decide the type of one column (see the module docstring); ``unit`` from a title row."""
+    values = series.dropna()
+    if isinstance(values.dtype, pd.StringDtype):
+        values = values[values.str.strip().ne("").fillna(False).astype(bool)]
+    elif values.dtype == object:
+        values = values[~values.map(lambda v: isinstance(v, str) and not v.strip())]
+    if values.empty:
+        return ColumnTyping(series, None)
+    if pd.api.types.is_bool_dtype(series):
+        return ColumnTyping(series, None)
+    if pd.api.types.is_datetime64_any_dtype(series):
+        return ColumnTyping(series, "datetime")
+    date_named = is_date_header(name)
+    header_named = is_amount_header(name)
+    # A unit in a title row speaks for the amount columns, not for the dates beside them.
+    amount_named = header_named or (unit is not None and not date_named)
+    if date_named and (not header_named or _DATE_HEADER_END.search(name)):
+        typed = _type_dates(series, values, named=True)
+        if typed is not None:
+            return typed
+    if pd.api.types.is_numeric_dtype(series):
+        return ColumnTyping(series, "number")
+    typed = _type_amounts(series, values, named=amount_named, header_named=header_named)
+    if typed is not None and typed.kind is not None:
+        return typed
+    dates = _type_dates(series, values, named=date_named)
+    if dates is not None:
+        return dates
+    return typed if typed is not None else ColumnTyping(series, None)
+
+
+def units_of(names: Sequence[str], title_rows: Sequence[str]) -> dict[str, str]:
+    """Each amount column's unit: its header's own, else one written in a title row (not for
+    a count: 数量, 件数...)."""
+    common = next((u for u in map(unit_in, title_rows) if u is not None), None)
+    units: dict[str, str] = {}
+    for name in names:
+        own = unit_in(name)
+        if own is not None:
+            units[name] = own
+        elif common is not None and is_amount_header(name) and not _COUNT_HEADER.search(name):
+            units[name] = common
+    return units
