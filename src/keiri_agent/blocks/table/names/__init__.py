@@ -8,7 +8,8 @@ conventions (:mod:`.fold`, :mod:`.forms`, :mod:`.split`), reads kanji names with
 customer (:mod:`.match`) and finds a payer's candidates among many customers (:mod:`.index`)::
 
     index = NameIndex(CustomerName(code, name, kana) for code, name, kana in master)
-    matches = index.lookup(PayerName.parse("1012ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ"))  # best first; ties are ambiguous
+    matches = index.lookup(PayerName.parse("1012ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ"))  # surest first
+    best = best_matches(matches)  # one: the customer; several: ambiguous; none: unknown
 
 ``table.*`` blocks reach it through :func:`keiri_agent.blocks.table.normalize.normalize_key`
 (``company=True`` uses the forms and the folding, ``reading=True`` :func:`.keys.name_key`).
@@ -25,7 +26,7 @@ from keiri_agent.blocks.table.names.keys import (
     customer_keys,
     name_key,
 )
-from keiri_agent.blocks.table.names.match import Match, MatchKind, name_match
+from keiri_agent.blocks.table.names.match import Match, MatchKind, best_matches, name_match
 from keiri_agent.blocks.table.names.reading import readings
 from keiri_agent.blocks.table.names.split import NameParts, split_name
 
@@ -43,6 +44,7 @@ __all__ = [
     "NameSource",
     "PayerName",
     "bank_length",
+    "best_matches",
     "customer_keys",
     "fold",
     "name_key",

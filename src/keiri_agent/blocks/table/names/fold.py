@@ -32,14 +32,14 @@ _SMALL = "ァィゥェォッャュョヮヵヶㇰㇱㇲㇳㇴㇵㇶㇷㇸㇹㇺ�
 _LARGE = "アイウエオツヤユヨワカケクシストヌハヒフヘホムラリルレロ"
 _SAME_SOUND = {"ヲ": "オ", "ヂ": "ジ", "ヅ": "ズ", "ヰ": "イ", "ヱ": "エ"}
 _DASHES = "-‐‑‒–—―−ｰー～〜"
-_TABLE = str.maketrans(
-    {
-        **{chr(code): chr(code + 0x60) for code in range(0x3041, 0x3097)},  # hiragana → katakana
-        **dict(zip(_SMALL, _LARGE, strict=True)),
-        **_SAME_SOUND,
-        **dict.fromkeys(_DASHES, LONG_MARK),
-    }
-)
+_KATAKANA = {chr(code): chr(code + 0x60) for code in range(0x3041, 0x3097)}  # from hiragana
+_FOLDED = {
+    **dict(zip(_SMALL, _LARGE, strict=True)),
+    **_SAME_SOUND,
+    **dict.fromkeys(_DASHES, LONG_MARK),
+}
+# One pass: a hiragana goes straight to its folded katakana (づ → ヅ → ズ, ゃ → ャ → ヤ).
+_TABLE = str.maketrans({**_FOLDED, **{h: _FOLDED.get(k, k) for h, k in _KATAKANA.items()}})
 # Dropped: whitespace, separators and marks that do not spell the name; a lone voiced mark
 # left by a cut (゛ U+3099/309B, ゜ U+309A/309C).
 _DROPPED = re.compile(r"[\s・･.,、。/\\'\"`「」『』()（）\[\]{}&＆+＋*:;!?\u3099-\u309c]+")

@@ -62,7 +62,7 @@ class NameSource(StrEnum):
 class NameKey:
     text: str  # folded, canonical
     source: NameSource
-    form: CompanyForm | None  # the legal form written with this spelling
+    form: CompanyForm | None  # the customer's legal form (from its kana or its name)
 
 
 @dataclass(frozen=True)
@@ -94,29 +94,36 @@ class PayerName:
     @classmethod
     def parse(cls, raw: str, *, limit: int | None = PAYER_NAME_CHARS) -> PayerName:
         """Take ``raw`` apart; ``limit``: the width of the field it came from (half-width
-        characters), None when it was never cut."""
-        text = unicodedata.normalize("NFKC", raw).strip()
-        truncated = limit is not None and bank_length(text) >= limit
-        code, text = _code(text)
-        parts = split_name(text, cut=truncated)
-        name = canonical(fold(parts.name))
-        if not name and code:  # digits alone: a name, not a code
-            code, name = "", canonical(fold(raw))
-        words = [canonical(fold(w)) for w in parts.name.split()]
-        heads = tuple(
-            "".join(words[:n]) for n in range(len(words) - 1, 0, -1) if parts.legal is not None
-        )
-        spoken = tuple(canonical(r) for r in readings(parts.name)) if has_kanji(parts.name) else ()
-        return cls(
-            raw=raw,
-            code=code,
-            name=name,
-            form=parts.legal,
-            rest=canonical(fold(parts.rest)),
-            truncated=truncated,
-            heads=tuple(h for h in heads if h),
-            readings=spoken,
-        )
+        characters), None when it was never cut. Remembered: a payer who pays every month is
+        taken apart once."""
+        return _parse(raw, limit)
+
+
+@lru_cache(maxsize=MAX_CACHED_NAMES)
+def _parse(raw: str, limit: int | None) -> PayerName:
+    """:meth:`PayerName.parse`, remembered per raw text and field width."""
+    text = unicodedata.normalize("NFKC", raw).strip()
+    truncated = limit is not None and bank_length(text) >= limit
+    code, text = _code(text)
+    parts = split_name(text, cut=truncated)
+    name = canonical(fold(parts.name))
+    if not name and code:  # digits alone: a name, not a code
+        code, name = "", canonical(fold(raw))
+    words = [canonical(fold(w)) for w in parts.name.split()]
+    heads = tuple(
+        "".join(words[:n]) for n in range(len(words) - 1, 0, -1) if parts.legal is not None
+    )
+    spoken = tuple(canonical(r) for r in readings(parts.name)) if has_kanji(parts.name) else ()
+    return PayerName(
+        raw=raw,
+        code=code,
+        name=name,
+        form=parts.legal,
+        rest=canonical(fold(parts.rest)),
+        truncated=truncated,
+        heads=tuple(h for h in heads if h),
+        readings=spoken,
+    )
 
 
 def _code(text: str) -> tuple[str, str]:
@@ -133,24 +140,20 @@ def _code(text: str) -> tuple[str, str]:
 @lru_cache(maxsize=MAX_CACHED_NAMES)
 def customer_keys(name: str, kana: str = "") -> tuple[NameKey, ...]:
     """Every key of a customer named ``name`` (取引先名) with ``kana`` (取引先名カナ, or "")."""
-    found: dict[str, NameKey] = {}
-
-    def add(text: str, source: NameSource, form: CompanyForm | None) -> None:
-        if text and text not in found:
-            found[text] = NameKey(text, source, form)
-
-    if kana.strip():
-        parts = split_name(kana)
-        for text in _variants(parts.name):
-            add(canonical(fold(text)), NameSource.KANA, parts.legal)
-    parts = split_name(name)
-    for text in _variants(parts.name):
-        add(canonical(fold(text)), NameSource.NAME, parts.legal)
+    found: dict[str, NameSource] = {}
+    spelled = split_name(kana) if kana.strip() else None
+    written = split_name(name)
+    # The customer's legal form, from whichever spelling writes it.
+    form = (spelled.legal if spelled else None) or written.legal
+    for text in _variants(spelled.name) if spelled else ():
+        found.setdefault(canonical(fold(text)), NameSource.KANA)
+    for text in _variants(written.name):
+        found.setdefault(canonical(fold(text)), NameSource.NAME)
         if has_kanji(text):
             for number, reading in enumerate(readings(kanji_business_short(text))):
                 source = NameSource.READING if number == 0 else NameSource.ALT_READING
-                add(canonical(reading), source, parts.legal)
-    return tuple(found.values())
+                found.setdefault(canonical(reading), source)
+    return tuple(NameKey(text, source, form) for text, source in found.items() if text)
 
 
 def _variants(name: str) -> tuple[str, ...]:

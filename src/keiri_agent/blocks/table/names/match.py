@@ -11,15 +11,21 @@ A payer meets a customer key (:mod:`.keys`) in one of four ways, best first:
   :data:`MIN_NEAR_CHARS` long: a proposal for a person, never a match on its own
   (``Match.proposal_only``).
 
-The score is the kind's weight times the source's (the master's kana is surer than a
-SudachiPy reading, an alternate reading less sure still), lowered when both sides wrote a
-legal form and the forms differ (``ｶ)`` against 有限会社). :func:`name_match` compares one
-payer with one customer; :class:`.index.NameIndex` finds the same matches without comparing
-a payer with every customer.
+Matches are ordered by their :attr:`Match.rank`: the kind first, then whether only an
+alternate reading of a kanji name met (``白鳥`` read シラトリ where SudachiPy says ハクチョウ),
+then whether both sides wrote a legal form and the forms differ (``ｶ)`` against 有限会社).
+:func:`best_matches` keeps the matches of the best rank: two or more there are an ambiguity
+for a person (two customers named ヤマダコウギヨウ: 山田工業 and 山田興業), never settled by
+the order of the master. Within a rank the source does not decide (a SudachiPy reading that
+meets is as good as the master's kana); the score (the kind's weight times the source's) only
+tells a person how sure each candidate is. :func:`name_match` compares one payer with one
+customer; :class:`.index.NameIndex` finds the same matches without comparing a payer with
+every customer.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -37,6 +43,7 @@ __all__ = [
     "SOURCE_WEIGHTS",
     "Match",
     "MatchKind",
+    "best_matches",
     "compare",
     "name_match",
 ]
@@ -66,6 +73,7 @@ SOURCE_WEIGHTS = {
     NameSource.READING: 0.95,
     NameSource.ALT_READING: 0.85,
 }
+_KIND_ORDER = {kind: order for order, kind in enumerate(MatchKind)}
 PAYER_READING_WEIGHT = 0.95  # a payer written in kanji met through its reading
 FORM_DIFFERS = 0.9  # both sides wrote a legal form, and not the same one
 
@@ -80,6 +88,15 @@ class Match:
     key: str  # the customer's key that was met
     score: float  # 0 < score <= 1
     form_agrees: bool | None  # None when either side wrote no legal form
+
+    @property
+    def rank(self) -> tuple[int, int, int]:
+        """Lower is surer: the kind, an alternate reading, a legal form that differs."""
+        return (
+            _KIND_ORDER[self.kind],
+            int(self.source is NameSource.ALT_READING),
+            int(self.form_agrees is False),
+        )
 
     @property
     def proposal_only(self) -> bool:
@@ -118,7 +135,9 @@ def compare(payer: PayerName, key: NameKey, *, near: bool = True) -> tuple[Match
     return None
 
 
-def score(payer: PayerName, key: NameKey, kind: MatchKind, spoken: bool) -> tuple[float, bool | None]:
+def score(
+    payer: PayerName, key: NameKey, kind: MatchKind, spoken: bool
+) -> tuple[float, bool | None]:
     """The score of a payer meeting ``key`` in ``kind`` (see the module docstring)."""
     value = KIND_WEIGHTS[kind] * SOURCE_WEIGHTS[key.source]
     if spoken:
@@ -137,9 +156,16 @@ def name_match(payer: PayerName, customer: CustomerName) -> Match | None:
         if found is None:
             continue
         value, agrees = score(payer, key, *found)
-        if best is None or value > best.score:
-            best = Match(customer, found[0], key.source, key.text, value, agrees)
+        match = Match(customer, found[0], key.source, key.text, value, agrees)
+        if best is None or (match.rank, -match.score) < (best.rank, -best.score):
+            best = match
     return best
+
+
+def best_matches(matches: Iterable[Match]) -> list[Match]:
+    """The matches of the best rank, proposals left out; more than one is an ambiguity."""
+    sure = sorted((m for m in matches if not m.proposal_only), key=lambda m: m.rank)
+    return [m for m in sure if m.rank == sure[0].rank]
 
 
 def _cut_prefix(cut: str, key: str) -> bool:

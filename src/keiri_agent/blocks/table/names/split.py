@@ -52,13 +52,20 @@ _LEGAL_READINGS = sorted(
     key=lambda item: -len(item[0]),
 )
 _BUSINESS_READINGS = sorted(
-    ((r, form.abbreviation) for form in FORMS if form.kind is FormKind.BUSINESS for r in form.readings),
+    (
+        (r, form.abbreviation)
+        for form in FORMS
+        if form.kind is FormKind.BUSINESS
+        for r in form.readings
+    ),
     key=lambda item: -len(item[0]),
 )
-_FIRST = re.compile(r"^\(?([^()]{1,%d})\)" % (2 * _LONGEST_ABBREVIATION))
-_LAST = re.compile(r"\(([^()]{1,%d})\)?$" % (2 * _LONGEST_ABBREVIATION))
-_MIDDLE = re.compile(r"\(([^()]{1,%d})\)" % (2 * _LONGEST_ABBREVIATION))
-_CUT_FORM = re.compile(r"\(([^()]{0,%d})$" % (2 * _LONGEST_ABBREVIATION))
+# An abbreviation between parentheses, room left for small kana and marks written apart.
+_TOKEN = f"[^()]{{1,{2 * _LONGEST_ABBREVIATION}}}"
+_FIRST = re.compile(rf"^\(?({_TOKEN})\)")
+_LAST = re.compile(rf"\(({_TOKEN})\)?$")
+_MIDDLE = re.compile(rf"\(({_TOKEN})\)")
+_CUT_FORM = re.compile(rf"\(({_TOKEN})?$")
 
 
 @dataclass(frozen=True)
@@ -171,7 +178,7 @@ def _drop_cut_form(name: str) -> str:
     match = _CUT_FORM.search(name)
     if match is None:
         return name
-    start = fold(match.group(1))
+    start = fold(match.group(1) or "")
     if any(a.startswith(start) for a in _ABBREVIATIONS) and start not in _ABBREVIATIONS:
         return name[: match.start()]
     return name
