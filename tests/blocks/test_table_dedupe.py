@@ -151,9 +151,32 @@ def test_a_few_thousand_rows_are_grouped_correctly(block: Block, make_ctx: Conte
     assert all(d["重複元行"] == d["行番号"] - 1500 for d in out["duplicates"])
 
 
+def test_kanji_and_bank_kana_spellings_are_duplicates_by_reading(
+    block: Block, make_ctx: ContextFactory
+) -> None:
+    table = [
+        {"取引先名": "山田商事株式会社"},
+        {"取引先名": "ﾔﾏﾀﾞｼﾖｳｼﾞ(ｶ"},
+        {"取引先名": "医療法人社団 桜歯科"},
+        {"取引先名": "ｲ)ｻｸﾗｼｶ"},
+        {"取引先名": "山田商店"},
+    ]
+    plain = dedupe(block, make_ctx, table=table, fuzzy={"column": "取引先名"})
+    assert plain["duplicates"] == []
+    fuzzy = {"column": "取引先名", "normalize_reading": True}
+    out = dedupe(block, make_ctx, table=table, fuzzy=fuzzy)
+    assert out["unique"] == [table[0], table[2], table[4]]
+    assert [(d["取引先名"], d["重複元行"]) for d in out["duplicates"]] == [
+        ("ﾔﾏﾀﾞｼﾖｳｼﾞ(ｶ", 1),
+        ("ｲ)ｻｸﾗｼｶ", 3),
+    ]
+
+
 def test_normalize_key() -> None:
     assert normalize_key("㈱ 山田　商事", company=True) == "山田商事"
-    assert normalize_key("ﾔﾏﾀﾞｼｮｳｼﾞ(ｶ", company=True) == "ヤマダショウジ"
+    # Kana compare as banks write them: small kana large, so the master's ショウジ is ｼﾖｳｼﾞ.
+    assert normalize_key("ﾔﾏﾀﾞｼｮｳｼﾞ(ｶ", company=True) == "ヤマダシヨウジ"
+    assert normalize_key("ヤマダショウジ（カ", company=True) == "ヤマダシヨウジ"
     assert normalize_key("ABC Co., Ltd.", company=True) == "abc"
     assert normalize_key("  Yamada   Trading ", keep_spaces=True) == "yamada trading"
     assert normalize_key(1001.0) == "1001"
@@ -168,9 +191,10 @@ def test_normalize_key() -> None:
         ({"fuzzy": {"column": "取引先名", "threshold": 120}}, "0〜100"),
         ({"fuzzy": {"threshold": 90}}, "fuzzy.column"),
         ({"fuzzy": {"column": "取引先名", "scorer": "jaro"}}, "scorer"),
+        ({"fuzzy": {"column": "取引先名", "normalize_reading": "yes"}}, "normalize_reading"),
         ({"keys": "電話", "keep": "newest"}, "keep に 'newest'"),
     ],
-    ids=["nothing", "empty-keys", "threshold", "no-column", "scorer", "keep"],
+    ids=["nothing", "empty-keys", "threshold", "no-column", "scorer", "reading", "keep"],
 )
 def test_bad_settings_are_refused_before_running(
     block: Block, options: dict[str, Any], expected: str

@@ -184,6 +184,31 @@ def test_company_forms_and_bank_kana_are_ignored_when_asked(
     assert len(reconcile(block, make_ctx, left, right, keys=per_key)["matched"]) == 3
 
 
+def test_kanji_invoices_meet_bank_kana_payers_by_reading_when_asked(
+    block: Block, make_ctx: ContextFactory
+) -> None:
+    left = [
+        invoice("INV-1", "株式会社山田商事", 110000),
+        invoice("INV-2", "医療法人社団 桜歯科", 33000),
+        invoice("INV-3", "ヤマダショウテン（カ", 22000),
+    ]
+    right = [
+        deposit("1012ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ", 110000),
+        deposit("ｲ)ｻｸﾗｼｶ", 33000),
+        deposit("ﾔﾏﾀﾞｼﾖｳﾃﾝ(ｶ", 22000),
+    ]
+    company = reconcile(block, make_ctx, left, right, normalize_company=True)
+    assert [m["取引先"] for m in company["matched"]] == ["ヤマダショウテン（カ"]
+    out = reconcile(block, make_ctx, left, right, normalize_reading=True)
+    assert [(m["取引先"], m["入金_振込名義"]) for m in out["matched"]] == [
+        ("株式会社山田商事", "1012ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ"),
+        ("医療法人社団 桜歯科", "ｲ)ｻｸﾗｼｶ"),
+        ("ヤマダショウテン（カ", "ﾔﾏﾀﾞｼﾖｳﾃﾝ(ｶ"),
+    ]
+    per_key = [{"left": "取引先", "right": "振込名義", "normalize_reading": True}]
+    assert len(reconcile(block, make_ctx, left, right, keys=per_key)["matched"]) == 3
+
+
 def test_an_empty_side_leaves_every_row_of_the_other_unmatched(
     block: Block, make_ctx: ContextFactory
 ) -> None:
@@ -277,8 +302,23 @@ def test_a_missing_column_is_named_with_its_table(block: Block, make_ctx: Contex
         ({"date": {"left": "期日", "right": "入金日", "tolerance_days": 1.5}}, "0 以上の整数"),
         ({"left_label": "入金"}, "別々の空でない文字列"),
         ({"normalize_company": "yes"}, "normalize_company"),
+        ({"normalize_reading": 1}, "normalize_reading"),
+        (
+            {"keys": [{"left": "取引先", "right": "振込名義", "normalize_reading": "yes"}]},
+            "keys の 1 番目",
+        ),
     ],
-    ids=["no-keys", "half-key", "negative", "no-right", "fraction-days", "labels", "flag"],
+    ids=[
+        "no-keys",
+        "half-key",
+        "negative",
+        "no-right",
+        "fraction-days",
+        "labels",
+        "flag",
+        "reading-flag",
+        "reading-per-key",
+    ],
 )
 def test_bad_settings_are_refused_before_running(
     block: Block, options: dict[str, Any], expected: str

@@ -124,6 +124,14 @@ class JapaneseTokenizer:
                 self._dictionary = dictionary
             return self._dictionary
 
+    def dictionary(self) -> Any:
+        """The opened Sudachi dictionary (loaded once; ConfigurationError when it is missing).
+
+        For readers that need Sudachi itself (``blocks.table.names.reading`` reads company
+        names with its own split mode); each thread must build its own tokenizer over it.
+        """
+        return self._open()
+
     def _tokenizer(self) -> Any:
         tokenizer = getattr(self._local, "tokenizer", None)
         if tokenizer is None:

@@ -5,7 +5,8 @@ Rows are duplicates when their ``keys`` are equal after NFKC, whitespace removal
 similarity of their ``fuzzy.column`` is at least ``threshold``. Similarity is rapidfuzz
 ``fuzz.ratio`` (Indel similarity, 0–100) on the normalized text, company forms (株式会社, (株),
 ㈱...) removed by default: ``株式会社山田商事`` / ``(株)山田商事`` / ``山田商事株式会社`` score 100,
-``山田商事`` / ``山田工業`` 50. ``scorer: token_sort_ratio`` sorts space-separated words first
+``山田商事`` / ``山田工業`` 50; with ``normalize_reading`` the kana readings are compared, so a
+list mixing ``山田商事株式会社`` and ``ﾔﾏﾀﾞｼﾖｳｼﾞ(ｶ`` finds them. ``scorer: token_sort_ratio`` sorts space-separated words first
 (``Yamada Trading`` / ``Trading Yamada``). Duplicates are grouped transitively (union-find); the
 first (or last, ``keep``) row of a group is kept. Blank keys or names never make duplicates.
 
@@ -61,6 +62,7 @@ class Fuzzy:
     column: str
     threshold: float
     company: bool
+    reading: bool  # compare the kana readings (kanji read by SudachiPy, bank kana folded)
     scorer: str
 
 
@@ -151,14 +153,16 @@ def _fuzzy(value: Any) -> Fuzzy | None:
         return None
     hint = (
         "fuzzy は {column: 列名, threshold: 0〜100, normalize_company: true/false,"
-        " scorer: ratio / token_sort_ratio} の形です。例: {column: 取引先名, threshold: 90}"
+        " normalize_reading: true/false, scorer: ratio / token_sort_ratio} の形です。"
+        "例: {column: 取引先名, threshold: 90}"
     )
-    allowed = {"column", "threshold", "normalize_company", "scorer"}
+    allowed = {"column", "threshold", "normalize_company", "normalize_reading", "scorer"}
     if not isinstance(value, Mapping) or set(value) - allowed:
         raise input_error(f"fuzzy の形が正しくありません（{value!r}）。", hint, field="fuzzy")
     column = value.get("column")
     threshold = value.get("threshold", DEFAULT_THRESHOLD)
     company = value.get("normalize_company", True)
+    reading = value.get("normalize_reading", False)
     scorer = value.get("scorer", "ratio")
     if not isinstance(column, str) or not column.strip():
         raise input_error(
@@ -174,13 +178,14 @@ def _fuzzy(value: Any) -> Fuzzy | None:
             "類似度のしきい値です。既定の 90 なら表記ゆれ程度の違いだけを重複とみなします。",
             field="fuzzy.threshold",
         )
-    if not isinstance(company, bool) or scorer not in SCORERS:
+    if not isinstance(company, bool) or not isinstance(reading, bool) or scorer not in SCORERS:
         raise input_error(
-            "fuzzy.normalize_company は true / false、scorer は ratio / token_sort_ratio で指定してください。",
+            "fuzzy.normalize_company と fuzzy.normalize_reading は true / false、"
+            "scorer は ratio / token_sort_ratio で指定してください。",
             hint,
             field="fuzzy",
         )
-    return Fuzzy(column.strip(), float(threshold), company, str(scorer))
+    return Fuzzy(column.strip(), float(threshold), company, reading, str(scorer))
 
 
 # --- matching --------------------------------------------------------------------------------
@@ -198,7 +203,12 @@ def _texts(table: Table, fuzzy: Fuzzy | None) -> Texts | None:
     spaces = fuzzy.scorer == "token_sort_ratio"
 
     def rule(value: Any) -> str | None:
-        return normalize_key(value, company=fuzzy.company, keep_spaces=spaces) or None
+        return (
+            normalize_key(
+                value, company=fuzzy.company, keep_spaces=spaces, reading=fuzzy.reading
+            )
+            or None
+        )
 
     (codes,), distinct = column_codes([key_column(table, fuzzy.column)], rule)
     values = np.empty(len(distinct), dtype=object)

@@ -2,8 +2,17 @@
 
 One rule for every ``table.*`` block: NFKC (full-width ``ＡＢＣ１`` = ``ABC1``, half-width kana
 = full-width), whitespace removed (or collapsed for text compared as a whole) and casefolded.
-With ``company`` the company-form words are dropped as well, so 株式会社山田商事, (株)山田商事,
-山田商事株式会社 and a bank statement's ｶ)ﾔﾏﾀﾞｼｮｳｼﾞ-style abbreviation compare by the name itself.
+
+With ``company`` a value is compared as a company name: the company forms are dropped (株式会社,
+(株), ㈱, 有限会社, Co., Ltd. ..., and the bank's kana abbreviations of the 全銀協 list at
+either end or in the middle: ``ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ``, ``ﾔﾏﾀﾞｼﾖｳｼﾞ(ｶ``, ``ｲ)ｻｸﾗｼｶ``), and kana are
+folded as banks write them (small kana large: ``ヤマダショウジ`` = ``ﾔﾏﾀﾞｼﾖｳｼﾞ``; ``-``,
+``ｰ`` and ``ー`` one mark), so 株式会社山田商事, (株)山田商事 and 山田商事株式会社 compare by
+the name itself; kanji stay kanji. With ``reading`` a value is compared by its kana reading
+(:func:`keiri_agent.blocks.table.names.name_key`): a kanji name is read with SudachiPy, a
+bank-written payer loses its customer code, so ``株式会社山田商事`` and ``1012ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ``
+meet. A cut name (48 characters) or one that SudachiPy reads wrong does not meet by one key:
+matching a payer with a customer master is :class:`keiri_agent.blocks.table.names.NameIndex`'s.
 """
 
 from __future__ import annotations
@@ -13,33 +22,32 @@ import unicodedata
 from typing import Any
 
 from keiri_agent.blocks.table.cells import json_cell
+from keiri_agent.blocks.table.names.fold import fold
+from keiri_agent.blocks.table.names.keys import name_key
+from keiri_agent.blocks.table.names.split import canonical, split_name
 
-__all__ = ["COMPANY_FORMS", "normalize_key"]
+__all__ = ["normalize_key"]
 
-# Company-form words dropped by normalize_company (after NFKC: ㈱ and （株） are "(株)").
-COMPANY_FORMS = tuple(
-    "株式会社 有限会社 合同会社 合資会社 合名会社 (株) (有) (同) (資) (名) (合)".split()  # noqa: SIM905
-)
-# Bank statements abbreviate the form in kana at either end: ｶ)ﾔﾏﾀﾞｼｮｳｼﾞ, ﾔﾏﾀﾞｼｮｳｼﾞ(ｶ.
-_KANA_FORM = re.compile(r"^(?:カ|ユ|ド)\)|\((?:カ|ユ|ド)\)?$")
-_LATIN_FORM = re.compile(r"[\s,]+(?:co\.?,?\s*ltd\.?|inc\.?|corp\.?|ltd\.?|k\.k\.)$", re.I)
 _SPACE = re.compile(r"\s+")
 
 
-def normalize_key(value: Any, *, company: bool = False, keep_spaces: bool = False) -> str:
+def normalize_key(
+    value: Any, *, company: bool = False, keep_spaces: bool = False, reading: bool = False
+) -> str:
     """The text a key is compared by: NFKC, whitespace removed (or collapsed), casefolded.
 
-    With ``company`` the company-form words (株式会社, (株), ㈱, 有限会社, ｶ)... and
-    Co., Ltd. / Inc.) are removed too. None and blank cells give "".
+    ``company``: compared as a company name (forms dropped, kana folded); ``reading``: by its
+    kana reading (see the module docstring). None and blank cells give "".
     """
     if value is None:
         return ""
     cell = json_cell(value)
     text = unicodedata.normalize("NFKC", cell if isinstance(cell, str) else str(cell)).strip()
+    if reading:
+        return name_key(text).casefold()
     if company:
-        text = _LATIN_FORM.sub("", text)
-        for form in COMPANY_FORMS:
-            text = text.replace(form, " ")
-        text = _KANA_FORM.sub("", text.strip())
+        parts = split_name(text)
+        words = f"{parts.name} {parts.rest}".split()
+        text = " ".join(canonical(fold(word)) for word in words)
     text = _SPACE.sub(" ", text).strip() if keep_spaces else _SPACE.sub("", text)
     return text.casefold()

@@ -2,7 +2,9 @@
 
 The core of invoice-vs-bank reconciliation: ``left`` (請求) and ``right`` (入金) rows are grouped
 by their key (vendor, invoice number...), compared after NFKC, whitespace removal and casefold,
-and optionally with company-form words removed (``(株)山田商事`` = ``山田商事株式会社``). Inside one key, rows are paired one to one, greedily: first the
+and optionally with company-form words removed (``(株)山田商事`` = ``山田商事株式会社``) or by
+reading (``normalize_reading``: the invoice's ``株式会社山田商事`` meets the bank's
+``ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ``). Inside one key, rows are paired one to one, greedily: first the
 pairs within both tolerances, then the smallest amount difference (so exact amounts first), then
 the smallest date difference, ties broken by row order. A pair within tolerance is matched (its
 difference is kept: a 660 yen bank fee shows as 差額 -660); a pair outside is a difference;
@@ -58,6 +60,7 @@ class Side:
 class Config:
     sides: tuple[Side, Side]
     company: list[bool]  # per key: drop company forms before comparing
+    reading: list[bool]  # per key: compare by kana reading (kanji read by SudachiPy)
     tolerance: Decimal
     tolerance_days: int
 
@@ -83,7 +86,13 @@ class TableReconcileBlock(TableBlock[Config]):
             False,
             "会社の種類（株式会社、(株) など）を無視して照合するときは normalize_company: true。",
         )
-        keys = _keys(inputs.get("keys"), company)
+        reading = flag(
+            inputs,
+            "normalize_reading",
+            False,
+            "漢字の取引先名と銀行のカナの振込依頼人名を読みで照合するときは normalize_reading: true。",
+        )
+        keys = _keys(inputs.get("keys"), company, reading)
         amount = _columns(inputs.get("amount"), "amount")
         date = _columns(inputs.get("date"), "date") if inputs.get("date") is not None else None
         raw = [inputs.get(f"{f}_label", d) for f, d in zip(SIDES, DEFAULT_LABELS, strict=True)]
@@ -95,12 +104,15 @@ class TableReconcileBlock(TableBlock[Config]):
                 field="left_label",
             )
         left, right = (
-            Side(f, labels[n], [k[n] for k, _ in keys], amount[0][n], date[0][n] if date else None)
+            Side(
+                f, labels[n], [k[n] for k, _, _ in keys], amount[0][n], date[0][n] if date else None
+            )
             for n, f in enumerate(SIDES)
         )
         return Config(
             sides=(left, right),
-            company=[c for _, c in keys],
+            company=[c for _, c, _ in keys],
+            reading=[r for _, _, r in keys],
             tolerance=amount[1],
             tolerance_days=int(date[1]) if date else 0,
         )
@@ -164,7 +176,7 @@ class TableReconcileBlock(TableBlock[Config]):
 # --- configuration ---------------------------------------------------------------------------
 
 
-def _keys(value: Any, company: bool) -> list[tuple[tuple[str, str], bool]]:
+def _keys(value: Any, company: bool, reading: bool) -> list[tuple[tuple[str, str], bool, bool]]:
     hint = "keys は照合に使う列の組のリストです。例: keys: [{left: 取引先, right: 振込名義}]"
     if not isinstance(value, list) or not value:
         raise input_error("keys（照合キーの列）が指定されていません。", hint, field="keys")
@@ -173,14 +185,17 @@ def _keys(value: Any, company: bool) -> list[tuple[tuple[str, str], bool]]:
         item = item if isinstance(item, Mapping) else {}
         left, right = item.get("left"), item.get("right")
         own = item.get("normalize_company", company)
-        if not _name(left) or not _name(right) or not isinstance(own, bool):
+        spoken = item.get("normalize_reading", reading)
+        if not (
+            _name(left) and _name(right) and isinstance(own, bool) and isinstance(spoken, bool)
+        ):
             raise item_error(
                 "keys",
                 number,
                 f"（{value[number - 1]!r}）が {{left: 列名, right: 列名}} の形ではありません。",
                 hint,
             )
-        out.append(((left.strip(), right.strip()), own))
+        out.append(((left.strip(), right.strip()), own, spoken))
     return out
 
 
@@ -224,8 +239,8 @@ def _rows(
     rows: list[Row] = []
     for index, record in enumerate(records):
         parts = tuple(
-            normalize_key(record.get(column), company=company)
-            for column, company in zip(side.keys, cfg.company, strict=True)
+            normalize_key(record.get(column), company=company, reading=reading)
+            for column, company, reading in zip(side.keys, cfg.company, cfg.reading, strict=True)
         )
         amount = parse_amount(record.get(side.amount))
         day = parse_date(record.get(side.date)) if side.date else None

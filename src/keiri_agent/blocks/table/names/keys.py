@@ -1,0 +1,171 @@
+"""The comparison keys of a payer name as the bank wrote it and of a customer in the master.
+
+A key is a folded, canonical name (:mod:`.fold`, :func:`.split.canonical`): company forms
+removed, business words written short. A customer has several keys, each with its source: its
+取引先名カナ (``KANA``), its written name (``NAME``: the kanji itself, or kana when the master
+writes kana), the SudachiPy reading of a kanji name (``READING``) and the other readings the
+dictionary knows (``ALT_READING``); each also without a business word written out at either
+end (``東京都農業協同組合`` is also ``トウキヨウト``, for ``ﾉｳｷﾖｳ)ﾄｳｷﾖｳﾄ``). A payer
+has one name key, a customer code written first apart (``1012ｶ)ﾔﾏﾀﾞ...``), and whether the
+bank may have cut it at :data:`.fold.PAYER_NAME_CHARS` characters.
+
+:func:`name_key` is the one key of a value when one is needed (``normalize_key(reading=True)``
+groups rows by it): a kanji name's SudachiPy reading, a kana name as the bank wrote it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import lru_cache
+
+from keiri_agent.blocks.table.names.fold import PAYER_NAME_CHARS, bank_length, fold, has_kanji
+from keiri_agent.blocks.table.names.forms import CompanyForm
+from keiri_agent.blocks.table.names.reading import MAX_CACHED_NAMES, readings
+from keiri_agent.blocks.table.names.split import (
+    business_trimmed,
+    canonical,
+    kanji_business_short,
+    split_name,
+    starts_with_form,
+)
+
+__all__ = [
+    "MIN_CODE_DIGITS",
+    "CustomerName",
+    "NameKey",
+    "NameSource",
+    "PayerName",
+    "customer_keys",
+    "name_key",
+]
+
+# A run of digits written before a payer name is a customer code when it has at least this many
+# digits, or when a space or a company form follows it (``21ｾｲｷ(ｶ`` is a name, ``1012ﾔﾏﾀﾞ`` and
+# ``21 ﾔﾏﾀﾞ`` are code and name).
+MIN_CODE_DIGITS = 3
+_CODE = re.compile(r"^(\d+)[\s\-]*")
+
+
+class NameSource(StrEnum):
+    """Which spelling of the customer a key comes from (its Japanese label is shown)."""
+
+    KANA = "取引先名カナ"
+    NAME = "取引先名"
+    READING = "取引先名の読み"
+    ALT_READING = "取引先名の別の読み"
+
+
+@dataclass(frozen=True)
+class NameKey:
+    text: str  # folded, canonical
+    source: NameSource
+    form: CompanyForm | None  # the customer's legal form (from its kana or its name)
+
+
+@dataclass(frozen=True)
+class CustomerName:
+    """A customer of the master: its code, its name and, when the master has it, its kana."""
+
+    code: str
+    name: str
+    kana: str | None = None
+
+    @property
+    def keys(self) -> tuple[NameKey, ...]:
+        return customer_keys(self.name, self.kana or "")
+
+
+@dataclass(frozen=True)
+class PayerName:
+    """A payer name (振込依頼人名) as the bank wrote it, taken apart."""
+
+    raw: str
+    code: str  # a customer code written first, "" when none
+    name: str  # folded, canonical: the key compared with the customers' keys
+    form: CompanyForm | None  # the legal form the bank wrote (ｶ) → 株式会社)
+    rest: str  # folded: what followed a form in the middle (a branch)
+    truncated: bool  # the bank may have cut it: a customer key starting with ``name`` matches
+    heads: tuple[str, ...]  # for a company: its first words when it has several (branch after)
+    readings: tuple[str, ...]  # a payer written in kanji: its readings (else empty)
+
+    @classmethod
+    def parse(cls, raw: str, *, limit: int | None = PAYER_NAME_CHARS) -> PayerName:
+        """Take ``raw`` apart; ``limit``: the width of the field it came from (half-width
+        characters), None when it was never cut. Remembered: a payer who pays every month is
+        taken apart once."""
+        return _parse(raw, limit)
+
+
+@lru_cache(maxsize=MAX_CACHED_NAMES)
+def _parse(raw: str, limit: int | None) -> PayerName:
+    """:meth:`PayerName.parse`, remembered per raw text and field width."""
+    text = unicodedata.normalize("NFKC", raw).strip()
+    truncated = limit is not None and bank_length(text) >= limit
+    code, text = _code(text)
+    parts = split_name(text, cut=truncated)
+    name = canonical(fold(parts.name))
+    if not name and code:  # digits alone: a name, not a code
+        code, name = "", canonical(fold(raw))
+    words = [canonical(fold(w)) for w in parts.name.split()]
+    heads = tuple(
+        "".join(words[:n]) for n in range(len(words) - 1, 0, -1) if parts.legal is not None
+    )
+    spoken = tuple(canonical(r) for r in readings(parts.name)) if has_kanji(parts.name) else ()
+    return PayerName(
+        raw=raw,
+        code=code,
+        name=name,
+        form=parts.legal,
+        rest=canonical(fold(parts.rest)),
+        truncated=truncated,
+        heads=tuple(h for h in heads if h),
+        readings=spoken,
+    )
+
+
+def _code(text: str) -> tuple[str, str]:
+    match = _CODE.match(text)
+    if match is None:
+        return "", text
+    digits, after = match.group(1), text[match.end() :]
+    followed = match.end() > len(digits) or starts_with_form(after)
+    if len(digits) >= MIN_CODE_DIGITS or (followed and after):
+        return digits, after
+    return "", text
+
+
+@lru_cache(maxsize=MAX_CACHED_NAMES)
+def customer_keys(name: str, kana: str = "") -> tuple[NameKey, ...]:
+    """Every key of a customer named ``name`` (取引先名) with ``kana`` (取引先名カナ, or "")."""
+    found: dict[str, NameSource] = {}
+    spelled = split_name(kana) if kana.strip() else None
+    written = split_name(name)
+    # The customer's legal form, from whichever spelling writes it.
+    form = (spelled.legal if spelled else None) or written.legal
+    for text in _variants(spelled.name) if spelled else ():
+        found.setdefault(canonical(fold(text)), NameSource.KANA)
+    for text in _variants(written.name):
+        found.setdefault(canonical(fold(text)), NameSource.NAME)
+        if has_kanji(text):
+            for number, reading in enumerate(readings(kanji_business_short(text))):
+                source = NameSource.READING if number == 0 else NameSource.ALT_READING
+                found.setdefault(canonical(reading), source)
+    return tuple(NameKey(text, source, form) for text, source in found.items() if text)
+
+
+def _variants(name: str) -> tuple[str, ...]:
+    """The name, and the name without a business word at an end when it has one."""
+    trimmed = business_trimmed(name)
+    return (name, trimmed) if trimmed else (name,)
+
+
+def name_key(text: str) -> str:
+    """The one key of a name: a kanji name's reading, a kana one as the bank wrote it ("" if blank)."""
+    parts = split_name(text)
+    if has_kanji(parts.name):
+        spoken = readings(kanji_business_short(parts.name))
+        return canonical(spoken[0]) if spoken else ""
+    return PayerName.parse(text, limit=None).name

@@ -1,0 +1,182 @@
+"""How a payer name meets a customer: the kind of agreement, its source, a score and the reason.
+
+A payer meets a customer key (:mod:`.keys`) in one of four ways, best first:
+
+- ``EXACT``: the payer's name is the key (or, for a payer written in kanji, one of its readings);
+- ``PREFIX``: the bank cut the payer at 48 characters and the key starts with what is left (a
+  cut inside a voiced kana, ``ﾀ`` of ``ﾀﾞ``, still agrees), when at least
+  :data:`MIN_PREFIX_CHARS` are left;
+- ``HEAD``: a company payer's first words are the key (``ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``);
+- ``NEAR``: the names differ in one kana (``シラトリ`` / ``シロトリ``), both at least
+  :data:`MIN_NEAR_CHARS` long: a proposal for a person, never a match on its own
+  (``Match.proposal_only``).
+
+Matches are ordered by their :attr:`Match.rank`: the kind first, then whether only an
+alternate reading of a kanji name met (``白鳥`` read シラトリ where SudachiPy says ハクチョウ),
+then whether both sides wrote a legal form and the forms differ (``ｶ)`` against 有限会社).
+:func:`best_matches` keeps the matches of the best rank: two or more there are an ambiguity
+for a person (two customers named ヤマダコウギヨウ: 山田工業 and 山田興業), never settled by
+the order of the master. Within a rank the source does not decide (a SudachiPy reading that
+meets is as good as the master's kana); the score (the kind's weight times the source's) only
+tells a person how sure each candidate is. :func:`name_match` compares one payer with one
+customer; :class:`.index.NameIndex` finds the same matches without comparing a payer with
+every customer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from rapidfuzz.distance import Levenshtein
+
+from keiri_agent.blocks.table.names.fold import unvoiced
+from keiri_agent.blocks.table.names.keys import CustomerName, NameKey, NameSource, PayerName
+
+__all__ = [
+    "FORM_DIFFERS",
+    "KIND_WEIGHTS",
+    "MIN_NEAR_CHARS",
+    "MIN_PREFIX_CHARS",
+    "PAYER_READING_WEIGHT",
+    "SOURCE_WEIGHTS",
+    "Match",
+    "MatchKind",
+    "best_matches",
+    "compare",
+    "name_match",
+]
+
+# A cut name shorter than this (after the code and form are removed) proves too little.
+MIN_PREFIX_CHARS = 6
+# Names shorter than this are not proposed on one different kana (ヤマダ / ヤマカ are strangers).
+MIN_NEAR_CHARS = 4
+
+
+class MatchKind(StrEnum):
+    EXACT = "一致"
+    PREFIX = "前方一致"
+    HEAD = "先頭の語が一致"
+    NEAR = "1文字違い"
+
+
+KIND_WEIGHTS = {
+    MatchKind.EXACT: 1.0,
+    MatchKind.PREFIX: 0.9,
+    MatchKind.HEAD: 0.8,
+    MatchKind.NEAR: 0.5,
+}
+SOURCE_WEIGHTS = {
+    NameSource.KANA: 1.0,
+    NameSource.NAME: 1.0,
+    NameSource.READING: 0.95,
+    NameSource.ALT_READING: 0.85,
+}
+_KIND_ORDER = {kind: order for order, kind in enumerate(MatchKind)}
+PAYER_READING_WEIGHT = 0.95  # a payer written in kanji met through its reading
+FORM_DIFFERS = 0.9  # both sides wrote a legal form, and not the same one
+
+
+@dataclass(frozen=True)
+class Match:
+    """One customer a payer name may be, with how sure and why."""
+
+    customer: CustomerName
+    kind: MatchKind
+    source: NameSource
+    key: str  # the customer's key that was met
+    score: float  # 0 < score <= 1
+    form_agrees: bool | None  # None when either side wrote no legal form
+
+    @property
+    def rank(self) -> tuple[int, int, int]:
+        """Lower is surer: the kind, an alternate reading, a legal form that differs."""
+        return (
+            _KIND_ORDER[self.kind],
+            int(self.source is NameSource.ALT_READING),
+            int(self.form_agrees is False),
+        )
+
+    @property
+    def proposal_only(self) -> bool:
+        """A person must confirm it: never matched on the name alone."""
+        return self.kind is MatchKind.NEAR
+
+    @property
+    def reason(self) -> str:
+        """The reason in the words of a person checking it."""
+        detail = {
+            MatchKind.EXACT: "",
+            MatchKind.PREFIX: "（銀行で切れた名前の前方一致）",
+            MatchKind.HEAD: "（後ろの支店名などを除いて一致）",
+            MatchKind.NEAR: "（1文字違いのため要確認）",
+        }[self.kind]
+        kind = "一致" if self.kind is not MatchKind.NEAR else "1文字違い"
+        return f"振込依頼人名が{self.source.value}と{kind}{detail}"
+
+
+def compare(payer: PayerName, key: NameKey, *, near: bool = True) -> tuple[MatchKind, bool] | None:
+    """How ``payer`` meets one customer key: the kind, and whether through the payer's reading."""
+    texts = [(payer.name, False), *((r, True) for r in payer.readings)]
+    if payer.code:
+        texts.append((payer.code + payer.name, False))
+    for text, spoken in texts:
+        if text == key.text:
+            return MatchKind.EXACT, spoken
+    if payer.truncated and _cut_prefix(payer.name, key.text):
+        return MatchKind.PREFIX, False
+    if key.text in payer.heads:
+        return MatchKind.HEAD, False
+    if near and not payer.truncated:
+        for text, spoken in texts[: 1 + len(payer.readings)]:
+            if _one_apart(text, key.text):
+                return MatchKind.NEAR, spoken
+    return None
+
+
+def score(
+    payer: PayerName, key: NameKey, kind: MatchKind, spoken: bool
+) -> tuple[float, bool | None]:
+    """The score of a payer meeting ``key`` in ``kind`` (see the module docstring)."""
+    value = KIND_WEIGHTS[kind] * SOURCE_WEIGHTS[key.source]
+    if spoken:
+        value *= PAYER_READING_WEIGHT
+    agrees = None if payer.form is None or key.form is None else payer.form == key.form
+    if agrees is False:
+        value *= FORM_DIFFERS
+    return round(value, 4), agrees
+
+
+def name_match(payer: PayerName, customer: CustomerName) -> Match | None:
+    """The best way ``payer`` meets ``customer`` (None when it does not)."""
+    best: Match | None = None
+    for key in customer.keys:
+        found = compare(payer, key)
+        if found is None:
+            continue
+        value, agrees = score(payer, key, *found)
+        match = Match(customer, found[0], key.source, key.text, value, agrees)
+        if best is None or (match.rank, -match.score) < (best.rank, -best.score):
+            best = match
+    return best
+
+
+def best_matches(matches: Iterable[Match]) -> list[Match]:
+    """The matches of the best rank, proposals left out; more than one is an ambiguity."""
+    sure = sorted((m for m in matches if not m.proposal_only), key=lambda m: m.rank)
+    return [m for m in sure if m.rank == sure[0].rank]
+
+
+def _cut_prefix(cut: str, key: str) -> bool:
+    """``key`` starts with the cut name; its last character may have lost its voiced mark."""
+    if len(cut) < MIN_PREFIX_CHARS or len(key) < len(cut):
+        return False
+    last = key[len(cut) - 1]
+    return key.startswith(cut[:-1]) and cut[-1] in (last, unvoiced(last))
+
+
+def _one_apart(a: str, b: str) -> bool:
+    if min(len(a), len(b)) < MIN_NEAR_CHARS or abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    return Levenshtein.distance(a, b, score_cutoff=1) == 1

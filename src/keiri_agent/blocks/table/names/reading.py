@@ -1,0 +1,113 @@
+"""The kana readings of a name written in kanji, from SudachiPy, read once per process.
+
+A customer master often has only 取引先名 in kanji; the bank writes the payer in kana. The
+reading SudachiPy gives (``reading_form`` of each word, split mode C so that compounds such as
+``日本電気`` keep their own reading) comes first. Proper names have other readings that the
+dictionary knows (``白鳥``: ハクチョウ as a word, シラトリ or シロトリ as a family name;
+``河野``: コウノ / カワノ): the words of split mode A that are nouns give their other
+proper-noun readings from ``Dictionary.lookup`` as alternates, at most
+:data:`MAX_OPTIONS_PER_WORD` per word and :data:`MAX_READINGS` per name. Latin letters and
+digits keep their own spelling (banks write ``ABC``), their kana reading is an alternate
+(``エービーシー``). Readings are folded (:func:`..fold.fold`).
+
+SudachiPy is loaded through :func:`keiri_agent.retrieval.tokenize.get_tokenizer` (one
+dictionary per process, a missing one is a ConfigurationError); each thread has its own
+Sudachi tokenizers. :func:`readings` remembers :data:`MAX_CACHED_NAMES` names, so a customer
+master of 10,000 names is read once per process however many runs and payers use it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import threading
+from functools import lru_cache
+from typing import Any
+
+from keiri_agent.blocks.table.names.fold import fold
+from keiri_agent.retrieval.tokenize import get_tokenizer
+
+__all__ = ["MAX_CACHED_NAMES", "MAX_OPTIONS_PER_WORD", "MAX_READINGS", "readings"]
+
+MAX_READINGS = 8  # readings kept per name (the SudachiPy reading and its alternates)
+MAX_OPTIONS_PER_WORD = 3  # readings tried per word: its own and two other proper-noun readings
+# Names whose readings and keys are remembered: a master of 10,000 names is read once per
+# process; a customer costs about 2 KB in these caches (measured), so at most about 100 MB.
+MAX_CACHED_NAMES = 50_000
+# Sudachi refuses inputs over 49,149 UTF-8 bytes; a name is far shorter, longer text is cut.
+MAX_NAME_CHARS = 1_000
+
+_ASCII = re.compile(r"[\x21-\x7e]+")
+_SKIPPED_POS = frozenset({"補助記号", "空白", "記号"})
+_local = threading.local()
+
+
+def _tokenizers() -> tuple[Any, Any, Any]:
+    """This thread's Sudachi tokenizers (split modes C and A) and the shared dictionary."""
+    cached = getattr(_local, "tokenizers", None)
+    if cached is None:
+        from sudachipy import SplitMode
+
+        dictionary = get_tokenizer().dictionary()
+        cached = (
+            dictionary.tokenizer(mode=SplitMode.C),
+            dictionary.tokenizer(mode=SplitMode.A),
+            dictionary,
+        )
+        _local.tokenizers = cached
+    return cached
+
+
+@lru_cache(maxsize=MAX_CACHED_NAMES)
+def readings(text: str) -> tuple[str, ...]:
+    """Folded kana readings of ``text``: SudachiPy's first, then alternates (see module doc).
+
+    Kana in ``text`` read as themselves; an empty text gives ``()``.
+    """
+    text = text[:MAX_NAME_CHARS]
+    if not text.strip():
+        return ()
+    whole, words, dictionary = _tokenizers()
+    primary = fold("".join(_spelling(m) for m in whole.tokenize(text) if _kept(m)))
+    options = [_options(m, dictionary) for m in words.tokenize(text) if _kept(m)]
+    found = dict.fromkeys([primary])
+    for combination in itertools.product(*options):
+        if len(found) >= MAX_READINGS:
+            break
+        found[fold("".join(combination))] = None
+    return tuple(r for r in found if r)
+
+
+def _kept(morpheme: Any) -> bool:
+    return morpheme.part_of_speech()[0] not in _SKIPPED_POS
+
+
+def _spelling(morpheme: Any) -> str:
+    """How a bank writes the word: Latin and digits as they are, the rest by its reading."""
+    surface: str = morpheme.surface()
+    if _ASCII.fullmatch(surface):
+        return surface
+    reading: str = morpheme.reading_form()
+    return reading or surface
+
+
+def _options(morpheme: Any, dictionary: Any) -> list[str]:
+    """The spellings of one word, its own first: Latin as written and read, other proper names."""
+    surface: str = morpheme.surface()
+    own = _spelling(morpheme)
+    options = [own]
+    if _ASCII.fullmatch(surface):
+        reading = morpheme.reading_form()
+        if reading and reading != own:
+            options.append(reading)
+        return options
+    if morpheme.part_of_speech()[0] != "名詞":
+        return options
+    for entry in dictionary.lookup(surface):
+        if len(options) >= MAX_OPTIONS_PER_WORD:
+            break
+        pos = entry.part_of_speech()
+        reading = entry.reading_form()
+        if pos[0] == "名詞" and pos[1] == "固有名詞" and reading and reading not in options:
+            options.append(reading)
+    return options

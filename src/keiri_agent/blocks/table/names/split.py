@@ -1,0 +1,196 @@
+"""A written name split into the name itself, its company forms and what follows a middle form.
+
+:func:`split_name` takes any spelling of a company name (kanji from a customer master, a bank's
+half-width kana, a master's 取引先名カナ) and removes what is not the name:
+
+- the kanji legal and office words wherever they stand (株式会社, 医療法人社団, 営業所 ...),
+  their short forms ((株), ㈱, （有）, (一社) ...) and Latin ones at the end (Co., Ltd., Inc.);
+- the bank's kana abbreviations by the 全銀協 position rule: first ``ｶ)``, last ``(ｶ``, in
+  the middle ``(ｶ)`` (what follows, a branch like ``ｵｵｻｶｼﾃﾝ``, is kept apart as ``rest``);
+  a form written ``(ｶ)`` first or last is taken as well, and a form cut short by the
+  48-character limit (``...(ﾄｸ``) when the caller says the name was cut.
+
+The business words (事業略語: 農業協同組合, 健康保険組合 ...) are part of a name; banks write
+them short inside it (``ﾄｳｷﾖｳﾄﾉｳｷﾖｳ``). :func:`canonical` writes them short on the folded
+name whichever way they were spelled, and :func:`business_trimmed` gives the name without
+one at either end, for a bank that wrote such a word as a form (``ﾉｳｷﾖｳ)ﾄｳｷﾖｳﾄ``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from keiri_agent.blocks.table.names.fold import fold
+from keiri_agent.blocks.table.names.forms import FORMS, KANJI_SHORT, CompanyForm, FormKind
+
+__all__ = [
+    "NameParts",
+    "business_trimmed",
+    "canonical",
+    "kanji_business_short",
+    "split_name",
+    "starts_with_form",
+]
+
+# Latin company forms at the end of a name (after NFKC).
+_LATIN_FORM = re.compile(r"[\s,]+(?:co\.?,?\s*ltd\.?|inc\.?|corp\.?|ltd\.?|k\.k\.)$", re.I)
+_ABBREVIATIONS: dict[str, CompanyForm] = {form.abbreviation: form for form in FORMS}
+_LONGEST_ABBREVIATION = max(len(a) for a in _ABBREVIATIONS)
+# Kanji words of legal and office forms, longest first (医療法人社団 before 医療法人).
+_KANJI_WORDS = sorted(
+    ((word, form) for form in FORMS if form.kind is not FormKind.BUSINESS for word in form.words),
+    key=lambda item: -len(item[0]),
+)
+_BUSINESS_WORDS = sorted(
+    ((word, form) for form in FORMS if form.kind is FormKind.BUSINESS for word in form.words),
+    key=lambda item: -len(item[0]),
+)
+_LEGAL_READINGS = sorted(
+    ((reading, form) for form in FORMS if form.kind is FormKind.LEGAL for reading in form.readings),
+    key=lambda item: -len(item[0]),
+)
+_BUSINESS_READINGS = sorted(
+    (
+        (r, form.abbreviation)
+        for form in FORMS
+        if form.kind is FormKind.BUSINESS
+        for r in form.readings
+    ),
+    key=lambda item: -len(item[0]),
+)
+# An abbreviation between parentheses, room left for small kana and marks written apart.
+_TOKEN = f"[^()]{{1,{2 * _LONGEST_ABBREVIATION}}}"
+_FIRST = re.compile(rf"^\(?({_TOKEN})\)")
+_LAST = re.compile(rf"\(({_TOKEN})\)?$")
+_MIDDLE = re.compile(rf"\(({_TOKEN})\)")
+_CUT_FORM = re.compile(rf"\(({_TOKEN})?$")
+
+
+@dataclass(frozen=True)
+class NameParts:
+    name: str  # NFKC text of the name itself, forms removed, not folded
+    forms: tuple[CompanyForm, ...]  # the forms found, in the order they were removed
+    rest: str = ""  # what followed a form in the middle (a branch, an office), NFKC
+
+    @property
+    def legal(self) -> CompanyForm | None:
+        """The legal form (株式会社, 医療法人 ...) of the name, when one was written."""
+        return next((f for f in self.forms if f.kind is FormKind.LEGAL), None)
+
+
+def split_name(text: str, *, cut: bool = False) -> NameParts:
+    """``text`` without its company forms (see the module docstring); ``cut``: it was cut short."""
+    name = unicodedata.normalize("NFKC", text).strip()
+    forms: list[CompanyForm] = []
+    if cut:
+        name = _drop_cut_form(name)
+    name = _LATIN_FORM.sub("", name)
+    for short, form in KANJI_SHORT.items():
+        if short in name:
+            name = name.replace(short, " ")
+            forms.append(form)
+    for word, form in _KANJI_WORDS:
+        if word in name:
+            name = name.replace(word, " ")
+            forms.append(form)
+    name, rest = _kana_forms(name.strip(), forms)
+    folded = fold(name)
+    for reading, form in _LEGAL_READINGS:  # a bank that spelled the form out
+        if folded.startswith(reading) and len(folded) > len(reading):
+            name, folded = _drop_spelled(name, len(reading), first=True), folded[len(reading) :]
+            forms.append(form)
+            break
+    for reading, form in _LEGAL_READINGS:
+        if folded.endswith(reading) and len(folded) > len(reading):
+            name = _drop_spelled(name, len(reading), first=False)
+            forms.append(form)
+            break
+    return NameParts(name.strip(), tuple(forms), rest.strip())
+
+
+def canonical(folded: str) -> str:
+    """A folded name with its business words written as banks write them (農業協同組合 → ノウキヨウ)."""
+    for reading, abbreviation in _BUSINESS_READINGS:
+        if reading in folded:
+            folded = folded.replace(reading, abbreviation)
+    return folded
+
+
+def business_trimmed(name: str) -> str:
+    """``name`` (NFKC) without the business word it starts or ends with; "" when it has none.
+
+    Only a business word written out (kanji ``農業協同組合`` or kana ``ノウギヨウキヨウドウクミアイ``)
+    is taken: a short abbreviation at an end may be part of the name (``カレン``).
+    """
+    for word, _ in _BUSINESS_WORDS:
+        if name.startswith(word) and len(name) > len(word):
+            return name[len(word) :].strip()
+        if name.endswith(word) and len(name) > len(word):
+            return name[: -len(word)].strip()
+    folded = fold(name)
+    for reading, _ in _BUSINESS_READINGS:
+        if folded.startswith(reading) and len(folded) > len(reading):
+            return _drop_spelled(name, len(reading), first=True).strip()
+        if folded.endswith(reading) and len(folded) > len(reading):
+            return _drop_spelled(name, len(reading), first=False).strip()
+    return ""
+
+
+def starts_with_form(text: str) -> bool:
+    """Whether ``text`` (NFKC) begins with a bank's form written first (``カ)``, ``トクヒ)``)."""
+    first = _FIRST.match(text)
+    return first is not None and _form_of(first.group(1)) is not None
+
+
+def kanji_business_short(text: str) -> str:
+    """``text`` with its kanji business words replaced by the bank's kana (before reading it)."""
+    for word, form in _BUSINESS_WORDS:
+        if word in text:
+            text = text.replace(word, form.abbreviation)
+    return text
+
+
+def _form_of(token: str) -> CompanyForm | None:
+    return _ABBREVIATIONS.get(fold(token))
+
+
+def _kana_forms(name: str, forms: list[CompanyForm]) -> tuple[str, str]:
+    """Remove the bank's abbreviations (first, last, middle); returns the name and the rest."""
+    rest = ""
+    if (first := _FIRST.match(name)) and (form := _form_of(first.group(1))):
+        name = name[first.end() :]
+        forms.append(form)
+    if (last := _LAST.search(name)) and (form := _form_of(last.group(1))):
+        name = name[: last.start()]
+        forms.append(form)
+    for middle in _MIDDLE.finditer(name):
+        if form := _form_of(middle.group(1)):
+            name, rest = name[: middle.start()], name[middle.end() :]
+            forms.append(form)
+            break
+    return name, rest
+
+
+def _drop_cut_form(name: str) -> str:
+    """A name cut inside its last form (``...(ﾄｸ`` of ``(ﾄｸﾋ``, or a lone ``(``) loses it."""
+    match = _CUT_FORM.search(name)
+    if match is None:
+        return name
+    start = fold(match.group(1) or "")
+    if any(a.startswith(start) for a in _ABBREVIATIONS) and start not in _ABBREVIATIONS:
+        return name[: match.start()]
+    return name
+
+
+def _drop_spelled(name: str, length: int, *, first: bool) -> str:
+    """Remove ``length`` folded characters from one end of ``name`` (skipping dropped marks)."""
+    chars = list(name) if first else list(reversed(name))
+    taken = 0
+    position = 0
+    while position < len(chars) and taken < length:
+        taken += len(fold(chars[position]))
+        position += 1
+    kept = chars[position:]
+    return "".join(kept) if first else "".join(reversed(kept))
