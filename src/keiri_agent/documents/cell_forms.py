@@ -1,0 +1,251 @@
+"""How Japanese ledgers and exports write amounts, dates and months: the one place these forms live.
+
+Every reader of a cell (``read_table``'s column typing, the table blocks, chart and report
+blocks, field extraction) asks here, so a form read in one place is read everywhere. Each
+reader returns None for a text it cannot read; the matching ``*_problem`` function says why in
+Japanese (called only for the cells that failed, so the common path stays cheap).
+
+Amounts, after NFKC (full-width digits, ``，``, ``￥``, ``（）`` and ``－`` become ASCII):
+
+* digits with well-formed thousands separators (``1,234``) or none, an optional fraction;
+* a currency mark before the digits: ``¥``, ``\\`` (the yen of CP932 text decoded as ASCII),
+  ``$``; ``円`` after them;
+* minus: ``-`` (and the Unicode minus and dashes), ``▲``/``△`` (Japanese accounting), or the
+  whole amount in parentheses ``(1,200)`` (accounting formats); at most one of these;
+* spaces around any of these parts (never between two digits);
+* a leading zero (``0123``) makes a code, not an amount.
+
+Dates (the result is a ``datetime.date``, or a ``datetime`` when a time is written):
+
+* ``2026-02-03``, ``2026/2/3``, ``2026.2.3``, ``2026年2月3日``, each optionally followed by a
+  weekday in parentheses (``(火)``, ``（火）``) and a time (``10:15``, ``10:15:30``,
+  ``10時15分``), ``T`` between date and time as in ISO 8601;
+* ``20260203`` (eight digits, years 1900-2099);
+* Japanese eras: ``令和8年2月3日``, ``R8.2.3``, ``R8/2/3``, ``平成31年4月30日``, ``H31.4.30``,
+  ``令和元年5月1日``; 令和 (R), 平成 (H), 昭和 (S), 大正 (T).
+
+Months (the first day of the month, ``YearMonth``): ``2026年2月``, ``2026/02``, ``2026-02``,
+``令和8年2月``, ``R8.2``.
+
+A two-digit year (``26/2/3``) is not read: the century cannot be known.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import unicodedata
+from typing import NamedTuple
+
+__all__ = [
+    "AMOUNT_UNITS",
+    "ERAS",
+    "YearMonth",
+    "amount_problem",
+    "date_problem",
+    "is_dash",
+    "normalize_cell_text",
+    "read_amount",
+    "read_date",
+    "read_month",
+]
+
+# Units an accountant writes in a header or a title row: the amount is kept as written (never
+# multiplied); the unit is reported beside the column.
+AMOUNT_UNITS: tuple[str, ...] = ("百万円", "千円", "万円", "円")
+
+# Era name (and its one-letter abbreviation) -> the Gregorian year before its first year.
+ERAS: dict[str, int] = {
+    "令和": 2018,
+    "R": 2018,
+    "平成": 1988,
+    "H": 1988,
+    "昭和": 1925,
+    "S": 1925,
+    "大正": 1911,
+    "T": 1911,
+}
+
+# Characters that mean minus (after NFKC) besides ASCII "-".
+_MINUS_CHARS = "\u2212\u2010\u2011\u2012\u2013\u2014\u2015\ufe63"
+_MINUS_TABLE = str.maketrans(dict.fromkeys(_MINUS_CHARS, "-"))
+# A lone dash is how accounting formats show zero (Excel's accounting format displays 0 as "-").
+_DASHES = frozenset({"-", "ー", "―"})
+
+_AMOUNT = re.compile(
+    r"(?P<open>\()?\s*(?P<sign>[-+▲△])?\s*(?P<cur>[¥\\$])?\s*(?P<sign2>[-+])?\s*"
+    r"(?P<int>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?P<frac>\.[0-9]+)?\s*(?P<yen>円)?\s*(?P<close>\))?"
+)
+_WEEKDAY = r"(?:\s*\((?:月|火|水|木|金|土|日|祝)(?:・祝)?\))?"
+_TIME = (
+    r"(?:(?:\s*T\s*|\s+|(?<=日))(?P<H>[0-9]{1,2})\s*[:時]\s*(?P<M>[0-9]{2})"
+    r"(?:\s*[:分]\s*(?P<S>[0-9]{2})(?P<f>\.[0-9]{1,6})?\s*秒?|\s*分)?"
+    r"(?P<tz>Z|[+-][0-9]{2}:?[0-9]{2})?)?"
+)
+_YMD = re.compile(
+    r"(?P<y>[0-9]{4})\s*(?P<s1>[-/.年])\s*(?P<m>[0-9]{1,2})\s*(?P<s2>[-/.月])\s*(?P<d>[0-9]{1,2})"
+    r"\s*日?" + _WEEKDAY + _TIME
+)
+_COMPACT = re.compile(r"(?P<y>(?:19|20)[0-9]{2})(?P<m>[0-9]{2})(?P<d>[0-9]{2})")
+_ERA_NAMES = "|".join(sorted(ERAS, key=len, reverse=True))
+_ERA_YMD = re.compile(
+    rf"(?P<era>{_ERA_NAMES})\s*(?P<y>[0-9]{{1,2}}|元)\s*[-/.年]\s*(?P<m>[0-9]{{1,2}})\s*[-/.月]"
+    r"\s*(?P<d>[0-9]{1,2})\s*日?" + _WEEKDAY + _TIME
+)
+_YM = re.compile(r"(?P<y>[0-9]{4})\s*(?:[-/.]\s*(?P<m>[0-9]{1,2})|年\s*(?P<mj>[0-9]{1,2})\s*月)")
+_ERA_YM = re.compile(
+    rf"(?P<era>{_ERA_NAMES})\s*(?P<y>[0-9]{{1,2}}|元)\s*(?:[-/.]\s*(?P<m>[0-9]{{1,2}})|年\s*"
+    r"(?P<mj>[0-9]{1,2})\s*月)"
+)
+_SHORT_YEAR = re.compile(r"[0-9]{2}\s*[-/.]\s*[0-9]{1,2}\s*[-/.]\s*[0-9]{1,2}")
+
+
+class YearMonth(NamedTuple):
+    """A month as a ledger names it (``2026年2月``)."""
+
+    year: int
+    month: int
+
+    def first_day(self) -> dt.date:
+        return dt.date(self.year, self.month, 1)
+
+    def isoformat(self) -> str:
+        return f"{self.year:04d}-{self.month:02d}"
+
+
+def normalize_cell_text(text: str) -> str:
+    """``text`` as the readers compare it: NFKC, every minus sign as ``-``, stripped."""
+    if text.isascii():
+        return text.strip()
+    return unicodedata.normalize("NFKC", text).translate(_MINUS_TABLE).strip()
+
+
+def is_dash(text: str) -> bool:
+    """A lone dash, which accounting formats print for zero."""
+    return normalize_cell_text(text) in _DASHES
+
+
+def read_amount(text: str) -> int | float | None:
+    """The amount ``text`` spells, or None (see the module docstring for the forms)."""
+    match = _AMOUNT.fullmatch(normalize_cell_text(text))
+    if match is None:
+        return None
+    digits = match["int"].replace(",", "")
+    if len(digits) > 1 and digits.startswith("0"):
+        return None
+    parens = bool(match["open"]) + bool(match["close"])
+    signs = [s for s in (match["sign"], match["sign2"]) if s]
+    if parens == 1 or len(signs) > 1 or (parens and signs):
+        return None
+    value: int | float = float(digits + match["frac"]) if match["frac"] else int(digits)
+    negative = parens == 2 or (signs and signs[0] in ("-", "▲", "△"))
+    return -value if negative else value
+
+
+def amount_problem(text: str) -> str:
+    """Why ``text`` is not an amount, in Japanese (for a text ``read_amount`` refused)."""
+    norm = normalize_cell_text(text)
+    if not norm:
+        return "空欄です"
+    if norm.count("(") != norm.count(")"):
+        return "括弧が閉じていません"
+    stray = [c for c in norm if not (c.isdigit() or c in ",.¥\\$円()-+▲△ ")]
+    if stray:
+        shown = "".join(dict.fromkeys(stray))[:10]
+        return f"数字以外の文字（{shown}）を含みます"
+    digits = re.sub(r"[^0-9,.]", "", norm)
+    if re.fullmatch(r"0[0-9]+(?:\.[0-9]+)?", digits.replace(",", "")):
+        return "先頭が 0 の数字は番号（コード）として扱います"
+    if "," in digits and not re.fullmatch(r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?", digits):
+        return "桁区切りのカンマの位置が正しくありません"
+    if digits.count(".") > 1:
+        return "小数点が 2 つ以上あります"
+    if sum(norm.count(s) for s in "-+▲△") + ("(" in norm) > 1:
+        return "マイナスの書き方（-・▲・△・括弧）が重なっています"
+    return "金額の書き方として読めません"
+
+
+def _era_year(era: str, year: str) -> int:
+    return ERAS[era] + (1 if year == "元" else int(year))
+
+
+def _time(match: re.Match[str], day: dt.date) -> dt.date | dt.datetime | None:
+    if match["H"] is None:
+        return day
+    second = int(match["S"] or 0)
+    micro = int((match["f"] or ".0")[1:].ljust(6, "0"))
+    try:
+        stamp = dt.datetime(
+            day.year, day.month, day.day, int(match["H"]), int(match["M"]), second, micro
+        )
+    except ValueError:
+        return None
+    tz = match["tz"]
+    if tz:
+        if tz == "Z":
+            return stamp.replace(tzinfo=dt.UTC)
+        sign = -1 if tz[0] == "-" else 1
+        digits = tz[1:].replace(":", "")
+        offset = dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+        return stamp.replace(tzinfo=dt.timezone(sign * offset))
+    return stamp
+
+
+def _same_separators(first: str, second: str) -> bool:
+    """``2026/2/3`` and ``2026年2月3日``, not ``2026/2-3`` or ``2026年2/3``."""
+    return (first, second) == ("年", "月") or (first == second and first not in "年月")
+
+
+def _day(year: int, month: str, day: str) -> dt.date | None:
+    try:
+        return dt.date(year, int(month), int(day))
+    except ValueError:
+        return None
+
+
+def read_date(text: str) -> dt.date | dt.datetime | None:
+    """The date (or date and time) ``text`` spells, or None (forms: the module docstring)."""
+    norm = normalize_cell_text(text)
+    if match := _YMD.fullmatch(norm):
+        if not _same_separators(match["s1"], match["s2"]):
+            return None
+        day = _day(int(match["y"]), match["m"], match["d"])
+        return None if day is None else _time(match, day)
+    if match := _COMPACT.fullmatch(norm):
+        return _day(int(match["y"]), match["m"], match["d"])
+    if match := _ERA_YMD.fullmatch(norm.upper() if norm.isascii() else norm):
+        day = _day(_era_year(match["era"], match["y"]), match["m"], match["d"])
+        return None if day is None else _time(match, day)
+    return None
+
+
+def read_month(text: str) -> YearMonth | None:
+    """The month ``text`` names (``2026年2月``, ``2026/02``, ``R8.2``), or None."""
+    norm = normalize_cell_text(text)
+    match = _YM.fullmatch(norm)
+    if match is not None:
+        year = int(match["y"])
+    else:
+        match = _ERA_YM.fullmatch(norm.upper() if norm.isascii() else norm)
+        if match is None:
+            return None
+        year = _era_year(match["era"], match["y"])
+    month = int(match["m"] or match["mj"])
+    return YearMonth(year, month) if 1 <= month <= 12 and 1 <= year <= 9999 else None
+
+
+def date_problem(text: str) -> str:
+    """Why ``text`` is not a date, in Japanese (for a text ``read_date`` refused)."""
+    norm = normalize_cell_text(text)
+    if not norm:
+        return "空欄です"
+    if _SHORT_YEAR.fullmatch(norm):
+        return "年が 2 桁のため、何年か決められません（2026/2/3 のように 4 桁で書いてください）"
+    match = _YMD.fullmatch(norm)
+    if match is not None and not _same_separators(match["s1"], match["s2"]):
+        return "年・月・日の区切りの書き方がそろっていません"
+    if match is not None or _ERA_YMD.fullmatch(norm.upper() if norm.isascii() else norm):
+        return "存在しない日付か時刻です"
+    if _COMPACT.fullmatch(norm) or re.fullmatch(r"[0-9]{8}", norm):
+        return "8 桁の数字が年月日（19000101〜20991231 の実在する日）になっていません"
+    return "日付の書き方として読めません"
