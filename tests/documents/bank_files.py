@@ -19,7 +19,7 @@ import io
 import random
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from openpyxl import Workbook
@@ -119,9 +119,10 @@ class Account:
 
 @dataclass
 class Options:
-    """How a 全銀協 file is written: its line breaks, date style, creation date and a trailer
-    that may be made to disagree; ``cancelled`` lists the indexes of deposits that a
-    振込入金通知 reports as cancelled (取消区分 1)."""
+    """How a 全銀協 file is written: its line breaks, date style, creation date, header period,
+    a trailer that may be made to disagree (or count cancelled transfers in its 振込合計), an
+    end-of-file mark; ``cancelled`` lists the indexes of deposits that a 振込入金通知 reports
+    as cancelled (取消区分 1)."""
 
     newline: bytes = CRLF
     year_style: Literal["wareki", "seireki"] = "wareki"
@@ -131,7 +132,7 @@ class Options:
     trailer_total_delta: int = 0
     cancels_in_total: bool = False
     end_mark: bytes = b""
-    extra: dict[str, str] = field(default_factory=dict)
+    period: tuple[dt.date, dt.date] | None = None
 
 
 def yymmdd(date: dt.date, style: Literal["wareki", "seireki"] = "wareki") -> str:
@@ -142,7 +143,8 @@ def yymmdd(date: dt.date, style: Literal["wareki", "seireki"] = "wareki") -> str
 
 def _n(value: int | str, width: int) -> bytes:
     text = str(value).rjust(width, "0")
-    assert len(text) == width and text.isdigit(), (value, width)
+    assert len(text) == width, (value, width)
+    assert text.isdigit(), value
     return text.encode("ascii")
 
 
@@ -165,8 +167,9 @@ def _file(records: list[bytes], options: Options) -> bytes:
 def _period(lines: Sequence[Deposit | Withdrawal], options: Options) -> tuple[str, str, str]:
     dates = [line.date for line in lines] or [dt.date(2026, 2, 2)]
     created = options.created or max(dates)
+    first, last = options.period or (min(dates), max(dates))
     style = options.year_style
-    return yymmdd(created, style), yymmdd(min(dates), style), yymmdd(max(dates), style)
+    return yymmdd(created, style), yymmdd(first, style), yymmdd(last, style)
 
 
 def transfer_notice(
@@ -176,21 +179,41 @@ def transfer_notice(
     options = options or Options()
     created, first, last = _period(deposits, options)
     header = _record(
-        b"1", b"01", b"0", created.encode(), first.encode(), last.encode(),
-        _n(account.bank_code, 4), _c(account.bank_name, 15), _n(account.branch_code, 3),
-        _c(account.branch_name, 15), _n(account.deposit_type, 1), _n(account.number, 7),
-        _c(account.name, 40), _c("", 93),
-    )  # fmt: skip
+        b"1",
+        b"01",
+        b"0",
+        created.encode(),
+        first.encode(),
+        last.encode(),
+        _n(account.bank_code, 4),
+        _c(account.bank_name, 15),
+        _n(account.branch_code, 3),
+        _c(account.branch_name, 15),
+        _n(account.deposit_type, 1),
+        _n(account.number, 7),
+        _c(account.name, 40),
+        _c("", 93),
+    )
     records = [header]
     for index, deposit in enumerate(deposits):
         day = yymmdd(deposit.date, options.year_style).encode()
         cancel = b"1" if index in options.cancelled else b" "
         records.append(
             _record(
-                b"2", _n(index + 1, 6), day, day, _n(deposit.amount, 10), _n(0, 10), _n(0, 10),
-                _c(deposit.payer, 48), _c(deposit.bank_name, 15), _c(deposit.branch_name, 15),
-                cancel, _c(deposit.edi, 20), _c("", 52),
-            )  # fmt: skip
+                b"2",
+                _n(index + 1, 6),
+                day,
+                day,
+                _n(deposit.amount, 10),
+                _n(0, 10),
+                _n(0, 10),
+                _c(deposit.payer, 48),
+                _c(deposit.bank_name, 15),
+                _c(deposit.branch_name, 15),
+                cancel,
+                _c(deposit.edi, 20),
+                _c("", 52),
+            )
         )
     kept = [d for i, d in enumerate(deposits) if i not in options.cancelled]
     cancelled = [d for i, d in enumerate(deposits) if i in options.cancelled]
@@ -220,18 +243,37 @@ def statement(
     lines: list[Deposit | Withdrawal] = sorted([*deposits, *withdrawals], key=lambda x: x.date)
     created, first, last = _period(lines, options)
     header = _record(
-        b"1", b"03", b"0", created.encode(), first.encode(), last.encode(),
-        _n(account.bank_code, 4), _c(account.bank_name, 15), _n(account.branch_code, 3),
-        _c(account.branch_name, 15), b"000", _n(account.deposit_type, 1),
-        _n(account.number, 10), _c(account.name, 40), b"1", b"1",
-        _n(account.opening_balance, 14), _c("", 71),
-    )  # fmt: skip
+        b"1",
+        b"03",
+        b"0",
+        created.encode(),
+        first.encode(),
+        last.encode(),
+        _n(account.bank_code, 4),
+        _c(account.bank_name, 15),
+        _n(account.branch_code, 3),
+        _c(account.branch_name, 15),
+        b"000",
+        _n(account.deposit_type, 1),
+        _n(account.number, 10),
+        _c(account.name, 40),
+        b"1",
+        b"1",
+        _n(account.opening_balance, 14),
+        _c("", 71),
+    )
     records = [header]
     balance = account.opening_balance
     for index, line in enumerate(lines):
         day = yymmdd(line.date, options.year_style).encode()
         if isinstance(line, Deposit):
-            direction, kind, payer, bank, branch = b"1", b"11", line.payer, line.bank_name, line.branch_name
+            direction, kind, payer, bank, branch = (
+                b"1",
+                b"11",
+                line.payer,
+                line.bank_name,
+                line.branch_name,
+            )
             description, edi = "ﾌﾘｺﾐ", line.edi
             balance += line.amount
         else:
@@ -240,11 +282,27 @@ def statement(
             balance -= line.amount
         records.append(
             _record(
-                b"2", _n(index + 1, 8), day, day, direction, kind, _n(line.amount, 12),
-                _n(0, 12), _n(0, 6), _n(0, 6), b"0", _n(0, 7), _n(0, 3), _n(0, 10),
-                _c(payer, 48), _c(bank, 15), _c(branch, 15), _c(description, 20),
-                _c(edi, 20), b" ",
-            )  # fmt: skip
+                b"2",
+                _n(index + 1, 8),
+                day,
+                day,
+                direction,
+                kind,
+                _n(line.amount, 12),
+                _n(0, 12),
+                _n(0, 6),
+                _n(0, 6),
+                b"0",
+                _n(0, 7),
+                _n(0, 3),
+                _n(0, 10),
+                _c(payer, 48),
+                _c(bank, 15),
+                _c(branch, 15),
+                _c(description, 20),
+                _c(edi, 20),
+                b" ",
+            )
         )
     ins = [x for x in lines if isinstance(x, Deposit)]
     outs = [x for x in lines if isinstance(x, Withdrawal)]
@@ -263,6 +321,15 @@ def statement(
     )
     records.append(_record(b"9", _n(len(records) + 1, 10), _n(1, 5), _c("", 184)))
     return _file(records, options)
+
+
+def patch(
+    data: bytes, record: int, position: int, text: bytes, *, stride: int = RECORD + 2
+) -> bytes:
+    """``data`` with the bytes at 1-based ``position`` of 1-based ``record`` replaced by
+    ``text`` (records ``stride`` bytes apart: 202 with CR LF, 200 without line breaks)."""
+    at = (record - 1) * stride + position - 1
+    return data[:at] + text + data[at + len(text) :]
 
 
 # Header styles of Internet banking statements (roles: date, description, deposit, withdrawal).
@@ -306,7 +373,9 @@ def bank_csv(
     out = io.StringIO()
     if title:
         out.write("入出金明細\r\n口座,普通 1234567\r\n\r\n")
-    out.write(f"{date_h},{text_h},{in_h},{out_h},残高" + (",EDI情報" if edi_column else "") + "\r\n")
+    out.write(
+        f"{date_h},{text_h},{in_h},{out_h},残高" + (",EDI情報" if edi_column else "") + "\r\n"
+    )
     for day, text, amount_in, amount_out, balance, edi in _statement_rows(
         deposits, withdrawals, word, opening
     ):
@@ -341,7 +410,9 @@ def bank_xlsx(
     for day, text, amount_in, amount_out, balance, _edi in _statement_rows(
         deposits, withdrawals, word, opening
     ):
-        sheet.append([dt.datetime(day.year, day.month, day.day), text, amount_in, amount_out, balance])
+        sheet.append(
+            [dt.datetime(day.year, day.month, day.day), text, amount_in, amount_out, balance]
+        )
     out = io.BytesIO()
     workbook.save(out)
     return out.getvalue()
@@ -360,7 +431,13 @@ PAYER_FORMS: tuple[tuple[str, str | None, bool, str, str], ...] = (
     ("ミドリノカイ", "社会福祉法人", False, "", "-"),
     ("ヒカリガクエン", "学校法人", False, "", "-"),
     ("ニシキテクノロジー", "合同会社", True, "", "ｰ"),
-    ("ニッポンコクサイロジスティクスアンドサプライチェーンマネジメントソリューションズ", "株式会社", False, "", "-"),
+    (
+        "ニッポンコクサイロジスティクスアンドサプライチェーンマネジメントソリューションズ",
+        "株式会社",
+        False,
+        "",
+        "-",
+    ),
     ("タナカ　タロウ", None, False, "", "-"),
 )
 

@@ -52,9 +52,11 @@ from keiri_agent.documents.zengin_dates import (
 )
 from keiri_agent.documents.zengin_layout import (
     DATA,
+    END,
     HEADER,
     LAYOUTS,
     OTHER_TYPE_CODES,
+    RECORD_BYTES,
     STATEMENT_DEPOSIT_TYPES,
     TRAILER,
     TYPE_CODES,
@@ -90,12 +92,17 @@ _SPLITTERS: dict[tuple[str, RecordKind], tuple[re.Pattern[str], tuple[str, ...]]
 
 
 def looks_like_zengin(data: bytes) -> bool:
-    """Whether ``data`` starts like a 全銀協 header record (データ区分 1, 種別コード, コード区分)."""
-    return (
-        data[:1] == b"1"
-        and data[1:3].isdigit()
-        and data[3:4] in (b"0", b"1")
-        and not any(sep in data[:120] for sep in (b",", b"\t"))
+    """Whether ``data`` starts like 全銀協 records: a header record (データ区分 1, a two-digit
+    種別コード, コード区分 0/1), or a first line of whole 200-byte records starting with another
+    record type; no comma or tab in the first record either way."""
+    first = data[:RECORD_BYTES]
+    if any(sep in first for sep in (b",", b"\t")) or not first[:1].isdigit():
+        return False
+    if first[:1] == b"1" and first[1:3].isdigit() and first[3:4] in (b"0", b"1"):
+        return True
+    line = data.split(b"\n", 1)[0].rstrip(b"\r")
+    return first[:1] in (DATA.encode(), TRAILER.encode(), END.encode()) and (
+        len(line) >= RECORD_BYTES and len(line) % RECORD_BYTES == 0
     )
 
 
@@ -119,7 +126,10 @@ def read_zengin(
             "インターネットバンキングのダウンロード画面で文字コード「JIS」（Shift_JIS）を選んで"
             "ダウンロードし直してください。",
         )
-    code = data[1:3].decode("ascii", "replace")
+    # The first header's 種別コード, checked before the records are (a 総合振込 request has
+    # 120-byte records: its length is not what is wrong with it). A file that does not start
+    # with a header is refused where its records are put in order.
+    code = data[1:3].decode("ascii", "replace") if data[:1] == HEADER.encode() else "01"
     if code not in TYPE_CODES:
         other = OTHER_TYPE_CODES.get(code)
         what = f"全銀協の{other}の依頼ファイル" if other else f"種別コード {code} の全銀協ファイル"
@@ -131,8 +141,9 @@ def read_zengin(
             "CSV・Excel を指定してください。",
             type_code=code,
         )
-    table = split_records(data, label, TYPE_CODES[code])
-    return _Reader(label, code, today).read(table, year_style)
+    kind = TYPE_CODES[code] if data[:1] == HEADER.encode() else "全銀協の明細ファイル"
+    table = split_records(data, label, kind)
+    return _Reader(label, code, today).read(table, group_records(table, label), year_style)
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,8 +244,9 @@ class _Reader:
 
     # -- the statement --------------------------------------------------------------------
 
-    def read(self, table: RecordTable, year_style: YearStyle | None) -> BankStatement:
-        groups = group_records(table, self.label)
+    def read(
+        self, table: RecordTable, groups: list[RecordGroup], year_style: YearStyle | None
+    ) -> BankStatement:
         ends = [
             (
                 self.decode(table.record(g.header), HEADER),
