@@ -9,6 +9,7 @@ import pytest
 
 from keiri_agent.documents import BankLine, BankStatement, read_bank_statement
 from keiri_agent.documents.zengin_layout import LAYOUTS, RECORD_BYTES
+from keiri_agent.errors import ErrorCode, FileProcessingError
 from tests.documents import bank_files as bf
 
 TODAY = dt.date(2026, 12, 6)
@@ -148,6 +149,14 @@ def test_western_year_files_are_recognised_by_their_dates() -> None:
     # Told the style, the reader does not guess: 令和8年 read as 西暦 is 2008.
     told = read(bf.transfer_notice(DEPOSITS), year_style="seireki")
     assert told.lines[0].date == dt.date(2008, 2, 2)
+
+
+def test_an_unknown_year_style_is_refused() -> None:
+    with pytest.raises(FileProcessingError) as caught:
+        read(bf.transfer_notice(DEPOSITS), year_style="showa")
+
+    assert caught.value.code == ErrorCode.INPUT_VALIDATION_FAILED
+    assert "year_style='showa' は使えません" in caught.value.message
 
 
 def test_a_cancelled_transfer_is_a_correction_and_not_a_deposit() -> None:

@@ -101,6 +101,8 @@ def test_each_row_is_referenced_by_its_data_row() -> None:
         ("3", 3, "withdrawal"),
     ]
     assert statement.lines[0].position.where() == "データ 2 行目"
+    assert (statement.lines[0].payer, statement.lines[1].payer) == ("ｶ)ｱｵﾊﾞｼﾖｳｼﾞ", "")
+    assert statement.lines[1].description == "ﾃﾞﾝｷﾀﾞｲ"
     assert any(
         "入金額・出金額のない 1 行（データ 1 行目）は読み飛ばしました" in w
         for w in statement.warnings

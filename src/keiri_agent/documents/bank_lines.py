@@ -76,8 +76,9 @@ class BankLine:
     format allows) or, for tables, the 1-based data row. ``amount`` is in yen, never negative;
     ``direction`` says which way the money went. ``payer`` is the 振込依頼人名 exactly as the
     bank wrote it (half-width kana, abbreviations, cut at 48 characters): nothing is
-    normalized here. For a table it is the 振込依頼人名 column, or the 摘要 without its leading
-    transaction word (``振込　ｶ)ｱｵﾊﾞｼﾖｳｼﾞ`` → ``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ``). ``description`` is the 摘要
+    normalized here (a 入出金取引明細 withdrawal holds the 契約者番号 or 収納企業名 there). For a
+    table it is the 振込依頼人名 column, or a deposit's 摘要 without its leading transaction
+    word (``振込　ｶ)ｱｵﾊﾞｼﾖｳｼﾞ`` → ``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ``). ``description`` is the 摘要
     (入出金取引明細's 摘要内容, a table's 摘要 column). ``transaction`` is the 取引区分 code of
     入出金取引明細 (``"11"`` 振込...), else "". ``correction`` marks a 取消 / 訂正 line.
     ``account`` indexes :attr:`BankStatement.accounts` (None for tables). ``record``,

@@ -20,10 +20,11 @@ with neither amount (a 繰越 line with only a balance) is skipped and counted i
 row with both, a negative or fractional amount, or no readable date is an error naming the
 data row, the column and the value.
 
-The payer is the payer column as written, else the 摘要 without a leading transfer word
-(``TRANSFER_WORDS``) and the spaces or ``*`` after it: ``振込　ｶ)ｱｵﾊﾞｼﾖｳｼﾞ`` and
-``ﾌﾘｺﾐ ｶ)ｱｵﾊﾞｼﾖｳｼﾞ`` give ``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ``; a 摘要 without one is the payer as it is. Nothing
-else is changed: normalizing names is the matcher's work.
+The payer is the payer column as written, else, for a deposit, the 摘要 without a leading
+transfer word (``TRANSFER_WORDS``) and the spaces or ``*`` after it: ``振込　ｶ)ｱｵﾊﾞｼﾖｳｼﾞ`` and
+``ﾌﾘｺﾐ ｶ)ｱｵﾊﾞｼﾖｳｼﾞ`` give ``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ``; a 摘要 without one is the payer as it is (a
+withdrawal's 摘要, ``ﾌﾘｺﾐﾃｽｳﾘﾖｳ``, names no payer). Nothing else is changed: normalizing names
+is the matcher's work.
 """
 
 from __future__ import annotations
@@ -306,7 +307,7 @@ def read_bank_table(
                 date=date,
                 amount=deposit if deposit is not None else withdrawal,
                 direction="deposit" if deposit is not None else "withdrawal",
-                payer=payer or payer_from_description(description),
+                payer=payer or (payer_from_description(description) if deposit else ""),
                 record=row,
                 description=description,
                 edi=_text(cells.get("edi", empty)[index]),
