@@ -18,8 +18,9 @@ from keiri_agent.documents.bank_lines import BankStatement
 from keiri_agent.documents.bank_table import read_bank_table
 from keiri_agent.documents.failures import invalid_input
 from keiri_agent.documents.source import read_source
-from keiri_agent.documents.zengin import is_ebcdic_zengin, looks_like_zengin, read_zengin
+from keiri_agent.documents.zengin import read_zengin
 from keiri_agent.documents.zengin_dates import YEAR_STYLES, YearStyle
+from keiri_agent.documents.zengin_records import is_ebcdic_zengin, looks_like_zengin
 
 __all__ = ["read_bank_statement"]
 

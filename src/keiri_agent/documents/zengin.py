@@ -52,11 +52,9 @@ from keiri_agent.documents.zengin_dates import (
 )
 from keiri_agent.documents.zengin_layout import (
     DATA,
-    END,
     HEADER,
     LAYOUTS,
     OTHER_TYPE_CODES,
-    RECORD_BYTES,
     STATEMENT_DEPOSIT_TYPES,
     TRAILER,
     TYPE_CODES,
@@ -68,12 +66,13 @@ from keiri_agent.documents.zengin_records import (
     RecordGroup,
     RecordTable,
     group_records,
+    is_ebcdic_zengin,
     refuse_record,
     split_records,
 )
 from keiri_agent.errors import FileProcessingError
 
-__all__ = ["ENCODING", "is_ebcdic_zengin", "looks_like_zengin", "read_zengin"]
+__all__ = ["ENCODING", "read_zengin"]
 
 # JIS X 0201 (ASCII + half-width katakana) is a subset of CP932, which also reads the
 # double-byte characters some banks put into text fields.
@@ -89,26 +88,6 @@ _SPLITTERS: dict[tuple[str, RecordKind], tuple[re.Pattern[str], tuple[str, ...]]
     )
     for key, layout in LAYOUTS.items()
 }
-
-
-def looks_like_zengin(data: bytes) -> bool:
-    """Whether ``data`` starts like 全銀協 records: a header record (データ区分 1, a two-digit
-    種別コード, コード区分 0/1), or a first line of whole 200-byte records starting with another
-    record type; no comma or tab in the first record either way."""
-    first = data[:RECORD_BYTES]
-    if any(sep in first for sep in (b",", b"\t")) or not first[:1].isdigit():
-        return False
-    if first[:1] == b"1" and first[1:3].isdigit() and first[3:4] in (b"0", b"1"):
-        return True
-    line = data.split(b"\n", 1)[0].rstrip(b"\r")
-    return first[:1] in (DATA.encode(), TRAILER.encode(), END.encode()) and (
-        len(line) >= RECORD_BYTES and len(line) % RECORD_BYTES == 0
-    )
-
-
-def is_ebcdic_zengin(data: bytes) -> bool:
-    """Whether ``data`` starts like a 全銀協 header record in EBCDIC ("1", a digit, a digit)."""
-    return len(data) >= 4 and data[0] == 0xF1 and all(0xF0 <= b <= 0xF9 for b in data[1:3])
 
 
 def read_zengin(

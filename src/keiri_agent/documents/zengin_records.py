@@ -15,7 +15,8 @@ record's number, its line and byte offset, and its length:
 The records must then come as header (データ区分 1), data (2)..., trailer (8) for each
 account, and one end record (9) (``group_records``); a record of another type, one out of
 this order, a missing trailer or end record, or anything after the end record is refused with
-the record's position. Fields are decoded in ``zengin``; here a record is only its bytes.
+the record's position. Fields are decoded in ``zengin``; here a record is only its bytes
+(``looks_like_zengin`` tells such bytes from a CSV).
 
 A file of 100,000 records is held as its bytes and two lists of integers (where each record
 starts, on which line), not as 100,000 objects: objects that live through a parse are what
@@ -46,6 +47,8 @@ __all__ = [
     "RecordGroup",
     "RecordTable",
     "group_records",
+    "is_ebcdic_zengin",
+    "looks_like_zengin",
     "refuse_record",
     "split_records",
 ]
@@ -59,6 +62,27 @@ DOWNLOAD_AGAIN_HINT = (
     "銀行のサイトからダウンロードしたままのファイルを指定してください。テキストエディタで開いて"
     "保存すると、行末の空白が削られたり文字コードが変わったりして読めなくなります。"
 )
+
+
+def looks_like_zengin(data: bytes) -> bool:
+    """Whether ``data`` starts like 全銀協 records: a header record (データ区分 1, a two-digit
+    種別コード, コード区分 0/1), or a first line of whole 200-byte records starting with another
+    record type; no comma or tab in the first record either way."""
+    first = data[:RECORD_BYTES]
+    if any(sep in first for sep in (b",", b"\t")) or not first[:1].isdigit():
+        return False
+    if first[:1] == b"1" and first[1:3].isdigit() and first[3:4] in (b"0", b"1"):
+        return True
+    newline = data.find(b"\n")
+    length = len(data[: newline if newline >= 0 else len(data)].rstrip(b"\r"))
+    return first[:1] in (DATA.encode(), TRAILER.encode(), END.encode()) and (
+        length >= RECORD_BYTES and length % RECORD_BYTES == 0
+    )
+
+
+def is_ebcdic_zengin(data: bytes) -> bool:
+    """Whether ``data`` starts like a 全銀協 header record in EBCDIC ("1", a digit, a digit)."""
+    return len(data) >= 4 and data[0] == 0xF1 and all(0xF0 <= b <= 0xF9 for b in data[1:3])
 
 
 @dataclass(frozen=True, slots=True)
