@@ -101,6 +101,7 @@ COLUMN_NAMES: dict[Role, tuple[str, ...]] = {
 # Words a bank puts before the payer's name in a 摘要.
 TRANSFER_WORDS: tuple[str, ...] = ("振込入金", "振込", "ﾌﾘｺﾐ", "フリコミ")
 
+_NO_DATE = "空欄か、日付として読めません"
 _UNIT = re.compile(r"\((?:単位:?)?円\)$|円$")
 _LEADING_WORD = re.compile(
     r"^\s*(?:" + "|".join(map(re.escape, TRANSFER_WORDS)) + r")(?:[\s*＊:：・]+|(?=\S))"
@@ -222,7 +223,9 @@ def _amount_column(label: str, column: str, series: pd.Series) -> list[int | Non
 def _date(value: Any) -> dt.date | str:
     """The date of a cell, or why it is not one (Japanese)."""
     if _is_missing(value):
-        return "空欄です"
+        # read_table may have blanked a cell it could not read as a date (and said so in its
+        # warnings): the cell is then empty here either way.
+        return _NO_DATE
     if isinstance(value, dt.datetime | pd.Timestamp):
         return value.date()
     if isinstance(value, dt.date):
@@ -238,9 +241,10 @@ def _date(value: Any) -> dt.date | str:
 
 
 def _cell_error(label: str, row: int, column: str, value: Any, problem: str) -> Exception:
+    cell = f"列「{column}」が" if problem == _NO_DATE else f"列「{column}」の「{value}」: "
     return unreadable(
         label,
-        f"「{label}」のデータ {row} 行目、列「{column}」の「{value}」: {problem}。",
+        f"「{label}」のデータ {row} 行目、{cell}{problem}。",
         "銀行からダウンロードしたままのファイルを指定するか、その行を直して保存し直してください。",
         row=row,
         column=column,
