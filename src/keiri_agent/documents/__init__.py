@@ -8,6 +8,9 @@
   refusing zip-slip, symlinks, bombs and encrypted members.
 - ``ExcelManager``: read sheets and ranges; write into a copy, atomically.
 - ``decode_bytes`` / ``detect_encoding``: UTF-8 (BOM or not), CP932, EUC-JP and friends.
+- ``read_bank_statement``: a 全銀協 振込入金通知 / 入出金取引明細 or a CSV/Excel bank statement
+  into a ``BankStatement`` of ``BankLine``s (date, yen amount, direction, payer as written, EDI,
+  position in the file), the same for the same deposits whatever the format.
 
 Every limit on inputs (sizes, expansion, rows/columns/cells, parser memory) is a named constant
 in ``limits`` (listed in docs/limits.md); PDF and Office files are parsed in a memory-bounded
@@ -27,6 +30,8 @@ from keiri_agent.documents.archives import (
     parse_folder_2tier,
     parse_zip_2tier,
 )
+from keiri_agent.documents.bank import read_bank_statement
+from keiri_agent.documents.bank_lines import BankAccount, BankLine, BankStatement, LinePosition
 from keiri_agent.documents.encoding import EncodingGuess, decode_bytes, detect_encoding
 from keiri_agent.documents.excel import ExcelEdit, ExcelManager, WriteSummary
 from keiri_agent.documents.extract import SUPPORTED_EXTENSIONS, detect_kind, extract_text
@@ -53,12 +58,16 @@ __all__ = [
     "SUPPORTED_EXTENSIONS",
     "ArchiveLimits",
     "ArchiveMember",
+    "BankAccount",
+    "BankLine",
+    "BankStatement",
     "EncodingGuess",
     "EvidenceFile",
     "EvidenceSet",
     "ExcelEdit",
     "ExcelManager",
     "ExtractedText",
+    "LinePosition",
     "PromptDocuments",
     "TableLimits",
     "TableReadInfo",
@@ -74,5 +83,6 @@ __all__ = [
     "open_folder",
     "parse_folder_2tier",
     "parse_zip_2tier",
+    "read_bank_statement",
     "read_table",
 ]
