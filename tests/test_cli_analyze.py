@@ -8,11 +8,14 @@ executor; workspaces go under a directory its unprivileged uid can reach (see
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from typer.testing import CliRunner
 
+from keiri_agent.agents.analysis.honesty import UNVERIFIED_HINT, UNVERIFIED_MESSAGE
 from keiri_agent.cli import app
 from tests.support import ScriptedLLMServer
 
@@ -79,7 +82,10 @@ def test_one_request_prints_the_report_markdown_and_the_workspace(
     assert "![取引先別売上](sales_by_vendor.png)" in result.stdout
     assert "## 追加の分析案" in result.stdout
     (workspace,) = root.iterdir()
-    assert f"作業ディレクトリ: {workspace}" in result.stdout
+    # Named by the session's start in UTC, shown with that start in Tokyo time, labelled.
+    utc = datetime.strptime(workspace.name[:14], "%Y%m%d%H%M%S").replace(tzinfo=UTC)
+    local = utc.astimezone(ZoneInfo("Asia/Tokyo"))
+    assert f"作業ディレクトリ: {workspace}（開始 {local:%Y-%m-%d %H:%M:%S} JST）" in result.stdout
     assert (workspace / "sales_by_vendor.png").stat().st_size > 1000
     assert (workspace / "report.md").read_text(encoding="utf-8") in result.stdout
     assert (workspace / "売上.csv").read_text(encoding="utf-8") == SALES_CSV
@@ -249,3 +255,51 @@ def test_interactive_mode_quits_on_exit_word(sales_csv: Path, public_dir: Path) 
     )
     assert result.exit_code == 0, result.output
     assert "終了します" in result.stderr
+
+
+def test_a_report_after_a_failed_run_is_printed_but_unverified_exit_1(
+    llm_server: ScriptedLLMServer, sales_csv: Path, public_dir: Path
+) -> None:
+    llm_server.add_chat(json=_act("売上合計を出す"))
+    llm_server.add_chat(json=_codegen("print(df['売上'].sum())"))  # no such column: KeyError
+    llm_server.add_chat(json=FINALIZE)
+    llm_server.add_chat(
+        json={**REPORT, "conclusion": "売上合計は 999,999 円でした。", "sections": []}
+    )
+    result = runner.invoke(
+        app, ["analyze", str(sales_csv), "売上合計は？", "--workspace-root", str(public_dir)]
+    )
+    assert result.exit_code == 1, result.output
+    assert "売上合計は 999,999 円でした。" in result.stdout  # the report is still there to read
+    assert UNVERIFIED_MESSAGE in result.stderr
+    assert "コード実行: 1 回（失敗 1 回、出力のない成功 0 回）" in result.stderr
+    assert f"ヒント: {UNVERIFIED_HINT}" in result.stderr
+
+
+def test_interactive_mode_warns_about_an_unverified_turn_and_goes_on(
+    llm_server: ScriptedLLMServer, sales_csv: Path, public_dir: Path
+) -> None:
+    llm_server.add_chat(json=FINALIZE)  # a report without running any code
+    llm_server.add_chat(json={**REPORT, "title": "推測の売上", "sections": []})
+    _script_chart_run(llm_server)
+    result = runner.invoke(
+        app,
+        ["analyze", str(sales_csv), "--workspace-root", str(public_dir), "--json"],
+        input="売上は？\n取引先別に集計して\n\n",
+    )
+    assert result.exit_code == 0, result.output
+    assert llm_server.pending() == 0
+    # One JSON line per turn (the runner echoes the typed input into stdout too).
+    lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
+    first, second = (json.loads(line) for line in lines)
+    assert (first["status"], first["grounded"]) == ("unverified", False)
+    assert (second["status"], second["grounded"]) == ("success", True)
+    assert UNVERIFIED_MESSAGE in result.stderr
+    assert "このターンではコードを 1 度も実行していません。" in result.stderr
+    assert result.stderr.count(UNVERIFIED_MESSAGE) == 1  # only the unverified turn
+
+
+def test_help_names_the_unverified_exit_code() -> None:
+    result = runner.invoke(app, ["analyze", "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    assert "1 レポートが未検証か LLM の呼び出しに失敗" in result.stdout

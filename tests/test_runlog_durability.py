@@ -7,6 +7,7 @@ import json
 import os
 import random
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,9 +17,12 @@ import pytest
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError
-from keiri_agent.events import RunEvent, open_run, parse_event, read_events
+from keiri_agent.events import EventStream, JsonlSink, RunEvent, open_run, parse_event, read_events
+from keiri_agent.events.stream import DURABLE_EVENTS
 from keiri_agent.plan import PlanRunner
 from tests.plan.blockkit import SPEC_DIR
+
+WAIT_S = 120  # generous: a loaded two-core machine
 
 
 class FsyncSpy:
@@ -282,3 +286,77 @@ def test_a_run_whose_log_was_cut_mid_line_resumes(tmp_path: Path) -> None:
     # the nodes whose completion was whole in the log were reused, the others ran again
     assert sorted(ran) == sorted({"a", "big", "b", "c"} - whole)
     assert ran[-1] == "c"
+
+
+class SlowFsync(FsyncSpy):
+    """An fsync that takes 20 ms: a reader woken before it returns would see the event early."""
+
+    def __call__(self, fd: int) -> None:
+        time.sleep(0.02)
+        super().__call__(fd)
+
+
+@pytest.mark.parametrize("tail", [1024, 4])  # 4: readers fall behind memory into the log
+def test_readers_see_a_durable_event_and_those_after_it_only_once_it_is_on_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tail: int
+) -> None:
+    slow = SlowFsync(os.fsync)
+    monkeypatch.setattr(os, "fsync", slow)
+    log = tmp_path / "held.jsonl"
+    stream = EventStream("held", "t", sink=JsonlSink(log, fsync=True), tail=tail)
+    early: list[int] = []  # durable events a reader got before they were on disk
+    late: list[int] = []  # durable events emit returned before they were on disk
+    received: list[int] = []
+
+    def read() -> None:
+        # Delivery is in id order: a durable event checked here was also on disk before any
+        # event after it was delivered.
+        for event in stream.subscribe():
+            received.append(event.id)
+            if event.event in DURABLE_EVENTS and not slow.synced(log, event.id):
+                early.append(event.id)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+
+    def worker(n: int) -> None:
+        for i in range(10):
+            stream.emit("log", msg=f"{n}-{i}")  # quick lines, from several threads at once
+            waiting = stream.emit("node_waiting", node_id=f"w{n}/{i}")
+            if not slow.synced(log, waiting.id):
+                late.append(waiting.id)
+
+    workers = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
+    for thread in workers:
+        thread.start()
+    for thread in workers:
+        thread.join()
+    stream.close()
+    reader.join(timeout=WAIT_S)
+    assert received == list(range(1, 81))
+    assert late == []
+    assert early == []
+
+
+def test_a_quick_line_shares_an_fsync_and_reaches_the_disk_within_the_bound(
+    tmp_path: Path, spy: FsyncSpy
+) -> None:
+    # A long bound: quick lines are written without an fsync each, and closing syncs them all.
+    grouped = EventStream(
+        "grouped", "t", sink=JsonlSink(tmp_path / "a.jsonl", fsync=True, max_delay_s=3600)
+    )
+    for i in range(50):
+        grouped.emit("log", msg=f"行 {i}")
+    assert str((tmp_path / "a.jsonl").resolve()) not in spy.order
+    grouped.close()
+    assert spy.synced(tmp_path / "a.jsonl", 50)
+    # A short bound: a line nobody syncs is on disk soon after, with no later event or close.
+    log = tmp_path / "b.jsonl"
+    bounded = EventStream("bounded", "t", sink=JsonlSink(log, fsync=True, max_delay_s=0.05))
+    bounded.emit("log", msg="ひとつだけ")
+    deadline = time.monotonic() + WAIT_S
+    while not spy.synced(log, 1):
+        assert time.monotonic() < deadline, "the quick line never reached the disk"
+        time.sleep(0.01)
+    assert str(log.resolve()) in spy.order
+    bounded.close()

@@ -5,15 +5,16 @@ from __future__ import annotations
 import os
 import re
 import threading
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
 from keiri_agent.errors import ErrorCode, PathEscapeError
-from keiri_agent.workspace import Workspace, confine, new_session_dir
+from keiri_agent.workspace import Workspace, confine, new_session_dir, session_started
 
-FIXED_NOW = datetime(2025, 1, 1, 10, 0, 0)
+FIXED_NOW = datetime(2025, 1, 1, 10, 0, 0, tzinfo=UTC)
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 
 
@@ -170,3 +171,14 @@ def test_workspace_object_resolves_relativizes_and_makes_run_dirs(
     assert not (tmp_path / "root" / "escape").exists()
     with pytest.raises(AttributeError):
         ws.path = tmp_path  # type: ignore[misc]
+
+
+def test_the_session_stamp_is_utc_and_is_read_back_as_the_start(tmp_path: Path) -> None:
+    """Like run logs and task records, the folder name is UTC whatever the machine's zone: a
+    session started at 12:15 in Tokyo is 03:15 UTC."""
+    started = datetime(2026, 12, 6, 12, 15, 0, tzinfo=ZoneInfo("Asia/Tokyo"))
+    path = new_session_dir(tmp_path, now=started)
+    assert path.name == "20261206031500"
+    assert session_started(path) == started
+    assert session_started(new_session_dir(tmp_path, now=started)) == started  # the "-2" one
+    assert session_started(tmp_path / "tasks") is None

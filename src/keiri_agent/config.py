@@ -1,9 +1,10 @@
 """Settings: the only place in keiri-agent that reads the environment.
 
 Values come from the process environment and from a ``.env`` file in the working directory
-(environment wins). Nothing here needs an API key: credentials are checked by the LLM layer at
-the moment a model is first needed, so importing, validating and running plans without ``ai.*``
-blocks work with no key at all.
+(environment wins). Nothing here needs an API key: credentials are checked when a model is
+first needed (``Settings.require_credentials``: by the LLM layer as it builds the model, and by a
+command that will call one before it loads anything heavy), so importing, validating and running
+plans without ``ai.*`` blocks work with no key at all.
 
 Models are named ``provider:model`` (``openai:gpt-4.1-mini``, ``azure:my-deployment``,
 ``anthropic:claude-sonnet-4-6``). ``KEIRI_LLM_MODEL`` is the default for every role;
@@ -18,14 +19,16 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Literal, NamedTuple
 from urllib.parse import urlparse
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from keiri_agent.errors import ConfigurationError
+from keiri_agent.errors import ConfigurationError, CredentialsMissingError
 
 __all__ = [
     "DEFAULT_CHAT_MODEL",
+    "DEFAULT_TIMEZONE",
     "PROVIDERS",
     "LLMRole",
     "ModelRef",
@@ -45,6 +48,9 @@ DEFAULT_CONVERT_MAX_BYTES = 100 * 1024 * 1024
 DEFAULT_MAX_UPLOAD_BYTES = 100 * 1024 * 1024
 DEFAULT_MAX_RUNNING_TASKS = 4
 DEFAULT_MAX_QUEUED_TASKS = 32
+# One user's running and queued tasks together: below the 36 places above, so that one user
+# cannot take them all; still more than the running slots, so one user alone can use them all.
+DEFAULT_MAX_TASKS_PER_USER = 8
 # Help desk: the most subtasks one question is split into (the planner is asked for 1–5).
 DEFAULT_HELPDESK_MAX_SUBTASKS = 5
 # Help desk: a hit whose relevance (0..1, retrieval.lexical) is below this is not relevant:
@@ -54,6 +60,7 @@ DEFAULT_HELPDESK_MIN_RELEVANCE = 0.35
 DEFAULT_SHUTDOWN_TIMEOUT_S = 30.0
 DEFAULT_RETENTION_DAYS = 30.0
 DEFAULT_PLAN_MAX_FOREACH_ITEMS = 100_000  # KEIRI_PLAN_MAX_FOREACH_ITEMS
+DEFAULT_TIMEZONE = "Asia/Tokyo"  # KEIRI_TIMEZONE: where the people reading the times live
 PROVIDERS: tuple[str, ...] = ("openai", "azure", "anthropic")
 OPENAI_PUBLIC_HOST = "api.openai.com"
 
@@ -156,11 +163,17 @@ class Settings(BaseSettings):
     keiri_llm_repair_rounds: int = Field(default=DEFAULT_LLM_REPAIR_ROUNDS, ge=0, le=5)
     keiri_llm_temperature: float | None = Field(default=None, ge=0, le=2)
     # Strict structured output (OpenAI's strict JSON Schema subset) for calls whose schema is
-    # built for it (plan generation): auto = on for openai/azure models, off for the others.
+    # built for it (plan generation): auto = on for Azure and for OpenAI's own API (no
+    # OPENAI_BASE_URL, or one on api.openai.com), off for any other OPENAI_BASE_URL (vLLM,
+    # Ollama... get the tool-use schema) and for Anthropic; on / off force it.
     keiri_llm_strict_schema: Literal["auto", "on", "off"] = "auto"
 
     # Behaviour switches
     keiri_agent_llm_fallback: bool = False
+
+    # The zone people read times in (IANA name; keiri_agent.localtime); stored times stay UTC.
+    # The default is validated too: a machine without the tz database is told, not failing import.
+    keiri_timezone: ZoneInfo = Field(default=DEFAULT_TIMEZONE, validate_default=True)
 
     # Where things live
     keiri_workspace_root: Path = Path("workspace")
@@ -219,9 +232,15 @@ class Settings(BaseSettings):
     # Tasks running at once; more wait in a queue of at most keiri_max_queued_tasks (then 429).
     keiri_max_running_tasks: int = Field(default=DEFAULT_MAX_RUNNING_TASKS, ge=1, le=256)
     keiri_max_queued_tasks: int = Field(default=DEFAULT_MAX_QUEUED_TASKS, ge=0, le=10_000)
+    # One user's running and queued tasks together (a server without keys: all its callers as
+    # one anonymous user); over it only that user gets 429.
+    keiri_max_tasks_per_user: int = Field(default=DEFAULT_MAX_TASKS_PER_USER, ge=1, le=10_000)
     # Users of the server: a YAML file {users: [{name, key_sha256, role: user|admin}]} (unset:
     # KEIRI_API_KEY alone, or no authentication).
     keiri_api_keys_file: Path | None = None
+    # Folders every task of the server may read besides its own uploads and outputs
+    # (os.pathsep-separated). Unset: the bundled example data; empty: none.
+    keiri_shared_data_dirs: str | None = None
     # On SIGTERM, running tasks get this long to finish before they stop at a checkpoint and
     # are marked interrupted (plan tasks then continue after the restart).
     keiri_shutdown_timeout_s: float = Field(default=DEFAULT_SHUTDOWN_TIMEOUT_S, ge=0, le=3600)
@@ -239,14 +258,22 @@ class Settings(BaseSettings):
     keiri_plan_max_foreach_items: int = Field(
         default=DEFAULT_PLAN_MAX_FOREACH_ITEMS, ge=1, le=10_000_000
     )
-    # fsync run logs (group commit) so a finished node survives a power cut or kernel crash;
-    # false for throwaway runs (tests, benchmarks), where the page cache is enough.
+    # fsync run logs and server task logs (group commit) so a finished node or a task's status
+    # survives a power cut or kernel crash; false for throwaway runs (tests, benchmarks), where
+    # the page cache is enough.
     keiri_run_log_fsync: bool = True
     # Dask scheduler for ``policy.executor: dask`` (tcp://host:8786); unset: a local cluster.
     keiri_dask_scheduler: str | None = None
 
     def block_spec_dirs(self) -> list[Path]:
         return [Path(p) for p in self.keiri_block_spec_dirs.split(os.pathsep) if p.strip()]
+
+    def shared_data_dirs(self) -> list[Path] | None:
+        """The folders of ``KEIRI_SHARED_DATA_DIRS``; None when it is unset (the server then
+        shares the bundled example data)."""
+        if self.keiri_shared_data_dirs is None:
+            return None
+        return [Path(p) for p in self.keiri_shared_data_dirs.split(os.pathsep) if p.strip()]
 
     @field_validator(
         "keiri_llm_model",
@@ -291,6 +318,21 @@ class Settings(BaseSettings):
                 "削除してください"
             )
         return None
+
+    @field_validator("keiri_timezone", mode="before")
+    @classmethod
+    def _zone(cls, value: object) -> ZoneInfo:
+        if isinstance(value, ZoneInfo):
+            return value
+        name = str(value).strip() or DEFAULT_TIMEZONE  # blank is unset, as for the URLs
+        try:
+            return ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError, OSError):
+            raise ValueError(
+                f"'{name}' は IANA のタイムゾーン名として見つかりません。"
+                "Asia/Tokyo、America/New_York、UTC のように「地域/都市」の名前で指定してください"
+                "（大文字・小文字も区別します）"
+            ) from None
 
     @field_validator("keiri_api_keys_file", mode="before")
     @classmethod
@@ -337,6 +379,16 @@ class Settings(BaseSettings):
         if provider == "anthropic":
             return [] if self.anthropic_api_key is not None else ["ANTHROPIC_API_KEY"]
         raise ValueError(f"unknown provider: {provider}")
+
+    def require_credentials(self, provider: str, *, purpose: str = "") -> None:
+        """Raise ``CredentialsMissingError`` naming what to set unless ``provider`` is usable.
+
+        The LLM layer calls this when it builds a model; a command calls it (through
+        ``keiri_agent.cli.common.require_llm``) before it loads anything heavy.
+        """
+        missing = self.missing_credentials(provider)
+        if missing:
+            raise CredentialsMissingError(provider, missing, purpose=purpose)
 
 
 def load_settings() -> Settings:

@@ -112,12 +112,9 @@ def collect_report(settings: Settings) -> DoctorReport:
 
 def sandbox_layers() -> list[dict[str, Any]]:
     """Which isolation layers the sandbox gets on this machine (probed in a throwaway child)."""
-    from keiri_agent.sandbox.probe import probe_layers
+    from keiri_agent.sandbox.probe import layer_rows, probe_layers
 
-    return [
-        {"name": layer.name, "active": layer.active, "detail": layer.detail}
-        for layer in probe_layers()
-    ]
+    return layer_rows(probe_layers())
 
 
 def ping_models(report: DoctorReport, settings: Settings) -> None:

@@ -40,7 +40,7 @@ Exception tree::
      │    ├── ExpressionSyntaxError (plan._dsl.expr)      INVALID_EXPRESSION: does not parse
      │    ├── ExpressionEvalError (plan._dsl.expr)        INVALID_EXPRESSION: wrong values
      │    └── ApiError (server.errors)                    an HTTP failure with its own status
-     ├── LayerUnavailableError (sandbox.layers)           no seccomp/Landlock/cgroup here: the layer
+     ├── LayerUnavailableError (sandbox.layers)           no seccomp/Landlock here: the layer
      │                                                    is reported inactive with the Japanese
      │                                                    ``reason``, the other layers still apply
      ├── UnsupportedFormatError (agents.convert.models)   also ValueError: the conversion's
@@ -107,6 +107,8 @@ class ErrorCode(StrEnum):
     SANDBOX_BUSY = "SANDBOX_BUSY"  # another action is running in the same sandbox workdir
     # Generated code (CodeAct) ran out of turns without making what was asked for.
     CODE_EXECUTION_FAILED = "CODE_EXECUTION_FAILED"
+    # An analysis report that no code run with visible output backs (its figures are unverified).
+    RESULT_UNVERIFIED = "RESULT_UNVERIFIED"
     INTERNAL_ERROR = "INTERNAL_ERROR"
 
 

@@ -16,19 +16,26 @@ from typing import Any
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.plan import load_yaml
 
-__all__ = ["example_answers", "example_names", "example_plan", "examples_root"]
+__all__ = [
+    "example_answers",
+    "example_data_dir",
+    "example_names",
+    "example_plan",
+    "examples_root",
+]
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 BUNDLED_ROOT = PACKAGE_DIR / "_bundled"  # a wheel's copy
 SOURCE_ROOT = PACKAGE_DIR.parents[1]  # src/keiri_agent → the repository root
 PLANS_DIR = Path("designs") / "examples"
 ANSWERS_DIR = PLANS_DIR / "answers"
+DATA_DIR = Path("examples") / "data"
 
 
 def examples_root() -> Path:
     """The directory holding ``designs/examples`` and ``examples/data``."""
     for root in (BUNDLED_ROOT, SOURCE_ROOT):
-        if (root / PLANS_DIR).is_dir() and (root / "examples" / "data").is_dir():
+        if (root / PLANS_DIR).is_dir() and (root / DATA_DIR).is_dir():
             return root
     raise BlockError(
         "サンプルの Plan とデータが見つかりません。",
@@ -37,6 +44,11 @@ def examples_root() -> Path:
         "（designs/examples と examples/data が必要です）。",
         details={"searched": [str(BUNDLED_ROOT), str(SOURCE_ROOT)]},
     )
+
+
+def example_data_dir() -> Path:
+    """The sample data the example plans read (the API server's default shared data)."""
+    return examples_root() / DATA_DIR
 
 
 def example_names() -> list[str]:

@@ -1,7 +1,10 @@
 """Per-session directories and path confinement.
 
 Seed 000 gives every analysis session its own ``./workspace/<yyyymmddhhmmss>/`` directory; the
-root is configurable with ``KEIRI_WORKSPACE_ROOT``. Every path that a user or an LLM supplies is
+root is configurable with ``KEIRI_WORKSPACE_ROOT``. The stamp is the session's start in UTC,
+like every stored time (run logs, task records): the name reads the same on any machine, and
+what a person is shown is that time in ``KEIRI_TIMEZONE`` (:func:`session_started`,
+``keiri_agent.localtime``). Every path that a user or an LLM supplies is
 passed through :func:`confine` before it is read or written, so that ``..``, absolute paths and
 symbolic links cannot lead outside the directory the work belongs to.
 
@@ -17,11 +20,12 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path, PurePath
 
 from keiri_agent.config import load_settings
 from keiri_agent.errors import BlockError, ErrorCode, PathEscapeError
+from keiri_agent.localtime import parse_stamp
 
 __all__ = [
     "MAX_SAME_SECOND_SESSIONS",
@@ -29,7 +33,9 @@ __all__ = [
     "Workspace",
     "atomic_path",
     "confine",
+    "fsync_path",
     "new_session_dir",
+    "session_started",
 ]
 
 SESSION_DIR_FORMAT = "%Y%m%d%H%M%S"
@@ -99,12 +105,12 @@ def new_session_dir(root: Path | str | None = None, *, now: datetime | None = No
     The directory is created with ``mkdir(exist_ok=False)``, so two sessions started in the same
     second -- even concurrently from threads or processes -- never share one: the later ones get
     ``<ts>-2``, ``<ts>-3``, ... ``root`` defaults to ``KEIRI_WORKSPACE_ROOT``; ``now`` to the
-    local time (the user reads these names).
+    current time, written in UTC.
     """
     base = Path(root) if root is not None else _default_root()
     base = base.absolute()
     base.mkdir(parents=True, exist_ok=True)
-    stamp = (now or datetime.now().astimezone()).strftime(SESSION_DIR_FORMAT)
+    stamp = (now or datetime.now(UTC)).astimezone(UTC).strftime(SESSION_DIR_FORMAT)
     for n in range(1, MAX_SAME_SECOND_SESSIONS + 1):
         candidate = base / (stamp if n == 1 else f"{stamp}-{n}")
         try:
@@ -119,6 +125,13 @@ def new_session_dir(root: Path | str | None = None, *, now: datetime | None = No
         hint="ワークスペースのルート（KEIRI_WORKSPACE_ROOT）にある古いセッションを整理してください。",
         details={"root": str(base), "timestamp": stamp},
     )
+
+
+def session_started(path: Path | str) -> datetime | None:
+    """When the session of a ``<yyyymmddhhmmss>[-N]`` directory started (UTC); None for a
+    directory not named so. Directories made before the stamp was UTC were named in the
+    server's local time: read as UTC, they are off by the server's offset."""
+    return parse_stamp(Path(path).name, SESSION_DIR_FORMAT)
 
 
 @dataclass(frozen=True)
@@ -148,13 +161,27 @@ class Workspace:
         return target
 
 
+def fsync_path(path: Path, *, directory: bool = False) -> None:
+    """Return once ``path``'s data (a file) or entries (``directory``) are on disk."""
+    flags = os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if directory else 0)
+    fd = os.open(path, flags)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 @contextmanager
-def atomic_path(target: Path, *, suffix: str = ".tmp", prefix: str | None = None) -> Iterator[Path]:
+def atomic_path(
+    target: Path, *, suffix: str = ".tmp", prefix: str | None = None, durable: bool = False
+) -> Iterator[Path]:
     """A temporary path beside ``target`` that replaces it when the block exits cleanly.
 
     Readers see the old file or the new one, never half of it; on an exception the temporary
     file is removed and ``target`` is left as it was. The temporary file is created with mode
-    0600 (callers that need another mode set it on the yielded path).
+    0600 (callers that need another mode set it on the yielded path). ``durable``: the new
+    content and the replacement are on disk (fsync of the file, then of its folder) when the
+    block exits, so a power cut leaves the old file or the new one, never an empty one.
     """
     fd, name = tempfile.mkstemp(
         dir=target.parent, prefix=prefix or f".{target.stem}.", suffix=suffix
@@ -163,7 +190,11 @@ def atomic_path(target: Path, *, suffix: str = ".tmp", prefix: str | None = None
     tmp = Path(name)
     try:
         yield tmp
+        if durable:
+            fsync_path(tmp)
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    if durable:
+        fsync_path(target.parent, directory=True)

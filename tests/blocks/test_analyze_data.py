@@ -9,11 +9,13 @@ from typing import Any
 import pytest
 
 from keiri_agent.agents.analysis import MAX_LOOPS
+from keiri_agent.agents.analysis.honesty import UNVERIFIED_MESSAGE
 from keiri_agent.blocks.ai.analyze_data import AnalyzeDataBlock
 from keiri_agent.blocks.base import BlockContext
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError
 from keiri_agent.events import EventStream, RunEvent
+from keiri_agent.plan import PlanRunner
 from keiri_agent.sandbox import SandboxExecutor
 from tests.blocks.conftest import run_like_runner
 from tests.support import ScriptedLLMServer
@@ -129,6 +131,8 @@ def test_a_csv_question_gives_report_chart_tables_and_node_events(
     assert (summary["code_runs"], summary["errors"], summary["llm_calls"]) == (1, 0, 4)
     assert summary["tokens"] > 0
     assert summary["forced_report"] is False
+    assert out["grounded"] is True
+    assert summary["grounded"] is True
     assert Path(summary["report_path"]) == work / "report.md"
     # The agent's progress is this node's: every event carries the plan's node id.
     events = stream.events()
@@ -293,3 +297,82 @@ def test_the_nodes_sandbox_limits_bound_each_code_run(
     with pytest.raises(BlockError) as info:
         run_like_runner(block, inputs, ctx)
     assert "実行時間の上限" in (info.value.hint or "")
+
+
+def _script_silent_run(llm_server: ScriptedLLMServer) -> None:
+    """A run that computes but shows nothing, then a report with figures nobody saw."""
+    llm_server.add_chat(json=ACT)
+    llm_server.add_chat(json=codegen("total = df['金額'].sum()\n"))
+    llm_server.add_chat(json=FINALIZE)
+    llm_server.add_chat(json={**REPORT, "conclusion": "売上合計は 999,999 円でした。"})
+
+
+def test_a_report_no_run_with_output_backs_fails_the_node_unverified(
+    block: AnalyzeDataBlock, ctx: BlockContext, llm_server: ScriptedLLMServer
+) -> None:
+    _script_silent_run(llm_server)
+    with pytest.raises(BlockError) as info:
+        run_like_runner(block, {"question": "売上合計は？", "tables": {"s": SALES_RECORDS}}, ctx)
+    error = info.value
+    assert llm_server.pending() == 0
+    assert error.code == ErrorCode.RESULT_UNVERIFIED
+    assert error.message == UNVERIFIED_MESSAGE
+    assert "allow_unverified: true" in (error.hint or "")
+    assert error.details["conclusion"] == "売上合計は 999,999 円でした。"
+    assert error.details["code_runs"] == 1
+    assert Path(error.details["report_path"]).is_file()  # the report is kept to look at
+
+
+def test_allow_unverified_returns_the_report_with_grounded_false_and_a_warning(
+    block: AnalyzeDataBlock, ctx: BlockContext, stream: EventStream, llm_server: ScriptedLLMServer
+) -> None:
+    _script_silent_run(llm_server)
+    inputs = {"question": "売上合計は？", "tables": {"s": SALES_RECORDS}, "allow_unverified": True}
+    out = run_like_runner(block, inputs, ctx)
+    assert out["grounded"] is False
+    assert out["summary"]["grounded"] is False
+    assert out["answer"] == "売上合計は 999,999 円でした。"
+    assert "裏付けられていない" in out["report"]  # the report's own note
+    warnings = [
+        getattr(e, "msg", "")
+        for e in stream.events()
+        if e.event == "log" and getattr(e, "level", "") == "warning"
+    ]
+    assert any("未検証" in msg and "grounded: false" in msg for msg in warnings)
+
+
+BRANCH_PLAN = """
+id: analysis_branch
+graph:
+  - id: analyze
+    block: ai.analyze_data
+    in:
+      question: 売上合計は？
+      tables: {売上: [{取引先: あおば商事, 金額: 120000}]}
+      allow_unverified: true
+  - id: use_figures
+    block: report.markdown
+    when: "${analyze.grounded}"
+    in: {template: "{{ answer }}", data: {answer: "${analyze.answer}"}}
+  - id: ask_a_person
+    block: report.markdown
+    when: "not ${analyze.grounded}"
+    in: {template: "要確認: {{ answer }}", data: {answer: "${analyze.answer}"}}
+"""
+
+
+def test_a_plan_branches_on_grounded_with_when(
+    llm_server: ScriptedLLMServer, public_dir: Path, registry: BlockRegistry
+) -> None:
+    llm_server.add_chat(json=FINALIZE)  # a report without running any code
+    llm_server.add_chat(json={**REPORT, "conclusion": "売上合計は 999,999 円でした。"})
+    plan = public_dir / "analysis_branch.yaml"
+    plan.write_text(BRANCH_PLAN, encoding="utf-8")
+    with PlanRunner(registry, runs_dir=public_dir / "runs", config={}, env={}) as runner:
+        result = runner.run(plan)
+    assert result.status == "success", result.error
+    assert "use_figures" not in result.outputs  # skipped: its when was false
+    assert (
+        result.outputs["ask_a_person"]["markdown"].strip()
+        == "要確認: 売上合計は 999,999 円でした。"
+    )

@@ -182,10 +182,11 @@ def test_missing_file_is_named(block: Block, make_ctx: ContextFactory, tmp_path:
 
 
 def test_a_folder_is_refused_with_the_blocks_that_read_folders(
-    block: Block, files: dict[str, Path]
+    block: Block, make_ctx: ContextFactory, files: dict[str, Path]
 ) -> None:
+    inputs = {"paths": [str(files["pdf"].parent)], "max_chars": 100}
     with pytest.raises(BlockError) as info:
-        block.check_inputs({"paths": [str(files["pdf"].parent)], "max_chars": 100})
+        run_like_runner(block, inputs, make_ctx())
     assert info.value.code == ErrorCode.INPUT_VALIDATION_FAILED
     assert "フォルダ" in info.value.message
     assert "file.list_folder" in info.value.hint

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from datetime import datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -32,7 +33,7 @@ def folder(tmp_path: Path) -> Path:
     (root / "A社" / "Thumbs.db").write_bytes(b"t")
     (root / ".secret").write_bytes(b"h")
     (root / "~$請求一覧.xlsx").write_bytes(b"l")
-    stamp = datetime(2025, 1, 31, 10, 0, 0).timestamp()
+    stamp = datetime(2025, 1, 31, 10, 0, 0, tzinfo=ZoneInfo("Asia/Tokyo")).timestamp()
     os.utime(root / "請求一覧.xlsx", (stamp, stamp))
     return root
 
@@ -46,13 +47,22 @@ def test_top_level_files_by_default(block: Block, make_ctx: ContextFactory, fold
             "relative_path": "請求一覧.xlsx",
             "ext": ".xlsx",
             "size": 10,
-            "modified": datetime(2025, 1, 31, 10, 0, 0).astimezone().isoformat(),
+            "modified": "2025-01-31T10:00:00+09:00",  # KEIRI_TIMEZONE's default: Asia/Tokyo
         }
     ]
     summary = out["summary"]
     assert (summary["folder"], summary["count"], summary["total_size"]) == (str(folder), 1, 10)
     assert summary["hidden_skipped"] == 2  # .secret and the Office lock file
     assert summary["warnings"] == []
+
+
+def test_modified_is_in_keiri_timezone_with_its_offset(
+    block: Block, make_ctx: ContextFactory, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """10:00 in Tokyo is 20:00 the day before in New York: the same instant, the person's clock."""
+    monkeypatch.setenv("KEIRI_TIMEZONE", "America/New_York")
+    (record,) = run_like_runner(block, {"folder": str(folder)}, make_ctx())["files"]
+    assert record["modified"] == "2025-01-30T20:00:00-05:00"
 
 
 def test_recursive_pattern_is_case_insensitive_and_sorted(

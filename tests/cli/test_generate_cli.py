@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 import yaml
@@ -43,6 +45,23 @@ def test_generate_saves_a_valid_plan_under_designs(
     assert validate_file(saved, default_registry(), env={}).valid
 
 
+def test_generate_says_when_it_saved_in_the_persons_zone(
+    design_env: Path, llm_server: ScriptedLLMServer
+) -> None:
+    """The file is named by the UTC minute; the message says that minute in Tokyo time."""
+    llm_server.add_chat(json=SKELETON)
+    llm_server.add_chat(json=wiring())
+
+    result = runner.invoke(app, ["plan", "generate", "--instruction", INSTRUCTION])
+
+    assert result.exit_code == 0, result.output
+    (saved,) = (design_env / "designs" / "expense").glob("high_amount_*.yaml")
+    stamp = saved.stem.rsplit("_", 1)[1][:12]
+    utc = datetime.strptime(stamp, "%Y%m%d%H%M").replace(tzinfo=UTC)
+    local = utc.astimezone(ZoneInfo("Asia/Tokyo"))
+    assert f"✓ 保存しました: {saved}（{local:%Y-%m-%d %H:%M} JST 保存）" in result.stdout
+
+
 def test_generate_asks_then_completes_with_an_answers_file(
     design_env: Path, llm_server: ScriptedLLMServer
 ) -> None:
@@ -66,7 +85,7 @@ def test_generate_asks_then_completes_with_an_answers_file(
     )
 
     assert done.exit_code == 0, done.output
-    assert "保存しました" in done.stdout
+    assert f"✓ 保存しました: {out}\n" in done.stdout  # a name of the user's: no stamp read
     plan = yaml.safe_load(out.read_text(encoding="utf-8"))
     assert plan["vars"]["expense_file"] == str(EXPENSES)
 

@@ -13,6 +13,7 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from typer.testing import CliRunner, Result
@@ -123,6 +124,41 @@ def test_plan_runs_lists_runs_with_status_and_next_command(tmp_path: Path) -> No
     text = _invoke("plan", "runs").stdout
     assert f"keiri-agent plan resume {failed}" in text
     assert "失敗（ノード boom）" in text
+
+
+def _start_at(log: Path, stamp: str) -> None:
+    """Let the run in ``log`` have started at ``stamp`` (UTC, as the log stores it)."""
+    lines = log.read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    assert first["event"] == "plan_start"
+    first["timestamp"] = stamp
+    log.write_text("\n".join([json.dumps(first, ensure_ascii=False), *lines[1:]]) + "\n", "utf-8")
+
+
+def test_plan_runs_shows_the_start_in_keiri_timezone_labelled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The log keeps UTC; a person reads the time where they live, with the zone named."""
+    run_id = _run_id(tmp_path, "calc", CALC)
+    (log,) = (tmp_path / "runs" / "calc").glob("*.jsonl")
+    _start_at(log, "2026-12-06T15:30:00Z")  # 00:30 the next day in Tokyo
+
+    text = _invoke("plan", "runs").stdout
+    assert f"{run_id}  calc  2026-12-07 00:30:00 JST  成功" in text
+    (run,) = json.loads(_invoke("plan", "runs", "--json").stdout)["runs"]
+    assert run["started"] == "2026-12-06T15:30:00Z"  # stored and machine-read: UTC
+
+    monkeypatch.setenv("KEIRI_TIMEZONE", "America/New_York")
+    assert f"{run_id}  calc  2026-12-06 10:30:00 EST  成功" in _invoke("plan", "runs").stdout
+
+
+def test_plan_run_progress_says_when_the_run_started(tmp_path: Path) -> None:
+    result = _invoke("plan", "run", _plan(tmp_path, "calc", CALC))
+    assert result.exit_code == 0, result.output
+    (log,) = (tmp_path / "runs" / "calc").glob("*.jsonl")
+    start = read_events(log)[0].timestamp.astimezone(ZoneInfo("Asia/Tokyo"))
+    second = result.stderr.splitlines()[1]
+    assert second == f"開始: {start:%Y-%m-%d %H:%M:%S} JST"
 
 
 def test_plan_runs_filters_by_plan_and_status(tmp_path: Path) -> None:

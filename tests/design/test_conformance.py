@@ -37,8 +37,11 @@ def _script(server: ScriptedLLMServer) -> None:
 
 
 def test_openai_strict_accepts_the_generated_schemas(
-    design_env: Path, llm_server: ScriptedLLMServer
+    design_env: Path, llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The scripted server is a custom OPENAI_BASE_URL, where auto sends the tool variant
+    # (tests/design/test_strict_schema.py); "on" sends what OpenAI's own endpoint gets.
+    monkeypatch.setenv("KEIRI_LLM_STRICT_SCHEMA", "on")
     llm_server.conformance = Conformance("openai", max_schema_bytes=SCHEMA_BUDGET)
     _script(llm_server)
 

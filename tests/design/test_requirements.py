@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 import yaml
@@ -13,7 +14,7 @@ from keiri_agent.blocks.registry import default_registry
 from keiri_agent.blocks.ui.fields import normalize_requirements
 from keiri_agent.design.repair import node_diff, spec_excerpts, summarize_errors
 from keiri_agent.design.requirements import SCHEMA_TEMPLATES, apply_answers, build_requirements
-from keiri_agent.design.store import save_plan
+from keiri_agent.design.store import save_plan, saved_at
 from keiri_agent.errors import BlockError
 from keiri_agent.plan import load_yaml, validate_text
 
@@ -140,7 +141,7 @@ def test_repair_material() -> None:
 def test_save_plan_names_files_by_id_and_minute_and_never_overwrites(tmp_path: Path) -> None:
     plan = plan_with({"id": "read", "block": "excel.read_data", "in": {"path": "a.xlsx"}})
     plan["id"] = "keiri/invoice_check"
-    now = datetime(2026, 11, 23, 9, 5)
+    now = datetime(2026, 11, 23, 9, 5, tzinfo=UTC)
 
     first = save_plan(plan, tmp_path, now=now)
     second = save_plan(plan, tmp_path, now=now)
@@ -149,6 +150,20 @@ def test_save_plan_names_files_by_id_and_minute_and_never_overwrites(tmp_path: P
     assert second.name == "invoice_check_202611230905-2.yaml"
     assert load_yaml(first.read_text(encoding="utf-8"))["id"] == "keiri/invoice_check"
     assert not list(tmp_path.rglob(".saving-*"))  # no temporary files left behind
+
+
+def test_a_saved_plan_is_stamped_in_utc_and_its_time_read_back(tmp_path: Path) -> None:
+    """09:05 in Tokyo is 00:05 UTC: the name is the stored (UTC) time, like run logs."""
+    plan = plan_with({"id": "read", "block": "excel.read_data", "in": {"path": "a.xlsx"}})
+    plan["id"] = "month_end_close"  # an id with "_" of its own
+    now = datetime(2026, 11, 23, 9, 5, tzinfo=ZoneInfo("Asia/Tokyo"))
+
+    first = save_plan(plan, tmp_path, now=now)
+    second = save_plan(plan, tmp_path, now=now)
+
+    assert first.name == "month_end_close_202611230005.yaml"
+    assert saved_at(first) == saved_at(second) == now
+    assert saved_at(tmp_path / "month_end_close.yaml") is None  # not a saved version
 
 
 @pytest.mark.parametrize("bad_id", ["../escape", "", None, "a b"])

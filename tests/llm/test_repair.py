@@ -77,8 +77,60 @@ def test_missing_field_and_wrong_type_are_named_in_the_observation(
     assert get_llm().structured(Job, "変換して") == Job(**GOOD)
     repair = _last_user(llm_server.chat_requests()[1])
     assert "target: 必須の項目がありません" in repair
-    assert "columns: 型または値が違います" in repair
-    assert '"売上"' in repair
+    assert 'columns: リスト（配列）ではありません（受け取った値: "売上"）' in repair
+
+
+class Section(BaseModel):
+    heading: str
+    content: str
+
+
+class Report(BaseModel):
+    title: str
+    sections: list[Section] = Field(min_length=1)
+
+
+BAD_REPORT = {"title": "売上分析", "sections": [{"heading": "概要", "content": 123}]}
+GOOD_REPORT = {"title": "売上分析", "sections": [{"heading": "概要", "content": "増加"}]}
+
+
+def test_a_repair_notice_says_field_problem_and_value_in_japanese(
+    llm_server: ScriptedLLMServer,
+) -> None:
+    """What a person reads (the run's log event) names the field as a readable path, what was
+    wrong and what came, in Japanese; the validator's English goes to the model only."""
+    llm_server.add_chat(json=BAD_REPORT)
+    llm_server.add_chat(json=GOOD_REPORT)
+    stream = EventStream("run_notice", "test")
+    assert get_llm("report", events=stream).structured(Report, "まとめて") == Report(**GOOD_REPORT)
+    (note,) = [e.model_dump()["msg"] for e in stream.events() if e.event == "log"]
+    assert "sections の 1 番目の content: 文字列ではありません（受け取った値: 123）" in note
+    assert "Input should" not in note
+    assert "sections.0.content" not in note
+    # The model is told the same, plus the exact location and the validator's words.
+    repair = _last_user(llm_server.chat_requests()[1])
+    assert "sections の 1 番目の content: 文字列ではありません" in repair
+    assert "[sections.0.content: string_type: Input should be a valid string]" in repair
+
+
+def test_the_final_error_is_japanese_and_keeps_the_validator_text_in_details(
+    llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KEIRI_LLM_REPAIR_ROUNDS", "0")
+    llm_server.add_chat(json={"title": 5, "sections": []})
+    with pytest.raises(LLMOutputError) as info:
+        get_llm("report").structured(Report, "まとめて")
+    error = info.value
+    assert error.code == ErrorCode.OUTPUT_SCHEMA_MISMATCH
+    assert "title: 文字列ではありません（受け取った値: 5）" in error.message
+    assert "sections: 数が足りません（1 個以上必要、0 個でした）" in error.message
+    assert "Input should" not in error.message
+    assert "should have at least" not in error.message
+    by_field = {p["field"]: p for p in error.details["validation"]}
+    assert by_field["title"]["message"] == "Input should be a valid string"
+    assert by_field["title"]["loc"] == ["title"]
+    assert by_field["sections"]["type"] == "too_short"
+    assert not any("should" in line for line in error.details["problems"])
 
 
 def test_repair_rounds_are_bounded_by_the_setting_and_the_error_lists_the_problems(

@@ -23,6 +23,7 @@ import uvicorn
 
 from keiri_agent.config import Settings
 from keiri_agent.server import TaskRegistry, create_app
+from keiri_agent.server.lifecycle import Lifecycle
 from keiri_agent.server.sse import DEFAULT_PING_S
 from tests.support import ScriptedLLMServer
 
@@ -44,6 +45,22 @@ class LiveServer:
         # trust_env=False: a proxy configured in the environment must not see loopback traffic.
         return httpx.Client(base_url=self.url, trust_env=False, timeout=30.0, **kwargs)
 
+    @property
+    def lifecycle(self) -> Lifecycle:
+        """The app's lifecycle: ``begin_shutdown()`` starts the drain a stop signal starts in
+        ``keiri-agent serve`` (the app itself goes on answering, as it does for the requests
+        in flight when the signal comes)."""
+        life: Lifecycle = self.server.config.app.state.lifecycle  # type: ignore[union-attr]
+        return life
+
+    def stop(self) -> None:
+        """Stop the server as ``keiri-agent serve`` stops at SIGTERM: its tasks are drained
+        (``KEIRI_SHUTDOWN_TIMEOUT_S``), then it exits."""
+        self.lifecycle.begin_shutdown()
+        self.server.should_exit = True
+        self.thread.join(SERVER_START_TIMEOUT_S)
+        assert not self.thread.is_alive(), "the server did not stop"
+
     def wait_finished(self, task_id: str, timeout: float = TASK_TIMEOUT_S) -> str:
         """Wait until the task has settled (finished, or paused); returns its status."""
         deadline = time.monotonic() + timeout
@@ -62,6 +79,16 @@ def make_settings(root: Path, **overrides: Any) -> Settings:
         keiri_runs_dir=root / "runs",
         **overrides,
     )
+
+
+def with_shared_data(root: Path, files: dict[str, str], **overrides: Any) -> Settings:
+    """Settings whose shared data folder (``root/shared``, KEIRI_SHARED_DATA_DIRS) holds
+    ``files`` (name → text): data every task may read by its name."""
+    shared = root / "shared"
+    shared.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (shared / name).write_text(text, encoding="utf-8")
+    return make_settings(root, keiri_shared_data_dirs=str(shared), **overrides)
 
 
 @dataclass
@@ -118,13 +145,10 @@ def settings(tmp_path: Path) -> Settings:
 
 @pytest.fixture
 def analysis_settings(public_dir: Path, llm_server: ScriptedLLMServer) -> Settings:
-    """Settings for analysis tasks: a workspace the sandbox can reach, holding ``sales.csv``,
-    made after ``llm_server`` so that the agent talks to it."""
-    settings = make_settings(public_dir)
-    data = settings.keiri_workspace_root / "sales.csv"
-    data.parent.mkdir(parents=True)
-    pd.DataFrame({"月": ["4月", "5月"], "売上": [100, 200]}).to_csv(data, index=False)
-    return settings
+    """Settings for analysis tasks: a workspace the sandbox can reach and a shared data folder
+    holding ``sales.csv``, made after ``llm_server`` so that the agent talks to it."""
+    sales = pd.DataFrame({"月": ["4月", "5月"], "売上": [100, 200]}).to_csv(index=False)
+    return with_shared_data(public_dir, {"sales.csv": sales})
 
 
 @pytest.fixture

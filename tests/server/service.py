@@ -34,6 +34,7 @@ class ServerProcess:
     root: Path
     env: dict[str, str]
     port: int = field(default_factory=free_port)
+    args: list[str] = field(default_factory=list)  # more options of `serve`
     proc: subprocess.Popen[bytes] | None = None
     starts: int = 0
 
@@ -54,6 +55,7 @@ class ServerProcess:
             "serve",
             "--port",
             str(self.port),
+            *self.args,
         ]
         log = self.log_path.open("wb")
         self.proc = subprocess.Popen(

@@ -9,10 +9,17 @@ from pathlib import Path
 import pytest
 
 from keiri_agent.server.auth import task_token
+from keiri_agent.server.secret import ServerSecret
+from keiri_agent.server.users import SINGLE_KEY_USER
 from tests.server.conftest import LiveServer, make_settings
 
 KEY = "k3iri-test-key-0123456789"
 PLAN_TASK = {"kind": "plan", "plan": "duplicate_invoice_check"}
+
+
+def _token(live: LiveServer, task_id: str) -> str:
+    """The token of a task of KEIRI_API_KEY's holder (the user ``admin``)."""
+    return task_token(ServerSecret.of(live.settings).current(), SINGLE_KEY_USER, task_id)
 
 
 @pytest.fixture
@@ -23,7 +30,7 @@ def secured(serve: Callable[..., LiveServer], tmp_path: Path) -> tuple[LiveServe
         started = client.post("/agent/run", json=PLAN_TASK)
         assert started.status_code == 202, started.text
         task_id = started.json()["task_id"]
-        assert started.json()["token"] == task_token(KEY.encode(), task_id)
+        assert started.json()["token"] == _token(live, task_id)
         live.wait_finished(task_id)
         files = client.get(f"/agent/tasks/{task_id}").json()["files"]
     return live, task_id, files[0]["url"]
@@ -77,7 +84,7 @@ def test_the_right_key_opens_every_route(secured: tuple[LiveServer, str, str]) -
 
 def test_a_task_token_opens_only_its_own_task(secured: tuple[LiveServer, str, str]) -> None:
     live, task_id, file_url = secured
-    token = task_token(KEY.encode(), task_id)
+    token = _token(live, task_id)
     with live.client() as client:
         sse = client.get("/agent/sse", params={"task_id": task_id, "token": token})
         status = client.get(f"/agent/tasks/{task_id}", params={"token": token})

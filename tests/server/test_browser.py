@@ -2,25 +2,34 @@
 
 A conversion request goes through the page against the scripted LLM server: the 5-step
 progress bar reaches its last step, the live log console is gone, and the final answer and
-its download link appear; a failing request shows the red banner instead. A CSV uploaded from
+its download link appear; a failing request shows the red banner instead, an analysis whose
+report no computed output backs the amber warning band. A CSV uploaded from
 the page is converted; a plan that pauses for input continues from the answers form; a path
 outside the workspace is refused with the allowed folder named, without internal step names
-or literal backticks.
+or literal backticks. A page of another site cannot start tasks on a server without keys.
 """
 
 from __future__ import annotations
 
+import contextlib
+import http.server
+import json
 import os
 import shutil
+import threading
 from collections.abc import Callable, Iterator
+from datetime import datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pandas as pd
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from keiri_agent.agents.analysis.honesty import UNVERIFIED_HINT, UNVERIFIED_MESSAGE
 from keiri_agent.examples import example_answers, example_plan
-from tests.server.conftest import LiveServer, make_settings
+from keiri_agent.file_access import ALLOWED_PLACES
+from tests.server.conftest import LiveServer, make_settings, with_shared_data
 from tests.support import ScriptedLLMServer
 
 # Chromium and the server start slowly on a loaded machine; each test drives a whole task.
@@ -52,12 +61,17 @@ def page(browser: Browser) -> Iterator[Page]:
 def live(
     serve: Callable[..., LiveServer], tmp_path: Path, llm_server: ScriptedLLMServer
 ) -> LiveServer:
-    settings = make_settings(tmp_path)  # after llm_server: the settings point at it
-    data = settings.keiri_workspace_root / "売上.csv"
-    data.parent.mkdir(parents=True)
+    settings = with_shared_data(tmp_path, {})  # after llm_server: the settings point at it
     frame = pd.DataFrame({"月": ["2024-04", "2024-05"], "売上": [120000, 80000]})
-    frame.to_csv(data, index=False, encoding="cp932")
+    frame.to_csv(tmp_path / "shared" / "売上.csv", index=False, encoding="cp932")
     return serve(settings)
+
+
+def _tokyo(stamp: str) -> str:
+    """A stored UTC time as the page should show it with the default KEIRI_TIMEZONE."""
+    return (
+        f"{datetime.fromisoformat(stamp).astimezone(ZoneInfo('Asia/Tokyo')):%Y-%m-%d %H:%M:%S} JST"
+    )
 
 
 def _submit(page: Page, live: LiveServer, request: str, source: str) -> None:
@@ -99,6 +113,10 @@ def test_the_progress_bar_reaches_the_last_step_and_the_answer_appears(
     (task,) = live.registry.list()
     assert task.status == "success"
     assert answer.inner_text().strip() == task.answer.strip()
+    # The task's times as people read them: Tokyo time (the default zone), labelled.
+    assert task.finished_at is not None
+    received, ended = (_tokyo(stamp) for stamp in (task.created_at, task.finished_at))
+    expect(page.locator("#task-times")).to_have_text(f"受付 {received}・終了 {ended}")
     log_text = page.locator("#log").text_content() or ""
     assert "解釈" in log_text  # the console did show the run's log lines
     assert log_text.strip() not in answer.inner_text()
@@ -110,9 +128,11 @@ def test_the_progress_bar_reaches_the_last_step_and_the_answer_appears(
 def test_an_error_shows_the_red_banner(
     page: Page, live: LiveServer, llm_server: ScriptedLLMServer
 ) -> None:
+    # The source is named in the request only: the pipeline finds it missing (a named source
+    # that is nowhere the task may read is refused before a task starts).
     job = {"action": "convert", "source": "無い.csv", "target_format": "json"}
     llm_server.add_chat(json=job)
-    _submit(page, live, "無い.csv を JSON に変換して", "無い.csv")
+    _submit(page, live, "無い.csv を JSON に変換して", "")
 
     banner = page.locator("#error-banner")
     expect(banner).to_be_visible(timeout=TIMEOUT_MS)
@@ -124,6 +144,38 @@ def test_an_error_shows_the_red_banner(
     expect(page.locator("#submit")).to_be_enabled(timeout=TIMEOUT_MS)
     (task,) = live.registry.list()
     assert task.status == "failed"
+
+
+def test_an_unverified_analysis_shows_the_warning_band_not_success(
+    page: Page, live: LiveServer, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.add_chat(json={"next_action": "finalize", "rationale": "集計済み"})  # no code run
+    report = {
+        "title": "売上",
+        "conclusion": "売上の合計は 999,999 円でした。",
+        "evidence": ["推測"],
+    }
+    llm_server.add_chat(json={**report, "sections": [], "suggestions": []})
+    page.goto(live.url + "/")
+    page.locator("#kind").select_option("analysis")
+    page.locator("#request").fill("売上の合計は？")
+    page.locator("#files").fill("売上.csv")
+    page.locator("#submit").click()
+
+    band = page.locator("#warning-banner")
+    expect(band).to_be_visible(timeout=TIMEOUT_MS)
+    expect(band).to_contain_text(UNVERIFIED_MESSAGE)
+    expect(band).to_contain_text(f"ヒント: {UNVERIFIED_HINT}")
+    color = band.evaluate("el => getComputedStyle(el).backgroundColor")
+    assert color == "rgb(255, 248, 225)"  # amber, not the red error banner
+    expect(page.locator("#error-banner")).to_be_hidden()
+    last = page.locator('#steps li[data-step="done"]')
+    expect(last).to_have_class("unverified")  # not the success look
+    expect(last).to_have_text("未検証")
+    expect(page.locator("#steps li.done")).to_have_count(4)
+    expect(page.locator("#answer")).to_contain_text("売上の合計は 999,999 円でした。")
+    (task,) = live.registry.list()
+    assert task.status == "unverified"
 
 
 def test_an_uploaded_csv_is_converted(
@@ -183,24 +235,28 @@ def test_a_paused_plan_continues_from_the_answers_form(
     assert statuses == ["success"]  # the paused task itself went on
 
 
-def test_an_outside_path_names_the_allowed_folder(
+def test_an_outside_path_names_the_allowed_folders_not_the_servers(
     page: Page, live: LiveServer, llm_server: ScriptedLLMServer
 ) -> None:
     _submit(page, live, "変換して", "/etc/hostname")
     banner = page.locator("#error-banner")
     expect(banner).to_be_visible(timeout=TIMEOUT_MS)
-    workspace = str(live.settings.keiri_workspace_root.absolute())
-    expect(banner).to_contain_text(f"作業フォルダ（{workspace}）の外", timeout=TIMEOUT_MS)
+    expect(banner).to_contain_text(f"{ALLOWED_PLACES}の外", timeout=TIMEOUT_MS)
     expect(banner).to_contain_text("アップロード")
-    assert "`" not in (banner.text_content() or "")
+    text = banner.text_content() or ""
+    assert "`" not in text
+    assert str(live.settings.keiri_workspace_root.absolute()) not in text
 
 
 def test_errors_show_japanese_stage_names_and_code_spans(
     page: Page, serve: Callable[..., LiveServer], tmp_path: Path
 ) -> None:
     # Nothing listens on port 9: the interpretation fails with a hint naming a command.
-    settings = make_settings(
-        tmp_path, openai_base_url="http://127.0.0.1:9/v1", keiri_llm_max_retries=0
+    settings = with_shared_data(
+        tmp_path,
+        {"売上.csv": "月,売上\n2024-04,120000\n"},
+        openai_base_url="http://127.0.0.1:9/v1",
+        keiri_llm_max_retries=0,
     )
     live = serve(settings)
     _submit(page, live, "売上.csv を JSON に変換して", "売上.csv")
@@ -211,3 +267,53 @@ def test_errors_show_japanese_stage_names_and_code_spans(
     text = banner.text_content() or ""
     assert "（interpret）" not in text
     assert "`" not in text
+
+
+def test_a_page_of_another_site_cannot_start_tasks(page: Page, live: LiveServer) -> None:
+    # Without keys, a page the user opens elsewhere sends "simple" POSTs (no CORS preflight):
+    # text/plain, multipart and urlencoded. The server must refuse them all.
+    body = json.dumps({"kind": "plan", "plan": "duplicate_invoice_check"})
+    attack = f"""<!doctype html><title>ready</title><script>
+      const target = {json.dumps(live.url + "/agent/run")}, body = {json.dumps(body)};
+      const form = new FormData();
+      form.append("request", body);
+      form.append("files", new Blob(["a\\n1\\n"]), "a.csv");
+      const sends = [
+        {{headers: {{"Content-Type": "text/plain"}}, body}},
+        {{body: form}},
+        {{body: new URLSearchParams({{request: body}})}},
+      ].map((init) => fetch(target, {{method: "POST", mode: "no-cors", ...init}}));
+      Promise.allSettled(sends).then(() => {{ document.title = "sent"; }});
+    </script>"""
+    with _page_server(attack) as other_site:  # http://localhost:<port>: another origin
+        page.goto(other_site)
+        expect(page).to_have_title("sent", timeout=TIMEOUT_MS)
+    metrics = page.request.get(live.url + "/metrics").text()
+    assert 'keiri_http_requests_total{method="POST",status="403"} 3.0' in metrics
+    assert live.registry.list() == []
+
+
+@contextlib.contextmanager
+def _page_server(html: str) -> Iterator[str]:
+    """Serve ``html`` at http://localhost:<port>/ until the block ends."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            content = html.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(content)))
+            self.end_headers()
+            self.wfile.write(content)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://localhost:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from keiri_agent.config import Settings
-from tests.server.conftest import LiveServer, Message, events_of, make_settings, read_messages
+from tests.server.conftest import LiveServer, Message, events_of, read_messages, with_shared_data
 from tests.support import ScriptedLLMServer, prompt_contains
 
 SALES_CSV = "月,売上\n2024-04,120000\n2024-05,80000\n"
@@ -32,13 +32,13 @@ def fenced(code: str) -> str:
 
 @pytest.fixture
 def convert_settings(public_dir: Path, llm_server: ScriptedLLMServer) -> Settings:
-    """A workspace holding 売上.csv, CodeAct under a folder the sandbox user can reach."""
-    settings = make_settings(
-        public_dir, keiri_codeact_root=public_dir / "codeact", keiri_llm_max_retries=0
+    """Shared data holding 売上.csv, CodeAct under a folder the sandbox user can reach."""
+    return with_shared_data(
+        public_dir,
+        {"売上.csv": SALES_CSV},
+        keiri_codeact_root=public_dir / "codeact",
+        keiri_llm_max_retries=0,
     )
-    settings.keiri_workspace_root.mkdir(parents=True)
-    (settings.keiri_workspace_root / "売上.csv").write_text(SALES_CSV, encoding="utf-8")
-    return settings
 
 
 def _start(live: LiveServer, body: dict[str, Any]) -> dict[str, Any]:

@@ -1,7 +1,8 @@
-"""Files a task reads come from its uploads or from inside the workspace: plan answers,
+"""Files a task reads come from its uploads or the shared data folders: plan answers,
 analysis files and conversion sources that name outside paths are refused before anything is
-read, identically whether the outside file exists, and the refusal names the allowed folder.
-Uploads (multipart) are stored under the task; a paused plan run continues from answers."""
+read, identically whether the outside file exists, and the refusal names the allowed places,
+not the server's folders. Uploads (multipart) are stored under the task; a paused plan run
+continues from answers. (Users apart from each other: test_confinement.)"""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ import pytest
 
 from keiri_agent.config import Settings
 from keiri_agent.examples import example_answers
-from tests.server.conftest import LiveServer, make_settings
+from keiri_agent.file_access import ALLOWED_PLACES
+from tests.server.conftest import LiveServer, make_settings, with_shared_data
 
 PLAN = "duplicate_invoice_check"
 INVOICES = Path(example_answers(PLAN)["collect_inputs"]["invoice_list"])
@@ -44,10 +46,10 @@ def test_outside_paths_are_refused_before_a_task_starts(
     assert response.status_code == 403, response.text
     error = response.json()
     assert error["code"] == "PERMISSION_DENIED"
-    workspace = str(settings.keiri_workspace_root.absolute())
-    assert f"作業フォルダ（{workspace}）の外" in error["message"]
-    assert workspace in error["hint"]  # which folder is allowed
+    assert error["message"].startswith(f"{error['details']['field']} のパス「")  # the input
+    assert ALLOWED_PLACES in error["hint"]  # which places are allowed, by name
     assert "アップロード" in error["hint"]
+    assert str(settings.keiri_workspace_root.absolute().parent) not in response.text
     assert live.registry.list() == []
     assert not live.registry.root.exists() or not any(live.registry.root.iterdir())
 
@@ -66,12 +68,11 @@ def test_an_existing_and_a_missing_outside_file_get_the_same_answer(
     assert exists["hint"] == missing["hint"]
 
 
-def test_an_answer_inside_the_workspace_runs(
-    serve: Callable[..., LiveServer], settings: Settings
+def test_an_answer_naming_shared_data_runs(
+    serve: Callable[..., LiveServer], tmp_path: Path
 ) -> None:
-    target = settings.keiri_workspace_root / "請求書一覧.xlsx"
-    target.parent.mkdir(parents=True)
-    shutil.copy(INVOICES, target)
+    settings = with_shared_data(tmp_path, {})
+    shutil.copy(INVOICES, tmp_path / "shared" / "請求書一覧.xlsx")
     live = serve(settings)
     with live.client() as client:
         task_id = client.post("/agent/run", json=_answers("請求書一覧.xlsx")).json()["task_id"]
@@ -90,6 +91,7 @@ def test_uploads_are_stored_under_the_task_and_a_paused_plan_continues(
         with INVOICES.open("rb") as content:
             resumed = client.post(
                 f"/agent/tasks/{paused_id}/answers",
+                headers={"Origin": live.url},  # multipart without a key: from its own origin
                 data={"request": json.dumps(answers, ensure_ascii=False)},
                 files=[("files", ("一覧.xlsx", content, "application/octet-stream"))],
             )

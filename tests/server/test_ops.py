@@ -11,6 +11,10 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from keiri_agent.sandbox.cgroups import CgroupTree
+from keiri_agent.sandbox.layers import LIMIT_NAMES
+from keiri_agent.server.ops import readiness
+from keiri_agent.server.tasks import TaskRegistry
 from tests.server.conftest import LiveServer, make_settings
 from tests.server.service import ServerProcess
 
@@ -43,6 +47,11 @@ def test_health_readiness_and_metrics_answer(
     assert ready.status_code == 200, ready.text
     assert ready.json()["status"] == "ready"
     assert set(ready.json()["checks"]) == {"tasks_dir", "runs_dir", "sandbox", "accepting"}
+    # This machine's own answer (none as root on the CI machine, both cgroup limits otherwise).
+    assert ready.json()["not_enforced"] == [
+        {"property": name, "limit": LIMIT_NAMES[name], "reason": reason}
+        for name, reason in CgroupTree().plan().unenforced().items()
+    ]
     assert refused.status_code == 401
     assert metrics.status_code == 200
     assert metrics.headers["content-type"].startswith("text/plain")
@@ -67,6 +76,36 @@ def test_readiness_names_a_directory_it_cannot_write(
     assert checks["runs_dir"]["ok"] is False
     assert str(blocker) in checks["runs_dir"]["problem"]
     assert checks["tasks_dir"]["ok"] is True
+
+
+def test_readiness_names_each_sandbox_limit_not_enforced_and_stays_ready(
+    tmp_path: Path,
+) -> None:
+    # A machine as most current distributions set it up: cgroup v2 only, this process in a
+    # session scope whose memory and pids cannot be enabled for children (see test_cgroups).
+    own = "/user.slice/user-1000.slice/session-3.scope"
+    scope = tmp_path / "cgroup" / own.lstrip("/")
+    scope.mkdir(parents=True)
+    (tmp_path / "cgroup" / "cgroup.controllers").write_text("cpu io memory pids\n")
+    (scope / "cgroup.controllers").write_text("memory pids\n")
+    (scope / "cgroup.subtree_control").write_text("\n")
+    membership = tmp_path / "proc-self-cgroup"
+    membership.write_text(f"0::{own}\n")
+    registry = TaskRegistry(make_settings(tmp_path))
+
+    report = readiness(registry, CgroupTree(root=tmp_path / "cgroup", membership=membership))
+
+    assert report["status"] == "ready", report
+    assert [(item["property"], item["limit"]) for item in report["not_enforced"]] == [
+        ("memory_cgroup", "アクションごとのメモリ上限（cgroup）"),
+        ("pids_cgroup", "アクションごとのプロセス・スレッド数の上限（cgroup）"),
+    ]
+    for item, controller in zip(report["not_enforced"], ("memory", "pids"), strict=True):
+        assert item["reason"] == (
+            f"このプロセスの cgroup v2（{scope}）では {controller} が子の cgroup に"
+            "有効化されていません（cgroup.subtree_control。プロセスのいる cgroup では、"
+            "階層のルート以外は有効化できません）"
+        )
 
 
 @pytest.mark.timeout(600)

@@ -1,7 +1,9 @@
 """What survives a restart, over real HTTP with a real server process: a plan task cut by
-SIGTERM or SIGKILL finishes after the restart with the same outputs as an uninterrupted run and
-without running a finished node again; SIGTERM ends open SSE streams with a final event, and
-the stream of the restarted server ends with ``done``."""
+SIGTERM (its node still running when ``KEIRI_SHUTDOWN_TIMEOUT_S`` ran out) or SIGKILL finishes
+after the restart with the same outputs as an uninterrupted run and without running a finished
+node again; SIGTERM ends open SSE streams with a final event, and the stream of the restarted
+server ends with ``done``. A node that finishes within the shutdown timeout ends its task
+normally before the server exits."""
 
 from __future__ import annotations
 
@@ -54,7 +56,7 @@ SECOND = {"summary": {"text": "結論: 支払は期限内に完了していま�
 TASK = {"kind": "plan", "plan": "restart_check"}
 
 
-def _server(root: Path, name: str) -> ServerProcess:
+def _server(root: Path, name: str, shutdown_timeout_s: float = 1) -> ServerProcess:
     base = root / name
     designs = base / "designs"
     designs.mkdir(parents=True)
@@ -64,7 +66,7 @@ def _server(root: Path, name: str) -> ServerProcess:
         "KEIRI_WORKSPACE_ROOT": str(base / "workspace"),
         "KEIRI_RUNS_DIR": str(base / "runs"),
         "KEIRI_DESIGNS_DIR": str(designs),
-        "KEIRI_SHUTDOWN_TIMEOUT_S": "1",
+        "KEIRI_SHUTDOWN_TIMEOUT_S": str(shutdown_timeout_s),
         "KEIRI_LOG_FORMAT": "json",
     }
     return ServerProcess(base, env)
@@ -156,5 +158,48 @@ def test_a_plan_cut_by_a_stop_finishes_after_a_restart_with_the_same_outputs(
         assert after[-1].json()["status"] == "success"
         records = server.log_records()
         assert any(r["task_id"] == task_id and "再開" in r["message"] for r in records)
+    finally:
+        server.stop()
+
+
+FINISHING_S = 5.0  # the running node's reply comes this long after SIGTERM: inside the timeout
+
+
+@pytest.mark.timeout(900)
+def test_a_node_that_finishes_within_the_shutdown_timeout_ends_its_task_normally(
+    tmp_path: Path, llm_server: ScriptedLLMServer, uninterrupted: tuple[str, dict[str, bytes]]
+) -> None:
+    llm_server.add_chat(json=FIRST, when=prompt_contains("FIRST"))
+    llm_server.add_chat(json=SECOND, when=prompt_contains("SECOND"), delay=FINISHING_S)
+    server = _server(tmp_path, "service", shutdown_timeout_s=120).start()
+    try:
+        with server.client() as client:
+            task_id = client.post("/agent/run", json=TASK).json()["task_id"]
+        stream: list[Message] = []
+        reader = threading.Thread(target=lambda: stream.extend(sse_messages(server, task_id)))
+        reader.start()
+        _wait_for_call(llm_server, "SECOND")  # the second node is running
+
+        code = server.signal(signal.SIGTERM)
+
+        assert code in (0, -signal.SIGTERM)
+        reader.join(timeout=120)
+        assert not reader.is_alive()
+        # The open stream ended with the task's own end, not with the server's shutdown event.
+        assert stream[-1].event == "done"
+        assert stream[-1].json()["status"] == "success"
+        messages = [r["message"] for r in server.log_records()]
+        stopping = next(i for i, m in enumerate(messages) if m.startswith("停止します"))
+        assert "実行中・順番待ちのタスク 1 件" in messages[stopping]  # it was running then
+        assert "タスクが success になりました" in messages[stopping:]
+
+        server.start()
+        with server.client() as client:
+            task = client.get(f"/agent/tasks/{task_id}").json()
+        assert task["status"] == "success", task["error"]
+        assert task["interruptions"] == 0
+        assert _outputs(server, task) == uninterrupted  # its outputs kept
+        assert _calls(llm_server, "FIRST") == 1
+        assert _calls(llm_server, "SECOND") == 1  # nothing ran again
     finally:
         server.stop()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -66,6 +67,7 @@ def layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     os.utime(workspace / "売上.csv", (old, old))
     return {
         "old_done": _task(store, "A" * 22, TaskStatus.SUCCESS, 40),
+        "old_unverified": _task(store, "D" * 22, TaskStatus.UNVERIFIED, 40),  # finished too
         "new_done": _task(store, "B" * 22, TaskStatus.FAILED, 2),
         "old_paused": _task(store, "C" * 22, TaskStatus.WAITING_INPUT, 40, run="run_paused"),
         "old_run": _run(runs, "20240101T000000Z", "run_old", 40),
@@ -89,11 +91,12 @@ def test_gc_removes_what_is_past_the_period_and_keeps_what_is_still_needed(
     removed = {(item["kind"], Path(item["path"])) for item in json.loads(result.stdout)["removed"]}
     assert removed == {
         ("task", layout["old_done"]),
+        ("task", layout["old_unverified"]),
         ("run", layout["old_run"]),
         ("workspace", layout["session"]),
     }
     assert {(i["kind"], Path(i["path"])) for i in planned["removed"]} == removed
-    for name in ("old_done", "old_run", "session"):
+    for name in ("old_done", "old_unverified", "old_run", "session"):
         assert not layout[name].exists()
     assert not layout["old_run"].with_suffix(".files").exists()
     for name in ("new_done", "old_paused", "paused_run", "reused_run", "new_run", "user_file"):
@@ -110,4 +113,34 @@ def test_gc_with_no_period_refuses_and_says_how(
     assert all(path.exists() for path in layout.values())
     text = CliRunner().invoke(app, ["gc", "--older-than", "30"])
     assert text.exit_code == 0, text.output
-    assert "3 件" in text.output
+    assert "4 件" in text.output
+
+
+def test_gc_names_each_item_by_its_time_in_keiri_timezone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The time an item's age counts from is shown where the person lives (JSON keeps UTC)."""
+    workspace, runs = tmp_path / "workspace", tmp_path / "runs"
+    monkeypatch.setenv("KEIRI_WORKSPACE_ROOT", str(workspace))
+    monkeypatch.setenv("KEIRI_RUNS_DIR", str(runs))
+    store = TaskStore(workspace / "tasks")
+    done = _task(store, "A" * 22, TaskStatus.SUCCESS, 40)
+    record = json.loads((done / "task.json").read_text(encoding="utf-8"))
+    record["finished_at"] = "2024-01-10T20:00:00.000Z"
+    (done / "task.json").write_text(json.dumps(record), encoding="utf-8")
+    log = _run(runs, "20240101T153000Z", "run_old", 40)
+    changed = datetime(2024, 1, 1, 15, 30, 5, tzinfo=UTC).timestamp()
+    os.utime(log, (changed, changed))
+
+    text = CliRunner().invoke(app, ["gc", "--dry-run"]).stdout
+    assert f"タスク: {done}（終了 2024-01-11 05:00:00 JST、" in text
+    assert f"実行ログ: {log}（最終更新 2024-01-02 00:30:05 JST、" in text
+    removed = json.loads(CliRunner().invoke(app, ["gc", "--dry-run", "--json"]).stdout)["removed"]
+    assert {item["kind"]: item["since"] for item in removed} == {
+        "task": "2024-01-10T20:00:00Z",
+        "run": "2024-01-01T15:30:05Z",
+    }
+
+    monkeypatch.setenv("KEIRI_TIMEZONE", "America/New_York")
+    text = CliRunner().invoke(app, ["gc", "--dry-run"]).stdout
+    assert f"実行ログ: {log}（最終更新 2024-01-01 10:30:05 EST、" in text

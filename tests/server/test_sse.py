@@ -139,7 +139,8 @@ def test_reconnecting_mid_run_splices_the_log_and_the_live_stream(
         time.sleep(0.02)
     assert not live.registry.get(task_id).finished
     rest = events_of(_stream(live, task_id, header=str(seen)))
-    assert live.registry.get(task_id).status == "success"
+    # No code ran, so the report is not backed by computed output (issue 33).
+    assert live.registry.get(task_id).status == "unverified"
     _assert_exact_log(first + rest, _log_lines(live, task_id))
     assert rest[-1].json()["answer"].endswith("5月の売上は4月の2倍です。")
 

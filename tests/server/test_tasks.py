@@ -3,10 +3,13 @@ directory; cancellation that kills the sandbox process; requests refused before 
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import psutil
 import pytest
@@ -57,6 +60,36 @@ def test_list_status_result_and_downloads(
         assert len(response.content) == file["size"]
         assert "attachment" in response.headers["content-disposition"]
     assert downloads["重複チェック.md"].text.startswith("# 請求書の二重計上チェック")
+
+
+def _local(stamp: str, zone: str) -> str:
+    when = datetime.fromisoformat(stamp).astimezone(ZoneInfo(zone))
+    return f"{when:%Y-%m-%d %H:%M:%S} {when.tzname()}"
+
+
+def test_task_times_stay_utc_and_come_with_the_time_people_read(
+    serve: Callable[..., LiveServer], tmp_path: Path
+) -> None:
+    """``created_at``/``finished_at`` keep the stored UTC value; ``local_times`` is the same
+    instant in KEIRI_TIMEZONE with the zone named, what the progress page shows."""
+    live = serve(make_settings(tmp_path, keiri_timezone="America/New_York"))
+    with live.client() as client:
+        accepted = client.post("/agent/run", json=PLAN_TASK).json()
+        assert live.wait_finished(accepted["task_id"]) == "success"
+        task = client.get(f"/agent/tasks/{accepted['task_id']}").json()
+        (listed,) = client.get("/agent/tasks").json()["tasks"]
+
+    assert accepted["created_at"].endswith("Z")
+    assert accepted["local_times"]["created_at"] == _local(
+        accepted["created_at"], "America/New_York"
+    )
+    for field in ("created_at", "started_at", "finished_at"):
+        assert task[field].endswith("Z")
+        assert task["local_times"][field] == _local(task[field], "America/New_York")
+        assert task["local_times"][field].endswith((" EST", " EDT"))
+    assert listed["local_times"] == task["local_times"]
+    record = json.loads((live.registry.get(task["task_id"]).directory / "task.json").read_text())
+    assert "local_times" not in record  # stored: UTC only
 
 
 def test_tasks_are_listed_newest_first_and_limited(
@@ -150,9 +183,8 @@ def test_cancel_stops_the_running_sandbox_process(
     llm_server.add_chat(json={"next_action": "act", "instruction": "待つ", "rationale": "試験"})
     llm_server.add_chat(json={"code": SLEEPING_CODE, "expected_outputs": []})
     live = serve(analysis_settings)
-    data = analysis_settings.keiri_workspace_root / "sales.csv"
     with live.client() as client:
-        body = {"kind": "analysis", "request": "売上を調べて", "files": [str(data)]}
+        body = {"kind": "analysis", "request": "売上を調べて", "files": ["sales.csv"]}
         task_id = client.post("/agent/run", json=body).json()["task_id"]
         # Includes starting the task's jail (the warm server's imports): a minute or more on a
         # loaded two-core machine.

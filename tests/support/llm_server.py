@@ -20,7 +20,8 @@ embeddings endpoint answers with deterministic n-gram-hash vectors unless script
 ``conformance=Conformance("openai" | "anthropic")`` (:mod:`tests.support.conformance`) refuses,
 with the provider's HTTP 400, tool schemas that provider would refuse.
 The same chat steps also answer the Anthropic Messages API (``POST /v1/messages``, for
-``ANTHROPIC_BASE_URL=server.root_url``). Payload shapes live in :mod:`tests.support.llm_wire`
+``ANTHROPIC_BASE_URL=server.root_url``) and Azure OpenAI's deployment paths
+(``/openai/deployments/<name>/chat/completions``, for ``AZURE_OPENAI_ENDPOINT=server.root_url``). Payload shapes live in :mod:`tests.support.llm_wire`
 and :mod:`tests.support.anthropic_wire`, HTTP plumbing in :mod:`tests.support.llm_http`.
 """
 
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -48,6 +50,13 @@ _CHAT_PATH = "/v1/chat/completions"
 _EMBEDDINGS_PATH = "/v1/embeddings"
 _MODELS_PATH = "/v1/models"
 _MESSAGES_PATH = anthropic_wire.MESSAGES_PATH
+_AZURE_DEPLOYMENT = re.compile(r"^/openai/deployments/[^/]+(/chat/completions|/embeddings)$")
+
+
+def _endpoint(path: str) -> str:
+    """The OpenAI path a request is for: Azure's deployment paths answer as ``/v1/...``."""
+    match = _AZURE_DEPLOYMENT.match(path)
+    return "/v1" + match.group(1) if match else path
 
 
 @dataclass
@@ -255,7 +264,7 @@ class ScriptedLLMServer:
     def _bodies(self, path: str) -> list[dict[str, Any]]:
         with self._lock:
             records = list(self.requests)
-        return [r.body for r in records if r.path == path and isinstance(r.body, dict)]
+        return [r.body for r in records if _endpoint(r.path) == path and isinstance(r.body, dict)]
 
     # ------------------------------------------------------------------ request handling
 
@@ -292,6 +301,7 @@ class ScriptedLLMServer:
 
     def respond(self, method: str, path: str, body: Any, bad_json: bool) -> Response:
         """Decide the response to one request (called by the HTTP layer)."""
+        path = _endpoint(path)
         if method == "POST" and path in (_CHAT_PATH, _EMBEDDINGS_PATH):
             if bad_json or not isinstance(body, dict):
                 return _error(400, "scripted LLM server: request body must be a JSON object")

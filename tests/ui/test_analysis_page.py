@@ -10,14 +10,20 @@ not create (the page only creates one when ``analysis_session`` is absent).
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from keiri_agent.agents.analysis import AnalysisSession
-from keiri_agent.agents.analysis.honesty import UNGROUNDED_NOTE
+from keiri_agent.agents.analysis.honesty import (
+    UNVERIFIED_HINT,
+    UNVERIFIED_LABEL,
+    UNVERIFIED_MESSAGE,
+)
 from keiri_agent.ui.views.analysis import HISTORY_KEY, SESSION_KEY
 from tests.support import ScriptedLLMServer
 from tests.ui.conftest import open_page
@@ -146,19 +152,47 @@ def test_agent_question_then_answer_continues_the_session(
     assert "税抜です" in second_reason
 
 
-def test_a_report_without_a_run_that_showed_anything_is_flagged_on_the_page(
-    app: AppTest, llm_server: ScriptedLLMServer, workspace_root: Path
+@pytest.mark.parametrize(
+    "code",
+    [
+        pytest.param("total = df['金額'].sum()\n", id="a-run-without-output"),
+        pytest.param("print(df['売上'].sum())\n", id="a-failed-run"),
+    ],
+)
+def test_a_report_without_a_run_that_showed_anything_is_unverified_on_the_page(
+    app: AppTest, llm_server: ScriptedLLMServer, workspace_root: Path, code: str
 ) -> None:
     _upload(app)
     llm_server.add_chat(json=ACT)
-    llm_server.add_chat(json={"code": "total = df['金額'].sum()\n", "expected_outputs": []})
+    llm_server.add_chat(json={"code": code, "expected_outputs": []})
     llm_server.add_chat(json=FINALIZE)
     llm_server.add_chat(json={**REPORT, "conclusion": "売上合計は 999,999 円でした。"})
     app.chat_input[0].set_value("売上合計は？").run()
     assert not app.exception, app.exception
-    warnings = _texts(app.warning)
-    assert UNGROUNDED_NOTE in warnings, warnings
+    (status,) = app.status
+    assert status.label == UNVERIFIED_LABEL  # not 完了しました
+    assert status.state == "error"  # not the success check mark
+    band = f"**{UNVERIFIED_MESSAGE}**\n\n{UNVERIFIED_HINT}"
+    assert band in _texts(app.warning)
     assert "売上合計は 999,999 円でした。" in _texts(app.markdown)  # shown, but flagged
+    # The band stays with the turn when the page is drawn again.
+    app.run()
+    assert band in _texts(app.warning)
+
+
+def test_a_grounded_report_is_labelled_done_without_the_band(
+    app: AppTest, llm_server: ScriptedLLMServer, workspace_root: Path
+) -> None:
+    _upload(app)
+    llm_server.add_chat(json=ACT)
+    llm_server.add_chat(json={"code": "print(df['金額'].sum())\n", "expected_outputs": []})
+    llm_server.add_chat(json=FINALIZE)
+    llm_server.add_chat(json={**REPORT, "sections": []})
+    app.chat_input[0].set_value("売上合計は？").run()
+    assert not app.exception, app.exception
+    (status,) = app.status
+    assert (status.label, status.state) == ("完了しました", "complete")
+    assert not any(UNVERIFIED_MESSAGE in text for text in _texts(app.warning))
 
 
 def test_reset_clears_the_session_explicitly(
@@ -232,6 +266,24 @@ def test_loaded_files_stay_listed_after_a_page_switch_and_load_once(
     # The same file uploaded again is not a second table.
     app.file_uploader[0].set_value(("売上.csv", SALES_CSV.encode("cp932"), "text/csv")).run()
     assert list(app.session_state[SESSION_KEY].frames) == ["売上"]
+
+
+def test_the_workspace_is_shown_with_its_start_where_the_person_lives(
+    app: AppTest, workspace_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The folder is named by the session's start in UTC; the page says that start in
+    KEIRI_TIMEZONE, labelled, next to the name."""
+    monkeypatch.setenv("KEIRI_TIMEZONE", "America/New_York")
+    _upload(app).run()
+
+    assert not app.exception, app.exception
+    workspace = app.session_state[SESSION_KEY].workspace
+    utc = datetime.strptime(workspace.name[:14], "%Y%m%d%H%M%S").replace(tzinfo=UTC)
+    local = utc.astimezone(ZoneInfo("America/New_York"))
+    label = local.tzname()
+    assert label in ("EST", "EDT")
+    expected = f"作業ディレクトリ: `{workspace}`（開始 {local:%Y-%m-%d %H:%M:%S} {label}）"
+    assert expected in _texts(app.caption)
 
 
 def test_without_an_llm_the_page_says_how_to_configure_one_before_a_question(

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 import yaml
@@ -323,7 +325,11 @@ def test_register_saves_a_valid_plan_and_refuses_an_invalid_one(
     assert saved.name.startswith("high_amount_")
     assert saved.suffix == ".yaml"
     assert yaml.safe_load(saved.read_text("utf-8"))["id"] == "expense/high_amount"
-    assert any(str(saved) in s.value for s in offline_page.success)
+    # The name's stamp is UTC; the message says when it was saved in Tokyo time, labelled.
+    utc = datetime.strptime(saved.stem.rsplit("_", 1)[1][:12], "%Y%m%d%H%M").replace(tzinfo=UTC)
+    local = utc.astimezone(ZoneInfo("Asia/Tokyo"))
+    (message,) = [s.value for s in offline_page.success if str(saved) in s.value]
+    assert message == f"登録しました: {saved}（{local:%Y-%m-%d %H:%M} JST 保存）"
 
 
 def test_compose_mode_builds_a_plan_from_templates_without_an_llm(

@@ -16,7 +16,7 @@ import pytest
 import yaml
 from streamlit.testing.v1 import AppTest
 
-from keiri_agent.examples import example_names, example_plan
+from keiri_agent.examples import example_data_dir, example_names, example_plan
 from keiri_agent.ui.fields import widget_key
 
 STORE = "plan:p::node:ask::v0.1.0"
@@ -107,18 +107,22 @@ def test_each_type_has_its_widget_with_japanese_labels_and_initial_values(app: A
     assert app.text_area(key=_key("extra", "csv")).label == "追加の表"
 
 
-def test_values_are_stored_at_once_and_survive_reruns_and_page_switches(app: AppTest) -> None:
+def test_values_are_stored_at_once_and_survive_reruns_and_page_switches(
+    app: AppTest, tmp_path: Path
+) -> None:
+    data = tmp_path / "workspace" / "data"
     app.run()
     app.text_input(key=_key("period")).set_value("2025-02")
     app.selectbox(key=_key("company")).set_value("b")
     app.radio(key=_key("final")).set_value(True)
     app.number_input(key=_key("amount")).set_value(120)
-    app.text_area(key=_key("many", "path")).set_value("/data/a.pdf\n\n/data/b.pdf\n")
+    app.text_area(key=_key("many", "path")).set_value(f"{data}/a.pdf\n\n{data}/b.pdf\n")
     app.text_area(key=_key("extra", "csv")).set_value("取引先,金額\nA社,100\n")
     app.run()
     expected = {
         "period": "2025-02", "company": "b", "final": True, "amount": 120,
-        "many": ["/data/a.pdf", "/data/b.pdf"], "extra": [{"取引先": "A社", "金額": "100"}],
+        "many": [str(data / "a.pdf"), str(data / "b.pdf")],
+        "extra": [{"取引先": "A社", "金額": "100"}],
     }  # fmt: skip
     stored = app.session_state[STORE]
     assert {k: stored[k] for k in expected} == expected
@@ -151,8 +155,9 @@ def test_an_upload_is_saved_and_its_path_becomes_the_value(app: AppTest, tmp_pat
     assert path.read_bytes().startswith(b"PK")
     assert app.text_input(key=_key("evidence", "path")).value == str(path)
     # A path typed on the server replaces it.
-    app.text_input(key=_key("evidence", "path")).set_value("/srv/data/証跡.zip").run()
-    assert app.session_state["returned"]["evidence"] == "/srv/data/証跡.zip"
+    typed = tmp_path / "workspace" / "data" / "証跡.zip"
+    app.text_input(key=_key("evidence", "path")).set_value(str(typed)).run()
+    assert app.session_state["returned"]["evidence"] == str(typed)
 
 
 def test_uploads_default_to_a_session_folder_under_the_workspace(
@@ -232,15 +237,15 @@ def test_a_table_typed_as_csv_that_cannot_be_read_is_said(app: AppTest) -> None:
 
 
 EXAMPLE_PATHS = {  # (plan, field) → the example path shown in its server-path box
-    ("duplicate_invoice_check", "invoice_list"): "例: /data/請求書一覧.xlsx",
-    ("expense_policy_check", "rules"): "例: /data/経費規程.pdf",
-    ("expense_policy_check", "expenses"): "例: /data/経費明細.xlsx",
-    ("invoice_reconciliation", "evidence_zip"): "例: /data/請求書.zip",
-    ("invoice_reconciliation", "bank_statement"): "例: /data/入金明細.xlsx",
-    ("invoice_reconciliation_llm", "evidence_zip"): "例: /data/証跡.zip",
-    ("invoice_reconciliation_llm", "bank_statement"): "例: /data/入金明細.xlsx",
-    ("invoice_reconciliation_llm", "workbook"): "例: /data/差異を書き込む.xlsx",
-    ("monthly_sales_report", "sales_file"): "例: /data/売上明細.csv",
+    ("duplicate_invoice_check", "invoice_list"): "例: {workspace}/請求書一覧.xlsx",
+    ("expense_policy_check", "rules"): "例: {workspace}/経費規程.pdf",
+    ("expense_policy_check", "expenses"): "例: {workspace}/経費明細.xlsx",
+    ("invoice_reconciliation", "evidence_zip"): "例: {workspace}/請求書.zip",
+    ("invoice_reconciliation", "bank_statement"): "例: {workspace}/入金明細.xlsx",
+    ("invoice_reconciliation_llm", "evidence_zip"): "例: {workspace}/証跡.zip",
+    ("invoice_reconciliation_llm", "bank_statement"): "例: {workspace}/入金明細.xlsx",
+    ("invoice_reconciliation_llm", "workbook"): "例: {workspace}/差異を書き込む.xlsx",
+    ("monthly_sales_report", "sales_file"): "例: {workspace}/売上明細.csv",
 }
 
 
@@ -256,7 +261,11 @@ def _file_requirements(name: str) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("name", example_names())
-def test_each_server_path_box_shows_an_example_that_fits_its_field(app: AppTest, name: str) -> None:
+def test_each_server_path_box_shows_an_example_that_fits_its_field(
+    app: AppTest, name: str, tmp_path: Path
+) -> None:
+    """The example is in the workspace, where a typed path is accepted."""
+    workspace = (tmp_path / "workspace").as_posix()
     reqs = _file_requirements(name)
     app.session_state["reqs"] = reqs
     app.run()
@@ -265,13 +274,95 @@ def test_each_server_path_box_shows_an_example_that_fits_its_field(app: AppTest,
     shown = {
         (name, req["id"]): app.text_input(key=_key(req["id"], "path")).placeholder for req in reqs
     }
-    assert shown == {key: path for key, path in EXAMPLE_PATHS.items() if key[0] == name}
+    assert shown == {
+        key: path.format(workspace=workspace)
+        for key, path in EXAMPLE_PATHS.items()
+        if key[0] == name
+    }
     for req in reqs:  # the example has an extension the field accepts
         assert shown[(name, req["id"])].endswith(req["accept"].split(",")[0])
 
 
 def test_a_multi_file_box_without_accepted_types_shows_a_path_named_after_it(
-    app: AppTest,
+    app: AppTest, tmp_path: Path
 ) -> None:
     app.run()
-    assert app.text_area(key=_key("many", "path")).placeholder == "例: /data/明細"
+    placeholder = app.text_area(key=_key("many", "path")).placeholder
+    assert placeholder == f"例: {(tmp_path / 'workspace').as_posix()}/明細"
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    """A folder beside the workspace with a file in it, and a link to it from the workspace."""
+    folder = tmp_path / "outside"
+    folder.mkdir()
+    (folder / "secret.csv").write_text("secret\n", encoding="utf-8")
+    (tmp_path / "workspace").mkdir(exist_ok=True)
+    (tmp_path / "workspace" / "link").symlink_to(folder, target_is_directory=True)
+    return folder
+
+
+REFUSED = [
+    "/etc/passwd",
+    "{tmp}/outside/secret.csv",
+    "{tmp}/outside/ない.csv",
+    "{tmp}/workspace/../outside/secret.csv",
+    "{tmp}/workspace/link/secret.csv",
+    "~/secret.csv",
+]
+
+
+@pytest.mark.parametrize("typed", REFUSED)
+def test_a_typed_path_outside_the_workspace_is_refused_under_its_field(
+    app: AppTest, tmp_path: Path, outside: Path, typed: str
+) -> None:
+    accepted = tmp_path / "workspace" / "証跡.zip"
+    app.run()
+    app.text_input(key=_key("evidence", "path")).set_value(str(accepted)).run()
+    assert app.session_state["returned"]["evidence"] == str(accepted)
+
+    app.text_input(key=_key("evidence", "path")).set_value(typed.format(tmp=tmp_path)).run()
+
+    assert not app.exception, app.exception
+    assert app.session_state["returned"]["evidence"] is None  # not the path accepted before
+    assert app.session_state[STORE]["evidence"] is None
+    (error,) = app.error
+    assert error.value.startswith("「証跡」のパス「")
+    assert (
+        "作業ディレクトリ（KEIRI_WORKSPACE_ROOT）・サンプルデータの中のファイルだけ" in error.value
+    )
+    assert str(outside) not in error.value.replace(typed.format(tmp=tmp_path), "")
+
+
+def test_one_refused_line_of_a_multi_file_box_leaves_it_empty(
+    app: AppTest, tmp_path: Path, outside: Path
+) -> None:
+    app.run()
+    lines = f"{tmp_path}/workspace/a.csv\n{outside}/secret.csv\n"
+    app.text_area(key=_key("many", "path")).set_value(lines).run()
+
+    assert not app.exception, app.exception
+    assert app.session_state["returned"]["many"] == []
+    (error,) = app.error
+    assert error.value.startswith("「明細ファイル」のパス「")
+
+
+def test_a_folder_field_takes_only_folders_inside(app: AppTest, tmp_path: Path) -> None:
+    app.run()
+    app.text_input(key=_key("folder")).set_value("/etc").run()
+    assert app.session_state["returned"]["folder"] is None
+    (error,) = app.error
+    assert error.value.startswith("「フォルダ」のパス「/etc」は使えません。")
+
+    app.text_input(key=_key("folder")).set_value(f"{tmp_path}/workspace/月次").run()
+    assert not app.error
+    assert app.session_state["returned"]["folder"] == str(tmp_path / "workspace" / "月次")
+
+
+def test_the_example_data_may_be_typed(app: AppTest) -> None:
+    sample = next(p for p in sorted(example_data_dir().rglob("*.zip")))
+    app.run()
+    app.text_input(key=_key("evidence", "path")).set_value(str(sample)).run()
+
+    assert not app.error
+    assert app.session_state["returned"]["evidence"] == str(sample.resolve())

@@ -1,7 +1,11 @@
-"""`keiri-agent ui` starts a headless Streamlit server that serves the app."""
+"""`keiri-agent ui` starts a headless Streamlit server that serves the app, and like
+``streamlit run app.py`` in the repository root (``.streamlit/config.toml``) it listens on this
+machine only: Streamlit alone would listen on every interface."""
 
 from __future__ import annotations
 
+import ipaddress
+import os
 import subprocess
 import sys
 import time
@@ -13,6 +17,8 @@ import pytest
 from tests.support.processes import free_port, stop_process_group
 
 STARTUP_TIMEOUT_S = 180
+REPO_ROOT = Path(__file__).resolve().parents[2]
+LISTEN = "0A"  # the TCP state LISTEN in /proc/net/tcp
 
 
 def _get(url: str) -> tuple[int, str]:
@@ -21,14 +27,40 @@ def _get(url: str) -> tuple[int, str]:
         return response.status, response.read().decode("utf-8", "replace")
 
 
-def test_ui_command_serves_the_app(tmp_path: Path) -> None:
-    command = Path(sys.executable).with_name("keiri-agent")
-    if not command.exists():
-        pytest.skip("the keiri-agent console script is not installed next to this Python")
-    port = free_port()
-    log = (tmp_path / "ui.log").open("w+b")
+def _listening(port: int) -> set[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+    """The local addresses of the sockets listening on ``port`` (from /proc/net/tcp{,6})."""
+    found: set[ipaddress.IPv4Address | ipaddress.IPv6Address] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        if not os.path.exists(table):
+            continue
+        with open(table, encoding="ascii") as lines:
+            next(lines)
+            for line in lines:
+                local, state = line.split()[1], line.split()[3]
+                address, _, hex_port = local.partition(":")
+                if state != LISTEN or int(hex_port, 16) != port:
+                    continue
+                # The kernel writes each 32-bit word of the address in host (little-endian) order.
+                raw = bytes.fromhex(address)
+                words = b"".join(raw[i : i + 4][::-1] for i in range(0, len(raw), 4))
+                found.add(ipaddress.ip_address(words))
+    return found
+
+
+def _is_loopback(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    mapped = getattr(address, "ipv4_mapped", None)
+    return bool((mapped or address).is_loopback)
+
+
+def _serve(command: list[str], port: int, log_path: Path, cwd: Path | None = None) -> str:
+    """Start ``command``, wait until it answers on 127.0.0.1:``port``, check the page and the
+    listening sockets, and return what it printed."""
+    if not os.path.exists("/proc/net/tcp"):
+        pytest.skip("no /proc/net/tcp: the listening address cannot be read here")
+    log = log_path.open("w+b")
     proc = subprocess.Popen(
-        [str(command), "ui", "--port", str(port), "--address", "127.0.0.1"],
+        command,
+        cwd=cwd,
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,  # its own group, so the server and its children stop together
@@ -48,6 +80,26 @@ def test_ui_command_serves_the_app(tmp_path: Path) -> None:
         status, page = _get(f"http://127.0.0.1:{port}/")
         assert status == 200
         assert '<div id="root">' in page or "streamlit" in page.lower()
+        addresses = _listening(port)
+        assert addresses, output
+        assert all(_is_loopback(a) for a in addresses), (addresses, output)
+        return output
     finally:
         stop_process_group(proc)
         log.close()
+
+
+def test_ui_command_serves_the_app_on_this_machine_only(tmp_path: Path) -> None:
+    command = Path(sys.executable).with_name("keiri-agent")
+    if not command.exists():
+        pytest.skip("the keiri-agent console script is not installed next to this Python")
+    port = free_port()
+    output = _serve([str(command), "ui", "--port", str(port)], port, tmp_path / "ui.log")
+    assert f"http://127.0.0.1:{port}/" in output
+    assert "警告" not in output
+
+
+def test_streamlit_run_in_the_repository_listens_on_this_machine_only(tmp_path: Path) -> None:
+    port = free_port()
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
+    _serve([*command, "--server.port", str(port)], port, tmp_path / "st.log", cwd=REPO_ROOT)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pandas as pd
 import pytest
@@ -200,7 +201,8 @@ def test_a_missing_file_shows_the_error_and_reruns_from_the_failed_node(
 ) -> None:
     _choose(page, "サンプル: invoice_reconciliation")
     bank = str(DATA / "invoice_reconciliation" / "入金明細.xlsx")
-    page.text_input(key=_key(RECONCILIATION, "evidence_zip")).set_value(str(env / "ない.zip"))
+    missing = str(env / "workspace" / "ない.zip")
+    page.text_input(key=_key(RECONCILIATION, "evidence_zip")).set_value(missing)
     page.text_input(key=_key(RECONCILIATION, "bank_statement")).set_value(bank)
     page.button(key="run_start").click().run()
 
@@ -263,20 +265,115 @@ def test_a_paused_run_asks_for_its_input_and_continues(page: AppTest, env: Path)
     assert any("2025-01 の金額 1200 円" in m for m in _texts(page.markdown))  # the report file
 
 
+def _start_at(log: Path, stamp: str) -> None:
+    """Let the run in ``log`` have started at ``stamp`` (UTC, as logs store it)."""
+    first, *rest = log.read_text(encoding="utf-8").splitlines()
+    event = json.loads(first)
+    event["timestamp"] = stamp
+    log.write_text("\n".join([json.dumps(event, ensure_ascii=False), *rest]) + "\n", "utf-8")
+
+
+def test_times_are_shown_where_the_person_lives_with_the_zone_named(
+    page: AppTest, env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Logs and names keep UTC; the page shows KEIRI_TIMEZONE's time (default Asia/Tokyo),
+    labelled: the run's start, the history, and when a plan of the 設計 page was saved."""
+    designs = env / "designs"
+    designs.mkdir()
+    saved = designs / "approval_202612060315.yaml"  # saved at 03:15 UTC
+    saved.write_text(APPROVAL_PLAN, encoding="utf-8")
+    _choose(page, saved.name)
+    assert f"{saved.name}（2026-12-06 12:15 JST 保存）" in page.selectbox(key="run_plan").options
+    page.button(key="run_start").click().run()
+
+    assert not page.exception, page.exception
+    (log,) = _runs(env, "tests/approval")
+    start = read_events(log)[0].timestamp.astimezone(ZoneInfo("Asia/Tokyo"))
+    assert any(f"・開始 {start:%Y-%m-%d %H:%M:%S} JST・" in c for c in _texts(page.caption))
+
+    _start_at(log, "2026-12-06T15:30:00Z")  # already the next day in Tokyo
+    page.run()
+    (history,) = [f.value for f in page.dataframe if "開始" in f.value.columns]
+    assert list(history["開始"]) == ["2026-12-07 00:30:00 JST"]
+
+    monkeypatch.setenv("KEIRI_TIMEZONE", "America/New_York")
+    page.run()
+    (history,) = [f.value for f in page.dataframe if "開始" in f.value.columns]
+    assert list(history["開始"]) == ["2026-12-06 10:30:00 EST"]
+    assert f"{saved.name}（2026-12-05 22:15 EST 保存）" in page.selectbox(key="run_plan").options
+
+
 def test_a_plan_path_that_is_missing_or_invalid_is_explained(page: AppTest, env: Path) -> None:
     _choose(page, PATH_CHOICE)
     assert any("パスを入力してください" in i for i in _texts(page.info))
-    page.text_input(key="run_plan_path").set_value(str(env / "ない.yaml")).run()
+    page.text_input(key="run_plan_path").set_value(str(env / "designs" / "ない.yaml")).run()
     assert not page.exception, page.exception
     assert "見つかりません" in page.error[0].value
 
-    broken = env / "broken.yaml"
+    (env / "designs").mkdir()
+    broken = env / "designs" / "broken.yaml"
     broken.write_text("id: broken\ngraph:\n  - id: a\n    block: no.such_block\n", "utf-8")
     page.text_input(key="run_plan_path").set_value(str(broken)).run()
     assert not page.exception, page.exception
     assert page.error
     assert json.loads(page.json[0].value)["code"] == "PLAN_INVALID"
     assert not page.button  # nothing to run
+
+
+def test_a_plan_file_outside_the_designs_folder_and_the_workspace_is_refused(
+    page: AppTest, env: Path
+) -> None:
+    outside = env / "elsewhere"
+    outside.mkdir()
+    (outside / "approval.yaml").write_text(APPROVAL_PLAN, encoding="utf-8")
+    (env / "designs").mkdir()
+    (env / "designs" / "approval.yaml").symlink_to(outside / "approval.yaml")
+    _choose(page, PATH_CHOICE)
+
+    for typed in (outside / "approval.yaml", env / "designs" / "approval.yaml", "~/a.yaml"):
+        page.text_input(key="run_plan_path").set_value(str(typed)).run()
+        assert not page.exception, page.exception
+        (error,) = page.error
+        assert error.value.startswith(f"「Plan ファイルのパス」のパス「{typed}」は使えません。")
+        assert "Plan の保存先（KEIRI_DESIGNS_DIR）" in error.value
+        assert json.loads(page.json[0].value)["code"] == "PERMISSION_DENIED"
+        assert not page.button  # the plan was not read: nothing to run
+
+    (env / "designs" / "approval.yaml").unlink()
+    (env / "designs" / "approval.yaml").write_text(APPROVAL_PLAN, encoding="utf-8")
+    page.text_input(key="run_plan_path").set_value(str(env / "designs" / "approval.yaml")).run()
+    assert not page.error
+    assert any(c.startswith("tests/approval v1.0.0") for c in _texts(page.caption))
+
+
+def test_a_data_path_outside_the_workspace_is_refused_and_never_read(
+    page: AppTest, env: Path
+) -> None:
+    """A copy of the sample evidence outside the workspace would make the run succeed."""
+    outside = env / "elsewhere"
+    outside.mkdir()
+    secret = outside / "請求書.zip"
+    secret.write_bytes((DATA / "invoice_reconciliation" / "請求書.zip").read_bytes())
+    _choose(page, "サンプル: invoice_reconciliation")
+    bank = str(DATA / "invoice_reconciliation" / "入金明細.xlsx")
+    page.text_input(key=_key(RECONCILIATION, "evidence_zip")).set_value(str(secret))
+    page.text_input(key=_key(RECONCILIATION, "bank_statement")).set_value(bank)
+    page.run()
+
+    assert not page.exception, page.exception
+    (refusal,) = page.error
+    assert refusal.value.startswith("「請求書 ZIP（取引先ごとのフォルダ）」のパス「")
+    assert (
+        "作業ディレクトリ（KEIRI_WORKSPACE_ROOT）・サンプルデータの中のファイルだけ"
+        in refusal.value
+    )
+
+    page.button(key="run_start").click().run()
+    assert not page.exception, page.exception
+    assert not any("成功しました" in s for s in _texts(page.success))
+    (log,) = _runs(env, RECONCILIATION)
+    assert str(secret) not in log.read_text(encoding="utf-8")
+    assert not page.tabs  # no result was computed from it
 
 
 def test_an_llm_plan_without_a_provider_explains_how_to_configure_one(page: AppTest) -> None:
@@ -328,7 +425,8 @@ def test_an_llm_failure_reruns_from_its_node_or_from_an_edited_input(
 
     # An edited input runs again from that input, so the edit is used.
     template = Path(example_answers("invoice_reconciliation_llm")["collect_inputs"]["workbook"])
-    copy = env / "ひな形のコピー.xlsx"
+    copy = env / "workspace" / "ひな形のコピー.xlsx"  # typed paths are taken in the workspace
+    copy.parent.mkdir(parents=True, exist_ok=True)
     copy.write_bytes(template.read_bytes())
     page.text_input(key=_key(LLM_PLAN, "workbook")).set_value(str(copy))
     llm_server.add_chat(json={"results": {"items": INVOICES}})

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventEmitter, NullEmitter
+from keiri_agent.file_access import FileAccess
 
 if TYPE_CHECKING:
     from keiri_agent.blocks.spec import BlockSpec
@@ -64,7 +65,9 @@ class InputRequired(Exception):  # noqa: N818 - a pause, not an error
 
 @dataclass
 class BlockContext:
-    """What a running block may use: ids, its work directory, events, LLMs, cancellation."""
+    """What a running block may use: ids, its work directory, events, LLMs, cancellation,
+    and ``access``: where the paths it is given may lead (every path input goes through it,
+    by ``blocks.inputs``; unrestricted unless the caller confines the run, as the server does)."""
 
     run_id: str
     plan_id: str
@@ -77,6 +80,7 @@ class BlockContext:
     inputs: InputProvider | None = None
     # Files this node was writing in the run being resumed or rerun: its own, so replaceable.
     replaceable: frozenset[str] = frozenset()
+    access: FileAccess = field(default_factory=FileAccess)
 
     @property
     def local_node_id(self) -> str:

@@ -34,6 +34,9 @@ Plan（`designs/*.yaml`）の `graph` で使えるブロックの一覧です。
 定義され、検証（`keiri-agent plan validate`）とドライラン（`keiri-agent plan dry-run`）はこの定義に
 基づいて行われます。表は各ブロックの最新版です。Plan の書き方は [plan-dsl.md](plan-dsl.md) を
 参照してください。「使用例」は宣言された入力例から作ったノードで、テストで検証・ドライランしています。
+型に「パス（読み込み）」「パス（書き込み）」とある入力はファイルやフォルダのパスです。API サーバーの
+タスクでは、読めるのはそのタスクのアップロード・出力と共有データフォルダ（`KEIRI_SHARED_DATA_DIRS`）の
+中だけ、書けるのはそのタスクのフォルダの中だけです。
 
 ## 表の読み方（金額・日付・単位・位置）
 
@@ -71,6 +74,7 @@ Plan（`designs/*.yaml`）の `graph` で使えるブロックの一覧です。
   シートの行番号と列記号（`売上.xlsx のシート「明細」の 9 行目の列「金額」（D9 セル）`）です。絞り込み・
   並べ替え・結合の後でも元の位置で示します。ブロックが作った行（集計結果など）は表の中の何行目かで示します。
 """
+PATH_LABELS = {"read": "パス（読み込み）", "write": "パス（書き込み）"}
 
 
 def port_type(port: dict[str, Any]) -> str:
@@ -148,6 +152,8 @@ def _section(spec: BlockSpec) -> list[str]:
         kind = port_type(port)
         if "enum" in port:
             kind += "（" + " / ".join(str(v) for v in port["enum"]) + "）"
+        if "path" in port:
+            kind += "、" + PATH_LABELS[str(port["path"])]
         lines.append(
             f"| `{name}` | {_cell(kind)} | {required} | {_cell(default)} "
             f"| {_cell(port.get('description', ''))} |"

@@ -21,6 +21,7 @@ __all__ = [
     "input_error",
     "item_error",
     "output_file",
+    "path_text",
     "path_value",
     "positive_int",
     "row_number",
@@ -106,14 +107,21 @@ def choice(
     return str(value)
 
 
-def path_value(value: Any, name: str, missing: str, hint: str) -> Path:
-    """A non-empty path input; ``missing`` / ``hint`` say which file the block wanted.
+def path_text(value: Any, name: str, missing: str, hint: str) -> str:
+    """A non-empty path input's text, checked without looking at the file system (for
+    ``check_inputs``); ``missing`` / ``hint`` say which file the block wanted.
 
     An empty string is refused explicitly: it would become ``Path(".")``, the current folder.
     """
     if isinstance(value, str | os.PathLike) and str(value).strip():
-        return Path(value).expanduser()
+        return str(os.fspath(value))
     raise input_error(missing, hint, field=name)
+
+
+def path_value(value: Any, name: str, missing: str, hint: str, *, ctx: BlockContext) -> Path:
+    """A path input the block reads, resolved where the run may read (``ctx.access``):
+    PathEscapeError naming ``name`` when it leads elsewhere."""
+    return ctx.access.read(path_text(value, name, missing, hint), name)
 
 
 def positive_int(value: Any, name: str, what: str) -> int:
@@ -152,18 +160,20 @@ def sheet_ref(value: Any) -> str | int | None:
     )
 
 
-def output_file(value: Any, ctx: BlockContext, default_name: str) -> Path:
+def output_file(
+    value: Any, ctx: BlockContext, default_name: str, name: str = "output_path"
+) -> Path:
     """Where a block writes its file: ``default_name`` in the node's work directory when not
-    given, a relative path under it, an absolute path as is; never an existing folder."""
+    given, a relative path under it, an absolute path as is (where the run may write:
+    ``ctx.access``); never an existing folder."""
     if value is None or not str(value).strip():
         return ctx.work_dir() / default_name
-    given = Path(str(value)).expanduser()
-    target = given if given.is_absolute() else ctx.work_dir() / given
+    target = ctx.access.write(str(value), name, base=ctx.work_dir())
     if target.is_dir():
         suffix = Path(default_name).suffix
         raise input_error(
-            f"出力先 '{target}' はフォルダです。",
-            f"output_path にはファイル名（{suffix}）まで指定してください。",
-            field="output_path",
+            f"出力先 '{str(value)[:200]}' はフォルダです。",
+            f"{name} にはファイル名（{suffix}）まで指定してください。",
+            field=name,
         )
     return target

@@ -38,7 +38,7 @@ __all__ = [
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "block_specs" / "schemas"
 JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "object", "array", "null"})
-_PORT_EXTENSIONS = ("required", "nullable", "examples", "dry_run", "default")
+_PORT_EXTENSIONS = ("required", "nullable", "examples", "dry_run", "default", "path")
 
 
 class SchemaRefError(BlockError):

@@ -1,8 +1,11 @@
 """Block specs: the YAML I/O contract of one block (seed 002 §4), loaded and checked.
 
 A spec declares ``id``, SemVer ``version``, ``entrypoint``, ``inputs`` and ``outputs`` (each port a
-JSON Schema with the extensions ``required``, ``default``, ``nullable``, ``examples`` and
-``dry_run.samples``), ``requirements``, ``description``, ``category`` and ``tags``.
+JSON Schema with the extensions ``required``, ``default``, ``nullable``, ``examples``,
+``dry_run.samples`` and ``path``), ``requirements``, ``description``, ``category`` and ``tags``.
+``path: read`` / ``path: write`` marks an input holding a file or folder path the block reads or
+writes (the API server checks a ``${vars.x}`` given there before the run; the block itself
+reads it through ``BlockContext.access`` in every case).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from keiri_agent.errors import BlockError, ErrorCode
 
 __all__ = [
     "NO_SAMPLE",
+    "PATH_MODES",
     "BlockSpec",
     "load_spec_file",
     "port_is_required",
@@ -28,7 +32,8 @@ __all__ = [
 BLOCK_ID_RE = re.compile(r"^[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+$")
 PORT_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Keys a port may carry beyond JSON Schema itself.
-PORT_EXTENSIONS = frozenset({"required", "nullable", "examples", "dry_run"})
+PORT_EXTENSIONS = frozenset({"required", "nullable", "examples", "dry_run", "path"})
+PATH_MODES = ("read", "write")  # the values of a port's ``path`` extension
 NO_SAMPLE: Any = object()  # port_sample's answer when a port declares nothing to sample
 
 
@@ -91,6 +96,10 @@ class BlockSpec(BaseModel):
                 )
             if "examples" in port and not isinstance(port["examples"], list):
                 raise ValueError(f"ポート '{name}' の examples はリストにしてください")
+            if "path" in port and port["path"] not in PATH_MODES:
+                raise ValueError(
+                    f"ポート '{name}' の path は {' / '.join(PATH_MODES)} にしてください"
+                )
         return value
 
     @property
@@ -106,6 +115,10 @@ class BlockSpec(BaseModel):
     def is_ui(self) -> bool:
         """UI blocks wait for a person (seed 002 §3); the runner pauses on them when headless."""
         return self.category == "ui"
+
+    def path_inputs(self) -> dict[str, str]:
+        """Input port → ``read`` / ``write`` for the ports that hold a path."""
+        return {name: str(port["path"]) for name, port in self.inputs.items() if "path" in port}
 
     def required_inputs(self) -> list[str]:
         return [name for name, port in self.inputs.items() if port_is_required(port)]

@@ -5,6 +5,11 @@ With a question, one request runs to completion and the report (Markdown) and th
 are printed; without one, the terminal becomes a multi-turn chat in which answering the
 agent's question continues the same session. Progress (the graph's events) goes to stderr
 while the agent works, so stdout holds only the result.
+
+A report that no code run with visible output backs (``TurnResult.status == "unverified"``) is
+printed with what was not backed on stderr and ends the command with exit code 1 (``--json``:
+``"status": "unverified"``); in the interactive mode the warning is shown and the session goes
+on.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.text import Text
 
 from keiri_agent.cli.common import (
     EXIT_FAILED,
@@ -24,6 +30,7 @@ from keiri_agent.cli.common import (
     forget_shown_errors,
     interrupted_error,
     progress_printer,
+    require_llm,
     show_error,
     user_errors,
     wants_json,
@@ -98,6 +105,19 @@ def run_turn(session: AnalysisSession, text: str) -> TurnResult:
     return session.ask(text, on_event=progress_printer(describe_event))
 
 
+def _workspace_text(path: Path) -> str:
+    """The session's folder and, from its (UTC) name, when the session started, in
+    ``KEIRI_TIMEZONE``."""
+    from keiri_agent.config import load_settings
+    from keiri_agent.localtime import shown_time
+    from keiri_agent.workspace import session_started
+
+    started = session_started(path)
+    if started is None:
+        return str(path)
+    return f"{path}（開始 {shown_time(started, load_settings().keiri_timezone)}）"
+
+
 def _print_turn(turn: TurnResult, *, as_json: bool, interactive: bool) -> None:
     if as_json:
         indent = None if interactive else 2  # interactive: one JSON object per line
@@ -118,7 +138,28 @@ def _print_turn(turn: TurnResult, *, as_json: bool, interactive: bool) -> None:
                 "注意: ループの上限に達したため、途中までの結果をまとめたレポートです。",
                 markup=False,
             )
-    typer.echo(f"作業ディレクトリ: {turn.workspace}")
+    typer.echo(f"作業ディレクトリ: {_workspace_text(turn.workspace)}")
+
+
+def _warn_unverified(turn: TurnResult) -> None:
+    """On stderr: the report is not backed by computed output, and what the runs did."""
+    from keiri_agent.agents.analysis.honesty import (
+        UNVERIFIED_HINT,
+        UNVERIFIED_MESSAGE,
+        has_visible_output,
+    )
+
+    runs = turn.execution_results
+    failed = sum(1 for run in runs if not run.success)
+    silent = sum(1 for run in runs if run.success and not has_visible_output(run))
+    what = (
+        f"このターンのコード実行: {len(runs)} 回（失敗 {failed} 回、出力のない成功 {silent} 回）"
+        if runs
+        else "このターンではコードを 1 度も実行していません。"
+    )
+    err_console.print(Text(UNVERIFIED_MESSAGE, style="bold yellow"), soft_wrap=True)
+    for line in (what, f"ヒント: {UNVERIFIED_HINT}"):
+        err_console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def _show_kept(error: BlockError) -> None:
@@ -178,9 +219,15 @@ def _interactive(session: AnalysisSession, *, as_json: bool) -> None:
                 show_error(exc)
             continue
         _print_turn(turn, as_json=as_json, interactive=True)
+        if turn.status == "unverified":  # shown; the session goes on
+            _warn_unverified(turn)
         label = "回答" if turn.next_action == "ask" else "追加の質問"
     if session.workspace is not None:
-        err_console.print(f"終了します。作業ディレクトリ: {session.workspace}", markup=False)
+        err_console.print(
+            f"終了します。作業ディレクトリ: {_workspace_text(session.workspace)}",
+            markup=False,
+            soft_wrap=True,
+        )
 
 
 @app.command(
@@ -193,7 +240,11 @@ def _interactive(session: AnalysisSession, *, as_json: bool) -> None:
         "エージェントが確認の質問を返したときは、その質問を表示して終了します（終了コード 0）。"
         "質問を付けずに実行すると対話モードになり、エージェントの質問に答えながら同じセッションで"
         "分析を続けられます（空行・exit・終了 で終わります）。\n\n"
-        "進捗は標準エラー出力に表示します。終了コード: 0 成功、1 LLM の呼び出しに失敗、"
+        "出力（標準出力・表・ファイル）のあるコード実行が 1 度も成功しないままレポートになったときは、"
+        "レポートを表示したうえで、数値がデータで裏付けられていない（未検証）ことを標準エラー出力に"
+        '表示します（--json では "status": "unverified"）。対話モードでは警告を表示して続けます。\n\n'
+        "進捗は標準エラー出力に表示します。終了コード: 0 成功（または確認の質問）、"
+        "1 レポートが未検証か LLM の呼び出しに失敗、"
         "2 入力や設定の誤り（ファイルが無い・読めない等）。"
     )
 )
@@ -223,6 +274,8 @@ def analyze(
 ) -> None:
     with user_errors(llm_exit_code=EXIT_FAILED, on_ctrl_c=interrupted_error):
         files, question = split_arguments(args)
+        if question is not None:  # its first call is the reason step's: key checked before loading
+            require_llm("reason")
         session = _load(files, workspace_root)
         if question is None:
             _interactive(session, as_json=as_json)
@@ -233,3 +286,6 @@ def analyze(
             _show_kept(exc)
             raise
         _print_turn(turn, as_json=as_json, interactive=False)
+        if turn.status == "unverified":
+            _warn_unverified(turn)
+            raise typer.Exit(code=EXIT_FAILED)

@@ -6,6 +6,9 @@ and hint on stderr. An error is shown once per command: :func:`show_error` remem
 printed, so an error reported live by a progress line (:func:`progress_printer`) is not printed
 again when the command ends. Usage errors (an unknown option, a missing argument) and
 unexpected exceptions of a ``--json`` command are JSON documents too (:class:`KeiriGroup`).
+
+A command that calls a model checks its key with :func:`require_llm` before it loads anything
+heavy, so a missing key is reported at start-up speed (budget: benchmarks/cli_start.py).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from keiri_agent import __version__
 from keiri_agent.errors import BlockError, ErrorCode, LLMError, check_choice
 
 if TYPE_CHECKING:
+    from keiri_agent.config import LLMRole, Settings
     from keiri_agent.events.models import RunEvent
 
 __all__ = [
@@ -49,6 +53,7 @@ __all__ = [
     "forget_shown_errors",
     "interrupted_error",
     "progress_printer",
+    "require_llm",
     "show_error",
     "user_errors",
     "wants_json",
@@ -177,6 +182,24 @@ def user_errors(
         if on_ctrl_c is None:
             raise
         fail(on_ctrl_c() or interrupted_error(), EXIT_INTERRUPTED)
+
+
+def require_llm(role: LLMRole | str, settings: Settings | None = None) -> Settings:
+    """The settings (``settings``, else loaded afresh), once the model of ``role`` can be called.
+
+    A command that will call a model checks here, after its own argument checks and before it
+    imports or loads anything heavy (its pipeline, LangChain, pandas, a knowledge base): a missing
+    key is the ``CredentialsMissingError`` the first call of ``role`` (a chat role, the first one
+    the command calls) would raise, reported in start-up time and with nothing written.
+    """
+    from keiri_agent.config import LLMRole, load_settings
+
+    settings = settings if settings is not None else load_settings()
+    role = LLMRole(role)
+    ref = settings.model_for(role)
+    if ref is not None:  # always, for a chat role (they fall back to KEIRI_LLM_MODEL)
+        settings.require_credentials(ref.provider, purpose=role.value)
+    return settings
 
 
 def _event_error(event: RunEvent) -> BlockError | None:

@@ -30,6 +30,7 @@ from keiri_agent.cli.common import (
     app,
     err_console,
     progress_printer,
+    require_llm,
     show_error,
     user_errors,
 )
@@ -94,8 +95,6 @@ def _continuation(
     request: str | None, continue_dir: Path | None, answer: str | None, out: Path | None
 ) -> tuple[Continuation | None, Path | None]:
     """The answered continuation and its folder for ``--continue``; else (None, ``--out``)."""
-    from keiri_agent.agents.convert.pipeline import load_continuation
-
     if continue_dir is None:
         if answer is not None:
             raise BlockError(
@@ -116,6 +115,8 @@ def _continuation(
             code=ErrorCode.INPUT_VALIDATION_FAILED,
             hint="--out を外して実行してください。",
         )
+    from keiri_agent.agents.convert.pipeline import load_continuation
+
     saved = load_continuation(continue_dir)
     if answer is None:
         raise BlockError(
@@ -189,12 +190,7 @@ def convert(
         bool, typer.Option("--json", help="結果（ConvertResult）を JSON で出力します。")
     ] = False,
 ) -> None:
-    from keiri_agent.agents.convert.pipeline import AGENT_ID, run_convert
-    from keiri_agent.agents.convert.progress import describe_event
-    from keiri_agent.config import load_settings
-    from keiri_agent.events import open_run
-    from keiri_agent.events.follow import run_following
-    from keiri_agent.workspace import new_session_dir
+    from keiri_agent.config import LLMRole, load_settings
 
     cancel = threading.Event()
     finished = threading.Event()
@@ -205,7 +201,17 @@ def convert(
 
     with user_errors(llm_exit_code=EXIT_FAILED, on_ctrl_c=stop):
         continuation, out_dir = _continuation(request, continue_dir, answer, out)
-        settings = load_settings()
+        # A new request's first step is the interpret call: its key is checked before the
+        # pipeline is loaded. A continuation goes on with CodeAct after fetching its inputs.
+        settings = require_llm(LLMRole.INTERPRET) if continuation is None else load_settings()
+
+    from keiri_agent.agents.convert.pipeline import AGENT_ID, run_convert
+    from keiri_agent.agents.convert.progress import describe_event
+    from keiri_agent.events import open_run
+    from keiri_agent.events.follow import run_following
+    from keiri_agent.workspace import new_session_dir
+
+    with user_errors(llm_exit_code=EXIT_FAILED, on_ctrl_c=stop):
         out_dir = out_dir if out_dir is not None else new_session_dir(settings.keiri_workspace_root)
         stream = open_run(AGENT_ID, runs_dir=settings.keiri_runs_dir)
 

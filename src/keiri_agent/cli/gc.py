@@ -1,6 +1,7 @@
 """`keiri-agent gc`: remove finished tasks, plan run logs and analysis workspaces past their
 retention period (``KEIRI_RETENTION_DAYS``; the API server applies the same rule every hour).
-What is kept and why is in ``keiri_agent.server.retention``."""
+What is kept and why is in ``keiri_agent.server.retention``. Each item is listed with the time
+its age counts from, in ``KEIRI_TIMEZONE`` (``--json``: UTC)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from keiri_agent.cli.common import (
 __all__ = ["gc"]
 
 _KINDS = {"task": "タスク", "run": "実行ログ", "workspace": "分析の作業フォルダ"}
+_SINCE = {"task": "終了", "run": "最終更新", "workspace": "最終更新"}  # what ``since`` is
 
 
 @app.command(
@@ -43,6 +45,7 @@ def gc(
 ) -> None:
     from keiri_agent.config import load_settings
     from keiri_agent.errors import BlockError, ErrorCode
+    from keiri_agent.localtime import shown_time
     from keiri_agent.server.retention import collect, remove
 
     with user_errors():
@@ -71,10 +74,12 @@ def gc(
         return
     verb = "削除します（--dry-run: まだ削除していません）" if dry_run else "削除しました"
     for item in removed:
-        kind = _KINDS[item.kind]
+        since = f"{_SINCE[item.kind]} {shown_time(item.since, settings.keiri_timezone)}"
         console.print(
-            f"{kind}: {item.path}（{item.age_days:.1f} 日前、{item.size_bytes:,} バイト）",
+            f"{_KINDS[item.kind]}: {item.path}"
+            f"（{since}、{item.age_days:.1f} 日前、{item.size_bytes:,} バイト）",
             markup=False,
+            soft_wrap=True,  # a path broken over lines cannot be copied
         )
     err_console.print(
         f"{days:g} 日より古いもの {len(removed)} 件（{total:,} バイト）を{verb}。", markup=False

@@ -28,6 +28,7 @@ from keiri_agent.cli.common import (
     check_choice,
     console,
     err_console,
+    require_llm,
     user_errors,
 )
 from keiri_agent.cli.plan import plan_app
@@ -213,12 +214,11 @@ def generate(
     as_json: JsonFlag = False,
 ) -> None:
     """指示と参考資料から Plan を自動生成し、検証・ドライランして保存します。"""
-    from keiri_agent.config import load_settings
-    from keiri_agent.design.chat import DesignChat
-    from keiri_agent.design.documents import read_documents
+    from keiri_agent.config import LLMRole, load_settings
     from keiri_agent.design.models import DesignEngineOptions
-    from keiri_agent.design.store import save_plan
+    from keiri_agent.design.store import save_plan, saved_at
     from keiri_agent.design.topk import RETRIEVAL_MODES
+    from keiri_agent.localtime import shown_time
 
     with user_errors():
         check_choice("--retrieval", mode, RETRIEVAL_MODES)
@@ -233,6 +233,13 @@ def generate(
         settings = load_settings()
         if fallback:
             settings = settings.model_copy(update={"keiri_agent_llm_fallback": True})
+        if apply_mode != "compose" and not settings.keiri_agent_llm_fallback:
+            # The plan model is called (compose calls none) and a failure is not turned into
+            # the fallback plan: its key is checked before the design engine is loaded.
+            require_llm(LLMRole.PLAN, settings)
+        from keiri_agent.design.chat import DesignChat
+        from keiri_agent.design.documents import read_documents
+
         given = _read_answers(answers)
         chat = DesignChat(
             instruction,
@@ -266,12 +273,18 @@ def generate(
         data["saved"] = str(saved) if saved else None
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
-        _print_human(result, saved)
+        # A plan saved under designs/ is named by the UTC minute: say it in the person's zone.
+        when = saved_at(saved) if saved is not None and out is None else None
+        _print_human(
+            result,
+            saved,
+            shown_time(when, settings.keiri_timezone, seconds=False) if when else None,
+        )
     if result.status not in ("ok", "fallback"):
         raise typer.Exit(code=EXIT_FAILED)
 
 
-def _print_human(result: Any, saved: Path | None) -> None:
+def _print_human(result: Any, saved: Path | None, saved_when: str | None) -> None:
     from keiri_agent.design.candidates import summarize_cut
 
     metrics = result.metrics
@@ -300,7 +313,10 @@ def _print_human(result: Any, saved: Path | None) -> None:
             err_console.print("[yellow]注意: 代替 Plan です（KEIRI_AGENT_LLM_FALLBACK=1）[/yellow]")
         console.print(result.yaml or "", highlight=False, markup=False)
         if saved is not None:
-            console.print(f"✓ 保存しました: {saved}", highlight=False, markup=False)
+            shown = f"（{saved_when} 保存）" if saved_when else ""
+            console.print(
+                f"✓ 保存しました: {saved}{shown}", highlight=False, markup=False, soft_wrap=True
+            )
         return
     if result.status == "needs_input":
         _print_requirements(result)

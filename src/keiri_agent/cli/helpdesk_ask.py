@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from keiri_agent.cli.common import EXIT_FAILED, progress_printer, user_errors
+from keiri_agent.cli.common import EXIT_FAILED, progress_printer, require_llm, user_errors
 from keiri_agent.cli.helpdesk import helpdesk_app
 
 if TYPE_CHECKING:
@@ -100,11 +100,18 @@ def ask(
         bool, typer.Option("--json", help="結果（AgentResult）を JSON で出力します。")
     ] = False,
 ) -> None:
-    from keiri_agent.agents.helpdesk.agent import run_agent
-    from keiri_agent.agents.helpdesk.progress import describe_event
+    from keiri_agent.config import LLMRole
 
     with user_errors(llm_exit_code=EXIT_FAILED):
-        result = run_agent(question, index_dir=index, on_event=progress_printer(describe_event))
+        # The planner's call comes first: its key is checked before the knowledge base and the
+        # agent are loaded.
+        settings = require_llm(LLMRole.HELPDESK)
+        from keiri_agent.agents.helpdesk.agent import run_agent
+        from keiri_agent.agents.helpdesk.progress import describe_event
+
+        result = run_agent(
+            question, index_dir=index, settings=settings, on_event=progress_printer(describe_event)
+        )
     if as_json:
         typer.echo(result.model_dump_json(indent=2))
     else:

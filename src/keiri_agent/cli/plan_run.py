@@ -1,6 +1,7 @@
 """`keiri-agent plan run|resume|rerun`: run a plan, continue a stopped run, rerun from a node.
 
-Progress goes to stderr, beginning with the run id; the result goes to stdout as text or, with
+Progress goes to stderr, beginning with the run id (and, without ``--json``, when the run
+started, in ``KEIRI_TIMEZONE``); the result goes to stdout as text or, with
 ``--json``, as the runner's ``RunResult.to_dict()``. Exit codes: 0 success or waiting for input,
 1 failed or invalid plan, 2 user errors (a missing file, a malformed ``--var``), 130 cancelled
 (Ctrl-C).
@@ -148,8 +149,12 @@ def _execute(start: Start, *, as_json: bool, file: Path | None = None) -> None:
     (exit code 130) with the command that continues it.
     """
     from keiri_agent.blocks.registry import default_registry
+    from keiri_agent.config import load_settings
+    from keiri_agent.localtime import shown_time
     from keiri_agent.plan import PlanRunner, cancelled_error, describe_event
 
+    with user_errors():
+        zone = load_settings().keiri_timezone
     started: list[str] = []
     progress = None if as_json else progress_printer(describe_event)
 
@@ -157,6 +162,9 @@ def _execute(start: Start, *, as_json: bool, file: Path | None = None) -> None:
         if event.event == "plan_start" and not started:
             started.append(event.run_id)
             err_console.print(f"実行 ID: {event.run_id}", markup=False, highlight=False)
+            if progress is not None:
+                when = shown_time(event.timestamp, zone)
+                err_console.print(f"開始: {when}", markup=False, highlight=False)
         if progress is not None:
             progress(event)
 

@@ -1,9 +1,11 @@
 """`keiri-agent plan runs`: the plan runs in the runs folder, with what to do next for each.
 
 Runs are read from their JSONL logs under ``KEIRI_RUNS_DIR`` (newest first): the run id, the
-plan, when it started, how it ended (``incomplete`` when the log has no end: still running, or
-the process died) and the command that continues it (``plan resume``) or runs it again from its
-first node (``plan rerun``). A log that cannot be read is listed with the reason, not skipped.
+plan, when it started (in ``KEIRI_TIMEZONE``, labelled: ``2026-12-06 12:15:00 JST``; ``--json``
+keeps the stored UTC time), how it ended (``incomplete`` when the log has no end: still
+running, or the process died) and the command that continues it (``plan resume``) or runs it
+again from its first node (``plan rerun``). A log that cannot be read is listed with the
+reason, not skipped.
 """
 
 from __future__ import annotations
@@ -71,10 +73,12 @@ def runs(
 ) -> None:
     """実行の一覧（新しい順）: 実行 ID、Plan、開始時刻、状態と、再開・再実行のコマンド。"""
     from keiri_agent.config import load_settings
+    from keiri_agent.localtime import shown_time
     from keiri_agent.plan import list_plan_runs
 
     with user_errors():
-        runs_dir = load_settings().keiri_runs_dir
+        settings = load_settings()
+        runs_dir = settings.keiri_runs_dir
         found, unreadable = list_plan_runs(runs_dir, plan_id=plan, status=status)
     shown = found[:limit]
     if as_json:
@@ -101,7 +105,7 @@ def runs(
         label = labels.get(run.status, run.status)
         if run.failed_node:
             label += f"（ノード {run.failed_node}）"
-        started = run.started.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+        started = shown_time(run.started, settings.keiri_timezone)
         console.print(
             f"{run.run_id}  {run.plan_id}  {started}  {label}", markup=False, soft_wrap=True
         )

@@ -133,18 +133,13 @@ def _print_outcome(outcome: ExecutionOutcome) -> None:
 def sandbox_doctor(
     as_json: Annotated[bool, typer.Option("--json", help="JSON で出力します。")] = False,
 ) -> None:
-    """このマシンでサンドボックスの各性質（名前空間・読み取り専用バインド・ディスク上限・cgroup・seccomp・Landlock など）が有効かを、実際に 1 回実行して表示します。"""
-    from keiri_agent.sandbox import probe_layers
+    """このマシンでサンドボックスの各性質（名前空間・読み取り専用バインド・ディスク上限・cgroup・seccomp・Landlock など）が有効かを、実際に 1 回実行して表示します。強制されない上限はその理由とともに示します。"""
+    from keiri_agent.sandbox.layers import LIMIT_NAMES
+    from keiri_agent.sandbox.probe import layer_rows, probe_layers, unenforced_limits
 
     layers = probe_layers()
     if as_json:
-        typer.echo(
-            json.dumps(
-                [{"name": s.name, "active": s.active, "detail": s.detail} for s in layers],
-                ensure_ascii=False,
-                indent=2,
-            )
-        )
+        typer.echo(json.dumps(layer_rows(layers), ensure_ascii=False, indent=2))
         return
     table = WrappingTable(title="サンドボックスの隔離レイヤー")
     table.add_column("レイヤー")
@@ -152,12 +147,16 @@ def sandbox_doctor(
     table.add_column("詳細")
     for status in layers:
         mark = "[green]✓[/green]" if status.active else "[yellow]✗[/yellow]"
-        table.add_row(status.name, mark, status.detail)
+        table.add_row(status.name, mark, escape(status.detail))
     console.print(table)
     missing = [s.name for s in layers if not s.active]
     if missing:
         console.print(
             f"[yellow]注意:[/yellow] 無効な性質: {', '.join(missing)}。"
             "bubblewrap がなければ実行は拒否されます（`apt-get install bubblewrap`）。"
-            "cgroup がないときは各実行結果の layers と警告にそう示されます。"
+        )
+    for status in unenforced_limits(layers):
+        console.print(
+            f"[yellow]このマシンでは強制されない上限:[/yellow] {LIMIT_NAMES[status.name]}。"
+            f"理由: {escape(status.detail)}。各実行結果の layers と警告にも示されます。"
         )

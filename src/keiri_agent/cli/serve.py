@@ -4,6 +4,8 @@ The app is ``keiri_agent.server.create_app()`` under uvicorn. Without users
 (``KEIRI_API_KEYS_FILE`` or ``KEIRI_API_KEY``) there is no authentication, which is fine on the
 loopback address (the default) and warned about on any other. The first SIGTERM (or Ctrl+C)
 starts draining the tasks (``keiri_agent.server.lifecycle``) while uvicorn stops accepting.
+``serve --rotate-secret`` only replaces the secret that signs task tokens
+(``keiri_agent.server.secret``) and exits.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, NamedTuple
 
 import typer
 
-from keiri_agent.cli.common import app, check_choice, err_console, user_errors
+from keiri_agent.cli.common import app, check_choice, console, err_console, user_errors
 
 if TYPE_CHECKING:
     from types import FrameType
@@ -93,6 +95,21 @@ def _overrides(settings: Settings, options: _Options) -> Settings:
     return settings.model_copy(update=changes)
 
 
+def _rotate_secret() -> None:
+    from keiri_agent.config import load_settings
+    from keiri_agent.server.secret import ServerSecret
+
+    with user_errors():
+        secret = ServerSecret.of(load_settings())
+        secret.rotate()
+    console.print(
+        f"サーバーの秘密鍵を作り直しました: {secret.path}\n"
+        "これまでに発行したタスクのトークン（?token=）は使えなくなりました。"
+        "進捗画面やリンクは GET /agent/tasks/{id} が返す新しいトークンで開き直してください。",
+        markup=False,
+    )
+
+
 @app.command(
     help=(
         "API サーバー（タスクの実行・SSE による進捗・結果のダウンロード・進捗画面）を起動します。"
@@ -143,7 +160,19 @@ def serve(
             help="停止時に実行中のタスクを待つ秒数（既定: KEIRI_SHUTDOWN_TIMEOUT_S、30）。",
         ),
     ] = None,
+    rotate_secret: Annotated[
+        bool,
+        typer.Option(
+            "--rotate-secret",
+            help="タスクのトークン（?token=）に署名するサーバーの秘密鍵を作り直して終了します"
+            "（サーバーは起動しません）。それまでのトークンはすべて使えなくなり、動いている"
+            "サーバーも次の要求から新しい鍵を使います。",
+        ),
+    ] = False,
 ) -> None:
+    if rotate_secret:
+        _rotate_secret()
+        return
     import logging
 
     import uvicorn

@@ -1,4 +1,10 @@
-"""`keiri-agent ui`: start the Streamlit app (the same app as ``streamlit run app.py``)."""
+"""`keiri-agent ui`: start the Streamlit app (the same app as ``streamlit run app.py``).
+
+The app listens on the loopback address unless ``--address`` says otherwise (Streamlit alone
+would listen on every interface). On any other address it warns, more strongly when no users
+are configured (``KEIRI_API_KEYS_FILE`` / ``KEIRI_API_KEY``): then anyone who reaches the port
+uses the app without signing in. With users the app asks for a key (``keiri_agent.ui.signin``).
+"""
 
 from __future__ import annotations
 
@@ -8,56 +14,111 @@ import subprocess
 import sys
 from pathlib import Path
 from types import FrameType
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from keiri_agent.cli.common import app, err_console, user_errors
-from keiri_agent.errors import ConfigurationError
+from keiri_agent.cli.serve import is_loopback
+from keiri_agent.errors import BlockError, ConfigurationError, ErrorCode
 
-__all__ = ["streamlit_command", "ui"]
+if TYPE_CHECKING:
+    from keiri_agent.config import Settings
 
+__all__ = ["DEFAULT_ADDRESS", "DEFAULT_PORT", "startup_lines", "streamlit_command", "ui"]
+
+DEFAULT_ADDRESS = "127.0.0.1"  # this machine only, as `serve` does
 DEFAULT_PORT = 8501
+ADDRESS_OPTION = "--server.address"  # Streamlit's own option, which --address sets
 # The app's entry script, found by path: the CLI starts the UI as a process and never imports it
 # (cli and ui sit side by side on top of the layers; see ARCHITECTURE.md).
 APP_PATH = Path(__file__).resolve().parents[1] / "ui" / "app.py"
 
 
-def streamlit_command(port: int, address: str | None, extra: list[str]) -> list[str]:
+def streamlit_command(port: int, address: str, extra: list[str]) -> list[str]:
     """The ``streamlit run`` command line for the packaged app."""
     command = [sys.executable, "-m", "streamlit", "run", str(APP_PATH)]
     command += ["--server.headless", "true", "--server.port", str(port)]
+    command += [ADDRESS_OPTION, address]
     # Seed 000: no traffic but the LLM API; Streamlit's usage statistics are off.
     command += ["--browser.gatherUsageStats", "false"]
-    if address:
-        command += ["--server.address", address]
     return command + extra
+
+
+def startup_lines(settings: Settings, address: str, port: int) -> list[tuple[str, bool]]:
+    """What ``ui`` prints before it starts: (line, is_warning)."""
+    from keiri_agent.server.users import load_users
+
+    shown = f"[{address}]" if ":" in address else address
+    lines = [(f"keiri-agent の画面を起動します: http://{shown}:{port}/ （Ctrl+C で終了）", False)]
+    signed = bool(load_users(settings))
+    if signed:
+        lines.append(
+            (
+                "画面を使うには API キーでのサインインが必要です（KEIRI_API_KEYS_FILE / KEIRI_API_KEY）。",
+                False,
+            )
+        )
+    if is_loopback(address):
+        return lines
+    if signed:
+        warning = (
+            f"警告: {address} で待ち受けます。同じネットワークの他のマシンからも画面を開けます"
+            "（使うには API キーでのサインインが必要です）。"
+        )
+    else:
+        warning = (
+            f"警告: API キーが未設定のまま {address} で待ち受けます。同じネットワークの誰でも"
+            "サインインなしで画面を使い、Plan の実行や作業ディレクトリのファイルの読み書きが"
+            "できます。KEIRI_API_KEYS_FILE か KEIRI_API_KEY を設定してください。"
+        )
+    lines.append((warning, True))
+    return lines
+
+
+def _check_extra(extra: list[str]) -> None:
+    """Streamlit's address option would bypass --address and its warning."""
+    if any(arg == ADDRESS_OPTION or arg.startswith(f"{ADDRESS_OPTION}=") for arg in extra):
+        raise BlockError(
+            f"待ち受けるアドレスは --address で指定してください（{ADDRESS_OPTION} は使えません）。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="例: keiri-agent ui --address 0.0.0.0",
+        )
 
 
 @app.command(
     context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
     help=(
         "ブラウザで使う画面（Streamlit アプリ）を起動します。表示された URL を開いてください。"
-        "Ctrl+C で終了します。これ以外の引数はそのまま streamlit run に渡します"
-        "（例: --server.maxUploadSize 500）。"
+        "Ctrl+C で終了します。KEIRI_API_KEYS_FILE か KEIRI_API_KEY を設定すると、画面を使う前に"
+        " API キーでのサインインが必要になります。これ以外の引数はそのまま streamlit run に"
+        "渡します（例: --server.maxUploadSize 500）。"
     ),
 )
 def ui(
     ctx: typer.Context,
     port: Annotated[int, typer.Option("--port", help="待ち受けるポート番号。")] = DEFAULT_PORT,
     address: Annotated[
-        str | None,
-        typer.Option("--address", help="待ち受けるアドレス（既定: Streamlit の既定）。"),
-    ] = None,
+        str,
+        typer.Option(
+            "--address",
+            help="待ち受けるアドレス（既定: このマシンからのみ。0.0.0.0 ですべてのネットワーク）。",
+        ),
+    ] = DEFAULT_ADDRESS,
 ) -> None:
+    from keiri_agent.config import load_settings
+
     with user_errors():
         if importlib.util.find_spec("streamlit") is None:
             raise ConfigurationError(
                 "画面の表示に必要な Streamlit がインストールされていません。",
                 hint="pip install streamlit を実行してから、もう一度 keiri-agent ui を実行してください。",
             )
+        _check_extra(list(ctx.args))
+        lines = startup_lines(load_settings(), address, port)
     command = streamlit_command(port, address, list(ctx.args))
-    err_console.print(f"keiri-agent の画面を起動します（ポート {port}）。", markup=False)
+    for line, warning in lines:
+        err_console.print(line, style="bold yellow" if warning else None, markup=False)
     raise typer.Exit(code=_run_forwarding_signals(command))
 
 

@@ -32,6 +32,7 @@ from pydantic import BaseModel, Field, ValidationError
 from keiri_agent.design.snippets import SnippetRewriter, ref_text
 from keiri_agent.design.templates import NAME_RE, TemplateSpec, types_compatible
 from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.llm.field_problems import field_problems
 from keiri_agent.plan import PLAN_ID_RE, Plan, Reference, bare_reference, single_reference
 
 __all__ = ["ComposeConflict", "ComposeResult", "compose"]
@@ -194,10 +195,10 @@ class _Composer:
             try:
                 Plan.model_validate(plan)
             except ValidationError as exc:
-                first = exc.errors(include_url=False)[0]
+                first = field_problems(exc, data=plan)[0]
                 self.conflict(
                     "invalid_plan",
-                    f"合成した Plan が DSL の形になりません: {first['msg']}（{first['loc']}）",
+                    f"合成した Plan が DSL の形になりません: {first.text}",
                     [t.id for t in self.templates],
                     "TemplateLibrary.load で検証したテンプレートを使ってください。",
                 )

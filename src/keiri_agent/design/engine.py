@@ -42,12 +42,11 @@ from keiri_agent.design.wire import SchemaVariant, skeleton_schema, wiring_schem
 from keiri_agent.design.wiring import Asker, Wiring
 from keiri_agent.documents.normalize import normalize_for_prompt
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.llm import LLMClient, get_llm
+from keiri_agent.llm import LLMClient, get_llm, strict_schema_for
 from keiri_agent.plan import PlanIssue
 
 __all__ = [
     "APPLY_MODES",
-    "STRICT_PROVIDERS",
     "UI_BLOCK",
     "DesignParts",
     "generate_plan",
@@ -57,16 +56,14 @@ __all__ = [
 APPLY_MODES: tuple[ApplyMode, ...] = ("hint", "compose", "llm-only")
 UI_BLOCK = "ui.interactive_input"
 DEFAULT_COMPOSED_ID = "composed_plan"
-STRICT_PROVIDERS = frozenset({"openai", "azure"})  # OpenAI strict structured outputs
 
 
 def schema_variant(choice: SchemaChoice, settings: Settings, llm: LLMClient) -> SchemaVariant:
-    """The schema variant to send: the option, else KEIRI_LLM_STRICT_SCHEMA, else by provider."""
+    """The schema variant to send: the option, else KEIRI_LLM_STRICT_SCHEMA, else by endpoint
+    (strict only for OpenAI's own API and Azure: ``llm.providers.strict_schema_for``)."""
     if choice != "auto":
         return choice
-    if settings.keiri_llm_strict_schema != "auto":
-        return "strict" if settings.keiri_llm_strict_schema == "on" else "tool"
-    return "strict" if llm.ref.provider in STRICT_PROVIDERS else "tool"
+    return "strict" if strict_schema_for(llm.ref, settings) else "tool"
 
 
 def _check_arguments(instruction: str, apply_mode: str, templates: Sequence[str]) -> None:

@@ -1,32 +1,44 @@
 """Saving generated plans: ``designs/<plan_id>_<yyyymmddHHMM>.yaml`` (seed 004 §10).
 
-A plan is written to a temporary file beside its destination and renamed into place, so a crash
+The stamp is UTC, like every stored time; :func:`saved_at` reads it back for showing in
+``KEIRI_TIMEZONE`` (``keiri_agent.localtime``). A plan is written to a temporary file beside its destination and renamed into place, so a crash
 never leaves half a plan; an existing file is never overwritten (``-2``, ``-3`` ... are added).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from keiri_agent.design.repair import dump_plan
 from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.localtime import parse_stamp
 from keiri_agent.plan import PLAN_ID_RE
 from keiri_agent.workspace import confine
 
-__all__ = ["MAX_SAME_MINUTE", "plan_file_name", "save_plan"]
+__all__ = ["MAX_SAME_MINUTE", "STAMP_FORMAT", "plan_file_name", "save_plan", "saved_at"]
 
 MAX_SAME_MINUTE = 100
 STAMP_FORMAT = "%Y%m%d%H%M"
+_SAVED_STEM = re.compile(r"_(?P<stamp>\d{12})(?:-\d+)?$")  # <plan_id>_<stamp>[-N]
 
 
 def plan_file_name(plan_id: str, now: datetime | None = None) -> str:
-    """``<plan_id>_<yyyymmddHHMM>.yaml`` (``plan_id`` may contain ``/`` subfolders)."""
-    return f"{plan_id}_{(now or datetime.now()).strftime(STAMP_FORMAT)}.yaml"
+    """``<plan_id>_<yyyymmddHHMM>.yaml`` (``plan_id`` may contain ``/`` subfolders), UTC."""
+    stamp = (now or datetime.now(UTC)).astimezone(UTC).strftime(STAMP_FORMAT)
+    return f"{plan_id}_{stamp}.yaml"
+
+
+def saved_at(path: Path | str) -> datetime | None:
+    """When a plan saved here was saved (UTC, to the minute); None for other file names.
+    Plans saved before the stamp was UTC were named in the server's local time."""
+    match = _SAVED_STEM.search(Path(path).stem)
+    return parse_stamp(match["stamp"], STAMP_FORMAT) if match else None
 
 
 def save_plan(

@@ -35,6 +35,7 @@ from keiri_agent.design.snippets import (
     check_export_from,
 )
 from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.llm.field_problems import field_problems
 from keiri_agent.plan import BlockNode, Loc, Node, format_path, load_yaml
 
 if TYPE_CHECKING:
@@ -198,6 +199,15 @@ def _error_loc(loc: Sequence[Any], prefix: Loc) -> str:
     return format_path(out)
 
 
+def _invalid(exc: ValidationError, prefix: Loc) -> list[str]:
+    """A template's schema failures in Japanese, each at its place in the file."""
+    errors = exc.errors(include_url=False)
+    return [
+        problem.at(_error_loc(err["loc"], prefix))
+        for err, problem in zip(errors, field_problems(errors), strict=True)
+    ]
+
+
 def check_template(spec: TemplateSpec, registry: BlockRegistry) -> list[str]:
     """Every problem of one template (Japanese, each with its place); empty when it is usable."""
     problems: list[str] = []
@@ -206,9 +216,7 @@ def check_template(spec: TemplateSpec, registry: BlockRegistry) -> list[str]:
         try:
             nodes.append(_NODE_ADAPTER.validate_python(raw))
         except ValidationError as exc:
-            for err in exc.errors(include_url=False):
-                message = str(err["msg"]).removeprefix("Value error, ")
-                problems.append(f"{_error_loc(err['loc'], ('graph_snippet', i))}: {message}")
+            problems += _invalid(exc, ("graph_snippet", i))
     if problems:
         return problems
     seen: set[str] = set()
@@ -271,10 +279,7 @@ def load_template_file(
     try:
         spec = TemplateSpec.model_validate({**data, "category": category, "source": str(path)})
     except ValidationError as exc:
-        return None, [
-            f"{_error_loc(e['loc'], ())}: {str(e['msg']).removeprefix('Value error, ')}"
-            for e in exc.errors(include_url=False)
-        ]
+        return None, _invalid(exc, ())
     problems = check_template(spec, registry)
     if spec.id != path.stem:
         problems.insert(0, f"id '{spec.id}' はファイル名 '{path.stem}' と同じにしてください。")

@@ -8,7 +8,8 @@ plan back, for at most ``max_attempts`` attempts in all (the first and up to two
 default). Every attempt's prompt size, schema size and outcome goes to the design log.
 
 :class:`Asker` makes the structured calls of both stages. It sends the hand-built schema in
-the variant the provider takes (strict for OpenAI, tool use otherwise); a provider that refuses
+the variant the endpoint takes (strict for OpenAI's own API and Azure, tool use otherwise:
+``design.engine.schema_variant``); a provider that refuses
 the request (HTTP 400: no tools, no such schema support) is asked once more without a schema,
 for JSON in the reply text, which is extracted (``llm.extract``) and validated the same way
 (seed 004 §5.1's free-form fallback). From then on that generation stays free-form; each such
@@ -45,7 +46,7 @@ from keiri_agent.design.wire import WireSchema
 from keiri_agent.errors import ErrorCode, LLMError, LLMOutputError
 from keiri_agent.llm import LLMClient
 from keiri_agent.llm.extract import extract_json_object
-from keiri_agent.llm.repair import describe_validation_error
+from keiri_agent.llm.field_problems import details_of, field_problems, lines_of
 from keiri_agent.plan import (
     IssueCode,
     PlanIssue,
@@ -116,13 +117,18 @@ class Asker:
         try:
             return model.model_validate(found)
         except ValidationError as exc:
-            problems = describe_validation_error(exc)
+            problems = field_problems(exc, data=found)
+            lines = lines_of(problems)
             raise LLMOutputError(
-                "LLM の応答（形式指定なし）が Plan の形式に合いませんでした: "
-                + "; ".join(problems),
+                "LLM の応答（形式指定なし）が Plan の形式に合いませんでした: " + "; ".join(lines),
                 code=ErrorCode.OUTPUT_SCHEMA_MISMATCH,
                 hint="構造化出力（ツール呼び出し）に対応したモデルを KEIRI_LLM_MODEL_PLAN で指定してください。",
-                details={"raw": text[:2000], "mode": "free_form", "problems": problems},
+                details={
+                    "raw": text[:2000],
+                    "mode": "free_form",
+                    "problems": lines,
+                    "validation": details_of(problems),
+                },
             ) from None
 
 

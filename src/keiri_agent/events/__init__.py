@@ -56,7 +56,8 @@ from keiri_agent.events.runlog import (
     replay,
     summarize_llm_usage,
 )
-from keiri_agent.events.stream import EventEmitter, EventStream, JsonlSink, NullEmitter
+from keiri_agent.events.sink import JsonlSink
+from keiri_agent.events.stream import EventEmitter, EventStream, NullEmitter
 
 __all__ = [
     "MASK",

@@ -13,7 +13,8 @@ from keiri_agent.config import load_settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events.logfile import first_event, open_log, read_lines
 from keiri_agent.events.models import LLMCall, RunEvent
-from keiri_agent.events.stream import EventStream, JsonlSink
+from keiri_agent.events.sink import JsonlSink
+from keiri_agent.events.stream import EventStream
 from keiri_agent.workspace import confine
 
 MAX_SAME_SECOND_RUNS = 10_000

@@ -1,12 +1,10 @@
-"""Event emitters: the JSONL sink and the in-process stream with subscribe/replay."""
+"""Event emitters: the in-process stream with subscribe/replay, over the JSONL sink (``sink``)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import threading
-import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime
@@ -21,12 +19,13 @@ from keiri_agent.events.lines import encode, head
 from keiri_agent.events.logfile import LogCursor
 from keiri_agent.events.models import EventType, RunEvent
 from keiri_agent.events.redact import Redactor
+from keiri_agent.events.sink import JsonlSink
 
 # --- emitters, sink, stream ------------------------------------------------------------------
 
-# Events a resume or a cleanup relies on: on disk (when the sink fsyncs) before emit returns.
-# A node_complete is made durable by its emitter (the plan runner's rule: _run.engine), or by
-# the next of these: every fsync covers all the lines written before it.
+# Events a resume or a cleanup relies on: on disk (when the sink fsyncs) before emit returns and
+# before any reader sees them. A node_complete is made durable by its emitter (the plan runner's
+# rule: _run.engine), or by the next of these: every fsync covers all the lines written before it.
 DURABLE_EVENTS = frozenset({"plan_start", "node_waiting", "file_write", "plan_complete"})
 _RESERVED = frozenset({"id", "event", "run_id", "timestamp"})  # set by emit() itself
 # Events a stream with a log keeps in memory for readers just behind the newest one; older ones
@@ -46,112 +45,6 @@ class NullEmitter:
 
     def emit(self, kind: EventType | str, /, **fields: Any) -> RunEvent | None:
         return None
-
-
-class JsonlSink:
-    """Appends one JSON line per event to ``path``.
-
-    Each line is written by one ``os.write`` on an ``O_APPEND`` descriptor, so writers in other
-    threads or processes appending to the same file never interleave inside a line, and a crash
-    can only cut the last line (readers drop such a torn tail). ``exclusive=True`` fails with
-    FileExistsError if the file already exists.
-
-    Durability: with ``fsync=True``, :meth:`sync` returns once every line written before it is
-    on disk. Concurrent callers share one ``fsync`` (group commit): whoever finds no sync in
-    progress syncs everything written so far, the others wait for it.
-    """
-
-    def __init__(self, path: Path | str, *, exclusive: bool = False, fsync: bool = False) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
-        if exclusive:
-            flags |= os.O_EXCL
-        self._fd: int | None = os.open(self.path, flags, 0o644)
-        self._lock = threading.Lock()
-        self.fsync = fsync
-        self._written = 0  # lines written
-        self._synced = 0  # lines known to be on disk
-        self._pending_since: float | None = None  # when the first line not on disk was written
-        self._syncing = False
-        self._sync_done = threading.Condition(threading.Lock())
-        if fsync:
-            _fsync_dir(self.path.parent)  # the new file's name survives a crash too
-
-    def write(self, event: RunEvent, *, sync: bool = False) -> int:
-        return self.write_line(event.to_json(), sync=sync)
-
-    def write_line(self, line: str, *, sync: bool = False) -> int:
-        """Append one line; its number (for :meth:`sync`). ``sync``: return once it is on disk."""
-        data = (line.rstrip("\n") + "\n").encode("utf-8")
-        with self._lock:
-            if self._fd is None:
-                raise BlockError(
-                    f"実行ログ {self.path} は既に閉じられています。",
-                    code=ErrorCode.INTERNAL_ERROR,
-                    hint="実行が終了した後にイベントを書き込もうとしていないか確認してください。",
-                )
-            written = os.write(self._fd, data)
-            # Regular files only write short on errors such as a full disk; finish the line.
-            while written < len(data):
-                written += os.write(self._fd, data[written:])
-            self._written += 1
-            mine = self._written
-            if self._pending_since is None and self.fsync:
-                self._pending_since = time.monotonic()
-        if sync:
-            self.sync(mine)
-        return mine
-
-    def sync(self, upto: int | None = None) -> None:
-        """Return once line ``upto`` (default: every line written so far) is on disk; a no-op
-        when the sink does not fsync."""
-        if not self.fsync:
-            return
-        with self._sync_done:
-            target = self._written if upto is None else upto
-            while self._synced < target:
-                if self._syncing:  # someone else's fsync may cover our line: wait for it
-                    self._sync_done.wait()
-                    continue
-                self._syncing = True
-                self._pending_since = None  # lines written from now on start a new wait
-                batch = self._written  # everything written so far goes in this fsync
-                fd = self._fd
-                self._sync_done.release()
-                try:
-                    if fd is not None:
-                        os.fsync(fd)
-                finally:
-                    self._sync_done.acquire()
-                    self._syncing = False
-                    self._synced = max(self._synced, batch)
-                    self._sync_done.notify_all()
-
-    def unsynced_age(self) -> float | None:
-        """Seconds since the oldest line not yet on disk was written (None: all are, or the
-        sink does not fsync)."""
-        since = self._pending_since
-        return None if since is None else time.monotonic() - since
-
-    def close(self) -> None:
-        self.sync()
-        with self._lock:
-            if self._fd is not None:
-                os.close(self._fd)
-                self._fd = None
-
-    @property
-    def closed(self) -> bool:
-        return self._fd is None
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class _AsyncWaiter:
@@ -178,6 +71,12 @@ class EventStream:
     behind) reads them from the log, where every counted event is already whole, then goes
     on from memory: nothing missed, nothing twice. A stream without a log keeps every event
     (it is their only copy).
+
+    Durability (a sink that fsyncs): an event whose kind is in ``durable`` (default
+    :data:`DURABLE_EVENTS`) is on disk before :meth:`emit` returns, before its listeners are
+    called and before any reader (:meth:`subscribe`, :meth:`events`, :attr:`last_id`) sees it
+    or any event after it: what a client is told is never ahead of the disk. Other events are
+    seen at once and reach the disk with the next fsync.
     """
 
     def __init__(
@@ -189,13 +88,17 @@ class EventStream:
         redactor: Redactor | None = None,
         first_id: int = 0,
         tail: int = TAIL_EVENTS,
+        durable: frozenset[str] = DURABLE_EVENTS,
     ) -> None:
         self.run_id = run_id
         self.first_id = max(first_id, 0)
         self.source_id = source_id
         self.redactor = redactor or Redactor()
         self._sink = sink
+        self._durable = durable
         self._last_id = self.first_id  # the id of the newest event
+        self._visible = self.first_id  # the newest id readers may see (durable ones synced)
+        self._held: deque[int] = deque()  # ids of durable events logged but not yet synced
         self._tail: deque[RunEvent] = deque(maxlen=max(tail, 1) if sink is not None else None)
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
@@ -215,8 +118,8 @@ class EventStream:
 
     @property
     def last_id(self) -> int:
-        """The id of the newest event (``first_id`` before the first)."""
-        return self._last_id
+        """The id of the newest event readers may see (``first_id`` before the first)."""
+        return self._visible
 
     def emit(self, kind: EventType | str, /, **fields: Any) -> RunEvent:
         """Build, number, log and publish one event; returns the typed event."""
@@ -238,16 +141,26 @@ class EventStream:
                     details={"run_id": self.run_id, "event": name},
                 )
             event_id, now = self._last_id + 1, _now()
-            line = 0
-            if self._sink is not None:  # under the lock: file order == id order
-                line = self._sink.write_line(encoded.line(event_id, prefix, now))
+            sink, line = self._sink, 0
+            if sink is not None:  # under the lock: file order == id order
+                line = sink.write_line(encoded.line(event_id, prefix, now))
             event = encoded.event(event_id, name, self.run_id, now)
             self._tail.append(event)
             self._last_id = event_id  # counted once its line is whole in the log
-            self._notify()
-        if line and name in DURABLE_EVENTS:
+            hold = sink is not None and name in self._durable and not sink.synced(line)
+            if hold:  # seen once on disk, and so is every event after it
+                self._held.append(event_id)
+            elif not self._held:
+                self._visible = event_id
+                self._notify()
+        if hold and sink is not None:
             # Outside the lock, so other threads keep logging and share the next fsync.
-            self._sink.sync(line)  # type: ignore[union-attr]
+            sink.sync(line)
+            with self._lock:
+                while self._held and self._held[0] <= event_id:  # the fsync covered them
+                    self._held.popleft()
+                self._visible = self._held[0] - 1 if self._held else self._last_id
+                self._notify()
         for listener in self._listeners:  # outside the lock: a listener may emit or read
             listener(event)
         return event
@@ -276,18 +189,22 @@ class EventStream:
             waiter.wake()
 
     def _has_news(self, pos: int) -> bool:
-        return self._last_id > pos or self._closed
+        return self._visible > pos or self._closed
 
     def _from_memory(self, pos: int) -> tuple[list[RunEvent] | None, int]:
-        """Under the lock: the events after ``pos`` if memory still holds them all (else None,
-        to be read from the log), and the newest id."""
-        wanted = self._last_id - pos
-        if wanted > len(self._tail) and self._sink is not None:
-            return None, self._last_id
+        """Under the lock: the visible events after ``pos`` if memory still holds them all
+        (else None, to be read from the log), and the newest visible id."""
+        hidden = self._last_id - self._visible  # the newest events, held behind a durable one
+        wanted = self._visible - pos
+        if wanted <= 0:
+            return [], self._visible
+        if wanted + hidden > len(self._tail) and self._sink is not None:
+            return None, self._visible
         # From the newest end: a reader just behind costs what it reads, not the tail's length.
-        batch = list(islice(reversed(self._tail), max(min(wanted, len(self._tail)), 0)))
+        count = max(min(wanted, len(self._tail) - hidden), 0)
+        batch = list(islice(reversed(self._tail), hidden, hidden + count))
         batch.reverse()
-        return batch, self._last_id
+        return batch, self._visible
 
     def _next_batch(
         self, pos: int, cursor: LogCursor | None
@@ -306,7 +223,7 @@ class EventStream:
         found: list[RunEvent] = []
         cursor: LogCursor | None = None
         with self._lock:
-            end = self._last_id
+            end = self._visible
         pos = after_id
         while pos < end:
             batch, cursor = self._next_batch(pos, cursor)
@@ -372,7 +289,9 @@ class EventStream:
                 return
             self._closed = True
             if self._sink is not None:
-                self._sink.close()
+                self._sink.close()  # every line on disk: nothing is held back any more
+            self._held.clear()
+            self._visible = self._last_id
             self._notify()
 
     def __enter__(self) -> EventStream:

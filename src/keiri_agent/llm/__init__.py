@@ -4,18 +4,32 @@ Use ``get_llm(role)`` for a chat client bound to a role's model (``KEIRI_LLM_MOD
 ``KEIRI_LLM_MODEL_<ROLE>``) and ``get_embedder()`` for the embedding model. Both are cheap to
 create and need no key until the first call. ``cancellable(event)`` makes every call inside
 it abort in flight once ``event`` is set.
+
+Names are loaded on first use (``keiri_agent._lazy``): a module that needs only a light part of
+the layer (``field_problems``, ``cancel``) does not pull in the provider SDKs, so a command that
+stops at a missing key starts fast.
 """
 
 from __future__ import annotations
 
-from typing import Unpack
+from typing import TYPE_CHECKING
 
-from keiri_agent.config import LLMRole, ModelRef
-from keiri_agent.llm.cancel import cancellable
-from keiri_agent.llm.client import ClientOptions, EmbeddingClient, LLMClient, StructuredMethod
-from keiri_agent.llm.providers import build_chat_model, build_embeddings
-from keiri_agent.llm.retry import RetryPolicy
-from keiri_agent.llm.usage import UsageLedger, UsageRecord, UsageSums, UsageTotals
+from keiri_agent._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from keiri_agent.config import LLMRole, ModelRef
+    from keiri_agent.llm.cancel import cancellable
+    from keiri_agent.llm.client import (
+        ClientOptions,
+        EmbeddingClient,
+        LLMClient,
+        StructuredMethod,
+        get_embedder,
+        get_llm,
+    )
+    from keiri_agent.llm.providers import build_chat_model, build_embeddings, strict_schema_for
+    from keiri_agent.llm.retry import RetryPolicy
+    from keiri_agent.llm.usage import UsageLedger, UsageRecord, UsageSums, UsageTotals
 
 __all__ = [
     "ClientOptions",
@@ -34,17 +48,27 @@ __all__ = [
     "cancellable",
     "get_embedder",
     "get_llm",
+    "strict_schema_for",
 ]
 
+_EXPORTS = {
+    "LLMRole": "keiri_agent.config",
+    "ModelRef": "keiri_agent.config",
+    "cancellable": ".cancel",
+    "ClientOptions": ".client",
+    "EmbeddingClient": ".client",
+    "LLMClient": ".client",
+    "StructuredMethod": ".client",
+    "get_embedder": ".client",
+    "get_llm": ".client",
+    "build_chat_model": ".providers",
+    "build_embeddings": ".providers",
+    "strict_schema_for": ".providers",
+    "RetryPolicy": ".retry",
+    "UsageLedger": ".usage",
+    "UsageRecord": ".usage",
+    "UsageSums": ".usage",
+    "UsageTotals": ".usage",
+}
 
-def get_llm(role: LLMRole | str = LLMRole.DEFAULT, **options: Unpack[ClientOptions]) -> LLMClient:
-    """A chat client for ``role``; the model is built (and keys checked) on first use.
-
-    With ``cancel``, setting the event aborts the client's call in flight (see ``llm.cancel``).
-    """
-    return LLMClient(role, **options)
-
-
-def get_embedder(**options: Unpack[ClientOptions]) -> EmbeddingClient:
-    """The embedding client; check ``.configured`` before relying on dense retrieval."""
-    return EmbeddingClient(**options)
+__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)

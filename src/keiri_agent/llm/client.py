@@ -33,7 +33,15 @@ from keiri_agent.llm.repair import Check, structured_call
 from keiri_agent.llm.retry import RetryPolicy, classify_failure, to_block_error
 from keiri_agent.llm.usage import UsageLedger, UsageRecord, usage_from_message
 
-__all__ = ["Binding", "ClientOptions", "EmbeddingClient", "LLMClient", "StructuredMethod"]
+__all__ = [
+    "Binding",
+    "ClientOptions",
+    "EmbeddingClient",
+    "LLMClient",
+    "StructuredMethod",
+    "get_embedder",
+    "get_llm",
+]
 
 M = TypeVar("M", bound=BaseModel)
 B = TypeVar("B", bound="_Bound")
@@ -337,3 +345,16 @@ class EmbeddingClient(_Bound):
             lambda: model.aembed_query(text),
             message_of=lambda _: None,
         )
+
+
+def get_llm(role: LLMRole | str = LLMRole.DEFAULT, **options: Unpack[ClientOptions]) -> LLMClient:
+    """A chat client for ``role``; the model is built (and keys checked) on first use.
+
+    With ``cancel``, setting the event aborts the client's call in flight (see ``llm.cancel``).
+    """
+    return LLMClient(role, **options)
+
+
+def get_embedder(**options: Unpack[ClientOptions]) -> EmbeddingClient:
+    """The embedding client; check ``.configured`` before relying on dense retrieval."""
+    return EmbeddingClient(**options)

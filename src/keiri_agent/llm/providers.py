@@ -15,9 +15,15 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import SecretStr
 
 from keiri_agent.config import ModelRef, Settings
-from keiri_agent.errors import ConfigurationError, CredentialsMissingError
+from keiri_agent.errors import ConfigurationError
 
-__all__ = ["SELF_HOSTED_PLACEHOLDER_KEY", "build_chat_model", "build_embeddings"]
+__all__ = [
+    "SELF_HOSTED_PLACEHOLDER_KEY",
+    "build_chat_model",
+    "build_embeddings",
+    "strict_schema_for",
+    "takes_strict_schema",
+]
 
 # vLLM, Ollama and llama.cpp servers accept any key but the OpenAI SDK insists on one;
 # "EMPTY" is the value vLLM's own documentation uses. Only sent to a custom OPENAI_BASE_URL.
@@ -25,10 +31,31 @@ SELF_HOSTED_PLACEHOLDER_KEY = "EMPTY"
 DEFAULT_ANTHROPIC_MAX_TOKENS = 8192
 
 
+def takes_strict_schema(ref: ModelRef, settings: Settings) -> bool:
+    """Whether ``ref``'s endpoint is known to enforce OpenAI's strict structured outputs:
+    Azure OpenAI, and OpenAI's own API (no ``OPENAI_BASE_URL``, or one on api.openai.com).
+
+    An OpenAI-compatible server behind ``OPENAI_BASE_URL`` is not: vLLM's request model has no
+    ``strict`` on a tool (the field is logged as ignored) and Ollama reads only the schema of a
+    ``json_schema`` response format, so a strict request there is the strict variant's
+    JSON-text encoding with nothing enforcing it; they are sent the plain tool-use schema.
+    """
+    if ref.provider == "azure":
+        return True
+    return ref.provider == "openai" and not settings.openai_base_url_is_custom()
+
+
+def strict_schema_for(ref: ModelRef, settings: Settings) -> bool:
+    """Whether calls whose schema is built for OpenAI's strict subset (plan generation) send it
+    strict: ``KEIRI_LLM_STRICT_SCHEMA`` on / off as set, ``auto`` by :func:`takes_strict_schema`."""
+    choice = settings.keiri_llm_strict_schema
+    if choice != "auto":
+        return choice == "on"
+    return takes_strict_schema(ref, settings)
+
+
 def _require(settings: Settings, ref: ModelRef, purpose: str) -> None:
-    missing = settings.missing_credentials(ref.provider)
-    if missing:
-        raise CredentialsMissingError(ref.provider, missing, purpose=purpose)
+    settings.require_credentials(ref.provider, purpose=purpose)
 
 
 def _openai_key(settings: Settings) -> SecretStr:

@@ -12,7 +12,11 @@ the model gets to act on, not as the end of the run.
 3. On failure the model is shown its reply and a short description of what was wrong (a missing
    field, a wrong type, a near-miss enum value with the allowed values) and asked again, at most
    ``KEIRI_LLM_REPAIR_ROUNDS`` times. Transport failures are retried separately, inside each
-   round, under ``KEIRI_LLM_MAX_RETRIES``.
+   round, under ``KEIRI_LLM_MAX_RETRIES``. What a person reads of a schema failure (the
+   ``log`` event of a repair round, the final error's message) is Japanese only
+   (:mod:`keiri_agent.llm.field_problems`: field, problem, received value); the observation
+   sent to the model adds the validator's location and English wording to each line, and the
+   error's ``details["validation"]`` keeps them for whoever debugs it.
 4. Finish reasons are their own errors: a reply cut at the length limit (``OUTPUT_TRUNCATED``),
    one stopped by a content filter (``OUTPUT_FILTERED``) and a reply that stays empty
    (``OUTPUT_EMPTY``) say so in Japanese with a fitting hint; repeating the same request
@@ -21,10 +25,8 @@ the model gets to act on, not as the end of the run.
 
 from __future__ import annotations
 
-import difflib
 import json
 import logging
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -37,6 +39,7 @@ from pydantic import BaseModel, ValidationError
 
 from keiri_agent.errors import ErrorCode, LLMOutputError
 from keiri_agent.llm.extract import extract_json_object
+from keiri_agent.llm.field_problems import FieldProblem, details_of, field_problems, lines_of
 
 if TYPE_CHECKING:
     from keiri_agent.llm.client import LLMClient
@@ -44,7 +47,6 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_REPAIR_ROUNDS",
     "Check",
-    "describe_validation_error",
     "finish_reason_of",
     "structured_call",
 ]
@@ -55,55 +57,42 @@ M = TypeVar("M", bound=BaseModel)
 Check = Callable[[Any], Sequence[str]]  # problems of a validated reply, in Japanese; [] = fine
 
 MAX_REPAIR_ROUNDS = 5  # upper bound of KEIRI_LLM_REPAIR_ROUNDS
-MAX_PROBLEMS_SHOWN = 8  # problems listed in one observation
-MAX_VALUE_SHOWN = 80  # characters of an offending value quoted back to the model
 MAX_RAW_IN_ERROR = 2000  # characters of the last reply kept in the error details
 TRUNCATED_REASONS = frozenset({"length", "max_tokens"})
 FILTERED_REASONS = frozenset({"content_filter", "refusal"})
 
 
 class _UnusableReplyError(Exception):
-    """One reply that could not be used: what to tell the model, and whether it was empty."""
+    """One reply that could not be used: what a person reads (``lines``), what the model is told
+    (``model_lines``: the same, plus the validator's exact words), and whether it was empty."""
 
-    def __init__(self, lines: Sequence[str], *, raw: str, empty: bool = False) -> None:
+    def __init__(
+        self,
+        lines: Sequence[str],
+        *,
+        raw: str,
+        empty: bool = False,
+        model_lines: Sequence[str] | None = None,
+        problems: Sequence[FieldProblem] = (),
+    ) -> None:
         super().__init__("; ".join(lines))
         self.lines = list(lines)
+        self.model_lines = list(lines if model_lines is None else model_lines)
         self.raw = raw
         self.empty = empty
+        self.problems = list(problems)
 
-
-def _short(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= MAX_VALUE_SHOWN else text[:MAX_VALUE_SHOWN] + "…"
-
-
-def _allowed_values(expected: str) -> list[str]:
-    return re.findall(r"'([^']*)'", expected)
-
-
-def describe_validation_error(exc: ValidationError) -> list[str]:
-    """One Japanese line per problem, naming the field, what was wrong and what is allowed."""
-    lines = []
-    for err in exc.errors()[:MAX_PROBLEMS_SHOWN]:
-        where = ".".join(str(part) for part in err["loc"]) or "（全体）"
-        kind = err["type"]
-        if kind == "missing":
-            lines.append(f"{where}: 必須の項目がありません")
-        elif kind in ("literal_error", "enum"):
-            expected = str((err.get("ctx") or {}).get("expected", ""))
-            got = err.get("input")
-            line = f"{where}: {_short(got)} は使えない値です。使える値: {expected}"
-            close = difflib.get_close_matches(str(got), _allowed_values(expected), n=1, cutoff=0.5)
-            if close:
-                line += f"（'{close[0]}' のことではありませんか）"
-            lines.append(line)
-        elif kind == "extra_forbidden":
-            lines.append(f"{where}: 定義にない項目です（削除してください）")
-        else:
-            lines.append(
-                f"{where}: 型または値が違います（{err['msg']}）。受け取った値: {_short(err.get('input'))}"
-            )
-    return lines
+    @classmethod
+    def invalid(cls, exc: ValidationError, *, value: Any, raw: str) -> _UnusableReplyError:
+        """The schema failures of the reply's ``value`` (the first ``MAX_PROBLEMS_LISTED``
+        listed)."""
+        problems = field_problems(exc, data=value)
+        return cls(
+            lines_of(problems),
+            raw=raw,
+            model_lines=lines_of(problems, model=True),
+            problems=problems,
+        )
 
 
 def finish_reason_of(message: AIMessage) -> str | None:
@@ -147,7 +136,7 @@ def _parse(schema: type[M], raw: AIMessage, check: Check | None) -> M:
     try:
         parsed = schema.model_validate(value)
     except ValidationError as exc:
-        raise _UnusableReplyError(describe_validation_error(exc), raw=_reply_text(raw)) from exc
+        raise _UnusableReplyError.invalid(exc, value=value, raw=_reply_text(raw)) from exc
     problems = list(check(parsed)) if check is not None else []
     if problems:
         raise _UnusableReplyError(problems, raw=_reply_text(raw))
@@ -155,7 +144,7 @@ def _parse(schema: type[M], raw: AIMessage, check: Check | None) -> M:
 
 
 def _observation(schema: type[BaseModel], problem: _UnusableReplyError) -> str:
-    listing = "\n".join(f"- {line}" for line in problem.lines)
+    listing = "\n".join(f"- {line}" for line in problem.model_lines)
     return (
         f"直前の応答は {schema.__name__} の形式に合いませんでした。\n{listing}\n"
         f"指示と形式に従って直し、{schema.__name__} の JSON オブジェクトだけを返してください"
@@ -234,6 +223,8 @@ def _failed(
     details = _details(
         client, schema, problem.raw, method=method, repair_rounds=rounds, problems=problem.lines
     )
+    if problem.problems:
+        details["validation"] = details_of(problem.problems)
     after = f"（修正を {rounds} 回依頼しても直りませんでした）" if rounds else ""
     if problem.empty:
         return LLMOutputError(

@@ -78,7 +78,9 @@ if TYPE_CHECKING:
         single_reference,
     )
     from keiri_agent.plan._graph.compiled import AnyNode, references_in
+    from keiri_agent.plan._graph.path_inputs import VarPath, var_paths
     from keiri_agent.plan._graph.scope import block_outputs
+    from keiri_agent.plan._run.answers import answer_paths
     from keiri_agent.plan._run.progress import (
         STATUS_LABELS,
         describe_event,
@@ -110,6 +112,7 @@ if TYPE_CHECKING:
     )
 
 _LOCATIONS: dict[str, str] = {
+    "answer_paths": "_run.answers",
     "AnswersFile": "_run.runstate",
     "AnyNode": "_graph.compiled",
     "bare_reference": "_dsl.refs",
@@ -181,6 +184,8 @@ _LOCATIONS: dict[str, str] = {
     "validate_source": "_validate.validator",
     "validate_text": "_validate.validator",
     "ValidationReport": "_dsl.issues",
+    "var_paths": "_graph.path_inputs",
+    "VarPath": "_graph.path_inputs",
     "When": "_dsl.models",
     "when_raw": "_dsl.models",
 }
@@ -223,7 +228,9 @@ __all__ = [
     "SessionStateStore",
     "SubflowNode",
     "ValidationReport",
+    "VarPath",
     "When",
+    "answer_paths",
     "bare_reference",
     "block_outputs",
     "cancelled_error",
@@ -258,6 +265,7 @@ __all__ = [
     "validate_file",
     "validate_source",
     "validate_text",
+    "var_paths",
     "when_raw",
 ]
 

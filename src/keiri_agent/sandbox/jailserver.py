@@ -23,12 +23,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.sandbox.cgroups import (
-    host_cgroup_dirs,
-    remove_cgroup_dirs,
-)
+from keiri_agent.sandbox.cgroups import CgroupTree, remove_cgroup_dirs
 from keiri_agent.sandbox.jail import JAIL_DIR, JailPaths, find_bwrap, jail_command
-from keiri_agent.sandbox.layers import LayerUnavailableError
 
 __all__ = ["SERVER_ENV_KEEP", "JailServer", "server_env"]
 
@@ -64,12 +60,9 @@ class JailServer:
         os.chmod(self.host_dir, 0o700)
         for sub in ("inputs", "home", "mpl"):
             (self.host_dir / sub).mkdir(mode=0o700)
-        try:
-            self.cgroups = host_cgroup_dirs()
-            self.cgroup_note = ""
-        except LayerUnavailableError as exc:
-            self.cgroups = {}
-            self.cgroup_note = exc.reason
+        jail_cgroups = CgroupTree().make_jail_dirs()
+        self.cgroups = jail_cgroups.dirs
+        self.unenforced = jail_cgroups.unenforced  # property -> why not, sent with each request
         self.log_path = self.host_dir / "server.log"
         self._log: IO[bytes] = open(self.log_path, "wb")  # noqa: SIM115 - closed in close()
         argv = [python, "-m", "keiri_agent.sandbox.forkserver", JAIL_DIR]
@@ -192,7 +185,7 @@ class JailServer:
             self._waiters[action_id] = event
         result_path = self.host_dir / f"{action_id}.json"
         try:
-            line = (json.dumps({**request, "cgroup_note": self.cgroup_note}) + "\n").encode()
+            line = (json.dumps({**request, "unenforced": self.unenforced}) + "\n").encode()
             assert self.process.stdin is not None
             with self._lock:
                 self.process.stdin.write(line)

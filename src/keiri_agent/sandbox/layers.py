@@ -11,6 +11,7 @@ __all__ = [
     "DEFAULT_HINT",
     "HOST_LAYER_NAMES",
     "LAYER_NAMES",
+    "LIMIT_NAMES",
     "PROPERTY_NAMES",
     "IsolationError",
     "LayerStatus",
@@ -25,11 +26,19 @@ ACTION_LAYER_NAMES = ("disk", "memory_cgroup", "pids_cgroup", "action_namespaces
 HOST_LAYER_NAMES = ("namespaces", "readonly_binds", "no_root_file_ops", "lock")
 # Every property of the sandbox, as ``keiri-agent sandbox doctor`` and each outcome list them.
 PROPERTY_NAMES = (*HOST_LAYER_NAMES[:2], *ACTION_LAYER_NAMES, *LAYER_NAMES, *HOST_LAYER_NAMES[2:])
+# The limits among those properties: what ``sandbox doctor``, ``/readyz`` and each outcome's
+# warnings name when one of them is not in force on a machine.
+LIMIT_NAMES = {
+    "disk": "アクションごとの書き込みの大きさ・ファイル数の上限",
+    "memory_cgroup": "アクションごとのメモリ上限（cgroup）",
+    "pids_cgroup": "アクションごとのプロセス・スレッド数の上限（cgroup）",
+    "rlimits": "CPU 時間・メモリ・ファイルサイズの上限（rlimit）",
+}
 DEFAULT_HINT = "サンドボックスを実行できない環境です。`keiri-agent doctor` で確認してください。"
 
 
 class LayerUnavailableError(KeiriError):
-    """A layer this machine cannot provide (seccomp, Landlock, a cgroup); ``reason`` says why
+    """A layer this machine cannot provide (seccomp, Landlock); ``reason`` says why
     in Japanese.
 
     Not a failure of the code being run: the caller reports the layer as inactive

@@ -4,6 +4,8 @@ one real action in a throwaway workdir (its own jail, closed afterwards). Used b
 
 Every name of ``layers.PROPERTY_NAMES`` is listed: active with what was applied, or inactive
 with the reason (bubblewrap missing, no usable cgroup, a kernel without Landlock...).
+``layer_rows`` is how both doctors print them, naming the limit each limiting property enforces
+(``layers.LIMIT_NAMES``), so a limit not in force here is named as such.
 """
 
 from __future__ import annotations
@@ -11,13 +13,14 @@ from __future__ import annotations
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from keiri_agent.errors import BlockError
 from keiri_agent.sandbox.jail import find_bwrap
-from keiri_agent.sandbox.layers import PROPERTY_NAMES, LayerStatus
+from keiri_agent.sandbox.layers import LIMIT_NAMES, PROPERTY_NAMES, LayerStatus
 from keiri_agent.sandbox.profiles import ANALYSIS
 
-__all__ = ["PROBE_CODE", "probe_layers"]
+__all__ = ["PROBE_CODE", "layer_rows", "probe_layers", "unenforced_limits"]
 
 PROBE_CODE = "result = sum(range(10))\n"
 PROBE_PROFILE = ANALYSIS.with_overrides(cpu_seconds=30, wall_seconds=60.0)
@@ -55,3 +58,17 @@ def probe_layers(workdir: Path | None = None) -> list[LayerStatus]:
         else:
             statuses.append(LayerStatus(name, layer.active and outcome.success, layer.detail))
     return statuses
+
+
+def layer_rows(statuses: list[LayerStatus]) -> list[dict[str, Any]]:
+    """Each status as the doctors' JSON shows it; ``limit`` names the limit the property
+    enforces (None for a property that is no limit)."""
+    return [
+        {"name": s.name, "active": s.active, "detail": s.detail, "limit": LIMIT_NAMES.get(s.name)}
+        for s in statuses
+    ]
+
+
+def unenforced_limits(statuses: list[LayerStatus]) -> list[LayerStatus]:
+    """The limiting properties among ``statuses`` that are not in force."""
+    return [s for s in statuses if s.name in LIMIT_NAMES and not s.active]

@@ -38,10 +38,10 @@ from pathlib import Path
 from typing import Any
 
 from keiri_agent.sandbox.actionfs import ActionFs, mount_action_fs
-from keiri_agent.sandbox.cgroups import ActionCgroup
+from keiri_agent.sandbox.cgroups import CONTROLLER_LAYERS, ActionCgroup
 from keiri_agent.sandbox.copyout import SANDBOX_DIR, copy_out
 from keiri_agent.sandbox.jail import ACTION_MOUNT
-from keiri_agent.sandbox.layers import LayerStatus
+from keiri_agent.sandbox.layers import LIMIT_NAMES, LayerStatus
 from keiri_agent.sandbox.outcome import WORKER_EXIT_COMPLETED, outcome_from_report
 from keiri_agent.sandbox.profiles import SandboxProfile
 from keiri_agent.sandbox.timeline import Marks, mark, parse_marks
@@ -86,7 +86,8 @@ class ActionRequest:
     profile: SandboxProfile
     inputs: dict[str, str]
     result_path: Path
-    cgroup_note: str = ""  # why the jail has no cgroup (empty when it has one)
+    # Properties of ``cgroups.CONTROLLER_LAYERS`` the jail cannot have -> why (Japanese).
+    unenforced: dict[str, str] = field(default_factory=dict)
     marks: Marks = field(default_factory=list)  # see ``timeline``
 
 
@@ -112,7 +113,7 @@ def parse_request(line: bytes, results_dir: Path) -> ActionRequest:
         profile=profile,
         inputs={str(k): str(v) for k, v in data.get("inputs", {}).items()},
         result_path=results_dir / f"{int(data['id'])}.json",
-        cgroup_note=str(data.get("cgroup_note", "")),
+        unenforced={str(k): str(v) for k, v in data.get("unenforced", {}).items()},
         marks=[("server", float(received))] if isinstance(received, int | float) else [],
     )
 
@@ -120,31 +121,38 @@ def parse_request(line: bytes, results_dir: Path) -> ActionRequest:
 def _limit_cgroup(
     request: ActionRequest, cgroup: ActionCgroup | None, layers: list[LayerStatus]
 ) -> ActionCgroup | None:
+    """Set the action's cgroup limits; a status for each controller's property, in force or not.
+
+    A controller the jail was given but the action's cgroup lacks is an error: the action must
+    not run believed to be limited."""
     profile = request.profile
-    if request.cgroup_note:
-        layers.append(LayerStatus("memory_cgroup", False, request.cgroup_note))
-        layers.append(LayerStatus("pids_cgroup", False, request.cgroup_note))
-        return None
-    if cgroup is None:
-        raise OSError("the jail has cgroups but the action has none")
+    expected = [c for c, layer in CONTROLLER_LAYERS.items() if layer not in request.unenforced]
+    missing = [c for c in expected if cgroup is None or c not in cgroup.controllers]
+    if missing:
+        raise OSError(f"the jail has {', '.join(missing)} cgroups but the action has none")
     limit = profile.memory_bytes + profile.max_total_bytes + CGROUP_KERNEL_HEADROOM
-    cgroup.limit(limit, profile.max_tasks)
-    layers.append(
-        LayerStatus(
-            "memory_cgroup",
-            True,
-            f"アクションごとの cgroup: メモリ＋書き込み {limit // MiB} MiB"
-            "（memfd・共有メモリ・tmpfs を含む、カーネルが強制）",
-        )
-    )
-    layers.append(
-        LayerStatus(
-            "pids_cgroup",
-            True,
-            f"アクションごとの cgroup: プロセス・スレッド {profile.max_tasks} 個まで",
-        )
-    )
+    if cgroup is not None:
+        cgroup.limit(limit, profile.max_tasks)
+    details = {
+        "memory_cgroup": f"アクションごとの cgroup: メモリ＋書き込み {limit // MiB} MiB"
+        "（memfd・共有メモリ・tmpfs を含む、カーネルが強制）",
+        "pids_cgroup": f"アクションごとの cgroup: プロセス・スレッド {profile.max_tasks} 個まで",
+    }
+    for layer, detail in details.items():
+        reason = request.unenforced.get(layer)
+        layers.append(LayerStatus(layer, reason is None, detail if reason is None else reason))
     return cgroup
+
+
+def _unenforced_warning(unenforced: dict[str, str]) -> str:
+    """What a user reads when cgroup limits are not in force on this machine."""
+    named = "、".join(
+        f"{LIMIT_NAMES.get(layer, layer)}（{reason}）" for layer, reason in unenforced.items()
+    )
+    return (
+        f"このマシンでは次の上限をアクション単位の cgroup で強制していません: {named}。"
+        "メモリは rlimit、ディスクは tmpfs、memfd と共有メモリは seccomp で制限しています。"
+    )
 
 
 def _trusted_layers(raw: bytes, marks: Marks, warnings: list[str]) -> list[LayerStatus]:
@@ -210,12 +218,8 @@ def _run(
         pipes.read_ready(POLL_S)
     pipes.close()
     warnings: list[str] = []
-    if request.cgroup_note:
-        warnings.append(
-            f"cgroup がないため、メモリ・プロセス数はアクション単位の cgroup で制限していません"
-            f"（{request.cgroup_note}）。メモリは rlimit、ディスクは tmpfs、memfd と共有メモリは"
-            "seccomp で制限しています。"
-        )
+    if request.unenforced:
+        warnings.append(_unenforced_warning(request.unenforced))
     peak = usage.ru_maxrss * 1024
     if cgroup is not None:
         peak = max(peak, cgroup.peak_memory())

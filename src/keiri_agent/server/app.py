@@ -21,7 +21,9 @@ stored under the task (``inputs``). Every ``/agent`` route requires a key once u
 configured (``KEIRI_API_KEYS_FILE`` or ``KEIRI_API_KEY``), and a user sees only their own
 tasks (``auth``). Request bodies larger than ``KEIRI_MAX_REQUEST_BYTES``
 (``KEIRI_MAX_UPLOAD_BYTES`` for multipart) are refused with 413 before they are read in full;
-a ``Host`` header the server is not meant to be reached by is refused with 400 (``hosts``).
+a ``Host`` header the server is not meant to be reached by is refused with 400 (``hosts``);
+without keys, a POST that is not provably from the server's own origin is refused with 403
+(``csrf``).
 Every error is a Japanese JSON body ``{code, message, hint}`` (``errors``); every answer
 carries an ``X-Request-ID`` that the log records share (``requests``, ``logconfig``). There is
 no ``/docs`` page: it would be one more route outside the key.
@@ -35,6 +37,7 @@ from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any
 from urllib.parse import quote
+from zoneinfo import ZoneInfo
 
 import anyio.to_thread
 from fastapi import APIRouter, Depends, FastAPI, Query, Request
@@ -49,6 +52,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from keiri_agent.config import Settings, load_settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.server.auth import SSE_PATH, Access, Authenticator
+from keiri_agent.server.csrf import CrossSiteGuard
 from keiri_agent.server.errors import ApiError, install_error_handlers
 from keiri_agent.server.hosts import AllowedHosts, allowed_hosts
 from keiri_agent.server.lifecycle import STOP_GRACE_S, Lifecycle
@@ -167,9 +171,11 @@ def _access(request: Request) -> Access:
 Caller = Annotated[Access, Depends(_access)]
 
 
-def _view(task: Task, auth: Authenticator) -> dict[str, Any]:
-    """A task as the API shows it: its record, download URLs, the SSE URL, its token."""
+def _view(task: Task, auth: Authenticator, zone: ZoneInfo) -> dict[str, Any]:
+    """A task as the API shows it: its record (times in UTC), the times as people read them in
+    ``zone`` (``local_times``), download URLs, the SSE URL, its token."""
     data = task.to_dict()
+    data["local_times"] = task.local_times(zone)
     base = f"/agent/tasks/{task.id}"
     files = []
     for rel in task.files:
@@ -237,6 +243,7 @@ def create_app(
     auth = Authenticator(settings, tasks.get)
     metrics = ServerMetrics(tasks)
     retention = Retention(settings)
+    zone = settings.keiri_timezone  # the task views' local_times
     sse_grace_s = life.timeout_s + STOP_GRACE_S + 5.0
 
     @asynccontextmanager
@@ -256,6 +263,8 @@ def create_app(
     )
     app.state.lifecycle, app.state.auth = life, auth
     install_error_handlers(app)
+    if not auth.enabled:  # with keys, a request's key proves where it comes from
+        app.add_middleware(CrossSiteGuard)
     app.add_middleware(
         BodyLimit,
         max_bytes=settings.keiri_max_request_bytes,
@@ -275,7 +284,7 @@ def create_app(
         raw, uploads = await _body(request)
         body = _parse(_TASK_REQUEST, raw)
         submit = partial(tasks.submit, body, uploads, access.owner)
-        return _view(await anyio.to_thread.run_sync(submit), auth)
+        return _view(await anyio.to_thread.run_sync(submit), auth, zone)
 
     @api.post("/tasks/{task_id}/answers", status_code=202)
     async def answer(task_id: str, request: Request, access: Caller) -> dict[str, Any]:
@@ -285,12 +294,12 @@ def create_app(
         task = await anyio.to_thread.run_sync(
             partial(tasks.answer, task_id, body.answers or {}, uploads, text=body.answer)
         )
-        return _view(task, auth)
+        return _view(task, auth, zone)
 
     @api.post("/tasks/{task_id}/retry", status_code=202)
     def retry(task_id: str, access: Caller) -> dict[str, Any]:
         visible(access, task_id)
-        return _view(tasks.retry(task_id), auth)
+        return _view(tasks.retry(task_id), auth, zone)
 
     @api.get(SSE_PATH.removeprefix("/agent"), response_model=None)
     async def sse(
@@ -310,16 +319,16 @@ def create_app(
     ) -> dict[str, Any]:
         if access.user is None and not access.open:  # a task token opens one task, not the list
             raise auth.missing_key()
-        return {"tasks": [_view(task, auth) for task in tasks.list(limit, access.sees)]}
+        return {"tasks": [_view(task, auth, zone) for task in tasks.list(limit, access.sees)]}
 
     @api.get("/tasks/{task_id}")
     def get_task(task_id: str, access: Caller) -> dict[str, Any]:
-        return _view(visible(access, task_id), auth)
+        return _view(visible(access, task_id), auth, zone)
 
     @api.post("/tasks/{task_id}/cancel", status_code=202)
     def cancel_task(task_id: str, access: Caller) -> dict[str, Any]:
         visible(access, task_id)
-        return _view(tasks.cancel(task_id), auth)
+        return _view(tasks.cancel(task_id), auth, zone)
 
     @api.get("/tasks/{task_id}/files/{path:path}", response_model=None)
     def download(task_id: str, path: str, access: Caller) -> FileResponse:

@@ -10,10 +10,12 @@ not exist.
 
 A browser's ``EventSource`` cannot set headers and neither can a download link, so the routes
 about one task (its SSE stream, status, files, answers, retry and cancel) also accept
-``?token=<task token>``: ``HMAC-SHA256(owner's secret, "task:" + task_id)``, where the secret is
-the owner's key hash (the key itself for ``KEIRI_API_KEY``, so earlier tokens stay valid). A
-token opens only its own task, is shown only to those who may see the task, and never reveals
-a key. Comparisons are constant-time. With no users at all there is no authentication
+``?token=<task token>``: ``HMAC-SHA256(server secret, owner + task_id)``. The server secret
+(``secret``) is kept under the workspace, not in the users file, so reading that file forges
+nothing; it stays across restarts (so do tokens) and ``keiri-agent serve --rotate-secret``
+replaces it (every earlier token stops working). A token opens only its own task, and only while
+the task's owner is still a user; it is shown only to those who may see the task and never
+reveals a key. Comparisons are constant-time. With no users at all there is no authentication
 (``keiri-agent serve`` warns when it binds to a non-loopback address that way).
 """
 
@@ -30,7 +32,8 @@ from starlette.requests import Request
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError
 from keiri_agent.server.errors import ApiError
-from keiri_agent.server.logconfig import TOKEN_PARAM
+from keiri_agent.server.redaction import TOKEN_PARAM
+from keiri_agent.server.secret import ServerSecret
 from keiri_agent.server.store import not_found
 from keiri_agent.server.task_model import Task
 from keiri_agent.server.users import User, Users, load_users
@@ -44,9 +47,12 @@ _AUTH_HINT = (
 )
 
 
-def task_token(secret: bytes, task_id: str) -> str:
-    """The token that opens one task's routes without the key (URL-safe, unpadded)."""
-    digest = hmac.new(secret, f"task:{task_id}".encode(), hashlib.sha256).digest()
+def task_token(secret: bytes, owner: str, task_id: str) -> str:
+    """The token that opens the routes of ``owner``'s task ``task_id`` without the key
+    (URL-safe, unpadded). NUL cannot occur in a user's name or a task id: the message is
+    unambiguous."""
+    message = "\0".join(("task", owner, task_id)).encode("utf-8")
+    digest = hmac.new(secret, message, hashlib.sha256).digest()
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
 
 
@@ -102,6 +108,9 @@ class Authenticator:
     def __init__(self, settings: Settings, owner_of: Callable[[str], Task]) -> None:
         self.users: Users = load_users(settings)
         self._task = owner_of
+        self._secret = ServerSecret.of(settings)
+        if self.users:
+            self._secret.current()  # made (or found unusable) when the server starts
 
     @property
     def enabled(self) -> bool:
@@ -113,7 +122,9 @@ class Authenticator:
 
     def token_for(self, task: Task) -> str | None:
         owner = self.users.by_name(task.owner)
-        return task_token(owner.secret, task.id) if owner is not None else None
+        if owner is None:
+            return None
+        return task_token(self._secret.current(), owner.name, task.id)
 
     def user_for(self, request: Request) -> User | None:
         """The user of the request's Bearer key (None without a header); 401 for a wrong key."""

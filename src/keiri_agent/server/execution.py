@@ -4,7 +4,8 @@
 leaves memory when it settles), runs each on a pool of ``KEIRI_MAX_RUNNING_TASKS`` threads with
 its own sandbox executor, turns what its runner returns into the task's new status, and tells
 observers (metrics) of every event and status change. A settled task's lease is released and,
-once it has finished for good, its uploads are removed.
+once it has finished for good, its uploads are removed. A status change reaches the disk (the
+log, then the record: ``tasklog``) before anyone can read it.
 """
 
 from __future__ import annotations
@@ -15,21 +16,23 @@ import shutil
 import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.events import ErrorEvent, EventStream, JsonlSink, RunEvent, Stage
+from keiri_agent.events import ErrorEvent, RunEvent, Stage
 from keiri_agent.llm import cancellable
 from keiri_agent.sandbox import SandboxExecutor
 from keiri_agent.server.inputs import UPLOADS_DIR
 from keiri_agent.server.jobs import Job, Outcome, Runner, cancelled_error
 from keiri_agent.server.logconfig import task_context
 from keiri_agent.server.queue import TaskQueue
-from keiri_agent.server.store import TASKS_DIR, TaskStore, complete_lines
-from keiri_agent.server.task_model import Task, TaskStatus, now
+from keiri_agent.server.store import TaskStore
+from keiri_agent.server.task_model import FINISHED, Task, TaskStatus, now
+from keiri_agent.server.tasklog import open_task_log, sync_results
 from keiri_agent.workspace import confine
 
 __all__ = ["TaskObserver", "TaskRuntime"]
@@ -61,7 +64,10 @@ class TaskRuntime:
         self._live: dict[str, Task] = {}
         self._lock = threading.RLock()
         self.queue: TaskQueue[tuple[Task, Runner]] = TaskQueue(
-            settings.keiri_max_running_tasks, settings.keiri_max_queued_tasks
+            settings.keiri_max_running_tasks,
+            settings.keiri_max_queued_tasks,
+            settings.keiri_max_tasks_per_user,
+            owner_of=lambda item: item[0].owner,
         )
         self._pool = ThreadPoolExecutor(
             settings.keiri_max_running_tasks, thread_name_prefix="keiri-task"
@@ -85,10 +91,8 @@ class TaskRuntime:
 
     def enter(self, task: Task, runner: Runner, runs_now: bool, message: str = "") -> None:
         """Open the task's stream, save it, hold it in memory and start or queue it."""
-        first = complete_lines(task.events_path)  # a resumed task's log goes on
-        sink = JsonlSink(task.events_path)
-        stream = EventStream(task.id, f"{TASKS_DIR}/{task.id}", sink=sink, first_id=first)
-        task.last_event_id = first
+        stream = open_task_log(task, self.settings)  # a resumed task's log goes on
+        task.last_event_id = stream.first_id
         task.events = stream
         stream.add_listener(partial(self._observe, task))
         self.persist(task)
@@ -130,7 +134,7 @@ class TaskRuntime:
             try:
                 self._run(task, runner)
             finally:
-                following = self.queue.done()
+                following = self.queue.done((task, runner))
                 if following is not None:
                     self._launch(*following)
 
@@ -167,7 +171,7 @@ class TaskRuntime:
     @staticmethod
     def _settle_outcome(task: Task, outcome: Outcome) -> Outcome:
         """A run stopped by the server's stop is interrupted, by a user cancelled."""
-        stopped = outcome.status not in ("success", "waiting_input")
+        stopped = outcome.status not in ("success", "unverified", "waiting_input")
         if task.interrupting and stopped:
             return Outcome("interrupted", details=outcome.details)
         if task.cancel.is_set() and stopped:
@@ -187,14 +191,9 @@ class TaskRuntime:
         assert stream is not None
         try:
             status = TaskStatus(outcome.status)
-            task.answer, task.files, task.error = outcome.answer, files, outcome.error
-            task.details = {**task.details, **outcome.details}
-            task.interruptions += status == TaskStatus.INTERRUPTED
-            task.status = status
-            task.finished_at = now() if task.finished else None
-            if status == TaskStatus.SUCCESS:
-                task.progress = 1.0
-            # The last events, then the record: on disk before subscribers see the end.
+            # The last events and the result files, then the record, then the status: on disk
+            # before anyone reads it, and shown only right before the task leaves memory (an
+            # answer or a retry sent at once finds it paused, not still active).
             if status == TaskStatus.FAILED and outcome.error and not task.error_emitted:
                 message = str(outcome.error.get("message", ""))
                 stream.emit("error", step=task.step, message=message, error=outcome.error)
@@ -202,9 +201,16 @@ class TaskRuntime:
                 stream.emit("log", msg="タスクを中止しました。", level="warning")
             elif status == TaskStatus.INTERRUPTED:
                 stream.emit("log", msg=self.interrupted_message(task), level="warning")
-            elif status == TaskStatus.WAITING_INPUT:  # the progress page shows the form
+            task.answer, task.files, task.error = outcome.answer, files, outcome.error
+            task.details = {**task.details, **outcome.details}
+            task.interruptions += status == TaskStatus.INTERRUPTED
+            task.finished_at = now() if status in FINISHED else None
+            if status in (TaskStatus.SUCCESS, TaskStatus.UNVERIFIED):  # the run went to its end
+                task.progress = 1.0
+            if status == TaskStatus.WAITING_INPUT:  # the progress page shows the form
                 stream.emit("stage", step="input", status="waiting", progress=task.progress)
-            self.persist(task)
+            sync_results(task.directory, files, settings=self.settings)
+            self._set_status(task, status)
         finally:
             self._leave(task)
         log.info("タスクが %s になりました", task.status, extra={"task_id": task.id})
@@ -232,6 +238,7 @@ class TaskRuntime:
         if task.finished:  # uploads are kept only while the task may still read them
             shutil.rmtree(task.directory / UPLOADS_DIR, ignore_errors=True)
         self.notify_status(task)
+        task.left.set()
 
     def interrupt_now(self, task: Task) -> None:
         """Mark an active task interrupted at once (its thread, if any, is abandoned)."""
@@ -242,9 +249,9 @@ class TaskRuntime:
         with contextlib.suppress(BlockError):  # the stream may close under a late emit
             if task.events is not None:
                 task.events.emit("log", msg=self.interrupted_message(task), level="warning")
-        task.status, task.finished_at = TaskStatus.INTERRUPTED, None
+        task.finished_at = None
         task.interruptions += 1
-        self.persist(task)
+        self._set_status(task, TaskStatus.INTERRUPTED)
         self._leave(task)
         log.warning("タスクを中断しました", extra={"task_id": task.id})
 
@@ -253,6 +260,16 @@ class TaskRuntime:
         real = confine(task.directory, path, allow_absolute_inside=True)
         return real.relative_to(task.directory.resolve()).as_posix()
 
+    def _set_status(self, task: Task, status: TaskStatus) -> None:
+        """Save ``task`` with its new ``status``, then show it: a client reading the status
+        (GET, the SSE ``done``) never reads one the disk could lose."""
+        self.persist(replace(task, status=status))
+        task.status = status
+
     def persist(self, task: Task) -> None:
+        """Save the task's record once every line of its log is on disk: the record never
+        counts an event a crash could take from the log."""
+        if task.events is not None:
+            task.events.sync()
         with self._lock:
             self.store.save(task)

@@ -19,10 +19,13 @@ from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventStream
 from keiri_agent.sandbox import SandboxExecutor
+from keiri_agent.server.inputs import FILES_DIR
 
 __all__ = ["Job", "Outcome", "OutcomeStatus", "Runner", "cancelled_error"]
 
-OutcomeStatus = Literal["success", "failed", "cancelled", "waiting_input", "interrupted"]
+OutcomeStatus = Literal[
+    "success", "unverified", "failed", "cancelled", "waiting_input", "interrupted"
+]
 
 
 @dataclass
@@ -39,7 +42,7 @@ class Job:
 
     @property
     def files_dir(self) -> Path:
-        path = self.directory / "files"
+        path = self.directory / FILES_DIR
         path.mkdir(exist_ok=True)
         return path
 

@@ -114,8 +114,9 @@ class Lifecycle:
         for task in runtime.take_queued():
             runtime.interrupt_now(task)
         deadline = time.monotonic() + self.timeout_s
+        # A settled task still saves its record and status: the drain waits until it has left.
         for task in runtime.live():
-            task.settled.wait(max(deadline - time.monotonic(), 0))
+            task.left.wait(max(deadline - time.monotonic(), 0))
         remaining = runtime.live()
         for task in remaining:  # stop at the next checkpoint
             task.interrupting = True
@@ -124,7 +125,7 @@ class Lifecycle:
                 task.executor.close()
         deadline = time.monotonic() + STOP_GRACE_S
         for task in remaining:
-            task.settled.wait(max(deadline - time.monotonic(), 0))
+            task.left.wait(max(deadline - time.monotonic(), 0))
         for task in runtime.live():  # did not stop in time: left behind, continued later
             runtime.interrupt_now(task)
         runtime.close()

@@ -9,8 +9,10 @@ ids appended. The ids come from context variables (:func:`request_context`,
 :func:`task_context`) or from a record's ``extra``.
 
 Download links and the SSE URL carry a per-task token in the query (``?token=...``, see
-``auth``): it opens one task. :class:`RedactTokens` replaces the value of every ``token``
-parameter with ``***`` before any line is written. API keys are never logged.
+``auth``): it opens one task. The value of every ``token`` parameter, however it is spelled or
+encoded (``redaction``), becomes ``***``: :class:`RedactTokens` cleans a record's message and
+arguments for every handler, and each formatter cleans the line it writes (tracebacks and
+arguments that are not strings included). API keys are never logged.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ import contextlib
 import copy
 import json
 import logging
-import re
 import traceback
 from collections.abc import Iterator
 from contextvars import ContextVar
@@ -27,31 +28,23 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from uvicorn.config import LOGGING_CONFIG
-from uvicorn.logging import DefaultFormatter
+from uvicorn.logging import AccessFormatter, DefaultFormatter
+
+from keiri_agent.server.redaction import redact
 
 __all__ = [
-    "REDACTED",
-    "TOKEN_PARAM",
     "JsonFormatter",
     "RedactTokens",
+    "TextAccessFormatter",
     "TextFormatter",
     "current_request_id",
     "log_config",
-    "redact",
     "request_context",
     "task_context",
 ]
 
-TOKEN_PARAM = "token"
-REDACTED = "***"
-_TOKEN_RE = re.compile(rf"([?&]{TOKEN_PARAM}=)[^&#\s]*", re.IGNORECASE)
 _request_id: ContextVar[str | None] = ContextVar("keiri_request_id", default=None)
 _task_id: ContextVar[str | None] = ContextVar("keiri_task_id", default=None)
-
-
-def redact(text: str) -> str:
-    """``text`` with the value of every ``token=`` query parameter replaced by ``***``."""
-    return _TOKEN_RE.sub(rf"\g<1>{REDACTED}", text)
 
 
 def current_request_id() -> str | None:
@@ -104,9 +97,9 @@ class JsonFormatter(logging.Formatter):
             "task_id": getattr(record, "task_id", None),
         }
         if record.exc_info:
-            data["traceback"] = "".join(traceback.format_exception(*record.exc_info))
+            data["traceback"] = redact("".join(traceback.format_exception(*record.exc_info)))
         elif record.stack_info:
-            data["traceback"] = record.stack_info
+            data["traceback"] = redact(record.stack_info)
         return json.dumps(data, ensure_ascii=False, default=str)
 
 
@@ -120,7 +113,14 @@ class TextFormatter(DefaultFormatter):
             for name in ("request_id", "task_id")
             if (value := getattr(record, name, None))
         ]
-        return f"{line} [{' '.join(ids)}]" if ids else line
+        return redact(f"{line} [{' '.join(ids)}]" if ids else line)
+
+
+class TextAccessFormatter(AccessFormatter):
+    """uvicorn's access line, with the tokens of the request's query redacted."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
 
 
 def log_config(fmt: Literal["text", "json"] = "text", level: str = "info") -> dict[str, Any]:
@@ -136,6 +136,7 @@ def log_config(fmt: Literal["text", "json"] = "text", level: str = "info") -> di
         config["formatters"]["default"]["()"] = f"{__name__}.TextFormatter"
         config["formatters"]["default"]["fmt"] = "%(asctime)s %(levelprefix)s %(name)s: %(message)s"
         config["formatters"]["default"]["use_colors"] = False
+        config["formatters"]["access"]["()"] = f"{__name__}.TextAccessFormatter"
     for handler in config["handlers"].values():
         handler.setdefault("filters", []).append("redact_tokens")
     config["loggers"]["keiri_agent"] = {

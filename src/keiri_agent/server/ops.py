@@ -4,7 +4,10 @@
 GET      ``/healthz``     the process answers (200 ``{"status": "ok"}``); no authentication
 GET      ``/readyz``      ready for work: 200, or 503 with the failed checks (task and run
                           directories writable, the sandbox's bubblewrap present, not stopping);
-                          no authentication, cheap (no LLM call, no sandbox action)
+                          ``not_enforced`` lists the sandbox's per-action limits this machine
+                          cannot enforce (no usable cgroup), with why, in Japanese: they do
+                          not make the server unready; no authentication, cheap (no LLM
+                          call, no sandbox action)
 GET      ``/metrics``     Prometheus text format; an admin key once authentication is on
 =======  ===============  ==========================================================================
 
@@ -12,7 +15,7 @@ Metrics (``prometheus-client``, one registry per app):
 
 - ``keiri_tasks{kind,status}``: tasks queued or running now;
 - ``keiri_tasks_settled_total{kind,status}``: tasks that reached a status other than queued or
-  running (success, failed, cancelled, waiting_input, interrupted);
+  running (success, unverified, failed, cancelled, waiting_input, interrupted);
 - ``keiri_task_queue_length``: tasks waiting for a running slot;
 - ``keiri_task_duration_seconds{kind}``: how long each run of a task took (histogram);
 - ``keiri_llm_tokens_total{kind,direction}``: LLM tokens used by tasks (input / output);
@@ -35,6 +38,8 @@ from prometheus_client.registry import Collector
 
 from keiri_agent.errors import BlockError
 from keiri_agent.events import LLMCall, RunEvent
+from keiri_agent.sandbox.cgroups import CgroupTree
+from keiri_agent.sandbox.layers import LIMIT_NAMES
 from keiri_agent.server.task_model import Task, TaskStatus
 from keiri_agent.server.tasks import TaskRegistry
 
@@ -67,8 +72,16 @@ def _sandbox() -> str | None:
     return None
 
 
-def readiness(registry: TaskRegistry) -> dict[str, Any]:
-    """Each check with ``ok`` and, when it fails, ``problem`` (Japanese)."""
+def _unenforced_limits(cgroups: CgroupTree) -> list[dict[str, str]]:
+    return [
+        {"property": name, "limit": LIMIT_NAMES[name], "reason": reason}
+        for name, reason in cgroups.plan().unenforced().items()
+    ]
+
+
+def readiness(registry: TaskRegistry, cgroups: CgroupTree | None = None) -> dict[str, Any]:
+    """Each check with ``ok`` and, when it fails, ``problem`` (Japanese); and the sandbox's
+    limits not in force on this machine (``cgroups``: this process's hierarchies by default)."""
     settings = registry.settings
     problems = {
         "tasks_dir": _writable(registry.root),
@@ -81,7 +94,11 @@ def readiness(registry: TaskRegistry) -> dict[str, Any]:
         for name, problem in problems.items()
     }
     ready = all(check["ok"] for check in checks.values())
-    return {"status": "ready" if ready else "not_ready", "checks": checks}
+    return {
+        "status": "ready" if ready else "not_ready",
+        "checks": checks,
+        "not_enforced": _unenforced_limits(cgroups or CgroupTree()),
+    }
 
 
 class _LiveTasks(Collector):

@@ -4,9 +4,14 @@ A plan that reaches a ``ui.interactive_input`` node without answers pauses: its 
 ``waiting_input`` with the waiting nodes and their requests (message and requirements) in
 ``details.waiting``, which is what the progress page builds its answers form from. Answers sent
 to ``POST /agent/tasks/{id}/answers`` continue the same task by resuming its plan run (the
-engine's ``PlanRunner.resume``: nodes already done are reused, never run again). Paths in
-answers are confined like every other file a task reads
-(:func:`keiri_agent.server.inputs.confine_answers`).
+engine's ``PlanRunner.resume``: nodes already done are reused, never run again).
+
+A plan task's runs live in its own folder (``<task>/runs/``) and run with the task's
+``FileAccess`` (``inputs``): every block reads only the task's uploads and outputs and the
+shared data, and writes only under the task's folder, whatever path reaches it (answers,
+``vars``, literals, values computed in the run). Answers of path fields are also checked before
+the task starts or continues (at any depth: loops and subflows), for an early 403 naming the
+answer.
 
 The id of the task's current plan run is saved in the task's record (``details.run_id``) as
 soon as the run starts, and every answer the task was given is kept in ``answers.json`` in the
@@ -30,10 +35,11 @@ from keiri_agent.agents.convert.progress import step_progress
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import RunEvent
-from keiri_agent.server.inputs import TaskFiles, base_node_id, confine_answers
+from keiri_agent.server.inputs import TaskFiles, base_node_id, check_answer_paths, task_files
 from keiri_agent.server.jobs import Job, Outcome, Runner, cancelled_error
 
 if TYPE_CHECKING:
+    from keiri_agent.plan import Plan, PlanRunner
     from keiri_agent.server.runners import PlanRequest
 
 __all__ = [
@@ -59,10 +65,12 @@ def saved_answers(directory: Path) -> dict[str, Any]:
     return dict(data) if isinstance(data, dict) else {}
 
 
-def _save_answers(directory: Path, answers: Mapping[str, Any]) -> None:
+def _save_answers(directory: Path, answers: Mapping[str, Any], *, durable: bool) -> None:
+    """Keep every answer the task was given (a resumed run reads them: on disk first when
+    ``durable``, like the run log)."""
     from keiri_agent.workspace import atomic_path
 
-    with atomic_path(directory / ANSWERS_FILE) as tmp:
+    with atomic_path(directory / ANSWERS_FILE, durable=durable) as tmp:
         tmp.write_text(json.dumps(dict(answers), ensure_ascii=False), encoding="utf-8")
 
 
@@ -88,13 +96,71 @@ def _plan_source(request: PlanRequest, settings: Settings) -> tuple[Path, Mappin
     return path, request.answers
 
 
+def _model(raw: Any) -> Plan | None:
+    """The plan of ``raw``; None when it does not load (its run stops before any block)."""
+    from pydantic import ValidationError
+
+    from keiri_agent.plan import Plan
+
+    try:
+        return Plan.model_validate(raw)
+    except (BlockError, ValidationError):
+        return None
+
+
+def _answer_paths(
+    answers: Mapping[str, Any], raw: Any, settings: Settings
+) -> dict[str, frozenset[str] | None]:
+    """The path fields of the answered nodes of the plan ``raw`` at any depth (subflows
+    included); none for a plan that does not load."""
+    from keiri_agent.blocks.registry import default_registry
+    from keiri_agent.plan import answer_paths
+
+    plan = _model(raw)
+    if plan is None:
+        return {}
+    try:
+        return answer_paths(answers, plan, default_registry(), Path(settings.keiri_designs_dir))
+    except BlockError:  # a subflow that does not load: the run's validation says so
+        return {}
+
+
+def _check_vars(vars: Mapping[str, Any], raw: Any, files: TaskFiles) -> None:
+    """Refuse a var the plan gives a block as a path (its spec says so) when it leads where the
+    task may not read or write; a name found nowhere is left to the block to report."""
+    from keiri_agent.blocks.registry import default_registry
+    from keiri_agent.plan import var_paths
+
+    if not vars:
+        return
+    plan = _model(raw)
+    used = var_paths(plan, default_registry()) if plan is not None else {}
+    for name, value in vars.items():
+        for use in used.get(name, []):
+            texts = value if isinstance(value, list) else [value]
+            for text in texts:
+                if not isinstance(text, str) or not text.strip() or "://" in text:
+                    continue  # not a path (s3:// sources are the pipeline's to check)
+                if use.mode == "write":
+                    files.access.write(text, f"vars.{name}", base=files.runs)
+                    continue
+                try:
+                    files.resolve(text, f"vars.{name}")
+                except BlockError as exc:
+                    if exc.details.get("reason") != "not_found":
+                        raise
+
+
 def prepare_plan(request: PlanRequest, settings: Settings, files: TaskFiles) -> Runner:
-    """Check a plan request (its plan exists, its answers' paths are allowed)."""
+    """Check a plan request (its plan exists; its answers' paths, and its vars given to blocks
+    as paths, lead only where the task may read and write)."""
     from keiri_agent.plan import load_source
 
     path, answers = _plan_source(request, settings)
+    raw = load_source(path).raw
+    _check_vars(request.vars, raw, files)
     if request.answers is not None:
-        answers = confine_answers(request.answers, load_source(path).raw, files)
+        check_answer_paths(request.answers, _answer_paths(request.answers, raw, settings), files)
     return partial(_run_plan, request.vars, path, answers or {})
 
 
@@ -103,30 +169,38 @@ def prepare_resume(
 ) -> Runner:
     """Check answers for a paused plan run (``details`` of its task) and return the runner
     that continues it with these answers added to the ones given before."""
-    from keiri_agent.plan import find_run, load_run
+    from keiri_agent.blocks.ui.fields import PATH_FIELD_TYPES
+    from keiri_agent.plan import find_run, load_run, load_source
 
     run_id = str(details.get("run_id", ""))
     try:
-        record = load_run(find_run(run_id, Path(settings.keiri_runs_dir)))
-    except BlockError as exc:
+        record = load_run(find_run(run_id, files.runs))
+    except BlockError as exc:  # its message would name the server's folders
         raise BlockError(
-            f"再開する実行 {run_id} の記録が見つかりません: {exc.message}",
+            f"再開する実行 {run_id} の記録が見つかりません。",
             code=ErrorCode.DEPENDENCY_NOT_FOUND,
             hint="同じ依頼を最初から送り直してください。",
             details={"run_id": run_id},
         ) from exc
+    snapshot = record.plan_file
+    raw = load_source(snapshot).raw if snapshot is not None and snapshot.is_file() else {}
+    paths_of = _answer_paths(answers, raw, settings)
+    # The requirements the run actually asked for decide the paths of waiting nodes (computed
+    # ones included); nodes not reached yet are known from the plan, at any depth.
     waiting = {str(w.get("node_id")): w.get("request") or {} for w in details.get("waiting", [])}
-    # The requirements the run actually asked for (computed ones included) decide the paths.
-    plan = [
-        {
-            "id": base_node_id(node),
-            "block": "ui.interactive_input",
-            "in": {"requirements": asked.get("requirements", [])},
-        }
-        for node, asked in waiting.items()
-    ]
-    confined = confine_answers(answers, plan, files)
-    merged = {**saved_answers(files.uploads.parent), **confined}
+    asked = {
+        base_node_id(node): frozenset(
+            str(r.get("id"))
+            for r in request.get("requirements", [])
+            if isinstance(r, Mapping) and str(r.get("type", "text")) in PATH_FIELD_TYPES
+        )
+        for node, request in waiting.items()
+    }
+    for key in answers:
+        if base_node_id(key) in asked:
+            paths_of[key] = (paths_of.get(key) or frozenset()) | asked[base_node_id(key)]
+    check_answer_paths(answers, paths_of, files)
+    merged = {**saved_answers(files.directory), **answers}
     return continue_plan(record.run_id, merged)
 
 
@@ -181,14 +255,23 @@ def _graph_size(raw: Any) -> int:
     return len(graph) if isinstance(graph, list) else 0
 
 
-def _run_plan(vars: Mapping[str, Any], path: Path, answers: Mapping[str, Any], job: Job) -> Outcome:
-    from keiri_agent.plan import PlanRunner, load_source
+def _runner(job: Job) -> PlanRunner:
+    """A plan runner for ``job``: its runs in the task's folder, its blocks' paths confined to
+    what the task may read and write."""
+    from keiri_agent.plan import PlanRunner
 
-    _save_answers(job.directory, answers)
+    files = task_files(job.directory, job.settings)
+    return PlanRunner(settings=job.settings, runs_dir=files.runs, access=files.access)
+
+
+def _run_plan(vars: Mapping[str, Any], path: Path, answers: Mapping[str, Any], job: Job) -> Outcome:
+    from keiri_agent.plan import load_source
+
+    _save_answers(job.directory, answers, durable=job.settings.keiri_run_log_fsync)
     job.stage("interpret", "start")
     source = load_source(path)
     progress = _PlanProgress(job, _graph_size(source.raw))
-    with PlanRunner(settings=job.settings) as runner:
+    with _runner(job) as runner:
         result = runner.run(
             source, vars=vars, answers=answers, on_event=progress.relay, cancel=job.cancel
         )
@@ -196,13 +279,13 @@ def _run_plan(vars: Mapping[str, Any], path: Path, answers: Mapping[str, Any], j
 
 
 def _resume_plan(run_id: str, answers: Mapping[str, Any], job: Job) -> Outcome:
-    from keiri_agent.plan import OutputStore, PlanRunner, load_source
+    from keiri_agent.plan import OutputStore, load_source
 
-    _save_answers(job.directory, answers)
+    _save_answers(job.directory, answers, durable=job.settings.keiri_run_log_fsync)
     job.stage("interpret", "start")
     job.log(f"実行 {run_id} を再開します（終わったノードは再利用します）。")
     progress = _PlanProgress(job, 0)
-    with PlanRunner(settings=job.settings) as runner:
+    with _runner(job) as runner:
         result = runner.resume(run_id, answers=answers, on_event=progress.relay, cancel=job.cancel)
     assert result.log_path is not None
     snapshot = OutputStore(result.log_path).dir / "plan.yaml"
@@ -212,6 +295,20 @@ def _resume_plan(run_id: str, answers: Mapping[str, Any], job: Job) -> Outcome:
 
 
 def _outcome(result: Any, raw: Any, progress: _PlanProgress, job: Job) -> Outcome:
+    """What the task shows of the run: its texts name files as the user sees them, never the
+    server's folders (``TaskFiles.hide``)."""
+    from keiri_agent.plan import OutputStore
+
+    work = OutputStore(result.log_path).dir / "work" if result.log_path is not None else None
+    outcome = _run_outcome(result, raw, progress, job)
+    files = task_files(job.directory, job.settings)
+    outcome.answer = files.hide(outcome.answer, work)
+    outcome.error = files.hide(outcome.error, work)
+    outcome.details = files.hide(outcome.details, work)
+    return outcome
+
+
+def _run_outcome(result: Any, raw: Any, progress: _PlanProgress, job: Job) -> Outcome:
     from keiri_agent.plan import OutputStore, Plan
 
     details: dict[str, Any] = {

@@ -1,45 +1,80 @@
-"""How many tasks run at once, and how many may wait (``KEIRI_MAX_RUNNING_TASKS`` /
-``KEIRI_MAX_QUEUED_TASKS``).
+"""How many tasks run at once, how many may wait, and how many of them one user may hold
+(``KEIRI_MAX_RUNNING_TASKS`` / ``KEIRI_MAX_QUEUED_TASKS`` / ``KEIRI_MAX_TASKS_PER_USER``).
 
-A submission first reserves a place (:meth:`TaskQueue.reserve`): a running slot when one is
-free, else a place in the queue, else it is refused with 429 before anything is created. A
-task that finishes hands its slot to the oldest queued task (:meth:`TaskQueue.done`). Every
-method is thread-safe.
+A submission (or a continuation: answers, retry, a resume after a restart) first reserves a
+place (:meth:`TaskQueue.reserve`) for its owner: a running slot when one is free, else a place
+in the queue, else it is refused with 429 before anything is created. An owner who already
+holds ``max_per_owner`` places (running and queued together) is refused with 429 naming that
+cap while everyone else still gets in, so one user cannot fill the queue. The tasks of a
+server without keys all have the owner ``None`` and count as one anonymous user. A task that
+finishes hands its slot to the oldest queued task (:meth:`TaskQueue.done`). Every method is
+thread-safe.
 """
 
 from __future__ import annotations
 
 import threading
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
 from keiri_agent.server.errors import ApiError
 
-__all__ = ["TaskQueue"]
+__all__ = ["Owner", "TaskQueue"]
 
 T = TypeVar("T")
 
 
-class TaskQueue(Generic[T]):
-    """Running slots and a bounded FIFO of items waiting for one."""
+Owner = str | None  # a user's name; None: the tasks of a server without keys
 
-    def __init__(self, max_running: int, max_queued: int) -> None:
+
+def _over_owner_cap(owner: Owner, cap: int) -> ApiError:
+    who = "キーなしのサーバーでは全員で" if owner is None else f"ユーザー {owner} は"
+    return ApiError(
+        429,
+        "TOO_MANY_TASKS_PER_USER",
+        f"実行中と順番待ちのタスクが 1 人あたりの上限に達しています（{who}同時に {cap} 件まで）。",
+        hint="ご自分のタスクが終わるか中止してから送り直してください（上限は"
+        " KEIRI_MAX_TASKS_PER_USER で変えられます）。",
+        details={"user": owner, "max_tasks_per_user": cap},
+        headers={"Retry-After": "5"},
+    )
+
+
+class TaskQueue(Generic[T]):
+    """Running slots, a bounded FIFO of items waiting for one, and the places each owner holds
+    (``owner_of`` tells the owner of an item)."""
+
+    def __init__(
+        self,
+        max_running: int,
+        max_queued: int,
+        max_per_owner: int,
+        owner_of: Callable[[T], Owner],
+    ) -> None:
         self.max_running = max_running
         self.max_queued = max_queued
+        self.max_per_owner = max_per_owner
+        self._owner_of = owner_of
         self._running = 0
         self._reserved = 0  # queue places reserved but not yet filled
         self._waiting: deque[T] = deque()
+        self._held: Counter[Owner] = Counter()  # running and queued places by owner
         self._lock = threading.Lock()
 
-    def reserve(self) -> bool:
-        """A place for one more task: True to run now, False to queue; 429 ApiError if full."""
+    def reserve(self, owner: Owner) -> bool:
+        """A place for one more task of ``owner``: True to run now, False to queue; 429
+        ApiError if the owner holds their cap of places, or if every place is taken."""
         with self._lock:
+            if self._held[owner] >= self.max_per_owner:
+                raise _over_owner_cap(owner, self.max_per_owner)
             if self._running < self.max_running:
                 self._running += 1
+                self._held[owner] += 1
                 return True
             if len(self._waiting) + self._reserved < self.max_queued:
                 self._reserved += 1
+                self._held[owner] += 1
                 return False
         raise ApiError(
             429,
@@ -52,13 +87,24 @@ class TaskQueue(Generic[T]):
             headers={"Retry-After": "5"},
         )
 
-    def release(self, runs_now: bool) -> None:
-        """Give back a place that :meth:`reserve` gave but no task took."""
+    def held(self, owner: Owner) -> int:
+        """How many places (running and queued) ``owner`` holds."""
+        with self._lock:
+            return self._held[owner]
+
+    def _give_back(self, owner: Owner) -> None:
+        self._held[owner] -= 1
+        if self._held[owner] <= 0:
+            del self._held[owner]
+
+    def release(self, owner: Owner, runs_now: bool) -> None:
+        """Give back a place that :meth:`reserve` gave ``owner`` but no task took."""
         with self._lock:
             if runs_now:
                 self._running -= 1
             else:
                 self._reserved -= 1
+            self._give_back(owner)
 
     def enqueue(self, item: T) -> int:
         """Fill a reserved queue place with ``item``; returns its position (1 = next), or 0
@@ -77,6 +123,7 @@ class TaskQueue(Generic[T]):
             for item in self._waiting:
                 if match(item):
                     self._waiting.remove(item)
+                    self._give_back(self._owner_of(item))
                     return True
             return False
 
@@ -85,6 +132,8 @@ class TaskQueue(Generic[T]):
         with self._lock:
             taken = list(self._waiting)
             self._waiting.clear()
+            for item in taken:
+                self._give_back(self._owner_of(item))
             return taken
 
     @property
@@ -93,9 +142,11 @@ class TaskQueue(Generic[T]):
         with self._lock:
             return len(self._waiting)
 
-    def done(self) -> T | None:
-        """A running task ended: the item that takes its slot, or None (the slot is freed)."""
+    def done(self, finished: T) -> T | None:
+        """The running item ``finished`` ended: the item that takes its slot, or None (the
+        slot is freed)."""
         with self._lock:
+            self._give_back(self._owner_of(finished))
             if self._waiting:
                 return self._waiting.popleft()
             self._running -= 1

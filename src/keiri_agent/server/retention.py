@@ -3,9 +3,9 @@
 Seed 002 §12 asks that uploads not be kept needlessly. What is removed, once older than the
 retention period (``keiri-agent gc`` and the server, every hour, do the same):
 
-- ``tasks/<id>/`` of a finished task (success, failed, cancelled) by the time it finished. A
-  task that waits for answers or was interrupted is kept: it still has work to do. The uploads
-  of a task are removed as soon as it finishes, whatever the period;
+- ``tasks/<id>/`` of a finished task (success, unverified, failed, cancelled) by the time it
+  finished. A task that waits for answers or was interrupted is kept: it still has work to do.
+  The uploads of a task are removed as soon as it finishes, whatever the period;
 - ``runs/<plan>/<run>.jsonl`` and its ``<run>.files/`` by the log's last change, unless a kept
   task continues that run, or a kept run reuses outputs stored in it (resume and rerun read
   them from the earlier run's files);
@@ -25,7 +25,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -48,12 +48,16 @@ class Removal:
     path: Path
     age_days: float
     size_bytes: int
+    # When its age counts from (POSIX seconds): a task's finish, a log's or a workspace's
+    # last change.
+    since: float
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
             "path": str(self.path),
             "age_days": round(self.age_days, 1),
+            "since": datetime.fromtimestamp(self.since, UTC).isoformat().replace("+00:00", "Z"),
             "size_bytes": self.size_bytes,
         }
 
@@ -119,7 +123,8 @@ def collect(settings: Settings, older_than_days: float, now: float | None = None
         finished = _timestamp(task.finished_at) if task.finished else None
         if finished is not None and finished < cutoff:
             age = (now - finished) / DAY_S
-            removals.append(Removal("task", task.directory, age, _size(task.directory)))
+            size = _size(task.directory)
+            removals.append(Removal("task", task.directory, age, size, finished))
         elif task.details.get("run_id"):
             kept_run_ids.add(str(task.details["run_id"]))
     removals += _old_runs(Path(settings.keiri_runs_dir).absolute(), cutoff, now, kept_run_ids)
@@ -128,9 +133,8 @@ def collect(settings: Settings, older_than_days: float, now: float | None = None
             if session.is_dir() and _SESSION_DIR_RE.match(session.name):
                 newest = _newest(session)
                 if newest < cutoff:
-                    removals.append(
-                        Removal("workspace", session, (now - newest) / DAY_S, _size(session))
-                    )
+                    age = (now - newest) / DAY_S
+                    removals.append(Removal("workspace", session, age, _size(session), newest))
     return removals
 
 
@@ -149,7 +153,8 @@ def _old_runs(runs_dir: Path, cutoff: float, now: float, kept_ids: set[str]) -> 
     for path in sorted(set(logs) - kept):
         files = path.parent / f"{path.stem}.files"
         size = _size(path) + (_size(files) if files.is_dir() else 0)
-        removals.append(Removal("run", path, (now - path.stat().st_mtime) / DAY_S, size))
+        changed = path.stat().st_mtime
+        removals.append(Removal("run", path, (now - changed) / DAY_S, size, changed))
     return removals
 
 

@@ -2,7 +2,7 @@
 
 ``POST /agent/run`` takes one of four request bodies (``design``: plan generation, ``design_task``), told apart by ``kind`` (``convert`` when
 it is left out, as in seed 003 §7). :func:`prepare` checks a request before a task is created
-(an unknown plan or a data file outside the workspace is a 4xx, not a failed task) and returns
+(an unknown plan or a data file the task may not read is a 4xx, not a failed task) and returns
 the function that runs it (a :class:`~keiri_agent.server.jobs.Job` in, an ``Outcome`` out).
 Plan runs live in ``plan_task``; files a task may read are decided by ``inputs``.
 
@@ -11,7 +11,8 @@ finish (seed 003 §3), with the conversion pipeline's progress values (``step_pr
 one progress bar serves every kind: the conversion pipeline emits them itself; for a plan run
 they follow its nodes (validation, then input and file-reading nodes,
 then the rest, then collecting the result files); an analysis loads its files, runs the ReAct
-graph and collects the report.
+graph and collects the report (``unverified``, not ``success``, when no code run with visible
+output backs it).
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import RunEvent
 from keiri_agent.server.design_task import DesignRequest, prepare_design
-from keiri_agent.server.inputs import TaskFiles
-from keiri_agent.server.jobs import Job, Outcome, Runner, cancelled_error
+from keiri_agent.server.inputs import TaskFiles, task_files
+from keiri_agent.server.jobs import Job, Outcome, OutcomeStatus, Runner, cancelled_error
 from keiri_agent.server.plan_task import prepare_plan
 
 __all__ = [
@@ -52,8 +53,9 @@ MAX_DATA_FILES = 20
 class ConvertRequest(BaseModel):
     """A conversion or chart request (seed 003): the pipeline interprets, fetches, converts.
 
-    A local ``source`` must lie in ``KEIRI_WORKSPACE_ROOT``; ``s3://`` URLs are passed on.
-    Without a source, the files uploaded with the request are the source.
+    A local ``source`` is one of the task's uploads or a file of a shared data folder
+    (``inputs``); ``s3://`` URLs are passed on. Without a source, the files uploaded with the
+    request are the source.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -75,12 +77,12 @@ class PlanRequest(BaseModel):
 
 
 class AnalysisRequest(BaseModel):
-    """A question about data files (seed 000): uploaded, or named inside the workspace."""
+    """A question about data files (seed 000): uploaded, or named in a shared data folder."""
 
     model_config = ConfigDict(extra="forbid")
     kind: Literal["analysis"]
     request: str = Field(min_length=1, max_length=MAX_REQUEST_CHARS)
-    # Paths in the workspace; may be empty when the files are uploaded with the request.
+    # Names of uploads or shared data; may be empty when the files are uploaded with the request.
     files: list[str] = Field(default_factory=list, max_length=MAX_DATA_FILES)
 
 
@@ -106,7 +108,8 @@ def prepare(
 ) -> Runner:
     """Check ``request`` (BlockError for a bad one) and return the function that runs it.
 
-    ``files`` says where the task may read: its uploads and the workspace (``inputs``).
+    ``files`` says where the task may read: its uploads and outputs, and the shared data
+    folders (``inputs``).
     """
     if isinstance(request, PlanRequest):
         return prepare_plan(request, settings, files)
@@ -114,8 +117,14 @@ def prepare(
         return prepare_design(request, settings)
     uploads = files.uploaded()
     if isinstance(request, AnalysisRequest):
-        data = [files.resolve(name) for name in request.files] + uploads
-        not_files = [str(path) for path in data if not path.is_file()]
+        resolved = [
+            files.resolve(name, "files" if len(request.files) == 1 else f"files[{index}]")
+            for index, name in enumerate(request.files)
+        ]
+        data = resolved + uploads
+        # Named as the user wrote them: the paths on the server are not theirs to see.
+        shown = dict(zip(resolved, request.files, strict=True))
+        not_files = [shown.get(path, path.name) for path in data if not path.is_file()]
         if not data or not_files:
             raise BlockError(
                 "分析するデータファイルがありません。"
@@ -127,8 +136,13 @@ def prepare(
             )
         return partial(_run_analysis, request, data)
     if request.source is not None and "://" not in request.source:  # URLs: the pipeline checks
-        source = files.resolve(request.source, must_exist=False)
-        request = request.model_copy(update={"source": str(source)})
+        try:  # a path leading where the task may not read is refused here (403)
+            source = str(files.resolve(request.source, "source"))
+        except BlockError as exc:
+            if exc.details.get("reason") != "not_found":
+                raise
+            source = request.source  # found nowhere: the pipeline's fetch says so in the task
+        request = request.model_copy(update={"source": source})
     elif request.source is None and uploads:
         chosen = uploads[0] if len(uploads) == 1 else files.uploads
         request = request.model_copy(update={"source": str(chosen)})
@@ -151,6 +165,7 @@ def _run_convert(request: ConvertRequest | None, continuation: Any, job: Job) ->
     # Imported here: the pipeline pulls in boto3 and the LLM stack, which plan runs never need.
     from keiri_agent.agents.convert.pipeline import run_convert
 
+    files = task_files(job.directory, job.settings)
     try:
         result = run_convert(
             request.request if request is not None else "",
@@ -160,7 +175,8 @@ def _run_convert(request: ConvertRequest | None, continuation: Any, job: Job) ->
             events=job.events,
             cancel=job.cancel,
             executor=job.executor,
-            local_root=job.settings.keiri_workspace_root.absolute(),
+            # Local sources, also one named in the request text: the task's files and shared data.
+            access=files.access,
             continuation=continuation,
         )
     except BlockError as exc:  # an LLM failure: the task keeps what the run had produced
@@ -168,7 +184,7 @@ def _run_convert(request: ConvertRequest | None, continuation: Any, job: Job) ->
         keep = ("job", "used_fallback", "fallback_reason", "code_runs")
         return Outcome(
             status="failed",
-            error=exc.to_dict(),
+            error=files.hide(exc.to_dict()),
             details={key: produced.get(key) for key in keep},
         )
     details: dict[str, Any] = {
@@ -180,11 +196,11 @@ def _run_convert(request: ConvertRequest | None, continuation: Any, job: Job) ->
         details["question"] = result.question
         details["continuation"] = result.continuation.model_dump(mode="json")
         job.log(f"CodeAct からの質問です。回答を待っています: {result.question}", level="warning")
-    return Outcome(
+    return Outcome(  # its texts name files as the user sees them, not the server's folders
         status=result.status,
-        answer=result.answer,
+        answer=files.hide(result.answer),
         files=list(result.files),
-        error=result.error,
+        error=files.hide(result.error),
         details=details,
     )
 
@@ -205,7 +221,10 @@ class _CancellableEvents:
 
 
 def _run_analysis(request: AnalysisRequest, files: list[Path], job: Job) -> Outcome:
+    """One analysis turn. A report that no run with visible output backs ends the task
+    ``unverified``: its answer starts with what was not backed, ``details.grounded`` is false."""
     from keiri_agent.agents.analysis import AnalysisContext, AnalysisSession
+    from keiri_agent.agents.analysis.honesty import UNGROUNDED_NOTE, unverified_error
 
     workspace = job.files_dir
     session = AnalysisSession(workspace=workspace, context=AnalysisContext(executor=job.executor))
@@ -218,11 +237,27 @@ def _run_analysis(request: AnalysisRequest, files: list[Path], job: Job) -> Outc
     turn = session.ask(request.request, events=_CancellableEvents(job))
     job.stage("convert", "done")
     job.stage("finish", "start")
-    details = {"loop_count": turn.loop_count, "next_action": turn.next_action}
+    details: dict[str, Any] = {
+        "loop_count": turn.loop_count,
+        "next_action": turn.next_action,
+        "grounded": turn.grounded,
+        "japanese": turn.japanese,
+        "code_runs": len(turn.execution_results),
+        "failed_runs": sum(1 for run in turn.execution_results if not run.success),
+    }
     if turn.final_report is not None:
         answer = f"{turn.final_report.title}\n\n{turn.final_report.conclusion}"
     else:
         answer = turn.question or ""
+    if turn.status == "unverified":
+        unverified = unverified_error()
+        details["unverified"] = {
+            "code": str(unverified.code),
+            "message": unverified.message,
+            "hint": unverified.hint,
+        }
+        job.log(unverified.message, level="warning")
+        answer = f"{UNGROUNDED_NOTE}\n\n{answer}"
     inputs = {path.name for path in files}  # the session keeps a copy of each data file
     outputs = [
         p
@@ -230,4 +265,5 @@ def _run_analysis(request: AnalysisRequest, files: list[Path], job: Job) -> Outc
         if p.is_file() and not p.is_symlink() and p.name not in inputs
     ]
     job.stage("finish", "done")
-    return Outcome("success", answer=answer, files=outputs, details=details)
+    status: OutcomeStatus = "unverified" if turn.status == "unverified" else "success"
+    return Outcome(status, answer=answer, files=outputs, details=details)

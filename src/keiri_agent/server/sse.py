@@ -121,6 +121,8 @@ async def _stream(registry: TaskRegistry, task: Task, after: int) -> AsyncIterat
     while True:
         live = task.events  # None unless the task is queued or running in this process
         upto = task.last_event_id  # every event up to this one is complete in the log
+        if live is not None:  # ... and not held back by its stream until it is on disk
+            upto = min(upto, live.last_id)
         while last < upto:
             batch = await anyio.to_thread.run_sync(_logged, cursor, last, upto)
             if not batch:

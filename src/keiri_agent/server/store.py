@@ -77,17 +77,19 @@ class Lease:
 
 
 class TaskStore:
-    """Reads and writes task records under ``root``; thread-safe (atomic replaces)."""
+    """Reads and writes task records under ``root``; thread-safe (atomic replaces).
+    ``fsync``: a saved record is on disk when :meth:`save` returns (``KEIRI_RUN_LOG_FSYNC``)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, fsync: bool = False) -> None:
         self.root = root
+        self.fsync = fsync
 
     def directory(self, task_id: str) -> Path:
         return self.root / task_id
 
     def save(self, task: Task) -> None:
         text = json.dumps(task.to_dict(), ensure_ascii=False, indent=2)
-        with atomic_path(task.directory / TASK_FILE) as tmp:
+        with atomic_path(task.directory / TASK_FILE, durable=self.fsync) as tmp:
             tmp.write_text(text, encoding="utf-8")
 
     def load(self, task_id: str) -> Task:

@@ -7,7 +7,13 @@ Statuses: ``queued`` and ``running`` are *active* (a server process holds the ta
 ``waiting_input`` (a plan run waiting for a person's answers) and ``interrupted`` (cut by a
 server stop or crash) are *paused*: the task goes on from where it was, by
 ``POST .../answers``, by a restarted server (plan tasks) or by ``POST .../retry``;
-``success``, ``failed`` and ``cancelled`` are *finished* and never change again.
+``success``, ``unverified``, ``failed`` and ``cancelled`` are *finished* and never change again.
+``unverified`` is an analysis that ended with a report no computed output backs (no code run
+with visible output succeeded in its turn): the task has its answer and files, but is not a
+success (``details.grounded`` is false).
+
+Its times (``created_at``, ``started_at``, ``finished_at``) are stored in UTC;
+:meth:`Task.local_times` is how a person reads them (``keiri_agent.localtime``).
 """
 
 from __future__ import annotations
@@ -18,23 +24,37 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
 
 from keiri_agent.events import EventStream
+from keiri_agent.localtime import shown_time
 from keiri_agent.sandbox import SandboxExecutor
 from keiri_agent.server.errors import ApiError
 
 if TYPE_CHECKING:
     from keiri_agent.server.store import Lease
 
-__all__ = ["ACTIVE", "EVENTS_FILE", "FINISHED", "PAUSED", "Task", "TaskStatus", "conflict", "now"]
+__all__ = [
+    "ACTIVE",
+    "EVENTS_FILE",
+    "FINISHED",
+    "PAUSED",
+    "TIME_FIELDS",
+    "Task",
+    "TaskStatus",
+    "conflict",
+    "now",
+]
 
 EVENTS_FILE = "events.jsonl"
+TIME_FIELDS = ("created_at", "started_at", "finished_at")  # UTC ISO 8601 (``now``)
 
 
 class TaskStatus(StrEnum):
     QUEUED = "queued"
     RUNNING = "running"
     SUCCESS = "success"
+    UNVERIFIED = "unverified"  # an analysis whose report no computed output backs
     FAILED = "failed"
     CANCELLED = "cancelled"
     WAITING_INPUT = "waiting_input"  # a plan run paused for a person's answers
@@ -43,7 +63,9 @@ class TaskStatus(StrEnum):
 
 ACTIVE = frozenset({TaskStatus.QUEUED, TaskStatus.RUNNING})
 PAUSED = frozenset({TaskStatus.WAITING_INPUT, TaskStatus.INTERRUPTED})
-FINISHED = frozenset({TaskStatus.SUCCESS, TaskStatus.FAILED, TaskStatus.CANCELLED})
+FINISHED = frozenset(
+    {TaskStatus.SUCCESS, TaskStatus.UNVERIFIED, TaskStatus.FAILED, TaskStatus.CANCELLED}
+)
 _PERSISTED = (
     "kind",
     "owner",
@@ -117,6 +139,8 @@ class Task:
     lease: Lease | None = field(default=None, repr=False)
     started: bool = field(default=False, repr=False)  # a pool thread has taken it
     settled: threading.Event = field(default_factory=threading.Event, repr=False)
+    # Set once a settled task's record, status and leaving are all done (what a drain awaits).
+    left: threading.Event = field(default_factory=threading.Event, repr=False)
     interrupting: bool = field(default=False, repr=False)  # the server is stopping it
     error_emitted: bool = field(default=False, repr=False)
 
@@ -138,6 +162,14 @@ class Task:
             code, message, hint = _NOT_IN[status]
             raise conflict(self, code, message.format(status=self.status), hint)
         return self
+
+    def local_times(self, zone: ZoneInfo) -> dict[str, str | None]:
+        """Its times as a person in ``zone`` reads them (``2026-12-06 12:15:00 JST``), None
+        for a time it does not have yet."""
+        return {
+            name: shown_time(value, zone) if (value := getattr(self, name)) else None
+            for name in TIME_FIELDS
+        }
 
     def to_dict(self) -> dict[str, Any]:
         data = {"task_id": self.id, "status": str(self.status)}

@@ -6,7 +6,8 @@ live in its directory (``store``), and only queued and running tasks are held in
 
 At most ``KEIRI_MAX_RUNNING_TASKS`` tasks run at once, on a pool of as many threads; later ones
 wait in a queue (status ``queued``, and a ``stage`` event with step ``queued`` on their stream)
-of at most ``KEIRI_MAX_QUEUED_TASKS``, beyond which a submission is refused with 429 (``queue``).
+of at most ``KEIRI_MAX_QUEUED_TASKS``, beyond which a submission is refused with 429; one user
+holds at most ``KEIRI_MAX_TASKS_PER_USER`` of these places, continuations included (``queue``).
 
 Each task runs with its own sandbox executor, so cancelling a task stops exactly its sandbox
 processes: :meth:`TaskRegistry.cancel` sets the task's cancel event (the runners stop at their
@@ -28,22 +29,30 @@ import secrets
 import shutil
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
 from pydantic import TypeAdapter, ValidationError
 
 from keiri_agent.config import Settings, load_settings
-from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.events import EventStream, JsonlSink
+from keiri_agent.errors import BlockError, ErrorCode, PathEscapeError
 from keiri_agent.sandbox import SandboxExecutor
 from keiri_agent.server.errors import ApiError
 from keiri_agent.server.execution import TaskObserver, TaskRuntime
-from keiri_agent.server.inputs import MAX_PATH_CHARS, UPLOADS_DIR, TaskFiles, too_long, upload_name
+from keiri_agent.server.inputs import (
+    MAX_PATH_CHARS,
+    UPLOADS_DIR,
+    TaskFiles,
+    shared_folders,
+    too_long,
+    upload_name,
+)
 from keiri_agent.server.plan_task import continue_plan, prepare_resume, saved_answers
 from keiri_agent.server.runners import (
     AnalysisRequest,
     ConvertRequest,
+    Job,
     Outcome,
     PlanRequest,
     Runner,
@@ -57,10 +66,10 @@ from keiri_agent.server.store import (
     TASKS_DIR,
     Lease,
     TaskStore,
-    complete_lines,
     not_found,
 )
 from keiri_agent.server.task_model import EVENTS_FILE, Task, TaskStatus, conflict, now
+from keiri_agent.server.tasklog import open_task_log, sync_new
 from keiri_agent.workspace import confine
 
 __all__ = [
@@ -107,7 +116,9 @@ class TaskRegistry:
         self.settings = settings or load_settings()
         base = root or Path(self.settings.keiri_workspace_root) / TASKS_DIR
         self.root = base.absolute()
-        self.store = TaskStore(self.root)
+        self.store = TaskStore(self.root, fsync=self.settings.keiri_run_log_fsync)
+        # What every task may read besides its own files (checked now: a wrong one stops the start).
+        self.shared = shared_folders(self.settings, self.root)
         self.stopping = threading.Event()  # set when the server starts to stop
         self.runtime = TaskRuntime(self.settings, self.store, executor_factory)
         self.observers = self.runtime.observers
@@ -138,9 +149,7 @@ class TaskRegistry:
         return self._create(kind, request, lambda _files: runner, (), owner)
 
     def _files(self, directory: Path) -> TaskFiles:
-        return TaskFiles(
-            Path(self.settings.keiri_workspace_root).absolute(), directory / UPLOADS_DIR
-        )
+        return TaskFiles(directory, self.shared)
 
     def _create(
         self,
@@ -152,7 +161,7 @@ class TaskRegistry:
     ) -> Task:
         if self.stopping.is_set():
             raise shutting_down()
-        runs_now = self.runtime.queue.reserve()  # 429 before anything is created
+        runs_now = self.runtime.queue.reserve(owner)  # 429 before anything is created
         self.root.mkdir(parents=True, exist_ok=True)
         task_id = secrets.token_urlsafe(16)
         directory = self.root / task_id
@@ -160,11 +169,13 @@ class TaskRegistry:
         try:
             files = self._files(directory)
             names = _save_uploads(files.uploads, uploads)
+            made = files.uploads if names else directory  # on disk up to its entry in tasks/
+            sync_new(made, names, up_to=self.root.parent, settings=self.settings)
             runner = prepare_runner(files)
             lease = Lease.take(directory)
             assert lease is not None  # a directory made just now
         except BaseException:
-            self.runtime.queue.release(runs_now)
+            self.runtime.queue.release(owner, runs_now)
             shutil.rmtree(directory, ignore_errors=True)  # a refused request leaves nothing
             raise
         if names:
@@ -188,11 +199,15 @@ class TaskRegistry:
         """Continue a task that waits for input: a plan task with ``answers`` resumes its plan
         run (finished nodes are reused); a conversion paused on CodeAct's question goes on with
         the answer ``text``."""
+        if self.stopping.is_set():  # refused before an upload is stored
+            raise shutting_down()
         task = self.get(task_id).expect(TaskStatus.WAITING_INPUT)
         files = self._files(task.directory)
         before = list(task.request.get("uploads", []))
         added = _save_uploads(files.uploads, uploads, keep=before)
         try:
+            if added:
+                sync_new(files.uploads, added, up_to=task.directory, settings=self.settings)
             if task.kind == "convert":  # CodeAct's question: one text answer
                 runner = prepare_convert_answer(task.details, text)
                 received = "CodeAct の質問"
@@ -209,6 +224,8 @@ class TaskRegistry:
 
     def retry(self, task_id: str) -> Task:
         """Run an interrupted task again: a plan task continues its run, others start over."""
+        if self.stopping.is_set():  # refused before the interrupted attempt's files are removed
+            raise shutting_down()
         task = self.get(task_id).expect(TaskStatus.INTERRUPTED)
         return self.resume(task, self.runner_for(task), "中断したタスクを再開します。")
 
@@ -227,9 +244,10 @@ class TaskRegistry:
                 f"この種類のタスク（{task.kind}）はやり直せません。",
                 "同じ依頼を POST /agent/run で送り直してください。",
             ) from None
-        if task.kind != "plan":  # a fresh start: the interrupted attempt's files go
-            shutil.rmtree(task.directory / "files", ignore_errors=True)
-        return prepare(parsed, self.settings, self._files(task.directory))
+        runner = prepare(parsed, self.settings, self._files(task.directory))
+        # A fresh start: the interrupted attempt's files go once it starts, not before (a retry
+        # refused by a full queue or a stopping server leaves the task as it was).
+        return runner if task.kind == "plan" else partial(_start_over, runner)
 
     def resume(self, task: Task, runner: Runner, message: str) -> Task:
         """Put a paused task back in the queue with ``runner``; its event log goes on."""
@@ -252,13 +270,14 @@ class TaskRegistry:
                     "そのプロセスが終わるまで待ってください。",
                 )
             try:
-                runs_now = self.runtime.queue.reserve()
+                runs_now = self.runtime.queue.reserve(task.owner)
             except ApiError:
                 lease.release()
                 raise
             task.lease = lease
             task.status, task.error, task.finished_at = TaskStatus.QUEUED, None, None
             task.cancel, task.settled = threading.Event(), threading.Event()
+            task.left = threading.Event()
             task.interrupting = task.started = task.error_emitted = False
             log.info("タスクを再開します", extra={"task_id": task.id})
             self.runtime.enter(task, runner, runs_now, message)
@@ -316,11 +335,10 @@ class TaskRegistry:
         return task
 
     def append_event(self, task: Task, kind: str, **fields: Any) -> None:
-        """Add one event to the log of a task that is not active (no live stream)."""
-        first = complete_lines(task.events_path)
-        sink = JsonlSink(task.events_path)
-        with EventStream(task.id, f"{TASKS_DIR}/{task.id}", sink=sink, first_id=first) as s:
-            task.last_event_id = s.emit(kind, **fields).id
+        """Add one event to the log of a task that is not active (no live stream); on disk
+        when this returns (closing the log syncs it)."""
+        with open_task_log(task, self.settings) as stream:
+            task.last_event_id = stream.emit(kind, **fields).id
 
     def _cancel_paused(self, task: Task) -> None:
         self.append_event(task, "log", msg="タスクを中止しました。", level="warning")
@@ -344,13 +362,26 @@ def result_file(task: Task, path: str) -> Path:
     if too_long(path):  # no such file can exist; the OS would answer ENAMETOOLONG
         missing.details["max_path_chars"] = MAX_PATH_CHARS
         raise missing
-    real = confine(task.directory, path)  # PathEscapeError for '..', absolute, symlinks out
+    try:
+        real = confine(task.directory, path)  # '..', absolute, symlinks out
+    except PathEscapeError as exc:  # said without the task's folder on the server
+        raise PathEscapeError(
+            f"パス「{path[:200]}」はタスクのファイルを指していません。",
+            hint="GET /agent/tasks/{task_id} の files に載っているパスを指定してください。",
+            details={"task_id": task.id, "path": path[:200], "reason": exc.details.get("reason")},
+        ) from None
     try:
         if not real.is_file():
             raise missing
     except OSError:
         raise missing from None
     return real
+
+
+def _start_over(runner: Runner, job: Job) -> Outcome:
+    """Run ``runner`` from the start, without the result files of an earlier attempt."""
+    shutil.rmtree(job.directory / "files", ignore_errors=True)
+    return runner(job)
 
 
 def _save_uploads(target: Path, uploads: Sequence[Upload], keep: Iterable[str] = ()) -> list[str]:

@@ -19,6 +19,7 @@ error naming the entry.
 from __future__ import annotations
 
 import hashlib
+import hmac
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -44,11 +45,11 @@ def key_hash(key: str) -> str:
 
 @dataclass(frozen=True)
 class User:
-    """One holder of a key. ``secret`` signs the tokens of the user's tasks."""
+    """One holder of a key (the tokens of their tasks are signed with the server's secret,
+    never with anything in this file: ``secret``)."""
 
     name: str
     role: Literal["user", "admin"]
-    secret: bytes
 
     @property
     def admin(self) -> bool:
@@ -78,7 +79,13 @@ class Users:
         return bool(self._by_name)
 
     def by_key(self, key: str) -> User | None:
-        return self._by_hash.get(key_hash(key))
+        """The holder of ``key``: its hash is compared with every user's in constant time."""
+        digest = key_hash(key)
+        found = None
+        for known, user in self._by_hash.items():
+            if hmac.compare_digest(known, digest):
+                found = user
+        return found
 
     def by_name(self, name: str | None) -> User | None:
         return self._by_name.get(name) if name is not None else None
@@ -109,7 +116,7 @@ def _read_file(path: Path) -> list[tuple[User, str]]:
         digest = entry.key_sha256.lower()
         if any(u.name == entry.name for u, _d in users) or any(d == digest for _u, d in users):
             raise _bad(path, f"ユーザー {entry.name} の名前かキーが他のユーザーと重複しています")
-        users.append((User(entry.name, entry.role, bytes.fromhex(digest)), digest))
+        users.append((User(entry.name, entry.role), digest))
     return users
 
 
@@ -125,5 +132,5 @@ def load_users(settings: Settings) -> Users:
                 Path(str(settings.keiri_api_keys_file)),
                 f"名前 {SINGLE_KEY_USER} は KEIRI_API_KEY の利用者の名前なので使えません",
             )
-        users.append((User(SINGLE_KEY_USER, "admin", key.encode("utf-8")), key_hash(key)))
+        users.append((User(SINGLE_KEY_USER, "admin"), key_hash(key)))
     return Users(users)

@@ -1,7 +1,9 @@
 """Entry script of the keiri-agent Streamlit app: page setup, navigation and the sidebar.
 
 Run with ``keiri-agent ui`` or ``streamlit run app.py`` at the repository root (seed 002 §10);
-both execute ``main()``. Pages come from ``keiri_agent.ui.views.PAGES``.
+both execute ``main()``. Pages come from ``keiri_agent.ui.views.PAGES``. When users are
+configured (``KEIRI_API_KEYS_FILE`` / ``KEIRI_API_KEY``) no page runs before sign-in
+(``keiri_agent.ui.signin``).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from keiri_agent.ui.sidebar import render_sidebar
+from keiri_agent.ui.signin import check_access, render_account
 from keiri_agent.ui.views import PAGES
 
 __all__ = ["main"]
@@ -17,16 +20,25 @@ APP_TITLE = "keiri-agent"
 
 
 def main() -> None:
-    """Build the navigation, draw the settings sidebar and run the selected page."""
+    """Ask for sign-in when users are configured, then build the navigation, draw the
+    settings sidebar and run the selected page."""
     st.set_page_config(page_title=APP_TITLE, page_icon=":material/calculate:", layout="wide")
-    pages = [
-        st.Page(spec.render, title=spec.title, icon=spec.icon, url_path=spec.url_path)
-        for spec in PAGES
-    ]
-    page = st.navigation(pages)
     with st.sidebar:
         st.title(APP_TITLE)
         st.caption("経理などバックオフィス業務のための LLM ワークベンチ")
+    access = check_access()
+    pages = [
+        st.Page(
+            access.form or spec.render, title=spec.title, icon=spec.icon, url_path=spec.url_path
+        )
+        for spec in PAGES
+    ]
+    if access.form is not None:  # not signed in: the form, with no navigation and no sidebar
+        st.navigation(pages, position="hidden").run()
+        return
+    page = st.navigation(pages)
+    if access.user is not None:
+        render_account(access.user)
     render_sidebar()
     page.run()
 

@@ -12,7 +12,9 @@ cleared only by :func:`reset_fields` (an explicit リセット).
 
 Uploaded files are saved under ``upload_dir`` (by default one folder per browser session under
 ``KEIRI_WORKSPACE_ROOT``) and the saved path becomes the value, shown in a text box next to the
-uploader where a path on the server can be typed instead.
+uploader where a path on the server can be typed instead. A typed path (there, or in a folder
+field) is a value only inside the folders ``keiri_agent.ui.server_paths`` allows; any other is
+refused with its error under the field, and the field has no value.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import io
 import math
 import re
 from collections.abc import Mapping, MutableMapping, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Final, cast
 
@@ -29,9 +32,11 @@ import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from keiri_agent.blocks.ui.fields import normalize_requirements
+from keiri_agent.config import Settings, load_settings
 from keiri_agent.errors import BlockError
 from keiri_agent.plan import SessionStateStore
 from keiri_agent.ui.error_view import render_error
+from keiri_agent.ui.server_paths import Area, check_server_path, data_areas
 
 __all__ = [
     "WIDGET_PREFIX",
@@ -60,7 +65,6 @@ def widget_key(store_key: str, field_id: str, part: str = "value") -> str:
 
 def upload_folder() -> Path:
     """This browser session's folder for uploads (created on first use)."""
-    from keiri_agent.config import load_settings
     from keiri_agent.workspace import new_session_dir
 
     if UPLOAD_DIR_KEY not in st.session_state:
@@ -102,8 +106,9 @@ def render_fields(
             icon="⚠️",
         )
     values = merged.values
+    paths = _Paths(upload_dir)
     for req in reqs:
-        field = _Field(req, store_key, upload_dir, disabled)
+        field = _Field(req, store_key, upload_dir, disabled, paths)
         new = field.render(values.get(req["id"]))
         if req.get("description"):
             st.caption(str(req["description"]))
@@ -145,22 +150,56 @@ def _option_labels(options: Sequence[Any]) -> dict[Any, str]:
     return labels
 
 
+class _Paths:
+    """Where typed paths may point, read from the settings when a path field needs it."""
+
+    def __init__(self, uploads: Path | None) -> None:
+        self.uploads = uploads
+
+    @cached_property
+    def settings(self) -> Settings:
+        return load_settings()
+
+    @cached_property
+    def areas(self) -> list[Area]:
+        return data_areas(self.settings, uploads=self.uploads)
+
+
 class _Field:
     """One requirement's widgets."""
 
     def __init__(
-        self, req: Mapping[str, Any], store_key: str, upload_dir: Path | None, disabled: bool
+        self,
+        req: Mapping[str, Any],
+        store_key: str,
+        upload_dir: Path | None,
+        disabled: bool,
+        paths: _Paths,
     ) -> None:
         self.req = req
         self.id = str(req["id"])
         self.store_key = store_key
         self.upload_dir = upload_dir
         self.disabled = disabled
+        self.paths = paths
         self.label = str(req["label"]) + (REQUIRED_MARK if req["required"] else "")
         self.help = str(req["hint"]) if req.get("hint") else None
 
     def key(self, part: str = "value") -> str:
         return widget_key(self.store_key, self.id, part)
+
+    def typed_paths(self, typed: str) -> list[str] | None:
+        """The paths typed (one a line), resolved; None once a refused one's error is shown."""
+        label = str(self.req["label"])
+        try:
+            return [
+                str(check_server_path(line.strip(), self.paths.areas, label=label))
+                for line in typed.splitlines()
+                if line.strip()
+            ]
+        except BlockError as exc:
+            render_error(exc)
+            return None
 
     def seed(self, part: str, value: Any) -> str:
         """The widget key, seeded from the stored value when the widget has no state."""
@@ -194,6 +233,8 @@ class _Field:
         text = widget(
             self.label, key=key, placeholder=placeholder, help=self.help, disabled=self.disabled
         )
+        if self.req["type"] == "folder" and text.strip():
+            return next(iter(self.typed_paths(text) or []), None)
         return text if text.strip() else None
 
     def select(self, value: Any) -> Any:
@@ -246,7 +287,7 @@ class _Field:
 
     def files(self, value: Any, *, multiple: bool) -> Any:
         accept = [e.strip() for e in str(self.req["accept"] or "").split(",") if e.strip()]
-        example = _path_example(self.req, accept)
+        example = _path_example(self.req, accept, self.paths.settings.keiri_workspace_root)
         shown = value if multiple else [] if value is None else [value]
         path_key = self.seed("path", "\n".join(map(str, shown or [])))
         uploads = st.file_uploader(
@@ -273,14 +314,14 @@ class _Field:
                 disabled=self.disabled,
                 placeholder=f"例: {example}",
             )
-            return [line.strip() for line in typed.splitlines() if line.strip()]
+            return self.typed_paths(typed) or []
         typed = st.text_input(
             "またはサーバー上のパス",
             key=path_key,
             disabled=self.disabled,
             placeholder=f"例: {example}",
         )
-        return typed.strip() or None
+        return next(iter(self.typed_paths(typed) or []), None)
 
     def _save(self, upload: UploadedFile) -> Path:
         from keiri_agent.workspace import confine
@@ -334,15 +375,16 @@ class _Field:
         return _records(frame)
 
 
-def _path_example(req: Mapping[str, Any], accept: Sequence[str]) -> str:
-    """An example server path for a file field, from its own label and accepted extensions:
-    請求書 ZIP（取引先ごとのフォルダ）with ``.zip`` → ``/data/請求書.zip``. Words naming the
-    format (ZIP, Excel...) and notes in brackets are left out of the file name."""
+def _path_example(req: Mapping[str, Any], accept: Sequence[str], folder: Path) -> str:
+    """An example server path for a file field, in ``folder`` (the workspace, as configured),
+    from the field's own label and accepted extensions: 請求書 ZIP（取引先ごとのフォルダ）with
+    ``.zip`` → ``workspace/請求書.zip``. Words naming the format (ZIP, Excel...) and notes in
+    brackets are left out of the file name."""
     stem = _FORMAT_WORDS.sub("", _BRACKETS.sub("", str(req["label"])))
     stem = re.sub(r"\s+", "", stem) or str(req["id"])
     ext = accept[0].lower() if accept else ""
     ext = ext if not ext or ext.startswith(".") else f".{ext}"
-    return f"/data/{stem}{ext}"
+    return (folder / f"{stem}{ext}").as_posix()
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:

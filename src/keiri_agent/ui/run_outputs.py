@@ -4,7 +4,8 @@ Tables are every node output that is a list of records (or a DataFrame), newest 
 named as the plan's workbook names them (``output_names``), amounts with thousands separators;
 files are the paths in the outputs that the run wrote under the runs directory (inputs are not
 offered for download). The history lists the run logs of a plan (``runs/{plan_id}/*.jsonl``),
-newest first: each summarized from its first event and its last ``plan_complete``.
+newest first: each summarized from its first event and its last ``plan_complete``, its start
+shown in ``KEIRI_TIMEZONE`` with the zone named (``keiri_agent.localtime``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final
+from zoneinfo import ZoneInfo
 
 import pandas as pd
 import streamlit as st
@@ -22,6 +24,7 @@ from keiri_agent.errors import BlockError
 from keiri_agent.events.logfile import first_event, read_backwards
 from keiri_agent.events.models import PlanComplete, PlanStart, summarize_value
 from keiri_agent.events.runlog import list_runs
+from keiri_agent.localtime import shown_time
 from keiri_agent.plan import STATUS_LABELS
 from keiri_agent.ui.output_names import OutputNames
 from keiri_agent.ui.report_view import render_downloads
@@ -147,7 +150,7 @@ def render_outputs(
                 st.json(summarize_value(dict(outputs)), expanded=False)
 
 
-def _summary(log: Path) -> dict[str, Any]:
+def _summary(log: Path, zone: ZoneInfo) -> dict[str, Any]:
     # The first event and the last plan_complete: a long run's log is not read whole.
     try:
         first = first_event(log)
@@ -157,7 +160,7 @@ def _summary(log: Path) -> dict[str, Any]:
         return {"開始": "", "状態": f"読めません: {exc.message}", "種類": "", "実行 ID": log.stem}
     status = STATUS_LABELS.get(end.status, end.status) if end else "実行中または中断"
     return {
-        "開始": start.timestamp.astimezone().strftime("%Y-%m-%d %H:%M:%S") if start else "",
+        "開始": shown_time(start.timestamp, zone) if start else "",
         "状態": status,
         "種類": run_kind(start=start) if start else "",
         "実行 ID": start.run_id if start else log.stem,
@@ -165,13 +168,14 @@ def _summary(log: Path) -> dict[str, Any]:
     }
 
 
-def render_history(plan_id: str, *, runs_dir: Path, key: str) -> Path | None:
-    """The plan's recent runs; returns the log the person chose to open (None otherwise)."""
+def render_history(plan_id: str, *, runs_dir: Path, zone: ZoneInfo, key: str) -> Path | None:
+    """The plan's recent runs, started times in ``zone``; returns the log the person chose to
+    open (None otherwise)."""
     logs = list_runs(plan_id, runs_dir=runs_dir)[:HISTORY_LIMIT]
     if not logs:
         st.caption("この Plan の実行履歴はまだありません。")
         return None
-    rows = [_summary(log) for log in logs]
+    rows = [_summary(log, zone) for log in logs]
     st.dataframe(pd.DataFrame(rows), hide_index=True)
     labels = {
         str(log): f"{row['開始']}  {row['状態']}  {row['実行 ID']}"

@@ -15,6 +15,7 @@ import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
@@ -199,6 +200,7 @@ class Outcome:
     duration_ms: float = 0.0
     resume_of: str | None = None
     rerun_from: str | None = None
+    started: datetime | None = None  # the plan_start's time (UTC)
 
     @classmethod
     def from_result(cls, result: RunResult) -> Outcome:
@@ -219,6 +221,7 @@ class Outcome:
             duration_ms=result.duration_ms,
             resume_of=start.resume_of if start else None,
             rerun_from=start.rerun_from if start else None,
+            started=start.timestamp if start else None,
         )
 
 
@@ -269,6 +272,7 @@ def outcome_from_log(log_path: Path) -> Outcome:
         duration_ms=end.total_duration_ms if end is not None else 0.0,
         resume_of=start.resume_of,
         rerun_from=start.rerun_from,
+        started=start.timestamp,
     )
 
 

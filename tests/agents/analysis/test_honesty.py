@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from keiri_agent.agents.analysis import AnalysisContext, AnalysisSession, ExecutionResult
+from keiri_agent.agents.analysis.honesty import UNVERIFIED_MESSAGE
 from keiri_agent.agents.analysis.progress import describe_event
 from keiri_agent.agents.analysis.prompts import PROMPT_BUDGET_CHARS, RECENT_IN_DETAIL
 from keiri_agent.cli import app
@@ -93,7 +94,7 @@ def test_code_in_a_python_fence_runs_and_the_report_is_grounded(
     assert any(Path(f).name == "chart.png" and Path(f).is_file() for f in data["files"])  # type: ignore[attr-defined]
 
 
-def test_a_report_without_a_run_that_showed_anything_is_flagged_not_grounded(
+def test_a_report_without_a_run_that_showed_anything_is_unverified_not_a_success(
     llm_server: ScriptedLLMServer, sales_csv: Path, public_dir: Path
 ) -> None:
     llm_server.add_chat(json=ACT)
@@ -102,9 +103,21 @@ def test_a_report_without_a_run_that_showed_anything_is_flagged_not_grounded(
     llm_server.add_chat(
         json={**REPORT, "conclusion": "売上合計は 999,999 円でした。", "sections": []}
     )
-    code, data = _analyze(sales_csv, public_dir / "ws")
-    assert code == 0
+    result = runner.invoke(
+        app,
+        ["analyze", str(sales_csv), "売上合計は？", "--json", "--workspace-root", str(public_dir)],
+    )
+    # Not a success: exit code 1, status unverified, and what was not backed on stderr.
+    assert result.exit_code == 1, result.output
+    data = json.loads(result.stdout)
+    assert data["status"] == "unverified"
     assert data["grounded"] is False
+    assert data["final_report"]["conclusion"] == "売上合計は 999,999 円でした。"  # kept
+    (run,) = data["execution_results"]  # the run that showed nothing is there to inspect
+    assert run["success"] is True
+    assert not run["stdout"]
+    assert UNVERIFIED_MESSAGE in result.stderr
+    assert "コード実行: 1 回（失敗 0 回、出力のない成功 1 回）" in result.stderr
     report = Path(str(data["report_path"])).read_text(encoding="utf-8")
     assert "裏付けられていない" in report
     # The report prompt told the model that nothing was shown.

@@ -14,6 +14,7 @@ from keiri_agent.agents.convert.models import FetchError
 from keiri_agent.agents.convert.s3 import make_s3_client
 from keiri_agent.config import load_settings
 from keiri_agent.errors import ErrorCode
+from keiri_agent.file_access import FileAccess
 from tests.agents.convert.conftest import FaultProxy
 
 CSV = "部門,売上\n営業部,1200\n経理部,3400\n".encode()
@@ -90,8 +91,14 @@ def test_local_limits_and_confinement(tmp_path: Path) -> None:
         fetch_sources(str(folder), dest_dir=tmp_path / "run", files=["link.csv"], max_bytes=10_000)
     assert link.value.code == ErrorCode.PERMISSION_DENIED
     with pytest.raises(FetchError) as escaped:
-        fetch_sources(str(outside), dest_dir=tmp_path / "run", local_root=folder, max_bytes=10_000)
+        fetch_sources(
+            str(outside),
+            dest_dir=tmp_path / "run",
+            access=FileAccess.confined(search=[folder]),
+            max_bytes=10_000,
+        )
     assert escaped.value.code == ErrorCode.PERMISSION_DENIED
+    assert str(folder) not in escaped.value.message + escaped.value.hint  # no server folders
 
 
 def test_safe_relative_name() -> None:

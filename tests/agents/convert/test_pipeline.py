@@ -25,6 +25,7 @@ from keiri_agent.agents.convert.graph import ConvertSteps
 from keiri_agent.agents.convert.pipeline import STEPS, ConvertResult, run_convert
 from keiri_agent.errors import ErrorCode, LLMError
 from keiri_agent.events import CodeExec, CodeGen, EventStream, Log, RunEvent, Stage, read_events
+from keiri_agent.file_access import FileAccess
 from keiri_agent.sandbox import SandboxExecutor
 from tests.support import ScriptedLLMServer, prompt_contains
 
@@ -268,10 +269,10 @@ def test_a_missing_input_is_the_users_error_not_a_fallback(
     assert len(errors) == 1
 
 
-def test_local_root_confines_a_path_written_in_the_request(
+def test_access_confines_a_path_written_in_the_request(
     env: Path, llm_server: ScriptedLLMServer, sandbox_executor: SandboxExecutor
 ) -> None:
-    # The API server passes its workspace as local_root: a path the request names elsewhere
+    # The API server passes each task's FileAccess: a path the request names elsewhere
     # (here /etc/passwd, read by the interpreter from the request text) is refused.
     llm_server.add_chat(json=convert_job("json", source="/etc/passwd"))
 
@@ -279,7 +280,7 @@ def test_local_root_confines_a_path_written_in_the_request(
         "/etc/passwd を JSON にして",
         out_dir=env.parent / "out",
         executor=sandbox_executor,
-        local_root=env.parent / "workspace",
+        access=FileAccess.confined(search=[env.parent / "workspace"]),
     )
 
     assert result.status == "failed"

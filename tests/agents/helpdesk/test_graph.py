@@ -234,7 +234,9 @@ def test_tool_calls_with_bad_arguments_are_reported_to_the_model(
     # Parsed calls come first, then the ones whose arguments were not JSON.
     ((bad_args, unknown, good, unparseable),) = result.subtasks[0].tool_results
     assert bad_args.results == []
-    assert "引数が不正です（query: Field required" in str(bad_args.error)
+    assert "引数が不正です（query: 必須の項目がありません" in str(bad_args.error)
+    assert 'k: 整数として読めません（受け取った値: "たくさん"）' in str(bad_args.error)
+    assert "Field required" not in str(bad_args.error)
     assert "'search_everything' はありません" in str(unknown.error)
     assert "JSON として読み取れません" in str(unparseable.error)
     assert unparseable.results == []

@@ -20,7 +20,7 @@ from keiri_agent.agents.analysis.models import (
     ReportSection,
 )
 from keiri_agent.agents.analysis.report import REPORT_FILE, render_markdown
-from keiri_agent.agents.analysis.session import AnalysisSession, TurnResult
+from keiri_agent.agents.analysis.session import AnalysisSession, TurnResult, TurnStatus
 
 __all__ = [
     "MAX_LOOPS",
@@ -37,6 +37,7 @@ __all__ = [
     "ReportOutput",
     "ReportSection",
     "TurnResult",
+    "TurnStatus",
     "build_graph",
     "render_markdown",
 ]

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 from langchain_core.messages import BaseMessage, HumanMessage
@@ -38,10 +38,15 @@ from keiri_agent.events import EventEmitter, EventStream, RunEvent, open_run
 from keiri_agent.events.follow import run_following
 from keiri_agent.workspace import new_session_dir
 
-__all__ = ["AGENT_ID", "AnalysisSession", "TurnResult"]
+__all__ = ["AGENT_ID", "AnalysisSession", "TurnResult", "TurnStatus"]
 
 AGENT_ID = "analysis"
 GRAPH_RECURSION_LIMIT = 40  # 5 loops of reason+code_exec plus report, with room to spare
+
+# How a turn ended: a report backed by a run that showed output, the agent's question, or a
+# report that no such run backs (``honesty``). A failed turn raises instead (``"error"`` in
+# the ``turn`` its BlockError carries).
+TurnStatus = Literal["success", "question", "unverified"]
 
 
 @dataclass
@@ -61,6 +66,12 @@ class TurnResult:
     japanese: bool | None = None
 
     @property
+    def status(self) -> TurnStatus:
+        if self.next_action == "ask":
+            return "question"
+        return "unverified" if self.grounded is False else "success"
+
+    @property
     def files(self) -> list[Path]:
         """The files this turn's runs saved (charts, tables), in the order they were made."""
         seen: dict[Path, None] = {}
@@ -71,7 +82,7 @@ class TurnResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "status": "question" if self.next_action == "ask" else "success",
+            "status": self.status,
             "grounded": self.grounded,
             "japanese": self.japanese,
             "workspace": str(self.workspace),

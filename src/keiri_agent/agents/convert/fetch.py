@@ -36,7 +36,8 @@ from keiri_agent.agents.convert.s3 import (
     make_s3_client,
 )
 from keiri_agent.config import DEFAULT_CONVERT_MAX_BYTES, Settings, load_settings
-from keiri_agent.errors import ErrorCode, PathEscapeError
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.file_access import FileAccess
 from keiri_agent.workspace import atomic_path, confine
 
 __all__ = [
@@ -90,14 +91,15 @@ def fetch_sources(
     retries: int = FETCH_RETRIES,
     backoff_s: float = DEFAULT_BACKOFF_S,
     page_size: int = S3_PAGE_SIZE,
-    local_root: Path | None = None,
+    access: FileAccess | None = None,
     log: Log | None = None,
 ) -> list[FetchedFile]:
     """Copy the files of ``source`` that match ``files`` into ``dest_dir`` and describe them.
 
     ``max_bytes`` defaults to ``KEIRI_CONVERT_MAX_BYTES``; ``s3_client`` replaces the client
-    built from ``settings``; ``local_root``, when given, confines local sources to that
-    directory; ``log`` receives Japanese progress lines. Raises ``FetchError``; on failure the
+    built from ``settings``; ``access`` says where local sources may be read (default:
+    anywhere; the API server's tasks read only their own files and the shared data; the files
+    of a folder are matched inside it); ``log`` receives Japanese progress lines. Raises ``FetchError``; on failure the
     files this call already wrote are removed again.
     """
     text = source.strip()
@@ -127,7 +129,7 @@ def fetch_sources(
                 hint="ファイルをダウンロードしてローカルのパスで指定するか、S3 に置いてください。",
             )
         else:
-            _fetch_local(text, plan, list(files), max_files, local_root)
+            _fetch_local(text, plan, list(files), max_files, access or FileAccess())
     except BaseException:
         plan.discard()
         raise
@@ -215,21 +217,18 @@ class _Copier:
 
 
 def _fetch_local(
-    text: str, plan: _Copier, patterns: list[str], max_files: int, local_root: Path | None
+    text: str, plan: _Copier, patterns: list[str], max_files: int, access: FileAccess
 ) -> None:
-    path = Path(text).expanduser()
     try:
-        real = (
-            confine(local_root, path, allow_absolute_inside=True)
-            if local_root is not None
-            else Path(os.path.realpath(path))
-        )
-    except PathEscapeError as exc:
+        real = Path(os.path.realpath(access.read(text, "source")))
+    except BlockError as exc:  # outside what the task may read (never says where that is)
+        refused = exc.code == ErrorCode.PERMISSION_DENIED
         raise FetchError(
-            f"'{text}' は読み込みを許可された場所（{local_root}）の外にあります。",
+            exc.message,
             source=text,
-            code=ErrorCode.PERMISSION_DENIED,
-            hint=f"{local_root} の中のファイルかフォルダーを指定してください。",
+            code=exc.code if refused else ErrorCode.FILE_UNREADABLE,
+            hint=exc.hint,
+            details=exc.details,
         ) from exc
     if real.is_file():
         candidates = [(real.name, real)]

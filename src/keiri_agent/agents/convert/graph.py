@@ -52,6 +52,7 @@ from keiri_agent.agents.convert.viz import render_chart
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventEmitter, NullEmitter
+from keiri_agent.file_access import FileAccess
 from keiri_agent.llm import LLMClient
 from keiri_agent.sandbox import SandboxExecutor
 
@@ -114,7 +115,7 @@ class ConvertContext:
     events: EventEmitter = field(default_factory=NullEmitter)
     cancel: threading.Event = field(default_factory=threading.Event)
     s3_client: Any = None  # None: fetch builds one from the settings
-    local_root: Path | None = None  # local sources must lie inside (None: anywhere)
+    access: FileAccess = field(default_factory=FileAccess)  # where local sources may be read
     steps: ConvertSteps = field(default_factory=ConvertSteps)
     # What the run learnt so far, for a result that ends in an error or a cancellation.
     current_step: str = "interpret"
@@ -212,7 +213,7 @@ def fetch(state: ConvertState, ctx: ConvertContext) -> dict[str, Any]:
         files=job.files,
         settings=ctx.settings,
         s3_client=ctx.s3_client,
-        local_root=ctx.local_root,
+        access=ctx.access,
     )
     if not fetched:
         raise BlockError(

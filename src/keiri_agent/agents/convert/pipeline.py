@@ -50,6 +50,7 @@ from keiri_agent.agents.convert.progress import STEPS
 from keiri_agent.config import LLMRole, Settings, load_settings
 from keiri_agent.errors import BlockError, ErrorCode, LLMError, UserFile
 from keiri_agent.events import EventEmitter, EventStream, open_run
+from keiri_agent.file_access import FileAccess
 from keiri_agent.llm import LLMClient, cancellable, get_llm
 from keiri_agent.sandbox import SandboxExecutor
 from keiri_agent.workspace import atomic_path, new_session_dir
@@ -142,7 +143,7 @@ def run_convert(
     executor: SandboxExecutor | None = None,
     s3_client: Any = None,
     steps: ConvertSteps | None = None,
-    local_root: Path | None = None,
+    access: FileAccess | None = None,
     continuation: Continuation | None = None,
 ) -> ConvertResult:
     """Run ``request`` over ``source`` (a path or ``s3://`` URL; else the one in the request).
@@ -150,8 +151,8 @@ def run_convert(
     ``out_dir`` defaults to a new session directory under ``KEIRI_WORKSPACE_ROOT``. ``llm`` and
     ``codeact_llm`` default to the ``interpret`` and ``codeact`` roles' clients. ``s3_client``
     replaces the one built from the settings; ``steps`` the fetch/convert/render functions.
-    ``local_root`` confines local sources (also paths written in the request text) to one
-    directory: the API server passes the workspace root, so a request cannot read host files.
+    ``access`` says where local sources (also paths written in the request text) may be read:
+    the API server passes each task's, so a request reads only its own files and shared data.
     ``continuation`` (answered) continues a task paused on CodeAct's question.
     """
     settings = settings if settings is not None else load_settings()
@@ -187,7 +188,7 @@ def run_convert(
                 events=emitter,
                 cancel=stop,
                 s3_client=s3_client,
-                local_root=local_root,
+                access=access if access is not None else FileAccess(),
                 steps=steps if steps is not None else ConvertSteps(),
             )
             state = ConvertState(request=request, source=source)

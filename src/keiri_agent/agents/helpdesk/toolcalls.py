@@ -24,6 +24,7 @@ from keiri_agent.agents.helpdesk.grounding import split_relevant
 from keiri_agent.agents.helpdesk.models import SearchOutput, ToolResult
 from keiri_agent.agents.helpdesk.prompts import render_tool_result
 from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.llm.field_problems import field_problems, lines_of
 
 __all__ = ["run_tool_calls", "without_tool_exchange"]
 
@@ -39,10 +40,8 @@ def _hits(output: Any) -> list[SearchOutput]:
     ]
 
 
-def _validation_text(exc: ValidationError) -> str:
-    return "; ".join(
-        f"{'.'.join(str(p) for p in err['loc']) or '(全体)'}: {err['msg']}" for err in exc.errors()
-    )
+def _validation_text(exc: ValidationError, args: Mapping[str, Any]) -> str:
+    return "; ".join(lines_of(field_problems(exc, data=args)))
 
 
 def _run_tool(tools: Mapping[str, BaseTool], name: str, args: dict[str, Any]) -> ToolResult:
@@ -58,7 +57,7 @@ def _run_tool(tools: Mapping[str, BaseTool], name: str, args: dict[str, Any]) ->
     try:
         hits = _hits(tool.invoke(args))
     except ValidationError as exc:
-        error = f"ツール '{name}' の引数が不正です（{_validation_text(exc)}）。{usage}"
+        error = f"ツール '{name}' の引数が不正です（{_validation_text(exc, args)}）。{usage}"
     except BlockError as exc:
         if _fatal(exc):
             raise

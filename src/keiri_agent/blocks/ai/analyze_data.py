@@ -16,7 +16,11 @@ agent between steps with a CANCELLED BlockError.
 No silent success (seed 002 §1): a turn that ends with the agent's question (nobody can answer
 it inside a plan), or whose every code run failed, is a BlockError carrying the agent's own
 explanation; a report forced by the loop limit after some successful runs is returned with a
-warning and ``summary.forced_report``.
+warning and ``summary.forced_report``. A report that no code run with visible output backs (the
+turn is *unverified*: its figures may be the model's own) fails the node with
+``RESULT_UNVERIFIED``, unless the plan sets ``allow_unverified: true``: then the report is
+returned with a warning and ``grounded: false``, an output a ``when`` can branch on (it is
+``true`` for every other report the block returns).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from keiri_agent.blocks.base import BlockContext, ProcessingBlock
+from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
 from keiri_agent.blocks.table.records import input_error, records_from, to_frame, to_records
 from keiri_agent.config import LLMRole
 from keiri_agent.errors import BlockError, ErrorCode
@@ -44,6 +48,10 @@ TABLE_SUFFIXES = frozenset({".csv", ".tsv"})
 # Larger result tables stay as CSV files in the work dir instead of travelling as records.
 MAX_OUTPUT_TABLE_ROWS = 10_000
 MAX_ERROR_CHARS = 2_000  # of the last code error kept in a BlockError's details
+_UNVERIFIED_PLAN_HINT = (
+    "未検証のレポートも後続のノードで扱うときは、このノードに allow_unverified: true を指定し、"
+    '出力 grounded で分岐してください（例: when: "${analyze.grounded}"）。'
+)
 _NO_DATA_HINT = (
     "files に CSV / Excel ファイルのパスを、または tables に {名前: レコードのリスト} を指定してください"
     "（例: tables: {売上: ${extract.records}}）。"
@@ -64,7 +72,13 @@ class AnalyzeDataBlock(ProcessingBlock):
         from keiri_agent.agents.analysis import AnalysisContext, AnalysisSession
         from keiri_agent.sandbox import default_executor
 
-        question, files, tables, profile = _parse(inputs)
+        question, named, tables, profile = _parse(inputs)
+        # Read where the run may read (ctx.access), before anything starts; the i-th entry is
+        # named in a refusal.
+        files = [
+            ctx.access.read(text, "files" if len(named) == 1 else f"files[{index}]")
+            for index, text in enumerate(named)
+        ]
         ctx.check_cancelled()
         started = time.perf_counter()
         workspace = ctx.work_dir()
@@ -94,6 +108,9 @@ class AnalyzeDataBlock(ProcessingBlock):
         _raise_if_failed(turn, question, llm_calls=events.llm_calls, tokens=events.tokens)
         assert turn.final_report is not None
         assert turn.report_path is not None
+        grounded = turn.status != "unverified"
+        if not grounded:
+            _unverified(turn, ctx, allowed=bool(given(inputs, "allow_unverified", False)))
         if turn.forced_report:
             ctx.log(
                 "ループの上限に達したため、途中までの結果をまとめたレポートです。", level="warning"
@@ -108,6 +125,7 @@ class AnalyzeDataBlock(ProcessingBlock):
             "tokens": events.tokens,
             "elapsed": round(time.perf_counter() - started, 3),
             "forced_report": turn.forced_report,
+            "grounded": grounded,
             "workspace": str(turn.workspace),
             "report_path": str(turn.report_path),
             "omitted_tables": omitted,
@@ -121,6 +139,7 @@ class AnalyzeDataBlock(ProcessingBlock):
             "answer": turn.final_report.conclusion,
             "charts": _charts(turn),
             "tables": tables,
+            "grounded": grounded,
             "summary": summary,
         }
 
@@ -152,7 +171,7 @@ class _NodeEvents:
 
 def _parse(
     inputs: Mapping[str, Any],
-) -> tuple[str, list[Path], dict[str, list[dict[str, Any]]], SandboxProfile]:
+) -> tuple[str, list[str], dict[str, list[dict[str, Any]]], SandboxProfile]:
     """The question, files, tables and sandbox profile, or an INPUT_VALIDATION_FAILED."""
     question = _question(inputs)
     files, tables = _files(inputs.get("files")), _tables(inputs.get("tables"))
@@ -174,7 +193,8 @@ def _question(inputs: Mapping[str, Any]) -> str:
     return value.strip()
 
 
-def _files(value: Any) -> list[Path]:
+def _files(value: Any) -> list[str]:
+    """The files' paths as given (looked up in ``run``, through ``ctx.access``)."""
     if value is None or value == "" or value == []:
         return []
     items = [value] if isinstance(value, str) else value
@@ -185,7 +205,7 @@ def _files(value: Any) -> list[Path]:
             field="files",
             value=repr(value)[:200],
         )
-    return [Path(v.strip()).expanduser() for v in items]
+    return [v.strip() for v in items]
 
 
 def _tables(value: Any) -> dict[str, list[dict[str, Any]]]:
@@ -272,6 +292,28 @@ def _raise_if_failed(turn: TurnResult, question: str, **usage: int) -> None:
                 "report_path": str(turn.report_path),
             },
         )
+
+
+def _unverified(turn: TurnResult, ctx: BlockContext, *, allowed: bool) -> None:
+    """An unverified report: a RESULT_UNVERIFIED BlockError, or (``allow_unverified``) a
+    warning in the node's log."""
+    from keiri_agent.agents.analysis.honesty import UNVERIFIED_HINT, unverified_error
+
+    if allowed:
+        ctx.log(
+            "出力のあるコード実行が 1 度も成功していないレポートです（未検証）。"
+            "allow_unverified: true のため grounded: false として返します。",
+            level="warning",
+        )
+        return
+    assert turn.final_report is not None
+    raise unverified_error(
+        hint=f"{UNVERIFIED_HINT}{_UNVERIFIED_PLAN_HINT}",
+        conclusion=turn.final_report.conclusion,
+        code_runs=len(turn.execution_results),
+        report_path=str(turn.report_path),
+        workspace=str(turn.workspace),
+    )
 
 
 def _last_error(runs: list[ExecutionResult]) -> str:

@@ -52,15 +52,21 @@ class HelpDeskAnswerBlock(ProcessingBlock):
         settings = ctx.settings if ctx.settings is not None else load_settings()
         kb = None
         if self._tools is None:
-            raw = given(inputs, "index_dir", settings.keiri_helpdesk_index)
-            index_dir = path_value(
-                raw,
-                "index_dir",
-                "ナレッジベースのフォルダ（index_dir）が空です。",
-                "index_dir に keiri-agent helpdesk ingest で作成したフォルダを指定するか、"
-                "省略して KEIRI_HELPDESK_INDEX の値を使ってください。",
+            raw = given(inputs, "index_dir", None)
+            # Left out: the operator's knowledge base; given: a folder the run may read.
+            index_dir = (
+                Path(settings.keiri_helpdesk_index).expanduser()
+                if raw is None
+                else path_value(
+                    raw,
+                    "index_dir",
+                    "ナレッジベースのフォルダ（index_dir）が空です。",
+                    "index_dir に keiri-agent helpdesk ingest で作成したフォルダを指定するか、"
+                    "省略して KEIRI_HELPDESK_INDEX の値を使ってください。",
+                    ctx=ctx,
+                )
             )
-            kb = KnowledgeBase.open(Path(index_dir), settings=settings)
+            kb = KnowledgeBase.open(index_dir, settings=settings)
         try:
             agent = HelpDeskAgent(
                 kb,

@@ -262,7 +262,8 @@ def _with_images(
         mime = IMAGE_TYPES.get(Path(str(local or "")).suffix.lower())
         if not local or mime is None:
             continue
-        path = Path(str(local))
+        # Read where the run may read: a record is data, and data can name any file.
+        path = ctx.access.read(str(local), "evidence_data.files.local_path")
         name = str(record.get("path") or path.name)
         if len(parts) >= max_images or not path.is_file() or path.stat().st_size > MAX_IMAGE_BYTES:
             skipped.append(name)

@@ -6,6 +6,7 @@ interpreted by ``ctx.llm(interpret)`` and the CodeAct fallback writes code with
 ``ctx.llm(codeact)`` (the node's settings); the results go to ``out_dir`` (default: the node's
 work directory); the pipeline's events become this node's events (``stage.step`` keeps the
 pipeline's step). The node's cancel flag is the pipeline's: a running sandbox process is killed.
+Local sources are read, and ``out_dir`` written, where the run may (``ctx.access``).
 
 No silent success: a failed conversion raises its BlockError, an LLM API error is raised as
 it is, and a result made by the CodeAct fallback is returned with a warning saying why.
@@ -16,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
-from keiri_agent.blocks.inputs import path_value, text_value
+from keiri_agent.blocks.inputs import path_text, text_value
 from keiri_agent.config import LLMRole
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventType, RunEvent
@@ -50,11 +51,15 @@ class ConvertBlock(ProcessingBlock):
         out_dir = (
             ctx.work_dir()
             if raw_out is None
-            else path_value(
-                raw_out,
+            else ctx.access.write(
+                path_text(
+                    raw_out,
+                    "out_dir",
+                    "出力フォルダ（out_dir）が空です。",
+                    "out_dir に結果を保存するフォルダを指定するか、省略してノードの作業フォルダを使ってください。",
+                ),
                 "out_dir",
-                "出力フォルダ（out_dir）が空です。",
-                "out_dir に結果を保存するフォルダを指定するか、省略してノードの作業フォルダを使ってください。",
+                base=ctx.work_dir(),
             )
         )
         result = run_convert(
@@ -67,6 +72,7 @@ class ConvertBlock(ProcessingBlock):
             llm=ctx.llm(LLMRole.INTERPRET),
             codeact_llm=ctx.llm(LLMRole.CODEACT),
             executor=self._executor,
+            access=ctx.access,  # local sources (also one named in the request) are confined
         )
         if result.status == "cancelled":
             ctx.check_cancelled()

@@ -11,13 +11,12 @@ row of each row (errors downstream name the cell: ``D12 セル``).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from openpyxl.utils import get_column_letter
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
-from keiri_agent.blocks.inputs import path_value, row_number, sheet_ref
+from keiri_agent.blocks.inputs import path_text, path_value, row_number, sheet_ref
 from keiri_agent.blocks.table.cells import json_cell
 from keiri_agent.blocks.table.records import input_error
 from keiri_agent.documents import ExcelManager
@@ -27,18 +26,25 @@ from keiri_agent.documents.table_value import Table, TableOrigin
 
 __all__ = ["ExcelReadDataBlock"]
 
+# path_text / path_value arguments: the input, and what to say when it is missing.
+_PATH_TEXTS = (
+    "path",
+    "読み込む Excel ブック（path）が指定されていません。",
+    "path に .xlsx / .xlsm ファイルのパスを指定してください。",
+)
+
 
 class ExcelReadDataBlock(ProcessingBlock):
     """Reads ``path`` (one sheet or range) into ``rows`` and a ``summary``."""
 
     def check_inputs(self, inputs: dict[str, Any]) -> None:
-        _path(inputs.get("path"))
+        path_text(inputs.get("path"), *_PATH_TEXTS)
         sheet_ref(inputs.get("sheet"))
         _header_row(given(inputs, "header_row", 1))
         _range(inputs.get("range"))
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
-        path = _path(inputs.get("path"))
+        path = path_value(inputs.get("path"), *_PATH_TEXTS, ctx=ctx)
         sheet = sheet_ref(inputs.get("sheet"))
         header_row = _header_row(given(inputs, "header_row", 1))
         cell_range = _range(inputs.get("range"))
@@ -120,15 +126,6 @@ class ExcelReadDataBlock(ProcessingBlock):
 
 def _blank(value: Any) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
-
-
-def _path(value: Any) -> Path:
-    return path_value(
-        value,
-        "path",
-        "読み込む Excel ブック（path）が指定されていません。",
-        "path に .xlsx / .xlsm ファイルのパスを指定してください。",
-    )
 
 
 def _header_row(value: Any) -> int:

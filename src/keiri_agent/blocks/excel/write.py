@@ -21,7 +21,7 @@ from openpyxl.utils import column_index_from_string, get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
-from keiri_agent.blocks.inputs import input_error, path_value
+from keiri_agent.blocks.inputs import input_error, output_file, path_text, path_value
 from keiri_agent.blocks.table.records import records_from
 from keiri_agent.documents.excel import ExcelManager
 
@@ -33,20 +33,26 @@ MODES = ("append", "overwrite")
 _CELL_RE = re.compile(r"[A-Za-z]{1,3}[1-9][0-9]*")
 _LETTERS_RE = re.compile(r"[A-Za-z]{1,3}")
 _MAX_COLUMN = 16_384  # XFD, the last column Excel has
+# path_text / path_value arguments: the input, and what to say when it is missing.
+_WORKBOOK_TEXTS = (
+    "workbook",
+    "書き込み先のひな形となる Excel ブック（workbook）が指定されていません。",
+    "workbook に既存の .xlsx ファイルのパスを指定してください。",
+)
 
 
 class ExcelWriteBlock(ProcessingBlock):
     """Writes ``data`` into a sheet of a copy of ``workbook``; returns ``write_summary``."""
 
     def check_inputs(self, inputs: dict[str, Any]) -> None:
-        _workbook(inputs.get("workbook"))
+        path_text(inputs.get("workbook"), *_WORKBOOK_TEXTS)
         _records(inputs.get("data"))
         _config(inputs.get("output_config"))
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
         records = _records(inputs.get("data"))
         config = _config(inputs.get("output_config"))
-        manager = ExcelManager(_workbook(inputs.get("workbook")))
+        manager = ExcelManager(path_value(inputs.get("workbook"), *_WORKBOOK_TEXTS, ctx=ctx))
         output = _output_path(manager.path, config.get("output_path"), ctx)
         ctx.check_cancelled()
         warnings: list[str] = []
@@ -76,15 +82,6 @@ class ExcelWriteBlock(ProcessingBlock):
                 "warnings": warnings,
             }
         }
-
-
-def _workbook(value: Any) -> Path:
-    return path_value(
-        value,
-        "workbook",
-        "書き込み先のひな形となる Excel ブック（workbook）が指定されていません。",
-        "workbook に既存の .xlsx ファイルのパスを指定してください。",
-    )
 
 
 def _records(data: Any) -> list[dict[str, Any]]:
@@ -144,11 +141,9 @@ def _config(raw: Any) -> dict[str, Any]:
 
 
 def _output_path(source: Path, given: Any, ctx: BlockContext) -> Path:
-    if given is None or (isinstance(given, str) and not given.strip()):
-        return ctx.work_dir() / f"{source.stem}_output{source.suffix.lower()}"
-    path = Path(str(given)).expanduser()
     # Relative outputs stay inside this run's files rather than wherever the process started.
-    return path if path.is_absolute() else ctx.work_dir() / path
+    default = f"{source.stem}_output{source.suffix.lower()}"
+    return output_file(given, ctx, default, "output_config.output_path")
 
 
 def _worksheet(workbook: Workbook, sheet: Any, file: str) -> Worksheet:

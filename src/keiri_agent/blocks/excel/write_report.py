@@ -61,6 +61,8 @@ class ExcelWriteReportBlock(ProcessingBlock):
             warnings.extend(sheet.warnings)
         for spec in images:
             ctx.check_cancelled()
+            # Read where the run may read (the path input of a generated plan, or a var).
+            spec["path"] = ctx.access.read(spec["path"], spec["field"])
             add_image(book[spec["sheet"].name], spec)
         target.parent.mkdir(parents=True, exist_ok=True)
         with atomic_path(target, suffix=".xlsx", prefix=ctx.claim_output(target)) as tmp:
@@ -210,7 +212,7 @@ def _images(raw: Any, sheets: list[ReportSheet]) -> list[dict[str, Any]]:
                     field=f"{where}.cell",
                 ) from None
             cell = str(cell).upper()
-        found.append({"sheet": sheet, "path": Path(item["path"]).expanduser(), "cell": cell})
+        found.append({"sheet": sheet, "path": item["path"], "field": f"{where}.path", "cell": cell})
     return found
 
 

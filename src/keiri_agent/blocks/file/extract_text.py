@@ -44,7 +44,12 @@ class ExtractTextBlock(ProcessingBlock):
         _max_chars(inputs)
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
-        paths = _paths(inputs.get("paths"))
+        given_paths = _paths(inputs.get("paths"))
+        # Read where the run may read (ctx.access); the i-th entry is named in a refusal.
+        paths = [
+            ctx.access.read(path, "paths" if len(given_paths) == 1 else f"paths[{index}]")
+            for index, path in enumerate(given_paths)
+        ]
         max_chars = _max_chars(inputs)
         skip = bool(given(inputs, "skip_unreadable", False))
         evidence = EvidenceSet(source=paths[0].name)
@@ -146,7 +151,8 @@ def _folder_error(path: Path) -> BlockError:
     )
 
 
-def _paths(value: Any) -> list[Path]:
+def _paths(value: Any) -> list[str]:
+    """The paths' texts (nothing is looked up here: check_inputs calls this too)."""
     items = [value] if isinstance(value, str | os.PathLike) else value
     if not isinstance(items, list) or not items:
         raise input_error(
@@ -159,7 +165,7 @@ def _paths(value: Any) -> list[Path]:
             field="paths",
             count=len(items),
         )
-    paths: list[Path] = []
+    paths: list[str] = []
     for index, item in enumerate(items):
         raw = item.get("path") if isinstance(item, Mapping) else item
         if not isinstance(raw, str | os.PathLike) or not str(raw).strip():
@@ -169,10 +175,7 @@ def _paths(value: Any) -> list[Path]:
                 field="paths",
                 index=index,
             )
-        path = Path(raw).expanduser()
-        if path.is_dir():
-            raise _folder_error(path)
-        paths.append(path)
+        paths.append(str(os.fspath(raw)))
     return paths
 
 

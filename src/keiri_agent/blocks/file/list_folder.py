@@ -5,7 +5,9 @@ Only names and ``stat`` data are read, never file contents. Symbolic links are n
 Hidden files (``.name``, Office lock files ``~$name``) and operating-system clutter
 (``Thumbs.db``, ``.DS_Store``, ``__MACOSX``; the file layer's list) are left out unless
 ``include_hidden``; how many were left out is in the summary. More matches than
-``max_files`` is an error, never a silently cut list.
+``max_files`` is an error, never a silently cut list. ``modified`` is the file's last change
+in ``KEIRI_TIMEZONE`` with its UTC offset (``2025-01-31T10:00:00+09:00``): the time people read
+in a report, and still one exact instant.
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ import os
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
 from keiri_agent.blocks.inputs import count_limit, string_list
 from keiri_agent.blocks.table.records import input_error
+from keiri_agent.config import load_settings
 from keiri_agent.documents.zipnames import skip_reason
 from keiri_agent.errors import ErrorCode, FileProcessingError
 
@@ -37,7 +41,7 @@ class ListFolderBlock(ProcessingBlock):
         _max_files(inputs)
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
-        root = _folder(inputs.get("folder"))
+        root = _folder(ctx.access.read(_folder_text(inputs.get("folder")), "folder"))
         patterns = _patterns(given(inputs, "pattern", "*"))
         max_files = _max_files(inputs)
         walk = _Walk(
@@ -47,6 +51,7 @@ class ListFolderBlock(ProcessingBlock):
             include_hidden=bool(given(inputs, "include_hidden", False)),
             max_files=max_files,
             ctx=ctx,
+            zone=(ctx.settings or load_settings()).keiri_timezone,
         )
         walk.scan(root, "")
         files = sorted(walk.files, key=lambda record: record["relative_path"])
@@ -76,6 +81,7 @@ class _Walk:
         include_hidden: bool,
         max_files: int,
         ctx: BlockContext,
+        zone: ZoneInfo,
     ) -> None:
         self.root = root
         self.patterns = [p.lower() for p in patterns]
@@ -83,6 +89,7 @@ class _Walk:
         self.include_hidden = include_hidden
         self.max_files = max_files
         self.ctx = ctx
+        self.zone = zone
         self.files: list[dict[str, Any]] = []
         self.warnings: list[str] = []
         self.hidden_skipped = 0
@@ -148,9 +155,9 @@ class _Walk:
                 "relative_path": rel,
                 "ext": Path(entry.name).suffix.lower(),
                 "size": info.st_size,
-                "modified": datetime.fromtimestamp(info.st_mtime)
-                .astimezone()
-                .isoformat(timespec="seconds"),
+                "modified": datetime.fromtimestamp(info.st_mtime, self.zone).isoformat(
+                    timespec="seconds"
+                ),
             }
         )
 
@@ -169,8 +176,8 @@ def _folder_text(value: Any) -> str:
     )
 
 
-def _folder(value: Any) -> Path:
-    path = Path(_folder_text(value)).expanduser()
+def _folder(path: Path) -> Path:
+    """``path`` (where the run may read) when it is a folder that is not a link."""
     if path.is_symlink():
         raise input_error(
             f"'{path}' はシンボリックリンクです。リンクはたどりません。",

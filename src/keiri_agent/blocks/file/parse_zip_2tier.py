@@ -27,6 +27,8 @@ class ParseZip2TierBlock(ProcessingBlock):
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
         source = _source(inputs.get("zip_bytes"))
+        if not isinstance(source, bytes):  # a path: read where the run may read
+            source = ctx.access.read(source, "zip_bytes")
         include_text = bool(inputs.get("include_text", True))
         ctx.check_cancelled()
         if isinstance(source, Path) and source.is_dir():
@@ -43,12 +45,12 @@ class ParseZip2TierBlock(ProcessingBlock):
 
 
 def _source(value: Any) -> Path | bytes:
-    """The ZIP as a path or bytes; an empty or non-path value is an input error."""
+    """The ZIP as bytes or a path as given; an empty or non-path value is an input error."""
     if isinstance(value, bytes | bytearray | memoryview):
         return bytes(value)
     # An empty string would become Path("."), the current directory: refuse it explicitly.
     if isinstance(value, str | os.PathLike) and str(value).strip():
-        return Path(value).expanduser()
+        return Path(value)
     raise BlockError(
         "証跡 ZIP（zip_bytes）が指定されていません。",
         code=ErrorCode.INPUT_VALIDATION_FAILED,

@@ -10,29 +10,35 @@ them. ``info`` reports every decision, with rows numbered from 1 as in Excel or 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
-from keiri_agent.blocks.inputs import path_value, row_number, sheet_ref
+from keiri_agent.blocks.inputs import path_text, path_value, row_number, sheet_ref
 from keiri_agent.blocks.table.records import column_list
 from keiri_agent.documents import read_table
 
 __all__ = ["ReadTableBlock"]
+
+# path_text / path_value arguments: the input, and what to say when it is missing.
+_PATH_TEXTS = (
+    "path",
+    "読み込む表のファイル（path）が指定されていません。",
+    "path に CSV / TSV / Excel（.xlsx）ファイルのパスを指定してください。",
+)
 
 
 class ReadTableBlock(ProcessingBlock):
     """Reads ``path`` into ``rows`` (records) and ``info`` (what was decided)."""
 
     def check_inputs(self, inputs: dict[str, Any]) -> None:
-        _path(inputs.get("path"))
+        path_text(inputs.get("path"), *_PATH_TEXTS)
         _header_row(inputs.get("header_row"))
         sheet_ref(inputs.get("sheet"))
         if inputs.get("columns") is not None:
             column_list(inputs["columns"], field="columns")
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
-        path = _path(inputs.get("path"))
+        path = path_value(inputs.get("path"), *_PATH_TEXTS, ctx=ctx)
         header_row = _header_row(inputs.get("header_row"))
         wanted = inputs.get("columns")
         columns = None if wanted is None else column_list(wanted, field="columns")
@@ -58,15 +64,6 @@ class ReadTableBlock(ProcessingBlock):
             + (f"（シート「{info['sheet']}」）" if info.get("sheet") else "")
         )
         return {"rows": table, "info": info, "totals": result.totals_table()}
-
-
-def _path(value: Any) -> Path:
-    return path_value(
-        value,
-        "path",
-        "読み込む表のファイル（path）が指定されていません。",
-        "path に CSV / TSV / Excel（.xlsx）ファイルのパスを指定してください。",
-    )
 
 
 def _header_row(value: Any) -> int | None:

@@ -3,6 +3,10 @@ r"""Answer checks of ``ui.interactive_input``: one person's answer against its f
 ``check_answer`` checks a non-empty answer against its (normalized) requirement and returns the
 converted value (a path, a number, a bool, rows...); ``missing_fix`` says how to fill in a
 required field left empty. Problems are :class:`~keiri_agent.blocks.ui.fields.FieldError`\ s.
+
+Paths (``file``, ``files``, ``folder``) are looked up through the run's ``FileAccess``: a path
+that does not exist is a problem to fix, one leading where the run may not read is a
+``PathEscapeError`` (PERMISSION_DENIED) that stops the node.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from keiri_agent.blocks.ui.fields import FieldError, accepted_extensions, is_number
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.file_access import FileAccess
 
 __all__ = ["check_answer", "is_empty", "missing_fix", "to_bool"]
 
@@ -30,17 +36,22 @@ def is_empty(value: Any) -> bool:
     return isinstance(value, list | tuple | dict) and not value
 
 
-def _to_path(value: Any, what: str) -> Path:
+def _to_path(value: Any, what: str, access: FileAccess, field: str) -> Path:
     if not isinstance(value, str | os.PathLike):
         raise FieldError(
             f"{what}のパスが文字列ではありません（{type(value).__name__}）",
             f"{what}のパスを文字列で指定してください",
         )
-    return Path(value).expanduser()
+    try:
+        return access.read(value, field)
+    except BlockError as exc:
+        if exc.code != ErrorCode.INPUT_VALIDATION_FAILED:  # PERMISSION_DENIED: not a typo
+            raise
+        raise FieldError(exc.message, exc.hint) from None
 
 
-def _check_file(req: Mapping[str, Any], value: Any) -> str:
-    path = _to_path(value, "ファイル")
+def _check_file(req: Mapping[str, Any], value: Any, access: FileAccess, field: str) -> str:
+    path = _to_path(value, "ファイル", access, field)
     if not path.is_file():
         raise FieldError(
             f"ファイル {path} が見つかりません",
@@ -56,8 +67,8 @@ def _check_file(req: Mapping[str, Any], value: Any) -> str:
     return str(path)
 
 
-def _check_folder(value: Any) -> str:
-    path = _to_path(value, "フォルダ")
+def _check_folder(value: Any, access: FileAccess, field: str) -> str:
+    path = _to_path(value, "フォルダ", access, field)
     if not path.is_dir():
         raise FieldError(
             f"フォルダ {path} が見つかりません", "存在するフォルダのパスを指定してください"
@@ -65,16 +76,16 @@ def _check_folder(value: Any) -> str:
     return str(path)
 
 
-def _check_files(req: Mapping[str, Any], value: Any) -> list[str]:
+def _check_files(req: Mapping[str, Any], value: Any, access: FileAccess, field: str) -> list[str]:
     if not isinstance(value, list | tuple):
         raise FieldError(
             "ファイルの一覧（リスト）ではありません", "ファイルのパスをリストで指定してください"
         )
     paths: list[str] = []
     messages: list[str] = []
-    for item in value:
+    for index, item in enumerate(value):
         try:
-            paths.append(_check_file(req, item))
+            paths.append(_check_file(req, item, access, f"{field}[{index}]"))
         except FieldError as exc:
             messages.append(exc.message)
     if messages:
@@ -182,17 +193,24 @@ def _check_table(req: Mapping[str, Any], value: Any) -> list[dict[str, Any]]:
     return [dict(row) for row in value]
 
 
-def check_answer(req: Mapping[str, Any], value: Any) -> Any:
-    """The checked (and converted) value of one non-empty answer; raises ``FieldError``."""
+def check_answer(
+    req: Mapping[str, Any], value: Any, access: FileAccess | None = None, field: str = ""
+) -> Any:
+    """The checked (and converted) value of one non-empty answer; raises ``FieldError``.
+
+    Paths are looked up through ``access`` (default: unrestricted); ``field`` names the answer
+    in a refusal (default: the requirement's id).
+    """
     field_type = req["type"]
+    where, name = access or FileAccess(), field or str(req["id"])
     if field_type == "file":
-        return _check_file(req, value)
+        return _check_file(req, value, where, name)
     if field_type == "files":
-        paths = _check_files(req, value)
+        paths = _check_files(req, value, where, name)
         _check_length(req, len(paths), "件")
         return paths
     if field_type == "folder":
-        return _check_folder(value)
+        return _check_folder(value, where, name)
     if field_type == "boolean":
         return to_bool(value)
     if field_type == "number":

@@ -17,6 +17,7 @@ from keiri_agent.errors import BlockError, ErrorCode, KeiriError
 
 __all__ = [
     "FIELD_TYPES",
+    "PATH_FIELD_TYPES",
     "RESERVED_IDS",
     "FieldError",
     "FieldType",
@@ -33,6 +34,8 @@ FieldType = Literal[
     "file", "files", "folder", "text", "select", "boolean", "number", "chat", "table", "enum",
 ]  # fmt: skip
 FIELD_TYPES: tuple[str, ...] = get_args(FieldType)
+# The field types whose answers are paths (read where the run may read: ``FileAccess``).
+PATH_FIELD_TYPES = frozenset({"file", "files", "folder"})
 # Answer keys with a meaning of their own; a field with one of these ids would be shadowed.
 RESERVED_IDS = frozenset({"approved", "response"})
 # Which validation keys make sense for which field types (anything else is a plan mistake).

@@ -92,7 +92,7 @@ class InteractiveInputBlock(UIBlock):
         if mode != "confirm":
             # A rejected mixed request needs no field values: the person said "no".
             for req in requirements:
-                value, source = _field_value(req, answers.get(req["id"]), approved, problems)
+                value, source = _field_value(req, answers.get(req["id"]), approved, problems, ctx)
                 collected[req["id"]] = value
                 if source == "answer":
                     answered.append(req["id"])
@@ -148,7 +148,11 @@ def _response(mode: str, answers: Mapping[str, Any], problems: list[dict[str, st
 
 
 def _field_value(
-    req: Mapping[str, Any], raw: Any, approved: bool | None, problems: list[dict[str, str]]
+    req: Mapping[str, Any],
+    raw: Any,
+    approved: bool | None,
+    problems: list[dict[str, str]],
+    ctx: BlockContext,
 ) -> tuple[Any, str]:
     """One field's checked value and where it came from: "answer", "default" or "none"."""
     req_id, label = req["id"], req["label"]
@@ -160,7 +164,8 @@ def _field_value(
             return None, "none"
         raw, source = req["default"], "default"
     try:
-        return check_answer(req, raw), source
+        # Paths are looked up where the run may read (ctx.access), named node.field if refused.
+        return check_answer(req, raw, ctx.access, f"{ctx.node_id}.{req_id}"), source
     except FieldError as exc:
         prefix = "既定値 " if source == "default" else ""
         problems.append(problem(req_id, label, prefix + exc.message, exc.fix))

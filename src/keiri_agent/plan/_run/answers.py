@@ -6,7 +6,8 @@ and subflows included), or its qualified path (``loop[2]/approve``, ``sub/approv
 key is one of the node's literal ``requirements`` ids or a reserved key (``approved``,
 ``response``). Anything else would be silently unused, so the run waits or a default is taken
 where the user thinks they answered: :func:`check_answers` names every unknown key and the
-closest known one.
+closest known one. :func:`answer_paths` says which answers are paths (``file``, ``files``,
+``folder`` fields), wherever their node is: the API server confines them before a run starts.
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.blocks.ui.fields import RESERVED_IDS
+from keiri_agent.blocks.ui.fields import PATH_FIELD_TYPES, RESERVED_IDS
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.plan._dsl.models import BlockNode, LoopNode, Plan, SubflowNode
 
-__all__ = ["check_answers"]
+__all__ = ["answer_paths", "check_answers"]
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,7 @@ class _UINode:
     path: re.Pattern[str]  # the qualified paths of its runs
     shown: str  # the path as a person writes it: loop[0]/approve
     fields: frozenset[str] | None  # None: requirements computed at run time
+    paths: frozenset[str] | None  # the ids of its path fields (None: computed at run time)
 
 
 def _fields(node: BlockNode) -> frozenset[str] | None:
@@ -46,6 +48,17 @@ def _fields(node: BlockNode) -> frozenset[str] | None:
     return frozenset(RESERVED_IDS | {str(i) for i in ids})
 
 
+def _paths(node: BlockNode, fields: frozenset[str] | None) -> frozenset[str] | None:
+    if fields is None:
+        return None
+    requirements = node.inputs.get("requirements") or []
+    return frozenset(
+        str(r["id"])
+        for r in requirements
+        if isinstance(r, Mapping) and str(r.get("type", "text")) in PATH_FIELD_TYPES
+    )
+
+
 def _ui_nodes(
     graph: Sequence[Any],
     registry: BlockRegistry,
@@ -58,11 +71,13 @@ def _ui_nodes(
         if isinstance(node, BlockNode):
             spec = registry.find(node.block)
             if spec is not None and spec.is_ui:
+                fields = _fields(node)
                 yield _UINode(
                     node.id,
                     re.compile(prefix + re.escape(node.id)),
                     shown + node.id,
-                    _fields(node),
+                    fields,
+                    _paths(node, fields),
                 )
         elif isinstance(node, LoopNode):
             yield from _ui_nodes(
@@ -90,21 +105,47 @@ def _closest(word: str, choices: Sequence[str]) -> str:
     return f"（もしかして '{found[0]}'）" if found else ""
 
 
+def _nodes(plan: Plan, registry: BlockRegistry, designs_dir: Path) -> list[_UINode]:
+    """The UI nodes of ``plan`` at any depth (loop bodies, subflows)."""
+    from keiri_agent.plan._graph.subflows import SubflowLoader
+
+    subflows = SubflowLoader(designs_dir)
+    return list(_ui_nodes(plan.graph, registry, lambda plan_id: subflows.plan(plan_id)[0]))
+
+
+def _matching(key: str, nodes: list[_UINode]) -> list[_UINode]:
+    """The nodes an answer key means: a node id, or a node's qualified path."""
+    return [n for n in nodes if n.node_id == key] or [n for n in nodes if n.path.fullmatch(key)]
+
+
+def answer_paths(
+    answers: Mapping[str, Any], plan: Plan, registry: BlockRegistry, designs_dir: Path
+) -> dict[str, frozenset[str] | None]:
+    """For each answered node of ``plan`` (at any depth): the ids of its path fields; None
+    when its requirements are computed at run time (their types are unknown before the run).
+    Keys that name no input node are left out (``check_answers`` refuses them)."""
+    nodes = _nodes(plan, registry, designs_dir)
+    found: dict[str, frozenset[str] | None] = {}
+    for key in answers:
+        matches = _matching(key, nodes)
+        if matches:
+            known = [m.paths for m in matches if m.paths is not None]
+            found[key] = frozenset().union(*known) if len(known) == len(matches) else None
+    return found
+
+
 def check_answers(
     answers: Mapping[str, Any], plan: Plan, registry: BlockRegistry, designs_dir: Path
 ) -> None:
     """Raise one BlockError naming every unknown node or field key of ``answers``."""
-    from keiri_agent.plan._graph.subflows import SubflowLoader
-
-    subflows = SubflowLoader(designs_dir)
-    nodes = list(_ui_nodes(plan.graph, registry, lambda plan_id: subflows.plan(plan_id)[0]))
+    nodes = _nodes(plan, registry, designs_dir)
     by_id: dict[str, list[_UINode]] = {}
     for node in nodes:
         by_id.setdefault(node.node_id, []).append(node)
     known = sorted({*by_id, *(n.shown for n in nodes)})
     problems: list[str] = []
     for key, given in answers.items():
-        matches = by_id.get(key) or [n for n in nodes if n.path.fullmatch(key)]
+        matches = _matching(key, nodes)
         if not matches:
             problems.append(f"ノード '{key}' は入力ノードではありません{_closest(key, known)}")
             continue

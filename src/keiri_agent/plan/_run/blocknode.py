@@ -106,6 +106,7 @@ def _call(frame: Frame, spec: BlockSpec, inputs: dict[str, Any], path: str) -> d
         settings=ctx.settings,
         inputs=ctx.answers,
         replaceable=ctx.replaceable.get(path, frozenset()),
+        access=ctx.access,
     )
     try:
         if timeout is None:
@@ -133,6 +134,7 @@ def _call_remote(
         plan_id=frame.plan.id,
         node_path=path,
         workspace=str(ctx.workspace),
+        access=ctx.access,
     )
     future = ctx.backend.submit(execute_job, job)
     try:

@@ -23,6 +23,7 @@ from keiri_agent.config import DEFAULT_PLAN_MAX_FOREACH_ITEMS, Settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventStream, Redactor
 from keiri_agent.events.models import EventType, RunEvent
+from keiri_agent.file_access import FileAccess
 from keiri_agent.plan._dsl.ref_values import render, resolve_env_config
 from keiri_agent.plan._dsl.refs import Reference
 from keiri_agent.plan._graph.subflows import SubflowLoader
@@ -67,6 +68,7 @@ class RunContext:
     # node path → files it wrote in the run being resumed or rerun (_run.recovery)
     replaceable: dict[str, frozenset[str]] = field(default_factory=dict)
     cancel: threading.Event = field(default_factory=threading.Event)
+    access: FileAccess = field(default_factory=FileAccess)  # where blocks' paths may lead
     sleep: Callable[[float], object] = time.sleep  # the wait between a node's retries
     waiting: list[dict[str, Any]] = field(default_factory=list)
     _semaphores: dict[str, threading.Semaphore] = field(default_factory=dict)

@@ -17,6 +17,7 @@ from keiri_agent.blocks.schema import SchemaRefError, check_value, resolve_port,
 from keiri_agent.blocks.spec import BlockSpec, port_is_required
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events.models import EventType, RunEvent, is_table, summarize_value
+from keiri_agent.file_access import FileAccess
 
 __all__ = ["BlockJob", "JobResult", "check_outputs", "execute_job", "prepare_inputs", "run_block"]
 
@@ -202,6 +203,7 @@ class BlockJob:
     plan_id: str
     node_path: str
     workspace: str
+    access: FileAccess = field(default_factory=FileAccess)  # the run's, on the worker too
 
 
 @dataclass
@@ -223,6 +225,7 @@ def execute_job(job: BlockJob) -> JobResult:
             block_version=job.spec.version,
             workspace=Path(job.workspace),
             events=emitter,
+            access=job.access,
         )
         return JobResult(outputs=run_block(block, job.inputs, ctx), events=emitter.items)
     except BlockError as exc:

@@ -23,6 +23,7 @@ from keiri_agent.config import Settings, load_settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import Redactor, open_run
 from keiri_agent.events.models import RunEvent
+from keiri_agent.file_access import FileAccess
 from keiri_agent.plan._dsl.loader import PlanSource, load_source, parse_source
 from keiri_agent.plan._dsl.models import LoopNode, Plan, SubflowNode
 from keiri_agent.plan._graph.compiled import CompiledGraph, compile_graph
@@ -34,9 +35,10 @@ from keiri_agent.plan._run.backends import Backend, DaskBackend, ThreadBackend
 from keiri_agent.plan._run.engine import Frame, Reused, RunContext, Values, render_vars
 from keiri_agent.plan._run.recovery import recover_outputs
 from keiri_agent.plan._run.runstate import AnswersFile, find_run, load_run
-from keiri_agent.plan._run.values import NotPersistable, OutputStore, fsync_path
+from keiri_agent.plan._run.values import NotPersistable, OutputStore
 from keiri_agent.plan._run.workers import Workers
 from keiri_agent.plan._validate.validator import load_config, validate_source
+from keiri_agent.workspace import fsync_path
 
 __all__ = ["PlanRunner", "RunResult", "cancelled_error"]
 
@@ -85,8 +87,11 @@ class PlanRunner:
         env: Mapping[str, str] | None = None,
         backend: Backend | None = None,
         sleep: Callable[[float], object] | None = None,
+        access: FileAccess | None = None,
     ) -> None:
-        """``sleep`` waits between a node's retries (default: a wait the run's cancel ends)."""
+        """``sleep`` waits between a node's retries (default: a wait the run's cancel ends);
+        ``access`` says where the paths blocks are given may lead (default: anywhere; the API
+        server confines each task's runs), each run's own work folder added."""
         self.settings = settings or load_settings()
         self.registry = registry or default_registry()
         self.runs_dir = Path(runs_dir or self.settings.keiri_runs_dir)
@@ -95,6 +100,7 @@ class PlanRunner:
             dict(config) if config is not None else load_config(self.settings.keiri_plan_config)
         )
         self.env = env if env is not None else os.environ
+        self.access = access if access is not None else FileAccess()
         self._sleep = sleep
         self._backends: dict[str, Backend] = {}
         if backend is not None:
@@ -192,6 +198,7 @@ class PlanRunner:
             reuse=dict(_reuse or {}),
             replaceable=dict(_replace or {}),
             cancel=cancelled,
+            access=self.access.with_own(workspace),
             sleep=self._sleep or cancelled.wait,
         )
         finished = threading.Event()

@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import json
 import math
-import os
 import re
 from collections.abc import Mapping
 from datetime import date, datetime
@@ -20,9 +19,9 @@ from typing import Any
 
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events.models import is_table
-from keiri_agent.workspace import atomic_path
+from keiri_agent.workspace import atomic_path, fsync_path
 
-__all__ = ["INLINE_LIMIT_BYTES", "NotPersistable", "OutputStore", "fsync_path"]
+__all__ = ["INLINE_LIMIT_BYTES", "NotPersistable", "OutputStore"]
 
 INLINE_LIMIT_BYTES = 4096  # bigger outputs go to a file so log lines stay readable
 _SAFE = re.compile(r"[^A-Za-z0-9_.\-]+")
@@ -180,15 +179,6 @@ class OutputStore:
 
             return pd.read_parquet(self.base / inner)
         raise _corrupt(self.dir, f"不明な値の形式 {list(value)[:3]}")
-
-
-def fsync_path(path: Path, *, directory: bool = False) -> None:
-    flags = os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if directory else 0)
-    fd = os.open(path, flags)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _corrupt(path: Path, reason: str) -> BlockError:

@@ -3,6 +3,8 @@
 // Front-end policy of the seed: the log console is shown only while the task runs and is never
 // part of the final answer; the steps are interpret → fetch → convert/viz → finish (+ done),
 // labelled for the task's kind (text.js); an `error` event shows a red banner and ends the run.
+// A task that ends `unverified` (an analysis whose report no computed output backs) shows an
+// amber warning band and its answer, never the success look.
 // Files chosen in the form are uploaded with the request (multipart); a plan run that waits for
 // input shows an answers form (answers.js) whose answers continue the same task and stream.
 // Plain JS, no build step.
@@ -10,10 +12,14 @@
 // Authentication: the API key typed into the page is kept in memory and sent as
 // `Authorization: Bearer` with fetch(). EventSource and download links cannot send headers, so
 // they carry the per-task `token` that POST /agent/run returns (it opens only that task).
+//
+// Times: the task's times are stored in UTC; the server sends each as people read it
+// (`local_times`, in KEIRI_TIMEZONE with the zone named), and the page shows that text as is.
 "use strict";
 
 const STEP_SLOTS = { interpret: 0, fetch: 1, convert: 2, viz: 2, finish: 3, done: 4 };
 const STEP_COUNT = 5;
+const STEP_CLASSES = ["active", "done", "failed", "unverified"];
 const NODE_EVENTS = {
   plan_start: (d) => `Plan ${d.plan_id} を開始しました`,
   node_start: (d) => `▶ ${d.node_id} 開始（${d.block || ""}）`,
@@ -50,6 +56,19 @@ function showBanner(message, hint) {
   banner.hidden = false;
 }
 
+function showWarning(message, hint) {
+  const band = $("warning-banner");
+  const text = document.createElement("strong");
+  setRichText(text, message);
+  band.replaceChildren(text);
+  if (hint) {
+    const help = document.createElement("span");
+    setRichText(help, hint);
+    band.append(document.createTextNode("\nヒント: "), help);
+  }
+  band.hidden = false;
+}
+
 function showNotice(message) {
   setRichText($("notice"), message);
   $("notice").hidden = false;
@@ -70,9 +89,9 @@ function setPercent(percent) {
 function markSteps(slot, status) {
   state.slot = Math.max(state.slot, slot);
   document.querySelectorAll("#steps li").forEach((li, index) => {
-    li.classList.remove("active", "done", "failed");
+    li.classList.remove(...STEP_CLASSES);
     if (index < state.slot || (index === state.slot && status === "done")) li.classList.add("done");
-    else if (index === state.slot) li.classList.add(status === "failed" ? "failed" : "active");
+    else if (index === state.slot) li.classList.add(STEP_CLASSES.includes(status) ? status : "active");
   });
 }
 
@@ -104,16 +123,33 @@ function onError(data) {
   if (state.slot >= 0) markSteps(state.slot, "failed");
 }
 
-function finish(data) {
+// 受付 (and 終了 once it has ended) as the server wrote them for people: local time, labelled.
+function showTimes(task) {
+  const times = (task || {}).local_times || {};
+  if (!times.created_at) return;
+  $("task-times").textContent = `受付 ${times.created_at}` + (times.finished_at ? `・終了 ${times.finished_at}` : "");
+  $("task-times").hidden = false;
+}
+
+async function finish(data) {
   if (state.source) state.source.close();
   state.source = null;
   $("log").hidden = true;  // the log was for waiting; the answer stands on its own
   $("cancel").hidden = true;
   $("submit").disabled = false;
+  const task = await fetchTask().catch(() => null);  // the answer is shown without it too
+  showTimes(task);
   if (data.status === "success") {
     markSteps(STEP_SLOTS.done, "done");
     setPercent(100);
-    showAnswer(data);
+    showAnswer(data, task);
+  } else if (data.status === "unverified") {  // finished, but not backed by computed output
+    markSteps(STEP_SLOTS.done, "unverified");
+    document.querySelector('#steps li[data-step="done"]').textContent = UNVERIFIED.step;
+    setPercent(100);
+    showAnswer(data, task);
+    const why = ((task || {}).details || {}).unverified || {};
+    showWarning(why.message || UNVERIFIED.message, why.hint);
   } else if (data.status === "cancelled") {
     showNotice("タスクを中止しました。");
   } else if (!state.failed) {
@@ -149,11 +185,10 @@ async function showAnswersForm() {
   $("submit").disabled = false;
 }
 
-async function showAnswer(data) {
+function showAnswer(data, task) {
   setRichText($("answer"), data.answer || "（回答の本文はありません）");
   const list = $("files-list");
   list.replaceChildren();
-  const task = await fetchTask();
   if (task) {
     for (const file of task.files) {
       const link = document.createElement("a");
@@ -233,12 +268,15 @@ function reset() {
   if (state.source) state.source.close();
   Object.assign(state, { source: null, taskId: null, token: null, slot: -1, percent: 0, failed: false });
   $("error-banner").hidden = true;
+  $("warning-banner").hidden = true;
   $("notice").hidden = true;
   $("answers-section").hidden = true;
   $("answer-section").hidden = true;
   $("progress-section").hidden = true;
+  $("task-times").hidden = true;
   $("log").textContent = "";
-  document.querySelectorAll("#steps li").forEach((li) => li.classList.remove("active", "done", "failed"));
+  document.querySelectorAll("#steps li").forEach((li) => li.classList.remove(...STEP_CLASSES));
+  labelSteps(state.kind);
   $("progress").value = 0;
   $("progress-label").textContent = "0%";
 }
@@ -265,6 +303,7 @@ async function post(url, payload, enable) {
   state.token = body.token || null;
   state.kind = body.kind || state.kind;
   labelSteps(state.kind);
+  showTimes(body);
   $("progress-section").hidden = false;
   $("cancel").hidden = false;
   follow(body.task_id);

@@ -12,6 +12,9 @@ const STAGE_LABELS = {
   analysis: { interpret: "準備", fetch: "データ読み込み", convert: "分析", finish: "レポート", done: "完了" },
 };
 const OTHER_STEPS = { queued: "順番待ち", reason: "考察", code_gen: "コード生成", code_exec: "コード実行", report: "レポート作成" };
+// A task that ended `unverified`: the last step's label, and the band's text when the task's
+// details.unverified (the server's message and hint) cannot be read.
+const UNVERIFIED = { step: "未検証", message: "未検証の結果です。回答は計算結果で裏付けられていません。" };
 const STATUS_LABELS = { start: "開始", done: "完了", progress: "進行中", failed: "失敗", waiting: "待機中" };
 
 function stageLabel(kind, step) {

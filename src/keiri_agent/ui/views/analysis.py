@@ -4,25 +4,33 @@ Session State (prefix ``analysis_``) holds the whole ``AnalysisSession`` (messag
 workspace) under ``analysis_session``, the chat history as ``ChatTurn`` objects, and which
 uploads were already loaded (by name and content, so the files stay listed after a page switch
 empties the uploader). One chat input is one ``session.ask`` (one graph invoke); the
-agent's question ends the turn and the user's answer is simply the next input. Everything
-survives reruns until the リセット button clears it.
+agent's question ends the turn and the user's answer is simply the next input. A report that
+no code run with visible output backs is labelled unverified (未検証), never 完了しました, and
+carries a warning band. Everything survives reruns until the リセット button clears it.
 """
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
+from zoneinfo import ZoneInfo
 
 import streamlit as st
 from langchain_core.messages import HumanMessage
 
-from keiri_agent.agents.analysis import AnalysisSession, TurnResult
-from keiri_agent.agents.analysis.honesty import NOT_JAPANESE_NOTE, UNGROUNDED_NOTE
+from keiri_agent.agents.analysis import AnalysisSession, TurnResult, TurnStatus
+from keiri_agent.agents.analysis.honesty import (
+    NOT_JAPANESE_NOTE,
+    UNVERIFIED_HINT,
+    UNVERIFIED_LABEL,
+    UNVERIFIED_MESSAGE,
+)
 from keiri_agent.agents.analysis.progress import describe_event
 from keiri_agent.config import LLMRole
 from keiri_agent.errors import BlockError
 from keiri_agent.events import RunEvent
+from keiri_agent.localtime import shown_time
 from keiri_agent.ui import session_state
 from keiri_agent.ui.error_view import render_error
 from keiri_agent.ui.llm_notice import warn_llm_problem
@@ -33,6 +41,7 @@ from keiri_agent.ui.report_view import (
     render_executions,
     render_report,
 )
+from keiri_agent.workspace import session_started
 
 __all__ = ["HISTORY_KEY", "PAGE", "SESSION_KEY", "ChatTurn", "render"]
 
@@ -52,6 +61,13 @@ PAGE = "analysis"
 ANALYSIS_ROLES = (LLMRole.REASON, LLMRole.CODEGEN, LLMRole.REPORT)  # the agent's three models
 UPLOAD_TYPES = ["csv", "tsv", "txt", "xlsx", "xlsm", "xls"]
 PREVIEW_ROWS = 20
+# How a turn ended -> its status label and state. An unverified report is not a success: it
+# takes the error state (st.status has no warning state), its band says what was not backed.
+_STATUS_LABELS: dict[TurnStatus, tuple[str, Literal["complete", "error"]]] = {
+    "success": ("完了しました", "complete"),
+    "question": ("質問があります", "complete"),
+    "unverified": (UNVERIFIED_LABEL, "error"),
+}
 
 
 @dataclass
@@ -76,11 +92,14 @@ def _reset() -> None:
     session_state.reset_with_new_uploaders(PAGE)
 
 
-def _toolbar(session: AnalysisSession) -> None:
+def _toolbar(session: AnalysisSession, zone: ZoneInfo) -> None:
     left, right = st.columns([5, 1], vertical_alignment="center")
     with left:
         if session.workspace is not None:
-            st.caption(f"作業ディレクトリ: `{session.workspace}`")
+            # The folder's name is the session's start in UTC: the start is shown where we live.
+            started = session_started(session.workspace)
+            since = f"（開始 {shown_time(started, zone)}）" if started else ""
+            st.caption(f"作業ディレクトリ: `{session.workspace}`{since}")
     with right:
         if st.button(
             "リセット",
@@ -149,9 +168,10 @@ def _render_answer(turn: ChatTurn, index: int, *, latest: bool) -> None:
     if result.next_action == "ask" or result.final_report is None:
         st.markdown(result.question or "（エージェントからの返答がありませんでした）")
     else:
-        # The report's own flags: not grounded in a run that showed output, not in Japanese.
-        if result.grounded is False:
-            st.warning(UNGROUNDED_NOTE, icon=":material/report:")
+        # The report's own flags: not grounded in a run that showed output (the turn is
+        # unverified, not a success), not in Japanese.
+        if result.status == "unverified":
+            st.warning(f"**{UNVERIFIED_MESSAGE}**\n\n{UNVERIFIED_HINT}", icon=":material/report:")
         if result.japanese is False:
             st.warning(NOT_JAPANESE_NOTE, icon=":material/translate:")
         render_report(
@@ -193,8 +213,8 @@ def _submit(session: AnalysisSession, text: str) -> None:
                 turn.error = exc
                 status.update(label="エラーが発生しました", state="error", expanded=False)
             else:
-                label = "質問があります" if turn.result.next_action == "ask" else "完了しました"
-                status.update(label=label, state="complete", expanded=False)
+                label, state = _STATUS_LABELS[turn.result.status]
+                status.update(label=label, state=state, expanded=False)
         turn.assumptions = list(session.assumptions)
         history.append(turn)
         _render_answer(turn, len(history) - 1, latest=True)
@@ -211,7 +231,7 @@ def render() -> None:
         return
     warn_llm_problem(settings, *ANALYSIS_ROLES)
     session = _session()
-    _toolbar(session)
+    _toolbar(session, settings.keiri_timezone)
     _uploads(session)
     _tables(session)
     history = _history()

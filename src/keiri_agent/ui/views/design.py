@@ -22,9 +22,10 @@ from keiri_agent.blocks.registry import BlockRegistry, default_registry
 from keiri_agent.config import LLMRole, Settings, load_settings
 from keiri_agent.design.chat import DesignChat
 from keiri_agent.design.engine import APPLY_MODES
-from keiri_agent.design.store import save_plan
+from keiri_agent.design.store import save_plan, saved_at
 from keiri_agent.design.templates import TemplateLibrary
 from keiri_agent.errors import BlockError
+from keiri_agent.localtime import shown_time
 from keiri_agent.plan import dry_run_source, load_config, parse_source, validate_text
 from keiri_agent.ui import design_view, session_state
 from keiri_agent.ui.design_inputs import (
@@ -168,7 +169,11 @@ def _editor(registry: BlockRegistry, settings: Settings) -> None:
             _save(text, registry, settings)
     saved = st.session_state.get(SAVED_KEY)
     if saved is not None:
-        st.success(f"登録しました: {saved}", icon="💾")
+        when = saved_at(saved)  # the name's stamp is UTC: shown where the person lives
+        shown = (
+            f"（{shown_time(when, settings.keiri_timezone, seconds=False)} 保存）" if when else ""
+        )
+        st.success(f"登録しました: {saved}{shown}", icon="💾")
     check: design_view.CheckOutcome | None = st.session_state.get(CHECK_KEY)
     if text.strip():
         st.subheader("グラフ")

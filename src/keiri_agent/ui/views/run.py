@@ -1,6 +1,7 @@
 """実行 page (seed 002 §3, §8.2, §9.3): run a plan with its inputs, follow it, see its results.
 
-A plan is chosen from the bundled examples, the plans under ``KEIRI_DESIGNS_DIR`` or a path.
+A plan is chosen from the bundled examples, the plans under ``KEIRI_DESIGNS_DIR`` or a path
+(inside that folder, the workspace or the example data: ``keiri_agent.ui.server_paths``).
 Its ``ui.interactive_input`` nodes are drawn before the run (values kept per the Session State
 contract; only リセット clears them); nodes whose inputs are computed during the run pause it
 (入力待ち) and are answered below the result, then 続行 resumes. While a run lasts its node
@@ -16,14 +17,17 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final
+from zoneinfo import ZoneInfo
 
 import streamlit as st
 import yaml
 
 from keiri_agent.blocks.registry import BlockRegistry, default_registry
 from keiri_agent.config import LLMRole, Settings, load_settings
+from keiri_agent.design.store import saved_at
 from keiri_agent.errors import BlockError
 from keiri_agent.events.models import RunEvent
+from keiri_agent.localtime import shown_time
 from keiri_agent.plan import (
     MAX_PLAN_BYTES,
     PLAN_SUFFIXES,
@@ -54,6 +58,7 @@ from keiri_agent.ui.run_view import (
     ui_nodes,
     waiting_nodes,
 )
+from keiri_agent.ui.server_paths import check_server_path, plan_areas
 
 __all__ = ["OUTCOMES_KEY", "PAGE", "PATH_CHOICE", "PLAN_KEY", "plan_choices", "render"]
 
@@ -124,6 +129,16 @@ def _llm_notice(plan: Plan, settings: Settings, registry: BlockRegistry) -> None
         st.warning(f"この Plan は AI ブロック（{', '.join(ai)}）を使います。{problem}", icon="⚠️")
 
 
+def _saved_label(choices: Mapping[str, Path], zone: ZoneInfo) -> Callable[[str], str]:
+    """A choice as shown: a plan saved by the 設計 page with the time it was saved."""
+
+    def label(choice: str) -> str:
+        saved = saved_at(choices[choice]) if choice in choices else None
+        return f"{choice}（{shown_time(saved, zone, seconds=False)} 保存）" if saved else choice
+
+    return label
+
+
 def _choose_plan(settings: Settings) -> Path | None:
     choices = plan_choices(settings.keiri_designs_dir)
     options = [*choices, PATH_CHOICE]
@@ -133,6 +148,7 @@ def _choose_plan(settings: Settings) -> Path | None:
         st.selectbox(
             "Plan",
             options,
+            format_func=_saved_label(choices, settings.keiri_timezone),
             key=session_state.restore(PAGE, PLAN_KEY, allowed=options),
             help=f"サンプルと {settings.keiri_designs_dir} の Plan（設計ページで保存したもの）です。",
         ),
@@ -142,7 +158,9 @@ def _choose_plan(settings: Settings) -> Path | None:
     typed = session_state.kept_widget(
         PAGE, PATH_KEY, st.text_input, "Plan ファイルのパス", placeholder="designs/月次/照合.yaml"
     )
-    return Path(typed.strip()).expanduser() if typed.strip() else None
+    if not typed.strip():
+        return None
+    return check_server_path(typed.strip(), plan_areas(settings), label="Plan ファイルのパス")
 
 
 def _load(path: Path, settings: Settings, registry: BlockRegistry) -> Plan:
@@ -214,7 +232,12 @@ def _render_outcome(
     outcome: Outcome, plan: Plan, settings: Settings, registry: BlockRegistry
 ) -> None:
     st.subheader("実行結果")
-    where = f"実行 ID {outcome.run_id}・{run_kind(outcome)}" if outcome.run_id else ""
+    begun = shown_time(outcome.started, settings.keiri_timezone) if outcome.started else None
+    where = (
+        f"実行 ID {outcome.run_id}・" + (f"開始 {begun}・" if begun else "") + run_kind(outcome)
+        if outcome.run_id
+        else ""
+    )
     if outcome.status in _STATUS:
         show, text = _STATUS[outcome.status]
         show(f"{text}（{outcome.duration_ms / 1000:.1f} 秒）")
@@ -330,7 +353,10 @@ def render() -> None:
 
     st.subheader("実行履歴")
     opened = render_history(
-        plan.id, runs_dir=settings.keiri_runs_dir, key=session_state.page_key(PAGE, "history")
+        plan.id,
+        runs_dir=settings.keiri_runs_dir,
+        zone=settings.keiri_timezone,
+        key=session_state.page_key(PAGE, "history"),
     )
     if opened is not None:
         try:

@@ -1,0 +1,208 @@
+"""Where the paths a task is given may lead: one rule for every path that reaches a block.
+
+A :class:`FileAccess` says which folders a run may read and write. The CLI and the app's local
+runs use the unrestricted one (``FileAccess()``): a path means what it means on the machine, as
+it always did. The API server gives every task a confined one (:meth:`FileAccess.confined`):
+
+* **reads** -- the task's own folders (its uploads and outputs) and the folders the operator
+  names as shared data for all users. A relative name is looked up in the search folders in
+  order (uploads, outputs, then each shared folder); an absolute path must lie inside one of the
+  readable folders, first by its text (so an outside path is refused before the file system is
+  asked anything, and the answer never tells whether it exists), then by its real location
+  (symbolic links are followed, one leading out is refused).
+* **writes** -- only under the task's own writable folders (its outputs and its plan runs).
+  A relative name is put under the folder the block writes to (the node's work folder).
+
+Spellings that could mean something else are refused before anything is looked up: NUL, any
+``..`` component, ``~`` (a home folder), with backslashes taken as separators (``..\\x`` is
+``../x``). Percent-encodings are not decoded: ``%2e%2e`` is a name like any other, looked up
+inside the allowed folders. Refusals are :class:`PathEscapeError` (``PERMISSION_DENIED``) naming
+the input and repeating the path as it was given, never the server's own folders.
+
+Blocks reach this through ``BlockContext.access`` (``blocks.inputs``), the conversion pipeline
+through its ``access`` argument, the server's door through ``server.inputs``: the same object
+decides everywhere. Like :func:`keiri_agent.workspace.confine`, the check holds at the moment it
+is made; generated code runs in the sandbox, which is its own boundary.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from keiri_agent.errors import BlockError, ErrorCode, PathEscapeError
+
+__all__ = ["ALLOWED_PLACES", "MAX_SHOWN_CHARS", "FileAccess", "Folder"]
+
+# How the allowed folders are named to a user: never by their paths on the server.
+ALLOWED_PLACES = "このタスクのアップロード・出力、または共有データフォルダ"
+MAX_SHOWN_CHARS = 200  # of a path repeated in a message (the user's own text)
+
+_READ_HINT = (
+    f"{ALLOWED_PLACES}の中のファイルを指定してください。アップロードしたファイルはその名前で、"
+    "共有データフォルダのファイルはそのフォルダからの相対パスで指定できます"
+    "（絶対パス・'..'・'~' は、許可された場所の外を指すものは使えません）。"
+)
+_WRITE_HINT = (
+    "出力先はファイル名か、作業フォルダからの相対パス（'..' を含まないもの）で指定してください。"
+    "書き込めるのはこのタスクの出力フォルダの中だけです。"
+)
+
+
+def _shown(text: str) -> str:
+    return text[:MAX_SHOWN_CHARS]
+
+
+def _refusal(field: str, text: str, reason: str, why: str, hint: str) -> PathEscapeError:
+    return PathEscapeError(
+        f"{field} のパス「{_shown(text)}」は使えません（{why}）。",
+        hint=hint,
+        details={"field": field, "path": _shown(text), "reason": reason},
+    )
+
+
+def _inside(path: str, roots: Iterable[str]) -> bool:
+    return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
+
+
+@dataclass(frozen=True)
+class Folder:
+    """A folder as written (absolute) and where it really is (symlinks followed)."""
+
+    given: str
+    real: str
+
+    @classmethod
+    def of(cls, folder: Path | str) -> Folder:
+        given = os.path.abspath(folder)
+        return cls(given, os.path.realpath(given))
+
+
+@dataclass(frozen=True)
+class FileAccess:
+    """Which folders a run may read and write; ``FileAccess()`` allows everything.
+
+    ``search``: where relative names are looked up for reading, in order. ``readable`` and
+    ``writable``: the folders absolute paths must lie in (None: anywhere).
+    """
+
+    search: tuple[Folder, ...] = ()
+    readable: tuple[Folder, ...] | None = None
+    writable: tuple[Folder, ...] | None = None
+
+    @classmethod
+    def confined(
+        cls,
+        *,
+        search: Iterable[Path],
+        readable: Iterable[Path] = (),
+        writable: Iterable[Path] = (),
+    ) -> FileAccess:
+        """Reads only in ``search`` and ``readable`` (relative names: ``search`` in order),
+        writes only in ``writable`` (which is readable too: a run reads its own outputs)."""
+        found = tuple(Folder.of(p) for p in search)
+        out = tuple(Folder.of(p) for p in writable)
+        return cls(found, (*found, *(Folder.of(p) for p in readable), *out), out)
+
+    @property
+    def restricted(self) -> bool:
+        return self.readable is not None
+
+    def with_own(self, folder: Path) -> FileAccess:
+        """This access plus ``folder`` to read and write (a run's own work folder)."""
+        if self.readable is None or self.writable is None:
+            return self
+        root = Folder.of(folder)
+        return FileAccess(self.search, (*self.readable, root), (*self.writable, root))
+
+    # --- reading ------------------------------------------------------------------------------
+
+    def read(self, value: str | os.PathLike[str], field: str) -> Path:
+        """The file or folder a block may read for the path ``value`` of input ``field``.
+
+        Unrestricted: the path as given (``~`` expanded). Confined: the real path inside an
+        allowed folder; PathEscapeError when it is not, BlockError when a relative name is in
+        none of the search folders.
+        """
+        text = os.fspath(value)
+        if self.readable is None:
+            return Path(text).expanduser()
+        name = self._spelling(text, field, _READ_HINT)
+        if posixpath.isabs(name):
+            return self._real(name, text, field, self.readable)
+        for root in self.search:
+            candidate = posixpath.join(root.given, name)
+            if os.path.lexists(candidate):
+                return self._real(candidate, text, field, self.readable)
+        raise BlockError(
+            f"{field} のファイル「{_shown(text)}」が見つかりません（{ALLOWED_PLACES}を探しました）。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="名前の綴りを確認するか、ファイルをアップロードしてください。" + _READ_HINT,
+            details={"field": field, "path": _shown(text), "reason": "not_found"},
+        )
+
+    # --- writing ------------------------------------------------------------------------------
+
+    def write(self, value: str | os.PathLike[str], field: str, *, base: Path) -> Path:
+        """Where a block writes the output ``value`` of input ``field``: a relative name under
+        ``base`` (the node's work folder), an absolute path as is; confined, it must lie in a
+        writable folder (PathEscapeError otherwise)."""
+        text = os.fspath(value)
+        if self.writable is None:
+            given = Path(text).expanduser()
+            return given if given.is_absolute() else base / given
+        name = self._spelling(text, field, _WRITE_HINT)
+        target = name if posixpath.isabs(name) else posixpath.join(os.path.abspath(base), name)
+        self._real(target, text, field, self.writable, hint=_WRITE_HINT)
+        return Path(target)
+
+    # --- the checks ---------------------------------------------------------------------------
+
+    def _spelling(self, text: str, field: str, hint: str) -> str:
+        """``text`` as a normalised POSIX path, or the refusal of a spelling that could lead
+        elsewhere (NUL, ``..``, ``~``; backslashes are separators) or of an empty one (it
+        would mean the first allowed folder itself)."""
+        if not text.strip():
+            raise BlockError(
+                f"{field} のパスが空です。",
+                code=ErrorCode.INPUT_VALIDATION_FAILED,
+                hint=hint,
+                details={"field": field},
+            )
+        if "\x00" in text:
+            raise _refusal(
+                field, text.replace("\x00", "\\0"), "nul", "NUL 文字が含まれています", hint
+            )
+        slashed = text.strip().replace("\\", "/")
+        parts = slashed.split("/")
+        if ".." in parts:
+            raise _refusal(field, text, "parent_reference", "'..' は使えません", hint)
+        if parts[0].startswith("~") and not parts[0].startswith("~$"):
+            raise _refusal(field, text, "home", "'~'（ホームフォルダ）は使えません", hint)
+        return posixpath.normpath(slashed)
+
+    def _real(
+        self,
+        path: str,
+        text: str,
+        field: str,
+        roots: tuple[Folder, ...],
+        *,
+        hint: str = _READ_HINT,
+    ) -> Path:
+        """The real location of ``path`` when it lies in one of ``roots``; else refused."""
+        normal = posixpath.normpath(path)
+        # By the text alone first: nothing outside is looked at, so the refusal is the same
+        # whether the outside file exists or not.
+        if not _inside(normal, [r.given for r in roots] + [r.real for r in roots]):
+            raise _refusal(field, text, "outside", f"{ALLOWED_PLACES}の外です", hint)
+        # os.path.realpath follows symlinks in every component, a dangling one included.
+        real = os.path.realpath(normal)
+        if not _inside(real, [r.real for r in roots]):
+            raise _refusal(
+                field, text, "symlink_escape", f"{ALLOWED_PLACES}の外を指すリンクです", hint
+            )
+        return Path(real)
