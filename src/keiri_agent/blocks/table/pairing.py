@@ -43,6 +43,9 @@ BATCH_PAIRS = 1 << 20
 # A round that keeps more than this share of the candidates ends the rounds: the rest is taken
 # sequentially (each round costs a pass over all remaining candidates).
 SLOW_ROUND = 0.75
+# Candidates per left row in the amount band above which the day band is measured too (a
+# customer billed the same amount every month has a wide amount band and a narrow day band).
+WIDE_BAND = 2
 
 
 @dataclass(frozen=True)
@@ -86,8 +89,7 @@ def pair_rows(
     cancelled run stops there)."""
     used = (np.zeros(len(left.keys), dtype=bool), np.zeros(len(right.keys), dtype=bool))
     chosen: list[tuple[np.ndarray, np.ndarray]] = []
-    ranks = _AmountRanks.of(left.amounts, right.amounts)
-    for rows in _within(left, right, ranks, tolerance, tolerance_days, batch):
+    for rows in _within(left, right, tolerance, tolerance_days, batch):
         check()
         chosen.append(_take(rows, left, right, used))
     for rows in _all_with_all(left, right, used, batch):
@@ -112,46 +114,71 @@ def pair_rows(
 
 
 @dataclass(frozen=True)
-class _AmountRanks:
-    """The distinct amounts of both sides, sorted, and each row's rank among them."""
+class _Band:
+    """One compared column (amounts or days) for the band join: the right rows sorted by
+    (key, value, row), and for each left row the run of them within the tolerance of its
+    value (``order[starts[i] : starts[i] + counts[i]]``)."""
 
-    values: np.ndarray
-    left: np.ndarray
-    right: np.ndarray
+    order: np.ndarray
+    starts: np.ndarray
+    counts: np.ndarray
 
     @classmethod
-    def of(cls, left: np.ndarray, right: np.ndarray) -> _AmountRanks:
-        values, inverse = np.unique(np.concatenate([left, right]), return_inverse=True)
-        inverse = inverse.astype(np.int64)
-        return cls(values, inverse[: len(left)], inverse[len(left) :])
+    def of(
+        cls,
+        rows: tuple[np.ndarray, np.ndarray],
+        keys: tuple[np.ndarray, np.ndarray],
+        values: tuple[np.ndarray, np.ndarray],
+        tolerance: int | Decimal,
+    ) -> _Band:
+        lrows, rrows = rows
+        distinct, rank = np.unique(np.concatenate(values), return_inverse=True)
+        width = len(distinct) + 1  # key * width + rank: one sortable int64 (both below 2**31)
+        rplace = keys[1][rrows] * width + rank[len(values[0]) :][rrows].astype(np.int64)
+        order = np.argsort(rplace, kind="stable")
+        rplace = rplace[order]
+        base = keys[0][lrows] * width
+        low = np.searchsorted(distinct, values[0][lrows] - tolerance, side="left")
+        high = np.searchsorted(distinct, values[0][lrows] + tolerance, side="right")
+        starts = np.searchsorted(rplace, base + low, side="left")
+        counts = np.searchsorted(rplace, base + high, side="left") - starts
+        return cls(rrows[order], starts, counts)
 
 
 def _within(
     left: Side,
     right: Side,
-    ranks: _AmountRanks,
     tolerance: int | Decimal,
     tolerance_days: int,
     batch: int,
 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Batches of candidate pairs within both tolerances, ``(left rows, right rows)``."""
-    width = len(ranks.values) + 1
-    rrows = np.flatnonzero(right.keys >= 0)
-    rplace = right.keys[rrows] * width + ranks.right[rrows]
-    order = np.argsort(rplace, kind="stable")  # by key, amount, then row
-    rrows, rplace = rrows[order], rplace[order]
+    """Batches of candidate pairs within both tolerances, ``(left rows, right rows)``. Each
+    left row's candidates come from the narrower of its two bands (the amounts within the
+    tolerance, or the days within tolerance_days: a monthly fee of the same amount is found by
+    its date) and are then checked against the other."""
     lrows = np.flatnonzero(left.keys >= 0)
     lrows = lrows[np.argsort(left.keys[lrows], kind="stable")]  # by key, then row
-    amounts, base = left.amounts[lrows], left.keys[lrows] * width
-    low = np.searchsorted(ranks.values, amounts - tolerance, side="left")
-    high = np.searchsorted(ranks.values, amounts + tolerance, side="right")
-    starts = np.searchsorted(rplace, base + low, side="left")
-    counts = np.searchsorted(rplace, base + high, side="left") - starts
+    rows = (lrows, np.flatnonzero(right.keys >= 0))
+    keys = (left.keys, right.keys)
+    band = _Band.of(rows, keys, (left.amounts, right.amounts), tolerance)
+    order, starts, counts = band.order, band.starts, band.counts
+    by_day = np.zeros(len(lrows), dtype=bool)
+    days = (left.days, right.days) if left.days is not None and right.days is not None else None
+    if days is not None and counts.sum() > WIDE_BAND * len(lrows):
+        dated = _Band.of(rows, keys, days, tolerance_days)
+        by_day = dated.counts < counts
+        starts = np.where(by_day, dated.starts + len(order), starts)
+        counts = np.where(by_day, dated.counts, counts)
+        order = np.concatenate([order, dated.order])
     for part in _batches(left.keys[lrows], counts, batch):
         lrow = np.repeat(lrows[part], counts[part])
-        rrow = rrows[_runs(starts[part], counts[part])]
-        if left.days is not None and right.days is not None:
-            near = np.abs(right.days[rrow] - left.days[lrow]) <= tolerance_days
+        rrow = order[_runs(starts[part], counts[part])]
+        if days is not None:
+            near = np.abs(days[1][rrow] - days[0][lrow]) <= tolerance_days
+            dated_rows = np.repeat(by_day[part], counts[part])
+            if dated_rows.any():
+                amounts = np.abs(right.amounts[rrow[dated_rows]] - left.amounts[lrow[dated_rows]])
+                near[dated_rows] &= np.asarray(amounts <= tolerance, dtype=bool)
             lrow, rrow = lrow[near], rrow[near]
         yield lrow, rrow
 
