@@ -7,18 +7,20 @@ pairs of every key is what the rule says, not what it costs here; three facts ke
 near the size of the tables:
 
 * **Pairs within tolerance come first.** They are found by a band join: the right rows sorted
-  by (key, amount), each left row's window ``amount ± tolerance`` found with ``searchsorted``,
-  then the day difference checked. The greedy choice over them is the rule's first part.
-* **What is left pairs outside tolerance.** The choice over the within-tolerance pairs is
-  maximal, so any pair of two rows left over is outside; only the leftovers of each key are
+  by (key, amount), each left row's run of amounts within ``± tolerance`` found with
+  ``searchsorted``, then its days checked (or, when that run is long, as for a monthly fee of
+  one amount, the run of days within ``± tolerance_days`` and then its amounts). The rule over
+  them is the rule's first part.
+* **What is left pairs outside tolerance.** The rule's choice over the pairs within tolerance
+  is maximal, so any pair of two rows left over is outside; only the leftovers of each key are
   paired all with all (unpaid invoices and unexplained deposits: few per key).
-* **The greedy choice is computed in rounds.** In each round every row finds its first
-  remaining candidate; a pair that is first for both of its rows is exactly a pair the
-  sequential rule takes (no earlier pair can take either row: an earlier pair at one of them
-  would be in the round unless one of its rows was taken by an earlier round, and then it is
-  not taken). Taken rows and their candidates are removed and the next round starts. A round
-  takes at least the earliest pair; when rounds stop removing candidates quickly (long chains
-  of near ties), the rest is taken in one sequential pass.
+* **The rule is applied in rounds.** In a round every row finds its first remaining candidate,
+  and each pair that is first for both of its rows is taken; then taken rows and their
+  candidates are removed. Such a pair is one the rule takes: every earlier candidate at its
+  rows was removed, so it shares a row with a pair the rule takes, and the rule cannot take
+  both; so neither row is taken when the rule reaches the pair. A round takes at least the
+  earliest pair; when rounds stop removing candidates quickly (long chains of equal
+  differences), the rest is taken by the rule itself, one candidate after another.
 
 Keys are independent, so candidates are made for a batch of keys at a time
 (:data:`BATCH_PAIRS`): memory stays bounded however many pairs the keys have in all.
