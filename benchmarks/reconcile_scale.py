@@ -151,9 +151,12 @@ def run_pandas(invoices: Path, deposits: Path, work: Path) -> dict[str, Any]:
     import pandas as pd
 
     began = time.perf_counter()
-    dates = {"date_format": "%Y/%m/%d", "encoding": "cp932", "thousands": ","}
-    left = pd.read_csv(invoices, parse_dates=["請求日", "支払期日"], **dates)
-    right = pd.read_csv(deposits, parse_dates=["入金日"], **dates)
+    left, right = (
+        pd.read_csv(
+            path, encoding="cp932", thousands=",", parse_dates=columns, date_format="%Y/%m/%d"
+        )
+        for path, columns in ((invoices, ["請求日", "支払期日"]), (deposits, ["入金日"]))
+    )
     started = time.perf_counter()
 
     def key(column: pd.Series) -> Any:

@@ -22,7 +22,7 @@ from keiri_agent.blocks.base import Block
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.table.pairing import BATCH_PAIRS, Side, pair_rows
 from keiri_agent.blocks.table.reconcile import MAX_DETAILED
-from keiri_agent.documents.table_value import Table, TableOrigin
+from keiri_agent.documents.table_value import TableOrigin
 from keiri_agent.errors import BlockError, ErrorCode
 from tests.blocks.conftest import ContextFactory, run_like_runner
 from tests.blocks.counting import CountingTable, run_counted
@@ -137,9 +137,7 @@ def test_a_monthly_fee_of_the_same_amount_is_paid_by_the_deposit_of_its_month(
     block: Block, make_ctx: ContextFactory
 ) -> None:
     months = range(1, 13)
-    left = [
-        {"取引先": "山田商事", "期日": f"2025-{m:02d}-28", "請求額": 11000} for m in months
-    ]
+    left = [{"取引先": "山田商事", "期日": f"2025-{m:02d}-28", "請求額": 11000} for m in months]
     right = [  # in the bank's order, a fee taken in March
         {"振込名義": "ﾔﾏﾀﾞ", "入金日": "2025-01-01", "入金額": 11000},
         *(
