@@ -330,3 +330,17 @@ def test_a_key_with_too_many_pairs_is_refused_naming_it(
     )
     assert info.value.details["key"] == ["株式会社山田"]
     assert "keys に加える" in info.value.hint
+
+
+def test_a_list_or_a_mapping_in_a_key_cell_is_compared_by_its_text(
+    block: Block, make_ctx: ContextFactory
+) -> None:
+    left = [{"取引先": {"名": "山田"}, "請求額": 1000}, {"取引先": ["鈴木"], "請求額": 500}]
+    right = [{"振込名義": ["鈴木"], "入金額": 500}, {"振込名義": "{'名': '山田'}", "入金額": 1000}]
+    out = run_like_runner(
+        block, {"left": left, "right": right, "keys": KEYS, "amount": AMOUNT}, make_ctx()
+    )
+    assert [(m["取引先"], m["入金行番号"]) for m in out["matched"]] == [
+        ("{'名': '山田'}", 2),
+        ("['鈴木']", 1),
+    ]

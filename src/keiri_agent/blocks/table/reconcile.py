@@ -71,6 +71,8 @@ KINDS = np.array(["一致", "許容範囲内", "金額差異", "日付差異", "
 # Tolerances beyond any difference (exact amounts are below 2**52 units) are clipped here, so
 # that the comparisons stay in int64.
 _HUGE = 2**62
+# Cells that are no table cell: copied into a pair as their text.
+_NESTED = (list, tuple, set, Mapping)
 
 
 @dataclass(frozen=True)
@@ -476,5 +478,12 @@ def _pair_table(
 
 
 def _cells(table: Table, column: str, rows: np.ndarray) -> Any:
-    """The column's cells at ``rows``, typed as they are."""
-    return key_column(table, column).array.take(rows)
+    """The column's cells at ``rows``, typed as they are; a list or a mapping (in records other
+    blocks made) becomes its text, as a record of the pair shows it."""
+    cells = key_column(table, column).array.take(rows)
+    nested = pd.api.types.is_object_dtype(cells.dtype) and any(
+        issubclass(t, _NESTED) for t in set(map(type, cells))
+    )
+    if nested:
+        return np.array([json_cell(value) for value in cells], dtype=object)
+    return cells
