@@ -9,6 +9,7 @@ import pandas as pd
 
 from keiri_agent.blocks.table.column_values import (
     dates,
+    exact_amounts,
     exact_scale,
     exact_sums,
     read_amounts,
@@ -51,3 +52,13 @@ def test_sums_are_exact_for_amounts_with_decimals() -> None:
 def test_the_scale_of_a_float_is_the_decimals_it_is_written_with() -> None:
     assert exact_scale(np.array([0.1, 1234567.25, 3.0, np.nan])) == 2
     assert exact_scale(np.array([1 / 3])) is None
+
+
+def test_exact_amounts_subtract_as_the_decimals_they_are_written_as() -> None:
+    units, scale = exact_amounts(np.array([0.3, 0.1, 1234567.25]))
+    assert (units.tolist(), scale) == ([30, 10, 123456725], 2)  # 0.3 - 0.1 is 20 units
+    # Beyond nine decimals (or 2**51 units) they are Decimals, one made per distinct amount.
+    exact, scale = exact_amounts(np.array([0.1234567891, 0.1, 0.1234567891]))
+    assert scale is None
+    assert exact.tolist() == [Decimal("0.1234567891"), Decimal("0.1"), Decimal("0.1234567891")]
+    assert exact[0] is exact[2]

@@ -29,6 +29,7 @@ __all__ = [
     "amounts",
     "blank_mask",
     "dates",
+    "exact_amounts",
     "exact_scale",
     "exact_sums",
     "ordinal_days",
@@ -224,6 +225,18 @@ def exact_scale(values: np.ndarray, limit: int = MAX_SCALE) -> int | None:
         if pending.size == 0:
             return scale
     return None
+
+
+def exact_amounts(values: np.ndarray) -> tuple[np.ndarray, int | None]:
+    """``(exact, scale)``: finite float amounts as exact numbers to compare and subtract: int64
+    in units of ``10**-scale`` (:func:`exact_scale`), or, when no scale fits, Decimal objects
+    (each the decimal its float reads as; ``scale`` None), made once per distinct amount."""
+    scale = exact_scale(values)
+    if scale is not None:
+        return np.round(values * 10.0**scale).astype(np.int64), scale
+    codes, distinct = pd.factorize(values)
+    decimals = np.array([Decimal(repr(v)) for v in distinct.tolist()] + [None], dtype=object)
+    return decimals[codes], None
 
 
 def exact_sums(values: pd.Series, codes: np.ndarray, groups: int) -> list[Decimal]:

@@ -36,6 +36,15 @@ def _bool_alike(value: Any) -> bool:
     return isinstance(value, int | float | np.integer | np.floating) and value in (0, 1)
 
 
+def _hashable(value: Any) -> Any:
+    """``value``, or its text (``str``, as a record shows it) when it cannot be hashed."""
+    try:
+        hash(value)
+    except TypeError:
+        return str(value)
+    return value
+
+
 def key_column(table: Table, name: str) -> pd.Series:
     """The column ``name``; an empty table made from no records may lack it (all blank)."""
     if name in table.frame.columns:
@@ -46,7 +55,11 @@ def key_column(table: Table, name: str) -> pd.Series:
 def distinct_values(column: pd.Series) -> tuple[np.ndarray, list[Any]]:
     """``(codes, values)``: each row's index into the column's distinct values (-1 for null,
     NaN, NA), in order of first appearance; bools stay apart from 0 and 1."""
-    codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    try:
+        codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    except TypeError:  # a list or a mapping in a record: compared by its text, as it shows
+        column = column.map(_hashable)
+        codes, uniques = pd.factorize(column, use_na_sentinel=True)
     values = uniques.tolist()  # Python objects at once (iterating an Arrow array is slower)
     if column.dtype == object and any(_bool_alike(v) for v in values):
         # Only now look at every cell: does the column really mix bools and numbers?
