@@ -9,7 +9,8 @@ input and the learned-names store). It answers, for one payer name:
   as compared, so ``ｶ)ﾔﾏﾄﾎ-ﾙﾃﾞｲﾝｸﾞｽ`` learned once meets ``ﾔﾏﾄﾎｰﾙﾃﾞｲﾝｸﾞｽ(ｶ`` and a code
   written first);
 - ``by_name``: the names package's :class:`~keiri_agent.blocks.table.names.NameIndex` (a payer's
-  candidates by dict and sorted prefix, never compared with every customer).
+  candidates by dict and sorted prefix, never compared with every customer), over the master's
+  取引先名カナ where the master has one, else the 取引先名 and its readings.
 
 A customer's id is its code; when the invoices carry no 取引先コード it is the name as
 compared (``normalize_key(company=True)``: 株式会社山田商事 and 山田商事(株) are one customer).
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from keiri_agent.blocks.table.names import CustomerName, Match, NameIndex, PayerName
+from keiri_agent.blocks.table.names import CustomerName, Match, NameIndex, PayerName, split_name
 from keiri_agent.blocks.table.normalize import normalize_key
 from keiri_agent.blocks.table.payments.book import identifier
 from keiri_agent.blocks.table.payments.model import Customer
@@ -33,6 +34,16 @@ def payer_key(raw: str) -> str:
     payer = PayerName.parse(raw)
     form = payer.form.abbreviation if payer.form is not None else ""
     return f"{payer.name}/{form}" if payer.name else ""
+
+
+def _indexed(customer: Customer) -> CustomerName:
+    """The customer as the name index knows it: its kana (with the legal form of its name, which
+    the bank writes too) when the master has one, else its name."""
+    if not customer.kana.strip():
+        return CustomerName(customer.id, customer.name)
+    legal = split_name(customer.name).legal
+    written = f"{legal.name}{customer.kana}" if legal is not None else customer.kana
+    return CustomerName(customer.id, written, customer.kana)
 
 
 def name_id(name: str) -> str:
@@ -52,11 +63,9 @@ class Directory:
         for customer in customers:
             self.customers.setdefault(customer.id, customer)
         self._codes = {identifier(c.code): c.id for c in self.customers.values() if c.code}
-        self.index = NameIndex(
-            CustomerName(c.id, c.name, c.kana or None)
-            for c in self.customers.values()
-            if c.name or c.kana
-        )
+        # A customer with 取引先名カナ is known by its kana only: the master says how the name
+        # reads, a reading of the kanji that differs (白鳥: シロトリ for シラトリ) is another name.
+        self.index = NameIndex(_indexed(c) for c in self.customers.values() if c.name or c.kana)
         self._learned: dict[str, list[str]] = {}
         self.unknown_learned: list[tuple[str, str]] = []
         for payer, code in learned:
