@@ -12,7 +12,6 @@ same result.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,6 @@ from tests.documents import bank_files as bf
 from tests.support.payment_months import PARENT, Month, month
 
 MATCH_RATE_GOAL = 0.95
-TODAY = dt.date(2026, 3, 1)
 
 
 def read_file(
@@ -73,11 +71,6 @@ def judge(the_month: Month, found: dict[int, tuple[str, tuple[str, ...]]]) -> di
         elif truth.matchable:
             counts["missed"] += 1
     return counts
-
-
-@pytest.fixture(scope="module")
-def registry_() -> BlockRegistry:
-    return BlockRegistry()
 
 
 @pytest.mark.parametrize("seed", [35, 3501])
