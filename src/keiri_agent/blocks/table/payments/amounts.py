@@ -6,7 +6,7 @@ exactly comes before one that adds up to A plus a bank fee (up to ``tolerance`` 
 
 1. one invoice: every open invoice of the customer (by bisection on its balances);
 2. two or more (まとめ入金): among the customer's :data:`MAX_WINDOW` oldest open invoices
-   (:func:`..search.invoice_sets`).
+   (:class:`..search.Window`).
 
 The smallest size with a set decides. Several sets of that size: the one paying the oldest
 invoices (:func:`..search.oldest`), else the line is for a person. A fee set while a larger
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from keiri_agent.blocks.table.payments.allocation import allocate
 from keiri_agent.blocks.table.payments.book import OpenInvoices
 from keiri_agent.blocks.table.payments.model import Allocation, Invoice
-from keiri_agent.blocks.table.payments.search import invoice_sets, oldest
+from keiri_agent.blocks.table.payments.search import Window, oldest
 
 __all__ = ["MAX_SHOWN", "MAX_WINDOW", "AmountChoice", "Rules", "choose"]
 
@@ -68,14 +68,18 @@ def choose(book: OpenInvoices, customer: str, amount: int, rules: Rules) -> Amou
         return AmountChoice(
             None, why="この取引先の未入金の請求がありません（前受金・二重払いの可能性）。"
         )
-    window = book.open(customer, MAX_WINDOW)
     high = amount + rules.tolerance
+    window: Window | None = None  # made only when one invoice does not do
     for size in range(1, rules.max_combined + 1):
         if size == 1:
             found: list[tuple[Invoice, ...]] = [(i,) for i in book.singles(customer, amount, high)]
             complete = True
-        elif size <= len(window):
-            result = invoice_sets(window, size, amount, high)
+            exact = [s for s in found if _total(s) == amount]
+            if exact:
+                return _pick(exact, amount, rules, "ちょうど")
+            window = Window(book.open(customer, MAX_WINDOW))
+        elif window is not None and size <= len(window):
+            result = window.sets(size, amount, high)
             found, complete = list(result.sets), result.complete
         else:
             break
@@ -121,12 +125,14 @@ def _pick(sets: list[tuple[Invoice, ...]], amount: int, rules: Rules, how: str) 
 
 
 def _exact_larger(
-    window: list[Invoice], size: int, amount: int, rules: Rules
+    window: Window | None, size: int, amount: int, rules: Rules
 ) -> tuple[list[tuple[Invoice, ...]], bool]:
     """The smallest sets larger than ``size`` whose balances add up to ``amount`` exactly,
     and whether the search was complete."""
+    if window is None:
+        return [], True
     for larger in range(size + 1, min(rules.max_combined, len(window)) + 1):
-        result = invoice_sets(window, larger, amount, amount)
+        result = window.sets(larger, amount, amount)
         if result.sets or not result.complete:
             return list(result.sets), result.complete
     return [], True

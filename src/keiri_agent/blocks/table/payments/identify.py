@@ -20,9 +20,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 from keiri_agent.blocks.table.names import Match, MatchKind, NameSource, PayerName, best_matches
 from keiri_agent.blocks.table.names.keys import MIN_CODE_DIGITS
+from keiri_agent.blocks.table.names.reading import MAX_CACHED_NAMES
 from keiri_agent.blocks.table.payments.book import OpenInvoices, identifier
 from keiri_agent.blocks.table.payments.directory import Directory
 from keiri_agent.blocks.table.payments.model import Basis, BasisKind, Customer, Deposit, Invoice
@@ -118,9 +120,9 @@ def _identifiers(
     codes: list[tuple[Customer, Basis]] = []
     sources = [("EDI情報", line.edi), ("振込依頼人名", line.payer)]
     for where, text in sources:
-        tokens = [identifier(t) for t in _TOKEN.findall(unicodedata.normalize("NFKC", text))]
+        tokens = _tokens(text) if text else ()
         if where == "振込依頼人名" and payer is not None and payer.code:
-            tokens.append(identifier(payer.code))
+            tokens = (*tokens, identifier(payer.code))
         for token in dict.fromkeys(tokens):
             invoice = book.by_number.get(token) if len(token) >= MIN_INVOICE_CHARS else None
             if invoice is not None:
@@ -130,6 +132,12 @@ def _identifiers(
             if customer is not None:
                 codes.append((customer, Basis(BasisKind.CODE, f"（{where}）")))
     return list(named.values()), codes
+
+
+@lru_cache(maxsize=MAX_CACHED_NAMES)
+def _tokens(text: str) -> tuple[str, ...]:
+    """The runs of letters and digits in ``text`` as compared (:func:`.book.identifier`)."""
+    return tuple(identifier(t) for t in _TOKEN.findall(unicodedata.normalize("NFKC", text)))
 
 
 def _basis(match: Match) -> Basis:

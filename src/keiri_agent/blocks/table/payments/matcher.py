@@ -87,7 +87,7 @@ def match(
     for number, line in enumerate(sorted(lines, key=line_order)):
         if number % CANCEL_CHECK_LINES == 0:
             check_cancelled()
-        answer = answers.get(line.question_id)
+        answer = answers.get(line.question_id) if answers else None
         if answer is not None:
             run.confirmed += 1
             outcome = matcher.answered(line, answer)
@@ -197,7 +197,9 @@ class _Matcher:
     def set_candidate(self, invoices: tuple[Invoice, ...], amount: int) -> Candidate:
         """A set of invoices a person may choose, with how the transfer meets them."""
         allocation = allocate(invoices, amount, self.rules.tolerance)
-        customers = tuple(dict.fromkeys(self.directory.customers[i.customer] for i in invoices))
+        customers = tuple(
+            self.directory.customers[i] for i in dict.fromkeys(i.customer for i in invoices)
+        )
         numbers = ",".join(i.number for i in invoices)
         shown = "、".join(_invoice_text(i) for i in invoices)
         label = f"{shown} — {'・'.join(c.shown for c in customers)}（{allocation.text}）"

@@ -58,6 +58,7 @@ UNPAID_COLUMNS = (
 )  # fmt: skip
 LEARNED_COLUMNS = ("振込依頼人名", "取引先コード", "取引先名", "確認ID", "照会番号")
 CANDIDATE_SEPARATOR = " ／ "
+_ROWS = "__rows"  # the deposits row of each output row (kept aside, not a column)
 
 
 def matched_table(run: MatchRun, deposits: Table, customers: dict[str, Customer]) -> Table:
@@ -208,7 +209,6 @@ def summary(run: MatchRun, invoices: Sequence[Invoice]) -> dict[str, Any]:
     }
 
 
-_ROWS = "__rows"  # the deposits rows of a table's rows (not a column)
 _MONEY = ("入金額", "請求金額", "消込前残高", "消込額", "差額", "消込後残高")
 
 

@@ -286,13 +286,18 @@ def read_aliases(table: Table, given: Mapping[str, str] | None) -> list[tuple[st
 
 
 def _texts(table: Table, column: str | None) -> list[str]:
+    """A column as stripped texts ("" for blanks), each distinct cell converted once."""
     if column is None:
         return [""] * len(table)
-    out = []
-    for value in table.frame[column].tolist():
-        cell = json_cell(value)
-        out.append("" if cell is None else str(cell).strip())
-    return out
+    codes, uniques = pd.factorize(table.frame[column], use_na_sentinel=True)
+    texts = [_text(value) for value in uniques.tolist()]
+    texts.append("")  # code -1: a blank cell
+    return [texts[code] for code in codes.tolist()]
+
+
+def _text(value: object) -> str:
+    cell = json_cell(value)
+    return "" if cell is None else str(cell).strip()
 
 
 def _yen(
@@ -325,15 +330,13 @@ def _dates(table: Table, column: str | None, problems: list[str]) -> list[dt.dat
     if column is None:
         return [None] * len(table)
     days, bad = read_dates(table.frame[column])
-    out: list[dt.date | None] = []
-    stamps = pd.to_datetime(days).to_numpy(dtype="datetime64[D]")
-    for row, (stamp, unreadable) in enumerate(zip(stamps, bad.tolist(), strict=True)):
-        if unreadable:
-            cell = table.frame[column].iloc[row]
-            problems.append(f"{table.where(row, column)}: 「{cell}」は日付として読めません")
-            out.append(None)
-        else:
-            out.append(None if np.isnat(stamp) else stamp.astype(dt.date))
+    out: list[dt.date | None] = (
+        pd.to_datetime(days).to_numpy(dtype="datetime64[D]").astype(object).tolist()
+    )
+    for row in np.flatnonzero(bad).tolist():
+        cell = table.frame[column].iloc[row]
+        problems.append(f"{table.where(row, column)}: 「{cell}」は日付として読めません")
+        out[row] = None
     return out
 
 
