@@ -185,6 +185,10 @@ class Settings(BaseSettings):
     keiri_plan_config: Path | None = None
     # Caches that can be deleted at any time (embeddings of block specs and documents).
     keiri_cache_dir: Path = Path(".keiri-cache")
+    # Payer names a person confirmed in 入金消込 (振込依頼人名 → 取引先コード), read by every run
+    # of table.match_payments and added to by table.learn_payer_names (unset:
+    # <KEIRI_WORKSPACE_ROOT>/learned_payer_names.csv).
+    keiri_learned_payer_names: Path | None = None
 
     # Help desk (seed 001): the knowledge base `keiri-agent helpdesk ingest` writes and the
     # agent searches; a Qdrant server for the Q/A vectors (unset: embedded local mode inside
@@ -268,6 +272,12 @@ class Settings(BaseSettings):
     def block_spec_dirs(self) -> list[Path]:
         return [Path(p) for p in self.keiri_block_spec_dirs.split(os.pathsep) if p.strip()]
 
+    def learned_payer_names_path(self) -> Path:
+        """Where the learned payer names are kept (``KEIRI_LEARNED_PAYER_NAMES``)."""
+        if self.keiri_learned_payer_names is not None:
+            return self.keiri_learned_payer_names
+        return self.keiri_workspace_root / "learned_payer_names.csv"
+
     def shared_data_dirs(self) -> list[Path] | None:
         """The folders of ``KEIRI_SHARED_DATA_DIRS``; None when it is unset (the server then
         shares the bundled example data)."""
@@ -334,7 +344,7 @@ class Settings(BaseSettings):
                 "（大文字・小文字も区別します）"
             ) from None
 
-    @field_validator("keiri_api_keys_file", mode="before")
+    @field_validator("keiri_api_keys_file", "keiri_learned_payer_names", mode="before")
     @classmethod
     def _blank_path_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value

@@ -26,6 +26,8 @@ from tests.support import ScriptedLLMServer
 
 CSV = "月,売上\n2025-01,100\n2025-02,200\n"
 RECORDS = [{"月": "2025-01", "売上": 100}]
+INVOICES = [{"請求番号": "INV-1", "取引先コード": "1001", "請求金額": 110000}]
+DEPOSITS = [{"勘定日": "2026-02-27", "入金額": 110000, "振込依頼人名": "ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ"}]
 
 
 @dataclass
@@ -134,6 +136,17 @@ OUTSIDE: list[tuple[str, dict[str, Any], str]] = [
     ("data.convert", {"request": "JSON にして", "out_dir": "{out}/converted"}, "out_dir"),
     ("ai.analyze_data", {"question": "売上は？", "files": ["{out}/給与.csv"]}, "files"),
     ("ai.helpdesk_answer", {"question": "再設定は？", "index_dir": "{out}"}, "index_dir"),
+    ("file.read_bank_statement", {"path": "{out}/給与.csv"}, "path"),
+    (
+        "table.match_payments",
+        {"invoices": INVOICES, "deposits": DEPOSITS, "customers": "{out}/給与.csv"},
+        "customers",
+    ),
+    (
+        "table.match_payments",
+        {"invoices": INVOICES, "deposits": DEPOSITS, "aliases": "{out}/給与.csv"},
+        "aliases",
+    ),
 ]
 
 

@@ -70,7 +70,7 @@ def test_block_document_covers_id_words_tags_ports_and_category(registry: BlockR
 
 def test_bm25_ranks_the_obvious_block_first(retriever: BlockRetriever) -> None:
     result = retriever.retrieve("入金消込をしたい", mode="bm25")
-    assert result.ranking[0].id == "table.reconcile"
+    assert result.ranking[0].id == "table.match_payments"  # the 入金消込 block (issue 35)
     assert [b.rank for b in result.ranking] == list(range(1, len(result.ranking) + 1))
     assert {b.id for b in result.ranking} == {s.id for s in retriever.specs}
     top = result.ranking[0]
@@ -150,7 +150,7 @@ def test_required_blocks_are_always_candidates(retriever: BlockRetriever) -> Non
     assert len(ids) == 2  # the required blocks fill the total; nothing else fits
     assert result.metrics()["required"] == ["ui.interactive_input", "report.chart"]
     wider = retriever.retrieve("入金消込", mode="bm25", max_total=3, required=["report.chart"])
-    assert wider.candidate_ids()[0] == "table.reconcile"
+    assert wider.candidate_ids()[0] == "table.match_payments"
     assert "report.chart" in wider.candidate_ids()
 
 

@@ -16,6 +16,7 @@ import yaml
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Block, Node
 
+from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.design.chat import DesignChat
 from keiri_agent.ui.design_inputs import (
     ANSWERS_KEY,
@@ -142,7 +143,7 @@ def test_candidates_are_listed_for_the_instruction_without_an_llm(offline_page: 
     cut = offline_page.dataframe[1].value
     assert list(cut.columns) == ["ブロック", "順位", "除外の理由"]
     assert not set(cut["ブロック"]) & set(rows.index)
-    assert len(cut) + len(rows) == 22
+    assert len(cut) + len(rows) == len(BlockRegistry().list())  # every block, ranked or cut
     assert any(
         c.value.startswith("トークン予算") and "除外" in c.value for c in offline_page.caption
     )

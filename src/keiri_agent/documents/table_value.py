@@ -64,18 +64,25 @@ class TableOrigin:
     """The file a table's rows come from: how a position is named to the user."""
 
     file: str
-    kind: Literal["line", "row"] = "line"  # CSV lines / sheet rows, counted from 1
+    # CSV lines / sheet rows / 全銀協 records / data rows under a bank statement's header,
+    # counted from 1
+    kind: Literal["line", "row", "record", "data_row"] = "line"
     sheet: str | None = None
     column_letters: Mapping[str, str] = field(default_factory=dict)
 
     def where(self, position: int | None, column: str | None = None) -> str:
         """``売上.csv の 7 行目の列「金額」`` / ``売上.xlsx のシート「明細」の 9 行目の列「金額」
-        （D9 セル）``; without a position, the file (and column) only."""
+        （D9 セル）`` / ``入金.txt の 3 件目のレコード`` / ``明細.csv のデータ 2 行目``;
+        without a position, the file (and column) only."""
         named = f"の列「{column}」" if column is not None else ""
         if position is None:
             return f"{self.file}{named}"
         if self.kind == "line":
             return f"{self.file} の {position} 行目{named}"
+        if self.kind == "record":
+            return f"{self.file} の {position} 件目のレコード{named}"
+        if self.kind == "data_row":
+            return f"{self.file} のデータ {position} 行目{named}"
         letter = self.column_letters.get(column or "")
         cell = f"（{letter}{position} セル）" if letter else ""
         return f"{self.file} のシート「{self.sheet}」の {position} 行目{named}{cell}"
@@ -92,7 +99,7 @@ class TableOrigin:
     def from_dict(cls, data: Mapping[str, Any]) -> TableOrigin:
         return cls(
             file=str(data["file"]),
-            kind="row" if data.get("kind") == "row" else "line",
+            kind=data["kind"] if data.get("kind") in ("row", "record", "data_row") else "line",
             sheet=data.get("sheet"),
             column_letters=dict(data.get("column_letters") or {}),
         )

@@ -1,0 +1,71 @@
+"""Helpers for the 入金消込 block tests: invoices and deposits as a user's tables hold them, a
+context whose learned-names store is the test's own, and the block run as the runner runs it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from keiri_agent.blocks.base import BlockContext
+from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.config import Settings
+from tests.blocks.conftest import run_like_runner
+
+REGISTRY = BlockRegistry()
+
+
+def invoice(
+    number: str, code: str, name: str, amount: Any, due: str = "2026-02-28", **more: Any
+) -> dict[str, Any]:
+    return {
+        "請求番号": number,
+        "取引先コード": code,
+        "取引先名": name,
+        "請求金額": amount,
+        "支払期日": due,
+        **more,
+    }
+
+
+def deposit(
+    reference: str, payer: str, amount: Any, day: str = "2026-02-27", edi: str = ""
+) -> dict[str, Any]:
+    return {
+        "照会番号": reference,
+        "勘定日": day,
+        "入金額": amount,
+        "振込依頼人名": payer,
+        "EDI情報": edi,
+    }
+
+
+def context(workspace: Path, node_id: str = "match", **kwargs: Any) -> BlockContext:
+    """A context whose settings keep the learned names under ``workspace``."""
+    return BlockContext(
+        run_id="run-1",
+        plan_id="payments",
+        node_id=node_id,
+        block_version="0.1.0",
+        workspace=workspace / "run",
+        settings=Settings(keiri_workspace_root=workspace),
+        **kwargs,
+    )
+
+
+def match(workspace: Path, invoices: Any, deposits: Any, **inputs: Any) -> dict[str, Any]:
+    block = REGISTRY.load("table.match_payments")
+    return run_like_runner(
+        block, {"invoices": invoices, "deposits": deposits, **inputs}, context(workspace)
+    )
+
+
+def matched_pairs(out: dict[str, Any]) -> dict[str, list[str]]:
+    """照会番号 → the invoices its line cleared, in order."""
+    pairs: dict[str, list[str]] = {}
+    for row in out["matched"]:
+        pairs.setdefault(str(row["照会番号"]), []).append(row["請求番号"])
+    return pairs
+
+
+def column(out: dict[str, Any], table: str, name: str) -> list[Any]:
+    return [row[name] for row in out[table]]
