@@ -79,7 +79,7 @@ def test_a_port_label_that_is_not_a_short_text_is_refused_in_japanese(
 
 
 def test_a_block_label_over_the_limit_is_refused() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="at most 30 characters"):
         BlockSpec(
             id="custom.echo",
             version="1.0.0",

@@ -22,9 +22,9 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 from pydantic import BaseModel
 
+from keiri_agent.blocks.spec import PORT_EXTENSIONS
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events.models import is_table
-from keiri_agent.blocks.spec import PORT_EXTENSIONS
 
 __all__ = [
     "SCHEMA_DIR",

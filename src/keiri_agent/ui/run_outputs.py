@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 import pandas as pd
 import streamlit as st
 
-from keiri_agent.blocks.excel.report_layout import is_amount_column
+from keiri_agent.documents.amount_format import is_amount_column
 from keiri_agent.documents.table_value import Table
 from keiri_agent.errors import BlockError
 from keiri_agent.events.logfile import first_event, read_backwards
