@@ -132,8 +132,8 @@ def _runs(env: Path, plan_id: str) -> list[Path]:
 
 def test_the_page_is_second_in_the_navigation() -> None:
     titles = [spec.title for spec in PAGES]
-    assert titles == ["設計", "実行", "データ分析", "ヘルプデスク", "変換"]
-    assert PAGES[1].url_path == "run"
+    assert titles == ["ホーム", "設計", "実行", "データ分析", "ヘルプデスク", "変換"]
+    assert PAGES[2].url_path == "run"
 
 
 def test_an_uploaded_file_runs_the_duplicate_check_and_shows_tables_and_downloads(

@@ -43,13 +43,10 @@ from keiri_agent.cli.plan import (
 from keiri_agent.errors import BlockError, ErrorCode
 
 if TYPE_CHECKING:
-    from keiri_agent.documents.amount_format import AmountFormat
     from keiri_agent.events.models import RunEvent
-    from keiri_agent.plan import PlanNames, PlanRunner, ResultTable, RunResult
+    from keiri_agent.plan import PlanNames, PlanRunner, RunResult
 
-__all__ = ["answers_example", "answers_yaml", "resume_command", "table_line"]
-
-MAX_COLUMNS_SHOWN = 8  # column names listed after a table's size; the rest are counted
+__all__ = ["answers_example", "answers_yaml", "resume_command"]
 _PLAIN_KEY_RE = re.compile(r"[^\W\d][\w\-]*")
 
 
@@ -134,36 +131,10 @@ def _snapshot(result: RunResult) -> Path | None:
         return None
 
 
-def table_line(table: ResultTable, amounts: AmountFormat) -> str:
-    """``月別: 6 行 × 3 列（月、売上金額、件数）``, and its total row's amounts if it has one."""
-    from keiri_agent.documents.amount_format import header_label, is_amount_column
-    from keiri_agent.documents.amount_format import total_row_flags as totals_of
-
-    columns = table.columns
-    shown = "、".join(
-        header_label(c, table.table.units.get(c)) for c in columns[:MAX_COLUMNS_SHOWN]
-    )
-    if len(columns) > MAX_COLUMNS_SHOWN:
-        shown += f" ほか {len(columns) - MAX_COLUMNS_SHOWN} 列"
-    line = f"{table.name}: {table.rows:,} 行 × {len(columns)} 列"
-    line += f"（{shown}）" if columns else ""
-    records = table.table.records(max(table.rows - 1, 0)) if table.rows else []
-    if records and totals_of(records, columns)[-1]:
-        total = records[-1]
-        sums = [
-            f"{c} {amounts.text(total[c])}"
-            for c in columns
-            if is_amount_column(c, [total[c]]) and total.get(c) is not None
-        ]
-        if sums:
-            line += "　合計: " + "、".join(sums)
-    return line
-
-
 def _print_result(result: RunResult, *, as_json: bool, names: PlanNames | None) -> None:
     from keiri_agent.config import load_settings
     from keiri_agent.documents.amount_format import AmountFormat
-    from keiri_agent.plan import STATUS_LABELS, result_tables, written_files
+    from keiri_agent.plan import STATUS_LABELS, result_tables, table_summary, written_files
 
     if as_json:
         data = result.to_dict()
@@ -188,7 +159,7 @@ def _print_result(result: RunResult, *, as_json: bool, names: PlanNames | None) 
         amounts = AmountFormat.of(settings)
         typer.echo("結果の表:")
         for table in tables:
-            typer.echo(f"  {table_line(table, amounts)}")
+            typer.echo(f"  {table_summary(table, amounts)}")
     if result.status == "waiting_input":
         typer.echo("入力を待っています:")
         for item in result.waiting:

@@ -78,6 +78,7 @@ if TYPE_CHECKING:
         single_reference,
     )
     from keiri_agent.plan._graph.compiled import AnyNode, references_in
+    from keiri_agent.plan._graph.inputs import input_requests
     from keiri_agent.plan._graph.names import PlanNames, plan_names
     from keiri_agent.plan._graph.path_inputs import VarPath, var_paths
     from keiri_agent.plan._graph.scope import block_outputs
@@ -86,7 +87,12 @@ if TYPE_CHECKING:
         STATUS_LABELS,
         describe_event,
     )
-    from keiri_agent.plan._run.results import ResultTable, result_tables, written_files
+    from keiri_agent.plan._run.results import (
+        ResultTable,
+        result_tables,
+        table_summary,
+        written_files,
+    )
     from keiri_agent.plan._run.runner import (
         PlanRunner,
         RunResult,
@@ -133,6 +139,7 @@ _LOCATIONS: dict[str, str] = {
     "find_run": "_run.runstate",
     "format_path": "_dsl.issues",
     "initial_values": "_run.session_state",
+    "input_requests": "_graph.inputs",
     "IssueCode": "_dsl.issue_codes",
     "iter_references": "_dsl.refs",
     "list_plan_runs": "_run.runstate",
@@ -177,6 +184,7 @@ _LOCATIONS: dict[str, str] = {
     "resolve_path": "_dsl.ref_values",
     "resolve_plan_file": "_dsl.loader",
     "result_tables": "_run.results",
+    "table_summary": "_run.results",
     "ResultTable": "_run.results",
     "RunResult": "_run.runner",
     "RunSummary": "_run.runstate",
@@ -251,6 +259,7 @@ __all__ = [
     "find_run",
     "format_path",
     "initial_values",
+    "input_requests",
     "iter_references",
     "list_plan_runs",
     "load_config",
@@ -272,6 +281,7 @@ __all__ = [
     "result_tables",
     "session_key",
     "single_reference",
+    "table_summary",
     "truthy",
     "validate_file",
     "validate_source",

@@ -39,6 +39,7 @@ from keiri_agent.config import Settings, load_settings
 from keiri_agent.errors import BlockError
 from keiri_agent.examples import example_data_dir
 from keiri_agent.plan import SessionStateStore
+from keiri_agent.ui.chrome import upload_note
 from keiri_agent.ui.error_view import render_error
 from keiri_agent.ui.server_paths import Area, check_server_path, data_areas
 
@@ -318,6 +319,7 @@ class _Field:
             help=self.help,
             disabled=self.disabled,
         )
+        st.caption(upload_note(accept))
         got: list[UploadedFile] = (
             list(uploads) if isinstance(uploads, list) else [uploads] if uploads else []
         )

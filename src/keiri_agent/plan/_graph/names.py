@@ -11,7 +11,8 @@ node's inputs that holds exactly the reference to the table and a literal ``name
 (its own, or that of a mapping it holds) is the table's sheet in a workbook, so
 ``{name: 照合結果, rows: ${reconcile.matched}}`` (excel.write_report) names ``reconcile.matched``
 照合結果, and ``{data: ${reconcile.differences}, output_config: {sheet: 差異一覧}}`` (excel.write)
-names it 差異一覧. A table the plan does not write out is named by its port's label
+names it 差異一覧; a table inside an output is named by its path (``check_lines.results.items``
+→ key ``(check_lines, results.items)``). A table the plan does not write out is named by its port's label
 (``重複候補``), with its node's name when two such tables would share it.
 
 Tables are **ordered** as the plan presents them: the written ones in the order the plan writes
@@ -90,8 +91,8 @@ def _written_names(value: Any, found: dict[Key, str]) -> None:
         name = _name_of(value)
         for item in value.values():
             ref = single_reference(item) if name is not None and isinstance(item, str) else None
-            if name is not None and ref is not None and len(ref.path) == 1 and not ref.length:
-                found.setdefault((ref.root, str(ref.path[0])), name)
+            if name is not None and ref is not None and ref.path and not ref.length:
+                found.setdefault((ref.root, ".".join(str(p) for p in ref.path)), name)
             _written_names(item, found)
     elif isinstance(value, list):
         for item in value:

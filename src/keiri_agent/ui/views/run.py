@@ -184,7 +184,7 @@ def _render_outcome(
         show, text = _STATUS[outcome.status]
         show(f"{text}（{outcome.duration_ms / 1000:.1f} 秒）")
     if where:
-        st.caption(where + (f"・ログ {outcome.log_path}" if outcome.log_path else ""))
+        st.caption(where)
     if outcome.error is not None:
         retry_key = session_state.page_key(PAGE, "retry") if outcome.run_id else None
         if render_error(outcome.error, retry_key=retry_key):
@@ -227,6 +227,8 @@ def _render_outcome(
                     f"経過は全 {seen.total_lines:,} 行のうち最後の {len(seen.lines):,} 行です。"
                 )
             st.code("\n".join(seen.lines), language="text")
+            if outcome.log_path:
+                st.caption(f"実行ログ: {outcome.log_path}")
     render_outputs(
         outcome,
         runs_dir=settings.keiri_runs_dir,
