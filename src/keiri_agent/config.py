@@ -175,6 +175,10 @@ class Settings(BaseSettings):
     # The default is validated too: a machine without the tz database is told, not failing import.
     keiri_timezone: ZoneInfo = Field(default=DEFAULT_TIMEZONE, validate_default=True)
 
+    # How a negative amount is shown everywhere (documents.amount_format): △660, -660, (660),
+    # or -660 in red.
+    keiri_negative_amounts: Literal["triangle", "minus", "parens", "red"] = "triangle"
+
     # Where things live
     keiri_workspace_root: Path = Path("workspace")
     keiri_runs_dir: Path = Path("runs")

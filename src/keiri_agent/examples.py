@@ -21,6 +21,7 @@ __all__ = [
     "example_data_dir",
     "example_names",
     "example_plan",
+    "example_title",
     "examples_root",
 ]
 
@@ -65,6 +66,14 @@ def example_plan(name: str) -> Path:
             details={"name": name},
         )
     return path
+
+
+def example_title(name: str) -> str:
+    """The example's name as people read it: the first sentence of its plan's description
+    (月次売上レポート), else its file name."""
+    data = load_yaml(example_plan(name).read_text(encoding="utf-8"))
+    text = str(data.get("description") or "") if isinstance(data, Mapping) else ""
+    return text.split("。", 1)[0].strip() or name
 
 
 def example_answers(name: str) -> dict[str, dict[str, Any]]:

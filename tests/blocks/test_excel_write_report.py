@@ -71,8 +71,8 @@ def test_tables_become_formatted_sheets(block: Block, make_ctx: ContextFactory) 
     assert all(c.font.b and c.fill.fgColor.rgb.endswith("DDEBF7") for c in ws[2])
     assert [c.value for c in ws[3]] == ["株式会社エー商事", 1001, 3, 1234567]
     assert ws["D4"].value == -5500
-    assert ws["D3"].number_format == "#,##0"
-    assert ws["C3"].number_format == "#,##0"
+    assert ws["D3"].number_format == '#,##0;"△"#,##0'  # △5,500, as ledgers write it
+    assert ws["C3"].number_format == '#,##0;"△"#,##0'
     assert ws["B3"].number_format == "General"  # a slip number is not an amount
     assert ws.freeze_panes == "A3"
     assert ws.auto_filter.ref == "A2:D4"

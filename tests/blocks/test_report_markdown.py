@@ -48,10 +48,10 @@ def test_template_with_filters_and_title(block: Block, make_ctx: ContextFactory)
 | 取引先 | 金額 |
 | --- | ---: |
 | A社 | ¥1,234,567 |
-| B\\|C 商会 | -¥5,500 |
+| B\\|C 商会 | △¥5,500 |
 
 - A社: 1,234,567
-- B|C 商会: -5,500
+- B|C 商会: △5,500
 """
     assert out["markdown"] == expected
     assert out["path"] == str(ctx.work_dir() / "report.md")
@@ -74,8 +74,8 @@ def test_table_of_records_object_with_all_columns(
     assert out["markdown"] == (
         "| 取引先 | 件数 | 金額 | 率 |\n"
         "| --- | ---: | ---: | ---: |\n"
-        "| A社 | 3 | 1234567 | 0.125 |\n"
-        "| B\\|C 商会 | 1 | -5500 | 0.0 |\n"
+        "| A社 | 3 | 1,234,567 | 0.125 |\n"
+        "| B\\|C 商会 | 1 | △5,500 | 0.0 |\n"
         "（該当なし）\n"
     )
     assert target.read_text(encoding="utf-8") == out["markdown"]
@@ -86,7 +86,7 @@ def test_table_of_records_object_with_all_columns(
     [
         ("{{ 1234.5 | yen }}", "¥1,235"),
         ("{{ '¥1,234' | yen }}", "¥1,234"),
-        ("{{ '▲500' | yen }}", "-¥500"),
+        ("{{ '▲500' | yen }}", "△¥500"),
         ("{{ 1234.5 | yen(2) }}", "¥1,234.50"),
         ("{{ 1234567.891 | number }}", "1,234,567.891"),
         ("{{ 1234567.891 | number(1) }}", "1,234,567.9"),

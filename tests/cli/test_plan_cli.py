@@ -245,9 +245,8 @@ def test_run_success_prints_outputs_and_progress(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "▶ first" in result.stderr  # progress goes to stderr, the result to stdout
     assert "✓ second" in result.stderr
-    assert "状態: 成功" in result.stdout
-    assert 'second: {"sum": 13}' in result.stdout
-    assert "ログ: " in result.stdout
+    assert result.stdout.startswith("結果: 成功（")
+    assert "実行ログ: " in result.stdout
     assert "▶" not in result.stdout
 
 
@@ -352,7 +351,7 @@ def test_a_failing_plan_exits_1_with_the_error(tmp_path: Path) -> None:
 
     result = _invoke("plan", "run", plan)
     assert result.exit_code == 1
-    assert "状態: 失敗" in result.stdout
+    assert result.stdout.startswith("結果: 失敗（")
     assert "計算に失敗しました" in result.stderr
     assert "ノード: boom" in result.stderr
     assert "ヒント: 入力を確認してください。" in result.stderr
@@ -381,8 +380,8 @@ def test_waiting_input_then_resume_then_rerun(tmp_path: Path) -> None:
     result = _invoke("plan", "run", plan)
     assert result.exit_code == 0, result.output
     out = result.stdout
-    assert "状態: 入力待ち" in out
-    assert "ask: 合計 3 を確認し、件数を入力してください" in out
+    assert out.startswith("結果: 入力待ち（")
+    assert "  人による入力・確認: 合計 3 を確認し、件数を入力してください" in out
     run_id = out.split("実行 ID: ")[1].split()[0]
     assert f"keiri-agent plan resume {run_id} --answers answers.yaml" in out
     example_text = out.split("書き換えてください）:\n")[1].split("次のコマンドで再開します")[0]

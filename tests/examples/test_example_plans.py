@@ -196,7 +196,11 @@ def test_monthly_sales_report_aggregates_charts_and_reports(runner: PlanRunner) 
     assert "期間: 2025-01 〜 2025-06（6 か月）" in markdown
     january, _ = expected["2025-01"]
     assert f"| 2025-01 | ¥{january:,} |" in markdown
-    assert f"![月別売上]({chart})" in markdown
+    # The chart sits beside the report, linked by its name: the report opens anywhere.
+    assert "![月別売上](月別売上.png)" in markdown
+    report_dir = chart.parents[1] / "write_report"
+    assert (report_dir / "月別売上.png").read_bytes() == chart.read_bytes()
+    assert "| **合計** | **¥27,850,400** |\n" in markdown  # totals stand out
 
 
 # --- LLM plans ----------------------------------------------------------------------------------

@@ -15,7 +15,6 @@ import contextlib
 import http.server
 import json
 import os
-import shutil
 import threading
 from collections.abc import Callable, Iterator
 from datetime import datetime
@@ -206,16 +205,22 @@ def test_an_uploaded_csv_is_converted(
 def test_a_paused_plan_continues_from_the_answers_form(
     page: Page, serve: Callable[..., LiveServer], tmp_path: Path
 ) -> None:
-    # A plan of the user's own (not a shipped example, which comes with answers) pauses.
+    # A plan of the user's own whose input node asks what the run computes pauses there
+    # (inputs known before the run are a form on the page at once).
     designs = tmp_path / "designs"
     designs.mkdir()
-    shutil.copy(example_plan("duplicate_invoice_check"), designs / "dup_check.yaml")
+    text = example_plan("duplicate_invoice_check").read_text(encoding="utf-8")
+    asked = "類似度 ${vars.similarity_threshold} 以上で重複をチェックする請求書一覧"
+    text = text.replace("重複をチェックする請求書一覧", asked, 1)
+    (designs / "dup_check.yaml").write_text(text, encoding="utf-8")
     live = serve(make_settings(tmp_path, keiri_designs_dir=designs))
     invoices = Path(example_answers("duplicate_invoice_check")["collect_inputs"]["invoice_list"])
     page.goto(live.url + "/")
     page.locator("#kind").select_option("plan")
     expect(page.locator('#steps li[data-step="interpret"]')).to_have_text("検証")
-    page.locator("#plan").fill("dup_check")
+    expect(page.locator("#plan option")).not_to_have_count(0)
+    page.locator("#plan").select_option("dup_check")
+    expect(page.locator("#plan-inputs")).to_be_hidden()  # nothing to ask before the run
     page.locator("#submit").click()
 
     form = page.locator("#answers-section")
@@ -227,8 +232,8 @@ def test_a_paused_plan_continues_from_the_answers_form(
     file_field.set_input_files(str(invoices))
     page.locator("#answers-submit").click()
 
-    answer = page.locator("#answer")
-    expect(answer).to_contain_text("重複の疑いがある請求書は 4 件", timeout=TIMEOUT_MS)
+    report = page.frame_locator("iframe.report")
+    expect(report.get_by_text("重複の疑いがある請求書は 4 件")).to_be_visible(timeout=TIMEOUT_MS)
     expect(form).to_be_hidden(timeout=TIMEOUT_MS)
     expect(page.locator("#steps li.done")).to_have_count(5, timeout=TIMEOUT_MS)
     statuses = [str(task.status) for task in live.registry.list()]

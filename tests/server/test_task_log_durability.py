@@ -151,7 +151,8 @@ def test_nothing_a_client_is_told_is_ahead_of_the_disk(
     assert disk.synced(log, read_events(log)[-1].id)  # the whole log, once the task settled
     # The result files the record names were on disk before it, with their folder's entries.
     record, _, place = next(r for r in disk.records if r[0]["status"] == status)
-    assert len(record["files"]) == (2 if status == "success" else 0)
+    # The workbook, the report and the report's page with its images inside.
+    assert len(record["files"]) == (3 if status == "success" else 0)
     before = disk.order[:place]
     for name in record["files"]:
         path = task.directory.resolve() / name

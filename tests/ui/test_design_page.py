@@ -121,9 +121,9 @@ def _errors_in(block: Block) -> list[str]:
     return [str(c.value) for c in block.children.values() if getattr(c, "type", "") == "error"]
 
 
-def test_the_page_is_first_in_the_navigation() -> None:
-    assert PAGES[0].title == "設計"
-    assert PAGES[0].url_path == "design"
+def test_the_page_comes_first_after_home_in_the_navigation() -> None:
+    assert PAGES[1].title == "設計"
+    assert PAGES[1].url_path == "design"
 
 
 def test_candidates_are_listed_for_the_instruction_without_an_llm(offline_page: AppTest) -> None:

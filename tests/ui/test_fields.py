@@ -153,11 +153,17 @@ def test_an_upload_is_saved_and_its_path_becomes_the_value(app: AppTest, tmp_pat
     assert path.name == "証跡.zip"
     assert path.is_relative_to(tmp_path / "uploads" / "evidence")
     assert path.read_bytes().startswith(b"PK")
-    assert app.text_input(key=_key("evidence", "path")).value == str(path)
+    # The field names the file it uses; the folder the app keeps it in is not shown.
+    assert app.text_input(key=_key("evidence", "path")).value == ""
+    assert "アップロードしたファイル: 証跡.zip" in [c.value for c in app.caption]
+    assert str(tmp_path) not in " ".join(str(c.value) for c in app.caption)
     # A path typed on the server replaces it.
     typed = tmp_path / "workspace" / "data" / "証跡.zip"
     app.text_input(key=_key("evidence", "path")).set_value(str(typed)).run()
     assert app.session_state["returned"]["evidence"] == str(typed)
+    # Emptied again, the field uses the upload.
+    app.text_input(key=_key("evidence", "path")).set_value("").run()
+    assert app.session_state["returned"]["evidence"] == str(path)
 
 
 def test_uploads_default_to_a_session_folder_under_the_workspace(

@@ -14,6 +14,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -24,8 +25,9 @@ from keiri_agent.examples import example_answers, examples_root
 from keiri_agent.plan import session_key
 from keiri_agent.ui import APP_PATH
 from keiri_agent.ui.fields import widget_key
+from keiri_agent.ui.run_plans import PATH_CHOICE
 from keiri_agent.ui.views import PAGES
-from keiri_agent.ui.views.run import OUTCOMES_KEY, PATH_CHOICE
+from keiri_agent.ui.views.run import OUTCOMES_KEY
 from tests.support import ScriptedLLMServer
 from tests.ui.conftest import open_page
 
@@ -105,14 +107,23 @@ def _table(page: AppTest, column: str, value: str) -> pd.DataFrame:
     raise AssertionError(f"no table shows {column}={value}")
 
 
-def _column_settings(page: AppTest, column: str, value: str) -> dict[str, Any]:
-    """The column settings of the shown table that has ``value`` in ``column``."""
+def _shown(page: AppTest, column: str, value: str) -> dict[str, list[str]]:
+    """What the person reads in the shown table that has ``value`` in ``column``: each
+    column's cells as displayed (a styled table's display values)."""
     for frame in page.dataframe:
         data = frame.value
         if column in data.columns and value in set(data[column].astype(str)):
-            settings: dict[str, Any] = json.loads(frame.proto.columns or "{}")
-            return settings
+            return _display(frame, data)
     raise AssertionError(f"no table shows {column}={value}")
+
+
+def _display(frame: Any, data: pd.DataFrame) -> dict[str, list[str]]:
+    """A shown table's cells as displayed: a styled table sends its display values."""
+    styler = frame.proto.arrow_data.styler
+    if not styler.display_values:
+        return {str(c): [str(v) for v in data[c]] for c in data.columns}
+    shown = pa.ipc.open_stream(styler.display_values).read_all().to_pandas()
+    return {str(c): [str(v) for v in shown[c]] for c in shown.columns}
 
 
 def _runs(env: Path, plan_id: str) -> list[Path]:
@@ -121,20 +132,24 @@ def _runs(env: Path, plan_id: str) -> list[Path]:
 
 def test_the_page_is_second_in_the_navigation() -> None:
     titles = [spec.title for spec in PAGES]
-    assert titles == ["設計", "実行", "データ分析", "ヘルプデスク", "変換"]
-    assert PAGES[1].url_path == "run"
+    assert titles == ["ホーム", "設計", "実行", "データ分析", "ヘルプデスク", "変換"]
+    assert PAGES[2].url_path == "run"
 
 
 def test_an_uploaded_file_runs_the_duplicate_check_and_shows_tables_and_downloads(
     page: AppTest, env: Path
 ) -> None:
     page.run()
-    assert page.selectbox(key="run_plan").value == "サンプル: duplicate_invoice_check"
+    assert page.selectbox(key="run_plan").value == "サンプル: 請求書の二重計上チェック"
     workbook = DATA / "duplicate_invoice_check" / "請求書一覧.xlsx"
     page.file_uploader[0].set_value((workbook.name, workbook.read_bytes(), "application/zip"))
     page.run()
-    saved = Path(page.text_input(key=_key(DUPLICATES, "invoice_list")).value)
+    stored = page.session_state[session_key(DUPLICATES, "collect_inputs", "0.1.0")]
+    saved = Path(stored["invoice_list"])
     assert saved.name == workbook.name
+    # The field names the uploaded file; the folder the app keeps it in is not shown.
+    assert page.text_input(key=_key(DUPLICATES, "invoice_list")).value == ""
+    assert "アップロードしたファイル: 請求書一覧.xlsx" in _texts(page.caption)
     assert saved.is_relative_to(env / "workspace")
     assert saved.read_bytes() == workbook.read_bytes()
 
@@ -145,31 +160,41 @@ def test_an_uploaded_file_runs_the_duplicate_check_and_shows_tables_and_download
     assert not page.error
     duplicates = _table(page, "請求書番号", "R-1003")
     assert len(duplicates) == 4
-    # Tabs carry the workbook's sheet names (the plan's excel.write_report sheets).
-    # Amounts are shown with thousands separators (the workbook's rule), row numbers not.
-    settings = _column_settings(page, "請求書番号", "R-1003")
-    assert settings["金額"] == {"type_config": {"type": "number", "format": "localized"}}
+    # Amounts are shown with thousands separators (the rule of every output), row numbers not.
+    shown = _shown(page, "請求書番号", "R-1003")
+    assert "165,000" in shown["金額"]
     assert "行番号" in duplicates.columns
-    assert "行番号" not in settings
-    tabs = {tab.label for tab in page.tabs}
-    assert {"重複候補（4 行）", "重複グループ（3 行）", "重複除外後（8 行）"} <= tabs
-    assert "見出しの下の各行 — read_list（12 行）" in tabs  # not written out: the spec's words
+    assert all("," not in str(v) for v in shown["行番号"])
+    # Tabs carry the workbook's sheet names in the workbook's order (the plan's
+    # excel.write_report sheets: what the check found first), then the table read.
+    assert [tab.label for tab in page.tabs] == [
+        "重複候補（4 行）",
+        "重複グループ（3 行）",
+        "重複除外後（8 行）",
+        "読み込んだ表（12 行）",  # not written out: the port's label
+    ]
     assert any("重複の疑いがある請求書は 4 件" in m for m in _texts(page.markdown))
     downloads = [b.proto.label for b in page.get("download_button")]
-    assert downloads == ["重複チェック結果.xlsx をダウンロード", "重複チェック.md をダウンロード"]
+    assert downloads == [
+        "Markdown（.md）",
+        "HTML（グラフ入り、1 ファイル）",
+        "ZIP（.md とグラフ）",
+        "重複チェック結果.xlsx をダウンロード",
+        "重複チェック.md をダウンロード",
+    ]
     (log,) = _runs(env, DUPLICATES)
     assert [e.event for e in read_events(log)][-1] == "plan_complete"
 
     page.run()  # a rerun shows the same result and runs nothing
     assert len(_table(page, "請求書番号", "R-1003")) == 4
     assert len(_runs(env, DUPLICATES)) == 1
-    assert page.text_input(key=_key(DUPLICATES, "invoice_list")).value == str(saved)
+    assert "アップロードしたファイル: 請求書一覧.xlsx" in _texts(page.caption)
 
 
 def test_values_survive_reruns_and_page_switches_until_reset(env: Path) -> None:
     app = open_page(AppTest.from_file(str(APP_PATH), default_timeout=PAGE_TIMEOUT_S), "run")
     app.run()
-    app.selectbox(key="run_plan").set_value("サンプル: invoice_reconciliation").run()
+    app.selectbox(key="run_plan").set_value("サンプル: 請求書と入金明細の照合").run()
     evidence = str(DATA / "invoice_reconciliation" / "請求書.zip")
     app.text_input(key=_key(RECONCILIATION, "evidence_zip")).set_value(evidence)
     app.text_input(key=_key(RECONCILIATION, "bank_sheet", "value")).set_value("2025年1月")
@@ -185,8 +210,9 @@ def test_values_survive_reruns_and_page_switches_until_reset(env: Path) -> None:
     open_page(app, "run").run()
 
     assert not app.exception, app.exception
-    assert app.selectbox(key="run_plan").value == "サンプル: invoice_reconciliation"
-    assert app.text_input(key=_key(RECONCILIATION, "evidence_zip")).value == evidence
+    assert app.selectbox(key="run_plan").value == "サンプル: 請求書と入金明細の照合"
+    # Kept; shown by its name as the sample data it is (the path box is for typing).
+    assert "サンプルデータ: 請求書.zip" in _texts(app.caption)
     assert app.text_input(key=_key(RECONCILIATION, "bank_sheet", "value")).value == "2025年1月"
     stored = app.session_state[session_key(RECONCILIATION, "collect_inputs", "0.1.0")]
     assert stored == {"evidence_zip": evidence, "bank_statement": None, "bank_sheet": "2025年1月"}
@@ -199,7 +225,7 @@ def test_values_survive_reruns_and_page_switches_until_reset(env: Path) -> None:
 def test_a_missing_file_shows_the_error_and_reruns_from_the_failed_node(
     page: AppTest, env: Path
 ) -> None:
-    _choose(page, "サンプル: invoice_reconciliation")
+    _choose(page, "サンプル: 請求書と入金明細の照合")
     bank = str(DATA / "invoice_reconciliation" / "入金明細.xlsx")
     missing = str(env / "workspace" / "ない.zip")
     page.text_input(key=_key(RECONCILIATION, "evidence_zip")).set_value(missing)
@@ -225,7 +251,7 @@ def test_a_missing_file_shows_the_error_and_reruns_from_the_failed_node(
     assert not page.exception, page.exception
     assert not page.error
     assert any("成功しました" in s for s in _texts(page.success))
-    assert any("再実行（collect_inputs から）" in c for c in _texts(page.caption))
+    assert any("再実行（請求書と入金明細の指定 から）" in c for c in _texts(page.caption))
     matched = _table(page, "区分", "許容範囲内")
     assert "北斗運輸" in set(matched["取引先"])
     second, first = _runs(env, RECONCILIATION)  # newest first
@@ -343,7 +369,7 @@ def test_a_plan_file_outside_the_designs_folder_and_the_workspace_is_refused(
     (env / "designs" / "approval.yaml").write_text(APPROVAL_PLAN, encoding="utf-8")
     page.text_input(key="run_plan_path").set_value(str(env / "designs" / "approval.yaml")).run()
     assert not page.error
-    assert any(c.startswith("tests/approval v1.0.0") for c in _texts(page.caption))
+    assert "Plan ID: tests/approval（版 1.0.0）" in _texts(page.caption)
 
 
 def test_a_data_path_outside_the_workspace_is_refused_and_never_read(
@@ -354,7 +380,7 @@ def test_a_data_path_outside_the_workspace_is_refused_and_never_read(
     outside.mkdir()
     secret = outside / "請求書.zip"
     secret.write_bytes((DATA / "invoice_reconciliation" / "請求書.zip").read_bytes())
-    _choose(page, "サンプル: invoice_reconciliation")
+    _choose(page, "サンプル: 請求書と入金明細の照合")
     bank = str(DATA / "invoice_reconciliation" / "入金明細.xlsx")
     page.text_input(key=_key(RECONCILIATION, "evidence_zip")).set_value(str(secret))
     page.text_input(key=_key(RECONCILIATION, "bank_statement")).set_value(bank)
@@ -377,11 +403,12 @@ def test_a_data_path_outside_the_workspace_is_refused_and_never_read(
 
 
 def test_an_llm_plan_without_a_provider_explains_how_to_configure_one(page: AppTest) -> None:
-    _choose(page, "サンプル: invoice_reconciliation_llm")
+    _choose(page, "サンプル: AI による請求書と入金明細の照合")
 
     assert not page.exception, page.exception
     (warning,) = page.warning
-    assert "ai.process_llm" in warning.value
+    assert "AI による読み取り・照合" in warning.value
+    assert "ai.process_llm" not in warning.value
     assert "OPENAI_API_KEY" in warning.value
     for provider in ("Azure OpenAI", "Anthropic", "Ollama"):
         assert provider in warning.value
@@ -389,8 +416,12 @@ def test_an_llm_plan_without_a_provider_explains_how_to_configure_one(page: AppT
 
 def _states(page: AppTest) -> dict[str, str]:
     """Node → state in the node table of the shown outcome."""
-    (table,) = [f.value for f in page.dataframe if "ノード" in f.value.columns]
-    return dict(zip(table["ノード"], table["状態"], strict=True))
+    (table,) = [
+        f.value
+        for f in page.dataframe
+        if "ノード ID" in f.value.columns and "状態" in f.value.columns
+    ]
+    return dict(zip(table["ノード ID"], table["状態"], strict=True))
 
 
 def _rerun_from(env: Path) -> str | None:
@@ -404,7 +435,7 @@ def test_an_llm_failure_reruns_from_its_node_or_from_an_edited_input(
 ) -> None:
     monkeypatch.setenv("KEIRI_LLM_MAX_RETRIES", "0")
     llm_server.add_error(500, "upstream exploded", times=2)
-    _choose(page, "サンプル: invoice_reconciliation_llm")
+    _choose(page, "サンプル: AI による請求書と入金明細の照合")
     assert not page.warning  # the scripted server is a configured provider
     for field, value in example_answers("invoice_reconciliation_llm")["collect_inputs"].items():
         page.text_input(key=_key(LLM_PLAN, field)).set_value(value)

@@ -94,7 +94,7 @@ def port_details(port: dict[str, Any], *, required: bool) -> dict[str, Any]:
     """What a person needs to fill one port: type, required, default, choices, description."""
     out: dict[str, Any] = {"type": port.get("type", port.get("$ref", "any"))}
     out["required"] = required
-    for key in ("default", "enum", "description"):
+    for key in ("label", "default", "enum", "description"):
         if key in port:
             out[key] = port[key]
     return out
@@ -138,13 +138,13 @@ def _section(spec: BlockSpec) -> list[str]:
     lines = [
         f"### {spec.id}",
         "",
-        f"版 {spec.version}　カテゴリ `{spec.category}`"
+        f"**{spec.shown_name}**　版 {spec.version}　カテゴリ `{spec.category}`"
         + ("　タグ: " + "、".join(spec.tags) if spec.tags else ""),
         "",
         spec.description.strip(),
         "",
-        "| 入力 | 型 | 必須 | 既定値 | 説明 |",
-        "| --- | --- | --- | --- | --- |",
+        "| 入力 | 名前 | 型 | 必須 | 既定値 | 説明 |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     for name, port in spec.inputs.items():
         required = "必須" if port_is_required(port) else ""
@@ -155,13 +155,14 @@ def _section(spec: BlockSpec) -> list[str]:
         if "path" in port:
             kind += "、" + PATH_LABELS[str(port["path"])]
         lines.append(
-            f"| `{name}` | {_cell(kind)} | {required} | {_cell(default)} "
-            f"| {_cell(port.get('description', ''))} |"
+            f"| `{name}` | {_cell(spec.port_label(name))} | {_cell(kind)} | {required} "
+            f"| {_cell(default)} | {_cell(port.get('description', ''))} |"
         )
-    lines += ["", "| 出力 | 型 | 説明 |", "| --- | --- | --- |"]
+    lines += ["", "| 出力 | 名前 | 型 | 説明 |", "| --- | --- | --- | --- |"]
     for name, port in spec.outputs.items():
         lines.append(
-            f"| `{name}` | {_cell(port_type(port))} | {_cell(port.get('description', ''))} |"
+            f"| `{name}` | {_cell(spec.port_label(name))} | {_cell(port_type(port))} "
+            f"| {_cell(port.get('description', ''))} |"
         )
     node = yaml.safe_dump(
         [example_node(spec, node_id=spec.id.replace(".", "_"))],
@@ -176,11 +177,12 @@ def _section(spec: BlockSpec) -> list[str]:
 def render_markdown(specs: Iterable[BlockSpec]) -> str:
     """docs/blocks.md: a table of contents by category, then one section per block."""
     ordered = sorted(specs, key=lambda s: (s.category, s.id))
-    lines = [DOC_HEADER, "## 一覧", "", "| ID | カテゴリ | 概要 |", "| --- | --- | --- |"]
+    lines = [DOC_HEADER, "## 一覧", "", "| 名前 | ID | 概要 |", "| --- | --- | --- |"]
     for spec in ordered:
         anchor = spec.id.replace(".", "")
         lines.append(
-            f"| [{spec.id}](#{anchor}) | {spec.category} | {_cell(summary(spec.description))} |"
+            f"| {_cell(spec.shown_name)} | [{spec.id}](#{anchor}) "
+            f"| {_cell(summary(spec.description))} |"
         )
     lines.append("")
     category = None

@@ -22,6 +22,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 from pydantic import BaseModel
 
+from keiri_agent.blocks.spec import PORT_EXTENSIONS
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events.models import is_table
 
@@ -38,7 +39,7 @@ __all__ = [
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "block_specs" / "schemas"
 JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "object", "array", "null"})
-_PORT_EXTENSIONS = ("required", "nullable", "examples", "dry_run", "default", "path")
+_PORT_EXTENSIONS = PORT_EXTENSIONS | {"default"}
 
 
 class SchemaRefError(BlockError):

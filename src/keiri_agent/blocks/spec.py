@@ -1,8 +1,11 @@
 """Block specs: the YAML I/O contract of one block (seed 002 §4), loaded and checked.
 
-A spec declares ``id``, SemVer ``version``, ``entrypoint``, ``inputs`` and ``outputs`` (each port a
-JSON Schema with the extensions ``required``, ``default``, ``nullable``, ``examples``,
-``dry_run.samples`` and ``path``), ``requirements``, ``description``, ``category`` and ``tags``.
+A spec declares ``id``, SemVer ``version``, its Japanese ``label`` (what people read in place of
+the id: 表の集計 for ``table.aggregate``), ``entrypoint``, ``inputs`` and ``outputs`` (each port a
+JSON Schema with the extensions ``label`` (the port's Japanese name), ``required``, ``default``,
+``nullable``, ``examples``, ``dry_run.samples`` and ``path``), ``requirements``,
+``description``, ``category`` and ``tags``. Every bundled block and port has a label
+(``tests/blocks/test_labels.py``); a custom block without one is shown by its id.
 ``path: read`` / ``path: write`` marks an input holding a file or folder path the block reads or
 writes (the API server checks a ``${vars.x}`` given there before the run; the block itself
 reads it through ``BlockContext.access`` in every case).
@@ -32,7 +35,8 @@ __all__ = [
 BLOCK_ID_RE = re.compile(r"^[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+$")
 PORT_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Keys a port may carry beyond JSON Schema itself.
-PORT_EXTENSIONS = frozenset({"required", "nullable", "examples", "dry_run", "path"})
+PORT_EXTENSIONS = frozenset({"label", "required", "nullable", "examples", "dry_run", "path"})
+MAX_LABEL_CHARS = 30  # a label names a block or port in a tab, a column or a progress line
 PATH_MODES = ("read", "write")  # the values of a port's ``path`` extension
 NO_SAMPLE: Any = object()  # port_sample's answer when a port declares nothing to sample
 
@@ -44,6 +48,7 @@ class BlockSpec(BaseModel):
 
     id: str
     version: str
+    label: str | None = Field(default=None, min_length=1, max_length=MAX_LABEL_CHARS)
     entrypoint: str
     description: str
     category: str
@@ -87,6 +92,12 @@ class BlockSpec(BaseModel):
                 raise ValueError(f"ポート名 '{name}' は英字・数字・_ で書いてください")
             if not isinstance(port, dict):
                 raise ValueError(f"ポート '{name}' は JSON Schema（マッピング）で書いてください")
+            label = port.get("label", "-")
+            if not isinstance(label, str) or not label.strip() or len(label) > MAX_LABEL_CHARS:
+                raise ValueError(
+                    f"ポート '{name}' の label は日本語の名前（{MAX_LABEL_CHARS} 文字まで）に"
+                    "してください"
+                )
             samples = port.get("dry_run", {})
             if samples and (
                 not isinstance(samples, dict) or not isinstance(samples.get("samples"), list)
@@ -120,6 +131,17 @@ class BlockSpec(BaseModel):
         """Input port → ``read`` / ``write`` for the ports that hold a path."""
         return {name: str(port["path"]) for name, port in self.inputs.items() if "path" in port}
 
+    @property
+    def shown_name(self) -> str:
+        """What people read for this block: its label, else its id."""
+        return self.label or self.id
+
+    def port_label(self, name: str) -> str:
+        """The Japanese name of input or output port ``name`` (the name itself when the block
+        has no such port: a plan that no longer validates still shows its values)."""
+        port = self.inputs.get(name) or self.outputs.get(name) or {}
+        return str(port.get("label") or name)
+
     def required_inputs(self) -> list[str]:
         return [name for name, port in self.inputs.items() if port_is_required(port)]
 
@@ -128,6 +150,7 @@ class BlockSpec(BaseModel):
         return {
             "id": self.id,
             "version": self.version,
+            "label": self.shown_name,
             "category": self.category,
             "description": self.description.strip(),
             "inputs": {n: _port_summary(p) for n, p in self.inputs.items()},
@@ -138,6 +161,8 @@ class BlockSpec(BaseModel):
 
 def _port_summary(port: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"type": port.get("type", port.get("$ref", "any"))}
+    if "label" in port:
+        out["label"] = port["label"]
     if port_is_required(port):
         out["required"] = True
     if "description" in port:
@@ -171,7 +196,7 @@ def _spec_error(path: Path, problem: str, *, details: dict[str, Any] | None = No
     return BlockError(
         f"ブロック定義 {path} を読み込めません: {problem}",
         code=ErrorCode.CONFIGURATION_ERROR,
-        hint="block_specs の YAML を seed 002 §4 の形（id, version, entrypoint, inputs, outputs,"
+        hint="block_specs の YAML を決まった形（id, version, label, entrypoint, inputs, outputs,"
         " description, category）に直してください。",
         details={"file": str(path), **(details or {})},
     )

@@ -55,7 +55,8 @@ def _detail(spec: BlockSpec, versions: list[str]) -> dict[str, Any]:
 
 def _ports_table(title: str, ports: dict[str, dict[str, Any]], *, inputs: bool) -> WrappingTable:
     table = WrappingTable(title=title, title_justify="left")
-    table.add_column("名前", no_wrap=True)
+    table.add_column("名前")
+    table.add_column("キー", no_wrap=True)
     table.add_column("型")
     if inputs:
         table.add_column("必須")
@@ -65,7 +66,7 @@ def _ports_table(title: str, ports: dict[str, dict[str, Any]], *, inputs: bool) 
         kind = str(port["type"])
         if "enum" in port:
             kind += "（" + " / ".join(str(v) for v in port["enum"]) + "）"
-        row = [escape(name), escape(kind)]
+        row = [escape(str(port.get("label") or name)), escape(name), escape(kind)]
         if inputs:
             default = json.dumps(port["default"], ensure_ascii=False) if "default" in port else ""
             row += ["必須" if port["required"] else "", escape(default)]
@@ -96,15 +97,15 @@ def list_blocks(
         typer.echo(json.dumps(entries, ensure_ascii=False, indent=2))
         return
     table = WrappingTable(title="ブロック一覧")
+    table.add_column("名前")
     table.add_column("ID", no_wrap=True)
     table.add_column("版", no_wrap=True)
-    table.add_column("カテゴリ", no_wrap=True)
     table.add_column("説明")
     for spec in specs:
         table.add_row(
+            escape(spec.shown_name),
             escape(spec.id),
             spec.version,
-            escape(spec.category),
             escape(summary(spec.description)),
         )
     console.print(table)
@@ -134,7 +135,9 @@ def show(
     if as_json:
         typer.echo(json.dumps(detail, ensure_ascii=False, indent=2, default=str))
         return
-    console.print(f"[bold]{escape(spec.ref)}[/bold]（カテゴリ: {escape(spec.category)}）")
+    console.print(
+        f"[bold]{escape(spec.shown_name)}[/bold]（{escape(spec.ref)}、カテゴリ: {escape(spec.category)}）"
+    )
     console.print(spec.description.strip(), markup=False)
     if spec.tags:
         console.print("タグ: " + ", ".join(spec.tags), markup=False)

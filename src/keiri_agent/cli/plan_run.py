@@ -1,10 +1,13 @@
 """`keiri-agent plan run|resume|rerun`: run a plan, continue a stopped run, rerun from a node.
 
 Progress goes to stderr, beginning with the run id (and, without ``--json``, when the run
-started, in ``KEIRI_TIMEZONE``); the result goes to stdout as text or, with
-``--json``, as the runner's ``RunResult.to_dict()``. Exit codes: 0 success or waiting for input,
-1 failed or invalid plan, 2 user errors (a missing file, a malformed ``--var``), 130 cancelled
-(Ctrl-C).
+started, in ``KEIRI_TIMEZONE``), each node named as the plan names it. The result goes to stdout:
+with ``--json`` the runner's ``RunResult.to_dict()``; otherwise what the person wants from the
+run, in this order: the outcome, the files written (absolute paths, one per line), the result
+tables summarised (name, rows × columns, their total row with amounts shown as everywhere else),
+and, when the run waits, the answers file to fill and the command that resumes it. Exit codes:
+0 success or waiting for input, 1 failed or invalid plan, 2 user errors (a missing file, a
+malformed ``--var``), 130 cancelled (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -41,11 +44,9 @@ from keiri_agent.errors import BlockError, ErrorCode
 
 if TYPE_CHECKING:
     from keiri_agent.events.models import RunEvent
-    from keiri_agent.plan import PlanRunner, RunResult
+    from keiri_agent.plan import PlanNames, PlanRunner, RunResult
 
 __all__ = ["answers_example", "answers_yaml", "resume_command"]
-
-MAX_OUTPUT_CHARS = 200  # one node's outputs, summarized, in the human-readable run result
 _PLAIN_KEY_RE = re.compile(r"[^\W\d][\w\-]*")
 
 
@@ -103,9 +104,37 @@ def resume_command(run_id: str) -> str:
     return f"keiri-agent plan resume {run_id} --answers answers.yaml"
 
 
-def _print_result(result: RunResult, *, as_json: bool) -> None:
-    from keiri_agent.events.models import summarize_value
-    from keiri_agent.plan import STATUS_LABELS
+def _plan_names(source: Path | None) -> PlanNames | None:
+    """The names of the plan at ``source`` (a plan file or a run's snapshot); None when it
+    does not load (the run then reports why, and lines name nodes by id)."""
+    from pydantic import ValidationError
+
+    from keiri_agent.blocks.registry import default_registry
+    from keiri_agent.plan import Plan, load_source, plan_names
+
+    if source is None or not source.is_file():
+        return None
+    try:
+        return plan_names(Plan.model_validate(load_source(source).raw), default_registry())
+    except (BlockError, ValidationError):
+        return None
+
+
+def _snapshot(result: RunResult) -> Path | None:
+    from keiri_agent.plan import load_run
+
+    if result.log_path is None:
+        return None
+    try:
+        return load_run(result.log_path).plan_file
+    except BlockError:
+        return None
+
+
+def _print_result(result: RunResult, *, as_json: bool, names: PlanNames | None) -> None:
+    from keiri_agent.config import load_settings
+    from keiri_agent.documents.amount_format import AmountFormat
+    from keiri_agent.plan import STATUS_LABELS, result_tables, table_summary, written_files
 
     if as_json:
         data = result.to_dict()
@@ -114,28 +143,41 @@ def _print_result(result: RunResult, *, as_json: bool) -> None:
             data["resume_command"] = resume_command(result.run_id)
         echo_json(data)
         return
-    typer.echo(f"実行 ID: {result.run_id}")
-    typer.echo(f"Plan: {result.plan_id}")
-    typer.echo(f"状態: {STATUS_LABELS.get(result.status, result.status)}（{result.status}）")
-    if result.outputs:
-        typer.echo("出力:")
-    for node, outputs in result.outputs.items():
-        text = json.dumps(summarize_value(outputs), ensure_ascii=False)
-        if len(text) > MAX_OUTPUT_CHARS:
-            text = text[: MAX_OUTPUT_CHARS - 1] + "…"
-        typer.echo(f"  {node}: {text}")
-    typer.echo(f"ログ: {result.log_path}")
+    settings = load_settings()
+    names = names or _plan_names(_snapshot(result))
+    typer.echo(
+        f"結果: {STATUS_LABELS.get(result.status, result.status)}"
+        f"（{result.duration_ms / 1000:.1f} 秒）"
+    )
+    files = written_files(result.log_path, result.outputs, settings.keiri_runs_dir)
+    if files:
+        typer.echo("作成したファイル:")
+        for path in files:
+            typer.echo(str(path))
+    tables = result_tables(result.outputs, names)
+    if tables:
+        amounts = AmountFormat.of(settings)
+        typer.echo("結果の表:")
+        for table in tables:
+            typer.echo(f"  {table_summary(table, amounts)}")
     if result.status == "waiting_input":
-        typer.echo("入力待ちのノード:")
+        typer.echo("入力を待っています:")
         for item in result.waiting:
+            node = str(item["node_id"])
             message = (item.get("request") or {}).get("message") or ""
-            typer.echo(f"  {item['node_id']}: {message}".rstrip())
+            typer.echo(f"  {names.node(node) if names else node}: {message}".rstrip())
         typer.echo("回答ファイルの例（answers.yaml に保存して値を書き換えてください）:")
         typer.echo(answers_yaml(result.waiting), nl=False)
         typer.echo("次のコマンドで再開します:")
         typer.echo(f"  {resume_command(result.run_id)}")
     if result.error is not None:
+        failed = str(result.error.details.get("node_id") or "")
         show_error(result.error)
+        if failed and result.error.recoverable:
+            typer.echo("直してから、失敗したノードから実行し直すには:")
+            typer.echo(f"  keiri-agent plan rerun {result.run_id} --from {failed}")
+    typer.echo(f"実行 ID: {result.run_id}")
+    typer.echo(f"実行ログ: {result.log_path}")
 
 
 Start = Callable[["PlanRunner", "Callable[[RunEvent], None]"], "RunResult"]
@@ -156,7 +198,8 @@ def _execute(start: Start, *, as_json: bool, file: Path | None = None) -> None:
     with user_errors():
         zone = load_settings().keiri_timezone
     started: list[str] = []
-    progress = None if as_json else progress_printer(describe_event)
+    names = None if as_json else _plan_names(file)
+    progress = None if as_json else progress_printer(lambda event: describe_event(event, names))
 
     def on_event(event: RunEvent) -> None:
         if event.event == "plan_start" and not started:
@@ -179,7 +222,7 @@ def _execute(start: Start, *, as_json: bool, file: Path | None = None) -> None:
                 raise
             _plan_invalid(exc, file, as_json=as_json)
             raise typer.Exit(code=EXIT_FAILED) from None
-    _print_result(result, as_json=as_json)
+    _print_result(result, as_json=as_json, names=names)
     if result.status == "cancelled":
         raise typer.Exit(code=EXIT_INTERRUPTED)
     if result.status not in ("success", "waiting_input"):

@@ -40,8 +40,10 @@ def streamlit_command(port: int, address: str, extra: list[str]) -> list[str]:
     command = [sys.executable, "-m", "streamlit", "run", str(APP_PATH)]
     command += ["--server.headless", "true", "--server.port", str(port)]
     command += [ADDRESS_OPTION, address]
-    # Seed 000: no traffic but the LLM API; Streamlit's usage statistics are off.
+    # No traffic but the LLM API; Streamlit's usage statistics are off.
     command += ["--browser.gatherUsageStats", "false"]
+    # No Deploy button or developer menu (as .streamlit/config.toml, which a wheel lacks).
+    command += ["--client.toolbarMode", "minimal"]
     return command + extra
 
 

@@ -78,12 +78,20 @@ if TYPE_CHECKING:
         single_reference,
     )
     from keiri_agent.plan._graph.compiled import AnyNode, references_in
+    from keiri_agent.plan._graph.inputs import input_requests
+    from keiri_agent.plan._graph.names import PlanNames, plan_names
     from keiri_agent.plan._graph.path_inputs import VarPath, var_paths
     from keiri_agent.plan._graph.scope import block_outputs
     from keiri_agent.plan._run.answers import answer_paths
     from keiri_agent.plan._run.progress import (
         STATUS_LABELS,
         describe_event,
+    )
+    from keiri_agent.plan._run.results import (
+        ResultTable,
+        result_tables,
+        table_summary,
+        written_files,
     )
     from keiri_agent.plan._run.runner import (
         PlanRunner,
@@ -131,6 +139,7 @@ _LOCATIONS: dict[str, str] = {
     "find_run": "_run.runstate",
     "format_path": "_dsl.issues",
     "initial_values": "_run.session_state",
+    "input_requests": "_graph.inputs",
     "IssueCode": "_dsl.issue_codes",
     "iter_references": "_dsl.refs",
     "list_plan_runs": "_run.runstate",
@@ -159,6 +168,8 @@ _LOCATIONS: dict[str, str] = {
     "parse_expression": "_dsl.expr_parse",
     "parse_source": "_dsl.loader",
     "Plan": "_dsl.models",
+    "plan_names": "_graph.names",
+    "PlanNames": "_graph.names",
     "PLAN_ID_RE": "_dsl.models",
     "PLAN_SUFFIXES": "_dsl.loader",
     "PlanIssue": "_dsl.issues",
@@ -172,6 +183,9 @@ _LOCATIONS: dict[str, str] = {
     "render": "_dsl.ref_values",
     "resolve_path": "_dsl.ref_values",
     "resolve_plan_file": "_dsl.loader",
+    "result_tables": "_run.results",
+    "table_summary": "_run.results",
+    "ResultTable": "_run.results",
     "RunResult": "_run.runner",
     "RunSummary": "_run.runstate",
     "session_key": "_run.session_state",
@@ -185,6 +199,7 @@ _LOCATIONS: dict[str, str] = {
     "validate_text": "_validate.validator",
     "ValidationReport": "_dsl.issues",
     "var_paths": "_graph.path_inputs",
+    "written_files": "_run.results",
     "VarPath": "_graph.path_inputs",
     "When": "_dsl.models",
     "when_raw": "_dsl.models",
@@ -217,12 +232,14 @@ __all__ = [
     "OutputStore",
     "Plan",
     "PlanIssue",
+    "PlanNames",
     "PlanRunner",
     "PlanSource",
     "Reference",
     "ReferencePathError",
     "ReferenceSyntaxError",
     "ReferenceValueError",
+    "ResultTable",
     "RunResult",
     "RunSummary",
     "SessionStateStore",
@@ -242,6 +259,7 @@ __all__ = [
     "find_run",
     "format_path",
     "initial_values",
+    "input_requests",
     "iter_references",
     "list_plan_runs",
     "load_config",
@@ -255,18 +273,22 @@ __all__ = [
     "node_kind",
     "parse_expression",
     "parse_source",
+    "plan_names",
     "references_in",
     "render",
     "resolve_path",
     "resolve_plan_file",
+    "result_tables",
     "session_key",
     "single_reference",
+    "table_summary",
     "truthy",
     "validate_file",
     "validate_source",
     "validate_text",
     "var_paths",
     "when_raw",
+    "written_files",
 ]
 
 

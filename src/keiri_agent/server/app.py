@@ -11,8 +11,10 @@ GET      ``/agent/tasks``                     the newest tasks the caller may se
 GET      ``/agent/tasks/{id}``                status, step, progress, answer, files, error
 POST     ``/agent/tasks/{id}/cancel``         stop a running or paused task (and its sandbox)
 GET      ``/agent/tasks/{id}/files/{path}``   download a file of the task
+GET      ``/agent/plans``                     the plans a user may run, with their inputs (``plan_catalog``)
 GET      ``/healthz`` ``/readyz`` ``/metrics``  liveness, readiness, Prometheus (``ops``)
 GET      ``/``                                the progress page (static HTML and JS)
+GET      ``/favicon.ico``                     the page icon (the app's: a file of the package)
 =======  ===================================  ==============================================
 
 Both POST routes take JSON, or ``multipart/form-data`` with the same JSON in the form field
@@ -57,6 +59,7 @@ from keiri_agent.server.errors import ApiError, install_error_handlers
 from keiri_agent.server.hosts import AllowedHosts, allowed_hosts
 from keiri_agent.server.lifecycle import STOP_GRACE_S, Lifecycle
 from keiri_agent.server.ops import METRICS_CONTENT_TYPE, ServerMetrics, readiness
+from keiri_agent.server.plan_catalog import plan_catalog
 from keiri_agent.server.requests import RequestIds
 from keiri_agent.server.retention import Retention
 from keiri_agent.server.runners import MAX_DATA_FILES, MAX_REQUEST_CHARS, TaskRequest
@@ -72,6 +75,7 @@ from keiri_agent.server.tasks import (
 __all__ = ["STATIC_DIR", "BodyLimit", "create_app"]
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
+ICON_FILE = "icon.png"  # the progress page's icon, and the app's
 MAX_LIST_LIMIT = 1000
 MAX_FORM_FIELD_BYTES = 1_000_000  # the JSON part of a multipart request
 FORM_JSON_FIELD = "request"  # the form field holding the JSON body in a multipart request
@@ -335,7 +339,17 @@ def create_app(
         real = result_file(visible(access, task_id), path)
         return FileResponse(real, filename=real.name)
 
+    @api.get("/plans")
+    def plans(access: Caller) -> dict[str, Any]:
+        if access.user is None and not access.open:  # a task token opens one task, not plans
+            raise auth.missing_key()
+        return {"plans": plan_catalog(settings)}
+
     app.include_router(api)
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:
+        return FileResponse(STATIC_DIR / ICON_FILE, media_type="image/png")
 
     @app.get("/healthz", include_in_schema=False)
     def healthz() -> dict[str, str]:

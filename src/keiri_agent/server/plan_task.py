@@ -250,6 +250,17 @@ class _PlanProgress:
         self.see(event)
 
 
+def _note_names(raw: Any, job: Job) -> None:
+    """The plan's node names in the task's record (``details.node_names``): the progress page
+    names the nodes of the run's events by them."""
+    from keiri_agent.blocks.registry import default_registry
+    from keiri_agent.plan import plan_names
+
+    plan = _model(raw)
+    if plan is not None:
+        job.note(node_names=dict(plan_names(plan, default_registry()).nodes))
+
+
 def _graph_size(raw: Any) -> int:
     graph = raw.get("graph") if isinstance(raw, Mapping) else None
     return len(graph) if isinstance(graph, list) else 0
@@ -270,6 +281,7 @@ def _run_plan(vars: Mapping[str, Any], path: Path, answers: Mapping[str, Any], j
     _save_answers(job.directory, answers, durable=job.settings.keiri_run_log_fsync)
     job.stage("interpret", "start")
     source = load_source(path)
+    _note_names(source.raw, job)
     progress = _PlanProgress(job, _graph_size(source.raw))
     with _runner(job) as runner:
         result = runner.run(
@@ -334,6 +346,13 @@ def _run_outcome(result: Any, raw: Any, progress: _PlanProgress, job: Job) -> Ou
     assert result.log_path is not None
     work = OutputStore(result.log_path).dir / "work"
     files = _copy_tree(work, job.files_dir) if work.is_dir() else []
+    reports = _report_pages(files, job)
+    files += [page for _, page in reports]
+    details["reports"] = [
+        {"title": md.stem, "markdown": _in_task(md, job), "html": _in_task(page, job)}
+        for md, page in reports
+    ]
+    details["tables"] = _table_lines(result, raw, job)
     job.log(f"結果ファイル {len(files)} 件を保存しました。")
     texts = []
     if isinstance(raw, Mapping) and raw:
@@ -345,6 +364,46 @@ def _run_outcome(result: Any, raw: Any, progress: _PlanProgress, job: Job) -> Ou
     answer = "\n\n".join(texts) or f"Plan「{result.plan_id}」の実行が完了しました。"
     job.stage("finish", "done")
     return Outcome("success", answer=answer, files=files, details=details)
+
+
+def _report_pages(files: list[Path], job: Job) -> list[tuple[Path, Path]]:
+    """Each Markdown report among ``files`` and the HTML page written beside it, its charts
+    inside (``documents.markdown_report``): what the progress page shows and people download."""
+    from keiri_agent.documents.markdown_report import report_html
+    from keiri_agent.workspace import atomic_path
+
+    pages = []
+    for md in (f for f in files if f.suffix.lower() == ".md"):
+        page = md.with_suffix(".html")
+        if page in files:  # the plan wrote one itself: it is not replaced
+            continue
+        # Not synced here: the task's result files are synced with their folders before its
+        # record names them (tasklog.sync_results), this page with them.
+        with atomic_path(page, durable=False) as tmp:
+            tmp.write_text(report_html(md), encoding="utf-8")
+        pages.append((md, page))
+    return pages
+
+
+def _in_task(path: Path, job: Job) -> str:
+    """A file's path as the task's file list names it (relative to the task's folder)."""
+    return path.resolve().relative_to(job.directory.resolve()).as_posix()
+
+
+def _table_lines(result: Any, raw: Any, job: Job) -> list[str]:
+    """The run's result tables summarised as ``plan run`` prints them."""
+    from pydantic import ValidationError
+
+    from keiri_agent.blocks.registry import default_registry
+    from keiri_agent.documents.amount_format import AmountFormat
+    from keiri_agent.plan import Plan, plan_names, result_tables, table_summary
+
+    try:
+        names = plan_names(Plan.model_validate(raw), default_registry())
+    except (BlockError, ValidationError):
+        names = None
+    amounts = AmountFormat.of(job.settings)
+    return [table_summary(t, amounts) for t in result_tables(result.outputs, names)]
 
 
 def _plan_error(status: str, result: Any) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """Entry script of the keiri-agent Streamlit app: page setup, navigation and the sidebar.
 
-Run with ``keiri-agent ui`` or ``streamlit run app.py`` at the repository root (seed 002 §10);
-both execute ``main()``. Pages come from ``keiri_agent.ui.views.PAGES``. When users are
+Run with ``keiri-agent ui`` or ``streamlit run app.py`` at the repository root; both execute
+``main()``. Streamlit's own chrome is put in Japanese first (``chrome``). Pages come from ``keiri_agent.ui.views.PAGES``. When users are
 configured (``KEIRI_API_KEYS_FILE`` / ``KEIRI_API_KEY``) no page runs before sign-in
 (``keiri_agent.ui.signin``).
 """
@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from keiri_agent.ui.chrome import ICON_PATH, apply_chrome
 from keiri_agent.ui.sidebar import render_sidebar
 from keiri_agent.ui.signin import check_access, render_account
-from keiri_agent.ui.views import PAGES
+from keiri_agent.ui.views import LINKS, PAGES
 
 __all__ = ["main"]
 
@@ -22,17 +23,24 @@ APP_TITLE = "keiri-agent"
 def main() -> None:
     """Ask for sign-in when users are configured, then build the navigation, draw the
     settings sidebar and run the selected page."""
-    st.set_page_config(page_title=APP_TITLE, page_icon=":material/calculate:", layout="wide")
+    st.set_page_config(page_title=APP_TITLE, page_icon=str(ICON_PATH), layout="wide")
+    apply_chrome()
     with st.sidebar:
         st.title(APP_TITLE)
         st.caption("経理などバックオフィス業務のための LLM ワークベンチ")
     access = check_access()
     pages = [
         st.Page(
-            access.form or spec.render, title=spec.title, icon=spec.icon, url_path=spec.url_path
+            access.form or spec.render,
+            title=spec.title,
+            icon=spec.icon,
+            url_path=spec.url_path,
+            default=index == 0,
         )
-        for spec in PAGES
+        for index, spec in enumerate(PAGES)
     ]
+    LINKS.clear()
+    LINKS.update({spec.url_path: page for spec, page in zip(PAGES, pages, strict=True)})
     if access.form is not None:  # not signed in: the form, with no navigation and no sidebar
         st.navigation(pages, position="hidden").run()
         return

@@ -26,6 +26,7 @@ from keiri_agent.design.topk import BlockRetriever, RetrievalResult
 from keiri_agent.documents.normalize import normalize_for_prompt
 from keiri_agent.errors import BlockError
 from keiri_agent.ui import session_state
+from keiri_agent.ui.chrome import upload_note
 from keiri_agent.ui.error_view import render_error
 from keiri_agent.workspace import confine, new_session_dir
 
@@ -155,6 +156,7 @@ def documents_input(settings: Settings) -> Documents | None:
         on_change=_mark_documents_changed,
         help="業務の手順書や帳票の例など。テキストを抜き出して生成の参考にします。",
     )
+    st.caption(upload_note(DOCUMENT_TYPES))
     current: Documents | None = st.session_state.get(DOCUMENTS_KEY)
     signature = tuple((u.name, u.size, u.file_id) for u in uploads or [])
     changed = bool(st.session_state.pop(DOCS_CHANGED_KEY, False))
@@ -185,7 +187,12 @@ def templates_input(library: TemplateLibrary) -> list[str]:
     left, right = st.columns(2)
     with left:
         restore(TAGS_KEY, [])
-        tags = keep(TAGS_KEY, st.multiselect("タグで絞り込む", library.tags(), key=TAGS_KEY))
+        tags = keep(
+            TAGS_KEY,
+            st.multiselect(
+                "タグで絞り込む", library.tags(), key=TAGS_KEY, placeholder="タグを選んでください"
+            ),
+        )
     with right:
         restore(SEARCH_KEY, "")
         text = keep(SEARCH_KEY, st.text_input("テンプレートを検索", key=SEARCH_KEY))
@@ -200,6 +207,7 @@ def templates_input(library: TemplateLibrary) -> list[str]:
         list(specs),
         key=TEMPLATES_KEY,
         format_func=lambda t: f"{specs[t].title}（{specs[t].key}）",
+        placeholder="テンプレートを選んでください",
         help="選んだテンプレートは hint では手本として LLM に渡し、compose ではそのまま合成します。",
     )
     return list(keep(TEMPLATES_KEY, picked))

@@ -11,10 +11,13 @@ every change is written back at once. Values therefore survive reruns and page s
 cleared only by :func:`reset_fields` (an explicit リセット).
 
 Uploaded files are saved under ``upload_dir`` (by default one folder per browser session under
-``KEIRI_WORKSPACE_ROOT``) and the saved path becomes the value, shown in a text box next to the
-uploader where a path on the server can be typed instead. A typed path (there, or in a folder
-field) is a value only inside the folders ``keiri_agent.ui.server_paths`` allows; any other is
-refused with its error under the field, and the field has no value.
+``KEIRI_WORKSPACE_ROOT``) and the saved path becomes the value; the field says which file it
+uses by name (アップロードしたファイル: 売上明細.csv), never by the folder the app keeps it in.
+The same holds for the bundled sample data (the 実行 page's サンプルデータを使う). Beside the
+uploader, a path on the server can be typed instead: a typed path wins over an upload. A typed
+path (there, or in a folder field) is a value only inside the folders
+``keiri_agent.ui.server_paths`` allows; any other is refused with its error under the field, and
+the field has no value.
 """
 
 from __future__ import annotations
@@ -34,7 +37,9 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 from keiri_agent.blocks.ui.fields import normalize_requirements
 from keiri_agent.config import Settings, load_settings
 from keiri_agent.errors import BlockError
+from keiri_agent.examples import example_data_dir
 from keiri_agent.plan import SessionStateStore
+from keiri_agent.ui.chrome import upload_note
 from keiri_agent.ui.error_view import render_error
 from keiri_agent.ui.server_paths import Area, check_server_path, data_areas
 
@@ -285,11 +290,27 @@ class _Field:
         )
         return None if number is None else cast(number)
 
+    def _provided(self, path: str) -> str | None:
+        """How the app provided the file at ``path`` (an upload, the sample data), or None for
+        a path a person typed."""
+        uploads = self.upload_dir or st.session_state.get(UPLOAD_DIR_KEY)
+        given = Path(path)
+        if uploads is not None and given.is_relative_to(Path(uploads)):
+            return "アップロードしたファイル"
+        if given.is_relative_to(example_data_dir()):
+            return "サンプルデータ"
+        return None
+
     def files(self, value: Any, *, multiple: bool) -> Any:
         accept = [e.strip() for e in str(self.req["accept"] or "").split(",") if e.strip()]
         example = _path_example(self.req, accept, self.paths.settings.keiri_workspace_root)
-        shown = value if multiple else [] if value is None else [value]
-        path_key = self.seed("path", "\n".join(map(str, shown or [])))
+        stored = [str(v) for v in (value if multiple else [value]) if v] if value else []
+        provided = [p for p in stored if self._provided(p)]
+        given_key = self.key("given")  # files the app provided, used unless a path is typed
+        if self.key("path") not in st.session_state:  # first shown, or back from another page
+            st.session_state[given_key] = provided
+        path_key = self.seed("path", "\n".join(p for p in stored if not self._provided(p)))
+        had_uploader = self.key("upload") in st.session_state  # not after a page switch
         uploads = st.file_uploader(
             self.label,
             type=accept or None,
@@ -298,30 +319,28 @@ class _Field:
             help=self.help,
             disabled=self.disabled,
         )
+        st.caption(upload_note(accept))
         got: list[UploadedFile] = (
             list(uploads) if isinstance(uploads, list) else [uploads] if uploads else []
         )
-        marker = self.key("uploaded")  # which upload the path box shows, not a widget
+        marker = self.key("uploaded")  # which upload the field uses, not a widget
         ids = [upload.file_id for upload in got]
         if ids and st.session_state.get(marker) != ids:
-            saved = [self._save(upload) for upload in got]
-            st.session_state[path_key] = "\n".join(map(str, saved))
+            st.session_state[given_key] = [str(self._save(upload)) for upload in got]
             st.session_state[marker] = ids
-        if multiple:
-            typed = st.text_area(
-                "またはサーバー上のパス（1 行に 1 つ）",
-                key=path_key,
-                disabled=self.disabled,
-                placeholder=f"例: {example}",
-            )
-            return self.typed_paths(typed) or []
-        typed = st.text_input(
-            "またはサーバー上のパス",
-            key=path_key,
-            disabled=self.disabled,
-            placeholder=f"例: {example}",
-        )
-        return next(iter(self.typed_paths(typed) or []), None)
+        elif not ids and had_uploader and st.session_state.get(marker):  # the upload removed
+            st.session_state[given_key] = []
+            st.session_state[marker] = None
+        label = "またはサーバー上のパス" + ("（1 行に 1 つ）" if multiple else "")
+        widget = st.text_area if multiple else st.text_input
+        typed = widget(label, key=path_key, disabled=self.disabled, placeholder=f"例: {example}")
+        if typed.strip():
+            chosen = self.typed_paths(typed) or []
+        else:
+            chosen = list(st.session_state[given_key])
+            for path in chosen:
+                st.caption(f"{self._provided(path) or '使うファイル'}: {Path(path).name}")
+        return chosen if multiple else next(iter(chosen), None)
 
     def _save(self, upload: UploadedFile) -> Path:
         from keiri_agent.workspace import confine

@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from keiri_agent.events.models import NodeStart, RunEvent
 from keiri_agent.events.runlog import replay
-from keiri_agent.plan import describe_event
+from keiri_agent.plan import PlanNames, describe_event
 
 __all__ = ["MAX_LINES", "MAX_NESTED_ROWS", "LiveLines", "RunDigest", "digest"]
 
@@ -53,7 +53,8 @@ class RunDigest:
 class _Rows:
     """Node rows built event by event: every top-level node, a bounded number of nested ones."""
 
-    def __init__(self) -> None:
+    def __init__(self, names: PlanNames | None) -> None:
+        self.names = names
         self.rows: dict[str, dict[str, Any]] = {}
         self.nested = 0
         self.truncated = False  # some nested nodes were left out
@@ -67,17 +68,19 @@ class _Rows:
             if _nested(node_id) and not self._room(failed=event.event == "node_error"):
                 return
             row = self.rows[node_id] = {
-                "ノード": node_id,
-                "ブロック": "",
+                "ノード": self.names.node(node_id) if self.names else node_id,
                 "状態": "",
-                "時間(ms)": None,
+                "所要時間": "",
+                "ノード ID": node_id,
+                "ブロック": "",
             }
         # The typed event's fields as they are (a model_dump per event copied every payload).
         if event.event == "node_start":
             row["ブロック"] = getattr(event, "block", None) or ""
         state = _STATES[event.event]
         if event.event == "node_complete":
-            row["時間(ms)"] = round(float(getattr(event, "duration_ms", None) or 0.0))
+            seconds = float(getattr(event, "duration_ms", None) or 0.0) / 1000
+            row["所要時間"] = f"{seconds:,.1f} 秒"
             state = "再利用" if getattr(event, "reused", False) else state
         if event.event == "node_error" and getattr(event, "will_retry", False):
             state = "再試行"
@@ -92,17 +95,20 @@ class _Rows:
         return False
 
 
-def digest(log_path: Path | None, *, waiting: Iterable[str] = ()) -> RunDigest:
-    """Read a run's log once; ``waiting``: the nodes whose block the page needs."""
+def digest(
+    log_path: Path | None, *, waiting: Iterable[str] = (), names: PlanNames | None = None
+) -> RunDigest:
+    """Read a run's log once; ``waiting``: the nodes whose block the page needs; ``names``:
+    how rows and lines name the nodes."""
     found = RunDigest()
     if log_path is None or not log_path.is_file():
         return found
     wanted = set(waiting)
-    rows = _Rows()
+    rows = _Rows(names)
     lines: deque[str] = deque(maxlen=MAX_LINES)
     for event in replay(log_path):
         rows.add(event)
-        line = describe_event(event)
+        line = describe_event(event, names)
         if line is not None:
             lines.append(line)
             found.total_lines += 1

@@ -1,156 +1,146 @@
-"""What a plan run shows on the 実行 page: node states, result tables, files, run history.
+"""What a plan run shows on the 実行 page: result tables, reports, files, run history.
 
-Tables are every node output that is a list of records (or a DataFrame), newest node first,
-named as the plan's workbook names them (``output_names``), amounts with thousands separators;
-files are the paths in the outputs that the run wrote under the runs directory (inputs are not
-offered for download). The history lists the run logs of a plan (``runs/{plan_id}/*.jsonl``),
-newest first: each summarized from its first event and its last ``plan_complete``, its start
-shown in ``KEIRI_TIMEZONE`` with the zone named (``keiri_agent.localtime``).
+Tables are the run's result tables (``plan.result_tables``), named and ordered as the plan
+presents them (its workbook's sheets first), each a tab: amounts as they are shown everywhere
+(``documents.amount_format``: separators, the unit in the header, negatives by
+``KEIRI_NEGATIVE_AMOUNTS``), total rows in bold. Files are those the run wrote
+(``plan.written_files``): Markdown reports drawn with their charts, other images shown, every
+file downloadable, a report also as one HTML page and as a ZIP with its images. Every node's
+raw outputs stay in a details expander, the only place node ids appear. The history lists the
+run logs of a plan (``runs/{plan_id}/*.jsonl``), newest first: each summarized from its first
+event and its last ``plan_complete``, its start shown in ``KEIRI_TIMEZONE``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 from zoneinfo import ZoneInfo
 
 import pandas as pd
 import streamlit as st
+from pandas.io.formats.style import Styler
 
-from keiri_agent.blocks.excel.report_layout import is_amount_column
-from keiri_agent.documents.table_value import Table
+from keiri_agent.documents.amount_format import (
+    AmountFormat,
+    header_label,
+    is_amount_column,
+    total_row_flags,
+)
 from keiri_agent.errors import BlockError
 from keiri_agent.events.logfile import first_event, read_backwards
 from keiri_agent.events.models import PlanComplete, PlanStart, summarize_value
 from keiri_agent.events.runlog import list_runs
 from keiri_agent.localtime import shown_time
-from keiri_agent.plan import STATUS_LABELS
-from keiri_agent.ui.output_names import OutputNames
-from keiri_agent.ui.report_view import render_downloads
+from keiri_agent.plan import STATUS_LABELS, PlanNames, ResultTable, result_tables, written_files
+from keiri_agent.ui.report_files import IMAGE_SUFFIXES, render_file_downloads, render_report
 from keiri_agent.ui.run_view import Outcome
 
 __all__ = [
     "HISTORY_LIMIT",
-    "amount_columns",
-    "output_files",
-    "output_tables",
+    "MAX_SHOWN_ROWS",
     "render_history",
     "render_outputs",
     "run_kind",
+    "table_view",
 ]
 
 HISTORY_LIMIT: Final = 20
-IMAGE_SUFFIXES: Final = frozenset({".png", ".jpg", ".jpeg", ".svg", ".gif"})
-MAX_WALK: Final = 50_000  # values looked at when searching outputs for written files
+MAX_SHOWN_ROWS: Final = 10_000  # rows of one table drawn on the page (all are in the files)
+BOLD: Final = "font-weight: bold"
+RED: Final = "color: #d32f2f"
 
 
-def run_kind(outcome: Outcome | None = None, start: PlanStart | None = None) -> str:
-    """実行 / 再開（元: run id）/ 再実行（ノード から）."""
+def run_kind(
+    outcome: Outcome | None = None,
+    start: PlanStart | None = None,
+    names: PlanNames | None = None,
+) -> str:
+    """実行 / 再開（元: run id）/ 再実行（ノード名 から）."""
     resume_of = start.resume_of if start else outcome.resume_of if outcome else None
     rerun_from = start.rerun_from if start else outcome.rerun_from if outcome else None
     if rerun_from:
-        return f"再実行（{rerun_from} から）"
+        return f"再実行（{names.node(rerun_from) if names else rerun_from} から）"
     if resume_of:
         return f"再開（元: {resume_of}）"
     return "実行"
 
 
-def output_tables(
-    outputs: Mapping[str, Mapping[str, Any]], names: OutputNames | None = None
-) -> list[tuple[str, pd.DataFrame]]:
-    """(label, table) for each output that is a table, the last finished node first; the label
-    is the table's Japanese name (see ``output_names``) and its row count."""
-    tables = []
-    for node_id in reversed(list(outputs)):
-        for port, value in outputs[node_id].items():
-            frame = _as_frame(value)
-            if frame is not None:
-                name = (names or {}).get((node_id, port), f"{node_id} › {port}")
-                tables.append((f"{name}（{len(frame):,} 行）", frame))
-    return tables
+def table_view(table: ResultTable, amounts: AmountFormat) -> Styler:
+    """The table as the page draws it: units in the headers, amounts shown by ``amounts``,
+    total rows in bold (at most :data:`MAX_SHOWN_ROWS` rows)."""
+    columns = table.columns
+    records = table.table.records(0, MAX_SHOWN_ROWS)
+    headers = {c: header_label(c, table.table.units.get(c)) for c in columns}
+    frame = pd.DataFrame(records, columns=columns).rename(columns=headers)
+    money = [headers[c] for c in columns if is_amount_column(c, (r.get(c) for r in records))]
+    totals = total_row_flags(records, columns)
+    styler = frame.style.format({c: amounts.text for c in money}, na_rep="")
+    if any(totals):
+        styler = styler.apply(
+            lambda row: [BOLD if totals[int(row.name)] else ""] * len(row), axis=1
+        )
+    if amounts.negative == "red" and money:
+        styler = styler.map(lambda v: RED if amounts.is_red(v) else "", subset=pd.Index(money))
+    return styler
 
 
-def amount_columns(frame: pd.DataFrame) -> dict[str, Any]:
-    """Column settings that show amount columns with thousands separators (the rule the
-    workbook uses, ``is_amount_column``)."""
-    return {
-        str(column): st.column_config.NumberColumn(format="localized")
-        for column in frame.columns
-        if is_amount_column(str(column), frame[column].tolist())
-    }
-
-
-def _as_frame(value: Any) -> pd.DataFrame | None:
-    if isinstance(value, pd.DataFrame):
-        return value
-    if isinstance(value, Table):
-        return pd.DataFrame(value.records(), columns=value.columns)
-    if isinstance(value, list) and all(isinstance(row, Mapping) for row in value):
-        return pd.DataFrame([dict(row) for row in value])
-    return None
-
-
-def _strings(value: Any, budget: list[int]) -> Iterator[str]:
-    budget[0] -= 1
-    if budget[0] < 0:
-        return
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for item in value.values():
-            yield from _strings(item, budget)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from _strings(item, budget)
-
-
-def output_files(outputs: Mapping[str, Mapping[str, Any]], runs_dir: Path) -> list[Path]:
-    """Files named in the outputs that runs wrote (under ``runs_dir``), in output order."""
-    base = runs_dir.resolve()
-    prefix = str(base)
-    found: dict[Path, None] = {}
-    for text in _strings(dict(outputs), [MAX_WALK]):
-        if not text.startswith(prefix) or "\n" in text:
-            continue
-        path = Path(text)
-        if path.is_file() and path.resolve().is_relative_to(base):
-            found[path] = None
-    return list(found)
+def _render_tables(tables: Sequence[ResultTable], amounts: AmountFormat) -> None:
+    st.subheader("結果の表")
+    tabs = st.tabs([f"{t.name}（{t.rows:,} 行）" for t in tables])
+    for tab, table in zip(tabs, tables, strict=True):
+        with tab:
+            if table.rows == 0:
+                st.caption("該当する行はありません。")
+                continue
+            st.dataframe(table_view(table, amounts), hide_index=True)
+            if table.rows > MAX_SHOWN_ROWS:
+                st.caption(
+                    f"先頭の {MAX_SHOWN_ROWS:,} 行を表示しています（全 {table.rows:,} 行は"
+                    "出力ファイルにあります）。"
+                )
 
 
 def render_outputs(
-    outcome: Outcome, *, runs_dir: Path, key: str, names: OutputNames | None = None
+    outcome: Outcome,
+    *,
+    runs_dir: Path,
+    key: str,
+    names: PlanNames | None,
+    amounts: AmountFormat,
 ) -> None:
-    """Result tables, written files (with downloads) and every node's outputs as JSON."""
-    tables = output_tables(outcome.outputs, names)
-    files = output_files(outcome.outputs, runs_dir)
+    """Result tables, reports with their charts, other images, downloads, and (in details)
+    every node's outputs."""
+    tables = result_tables(outcome.outputs, names)
     if tables:
-        st.subheader("結果の表")
-        tabs = st.tabs([label for label, _ in tables])
-        for tab, (_, frame) in zip(tabs, tables, strict=True):
-            with tab:
-                if frame.empty:
-                    st.caption("該当する行はありません。")
-                else:
-                    st.dataframe(frame, hide_index=True, column_config=amount_columns(frame))
+        _render_tables(tables, amounts)
+    files = written_files(outcome.log_path, outcome.outputs, runs_dir)
+    reports = [path for path in files if path.suffix.lower() == ".md"]
+    shown: set[Path] = set()
+    for number, path in enumerate(reports):
+        shown |= render_report(path, key=f"{key}_report{number}")
+    images = [p for p in files if p.suffix.lower() in IMAGE_SUFFIXES and p.resolve() not in shown]
+    if images:
+        st.subheader("グラフ・画像")
+        for path in images:
+            st.image(str(path), caption=path.name)
     if files:
         st.subheader("出力ファイル")
-        for path in files:
-            if path.suffix.lower() == ".md":
-                with st.container(border=True):
-                    st.markdown(path.read_text(encoding="utf-8"))
-            elif path.suffix.lower() in IMAGE_SUFFIXES:
-                st.image(str(path), caption=path.name)
-        render_downloads(None, files, key=f"{key}_download")
+        render_file_downloads(files, key=f"{key}_download")
     if outcome.outputs:
-        with st.expander("ノードごとの出力（JSON）"):
+        with st.expander("詳細: ノードごとの出力（JSON）"):
             for node_id, outputs in outcome.outputs.items():
-                st.markdown(f"**{node_id}**")
+                name = names.node(node_id) if names else node_id
+                st.markdown(f"**{name}**（ノード ID: `{node_id}`）")
                 st.json(summarize_value(dict(outputs)), expanded=False)
 
 
-def _summary(log: Path, zone: ZoneInfo) -> dict[str, Any]:
+def _seconds(duration_ms: float | None) -> str:
+    return "" if duration_ms is None else f"{duration_ms / 1000:,.1f} 秒"
+
+
+def _summary(log: Path, zone: ZoneInfo, names: PlanNames | None) -> dict[str, Any]:
     # The first event and the last plan_complete: a long run's log is not read whole.
     try:
         first = first_event(log)
@@ -162,28 +152,41 @@ def _summary(log: Path, zone: ZoneInfo) -> dict[str, Any]:
     return {
         "開始": shown_time(start.timestamp, zone) if start else "",
         "状態": status,
-        "種類": run_kind(start=start) if start else "",
+        "所要時間": _seconds(end.total_duration_ms if end else None),
+        "種類": run_kind(start=start, names=names) if start else "",
         "実行 ID": start.run_id if start else log.stem,
-        "時間(ms)": round(end.total_duration_ms) if end else None,
     }
 
 
-def render_history(plan_id: str, *, runs_dir: Path, zone: ZoneInfo, key: str) -> Path | None:
+def render_history(
+    plan_id: str,
+    *,
+    runs_dir: Path,
+    zone: ZoneInfo,
+    key: str,
+    current: str | None = None,
+    names: PlanNames | None = None,
+) -> Path | None:
     """The plan's recent runs, started times in ``zone``; returns the log the person chose to
-    open (None otherwise)."""
+    open (None otherwise). The choice starts at ``current``, the run on screen."""
     logs = list_runs(plan_id, runs_dir=runs_dir)[:HISTORY_LIMIT]
     if not logs:
         st.caption("この Plan の実行履歴はまだありません。")
         return None
-    rows = [_summary(log, zone) for log in logs]
+    rows = [_summary(log, zone, names) for log in logs]
     st.dataframe(pd.DataFrame(rows), hide_index=True)
     labels = {
         str(log): f"{row['開始']}  {row['状態']}  {row['実行 ID']}"
         for log, row in zip(logs, rows, strict=True)
     }
-    chosen = st.selectbox(
-        "開く実行", list(labels), format_func=labels.__getitem__, key=f"{key}_pick"
-    )
+    pick, shown = f"{key}_pick", f"{key}_shown"
+    if st.session_state.get(shown) != current:  # a new run on screen: the choice starts there
+        st.session_state[shown] = current
+        ids = [row["実行 ID"] for row in rows]
+        st.session_state[pick] = str(logs[ids.index(current)]) if current in ids else str(logs[0])
+    if st.session_state.get(pick) not in labels:  # its run was removed (gc)
+        st.session_state[pick] = str(logs[0])
+    chosen = st.selectbox("開く実行", list(labels), format_func=labels.__getitem__, key=pick)
     if st.button("この実行を開く", key=f"{key}_open", icon=":material/history:") and chosen:
         return Path(chosen)
     return None

@@ -32,6 +32,7 @@ from keiri_agent.events.runlog import find_run_log
 from keiri_agent.plan import (
     BlockNode,
     Plan,
+    PlanNames,
     PlanRunner,
     RunResult,
     SessionStateStore,
@@ -53,6 +54,7 @@ __all__ = [
     "render_ui_node",
     "reset_inputs",
     "ui_nodes",
+    "use_answers",
     "waiting_nodes",
 ]
 
@@ -144,10 +146,16 @@ def _reply_requirements(mode: str) -> list[dict[str, Any]]:
     return reqs
 
 
-def render_ui_node(node: UINode, *, upload_dir: Path | None = None, disabled: bool = False) -> None:
-    """One node's message, fields and (by mode) approval or reply."""
-    st.markdown(f"**{node.message or node.node_id}**")
-    st.caption(f"ノード {node.node_id}（{INPUT_BLOCK} v{node.version}、{node.mode}）")
+def render_ui_node(
+    node: UINode,
+    *,
+    upload_dir: Path | None = None,
+    disabled: bool = False,
+    name: str | None = None,
+) -> None:
+    """One node's message (its ``name`` when it has none), fields and (by mode) approval or
+    reply. The node's id is not shown: the page lists ids in its details."""
+    st.markdown(f"**{node.message or name or node.node_id}**")
     if node.requirements:
         render_fields(
             node.requirements, store_key=node.store_key, upload_dir=upload_dir, disabled=disabled
@@ -172,6 +180,24 @@ def collect_answers(plan_id: str) -> dict[str, dict[str, Any]]:
                 values["response"] = reply["reply"]
         answers[node_path] = values
     return answers
+
+
+def use_answers(nodes: Sequence[UINode], answers: Mapping[str, Mapping[str, Any]]) -> None:
+    """Fill the nodes' fields with ``answers`` (node id → field id → value: a bundled example's
+    sample data), as if typed; fields ``answers`` does not name keep their values."""
+    store = SessionStateStore(session_mapping())
+    for node in nodes:
+        given = answers.get(node.node_id) or {}
+        if not given:
+            continue
+        store.get_at(node.store_key, node.requirements)
+        known = {str(r["id"]) for r in node.requirements}
+        for field_id, value in given.items():
+            if field_id in known:
+                store.update_at(node.store_key, field_id, value)
+        prefix = f"{WIDGET_PREFIX}{node.store_key}::"  # widgets reseed from the new values
+        for key in [k for k in map(str, st.session_state.keys()) if k.startswith(prefix)]:
+            del st.session_state[key]
 
 
 def reset_inputs(plan_id: str) -> list[str]:
@@ -279,8 +305,16 @@ def outcome_from_log(log_path: Path) -> Outcome:
 Start = Callable[[PlanRunner, Callable[[RunEvent], None]], RunResult]
 
 
-def execute(start: Start, settings: Settings, *, plan_id: str, total_nodes: int) -> Outcome:
-    """Run ``start`` in a worker thread while its events are shown here, line by line.
+def execute(
+    start: Start,
+    settings: Settings,
+    *,
+    plan_id: str,
+    total_nodes: int,
+    names: PlanNames | None = None,
+) -> Outcome:
+    """Run ``start`` in a worker thread while its events are shown here, line by line (nodes
+    named by ``names``).
 
     The runner calls ``on_event`` in its own threads, and Streamlit elements can only be updated
     from this (the script's) thread: the listener only notes the newest event, and this thread
@@ -312,7 +346,7 @@ def execute(start: Start, settings: Settings, *, plan_id: str, total_nodes: int)
             worker = threading.Thread(target=work, name="keiri-run-page", daemon=True)
             worker.start()
             for event in events:
-                line = describe_event(event)
+                line = describe_event(event, names)
                 if line is not None:
                     lines.add(line)
                 top = event.node_id is not None and "/" not in event.node_id

@@ -2,8 +2,10 @@
 
 A sheet gets an optional title line, a bold header with a fill and an auto-filter, frozen
 below the header, columns as wide as their content (full-width characters count double),
-integer amount columns as ``#,##0`` and ISO date strings as real dates (``yyyy-mm-dd``); an
-empty table gets the note ``（該当なし）``. Text that starts with ``=`` stays text, never a
+integer amount columns with separators and negatives as ``KEIRI_NEGATIVE_AMOUNTS`` says
+(``documents.amount_format``: ``#,##0;"△"#,##0`` by default), total rows (合計, 小計...) in
+bold, and ISO date strings as real dates (``yyyy-mm-dd``); an empty table gets the note
+``（該当なし）``. Text that starts with ``=`` stays text, never a
 formula; characters Excel cannot store are removed, with a warning on the sheet. Images (PNG /
 JPEG) are placed at their physical size, below the table unless a cell is given.
 """
@@ -16,7 +18,7 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,20 +32,23 @@ from PIL import Image as PILImage
 
 from keiri_agent.blocks.table.cells import json_cell
 from keiri_agent.blocks.table.records import input_error
+from keiri_agent.documents.amount_format import (
+    AmountFormat,
+    header_label,
+    is_amount_column,
+    total_row_flags,
+)
 from keiri_agent.documents.source import read_source
 
 __all__ = [
-    "AMOUNT_FORMAT",
     "DATE_FORMAT",
     "EMPTY_NOTE",
     "ReportSheet",
     "add_image",
-    "is_amount_column",
     "write_sheet",
 ]
 
 EMPTY_NOTE = "（該当なし）"
-AMOUNT_FORMAT = "#,##0"
 DATE_FORMAT = "yyyy-mm-dd"
 DATETIME_FORMAT = "yyyy-mm-dd hh:mm:ss"
 MIN_WIDTH, MAX_WIDTH = 6, 60
@@ -52,8 +57,6 @@ MAX_IMAGE_BYTES = 20 * 2**20
 EXCEL_DPI = 96  # Excel shows an image's pixels at 96 per inch
 ROW_PIXELS = 20  # default row height (15 pt)
 HEADER_FILL = PatternFill("solid", fgColor="DDEBF7")
-# Integer columns named like codes or calendar parts are not amounts: no thousands separator.
-_NOT_AMOUNT = re.compile(r"(id|code|no\.?|番号|コード|年|年度|月|日|№)$", re.IGNORECASE)
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _ISO_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?")
 
@@ -72,11 +75,7 @@ class ReportSheet:
     next_row: int = 1  # where the next image without a cell goes
     warnings: list[str] = field(default_factory=list)
     units: dict[str, str] = field(default_factory=dict)  # 千円...: shown in the header
-
-
-def header_label(column: str, unit: str | None) -> str:
-    """A column's header with its unit (``金額（千円）``) unless the name already says it."""
-    return f"{column}（{unit}）" if unit and unit not in column else column
+    amounts: AmountFormat = field(default_factory=AmountFormat)  # separators, negatives
 
 
 def write_sheet(ws: Worksheet, sheet: ReportSheet) -> None:
@@ -99,10 +98,13 @@ def write_sheet(ws: Worksheet, sheet: ReportSheet) -> None:
         return
     header = row
     _header(ws, header, sheet.columns, sheet.units)
-    auto = {col: _column_format(col, rows) for col in sheet.columns}
+    auto = {col: _column_format(col, rows, sheet.amounts) for col in sheet.columns}
+    totals = total_row_flags(rows, sheet.columns)
     for offset, record in enumerate(rows, start=1):
         for col_index, col in enumerate(sheet.columns, start=1):
             cell = ws.cell(row=header + offset, column=col_index)
+            if totals[offset - 1]:
+                cell.font = Font(bold=True)
             value, date_format = _value(record.get(col), sheet, cell.coordinate)
             cell.value = value
             if isinstance(value, str) and value.startswith("="):
@@ -118,7 +120,7 @@ def write_sheet(ws: Worksheet, sheet: ReportSheet) -> None:
         width = max(
             [_width(header_label(col, sheet.units.get(col)))]
             + [
-                _width(_shown(r.get(col), sheet.formats.get(col) or auto[col]))
+                _width(_shown(r.get(col), sheet.formats.get(col) or auto[col], sheet.amounts))
                 for r in rows[:WIDTH_SAMPLE_ROWS]
             ]
         )
@@ -137,19 +139,8 @@ def _header(ws: Worksheet, row: int, columns: list[str], units: Mapping[str, str
         cell.border = Border(bottom=edge)
 
 
-def is_amount_column(column: str, values: Iterable[Any]) -> bool:
-    """Whether a column holds amounts (shown with thousands separators, ``#,##0``): every
-    value a whole number, and a name unlike a code or a calendar part (番号, 年, 月...)."""
-    numbers = [v for v in map(json_cell, values) if v is not None]
-    return (
-        bool(numbers)
-        and all(isinstance(v, int) and not isinstance(v, bool) for v in numbers)
-        and not _NOT_AMOUNT.search(column.strip())
-    )
-
-
-def _column_format(column: str, rows: list[dict[str, Any]]) -> str | None:
-    return AMOUNT_FORMAT if is_amount_column(column, (r.get(column) for r in rows)) else None
+def _column_format(column: str, rows: list[dict[str, Any]], amounts: AmountFormat) -> str | None:
+    return amounts.excel() if is_amount_column(column, (r.get(column) for r in rows)) else None
 
 
 def _value(raw: Any, sheet: ReportSheet, coordinate: str) -> tuple[Any, str | None]:
@@ -184,12 +175,12 @@ def _text(value: str, sheet: ReportSheet, coordinate: str) -> str:
     return cleaned
 
 
-def _shown(value: Any, number_format: str | None) -> str:
+def _shown(value: Any, number_format: str | None, amounts: AmountFormat) -> str:
     value = json_cell(value)
     if value is None:
         return ""
     if isinstance(value, int | float) and not isinstance(value, bool) and number_format:
-        return f"{value:,}"
+        return amounts.text(value)
     if isinstance(value, str) and _ISO_DATETIME.fullmatch(value.strip()):
         return "0" * len("2025-01-31 12:00:00")
     return str(value)

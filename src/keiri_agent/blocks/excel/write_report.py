@@ -2,8 +2,9 @@
 
 Each entry of ``sheets`` becomes a worksheet: an optional title line, a bold header with a fill
 and an auto-filter, frozen below the header, columns as wide as their content (full-width
-characters count double), integer amount columns as ``#,##0`` and ISO date strings as real
-dates (``yyyy-mm-dd``). An empty table still gets its sheet, with the note ``（該当なし）``.
+characters count double), integer amount columns with separators and negatives as the setting
+``KEIRI_NEGATIVE_AMOUNTS`` says (``△660`` by default), total rows in bold, and ISO date strings
+as real dates (``yyyy-mm-dd``). An empty table still gets its sheet, with the note ``（該当なし）``.
 Sheet names are made valid for Excel (31 characters, none of ``[]:*?/\\``, unique ignoring case)
 and every change is reported. Text that starts with ``=`` is written as text, never as a formula.
 The layout itself is :mod:`keiri_agent.blocks.excel.report_layout`'s.
@@ -28,6 +29,7 @@ from keiri_agent.blocks.base import BlockContext, ProcessingBlock
 from keiri_agent.blocks.excel.report_layout import ReportSheet, add_image, write_sheet
 from keiri_agent.blocks.inputs import output_file
 from keiri_agent.blocks.table.records import Table, column_list, input_error, records_from
+from keiri_agent.documents.amount_format import AmountFormat
 from keiri_agent.workspace import atomic_path
 
 __all__ = ["ExcelWriteReportBlock"]
@@ -50,6 +52,9 @@ class ExcelWriteReportBlock(ProcessingBlock):
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
         warnings: list[str] = []
         sheets = _sheets(inputs.get("sheets"), warnings)
+        amounts = AmountFormat.of(ctx.settings)
+        for sheet in sheets:
+            sheet.amounts = amounts
         images = _images(inputs.get("images"), sheets)
         target = _output_path(inputs.get("output_path"), bool(inputs.get("overwrite")), ctx)
         book = Workbook()

@@ -3,8 +3,13 @@
 The template runs in Jinja2's ``SandboxedEnvironment`` (no attribute tricks, bounded ``range``)
 with ``StrictUndefined``: a misspelled name is an error naming the name and the template line,
 never an empty string in a report someone signs off. Filters for accounting reports:
-``table`` (records → GitHub-style table), ``yen`` (``¥1,234``), ``number`` (``1,234.5``) and
-``percent`` (``0.125`` → ``12.5%``). The output is capped (``MAX_OUTPUT_CHARS``) so a runaway
+``table`` (records → GitHub-style table: amount columns with separators, their unit in the
+header, total rows in bold), ``yen`` (``¥1,234``), ``number`` (``1,234.5``) and ``percent``
+(``0.125`` → ``12.5%``); amounts and negatives are shown by ``documents.amount_format``, as in
+the app and in Excel (``KEIRI_NEGATIVE_AMOUNTS``: ``△660`` by default). Images the report
+links by a path elsewhere (a chart's ``chart.path``) are copied beside the ``.md`` and linked
+by file name, so the report opens with its charts wherever it is taken
+(``documents.markdown_report``). The output is capped (``MAX_OUTPUT_CHARS``) so a runaway
 loop cannot fill the disk, and written atomically.
 """
 
@@ -12,7 +17,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
+from functools import lru_cache
 from types import TracebackType
 from typing import Any
 
@@ -28,7 +34,14 @@ from jinja2.sandbox import SandboxedEnvironment
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
 from keiri_agent.blocks.inputs import output_file
 from keiri_agent.blocks.table.cells import parse_amount
-from keiri_agent.blocks.table.records import input_error, records_from
+from keiri_agent.blocks.table.records import Table, input_error, records_from
+from keiri_agent.documents.amount_format import (
+    AmountFormat,
+    header_label,
+    is_amount_column,
+    total_row_flags,
+)
+from keiri_agent.documents.markdown_report import gather_images
 from keiri_agent.errors import BlockError
 from keiri_agent.workspace import atomic_path
 
@@ -51,7 +64,8 @@ class MarkdownReportBlock(ProcessingBlock):
         _data(inputs.get("data"))
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
-        template = _compile(_template_text(inputs.get("template")))
+        env = _environment(AmountFormat.of(ctx.settings))
+        template = _compile(_template_text(inputs.get("template")), env)
         data = _data(inputs.get("data"))
         parts: list[str] = []
         title = inputs.get("title")
@@ -86,10 +100,20 @@ class MarkdownReportBlock(ProcessingBlock):
         if not markdown.endswith("\n"):
             markdown += "\n"
         target = output_file(inputs.get("output_path"), ctx, DEFAULT_OUTPUT_NAME)
+        markdown, images = gather_images(
+            markdown, target.parent, lambda link: ctx.access.read(link, "template")
+        )
         target.parent.mkdir(parents=True, exist_ok=True)
+        for source, copy in images:  # the charts beside the report, linked by file name
+            with atomic_path(copy, suffix=copy.suffix, prefix=ctx.claim_output(copy)) as tmp:
+                tmp.write_bytes(source.read_bytes())
         with atomic_path(target, suffix=".md", prefix=ctx.claim_output(target)) as tmp:
             tmp.write_text(markdown, encoding="utf-8")
-        ctx.log(f"{target.name} に Markdown の報告書を書き出しました（{len(markdown):,} 文字）")
+        ctx.log(
+            f"{target.name} に Markdown の報告書を書き出しました（{len(markdown):,} 文字"
+            + (f"、画像 {len(images)} 枚を同じフォルダに" if images else "")
+            + "）"
+        )
         return {"markdown": markdown, "path": str(target)}
 
 
@@ -112,42 +136,65 @@ def _amount(value: Any, filter_name: str) -> Decimal | None:
     return Decimal(repr(number))
 
 
-def format_number(value: Any, digits: int | None = None, *, filter_name: str = "number") -> str:
-    """``1234567`` → ``1,234,567``; ``digits`` rounds half up; None stays empty."""
+def format_number(
+    value: Any,
+    digits: int | None = None,
+    *,
+    filter_name: str = "number",
+    amounts: AmountFormat = AmountFormat(),  # noqa: B008  (frozen: one shared value)
+    prefix: str = "",
+) -> str:
+    """``1234567`` → ``1,234,567``; ``digits`` rounds half up; a negative as ``amounts`` says
+    (``△660``); None stays empty."""
     number = _amount(value, filter_name)
     if number is None:
         return ""
-    if digits is not None:
-        number = number.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
-        return f"{number:,.{digits}f}"
-    if number == number.to_integral_value():
-        return f"{int(number):,}"
-    return f"{number.normalize():,f}"
+    return amounts.text(number, digits, prefix=prefix)
 
 
-def _yen(value: Any, digits: int = 0) -> str:
-    text = format_number(value, digits, filter_name="yen")
-    if not text:
-        return ""
-    return f"-¥{text[1:]}" if text.startswith("-") else f"¥{text}"
+class _Filters:
+    """The report's filters, showing amounts by one :class:`AmountFormat`."""
 
+    def __init__(self, amounts: AmountFormat) -> None:
+        self.amounts = amounts
 
-def _percent(value: Any, digits: int = 1) -> str:
-    number = _amount(value, "percent")
-    if number is None:
-        return ""
-    return format_number(number * 100, digits, filter_name="percent") + "%"
+    def number(self, value: Any, digits: int | None = None) -> str:
+        return format_number(value, digits, amounts=self.amounts)
+
+    def yen(self, value: Any, digits: int = 0) -> str:
+        return format_number(value, digits, filter_name="yen", amounts=self.amounts, prefix="¥")
+
+    def percent(self, value: Any, digits: int = 1) -> str:
+        number = _amount(value, "percent")
+        if number is None:
+            return ""
+        return (
+            format_number(number * 100, digits, filter_name="percent", amounts=self.amounts) + "%"
+        )
+
+    def table(
+        self,
+        data: Any,
+        columns: Sequence[str] | None = None,
+        formats: Mapping[str, str] | None = None,
+    ) -> str:
+        return markdown_table(data, columns, formats, amounts=self.amounts)
 
 
 def markdown_table(
     data: Any,
     columns: Sequence[str] | None = None,
     formats: Mapping[str, str] | None = None,
+    *,
+    amounts: AmountFormat = AmountFormat(),  # noqa: B008  (frozen: one shared value)
 ) -> str:
-    """Records as a GitHub-style table; numeric columns right-aligned, ``|`` escaped.
+    """Records as a GitHub-style table; numeric columns right-aligned, ``|`` escaped; amount
+    columns with separators (negatives as ``amounts`` says) and their unit in the header
+    (``売上金額（千円）``, from a table read from a file); total rows (合計, 小計...) in bold.
 
     ``formats`` maps a column to a filter name (``yen``, ``number``, ``percent``).
     """
+    units = dict(data.units) if isinstance(data, Table) else {}
     records = records_from(data, field="table フィルタの値")
     names = list(columns) if columns else list(dict.fromkeys(k for r in records for k in r))
     available = list(dict.fromkeys(k for r in records for k in r))
@@ -161,7 +208,8 @@ def markdown_table(
         )
     if not records:
         return EMPTY_TABLE
-    filters = {"yen": _yen, "number": format_number, "percent": _percent}
+    shown = _Filters(amounts)
+    filters = {"yen": shown.yen, "number": shown.number, "percent": shown.percent}
     unknown = [f for f in (formats or {}).values() if f not in filters]
     if unknown:
         raise input_error(
@@ -179,16 +227,24 @@ def markdown_table(
             if r.get(c) is not None
         )
     }
+    amount = {c for c in numeric if is_amount_column(c, (r.get(c) for r in records))}
     lines = [
-        "| " + " | ".join(_escape(n) for n in names) + " |",
+        "| " + " | ".join(_escape(header_label(n, units.get(n))) for n in names) + " |",
         "| " + " | ".join("---:" if n in numeric else "---" for n in names) + " |",
     ]
-    for record in records:
+    for record, total in zip(records, total_row_flags(records, names), strict=True):
         cells = []
         for name in names:
             value = record.get(name)
             kind = (formats or {}).get(name)
-            cells.append(_escape(filters[kind](value) if kind else _plain(value)))
+            if kind:
+                text = filters[kind](value)
+            elif name in amount:
+                text = amounts.text(value)
+            else:
+                text = _plain(value)
+            text = _escape(text)
+            cells.append(f"**{text}**" if total and text else text)
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -214,17 +270,18 @@ def _escape(text: str) -> str:
 # --- template ---------------------------------------------------------------------------------
 
 
-def _environment() -> SandboxedEnvironment:
+@lru_cache(maxsize=8)  # one per way of showing negatives
+def _environment(amounts: AmountFormat) -> SandboxedEnvironment:
+    """The template environment whose filters show amounts by ``amounts`` (no mutable state
+    once built; Jinja2 environments are thread-safe)."""
     env = SandboxedEnvironment(
         undefined=StrictUndefined, autoescape=False, keep_trailing_newline=True
     )
+    shown = _Filters(amounts)
     env.filters.update(
-        {"table": markdown_table, "yen": _yen, "number": format_number, "percent": _percent}
+        {"table": shown.table, "yen": shown.yen, "number": shown.number, "percent": shown.percent}
     )
     return env
-
-
-_ENV = _environment()  # no mutable state once built; Jinja2 environments are thread-safe
 
 
 def _template_text(value: Any) -> str:
@@ -237,9 +294,9 @@ def _template_text(value: Any) -> str:
     )
 
 
-def _compile(text: str) -> Template:
+def _compile(text: str, env: SandboxedEnvironment | None = None) -> Template:
     try:
-        return _ENV.from_string(text)
+        return (env or _environment(AmountFormat())).from_string(text)
     except TemplateSyntaxError as exc:
         raise input_error(
             f"テンプレート {exc.lineno} 行目の書き方に誤りがあります: {exc.message}",

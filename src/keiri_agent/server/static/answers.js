@@ -67,7 +67,7 @@ function buildAnswersForm(container, waiting) {
     const group = document.createElement("fieldset");
     group.dataset.node = nodeId;
     const legend = document.createElement("legend");
-    setRichText(legend, request.message || `${nodeId} への入力`);
+    setRichText(legend, request.message || "次の項目を入力してください");
     group.append(legend);
     for (const req of request.requirements || []) {
       const mark = req.required ? "（必須）" : "";

@@ -7,6 +7,11 @@
 // amber warning band and its answer, never the success look.
 // Files chosen in the form are uploaded with the request (multipart); a plan run that waits for
 // input shows an answers form (answers.js) whose answers continue the same task and stream.
+// In plan mode the page lists the plans the server offers (GET /agent/plans) by their Japanese
+// names; the chosen plan's inputs are a form at once (files uploaded with the request), or, for
+// a bundled example, its sample data when the person ticks サンプルデータを使う: a plan never runs
+// on sample data unasked. Nodes are named by the plan's names, never by id. A plan's reports are
+// shown as the HTML pages the server made (charts inside) in a sandboxed frame.
 // Plain JS, no build step.
 //
 // Authentication: the API key typed into the page is kept in memory and sent as
@@ -21,17 +26,24 @@ const STEP_SLOTS = { interpret: 0, fetch: 1, convert: 2, viz: 2, finish: 3, done
 const STEP_COUNT = 5;
 const STEP_CLASSES = ["active", "done", "failed", "unverified"];
 const NODE_EVENTS = {
-  plan_start: (d) => `Plan ${d.plan_id} を開始しました`,
-  node_start: (d) => `▶ ${d.node_id} 開始（${d.block || ""}）`,
-  node_complete: (d) => `✓ ${d.node_id} 完了（${Math.round(d.duration_ms || 0)} ms）`,
-  node_skipped: (d) => `- ${d.node_id} スキップ（${d.reason}）`,
-  node_error: (d) => `✗ ${d.node_id} エラー: ${(d.error || {}).message || ""}`,
-  node_waiting: (d) => `⏸ ${d.node_id} 入力待ち`,
-  plan_complete: (d) => `Plan 終了（${d.status}）`,
+  plan_start: () => "Plan を開始しました",
+  node_start: (d) => `▶ ${nodeName(d.node_id)} 開始`,
+  node_complete: (d) => `✓ ${nodeName(d.node_id)} 完了（${((d.duration_ms || 0) / 1000).toFixed(1)} 秒）`,
+  node_skipped: (d) => `- ${nodeName(d.node_id)} スキップ`,
+  node_error: (d) => `✗ ${nodeName(d.node_id)} エラー: ${(d.error || {}).message || ""}`,
+  node_waiting: (d) => `⏸ ${nodeName(d.node_id)} 入力待ち`,
+  plan_complete: (d) => `Plan 終了（${PLAN_STATUS[d.status] || d.status}）`,
 };
 
 const $ = (id) => document.getElementById(id);
-const state = { source: null, taskId: null, token: null, kind: "convert", slot: -1, percent: 0, failed: false };
+const state = { source: null, taskId: null, token: null, kind: "convert", slot: -1, percent: 0, failed: false, plans: [], names: {} };
+
+// A node as the plan names it: loop[2]/extract is extract's name.
+function nodeName(nodeId) {
+  const id = String(nodeId || "");
+  const tail = id.split("/").pop().replace(/\[[^\]]*\]$/, "");
+  return state.names[id] || state.names[tail] || id;
+}
 
 function authHeaders() {
   const key = $("api-key").value.trim();
@@ -186,14 +198,24 @@ async function showAnswersForm() {
 }
 
 function showAnswer(data, task) {
-  setRichText($("answer"), data.answer || "（回答の本文はありません）");
+  const details = (task || {}).details || {};
+  const reports = details.reports || [];
+  // A plan's report is shown as its page below; its Markdown source is for downloading.
+  setRichText($("answer"), reports.length ? "" : data.answer || "（回答の本文はありません）");
+  $("answer").hidden = reports.length > 0;
+  showTables(details.tables || []);
+  showReports(reports, task);
   const list = $("files-list");
   list.replaceChildren();
   if (task) {
+    const offered = new Set();  // a chart copied beside its report is offered once
     for (const file of task.files) {
+      const key = `${file.name}:${file.size}`;
+      if (offered.has(key)) continue;
+      offered.add(key);
       const link = document.createElement("a");
       link.href = withToken(file.url);
-      link.textContent = `${file.name}（${file.size ?? "?"} バイト）`;
+      link.textContent = `${file.name}（${sizeLabel(file.size)}）`;
       link.setAttribute("download", file.name);
       const item = document.createElement("li");
       item.append(link);
@@ -201,6 +223,42 @@ function showAnswer(data, task) {
     }
   }
   $("answer-section").hidden = false;
+}
+
+function showTables(lines) {
+  const list = $("tables-list");
+  list.replaceChildren(...lines.map((line) => {
+    const item = document.createElement("li");
+    item.textContent = line;
+    return item;
+  }));
+  list.hidden = lines.length === 0;
+}
+
+// Each report page in a frame that runs nothing (sandbox without scripts; its images are inside).
+async function showReports(reports, task) {
+  const box = $("reports");
+  box.replaceChildren();
+  for (const report of reports) {
+    const file = ((task || {}).files || []).find((f) => f.path === report.html);
+    if (!file) continue;
+    const response = await fetch(withToken(file.url), { headers: authHeaders() }).catch(() => null);
+    if (!response || !response.ok) continue;
+    const title = document.createElement("h3");
+    title.className = "report-title";
+    title.textContent = `報告書: ${report.title}`;
+    const frame = document.createElement("iframe");
+    frame.className = "report";
+    frame.title = `報告書: ${report.title}`;
+    // No scripts may run in it; same origin only so that the page can fit its height.
+    frame.setAttribute("sandbox", "allow-same-origin");
+    frame.addEventListener("load", () => {
+      const height = frame.contentDocument ? frame.contentDocument.documentElement.scrollHeight : 0;
+      if (height) frame.style.height = `${height + 24}px`;
+    });
+    frame.srcdoc = await response.text();
+    box.append(title, frame);
+  }
 }
 
 function parse(event) {
@@ -246,7 +304,16 @@ function follow(taskId) {
 function requestBody() {
   const kind = $("kind").value;
   const request = $("request").value.trim();
-  if (kind === "plan") return { kind, plan: $("plan").value.trim(), request };
+  if (kind === "plan") {
+    const body = { kind, plan: $("plan").value };
+    // Without answers the server runs a bundled example on its sample data: only when asked.
+    if (!usesSample()) body.answers = collectAnswers($("plan-inputs")).body.answers;
+    return body;
+  }
+  if (kind === "design") {
+    const templates = $("templates").value.split(",").map((t) => t.trim()).filter(Boolean);
+    return { kind, instruction: request, apply_mode: $("apply-mode").value, templates };
+  }
   if (kind === "analysis") {
     const files = $("files").value.split("\n").map((f) => f.trim()).filter(Boolean);
     return { kind, request, files };
@@ -314,7 +381,11 @@ async function submit(event) {
   event.preventDefault();
   reset();
   $("submit").disabled = true;
-  const files = $("kind").value === "plan" ? [] : Array.from($("upload").files);
+  const kind = $("kind").value;
+  let files = [];
+  if (kind === "plan") files = usesSample() ? [] : collectAnswers($("plan-inputs")).files;
+  else if (kind !== "design") files = Array.from($("upload").files);
+  state.names = kind === "plan" ? (chosenPlan() || {}).node_names || {} : {};
   await post("/agent/run", encode(requestBody(), files), () => { $("submit").disabled = false; });
 }
 
@@ -354,6 +425,52 @@ function showKindFields() {
   document.querySelectorAll("[data-kind]").forEach((el) => { el.hidden = !el.dataset.kind.split(" ").includes(kind); });
   state.kind = kind;
   labelSteps(kind);
+  const text = REQUEST_TEXT[kind];
+  if (text) {
+    $("request-label").textContent = text.label;
+    $("request").placeholder = text.example;
+  }
+  if (kind === "plan") {
+    if (!state.plans.length) loadPlans();
+    else showPlanFields();
+  }
+}
+
+function chosenPlan() {
+  return state.plans.find((p) => p.plan === $("plan").value);
+}
+
+function usesSample() {
+  const plan = chosenPlan();
+  return Boolean(plan && plan.sample_data && $("use-sample").checked);
+}
+
+// The chosen plan: its description, the sample-data choice, and its inputs as a form.
+function showPlanFields() {
+  const plan = chosenPlan() || {};
+  setRichText($("plan-description"), plan.error ? `この Plan は使えません: ${plan.error}` : plan.description || "");
+  $("sample-choice").hidden = !plan.sample_data;
+  const sample = usesSample();
+  $("plan-inputs").hidden = sample;
+  buildAnswersForm($("plan-inputs"), sample ? [] : plan.inputs || []);
+  $("submit").disabled = Boolean(plan.error);
+}
+
+async function loadPlans() {
+  const response = await fetch("/agent/plans", { headers: authHeaders() }).catch(() => null);
+  const body = response ? await response.json().catch(() => ({})) : {};
+  if (!response || !response.ok) {
+    showBanner(body.message || "Plan の一覧を読み込めませんでした。", body.hint || "API キーを確かめて、もう一度選んでください。");
+    return;
+  }
+  state.plans = body.plans || [];
+  $("plan").replaceChildren(...state.plans.map((plan) => {
+    const option = document.createElement("option");
+    option.value = plan.plan;
+    option.textContent = plan.sample_data ? `サンプル: ${plan.title}` : plan.title;
+    return option;
+  }));
+  showPlanFields();
 }
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -361,5 +478,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("answers-form").addEventListener("submit", submitAnswers);
   $("cancel").addEventListener("click", cancel);
   $("kind").addEventListener("change", showKindFields);
+  $("plan").addEventListener("change", showPlanFields);
+  $("use-sample").addEventListener("change", showPlanFields);
   showKindFields();
 });

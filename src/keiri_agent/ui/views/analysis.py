@@ -32,6 +32,7 @@ from keiri_agent.errors import BlockError
 from keiri_agent.events import RunEvent
 from keiri_agent.localtime import shown_time
 from keiri_agent.ui import session_state
+from keiri_agent.ui.chrome import upload_note
 from keiri_agent.ui.error_view import render_error
 from keiri_agent.ui.llm_notice import warn_llm_problem
 from keiri_agent.ui.page import open_page
@@ -120,6 +121,7 @@ def _uploads(session: AnalysisSession) -> None:
         help="文字コード（UTF-8・Shift_JIS・CP932 など）は自動で判定します。"
         "最初のファイルが df、すべてのファイルが dfs['名前'] として分析に使われます。",
     )
+    st.caption(upload_note(UPLOAD_TYPES))
     # Keyed by name and content, not by upload: Streamlit empties the uploader on a page
     # switch, and the same file uploaded again must not become a second table.
     loaded: dict[tuple[str, str], BlockError | str] = session_state.get_or_create(LOADED_KEY, dict)

@@ -22,6 +22,7 @@ import streamlit as st
 from keiri_agent.config import LLMRole, Settings
 from keiri_agent.errors import BlockError
 from keiri_agent.ui import session_state
+from keiri_agent.ui.chrome import upload_note
 from keiri_agent.ui.llm_notice import llm_problem, warn_llm_problem
 from keiri_agent.ui.page import action_requested, open_page, render_retryable_error
 from keiri_agent.ui.report_view import render_downloads
@@ -67,6 +68,7 @@ PAGE = "convert"
 MODE_UPLOAD = "ファイルをアップロード"
 MODE_PATH = "パスまたは S3 URL を指定"
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".svg"})
+UPLOAD_TYPES = ["csv", "tsv", "txt", "xlsx", "xlsm", "json", "jsonl", "parquet"]
 
 
 @dataclass(frozen=True)
@@ -116,11 +118,12 @@ def _uploads() -> None:
     since Streamlit empties an uploader that a run did not draw (a page switch)."""
     files = st.file_uploader(
         "入力ファイル（複数可）",
-        type=["csv", "tsv", "txt", "xlsx", "xlsm", "json", "jsonl", "parquet"],
+        type=UPLOAD_TYPES,
         accept_multiple_files=True,
         key=UPLOAD_KEY,
         on_change=_mark_uploads_changed,
     )
+    st.caption(upload_note(UPLOAD_TYPES))
     changed = bool(st.session_state.pop(UPLOADS_CHANGED_KEY, False))
     if files:
         st.session_state[UPLOADED_KEY] = [Upload(f.name, f.getvalue()) for f in files]

@@ -28,6 +28,7 @@ from keiri_agent.errors import BlockError
 from keiri_agent.localtime import shown_time
 from keiri_agent.plan import dry_run_source, load_config, parse_source, validate_text
 from keiri_agent.ui import design_view, session_state
+from keiri_agent.ui.chrome import monospace
 from keiri_agent.ui.design_inputs import (
     ANSWERS_KEY,
     CHAT_KEY,
@@ -147,6 +148,7 @@ def _editor(registry: BlockRegistry, settings: Settings) -> None:
             placeholder="自動生成するか、Plan の YAML を貼り付けてください。",
         ),
     )
+    monospace(YAML_KEY)
     check_col, save_col = st.columns(2)
     with check_col:
         checking = st.button(

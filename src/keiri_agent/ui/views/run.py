@@ -1,53 +1,59 @@
 """実行 page (seed 002 §3, §8.2, §9.3): run a plan with its inputs, follow it, see its results.
 
-A plan is chosen from the bundled examples, the plans under ``KEIRI_DESIGNS_DIR`` or a path
-(inside that folder, the workspace or the example data: ``keiri_agent.ui.server_paths``).
-Its ``ui.interactive_input`` nodes are drawn before the run (values kept per the Session State
-contract; only リセット clears them); nodes whose inputs are computed during the run pause it
-(入力待ち) and are answered below the result, then 続行 resumes. While a run lasts its node
-events are shown line by line; afterwards the outcome stays: the error display of seed 002 §9.3
-with 再実行 from the failed node, the node states, result tables and downloads. The run history
-is read from the plan's JSONL logs, and any past run can be opened (and rerun) again.
+A plan is chosen from the bundled examples (by their Japanese names), the plans under
+``KEIRI_DESIGNS_DIR`` or a path (inside that folder, the workspace or the example data:
+``keiri_agent.ui.server_paths``). An example with sample data offers サンプルデータを使う, which
+fills its inputs with the bundled files. Its ``ui.interactive_input`` nodes are drawn before the
+run (values kept per the Session State contract; only リセット clears them); nodes whose inputs
+are computed during the run pause it (入力待ち) and are answered below the result, then 続行
+resumes. While a run lasts its node events are shown line by line; afterwards the outcome stays:
+the error display of seed 002 §9.3 with 再実行 from the failed node, the result tables in the
+plan's order, its reports with their charts and the downloads. Nodes and tables are named as
+the plan names them (``plan.plan_names``); ids appear only in the details expanders. The run
+history is read from the plan's JSONL logs, and any past run can be opened (and rerun) again.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final
-from zoneinfo import ZoneInfo
 
 import streamlit as st
-import yaml
 
 from keiri_agent.blocks.registry import BlockRegistry, default_registry
 from keiri_agent.config import LLMRole, Settings, load_settings
-from keiri_agent.design.store import saved_at
+from keiri_agent.documents.amount_format import AmountFormat
 from keiri_agent.errors import BlockError
 from keiri_agent.events.models import RunEvent
 from keiri_agent.localtime import shown_time
 from keiri_agent.plan import (
-    MAX_PLAN_BYTES,
-    PLAN_SUFFIXES,
     BlockNode,
     LoopNode,
     Node,
     Plan,
+    PlanNames,
     PlanRunner,
     RunResult,
     load_config,
     load_source,
-    load_yaml,
+    plan_names,
     validate_source,
 )
 from keiri_agent.ui import session_state
 from keiri_agent.ui.error_view import render_error
 from keiri_agent.ui.llm_notice import llm_problem
-from keiri_agent.ui.output_names import output_names
 from keiri_agent.ui.run_digest import MAX_NESTED_ROWS, digest
 from keiri_agent.ui.run_outputs import render_history, render_outputs, run_kind
+from keiri_agent.ui.run_plans import (
+    PATH_CHOICE,
+    PLAN_KEY,
+    SAMPLE_KEY,
+    choose_plan,
+    offer_sample,
+    plan_choices,
+)
 from keiri_agent.ui.run_view import (
     Outcome,
     collect_answers,
@@ -58,17 +64,12 @@ from keiri_agent.ui.run_view import (
     ui_nodes,
     waiting_nodes,
 )
-from keiri_agent.ui.server_paths import check_server_path, plan_areas
 
 __all__ = ["OUTCOMES_KEY", "PAGE", "PATH_CHOICE", "PLAN_KEY", "plan_choices", "render"]
 
 PAGE: Final = "run"
-PLAN_KEY: Final = session_state.page_key(PAGE, "plan")
-PATH_KEY: Final = session_state.page_key(PAGE, "plan_path")
 OUTCOMES_KEY: Final = session_state.page_key(PAGE, "outcomes")  # plan id → Outcome
 PENDING_KEY: Final = session_state.page_key(PAGE, "pending")
-PATH_CHOICE: Final = "ファイルのパスを指定…"
-EXAMPLE_PREFIX: Final = "サンプル: "
 _STATUS: Final = {
     "success": (st.success, "成功しました"),
     "partial": (
@@ -79,36 +80,6 @@ _STATUS: Final = {
     "cancelled": (st.warning, "取り消されました"),
     "running": (st.warning, "終了の記録がありません（実行中か、途中で止まりました）"),
 }
-
-
-@lru_cache(maxsize=1024)
-def _is_plan(path: str, mtime_ns: int, size: int) -> bool:
-    """Whether a YAML file is a plan (has ``id`` and ``graph``), cached per file version.
-    Unreadable YAML is listed too: choosing it shows why it cannot be read (a file over the
-    loader's MAX_PLAN_BYTES is listed unread: loading it says so, with the limit)."""
-    if size > MAX_PLAN_BYTES:
-        return True
-    try:
-        data = load_yaml(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return True
-    return isinstance(data, Mapping) and "graph" in data and "id" in data
-
-
-def plan_choices(designs_dir: Path) -> dict[str, Path]:
-    """Label → plan file: the bundled examples, then the plans under ``designs_dir``."""
-    from keiri_agent.examples import example_names, example_plan
-
-    choices = {f"{EXAMPLE_PREFIX}{name}": example_plan(name) for name in example_names()}
-    known = {path.resolve() for path in choices.values()}
-    if designs_dir.is_dir():
-        found = (p for suffix in PLAN_SUFFIXES for p in designs_dir.rglob(f"*{suffix}"))
-        for path in sorted(found):
-            stat = path.stat()
-            if path.resolve() in known or not _is_plan(str(path), stat.st_mtime_ns, stat.st_size):
-                continue
-            choices[str(path.relative_to(designs_dir))] = path
-    return choices
 
 
 def _blocks(nodes: list[Node]) -> list[str]:
@@ -123,44 +94,11 @@ def _blocks(nodes: list[Node]) -> list[str]:
 
 def _llm_notice(plan: Plan, settings: Settings, registry: BlockRegistry) -> None:
     """Say how to configure a provider when the plan has ``ai.*`` blocks and none is usable."""
-    ai = sorted({registry.get(r).id for r in _blocks(list(plan.graph)) if r.startswith("ai.")})
+    specs = [registry.get(r) for r in _blocks(list(plan.graph)) if r.startswith("ai.")]
+    ai = list(dict.fromkeys(spec.shown_name for spec in specs))
     problem = llm_problem(settings, LLMRole.PROCESS) if ai else None
     if problem is not None:
-        st.warning(f"この Plan は AI ブロック（{', '.join(ai)}）を使います。{problem}", icon="⚠️")
-
-
-def _saved_label(choices: Mapping[str, Path], zone: ZoneInfo) -> Callable[[str], str]:
-    """A choice as shown: a plan saved by the 設計 page with the time it was saved."""
-
-    def label(choice: str) -> str:
-        saved = saved_at(choices[choice]) if choice in choices else None
-        return f"{choice}（{shown_time(saved, zone, seconds=False)} 保存）" if saved else choice
-
-    return label
-
-
-def _choose_plan(settings: Settings) -> Path | None:
-    choices = plan_choices(settings.keiri_designs_dir)
-    options = [*choices, PATH_CHOICE]
-    label = session_state.keep(
-        PAGE,
-        PLAN_KEY,
-        st.selectbox(
-            "Plan",
-            options,
-            format_func=_saved_label(choices, settings.keiri_timezone),
-            key=session_state.restore(PAGE, PLAN_KEY, allowed=options),
-            help=f"サンプルと {settings.keiri_designs_dir} の Plan（設計ページで保存したもの）です。",
-        ),
-    )
-    if label != PATH_CHOICE:
-        return choices[label]
-    typed = session_state.kept_widget(
-        PAGE, PATH_KEY, st.text_input, "Plan ファイルのパス", placeholder="designs/月次/照合.yaml"
-    )
-    if not typed.strip():
-        return None
-    return check_server_path(typed.strip(), plan_areas(settings), label="Plan ファイルのパス")
+        st.warning(f"この Plan は AI を使います（{'、'.join(ai)}）。{problem}", icon="⚠️")
 
 
 def _load(path: Path, settings: Settings, registry: BlockRegistry) -> Plan:
@@ -213,7 +151,9 @@ def _rerun_action(outcome: Outcome, plan: Plan, registry: BlockRegistry) -> tupl
     return ("rerun", outcome.run_id, changed[0] if changed else failed)
 
 
-def _start(action: tuple[str, ...], path: Path, plan: Plan, settings: Settings) -> Outcome:
+def _start(
+    action: tuple[str, ...], path: Path, plan: Plan, settings: Settings, names: PlanNames
+) -> Outcome:
     """Run, resume (``("resume", run_id)``) or rerun (``("rerun", run_id, node)``) with the
     answers on the page now."""
     answers = collect_answers(plan.id)
@@ -225,16 +165,18 @@ def _start(action: tuple[str, ...], path: Path, plan: Plan, settings: Settings) 
             return runner.rerun(action[1], action[2], answers=answers, on_event=on_event)
         return runner.run(path, answers=answers, on_event=on_event)
 
-    return execute(start, settings, plan_id=plan.id, total_nodes=len(plan.graph))
+    return execute(start, settings, plan_id=plan.id, total_nodes=len(plan.graph), names=names)
 
 
 def _render_outcome(
-    outcome: Outcome, plan: Plan, settings: Settings, registry: BlockRegistry
+    outcome: Outcome, plan: Plan, settings: Settings, registry: BlockRegistry, names: PlanNames
 ) -> None:
     st.subheader("実行結果")
     begun = shown_time(outcome.started, settings.keiri_timezone) if outcome.started else None
     where = (
-        f"実行 ID {outcome.run_id}・" + (f"開始 {begun}・" if begun else "") + run_kind(outcome)
+        f"実行 ID {outcome.run_id}・"
+        + (f"開始 {begun}・" if begun else "")
+        + run_kind(outcome, names=names)
         if outcome.run_id
         else ""
     )
@@ -242,25 +184,28 @@ def _render_outcome(
         show, text = _STATUS[outcome.status]
         show(f"{text}（{outcome.duration_ms / 1000:.1f} 秒）")
     if where:
-        st.caption(where + (f"・ログ {outcome.log_path}" if outcome.log_path else ""))
+        st.caption(where)
     if outcome.error is not None:
         retry_key = session_state.page_key(PAGE, "retry") if outcome.run_id else None
         if render_error(outcome.error, retry_key=retry_key):
             st.session_state[PENDING_KEY] = _rerun_action(outcome, plan, registry)
             st.rerun()
         node = outcome.error.details.get("node_id")
+        if node:
+            st.caption(f"止まったところ: {names.node(str(node))}")
         if node and outcome.error.recoverable and outcome.run_id:
             st.caption(
-                f"「再実行」はノード {node} から、今の入力値で実行し直します（上流の結果は再利用します）。"
+                "「再実行」はそこから、今の入力値で実行し直します（前の結果は再利用します）。"
             )
         elif outcome.run_id:
             st.caption("入力や Plan を直してから「実行」を押してください。")
     waiting = [str(w["node_id"]) for w in outcome.waiting]
-    seen = digest(outcome.log_path, waiting=waiting)  # one pass over the log, bounded memory
+    # One pass over the log, bounded memory.
+    seen = digest(outcome.log_path, waiting=waiting, names=names)
     if outcome.status == "waiting_input" and outcome.run_id:
         for node in waiting_nodes(plan.id, outcome.waiting, seen.blocks, registry):
             with st.container(border=True):
-                render_ui_node(node)
+                render_ui_node(node, name=names.node(node.node_id))
         if st.button(
             "続行",
             key=session_state.page_key(PAGE, "continue"),
@@ -270,7 +215,7 @@ def _render_outcome(
             st.session_state[PENDING_KEY] = ("resume", outcome.run_id)
             st.rerun()
     if seen.rows:
-        with st.expander("ノードの状態と経過", expanded=outcome.status != "success"):
+        with st.expander("詳細: ノードの状態と経過", expanded=outcome.status != "success"):
             st.dataframe(seen.rows, hide_index=True)
             if seen.truncated:
                 st.caption(
@@ -282,11 +227,14 @@ def _render_outcome(
                     f"経過は全 {seen.total_lines:,} 行のうち最後の {len(seen.lines):,} 行です。"
                 )
             st.code("\n".join(seen.lines), language="text")
+            if outcome.log_path:
+                st.caption(f"実行ログ: {outcome.log_path}")
     render_outputs(
         outcome,
         runs_dir=settings.keiri_runs_dir,
         key=session_state.page_key(PAGE, "out"),
-        names=output_names(plan, registry),
+        names=names,
+        amounts=AmountFormat.of(settings),
     )
 
 
@@ -300,7 +248,7 @@ def render() -> None:
     )
     try:
         settings = load_settings()
-        path = _choose_plan(settings)
+        path = choose_plan(settings)
     except BlockError as exc:
         render_error(exc)
         return
@@ -313,18 +261,18 @@ def render() -> None:
     except BlockError as exc:
         render_error(exc)
         return
-    st.caption(
-        f"{plan.id} v{plan.version}・ノード {len(plan.graph)} 個"
-        + (f"・{plan.description}" if plan.description else "")
-    )
+    names = plan_names(plan, registry)
+    if plan.description:
+        st.caption(plan.description)
     _llm_notice(plan, settings, registry)
     outcomes: dict[str, Outcome] = session_state.get_or_create(OUTCOMES_KEY, dict)
 
     st.subheader("入力")
+    offer_sample(path, plan, registry)
     nodes = ui_nodes(plan, registry)
     for node in nodes:
         with st.container(border=True):
-            render_ui_node(node)
+            render_ui_node(node, name=names.node(node.node_id))
     if not nodes:
         st.caption("実行前に入力する項目はありません（必要な入力は実行中に尋ねます）。")
     left, right, _ = st.columns([1, 1, 5])
@@ -343,13 +291,14 @@ def render() -> None:
         ):
             reset_inputs(plan.id)
             outcomes.pop(plan.id, None)
+            session_state.get_or_create(SAMPLE_KEY, set).discard(plan.id)
             st.rerun()
     pending: tuple[str, ...] | None = st.session_state.pop(PENDING_KEY, None)
     if clicked or pending:
-        outcomes[plan.id] = _start(pending or ("run",), path, plan, settings)
+        outcomes[plan.id] = _start(pending or ("run",), path, plan, settings, names)
     outcome = outcomes.get(plan.id)
     if outcome is not None:
-        _render_outcome(outcome, plan, settings, registry)
+        _render_outcome(outcome, plan, settings, registry, names)
 
     st.subheader("実行履歴")
     opened = render_history(
@@ -357,6 +306,8 @@ def render() -> None:
         runs_dir=settings.keiri_runs_dir,
         zone=settings.keiri_timezone,
         key=session_state.page_key(PAGE, "history"),
+        current=outcome.run_id if outcome is not None else None,
+        names=names,
     )
     if opened is not None:
         try:
@@ -365,3 +316,21 @@ def render() -> None:
             render_error(exc)
             return
         st.rerun()
+    _render_details(plan, names)
+
+
+def _render_details(plan: Plan, names: PlanNames) -> None:
+    """The plan's ids, for whoever edits its YAML: the one place the page shows them."""
+    with st.expander("詳細: Plan とノードの ID"):
+        st.caption(f"Plan ID: {plan.id}（版 {plan.version}）")
+        st.dataframe(
+            [
+                {
+                    "ノード": names.node(node.id),
+                    "ノード ID": node.id,
+                    "種類": getattr(node, "block", node.type),
+                }
+                for node in plan.graph
+            ],
+            hide_index=True,
+        )

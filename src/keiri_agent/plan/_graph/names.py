@@ -1,0 +1,164 @@
+"""What people read for a plan's nodes and result tables: Japanese names, never ids.
+
+A **node** is named by its plan: the node's ``description`` (its first sentence, when short), else
+its block's label (``表の集計``; a custom block without one: the node's id); nodes of the same
+block without a description are told apart by number (``表の集計 2``). Loops and subflows without a description are ``繰り返し`` and
+``サブフロー``. A node inside a loop or a subflow (``loop[2]/extract``) takes the name of its
+own node.
+
+A **result table** (a node's output) is named where the plan writes it out: a mapping of a
+node's inputs that holds exactly the reference to the table and a literal ``name`` or ``sheet``
+(its own, or that of a mapping it holds) is the table's sheet in a workbook, so
+``{name: 照合結果, rows: ${reconcile.matched}}`` (excel.write_report) names ``reconcile.matched``
+照合結果, and ``{data: ${reconcile.differences}, output_config: {sheet: 差異一覧}}`` (excel.write)
+names it 差異一覧; a table inside an output is named by its path (``check_lines.results.items``
+→ key ``(check_lines, results.items)``). A table the plan does not write out is named by its port's label
+(``重複候補``), with its node's name when two such tables would share it.
+
+Tables are **ordered** as the plan presents them: the written ones in the order the plan writes
+them (the workbook's sheets), then the others in node order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.errors import BlockError
+from keiri_agent.plan._dsl.models import BlockNode, LoopNode, Node, Plan, SubflowNode
+from keiri_agent.plan._dsl.refs import single_reference
+
+__all__ = ["MAX_NODE_NAME_CHARS", "NAME_KEYS", "PlanNames", "plan_names"]
+
+NAME_KEYS: Final = ("name", "sheet")
+MAX_NODE_NAME_CHARS: Final = 30  # a longer description is a sentence, not a name
+_SENTENCE_END: Final = re.compile(r"[。\n]")
+_LOOP_PART: Final = re.compile(r"\[[^\]]*\]$")
+_KIND_NAMES: Final = {"loop": "繰り返し", "subflow": "サブフロー"}
+
+Key = tuple[str, str]  # (node id, output name as the plan calls it)
+
+
+@dataclass(frozen=True)
+class PlanNames:
+    """Names for one plan's nodes and tables (see the module docstring)."""
+
+    nodes: Mapping[str, str] = field(default_factory=dict)
+    tables: Mapping[Key, str] = field(default_factory=dict)
+    written: Mapping[Key, int] = field(default_factory=dict)  # write order of written tables
+    order: Mapping[str, int] = field(default_factory=dict)  # node order
+
+    def node(self, path: str) -> str:
+        """The name of the node at ``path`` (``loop[2]/extract`` → extract's name)."""
+        tail = _LOOP_PART.sub("", path.rsplit("/", 1)[-1])
+        return self.nodes.get(path) or self.nodes.get(tail) or path
+
+    def table(self, node: str, output: str) -> str:
+        """The name of output ``output`` of ``node`` (its own name when the plan has none)."""
+        return self.tables.get((node, output)) or f"{self.node(node)}: {output}"
+
+    def is_written(self, node: str, output: str) -> bool:
+        return (node, output) in self.written
+
+    def rank(self, node: str, output: str) -> tuple[int, int]:
+        """Sort key of a table: the written ones first, in write order, then node order."""
+        if (node, output) in self.written:
+            return (0, self.written[(node, output)])
+        return (1, self.order.get(node, len(self.order)))
+
+
+def _literal(value: Any) -> str | None:
+    if isinstance(value, str) and value.strip() and "${" not in value:
+        return value.strip()
+    return None
+
+
+def _name_of(mapping: Mapping[str, Any]) -> str | None:
+    """The literal ``name``/``sheet`` of a mapping, or of a mapping directly inside it."""
+    for candidate in (mapping, *(v for v in mapping.values() if isinstance(v, Mapping))):
+        for key in NAME_KEYS:
+            name = _literal(candidate.get(key))
+            if name is not None:
+                return name
+    return None
+
+
+def _written_names(value: Any, found: dict[Key, str]) -> None:
+    if isinstance(value, Mapping):
+        name = _name_of(value)
+        for item in value.values():
+            ref = single_reference(item) if name is not None and isinstance(item, str) else None
+            if name is not None and ref is not None and ref.path and not ref.length:
+                found.setdefault((ref.root, ".".join(str(p) for p in ref.path)), name)
+            _written_names(item, found)
+    elif isinstance(value, list):
+        for item in value:
+            _written_names(item, found)
+
+
+def _walk(nodes: Iterable[Node]) -> Iterable[Node]:
+    for node in nodes:
+        yield node
+        if isinstance(node, LoopNode):
+            yield from _walk(node.body.plan.graph)
+
+
+def _described(node: Node) -> str | None:
+    text = (node.description or "").strip()
+    first = _SENTENCE_END.split(text, maxsplit=1)[0].strip()
+    return first if first and len(first) <= MAX_NODE_NAME_CHARS else None
+
+
+def _node_names(nodes: list[Node], registry: BlockRegistry) -> dict[str, str]:
+    names: dict[str, str] = {}
+    counts: dict[str, int] = {}
+    for node in nodes:
+        own = _described(node)
+        if own is not None:
+            names[node.id] = own
+            continue
+        if isinstance(node, BlockNode):
+            spec = registry.find(node.block)
+            base = spec.label if spec is not None and spec.label else node.id
+        else:
+            base = _KIND_NAMES.get(node.type, node.id)
+        counts[base] = counts.get(base, 0) + 1
+        names[node.id] = base if counts[base] == 1 else f"{base} {counts[base]}"
+    return names
+
+
+def _port_names(node: BlockNode, registry: BlockRegistry) -> dict[Key, str]:
+    try:
+        spec = registry.get(node.block)
+    except BlockError:  # a plan that no longer validates still shows its tables
+        return {}
+    return {(node.id, node.out.get(port, port)): spec.port_label(port) for port in spec.outputs}
+
+
+def plan_names(plan: Plan, registry: BlockRegistry) -> PlanNames:
+    """The names of ``plan``'s nodes and tables (see the module docstring)."""
+    nodes = list(_walk(plan.graph))
+    node_names = _node_names(nodes, registry)
+    written: dict[Key, str] = {}
+    ports: dict[Key, str] = {}
+    for node in nodes:
+        if isinstance(node, BlockNode):
+            _written_names(node.inputs, written)
+            ports.update(_port_names(node, registry))
+        elif isinstance(node, SubflowNode):
+            _written_names(node.call.inputs, written)
+    shared = {label for label in ports.values() if list(ports.values()).count(label) > 1}
+    tables = {
+        key: (f"{label}（{node_names.get(key[0], key[0])}）" if label in shared else label)
+        for key, label in ports.items()
+    }
+    tables.update(written)
+    return PlanNames(
+        nodes=node_names,
+        tables=tables,
+        written={key: index for index, key in enumerate(written)},
+        order={node.id: index for index, node in enumerate(nodes)},
+    )
