@@ -1,0 +1,44 @@
+"""``LogMask``: personal data kept out of logs (run logs, server task logs, server logs).
+
+A log line keeps the kind, never the value: ``〔電話番号〕``, ``〔人名〕`` (no number, so no line
+can be matched with a prompt's placeholder). What is masked: every identifier found by its form
+(``patterns``), values under a personal label or column header (``headers``), and every value
+the run's LLM masking learnt (:meth:`LogMask.learn`, wired by ``privacy.scope.job_scope``),
+names included. Names that no model call has seen are not looked for with Sudachi here: a log
+line is written for every node and event, and the parser would cost more than the run.
+"""
+
+from __future__ import annotations
+
+import re
+
+from keiri_agent.privacy.kinds import PersonalKind
+from keiri_agent.privacy.vault import Vault
+
+__all__ = ["LogMask"]
+
+# A text without a digit, an at sign, a label word or a known value cannot hold anything the
+# log mask looks for; most log strings are such, and this test is a single C-level scan.
+_MAYBE = re.compile(
+    r"[0-9０-９@＠]|氏名|名前|担当|顧客|社員|従業員|申請者|依頼人|受取人|名義|契約者|代表者"
+    r"|承認者|作成者|住所|フリガナ|ふりがな"
+)
+
+
+class LogMask:
+    """Masks personal data in log text; learns the values a run's LLM masking met."""
+
+    def __init__(self) -> None:
+        self._vault = Vault()
+
+    def learn(self, kind: PersonalKind, value: str) -> None:
+        self._vault.learn(kind, value)
+
+    def mask(self, text: str) -> str:
+        if not text:
+            return text
+        if _MAYBE.search(text):
+            return self._vault.mask(text, names=False, numbered=False).text
+        if len(self._vault):
+            return self._vault.mask(text, detect=False, numbered=False).text
+        return text
