@@ -168,6 +168,8 @@ _LABELLED = re.compile(
     r"(?P<rest>[^\s:：=「」\"|,、\n]{0,6})[\"」]?[ 　]*[:：=][ 　]*[\"「]?"
     r"(?P<value>[^\"」\n,，、。|\t{}\[\]]{1," + str(MAX_LABELLED_CHARS) + "})"
 )
+# A header cell: a short label with no colon, no sentence mark and at most a few digits.
+_HEADER_CELL = re.compile(r"(?=[^0-9]*[0-9]?[^0-9]*$)[^:：=。、\s][^:：=。、]{0,19}")
 _HONORIFIC_TAIL = re.compile(r"[ 　]*(?:様|さん|氏|殿|くん|君)?[ 　]*$")
 _JAPANESE = re.compile(r"[ぁ-んァ-ヶ一-龥々ｦ-ﾟ]")
 
@@ -247,9 +249,11 @@ def table_spans(text: str) -> TextTables:
     columns: dict[int, PersonalKind] | None = None
     neutral: set[int] = set()
     delimiter = ""
+    width = 0
     for offset, line in _lines(text):
-        if columns is not None and delimiter in line:
-            for index, (start, end) in enumerate(_cells(line, delimiter)):
+        cells = _cells(line, delimiter) if columns is not None and delimiter in line else []
+        if columns is not None and len(cells) == width:
+            for index, (start, end) in enumerate(cells):
                 if end <= start:
                     continue
                 kind = columns.get(index)
@@ -266,9 +270,11 @@ def table_spans(text: str) -> TextTables:
             if len(cells) < MIN_TABLE_CELLS:
                 continue
             headers = [line[s:e] for s, e in cells]
+            if not all(_HEADER_CELL.fullmatch(h) for h in headers if h):
+                continue  # prose or a record ("氏名: 長谷川", "C001"), not a header row
             kinds = {i: k for i, h in enumerate(headers) if (k := header_kind(h)) is not None}
             if kinds:
-                columns, delimiter = kinds, candidate
+                columns, delimiter, width = kinds, candidate, len(cells)
                 neutral = {i for i, h in enumerate(headers) if non_personal_header(h)}
                 break
     return found
