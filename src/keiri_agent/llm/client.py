@@ -120,7 +120,8 @@ class _Bound:
         when ``KEIRI_LLM_MASK_PII`` is off."""
         if not self.settings.keiri_llm_mask_pii:
             return None
-        return current_vault() or self._own_vault
+        job = current_vault()
+        return job if job is not None else self._own_vault
 
     def _record(
         self,

@@ -31,14 +31,16 @@ MAX_LABELLED_CHARS = 40  # a labelled value longer than this is prose, not one v
 MIN_TABLE_CELLS = 2  # a line cut into fewer cells is not a table row
 
 # Header words → kind, most specific first (a header is normalized: NFKC, no spaces, lower).
+# English words are kept to those that name a person's data only ("name" and "address" also
+# name files, blocks and URLs in the records a plan passes around).
 _HEADER_WORDS: tuple[tuple[PersonalKind, tuple[str, ...]], ...] = (
     (PersonalKind.MY_NUMBER, ("マイナンバー", "個人番号")),
-    (PersonalKind.CARD, ("カード番号", "クレジットカード", "card")),
+    (PersonalKind.CARD, ("カード番号", "クレジットカード", "card_number", "cardnumber")),
     (PersonalKind.BIRTH_DATE, ("生年月日", "誕生日", "birth")),
     (PersonalKind.EMAIL, ("メール", "mail", "e-mail")),
     (PersonalKind.PHONE, ("電話", "tel", "携帯", "fax", "phone")),
     (PersonalKind.ACCOUNT, ("口座番号", "口座no", "口座")),
-    (PersonalKind.ADDRESS, ("住所", "郵便番号", "address")),
+    (PersonalKind.ADDRESS, ("住所", "郵便番号")),
     (
         PersonalKind.PERSON,
         (
@@ -60,7 +62,10 @@ _HEADER_WORDS: tuple[tuple[PersonalKind, tuple[str, ...]], ...] = (
             "代表者",
             "承認者",
             "作成者",
-            "name",
+            "氏名カナ",
+            "full_name",
+            "fullname",
+            "customer_name",
         ),
     ),
 )
