@@ -59,7 +59,8 @@ def test_no_identifier_and_no_name_reaches_the_model_and_the_report_shows_them(
     assert leaked(bodies, identifiers(ROWS)) == []
     assert len(leaked(bodies, names(ROWS))) <= 1
     # The table and the printed rows reached the model, with placeholders where people were.
-    assert "〔人名1〕" in bodies[0] and "〔マイナンバー1〕" in bodies[0]
+    assert "〔人名1〕" in bodies[0]
+    assert "〔マイナンバー1〕" in bodies[0]
     # What the code computed is not personal: the model still sees the counts and the total.
     assert f"合計 {TOTAL}" in bodies[2]
     assert "{'九州': 10, '関東': 10, '関西': 10}" in bodies[2]
@@ -69,11 +70,13 @@ def test_no_identifier_and_no_name_reaches_the_model_and_the_report_shows_them(
     conclusion = data["final_report"]["conclusion"]
     assert f"{FIRST}様（{ROWS[0]['携帯電話']}）" in conclusion
     report = Path(data["report_path"]).read_text(encoding="utf-8")
-    assert FIRST in report and "〔人名1〕" not in report
+    assert FIRST in report
+    assert "〔人名1〕" not in report
     # The code ran on the real data: the placeholder in it was the first customer's name.
     stdout = data["execution_results"][0]["stdout"]
     assert str(ROWS[0]["携帯電話"]) in stdout
-    assert data["masked"]["person"] == 10 and data["masked"]["my_number"] == 30
+    assert data["masked"]["person"] == 10
+    assert data["masked"]["my_number"] == 30
 
     logs = [path.read_text(encoding="utf-8") for path in Path("runs").rglob("*.jsonl")]
     assert logs
@@ -100,5 +103,6 @@ def test_with_masking_off_the_model_gets_the_data_as_it_is(
     result = runner.invoke(app, [*args, "--workspace-root", str(public_dir / "ws")])
     assert result.exit_code == 0, result.output
     bodies = [json.dumps(body, ensure_ascii=False) for body in llm_server.chat_requests()]
-    assert FIRST in bodies[0] and str(ROWS[0]["マイナンバー"]) in bodies[0]
+    assert FIRST in bodies[0]
+    assert str(ROWS[0]["マイナンバー"]) in bodies[0]
     assert json.loads(result.stdout)["masked"] == {}

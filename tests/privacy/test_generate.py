@@ -40,7 +40,8 @@ def test_a_reference_document_reaches_the_model_masked_and_the_plan_keeps_the_va
     bodies = [json.dumps(body, ensure_ascii=False) for body in llm_server.chat_requests()]
     assert len(bodies) == 2
     assert leaked(bodies, VALUES) == []
-    assert "50,000円" in bodies[0] and "2025年4月1日" in bodies[0]  # not personal data
+    assert "50,000円" in bodies[0]
+    assert "2025年4月1日" in bodies[0]
     data = json.loads(result.stdout)
     saved = Path(data["saved"]).read_text(encoding="utf-8")
     assert f"{NAME}さん（misaki.hasegawa@example.jp）に渡す" in saved

@@ -68,7 +68,8 @@ def test_process_llm_gets_the_rows_masked_and_its_outputs_restored(
         "first_phone": ROWS[0]["携帯電話"],
         "total": total,
     }
-    assert data["masked"]["person"] == 10 and data["masked"]["my_number"] == 10
+    assert data["masked"]["person"] == 10
+    assert data["masked"]["my_number"] == 10
     log = Path(data["log_path"]).read_text(encoding="utf-8")
     assert '"node_complete"' in log
     assert leaked([log], identifiers(ROWS)) == []

@@ -28,13 +28,14 @@ def luhn_valid(digits: list[int]) -> bool:
         total += doubled - 9 if doubled > 9 else doubled
     return total % 10 == 0
 
+
 __all__ = [
     "COLUMNS",
-    "luhn_valid",
-    "my_number_valid",
     "customers",
     "identifiers",
     "leaked",
+    "luhn_valid",
+    "my_number_valid",
     "names",
     "write_csv",
     "write_xlsx",

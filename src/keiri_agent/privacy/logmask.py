@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import re
 
-from keiri_agent.privacy.kinds import PersonalKind
-from keiri_agent.privacy.vault import Vault
+from keiri_agent.privacy.kinds import LABELS, PersonalKind, Span
+from keiri_agent.privacy.scope import current_vault
+from keiri_agent.privacy.vault import CLOSE, OPEN, Vault
 
-__all__ = ["LogMask"]
+__all__ = ["LogMask", "mask_log_line"]
 
 # A text without a digit, an at sign, a label word or a known value cannot hold anything the
 # log mask looks for; most log strings are such, and this test is a single C-level scan.
@@ -25,8 +26,20 @@ _MAYBE = re.compile(
 )
 
 
+def _labelled(text: str, spans: list[Span]) -> str:
+    """``text`` with each span replaced by its kind (``〔電話番号〕``)."""
+    parts: list[str] = []
+    at = 0
+    for span in spans:
+        parts += [text[at : span.start], f"{OPEN}{LABELS[span.kind]}{CLOSE}"]
+        at = span.end
+    parts.append(text[at:])
+    return "".join(parts)
+
+
 class LogMask:
-    """Masks personal data in log text; learns the values a run's LLM masking met."""
+    """Masks personal data in log text; learns the values a run's LLM masking met (and only
+    those: what it finds by form is masked, never kept)."""
 
     def __init__(self) -> None:
         self._vault = Vault()
@@ -35,10 +48,26 @@ class LogMask:
         self._vault.learn(kind, value)
 
     def mask(self, text: str) -> str:
-        if not text:
-            return text
-        if _MAYBE.search(text):
-            return self._vault.mask(text, names=False, numbered=False).text
-        if len(self._vault):
-            return self._vault.mask(text, detect=False, numbered=False).text
+        return _mask_with(self._vault, text)
+
+
+def _mask_with(vault: Vault, text: str) -> str:
+    if not text:
         return text
+    if _MAYBE.search(text):
+        spans = vault.spans(text, names=False)
+    elif len(vault):
+        spans = vault.spans(text, detect=False)
+    else:
+        return text
+    return _labelled(text, spans) if spans else text
+
+
+_BY_FORM = LogMask()  # learns nothing: no value is ever taught to it
+
+
+def mask_log_line(text: str) -> str:
+    """A server log line with personal data masked: by form, and, inside a job
+    (``privacy.job_scope``), every value the job's LLM masking learnt."""
+    vault = current_vault()
+    return _mask_with(vault, text) if vault is not None else _BY_FORM.mask(text)
