@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from keiri_agent.privacy.detect import find_personal
 from keiri_agent.privacy.headers import header_kind
-from keiri_agent.privacy.kinds import LABELS, PersonalKind, Span
+from keiri_agent.privacy.kinds import LABELS, PersonalKind, Span, masking_status
 from keiri_agent.privacy.logmask import LogMask, mask_log_line
 from keiri_agent.privacy.scope import current_vault, job_scope, learn_tables
 from keiri_agent.privacy.vault import Masked, Vault
@@ -29,4 +29,5 @@ __all__ = [
     "job_scope",
     "learn_tables",
     "mask_log_line",
+    "masking_status",
 ]

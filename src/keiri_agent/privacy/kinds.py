@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
-__all__ = ["LABELS", "PersonalKind", "Span"]
+__all__ = ["LABELS", "NOT_MASKED", "PersonalKind", "Span", "masking_status"]
 
 
 class PersonalKind(StrEnum):
@@ -50,3 +51,28 @@ class Span:
 
     def __len__(self) -> int:
         return self.end - self.start
+
+
+# What stays visible to a model: not personal data, and what it needs to reason.
+NOT_MASKED = ("金額", "日付", "請求書番号・注文番号", "法人番号・登録番号", "会社名")
+
+
+def masking_status(enabled: bool) -> dict[str, Any]:
+    """What ``KEIRI_LLM_MASK_PII`` does on this installation, for ``doctor``, the app's
+    sidebar and ``/readyz`` (one wording for all three)."""
+    if enabled:
+        summary = (
+            "個人情報は LLM に送る前に仮名（〔人名1〕など）に置き換え、応答では元に戻します"
+            "（KEIRI_LLM_MASK_PII=on）。"
+        )
+    else:
+        summary = (
+            "個人情報をそのまま LLM に送ります（KEIRI_LLM_MASK_PII=off: 自社内のモデル向け）。"
+            "ログでは引き続きマスクします。"
+        )
+    return {
+        "mask_pii": enabled,
+        "summary": summary,
+        "masked": [LABELS[kind] for kind in PersonalKind],
+        "not_masked": list(NOT_MASKED),
+    }
