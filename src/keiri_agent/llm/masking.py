@@ -113,7 +113,7 @@ def _map_message(message: BaseMessage, fn: Callable[[str], str]) -> BaseMessage:
             {**call, "args": _walk(call.get("args"), fn)} for call in message.tool_calls
         ]
         update["invalid_tool_calls"] = [
-            {**call, "args": fn(call["args"]) if isinstance(call.get("args"), str) else None}
+            {**call, "args": fn(args) if isinstance(args := call.get("args"), str) else None}
             for call in message.invalid_tool_calls
         ]
         update["additional_kwargs"] = _raw_tool_calls(message.additional_kwargs, fn)
