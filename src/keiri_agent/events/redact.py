@@ -81,12 +81,27 @@ class Redactor:
 
     def clean(self, value: T) -> T:
         """``value`` as a log may keep it: secrets masked, and personal data too."""
+        return cast(T, self._clean(value))
+
+    def _clean(self, value: Any) -> Any:
+        # Called for every string of every logged event: exact types first (no ABC checks).
+        kind = type(value)
+        if kind is str:
+            return self._personal.mask(self.mask_text(value) if self._exact else value)
+        if kind is dict:
+            clean = self._clean
+            return {clean(k): clean(v) for k, v in value.items()}
+        if kind is list:
+            clean = self._clean
+            return [clean(v) for v in value]
+        if kind in (int, float, bool) or value is None:
+            return value
         if isinstance(value, str):
-            return cast(T, self._personal.mask(self.mask_text(value) if self._exact else value))
+            return self._clean(str(value))
         if isinstance(value, Mapping):
-            return cast(T, {self.clean(k): self.clean(v) for k, v in value.items()})
+            return {self._clean(k): self._clean(v) for k, v in value.items()}
         if isinstance(value, list | tuple):
-            return cast(T, type(value)(self.clean(v) for v in value))
+            return type(value)(self._clean(v) for v in value)
         return value
 
     def mask_text(self, text: str) -> str:

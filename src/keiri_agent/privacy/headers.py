@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from keiri_agent.privacy.kinds import PersonalKind, Span
 
 __all__ = [
+    "HEADER_WORDS",
     "MAX_LABELLED_CHARS",
     "TextTables",
     "header_kind",
@@ -167,7 +168,9 @@ def looks_like_company(value: str) -> bool:
     return any(word in name for word in _COMPANY_WORDS)
 
 
-_LABELS = sorted({w for _, words in _HEADER_WORDS for w in words if not w.isascii()}, key=len)
+# Every word that makes a header or a label personal (detect.maybe_personal looks for them).
+HEADER_WORDS = tuple(sorted({w for _, words in _HEADER_WORDS for w in words}, key=len))
+_LABELS = [w for w in HEADER_WORDS if not w.isascii()]
 _LABELLED = re.compile(
     "(?P<label>" + "|".join(map(re.escape, reversed(_LABELS))) + ")"
     r"(?P<rest>[^\s:：=「」\"|,、\n]{0,6})[\"」]?[ 　]*[:：=][ 　]*[\"「]?"

@@ -10,20 +10,15 @@ line is written for every node and event, and the parser would cost more than th
 
 from __future__ import annotations
 
-import re
-
+from keiri_agent.privacy.detect import maybe_personal
 from keiri_agent.privacy.kinds import LABELS, PersonalKind, Span
 from keiri_agent.privacy.scope import current_vault
 from keiri_agent.privacy.vault import CLOSE, OPEN, Vault
 
-__all__ = ["LogMask", "mask_log_line"]
+__all__ = ["MAX_REMEMBERED", "MAX_REMEMBERED_CHARS", "LogMask", "mask_log_line"]
 
-# A text without a digit, an at sign, a label word or a known value cannot hold anything the
-# log mask looks for; most log strings are such, and this test is a single C-level scan.
-_MAYBE = re.compile(
-    r"[0-9０-９@＠]|氏名|名前|担当|顧客|社員|従業員|申請者|依頼人|受取人|名義|契約者|代表者"
-    r"|承認者|作成者|住所|フリガナ|ふりがな"
-)
+MAX_REMEMBERED = 4096  # masked log strings one LogMask remembers
+MAX_REMEMBERED_CHARS = 200  # longer strings are masked each time, not remembered
 
 
 def _labelled(text: str, spans: list[Span]) -> str:
@@ -43,18 +38,33 @@ class LogMask:
 
     def __init__(self) -> None:
         self._vault = Vault()
+        # Log strings repeat (keys, statuses, node ids): the masked form of short ones is
+        # remembered while the known values stay the same (a dict read is atomic).
+        self._seen: dict[str, str] = {}
+        self._known = 0
 
     def learn(self, kind: PersonalKind, value: str) -> None:
         self._vault.learn(kind, value)
 
     def mask(self, text: str) -> str:
-        return _mask_with(self._vault, text)
+        if len(text) > MAX_REMEMBERED_CHARS:
+            return _mask_with(self._vault, text)
+        known = len(self._vault)
+        if known != self._known:
+            self._seen, self._known = {}, known
+        seen = self._seen
+        masked = seen.get(text)
+        if masked is None:
+            masked = _mask_with(self._vault, text)
+            if len(seen) < MAX_REMEMBERED:
+                seen[text] = masked
+        return masked
 
 
 def _mask_with(vault: Vault, text: str) -> str:
     if not text:
         return text
-    if _MAYBE.search(text):
+    if maybe_personal(text):
         spans = vault.spans(text, names=False)
     elif len(vault):
         spans = vault.spans(text, detect=False)

@@ -139,8 +139,7 @@ class Vault:
             return {kind.value: n for kind, n in sorted(self._numbers.items()) if n}
 
     def __len__(self) -> int:
-        with self._lock:
-            return len(self._values)
+        return len(self._values)  # one read of a dict's size: atomic, no lock needed
 
     # --- masking and restoring ----------------------------------------------------------------
 
