@@ -29,7 +29,7 @@ def test_doctor_says_whether_personal_data_is_masked(
     assert data["privacy"]["mask_pii"] is on
     assert "マイナンバー" in data["privacy"]["masked"]
     assert "金額" in data["privacy"]["not_masked"]
-    text = runner.invoke(cli, ["doctor"], env={"COLUMNS": "200"}).stdout
+    text = runner.invoke(cli, ["doctor"], env={"COLUMNS": "200"}).stdout.replace("\n", "")
     assert "個人情報のマスク:" in text
     assert ("KEIRI_LLM_MASK_PII=on" if on else "KEIRI_LLM_MASK_PII=off") in text
 
