@@ -167,6 +167,10 @@ class Settings(BaseSettings):
     # OPENAI_BASE_URL, or one on api.openai.com), off for any other OPENAI_BASE_URL (vLLM,
     # Ollama... get the tool-use schema) and for Anthropic; on / off force it.
     keiri_llm_strict_schema: Literal["auto", "on", "off"] = "auto"
+    # Personal data (names, phone numbers, マイナンバー...) is replaced by placeholders before
+    # every chat and embedding call and restored in the replies (keiri_agent.llm.masking); off
+    # only for a model on the company's own machines.
+    keiri_llm_mask_pii: bool = True
 
     # Behaviour switches
     keiri_agent_llm_fallback: bool = False

@@ -1,7 +1,8 @@
 """``keiri-agent doctor``: what this installation will do, before anything is run.
 
 Collects the effective configuration (secrets masked), which LLM providers are usable and what
-is missing for the others, which model each role resolves to, and where files will be written.
+is missing for the others, which model each role resolves to, whether personal data is masked
+before the models (``KEIRI_LLM_MASK_PII``), and where files will be written.
 Optionally pings each distinct chat model once. Kept apart from the CLI so the UI and the API
 can show the same report.
 """
@@ -18,6 +19,7 @@ from pydantic import SecretStr
 from keiri_agent import __version__
 from keiri_agent.config import PROVIDERS, LLMRole, Settings, mask_secret
 from keiri_agent.errors import BlockError
+from keiri_agent.privacy import masking_status
 
 __all__ = ["DoctorReport", "collect_report", "ping_models", "sandbox_layers"]
 
@@ -35,6 +37,8 @@ class DoctorReport:
     paths: dict[str, str]
     sandbox: list[dict[str, Any]] = field(default_factory=list)
     pings: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Personal data kept from the models (KEIRI_LLM_MASK_PII; privacy.masking_status).
+    privacy: dict[str, Any] = field(default_factory=dict)
 
     @property
     def problems(self) -> list[str]:
@@ -107,6 +111,7 @@ def collect_report(settings: Settings) -> DoctorReport:
         providers=providers,
         roles=roles,
         paths=paths,
+        privacy=masking_status(settings.keiri_llm_mask_pii),
     )
 
 

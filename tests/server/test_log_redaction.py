@@ -144,3 +144,21 @@ def test_the_access_log_records_the_redacted_request() -> None:
     line = _write("text", "uvicorn.access", ACCESS_FORMAT, _records("/t?%74oken=SECRETVALUE")[0][2])
     assert '"GET /t?%74oken=*** HTTP/1.1" 200' in line
     assert "SECRETVALUE" not in line
+
+
+def test_personal_data_is_masked_in_log_lines_and_a_tasks_known_names_too() -> None:
+    from keiri_agent.privacy import PersonalKind, job_scope
+
+    message = "helpdesk: question %r"
+    question = "長谷川 美咲です。連絡先は090-4412-7788、misaki@example.jp です。"
+    for fmt in ("text", "json"):
+        shown = _shown(_write(fmt, "keiri_agent.agents", message, (question,)), fmt)
+        assert "090-4412-7788" not in shown
+        assert "misaki@example.jp" not in shown
+        assert "〔電話番号〕" in shown
+        assert "〔メール〕" in shown
+        with job_scope() as vault:  # inside a task whose LLM masking met the name
+            vault.learn(PersonalKind.PERSON, "長谷川 美咲")
+            shown = _shown(_write(fmt, "keiri_agent.agents", message, (question,)), fmt)
+        assert "長谷川" not in shown
+        assert "〔人名〕です" in shown

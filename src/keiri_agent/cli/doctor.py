@@ -45,6 +45,16 @@ def _render(report: DoctorReport) -> None:
         roles.add_row(role, info["model"] or "-", _mark(info["usable"]), note)
     console.print(roles)
 
+    privacy = report.privacy
+    console.print(
+        f"個人情報のマスク: {_mark(privacy['mask_pii'])} {privacy['summary']}", markup=True
+    )
+    if privacy["mask_pii"]:
+        console.print(
+            f"  対象: {'、'.join(privacy['masked'])}（対象外: {'、'.join(privacy['not_masked'])}）",
+            markup=False,
+        )
+
     settings = WrappingTable(title="有効な設定（秘密情報はマスク）")
     settings.add_column("変数")
     settings.add_column("値")

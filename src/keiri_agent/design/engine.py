@@ -44,6 +44,7 @@ from keiri_agent.documents.normalize import normalize_for_prompt
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.llm import LLMClient, get_llm, strict_schema_for
 from keiri_agent.plan import PlanIssue
+from keiri_agent.privacy import job_scope
 
 __all__ = [
     "APPLY_MODES",
@@ -360,8 +361,16 @@ def generate_plan(
         log=log,
         plan_id=given.get("plan_id"),
     )
+    redactor = log.stream.redactor if log.stream is not None else None
     try:
-        result = engine.run()
+        # One generation, one set of placeholders; its log masks what they hide.
+        with job_scope(learnt=redactor.learn_personal if redactor is not None else None) as vault:
+            try:
+                result = engine.run()
+            finally:
+                masked = vault.counts()
+        if masked:
+            result.metrics["masked"] = masked
     except BlockError as exc:
         if not settings.keiri_agent_llm_fallback or apply_mode == "compose":
             log.close_failed(exc)

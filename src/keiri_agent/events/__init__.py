@@ -18,7 +18,8 @@ Logs carry summaries, not data (seed 002 §12): non-JSON values (DataFrames, byt
 and oversized strings or lists in ``inputs``/``outputs``/``item``/``error`` are replaced by short
 descriptions such as ``"<DataFrame 100x3>"`` or ``"<bytes 2048>"``. The summary is applied when
 the event is built, so the live event and the one read back from the log are equal. Secrets
-registered with a stream's :class:`Redactor` are masked (``****``) at the same point.
+registered with a stream's :class:`Redactor` are masked (``****``) at the same point, and so is
+personal data (``〔電話番号〕``, ``〔人名〕``: see ``keiri_agent.privacy``).
 """
 
 from __future__ import annotations

@@ -195,25 +195,25 @@ def encode(
     run_id: str,
     now: Callable[[], datetime],
 ) -> Encoded:
-    """The event ``kind`` with ``fields``, checked, summarized and with secrets masked.
+    """The event ``kind`` with ``fields``, checked, summarized, with secrets and personal data
+    masked (``Redactor.clean``).
 
     ``run_id`` and ``now()`` are only used to validate events outside the fast path (the
     stream sets the final ones when it numbers the event). Raises BlockError for invalid fields.
     """
     encoded = _fast(kind, fields)
     if encoded is not None:
-        if redactor.active:
-            cleaned = redactor.redact(encoded.body)
-            if cleaned != encoded.body:
-                encoded = Encoded(encoded.model, cleaned)
+        cleaned = redactor.clean(encoded.body)
+        if cleaned != encoded.body:
+            encoded = Encoded(encoded.model, cleaned)
         return encoded
     data = {"id": 0, "event": kind, "run_id": run_id, "timestamp": now(), **fields}
     draft = parse_event(data)
-    if redactor.active:
-        dumped = draft.model_dump(mode="json")
-        cleaned = redactor.redact(dumped)
-        if cleaned != dumped:
-            draft = parse_event(cleaned)
+    dumped = draft.model_dump(mode="json")
+    body = {name: value for name, value in dumped.items() if name not in HEAD}
+    cleaned = redactor.clean(body)
+    if cleaned != body:
+        draft = parse_event({**dumped, **cleaned})
     return _Validated(draft)
 
 

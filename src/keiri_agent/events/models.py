@@ -282,6 +282,8 @@ class LLMCall(RunEvent):
     error_code: str | None = None
     structured: bool = False
     streamed: bool = False
+    # Personal data masked in the request, per kind (keiri_agent.privacy): counts, never values.
+    masked: dict[str, int] | None = None
 
     @model_validator(mode="before")
     @classmethod

@@ -9,6 +9,14 @@ the events (SSE) and everything built from them never hold the value.
 Values of at least :data:`MIN_SUBSTRING_CHARS` characters are masked wherever they occur inside
 a string; shorter ones only where a whole string equals them (masking every "ab" inside other
 text would destroy the log and protect nothing).
+
+Personal data is masked in the same walk (:meth:`Redactor.clean`, what the stream applies to
+every event): the kinds ``keiri_agent.privacy`` finds by form or label become their kind
+(``〔電話番号〕``), and so does every value the run's LLM masking learnt
+(:meth:`Redactor.learn_personal`, names included). Only the log is cleaned of it: a run's
+result (:meth:`Redactor.redact`, the ``--json`` output) is the user's own and keeps the values,
+and :meth:`Redactor.contains` still asks about secrets only (a node's outputs holding a phone
+number are stored for a resume like any other).
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from typing import Any, TypeVar, cast
 
 from keiri_agent.errors import BlockError
 from keiri_agent.events.models import is_table
+from keiri_agent.privacy import LogMask, PersonalKind
 
 __all__ = ["MASK", "MIN_SUBSTRING_CHARS", "SECRET_KEY_RE", "Redactor"]
 
@@ -42,6 +51,7 @@ class Redactor:
         self._pattern: re.Pattern[str] | None = None
         self._long: set[str] = set()
         self._lock = threading.Lock()
+        self._personal = LogMask()
 
     @property
     def active(self) -> bool:
@@ -64,6 +74,35 @@ class Redactor:
         """Register ``value`` when ``name`` (a config key) looks like it holds a secret."""
         if SECRET_KEY_RE.search(name):
             self.add(value)
+
+    def learn_personal(self, kind: PersonalKind, value: str) -> None:
+        """Mask ``value`` (personal data of ``kind`` met by the run's LLM masking) in the log."""
+        self._personal.learn(kind, value)
+
+    def clean(self, value: T) -> T:
+        """``value`` as a log may keep it: secrets masked, and personal data too."""
+        return cast(T, self._clean(value))
+
+    def _clean(self, value: Any) -> Any:
+        # Called for every string of every logged event: exact types first (no ABC checks).
+        kind = type(value)
+        if kind is str:
+            return self._personal.mask(self.mask_text(value) if self._exact else value)
+        if kind is dict:
+            clean = self._clean
+            return {clean(k): clean(v) for k, v in value.items()}
+        if kind is list:
+            clean = self._clean
+            return [clean(v) for v in value]
+        if kind in (int, float, bool) or value is None:
+            return value
+        if isinstance(value, str):
+            return self._clean(str(value))
+        if isinstance(value, Mapping):
+            return {self._clean(k): self._clean(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return type(value)(self._clean(v) for v in value)
+        return value
 
     def mask_text(self, text: str) -> str:
         if text in self._exact:

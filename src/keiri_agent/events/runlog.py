@@ -130,13 +130,15 @@ def find_run_log(source_id: str, run_id: str, *, runs_dir: Path | str | None = N
 
 
 def summarize_llm_usage(events: Iterable[RunEvent]) -> dict[str, Any]:
-    """Token and latency totals of the ``llm_call`` events, overall and per ``provider:model``."""
+    """Token and latency totals of the ``llm_call`` events, overall and per ``provider:model``,
+    and the personal data masked before them (``masked``: kind → values)."""
 
     def empty() -> dict[str, Any]:
         keys = ("calls", "failed_calls", "input_tokens", "output_tokens", "total_tokens")
         return {**dict.fromkeys(keys, 0), "latency_ms": 0.0}
 
     total = empty()
+    masked: dict[str, int] = {}  # personal data masked before the calls, per kind
     by_model: dict[str, dict[str, Any]] = {}
     for event in events:
         if not isinstance(event, LLMCall):
@@ -149,4 +151,6 @@ def summarize_llm_usage(events: Iterable[RunEvent]) -> dict[str, Any]:
             bucket["output_tokens"] += event.output_tokens
             bucket["total_tokens"] += event.total_tokens
             bucket["latency_ms"] += event.latency_ms
-    return {**total, "by_model": by_model}
+        for kind, n in (event.masked or {}).items():
+            masked[kind] = masked.get(kind, 0) + n
+    return {**total, "masked": masked, "by_model": by_model}

@@ -28,10 +28,17 @@ from keiri_agent.config import LLMRole, ModelRef, Settings, load_settings
 from keiri_agent.errors import BlockError, ConfigurationError
 from keiri_agent.events import EventEmitter
 from keiri_agent.llm.cancel import cancellable_sleep, current_cancel, run_cancellable
+from keiri_agent.llm.masking import (
+    StreamRestorer,
+    mask_for_embedding,
+    mask_input,
+    restore_reply,
+)
 from keiri_agent.llm.providers import build_chat_model, build_embeddings
 from keiri_agent.llm.repair import Check, structured_call
 from keiri_agent.llm.retry import RetryPolicy, classify_failure, to_block_error
 from keiri_agent.llm.usage import UsageLedger, UsageRecord, usage_from_message
+from keiri_agent.privacy import Vault, current_vault
 
 __all__ = [
     "Binding",
@@ -81,6 +88,8 @@ class _Bound:
             backoff_s=self.settings.keiri_llm_retry_backoff_s,
         )
         self._lock = threading.Lock()
+        # Placeholders of calls made outside any job (privacy.job_scope); copies share it.
+        self._own_vault = Vault()
 
     def bind(self: B, **binding: Unpack[Binding]) -> B:
         """A copy reporting to ``events``/``ledger`` as ``node_id`` (and stopping on
@@ -106,6 +115,14 @@ class _Bound:
     def _describe(self) -> str:
         return f"{self.role.value} ({self.ref})"
 
+    def vault(self) -> Vault | None:
+        """Where this call's placeholders live: the job's vault, else the client's own; None
+        when ``KEIRI_LLM_MASK_PII`` is off."""
+        if not self.settings.keiri_llm_mask_pii:
+            return None
+        job = current_vault()
+        return job if job is not None else self._own_vault
+
     def _record(
         self,
         *,
@@ -115,6 +132,7 @@ class _Bound:
         error: BlockError | None,
         structured: bool = False,
         streamed: bool = False,
+        masked: Mapping[str, int] | None = None,
     ) -> UsageRecord:
         input_tokens, output_tokens, total = usage_from_message(message)
         ref = self.ref
@@ -131,6 +149,7 @@ class _Bound:
             error_code=error.code if error is not None else None,
             structured=structured,
             streamed=streamed,
+            masked=dict(masked) if masked else None,
         )
         if self.ledger is not None:
             self.ledger.add(record)
@@ -146,6 +165,7 @@ class _Bound:
         sleep: Callable[[float], None] = time.sleep,
         structured: bool = False,
         streamed: bool = False,
+        masked: Mapping[str, int] | None = None,
     ) -> tuple[R, int]:
         """``call`` under the retry policy: (result, attempts). A call that still fails is
         accounted (``llm_call`` event, ledger) before its ``BlockError`` is raised."""
@@ -153,8 +173,15 @@ class _Bound:
             return self.retry.call(call, describe=self._describe(), sleep=sleep)
         except BlockError as exc:
             attempts = int(exc.details.get("attempts", 1))
-            flags = {"structured": structured, "streamed": streamed}
-            self._record(started=started, attempts=attempts, message=None, error=exc, **flags)
+            self._record(
+                started=started,
+                attempts=attempts,
+                message=None,
+                error=exc,
+                structured=structured,
+                streamed=streamed,
+                masked=masked,
+            )
             raise
 
     def _run(
@@ -164,23 +191,28 @@ class _Bound:
         *,
         message_of: Callable[[R], BaseMessage | None],
         structured: bool = False,
+        masked: Mapping[str, int] | None = None,
     ) -> R:
         """Run one logical call under the retry policy and account for it, success or not.
 
         ``fn`` makes the call in this thread; ``afn`` is the same call as a coroutine, used
         when the call is cancellable (a cancel event on the client or in the context).
+        ``masked``: how many values of each kind the request's masking replaced (logged).
         """
         started = time.perf_counter()
         describe = self._describe()
         cancel = self.cancel or current_cancel()
         if cancel is None:
-            result, attempts = self._attempt(fn, started=started, structured=structured)
+            result, attempts = self._attempt(
+                fn, started=started, structured=structured, masked=masked
+            )
         else:
             result, attempts = self._attempt(
                 lambda: run_cancellable(afn, cancel, describe),
                 started=started,
                 sleep=cancellable_sleep(cancel, describe),
                 structured=structured,
+                masked=masked,
             )
         self._record(
             started=started,
@@ -188,6 +220,7 @@ class _Bound:
             message=message_of(result),
             error=None,
             structured=structured,
+            masked=masked,
         )
         return result
 
@@ -224,19 +257,25 @@ class LLMClient(_Bound):
         tools: Sequence[Any] | None = None,
         tool_choice: str | None = None,
     ) -> AIMessage:
-        """One chat completion; with ``tools`` the reply may carry ``tool_calls``."""
+        """One chat completion; with ``tools`` the reply may carry ``tool_calls``.
+
+        Personal data in ``messages`` is masked before sending; the reply comes back with the
+        real values (``llm.masking``)."""
         model = self.chat_model
         runnable: Any = model
         if tools:
             runnable = model.bind_tools(list(tools), tool_choice=tool_choice)
+        vault = self.vault()
+        sent, masked = mask_input(messages, vault)
 
         def call() -> AIMessage:
-            return cast(AIMessage, runnable.invoke(messages))
+            return cast(AIMessage, runnable.invoke(sent))
 
         async def acall() -> AIMessage:
-            return cast(AIMessage, await runnable.ainvoke(messages))
+            return cast(AIMessage, await runnable.ainvoke(sent))
 
-        return self._run(call, acall, message_of=lambda message: message)
+        reply = self._run(call, acall, message_of=lambda message: message, masked=masked)
+        return restore_reply(reply, vault)
 
     def structured(
         self,
@@ -278,30 +317,39 @@ class LLMClient(_Bound):
         model = self.chat_model
         started = time.perf_counter()
         describe = self._describe()
+        vault = self.vault()
+        sent, masked = mask_input(messages, vault)
+        restorer = StreamRestorer(vault)
 
         def open_stream() -> tuple[Iterator[BaseMessage], BaseMessage | None]:
-            iterator = iter(model.stream(messages))
+            iterator = iter(model.stream(sent))
             return iterator, next(iterator, None)
 
-        (iterator, first), attempts = self._attempt(open_stream, started=started, streamed=True)
+        (iterator, first), attempts = self._attempt(
+            open_stream, started=started, streamed=True, masked=masked
+        )
         total: AIMessageChunk | None = None
         chunk: BaseMessage | None = first
+        flags: dict[str, Any] = {"streamed": True, "masked": masked}
         try:
             while chunk is not None:
                 piece = cast(AIMessageChunk, chunk)
                 total = piece if total is None else total + piece
                 if piece.text:
-                    yield piece.text
+                    text = restorer.feed(piece.text)
+                    if text:
+                        yield text
                 chunk = next(iterator, None)
+            rest = restorer.flush()
+            if rest:
+                yield rest
         except BlockError:
             raise
         except Exception as exc:
             error = to_block_error(exc, classify_failure(exc), attempts=attempts, describe=describe)
-            self._record(
-                started=started, attempts=attempts, message=total, error=error, streamed=True
-            )
+            self._record(started=started, attempts=attempts, message=total, error=error, **flags)
             raise error from exc
-        self._record(started=started, attempts=attempts, message=total, error=None, streamed=True)
+        self._record(started=started, attempts=attempts, message=total, error=None, **flags)
 
 
 class EmbeddingClient(_Bound):
@@ -330,20 +378,25 @@ class EmbeddingClient(_Bound):
             return self._model
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        """Vectors of ``texts``, personal data replaced by its kind before sending."""
         model = self.embeddings
-        items = list(texts)
+        items, masked = mask_for_embedding(texts, self.vault())
         return self._run(
             lambda: model.embed_documents(items),
             lambda: model.aembed_documents(items),
             message_of=lambda _: None,
+            masked=masked,
         )
 
     def embed_query(self, text: str) -> list[float]:
+        """The vector of ``text``, personal data replaced by its kind before sending."""
         model = self.embeddings
+        (item,), masked = mask_for_embedding([text], self.vault())
         return self._run(
-            lambda: model.embed_query(text),
-            lambda: model.aembed_query(text),
+            lambda: model.embed_query(item),
+            lambda: model.aembed_query(item),
             message_of=lambda _: None,
+            masked=masked,
         )
 
 

@@ -32,14 +32,14 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import openai
 from langchain_core.language_models import LanguageModelInput
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, convert_to_messages
-from langchain_core.prompt_values import PromptValue
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, ValidationError
 
 from keiri_agent.errors import ErrorCode, LLMOutputError
 from keiri_agent.llm.extract import extract_json_object
 from keiri_agent.llm.field_problems import FieldProblem, details_of, field_problems, lines_of
+from keiri_agent.llm.masking import as_messages, mask_input, restore_reply
 
 if TYPE_CHECKING:
     from keiri_agent.llm.client import LLMClient
@@ -100,14 +100,6 @@ def finish_reason_of(message: AIMessage) -> str | None:
     meta = message.response_metadata or {}
     reason = meta.get("finish_reason") or meta.get("stop_reason")
     return str(reason) if reason else None
-
-
-def _as_messages(messages: LanguageModelInput) -> list[BaseMessage]:
-    if isinstance(messages, str):
-        return [HumanMessage(messages)]
-    if isinstance(messages, PromptValue):
-        return messages.to_messages()
-    return convert_to_messages(cast(Sequence[Any], messages))
 
 
 def _reply_text(raw: AIMessage) -> str:
@@ -268,7 +260,9 @@ def structured_call(
     runnable = client.chat_model.with_structured_output(
         tool, method=method, include_raw=True, **options
     )
-    conversation = _as_messages(messages)
+    conversation = as_messages(messages)
+    vault = client.vault()
+    sent: list[BaseMessage] = []
 
     def stopped(
         exc: openai.LengthFinishReasonError | openai.ContentFilterFinishReasonError,
@@ -281,21 +275,26 @@ def structured_call(
 
     def ask() -> AIMessage:
         try:
-            result = runnable.invoke(conversation)
+            result = runnable.invoke(sent)
         except _SDK_STOPS as exc:
             raise stopped(exc) from exc
         return cast(AIMessage, cast(dict[str, Any], result)["raw"])
 
     async def aask() -> AIMessage:
         try:
-            result = await runnable.ainvoke(conversation)
+            result = await runnable.ainvoke(sent)
         except _SDK_STOPS as exc:
             raise stopped(exc) from exc
         return cast(AIMessage, cast(dict[str, Any], result)["raw"])
 
     round_number = 0
     while True:
-        raw = client._run(ask, aask, message_of=lambda message: message, structured=True)
+        # Personal data is masked in what is sent; the reply is read with the real values.
+        sent, masked = mask_input(conversation, vault)
+        raw = client._run(
+            ask, aask, message_of=lambda message: message, structured=True, masked=masked
+        )
+        raw = restore_reply(raw, vault)
         _check_finish(client, schema, raw)
         try:
             return _parse(schema, raw, check)

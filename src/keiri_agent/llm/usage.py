@@ -8,6 +8,7 @@ to a ``UsageLedger``, which sums the calls of one run for the UI, the CLI and th
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Self
 
@@ -33,9 +34,13 @@ class UsageRecord:
     error_code: str | None = None
     structured: bool = False
     streamed: bool = False
+    # Personal data masked in the request, per kind (privacy.PersonalKind): counts, never values.
+    masked: Mapping[str, int] | None = None
 
     def as_event_fields(self) -> dict[str, Any]:
-        return asdict(self)
+        fields = asdict(self)
+        fields["masked"] = dict(self.masked) if self.masked else None
+        return fields
 
 
 class UsageSums(BaseModel):
@@ -47,6 +52,8 @@ class UsageSums(BaseModel):
     output_tokens: int = 0
     total_tokens: int = 0
     latency_ms: float = 0.0
+    # Personal data masked before the calls, per kind: how many values (never the values).
+    masked: dict[str, int] = Field(default_factory=dict)
 
     @classmethod
     def of(cls, sums: UsageSums) -> Self:
@@ -86,6 +93,8 @@ class UsageLedger:
             totals.output_tokens += record.output_tokens
             totals.total_tokens += record.total_tokens
             totals.latency_ms += record.latency_ms
+            for kind, n in (record.masked or {}).items():
+                totals.masked[kind] = totals.masked.get(kind, 0) + n
             key = f"{record.provider}:{record.model}"
             per = totals.by_model.setdefault(
                 key, {"calls": 0, "input_tokens": 0, "output_tokens": 0, "total_tokens": 0}

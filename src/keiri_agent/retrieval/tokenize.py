@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
-from keiri_agent.errors import ConfigurationError
+from keiri_agent.sudachi import open_dictionary
 
 __all__ = [
     "DROPPED_POS",
@@ -111,14 +111,9 @@ class JapaneseTokenizer:
     def _open(self) -> Any:
         with self._lock:
             if self._dictionary is None:
-                try:
-                    from sudachipy import Dictionary, SplitMode
-                except ImportError as exc:  # pragma: no cover - a broken installation
-                    raise _missing(self.dictionary_name, exc) from exc
-                try:
-                    dictionary = Dictionary(dict=self.dictionary_name)
-                except Exception as exc:
-                    raise _missing(self.dictionary_name, exc) from exc
+                from sudachipy import SplitMode
+
+                dictionary = open_dictionary(self.dictionary_name)
                 self._dropped_pos = frozenset(_pos_ids(dictionary))
                 self._split_a = SplitMode.A
                 self._dictionary = dictionary
@@ -304,15 +299,6 @@ def _dist_version(name: str) -> str:
         return importlib.metadata.version(name)
     except importlib.metadata.PackageNotFoundError:
         return "unknown"
-
-
-def _missing(dictionary: str, exc: BaseException) -> ConfigurationError:
-    return ConfigurationError(
-        f"日本語の形態素解析辞書（sudachidict-{dictionary}）を読み込めません: {exc}",
-        hint=f"`pip install sudachipy sudachidict-{dictionary}` で辞書を導入してください"
-        "（keiri-agent の依存に含まれています）。",
-        details={"dictionary": dictionary},
-    )
 
 
 @lru_cache(maxsize=4)

@@ -25,6 +25,7 @@ from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import ErrorEvent, RunEvent, Stage
 from keiri_agent.llm import cancellable
+from keiri_agent.privacy import job_scope
 from keiri_agent.sandbox import SandboxExecutor
 from keiri_agent.server.inputs import UPLOADS_DIR
 from keiri_agent.server.jobs import Job, Outcome, Runner, cancelled_error
@@ -151,8 +152,14 @@ class TaskRuntime:
         try:
             if task.cancel.is_set():
                 raise cancelled_error()
-            with cancellable(task.cancel):  # an LLM call in flight is aborted on cancel
+            with (
+                cancellable(task.cancel),  # an LLM call in flight is aborted on cancel
+                # One task, one set of placeholders; its log masks what they hide.
+                job_scope(learnt=task.events.redactor.learn_personal) as vault,
+            ):
                 outcome = runner(job)
+            if vault.counts():
+                outcome.details = {**outcome.details, "masked": vault.counts()}
             files = [self._relative(task, path) for path in outcome.files]
         except BlockError as exc:
             outcome = Outcome("failed", error=exc.to_dict())

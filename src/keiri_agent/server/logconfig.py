@@ -12,7 +12,9 @@ Download links and the SSE URL carry a per-task token in the query (``?token=...
 ``auth``): it opens one task. The value of every ``token`` parameter, however it is spelled or
 encoded (``redaction``), becomes ``***``: :class:`RedactTokens` cleans a record's message and
 arguments for every handler, and each formatter cleans the line it writes (tracebacks and
-arguments that are not strings included). API keys are never logged.
+arguments that are not strings included). API keys are never logged. Personal data is masked
+in the same filter (``privacy.mask_log_line``): identifiers by their form everywhere, and inside
+a task every value its LLM masking learnt (names included) becomes its kind (``〔人名〕``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import Any, Literal
 from uvicorn.config import LOGGING_CONFIG
 from uvicorn.logging import AccessFormatter, DefaultFormatter
 
+from keiri_agent.privacy import mask_log_line
 from keiri_agent.server.redaction import redact
 
 __all__ = [
@@ -77,6 +80,12 @@ class RedactTokens(logging.Filter):
             record.msg = redact(record.msg)
         if isinstance(record.args, tuple):
             record.args = tuple(redact(a) if isinstance(a, str) else a for a in record.args)
+        # Personal data too (by form, and what the task's LLM masking learnt): masked here, in
+        # the thread that logs, where the task's job scope is known.
+        if isinstance(record.msg, str):
+            record.msg = mask_log_line(record.msg)
+        if isinstance(record.args, tuple):
+            record.args = tuple(mask_log_line(a) if isinstance(a, str) else a for a in record.args)
         if getattr(record, "request_id", None) is None:
             record.request_id = _request_id.get()
         if getattr(record, "task_id", None) is None:

@@ -6,8 +6,9 @@ GET      ``/readyz``      ready for work: 200, or 503 with the failed checks (ta
                           directories writable, the sandbox's bubblewrap present, not stopping);
                           ``not_enforced`` lists the sandbox's per-action limits this machine
                           cannot enforce (no usable cgroup), with why, in Japanese: they do
-                          not make the server unready; no authentication, cheap (no LLM
-                          call, no sandbox action)
+                          not make the server unready; ``privacy`` says whether personal
+                          data is masked before the models (``KEIRI_LLM_MASK_PII``); no
+                          authentication, cheap (no LLM call, no sandbox action)
 GET      ``/metrics``     Prometheus text format; an admin key once authentication is on
 =======  ===============  ==========================================================================
 
@@ -38,6 +39,7 @@ from prometheus_client.registry import Collector
 
 from keiri_agent.errors import BlockError
 from keiri_agent.events import LLMCall, RunEvent
+from keiri_agent.privacy import masking_status
 from keiri_agent.sandbox.cgroups import CgroupTree
 from keiri_agent.sandbox.layers import LIMIT_NAMES
 from keiri_agent.server.task_model import Task, TaskStatus
@@ -98,6 +100,7 @@ def readiness(registry: TaskRegistry, cgroups: CgroupTree | None = None) -> dict
         "status": "ready" if ready else "not_ready",
         "checks": checks,
         "not_enforced": _unenforced_limits(cgroups or CgroupTree()),
+        "privacy": masking_status(settings.keiri_llm_mask_pii),
     }
 
 

@@ -133,6 +133,13 @@ def _render_sandbox(report: DoctorReport) -> None:
             st.markdown(f"{mark} **{layer['name']}**: {layer['detail']}")
 
 
+def _render_privacy(report: DoctorReport) -> None:
+    privacy = report.privacy
+    mark = USABLE_ICON if privacy["mask_pii"] else UNUSABLE_ICON
+    st.markdown(f"{mark} **個人情報のマスク**: {'オン' if privacy['mask_pii'] else 'オフ'}")
+    st.caption(privacy["summary"])
+
+
 def render_sidebar() -> None:
     """The settings sidebar (call once per script run, before the page)."""
     with st.sidebar:
@@ -142,6 +149,7 @@ def render_sidebar() -> None:
             return
         report = _doctor_report(_fingerprint(settings), settings)
         _render_llm(report)
+        _render_privacy(report)
         _render_sandbox(report)
         st.caption(
             f"作業ディレクトリ: {report.paths['workspace_root']}  \n"

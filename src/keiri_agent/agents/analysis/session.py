@@ -36,6 +36,7 @@ from keiri_agent.documents import read_table
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventEmitter, EventStream, RunEvent, open_run
 from keiri_agent.events.follow import run_following
+from keiri_agent.privacy import job_scope
 from keiri_agent.workspace import new_session_dir
 
 __all__ = ["AGENT_ID", "AnalysisSession", "TurnResult", "TurnStatus"]
@@ -64,6 +65,8 @@ class TurnResult:
     run_log: Path | None = None
     grounded: bool | None = None  # None: no report this turn
     japanese: bool | None = None
+    # Personal data masked before this turn's LLM calls: kind → distinct values (never values).
+    masked: dict[str, int] = field(default_factory=dict)
 
     @property
     def status(self) -> TurnStatus:
@@ -95,6 +98,7 @@ class TurnResult:
             "files": [str(path) for path in self.files],
             "forced_report": self.forced_report,
             "run_log": str(self.run_log) if self.run_log else None,
+            "masked": dict(self.masked),
         }
 
 
@@ -111,6 +115,7 @@ class AnalysisSession:
     execution_results: list[ExecutionResult] = field(default_factory=list)
     assumptions: list[str] = field(default_factory=list)
     workspace: Path | None = None
+    _masked: dict[str, int] = field(default_factory=dict, repr=False)  # of the last turn
 
     def _workspace(self) -> Path:
         if self.workspace is None:
@@ -191,7 +196,9 @@ class AnalysisSession:
         self.messages = list(final.messages)
         self.execution_results = list(final.execution_results)
         self.assumptions = list(final.assumptions)
-        return self._turn(final, stream.log_path if stream is not None else None)
+        turn = self._turn(final, stream.log_path if stream is not None else None)
+        turn.masked = self._masked
+        return turn
 
     def _turn(self, state: AgentState, run_log: Path | None) -> TurnResult:
         return TurnResult(
@@ -212,23 +219,36 @@ class AnalysisSession:
         state = self._state()
         state.messages = [*state.messages, HumanMessage(text)]
         base = self.context or AnalysisContext()
-        timeout_s = load_settings().keiri_analysis_turn_timeout_s
+        settings = load_settings()
+        timeout_s = settings.keiri_analysis_turn_timeout_s
         context = dataclasses.replace(
             base, events=events, deadline=time.monotonic() + timeout_s, timeout_s=timeout_s
         )
         last: Any = state
+        # One turn, one set of placeholders; the tables' personal columns are known by header
+        # before any preview or printed output is sent.
+        redactor = getattr(events, "redactor", None)
+        learnt = redactor.learn_personal if redactor is not None else None
         try:
-            for values in build_graph().stream(
-                state,
-                context=context,
-                config={"recursion_limit": GRAPH_RECURSION_LIMIT},
-                stream_mode="values",
-            ):
-                last = values
+            with job_scope(learnt=learnt) as vault:
+                if settings.keiri_llm_mask_pii:
+                    for frame in self.frames.values():
+                        vault.learn_table(frame)
+                try:
+                    for values in build_graph().stream(
+                        state,
+                        context=context,
+                        config={"recursion_limit": GRAPH_RECURSION_LIMIT},
+                        stream_mode="values",
+                    ):
+                        last = values
+                finally:
+                    self._masked = vault.counts()
         except BlockError as exc:
             partial = AgentState.model_validate(last) if isinstance(last, dict) else last
             turn = self._turn(partial, getattr(events, "log_path", None)).to_dict()
             turn["status"] = "error"
+            turn["masked"] = self._masked
             exc.details["turn"] = turn
             raise
         return AgentState.model_validate(last) if isinstance(last, dict) else last

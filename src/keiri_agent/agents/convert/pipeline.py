@@ -52,6 +52,7 @@ from keiri_agent.errors import BlockError, ErrorCode, LLMError, UserFile
 from keiri_agent.events import EventEmitter, EventStream, open_run
 from keiri_agent.file_access import FileAccess
 from keiri_agent.llm import LLMClient, cancellable, get_llm
+from keiri_agent.privacy import job_scope
 from keiri_agent.sandbox import SandboxExecutor
 from keiri_agent.workspace import atomic_path, new_session_dir
 
@@ -91,6 +92,8 @@ class ConvertResult(BaseModel):
     question: str | None = None  # CodeAct's question, when status is waiting_input
     continuation: Continuation | None = None
     code_runs: list[dict[str, Any]] = Field(default_factory=list)
+    # Personal data masked before the LLM calls: kind → distinct values (never the values).
+    masked: dict[str, int] = Field(default_factory=dict)
 
 
 def load_continuation(out_dir: Path) -> Continuation:
@@ -175,6 +178,10 @@ def run_convert(
             tempfile.TemporaryDirectory(prefix="keiri-convert-") as scratch,
             _stop_flag(flag, timeout_s) as (stop, expired),
             cancellable(stop),  # the deadline and a cancel abort the LLM call in flight too
+            # One request, one set of placeholders; the run's log masks what they hide.
+            job_scope(
+                learnt=getattr(getattr(emitter, "redactor", None), "learn_personal", None)
+            ) as vault,
         ):
             context = ConvertContext(
                 settings=settings,
@@ -197,6 +204,7 @@ def run_convert(
                 kept = {name: value for name, value in continuation if name != "question"}
                 state = ConvertState(**kept, used_fallback=True)
             result = _invoke(state, context, run_log, expired, timeout_s)
+            result.masked = vault.counts()
             _keep_continuation(target, result)
             return result
     finally:

@@ -38,6 +38,7 @@ from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventEmitter, EventStream, RunEvent, open_run
 from keiri_agent.events.follow import run_following
 from keiri_agent.llm import LLMClient, UsageLedger, get_llm
+from keiri_agent.privacy import job_scope
 
 __all__ = ["AGENT_ID", "HelpDeskAgent", "run_agent"]
 
@@ -145,10 +146,13 @@ class HelpDeskAgent:
             max_subtasks=self.settings.keiri_helpdesk_max_subtasks,
         )
         logger.info("helpdesk: question %r", question)
+        redactor = getattr(events, "redactor", None)
         try:
-            final: dict[str, Any] = self.create_graph().invoke(
-                {"question": question, "current_step": 0}, context=context
-            )
+            # One question, one set of placeholders for personal data in its prompts.
+            with job_scope(learnt=redactor.learn_personal if redactor is not None else None):
+                final: dict[str, Any] = self.create_graph().invoke(
+                    {"question": question, "current_step": 0}, context=context
+                )
         except BlockError as exc:
             logger.info("helpdesk: failed: %s", exc)  # shown by the caller, not twice
             events.emit("error", step="helpdesk", message=exc.message, error=exc.to_dict())

@@ -9,6 +9,7 @@ executions to the backend, so a foreach over 10,000 files can spread over a Dask
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextvars
 import threading
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
@@ -42,7 +43,8 @@ class ThreadBackend:
         )
 
     def submit(self, fn: Callable[..., T], /, *args: Any) -> cf.Future[T]:
-        return self._pool.submit(fn, *args)
+        # The caller's context (the run's privacy.job_scope vault) goes along to the pool.
+        return self._pool.submit(contextvars.copy_context().run, fn, *args)
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)

@@ -17,6 +17,7 @@ from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.plan._dsl.models import BlockNode
 from keiri_agent.plan._run.engine import Frame, Outcome, control_node, retry_delay
 from keiri_agent.plan._run.execute import BlockJob, execute_job, run_block, timeout_error
+from keiri_agent.privacy import learn_tables
 
 __all__ = ["run_block_node"]
 
@@ -94,6 +95,9 @@ def _call(frame: Frame, spec: BlockSpec, inputs: dict[str, Any], path: str) -> d
     if not (ctx.backend.local or spec.is_ui):
         return _call_remote(frame, spec, inputs, path, timeout)
     block = _block(frame, spec)
+    if spec.category == "ai" and (ctx.settings is None or ctx.settings.keiri_llm_mask_pii):
+        # Tables reach the model as text: their personal columns are masked by header too.
+        learn_tables(inputs)
     cancel = ctx.node_event()
     block_ctx = BlockContext(
         run_id=frame.sub_run_id or ctx.run_id,

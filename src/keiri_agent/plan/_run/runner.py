@@ -38,6 +38,7 @@ from keiri_agent.plan._run.runstate import AnswersFile, find_run, load_run
 from keiri_agent.plan._run.values import NotPersistable, OutputStore
 from keiri_agent.plan._run.workers import Workers
 from keiri_agent.plan._validate.validator import load_config, validate_source
+from keiri_agent.privacy import job_scope
 from keiri_agent.workspace import fsync_path
 
 __all__ = ["PlanRunner", "RunResult", "cancelled_error"]
@@ -55,22 +56,25 @@ class RunResult:
     duration_ms: float = 0.0
     # The run's secrets, masked in the JSON form (the CLI's --json, the server's result).
     redactor: Redactor = field(default_factory=Redactor, repr=False, compare=False)
+    # Personal data masked before the run's LLM calls: kind → distinct values (never values).
+    masked: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         from keiri_agent.events.models import summarize_value
 
-        return self.redactor.redact(
-            {
-                "run_id": self.run_id,
-                "plan_id": self.plan_id,
-                "status": self.status,
-                "outputs": summarize_value(self.outputs),
-                "error": self.error.to_dict() if self.error else None,
-                "waiting": summarize_value(self.waiting),
-                "log_path": str(self.log_path) if self.log_path else None,
-                "duration_ms": round(self.duration_ms, 1),
-            }
-        )
+        data = {
+            "run_id": self.run_id,
+            "plan_id": self.plan_id,
+            "status": self.status,
+            "outputs": summarize_value(self.outputs),
+            "error": self.error.to_dict() if self.error else None,
+            "waiting": summarize_value(self.waiting),
+            "log_path": str(self.log_path) if self.log_path else None,
+            "duration_ms": round(self.duration_ms, 1),
+        }
+        if self.masked:  # only runs whose prompts held personal data say so
+            data["masked"] = dict(self.masked)
+        return self.redactor.redact(data)
 
 
 class PlanRunner:
@@ -235,7 +239,12 @@ class PlanRunner:
                     msg=f"vars を保存できないため、この実行は再開・再実行できません（{unsaved}）。",
                 )
             values = Values(render_vars({**model.vars, **(vars or {})}, ctx))
-            frame_result = Frame(ctx, model, graph, values).run()
+            # One run, one set of placeholders for personal data; its log masks what they hide.
+            with job_scope(learnt=stream.redactor.learn_personal) as vault:
+                try:
+                    frame_result = Frame(ctx, model, graph, values).run()
+                finally:
+                    result.masked = vault.counts()
             result.status = {"waiting": "waiting_input"}.get(
                 frame_result.status, frame_result.status
             )

@@ -11,6 +11,7 @@ only a waiting thread could free (no deadlock, however deep the nesting).
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextvars
 import threading
 import time
 from collections.abc import Callable
@@ -33,10 +34,12 @@ class Workers:
         if not self._slots.acquire(blocking=False):
             return None
         future: cf.Future[T] = cf.Future()
+        # The run's context (its privacy.job_scope vault, an LLM cancel scope) goes along.
+        context = contextvars.copy_context()
 
         def target() -> None:
             try:
-                future.set_result(fn(*args))
+                future.set_result(context.run(fn, *args))
             except BaseException as exc:  # the caller re-raises it from the future
                 future.set_exception(exc)
             finally:

@@ -1,0 +1,204 @@
+"""Personal data out of every prompt, the real values back in every reply (issue 37).
+
+The client (``llm.client``) and the structured-output loop (``llm.repair``) call these at the
+wire: :func:`mask_input` replaces personal data in every message about to be sent (text, text
+parts of multimodal content, tool-call arguments of earlier replies, tool results) by the
+job's placeholders; :func:`restore_reply` puts the values back into the reply (its text, its
+tool calls) before any agent, block or page sees it. Code a model writes therefore runs on the
+real data in the sandbox, and what a user reads (reports, answers, plans, file names) shows
+the real values. :class:`StreamRestorer` does the same for a streamed reply, holding back a
+placeholder cut between two chunks. Embedding inputs are masked with the kind alone
+(:func:`mask_for_embedding`): nothing is read back from a vector, and the same text always
+embeds the same way.
+
+Which vault: the job's (``privacy.job_scope``), else the client's own. ``KEIRI_LLM_MASK_PII=off``
+turns all of this off (a model on the company's own machines).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar, cast
+
+from langchain_core.language_models import LanguageModelInput
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    convert_to_messages,
+)
+from langchain_core.prompt_values import PromptValue
+
+from keiri_agent.privacy import Vault
+from keiri_agent.privacy.vault import CLOSE, placeholder_pattern
+
+__all__ = [
+    "MAX_PLACEHOLDER_CHARS",
+    "StreamRestorer",
+    "add_counts",
+    "as_messages",
+    "mask_for_embedding",
+    "mask_input",
+    "restore_reply",
+]
+
+MAX_PLACEHOLDER_CHARS = 16  # 〔マイナンバー12345〕 with room; a longer tail is not held back
+
+T = TypeVar("T")
+_OPENERS = "〔[［【<"
+_PLACEHOLDER = placeholder_pattern()
+
+
+def as_messages(messages: LanguageModelInput) -> list[BaseMessage]:
+    if isinstance(messages, str):
+        return [HumanMessage(messages)]
+    if isinstance(messages, PromptValue):
+        return messages.to_messages()
+    return convert_to_messages(cast(Sequence[Any], messages))
+
+
+def add_counts(total: Counter[str], counts: Mapping[str, int]) -> None:
+    for kind, n in counts.items():
+        total[kind] += n
+
+
+def _walk(value: T, fn: Callable[[str], str]) -> T:
+    """``value`` with ``fn`` applied to every string inside (dicts, lists)."""
+    if isinstance(value, str):
+        return cast(T, fn(value))
+    if isinstance(value, Mapping):
+        return cast(T, {k: _walk(v, fn) for k, v in value.items()})
+    if isinstance(value, list | tuple):
+        return cast(T, type(value)(_walk(v, fn) for v in value))
+    return value
+
+
+def _content(content: Any, fn: Callable[[str], str]) -> Any:
+    """Message content with ``fn`` applied to its text (never to images or other parts)."""
+    if isinstance(content, str):
+        return fn(content)
+    if isinstance(content, list):
+        parts: list[Any] = []
+        for part in content:
+            if isinstance(part, str):
+                parts.append(fn(part))
+            elif isinstance(part, Mapping) and part.get("type") == "text":
+                parts.append({**part, "text": fn(str(part.get("text", "")))})
+            else:
+                parts.append(part)
+        return parts
+    return content
+
+
+def _raw_tool_calls(kwargs: Mapping[str, Any], fn: Callable[[str], str]) -> dict[str, Any]:
+    """``additional_kwargs`` with the JSON arguments of its provider-shaped tool calls mapped."""
+    calls = kwargs.get("tool_calls")
+    if not isinstance(calls, list):
+        return dict(kwargs)
+    mapped = []
+    for call in calls:
+        function = call.get("function") if isinstance(call, Mapping) else None
+        if isinstance(function, Mapping) and isinstance(function.get("arguments"), str):
+            call = {**call, "function": {**function, "arguments": fn(function["arguments"])}}
+        mapped.append(call)
+    return {**kwargs, "tool_calls": mapped}
+
+
+def _map_message(message: BaseMessage, fn: Callable[[str], str]) -> BaseMessage:
+    update: dict[str, Any] = {"content": _content(message.content, fn)}
+    if isinstance(message, AIMessage):
+        update["tool_calls"] = [
+            {**call, "args": _walk(call.get("args"), fn)} for call in message.tool_calls
+        ]
+        update["invalid_tool_calls"] = [
+            {**call, "args": fn(args) if isinstance(args := call.get("args"), str) else None}
+            for call in message.invalid_tool_calls
+        ]
+        update["additional_kwargs"] = _raw_tool_calls(message.additional_kwargs, fn)
+    return message.model_copy(update=update)
+
+
+def mask_input(
+    messages: LanguageModelInput, vault: Vault | None
+) -> tuple[list[BaseMessage], dict[str, int]]:
+    """The messages with personal data masked, and how many values of each kind were masked."""
+    listed = as_messages(messages)
+    if vault is None:
+        return listed, {}
+    counts: Counter[str] = Counter()
+
+    def mask(text: str) -> str:
+        masked = vault.mask(text)
+        add_counts(counts, masked.counts)
+        return masked.text
+
+    # A placeholder holds no quote or backslash: JSON text (tool-call arguments) stays valid.
+    return [_map_message(message, mask) for message in listed], dict(counts)
+
+
+def restore_reply(message: AIMessage, vault: Vault | None) -> AIMessage:
+    """``message`` with the vault's placeholders replaced by the real values."""
+    if vault is None or not len(vault):
+        return message
+    return cast(AIMessage, _map_message(message, _restorer(vault)))
+
+
+def _restorer(vault: Vault) -> Callable[[str], str]:
+    def restore(text: str) -> str:
+        restored = vault.restore(text)
+        if restored == text or not text.lstrip().startswith(("{", "[")):
+            return restored
+        # Inside JSON text a value must stay a valid JSON string (a name with a quote).
+        try:
+            json.loads(text)
+        except ValueError:
+            return restored
+        return _PLACEHOLDER.sub(lambda m: json.dumps(vault.restore(m.group()))[1:-1], text)
+
+    return restore
+
+
+def mask_for_embedding(
+    texts: Sequence[str], vault: Vault | None
+) -> tuple[list[str], dict[str, int]]:
+    """Texts to embed with each piece of personal data replaced by its kind (``〔人名〕``)."""
+    if vault is None:
+        return list(texts), {}
+    counts: Counter[str] = Counter()
+    masked_texts = []
+    for text in texts:
+        masked = vault.mask(text, numbered=False)
+        add_counts(counts, masked.counts)
+        masked_texts.append(masked.text)
+    return masked_texts, dict(counts)
+
+
+class StreamRestorer:
+    """Restores placeholders in a streamed reply, chunk by chunk.
+
+    A chunk may end inside a placeholder (``〔人`` then ``名1〕``): the tail from the last
+    opening bracket is held back until the placeholder closes, or is clearly not one.
+    """
+
+    def __init__(self, vault: Vault | None) -> None:
+        self._vault = vault
+        self._held = ""
+
+    def feed(self, text: str) -> str:
+        if self._vault is None or not len(self._vault):
+            return self.flush() + text if self._held else text
+        buffer = self._held + text
+        cut = max(buffer.rfind(ch) for ch in _OPENERS)
+        if cut >= 0 and CLOSE not in buffer[cut:] and len(buffer) - cut < MAX_PLACEHOLDER_CHARS:
+            tail = buffer[cut:]
+            if not any(ch in tail for ch in "]］】>"):
+                self._held = tail
+                return self._vault.restore(buffer[:cut])
+        self._held = ""
+        return self._vault.restore(buffer)
+
+    def flush(self) -> str:
+        held, self._held = self._held, ""
+        return self._vault.restore(held) if self._vault is not None else held

@@ -1,0 +1,33 @@
+"""Personal data kept from language models and logs (issue 37; 個人情報保護法).
+
+Detection (``detect``: identifiers by form in ``patterns``, values by label or column header in
+``headers``, names by SudachiPy in ``names``), the job's placeholders (``vault``), the job they
+live for (``scope``) and the mask the logs use (``logmask``). The LLM layer
+(``keiri_agent.llm.masking``) masks every prompt with the job's vault and restores the replies;
+the events layer masks every logged line with :class:`LogMask`.
+"""
+
+from __future__ import annotations
+
+from keiri_agent.privacy.detect import find_personal
+from keiri_agent.privacy.headers import header_kind
+from keiri_agent.privacy.kinds import LABELS, PersonalKind, Span, masking_status
+from keiri_agent.privacy.logmask import LogMask, mask_log_line
+from keiri_agent.privacy.scope import current_vault, job_scope, learn_tables
+from keiri_agent.privacy.vault import Masked, Vault
+
+__all__ = [
+    "LABELS",
+    "LogMask",
+    "Masked",
+    "PersonalKind",
+    "Span",
+    "Vault",
+    "current_vault",
+    "find_personal",
+    "header_kind",
+    "job_scope",
+    "learn_tables",
+    "mask_log_line",
+    "masking_status",
+]

@@ -1,0 +1,95 @@
+"""All personal data in a text: identifiers by form, values by their label or column header,
+names by Sudachi; overlapping finds resolved to one span each.
+
+Where finds overlap, the longer one wins (a postal code with its address over the postal code
+alone), and of two equally long the structured identifier wins over a name. A number inside a
+table cell under a header that names something else (金額, 注文番号, 法人番号) is not taken for
+an identifier.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable
+
+from keiri_agent.privacy.headers import HEADER_WORDS, labelled_spans, table_spans
+from keiri_agent.privacy.kinds import PersonalKind, Span
+from keiri_agent.privacy.names import find_names
+from keiri_agent.privacy.patterns import find_identifiers
+
+__all__ = ["find_personal", "maybe_personal", "resolve"]
+
+# What every find but a name needs somewhere in the text (patterns.py and headers.py): a digit
+# run that could start a phone number or hold 12 digits, an at sign, 〒, +81, a postal code, a
+# date right before 生, or a word that labels personal data. A text with none of them holds no
+# identifier; logs are mostly such text, and these scans are far cheaper than the patterns.
+_CHARS = re.compile(r"[0-9０-９@＠〒]")
+_DIGITS = re.compile(
+    "|".join(
+        (
+            r"(?<![0-9０-９A-Za-zＡ-Ｚａ-ｚ_\-－.@])[(（]?[0０][0-9０-９]",
+            r"[0-9０-９]{4}[-‐‑‒–—―−－ー 　]?[0-9０-９]{4}[-‐‑‒–—―−－ー 　]?[0-9０-９]{4}",
+            r"[0-9０-９]{3}[-‐‑‒–—―−－ー][0-9０-９]{4}",
+            r"[0-9０-９]日?[ 　]*生",
+            r"[@＠〒]|[+＋][8８][1１]",
+        )
+    )
+)
+_WORDS = tuple(
+    w
+    for w in (*HEADER_WORDS, "普通", "当座", "貯蓄", "口座", "支店", "出張所", "営業部", "本店")
+    if not w.isascii()
+)
+_ASCII_WORDS = tuple(w for w in HEADER_WORDS if w.isascii())
+_FIRST = re.compile("[" + re.escape("".join(sorted({w[0] for w in _WORDS}))) + "]")
+_ASCII_ALPHA = re.compile("[A-Za-z]")
+_PRIORITY = {kind: rank for rank, kind in enumerate(PersonalKind)}  # earlier = stronger
+
+
+def resolve(spans: Iterable[Span]) -> list[Span]:
+    """Non-overlapping spans in text order: longer first, then the stronger kind."""
+    ordered = sorted(spans, key=lambda s: (-(s.end - s.start), _PRIORITY[s.kind], s.start))
+    starts: list[int] = []  # the taken spans, kept in text order
+    taken: list[Span] = []
+    for span in ordered:
+        if span.end <= span.start:
+            continue
+        at = bisect.bisect_left(starts, span.start)
+        if at > 0 and taken[at - 1].end > span.start:
+            continue
+        if at < len(taken) and taken[at].start < span.end:
+            continue
+        starts.insert(at, span.start)
+        taken.insert(at, span)
+    return taken
+
+
+def _inside(span: Span, ranges: list[tuple[int, int]]) -> bool:
+    return any(start <= span.start and span.end <= end for start, end in ranges)
+
+
+def maybe_personal(text: str) -> bool:
+    """Whether ``text`` may hold personal data other than a bare name (a quick test)."""
+    if _CHARS.search(text) is not None and _DIGITS.search(text) is not None:
+        return True
+    if _FIRST.search(text) is not None and any(word in text for word in _WORDS):
+        return True
+    if _ASCII_ALPHA.search(text) is not None:
+        lower = text.lower()
+        return any(word in lower for word in _ASCII_WORDS)
+    return False
+
+
+def find_personal(text: str, *, names: bool = True) -> list[Span]:
+    """The personal data in ``text``; ``names=False`` skips Sudachi (labelled and tabled names
+    are still found)."""
+    if not text or (not names and not maybe_personal(text)):
+        return []
+    tables = table_spans(text)
+    found = [s for s in find_identifiers(text) if not _inside(s, tables.neutral)]
+    found.extend(labelled_spans(text))
+    found.extend(tables.personal)
+    if names:
+        found.extend(s for s in find_names(text) if not _inside(s, tables.neutral))
+    return resolve(found)

@@ -1,0 +1,288 @@
+"""Personal data found by what names it: a column header (氏名, 担当者, 電話, メール, 口座...),
+or a label before a value (``氏名: 長谷川 美咲``, ``"担当者": "田中"``).
+
+A table reaches a model as text (a preview, printed output, CSV lines, a JSON record), so the
+header rule works on text too: in lines cut by ``|``, tabs or commas, the cells under a
+personal header are personal whatever they look like, and the cells under a header that names
+something else (金額, 注文番号, 法人番号...) are never taken for an identifier. Tables held as
+data (a DataFrame, a ``documents.Table``, records) are read by :func:`personal_columns`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from keiri_agent.privacy.kinds import PersonalKind, Span
+
+__all__ = [
+    "HEADER_WORDS",
+    "MAX_LABELLED_CHARS",
+    "TextTables",
+    "header_kind",
+    "labelled_spans",
+    "looks_like_company",
+    "non_personal_header",
+    "table_spans",
+]
+
+MAX_LABELLED_CHARS = 40  # a labelled value longer than this is prose, not one value
+MIN_TABLE_CELLS = 2  # a line cut into fewer cells is not a table row
+
+# Header words → kind, most specific first (a header is normalized: NFKC, no spaces, lower).
+# English words are kept to those that name a person's data only ("name" and "address" also
+# name files, blocks and URLs in the records a plan passes around).
+_HEADER_WORDS: tuple[tuple[PersonalKind, tuple[str, ...]], ...] = (
+    (PersonalKind.MY_NUMBER, ("マイナンバー", "個人番号")),
+    (PersonalKind.CARD, ("カード番号", "クレジットカード", "card_number", "cardnumber")),
+    (PersonalKind.BIRTH_DATE, ("生年月日", "誕生日", "birth")),
+    (PersonalKind.EMAIL, ("メール", "mail", "e-mail")),
+    (PersonalKind.PHONE, ("電話", "tel", "携帯", "fax", "phone")),
+    (PersonalKind.ACCOUNT, ("口座番号", "口座no", "口座")),
+    (PersonalKind.ADDRESS, ("住所", "郵便番号")),
+    (
+        PersonalKind.PERSON,
+        (
+            "氏名",
+            "名前",
+            "お名前",
+            "フリガナ",
+            "ふりがな",
+            "担当者",
+            "担当",
+            "顧客名",
+            "社員名",
+            "従業員名",
+            "申請者",
+            "依頼人",
+            "受取人",
+            "名義",
+            "契約者",
+            "代表者",
+            "承認者",
+            "作成者",
+            "氏名カナ",
+            "full_name",
+            "fullname",
+            "customer_name",
+        ),
+    ),
+)
+# Headers that name what is not personal data even though a word above occurs in them.
+_NOT_PERSONAL_HEADERS = (
+    "会社名",
+    "取引先",
+    "商品名",
+    "品名",
+    "支店名",
+    "銀行名",
+    "部署",
+    "件数",
+    "有無",
+    "人数",
+    "数",
+    "コード",
+    "id",
+)
+# Headers whose column never holds an identifier (金額, 日付, order and product numbers).
+_NEUTRAL_HEADERS = (
+    "金額",
+    "単価",
+    "数量",
+    "合計",
+    "税",
+    "売上",
+    "日付",
+    "年月",
+    "請求",
+    "注文",
+    "受注",
+    "発注",
+    "伝票",
+    "品番",
+    "型番",
+    "商品",
+    "製品",
+    "法人番号",
+    "登録番号",
+    "インボイス",
+    "管理番号",
+    "コード",
+)
+_COMPANY_WORDS = (
+    "株式会社",
+    "有限会社",
+    "合同会社",
+    "合資会社",
+    "(株)",
+    "(有)",
+    "㈱",
+    "㈲",
+    "商事",
+    "商店",
+    "工業",
+    "製作所",
+    "銀行",
+    "信用金庫",
+    "協会",
+    "組合",
+    "法人",
+    "事務所",
+    "ホールディングス",
+    "グループ",
+    "inc",
+    "ltd",
+    "llc",
+    "corp",
+)
+
+
+def _normal(text: str) -> str:
+    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text)).lower()
+
+
+def header_kind(header: str) -> PersonalKind | None:
+    """The kind of personal data a column headed ``header`` holds, or None."""
+    name = _normal(header)
+    if not name or len(name) > MAX_LABELLED_CHARS:
+        return None
+    if any(word in name for word in _NOT_PERSONAL_HEADERS):
+        # 担当者id, 顧客コード, 会社名: identifiers of records or companies, not of people.
+        return None
+    for kind, words in _HEADER_WORDS:
+        if any(word in name for word in words):
+            return kind
+    return None
+
+
+def non_personal_header(header: str) -> bool:
+    """Whether a column headed ``header`` holds amounts, dates or business numbers."""
+    name = _normal(header)
+    return header_kind(header) is None and any(word in name for word in _NEUTRAL_HEADERS)
+
+
+def looks_like_company(value: str) -> bool:
+    name = _normal(value)
+    return any(word in name for word in _COMPANY_WORDS)
+
+
+# Every word that makes a header or a label personal (detect.maybe_personal looks for them).
+HEADER_WORDS = tuple(sorted({w for _, words in _HEADER_WORDS for w in words}, key=len))
+_LABELS = [w for w in HEADER_WORDS if not w.isascii()]
+_LABELLED = re.compile(
+    "(?P<label>" + "|".join(map(re.escape, reversed(_LABELS))) + ")"
+    r"(?P<rest>[^\s:：=「」\"|,、\n]{0,6})[\"」]?[ 　]*[:：=][ 　]*[\"「]?"
+    r"(?P<value>[^\"」\n,，、。|\t{}\[\]]{1," + str(MAX_LABELLED_CHARS) + "})"
+)
+# A header cell: a short label with no colon, no sentence mark and at most a few digits.
+_HEADER_CELL = re.compile(r"(?=[^0-9]*[0-9]?[^0-9]*$)[^:：=。、\s][^:：=。、]{0,19}")
+_HONORIFIC_TAIL = re.compile(r"[ 　]*(?:様|さん|氏|殿|くん|君)?[ 　]*$")
+_JAPANESE = re.compile(r"[ぁ-んァ-ヶ一-龥々ｦ-ﾟ]")
+
+
+def _value_fits(kind: PersonalKind, value: str) -> bool:
+    if kind is PersonalKind.PERSON:
+        return (
+            bool(_JAPANESE.search(value) or re.fullmatch(r"[A-Z][a-z]+(?: [A-Z][a-z]+)+", value))
+            and not any(ch.isdigit() for ch in value)
+            and not looks_like_company(value)
+        )
+    digits = sum(ch.isdigit() for ch in value)
+    if kind in (PersonalKind.PHONE, PersonalKind.ACCOUNT, PersonalKind.MY_NUMBER):
+        return digits >= 6 and all(ch.isdigit() or ch in "-‐－ー ()（）+＋　" for ch in value)
+    if kind is PersonalKind.CARD:
+        return digits >= 13
+    if kind is PersonalKind.EMAIL:
+        return "@" in value or "＠" in value
+    return digits > 0 or bool(_JAPANESE.search(value))
+
+
+def labelled_spans(text: str) -> Iterator[Span]:
+    """Values written after a personal label (``氏名: 長谷川 美咲``, ``"電話": "03-..."``)."""
+    for match in _LABELLED.finditer(text):
+        label = match.group("label") + match.group("rest")
+        kind = header_kind(label)
+        if kind is None:
+            continue
+        value = match.group("value")
+        start = match.start("value")
+        stripped = value.strip()
+        if kind is PersonalKind.PERSON:
+            stripped = _HONORIFIC_TAIL.sub("", stripped)
+        if not stripped or not _value_fits(kind, stripped):
+            continue
+        offset = value.find(stripped)
+        yield Span(start + offset, start + offset + len(stripped), kind)
+
+
+@dataclass
+class TextTables:
+    """What the table lines of a text say: personal cells, and neutral cells (amounts, order
+    numbers...) where no identifier is looked for."""
+
+    personal: list[Span]
+    neutral: list[tuple[int, int]]
+
+
+def _cells(line: str, delimiter: str) -> list[tuple[int, int]]:
+    """(start, end) of each cell of ``line``, trimmed of spaces and quotes."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for part in line.split(delimiter):
+        end = start + len(part)
+        left, right = start, end
+        while left < right and line[left] in " 　\"'":
+            left += 1
+        while right > left and line[right - 1] in " 　\"'":
+            right -= 1
+        spans.append((left, right))
+        start = end + len(delimiter)
+    return spans
+
+
+def _lines(text: str) -> Iterable[tuple[int, str]]:
+    offset = 0
+    for line in text.split("\n"):
+        yield offset, line
+        offset += len(line) + 1
+
+
+def table_spans(text: str) -> TextTables:
+    """Cells of delimited table text under personal and neutral headers."""
+    found = TextTables([], [])
+    if "|" not in text and "\t" not in text and "," not in text:
+        return found
+    columns: dict[int, PersonalKind] | None = None
+    neutral: set[int] = set()
+    delimiter = ""
+    width = 0
+    for offset, line in _lines(text):
+        cells = _cells(line, delimiter) if columns is not None and delimiter in line else []
+        if columns is not None and len(cells) == width:
+            for index, (start, end) in enumerate(cells):
+                if end <= start:
+                    continue
+                kind = columns.get(index)
+                if kind is not None:
+                    found.personal.append(Span(offset + start, offset + end, kind))
+                elif index in neutral:
+                    found.neutral.append((offset + start, offset + end))
+            continue
+        columns = None
+        for candidate in ("|", "\t", ","):
+            if candidate not in line:
+                continue
+            cells = _cells(line, candidate)
+            if len(cells) < MIN_TABLE_CELLS:
+                continue
+            headers = [line[s:e] for s, e in cells]
+            if not all(_HEADER_CELL.fullmatch(h) for h in headers if h):
+                continue  # prose or a record ("氏名: 長谷川", "C001"), not a header row
+            kinds = {i: k for i, h in enumerate(headers) if (k := header_kind(h)) is not None}
+            if kinds:
+                columns, delimiter, width = kinds, candidate, len(cells)
+                neutral = {i for i, h in enumerate(headers) if non_personal_header(h)}
+                break
+    return found

@@ -1,0 +1,78 @@
+"""The kinds of personal data keiri-agent keeps from a language model, and their labels.
+
+One kind, one Japanese label: the label names the placeholder a model sees (``〔人名1〕``,
+``〔電話番号2〕``) and the mark a log keeps (``〔電話番号〕``), and it is what ``doctor``, the
+README and the counts of a run call the kind. Amounts, dates, invoice and order numbers,
+法人番号 and company names are *not* personal data: no kind here covers them, so a model can
+still reason about them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+__all__ = ["LABELS", "NOT_MASKED", "PersonalKind", "Span", "masking_status"]
+
+
+class PersonalKind(StrEnum):
+    MY_NUMBER = "my_number"  # マイナンバー (12 digits, valid check digit)
+    CARD = "card"  # クレジットカード番号 (Luhn)
+    ACCOUNT = "account"  # 口座番号 (in context: 普通/当座/口座 ...)
+    BRANCH = "branch"  # 支店名 beside an account number
+    PHONE = "phone"  # fixed, mobile, 0120, +81
+    EMAIL = "email"
+    ADDRESS = "address"  # a postal code with an address, an address under 住所
+    BIRTH_DATE = "birth_date"  # a date in the context of 生年月日 / 誕生日 / 生まれ
+    PERSON = "person"  # a person's name
+
+
+LABELS: dict[PersonalKind, str] = {
+    PersonalKind.MY_NUMBER: "マイナンバー",
+    PersonalKind.CARD: "カード番号",
+    PersonalKind.ACCOUNT: "口座番号",
+    PersonalKind.BRANCH: "支店名",
+    PersonalKind.PHONE: "電話番号",
+    PersonalKind.EMAIL: "メール",
+    PersonalKind.ADDRESS: "住所",
+    PersonalKind.BIRTH_DATE: "生年月日",
+    PersonalKind.PERSON: "人名",
+}
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """``text[start:end]`` is personal data of ``kind``."""
+
+    start: int
+    end: int
+    kind: PersonalKind
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+
+# What stays visible to a model: not personal data, and what it needs to reason.
+NOT_MASKED = ("金額", "日付", "請求書番号・注文番号", "法人番号・登録番号", "会社名")
+
+
+def masking_status(enabled: bool) -> dict[str, Any]:
+    """What ``KEIRI_LLM_MASK_PII`` does on this installation, for ``doctor``, the app's
+    sidebar and ``/readyz`` (one wording for all three)."""
+    if enabled:
+        summary = (
+            "個人情報は LLM に送る前に仮名（〔人名1〕など）に置き換え、応答では元に戻します"
+            "（KEIRI_LLM_MASK_PII=on）。"
+        )
+    else:
+        summary = (
+            "個人情報をそのまま LLM に送ります（KEIRI_LLM_MASK_PII=off: 自社内のモデル向け）。"
+            "ログでは引き続きマスクします。"
+        )
+    return {
+        "mask_pii": enabled,
+        "summary": summary,
+        "masked": [LABELS[kind] for kind in PersonalKind],
+        "not_masked": list(NOT_MASKED),
+    }

@@ -1,0 +1,176 @@
+"""People's names in Japanese text, by SudachiPy's parts of speech.
+
+Sudachi's core dictionary tags surnames and given names (``名詞,固有名詞,人名,姓|名``); a name
+is a run of such words, a surname and a given name joined by at most one space
+(``長谷川 美咲``, ``高橋　優子``, ``ハセガワ ミサキ``); a single word in kana or of one character is
+one only with 様 / さん... after it (リスト, マリア, 全 and 行 are words first). A word the dictionary does not know,
+right before 様 / さん / 氏 / 殿, is a name too. A run that goes on into a common noun
+(``田中工業``, ``鈴木自動車``, ``梅田ビル``) or follows 株式会社 names a company or a place, not a
+person, and is left alone; a title after the name (部長, 課長...) keeps it a name.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from typing import Any
+
+from keiri_agent.privacy.kinds import PersonalKind, Span
+from keiri_agent.sudachi import open_dictionary
+
+__all__ = ["HONORIFICS", "MAX_CHUNK_CHARS", "find_names"]
+
+# Sudachi refuses inputs over 49,149 UTF-8 bytes; 12,000 characters is at most 48,000 bytes.
+MAX_CHUNK_CHARS = 12_000
+HONORIFICS = frozenset({"様", "さま", "さん", "氏", "殿", "くん", "君", "ちゃん", "先生"})
+TITLES = frozenset(
+    {
+        "部長",
+        "課長",
+        "係長",
+        "主任",
+        "社長",
+        "専務",
+        "常務",
+        "取締役",
+        "会長",
+        "室長",
+        "所長",
+        "店長",
+        "支店長",
+        "担当",
+        "宛",
+        "宛て",
+        "御中",
+        "各位",
+    }
+)
+COMPANY_PREFIXES = frozenset(
+    {"株式会社", "有限会社", "合同会社", "合資会社", "(株)", "㈱", "（株）"}
+)
+SPACES = frozenset({" ", "\u3000"})
+_KANA = re.compile(r"[ぁ-んァ-ヶー]+")
+_NAME_CHARS = re.compile(r"[一-龥々ぁ-んァ-ヶー]+")
+
+_local = threading.local()
+
+
+def _tokenizer() -> Any:
+    tokenizer = getattr(_local, "tokenizer", None)
+    if tokenizer is None:
+        from sudachipy import SplitMode
+
+        tokenizer = open_dictionary().tokenizer(mode=SplitMode.C)
+        _local.tokenizer = tokenizer
+    return tokenizer
+
+
+def _chunks(text: str) -> list[tuple[int, str]]:
+    """(offset, piece) pieces of at most MAX_CHUNK_CHARS, cut after a line end where possible."""
+    pieces: list[tuple[int, str]] = []
+    offset = 0
+    while len(text) - offset > MAX_CHUNK_CHARS:
+        window = text[offset : offset + MAX_CHUNK_CHARS]
+        cut = window.rfind("\n")
+        cut = cut + 1 if cut >= MAX_CHUNK_CHARS // 2 else MAX_CHUNK_CHARS
+        pieces.append((offset, window[:cut]))
+        offset += cut
+    pieces.append((offset, text[offset:]))
+    return pieces
+
+
+def _is_name(pos: tuple[str, ...]) -> bool:
+    return pos[2] == "人名" and pos[3] in ("姓", "名")
+
+
+def _titled(morphemes: list[Any], index: int) -> bool:
+    """Whether the words from ``index`` on begin with an honorific or a title (部 + 長 too)."""
+    ahead = "".join(m.surface() for m in morphemes[index : index + 2])
+    return any(ahead.startswith(word) for word in (*HONORIFICS, *TITLES))
+
+
+def _given_after_space(morphemes: list[Any], index: int) -> bool:
+    """Whether a surname at ``index - 1`` goes on, after one space at ``index``, with a short
+    word Sudachi did not tag as a given name (中村　愛, 田中　誠) that ends the phrase."""
+    if index + 1 >= len(morphemes) or morphemes[index].surface() not in SPACES:
+        return False
+    word = morphemes[index + 1]
+    following = morphemes[index + 2] if index + 2 < len(morphemes) else None
+    return (
+        morphemes[index - 1].part_of_speech()[3] == "姓"
+        and word.part_of_speech()[0] == "名詞"
+        and len(word.surface()) <= 3
+        and _NAME_CHARS.fullmatch(word.surface()) is not None
+        and (following is None or following.part_of_speech()[0] != "名詞")
+    )
+
+
+def _ends_organization(morpheme: Any) -> bool:
+    """Whether ``morpheme``, right after a name, makes it part of a company or place name."""
+    pos = morpheme.part_of_speech()
+    surface = morpheme.surface()
+    if surface in HONORIFICS or surface in TITLES:
+        return False
+    return pos[0] == "名詞" and pos[1] in ("普通名詞", "固有名詞") and not _is_name(pos)
+
+
+def _spans(morphemes: list[Any], offset: int) -> list[Span]:
+    spans: list[Span] = []
+    index = 0
+    count = len(morphemes)
+    while index < count:
+        morpheme = morphemes[index]
+        pos = morpheme.part_of_speech()
+        before_title = (
+            (morpheme.is_oov() or pos[1] == "固有名詞")
+            and pos[0] == "名詞"
+            and pos[2] in ("人名", "地名", "一般")
+            and _titled(morphemes, index + 1)
+        )
+        if not (_is_name(pos) or before_title):
+            index += 1
+            continue
+        first = last = index
+        index += 1
+        while index < count:
+            current = morphemes[index]
+            if _is_name(current.part_of_speech()):
+                last = index
+                index += 1
+            elif (
+                current.surface() in SPACES
+                and index + 1 < count
+                and _is_name(morphemes[index + 1].part_of_speech())
+            ):
+                index += 1
+            elif first == last and _given_after_space(morphemes, index):
+                last = index + 1
+                index += 2
+                break
+            else:
+                break
+        after = morphemes[last + 1] if last + 1 < count else None
+        before = morphemes[first - 1] if first > 0 else None
+        honoured = _titled(morphemes, last + 1)
+        if after is not None and not honoured and _ends_organization(after):
+            continue
+        alone = morphemes[first].surface()
+        if first == last and not honoured and (len(alone) < 2 or _KANA.fullmatch(alone)):
+            continue  # 全, 行, リスト, マリア alone are words far more often than names
+        if before is not None and before.surface() in COMPANY_PREFIXES:
+            continue
+        start = offset + morphemes[first].begin()
+        end = offset + morphemes[last].end()
+        spans.append(Span(start, end, PersonalKind.PERSON))
+    return spans
+
+
+def find_names(text: str) -> list[Span]:
+    """The spans of people's names in ``text``."""
+    if not text.strip():
+        return []
+    tokenizer = _tokenizer()
+    spans: list[Span] = []
+    for offset, piece in _chunks(text):
+        spans.extend(_spans(list(tokenizer.tokenize(piece)), offset))
+    return spans

@@ -1,0 +1,233 @@
+"""Structured personal identifiers found by their form: マイナンバー, card and account numbers,
+phone numbers, e-mail addresses, postal codes with addresses, dates of birth.
+
+Each pattern is checked beyond its shape where the identifier allows it: a マイナンバー by its
+check digit, a card number by Luhn and its issuer prefix, a phone number by its digit count.
+Forms that other numbers share are only taken in context: an account number after 普通 / 当座
+/ 口座, a date of birth after 生年月日 / 誕生日, a phone number without separators after 電話 /
+TEL (mobile numbers excepted). A number right after a label that names something else
+(注文番号, 法人番号, 品番, 請求書番号...) is left alone, so order numbers, product codes and
+corporate numbers stay visible to the model. Full-width digits and the hyphens people type
+(``－``, ``ー``, ``‐``) count as digits and hyphens.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from keiri_agent.privacy.kinds import PersonalKind, Span
+
+__all__ = ["NON_PERSONAL_LABELS", "find_identifiers"]
+
+D = "[0-9０-９]"
+HY = "[-‐‑‒–—―−－ー]"
+SEP = f"(?:{HY}|[ 　])"
+# No digit, ASCII letter or hyphen may touch an identifier (INV-2024-0001, T1234567890123).
+_BEFORE = r"(?<![0-9０-９A-Za-zＡ-Ｚａ-ｚ_\-－.@])"
+_AFTER = r"(?![0-9０-９A-Za-zＡ-Ｚａ-ｚ_]|[-－]?[0-9０-９])"
+LABEL_WINDOW = 16  # characters before a number searched for the label that names it
+
+# Labels that name numbers which are not personal data.
+NON_PERSONAL_LABELS = (
+    "注文番号",
+    "受注番号",
+    "発注番号",
+    "伝票番号",
+    "請求書番号",
+    "請求番号",
+    "納品書番号",
+    "見積番号",
+    "管理番号",
+    "取引番号",
+    "契約番号",
+    "案件番号",
+    "商品コード",
+    "品番",
+    "型番",
+    "製品番号",
+    "製造番号",
+    "シリアル",
+    "ロット",
+    "登録番号",
+    "法人番号",
+    "事業者番号",
+    "インボイス",
+    "JAN",
+    "SKU",
+    "部品",
+    "コード",
+)
+_POSITIVE: dict[PersonalKind, tuple[str, ...]] = {
+    PersonalKind.MY_NUMBER: ("マイナンバー", "個人番号"),
+    PersonalKind.CARD: ("カード",),
+    PersonalKind.PHONE: ("電話", "TEL", "Tel", "tel", "ＴＥＬ", "携帯", "連絡先", "FAX", "Fax"),
+    PersonalKind.ACCOUNT: ("口座", "普通", "当座", "貯蓄"),
+}
+
+_MY_NUMBER = re.compile(f"{_BEFORE}{D}{{4}}({SEP}?){D}{{4}}\\1{D}{{4}}{_AFTER}")
+_CARD = re.compile(
+    f"{_BEFORE}(?:{D}{{4}}({SEP}?){D}{{4}}\\1{D}{{4}}\\1{D}{{1,4}}"
+    f"|{D}{{4}}({SEP}?){D}{{6}}\\2{D}{{4,5}}|{D}{{13,19}}){_AFTER}"
+)
+_PHONE = re.compile(
+    "|".join(
+        (
+            f"(?:\\+|＋)[8８][1１]{SEP}?\\(?[0０]?\\)?{D}{{1,4}}\\)?{SEP}?{D}{{1,4}}{SEP}?{D}{{3,4}}",
+            f"{_BEFORE}[0０]{D}{{1,4}}{HY}{D}{{1,4}}{HY}{D}{{3,4}}",
+            f"{_BEFORE}[(（][0０]{D}{{1,4}}[)）][ 　]?{D}{{1,4}}{HY}{D}{{4}}",
+            f"{_BEFORE}[0０]{D}{{1,4}}[(（]{D}{{1,4}}[)）]{D}{{4}}",
+            f"{_BEFORE}[0０]{D}{{9,10}}",
+        )
+    )
+    + _AFTER
+)
+_EMAIL = re.compile(r"[A-Za-z0-9._%+\-]+[@＠][A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
+_PREFECTURE = "(?:東京都|北海道|(?:京都|大阪)府|[一-龥]{2,3}県)"
+_ADDRESS_BODY = (
+    f"{_PREFECTURE}[^\\s,，、。|\t\"'<>「」]{{1,40}}"
+    "(?:[ 　](?=[^\\s]*(?:ビル|マンション|ハイツ|コーポ|荘|号室|[0-9０-９]+[FＦ階]))"
+    "[^\\s,，、。|\t\"'<>「」]{1,20})?"
+)
+_POSTAL = f"{D}{{3}}{HY}{D}{{4}}"
+_ADDRESS = re.compile(
+    f"〒[ 　]?{_POSTAL}(?:[ 　]*{_ADDRESS_BODY})?"
+    f"|{_BEFORE}{_POSTAL}[ 　]*{_ADDRESS_BODY}"
+    f"|(?<=住所)[ 　]*[:：]?[ 　]*((?:〒?[ 　]?{_POSTAL}[ 　]*)?{_ADDRESS_BODY})"
+)
+_DATE = (
+    f"(?:(?:明治|大正|昭和|平成|令和|[MTSHR]){D}{{1,2}}[年./]{D}{{1,2}}[月./]{D}{{1,2}}日?"
+    f"|{D}{{4}}[年/.\\-－]{D}{{1,2}}[月/.\\-－]{D}{{1,2}}日?)"
+)
+_BIRTH = re.compile(
+    f"(?:生年月日|誕生日)[ 　]*(?:[:：]|は|が)?[ 　]*(?:[(（][^)）]{{0,8}}[)）])?[ 　]*({_DATE})"
+    f"|({_DATE})[ 　]*(?:生まれ|生)"
+)
+_ACCOUNT = re.compile(
+    f"(?:(?:普通|当座|貯蓄|総合)(?:預金)?(?:口座)?|口座(?:番号)?)[ 　]*[:：]?[ 　]*"
+    f"(?:(?:No|NO|番号)\\.?[ 　]*[:：]?[ 　]*)?(?:[(（](?:普通|当座)[)）][ 　]*)?({D}{{6,8}})"
+    f"{_AFTER}"
+)
+_BRANCH = re.compile(
+    "(?:(?<=銀行)|(?<=信用金庫)|(?<=信金)|(?<=信用組合)|(?<=労働金庫))[ 　]*"
+    "([一-龥ぁ-んァ-ヶ々ー]{1,10}(?:支店|出張所|営業部)|本店)"
+    "|([一-龥ぁ-んァ-ヶ々ー]{1,10}(?:支店|出張所|営業部)|本店)(?=[ 　]*[(（]?[ 　]*(?:普通|当座|貯蓄))"
+)
+
+
+def _digits(text: str) -> list[int]:
+    return [int(ch) for ch in text if ch.isdigit()]
+
+
+def my_number_valid(digits: list[int]) -> bool:
+    """Whether 12 digits carry a valid マイナンバー check digit (the last one)."""
+    if len(digits) != 12:
+        return False
+    body = digits[:11][::-1]  # P1 is the digit next to the check digit
+    total = sum(p * (n + 1 if n <= 6 else n - 5) for n, p in enumerate(body, start=1))
+    remainder = total % 11
+    return digits[11] == (0 if remainder <= 1 else 11 - remainder)
+
+
+def luhn_valid(digits: list[int]) -> bool:
+    total = 0
+    for index, digit in enumerate(reversed(digits)):
+        if index % 2:
+            digit *= 2
+            if digit > 9:
+                digit -= 9
+        total += digit
+    return total % 10 == 0
+
+
+def _card_issuer(digits: list[int]) -> bool:
+    """Visa, Mastercard (51-55, 2221-2720), Amex, JCB, Diners, Discover/UnionPay prefixes."""
+    first = digits[0]
+    if first in (3, 4, 5, 6):
+        return first != 5 or 1 <= digits[1] <= 5
+    if first == 2:
+        prefix = int("".join(map(str, digits[:4])))
+        return 2221 <= prefix <= 2720
+    return False
+
+
+def _phone_digits_ok(text: str) -> bool:
+    digits = _digits(text)
+    if text.lstrip().startswith(("+", "＋")):
+        return 10 <= len(digits) <= 12
+    return len(digits) in (10, 11)
+
+
+def _label_before(text: str, start: int) -> tuple[str, int] | None:
+    """The last label (a word of NON_PERSONAL_LABELS or a positive label) in the window before
+    ``start`` on the same line, with its position."""
+    window_start = max(0, start - LABEL_WINDOW)
+    line_start = text.rfind("\n", window_start, start) + 1
+    window = text[max(window_start, line_start) : start]
+    best: tuple[str, int] | None = None
+    for label in (*NON_PERSONAL_LABELS, *(w for ws in _POSITIVE.values() for w in ws)):
+        at = window.rfind(label)
+        if at >= 0 and (best is None or at > best[1]):
+            best = (label, at)
+    return best
+
+
+def _named_otherwise(text: str, start: int, kind: PersonalKind) -> bool:
+    """Whether the nearest label before ``start`` names a non-personal number."""
+    found = _label_before(text, start)
+    return found is not None and found[0] in NON_PERSONAL_LABELS
+
+
+def _has_label(text: str, start: int, kind: PersonalKind) -> bool:
+    found = _label_before(text, start)
+    return found is not None and found[0] in _POSITIVE.get(kind, ())
+
+
+def _numbers(text: str) -> Iterator[Span]:
+    for match in _MY_NUMBER.finditer(text):
+        if my_number_valid(_digits(match.group())) and not _named_otherwise(
+            text, match.start(), PersonalKind.MY_NUMBER
+        ):
+            yield Span(match.start(), match.end(), PersonalKind.MY_NUMBER)
+    for match in _CARD.finditer(text):
+        digits = _digits(match.group())
+        if (
+            13 <= len(digits) <= 19
+            and luhn_valid(digits)
+            and _card_issuer(digits)
+            and not _named_otherwise(text, match.start(), PersonalKind.CARD)
+        ):
+            yield Span(match.start(), match.end(), PersonalKind.CARD)
+    for match in _PHONE.finditer(text):
+        value = match.group()
+        if not _phone_digits_ok(value) or _named_otherwise(text, match.start(), PersonalKind.PHONE):
+            continue
+        plain = value.isdigit() or all(ch.isdigit() for ch in value)
+        mobile = plain and len(value) == 11 and value[1] in "5789５７８９" and value[2] in "0０"
+        free = plain and value[:4] in ("0120", "０１２０")
+        if plain and not (mobile or free or _has_label(text, match.start(), PersonalKind.PHONE)):
+            continue
+        yield Span(match.start(), match.end(), PersonalKind.PHONE)
+
+
+def _in_context(text: str) -> Iterator[Span]:
+    for match in _ACCOUNT.finditer(text):
+        yield Span(match.start(1), match.end(1), PersonalKind.ACCOUNT)
+    for match in _BRANCH.finditer(text):
+        group = 1 if match.group(1) else 2
+        yield Span(match.start(group), match.end(group), PersonalKind.BRANCH)
+    for match in _BIRTH.finditer(text):
+        group = 1 if match.group(1) else 2
+        yield Span(match.start(group), match.end(group), PersonalKind.BIRTH_DATE)
+    for match in _ADDRESS.finditer(text):
+        start, end = (match.start(1), match.end(1)) if match.group(1) else match.span()
+        yield Span(start, end, PersonalKind.ADDRESS)
+    for match in _EMAIL.finditer(text):
+        yield Span(match.start(), match.end(), PersonalKind.EMAIL)
+
+
+def find_identifiers(text: str) -> list[Span]:
+    """Every structured identifier in ``text`` (spans may overlap; ``detect`` resolves)."""
+    if not text:
+        return []
+    return [*_numbers(text), *_in_context(text)]

@@ -1,0 +1,138 @@
+"""The LLM layer masks personal data in every request and restores it in every reply (issue 37):
+plain and tool calls, structured output with repairs, streams, embeddings; one job, one set of
+placeholders; ``KEIRI_LLM_MASK_PII=off`` sends the data as it is."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from pydantic import BaseModel
+
+from keiri_agent.events import EventStream, LLMCall
+from keiri_agent.llm import UsageLedger, get_embedder, get_llm
+from keiri_agent.privacy import job_scope
+from tests.support import ScriptedLLMServer
+from tests.support.personal import leaked
+
+NAME = "長谷川 美咲"
+PHONE = "090-4412-7788"
+MY_NUMBER = "123456789018"
+QUESTION = f"{NAME}です。マイナンバー {MY_NUMBER}、連絡先は {PHONE} です。"
+
+
+class Contact(BaseModel):
+    name: str
+    phone: str
+
+
+def sent(server: ScriptedLLMServer) -> list[str]:
+    return [json.dumps(body, ensure_ascii=False) for body in server.chat_requests()]
+
+
+def test_a_plain_call_is_masked_and_its_reply_restored(llm_server: ScriptedLLMServer) -> None:
+    llm_server.add_chat("〔人名1〕様、〔電話番号1〕 にお電話します。")
+    stream = EventStream("run_mask", "test")
+    ledger = UsageLedger()
+    reply = get_llm("reason", events=stream, ledger=ledger).invoke(QUESTION)
+    assert reply.text == f"{NAME}様、{PHONE} にお電話します。"
+    (body,) = sent(llm_server)
+    assert leaked([body], [NAME, PHONE, MY_NUMBER]) == []
+    assert "〔人名1〕です。マイナンバー 〔マイナンバー1〕、連絡先は 〔電話番号1〕 です。" in body
+    (call,) = [e for e in stream.events() if isinstance(e, LLMCall)]
+    assert call.masked == {"person": 1, "my_number": 1, "phone": 1}
+    assert ledger.totals().masked == {"person": 1, "my_number": 1, "phone": 1}
+
+
+def test_tool_calls_are_restored_and_a_conversation_is_masked_whole(
+    llm_server: ScriptedLLMServer,
+) -> None:
+    llm_server.add_chat(tool_calls=[{"name": "lookup", "arguments": {"who": "〔人名1〕"}}])
+    llm_server.add_chat("〔人名1〕様の登録を確認しました。")
+
+    def lookup(who: str) -> str:
+        """Look a customer up."""
+        return who
+
+    llm = get_llm("helpdesk")
+    with job_scope():
+        first = llm.invoke(QUESTION, tools=[lookup])
+        assert first.tool_calls[0]["args"] == {"who": NAME}  # the tool gets the real value
+        history = [
+            HumanMessage(QUESTION),
+            first,
+            ToolMessage(f"{NAME}: 登録済み（{PHONE}）", tool_call_id=first.tool_calls[0]["id"]),
+        ]
+        second = llm.invoke(history)
+    assert second.text == f"{NAME}様の登録を確認しました。"
+    bodies = sent(llm_server)
+    assert leaked(bodies, [NAME, PHONE, MY_NUMBER]) == []
+    messages = llm_server.chat_requests()[1]["messages"]
+    assert json.loads(messages[1]["tool_calls"][0]["function"]["arguments"]) == {"who": "〔人名1〕"}
+    assert messages[2]["content"] == "〔人名1〕: 登録済み（〔電話番号1〕）"
+
+
+def test_structured_output_and_its_repair_round_carry_placeholders_only(
+    llm_server: ScriptedLLMServer,
+) -> None:
+    llm_server.add_chat(json={"name": "〔人名1〕"})  # phone missing: one repair round
+    llm_server.add_chat(json={"name": "〔人名1〕", "phone": "〔電話番号1〕"})
+    contact = get_llm("reason").structured(Contact, QUESTION)
+    assert contact == Contact(name=NAME, phone=PHONE)
+    bodies = sent(llm_server)
+    assert len(bodies) == 2
+    assert leaked(bodies, [NAME, PHONE, MY_NUMBER]) == []
+    assert "〔人名1〕" in bodies[1]
+
+
+def test_a_stream_shows_the_real_values(llm_server: ScriptedLLMServer) -> None:
+    # Pieces are 8 characters: the placeholders are cut between two of them.
+    llm_server.add_chat("ご連絡ありがとうございます、〔人名1〕様（〔電話番号1〕）。")
+    pieces = list(get_llm("report").stream(QUESTION))
+    assert "".join(pieces) == f"ご連絡ありがとうございます、{NAME}様（{PHONE}）。"
+    assert leaked(sent(llm_server), [NAME, PHONE, MY_NUMBER]) == []
+
+
+def test_embeddings_get_the_kind_in_place_of_the_value(
+    llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KEIRI_LLM_MODEL_EMBEDDING", "openai:scripted-embedding")
+    llm_server.add_embedding()
+    llm_server.add_embedding()
+    embedder = get_embedder()
+    embedder.embed_documents([QUESTION, "振込先の変更方法"])
+    embedder.embed_query(f"{PHONE} の持ち主")
+    bodies = [json.dumps(body, ensure_ascii=False) for body in llm_server.embedding_requests()]
+    assert leaked(bodies, [NAME, PHONE, MY_NUMBER]) == []
+    assert "〔人名〕です。マイナンバー 〔マイナンバー〕" in bodies[0]
+    assert "振込先の変更方法" in bodies[0]
+
+
+def test_one_job_is_one_set_of_placeholders_across_clients(llm_server: ScriptedLLMServer) -> None:
+    llm_server.add_chat("a", repeat=True)
+    with job_scope():
+        get_llm("reason").invoke(f"担当は 佐藤 翔太 さん、顧客は {NAME} さん")
+        get_llm("report").invoke(f"{NAME} さんに連絡")
+    get_llm("report").invoke(f"{NAME} さんに連絡")  # another job: numbering starts again
+    bodies = sent(llm_server)
+    assert "〔人名2〕 さんに連絡" in bodies[1]
+    assert "〔人名1〕 さんに連絡" in bodies[2]
+
+
+def test_with_masking_off_the_data_is_sent_as_it_is(
+    llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KEIRI_LLM_MASK_PII", "off")
+    llm_server.add_chat("〔人名1〕様")
+    reply = get_llm("reason").invoke(QUESTION)
+    assert reply.text == "〔人名1〕様"
+    assert QUESTION in sent(llm_server)[0]
+
+
+def test_an_earlier_reply_in_the_history_is_sent_masked(llm_server: ScriptedLLMServer) -> None:
+    llm_server.add_chat("ok")
+    get_llm("reason").invoke(
+        [HumanMessage("質問"), AIMessage(f"{NAME}様ですね"), HumanMessage("はい")]
+    )
+    assert leaked(sent(llm_server), [NAME]) == []

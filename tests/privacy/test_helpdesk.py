@@ -1,0 +1,71 @@
+"""`keiri-agent helpdesk ask` with a question that carries its asker's personal data (issue 37).
+
+The plan, subtask and answer prompts must not carry the name, the マイナンバー, the account
+number or the phone number; the answer the user reads shows them where the model wrote the
+placeholders; the run log holds none of them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import keiri_agent.cli.helpdesk_ask  # noqa: F401  (registers `helpdesk ask`)
+from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase
+from keiri_agent.agents.helpdesk.models import citation
+from keiri_agent.cli import app
+from tests.support.helpdesk import HelpDeskScript, build_example_index
+from tests.support.personal import leaked
+
+runner = CliRunner()
+NAME = "長谷川 美咲"
+MY_NUMBER = "1234 5678 9018"
+ACCOUNT = "3958211"
+PHONE = "090-4412-7788"
+QUESTION = (
+    f"{NAME}です。マイナンバー（{MY_NUMBER}）の登録と、振込口座（普通 {ACCOUNT}）の変更方法を"
+    f"教えてください。連絡先は{PHONE}です。"
+)
+TASK = "振込口座の変更手順を調べる"
+QUERY = "振込口座 変更"
+
+
+@pytest.fixture(scope="module")
+def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_example_index(tmp_path_factory.mktemp("helpdesk") / "index")
+
+
+def test_the_question_personal_data_stays_out_of_every_prompt(
+    helpdesk_script: HelpDeskScript, index_dir: Path
+) -> None:
+    with KnowledgeBase.open(index_dir) as kb:
+        cite = citation(kb.search_manual(QUERY, 3)[0])
+    script = helpdesk_script
+    script.plan(TASK)
+    script.subtask(
+        TASK, QUERY, f"〔人名1〕様の口座（普通 〔口座番号1〕）は設定画面で変更します{cite}。"
+    )
+    script.final(
+        f"〔人名1〕様、振込口座（普通 〔口座番号1〕）の変更は設定画面から行えます{cite}。"
+        "ご連絡先 〔電話番号1〕 に確認のお電話を差し上げます。"
+    )
+
+    result = runner.invoke(app, ["helpdesk", "ask", QUESTION, "--index", str(index_dir), "--json"])
+
+    assert result.exit_code == 0, result.output
+    bodies = [json.dumps(body, ensure_ascii=False) for body in script.server.chat_requests()]
+    assert len(bodies) == 5  # plan, tool choice, answer, reflection, final answer
+    assert leaked(bodies, [NAME, MY_NUMBER, ACCOUNT, PHONE]) == []
+    assert "〔人名1〕です。マイナンバー（〔マイナンバー1〕）" in bodies[0]
+    data = json.loads(result.stdout)
+    assert data["answer"].startswith(f"{NAME}様、振込口座（普通 {ACCOUNT}）の変更は")
+    assert PHONE in data["answer"]
+    assert data["subtasks"][0]["subtask_answer"].startswith(f"{NAME}様の口座（普通 {ACCOUNT}）")
+    assert {"person", "my_number", "account", "phone"} <= set(data["usage"]["masked"])
+
+    log = Path(data["run_log"]).read_text(encoding="utf-8")
+    assert '"masked": {"person": 1' in log  # each call's counts, never the values
+    assert leaked([log], [NAME, MY_NUMBER, ACCOUNT, PHONE]) == []

@@ -1,0 +1,47 @@
+"""An analysis task through the API over customer data (issue 37): the model gets
+placeholders, the task's answer the real values, and neither the task's event log nor the run
+logs under the server's folders hold any of the values."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.privacy.test_analysis import CODE, REPORT, ROWS
+from tests.server.conftest import LiveServer, with_shared_data
+from tests.support import ScriptedLLMServer
+from tests.support.personal import COLUMNS, identifiers, leaked, names
+
+pytestmark = pytest.mark.timeout(600)  # the sandbox inside a server task, on a loaded machine
+
+
+def test_an_analysis_task_sends_placeholders_and_logs_no_value(
+    serve: Callable[..., LiveServer], public_dir: Path, llm_server: ScriptedLLMServer
+) -> None:
+    csv = "\n".join([",".join(COLUMNS), *(",".join(str(r[c]) for c in COLUMNS) for r in ROWS)])
+    settings = with_shared_data(public_dir, {"customers.csv": csv + "\n"})
+    llm_server.add_chat(json={"next_action": "act", "instruction": "数える", "rationale": "r"})
+    llm_server.add_chat(json={"code": CODE, "expected_outputs": []})
+    llm_server.add_chat(json={"next_action": "finalize", "rationale": "十分"})
+    llm_server.add_chat(json=REPORT)
+    live = serve(settings)
+    request = {"kind": "analysis", "request": "地域別の顧客数は？", "files": ["customers.csv"]}
+    with live.client() as client:
+        response = client.post("/agent/run", json=request)
+        assert response.status_code == 202, response.text
+        task_id = response.json()["task_id"]
+        assert live.wait_finished(task_id, timeout=300) == "success"
+        task = client.get(f"/agent/tasks/{task_id}").json()
+
+    values = [*identifiers(ROWS), *names(ROWS)]
+    bodies = [json.dumps(body, ensure_ascii=False) for body in llm_server.chat_requests()]
+    assert len(bodies) == 4
+    assert leaked(bodies, values) == []
+    assert f"{ROWS[0]['氏名']}様（{ROWS[0]['携帯電話']}）" in task["answer"]
+    assert task["details"]["masked"]["person"] == 10
+    logs = [path.read_text(encoding="utf-8") for path in public_dir.rglob("*.jsonl")]
+    assert any(f'"task_id": "{task_id}"' in text or task_id in text for text in logs)
+    assert leaked(logs, values) == []
