@@ -236,7 +236,7 @@ def search(
         str,
         typer.Option(
             "--tool",
-            help="manual（マニュアルの BM25 検索）/ qa（Q/A 検索）/ hybrid（両方をまとめて順位付け）。",
+            help="manual（マニュアルの検索）/ qa（Q/A 検索）/ hybrid（両方をまとめて順位付け）。",
         ),
     ] = "manual",
     k: Annotated[int, typer.Option("--k", help="表示する件数。")] = 3,
@@ -258,6 +258,8 @@ def search(
             "qa_mode": stats.qa_mode,
             "qa_mode_reason": stats.qa_mode_reason,
             "min_relevance": stats.min_relevance,
+            "semantic_model": stats.semantic_model,
+            "min_margin": stats.min_margin,
             "status": "ok" if hits else "no_match",
             "results": [hit.model_dump(mode="json") for hit in hits],
         }
@@ -282,7 +284,9 @@ def search(
         )
     if hits:
         console.print(table)
-    if tool != "manual":
+    if stats.semantic_model is not None:
+        console.print(f"検索方式: {stats.qa_mode_reason}", markup=False)
+    elif tool != "manual":
         console.print(f"Q/A の検索方式: {stats.qa_mode_reason}", markup=False)
     if tool != "qa" and stats.chunks == 0:
         console.print(
@@ -293,7 +297,14 @@ def search(
         console.print(
             "このナレッジベースには Q/A がありません（--qa で取り込めます）。", markup=False
         )
-    if not hits:
+    if not hits and stats.min_margin is not None:
+        console.print(
+            "該当なし: 質問は資料の内容より資料と無関係な話題に近く（下限 "
+            f"{stats.min_margin:g}、KEIRI_HELPDESK_MIN_MARGIN）、資料で扱っていないと判断しました。"
+            "資料の用語（画面名・エラーコードなど）を含めて試してください。",
+            markup=False,
+        )
+    elif not hits:
         console.print(
             f"該当なし: 関連度が下限（{stats.min_relevance:g}、KEIRI_HELPDESK_MIN_RELEVANCE）に"
             "届く結果はありませんでした。別の言い方やエラーコードで試してください。",

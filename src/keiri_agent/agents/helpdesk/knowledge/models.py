@@ -178,6 +178,7 @@ class IngestResult(BaseModel):
     qa_rows_total: int = 0
     qa_mode: QAMode = "bm25"
     embedding_model: str | None = None
+    semantic_embedded: int = 0  # texts the bundled model embedded (0: stored or cached)
     rebuilt: bool = False  # whether the search indexes were rebuilt
     duration_s: float = 0.0
 
@@ -200,5 +201,7 @@ class KnowledgeStats(BaseModel):
     qa_mode_reason: str
     embedding_model: str | None
     qdrant: str | None  # "local:<path>" or the server URL; None in BM25 mode
+    semantic_model: str | None = None  # the bundled model, when it searches (issue 38)
+    min_margin: float | None = None  # its floor (KEIRI_HELPDESK_MIN_MARGIN)
     ingested_at: str | None
     file_names: list[str] = Field(default_factory=list)
