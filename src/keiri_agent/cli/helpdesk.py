@@ -197,13 +197,21 @@ def _print_ingest(result: IngestResult) -> None:
         )
         for line in qa.skipped_rows:
             console.print(f"  注意: {line}", markup=False)
-    if result.qa_mode == "dense":
+    from keiri_agent.retrieval.local_embedding import LOCAL_MODEL_KEY, LOCAL_MODEL_NAME
+
+    if result.embedding_model == LOCAL_MODEL_KEY:
+        console.print(
+            f"意味検索: 同梱の埋め込みモデル {LOCAL_MODEL_NAME} でマニュアルと Q/A を埋め込みました"
+            f"（新たに {result.semantic_embedded:,} 件、ネットワーク不要）",
+            markup=False,
+        )
+    elif result.qa_mode == "dense":
         console.print(
             f"search_qa: 埋め込みモデル {result.embedding_model} による意味検索", markup=False
         )
     else:
         console.print(
-            "search_qa: 埋め込みモデルが未設定（KEIRI_LLM_MODEL_EMBEDDING）のため BM25 で検索します",
+            "意味検索: オフ（KEIRI_HELPDESK_SEMANTIC=false）のため、キーワード検索だけで検索します",
             markup=False,
         )
     for note in result.notes:
