@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
@@ -84,7 +84,10 @@ def _share(hits: int, total: int) -> str:
 def _eval42(kb: KnowledgeBase) -> int:
     cases = load_cases()
     return sum(
-        any(gold_id(h) in (c.manual_gold + c.qa_gold) for h in kb.search(c.question, 3, tool="hybrid"))
+        any(
+            gold_id(h) in (c.manual_gold + c.qa_gold)
+            for h in kb.search(c.question, 3, tool="hybrid")
+        )
         for c in cases
     )
 
@@ -148,7 +151,10 @@ def main() -> None:
             root / "cache", keiri_helpdesk_semantic=False, keiri_helpdesk_min_relevance=0.0
         )
         sample = ingest(
-            root / "sample", manuals=[EXAMPLES / "manual"], qa=EXAMPLES / "qa.csv", settings=semantic
+            root / "sample",
+            manuals=[EXAMPLES / "manual"],
+            qa=EXAMPLES / "qa.csv",
+            settings=semantic,
         )
         large = ingest(root / "large", manuals=[LARGE / "manual"], settings=semantic)
         if not (sample.ok and large.ok):
@@ -179,11 +185,17 @@ def main() -> None:
                 _large_row(kb, label)
         dev, held = load_lists("dev"), load_lists("heldout")
         with KnowledgeBase.open(root / "sample", settings=semantic) as kb:
-            margin: Callable[[Sequence[str]], list[tuple[float, str]]] = lambda qs: _margins(kb, qs)
+
+            def margin(qs: Sequence[str]) -> list[tuple[float, str]]:
+                return _margins(kb, qs)
+
             groups = {
                 "dev paraphrases covered": (margin([c.question for c in dev.answerable]), True),
                 "dev off-topic refused": (margin([*dev.off_topic, *OFF_TOPIC]), False),
-                "held-out paraphrases covered": (margin([c.question for c in held.answerable]), True),
+                "held-out paraphrases covered": (
+                    margin([c.question for c in held.answerable]),
+                    True,
+                ),
                 "held-out off-topic refused": (margin(held.off_topic), False),
             }
         with KnowledgeBase.open(root / "large", settings=semantic) as kb:

@@ -211,9 +211,7 @@ class Settings(BaseSettings):
     # similarity to the knowledge base minus its best similarity to unrelated text (plus a
     # twentieth of its lexical relevance) reaches KEIRI_HELPDESK_MIN_MARGIN.
     keiri_helpdesk_semantic: bool = True
-    keiri_helpdesk_min_margin: float = Field(
-        default=DEFAULT_HELPDESK_MIN_MARGIN, ge=-1.0, le=1.0
-    )
+    keiri_helpdesk_min_margin: float = Field(default=DEFAULT_HELPDESK_MIN_MARGIN, ge=-1.0, le=1.0)
     # Manual chunks: the most characters per chunk, and how much of a chunk's end the next repeats.
     keiri_helpdesk_chunk_chars: int = Field(default=600, ge=50, le=12_000)
     keiri_helpdesk_chunk_overlap: int = Field(default=120, ge=0)

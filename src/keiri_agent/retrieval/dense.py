@@ -38,12 +38,12 @@ if TYPE_CHECKING:  # the LLM layer is imported only by whoever builds an embedde
 
 __all__ = [
     "CACHE_FILE",
-    "TextEmbedder",
     "DEFAULT_BATCH_SIZE",
     "DEFAULT_MAX_EMBED_CHARS",
     "DenseHit",
     "DenseIndex",
     "EmbeddingCache",
+    "TextEmbedder",
     "cosine_scores",
     "embed_cached",
     "embedding_model_key",

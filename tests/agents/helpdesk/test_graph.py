@@ -324,7 +324,9 @@ def test_an_uncited_sentence_is_sent_back_once_and_kept_when_cited(
     script.plan(RESET)
     script.subtask(RESET, "パスワード 再設定", f"ログイン画面から再設定します{RESET_CITE}")
     script.final(f"ログイン画面から再設定できます{RESET_CITE}。\n\n{UNCITED}")
-    script.final(f"ログイン画面から再設定できます{RESET_CITE}。\n\nなお、再設定の URL は 30 分有効です{RESET_CITE}。")
+    script.final(
+        f"ログイン画面から再設定できます{RESET_CITE}。\n\nなお、再設定の URL は 30 分有効です{RESET_CITE}。"
+    )
 
     result = make_agent(search).run_agent("パスワードの再設定方法は？")
 

@@ -40,7 +40,12 @@ PARAPHRASES = {
     "インボイス番号の桁数を教えて": (f"{PDF}#p7", f"{PDF}#p13", "qa#16"),
 }
 LEXICAL_MISSES = ("ホテル代はいくらまで出ますか", "辞めた人のアカウントはどうなりますか")
-OFF_TOPIC = ["社員食堂のメニューは？", "有給休暇はあと何日残っていますか", "会議室を予約したい", "明日の天気はどうですか"]
+OFF_TOPIC = [
+    "社員食堂のメニューは？",
+    "有給休暇はあと何日残っていますか",
+    "会議室を予約したい",
+    "明日の天気はどうですか",
+]
 
 
 def semantic_settings(cache: Path, **values: object) -> Settings:
@@ -113,11 +118,13 @@ def test_an_exact_error_code_still_leads(kb: KnowledgeBase) -> None:
 def test_the_search_says_how_it_searched(kb: KnowledgeBase) -> None:
     stats = kb.stats()
     assert stats.qa_mode == "dense"
-    assert stats.semantic_model is not None and "multilingual-e5-small" in stats.semantic_model
+    assert stats.semantic_model is not None
+    assert "multilingual-e5-small" in stats.semantic_model
     assert stats.min_margin == DEFAULT_HELPDESK_MIN_MARGIN
     assert "ネットワーク不要" in stats.qa_mode_reason
     hit = kb.search("ホテル代はいくらまで出ますか", 1, tool="manual")[0]
-    assert hit.similarity is not None and 0.0 < hit.similarity <= 1.0
+    assert hit.similarity is not None
+    assert 0.0 < hit.similarity <= 1.0
 
 
 def test_the_margin_is_a_setting(semantic_index: tuple[Path, Path]) -> None:
@@ -136,7 +143,9 @@ def test_the_margin_is_a_setting(semantic_index: tuple[Path, Path]) -> None:
 def test_the_floor_weighs_the_semantic_margin_and_the_lexical_relevance() -> None:
     # The same similarities: the question's words found in the manual decide.
     just_below = DEFAULT_HELPDESK_MIN_MARGIN - LEXICAL_WEIGHT * 0.5
-    assert not coverage(0.85, 0.85 - just_below, 0.0, min_margin=DEFAULT_HELPDESK_MIN_MARGIN).covered
+    assert not coverage(
+        0.85, 0.85 - just_below, 0.0, min_margin=DEFAULT_HELPDESK_MIN_MARGIN
+    ).covered
     assert coverage(0.85, 0.85 - just_below, 0.6, min_margin=DEFAULT_HELPDESK_MIN_MARGIN).covered
     # Nearer unrelated text than the manual: words alone do not make it covered.
     assert not coverage(0.85, 0.90, 0.5, min_margin=DEFAULT_HELPDESK_MIN_MARGIN).covered
@@ -153,7 +162,9 @@ def test_a_hit_counts_near_the_questions_best_or_with_the_words() -> None:
     flags = [c.above_floor for c in apply_semantic_floor(hits, covered, min_relevance=0.35)]
     assert flags == [True, False, True]
     refused_all = coverage(best, 0.95, 0.8, min_margin=0.0)
-    assert not any(c.above_floor for c in apply_semantic_floor(hits, refused_all, min_relevance=0.35))
+    assert not any(
+        c.above_floor for c in apply_semantic_floor(hits, refused_all, min_relevance=0.35)
+    )
 
 
 def test_fusion_lets_exact_words_lead_and_meaning_decide_otherwise() -> None:

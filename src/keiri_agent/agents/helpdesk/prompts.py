@@ -183,9 +183,7 @@ UNCITED_FIX_REQUEST = (
     "終わり）に調査結果の出典ラベルを付けてください。調査結果にもとづかない文は削除してください。"
 )
 # {count}: sentences removed from the final answer after the one revision
-UNCITED_REMOVED_NOTE = (
-    "注意: 出典の示されていない記述が {count} 文あったため、資料で確認できない内容として削除しました。"
-)
+UNCITED_REMOVED_NOTE = "注意: 出典の示されていない記述が {count} 文あったため、資料で確認できない内容として削除しました。"
 
 
 @dataclass(frozen=True)

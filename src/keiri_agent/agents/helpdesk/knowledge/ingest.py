@@ -44,7 +44,11 @@ from keiri_agent.agents.helpdesk.knowledge.models import (
 )
 from keiri_agent.agents.helpdesk.knowledge.qa import QATable, read_qa_csv
 from keiri_agent.agents.helpdesk.knowledge.rebuild import analyzer, rebuild
-from keiri_agent.agents.helpdesk.knowledge.semantic import build_semantic, is_current, local_semantic
+from keiri_agent.agents.helpdesk.knowledge.semantic import (
+    build_semantic,
+    is_current,
+    local_semantic,
+)
 from keiri_agent.agents.helpdesk.knowledge.sources import Discovered, SourceFile, discover
 from keiri_agent.documents.extract import extract_text
 from keiri_agent.documents.source import read_source

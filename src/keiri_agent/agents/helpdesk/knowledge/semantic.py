@@ -190,6 +190,7 @@ class SemanticSearch:
     ) -> list[Candidate]:
         """The fused candidates of ``tool`` (manual / qa / hybrid), flagged by the floor."""
         found = self.signals(query, manual_index, qa_index, pool)
+        sources: tuple[str, ...]
         if tool == "manual":
             lexical, sources = found.manual, ("manual",)
         elif tool == "qa":

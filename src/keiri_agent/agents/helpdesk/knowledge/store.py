@@ -287,9 +287,7 @@ class KnowledgeBase:
             return None
         return self._semantic.signals(query, self._manual, self._qa, HYBRID_MIN_POOL).coverage
 
-    def _lexical_ranking(
-        self, query: str, tool: str, pool: int, floor: float
-    ) -> list[Candidate]:
+    def _lexical_ranking(self, query: str, tool: str, pool: int, floor: float) -> list[Candidate]:
         if tool == "manual":
             candidates, _ = lexical_candidates(self._manual, query, pool, "manual")
         elif tool == "qa":
