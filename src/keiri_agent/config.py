@@ -204,7 +204,8 @@ class Settings(BaseSettings):
     keiri_helpdesk_min_relevance: float = Field(
         default=DEFAULT_HELPDESK_MIN_RELEVANCE, ge=0.0, le=1.0
     )
-    # Cosine similarity at which a dense Q/A hit counts as relevant whatever its words.
+    # Cosine similarity at which a dense Q/A hit of a provider embedding model
+    # (KEIRI_LLM_MODEL_EMBEDDING) counts as relevant whatever its words.
     keiri_helpdesk_min_similarity: float = Field(default=0.6, ge=-1.0, le=1.0)
     # Semantic search with the model that ships with the install (no provider embedding model
     # set): false = lexical search only. The floor: a question is covered when its best

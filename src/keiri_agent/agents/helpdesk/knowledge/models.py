@@ -41,7 +41,8 @@ class SearchOutput(BaseModel):
     for manual chunks and BM25 Q/A search, and the reciprocal-rank-fusion score when dense Q/A
     search takes part. ``relevance`` (0..1) is the IDF-weighted share of the question's words
     the text contains, the same scale for every source and question; ``similarity`` is the
-    cosine similarity of a dense Q/A hit. ``above_floor`` says whether the hit passed the
+    cosine similarity of a dense Q/A hit, or with the bundled model (semantic search) that of
+    the hit's best piece. ``above_floor`` says whether the hit passed the
     relevance floor (``KEIRI_HELPDESK_MIN_RELEVANCE``, or ``KEIRI_HELPDESK_MIN_SIMILARITY`` for
     a dense hit): searches return only hits above it, and an empty result means 該当なし.
     """
@@ -63,7 +64,7 @@ class SearchOutput(BaseModel):
         default=1.0, description="関連度（0〜1: 質問の語のうち本文に含まれる語の重みの割合）"
     )
     similarity: float | None = Field(
-        default=None, description="埋め込みの類似度（Q/A の意味検索のときだけ）"
+        default=None, description="埋め込みの類似度（意味検索のときだけ）"
     )
     above_floor: bool = Field(default=True, description="関連度の下限を満たすかどうか")
 
