@@ -1,16 +1,18 @@
 """Help-desk answers grounded in what was found: which questions still get an answer.
 
-The sample knowledge base (``examples/helpdesk``) is ingested into a temporary index (BM25
-only), and every question of ``tests/data/helpdesk_eval.yaml`` (42, each answered by the
+The sample knowledge base (``examples/helpdesk``) is ingested into a temporary index (default
+settings, no keys: semantic search with the bundled model), and every question of ``tests/data/helpdesk_eval.yaml`` (42, each answered by the
 materials) plus eight off-topic questions (``tests.support.helpdesk_answering.OFF_TOPIC``) is
 asked of the agent, with the tests' scripted server as a diligent but credulous model: it
 searches with the question, answers from the best hit it is shown, cites it and calls that done
 (see ``tests/support/helpdesk_answering.py``).
 
-Printed for two settings in the same run: the agent with no relevance floor
-(``KEIRI_HELPDESK_MIN_RELEVANCE=0``, the baseline) and with the floor given (default: the setting's
-default): eval questions answered, answered citing a gold source, off-topic questions answered
-(each of those is an answer resting on nothing relevant), and the ratio to the baseline.
+Printed for three settings in the same run: lexical search with no relevance floor
+(``KEIRI_HELPDESK_SEMANTIC=false``, ``KEIRI_HELPDESK_MIN_RELEVANCE=0``, the baseline), lexical
+search with the floor given (``--floor``, default the setting's default: what issue 26 shipped),
+and the default (semantic and lexical search, the floor on the question's margin): eval
+questions answered, answered citing a gold source, off-topic questions answered (each of those
+is an answer resting on nothing relevant), and the ratio to the baseline.
 
 Run: ``python -m benchmarks.helpdesk_grounding [--floor 0.35]``. To measure an older checkout of
 the agent with the same harness: ``PYTHONPATH=/path/to/old/src python -m
@@ -75,11 +77,18 @@ def main() -> None:
         rows = []
         print("| agent | eval answered | answered from a gold source | off-topic answered |")
         print("|---|---|---|---|")
-        for label, floor in (("no floor (baseline)", 0.0), (f"floor {args.floor:g}", args.floor)):
+        runs = (
+            ("lexical, no floor (baseline)", False, 0.0),
+            (f"lexical, floor {args.floor:g}", False, args.floor),
+            ("default: semantic + lexical", True, DEFAULT_FLOOR),
+        )
+        for label, semantic, floor in runs:
             settings = Settings(  # type: ignore[call-arg]
                 _env_file=None,
                 keiri_runs_dir=Path(tmp) / "runs",
+                keiri_cache_dir=Path(tmp) / "cache",
                 keiri_helpdesk_min_relevance=floor,
+                keiri_helpdesk_semantic=semantic,
             )
             outcomes = answer_questions(
                 server,
@@ -93,8 +102,9 @@ def main() -> None:
             if args.verbose:
                 for outcome in off:
                     print(f"  {outcome.question.text}: answered={outcome.answered}")
-        (base_answered, _, _), (answered, _, _) = rows
-        print(f"\neval questions answered, floor / baseline: {answered / base_answered:.2f}")
+        (base_answered, _, _), *others = rows
+        for (label, _, _), (answered, _, _) in zip(runs[1:], others, strict=True):
+            print(f"\neval questions answered, {label} / baseline: {answered / base_answered:.2f}")
 
 
 if __name__ == "__main__":

@@ -47,8 +47,8 @@ def sample_questions() -> list[EvalQuestion]:
     return questions
 
 
-def _settings(cache: Path) -> Settings:
-    return Settings(_env_file=None, keiri_llm_model_embedding=None, keiri_cache_dir=cache)  # type: ignore[call-arg]
+def _settings(cache: Path, **values: object) -> Settings:
+    return Settings(_env_file=None, keiri_llm_model_embedding=None, keiri_cache_dir=cache, **values)  # type: ignore[call-arg]
 
 
 def _score(
@@ -75,7 +75,11 @@ def _score(
 
 
 def _methods(
-    kb: KnowledgeBase, ids: list[str], texts: list[str], dense: Ranker | None
+    kb: KnowledgeBase,
+    semantic: KnowledgeBase,
+    ids: list[str],
+    texts: list[str],
+    dense: Ranker | None,
 ) -> dict[str, Ranker]:
     tokenizer = get_tokenizer()
     sudachi = BM25Index.from_tokens(tokenizer.tokenize_many(texts), ids=ids)
@@ -96,8 +100,11 @@ def _methods(
             bigram.top(bigram.scores_for_terms(char_ngrams(q)), DEPTH)
         ),
         "new lexical (no floor)": lambda q: ids_of(lexical.search(q, DEPTH)),
-        f"new lexical, floor {kb.min_relevance:g} (search_manual)": lambda q: [
+        f"new lexical, floor {kb.min_relevance:g} (search_manual, semantic off)": lambda q: [
             h.chunk_id for h in kb.search_manual(q, DEPTH)
+        ],
+        "semantic + lexical, default floor (search_manual, default)": lambda q: [
+            h.chunk_id for h in semantic.search_manual(q, DEPTH)
         ],
     }
     if dense is not None:
@@ -131,7 +138,10 @@ def evaluate_methods(tmp: Path, *, verbose: bool = False) -> tuple[list[str], li
         index_dir = tmp / label.replace(" ", "_")
         settings = _settings(tmp / "cache")
         result = ingest(index_dir, manuals=manuals, settings=settings)
-        kb = KnowledgeBase.open(index_dir, settings=settings)
+        kb = KnowledgeBase.open(
+            index_dir, settings=_settings(tmp / "cache", keiri_helpdesk_semantic=False)
+        )
+        semantic = KnowledgeBase.open(index_dir, settings=settings)
         db = IndexDB.open(index_dir, create=False)
         ids, texts, _ = db.chunk_analyses()
         chunks = {
@@ -149,7 +159,7 @@ def evaluate_methods(tmp: Path, *, verbose: bool = False) -> tuple[list[str], li
         texts = [search_text(t) for t in texts]
         dense, server = _dense_ranker(ids, texts, tmp / "cache")
         try:
-            for method, rank in _methods(kb, ids, texts, dense).items():
+            for method, rank in _methods(kb, semantic, ids, texts, dense).items():
                 recall, mrr, median, misses = _score(rank, questions, chunks)
                 rows.append(
                     (label, len(questions), result.chunks_total, method, recall, mrr, median)
@@ -163,6 +173,7 @@ def evaluate_methods(tmp: Path, *, verbose: bool = False) -> tuple[list[str], li
             if server is not None:
                 server.stop()  # type: ignore[attr-defined]
             kb.close()
+            semantic.close()
         if label == "sample KB":
             sample_texts = texts
         all_questions += [q.question for q in questions]

@@ -57,6 +57,9 @@ DEFAULT_HELPDESK_MAX_SUBTASKS = 5
 # measured by benchmarks/helpdesk_floor.py on the sample knowledge base and the large eval set
 # (see benchmarks/README.md).
 DEFAULT_HELPDESK_MIN_RELEVANCE = 0.35
+# The help desk's semantic floor (issue 38): how much closer a question must be to the knowledge
+# base than to unrelated text (cosine, the local model's scale), measured in benchmarks/README.md.
+DEFAULT_HELPDESK_MIN_MARGIN = 0.0075
 DEFAULT_SHUTDOWN_TIMEOUT_S = 30.0
 DEFAULT_RETENTION_DAYS = 30.0
 DEFAULT_PLAN_MAX_FOREACH_ITEMS = 100_000  # KEIRI_PLAN_MAX_FOREACH_ITEMS
@@ -213,8 +216,15 @@ class Settings(BaseSettings):
     keiri_helpdesk_min_relevance: float = Field(
         default=DEFAULT_HELPDESK_MIN_RELEVANCE, ge=0.0, le=1.0
     )
-    # Cosine similarity at which a dense Q/A hit counts as relevant whatever its words.
+    # Cosine similarity at which a dense Q/A hit of a provider embedding model
+    # (KEIRI_LLM_MODEL_EMBEDDING) counts as relevant whatever its words.
     keiri_helpdesk_min_similarity: float = Field(default=0.6, ge=-1.0, le=1.0)
+    # Semantic search with the model that ships with the install (no provider embedding model
+    # set): false = lexical search only. The floor: a question is covered when its best
+    # similarity to the knowledge base minus its best similarity to unrelated text (plus a
+    # twentieth of its lexical relevance) reaches KEIRI_HELPDESK_MIN_MARGIN.
+    keiri_helpdesk_semantic: bool = True
+    keiri_helpdesk_min_margin: float = Field(default=DEFAULT_HELPDESK_MIN_MARGIN, ge=-1.0, le=1.0)
     # Manual chunks: the most characters per chunk, and how much of a chunk's end the next repeats.
     keiri_helpdesk_chunk_chars: int = Field(default=600, ge=50, le=12_000)
     keiri_helpdesk_chunk_overlap: int = Field(default=120, ge=0)

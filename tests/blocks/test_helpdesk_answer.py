@@ -68,6 +68,7 @@ def test_answers_with_sources_as_the_nodes_events(
     )
 
     assert CITE in outputs["answer"]
+    assert outputs["status"] == "answered"  # a plan can branch on it (issue 38)
     assert outputs["sources"] == [
         {
             "file_name": "操作マニュアル.pdf",
@@ -118,6 +119,7 @@ def test_unresolved_subtasks_are_answered_with_a_warning(
     )
 
     assert outputs["result"]["unresolved"] == [LOCK]
+    assert outputs["status"] == "unresolved"  # what a plan routes to a person
     assert f"- {LOCK}" in outputs["answer"]
     assert outputs["sources"] == []
     warnings = [e.msg for e in stream.events() if isinstance(e, Log) and e.level == "warning"]

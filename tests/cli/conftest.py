@@ -11,5 +11,5 @@ from tests.support.helpdesk import build_example_index
 
 @pytest.fixture(scope="session")
 def helpdesk_index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sample help-desk knowledge base, ingested once (BM25 only); read-only."""
+    """The sample help-desk knowledge base, ingested once (default settings); read-only."""
     return build_example_index(tmp_path_factory.mktemp("helpdesk") / "index")

@@ -26,7 +26,8 @@ def wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def index(tmp_path: Path) -> Path:
-    """The sample knowledge base ingested through the CLI (no embedding model)."""
+    """The sample knowledge base ingested through the CLI (no embedding model: the default
+    semantic search with the bundled model)."""
     target = tmp_path / "index"
     result = CliRunner().invoke(
         app,
@@ -45,7 +46,7 @@ def index(tmp_path: Path) -> Path:
     assert result.exit_code == 0, result.output
     assert "│ 追加                   │    2 │" in result.stdout
     assert "Q/A: qa.csv（文字コード cp932、36 件、更新）" in result.stdout
-    assert "KEIRI_LLM_MODEL_EMBEDDING" in result.stdout
+    assert "意味検索: 同梱の埋め込みモデル multilingual-e5-small" in result.stdout
     return target
 
 
@@ -65,7 +66,8 @@ def test_re_ingest_in_json_reports_nothing_re_chunked(index: Path) -> None:
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert (report["files_seen"], report["unchanged"], report["rechunked"]) == (2, 2, 0)
-    assert (report["chunks_total"], report["qa_rows_total"], report["qa_mode"]) == (41, 36, "bm25")
+    assert (report["chunks_total"], report["qa_rows_total"], report["qa_mode"]) == (41, 36, "dense")
+    assert report["semantic_embedded"] == 0  # nothing changed: no text embedded again
 
 
 def test_search_prints_sources_and_scores(index: Path) -> None:
@@ -77,7 +79,7 @@ def test_search_prints_sources_and_scores(index: Path) -> None:
         app, ["helpdesk", "search", "パスワードを忘れた", "--tool", "qa", "--index", str(index)]
     )
     assert "qa.csv 1 行目" in qa.stdout
-    assert "Q/A の検索方式: 埋め込みモデルが未設定" in qa.stdout
+    assert "検索方式: 同梱の埋め込みモデル multilingual-e5-small" in qa.stdout
 
     found = runner.invoke(
         app,
@@ -95,7 +97,7 @@ def test_search_prints_sources_and_scores(index: Path) -> None:
         ],
     )
     payload = json.loads(found.stdout)
-    assert (payload["tool"], payload["qa_mode"]) == ("hybrid", "bm25")
+    assert (payload["tool"], payload["qa_mode"]) == ("hybrid", "dense")
     assert len(payload["results"]) == 5
     assert {r["source"] for r in payload["results"]} == {"manual", "qa"}
     assert all(r["chunk_id"] and r["score"] is not None for r in payload["results"])

@@ -210,8 +210,9 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "helpdesk"
 
 
 def build_example_index(directory: Path) -> Path:
-    """The sample knowledge base (examples/helpdesk) ingested into ``directory`` with BM25
-    only (no embedding model), as ``keiri-agent helpdesk ingest`` would write it."""
+    """The sample knowledge base (examples/helpdesk) ingested into ``directory`` with the
+    default settings and no keys (semantic search with the bundled model), as
+    ``keiri-agent helpdesk ingest`` would write it."""
     from keiri_agent.agents.helpdesk.knowledge import ingest
     from keiri_agent.config import Settings
 

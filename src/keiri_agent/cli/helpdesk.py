@@ -197,13 +197,21 @@ def _print_ingest(result: IngestResult) -> None:
         )
         for line in qa.skipped_rows:
             console.print(f"  注意: {line}", markup=False)
-    if result.qa_mode == "dense":
+    from keiri_agent.retrieval.local_embedding import LOCAL_MODEL_KEY, LOCAL_MODEL_NAME
+
+    if result.embedding_model == LOCAL_MODEL_KEY:
+        console.print(
+            f"意味検索: 同梱の埋め込みモデル {LOCAL_MODEL_NAME} でマニュアルと Q/A を埋め込みました"
+            f"（新たに {result.semantic_embedded:,} 件、ネットワーク不要）",
+            markup=False,
+        )
+    elif result.qa_mode == "dense":
         console.print(
             f"search_qa: 埋め込みモデル {result.embedding_model} による意味検索", markup=False
         )
     else:
         console.print(
-            "search_qa: 埋め込みモデルが未設定（KEIRI_LLM_MODEL_EMBEDDING）のため BM25 で検索します",
+            "意味検索: オフ（KEIRI_HELPDESK_SEMANTIC=false）のため、キーワード検索だけで検索します",
             markup=False,
         )
     for note in result.notes:
@@ -236,7 +244,7 @@ def search(
         str,
         typer.Option(
             "--tool",
-            help="manual（マニュアルの BM25 検索）/ qa（Q/A 検索）/ hybrid（両方をまとめて順位付け）。",
+            help="manual（マニュアルの検索）/ qa（Q/A 検索）/ hybrid（両方をまとめて順位付け）。",
         ),
     ] = "manual",
     k: Annotated[int, typer.Option("--k", help="表示する件数。")] = 3,
@@ -258,6 +266,8 @@ def search(
             "qa_mode": stats.qa_mode,
             "qa_mode_reason": stats.qa_mode_reason,
             "min_relevance": stats.min_relevance,
+            "semantic_model": stats.semantic_model,
+            "min_margin": stats.min_margin,
             "status": "ok" if hits else "no_match",
             "results": [hit.model_dump(mode="json") for hit in hits],
         }
@@ -282,7 +292,9 @@ def search(
         )
     if hits:
         console.print(table)
-    if tool != "manual":
+    if stats.semantic_model is not None:
+        console.print(f"検索方式: {stats.qa_mode_reason}", markup=False)
+    elif tool != "manual":
         console.print(f"Q/A の検索方式: {stats.qa_mode_reason}", markup=False)
     if tool != "qa" and stats.chunks == 0:
         console.print(
@@ -293,7 +305,14 @@ def search(
         console.print(
             "このナレッジベースには Q/A がありません（--qa で取り込めます）。", markup=False
         )
-    if not hits:
+    if not hits and stats.min_margin is not None:
+        console.print(
+            "該当なし: 質問は資料の内容より資料と無関係な話題に近く（下限 "
+            f"{stats.min_margin:g}、KEIRI_HELPDESK_MIN_MARGIN）、資料で扱っていないと判断しました。"
+            "資料の用語（画面名・エラーコードなど）を含めて試してください。",
+            markup=False,
+        )
+    elif not hits:
         console.print(
             f"該当なし: 関連度が下限（{stats.min_relevance:g}、KEIRI_HELPDESK_MIN_RELEVANCE）に"
             "届く結果はありませんでした。別の言い方やエラーコードで試してください。",

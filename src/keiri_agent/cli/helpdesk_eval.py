@@ -61,7 +61,12 @@ def evaluate(
 
 def _print_report(report: EvalReport) -> None:
     console.print(
-        f"検索方法 {report.tool}、質問 {report.questions:,} 件、関連度の下限 {report.min_relevance:g}",
+        f"検索方法 {report.tool}、質問 {report.questions:,} 件、関連度の下限 {report.min_relevance:g}"
+        + (
+            f"、意味検索の下限 {report.min_margin:g}（KEIRI_HELPDESK_MIN_MARGIN）"
+            if report.min_margin is not None
+            else ""
+        ),
         markup=False,
     )
     console.print(

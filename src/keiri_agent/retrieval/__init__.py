@@ -2,7 +2,9 @@
 
 Generic over any list of texts (block specs for plan generation, manual chunks for the help
 desk). BM25 runs in process and can be saved to a directory; dense retrieval takes its vectors
-from the LLM layer's embedder and caches them on disk; hybrid mixes the two per query.
+from the LLM layer's embedder (a provider) or the bundled local model and caches them on disk;
+hybrid mixes the two per query. The local model and the semantic index are not re-exported here
+(importing this package must not load them).
 
 - :mod:`~keiri_agent.retrieval.tokenize` — SudachiPy tokenizer (:func:`get_tokenizer`; the
   module's ``tokenize`` function is not re-exported here, so the module name stays reachable)
@@ -12,6 +14,10 @@ from the LLM layer's embedder and caches them on disk; hybrid mixes the two per 
   reading n-grams; calibrated 0..1 scores), the help desk's lexical retrieval
 - :mod:`~keiri_agent.retrieval.hybrid` — :func:`reciprocal_rank_fusion`, :class:`HybridIndex`,
   :func:`fuse`
+- :mod:`~keiri_agent.retrieval.local_embedding` — :class:`LocalEmbedder`, the multilingual model
+  that ships with the install (no network, no key; loaded on first use)
+- :mod:`~keiri_agent.retrieval.semantic` — :class:`SemanticIndex` (documents as embedded
+  pieces), :class:`Background` (unrelated text a question's margin is measured against)
 - :mod:`~keiri_agent.retrieval.hits` — :class:`Hit`, the form every index answers in
 - :mod:`~keiri_agent.retrieval.eval` — recall@K and MRR
 """

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -43,6 +43,7 @@ __all__ = [
     "DenseHit",
     "DenseIndex",
     "EmbeddingCache",
+    "TextEmbedder",
     "cosine_scores",
     "embed_cached",
     "embedding_model_key",
@@ -55,13 +56,31 @@ EmbedKind = Literal["document", "query"]
 FloatMatrix = npt.NDArray[np.float32]
 
 
-def embedding_model_key(embedder: EmbeddingClient) -> str:
-    """The name cache entries are filed under: the configured ``provider:model``."""
-    ref = embedder.settings.model_for(LLMRole.EMBEDDING)
+class TextEmbedder(Protocol):
+    """What :func:`embed_cached` needs of an embedder: the LLM layer's ``EmbeddingClient`` (a
+    provider) or :class:`~keiri_agent.retrieval.local_embedding.LocalEmbedder` (the bundled
+    model, which also names itself with ``model_key``)."""
+
+    @property
+    def configured(self) -> bool: ...
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+    def embed_query(self, text: str) -> list[float]: ...
+
+
+def embedding_model_key(embedder: EmbeddingClient | TextEmbedder) -> str:
+    """The name cache entries are filed under: the configured ``provider:model``, or the local
+    model's own key."""
+    own = getattr(embedder, "model_key", None)
+    if isinstance(own, str):
+        return own
+    client = cast("EmbeddingClient", embedder)
+    ref = client.settings.model_for(LLMRole.EMBEDDING)
     if ref is not None:
         return str(ref)
-    if embedder.configured:  # a model object injected without a setting
-        model = embedder.embeddings
+    if client.configured:  # a model object injected without a setting
+        model = client.embeddings
         name = getattr(model, "model", None) or getattr(model, "model_name", None) or ""
         return f"custom:{type(model).__module__}.{type(model).__qualname__}:{name}"
     raise _not_configured()
@@ -278,7 +297,7 @@ class DenseIndex:
 
 
 def embed_cached(
-    embedder: EmbeddingClient,
+    embedder: EmbeddingClient | TextEmbedder,
     texts: Sequence[str],
     *,
     kind: EmbedKind,

@@ -64,17 +64,24 @@ def minmax(scores: npt.ArrayLike) -> FloatArray:
 
 
 def reciprocal_rank_fusion(
-    rankings: Sequence[Sequence[str]], *, k: int = RRF_K
+    rankings: Sequence[Sequence[str]],
+    *,
+    k: int = RRF_K,
+    weights: Sequence[float] | None = None,
 ) -> dict[str, float]:
-    """Reciprocal rank fusion: each id's sum of ``1 / (k + rank)`` over the rankings it is in.
+    """Reciprocal rank fusion: each id's sum of ``weight / (k + rank)`` over the rankings it is
+    in (every weight 1 unless ``weights`` gives one per ranking).
 
     Only ranks count, never raw scores, so no source wins by the scale of its scores; an id
     ranked by several sources gathers more. The result is ordered best first (ties: first seen).
     """
+    if weights is not None and len(weights) != len(rankings):
+        raise ValueError(f"{len(weights)} weights for {len(rankings)} rankings")
     fused: dict[str, float] = {}
-    for ranking in rankings:
+    for position, ranking in enumerate(rankings):
+        weight = 1.0 if weights is None else float(weights[position])
         for rank, doc_id in enumerate(ranking, start=1):
-            fused[doc_id] = fused.get(doc_id, 0.0) + 1.0 / (k + rank)
+            fused[doc_id] = fused.get(doc_id, 0.0) + weight / (k + rank)
     order = sorted(fused, key=lambda doc_id: -fused[doc_id])  # sorted() is stable
     return {doc_id: fused[doc_id] for doc_id in order}
 

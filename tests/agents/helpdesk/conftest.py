@@ -15,15 +15,17 @@ EXAMPLES = ROOT / "examples" / "helpdesk"
 
 
 def bm25_settings(**values: object) -> Settings:
-    """Settings with no embedding model (and no .env), whatever the environment says."""
+    """Lexical search only: no embedding model, semantic search off (and no .env), whatever the
+    environment says (``semantic_settings`` for the default, semantic search)."""
+    values.setdefault("keiri_helpdesk_semantic", False)
     return Settings(_env_file=None, keiri_llm_model_embedding=None, **values)  # type: ignore[call-arg]
 
 
 @pytest.fixture(scope="session")
 def helpdesk_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sample knowledge base (examples/helpdesk: manual PDF, release notes, qa.csv) as an
-    index directory, ingested once with BM25 only (no embedding model). Read-only: tests that
-    write to an index use ``helpdesk_index_copy``."""
+    index directory, ingested once with lexical search only (no embedding model, semantic
+    search off). Read-only: tests that write to an index use ``helpdesk_index_copy``."""
     directory = tmp_path_factory.mktemp("helpdesk") / "index"
     result = ingest(
         directory,

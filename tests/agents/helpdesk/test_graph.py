@@ -299,14 +299,63 @@ def test_file_names_reach_the_final_prompt_and_sources_are_listed_when_not_cited
     script.plan(RESET)
     script.subtask(RESET, "パスワード 再設定", f"ログイン画面から再設定します{RESET_CITE}")
     script.final("ログイン画面から再設定できます。")  # the model cites nothing
+    script.final("ログイン画面から再設定できます。")  # and still nothing when sent back
 
     result = make_agent(search).run_agent("パスワードの再設定方法は？")
 
-    (final,) = script.requests("final")
+    final, revision = script.requests("final")
     assert RESET_CITE in all_text(final)  # file name and page kept before the answer
+    assert "「ログイン画面から再設定できます。」" in all_text(revision)  # asked to cite it
+    # An answer with no citation at all keeps its text: it was written from the subtask
+    # answers, whose verified sources are named.
     assert result.answer.endswith(f"参照した資料: {RESET_CITE}")
+    assert result.removed_sentences == []
     (source,) = result.sources
     assert (source.file_name, source.page) == ("操作マニュアル.pdf", 12)
+
+
+UNCITED = "なお、パスワードは 90 日ごとに変更が必要です。"
+
+
+def test_an_uncited_sentence_is_sent_back_once_and_kept_when_cited(
+    script: HelpDeskScript,
+) -> None:
+    search = FakeSearch(by_query={"再設定": [RESET_HIT]})
+    script.plan(RESET)
+    script.subtask(RESET, "パスワード 再設定", f"ログイン画面から再設定します{RESET_CITE}")
+    script.final(f"ログイン画面から再設定できます{RESET_CITE}。\n\n{UNCITED}")
+    script.final(
+        f"ログイン画面から再設定できます{RESET_CITE}。\n\nなお、再設定の URL は 30 分有効です{RESET_CITE}。"
+    )
+
+    result = make_agent(search).run_agent("パスワードの再設定方法は？")
+
+    _, revision = script.requests("final")
+    assert f"「{UNCITED}」" in all_text(revision)
+    assert result.revised
+    assert result.removed_sentences == []
+    assert "30 分有効です" in result.answer
+    assert result.status == "answered"
+
+
+def test_an_uncited_sentence_left_after_the_revision_is_removed_and_said(
+    script: HelpDeskScript,
+) -> None:
+    search = FakeSearch(by_query={"再設定": [RESET_HIT]})
+    script.plan(RESET)
+    script.subtask(RESET, "パスワード 再設定", f"ログイン画面から再設定します{RESET_CITE}")
+    draft = f"ログイン画面から再設定できます{RESET_CITE}。\n\n{UNCITED}"
+    script.final(draft)
+    script.final(draft)  # the model does not fix it
+
+    result = make_agent(search).run_agent("パスワードの再設定方法は？")
+
+    assert len(script.requests("final")) == 2  # sent back once, not more
+    assert result.removed_sentences == [UNCITED]
+    assert "90 日" not in result.answer
+    assert f"ログイン画面から再設定できます{RESET_CITE}。" in result.answer
+    assert "出典の示されていない記述が 1 文あったため" in result.answer
+    assert [s.citation for s in result.sources] == [RESET_CITE]
 
 
 def test_a_plan_without_subtasks_is_a_japanese_error(script: HelpDeskScript) -> None:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from keiri_agent.agents.helpdesk.grounding import (
     attempt_issue,
     check_citations,
+    remove_sentences,
     split_relevant,
+    uncited_sentences,
 )
 from keiri_agent.agents.helpdesk.models import ToolResult
 from tests.support.helpdesk import hit
@@ -92,3 +94,36 @@ def test_why_an_attempt_cannot_resolve_its_subtask() -> None:
     assert attempt_issue([empty, weak], []) == "below_floor"
     assert attempt_issue([failed, found], []) == "no_citation"
     assert attempt_issue([failed, found], [MANUAL]) is None
+
+
+CITE = "【出典: 操作マニュアル.pdf p.12】"
+
+
+def test_a_citation_covers_the_sentences_of_its_paragraph_before_it() -> None:
+    steps = (
+        "パスワードは次のとおり再設定できます。\n"
+        "1) ログイン画面の「パスワードをお忘れの方」を開きます。\n"
+        f"2) 届いたメールの URL を 30 分以内に開きます。{CITE}"
+    )
+    assert uncited_sentences(steps) == []
+    # A label right after the sentence end still belongs to that sentence.
+    assert uncited_sentences(f"ロックは 30 分で解除されます。{CITE}") == []
+
+
+def test_facts_after_the_last_citation_or_in_a_paragraph_without_one_are_uncited() -> None:
+    text = (
+        f"ログイン画面から再設定できます{CITE}。再設定のメールは 10 分で届きます。\n\n"
+        "パスワードは 90 日ごとに変更が必要です。社内の規程で決まっています。\n\n"
+        "ご不明な点はヘルプデスクにお問い合わせください。\n\n"
+        "## 手順"
+    )
+    assert uncited_sentences(text) == [
+        "再設定のメールは 10 分で届きます。",
+        "パスワードは 90 日ごとに変更が必要です。",
+        "社内の規程で決まっています。",
+    ]
+    kept = remove_sentences(text, uncited_sentences(text))
+    assert kept == (
+        f"ログイン画面から再設定できます{CITE}。\n\n"
+        "ご不明な点はヘルプデスクにお問い合わせください。\n\n## 手順"
+    )

@@ -168,6 +168,7 @@ class HelpDeskAgent:
             sources=collect_sources(check),
             unresolved=[s.task_name for s in subtasks if s.unresolved],
             removed_citations=check.removed_citations,
+            removed_sentences=check.removed_sentences,
             japanese=check.japanese,
             revised=check.revised,
             omitted_subtasks=list(final.get("omitted_subtasks") or []),

@@ -3,9 +3,10 @@
 - No subtask resolved: the model is not asked at all; the answer says plainly that the materials
   do not cover the question and who to ask (``prompts.no_answer``), so no guess reaches the user.
 - Otherwise the model writes the answer from the resolved subtasks (an unresolved one is passed
-  by name only). A draft that cites something not retrieved for the resolved subtasks, or that
-  is not in Japanese, is sent back once (``llm.revise.revise_once``); what is still wrong after
-  that is removed (citations) or flagged (language), and said in the answer.
+  by name only). A draft that cites something not retrieved for the resolved subtasks, states a
+  fact in a sentence no citation covers (``grounding.uncited_sentences``), or is not in Japanese
+  is sent back once (``llm.revise.revise_once``); what is still wrong after that is removed
+  (citations, uncited sentences) or flagged (language), and said in the answer.
 - An answer with unresolved subtasks opens by saying part of the question was not confirmed and
   ends with 【未解決の項目】, decided from the subtasks' structured status, never from the
   model's wording. ``sources`` are exactly the hits the answer cites.
@@ -20,7 +21,12 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 
 from keiri_agent.agents.helpdesk.context import HelpDeskContext, log, stage
-from keiri_agent.agents.helpdesk.grounding import UNRESOLVED_REASONS, check_citations
+from keiri_agent.agents.helpdesk.grounding import (
+    UNRESOLVED_REASONS,
+    check_citations,
+    remove_sentences,
+    uncited_sentences,
+)
 from keiri_agent.agents.helpdesk.models import (
     AgentState,
     CitedSource,
@@ -82,9 +88,12 @@ def create_answer(state: AgentState, runtime: Runtime[HelpDeskContext]) -> dict[
 
     def problems(text: str) -> list[str]:
         found = []
-        removed = check_citations(_require_text(text), allowed).removed
-        if removed:
-            found.append(prompts.citation_fix_request.format(citations="、".join(removed)))
+        checked = check_citations(_require_text(text), allowed)
+        if checked.removed:
+            found.append(prompts.citation_fix_request.format(citations="、".join(checked.removed)))
+        uncited = uncited_sentences(checked.text)
+        if uncited:
+            found.append(prompts.uncited_fix_request.format(sentences="」「".join(uncited)))
         if not is_japanese_text(text):
             found.append(prompts.japanese_fix_request)
         return found
@@ -98,6 +107,8 @@ def create_answer(state: AgentState, runtime: Runtime[HelpDeskContext]) -> dict[
     answer, check = finish_answer(text, subtasks, prompts, revised=revised)
     for label in check.removed_citations:
         log(ctx, NODE, f"検索結果に無い出典を回答から削除しました: {label}", "warning")
+    for sentence in check.removed_sentences:
+        log(ctx, NODE, f"出典の無い記述を回答から削除しました: {sentence}", "warning")
     if not check.japanese:
         log(ctx, NODE, prompts.not_japanese_note, "warning")
     stage(ctx, NODE, NODE, "done")
@@ -117,6 +128,11 @@ def finish_answer(
     checked = check_citations(_require_text(text), _allowed(subtasks))
     body = checked.text.strip()
     cited = list(checked.cited)
+    # With citations, a fact no citation covers is not confirmed by the materials: it goes.
+    # (Without any, the sources of the subtask answers it was written from are named below.)
+    uncited = uncited_sentences(body) if cited else []
+    if uncited:
+        body = remove_sentences(body, uncited)
     if not cited:
         # The answer was written from the subtask answers, whose citations were verified.
         cited = list(
@@ -133,6 +149,8 @@ def finish_answer(
         # Named without the 【出典: 】 brackets, so the note does not read as a citation.
         bare = [label.removeprefix("【出典: ").removesuffix("】") for label in checked.removed]
         notes.append(prompts.removed_citations_note.format(citations="、".join(bare)))
+    if uncited:
+        notes.append(prompts.uncited_removed_note.format(count=len(uncited)))
     if not japanese:
         notes.append(prompts.not_japanese_note)
     partial = any(s.unresolved for s in subtasks)
@@ -143,6 +161,7 @@ def finish_answer(
     check = FinalCheck(
         status="partial" if partial else "answered",
         removed_citations=checked.removed,
+        removed_sentences=uncited,
         cited=cited,
         japanese=japanese,
         revised=revised,

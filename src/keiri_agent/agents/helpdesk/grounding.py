@@ -8,6 +8,11 @@
   one file or several, ``p.3``,
   ``12 行目``, ``、p.4`` continuing the previous file), keeps the ones that name a relevant hit
   of this question (file and page or row) and removes the others, reporting both.
+- ``uncited_sentences`` finds the sentences of an answer that state something without a
+  citation: a citation covers the sentences of its paragraph before it (a list of steps ending
+  in one label is covered), so what follows the last label of a paragraph, or a paragraph with
+  none, is uncited; short connecting sentences (見出し, 「次のとおりです。」, closings with no
+  number) state nothing. ``remove_sentences`` takes them out.
 - ``attempt_issue`` says why one attempt of a subtask cannot count as resolved, whatever the
   reflection says: every tool call failed, nothing was found, nothing relevant was found, or
   the answer cites none of what was found.
@@ -29,8 +34,10 @@ __all__ = [
     "UnresolvedReason",
     "attempt_issue",
     "check_citations",
+    "remove_sentences",
     "retry_advice",
     "split_relevant",
+    "uncited_sentences",
 ]
 
 UnresolvedReason = Literal[
@@ -71,6 +78,22 @@ _PAGE_RE = re.compile(
 )
 _ROW_RE = re.compile(r"^(?P<file>.*?)\s*(?P<n>\d+)\s*行目?$")
 _QA_PREFIX_RE = re.compile(r"^Q\s*&\s*A\s*", re.IGNORECASE)
+# A sentence ends at 。！？ unless a citation label follows (it belongs to that sentence).
+_SENTENCE_END_RE = re.compile(r"(?<=[。！？!?])(?!\s*(?:【|[（(\[])\s*出典)")
+MIN_FACT_CHARS = 12  # shorter sentences (「以上です。」, a heading) state no fact to cite
+# Sentences that only connect or close (checked when they hold no digit, which a fact would).
+_NON_FACT_PHRASES = (
+    "次のとおり",
+    "以下のとおり",
+    "以下の手順",
+    "次の手順",
+    "ご確認ください",
+    "お問い合わせください",
+    "ご相談ください",
+    "ご連絡ください",
+    "お試しください",
+    "よろしくお願い",
+)
 
 
 def split_relevant(hits: Sequence[SearchOutput]) -> tuple[list[SearchOutput], list[SearchOutput]]:
@@ -168,6 +191,46 @@ def check_citations(text: str, hits: Sequence[SearchOutput]) -> CitationCheck:
     check.text = _LABEL_RE.sub(replace, text)
     check.removed = list(dict.fromkeys(check.removed))
     return check
+
+
+def _sentences(paragraph: str) -> list[str]:
+    return [
+        piece.strip()
+        for line in paragraph.splitlines()
+        for piece in _SENTENCE_END_RE.split(line)
+        if piece.strip()
+    ]
+
+
+def _states_fact(sentence: str) -> bool:
+    bare = _LABEL_RE.sub("", sentence).strip().lstrip("#-*・0123456789.)） ").strip()
+    if len(bare) < MIN_FACT_CHARS or bare.endswith((":", "：")) or sentence.startswith("#"):
+        return False
+    has_number = any(ch.isdigit() for ch in unicodedata.normalize("NFKC", bare))
+    return has_number or not any(phrase in bare for phrase in _NON_FACT_PHRASES)
+
+
+def uncited_sentences(text: str) -> list[str]:
+    """The sentences of ``text`` that state a fact with no citation covering them."""
+    uncited: list[str] = []
+    for paragraph in re.split(r"\n\s*\n", text):
+        pending: list[str] = []
+        for sentence in _sentences(paragraph):
+            if _LABEL_RE.search(sentence):
+                pending = []  # the label covers the sentences before it in this paragraph
+            elif _states_fact(sentence):
+                pending.append(sentence)
+        uncited.extend(pending)
+    return uncited
+
+
+def remove_sentences(text: str, sentences: Sequence[str]) -> str:
+    """``text`` without ``sentences`` (each removed once; emptied lines dropped)."""
+    for sentence in sentences:
+        text = text.replace(sentence, "", 1)
+    lines = [line.rstrip() for line in text.splitlines()]
+    kept = [line for line in lines if line.strip() or not line]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
 
 
 def attempt_issue(

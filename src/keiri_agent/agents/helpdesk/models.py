@@ -151,6 +151,7 @@ class AgentResult(BaseModel):
     sources: list[CitedSource] = Field(default_factory=list)
     unresolved: list[str] = Field(default_factory=list)  # task names of unresolved subtasks
     removed_citations: list[str] = Field(default_factory=list)  # of the final answer
+    removed_sentences: list[str] = Field(default_factory=list)  # its uncited facts, removed
     japanese: bool = True  # False: the answer stayed non-Japanese after one rewrite
     revised: bool = False  # the final answer was sent back once (citations or language)
     omitted_subtasks: list[str] = Field(default_factory=list)  # planned beyond the cap
@@ -163,6 +164,7 @@ class FinalCheck(BaseModel):
 
     status: AnswerStatus
     removed_citations: list[str] = Field(default_factory=list)
+    removed_sentences: list[str] = Field(default_factory=list)  # stated facts with no citation
     cited: list[SearchOutput] = Field(default_factory=list)
     japanese: bool = True
     revised: bool = False

@@ -177,6 +177,13 @@ JAPANESE_FIX_REQUEST = (
     "回答が日本語ではありません。内容と出典ラベルは変えずに、日本語で書いてください。"
 )
 REVISION_REQUEST_TAIL = "直した回答の全文だけを出力してください。"
+# A sentence that states a fact with no citation covering it. {sentences}
+UNCITED_FIX_REQUEST = (
+    "次の文には出典ラベルがありません: 「{sentences}」。調査結果にもとづく文には、その直後（または段落の"
+    "終わり）に調査結果の出典ラベルを付けてください。調査結果にもとづかない文は削除してください。"
+)
+# {count}: sentences removed from the final answer after the one revision
+UNCITED_REMOVED_NOTE = "注意: 出典の示されていない記述が {count} 文あったため、資料で確認できない内容として削除しました。"
 
 
 @dataclass(frozen=True)
@@ -205,6 +212,8 @@ class HelpDeskAgentPrompts:
     citation_fix_request: str = CITATION_FIX_REQUEST
     japanese_fix_request: str = JAPANESE_FIX_REQUEST
     revision_request_tail: str = REVISION_REQUEST_TAIL
+    uncited_fix_request: str = UNCITED_FIX_REQUEST
+    uncited_removed_note: str = UNCITED_REMOVED_NOTE
 
 
 # --- message builders ------------------------------------------------------------------------

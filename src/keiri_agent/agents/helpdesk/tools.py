@@ -2,9 +2,9 @@
 
 Both are LangChain ``StructuredTool``s taking ``query: str`` and ``k: int = 3`` (1..``MAX_TOOL_K``).
 Their Japanese descriptions tell the model when to use each: ``search_manual`` for exact terms
-(error codes, screen and feature names, procedures), ``search_qa`` for a question phrased like
-a user's (semantic search over the FAQ, or BM25 when no embedding model is configured — the
-description says which).
+(error codes, screen and feature names, procedures; with the bundled model also the user's own
+wording), ``search_qa`` for a question phrased like a user's (semantic search over the FAQ, or
+lexical search when semantic search is off — the descriptions say which).
 
 Each tool returns ``list[dict]``: ``SearchOutput.model_dump()`` per hit (file_name, content,
 page, row, chunk_id, score, source, relevance, similarity, above_floor), JSON-serializable for a
@@ -27,6 +27,8 @@ from keiri_agent.errors import BlockError
 
 __all__ = [
     "DEFAULT_TOOL_K",
+    "MANUAL_DESCRIPTION",
+    "MANUAL_DESCRIPTION_SEMANTIC",
     "MAX_TOOL_K",
     "SEARCH_MANUAL",
     "SEARCH_QA",
@@ -46,6 +48,14 @@ MANUAL_DESCRIPTION = (
     "調べるときに使ってください。語句が文書中の表記と一致するほどよく見つかるので、"
     "質問文の中の具体的な語（コード、画面名、機能名）をそのまま query に入れてください。"
     "結果はファイル名・ページ番号・本文・スコア・関連度です。関連する記述がなければ空の結果"
+    "（該当なし）を返します。"
+)
+MANUAL_DESCRIPTION_SEMANTIC = (
+    "XYZシステムのマニュアルとリリースノートを検索します。語句の一致（送り仮名・かな書き・全角半角の"
+    "違いは吸収）と意味の近さの両方で順位を付けるので、利用者の言い回しの質問文のままでも見つかります。"
+    "エラーコード（例: E-1004）、画面名・メニュー名・機能名などの固有名詞は、質問文の中の語をそのまま"
+    "query に入れてください（完全に一致する記述が先に来ます）。"
+    "結果はファイル名・ページ番号・本文・スコア・関連度です。資料が扱っていない質問には空の結果"
     "（該当なし）を返します。"
 )
 QA_DESCRIPTION_DENSE = (
@@ -105,11 +115,12 @@ def make_tools(kb: KnowledgeBase) -> list[BaseTool]:
         return _run(lambda q, n: kb.rank(q, n, tool="qa"), query, k)
 
     qa_description = QA_DESCRIPTION_DENSE if kb.qa_mode == "dense" else QA_DESCRIPTION_BM25
+    semantic = kb.stats().semantic_model is not None
     return [
         StructuredTool.from_function(
             func=search_manual,
             name=SEARCH_MANUAL,
-            description=MANUAL_DESCRIPTION,
+            description=MANUAL_DESCRIPTION_SEMANTIC if semantic else MANUAL_DESCRIPTION,
             args_schema=SearchArgs,
         ),
         StructuredTool.from_function(

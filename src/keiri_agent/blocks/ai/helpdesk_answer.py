@@ -8,6 +8,8 @@ events go to ``ctx.events`` under the node's id, with the subtask kept in ``stag
 
 An answer with unresolved subtasks is returned (it says so itself) with a warning in the log:
 "could not be confirmed from the documents" is a legitimate help-desk answer, not a failure.
+Its ``status`` output (answered / partial / unresolved, the agent's ``AgentResult.status``)
+lets a plan route what the materials do not cover to a person.
 """
 
 from __future__ import annotations
@@ -92,6 +94,7 @@ class HelpDeskAnswerBlock(ProcessingBlock):
         )
         return {
             "answer": result.answer,
+            "status": result.status,
             "sources": [source.model_dump(mode="json") for source in result.sources],
             "result": result.model_dump(mode="json"),
         }

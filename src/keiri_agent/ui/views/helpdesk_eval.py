@@ -111,10 +111,11 @@ def _render_report(report: object) -> None:
     a, b, c = st.columns(3)
     a.metric(f"recall@{report.k}", f"{report.recall_at_k:.3f}", help="上位 k 件に答えがあった割合")
     b.metric("MRR", f"{report.mrr:.3f}", help="最初に答えが出た順位の逆数の平均")
-    c.metric("該当なし", f"{report.no_match:,} 件", help="関連度の下限に届く結果がなかった質問")
-    st.caption(
-        f"{report.tool}・質問 {report.questions:,} 件・関連度の下限 {report.min_relevance:g}"
-    )
+    c.metric("該当なし", f"{report.no_match:,} 件", help="資料が扱っていないと判断した質問")
+    floor = f"関連度の下限 {report.min_relevance:g}"
+    if report.min_margin is not None:
+        floor += f"・意味検索の下限 {report.min_margin:g}"
+    st.caption(f"{report.tool}・質問 {report.questions:,} 件・{floor}")
     if not report.misses:
         st.success(f"すべての質問で上位 {report.k} 件に答えがありました。")
         return

@@ -2,8 +2,10 @@
 
 - :func:`ingest` — manuals (PDF, Word, Markdown, text) and a Q/A CSV into an index directory,
   incrementally by content hash (``keiri-agent helpdesk ingest``)
-- :class:`KnowledgeBase` — ``search_manual`` (BM25, Sudachi), ``search_qa`` (Qdrant dense search,
-  or BM25 when no embedding model is configured), ``search_hybrid``, ``stats``
+- :class:`KnowledgeBase` — ``search_manual``, ``search_qa``, ``search_hybrid`` (lexical search
+  fused with semantic search by the bundled model, :mod:`.semantic`; with a provider embedding
+  model, Q/A in Qdrant; lexical only with ``KEIRI_HELPDESK_SEMANTIC=false``), ``coverage``,
+  ``stats``
 - :class:`SearchOutput` — one hit: file_name, content, page or row, chunk_id, score, source
 """
 

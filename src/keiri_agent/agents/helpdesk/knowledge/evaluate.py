@@ -134,6 +134,7 @@ class EvalReport(BaseModel):
     answered: int
     no_match: int = Field(description="検索結果が 0 件（該当なし）だった質問の数")
     min_relevance: float
+    min_margin: float | None = None  # the semantic floor, when the bundled model searches
     misses: list[Miss] = Field(default_factory=list)
 
 
@@ -188,6 +189,7 @@ def evaluate(
         answered=answered,
         no_match=no_match,
         min_relevance=kb.min_relevance,
+        min_margin=kb.stats().min_margin,
         misses=misses,
     )
 

@@ -14,8 +14,9 @@ duplicate, empty or removed, with its chunk count). A file that fails to extract
 reported in ``IngestResult.failures`` with its name, code and Japanese reason, and the other
 files are still ingested. A bad Q/A CSV or a missing PATH stops
 the ingest before anything is written. With an embedding model configured, the Q/A pairs are
-embedded (through the embedding cache) into Qdrant; without one, the result says that
-``search_qa`` runs on BM25 and the choice is logged.
+embedded (through the embedding cache) into Qdrant; without one, the manual chunks and the Q/A
+pairs are embedded by the model that ships with the install (:mod:`.semantic`), unless
+``KEIRI_HELPDESK_SEMANTIC=false`` (lexical search only, logged).
 """
 
 from __future__ import annotations
@@ -43,6 +44,11 @@ from keiri_agent.agents.helpdesk.knowledge.models import (
 )
 from keiri_agent.agents.helpdesk.knowledge.qa import QATable, read_qa_csv
 from keiri_agent.agents.helpdesk.knowledge.rebuild import analyzer, rebuild
+from keiri_agent.agents.helpdesk.knowledge.semantic import (
+    build_semantic,
+    is_current,
+    local_semantic,
+)
 from keiri_agent.agents.helpdesk.knowledge.sources import Discovered, SourceFile, discover
 from keiri_agent.documents.extract import extract_text
 from keiri_agent.documents.source import read_source
@@ -156,10 +162,15 @@ def ingest(
             if embedder is not None and embedder.configured:
                 result.qa_mode = "dense"
                 result.embedding_model = _embed_qa(db, directory, settings, embedder, result)
+            elif (local := local_semantic(settings)) is not None:
+                result.qa_mode = "dense"
+                result.embedding_model = local.model_key
+                if not is_current(db, directory, local.model_key):
+                    result.semantic_embedded = build_semantic(db, directory, local, settings)
             else:
                 logger.info(
-                    "No embedding model configured (KEIRI_LLM_MODEL_EMBEDDING): "
-                    "search_qa of %s uses BM25 over the Q/A pairs",
+                    "Semantic search off (KEIRI_HELPDESK_SEMANTIC=false) and no embedding model "
+                    "configured: %s is searched lexically only",
                     directory,
                 )
         finally:

@@ -41,7 +41,8 @@ class SearchOutput(BaseModel):
     for manual chunks and BM25 Q/A search, and the reciprocal-rank-fusion score when dense Q/A
     search takes part. ``relevance`` (0..1) is the IDF-weighted share of the question's words
     the text contains, the same scale for every source and question; ``similarity`` is the
-    cosine similarity of a dense Q/A hit. ``above_floor`` says whether the hit passed the
+    cosine similarity of a dense Q/A hit, or with the bundled model (semantic search) that of
+    the hit's best piece. ``above_floor`` says whether the hit passed the
     relevance floor (``KEIRI_HELPDESK_MIN_RELEVANCE``, or ``KEIRI_HELPDESK_MIN_SIMILARITY`` for
     a dense hit): searches return only hits above it, and an empty result means 該当なし.
     """
@@ -63,7 +64,7 @@ class SearchOutput(BaseModel):
         default=1.0, description="関連度（0〜1: 質問の語のうち本文に含まれる語の重みの割合）"
     )
     similarity: float | None = Field(
-        default=None, description="埋め込みの類似度（Q/A の意味検索のときだけ）"
+        default=None, description="埋め込みの類似度（意味検索のときだけ）"
     )
     above_floor: bool = Field(default=True, description="関連度の下限を満たすかどうか")
 
@@ -178,6 +179,7 @@ class IngestResult(BaseModel):
     qa_rows_total: int = 0
     qa_mode: QAMode = "bm25"
     embedding_model: str | None = None
+    semantic_embedded: int = 0  # texts the bundled model embedded (0: stored or cached)
     rebuilt: bool = False  # whether the search indexes were rebuilt
     duration_s: float = 0.0
 
@@ -200,5 +202,7 @@ class KnowledgeStats(BaseModel):
     qa_mode_reason: str
     embedding_model: str | None
     qdrant: str | None  # "local:<path>" or the server URL; None in BM25 mode
+    semantic_model: str | None = None  # the bundled model, when it searches (issue 38)
+    min_margin: float | None = None  # its floor (KEIRI_HELPDESK_MIN_MARGIN)
     ingested_at: str | None
     file_names: list[str] = Field(default_factory=list)

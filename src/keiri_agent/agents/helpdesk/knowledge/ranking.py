@@ -11,6 +11,19 @@ dense Q/A hit, ``similarity`` (cosine). The floor keeps a candidate when its rel
   divided by the most the question could score in that index), so one merged lexical ranking;
   with dense search, that ranking is fused by RRF with the dense ranking of the Q/A pairs that
   pass the similarity floor. No per-source min-max: the best Q/A does not score 1.0 by rule.
+
+With the local model (semantic search, the default: :mod:`.semantic`), every tool fuses its
+lexical ranking with the semantic ranking of the same texts by RRF (:func:`fuse_semantic`), and
+the floor is decided on more than one signal (:func:`coverage`, :func:`apply_semantic_floor`):
+
+- is the question covered at all? Its best similarity to the knowledge base minus its best
+  similarity to unrelated text (:class:`~keiri_agent.retrieval.semantic.Background`), plus
+  :data:`LEXICAL_WEIGHT` times its best lexical relevance, must reach ``min_margin``
+  (``KEIRI_HELPDESK_MIN_MARGIN``). An off-topic question is near some unrelated text as much as
+  the manual; a paraphrase is nearer the manual, and shared words add to that.
+- which hits count? In a covered question, a hit whose similarity is within
+  :data:`RELATIVE_WINDOW` of the question's own best, or whose lexical relevance reaches
+  ``min_relevance``. An uncovered question has none: 該当なし.
 """
 
 from __future__ import annotations
@@ -22,9 +35,24 @@ from typing import Literal
 from keiri_agent.retrieval.hybrid import reciprocal_rank_fusion
 from keiri_agent.retrieval.lexical import LexicalIndex
 
-__all__ = ["Candidate", "apply_floor", "fuse_dense", "lexical_candidates", "merge"]
+__all__ = [
+    "LEXICAL_WEIGHT",
+    "RELATIVE_WINDOW",
+    "Candidate",
+    "Coverage",
+    "apply_floor",
+    "apply_semantic_floor",
+    "coverage",
+    "fuse_dense",
+    "fuse_semantic",
+    "lexical_candidates",
+    "merge",
+]
 
 SourceKind = Literal["manual", "qa"]
+# Measured with benchmarks/helpdesk_floor.py on the development lists (benchmarks/README.md).
+LEXICAL_WEIGHT = 0.05  # the share of the best lexical relevance (0..1) added to the margin
+RELATIVE_WINDOW = 0.03  # cosine: a hit this close to the question's best similarity counts
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +131,72 @@ def apply_floor(
             c,
             above_floor=c.relevance >= min_relevance
             or (c.similarity is not None and c.similarity >= min_similarity),
+        )
+        for c in candidates
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    """Whether the knowledge base covers a question, and the signals it was decided on."""
+
+    best: float  # the question's best similarity to any text of the knowledge base
+    background: float  # its best similarity to the unrelated background text
+    relevance: float  # its best lexical relevance
+    margin: float  # best - background + LEXICAL_WEIGHT * relevance
+    covered: bool
+
+
+def coverage(best: float, background: float, relevance: float, *, min_margin: float) -> Coverage:
+    """The question is covered when its margin reaches ``min_margin`` (module docstring)."""
+    margin = best - background + LEXICAL_WEIGHT * relevance
+    return Coverage(best, background, relevance, margin, margin >= min_margin)
+
+
+def fuse_semantic(
+    lexical: Sequence[Candidate],
+    semantic: Sequence[str],
+    similarity: dict[str, float],
+    relevance: dict[str, float],
+) -> list[Candidate]:
+    """RRF of a lexical ranking and a semantic one (refs as ``source:key``, best first); every
+    candidate keeps its relevance and its similarity (``similarity``: every text's).
+
+    The semantic ranking's weight is ``1 - best relevance``: when a text holds every word of
+    the question (an error code, a screen name), exact matches lead; the fewer of its words the
+    texts hold, the more the meaning decides.
+    """
+    best = max((c.relevance for c in lexical), default=0.0)
+    fused = reciprocal_rank_fusion(
+        [[c.ref for c in lexical], list(semantic)], weights=[1.0, 1.0 - best]
+    )
+    out = []
+    for ref, score in fused.items():
+        source, key = ref.split(":", 1)
+        out.append(
+            Candidate(
+                "qa" if source == "qa" else "manual",
+                key,
+                score,
+                relevance.get(ref, 0.0),
+                similarity.get(ref),
+            )
+        )
+    return out
+
+
+def apply_semantic_floor(
+    candidates: Sequence[Candidate], covered: Coverage, *, min_relevance: float
+) -> list[Candidate]:
+    """The candidates with ``above_floor`` set by the question's coverage (module docstring)."""
+    return [
+        replace(
+            c,
+            above_floor=covered.covered
+            and (
+                (c.similarity is not None and c.similarity >= covered.best - RELATIVE_WINDOW)
+                or c.relevance >= min_relevance
+            ),
         )
         for c in candidates
     ]

@@ -9,6 +9,10 @@
 - ``search_hybrid``: both sources in one ranking (see :mod:`.ranking`: calibrated lexical
   scores, RRF with the dense ranking; no per-source normalization that crowns the best Q/A).
 
+With the local model (no provider embedding model, ``KEIRI_HELPDESK_SEMANTIC`` on: the
+default), every tool fuses lexical and semantic search over the same texts, and the floor is
+decided on the question's coverage as well as each hit (:mod:`.ranking`, :mod:`.semantic`).
+
 Every search applies the relevance floor (``KEIRI_HELPDESK_MIN_RELEVANCE``, or
 ``min_relevance=`` per call): hits below it are left out, so an empty list means 該当なし.
 ``rank()`` returns the candidates with their ``above_floor`` flag instead (for evaluation and
@@ -32,10 +36,16 @@ from keiri_agent.agents.helpdesk.knowledge.models import (
 )
 from keiri_agent.agents.helpdesk.knowledge.ranking import (
     Candidate,
+    Coverage,
     apply_floor,
     fuse_dense,
     lexical_candidates,
     merge,
+)
+from keiri_agent.agents.helpdesk.knowledge.semantic import (
+    SemanticSearch,
+    local_semantic,
+    open_semantic,
 )
 from keiri_agent.config import LLMRole
 from keiri_agent.errors import BlockError, ErrorCode
@@ -85,13 +95,16 @@ class KnowledgeBase:
         qa_mode_reason: str,
         min_relevance: float = 0.0,
         min_similarity: float = 1.0,
+        semantic: SemanticSearch | None = None,
     ) -> None:
         self.directory = directory
         self._db = db
         self._manual = manual_index
         self._qa = qa_index
         self._vectors = vectors
-        self.qa_mode: QAMode = "dense" if vectors is not None else "bm25"
+        self._semantic = semantic
+        dense = vectors is not None or semantic is not None
+        self.qa_mode: QAMode = "dense" if dense else "bm25"
         self.qa_mode_reason = qa_mode_reason
         self._qa_rows = [int(i) for i in qa_index.ids]
         self.min_relevance = min_relevance
@@ -140,6 +153,16 @@ class KnowledgeBase:
             manual_index = LexicalIndex.load(directory / storage.MANUAL_LEXICAL_DIR)
             qa_index = LexicalIndex.load(directory / storage.QA_LEXICAL_DIR)
             vectors, reason = cls._qa_backend(directory, db, settings, embedder)
+            local = local_semantic(settings) if vectors is None else None
+            semantic = None
+            if local is not None:
+                semantic = SemanticSearch(
+                    open_semantic(db, directory, local, settings), local, settings
+                )
+                reason = (
+                    f"同梱の埋め込みモデル {local.name} による意味検索"
+                    "（キーワード検索と融合。ネットワーク不要）"
+                )
         except BaseException:
             db.close()
             raise
@@ -152,6 +175,7 @@ class KnowledgeBase:
             qa_mode_reason=reason,
             min_relevance=settings.keiri_helpdesk_min_relevance,
             min_similarity=settings.keiri_helpdesk_min_similarity,
+            semantic=semantic,
         )
         logger.info(
             "help-desk knowledge base %s: search_qa mode %s (%s)", directory, kb.qa_mode, reason
@@ -240,6 +264,30 @@ class KnowledgeBase:
             )
         pool = max(k, HYBRID_MIN_POOL)
         floor = self.min_relevance if min_relevance is None else min_relevance
+        if self._semantic is not None:
+            flagged = self._semantic.rank(query, self._manual, self._qa, tool, pool, floor)
+        else:
+            flagged = self._lexical_ranking(query, tool, pool, floor)
+        kept = weak = 0
+        shown: list[Candidate] = []
+        for candidate in flagged:
+            if kept >= k:
+                break
+            if candidate.above_floor or weak < k:
+                shown.append(candidate)
+            kept += candidate.above_floor
+            weak += not candidate.above_floor
+        return self._outputs(shown)
+
+    def coverage(self, query: str) -> Coverage | None:
+        """Whether the knowledge base covers ``query`` and the signals behind it (None without
+        semantic search)."""
+        _check(query, 1)
+        if self._semantic is None:
+            return None
+        return self._semantic.signals(query, self._manual, self._qa, HYBRID_MIN_POOL).coverage
+
+    def _lexical_ranking(self, query: str, tool: str, pool: int, floor: float) -> list[Candidate]:
         if tool == "manual":
             candidates, _ = lexical_candidates(self._manual, query, pool, "manual")
         elif tool == "qa":
@@ -255,17 +303,7 @@ class KnowledgeBase:
                     relevance,
                     min_similarity=self.min_similarity,
                 )
-        flagged = apply_floor(candidates, min_relevance=floor, min_similarity=self.min_similarity)
-        kept = weak = 0
-        shown: list[Candidate] = []
-        for candidate in flagged:
-            if kept >= k:
-                break
-            if candidate.above_floor or weak < k:
-                shown.append(candidate)
-            kept += candidate.above_floor
-            weak += not candidate.above_floor
-        return self._outputs(shown)
+        return apply_floor(candidates, min_relevance=floor, min_similarity=self.min_similarity)
 
     def _qa_ranking(self, query: str, pool: int) -> list[Candidate]:
         lexical, relevance = lexical_candidates(self._qa, query, pool, "qa")
@@ -328,6 +366,8 @@ class KnowledgeBase:
             qa_mode=self.qa_mode,
             qa_mode_reason=self.qa_mode_reason,
             embedding_model=self._vectors.model_key if self._vectors is not None else None,
+            semantic_model=self._semantic.model_name if self._semantic is not None else None,
+            min_margin=self._semantic.min_margin if self._semantic is not None else None,
             qdrant=self._vectors.location if self._vectors is not None else None,
             ingested_at=self._db.get_meta("ingested_at"),
             file_names=sorted(record.file_name for record in files.values()),
