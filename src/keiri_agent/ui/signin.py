@@ -6,7 +6,7 @@ browser session signed in with is checked against the users read afresh on every
 (a user removed from the file, or a changed key, is signed out at the next click), and without
 a valid key the sign-in form is drawn in place of whichever page was asked for (so a link to a
 page opens that page once the key is accepted). Users and keys are the server's
-(:func:`keiri_agent.server.users.load_users`; the key is compared by its hash, in constant time).
+(:func:`keiri_agent.users.load_users`; the key is compared by its hash, in constant time).
 
 The key lives only in this session's Session State: the password box is emptied when the form
 is sent, and the key is never drawn, logged, put in the URL or written to disk. Signing out
@@ -27,7 +27,7 @@ from typing import Final
 import streamlit as st
 
 from keiri_agent.errors import BlockError
-from keiri_agent.server.users import User, Users, load_users
+from keiri_agent.users import User, Users, load_users
 from keiri_agent.ui.error_view import render_error, settings_or_error
 
 __all__ = ["KEY_STATE", "ROLE_LABELS", "Access", "check_access", "render_account"]
@@ -38,7 +38,7 @@ KEY_INPUT: Final = "signin_key_input"
 SUBMIT_KEY: Final = "signin_submit"
 SIGNOUT_KEY: Final = "signin_signout"
 REFUSAL_STATE: Final = "signin_refusal"  # why the last key was refused, shown once
-ROLE_LABELS: Final = {"admin": "管理者", "user": "利用者"}
+ROLE_LABELS: Final = {"admin": "管理者", "approver": "承認者", "user": "利用者"}
 WRONG_KEY: Final = "API キーが正しくありません。"
 NO_KEY: Final = "API キーを入力してください。"
 
