@@ -223,7 +223,7 @@ def verify_lines(
             previous_id = current.event_id
         current = upcoming
     if seal is not None:
-        report.findings += _against_seal(report, seal, sealed_at, last_flagged)
+        report.findings = _against_seal(report, seal, sealed_at, last_flagged)
     return report
 
 
@@ -252,20 +252,19 @@ def _break(line: _Line, upcoming: _Line | None, previous_id: int | None) -> Chai
 def _against_seal(
     report: ChainReport, seal: Seal, sealed_at: int | None, last_flagged: int
 ) -> list[ChainFinding]:
-    """Lines after the sealed end (appended), or a sealed end that is gone (cut, or changed)."""
+    """The findings with the seal's: lines after the sealed end (appended), or a sealed end
+    that is gone (lines cut from the end, or the end changed)."""
+    found = report.findings
     if sealed_at is not None:
         # Every line after the sealed end was added, chained or not: named once, as appended.
-        report.findings = [f for f in report.findings if f.line <= sealed_at]
-        return [ChainFinding("appended", n) for n in range(sealed_at + 1, report.lines + 1)]
+        kept = [f for f in found if f.line <= sealed_at]
+        return kept + [ChainFinding("appended", n) for n in range(sealed_at + 1, report.lines + 1)]
     if last_flagged == report.lines and report.lines:
-        return []  # the last line is already named as changed: that is why the end differs
+        return found  # the last line is already named as changed: that is why the end differs
     if report.lines < seal.lines:
+        cut = seal.lines - report.lines
         return [
-            ChainFinding(
-                "truncated",
-                report.lines + 1,
-                count=seal.lines - report.lines,
-                expected_lines=seal.lines,
-            )
+            *found,
+            ChainFinding("truncated", report.lines + 1, count=cut, expected_lines=seal.lines),
         ]
-    return [ChainFinding("end", report.lines, expected_lines=seal.lines)]
+    return [*found, ChainFinding("end", report.lines, expected_lines=seal.lines)]
