@@ -11,6 +11,7 @@ GET      ``/agent/tasks``                     the newest tasks the caller may se
 GET      ``/agent/tasks/{id}``                status, step, progress, answer, files, error
 POST     ``/agent/tasks/{id}/cancel``         stop a running or paused task (and its sandbox)
 GET      ``/agent/tasks/{id}/files/{path}``   download a file of the task
+*        ``/agent/plans/{plan_id}/...``       plan versions: save, list, diff, review (``plans_api``)
 GET      ``/healthz`` ``/readyz`` ``/metrics``  liveness, readiness, Prometheus (``ops``)
 GET      ``/``                                the progress page (static HTML and JS)
 =======  ===================================  ==============================================
@@ -57,6 +58,7 @@ from keiri_agent.server.errors import ApiError, install_error_handlers
 from keiri_agent.server.hosts import AllowedHosts, allowed_hosts
 from keiri_agent.server.lifecycle import STOP_GRACE_S, Lifecycle
 from keiri_agent.server.ops import METRICS_CONTENT_TYPE, ServerMetrics, readiness
+from keiri_agent.server.plans_api import plan_routes
 from keiri_agent.server.requests import RequestIds
 from keiri_agent.server.retention import Retention
 from keiri_agent.server.runners import MAX_DATA_FILES, MAX_REQUEST_CHARS, TaskRequest
@@ -336,6 +338,7 @@ def create_app(
         return FileResponse(real, filename=real.name)
 
     app.include_router(api)
+    app.include_router(plan_routes(settings, auth))
 
     @app.get("/healthz", include_in_schema=False)
     def healthz() -> dict[str, str]:

@@ -174,15 +174,16 @@ class PlanDiff:
         changed; ``old``: removed, and where moved nodes were)."""
         if side == "new":
             return {n.path: n.kind for n in self.nodes if n.kind != "removed"}
-        found = {n.path: n.kind for n in self.nodes if n.kind in ("removed", "changed")}
+        found: dict[str, ChangeKind] = {
+            n.path: n.kind for n in self.nodes if n.kind in ("removed", "changed")
+        }
         found.update({n.old_path: n.kind for n in self.nodes if n.old_path})
         return found
 
     def lines(self) -> list[str]:
         """The diff in Japanese, one line per node or setting (field changes indented)."""
-        out: list[str] = []
-        for title, changes in (("Plan", self.plan), ("変数", self.vars), ("exports", self.exports)):
-            out += [f"{title}: {c.describe()}" for c in changes]
+        out = [f"Plan の設定 {c.describe()}" for c in self.plan]
+        out += [c.describe() for c in (*self.vars, *self.exports)]
         for node in self.nodes:
             out.append(node.describe())
             out += [f"  - {c.describe()}" for c in node.changes]
