@@ -190,6 +190,8 @@ class Settings(BaseSettings):
     keiri_workspace_root: Path = Path("workspace")
     keiri_runs_dir: Path = Path("runs")
     keiri_designs_dir: Path = Path("designs")  # plans; subflow plan_ids resolve under it
+    # Plan versions and their reviews (keiri_agent.versions); unset: <designs>/.versions.
+    keiri_versions_dir: Path | None = None
     # Extra block spec directories (os.pathsep-separated), searched after the built-in ones.
     keiri_block_spec_dirs: str = ""
     # YAML file behind ${config.*} references in plans (none: such references are errors).
@@ -257,7 +259,7 @@ class Settings(BaseSettings):
     # One user's running and queued tasks together (a server without keys: all its callers as
     # one anonymous user); over it only that user gets 429.
     keiri_max_tasks_per_user: int = Field(default=DEFAULT_MAX_TASKS_PER_USER, ge=1, le=10_000)
-    # Users of the server: a YAML file {users: [{name, key_sha256, role: user|admin}]} (unset:
+    # Users of the server: a YAML file {users: [{name, key_sha256, role: user|approver|admin}]} (unset:
     # KEIRI_API_KEY alone, or no authentication).
     keiri_api_keys_file: Path | None = None
     # Folders every task of the server may read besides its own uploads and outputs
@@ -286,6 +288,15 @@ class Settings(BaseSettings):
     keiri_run_log_fsync: bool = True
     # Dask scheduler for ``policy.executor: dask`` (tcp://host:8786); unset: a local cluster.
     keiri_dask_scheduler: str | None = None
+
+    # Change control (keiri_agent.versions): only approved plan versions run (on), or any
+    # (off); auto = on once the users file names an approver (a team), off otherwise (one
+    # person, no users file). Self-approval lets a team of one approve its own versions (each
+    # such approval is recorded as one). The CLI acts as the user of KEIRI_USER_KEY when the
+    # users file is set (approvals need it; saves and runs name that user, else the OS user).
+    keiri_require_approval: Literal["auto", "on", "off"] = "auto"
+    keiri_allow_self_approval: bool = False
+    keiri_user_key: SecretStr | None = None
 
     def block_spec_dirs(self) -> list[Path]:
         return [Path(p) for p in self.keiri_block_spec_dirs.split(os.pathsep) if p.strip()]
@@ -362,10 +373,29 @@ class Settings(BaseSettings):
                 "（大文字・小文字も区別します）"
             ) from None
 
-    @field_validator("keiri_api_keys_file", "keiri_learned_payer_names", mode="before")
+    @field_validator(
+        "keiri_api_keys_file", "keiri_learned_payer_names", "keiri_versions_dir", mode="before"
+    )
     @classmethod
     def _blank_path_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("keiri_require_approval", mode="before")
+    @classmethod
+    def _on_off(cls, value: object) -> object:
+        """true/false (and yes/no, 1/0) mean on/off, as for the boolean settings."""
+        if isinstance(value, bool):
+            return "on" if value else "off"
+        text = str(value).strip().lower()
+        return {"true": "on", "1": "on", "yes": "on", "false": "off", "0": "off", "no": "off"}.get(
+            text, text or "auto"
+        )
+
+    def versions_dir(self) -> Path:
+        """Where plan versions are kept: ``KEIRI_VERSIONS_DIR``, else ``<designs>/.versions``."""
+        if self.keiri_versions_dir is not None:
+            return self.keiri_versions_dir
+        return self.keiri_designs_dir / ".versions"
 
     def model_for(self, role: LLMRole | str) -> ModelRef | None:
         """The model a role uses: its override, else ``KEIRI_LLM_MODEL``.

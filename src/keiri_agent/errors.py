@@ -109,6 +109,10 @@ class ErrorCode(StrEnum):
     CODE_EXECUTION_FAILED = "CODE_EXECUTION_FAILED"
     # An analysis report that no code run with visible output backs (its figures are unverified).
     RESULT_UNVERIFIED = "RESULT_UNVERIFIED"
+    # A plan version that is not approved, where only approved versions may run.
+    APPROVAL_REQUIRED = "APPROVAL_REQUIRED"
+    # A record kept for audits (plan versions, their reviews) no longer matches its hashes.
+    INTEGRITY_FAILED = "INTEGRITY_FAILED"
     INTERNAL_ERROR = "INTERNAL_ERROR"
 
 

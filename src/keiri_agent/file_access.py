@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from dataclasses import field as dataclass_field
 from pathlib import Path
 
 from keiri_agent.errors import BlockError, ErrorCode, PathEscapeError
@@ -86,12 +87,20 @@ class FileAccess:
     """Which folders a run may read and write; ``FileAccess()`` allows everything.
 
     ``search``: where relative names are looked up for reading, in order. ``readable`` and
-    ``writable``: the folders absolute paths must lie in (None: anywhere).
+    ``writable``: the folders absolute paths must lie in (None: anywhere). ``observer``: told
+    of every path :meth:`read` allows, with the input that named it (a plan run records the
+    files it reads, with their hashes, for audits).
     """
 
     search: tuple[Folder, ...] = ()
     readable: tuple[Folder, ...] | None = None
     writable: tuple[Folder, ...] | None = None
+    observer: Callable[[Path, str], None] | None = dataclass_field(default=None, compare=False)
+
+    def observed(self, observer: Callable[[Path, str], None] | None) -> FileAccess:
+        """This access, telling ``observer`` of every path it lets a block read (None: no one,
+        for an access sent to another process)."""
+        return replace(self, observer=observer)
 
     @classmethod
     def confined(
@@ -116,7 +125,7 @@ class FileAccess:
         if self.readable is None or self.writable is None:
             return self
         root = Folder.of(folder)
-        return FileAccess(self.search, (*self.readable, root), (*self.writable, root))
+        return replace(self, readable=(*self.readable, root), writable=(*self.writable, root))
 
     # --- reading ------------------------------------------------------------------------------
 
@@ -127,6 +136,12 @@ class FileAccess:
         allowed folder; PathEscapeError when it is not, BlockError when a relative name is in
         none of the search folders.
         """
+        found = self._find(value, field)
+        if self.observer is not None:
+            self.observer(found, field)
+        return found
+
+    def _find(self, value: str | os.PathLike[str], field: str) -> Path:
         text = os.fspath(value)
         if self.readable is None:
             return Path(text).expanduser()

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 import keiri_agent.cli.ui as ui_cli  # registers the command on the shared app
 from keiri_agent.cli import app
-from keiri_agent.server.users import key_hash
+from keiri_agent.users import key_hash
 from tests.server.conftest import make_settings
 
 KEY = "ui-test-key-2b7e9f03c1"

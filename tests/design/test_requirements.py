@@ -17,6 +17,7 @@ from keiri_agent.design.requirements import SCHEMA_TEMPLATES, apply_answers, bui
 from keiri_agent.design.store import save_plan, saved_at
 from keiri_agent.errors import BlockError
 from keiri_agent.plan import load_yaml, validate_text
+from keiri_agent.versions import VersionStore
 
 REGISTRY = default_registry()
 
@@ -138,13 +139,19 @@ def test_repair_material() -> None:
     assert "[MISSING_REQUIRED_INPUT] ノード f" in summary
 
 
+def _save(plan: dict[str, Any], designs: Path, now: datetime | None = None) -> Path:
+    """``save_plan`` as ``plan generate`` calls it (each save also kept as a version)."""
+    versions = VersionStore(designs / ".versions", durable=False)
+    return save_plan(plan, designs, versions=versions, author="taro", source="generate", now=now)[0]
+
+
 def test_save_plan_names_files_by_id_and_minute_and_never_overwrites(tmp_path: Path) -> None:
     plan = plan_with({"id": "read", "block": "excel.read_data", "in": {"path": "a.xlsx"}})
     plan["id"] = "keiri/invoice_check"
     now = datetime(2026, 11, 23, 9, 5, tzinfo=UTC)
 
-    first = save_plan(plan, tmp_path, now=now)
-    second = save_plan(plan, tmp_path, now=now)
+    first = _save(plan, tmp_path, now=now)
+    second = _save(plan, tmp_path, now=now)
 
     assert first == tmp_path / "keiri" / "invoice_check_202611230905.yaml"
     assert second.name == "invoice_check_202611230905-2.yaml"
@@ -158,8 +165,8 @@ def test_a_saved_plan_is_stamped_in_utc_and_its_time_read_back(tmp_path: Path) -
     plan["id"] = "month_end_close"  # an id with "_" of its own
     now = datetime(2026, 11, 23, 9, 5, tzinfo=ZoneInfo("Asia/Tokyo"))
 
-    first = save_plan(plan, tmp_path, now=now)
-    second = save_plan(plan, tmp_path, now=now)
+    first = _save(plan, tmp_path, now=now)
+    second = _save(plan, tmp_path, now=now)
 
     assert first.name == "month_end_close_202611230005.yaml"
     assert saved_at(first) == saved_at(second) == now
@@ -172,5 +179,5 @@ def test_save_plan_refuses_ids_that_are_not_plan_ids(tmp_path: Path, bad_id: Any
     plan["id"] = bad_id
     designs = tmp_path / "designs"
     with pytest.raises(BlockError):
-        save_plan(plan, designs)
+        _save(plan, designs)
     assert not designs.exists()

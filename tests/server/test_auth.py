@@ -10,7 +10,7 @@ import pytest
 
 from keiri_agent.server.auth import task_token
 from keiri_agent.server.secret import ServerSecret
-from keiri_agent.server.users import SINGLE_KEY_USER
+from keiri_agent.users import SINGLE_KEY_USER
 from tests.server.conftest import LiveServer, make_settings
 
 KEY = "k3iri-test-key-0123456789"

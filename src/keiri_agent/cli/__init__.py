@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from keiri_agent.cli import (  # noqa: F401  (registers the commands)
     analyze,
+    audit,
     blocks,
     convert,
     demo,
@@ -20,6 +21,7 @@ from keiri_agent.cli import (  # noqa: F401  (registers the commands)
     plan,
     plan_run,
     plan_runs,
+    plan_versions,
     sandbox,
     sandbox_setup,
     serve,

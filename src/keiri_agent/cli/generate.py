@@ -1,7 +1,8 @@
 """`keiri-agent plan generate`: headless plan generation (seed 004 「CLI/ヘッドレス連携」).
 
 The instruction, reference documents and templates go to the design engine; a plan that
-validates is written to ``--out`` or to ``designs/<plan_id>_<yyyymmddHHMM>.yaml``. When the
+validates is written to ``--out`` or to ``designs/<plan_id>_<yyyymmddHHMM>.yaml`` and kept as a
+version of the plan (``keiri_agent.versions``, author: ``cli.identity``). When the
 engine needs more information, the questions are printed with an answers file to fill in;
 ``--answers FILE`` (requirement id → value) answers them and the design chat continues.
 ``--out`` never replaces an existing file unless ``--force`` is given (checked before any LLM
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 import yaml
@@ -34,10 +35,14 @@ from keiri_agent.cli.common import (
 from keiri_agent.cli.plan import plan_app
 from keiri_agent.errors import BlockError, ErrorCode
 
+if TYPE_CHECKING:
+    from keiri_agent.versions import Version
+
 __all__ = ["generate"]
 
 MAX_CHAT_ROUNDS = 5  # rounds of answers taken from one --answers file
 MAX_CUT_SHOWN = 8  # blocks left out by Top-K listed with their reason
+VERSION_MESSAGE_CHARS = 200  # of the instruction, in the message of the version it generated
 
 
 def _split(value: str | None) -> list[str]:
@@ -214,11 +219,13 @@ def generate(
     as_json: JsonFlag = False,
 ) -> None:
     """指示と参考資料から Plan を自動生成し、検証・ドライランして保存します。"""
+    from keiri_agent.cli.identity import acting_name
     from keiri_agent.config import LLMRole, load_settings
     from keiri_agent.design.models import DesignEngineOptions
     from keiri_agent.design.store import save_plan, saved_at
     from keiri_agent.design.topk import RETRIEVAL_MODES
     from keiri_agent.localtime import shown_time
+    from keiri_agent.versions import VersionStore
 
     with user_errors():
         check_choice("--retrieval", mode, RETRIEVAL_MODES)
@@ -257,7 +264,10 @@ def generate(
                 break
             result = chat.answer({k: v for k, v in given.items() if k in pending})
         saved: Path | None = None
+        version: Version | None = None
         if result.plan is not None and result.status in ("ok", "fallback"):
+            versions = VersionStore.of(settings)
+            author = acting_name(settings)
             if out is not None:
                 out.parent.mkdir(parents=True, exist_ok=True)
                 try:  # "x": a file that appeared while generating is not replaced either
@@ -266,11 +276,27 @@ def generate(
                 except FileExistsError:
                     _check_out(out, force)
                 saved = out
+                version = versions.save(
+                    str(result.plan["id"]),
+                    result.yaml or "",
+                    author=author,
+                    source="generate",
+                    message=_version_message(instruction),
+                    file=str(out),
+                )[0]
             else:
-                saved = save_plan(result.plan, settings.keiri_designs_dir)
+                saved, version = save_plan(
+                    result.plan,
+                    settings.keiri_designs_dir,
+                    versions=versions,
+                    author=author,
+                    source="generate",
+                    message=_version_message(instruction),
+                )
     if as_json:
         data = result.model_dump(mode="json")
         data["saved"] = str(saved) if saved else None
+        data["version"] = version.to_dict() if version else None
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
         # A plan saved under designs/ is named by the UTC minute: say it in the person's zone.
@@ -278,14 +304,23 @@ def generate(
         _print_human(
             result,
             saved,
+            version,
             shown_time(when, settings.keiri_timezone, seconds=False) if when else None,
         )
     if result.status not in ("ok", "fallback"):
         raise typer.Exit(code=EXIT_FAILED)
 
 
-def _print_human(result: Any, saved: Path | None, saved_when: str | None) -> None:
+def _version_message(instruction: str) -> str:
+    """The message a generated version is saved with: what it was generated from."""
+    return f"自動生成: {' '.join(instruction.split())[:VERSION_MESSAGE_CHARS]}"
+
+
+def _print_human(
+    result: Any, saved: Path | None, version: Version | None, saved_when: str | None
+) -> None:
     from keiri_agent.design.candidates import summarize_cut
+    from keiri_agent.versions import STATUS_LABELS
 
     metrics = result.metrics
     console.print(
@@ -316,6 +351,12 @@ def _print_human(result: Any, saved: Path | None, saved_when: str | None) -> Non
             shown = f"（{saved_when} 保存）" if saved_when else ""
             console.print(
                 f"✓ 保存しました: {saved}{shown}", highlight=False, markup=False, soft_wrap=True
+            )
+        if version is not None:
+            console.print(
+                f"版: {version.label}（{STATUS_LABELS[version.status]}）",
+                highlight=False,
+                markup=False,
             )
         return
     if result.status == "needs_input":

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from keiri_agent.events.models import RunEvent
     from keiri_agent.plan import PlanNames, PlanRunner, RunResult
 
-__all__ = ["answers_example", "answers_yaml", "resume_command"]
+__all__ = ["answers_example", "answers_yaml", "resume_command", "version_text"]
 _PLAIN_KEY_RE = re.compile(r"[^\W\d][\w\-]*")
 
 
@@ -98,6 +98,18 @@ def answers_yaml(waiting: Sequence[Mapping[str, Any]]) -> str:
                 f"  {_yaml_key(key)}: {json.dumps(value, ensure_ascii=False, default=str)}"
             )
     return "\n".join(lines) + "\n"
+
+
+def version_text(event: RunEvent) -> str:
+    """``版: 1a2b3c4d5e6f（承認: suzuki）``: the version a run's ``plan_start`` names."""
+    data = event.model_dump()
+    version = str(data.get("plan_hash") or "")[:12] or "不明"
+    approval = data.get("approval") or {}
+    by = approval.get("by")
+    state = (
+        f"承認: {by}" + ("・自己承認" if approval.get("self_approved") else "") if by else "未承認"
+    )
+    return f"版: {version}（{state}）"
 
 
 def resume_command(run_id: str) -> str:
@@ -191,12 +203,14 @@ def _execute(start: Start, *, as_json: bool, file: Path | None = None) -> None:
     (exit code 130) with the command that continues it.
     """
     from keiri_agent.blocks.registry import default_registry
+    from keiri_agent.cli.identity import acting_name
     from keiri_agent.config import load_settings
     from keiri_agent.localtime import shown_time
     from keiri_agent.plan import PlanRunner, cancelled_error, describe_event
 
     with user_errors():
-        zone = load_settings().keiri_timezone
+        settings = load_settings()
+        zone, started_by = settings.keiri_timezone, acting_name(settings)
     started: list[str] = []
     names = None if as_json else _plan_names(file)
     progress = None if as_json else progress_printer(lambda event: describe_event(event, names))
@@ -208,13 +222,17 @@ def _execute(start: Start, *, as_json: bool, file: Path | None = None) -> None:
             if progress is not None:
                 when = shown_time(event.timestamp, zone)
                 err_console.print(f"開始: {when}", markup=False, highlight=False)
+                err_console.print(version_text(event), markup=False, highlight=False)
         if progress is not None:
             progress(event)
 
     def stopped() -> BlockError | None:  # the runner logged the cancel: resumable by its id
         return cancelled_error(started[0]) if started else None
 
-    with user_errors(on_ctrl_c=stopped), PlanRunner(default_registry()) as runner:
+    with (
+        user_errors(on_ctrl_c=stopped),
+        PlanRunner(default_registry(), settings=settings, started_by=started_by) as runner,
+    ):
         try:
             result = start(runner, on_event)
         except BlockError as exc:

@@ -2,7 +2,8 @@
 
 Runs are read from their JSONL logs under ``KEIRI_RUNS_DIR`` (newest first): the run id, the
 plan, when it started (in ``KEIRI_TIMEZONE``, labelled: ``2026-12-06 12:15:00 JST``; ``--json``
-keeps the stored UTC time), how it ended (``incomplete`` when the log has no end: still
+keeps the stored UTC time), the plan version that ran with its approval and who started it,
+how it ended (``incomplete`` when the log has no end: still
 running, or the process died) and the command that continues it (``plan resume``) or runs it
 again from its first node (``plan rerun``). A log that cannot be read is listed with the
 reason, not skipped.
@@ -48,6 +49,9 @@ def _run_json(run: RunSummary) -> dict[str, Any]:
         "error": run.error,
         "resume_of": run.resume_of,
         "rerun_from": run.rerun_from,
+        "plan_hash": run.plan_hash,
+        "approval": run.approval,
+        "started_by": run.started_by,
         "next_command": next_command(run),
     }
 
@@ -109,6 +113,15 @@ def runs(
         console.print(
             f"{run.run_id}  {run.plan_id}  {started}  {label}", markup=False, soft_wrap=True
         )
+        if run.plan_hash:
+            by = (run.approval or {}).get("by")
+            console.print(
+                f"  版 {run.plan_hash[:12]}（{f'承認: {by}' if by else '未承認'}）"
+                + (f"・実行者 {run.started_by}" if run.started_by else ""),
+                markup=False,
+                soft_wrap=True,
+                highlight=False,
+            )
         command = next_command(run)
         if command:
             console.print(f"  → {command}", markup=False, soft_wrap=True, highlight=False)

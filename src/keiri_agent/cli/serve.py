@@ -43,7 +43,7 @@ def is_loopback(host: str) -> bool:
 def startup_lines(settings: Settings, host: str, port: int) -> list[tuple[str, bool]]:
     """What ``serve`` prints before it starts: (line, is_warning)."""
     from keiri_agent.server.store import TASKS_DIR
-    from keiri_agent.server.users import load_users
+    from keiri_agent.users import load_users
 
     shown = f"[{host}]" if ":" in host else host
     lines = [

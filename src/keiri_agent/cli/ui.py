@@ -49,7 +49,7 @@ def streamlit_command(port: int, address: str, extra: list[str]) -> list[str]:
 
 def startup_lines(settings: Settings, address: str, port: int) -> list[tuple[str, bool]]:
     """What ``ui`` prints before it starts: (line, is_warning)."""
-    from keiri_agent.server.users import load_users
+    from keiri_agent.users import load_users
 
     shown = f"[{address}]" if ":" in address else address
     lines = [(f"keiri-agent の画面を起動します: http://{shown}:{port}/ （Ctrl+C で終了）", False)]

@@ -1,4 +1,5 @@
-"""Saving generated plans: ``designs/<plan_id>_<yyyymmddHHMM>.yaml`` (seed 004 §10).
+"""Saving generated plans: ``designs/<plan_id>_<yyyymmddHHMM>.yaml`` (seed 004 §10), each save
+also kept as a version of the plan (``keiri_agent.versions``: its hash, author and message).
 
 The stamp is UTC, like every stored time; :func:`saved_at` reads it back for showing in
 ``KEIRI_TIMEZONE`` (``keiri_agent.localtime``). A plan is written to a temporary file beside its destination and renamed into place, so a crash
@@ -19,6 +20,7 @@ from keiri_agent.design.repair import dump_plan
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.localtime import parse_stamp
 from keiri_agent.plan import PLAN_ID_RE
+from keiri_agent.versions import Source, Version, VersionStore
 from keiri_agent.workspace import confine
 
 __all__ = ["MAX_SAME_MINUTE", "STAMP_FORMAT", "plan_file_name", "save_plan", "saved_at"]
@@ -42,9 +44,30 @@ def saved_at(path: Path | str) -> datetime | None:
 
 
 def save_plan(
-    plan: Mapping[str, Any], designs_dir: Path | str, *, now: datetime | None = None
-) -> Path:
-    """Write ``plan`` under ``designs_dir`` and return its path."""
+    plan: Mapping[str, Any],
+    designs_dir: Path | str,
+    *,
+    versions: VersionStore,
+    author: str,
+    source: Source,
+    message: str = "",
+    now: datetime | None = None,
+) -> tuple[Path, Version]:
+    """Write ``plan`` under ``designs_dir`` and keep it as a version (saved by ``author``
+    from ``source``); its path and the version."""
+    path = _write(plan, designs_dir, now)
+    version, _created = versions.save(
+        str(plan["id"]),
+        path.read_text(encoding="utf-8"),
+        author=author,
+        source=source,
+        message=message,
+        file=str(path),
+    )
+    return path, version
+
+
+def _write(plan: Mapping[str, Any], designs_dir: Path | str, now: datetime | None) -> Path:
     plan_id = plan.get("id")
     if not isinstance(plan_id, str) or not PLAN_ID_RE.match(plan_id):
         raise BlockError(

@@ -23,6 +23,7 @@ from pydantic import (
 )
 
 from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.events.chain import CHAIN_KEY
 
 TABLE_MODULE = "keiri_agent.documents.table_value"  # checked by name: pandas stays unloaded
 
@@ -58,6 +59,7 @@ class EventType(StrEnum):
     LLM_CALL = "llm_call"
     METRICS = "metrics"
     FILE_WRITE = "file_write"
+    FILE_DIGEST = "file_digest"
 
 
 # --- summaries of payload values -------------------------------------------------------------
@@ -186,6 +188,13 @@ class PlanStart(RunEvent):
     vars_saved: bool | None = None
     resume_of: str | None = None  # run id whose finished nodes this run reuses
     rerun_from: str | None = None  # node path a rerun starts from
+    # Change control (keiri_agent.versions): the SHA-256 of the plan text this run executes
+    # (its version), the approval standing when it started (None: not approved), who started
+    # it, and the versions of the subflows it calls (plan id -> hash).
+    plan_hash: str | None = None
+    approval: JsonDict | None = None
+    started_by: str | None = None
+    subflow_versions: dict[str, str] | None = None
 
 
 class NodeStart(RunEvent):
@@ -306,6 +315,18 @@ class FileWrite(RunEvent):
     temp_prefix: str
 
 
+class FileDigest(RunEvent):
+    """A file a run read (``role: input``, when a block first opened it) or wrote (``output``,
+    when the run ended), with its SHA-256 (None for a folder, or a file that was gone)."""
+
+    event: Literal["file_digest"] = "file_digest"
+    role: Literal["input", "output"]
+    path: str
+    sha256: str | None = None
+    size: int | None = None
+    field: str | None = None  # the block input that named it (inputs)
+
+
 class Metrics(RunEvent):
     """Measurements of a whole run (seed 004: attempts, error counts, repair rounds, timings)."""
 
@@ -330,7 +351,8 @@ AnyEvent = Annotated[
     | ErrorEvent
     | LLMCall
     | Metrics
-    | FileWrite,
+    | FileWrite
+    | FileDigest,
     Field(discriminator="event"),
 ]
 _ADAPTER: TypeAdapter[AnyEvent] = TypeAdapter(AnyEvent)
@@ -350,8 +372,11 @@ def _invalid_event(exc: ValidationError, data: Mapping[str, Any]) -> BlockError:
 
 
 def parse_event(data: Mapping[str, Any]) -> RunEvent:
-    """Validate one event object (a decoded log line) into its typed model."""
+    """Validate one event object (a decoded log line) into its typed model; the line's
+    hash-chain value (``events.chain``) belongs to the log, not to the event, and is dropped."""
+    fields = dict(data)
+    fields.pop(CHAIN_KEY, None)
     try:
-        return _ADAPTER.validate_python(dict(data))
+        return _ADAPTER.validate_python(fields)
     except ValidationError as exc:
         raise _invalid_event(exc, data) from exc

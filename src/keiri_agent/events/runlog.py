@@ -59,7 +59,8 @@ def open_run(
     stay inside ``runs_dir`` (PathEscapeError otherwise). Runs started in the same second get
     ``-2``, ``-3``, ... suffixes; files are created exclusively, so runs never share one.
     ``fsync`` (default: the ``KEIRI_RUN_LOG_FSYNC`` setting) makes the log durable: see
-    :class:`JsonlSink` and ``DURABLE_EVENTS``.
+    :class:`JsonlSink` and ``DURABLE_EVENTS``. Every line carries its hash-chain value
+    (``events.chain``); the stream's ``seal`` after closing is what the run's record keeps.
     """
     durable = load_settings().keiri_run_log_fsync if fsync is None else fsync
     when = (now or datetime.now(UTC)).astimezone(UTC)
@@ -70,7 +71,7 @@ def open_run(
     for n in range(1, MAX_SAME_SECOND_RUNS + 1):
         path = directory / (f"{stamp}.jsonl" if n == 1 else f"{stamp}-{n}.jsonl")
         try:
-            sink = JsonlSink(path, exclusive=True, fsync=durable)
+            sink = JsonlSink(path, exclusive=True, fsync=durable, chain=True)
         except FileExistsError:
             continue
         return EventStream(rid, source_id, sink=sink)

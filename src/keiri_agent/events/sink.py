@@ -6,6 +6,10 @@ Whoever decides that a line must be on disk calls :meth:`JsonlSink.sync`; concur
 share one ``fsync``. A line nobody syncs explicitly is synced by the next sync of any later
 line (every fsync covers every line written before it), or, with ``max_delay_s``, at most that
 long after it was written by a timer of the sink's own.
+
+A run log's sink is chained (``chain=True``): each line gets the hash-chain value of
+``events.chain`` as it is written, in file order, and :attr:`JsonlSink.seal` is the number of
+lines and the last value, which the run's record keeps.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import time
 from pathlib import Path
 
 from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.events.chain import GENESIS, Seal, chain_line
 from keiri_agent.events.models import RunEvent
 from keiri_agent.workspace import fsync_path
 
@@ -36,6 +41,10 @@ class JsonlSink:
     synced in its folder when the sink opens it. ``max_delay_s`` bounds how long a line may
     wait for someone else's sync: the first line not on disk starts a timer that syncs it (and
     every line written meanwhile) that many seconds later.
+
+    ``chain=True`` adds the hash-chain value (``events.chain``) to every line, computed under
+    the write lock so the chain follows the file's order; it needs a new file
+    (``exclusive=True``): a chain cannot go on from lines it did not write.
     """
 
     def __init__(
@@ -45,7 +54,10 @@ class JsonlSink:
         exclusive: bool = False,
         fsync: bool = False,
         max_delay_s: float | None = None,
+        chain: bool = False,
     ) -> None:
+        if chain and not exclusive:
+            raise ValueError("a chained log must be a new file (exclusive=True)")
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
@@ -60,6 +72,7 @@ class JsonlSink:
         self._pending_since: float | None = None  # when the first line not on disk was written
         self._syncing = False
         self._sync_done = threading.Condition(threading.Lock())
+        self._chain: str | None = GENESIS if chain else None  # the last line's chain value
         if fsync:
             fsync_path(self.path.parent, directory=True)  # the new file's name survives a crash
 
@@ -68,7 +81,8 @@ class JsonlSink:
 
     def write_line(self, line: str, *, sync: bool = False) -> int:
         """Append one line; its number (for :meth:`sync`). ``sync``: return once it is on disk."""
-        data = (line.rstrip("\n") + "\n").encode("utf-8")
+        text = line.rstrip("\n")
+        data = b"" if self._chain is not None else (text + "\n").encode("utf-8")
         first_pending = False
         with self._lock:
             if self._fd is None:
@@ -77,10 +91,15 @@ class JsonlSink:
                     code=ErrorCode.INTERNAL_ERROR,
                     hint="実行が終了した後にイベントを書き込もうとしていないか確認してください。",
                 )
+            value = self._chain
+            if value is not None:  # under the lock: the chain follows the file's order
+                text, value = chain_line(text, value)
+                data = (text + "\n").encode("utf-8")
             written = os.write(self._fd, data)
             # Regular files only write short on errors such as a full disk; finish the line.
             while written < len(data):
                 written += os.write(self._fd, data[written:])
+            self._chain = value  # only once the line is whole in the file
             self._written += 1
             mine = self._written
             if self._pending_since is None and self.fsync:
@@ -133,6 +152,12 @@ class JsonlSink:
         sink does not fsync)."""
         since = self._pending_since
         return None if since is None else time.monotonic() - since
+
+    @property
+    def seal(self) -> Seal | None:
+        """The lines written so far and the last one's chain value (None: not chained)."""
+        with self._lock:
+            return Seal(self._written, self._chain) if self._chain is not None else None
 
     def close(self) -> None:
         self.sync()

@@ -15,6 +15,7 @@ from types import TracebackType
 from typing import Any, Protocol, runtime_checkable
 
 from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.events.chain import Seal
 from keiri_agent.events.lines import encode, head
 from keiri_agent.events.logfile import LogCursor
 from keiri_agent.events.models import EventType, RunEvent
@@ -115,6 +116,12 @@ class EventStream:
     @property
     def closed(self) -> bool:
         return self._closed
+
+    @property
+    def seal(self) -> Seal | None:
+        """The lines logged so far and the last one's hash-chain value (``events.chain``);
+        None without a chained log. Read after :meth:`close`, it seals the whole run."""
+        return self._sink.seal if self._sink is not None else None
 
     @property
     def last_id(self) -> int:

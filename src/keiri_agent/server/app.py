@@ -12,6 +12,7 @@ GET      ``/agent/tasks/{id}``                status, step, progress, answer, fi
 POST     ``/agent/tasks/{id}/cancel``         stop a running or paused task (and its sandbox)
 GET      ``/agent/tasks/{id}/files/{path}``   download a file of the task
 GET      ``/agent/plans``                     the plans a user may run, with their inputs (``plan_catalog``)
+*        ``/agent/plans/{plan_id}/...``       plan versions: save, list, diff, review (``plans_api``)
 GET      ``/healthz`` ``/readyz`` ``/metrics``  liveness, readiness, Prometheus (``ops``)
 GET      ``/``                                the progress page (static HTML and JS)
 GET      ``/favicon.ico``                     the page icon (the app's: a file of the package)
@@ -60,6 +61,7 @@ from keiri_agent.server.hosts import AllowedHosts, allowed_hosts
 from keiri_agent.server.lifecycle import STOP_GRACE_S, Lifecycle
 from keiri_agent.server.ops import METRICS_CONTENT_TYPE, ServerMetrics, readiness
 from keiri_agent.server.plan_catalog import plan_catalog
+from keiri_agent.server.plans_api import plan_routes
 from keiri_agent.server.requests import RequestIds
 from keiri_agent.server.retention import Retention
 from keiri_agent.server.runners import MAX_DATA_FILES, MAX_REQUEST_CHARS, TaskRequest
@@ -346,6 +348,7 @@ def create_app(
         return {"plans": plan_catalog(settings)}
 
     app.include_router(api)
+    app.include_router(plan_routes(settings, auth))
 
     @app.get("/favicon.ico", include_in_schema=False)
     def favicon() -> FileResponse:

@@ -36,7 +36,7 @@ from keiri_agent.server.redaction import TOKEN_PARAM
 from keiri_agent.server.secret import ServerSecret
 from keiri_agent.server.store import not_found
 from keiri_agent.server.task_model import Task
-from keiri_agent.server.users import User, Users, load_users
+from keiri_agent.users import User, Users, load_users
 
 __all__ = ["SSE_PATH", "TOKEN_PARAM", "Access", "Authenticator", "task_token"]
 

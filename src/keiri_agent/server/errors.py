@@ -26,6 +26,7 @@ STATUS_BY_CODE: dict[str, int] = {
     ErrorCode.PLAN_INVALID: 400,
     ErrorCode.CONFIGURATION_ERROR: 500,
     ErrorCode.SANDBOX_BUSY: 409,
+    ErrorCode.APPROVAL_REQUIRED: 409,
 }
 _HTTP_MESSAGES = {
     404: (

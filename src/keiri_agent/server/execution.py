@@ -146,7 +146,15 @@ class TaskRuntime:
         self.persist(task)
         self.notify_status(task)
         log.info("タスクを開始しました", extra={"task_id": task.id})
-        job = Job(task.id, task.directory, task.events, task.cancel, executor, self.settings)
+        job = Job(
+            task.id,
+            task.directory,
+            task.events,
+            task.cancel,
+            executor,
+            self.settings,
+            owner=task.owner,
+        )
         job.on_note = partial(self._note, task)
         files: list[str] = []
         try:

@@ -39,6 +39,7 @@ class Job:
     executor: SandboxExecutor
     settings: Settings
     on_note: Callable[[Mapping[str, Any]], None] = field(default=lambda _details: None)
+    owner: str | None = None  # the user who sent the task (None: a server without keys)
 
     @property
     def files_dir(self) -> Path:

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from keiri_agent.server.runners import PlanRequest
 
 __all__ = [
+    "ANONYMOUS_CALLER",
     "ANSWERS_FILE",
     "FETCH_BLOCK_PREFIXES",
     "continue_plan",
@@ -54,6 +55,7 @@ __all__ = [
 # Blocks whose nodes count as "fetch" in a plan run: human input and reading files.
 FETCH_BLOCK_PREFIXES = ("ui.", "file.", "excel.read")
 ANSWERS_FILE = "answers.json"  # every answer the task was given, by node
+ANONYMOUS_CALLER = "（API・認証なし）"  # who starts a run on a server without keys
 
 
 def saved_answers(directory: Path) -> dict[str, Any]:
@@ -155,9 +157,14 @@ def prepare_plan(request: PlanRequest, settings: Settings, files: TaskFiles) -> 
     """Check a plan request (its plan exists; its answers' paths, and its vars given to blocks
     as paths, lead only where the task may read and write)."""
     from keiri_agent.plan import load_source
+    from keiri_agent.versions import check_run
 
     path, answers = _plan_source(request, settings)
-    raw = load_source(path).raw
+    source = load_source(path)
+    raw = source.raw
+    plan_id = raw.get("id") if isinstance(raw, Mapping) else None
+    if isinstance(plan_id, str):  # refused at the door (409) as the runner would refuse it
+        check_run(settings, [(plan_id, source.text)])
     _check_vars(request.vars, raw, files)
     if request.answers is not None:
         check_answer_paths(request.answers, _answer_paths(request.answers, raw, settings), files)
@@ -268,11 +275,16 @@ def _graph_size(raw: Any) -> int:
 
 def _runner(job: Job) -> PlanRunner:
     """A plan runner for ``job``: its runs in the task's folder, its blocks' paths confined to
-    what the task may read and write."""
+    what the task may read and write, started by the task's owner."""
     from keiri_agent.plan import PlanRunner
 
     files = task_files(job.directory, job.settings)
-    return PlanRunner(settings=job.settings, runs_dir=files.runs, access=files.access)
+    return PlanRunner(
+        settings=job.settings,
+        runs_dir=files.runs,
+        access=files.access,
+        started_by=job.owner or ANONYMOUS_CALLER,
+    )
 
 
 def _run_plan(vars: Mapping[str, Any], path: Path, answers: Mapping[str, Any], job: Job) -> Outcome:

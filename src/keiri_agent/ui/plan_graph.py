@@ -8,7 +8,9 @@ reference helpers (``references_in``, ``iter_references``, ``compile_when``) so 
 the same dependencies the runner uses. A reference resolves in the innermost scope first (a
 loop's ``while`` condition may name its body's nodes). Body nodes that depend on nothing inside
 the body get a dashed edge from their loop's header. Nodes named in ``highlight`` (validation
-errors) are drawn in red.
+errors) are drawn in red; nodes named in ``changes`` (a version diff: ``PlanDiff.touched``) are
+drawn by how they changed: added green, changed or moved orange, removed grey, each with a
+thick border and the change named in the label.
 """
 
 from __future__ import annotations
@@ -38,6 +40,13 @@ _FONT = "sans-serif"
 _FILL = {"block": "#eef4ff", "loop": "#fff4dd", "subflow": "#eefbea"}
 _ERROR_FILL = "#ffe0e0"
 _ERROR_LINE = "#d62728"
+# How a node changed between two versions: (fill, border, label note).
+_CHANGE_STYLES = {
+    "added": ("#ddf6dd", "#2ca02c", "追加"),
+    "changed": ("#ffe9c7", "#ff7f0e", "変更"),
+    "moved": ("#ffe9c7", "#ff7f0e", "移動"),
+    "removed": ("#e6e6e6", "#7f7f7f", "削除"),
+}
 
 Scope = dict[str, str]  # node id → its DOT name, one per graph level
 
@@ -94,8 +103,9 @@ def _header_roots(loop: LoopNode) -> set[str]:
 
 
 class _Writer:
-    def __init__(self, highlight: Collection[str]) -> None:
+    def __init__(self, highlight: Collection[str], changes: Mapping[str, str]) -> None:
         self.highlight = set(highlight)
+        self.changes = dict(changes)
         self.lines: list[str] = []
         self.edges: list[tuple[str, str, bool]] = []  # (from, to, dashed)
 
@@ -103,16 +113,18 @@ class _Writer:
         kind = "block" if isinstance(node, BlockNode) else node.type
         bare = name.rsplit("/", 1)[-1]
         failed = name in self.highlight or bare in self.highlight
-        attrs = [
-            f"label={_quote(_label(node))}",
-            f"fillcolor={_quote(_ERROR_FILL if failed else _FILL[kind])}",
-        ]
+        change = _CHANGE_STYLES.get(self.changes.get(name, ""))
+        label = _label(node) + (f"\n（{change[2]}）" if change else "")
+        fill = _ERROR_FILL if failed else change[0] if change else _FILL[kind]
+        attrs = [f"label={_quote(label)}", f"fillcolor={_quote(fill)}"]
         if kind == "loop":
             attrs.append("shape=hexagon")
         elif kind == "subflow":
             attrs.append("shape=component")
         if failed:
             attrs += [f"color={_quote(_ERROR_LINE)}", "penwidth=2"]
+        elif change:
+            attrs += [f"color={_quote(change[1])}", "penwidth=3"]
         if node.when is not None:
             attrs.append('style="rounded,filled,dashed"')
         self.lines.append(f"{indent}{_quote(name)} [{', '.join(attrs)}];")
@@ -158,7 +170,12 @@ class _Writer:
                 self.edges.append((name, body_scope[child.id], True))
 
 
-def plan_dot(plan: Mapping[str, Any], *, highlight: Collection[str] = ()) -> str:
+def plan_dot(
+    plan: Mapping[str, Any],
+    *,
+    highlight: Collection[str] = (),
+    changes: Mapping[str, str] | None = None,
+) -> str:
     """The DOT text of ``plan`` (a plan as loaded from YAML); see the module docstring.
 
     Raises ``BlockError`` (``PLAN_INVALID``) when ``plan`` is not shaped like a plan, and the
@@ -175,7 +192,7 @@ def plan_dot(plan: Mapping[str, Any], *, highlight: Collection[str] = ()) -> str
                 "errors": exc.errors(include_url=False, include_context=False, include_input=False)
             },
         ) from exc
-    writer = _Writer(highlight)
+    writer = _Writer(highlight, changes or {})
     writer.graph(parsed.graph, [], "", "  ")
     header = [
         "digraph plan {",

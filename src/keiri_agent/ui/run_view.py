@@ -43,6 +43,7 @@ from keiri_agent.plan import (
 )
 from keiri_agent.ui.fields import WIDGET_PREFIX, render_fields, session_mapping
 from keiri_agent.ui.run_digest import LiveLines
+from keiri_agent.ui.signin import acting_name
 
 __all__ = [
     "INPUT_BLOCK",
@@ -322,6 +323,7 @@ def execute(
     """
     box: dict[str, Any] = {}
     runs_dir = Path(settings.keiri_runs_dir)
+    started_by = acting_name(settings)  # read here: Session State is the script thread's
 
     def locate(first: RunEvent) -> Path:
         return find_run_log(getattr(first, "plan_id", plan_id), first.run_id, runs_dir=runs_dir)
@@ -330,7 +332,7 @@ def execute(
 
     def work() -> None:
         try:
-            with PlanRunner(settings=settings, runs_dir=runs_dir) as runner:
+            with PlanRunner(settings=settings, runs_dir=runs_dir, started_by=started_by) as runner:
                 box["result"] = start(runner, events.see)
         except BaseException as exc:  # handed to the script's thread below
             box["error"] = exc

@@ -6,15 +6,17 @@ browser session signed in with is checked against the users read afresh on every
 (a user removed from the file, or a changed key, is signed out at the next click), and without
 a valid key the sign-in form is drawn in place of whichever page was asked for (so a link to a
 page opens that page once the key is accepted). Users and keys are the server's
-(:func:`keiri_agent.server.users.load_users`; the key is compared by its hash, in constant time).
+(:func:`keiri_agent.users.load_users`; the key is compared by its hash, in constant time).
 
 The key lives only in this session's Session State: the password box is emptied when the form
 is sent, and the key is never drawn, logged, put in the URL or written to disk. Signing out
 clears the whole Session State, so the next person in this browser starts with nothing of the
 last one's inputs and results.
 
-The role changes nothing in the app yet: plan run logs do not record who started a run, so the
-実行 page's history is the same for everyone signed in (the server keeps tasks apart by owner).
+The role matters on the 設計 page: only an approver may approve or reject a plan version, never
+their own (``keiri_agent.versions.review``), and saves and runs record the signed-in user
+(:func:`current_user`; the OS user when the app is open). The 実行 page's history is the same
+for everyone signed in (each run names who started it).
 """
 
 from __future__ import annotations
@@ -26,11 +28,20 @@ from typing import Final
 
 import streamlit as st
 
+from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError
-from keiri_agent.server.users import User, Users, load_users
 from keiri_agent.ui.error_view import render_error, settings_or_error
+from keiri_agent.users import User, Users, load_users, os_user
 
-__all__ = ["KEY_STATE", "ROLE_LABELS", "Access", "check_access", "render_account"]
+__all__ = [
+    "KEY_STATE",
+    "ROLE_LABELS",
+    "Access",
+    "acting_name",
+    "check_access",
+    "current_user",
+    "render_account",
+]
 
 KEY_STATE: Final = "signin_key"  # the key this session signed in with (Session State only)
 FORM_KEY: Final = "signin_form"
@@ -38,7 +49,7 @@ KEY_INPUT: Final = "signin_key_input"
 SUBMIT_KEY: Final = "signin_submit"
 SIGNOUT_KEY: Final = "signin_signout"
 REFUSAL_STATE: Final = "signin_refusal"  # why the last key was refused, shown once
-ROLE_LABELS: Final = {"admin": "管理者", "user": "利用者"}
+ROLE_LABELS: Final = {"admin": "管理者", "approver": "承認者", "user": "利用者"}
 WRONG_KEY: Final = "API キーが正しくありません。"
 NO_KEY: Final = "API キーを入力してください。"
 
@@ -105,6 +116,20 @@ def check_access() -> Access:
         return Access()
     user = _signed_in(users)
     return Access(user=user) if user is not None else Access(form=partial(_render_form, users))
+
+
+def current_user(settings: Settings) -> tuple[Users, User | None]:
+    """The users, and the one this session signed in as (None when no users are configured:
+    the app is open and acts as the OS user)."""
+    users = load_users(settings)
+    key = st.session_state.get(KEY_STATE)
+    return users, users.by_key(key) if users and isinstance(key, str) else None
+
+
+def acting_name(settings: Settings) -> str:
+    """The name this session's saves and runs are recorded under."""
+    _users, user = current_user(settings)
+    return user.name if user is not None else os_user()
 
 
 def render_account(user: User) -> None:

@@ -79,6 +79,11 @@ class SubflowLoader:
                 found = self._loaded[plan_id] = self._read(plan_id)
             return found
 
+    def loaded(self) -> list[Subflow]:
+        """Every subflow read so far, in the order first asked for."""
+        with self._lock:
+            return list(self._loaded.values())
+
     def plan(self, plan_id: str) -> tuple[Plan, CompiledGraph]:
         """The subflow's plan and compiled graph; its loading error raised as it is."""
         sub = self.load(plan_id)

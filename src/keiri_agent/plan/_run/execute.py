@@ -8,6 +8,7 @@ and returns the outputs together with the events the block emitted, which the ru
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from keiri_agent.blocks.spec import BlockSpec, port_is_required
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events.models import EventType, RunEvent, is_table, summarize_value
 from keiri_agent.file_access import FileAccess
+from keiri_agent.plan._run.record import file_sha256
 
 __all__ = ["BlockJob", "JobResult", "check_outputs", "execute_job", "prepare_inputs", "run_block"]
 
@@ -194,6 +196,15 @@ class _ListEmitter:
         return None
 
 
+def _log_read(emitter: _ListEmitter, path: Path, field: str) -> None:
+    """A file a block on a worker was let read, logged with its hash (``record.FileLedger``
+    does this in the runner's own process)."""
+    digest, size = file_sha256(path)
+    where = str(path.absolute())
+    if not any(kind == "file_digest" and f.get("path") == where for kind, f in emitter.items):
+        emitter.emit("file_digest", role="input", path=where, sha256=digest, size=size, field=field)
+
+
 @dataclass
 class BlockJob:
     spec: BlockSpec
@@ -225,7 +236,7 @@ def execute_job(job: BlockJob) -> JobResult:
             block_version=job.spec.version,
             workspace=Path(job.workspace),
             events=emitter,
-            access=job.access,
+            access=job.access.observed(partial(_log_read, emitter)),
         )
         return JobResult(outputs=run_block(block, job.inputs, ctx), events=emitter.items)
     except BlockError as exc:

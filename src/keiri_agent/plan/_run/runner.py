@@ -1,10 +1,15 @@
 """The plan runner's public face: run, resume, rerun (seed 002 §8).
 
-``PlanRunner.run`` validates the plan (an invalid plan never starts), opens the run log
-``runs/{plan_id}/{timestamp}.jsonl``, snapshots the plan beside it, and executes the graph.
+``PlanRunner.run`` validates the plan (an invalid plan never starts), checks its version
+(``keiri_agent.versions.check_run``: with ``KEIRI_REQUIRE_APPROVAL`` an unapproved version, or
+subflow, never starts either), opens the run log ``runs/{plan_id}/{timestamp}.jsonl`` (whose
+``plan_start`` names the version, its approval and who started the run), snapshots the plan
+beside it, and executes the graph; the files it reads and writes are logged with their hashes
+and, once the log is closed, its run record seals it (``record``).
 A UI node without an answer pauses the run (status ``waiting_input``); ``resume`` continues it
 in a new run that reuses every finished node, and ``rerun`` starts again from one node with the
-outputs of everything upstream reused.
+outputs of everything upstream reused; both run the plan snapshot of the run they continue
+(the version it started with, even if the working copy changed since), approved again.
 """
 
 from __future__ import annotations
@@ -25,20 +30,23 @@ from keiri_agent.events import Redactor, open_run
 from keiri_agent.events.models import RunEvent
 from keiri_agent.file_access import FileAccess
 from keiri_agent.plan._dsl.loader import PlanSource, load_source, parse_source
-from keiri_agent.plan._dsl.models import LoopNode, Plan, SubflowNode
-from keiri_agent.plan._graph.compiled import CompiledGraph, compile_graph
+from keiri_agent.plan._dsl.models import Plan
+from keiri_agent.plan._graph.compiled import compile_graph
 from keiri_agent.plan._graph.subflows import SubflowLoader
 from keiri_agent.plan._run import blocknode as _blocknode  # noqa: F401  (registers block nodes)
 from keiri_agent.plan._run import control as _control  # noqa: F401  (registers loops, subflows)
 from keiri_agent.plan._run.answers import check_answers
 from keiri_agent.plan._run.backends import Backend, DaskBackend, ThreadBackend
 from keiri_agent.plan._run.engine import Frame, Reused, RunContext, Values, render_vars
+from keiri_agent.plan._run.record import RunTrail
 from keiri_agent.plan._run.recovery import recover_outputs
+from keiri_agent.plan._run.rerun_scope import invalidated
 from keiri_agent.plan._run.runstate import AnswersFile, find_run, load_run
 from keiri_agent.plan._run.values import NotPersistable, OutputStore
 from keiri_agent.plan._run.workers import Workers
 from keiri_agent.plan._validate.validator import load_config, validate_source
 from keiri_agent.privacy import job_scope
+from keiri_agent.users import os_user
 from keiri_agent.workspace import fsync_path
 
 __all__ = ["PlanRunner", "RunResult", "cancelled_error"]
@@ -92,10 +100,12 @@ class PlanRunner:
         backend: Backend | None = None,
         sleep: Callable[[float], object] | None = None,
         access: FileAccess | None = None,
+        started_by: str | None = None,
     ) -> None:
         """``sleep`` waits between a node's retries (default: a wait the run's cancel ends);
         ``access`` says where the paths blocks are given may lead (default: anywhere; the API
-        server confines each task's runs), each run's own work folder added."""
+        server confines each task's runs), each run's own work folder added; ``started_by``
+        is who starts its runs, as their logs record it (default: the OS user)."""
         self.settings = settings or load_settings()
         self.registry = registry or default_registry()
         self.runs_dir = Path(runs_dir or self.settings.keiri_runs_dir)
@@ -105,6 +115,7 @@ class PlanRunner:
         )
         self.env = env if env is not None else os.environ
         self.access = access if access is not None else FileAccess()
+        self.started_by = started_by or os_user()
         self._sleep = sleep
         self._backends: dict[str, Backend] = {}
         if backend is not None:
@@ -168,6 +179,7 @@ class PlanRunner:
         provider = _provider(answers)
         if isinstance(provider, AnswersFile):
             check_answers(provider.answers, model, self.registry, self.designs_dir)
+        trail = RunTrail.check(self.settings, model, source, subflows, self.started_by)
         durable = self.settings.keiri_run_log_fsync
         stream = open_run(model.id, runs_dir=self.runs_dir, fsync=durable)
         assert stream.log_path is not None
@@ -181,6 +193,7 @@ class PlanRunner:
             fsync_path(snapshot.parent.parent, directory=True)  # the new folder's own entry
         workspace = store.dir / "work"
         workspace.mkdir(exist_ok=True)
+        trail.watch(stream)
         if on_event is not None:
             stream.add_listener(on_event)
         cancelled = cancel if cancel is not None else threading.Event()  # seen at once
@@ -202,7 +215,7 @@ class PlanRunner:
             reuse=dict(_reuse or {}),
             replaceable=dict(_replace or {}),
             cancel=cancelled,
-            access=self.access.with_own(workspace),
+            access=self.access.with_own(workspace).observed(trail.read),
             sleep=self._sleep or cancelled.wait,
         )
         finished = threading.Event()
@@ -231,6 +244,7 @@ class PlanRunner:
                 vars_saved=unsaved is None,
                 resume_of=_resume_of,
                 rerun_from=_rerun_from,
+                **trail.start_fields(),
             )
             if unsaved is not None:
                 stream.emit(
@@ -261,6 +275,7 @@ class PlanRunner:
             if result.status == "cancelled" and result.error is None:
                 result.error = cancelled_error(stream.run_id)
             result.duration_ms = (time.perf_counter() - started) * 1000
+            trail.finish()
             stream.emit(
                 "plan_complete",
                 status=result.status,
@@ -269,6 +284,7 @@ class PlanRunner:
             )
             stream.close()
             finished.set()
+            trail.seal(stream, durable=durable)
         return result
 
     def resume(
@@ -316,7 +332,7 @@ class PlanRunner:
             )
         source = load_source(plan) if plan else self._snapshot(record.plan_file, record.run_id)
         model = Plan.model_validate(source.raw)
-        dropped = self._invalidated(model, compile_graph(list(model.graph)), from_node)
+        dropped = invalidated(model, compile_graph(list(model.graph)), from_node, self.designs_dir)
         reuse = {p: v for p, v in record.completed.items() if not dropped(p)}
         return self.run(
             source,
@@ -340,40 +356,6 @@ class PlanRunner:
                 details={"run_id": run_id},
             )
         return parse_source(plan_file.read_text(encoding="utf-8"), file=str(plan_file))
-
-    def _invalidated(self, plan: Plan, graph: CompiledGraph, path: str) -> Callable[[str], bool]:
-        """A predicate: does the node at a path have to run again when rerunning from ``path``?"""
-        exact: set[str] = set()
-        subtree: set[str] = set()  # these paths and everything nested under them
-        prefix = ""
-        parts = path.split("/")
-        current: CompiledGraph | None = graph
-        for depth, part in enumerate(parts):
-            if current is None:
-                break
-            node_id, _, index = part.partition("[")
-            last = depth == len(parts) - 1
-            for affected in current.downstream(node_id):
-                if affected == node_id and not last:
-                    exact.add(prefix + affected)  # the enclosing loop/subflow re-collects
-                else:
-                    subtree.add(prefix + affected)
-            node = current.nodes.get(node_id)
-            if isinstance(node, LoopNode):
-                current = current.bodies.get(node_id)
-                prefix += f"{node_id}[{index}/" if index else f"{node_id}/"
-            elif isinstance(node, SubflowNode):
-                current = SubflowLoader(self.designs_dir).plan(node.call.plan_id)[1]
-                prefix += f"{node_id}/"
-            else:
-                current = None
-
-        def dropped(candidate: str) -> bool:
-            if candidate in exact or candidate in subtree:
-                return True
-            return any(candidate.startswith((s + "/", s + "[")) for s in subtree)
-
-        return dropped
 
 
 def cancelled_error(run_id: str) -> BlockError:

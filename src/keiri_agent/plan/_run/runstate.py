@@ -227,6 +227,9 @@ class RunSummary:
     error: dict[str, Any] | None = None
     resume_of: str | None = None
     rerun_from: str | None = None
+    plan_hash: str | None = None  # the version that ran (None: a log from before versions)
+    approval: dict[str, Any] | None = None  # its approval when the run started
+    started_by: str | None = None
 
 
 def summarize_run(log_path: Path) -> RunSummary:
@@ -243,6 +246,9 @@ def summarize_run(log_path: Path) -> RunSummary:
         error=dict(end.error) if end is not None and end.error else None,
         resume_of=start.resume_of,
         rerun_from=start.rerun_from,
+        plan_hash=start.plan_hash,
+        approval=dict(start.approval) if start.approval else None,
+        started_by=start.started_by,
     )
     if summary.error is not None:
         node = (summary.error.get("details") or {}).get("node_id")

@@ -6,7 +6,9 @@ The Top-K candidate blocks are shown for the current instruction before anything
 pending requirements are shown with the shared field renderer (``ui.interactive_input``'s inquire
 mode) and 回答して続ける calls ``DesignChat.answer``. The generated YAML goes into an editor;
 検証/ドライラン shows validation errors and dry-run results next to each node, 登録 saves a valid
-plan under ``KEIRI_DESIGNS_DIR``, and the plan's DAG is drawn from the editor's text.
+plan under ``KEIRI_DESIGNS_DIR`` and keeps it as a version (``keiri_agent.versions``), and the
+plan's DAG is drawn from the editor's text. Below, 版と承認 lists the plan's versions, shows what
+changed between two of them and approves or rejects one (``keiri_agent.ui.design_versions``).
 
 Session State (prefix ``design_``, keys in ``keiri_agent.ui.design_inputs``): the chat
 (``design_chat``), the documents read from uploads, the last check and save, the chat's answers
@@ -27,7 +29,7 @@ from keiri_agent.design.templates import TemplateLibrary
 from keiri_agent.errors import BlockError
 from keiri_agent.localtime import shown_time
 from keiri_agent.plan import dry_run_source, load_config, parse_source, validate_text
-from keiri_agent.ui import design_view, session_state
+from keiri_agent.ui import design_versions, design_view, session_state
 from keiri_agent.ui.chrome import monospace
 from keiri_agent.ui.design_inputs import (
     ANSWERS_KEY,
@@ -53,6 +55,8 @@ from keiri_agent.ui.design_inputs import (
 from keiri_agent.ui.error_view import render_error
 from keiri_agent.ui.fields import render_fields, reset_fields
 from keiri_agent.ui.llm_notice import llm_problem
+from keiri_agent.ui.signin import acting_name
+from keiri_agent.versions import VersionStore
 
 __all__ = ["render"]
 
@@ -120,8 +124,9 @@ def _check(text: str, registry: BlockRegistry, settings: Settings) -> design_vie
     return outcome
 
 
-def _save(text: str, registry: BlockRegistry, settings: Settings) -> None:
-    """Check, then save a valid plan under ``KEIRI_DESIGNS_DIR`` (an invalid one is refused)."""
+def _save(text: str, registry: BlockRegistry, settings: Settings, message: str) -> None:
+    """Check, then save a valid plan under ``KEIRI_DESIGNS_DIR`` and keep it as a version
+    (author: the signed-in user); an invalid one is refused."""
     check = _check(text, registry, settings)
     st.session_state[CHECK_KEY] = check
     if not check.validation.valid:
@@ -129,11 +134,19 @@ def _save(text: str, registry: BlockRegistry, settings: Settings) -> None:
         st.error("検証エラーがあるため登録できません。下の検証結果を直してから登録してください。")
         return
     try:
-        path = save_plan(parse_source(text).raw, settings.keiri_designs_dir)
+        path, version = save_plan(
+            parse_source(text).raw,
+            settings.keiri_designs_dir,
+            versions=VersionStore.of(settings),
+            author=acting_name(settings),
+            source="app",
+            message=message,
+        )
     except BlockError as exc:
         render_error(exc)
         return
     st.session_state[SAVED_KEY] = path
+    st.session_state[design_versions.SAVED_VERSION_KEY] = version
 
 
 def _editor(registry: BlockRegistry, settings: Settings) -> None:
@@ -149,6 +162,11 @@ def _editor(registry: BlockRegistry, settings: Settings) -> None:
         ),
     )
     monospace(YAML_KEY)
+    message = st.text_input(
+        "変更の説明（登録する版に残すメッセージ、任意）",
+        key=session_state.page_key(PAGE, "save_message"),
+        placeholder="例: 許容差を 1,000 円に変更",
+    )
     check_col, save_col = st.columns(2)
     with check_col:
         checking = st.button(
@@ -168,7 +186,7 @@ def _editor(registry: BlockRegistry, settings: Settings) -> None:
             st.session_state[CHECK_KEY] = _check(text, registry, settings)
     if saving:
         with st.spinner("検証して登録しています…"):
-            _save(text, registry, settings)
+            _save(text, registry, settings, message)
     saved = st.session_state.get(SAVED_KEY)
     if saved is not None:
         when = saved_at(saved)  # the name's stamp is UTC: shown where the person lives
@@ -176,6 +194,7 @@ def _editor(registry: BlockRegistry, settings: Settings) -> None:
             f"（{shown_time(when, settings.keiri_timezone, seconds=False)} 保存）" if when else ""
         )
         st.success(f"登録しました: {saved}{shown}", icon="💾")
+        design_versions.render_saved(st.session_state.get(design_versions.SAVED_VERSION_KEY))
     check: design_view.CheckOutcome | None = st.session_state.get(CHECK_KEY)
     if text.strip():
         st.subheader("グラフ")
@@ -326,3 +345,11 @@ def render() -> None:
         if chat.result is not None:
             design_view.render_missing(chat.result, st.session_state.get(CHECK_KEY))
     _editor(registry, settings)
+    design_versions.render(settings, _plan_id_of(st.session_state.get(YAML_KEY) or ""))
+
+
+def _plan_id_of(text: str) -> str | None:
+    """The ``id`` of the plan in the editor (None when it has none)."""
+    raw = parse_source(text).raw if text.strip() else None
+    found = raw.get("id") if isinstance(raw, dict) else None
+    return found if isinstance(found, str) else None

@@ -1,11 +1,16 @@
-"""Who may use the server: the users file (``KEIRI_API_KEYS_FILE``) and the single key.
+"""Who the people are: the users file (``KEIRI_API_KEYS_FILE``) and the single key.
 
-The users file is YAML::
+The API server, the app's sign-in, the CLI's approvals (``KEIRI_USER_KEY``) and the plan
+runner's approval check (``keiri_agent.versions``) all read the same users, so this module sits
+low in the layers. The users file is YAML::
 
     users:
       - name: sato              # letters, digits, '.', '_', '-' (1-64)
         key_sha256: 9f86d0...   # SHA-256 of the user's key, 64 hex digits (the key itself is
-        role: user              # never stored); role: user (own tasks) or admin (every task)
+        role: user              # never stored); role: user (own tasks), approver (own tasks,
+      - name: suzuki            # and approves plan versions others saved) or admin (every
+        key_sha256: 2c26b4...   # task; approving is the approver's, not the admin's)
+        role: approver
       - name: ops
         key_sha256: 60303a...
         role: admin
@@ -18,8 +23,10 @@ error naming the entry.
 
 from __future__ import annotations
 
+import getpass
 import hashlib
 import hmac
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -30,11 +37,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from keiri_agent.config import Settings
 from keiri_agent.errors import ConfigurationError
 
-__all__ = ["SINGLE_KEY_USER", "User", "Users", "key_hash", "load_users"]
+__all__ = ["ROLES", "SINGLE_KEY_USER", "Role", "User", "Users", "key_hash", "load_users", "os_user"]
 
 SINGLE_KEY_USER = "admin"  # the name KEIRI_API_KEY's holder goes by
+Role = Literal["user", "approver", "admin"]
+ROLES: tuple[Role, ...] = ("user", "approver", "admin")
 _HINT = (
-    "KEIRI_API_KEYS_FILE の YAML を users: [{name, key_sha256, role: user|admin}] の形にして"
+    "KEIRI_API_KEYS_FILE の YAML を users: [{name, key_sha256, role: user|approver|admin}] の形にして"
     "ください（key_sha256 はキーの SHA-256 を 16 進 64 桁で。例: printf %s KEY | sha256sum）。"
 )
 
@@ -49,18 +58,23 @@ class User:
     never with anything in this file: ``secret``)."""
 
     name: str
-    role: Literal["user", "admin"]
+    role: Role
 
     @property
     def admin(self) -> bool:
         return self.role == "admin"
+
+    @property
+    def approver(self) -> bool:
+        """Whether this user may approve or reject plan versions (``keiri_agent.versions``)."""
+        return self.role == "approver"
 
 
 class _Entry(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(pattern=r"^[A-Za-z0-9._-]{1,64}$")
     key_sha256: str = Field(pattern=r"^[0-9a-fA-F]{64}$")
-    role: Literal["user", "admin"] = "user"
+    role: Role = "user"
 
 
 class _File(BaseModel):
@@ -89,6 +103,19 @@ class Users:
 
     def by_name(self, name: str | None) -> User | None:
         return self._by_name.get(name) if name is not None else None
+
+    def approvers(self) -> list[str]:
+        """The names of the users who may approve plan versions, sorted."""
+        return sorted(name for name, user in self._by_name.items() if user.approver)
+
+
+def os_user() -> str:
+    """Who runs this process, by the operating system's account name (the author of a CLI
+    save, the one who starts a CLI run, when no key names a user)."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no name for this uid (a container's bare uid)
+        return f"uid-{os.getuid()}"
 
 
 def _bad(path: Path, problem: str) -> ConfigurationError:

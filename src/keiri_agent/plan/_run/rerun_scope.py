@@ -1,0 +1,50 @@
+"""What a rerun from one node runs again: that node, everything downstream of it, and, for a
+node inside loops or subflows, the enclosing nodes that re-collect their results."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from keiri_agent.plan._dsl.models import LoopNode, Plan, SubflowNode
+from keiri_agent.plan._graph.compiled import CompiledGraph
+from keiri_agent.plan._graph.subflows import SubflowLoader
+
+__all__ = ["invalidated"]
+
+
+def invalidated(
+    plan: Plan, graph: CompiledGraph, path: str, designs_dir: Path
+) -> Callable[[str], bool]:
+    """A predicate: does the node at a path have to run again when rerunning from ``path``?"""
+    exact: set[str] = set()
+    subtree: set[str] = set()  # these paths and everything nested under them
+    prefix = ""
+    parts = path.split("/")
+    current: CompiledGraph | None = graph
+    for depth, part in enumerate(parts):
+        if current is None:
+            break
+        node_id, _, index = part.partition("[")
+        last = depth == len(parts) - 1
+        for affected in current.downstream(node_id):
+            if affected == node_id and not last:
+                exact.add(prefix + affected)  # the enclosing loop/subflow re-collects
+            else:
+                subtree.add(prefix + affected)
+        node = current.nodes.get(node_id)
+        if isinstance(node, LoopNode):
+            current = current.bodies.get(node_id)
+            prefix += f"{node_id}[{index}/" if index else f"{node_id}/"
+        elif isinstance(node, SubflowNode):
+            current = SubflowLoader(designs_dir).plan(node.call.plan_id)[1]
+            prefix += f"{node_id}/"
+        else:
+            current = None
+
+    def dropped(candidate: str) -> bool:
+        if candidate in exact or candidate in subtree:
+            return True
+        return any(candidate.startswith((s + "/", s + "[")) for s in subtree)
+
+    return dropped
