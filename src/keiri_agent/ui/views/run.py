@@ -48,6 +48,7 @@ from keiri_agent.ui.llm_notice import llm_problem
 from keiri_agent.ui.output_names import output_names
 from keiri_agent.ui.run_digest import MAX_NESTED_ROWS, digest
 from keiri_agent.ui.run_outputs import render_history, render_outputs, run_kind
+from keiri_agent.ui.run_vars import render_vars, reset_vars
 from keiri_agent.ui.run_view import (
     Outcome,
     collect_answers,
@@ -213,9 +214,15 @@ def _rerun_action(outcome: Outcome, plan: Plan, registry: BlockRegistry) -> tupl
     return ("rerun", outcome.run_id, changed[0] if changed else failed)
 
 
-def _start(action: tuple[str, ...], path: Path, plan: Plan, settings: Settings) -> Outcome:
-    """Run, resume (``("resume", run_id)``) or rerun (``("rerun", run_id, node)``) with the
-    answers on the page now."""
+def _start(
+    action: tuple[str, ...],
+    path: Path,
+    plan: Plan,
+    settings: Settings,
+    plan_vars: dict[str, Any] | None = None,
+) -> Outcome:
+    """Run (with ``plan_vars``), resume (``("resume", run_id)``) or rerun (``("rerun", run_id,
+    node)``, both with the vars of the run they continue) with the answers on the page now."""
     answers = collect_answers(plan.id)
 
     def start(runner: PlanRunner, on_event: Callable[[RunEvent], None]) -> RunResult:
@@ -223,7 +230,7 @@ def _start(action: tuple[str, ...], path: Path, plan: Plan, settings: Settings) 
             return runner.resume(action[1], answers=answers, on_event=on_event)
         if action[0] == "rerun":
             return runner.rerun(action[1], action[2], answers=answers, on_event=on_event)
-        return runner.run(path, answers=answers, on_event=on_event)
+        return runner.run(path, vars=plan_vars, answers=answers, on_event=on_event)
 
     return execute(start, settings, plan_id=plan.id, total_nodes=len(plan.graph))
 
@@ -327,6 +334,7 @@ def render() -> None:
             render_ui_node(node)
     if not nodes:
         st.caption("実行前に入力する項目はありません（必要な入力は実行中に尋ねます）。")
+    plan_vars = render_vars(PAGE, plan, registry, settings)
     left, right, _ = st.columns([1, 1, 5])
     with left:
         clicked = st.button(
@@ -342,11 +350,13 @@ def render() -> None:
             help="この Plan の入力値と結果を消去します（実行履歴は残ります）。",
         ):
             reset_inputs(plan.id)
+            reset_vars(PAGE, plan.id)
             outcomes.pop(plan.id, None)
             st.rerun()
     pending: tuple[str, ...] | None = st.session_state.pop(PENDING_KEY, None)
-    if clicked or pending:
-        outcomes[plan.id] = _start(pending or ("run",), path, plan, settings)
+    action = pending or (("run",) if clicked else None)
+    if action is not None and (action[0] != "run" or plan_vars is not None):
+        outcomes[plan.id] = _start(action, path, plan, settings, plan_vars)
     outcome = outcomes.get(plan.id)
     if outcome is not None:
         _render_outcome(outcome, plan, settings, registry)
