@@ -126,14 +126,20 @@ INVOICES = (
     ),
 )
 
-# Deposits on the bank account: who paid, when, how much (see README.md for the story).
+# Deposits on the bank account: who paid (振込依頼人, as the payer's bank writes it), when, how
+# much (see README.md for the story).
 DEPOSITS = (
-    (D(2025, 1, 27), "大空物産株式会社", 77000, "振込"),
-    (D(2025, 1, 31), "株式会社青葉商事", 330000, "振込 INV-2025-0101"),
-    (D(2025, 1, 31), "北斗運輸株式会社", 219340, "振込（手数料差引）"),
-    (D(2025, 1, 31), "有限会社桜井製作所", 500000, "振込"),
-    (D(2025, 2, 20), "東西システム合同会社", 165000, "振込"),
-    (D(2025, 2, 27), "株式会社青葉商事", 110000, "振込 INV-2025-0102"),
+    (D(2025, 1, 27), bank_payer("オオゾラブッサン", "株式会社", suffix=True), 77000, "振込"),
+    (D(2025, 1, 31), bank_payer("アオバショウジ", "株式会社"), 330000, "振込 INV-2025-0101"),
+    (
+        D(2025, 1, 31),
+        bank_payer("ホクトウンユ", "株式会社", suffix=True),
+        219340,
+        "振込（手数料差引）",
+    ),
+    (D(2025, 1, 31), bank_payer("サクライセイサクショ", "有限会社"), 500000, "振込"),
+    (D(2025, 2, 20), bank_payer("トウザイシステム", "合同会社", suffix=True), 165000, "振込"),
+    (D(2025, 2, 27), bank_payer("アオバショウジ", "株式会社"), 110000, "振込 INV-2025-0102"),
 )
 
 # 入金消込 (payment_matching): the customer master, the open invoices, and February's deposits
