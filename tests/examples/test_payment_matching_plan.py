@@ -193,5 +193,8 @@ def test_a_broken_bank_file_stops_the_run_with_a_located_japanese_error(tmp_path
     assert result.exit_code != 0
     error = json.loads(result.stdout)["error"]
     assert error["details"]["node_id"] == "read_bank"
-    assert "振込入金通知.txt" in error["message"]
-    assert "4 件目" in error["message"] or "4 件目" in json.dumps(error, ensure_ascii=False)
+    assert error["message"] == (
+        "「振込入金通知.txt」の 4 件目のレコード（4 行目、先頭から 607 バイト目）は 150 バイトしかなく、"
+        "途中で切れています（振込入金通知は 1 レコード 200 バイトです）。"
+    )
+    assert not list((tmp_path / "runs").rglob("*.xlsx"))  # no workbook half-written
