@@ -78,7 +78,7 @@ def render_vars(
     }
     values: dict[str, Any] = {}
     refused = False
-    with st.expander(VARS_LABEL, expanded=False):
+    with st.expander(VARS_LABEL, expanded=bool(reads)):  # open when it names files to read
         st.caption(
             "Plan の vars（CLI の --var と同じもの）です。空欄は null（指定なし）になります。"
             "読み込むファイルは作業ディレクトリかサンプルデータの中のものを指定してください。"
