@@ -9,7 +9,10 @@ are exactly what this script writes.
     python examples/make_data.py            # rewrites examples/data/
     python examples/make_data.py OUT_DIR    # writes somewhere else
 
-Needs reportlab for the PDFs (installed with ``pip install -e ".[dev]"``).
+Needs reportlab for the PDFs (installed with ``pip install -e ".[dev]"``). The bank files of
+payment_matching are written by the tests' bank-file generator (``tests/documents/bank_files.py``:
+payers as banks write them, 全銀協 records field by field), so the sample is the same kind of data
+the 入金消込 tests are made of.
 """
 
 from __future__ import annotations
@@ -27,6 +30,13 @@ from typing import Any
 
 from openpyxl import Workbook
 from openpyxl.styles import Font
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+if str(REPOSITORY) not in sys.path:  # run as a script: the tests' generators are importable
+    sys.path.insert(0, str(REPOSITORY))
+
+from tests.documents import bank_files  # noqa: E402
+from tests.documents.bank_files import Deposit, Withdrawal, bank_payer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent / "data"
 FIXED_TIME = dt.datetime(2025, 3, 1, 9, 0, 0)
@@ -116,15 +126,90 @@ INVOICES = (
     ),
 )
 
-# Deposits on the bank account: who paid, when, how much (see README.md for the story).
+# Deposits on the bank account: who paid (振込依頼人, as the payer's bank writes it), when, how
+# much (see README.md for the story).
 DEPOSITS = (
-    (D(2025, 1, 27), "大空物産株式会社", 77000, "振込"),
-    (D(2025, 1, 31), "株式会社青葉商事", 330000, "振込 INV-2025-0101"),
-    (D(2025, 1, 31), "北斗運輸株式会社", 219340, "振込（手数料差引）"),
-    (D(2025, 1, 31), "有限会社桜井製作所", 500000, "振込"),
-    (D(2025, 2, 20), "東西システム合同会社", 165000, "振込"),
-    (D(2025, 2, 27), "株式会社青葉商事", 110000, "振込 INV-2025-0102"),
+    (D(2025, 1, 27), bank_payer("オオゾラブッサン", "株式会社", suffix=True), 77000, "振込"),
+    (D(2025, 1, 31), bank_payer("アオバショウジ", "株式会社"), 330000, "振込 INV-2025-0101"),
+    (
+        D(2025, 1, 31),
+        bank_payer("ホクトウンユ", "株式会社", suffix=True),
+        219340,
+        "振込（手数料差引）",
+    ),
+    (D(2025, 1, 31), bank_payer("サクライセイサクショ", "有限会社"), 500000, "振込"),
+    (D(2025, 2, 20), bank_payer("トウザイシステム", "合同会社", suffix=True), 165000, "振込"),
+    (D(2025, 2, 27), bank_payer("アオバショウジ", "株式会社"), 110000, "振込 INV-2025-0102"),
 )
+
+# 入金消込 (payment_matching): the customer master, the open invoices, and February's deposits
+# on the account as the bank reports them (see README.md for the story of each line).
+CUSTOMERS = (
+    # 取引先コード, 取引先名, 取引先名カナ ("": the master has none; the reading of the name is used)
+    ("1001", "株式会社青葉商事", "アオバショウジ"),
+    ("1002", "北斗運輸株式会社", "ホクトウンユ"),
+    ("1003", "有限会社桜井製作所", "サクライセイサクショ"),
+    ("1004", "東西システム合同会社", "トウザイシステム"),
+    ("1005", "株式会社みなと食品", ""),
+    ("1006", "医療法人さくら歯科", "サクラシカ"),
+    ("1007", "株式会社山田商事", "ヤマダショウジ"),
+    (
+        "1008",
+        "日本国際ロジスティクスアンドサプライチェーンマネジメントソリューションズジャパン株式会社",
+        "ニッポンコクサイロジスティクスアンドサプライチェーンマネジメントソリューションズジャパン",
+    ),
+    ("1009", "株式会社山田工業", "ヤマダコウギョウ"),
+    ("1010", "株式会社山田興業", "ヤマダコウギョウ"),
+)
+OPEN_INVOICES = (
+    # 請求番号, 取引先コード, 請求金額, 支払期日
+    ("INV-2025-0101", "1001", 330000, D(2025, 1, 31)),
+    ("INV-2025-0102", "1001", 110000, D(2025, 2, 28)),
+    ("INV-2025-0103", "1002", 220000, D(2025, 1, 31)),
+    ("INV-2025-0104", "1003", 550000, D(2025, 1, 31)),
+    ("INV-2025-0105", "1004", 165000, D(2025, 1, 31)),
+    ("INV-2025-0106", "1005", 88000, D(2025, 1, 31)),
+    ("INV-2025-0107", "1006", 44000, D(2025, 2, 28)),
+    ("INV-2025-0108", "1007", 275000, D(2025, 2, 28)),
+    ("INV-2025-0109", "1008", 1320000, D(2025, 2, 28)),
+    ("INV-2025-0110", "1009", 198000, D(2025, 2, 28)),
+    ("INV-2025-0111", "1010", 198000, D(2025, 2, 28)),
+)
+PARENT_PAYER = bank_payer("ヤマトホールディングス", "株式会社")  # pays for 1007 山田商事
+BANK_DEPOSITS = (
+    # 青葉商事 pays both its invoices in one transfer (まとめ入金)
+    Deposit(D(2025, 2, 3), 440000, bank_payer("アオバショウジ", "株式会社")),
+    # 北斗運輸 takes the bank fee off (手数料差引 660 円); the form written after the name
+    Deposit(D(2025, 2, 3), 219340, bank_payer("ホクトウンユ", "株式会社", suffix=True)),
+    # 桜井製作所 pays in two parts (分割入金)
+    Deposit(D(2025, 2, 5), 300000, bank_payer("サクライセイサクショ", "有限会社")),
+    # 東西システム: its customer code put first
+    Deposit(D(2025, 2, 7), 165000, bank_payer("トウザイシステム", "合同会社", code="1004")),
+    # さくら歯科: the invoice number in the EDI information, less a 440 円 fee
+    Deposit(D(2025, 2, 10), 43560, bank_payer("サクラシカ", "医療法人"), edi="INV-2025-0107"),
+    # a person nobody knows (不明入金)
+    Deposit(D(2025, 2, 12), 77000, bank_payer("タナカ\u3000タロウ")),
+    # the parent company of 山田商事 pays its invoice (要確認 until the name is learned)
+    Deposit(D(2025, 2, 14), 275000, PARENT_PAYER),
+    # a name of 56 half-width characters cut at 48 by the bank, less an 880 円 fee
+    Deposit(
+        D(2025, 2, 17),
+        1319120,
+        bank_payer(CUSTOMERS[7][2], "株式会社", long_vowel="ｰ"),
+    ),
+    # 山田工業 or 山田興業? Both read ヤマダコウギョウ and owe 198,000 円 (要確認)
+    Deposit(D(2025, 2, 20), 198000, bank_payer("ヤマダコウギョウ", "株式会社")),
+    # 桜井製作所's second part
+    Deposit(D(2025, 2, 25), 250000, bank_payer("サクライセイサクショ", "有限会社")),
+    # a company that is not a customer (不明入金)
+    Deposit(D(2025, 2, 26), 55000, bank_payer("オオゾラブッサン", "株式会社", suffix=True)),
+)
+BANK_WITHDRAWALS = (
+    Withdrawal(D(2025, 2, 10), 660, "ﾌﾘｺﾐﾃｽｳﾘﾖｳ"),
+    Withdrawal(D(2025, 2, 25), 38500, "ﾃﾞﾝｷﾀﾞｲ"),
+)
+BANK_ACCOUNT = bank_files.Account(name="ｶ)ｻﾝﾌﾟﾙｼﾖｳｼﾞ", opening_balance=2_500_000)
+LEARNED_NAMES = ((PARENT_PAYER, "1007"),)  # what a person confirmed once (学習済みの名義.csv)
 
 # Invoices in free layouts (scans typed up, other issuers' templates): for ai.process_llm.
 FREE_FORM = (
@@ -408,6 +493,47 @@ def build() -> dict[str, bytes]:
             expenses,
         ),
         "monthly_sales_report/売上明細.csv": sales_csv(),
+        **payment_matching_files(),
+    }
+
+
+def csv_bytes(header: Sequence[str], rows: Sequence[Sequence[Any]], encoding: str) -> bytes:
+    """A CSV as an accounting system exports it (CR LF, no quoting needed for these cells)."""
+    lines = [",".join(header), *(",".join(str(cell) for cell in row) for row in rows)]
+    return ("\r\n".join(lines) + "\r\n").encode(encoding)
+
+
+def payment_matching_files() -> dict[str, bytes]:
+    """The customer master, open invoices, learned names and one month of deposits in three
+    bank formats (全銀協 振込入金通知 and 入出金取引明細, an Internet banking CSV)."""
+    names = {code: name for code, name, _ in CUSTOMERS}
+    invoices = [
+        (number, code, names[code], amount, due.isoformat())
+        for number, code, amount, due in OPEN_INVOICES
+    ]
+    zengin = bank_files.Options(created=D(2025, 2, 28))
+    return {
+        "payment_matching/取引先マスタ.csv": csv_bytes(
+            ("取引先コード", "取引先名", "取引先名カナ"), CUSTOMERS, "cp932"
+        ),
+        "payment_matching/請求一覧.csv": csv_bytes(
+            ("請求番号", "取引先コード", "取引先名", "請求金額", "支払期日"), invoices, "cp932"
+        ),
+        "payment_matching/学習済みの名義.csv": csv_bytes(
+            ("振込依頼人名", "取引先コード"), LEARNED_NAMES, "utf-8"
+        ),
+        "payment_matching/振込入金通知.txt": bank_files.transfer_notice(
+            BANK_DEPOSITS, BANK_ACCOUNT, zengin
+        ),
+        "payment_matching/入出金取引明細.txt": bank_files.statement(
+            BANK_DEPOSITS, BANK_WITHDRAWALS, BANK_ACCOUNT, zengin
+        ),
+        "payment_matching/入出金明細.csv": bank_files.bank_csv(
+            BANK_DEPOSITS,
+            BANK_WITHDRAWALS,
+            edi_column=True,
+            opening=BANK_ACCOUNT.opening_balance,
+        ),
     }
 
 

@@ -20,6 +20,7 @@ __all__ = [
     "example_answers",
     "example_data_dir",
     "example_names",
+    "example_path",
     "example_plan",
     "example_title",
     "examples_root",
@@ -88,6 +89,17 @@ def example_answers(name: str) -> dict[str, dict[str, Any]]:
         for node, answers in data.items()
         if isinstance(answers, Mapping)
     }
+
+
+def example_path(value: Any) -> Any:
+    """A plan default naming a sample file (``examples/...``) as the bundled file's absolute
+    path (lists item by item); any other value as written (also when no examples are installed)."""
+    if not isinstance(value, str | list):
+        return value
+    try:
+        return _resolve(value, examples_root())
+    except BlockError:
+        return value
 
 
 def _resolve(value: Any, root: Path) -> Any:

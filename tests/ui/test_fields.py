@@ -261,6 +261,7 @@ def _file_requirements(name: str) -> list[dict[str, Any]]:
         req
         for node in plan["graph"]
         if node.get("block") == "ui.interactive_input"
+        if isinstance(node["in"]["requirements"], list)  # not computed during the run
         for req in node["in"]["requirements"]
         if req["type"] in ("file", "files")
     ]

@@ -54,6 +54,7 @@ from keiri_agent.ui.run_plans import (
     offer_sample,
     plan_choices,
 )
+from keiri_agent.ui.run_vars import render_vars, reset_vars
 from keiri_agent.ui.run_view import (
     Outcome,
     collect_answers,
@@ -152,10 +153,15 @@ def _rerun_action(outcome: Outcome, plan: Plan, registry: BlockRegistry) -> tupl
 
 
 def _start(
-    action: tuple[str, ...], path: Path, plan: Plan, settings: Settings, names: PlanNames
+    action: tuple[str, ...],
+    path: Path,
+    plan: Plan,
+    settings: Settings,
+    names: PlanNames,
+    plan_vars: dict[str, Any] | None = None,
 ) -> Outcome:
-    """Run, resume (``("resume", run_id)``) or rerun (``("rerun", run_id, node)``) with the
-    answers on the page now."""
+    """Run (with ``plan_vars``), resume (``("resume", run_id)``) or rerun (``("rerun", run_id,
+    node)``, both with the vars of the run they continue) with the answers on the page now."""
     answers = collect_answers(plan.id)
 
     def start(runner: PlanRunner, on_event: Callable[[RunEvent], None]) -> RunResult:
@@ -163,7 +169,7 @@ def _start(
             return runner.resume(action[1], answers=answers, on_event=on_event)
         if action[0] == "rerun":
             return runner.rerun(action[1], action[2], answers=answers, on_event=on_event)
-        return runner.run(path, answers=answers, on_event=on_event)
+        return runner.run(path, vars=plan_vars, answers=answers, on_event=on_event)
 
     return execute(start, settings, plan_id=plan.id, total_nodes=len(plan.graph), names=names)
 
@@ -275,6 +281,7 @@ def render() -> None:
             render_ui_node(node, name=names.node(node.node_id))
     if not nodes:
         st.caption("実行前に入力する項目はありません（必要な入力は実行中に尋ねます）。")
+    plan_vars = render_vars(PAGE, plan, registry, settings)
     left, right, _ = st.columns([1, 1, 5])
     with left:
         clicked = st.button(
@@ -290,12 +297,14 @@ def render() -> None:
             help="この Plan の入力値と結果を消去します（実行履歴は残ります）。",
         ):
             reset_inputs(plan.id)
+            reset_vars(PAGE, plan.id)
             outcomes.pop(plan.id, None)
             session_state.get_or_create(SAMPLE_KEY, set).discard(plan.id)
             st.rerun()
     pending: tuple[str, ...] | None = st.session_state.pop(PENDING_KEY, None)
-    if clicked or pending:
-        outcomes[plan.id] = _start(pending or ("run",), path, plan, settings, names)
+    action = pending or (("run",) if clicked else None)
+    if action is not None and (action[0] != "run" or plan_vars is not None):
+        outcomes[plan.id] = _start(action, path, plan, settings, names, plan_vars)
     outcome = outcomes.get(plan.id)
     if outcome is not None:
         _render_outcome(outcome, plan, settings, registry, names)
