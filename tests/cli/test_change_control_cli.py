@@ -21,6 +21,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from keiri_agent.cli import app
+from keiri_agent.events.chain import GENESIS, chain_line, split_line
 from keiri_agent.users import key_hash, os_user
 from tests.plan.blockkit import SPEC_DIR
 
@@ -482,6 +483,9 @@ def test_audit_export_lists_each_run_with_its_version_approver_and_file_hashes(
         (str(written), hashlib.sha256(written.read_bytes()).hexdigest())
     ]
     assert row["log_check"] == "intact"
+    record = json.loads((Path(row["log"]).with_suffix(".files") / "record.json").read_text("utf-8"))
+    last = json.loads(Path(row["log"]).read_text(encoding="utf-8").splitlines()[-1])
+    assert row["log_digest"] == last["chain"] == record["digest"]
 
     out = tmp_path / "audit" / "2026-03.csv"
     done = _invoke("audit", "export", "--from", today, "--to", today, "--out", out)
@@ -496,6 +500,7 @@ def test_audit_export_lists_each_run_with_its_version_approver_and_file_hashes(
     )
     assert hashlib.sha256(written.read_bytes()).hexdigest() in table[0]["出力ファイル（SHA-256）"]
     assert table[0]["ログの検証"] == "改ざんなし"
+    assert table[0]["ログの最終ハッシュ"] == row["log_digest"]
     assert table[0]["開始日時"].endswith("JST")
 
     yesterday = _invoke("audit", "export", "--from", "2020-01-01", "--to", "2020-01-31")
@@ -514,3 +519,28 @@ def test_audit_export_refuses_bad_periods_and_formats(args: tuple[str, ...], mes
     result = _invoke("audit", "export", *args)
     assert result.exit_code == 2
     assert message in result.output
+
+
+def test_a_log_rewritten_whole_keeps_no_earlier_exported_digest(tmp_path: Path) -> None:
+    run_id, log = _run_log(tmp_path)
+    today = datetime.now(UTC).astimezone(ZoneInfo("Asia/Tokyo")).date().isoformat()
+    period = ("--from", today, "--to", today, "--format", "jsonl")
+    (kept,) = [json.loads(line) for line in _invoke("audit", "export", *period).stdout.splitlines()]
+
+    # Someone who can write the runs folder rewrites the outcome and recomputes the chain.
+    previous = GENESIS
+    rewritten = []
+    for line in log.read_text(encoding="utf-8").splitlines():
+        text, _ = split_line(line)
+        text = text.replace('"status": "success"', '"status": "failed"')
+        line, previous = chain_line(text, previous)
+        rewritten.append(line)
+    log.write_text("\n".join(rewritten) + "\n", encoding="utf-8")
+    record_path = log.with_suffix(".files") / "record.json"
+    record = json.loads(record_path.read_text(encoding="utf-8"))
+    record_path.write_text(json.dumps({**record, "digest": previous}), encoding="utf-8")
+
+    assert _verify(run_id)[0] == 0  # the files alone cannot show it (README: 限界)
+    (now,) = [json.loads(line) for line in _invoke("audit", "export", *period).stdout.splitlines()]
+    assert (now["status"], now["log_check"]) == ("failed", "intact")
+    assert now["log_digest"] == previous != kept["log_digest"]
