@@ -314,6 +314,28 @@ def test_a_resumed_run_runs_the_version_it_started_with(
     assert start["resume_of"] == paused["run_id"]
 
 
+def test_a_rerun_runs_the_version_it_started_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KEIRI_REQUIRE_APPROVAL", "on")
+    monkeypatch.setenv("KEIRI_ALLOW_SELF_APPROVAL", "true")
+    plan = _write(tmp_path, CLOSE)
+    _invoke("plan", "save", plan)
+    _invoke("plan", "approve", "keiri/close", "v1")
+    first = _json(_invoke("plan", "run", plan, "--json"))
+    assert first["outputs"]["second"] == {"sum": 13}
+
+    _write(tmp_path, CLOSE_V2)  # the working copy changes (b: 20), and is not approved
+    rerun = _invoke("plan", "rerun", first["run_id"], "--from", "second", "--json")
+
+    assert rerun.exit_code == 0, rerun.output
+    done = _json(rerun)
+    assert done["outputs"]["second"] == {"sum": 13}  # 3 + 10: the version it started with
+    start = json.loads(Path(done["log_path"]).read_text(encoding="utf-8").splitlines()[0])
+    assert start["plan_hash"] == hashlib.sha256(CLOSE.encode()).hexdigest()
+    assert start["approval"]["by"] == os_user()
+
+
 # --- audit verify --------------------------------------------------------------------------------
 
 
