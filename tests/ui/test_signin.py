@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from keiri_agent.users import key_hash
 from keiri_agent.ui import APP_PATH
 from keiri_agent.ui.signin import KEY_INPUT, KEY_STATE, SIGNOUT_KEY, SUBMIT_KEY
+from keiri_agent.users import key_hash
 from tests.ui.conftest import APP_TIMEOUT_S, open_page
 
 USER_KEY = "sato-key-6f1c0e3a9b2d47"
