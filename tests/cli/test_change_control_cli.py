@@ -336,6 +336,72 @@ def test_a_rerun_runs_the_version_it_started_with(
     assert start["approval"]["by"] == os_user()
 
 
+SUB = """\
+apiVersion: v1
+id: lib/bump
+vars:
+  x: 0
+graph:
+  - id: step
+    block: test.add
+    in: {a: "${vars.x}", b: 1}
+exports:
+  - {from: step.sum, as: result}
+"""
+CALLING = """\
+apiVersion: v1
+id: calling
+graph:
+  - id: ask
+    block: ui.interactive_input
+    in:
+      mode: collect
+      message: 件数を入力してください
+      requirements:
+        - {id: count, type: number, label: 件数}
+  - id: call
+    type: subflow
+    call: {plan_id: lib/bump, inputs: {x: "${ask.collected_data.count}"}}
+    out:
+      exports: [{from: result, as: bumped}]
+"""
+
+
+@pytest.mark.parametrize("required", ["off", "on"])
+def test_a_resumed_run_calls_the_subflow_version_it_started_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, required: str
+) -> None:
+    monkeypatch.setenv("KEIRI_REQUIRE_APPROVAL", required)
+    monkeypatch.setenv("KEIRI_ALLOW_SELF_APPROVAL", "true")
+    (tmp_path / "designs" / "lib").mkdir()
+    sub = _write(tmp_path, SUB, "lib/bump.yaml")
+    plan = _write(tmp_path, CALLING, "calling.yaml")
+    for path, plan_id in ((sub, "lib/bump"), (plan, "calling")):
+        _invoke("plan", "save", path)
+        _invoke("plan", "approve", plan_id, "v1")
+    paused = _json(_invoke("plan", "run", plan, "--json"))
+    assert paused["status"] == "waiting_input", paused
+
+    # The subflow's working copy changes (it now adds 100), and is not approved.
+    sub.write_text(SUB.replace("b: 1}", "b: 100}"), encoding="utf-8")
+    answers = tmp_path / "answers.yaml"
+    answers.write_text("ask:\n  count: 4\n", encoding="utf-8")
+    resumed = _invoke("plan", "resume", paused["run_id"], "--answers", answers, "--json")
+
+    assert resumed.exit_code == 0, resumed.output
+    done = _json(resumed)
+    assert done["outputs"]["call"] == {"bumped": 5}  # 4 + 1: the subflow it started with
+    start = json.loads(Path(done["log_path"]).read_text(encoding="utf-8").splitlines()[0])
+    assert start["subflow_versions"] == {"lib/bump": hashlib.sha256(SUB.encode()).hexdigest()}
+    # A new run reads the working copy (and, with approval required, refuses it).
+    again = _json(_invoke("plan", "run", plan, "--answers", answers, "--json"))
+    if required == "on":
+        assert again["error"]["code"] == "APPROVAL_REQUIRED"
+        assert "lib/bump" in again["error"]["message"]
+    else:
+        assert again["outputs"]["call"] == {"bumped": 104}
+
+
 # --- audit verify --------------------------------------------------------------------------------
 
 
