@@ -21,6 +21,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from keiri_agent.cli import app
+from keiri_agent.events.chain import GENESIS, chain_line, split_line
 from keiri_agent.users import key_hash, os_user
 from tests.plan.blockkit import SPEC_DIR
 
@@ -313,6 +314,94 @@ def test_a_resumed_run_runs_the_version_it_started_with(
     assert start["resume_of"] == paused["run_id"]
 
 
+def test_a_rerun_runs_the_version_it_started_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KEIRI_REQUIRE_APPROVAL", "on")
+    monkeypatch.setenv("KEIRI_ALLOW_SELF_APPROVAL", "true")
+    plan = _write(tmp_path, CLOSE)
+    _invoke("plan", "save", plan)
+    _invoke("plan", "approve", "keiri/close", "v1")
+    first = _json(_invoke("plan", "run", plan, "--json"))
+    assert first["outputs"]["second"] == {"sum": 13}
+
+    _write(tmp_path, CLOSE_V2)  # the working copy changes (b: 20), and is not approved
+    rerun = _invoke("plan", "rerun", first["run_id"], "--from", "second", "--json")
+
+    assert rerun.exit_code == 0, rerun.output
+    done = _json(rerun)
+    assert done["outputs"]["second"] == {"sum": 13}  # 3 + 10: the version it started with
+    start = json.loads(Path(done["log_path"]).read_text(encoding="utf-8").splitlines()[0])
+    assert start["plan_hash"] == hashlib.sha256(CLOSE.encode()).hexdigest()
+    assert start["approval"]["by"] == os_user()
+
+
+SUB = """\
+apiVersion: v1
+id: lib/bump
+vars:
+  x: 0
+graph:
+  - id: step
+    block: test.add
+    in: {a: "${vars.x}", b: 1}
+exports:
+  - {from: step.sum, as: result}
+"""
+CALLING = """\
+apiVersion: v1
+id: calling
+graph:
+  - id: ask
+    block: ui.interactive_input
+    in:
+      mode: collect
+      message: 件数を入力してください
+      requirements:
+        - {id: count, type: number, label: 件数}
+  - id: call
+    type: subflow
+    call: {plan_id: lib/bump, inputs: {x: "${ask.collected_data.count}"}}
+    out:
+      exports: [{from: result, as: bumped}]
+"""
+
+
+@pytest.mark.parametrize("required", ["off", "on"])
+def test_a_resumed_run_calls_the_subflow_version_it_started_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, required: str
+) -> None:
+    monkeypatch.setenv("KEIRI_REQUIRE_APPROVAL", required)
+    monkeypatch.setenv("KEIRI_ALLOW_SELF_APPROVAL", "true")
+    (tmp_path / "designs" / "lib").mkdir()
+    sub = _write(tmp_path, SUB, "lib/bump.yaml")
+    plan = _write(tmp_path, CALLING, "calling.yaml")
+    for path, plan_id in ((sub, "lib/bump"), (plan, "calling")):
+        _invoke("plan", "save", path)
+        _invoke("plan", "approve", plan_id, "v1")
+    paused = _json(_invoke("plan", "run", plan, "--json"))
+    assert paused["status"] == "waiting_input", paused
+
+    # The subflow's working copy changes (it now adds 100), and is not approved.
+    sub.write_text(SUB.replace("b: 1}", "b: 100}"), encoding="utf-8")
+    answers = tmp_path / "answers.yaml"
+    answers.write_text("ask:\n  count: 4\n", encoding="utf-8")
+    resumed = _invoke("plan", "resume", paused["run_id"], "--answers", answers, "--json")
+
+    assert resumed.exit_code == 0, resumed.output
+    done = _json(resumed)
+    assert done["outputs"]["call"] == {"bumped": 5}  # 4 + 1: the subflow it started with
+    start = json.loads(Path(done["log_path"]).read_text(encoding="utf-8").splitlines()[0])
+    assert start["subflow_versions"] == {"lib/bump": hashlib.sha256(SUB.encode()).hexdigest()}
+    # A new run reads the working copy (and, with approval required, refuses it).
+    again = _json(_invoke("plan", "run", plan, "--answers", answers, "--json"))
+    if required == "on":
+        assert again["error"]["code"] == "APPROVAL_REQUIRED"
+        assert "lib/bump" in again["error"]["message"]
+    else:
+        assert again["outputs"]["call"] == {"bumped": 104}
+
+
 # --- audit verify --------------------------------------------------------------------------------
 
 
@@ -482,6 +571,9 @@ def test_audit_export_lists_each_run_with_its_version_approver_and_file_hashes(
         (str(written), hashlib.sha256(written.read_bytes()).hexdigest())
     ]
     assert row["log_check"] == "intact"
+    record = json.loads((Path(row["log"]).with_suffix(".files") / "record.json").read_text("utf-8"))
+    last = json.loads(Path(row["log"]).read_text(encoding="utf-8").splitlines()[-1])
+    assert row["log_digest"] == last["chain"] == record["digest"]
 
     out = tmp_path / "audit" / "2026-03.csv"
     done = _invoke("audit", "export", "--from", today, "--to", today, "--out", out)
@@ -496,6 +588,7 @@ def test_audit_export_lists_each_run_with_its_version_approver_and_file_hashes(
     )
     assert hashlib.sha256(written.read_bytes()).hexdigest() in table[0]["出力ファイル（SHA-256）"]
     assert table[0]["ログの検証"] == "改ざんなし"
+    assert table[0]["ログの最終ハッシュ"] == row["log_digest"]
     assert table[0]["開始日時"].endswith("JST")
 
     yesterday = _invoke("audit", "export", "--from", "2020-01-01", "--to", "2020-01-31")
@@ -514,3 +607,28 @@ def test_audit_export_refuses_bad_periods_and_formats(args: tuple[str, ...], mes
     result = _invoke("audit", "export", *args)
     assert result.exit_code == 2
     assert message in result.output
+
+
+def test_a_log_rewritten_whole_keeps_no_earlier_exported_digest(tmp_path: Path) -> None:
+    run_id, log = _run_log(tmp_path)
+    today = datetime.now(UTC).astimezone(ZoneInfo("Asia/Tokyo")).date().isoformat()
+    period = ("--from", today, "--to", today, "--format", "jsonl")
+    (kept,) = [json.loads(line) for line in _invoke("audit", "export", *period).stdout.splitlines()]
+
+    # Someone who can write the runs folder rewrites the outcome and recomputes the chain.
+    previous = GENESIS
+    rewritten = []
+    for line in log.read_text(encoding="utf-8").splitlines():
+        text, _ = split_line(line)
+        text = text.replace('"status": "success"', '"status": "failed"')
+        line, previous = chain_line(text, previous)
+        rewritten.append(line)
+    log.write_text("\n".join(rewritten) + "\n", encoding="utf-8")
+    record_path = log.with_suffix(".files") / "record.json"
+    record = json.loads(record_path.read_text(encoding="utf-8"))
+    record_path.write_text(json.dumps({**record, "digest": previous}), encoding="utf-8")
+
+    assert _verify(run_id)[0] == 0  # the files alone cannot show it (README: 限界)
+    (now,) = [json.loads(line) for line in _invoke("audit", "export", *period).stdout.splitlines()]
+    assert (now["status"], now["log_check"]) == ("failed", "intact")
+    assert now["log_digest"] == previous != kept["log_digest"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -16,6 +17,7 @@ from typer.testing import CliRunner
 from keiri_agent.blocks.registry import default_registry
 from keiri_agent.cli import app
 from keiri_agent.plan import validate_file
+from keiri_agent.users import os_user
 from tests.design.test_generate import EXPENSES, INSTRUCTION, SKELETON, wiring
 from tests.support.llm_server import ScriptedLLMServer
 
@@ -277,3 +279,26 @@ def test_the_blocks_left_out_are_printed_with_the_reason(
     assert count <= 12
     assert f"除外 {22 - count} 件（" in text
     assert "  - report.chart: " in text or "ほか" in text
+
+
+def test_a_generated_plan_is_kept_as_a_version_with_its_author_and_hash(
+    design_env: Path, llm_server: ScriptedLLMServer
+) -> None:
+    result = runner.invoke(
+        app,
+        [
+            "plan", "generate", "-i", "請求書と入金明細を照合",
+            "--templates", "evidence_zip_invoices,bank_statement,invoice_payment",
+            "--apply-mode", "compose", "--plan-id", "keiri/reconcile", "--json",
+        ],
+    )  # fmt: skip
+
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    text = Path(data["saved"]).read_bytes()
+    assert data["version"]["version"] == hashlib.sha256(text).hexdigest()
+    assert (data["version"]["author"], data["version"]["number"]) == (os_user(), 1)
+    assert data["version"]["message"] == "自動生成: 請求書と入金明細を照合"
+    listed = runner.invoke(app, ["plan", "versions", "keiri/reconcile", "--json"])
+    (version,) = json.loads(listed.stdout)["versions"]
+    assert (version["version"], version["status"]) == (data["version"]["version"], "pending")

@@ -3,8 +3,10 @@
 One row per plan run started in the period (dates in ``KEIRI_TIMEZONE``, both days included):
 the plan and the version that ran (its hash and number), who approved that version and when
 (or that it was not approved), who started the run and when, how it ended, the files it read
-and wrote with their SHA-256, and whether its log is intact (``control.verify``). Everything
-comes from the run's own log, which the hash chain protects, never from a copy beside it.
+and wrote with their SHA-256, and whether its log is intact (``control.verify``) with its last
+hash-chain value (kept elsewhere, it shows a log later rewritten whole, its chain recomputed).
+Everything comes from the run's own log, which the hash chain protects, never from a copy
+beside it.
 
 CSV is written with a BOM (UTF-8), so Excel opens the Japanese columns as they are; its file
 columns list one ``path sha256:<hex>`` per line in the cell. JSON Lines keeps the same fields
@@ -45,6 +47,7 @@ CSV_COLUMNS = (
     ("inputs", "入力ファイル（SHA-256）"),
     ("outputs", "出力ファイル（SHA-256）"),
     ("log_check", "ログの検証"),
+    ("log_digest", "ログの最終ハッシュ"),
     ("log", "実行ログ"),
 )
 
@@ -65,6 +68,7 @@ class AuditRow:
     finished_at: datetime | None
     status: str  # a plan_complete status, or "incomplete"
     log_check: str  # control.verify's status
+    log_digest: str | None  # the log's last hash-chain value (None: a log without the chain)
     log: str
     inputs: list[dict[str, Any]] = field(default_factory=list)
     outputs: list[dict[str, Any]] = field(default_factory=list)
@@ -88,6 +92,7 @@ class AuditRow:
             "inputs": self.inputs,
             "outputs": self.outputs,
             "log_check": self.log_check,
+            "log_digest": self.log_digest,
             "log": self.log,
         }
 
@@ -130,6 +135,7 @@ def audit_rows(
                 finished_at=scan.end.timestamp if scan.end else None,
                 status=scan.end.status if scan.end else "incomplete",
                 log_check=scan.check.status,
+                log_digest=scan.check.digest,
                 log=str(log),
                 inputs=[_file(d) for d in scan.digests if d.role == "input"],
                 outputs=[_file(d) for d in scan.digests if d.role == "output"],

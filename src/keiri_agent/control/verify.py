@@ -51,6 +51,9 @@ class RunCheck:
     run_id: str | None = None
     plan_id: str | None = None
     lines: int = 0
+    # The chain value of the log's last line: the whole log in one hash, for an auditor to
+    # keep elsewhere (a log rewritten later, chain and record recomputed, no longer has it).
+    digest: str | None = None
     findings: list[ChainFinding] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # about the record, not a line
 
@@ -61,6 +64,7 @@ class RunCheck:
             "plan_id": self.plan_id,
             "status": self.status,
             "lines": self.lines,
+            "digest": self.digest,
             "findings": [f.to_dict() for f in self.findings],
             "problems": self.problems,
         }
@@ -116,7 +120,11 @@ def scan_log(log_path: Path) -> LogScan:
     keeper = _Keeper()
     with open_log(log_path) as handle:
         report = verify_lines(keeper.lines(handle), record.seal if record else None)
-    scan = LogScan(RunCheck(log_path, "intact", lines=report.lines, findings=report.findings))
+    scan = LogScan(
+        RunCheck(
+            log_path, "intact", lines=report.lines, digest=report.last, findings=report.findings
+        )
+    )
     for event in _events(keeper.kept):
         if isinstance(event, PlanStart) and scan.start is None:
             scan.start = event

@@ -2,7 +2,10 @@
 
 A :class:`SubflowLoader` reads each ``designs/<plan_id>.yaml`` once and keeps what it read: the
 validator, the dry run and the runner of one command share a loader, so a run executes exactly
-the subflow files its validation checked, even when a file changes while the run goes on. What
+the subflow files its validation checked, even when a file changes while the run goes on. A run
+keeps the texts it read beside its log (:meth:`SubflowLoader.keep`); a resume or rerun of it
+loads those first (``pinned``), so it calls the subflow versions its run started with, even if
+the working copies changed since (a subflow that was not kept is read from ``designs/``). What
 cannot be loaded is a :class:`BlockError` with the same code in every phase:
 
 - ``SUBFLOW_NOT_FOUND``  no file for the plan id
@@ -64,10 +67,12 @@ class Subflow:
 
 
 class SubflowLoader:
-    """Subflow plans under ``designs_dir``, each read once and compiled once (thread-safe)."""
+    """Subflow plans under ``designs_dir``, each read once and compiled once (thread-safe);
+    ``pinned``: a folder :meth:`keep` wrote, whose texts come before ``designs_dir``'s."""
 
-    def __init__(self, designs_dir: Path) -> None:
+    def __init__(self, designs_dir: Path, *, pinned: Path | None = None) -> None:
         self.designs_dir = designs_dir
+        self.pinned = pinned
         self._loaded: dict[str, Subflow] = {}
         self._graphs: dict[str, CompiledGraph] = {}
         self._lock = threading.Lock()
@@ -96,8 +101,25 @@ class SubflowLoader:
                 graph = self._graphs[plan_id] = compile_graph(list(sub.plan.graph))
         return sub.plan, graph
 
+    def keep(self, folder: Path) -> list[Path]:
+        """Write the text of every subflow read so far under ``folder`` as ``<plan_id>.yaml``
+        (what ``pinned`` reads back); the files written."""
+        written = []
+        for sub in self.loaded():
+            if sub.source is None:
+                continue
+            target = folder / f"{sub.plan_id}.yaml"
+            if not target.resolve().is_relative_to(folder.resolve()):
+                continue  # resolve_plan_file never loads such an id; nothing to keep
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(sub.source.text, encoding="utf-8")
+            written.append(target)
+        return written
+
     def _read(self, plan_id: str) -> Subflow:
-        file = resolve_plan_file(plan_id, self.designs_dir)
+        file = resolve_plan_file(plan_id, self.pinned) if self.pinned is not None else None
+        if file is None:
+            file = resolve_plan_file(plan_id, self.designs_dir)
         if file is None:
             error = BlockError(
                 f"サブフロー '{plan_id}' が見つかりません（{self.designs_dir}/{plan_id}.yaml）。",

@@ -4,7 +4,6 @@ node inside loops or subflows, the enclosing nodes that re-collect their results
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 from keiri_agent.plan._dsl.models import LoopNode, Plan, SubflowNode
 from keiri_agent.plan._graph.compiled import CompiledGraph
@@ -14,7 +13,7 @@ __all__ = ["invalidated"]
 
 
 def invalidated(
-    plan: Plan, graph: CompiledGraph, path: str, designs_dir: Path
+    plan: Plan, graph: CompiledGraph, path: str, subflows: SubflowLoader
 ) -> Callable[[str], bool]:
     """A predicate: does the node at a path have to run again when rerunning from ``path``?"""
     exact: set[str] = set()
@@ -37,7 +36,7 @@ def invalidated(
             current = current.bodies.get(node_id)
             prefix += f"{node_id}[{index}/" if index else f"{node_id}/"
         elif isinstance(node, SubflowNode):
-            current = SubflowLoader(designs_dir).plan(node.call.plan_id)[1]
+            current = subflows.plan(node.call.plan_id)[1]
             prefix += f"{node_id}/"
         else:
             current = None

@@ -51,6 +51,10 @@ from keiri_agent.workspace import fsync_path
 
 __all__ = ["PlanRunner", "RunResult", "cancelled_error"]
 
+# Beside a run's plan snapshot, the subflow texts it read (a resume or rerun calls these); "#"
+# never appears in the folders of node outputs (``values.OutputStore``), as for "#vars".
+SUBFLOWS_DIR = "#subflows"
+
 
 @dataclass
 class RunResult:
@@ -153,9 +157,11 @@ class PlanRunner:
         _replace: dict[str, frozenset[str]] | None = None,
         _resume_of: str | None = None,
         _rerun_from: str | None = None,
+        _pinned: Path | None = None,
     ) -> RunResult:
         source = plan if isinstance(plan, PlanSource) else load_source(plan)
-        subflows = SubflowLoader(self.designs_dir)  # validation and run read the same files
+        # Validation and run read the same files; a resume or rerun, its run's subflows first.
+        subflows = SubflowLoader(self.designs_dir, pinned=_pinned)
         report = validate_source(
             source,
             self.registry,
@@ -191,6 +197,14 @@ class PlanRunner:
             fsync_path(snapshot)
             fsync_path(snapshot.parent, directory=True)
             fsync_path(snapshot.parent.parent, directory=True)  # the new folder's own entry
+        kept = subflows.keep(store.dir / SUBFLOWS_DIR)  # what a resume or rerun calls
+        if durable:
+            for path in kept:
+                fsync_path(path)
+            for folder in sorted({path.parent for path in kept}, key=lambda p: -len(p.parts)):
+                fsync_path(folder, directory=True)
+            if kept:
+                fsync_path(store.dir, directory=True)
         workspace = store.dir / "work"
         workspace.mkdir(exist_ok=True)
         trail.watch(stream)
@@ -308,6 +322,7 @@ class PlanRunner:
             _reuse=record.completed,
             _replace=recover_outputs(record, lambda path: path not in record.completed),
             _resume_of=record.run_id,
+            _pinned=_pinned_subflows(record.plan_file),
         )
 
     def rerun(
@@ -331,8 +346,10 @@ class PlanRunner:
                 details={"run_id": record.run_id, "node": from_node},
             )
         source = load_source(plan) if plan else self._snapshot(record.plan_file, record.run_id)
+        pinned = None if plan else _pinned_subflows(record.plan_file)
         model = Plan.model_validate(source.raw)
-        dropped = invalidated(model, compile_graph(list(model.graph)), from_node, self.designs_dir)
+        subflows = SubflowLoader(self.designs_dir, pinned=pinned)
+        dropped = invalidated(model, compile_graph(list(model.graph)), from_node, subflows)
         reuse = {p: v for p, v in record.completed.items() if not dropped(p)}
         return self.run(
             source,
@@ -343,6 +360,7 @@ class PlanRunner:
             _reuse=reuse,
             _replace=recover_outputs(record, lambda path: path not in reuse),
             _rerun_from=from_node,
+            _pinned=pinned,
         )
 
     # --- helpers -----------------------------------------------------------------------------
@@ -356,6 +374,14 @@ class PlanRunner:
                 details={"run_id": run_id},
             )
         return parse_source(plan_file.read_text(encoding="utf-8"), file=str(plan_file))
+
+
+def _pinned_subflows(plan_file: Path | None) -> Path | None:
+    """The subflow texts a run kept beside its plan snapshot (None: a run from before)."""
+    if plan_file is None:
+        return None
+    folder = plan_file.parent / SUBFLOWS_DIR
+    return folder if folder.is_dir() else None
 
 
 def cancelled_error(run_id: str) -> BlockError:
