@@ -213,7 +213,7 @@ def test_max_attempts_and_k_reach_the_engine(
     )
 
     result = runner.invoke(
-        app, ["plan", "generate", "-i", INSTRUCTION, "--max-attempts", "3", "--k", "8", "--json"]
+        app, ["plan", "generate", "-i", INSTRUCTION, "--max-attempts", "3", "--k", "10", "--json"]
     )
 
     assert result.exit_code == 1
@@ -222,7 +222,7 @@ def test_max_attempts_and_k_reach_the_engine(
     assert data["metrics"]["attempts"] == 3
     wiring_calls = [r for r in llm_server.chat_requests() if asks_for("LLMDesignModel")(r)]
     assert len(wiring_calls) == 3
-    assert len(data["candidates"]) == 8  # of 22 blocks
+    assert len(data["candidates"]) == 10  # of all the bundled blocks
     assert "ui.interactive_input" in data["candidates"]
 
 
@@ -277,7 +277,7 @@ def test_the_blocks_left_out_are_printed_with_the_reason(
     text = unwrapped(result.stdout)
     count = int(text.split("候補ブロック（")[1].split(" 件")[0])
     assert count <= 12
-    assert f"除外 {22 - count} 件（" in text
+    assert f"除外 {len(default_registry().list()) - count} 件（" in text
     assert "  - report.chart: " in text or "ほか" in text
 
 

@@ -49,8 +49,8 @@ def test_the_question_personal_data_stays_out_of_every_prompt(
         TASK, QUERY, f"〔人名1〕様の口座（普通 〔口座番号1〕）は設定画面で変更します{cite}。"
     )
     script.final(
-        f"〔人名1〕様、振込口座（普通 〔口座番号1〕）の変更は設定画面から行えます{cite}。"
-        "ご連絡先 〔電話番号1〕 に確認のお電話を差し上げます。"
+        f"〔人名1〕様、振込口座（普通 〔口座番号1〕）の変更は設定画面から行え、"
+        f"ご連絡先 〔電話番号1〕 に確認のお電話を差し上げます{cite}。"
     )
 
     result = runner.invoke(app, ["helpdesk", "ask", QUESTION, "--index", str(index_dir), "--json"])

@@ -350,12 +350,14 @@ def test_own_uploads_own_outputs_and_the_bundled_example_data_still_work(world: 
         assert task["status"] == "success", task["error"]
         assert "自社 120000" in task["answer"]
     # The example plan with its shipped answers reads the bundled example data; its report
-    # names its chart as the user downloads it, not where the server keeps the run.
+    # names its chart beside it, as the user downloads both, not where the server keeps the run.
     task = world.settle(world.run({"kind": "plan", "plan": "monthly_sales_report"}))
     assert task["status"] == "success", task["error"]
-    assert "![月別売上](chart/月別売上.png)" in task["answer"]
+    assert "![月別売上](月別売上.png)" in task["answer"]
     world.speaks_of_no_server_folder(task["answer"])
-    assert "files/chart/月別売上.png" in [f["path"] for f in task["files"]]
+    paths = [f["path"] for f in task["files"]]
+    assert "files/write_report/月別売上.png" in paths
+    assert "files/write_report/月次売上レポート.md" in paths
     # A plan's outputs are written in the task's own folder, and downloadable.
     body = {"kind": "plan", "plan": "write_var", "vars": {"output": "自分のブック.xlsx"}}
     task = world.settle(world.run(body))

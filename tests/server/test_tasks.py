@@ -51,7 +51,7 @@ def test_list_status_result_and_downloads(
     assert task["error"] is None
     assert task["sse_url"] == f"/agent/sse?task_id={task_id}"
     assert "token" not in task  # no API key configured
-    assert set(downloads) == {"重複チェック結果.xlsx", "重複チェック.md"}
+    assert set(downloads) == {"重複チェック結果.xlsx", "重複チェック.md", "重複チェック.html"}
     directory = live.registry.get(task_id).directory
     for file in task["files"]:
         response = downloads[file["name"]]
