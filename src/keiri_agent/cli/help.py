@@ -57,6 +57,7 @@ _NO_LINE_START: Final = set("、。，．）」』】〕］｝〉》・ー：；
 # Characters that may not end a line (opening brackets): they move to the next line.
 _NO_LINE_END: Final = set("（「『【〔［｛〈《([{")
 _TOKEN: Final = re.compile(r"[\x21-\x7e]+|\s+|.", re.DOTALL)
+_LAST_WORD: Final = re.compile(r"[\x21-\x7e]+$")
 
 
 def wrap(text: str, width: int) -> list[str]:
@@ -79,18 +80,33 @@ def wrap(text: str, width: int) -> list[str]:
                     head = _fit(token, width)
                 lines.append((line + head).rstrip())
                 line, token = "", token[len(head) :]
-            if cell_len(line + token) > width and line and token[0] not in _NO_LINE_START:
-                carried = line.rstrip()
-                kept = carried.rstrip("".join(_NO_LINE_END))
-                if kept:
-                    lines.append(kept)
-                    line = carried[len(kept) :]
-                else:
-                    lines.append(carried)
-                    line = ""
+            if cell_len(line + token) > width and line:
+                head, line = _break(line, token)
+                if head:
+                    lines.append(head)
             line += token
         lines.append(line.rstrip())
     return lines
+
+
+def _break(line: str, token: str) -> tuple[str, str]:
+    """Where a full ``line`` ends before ``token``: the line, and what goes on to the next one.
+
+    A closing mark may not begin the next line and an opening bracket may not end this one,
+    so the last characters (or ASCII word) of the line move on with ``token``; a line that
+    would be left empty stays as it is.
+    """
+    head, tail = line.rstrip(), ""
+    while head and ((tail or token)[0] in _NO_LINE_START or head[-1] in _NO_LINE_END):
+        word = _LAST_WORD.search(head)
+        unit = word.group(0) if word else head[-1]
+        head, tail = head[: -len(unit)], unit + tail
+        if head.endswith(" "):  # the space before what moved: the next line starts there
+            head, tail = head.rstrip(), " " + tail
+    if not head:
+        return line.rstrip(), ""
+    spaced = tail and line.endswith(" ")
+    return head, tail.lstrip() + (" " if spaced else "")
 
 
 def _fit(token: str, cells: int) -> str:
