@@ -11,7 +11,7 @@ without a Japanese wording keeps jsonschema's own sentence after a Japanese lead
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from jsonschema.exceptions import ValidationError
@@ -78,7 +78,9 @@ def _types(expected: Any) -> str:
 
 
 def _wording(error: ValidationError) -> str | None:
-    kind, expected, value = error.validator, error.validator_value, error.instance
+    kind: Any = error.validator
+    expected: Any = error.validator_value
+    value: Any = error.instance
     if kind == "enum":
         return f"{_value(value)} は使えません（使える値: {_choices(expected)}）"
     if kind == "const":
@@ -89,7 +91,8 @@ def _wording(error: ValidationError) -> str | None:
         missing = [name for name in expected if isinstance(value, dict) and name not in value]
         return f"必須の項目 {'、'.join(missing) or _choices(expected)} がありません"
     if kind in ("additionalProperties", "unevaluatedProperties"):
-        known = set((error.schema or {}).get("properties", {}))
+        schema: Any = error.schema
+        known = set(schema.get("properties", {})) if isinstance(schema, Mapping) else set()
         extra = [name for name in value if name not in known] if isinstance(value, dict) else []
         where = f"（使える項目: {'、'.join(sorted(known))}）" if known else ""
         return f"使えない項目 {'、'.join(map(str, extra)) or '（不明）'} があります{where}"
