@@ -101,7 +101,7 @@ def _var_value(key: str, text: str) -> Any:
     mappings (``[1, 2]``, ``{a: 1}``, JSON included). Text that starts like a list or mapping
     must read as one (BlockError otherwise); any other text that is not a plain YAML scalar
     (dates, ``a: b``, bad syntax) stays the string the user typed (empty → "")."""
-    from keiri_agent.plan import load_yaml
+    from keiri_agent.plan import load_yaml, yaml_problem
 
     collection = text.lstrip().startswith(("[", "{"))
     try:
@@ -110,7 +110,7 @@ def _var_value(key: str, text: str) -> Any:
         if not collection:
             return text
         raise BlockError(
-            f"--var {key} の値をリストやマッピングとして読めません: {_first_line(exc)}",
+            f"--var {key} の値をリストやマッピングとして読めません: {yaml_problem(exc)}",
             code=ErrorCode.INPUT_VALIDATION_FAILED,
             hint="YAML か JSON の書き方にしてください。例: --var ids='[1, 2, 3]' "
             '--var opts=\'{"mode": "fast"}\'（シェルでは値全体を引用符で囲みます）。'
@@ -134,14 +134,14 @@ VARS_FILE = UserFile(
 
 def _vars_file(file: Path) -> dict[str, Any]:
     """The mapping of a ``--vars`` YAML/JSON file (BlockError naming the file otherwise)."""
-    from keiri_agent.plan import load_yaml
+    from keiri_agent.plan import load_yaml, yaml_problem
 
     text = VARS_FILE.read_text(file)
     try:
         data = load_yaml(text)
     except yaml.YAMLError as exc:
         raise BlockError(
-            f"--vars のファイル {file} を YAML/JSON として読めません: {_first_line(exc)}",
+            f"--vars のファイル {file} を YAML/JSON として読めません: {yaml_problem(exc)}",
             code=ErrorCode.INPUT_VALIDATION_FAILED,
             hint=_VARS_HINT,
             details={"file": str(file)},
@@ -154,10 +154,6 @@ def _vars_file(file: Path) -> dict[str, Any]:
             details={"file": str(file), "type": type(data).__name__},
         )
     return data
-
-
-def _first_line(exc: Exception) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
 
 
 def issues_json(report: Mapping[str, Any], file: str) -> dict[str, Any]:
