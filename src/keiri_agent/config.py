@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, Literal, NamedTuple
+from typing import Annotated, Any, Final, Literal, NamedTuple
 from urllib.parse import urlparse
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -30,6 +30,7 @@ __all__ = [
     "DEFAULT_CHAT_MODEL",
     "DEFAULT_TIMEZONE",
     "PROVIDERS",
+    "ROLE_LABELS",
     "LLMRole",
     "ModelRef",
     "Settings",
@@ -78,6 +79,21 @@ class LLMRole(StrEnum):
     INTERPRET = "interpret"  # seed 003: request interpretation
     PROCESS = "process"  # ai.process_llm and other ai.* blocks
     EMBEDDING = "embedding"  # retrieval; unset means "no embedding model"
+
+
+# What each role is for, as a person reads it (the app's sidebar, a missing-key error).
+ROLE_LABELS: Final[dict[str, str]] = {
+    "default": "既定",
+    "reason": "データ分析: 判断",
+    "codegen": "データ分析: コード生成",
+    "report": "データ分析: レポート",
+    "plan": "設計",
+    "helpdesk": "ヘルプデスク",
+    "codeact": "変換: CodeAct",
+    "interpret": "変換: 要求の解釈",
+    "process": "AI ブロック",
+    "embedding": "埋め込み（検索）",
+}
 
 
 class ModelRef(NamedTuple):
@@ -392,7 +408,8 @@ class Settings(BaseSettings):
         """
         missing = self.missing_credentials(provider)
         if missing:
-            raise CredentialsMissingError(provider, missing, purpose=purpose)
+            label = ROLE_LABELS.get(purpose, purpose)
+            raise CredentialsMissingError(provider, missing, purpose=label)
 
 
 def load_settings() -> Settings:

@@ -243,3 +243,18 @@ def test_every_error_message_and_hint_reads_as_japanese() -> None:
         if (not JAPANESE.search(text) and len(words) > 1) or _english(text):
             english.append(f"{where}: {text!r}")
     assert english == []
+
+
+def test_a_missing_key_names_the_use_in_japanese_and_a_local_model(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no .env here
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "KEIRI_LLM_MODEL", "KEIRI_LLM_MODEL_REASON"):
+        monkeypatch.delenv(name, raising=False)
+    data = tmp_path / "売上.csv"
+    data.write_text("月,売上\n2024-04,120000\n", encoding="utf-8")
+    result = runner.invoke(app, ["analyze", str(data), "合計は？"], env={"COLUMNS": "200"})
+    assert result.exit_code == 2
+    assert "（用途: データ分析: 判断）" in result.stderr
+    assert "OPENAI_BASE_URL" in result.stderr  # a model on this machine needs no key
+    assert "reason" not in result.stderr
