@@ -214,7 +214,8 @@ class Settings(BaseSettings):
     keiri_helpdesk_max_subtasks: int = Field(default=DEFAULT_HELPDESK_MAX_SUBTASKS, ge=1, le=20)
     # Removed (it was a floor on raw BM25 scores): set, it is a configuration error naming
     # KEIRI_HELPDESK_MIN_RELEVANCE, so a value tuned for the old scale is never silently ignored.
-    keiri_helpdesk_min_score: str | None = None
+    # Excluded: not a setting any more, so `doctor` does not list it.
+    keiri_helpdesk_min_score: str | None = Field(default=None, exclude=True)
     keiri_qdrant_url: str | None = None
     # The help desk's one relevance floor (0..1, retrieval.lexical's relevance): hits below it
     # are left out of search and never shown to the agent's model; no hit left is "該当なし".
