@@ -258,3 +258,20 @@ def test_a_missing_key_names_the_use_in_japanese_and_a_local_model(
     assert "（用途: データ分析: 判断）" in result.stderr
     assert "OPENAI_BASE_URL" in result.stderr  # a model on this machine needs no key
     assert "reason" not in result.stderr
+
+
+def test_a_dry_run_names_the_steps_and_blocks_as_people_read_them() -> None:
+    from keiri_agent.blocks.registry import default_registry
+    from keiri_agent.examples import example_plan
+    from keiri_agent.plan import Plan, load_source, plan_names
+
+    source = example_plan("monthly_sales_report")
+    result = runner.invoke(app, ["plan", "dry-run", str(source)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    plan = Plan.model_validate(load_source(source).raw)
+    names = plan_names(plan, default_registry())
+    for node in plan.graph:
+        assert names.node(node.id) in result.stdout
+        assert f" {node.id} " not in result.stdout  # ids are for --json
+    assert "表の集計" in result.stdout
+    assert "table.aggregate" not in result.stdout

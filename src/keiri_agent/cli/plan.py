@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 import yaml
@@ -29,6 +29,9 @@ from keiri_agent.cli.common import (
 )
 from keiri_agent.errors import BlockError, ErrorCode, UserFile
 
+if TYPE_CHECKING:
+    from keiri_agent.plan import PlanNames
+
 __all__ = [
     "AnswersOption",
     "JsonFlag",
@@ -38,6 +41,7 @@ __all__ = [
     "issues_json",
     "parse_vars",
     "plan_app",
+    "plan_names_at",
     "print_issues",
 ]
 
@@ -156,6 +160,22 @@ def _vars_file(file: Path) -> dict[str, Any]:
     return data
 
 
+def plan_names_at(source: Path | None) -> PlanNames | None:
+    """The names of the plan at ``source`` (a plan file or a run's snapshot); None when it
+    does not load (the command then reports why, and lines name nodes by id)."""
+    from pydantic import ValidationError
+
+    from keiri_agent.blocks.registry import default_registry
+    from keiri_agent.plan import Plan, load_source, plan_names
+
+    if source is None or not source.is_file():
+        return None
+    try:
+        return plan_names(Plan.model_validate(load_source(source).raw), default_registry())
+    except (BlockError, ValidationError):
+        return None
+
+
 def issues_json(report: Mapping[str, Any], file: str) -> dict[str, Any]:
     """``report.to_dict()`` with ``file`` kept only on issues of another file (a subflow)."""
 
@@ -235,11 +255,17 @@ def dry_run(
         echo_json(report.to_dict())
     else:
         labels = {"ok": "[green]OK[/green]", "skipped": "スキップ", "failed": "[red]失敗[/red]"}
+        names, registry = plan_names_at(file), default_registry()
         table = WrappingTable(
-            "ノード", "ブロック", "状態", "備考", title=f"ドライラン: {escape(str(file))}"
+            "手順", "ブロック", "状態", "備考", title=f"ドライラン: {escape(str(file))}"
         )
         for node in report.nodes:
-            row = (escape(node.node_id), escape(node.block or ""))
+            spec = registry.find(node.block) if node.kind == "block" and node.block else None
+            block = spec.label or spec.id if spec else f"サブフロー {node.block or ''}"
+            if node.kind == "loop":
+                block = "繰り返し"
+            name = names.node(node.node_id) if names else node.node_id
+            row = (escape(name), escape(block))
             status = labels.get(node.status, node.status)
             table.add_row(*row, status, escape("；".join(node.notes)))
         if report.nodes:  # none when the plan is invalid: the findings say why
