@@ -107,6 +107,8 @@ def test_help_at_80_columns_is_japanese_and_whole(path: str) -> None:
     lines = [line.strip() for line in shown.splitlines() if line.strip()]
     badly_broken = [line for line in lines if line[0] in "、。）」』" or line[-1] in "（「『"]
     assert badly_broken == [], "a line begins with a closing mark or ends with an opening one"
+    untyped = [line for line in lines if re.match(r"^-[-\w]+(?:, -\w+)? 値(?:\s|$)", line)]
+    assert untyped == [], "an option whose value is not named (整数, パス, 文字列…)"
     assert shown.startswith(f"使い方: keiri-agent {path}".replace("  ", " ").rstrip())
     assert CHROME.findall(NAMES.sub(" ", shown)) == []
     assert _english(shown) == []

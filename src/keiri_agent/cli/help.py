@@ -19,6 +19,7 @@ from __future__ import annotations
 import inspect
 import re
 import shutil
+import typing
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -152,7 +153,10 @@ def _metavar(param: Any) -> str:
             return "|".join(str(getattr(c, "value", c)) for c in desc.choices)
         if desc.is_path:
             return TYPE_NAMES["path"]
-        name = getattr(desc.annotation, "__name__", "")
+        annotation = desc.annotation
+        if desc.is_list and typing.get_args(annotation):  # list[str]: the type of one value
+            annotation = typing.get_args(annotation)[0]
+        name = getattr(annotation, "__name__", "")
         return TYPE_NAMES.get(PYTHON_TYPES.get(name, ""), "値")
     name = str(getattr(getattr(param, "type", None), "name", "") or "").lower()
     return TYPE_NAMES.get(name, "値")
