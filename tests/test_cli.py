@@ -30,6 +30,7 @@ def test_doctor_on_a_fresh_machine_explains_what_is_missing() -> None:
     assert "OPENAI_API_KEY" in result.output
     assert "openai:gpt-4.1-mini" in result.output
     assert "BM25" in result.output  # no embedding model: said, not hidden
+    assert "KEIRI_HELPDESK_MIN_SCORE" not in result.output  # retired: not a setting to show
 
 
 def test_doctor_masks_secrets_and_reports_usable_providers(

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, Literal, NamedTuple
+from typing import Annotated, Any, Final, Literal, NamedTuple
 from urllib.parse import urlparse
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -30,6 +30,7 @@ __all__ = [
     "DEFAULT_CHAT_MODEL",
     "DEFAULT_TIMEZONE",
     "PROVIDERS",
+    "ROLE_LABELS",
     "LLMRole",
     "ModelRef",
     "Settings",
@@ -81,6 +82,21 @@ class LLMRole(StrEnum):
     INTERPRET = "interpret"  # seed 003: request interpretation
     PROCESS = "process"  # ai.process_llm and other ai.* blocks
     EMBEDDING = "embedding"  # retrieval; unset means "no embedding model"
+
+
+# What each role is for, as a person reads it (the app's sidebar, a missing-key error).
+ROLE_LABELS: Final[dict[str, str]] = {
+    "default": "既定",
+    "reason": "データ分析: 判断",
+    "codegen": "データ分析: コード生成",
+    "report": "データ分析: レポート",
+    "plan": "設計",
+    "helpdesk": "ヘルプデスク",
+    "codeact": "変換: CodeAct",
+    "interpret": "変換: 要求の解釈",
+    "process": "AI ブロック",
+    "embedding": "埋め込み（検索）",
+}
 
 
 class ModelRef(NamedTuple):
@@ -211,7 +227,8 @@ class Settings(BaseSettings):
     keiri_helpdesk_max_subtasks: int = Field(default=DEFAULT_HELPDESK_MAX_SUBTASKS, ge=1, le=20)
     # Removed (it was a floor on raw BM25 scores): set, it is a configuration error naming
     # KEIRI_HELPDESK_MIN_RELEVANCE, so a value tuned for the old scale is never silently ignored.
-    keiri_helpdesk_min_score: str | None = None
+    # Excluded: not a setting any more, so `doctor` does not list it.
+    keiri_helpdesk_min_score: str | None = Field(default=None, exclude=True)
     keiri_qdrant_url: str | None = None
     # The help desk's one relevance floor (0..1, retrieval.lexical's relevance): hits below it
     # are left out of search and never shown to the agent's model; no hit left is "該当なし".
@@ -446,7 +463,8 @@ class Settings(BaseSettings):
         """
         missing = self.missing_credentials(provider)
         if missing:
-            raise CredentialsMissingError(provider, missing, purpose=purpose)
+            label = ROLE_LABELS.get(purpose, purpose)
+            raise CredentialsMissingError(provider, missing, purpose=label)
 
 
 def load_settings() -> Settings:

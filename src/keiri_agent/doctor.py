@@ -77,7 +77,9 @@ def _display(value: Any) -> str:
 
 def collect_report(settings: Settings) -> DoctorReport:
     shown = {
-        name.upper(): _display(getattr(settings, name)) for name in type(settings).model_fields
+        name.upper(): _display(getattr(settings, name))
+        for name, field in type(settings).model_fields.items()
+        if not field.exclude  # retired settings, kept only to reject them
     }
     providers = {}
     for provider in PROVIDERS:

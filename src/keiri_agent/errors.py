@@ -62,6 +62,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 __all__ = [
+    "LOCAL_MODEL_HINT",
     "BlockError",
     "ConfigurationError",
     "CredentialsMissingError",
@@ -190,6 +191,14 @@ class ConfigurationError(BlockError):
     default_recoverable = True
 
 
+# Said with a missing OpenAI key: a model on the user's own machine needs no key at all.
+LOCAL_MODEL_HINT = (
+    " 手元のモデル（Ollama・vLLM などの OpenAI 互換サーバー）を使うなら、キーの代わりに"
+    " OPENAI_BASE_URL（例: http://localhost:11434/v1）と KEIRI_LLM_MODEL=openai:<モデル名> を"
+    "設定します。"
+)
+
+
 class CredentialsMissingError(ConfigurationError):
     """An LLM provider was needed but its credentials are not configured."""
 
@@ -199,7 +208,8 @@ class CredentialsMissingError(ConfigurationError):
         super().__init__(
             f"LLM プロバイダー '{provider}' を使うための設定がありません{for_what}: {names}",
             hint=f"環境変数または .env に {names} を設定してください。"
-            " 設定の確認は `keiri-agent doctor` で行えます。",
+            + (LOCAL_MODEL_HINT if provider == "openai" else "")
+            + " 設定の確認は `keiri-agent doctor` で行えます。",
             details={"provider": provider, "missing": list(variables), "purpose": purpose},
         )
         self.provider = provider

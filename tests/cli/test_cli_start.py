@@ -155,8 +155,9 @@ def test_the_key_checked_is_that_of_the_model_the_command_calls_first(
     result = runner.invoke(app, ["convert", "CSV に変換して", "--source", str(SAMPLE_CSV)])
 
     assert result.exit_code == 2
-    assert "LLM プロバイダー 'anthropic' を使うための設定がありません（用途: interpret）" in (
-        result.stderr
+    assert (
+        "LLM プロバイダー 'anthropic' を使うための設定がありません（用途: 変換: 要求の解釈）"
+        in (result.stderr)
     )
     assert "ANTHROPIC_API_KEY" in result.stderr
 

@@ -54,7 +54,7 @@ def test_blocks_list_shows_every_description_whole(width: int) -> None:
     result = runner.invoke(app, ["blocks", "list"], env={"COLUMNS": str(width)})
     assert result.exit_code == 0, result.output
     assert "…" not in result.stdout
-    ids, descriptions = _column(result.stdout, 0), _column(result.stdout, 3)
+    ids, descriptions = _column(result.stdout, 1), _column(result.stdout, 3)
     for spec in default_registry().list():
         assert spec.id in ids
         assert "".join(summary(spec.description).split()) in descriptions

@@ -191,7 +191,7 @@ def test_a_sample_of_the_wrong_type_for_the_next_input(
     report = dry_run_source(parse_source(text), registry, designs_dir=designs, config={}, env={})
     assert report.codes() == ["TYPE_MISMATCH"]
     assert report.findings[0].node_id == "double"
-    assert "'2'" in report.findings[0].message
+    assert '文字列 "2" です' in report.findings[0].message
     assert "number" in report.findings[0].message
 
 

@@ -160,7 +160,7 @@ graph:
     result = CliRunner().invoke(app, ["plan", "run", str(plan)], env={"COLUMNS": "300"})
 
     out = result.stdout + result.stderr
-    assert "注意: again" in out
+    assert "注意: 繰り返し ループ again" in out  # the node by its name, the loop by its id
     assert "max_iterations（3 回）に達したため打ち切りました" in out
     assert "一部未完了" in out
     assert result.exit_code != 0

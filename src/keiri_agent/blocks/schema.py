@@ -22,6 +22,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 from pydantic import BaseModel
 
+from keiri_agent.blocks.schema_words import schema_problem
 from keiri_agent.blocks.spec import PORT_EXTENSIONS
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events.models import is_table
@@ -231,5 +232,4 @@ def check_value(value: Any, schema: Mapping[str, Any]) -> str | None:
         return f"値を検査できません: {exc}"
     if error is None:
         return None
-    where = "/".join(str(p) for p in error.absolute_path)
-    return f"{where + ': ' if where else ''}{error.message}"
+    return schema_problem(error)

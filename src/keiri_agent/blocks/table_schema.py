@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 from jsonschema.exceptions import best_match
 
+from keiri_agent.blocks.schema_words import schema_problem
 from keiri_agent.documents.table_value import Table
 
 __all__ = ["SAMPLE_ROWS", "column_json_types", "table_problem"]
@@ -158,8 +159,7 @@ def table_problem(table: Table, schema: Mapping[str, Any], validator: Any) -> st
     error = best_match(validator.iter_errors(records))
     if error is None:
         return None
-    path = list(error.absolute_path)
+    path = error.absolute_path
     if path and isinstance(path[0], int):
         path[0] = int(rows[path[0]])  # the table's row, not the sample's
-    where = "/".join(str(p) for p in path)
-    return f"{where + ': ' if where else ''}{error.message}"
+    return schema_problem(error)

@@ -14,6 +14,7 @@ heavy, so a missing key is reported at start-up speed (budget: benchmarks/cli_st
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -26,8 +27,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 from typer.core import TyperGroup
+from typer.models import CommandFunctionType
 
 from keiri_agent import __version__
+from keiri_agent.cli.help import HelpMixin, KeiriCommand, KeiriSubGroup, usage_error
 from keiri_agent.errors import BlockError, ErrorCode, LLMError, check_choice
 
 if TYPE_CHECKING:
@@ -259,9 +262,47 @@ class WrappingTable(Table):
         super().add_column(header, *args, **kwargs)
 
 
-class KeiriGroup(TyperGroup):
-    """The top-level group: notes whether ``--json`` was asked for, and makes usage errors and
-    unexpected exceptions of a ``--json`` command JSON documents as well."""
+class KeiriTyper(typer.Typer):
+    """A Typer app whose commands draw their help in Japanese (``cli.help``)."""
+
+    def command(  # Typer's own keywords, with our default class
+        self, name: str | None = None, **kwargs: Any
+    ) -> Callable[[CommandFunctionType], CommandFunctionType]:
+        kwargs.setdefault("cls", KeiriCommand)
+        return super().command(name, **kwargs)
+
+
+class KeiriGroup(HelpMixin, TyperGroup):
+    """The top-level group: notes whether ``--json`` was asked for; shows command-line mistakes
+    in Japanese (``cli.help.usage_error``, Click's English in the details), as a JSON document
+    for a ``--json`` command; and makes unexpected exceptions of a ``--json`` command JSON
+    documents as well."""
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
+        try:
+            result = super().main(
+                args, prog_name, complete_var, False, windows_expand_args, **extra
+            )
+        except typer.TyperException as exc:  # Click's usage and parameter errors
+            if type(exc).__name__ == "NoArgsIsHelpError":  # the help itself, as Click shows it
+                typer.echo(exc.format_message(), err=True)
+            else:
+                _report_usage(exc)
+            sys.exit(int(getattr(exc, "exit_code", EXIT_USER_ERROR)))
+        except typer.Abort:
+            err_console.print("中止しました。", markup=False)
+            sys.exit(EXIT_FAILED)
+        sys.exit(result if isinstance(result, int) else 0)
 
     def make_context(
         self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any
@@ -273,19 +314,7 @@ class KeiriGroup(TyperGroup):
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
-        except typer.TyperException as exc:  # click's usage and parameter errors
-            context = getattr(exc, "ctx", None)
-            if not (_current.as_json and _has_json_option(getattr(context, "command", None))):
-                raise
-            message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
-            error = BlockError(
-                message,
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="使い方は --help で表示できます。",
-            )
-            echo_json(error_document(error))
-            raise typer.Exit(code=int(getattr(exc, "exit_code", EXIT_USER_ERROR))) from None
-        except (typer.Exit, typer.Abort):
+        except (typer.Exit, typer.Abort, typer.TyperException):  # main() reports a mistake
             raise
         except Exception as exc:
             if not _current.as_json:
@@ -300,7 +329,19 @@ class KeiriGroup(TyperGroup):
             raise typer.Exit(code=EXIT_FAILED) from None
 
 
-app = typer.Typer(
+def _report_usage(exc: typer.TyperException) -> None:
+    """A command-line mistake: a JSON document for a ``--json`` command, else the Japanese
+    message, the hint and Click's own words on stderr."""
+    error = usage_error(exc)
+    context = getattr(exc, "ctx", None)
+    if _current.as_json and _has_json_option(getattr(context, "command", None)):
+        echo_json(error_document(error))
+        return
+    show_error(error)
+    err_console.print(f"詳細: {error.details['original']}", markup=False, style="dim")
+
+
+app = KeiriTyper(
     name="keiri-agent",
     help="keiri-agent: 経理などバックオフィス業務のための LLM ワークベンチ。",
     no_args_is_help=True,
@@ -311,9 +352,9 @@ app = typer.Typer(
 JsonFlag = Annotated[bool, typer.Option("--json", help="結果を JSON で出力します。")]
 
 
-def command_group(name: str, help: str) -> typer.Typer:
+def command_group(name: str, help: str) -> KeiriTyper:
     """The sub-command group ``keiri-agent NAME ...``, added to the top-level app."""
-    group = typer.Typer(help=help, no_args_is_help=True)
+    group = KeiriTyper(help=help, no_args_is_help=True, cls=KeiriSubGroup)
     app.add_typer(group, name=name)
     return group
 

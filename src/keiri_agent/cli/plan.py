@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 import yaml
@@ -29,6 +29,9 @@ from keiri_agent.cli.common import (
 )
 from keiri_agent.errors import BlockError, ErrorCode, UserFile
 
+if TYPE_CHECKING:
+    from keiri_agent.plan import PlanNames
+
 __all__ = [
     "AnswersOption",
     "JsonFlag",
@@ -38,6 +41,7 @@ __all__ = [
     "issues_json",
     "parse_vars",
     "plan_app",
+    "plan_names_at",
     "print_issues",
 ]
 
@@ -101,7 +105,7 @@ def _var_value(key: str, text: str) -> Any:
     mappings (``[1, 2]``, ``{a: 1}``, JSON included). Text that starts like a list or mapping
     must read as one (BlockError otherwise); any other text that is not a plain YAML scalar
     (dates, ``a: b``, bad syntax) stays the string the user typed (empty → "")."""
-    from keiri_agent.plan import load_yaml
+    from keiri_agent.plan import load_yaml, yaml_problem
 
     collection = text.lstrip().startswith(("[", "{"))
     try:
@@ -110,7 +114,7 @@ def _var_value(key: str, text: str) -> Any:
         if not collection:
             return text
         raise BlockError(
-            f"--var {key} の値をリストやマッピングとして読めません: {_first_line(exc)}",
+            f"--var {key} の値をリストやマッピングとして読めません: {yaml_problem(exc)}",
             code=ErrorCode.INPUT_VALIDATION_FAILED,
             hint="YAML か JSON の書き方にしてください。例: --var ids='[1, 2, 3]' "
             '--var opts=\'{"mode": "fast"}\'（シェルでは値全体を引用符で囲みます）。'
@@ -134,14 +138,14 @@ VARS_FILE = UserFile(
 
 def _vars_file(file: Path) -> dict[str, Any]:
     """The mapping of a ``--vars`` YAML/JSON file (BlockError naming the file otherwise)."""
-    from keiri_agent.plan import load_yaml
+    from keiri_agent.plan import load_yaml, yaml_problem
 
     text = VARS_FILE.read_text(file)
     try:
         data = load_yaml(text)
     except yaml.YAMLError as exc:
         raise BlockError(
-            f"--vars のファイル {file} を YAML/JSON として読めません: {_first_line(exc)}",
+            f"--vars のファイル {file} を YAML/JSON として読めません: {yaml_problem(exc)}",
             code=ErrorCode.INPUT_VALIDATION_FAILED,
             hint=_VARS_HINT,
             details={"file": str(file)},
@@ -156,8 +160,20 @@ def _vars_file(file: Path) -> dict[str, Any]:
     return data
 
 
-def _first_line(exc: Exception) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+def plan_names_at(source: Path | None) -> PlanNames | None:
+    """The names of the plan at ``source`` (a plan file or a run's snapshot); None when it
+    does not load (the command then reports why, and lines name nodes by id)."""
+    from pydantic import ValidationError
+
+    from keiri_agent.blocks.registry import default_registry
+    from keiri_agent.plan import Plan, load_source, plan_names
+
+    if source is None or not source.is_file():
+        return None
+    try:
+        return plan_names(Plan.model_validate(load_source(source).raw), default_registry())
+    except (BlockError, ValidationError):
+        return None
 
 
 def issues_json(report: Mapping[str, Any], file: str) -> dict[str, Any]:
@@ -239,11 +255,17 @@ def dry_run(
         echo_json(report.to_dict())
     else:
         labels = {"ok": "[green]OK[/green]", "skipped": "スキップ", "failed": "[red]失敗[/red]"}
+        names, registry = plan_names_at(file), default_registry()
         table = WrappingTable(
-            "ノード", "ブロック", "状態", "備考", title=f"ドライラン: {escape(str(file))}"
+            "手順", "ブロック", "状態", "備考", title=f"ドライラン: {escape(str(file))}"
         )
         for node in report.nodes:
-            row = (escape(node.node_id), escape(node.block or ""))
+            spec = registry.find(node.block) if node.kind == "block" and node.block else None
+            block = spec.label or spec.id if spec else f"サブフロー {node.block or ''}"
+            if node.kind == "loop":
+                block = "繰り返し"
+            name = names.node(node.node_id) if names else node.node_id
+            row = (escape(name), escape(block))
             status = labels.get(node.status, node.status)
             table.add_row(*row, status, escape("；".join(node.notes)))
         if report.nodes:  # none when the plan is invalid: the findings say why

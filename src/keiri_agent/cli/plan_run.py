@@ -38,6 +38,7 @@ from keiri_agent.cli.plan import (
     issues_json,
     parse_vars,
     plan_app,
+    plan_names_at,
     print_issues,
 )
 from keiri_agent.errors import BlockError, ErrorCode
@@ -116,22 +117,6 @@ def resume_command(run_id: str) -> str:
     return f"keiri-agent plan resume {run_id} --answers answers.yaml"
 
 
-def _plan_names(source: Path | None) -> PlanNames | None:
-    """The names of the plan at ``source`` (a plan file or a run's snapshot); None when it
-    does not load (the run then reports why, and lines name nodes by id)."""
-    from pydantic import ValidationError
-
-    from keiri_agent.blocks.registry import default_registry
-    from keiri_agent.plan import Plan, load_source, plan_names
-
-    if source is None or not source.is_file():
-        return None
-    try:
-        return plan_names(Plan.model_validate(load_source(source).raw), default_registry())
-    except (BlockError, ValidationError):
-        return None
-
-
 def _snapshot(result: RunResult) -> Path | None:
     from keiri_agent.plan import load_run
 
@@ -156,7 +141,7 @@ def _print_result(result: RunResult, *, as_json: bool, names: PlanNames | None) 
         echo_json(data)
         return
     settings = load_settings()
-    names = names or _plan_names(_snapshot(result))
+    names = names or plan_names_at(_snapshot(result))
     typer.echo(
         f"結果: {STATUS_LABELS.get(result.status, result.status)}"
         f"（{result.duration_ms / 1000:.1f} 秒）"
@@ -212,7 +197,7 @@ def _execute(start: Start, *, as_json: bool, file: Path | None = None) -> None:
         settings = load_settings()
         zone, started_by = settings.keiri_timezone, acting_name(settings)
     started: list[str] = []
-    names = None if as_json else _plan_names(file)
+    names = None if as_json else plan_names_at(file)
     progress = None if as_json else progress_printer(lambda event: describe_event(event, names))
 
     def on_event(event: RunEvent) -> None:

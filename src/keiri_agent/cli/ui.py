@@ -114,7 +114,7 @@ def ui(
         if importlib.util.find_spec("streamlit") is None:
             raise ConfigurationError(
                 "画面の表示に必要な Streamlit がインストールされていません。",
-                hint="pip install streamlit を実行してから、もう一度 keiri-agent ui を実行してください。",
+                hint="`pip install streamlit` を実行してから、もう一度 `keiri-agent ui` を実行してください。",
             )
         _check_extra(list(ctx.args))
         lines = startup_lines(load_settings(), address, port)

@@ -78,6 +78,7 @@ if TYPE_CHECKING:
         iter_references,
         single_reference,
     )
+    from keiri_agent.plan._dsl.yaml_words import yaml_problem
     from keiri_agent.plan._graph.compiled import AnyNode, references_in
     from keiri_agent.plan._graph.inputs import input_requests
     from keiri_agent.plan._graph.names import PlanNames, plan_names
@@ -151,6 +152,7 @@ _LOCATIONS: dict[str, str] = {
     "load_run": "_run.runstate",
     "load_source": "_dsl.loader",
     "load_yaml": "_dsl.loader",
+    "yaml_problem": "_dsl.yaml_words",
     "Loc": "_dsl.issues",
     "LoopNode": "_dsl.models",
     "MAX_EXPRESSION_CHARS": "_dsl.expr",
@@ -303,6 +305,7 @@ __all__ = [
     "var_paths",
     "when_raw",
     "written_files",
+    "yaml_problem",
 ]
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import streamlit as st
 from pydantic import SecretStr
 
-from keiri_agent.config import Settings
+from keiri_agent.config import ROLE_LABELS, Settings
 from keiri_agent.doctor import DoctorReport, collect_report
 from keiri_agent.ui.error_view import settings_or_error
 
@@ -26,18 +26,6 @@ REPORT_TTL_S = 300
 # Material Symbols ship with Streamlit: no emoji font is needed on the viewer's machine.
 USABLE_ICON = ":green[:material/check_circle:]"
 UNUSABLE_ICON = ":red[:material/cancel:]"
-ROLE_LABELS = {
-    "default": "既定",
-    "reason": "データ分析: 判断",
-    "codegen": "データ分析: コード生成",
-    "report": "データ分析: レポート",
-    "plan": "設計",
-    "helpdesk": "ヘルプデスク",
-    "codeact": "変換: CodeAct",
-    "interpret": "変換: 要求の解釈",
-    "process": "AI ブロック",
-    "embedding": "埋め込み（検索）",
-}
 _KEY_VARIABLES = {
     "openai": ["OPENAI_API_KEY"],
     "azure": ["AZURE_OPENAI_API_KEY"],

@@ -27,6 +27,7 @@ from keiri_agent.plan._dsl.yaml_read import (
     load_yaml,
     read_yaml,
 )
+from keiri_agent.plan._dsl.yaml_words import yaml_problem
 
 __all__ = [
     "MAX_PLAN_BYTES",
@@ -93,10 +94,9 @@ def parse_source(text: str, *, file: str | None = None) -> PlanSource:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
         column = mark.column + 1 if mark is not None else None
-        problem = getattr(exc, "problem", None) or str(exc)
         issue = PlanIssue(
             code=IssueCode.YAML_SYNTAX,
-            message=f"YAML として解釈できません: {problem}",
+            message=f"YAML として解釈できません: {yaml_problem(exc)}",
             line=line,
             column=column,
             hint="インデント、コロンの後の空白、引用符の閉じ忘れを確認してください。"

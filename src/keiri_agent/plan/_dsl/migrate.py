@@ -49,6 +49,7 @@ from keiri_agent.plan._dsl.issues import format_path
 from keiri_agent.plan._dsl.loader import load_yaml
 from keiri_agent.plan._dsl.models import LEGACY_UI_PREFIXES
 from keiri_agent.plan._dsl.refs import Reference, bare_reference, find_references
+from keiri_agent.plan._dsl.yaml_words import yaml_problem
 
 __all__ = ["MigrationResult", "migrate_plan", "migrate_text"]
 
@@ -127,7 +128,7 @@ def migrate_text(text: str) -> tuple[str, MigrationResult]:
     try:
         raw = load_yaml(text)
     except yaml.YAMLError as exc:
-        reason = getattr(exc, "problem", None) or str(exc)
+        reason = yaml_problem(exc)
         return text, MigrationResult(plan={}, problems=[f"YAML として解釈できません: {reason}"])
     result = migrate_plan(raw)
     if result.problems or not result.changes:
