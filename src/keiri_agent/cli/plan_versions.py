@@ -34,7 +34,7 @@ Ref = Annotated[
     str,
     typer.Argument(
         metavar="VERSION",
-        help="版: ハッシュの先頭 4 文字以上、v番号（v1, v2…）、latest、approved。",
+        help="版: ハッシュの先頭 4 文字以上、v番号（v1、v2 など）、latest、approved。",
     ),
 ]
 CommentOption = Annotated[

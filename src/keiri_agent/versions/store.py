@@ -265,7 +265,7 @@ class VersionStore:
         raise BlockError(
             message,
             code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=f"版はハッシュの先頭 {MIN_PREFIX_CHARS} 文字以上、v番号（v1, v2…）、latest、"
+            hint=f"版はハッシュの先頭 {MIN_PREFIX_CHARS} 文字以上、v番号（v1、v2 など）、latest、"
             f"approved で指定します。この Plan の版: {listing}"
             f"（一覧: keiri-agent plan versions {plan_id}）。",
             details={"plan_id": plan_id, "ref": ref},
