@@ -3,11 +3,11 @@ file in a watched folder runs once, even when it is rewritten in place while bei
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
 from tests.schedule.conftest import (
-    MEMO,
     PLAN_ID,
     Clock,
     approved_memo,
@@ -21,6 +21,25 @@ from tests.server.conftest import LiveServer
 from keiri_agent.schedule import ScheduleStore, add_trigger
 from keiri_agent.server.scheduler import Scheduler
 from keiri_agent.server.webhook import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign
+from keiri_agent.versions import VersionStore
+
+BANK = """\
+apiVersion: v1
+id: keiri/bank
+vars:
+  file: ""
+graph:
+  - id: read
+    block: file.read_table
+    in: {path: "${vars.file}"}
+  - id: note
+    block: report.markdown
+    in:
+      template: "金額: {% for r in rows %}{{ r['金額'] }};{% endfor %}"
+      data: {rows: "${read.rows}"}
+exports:
+  - {from: note.markdown, as: memo}
+"""
 
 
 def _scheduler(live: LiveServer) -> Scheduler:
@@ -87,10 +106,12 @@ def test_a_folder_file_runs_once_even_when_rewritten_in_place_while_copied(
     serve: Callable[..., LiveServer], tmp_path: Path
 ) -> None:
     settings = team_settings(tmp_path, keiri_trigger_settle_s=3.0)
-    approved_memo(settings, working=MEMO)
+    versions = VersionStore.of(settings)
+    version, _ = versions.save("keiri/bank", BANK, author="sato", source="cli")
+    versions.decide("keiri/bank", version.id, "approve", by="kato")
     live = serve(settings)
     trigger = add_trigger(
-        settings, kind="folder", plan_id=PLAN_ID, created_by="sato", folder="inbox/bank"
+        settings, kind="folder", plan_id="keiri/bank", created_by="sato", folder="inbox/bank"
     )
     watcher = _scheduler(live).folders
     folder = Path(settings.keiri_workspace_root) / "inbox" / "bank"
@@ -117,9 +138,9 @@ def test_a_folder_file_runs_once_even_when_rewritten_in_place_while_copied(
     assert claim["path"] == "inbox/bank/bank-2026-12.csv"
     assert live.wait_finished(claim["task_id"]) == "success"
     task = live.registry.get(claim["task_id"])
-    uploaded = task.directory / "uploads" / "bank-2026-12.csv"
-    assert uploaded.read_text(encoding="utf-8") == final  # the settled content, whole
-    assert "bank-2026-12.csv" in task.answer  # given to the plan as vars.file
+    assert "金額: 1000;2000;" in task.answer  # the settled content, whole
+    assert claim["sha256"] == hashlib.sha256(final.encode()).hexdigest()
+    assert plan_start(task.directory)["plan_hash"] == version.id
 
     # The same content again (touched, rewritten identically) is not a new file.
     target.write_text(final, encoding="utf-8")
