@@ -88,10 +88,18 @@ class FolderWatcher:
             return []
         started = []
         now = time.monotonic()
+        present = {(trigger.id, entry.name) for entry in entries}
+        for known in [k for k in (*self._seen, *self._done) if k[0] == trigger.id]:
+            if known not in present:  # gone from the folder: forget it
+                self._seen.pop(known, None)
+                self._done.pop(known, None)
         for entry in entries:
-            if entry.name.startswith(_IN_PROGRESS) or not entry.is_file(follow_symlinks=False):
+            try:
+                if entry.name.startswith(_IN_PROGRESS) or not entry.is_file(follow_symlinks=False):
+                    continue
+                stat = entry.stat(follow_symlinks=False)
+            except OSError:  # removed since the listing
                 continue
-            stat = entry.stat(follow_symlinks=False)
             key = (trigger.id, entry.name)
             state = (stat.st_size, stat.st_mtime_ns)
             if self._done.get(key) == state:
