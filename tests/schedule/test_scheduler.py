@@ -20,7 +20,6 @@ from tests.server.conftest import LiveServer
 
 from keiri_agent.config import Settings
 from keiri_agent.schedule import CronRule, Fire, ScheduleStore, add_schedule
-from keiri_agent.server import TaskRegistry
 from keiri_agent.server.scheduler import Scheduler
 
 
@@ -112,28 +111,6 @@ def test_a_restart_across_a_fire_time_runs_it_once_or_skips_it(
     assert [t.id for t in tasks] == [by_schedule[once.id].task_id]
     assert "停止中に過ぎた分を 1 回実行" in tasks[0].request["request"]
     assert second.wait_finished(tasks[0].id) == "success"
-
-
-def test_two_schedulers_on_one_workspace_run_a_fire_time_once(tmp_path: Path) -> None:
-    """In-process half of the check (threads with their own connections); the two-process
-    test is in test_two_processes.py."""
-    settings = team_settings(tmp_path)
-    approved_memo(settings, working=MEMO)
-    clock = Clock(jst("2026-12-07 09:00:00"))
-    schedule = add_schedule(
-        settings, plan_id=PLAN_ID, rule=CronRule(expr="5 9 * * *"), created_by="sato", now=clock()
-    )
-    clock.set(jst("2026-12-07 09:05:01"))
-    registries = [TaskRegistry(settings), TaskRegistry(settings)]
-    schedulers = [Scheduler(settings, r, clock=clock) for r in registries]
-    started = [s.tick() for s in schedulers] + [s.tick() for s in schedulers]
-    assert sum(len(ids) for ids in started) == 1
-    (fire,) = ScheduleStore.of(settings).fires(schedule.id)
-    assert fire.outcome == "started"
-    owner = next(r for r, ids in zip(registries * 2, started, strict=True) if ids)
-    wait_for(lambda: not owner.get(fire.task_id or "").active, "the run")
-    for registry in registries:
-        registry.runtime.close()
 
 
 def test_the_app_keeps_no_schedule_file_until_one_is_made(

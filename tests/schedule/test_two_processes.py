@@ -1,4 +1,5 @@
-"""Two server processes on one workspace: a fire time runs once (the SQLite claim)."""
+"""Two server processes (``create_app`` under uvicorn) on one workspace: a fire time runs once
+(the SQLite claim)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from tests.schedule.conftest import (
     wait_for,
 )
 
+import keiri_agent
 from keiri_agent.schedule import CronRule, ScheduleStore, add_schedule
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,14 +28,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_two_server_processes_run_a_fire_time_once(tmp_path: Path) -> None:
     settings = team_settings(tmp_path)
     approved_memo(settings, working=MEMO)
-    schedule = add_schedule(
-        settings,
-        plan_id=PLAN_ID,
-        rule=CronRule(expr="0 9 * * *"),
-        created_by="sato",
-        now=jst("2026-12-07 08:00"),
-    )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
+    package = Path(keiri_agent.__file__).resolve().parents[1]  # the copy under test
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(package), str(ROOT)])}
     now = jst("2026-12-07 09:00:03").isoformat()
     workers = [
         subprocess.Popen(
@@ -54,7 +50,14 @@ def test_two_server_processes_run_a_fire_time_once(tmp_path: Path) -> None:
             ),
             "both workers ready",
         )
-        (tmp_path / "go").touch()
+        # Both servers are up; the schedule appears to both at once, its 09:00 already due.
+        schedule = add_schedule(
+            settings,
+            plan_id=PLAN_ID,
+            rule=CronRule(expr="0 9 * * *"),
+            created_by="sato",
+            now=jst("2026-12-07 08:00"),
+        )
         outputs = [w.communicate(timeout=WAIT_S) for w in workers]
     finally:
         for worker in workers:
@@ -62,8 +65,9 @@ def test_two_server_processes_run_a_fire_time_once(tmp_path: Path) -> None:
                 worker.kill()
     for worker, (_out, err) in zip(workers, outputs, strict=True):
         assert worker.returncode == 0, err
-    started = [task for out, _err in outputs for task in json.loads(out)]
-    assert len(started) == 1
+    assert sorted(json.loads(out)["started"] for out, _err in outputs) == [0, 1]
     (fire,) = ScheduleStore.of(settings).fires(schedule.id)
-    assert (fire.outcome, fire.task_id) == ("started", started[0])
+    assert fire.outcome == "started"
+    tasks = sorted(p.name for p in (settings.keiri_workspace_root / "tasks").iterdir())
+    assert tasks == [fire.task_id]
     assert fire.fire_time == jst("2026-12-07 09:00")

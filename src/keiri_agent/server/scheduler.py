@@ -74,6 +74,7 @@ class Scheduler:
         tasks.observers.append(self.notifier)
         self.folders = FolderWatcher(settings, self.store, self.start_run, self.notifier)
         self.ticks = 0  # how many ticks have finished (people and tests can watch it move)
+        self.runs_started = 0  # runs this process started for schedules and triggers
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -162,6 +163,7 @@ class Scheduler:
             kind="plan", plan=plan_id, vars=dict(vars), version=version, request=label
         )
         task = self.tasks.submit(request, uploads, owner=owner)
+        self.runs_started += 1
         self.notifier.watch(task.id, label)
         log.info("%s: タスク %s を始めました", label, task.id)
         return task
