@@ -181,9 +181,8 @@ class ScheduleStore:
         if not self.path.exists():  # nothing scheduled yet: a server does not make the file
             return []
         with self._tx() as conn:
-            rows = conn.execute("SELECT data FROM schedules").fetchall()
-        found = [Schedule.model_validate_json(row[0]) for row in rows]
-        return sorted(found, key=lambda s: (s.created_at, s.id))
+            rows = conn.execute("SELECT data FROM schedules ORDER BY rowid").fetchall()
+        return [Schedule.model_validate_json(row[0]) for row in rows]  # in the order made
 
     def get(self, schedule_id: str) -> Schedule:
         with self._tx() as conn:
@@ -278,9 +277,8 @@ class ScheduleStore:
         if not self.path.exists():
             return []
         with self._tx() as conn:
-            rows = conn.execute("SELECT data FROM triggers").fetchall()
-        found = [Trigger.model_validate_json(row[0]) for row in rows]
-        return sorted(found, key=lambda t: (t.created_at, t.id))
+            rows = conn.execute("SELECT data FROM triggers ORDER BY rowid").fetchall()
+        return [Trigger.model_validate_json(row[0]) for row in rows]  # in the order made
 
     def trigger(self, trigger_id: str) -> Trigger:
         with self._tx() as conn:
