@@ -315,6 +315,20 @@ class Settings(BaseSettings):
     keiri_allow_self_approval: bool = False
     keiri_user_key: SecretStr | None = None
 
+    # Schedules and triggers (keiri_agent.schedule, run by `keiri-agent serve`). Company holidays
+    # on top of Japan's public holidays and weekends: comma-separated MM-DD, MM-DD..MM-DD
+    # (a range, may cross the new year) or YYYY-MM-DD. The scheduler and the folder triggers
+    # look every tick; a fire time found later than the grace is a missed one (its schedule's
+    # misfire policy applies); a new file in a watched folder must keep its size this long
+    # before it runs. A notify URL is told (JSON POST) when a scheduled or triggered run waits
+    # for a person or fails.
+    keiri_company_holidays: str = "12-29..01-03"
+    keiri_scheduler: bool = True
+    keiri_schedule_tick_s: float = Field(default=5.0, gt=0, le=60)
+    keiri_schedule_grace_s: float = Field(default=300.0, ge=0)
+    keiri_trigger_settle_s: float = Field(default=3.0, ge=0)
+    keiri_notify_webhook_url: str | None = None
+
     def block_spec_dirs(self) -> list[Path]:
         return [Path(p) for p in self.keiri_block_spec_dirs.split(os.pathsep) if p.strip()]
 

@@ -24,6 +24,7 @@ import uvicorn
 from keiri_agent.config import Settings
 from keiri_agent.server import TaskRegistry, create_app
 from keiri_agent.server.lifecycle import Lifecycle
+from keiri_agent.server.scheduler import Clock, utc_now
 from keiri_agent.server.sse import DEFAULT_PING_S
 from tests.support import ScriptedLLMServer
 
@@ -156,9 +157,11 @@ def serve() -> Iterator[Callable[..., LiveServer]]:
     """Start the app for given settings; every server is stopped after the test."""
     started: list[LiveServer] = []
 
-    def start(settings: Settings, *, ping_s: float = DEFAULT_PING_S) -> LiveServer:
+    def start(
+        settings: Settings, *, ping_s: float = DEFAULT_PING_S, clock: Clock | None = None
+    ) -> LiveServer:
         registry = TaskRegistry(settings)
-        app = create_app(settings, registry=registry, ping_s=ping_s)
+        app = create_app(settings, registry=registry, ping_s=ping_s, clock=clock or utc_now)
         config = uvicorn.Config(
             app, host="127.0.0.1", port=0, log_level="warning", timeout_graceful_shutdown=2
         )

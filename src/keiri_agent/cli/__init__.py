@@ -24,8 +24,10 @@ from keiri_agent.cli import (  # noqa: F401  (registers the commands)
     plan_versions,
     sandbox,
     sandbox_setup,
+    schedule,
     serve,
     templates,
+    trigger,
     ui,
 )
 from keiri_agent.cli.common import app

@@ -45,9 +45,9 @@ from keiri_agent.errors import BlockError, ErrorCode
 
 if TYPE_CHECKING:
     from keiri_agent.events.models import RunEvent
-    from keiri_agent.plan import PlanNames, PlanRunner, RunResult
+    from keiri_agent.plan import PlanNames, PlanRunner, PlanSource, RunResult
 
-__all__ = ["answers_example", "answers_yaml", "resume_command", "version_text"]
+__all__ = ["answers_example", "answers_yaml", "execute_source", "resume_command", "version_text"]
 _PLAIN_KEY_RE = re.compile(r"[^\W\d][\w\-]*")
 
 
@@ -230,6 +230,14 @@ def _execute(start: Start, *, as_json: bool, file: Path | None = None) -> None:
         raise typer.Exit(code=EXIT_INTERRUPTED)
     if result.status not in ("success", "waiting_input"):
         raise typer.Exit(code=EXIT_FAILED)
+
+
+def execute_source(source: PlanSource, *, vars: Mapping[str, Any], as_json: bool) -> None:
+    """Run a plan given as its text (a saved version: ``schedule run-now``) as ``plan run``
+    runs a file: same progress, result and exit codes."""
+    _execute(
+        lambda runner, on_event: runner.run(source, vars=vars, on_event=on_event), as_json=as_json
+    )
 
 
 def _plan_invalid(exc: BlockError, file: Path | None, *, as_json: bool) -> None:

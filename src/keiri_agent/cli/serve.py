@@ -5,7 +5,9 @@ The app is ``keiri_agent.server.create_app()`` under uvicorn. Without users
 loopback address (the default) and warned about on any other. The first SIGTERM (or Ctrl+C)
 starts draining the tasks (``keiri_agent.server.lifecycle``) while uvicorn stops accepting.
 ``serve --rotate-secret`` only replaces the secret that signs task tokens
-(``keiri_agent.server.secret``) and exits.
+(``keiri_agent.server.secret``) and exits. The server also fires the workspace's schedules and
+triggers (``keiri-agent schedule``, ``keiri_agent.server.scheduler``) unless
+``KEIRI_SCHEDULER=false``.
 """
 
 from __future__ import annotations

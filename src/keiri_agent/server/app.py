@@ -13,6 +13,7 @@ POST     ``/agent/tasks/{id}/cancel``         stop a running or paused task (and
 GET      ``/agent/tasks/{id}/files/{path}``   download a file of the task
 GET      ``/agent/plans``                     the plans a user may run, with their inputs (``plan_catalog``)
 *        ``/agent/plans/{plan_id}/...``       plan versions: save, list, diff, review (``plans_api``)
+*        ``/agent/schedules`` ``/agent/triggers``  schedules, triggers, webhook calls (``schedules_api``)
 GET      ``/healthz`` ``/readyz`` ``/metrics``  liveness, readiness, Prometheus (``ops``)
 GET      ``/``                                the progress page (static HTML and JS)
 GET      ``/favicon.ico``                     the page icon (the app's: a file of the package)
@@ -65,6 +66,8 @@ from keiri_agent.server.plans_api import plan_routes
 from keiri_agent.server.requests import RequestIds
 from keiri_agent.server.retention import Retention
 from keiri_agent.server.runners import MAX_DATA_FILES, MAX_REQUEST_CHARS, TaskRequest
+from keiri_agent.server.scheduler import Clock, Scheduler, utc_now
+from keiri_agent.server.schedules_api import schedule_routes
 from keiri_agent.server.sse import DEFAULT_PING_S, last_event_id, task_events
 from keiri_agent.server.tasks import (
     DEFAULT_LIST_LIMIT,
@@ -239,10 +242,12 @@ def create_app(
     ping_s: float = DEFAULT_PING_S,
     bind_host: str | None = None,
     lifecycle: Lifecycle | None = None,
+    clock: Clock = utc_now,
 ) -> FastAPI:
     """The app; ``bind_host`` is the address it listens on (its name is an allowed Host);
     ``lifecycle`` drains its tasks when the server stops (``keiri-agent serve`` starts the
-    drain at SIGTERM); ``registry`` and ``ping_s`` (the SSE heartbeat interval) are for tests."""
+    drain at SIGTERM); ``registry`` and ``ping_s`` (the SSE heartbeat interval) are for tests;
+    ``clock`` is the scheduler's (schedules fire and webhook signatures age by it)."""
     settings = settings or load_settings()
     tasks = registry or TaskRegistry(settings)
     life = lifecycle or Lifecycle(tasks)
@@ -250,13 +255,17 @@ def create_app(
     metrics = ServerMetrics(tasks)
     retention = Retention(settings)
     zone = settings.keiri_timezone  # the task views' local_times
+    scheduler = Scheduler(settings, tasks, clock=clock)
     sse_grace_s = life.timeout_s + STOP_GRACE_S + 5.0
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await anyio.to_thread.run_sync(life.recover)
         retention.start()
+        if settings.keiri_scheduler:
+            scheduler.start()
         yield
+        await anyio.to_thread.run_sync(scheduler.stop)
         retention.stop()
         await anyio.to_thread.run_sync(life.shutdown)
 
@@ -267,7 +276,7 @@ def create_app(
         redoc_url=None,
         openapi_url=None,
     )
-    app.state.lifecycle, app.state.auth = life, auth
+    app.state.lifecycle, app.state.auth, app.state.scheduler = life, auth, scheduler
     install_error_handlers(app)
     if not auth.enabled:  # with keys, a request's key proves where it comes from
         app.add_middleware(CrossSiteGuard)
@@ -349,6 +358,7 @@ def create_app(
 
     app.include_router(api)
     app.include_router(plan_routes(settings, auth))
+    app.include_router(schedule_routes(settings, auth, scheduler))
 
     @app.get("/favicon.ico", include_in_schema=False)
     def favicon() -> FileResponse:

@@ -46,6 +46,7 @@ __all__ = [
     "ANONYMOUS_CALLER",
     "ANSWERS_FILE",
     "FETCH_BLOCK_PREFIXES",
+    "VERSION_FILE",
     "continue_plan",
     "prepare_plan",
     "prepare_resume",
@@ -56,6 +57,7 @@ __all__ = [
 FETCH_BLOCK_PREFIXES = ("ui.", "file.", "excel.read")
 ANSWERS_FILE = "answers.json"  # every answer the task was given, by node
 ANONYMOUS_CALLER = "（API・認証なし）"  # who starts a run on a server without keys
+VERSION_FILE = "plan_version.yaml"  # the saved version a task runs (``PlanRequest.version``)
 
 
 def saved_answers(directory: Path) -> dict[str, Any]:
@@ -153,13 +155,37 @@ def _check_vars(vars: Mapping[str, Any], raw: Any, files: TaskFiles) -> None:
                         raise
 
 
+def _version_file(plan_id: str, vid: str, settings: Settings, files: TaskFiles) -> Path:
+    """The text of a saved version of ``plan_id``, written into the task's folder (what its
+    run, and a restart that continues it, read)."""
+    from keiri_agent.versions import VersionStore
+
+    store = VersionStore.of(settings)
+    version = store.get(plan_id, vid)
+    if version is None:
+        raise BlockError(
+            f"Plan {plan_id} に版 {vid[:12]} はありません。",
+            code=ErrorCode.DEPENDENCY_NOT_FOUND,
+            hint=f"keiri-agent plan versions {plan_id} で版を確かめてください。",
+            details={"plan_id": plan_id, "version": vid},
+        )
+    target = files.directory / VERSION_FILE
+    target.write_text(store.text(version), encoding="utf-8")
+    return target
+
+
 def prepare_plan(request: PlanRequest, settings: Settings, files: TaskFiles) -> Runner:
     """Check a plan request (its plan exists; its answers' paths, and its vars given to blocks
     as paths, lead only where the task may read and write)."""
     from keiri_agent.plan import load_source
     from keiri_agent.versions import check_run
 
-    path, answers = _plan_source(request, settings)
+    answers: Mapping[str, Any] | None
+    if request.version is not None:
+        path = _version_file(request.plan, request.version, settings, files)
+        answers = request.answers
+    else:
+        path, answers = _plan_source(request, settings)
     source = load_source(path)
     raw = source.raw
     plan_id = raw.get("id") if isinstance(raw, Mapping) else None

@@ -74,6 +74,9 @@ class PlanRequest(BaseModel):
     # Answers for ui.* nodes ({node_id: {item_id: value}}); None: an example's shipped answers.
     answers: dict[str, dict[str, Any]] | None = None
     request: str = Field(default="", max_length=MAX_REQUEST_CHARS)
+    # A saved version of the plan (its full hash) to run instead of the working copy; schedules
+    # and triggers pin the approved one (keiri_agent.schedule.pins).
+    version: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
 
 
 class AnalysisRequest(BaseModel):

@@ -39,6 +39,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("home", "ホーム", ":material/home:", "home"),
     PageSpec("design", "設計", ":material/design_services:", "design"),
     PageSpec("run", "実行", ":material/play_circle:", "run"),
+    PageSpec("schedule", "予定", ":material/event_repeat:", "schedule"),
     PageSpec("analysis", "データ分析", ":material/analytics:", "analysis"),
     PageSpec("helpdesk", "ヘルプデスク", ":material/support_agent:", "helpdesk"),
     PageSpec("convert", "変換", ":material/transform:", "convert"),

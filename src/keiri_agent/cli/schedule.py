@@ -1,0 +1,225 @@
+"""`keiri-agent schedule add|list|remove|run-now`: plans that run on the business calendar.
+
+Schedules are kept in the workspace's SQLite file (``keiri_agent.schedule.ScheduleStore``);
+``keiri-agent serve`` fires them. ``add`` takes one rule form (``--cron``, ``--business-day
+N``, ``--last-business-day``, ``--day D --if-holiday before|after|skip``); ``list`` shows each
+schedule's next fire time in ``KEIRI_TIMEZONE`` and warns when the plan's working copy has
+unapproved changes; ``run-now`` runs a schedule's plan at once in this terminal, with its
+vars and the version its pin names. Exit codes: 0 done, 1 a run that failed, 2 user errors.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import typer
+
+from keiri_agent.cli.common import command_group, console, echo_json, err_console, user_errors
+from keiri_agent.cli.plan import JsonFlag, VarOptions, VarsFileOption, parse_vars
+from keiri_agent.errors import BlockError, ErrorCode
+
+__all__ = ["add", "list_schedules", "remove", "run_now", "schedule_app"]
+
+schedule_app = command_group(
+    "schedule",
+    "予定: Plan を営業日カレンダー（第N営業日・最終営業日・D日）や cron で自動実行します"
+    "（実行は keiri-agent serve）。",
+)
+
+ScheduleId = Annotated[str, typer.Argument(metavar="ID", help="予定の ID（schedule list）。")]
+
+
+def rule_from_options(
+    cron: str | None,
+    business_day: int | None,
+    last_business_day: bool,
+    day: int | None,
+    if_holiday: str,
+    at: str,
+) -> Any:
+    """The one rule the options name (INPUT_VALIDATION_FAILED for none or several)."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from keiri_agent.schedule import Rule
+
+    given = [
+        ("cron", cron is not None),
+        ("business_day", business_day is not None),
+        ("last_business_day", last_business_day),
+        ("day", day is not None),
+    ]
+    chosen = [name for name, on in given if on]
+    if len(chosen) != 1:
+        raise BlockError(
+            "実行の条件を 1 つだけ指定してください。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="--cron '0 9 * * 1-5'、--business-day 3、--last-business-day、"
+            "--day 25 --if-holiday before のどれか 1 つです。",
+            details={"given": chosen},
+        )
+    raw: dict[str, Any] = {"kind": chosen[0]}
+    if cron is not None:
+        raw["expr"] = cron
+    else:
+        raw["at"] = at
+    if business_day is not None:
+        raw["n"] = business_day
+    if day is not None:
+        raw.update(day=day, if_holiday=if_holiday)
+    try:
+        return TypeAdapter(Rule).validate_python(raw)
+    except ValidationError as exc:
+        problems = "; ".join(str(e.get("msg", "")) for e in exc.errors(include_url=False))
+        raise BlockError(
+            f"実行の条件を読めません（{problems}）。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="cron は 5 項目（分 時 日 月 曜日）、--business-day は 1〜15、--day は 1〜31、"
+            "--at は HH:MM です。",
+        ) from None
+
+
+@schedule_app.command("add")
+def add(
+    plan_id: Annotated[str, typer.Argument(metavar="PLAN_ID", help="Plan の id。")],
+    cron: Annotated[
+        str | None, typer.Option("--cron", metavar="EXPR", help="cron 式（KEIRI_TIMEZONE）。")
+    ] = None,
+    business_day: Annotated[
+        int | None, typer.Option("--business-day", metavar="N", help="毎月第N営業日。")
+    ] = None,
+    last_business_day: Annotated[
+        bool, typer.Option("--last-business-day", help="毎月最終営業日。")
+    ] = False,
+    day: Annotated[int | None, typer.Option("--day", metavar="D", help="毎月D日。")] = None,
+    if_holiday: Annotated[
+        Literal["before", "after", "skip"],
+        typer.Option(
+            "--if-holiday", help="D日が休日なら: before 前営業日、after 翌営業日、skip 実行しない。"
+        ),
+    ] = "before",
+    at: Annotated[
+        str, typer.Option("--at", metavar="HH:MM", help="時刻（営業日の形のとき）。")
+    ] = "09:00",
+    calendar: Annotated[
+        Literal["jp", "none"],
+        typer.Option(
+            "--calendar", help="jp: 土日・祝日・会社休日を除く、none: 暦日（--cron のみ）。"
+        ),
+    ] = "jp",
+    var_specs: VarOptions = None,
+    vars_file: VarsFileOption = None,
+    version: Annotated[
+        str | None,
+        typer.Option(
+            "--version",
+            metavar="latest-approved|working|HASH",
+            help="実行する版（既定: 承認が必要なら latest-approved、そうでなければ working）。",
+        ),
+    ] = None,
+    misfire: Annotated[
+        Literal["run-once", "skip"],
+        typer.Option(
+            "--misfire", help="サーバー停止中に過ぎた実行: run-once 1 回実行、skip 実行しない。"
+        ),
+    ] = "run-once",
+    as_json: JsonFlag = False,
+) -> None:
+    """予定を登録します（次回の実行日時を表示します）。"""
+    from keiri_agent.cli.identity import acting_name
+    from keiri_agent.config import load_settings
+    from keiri_agent.schedule import add_schedule, schedule_view
+
+    with user_errors():
+        settings = load_settings()
+        rule = rule_from_options(cron, business_day, last_business_day, day, if_holiday, at)
+        schedule = add_schedule(
+            settings,
+            plan_id=plan_id,
+            rule=rule,
+            created_by=acting_name(settings),
+            calendar=calendar,
+            vars=parse_vars(var_specs or [], vars_file),
+            version=version,
+            misfire="run_once" if misfire == "run-once" else "skip",
+        )
+        view = schedule_view(settings, schedule)
+    if as_json:
+        echo_json(view)
+        return
+    console.print(f"予定 {schedule.id} を登録しました。", markup=False, highlight=False)
+    _print_view(view)
+
+
+def _print_view(view: dict[str, Any]) -> None:
+    lines = [
+        f"{view['id']}  Plan {view['plan_id']}  {view['rule_text']}",
+        f"  次回: {view['next_fire_local']}  版: {view['version_text']}  {view['misfire_text']}",
+    ]
+    if view["vars"]:
+        lines.append(f"  vars: {view['vars']}")
+    for fire in view["recent_fires"][:1]:
+        lines.append(f"  前回: {fire['fire_time_local']}（{fire['outcome']}）")
+    for line in lines:
+        console.print(line, markup=False, highlight=False)
+    if view["warning"]:
+        err_console.print(f"  警告: {view['warning']}", markup=False, style="yellow")
+
+
+@schedule_app.command("list")
+def list_schedules(as_json: JsonFlag = False) -> None:
+    """予定の一覧（次回の実行日時は KEIRI_TIMEZONE で表示）。"""
+    from keiri_agent.config import load_settings
+    from keiri_agent.schedule import ScheduleStore, schedule_view
+
+    with user_errors():
+        settings = load_settings()
+        views = [schedule_view(settings, s) for s in ScheduleStore.of(settings).schedules()]
+    if as_json:
+        echo_json({"schedules": views})
+        return
+    if not views:
+        console.print("予定はありません（keiri-agent schedule add で登録します）。", markup=False)
+    for view in views:
+        _print_view(view)
+
+
+@schedule_app.command("remove")
+def remove(schedule_id: ScheduleId) -> None:
+    """予定を削除します（実行済みの記録は残ります）。"""
+    from keiri_agent.config import load_settings
+    from keiri_agent.schedule import ScheduleStore
+
+    with user_errors():
+        schedule = ScheduleStore.of(load_settings()).remove(schedule_id)
+    console.print(f"予定 {schedule.id}（Plan {schedule.plan_id}）を削除しました。", markup=False)
+
+
+@schedule_app.command("run-now")
+def run_now(schedule_id: ScheduleId, as_json: JsonFlag = False) -> None:
+    """予定の Plan をいますぐこの端末で実行します（予定の vars と版で）。"""
+    from keiri_agent.cli.plan_run import execute_source
+    from keiri_agent.config import load_settings
+    from keiri_agent.plan import load_source, parse_source, resolve_plan_file
+    from keiri_agent.schedule import ScheduleStore, resolve_pin
+    from keiri_agent.versions import VersionStore
+
+    with user_errors():
+        settings = load_settings()
+        schedule = ScheduleStore.of(settings).get(schedule_id)
+        vid = resolve_pin(settings, schedule.plan_id, schedule.version)
+        if vid is None:
+            path = resolve_plan_file(schedule.plan_id, Path(settings.keiri_designs_dir))
+            if path is None:
+                raise BlockError(
+                    f"Plan「{schedule.plan_id}」の作業コピーが見つかりません。",
+                    code=ErrorCode.DEPENDENCY_NOT_FOUND,
+                    hint="KEIRI_DESIGNS_DIR を確かめてください。",
+                )
+            source = load_source(path)
+        else:
+            store = VersionStore.of(settings)
+            version = store.get(schedule.plan_id, vid)
+            assert version is not None  # resolve_pin found it
+            source = parse_source(store.text(version))
+    execute_source(source, vars=schedule.vars, as_json=as_json)

@@ -1,0 +1,101 @@
+"""Plans that run by themselves: schedules on the Japanese business calendar, and triggers.
+
+``calendar`` says which days are 営業日; ``rules`` when a schedule fires (cron, 第N営業日,
+最終営業日, D日 with what to do on a holiday). The server (``keiri_agent.server.scheduler``)
+fires them. ``store`` keeps schedules, triggers and the claims that make each start happen
+once in one SQLite file under the workspace; ``due`` says which fire time is due now; ``pins``
+which version of the plan runs.
+"""
+
+from __future__ import annotations
+
+from keiri_agent.schedule.calendar import (
+    CALENDARS,
+    MAX_SEARCH_DAYS,
+    BusinessCalendar,
+    CalendarName,
+    parse_company_holidays,
+)
+from keiri_agent.schedule.due import MAX_MISSED_SCAN, calendar_of, due, next_fire
+from keiri_agent.schedule.manage import (
+    SECRET_BYTES,
+    add_schedule,
+    add_trigger,
+    schedule_view,
+    trigger_view,
+)
+from keiri_agent.schedule.pins import (
+    LATEST_APPROVED,
+    WORKING,
+    check_pin,
+    default_pin,
+    resolve_pin,
+    working_drift,
+)
+from keiri_agent.schedule.rules import (
+    MAX_BUSINESS_DAY,
+    MAX_CRON_STEPS,
+    BusinessDayRule,
+    CronRule,
+    DayRule,
+    LastBusinessDayRule,
+    Rule,
+    describe,
+    parse_at,
+)
+from keiri_agent.schedule.store import (
+    BUSY_TIMEOUT_S,
+    STORE_DIR,
+    STORE_FILE,
+    Fire,
+    FireOutcome,
+    Misfire,
+    Schedule,
+    ScheduleStore,
+    Trigger,
+    new_id,
+    not_found,
+)
+
+__all__ = [
+    "BUSY_TIMEOUT_S",
+    "CALENDARS",
+    "LATEST_APPROVED",
+    "MAX_BUSINESS_DAY",
+    "MAX_CRON_STEPS",
+    "MAX_MISSED_SCAN",
+    "MAX_SEARCH_DAYS",
+    "SECRET_BYTES",
+    "STORE_DIR",
+    "STORE_FILE",
+    "WORKING",
+    "BusinessCalendar",
+    "BusinessDayRule",
+    "CalendarName",
+    "CronRule",
+    "DayRule",
+    "Fire",
+    "FireOutcome",
+    "LastBusinessDayRule",
+    "Misfire",
+    "Rule",
+    "Schedule",
+    "ScheduleStore",
+    "Trigger",
+    "add_schedule",
+    "add_trigger",
+    "calendar_of",
+    "check_pin",
+    "default_pin",
+    "describe",
+    "due",
+    "new_id",
+    "next_fire",
+    "not_found",
+    "parse_at",
+    "parse_company_holidays",
+    "resolve_pin",
+    "schedule_view",
+    "trigger_view",
+    "working_drift",
+]

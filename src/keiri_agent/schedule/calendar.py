@@ -1,0 +1,173 @@
+"""The Japanese business calendar: which days are 営業日.
+
+A day is a business day unless it is a Saturday or Sunday, a Japanese public holiday (the
+``holidays`` library's JP calendar: 振替休日, 国民の休日, the Happy Monday rule and the one-off
+holidays of 2019 and the moved ones of 2020-2021 included), or a company holiday from
+``KEIRI_COMPANY_HOLIDAYS`` (by default 12/29-1/3, the usual 年末年始).
+
+Company holidays are written as a comma-separated list of ``MM-DD`` (every year),
+``MM-DD..MM-DD`` (a range every year; it may cross the new year) and ``YYYY-MM-DD`` (one day).
+A list that does not read is a ``CONFIGURATION_ERROR`` error naming the item, never ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from functools import cached_property
+from typing import Literal
+
+from keiri_agent.errors import BlockError, ErrorCode
+
+__all__ = [
+    "CALENDARS",
+    "MAX_SEARCH_DAYS",
+    "BusinessCalendar",
+    "CalendarName",
+    "parse_company_holidays",
+]
+
+CalendarName = Literal["jp", "none"]
+CALENDARS: dict[str, str] = {
+    "jp": "日本の営業日（土日・祝日・会社休日を除く）",
+    "none": "暦日（休日なし）",
+}
+# How far a search for the next/previous business day may go: longer than any run of
+# holidays Japan has had (GW with 2019's ten days is the longest), short enough to end.
+MAX_SEARCH_DAYS = 40
+_DAY = re.compile(r"^(\d{2})-(\d{2})$")
+_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+
+
+def _config_error(item: str, why: str) -> BlockError:
+    return BlockError(
+        f"KEIRI_COMPANY_HOLIDAYS の「{item}」を読めません（{why}）。",
+        code=ErrorCode.CONFIGURATION_ERROR,
+        hint="MM-DD、MM-DD..MM-DD（範囲）、YYYY-MM-DD をカンマで区切って指定してください"
+        "（例: 12-29..01-03,08-13..08-15）。",
+        details={"item": item},
+    )
+
+
+def _month_day(item: str, text: str) -> tuple[int, int]:
+    match = _DAY.match(text.strip())
+    if match is None:
+        raise _config_error(item, "月-日 は MM-DD の形で書きます")
+    month, day = int(match[1]), int(match[2])
+    try:
+        date(2024, month, day)  # a leap year: 02-29 is a day some years have
+    except ValueError:
+        raise _config_error(item, "その月日はありません") from None
+    return month, day
+
+
+@dataclass(frozen=True)
+class CompanyHolidays:
+    """Company holidays: (month, day) every year, and single dates."""
+
+    yearly: frozenset[tuple[int, int]] = frozenset()
+    dates: frozenset[date] = frozenset()
+
+    def __contains__(self, day: object) -> bool:
+        if not isinstance(day, date):
+            return False
+        return (day.month, day.day) in self.yearly or day in self.dates
+
+
+def _range(item: str, start: tuple[int, int], end: tuple[int, int]) -> set[tuple[int, int]]:
+    days: set[tuple[int, int]] = set()
+    current = date(2024, *start)
+    last = date(2024 if end >= start else 2025, *end)
+    while current <= last:
+        days.add((current.month, current.day))
+        current += timedelta(days=1)
+    if len(days) > 366:
+        raise _config_error(item, "範囲が長すぎます")
+    return days
+
+
+def parse_company_holidays(text: str) -> CompanyHolidays:
+    """The company holidays of a ``KEIRI_COMPANY_HOLIDAYS`` value (blank: none)."""
+    yearly: set[tuple[int, int]] = set()
+    dates: set[date] = set()
+    for raw in text.split(","):
+        item = raw.strip()
+        if not item:
+            continue
+        if ".." in item:
+            first, _, second = item.partition("..")
+            yearly |= _range(item, _month_day(item, first), _month_day(item, second))
+            continue
+        full = _DATE.match(item)
+        if full is not None:
+            try:
+                dates.add(date(int(full[1]), int(full[2]), int(full[3])))
+            except ValueError:
+                raise _config_error(item, "その日付はありません") from None
+            continue
+        yearly.add(_month_day(item, item))
+    return CompanyHolidays(frozenset(yearly), frozenset(dates))
+
+
+@dataclass(frozen=True)
+class BusinessCalendar:
+    """Which days are business days; ``name`` ``none`` counts every day."""
+
+    name: CalendarName = "jp"
+    company: CompanyHolidays = field(default_factory=CompanyHolidays)
+
+    @classmethod
+    def of(cls, name: CalendarName, company_holidays: str) -> BusinessCalendar:
+        """The calendar ``name`` with the company holidays of a settings value."""
+        if name == "none":
+            return cls("none")
+        return cls(name, parse_company_holidays(company_holidays))
+
+    @cached_property
+    def _public(self) -> dict[date, str]:
+        import holidays
+
+        # Every year the library knows, generated once per calendar on first use.
+        generated = holidays.country_holidays("JP", language="ja", years=range(1955, 2100))
+        return dict(generated.items())
+
+    def holiday_name(self, day: date) -> str | None:
+        """Why ``day`` is not a business day (土曜日, 元日, 会社休日...), None when it is one."""
+        if self.name == "none":
+            return None
+        public = self._public.get(day)
+        if public is not None:
+            return public
+        if day in self.company:
+            return "会社休日"
+        if day.weekday() >= 5:
+            return "土曜日" if day.weekday() == 5 else "日曜日"
+        return None
+
+    def is_business_day(self, day: date) -> bool:
+        return self.holiday_name(day) is None
+
+    def shift(self, day: date, direction: Literal[-1, 1]) -> date:
+        """``day`` itself when it is a business day, else the nearest one before (-1) or
+        after (+1) it."""
+        current = day
+        for _ in range(MAX_SEARCH_DAYS):
+            if self.is_business_day(current):
+                return current
+            current += timedelta(days=direction)
+        raise BlockError(
+            f"{day.isoformat()} の前後 {MAX_SEARCH_DAYS} 日に営業日がありません。",
+            code=ErrorCode.CONFIGURATION_ERROR,
+            hint="KEIRI_COMPANY_HOLIDAYS の休日の範囲を確かめてください。",
+        )
+
+    def business_days(self, year: int, month: int) -> list[date]:
+        """The business days of a month, in order."""
+        current = date(year, month, 1)
+        days = []
+        while current.month == month:
+            if self.is_business_day(current):
+                days.append(current)
+            current += timedelta(days=1)
+        return days

@@ -1,0 +1,175 @@
+"""Adding schedules and triggers, and showing them: what the CLI, the API and the app share.
+
+:func:`add_schedule` checks a schedule before it is stored (the plan exists, the version pin
+names a version this plan has and approval allows it, the rule has a next fire time) and
+stores it; :func:`schedule_view` is a schedule as people read it: its rule in words, its next
+fire time in ``KEIRI_TIMEZONE`` (JST), its last fires, and a warning when the working copy has
+unapproved changes. Triggers have :func:`add_trigger` and :func:`trigger_view`.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from keiri_agent.config import Settings
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.localtime import shown_time
+from keiri_agent.plan import resolve_plan_file
+from keiri_agent.schedule.calendar import CalendarName
+from keiri_agent.schedule.due import next_fire
+from keiri_agent.schedule.pins import check_pin, default_pin, working_drift
+from keiri_agent.schedule.rules import CronRule, Rule, describe
+from keiri_agent.schedule.store import Misfire, Schedule, ScheduleStore, Trigger, new_id
+from keiri_agent.versions import VersionStore
+from keiri_agent.workspace import confine
+
+__all__ = [
+    "SECRET_BYTES",
+    "add_schedule",
+    "add_trigger",
+    "schedule_view",
+    "trigger_view",
+]
+
+SECRET_BYTES = 32  # a webhook's HMAC key: 256 bits, as long as the SHA-256 block needs
+
+
+def _check_plan(settings: Settings, plan_id: str) -> None:
+    known = resolve_plan_file(plan_id, Path(settings.keiri_designs_dir)) is not None
+    if not known and not VersionStore.of(settings).versions(plan_id):
+        raise BlockError(
+            f"Plan「{plan_id}」が見つかりません（作業コピーも登録された版もありません）。",
+            code=ErrorCode.DEPENDENCY_NOT_FOUND,
+            hint="KEIRI_DESIGNS_DIR からの相対名（拡張子なし、例: keiri/monthly_close）で指定して"
+            "ください。",
+            details={"plan": plan_id},
+        )
+
+
+def add_schedule(
+    settings: Settings,
+    *,
+    plan_id: str,
+    rule: Rule,
+    created_by: str,
+    calendar: CalendarName = "jp",
+    vars: dict[str, Any] | None = None,
+    version: str | None = None,
+    misfire: Misfire = "run_once",
+    now: datetime | None = None,
+) -> Schedule:
+    """Check and store a new schedule (nothing is stored when a check fails)."""
+    _check_plan(settings, plan_id)
+    if calendar == "none" and not isinstance(rule, CronRule):
+        raise BlockError(
+            "営業日で決める予定（第N営業日・最終営業日・D日）には営業日カレンダーが要ります。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="--calendar jp を指定してください（--calendar none は --cron だけに使えます）。",
+        )
+    pin = check_pin(settings, plan_id, version or default_pin(settings))
+    moment = now or datetime.now(UTC)
+    schedule = Schedule(
+        id=new_id("s"),
+        plan_id=plan_id,
+        rule=rule,
+        calendar=calendar,
+        vars=vars or {},
+        version=pin,
+        misfire=misfire,
+        created_by=created_by,
+        created_at=moment.replace(microsecond=0),
+    )
+    next_fire(schedule, moment, settings)  # a rule that never fires is refused now
+    return ScheduleStore.of(settings).add(schedule)
+
+
+def _pin_label(pin: str) -> str:
+    if pin == "latest-approved":
+        return "最新の承認済みの版"
+    if pin == "working":
+        return "作業コピー"
+    return f"版 {pin[:12]}"
+
+
+def schedule_view(
+    settings: Settings, schedule: Schedule, now: datetime | None = None
+) -> dict[str, Any]:
+    """A schedule as ``schedule list`` and the API show it (times in UTC and in the zone)."""
+    store = ScheduleStore.of(settings)
+    zone = settings.keiri_timezone
+    moment = now or datetime.now(UTC)
+    last = store.last_fire(schedule.id)
+    start = max(moment, last) if last is not None else moment
+    upcoming = next_fire(schedule, start, settings)
+    fires = store.fires(schedule.id, limit=5)
+    return {
+        **schedule.model_dump(mode="json"),
+        "rule_text": describe(schedule.rule),
+        "version_text": _pin_label(schedule.version),
+        "misfire_text": "停止中に過ぎたら 1 回実行"
+        if schedule.misfire == "run_once"
+        else "停止中に過ぎたら実行しない",
+        "next_fire": upcoming.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+        "next_fire_local": shown_time(upcoming, zone, seconds=False),
+        "recent_fires": [
+            {
+                **fire.model_dump(mode="json"),
+                "fire_time_local": shown_time(fire.fire_time, zone, seconds=False),
+            }
+            for fire in fires
+        ],
+        "warning": working_drift(settings, schedule.plan_id, schedule.version),
+    }
+
+
+def add_trigger(
+    settings: Settings,
+    *,
+    kind: str,
+    plan_id: str,
+    created_by: str,
+    folder: str | None = None,
+    file_var: str = "file",
+    vars: dict[str, Any] | None = None,
+    version: str | None = None,
+) -> Trigger:
+    """Check and store a new trigger; a webhook trigger gets a new secret (shown once)."""
+    _check_plan(settings, plan_id)
+    pin = check_pin(settings, plan_id, version or default_pin(settings))
+    if kind == "folder":
+        if not folder:
+            raise BlockError(
+                "フォルダのトリガーには見張るフォルダが要ります。",
+                code=ErrorCode.INPUT_VALIDATION_FAILED,
+                hint="--folder に KEIRI_WORKSPACE_ROOT からの相対パスを指定してください"
+                "（例: inbox/bank）。",
+            )
+        root = Path(settings.keiri_workspace_root)
+        target = confine(root, folder)  # PathEscapeError (a BlockError) for ../ and the like
+        target.mkdir(parents=True, exist_ok=True)
+        folder = target.relative_to(root.resolve()).as_posix()
+    trigger = Trigger(
+        id=new_id("t"),
+        kind="folder" if kind == "folder" else "webhook",
+        plan_id=plan_id,
+        vars=vars or {},
+        version=pin,
+        folder=folder if kind == "folder" else None,
+        file_var=file_var,
+        secret=secrets.token_hex(SECRET_BYTES) if kind == "webhook" else None,
+        created_by=created_by,
+        created_at=datetime.now(UTC).replace(microsecond=0),
+    )
+    return ScheduleStore.of(settings).add_trigger(trigger)
+
+
+def trigger_view(settings: Settings, trigger: Trigger) -> dict[str, Any]:
+    """A trigger as ``trigger list`` and the API show it: never its secret."""
+    data = trigger.model_dump(mode="json", exclude={"secret"})
+    data["version_text"] = _pin_label(trigger.version)
+    data["url"] = f"/agent/triggers/{trigger.id}" if trigger.kind == "webhook" else None
+    data["warning"] = working_drift(settings, trigger.plan_id, trigger.version)
+    return data

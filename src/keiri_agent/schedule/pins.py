@@ -1,0 +1,89 @@
+"""Which version of a plan a schedule or trigger runs, and whether the working copy differs.
+
+A schedule pins ``latest-approved`` (the newest approved version at the time it fires), a
+version's hash, or ``working`` (the working copy ``<designs>/<plan_id>.yaml``, only where
+approval is not required: ``keiri_agent.versions.approval_required``). The version is
+resolved when the run starts; the plan runner checks it again before its first block.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from keiri_agent.config import Settings
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.plan import load_source, resolve_plan_file
+from keiri_agent.versions import VersionStore, approval_required, version_id
+
+__all__ = ["LATEST_APPROVED", "WORKING", "check_pin", "default_pin", "resolve_pin", "working_drift"]
+
+LATEST_APPROVED = "latest-approved"
+WORKING = "working"
+
+
+def default_pin(settings: Settings) -> str:
+    """``latest-approved`` where approval is required, else the working copy."""
+    return LATEST_APPROVED if approval_required(settings) else WORKING
+
+
+def check_pin(settings: Settings, plan_id: str, pin: str) -> str:
+    """The pin as stored: a hash (prefix, ``v3``) becomes the full hash of an existing
+    version; ``working`` is refused where approval is required."""
+    if resolve_plan_file(plan_id, Path(settings.keiri_designs_dir)) is None and pin == WORKING:
+        raise BlockError(
+            f"Plan「{plan_id}」が見つかりません。",
+            code=ErrorCode.DEPENDENCY_NOT_FOUND,
+            hint="KEIRI_DESIGNS_DIR からの相対名（拡張子なし）で指定してください。",
+            details={"plan": plan_id},
+        )
+    if pin == WORKING:
+        if approval_required(settings):
+            raise BlockError(
+                "承認が必要な環境では、予定とトリガーは作業コピーを実行できません。",
+                code=ErrorCode.APPROVAL_REQUIRED,
+                hint="--version latest-approved か、承認済みの版のハッシュを指定してください。",
+                details={"plan_id": plan_id},
+            )
+        return WORKING
+    if pin == LATEST_APPROVED:
+        return pin
+    return VersionStore.of(settings).find(plan_id, pin).id
+
+
+def resolve_pin(settings: Settings, plan_id: str, pin: str) -> str | None:
+    """The full hash of the version to run now (None: the working copy)."""
+    if pin == WORKING:
+        check_pin(settings, plan_id, pin)  # approval may have been switched on since
+        return None
+    store = VersionStore.of(settings)
+    if pin == LATEST_APPROVED:
+        version = store.approved_version(plan_id)
+        if version is None:
+            raise BlockError(
+                f"Plan {plan_id} には承認済みの版がないため、予定の実行を始められません。",
+                code=ErrorCode.APPROVAL_REQUIRED,
+                hint=f"版を承認してください（keiri-agent plan versions {plan_id}、"
+                f"keiri-agent plan approve {plan_id} 版）。",
+                details={"plan_id": plan_id},
+            )
+        return version.id
+    return store.find(plan_id, pin).id
+
+
+def working_drift(settings: Settings, plan_id: str, pin: str) -> str | None:
+    """A warning when the working copy has changes that are not approved (the schedule runs
+    another version than the file people edit); None when there is nothing to say."""
+    if pin == WORKING:
+        return None
+    path = resolve_plan_file(plan_id, Path(settings.keiri_designs_dir))
+    if path is None:
+        return None
+    store = VersionStore.of(settings)
+    current = version_id(load_source(path).text)
+    if store.is_approved(plan_id, current):
+        if pin in (LATEST_APPROVED, current):
+            return None
+        return "作業コピーは承認済みですが、この予定は固定した別の版を実行します。"
+    version = store.get(plan_id, current)
+    state = "版として登録されていません" if version is None else f"{version.label} は未承認です"
+    return f"作業コピーに未承認の変更があります（{state}）。予定は承認済みの版を実行します。"

@@ -1,0 +1,336 @@
+"""Schedules and triggers on disk: one SQLite file under the workspace, shared by processes.
+
+``<KEIRI_WORKSPACE_ROOT>/schedules/schedules.sqlite3`` holds the schedules and triggers, and
+the claims that make each start happen once:
+
+- ``fires``: one row per (schedule id, fire time) that was handled (started, skipped after a
+  downtime, failed). Its primary key is the idempotency key: a process fires a time only after
+  its ``INSERT`` of that key succeeded, so two servers on one workspace, or a server restarted
+  in the middle, never start a fire time twice. The newest row of a schedule is where the next
+  look for due fire times begins.
+- ``files``: one row per (trigger, path, SHA-256) a folder trigger started a run for.
+- ``signatures``: webhook signatures seen within the replay window (a second use is a replay).
+
+Every write is its own transaction (``BEGIN IMMEDIATE``) on a connection opened for it, in WAL
+mode with a busy timeout, so the CLI, the app and any number of servers can use the file at
+once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import sqlite3
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.schedule.calendar import CalendarName
+from keiri_agent.schedule.rules import Rule
+
+__all__ = [
+    "BUSY_TIMEOUT_S",
+    "STORE_DIR",
+    "STORE_FILE",
+    "Fire",
+    "FireOutcome",
+    "Misfire",
+    "Schedule",
+    "ScheduleStore",
+    "Trigger",
+    "new_id",
+    "not_found",
+]
+
+STORE_DIR = "schedules"
+STORE_FILE = "schedules.sqlite3"
+BUSY_TIMEOUT_S = 30.0  # a writer waits this long for another process's transaction
+Misfire = Literal["run_once", "skip"]
+FireOutcome = Literal["started", "skipped", "failed"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS schedules (id TEXT PRIMARY KEY, data TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS triggers (id TEXT PRIMARY KEY, data TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS fires (
+    schedule_id TEXT NOT NULL, fire_time TEXT NOT NULL, claimed_at TEXT NOT NULL,
+    outcome TEXT NOT NULL, task_id TEXT, error TEXT,
+    PRIMARY KEY (schedule_id, fire_time));
+CREATE TABLE IF NOT EXISTS files (
+    trigger_id TEXT NOT NULL, path TEXT NOT NULL, sha256 TEXT NOT NULL, claimed_at TEXT NOT NULL,
+    task_id TEXT, error TEXT, PRIMARY KEY (trigger_id, path, sha256));
+CREATE TABLE IF NOT EXISTS signatures (
+    trigger_id TEXT NOT NULL, signature TEXT NOT NULL, seen_at TEXT NOT NULL,
+    PRIMARY KEY (trigger_id, signature));
+"""
+
+
+def _iso(moment: datetime) -> str:
+    """A stored time: UTC, ISO 8601 with seconds (sorts as text in time order)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _time(text: str) -> datetime:
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+
+
+class Schedule(BaseModel):
+    """A plan that runs by a rule (``rules``) on a calendar, with vars and a version pin."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: str
+    plan_id: str = Field(min_length=1, max_length=300)
+    rule: Rule
+    calendar: CalendarName = "jp"
+    vars: dict[str, Any] = Field(default_factory=dict)
+    # "latest-approved" (the newest approved version when it fires), "working" (the working
+    # copy; only where approval is not required) or a version's full hash.
+    version: str = "latest-approved"
+    misfire: Misfire = "run_once"
+    created_by: str
+    created_at: datetime
+
+
+class Trigger(BaseModel):
+    """A plan started by a webhook call or by a new file in a watched folder."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: str
+    kind: Literal["webhook", "folder"]
+    plan_id: str = Field(min_length=1, max_length=300)
+    vars: dict[str, Any] = Field(default_factory=dict)
+    version: str = "latest-approved"
+    folder: str | None = None  # relative to the workspace root (folder triggers)
+    file_var: str = "file"  # the var a new file's path is given as (folder triggers)
+    secret: str | None = None  # the HMAC key (webhook triggers)
+    created_by: str
+    created_at: datetime
+
+
+class Fire(BaseModel):
+    """One handled fire time of a schedule."""
+
+    model_config = ConfigDict(frozen=True)
+    schedule_id: str
+    fire_time: datetime
+    claimed_at: datetime
+    outcome: FireOutcome
+    task_id: str | None = None
+    error: str | None = None
+
+
+def not_found(what: str, ident: str) -> BlockError:
+    return BlockError(
+        f"{what} {ident} はありません。",
+        code=ErrorCode.DEPENDENCY_NOT_FOUND,
+        hint="keiri-agent schedule list で ID を確かめてください。",
+        details={"id": ident},
+    )
+
+
+def new_id(prefix: str) -> str:
+    """A short id for a schedule (``s-``) or trigger (``t-``): 48 random bits."""
+    return f"{prefix}-{secrets.token_hex(6)}"
+
+
+class ScheduleStore:
+    """The SQLite file of schedules, triggers and their claims; safe across threads and
+    processes (a connection per operation)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @classmethod
+    def of(cls, settings: Any) -> ScheduleStore:
+        return cls(Path(settings.keiri_workspace_root) / STORE_DIR / STORE_FILE)
+
+    @contextlib.contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        fresh = not self.path.exists()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        try:
+            if fresh:
+                self.path.chmod(0o600)  # webhook secrets are in it
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.executescript(_SCHEMA)
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        finally:
+            conn.close()
+
+    # --- schedules ----------------------------------------------------------------------------
+
+    def add(self, schedule: Schedule) -> Schedule:
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO schedules VALUES (?, ?)", (schedule.id, schedule.model_dump_json())
+            )
+        return schedule
+
+    def schedules(self) -> list[Schedule]:
+        if not self.path.exists():  # nothing scheduled yet: a server does not make the file
+            return []
+        with self._tx() as conn:
+            rows = conn.execute("SELECT data FROM schedules ORDER BY rowid").fetchall()
+        return [Schedule.model_validate_json(row[0]) for row in rows]  # in the order made
+
+    def get(self, schedule_id: str) -> Schedule:
+        with self._tx() as conn:
+            row = conn.execute("SELECT data FROM schedules WHERE id = ?", (schedule_id,)).fetchone()
+        if row is None:
+            raise not_found("予定", schedule_id)
+        return Schedule.model_validate_json(row[0])
+
+    def remove(self, schedule_id: str) -> Schedule:
+        schedule = self.get(schedule_id)
+        with self._tx() as conn:
+            conn.execute("DELETE FROM schedules WHERE id = ?", (schedule_id,))
+        return schedule
+
+    # --- fire times: the idempotency key ------------------------------------------------------
+
+    def claim(
+        self,
+        schedule_id: str,
+        fire_time: datetime,
+        outcome: FireOutcome,
+        *,
+        now: datetime,
+        error: str | None = None,
+    ) -> bool:
+        """Take the fire time ``fire_time`` of a schedule for this process: True when no process
+        took it before (the caller then starts it), False when one did."""
+        with self._tx() as conn:
+            cursor = conn.execute(
+                "INSERT OR IGNORE INTO fires VALUES (?, ?, ?, ?, NULL, ?)",
+                (schedule_id, _iso(fire_time), _iso(now), outcome, error),
+            )
+            return cursor.rowcount == 1
+
+    def settle(
+        self,
+        schedule_id: str,
+        fire_time: datetime,
+        outcome: FireOutcome,
+        *,
+        task_id: str | None = None,
+        error: str | None = None,
+    ) -> None:
+        """Record what became of a claimed fire time."""
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE fires SET outcome = ?, task_id = ?, error = ? "
+                "WHERE schedule_id = ? AND fire_time = ?",
+                (outcome, task_id, error, schedule_id, _iso(fire_time)),
+            )
+
+    def last_fire(self, schedule_id: str) -> datetime | None:
+        """The newest fire time handled for a schedule (None: none yet)."""
+        with self._tx() as conn:
+            row = conn.execute(
+                "SELECT MAX(fire_time) FROM fires WHERE schedule_id = ?", (schedule_id,)
+            ).fetchone()
+        return _time(row[0]) if row and row[0] else None
+
+    def fires(self, schedule_id: str | None = None, limit: int = 50) -> list[Fire]:
+        """The newest handled fire times, newest first."""
+        query = "SELECT * FROM fires"
+        args: tuple[Any, ...] = ()
+        if schedule_id is not None:
+            query += " WHERE schedule_id = ?"
+            args = (schedule_id,)
+        with self._tx() as conn:
+            rows = conn.execute(query + " ORDER BY claimed_at DESC LIMIT ?", (*args, limit))
+            found = rows.fetchall()
+        return [
+            Fire(
+                schedule_id=row[0],
+                fire_time=_time(row[1]),
+                claimed_at=_time(row[2]),
+                outcome=row[3],
+                task_id=row[4],
+                error=row[5],
+            )
+            for row in found
+        ]
+
+    # --- triggers -----------------------------------------------------------------------------
+
+    def add_trigger(self, trigger: Trigger) -> Trigger:
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO triggers VALUES (?, ?)", (trigger.id, trigger.model_dump_json())
+            )
+        return trigger
+
+    def triggers(self) -> list[Trigger]:
+        if not self.path.exists():
+            return []
+        with self._tx() as conn:
+            rows = conn.execute("SELECT data FROM triggers ORDER BY rowid").fetchall()
+        return [Trigger.model_validate_json(row[0]) for row in rows]  # in the order made
+
+    def trigger(self, trigger_id: str) -> Trigger:
+        with self._tx() as conn:
+            row = conn.execute("SELECT data FROM triggers WHERE id = ?", (trigger_id,)).fetchone()
+        if row is None:
+            raise not_found("トリガー", trigger_id)
+        return Trigger.model_validate_json(row[0])
+
+    def remove_trigger(self, trigger_id: str) -> Trigger:
+        trigger = self.trigger(trigger_id)
+        with self._tx() as conn:
+            conn.execute("DELETE FROM triggers WHERE id = ?", (trigger_id,))
+        return trigger
+
+    def claim_file(self, trigger_id: str, path: str, sha256: str, *, now: datetime) -> bool:
+        """Take a file (by path and content) for a run: True the first time only."""
+        with self._tx() as conn:
+            cursor = conn.execute(
+                "INSERT OR IGNORE INTO files VALUES (?, ?, ?, ?, NULL, NULL)",
+                (trigger_id, path, sha256, _iso(now)),
+            )
+            return cursor.rowcount == 1
+
+    def settle_file(
+        self, trigger_id: str, path: str, sha256: str, task_id: str | None, error: str | None
+    ) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE files SET task_id = ?, error = ? "
+                "WHERE trigger_id = ? AND path = ? AND sha256 = ?",
+                (task_id, error, trigger_id, path, sha256),
+            )
+
+    def files(self, trigger_id: str) -> list[dict[str, Any]]:
+        with self._tx() as conn:
+            rows = conn.execute(
+                "SELECT path, sha256, claimed_at, task_id, error FROM files WHERE trigger_id = ? "
+                "ORDER BY claimed_at",
+                (trigger_id,),
+            ).fetchall()
+        keys = ("path", "sha256", "claimed_at", "task_id", "error")
+        return [dict(zip(keys, row, strict=True)) for row in rows]
+
+    def claim_signature(
+        self, trigger_id: str, signature: str, *, now: datetime, forget_before: datetime
+    ) -> bool:
+        """Record a webhook signature: False when it was seen before (a replay). Signatures
+        older than ``forget_before`` (outside the replay window) are dropped."""
+        with self._tx() as conn:
+            conn.execute("DELETE FROM signatures WHERE seen_at < ?", (_iso(forget_before),))
+            cursor = conn.execute(
+                "INSERT OR IGNORE INTO signatures VALUES (?, ?, ?)",
+                (trigger_id, signature, _iso(now)),
+            )
+            return cursor.rowcount == 1

@@ -1,0 +1,177 @@
+"""The scheduler inside ``keiri-agent serve``: schedules fire, triggers start plan tasks.
+
+Schedules live in the workspace's SQLite file (``keiri_agent.schedule.ScheduleStore``), so
+they survive restarts and every server process on the workspace sees the same ones. Every
+``KEIRI_SCHEDULE_TICK_S`` (and at once when :meth:`Scheduler.wake` is called) each schedule's
+newest passed fire time is looked at (``schedule.due``): on time, it starts; missed by more
+than ``KEIRI_SCHEDULE_GRACE_S`` (the server was down), it starts once under ``run_once`` and
+is recorded as skipped under ``skip``. Before a start, the fire time is claimed in SQLite (its
+key is the schedule id and the fire time): the one process whose claim succeeds starts it, so
+a fire time never runs twice, whether two servers share the workspace or one restarts.
+
+A start is an ordinary plan task (``TaskRegistry.submit``) owned by whoever made the schedule,
+running the version its pin names (``schedule.pins``): a run that needs a person pauses as
+``waiting_input`` like any task. When a started task waits or fails, or a start is refused,
+the URL of ``KEIRI_NOTIFY_WEBHOOK_URL`` is told (``notify``).
+
+The clock is a constructor argument (``clock``): the server passes the real one; a test drives
+its own.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from keiri_agent.config import Settings
+from keiri_agent.errors import BlockError
+from keiri_agent.schedule import (
+    Schedule,
+    ScheduleStore,
+    describe,
+    due,
+    resolve_pin,
+)
+from keiri_agent.server.errors import ApiError
+from keiri_agent.server.folder_trigger import FolderWatcher
+from keiri_agent.server.notify import Notifier
+from keiri_agent.server.runners import PlanRequest
+from keiri_agent.server.tasks import Task, TaskRegistry, Upload
+
+__all__ = ["Clock", "Scheduler", "utc_now"]
+
+Clock = Callable[[], datetime]
+log = logging.getLogger(__name__)
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _failure(exc: BlockError | ApiError) -> str:
+    return exc.message
+
+
+class Scheduler:
+    """Fires the workspace's schedules on a thread of its own; starts triggered runs."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        tasks: TaskRegistry,
+        *,
+        clock: Clock = utc_now,
+        store: ScheduleStore | None = None,
+    ) -> None:
+        self.settings = settings
+        self.tasks = tasks
+        self.clock = clock
+        self.store = store or ScheduleStore.of(settings)
+        self.notifier = Notifier(settings)
+        tasks.observers.append(self.notifier)
+        self.folders = FolderWatcher(settings, self.store, self.start_run, self.notifier)
+        self.ticks = 0  # how many ticks have finished (people and tests can watch it move)
+        self.runs_started = 0  # runs this process started for schedules and triggers
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # --- the loop -----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._loop, name="keiri-scheduler", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+
+    def wake(self) -> None:
+        """Look at the schedules now (after one was added, or the clock moved)."""
+        self._wake.set()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.tick()
+            except Exception:  # one bad tick (a locked or damaged file) must not end the loop
+                log.exception("予定の確認に失敗しました")
+            self._wake.wait(self.settings.keiri_schedule_tick_s)
+            self._wake.clear()
+
+    def tick(self) -> list[str]:
+        """Handle every schedule's due fire time, then look at the watched folders; the ids of
+        the tasks started."""
+        started: list[str] = []
+        for schedule in self.store.schedules():
+            if self._stop.is_set() or self.tasks.stopping.is_set():
+                return started
+            task_id = self._handle(schedule, self.clock())
+            if task_id is not None:
+                started.append(task_id)
+        started += self.folders.scan()
+        self.ticks += 1
+        return started
+
+    def _handle(self, schedule: Schedule, now: datetime) -> str | None:
+        since = self.store.last_fire(schedule.id) or schedule.created_at
+        found = due(schedule, since, now, self.settings)
+        if found is None:
+            return None
+        fire, late = found
+        if late and schedule.misfire == "skip":
+            if self.store.claim(schedule.id, fire, "skipped", now=now):
+                log.warning(
+                    "停止中に過ぎた実行を飛ばしました: %s %s", schedule.id, fire.isoformat()
+                )
+            return None
+        if not self.store.claim(schedule.id, fire, "started", now=now):
+            return None  # another process (or an earlier tick) has it
+        label = f"予定 {schedule.id}（{describe(schedule.rule)}）{fire.astimezone(self.settings.keiri_timezone):%Y-%m-%d %H:%M}"
+        if late:
+            label += "（停止中に過ぎた分を 1 回実行）"
+        try:
+            task = self.start_run(
+                schedule.plan_id, schedule.version, schedule.vars, schedule.created_by, label
+            )
+        except (BlockError, ApiError) as exc:
+            self.store.settle(schedule.id, fire, "failed", error=_failure(exc))
+            self.notifier.refused(label, schedule.plan_id, _failure(exc))
+            return None
+        self.store.settle(schedule.id, fire, "started", task_id=task.id)
+        return task.id
+
+    # --- starting runs ------------------------------------------------------------------------
+
+    def start_run(
+        self,
+        plan_id: str,
+        pin: str,
+        vars: Mapping[str, Any],
+        owner: str | None,
+        label: str,
+        uploads: Sequence[Upload] = (),
+    ) -> Task:
+        """Start a plan task for a schedule or trigger: the version its pin names now."""
+        version = resolve_pin(self.settings, plan_id, pin)
+        request = PlanRequest(
+            kind="plan", plan=plan_id, vars=dict(vars), version=version, request=label
+        )
+        task = self.tasks.submit(request, uploads, owner=owner)
+        self.runs_started += 1
+        self.notifier.watch(task.id, label)
+        log.info("%s: タスク %s を始めました", label, task.id)
+        return task
+
+    def run_now(self, schedule_id: str, owner: str | None = None) -> Task:
+        """Start a schedule's plan at once (not a fire time: nothing is claimed)."""
+        schedule = self.store.get(schedule_id)
+        label = f"予定 {schedule.id}（すぐ実行）"
+        return self.start_run(
+            schedule.plan_id, schedule.version, schedule.vars, owner or schedule.created_by, label
+        )

@@ -1,0 +1,189 @@
+"""Schedules and triggers over the API (``keiri_agent.schedule``), and the webhook door.
+
+=======  ==========================================  ==========================================
+GET      ``/agent/schedules``                        schedules, next fire times in JST, warnings
+POST     ``/agent/schedules``                        add ``{plan_id, rule, calendar, vars, ...}``
+DELETE   ``/agent/schedules/{id}``                   remove
+POST     ``/agent/schedules/{id}/run-now``           start the schedule's plan now (a task)
+GET      ``/agent/triggers``                         triggers (never their secrets)
+POST     ``/agent/triggers``                         add ``{kind, plan_id, folder, ...}``
+DELETE   ``/agent/triggers/{id}``                    remove
+POST     ``/agent/triggers/{id}``                    a webhook call: signed (``webhook``), no key
+=======  ==========================================  ==========================================
+
+Managing schedules and triggers needs a user's key once users are configured (a task's token
+is not enough), like the plan routes. A webhook call needs no key: its signature proves it; its
+JSON body's ``vars`` are given to the run over the trigger's own.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import anyio.to_thread
+from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from keiri_agent.config import Settings
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.schedule import (
+    Misfire,
+    Rule,
+    ScheduleStore,
+    add_schedule,
+    add_trigger,
+    schedule_view,
+    trigger_view,
+)
+from keiri_agent.server.auth import Access, Authenticator
+from keiri_agent.server.errors import ApiError
+from keiri_agent.server.plan_task import ANONYMOUS_CALLER
+from keiri_agent.server.scheduler import Scheduler
+from keiri_agent.server.webhook import SIGNATURE_HEADER, TIMESTAMP_HEADER, check_signature
+
+__all__ = ["ScheduleRequest", "TriggerRequest", "WebhookBody", "schedule_routes"]
+
+
+class ScheduleRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    plan_id: str = Field(min_length=1, max_length=300)
+    rule: Rule
+    calendar: Literal["jp", "none"] = "jp"
+    vars: dict[str, Any] = Field(default_factory=dict)
+    version: str | None = Field(default=None, max_length=80)
+    misfire: Misfire = "run_once"
+
+
+class TriggerRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["webhook", "folder"]
+    plan_id: str = Field(min_length=1, max_length=300)
+    folder: str | None = Field(default=None, max_length=1000)
+    file_var: str = Field(default="file", min_length=1, max_length=100)
+    vars: dict[str, Any] = Field(default_factory=dict)
+    version: str | None = Field(default=None, max_length=80)
+
+
+class WebhookBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    vars: dict[str, Any] = Field(default_factory=dict)
+
+
+def _access(request: Request) -> Access:
+    authenticator: Authenticator = request.app.state.auth
+    return authenticator(request)
+
+
+Caller = Annotated[Access, Depends(_access)]
+
+
+def schedule_routes(settings: Settings, auth: Authenticator, scheduler: Scheduler) -> APIRouter:
+    """The routes above; runs start through ``scheduler`` (and its clock)."""
+    api = APIRouter(prefix="/agent")
+    store = ScheduleStore.of(settings)
+
+    def signed_in(access: Access) -> str:
+        if access.user is None and not access.open:
+            raise auth.missing_key()
+        return access.owner or ANONYMOUS_CALLER
+
+    @api.get("/schedules")
+    def list_schedules(access: Caller) -> dict[str, Any]:
+        signed_in(access)
+        now = scheduler.clock()
+        return {"schedules": [schedule_view(settings, s, now) for s in store.schedules()]}
+
+    @api.post("/schedules", status_code=201)
+    def create_schedule(body: ScheduleRequest, access: Caller) -> dict[str, Any]:
+        owner = signed_in(access)
+        now = scheduler.clock()
+        schedule = add_schedule(
+            settings,
+            plan_id=body.plan_id,
+            rule=body.rule,
+            created_by=owner,
+            calendar=body.calendar,
+            vars=body.vars,
+            version=body.version,
+            misfire=body.misfire,
+            now=now,
+        )
+        scheduler.wake()
+        return schedule_view(settings, schedule, now)
+
+    @api.delete("/schedules/{schedule_id}")
+    def delete_schedule(schedule_id: str, access: Caller) -> dict[str, Any]:
+        signed_in(access)
+        return {"removed": store.remove(schedule_id).id}
+
+    @api.post("/schedules/{schedule_id}/run-now", status_code=202)
+    def run_now(schedule_id: str, access: Caller) -> dict[str, Any]:
+        owner = signed_in(access)
+        task = scheduler.run_now(schedule_id, None if access.open else owner)
+        return {"task_id": task.id, "status": str(task.status)}
+
+    @api.get("/triggers")
+    def list_triggers(access: Caller) -> dict[str, Any]:
+        signed_in(access)
+        return {"triggers": [trigger_view(settings, t) for t in store.triggers()]}
+
+    @api.post("/triggers", status_code=201)
+    def create_trigger(body: TriggerRequest, access: Caller) -> dict[str, Any]:
+        owner = signed_in(access)
+        trigger = add_trigger(
+            settings,
+            kind=body.kind,
+            plan_id=body.plan_id,
+            created_by=owner,
+            folder=body.folder,
+            file_var=body.file_var,
+            vars=body.vars,
+            version=body.version,
+        )
+        return {**trigger_view(settings, trigger), "secret": trigger.secret}
+
+    @api.delete("/triggers/{trigger_id}")
+    def delete_trigger(trigger_id: str, access: Caller) -> dict[str, Any]:
+        signed_in(access)
+        return {"removed": store.remove_trigger(trigger_id).id}
+
+    @api.post("/triggers/{trigger_id}", status_code=202)
+    async def call_webhook(trigger_id: str, request: Request) -> dict[str, Any]:
+        body = await request.body()
+        headers = request.headers
+        return await anyio.to_thread.run_sync(
+            _call, trigger_id, body, headers.get(TIMESTAMP_HEADER), headers.get(SIGNATURE_HEADER)
+        )
+
+    def _call(
+        trigger_id: str, body: bytes, timestamp: str | None, signature: str | None
+    ) -> dict[str, Any]:
+        trigger = store.trigger(trigger_id)
+        if trigger.kind != "webhook":
+            raise ApiError(
+                404,
+                ErrorCode.DEPENDENCY_NOT_FOUND,
+                f"トリガー {trigger_id} は Webhook のトリガーではありません。",
+                hint="keiri-agent trigger list で種類を確かめてください。",
+            )
+        check_signature(store, trigger, timestamp, signature, body, scheduler.clock())
+        try:
+            given = WebhookBody.model_validate_json(body or b"{}")
+        except ValidationError as exc:
+            raise BlockError(
+                'Webhook の本文は {"vars": {...}} の JSON にしてください。',
+                code=ErrorCode.INPUT_VALIDATION_FAILED,
+                hint="vars の名前と値のマッピングを送ってください。",
+                details={"errors": exc.errors(include_url=False, include_context=False)},
+            ) from None
+        label = f"Webhook {trigger.id}"
+        task = scheduler.start_run(
+            trigger.plan_id,
+            trigger.version,
+            {**trigger.vars, **given.vars},
+            trigger.created_by,
+            label,
+        )
+        return {"task_id": task.id, "status": str(task.status)}
+
+    return api

@@ -1,0 +1,201 @@
+"""The 予定 page: the schedules and triggers of the workspace, and adding or removing a schedule.
+
+The same store and checks as ``keiri-agent schedule`` (``keiri_agent.schedule``): each schedule
+with its rule in words, its next fire time in ``KEIRI_TIMEZONE``, its version pin, its last
+fires and the warning when the plan's working copy has unapproved changes. Schedules fire only
+while ``keiri-agent serve`` runs; the page says so. Its Session State is under ``schedule_``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from keiri_agent.config import Settings
+from keiri_agent.errors import BlockError
+from keiri_agent.ui import session_state
+from keiri_agent.ui.error_view import render_error, settings_or_error
+
+__all__ = ["FORMS", "render"]
+
+PAGE = "schedule"
+(
+    PLAN_KEY,
+    FORM_KEY,
+    N_KEY,
+    DAY_KEY,
+    HOLIDAY_KEY,
+    AT_KEY,
+    CRON_KEY,
+    MISFIRE_KEY,
+    ADD_KEY,
+    REMOVE_ID_KEY,
+    REMOVE_KEY,
+    ERROR_KEY,
+) = session_state.page_keys(
+    PAGE,
+    "plan",
+    "form",
+    "n",
+    "day",
+    "if_holiday",
+    "at",
+    "cron",
+    "misfire",
+    "add",
+    "remove_id",
+    "remove",
+    "error",
+)
+FORMS = {
+    "business_day": "第N営業日",
+    "last_business_day": "最終営業日",
+    "day": "毎月D日",
+    "cron": "cron 式",
+}
+HOLIDAYS = {"before": "前営業日", "after": "翌営業日", "skip": "実行しない"}
+MISFIRES = {"run_once": "1 回実行", "skip": "実行しない"}
+
+
+def _rule() -> dict[str, Any]:
+    kind = st.session_state.get(FORM_KEY, "business_day")
+    if kind == "cron":
+        return {"kind": "cron", "expr": st.session_state.get(CRON_KEY, "")}
+    rule: dict[str, Any] = {"kind": kind, "at": st.session_state.get(AT_KEY, "09:00")}
+    if kind == "business_day":
+        rule["n"] = int(st.session_state.get(N_KEY, 1))
+    if kind == "day":
+        rule["day"] = int(st.session_state.get(DAY_KEY, 25))
+        rule["if_holiday"] = st.session_state.get(HOLIDAY_KEY, "before")
+    return rule
+
+
+def _add(settings: Settings) -> None:
+    from pydantic import TypeAdapter, ValidationError
+
+    from keiri_agent.errors import ErrorCode
+    from keiri_agent.schedule import Rule, add_schedule
+    from keiri_agent.ui.signin import acting_name
+
+    try:
+        rule = TypeAdapter(Rule).validate_python(_rule())
+    except ValidationError as exc:
+        problems = "; ".join(str(e.get("msg", "")) for e in exc.errors(include_url=False))
+        raise BlockError(
+            f"実行の条件を読めません（{problems}）。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="cron は 5 項目（分 時 日 月 曜日）、時刻は HH:MM です。",
+        ) from None
+    add_schedule(
+        settings,
+        plan_id=str(st.session_state.get(PLAN_KEY, "")).strip(),
+        rule=rule,
+        created_by=acting_name(settings),
+        misfire=st.session_state.get(MISFIRE_KEY, "run_once"),
+    )
+
+
+def _render_form(settings: Settings) -> None:
+    st.subheader("予定を登録")
+    st.text_input("Plan の id", key=PLAN_KEY, placeholder="keiri/monthly_close")
+    kind = st.radio(
+        "実行の条件", list(FORMS), format_func=FORMS.__getitem__, key=FORM_KEY, horizontal=True
+    )
+    if kind == "cron":
+        st.text_input(
+            "cron 式（KEIRI_TIMEZONE の時刻、営業日だけ）", key=CRON_KEY, value="0 9 * * *"
+        )
+    else:
+        if kind == "business_day":
+            st.number_input("第N営業日", min_value=1, max_value=15, value=3, key=N_KEY)
+        if kind == "day":
+            st.number_input("日", min_value=1, max_value=31, value=25, key=DAY_KEY)
+            st.selectbox(
+                "休日なら", list(HOLIDAYS), format_func=HOLIDAYS.__getitem__, key=HOLIDAY_KEY
+            )
+        st.text_input("時刻（HH:MM）", value="09:00", key=AT_KEY)
+    st.selectbox(
+        "サーバー停止中に過ぎたら",
+        list(MISFIRES),
+        format_func=MISFIRES.__getitem__,
+        key=MISFIRE_KEY,
+    )
+    if st.button("登録", key=ADD_KEY, type="primary"):
+        try:
+            _add(settings)
+            st.session_state.pop(ERROR_KEY, None)
+        except BlockError as exc:
+            st.session_state[ERROR_KEY] = exc
+    error = st.session_state.get(ERROR_KEY)
+    if isinstance(error, BlockError):
+        render_error(error)
+
+
+def _render_list(settings: Settings) -> None:
+    from keiri_agent.schedule import ScheduleStore, schedule_view, trigger_view
+
+    store = ScheduleStore.of(settings)
+    views = [schedule_view(settings, s) for s in store.schedules()]
+    st.subheader("予定")
+    if not views:
+        st.info("予定はありません。", icon="🗓️")
+    else:
+        rows = [
+            {
+                "ID": v["id"],
+                "Plan": v["plan_id"],
+                "条件": v["rule_text"],
+                "次回": v["next_fire_local"],
+                "版": v["version_text"],
+                "停止中に過ぎたら": MISFIRES[v["misfire"]],
+                "前回": (
+                    f"{v['recent_fires'][0]['fire_time_local']}（{v['recent_fires'][0]['outcome']}）"
+                    if v["recent_fires"]
+                    else ""
+                ),
+                "登録者": v["created_by"],
+            }
+            for v in views
+        ]
+        st.dataframe(rows, hide_index=True)
+        for view in views:
+            if view["warning"]:
+                st.warning(f"{view['id']}（{view['plan_id']}）: {view['warning']}")
+        ids = [v["id"] for v in views]
+        chosen = st.selectbox("削除する予定", ids, key=REMOVE_ID_KEY)
+        if st.button("削除", key=REMOVE_KEY) and chosen:
+            store.remove(chosen)
+            st.rerun()
+    triggers = [trigger_view(settings, t) for t in store.triggers()]
+    if triggers:
+        st.subheader("トリガー")
+        st.dataframe(
+            [
+                {
+                    "ID": t["id"],
+                    "Plan": t["plan_id"],
+                    "種類": "Webhook" if t["kind"] == "webhook" else "フォルダ",
+                    "場所": t["url"] or t["folder"],
+                    "版": t["version_text"],
+                }
+                for t in triggers
+            ],
+            hide_index=True,
+        )
+
+
+def render() -> None:
+    st.header("予定")
+    st.caption(
+        "Plan を営業日カレンダー（土日・祝日・会社休日を除く）や cron で自動実行します。"
+        "実行するのは API サーバー（keiri-agent serve）です。"
+    )
+    settings = settings_or_error()
+    if settings is None:
+        return
+    _render_form(settings)
+    try:
+        _render_list(settings)
+    except BlockError as exc:
+        render_error(exc)

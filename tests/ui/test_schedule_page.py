@@ -1,0 +1,69 @@
+"""The 予定 page: a schedule added on the page is stored with its next fire time in JST, the
+warning about an unapproved working copy is shown, bad input shows the error and stores nothing,
+and a schedule can be removed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from keiri_agent.config import load_settings
+from keiri_agent.schedule import ScheduleStore
+from keiri_agent.ui.views import PAGES
+from tests.schedule.conftest import PLAN_ID, approved_memo
+
+PAGE_TIMEOUT_S = 120
+
+
+def schedule_page() -> None:
+    from keiri_agent.ui.views.schedule import render
+
+    render()
+
+
+@pytest.fixture
+def page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
+    monkeypatch.setenv("KEIRI_WORKSPACE_ROOT", str(tmp_path / "workspace"))
+    monkeypatch.setenv("KEIRI_DESIGNS_DIR", str(tmp_path / "designs"))
+    monkeypatch.setenv("KEIRI_REQUIRE_APPROVAL", "on")
+    approved_memo(load_settings())
+    return AppTest.from_function(schedule_page, default_timeout=PAGE_TIMEOUT_S)
+
+
+def test_add_and_remove_a_schedule_on_the_page(page: AppTest) -> None:
+    assert "予定" in [spec.title for spec in PAGES]
+    page.run()
+    assert any("予定はありません" in i.value for i in page.info)
+    page.text_input(key="schedule_plan").set_value(PLAN_ID)
+    page.radio(key="schedule_form").set_value("last_business_day").run()
+    page.text_input(key="schedule_at").set_value("17:00")
+    page.button(key="schedule_add").click().run()
+    assert not page.exception
+    store = ScheduleStore.of(load_settings())
+    (schedule,) = store.schedules()
+    assert schedule.rule.model_dump() == {"kind": "last_business_day", "at": "17:00"}
+    table = page.dataframe[0].value
+    assert table["条件"][0] == "毎月最終営業日 17:00"
+    assert table["次回"][0].endswith(" 17:00 JST")
+    assert any("作業コピーに未承認の変更があります" in w.value for w in page.warning)
+
+    page.selectbox(key="schedule_remove_id").set_value(schedule.id)
+    page.button(key="schedule_remove").click().run()
+    assert store.schedules() == []
+
+
+def test_bad_input_shows_the_error_and_stores_nothing(page: AppTest) -> None:
+    page.run()
+    page.text_input(key="schedule_plan").set_value(PLAN_ID)
+    page.radio(key="schedule_form").set_value("cron").run()
+    page.text_input(key="schedule_cron").set_value("0 25 * * *")
+    page.button(key="schedule_add").click().run()
+    assert any("実行の条件を読めません" in e.value for e in page.error)
+    page.text_input(key="schedule_plan").set_value("keiri/none")
+    page.text_input(key="schedule_cron").set_value("0 9 * * *")
+    page.button(key="schedule_add").click().run()
+    assert any("keiri/none" in e.value for e in page.error)
+    assert ScheduleStore.of(load_settings()).schedules() == []
