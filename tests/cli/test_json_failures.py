@@ -35,6 +35,11 @@ FAILURES: list[tuple[str, list[str], int, str]] = [
     ("plan approve", ["keiri/close", "v1"], 2, "INPUT_VALIDATION_FAILED"),
     ("plan reject", ["keiri/close", "latest"], 2, "INPUT_VALIDATION_FAILED"),
     ("audit verify", [], 2, "INPUT_VALIDATION_FAILED"),
+    ("schedule add", ["keiri/close", "--business-day", "99"], 2, "INPUT_VALIDATION_FAILED"),
+    ("schedule list", [], 2, "CONFIGURATION_ERROR"),  # with a malformed setting (below)
+    ("schedule run-now", ["no-such-schedule"], 2, "DEPENDENCY_NOT_FOUND"),
+    ("trigger add", ["keiri/close"], 2, "INPUT_VALIDATION_FAILED"),
+    ("trigger list", [], 2, "CONFIGURATION_ERROR"),  # with a malformed setting (below)
     ("blocks list", ["--category", "no-such-category"], 2, "INPUT_VALIDATION_FAILED"),
     ("blocks show", ["no.such_block"], 2, "BLOCK_NOT_FOUND"),
     ("blocks search", ["照合", "--mode", "grep"], 2, "INPUT_VALIDATION_FAILED"),
@@ -86,7 +91,7 @@ def test_a_failing_json_command_prints_one_json_document(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
-    if path in ("doctor", "demo"):
+    if path in ("doctor", "demo", "schedule list", "trigger list"):
         monkeypatch.setenv("KEIRI_LLM_MAX_RETRIES", "many")
     if path == "helpdesk ask":  # with a key: without one, the missing key is reported first
         monkeypatch.setenv("OPENAI_API_KEY", "sk-never-sent")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from keiri_agent.errors import BlockError
+from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.schedule import (
     BusinessCalendar,
     BusinessDayRule,
@@ -135,3 +136,22 @@ def test_bad_rules_are_refused() -> None:
         BusinessDayRule(n=16)
     with pytest.raises(BlockError, match="営業日に当たりません"):
         CronRule(expr="0 9 1 1 *").next_after(datetime(2026, 1, 2, tzinfo=JST), CAL, JST)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"kind": "cron", "expr": "bad"},
+        {"kind": "business_day", "n": 99, "at": "09:00"},
+        {"kind": "day", "day": 25, "at": "25:99", "if_holiday": "before"},
+    ],
+)
+def test_a_rule_that_cannot_be_read_is_explained_in_japanese(raw: dict[str, object]) -> None:
+    from keiri_agent.schedule import parse_rule
+
+    with pytest.raises(BlockError) as caught:
+        parse_rule(raw)
+    text = f"{caught.value.message} {caught.value.hint}"
+    assert caught.value.code == ErrorCode.INPUT_VALIDATION_FAILED
+    english = set(re.findall(r"[A-Za-z]{4,}", text)) - {"cron"}  # cron: the users' word
+    assert english == set()  # no validator or cron-library English

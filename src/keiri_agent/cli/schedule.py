@@ -39,9 +39,7 @@ def rule_from_options(
     at: str,
 ) -> Any:
     """The one rule the options name (INPUT_VALIDATION_FAILED for none or several)."""
-    from pydantic import TypeAdapter, ValidationError
-
-    from keiri_agent.schedule import Rule
+    from keiri_agent.schedule import parse_rule
 
     given = [
         ("cron", cron is not None),
@@ -67,16 +65,7 @@ def rule_from_options(
         raw["n"] = business_day
     if day is not None:
         raw.update(day=day, if_holiday=if_holiday)
-    try:
-        return TypeAdapter(Rule).validate_python(raw)
-    except ValidationError as exc:
-        problems = "; ".join(str(e.get("msg", "")) for e in exc.errors(include_url=False))
-        raise BlockError(
-            f"実行の条件を読めません（{problems}）。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="cron は 5 項目（分 時 日 月 曜日）、--business-day は 1〜15、--day は 1〜31、"
-            "--at は HH:MM です。",
-        ) from None
+    return parse_rule(raw)
 
 
 @schedule_app.command("add")

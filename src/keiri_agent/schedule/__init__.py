@@ -35,6 +35,7 @@ from keiri_agent.schedule.pins import (
 from keiri_agent.schedule.rules import (
     MAX_BUSINESS_DAY,
     MAX_CRON_STEPS,
+    RULE_HINT,
     BusinessDayRule,
     CronRule,
     DayRule,
@@ -42,6 +43,7 @@ from keiri_agent.schedule.rules import (
     Rule,
     describe,
     parse_at,
+    parse_rule,
 )
 from keiri_agent.schedule.store import (
     BUSY_TIMEOUT_S,
@@ -65,6 +67,7 @@ __all__ = [
     "MAX_CRON_STEPS",
     "MAX_MISSED_SCAN",
     "MAX_SEARCH_DAYS",
+    "RULE_HINT",
     "SECRET_BYTES",
     "STORE_DIR",
     "STORE_FILE",
@@ -94,6 +97,7 @@ __all__ = [
     "not_found",
     "parse_at",
     "parse_company_holidays",
+    "parse_rule",
     "resolve_pin",
     "schedule_view",
     "trigger_view",

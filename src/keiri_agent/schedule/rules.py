@@ -20,7 +20,7 @@ import calendar as month_calendar
 import re
 from collections.abc import Iterator
 from datetime import date, datetime, time
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -31,6 +31,7 @@ from keiri_agent.schedule.calendar import BusinessCalendar
 __all__ = [
     "MAX_BUSINESS_DAY",
     "MAX_CRON_STEPS",
+    "RULE_HINT",
     "BusinessDayRule",
     "CronRule",
     "DayRule",
@@ -38,6 +39,7 @@ __all__ = [
     "Rule",
     "describe",
     "parse_at",
+    "parse_rule",
 ]
 
 # The N of 第N営業日: every month has at least this many business days (February with its
@@ -141,8 +143,10 @@ class CronRule(BaseModel):
 
         try:
             CronSim(value, datetime(2000, 1, 1))
-        except CronSimError as exc:
-            raise ValueError(f"cron 式「{value}」を読めません（{exc}）") from None
+        except CronSimError:
+            raise ValueError(
+                f"cron 式「{value}」を読めません（5 項目の「分 時 日 月 曜日」で書きます）"
+            ) from None
         return value.strip()
 
     def times(self, moment: datetime, zone: ZoneInfo) -> Iterator[datetime]:
@@ -166,6 +170,35 @@ class CronRule(BaseModel):
 Rule = Annotated[
     CronRule | BusinessDayRule | LastBusinessDayRule | DayRule, Field(discriminator="kind")
 ]
+_FIELD_LABELS = {  # a rule's fields as the CLI's options and the 予定 page name them
+    "kind": "実行の条件",
+    "expr": "cron 式",
+    "n": "第N営業日",
+    "day": "日",
+    "if_holiday": "休日のとき",
+    "at": "時刻",
+}
+RULE_HINT = "cron は 5 項目（分 時 日 月 曜日）、第N営業日は 1〜15、日は 1〜31、時刻は HH:MM です。"
+
+
+def parse_rule(raw: dict[str, Any]) -> CronRule | BusinessDayRule | LastBusinessDayRule | DayRule:
+    """The rule ``raw`` describes (as the CLI, the API and the app's 予定 page send it), or a
+    BlockError that says in Japanese which field is wrong and why."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from keiri_agent.llm.field_problems import field_problems
+
+    try:
+        return TypeAdapter(Rule).validate_python(raw)
+    except ValidationError as exc:
+        found = field_problems(exc, data=raw)
+        problems = "、".join(p.at(_FIELD_LABELS.get(str(p.loc[-1]), p.field)) for p in found)
+        raise BlockError(
+            f"実行の条件を読めません（{problems}）。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint=RULE_HINT,
+        ) from None
+
 
 _IF_HOLIDAY = {
     "before": "休日なら前営業日",

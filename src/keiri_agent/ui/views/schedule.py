@@ -72,21 +72,10 @@ def _rule() -> dict[str, Any]:
 
 
 def _add(settings: Settings) -> None:
-    from pydantic import TypeAdapter, ValidationError
-
-    from keiri_agent.errors import ErrorCode
-    from keiri_agent.schedule import Rule, add_schedule
+    from keiri_agent.schedule import add_schedule, parse_rule
     from keiri_agent.ui.signin import acting_name
 
-    try:
-        rule = TypeAdapter(Rule).validate_python(_rule())
-    except ValidationError as exc:
-        problems = "; ".join(str(e.get("msg", "")) for e in exc.errors(include_url=False))
-        raise BlockError(
-            f"実行の条件を読めません（{problems}）。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="cron は 5 項目（分 時 日 月 曜日）、時刻は HH:MM です。",
-        ) from None
+    rule = parse_rule(_rule())
     add_schedule(
         settings,
         plan_id=str(st.session_state.get(PLAN_KEY, "")).strip(),
