@@ -26,8 +26,8 @@ from keiri_agent.plan._graph.compiled import CompiledGraph
 from keiri_agent.plan._run.context import (
     Reused,
     RunContext,
+    RunScope,
     TaggedEmitter,
-    Values,
     render_vars,
 )
 from keiri_agent.plan._run.values import NotPersistable
@@ -39,7 +39,7 @@ __all__ = [
     "Outcome",
     "Reused",
     "RunContext",
-    "Values",
+    "RunScope",
     "control_node",
     "render_vars",
 ]
@@ -121,7 +121,7 @@ class Frame:
         ctx: RunContext,
         plan: Plan,
         graph: CompiledGraph,
-        values: Values,
+        values: RunScope,
         *,
         prefix: str = "",
         sub_run_id: str | None = None,
@@ -141,7 +141,7 @@ class Frame:
 
     # --- references --------------------------------------------------------------------------
 
-    def resolve(self, ref: Reference, values: Values | None = None) -> Any:
+    def resolve(self, ref: Reference, values: RunScope | None = None) -> Any:
         """The value of ``ref`` in this frame's scope (or in ``values``, a while loop's last pass)."""
         scope = values or self.values
         root = ref.root
@@ -149,24 +149,24 @@ class Frame:
             return resolve_path(scope.vars, ref)
         if root in ("env", "config"):
             return self.ctx.env_config(ref)
-        found, value, is_node = scope.find(root)
-        if not found:
+        found = scope.read(ref)
+        if found.answer == "missing":
             raise BlockError(
                 f"{ref.text}: ノード '{root}' の出力がまだありません。",
                 code=ErrorCode.DEPENDENCY_NOT_FOUND,
                 hint="参照先のノードが実行されているか（スキップ・失敗していないか）確認してください。",
                 details={"reference": ref.text},
             )
-        if is_node and value is None:
-            if len(ref.path) <= 1 and not ref.length:
-                return None
+        if found.answer == "null":
+            return None
+        if found.answer == "skipped":
             raise BlockError(
                 f"{ref.text}: ノード '{root}' はスキップまたは失敗したため出力がありません。",
                 code=ErrorCode.DEPENDENCY_NOT_FOUND,
                 hint="when 条件か on_error の設定、上流ノードのエラーを確認してください。",
                 details={"reference": ref.text},
             )
-        return resolve_path(value, ref)
+        return resolve_path(found.value, ref)
 
     # --- scheduling --------------------------------------------------------------------------
 
@@ -210,7 +210,7 @@ class Frame:
             if outcome.status == "failed" and outcome.error is not None:
                 state.continued.append(outcome.error)
             state.continued.extend(outcome.warnings)
-            self.values.outputs[node_id] = outcome.outputs
+            self.values.nodes[node_id] = outcome.outputs
             released = []
             for user in self.graph.dependents[node_id]:
                 left[user] -= 1

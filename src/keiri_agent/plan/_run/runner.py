@@ -27,12 +27,13 @@ from keiri_agent.file_access import FileAccess
 from keiri_agent.plan._dsl.loader import PlanSource, load_source, parse_source
 from keiri_agent.plan._dsl.models import LoopNode, Plan, SubflowNode
 from keiri_agent.plan._graph.compiled import CompiledGraph, compile_graph
+from keiri_agent.plan._graph.scope import Scope
 from keiri_agent.plan._graph.subflows import SubflowLoader
 from keiri_agent.plan._run import blocknode as _blocknode  # noqa: F401  (registers block nodes)
 from keiri_agent.plan._run import control as _control  # noqa: F401  (registers loops, subflows)
 from keiri_agent.plan._run.answers import check_answers
 from keiri_agent.plan._run.backends import Backend, DaskBackend, ThreadBackend
-from keiri_agent.plan._run.engine import Frame, Reused, RunContext, Values, render_vars
+from keiri_agent.plan._run.engine import Frame, Reused, RunContext, RunScope, render_vars
 from keiri_agent.plan._run.recovery import recover_outputs
 from keiri_agent.plan._run.runstate import AnswersFile, find_run, load_run
 from keiri_agent.plan._run.values import NotPersistable, OutputStore
@@ -234,13 +235,13 @@ class PlanRunner:
                     level="warning",
                     msg=f"vars を保存できないため、この実行は再開・再実行できません（{unsaved}）。",
                 )
-            values = Values(render_vars({**model.vars, **(vars or {})}, ctx))
+            values: RunScope = Scope(render_vars({**model.vars, **(vars or {})}, ctx))
             frame_result = Frame(ctx, model, graph, values).run()
             result.status = {"waiting": "waiting_input"}.get(
                 frame_result.status, frame_result.status
             )
             result.error = frame_result.error
-            result.outputs = {k: v for k, v in values.outputs.items() if v is not None}
+            result.outputs = {k: v for k, v in values.nodes.items() if v is not None}
             result.waiting = list(ctx.waiting)
         except BlockError as exc:
             result.status, result.error = "failed", exc
