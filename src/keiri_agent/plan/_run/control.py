@@ -37,7 +37,6 @@ from keiri_agent.plan._run.engine import (
     FrameResult,
     Outcome,
     RunScope,
-    control_node,
     render_vars,
 )
 from keiri_agent.plan._run.workers import Crew
@@ -91,7 +90,6 @@ def _emit_failure(frame: Frame, path: str, outcome: Outcome) -> Outcome:
     return outcome
 
 
-@control_node(LoopNode)
 def run_loop(frame: Frame, node: LoopNode, path: str) -> Outcome:
     started = time.perf_counter()
     body = frame.graph.bodies[node.id]
@@ -139,7 +137,13 @@ def _iteration(
 ) -> tuple[FrameResult, RunScope]:
     values: RunScope = Scope(frame.values.vars, parent=frame.values, loop_vars=loop_vars)
     child = Frame(
-        frame.ctx, frame.plan, body, values, prefix=f"{path}[{index}]/", sub_run_id=frame.sub_run_id
+        frame.ctx,
+        frame.plan,
+        body,
+        values,
+        runners=frame.runners,
+        prefix=f"{path}[{index}]/",
+        sub_run_id=frame.sub_run_id,
     )
     return child.run(), values
 
@@ -247,7 +251,6 @@ def load_subflow(frame: Frame, plan_id: str) -> tuple[Plan, CompiledGraph]:
     return frame.ctx.subflows.plan(plan_id)
 
 
-@control_node(SubflowNode)
 def run_subflow(frame: Frame, node: SubflowNode, path: str) -> Outcome:
     started = time.perf_counter()
     try:
@@ -262,7 +265,15 @@ def run_subflow(frame: Frame, node: SubflowNode, path: str) -> Outcome:
     except BlockError as exc:
         return frame.failed(path, exc, 0)
     values: RunScope = Scope({**own, **inputs})  # no parent: the subflow sees only its inputs
-    child = Frame(frame.ctx, plan, graph, values, prefix=f"{path}/", sub_run_id=sub_run_id)
+    child = Frame(
+        frame.ctx,
+        plan,
+        graph,
+        values,
+        runners=frame.runners,
+        prefix=f"{path}/",
+        sub_run_id=sub_run_id,
+    )
     result = child.run()
     bad = _frame_outcome(result, path, f"サブフロー {plan.id}")
     if bad is not None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -33,30 +33,21 @@ from keiri_agent.plan._run.context import (
 from keiri_agent.plan._run.values import NotPersistable
 
 __all__ = [
-    "CONTROL_NODES",
     "Frame",
     "FrameResult",
+    "NodeRunners",
     "Outcome",
     "Reused",
     "RunContext",
     "RunScope",
-    "control_node",
     "render_vars",
 ]
 
 Status = Literal["ok", "skipped", "failed", "waiting", "cancelled"]
-# Runners of each kind of node, registered by plan._run.blocknode (blocks) and plan._run.control
-# (loops and subflows, which drive nested frames): a frame runs them without importing them.
-ControlNodeRunner = Callable[["Frame", Any, str], "Outcome"]
-CONTROL_NODES: dict[type, ControlNodeRunner] = {}
-
-
-def control_node(kind: type) -> Callable[[ControlNodeRunner], ControlNodeRunner]:
-    def register(run: ControlNodeRunner) -> ControlNodeRunner:
-        CONTROL_NODES[kind] = run
-        return run
-
-    return register
+# How each kind of node runs: _run.blocknode (blocks) and _run.control (loops and subflows, which
+# drive nested frames). The runner builds the table (_run.runner.NODE_RUNNERS) and passes it in,
+# so a frame runs them without importing them.
+NodeRunners = Mapping[type, Callable[["Frame", Any, str], "Outcome"]]
 
 
 # Durability of node_complete (KEIRI_RUN_LOG_FSYNC): a node that ran at least REDO_S is on disk
@@ -123,6 +114,7 @@ class Frame:
         graph: CompiledGraph,
         values: RunScope,
         *,
+        runners: NodeRunners,
         prefix: str = "",
         sub_run_id: str | None = None,
         env_root: dict[str, Any] | None = None,
@@ -132,6 +124,7 @@ class Frame:
         self.policy: Policy = plan.policy
         self.graph = graph
         self.values = values
+        self.runners = runners
         self.prefix = prefix
         self.sub_run_id = sub_run_id
         # A subflow's events carry its run id; the plan's own go straight to the stream.
@@ -281,10 +274,7 @@ class Frame:
         return self.dispatch(node, path)
 
     def dispatch(self, node: BlockNode | LoopNode | SubflowNode, path: str) -> Outcome:
-        run = CONTROL_NODES.get(type(node))
-        if run is None:  # _run.blocknode and _run.control register theirs when imported
-            raise RuntimeError(f"no runner registered for {type(node).__name__}")
-        return run(self, node, path)
+        return self.runners[type(node)](self, node, path)
 
     def failed(self, path: str, error: BlockError, attempt: int) -> Outcome:
         error.details.setdefault("node_id", path)

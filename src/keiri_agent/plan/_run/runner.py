@@ -25,15 +25,22 @@ from keiri_agent.events import Redactor, open_run
 from keiri_agent.events.models import RunEvent
 from keiri_agent.file_access import FileAccess
 from keiri_agent.plan._dsl.loader import PlanSource, load_source, parse_source
-from keiri_agent.plan._dsl.models import LoopNode, Plan, SubflowNode
+from keiri_agent.plan._dsl.models import BlockNode, LoopNode, Plan, SubflowNode
 from keiri_agent.plan._graph.compiled import CompiledGraph, compile_graph
 from keiri_agent.plan._graph.scope import Scope
 from keiri_agent.plan._graph.subflows import SubflowLoader
-from keiri_agent.plan._run import blocknode as _blocknode  # noqa: F401  (registers block nodes)
-from keiri_agent.plan._run import control as _control  # noqa: F401  (registers loops, subflows)
 from keiri_agent.plan._run.answers import check_answers
 from keiri_agent.plan._run.backends import Backend, DaskBackend, ThreadBackend
-from keiri_agent.plan._run.engine import Frame, Reused, RunContext, RunScope, render_vars
+from keiri_agent.plan._run.blocknode import run_block_node
+from keiri_agent.plan._run.control import run_loop, run_subflow
+from keiri_agent.plan._run.engine import (
+    Frame,
+    NodeRunners,
+    Reused,
+    RunContext,
+    RunScope,
+    render_vars,
+)
 from keiri_agent.plan._run.recovery import recover_outputs
 from keiri_agent.plan._run.runstate import AnswersFile, find_run, load_run
 from keiri_agent.plan._run.values import NotPersistable, OutputStore
@@ -41,7 +48,14 @@ from keiri_agent.plan._run.workers import Workers
 from keiri_agent.plan._validate.validator import load_config, validate_source
 from keiri_agent.workspace import fsync_path
 
-__all__ = ["PlanRunner", "RunResult", "cancelled_error"]
+__all__ = ["NODE_RUNNERS", "PlanRunner", "RunResult", "cancelled_error"]
+
+# How a frame runs each kind of node; nested frames (loop bodies, subflows) get the same table.
+NODE_RUNNERS: NodeRunners = {
+    BlockNode: run_block_node,
+    LoopNode: run_loop,
+    SubflowNode: run_subflow,
+}
 
 
 @dataclass
@@ -236,7 +250,7 @@ class PlanRunner:
                     msg=f"vars を保存できないため、この実行は再開・再実行できません（{unsaved}）。",
                 )
             values: RunScope = Scope(render_vars({**model.vars, **(vars or {})}, ctx))
-            frame_result = Frame(ctx, model, graph, values).run()
+            frame_result = Frame(ctx, model, graph, values, runners=NODE_RUNNERS).run()
             result.status = {"waiting": "waiting_input"}.get(
                 frame_result.status, frame_result.status
             )
