@@ -238,6 +238,12 @@ class LLMClient(_Bound):
 
         return self._run(call, acall, message_of=lambda message: message)
 
+    def run_structured(
+        self, ask: Callable[[], AIMessage], aask: Callable[[], Awaitable[AIMessage]]
+    ) -> AIMessage:
+        """One call of ``llm.repair`` under the retry policy, accounted as a structured call."""
+        return self._run(ask, aask, message_of=lambda message: message, structured=True)
+
     def structured(
         self,
         schema: type[M],

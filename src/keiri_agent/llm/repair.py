@@ -27,26 +27,26 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Protocol, TypeVar, cast
 
 import openai
-from langchain_core.language_models import LanguageModelInput
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, convert_to_messages
 from langchain_core.prompt_values import PromptValue
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, ValidationError
 
+from keiri_agent.config import LLMRole, ModelRef
 from keiri_agent.errors import ErrorCode, LLMOutputError
+from keiri_agent.events import EventEmitter
 from keiri_agent.llm.extract import extract_json_object
 from keiri_agent.llm.field_problems import FieldProblem, details_of, field_problems, lines_of
-
-if TYPE_CHECKING:
-    from keiri_agent.llm.client import LLMClient
 
 __all__ = [
     "MAX_REPAIR_ROUNDS",
     "Check",
+    "StructuredClient",
     "finish_reason_of",
     "structured_call",
 ]
@@ -60,6 +60,26 @@ MAX_REPAIR_ROUNDS = 5  # upper bound of KEIRI_LLM_REPAIR_ROUNDS
 MAX_RAW_IN_ERROR = 2000  # characters of the last reply kept in the error details
 TRUNCATED_REASONS = frozenset({"length", "max_tokens"})
 FILTERED_REASONS = frozenset({"content_filter", "refusal"})
+
+
+class StructuredClient(Protocol):
+    """What a structured call needs of its client (``llm.client.LLMClient``)."""
+
+    role: LLMRole
+    events: EventEmitter | None
+    node_id: str | None
+
+    @property
+    def ref(self) -> ModelRef: ...
+
+    @property
+    def chat_model(self) -> BaseChatModel: ...
+
+    def run_structured(
+        self, ask: Callable[[], AIMessage], aask: Callable[[], Awaitable[AIMessage]]
+    ) -> AIMessage:
+        """One call under the client's retry policy, accounted as a structured call."""
+        ...
 
 
 class _UnusableReplyError(Exception):
@@ -175,7 +195,9 @@ _STOPPED: dict[str, tuple[ErrorCode, str, str]] = {
 _SDK_STOPS = (openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError)
 
 
-def _stopped(client: LLMClient, schema: type[BaseModel], raw: str, reason: str) -> LLMOutputError:
+def _stopped(
+    client: StructuredClient, schema: type[BaseModel], raw: str, reason: str
+) -> LLMOutputError:
     """The error of a reply stopped for ``reason`` (a key of ``_STOPPED``)."""
     code, message, hint = _STOPPED[reason]
     return LLMOutputError(
@@ -186,7 +208,9 @@ def _stopped(client: LLMClient, schema: type[BaseModel], raw: str, reason: str) 
     )
 
 
-def _details(client: LLMClient, schema: type[BaseModel], raw: str, **extra: Any) -> dict[str, Any]:
+def _details(
+    client: StructuredClient, schema: type[BaseModel], raw: str, **extra: Any
+) -> dict[str, Any]:
     return {
         "schema": schema.__name__,
         "model": str(client.ref),
@@ -205,7 +229,7 @@ def _completion_text(
     return completion.choices[0].message.content or ""
 
 
-def _check_finish(client: LLMClient, schema: type[BaseModel], raw: AIMessage) -> None:
+def _check_finish(client: StructuredClient, schema: type[BaseModel], raw: AIMessage) -> None:
     reason = finish_reason_of(raw)
     if reason in TRUNCATED_REASONS:
         raise _stopped(client, schema, _reply_text(raw), "length")
@@ -214,7 +238,7 @@ def _check_finish(client: LLMClient, schema: type[BaseModel], raw: AIMessage) ->
 
 
 def _failed(
-    client: LLMClient,
+    client: StructuredClient,
     schema: type[BaseModel],
     method: str,
     problem: _UnusableReplyError,
@@ -246,7 +270,7 @@ def _failed(
 
 
 def structured_call(
-    client: LLMClient,
+    client: StructuredClient,
     schema: type[M],
     messages: LanguageModelInput,
     *,
@@ -295,7 +319,7 @@ def structured_call(
 
     round_number = 0
     while True:
-        raw = client._run(ask, aask, message_of=lambda message: message, structured=True)
+        raw = client.run_structured(ask, aask)
         _check_finish(client, schema, raw)
         try:
             return _parse(schema, raw, check)
