@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from keiri_agent.agents.convert.progress import step_progress
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.events import RunEvent
+from keiri_agent.events import RunEvent, RunStatus
 from keiri_agent.server.inputs import TaskFiles, base_node_id, check_answer_paths, task_files
 from keiri_agent.server.jobs import Job, Outcome, Runner, cancelled_error
 
@@ -358,7 +358,7 @@ def _run_outcome(result: Any, raw: Any, progress: _PlanProgress, job: Job) -> Ou
     return Outcome("success", answer=answer, files=files, details=details)
 
 
-def _plan_error(status: str, result: Any) -> dict[str, Any]:
+def _plan_error(status: RunStatus, result: Any) -> dict[str, Any]:
     if result.error is not None:
         error: dict[str, Any] = result.error.to_dict()
         return error

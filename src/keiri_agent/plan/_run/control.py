@@ -60,7 +60,7 @@ def _frame_outcome(result: FrameResult, path: str, what: str) -> Outcome | None:
     """The node outcome for a nested frame that did not succeed (None when it did)."""
     if result.status in ("success", "partial"):
         return None
-    if result.status == "waiting":
+    if result.status == "waiting_input":
         return Outcome("waiting")
     if result.status == "cancelled":
         return Outcome("cancelled")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.events import EventEmitter
+from keiri_agent.events import EventEmitter, RunStatus
 from keiri_agent.plan._dsl.expr import truthy
 from keiri_agent.plan._dsl.models import BlockNode, LoopNode, Plan, Policy, SubflowNode
 from keiri_agent.plan._dsl.ref_values import resolve_path
@@ -79,7 +79,7 @@ class Outcome:
 
 @dataclass
 class FrameResult:
-    status: Literal["success", "failed", "waiting", "cancelled", "partial"]
+    status: RunStatus
     error: BlockError | None = None
     errors: list[BlockError] = field(default_factory=list)
 
@@ -100,7 +100,7 @@ class _Progress:
         if self.cancelled:
             return FrameResult("cancelled")
         if self.waiting:
-            return FrameResult("waiting", errors=self.continued)
+            return FrameResult("waiting_input", errors=self.continued)
         return FrameResult("partial" if self.continued else "success", errors=self.continued)
 
 

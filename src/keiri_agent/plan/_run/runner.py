@@ -21,7 +21,7 @@ from keiri_agent.blocks.base import InputProvider
 from keiri_agent.blocks.registry import BlockRegistry, default_registry
 from keiri_agent.config import Settings, load_settings
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.events import Redactor, open_run
+from keiri_agent.events import Redactor, RunStatus, open_run
 from keiri_agent.events.models import RunEvent
 from keiri_agent.file_access import FileAccess
 from keiri_agent.plan._dsl.loader import PlanSource, load_source, parse_source
@@ -42,7 +42,7 @@ from keiri_agent.plan._run.engine import (
     render_vars,
 )
 from keiri_agent.plan._run.recovery import recover_outputs
-from keiri_agent.plan._run.runstate import AnswersFile, find_run, load_run
+from keiri_agent.plan._run.runstate import AnswersFile, RunRecord, find_run, load_run
 from keiri_agent.plan._run.values import NotPersistable, OutputStore
 from keiri_agent.plan._run.workers import Workers
 from keiri_agent.plan._validate.validator import load_config, validate_source
@@ -58,11 +58,33 @@ NODE_RUNNERS: NodeRunners = {
 }
 
 
+@dataclass(frozen=True)
+class _Again:
+    """What a resume or a rerun takes from the run it continues."""
+
+    reuse: Mapping[str, Reused]  # node path → its outputs, not run again
+    replace: Mapping[str, frozenset[str]]  # node path → files it wrote, to be replaced
+    resume_of: str | None = None
+    rerun_from: str | None = None
+
+    @classmethod
+    def of(
+        cls,
+        record: RunRecord,
+        reuse: Mapping[str, Reused],
+        *,
+        resume_of: str | None = None,
+        rerun_from: str | None = None,
+    ) -> _Again:
+        replace = recover_outputs(record, lambda path: path not in reuse)
+        return cls(reuse, replace, resume_of, rerun_from)
+
+
 @dataclass
 class RunResult:
     run_id: str
     plan_id: str
-    status: str  # success | failed | waiting_input | cancelled | partial
+    status: RunStatus
     outputs: dict[str, Any] = field(default_factory=dict)  # top-level node → its outputs
     error: BlockError | None = None
     waiting: list[dict[str, Any]] = field(default_factory=list)
@@ -149,11 +171,19 @@ class PlanRunner:
         answers: InputProvider | Path | str | Mapping[str, Any] | None = None,
         on_event: Callable[[RunEvent], None] | None = None,
         cancel: threading.Event | None = None,
-        _reuse: dict[str, Reused] | None = None,
-        _replace: dict[str, frozenset[str]] | None = None,
-        _resume_of: str | None = None,
-        _rerun_from: str | None = None,
     ) -> RunResult:
+        return self._run(plan, vars, answers, on_event, cancel, None)
+
+    def _run(
+        self,
+        plan: Path | str | PlanSource,
+        vars: Mapping[str, Any] | None,
+        answers: InputProvider | Path | str | Mapping[str, Any] | None,
+        on_event: Callable[[RunEvent], None] | None,
+        cancel: threading.Event | None,
+        again: _Again | None,
+    ) -> RunResult:
+        """:meth:`run`, continuing an earlier run when ``again`` says how (resume, rerun)."""
         source = plan if isinstance(plan, PlanSource) else load_source(plan)
         subflows = SubflowLoader(self.designs_dir)  # validation and run read the same files
         report = validate_source(
@@ -210,8 +240,8 @@ class PlanRunner:
             settings=self.settings,
             answers=provider,
             store=store,
-            reuse=dict(_reuse or {}),
-            replaceable=dict(_replace or {}),
+            reuse=dict(again.reuse) if again else {},
+            replaceable=dict(again.replace) if again else {},
             cancel=cancelled,
             access=self.access.with_own(workspace),
             sleep=self._sleep or cancelled.wait,
@@ -240,8 +270,8 @@ class PlanRunner:
                 inputs={"vars": dict(vars or {})},  # a display copy; the exact vars: vars_file
                 vars_file=vars_file,
                 vars_saved=unsaved is None,
-                resume_of=_resume_of,
-                rerun_from=_rerun_from,
+                resume_of=again.resume_of if again else None,
+                rerun_from=again.rerun_from if again else None,
             )
             if unsaved is not None:
                 stream.emit(
@@ -251,9 +281,7 @@ class PlanRunner:
                 )
             values: RunScope = Scope(render_vars({**model.vars, **(vars or {})}, ctx))
             frame_result = Frame(ctx, model, graph, values, runners=NODE_RUNNERS).run()
-            result.status = {"waiting": "waiting_input"}.get(
-                frame_result.status, frame_result.status
-            )
+            result.status = frame_result.status
             result.error = frame_result.error
             result.outputs = {k: v for k, v in values.nodes.items() if v is not None}
             result.waiting = list(ctx.waiting)
@@ -289,16 +317,8 @@ class PlanRunner:
         ``cancel``: stops the continued run, as for :meth:`run`."""
         record = load_run(find_run(run, self.runs_dir))
         source = self._snapshot(record.plan_file, record.run_id)
-        return self.run(
-            source,
-            vars=record.exact_vars(),
-            answers=answers,
-            on_event=on_event,
-            cancel=cancel,
-            _reuse=record.completed,
-            _replace=recover_outputs(record, lambda path: path not in record.completed),
-            _resume_of=record.run_id,
-        )
+        again = _Again.of(record, record.completed, resume_of=record.run_id)
+        return self._run(source, record.exact_vars(), answers, on_event, cancel, again)
 
     def rerun(
         self,
@@ -324,16 +344,8 @@ class PlanRunner:
         model = Plan.model_validate(source.raw)
         dropped = self._invalidated(model, compile_graph(list(model.graph)), from_node)
         reuse = {p: v for p, v in record.completed.items() if not dropped(p)}
-        return self.run(
-            source,
-            vars=record.exact_vars(),
-            answers=answers,
-            on_event=on_event,
-            cancel=cancel,
-            _reuse=reuse,
-            _replace=recover_outputs(record, lambda path: path not in reuse),
-            _rerun_from=from_node,
-        )
+        again = _Again.of(record, reuse, rerun_from=from_node)
+        return self._run(source, record.exact_vars(), answers, on_event, cancel, again)
 
     # --- helpers -----------------------------------------------------------------------------
 
