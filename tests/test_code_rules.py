@@ -43,3 +43,48 @@ def test_a_runs_status_is_typed_as_run_status_everywhere() -> None:
     summary = typing.get_type_hints(RunSummary)["status"]
     assert set(typing.get_args(summary)) == {RunStatus, typing.Literal["incomplete"]}
     assert (*typing.get_args(RunStatus), "incomplete") == RUN_STATUSES
+
+
+# Modules that touch os.environ besides config.py, as ARCHITECTURE.md lists them.
+ENVIRON_USERS = {
+    "plan/_run/runner.py",  # a plan's ${env.*} source when no env is passed
+    "plan/_validate/validator.py",
+    "plan/_dryrun/source.py",
+    "ui/views/run.py",
+    "sandbox/forkserver.py",  # the environment of child processes
+    "sandbox/jailserver.py",
+    "sandbox/isolation.py",
+    "cli/sandbox_setup.py",
+}
+MODULE_LINES = 600  # ARCHITECTURE.md: a longer module says there why it stays one
+
+
+ENVIRON_NAMES = ("environ", "getenv", "putenv")
+
+
+def _touches_environ(path: Path) -> bool:
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            found = node.value.id == "os" and node.attr in ENVIRON_NAMES
+        elif isinstance(node, ast.ImportFrom):
+            found = node.module == "os" and any(a.name in ENVIRON_NAMES for a in node.names)
+        else:
+            found = False
+        if found:
+            return True
+    return False
+
+
+def test_the_environment_is_read_where_architecture_md_says() -> None:
+    users = {str(path.relative_to(SRC)) for path in SRC.rglob("*.py") if _touches_environ(path)}
+    assert users - {"config.py"} == ENVIRON_USERS
+    architecture = (SRC.parents[1] / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    for module in ENVIRON_USERS:
+        assert f"`{module.removesuffix('.py')}`" in architecture, module
+
+
+def test_a_long_module_is_named_in_architecture_md() -> None:
+    architecture = (SRC.parents[1] / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    for path in SRC.rglob("*.py"):
+        if len(path.read_text(encoding="utf-8").splitlines()) > MODULE_LINES:
+            assert str(path.relative_to(SRC)) in architecture, path
