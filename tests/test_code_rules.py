@@ -88,3 +88,14 @@ def test_a_long_module_is_named_in_architecture_md() -> None:
     for path in SRC.rglob("*.py"):
         if len(path.read_text(encoding="utf-8").splitlines()) > MODULE_LINES:
             assert str(path.relative_to(SRC)) in architecture, path
+
+
+def test_no_module_imports_a_private_name_of_another() -> None:
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("keiri_agent"):
+                names = [a.name for a in node.names]
+                private = [n for n in names if n.startswith("_") and not n.startswith("__")]
+                found += [f"{path.relative_to(SRC)}: {node.module}.{n}" for n in private]
+    assert found == []
