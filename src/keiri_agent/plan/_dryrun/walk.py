@@ -1,6 +1,7 @@
-"""The values side of a dry run (seed 002 §7): report models, frames, references, conditions.
+"""The values side of a dry run (seed 002 §7): report models, its scope, references, conditions.
 
-``_dryrun.dryrun`` walks the graphs; this module answers what a value is while walking. Values
+``_dryrun.dryrun`` walks the graphs; this module answers what a value is while walking, reading
+references through the phases' one scope (:data:`DryScope`, ``_graph.scope``). Values
 come only from vars, env, config, loop variables and declared samples. A value that cannot be
 known (its source declares no sample) is :data:`UNAVAILABLE`: its source is reported once, and
 nodes downstream only note that they could not check it, so one missing sample is one finding.
