@@ -1,7 +1,9 @@
 """keiri-agent: an LLM workbench for Japanese back-office work (経理).
 
-Layers (lower never import higher): config, errors, events, workspace, llm ← documents,
-retrieval, sandbox ← blocks, plan, agents ← design ← server, ui, cli. See docs/ and DESIGN.md.
+Layers, from the bottom up (a module imports only from its own layer or below): errors, config,
+localtime, sandbox, documents / events / workspace / file_access, llm, retrieval, agents, blocks,
+plan, examples, design / server / doctor, then cli and ui side by side. ARCHITECTURE.md is the
+map; the layers are a checked contract (``[tool.importlinter]`` in pyproject.toml).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from keiri_agent.design.models import Requirement, RequirementTarget
 from keiri_agent.design.schema import MissingInfo
 from keiri_agent.errors import BlockError
 from keiri_agent.plan import validate_text
-from keiri_agent.plan._run.session_values import EMPTY_VALUES
+from keiri_agent.plan._run.session_state import EMPTY_VALUES
 
 REGISTRY = BlockRegistry()
 TARGET = RequirementTarget(kind="var", var="f")

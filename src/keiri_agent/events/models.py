@@ -85,8 +85,13 @@ def _describe(value: object) -> str:
     return f"<{name}>"
 
 
-def summarize_value(value: Any, *, _depth: int = 0) -> Any:
+def summarize_value(value: Any) -> Any:
     """A JSON-serializable summary of ``value`` for logs (idempotent on its own output)."""
+    return _summarize(value, 0)
+
+
+def _summarize(value: Any, depth: int) -> Any:
+    """:func:`summarize_value` of a value ``depth`` containers deep."""
     if value is None or isinstance(value, bool | int):
         return value
     if isinstance(value, float):
@@ -94,7 +99,7 @@ def summarize_value(value: Any, *, _depth: int = 0) -> Any:
     if isinstance(value, str):
         return _cut(value)
     if isinstance(value, Enum):
-        return summarize_value(value.value, _depth=_depth)
+        return _summarize(value.value, depth)
     if isinstance(value, bytes | bytearray | memoryview):
         return f"<{type(value).__name__} {len(value)}>"
     if isinstance(value, PurePath):
@@ -102,14 +107,14 @@ def summarize_value(value: Any, *, _depth: int = 0) -> Any:
     if isinstance(value, datetime | date):
         return value.isoformat()
     if isinstance(value, BlockError):
-        return summarize_value(value.to_dict(), _depth=_depth)
+        return _summarize(value.to_dict(), depth)
     if isinstance(value, BaseException):
         return _cut(f"<{type(value).__name__}: {value}>")
     if isinstance(value, BaseModel):
-        return summarize_value(value.model_dump(mode="json"), _depth=_depth)
+        return _summarize(value.model_dump(mode="json"), depth)
     if type(value).__module__.split(".")[0] == "numpy" and getattr(value, "shape", None) == ():
-        return summarize_value(value.item(), _depth=_depth)  # numpy scalar
-    if _depth >= MAX_LOG_DEPTH and isinstance(value, Mapping | list | tuple | set | frozenset):
+        return _summarize(value.item(), depth)  # numpy scalar
+    if depth >= MAX_LOG_DEPTH and isinstance(value, Mapping | list | tuple | set | frozenset):
         return _describe(value)
     if isinstance(value, Mapping):
         out: dict[str, Any] = {}
@@ -117,18 +122,18 @@ def summarize_value(value: Any, *, _depth: int = 0) -> Any:
             if i == MAX_LOG_ITEMS - 1 and len(value) > MAX_LOG_ITEMS:
                 out["…"] = f"(全{len(value)}件)"
                 break
-            out[str(key)] = summarize_value(item, _depth=_depth + 1)
+            out[str(key)] = _summarize(item, depth + 1)
         return out
     if is_table(value):
         head = value.records(0, MAX_LOG_ITEMS - 1 if len(value) > MAX_LOG_ITEMS else None)
-        rows = [summarize_value(row, _depth=_depth + 1) for row in head]
+        rows = [_summarize(row, depth + 1) for row in head]
         return [*rows, f"…(全{len(value)}件)"] if len(value) > MAX_LOG_ITEMS else rows
     if isinstance(value, list | tuple | set | frozenset):
         items = list(value)
         if len(items) > MAX_LOG_ITEMS:
-            head = [summarize_value(v, _depth=_depth + 1) for v in items[: MAX_LOG_ITEMS - 1]]
+            head = [_summarize(v, depth + 1) for v in items[: MAX_LOG_ITEMS - 1]]
             return [*head, f"…(全{len(items)}件)"]
-        return [summarize_value(v, _depth=_depth + 1) for v in items]
+        return [_summarize(v, depth + 1) for v in items]
     return _describe(value)
 
 
@@ -237,9 +242,14 @@ class LoopIteration(RunEvent):
     item: JsonValue = None
 
 
+# How a plan run ended (or paused): the one type of a run's status wherever it is held
+# (the engine's frames, RunResult, the run log's plan_complete, the CLI, the server, the app).
+RunStatus = Literal["success", "failed", "waiting_input", "cancelled", "partial"]
+
+
 class PlanComplete(RunEvent):
     event: Literal["plan_complete"] = "plan_complete"
-    status: Literal["success", "failed", "cancelled", "partial", "waiting_input"]
+    status: RunStatus
     total_duration_ms: float = 0.0
     error: JsonDict | None = None
 

@@ -277,6 +277,19 @@ class LLMClient(_Bound):
         reply = self._run(call, acall, message_of=lambda message: message, masked=masked)
         return restore_reply(reply, vault)
 
+    def run_structured(
+        self,
+        ask: Callable[[], AIMessage],
+        aask: Callable[[], Awaitable[AIMessage]],
+        *,
+        masked: Mapping[str, int] | None = None,
+    ) -> AIMessage:
+        """One call of ``llm.repair`` under the retry policy, accounted as a structured call
+        (``masked``: how many values of each kind its request's masking replaced)."""
+        return self._run(
+            ask, aask, message_of=lambda message: message, structured=True, masked=masked
+        )
+
     def structured(
         self,
         schema: type[M],

@@ -27,26 +27,27 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Protocol, TypeVar, cast
 
 import openai
-from langchain_core.language_models import LanguageModelInput
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, ValidationError
 
+from keiri_agent.config import LLMRole, ModelRef
 from keiri_agent.errors import ErrorCode, LLMOutputError
+from keiri_agent.events import EventEmitter
 from keiri_agent.llm.extract import extract_json_object
 from keiri_agent.llm.field_problems import FieldProblem, details_of, field_problems, lines_of
 from keiri_agent.llm.masking import as_messages, mask_input, restore_reply
-
-if TYPE_CHECKING:
-    from keiri_agent.llm.client import LLMClient
+from keiri_agent.privacy import Vault
 
 __all__ = [
     "MAX_REPAIR_ROUNDS",
     "Check",
+    "StructuredClient",
     "finish_reason_of",
     "structured_call",
 ]
@@ -60,6 +61,34 @@ MAX_REPAIR_ROUNDS = 5  # upper bound of KEIRI_LLM_REPAIR_ROUNDS
 MAX_RAW_IN_ERROR = 2000  # characters of the last reply kept in the error details
 TRUNCATED_REASONS = frozenset({"length", "max_tokens"})
 FILTERED_REASONS = frozenset({"content_filter", "refusal"})
+
+
+class StructuredClient(Protocol):
+    """What a structured call needs of its client (``llm.client.LLMClient``)."""
+
+    role: LLMRole
+    events: EventEmitter | None
+    node_id: str | None
+
+    @property
+    def ref(self) -> ModelRef: ...
+
+    @property
+    def chat_model(self) -> BaseChatModel: ...
+
+    def vault(self) -> Vault | None:
+        """Where the call's personal-data placeholders live (None: masking is off)."""
+        ...
+
+    def run_structured(
+        self,
+        ask: Callable[[], AIMessage],
+        aask: Callable[[], Awaitable[AIMessage]],
+        *,
+        masked: Mapping[str, int] | None = None,
+    ) -> AIMessage:
+        """One call under the client's retry policy, accounted as a structured call."""
+        ...
 
 
 class _UnusableReplyError(Exception):
@@ -167,7 +196,9 @@ _STOPPED: dict[str, tuple[ErrorCode, str, str]] = {
 _SDK_STOPS = (openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError)
 
 
-def _stopped(client: LLMClient, schema: type[BaseModel], raw: str, reason: str) -> LLMOutputError:
+def _stopped(
+    client: StructuredClient, schema: type[BaseModel], raw: str, reason: str
+) -> LLMOutputError:
     """The error of a reply stopped for ``reason`` (a key of ``_STOPPED``)."""
     code, message, hint = _STOPPED[reason]
     return LLMOutputError(
@@ -178,7 +209,9 @@ def _stopped(client: LLMClient, schema: type[BaseModel], raw: str, reason: str) 
     )
 
 
-def _details(client: LLMClient, schema: type[BaseModel], raw: str, **extra: Any) -> dict[str, Any]:
+def _details(
+    client: StructuredClient, schema: type[BaseModel], raw: str, **extra: Any
+) -> dict[str, Any]:
     return {
         "schema": schema.__name__,
         "model": str(client.ref),
@@ -197,7 +230,7 @@ def _completion_text(
     return completion.choices[0].message.content or ""
 
 
-def _check_finish(client: LLMClient, schema: type[BaseModel], raw: AIMessage) -> None:
+def _check_finish(client: StructuredClient, schema: type[BaseModel], raw: AIMessage) -> None:
     reason = finish_reason_of(raw)
     if reason in TRUNCATED_REASONS:
         raise _stopped(client, schema, _reply_text(raw), "length")
@@ -206,7 +239,7 @@ def _check_finish(client: LLMClient, schema: type[BaseModel], raw: AIMessage) ->
 
 
 def _failed(
-    client: LLMClient,
+    client: StructuredClient,
     schema: type[BaseModel],
     method: str,
     problem: _UnusableReplyError,
@@ -238,7 +271,7 @@ def _failed(
 
 
 def structured_call(
-    client: LLMClient,
+    client: StructuredClient,
     schema: type[M],
     messages: LanguageModelInput,
     *,
@@ -291,9 +324,7 @@ def structured_call(
     while True:
         # Personal data is masked in what is sent; the reply is read with the real values.
         sent, masked = mask_input(conversation, vault)
-        raw = client._run(
-            ask, aask, message_of=lambda message: message, structured=True, masked=masked
-        )
+        raw = client.run_structured(ask, aask, masked=masked)
         raw = restore_reply(raw, vault)
         _check_finish(client, schema, raw)
         try:

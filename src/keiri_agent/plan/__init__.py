@@ -16,8 +16,9 @@ Names are loaded on first use, so ``import keiri_agent.plan`` stays cheap for th
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from keiri_agent._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from keiri_agent.plan._dryrun.dryrun import DryRunReport, dry_run
@@ -309,14 +310,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LOCATIONS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(globals(), {n: f".{m}" for n, m in _LOCATIONS.items()})

@@ -11,8 +11,9 @@ loading FastAPI and the task machinery.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from keiri_agent._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from keiri_agent.server.app import create_app
@@ -23,14 +24,4 @@ __all__ = ["Task", "TaskRegistry", "TaskStatus", "create_app"]
 _LOCATIONS = {"create_app": "app", "Task": "tasks", "TaskRegistry": "tasks", "TaskStatus": "tasks"}
 
 
-def __getattr__(name: str) -> Any:
-    module = _LOCATIONS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(globals(), {n: f".{m}" for n, m in _LOCATIONS.items()})

@@ -29,18 +29,17 @@ import shutil
 from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from keiri_agent.agents.convert.progress import step_progress
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.events import RunEvent
+from keiri_agent.events import RunEvent, RunStatus
 from keiri_agent.server.inputs import TaskFiles, base_node_id, check_answer_paths, task_files
 from keiri_agent.server.jobs import Job, Outcome, Runner, cancelled_error
 
 if TYPE_CHECKING:
     from keiri_agent.plan import Plan, PlanRunner
-    from keiri_agent.server.runners import PlanRequest
 
 __all__ = [
     "ANONYMOUS_CALLER",
@@ -52,6 +51,20 @@ __all__ = [
     "prepare_resume",
     "saved_answers",
 ]
+
+
+class PlanOrder(Protocol):
+    """What a plan task reads of its request (``server.runners.PlanRequest``)."""
+
+    @property
+    def plan(self) -> str: ...
+    @property
+    def vars(self) -> dict[str, Any]: ...
+    @property
+    def answers(self) -> dict[str, dict[str, Any]] | None: ...
+    @property
+    def version(self) -> str | None: ...
+
 
 # Blocks whose nodes count as "fetch" in a plan run: human input and reading files.
 FETCH_BLOCK_PREFIXES = ("ui.", "file.", "excel.read")
@@ -78,7 +91,7 @@ def _save_answers(directory: Path, answers: Mapping[str, Any], *, durable: bool)
         tmp.write_text(json.dumps(dict(answers), ensure_ascii=False), encoding="utf-8")
 
 
-def _plan_source(request: PlanRequest, settings: Settings) -> tuple[Path, Mapping[str, Any] | None]:
+def _plan_source(request: PlanOrder, settings: Settings) -> tuple[Path, Mapping[str, Any] | None]:
     from keiri_agent.examples import example_answers, example_names, example_plan
     from keiri_agent.plan import resolve_plan_file
 
@@ -174,7 +187,7 @@ def _version_file(plan_id: str, vid: str, settings: Settings, files: TaskFiles) 
     return target
 
 
-def prepare_plan(request: PlanRequest, settings: Settings, files: TaskFiles) -> Runner:
+def prepare_plan(request: PlanOrder, settings: Settings, files: TaskFiles) -> Runner:
     """Check a plan request (its plan exists; its answers' paths, and its vars given to blocks
     as paths, lead only where the task may read and write)."""
     from keiri_agent.plan import load_source
@@ -444,7 +457,7 @@ def _table_lines(result: Any, raw: Any, job: Job) -> list[str]:
     return [table_summary(t, amounts) for t in result_tables(result.outputs, names)]
 
 
-def _plan_error(status: str, result: Any) -> dict[str, Any]:
+def _plan_error(status: RunStatus, result: Any) -> dict[str, Any]:
     if result.error is not None:
         error: dict[str, Any] = result.error.to_dict()
         return error

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from keiri_agent.events import EventStream
@@ -31,15 +31,13 @@ from keiri_agent.localtime import shown_time
 from keiri_agent.sandbox import SandboxExecutor
 from keiri_agent.server.errors import ApiError
 
-if TYPE_CHECKING:
-    from keiri_agent.server.store import Lease
-
 __all__ = [
     "ACTIVE",
     "EVENTS_FILE",
     "FINISHED",
     "PAUSED",
     "TIME_FIELDS",
+    "Releasable",
     "Task",
     "TaskStatus",
     "conflict",
@@ -110,6 +108,12 @@ def now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+class Releasable(Protocol):
+    """What a running task holds its lease as (``server.store.Lease``): released at its end."""
+
+    def release(self) -> None: ...
+
+
 @dataclass
 class Task:
     """One task: what was asked, where it is, and what came of it."""
@@ -136,7 +140,7 @@ class Task:
     events: EventStream | None = field(default=None, repr=False)
     cancel: threading.Event = field(default_factory=threading.Event, repr=False)
     executor: SandboxExecutor | None = field(default=None, repr=False)
-    lease: Lease | None = field(default=None, repr=False)
+    lease: Releasable | None = field(default=None, repr=False)
     started: bool = field(default=False, repr=False)  # a pool thread has taken it
     settled: threading.Event = field(default_factory=threading.Event, repr=False)
     # Set once a settled task's record, status and leaving are all done (what a drain awaits).

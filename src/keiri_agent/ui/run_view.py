@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 import streamlit as st
 
@@ -27,7 +27,7 @@ from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError
 from keiri_agent.events.follow import LogFollower
 from keiri_agent.events.logfile import first_event
-from keiri_agent.events.models import PlanStart, RunEvent
+from keiri_agent.events.models import PlanStart, RunEvent, RunStatus
 from keiri_agent.events.runlog import find_run_log
 from keiri_agent.plan import (
     BlockNode,
@@ -218,7 +218,7 @@ class Outcome:
     """What the page keeps of one run (or of a plan that could not start)."""
 
     plan_id: str
-    status: str  # success | failed | waiting_input | cancelled | partial | invalid | running
+    status: RunStatus | Literal["invalid", "running"]  # invalid: the plan could not start
     run_id: str | None = None
     error: BlockError | None = None
     waiting: list[dict[str, Any]] = field(default_factory=list)

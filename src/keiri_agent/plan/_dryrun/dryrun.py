@@ -28,7 +28,7 @@ from keiri_agent.plan._dryrun.walk import (
     UNAVAILABLE,
     DryRunFinding,
     DryRunNode,
-    Frame,
+    DryScope,
     Values,
     display,
 )
@@ -44,6 +44,7 @@ from keiri_agent.plan._dsl.models import (
 from keiri_agent.plan._dsl.ref_values import type_label
 from keiri_agent.plan._dsl.refs import single_reference
 from keiri_agent.plan._graph.compiled import AnyNode, CompiledGraph, compile_graph
+from keiri_agent.plan._graph.scope import Scope
 from keiri_agent.plan._graph.subflows import (
     Chain,
     SubflowLoader,
@@ -70,7 +71,7 @@ class _Walker:
     def graph(
         self,
         nodes: Sequence[AnyNode],
-        frame: Frame,
+        frame: DryScope,
         prefix: str,
         stack: Chain,
         compiled: CompiledGraph | None = None,
@@ -87,7 +88,7 @@ class _Walker:
             self.node(node, frame, prefix, stack, compiled)
 
     def node(
-        self, node: AnyNode, frame: Frame, prefix: str, stack: Chain, graph: CompiledGraph | None
+        self, node: AnyNode, frame: DryScope, prefix: str, stack: Chain, graph: CompiledGraph | None
     ) -> None:
         report = DryRunNode(node_id=prefix + node.id, kind=node.type)
         self.nodes.append(report)
@@ -100,7 +101,7 @@ class _Walker:
                 # Skipped nodes are not checked further: with these samples they would not run.
                 report.status = "skipped"
                 report.notes.append("when がサンプル値で偽と判定されたため、スキップしました。")
-                frame.outputs[node.id] = None  # as in the runner: no outputs at all
+                frame.nodes[node.id] = None  # as in the runner: no outputs at all
                 report.outputs = display(dict.fromkeys(self._output_names(node)))
                 return
             if decided is True:
@@ -119,7 +120,7 @@ class _Walker:
                 "`keiri-agent plan validate` で Plan を検証してください。"
                 " 検証を通る Plan で起きる場合は不具合として報告してください。",
             )
-            frame.outputs.setdefault(node.id, UNAVAILABLE)
+            frame.nodes.setdefault(node.id, UNAVAILABLE)
         report.status = "failed" if report.findings else "ok"
 
     def _output_names(self, node: AnyNode) -> list[str]:
@@ -130,14 +131,14 @@ class _Walker:
             return node.out.names(node.body.plan.exports)
         return [e.as_ for e in node.out.exports]
 
-    def block(self, node: BlockNode, frame: Frame, report: DryRunNode) -> None:
+    def block(self, node: BlockNode, frame: DryScope, report: DryRunNode) -> None:
         add = self.values.add
         spec = self.registry.find(node.block)
         if spec is None:
             hint = "`keiri-agent blocks list` で利用可能なブロックを確認してください。"
             message = f"ブロック '{node.block}' は登録されていません。"
             add(report, IssueCode.UNKNOWN_BLOCK, message, hint)
-            frame.outputs[node.id] = UNAVAILABLE
+            frame.nodes[node.id] = UNAVAILABLE
             return
         report.block = spec.ref
         inputs: dict[str, Any] = {}
@@ -191,18 +192,18 @@ class _Walker:
                 sample = _collected_sample(inputs.get("requirements"), sample, report)
             self.values.check(sample, port, report, f"out.{name}", f"出力 '{name}' のサンプル")
             outputs[alias] = sample
-        frame.outputs[node.id] = outputs
+        frame.nodes[node.id] = outputs
         report.outputs = display(outputs)
 
     def loop(
         self,
         node: LoopNode,
-        frame: Frame,
+        frame: DryScope,
         report: DryRunNode,
         stack: Chain,
         graph: CompiledGraph | None,
     ) -> None:
-        body = Frame(vars=frame.vars, parent=frame)
+        body: DryScope = Scope(vars=frame.vars, parent=frame)
         compiled = graph.bodies[node.id] if graph else None
         prefix = f"{report.node_id}/"
         items: Any = None
@@ -218,10 +219,10 @@ class _Walker:
             path = "while.condition"
             condition = graph.loop_conditions[node.id] if graph else node.while_.condition
             # As in the runner: before the first pass the body's nodes exist without outputs.
-            body.outputs = dict.fromkeys(n.id for n in node.body.plan.graph)
+            body.nodes = dict.fromkeys(n.id for n in node.body.plan.graph)
             found = len(report.findings)
             before = self.values.condition(condition, body, report, path)
-            body.outputs = {}
+            body.nodes = {}
             report.inputs = display({"while.condition": when_raw(node.while_.condition)})
             report.notes.append(f"while 条件の初回判定（本体の出力は null）: {_truth(before)}")
             self.graph(node.body.plan.graph, body, prefix, stack, compiled)
@@ -248,10 +249,10 @@ class _Walker:
                 outputs[name] = UNAVAILABLE
             else:
                 outputs[name] = [] if items == [] else [value]
-        frame.outputs[node.id] = outputs
+        frame.nodes[node.id] = outputs
         report.outputs = display(outputs)
 
-    def _foreach_items(self, node: LoopNode, frame: Frame, report: DryRunNode) -> Any:
+    def _foreach_items(self, node: LoopNode, frame: DryScope, report: DryRunNode) -> Any:
         assert node.foreach is not None
         raw, path = node.foreach.input, "foreach.input"
         items = self.values.render(raw, frame, report, path)
@@ -287,7 +288,7 @@ class _Walker:
             report.notes.append(f"foreach は {len(items)} 件中の先頭の要素で本体を確かめました。")
         return items
 
-    def subflow(self, node: SubflowNode, frame: Frame, report: DryRunNode, stack: Chain) -> None:
+    def subflow(self, node: SubflowNode, frame: DryScope, report: DryRunNode, stack: Chain) -> None:
         plan_id = node.call.plan_id
         report.block = plan_id
         given = {
@@ -297,7 +298,7 @@ class _Walker:
         masked = self.values.masked(node.call.inputs, frame)
         report.inputs = display(given, masked)
         outputs: dict[str, Any] = {e.as_: UNAVAILABLE for e in node.out.exports}
-        frame.outputs[node.id] = outputs
+        frame.nodes[node.id] = outputs
         loaded = self.subflows.load(plan_id)
         error = call_too_deep(stack, plan_id) or call_cycle(stack, plan_id, loaded) or loaded.error
         if error is not None:
@@ -307,7 +308,7 @@ class _Walker:
         assert sub is not None
         variables = self.values.plan_vars(sub.id, sub.vars, given, report, render_given=False)
         variables.secret |= set(masked)
-        sub_frame = Frame(vars=variables)
+        sub_frame: DryScope = Scope(vars=variables)
         self.graph(sub.graph, sub_frame, f"{report.node_id}/", (*stack, (plan_id, loaded.file)))
         published = {e.as_: e.from_ for e in sub.exports}
         for export in node.out.exports:
@@ -354,7 +355,7 @@ def dry_run(
     walker = _Walker(registry, subflows or SubflowLoader(designs_dir), values)
     given = dict(vars_override or {})
     variables = values.plan_vars(plan.id, plan.vars, given, None, render_given=True)
-    frame = Frame(vars=variables)
+    frame: DryScope = Scope(vars=variables)
     walker.graph(plan.graph, frame, "", ((plan.id, file),))
     exports = {e.as_: values.export(e.from_, frame, None, f"exports.{e.as_}") for e in plan.exports}
     return DryRunReport(

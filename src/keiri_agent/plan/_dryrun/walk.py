@@ -1,6 +1,7 @@
-"""The values side of a dry run (seed 002 §7): report models, frames, references, conditions.
+"""The values side of a dry run (seed 002 §7): report models, its scope, references, conditions.
 
-``_dryrun.dryrun`` walks the graphs; this module answers what a value is while walking. Values
+``_dryrun.dryrun`` walks the graphs; this module answers what a value is while walking, reading
+references through the phases' one scope (:data:`DryScope`, ``_graph.scope``). Values
 come only from vars, env, config, loop variables and declared samples. A value that cannot be
 known (its source declares no sample) is :data:`UNAVAILABLE`: its source is reported once, and
 nodes downstream only note that they could not check it, so one missing sample is one finding.
@@ -31,12 +32,13 @@ from keiri_agent.plan._dsl.refs import (
     iter_references,
     single_reference,
 )
+from keiri_agent.plan._graph.scope import Scope
 
 __all__ = [
     "UNAVAILABLE",
     "DryRunFinding",
     "DryRunNode",
-    "Frame",
+    "DryScope",
     "Values",
     "Vars",
     "display",
@@ -93,25 +95,8 @@ class Vars:
     secret: set[str] = field(default_factory=set)  # vars whose value comes from the environment
 
 
-@dataclass
-class Frame:
-    """What references see from one graph: its nodes' outputs, loop variables, the parent."""
-
-    vars: Vars
-    parent: Frame | None = None
-    # node id → {alias: value}; None for a skipped node, or a while body before its first pass
-    outputs: dict[str, Any] = field(default_factory=dict)
-    loop_vars: dict[str, Any] = field(default_factory=dict)
-
-    def lookup(self, root: str) -> tuple[Literal["loop", "node", "missing"], Any]:
-        frame: Frame | None = self
-        while frame is not None:
-            if root in frame.loop_vars:
-                return "loop", frame.loop_vars[root]
-            if root in frame.outputs:
-                return "node", frame.outputs[root]
-            frame = frame.parent
-        return "missing", None
+DryScope = Scope[Any, Vars]
+"""The dry run's scope (``_graph.scope``): node outputs as samples, UNAVAILABLE or None."""
 
 
 def display(values: Mapping[str, Any], masked: frozenset[str] = frozenset()) -> dict[str, Any]:
@@ -186,7 +171,7 @@ class Values:
     # --- inputs --------------------------------------------------------------------------------
 
     def input_value(
-        self, raw: Any, port: Mapping[str, Any], key: str, frame: Frame, node: DryRunNode
+        self, raw: Any, port: Mapping[str, Any], key: str, frame: DryScope, node: DryRunNode
     ) -> Any:
         """The rendered input; a lone ``${vars.x}`` whose var is null takes the port's sample."""
         name = self._null_var(raw, frame)
@@ -206,7 +191,7 @@ class Values:
         node.notes.append(f"入力 {key}: vars.{name} が null のため、入力のサンプル値を使いました。")
         return copy.deepcopy(sample)
 
-    def _null_var(self, raw: Any, frame: Frame) -> str | None:
+    def _null_var(self, raw: Any, frame: DryScope) -> str | None:
         """The var's name when ``raw`` is one reference to a var whose value is null."""
         try:
             ref = single_reference(raw) if isinstance(raw, str) else None
@@ -237,7 +222,7 @@ class Values:
                 path,
             )
 
-    def masked(self, raw_inputs: Mapping[str, Any], frame: Frame) -> frozenset[str]:
+    def masked(self, raw_inputs: Mapping[str, Any], frame: DryScope) -> frozenset[str]:
         """Inputs not to display because they carry environment values (possibly secrets)."""
         out: set[str] = set()
         for key, raw in raw_inputs.items():
@@ -249,7 +234,7 @@ class Values:
 
     # --- references ----------------------------------------------------------------------------
 
-    def render(self, value: Any, frame: Frame, node: DryRunNode | None, path: str) -> Any:
+    def render(self, value: Any, frame: DryScope, node: DryRunNode | None, path: str) -> Any:
         """``value`` with its references replaced; every failing reference is a finding."""
         try:
             refs = [ref for _, ref in iter_references(value)]
@@ -278,14 +263,14 @@ class Values:
             self.add(node, IssueCode.TYPE_MISMATCH, exc.message, exc.hint, path)
             return UNAVAILABLE
 
-    def resolve(self, ref: Reference, frame: Frame) -> Any:
+    def resolve(self, ref: Reference, frame: DryScope) -> Any:
         """One reference's value (raises _RefError or _Unavailable)."""
         try:
             return self._resolve(ref, frame)
         except ReferencePathError as exc:
             raise _RefError(IssueCode.UNRESOLVED_REFERENCE, exc.message, exc.hint) from exc
 
-    def _resolve(self, ref: Reference, frame: Frame) -> Any:
+    def _resolve(self, ref: Reference, frame: DryScope) -> Any:
         root, name = ref.root, str(ref.path[0]) if ref.path else ""
         if root == "vars":
             if name not in frame.vars.values:
@@ -299,21 +284,21 @@ class Values:
             return resolve_path(frame.vars.values, ref)
         if root in ("env", "config"):
             return self._env_config(ref)
-        kind, value = frame.lookup(root)
-        if kind == "missing":
+        found = frame.read(ref)
+        if found.answer == "missing":
             raise _RefError(
                 IssueCode.UNRESOLVED_REFERENCE,
                 f"参照 {ref.text} を解決できません: '{root}' はここから見えるノードでも変数でもありません。",
                 "参照できるのは同じ graph と外側のノード、ループ変数、vars/env/config です。",
             )
+        value = found.value
         if value is UNAVAILABLE or (
-            kind == "node" and isinstance(value, Mapping) and value.get(name) is UNAVAILABLE
+            not found.loop and isinstance(value, Mapping) and value.get(name) is UNAVAILABLE
         ):
             raise _Unavailable(ref.text)
-        if kind == "node" and value is None:
-            # The runner's rule: a node without outputs reads as null only up to the output name.
-            if len(ref.path) <= 1 and not ref.length:
-                return None
+        if found.answer == "null":
+            return None
+        if found.answer == "skipped":
             raise _RefError(
                 IssueCode.UNRESOLVED_REFERENCE,
                 f"参照 {ref.text} を解決できません: ノード '{root}' はスキップされたか"
@@ -342,7 +327,7 @@ class Values:
             raise _RefError(IssueCode.UNRESOLVED_REFERENCE, exc.message, exc.hint) from exc
 
     def condition(
-        self, when: Expression | When, frame: Frame, node: DryRunNode, path: str
+        self, when: Expression | When, frame: DryScope, node: DryRunNode, path: str
     ) -> bool | None:
         """A ``when``/``while`` condition on dry values; None when it cannot be decided.
 
@@ -360,7 +345,7 @@ class Values:
             self.add(node, IssueCode.INVALID_EXPRESSION, exc.message, exc.hint, path)
         return None
 
-    def export(self, source: str, frame: Frame, node: DryRunNode | None, path: str) -> Any:
+    def export(self, source: str, frame: DryScope, node: DryRunNode | None, path: str) -> Any:
         """The value behind an export's ``from`` (``node.alias[.path]``), or UNAVAILABLE."""
         try:
             ref = bare_reference(source)
@@ -372,7 +357,7 @@ class Values:
                 raise _RefError(
                     IssueCode.UNRESOLVED_REFERENCE, f"exports の from '{source}' が不正です。", ""
                 )
-            if frame.lookup(ref.root) == ("node", None):
+            if frame.read(ref).answer in ("null", "skipped"):
                 return None  # the runner exports null from a node that did not run
             return self.resolve(ref, frame)
         except _Unavailable:

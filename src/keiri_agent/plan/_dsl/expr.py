@@ -36,9 +36,18 @@ __all__ = [
     "FUNCTIONS",
     "MAX_EXPRESSION_CHARS",
     "MAX_NESTING",
+    "ORDERINGS",
+    "SYNTAX_HINT",
+    "CallNode",
+    "CompareNode",
+    "ExprNode",
     "Expression",
     "ExpressionEvalError",
     "ExpressionSyntaxError",
+    "LiteralNode",
+    "LogicalNode",
+    "RefNode",
+    "UnaryNode",
     "truthy",
 ]
 
@@ -47,7 +56,7 @@ MAX_NESTING: Final = 50
 
 Resolver = Callable[[Reference], Any]
 
-_SYNTAX_HINT = (
+SYNTAX_HINT = (
     "使える書き方: 比較 == != > >= < <=、論理 and or not（&& || !）、括弧、"
     "値 数値・'文字列'・true/false/null・${参照}、"
     "関数 len lower upper trim contains startswith endswith empty exists"
@@ -55,7 +64,7 @@ _SYNTAX_HINT = (
 _NULL_HINT = (
     "null になりうる値は exists(...) で先に確かめてください（例: exists(${x}) and ${x} > 0）。"
 )
-_ORDERINGS: Final = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
+ORDERINGS: Final = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
 
 
 class ExpressionSyntaxError(BlockError):
@@ -71,7 +80,7 @@ class ExpressionSyntaxError(BlockError):
         super().__init__(
             message,
             code=ErrorCode.INVALID_EXPRESSION,
-            hint=hint or _SYNTAX_HINT,
+            hint=hint or SYNTAX_HINT,
             details={"expression": text, "position": position, "column": column, "reason": reason},
         )
 
@@ -132,7 +141,7 @@ def _equal(a: Any, b: Any) -> bool:
 
 def _order(op: str, a: Any, b: Any) -> bool:
     if (_is_number(a) and _is_number(b)) or (isinstance(a, str) and isinstance(b, str)):
-        return bool(_ORDERINGS[op](a, b))
+        return bool(ORDERINGS[op](a, b))
     # Japanese runs straight on, but an ASCII label such as "null" gets spaces around it.
     left, right = (f" {t} " if t.isascii() else t for t in (type_label(a), type_label(b)))
     raise ExpressionEvalError(
@@ -178,13 +187,15 @@ def _check(name: str, value: Any, kind: str) -> None:
         raise ExpressionEvalError(reason, _NULL_HINT, function=name)
 
 
-class _Node:
+class ExprNode:
+    """A node of a parsed condition's tree (built by ``expr_parse``, evaluated here)."""
+
     def evaluate(self, resolve: Resolver) -> Any:
         raise NotImplementedError
 
 
 @dataclass(frozen=True)
-class _Literal(_Node):
+class LiteralNode(ExprNode):
     value: bool | int | float | str | None
 
     def evaluate(self, resolve: Resolver) -> Any:
@@ -192,7 +203,7 @@ class _Literal(_Node):
 
 
 @dataclass(frozen=True)
-class _Ref(_Node):
+class RefNode(ExprNode):
     reference: Reference
 
     def evaluate(self, resolve: Resolver) -> Any:
@@ -200,9 +211,9 @@ class _Ref(_Node):
 
 
 @dataclass(frozen=True)
-class _Unary(_Node):
+class UnaryNode(ExprNode):
     op: str  # "not" or "-"
-    operand: _Node
+    operand: ExprNode
 
     def evaluate(self, resolve: Resolver) -> Any:
         value = self.operand.evaluate(resolve)
@@ -215,9 +226,9 @@ class _Unary(_Node):
 
 
 @dataclass(frozen=True)
-class _Logical(_Node):
+class LogicalNode(ExprNode):
     op: str  # "and" or "or"
-    operands: tuple[_Node, ...]  # n-ary, so long chains do not nest (and recurse) deeply
+    operands: tuple[ExprNode, ...]  # n-ary, so long chains do not nest (and recurse) deeply
 
     def evaluate(self, resolve: Resolver) -> Any:
         decisive = self.op == "or"
@@ -228,10 +239,10 @@ class _Logical(_Node):
 
 
 @dataclass(frozen=True)
-class _Compare(_Node):
+class CompareNode(ExprNode):
     op: str
-    left: _Node
-    right: _Node
+    left: ExprNode
+    right: ExprNode
 
     def evaluate(self, resolve: Resolver) -> Any:
         a, b = self.left.evaluate(resolve), self.right.evaluate(resolve)
@@ -241,9 +252,9 @@ class _Compare(_Node):
 
 
 @dataclass(frozen=True)
-class _Call(_Node):
+class CallNode(ExprNode):
     name: str
-    args: tuple[_Node, ...]
+    args: tuple[ExprNode, ...]
 
     def evaluate(self, resolve: Resolver) -> Any:
         kinds, function = FUNCTIONS[self.name]
@@ -258,7 +269,7 @@ class Expression:
 
     __slots__ = ("_root", "references", "text")
 
-    def __init__(self, text: str, root: _Node, references: list[Reference]) -> None:
+    def __init__(self, text: str, root: ExprNode, references: list[Reference]) -> None:
         self.text = text
         self.references = references
         self._root = root

@@ -12,20 +12,20 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from keiri_agent.plan._dsl.expr import (
-    _ORDERINGS,
-    _SYNTAX_HINT,
     FUNCTIONS,
     MAX_EXPRESSION_CHARS,
     MAX_NESTING,
+    ORDERINGS,
+    SYNTAX_HINT,
+    CallNode,
+    CompareNode,
     Expression,
     ExpressionSyntaxError,
-    _Call,
-    _Compare,
-    _Literal,
-    _Logical,
-    _Node,
-    _Ref,
-    _Unary,
+    ExprNode,
+    LiteralNode,
+    LogicalNode,
+    RefNode,
+    UnaryNode,
 )
 from keiri_agent.plan._dsl.ref_values import type_label
 from keiri_agent.plan._dsl.refs import (
@@ -51,7 +51,7 @@ _CHAR_HINTS: Final = {
     "$": "参照は ${...} と書きます",
 }
 _OPERATORS = ("==", "!=", ">=", "<=", "&&", "||", ">", "<", "!", "-", "(", ")", ",")
-_COMPARISONS = ("==", "!=", *_ORDERINGS)
+_COMPARISONS = ("==", "!=", *ORDERINGS)
 _WHEN_OPS: Final = {"eq": "==", "ne": "!=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
 _LITERALS: Final[dict[str, Any]] = {
     "true": True, "false": False, "null": None, "True": True, "False": False, "None": None,
@@ -130,7 +130,7 @@ class _Parser:
         self.index = 0
         self.depth = 0
 
-    def parse(self) -> _Node:
+    def parse(self) -> ExprNode:
         if self.tokens[0].kind == "end":
             raise ExpressionSyntaxError(self.text, 0, "式が空です")
         node = self.or_expr()
@@ -160,36 +160,39 @@ class _Parser:
             reason = f"括弧・not・-・関数の入れ子が深すぎます（最大 {MAX_NESTING} 段）"
             raise ExpressionSyntaxError(self.text, token.pos, reason)
 
-    def chain(self, words: tuple[str, str], operand: Callable[[], _Node]) -> _Node:
+    def chain(self, words: tuple[str, str], operand: Callable[[], ExprNode]) -> ExprNode:
         operands = [operand()]
         while self.at(*words):
             self.take()
             operands.append(operand())
-        return operands[0] if len(operands) == 1 else _Logical(words[0], tuple(operands))
+        return operands[0] if len(operands) == 1 else LogicalNode(words[0], tuple(operands))
 
     def prefixed(
-        self, words: tuple[str, ...], again: Callable[[], _Node], otherwise: Callable[[], _Node]
-    ) -> _Node:
+        self,
+        words: tuple[str, ...],
+        again: Callable[[], ExprNode],
+        otherwise: Callable[[], ExprNode],
+    ) -> ExprNode:
         if not self.at(*words):
             return otherwise()
         self.enter(self.take())
-        node = _Unary(words[0], again())
+        node = UnaryNode(words[0], again())
         self.depth -= 1
         return node
 
-    def or_expr(self) -> _Node:
+    def or_expr(self) -> ExprNode:
         return self.chain(("or", "||"), self.and_expr)
 
-    def and_expr(self) -> _Node:
+    def and_expr(self) -> ExprNode:
         return self.chain(("and", "&&"), self.not_expr)
 
-    def not_expr(self) -> _Node:
+    def not_expr(self) -> ExprNode:
         return self.prefixed(("not", "!"), self.not_expr, self.comparison)
 
-    def unary(self) -> _Node:
+    def unary(self) -> ExprNode:
         return self.prefixed(("-",), self.unary, self.primary)
 
-    def comparison(self) -> _Node:
+    def comparison(self) -> ExprNode:
         left = self.unary()
         if not self.at(*_COMPARISONS):
             return left
@@ -198,17 +201,17 @@ class _Parser:
         if self.at(*_COMPARISONS):
             reason = "比較は続けて書けません（0 < ${x} and ${x} < 10 のように and でつなぎます）"
             raise ExpressionSyntaxError(self.text, self.tokens[self.index].pos, reason)
-        return _Compare(op, left, right)
+        return CompareNode(op, left, right)
 
-    def primary(self) -> _Node:
+    def primary(self) -> ExprNode:
         token = self.take()
         kind, value = token.kind, token.value
         if kind in ("num", "str"):
-            return _Literal(value)
+            return LiteralNode(value)
         if kind == "ref":
-            return _Ref(value)
+            return RefNode(value)
         if kind == "name" and value in _LITERALS:
-            return _Literal(_LITERALS[value])
+            return LiteralNode(_LITERALS[value])
         if kind == "name" and value in FUNCTIONS:
             return self.call(token)
         if kind == "op" and value == "(":
@@ -220,15 +223,15 @@ class _Parser:
         if kind == "end":
             raise ExpressionSyntaxError(self.text, token.pos, "式が途中で終わっています")
         if kind == "name" and value not in ("and", "or", "not"):
-            hint = "文字列は '...' で囲み、値は ${...} で参照します。" + _SYNTAX_HINT
+            hint = "文字列は '...' で囲み、値は ${...} で参照します。" + SYNTAX_HINT
             reason = f"「{value}」という名前や関数はありません"
             raise ExpressionSyntaxError(self.text, token.pos, reason, hint)
         raise ExpressionSyntaxError(self.text, token.pos, f"値が必要な位置に「{value}」があります")
 
-    def call(self, name: _Token) -> _Node:
+    def call(self, name: _Token) -> ExprNode:
         self.enter(name)
         self.expect("(", f"関数 {name.value} の後には「(」が必要です")
-        args: list[_Node] = []
+        args: list[ExprNode] = []
         if not self.at(")"):
             args.append(self.or_expr())
         while args and self.at(","):
@@ -239,7 +242,7 @@ class _Parser:
         if len(args) != (arity := len(FUNCTIONS[name.value][0])):
             reason = f"関数 {name.value} の引数は {arity} 個ですが {len(args)} 個あります"
             raise ExpressionSyntaxError(self.text, name.pos, reason)
-        return _Call(name.value, tuple(args))
+        return CallNode(name.value, tuple(args))
 
 
 def parse_expression(text: str) -> Expression:
@@ -253,12 +256,12 @@ def parse_expression(text: str) -> Expression:
     return Expression(text, root, references)
 
 
-def _operand(value: Any, side: str) -> tuple[_Node, str]:
+def _operand(value: Any, side: str) -> tuple[ExprNode, str]:
     """A compare-form operand as a node, and how it reads in the expression's text."""
     if value is None or isinstance(value, bool):
-        return _Literal(value), "null" if value is None else str(value).lower()
+        return LiteralNode(value), "null" if value is None else str(value).lower()
     if isinstance(value, int | float):
-        return _Literal(value), repr(value)
+        return LiteralNode(value), repr(value)
     if not isinstance(value, str):
         reason = f"{side} には{type_label(value)}を指定できません（数値・文字列・真偽値・null）"
         raise ExpressionSyntaxError(str(value), None, reason, _WHEN_HINT)
@@ -271,10 +274,10 @@ def _operand(value: Any, side: str) -> tuple[_Node, str]:
         reason = f"{side} の参照は前後に文字を付けずに単独で書いてください"
         raise ExpressionSyntaxError(value, refs[0].start, reason, _QUOTED_REF)
     if refs:
-        return _Ref(refs[0]), refs[0].text
+        return RefNode(refs[0]), refs[0].text
     literal = "".join(str(p) for p in parts)
     escaped = literal.replace("\\", "\\\\").replace('"', '\\"').replace("${", "$${")
-    return _Literal(literal), f'"{escaped}"'
+    return LiteralNode(literal), f'"{escaped}"'
 
 
 def compile_when(when: str | Mapping[str, Any]) -> Expression:
@@ -299,5 +302,5 @@ def compile_when(when: str | Mapping[str, Any]) -> Expression:
         raise ExpressionSyntaxError(str(dict(when)), None, reason, _WHEN_HINT)
     left, left_text = _operand(when["left"], "left")
     right, right_text = _operand(when["right"], "right")
-    references = [node.reference for node in (left, right) if isinstance(node, _Ref)]
-    return Expression(f"{left_text} {op} {right_text}", _Compare(op, left, right), references)
+    references = [node.reference for node in (left, right) if isinstance(node, RefNode)]
+    return Expression(f"{left_text} {op} {right_text}", CompareNode(op, left, right), references)

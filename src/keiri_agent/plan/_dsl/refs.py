@@ -220,20 +220,22 @@ def single_reference(text: str) -> Reference | None:
     return refs[0]
 
 
-def iter_references(value: Any, _at: Location = ()) -> Iterator[tuple[Location, Reference]]:
+def iter_references(value: Any) -> Iterator[tuple[Location, Reference]]:
     """``(location, reference)`` for every reference in the strings nested in ``value``.
 
     Locations are paths inside ``value`` (dict keys and list indices); dict keys themselves
     are not scanned, since keys name parameters and are never rendered.
     """
+    return _references_at(value, ())
+
+
+def _references_at(value: Any, at: Location) -> Iterator[tuple[Location, Reference]]:
     if isinstance(value, str):
         for ref in find_references(value):
-            yield _at, ref
+            yield at, ref
     elif isinstance(value, dict):
         for key, item in value.items():
-            yield from iter_references(
-                item, (*_at, key if isinstance(key, str | int) else str(key))
-            )
+            yield from _references_at(item, (*at, key if isinstance(key, str | int) else str(key)))
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            yield from iter_references(item, (*_at, index))
+            yield from _references_at(item, (*at, index))

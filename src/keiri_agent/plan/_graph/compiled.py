@@ -11,7 +11,8 @@ or in a subflow's ``call.inputs``.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +30,7 @@ from keiri_agent.plan._dsl.models import (
 )
 from keiri_agent.plan._dsl.refs import Reference, bare_reference, iter_references
 
-__all__ = ["CompiledGraph", "compile_graph", "references_in"]
+__all__ = ["CompiledGraph", "compile_graph", "references_in", "topological_order"]
 
 AnyNode = BlockNode | LoopNode | SubflowNode
 
@@ -90,6 +91,38 @@ class CompiledGraph:
         return out
 
 
+def topological_order(
+    ids: Sequence[str], deps: Mapping[str, AbstractSet[str]]
+) -> tuple[list[str], list[str]]:
+    """Kahn's algorithm over ``ids`` (in file order) with each one's dependencies ``deps``.
+
+    Returns (order, stuck): the topological order, taking the first ready node in file order so
+    runs are reproducible, and the nodes on or behind a cycle, in file order (empty for a DAG).
+    Dependencies outside ``ids`` are ignored. The compiled graph and the validator's cycle
+    check both use it.
+    """
+    position = {n: i for i, n in enumerate(ids)}
+    users: dict[str, list[str]] = {n: [] for n in ids}
+    pending = dict.fromkeys(ids, 0)
+    for node_id in ids:
+        for dep in deps.get(node_id, ()):
+            if dep in position:
+                users[dep].append(node_id)
+                pending[node_id] += 1
+    ready = [position[n] for n, c in pending.items() if c == 0]
+    heapq.heapify(ready)
+    order: list[str] = []
+    while ready:
+        current = ids[heapq.heappop(ready)]
+        order.append(current)
+        for user in users[current]:
+            pending[user] -= 1
+            if pending[user] == 0:
+                heapq.heappush(ready, position[user])
+    done = set(order)
+    return order, [n for n in ids if n not in done]
+
+
 def compile_graph(graph: list[AnyNode], exports: Sequence[Export] = ()) -> CompiledGraph:
     nodes = {n.id: n for n in graph}
     bodies = {
@@ -115,23 +148,8 @@ def compile_graph(graph: list[AnyNode], exports: Sequence[Export] = ()) -> Compi
     for node_id, ds in deps.items():
         for d in ds:
             dependents[d].add(node_id)
-    # Kahn's algorithm, taking the first ready node in file order (a heap of file positions) so
-    # runs are reproducible.
-    ids = list(nodes)
-    position = {n: i for i, n in enumerate(ids)}
-    pending = {n: len(ds) for n, ds in deps.items()}
-    ready = [position[n] for n, c in pending.items() if c == 0]
-    heapq.heapify(ready)
-    order: list[str] = []
-    while ready:
-        current = ids[heapq.heappop(ready)]
-        order.append(current)
-        for user in dependents[current]:
-            pending[user] -= 1
-            if pending[user] == 0:
-                heapq.heappush(ready, position[user])
-    if len(order) != len(nodes):  # the validator reports cycles; never run half a graph
-        stuck = [n for n in nodes if n not in order]
+    order, stuck = topological_order(list(nodes), deps)
+    if stuck:  # the validator reports cycles; never run half a graph
         from keiri_agent.errors import BlockError, ErrorCode
 
         raise BlockError(

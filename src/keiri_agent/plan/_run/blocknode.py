@@ -15,7 +15,7 @@ from keiri_agent.blocks.base import Block, BlockContext, InputRequired
 from keiri_agent.blocks.spec import BlockSpec
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.plan._dsl.models import BlockNode
-from keiri_agent.plan._run.engine import Frame, Outcome, control_node, retry_delay
+from keiri_agent.plan._run.engine import Frame, Outcome, retry_delay
 from keiri_agent.plan._run.execute import BlockJob, execute_job, run_block, timeout_error
 from keiri_agent.privacy import learn_tables
 
@@ -42,7 +42,6 @@ def _block(frame: Frame, spec: BlockSpec) -> Block:
     return block
 
 
-@control_node(BlockNode)
 def run_block_node(frame: Frame, node: BlockNode, path: str) -> Outcome:
     started = time.perf_counter()
     try:

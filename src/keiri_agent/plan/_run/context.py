@@ -1,7 +1,7 @@
 """What one plan run shares: the run context, runtime scopes and the emitter of subflows.
 
 The engine (``_run.engine``) and loops/subflows (``_run.control``) read node outputs, loop
-variables and vars through :class:`Values`, and everything run-wide (events, registry, backend,
+variables and vars through :data:`RunScope`, and everything run-wide (events, registry, backend,
 answers, stored outputs from an earlier run, cancellation) through :class:`RunContext`.
 """
 
@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import SecretStr
 
@@ -26,15 +26,13 @@ from keiri_agent.events.models import EventType, RunEvent
 from keiri_agent.file_access import FileAccess
 from keiri_agent.plan._dsl.ref_values import render, resolve_env_config
 from keiri_agent.plan._dsl.refs import Reference
+from keiri_agent.plan._graph.scope import Scope
 from keiri_agent.plan._graph.subflows import SubflowLoader
 from keiri_agent.plan._run.backends import Backend
 from keiri_agent.plan._run.values import OutputStore
 from keiri_agent.plan._run.workers import Workers
 
-if TYPE_CHECKING:
-    pass
-
-__all__ = ["Reused", "RunContext", "TaggedEmitter", "Values", "render_vars"]
+__all__ = ["Reused", "RunContext", "RunScope", "TaggedEmitter", "render_vars"]
 
 
 @dataclass
@@ -161,30 +159,8 @@ class TaggedEmitter:
         return self._events.emit(kind, **fields)
 
 
-class Values:
-    """Runtime scope: node outputs of this graph, loop variables, and the enclosing scope."""
-
-    def __init__(
-        self,
-        vars: Mapping[str, Any],
-        parent: Values | None = None,
-        loop_vars: Mapping[str, Any] | None = None,
-    ) -> None:
-        self.vars = vars
-        self.parent = parent
-        self.loop_vars = dict(loop_vars or {})
-        self.outputs: dict[str, dict[str, Any] | None] = {}
-
-    def find(self, root: str) -> tuple[bool, Any, bool]:
-        """(found, value, is_node) for ``root``, searching outwards."""
-        scope: Values | None = self
-        while scope is not None:
-            if root in scope.loop_vars:
-                return True, scope.loop_vars[root], False
-            if root in scope.outputs:
-                return True, scope.outputs[root], True
-            scope = scope.parent
-        return False, None, False
+RunScope = Scope[dict[str, Any] | None, Mapping[str, Any]]
+"""The runner's scope (``_graph.scope``): node outputs (None: none), loop values, the vars."""
 
 
 def render_vars(raw: Mapping[str, Any], ctx: RunContext) -> dict[str, Any]:

@@ -31,12 +31,12 @@ from keiri_agent.plan._dsl.models import (
 )
 from keiri_agent.plan._dsl.ref_values import resolve_path
 from keiri_agent.plan._dsl.refs import Reference, bare_reference
+from keiri_agent.plan._graph.scope import Scope
 from keiri_agent.plan._run.engine import (
     Frame,
     FrameResult,
     Outcome,
-    Values,
-    control_node,
+    RunScope,
     render_vars,
 )
 from keiri_agent.plan._run.workers import Crew
@@ -47,20 +47,20 @@ if TYPE_CHECKING:
 __all__ = ["load_subflow", "run_loop", "run_subflow"]
 
 
-def _export_value(export: Export | Reference, values: Values) -> Any:
+def _export_value(export: Export | Reference, values: RunScope) -> Any:
     ref = export if isinstance(export, Reference) else bare_reference(export.from_)
     assert ref is not None, "validated plans export node.alias paths"
-    found, outputs, _ = values.find(ref.root)
-    if not found or outputs is None:
-        return None
-    return resolve_path(outputs, ref)
+    found = values.read(ref)
+    if found.answer != "found" or found.value is None:
+        return None  # a node that did not run exports null
+    return resolve_path(found.value, ref)
 
 
 def _frame_outcome(result: FrameResult, path: str, what: str) -> Outcome | None:
     """The node outcome for a nested frame that did not succeed (None when it did)."""
     if result.status in ("success", "partial"):
         return None
-    if result.status == "waiting":
+    if result.status == "waiting_input":
         return Outcome("waiting")
     if result.status == "cancelled":
         return Outcome("cancelled")
@@ -90,7 +90,6 @@ def _emit_failure(frame: Frame, path: str, outcome: Outcome) -> Outcome:
     return outcome
 
 
-@control_node(LoopNode)
 def run_loop(frame: Frame, node: LoopNode, path: str) -> Outcome:
     started = time.perf_counter()
     body = frame.graph.bodies[node.id]
@@ -135,10 +134,16 @@ def _iteration(
     path: str,
     index: int,
     loop_vars: dict[str, Any],
-) -> tuple[FrameResult, Values]:
-    values = Values(frame.values.vars, parent=frame.values, loop_vars=loop_vars)
+) -> tuple[FrameResult, RunScope]:
+    values: RunScope = Scope(frame.values.vars, parent=frame.values, loop_vars=loop_vars)
     child = Frame(
-        frame.ctx, frame.plan, body, values, prefix=f"{path}[{index}]/", sub_run_id=frame.sub_run_id
+        frame.ctx,
+        frame.plan,
+        body,
+        values,
+        runners=frame.runners,
+        prefix=f"{path}[{index}]/",
+        sub_run_id=frame.sub_run_id,
     )
     return child.run(), values
 
@@ -201,8 +206,8 @@ def _while(
     spec = node.while_
     condition = frame.graph.loop_conditions[node.id]
     # Before the first iteration the body's nodes exist with null outputs.
-    previous = Values(frame.values.vars, parent=frame.values)
-    previous.outputs = dict.fromkeys(body.nodes)
+    previous: RunScope = Scope(frame.values.vars, parent=frame.values)
+    previous.nodes = dict.fromkeys(body.nodes)
     results: list[dict[str, Any]] = []
     warnings: list[BlockError] = []
     # The condition is checked before each iteration and once more after the last one allowed:
@@ -246,7 +251,6 @@ def load_subflow(frame: Frame, plan_id: str) -> tuple[Plan, CompiledGraph]:
     return frame.ctx.subflows.plan(plan_id)
 
 
-@control_node(SubflowNode)
 def run_subflow(frame: Frame, node: SubflowNode, path: str) -> Outcome:
     started = time.perf_counter()
     try:
@@ -260,8 +264,16 @@ def run_subflow(frame: Frame, node: SubflowNode, path: str) -> Outcome:
         own = render_vars({k: v for k, v in plan.vars.items() if k not in inputs}, frame.ctx)
     except BlockError as exc:
         return frame.failed(path, exc, 0)
-    values = Values({**own, **inputs})  # no parent: the subflow sees only its inputs
-    child = Frame(frame.ctx, plan, graph, values, prefix=f"{path}/", sub_run_id=sub_run_id)
+    values: RunScope = Scope({**own, **inputs})  # no parent: the subflow sees only its inputs
+    child = Frame(
+        frame.ctx,
+        plan,
+        graph,
+        values,
+        runners=frame.runners,
+        prefix=f"{path}/",
+        sub_run_id=sub_run_id,
+    )
     result = child.run()
     bad = _frame_outcome(result, path, f"サブフロー {plan.id}")
     if bad is not None:

@@ -12,12 +12,12 @@ from __future__ import annotations
 import concurrent.futures as cf
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.events import EventEmitter
+from keiri_agent.events import EventEmitter, RunStatus
 from keiri_agent.plan._dsl.expr import truthy
 from keiri_agent.plan._dsl.models import BlockNode, LoopNode, Plan, Policy, SubflowNode
 from keiri_agent.plan._dsl.ref_values import resolve_path
@@ -26,37 +26,28 @@ from keiri_agent.plan._graph.compiled import CompiledGraph
 from keiri_agent.plan._run.context import (
     Reused,
     RunContext,
+    RunScope,
     TaggedEmitter,
-    Values,
     render_vars,
 )
 from keiri_agent.plan._run.values import NotPersistable
 
 __all__ = [
-    "CONTROL_NODES",
     "Frame",
     "FrameResult",
+    "NodeRunners",
     "Outcome",
     "Reused",
     "RunContext",
-    "Values",
-    "control_node",
+    "RunScope",
     "render_vars",
 ]
 
 Status = Literal["ok", "skipped", "failed", "waiting", "cancelled"]
-# Runners of each kind of node, registered by plan._run.blocknode (blocks) and plan._run.control
-# (loops and subflows, which drive nested frames): a frame runs them without importing them.
-ControlNodeRunner = Callable[["Frame", Any, str], "Outcome"]
-CONTROL_NODES: dict[type, ControlNodeRunner] = {}
-
-
-def control_node(kind: type) -> Callable[[ControlNodeRunner], ControlNodeRunner]:
-    def register(run: ControlNodeRunner) -> ControlNodeRunner:
-        CONTROL_NODES[kind] = run
-        return run
-
-    return register
+# How each kind of node runs: _run.blocknode (blocks) and _run.control (loops and subflows, which
+# drive nested frames). The runner builds the table (_run.runner.NODE_RUNNERS) and passes it in,
+# so a frame runs them without importing them.
+NodeRunners = Mapping[type, Callable[["Frame", Any, str], "Outcome"]]
 
 
 # Durability of node_complete (KEIRI_RUN_LOG_FSYNC): a node that ran at least REDO_S is on disk
@@ -88,7 +79,7 @@ class Outcome:
 
 @dataclass
 class FrameResult:
-    status: Literal["success", "failed", "waiting", "cancelled", "partial"]
+    status: RunStatus
     error: BlockError | None = None
     errors: list[BlockError] = field(default_factory=list)
 
@@ -109,7 +100,7 @@ class _Progress:
         if self.cancelled:
             return FrameResult("cancelled")
         if self.waiting:
-            return FrameResult("waiting", errors=self.continued)
+            return FrameResult("waiting_input", errors=self.continued)
         return FrameResult("partial" if self.continued else "success", errors=self.continued)
 
 
@@ -121,8 +112,9 @@ class Frame:
         ctx: RunContext,
         plan: Plan,
         graph: CompiledGraph,
-        values: Values,
+        values: RunScope,
         *,
+        runners: NodeRunners,
         prefix: str = "",
         sub_run_id: str | None = None,
         env_root: dict[str, Any] | None = None,
@@ -132,6 +124,7 @@ class Frame:
         self.policy: Policy = plan.policy
         self.graph = graph
         self.values = values
+        self.runners = runners
         self.prefix = prefix
         self.sub_run_id = sub_run_id
         # A subflow's events carry its run id; the plan's own go straight to the stream.
@@ -141,7 +134,7 @@ class Frame:
 
     # --- references --------------------------------------------------------------------------
 
-    def resolve(self, ref: Reference, values: Values | None = None) -> Any:
+    def resolve(self, ref: Reference, values: RunScope | None = None) -> Any:
         """The value of ``ref`` in this frame's scope (or in ``values``, a while loop's last pass)."""
         scope = values or self.values
         root = ref.root
@@ -149,24 +142,24 @@ class Frame:
             return resolve_path(scope.vars, ref)
         if root in ("env", "config"):
             return self.ctx.env_config(ref)
-        found, value, is_node = scope.find(root)
-        if not found:
+        found = scope.read(ref)
+        if found.answer == "missing":
             raise BlockError(
                 f"{ref.text}: ノード '{root}' の出力がまだありません。",
                 code=ErrorCode.DEPENDENCY_NOT_FOUND,
                 hint="参照先のノードが実行されているか（スキップ・失敗していないか）確認してください。",
                 details={"reference": ref.text},
             )
-        if is_node and value is None:
-            if len(ref.path) <= 1 and not ref.length:
-                return None
+        if found.answer == "null":
+            return None
+        if found.answer == "skipped":
             raise BlockError(
                 f"{ref.text}: ノード '{root}' はスキップまたは失敗したため出力がありません。",
                 code=ErrorCode.DEPENDENCY_NOT_FOUND,
                 hint="when 条件か on_error の設定、上流ノードのエラーを確認してください。",
                 details={"reference": ref.text},
             )
-        return resolve_path(value, ref)
+        return resolve_path(found.value, ref)
 
     # --- scheduling --------------------------------------------------------------------------
 
@@ -210,7 +203,7 @@ class Frame:
             if outcome.status == "failed" and outcome.error is not None:
                 state.continued.append(outcome.error)
             state.continued.extend(outcome.warnings)
-            self.values.outputs[node_id] = outcome.outputs
+            self.values.nodes[node_id] = outcome.outputs
             released = []
             for user in self.graph.dependents[node_id]:
                 left[user] -= 1
@@ -281,10 +274,7 @@ class Frame:
         return self.dispatch(node, path)
 
     def dispatch(self, node: BlockNode | LoopNode | SubflowNode, path: str) -> Outcome:
-        run = CONTROL_NODES.get(type(node))
-        if run is None:  # _run.blocknode and _run.control register theirs when imported
-            raise RuntimeError(f"no runner registered for {type(node).__name__}")
-        return run(self, node, path)
+        return self.runners[type(node)](self, node, path)
 
     def failed(self, path: str, error: BlockError, attempt: int) -> Outcome:
         error.details.setdefault("node_id", path)

@@ -26,22 +26,30 @@ from keiri_agent.blocks.base import InputProvider
 from keiri_agent.blocks.registry import BlockRegistry, default_registry
 from keiri_agent.config import Settings, load_settings
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.events import Redactor, open_run
+from keiri_agent.events import Redactor, RunStatus, open_run
 from keiri_agent.events.models import RunEvent
 from keiri_agent.file_access import FileAccess
 from keiri_agent.plan._dsl.loader import PlanSource, load_source, parse_source
-from keiri_agent.plan._dsl.models import Plan
+from keiri_agent.plan._dsl.models import BlockNode, LoopNode, Plan, SubflowNode
 from keiri_agent.plan._graph.compiled import compile_graph
+from keiri_agent.plan._graph.scope import Scope
 from keiri_agent.plan._graph.subflows import SubflowLoader
-from keiri_agent.plan._run import blocknode as _blocknode  # noqa: F401  (registers block nodes)
-from keiri_agent.plan._run import control as _control  # noqa: F401  (registers loops, subflows)
 from keiri_agent.plan._run.answers import check_answers
 from keiri_agent.plan._run.backends import Backend, DaskBackend, ThreadBackend
-from keiri_agent.plan._run.engine import Frame, Reused, RunContext, Values, render_vars
+from keiri_agent.plan._run.blocknode import run_block_node
+from keiri_agent.plan._run.control import run_loop, run_subflow
+from keiri_agent.plan._run.engine import (
+    Frame,
+    NodeRunners,
+    Reused,
+    RunContext,
+    RunScope,
+    render_vars,
+)
 from keiri_agent.plan._run.record import RunTrail
 from keiri_agent.plan._run.recovery import recover_outputs
 from keiri_agent.plan._run.rerun_scope import invalidated
-from keiri_agent.plan._run.runstate import AnswersFile, find_run, load_run
+from keiri_agent.plan._run.runstate import AnswersFile, RunRecord, find_run, load_run
 from keiri_agent.plan._run.values import NotPersistable, OutputStore
 from keiri_agent.plan._run.workers import Workers
 from keiri_agent.plan._validate.validator import load_config, validate_source
@@ -49,7 +57,39 @@ from keiri_agent.privacy import job_scope
 from keiri_agent.users import os_user
 from keiri_agent.workspace import fsync_path
 
-__all__ = ["PlanRunner", "RunResult", "cancelled_error"]
+__all__ = ["NODE_RUNNERS", "PlanRunner", "RunResult", "cancelled_error"]
+
+# How a frame runs each kind of node; nested frames (loop bodies, subflows) get the same table.
+NODE_RUNNERS: NodeRunners = {
+    BlockNode: run_block_node,
+    LoopNode: run_loop,
+    SubflowNode: run_subflow,
+}
+
+
+@dataclass(frozen=True)
+class _Again:
+    """What a resume or a rerun takes from the run it continues."""
+
+    reuse: Mapping[str, Reused]  # node path → its outputs, not run again
+    replace: Mapping[str, frozenset[str]]  # node path → files it wrote, to be replaced
+    resume_of: str | None = None
+    rerun_from: str | None = None
+    pinned: Path | None = None  # the subflow texts the run kept (None: read designs/)
+
+    @classmethod
+    def of(
+        cls,
+        record: RunRecord,
+        reuse: Mapping[str, Reused],
+        *,
+        resume_of: str | None = None,
+        rerun_from: str | None = None,
+        pinned: Path | None = None,
+    ) -> _Again:
+        replace = recover_outputs(record, lambda path: path not in reuse)
+        return cls(reuse, replace, resume_of, rerun_from, pinned)
+
 
 # Beside a run's plan snapshot, the subflow texts it read (a resume or rerun calls these); "#"
 # never appears in the folders of node outputs (``values.OutputStore``), as for "#vars".
@@ -60,7 +100,7 @@ SUBFLOWS_DIR = "#subflows"
 class RunResult:
     run_id: str
     plan_id: str
-    status: str  # success | failed | waiting_input | cancelled | partial
+    status: RunStatus
     outputs: dict[str, Any] = field(default_factory=dict)  # top-level node → its outputs
     error: BlockError | None = None
     waiting: list[dict[str, Any]] = field(default_factory=list)
@@ -153,15 +193,22 @@ class PlanRunner:
         answers: InputProvider | Path | str | Mapping[str, Any] | None = None,
         on_event: Callable[[RunEvent], None] | None = None,
         cancel: threading.Event | None = None,
-        _reuse: dict[str, Reused] | None = None,
-        _replace: dict[str, frozenset[str]] | None = None,
-        _resume_of: str | None = None,
-        _rerun_from: str | None = None,
-        _pinned: Path | None = None,
     ) -> RunResult:
+        return self._run(plan, vars, answers, on_event, cancel, None)
+
+    def _run(
+        self,
+        plan: Path | str | PlanSource,
+        vars: Mapping[str, Any] | None,
+        answers: InputProvider | Path | str | Mapping[str, Any] | None,
+        on_event: Callable[[RunEvent], None] | None,
+        cancel: threading.Event | None,
+        again: _Again | None,
+    ) -> RunResult:
+        """:meth:`run`, continuing an earlier run when ``again`` says how (resume, rerun)."""
         source = plan if isinstance(plan, PlanSource) else load_source(plan)
         # Validation and run read the same files; a resume or rerun, its run's subflows first.
-        subflows = SubflowLoader(self.designs_dir, pinned=_pinned)
+        subflows = SubflowLoader(self.designs_dir, pinned=again.pinned if again else None)
         report = validate_source(
             source,
             self.registry,
@@ -226,8 +273,8 @@ class PlanRunner:
             settings=self.settings,
             answers=provider,
             store=store,
-            reuse=dict(_reuse or {}),
-            replaceable=dict(_replace or {}),
+            reuse=dict(again.reuse) if again else {},
+            replaceable=dict(again.replace) if again else {},
             cancel=cancelled,
             access=self.access.with_own(workspace).observed(trail.read),
             sleep=self._sleep or cancelled.wait,
@@ -256,8 +303,8 @@ class PlanRunner:
                 inputs={"vars": dict(vars or {})},  # a display copy; the exact vars: vars_file
                 vars_file=vars_file,
                 vars_saved=unsaved is None,
-                resume_of=_resume_of,
-                rerun_from=_rerun_from,
+                resume_of=again.resume_of if again else None,
+                rerun_from=again.rerun_from if again else None,
                 **trail.start_fields(),
             )
             if unsaved is not None:
@@ -266,18 +313,16 @@ class PlanRunner:
                     level="warning",
                     msg=f"vars を保存できないため、この実行は再開・再実行できません（{unsaved}）。",
                 )
-            values = Values(render_vars({**model.vars, **(vars or {})}, ctx))
+            values: RunScope = Scope(render_vars({**model.vars, **(vars or {})}, ctx))
             # One run, one set of placeholders for personal data; its log masks what they hide.
             with job_scope(learnt=stream.redactor.learn_personal) as vault:
                 try:
-                    frame_result = Frame(ctx, model, graph, values).run()
+                    frame_result = Frame(ctx, model, graph, values, runners=NODE_RUNNERS).run()
                 finally:
                     result.masked = vault.counts()
-            result.status = {"waiting": "waiting_input"}.get(
-                frame_result.status, frame_result.status
-            )
+            result.status = frame_result.status
             result.error = frame_result.error
-            result.outputs = {k: v for k, v in values.outputs.items() if v is not None}
+            result.outputs = {k: v for k, v in values.nodes.items() if v is not None}
             result.waiting = list(ctx.waiting)
         except BlockError as exc:
             result.status, result.error = "failed", exc
@@ -313,17 +358,13 @@ class PlanRunner:
         ``cancel``: stops the continued run, as for :meth:`run`."""
         record = load_run(find_run(run, self.runs_dir))
         source = self._snapshot(record.plan_file, record.run_id)
-        return self.run(
-            source,
-            vars=record.exact_vars(),
-            answers=answers,
-            on_event=on_event,
-            cancel=cancel,
-            _reuse=record.completed,
-            _replace=recover_outputs(record, lambda path: path not in record.completed),
-            _resume_of=record.run_id,
-            _pinned=_pinned_subflows(record.plan_file),
+        again = _Again.of(
+            record,
+            record.completed,
+            resume_of=record.run_id,
+            pinned=_pinned_subflows(record.plan_file),
         )
+        return self._run(source, record.exact_vars(), answers, on_event, cancel, again)
 
     def rerun(
         self,
@@ -351,17 +392,8 @@ class PlanRunner:
         subflows = SubflowLoader(self.designs_dir, pinned=pinned)
         dropped = invalidated(model, compile_graph(list(model.graph)), from_node, subflows)
         reuse = {p: v for p, v in record.completed.items() if not dropped(p)}
-        return self.run(
-            source,
-            vars=record.exact_vars(),
-            answers=answers,
-            on_event=on_event,
-            cancel=cancel,
-            _reuse=reuse,
-            _replace=recover_outputs(record, lambda path: path not in reuse),
-            _rerun_from=from_node,
-            _pinned=pinned,
-        )
+        again = _Again.of(record, reuse, rerun_from=from_node, pinned=pinned)
+        return self._run(source, record.exact_vars(), answers, on_event, cancel, again)
 
     # --- helpers -----------------------------------------------------------------------------
 

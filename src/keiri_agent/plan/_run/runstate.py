@@ -11,12 +11,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 import yaml
 
 from keiri_agent.errors import BlockError, ErrorCode, UserFile, check_choice
-from keiri_agent.events.models import FileWrite, NodeComplete, NodeWaiting, PlanComplete, PlanStart
+from keiri_agent.events.models import (
+    FileWrite,
+    NodeComplete,
+    NodeWaiting,
+    PlanComplete,
+    PlanStart,
+    RunStatus,
+)
 from keiri_agent.events.runlog import replay
 from keiri_agent.plan._dsl.loader import load_yaml
 from keiri_agent.plan._run.engine import Reused
@@ -33,7 +40,7 @@ __all__ = [
 ]
 
 # A plan_complete status, or "incomplete": the log ends without one (running, or the process died).
-RUN_STATUSES = ("success", "failed", "waiting_input", "cancelled", "partial", "incomplete")
+RUN_STATUSES: tuple[str, ...] = (*get_args(RunStatus), "incomplete")
 ANSWERS_FILE = UserFile(
     "回答ファイル {file} が見つかりません。",
     hint="--answers に YAML ファイルのパスを指定してください。",
@@ -83,7 +90,7 @@ class RunRecord:
     plan_id: str
     plan_file: Path | None
     vars: dict[str, Any]
-    status: str | None
+    status: RunStatus | None  # None: the log has no plan_complete
     start: PlanStart
     completed: dict[str, Reused] = field(default_factory=dict)
     executed: list[str] = field(default_factory=list)  # node paths that ran (node_start)
@@ -220,7 +227,7 @@ class RunSummary:
     run_id: str
     plan_id: str
     started: datetime
-    status: str  # one of RUN_STATUSES
+    status: RunStatus | Literal["incomplete"]  # incomplete: the log ends without plan_complete
     log_path: Path
     first_node: str | None = None  # the first node the run started (where a rerun can begin)
     failed_node: str | None = None  # the node whose error ended the run

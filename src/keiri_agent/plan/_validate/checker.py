@@ -19,7 +19,8 @@ from keiri_agent.plan._dsl.models import (
     LoopNode,
 )
 from keiri_agent.plan._dsl.refs import bare_reference
-from keiri_agent.plan._graph.scope import AnyNode, NodeInfo, Scope, block_outputs
+from keiri_agent.plan._graph.compiled import topological_order
+from keiri_agent.plan._graph.scope import AnyNode, NodeInfo, Scope, StaticScope, block_outputs
 from keiri_agent.plan._validate import control_rules, rules
 from keiri_agent.plan._validate.references import ReferenceChecker
 from keiri_agent.plan._validate.state import Deps
@@ -35,7 +36,8 @@ class Checker(ReferenceChecker):
 
     def check(self, dropped: set[str]) -> None:
         locs = [("graph", i) for i in self.index_map]
-        self.top = self.build_scope(self.plan.graph, locs, None, "", dropped)
+        self.dropped = dropped
+        self.top = self.build_scope(self.plan.graph, locs, None, "")
         self.check_vars()
         self.check_scope(self.top, None)
         for export in self.plan.exports:
@@ -49,11 +51,10 @@ class Checker(ReferenceChecker):
         self,
         nodes: Iterable[AnyNode],
         locs: Iterable[Loc],
-        parent: Scope | None,
+        parent: StaticScope | None,
         prefix: str,
-        dropped: set[str],
-    ) -> Scope:
-        scope = Scope(parent=parent, prefix=prefix, dropped=dropped)
+    ) -> StaticScope:
+        scope: StaticScope = Scope(vars=None, parent=parent, prefix=prefix)
         for node, loc in zip(nodes, locs, strict=True):
             if node.id in self.seen_ids:
                 first = self.seen_ids[node.id]
@@ -80,7 +81,7 @@ class Checker(ReferenceChecker):
                     (*loc, "body", "plan", "graph", j) for j in range(len(node.body.plan.graph))
                 ]
                 info.body = self.build_scope(
-                    node.body.plan.graph, body_locs, scope, f"{info.qual}/", set()
+                    node.body.plan.graph, body_locs, scope, f"{info.qual}/"
                 )
                 for inner in _all_ids(info.body):
                     scope.hidden[inner] = node.id
@@ -99,7 +100,7 @@ class Checker(ReferenceChecker):
                     info.open = not node.out.exports
         return scope
 
-    def export_schema(self, export: Export, scope: Scope) -> dict[str, Any] | None:
+    def export_schema(self, export: Export, scope: StaticScope) -> dict[str, Any] | None:
         try:
             ref = bare_reference(export.from_)
         except BlockError:
@@ -111,7 +112,7 @@ class Checker(ReferenceChecker):
 
     # --- checking scopes ---------------------------------------------------------------------
 
-    def check_scope(self, scope: Scope, outer: Deps | None) -> None:
+    def check_scope(self, scope: StaticScope, outer: Deps | None) -> None:
         edges: dict[str, set[str]] = {}
         for node_id, info in scope.nodes.items():
             deps: Deps = []
@@ -122,7 +123,7 @@ class Checker(ReferenceChecker):
                 outer.extend((s, n) for s, n in deps if any(s is a for a in ancestors))
         self.check_cycles(scope, edges)
 
-    def check_node(self, info: NodeInfo, scope: Scope, deps: Deps) -> None:
+    def check_node(self, info: NodeInfo, scope: StaticScope, deps: Deps) -> None:
         node = info.node
         if node.when is not None:
             self.check_when(node.when, (*info.loc, "when"), scope, info, deps)
@@ -135,25 +136,8 @@ class Checker(ReferenceChecker):
 
     # --- graph-wide checks -------------------------------------------------------------------
 
-    def check_cycles(self, scope: Scope, edges: dict[str, set[str]]) -> None:
-        indegree = {n: 0 for n in edges}
-        for node_id, targets in edges.items():
-            for _ in targets & edges.keys():
-                indegree[node_id] += 1
-        ready = [n for n, d in indegree.items() if d == 0]
-        users: dict[str, list[str]] = {n: [] for n in edges}
-        for node_id, targets in edges.items():
-            for t in targets & edges.keys():
-                users[t].append(node_id)
-        done: set[str] = set()
-        while ready:
-            current = ready.pop()
-            done.add(current)
-            for user in users[current]:
-                indegree[user] -= 1
-                if indegree[user] == 0:
-                    ready.append(user)
-        remaining = [n for n in edges if n not in done]
+    def check_cycles(self, scope: StaticScope, edges: dict[str, set[str]]) -> None:
+        _, remaining = topological_order(list(edges), edges)
         if not remaining:
             return
         cycle = _find_cycle(remaining, edges)
@@ -176,7 +160,7 @@ class Checker(ReferenceChecker):
                     hint=_close(key, self.seen_ids) or "ノード ID を指定してください。",
                 )
 
-    def warn_unused(self, scope: Scope) -> None:
+    def warn_unused(self, scope: StaticScope) -> None:
         for node_id, info in scope.nodes.items():
             for alias, port in info.aliases.items():
                 if (id(scope), node_id, alias) not in self.used:
@@ -194,7 +178,7 @@ class Checker(ReferenceChecker):
                 self.warn_unused(info.body)
 
 
-def _all_ids(scope: Scope) -> list[str]:
+def _all_ids(scope: StaticScope) -> list[str]:
     out = list(scope.nodes)
     for info in scope.nodes.values():
         if info.body is not None:

@@ -26,14 +26,16 @@ from keiri_agent.plan._graph.subflows import call_cycle, call_too_deep
 
 if TYPE_CHECKING:
     from keiri_agent.plan._dsl.issues import Loc
-    from keiri_agent.plan._graph.scope import NodeInfo, Scope
+    from keiri_agent.plan._graph.scope import NodeInfo, StaticScope
     from keiri_agent.plan._validate.references import ReferenceChecker as Checker
     from keiri_agent.plan._validate.state import Deps
 
 __all__ = ["check_export", "check_loop", "check_subflow"]
 
 
-def check_loop(checker: Checker, node: LoopNode, info: NodeInfo, scope: Scope, deps: Deps) -> None:
+def check_loop(
+    checker: Checker, node: LoopNode, info: NodeInfo, scope: StaticScope, deps: Deps
+) -> None:
     body = info.body
     assert body is not None
     if node.foreach is not None:
@@ -95,7 +97,7 @@ def check_loop(checker: Checker, node: LoopNode, info: NodeInfo, scope: Scope, d
             )
 
 
-def check_export(checker: Checker, export: Export, scope: Scope, loc: Loc, code: str) -> None:
+def check_export(checker: Checker, export: Export, scope: StaticScope, loc: Loc, code: str) -> None:
     try:
         ref = bare_reference(export.from_)
     except BlockError as exc:
@@ -113,7 +115,7 @@ def check_export(checker: Checker, export: Export, scope: Scope, loc: Loc, code:
 
 
 def check_subflow(
-    checker: Checker, node: SubflowNode, info: NodeInfo, scope: Scope, deps: Deps
+    checker: Checker, node: SubflowNode, info: NodeInfo, scope: StaticScope, deps: Deps
 ) -> None:
     call_loc = (*info.loc, "call")
     for key, value in node.call.inputs.items():

@@ -12,7 +12,7 @@ from keiri_agent.plan._dsl.issue_codes import IssueCode
 from keiri_agent.plan._dsl.issues import Loc, format_path
 from keiri_agent.plan._dsl.models import RESERVED_ROOTS, when_raw
 from keiri_agent.plan._dsl.refs import Reference, iter_references, single_reference
-from keiri_agent.plan._graph.scope import UNRESOLVED, NodeInfo, Scope
+from keiri_agent.plan._graph.scope import UNRESOLVED, NodeInfo, StaticScope
 from keiri_agent.plan._graph.scope import types_label as _types
 from keiri_agent.plan._validate.state import CheckState, Deps
 from keiri_agent.plan._validate.state import close_matches as _close
@@ -25,7 +25,7 @@ class ReferenceChecker(CheckState):
     """References resolved against the static scopes; the walk itself is ``checker.Checker``."""
 
     def check_when(
-        self, when: Any, loc: Loc, scope: Scope, info: NodeInfo | None, deps: Deps
+        self, when: Any, loc: Loc, scope: StaticScope, info: NodeInfo | None, deps: Deps
     ) -> None:
         try:
             expression = compile_when(when_raw(when))
@@ -45,7 +45,7 @@ class ReferenceChecker(CheckState):
         self,
         value: Any,
         loc: Loc,
-        scope: Scope,
+        scope: StaticScope,
         info: NodeInfo | None,
         deps: Deps,
         target: Mapping[str, Any] | None,
@@ -93,7 +93,7 @@ class ReferenceChecker(CheckState):
         return schema
 
     def resolve(
-        self, ref: Reference, scope: Scope, loc: Loc, info: NodeInfo | None, deps: Deps
+        self, ref: Reference, scope: StaticScope, loc: Loc, info: NodeInfo | None, deps: Deps
     ) -> Any:
         node = info.qual if info else None
         root = ref.root
@@ -144,8 +144,8 @@ class ReferenceChecker(CheckState):
             return schema
         else:
             found = scope.lookup(root)
-            if found is None:
-                if scope.is_dropped(root):
+            if found.answer == "missing":
+                if root in self.dropped:
                     return None
                 loop_id = scope.hidden_in(root)
                 if loop_id is not None:
@@ -158,9 +158,10 @@ class ReferenceChecker(CheckState):
                     f"{ref.text}: ノード '{root}' が見つかりません。",
                     f"参照できるのはこの graph と外側のノード、vars/env/config です。{_close(root, visible)}",
                 )
-            where, target = found
-            if target is None:
-                schema = descend(where.loop_vars[root], ref.path)
+            where, target = found.scope, found.value
+            assert where is not None
+            if found.loop:
+                schema = descend(target, ref.path)
                 return {"type": "integer"} if ref.length else schema
             deps.append((where, root))
             if target.open:

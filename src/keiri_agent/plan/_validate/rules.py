@@ -19,7 +19,7 @@ from keiri_agent.plan._dsl.models import LEGACY_UI_PREFIXES, BlockNode
 from keiri_agent.plan._dsl.refs import iter_references
 
 if TYPE_CHECKING:
-    from keiri_agent.plan._graph.scope import NodeInfo, Scope
+    from keiri_agent.plan._graph.scope import NodeInfo, StaticScope
     from keiri_agent.plan._validate.references import ReferenceChecker as Checker
     from keiri_agent.plan._validate.state import Deps
 
@@ -35,7 +35,7 @@ def _has_refs(value: Any) -> bool:
         return True
 
 
-def check_block_node(checker: Checker, info: NodeInfo, scope: Scope, deps: Deps) -> None:
+def check_block_node(checker: Checker, info: NodeInfo, scope: StaticScope, deps: Deps) -> None:
     node = info.node
     assert isinstance(node, BlockNode)
     loc = info.loc

@@ -18,13 +18,13 @@ from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.plan._dsl.issues import Loc, PlanIssue, ValidationReport, format_path
 from keiri_agent.plan._dsl.loader import PlanSource
 from keiri_agent.plan._dsl.models import Plan
-from keiri_agent.plan._graph.scope import Scope
+from keiri_agent.plan._graph.scope import StaticScope
 from keiri_agent.plan._graph.scope import types_label as _types
 from keiri_agent.plan._graph.subflows import SubflowLoader
 
 __all__ = ["CheckState", "Deps", "close_matches", "port_hint"]
 
-Deps = list[tuple[Scope, str]]
+Deps = list[tuple[StaticScope, str]]
 
 
 @dataclass
@@ -43,7 +43,8 @@ class CheckState(ABC):
     subflows: SubflowLoader  # shared with the phases that follow (dry run, run)
     used: set[tuple[int, str, str]] = field(default_factory=set)
     seen_ids: dict[str, Loc] = field(default_factory=dict)
-    top: Scope | None = None
+    top: StaticScope | None = None
+    dropped: set[str] = field(default_factory=set)  # top-level nodes whose schema was invalid
     requirement_types: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     # --- reporting ---------------------------------------------------------------------------
@@ -94,7 +95,7 @@ class CheckState(ABC):
     # --- the walk's steps, used by the rules ---------------------------------------------------
 
     @abstractmethod
-    def check_scope(self, scope: Scope, outer: Deps | None) -> None: ...
+    def check_scope(self, scope: StaticScope, outer: Deps | None) -> None: ...
 
 
 def port_hint(target: Mapping[str, Any]) -> str:

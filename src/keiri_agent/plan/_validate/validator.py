@@ -167,21 +167,32 @@ def validate_source(
     config: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
     subflows: SubflowLoader | None = None,
-    _stack: tuple[str, ...] = (),
-    _files: tuple[str | None, ...] = (),
-    _seen: set[str] | None = None,
 ) -> ValidationReport:
     """Validate a parsed plan source; see the module docstring for the steps.
 
-    A subflow file is validated and reported once per validation (``_seen``; a later call of
-    the same file gets an empty report), so plans calling one subflow from many places stay
-    linear. ``_stack``/``_files`` are the calling chain by plan id and by resolved file, which
-    is how cycles are found. ``subflows`` is the loader to read subflow files with; pass the
-    one the dry run or the run will use, so that they walk exactly the files validated here.
+    ``subflows`` is the loader to read subflow files with; pass the one the dry run or the run
+    will use, so that they walk exactly the files validated here.
     """
+    return _validate(source, registry, designs_dir, config, env, subflows, (), (), set())
+
+
+def _validate(
+    source: PlanSource,
+    registry: BlockRegistry,
+    designs_dir: Path | None,
+    config: Mapping[str, Any] | None,
+    env: Mapping[str, str] | None,
+    subflows: SubflowLoader | None,
+    stack: tuple[str, ...],
+    files: tuple[str | None, ...],
+    seen: set[str],
+) -> ValidationReport:
+    """:func:`validate_source` for a plan called through ``stack`` (plan ids) and ``files``
+    (their resolved files), which is how cycles are found. A subflow file is validated and
+    reported once per validation (``seen``; a later call of the same file gets an empty
+    report), so plans calling one subflow from many places stay linear."""
     from keiri_agent.config import load_settings
 
-    seen: set[str] = set() if _seen is None else _seen
     key = str(Path(source.file).resolve()) if source.file else None
     report = ValidationReport()
     if key is not None:
@@ -209,20 +220,20 @@ def validate_source(
         designs_dir=designs,
         config=config if config is not None else load_config(settings.keiri_plan_config),  # type: ignore[union-attr]
         env=env if env is not None else os.environ,
-        stack=(*_stack, plan.id),
-        stack_files=(*_files, key),
+        stack=(*stack, plan.id),
+        stack_files=(*files, key),
         index_map=index_map,
         subflows=loader,
-        validate_subflow=lambda src: validate_source(
+        validate_subflow=lambda src: _validate(
             src,
             registry,
-            designs_dir=checker.designs_dir,
-            config=checker.config,
-            env=checker.env,
-            subflows=loader,
-            _stack=checker.stack,
-            _files=checker.stack_files,
-            _seen=seen,
+            checker.designs_dir,
+            checker.config,
+            checker.env,
+            loader,
+            checker.stack,
+            checker.stack_files,
+            seen,
         ),
     )
     if plan.apiVersion not in API_VERSIONS:
