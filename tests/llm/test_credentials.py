@@ -36,7 +36,7 @@ def test_missing_openai_key_names_the_variable() -> None:
     assert "OPENAI_API_KEY" in error.message
     assert "OPENAI_API_KEY" in error.hint
     assert "keiri-agent doctor" in error.hint
-    assert error.details["purpose"] == "reason"
+    assert error.details["purpose"] == "データ分析: 判断"  # the role as people name it
 
 
 @pytest.mark.parametrize(
