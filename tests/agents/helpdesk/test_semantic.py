@@ -108,6 +108,15 @@ def test_the_development_lists_as_measured(kb: KnowledgeBase) -> None:
     assert sum(refused(kb, q) for q in dev.off_topic) >= 13
 
 
+def test_off_topic_questions_on_other_workplace_topics_get_no_match(kb: KnowledgeBase) -> None:
+    """A reviewer's off-topic list (社宅, 忌引き, 副業, 定年, 名刺の渡し方…): 18 of 30 were refused
+    with the first background, 29 of 30 once it covered workplace life beyond the canteen and
+    leave; a change that loses more than one fails here."""
+    dev2 = load_lists("dev2")
+    assert sum(refused(kb, q) for q in dev2.off_topic) >= 28
+    assert sum(found(kb, case) for case in dev2.answerable) >= 29
+
+
 def test_an_exact_error_code_still_leads(kb: KnowledgeBase) -> None:
     hits = kb.search_manual("E-1004", k=10)
     contains = ["E-1004" in h.content for h in hits]
@@ -206,7 +215,9 @@ OFFLINE = textwrap.dedent(
     root = Path(sys.argv[1])
     manual = root / "manual"
     manual.mkdir()
-    (manual / "出張旅費.md").write_text("# 出張旅費\\n宿泊費の上限は 1 泊 12,000 円です。", "utf-8")
+    (manual / "出張旅費.md").write_text(
+        "# 出張旅費\\n出張は事前に出張申請を出して承認を受けてから行ってください。"
+        "宿泊費の上限は 1 泊 12,000 円で、超える場合は理由の入力が必要です。", "utf-8")
     (manual / "ログイン.md").write_text("# ログイン\\nパスワードを 5 回間違えるとロックされます。", "utf-8")
     settings = Settings(_env_file=None, keiri_cache_dir=root / "cache")
     result = ingest(root / "index", manuals=[manual], settings=settings)
