@@ -8,6 +8,7 @@ The sample knowledge base is ingested once per session with the default settings
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -219,7 +220,7 @@ OFFLINE = textwrap.dedent(
         "# 出張旅費\\n出張は事前に出張申請を出して承認を受けてから行ってください。"
         "宿泊費の上限は 1 泊 12,000 円で、超える場合は理由の入力が必要です。", "utf-8")
     (manual / "ログイン.md").write_text("# ログイン\\nパスワードを 5 回間違えるとロックされます。", "utf-8")
-    settings = Settings(_env_file=None, keiri_cache_dir=root / "cache")
+    settings = Settings(_env_file=None, keiri_cache_dir=Path(sys.argv[2]))
     result = ingest(root / "index", manuals=[manual], settings=settings)
     with KnowledgeBase.open(root / "index", settings=settings) as kb:
         hits = kb.search("ホテル代はいくらまで出ますか", 1)
@@ -229,11 +230,17 @@ OFFLINE = textwrap.dedent(
 )
 
 
-def test_semantic_search_needs_no_network(tmp_path: Path) -> None:
-    """A fresh process whose sockets refuse to connect ingests and searches by meaning."""
+def test_semantic_search_needs_no_network(
+    tmp_path: Path, semantic_index: tuple[Path, Path]
+) -> None:
+    """A fresh process whose sockets refuse to connect loads the model, ingests and searches
+    by meaning. It starts from a copy of the session's embedding cache (the background text is
+    embedded there once, not again in every process); the new manual is embedded offline."""
+    cache = tmp_path / "cache"
+    shutil.copytree(semantic_index[1], cache)
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": ":".join(sys.path), "HOME": str(tmp_path)}
     done = subprocess.run(
-        [sys.executable, "-c", OFFLINE, str(tmp_path)],
+        [sys.executable, "-c", OFFLINE, str(tmp_path), str(cache)],
         env=env, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
