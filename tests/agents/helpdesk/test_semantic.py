@@ -198,7 +198,7 @@ def _on_a_topic_the_background_lacks(
         for question in questions:
             vector = embed_query(search.embedder, question, search._cache)
             reduced = _Without(full, vector, left_out)
-            search.background = lambda reduced=reduced: reduced  # type: ignore[method-assign,assignment,misc]
+            search.background = lambda reduced=reduced: reduced  # type: ignore[method-assign,misc]
             count += check(question)
     finally:
         del search.background
