@@ -9,6 +9,12 @@ Two knowledge bases are ingested into temporary indexes with the default setting
   when a gold source is among the first 3 hits of a hybrid search, and off-topic questions,
   *refused* when that search returns nothing (該当なし). ``dev`` chose the settings (with
   :data:`OFF_TOPIC`, the earlier floor's off-topic list); ``heldout`` was never used to choose.
+  A reviewer's pair: ``dev2`` widened the background, ``heldout2`` was never used to choose;
+  ``heldout3`` was written before the shared-words signal and never used to choose.
+- **a topic the background lacks** — the development lists' off-topic questions again, each with
+  its :data:`LEFT_OUT` nearest background texts left out (as if the background had no text on
+  its topic), and the development paraphrases likewise: how the floor does on topics nobody
+  wrote a background text for. The shared-words signal was chosen on this.
   Also the 42 questions of ``tests/data/helpdesk_eval.yaml``.
 - **large set** — ``examples/helpdesk_eval``: recall@3 and 該当なし over its 600 questions, as
   ``keiri-agent helpdesk eval`` computes them.
@@ -23,8 +29,10 @@ from __future__ import annotations
 
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+
+import numpy as np
 
 if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -37,7 +45,10 @@ from tests.support.helpdesk_paraphrases import Paraphrase, found, load_lists, re
 from benchmarks.machine import machine_note
 from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase, ingest
 from keiri_agent.agents.helpdesk.knowledge.evaluate import evaluate, read_questions
+from keiri_agent.agents.helpdesk.knowledge.ranking import Coverage, coverage
 from keiri_agent.config import DEFAULT_HELPDESK_MIN_MARGIN, Settings
+from keiri_agent.retrieval.dense import FloatMatrix
+from keiri_agent.retrieval.semantic import Background, embed_query
 
 __all__ = ["OFF_TOPIC", "main"]
 
@@ -68,7 +79,8 @@ OFF_TOPIC: tuple[str, ...] = (
     "Wi-Fiのパスワードを教えて",
     "育児休業の申請方法",
 )
-MARGINS = (-0.01, -0.005, 0.0, 0.005, 0.0075, 0.01, 0.015, 0.02)
+MARGINS = (-0.01, -0.005, 0.0, 0.005, 0.0075, 0.01, 0.015, 0.0175, 0.02, 0.03)
+LEFT_OUT = 3  # background texts nearest a question left out for "a topic the background lacks"
 
 
 def _settings(cache: Path, **overrides: object) -> Settings:
@@ -107,6 +119,57 @@ def _sample_rows(kb: KnowledgeBase, label: str) -> None:
     )
 
 
+def _reviewer_rows(kb: KnowledgeBase, label: str) -> None:
+    cells = []
+    for split in ("dev2", "heldout2", "heldout3"):
+        lists = load_lists(split)
+        cells += [
+            _share(sum(found(kb, case) for case in lists.answerable), len(lists.answerable)),
+            _share(sum(refused(kb, q) for q in lists.off_topic), len(lists.off_topic)),
+        ]
+    print(f"| {label} | " + " | ".join(cells) + " |")
+
+
+class _Without:
+    """A background with the texts nearest one question left out."""
+
+    def __init__(self, background: Background, vector: FloatMatrix) -> None:
+        order = np.argsort(background.matrix @ vector)
+        self.matrix = background.matrix[order[:-LEFT_OUT]]
+
+    def best(self, query: FloatMatrix) -> float:
+        return float((self.matrix @ query).max())
+
+
+def _lacking(kb: KnowledgeBase, questions: Sequence[str], check: Callable[[str], bool]) -> str:
+    search = kb._semantic
+    assert search is not None
+    full = search.background()
+    count = 0
+    try:
+        for question in questions:
+            reduced = _Without(full, embed_query(search.embedder, question, search._cache))
+            search.background = lambda reduced=reduced: reduced  # type: ignore[method-assign,misc]
+            count += check(question)
+    finally:
+        del search.background
+    return _share(count, len(questions))
+
+
+def _lacking_row(kb: KnowledgeBase) -> None:
+    dev, dev2 = load_lists("dev"), load_lists("dev2")
+    cases = {c.question: c for c in (*dev.answerable, *dev2.answerable)}
+    off = [*dev.off_topic, *dev2.off_topic, *OFF_TOPIC]
+    print(
+        f"\n| a topic the background lacks ({LEFT_OUT} nearest texts left out) "
+        "| dev + dev2 paraphrases found@3 | dev + dev2 + earlier off-topic 該当なし |\n|---|---|---|"
+    )
+    print(
+        f"| semantic + lexical (default) | {_lacking(kb, list(cases), lambda q: found(kb, cases[q]))} "
+        f"| {_lacking(kb, off, lambda q: refused(kb, q))} |"
+    )
+
+
 def _large_row(kb: KnowledgeBase, label: str) -> None:
     report = evaluate(kb, read_questions(LARGE / "questions.jsonl"), tool="hybrid", k=3)
     print(
@@ -115,30 +178,41 @@ def _large_row(kb: KnowledgeBase, label: str) -> None:
     )
 
 
-def _margins(kb: KnowledgeBase, questions: Sequence[str]) -> list[tuple[float, str]]:
+def _margins(kb: KnowledgeBase, questions: Sequence[str]) -> list[tuple[float, str, Coverage]]:
     rows = []
     for question in questions:
         covered = kb.coverage(question)
         assert covered is not None
-        rows.append((covered.margin, question))
+        rows.append((covered.margin, question, covered))
     return rows
 
 
-def _sweep(groups: dict[str, tuple[list[tuple[float, str]], bool]]) -> None:
+def _sweep(groups: dict[str, tuple[list[tuple[float, str, Coverage]], bool]]) -> None:
+    """The floor (margin and shared words) at each ``KEIRI_HELPDESK_MIN_MARGIN``."""
     print("\n| KEIRI_HELPDESK_MIN_MARGIN | " + " | ".join(groups) + " |")
     print("|---|" + "---|" * len(groups))
     for t in sorted({*MARGINS, DEFAULT_HELPDESK_MIN_MARGIN}):
         mark = " (default)" if t == DEFAULT_HELPDESK_MIN_MARGIN else ""
         cells = []
         for rows, on_topic in groups.values():
-            ok = sum((m >= t) == on_topic for m, _ in rows)
+            ok = sum(
+                coverage(c.best, c.background, c.relevance, c.shared, min_margin=t).covered
+                == on_topic
+                for _, _, c in rows
+            )
             cells.append(_share(ok, len(rows)))
         print(f"| {t:g}{mark} | " + " | ".join(cells) + " |")
     print()
     for name, (rows, on_topic) in groups.items():
-        nearest = sorted(rows, reverse=not on_topic)[:4]
-        side = "lowest" if on_topic else "highest"
-        print(f"- {name}, {side}: " + "、".join(f"{q}（{m:+.4f}）" for m, q in nearest))
+        wrong = [r for r in rows if r[2].covered != on_topic]
+        side = "not covered" if on_topic else "covered"
+        print(
+            f"- {name}, {side}: "
+            + (
+                "、".join(f"{q}（{m:+.4f}, 語 {c.shared:.2f}）" for m, q, c in sorted(wrong))
+                or "なし"
+            )
+        )
 
 
 def main() -> None:
@@ -179,14 +253,26 @@ def main() -> None:
         for label, settings in runs:
             with KnowledgeBase.open(root / "sample", settings=settings) as kb:
                 _sample_rows(kb, label)
+        print(
+            "\n| sample KB, later lists | dev2 paraphrases found@3 | dev2 off-topic 該当なし "
+            "| heldout2 paraphrases found@3 | heldout2 off-topic 該当なし "
+            "| heldout3 paraphrases found@3 | heldout3 off-topic 該当なし |"
+        )
+        print("|---|---|---|---|---|---|---|")
+        for label, settings in runs:
+            with KnowledgeBase.open(root / "sample", settings=settings) as kb:
+                _reviewer_rows(kb, label)
+        with KnowledgeBase.open(root / "sample", settings=semantic) as kb:
+            _lacking_row(kb)
         print("\n| large set (600) | recall@3 | MRR | 該当なし |\n|---|---|---|---|")
         for label, settings in runs:
             with KnowledgeBase.open(root / "large", settings=settings) as kb:
                 _large_row(kb, label)
-        dev, held = load_lists("dev"), load_lists("heldout")
+        dev, held, held2 = load_lists("dev"), load_lists("heldout"), load_lists("heldout2")
+        held3 = load_lists("heldout3")
         with KnowledgeBase.open(root / "sample", settings=semantic) as kb:
 
-            def margin(qs: Sequence[str]) -> list[tuple[float, str]]:
+            def margin(qs: Sequence[str]) -> list[tuple[float, str, Coverage]]:
                 return _margins(kb, qs)
 
             groups = {
@@ -197,6 +283,16 @@ def main() -> None:
                     True,
                 ),
                 "held-out off-topic refused": (margin(held.off_topic), False),
+                "heldout2 paraphrases covered": (
+                    margin([c.question for c in held2.answerable]),
+                    True,
+                ),
+                "heldout2 off-topic refused": (margin(held2.off_topic), False),
+                "heldout3 paraphrases covered": (
+                    margin([c.question for c in held3.answerable]),
+                    True,
+                ),
+                "heldout3 off-topic refused": (margin(held3.off_topic), False),
             }
         with KnowledgeBase.open(root / "large", settings=semantic) as kb:
             questions = [q.question for q in read_questions(LARGE / "questions.jsonl")]

@@ -212,11 +212,14 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "helpdesk"
 def build_example_index(directory: Path) -> Path:
     """The sample knowledge base (examples/helpdesk) ingested into ``directory`` with the
     default settings and no keys (semantic search with the bundled model), as
-    ``keiri-agent helpdesk ingest`` would write it."""
+    ``keiri-agent helpdesk ingest`` would write it. Its embedding cache is beside it (never
+    the working directory: a session fixture runs in the checkout's root)."""
     from keiri_agent.agents.helpdesk.knowledge import ingest
     from keiri_agent.config import Settings
 
-    settings = Settings(_env_file=None, keiri_llm_model_embedding=None)  # type: ignore[call-arg]
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None, keiri_llm_model_embedding=None, keiri_cache_dir=directory.parent / "cache"
+    )
     result = ingest(
         directory, manuals=[EXAMPLES / "manual"], qa=EXAMPLES / "qa.csv", settings=settings
     )

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from keiri_agent.agents.helpdesk.knowledge import storage
 from keiri_agent.agents.helpdesk.knowledge.ranking import (
     RELATIVE_WINDOW,
+    SHARED_WORDS_TOP,
     Candidate,
     Coverage,
     apply_semantic_floor,
@@ -175,6 +176,7 @@ class SemanticSearch:
             semantic[0][1] if semantic else -1.0,
             self.background().best(vector),
             max(relevance.values(), default=0.0),
+            max((relevance.get(ref, 0.0) for ref, _ in semantic[:SHARED_WORDS_TOP]), default=0.0),
             min_margin=self.min_margin,
         )
         return Signals(covered, semantic, manual, qa, relevance)
