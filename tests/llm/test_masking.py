@@ -136,3 +136,109 @@ def test_an_earlier_reply_in_the_history_is_sent_masked(llm_server: ScriptedLLMS
         [HumanMessage("質問"), AIMessage(f"{NAME}様ですね"), HumanMessage("はい")]
     )
     assert leaked(sent(llm_server), [NAME]) == []
+
+
+REGISTER = {
+    "type": "function",
+    "function": {
+        "name": "register",
+        "description": "振込口座を登録する",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "氏名": {"type": "string"},
+                "口座番号": {"type": "string"},
+                "メモ": {"type": "string"},
+                "金額": {"type": "integer"},
+                "振込日": {"type": "string"},
+            },
+            "required": ["氏名", "口座番号", "メモ", "金額", "振込日"],
+            "additionalProperties": False,
+        },
+    },
+}
+
+
+def test_tool_call_arguments_stay_valid_json_for_their_schema_once_masked(
+    llm_server: ScriptedLLMServer,
+) -> None:
+    # What a provider checks: each earlier tool call's arguments are JSON for the tool's schema.
+    jsonschema = pytest.importorskip("jsonschema")
+    account, other_phone = "4410297", "080-2233-4455"
+    args = {
+        "氏名": NAME,
+        "口座番号": account,  # seven digits: personal only because of the key
+        "メモ": f"連絡先\n{other_phone}",  # JSON text escapes the line break: \n080-...
+        "金額": 120_000,
+        "振込日": "2025-04-01",
+    }
+    raw = json.dumps(args, ensure_ascii=False)
+    history = [
+        HumanMessage(QUESTION),
+        AIMessage(
+            "",
+            tool_calls=[{"name": "register", "args": args, "id": "call_1"}],
+            additional_kwargs={
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "register", "arguments": raw},
+                    }
+                ]
+            },
+        ),
+        ToolMessage(raw, tool_call_id="call_1"),  # a tool result in JSON, as tools return it
+        AIMessage(
+            "",
+            invalid_tool_calls=[
+                {"name": "register", "args": raw[:-20], "id": "call_2", "error": "truncated"}
+            ],
+        ),
+        ToolMessage("やり直してください", tool_call_id="call_2"),
+    ]
+    llm_server.add_chat("登録しました。")
+
+    get_llm("reason").invoke(history, tools=[REGISTER])
+
+    body = llm_server.chat_requests()[0]
+    assert leaked(sent(llm_server), [NAME, PHONE, MY_NUMBER, account, other_phone]) == []
+    messages = body["messages"]
+    schema = body["tools"][0]["function"]["parameters"]
+    arguments = json.loads(messages[1]["tool_calls"][0]["function"]["arguments"])
+    jsonschema.validate(arguments, schema)
+    assert arguments == {
+        "氏名": "〔人名1〕",
+        "口座番号": "〔口座番号1〕",
+        "メモ": "連絡先\n〔電話番号2〕",
+        "金額": 120_000,  # amounts and dates are not personal data
+        "振込日": "2025-04-01",
+    }
+    assert json.loads(messages[2]["content"]) == arguments
+    truncated = messages[3]["tool_calls"][0]["function"]["arguments"]
+    assert "〔口座番号1〕" in truncated
+    assert "連絡先\\n〔電話番号2〕" in truncated
+
+
+def test_a_structured_reply_sent_back_for_repair_is_still_json(
+    llm_server: ScriptedLLMServer,
+) -> None:
+    llm_server.add_chat(json={"name": "〔人名1〕", "phone": "不明"})
+    llm_server.add_chat(json={"name": "〔人名1〕", "phone": "〔電話番号1〕"})
+
+    def check(contact: Contact) -> list[str]:
+        return [] if contact.phone == PHONE else ["電話番号が質問と違います"]
+
+    assert get_llm("reason").structured(Contact, QUESTION, check=check) == Contact(
+        name=NAME, phone=PHONE
+    )
+    repair = llm_server.chat_requests()[1]["messages"]
+    replies = [m for m in repair if m["role"] == "assistant"]
+    (reply,) = replies
+    text = (
+        reply["tool_calls"][0]["function"]["arguments"]
+        if reply.get("tool_calls")
+        else reply["content"]
+    )
+    assert json.loads(text) == {"name": "〔人名1〕", "phone": "不明"}
+    assert leaked(sent(llm_server), [NAME, PHONE, MY_NUMBER]) == []

@@ -31,7 +31,7 @@ from langchain_core.messages import (
 )
 from langchain_core.prompt_values import PromptValue
 
-from keiri_agent.privacy import Vault
+from keiri_agent.privacy import Vault, mask_json_text, mask_structured
 from keiri_agent.privacy.vault import CLOSE, placeholder_pattern
 
 __all__ = [
@@ -106,11 +106,18 @@ def _raw_tool_calls(kwargs: Mapping[str, Any], fn: Callable[[str], str]) -> dict
     return {**kwargs, "tool_calls": mapped}
 
 
-def _map_message(message: BaseMessage, fn: Callable[[str], str]) -> BaseMessage:
+def _map_message(
+    message: BaseMessage,
+    fn: Callable[[str], str],
+    args_fn: Callable[[Any], Any] | None = None,
+) -> BaseMessage:
+    """``message`` with ``fn`` applied to its texts, and ``args_fn`` (else ``fn`` on every
+    string) to the parsed arguments of its tool calls."""
     update: dict[str, Any] = {"content": _content(message.content, fn)}
     if isinstance(message, AIMessage):
+        walk = args_fn or (lambda args: _walk(args, fn))
         update["tool_calls"] = [
-            {**call, "args": _walk(call.get("args"), fn)} for call in message.tool_calls
+            {**call, "args": walk(call.get("args"))} for call in message.tool_calls
         ]
         update["invalid_tool_calls"] = [
             {**call, "args": fn(args) if isinstance(args := call.get("args"), str) else None}
@@ -130,12 +137,13 @@ def mask_input(
     counts: Counter[str] = Counter()
 
     def mask(text: str) -> str:
-        masked = vault.mask(text)
-        add_counts(counts, masked.counts)
-        return masked.text
+        return mask_json_text(vault, text, counts)
 
-    # A placeholder holds no quote or backslash: JSON text (tool-call arguments) stays valid.
-    return [_map_message(message, mask) for message in listed], dict(counts)
+    def mask_args(args: Any) -> Any:
+        return mask_structured(vault, args, counts)
+
+    # JSON text and tool-call arguments are masked as JSON: valid for their schema afterwards.
+    return [_map_message(message, mask, mask_args) for message in listed], dict(counts)
 
 
 def restore_reply(message: AIMessage, vault: Vault | None) -> AIMessage:
@@ -155,7 +163,9 @@ def _restorer(vault: Vault) -> Callable[[str], str]:
             json.loads(text)
         except ValueError:
             return restored
-        return _PLACEHOLDER.sub(lambda m: json.dumps(vault.restore(m.group()))[1:-1], text)
+        return _PLACEHOLDER.sub(
+            lambda m: json.dumps(vault.restore(m.group()), ensure_ascii=False)[1:-1], text
+        )
 
     return restore
 

@@ -182,14 +182,23 @@ class Vault:
         return found
 
     def mask(
-        self, text: str, *, names: bool = True, detect: bool = True, numbered: bool = True
+        self,
+        text: str,
+        *,
+        names: bool = True,
+        detect: bool = True,
+        numbered: bool = True,
+        view: str | None = None,
     ) -> Masked:
         """``text`` with every piece of personal data replaced by its placeholder.
 
         ``numbered=False`` writes the kind alone (``〔人名〕``): for text that is never read back
-        (embeddings, logs), so the same text always gives the same result.
+        (embeddings, logs), so the same text always gives the same result. ``view``: the text
+        to look in, as long as ``text`` (JSON text with its escapes blanked: ``privacy.structured``).
         """
-        spans = self.spans(text, names=names, detect=detect)
+        if view is not None and len(view) != len(text):
+            raise ValueError("view must be as long as the text")
+        spans = self.spans(text if view is None else view, names=names, detect=detect)
         if not spans:
             return Masked(text, {})
         parts: list[str] = []
