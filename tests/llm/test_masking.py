@@ -12,7 +12,8 @@ from pydantic import BaseModel
 
 from keiri_agent.events import EventStream, LLMCall
 from keiri_agent.llm import UsageLedger, get_embedder, get_llm
-from keiri_agent.privacy import job_scope
+from keiri_agent.llm.masking import mask_input
+from keiri_agent.privacy import Vault, job_scope
 from tests.support import ScriptedLLMServer
 from tests.support.personal import leaked
 
@@ -242,3 +243,32 @@ def test_a_structured_reply_sent_back_for_repair_is_still_json(
     )
     assert json.loads(text) == {"name": "〔人名1〕", "phone": "不明"}
     assert leaked(sent(llm_server), [NAME, PHONE, MY_NUMBER]) == []
+
+
+def test_anthropic_tool_use_blocks_are_masked_and_stay_objects_for_their_schema() -> None:
+    # Anthropic keeps tool calls as content blocks; a block without a matching tool call (or
+    # with a caller) is sent with its own input, and a tool result may be a list of blocks.
+    from langchain_anthropic.chat_models import _format_messages  # the provider's wire form
+
+    jsonschema = pytest.importorskip("jsonschema")
+    args = {"氏名": NAME, "口座番号": "4410297", "メモ": f"連絡先 {PHONE}", "金額": 120_000, "振込日": "2025-04-01"}  # fmt: skip
+    history = [
+        HumanMessage(QUESTION),
+        AIMessage(
+            [
+                {"type": "text", "text": f"{NAME}様を登録します"},
+                {"type": "tool_use", "id": "t1", "name": "register", "input": args, "caller": "x"},
+            ]
+        ),
+        ToolMessage(
+            [{"type": "text", "text": json.dumps(args, ensure_ascii=False)}], tool_call_id="t1"
+        ),
+    ]
+    sent_messages, _ = mask_input(history, Vault())
+    _, wire = _format_messages(sent_messages, model="claude-sonnet-4-5")
+    text = json.dumps(wire, ensure_ascii=False)
+    assert leaked([text], [NAME, PHONE, MY_NUMBER, "4410297"]) == []
+    (tool_use,) = [b for b in wire[1]["content"] if b["type"] == "tool_use"]
+    jsonschema.validate(tool_use["input"], REGISTER["function"]["parameters"])
+    assert tool_use["input"]["金額"] == 120_000
+    assert tool_use["input"]["口座番号"] == "〔口座番号1〕"

@@ -75,17 +75,27 @@ def _walk(value: T, fn: Callable[[str], str]) -> T:
     return value
 
 
-def _content(content: Any, fn: Callable[[str], str]) -> Any:
-    """Message content with ``fn`` applied to its text (never to images or other parts)."""
+def _content(content: Any, fn: Callable[[str], str], args_fn: Callable[[Any], Any]) -> Any:
+    """Message content with ``fn`` applied to its text and ``args_fn`` to the input of its
+    tool-use parts (Anthropic's ``tool_use`` / ``tool_result``); never to images, and never
+    to a model's signed thinking."""
     if isinstance(content, str):
         return fn(content)
     if isinstance(content, list):
         parts: list[Any] = []
         for part in content:
+            kind = part.get("type") if isinstance(part, Mapping) else None
             if isinstance(part, str):
                 parts.append(fn(part))
-            elif isinstance(part, Mapping) and part.get("type") == "text":
+            elif kind == "text":
                 parts.append({**part, "text": fn(str(part.get("text", "")))})
+            elif kind == "tool_use":
+                mapped = {**part, "input": args_fn(part.get("input"))}
+                if isinstance(part.get("partial_json"), str):
+                    mapped["partial_json"] = fn(part["partial_json"])
+                parts.append(mapped)
+            elif kind == "tool_result":
+                parts.append({**part, "content": _content(part.get("content"), fn, args_fn)})
             else:
                 parts.append(part)
         return parts
@@ -113,9 +123,9 @@ def _map_message(
 ) -> BaseMessage:
     """``message`` with ``fn`` applied to its texts, and ``args_fn`` (else ``fn`` on every
     string) to the parsed arguments of its tool calls."""
-    update: dict[str, Any] = {"content": _content(message.content, fn)}
+    walk = args_fn or (lambda args: _walk(args, fn))
+    update: dict[str, Any] = {"content": _content(message.content, fn, walk)}
     if isinstance(message, AIMessage):
-        walk = args_fn or (lambda args: _walk(args, fn))
         update["tool_calls"] = [
             {**call, "args": walk(call.get("args"))} for call in message.tool_calls
         ]
