@@ -136,8 +136,13 @@ class Vault:
         for kind, values in _personal_cells(table):
             cells = [text for v in values if len(text := str(v).strip()) >= MIN_KNOWN_CHARS]
             cells = cells[: MAX_LEARNED_CELLS - learnt]
+            known = self._spellings  # a spelling seen before has its placeholder already
             with self._lock:  # once per column, not once per cell
-                new.extend((kind, text) for text in cells if self._learn(kind, text)[1])
+                new.extend(
+                    (kind, text)
+                    for text in cells
+                    if text not in known and self._learn(kind, text)[1]
+                )
             learnt += len(cells)
         with self._lock:
             listeners = list(self._listeners)
