@@ -272,3 +272,13 @@ def test_anthropic_tool_use_blocks_are_masked_and_stay_objects_for_their_schema(
     jsonschema.validate(tool_use["input"], REGISTER["function"]["parameters"])
     assert tool_use["input"]["金額"] == 120_000
     assert tool_use["input"]["口座番号"] == "〔口座番号1〕"
+
+
+def test_a_json_prompt_is_sent_as_written_unless_it_holds_personal_data() -> None:
+    plain = '{\n  "取引先": "株式会社サンプル",\n  "金額": 5000,\n  "日付": "2025-04-01"\n}'
+    personal = '{\n  "担当者": "長谷川 美咲",\n  "金額": 5000\n}'
+    (first, second), counts = mask_input([HumanMessage(plain), HumanMessage(personal)], Vault())
+    assert first.content == plain
+    assert json.loads(str(second.content)) == {"担当者": "〔人名1〕", "金額": 5000}
+    assert str(second.content).startswith('{\n  "担当者"')  # still laid out for a reader
+    assert counts == {"person": 1}

@@ -87,5 +87,8 @@ def mask_json_text(vault: Vault, text: str, counts: Counter[str]) -> str:
             data = json.loads(text)
         except ValueError:
             return _text(vault, text, counts)
-        return json.dumps(mask_structured(vault, data, counts), ensure_ascii=False)
+        masked = mask_structured(vault, data, counts)
+        if masked == data:
+            return text  # nothing personal: the text as it was, spacing and all
+        return json.dumps(masked, ensure_ascii=False, indent=2 if "\n" in text.strip() else None)
     return _text(vault, text, counts)
