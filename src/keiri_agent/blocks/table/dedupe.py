@@ -204,9 +204,7 @@ def _texts(table: Table, fuzzy: Fuzzy | None) -> Texts | None:
 
     def rule(value: Any) -> str | None:
         return (
-            normalize_key(
-                value, company=fuzzy.company, keep_spaces=spaces, reading=fuzzy.reading
-            )
+            normalize_key(value, company=fuzzy.company, keep_spaces=spaces, reading=fuzzy.reading)
             or None
         )
 
