@@ -12,7 +12,8 @@ from pydantic import BaseModel
 
 from keiri_agent.events import EventStream, LLMCall
 from keiri_agent.llm import UsageLedger, get_embedder, get_llm
-from keiri_agent.privacy import job_scope
+from keiri_agent.llm.masking import mask_input
+from keiri_agent.privacy import Vault, job_scope
 from tests.support import ScriptedLLMServer
 from tests.support.personal import leaked
 
@@ -136,3 +137,148 @@ def test_an_earlier_reply_in_the_history_is_sent_masked(llm_server: ScriptedLLMS
         [HumanMessage("質問"), AIMessage(f"{NAME}様ですね"), HumanMessage("はい")]
     )
     assert leaked(sent(llm_server), [NAME]) == []
+
+
+REGISTER = {
+    "type": "function",
+    "function": {
+        "name": "register",
+        "description": "振込口座を登録する",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "氏名": {"type": "string"},
+                "口座番号": {"type": "string"},
+                "メモ": {"type": "string"},
+                "金額": {"type": "integer"},
+                "振込日": {"type": "string"},
+            },
+            "required": ["氏名", "口座番号", "メモ", "金額", "振込日"],
+            "additionalProperties": False,
+        },
+    },
+}
+
+
+def test_tool_call_arguments_stay_valid_json_for_their_schema_once_masked(
+    llm_server: ScriptedLLMServer,
+) -> None:
+    # What a provider checks: each earlier tool call's arguments are JSON for the tool's schema.
+    jsonschema = pytest.importorskip("jsonschema")
+    account, other_phone = "4410297", "080-2233-4455"
+    args = {
+        "氏名": NAME,
+        "口座番号": account,  # seven digits: personal only because of the key
+        "メモ": f"連絡先\n{other_phone}",  # JSON text escapes the line break: \n080-...
+        "金額": 120_000,
+        "振込日": "2025-04-01",
+    }
+    raw = json.dumps(args, ensure_ascii=False)
+    history = [
+        HumanMessage(QUESTION),
+        AIMessage(
+            "",
+            tool_calls=[{"name": "register", "args": args, "id": "call_1"}],
+            additional_kwargs={
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "register", "arguments": raw},
+                    }
+                ]
+            },
+        ),
+        ToolMessage(raw, tool_call_id="call_1"),  # a tool result in JSON, as tools return it
+        AIMessage(
+            "",
+            invalid_tool_calls=[
+                {"name": "register", "args": raw[:-20], "id": "call_2", "error": "truncated"}
+            ],
+        ),
+        ToolMessage("やり直してください", tool_call_id="call_2"),
+    ]
+    llm_server.add_chat("登録しました。")
+
+    get_llm("reason").invoke(history, tools=[REGISTER])
+
+    body = llm_server.chat_requests()[0]
+    assert leaked(sent(llm_server), [NAME, PHONE, MY_NUMBER, account, other_phone]) == []
+    messages = body["messages"]
+    schema = body["tools"][0]["function"]["parameters"]
+    arguments = json.loads(messages[1]["tool_calls"][0]["function"]["arguments"])
+    jsonschema.validate(arguments, schema)
+    assert arguments == {
+        "氏名": "〔人名1〕",
+        "口座番号": "〔口座番号1〕",
+        "メモ": "連絡先\n〔電話番号2〕",
+        "金額": 120_000,  # amounts and dates are not personal data
+        "振込日": "2025-04-01",
+    }
+    assert json.loads(messages[2]["content"]) == arguments
+    truncated = messages[3]["tool_calls"][0]["function"]["arguments"]
+    assert "〔口座番号1〕" in truncated
+    assert "連絡先\\n〔電話番号2〕" in truncated
+
+
+def test_a_structured_reply_sent_back_for_repair_is_still_json(
+    llm_server: ScriptedLLMServer,
+) -> None:
+    llm_server.add_chat(json={"name": "〔人名1〕", "phone": "不明"})
+    llm_server.add_chat(json={"name": "〔人名1〕", "phone": "〔電話番号1〕"})
+
+    def check(contact: Contact) -> list[str]:
+        return [] if contact.phone == PHONE else ["電話番号が質問と違います"]
+
+    assert get_llm("reason").structured(Contact, QUESTION, check=check) == Contact(
+        name=NAME, phone=PHONE
+    )
+    repair = llm_server.chat_requests()[1]["messages"]
+    replies = [m for m in repair if m["role"] == "assistant"]
+    (reply,) = replies
+    text = (
+        reply["tool_calls"][0]["function"]["arguments"]
+        if reply.get("tool_calls")
+        else reply["content"]
+    )
+    assert json.loads(text) == {"name": "〔人名1〕", "phone": "不明"}
+    assert leaked(sent(llm_server), [NAME, PHONE, MY_NUMBER]) == []
+
+
+def test_anthropic_tool_use_blocks_are_masked_and_stay_objects_for_their_schema() -> None:
+    # Anthropic keeps tool calls as content blocks; a block without a matching tool call (or
+    # with a caller) is sent with its own input, and a tool result may be a list of blocks.
+    from langchain_anthropic.chat_models import _format_messages  # the provider's wire form
+
+    jsonschema = pytest.importorskip("jsonschema")
+    args = {"氏名": NAME, "口座番号": "4410297", "メモ": f"連絡先 {PHONE}", "金額": 120_000, "振込日": "2025-04-01"}  # fmt: skip
+    history = [
+        HumanMessage(QUESTION),
+        AIMessage(
+            [
+                {"type": "text", "text": f"{NAME}様を登録します"},
+                {"type": "tool_use", "id": "t1", "name": "register", "input": args, "caller": "x"},
+            ]
+        ),
+        ToolMessage(
+            [{"type": "text", "text": json.dumps(args, ensure_ascii=False)}], tool_call_id="t1"
+        ),
+    ]
+    sent_messages, _ = mask_input(history, Vault())
+    _, wire = _format_messages(sent_messages, model="claude-sonnet-4-5")
+    text = json.dumps(wire, ensure_ascii=False)
+    assert leaked([text], [NAME, PHONE, MY_NUMBER, "4410297"]) == []
+    (tool_use,) = [b for b in wire[1]["content"] if b["type"] == "tool_use"]
+    jsonschema.validate(tool_use["input"], REGISTER["function"]["parameters"])
+    assert tool_use["input"]["金額"] == 120_000
+    assert tool_use["input"]["口座番号"] == "〔口座番号1〕"
+
+
+def test_a_json_prompt_is_sent_as_written_unless_it_holds_personal_data() -> None:
+    plain = '{\n  "取引先": "株式会社サンプル",\n  "金額": 5000,\n  "日付": "2025-04-01"\n}'
+    personal = '{\n  "担当者": "長谷川 美咲",\n  "金額": 5000\n}'
+    (first, second), counts = mask_input([HumanMessage(plain), HumanMessage(personal)], Vault())
+    assert first.content == plain
+    assert json.loads(str(second.content)) == {"担当者": "〔人名1〕", "金額": 5000}
+    assert str(second.content).startswith('{\n  "担当者"')  # still laid out for a reader
+    assert counts == {"person": 1}

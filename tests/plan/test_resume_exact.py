@@ -159,3 +159,30 @@ def test_vars_holding_a_secret_are_not_stored_and_resume_refuses(
         with pytest.raises(BlockError) as caught:
             runner.resume(paused.run_id, answers={"ask": {"wait": 0}})
     assert "保存できない値" in caught.value.message
+
+
+PERSONAL_PLAN = """
+id: personal_outputs
+vars: {contact: null}
+graph:
+  - {id: first, block: test.sleep, in: {seconds: 0, value: "${vars.contact}"}}
+  - {id: ask, block: ui.interactive_input, in: {mode: collect, message: 確認, requirements: [{id: wait, type: number, label: 待ち秒}]}}
+  - {id: echo, block: test.sleep, in: {seconds: "${ask.collected_data.wait}", value: "${first.value}"}}
+"""
+
+
+def test_a_resume_reads_back_outputs_holding_personal_data_exactly(
+    runner: PlanRunner, write_plan: WritePlan
+) -> None:
+    # The run log masks personal data (issue 37); a resume must still get the real values.
+    plan = write_plan("personal_outputs", PERSONAL_PLAN)
+    contact = {"氏名": "長谷川 美咲", "電話": "090-4412-7788", "メール": "misaki@example.jp"}
+    paused = runner.run(plan, vars={"contact": contact})
+    assert paused.status == "waiting_input"
+    assert paused.log_path is not None
+    log = paused.log_path.read_text(encoding="utf-8")
+    assert "090-4412-7788" not in log
+    assert "misaki@example.jp" not in log
+    resumed = runner.resume(paused.run_id, answers={"ask": {"wait": 0}})
+    assert resumed.status == "success", resumed.error
+    assert resumed.outputs["echo"]["value"] == contact

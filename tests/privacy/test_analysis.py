@@ -22,10 +22,17 @@ runner = CliRunner()
 ROWS = customers()
 FIRST = str(ROWS[0]["氏名"])
 TOTAL = sum(int(str(row["売上金額"])) for row in ROWS)
+BY_MONTH: dict[str, int] = {}
+for _row in ROWS:
+    _month = str(_row["購入日"])[:7]
+    BY_MONTH[_month] = BY_MONTH.get(_month, 0) + int(str(_row["売上金額"]))
 # The agent looks at the rows (a preview of every column) and counts customers per region.
-CODE = """print(df.head(12).to_string())
+CODE = """import pandas as pd
+print(df.head(12).to_string())
 print(df.groupby("地域")["顧客ID"].count().to_dict())
 print("合計", int(df["売上金額"].sum()))
+months = pd.to_datetime(df["購入日"]).dt.strftime("%Y-%m")
+print("月別", {k: int(v) for k, v in df.groupby(months)["売上金額"].sum().items()})
 print(df[df["氏名"] == "〔人名1〕"][["携帯電話", "売上金額"]].to_string())
 """
 REPORT = {
@@ -64,6 +71,11 @@ def test_no_identifier_and_no_name_reaches_the_model_and_the_report_shows_them(
     # What the code computed is not personal: the model still sees the counts and the total.
     assert f"合計 {TOTAL}" in bodies[2]
     assert "{'九州': 10, '関東': 10, '関西': 10}" in bodies[2]
+    # Amounts and dates are never masked: the model sees the dates and the same monthly totals.
+    assert f"月別 {BY_MONTH}" in bodies[2]
+    assert str(ROWS[0]["購入日"]) in bodies[0]
+    assert str(ROWS[11]["購入日"]) in bodies[2]
+    assert "〔生年月日" not in "".join(bodies)
 
     data = json.loads(result.stdout)
     assert data["status"] == "success"

@@ -132,3 +132,46 @@ def test_the_log_mask_keeps_kinds_never_values_and_learns_only_what_it_is_told()
     mask.learn(PersonalKind.PERSON, "長谷川 美咲")
     assert mask.mask(line) == "連絡先 〔電話番号〕、担当 〔人名〕"
     assert mask.mask("無関係な行") == "無関係な行"
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "電話料金",
+        "携帯電話代",
+        "口座振替日",
+        "口座振替額",
+        "住所変更日",
+        "メール送信日",
+        "telephone_fee",
+        "hotel",
+    ],
+)
+def test_a_header_naming_an_amount_or_a_date_about_personal_data_is_not_personal(
+    header: str,
+) -> None:
+    # 電話料金 holds amounts, 口座振替日 dates: a table's such columns are never learnt, and
+    # their amounts and dates reach the model as they are.
+    frame = pd.DataFrame(
+        {"氏名": ["長谷川 美咲"], header: ["2025-04-27" if "日" in header else "5,400"]}
+    )
+    vault = Vault()
+    assert vault.learn_table(frame) == 1
+    value = str(frame[header][0])
+    assert vault.mask(f"{header} {value}、長谷川 美咲様").text == f"{header} {value}、〔人名1〕様"
+
+
+@pytest.mark.parametrize(
+    ("header", "kind"),
+    [
+        ("携帯電話", "phone"),
+        ("customer_tel", "phone"),
+        ("email", "email"),
+        ("生年月日", "birth_date"),
+        ("振込口座", "account"),
+    ],
+)
+def test_personal_headers_are_still_known(header: str, kind: str) -> None:
+    from keiri_agent.privacy import header_kind
+
+    assert header_kind(header) == PersonalKind(kind)

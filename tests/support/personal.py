@@ -1,8 +1,8 @@
 """Customer data with personal columns, as an information-security review would try it.
 
 ``customers()`` gives 30 rows of 10 people (three purchases each): name, mobile number,
-e-mail, マイナンバー (valid check digit), card number (Luhn), bank account; region and amount
-are not personal. ``identifiers(rows)`` are the structured values a request must never carry,
+e-mail, マイナンバー (valid check digit), card number (Luhn), bank account; region, amount and
+purchase date are not personal. ``identifiers(rows)`` are the structured values a request must never carry,
 ``names(rows)`` the people. ``leaked(texts, values)`` says which values occur in any text,
 in the spellings a request could carry them (as written, without separators, JSON-escaped).
 """
@@ -41,7 +41,7 @@ __all__ = [
     "write_xlsx",
 ]
 
-COLUMNS = ["顧客ID", "氏名", "携帯電話", "メールアドレス", "マイナンバー", "カード番号", "振込口座", "地域", "売上金額"]  # fmt: skip
+COLUMNS = ["顧客ID", "氏名", "携帯電話", "メールアドレス", "マイナンバー", "カード番号", "振込口座", "地域", "売上金額", "購入日"]  # fmt: skip
 PEOPLE = [
     "長谷川 美咲", "佐藤 翔太", "高橋 優子", "田中 一郎", "伊藤 陽菜",
     "渡辺 大輝", "山本 花子", "中村 健太", "小林 由美", "加藤 直樹",
@@ -72,6 +72,7 @@ def customers() -> list[dict[str, object]]:
                 "振込口座": f"普通 {3958200 + number * 13:07d}",
                 "地域": REGIONS[number % 3],
                 "売上金額": 10_000 + number * 1_500,
+                "購入日": f"2025-{4 + number % 3:02d}-{1 + number:02d}",
             }
         )
     return rows

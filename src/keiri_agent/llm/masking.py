@@ -31,7 +31,7 @@ from langchain_core.messages import (
 )
 from langchain_core.prompt_values import PromptValue
 
-from keiri_agent.privacy import Vault
+from keiri_agent.privacy import Vault, mask_json_text, mask_structured
 from keiri_agent.privacy.vault import CLOSE, placeholder_pattern
 
 __all__ = [
@@ -75,17 +75,27 @@ def _walk(value: T, fn: Callable[[str], str]) -> T:
     return value
 
 
-def _content(content: Any, fn: Callable[[str], str]) -> Any:
-    """Message content with ``fn`` applied to its text (never to images or other parts)."""
+def _content(content: Any, fn: Callable[[str], str], args_fn: Callable[[Any], Any]) -> Any:
+    """Message content with ``fn`` applied to its text and ``args_fn`` to the input of its
+    tool-use parts (Anthropic's ``tool_use`` / ``tool_result``); never to images, and never
+    to a model's signed thinking."""
     if isinstance(content, str):
         return fn(content)
     if isinstance(content, list):
         parts: list[Any] = []
         for part in content:
+            kind = part.get("type") if isinstance(part, Mapping) else None
             if isinstance(part, str):
                 parts.append(fn(part))
-            elif isinstance(part, Mapping) and part.get("type") == "text":
+            elif kind == "text":
                 parts.append({**part, "text": fn(str(part.get("text", "")))})
+            elif kind == "tool_use":
+                mapped = {**part, "input": args_fn(part.get("input"))}
+                if isinstance(part.get("partial_json"), str):
+                    mapped["partial_json"] = fn(part["partial_json"])
+                parts.append(mapped)
+            elif kind == "tool_result":
+                parts.append({**part, "content": _content(part.get("content"), fn, args_fn)})
             else:
                 parts.append(part)
         return parts
@@ -106,11 +116,18 @@ def _raw_tool_calls(kwargs: Mapping[str, Any], fn: Callable[[str], str]) -> dict
     return {**kwargs, "tool_calls": mapped}
 
 
-def _map_message(message: BaseMessage, fn: Callable[[str], str]) -> BaseMessage:
-    update: dict[str, Any] = {"content": _content(message.content, fn)}
+def _map_message(
+    message: BaseMessage,
+    fn: Callable[[str], str],
+    args_fn: Callable[[Any], Any] | None = None,
+) -> BaseMessage:
+    """``message`` with ``fn`` applied to its texts, and ``args_fn`` (else ``fn`` on every
+    string) to the parsed arguments of its tool calls."""
+    walk = args_fn or (lambda args: _walk(args, fn))
+    update: dict[str, Any] = {"content": _content(message.content, fn, walk)}
     if isinstance(message, AIMessage):
         update["tool_calls"] = [
-            {**call, "args": _walk(call.get("args"), fn)} for call in message.tool_calls
+            {**call, "args": walk(call.get("args"))} for call in message.tool_calls
         ]
         update["invalid_tool_calls"] = [
             {**call, "args": fn(args) if isinstance(args := call.get("args"), str) else None}
@@ -130,12 +147,13 @@ def mask_input(
     counts: Counter[str] = Counter()
 
     def mask(text: str) -> str:
-        masked = vault.mask(text)
-        add_counts(counts, masked.counts)
-        return masked.text
+        return mask_json_text(vault, text, counts)
 
-    # A placeholder holds no quote or backslash: JSON text (tool-call arguments) stays valid.
-    return [_map_message(message, mask) for message in listed], dict(counts)
+    def mask_args(args: Any) -> Any:
+        return mask_structured(vault, args, counts)
+
+    # JSON text and tool-call arguments are masked as JSON: valid for their schema afterwards.
+    return [_map_message(message, mask, mask_args) for message in listed], dict(counts)
 
 
 def restore_reply(message: AIMessage, vault: Vault | None) -> AIMessage:
@@ -155,7 +173,9 @@ def _restorer(vault: Vault) -> Callable[[str], str]:
             json.loads(text)
         except ValueError:
             return restored
-        return _PLACEHOLDER.sub(lambda m: json.dumps(vault.restore(m.group()))[1:-1], text)
+        return _PLACEHOLDER.sub(
+            lambda m: json.dumps(vault.restore(m.group()), ensure_ascii=False)[1:-1], text
+        )
 
     return restore
 

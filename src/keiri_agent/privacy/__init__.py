@@ -2,7 +2,8 @@
 
 Detection (``detect``: identifiers by form in ``patterns``, values by label or column header in
 ``headers``, names by SudachiPy in ``names``), the job's placeholders (``vault``), the job they
-live for (``scope``) and the mask the logs use (``logmask``). The LLM layer
+live for (``scope``), JSON masked as JSON (``structured``: tool-call arguments stay valid for
+their schema) and the mask the logs use (``logmask``). The LLM layer
 (``keiri_agent.llm.masking``) masks every prompt with the job's vault and restores the replies;
 the events layer masks every logged line with :class:`LogMask`.
 """
@@ -14,6 +15,7 @@ from keiri_agent.privacy.headers import header_kind
 from keiri_agent.privacy.kinds import LABELS, PersonalKind, Span, masking_status
 from keiri_agent.privacy.logmask import LogMask, mask_log_line
 from keiri_agent.privacy.scope import current_vault, job_scope, learn_tables
+from keiri_agent.privacy.structured import mask_json_text, mask_structured
 from keiri_agent.privacy.vault import Masked, Vault
 
 __all__ = [
@@ -28,6 +30,8 @@ __all__ = [
     "header_kind",
     "job_scope",
     "learn_tables",
+    "mask_json_text",
     "mask_log_line",
+    "mask_structured",
     "masking_status",
 ]

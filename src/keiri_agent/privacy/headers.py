@@ -38,7 +38,7 @@ _HEADER_WORDS: tuple[tuple[PersonalKind, tuple[str, ...]], ...] = (
     (PersonalKind.MY_NUMBER, ("マイナンバー", "個人番号")),
     (PersonalKind.CARD, ("カード番号", "クレジットカード", "card_number", "cardnumber")),
     (PersonalKind.BIRTH_DATE, ("生年月日", "誕生日", "birth")),
-    (PersonalKind.EMAIL, ("メール", "mail", "e-mail")),
+    (PersonalKind.EMAIL, ("メール", "mail", "email", "e-mail")),
     (PersonalKind.PHONE, ("電話", "tel", "携帯", "fax", "phone")),
     (PersonalKind.ACCOUNT, ("口座番号", "口座no", "口座")),
     (PersonalKind.ADDRESS, ("住所", "郵便番号")),
@@ -86,6 +86,17 @@ _NOT_PERSONAL_HEADERS = (
     "コード",
     "id",
 )
+# A header naming an amount, a date or a rate about something personal (電話料金, 口座振替日,
+# 住所変更日, telephone_fee) holds amounts and dates, which stay visible: words anywhere, tails.
+_MEASURE_WORDS = ("料金", "金額", "代金", "費", "fee", "amount", "cost", "charge", "price", "date")
+_MEASURE_TAILS = ("額", "代", "日", "日時", "日付", "年月", "月", "時刻", "期限", "率", "回数")
+# An English header word is a word of its own at its start (tel in customer_tel, not in hotel).
+_ASCII_WORDS = {
+    word: re.compile(rf"(?<![a-z]){re.escape(word)}")
+    for _, words in _HEADER_WORDS
+    for word in words
+    if word.isascii()
+}
 # Headers whose column never holds an identifier (金額, 日付, order and product numbers).
 _NEUTRAL_HEADERS = (
     "金額",
@@ -152,9 +163,15 @@ def header_kind(header: str) -> PersonalKind | None:
         # 担当者id, 顧客コード, 会社名: identifiers of records or companies, not of people.
         return None
     for kind, words in _HEADER_WORDS:
-        if any(word in name for word in words):
+        if any(_ASCII_WORDS[w].search(name) if w in _ASCII_WORDS else w in name for w in words):
+            if kind is not PersonalKind.BIRTH_DATE and _measure(name):
+                return None
             return kind
     return None
+
+
+def _measure(name: str) -> bool:
+    return any(w in name for w in _MEASURE_WORDS) or name.endswith(_MEASURE_TAILS)
 
 
 def non_personal_header(header: str) -> bool:

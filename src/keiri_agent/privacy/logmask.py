@@ -10,10 +10,11 @@ line is written for every node and event, and the parser would cost more than th
 
 from __future__ import annotations
 
-from keiri_agent.privacy.detect import maybe_personal
+from keiri_agent.privacy.detect import find_personal, maybe_personal, resolve
 from keiri_agent.privacy.kinds import LABELS, PersonalKind, Span
+from keiri_agent.privacy.known import KnownValues
 from keiri_agent.privacy.scope import current_vault
-from keiri_agent.privacy.vault import CLOSE, OPEN, Vault
+from keiri_agent.privacy.vault import CLOSE, OPEN
 
 __all__ = ["MAX_REMEMBERED", "MAX_REMEMBERED_CHARS", "LogMask", "mask_log_line"]
 
@@ -37,37 +38,37 @@ class LogMask:
     those: what it finds by form is masked, never kept)."""
 
     def __init__(self) -> None:
-        self._vault = Vault()
+        self._known = KnownValues()  # no placeholders here: a log line keeps the kind only
         # Log strings repeat (keys, statuses, node ids): the masked form of short ones is
         # remembered while the known values stay the same (a dict read is atomic).
         self._seen: dict[str, str] = {}
-        self._known = 0
+        self._count = 0
 
     def learn(self, kind: PersonalKind, value: str) -> None:
-        self._vault.learn(kind, value)
+        self._known.add(value, kind)
 
     def mask(self, text: str) -> str:
         if len(text) > MAX_REMEMBERED_CHARS:
-            return _mask_with(self._vault, text)
-        known = len(self._vault)
-        if known != self._known:
-            self._seen, self._known = {}, known
+            return _mask_with(self._known, text)
+        count = len(self._known)
+        if count != self._count:
+            self._seen, self._count = {}, count
         seen = self._seen
         masked = seen.get(text)
         if masked is None:
-            masked = _mask_with(self._vault, text)
+            masked = _mask_with(self._known, text)
             if len(seen) < MAX_REMEMBERED:
                 seen[text] = masked
         return masked
 
 
-def _mask_with(vault: Vault, text: str) -> str:
+def _mask_with(known: KnownValues, text: str) -> str:
     if not text:
         return text
     if maybe_personal(text):
-        spans = vault.spans(text, names=False)
-    elif len(vault):
-        spans = vault.spans(text, detect=False)
+        spans = resolve([*find_personal(text, names=False), *known.find(text)])
+    elif len(known):
+        spans = known.find(text)
     else:
         return text
     return _labelled(text, spans) if spans else text
@@ -80,4 +81,4 @@ def mask_log_line(text: str) -> str:
     """A server log line with personal data masked: by form, and, inside a job
     (``privacy.job_scope``), every value the job's LLM masking learnt."""
     vault = current_vault()
-    return _mask_with(vault, text) if vault is not None else _BY_FORM.mask(text)
+    return _mask_with(vault.known, text) if vault is not None else _BY_FORM.mask(text)

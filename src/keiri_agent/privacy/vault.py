@@ -27,6 +27,7 @@ from typing import Any
 from keiri_agent.privacy.detect import find_personal, resolve
 from keiri_agent.privacy.headers import header_kind
 from keiri_agent.privacy.kinds import LABELS, PersonalKind, Span
+from keiri_agent.privacy.known import MIN_KNOWN_CHARS, KnownValues
 
 __all__ = [
     "MAX_CACHED_TEXTS",
@@ -37,15 +38,11 @@ __all__ = [
     "placeholder_pattern",
 ]
 
-MIN_KNOWN_CHARS = 2  # a learnt value shorter than this is not searched for in other text
 MAX_LEARNED_CELLS = 200_000  # distinct cells one table teaches (a ledger's name column fits)
 MAX_CACHED_TEXTS = 256  # texts whose detection is remembered (a conversation is re-sent whole)
 MAX_CACHED_CHARS = 200_000  # texts longer than this are not remembered
 OPEN, CLOSE = "〔", "〕"
 
-# A known value is not found inside a longer number or word (1234567 in 1234567890123).
-_NO_ALNUM_BEFORE = r"(?<![0-9０-９A-Za-zＡ-Ｚａ-ｚ])"
-_NO_ALNUM_AFTER = r"(?![0-9０-９A-Za-zＡ-Ｚａ-ｚ])"
 _BY_LABEL = {label: kind for kind, label in LABELS.items()}
 Listener = Callable[[PersonalKind, str], None]
 
@@ -60,10 +57,17 @@ def placeholder_pattern() -> re.Pattern[str]:
 _PLACEHOLDER = placeholder_pattern()
 
 
+# Spaces, hyphens and brackets, dropped from a value's key (str.translate: a table's cells are
+# learnt by the hundred thousand).
+_NOT_IN_KEY = dict.fromkeys(map(ord, " \t\n\r\f\v\u3000-‐‑‒–—―−ー()"))
+
+
 def _key(value: str) -> str:
     """What makes two spellings one value: width, case, spaces and hyphens do not count."""
-    normal = unicodedata.normalize("NFKC", value).lower()
-    return re.sub(r"[\s\-‐‑‒–—―−ー()]", "", normal) or normal
+    if not unicodedata.is_normalized("NFKC", value):
+        value = unicodedata.normalize("NFKC", value)
+    normal = value.lower()
+    return normal.translate(_NOT_IN_KEY) or normal
 
 
 @dataclass(frozen=True)
@@ -83,8 +87,7 @@ class Vault:
         self._values: dict[str, str] = {}  # placeholder → the value as first seen
         self._kinds: dict[str, PersonalKind] = {}  # placeholder → kind
         self._numbers: Counter[PersonalKind] = Counter()
-        self._spellings: dict[str, PersonalKind] = {}  # every spelling seen → kind
-        self._known: re.Pattern[str] | None = None
+        self._spellings = KnownValues()  # every spelling seen → kind, found again in texts
         self._listeners: list[Listener] = []
         self._cache: OrderedDict[str, list[Span]] = OrderedDict()
 
@@ -97,25 +100,29 @@ class Vault:
             if listener in self._listeners:
                 return
             self._listeners.append(listener)
-            known = list(self._spellings.items())
+            known = self._spellings.items()
         for value, kind in known:
             listener(kind, value)
 
+    def _learn(self, kind: PersonalKind, value: str) -> tuple[str, bool]:
+        """(placeholder, whether the spelling is new); the caller holds the lock."""
+        key = _key(value)
+        placeholder = self._by_key.get(key)
+        if placeholder is None:
+            self._numbers[kind] += 1
+            placeholder = f"{OPEN}{LABELS[kind]}{self._numbers[kind]}{CLOSE}"
+            self._by_key[key] = placeholder
+            self._values[placeholder] = value
+            self._kinds[placeholder] = kind
+            known_kind = kind
+        else:
+            known_kind = self._kinds[placeholder]
+        return placeholder, self._spellings.add(value, known_kind)
+
     def learn(self, kind: PersonalKind, value: str) -> str:
         """The placeholder of ``value`` (a new one the first time it is seen)."""
-        key = _key(value)
         with self._lock:
-            placeholder = self._by_key.get(key)
-            if placeholder is None:
-                self._numbers[kind] += 1
-                placeholder = f"{OPEN}{LABELS[kind]}{self._numbers[kind]}{CLOSE}"
-                self._by_key[key] = placeholder
-                self._values[placeholder] = value
-                self._kinds[placeholder] = kind
-            new = value not in self._spellings and len(value) >= MIN_KNOWN_CHARS
-            if new:
-                self._spellings[value] = self._kinds[placeholder]
-                self._known = None
+            placeholder, new = self._learn(kind, value)
             listeners = list(self._listeners) if new else []
         for listener in listeners:
             listener(kind, value)
@@ -125,12 +132,23 @@ class Vault:
         """Learn the cells of the personal columns (by header) of ``table``: a DataFrame, a
         ``documents.Table`` or a list of records. Returns the number of values learnt."""
         learnt = 0
+        new: list[tuple[PersonalKind, str]] = []
         for kind, values in _personal_cells(table):
-            for value in values:
-                text = str(value).strip()
-                if len(text) >= MIN_KNOWN_CHARS and learnt < MAX_LEARNED_CELLS:
-                    self.learn(kind, text)
-                    learnt += 1
+            cells = [text for v in values if len(text := str(v).strip()) >= MIN_KNOWN_CHARS]
+            cells = cells[: MAX_LEARNED_CELLS - learnt]
+            known = self._spellings  # a spelling seen before has its placeholder already
+            with self._lock:  # once per column, not once per cell
+                new.extend(
+                    (kind, text)
+                    for text in cells
+                    if text not in known and self._learn(kind, text)[1]
+                )
+            learnt += len(cells)
+        with self._lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            for kind, text in new:
+                listener(kind, text)
         return learnt
 
     def counts(self) -> dict[str, int]:
@@ -141,16 +159,12 @@ class Vault:
     def __len__(self) -> int:
         return len(self._values)  # one read of a dict's size: atomic, no lock needed
 
-    # --- masking and restoring ----------------------------------------------------------------
+    @property
+    def known(self) -> KnownValues:
+        """Every spelling learnt, with its kind (for the logs, which keep the kind only)."""
+        return self._spellings
 
-    def _known_pattern(self) -> re.Pattern[str] | None:
-        with self._lock:
-            if self._known is None and self._spellings:
-                ordered = sorted(self._spellings, key=len, reverse=True)
-                self._known = re.compile(
-                    f"{_NO_ALNUM_BEFORE}(?:{'|'.join(map(re.escape, ordered))}){_NO_ALNUM_AFTER}"
-                )
-            return self._known
+    # --- masking and restoring ----------------------------------------------------------------
 
     def _detected(self, text: str, names: bool) -> list[Span]:
         if len(text) > MAX_CACHED_CHARS or not names:
@@ -171,25 +185,29 @@ class Vault:
         """The personal data in ``text``: what detection finds (``detect``; names with Sudachi
         when ``names``) and every value already known."""
         found = self._detected(text, names) if detect else []
-        known = self._known_pattern()
-        if known is not None:
-            kinds = self._spellings
-            found = [
-                *found,
-                *(Span(m.start(), m.end(), kinds[m.group()]) for m in known.finditer(text)),
-            ]
-            found = resolve(found)
+        known = self._spellings.find(text)
+        if known:
+            found = resolve([*found, *known])
         return found
 
     def mask(
-        self, text: str, *, names: bool = True, detect: bool = True, numbered: bool = True
+        self,
+        text: str,
+        *,
+        names: bool = True,
+        detect: bool = True,
+        numbered: bool = True,
+        view: str | None = None,
     ) -> Masked:
         """``text`` with every piece of personal data replaced by its placeholder.
 
         ``numbered=False`` writes the kind alone (``〔人名〕``): for text that is never read back
-        (embeddings, logs), so the same text always gives the same result.
+        (embeddings, logs), so the same text always gives the same result. ``view``: the text
+        to look in, as long as ``text`` (JSON text with its escapes blanked: ``privacy.structured``).
         """
-        spans = self.spans(text, names=names, detect=detect)
+        if view is not None and len(view) != len(text):
+            raise ValueError("view must be as long as the text")
+        spans = self.spans(text if view is None else view, names=names, detect=detect)
         if not spans:
             return Masked(text, {})
         parts: list[str] = []

@@ -298,6 +298,9 @@ class Frame:
         elif self.ctx.store is not None:
             try:
                 stored, file = self.ctx.store.encode(path, outputs)
+                if stored is not None and self.ctx.events.redactor.clean(stored) != stored:
+                    # The log masks personal data: the exact values go to the outputs file.
+                    stored, file = self.ctx.store.encode(path, outputs, inline=False)
             except NotPersistable as exc:
                 self.events.emit(
                     "log",

@@ -1,8 +1,9 @@
 """Node outputs kept exactly in the run log, so a run can be resumed or rerun from any node.
 
 Small JSON-exact outputs go inline into the ``node_complete`` event (``stored``); anything
-larger, or holding bytes, DataFrames or paths, is written beside the log under
-``<log stem>.files/`` and referenced by ``outputs_file``. Values that cannot be stored
+larger, or holding bytes, DataFrames or paths, or personal data (which the log masks: see
+``keiri_agent.privacy``), is written beside the log under ``<log stem>.files/`` and referenced
+by ``outputs_file``. Values that cannot be stored
 faithfully make the node "not persisted": a resume runs it again instead of guessing.
 """
 
@@ -57,10 +58,13 @@ class OutputStore:
         self.fsync = fsync
 
     def encode(
-        self, node_path: str, outputs: Mapping[str, Any]
+        self, node_path: str, outputs: Mapping[str, Any], *, inline: bool = True
     ) -> tuple[dict[str, Any] | None, str | None]:
-        """``(stored, outputs_file)`` for a node_complete event; NotPersistable if impossible."""
-        if _is_plain(dict(outputs)):
+        """``(stored, outputs_file)`` for a node_complete event; NotPersistable if impossible.
+
+        ``inline=False``: to the file even when small (outputs the log would not keep as they
+        are: the log masks personal data, a resume needs the values)."""
+        if inline and _is_plain(dict(outputs)):
             text = _to_json(outputs)
             if len(text.encode("utf-8")) <= INLINE_LIMIT_BYTES:
                 return dict(outputs), None
