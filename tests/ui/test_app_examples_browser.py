@@ -26,7 +26,7 @@ from tests.support.browser import chromium_args
 from tests.ui.test_app_browser import TIMEOUT_MS, running_app
 from tests.ui.test_app_browser import app_url as app_url  # a fixture, used by name
 
-pytestmark = pytest.mark.timeout(1200)  # five plans run one after another on a loaded machine
+pytestmark = pytest.mark.timeout(1500)  # six plans run one after another on a loaded machine
 RUN_TIMEOUT_MS = 180_000
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
 TABS = {
@@ -48,7 +48,11 @@ TABS = {
         "右の表だけの行",
     ],
     "monthly_sales_report": ["月別", "商品区分別", "得意先別", "読み込んだ表"],
+    # the workbook's four sheets first; the tables of the first matching pass follow them
+    "payment_matching": ["消込済", "要確認", "未入金", "不明入金", "読み込んだ表", "入金"],
 }
+# Examples whose sample files are the defaults of their vars (the 設定値 fields): nothing to fill.
+VARS_CARRY_SAMPLES = {"payment_matching"}
 # What the scripted model answers for the examples that call one (as tests/examples script it).
 LLM_REPLIES = {
     "expense_policy_check": {
@@ -154,11 +158,12 @@ def test_every_example_runs_on_its_sample_data_with_results_in_plan_order(
     for name in example_names():
         _choose(page, name)
         expect(page.get_by_role("tab")).to_have_count(0)  # nothing run yet for this plan
-        page.get_by_role("button", name="サンプルデータを使う").click()
-        expect(
-            page.get_by_text("入力欄にサンプルデータが入っています", exact=False)
-        ).to_be_visible()
-        _settled(page)
+        if name not in VARS_CARRY_SAMPLES:
+            page.get_by_role("button", name="サンプルデータを使う").click()
+            expect(
+                page.get_by_text("入力欄にサンプルデータが入っています", exact=False)
+            ).to_be_visible()
+            _settled(page)
         if name in LLM_REPLIES:
             llm_server.add_chat(json=LLM_REPLIES[name])
         page.get_by_role("button", name="実行", exact=True).click()
@@ -168,7 +173,8 @@ def test_every_example_runs_on_its_sample_data_with_results_in_plan_order(
         tabs = page.get_by_role("tab")
         expect(tabs.first).to_be_visible(timeout=TIMEOUT_MS)
         shown = [re.sub(r"（[\d,]+ 行）$", "", text) for text in tabs.all_inner_texts()]
-        assert shown == TABS[name], name
+        assert shown[: len(TABS[name])] == TABS[name], name
+        assert len(shown) == len(TABS[name]) or name == "payment_matching", name
         text = _shown_outside_details(page)
         leaked = sorted(word for word in _ids(name) if word in text)
         assert leaked == [], f"{name}: ids outside the details: {leaked}"

@@ -130,9 +130,9 @@ def _runs(env: Path, plan_id: str) -> list[Path]:
     return list_runs(plan_id, runs_dir=env / "runs")
 
 
-def test_the_page_is_second_in_the_navigation() -> None:
+def test_the_page_follows_design_in_the_navigation() -> None:
     titles = [spec.title for spec in PAGES]
-    assert titles == ["ホーム", "設計", "実行", "データ分析", "ヘルプデスク", "変換"]
+    assert titles == ["ホーム", "設計", "実行", "予定", "データ分析", "ヘルプデスク", "変換"]
     assert PAGES[2].url_path == "run"
 
 

@@ -45,7 +45,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def page(env: Path) -> AppTest:
     app = AppTest.from_function(run_page, default_timeout=PAGE_TIMEOUT_S)
     app.run()
-    return app.selectbox(key="run_plan").set_value("サンプル: payment_matching").run()
+    return app.selectbox(key="run_plan").set_value("サンプル: 入金消込").run()
 
 
 def _answer_key(field: str) -> str:
