@@ -81,3 +81,27 @@ def test_progress_lines_name_nodes_without_ids_or_blocks() -> None:
     )
     assert describe_event(event, names) == "▶ 売上明細の読み込み 開始"
     assert describe_event(event) == "▶ read_sales 開始（file.read_table@0.1.0）"
+
+
+def test_a_table_a_later_step_replaces_is_superseded_and_side_by_side_tables_both_stand() -> None:
+    names = _plan(
+        [
+            {"id": "first", "block": "table.sort", "in": {"table": [{"x": 1}], "by": "x"}},
+            {"id": "other", "block": "table.sort", "in": {"table": [{"x": 2}], "by": "x"}},
+            {"id": "second", "block": "table.sort", "in": {"table": "${first.rows}", "by": "x"}},
+        ]
+    )
+    # second sorts what first sorted: first's table is a step on the way
+    assert names.is_superseded("first", "rows")
+    assert not names.is_superseded("second", "rows")
+    # other stands beside second (neither comes from the other)
+    assert not names.is_superseded("other", "rows")
+    assert names.table("second", "rows") == "並べ替えた表（表の並べ替え 3）"
+    assert names.table("first", "rows") == "並べ替えた表（表の並べ替え）"
+
+
+def test_the_first_matching_pass_of_payment_matching_is_superseded_by_the_second() -> None:
+    names = _names("payment_matching")
+    superseded = {output for node, output in names.superseded}
+    assert {"matched", "review", "unpaid", "unknown", "questions"} <= superseded
+    assert all(not names.is_written(node, output) for node, output in names.superseded)

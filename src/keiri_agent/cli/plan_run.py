@@ -152,11 +152,17 @@ def _print_result(result: RunResult, *, as_json: bool, names: PlanNames | None) 
         for path in files:
             typer.echo(str(path))
     tables = result_tables(result.outputs, names)
-    if tables:
+    standing = [table for table in tables if not table.superseded]
+    if standing:
         amounts = AmountFormat.of(settings)
         typer.echo("結果の表:")
-        for table in tables:
+        for table in standing:
             typer.echo(f"  {table_summary(table, amounts)}")
+    if len(standing) < len(tables):
+        typer.echo(
+            f"途中の表 {len(tables) - len(standing)} 件（後の手順の表に置き換わったもの）は"
+            "省略しました（--json ですべての出力）。"
+        )
     if result.status == "waiting_input":
         typer.echo("入力を待っています:")
         for item in result.waiting:

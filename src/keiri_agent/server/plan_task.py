@@ -454,7 +454,8 @@ def _table_lines(result: Any, raw: Any, job: Job) -> list[str]:
     except (BlockError, ValidationError):
         names = None
     amounts = AmountFormat.of(job.settings)
-    return [table_summary(t, amounts) for t in result_tables(result.outputs, names)]
+    tables = result_tables(result.outputs, names)
+    return [table_summary(t, amounts) for t in tables if not t.superseded]
 
 
 def _plan_error(status: RunStatus, result: Any) -> dict[str, Any]:

@@ -86,20 +86,33 @@ def table_view(table: ResultTable, amounts: AmountFormat) -> Styler:
     return styler
 
 
+def _render_table(table: ResultTable, amounts: AmountFormat) -> None:
+    if table.rows == 0:
+        st.caption("該当する行はありません。")
+        return
+    st.dataframe(table_view(table, amounts), hide_index=True)
+    if table.rows > MAX_SHOWN_ROWS:
+        st.caption(
+            f"先頭の {MAX_SHOWN_ROWS:,} 行を表示しています（全 {table.rows:,} 行は"
+            "出力ファイルにあります）。"
+        )
+
+
 def _render_tables(tables: Sequence[ResultTable], amounts: AmountFormat) -> None:
+    """The tables that stand as tabs; those a later step replaced apart, in 途中の表."""
+    standing = [table for table in tables if not table.superseded]
+    replaced = [table for table in tables if table.superseded]
     st.subheader("結果の表")
-    tabs = st.tabs([f"{t.name}（{t.rows:,} 行）" for t in tables])
-    for tab, table in zip(tabs, tables, strict=True):
-        with tab:
-            if table.rows == 0:
-                st.caption("該当する行はありません。")
-                continue
-            st.dataframe(table_view(table, amounts), hide_index=True)
-            if table.rows > MAX_SHOWN_ROWS:
-                st.caption(
-                    f"先頭の {MAX_SHOWN_ROWS:,} 行を表示しています（全 {table.rows:,} 行は"
-                    "出力ファイルにあります）。"
-                )
+    if standing:
+        tabs = st.tabs([f"{t.name}（{t.rows:,} 行）" for t in standing])
+        for tab, table in zip(tabs, standing, strict=True):
+            with tab:
+                _render_table(table, amounts)
+    if replaced:
+        with st.expander(f"途中の表（{len(replaced)} 件、後の手順の表に置き換わったもの）"):
+            for table in replaced:
+                st.markdown(f"**{table.name}**（{table.rows:,} 行）")
+                _render_table(table, amounts)
 
 
 def render_outputs(

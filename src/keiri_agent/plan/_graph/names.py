@@ -17,6 +17,11 @@ names it 差異一覧; a table inside an output is named by its path (``check_li
 
 Tables are **ordered** as the plan presents them: the written ones in the order the plan writes
 them (the workbook's sheets), then the others in node order.
+
+A table the plan does not write out is **superseded** when a node downstream of its own gives a
+table of the same label: a first pass whose result a second pass (after a person's answers)
+replaces. Two tables of the same label side by side (two files read) both stand. People see the
+tables that stand; the superseded ones are kept apart (the app's 途中の表, the CLI's count).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.errors import BlockError
 from keiri_agent.plan._dsl.models import BlockNode, LoopNode, Node, Plan, SubflowNode
 from keiri_agent.plan._dsl.refs import single_reference
+from keiri_agent.plan._graph.compiled import compile_graph
 
 __all__ = ["MAX_NODE_NAME_CHARS", "NAME_KEYS", "PlanNames", "plan_names"]
 
@@ -50,6 +56,7 @@ class PlanNames:
     tables: Mapping[Key, str] = field(default_factory=dict)
     written: Mapping[Key, int] = field(default_factory=dict)  # write order of written tables
     order: Mapping[str, int] = field(default_factory=dict)  # node order
+    superseded: frozenset[Key] = frozenset()  # unwritten tables another of the same label replaces
 
     def node(self, path: str) -> str:
         """The name of the node at ``path`` (``loop[2]/extract`` → extract's name)."""
@@ -62,6 +69,9 @@ class PlanNames:
 
     def is_written(self, node: str, output: str) -> bool:
         return (node, output) in self.written
+
+    def is_superseded(self, node: str, output: str) -> bool:
+        return (node, output) in self.superseded
 
     def rank(self, node: str, output: str) -> tuple[int, int]:
         """Sort key of a table: the written ones first, in write order, then node order."""
@@ -150,9 +160,15 @@ def plan_names(plan: Plan, registry: BlockRegistry) -> PlanNames:
             ports.update(_port_names(node, registry))
         elif isinstance(node, SubflowNode):
             _written_names(node.call.inputs, written)
-    shared = {label for label in ports.values() if list(ports.values()).count(label) > 1}
+    superseded = _superseded(plan, ports, written)
+    standing = [label for key, label in ports.items() if key not in superseded]
+    shared = {label for label in standing if standing.count(label) > 1}
     tables = {
-        key: (f"{label}（{node_names.get(key[0], key[0])}）" if label in shared else label)
+        key: (
+            f"{label}（{node_names.get(key[0], key[0])}）"
+            if label in shared or (key in superseded and label in standing)
+            else label
+        )
         for key, label in ports.items()
     }
     tables.update(written)
@@ -161,4 +177,25 @@ def plan_names(plan: Plan, registry: BlockRegistry) -> PlanNames:
         tables=tables,
         written={key: index for index, key in enumerate(written)},
         order={node.id: index for index, node in enumerate(nodes)},
+        superseded=superseded,
     )
+
+
+def _superseded(plan: Plan, ports: Mapping[Key, str], written: Mapping[Key, str]) -> frozenset[Key]:
+    """The unwritten tables that a table of the same label downstream replaces (see the module
+    docstring); only the plan's top-level nodes are compared."""
+    try:
+        graph = compile_graph(list(plan.graph))
+    except BlockError:  # a plan that no longer validates: every table stands
+        return frozenset()
+    groups: dict[str, list[Key]] = {}
+    for key, label in ports.items():
+        if key[0] in graph.nodes:
+            groups.setdefault(label, []).append(key)
+    found: set[Key] = set()
+    for keys in (k for k in groups.values() if len(k) > 1):
+        for key in keys:
+            later = graph.downstream(key[0])
+            if key not in written and any(other[0] in later for other in keys if other != key):
+                found.add(key)
+    return frozenset(found)

@@ -8,7 +8,9 @@ Both the CLI's summary after ``plan run`` and the app's 実行 page show these, 
 * **tables**: every output that is a table (a ``Table``, a DataFrame, a list of records or an
   object holding one under items / records / rows),
   named and ordered as the plan presents them (``_graph.names``: the written ones first, as the
-  workbook's sheets); a table the plan does not write out is left out when it is empty.
+  workbook's sheets); a table the plan does not write out is left out when it is empty, and
+  one a later node's table replaces (``PlanNames.is_superseded``: a first pass before a person's
+  answers) is marked ``superseded`` and comes last: people are shown it apart (途中の表).
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ class ResultTable:
     name: str
     table: Table
     written: bool  # the plan writes it out (a sheet of its workbook)
+    superseded: bool = False  # a later node's table of the same label replaces it
 
     @property
     def rows(self) -> int:
@@ -90,14 +93,23 @@ def result_tables(
             written = names.is_written(node, output)
             if table is None or (not written and len(table) == 0):
                 continue
-            found.append(ResultTable(node, output, names.table(node, output), table, written))
+            found.append(
+                ResultTable(
+                    node,
+                    output,
+                    names.table(node, output),
+                    table,
+                    written,
+                    names.is_superseded(node, output),
+                )
+            )
     for node, path in names.written:  # a table the plan writes from inside an output
         if "." not in path or node not in outputs:
             continue
         table = _as_table(_inside(outputs[node], path.split(".")))
         if table is not None:
             found.append(ResultTable(node, path, names.table(node, path), table, True))
-    return sorted(found, key=lambda t: names.rank(t.node, t.output))
+    return sorted(found, key=lambda t: (t.superseded, names.rank(t.node, t.output)))
 
 
 def _inside(values: Mapping[str, Any], steps: list[str]) -> Any:
