@@ -537,7 +537,7 @@ def test_a_reference_memo_full_of_bank_words_does_not_push_out_the_blocks_asked_
     result = generate_plan(INSTRUCTION, documents_text=[BANK_MEMO])
 
     assert result.status == "ok", result.errors
-    assert {"excel.write_report", "table.filter"} <= set(result.candidates)
+    assert {"excel.write_report", "file.read_table", "table.filter"} <= set(result.candidates)
     assert len(result.attempts) == 1
     tools = llm_server.chat_requests()[1]["tools"][0]["function"]["parameters"]
     assert '"const": "excel.write_report"' in json.dumps(tools, ensure_ascii=False)

@@ -15,8 +15,10 @@ from keiri_agent.design.prior import PRIOR_WEIGHT
 from keiri_agent.design.topk import (
     DEFAULT_K_PER_CATEGORY,
     DEFAULT_MAX_TOTAL,
+    DOCUMENT_WEIGHT,
     NO_EMBEDDING_NOTE,
     BlockRetriever,
+    RetrievalMode,
     block_document,
 )
 from keiri_agent.errors import BlockError, ConfigurationError, ErrorCode
@@ -267,6 +269,24 @@ def test_hybrid_with_an_embedding_model_uses_both_scores(
         assert block.dense is not None
         assert 0.0 <= block.score <= 1.0
     assert (embedding_model / "embeddings.sqlite3").is_file()
+
+
+@pytest.mark.parametrize("mode", ["dense", "hybrid"])
+def test_reference_documents_only_add_a_bounded_share_in_every_mode(
+    registry: BlockRegistry, embedding_model: Path, mode: RetrievalMode
+) -> None:
+    retriever = BlockRetriever(registry, prior_weight=0)
+    alone = retriever.retrieve(EXPENSE_INSTRUCTION, mode=mode)
+    result = retriever.retrieve(EXPENSE_INSTRUCTION, documents=BANK_MEMO, mode=mode)
+    assert result.mode_used == mode
+    base = {block.id: block.score for block in alone.ranking}
+    ceiling = DOCUMENT_WEIGHT * max(base.values())
+    added = {block.id: block.score - base[block.id] for block in result.ranking}
+    assert max(added.values()) == pytest.approx(ceiling, abs=1e-5)
+    for block in result.ranking:
+        assert block.documents == pytest.approx(added[block.id], abs=1e-5)
+        assert -1e-6 <= added[block.id] <= ceiling + 1e-6
+    assert "excel.write_report" in result.candidate_ids()
 
 
 def test_block_embeddings_are_cached_across_retrievers(
