@@ -6,11 +6,12 @@ small and leaves the model no unlisted block to invent. Each block is a document
 query is the user's instruction.
 
 Reference documents only help: their text is ranked on its own and added with
-``DOCUMENT_WEIGHT`` (scaled to 0..1 over the blocks, times the instruction's best score), so a
-memo full of bank words nudges the bank blocks up but never past a block the instruction asks
-for by a clear margin. Appending the documents to the query let them outvote the instruction:
-a memo's 振込先・普通 pushed three bank blocks (~4,100 tokens) ahead of ``excel.write_report``
-for 「… Excel に出力してください」 and out of the candidate budget.
+``DOCUMENT_WEIGHT`` (scaled to 0..1 over the blocks, times the instruction's best score), so
+they move a block by at most a tenth of the instruction's best score: a memo full of bank words
+nudges the bank blocks up, and only past blocks the instruction ranks about as high.
+Appending the documents to the query let them outvote the instruction: a memo's 振込先・普通
+pushed three bank blocks (~4,100 tokens) ahead of ``excel.write_report`` for
+「… Excel に出力してください」 and out of the candidate budget.
 
 Modes: ``bm25`` (Japanese BM25, always available), ``dense`` (cosine similarity of embeddings
 from ``KEIRI_LLM_MODEL_EMBEDDING``, cached on disk under ``KEIRI_CACHE_DIR``) and ``hybrid``
@@ -73,8 +74,8 @@ DEFAULT_K_PER_CATEGORY = 5  # seed 004 §3: 5–8 per category
 DEFAULT_MAX_TOTAL = 30  # seed 004 §3: 30 at most (the token budget usually stops earlier)
 TAG_WEIGHT = 2  # tags are repeated this many times in a block's document
 # The reference documents' share: their best-matching block gains this fraction of the
-# instruction's best score (set on tests/data/topk_eval.yaml with an invoice attached,
-# benchmarks/README.md topk.py).
+# instruction's best score (set on tests/data/topk_eval.yaml with an invoice or an expense
+# memo attached, benchmarks/README.md topk.py).
 DOCUMENT_WEIGHT = 0.1
 MAX_PORT_SUMMARY_CHARS = 80  # of a port description in the block's document
 _SENTENCE_END = re.compile(r"(?<=。)|\n")
