@@ -25,6 +25,11 @@ request, recall of the needed blocks within them, the stage-2 schema in bytes (o
 schema as it was sent; new: the strict and the tool variant) and the estimated tokens of the
 candidates' catalog text plus schema, with new/old ratios.
 
+Last, the **reference documents' effect** on that candidate set: every instruction with a
+document attached (an invoice with a bank account, an expense memo with 振込先・普通), the text
+appended to the query (as plan generation did before) against ranked apart with
+``DOCUMENT_WEIGHT`` (``retrieve(documents=...)``, the product): recall of the needed blocks.
+
 Run: ``python -m benchmarks.topk [--repeat 20] [--verbose] [--scripted-embeddings]``
 """
 
@@ -154,15 +159,21 @@ DOCUMENT_TEXT = (
     "合計 110,000円 お支払期限 2025年1月31日 振込先 みずほ銀行 本店 普通 1234567\n"
 ) * 40
 DOCUMENT_TEXT = DOCUMENT_TEXT[:4000]
+# A short expense memo whose bank words (振込先・普通) match the bank blocks (issue 33).
+MEMO_TEXT = (
+    "経費精算の担当: 経理部 山本。\n"
+    "高額の経費は 5 万円以上（50,000円）とし、2025年4月1日から適用する。\n"
+    "立替金の振込先は 普通 3958211、本人確認のマイナンバーは別途保管。\n"
+)
+ATTACHED = {"invoice (4,000 chars)": DOCUMENT_TEXT, "expense memo": MEMO_TEXT}
 
 
 def long_query_ms(retriever: BlockRetriever, cases: list[EvalCase], repeat: int) -> float:
     times: list[float] = []
     for case in cases:
-        query = case.query + "\n" + DOCUMENT_TEXT
         for _ in range(max(1, repeat // 4)):
             started = time.perf_counter()
-            retriever.retrieve(query, mode="bm25")
+            retriever.retrieve(case.query, documents=DOCUMENT_TEXT, mode="bm25")
             times.append((time.perf_counter() - started) * 1000)
     return statistics.median(times)
 
@@ -221,6 +232,39 @@ def candidate_sets(
             tokens.append(estimate_tokens(text) + main_size // 4)
         stats.append(SetStats(name, counts, found / needed, sizes, tokens))
     return stats
+
+
+def document_effect(
+    retriever: BlockRetriever, cases: list[EvalCase]
+) -> list[tuple[str, str, float, int]]:
+    """(document, how, recall of needed blocks, max candidates) with each attached document."""
+    rows: list[tuple[str, str, float, int]] = []
+    required = ["ui.interactive_input"]
+    for name, text in ATTACHED.items():
+        for how in ("appended to the query (before)", "ranked apart (product)"):
+            found = needed = most = 0
+            for case in cases:
+                if how.startswith("appended"):
+                    result = retriever.retrieve(
+                        case.query + "\n" + text, mode="bm25", required=required
+                    )
+                else:
+                    result = retriever.retrieve(
+                        case.query, documents=text, mode="bm25", required=required
+                    )
+                ids = result.candidate_ids()
+                found += len(set(case.gold) & set(ids))
+                needed += len(case.gold)
+                most = max(most, len(ids))
+            rows.append((name, how, found / needed, most))
+    return rows
+
+
+def print_document_effect(rows: list[tuple[str, str, float, int]]) -> None:
+    print("\n| attached document | documents | recall of needed blocks | max candidates |")
+    print("|---|---|---:|---:|")
+    for name, how, recall, most in rows:
+        print(f"| {name} | {how} | {recall:.3f} | {most} |")
 
 
 def print_candidate_sets(stats: list[SetStats]) -> None:
@@ -306,6 +350,7 @@ def main(argv: list[str] | None = None) -> int:
             outcomes = [evaluate(m, cases, args.repeat) for m in methods]
             long_ms = long_query_ms(retriever, cases, args.repeat)
             sets = candidate_sets(retriever, registry, cases)
+            effect = document_effect(retriever, cases)
         finally:
             if server is not None:
                 server.stop()
@@ -335,10 +380,11 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(f"\nbaseline: {BASELINE}; time ratio > 1 means slower than the baseline")
     print(
-        f"BM25 (product) with {len(DOCUMENT_TEXT):,} characters of document text after each"
+        f"BM25 (product) with {len(DOCUMENT_TEXT):,} characters of document text beside each"
         f" instruction (what plan generation passes): median {long_ms:.2f} ms/query"
     )
     print_candidate_sets(sets)
+    print_document_effect(effect)
     if args.verbose:
         product = next(o for o in outcomes if o.name.startswith("BM25 (Sudachi"))
         print("\ngold blocks outside the BM25 top 8:")

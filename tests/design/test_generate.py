@@ -518,3 +518,26 @@ def test_compose_conflicts_are_resolved_with_bindings_in_the_api(design_env: Pat
 
     assert done.status == "ok", done.errors
     assert validate_text(done.yaml or "", default_registry(), env={}).valid
+
+
+BANK_MEMO = (
+    "経費精算の担当: 長谷川 美咲（携帯 090-4412-7788、misaki.hasegawa@example.jp）。\n"
+    "高額の経費は 5 万円以上（50,000円）とし、2025年4月1日から適用する。\n"
+    "立替金の振込先は 普通 3958211、本人確認のマイナンバー 123456789018 は別途保管。\n"
+)
+
+
+def test_a_reference_memo_full_of_bank_words_does_not_push_out_the_blocks_asked_for(
+    design_env: Path, llm_server: ScriptedLLMServer
+) -> None:
+    # The memo's 振込先・普通 match the bank blocks; the instruction asks for an Excel output.
+    llm_server.add_chat(json=SKELETON)
+    llm_server.add_chat(json=wiring())
+
+    result = generate_plan(INSTRUCTION, documents_text=[BANK_MEMO])
+
+    assert result.status == "ok", result.errors
+    assert {"excel.write_report", "file.read_table", "table.filter"} <= set(result.candidates)
+    assert len(result.attempts) == 1
+    tools = llm_server.chat_requests()[1]["tools"][0]["function"]["parameters"]
+    assert '"const": "excel.write_report"' in json.dumps(tools, ensure_ascii=False)

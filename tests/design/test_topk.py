@@ -15,8 +15,10 @@ from keiri_agent.design.prior import PRIOR_WEIGHT
 from keiri_agent.design.topk import (
     DEFAULT_K_PER_CATEGORY,
     DEFAULT_MAX_TOTAL,
+    DOCUMENT_WEIGHT,
     NO_EMBEDDING_NOTE,
     BlockRetriever,
+    RetrievalMode,
     block_document,
 )
 from keiri_agent.errors import BlockError, ConfigurationError, ErrorCode
@@ -184,8 +186,48 @@ def test_a_blank_query_is_refused(retriever: BlockRetriever) -> None:
 
 def test_a_long_query_with_document_text_still_finds_the_block(retriever: BlockRetriever) -> None:
     documents = ("株式会社山田商事 御中 請求金額 110,000円 支払期日 2025年1月31日。" * 80)[:4000]
-    result = retriever.retrieve("請求書と入金明細を照合して消込したい\n" + documents, mode="bm25")
+    result = retriever.retrieve(
+        "請求書と入金明細を照合して消込したい", documents=documents, mode="bm25"
+    )
     assert "table.reconcile" in result.candidate_ids()[:3]
+
+
+EXPENSE_INSTRUCTION = (
+    "経費明細の Excel を読み込み、金額が 5 万円以上の行だけを抜き出して Excel に出力してください"
+)
+BANK_MEMO = (
+    "経費精算の担当: 長谷川 美咲（携帯 090-4412-7788、misaki.hasegawa@example.jp）。\n"
+    "高額の経費は 5 万円以上（50,000円）とし、2025年4月1日から適用する。\n"
+    "立替金の振込先は 普通 3958211、本人確認のマイナンバー 123456789018 は別途保管。\n"
+)
+
+
+@pytest.mark.parametrize("required", [[], ["ui.interactive_input"]])
+def test_reference_documents_do_not_outvote_the_instruction(
+    retriever: BlockRetriever, required: list[str]
+) -> None:
+    # The memo's bank words (振込先・普通) would put the bank blocks ahead of the Excel writer.
+    result = retriever.retrieve(
+        EXPENSE_INSTRUCTION, documents=BANK_MEMO, mode="bm25", required=required
+    )
+    assert {"excel.write_report", "file.read_table", "table.filter"} <= set(result.candidate_ids())
+    assert result.query == EXPENSE_INSTRUCTION
+    assert result.documents_chars == len(BANK_MEMO.strip())
+    alone = retriever.retrieve(EXPENSE_INSTRUCTION, mode="bm25", required=required)
+    assert all(block.documents is None for block in alone.ranking)
+    # The documents still count: the memo's words move the bank matcher up.
+    rank = {block.id: block.rank for block in result.ranking}
+    rank_alone = {block.id: block.rank for block in alone.ranking}
+    assert rank["table.match_payments"] < rank_alone["table.match_payments"]
+
+
+def test_documents_alone_decide_when_the_instruction_matches_nothing(
+    retriever: BlockRetriever,
+) -> None:
+    result = retriever.retrieve(
+        "よろしくお願いします", documents="請求書と入金明細を照合して消込", mode="bm25"
+    )
+    assert result.candidate_ids()[0] == "table.reconcile"
 
 
 def test_bm25_recall_at_8_on_the_evaluation_set(retriever: BlockRetriever) -> None:
@@ -227,6 +269,24 @@ def test_hybrid_with_an_embedding_model_uses_both_scores(
         assert block.dense is not None
         assert 0.0 <= block.score <= 1.0
     assert (embedding_model / "embeddings.sqlite3").is_file()
+
+
+@pytest.mark.parametrize("mode", ["dense", "hybrid"])
+def test_reference_documents_only_add_a_bounded_share_in_every_mode(
+    registry: BlockRegistry, embedding_model: Path, mode: RetrievalMode
+) -> None:
+    retriever = BlockRetriever(registry, prior_weight=0)
+    alone = retriever.retrieve(EXPENSE_INSTRUCTION, mode=mode)
+    result = retriever.retrieve(EXPENSE_INSTRUCTION, documents=BANK_MEMO, mode=mode)
+    assert result.mode_used == mode
+    base = {block.id: block.score for block in alone.ranking}
+    ceiling = DOCUMENT_WEIGHT * max(base.values())
+    added = {block.id: block.score - base[block.id] for block in result.ranking}
+    assert max(added.values()) == pytest.approx(ceiling, abs=1e-5)
+    for block in result.ranking:
+        assert block.documents == pytest.approx(added[block.id], abs=1e-5)
+        assert -1e-6 <= added[block.id] <= ceiling + 1e-6
+    assert "excel.write_report" in result.candidate_ids()
 
 
 def test_block_embeddings_are_cached_across_retrievers(

@@ -186,9 +186,9 @@ class _Engine:
     def _retrieve(self) -> list[str]:
         self.log.stage("retrieve", "start")
         required = [UI_BLOCK] + [b for t in self.templates for b in t.blocks()]
-        query = f"{self.instruction}\n{self.documents}"
         result = self.retriever.retrieve(
-            query,
+            self.instruction,
+            documents=self.documents,
             mode=self.options.retrieval_mode,
             k_per_category=self.options.topk_per_category,
             max_total=self.options.topk_total,

@@ -3,7 +3,15 @@
 The plan generator shows the model only the blocks retrieved here, which keeps the search space
 small and leaves the model no unlisted block to invent. Each block is a document
 (:func:`block_document`: id, description, port names and descriptions, tags, category); the
-query is the user's instruction, optionally followed by text from the reference documents.
+query is the user's instruction.
+
+Reference documents only help: their text is ranked on its own and added with
+``DOCUMENT_WEIGHT`` (scaled to 0..1 over the blocks, times the instruction's best score), so
+they move a block by at most a tenth of the instruction's best score: a memo full of bank words
+nudges the bank blocks up, and only past blocks the instruction ranks about as high.
+Appending the documents to the query let them outvote the instruction: a memo's 振込先・普通
+pushed three bank blocks (~4,100 tokens) ahead of ``excel.write_report`` for
+「… Excel に出力してください」 and out of the candidate budget.
 
 Modes: ``bm25`` (Japanese BM25, always available), ``dense`` (cosine similarity of embeddings
 from ``KEIRI_LLM_MODEL_EMBEDDING``, cached on disk under ``KEIRI_CACHE_DIR``) and ``hybrid``
@@ -41,7 +49,7 @@ from keiri_agent.design.prior import PRIOR_WEIGHT, block_uses, usage_prior
 from keiri_agent.errors import BlockError, ConfigurationError, ErrorCode
 from keiri_agent.retrieval.bm25 import BM25Index
 from keiri_agent.retrieval.dense import DenseIndex, EmbeddingCache
-from keiri_agent.retrieval.hybrid import DEFAULT_DENSE_WEIGHT, fuse
+from keiri_agent.retrieval.hybrid import DEFAULT_DENSE_WEIGHT, fuse, minmax
 
 if TYPE_CHECKING:
     from keiri_agent.llm import EmbeddingClient
@@ -49,6 +57,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_K_PER_CATEGORY",
     "DEFAULT_MAX_TOTAL",
+    "DOCUMENT_WEIGHT",
     "NO_EMBEDDING_NOTE",
     "RETRIEVAL_MODES",
     "TAG_WEIGHT",
@@ -64,6 +73,10 @@ RETRIEVAL_MODES: tuple[str, ...] = get_args(RetrievalMode)
 DEFAULT_K_PER_CATEGORY = 5  # seed 004 §3: 5–8 per category
 DEFAULT_MAX_TOTAL = 30  # seed 004 §3: 30 at most (the token budget usually stops earlier)
 TAG_WEIGHT = 2  # tags are repeated this many times in a block's document
+# The reference documents' share: their best-matching block gains this fraction of the
+# instruction's best score (set on tests/data/topk_eval.yaml with an invoice or an expense
+# memo attached, benchmarks/README.md topk.py).
+DOCUMENT_WEIGHT = 0.1
 MAX_PORT_SUMMARY_CHARS = 80  # of a port description in the block's document
 _SENTENCE_END = re.compile(r"(?<=。)|\n")
 NO_EMBEDDING_NOTE = (
@@ -75,8 +88,10 @@ NO_EMBEDDING_NOTE = (
 class RankedBlock(BaseModel):
     """One block in a ranking: its final score and the component scores behind it.
 
-    ``bm25`` is the raw BM25 score and ``dense`` the cosine similarity; a component the mode
-    did not use is ``None``. In hybrid mode ``score`` is the normalized mix (0..1).
+    ``bm25`` is the raw BM25 score and ``dense`` the cosine similarity of the instruction; a
+    component the mode did not use is ``None``. In hybrid mode the instruction's part of
+    ``score`` is the normalized mix (0..1). ``documents`` is what the reference documents added
+    to ``score`` (``None`` without documents).
     """
 
     id: str
@@ -86,12 +101,14 @@ class RankedBlock(BaseModel):
     dense: float | None
     rank: int = Field(ge=1)
     prior: float = 0.0  # the usage prior (design.prior) that was added to ``score``
+    documents: float | None = None
 
 
 class RetrievalResult(BaseModel):
     """What one retrieval found, how, and how long it took."""
 
-    query: str
+    query: str  # the instruction
+    documents_chars: int = 0  # of the reference-document text ranked beside it
     mode_requested: RetrievalMode
     mode_used: RetrievalMode
     note: str | None
@@ -118,6 +135,7 @@ class RetrievalResult(BaseModel):
             "mode_requested": self.mode_requested,
             "mode_used": self.mode_used,
             "note": self.note,
+            "documents_chars": self.documents_chars,
             "candidates": self.candidate_ids(),
             "candidate_count": len(self.candidates),
             "block_count": len(self.ranking),
@@ -253,6 +271,7 @@ class BlockRetriever:
         self,
         query: str,
         *,
+        documents: str = "",
         mode: RetrievalMode = "hybrid",
         k_per_category: int = DEFAULT_K_PER_CATEGORY,
         max_total: int = DEFAULT_MAX_TOTAL,
@@ -260,7 +279,9 @@ class BlockRetriever:
         token_budget: int | None = DEFAULT_TOKEN_BUDGET,
         prefilter: bool = True,
     ) -> RetrievalResult:
-        """Rank every block for ``query`` and pick the candidates shown to the model.
+        """Rank every block for ``query`` (the instruction) and pick the candidates shown to
+        the model. ``documents`` (reference-document text) is ranked separately and only
+        weighs ``DOCUMENT_WEIGHT`` (module docstring).
 
         ``token_budget=None`` and ``prefilter=False`` give the caps alone (the old behaviour)."""
         started = time.perf_counter()
@@ -273,7 +294,7 @@ class BlockRetriever:
         if mode == "hybrid" and not self.embedding_configured:
             mode_used = "bm25"
             note = NO_EMBEDDING_NOTE
-        ranking = self._rank(query, mode_used)
+        ranking = self._rank(query, documents, mode_used)
         selection = select_candidates(
             ranking,
             k_per_category=k_per_category,
@@ -286,6 +307,7 @@ class BlockRetriever:
         chosen = set(selection.chosen)
         return RetrievalResult(
             query=query,
+            documents_chars=len(documents.strip()),
             mode_requested=mode,
             mode_used=mode_used,
             note=note,
@@ -308,26 +330,19 @@ class BlockRetriever:
                 ids.append(spec.id)
         return ids
 
-    def _rank(self, query: str, mode: RetrievalMode) -> list[RankedBlock]:
-        rows: list[tuple[str, float, float | None, float | None]]
-        if mode == "hybrid":
-            dense = self.dense_index().scores(query)
-            bm25 = self.bm25.scores(query)
-            hits = fuse(self._ids, bm25, dense, dense_weight=self.dense_weight)
-            rows = [(hit.id, hit.score, hit.bm25, hit.dense) for hit in hits]
-        else:
-            scores = (
-                self.dense_index().scores(query) if mode == "dense" else self.bm25.scores(query)
-            )
+    def _rank(self, query: str, documents: str, mode: RetrievalMode) -> list[RankedBlock]:
+        rows = self._scores(query, mode)
+        extra = [0.0] * len(rows)
+        if documents.strip():
+            best_query = max((score for _, score, _, _ in rows), default=0.0)
+            scale = DOCUMENT_WEIGHT * (best_query if best_query > 0 else 1.0)
+            from_documents = minmax([score for _, score, _, _ in self._scores(documents, mode)])
+            extra = [scale * float(value) for value in from_documents]
             rows = [
-                (
-                    block_id,
-                    float(value),
-                    float(value) if mode == "bm25" else None,
-                    float(value) if mode == "dense" else None,
-                )
-                for block_id, value in zip(self._ids, scores, strict=True)
+                (block_id, score + added, bm25, dense)
+                for (block_id, score, bm25, dense), added in zip(rows, extra, strict=True)
             ]
+        added_by = dict(zip(self._ids, extra, strict=True)) if documents.strip() else {}
         best = max((score for _, score, _, _ in rows), default=0.0)
         boost = self.prior_weight * max(best, 0.0)
         scored = [
@@ -336,12 +351,39 @@ class BlockRetriever:
         ]
         scored.sort(key=lambda row: -row[1])  # stable: ties keep the catalog's order
         return [
-            self._ranked(block_id, score, bm25, dense, rank)
+            self._ranked(block_id, score, bm25, dense, rank, added_by.get(block_id))
             for rank, (block_id, score, bm25, dense) in enumerate(scored, start=1)
         ]
 
+    def _scores(
+        self, text: str, mode: RetrievalMode
+    ) -> list[tuple[str, float, float | None, float | None]]:
+        """Every block's (id, score, bm25, dense) for ``text``, in catalog order."""
+        if mode == "hybrid":
+            dense = self.dense_index().scores(text)
+            bm25 = self.bm25.scores(text)
+            hits = fuse(self._ids, bm25, dense, dense_weight=self.dense_weight)
+            by_id = {hit.id: (hit.id, hit.score, hit.bm25, hit.dense) for hit in hits}
+            return [by_id[block_id] for block_id in self._ids]
+        scores = self.dense_index().scores(text) if mode == "dense" else self.bm25.scores(text)
+        return [
+            (
+                block_id,
+                float(value),
+                float(value) if mode == "bm25" else None,
+                float(value) if mode == "dense" else None,
+            )
+            for block_id, value in zip(self._ids, scores, strict=True)
+        ]
+
     def _ranked(
-        self, block_id: str, score: float, bm25: float | None, dense: float | None, rank: int
+        self,
+        block_id: str,
+        score: float,
+        bm25: float | None,
+        dense: float | None,
+        rank: int,
+        documents: float | None,
     ) -> RankedBlock:
         return RankedBlock(
             id=block_id,
@@ -351,6 +393,7 @@ class BlockRetriever:
             dense=None if dense is None else round(dense, 6),
             rank=rank,
             prior=round(self.prior.get(block_id, 0.0), 6),
+            documents=None if documents is None else round(documents, 6),
         )
 
 

@@ -241,20 +241,21 @@ def candidates(
     options = DesignEngineOptions()
     docs = [(f"資料{i + 1}", t) for i, t in enumerate(documents.texts if documents else []) if t]
     normalized = normalize_for_prompt(docs, max(options.max_docs_chars, 1)).text
-    query = f"{instruction.strip()}\n{normalized}"
+    query = instruction.strip()
     required = list(dict.fromkeys([UI_BLOCK, *(b for t in templates for b in t.blocks())]))
     setup = (
         id(registry),
         str(settings.model_for(LLMRole.EMBEDDING)),
         str(settings.keiri_cache_dir),
     )
-    cache_key = (query, options.retrieval_mode, tuple(required), setup)
+    cache_key = (query, normalized, options.retrieval_mode, tuple(required), setup)
     cached = st.session_state.get(TOPK_KEY)
     if cached is not None and cached[0] == cache_key:
         result: RetrievalResult = cached[1]
         return result
     result = retriever_for(registry, settings).retrieve(
         query,
+        documents=normalized,
         mode=options.retrieval_mode,
         k_per_category=options.topk_per_category,
         max_total=options.topk_total,
