@@ -105,3 +105,11 @@ def test_the_first_matching_pass_of_payment_matching_is_superseded_by_the_second
     superseded = {output for node, output in names.superseded}
     assert {"matched", "review", "unpaid", "unknown", "questions"} <= superseded
     assert all(not names.is_written(node, output) for node, output in names.superseded)
+
+
+def test_an_output_marked_result_false_is_no_result_table_unless_written() -> None:
+    names = _names("payment_matching")
+    questions = [key for key in names.contracts if key[1] == "questions"]
+    assert len(questions) == 2  # both matching passes
+    assert all(not names.is_result(*key) for key in questions)
+    assert names.is_result("apply_answers", "matched")

@@ -48,7 +48,8 @@ TABS = {
         "右の表だけの行",
     ],
     "monthly_sales_report": ["月別", "商品区分別", "得意先別", "読み込んだ表"],
-    # the workbook's four sheets first; the first matching pass's tables only in 途中の表
+    # the workbook's four sheets first; the first matching pass's tables only in 途中の表, the
+    # questions for the person (a contract between blocks: result: false) in the details
     "payment_matching": [
         "消込済",
         "要確認",
@@ -56,7 +57,6 @@ TABS = {
         "不明入金",
         "読み込んだ表",
         "入金",
-        "要確認の質問",
     ],
 }
 # Examples whose sample files are the defaults of their vars (the 設定値 fields): nothing to fill.

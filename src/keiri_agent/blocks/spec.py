@@ -35,7 +35,9 @@ __all__ = [
 BLOCK_ID_RE = re.compile(r"^[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+$")
 PORT_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Keys a port may carry beyond JSON Schema itself.
-PORT_EXTENSIONS = frozenset({"label", "required", "nullable", "examples", "dry_run", "path"})
+PORT_EXTENSIONS = frozenset(
+    {"label", "required", "nullable", "examples", "dry_run", "path", "result"}
+)
 MAX_LABEL_CHARS = 30  # a label names a block or port in a tab, a column or a progress line
 PATH_MODES = ("read", "write")  # the values of a port's ``path`` extension
 NO_SAMPLE: Any = object()  # port_sample's answer when a port declares nothing to sample
@@ -107,6 +109,8 @@ class BlockSpec(BaseModel):
                 )
             if "examples" in port and not isinstance(port["examples"], list):
                 raise ValueError(f"ポート '{name}' の examples はリストにしてください")
+            if "result" in port and not isinstance(port["result"], bool):
+                raise ValueError(f"ポート '{name}' の result は true か false にしてください")
             if "path" in port and port["path"] not in PATH_MODES:
                 raise ValueError(
                     f"ポート '{name}' の path は {' / '.join(PATH_MODES)} にしてください"
@@ -141,6 +145,11 @@ class BlockSpec(BaseModel):
         has no such port: a plan that no longer validates still shows its values)."""
         port = self.inputs.get(name) or self.outputs.get(name) or {}
         return str(port.get("label") or name)
+
+    def is_result(self, name: str) -> bool:
+        """Whether output ``name`` is a result people read (``result: false``: a contract for
+        another block, such as the questions a ``ui.interactive_input`` asks)."""
+        return bool(self.outputs.get(name, {}).get("result", True))
 
     def required_inputs(self) -> list[str]:
         return [name for name, port in self.inputs.items() if port_is_required(port)]

@@ -57,6 +57,7 @@ class PlanNames:
     written: Mapping[Key, int] = field(default_factory=dict)  # write order of written tables
     order: Mapping[str, int] = field(default_factory=dict)  # node order
     superseded: frozenset[Key] = frozenset()  # unwritten tables another of the same label replaces
+    contracts: frozenset[Key] = frozenset()  # outputs their block marks ``result: false``
 
     def node(self, path: str) -> str:
         """The name of the node at ``path`` (``loop[2]/extract`` → extract's name)."""
@@ -72,6 +73,10 @@ class PlanNames:
 
     def is_superseded(self, node: str, output: str) -> bool:
         return (node, output) in self.superseded
+
+    def is_result(self, node: str, output: str) -> bool:
+        """False for an output its block marks ``result: false`` and the plan does not write."""
+        return (node, output) not in self.contracts or (node, output) in self.written
 
     def rank(self, node: str, output: str) -> tuple[int, int]:
         """Sort key of a table: the written ones first, in write order, then node order."""
@@ -154,10 +159,12 @@ def plan_names(plan: Plan, registry: BlockRegistry) -> PlanNames:
     node_names = _node_names(nodes, registry)
     written: dict[Key, str] = {}
     ports: dict[Key, str] = {}
+    contracts: set[Key] = set()
     for node in nodes:
         if isinstance(node, BlockNode):
             _written_names(node.inputs, written)
             ports.update(_port_names(node, registry))
+            contracts.update(_contract_outputs(node, registry))
         elif isinstance(node, SubflowNode):
             _written_names(node.call.inputs, written)
     superseded = _superseded(plan, ports, written)
@@ -178,7 +185,19 @@ def plan_names(plan: Plan, registry: BlockRegistry) -> PlanNames:
         written={key: index for index, key in enumerate(written)},
         order={node.id: index for index, node in enumerate(nodes)},
         superseded=superseded,
+        contracts=frozenset(contracts),
     )
+
+
+def _contract_outputs(node: BlockNode, registry: BlockRegistry) -> set[Key]:
+    """The node's outputs its block marks ``result: false``."""
+    try:
+        spec = registry.get(node.block)
+    except BlockError:
+        return set()
+    return {
+        (node.id, node.out.get(port, port)) for port in spec.outputs if not spec.is_result(port)
+    }
 
 
 def _superseded(plan: Plan, ports: Mapping[Key, str], written: Mapping[Key, str]) -> frozenset[Key]:

@@ -10,7 +10,9 @@ Both the CLI's summary after ``plan run`` and the app's 実行 page show these, 
   named and ordered as the plan presents them (``_graph.names``: the written ones first, as the
   workbook's sheets); a table the plan does not write out is left out when it is empty, and
   one a later node's table replaces (``PlanNames.is_superseded``: a first pass before a person's
-  answers) is marked ``superseded`` and comes last: people are shown it apart (途中の表).
+  answers) is marked ``superseded`` and comes last: people are shown it apart (途中の表); an
+  output its block marks ``result: false`` (questions for a ``ui.interactive_input``) is no
+  result, unless the plan writes it out.
 """
 
 from __future__ import annotations
@@ -92,6 +94,8 @@ def result_tables(
             table = _as_table(value)
             written = names.is_written(node, output)
             if table is None or (not written and len(table) == 0):
+                continue
+            if not names.is_result(node, output):  # a contract for another block
                 continue
             found.append(
                 ResultTable(
