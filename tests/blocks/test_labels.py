@@ -88,3 +88,10 @@ def test_a_block_label_over_the_limit_is_refused() -> None:
             description="x",
             category="custom",
         )
+
+
+def test_a_result_mark_that_is_not_true_or_false_is_refused_in_japanese(tmp_path: Path) -> None:
+    _write_spec(tmp_path, {"type": "string", "result": "no"})
+    with pytest.raises(BlockError) as caught:
+        BlockRegistry([tmp_path], builtin=False)
+    assert "ポート 'value' の result は true か false" in caught.value.message
