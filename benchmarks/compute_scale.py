@@ -25,14 +25,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from ledger_scale import MEMORY_GOAL, TIME_GOAL, make_ledger, peak_mb
+from ledger_scale import MEMORY_GOAL, TIME_GOAL, make_ledger, measure_side, print_report
 
 COLUMNS = [
     {"name": "消費税", "expr": "rounddown([金額] * 0.1, 0)"},
@@ -196,32 +194,13 @@ def _totals(frame: Any) -> dict[str, list[int]]:
 
 def child(side: str, ledger: Path, work: Path) -> None:
     if side.startswith("step-"):
-        report = (step_keiri if side == "step-keiri" else step_pandas)(ledger)
-        report["peak_mb"] = peak_mb()
-        print(json.dumps(report, ensure_ascii=False))
+        print_report((step_keiri if side == "step-keiri" else step_pandas)(ledger))
         return
-    report = (run_keiri if side == "keiri" else run_pandas)(ledger, work)
-    report["peak_mb"] = peak_mb()
-    print(json.dumps(report, ensure_ascii=False))
+    print_report((run_keiri if side == "keiri" else run_pandas)(ledger, work))
 
 
 def measure(side: str, ledger: Path, root: Path) -> dict[str, Any]:
-    work = Path(tempfile.mkdtemp(prefix=f"{side}-", dir=root))
-    env = {**os.environ, "KEIRI_RUN_LOG_FSYNC": "true", "MPLBACKEND": "Agg"}
-    started = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, __file__, "--child", side, str(ledger), str(work)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
-    wall = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"{side} failed:\n{done.stdout}\n{done.stderr}")
-    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    report["process_s"] = wall  # start-up and imports included
-    return report
+    return measure_side(__file__, side, [side, str(ledger)], root, {"MPLBACKEND": "Agg"})
 
 
 def main() -> None:

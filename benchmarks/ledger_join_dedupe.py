@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -42,7 +41,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.ledger_scale import make_ledger, peak_mb  # noqa: E402
+from benchmarks.ledger_scale import make_ledger, measure_side, print_report  # noqa: E402
 
 TIME_GOAL = 3.0
 MEMORY_GOAL = 2.0
@@ -167,25 +166,11 @@ def run_pandas(ledger: Path, master: Path, work: Path) -> dict[str, Any]:
 
 def child(side: str, ledger: Path, master: Path, work: Path) -> None:
     run = run_keiri if side == "keiri" else run_pandas
-    report = run(ledger, master, work)
-    report["peak_mb"] = peak_mb()
-    times = os.times()
-    report["cpu_s"] = times.user + times.system  # every thread; less moved by other load
-    print(json.dumps(report))
+    print_report(run(ledger, master, work))
 
 
 def measure(side: str, ledger: Path, master: Path, root: Path) -> dict[str, Any]:
-    work = Path(tempfile.mkdtemp(prefix=f"{side}-", dir=root))
-    env = {**os.environ, "KEIRI_RUN_LOG_FSYNC": "true"}
-    command = [sys.executable, __file__, "--child", side, str(ledger), str(master), str(work)]
-    started = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
-    wall = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"{side} failed:\n{done.stdout}\n{done.stderr}")
-    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    report["process_s"] = wall  # start-up and imports included
-    return report
+    return measure_side(__file__, side, [side, str(ledger), str(master)], root)
 
 
 def main() -> None:

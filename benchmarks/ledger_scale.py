@@ -74,6 +74,34 @@ def peak_mb() -> float:
     raise SystemExit("/proc/self/status has no VmHWM (Linux only)")
 
 
+def print_report(report: dict[str, Any]) -> None:
+    """A child side's last line: its report with the process's peak RSS and CPU time (every
+    thread; less moved by other load than wall time)."""
+    report["peak_mb"] = peak_mb()
+    times = os.times()
+    report["cpu_s"] = times.user + times.system
+    print(json.dumps(report, ensure_ascii=False))
+
+
+def measure_side(
+    script: str, side: str, args: list[str], root: Path, env: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """Run ``script --child *args WORK`` in a fresh process (``WORK``: a new folder under
+    ``root``) and return the report it printed last, with ``process_s``: its wall time,
+    start-up and imports included. The run log is synced as by default (fsync on)."""
+    work = Path(tempfile.mkdtemp(prefix=f"{side}-", dir=root))
+    environment = {**os.environ, "KEIRI_RUN_LOG_FSYNC": "true", **(env or {})}
+    command = [sys.executable, script, "--child", *args, str(work)]
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, env=environment, check=False)
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{side} failed:\n{done.stdout}\n{done.stderr}")
+    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    report["process_s"] = wall
+    return report
+
+
 def run_keiri(ledger: Path, work: Path) -> dict[str, Any]:
     from keiri_agent.examples import example_plan
     from keiri_agent.plan import PlanRunner
@@ -135,28 +163,11 @@ def run_pandas(ledger: Path, work: Path) -> dict[str, Any]:
 
 def child(side: str, ledger: Path, work: Path) -> None:
     run = run_keiri if side == "keiri" else run_pandas
-    report = run(ledger, work)
-    report["peak_mb"] = peak_mb()
-    print(json.dumps(report))
+    print_report(run(ledger, work))
 
 
 def measure(side: str, ledger: Path, root: Path) -> dict[str, Any]:
-    work = Path(tempfile.mkdtemp(prefix=f"{side}-", dir=root))
-    env = {**os.environ, "KEIRI_RUN_LOG_FSYNC": "true", "MPLBACKEND": "Agg"}
-    started = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, __file__, "--child", side, str(ledger), str(work)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
-    wall = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"{side} failed:\n{done.stdout}\n{done.stderr}")
-    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    report["process_s"] = wall  # start-up and imports included
-    return report
+    return measure_side(__file__, side, [side, str(ledger)], root, {"MPLBACKEND": "Agg"})
 
 
 def main() -> None:

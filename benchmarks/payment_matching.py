@@ -33,7 +33,6 @@ import datetime as dt
 import json
 import os
 import random
-import subprocess
 import sys
 import tempfile
 import time
@@ -45,7 +44,7 @@ sys.path.insert(0, str(REPO))
 
 from tests.support.bank_names import ABBREVIATIONS, STEMS, WORDS, half_width  # noqa: E402
 
-from benchmarks.ledger_scale import peak_mb  # noqa: E402
+from benchmarks.ledger_scale import measure_side, print_report  # noqa: E402
 
 TIME_GOAL_S = 60.0
 MEMORY_GOAL_MB = 2048.0
@@ -240,25 +239,11 @@ def run_pandas(root: Path, work: Path) -> dict[str, Any]:
 
 
 def child(side: str, root: Path, work: Path) -> None:
-    report = (run_keiri if side == "keiri" else run_pandas)(root, work)
-    report["peak_mb"] = peak_mb()
-    times = os.times()
-    report["cpu_s"] = times.user + times.system
-    print(json.dumps(report))
+    print_report((run_keiri if side == "keiri" else run_pandas)(root, work))
 
 
 def measure(side: str, root: Path) -> dict[str, Any]:
-    work = Path(tempfile.mkdtemp(prefix=f"{side}-", dir=root))
-    env = {**os.environ, "KEIRI_RUN_LOG_FSYNC": "true"}
-    command = [sys.executable, __file__, "--child", side, str(root), str(work)]
-    started = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
-    wall = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"{side} failed:\n{done.stdout}\n{done.stderr}")
-    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    report["process_s"] = wall
-    return report
+    return measure_side(__file__, side, [side, str(root)], root)
 
 
 def main() -> None:

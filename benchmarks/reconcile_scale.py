@@ -36,7 +36,6 @@ import datetime as dt
 import json
 import os
 import random
-import subprocess
 import sys
 import tempfile
 import time
@@ -46,7 +45,12 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.ledger_scale import MEMORY_GOAL, TIME_GOAL, peak_mb  # noqa: E402
+from benchmarks.ledger_scale import (  # noqa: E402
+    MEMORY_GOAL,
+    TIME_GOAL,
+    measure_side,
+    print_report,
+)
 
 CUSTOMERS = 50_000
 TOLERANCE = 1000  # yen: the largest bank fee taken from a payment
@@ -199,25 +203,11 @@ def run_pandas(invoices: Path, deposits: Path, work: Path) -> dict[str, Any]:
 
 def child(side: str, invoices: Path, deposits: Path, work: Path) -> None:
     run = run_keiri if side == "keiri" else run_pandas
-    report = run(invoices, deposits, work)
-    report["peak_mb"] = peak_mb()
-    times = os.times()
-    report["cpu_s"] = times.user + times.system
-    print(json.dumps(report, ensure_ascii=False))
+    print_report(run(invoices, deposits, work))
 
 
 def measure(side: str, invoices: Path, deposits: Path, root: Path) -> dict[str, Any]:
-    work = Path(tempfile.mkdtemp(prefix=f"{side}-", dir=root))
-    env = {**os.environ, "KEIRI_RUN_LOG_FSYNC": "true"}
-    command = [sys.executable, __file__, "--child", side, str(invoices), str(deposits), str(work)]
-    started = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
-    wall = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"{side} failed:\n{done.stdout}\n{done.stderr}")
-    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    report["process_s"] = wall  # start-up and imports included
-    return report
+    return measure_side(__file__, side, [side, str(invoices), str(deposits)], root)
 
 
 def main() -> None:

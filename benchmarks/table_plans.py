@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,7 +32,13 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.ledger_scale import MEMORY_GOAL, TIME_GOAL, make_ledger, peak_mb  # noqa: E402
+from benchmarks.ledger_scale import (  # noqa: E402
+    MEMORY_GOAL,
+    TIME_GOAL,
+    make_ledger,
+    measure_side,
+    print_report,
+)
 
 FILTER_SORT_PLAN = """\
 apiVersion: v1
@@ -143,28 +148,11 @@ def run_keiri(plan: BenchPlan, ledger: Path, work: Path) -> dict[str, Any]:
 
 def child(name: str, side: str, ledger: Path, work: Path) -> None:
     plan = PLANS[name]
-    report = run_keiri(plan, ledger, work) if side == "keiri" else plan.pandas(ledger, work)
-    report["peak_mb"] = peak_mb()
-    print(json.dumps(report, ensure_ascii=False))
+    print_report(run_keiri(plan, ledger, work) if side == "keiri" else plan.pandas(ledger, work))
 
 
 def measure(name: str, side: str, ledger: Path, root: Path) -> dict[str, Any]:
-    work = Path(tempfile.mkdtemp(prefix=f"{side}-", dir=root))
-    env = {**os.environ, "KEIRI_RUN_LOG_FSYNC": "true"}
-    started = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, __file__, "--child", name, side, str(ledger), str(work)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
-    wall = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"{side} failed:\n{done.stdout}\n{done.stderr}")
-    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    report["process_s"] = wall
-    return report
+    return measure_side(__file__, side, [name, side, str(ledger)], root)
 
 
 def main() -> None:
