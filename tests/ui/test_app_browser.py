@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -41,15 +41,17 @@ def _healthy(url: str) -> bool:
 
 
 @contextlib.contextmanager
-def running_app(tmp_path: Path) -> Iterator[str]:
+def running_app(tmp_path: Path, settings: Mapping[str, str] | None = None) -> Iterator[str]:
     """``streamlit run app.py`` in the repository root on a free port, with the environment
-    as it is now (a test's scripted LLM server included), stopped afterwards."""
+    as it is now (a test's scripted LLM server included) and ``settings`` over it, stopped
+    afterwards."""
     port = free_port()
     env = {
         **os.environ,  # the root conftest removed every KEIRI_/provider variable: no API key
         "KEIRI_RUNS_DIR": str(tmp_path / "runs"),
         "KEIRI_WORKSPACE_ROOT": str(tmp_path / "workspace"),
         "KEIRI_DESIGNS_DIR": str(tmp_path / "designs"),
+        **(settings or {}),
     }
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
     command += ["--server.port", str(port), "--server.address", "127.0.0.1"]

@@ -8,10 +8,6 @@ in, approves v2 and then rejects v1; the table shows both reviews.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,8 +17,7 @@ from playwright.sync_api import Page, expect
 
 from keiri_agent.users import key_hash
 from tests.design.test_generate import wiring
-from tests.support.processes import free_port, stop_process_group
-from tests.ui.test_app_browser import REPO_ROOT, STARTUP_TIMEOUT_S, TIMEOUT_MS, _healthy
+from tests.ui.test_app_browser import TIMEOUT_MS, running_app
 from tests.ui.test_app_browser import page as page  # the fixture, used by name
 
 pytestmark = pytest.mark.timeout(900)
@@ -49,40 +44,14 @@ def team_app(tmp_path: Path, public_dir: Path) -> Iterator[str]:
         ),
         encoding="utf-8",
     )
-    port = free_port()
-    env = {
-        **os.environ,
-        "KEIRI_RUNS_DIR": str(tmp_path / "runs"),
+    settings = {
         "KEIRI_WORKSPACE_ROOT": str(public_dir / "workspace"),
-        "KEIRI_DESIGNS_DIR": str(tmp_path / "designs"),
         "KEIRI_CACHE_DIR": str(tmp_path / "cache"),
         "KEIRI_API_KEYS_FILE": str(users),
         "KEIRI_RUN_LOG_FSYNC": "false",
     }
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
-    command += ["--server.port", str(port), "--server.address", "127.0.0.1"]
-    command += ["--browser.gatherUsageStats", "false"]
-    log = (tmp_path / "streamlit.log").open("w+b")
-    proc = subprocess.Popen(
-        command,
-        cwd=REPO_ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + STARTUP_TIMEOUT_S
-        while not _healthy(url):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.seek(0)
-                pytest.fail("streamlit did not start:\n" + log.read().decode("utf-8", "replace"))
-            time.sleep(0.2)
+    with running_app(tmp_path, settings) as url:
         yield url
-    finally:
-        stop_process_group(proc)
-        log.close()
 
 
 def _sign_in(page: Page, url: str, name: str) -> None:
