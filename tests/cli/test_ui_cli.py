@@ -86,3 +86,11 @@ def test_another_address_with_users_warns_that_it_is_open_and_needs_a_key(
     loopback = ui_cli.startup_lines(settings, "127.0.0.1", 8501)
     assert not any(warning for _, warning in loopback)
     assert any("サインインが必要です" in line for line, _ in loopback)
+
+
+def test_the_address_to_open_is_one_a_browser_on_this_machine_reaches() -> None:
+    assert ui_cli.app_url("127.0.0.1", 8501) == "http://127.0.0.1:8501/"
+    assert ui_cli.app_url("0.0.0.0", 9000) == "http://127.0.0.1:9000/"
+    assert ui_cli.app_url("::", 9000) == "http://[::1]:9000/"
+    assert ui_cli.app_url("192.168.1.10", 80) == "http://192.168.1.10:80/"
+    assert "--logger.hideWelcomeMessage" in ui_cli.streamlit_command(8501, "127.0.0.1", [])

@@ -52,9 +52,11 @@ def _is_loopback(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool
     return bool((mapped or address).is_loopback)
 
 
-def _serve(command: list[str], port: int, log_path: Path, cwd: Path | None = None) -> str:
-    """Start ``command``, wait until it answers on 127.0.0.1:``port``, check the page and the
-    listening sockets, and return what it printed."""
+def _serve(
+    command: list[str], port: int, log_path: Path, cwd: Path | None = None, printed: str = ""
+) -> str:
+    """Start ``command``, wait until it answers on 127.0.0.1:``port`` and has printed
+    ``printed``, check the page and the listening sockets, and return what it printed."""
     if not os.path.exists("/proc/net/tcp"):
         pytest.skip("no /proc/net/tcp: the listening address cannot be read here")
     log = log_path.open("w+b")
@@ -76,7 +78,12 @@ def _serve(command: list[str], port: int, log_path: Path, cwd: Path | None = Non
                 time.sleep(0.3)
         log.seek(0)
         output = log.read().decode("utf-8", "replace")
+        while printed not in output and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.3)
+            log.seek(0)
+            output = log.read().decode("utf-8", "replace")
         assert health == (200, "ok"), output
+        assert printed in output, output
         status, page = _get(f"http://127.0.0.1:{port}/")
         assert status == 200
         assert '<div id="root">' in page or "streamlit" in page.lower()
@@ -94,9 +101,14 @@ def test_ui_command_serves_the_app_on_this_machine_only(tmp_path: Path) -> None:
     if not command.exists():
         pytest.skip("the keiri-agent console script is not installed next to this Python")
     port = free_port()
-    output = _serve([str(command), "ui", "--port", str(port)], port, tmp_path / "ui.log")
-    assert f"http://127.0.0.1:{port}/" in output
+    ready = f"画面の準備ができました。ブラウザで http://127.0.0.1:{port}/ を開いてください。"
+    output = _serve(
+        [str(command), "ui", "--port", str(port)], port, tmp_path / "ui.log", None, ready
+    )
     assert "警告" not in output
+    # Streamlit's English start banner does not reach the accountant's terminal.
+    assert "You can now view" not in output
+    assert "URL:" not in output
 
 
 def test_streamlit_run_in_the_repository_listens_on_this_machine_only(tmp_path: Path) -> None:

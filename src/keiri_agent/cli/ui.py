@@ -4,6 +4,9 @@ The app listens on the loopback address unless ``--address`` says otherwise (Str
 would listen on every interface). On any other address it warns, more strongly when no users
 are configured (``KEIRI_API_KEYS_FILE`` / ``KEIRI_API_KEY``): then anyone who reaches the port
 uses the app without signing in. With users the app asks for a key (``keiri_agent.ui.signin``).
+
+Streamlit's English start banner is switched off; once the app answers its health check the
+command says so itself, in Japanese, with the address to open.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ import importlib.util
 import signal
 import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Annotated
@@ -25,7 +30,15 @@ from keiri_agent.errors import BlockError, ConfigurationError, ErrorCode
 if TYPE_CHECKING:
     from keiri_agent.config import Settings
 
-__all__ = ["DEFAULT_ADDRESS", "DEFAULT_PORT", "startup_lines", "streamlit_command", "ui"]
+__all__ = [
+    "DEFAULT_ADDRESS",
+    "DEFAULT_PORT",
+    "app_url",
+    "ready_line",
+    "startup_lines",
+    "streamlit_command",
+    "ui",
+]
 
 DEFAULT_ADDRESS = "127.0.0.1"  # this machine only, as `serve` does
 DEFAULT_PORT = 8501
@@ -33,6 +46,9 @@ ADDRESS_OPTION = "--server.address"  # Streamlit's own option, which --address s
 # The app's entry script, found by path: the CLI starts the UI as a process and never imports it
 # (cli and ui sit side by side on top of the layers; see ARCHITECTURE.md).
 APP_PATH = Path(__file__).resolve().parents[1] / "ui" / "app.py"
+HEALTH_PATH = "/_stcore/health"  # Streamlit's own readiness endpoint: "ok" once it serves
+HEALTH_POLL_S = 0.25  # between readiness checks while the app starts (a few seconds in all)
+HEALTH_TIMEOUT_S = 2.0  # one readiness check; a loaded machine answers well within it
 
 
 def streamlit_command(port: int, address: str, extra: list[str]) -> list[str]:
@@ -44,7 +60,21 @@ def streamlit_command(port: int, address: str, extra: list[str]) -> list[str]:
     command += ["--browser.gatherUsageStats", "false"]
     # No Deploy button or developer menu (as .streamlit/config.toml, which a wheel lacks).
     command += ["--client.toolbarMode", "minimal"]
+    # Its English banner ("You can now view your Streamlit app...") is replaced by ready_line.
+    command += ["--logger.hideWelcomeMessage", "true"]
     return command + extra
+
+
+def app_url(address: str, port: int) -> str:
+    """The address a person opens (and the readiness check asks) for a listening address."""
+    local = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(address, address)
+    host = f"[{local}]" if ":" in local else local
+    return f"http://{host}:{port}/"
+
+
+def ready_line(url: str) -> str:
+    """What ``ui`` prints once the app at ``url`` answers."""
+    return f"画面の準備ができました。ブラウザで {url} を開いてください。"
 
 
 def startup_lines(settings: Settings, address: str, port: int) -> list[tuple[str, bool]]:
@@ -121,11 +151,22 @@ def ui(
     command = streamlit_command(port, address, list(ctx.args))
     for line, warning in lines:
         err_console.print(line, style="bold yellow" if warning else None, markup=False)
-    raise typer.Exit(code=_run_forwarding_signals(command))
+    raise typer.Exit(code=_run_forwarding_signals(command, app_url(address, port)))
 
 
-def _run_forwarding_signals(command: list[str]) -> int:
-    """Run ``command``; SIGTERM is passed on to it, Ctrl+C reaches it through the terminal."""
+def _answers(url: str) -> bool:
+    """Whether the app at ``url`` answers its health check (loopback: no proxy)."""
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(url.rstrip("/") + HEALTH_PATH, timeout=HEALTH_TIMEOUT_S) as response:
+            return bool(response.status == 200)
+    except OSError:
+        return False
+
+
+def _run_forwarding_signals(command: list[str], url: str) -> int:
+    """Run ``command``; SIGTERM is passed on to it, Ctrl+C reaches it through the terminal.
+    Once the app at ``url`` answers, say so."""
     proc = subprocess.Popen(command)
 
     def forward(signum: int, frame: FrameType | None) -> None:
@@ -133,6 +174,14 @@ def _run_forwarding_signals(command: list[str]) -> int:
 
     previous = signal.signal(signal.SIGTERM, forward)
     try:
+        try:
+            while proc.poll() is None:
+                if _answers(url):
+                    err_console.print(ready_line(url), markup=False)
+                    break
+                time.sleep(HEALTH_POLL_S)
+        except KeyboardInterrupt:  # stopped while starting: Streamlit got it too
+            pass
         while True:
             try:
                 return proc.wait()
