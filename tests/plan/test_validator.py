@@ -417,3 +417,33 @@ def test_the_seed_invoice_example_validates(registry: BlockRegistry, designs: Pa
     without_config = validate_text(SEED_EXAMPLE, registry, designs_dir=designs, config={}, env={})
     assert without_config.codes() == ["UNRESOLVED_REFERENCE"]
     assert without_config.errors[0].line == 6
+
+
+@pytest.mark.parametrize(
+    ("node", "words"),
+    [
+        ("{id: c, block: test.add, bogus: 1}", "定義にない項目"),
+        ("{block: test.add}", "必須の項目がありません"),
+        ("{id: [1, 2], block: test.add}", "文字列"),
+        (
+            "{id: l, type: loop, foreach: {input: '${vars.xs}', max_concurrency: many},"
+            " body: {plan: {graph: []}}}",
+            "整数",
+        ),
+    ],
+)
+def test_a_plan_that_breaks_the_dsl_is_told_in_japanese(
+    registry: BlockRegistry, designs: Path, node: str, words: str
+) -> None:
+    """Pydantic's English (Field required, Extra inputs…) never reaches the person."""
+    report = validate_text(
+        f"id: p\ngraph:\n  - {node}\n", registry, designs_dir=designs, config={}, env={}
+    )
+    schema = [e for e in report.errors if e.code in ("PLAN_SCHEMA", "UNKNOWN_NODE_TYPE")]
+    assert schema, report.errors
+    messages = " ".join(e.message for e in schema)
+    assert words in messages
+    assert not any(
+        english in messages
+        for english in ("Field required", "Extra inputs", "Input should", "valid")
+    )

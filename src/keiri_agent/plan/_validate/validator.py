@@ -22,6 +22,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.llm.field_problems import field_problems
 from keiri_agent.plan._dsl.issue_codes import IssueCode
 from keiri_agent.plan._dsl.issues import Loc, PlanIssue, ValidationReport, format_path
 from keiri_agent.plan._dsl.loader import PlanSource, load_source, load_yaml, parse_source
@@ -83,11 +84,12 @@ def _schema_issue(source: PlanSource, err: Mapping[str, Any], prefix: Loc) -> Pl
         hint = f"'{field}' はこの位置で使えないキーです。綴りを確認してください。"
     elif err["type"] == "invalid_node_type":
         code = IssueCode.UNKNOWN_NODE_TYPE
-    message = str(err["msg"]).removeprefix("Value error, ")
+    # Japanese, with the value received; Pydantic's English stays out of what a person reads.
+    (problem,) = field_problems([err])
     node_id = _node_id_at(source.raw, loc)
     return PlanIssue(
         code=code,
-        message=f"{_fmt(loc)}: {message}",
+        message=problem.at(_fmt(loc)),
         node_id=node_id,
         path=_fmt(loc),
         line=line,
