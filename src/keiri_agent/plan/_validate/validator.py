@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
+from pydantic_core import ErrorDetails
 
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.errors import BlockError, ErrorCode
@@ -68,7 +69,7 @@ def _clean_loc(loc: tuple[Any, ...], error_type: str) -> Loc:
     return tuple(out)
 
 
-def _schema_issue(source: PlanSource, err: Mapping[str, Any], prefix: Loc) -> PlanIssue:
+def _schema_issue(source: PlanSource, err: ErrorDetails, prefix: Loc) -> PlanIssue:
     loc = (*prefix, *_clean_loc(tuple(err["loc"]), err["type"]))
     line, column = source.position(loc)
     field = str(loc[-1]) if loc else ""
