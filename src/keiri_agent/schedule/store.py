@@ -24,7 +24,7 @@ import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -122,12 +122,6 @@ class Fire(BaseModel):
     error: str | None = None
 
 
-# The tables of whole documents, and what a user calls a row of each (in "not found").
-_Table = Literal["schedules", "triggers"]
-_TABLE_NAMES: dict[_Table, str] = {"schedules": "予定", "triggers": "トリガー"}
-_Stored = TypeVar("_Stored", Schedule, Trigger)
-
-
 def not_found(what: str, ident: str) -> BlockError:
     return BlockError(
         f"{what} {ident} はありません。",
@@ -174,44 +168,34 @@ class ScheduleStore:
         finally:
             conn.close()
 
-    # --- schedules and triggers: one JSON document per row -------------------------------------
-
-    def _put(self, table: _Table, item: _Stored) -> _Stored:
-        with self._tx() as conn:
-            conn.execute(f"INSERT INTO {table} VALUES (?, ?)", (item.id, item.model_dump_json()))
-        return item
-
-    def _all(self, table: _Table, model: type[_Stored]) -> list[_Stored]:
-        if not self.path.exists():  # nothing stored yet: a server does not make the file
-            return []
-        with self._tx() as conn:
-            rows = conn.execute(f"SELECT data FROM {table} ORDER BY rowid").fetchall()
-        return [model.model_validate_json(row[0]) for row in rows]  # in the order made
-
-    def _one(self, table: _Table, model: type[_Stored], ident: str) -> _Stored:
-        with self._tx() as conn:
-            row = conn.execute(f"SELECT data FROM {table} WHERE id = ?", (ident,)).fetchone()
-        if row is None:
-            raise not_found(_TABLE_NAMES[table], ident)
-        return model.model_validate_json(row[0])
-
-    def _drop(self, table: _Table, model: type[_Stored], ident: str) -> _Stored:
-        item = self._one(table, model, ident)
-        with self._tx() as conn:
-            conn.execute(f"DELETE FROM {table} WHERE id = ?", (ident,))
-        return item
+    # --- schedules ----------------------------------------------------------------------------
 
     def add(self, schedule: Schedule) -> Schedule:
-        return self._put("schedules", schedule)
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO schedules VALUES (?, ?)", (schedule.id, schedule.model_dump_json())
+            )
+        return schedule
 
     def schedules(self) -> list[Schedule]:
-        return self._all("schedules", Schedule)
+        if not self.path.exists():  # nothing scheduled yet: a server does not make the file
+            return []
+        with self._tx() as conn:
+            rows = conn.execute("SELECT data FROM schedules ORDER BY rowid").fetchall()
+        return [Schedule.model_validate_json(row[0]) for row in rows]  # in the order made
 
     def get(self, schedule_id: str) -> Schedule:
-        return self._one("schedules", Schedule, schedule_id)
+        with self._tx() as conn:
+            row = conn.execute("SELECT data FROM schedules WHERE id = ?", (schedule_id,)).fetchone()
+        if row is None:
+            raise not_found("予定", schedule_id)
+        return Schedule.model_validate_json(row[0])
 
     def remove(self, schedule_id: str) -> Schedule:
-        return self._drop("schedules", Schedule, schedule_id)
+        schedule = self.get(schedule_id)
+        with self._tx() as conn:
+            conn.execute("DELETE FROM schedules WHERE id = ?", (schedule_id,))
+        return schedule
 
     # --- fire times: the idempotency key ------------------------------------------------------
 
@@ -283,16 +267,31 @@ class ScheduleStore:
     # --- triggers -----------------------------------------------------------------------------
 
     def add_trigger(self, trigger: Trigger) -> Trigger:
-        return self._put("triggers", trigger)
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO triggers VALUES (?, ?)", (trigger.id, trigger.model_dump_json())
+            )
+        return trigger
 
     def triggers(self) -> list[Trigger]:
-        return self._all("triggers", Trigger)
+        if not self.path.exists():
+            return []
+        with self._tx() as conn:
+            rows = conn.execute("SELECT data FROM triggers ORDER BY rowid").fetchall()
+        return [Trigger.model_validate_json(row[0]) for row in rows]  # in the order made
 
     def trigger(self, trigger_id: str) -> Trigger:
-        return self._one("triggers", Trigger, trigger_id)
+        with self._tx() as conn:
+            row = conn.execute("SELECT data FROM triggers WHERE id = ?", (trigger_id,)).fetchone()
+        if row is None:
+            raise not_found("トリガー", trigger_id)
+        return Trigger.model_validate_json(row[0])
 
     def remove_trigger(self, trigger_id: str) -> Trigger:
-        return self._drop("triggers", Trigger, trigger_id)
+        trigger = self.trigger(trigger_id)
+        with self._tx() as conn:
+            conn.execute("DELETE FROM triggers WHERE id = ?", (trigger_id,))
+        return trigger
 
     def claim_file(self, trigger_id: str, path: str, sha256: str, *, now: datetime) -> bool:
         """Take a file (by path and content) for a run: True the first time only."""
