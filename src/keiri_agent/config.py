@@ -349,15 +349,7 @@ class Settings(BaseSettings):
 
     @field_validator(
         "keiri_llm_model",
-        "keiri_llm_model_reason",
-        "keiri_llm_model_codegen",
-        "keiri_llm_model_report",
-        "keiri_llm_model_plan",
-        "keiri_llm_model_helpdesk",
-        "keiri_llm_model_codeact",
-        "keiri_llm_model_interpret",
-        "keiri_llm_model_process",
-        "keiri_llm_model_embedding",
+        *(f"keiri_llm_model_{role.value}" for role in LLMRole if role is not LLMRole.DEFAULT),
         mode="before",
     )
     @classmethod

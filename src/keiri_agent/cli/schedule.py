@@ -10,6 +10,7 @@ vars and the version its pin names. Exit codes: 0 done, 1 a run that failed, 2 u
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -151,8 +152,30 @@ def _print_view(view: dict[str, Any]) -> None:
         lines.append(f"  前回: {fire['fire_time_local']}（{fire['outcome']}）")
     for line in lines:
         console.print(line, markup=False, highlight=False)
+    print_warning(view)
+
+
+def print_warning(view: dict[str, Any]) -> None:
+    """A schedule's or trigger's warning (its plan is gone, its version unapproved...)."""
     if view["warning"]:
         err_console.print(f"  警告: {view['warning']}", markup=False, style="yellow")
+
+
+def echo_views(
+    key: str,
+    views: list[dict[str, Any]],
+    as_json: bool,
+    empty: str,
+    show: Callable[[dict[str, Any]], None],
+) -> None:
+    """A list command's output: ``{key: views}`` as JSON, else each view, or ``empty``."""
+    if as_json:
+        echo_json({key: views})
+        return
+    if not views:
+        console.print(empty, markup=False)
+    for view in views:
+        show(view)
 
 
 @schedule_app.command("list")
@@ -164,13 +187,8 @@ def list_schedules(as_json: JsonFlag = False) -> None:
     with user_errors():
         settings = load_settings()
         views = [schedule_view(settings, s) for s in ScheduleStore.of(settings).schedules()]
-    if as_json:
-        echo_json({"schedules": views})
-        return
-    if not views:
-        console.print("予定はありません（keiri-agent schedule add で登録します）。", markup=False)
-    for view in views:
-        _print_view(view)
+    empty = "予定はありません（keiri-agent schedule add で登録します）。"
+    echo_views("schedules", views, as_json, empty, _print_view)
 
 
 @schedule_app.command("remove")

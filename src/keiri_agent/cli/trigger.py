@@ -12,8 +12,9 @@ from typing import Annotated, Any
 
 import typer
 
-from keiri_agent.cli.common import command_group, console, echo_json, err_console, user_errors
+from keiri_agent.cli.common import command_group, console, echo_json, user_errors
 from keiri_agent.cli.plan import JsonFlag, VarOptions, VarsFileOption, parse_vars
+from keiri_agent.cli.schedule import echo_views, print_warning
 from keiri_agent.errors import BlockError, ErrorCode
 
 __all__ = ["add", "list_triggers", "remove", "trigger_app"]
@@ -86,8 +87,7 @@ def _print_view(view: dict[str, Any]) -> None:
         markup=False,
         highlight=False,
     )
-    if view["warning"]:
-        err_console.print(f"  警告: {view['warning']}", markup=False, style="yellow")
+    print_warning(view)
 
 
 @trigger_app.command("list")
@@ -99,15 +99,8 @@ def list_triggers(as_json: JsonFlag = False) -> None:
     with user_errors():
         settings = load_settings()
         views = [trigger_view(settings, t) for t in ScheduleStore.of(settings).triggers()]
-    if as_json:
-        echo_json({"triggers": views})
-        return
-    if not views:
-        console.print(
-            "トリガーはありません（keiri-agent trigger add で登録します）。", markup=False
-        )
-    for view in views:
-        _print_view(view)
+    empty = "トリガーはありません（keiri-agent trigger add で登録します）。"
+    echo_views("triggers", views, as_json, empty, _print_view)
 
 
 @trigger_app.command("remove")

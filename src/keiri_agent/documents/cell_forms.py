@@ -54,6 +54,7 @@ __all__ = [
     "read_amount",
     "read_date",
     "read_month",
+    "unsigned_value",
 ]
 
 # Units an accountant writes in a header or a title row: the amount is kept as written (never
@@ -153,16 +154,24 @@ def read_amount(text: str) -> int | float | None:
     match = _AMOUNT.fullmatch(normalize_cell_text(text))
     if match is None:
         return None
-    digits = match["int"].replace(",", "")
-    if len(digits) > 1 and digits.startswith("0"):
-        return None
     parens = bool(match["open"]) + bool(match["close"])
     signs = [s for s in (match["sign"], match["sign2"]) if s]
     if parens == 1 or len(signs) > 1 or (parens and signs):
         return None
-    value: int | float = float(digits + match["frac"]) if match["frac"] else int(digits)
+    value = unsigned_value(match)
+    if value is None:
+        return None
     negative = parens == 2 or (signs and signs[0] in ("-", "▲", "△"))
     return -value if negative else value
+
+
+def unsigned_value(match: re.Match[str]) -> int | float | None:
+    """The number of a match's ``int`` (thousands commas allowed) and ``frac`` groups, or None
+    for digits with a leading zero, which are a code (``0123``), not a number."""
+    digits = match["int"].replace(",", "")
+    if len(digits) > 1 and digits.startswith("0"):
+        return None
+    return float(digits + match["frac"]) if match["frac"] else int(digits)
 
 
 def amount_problem(text: str) -> str:

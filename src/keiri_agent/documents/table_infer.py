@@ -31,6 +31,7 @@ from typing import Any
 import pandas as pd
 from openpyxl.utils import get_column_letter
 
+from keiri_agent.documents.cell_forms import unsigned_value
 from keiri_agent.documents.failures import too_large
 from keiri_agent.documents.limits import TableLimits
 
@@ -84,15 +85,12 @@ def parse_number(text: str) -> int | float | None:
     Leading-zero integers ("0123") are not numbers here: they are codes.
     """
     match = _NUMBER.fullmatch(_normalize_number_text(text))
-    if match is None:
+    if match is None or (match["sign"] and match["sign2"]):
         return None
-    digits = match["int"].replace(",", "")
-    if len(digits) > 1 and digits.startswith("0"):
+    value = unsigned_value(match)
+    if value is None:
         return None
     negative = match["sign"] in ("-", "▲", "△") or match["sign2"] == "-"
-    if match["sign"] and match["sign2"]:
-        return None
-    value: int | float = float(digits + match["frac"]) if match["frac"] else int(digits)
     return -value if negative else value
 
 

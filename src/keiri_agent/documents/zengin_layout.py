@@ -116,11 +116,20 @@ class Field:
 Layout = dict[str, Field]
 
 
-def _layout(*fields: tuple[str, str, int, Literal["N", "C"]]) -> Layout:
-    """Fields in record order (key, label, length, kind), positions computed; 200 bytes."""
+# A field as the layouts below list it: key, label, length, kind.
+_Spec = tuple[str, str, int, Literal["N", "C"]]
+
+
+# Every record's first byte: its データ区分 (HEADER, DATA, TRAILER, END).
+_KIND: _Spec = ("kind", "データ区分", 1, "N")
+
+
+def _layout(*fields: _Spec) -> Layout:
+    """The record's fields after データ区分 in record order (key, label, length, kind),
+    positions computed; データ区分 first, 200 bytes in all."""
     layout: Layout = {}
     start = 1
-    for key, label, length, kind in fields:
+    for key, label, length, kind in (_KIND, *fields):
         layout[key] = Field(key, label, start, length, kind)
         start += length
     if start - 1 != RECORD_BYTES:
@@ -128,8 +137,8 @@ def _layout(*fields: tuple[str, str, int, Literal["N", "C"]]) -> Layout:
     return layout
 
 
-_TRANSFER_HEADER = _layout(
-    ("kind", "データ区分", 1, "N"),
+# The header fields both formats start with: who made the file, for which period and bank.
+_HEADER_START: tuple[_Spec, ...] = (
     ("type_code", "種別コード", 2, "N"),
     ("code_kind", "コード区分", 1, "N"),
     ("created", "作成日", 6, "N"),
@@ -139,13 +148,16 @@ _TRANSFER_HEADER = _layout(
     ("bank_name", "銀行名", 15, "C"),
     ("branch_code", "支店コード", 3, "N"),
     ("branch_name", "支店名", 15, "C"),
+)
+
+_TRANSFER_HEADER = _layout(
+    *_HEADER_START,
     ("deposit_type", "預金種目", 1, "N"),
     ("account_number", "口座番号", 7, "N"),
     ("account_name", "口座名", 40, "C"),
     ("dummy", "ダミー", 93, "C"),
 )
 _TRANSFER_DATA = _layout(
-    ("kind", "データ区分", 1, "N"),
     ("reference", "照会番号", 6, "N"),
     ("date", "勘定日", 6, "N"),
     ("value_date", "起算日", 6, "N"),
@@ -160,26 +172,16 @@ _TRANSFER_DATA = _layout(
     ("dummy", "ダミー", 52, "C"),
 )
 _TRANSFER_TRAILER = _layout(
-    ("kind", "データ区分", 1, "N"),
     ("count", "振込合計件数", 6, "N"),
     ("total", "振込合計金額", 12, "N"),
     ("cancel_count", "取消合計件数", 6, "N"),
     ("cancel_total", "取消合計金額", 12, "N"),
     ("dummy", "ダミー", 163, "C"),
 )
-_TRANSFER_END = _layout(("kind", "データ区分", 1, "N"), ("dummy", "ダミー", 199, "C"))
+_TRANSFER_END = _layout(("dummy", "ダミー", 199, "C"))
 
 _STATEMENT_HEADER = _layout(
-    ("kind", "データ区分", 1, "N"),
-    ("type_code", "種別コード", 2, "N"),
-    ("code_kind", "コード区分", 1, "N"),
-    ("created", "作成日", 6, "N"),
-    ("period_from", "勘定日（自）", 6, "N"),
-    ("period_to", "勘定日（至）", 6, "N"),
-    ("bank_code", "銀行コード", 4, "N"),
-    ("bank_name", "銀行名", 15, "C"),
-    ("branch_code", "支店コード", 3, "N"),
-    ("branch_name", "支店名", 15, "C"),
+    *_HEADER_START,
     ("dummy1", "ダミー", 3, "C"),
     ("deposit_type", "預金種目", 1, "N"),
     ("account_number", "口座番号", 10, "N"),
@@ -190,7 +192,6 @@ _STATEMENT_HEADER = _layout(
     ("dummy", "ダミー", 71, "C"),
 )
 _STATEMENT_DATA = _layout(
-    ("kind", "データ区分", 1, "N"),
     ("reference", "照会番号", 8, "N"),
     ("date", "勘定日", 6, "N"),
     ("value_date", "預入・払出日", 6, "N"),
@@ -212,7 +213,6 @@ _STATEMENT_DATA = _layout(
     ("dummy", "ダミー", 1, "C"),
 )
 _STATEMENT_TRAILER = _layout(
-    ("kind", "データ区分", 1, "N"),
     ("deposit_count", "入金件数", 6, "N"),
     ("deposit_total", "入金額合計", 13, "N"),
     ("withdrawal_count", "出金件数", 6, "N"),
@@ -223,7 +223,6 @@ _STATEMENT_TRAILER = _layout(
     ("dummy", "ダミー", 139, "C"),
 )
 _STATEMENT_END = _layout(
-    ("kind", "データ区分", 1, "N"),
     ("record_total", "レコード総件数", 10, "N"),
     ("account_count", "口座数", 5, "N"),
     ("dummy", "ダミー", 184, "C"),

@@ -131,12 +131,14 @@ class RecordTable:
         return self.body[at + span.start : at + span.stop]
 
 
-def _cut_off(label: str, position: LinePosition, length: int, kind: str) -> FileProcessingError:
+def _bad_length(
+    label: str, position: LinePosition, length: int, message: str, hint: str
+) -> FileProcessingError:
+    """A refusal of ``length`` bytes at ``position`` where a 200-byte record should be."""
     return unreadable(
         label,
-        f"「{label}」の {position.where()}は {length} バイトしかなく、途中で切れています"
-        f"（{kind}は 1 レコード {RECORD_BYTES} バイトです）。",
-        CUT_OFF_HINT,
+        message,
+        hint,
         record=position.record,
         offset=position.offset,
         line=position.line,
@@ -145,19 +147,27 @@ def _cut_off(label: str, position: LinePosition, length: int, kind: str) -> File
     )
 
 
+def _cut_off(label: str, position: LinePosition, length: int, kind: str) -> FileProcessingError:
+    return _bad_length(
+        label,
+        position,
+        length,
+        f"「{label}」の {position.where()}は {length} バイトしかなく、途中で切れています"
+        f"（{kind}は 1 レコード {RECORD_BYTES} バイトです）。",
+        CUT_OFF_HINT,
+    )
+
+
 def _wrong_length(
     label: str, position: LinePosition, length: int, kind: str
 ) -> FileProcessingError:
-    return unreadable(
+    return _bad_length(
         label,
+        position,
+        length,
         f"「{label}」の {position.where()}を含む行は {length:,} バイトで、{RECORD_BYTES} バイトの"
         f"レコードに分けられません（{kind}は 1 レコード {RECORD_BYTES} バイトです。改行は数えません）。",
         DOWNLOAD_AGAIN_HINT,
-        record=position.record,
-        offset=position.offset,
-        line=position.line,
-        length=length,
-        expected=RECORD_BYTES,
     )
 
 
@@ -207,16 +217,13 @@ def _refuse_line(
     if not length:
         if newline < 0 or not body[newline + 1 :].strip(b"\r\n"):
             return
-        raise unreadable(
+        raise _bad_length(
             label,
+            first,
+            0,
             f"「{label}」の {line} 行目が空です（{record - 1} 件目のレコードの後）。"
             f"{kind}の各行は {RECORD_BYTES} バイトのレコードです。",
             DOWNLOAD_AGAIN_HINT,
-            record=record,
-            offset=start,
-            line=line,
-            length=0,
-            expected=RECORD_BYTES,
         )
     whole, extra = divmod(length, RECORD_BYTES)
     if newline >= 0:

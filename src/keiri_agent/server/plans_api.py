@@ -18,6 +18,7 @@ refuses them. Every route needs a key once users are configured, like the rest o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -137,7 +138,13 @@ def plan_routes(settings: Settings, auth: Authenticator) -> APIRouter:
         }
         return {"plan_id": plan_id, **sides, **found.diff.to_dict(), "lines": found.diff.lines()}
 
-    def _review(plan_id: str, ref: str, decision: str, comment: str, access: Access) -> Any:
+    def _review(
+        plan_id: str,
+        ref: str,
+        kind: Literal["approve", "reject"],
+        comment: str,
+        access: Access,
+    ) -> Any:
         if access.open:
             raise ApiError(
                 403,
@@ -147,21 +154,21 @@ def plan_routes(settings: Settings, auth: Authenticator) -> APIRouter:
                 "用意するか、CLI（keiri-agent plan approve）かアプリで承認してください。",
             )
         reviewer = reviewer_for(auth.users, access.user)
-        kind: Literal["approve", "reject"] = "approve" if decision == "approve" else "reject"
         return review(store, plan_id, ref, kind, reviewer, settings, comment=comment)
 
-    @api.post("/{plan_id:path}/versions/{version}/approve")
-    def approve(
-        plan_id: str, version: str, access: Caller, body: ReviewRequest | None = None
-    ) -> dict[str, Any]:
-        comment = body.comment if body is not None else ""
-        return {"version": _review(plan_id, version, "approve", comment, access).to_dict()}
+    def _decide(decision: Literal["approve", "reject"]) -> Callable[..., dict[str, Any]]:
+        def decide(
+            plan_id: str, version: str, access: Caller, body: ReviewRequest | None = None
+        ) -> dict[str, Any]:
+            comment = body.comment if body is not None else ""
+            return {"version": _review(plan_id, version, decision, comment, access).to_dict()}
 
-    @api.post("/{plan_id:path}/versions/{version}/reject")
-    def reject(
-        plan_id: str, version: str, access: Caller, body: ReviewRequest | None = None
-    ) -> dict[str, Any]:
-        comment = body.comment if body is not None else ""
-        return {"version": _review(plan_id, version, "reject", comment, access).to_dict()}
+        return decide
+
+    decisions: tuple[Literal["approve", "reject"], ...] = ("approve", "reject")
+    for decision in decisions:
+        api.post(f"/{{plan_id:path}}/versions/{{version}}/{decision}", name=decision)(
+            _decide(decision)
+        )
 
     return api

@@ -23,7 +23,7 @@ that, when no fallback runs, the user reads the same kind of explanation as for 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, Field
 
@@ -130,51 +130,67 @@ class FetchedFile(BaseModel):
 _FORMAT_LIST = "CSV / TSV / Excel（.xlsx）/ JSON / JSONL / Parquet"
 
 
-class UnsupportedFormatError(KeiriError, ValueError):
-    """A table format that convert cannot read or write (seed 003 fallback trigger)."""
+class _FallbackTriggerError(Exception):
+    """What the two fallback triggers share: the value at fault (``subject``, reported in
+    ``details`` under ``SUBJECT``), a message and a hint (the class's defaults when not
+    given), pickling with all three, and ``to_dict()`` in ``BlockError``'s JSON form."""
 
-    code: str = str(ErrorCode.UNSUPPORTED_FORMAT)
+    code: str
+    SUBJECT: ClassVar[str]
+    DEFAULT_MESSAGE: ClassVar[str]  # str.format template with {subject}
+    DEFAULT_HINT: ClassVar[str]
 
-    def __init__(self, fmt: str, message: str | None = None, *, hint: str | None = None) -> None:
-        self.fmt = fmt
-        self.message = message or f"形式 '{fmt}' には対応していません（対応形式: {_FORMAT_LIST}）。"
-        self.hint = hint or (
-            "対応形式のファイルを指定するか、変換先を csv / tsv / xlsx / json / jsonl / parquet"
-            " から選んでください。"
-        )
+    def __init__(
+        self, subject: str, message: str | None = None, *, hint: str | None = None
+    ) -> None:
+        self.subject = subject
+        self.message = message or self.DEFAULT_MESSAGE.format(subject=subject)
+        self.hint = hint or self.DEFAULT_HINT
         super().__init__(self.message)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.fmt, self.message), {"hint": self.hint})
+        return (type(self), (self.subject, self.message), {"hint": self.hint})
 
     def to_dict(self) -> dict[str, Any]:
         """The same JSON form as ``BlockError.to_dict()``."""
-        return _error_dict(self.code, self.message, self.hint, {"fmt": self.fmt})
+        return _error_dict(self.code, self.message, self.hint, {self.SUBJECT: self.subject})
 
 
-class UnsupportedVizParamError(KeiriError, ValueError):
+class UnsupportedFormatError(_FallbackTriggerError, KeiriError, ValueError):
+    """A table format that convert cannot read or write (seed 003 fallback trigger)."""
+
+    code: str = str(ErrorCode.UNSUPPORTED_FORMAT)
+    SUBJECT = "fmt"
+    DEFAULT_MESSAGE = "形式 '{subject}' には対応していません（対応形式: " + _FORMAT_LIST + "）。"
+    DEFAULT_HINT = (
+        "対応形式のファイルを指定するか、変換先を csv / tsv / xlsx / json / jsonl / parquet"
+        " から選んでください。"
+    )
+
+    @property
+    def fmt(self) -> str:
+        """The format at fault."""
+        return self.subject
+
+
+class UnsupportedVizParamError(_FallbackTriggerError, KeiriError, ValueError):
     """A chart parameter that viz cannot honour (seed 003 fallback trigger).
 
     ``param`` names the ``ChartSpec`` field at fault (kind, format, x, y, bins, group_by).
     """
 
     code: str = str(ErrorCode.INPUT_VALIDATION_FAILED)
+    SUBJECT = "param"
+    DEFAULT_MESSAGE = "グラフの指定 '{subject}' には対応していません。"
+    DEFAULT_HINT = (
+        "種類は line / bar / scatter / hist / box、形式は png / svg から選び、"
+        "x・y には表にある列名を指定してください。"
+    )
 
-    def __init__(self, param: str, message: str | None = None, *, hint: str | None = None) -> None:
-        self.param = param
-        self.message = message or f"グラフの指定 '{param}' には対応していません。"
-        self.hint = hint or (
-            "種類は line / bar / scatter / hist / box、形式は png / svg から選び、"
-            "x・y には表にある列名を指定してください。"
-        )
-        super().__init__(self.message)
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.param, self.message), {"hint": self.hint})
-
-    def to_dict(self) -> dict[str, Any]:
-        """The same JSON form as ``BlockError.to_dict()``."""
-        return _error_dict(self.code, self.message, self.hint, {"param": self.param})
+    @property
+    def param(self) -> str:
+        """The ``ChartSpec`` field at fault."""
+        return self.subject
 
 
 def _error_dict(code: str, message: str, hint: str, details: dict[str, Any]) -> dict[str, Any]:

@@ -39,6 +39,7 @@ from keiri_agent.blocks.table.records import (
     column_list,
     input_error,
     optional_columns,
+    optional_mapping,
     require_columns,
 )
 from keiri_agent.errors import BlockError
@@ -197,15 +198,15 @@ def _aggregations(value: Any) -> list[Aggregation]:
     return out
 
 
-def _period(value: Any) -> Period | None:
-    if value is None:
-        return None
+def _period(given: Any) -> Period | None:
     hint = (
         "period は {column: 日付の列, unit: day / month / quarter / year, as: 出力の列名,"
         " start_month: 年度の開始月} の形です。例: {column: 売上日, unit: month, as: 月}"
     )
-    if not isinstance(value, Mapping) or set(value) - {"column", "unit", "as", "start_month"}:
-        raise input_error(f"period の形が正しくありません（{value!r}）。", hint, field="period")
+    keys = {"column", "unit", "as", "start_month"}
+    value = optional_mapping(given, field="period", keys=keys, hint=hint)
+    if value is None:
+        return None
     column, unit, start = value.get("column"), value.get("unit"), value.get("start_month", 1)
     name = value.get("as") or DEFAULT_PERIOD_NAMES.get(str(unit), "")
     if not _name(column) or unit not in UNITS or not _name(name):

@@ -41,6 +41,7 @@ from keiri_agent.blocks.table.normalize import normalize_key
 from keiri_agent.blocks.table.records import (
     input_error,
     optional_columns,
+    optional_mapping,
     require_columns,
 )
 from keiri_agent.blocks.table.similar import SCORERS, Texts, similar_labels, similarities
@@ -148,17 +149,16 @@ class TableDedupeBlock(TableBlock[Config]):
 # --- configuration ---------------------------------------------------------------------------
 
 
-def _fuzzy(value: Any) -> Fuzzy | None:
-    if value is None:
-        return None
+def _fuzzy(given: Any) -> Fuzzy | None:
     hint = (
         "fuzzy は {column: 列名, threshold: 0〜100, normalize_company: true/false,"
         " normalize_reading: true/false, scorer: ratio / token_sort_ratio} の形です。"
         "例: {column: 取引先名, threshold: 90}"
     )
-    allowed = {"column", "threshold", "normalize_company", "normalize_reading", "scorer"}
-    if not isinstance(value, Mapping) or set(value) - allowed:
-        raise input_error(f"fuzzy の形が正しくありません（{value!r}）。", hint, field="fuzzy")
+    keys = {"column", "threshold", "normalize_company", "normalize_reading", "scorer"}
+    value = optional_mapping(given, field="fuzzy", keys=keys, hint=hint)
+    if value is None:
+        return None
     column = value.get("column")
     threshold = value.get("threshold", DEFAULT_THRESHOLD)
     company = value.get("normalize_company", True)

@@ -142,12 +142,7 @@ class Evaluator:
             number = parse_amount(node.value)
             if number is not None:
                 return Decimals.constant(Decimal(repr(number)), self.rows)
-        if isinstance(value, Raw | Texts):
-            numbers, bad = reading(value, "number")
-            if (bad & active).any():
-                raise self.unreadable(node, value, bad & active, "数値")
-            return numbers
-        raise self.wrong_kind(node, value, "数値")
+        return self.cells_as(node, value, active, "number", "数値")
 
     def as_days(self, node: Node, value: Operand, active: np.ndarray) -> Decimals:
         """Dates as day numbers (whole days since 1970-01-01)."""
@@ -156,12 +151,19 @@ class Evaluator:
             if day is not None:
                 number = int((np.datetime64(day, "D") - EPOCH_DAY).astype(np.int64))
                 return Decimals.constant(Decimal(number), self.rows)
-        if isinstance(value, Raw | Texts):
-            days, bad = reading(value, "date")
-            if (bad & active).any():
-                raise self.unreadable(node, value, bad & active, "日付")
-            return days
-        raise self.wrong_kind(node, value, "日付")
+        return self.cells_as(node, value, active, "date", "日付")
+
+    def cells_as(
+        self, node: Node, value: Operand, active: np.ndarray, kind: str, what: str
+    ) -> Decimals:
+        """A column's cells read as ``kind`` (number, date); an ``active`` cell that is not
+        one is refused, as is a value that is not a column of cells."""
+        if not isinstance(value, Raw | Texts):
+            raise self.wrong_kind(node, value, what)
+        read, bad = reading(value, kind)
+        if (bad & active).any():
+            raise self.unreadable(node, value, bad & active, what)
+        return read
 
     def as_truth(self, node: Node, value: Operand, active: np.ndarray) -> Truths:
         if isinstance(value, Truths):

@@ -16,6 +16,7 @@ carries one under ``items`` / ``records`` / ``rows`` (``ai.process_llm``'s ``res
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 import pandas as pd
@@ -31,6 +32,7 @@ __all__ = [
     "columns_of",
     "input_error",
     "optional_columns",
+    "optional_mapping",
     "records_from",
     "require_columns",
     "table_from",
@@ -107,6 +109,18 @@ def optional_columns(inputs: Mapping[str, Any], name: str) -> list[str]:
     """The input ``name`` as a list of column names (:func:`column_list`); none when absent."""
     value = inputs.get(name)
     return [] if value in (None, []) else column_list(value, field=name)
+
+
+def optional_mapping(
+    value: Any, *, field: str, keys: AbstractSet[str], hint: str
+) -> Mapping[str, Any] | None:
+    """An optional input written as a mapping of some of ``keys`` (period, fuzzy...): None
+    when absent; anything else, or a key not among ``keys``, is refused with ``hint``."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping) or set(value) - keys:
+        raise input_error(f"{field} の形が正しくありません（{value!r}）。", hint, field=field)
+    return value
 
 
 def columns_of(records: Iterable[Mapping[str, Any]]) -> list[str]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from rapidfuzz import fuzz, process
@@ -85,49 +86,61 @@ def _similar_units(
     order = np.lexsort((lengths, unit_block))  # by block, then length
     order = order[sizes[order] >= 2]
     small = sizes[order] <= SMALL_BLOCK
-    found = _pairs_of_small_blocks(order[small], unit_block, unit_text, lengths, texts, check)
-    found += _pairs_of_large_blocks(order[~small], unit_block, unit_text, lengths, texts, check)
-    return found
+    of = _Units(unit_block, unit_text, lengths, texts, check)
+    return _pairs_of_small_blocks(order[small], of) + _pairs_of_large_blocks(order[~small], of)
 
 
-def _pairs_of_large_blocks(
-    units: np.ndarray,
-    unit_block: np.ndarray,
-    unit_text: np.ndarray,
-    unit_lengths: np.ndarray,
-    texts: Texts,
-    check: Callable[[], None],
-) -> list[tuple[np.ndarray, np.ndarray]]:
+@dataclass(frozen=True)
+class _Units:
+    """What both ways of scoring know of every unit: its block, text and text length, how
+    texts are scored, and the look at a cancellation."""
+
+    block: np.ndarray
+    text: np.ndarray
+    lengths: np.ndarray
+    texts: Texts
+    check: Callable[[], None]
+
+    def scores(
+        self, pairwise: Callable[..., Any], queries: np.ndarray, candidates: np.ndarray
+    ) -> np.ndarray:
+        """``pairwise`` (rapidfuzz's cdist or cpdist) over the texts, below threshold as 0."""
+        return np.asarray(
+            pairwise(
+                queries,
+                candidates,
+                scorer=SCORERS[self.texts.scorer],
+                score_cutoff=self.texts.threshold,
+                dtype=np.float32,
+                workers=1,
+            )
+        )
+
+
+def _pairs_of_large_blocks(units: np.ndarray, of: _Units) -> list[tuple[np.ndarray, np.ndarray]]:
     """The similar pairs among ``units`` (sorted by block, then length; blocks of more than
     SMALL_BLOCK units), each block scored as a matrix, CHUNK queries at a time."""
     if not units.size:
         return []
-    t = texts.threshold
-    values = texts.values[unit_text[units]]
-    lengths = unit_lengths[units]
-    edges = np.flatnonzero(np.diff(unit_block[units])) + 1
+    t = of.texts.threshold
+    values = of.texts.values[of.text[units]]
+    lengths = of.lengths[units]
+    edges = np.flatnonzero(np.diff(of.block[units])) + 1
     queries: list[np.ndarray] = []
     candidates: list[np.ndarray] = []
     bounds = zip([0, *edges.tolist()], [*edges.tolist(), len(units)], strict=True)
     for number, (first, last) in enumerate(bounds):
         if number % CHECK_EVERY == 0:
-            check()
+            of.check()
         for start in range(first, last, CHUNK):
             if start > first:  # a block of thousands of texts: look between its chunks too
-                check()
+                of.check()
             stop = min(start + CHUNK, last)
             end = last
             if t > 0 and stop < last:  # the longest query of the chunk reaches furthest
                 limit = int(lengths[stop - 1]) * (200 - t) / t + 1e-9
                 end = first + int(np.searchsorted(lengths[first:last], limit, side="right"))
-            scores = process.cdist(
-                values[start:stop],
-                values[start:end],
-                scorer=SCORERS[texts.scorer],
-                score_cutoff=t,
-                dtype=np.float32,
-                workers=1,
-            )
+            scores = of.scores(process.cdist, values[start:stop], values[start:end])
             query, candidate = np.nonzero(scores >= t)
             later = candidate > query  # both count from ``start``
             if later.any():
@@ -138,21 +151,14 @@ def _pairs_of_large_blocks(
     return [(units[np.concatenate(queries)], units[np.concatenate(candidates)])]
 
 
-def _pairs_of_small_blocks(
-    units: np.ndarray,
-    unit_block: np.ndarray,
-    unit_text: np.ndarray,
-    lengths: np.ndarray,
-    texts: Texts,
-    check: Callable[[], None],
-) -> list[tuple[np.ndarray, np.ndarray]]:
+def _pairs_of_small_blocks(units: np.ndarray, of: _Units) -> list[tuple[np.ndarray, np.ndarray]]:
     """The similar pairs among ``units`` (sorted by block, then length; blocks of at most
     SMALL_BLOCK units), scored in batches of candidate pairs."""
     found: list[tuple[np.ndarray, np.ndarray]] = []
     if not units.size:
         return found
-    t = texts.threshold
-    block, length = unit_block[units], lengths[units]
+    t = of.texts.threshold
+    block, length = of.block[units], of.lengths[units]
     # Candidates of unit i: the later units of its block up to the length it can reach.
     span = int(length.max()) + 1
     composite = block * span + length
@@ -162,22 +168,16 @@ def _pairs_of_small_blocks(
         reach = np.full(len(units), span - 1, dtype=np.int64)
     ends = np.searchsorted(composite, block * span + reach, side="right")
     counts = np.maximum(ends - np.arange(len(units)) - 1, 0)
+    values = of.texts.values[of.text[units]]
     for start in range(0, len(units), PAIR_BATCH // SMALL_BLOCK):
-        check()
+        of.check()
         stop = min(start + PAIR_BATCH // SMALL_BLOCK, len(units))
         n = counts[start:stop]
         query = np.repeat(np.arange(start, stop), n)
         candidate = query + 1 + np.arange(len(query)) - np.repeat(np.cumsum(n) - n, n)
         if not query.size:
             continue
-        scores = process.cpdist(
-            texts.values[unit_text[units[query]]],
-            texts.values[unit_text[units[candidate]]],
-            scorer=SCORERS[texts.scorer],
-            score_cutoff=t,
-            dtype=np.float32,
-            workers=1,
-        )
+        scores = of.scores(process.cpdist, values[query], values[candidate])
         hit = scores >= t
         found.append((units[query[hit]], units[candidate[hit]]))
     return found

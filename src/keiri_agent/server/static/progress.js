@@ -55,9 +55,10 @@ function withToken(url) {
   return url + (url.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(state.token);
 }
 
-function showBanner(message, hint) {
-  const banner = $("error-banner");
-  const text = document.createElement("span");
+// A banner (id) shows message in a `tag` element, then the hint on its own line.
+function fillBanner(id, tag, message, hint) {
+  const banner = $(id);
+  const text = document.createElement(tag);
   setRichText(text, message);
   banner.replaceChildren(text);
   if (hint) {
@@ -68,17 +69,12 @@ function showBanner(message, hint) {
   banner.hidden = false;
 }
 
+function showBanner(message, hint) {
+  fillBanner("error-banner", "span", message, hint);
+}
+
 function showWarning(message, hint) {
-  const band = $("warning-banner");
-  const text = document.createElement("strong");
-  setRichText(text, message);
-  band.replaceChildren(text);
-  if (hint) {
-    const help = document.createElement("span");
-    setRichText(help, hint);
-    band.append(document.createTextNode("\nヒント: "), help);
-  }
-  band.hidden = false;
+  fillBanner("warning-banner", "strong", message, hint);
 }
 
 function showNotice(message) {

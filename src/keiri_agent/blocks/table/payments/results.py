@@ -90,9 +90,7 @@ def review_table(run: MatchRun, deposits: Table) -> Table:
     cells: dict[str, list[Any]] = {name: [] for name in (*REVIEW_COLUMNS, _ROWS)}
     for outcome in run.outcomes:
         if isinstance(outcome, Review):
-            _line_cells(cells, outcome.line, deposits)
-            cells["確認ID"].append(outcome.line.question_id)
-            cells["EDI情報"].append(outcome.line.edi)
+            _question_cells(cells, outcome.line, deposits)
             cells["理由"].append(outcome.why)
             cells["候補"].append(CANDIDATE_SEPARATOR.join(c.label for c in outcome.candidates))
             cells["候補数"].append(len(outcome.candidates))
@@ -104,9 +102,7 @@ def unknown_table(run: MatchRun, deposits: Table) -> Table:
     cells: dict[str, list[Any]] = {name: [] for name in (*UNKNOWN_COLUMNS, _ROWS)}
     for outcome in run.outcomes:
         if isinstance(outcome, Unknown):
-            _line_cells(cells, outcome.line, deposits)
-            cells["確認ID"].append(outcome.line.question_id)
-            cells["EDI情報"].append(outcome.line.edi)
+            _question_cells(cells, outcome.line, deposits)
             cells["取引先コード"].append(outcome.customer.code if outcome.customer else "")
             cells["取引先名"].append(outcome.customer.name if outcome.customer else "")
             cells["理由"].append(outcome.why)
@@ -219,6 +215,13 @@ def _line_cells(cells: dict[str, list[Any]], line: Deposit, deposits: Table) -> 
     cells["振込依頼人名"].append(line.payer)
     cells["入金額"].append(line.amount)
     cells["位置"].append(deposits.where(line.row))
+
+
+def _question_cells(cells: dict[str, list[Any]], line: Deposit, deposits: Table) -> None:
+    """A line a person is asked about (要確認, 不明入金): the line, its 確認ID and EDI情報."""
+    _line_cells(cells, line, deposits)
+    cells["確認ID"].append(line.question_id)
+    cells["EDI情報"].append(line.edi)
 
 
 def _table(
