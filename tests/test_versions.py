@@ -18,6 +18,7 @@ from keiri_agent.users import key_hash
 from keiri_agent.versions import (
     JOURNAL_FILE,
     Reviewer,
+    SaveNote,
     VersionStore,
     approval_required,
     check_run,
@@ -52,10 +53,12 @@ def test_every_save_is_a_version_named_by_its_hash_with_author_time_and_message(
 ) -> None:
     store = VersionStore.of(_settings(tmp_path))
 
-    first, created = store.save("keiri/close", PLAN_V1, author="sato", source="cli", message="初版")
-    second, _ = store.save("keiri/close", PLAN_V2, author="tanaka", source="app")
+    first, created = store.save(
+        "keiri/close", PLAN_V1, SaveNote(author="sato", source="cli", message="初版")
+    )
+    second, _ = store.save("keiri/close", PLAN_V2, SaveNote(author="tanaka", source="app"))
     again, created_again = store.save(
-        "keiri/close", PLAN_V1.replace("\n", "\r\n"), author="x", source="api"
+        "keiri/close", PLAN_V1.replace("\n", "\r\n"), SaveNote(author="x", source="api")
     )
 
     assert created
@@ -77,8 +80,12 @@ def test_every_save_is_a_version_named_by_its_hash_with_author_time_and_message(
 def test_versions_are_named_by_hash_prefix_number_latest_and_approved(tmp_path: Path) -> None:
     settings = _settings(tmp_path, keiri_allow_self_approval=True)
     store = VersionStore.of(settings)
-    first, _ = store.save("p", PLAN_V1.replace("keiri/close", "p"), author="sato", source="cli")
-    second, _ = store.save("p", PLAN_V2.replace("keiri/close", "p"), author="sato", source="cli")
+    first, _ = store.save(
+        "p", PLAN_V1.replace("keiri/close", "p"), SaveNote(author="sato", source="cli")
+    )
+    second, _ = store.save(
+        "p", PLAN_V2.replace("keiri/close", "p"), SaveNote(author="sato", source="cli")
+    )
     review(store, "p", "v1", "approve", Reviewer("sato", True), settings)
 
     assert store.find("p", first.id[:6]) == store.find("p", "v1") == store.find("p", "approved")
@@ -98,7 +105,7 @@ def test_only_an_approver_reviews_and_never_their_own_version_unless_self_approv
 ) -> None:
     settings = _settings(tmp_path)
     store = VersionStore.of(settings)
-    mine, _ = store.save("keiri/close", PLAN_V1, author="suzuki", source="app")
+    mine, _ = store.save("keiri/close", PLAN_V1, SaveNote(author="suzuki", source="app"))
 
     with pytest.raises(BlockError) as role:
         review(store, "keiri/close", "v1", "approve", Reviewer("sato", False, "user"), settings)
@@ -131,8 +138,8 @@ def test_the_approved_version_and_is_approved_are_one_call_each(tmp_path: Path) 
     settings = _settings(tmp_path)
     store = VersionStore.of(settings)
     assert store.approved_version("keiri/close") is None
-    first, _ = store.save("keiri/close", PLAN_V1, author="sato", source="cli")
-    second, _ = store.save("keiri/close", PLAN_V2, author="sato", source="cli")
+    first, _ = store.save("keiri/close", PLAN_V1, SaveNote(author="sato", source="cli"))
+    second, _ = store.save("keiri/close", PLAN_V2, SaveNote(author="sato", source="cli"))
     review(store, "keiri/close", first.id, "approve", Reviewer("suzuki", True), settings)
 
     approved = store.approved_version("keiri/close")
@@ -162,7 +169,7 @@ def test_a_run_of_an_unapproved_version_is_refused_naming_it_and_who_can_approve
     team = _users(tmp_path, {"sato": "user", "suzuki": "approver", "kato": "approver"})
     settings = _settings(tmp_path, keiri_api_keys_file=team)
     store = VersionStore.of(settings)
-    saved, _ = store.save("keiri/close", PLAN_V1, author="suzuki", source="app")
+    saved, _ = store.save("keiri/close", PLAN_V1, SaveNote(author="suzuki", source="app"))
 
     with pytest.raises(BlockError) as unsaved:
         check_run(settings, [("keiri/close", PLAN_V2)])
@@ -193,7 +200,7 @@ def _journal(tmp_path: Path) -> Path:
 def test_an_edited_journal_or_text_is_refused_not_believed(tmp_path: Path) -> None:
     settings = _settings(tmp_path)
     store = VersionStore.of(settings)
-    saved, _ = store.save("keiri/close", PLAN_V1, author="sato", source="cli")
+    saved, _ = store.save("keiri/close", PLAN_V1, SaveNote(author="sato", source="cli"))
     journal = _journal(tmp_path)
     original = journal.read_text(encoding="utf-8")
 
@@ -229,7 +236,9 @@ def test_an_edited_journal_or_text_is_refused_not_believed(tmp_path: Path) -> No
 def test_a_too_long_message_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
     store = VersionStore.of(_settings(tmp_path))
     with pytest.raises(BlockError) as caught:
-        store.save("keiri/close", PLAN_V1, author="sato", source="cli", message="あ" * 2001)
+        store.save(
+            "keiri/close", PLAN_V1, SaveNote(author="sato", source="cli", message="あ" * 2001)
+        )
     assert caught.value.code == ErrorCode.INPUT_VALIDATION_FAILED
     assert "2000 文字以内" in caught.value.hint
     assert store.versions("keiri/close") == []
@@ -239,7 +248,7 @@ def _save_many(root: str, worker: int, count: int) -> None:
     store = VersionStore(root, durable=False)
     for i in range(count):
         text = f"apiVersion: v1\nid: shared\nvars: {{w: {worker}, i: {i}}}\ngraph:\n  - {{id: a, block: x}}\n"
-        store.save("shared", text, author=f"w{worker}", source="cli")
+        store.save("shared", text, SaveNote(author=f"w{worker}", source="cli"))
 
 
 def test_saves_from_several_processes_keep_one_unbroken_journal(tmp_path: Path) -> None:

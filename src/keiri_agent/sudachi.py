@@ -1,18 +1,22 @@
 """The Sudachi dictionary, opened once per process for everyone who reads Japanese with it.
 
 Retrieval tokenizes with it (``retrieval.tokenize``), the personal-data detector reads its
-parts of speech for names (``privacy.names``). A dictionary is safe to share between threads;
+parts of speech for names (``privacy.names``), the name matcher spells names by their reading
+(``blocks.table.names.reading``); ``reading_of`` is the one rule for a word's reading. A dictionary is safe to share between threads;
 a Sudachi *tokenizer* is not, so each user builds its own per thread over the one dictionary.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from typing import Any
 
 from keiri_agent.errors import ConfigurationError
 
-__all__ = ["open_dictionary"]
+__all__ = ["ASCII_WORD", "open_dictionary", "reading_of"]
+
+ASCII_WORD = re.compile(r"[\x21-\x7e]+")  # a word of Latin letters, digits and ASCII signs
 
 _opened: dict[str, Any] = {}
 _lock = threading.Lock()
@@ -34,6 +38,16 @@ def open_dictionary(name: str = "core") -> Any:
                 raise _missing(name, exc) from exc
             _opened[name] = dictionary
         return dictionary
+
+
+def reading_of(morpheme: Any) -> str:
+    """How a word is read: ASCII as written (Sudachi would give its katakana), the rest by its
+    reading form, or as written where the dictionary has no reading."""
+    surface: str = morpheme.surface()
+    if ASCII_WORD.fullmatch(surface):
+        return surface
+    reading: str = morpheme.reading_form()
+    return reading or surface
 
 
 def _missing(dictionary: str, exc: BaseException) -> ConfigurationError:

@@ -17,7 +17,7 @@ from keiri_agent.design.requirements import SCHEMA_TEMPLATES, apply_answers, bui
 from keiri_agent.design.store import save_plan, saved_at
 from keiri_agent.errors import BlockError
 from keiri_agent.plan import load_yaml, validate_text
-from keiri_agent.versions import VersionStore
+from keiri_agent.versions import SaveNote, VersionStore
 
 REGISTRY = default_registry()
 
@@ -142,7 +142,9 @@ def test_repair_material() -> None:
 def _save(plan: dict[str, Any], designs: Path, now: datetime | None = None) -> Path:
     """``save_plan`` as ``plan generate`` calls it (each save also kept as a version)."""
     versions = VersionStore(designs / ".versions", durable=False)
-    return save_plan(plan, designs, versions=versions, author="taro", source="generate", now=now)[0]
+    return save_plan(
+        plan, designs, versions=versions, note=SaveNote(author="taro", source="generate"), now=now
+    )[0]
 
 
 def test_save_plan_names_files_by_id_and_minute_and_never_overwrites(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 from tests.server.conftest import make_settings, serve  # noqa: F401  (the live-server fixture)
 
 from keiri_agent.config import Settings
-from keiri_agent.versions import VersionStore
+from keiri_agent.versions import SaveNote, VersionStore
 
 JST = ZoneInfo("Asia/Tokyo")
 WAIT_S = 120.0
@@ -74,7 +74,7 @@ def approved_memo(settings: Settings, working: str = MEMO_DRAFT) -> str:
     """Save and approve MEMO (by someone else), then leave ``working`` as the working copy;
     the approved version's id."""
     store = VersionStore.of(settings)
-    version, _ = store.save(PLAN_ID, MEMO, author="sato", source="cli")
+    version, _ = store.save(PLAN_ID, MEMO, SaveNote(author="sato", source="cli"))
     store.decide(PLAN_ID, version.id, "approve", by="kato")
     path = Path(settings.keiri_designs_dir) / f"{PLAN_ID}.yaml"
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,7 @@ from tests.server.conftest import LiveServer
 
 from keiri_agent.schedule import CronRule, ScheduleStore, add_schedule
 from keiri_agent.server.scheduler import Scheduler
-from keiri_agent.versions import VersionStore
+from keiri_agent.versions import SaveNote, VersionStore
 
 ASK = """\
 apiVersion: v1
@@ -53,7 +53,7 @@ def test_waiting_and_refused_runs_are_told(
     url, received = inbox
     settings = team_settings(tmp_path, keiri_notify_webhook_url=url)
     store = VersionStore.of(settings)
-    version, _ = store.save("keiri/ask", ASK, author="sato", source="cli")
+    version, _ = store.save("keiri/ask", ASK, SaveNote(author="sato", source="cli"))
     store.decide("keiri/ask", version.id, "approve", by="kato")
     clock = Clock(jst("2026-12-07 09:00:00"))
     asks = add_schedule(

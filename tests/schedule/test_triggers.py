@@ -21,7 +21,7 @@ from tests.server.conftest import LiveServer
 from keiri_agent.schedule import ScheduleStore, add_trigger
 from keiri_agent.server.scheduler import Scheduler
 from keiri_agent.server.webhook import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign
-from keiri_agent.versions import VersionStore
+from keiri_agent.versions import SaveNote, VersionStore
 
 BANK = """\
 apiVersion: v1
@@ -107,7 +107,7 @@ def test_a_folder_file_runs_once_even_when_rewritten_in_place_while_copied(
 ) -> None:
     settings = team_settings(tmp_path, keiri_trigger_settle_s=3.0)
     versions = VersionStore.of(settings)
-    version, _ = versions.save("keiri/bank", BANK, author="sato", source="cli")
+    version, _ = versions.save("keiri/bank", BANK, SaveNote(author="sato", source="cli"))
     versions.decide("keiri/bank", version.id, "approve", by="kato")
     live = serve(settings)
     trigger = add_trigger(

@@ -14,7 +14,7 @@ from keiri_agent.config import load_settings
 from keiri_agent.errors import BlockError
 from keiri_agent.events.runlog import list_runs
 from keiri_agent.users import os_user
-from keiri_agent.versions import Reviewer, VersionStore, check_run, review
+from keiri_agent.versions import Reviewer, SaveNote, VersionStore, check_run, review
 
 PAGE_TIMEOUT_S = 120
 MEMO = """\
@@ -50,7 +50,7 @@ def test_an_unapproved_version_is_refused_with_the_same_error_then_runs_once_app
 ) -> None:
     settings = load_settings()
     store = VersionStore.of(settings)
-    store.save("keiri/memo", MEMO, author="suzuki", source="cli")
+    store.save("keiri/memo", MEMO, SaveNote(author="suzuki", source="cli"))
     with pytest.raises(BlockError) as expected:  # what the CLI and the API say (one function)
         check_run(settings, [("keiri/memo", MEMO)])
 

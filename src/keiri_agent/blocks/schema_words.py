@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from jsonschema.exceptions import ValidationError
 
-__all__ = ["MAX_SHOWN_CHOICES", "MAX_VALUE_CHARS", "schema_problem", "type_name"]
+__all__ = ["MAX_SHOWN_CHOICES", "MAX_VALUE_CHARS", "WORDINGS", "schema_problem", "type_name"]
 
 MAX_SHOWN_CHOICES: Final = 12  # choices listed in one message; more are counted
 MAX_VALUE_CHARS: Final = 60  # a value quoted in a message is cut past this, with its length
@@ -28,6 +28,28 @@ TYPE_NAMES: Final = {
     "array": "リスト",
     "object": "マッピング（名前: 値）",
     "null": "null（空）",
+}
+
+# The keywords whose failure is said from the value, the keyword's value (``expected``) and,
+# for arrays, how many items there are (``count``): one sentence each, filled in by format().
+WORDINGS: Final = {
+    "minimum": "{value} は {expected} 以上にしてください",
+    "maximum": "{value} は {expected} 以下にしてください",
+    "exclusiveMinimum": "{value} は {expected} より大きくしてください",
+    "exclusiveMaximum": "{value} は {expected} より小さくしてください",
+    "multipleOf": "{value} は {expected} の倍数にしてください",
+    "minLength": "{value} は {expected} 文字以上にしてください",
+    "maxLength": "{value} は {expected} 文字以下にしてください",
+    "pattern": "{value} は決められた書式（正規表現 {expected}）に合いません",
+    "format": "{value} は {expected} の書式ではありません",
+    "minItems": "要素を {expected} 個以上にしてください（いま {count} 個）",
+    "maxItems": "要素を {expected} 個以下にしてください（いま {count} 個）",
+    "uniqueItems": "同じ要素が重複しています",
+    "minProperties": "項目を {expected} 個以上にしてください",
+    "maxProperties": "項目を {expected} 個以下にしてください",
+    "anyOf": "{value} は使える形のどれにも合いません",
+    "oneOf": "{value} は使える形のどれにも合いません",
+    "not": "{value} はここには書けません",
 }
 
 
@@ -96,39 +118,15 @@ def _wording(error: ValidationError) -> str | None:
         extra = [name for name in value if name not in known] if isinstance(value, dict) else []
         where = f"（使える項目: {'、'.join(sorted(known))}）" if known else ""
         return f"使えない項目 {'、'.join(map(str, extra)) or '（不明）'} があります{where}"
-    if kind == "minimum":
-        return f"{_value(value)} は {expected} 以上にしてください"
-    if kind == "maximum":
-        return f"{_value(value)} は {expected} 以下にしてください"
-    if kind == "exclusiveMinimum":
-        return f"{_value(value)} は {expected} より大きくしてください"
-    if kind == "exclusiveMaximum":
-        return f"{_value(value)} は {expected} より小さくしてください"
-    if kind == "multipleOf":
-        return f"{_value(value)} は {expected} の倍数にしてください"
-    if kind == "minLength":
-        return f"{_value(value)} は {expected} 文字以上にしてください"
-    if kind == "maxLength":
-        return f"{_value(value)} は {expected} 文字以下にしてください"
-    if kind == "pattern":
-        return f"{_value(value)} は決められた書式（正規表現 {expected}）に合いません"
-    if kind == "format":
-        return f"{_value(value)} は {expected} の書式ではありません"
-    if kind == "minItems":
-        return f"要素を {expected} 個以上にしてください（いま {len(value)} 個）"
-    if kind == "maxItems":
-        return f"要素を {expected} 個以下にしてください（いま {len(value)} 個）"
-    if kind == "uniqueItems":
-        return "同じ要素が重複しています"
-    if kind == "minProperties":
-        return f"項目を {expected} 個以上にしてください"
-    if kind == "maxProperties":
-        return f"項目を {expected} 個以下にしてください"
-    if kind in ("anyOf", "oneOf"):
-        return f"{_value(value)} は使える形のどれにも合いません"
-    if kind == "not":
-        return f"{_value(value)} はここには書けません"
-    return None
+    template = WORDINGS.get(kind)
+    if template is None:
+        return None
+    return template.format(
+        # Only what the sentence shows is worked out: the value may be a long list.
+        value=_value(value) if "{value}" in template else "",
+        expected=expected,
+        count=len(value) if "{count}" in template else 0,
+    )
 
 
 def schema_problem(error: ValidationError) -> str:

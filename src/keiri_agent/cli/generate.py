@@ -219,13 +219,15 @@ def generate(
     as_json: JsonFlag = False,
 ) -> None:
     """指示と参考資料から Plan を自動生成し、検証・ドライランして保存します。"""
+    from dataclasses import replace
+
     from keiri_agent.cli.identity import acting_name
     from keiri_agent.config import LLMRole, load_settings
     from keiri_agent.design.models import DesignEngineOptions
     from keiri_agent.design.store import save_plan, saved_at
     from keiri_agent.design.topk import RETRIEVAL_MODES
     from keiri_agent.localtime import shown_time
-    from keiri_agent.versions import VersionStore
+    from keiri_agent.versions import SaveNote, VersionStore
 
     with user_errors():
         check_choice("--retrieval", mode, RETRIEVAL_MODES)
@@ -267,7 +269,11 @@ def generate(
         version: Version | None = None
         if result.plan is not None and result.status in ("ok", "fallback"):
             versions = VersionStore.of(settings)
-            author = acting_name(settings)
+            note = SaveNote(
+                author=acting_name(settings),
+                source="generate",
+                message=_version_message(instruction),
+            )
             if out is not None:
                 out.parent.mkdir(parents=True, exist_ok=True)
                 try:  # "x": a file that appeared while generating is not replaced either
@@ -277,21 +283,11 @@ def generate(
                     _check_out(out, force)
                 saved = out
                 version = versions.save(
-                    str(result.plan["id"]),
-                    result.yaml or "",
-                    author=author,
-                    source="generate",
-                    message=_version_message(instruction),
-                    file=str(out),
+                    str(result.plan["id"]), result.yaml or "", replace(note, file=str(out))
                 )[0]
             else:
                 saved, version = save_plan(
-                    result.plan,
-                    settings.keiri_designs_dir,
-                    versions=versions,
-                    author=author,
-                    source="generate",
-                    message=_version_message(instruction),
+                    result.plan, settings.keiri_designs_dir, versions=versions, note=note
                 )
     if as_json:
         data = result.model_dump(mode="json")

@@ -71,6 +71,7 @@ def save(
     from keiri_agent.config import load_settings
     from keiri_agent.control.changes import save_version
     from keiri_agent.plan import load_source
+    from keiri_agent.versions import SaveNote
 
     with user_errors():
         settings = load_settings()
@@ -81,10 +82,7 @@ def save(
                 text,
                 settings,
                 default_registry(),
-                author=author,
-                source="cli",
-                message=message,
-                file=str(file),
+                SaveNote(author=author, source="cli", message=message, file=str(file)),
             )
         except BlockError as exc:
             if exc.code != ErrorCode.PLAN_INVALID:

@@ -27,24 +27,18 @@ from keiri_agent.plan import (
     parse_source,
     validate_source,
 )
-from keiri_agent.versions import Source, Version, VersionStore
+from keiri_agent.versions import SaveNote, Version, VersionStore
 
 __all__ = ["Comparison", "Side", "compare", "save_version"]
 
 
 def save_version(
-    text: str,
-    settings: Settings,
-    registry: BlockRegistry,
-    *,
-    author: str,
-    source: Source,
-    message: str = "",
-    file: str | None = None,
+    text: str, settings: Settings, registry: BlockRegistry, note: SaveNote
 ) -> tuple[Version, bool]:
-    """Validate ``text`` and keep it as a version of its plan: ``(version, created)``
-    (``PLAN_INVALID`` with every finding in ``details`` when it does not validate)."""
-    parsed = parse_source(text, file=file)
+    """Validate ``text`` and keep it as a version of its plan, saved as ``note`` says:
+    ``(version, created)`` (``PLAN_INVALID`` with every finding in ``details`` when it does
+    not validate)."""
+    parsed = parse_source(text, file=note.file)
     report = validate_source(
         parsed,
         registry,
@@ -54,9 +48,7 @@ def save_version(
     plan_id = getattr(parsed.raw, "get", lambda _k: None)("id")
     report.raise_if_invalid(plan_id if isinstance(plan_id, str) else None)
     assert isinstance(report.plan, Plan)  # a valid report holds the plan it checked
-    return VersionStore.of(settings).save(
-        report.plan.id, text, author=author, source=source, message=message, file=file
-    )
+    return VersionStore.of(settings).save(report.plan.id, text, note)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ import os
 import re
 import tempfile
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from keiri_agent.design.repair import dump_plan
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.localtime import parse_stamp
 from keiri_agent.plan import PLAN_ID_RE
-from keiri_agent.versions import Source, Version, VersionStore
+from keiri_agent.versions import SaveNote, Version, VersionStore
 from keiri_agent.workspace import confine
 
 __all__ = ["MAX_SAME_MINUTE", "STAMP_FORMAT", "plan_file_name", "save_plan", "saved_at"]
@@ -48,22 +49,14 @@ def save_plan(
     designs_dir: Path | str,
     *,
     versions: VersionStore,
-    author: str,
-    source: Source,
-    message: str = "",
+    note: SaveNote,
     now: datetime | None = None,
 ) -> tuple[Path, Version]:
-    """Write ``plan`` under ``designs_dir`` and keep it as a version (saved by ``author``
-    from ``source``); its path and the version."""
+    """Write ``plan`` under ``designs_dir`` and keep it as a version, saved as ``note`` says
+    (its working copy: the file written); its path and the version."""
     path = _write(plan, designs_dir, now)
-    version, _created = versions.save(
-        str(plan["id"]),
-        path.read_text(encoding="utf-8"),
-        author=author,
-        source=source,
-        message=message,
-        file=str(path),
-    )
+    text = path.read_text(encoding="utf-8")
+    version, _created = versions.save(str(plan["id"]), text, replace(note, file=str(path)))
     return path, version
 
 

@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 from keiri_agent.documents.failures import too_large
 from keiri_agent.documents.limits import MAX_PARSE_CPU_SECONDS, MAX_PARSE_MEMORY_BYTES, MiB
 from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError
+from keiri_agent.rlimits import lower_limit
 
 __all__ = ["run_bounded"]
 
@@ -116,9 +117,9 @@ def _child(
         arrow = sys.modules.get("pyarrow")
         if arrow is not None:
             arrow.set_memory_pool(arrow.system_memory_pool())
-        _lower(resource.RLIMIT_CORE, 0)
-        _lower(resource.RLIMIT_AS, address_space)
-        _lower(resource.RLIMIT_CPU, cpu_seconds, cpu_seconds + _CPU_GRACE_SECONDS)
+        lower_limit(resource.RLIMIT_CORE, 0)
+        lower_limit(resource.RLIMIT_AS, address_space)
+        lower_limit(resource.RLIMIT_CPU, cpu_seconds, cpu_seconds + _CPU_GRACE_SECONDS)
         try:
             payload = pickle.dumps((_OK, func(*args)), protocol=pickle.HIGHEST_PROTOCOL)
         except MemoryError:
@@ -158,15 +159,6 @@ def _rebuild(value: tuple[bool, dict[str, Any]]) -> BlockError:
         hint=str(data.get("hint", "")),
         details=details,
     )
-
-
-def _lower(kind: int, soft: int, hard: int | None = None) -> None:
-    """Lower a limit; a limit already lower stays."""
-    _current_soft, current_hard = resource.getrlimit(kind)
-    hard = soft if hard is None else hard
-    if current_hard != resource.RLIM_INFINITY:
-        hard = min(hard, current_hard)
-    resource.setrlimit(kind, (min(soft, hard), hard))
 
 
 def _address_space() -> int:

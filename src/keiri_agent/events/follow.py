@@ -16,11 +16,12 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from keiri_agent.events.logfile import LogCursor
 from keiri_agent.events.models import ErrorEvent, LLMCall, Log, RunEvent, Stage
 from keiri_agent.events.stream import TAIL_EVENTS, EventStream
+from keiri_agent.threads import in_daemon_thread
 
 __all__ = ["LogFollower", "error_line", "llm_call_line", "progress_line", "run_following"]
 
@@ -35,25 +36,17 @@ def run_following(
     name: str = "keiri-run",
 ) -> T:
     """``work()``'s result; ``stream`` is closed when it ends, which ends the following."""
-    outcome: dict[str, Any] = {}
 
-    def run() -> None:
+    def run() -> T:
         try:
-            outcome["result"] = work()
-        except BaseException as exc:  # handed to the calling thread below
-            outcome["error"] = exc
+            return work()
         finally:
             stream.close()  # ends the subscription below
 
-    worker = threading.Thread(target=run, name=name, daemon=True)
-    worker.start()
+    outcome = in_daemon_thread(run, name=name)
     for event in stream.subscribe():
         on_event(event)
-    worker.join()
-    if "error" in outcome:
-        raise outcome["error"]
-    result: T = outcome["result"]
-    return result
+    return outcome.result()  # the worker's exception is raised here
 
 
 class LogFollower:

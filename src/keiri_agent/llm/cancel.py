@@ -21,12 +21,14 @@ import threading
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TypeVar
+from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from keiri_agent.errors import BlockError, ErrorCode
 
 __all__ = [
     "CANCEL_POLL_S",
+    "Call",
     "cancellable",
     "cancellable_sleep",
     "cancelled_call_error",
@@ -37,6 +39,16 @@ __all__ = [
 CANCEL_POLL_S = 0.1  # how often a waiting caller looks at its cancel event
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Call(Generic[T]):
+    """One provider call in its two forms: ``run`` makes it in the calling thread, ``arun`` is
+    the same call as a coroutine, used when the call is cancellable (:func:`run_cancellable`)."""
+
+    run: Callable[[], T]
+    arun: Callable[[], Awaitable[T]]
+
 
 _CURRENT: ContextVar[threading.Event | None] = ContextVar("keiri_llm_cancel", default=None)
 _loop: asyncio.AbstractEventLoop | None = None

@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal, TypedDict, TypeVar, Unpack, cast
 
 from langchain_core.embeddings import Embeddings
@@ -27,7 +27,7 @@ from pydantic import BaseModel
 from keiri_agent.config import LLMRole, ModelRef, Settings, load_settings
 from keiri_agent.errors import BlockError, ConfigurationError
 from keiri_agent.events import EventEmitter
-from keiri_agent.llm.cancel import cancellable_sleep, current_cancel, run_cancellable
+from keiri_agent.llm.cancel import Call, cancellable_sleep, current_cancel, run_cancellable
 from keiri_agent.llm.masking import (
     StreamRestorer,
     mask_for_embedding,
@@ -186,8 +186,7 @@ class _Bound:
 
     def _run(
         self,
-        fn: Callable[[], R],
-        afn: Callable[[], Awaitable[R]],
+        call: Call[R],
         *,
         message_of: Callable[[R], BaseMessage | None],
         structured: bool = False,
@@ -195,8 +194,8 @@ class _Bound:
     ) -> R:
         """Run one logical call under the retry policy and account for it, success or not.
 
-        ``fn`` makes the call in this thread; ``afn`` is the same call as a coroutine, used
-        when the call is cancellable (a cancel event on the client or in the context).
+        ``call.run`` makes the call in this thread; ``call.arun`` is used when the call is
+        cancellable (a cancel event on the client or in the context).
         ``masked``: how many values of each kind the request's masking replaced (logged).
         """
         started = time.perf_counter()
@@ -204,11 +203,11 @@ class _Bound:
         cancel = self.cancel or current_cancel()
         if cancel is None:
             result, attempts = self._attempt(
-                fn, started=started, structured=structured, masked=masked
+                call.run, started=started, structured=structured, masked=masked
             )
         else:
             result, attempts = self._attempt(
-                lambda: run_cancellable(afn, cancel, describe),
+                lambda: run_cancellable(call.arun, cancel, describe),
                 started=started,
                 sleep=cancellable_sleep(cancel, describe),
                 structured=structured,
@@ -274,21 +273,15 @@ class LLMClient(_Bound):
         async def acall() -> AIMessage:
             return cast(AIMessage, await runnable.ainvoke(sent))
 
-        reply = self._run(call, acall, message_of=lambda message: message, masked=masked)
+        reply = self._run(Call(call, acall), message_of=lambda message: message, masked=masked)
         return restore_reply(reply, vault)
 
     def run_structured(
-        self,
-        ask: Callable[[], AIMessage],
-        aask: Callable[[], Awaitable[AIMessage]],
-        *,
-        masked: Mapping[str, int] | None = None,
+        self, ask: Call[AIMessage], *, masked: Mapping[str, int] | None = None
     ) -> AIMessage:
         """One call of ``llm.repair`` under the retry policy, accounted as a structured call
         (``masked``: how many values of each kind its request's masking replaced)."""
-        return self._run(
-            ask, aask, message_of=lambda message: message, structured=True, masked=masked
-        )
+        return self._run(ask, message_of=lambda message: message, structured=True, masked=masked)
 
     def structured(
         self,
@@ -395,8 +388,7 @@ class EmbeddingClient(_Bound):
         model = self.embeddings
         items, masked = mask_for_embedding(texts, self.vault())
         return self._run(
-            lambda: model.embed_documents(items),
-            lambda: model.aembed_documents(items),
+            Call(lambda: model.embed_documents(items), lambda: model.aembed_documents(items)),
             message_of=lambda _: None,
             masked=masked,
         )
@@ -406,8 +398,7 @@ class EmbeddingClient(_Bound):
         model = self.embeddings
         (item,), masked = mask_for_embedding([text], self.vault())
         return self._run(
-            lambda: model.embed_query(item),
-            lambda: model.aembed_query(item),
+            Call(lambda: model.embed_query(item), lambda: model.aembed_query(item)),
             message_of=lambda _: None,
             masked=masked,
         )

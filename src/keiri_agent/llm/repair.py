@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar, cast
 
 import openai
@@ -39,6 +39,7 @@ from pydantic import BaseModel, ValidationError
 from keiri_agent.config import LLMRole, ModelRef
 from keiri_agent.errors import ErrorCode, LLMOutputError
 from keiri_agent.events import EventEmitter
+from keiri_agent.llm.cancel import Call
 from keiri_agent.llm.extract import extract_json_object
 from keiri_agent.llm.field_problems import FieldProblem, details_of, field_problems, lines_of
 from keiri_agent.llm.masking import as_messages, mask_input, restore_reply
@@ -81,11 +82,7 @@ class StructuredClient(Protocol):
         ...
 
     def run_structured(
-        self,
-        ask: Callable[[], AIMessage],
-        aask: Callable[[], Awaitable[AIMessage]],
-        *,
-        masked: Mapping[str, int] | None = None,
+        self, ask: Call[AIMessage], *, masked: Mapping[str, int] | None = None
     ) -> AIMessage:
         """One call under the client's retry policy, accounted as a structured call."""
         ...
@@ -324,7 +321,7 @@ def structured_call(
     while True:
         # Personal data is masked in what is sent; the reply is read with the real values.
         sent, masked = mask_input(conversation, vault)
-        raw = client.run_structured(ask, aask, masked=masked)
+        raw = client.run_structured(Call(ask, aask), masked=masked)
         raw = restore_reply(raw, vault)
         _check_finish(client, schema, raw)
         try:

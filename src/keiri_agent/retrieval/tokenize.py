@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
-from keiri_agent.sudachi import open_dictionary
+from keiri_agent.sudachi import ASCII_WORD, open_dictionary, reading_of
 
 __all__ = [
     "DROPPED_POS",
@@ -76,7 +76,6 @@ STOP_WORDS = frozenset(
     }
 )
 _CODE_RE = re.compile(r"[a-z0-9]+(?:[-_./:#][a-z0-9]+)*")
-_ASCII_RE = re.compile(r"[\x21-\x7e]+")
 _KANJI_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff々〆]")
 _KANA_RE = re.compile(r"[\u3041-\u309f]")
 _BREAKS = "\n。．！？!?"  # preferred places to cut a text that is too long for Sudachi
@@ -188,7 +187,7 @@ class JapaneseTokenizer:
                 continue
             term = _term(morpheme)
             if readings is not None:
-                run.append(_reading(morpheme))
+                run.append(reading_of(morpheme))
                 skeleton = _skeleton(term)
                 if skeleton:
                     out.append(skeleton)
@@ -196,7 +195,7 @@ class JapaneseTokenizer:
                 continue
             out.append(term)
             surface = morpheme.surface()
-            if len(surface) < MIN_SPLIT_CHARS or _ASCII_RE.fullmatch(surface):
+            if len(surface) < MIN_SPLIT_CHARS or ASCII_WORD.fullmatch(surface):
                 continue
             # Splitting depends only on the dictionary entry: remember it per word id.
             word_id = None if morpheme.is_oov() else morpheme.word_id()
@@ -225,18 +224,10 @@ class JapaneseTokenizer:
 
 def _term(morpheme: Any) -> str:
     surface: str = morpheme.surface()
-    if _ASCII_RE.fullmatch(surface):
+    if ASCII_WORD.fullmatch(surface):
         return surface  # already NFKC + lower-cased; Sudachi's normalized form would be katakana
     normalized: str = morpheme.normalized_form()
     return normalized.lower().strip()
-
-
-def _reading(morpheme: Any) -> str:
-    surface: str = morpheme.surface()
-    if _ASCII_RE.fullmatch(surface):
-        return surface
-    reading: str = morpheme.reading_form()
-    return reading or surface
 
 
 def _skeleton(term: str) -> str:

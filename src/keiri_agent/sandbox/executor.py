@@ -22,6 +22,7 @@ import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -211,18 +212,11 @@ class SandboxExecutor:
 
 
 def _profile_dict(profile: SandboxProfile) -> dict[str, Any]:
-    return {
-        "name": profile.name,
-        "cpu_seconds": profile.cpu_seconds,
-        "wall_seconds": profile.wall_seconds,
-        "memory_bytes": profile.memory_bytes,
-        "fsize_bytes": profile.fsize_bytes,
-        "max_files": profile.max_files,
-        "max_total_bytes": profile.max_total_bytes,
-        "output_bytes": profile.output_bytes,
-        "nofile": profile.nofile,
-        "max_tasks": profile.max_tasks,
-    }
+    """The profile as the jail's supervisor reads it back: every bound but the import list,
+    which the policy has already applied here (``supervisor`` sets it empty)."""
+    bounds = asdict(profile)
+    del bounds["allowed_imports"]
+    return bounds
 
 
 def _layer_order(layer: LayerReport) -> int:

@@ -42,6 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from keiri_agent.rlimits import lower_limit
 from keiri_agent.sandbox import landlock, seccomp
 from keiri_agent.sandbox.landlock import default_readonly_paths
 from keiri_agent.sandbox.layers import (
@@ -136,32 +137,22 @@ def _check_libc(result: int, what: str) -> None:
 # ---- layer 1: resource limits -----------------------------------------------------------------
 
 
-def _set_limit(kind: int, value: int, hard: int | None = None) -> int:
-    """Lower a limit to (value, hard or value); one already lower stays. Returns the soft limit."""
-    _, current = resource.getrlimit(kind)
-    hard = value if hard is None else hard
-    if current != resource.RLIM_INFINITY:
-        hard = min(hard, current)
-    resource.setrlimit(kind, (min(value, hard), hard))
-    return min(value, hard)
-
-
 def _layer_rlimits(w: _Worker) -> LayerStatus:
     profile = w.config.profile
-    cpu = _set_limit(
+    cpu = lower_limit(
         resource.RLIMIT_CPU, profile.cpu_seconds, profile.cpu_seconds + CPU_KILL_GRACE_SECONDS
     )
     base = w.config.base_address_space
     if base is None:
         base = int(_proc_status("VmSize").split()[0]) * 1024
-    address_space = _set_limit(resource.RLIMIT_AS, base + profile.memory_bytes)
+    address_space = lower_limit(resource.RLIMIT_AS, base + profile.memory_bytes)
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversized write fails with EFBIG instead
-    fsize = _set_limit(resource.RLIMIT_FSIZE, profile.fsize_bytes)
+    fsize = lower_limit(resource.RLIMIT_FSIZE, profile.fsize_bytes)
     fds = [int(name) for name in os.listdir("/proc/self/fd")]
     floor = max(len(fds), max(fds, default=0) + 1) + NOFILE_HEADROOM
-    nofile = _set_limit(resource.RLIMIT_NOFILE, max(profile.nofile, floor))
-    _set_limit(resource.RLIMIT_CORE, 0)
-    nproc = _set_limit(resource.RLIMIT_NPROC, profile.max_tasks + JAIL_TASKS)
+    nofile = lower_limit(resource.RLIMIT_NOFILE, max(profile.nofile, floor))
+    lower_limit(resource.RLIMIT_CORE, 0)
+    nproc = lower_limit(resource.RLIMIT_NPROC, profile.max_tasks + JAIL_TASKS)
     return LayerStatus(
         "rlimits",
         True,

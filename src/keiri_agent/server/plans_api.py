@@ -33,7 +33,7 @@ from keiri_agent.plan import MAX_PLAN_BYTES
 from keiri_agent.server.auth import Access, Authenticator
 from keiri_agent.server.errors import ApiError
 from keiri_agent.server.plan_task import ANONYMOUS_CALLER
-from keiri_agent.versions import MAX_MESSAGE_CHARS, VersionStore, review, reviewer_for
+from keiri_agent.versions import MAX_MESSAGE_CHARS, SaveNote, VersionStore, review, reviewer_for
 from keiri_agent.workspace import atomic_path, confine
 
 __all__ = ["ReviewRequest", "SaveRequest", "plan_routes"]
@@ -107,10 +107,12 @@ def plan_routes(settings: Settings, auth: Authenticator) -> APIRouter:
             body.yaml,
             settings,
             default_registry(),
-            author=owner or ANONYMOUS_CALLER,
-            source="api",
-            message=body.message,
-            file=str(target),
+            SaveNote(
+                author=owner or ANONYMOUS_CALLER,
+                source="api",
+                message=body.message,
+                file=str(target),
+            ),
         )
         _write_working_copy(settings, plan_id, body.yaml)
         return {"created": created, "version": version.to_dict()}

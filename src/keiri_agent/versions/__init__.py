@@ -16,50 +16,10 @@ The two questions other parts ask (a schedule that runs only approved versions, 
 
 from __future__ import annotations
 
-from keiri_agent.versions.review import (
-    Reviewer,
-    RunVersion,
-    approval_required,
-    approvers_for,
-    check_run,
-    review,
-    reviewer_for,
-    unapproved_error,
-)
-from keiri_agent.versions.store import (
-    JOURNAL_FILE,
-    MAX_MESSAGE_CHARS,
-    MIN_PREFIX_CHARS,
-    SHORT_CHARS,
-    STATUS_LABELS,
-    Decision,
-    Source,
-    Status,
-    Version,
-    VersionStore,
-    normalize_text,
-    version_id,
-)
+# The package's surface is its two modules' public names, listed once in each module.
+from keiri_agent.versions import review as _review
+from keiri_agent.versions import store as _store
+from keiri_agent.versions.review import *  # noqa: F403
+from keiri_agent.versions.store import *  # noqa: F403
 
-__all__ = [
-    "JOURNAL_FILE",
-    "MAX_MESSAGE_CHARS",
-    "MIN_PREFIX_CHARS",
-    "SHORT_CHARS",
-    "STATUS_LABELS",
-    "Decision",
-    "Reviewer",
-    "RunVersion",
-    "Source",
-    "Status",
-    "Version",
-    "VersionStore",
-    "approval_required",
-    "approvers_for",
-    "check_run",
-    "normalize_text",
-    "review",
-    "reviewer_for",
-    "unapproved_error",
-    "version_id",
-]
+__all__ = [*_review.__all__, *_store.__all__]

@@ -18,7 +18,7 @@ The rules, the same through the CLI, the API and the app:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from keiri_agent.config import Settings
@@ -171,12 +171,7 @@ class RunVersion:
     approval: dict[str, Any] | None  # Decision.to_dict() of the approval standing now
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "plan_id": self.plan_id,
-            "version": self.version,
-            "number": self.number,
-            "approval": self.approval,
-        }
+        return asdict(self)
 
 
 def check_run(

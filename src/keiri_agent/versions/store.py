@@ -44,6 +44,7 @@ __all__ = [
     "SHORT_CHARS",
     "STATUS_LABELS",
     "Decision",
+    "SaveNote",
     "Source",
     "Status",
     "Version",
@@ -99,6 +100,17 @@ class _Reviewed(_Entry):
     kind: Literal["approve", "reject"]
     comment: str = ""
     self_approved: bool = False
+
+
+@dataclass(frozen=True)
+class SaveNote:
+    """What a save records beside the text: who saved it, from where, their message, and the
+    working copy it was saved as (None: none)."""
+
+    author: str
+    source: Source
+    message: str = ""
+    file: str | None = None
 
 
 @dataclass(frozen=True)
@@ -302,19 +314,11 @@ class VersionStore:
 
     # --- writing -------------------------------------------------------------------------------
 
-    def save(
-        self,
-        plan_id: str,
-        text: str,
-        *,
-        author: str,
-        source: Source,
-        message: str = "",
-        file: str | None = None,
-    ) -> tuple[Version, bool]:
-        """Keep ``text`` as a version of ``plan_id``: ``(version, created)``; a text saved
-        before is that same version (``created`` false, nothing written)."""
-        note = _message(message, "メッセージ")
+    def save(self, plan_id: str, text: str, note: SaveNote) -> tuple[Version, bool]:
+        """Keep ``text`` as a version of ``plan_id``, saved as ``note`` says: ``(version,
+        created)``; a text saved before is that same version (``created`` false, nothing
+        written)."""
+        message = _message(note.message, "メッセージ")
         text = normalize_text(text)
         vid = version_id(text)
         folder = self.folder(plan_id)
@@ -330,10 +334,10 @@ class VersionStore:
                 plan_id=plan_id,
                 version=vid,
                 at=_now(),
-                by=author,
-                message=note,
-                source=source,
-                file=file,
+                by=note.author,
+                message=message,
+                source=note.source,
+                file=note.file,
             )
             self._append(journal, handle, entry)
             return self._read(journal, handle).versions[-1], True

@@ -8,6 +8,7 @@ CANCELLED error of a stopped conversion (:func:`cancelled_error`).
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import threading
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path, PurePosixPath
@@ -21,6 +22,7 @@ from keiri_agent.agents.convert.prompts import exec_feedback
 from keiri_agent.agents.convert.verify import check_output, normalize_target
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.sandbox import CODEACT, ExecutionOutcome, SandboxExecutor, SandboxProfile
+from keiri_agent.threads import in_daemon_thread
 
 __all__ = [
     "CANCEL_POLL_S",
@@ -145,28 +147,15 @@ class SandboxEval:
             return action()
         if self.cancel.is_set():
             raise cancelled_error("fallback")
-        box: dict[str, Any] = {}
-
-        def work() -> None:
-            try:
-                box["outcome"] = action()
-            except BaseException as exc:  # handed to the calling thread below
-                box["error"] = exc
-
-        worker = threading.Thread(target=work, name="keiri-codeact-action", daemon=True)
-        worker.start()
-        while worker.is_alive():
+        outcome = in_daemon_thread(action, name="keiri-codeact-action")
+        while not outcome.done():
             if self.cancel.wait(CANCEL_POLL_S):
                 # Closing the executor stops its fork server, which kills every action it
                 # runs; the action's own error is the expected consequence, not a failure.
                 self.executor.close()
-                worker.join()
+                cf.wait([outcome])
                 raise cancelled_error("fallback")
-        worker.join()
-        if "error" in box:
-            raise box["error"]
-        outcome: ExecutionOutcome = box["outcome"]
-        return outcome
+        return outcome.result()
 
 
 def _error_text(outcome: ExecutionOutcome) -> str | None:

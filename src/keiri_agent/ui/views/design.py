@@ -56,7 +56,7 @@ from keiri_agent.ui.error_view import render_error
 from keiri_agent.ui.fields import render_fields, reset_fields
 from keiri_agent.ui.llm_notice import llm_problem
 from keiri_agent.ui.signin import acting_name
-from keiri_agent.versions import VersionStore
+from keiri_agent.versions import SaveNote, VersionStore
 
 __all__ = ["render"]
 
@@ -138,9 +138,7 @@ def _save(text: str, registry: BlockRegistry, settings: Settings, message: str) 
             parse_source(text).raw,
             settings.keiri_designs_dir,
             versions=VersionStore.of(settings),
-            author=acting_name(settings),
-            source="app",
-            message=message,
+            note=SaveNote(author=acting_name(settings), source="app", message=message),
         )
     except BlockError as exc:
         render_error(exc)

@@ -19,13 +19,13 @@ master of 10,000 names is read once per process however many runs and payers use
 from __future__ import annotations
 
 import itertools
-import re
 import threading
 from functools import lru_cache
 from typing import Any
 
 from keiri_agent.blocks.table.names.fold import fold
 from keiri_agent.retrieval.tokenize import get_tokenizer
+from keiri_agent.sudachi import ASCII_WORD, reading_of
 
 __all__ = ["MAX_CACHED_NAMES", "MAX_OPTIONS_PER_WORD", "MAX_READINGS", "readings"]
 
@@ -37,7 +37,6 @@ MAX_CACHED_NAMES = 50_000
 # Sudachi refuses inputs over 49,149 UTF-8 bytes; a name is far shorter, longer text is cut.
 MAX_NAME_CHARS = 1_000
 
-_ASCII = re.compile(r"[\x21-\x7e]+")
 _SKIPPED_POS = frozenset({"補助記号", "空白", "記号"})
 _local = threading.local()
 
@@ -68,7 +67,7 @@ def readings(text: str) -> tuple[str, ...]:
     if not text.strip():
         return ()
     whole, words, dictionary = _tokenizers()
-    primary = fold("".join(_spelling(m) for m in whole.tokenize(text) if _kept(m)))
+    primary = fold("".join(reading_of(m) for m in whole.tokenize(text) if _kept(m)))
     options = [_options(m, dictionary) for m in words.tokenize(text) if _kept(m)]
     found = dict.fromkeys([primary])
     for combination in itertools.product(*options):
@@ -82,21 +81,12 @@ def _kept(morpheme: Any) -> bool:
     return morpheme.part_of_speech()[0] not in _SKIPPED_POS
 
 
-def _spelling(morpheme: Any) -> str:
-    """How a bank writes the word: Latin and digits as they are, the rest by its reading."""
-    surface: str = morpheme.surface()
-    if _ASCII.fullmatch(surface):
-        return surface
-    reading: str = morpheme.reading_form()
-    return reading or surface
-
-
 def _options(morpheme: Any, dictionary: Any) -> list[str]:
     """The spellings of one word, its own first: Latin as written and read, other proper names."""
     surface: str = morpheme.surface()
-    own = _spelling(morpheme)
+    own = reading_of(morpheme)
     options = [own]
-    if _ASCII.fullmatch(surface):
+    if ASCII_WORD.fullmatch(surface):
         reading = morpheme.reading_form()
         if reading and reading != own:
             options.append(reading)
