@@ -12,11 +12,10 @@ import streamlit as st
 
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.config import LLMRole, Settings
-from keiri_agent.design.engine import UI_BLOCK
+from keiri_agent.design.engine import prompt_documents, required_blocks, retrieve_candidates
 from keiri_agent.design.models import DesignEngineOptions
 from keiri_agent.design.templates import TemplateSpec
 from keiri_agent.design.topk import BlockRetriever, RetrievalResult
-from keiri_agent.documents.normalize import normalize_for_prompt
 from keiri_agent.ui.design.inputs import Documents
 from keiri_agent.ui.design.state import TOPK_KEY
 
@@ -49,29 +48,21 @@ def candidates(
 ) -> RetrievalResult:
     """Top-K for the instruction, asked the way the generator asks (cached per query)."""
     options = DesignEngineOptions()
-    docs = [(f"資料{i + 1}", t) for i, t in enumerate(documents.texts if documents else []) if t]
-    normalized = normalize_for_prompt(docs, max(options.max_docs_chars, 1)).text
+    normalized = prompt_documents(documents.texts if documents else [], options)
     query = instruction.strip()
-    required = list(dict.fromkeys([UI_BLOCK, *(b for t in templates for b in t.blocks())]))
     cache_key = (
         query,
         normalized,
         options.retrieval_mode,
-        tuple(required),
+        tuple(required_blocks(templates)),
         _setup(registry, settings),
     )
     cached = st.session_state.get(TOPK_KEY)
     if cached is not None and cached[0] == cache_key:
         result: RetrievalResult = cached[1]
         return result
-    result = retriever_for(registry, settings).retrieve(
-        query,
-        documents=normalized,
-        mode=options.retrieval_mode,
-        k_per_category=options.topk_per_category,
-        max_total=options.topk_total,
-        required=required,
-        token_budget=options.token_budget,
+    result = retrieve_candidates(
+        retriever_for(registry, settings), query, normalized, templates, options
     )
     st.session_state[TOPK_KEY] = (cache_key, result)
     return result
