@@ -21,7 +21,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["LINKS", "PAGES", "PageSpec"]
+__all__ = ["LINKS", "PAGES", "UI_PACKAGE", "PageSpec"]
 
 UI_PACKAGE = __name__.rpartition(".")[0]  # keiri_agent.ui: page modules are named under it
 
