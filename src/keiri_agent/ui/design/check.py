@@ -28,14 +28,14 @@ from keiri_agent.plan import (
 )
 from keiri_agent.ui.plan_graph import plan_dot
 
-__all__ = ["CheckOutcome", "check_text", "node_labels", "render_check", "render_graph"]
+__all__ = ["PlanCheck", "check_text", "node_labels", "render_check", "render_graph"]
 
 _KIND_NAMES = {"block": "ブロック", "loop": "ループ", "subflow": "サブフロー"}
 _STATUS_MARKS = {"ok": "✅", "skipped": "⏭️", "failed": "❌"}
 
 
 @dataclass
-class CheckOutcome:
+class PlanCheck:
     """One 検証/ドライラン of the editor's text."""
 
     text: str
@@ -43,16 +43,16 @@ class CheckOutcome:
     dry_run: DryRunReport | None = None  # only for a valid plan
 
 
-def check_text(text: str, registry: BlockRegistry, settings: Settings) -> CheckOutcome:
+def check_text(text: str, registry: BlockRegistry, settings: Settings) -> PlanCheck:
     """Validate the plan ``text``; a valid one is also dry-run."""
     config = load_config(settings.keiri_plan_config)
     report = validate_text(text, registry, designs_dir=settings.keiri_designs_dir, config=config)
-    outcome = CheckOutcome(text=text, validation=report)
+    check = PlanCheck(text=text, validation=report)
     if report.valid:
-        outcome.dry_run = dry_run_source(
+        check.dry_run = dry_run_source(
             parse_source(text), registry, designs_dir=settings.keiri_designs_dir, config=config
         )
-    return outcome
+    return check
 
 
 def node_labels(plan: Any) -> Iterator[tuple[str, str]]:
@@ -81,7 +81,7 @@ def _issue(issue: PlanIssue | DryRunFinding) -> None:
         st.caption(f"💡 {issue.hint}")
 
 
-def render_check(check: CheckOutcome, current_text: str) -> None:
+def render_check(check: PlanCheck, current_text: str) -> None:
     """Validation errors and dry-run results, each next to the node it concerns."""
     report, dry = check.validation, check.dry_run
     if check.text != current_text:

@@ -13,7 +13,7 @@ import streamlit as st
 from keiri_agent.design.chat import DesignChat
 from keiri_agent.design.models import GeneratedPlan
 from keiri_agent.design.requirements import iter_nodes
-from keiri_agent.ui.design.check import CheckOutcome
+from keiri_agent.ui.design.check import PlanCheck
 
 __all__ = ["missing_summary", "render_generation", "render_missing", "render_turns"]
 
@@ -71,9 +71,7 @@ def _ui_fields(plan: Mapping[str, Any] | None) -> list[str]:
     return lines
 
 
-def missing_summary(
-    result: GeneratedPlan, check: CheckOutcome | None = None
-) -> dict[str, list[str]]:
+def missing_summary(result: GeneratedPlan, check: PlanCheck | None = None) -> dict[str, list[str]]:
     """Seed 004's 不足項目: unresolved ``${vars.*}``, required UI, inconsistencies."""
     unresolved = [
         f"{r.target.var or r.id}: {r.label or r.id}"
@@ -99,7 +97,7 @@ def missing_summary(
     }
 
 
-def render_missing(result: GeneratedPlan, check: CheckOutcome | None) -> None:
+def render_missing(result: GeneratedPlan, check: PlanCheck | None) -> None:
     summary = missing_summary(result, check)
     pending = sum(len(v) for k, v in summary.items() if not k.startswith("実行時"))
     st.subheader("不足項目" + (f"（{pending} 件）" if pending else ""))

@@ -33,7 +33,7 @@ from keiri_agent.ui import session_state
 from keiri_agent.ui.chrome import monospace
 from keiri_agent.ui.design import versions
 from keiri_agent.ui.design.candidates import candidates, render_candidates, retriever_for
-from keiri_agent.ui.design.check import CheckOutcome, check_text, render_check, render_graph
+from keiri_agent.ui.design.check import PlanCheck, check_text, render_check, render_graph
 from keiri_agent.ui.design.generation import render_generation, render_missing, render_turns
 from keiri_agent.ui.design.inputs import MODE_LABELS, documents_input, templates_input
 from keiri_agent.ui.design.state import (
@@ -184,7 +184,7 @@ def _editor(registry: BlockRegistry, settings: Settings) -> None:
         )
         st.success(f"登録しました: {saved}{shown}", icon="💾")
         versions.render_saved(st.session_state.get(versions.SAVED_VERSION_KEY))
-    check: CheckOutcome | None = st.session_state.get(CHECK_KEY)
+    check: PlanCheck | None = st.session_state.get(CHECK_KEY)
     if text.strip():
         st.subheader("グラフ")
         errors = check.validation.errors if check is not None and check.text == text else []

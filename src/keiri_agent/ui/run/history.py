@@ -26,13 +26,14 @@ HISTORY_LIMIT: Final = 20
 
 
 def run_kind(
-    outcome: ShownRun | None = None,
+    shown: ShownRun | None = None,
     start: PlanStart | None = None,
     names: PlanNames | None = None,
 ) -> str:
-    """実行 / 再開（元: run id）/ 再実行（ノード名 から）."""
-    resume_of = start.resume_of if start else outcome.resume_of if outcome else None
-    rerun_from = start.rerun_from if start else outcome.rerun_from if outcome else None
+    """実行 / 再開（元: run id）/ 再実行（ノード名 から）: of the run on the page (``shown``) or
+    of a logged run (its ``start``)."""
+    resume_of = start.resume_of if start else shown.resume_of if shown else None
+    rerun_from = start.rerun_from if start else shown.rerun_from if shown else None
     if rerun_from:
         return f"再実行（{names.node(rerun_from) if names else rerun_from} から）"
     if resume_of:

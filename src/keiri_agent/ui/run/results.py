@@ -6,9 +6,7 @@ presents them (its workbook's sheets first), each a tab: amounts as they are sho
 ``KEIRI_NEGATIVE_AMOUNTS``), total rows in bold. Files are those the run wrote
 (``plan.written_files``): Markdown reports drawn with their charts, other images shown, every
 file downloadable, a report also as one HTML page and as a ZIP with its images. Every node's
-raw outputs stay in a details expander, the only place node ids appear. The history lists the
-run logs of a plan (``runs/{plan_id}/*.jsonl``), newest first: each summarized from its first
-event and its last ``plan_complete``, its start shown in ``KEIRI_TIMEZONE``.
+raw outputs stay in a details expander, the only place node ids appear.
 """
 
 from __future__ import annotations
