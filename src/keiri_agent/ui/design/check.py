@@ -13,22 +13,17 @@ from typing import Any
 
 import streamlit as st
 
-from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError
 from keiri_agent.plan import (
     DryRunFinding,
     DryRunReport,
     PlanIssue,
     ValidationReport,
-    dry_run_source,
-    load_config,
     parse_source,
-    validate_text,
 )
 from keiri_agent.ui.plan_graph import plan_dot
 
-__all__ = ["PlanCheck", "check_text", "node_labels", "render_check", "render_graph"]
+__all__ = ["PlanCheck", "node_labels", "render_check", "render_graph"]
 
 _KIND_NAMES = {"block": "ブロック", "loop": "ループ", "subflow": "サブフロー"}
 _STATUS_MARKS = {"ok": "✅", "skipped": "⏭️", "failed": "❌"}
@@ -41,18 +36,6 @@ class PlanCheck:
     text: str
     validation: ValidationReport
     dry_run: DryRunReport | None = None  # only for a valid plan
-
-
-def check_text(text: str, registry: BlockRegistry, settings: Settings) -> PlanCheck:
-    """Validate the plan ``text``; a valid one is also dry-run."""
-    config = load_config(settings.keiri_plan_config)
-    report = validate_text(text, registry, designs_dir=settings.keiri_designs_dir, config=config)
-    check = PlanCheck(text=text, validation=report)
-    if report.valid:
-        check.dry_run = dry_run_source(
-            parse_source(text), registry, designs_dir=settings.keiri_designs_dir, config=config
-        )
-    return check
 
 
 def node_labels(plan: Any) -> Iterator[tuple[str, str]]:

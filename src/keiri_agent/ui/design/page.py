@@ -28,12 +28,12 @@ from keiri_agent.design.store import save_plan, saved_at
 from keiri_agent.design.templates import TemplateLibrary
 from keiri_agent.errors import BlockError
 from keiri_agent.localtime import shown_time
-from keiri_agent.plan import parse_source
+from keiri_agent.plan import dry_run_source, load_config, parse_source, validate_text
 from keiri_agent.ui import session_state
 from keiri_agent.ui.chrome import monospace
 from keiri_agent.ui.design import versions
 from keiri_agent.ui.design.candidates import candidates, render_candidates, retriever_for
-from keiri_agent.ui.design.check import PlanCheck, check_text, render_check, render_graph
+from keiri_agent.ui.design.check import PlanCheck, render_check, render_graph
 from keiri_agent.ui.design.generation import render_generation, render_missing, render_turns
 from keiri_agent.ui.design.inputs import MODE_LABELS, documents_input, templates_input
 from keiri_agent.ui.design.state import (
@@ -67,7 +67,7 @@ def _adopt_yaml(text: str | None, registry: BlockRegistry, settings: Settings) -
     st.session_state.pop(CHECK_KEY, None)
     if text is not None:
         set_widget(YAML_KEY, text)
-        st.session_state[CHECK_KEY] = check_text(text, registry, settings)
+        st.session_state[CHECK_KEY] = _check(text, registry, settings)
     reset_fields(ANSWERS_KEY)  # the next round's questions start empty
 
 
@@ -113,10 +113,21 @@ def _chat(chat: DesignChat, registry: BlockRegistry, settings: Settings) -> None
     st.rerun()
 
 
+def _check(text: str, registry: BlockRegistry, settings: Settings) -> PlanCheck:
+    config = load_config(settings.keiri_plan_config)
+    report = validate_text(text, registry, designs_dir=settings.keiri_designs_dir, config=config)
+    outcome = PlanCheck(text=text, validation=report)
+    if report.valid:
+        outcome.dry_run = dry_run_source(
+            parse_source(text), registry, designs_dir=settings.keiri_designs_dir, config=config
+        )
+    return outcome
+
+
 def _save(text: str, registry: BlockRegistry, settings: Settings, message: str) -> None:
     """Check, then save a valid plan under ``KEIRI_DESIGNS_DIR`` and keep it as a version
     (author: the signed-in user); an invalid one is refused."""
-    check = check_text(text, registry, settings)
+    check = _check(text, registry, settings)
     st.session_state[CHECK_KEY] = check
     if not check.validation.valid:
         st.session_state[SAVED_KEY] = None
@@ -172,7 +183,7 @@ def _editor(registry: BlockRegistry, settings: Settings) -> None:
         return
     if checking:
         with st.spinner("検証しています…"):
-            st.session_state[CHECK_KEY] = check_text(text, registry, settings)
+            st.session_state[CHECK_KEY] = _check(text, registry, settings)
     if saving:
         with st.spinner("検証して登録しています…"):
             _save(text, registry, settings, message)
