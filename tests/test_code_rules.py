@@ -50,7 +50,7 @@ ENVIRON_USERS = {
     "plan/_run/runner.py",  # a plan's ${env.*} source when no env is passed
     "plan/_validate/validator.py",
     "plan/_dryrun/source.py",
-    "ui/views/run.py",
+    "ui/run/page.py",
     "sandbox/forkserver.py",  # the environment of child processes
     "sandbox/jailserver.py",
     "sandbox/isolation.py",

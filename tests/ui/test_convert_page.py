@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from keiri_agent.ui.views import PAGES
-from keiri_agent.ui.views.convert import ANSWER_KEY, MODE_PATH, MODE_UPLOAD, OUTCOME_KEY, Outcome
+from keiri_agent.ui.views.convert import ANSWER_KEY, MODE_PATH, MODE_UPLOAD, OUTCOME_KEY, Conversion
 from tests.support import ScriptedLLMServer, prompt_contains
 from tests.ui.conftest import open_page
 
@@ -69,7 +69,7 @@ def test_a_conversion_shows_the_full_bar_the_answer_and_a_download(
     (download,) = page.get("download_button")
     assert download.proto.label == "売上.xlsx をダウンロード"
     outcome = page.session_state[OUTCOME_KEY]
-    assert isinstance(outcome, Outcome)
+    assert isinstance(outcome, Conversion)
     assert outcome.result is not None
     (written,) = outcome.result.files
     assert written.is_file()

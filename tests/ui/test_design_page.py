@@ -18,7 +18,7 @@ from streamlit.testing.v1.element_tree import Block, Node
 
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.design.chat import DesignChat
-from keiri_agent.ui.design_inputs import (
+from keiri_agent.ui.design.state import (
     ANSWERS_KEY,
     CHAT_KEY,
     CHECK_KEY,
@@ -50,7 +50,7 @@ RECONCILIATION = ["evidence_zip_invoices", "bank_statement", "invoice_payment"]
 
 
 def design_page() -> None:
-    from keiri_agent.ui.views.design import render
+    from keiri_agent.ui.design.page import render
 
     render()
 
@@ -59,7 +59,7 @@ def switching_app() -> None:
     """The design page, or another page when ``test_elsewhere`` is set (a page switch)."""
     import streamlit as st
 
-    from keiri_agent.ui.views.design import render
+    from keiri_agent.ui.design.page import render
 
     if st.session_state.get("test_elsewhere"):
         st.write("別のページ")

@@ -13,8 +13,8 @@ import yaml
 from streamlit.testing.v1 import AppTest
 
 from keiri_agent.config import load_settings
-from keiri_agent.ui.design_inputs import YAML_KEY
-from keiri_agent.ui.design_versions import APPROVE_KEY, REJECT_KEY
+from keiri_agent.ui.design.state import YAML_KEY
+from keiri_agent.ui.design.versions import APPROVE_KEY, REJECT_KEY
 from keiri_agent.ui.signin import KEY_STATE
 from keiri_agent.users import key_hash, os_user
 from keiri_agent.versions import VersionStore
@@ -27,7 +27,7 @@ PLAN_ID = "expense/high_amount"
 
 
 def design_page() -> None:
-    from keiri_agent.ui.views.design import render
+    from keiri_agent.ui.design.page import render
 
     render()
 

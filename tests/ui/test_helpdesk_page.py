@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase
 from keiri_agent.agents.helpdesk.models import citation
 from keiri_agent.ui.views import PAGES
-from keiri_agent.ui.views.helpdesk import INDEX_KEY, OUTCOME_KEY, QUESTION_KEY, Outcome
+from keiri_agent.ui.views.helpdesk import INDEX_KEY, OUTCOME_KEY, QUESTION_KEY, AskedQuestion
 from tests.support import ScriptedLLMServer
 from tests.support.helpdesk import HelpDeskScript, build_example_index
 from tests.ui.conftest import open_page
@@ -100,7 +100,7 @@ def test_question_shows_plan_progress_answer_sources_and_tool_results(
     assert "search_manual" in tool_output
     assert "XYZシステム_ユーザーマニュアル.pdf" in tool_output
     outcome = page.session_state[OUTCOME_KEY]
-    assert isinstance(outcome, Outcome)
+    assert isinstance(outcome, AskedQuestion)
     assert outcome.result is not None
     assert outcome.result.usage.calls == 5
 

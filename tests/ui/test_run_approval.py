@@ -28,7 +28,7 @@ graph:
 
 
 def run_page() -> None:
-    from keiri_agent.ui.views.run import render
+    from keiri_agent.ui.run.page import render
 
     render()
 

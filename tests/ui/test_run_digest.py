@@ -1,4 +1,4 @@
-"""The 実行 page's view of a run's log (ui.run_digest) and the history's summary
+"""The 実行 page's view of a run's log (ui.run.digest, ui.run.live) and the history's summary
 (events.logfile.read_backwards): what a long run costs the page is bounded."""
 
 from __future__ import annotations
@@ -12,8 +12,10 @@ from keiri_agent.errors import BlockError
 from keiri_agent.events.logfile import read_backwards
 from keiri_agent.events.runlog import read_events
 from keiri_agent.plan import PlanRunner
-from keiri_agent.ui import run_digest
-from keiri_agent.ui.run_digest import LiveLines, digest
+from keiri_agent.ui.run import digest as run_digest
+from keiri_agent.ui.run import live
+from keiri_agent.ui.run.digest import digest
+from keiri_agent.ui.run.live import LiveLines
 from tests.plan.blockkit import SPEC_DIR
 
 ITEMS = 300
@@ -91,8 +93,8 @@ def test_live_lines_show_only_the_newest_lines() -> None:
     lines.draw()
 
     shown = drawn[-1].splitlines()
-    assert shown[0] == f"…（前の {10_000 - run_digest.LIVE_LINES:,} 行は省略）"
-    assert shown[1:] == [f"行 {i}" for i in range(10_000 - run_digest.LIVE_LINES, 10_000)]
+    assert shown[0] == f"…（前の {10_000 - live.LIVE_LINES:,} 行は省略）"
+    assert shown[1:] == [f"行 {i}" for i in range(10_000 - live.LIVE_LINES, 10_000)]
     assert len(drawn) < 100  # redrawn now and then, not once per line
 
 

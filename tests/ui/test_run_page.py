@@ -25,9 +25,9 @@ from keiri_agent.examples import example_answers, examples_root
 from keiri_agent.plan import session_key
 from keiri_agent.ui import APP_PATH
 from keiri_agent.ui.fields import widget_key
-from keiri_agent.ui.run_plans import PATH_CHOICE
+from keiri_agent.ui.run.page import OUTCOMES_KEY
+from keiri_agent.ui.run.plan_choice import PATH_CHOICE
 from keiri_agent.ui.views import PAGES
-from keiri_agent.ui.views.run import OUTCOMES_KEY
 from tests.support import ScriptedLLMServer
 from tests.ui.conftest import open_page
 
@@ -66,7 +66,7 @@ graph:
 
 
 def run_page() -> None:
-    from keiri_agent.ui.views.run import render
+    from keiri_agent.ui.run.page import render
 
     render()
 

@@ -17,8 +17,8 @@ from keiri_agent.blocks.registry import default_registry
 from keiri_agent.examples import example_data_dir
 from keiri_agent.plan import session_key
 from keiri_agent.ui.fields import widget_key
-from keiri_agent.ui.run_vars import var_key
-from keiri_agent.ui.views.run import OUTCOMES_KEY
+from keiri_agent.ui.run.page import OUTCOMES_KEY
+from keiri_agent.ui.run.plan_vars import var_key
 
 PAGE_TIMEOUT_S = 180
 PLAN_ID = "examples/payment_matching"
@@ -28,7 +28,7 @@ SHEETS = ("消込済", "要確認", "未入金", "不明入金")
 
 
 def run_page() -> None:
-    from keiri_agent.ui.views.run import render
+    from keiri_agent.ui.run.page import render
 
     render()
 

@@ -9,7 +9,7 @@ import pytest
 
 from keiri_agent.errors import BlockError
 from keiri_agent.plan import MAX_PLAN_BYTES, load_source
-from keiri_agent.ui.run_plans import plan_choices
+from keiri_agent.ui.run.plan_choice import plan_choices
 
 
 def test_a_file_under_the_loaders_limit_is_read_and_a_larger_one_listed_for_the_loader(

@@ -98,6 +98,6 @@ def test_the_sidebar_needs_no_emoji_font(app: AppTest, monkeypatch: pytest.Monke
 def test_repository_root_app_py_runs_the_same_app() -> None:
     app = AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=60).run()
     assert not app.exception
-    assert PAGES[0].module == "home"  # the first page (ホーム) opens, titled by the product
+    assert PAGES[0].module == "views.home"  # the first page (ホーム) opens, titled by the product
     assert "はじめに" in [h.value for h in app.subheader]
     assert "keiri-agent" in [t.value for t in app.sidebar.title]

@@ -37,7 +37,7 @@ from keiri_agent.design.prompts import DesignPrompts, catalog_text, context_text
 from keiri_agent.design.repair import dump_plan
 from keiri_agent.design.schema import PlanSkeleton, design_model, skeleton_model
 from keiri_agent.design.templates import TemplateLibrary, TemplateSpec
-from keiri_agent.design.topk import BlockRetriever
+from keiri_agent.design.topk import BlockRetriever, RetrievalResult
 from keiri_agent.design.wire import SchemaVariant, skeleton_schema, wiring_schema
 from keiri_agent.design.wiring import Asker, Wiring
 from keiri_agent.documents.normalize import normalize_for_prompt
@@ -51,6 +51,9 @@ __all__ = [
     "UI_BLOCK",
     "DesignParts",
     "generate_plan",
+    "prompt_documents",
+    "required_blocks",
+    "retrieve_candidates",
     "schema_variant",
 ]
 
@@ -65,6 +68,37 @@ def schema_variant(choice: SchemaChoice, settings: Settings, llm: LLMClient) -> 
     if choice != "auto":
         return choice
     return "strict" if strict_schema_for(llm.ref, settings) else "tool"
+
+
+def prompt_documents(documents_text: Sequence[str], options: DesignEngineOptions) -> str:
+    """The reference documents as the prompts carry them: 資料1, 資料2... normalized to
+    ``options.max_docs_chars``."""
+    docs = [(f"資料{i + 1}", text) for i, text in enumerate(documents_text) if text]
+    return normalize_for_prompt(docs, max(options.max_docs_chars, 1)).text
+
+
+def required_blocks(templates: Sequence[TemplateSpec]) -> list[str]:
+    """The blocks every candidate set holds: ``ui.interactive_input`` and the templates' blocks."""
+    return list(dict.fromkeys([UI_BLOCK, *(b for t in templates for b in t.blocks())]))
+
+
+def retrieve_candidates(
+    retriever: BlockRetriever,
+    instruction: str,
+    documents: str,
+    templates: Sequence[TemplateSpec],
+    options: DesignEngineOptions,
+) -> RetrievalResult:
+    """Top-K for a request as the generator asks for it (the 設計 page shows the same)."""
+    return retriever.retrieve(
+        instruction,
+        documents=documents,
+        mode=options.retrieval_mode,
+        k_per_category=options.topk_per_category,
+        max_total=options.topk_total,
+        required=required_blocks(templates),
+        token_budget=options.token_budget,
+    )
 
 
 def _check_arguments(instruction: str, apply_mode: str, templates: Sequence[str]) -> None:
@@ -120,8 +154,7 @@ class _Engine:
         self.settings = settings
         self.prompts = prompts
         self.log = log
-        docs = [(f"資料{i + 1}", text) for i, text in enumerate(documents_text) if text]
-        self.documents = normalize_for_prompt(docs, max(options.max_docs_chars, 1)).text
+        self.documents = prompt_documents(documents_text, options)
         self.variant = schema_variant(options.schema_variant, settings, self.llm)
         self.asker = Asker(
             self.llm, strict=self.variant == "strict", free_form_fallback=options.free_form_fallback
@@ -185,15 +218,8 @@ class _Engine:
 
     def _retrieve(self) -> list[str]:
         self.log.stage("retrieve", "start")
-        required = [UI_BLOCK] + [b for t in self.templates for b in t.blocks()]
-        result = self.retriever.retrieve(
-            self.instruction,
-            documents=self.documents,
-            mode=self.options.retrieval_mode,
-            k_per_category=self.options.topk_per_category,
-            max_total=self.options.topk_total,
-            required=list(dict.fromkeys(required)),
-            token_budget=self.options.token_budget,
+        result = retrieve_candidates(
+            self.retriever, self.instruction, self.documents, self.templates, self.options
         )
         self.log.metric("retrieval", result.metrics())
         self.log.stage("retrieve", "done")

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from keiri_agent.agents.convert.pipeline import ConvertResult
     from keiri_agent.events import RunEvent
 
-__all__ = ["ANSWER_KEY", "OUTCOME_KEY", "PAGE", "REQUEST_KEY", "SOURCE_KEY", "Outcome", "render"]
+__all__ = ["ANSWER_KEY", "OUTCOME_KEY", "PAGE", "REQUEST_KEY", "SOURCE_KEY", "Conversion", "render"]
 
 PAGE = "convert"
 (
@@ -80,8 +80,8 @@ class Upload:
 
 
 @dataclass
-class Outcome:
-    """One request and what came of it (a result, or an LLM error raised by the pipeline)."""
+class Conversion:
+    """One conversion: the request, its progress and code, and its result or LLM error."""
 
     request: str
     result: ConvertResult | None = None
@@ -134,13 +134,13 @@ def _uploads() -> None:
         st.caption("アップロード済みのファイル: " + "、".join(u.name for u in kept))
 
 
-def _run(request: str, settings: Settings, continuation: Continuation | None = None) -> Outcome:
+def _run(request: str, settings: Settings, continuation: Continuation | None = None) -> Conversion:
     from keiri_agent.agents.convert.pipeline import AGENT_ID, run_convert
     from keiri_agent.agents.convert.progress import Progress, describe_event
     from keiri_agent.events import CodeGen, open_run
     from keiri_agent.events.follow import run_following
 
-    outcome = Outcome(request=request)
+    outcome = Conversion(request=request)
     source, session = (None, None) if continuation is not None else _source(settings)
     out_dir = session / "outputs" if session is not None else None
     progress = Progress()
@@ -197,7 +197,7 @@ def _render_files(result: ConvertResult) -> None:
         st.warning("次のファイルが出力先にありません: " + "、".join(missing))
 
 
-def _render_outcome(outcome: Outcome) -> None:
+def _render_outcome(outcome: Conversion) -> None:
     st.progress(outcome.progress, text=outcome.progress_label or " ")
     error = outcome.error
     result = outcome.result
@@ -297,9 +297,9 @@ def render() -> None:
         else:
             st.session_state[OUTCOME_KEY] = _run(request.strip(), settings)
     continuation: Continuation | None = st.session_state.pop(CONTINUE_KEY, None)
-    previous: Outcome | None = st.session_state.get(OUTCOME_KEY)
+    previous: Conversion | None = st.session_state.get(OUTCOME_KEY)
     if continuation is not None and previous is not None and interpret_problem is None:
         st.session_state[OUTCOME_KEY] = _run(previous.request, settings, continuation)
-    outcome: Outcome | None = st.session_state.get(OUTCOME_KEY)
+    outcome: Conversion | None = st.session_state.get(OUTCOME_KEY)
     if outcome is not None:
         _render_outcome(outcome)

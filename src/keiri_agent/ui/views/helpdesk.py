@@ -27,7 +27,7 @@ from keiri_agent.ui.llm_notice import warn_llm_problem
 from keiri_agent.ui.page import action_requested, open_page, render_retryable_error
 from keiri_agent.ui.views.helpdesk_eval import render_eval_panel
 
-__all__ = ["INDEX_KEY", "OUTCOME_KEY", "PAGE", "QUESTION_KEY", "Outcome", "render"]
+__all__ = ["INDEX_KEY", "OUTCOME_KEY", "PAGE", "QUESTION_KEY", "AskedQuestion", "render"]
 
 PAGE = "helpdesk"
 (
@@ -56,7 +56,7 @@ STATUS_DONE_LABELS = {
 
 
 @dataclass
-class Outcome:
+class AskedQuestion:
     """One question and what came of it."""
 
     question: str
@@ -64,10 +64,10 @@ class Outcome:
     error: BlockError | None = None
 
 
-def _ask(question: str, index_dir: Path, settings: Settings) -> Outcome:
+def _ask(question: str, index_dir: Path, settings: Settings) -> AskedQuestion:
     from keiri_agent.agents.helpdesk.agent import run_agent
 
-    outcome = Outcome(question=question)
+    outcome = AskedQuestion(question=question)
     progress = Progress()
     with st.status("回答を作成しています…", expanded=True) as status:
         board = st.empty()
@@ -157,7 +157,7 @@ def _render_result(result: AgentResult) -> None:
     )
 
 
-def _render_outcome(outcome: Outcome) -> None:
+def _render_outcome(outcome: AskedQuestion) -> None:
     if outcome.error is not None:
         render_retryable_error(outcome.error, retry_key=RETRY_KEY, pending_key=PENDING_KEY)
         return
@@ -207,7 +207,7 @@ def render() -> None:
             st.warning("質問を入力してください。")
         else:
             st.session_state[OUTCOME_KEY] = _ask(question.strip(), index_dir, settings)
-    outcome: Outcome | None = st.session_state.get(OUTCOME_KEY)
+    outcome: AskedQuestion | None = st.session_state.get(OUTCOME_KEY)
     if outcome is not None:
         _render_outcome(outcome)
     if index_dir.is_dir():

@@ -44,9 +44,17 @@ from keiri_agent.plan import (
 from keiri_agent.ui import session_state
 from keiri_agent.ui.error_view import render_error
 from keiri_agent.ui.llm_notice import llm_problem
-from keiri_agent.ui.run_digest import MAX_NESTED_ROWS, digest
-from keiri_agent.ui.run_outputs import render_history, render_outputs, run_kind
-from keiri_agent.ui.run_plans import (
+from keiri_agent.ui.run.digest import MAX_NESTED_ROWS, digest
+from keiri_agent.ui.run.history import render_history, run_kind
+from keiri_agent.ui.run.inputs import (
+    collect_answers,
+    render_ui_node,
+    reset_inputs,
+    ui_nodes,
+    waiting_nodes,
+)
+from keiri_agent.ui.run.live import execute
+from keiri_agent.ui.run.plan_choice import (
     PATH_CHOICE,
     PLAN_KEY,
     SAMPLE_KEY,
@@ -54,22 +62,14 @@ from keiri_agent.ui.run_plans import (
     offer_sample,
     plan_choices,
 )
-from keiri_agent.ui.run_vars import render_vars, reset_vars
-from keiri_agent.ui.run_view import (
-    Outcome,
-    collect_answers,
-    execute,
-    outcome_from_log,
-    render_ui_node,
-    reset_inputs,
-    ui_nodes,
-    waiting_nodes,
-)
+from keiri_agent.ui.run.plan_vars import render_vars, reset_vars
+from keiri_agent.ui.run.results import render_outputs
+from keiri_agent.ui.run.shown_run import ShownRun
 
 __all__ = ["OUTCOMES_KEY", "PAGE", "PATH_CHOICE", "PLAN_KEY", "plan_choices", "render"]
 
 PAGE: Final = "run"
-OUTCOMES_KEY: Final = session_state.page_key(PAGE, "outcomes")  # plan id → Outcome
+OUTCOMES_KEY: Final = session_state.page_key(PAGE, "outcomes")  # plan id → ShownRun
 PENDING_KEY: Final = session_state.page_key(PAGE, "pending")
 _STATUS: Final = {
     "success": (st.success, "成功しました"),
@@ -133,7 +133,7 @@ def _changed(
     return False
 
 
-def _rerun_action(outcome: Outcome, plan: Plan, registry: BlockRegistry) -> tuple[str, ...]:
+def _rerun_action(outcome: ShownRun, plan: Plan, registry: BlockRegistry) -> tuple[str, ...]:
     """Rerun from the failed node, or from the one input node edited since (upstream reuse
     would otherwise hide the edit); a new run when several inputs were edited."""
     failed = str((outcome.error.details if outcome.error else {}).get("node_id") or "")
@@ -159,7 +159,7 @@ def _start(
     settings: Settings,
     names: PlanNames,
     plan_vars: dict[str, Any] | None = None,
-) -> Outcome:
+) -> ShownRun:
     """Run (with ``plan_vars``), resume (``("resume", run_id)``) or rerun (``("rerun", run_id,
     node)``, both with the vars of the run they continue) with the answers on the page now."""
     answers = collect_answers(plan.id)
@@ -175,7 +175,7 @@ def _start(
 
 
 def _render_outcome(
-    outcome: Outcome, plan: Plan, settings: Settings, registry: BlockRegistry, names: PlanNames
+    outcome: ShownRun, plan: Plan, settings: Settings, registry: BlockRegistry, names: PlanNames
 ) -> None:
     st.subheader("実行結果")
     begun = shown_time(outcome.started, settings.keiri_timezone) if outcome.started else None
@@ -271,7 +271,7 @@ def render() -> None:
     if plan.description:
         st.caption(plan.description)
     _llm_notice(plan, settings, registry)
-    outcomes: dict[str, Outcome] = session_state.get_or_create(OUTCOMES_KEY, dict)
+    outcomes: dict[str, ShownRun] = session_state.get_or_create(OUTCOMES_KEY, dict)
 
     st.subheader("入力")
     offer_sample(path, plan, registry)
@@ -320,7 +320,7 @@ def render() -> None:
     )
     if opened is not None:
         try:
-            outcomes[plan.id] = outcome_from_log(opened)
+            outcomes[plan.id] = ShownRun.from_log(opened)
         except BlockError as exc:
             render_error(exc)
             return

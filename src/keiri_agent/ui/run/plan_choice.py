@@ -23,7 +23,7 @@ from keiri_agent.design.store import saved_at
 from keiri_agent.localtime import shown_time
 from keiri_agent.plan import MAX_PLAN_BYTES, PLAN_SUFFIXES, Plan, load_yaml
 from keiri_agent.ui import session_state
-from keiri_agent.ui.run_view import ui_nodes, use_answers
+from keiri_agent.ui.run.inputs import ui_nodes, use_answers
 from keiri_agent.ui.server_paths import check_server_path, plan_areas
 
 __all__ = [

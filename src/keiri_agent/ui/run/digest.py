@@ -4,12 +4,11 @@ A run of a 100,000-item loop logs about 300,000 events. The page reads its log o
 event (:func:`digest`), and keeps only what it shows: one row per top-level node, at most
 :data:`MAX_NESTED_ROWS` rows of nodes inside loops and subflows (every failed one among them
 first), the last :data:`MAX_LINES` progress lines, and the blocks of the nodes a paused run
-waits for. While a run lasts, :class:`LiveLines` shows its newest lines in one element.
+waits for. (While a run lasts, ``live`` shows its newest lines.)
 """
 
 from __future__ import annotations
 
-import time
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -20,12 +19,10 @@ from keiri_agent.events.models import NodeStart, RunEvent
 from keiri_agent.events.runlog import replay
 from keiri_agent.plan import PlanNames, describe_event
 
-__all__ = ["MAX_LINES", "MAX_NESTED_ROWS", "LiveLines", "RunDigest", "digest"]
+__all__ = ["MAX_LINES", "MAX_NESTED_ROWS", "RunDigest", "digest"]
 
 MAX_LINES: Final = 2_000  # progress lines kept after a run (the newest)
 MAX_NESTED_ROWS: Final = 1_000  # rows of nodes inside loops and subflows (failed ones first)
-LIVE_LINES: Final = 40  # lines shown while a run lasts
-LIVE_EVERY_S: Final = 0.2  # how often the live lines are redrawn
 _STATES: Final = {
     "node_start": "実行中",
     "node_complete": "完了",
@@ -118,29 +115,3 @@ def digest(
     found.truncated = rows.truncated
     found.lines = list(lines)
     return found
-
-
-class LiveLines:
-    """The newest progress lines of a running run, redrawn in one element at most every
-    :data:`LIVE_EVERY_S` (a long run would otherwise add one element per event to the page)."""
-
-    def __init__(self, placeholder: Any) -> None:
-        self.placeholder = placeholder
-        self.lines: deque[str] = deque(maxlen=LIVE_LINES)
-        self.total = 0
-        self._drawn = 0.0
-
-    def add(self, line: str) -> None:
-        self.lines.append(line)
-        self.total += 1
-        now = time.monotonic()
-        if now - self._drawn >= LIVE_EVERY_S:
-            self.draw()
-            self._drawn = now
-
-    def draw(self) -> None:
-        if not self.lines:
-            return
-        skipped = self.total - len(self.lines)
-        head = [f"…（前の {skipped:,} 行は省略）"] if skipped else []
-        self.placeholder.code("\n".join([*head, *self.lines]), language="text")

@@ -1,4 +1,4 @@
-"""A plan's reports and files on the 実行 page: a Markdown report drawn with its charts, and
+"""The files a run wrote, on the 実行 page: a Markdown report drawn with its charts, and
 downloads of every file (a report also as one HTML page with its images inside, and as a ZIP
 of the .md and its images: ``documents.markdown_report``)."""
 
@@ -36,37 +36,22 @@ def render_report(path: Path, *, key: str) -> set[Path]:
                 shown.add(part.path)
             else:
                 st.markdown(part)
-    left, middle, right = st.columns(3)
-    with left:
-        st.download_button(
-            "Markdown（.md）",
-            data=path.read_bytes(),
-            file_name=path.name,
-            mime="text/markdown",
-            key=f"{key}_md",
-            on_click="ignore",
-            icon=":material/download:",
-        )
-    with middle:
-        st.download_button(
+    downloads = (
+        ("Markdown（.md）", path.read_bytes(), path.name, "text/markdown", "md"),
+        (
             "HTML（グラフ入り、1 ファイル）",
-            data=report_html(path).encode("utf-8"),
-            file_name=f"{path.stem}.html",
-            mime="text/html",
-            key=f"{key}_html",
-            on_click="ignore",
-            icon=":material/download:",
-        )
-    with right:
-        st.download_button(
-            "ZIP（.md とグラフ）",
-            data=report_zip(path),
-            file_name=f"{path.stem}.zip",
-            mime="application/zip",
-            key=f"{key}_zip",
-            on_click="ignore",
-            icon=":material/download:",
-        )
+            report_html(path).encode("utf-8"),
+            f"{path.stem}.html",
+            "text/html",
+            "html",
+        ),
+        ("ZIP（.md とグラフ）", report_zip(path), f"{path.stem}.zip", "application/zip", "zip"),
+    )
+    for column, (label, data, name, mime, kind) in zip(
+        st.columns(len(downloads)), downloads, strict=True
+    ):
+        with column:
+            _download(label, data, name, mime, key=f"{key}_{kind}")
     return shown
 
 
@@ -80,12 +65,23 @@ def render_file_downloads(files: Sequence[Path], *, key: str) -> None:
     for index, path in enumerate(unique.values()):
         mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
         with columns[index % len(columns)]:
-            st.download_button(
+            _download(
                 f"{path.name} をダウンロード",
-                data=path.read_bytes(),
-                file_name=path.name,
-                mime=mime,
+                path.read_bytes(),
+                path.name,
+                mime,
                 key=f"{key}_{index}_{path.name}",
-                on_click="ignore",
-                icon=":material/download:",
             )
+
+
+def _download(label: str, data: bytes, file_name: str, mime: str, *, key: str) -> None:
+    """A download button that never reruns the script."""
+    st.download_button(
+        label,
+        data=data,
+        file_name=file_name,
+        mime=mime,
+        key=key,
+        on_click="ignore",
+        icon=":material/download:",
+    )

@@ -8,9 +8,9 @@ mode) and 回答して続ける calls ``DesignChat.answer``. The generated YAML 
 検証/ドライラン shows validation errors and dry-run results next to each node, 登録 saves a valid
 plan under ``KEIRI_DESIGNS_DIR`` and keeps it as a version (``keiri_agent.versions``), and the
 plan's DAG is drawn from the editor's text. Below, 版と承認 lists the plan's versions, shows what
-changed between two of them and approves or rejects one (``keiri_agent.ui.design_versions``).
+changed between two of them and approves or rejects one (``keiri_agent.ui.design.versions``).
 
-Session State (prefix ``design_``, keys in ``keiri_agent.ui.design_inputs``): the chat
+Session State (prefix ``design_``, keys in ``keiri_agent.ui.design.state``): the chat
 (``design_chat``), the documents read from uploads, the last check and save, the chat's answers
 (``design_answers``) and a kept copy of each input widget's value; everything survives reruns and
 page switches until 新しい設計 resets the page.
@@ -29,28 +29,28 @@ from keiri_agent.design.templates import TemplateLibrary
 from keiri_agent.errors import BlockError
 from keiri_agent.localtime import shown_time
 from keiri_agent.plan import dry_run_source, load_config, parse_source, validate_text
-from keiri_agent.ui import design_versions, design_view, session_state
+from keiri_agent.ui import session_state
 from keiri_agent.ui.chrome import monospace
-from keiri_agent.ui.design_inputs import (
+from keiri_agent.ui.design import versions
+from keiri_agent.ui.design.candidates import candidates, render_candidates, retriever_for
+from keiri_agent.ui.design.check import PlanCheck, render_check, render_graph
+from keiri_agent.ui.design.generation import render_generation, render_missing, render_turns
+from keiri_agent.ui.design.inputs import MODE_LABELS, documents_input, templates_input
+from keiri_agent.ui.design.state import (
     ANSWERS_KEY,
     CHAT_KEY,
     CHECK_KEY,
     ERROR_KEY,
     INSTRUCTION_KEY,
     MODE_KEY,
-    MODE_LABELS,
     PAGE,
     PLAN_ID_KEY,
     SAVED_KEY,
     YAML_KEY,
-    candidates,
-    documents_input,
     keep,
     restore,
-    retriever_for,
     session_dir,
     set_widget,
-    templates_input,
 )
 from keiri_agent.ui.error_view import render_error
 from keiri_agent.ui.fields import render_fields, reset_fields
@@ -85,10 +85,10 @@ def _generate(chat: DesignChat, registry: BlockRegistry, settings: Settings) -> 
 def _chat(chat: DesignChat, registry: BlockRegistry, settings: Settings) -> None:
     """The conversation, and the pending requirements as a form (ui.interactive_input inquire)."""
     st.subheader("設計チャット")
-    design_view.render_turns(chat)
+    render_turns(chat)
     result = chat.result
     if result is not None:
-        design_view.render_generation(result)
+        render_generation(result)
     if result is None or not result.requirements:
         return
     fields = [r.to_field() for r in result.requirements]
@@ -113,10 +113,10 @@ def _chat(chat: DesignChat, registry: BlockRegistry, settings: Settings) -> None
     st.rerun()
 
 
-def _check(text: str, registry: BlockRegistry, settings: Settings) -> design_view.CheckOutcome:
+def _check(text: str, registry: BlockRegistry, settings: Settings) -> PlanCheck:
     config = load_config(settings.keiri_plan_config)
     report = validate_text(text, registry, designs_dir=settings.keiri_designs_dir, config=config)
-    outcome = design_view.CheckOutcome(text=text, validation=report)
+    outcome = PlanCheck(text=text, validation=report)
     if report.valid:
         outcome.dry_run = dry_run_source(
             parse_source(text), registry, designs_dir=settings.keiri_designs_dir, config=config
@@ -144,7 +144,7 @@ def _save(text: str, registry: BlockRegistry, settings: Settings, message: str) 
         render_error(exc)
         return
     st.session_state[SAVED_KEY] = path
-    st.session_state[design_versions.SAVED_VERSION_KEY] = version
+    st.session_state[versions.SAVED_VERSION_KEY] = version
 
 
 def _editor(registry: BlockRegistry, settings: Settings) -> None:
@@ -192,15 +192,15 @@ def _editor(registry: BlockRegistry, settings: Settings) -> None:
             f"（{shown_time(when, settings.keiri_timezone, seconds=False)} 保存）" if when else ""
         )
         st.success(f"登録しました: {saved}{shown}", icon="💾")
-        design_versions.render_saved(st.session_state.get(design_versions.SAVED_VERSION_KEY))
-    check: design_view.CheckOutcome | None = st.session_state.get(CHECK_KEY)
+        versions.render_saved(st.session_state.get(versions.SAVED_VERSION_KEY))
+    check: PlanCheck | None = st.session_state.get(CHECK_KEY)
     if text.strip():
         st.subheader("グラフ")
         errors = check.validation.errors if check is not None and check.text == text else []
-        design_view.render_graph(text, errors)
+        render_graph(text, errors)
     if check is not None:
         st.subheader("検証/ドライランの結果")
-        design_view.render_check(check, text)
+        render_check(check, text)
 
 
 def _conflicts(chat: DesignChat, registry: BlockRegistry, settings: Settings) -> None:
@@ -307,7 +307,7 @@ def render() -> None:
             except BlockError as exc:
                 render_error(exc)
             else:
-                design_view.render_candidates(found, registry)
+                render_candidates(found, registry)
     needs_llm = mode != "compose"
     if problem is not None and needs_llm:
         st.warning(problem + "\n\nLLM なしでも「compose」でテンプレートを合成できます。", icon="⚠️")
@@ -341,9 +341,9 @@ def render() -> None:
         _chat(chat, registry, settings)
         _conflicts(chat, registry, settings)
         if chat.result is not None:
-            design_view.render_missing(chat.result, st.session_state.get(CHECK_KEY))
+            render_missing(chat.result, st.session_state.get(CHECK_KEY))
     _editor(registry, settings)
-    design_versions.render(settings, _plan_id_of(st.session_state.get(YAML_KEY) or ""))
+    versions.render(settings, _plan_id_of(st.session_state.get(YAML_KEY) or ""))
 
 
 def _plan_id_of(text: str) -> str | None:

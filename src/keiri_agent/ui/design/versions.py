@@ -24,7 +24,7 @@ from keiri_agent.errors import BlockError
 from keiri_agent.localtime import shown_time
 from keiri_agent.plan import parse_source
 from keiri_agent.ui import session_state
-from keiri_agent.ui.design_inputs import PAGE
+from keiri_agent.ui.design.state import PAGE
 from keiri_agent.ui.error_view import render_error
 from keiri_agent.ui.plan_graph import plan_dot
 from keiri_agent.ui.signin import current_user

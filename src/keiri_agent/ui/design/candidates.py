@@ -1,0 +1,116 @@
+"""The Top-K candidate blocks of the 設計 page: ranked for the current instruction before
+anything is generated (retrieval needs no LLM), asked the way the generator asks and cached per
+query, and shown as a table with what was cut.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import streamlit as st
+
+from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.config import LLMRole, Settings
+from keiri_agent.design.engine import prompt_documents, required_blocks, retrieve_candidates
+from keiri_agent.design.models import DesignEngineOptions
+from keiri_agent.design.templates import TemplateSpec
+from keiri_agent.design.topk import BlockRetriever, RetrievalResult
+from keiri_agent.ui.design.inputs import Documents
+from keiri_agent.ui.design.state import TOPK_KEY
+
+__all__ = ["candidate_rows", "candidates", "render_candidates", "retriever_for"]
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _retriever(
+    _registry: BlockRegistry, _settings: Settings, key: tuple[Any, ...]
+) -> BlockRetriever:
+    return BlockRetriever(_registry, settings=_settings)
+
+
+def _setup(registry: BlockRegistry, settings: Settings) -> tuple[Any, ...]:
+    """What a retriever depends on: the registry, the embedding model, the embedding cache."""
+    return id(registry), str(settings.model_for(LLMRole.EMBEDDING)), str(settings.keiri_cache_dir)
+
+
+def retriever_for(registry: BlockRegistry, settings: Settings) -> BlockRetriever:
+    """One retriever per setup, shared by the candidates table and the generator."""
+    return _retriever(registry, settings, _setup(registry, settings))
+
+
+def candidates(
+    instruction: str,
+    documents: Documents | None,
+    templates: list[TemplateSpec],
+    registry: BlockRegistry,
+    settings: Settings,
+) -> RetrievalResult:
+    """Top-K for the instruction, asked the way the generator asks (cached per query)."""
+    options = DesignEngineOptions()
+    normalized = prompt_documents(documents.texts if documents else [], options)
+    query = instruction.strip()
+    cache_key = (
+        query,
+        normalized,
+        options.retrieval_mode,
+        tuple(required_blocks(templates)),
+        _setup(registry, settings),
+    )
+    cached = st.session_state.get(TOPK_KEY)
+    if cached is not None and cached[0] == cache_key:
+        result: RetrievalResult = cached[1]
+        return result
+    result = retrieve_candidates(
+        retriever_for(registry, settings), query, normalized, templates, options
+    )
+    st.session_state[TOPK_KEY] = (cache_key, result)
+    return result
+
+
+def _ports(ports: Mapping[str, Any]) -> str:
+    parts = []
+    for name, port in ports.items():
+        mark = "*" if isinstance(port, Mapping) and port.get("required") else ""
+        kind = port.get("type", "any") if isinstance(port, Mapping) else "any"
+        parts.append(f"{name}{mark}: {kind}")
+    return ", ".join(parts)
+
+
+def candidate_rows(result: RetrievalResult, registry: BlockRegistry) -> list[dict[str, Any]]:
+    """One row per candidate block: id, category, input/output keys (``*`` = required), description."""
+    rows = []
+    for number, ranked in enumerate(result.candidates, start=1):
+        entry = registry.get(ranked.id).catalog_entry()
+        rows.append(
+            {
+                "順位": number,
+                "ブロック": entry["id"],
+                "カテゴリ": entry["category"],
+                "入力": _ports(entry["inputs"]),
+                "出力": _ports(entry["outputs"]),
+                "説明": entry["description"].splitlines()[0] if entry["description"] else "",
+                "スコア": round(ranked.score, 3),
+            }
+        )
+    return rows
+
+
+def render_candidates(result: RetrievalResult, registry: BlockRegistry) -> None:
+    mode = {"bm25": "BM25", "dense": "埋め込み", "hybrid": "BM25＋埋め込み"}[result.mode_used]
+    st.caption(
+        f"{len(result.candidates)} 件（全 {len(result.ranking)} ブロック中、検索: {mode}）。"
+        "自動生成では LLM にこの候補だけを示します。入力の * は必須です。"
+    )
+    if result.note:
+        st.info(result.note, icon="ℹ️")
+    st.dataframe(candidate_rows(result, registry), hide_index=True, width="stretch")
+    budget = (
+        f"トークン予算 {result.token_budget:,} のうち約 {result.candidate_tokens:,} を使用。"
+        if result.token_budget
+        else ""
+    )
+    st.caption(f"{budget}{result.cut_summary()}")
+    if result.cut:
+        rows = [{"ブロック": c.id, "順位": c.rank, "除外の理由": c.detail} for c in result.cut]
+        st.dataframe(rows, hide_index=True, width="stretch")
