@@ -17,7 +17,7 @@ import heapq
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.plan._dsl.bindings import Binding, compile_binding
@@ -185,10 +185,10 @@ class GraphShape:
     """A graph's nodes and dependencies as every phase sees them, for any plan, valid or not.
 
     A reference reaches the innermost visible name (a loop variable before a node, then the
-    enclosing graphs); a node depends on the nodes of its graph that it, or anything in its loop
-    body, reaches. A node id defined twice counts at its first definition in the whole plan
-    (the validator reports the second). ``sources``: the qualified names (``loop/child``) of the
-    nodes a node's own references reach, at any level, in the order of their root names.
+    enclosing graphs); a node depends on the nodes of its graph that it, or anything in its
+    loop body, reaches (for a node id defined twice see :func:`graph_shape`). ``sources``: the
+    qualified names (``loop/child``) of the nodes a node's own references reach, at any level,
+    in the order of their root names.
     """
 
     nodes: dict[str, AnyNode]
@@ -212,8 +212,13 @@ class _Level:
 
 
 def _levels(
-    graph: Iterable[AnyNode], prefix: str, loop_vars: frozenset[str], seen: set[str]
+    graph: Iterable[AnyNode],
+    prefix: str,
+    loop_vars: frozenset[str],
+    seen: set[str],
+    plan_wide: bool,
 ) -> _Level:
+    """``seen``: the ids defined so far (in the whole plan when ``plan_wide``, else here)."""
     level = _Level(prefix, loop_vars)
     for node in graph:
         if node.id in seen:
@@ -223,8 +228,9 @@ def _levels(
         if isinstance(node, LoopNode):
             each = node.foreach
             names = frozenset(filter(None, (each.itemVar, each.indexVar))) if each else frozenset()
+            inner = seen if plan_wide else set()
             body = node.body.plan.graph
-            level.bodies[node.id] = _levels(body, f"{prefix}{node.id}/", names, seen)
+            level.bodies[node.id] = _levels(body, f"{prefix}{node.id}/", names, inner, plan_wide)
     return level
 
 
@@ -280,13 +286,22 @@ def _shape(
     return shape, escaping
 
 
-def graph_shape(graph: Iterable[AnyNode], reads_of: ReadsOf = node_reads) -> GraphShape:
+def graph_shape(
+    graph: Iterable[AnyNode],
+    reads_of: ReadsOf = node_reads,
+    *,
+    unique_in: Literal["plan", "graph"] = "plan",
+) -> GraphShape:
     """The shape of a plan's graph (its loop bodies nested); never raises for a bad plan.
 
     The validator reports its cycles, the compiled graph runs in its order, the app draws it.
-    ``reads_of``: what a node reads (the compiled graph passes its parsed forms).
+    ``reads_of``: what a node reads (the compiled graph passes its parsed forms). ``unique_in``:
+    a node id defined twice counts at its first definition in the whole ``plan`` (the
+    validator's scopes; it reports the second) or in each ``graph`` (the app draws every loop
+    body's nodes). A valid plan has one shape either way.
     """
-    return _shape(_levels(graph, "", frozenset(), set()), [], reads_of)[0]
+    top = _levels(graph, "", frozenset(), set(), unique_in == "plan")
+    return _shape(top, [], reads_of)[0]
 
 
 @dataclass(frozen=True)
