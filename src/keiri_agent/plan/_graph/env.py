@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from keiri_agent.blocks.registry import BlockRegistry, default_registry
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import ConfigurationError
 from keiri_agent.plan._dsl.loader import load_yaml
 from keiri_agent.plan._graph.subflows import SubflowLoader
 
@@ -36,9 +36,8 @@ def load_config(path: Path | None) -> dict[str, Any]:
     try:
         data = load_yaml(Path(path).read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
-        raise BlockError(
+        raise ConfigurationError(
             f"設定ファイル {path} を読めません: {exc}",
-            code=ErrorCode.CONFIGURATION_ERROR,
             hint="KEIRI_PLAN_CONFIG に YAML ファイルのパスを指定してください。",
             details={"file": str(path)},
         ) from exc
