@@ -1,0 +1,135 @@
+"""One ``PlanEnv`` per command (issue 39): its defaults built in one place, shared by the phases.
+
+A command builds one ``PlanEnv`` (registry, designs folder, ``${config.*}`` and ``${env.*}``
+sources, settings, subflow loader) and hands it to validate, dry-run and run. Before, each
+phase built its own defaults from the settings (the validator, the dry run and the runner each
+had a copy), and ``plan run`` read the settings twice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.cli import app
+from keiri_agent.config import Settings
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.plan import PlanEnv, dry_run_source, load_source, validate_source
+from tests.plan.blockkit import SPEC_DIR
+
+MAIN = """\
+apiVersion: v1
+id: main
+graph:
+  - id: call
+    type: subflow
+    call:
+      plan_id: child
+      inputs: {n: "${config.start}"}
+    out:
+      exports: [{from: total, as: total}]
+  - id: after
+    block: test.add
+    in: {a: "${call.total}", b: 1}
+"""
+
+CHILD = """\
+apiVersion: v1
+id: child
+vars: {n: null}
+graph:
+  - id: add
+    block: test.add
+    in: {a: "${vars.n}", b: 10}
+exports:
+  - {from: add.sum, as: total}
+"""
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    designs = tmp_path / "designs"
+    designs.mkdir()
+    (designs / "main.yaml").write_text(MAIN, encoding="utf-8")
+    (designs / "child.yaml").write_text(CHILD, encoding="utf-8")
+    config = tmp_path / "plan_config.yaml"
+    config.write_text("start: 5\n", encoding="utf-8")
+    monkeypatch.setenv("KEIRI_DESIGNS_DIR", str(designs))
+    monkeypatch.setenv("KEIRI_PLAN_CONFIG", str(config))
+    monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
+    monkeypatch.setenv("KEIRI_BLOCK_SPEC_DIRS", str(SPEC_DIR))
+    return designs
+
+
+@pytest.mark.parametrize("command", ["validate", "dry-run", "run"])
+def test_a_plan_command_builds_one_plan_env(
+    command: str, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built: Counter[str] = Counter()
+    original = PlanEnv.of.__func__
+
+    def counted(cls: type[PlanEnv], *args: Any, **kwargs: Any) -> PlanEnv:
+        built["PlanEnv"] += 1
+        return original(cls, *args, **kwargs)
+
+    monkeypatch.setattr(PlanEnv, "of", classmethod(counted))
+    result = CliRunner().invoke(app, ["plan", command, str(folder / "main.yaml"), "--json"])
+
+    assert result.exit_code == 0, result.output
+    assert built["PlanEnv"] == 1
+    if command == "run":  # the config and the subflow reached the run: 5 + 10, then + 1
+        assert json.loads(result.stdout)["outputs"]["after"] == {"sum": 16}
+
+
+def test_the_defaults_come_from_the_settings_and_a_caller_overrides_them(folder: Path) -> None:
+    env = PlanEnv.of()
+    assert env.designs_dir == folder
+    assert dict(env.config) == {"start": 5}
+    assert env.environ is os.environ
+    assert env.registry.find("test.add") is not None
+    assert env.subflows.designs_dir == folder
+
+    mine = BlockRegistry([SPEC_DIR])
+    given = PlanEnv.of(mine, designs_dir=folder.parent, config={"start": 1}, env={"X": "1"})
+    assert (given.registry, given.designs_dir) == (mine, folder.parent)
+    assert (dict(given.config), dict(given.environ)) == ({"start": 1}, {"X": "1"})
+
+
+def test_validate_and_dry_run_of_one_env_read_each_subflow_once(folder: Path) -> None:
+    env = PlanEnv.of()
+    source = load_source(folder / "main.yaml")
+
+    assert validate_source(source, env).valid
+    read = env.subflows.load("child")
+    report = dry_run_source(source, env)
+
+    assert report.ok, report.findings
+    assert [s.plan_id for s in env.subflows.loaded()] == ["child"]
+    assert env.subflows.load("child") is read  # the dry run walked the text validation read
+    assert env.fresh().subflows is not env.subflows  # a runner's next run reads anew
+
+
+def test_a_plan_config_that_cannot_be_read_is_a_configuration_error(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("start: [1,\n", encoding="utf-8")
+    settings = Settings(keiri_designs_dir=tmp_path, keiri_plan_config=broken)
+
+    with pytest.raises(BlockError) as raised:
+        PlanEnv.of(settings=settings)
+
+    assert raised.value.code == ErrorCode.CONFIGURATION_ERROR
+    assert f"設定ファイル {broken} を読めません" in raised.value.message
+    assert "KEIRI_PLAN_CONFIG" in raised.value.hint
+
+
+def test_a_plan_env_takes_no_options_beside_it(folder: Path) -> None:
+    env = PlanEnv.of()
+    with pytest.raises(TypeError):
+        validate_source(load_source(folder / "main.yaml"), env, designs_dir=folder)
