@@ -24,48 +24,20 @@ from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.plan import PlanEnv, dry_run_source, load_source, validate_source
 from tests.plan.blockkit import SPEC_DIR
 
-MAIN = """\
-apiVersion: v1
-id: main
-graph:
-  - id: call
-    type: subflow
-    call:
-      plan_id: child
-      inputs: {n: "${config.start}"}
-    out:
-      exports: [{from: total, as: total}]
-  - id: after
-    block: test.add
-    in: {a: "${call.total}", b: 1}
-"""
-
-CHILD = """\
-apiVersion: v1
-id: child
-vars: {n: null}
-graph:
-  - id: add
-    block: test.add
-    in: {a: "${vars.n}", b: 10}
-exports:
-  - {from: add.sum, as: total}
-"""
+FIXTURES = Path(__file__).parent / "golden" / "plans"  # read only
+PLAN = FIXTURES / "subflow.yaml"  # calls lib/double with 21, then adds 1
+DESIGNS = FIXTURES / "designs"
 
 
 @pytest.fixture
 def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    designs = tmp_path / "designs"
-    designs.mkdir()
-    (designs / "main.yaml").write_text(MAIN, encoding="utf-8")
-    (designs / "child.yaml").write_text(CHILD, encoding="utf-8")
     config = tmp_path / "plan_config.yaml"
     config.write_text("start: 5\n", encoding="utf-8")
-    monkeypatch.setenv("KEIRI_DESIGNS_DIR", str(designs))
+    monkeypatch.setenv("KEIRI_DESIGNS_DIR", str(DESIGNS))
     monkeypatch.setenv("KEIRI_PLAN_CONFIG", str(config))
     monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
     monkeypatch.setenv("KEIRI_BLOCK_SPEC_DIRS", str(SPEC_DIR))
-    return designs
+    return DESIGNS
 
 
 @pytest.mark.parametrize("command", ["validate", "dry-run", "run"])
@@ -80,12 +52,12 @@ def test_a_plan_command_builds_one_plan_env(
         return original(cls, *args, **kwargs)
 
     monkeypatch.setattr(PlanEnv, "of", classmethod(counted))
-    result = CliRunner().invoke(app, ["plan", command, str(folder / "main.yaml"), "--json"])
+    result = CliRunner().invoke(app, ["plan", command, str(PLAN), "--json"])
 
     assert result.exit_code == 0, result.output
     assert built["PlanEnv"] == 1
-    if command == "run":  # the config and the subflow reached the run: 5 + 10, then + 1
-        assert json.loads(result.stdout)["outputs"]["after"] == {"sum": 16}
+    if command == "run":  # the subflow validation read is the one that ran: 21 × 2 + 1
+        assert json.loads(result.stdout)["outputs"]["after"] == {"sum": 43}
 
 
 def test_the_defaults_come_from_the_settings_and_a_caller_overrides_them(folder: Path) -> None:
@@ -104,15 +76,15 @@ def test_the_defaults_come_from_the_settings_and_a_caller_overrides_them(folder:
 
 def test_validate_and_dry_run_of_one_env_read_each_subflow_once(folder: Path) -> None:
     env = PlanEnv.of()
-    source = load_source(folder / "main.yaml")
+    source = load_source(PLAN)
 
     assert validate_source(source, env).valid
-    read = env.subflows.load("child")
+    read = env.subflows.load("lib/double")
     report = dry_run_source(source, env)
 
     assert report.ok, report.findings
-    assert [s.plan_id for s in env.subflows.loaded()] == ["child"]
-    assert env.subflows.load("child") is read  # the dry run walked the text validation read
+    assert [s.plan_id for s in env.subflows.loaded()] == ["lib/double"]
+    assert env.subflows.load("lib/double") is read  # the dry run walked the text validation read
     assert env.fresh().subflows is not env.subflows  # a runner's next run reads anew
 
 
@@ -132,4 +104,4 @@ def test_a_plan_config_that_cannot_be_read_is_a_configuration_error(tmp_path: Pa
 def test_a_plan_env_takes_no_options_beside_it(folder: Path) -> None:
     env = PlanEnv.of()
     with pytest.raises(TypeError):
-        validate_source(load_source(folder / "main.yaml"), env, designs_dir=folder)
+        validate_source(load_source(PLAN), env, designs_dir=folder)
