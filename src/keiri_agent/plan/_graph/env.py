@@ -1,9 +1,9 @@
 """What validate, dry-run and run of one command read besides the plan: one :class:`PlanEnv`.
 
 A command (a CLI command, an API request, an action in the app) builds one ``PlanEnv`` and hands
-it to every phase: the block registry, the designs folder subflow ``plan_id``\\ s resolve under,
-the mapping behind ``${config.*}``, the mapping behind ``${env.*}``, the settings, and the one
-subflow loader, so that the dry run and the run read exactly the subflow files validation read.
+it to every phase: the block registry, the designs folder that subflow ids resolve under, the
+mapping behind ``${config.*}``, the mapping behind ``${env.*}``, the settings, and the one subflow
+loader, so that the dry run and the run read exactly the subflow files validation read.
 :meth:`PlanEnv.of` is the one place their defaults come from (the settings' ``KEIRI_DESIGNS_DIR``
 and ``KEIRI_PLAN_CONFIG``, the process environment, the built-in registry).
 """
