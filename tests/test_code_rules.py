@@ -47,10 +47,7 @@ def test_a_runs_status_is_typed_as_run_status_everywhere() -> None:
 
 # Modules that touch os.environ besides config.py, as ARCHITECTURE.md lists them.
 ENVIRON_USERS = {
-    "plan/_run/runner.py",  # a plan's ${env.*} source when no env is passed
-    "plan/_validate/validator.py",
-    "plan/_dryrun/source.py",
-    "ui/run/page.py",
+    "plan/_graph/env.py",  # a plan's ${env.*} source when PlanEnv.of is given no env
     "sandbox/forkserver.py",  # the environment of child processes
     "sandbox/jailserver.py",
     "sandbox/isolation.py",

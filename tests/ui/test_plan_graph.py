@@ -9,8 +9,11 @@ from typing import Any
 import pytest
 import yaml
 
+from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.errors import BlockError
+from keiri_agent.plan import GraphShape, Plan, graph_shape, validate_text
 from keiri_agent.ui.plan_graph import MAX_LABEL_CHARS, plan_dot
+from tests.plan.blockkit import SPEC_DIR
 
 REPO = Path(__file__).resolve().parents[2]
 EDGE = re.compile(r'^\s*"([^"]+)" -> "([^"]+)"( \[style=dashed\])?;$', re.MULTILINE)
@@ -167,3 +170,84 @@ def test_something_that_is_not_a_plan_is_refused_with_a_clear_error() -> None:
         plan_dot({"id": "x", "graph": []})
     assert raised.value.code == "PLAN_INVALID"
     assert "グラフを描けません" in raised.value.message
+
+
+def _shape_edges(shape: GraphShape) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    """The solid and dashed edges a picture of ``shape`` must have."""
+    solid = {
+        (source, shape.prefix + node)
+        for node, sources in shape.sources.items()
+        for source in sources
+        if source != shape.prefix + node
+    }
+    dashed_edges: set[tuple[str, str]] = set()
+    for loop_id, body in shape.bodies.items():
+        inner_solid, inner_dashed = _shape_edges(body)
+        solid |= inner_solid
+        dashed_edges |= inner_dashed
+        starts = {body.prefix + n for n, deps in body.deps.items() if not deps - {n}}
+        dashed_edges |= {(shape.prefix + loop_id, start) for start in starts}
+    return solid, dashed_edges
+
+
+@pytest.mark.parametrize(
+    "path", sorted((REPO / "designs" / "examples").glob("*.yaml")), ids=lambda p: p.stem
+)
+def test_the_picture_draws_the_edges_of_the_plans_graph_shape(path: Path) -> None:
+    raw = yaml.safe_load(path.read_text("utf-8"))
+    solid, dashed_edges = _shape_edges(graph_shape(Plan.model_validate(raw).graph))
+
+    dot = plan_dot(raw)
+
+    assert edges(dot) == solid | dashed_edges
+    assert dashed(dot) == dashed_edges
+
+
+LOOP_READS_ITS_BODY = {
+    "apiVersion": "v1",
+    "id": "demo/inside",
+    "graph": [
+        {
+            "id": "each",
+            "type": "loop",
+            "foreach": {"input": "${double.sum}", "itemVar": "it"},
+            "body": {
+                "plan": {
+                    "graph": [{"id": "double", "block": "test.add", "in": {"a": "${it}"}}],
+                    "exports": [{"from": "double.sum", "as": "doubled"}],
+                }
+            },
+            "out": {"collect": "doubled"},
+        }
+    ],
+}
+
+
+def test_a_loop_input_reads_the_graph_around_the_loop_as_the_validator_does() -> None:
+    text = yaml.safe_dump(LOOP_READS_ITS_BODY)
+    report = validate_text(text, BlockRegistry([SPEC_DIR]), config={}, env={})
+    hidden = [i for i in report.errors if i.code == "UNRESOLVED_REFERENCE"]
+    assert [i.message for i in hidden] == [  # the body's nodes are not visible outside
+        "${double.sum}: ノード 'double' はループ 'each' の本体の中にあり、外からは参照できません。"
+    ]
+
+    dot = plan_dot(LOOP_READS_ITS_BODY)
+
+    assert ("each/double", "each") not in edges(dot)  # no edge the validator does not see
+    assert dashed(dot) == {("each", "each/double")}
+
+
+def test_a_reference_that_does_not_parse_draws_no_edge_and_the_rest_is_drawn() -> None:
+    plan: dict[str, Any] = {
+        "id": "demo/typo",
+        "graph": [
+            {"id": "a", "block": "demo.number"},
+            {"id": "b", "block": "demo.text", "in": {"text": "${a.value", "n": "${a.value}"}},
+            {"id": "c", "block": "demo.text", "in": {"text": "${b.text}"}},
+        ],
+    }
+
+    dot = plan_dot(plan, highlight={"b"})
+
+    assert edges(dot) == {("a", "b"), ("b", "c")}  # b's other input still reads a
+    assert "#ffe0e0" in node_line(dot, "b")

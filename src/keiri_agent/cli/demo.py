@@ -30,14 +30,13 @@ def demo(
     as_json: JsonFlag = False,
 ) -> None:
     """サンプルの請求書と入金明細を照合する Plan を実行します（API キー不要）。"""
-    from keiri_agent.blocks.registry import default_registry
     from keiri_agent.examples import example_answers, example_plan
-    from keiri_agent.plan import PlanRunner, describe_event
+    from keiri_agent.plan import PlanEnv, PlanRunner, describe_event
 
     with user_errors():
         plan = example_plan(DEMO_PLAN)
         answers = example_answers(DEMO_PLAN)
-        with PlanRunner(default_registry(), runs_dir=runs_dir) as runner:
+        with PlanRunner(PlanEnv.of(), runs_dir=runs_dir) as runner:
             show = None if as_json else progress_printer(describe_event)
             result = runner.run(plan, answers=answers, on_event=show)
         if result.status != "success":

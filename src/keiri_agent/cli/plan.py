@@ -30,6 +30,7 @@ from keiri_agent.cli.common import (
 from keiri_agent.errors import BlockError, ErrorCode, UserFile
 
 if TYPE_CHECKING:
+    from keiri_agent.blocks.registry import BlockRegistry
     from keiri_agent.plan import PlanNames
 
 __all__ = [
@@ -160,18 +161,17 @@ def _vars_file(file: Path) -> dict[str, Any]:
     return data
 
 
-def plan_names_at(source: Path | None) -> PlanNames | None:
+def plan_names_at(source: Path | None, registry: BlockRegistry) -> PlanNames | None:
     """The names of the plan at ``source`` (a plan file or a run's snapshot); None when it
     does not load (the command then reports why, and lines name nodes by id)."""
     from pydantic import ValidationError
 
-    from keiri_agent.blocks.registry import default_registry
     from keiri_agent.plan import Plan, load_source, plan_names
 
     if source is None or not source.is_file():
         return None
     try:
-        return plan_names(Plan.model_validate(load_source(source).raw), default_registry())
+        return plan_names(Plan.model_validate(load_source(source).raw), registry)
     except (BlockError, ValidationError):
         return None
 
@@ -223,11 +223,10 @@ def print_issues(report: Mapping[str, Any], file: str, *, summary: bool = True) 
 @plan_app.command("validate")
 def validate(file: PlanFile, as_json: JsonFlag = False) -> None:
     """Plan を検証し、すべての問題を行・列つきで表示します（問題があれば終了コード 1）。"""
-    from keiri_agent.blocks.registry import default_registry
-    from keiri_agent.plan import validate_file
+    from keiri_agent.plan import PlanEnv, validate_file
 
     with user_errors():
-        report = validate_file(file, default_registry()).to_dict()
+        report = validate_file(file, PlanEnv.of()).to_dict()
     if as_json:
         echo_json(issues_json(report, str(file)))
     else:
@@ -244,18 +243,18 @@ def dry_run(
     as_json: JsonFlag = False,
 ) -> None:
     """ブロックを実行せず、サンプル値で Plan を最後までたどって問題を探します（問題があれば終了コード 1）。"""
-    from keiri_agent.blocks.registry import default_registry
-    from keiri_agent.plan import dry_run_source, load_source
+    from keiri_agent.plan import PlanEnv, dry_run_source, load_source
 
     with user_errors():
         overrides = parse_vars(var_specs or [], vars_file)
         source = load_source(file)
-        report = dry_run_source(source, default_registry(), vars_override=overrides or None)
+        env = PlanEnv.of()
+        report = dry_run_source(source, env, vars_override=overrides or None)
     if as_json:
         echo_json(report.to_dict())
     else:
         labels = {"ok": "[green]OK[/green]", "skipped": "スキップ", "failed": "[red]失敗[/red]"}
-        names, registry = plan_names_at(file), default_registry()
+        names, registry = plan_names_at(file, env.registry), env.registry
         table = WrappingTable(
             "手順", "ブロック", "状態", "備考", title=f"ドライラン: {escape(str(file))}"
         )

@@ -45,7 +45,7 @@ from keiri_agent.errors import BlockError, ErrorCode
 
 if TYPE_CHECKING:
     from keiri_agent.events.models import RunEvent
-    from keiri_agent.plan import PlanNames, PlanRunner, PlanSource, RunResult
+    from keiri_agent.plan import PlanEnv, PlanNames, PlanRunner, PlanSource, RunResult
 
 __all__ = ["answers_example", "answers_yaml", "execute_source", "resume_command", "version_text"]
 _PLAIN_KEY_RE = re.compile(r"[^\W\d][\w\-]*")
@@ -128,8 +128,9 @@ def _snapshot(result: RunResult) -> Path | None:
         return None
 
 
-def _print_result(result: RunResult, *, as_json: bool, names: PlanNames | None) -> None:
-    from keiri_agent.config import load_settings
+def _print_result(
+    result: RunResult, env: PlanEnv, *, as_json: bool, names: PlanNames | None
+) -> None:
     from keiri_agent.documents.amount_format import AmountFormat
     from keiri_agent.plan import STATUS_LABELS, result_tables, table_summary, written_files
 
@@ -140,8 +141,8 @@ def _print_result(result: RunResult, *, as_json: bool, names: PlanNames | None) 
             data["resume_command"] = resume_command(result.run_id)
         echo_json(data)
         return
-    settings = load_settings()
-    names = names or plan_names_at(_snapshot(result))
+    settings = env.settings
+    names = names or plan_names_at(_snapshot(result), env.registry)
     typer.echo(
         f"結果: {STATUS_LABELS.get(result.status, result.status)}"
         f"（{result.duration_ms / 1000:.1f} 秒）"
@@ -193,17 +194,17 @@ def _execute(start: Start, *, as_json: bool, file: Path | None = None) -> None:
     that is interrupted or crashes can still be resumed. Ctrl-C ends the run as cancelled
     (exit code 130) with the command that continues it.
     """
-    from keiri_agent.blocks.registry import default_registry
     from keiri_agent.cli.identity import acting_name
     from keiri_agent.config import load_settings
     from keiri_agent.localtime import shown_time
-    from keiri_agent.plan import PlanRunner, cancelled_error, describe_event
+    from keiri_agent.plan import PlanEnv, PlanRunner, cancelled_error, describe_event
 
     with user_errors():
         settings = load_settings()
         zone, started_by = settings.keiri_timezone, acting_name(settings)
+        env = PlanEnv.of(settings=settings)  # the command's: names, validation and the run
     started: list[str] = []
-    names = None if as_json else plan_names_at(file)
+    names = None if as_json else plan_names_at(file, env.registry)
     progress = None if as_json else progress_printer(lambda event: describe_event(event, names))
 
     def on_event(event: RunEvent) -> None:
@@ -222,7 +223,7 @@ def _execute(start: Start, *, as_json: bool, file: Path | None = None) -> None:
 
     with (
         user_errors(on_ctrl_c=stopped),
-        PlanRunner(default_registry(), settings=settings, started_by=started_by) as runner,
+        PlanRunner(env, started_by=started_by) as runner,
     ):
         try:
             result = start(runner, on_event)
@@ -231,7 +232,7 @@ def _execute(start: Start, *, as_json: bool, file: Path | None = None) -> None:
                 raise
             _plan_invalid(exc, file, as_json=as_json)
             raise typer.Exit(code=EXIT_FAILED) from None
-    _print_result(result, as_json=as_json, names=names)
+    _print_result(result, env, as_json=as_json, names=names)
     if result.status == "cancelled":
         raise typer.Exit(code=EXIT_INTERRUPTED)
     if result.status not in ("success", "waiting_input"):

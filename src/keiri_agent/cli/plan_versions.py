@@ -66,11 +66,10 @@ def save(
     as_json: JsonFlag = False,
 ) -> None:
     """Plan ファイルを検証し、版として登録します（同じ内容なら既存の版を表示。検証エラーなら終了コード 1）。"""
-    from keiri_agent.blocks.registry import default_registry
     from keiri_agent.cli.identity import acting_name
     from keiri_agent.config import load_settings
     from keiri_agent.control.changes import save_version
-    from keiri_agent.plan import load_source
+    from keiri_agent.plan import PlanEnv, load_source
     from keiri_agent.versions import SaveNote
 
     with user_errors():
@@ -80,8 +79,7 @@ def save(
         try:
             version, created = save_version(
                 text,
-                settings,
-                default_registry(),
+                PlanEnv.of(settings=settings),
                 SaveNote(author=author, source="cli", message=message, file=str(file)),
             )
         except BlockError as exc:

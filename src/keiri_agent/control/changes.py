@@ -14,15 +14,14 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.plan import (
     PLAN_SUFFIXES,
     Plan,
     PlanDiff,
+    PlanEnv,
     diff_plans,
-    load_config,
     load_source,
     parse_source,
     validate_source,
@@ -33,22 +32,17 @@ __all__ = ["Comparison", "Side", "compare", "save_version"]
 
 
 def save_version(
-    text: str, settings: Settings, registry: BlockRegistry, note: SaveNote
+    text: str, env: PlanEnv, note: SaveNote
 ) -> tuple[Version, bool]:
-    """Validate ``text`` and keep it as a version of its plan, saved as ``note`` says:
-    ``(version, created)`` (``PLAN_INVALID`` with every finding in ``details`` when it does
-    not validate)."""
+    """Validate ``text`` (with the command's ``env``) and keep it as a version of its plan, saved
+    as ``note`` says: ``(version, created)`` (``PLAN_INVALID`` with every finding in ``details``
+    when it does not validate)."""
     parsed = parse_source(text, file=note.file)
-    report = validate_source(
-        parsed,
-        registry,
-        designs_dir=settings.keiri_designs_dir,
-        config=load_config(settings.keiri_plan_config),
-    )
+    report = validate_source(parsed, env)
     plan_id = getattr(parsed.raw, "get", lambda _k: None)("id")
     report.raise_if_invalid(plan_id if isinstance(plan_id, str) else None)
     assert isinstance(report.plan, Plan)  # a valid report holds the plan it checked
-    return VersionStore.of(settings).save(report.plan.id, text, note)
+    return VersionStore.of(env.settings).save(report.plan.id, text, note)
 
 
 @dataclass(frozen=True)

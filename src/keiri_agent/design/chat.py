@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 from keiri_agent.blocks.registry import BlockRegistry, default_registry
 from keiri_agent.config import load_settings
 from keiri_agent.design.engine import DesignParts, generate_plan
-from keiri_agent.design.finish import DesignLog, finish_plan
+from keiri_agent.design.finish import DesignLog, design_env, finish_plan
 from keiri_agent.design.models import ApplyMode, DesignEngineOptions, GeneratedPlan
 from keiri_agent.design.requirements import apply_answers
 from keiri_agent.errors import BlockError, ErrorCode
@@ -131,8 +131,7 @@ class DesignChat:
         started = time.perf_counter()
         result = finish_plan(
             updated,
-            registry=self.registry,
-            settings=self.settings,
+            env=design_env(self.registry, self.settings),
             reasoning=f"{last.reasoning}（設計チャットの回答を反映）",
             attempts=last.attempts,
             answers={},

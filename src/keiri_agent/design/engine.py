@@ -21,11 +21,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
-from keiri_agent.blocks.registry import BlockRegistry, default_registry
+from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.config import LLMRole, Settings, load_settings
 from keiri_agent.design.candidates import CutBlock
 from keiri_agent.design.compose import compose
-from keiri_agent.design.finish import DesignLog, conflict_issues, finish_plan, skeleton_requirements
+from keiri_agent.design.finish import (
+    DesignLog,
+    conflict_issues,
+    design_env,
+    finish_plan,
+    skeleton_requirements,
+)
 from keiri_agent.design.models import (
     ApplyMode,
     AttemptRecord,
@@ -43,7 +49,7 @@ from keiri_agent.design.wiring import Asker, Wiring
 from keiri_agent.documents.normalize import normalize_for_prompt
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.llm import LLMClient, get_llm, strict_schema_for
-from keiri_agent.plan import PlanIssue
+from keiri_agent.plan import PlanEnv, PlanIssue
 from keiri_agent.privacy import job_scope
 
 __all__ = [
@@ -130,32 +136,31 @@ class _Engine:
         *,
         instruction: str,
         documents_text: Sequence[str],
-        registry: BlockRegistry,
+        env: PlanEnv,
         options: DesignEngineOptions,
         templates: list[TemplateSpec],
         apply_mode: ApplyMode,
         answers: Mapping[str, Any],
         llm: LLMClient,
         retriever: BlockRetriever,
-        settings: Settings,
         prompts: DesignPrompts,
         log: DesignLog,
         plan_id: str | None,
     ) -> None:
         self.instruction = instruction.strip()
         self.plan_id = plan_id
-        self.registry = registry
+        self.env = env  # the generation's: every check of its drafts reads the same files
+        self.registry = env.registry
         self.options = options
         self.templates = templates
         self.apply_mode = apply_mode
         self.answers = dict(answers)
         self.llm = llm.bind(events=log.stream) if log.stream is not None else llm
         self.retriever = retriever
-        self.settings = settings
         self.prompts = prompts
         self.log = log
         self.documents = prompt_documents(documents_text, options)
-        self.variant = schema_variant(options.schema_variant, settings, self.llm)
+        self.variant = schema_variant(options.schema_variant, env.settings, self.llm)
         self.asker = Asker(
             self.llm, strict=self.variant == "strict", free_form_fallback=options.free_form_fallback
         )
@@ -275,8 +280,7 @@ class _Engine:
         )
         attempts = Wiring(
             asker=self.asker,
-            registry=self.registry,
-            settings=self.settings,
+            env=self.env,
             prompts=self.prompts,
             log=self.log,
             max_attempts=self.options.max_attempts,
@@ -322,8 +326,7 @@ class _Engine:
     ) -> GeneratedPlan:
         return finish_plan(
             plan,
-            registry=self.registry,
-            settings=self.settings,
+            env=self.env,
             reasoning=reasoning,
             attempts=attempts,
             answers=self.answers,
@@ -362,7 +365,8 @@ def generate_plan(
     selected = list(selected_templates or [])
     _check_arguments(instruction, apply_mode, selected)
     settings = given.get("settings") or load_settings()
-    registry = registry or default_registry()
+    env = design_env(registry, settings)
+    registry = env.registry
     options = options or DesignEngineOptions()
     if bindings:
         options = options.model_copy(update={"bindings": {**options.bindings, **bindings}})
@@ -375,14 +379,13 @@ def generate_plan(
     engine = _Engine(
         instruction=instruction,
         documents_text=list(documents_text or []),
-        registry=registry,
+        env=env,
         options=options,
         templates=templates,
         apply_mode=apply_mode,
         answers=answers or {},
         llm=given.get("llm") or get_llm(LLMRole.PLAN, settings=settings),
         retriever=given.get("retriever") or BlockRetriever(registry, settings=settings),
-        settings=settings,
         prompts=given.get("prompts") or DesignPrompts(),
         log=log,
         plan_id=given.get("plan_id"),
@@ -401,10 +404,10 @@ def generate_plan(
         if not settings.keiri_agent_llm_fallback or apply_mode == "compose":
             log.close_failed(exc)
             raise
-        result = log.fallback(instruction, exc.message, registry=registry, settings=settings)
+        result = log.fallback(instruction, exc.message, env=env)
     if result.status == "failed" and settings.keiri_agent_llm_fallback and apply_mode != "compose":
         reason = "; ".join(e.message for e in result.errors[:3]) or result.reasoning
-        fallback = log.fallback(instruction, reason, registry=registry, settings=settings)
+        fallback = log.fallback(instruction, reason, env=env)
         fallback.attempts, fallback.errors = result.attempts, result.errors
         result = fallback
     return log.close(result, started=started, apply_mode=apply_mode)

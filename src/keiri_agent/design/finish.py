@@ -24,13 +24,14 @@ from keiri_agent.design.schema import MissingInfo
 from keiri_agent.design.templates import TemplateLibrary, TemplateSpec
 from keiri_agent.errors import BlockError
 from keiri_agent.events import EventStream, open_run
-from keiri_agent.plan import PlanIssue, dry_run_source, load_config, parse_source, validate_text
+from keiri_agent.plan import PlanEnv, PlanIssue, dry_run_source, parse_source, validate_text
 from keiri_agent.retrieval import BM25Index
 
 __all__ = [
     "DESIGN_LOG_SOURCE",
     "DesignLog",
     "conflict_issues",
+    "design_env",
     "fallback_plan",
     "finish_plan",
     "recommend_templates",
@@ -40,6 +41,13 @@ __all__ = [
 DESIGN_LOG_SOURCE = "design"
 FALLBACK_NOTE = "fallback"
 MAX_RECOMMENDED = 3  # templates suggested after a failed generation
+
+
+def design_env(registry: BlockRegistry | None, settings: Settings) -> PlanEnv:
+    """What a generation checks its drafts with (built once per generation or chat answer):
+    no ``${env.*}`` of this process is read (a draft's reference to one is a warning to set it
+    before a run)."""
+    return PlanEnv.of(registry, settings=settings, env={})
 
 
 def skeleton_requirements(questions: Sequence[MissingInfo]) -> list[Requirement]:
@@ -143,15 +151,12 @@ class DesignLog:
             )
         return result
 
-    def fallback(
-        self, instruction: str, reason: str, *, registry: BlockRegistry, settings: Settings
-    ) -> GeneratedPlan:
+    def fallback(self, instruction: str, reason: str, *, env: PlanEnv) -> GeneratedPlan:
         plan = fallback_plan(instruction)
         self.stage("fallback", "used")
         result = finish_plan(
             plan,
-            registry=registry,
-            settings=settings,
+            env=env,
             reasoning=f"{FALLBACK_NOTE}: KEIRI_AGENT_LLM_FALLBACK=1 のため代替 Plan を返しました（理由: {reason}）",
             attempts=[],
             answers={},
@@ -224,22 +229,19 @@ def fallback_plan(instruction: str) -> dict[str, Any]:
 def finish_plan(
     plan: dict[str, Any],
     *,
-    registry: BlockRegistry,
-    settings: Settings,
+    env: PlanEnv,
     reasoning: str,
     attempts: list[AttemptRecord],
     answers: Mapping[str, Any],
     log: DesignLog,
     dry_run: bool,
 ) -> GeneratedPlan:
-    """Validate ``plan`` (answers filled), dry-run it, and list what is still missing."""
+    """Validate ``plan`` (answers filled), dry-run it, and list what is still missing;
+    ``env``: the generation's (:func:`design_env`)."""
     plan = _fill_vars(plan, answers)
     text = dump_plan(plan)
-    config = load_config(settings.keiri_plan_config)
-    report = validate_text(
-        text, registry, designs_dir=settings.keiri_designs_dir, config=config, env={}
-    )
-    requirements = build_requirements(plan, errors=report.errors, registry=registry)
+    report = validate_text(text, env)
+    requirements = build_requirements(plan, errors=report.errors, registry=env.registry)
     # What the result says whatever its status.
     written: dict[str, Any] = {"plan": plan, "yaml": text, "reasoning": reasoning}
     written |= {"attempts": attempts, "requirements": requirements}
@@ -249,9 +251,7 @@ def finish_plan(
     if dry_run:
         started = time.perf_counter()
         source = parse_source(text)
-        dry_report = dry_run_source(
-            source, registry, designs_dir=settings.keiri_designs_dir, config=config, env={}
-        )
+        dry_report = dry_run_source(source, env)
         log.dry_run_ms = round((time.perf_counter() - started) * 1000, 3)
         dry = dry_report.to_dict()
         log.stage("dry_run", "ok" if dry_report.ok else "findings")

@@ -22,13 +22,10 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.config import Settings
 from keiri_agent.design.candidates import estimate_tokens
 from keiri_agent.design.finish import DesignLog
 from keiri_agent.design.models import AttemptRecord
@@ -49,9 +46,9 @@ from keiri_agent.llm.extract import extract_json_object
 from keiri_agent.llm.field_problems import details_of, field_problems, lines_of
 from keiri_agent.plan import (
     IssueCode,
+    PlanEnv,
     PlanIssue,
     dry_run_source,
-    load_config,
     parse_source,
     validate_text,
 )
@@ -137,8 +134,7 @@ class Wiring:
     """The attempts of one stage-2 round (see the module docstring)."""
 
     asker: Asker
-    registry: BlockRegistry
-    settings: Settings
+    env: PlanEnv  # the generation's (``finish.design_env``)
     prompts: DesignPrompts
     log: DesignLog
     max_attempts: int
@@ -205,14 +201,10 @@ class Wiring:
     def _check(self, plan: dict[str, Any]) -> tuple[list[PlanIssue], list[PlanIssue]]:
         """Validation errors, then (for a valid plan) the dry run's findings to repair."""
         text = dump_plan(plan)
-        designs = Path(self.settings.keiri_designs_dir)
-        config = load_config(self.settings.keiri_plan_config)
-        report = validate_text(text, self.registry, designs_dir=designs, config=config, env={})
+        report = validate_text(text, self.env)
         if report.errors or not self.dry_run:
             return list(report.errors), []
-        dry = dry_run_source(
-            parse_source(text), self.registry, designs_dir=designs, config=config, env={}
-        )
+        dry = dry_run_source(parse_source(text), self.env)
         findings = [
             PlanIssue(code=f.code, message=f.message, node_id=f.node_id, path=f.path, hint=f.hint)
             for f in dry.findings
@@ -234,7 +226,7 @@ class Wiring:
             attempt=last.number,
             kind=kind,
             errors=summarize_errors(problems, last.output_error),
-            specs=spec_excerpts(self.registry, blocks) if blocks else "（該当なし）",
+            specs=spec_excerpts(self.env.registry, blocks) if blocks else "（該当なし）",
             diff=diff,
             contracts=self._contracts(problems),
             previous=previous,

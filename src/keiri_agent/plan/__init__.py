@@ -80,7 +80,8 @@ if TYPE_CHECKING:
         single_reference,
     )
     from keiri_agent.plan._dsl.yaml_words import yaml_problem
-    from keiri_agent.plan._graph.compiled import AnyNode, references_in
+    from keiri_agent.plan._graph.compiled import AnyNode, GraphShape, graph_shape, references_in
+    from keiri_agent.plan._graph.env import PlanEnv, load_config
     from keiri_agent.plan._graph.inputs import input_requests
     from keiri_agent.plan._graph.names import PlanNames, plan_names
     from keiri_agent.plan._graph.path_inputs import VarPath, var_paths
@@ -117,7 +118,6 @@ if TYPE_CHECKING:
     )
     from keiri_agent.plan._run.values import OutputStore
     from keiri_agent.plan._validate.validator import (
-        load_config,
         validate_file,
         validate_source,
         validate_text,
@@ -141,6 +141,8 @@ _LOCATIONS: dict[str, str] = {
     "ExpressionEvalError": "_dsl.expr",
     "ExpressionSyntaxError": "_dsl.expr",
     "FieldChange": "_dsl.diff",
+    "GraphShape": "_graph.compiled",
+    "graph_shape": "_graph.compiled",
     "find_references": "_dsl.refs",
     "find_run": "_run.runstate",
     "format_path": "_dsl.issues",
@@ -149,13 +151,14 @@ _LOCATIONS: dict[str, str] = {
     "IssueCode": "_dsl.issue_codes",
     "iter_references": "_dsl.refs",
     "list_plan_runs": "_run.runstate",
-    "load_config": "_validate.validator",
+    "load_config": "_graph.env",
     "load_run": "_run.runstate",
     "load_source": "_dsl.loader",
     "load_yaml": "_dsl.loader",
     "yaml_problem": "_dsl.yaml_words",
     "Loc": "_dsl.issues",
     "LoopNode": "_dsl.models",
+    "PlanEnv": "_graph.env",
     "MAX_EXPRESSION_CHARS": "_dsl.expr",
     "MAX_LOOP_ITERATIONS": "_dsl.models",
     "MAX_NESTING": "_dsl.expr",
@@ -237,6 +240,7 @@ __all__ = [
     "ExpressionEvalError",
     "ExpressionSyntaxError",
     "FieldChange",
+    "GraphShape",
     "IssueCode",
     "Loc",
     "LoopNode",
@@ -245,6 +249,7 @@ __all__ = [
     "OutputStore",
     "Plan",
     "PlanDiff",
+    "PlanEnv",
     "PlanIssue",
     "PlanNames",
     "PlanRunner",
@@ -274,6 +279,7 @@ __all__ = [
     "find_references",
     "find_run",
     "format_path",
+    "graph_shape",
     "initial_values",
     "input_requests",
     "iter_references",

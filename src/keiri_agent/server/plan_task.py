@@ -39,7 +39,7 @@ from keiri_agent.server.inputs import TaskFiles, base_node_id, check_answer_path
 from keiri_agent.server.jobs import Job, Outcome, Runner, cancelled_error
 
 if TYPE_CHECKING:
-    from keiri_agent.plan import Plan, PlanRunner
+    from keiri_agent.plan import Plan, PlanEnv, PlanRunner
 
 __all__ = [
     "ANONYMOUS_CALLER",
@@ -296,15 +296,14 @@ class _PlanProgress:
         self.see(event)
 
 
-def _note_names(raw: Any, job: Job) -> None:
+def _note_names(raw: Any, env: PlanEnv, job: Job) -> None:
     """The plan's node names in the task's record (``details.node_names``): the progress page
     names the nodes of the run's events by them."""
-    from keiri_agent.blocks.registry import default_registry
     from keiri_agent.plan import plan_names
 
     plan = _model(raw)
     if plan is not None:
-        job.note(node_names=dict(plan_names(plan, default_registry()).nodes))
+        job.note(node_names=dict(plan_names(plan, env.registry).nodes))
 
 
 def _graph_size(raw: Any) -> int:
@@ -313,13 +312,14 @@ def _graph_size(raw: Any) -> int:
 
 
 def _runner(job: Job) -> PlanRunner:
-    """A plan runner for ``job``: its runs in the task's folder, its blocks' paths confined to
-    what the task may read and write, started by the task's owner."""
-    from keiri_agent.plan import PlanRunner
+    """A plan runner for ``job`` (with the task's one :class:`PlanEnv`): its runs in the task's
+    folder, its blocks' paths confined to what the task may read and write, started by the
+    task's owner."""
+    from keiri_agent.plan import PlanEnv, PlanRunner
 
     files = task_files(job.directory, job.settings)
     return PlanRunner(
-        settings=job.settings,
+        PlanEnv.of(settings=job.settings),
         runs_dir=files.runs,
         access=files.access,
         started_by=job.owner or ANONYMOUS_CALLER,
@@ -332,9 +332,9 @@ def _run_plan(vars: Mapping[str, Any], path: Path, answers: Mapping[str, Any], j
     _save_answers(job.directory, answers, durable=job.settings.keiri_run_log_fsync)
     job.stage("interpret", "start")
     source = load_source(path)
-    _note_names(source.raw, job)
     progress = _PlanProgress(job, _graph_size(source.raw))
     with _runner(job) as runner:
+        _note_names(source.raw, runner.plan_env, job)
         result = runner.run(
             source, vars=vars, answers=answers, on_event=progress.relay, cancel=job.cancel
         )

@@ -26,10 +26,9 @@ import anyio.to_thread
 from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from keiri_agent.blocks.registry import default_registry
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.plan import MAX_PLAN_BYTES
+from keiri_agent.plan import MAX_PLAN_BYTES, PlanEnv
 from keiri_agent.server.auth import Access, Authenticator
 from keiri_agent.server.errors import ApiError
 from keiri_agent.server.plan_task import ANONYMOUS_CALLER
@@ -105,8 +104,7 @@ def plan_routes(settings: Settings, auth: Authenticator) -> APIRouter:
         target = confine(Path(settings.keiri_designs_dir), f"{plan_id}.yaml")
         version, created = save_version(
             body.yaml,
-            settings,
-            default_registry(),
+            PlanEnv.of(settings=settings),
             SaveNote(
                 author=owner or ANONYMOUS_CALLER,
                 source="api",

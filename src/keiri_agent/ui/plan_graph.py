@@ -3,11 +3,12 @@ no Graphviz binary is needed on the server).
 
 Nodes are the plan's nodes; a loop is a cluster holding its own node (the loop's header) and its
 body, whose nodes are named ``loop/child`` like the validator and the dry run name them. An edge
-``a → b`` means that ``b`` references ``a`` (``${a.alias}``), found with the plan package's own
-reference helpers (``references_in``, ``iter_references``, ``compile_when``) so the picture shows
-the same dependencies the runner uses. A reference resolves in the innermost scope first (a
-loop's ``while`` condition may name its body's nodes). Body nodes that depend on nothing inside
-the body get a dashed edge from their loop's header. Nodes named in ``highlight`` (validation
+``a → b`` means that ``b`` references ``a`` (``${a.alias}``), taken from the plan's
+``graph_shape``, the shape the validator checks for cycles and the runner runs in order, so the
+picture shows the same dependencies (a reference reaches the innermost visible name; a loop's
+``while`` condition may name its body's nodes; a ``${...}`` that does not parse draws no edge,
+the validator reports it). Body nodes that depend on nothing inside the body get a dashed edge
+from their loop's header. Nodes named in ``highlight`` (validation
 errors) are drawn in red; nodes named in ``changes`` (a version diff: ``PlanDiff.touched``) are
 drawn by how they changed: added green, changed or moved orange, removed grey, each with a
 thick border and the change named in the label.
@@ -15,7 +16,7 @@ thick border and the change named in the label.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -24,12 +25,11 @@ from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.plan import (
     AnyNode,
     BlockNode,
+    GraphShape,
     LoopNode,
     Plan,
     When,
-    compile_when,
-    iter_references,
-    references_in,
+    graph_shape,
     when_raw,
 )
 
@@ -47,8 +47,6 @@ _CHANGE_STYLES = {
     "moved": ("#ffe9c7", "#ff7f0e", "移動"),
     "removed": ("#e6e6e6", "#7f7f7f", "削除"),
 }
-
-Scope = dict[str, str]  # node id → its DOT name, one per graph level
 
 
 def _quote(text: str) -> str:
@@ -86,22 +84,6 @@ def _label(node: AnyNode) -> str:
     return "\n".join(lines)
 
 
-def _roots_of_when(when: When | None) -> set[str]:
-    if when is None:
-        return set()
-    return {ref.root for ref in compile_when(when_raw(when)).references}
-
-
-def _header_roots(loop: LoopNode) -> set[str]:
-    """What the loop itself references (``when``, ``foreach.input``, ``while.condition``)."""
-    roots = _roots_of_when(loop.when) | _roots_of_when(
-        loop.while_.condition if loop.while_ is not None else None
-    )
-    if loop.foreach is not None:
-        roots |= {ref.root for _, ref in iter_references(loop.foreach.input)}
-    return roots
-
-
 class _Writer:
     def __init__(self, highlight: Collection[str], changes: Mapping[str, str]) -> None:
         self.highlight = set(highlight)
@@ -129,45 +111,32 @@ class _Writer:
             attrs.append('style="rounded,filled,dashed"')
         self.lines.append(f"{indent}{_quote(name)} [{', '.join(attrs)}];")
 
-    def _edge_from(self, root: str, scopes: Sequence[Scope], target: str) -> None:
-        for scope in reversed(scopes):  # innermost first
-            source = scope.get(root)
-            if source is not None:
-                if source != target:
-                    self.edges.append((source, target, False))
-                return
-
-    def graph(
-        self, nodes: Iterable[AnyNode], scopes: Sequence[Scope], prefix: str, indent: str
-    ) -> Scope:
-        nodes = list(nodes)
-        scope: Scope = {node.id: prefix + node.id for node in nodes}
-        chain = [*scopes, scope]
-        for node in nodes:
-            name = scope[node.id]
+    def graph(self, shape: GraphShape, indent: str) -> None:
+        for node_id, node in shape.nodes.items():
+            name = shape.prefix + node_id
             if isinstance(node, LoopNode):
-                self._loop(node, name, chain, indent)
+                self._loop(node, shape, name, indent)
                 continue
             self._node(name, node, indent)
-            for root in sorted(references_in(node)):
-                self._edge_from(root, chain, name)
-        return scope
+            self._edges_to(name, shape.sources[node_id])
 
-    def _loop(self, loop: LoopNode, name: str, chain: list[Scope], indent: str) -> None:
+    def _edges_to(self, target: str, sources: Iterable[str]) -> None:
+        self.edges.extend((source, target, False) for source in sources if source != target)
+
+    def _loop(self, loop: LoopNode, shape: GraphShape, name: str, indent: str) -> None:
         self.lines.append(f"{indent}subgraph {_quote('cluster_' + name)} {{")
         inner = indent + "  "
         kind = "foreach" if loop.foreach is not None else "while"
         self.lines.append(f"{inner}label={_quote(f'{loop.id}（{kind} の本体）')};")
         self.lines.append(f'{inner}style="rounded,dashed"; color="#c9a227";')
         self._node(name, loop, inner)
-        body = list(loop.body.plan.graph)
-        body_scope = self.graph(body, chain, f"{name}/", inner)
+        body = shape.bodies[loop.id]
+        self.graph(body, inner)
         self.lines.append(f"{indent}}}")
-        for root in sorted(_header_roots(loop)):
-            self._edge_from(root, [*chain, body_scope], name)
-        for child in body:
-            if not references_in(child) & body_scope.keys() - {child.id}:
-                self.edges.append((name, body_scope[child.id], True))
+        self._edges_to(name, shape.sources[loop.id])
+        for child, deps in body.deps.items():
+            if not deps - {child}:
+                self.edges.append((name, body.prefix + child, True))
 
 
 def plan_dot(
@@ -178,8 +147,7 @@ def plan_dot(
 ) -> str:
     """The DOT text of ``plan`` (a plan as loaded from YAML); see the module docstring.
 
-    Raises ``BlockError`` (``PLAN_INVALID``) when ``plan`` is not shaped like a plan, and the
-    reference errors of the plan package when a ``${...}`` or a condition cannot be parsed.
+    Raises ``BlockError`` (``PLAN_INVALID``) when ``plan`` is not shaped like a plan.
     """
     try:
         parsed = Plan.model_validate(plan)
@@ -193,7 +161,7 @@ def plan_dot(
             },
         ) from exc
     writer = _Writer(highlight, changes or {})
-    writer.graph(parsed.graph, [], "", "  ")
+    writer.graph(graph_shape(parsed.graph, unique_in="graph"), "  ")
     header = [
         "digraph plan {",
         f"  graph [rankdir=LR, label={_quote(parsed.id)}, labelloc=t, fontname={_quote(_FONT)}];",

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.spec import NO_SAMPLE, port_is_required, port_sample
@@ -44,6 +43,7 @@ from keiri_agent.plan._dsl.models import (
 from keiri_agent.plan._dsl.ref_values import type_label
 from keiri_agent.plan._dsl.refs import single_reference
 from keiri_agent.plan._graph.compiled import AnyNode, CompiledGraph, compile_graph
+from keiri_agent.plan._graph.env import EnvOptions, PlanEnv
 from keiri_agent.plan._graph.scope import Scope
 from keiri_agent.plan._graph.subflows import (
     Chain,
@@ -336,23 +336,22 @@ def _truth(value: bool | None) -> str:
 
 def dry_run(
     plan: Plan,
-    registry: BlockRegistry,
+    registry: BlockRegistry | PlanEnv,
     *,
-    designs_dir: Path,
-    config: Mapping[str, Any],
-    env: Mapping[str, str],
     vars_override: Mapping[str, Any] | None = None,
     file: str | None = None,
-    subflows: SubflowLoader | None = None,
+    **options: Unpack[EnvOptions],
 ) -> DryRunReport:
     """Dry-run a (validated) plan on declared samples; never loads or runs a block.
 
-    ``file`` is the plan's resolved file (for the cycle guard); ``subflows`` the loader its
-    validation used, so that the dry run walks the subflow files that were validated.
+    ``registry``: the command's :class:`PlanEnv` (its subflow loader the one its validation
+    used, so that the dry run walks the subflow files that were validated), or a registry with
+    ``options`` to build one from. ``file`` is the plan's resolved file (for the cycle guard).
     """
     started = time.perf_counter()
-    values = Values(config, env)
-    walker = _Walker(registry, subflows or SubflowLoader(designs_dir), values)
+    env = PlanEnv.given(registry, **options)
+    values = Values(env.config, env.environ)
+    walker = _Walker(env.registry, env.subflows, values)
     given = dict(vars_override or {})
     variables = values.plan_vars(plan.id, plan.vars, given, None, render_given=True)
     frame: DryScope = Scope(vars=variables)

@@ -6,11 +6,9 @@ validator's, value checks the dry run's (``_dryrun.dryrun``).
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.errors import BlockError
@@ -19,38 +17,33 @@ from keiri_agent.plan._dryrun.report import DryRunReport
 from keiri_agent.plan._dryrun.walk import DryRunFinding
 from keiri_agent.plan._dsl.loader import PlanSource
 from keiri_agent.plan._dsl.models import Plan
-from keiri_agent.plan._graph.subflows import SubflowLoader, file_key
+from keiri_agent.plan._graph.env import EnvOptions, PlanEnv
+from keiri_agent.plan._graph.subflows import file_key
 
 __all__ = ["dry_run_source"]
 
 
 def dry_run_source(
     source: PlanSource,
-    registry: BlockRegistry,
+    registry: BlockRegistry | PlanEnv,
     *,
-    designs_dir: Path | None = None,
-    config: Mapping[str, Any] | None = None,
-    env: Mapping[str, str] | None = None,
     vars_override: Mapping[str, Any] | None = None,
+    **options: Unpack[EnvOptions],
 ) -> DryRunReport:
-    """Validate ``source``, then dry-run it; an invalid plan's report holds its errors only."""
-    from keiri_agent.config import load_settings
-    from keiri_agent.plan._validate.validator import load_config, validate_source
+    """Validate ``source``, then dry-run it; an invalid plan's report holds its errors only.
+
+    ``registry``: the command's :class:`PlanEnv`, or a registry with ``options`` to build one
+    from (settings that cannot be read are then the report's finding).
+    """
+    from keiri_agent.plan._validate.validator import validate_source
 
     started = time.perf_counter()
     try:
-        if designs_dir is None or config is None:
-            settings = load_settings()
-            designs_dir = designs_dir if designs_dir is not None else settings.keiri_designs_dir
-            config = config if config is not None else load_config(settings.keiri_plan_config)
+        env = PlanEnv.given(registry, **options)
     except BlockError as exc:
         finding = DryRunFinding(code=exc.code, message=exc.message, hint=exc.hint)
         return DryRunReport(ok=False, findings=[finding])
-    env = env if env is not None else os.environ
-    loader = SubflowLoader(designs_dir)
-    validation = validate_source(
-        source, registry, designs_dir=designs_dir, config=config, env=env, subflows=loader
-    )
+    validation = validate_source(source, env)
     if not validation.valid:
         keep = set(DryRunFinding.model_fields)  # code, message, node_id, path, hint, line, column
         findings = [DryRunFinding(**issue.model_dump(include=keep)) for issue in validation.errors]
@@ -62,13 +55,4 @@ def dry_run_source(
             duration_ms=(time.perf_counter() - started) * 1000,
         )
     plan = Plan.model_validate(source.raw)
-    return dry_run(
-        plan,
-        registry,
-        designs_dir=designs_dir,
-        config=config,
-        env=env,
-        vars_override=vars_override,
-        file=file_key(source),
-        subflows=loader,
-    )
+    return dry_run(plan, env, vars_override=vars_override, file=file_key(source))

@@ -14,17 +14,15 @@ outputs of everything upstream reused; both run the plan snapshot of the run the
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 from keiri_agent.blocks.base import InputProvider
-from keiri_agent.blocks.registry import BlockRegistry, default_registry
-from keiri_agent.config import Settings, load_settings
+from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import Redactor, RunStatus, open_run
 from keiri_agent.events.models import RunEvent
@@ -32,8 +30,8 @@ from keiri_agent.file_access import FileAccess
 from keiri_agent.plan._dsl.loader import PlanSource, load_source, parse_source
 from keiri_agent.plan._dsl.models import BlockNode, LoopNode, Plan, SubflowNode
 from keiri_agent.plan._graph.compiled import compile_graph
+from keiri_agent.plan._graph.env import EnvOptions, PlanEnv
 from keiri_agent.plan._graph.scope import Scope
-from keiri_agent.plan._graph.subflows import SubflowLoader
 from keiri_agent.plan._run.answers import check_answers
 from keiri_agent.plan._run.backends import Backend, DaskBackend, ThreadBackend
 from keiri_agent.plan._run.blocknode import run_block_node
@@ -52,7 +50,7 @@ from keiri_agent.plan._run.rerun_scope import invalidated
 from keiri_agent.plan._run.runstate import AnswersFile, RunRecord, find_run, load_run
 from keiri_agent.plan._run.values import NotPersistable, OutputStore
 from keiri_agent.plan._run.workers import Workers
-from keiri_agent.plan._validate.validator import load_config, validate_source
+from keiri_agent.plan._validate.validator import validate_source
 from keiri_agent.privacy import job_scope
 from keiri_agent.users import os_user
 from keiri_agent.workspace import fsync_path
@@ -134,30 +132,24 @@ class PlanRunner:
 
     def __init__(
         self,
-        registry: BlockRegistry | None = None,
+        registry: BlockRegistry | PlanEnv | None = None,
         *,
-        settings: Settings | None = None,
         runs_dir: Path | None = None,
-        designs_dir: Path | None = None,
-        config: Mapping[str, Any] | None = None,
-        env: Mapping[str, str] | None = None,
         backend: Backend | None = None,
         sleep: Callable[[float], object] | None = None,
         access: FileAccess | None = None,
         started_by: str | None = None,
+        **options: Unpack[EnvOptions],
     ) -> None:
-        """``sleep`` waits between a node's retries (default: a wait the run's cancel ends);
-        ``access`` says where the paths blocks are given may lead (default: anywhere; the API
-        server confines each task's runs), each run's own work folder added; ``started_by``
-        is who starts its runs, as their logs record it (default: the OS user)."""
-        self.settings = settings or load_settings()
-        self.registry = registry or default_registry()
+        """``registry``: the command's :class:`PlanEnv` (each run reads subflows with a new
+        loader of it), or a registry with ``options`` to build one from; ``sleep`` waits
+        between a node's retries (default: a wait the run's cancel ends); ``access`` says where
+        the paths blocks are given may lead (default: anywhere; the API server confines each
+        task's runs), each run's own work folder added; ``started_by`` is who starts its runs,
+        as their logs record it (default: the OS user)."""
+        self.plan_env = PlanEnv.given(registry, **options)
+        self.settings = self.plan_env.settings
         self.runs_dir = Path(runs_dir or self.settings.keiri_runs_dir)
-        self.designs_dir = Path(designs_dir or self.settings.keiri_designs_dir)
-        self.config = (
-            dict(config) if config is not None else load_config(self.settings.keiri_plan_config)
-        )
-        self.env = env if env is not None else os.environ
         self.access = access if access is not None else FileAccess()
         self.started_by = started_by or os_user()
         self._sleep = sleep
@@ -208,15 +200,9 @@ class PlanRunner:
         """:meth:`run`, continuing an earlier run when ``again`` says how (resume, rerun)."""
         source = plan if isinstance(plan, PlanSource) else load_source(plan)
         # Validation and run read the same files; a resume or rerun, its run's subflows first.
-        subflows = SubflowLoader(self.designs_dir, pinned=again.pinned if again else None)
-        report = validate_source(
-            source,
-            self.registry,
-            designs_dir=self.designs_dir,
-            config=self.config,
-            env=self.env,
-            subflows=subflows,
-        )
+        env = self.plan_env.fresh(pinned=again.pinned if again else None)
+        subflows = env.subflows
+        report = validate_source(source, env)
         report.raise_if_invalid(getattr(source.raw, "get", lambda _k: None)("id"))
         model: Plan = report.plan  # a valid report holds the plan it checked
         assert isinstance(model, Plan)
@@ -231,7 +217,7 @@ class PlanRunner:
         graph = compile_graph(list(model.graph))
         provider = _provider(answers)
         if isinstance(provider, AnswersFile):
-            check_answers(provider.answers, model, self.registry, self.designs_dir)
+            check_answers(provider.answers, model, env.registry, env.designs_dir)
         trail = RunTrail.check(self.settings, model, source, subflows, self.started_by)
         durable = self.settings.keiri_run_log_fsync
         stream = open_run(model.id, runs_dir=self.runs_dir, fsync=durable)
@@ -262,14 +248,14 @@ class PlanRunner:
             run_id=stream.run_id,
             plan_id=model.id,
             events=stream,
-            registry=self.registry,
+            registry=env.registry,
             backend=self.backend(model.policy.executor),
             workers=Workers(self.settings.keiri_plan_max_threads),
             workspace=workspace,
-            designs_dir=self.designs_dir,
+            designs_dir=env.designs_dir,
             subflows=subflows,
-            config=self.config,
-            env=self.env,
+            config=env.config,
+            env=env.environ,
             settings=self.settings,
             answers=provider,
             store=store,
@@ -389,7 +375,7 @@ class PlanRunner:
         source = load_source(plan) if plan else self._snapshot(record.plan_file, record.run_id)
         pinned = None if plan else _pinned_subflows(record.plan_file)
         model = Plan.model_validate(source.raw)
-        subflows = SubflowLoader(self.designs_dir, pinned=pinned)
+        subflows = self.plan_env.fresh(pinned=pinned).subflows
         dropped = invalidated(model, compile_graph(list(model.graph)), from_node, subflows)
         reuse = {p: v for p, v in record.completed.items() if not dropped(p)}
         again = _Again.of(record, reuse, rerun_from=from_node, pinned=pinned)

@@ -23,32 +23,37 @@ from keiri_agent.plan._dsl.refs import bare_reference, single_reference
 from keiri_agent.plan._graph.scope import UNRESOLVED
 from keiri_agent.plan._graph.scope import types_label as _types
 from keiri_agent.plan._graph.subflows import call_cycle, call_too_deep
+from keiri_agent.plan._validate.references import check_value, check_when, resolve
+from keiri_agent.plan._validate.state import CheckScope, CheckState
 
 if TYPE_CHECKING:
     from keiri_agent.plan._dsl.issues import Loc
     from keiri_agent.plan._graph.scope import NodeInfo, StaticScope
-    from keiri_agent.plan._validate.references import ReferenceChecker as Checker
-    from keiri_agent.plan._validate.state import Deps
 
 __all__ = ["check_export", "check_loop", "check_subflow"]
 
 
 def check_loop(
-    checker: Checker, node: LoopNode, info: NodeInfo, scope: StaticScope, deps: Deps
+    state: CheckState,
+    node: LoopNode,
+    info: NodeInfo,
+    scope: StaticScope,
+    check_scope: CheckScope,
 ) -> None:
+    """A loop's input and variables, its body (``check_scope``), ``while`` and its exports."""
     body = info.body
     assert body is not None
     if node.foreach is not None:
         fe = node.foreach
         loc = (*info.loc, "foreach", "input")
-        schema = checker.check_value(fe.input, loc, scope, info, deps, None)
+        schema = check_value(state, fe.input, loc, scope, info, None)
         if isinstance(fe.input, str) and single_reference(fe.input) is None:
             schema = {"type": "string"}
         elif not isinstance(fe.input, str):
             schema = {"type": type_of_value(fe.input)}
         types = json_types(schema) if schema is not UNRESOLVED else None
         if types is not None and "array" not in types:
-            checker.issue(
+            state.issue(
                 IssueCode.TYPE_MISMATCH,
                 f"foreach.input は配列である必要がありますが、{_types(schema)} です。",
                 loc,
@@ -60,26 +65,20 @@ def check_loop(
         if fe.indexVar:
             body.loop_vars[fe.indexVar] = {"type": "integer"}
         for var in filter(None, (fe.itemVar, fe.indexVar)):
-            if var in RESERVED_ROOTS or var in checker.seen_ids:
-                checker.issue(
+            if var in RESERVED_ROOTS or var in state.seen_ids:
+                state.issue(
                     IssueCode.LOOP_VAR_CONFLICT,
                     f"ループ変数 '{var}' は予約語かノード ID と重なっています。",
                     (*info.loc, "foreach"),
                     node=info.qual,
                     hint="itemVar / indexVar には他と重ならない名前を付けてください。",
                 )
-    inner: Deps = []
-    checker.check_scope(body, inner)
-    deps.extend(inner)
+    check_scope(body)
     if node.while_ is not None:
-        cond: Deps = []
-        checker.check_when(
-            node.while_.condition, (*info.loc, "while", "condition"), body, info, cond
-        )
-        deps.extend((s, n) for s, n in cond if s is not body)
+        check_when(state, node.while_.condition, (*info.loc, "while", "condition"), body, info)
     for i, export in enumerate(node.body.plan.exports):
         check_export(
-            checker,
+            state,
             export,
             body,
             (*info.loc, "body", "plan", "exports", i),
@@ -88,7 +87,7 @@ def check_loop(
     names = {e.as_ for e in node.body.plan.exports}
     for name in node.out.names(node.body.plan.exports):
         if name not in names:
-            checker.issue(
+            state.issue(
                 IssueCode.LOOP_UNKNOWN_COLLECT,
                 f"out.collect の '{name}' は body.plan.exports にありません。",
                 (*info.loc, "out", "collect"),
@@ -97,33 +96,33 @@ def check_loop(
             )
 
 
-def check_export(checker: Checker, export: Export, scope: StaticScope, loc: Loc, code: str) -> None:
+def check_export(
+    state: CheckState, export: Export, scope: StaticScope, loc: Loc, code: str
+) -> None:
     try:
         ref = bare_reference(export.from_)
     except BlockError as exc:
-        checker.issue(code, exc.message, (*loc, "from"), hint=exc.hint)
+        state.issue(code, exc.message, (*loc, "from"), hint=exc.hint)
         return
     if ref is None or ref.root not in scope.nodes or not ref.path:
-        checker.issue(
+        state.issue(
             code,
             f"exports の from '{export.from_}' はこの graph のノード出力（ノードID.出力名）ではありません。",
             (*loc, "from"),
             hint=f"この graph のノード: {', '.join(scope.nodes) or 'なし'}",
         )
         return
-    checker.resolve(ref, scope, (*loc, "from"), None, [])
+    resolve(state, ref, scope, (*loc, "from"), None)
 
 
-def check_subflow(
-    checker: Checker, node: SubflowNode, info: NodeInfo, scope: StaticScope, deps: Deps
-) -> None:
+def check_subflow(state: CheckState, node: SubflowNode, info: NodeInfo, scope: StaticScope) -> None:
     call_loc = (*info.loc, "call")
     for key, value in node.call.inputs.items():
-        checker.check_value(value, (*call_loc, "inputs", key), scope, info, deps, None)
-    chain = list(zip(checker.stack, checker.stack_files, strict=True))
+        check_value(state, value, (*call_loc, "inputs", key), scope, info, None)
+    chain = list(zip(state.stack, state.stack_files, strict=True))
     too_deep = call_too_deep(chain, node.call.plan_id)
     if too_deep is not None:
-        checker.issue(
+        state.issue(
             too_deep.code,
             too_deep.message,
             (*call_loc, "plan_id"),
@@ -131,17 +130,17 @@ def check_subflow(
             hint=too_deep.hint,
         )
         return
-    loaded = checker.subflows.load(node.call.plan_id)
+    loaded = state.env.subflows.load(node.call.plan_id)
     cycle = call_cycle(chain, node.call.plan_id, loaded)
     if cycle is not None:
-        checker.issue(
+        state.issue(
             cycle.code, cycle.message, (*call_loc, "plan_id"), node=info.qual, hint=cycle.hint
         )
         return
     sub, source = loaded.plan, loaded.source
     if source is None:
         assert loaded.error is not None
-        checker.issue(
+        state.issue(
             loaded.error.code,
             loaded.error.message,
             (*call_loc, "plan_id"),
@@ -149,8 +148,8 @@ def check_subflow(
             hint=loaded.error.hint,
         )
         return
-    for err in checker.validate_subflow(source).errors:
-        checker.report.add(
+    for err in state.validate_subflow(source).errors:
+        state.report.add(
             err.model_copy(
                 update={
                     "message": f"サブフロー {node.call.plan_id}: {err.message}",
@@ -160,7 +159,7 @@ def check_subflow(
         )
     if sub is None:
         return
-    checker.unknown_names(
+    state.unknown_names(
         IssueCode.SUBFLOW_UNKNOWN_INPUT,
         node.call.inputs,
         list(sub.vars),
@@ -171,7 +170,7 @@ def check_subflow(
     )
     for key, value in sub.vars.items():
         if value is None and key not in node.call.inputs:
-            checker.issue(
+            state.issue(
                 IssueCode.MISSING_REQUIRED_INPUT,
                 f"サブフロー {sub.id} の必須入力 '{key}' が call.inputs にありません。",
                 call_loc,
@@ -183,7 +182,7 @@ def check_subflow(
         top_ids = {n.id for n in sub.graph}
         root = export.from_.split(".", 1)[0]
         if export.from_ not in names and not ("." in export.from_ and root in top_ids):
-            checker.issue(
+            state.issue(
                 IssueCode.SUBFLOW_UNKNOWN_EXPORT,
                 f"サブフロー {sub.id} は '{export.from_}' を公開していません。",
                 (*info.loc, "out", "exports", i, "from"),

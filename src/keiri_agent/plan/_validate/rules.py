@@ -17,11 +17,11 @@ from keiri_agent.blocks.ui.fields import FIELD_TYPES
 from keiri_agent.plan._dsl.issue_codes import IssueCode
 from keiri_agent.plan._dsl.models import LEGACY_UI_PREFIXES, BlockNode
 from keiri_agent.plan._dsl.refs import iter_references
+from keiri_agent.plan._validate.references import check_value
+from keiri_agent.plan._validate.state import CheckState
 
 if TYPE_CHECKING:
     from keiri_agent.plan._graph.scope import NodeInfo, StaticScope
-    from keiri_agent.plan._validate.references import ReferenceChecker as Checker
-    from keiri_agent.plan._validate.state import Deps
 
 __all__ = ["BLOCK_RULES", "REQUIREMENT_TYPES", "check_block_node", "check_ui"]
 
@@ -35,14 +35,14 @@ def _has_refs(value: Any) -> bool:
         return True
 
 
-def check_block_node(checker: Checker, info: NodeInfo, scope: StaticScope, deps: Deps) -> None:
+def check_block_node(state: CheckState, info: NodeInfo, scope: StaticScope) -> None:
     node = info.node
     assert isinstance(node, BlockNode)
     loc = info.loc
     spec = info.spec
     if spec is None:
         block_id, version = split_block_ref(node.block)
-        known = checker.registry.versions(block_id)
+        known = state.env.registry.versions(block_id)
         if known:
             code, message = (
                 IssueCode.UNKNOWN_BLOCK_VERSION,
@@ -54,18 +54,18 @@ def check_block_node(checker: Checker, info: NodeInfo, scope: StaticScope, deps:
             hint = "`keiri-agent plan migrate FILE` で ui.interactive_input に書き換えられます。"
         else:
             code, message = IssueCode.UNKNOWN_BLOCK, f"ブロック '{block_id}' は登録されていません。"
-            close = [s.id for s in checker.registry.search(block_id, limit=3)]
+            close = [s.id for s in state.env.registry.search(block_id, limit=3)]
             hint = (f"似たブロック: {', '.join(close)}。" if close else "") + (
                 "`keiri-agent blocks list` で一覧できます。"
             )
-        checker.issue(code, message, (*loc, "block"), node=info.qual, hint=hint)
+        state.issue(code, message, (*loc, "block"), node=info.qual, hint=hint)
         for key, value in node.inputs.items():  # references are still checked
-            checker.check_value(value, (*loc, "in", key), scope, info, deps, None)
+            check_value(state, value, (*loc, "in", key), scope, info, None)
         return
     block_id, version = split_block_ref(node.block)
-    latest = checker.registry.find(block_id)
+    latest = state.env.registry.find(block_id)
     if version is not None and latest is not None and latest.semver.major > spec.semver.major:
-        checker.issue(
+        state.issue(
             IssueCode.BLOCK_VERSION_OUTDATED,
             f"{node.block} は固定されていますが、互換性のない新版 {latest.ref} があります。",
             (*loc, "block"),
@@ -81,10 +81,10 @@ def check_block_node(checker: Checker, info: NodeInfo, scope: StaticScope, deps:
     ]
     for issue, given, names, what, label, key in ports:
         text = f"ブロック {spec.id} に{what} '{{name}}' はありません。"
-        checker.unknown_names(issue, given, names, text, (*loc, key), info.qual, label)
+        state.unknown_names(issue, given, names, text, (*loc, key), info.qual, label)
     for port_name, port in spec.inputs.items():
         if port_is_required(port) and port_name not in node.inputs and port_name not in covered:
-            checker.issue(
+            state.issue(
                 IssueCode.MISSING_REQUIRED_INPUT,
                 f"ブロック {spec.id} の必須入力 '{port_name}' がありません。",
                 (*loc, "in") if node.inputs else loc,
@@ -99,26 +99,26 @@ def check_block_node(checker: Checker, info: NodeInfo, scope: StaticScope, deps:
             try:
                 target = resolve_port(declared)
             except SchemaRefError as exc:
-                checker.issue(
+                state.issue(
                     IssueCode.SCHEMA_REF_UNRESOLVED,
                     exc.message,
                     (*loc, "in", key),
                     node=info.qual,
                     hint=exc.hint,
                 )
-        checker.check_value(
-            value, (*loc, "in", key), scope, info, deps, target, literal_check=key not in covered
+        check_value(
+            state, value, (*loc, "in", key), scope, info, target, literal_check=key not in covered
         )
     if rule:
-        rule[1](checker, info)
+        rule[1](state, info)
 
 
-def _process_llm(checker: Checker, info: NodeInfo) -> None:
+def _process_llm(state: CheckState, info: NodeInfo) -> None:
     node = info.node
     assert isinstance(node, BlockNode)
     schema = node.inputs.get("output_schema")
     if schema is None or (not _has_refs(schema) and (not isinstance(schema, dict) or not schema)):
-        checker.issue(
+        state.issue(
             IssueCode.PROCESS_LLM_SCHEMA,
             "ai.process_llm には空でない output_schema（オブジェクト）が必要です。",
             (*info.loc, "in", "output_schema")
@@ -128,7 +128,7 @@ def _process_llm(checker: Checker, info: NodeInfo) -> None:
             hint="例: output_schema: {results: {type: object, properties: {total: number}}}",
         )
     if not any(node.inputs.get(k) not in (None, "") for k in ("prompt", "instruction")):
-        checker.issue(
+        state.issue(
             IssueCode.PROCESS_LLM_PROMPT,
             "ai.process_llm には prompt か instruction のどちらかが必要です。",
             (*info.loc, "in"),
@@ -137,7 +137,7 @@ def _process_llm(checker: Checker, info: NodeInfo) -> None:
         )
 
 
-def _interactive_input(checker: Checker, info: NodeInfo) -> None:
+def _interactive_input(state: CheckState, info: NodeInfo) -> None:
     node = info.node
     assert isinstance(node, BlockNode)
     requirements = node.inputs.get("requirements")
@@ -145,7 +145,7 @@ def _interactive_input(checker: Checker, info: NodeInfo) -> None:
     if requirements is None or _has_refs(requirements):
         return
     if not isinstance(requirements, list):
-        checker.issue(
+        state.issue(
             IssueCode.INVALID_REQUIREMENT,
             "requirements はリストで書いてください。",
             loc,
@@ -157,7 +157,7 @@ def _interactive_input(checker: Checker, info: NodeInfo) -> None:
     for i, item in enumerate(requirements):
         where = (*loc, i)
         if not isinstance(item, dict) or not isinstance(item.get("id"), str):
-            checker.issue(
+            state.issue(
                 IssueCode.INVALID_REQUIREMENT,
                 f"requirements[{i}] には id（文字列）が必要です。",
                 where,
@@ -167,7 +167,7 @@ def _interactive_input(checker: Checker, info: NodeInfo) -> None:
             continue
         rid, rtype = item["id"], item.get("type")
         if rid in seen:
-            checker.issue(
+            state.issue(
                 IssueCode.DUPLICATE_REQUIREMENT_ID,
                 f"requirements の id '{rid}' が重複しています。",
                 (*where, "id"),
@@ -176,7 +176,7 @@ def _interactive_input(checker: Checker, info: NodeInfo) -> None:
             )
         seen.add(rid)
         if not isinstance(rtype, str) or rtype not in REQUIREMENT_TYPES:
-            checker.issue(
+            state.issue(
                 IssueCode.INVALID_REQUIREMENT,
                 f"requirements '{rid}' の type '{rtype}' は使えません。",
                 (*where, "type"),
@@ -185,16 +185,16 @@ def _interactive_input(checker: Checker, info: NodeInfo) -> None:
             )
             continue
         if rtype in ("select", "enum") and not item.get("options"):
-            checker.issue(
+            state.issue(
                 IssueCode.INVALID_REQUIREMENT,
                 f"requirements '{rid}'（{rtype}）には options が必要です。",
                 where,
                 node=info.qual,
                 hint="options: [選択肢1, 選択肢2] を追加してください。",
             )
-        previous = checker.requirement_types.get(rid)
+        previous = state.requirement_types.get(rid)
         if previous is not None and previous[0] != rtype:
-            checker.issue(
+            state.issue(
                 IssueCode.REQUIREMENT_TYPE_CONFLICT,
                 f"requirements '{rid}' の type が {previous[1]} では {previous[0]}、ここでは {rtype} です。",
                 (*where, "type"),
@@ -202,10 +202,10 @@ def _interactive_input(checker: Checker, info: NodeInfo) -> None:
                 hint="同じ id の入力は Plan 全体で同じ type にしてください（別物なら id を変えてください）。",
             )
         elif previous is None:
-            checker.requirement_types[rid] = (str(rtype), info.qual)
+            state.requirement_types[rid] = (str(rtype), info.qual)
 
 
-Rule = Callable[["Checker", "NodeInfo"], None]
+Rule = Callable[[CheckState, "NodeInfo"], None]
 # block id → (input ports the rule checks itself, the rule)
 BLOCK_RULES: dict[str, tuple[frozenset[str], Rule]] = {
     "ai.process_llm": (frozenset({"output_schema"}), _process_llm),
@@ -213,16 +213,16 @@ BLOCK_RULES: dict[str, tuple[frozenset[str], Rule]] = {
 }
 
 
-def check_ui(checker: Checker) -> None:
-    top = checker.top
+def check_ui(state: CheckState) -> None:
+    top = state.top
     if top is None:
         return
-    layout = checker.plan.ui.layout
+    layout = state.plan.ui.layout
     seen: set[str] = set()
     for i, entry in enumerate(layout):
         loc = ("ui", "layout", i)
         if entry in seen:
-            checker.issue(
+            state.issue(
                 IssueCode.UI_LAYOUT_DUPLICATE,
                 f"ui.layout に '{entry}' が二度あります。",
                 loc,
@@ -232,7 +232,7 @@ def check_ui(checker: Checker) -> None:
         seen.add(entry)
         if entry not in top.nodes:
             inside = top.hidden.get(entry)
-            checker.issue(
+            state.issue(
                 IssueCode.UI_LAYOUT_UNKNOWN_NODE,
                 f"ui.layout の '{entry}' は graph の最上位ノードではありません"
                 + (f"（ループ {inside} の中にあります）。" if inside else "。"),
@@ -244,7 +244,7 @@ def check_ui(checker: Checker) -> None:
         return
     for node_id, info in top.nodes.items():
         if info.spec is not None and info.spec.is_ui and node_id not in seen:
-            checker.issue(
+            state.issue(
                 IssueCode.UI_LAYOUT_MISSING,
                 f"UI ノード '{node_id}' が ui.layout にありません。",
                 ("ui", "layout"),

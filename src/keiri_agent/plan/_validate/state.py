@@ -1,53 +1,47 @@
-"""What the validator's walk shares with its rules: the findings so far and the walk's state.
+"""What the validator's walk and its rules share: the plan, its surroundings and the findings.
 
-The rules (``rules``, ``control_rules``) are written against ``references.ReferenceChecker`` (this
-state plus reference checks); ``checker.Checker`` implements the one abstract step left here,
-:meth:`CheckState.check_scope`, so the rules never import the walk that calls them.
+:class:`CheckState` is plain data; the walk (``checker``), the reference checks
+(``references``) and the rules (``rules``, ``control_rules``) are functions over it. A rule that
+checks a nested graph (a loop body) is handed the walk's step as a :data:`CheckScope` callable,
+so no rule imports the walk that calls it.
 """
 
 from __future__ import annotations
 
 import difflib
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.plan._dsl.issues import Loc, PlanIssue, ValidationReport, format_path
 from keiri_agent.plan._dsl.loader import PlanSource
 from keiri_agent.plan._dsl.models import Plan
+from keiri_agent.plan._graph.compiled import GraphShape
+from keiri_agent.plan._graph.env import PlanEnv
 from keiri_agent.plan._graph.scope import StaticScope
 from keiri_agent.plan._graph.scope import types_label as _types
-from keiri_agent.plan._graph.subflows import SubflowLoader
 
-__all__ = ["CheckState", "Deps", "close_matches", "port_hint"]
+__all__ = ["CheckScope", "CheckState", "close_matches", "port_hint"]
 
-Deps = list[tuple[StaticScope, str]]
+CheckScope = Callable[[StaticScope], None]  # the walk's step over one nested graph
 
 
 @dataclass
-class CheckState(ABC):
+class CheckState:
     source: PlanSource
     plan: Plan
-    registry: BlockRegistry
+    env: PlanEnv  # registry, config, ${env.*} and the subflow loader the later phases share
     report: ValidationReport
-    designs_dir: Path
-    config: Mapping[str, Any]
-    env: Mapping[str, str]
+    shape: GraphShape  # the plan graph's nodes, edges and cycles (``_graph.compiled``)
     stack: tuple[str, ...]  # plan ids of the calling chain, this plan last
     stack_files: tuple[str | None, ...]  # their resolved files (None: not from a file)
     index_map: list[int]
     validate_subflow: Callable[[PlanSource], ValidationReport]
-    subflows: SubflowLoader  # shared with the phases that follow (dry run, run)
     used: set[tuple[int, str, str]] = field(default_factory=set)
     seen_ids: dict[str, Loc] = field(default_factory=dict)
     top: StaticScope | None = None
     dropped: set[str] = field(default_factory=set)  # top-level nodes whose schema was invalid
     requirement_types: dict[str, tuple[str, str]] = field(default_factory=dict)
-
-    # --- reporting ---------------------------------------------------------------------------
 
     def issue(
         self,
@@ -91,11 +85,6 @@ class CheckState(ABC):
                 hint = f"{label}: {', '.join(known) or 'なし'}"
                 text = message.replace("{name}", name)
                 self.issue(code, text, (*loc, name), node=node, hint=hint)
-
-    # --- the walk's steps, used by the rules ---------------------------------------------------
-
-    @abstractmethod
-    def check_scope(self, scope: StaticScope, outer: Deps | None) -> None: ...
 
 
 def port_hint(target: Mapping[str, Any]) -> str:

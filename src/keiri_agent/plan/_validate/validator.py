@@ -13,47 +13,29 @@ raises for a bad plan (only for a broken installation). Steps:
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.llm.field_problems import field_problems
 from keiri_agent.plan._dsl.issue_codes import IssueCode
 from keiri_agent.plan._dsl.issues import Loc, PlanIssue, ValidationReport, format_path
-from keiri_agent.plan._dsl.loader import PlanSource, load_source, load_yaml, parse_source
+from keiri_agent.plan._dsl.loader import PlanSource, load_source, parse_source
 from keiri_agent.plan._dsl.models import API_VERSIONS, Node, Plan
-from keiri_agent.plan._graph.subflows import SubflowLoader
+from keiri_agent.plan._graph.compiled import graph_shape
+from keiri_agent.plan._graph.env import EnvOptions, PlanEnv
 from keiri_agent.plan._validate import rules
-from keiri_agent.plan._validate.checker import Checker
+from keiri_agent.plan._validate.checker import check_plan
+from keiri_agent.plan._validate.state import CheckState
 
-__all__ = ["load_config", "validate_file", "validate_source", "validate_text"]
+__all__ = ["validate_file", "validate_source", "validate_text"]
 
 _NODE_ADAPTER: TypeAdapter[Any] = TypeAdapter(Node)
 _TAGS = frozenset({"block", "loop", "subflow"})
-
-
-def load_config(path: Path | None) -> dict[str, Any]:
-    """The mapping behind ``${config.*}`` (empty without a file)."""
-    if path is None:
-        return {}
-    import yaml
-
-    try:
-        data = load_yaml(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise BlockError(
-            f"設定ファイル {path} を読めません: {exc}",
-            code=ErrorCode.CONFIGURATION_ERROR,
-            hint="KEIRI_PLAN_CONFIG に YAML ファイルのパスを指定してください。",
-            details={"file": str(path)},
-        ) from exc
-    return data if isinstance(data, dict) else {}
 
 
 def _clean_loc(loc: tuple[Any, ...], error_type: str) -> Loc:
@@ -163,29 +145,20 @@ def _parse_plan(
 
 
 def validate_source(
-    source: PlanSource,
-    registry: BlockRegistry,
-    *,
-    designs_dir: Path | None = None,
-    config: Mapping[str, Any] | None = None,
-    env: Mapping[str, str] | None = None,
-    subflows: SubflowLoader | None = None,
+    source: PlanSource, registry: BlockRegistry | PlanEnv, **options: Unpack[EnvOptions]
 ) -> ValidationReport:
     """Validate a parsed plan source; see the module docstring for the steps.
 
-    ``subflows`` is the loader to read subflow files with; pass the one the dry run or the run
-    will use, so that they walk exactly the files validated here.
+    ``registry`` is the command's :class:`PlanEnv` (its subflow loader is the one the dry run
+    or the run then uses, so that they walk exactly the files validated here), or a registry
+    with ``options`` to build one from (:meth:`PlanEnv.of`).
     """
-    return _validate(source, registry, designs_dir, config, env, subflows, (), (), set())
+    return _validate(source, PlanEnv.given(registry, **options), (), (), set())
 
 
 def _validate(
     source: PlanSource,
-    registry: BlockRegistry,
-    designs_dir: Path | None,
-    config: Mapping[str, Any] | None,
-    env: Mapping[str, str] | None,
-    subflows: SubflowLoader | None,
+    env: PlanEnv,
     stack: tuple[str, ...],
     files: tuple[str | None, ...],
     seen: set[str],
@@ -194,8 +167,6 @@ def _validate(
     (their resolved files), which is how cycles are found. A subflow file is validated and
     reported once per validation (``seen``; a later call of the same file gets an empty
     report), so plans calling one subflow from many places stay linear."""
-    from keiri_agent.config import load_settings
-
     key = str(Path(source.file).resolve()) if source.file else None
     report = ValidationReport()
     if key is not None:
@@ -210,50 +181,38 @@ def _validate(
         return report
     if not dropped and report.valid:  # the whole plan parsed: it is the model a run uses
         report._plan = plan
-    settings = None
-    if designs_dir is None or config is None:
-        settings = load_settings()
-    designs = designs_dir if designs_dir is not None else settings.keiri_designs_dir  # type: ignore[union-attr]
-    loader = subflows if subflows is not None else SubflowLoader(designs)
-    checker = Checker(
+    chain, chain_files = (*stack, plan.id), (*files, key)
+    state = CheckState(
         source=source,
         plan=plan,
-        registry=registry,
+        env=env,
         report=report,
-        designs_dir=designs,
-        config=config if config is not None else load_config(settings.keiri_plan_config),  # type: ignore[union-attr]
-        env=env if env is not None else os.environ,
-        stack=(*stack, plan.id),
-        stack_files=(*files, key),
+        shape=graph_shape(plan.graph),
+        stack=chain,
+        stack_files=chain_files,
         index_map=index_map,
-        subflows=loader,
-        validate_subflow=lambda src: _validate(
-            src,
-            registry,
-            checker.designs_dir,
-            checker.config,
-            checker.env,
-            loader,
-            checker.stack,
-            checker.stack_files,
-            seen,
-        ),
+        dropped=dropped,
+        validate_subflow=lambda src: _validate(src, env, chain, chain_files, seen),
     )
     if plan.apiVersion not in API_VERSIONS:
-        checker.issue(
+        state.issue(
             IssueCode.UNSUPPORTED_API_VERSION,
             f"apiVersion '{plan.apiVersion}' には対応していません（対応: {', '.join(API_VERSIONS)}）。",
             ("apiVersion",),
             hint="apiVersion: v1 にしてください。",
         )
-    checker.check(dropped)
-    rules.check_ui(checker)
+    check_plan(state)
+    rules.check_ui(state)
     return report
 
 
-def validate_text(text: str, registry: BlockRegistry, **kwargs: Any) -> ValidationReport:
-    return validate_source(parse_source(text), registry, **kwargs)
+def validate_text(
+    text: str, registry: BlockRegistry | PlanEnv, **options: Unpack[EnvOptions]
+) -> ValidationReport:
+    return validate_source(parse_source(text), registry, **options)
 
 
-def validate_file(path: Path | str, registry: BlockRegistry, **kwargs: Any) -> ValidationReport:
-    return validate_source(load_source(path), registry, **kwargs)
+def validate_file(
+    path: Path | str, registry: BlockRegistry | PlanEnv, **options: Unpack[EnvOptions]
+) -> ValidationReport:
+    return validate_source(load_source(path), registry, **options)

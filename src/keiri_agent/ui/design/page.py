@@ -28,7 +28,7 @@ from keiri_agent.design.store import save_plan, saved_at
 from keiri_agent.design.templates import TemplateLibrary
 from keiri_agent.errors import BlockError
 from keiri_agent.localtime import shown_time
-from keiri_agent.plan import dry_run_source, load_config, parse_source, validate_text
+from keiri_agent.plan import PlanEnv, dry_run_source, parse_source, validate_text
 from keiri_agent.ui import session_state
 from keiri_agent.ui.chrome import monospace
 from keiri_agent.ui.design import versions
@@ -114,13 +114,11 @@ def _chat(chat: DesignChat, registry: BlockRegistry, settings: Settings) -> None
 
 
 def _check(text: str, registry: BlockRegistry, settings: Settings) -> PlanCheck:
-    config = load_config(settings.keiri_plan_config)
-    report = validate_text(text, registry, designs_dir=settings.keiri_designs_dir, config=config)
+    env = PlanEnv.of(registry, settings=settings)
+    report = validate_text(text, env)
     outcome = PlanCheck(text=text, validation=report)
     if report.valid:
-        outcome.dry_run = dry_run_source(
-            parse_source(text), registry, designs_dir=settings.keiri_designs_dir, config=config
-        )
+        outcome.dry_run = dry_run_source(parse_source(text), env)
     return outcome
 
 

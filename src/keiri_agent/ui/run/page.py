@@ -15,14 +15,13 @@ history is read from the plan's JSONL logs, and any past run can be opened (and 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
 import streamlit as st
 
-from keiri_agent.blocks.registry import BlockRegistry, default_registry
+from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.config import LLMRole, Settings, load_settings
 from keiri_agent.documents.amount_format import AmountFormat
 from keiri_agent.errors import BlockError
@@ -33,10 +32,10 @@ from keiri_agent.plan import (
     LoopNode,
     Node,
     Plan,
+    PlanEnv,
     PlanNames,
     PlanRunner,
     RunResult,
-    load_config,
     load_source,
     plan_names,
     validate_source,
@@ -102,16 +101,10 @@ def _llm_notice(plan: Plan, settings: Settings, registry: BlockRegistry) -> None
         st.warning(f"この Plan は AI を使います（{'、'.join(ai)}）。{problem}", icon="⚠️")
 
 
-def _load(path: Path, settings: Settings, registry: BlockRegistry) -> Plan:
+def _load(path: Path, env: PlanEnv) -> Plan:
     """The plan at ``path``, validated (BlockError listing every problem otherwise)."""
     source = load_source(path)
-    report = validate_source(
-        source,
-        registry,
-        designs_dir=settings.keiri_designs_dir,
-        config=load_config(settings.keiri_plan_config),
-        env=os.environ,
-    )
+    report = validate_source(source, env)
     report.raise_if_invalid(getattr(source.raw, "get", lambda _k: None)("id"))
     return Plan.model_validate(source.raw)
 
@@ -261,12 +254,13 @@ def render() -> None:
     if path is None:
         st.info("実行する Plan ファイルのパスを入力してください。")
         return
-    registry = default_registry()
     try:
-        plan = _load(path, settings, registry)
+        env = PlanEnv.of(settings=settings)  # what this page validates and describes with
+        plan = _load(path, env)
     except BlockError as exc:
         render_error(exc)
         return
+    registry = env.registry
     names = plan_names(plan, registry)
     if plan.description:
         st.caption(plan.description)

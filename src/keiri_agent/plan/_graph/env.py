@@ -1,0 +1,102 @@
+"""What validate, dry-run and run of one command read besides the plan: one :class:`PlanEnv`.
+
+A command (a CLI command, an API request, an action in the app) builds one ``PlanEnv`` and hands
+it to every phase: the block registry, the designs folder that subflow ids resolve under, the
+mapping behind ``${config.*}``, the mapping behind ``${env.*}``, the settings, and the one subflow
+loader, so that the dry run and the run read exactly the subflow files validation read.
+:meth:`PlanEnv.of` is the one place their defaults come from (the settings' ``KEIRI_DESIGNS_DIR``
+and ``KEIRI_PLAN_CONFIG``, the process environment, the built-in registry).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
+
+from keiri_agent.blocks.registry import BlockRegistry, default_registry
+from keiri_agent.errors import ConfigurationError
+from keiri_agent.plan._dsl.loader import load_yaml
+from keiri_agent.plan._graph.subflows import SubflowLoader
+
+if TYPE_CHECKING:
+    from keiri_agent.config import Settings
+
+__all__ = ["EnvOptions", "PlanEnv", "load_config"]
+
+
+def load_config(path: Path | None) -> dict[str, Any]:
+    """The mapping behind ``${config.*}`` (empty without a file)."""
+    if path is None:
+        return {}
+    import yaml
+
+    try:
+        data = load_yaml(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigurationError(
+            f"設定ファイル {path} を読めません: {exc}",
+            hint="KEIRI_PLAN_CONFIG に YAML ファイルのパスを指定してください。",
+            details={"file": str(path)},
+        ) from exc
+    return data if isinstance(data, dict) else {}
+
+
+class EnvOptions(TypedDict, total=False):
+    """What a caller may set instead of the defaults of :meth:`PlanEnv.of`."""
+
+    settings: Settings
+    designs_dir: Path
+    config: Mapping[str, Any]
+    env: Mapping[str, str]  # the ``${env.*}`` source
+
+
+@dataclass(frozen=True)
+class PlanEnv:
+    """The surroundings of one command's plan phases; build it once (:meth:`of`)."""
+
+    registry: BlockRegistry
+    settings: Settings
+    designs_dir: Path
+    config: Mapping[str, Any]  # behind ${config.*}
+    environ: Mapping[str, str]  # behind ${env.*}
+    subflows: SubflowLoader  # shared by validate, dry-run and run of the command
+
+    @classmethod
+    def of(cls, registry: BlockRegistry | None = None, **options: Unpack[EnvOptions]) -> PlanEnv:
+        """The one place the defaults come from: ``registry`` the built-in blocks and
+        ``KEIRI_BLOCK_SPEC_DIRS``; ``settings`` read afresh; ``designs_dir`` and ``config``
+        from the settings; ``env`` the process environment."""
+        from keiri_agent.config import load_settings
+
+        settings = options.get("settings") or load_settings()
+        designs = Path(options.get("designs_dir") or settings.keiri_designs_dir)
+        config = options.get("config")
+        environ = options.get("env")
+        return cls(
+            registry=registry if registry is not None else default_registry(),
+            settings=settings,
+            designs_dir=designs,
+            config=dict(config) if config is not None else load_config(settings.keiri_plan_config),
+            environ=environ if environ is not None else os.environ,
+            subflows=SubflowLoader(designs),
+        )
+
+    @classmethod
+    def given(
+        cls, registry: BlockRegistry | PlanEnv | None, **options: Unpack[EnvOptions]
+    ) -> PlanEnv:
+        """A phase's ``PlanEnv``: the one its caller built, else one :meth:`of` its arguments
+        (a registry and options: the convenience of tests and one-off calls)."""
+        if isinstance(registry, PlanEnv):
+            if options:
+                raise TypeError(f"a PlanEnv takes no options besides it: {sorted(options)}")
+            return registry
+        return cls.of(registry, **options)
+
+    def fresh(self, *, pinned: Path | None = None) -> PlanEnv:
+        """The same surroundings with a new subflow loader: a runner's next run reads the
+        files anew; ``pinned`` is the folder of subflow texts a resumed run kept."""
+        return replace(self, subflows=SubflowLoader(self.designs_dir, pinned=pinned))
