@@ -11,7 +11,7 @@ Every exception class of the package whose name ends in ``Error`` derives from `
 the tree below lists them all, each with the module that defines it when that is not this one
 (``tests/test_error_tree.py`` imports every module and compares, both ways). Signals that are
 not failures stay apart: ``blocks.base.InputRequired`` (a node pauses for the user's input),
-``plan._run.values.NotPersistable``, ``blocks.table.grouping.Unreadable`` (a cell a column
+``plan._run.output_store.NotPersistable``, ``blocks.table.grouping.Unreadable`` (a cell a column
 function cannot read, carried to the block that names it in its BlockError), and private
 helpers such as ``_RefError``.
 

@@ -22,8 +22,8 @@ from keiri_agent._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from keiri_agent.plan._dryrun.dryrun import DryRunReport, dry_run
+    from keiri_agent.plan._dryrun.report import DryRunFinding
     from keiri_agent.plan._dryrun.source import dry_run_source
-    from keiri_agent.plan._dryrun.walk import DryRunFinding
     from keiri_agent.plan._dsl.diff import FieldChange, NodeChange, PlanDiff, diff_plans
     from keiri_agent.plan._dsl.expr import (
         MAX_EXPRESSION_CHARS,
@@ -86,6 +86,7 @@ if TYPE_CHECKING:
     from keiri_agent.plan._graph.path_inputs import VarPath, var_paths
     from keiri_agent.plan._graph.scope import block_outputs
     from keiri_agent.plan._run.answers import answer_paths
+    from keiri_agent.plan._run.output_store import OutputStore
     from keiri_agent.plan._run.progress import (
         STATUS_LABELS,
         describe_event,
@@ -115,7 +116,6 @@ if TYPE_CHECKING:
         merge_values,
         session_key,
     )
-    from keiri_agent.plan._run.values import OutputStore
     from keiri_agent.plan._validate.validator import (
         load_config,
         validate_file,
@@ -136,7 +136,7 @@ _LOCATIONS: dict[str, str] = {
     "diff_plans": "_dsl.diff",
     "dry_run": "_dryrun.dryrun",
     "dry_run_source": "_dryrun.source",
-    "DryRunFinding": "_dryrun.walk",
+    "DryRunFinding": "_dryrun.report",
     "DryRunReport": "_dryrun.dryrun",
     "ExpressionEvalError": "_dsl.expr",
     "ExpressionSyntaxError": "_dsl.expr",
@@ -172,7 +172,7 @@ _LOCATIONS: dict[str, str] = {
     "Node": "_dsl.models",
     "NodeChange": "_dsl.diff",
     "node_kind": "_dsl.models",
-    "OutputStore": "_run.values",
+    "OutputStore": "_run.output_store",
     "parse_expression": "_dsl.expr_parse",
     "parse_source": "_dsl.loader",
     "Plan": "_dsl.models",

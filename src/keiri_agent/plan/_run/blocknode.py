@@ -15,7 +15,7 @@ from keiri_agent.blocks.base import Block, BlockContext, InputRequired
 from keiri_agent.blocks.spec import BlockSpec
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.plan._dsl.models import BlockNode
-from keiri_agent.plan._run.engine import Frame, Outcome, retry_delay
+from keiri_agent.plan._run.engine import Frame, NodeResult, retry_delay
 from keiri_agent.plan._run.execute import BlockJob, execute_job, run_block, timeout_error
 from keiri_agent.privacy import learn_tables
 
@@ -42,7 +42,7 @@ def _block(frame: Frame, spec: BlockSpec) -> Block:
     return block
 
 
-def run_block_node(frame: Frame, node: BlockNode, path: str) -> Outcome:
+def run_block_node(frame: Frame, node: BlockNode, path: str) -> NodeResult:
     started = time.perf_counter()
     try:
         spec = _spec(frame, node)
@@ -60,7 +60,7 @@ def run_block_node(frame: Frame, node: BlockNode, path: str) -> Outcome:
             frame.events.emit("node_waiting", node_id=path, request=pause.request)
             with frame.ctx._lock:
                 frame.ctx.waiting.append({"node_id": path, "request": pause.request})
-            return Outcome("waiting")
+            return NodeResult("waiting")
         except BlockError as exc:
             error = exc
         except Exception as exc:
@@ -82,7 +82,7 @@ def run_block_node(frame: Frame, node: BlockNode, path: str) -> Outcome:
             )
             frame.ctx.sleep(retry_delay(attempt))
             if frame.ctx.cancel.is_set():  # cancelled while waiting: no further attempt
-                return Outcome("cancelled", None, error)
+                return NodeResult("cancelled", None, error)
     assert error is not None
     return frame.failed(path, error, attempts - 1)
 

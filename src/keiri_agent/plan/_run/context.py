@@ -29,7 +29,7 @@ from keiri_agent.plan._dsl.refs import Reference
 from keiri_agent.plan._graph.scope import Scope
 from keiri_agent.plan._graph.subflows import SubflowLoader
 from keiri_agent.plan._run.backends import Backend
-from keiri_agent.plan._run.values import OutputStore
+from keiri_agent.plan._run.output_store import OutputStore
 from keiri_agent.plan._run.workers import Workers
 
 __all__ = ["Reused", "RunContext", "RunScope", "TaggedEmitter", "render_vars"]

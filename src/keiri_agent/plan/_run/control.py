@@ -35,7 +35,7 @@ from keiri_agent.plan._graph.scope import Scope
 from keiri_agent.plan._run.engine import (
     Frame,
     FrameResult,
-    Outcome,
+    NodeResult,
     RunScope,
     render_vars,
 )
@@ -56,17 +56,17 @@ def _export_value(export: Export | Reference, values: RunScope) -> Any:
     return resolve_path(found.value, ref)
 
 
-def _frame_outcome(result: FrameResult, path: str, what: str) -> Outcome | None:
+def _frame_outcome(result: FrameResult, path: str, what: str) -> NodeResult | None:
     """The node outcome for a nested frame that did not succeed (None when it did)."""
     if result.status in ("success", "partial"):
         return None
     if result.status == "waiting_input":
-        return Outcome("waiting")
+        return NodeResult("waiting")
     if result.status == "cancelled":
-        return Outcome("cancelled")
+        return NodeResult("cancelled")
     inner = result.error
     assert inner is not None
-    return Outcome(
+    return NodeResult(
         "failed",
         None,
         BlockError(
@@ -84,13 +84,13 @@ def _frame_outcome(result: FrameResult, path: str, what: str) -> Outcome | None:
     )
 
 
-def _emit_failure(frame: Frame, path: str, outcome: Outcome) -> Outcome:
+def _emit_failure(frame: Frame, path: str, outcome: NodeResult) -> NodeResult:
     if outcome.status == "failed" and outcome.error is not None:
         frame.events.emit("node_error", node_id=path, error=outcome.error.to_dict(), retry=0)
     return outcome
 
 
-def run_loop(frame: Frame, node: LoopNode, path: str) -> Outcome:
+def run_loop(frame: Frame, node: LoopNode, path: str) -> NodeResult:
     started = time.perf_counter()
     body = frame.graph.bodies[node.id]
     frame.events.emit("node_start", node_id=path, block="loop")
@@ -150,20 +150,20 @@ def _iteration(
 
 def _foreach(
     frame: Frame, node: LoopNode, body: CompiledGraph, path: str, items: list[Any]
-) -> tuple[list[dict[str, Any]], Outcome | None, list[BlockError]]:
+) -> tuple[list[dict[str, Any]], NodeResult | None, list[BlockError]]:
     assert node.foreach is not None
     spec = node.foreach
     limit = frame.policy.concurrency.per_node.get(node.id, spec.max_concurrency)
     results: list[dict[str, Any]] = [{} for _ in items]
-    outcomes: list[Outcome | None] = [None] * len(items)
+    outcomes: list[NodeResult | None] = [None] * len(items)
     warnings: list[list[BlockError]] = [[] for _ in items]
-    first_bad: tuple[int, Outcome] | None = None
+    first_bad: tuple[int, NodeResult] | None = None
     waiting = False
     stop = threading.Event()
 
-    def one(index: int) -> Outcome | None:
+    def one(index: int) -> NodeResult | None:
         if stop.is_set() or frame.ctx.cancel.is_set():
-            return Outcome("cancelled")
+            return NodeResult("cancelled")
         loop_vars = {spec.itemVar: items[index]}
         if spec.indexVar:
             loop_vars[spec.indexVar] = index
@@ -195,13 +195,13 @@ def _foreach(
     if first_bad is not None:
         return results, first_bad[1], []
     if waiting:
-        return results, Outcome("waiting"), []
+        return results, NodeResult("waiting"), []
     return results, None, [w for ws in warnings for w in ws]
 
 
 def _while(
     frame: Frame, node: LoopNode, body: CompiledGraph, path: str
-) -> tuple[list[dict[str, Any]], Outcome | None, list[BlockError]]:
+) -> tuple[list[dict[str, Any]], NodeResult | None, list[BlockError]]:
     assert node.while_ is not None
     spec = node.while_
     condition = frame.graph.loop_conditions[node.id]
@@ -216,7 +216,7 @@ def _while(
         try:
             go = truthy(condition.evaluate(partial(frame.resolve, values=previous)))
         except BlockError as exc:
-            return results, Outcome("failed", None, exc), []
+            return results, NodeResult("failed", None, exc), []
         if not go:
             return results, None, warnings
         if index == spec.max_iterations:
@@ -239,7 +239,7 @@ def _while(
         recoverable=True,
     )
     if spec.required:
-        return results, Outcome("failed", None, limit), []
+        return results, NodeResult("failed", None, limit), []
     frame.events.emit(
         "log", node_id=path, level="warning", code=limit.code, msg=f"{limit.message} {limit.hint}"
     )
@@ -251,7 +251,7 @@ def load_subflow(frame: Frame, plan_id: str) -> tuple[Plan, CompiledGraph]:
     return frame.ctx.subflows.plan(plan_id)
 
 
-def run_subflow(frame: Frame, node: SubflowNode, path: str) -> Outcome:
+def run_subflow(frame: Frame, node: SubflowNode, path: str) -> NodeResult:
     started = time.perf_counter()
     try:
         plan, graph = load_subflow(frame, node.call.plan_id)

@@ -30,13 +30,13 @@ from keiri_agent.plan._run.context import (
     TaggedEmitter,
     render_vars,
 )
-from keiri_agent.plan._run.values import NotPersistable
+from keiri_agent.plan._run.output_store import NotPersistable
 
 __all__ = [
     "Frame",
     "FrameResult",
+    "NodeResult",
     "NodeRunners",
-    "Outcome",
     "Reused",
     "RunContext",
     "RunScope",
@@ -47,7 +47,7 @@ Status = Literal["ok", "skipped", "failed", "waiting", "cancelled"]
 # How each kind of node runs: _run.blocknode (blocks) and _run.control (loops and subflows, which
 # drive nested frames). The runner builds the table (_run.runner.NODE_RUNNERS) and passes it in,
 # so a frame runs them without importing them.
-NodeRunners = Mapping[type, Callable[["Frame", Any, str], "Outcome"]]
+NodeRunners = Mapping[type, Callable[["Frame", Any, str], "NodeResult"]]
 
 
 # Durability of node_complete (KEIRI_RUN_LOG_FSYNC): a node that ran at least REDO_S is on disk
@@ -68,7 +68,9 @@ def retry_delay(attempt: int) -> float:
 
 
 @dataclass
-class Outcome:
+class NodeResult:
+    """What one node came to in a frame: its status, outputs or error (a frame's is FrameResult)."""
+
     status: Status
     outputs: dict[str, Any] | None = None
     error: BlockError | None = None
@@ -167,7 +169,7 @@ class Frame:
         graph = self.graph
         left = {n: len(ds) for n, ds in graph.deps.items() if ds}
         ready = deque(graph.starts)
-        in_flight: dict[cf.Future[Outcome], str] = {}
+        in_flight: dict[cf.Future[NodeResult], str] = {}
         limit = self.policy.concurrency.default_max_workers
         state = _Progress()
         while True:
@@ -177,7 +179,7 @@ class Frame:
                     break
                 node_id = ready.popleft()
                 started = self.start(node_id, not ready and not in_flight)
-                if isinstance(started, Outcome):  # ran here: settle it at once
+                if isinstance(started, NodeResult):  # ran here: settle it at once
                     ready.extend(self.settle(node_id, started, state, left))
                 else:
                     in_flight[started] = node_id
@@ -194,7 +196,7 @@ class Frame:
         return state.result()
 
     def settle(
-        self, node_id: str, outcome: Outcome, state: _Progress, left: dict[str, int]
+        self, node_id: str, outcome: NodeResult, state: _Progress, left: dict[str, int]
     ) -> list[str]:
         """Record a node's outcome; the dependents it releases, in the graph's order."""
         if outcome.status in ("ok", "skipped") or (
@@ -223,7 +225,7 @@ class Frame:
             state.first_error = state.first_error or outcome.error
         return []
 
-    def start(self, node_id: str, alone: bool) -> Outcome | cf.Future[Outcome]:
+    def start(self, node_id: str, alone: bool) -> NodeResult | cf.Future[NodeResult]:
         """Run the node here (its outcome) or on a worker thread (a future of it)."""
         node = self.graph.nodes[node_id]
         inline = (
@@ -240,7 +242,7 @@ class Frame:
 
     # --- one node ----------------------------------------------------------------------------
 
-    def node_job(self, node_id: str) -> Outcome:
+    def node_job(self, node_id: str) -> NodeResult:
         node = self.graph.nodes[node_id]
         path = self.prefix + node_id
         reused = self.ctx.reuse.get(path)
@@ -253,7 +255,7 @@ class Frame:
                 outputs_file=reused.outputs_file,
                 reused=True,
             )
-            return Outcome("ok", reused.outputs)
+            return NodeResult("ok", reused.outputs)
         try:
             if node.when is not None:
                 expression = self.graph.conditions[node_id]
@@ -264,7 +266,7 @@ class Frame:
                         reason="when_condition_false",
                         condition=expression.text,
                     )
-                    return Outcome("skipped", None)
+                    return NodeResult("skipped", None)
         except BlockError as exc:
             return self.failed(path, exc, 0)
         limit = self.policy.concurrency.per_node.get(node_id)
@@ -273,18 +275,18 @@ class Frame:
                 return self.dispatch(node, path)
         return self.dispatch(node, path)
 
-    def dispatch(self, node: BlockNode | LoopNode | SubflowNode, path: str) -> Outcome:
+    def dispatch(self, node: BlockNode | LoopNode | SubflowNode, path: str) -> NodeResult:
         return self.runners[type(node)](self, node, path)
 
-    def failed(self, path: str, error: BlockError, attempt: int) -> Outcome:
+    def failed(self, path: str, error: BlockError, attempt: int) -> NodeResult:
         error.details.setdefault("node_id", path)
         self.ctx.events.redactor.scrub_error(error)  # the run's result holds it too
         self.events.emit("node_error", node_id=path, error=error.to_dict(), retry=attempt)
         if error.code == ErrorCode.CANCELLED:
-            return Outcome("cancelled", None, error)
-        return Outcome("failed", None, error)
+            return NodeResult("cancelled", None, error)
+        return NodeResult("failed", None, error)
 
-    def complete(self, path: str, outputs: dict[str, Any], started: float) -> Outcome:
+    def complete(self, path: str, outputs: dict[str, Any], started: float) -> NodeResult:
         stored: dict[str, Any] | None = None
         file: str | None = None
         if self.ctx.events.redactor.contains(outputs):
@@ -320,4 +322,4 @@ class Frame:
         # Durable at once when redoing the node would cost more than an fsync; a quick node
         # waits for the next fsync (group commit), at most MAX_UNSYNCED_S.
         self.ctx.events.sync(older_than=None if took >= REDO_S else MAX_UNSYNCED_S)
-        return Outcome("ok", outputs)
+        return NodeResult("ok", outputs)

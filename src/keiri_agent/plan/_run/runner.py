@@ -46,11 +46,11 @@ from keiri_agent.plan._run.engine import (
     RunScope,
     render_vars,
 )
+from keiri_agent.plan._run.output_store import NotPersistable, OutputStore
 from keiri_agent.plan._run.record import RunTrail
 from keiri_agent.plan._run.recovery import recover_outputs
 from keiri_agent.plan._run.rerun_scope import invalidated
 from keiri_agent.plan._run.runstate import AnswersFile, RunRecord, find_run, load_run
-from keiri_agent.plan._run.values import NotPersistable, OutputStore
 from keiri_agent.plan._run.workers import Workers
 from keiri_agent.plan._validate.validator import load_config, validate_source
 from keiri_agent.privacy import job_scope
