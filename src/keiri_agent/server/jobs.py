@@ -55,6 +55,11 @@ class Job:
     def log(self, msg: str, level: str = "info") -> None:
         self.events.emit("log", msg=msg, level=level)
 
+    def check_cancelled(self) -> None:
+        """Raise the task's CANCELLED error once cancel was asked (an agent's steps call it)."""
+        if self.cancel.is_set():
+            raise cancelled_error()
+
     def note(self, **details: Any) -> None:
         """Merge ``details`` into the task's record and save it now."""
         self.on_note(details)

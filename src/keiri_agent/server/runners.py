@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.events import RunEvent
+from keiri_agent.events import NodeEvents
 from keiri_agent.server.design_task import DesignRequest, prepare_design
 from keiri_agent.server.inputs import TaskFiles, task_files
 from keiri_agent.server.jobs import Job, JobResult, JobResultStatus, Runner, cancelled_error
@@ -211,18 +211,6 @@ def _run_convert(request: ConvertRequest | None, continuation: Any, job: Job) ->
 # --- analysis (seed 000) ---------------------------------------------------------------------
 
 
-class _CancellableEvents:
-    """The task's stream for the analysis graph; every event is a point where cancel stops it."""
-
-    def __init__(self, job: Job) -> None:
-        self.job = job
-
-    def emit(self, kind: str, /, **fields: Any) -> RunEvent | None:
-        if self.job.cancel.is_set():
-            raise cancelled_error()
-        return self.job.events.emit(kind, **fields)
-
-
 def _run_analysis(request: AnalysisRequest, files: list[Path], job: Job) -> JobResult:
     """One analysis turn. A report that no run with visible output backs ends the task
     ``unverified``: its answer starts with what was not backed, ``details.grounded`` is false."""
@@ -237,7 +225,7 @@ def _run_analysis(request: AnalysisRequest, files: list[Path], job: Job) -> JobR
         job.log(f"読み込みました: {path.name}（{info.shape[0]:,} 行 × {info.shape[1]} 列）")
     job.stage("fetch", "done")
     job.stage("convert", "start")
-    turn = session.ask(request.request, events=_CancellableEvents(job))
+    turn = session.ask(request.request, events=NodeEvents(job.events, job.check_cancelled))
     job.stage("convert", "done")
     job.stage("finish", "start")
     details: dict[str, Any] = {
