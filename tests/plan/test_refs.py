@@ -9,17 +9,9 @@ import pandas as pd
 import pytest
 
 from keiri_agent.errors import BlockError
-from keiri_agent.plan import (
-    Reference,
-    ReferencePathError,
-    ReferenceSyntaxError,
-    ReferenceValueError,
-    find_references,
-    iter_references,
-    render,
-    resolve_path,
-    single_reference,
-)
+from keiri_agent.plan import Reference, find_references, iter_references, single_reference
+from keiri_agent.plan._dsl.ref_values import render, resolve_path
+from keiri_agent.plan._dsl.refs import ReferencePathError, ReferenceSyntaxError, ReferenceValueError
 
 
 def ref(text: str) -> Reference:

@@ -190,7 +190,9 @@ class TaskRuntime:
         if task.interrupting and stopped:
             return JobResult("interrupted", details=outcome.details)
         if task.cancel.is_set() and stopped:
-            return JobResult("cancelled", error=cancelled_error().to_dict(), details=outcome.details)
+            return JobResult(
+                "cancelled", error=cancelled_error().to_dict(), details=outcome.details
+            )
         return outcome
 
     def _note(self, task: Task, details: Mapping[str, Any]) -> None:

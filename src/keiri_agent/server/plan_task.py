@@ -326,7 +326,9 @@ def _runner(job: Job) -> PlanRunner:
     )
 
 
-def _run_plan(vars: Mapping[str, Any], path: Path, answers: Mapping[str, Any], job: Job) -> JobResult:
+def _run_plan(
+    vars: Mapping[str, Any], path: Path, answers: Mapping[str, Any], job: Job
+) -> JobResult:
     from keiri_agent.plan import load_source
 
     _save_answers(job.directory, answers, durable=job.settings.keiri_run_log_fsync)

@@ -22,6 +22,7 @@ from typing import Any, Final, Literal
 import streamlit as st
 
 from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.blocks.ui.answer_state import SessionStateStore, session_key
 from keiri_agent.blocks.ui.fields import normalize_requirements
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError
@@ -35,11 +36,9 @@ from keiri_agent.plan import (
     PlanNames,
     PlanRunner,
     RunResult,
-    SessionStateStore,
     describe_event,
     load_run,
     load_yaml,
-    session_key,
 )
 from keiri_agent.ui.fields import WIDGET_PREFIX, render_fields, session_mapping
 from keiri_agent.ui.run_digest import LiveLines

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.blocks.schema_words import type_label
 from keiri_agent.blocks.spec import NO_SAMPLE, port_is_required, port_sample
 from keiri_agent.blocks.ui.samples import collected_sample
 from keiri_agent.errors import BlockError
@@ -34,7 +35,6 @@ from keiri_agent.plan._dsl.models import (
     SubflowNode,
     when_raw,
 )
-from keiri_agent.plan._dsl.ref_values import type_label
 from keiri_agent.plan._dsl.refs import single_reference
 from keiri_agent.plan._graph.compiled import AnyNode, CompiledGraph, compile_graph
 from keiri_agent.plan._graph.scope import Scope

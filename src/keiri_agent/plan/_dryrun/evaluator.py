@@ -20,8 +20,7 @@ from keiri_agent.blocks.spec import NO_SAMPLE, port_sample
 from keiri_agent.errors import BlockError
 from keiri_agent.events.models import summarize_value
 from keiri_agent.plan._dryrun.report import DryRunFinding, DryRunNode
-from keiri_agent.plan._dsl.expr import Expression, truthy
-from keiri_agent.plan._dsl.expr_parse import compile_when
+from keiri_agent.plan._dsl.expr import Expression, compile_when, truthy
 from keiri_agent.plan._dsl.issue_codes import IssueCode
 from keiri_agent.plan._dsl.models import When, when_raw
 from keiri_agent.plan._dsl.ref_values import render, resolve_env_config, resolve_path

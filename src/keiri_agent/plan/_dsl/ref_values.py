@@ -16,6 +16,7 @@ from decimal import Decimal
 from itertools import islice
 from typing import Any, Final, NoReturn
 
+from keiri_agent.blocks.schema_words import type_label
 from keiri_agent.events.models import is_table
 from keiri_agent.plan._dsl.refs import (
     Reference,
@@ -32,29 +33,7 @@ __all__ = [
     "render",
     "resolve_env_config",
     "resolve_path",
-    "type_label",
 ]
-
-
-def type_label(value: Any) -> str:
-    """A short Japanese name of a value's type for messages (``null``, ``数値``, ...)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "真偽値"
-    if isinstance(value, int | float | Decimal):
-        return "数値"
-    if isinstance(value, str):
-        return "文字列"
-    if isinstance(value, list | tuple):
-        return "リスト"
-    if is_table(value):
-        return "表"
-    if isinstance(value, Mapping):
-        return "辞書"
-    if isinstance(value, bytes | bytearray | memoryview):
-        return "バイナリデータ"
-    return type(value).__name__
 
 
 def _path_error(ref: Reference, at: str, message: str, hint: str, **extra: Any) -> NoReturn:

@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from keiri_agent.plan._dsl.bindings import Binding, compile_binding
-from keiri_agent.plan._dsl.expr import Expression
-from keiri_agent.plan._dsl.expr_parse import compile_when
+from keiri_agent.plan._dsl.expr import Expression, compile_when
 from keiri_agent.plan._dsl.models import (
     BlockNode,
     Export,
