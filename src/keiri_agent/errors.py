@@ -46,7 +46,7 @@ Exception tree::
      ├── UnsupportedFormatError (agents.convert.models)   also ValueError: the conversion's
      ├── UnsupportedVizParamError (agents.convert.models)  fallback triggers, with to_dict()
      ├── YamlLimitError (plan._dsl.yaml_read)             also yaml.YAMLError: YAML_LIMIT
-     └── FieldError (blocks.ui.fields)                    a wrong answer to ui.interactive_input
+     └── FieldError (blocks.ui.field_types)                    a wrong answer to ui.interactive_input
 
 Codes are the seed's list plus the ones later work needs; new codes go into ``ErrorCode``. Plan
 validation and dry-run findings have their own codes: ``IssueCode`` (docs/issue-codes.md).

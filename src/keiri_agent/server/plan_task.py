@@ -215,7 +215,7 @@ def prepare_resume(
 ) -> Runner:
     """Check answers for a paused plan run (``details`` of its task) and return the runner
     that continues it with these answers added to the ones given before."""
-    from keiri_agent.blocks.ui.fields import PATH_FIELD_TYPES
+    from keiri_agent.blocks.ui.field_types import PATH_FIELD_TYPES
     from keiri_agent.plan import find_run, load_run, load_source
 
     run_id = str(details.get("run_id", ""))

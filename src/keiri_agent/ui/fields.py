@@ -35,7 +35,7 @@ import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from keiri_agent.blocks.ui.answer_state import SessionStateStore
-from keiri_agent.blocks.ui.fields import normalize_requirements
+from keiri_agent.blocks.ui.field_types import normalize_requirements
 from keiri_agent.config import Settings, load_settings
 from keiri_agent.errors import BlockError
 from keiri_agent.examples import example_data_dir

@@ -23,7 +23,7 @@ import streamlit as st
 
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.ui.answer_state import SessionStateStore, session_key
-from keiri_agent.blocks.ui.fields import normalize_requirements
+from keiri_agent.blocks.ui.field_types import normalize_requirements
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError
 from keiri_agent.events.follow import LogFollower

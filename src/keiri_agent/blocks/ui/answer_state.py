@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from keiri_agent.blocks.schema_words import type_label
-from keiri_agent.blocks.ui.fields import normalize_requirements
+from keiri_agent.blocks.ui.field_types import normalize_requirements
 from keiri_agent.errors import BlockError, ErrorCode
 
 __all__ = [
