@@ -75,8 +75,6 @@ class CompiledGraph:
     roots: set[str] = field(default_factory=set)  # every reference root its nodes use
     starts: tuple[str, ...] = ()  # the nodes without dependencies, in order
     position: dict[str, int] = field(default_factory=dict)  # node id → its index in order
-    # What a run derives from a node once and reuses (its block spec and instance: _run.blocknode)
-    cache: dict[tuple[str, str], Any] = field(default_factory=dict)
 
     def downstream(self, node_id: str) -> set[str]:
         """``node_id`` and everything that depends on it, transitively."""

@@ -218,8 +218,8 @@ class PlanRunner:
             subflows=subflows,
         )
         report.raise_if_invalid(getattr(source.raw, "get", lambda _k: None)("id"))
-        model: Plan = report.plan  # a valid report holds the plan it checked
-        assert isinstance(model, Plan)
+        model = report.plan  # a valid report holds the plan it checked
+        assert model is not None
         unknown = sorted(set(vars or {}) - set(model.vars))
         if unknown:
             raise BlockError(

@@ -206,7 +206,7 @@ def _validate(
     if plan is None:
         return report
     if not dropped and report.valid:  # the whole plan parsed: it is the model a run uses
-        report._plan = plan
+        report.plan = plan
     settings = None
     if designs_dir is None or config is None:
         settings = load_settings()
