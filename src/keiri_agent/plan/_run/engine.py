@@ -14,7 +14,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventEmitter, RunStatus
@@ -60,6 +60,19 @@ REDO_S = 0.005
 MAX_UNSYNCED_S = 0.05
 RETRY_BACKOFF_S = 0.5  # the wait before a node's first retry; it doubles for each next one
 RETRY_BACKOFF_MAX_S = 30.0
+
+
+# A reference to a node that has no outputs to read: what the run says, and what to check.
+_NO_OUTPUTS: Final = {
+    "missing": (
+        "の出力がまだありません。",
+        "参照先のノードが実行されているか（スキップ・失敗していないか）確認してください。",
+    ),
+    "skipped": (
+        "はスキップまたは失敗したため出力がありません。",
+        "when 条件か on_error の設定、上流ノードのエラーを確認してください。",
+    ),
+}
 
 
 def retry_delay(attempt: int) -> float:
@@ -145,20 +158,14 @@ class Frame:
         if root in ("env", "config"):
             return self.ctx.env_config(ref)
         found = scope.read(ref)
-        if found.answer == "missing":
-            raise BlockError(
-                f"{ref.text}: ノード '{root}' の出力がまだありません。",
-                code=ErrorCode.DEPENDENCY_NOT_FOUND,
-                hint="参照先のノードが実行されているか（スキップ・失敗していないか）確認してください。",
-                details={"reference": ref.text},
-            )
         if found.answer == "null":
             return None
-        if found.answer == "skipped":
+        if found.answer in _NO_OUTPUTS:
+            message, hint = _NO_OUTPUTS[found.answer]
             raise BlockError(
-                f"{ref.text}: ノード '{root}' はスキップまたは失敗したため出力がありません。",
+                f"{ref.text}: ノード '{root}' {message}",
                 code=ErrorCode.DEPENDENCY_NOT_FOUND,
-                hint="when 条件か on_error の設定、上流ノードのエラーを確認してください。",
+                hint=hint,
                 details={"reference": ref.text},
             )
         return resolve_path(found.value, ref)
