@@ -303,13 +303,13 @@ class _Walker:
         assert sub is not None
         variables = self.evaluator.plan_vars(sub.id, sub.vars, given, report, render_given=False)
         variables.secret |= set(masked)
-        sub_frame: DryScope = Scope(vars=variables)
-        self.graph(sub.graph, sub_frame, f"{report.node_id}/", (*stack, (plan_id, loaded.file)))
+        sub_scope: DryScope = Scope(vars=variables)
+        self.graph(sub.graph, sub_scope, f"{report.node_id}/", (*stack, (plan_id, loaded.file)))
         published = {e.as_: e.from_ for e in sub.exports}
         for export in node.out.exports:
             source = published.get(export.from_, export.from_)
             path = f"out.exports.{export.as_}"
-            outputs[export.as_] = self.evaluator.export(source, sub_frame, report, path)
+            outputs[export.as_] = self.evaluator.export(source, sub_scope, report, path)
         report.outputs = display(outputs)
 
 

@@ -47,10 +47,10 @@ if TYPE_CHECKING:
 __all__ = ["load_subflow", "run_loop", "run_subflow"]
 
 
-def _export_value(export: Export | Reference, values: RunScope) -> Any:
+def _export_value(export: Export | Reference, scope: RunScope) -> Any:
     ref = export if isinstance(export, Reference) else bare_reference(export.from_)
     assert ref is not None, "validated plans export node.alias paths"
-    found = values.read(ref)
+    found = scope.read(ref)
     if found.answer != "found" or found.value is None:
         return None  # a node that did not run exports null
     return resolve_path(found.value, ref)
@@ -135,17 +135,17 @@ def _iteration(
     index: int,
     loop_vars: dict[str, Any],
 ) -> tuple[FrameResult, RunScope]:
-    values: RunScope = Scope(frame.values.vars, parent=frame.values, loop_vars=loop_vars)
+    scope: RunScope = Scope(frame.scope.vars, parent=frame.scope, loop_vars=loop_vars)
     child = Frame(
         frame.ctx,
         frame.plan,
         body,
-        values,
+        scope,
         runners=frame.runners,
         prefix=f"{path}[{index}]/",
         sub_run_id=frame.sub_run_id,
     )
-    return child.run(), values
+    return child.run(), scope
 
 
 def _foreach(
@@ -168,10 +168,10 @@ def _foreach(
         if spec.indexVar:
             loop_vars[spec.indexVar] = index
         frame.events.emit("loop_iteration", node_id=path, iteration=index, item=items[index])
-        result, values = _iteration(frame, node, body, path, index, loop_vars)
+        result, scope = _iteration(frame, node, body, path, index, loop_vars)
         bad = _frame_outcome(result, path, f"ループ {path} の {index + 1} 件目")
         if bad is None:
-            results[index] = {name: _export_value(ref, values) for name, ref in body.exports}
+            results[index] = {name: _export_value(ref, scope) for name, ref in body.exports}
             warnings[index] = result.errors
         elif bad.status == "failed" and frame.policy.on_error != "continue":
             stop.set()  # halt: start no further iterations
@@ -206,7 +206,7 @@ def _while(
     spec = node.while_
     condition = frame.graph.loop_conditions[node.id]
     # Before the first iteration the body's nodes exist with null outputs.
-    previous: RunScope = Scope(frame.values.vars, parent=frame.values)
+    previous: RunScope = Scope(frame.scope.vars, parent=frame.scope)
     previous.nodes = dict.fromkeys(body.nodes)
     results: list[dict[str, Any]] = []
     warnings: list[BlockError] = []
@@ -214,7 +214,7 @@ def _while(
     # still true then, the loop has reached its limit.
     for index in range(spec.max_iterations + 1):
         try:
-            go = truthy(condition.evaluate(partial(frame.resolve, values=previous)))
+            go = truthy(condition.evaluate(partial(frame.resolve, scope=previous)))
         except BlockError as exc:
             return results, NodeResult("failed", None, exc), []
         if not go:
@@ -222,13 +222,13 @@ def _while(
         if index == spec.max_iterations:
             break
         frame.events.emit("loop_iteration", node_id=path, iteration=index)
-        result, values = _iteration(frame, node, body, path, index, {})
+        result, scope = _iteration(frame, node, body, path, index, {})
         bad = _frame_outcome(result, path, f"ループ {path} の {index + 1} 回目")
         if bad is not None:
             return results, bad, []
         warnings.extend(result.errors)
-        results.append({name: _export_value(ref, values) for name, ref in body.exports})
-        previous = values
+        results.append({name: _export_value(ref, scope) for name, ref in body.exports})
+        previous = scope
     limit = BlockError(
         f"ループ {path} は max_iterations（{spec.max_iterations:,} 回）に達したため打ち切りました"
         f"（条件 {condition.text} は真のままです）。",
@@ -264,12 +264,12 @@ def run_subflow(frame: Frame, node: SubflowNode, path: str) -> NodeResult:
         own = render_vars({k: v for k, v in plan.vars.items() if k not in inputs}, frame.ctx)
     except BlockError as exc:
         return frame.failed(path, exc, 0)
-    values: RunScope = Scope({**own, **inputs})  # no parent: the subflow sees only its inputs
+    scope: RunScope = Scope({**own, **inputs})  # no parent: the subflow sees only its inputs
     child = Frame(
         frame.ctx,
         plan,
         graph,
-        values,
+        scope,
         runners=frame.runners,
         prefix=f"{path}/",
         sub_run_id=sub_run_id,
@@ -282,7 +282,7 @@ def run_subflow(frame: Frame, node: SubflowNode, path: str) -> NodeResult:
     outputs: dict[str, Any] = {}
     for export in node.out.exports:
         inner = by_name.get(export.from_, export)
-        outputs[export.as_] = _export_value(inner, values)
+        outputs[export.as_] = _export_value(inner, scope)
     done = frame.complete(path, outputs, started)
     done.warnings.extend(result.errors)
     return done

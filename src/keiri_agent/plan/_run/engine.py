@@ -127,7 +127,7 @@ class Frame:
         ctx: RunContext,
         plan: Plan,
         graph: CompiledGraph,
-        values: RunScope,
+        scope: RunScope,
         *,
         runners: NodeRunners,
         prefix: str = "",
@@ -138,7 +138,7 @@ class Frame:
         self.plan = plan
         self.policy: Policy = plan.policy
         self.graph = graph
-        self.values = values
+        self.scope = scope
         self.runners = runners
         self.prefix = prefix
         self.sub_run_id = sub_run_id
@@ -149,9 +149,9 @@ class Frame:
 
     # --- references --------------------------------------------------------------------------
 
-    def resolve(self, ref: Reference, values: RunScope | None = None) -> Any:
-        """The value of ``ref`` in this frame's scope (or in ``values``, a while loop's last pass)."""
-        scope = values or self.values
+    def resolve(self, ref: Reference, scope: RunScope | None = None) -> Any:
+        """The value of ``ref`` in this frame's scope (or in ``scope``, a while loop's last pass)."""
+        scope = scope or self.scope
         root = ref.root
         if root == "vars":
             return resolve_path(scope.vars, ref)
@@ -212,7 +212,7 @@ class Frame:
             if outcome.status == "failed" and outcome.error is not None:
                 state.continued.append(outcome.error)
             state.continued.extend(outcome.warnings)
-            self.values.nodes[node_id] = outcome.outputs
+            self.scope.nodes[node_id] = outcome.outputs
             released = []
             for user in self.graph.dependents[node_id]:
                 left[user] -= 1

@@ -92,7 +92,7 @@ class _Again:
 
 
 # Beside a run's plan snapshot, the subflow texts it read (a resume or rerun calls these); "#"
-# never appears in the folders of node outputs (``values.OutputStore``), as for "#vars".
+# never appears in the folders of node outputs (``output_store.OutputStore``), as for "#vars".
 SUBFLOWS_DIR = "#subflows"
 
 
@@ -313,16 +313,16 @@ class PlanRunner:
                     level="warning",
                     msg=f"vars を保存できないため、この実行は再開・再実行できません（{unsaved}）。",
                 )
-            values: RunScope = Scope(render_vars({**model.vars, **(vars or {})}, ctx))
+            scope: RunScope = Scope(render_vars({**model.vars, **(vars or {})}, ctx))
             # One run, one set of placeholders for personal data; its log masks what they hide.
             with job_scope(learnt=stream.redactor.learn_personal) as vault:
                 try:
-                    frame_result = Frame(ctx, model, graph, values, runners=NODE_RUNNERS).run()
+                    frame_result = Frame(ctx, model, graph, scope, runners=NODE_RUNNERS).run()
                 finally:
                     result.masked = vault.counts()
             result.status = frame_result.status
             result.error = frame_result.error
-            result.outputs = {k: v for k, v in values.nodes.items() if v is not None}
+            result.outputs = {k: v for k, v in scope.nodes.items() if v is not None}
             result.waiting = list(ctx.waiting)
         except BlockError as exc:
             result.status, result.error = "failed", exc
