@@ -21,8 +21,7 @@ from keiri_agent.plan._dsl.expr import (
     parse_expression,
     truthy,
 )
-from keiri_agent.plan._dsl.ref_values import resolve_path
-from keiri_agent.plan._dsl.refs import ReferenceSyntaxError
+from keiri_agent.plan._dsl.refs import ReferenceSyntaxError, resolve_path
 
 VALUES: dict[str, Any] = {
     "a": {

@@ -10,8 +10,13 @@ import pytest
 
 from keiri_agent.errors import BlockError
 from keiri_agent.plan import Reference, find_references, iter_references, single_reference
-from keiri_agent.plan._dsl.ref_values import render, resolve_path
-from keiri_agent.plan._dsl.refs import ReferencePathError, ReferenceSyntaxError, ReferenceValueError
+from keiri_agent.plan._dsl.refs import (
+    ReferencePathError,
+    ReferenceSyntaxError,
+    ReferenceValueError,
+    render,
+    resolve_path,
+)
 
 
 def ref(text: str) -> Reference:

@@ -12,14 +12,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from decimal import Decimal
 from typing import Any, Final
 
 from jsonschema.exceptions import ValidationError
 
-from keiri_agent.events.models import is_table
-
-__all__ = ["MAX_SHOWN_CHOICES", "MAX_VALUE_CHARS", "schema_problem", "type_label", "type_name"]
+__all__ = ["MAX_SHOWN_CHOICES", "MAX_VALUE_CHARS", "schema_problem", "type_name"]
 
 MAX_SHOWN_CHOICES: Final = 12  # choices listed in one message; more are counted
 MAX_VALUE_CHARS: Final = 60  # a value quoted in a message is cut past this, with its length
@@ -37,27 +34,6 @@ TYPE_NAMES: Final = {
 def type_name(kind: str) -> str:
     """A JSON type in Japanese (``object`` → マッピング（名前: 値））."""
     return TYPE_NAMES.get(kind, kind)
-
-
-def type_label(value: Any) -> str:
-    """A short Japanese name of a value's type for messages (``null``, ``数値``, ...)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "真偽値"
-    if isinstance(value, int | float | Decimal):
-        return "数値"
-    if isinstance(value, str):
-        return "文字列"
-    if isinstance(value, list | tuple):
-        return "リスト"
-    if is_table(value):
-        return "表"
-    if isinstance(value, Mapping):
-        return "辞書"
-    if isinstance(value, bytes | bytearray | memoryview):
-        return "バイナリデータ"
-    return type(value).__name__
 
 
 def _value(value: Any) -> str:

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.blocks.schema_words import type_label
 from keiri_agent.blocks.spec import NO_SAMPLE, port_is_required, port_sample
 from keiri_agent.blocks.ui.samples import collected_sample
 from keiri_agent.errors import BlockError
+from keiri_agent.events.models import type_label
 from keiri_agent.plan._dryrun.evaluator import UNAVAILABLE, DryScope, Evaluator, display
 from keiri_agent.plan._dryrun.report import DryRunFinding, DryRunNode, DryRunReport
 from keiri_agent.plan._dsl.issue_codes import IssueCode

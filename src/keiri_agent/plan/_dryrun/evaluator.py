@@ -23,12 +23,14 @@ from keiri_agent.plan._dryrun.report import DryRunFinding, DryRunNode
 from keiri_agent.plan._dsl.expr import Expression, compile_when, truthy
 from keiri_agent.plan._dsl.issue_codes import IssueCode
 from keiri_agent.plan._dsl.models import When, when_raw
-from keiri_agent.plan._dsl.ref_values import render, resolve_env_config, resolve_path
 from keiri_agent.plan._dsl.refs import (
     Reference,
     ReferencePathError,
     bare_reference,
     iter_references,
+    render,
+    resolve_env_config,
+    resolve_path,
     single_reference,
 )
 from keiri_agent.plan._graph.scope import Scope

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Final
 
-from keiri_agent.blocks.schema_words import type_label
 from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.events.models import type_label
 from keiri_agent.plan._dsl.refs import (
     Reference,
     ReferenceSyntaxError,

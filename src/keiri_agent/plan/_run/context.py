@@ -25,8 +25,7 @@ from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventStream, Redactor
 from keiri_agent.events.models import EventType, RunEvent
 from keiri_agent.file_access import FileAccess
-from keiri_agent.plan._dsl.ref_values import render, resolve_env_config
-from keiri_agent.plan._dsl.refs import Reference
+from keiri_agent.plan._dsl.refs import Reference, render, resolve_env_config
 from keiri_agent.plan._graph.scope import Scope
 from keiri_agent.plan._graph.subflows import SubflowLoader
 from keiri_agent.plan._run.backends import Backend

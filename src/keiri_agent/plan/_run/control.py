@@ -29,8 +29,7 @@ from keiri_agent.plan._dsl.models import (
     Plan,
     SubflowNode,
 )
-from keiri_agent.plan._dsl.ref_values import resolve_path
-from keiri_agent.plan._dsl.refs import Reference, bare_reference
+from keiri_agent.plan._dsl.refs import Reference, bare_reference, resolve_path
 from keiri_agent.plan._graph.scope import Scope
 from keiri_agent.plan._run.engine import (
     Frame,

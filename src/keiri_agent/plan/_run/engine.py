@@ -20,8 +20,7 @@ from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventEmitter, RunStatus
 from keiri_agent.plan._dsl.expr import truthy
 from keiri_agent.plan._dsl.models import BlockNode, LoopNode, Plan, Policy, SubflowNode
-from keiri_agent.plan._dsl.ref_values import resolve_path
-from keiri_agent.plan._dsl.refs import Reference
+from keiri_agent.plan._dsl.refs import Reference, resolve_path
 from keiri_agent.plan._graph.compiled import CompiledGraph
 from keiri_agent.plan._run.context import (
     Reused,
