@@ -38,7 +38,7 @@ if TYPE_CHECKING:
         parse_source,
         resolve_plan_file,
     )
-    from keiri_agent.plan._dsl.migrate_file import migrate_file
+    from keiri_agent.plan._dsl.migrate import migrate_file
     from keiri_agent.plan._dsl.models import (
         PLAN_ID_RE,
         BlockNode,
@@ -109,7 +109,7 @@ _LOCATIONS: dict[str, str] = {
     "Loc": "_dsl.issues",
     "LoopNode": "_dsl.models",
     "MAX_PLAN_BYTES": "_dsl.loader",
-    "migrate_file": "_dsl.migrate_file",
+    "migrate_file": "_dsl.migrate",
     "Node": "_dsl.models",
     "node_kind": "_dsl.models",
     "OutputStore": "_run.output_store",
