@@ -11,7 +11,7 @@ Every exception class of the package whose name ends in ``Error`` derives from `
 the tree below lists them all, each with the module that defines it when that is not this one
 (``tests/test_error_tree.py`` imports every module and compares, both ways). Signals that are
 not failures stay apart: ``blocks.base.InputRequired`` (a node pauses for the user's input),
-``plan._run.values.NotPersistable``, ``blocks.table.grouping.Unreadable`` (a cell a column
+``plan._run.output_store.NotPersistable``, ``blocks.table.grouping.Unreadable`` (a cell a column
 function cannot read, carried to the block that names it in its BlockError), and private
 helpers such as ``_RefError``.
 
@@ -46,7 +46,7 @@ Exception tree::
      ├── UnsupportedFormatError (agents.convert.models)   also ValueError: the conversion's
      ├── UnsupportedVizParamError (agents.convert.models)  fallback triggers, with to_dict()
      ├── YamlLimitError (plan._dsl.yaml_read)             also yaml.YAMLError: YAML_LIMIT
-     └── FieldError (blocks.ui.fields)                    a wrong answer to ui.interactive_input
+     └── FieldError (blocks.ui.field_types)                    a wrong answer to ui.interactive_input
 
 Codes are the seed's list plus the ones later work needs; new codes go into ``ErrorCode``. Plan
 validation and dry-run findings have their own codes: ``IssueCode`` (docs/issue-codes.md).

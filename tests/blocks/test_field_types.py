@@ -1,6 +1,6 @@
 """The field types of ui.interactive_input are one list (issue 23): the block's spec and its
 requirement checks, the plan validator, plan generation's schema and models, and the Session
-State contract accept the same set, each taken from ``blocks.ui.fields.FIELD_TYPES``."""
+State contract accept the same set, each taken from ``blocks.ui.field_types.FIELD_TYPES``."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ import pytest
 from pydantic import ValidationError
 
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.blocks.ui.fields import FIELD_TYPES, normalize_requirements
+from keiri_agent.blocks.ui.answer_state import EMPTY_VALUES
+from keiri_agent.blocks.ui.field_types import FIELD_TYPES, normalize_requirements
 from keiri_agent.design.models import Requirement, RequirementTarget
 from keiri_agent.design.schema import MissingInfo
 from keiri_agent.errors import BlockError
 from keiri_agent.plan import validate_text
-from keiri_agent.plan._run.session_state import EMPTY_VALUES
 
 REGISTRY = BlockRegistry()
 TARGET = RequirementTarget(kind="var", var="f")

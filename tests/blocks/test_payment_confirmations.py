@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.blocks.ui.fields import normalize_requirements
+from keiri_agent.blocks.ui.field_types import normalize_requirements
 from keiri_agent.errors import BlockError, ErrorCode
 from tests.blocks.conftest import AnswerBook, run_like_runner
 from tests.blocks.payments_support import column, context, deposit, invoice, match, matched_pairs

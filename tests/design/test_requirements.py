@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from keiri_agent.blocks.registry import default_registry
-from keiri_agent.blocks.ui.fields import normalize_requirements
+from keiri_agent.blocks.ui.field_types import normalize_requirements
 from keiri_agent.design.repair import node_diff, spec_excerpts, summarize_errors
 from keiri_agent.design.requirements import SCHEMA_TEMPLATES, apply_answers, build_requirements
 from keiri_agent.design.store import save_plan, saved_at

@@ -21,12 +21,13 @@ from typing import Any
 import yaml
 
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.plan import Plan, PlanRunner, dry_run, parse_source
-from keiri_agent.plan._dsl import expr_parse, refs
+from keiri_agent.plan import Plan, PlanRunner, parse_source
+from keiri_agent.plan._dryrun.dryrun import dry_run
+from keiri_agent.plan._dsl import expr, refs
 
 PARSERS = {
-    expr_parse.parse_expression.__code__: "parse_expression",
-    expr_parse.compile_when.__code__: "compile_when",
+    expr.parse_expression.__code__: "parse_expression",
+    expr.compile_when.__code__: "compile_when",
     refs.split_template.__code__: "split_template",
     refs.parse_reference_at.__code__: "parse_reference_at",
 }

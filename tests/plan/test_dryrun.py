@@ -11,7 +11,8 @@ import yaml
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.plan import DryRunReport, Plan, dry_run, dry_run_source, parse_source
+from keiri_agent.plan import DryRunReport, Plan, dry_run_source, parse_source
+from keiri_agent.plan._dryrun.dryrun import dry_run
 
 
 class NeverRun(ProcessingBlock):

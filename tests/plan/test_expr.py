@@ -12,18 +12,16 @@ import pandas as pd
 import pytest
 
 from keiri_agent.errors import BlockError
-from keiri_agent.plan import (
+from keiri_agent.plan import Reference, compile_when
+from keiri_agent.plan._dsl.expr import (
     MAX_EXPRESSION_CHARS,
     MAX_NESTING,
     ExpressionEvalError,
     ExpressionSyntaxError,
-    Reference,
-    ReferenceSyntaxError,
-    compile_when,
     parse_expression,
-    resolve_path,
     truthy,
 )
+from keiri_agent.plan._dsl.refs import ReferenceSyntaxError, resolve_path
 
 VALUES: dict[str, Any] = {
     "a": {

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from keiri_agent.plan import AnswersFile, migrate_text, parse_source
+from keiri_agent.plan import parse_source
+from keiri_agent.plan._dsl.migrate import migrate_text
+from keiri_agent.plan._run.runstate import AnswersFile
 
 
 def test_yes_no_on_off_stay_strings_and_true_false_stay_booleans() -> None:

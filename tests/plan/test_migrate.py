@@ -11,7 +11,8 @@ import yaml
 
 from keiri_agent.blocks.registry import default_registry
 from keiri_agent.errors import BlockError
-from keiri_agent.plan import migrate_file, migrate_plan, migrate_text, validate_text
+from keiri_agent.plan import migrate_file, validate_text
+from keiri_agent.plan._dsl.migrate import migrate_plan, migrate_text
 
 
 @pytest.fixture

@@ -9,16 +9,13 @@ import pandas as pd
 import pytest
 
 from keiri_agent.errors import BlockError
-from keiri_agent.plan import (
-    Reference,
+from keiri_agent.plan import Reference, find_references, iter_references, single_reference
+from keiri_agent.plan._dsl.refs import (
     ReferencePathError,
     ReferenceSyntaxError,
     ReferenceValueError,
-    find_references,
-    iter_references,
     render,
     resolve_path,
-    single_reference,
 )
 
 

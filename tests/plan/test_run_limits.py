@@ -16,7 +16,8 @@ from keiri_agent.cli import app
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError
 from keiri_agent.events import read_events
-from keiri_agent.plan import MAX_LOOP_ITERATIONS, PlanRunner
+from keiri_agent.plan import PlanRunner
+from keiri_agent.plan._dsl.models import MAX_LOOP_ITERATIONS
 from tests.plan.blockkit import SPEC_DIR
 from tests.plan.blockkit.blocks import Gauge, ThreadsBlock
 

@@ -16,7 +16,7 @@ import pytest
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.errors import BlockError
 from keiri_agent.plan import PlanRunner, dry_run_source, load_source, validate_file
-from keiri_agent.plan._dryrun.walk import DryScope, Vars
+from keiri_agent.plan._dryrun.evaluator import DryScope, Vars
 from keiri_agent.plan._dsl.models import BlockNode
 from keiri_agent.plan._dsl.refs import single_reference
 from keiri_agent.plan._graph.compiled import topological_order

@@ -6,7 +6,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.plan import MAX_SUBFLOW_DEPTH, validate_file
+from keiri_agent.plan import validate_file
+from keiri_agent.plan._dsl.models import MAX_SUBFLOW_DEPTH
 
 WritePlan = Callable[[str, str], Path]
 

@@ -9,7 +9,8 @@ import pytest
 
 from keiri_agent.blocks.registry import default_registry
 from keiri_agent.blocks.spec import BlockSpec
-from keiri_agent.plan import Plan, VarPath, var_paths
+from keiri_agent.plan import Plan, var_paths
+from keiri_agent.plan._graph.path_inputs import VarPath
 
 PLAN = {
     "apiVersion": "v1",

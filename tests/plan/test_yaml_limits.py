@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from keiri_agent.plan import (
+from keiri_agent.plan._dsl.loader import (
     MAX_YAML_ALIAS_NODES,
     MAX_YAML_ALIASES,
     MAX_YAML_DEPTH,

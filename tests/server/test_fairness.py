@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from keiri_agent.examples import example_answers
-from keiri_agent.server.jobs import Job, Outcome
+from keiri_agent.server.jobs import Job, JobResult
 from tests.server.conftest import LiveServer, make_settings
 
 PLAN_TASK = {"kind": "plan", "plan": "duplicate_invoice_check"}
@@ -31,10 +31,10 @@ def gate() -> Iterator[threading.Event]:
     event.set()  # never leave a blocked task behind
 
 
-def _blocked(gate: threading.Event) -> Callable[[Job], Outcome]:
-    def runner(job: Job) -> Outcome:
+def _blocked(gate: threading.Event) -> Callable[[Job], JobResult]:
+    def runner(job: Job) -> JobResult:
         gate.wait(WAIT_S)
-        return Outcome("success", answer="済み")
+        return JobResult("success", answer="済み")
 
     return runner
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from keiri_agent.server.jobs import Job, Outcome
+from keiri_agent.server.jobs import Job, JobResult
 from tests.server.conftest import LiveServer, events_of, make_settings, read_messages
 
 PLAN_TASK = {"kind": "plan", "plan": "duplicate_invoice_check"}
@@ -24,11 +24,11 @@ def gate() -> Iterator[threading.Event]:
     event.set()  # never leave a blocked task behind
 
 
-def _blocked(gate: threading.Event) -> Callable[[Job], Outcome]:
-    def runner(job: Job) -> Outcome:
+def _blocked(gate: threading.Event) -> Callable[[Job], JobResult]:
+    def runner(job: Job) -> JobResult:
         job.log("実行中")
         gate.wait(WAIT_S)
-        return Outcome("success", answer="済み")
+        return JobResult("success", answer="済み")
 
     return runner
 

@@ -19,10 +19,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from keiri_agent.blocks.registry import default_registry
+from keiri_agent.blocks.ui.answer_state import session_key
 from keiri_agent.events.models import PlanStart
 from keiri_agent.events.runlog import list_runs, read_events
 from keiri_agent.examples import example_answers, examples_root
-from keiri_agent.plan import session_key
 from keiri_agent.ui import APP_PATH
 from keiri_agent.ui.fields import widget_key
 from keiri_agent.ui.run.page import OUTCOMES_KEY

@@ -14,8 +14,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from keiri_agent.blocks.registry import default_registry
+from keiri_agent.blocks.ui.answer_state import session_key
 from keiri_agent.examples import example_data_dir
-from keiri_agent.plan import session_key
 from keiri_agent.ui.fields import widget_key
 from keiri_agent.ui.run.page import OUTCOMES_KEY
 from keiri_agent.ui.run.plan_vars import var_key

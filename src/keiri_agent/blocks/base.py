@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.events import EventEmitter, NullEmitter
+from keiri_agent.events import EventEmitter, NodeEvents, NullEmitter
 from keiri_agent.file_access import FileAccess
 
 if TYPE_CHECKING:
@@ -105,6 +105,11 @@ class BlockContext:
 
     def log(self, message: str, level: str = "info") -> None:
         self.events.emit("log", node_id=self.node_id, msg=message, level=level)
+
+    def agent_events(self) -> NodeEvents:
+        """The emitter for an agent this block runs: its events become this node's, and each
+        step it starts is a cancellation point (``events.node_events``)."""
+        return NodeEvents(self.events, self.check_cancelled, node_id=self.node_id)
 
     def llm(self, role: LLMRole | str | None = None) -> LLMClient:
         """A chat client whose calls are logged as this node's ``llm_call`` events.

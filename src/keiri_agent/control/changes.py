@@ -31,9 +31,7 @@ from keiri_agent.versions import SaveNote, Version, VersionStore
 __all__ = ["Comparison", "Side", "compare", "save_version"]
 
 
-def save_version(
-    text: str, env: PlanEnv, note: SaveNote
-) -> tuple[Version, bool]:
+def save_version(text: str, env: PlanEnv, note: SaveNote) -> tuple[Version, bool]:
     """Validate ``text`` (with the command's ``env``) and keep it as a version of its plan, saved
     as ``note`` says: ``(version, created)`` (``PLAN_INVALID`` with every finding in ``details``
     when it does not validate)."""

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from keiri_agent.blocks.ui.fields import FieldType
+from keiri_agent.blocks.ui.field_types import FieldType
 from keiri_agent.design.candidates import DEFAULT_TOKEN_BUDGET, CutBlock
 from keiri_agent.design.compose import ComposeConflict
 from keiri_agent.design.topk import DEFAULT_K_PER_CATEGORY, DEFAULT_MAX_TOTAL, RetrievalMode

@@ -24,7 +24,7 @@ from keiri_agent.blocks.catalog import port_type
 from keiri_agent.blocks.registry import BlockRegistry, default_registry
 from keiri_agent.blocks.spec import BlockSpec, port_is_required
 from keiri_agent.blocks.ui.answers import check_answer, missing_fix
-from keiri_agent.blocks.ui.fields import (
+from keiri_agent.blocks.ui.field_types import (
     FieldError,
     normalize_requirements,
     problem,

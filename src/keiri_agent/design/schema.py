@@ -39,7 +39,7 @@ from pydantic import (
 from keiri_agent.blocks.catalog import port_type
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.spec import BlockSpec
-from keiri_agent.blocks.ui.fields import FieldType
+from keiri_agent.blocks.ui.field_types import FieldType
 from keiri_agent.design.wire import FIELD_KINDS, json_text_ports
 
 __all__ = [

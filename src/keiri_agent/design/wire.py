@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.spec import BlockSpec
-from keiri_agent.blocks.ui.fields import FIELD_TYPES
+from keiri_agent.blocks.ui.field_types import FIELD_TYPES
 
 __all__ = [
     "JSON_TEXT_NOTE",

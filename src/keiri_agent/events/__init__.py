@@ -51,6 +51,7 @@ from keiri_agent.events.models import (
     parse_event,
     summarize_value,
 )
+from keiri_agent.events.node_events import NodeEvents
 from keiri_agent.events.redact import MASK, Redactor
 from keiri_agent.events.runlog import (
     list_runs,
@@ -81,6 +82,7 @@ __all__ = [
     "LoopIteration",
     "Metrics",
     "NodeComplete",
+    "NodeEvents",
     "NodeFailed",
     "NodeSkipped",
     "NodeStart",

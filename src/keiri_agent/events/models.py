@@ -6,6 +6,7 @@ import json
 import math
 from collections.abc import Mapping
 from datetime import UTC, date, datetime
+from decimal import Decimal
 from enum import Enum, StrEnum
 from pathlib import PurePath
 from typing import Annotated, Any, Literal
@@ -33,6 +34,27 @@ def is_table(value: Any) -> bool:
     return any(
         cls.__module__ == TABLE_MODULE and cls.__name__ == "Table" for cls in type(value).__mro__
     )
+
+
+def type_label(value: Any) -> str:
+    """A short Japanese name of a value's type for messages (``null``, ``数値``, ...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "真偽値"
+    if isinstance(value, int | float | Decimal):
+        return "数値"
+    if isinstance(value, str):
+        return "文字列"
+    if isinstance(value, list | tuple):
+        return "リスト"
+    if is_table(value):
+        return "表"
+    if isinstance(value, Mapping):
+        return "辞書"
+    if isinstance(value, bytes | bytearray | memoryview):
+        return "バイナリデータ"
+    return type(value).__name__
 
 
 MAX_LOG_STRING_CHARS = 4000  # longer strings in payloads are cut to exactly this length

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from keiri_agent.config import Settings
-from keiri_agent.server.jobs import Job, Outcome, Runner
+from keiri_agent.server.jobs import Job, JobResult, Runner
 
 __all__ = ["DesignRequest", "prepare_design"]
 
@@ -43,7 +43,7 @@ def prepare_design(request: DesignRequest, settings: Settings) -> Runner:
     return partial(_run_design, request)
 
 
-def _run_design(request: DesignRequest, job: Job) -> Outcome:
+def _run_design(request: DesignRequest, job: Job) -> JobResult:
     from keiri_agent.design import generate_plan
 
     job.stage("interpret", "start")
@@ -69,8 +69,8 @@ def _run_design(request: DesignRequest, job: Job) -> Outcome:
         answer = "Plan を完成できませんでした: " + (
             "; ".join(e.message for e in result.errors[:3]) or result.reasoning
         )
-        return Outcome("failed", answer=answer, details=details)
+        return JobResult("failed", answer=answer, details=details)
     name = _UNSAFE.sub("_", str(result.plan.get("id") or "plan")).strip("._") or "plan"
     path = job.files_dir / f"{name}.yaml"
     path.write_text(result.yaml or "", encoding="utf-8")
-    return Outcome("success", answer=result.reasoning, files=[path], details=details)
+    return JobResult("success", answer=result.reasoning, files=[path], details=details)

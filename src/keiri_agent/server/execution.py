@@ -28,7 +28,7 @@ from keiri_agent.llm import cancellable
 from keiri_agent.privacy import job_scope
 from keiri_agent.sandbox import SandboxExecutor
 from keiri_agent.server.inputs import UPLOADS_DIR
-from keiri_agent.server.jobs import Job, Outcome, Runner, cancelled_error
+from keiri_agent.server.jobs import Job, JobResult, Runner, cancelled_error
 from keiri_agent.server.logconfig import task_context
 from keiri_agent.server.queue import TaskQueue
 from keiri_agent.server.store import TaskStore
@@ -170,7 +170,7 @@ class TaskRuntime:
                 outcome.details = {**outcome.details, "masked": vault.counts()}
             files = [self._relative(task, path) for path in outcome.files]
         except BlockError as exc:
-            outcome = Outcome("failed", error=exc.to_dict())
+            outcome = JobResult("failed", error=exc.to_dict())
         except Exception as exc:  # a bug in a runner: logged with its traceback, reported
             log.exception("タスクの実行中に予期しないエラー", extra={"task_id": task.id})
             error = BlockError(
@@ -178,26 +178,28 @@ class TaskRuntime:
                 code=ErrorCode.INTERNAL_ERROR,
                 hint="サーバーのログを確認し、不具合として報告してください。",
             )
-            outcome = Outcome("failed", error=error.to_dict())
+            outcome = JobResult("failed", error=error.to_dict())
         finally:
             executor.close()
         self.finish(task, self._settle_outcome(task, outcome), files)
 
     @staticmethod
-    def _settle_outcome(task: Task, outcome: Outcome) -> Outcome:
+    def _settle_outcome(task: Task, outcome: JobResult) -> JobResult:
         """A run stopped by the server's stop is interrupted, by a user cancelled."""
         stopped = outcome.status not in ("success", "unverified", "waiting_input")
         if task.interrupting and stopped:
-            return Outcome("interrupted", details=outcome.details)
+            return JobResult("interrupted", details=outcome.details)
         if task.cancel.is_set() and stopped:
-            return Outcome("cancelled", error=cancelled_error().to_dict(), details=outcome.details)
+            return JobResult(
+                "cancelled", error=cancelled_error().to_dict(), details=outcome.details
+            )
         return outcome
 
     def _note(self, task: Task, details: Mapping[str, Any]) -> None:
         task.details = {**task.details, **details}
         self.persist(task)
 
-    def finish(self, task: Task, outcome: Outcome, files: list[str]) -> None:
+    def finish(self, task: Task, outcome: JobResult, files: list[str]) -> None:
         with self._lock:
             if task.settled.is_set():  # the server already stopped it (lifecycle)
                 return

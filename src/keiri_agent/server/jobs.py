@@ -1,8 +1,8 @@
-"""What a task's runner works with (:class:`Job`) and what it returns (:class:`Outcome`).
+"""What a task's runner works with (:class:`Job`) and what it returns (:class:`JobResult`).
 
 Every runner -- a conversion, a plan run, its continuation, an analysis -- receives a ``Job``:
 the task's event stream, directory, cancel flag, sandbox executor and settings, and returns
-an ``Outcome``. :meth:`Job.note` saves facts the task needs to continue after a restart (the
+a ``JobResult``. :meth:`Job.note` saves facts the task needs to continue after a restart (the
 plan run's id) in the task's record at once, not only when the task ends.
 """
 
@@ -21,9 +21,9 @@ from keiri_agent.events import EventStream
 from keiri_agent.sandbox import SandboxExecutor
 from keiri_agent.server.inputs import FILES_DIR
 
-__all__ = ["Job", "Outcome", "OutcomeStatus", "Runner", "cancelled_error"]
+__all__ = ["Job", "JobResult", "JobResultStatus", "Runner", "cancelled_error"]
 
-OutcomeStatus = Literal[
+JobResultStatus = Literal[
     "success", "unverified", "failed", "cancelled", "waiting_input", "interrupted"
 ]
 
@@ -55,21 +55,28 @@ class Job:
     def log(self, msg: str, level: str = "info") -> None:
         self.events.emit("log", msg=msg, level=level)
 
+    def check_cancelled(self) -> None:
+        """Raise the task's CANCELLED error once cancel was asked (an agent's steps call it)."""
+        if self.cancel.is_set():
+            raise cancelled_error()
+
     def note(self, **details: Any) -> None:
         """Merge ``details`` into the task's record and save it now."""
         self.on_note(details)
 
 
 @dataclass
-class Outcome:
-    status: OutcomeStatus
+class JobResult:
+    """How a task's run ended: its status, answer, files, error and details for the record."""
+
+    status: JobResultStatus
     answer: str = ""
     files: list[Path] = field(default_factory=list)
     error: dict[str, Any] | None = None
     details: dict[str, Any] = field(default_factory=dict)
 
 
-Runner = Callable[[Job], Outcome]
+Runner = Callable[[Job], JobResult]
 
 
 def cancelled_error() -> BlockError:

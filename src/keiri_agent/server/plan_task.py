@@ -36,7 +36,7 @@ from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import RunEvent, RunStatus
 from keiri_agent.server.inputs import TaskFiles, base_node_id, check_answer_paths, task_files
-from keiri_agent.server.jobs import Job, Outcome, Runner, cancelled_error
+from keiri_agent.server.jobs import Job, JobResult, Runner, cancelled_error
 
 if TYPE_CHECKING:
     from keiri_agent.plan import Plan, PlanEnv, PlanRunner
@@ -215,7 +215,7 @@ def prepare_resume(
 ) -> Runner:
     """Check answers for a paused plan run (``details`` of its task) and return the runner
     that continues it with these answers added to the ones given before."""
-    from keiri_agent.blocks.ui.fields import PATH_FIELD_TYPES
+    from keiri_agent.blocks.ui.field_types import PATH_FIELD_TYPES
     from keiri_agent.plan import find_run, load_run, load_source
 
     run_id = str(details.get("run_id", ""))
@@ -326,7 +326,9 @@ def _runner(job: Job) -> PlanRunner:
     )
 
 
-def _run_plan(vars: Mapping[str, Any], path: Path, answers: Mapping[str, Any], job: Job) -> Outcome:
+def _run_plan(
+    vars: Mapping[str, Any], path: Path, answers: Mapping[str, Any], job: Job
+) -> JobResult:
     from keiri_agent.plan import load_source
 
     _save_answers(job.directory, answers, durable=job.settings.keiri_run_log_fsync)
@@ -341,7 +343,7 @@ def _run_plan(vars: Mapping[str, Any], path: Path, answers: Mapping[str, Any], j
     return _outcome(result, source.raw, progress, job)
 
 
-def _resume_plan(run_id: str, answers: Mapping[str, Any], job: Job) -> Outcome:
+def _resume_plan(run_id: str, answers: Mapping[str, Any], job: Job) -> JobResult:
     from keiri_agent.plan import OutputStore, load_source
 
     _save_answers(job.directory, answers, durable=job.settings.keiri_run_log_fsync)
@@ -357,7 +359,7 @@ def _resume_plan(run_id: str, answers: Mapping[str, Any], job: Job) -> Outcome:
     return _outcome(result, raw, progress, job)
 
 
-def _outcome(result: Any, raw: Any, progress: _PlanProgress, job: Job) -> Outcome:
+def _outcome(result: Any, raw: Any, progress: _PlanProgress, job: Job) -> JobResult:
     """What the task shows of the run: its texts name files as the user sees them, never the
     server's folders (``TaskFiles.hide``)."""
     from keiri_agent.plan import OutputStore
@@ -371,7 +373,7 @@ def _outcome(result: Any, raw: Any, progress: _PlanProgress, job: Job) -> Outcom
     return outcome
 
 
-def _run_outcome(result: Any, raw: Any, progress: _PlanProgress, job: Job) -> Outcome:
+def _run_outcome(result: Any, raw: Any, progress: _PlanProgress, job: Job) -> JobResult:
     from keiri_agent.plan import OutputStore, Plan
 
     details: dict[str, Any] = {
@@ -380,7 +382,7 @@ def _run_outcome(result: Any, raw: Any, progress: _PlanProgress, job: Job) -> Ou
         "plan_status": result.status,
     }
     if result.status == "cancelled":
-        return Outcome("cancelled", error=cancelled_error().to_dict(), details=details)
+        return JobResult("cancelled", error=cancelled_error().to_dict(), details=details)
     if result.status == "waiting_input":
         details["waiting"] = [
             {"node_id": str(w.get("node_id", "")), "request": w.get("request") or {}}
@@ -388,9 +390,9 @@ def _run_outcome(result: Any, raw: Any, progress: _PlanProgress, job: Job) -> Ou
         ]
         nodes = ", ".join(w["node_id"] for w in details["waiting"])
         job.log(f"入力を待っています: {nodes}", level="warning")
-        return Outcome("waiting_input", answer="", details=details)
+        return JobResult("waiting_input", answer="", details=details)
     if result.status != "success":
-        return Outcome("failed", error=_plan_error(result.status, result), details=details)
+        return JobResult("failed", error=_plan_error(result.status, result), details=details)
     if progress.step in ("interpret", "fetch"):  # nothing ran in the convert slot
         progress.advance("convert")
     progress.advance("finish")
@@ -414,7 +416,7 @@ def _run_outcome(result: Any, raw: Any, progress: _PlanProgress, job: Job) -> Ou
                 texts.append(value.strip())
     answer = "\n\n".join(texts) or f"Plan「{result.plan_id}」の実行が完了しました。"
     job.stage("finish", "done")
-    return Outcome("success", answer=answer, files=files, details=details)
+    return JobResult("success", answer=answer, files=files, details=details)
 
 
 def _report_pages(files: list[Path], job: Job) -> list[tuple[Path, Path]]:

@@ -3,7 +3,7 @@
 ``POST /agent/run`` takes one of four request bodies (``design``: plan generation, ``design_task``), told apart by ``kind`` (``convert`` when
 it is left out, as in seed 003 §7). :func:`prepare` checks a request before a task is created
 (an unknown plan or a data file the task may not read is a 4xx, not a failed task) and returns
-the function that runs it (a :class:`~keiri_agent.server.jobs.Job` in, an ``Outcome`` out).
+the function that runs it (a :class:`~keiri_agent.server.jobs.Job` in, an ``JobResult`` out).
 Plan runs live in ``plan_task``; files a task may read are decided by ``inputs``.
 
 Progress is told with ``stage`` events on the seed's steps, interpret → fetch → convert/viz →
@@ -26,10 +26,10 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.events import RunEvent
+from keiri_agent.events import NodeEvents
 from keiri_agent.server.design_task import DesignRequest, prepare_design
 from keiri_agent.server.inputs import TaskFiles, task_files
-from keiri_agent.server.jobs import Job, Outcome, OutcomeStatus, Runner, cancelled_error
+from keiri_agent.server.jobs import Job, JobResult, JobResultStatus, Runner, cancelled_error
 from keiri_agent.server.plan_task import prepare_plan
 
 __all__ = [
@@ -37,7 +37,7 @@ __all__ = [
     "ConvertRequest",
     "DesignRequest",
     "Job",
-    "Outcome",
+    "JobResult",
     "PlanRequest",
     "Runner",
     "TaskRequest",
@@ -164,7 +164,7 @@ def prepare_convert_answer(details: Mapping[str, Any], answer: str | None) -> Ru
     return partial(_run_convert, None, saved.answered(answer or ""))
 
 
-def _run_convert(request: ConvertRequest | None, continuation: Any, job: Job) -> Outcome:
+def _run_convert(request: ConvertRequest | None, continuation: Any, job: Job) -> JobResult:
     # Imported here: the pipeline pulls in boto3 and the LLM stack, which plan runs never need.
     from keiri_agent.agents.convert.pipeline import run_convert
 
@@ -185,7 +185,7 @@ def _run_convert(request: ConvertRequest | None, continuation: Any, job: Job) ->
     except BlockError as exc:  # an LLM failure: the task keeps what the run had produced
         produced = exc.details.pop("turn", None) or {}
         keep = ("job", "used_fallback", "fallback_reason", "code_runs")
-        return Outcome(
+        return JobResult(
             status="failed",
             error=files.hide(exc.to_dict()),
             details={key: produced.get(key) for key in keep},
@@ -199,7 +199,7 @@ def _run_convert(request: ConvertRequest | None, continuation: Any, job: Job) ->
         details["question"] = result.question
         details["continuation"] = result.continuation.model_dump(mode="json")
         job.log(f"CodeAct からの質問です。回答を待っています: {result.question}", level="warning")
-    return Outcome(  # its texts name files as the user sees them, not the server's folders
+    return JobResult(  # its texts name files as the user sees them, not the server's folders
         status=result.status,
         answer=files.hide(result.answer),
         files=list(result.files),
@@ -211,19 +211,7 @@ def _run_convert(request: ConvertRequest | None, continuation: Any, job: Job) ->
 # --- analysis (seed 000) ---------------------------------------------------------------------
 
 
-class _CancellableEvents:
-    """The task's stream for the analysis graph; every event is a point where cancel stops it."""
-
-    def __init__(self, job: Job) -> None:
-        self.job = job
-
-    def emit(self, kind: str, /, **fields: Any) -> RunEvent | None:
-        if self.job.cancel.is_set():
-            raise cancelled_error()
-        return self.job.events.emit(kind, **fields)
-
-
-def _run_analysis(request: AnalysisRequest, files: list[Path], job: Job) -> Outcome:
+def _run_analysis(request: AnalysisRequest, files: list[Path], job: Job) -> JobResult:
     """One analysis turn. A report that no run with visible output backs ends the task
     ``unverified``: its answer starts with what was not backed, ``details.grounded`` is false."""
     from keiri_agent.agents.analysis import AnalysisContext, AnalysisSession
@@ -237,7 +225,7 @@ def _run_analysis(request: AnalysisRequest, files: list[Path], job: Job) -> Outc
         job.log(f"読み込みました: {path.name}（{info.shape[0]:,} 行 × {info.shape[1]} 列）")
     job.stage("fetch", "done")
     job.stage("convert", "start")
-    turn = session.ask(request.request, events=_CancellableEvents(job))
+    turn = session.ask(request.request, events=NodeEvents(job.events, job.check_cancelled))
     job.stage("convert", "done")
     job.stage("finish", "start")
     details: dict[str, Any] = {
@@ -268,5 +256,5 @@ def _run_analysis(request: AnalysisRequest, files: list[Path], job: Job) -> Outc
         if p.is_file() and not p.is_symlink() and p.name not in inputs
     ]
     job.stage("finish", "done")
-    status: OutcomeStatus = "unverified" if turn.status == "unverified" else "success"
-    return Outcome(status, answer=answer, files=outputs, details=details)
+    status: JobResultStatus = "unverified" if turn.status == "unverified" else "success"
+    return JobResult(status, answer=answer, files=outputs, details=details)

@@ -53,7 +53,7 @@ from keiri_agent.server.runners import (
     AnalysisRequest,
     ConvertRequest,
     Job,
-    Outcome,
+    JobResult,
     PlanRequest,
     Runner,
     TaskRequest,
@@ -329,7 +329,7 @@ class TaskRegistry:
         task.cancel_requested = True
         self.runtime.persist(task)
         if self.runtime.queue.remove(lambda item: item[0] is task):  # never started: ends here
-            self.runtime.finish(task, Outcome("cancelled", error=cancelled_error().to_dict()), [])
+            self.runtime.finish(task, JobResult("cancelled", error=cancelled_error().to_dict()), [])
         elif task.executor is not None:
             task.executor.close()  # kills the running action; the runner then sees the cancel
         return task
@@ -378,7 +378,7 @@ def result_file(task: Task, path: str) -> Path:
     return real
 
 
-def _start_over(runner: Runner, job: Job) -> Outcome:
+def _start_over(runner: Runner, job: Job) -> JobResult:
     """Run ``runner`` from the start, without the result files of an earlier attempt."""
     shutil.rmtree(job.directory / "files", ignore_errors=True)
     return runner(job)

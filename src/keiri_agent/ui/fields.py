@@ -4,7 +4,7 @@ Session State contract.
 ``render_fields`` draws one widget per requirement of ``ui.interactive_input`` (file, files,
 folder, text, select, boolean, number, chat, table, enum) and returns the current values
 (requirement id → value). The values live under ``store_key`` through
-:class:`~keiri_agent.plan.SessionStateStore` (merge + warning when the
+:class:`~keiri_agent.blocks.ui.answer_state.SessionStateStore` (merge + warning when the
 requirements change), not in the widgets: Streamlit drops a widget's state when its page is not
 shown, so each widget is seeded from the stored value whenever its own state is missing, and
 every change is written back at once. Values therefore survive reruns and page switches and are
@@ -34,11 +34,11 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
-from keiri_agent.blocks.ui.fields import normalize_requirements
+from keiri_agent.blocks.ui.answer_state import SessionStateStore
+from keiri_agent.blocks.ui.field_types import normalize_requirements
 from keiri_agent.config import Settings, load_settings
 from keiri_agent.errors import BlockError
 from keiri_agent.examples import example_data_dir
-from keiri_agent.plan import SessionStateStore
 from keiri_agent.ui.chrome import upload_note
 from keiri_agent.ui.error_view import render_error
 from keiri_agent.ui.server_paths import Area, check_server_path, data_areas

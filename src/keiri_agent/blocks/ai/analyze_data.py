@@ -8,10 +8,10 @@ stay with the run.
 
 Everything the agent needs from outside comes from the node: its LLM clients are
 ``ctx.llm(reason|codegen|report)`` (the node's settings), its events go to ``ctx.events`` under
-the node's id (the graph's own step names stay in ``stage.step``), and the sandbox limits may be
-narrowed per node. The graph has no cancellation hook of its own; the event forwarder checks
-``ctx.cancel_event`` whenever a step starts (and before generated code is run), which stops the
-agent between steps with a CANCELLED BlockError.
+the node's id through ``ctx.agent_events()`` (``events.node_events``: the graph's own step names
+stay in ``stage.step``), and the sandbox limits may be narrowed per node. The graph has no
+cancellation hook of its own; those events are its cancellation points (a step starting,
+generated code about to run), which stop the agent between steps with a CANCELLED BlockError.
 
 No silent success (seed 002 §1): a turn that ends with the agent's question (nobody can answer
 it inside a plan), or whose every code run failed, is a BlockError carrying the agent's own
@@ -34,7 +34,6 @@ from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
 from keiri_agent.blocks.table.records import input_error, records_from, to_frame, to_records
 from keiri_agent.config import LLMRole
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.events import EventType, RunEvent
 
 if TYPE_CHECKING:
     from keiri_agent.agents.analysis import ExecutionResult, TurnResult
@@ -103,7 +102,7 @@ class AnalyzeDataBlock(ProcessingBlock):
                 f"表 {name} を登録しました（{info.shape[0]:,} 行 × {info.shape[1]} 列、{info.name}）"
             )
 
-        events = _NodeEvents(ctx)
+        events = ctx.agent_events()
         turn = session.ask(question, events=events)
         _raise_if_failed(turn, question, llm_calls=events.llm_calls, tokens=events.tokens)
         assert turn.final_report is not None
@@ -142,31 +141,6 @@ class AnalyzeDataBlock(ProcessingBlock):
             "grounded": grounded,
             "summary": summary,
         }
-
-
-class _NodeEvents:
-    """The agent's events as this node's events; counts LLM usage; the cancellation point."""
-
-    # A step is about to start (reason, code_exec, report), or generated code is about to run.
-    _CHECKPOINTS = frozenset({"stage", "code_gen"})
-
-    def __init__(self, ctx: BlockContext) -> None:
-        self.ctx = ctx
-        self.llm_calls = 0
-        self.tokens = 0
-
-    def emit(self, kind: EventType | str, /, **fields: Any) -> RunEvent | None:
-        name = str(kind)
-        if name in self._CHECKPOINTS and (name == "code_gen" or fields.get("status") == "start"):
-            self.ctx.check_cancelled()
-        if name == "llm_call":
-            self.llm_calls += 1
-            total = fields.get("total_tokens") or (
-                int(fields.get("input_tokens") or 0) + int(fields.get("output_tokens") or 0)
-            )
-            self.tokens += int(total)
-        fields["node_id"] = self.ctx.node_id
-        return self.ctx.events.emit(kind, **fields)
 
 
 def _parse(

@@ -4,7 +4,8 @@ The block is a thin driver of :class:`~keiri_agent.agents.helpdesk.agent.HelpDes
 same agent the CLI and the Streamlit page use. The knowledge base is ``index_dir`` (default
 ``KEIRI_HELPDESK_INDEX``); its LLM client is ``ctx.llm(helpdesk)`` (the node's settings); its
 events go to ``ctx.events`` under the node's id, with the subtask kept in ``stage.step``
-(``subtask[0]/select_tools``). Cancellation is checked whenever a step starts.
+(``subtask[0]/select_tools``), and cancellation is checked whenever a step starts: both by
+``ctx.agent_events()`` (``events.node_events``).
 
 An answer with unresolved subtasks is returned (it says so itself) with a warning in the log:
 "could not be confirmed from the documents" is a legitimate help-desk answer, not a failure.
@@ -21,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
 from keiri_agent.blocks.inputs import input_error, path_value, positive_int, text_value
 from keiri_agent.config import LLMRole, load_settings
-from keiri_agent.events import EventType, RunEvent
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
@@ -75,7 +75,7 @@ class HelpDeskAnswerBlock(ProcessingBlock):
                 tools=self._tools,
                 settings=settings,
                 llm=ctx.llm(LLMRole.HELPDESK),
-                events=_NodeEvents(ctx),
+                events=ctx.agent_events(),
                 default_k=k,
             )
             result = agent.run_agent(question)
@@ -98,23 +98,6 @@ class HelpDeskAnswerBlock(ProcessingBlock):
             "sources": [source.model_dump(mode="json") for source in result.sources],
             "result": result.model_dump(mode="json"),
         }
-
-
-class _NodeEvents:
-    """The agent's events as this node's events; the cancellation point."""
-
-    def __init__(self, ctx: BlockContext) -> None:
-        self.ctx = ctx
-
-    def emit(self, kind: EventType | str, /, **fields: Any) -> RunEvent | None:
-        name = str(kind)
-        if name == "stage" and fields.get("status") == "start":
-            self.ctx.check_cancelled()
-        agent_node = fields.get("node_id")
-        if name == "stage" and agent_node and agent_node != fields.get("step"):
-            fields["step"] = f"{agent_node}/{fields['step']}"
-        fields["node_id"] = self.ctx.node_id
-        return self.ctx.events.emit(kind, **fields)
 
 
 def _question(inputs: dict[str, Any]) -> str:

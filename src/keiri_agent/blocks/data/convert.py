@@ -4,8 +4,10 @@ The block is a thin driver of :func:`~keiri_agent.agents.convert.pipeline.run_co
 same entry point the CLI, the Streamlit 変換 page and the SSE server use. The request is
 interpreted by ``ctx.llm(interpret)`` and the CodeAct fallback writes code with
 ``ctx.llm(codeact)`` (the node's settings); the results go to ``out_dir`` (default: the node's
-work directory); the pipeline's events become this node's events (``stage.step`` keeps the
-pipeline's step). The node's cancel flag is the pipeline's: a running sandbox process is killed.
+work directory); the pipeline's events become this node's events through ``ctx.agent_events()``
+(``events.node_events``: ``stage.step`` keeps the pipeline's step, and a step starting after the
+node was cancelled is stopped there). The node's cancel flag is the pipeline's too: a running
+sandbox process is killed.
 Local sources are read, and ``out_dir`` written, where the run may (``ctx.access``).
 
 No silent success: a failed conversion raises its BlockError, an LLM API error is raised as
@@ -20,7 +22,6 @@ from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
 from keiri_agent.blocks.inputs import path_text, text_value
 from keiri_agent.config import LLMRole
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.events import EventType, RunEvent
 
 if TYPE_CHECKING:
     from keiri_agent.blocks.spec import BlockSpec
@@ -67,7 +68,7 @@ class ConvertBlock(ProcessingBlock):
             source=source,
             out_dir=out_dir,
             settings=ctx.settings,
-            events=_NodeEvents(ctx),
+            events=ctx.agent_events(),
             cancel=ctx.cancel_event,
             llm=ctx.llm(LLMRole.INTERPRET),
             codeact_llm=ctx.llm(LLMRole.CODEACT),
@@ -97,17 +98,6 @@ class ConvertBlock(ProcessingBlock):
             "answer": result.answer,
             "result": result.model_dump(mode="json"),
         }
-
-
-class _NodeEvents:
-    """The pipeline's events as this node's events (the step stays in ``stage.step``)."""
-
-    def __init__(self, ctx: BlockContext) -> None:
-        self.ctx = ctx
-
-    def emit(self, kind: EventType | str, /, **fields: Any) -> RunEvent | None:
-        fields["node_id"] = self.ctx.node_id
-        return self.ctx.events.emit(kind, **fields)
 
 
 def _request(inputs: dict[str, Any]) -> str:

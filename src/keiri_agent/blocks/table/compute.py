@@ -26,7 +26,7 @@ from keiri_agent.blocks.base import BlockContext, ProcessingBlock
 from keiri_agent.blocks.inputs import choice
 from keiri_agent.blocks.table.expr_eval import ZERO_DIVISION, Evaluator
 from keiri_agent.blocks.table.expr_operands import Columns, as_column
-from keiri_agent.blocks.table.expr_parse import Node, parse_expression
+from keiri_agent.blocks.table.expr_parse import Node, parse_formula
 from keiri_agent.blocks.table.expr_units import unit_of
 from keiri_agent.blocks.table.records import Table, input_error, table_from
 
@@ -140,4 +140,4 @@ def _formula(number: int, item: Any) -> Formula:
             index=number,
         )
     where = f"columns の {number} 番目（列「{name.strip()}」）: "
-    return Formula(name.strip(), text, parse_expression(text, where=where), where)
+    return Formula(name.strip(), text, parse_formula(text, where=where), where)

@@ -47,7 +47,7 @@ __all__ = [
     "Literal",
     "Node",
     "Unary",
-    "parse_expression",
+    "parse_formula",
     "round_digits",
 ]
 
@@ -369,7 +369,7 @@ def round_digits(node: Node) -> int | None:
     return int(value)
 
 
-def parse_expression(text: str, *, where: str = "") -> Node:
+def parse_formula(text: str, *, where: str = "") -> Node:
     """The tree of ``text``; a BlockError naming the position of the first problem."""
     if len(text) > MAX_EXPRESSION_CHARS:
         raise input_error(

@@ -2,7 +2,7 @@ r"""Answer checks of ``ui.interactive_input``: one person's answer against its f
 
 ``check_answer`` checks a non-empty answer against its (normalized) requirement and returns the
 converted value (a path, a number, a bool, rows...); ``missing_fix`` says how to fill in a
-required field left empty. Problems are :class:`~keiri_agent.blocks.ui.fields.FieldError`\ s.
+required field left empty. Problems are :class:`~keiri_agent.blocks.ui.field_types.FieldError`\ s.
 
 Paths (``file``, ``files``, ``folder``) are looked up through the run's ``FileAccess``: a path
 that does not exist is a problem to fix, one leading where the run may not read is a
@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from keiri_agent.blocks.ui.fields import FieldError, accepted_extensions, is_number
+from keiri_agent.blocks.ui.field_types import FieldError, accepted_extensions, is_number
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.file_access import FileAccess
 

@@ -11,7 +11,7 @@ chat, table, enum) and the same block serves four modes:
 Answers arrive as a mapping requirement id → value, plus the reserved keys ``approved`` and
 ``response``. Every answer is checked against its field type; all problems are reported in one
 ``BlockError`` so that a person fixes everything in one pass instead of one field per rerun.
-Field definitions live in :mod:`keiri_agent.blocks.ui.fields`, answer checks in
+Field definitions live in :mod:`keiri_agent.blocks.ui.field_types`, answer checks in
 :mod:`keiri_agent.blocks.ui.answers`.
 """
 
@@ -22,7 +22,7 @@ from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, UIBlock
 from keiri_agent.blocks.ui.answers import check_answer, is_empty, missing_fix, to_bool
-from keiri_agent.blocks.ui.fields import (
+from keiri_agent.blocks.ui.field_types import (
     FIELD_TYPES,
     RESERVED_IDS,
     FieldError,

@@ -22,15 +22,9 @@ from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.spec import NO_SAMPLE, port_is_required, port_sample
 from keiri_agent.blocks.ui.samples import collected_sample
 from keiri_agent.errors import BlockError
-from keiri_agent.plan._dryrun.report import DryRunReport
-from keiri_agent.plan._dryrun.walk import (
-    UNAVAILABLE,
-    DryRunFinding,
-    DryRunNode,
-    DryScope,
-    Values,
-    display,
-)
+from keiri_agent.events.models import type_label
+from keiri_agent.plan._dryrun.evaluator import UNAVAILABLE, DryScope, Evaluator, display
+from keiri_agent.plan._dryrun.report import DryRunFinding, DryRunNode, DryRunReport
 from keiri_agent.plan._dsl.issue_codes import IssueCode
 from keiri_agent.plan._dsl.models import (
     MAX_SUBFLOW_DEPTH,
@@ -40,7 +34,6 @@ from keiri_agent.plan._dsl.models import (
     SubflowNode,
     when_raw,
 )
-from keiri_agent.plan._dsl.ref_values import type_label
 from keiri_agent.plan._dsl.refs import single_reference
 from keiri_agent.plan._graph.compiled import AnyNode, CompiledGraph, compile_graph
 from keiri_agent.plan._graph.env import EnvOptions, PlanEnv
@@ -62,16 +55,18 @@ __all__ = [
 
 
 class _Walker:
-    """Walks graphs, loops and subflows; values and findings live in ``self.values``."""
+    """Walks graphs, loops and subflows; values and findings live in ``self.evaluator``."""
 
-    def __init__(self, registry: BlockRegistry, subflows: SubflowLoader, values: Values) -> None:
-        self.registry, self.subflows, self.values = registry, subflows, values
+    def __init__(
+        self, registry: BlockRegistry, subflows: SubflowLoader, evaluator: Evaluator
+    ) -> None:
+        self.registry, self.subflows, self.evaluator = registry, subflows, evaluator
         self.nodes: list[DryRunNode] = []
 
     def graph(
         self,
         nodes: Sequence[AnyNode],
-        frame: DryScope,
+        scope: DryScope,
         prefix: str,
         stack: Chain,
         compiled: CompiledGraph | None = None,
@@ -82,13 +77,13 @@ class _Walker:
             try:  # a cycle or a broken condition only reaches here without validation
                 compiled = compile_graph(list(nodes))
             except BlockError as exc:
-                self.values.add(None, exc.code, exc.message, exc.hint)
+                self.evaluator.add(None, exc.code, exc.message, exc.hint)
         order = [compiled.nodes[n] for n in compiled.order] if compiled else list(nodes)
         for node in order:
-            self.node(node, frame, prefix, stack, compiled)
+            self.node(node, scope, prefix, stack, compiled)
 
     def node(
-        self, node: AnyNode, frame: DryScope, prefix: str, stack: Chain, graph: CompiledGraph | None
+        self, node: AnyNode, scope: DryScope, prefix: str, stack: Chain, graph: CompiledGraph | None
     ) -> None:
         report = DryRunNode(node_id=prefix + node.id, kind=node.type)
         self.nodes.append(report)
@@ -96,31 +91,31 @@ class _Walker:
             decided = None
             if node.when is not None:
                 when = graph.conditions[node.id] if graph else node.when
-                decided = self.values.condition(when, frame, report, "when")
+                decided = self.evaluator.condition(when, scope, report, "when")
             if decided is False:
                 # Skipped nodes are not checked further: with these samples they would not run.
                 report.status = "skipped"
                 report.notes.append("when がサンプル値で偽と判定されたため、スキップしました。")
-                frame.nodes[node.id] = None  # as in the runner: no outputs at all
+                scope.nodes[node.id] = None  # as in the runner: no outputs at all
                 report.outputs = display(dict.fromkeys(self._output_names(node)))
                 return
             if decided is True:
                 report.notes.append("when はサンプル値で真と判定されました。")
             if isinstance(node, BlockNode):
-                self.block(node, frame, report)
+                self.block(node, scope, report)
             elif isinstance(node, LoopNode):
-                self.loop(node, frame, report, stack, graph)
+                self.loop(node, scope, report, stack, graph)
             else:
-                self.subflow(node, frame, report, stack)
+                self.subflow(node, scope, report, stack)
         except Exception as exc:  # bad input must become a finding, never a crash
-            self.values.add(
+            self.evaluator.add(
                 report,
                 IssueCode.DRY_RUN_INTERNAL_ERROR,
                 f"ノード {report.node_id} のドライラン中に予期しないエラーが起きました: {exc!r}",
                 "`keiri-agent plan validate` で Plan を検証してください。"
                 " 検証を通る Plan で起きる場合は不具合として報告してください。",
             )
-            frame.nodes.setdefault(node.id, UNAVAILABLE)
+            scope.nodes.setdefault(node.id, UNAVAILABLE)
         report.status = "failed" if report.findings else "ok"
 
     def _output_names(self, node: AnyNode) -> list[str]:
@@ -131,14 +126,14 @@ class _Walker:
             return node.out.names(node.body.plan.exports)
         return [e.as_ for e in node.out.exports]
 
-    def block(self, node: BlockNode, frame: DryScope, report: DryRunNode) -> None:
-        add = self.values.add
+    def block(self, node: BlockNode, scope: DryScope, report: DryRunNode) -> None:
+        add = self.evaluator.add
         spec = self.registry.find(node.block)
         if spec is None:
             hint = "`keiri-agent blocks list` で利用可能なブロックを確認してください。"
             message = f"ブロック '{node.block}' は登録されていません。"
             add(report, IssueCode.UNKNOWN_BLOCK, message, hint)
-            frame.nodes[node.id] = UNAVAILABLE
+            scope.nodes[node.id] = UNAVAILABLE
             return
         report.block = spec.ref
         inputs: dict[str, Any] = {}
@@ -153,7 +148,7 @@ class _Walker:
                     hint,
                 )
                 continue
-            inputs[key] = self.values.input_value(raw, port, key, frame, report)
+            inputs[key] = self.evaluator.input_value(raw, port, key, scope, report)
             # The runner's rule (_run.execute.prepare_inputs): an optional input may be null.
             optional_null = inputs[key] is None and not (
                 port.get("nullable") or port_is_required(port)
@@ -161,7 +156,7 @@ class _Walker:
             if optional_null and "default" in port:
                 inputs[key] = port["default"]  # as the runner does: null means "not given"
             elif inputs[key] is not UNAVAILABLE and not optional_null:
-                self.values.check(inputs[key], port, report, f"in.{key}", f"入力 '{key}' の値")
+                self.evaluator.check(inputs[key], port, report, f"in.{key}", f"入力 '{key}' の値")
         for key, port in spec.inputs.items():
             if key in node.inputs:
                 continue
@@ -171,7 +166,7 @@ class _Walker:
                 add(report, IssueCode.MISSING_REQUIRED_INPUT, message, fix)
             elif "default" in port:
                 inputs[key] = port["default"]
-        report.inputs = display(inputs, self.values.masked(node.inputs, frame))
+        report.inputs = display(inputs, self.evaluator.masked(node.inputs, scope))
         outputs: dict[str, Any] = {}
         for name, port in spec.outputs.items():
             alias = node.out.get(name, name)
@@ -190,25 +185,25 @@ class _Walker:
                 continue
             if name == "collected_data" and spec.is_ui:
                 sample = _collected_sample(inputs.get("requirements"), sample, report)
-            self.values.check(sample, port, report, f"out.{name}", f"出力 '{name}' のサンプル")
+            self.evaluator.check(sample, port, report, f"out.{name}", f"出力 '{name}' のサンプル")
             outputs[alias] = sample
-        frame.nodes[node.id] = outputs
+        scope.nodes[node.id] = outputs
         report.outputs = display(outputs)
 
     def loop(
         self,
         node: LoopNode,
-        frame: DryScope,
+        scope: DryScope,
         report: DryRunNode,
         stack: Chain,
         graph: CompiledGraph | None,
     ) -> None:
-        body: DryScope = Scope(vars=frame.vars, parent=frame)
+        body: DryScope = Scope(vars=scope.vars, parent=scope)
         compiled = graph.bodies[node.id] if graph else None
         prefix = f"{report.node_id}/"
         items: Any = None
         if node.foreach is not None:
-            items = self._foreach_items(node, frame, report)
+            items = self._foreach_items(node, scope, report)
             first = items[0] if isinstance(items, list) and items else UNAVAILABLE
             body.loop_vars[node.foreach.itemVar] = first
             if node.foreach.indexVar:
@@ -221,24 +216,24 @@ class _Walker:
             # As in the runner: before the first pass the body's nodes exist without outputs.
             body.nodes = dict.fromkeys(n.id for n in node.body.plan.graph)
             found = len(report.findings)
-            before = self.values.condition(condition, body, report, path)
+            before = self.evaluator.condition(condition, body, report, path)
             body.nodes = {}
             report.inputs = display({"while.condition": when_raw(node.while_.condition)})
             report.notes.append(f"while 条件の初回判定（本体の出力は null）: {_truth(before)}")
             self.graph(node.body.plan.graph, body, prefix, stack, compiled)
             if len(report.findings) == found:  # a broken condition is reported once
-                after = self.values.condition(condition, body, report, path)
+                after = self.evaluator.condition(condition, body, report, path)
                 report.notes.append(f"本体 1 回後の判定（サンプル値）: {_truth(after)}")
         report.notes.append("ループ本体はサンプル値で 1 回だけドライランしました。")
         exports = {
-            e.as_: self.values.export(e.from_, body, report, f"body.plan.exports.{e.as_}")
+            e.as_: self.evaluator.export(e.from_, body, report, f"body.plan.exports.{e.as_}")
             for e in node.body.plan.exports
         }
         outputs: dict[str, Any] = {}
         for name in node.out.names(node.body.plan.exports):
             value = exports.get(name, UNAVAILABLE)
             if name not in exports:
-                self.values.add(
+                self.evaluator.add(
                     report,
                     IssueCode.LOOP_UNKNOWN_COLLECT,
                     f"out.collect の '{name}' は body.plan.exports にありません。",
@@ -249,17 +244,17 @@ class _Walker:
                 outputs[name] = UNAVAILABLE
             else:
                 outputs[name] = [] if items == [] else [value]
-        frame.nodes[node.id] = outputs
+        scope.nodes[node.id] = outputs
         report.outputs = display(outputs)
 
-    def _foreach_items(self, node: LoopNode, frame: DryScope, report: DryRunNode) -> Any:
+    def _foreach_items(self, node: LoopNode, scope: DryScope, report: DryRunNode) -> Any:
         assert node.foreach is not None
         raw, path = node.foreach.input, "foreach.input"
-        items = self.values.render(raw, frame, report, path)
-        report.inputs = display({path: items}, self.values.masked({path: raw}, frame))
+        items = self.evaluator.render(raw, scope, report, path)
+        report.inputs = display({path: items}, self.evaluator.masked({path: raw}, scope))
         lone = single_reference(raw) if isinstance(raw, str) and "${" in raw else None
         if items is None and lone is not None and lone.root == "vars":
-            self.values.add(
+            self.evaluator.add(
                 report,
                 IssueCode.DRY_RUN_NO_SAMPLE,
                 f"foreach の入力 {lone.text} が null で、ドライランに使う値がありません。",
@@ -268,7 +263,7 @@ class _Walker:
             )
             return UNAVAILABLE
         if items is not UNAVAILABLE and not isinstance(items, list):
-            self.values.add(
+            self.evaluator.add(
                 report,
                 IssueCode.TYPE_MISMATCH,
                 f"foreach.input はリストである必要がありますが、{type_label(items)}でした。",
@@ -277,7 +272,7 @@ class _Walker:
             )
             return UNAVAILABLE
         if items == []:
-            self.values.add(
+            self.evaluator.add(
                 report,
                 IssueCode.DRY_RUN_NO_SAMPLE,
                 "foreach の入力がサンプルでは空のリストのため、ループ本体を確かめられません。",
@@ -288,33 +283,33 @@ class _Walker:
             report.notes.append(f"foreach は {len(items)} 件中の先頭の要素で本体を確かめました。")
         return items
 
-    def subflow(self, node: SubflowNode, frame: DryScope, report: DryRunNode, stack: Chain) -> None:
+    def subflow(self, node: SubflowNode, scope: DryScope, report: DryRunNode, stack: Chain) -> None:
         plan_id = node.call.plan_id
         report.block = plan_id
         given = {
-            k: self.values.render(v, frame, report, f"call.inputs.{k}")
+            k: self.evaluator.render(v, scope, report, f"call.inputs.{k}")
             for k, v in node.call.inputs.items()
         }
-        masked = self.values.masked(node.call.inputs, frame)
+        masked = self.evaluator.masked(node.call.inputs, scope)
         report.inputs = display(given, masked)
         outputs: dict[str, Any] = {e.as_: UNAVAILABLE for e in node.out.exports}
-        frame.nodes[node.id] = outputs
+        scope.nodes[node.id] = outputs
         loaded = self.subflows.load(plan_id)
         error = call_too_deep(stack, plan_id) or call_cycle(stack, plan_id, loaded) or loaded.error
         if error is not None:
-            self.values.add(report, error.code, error.message, error.hint, "call.plan_id")
+            self.evaluator.add(report, error.code, error.message, error.hint, "call.plan_id")
             return
         sub = loaded.plan
         assert sub is not None
-        variables = self.values.plan_vars(sub.id, sub.vars, given, report, render_given=False)
+        variables = self.evaluator.plan_vars(sub.id, sub.vars, given, report, render_given=False)
         variables.secret |= set(masked)
-        sub_frame: DryScope = Scope(vars=variables)
-        self.graph(sub.graph, sub_frame, f"{report.node_id}/", (*stack, (plan_id, loaded.file)))
+        sub_scope: DryScope = Scope(vars=variables)
+        self.graph(sub.graph, sub_scope, f"{report.node_id}/", (*stack, (plan_id, loaded.file)))
         published = {e.as_: e.from_ for e in sub.exports}
         for export in node.out.exports:
             source = published.get(export.from_, export.from_)
             path = f"out.exports.{export.as_}"
-            outputs[export.as_] = self.values.export(source, sub_frame, report, path)
+            outputs[export.as_] = self.evaluator.export(source, sub_scope, report, path)
         report.outputs = display(outputs)
 
 
@@ -350,18 +345,20 @@ def dry_run(
     """
     started = time.perf_counter()
     env = PlanEnv.given(registry, **options)
-    values = Values(env.config, env.environ)
-    walker = _Walker(env.registry, env.subflows, values)
+    evaluator = Evaluator(env.config, env.environ)
+    walker = _Walker(env.registry, env.subflows, evaluator)
     given = dict(vars_override or {})
-    variables = values.plan_vars(plan.id, plan.vars, given, None, render_given=True)
-    frame: DryScope = Scope(vars=variables)
-    walker.graph(plan.graph, frame, "", ((plan.id, file),))
-    exports = {e.as_: values.export(e.from_, frame, None, f"exports.{e.as_}") for e in plan.exports}
+    variables = evaluator.plan_vars(plan.id, plan.vars, given, None, render_given=True)
+    scope: DryScope = Scope(vars=variables)
+    walker.graph(plan.graph, scope, "", ((plan.id, file),))
+    exports = {
+        e.as_: evaluator.export(e.from_, scope, None, f"exports.{e.as_}") for e in plan.exports
+    }
     return DryRunReport(
         plan_id=plan.id,
-        ok=not values.findings,
+        ok=not evaluator.findings,
         nodes=walker.nodes,
-        findings=values.findings,
+        findings=evaluator.findings,
         exports=display(exports),
         duration_ms=(time.perf_counter() - started) * 1000,
     )

@@ -1,14 +1,38 @@
-"""The result of a dry run: the nodes walked and every finding, all at once."""
+"""The result of a dry run: the nodes walked (:class:`DryRunNode`) and every finding, all at once."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from keiri_agent.plan._dryrun.walk import DryRunFinding, DryRunNode
+__all__ = ["DryRunFinding", "DryRunNode", "DryRunReport"]
 
-__all__ = ["DryRunReport"]
+
+class DryRunFinding(BaseModel):
+    """One problem found by the dry run; ``message`` and ``hint`` are Japanese."""
+
+    code: str
+    message: str
+    node_id: str | None = None
+    path: str = ""  # where in the node (``in.path``, ``when``) or the plan (``vars.x``)
+    hint: str = ""
+    line: int | None = None  # set for validation findings, which know their YAML position
+    column: int | None = None
+    file: str | None = None  # the plan file of a validation finding (a subflow's own file)
+
+
+class DryRunNode(BaseModel):
+    """What the dry run saw at one node (``loop/child``, ``sub/child`` inside loops/subflows)."""
+
+    node_id: str
+    kind: Literal["block", "loop", "subflow"]
+    block: str | None = None  # the spec's id@version for blocks, the plan id for subflows
+    status: Literal["ok", "skipped", "failed"] = "ok"
+    inputs: dict[str, Any] = Field(default_factory=dict)  # summarized for display
+    outputs: dict[str, Any] = Field(default_factory=dict)  # summarized for display
+    notes: list[str] = Field(default_factory=list)
+    findings: list[DryRunFinding] = Field(default_factory=list)
 
 
 class DryRunReport(BaseModel):

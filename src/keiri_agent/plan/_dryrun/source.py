@@ -13,8 +13,7 @@ from typing import Any, Unpack
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.errors import BlockError
 from keiri_agent.plan._dryrun.dryrun import dry_run
-from keiri_agent.plan._dryrun.report import DryRunReport
-from keiri_agent.plan._dryrun.walk import DryRunFinding
+from keiri_agent.plan._dryrun.report import DryRunFinding, DryRunReport
 from keiri_agent.plan._dsl.loader import PlanSource
 from keiri_agent.plan._dsl.models import Plan
 from keiri_agent.plan._graph.env import EnvOptions, PlanEnv

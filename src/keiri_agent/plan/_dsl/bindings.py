@@ -2,7 +2,7 @@
 
 :func:`compile_binding` turns a raw value into a tree whose strings are already split into text
 and references; :meth:`Binding.render` only resolves and joins. The compiled graph holds one per
-node, so a loop of a thousand iterations parses nothing (``ref_values.render`` parses on every call).
+node, so a loop of a thousand iterations parses nothing (``refs.render`` parses on every call).
 """
 
 from __future__ import annotations
@@ -11,8 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from keiri_agent.plan._dsl.ref_values import format_interpolated
-from keiri_agent.plan._dsl.refs import Reference, single_reference, split_template
+from keiri_agent.plan._dsl.refs import (
+    Reference,
+    format_interpolated,
+    single_reference,
+    split_template,
+)
 
 __all__ = ["Binding", "compile_binding"]
 
@@ -27,7 +31,7 @@ class Binding:
     value: Any = None  # literal value / Reference / text parts / {key: Binding} / [Binding]
 
     def render(self, resolve: Resolver) -> Any:
-        """The same result as ``ref_values.render`` on the raw value, without parsing it again."""
+        """The same result as ``refs.render`` on the raw value, without parsing it again."""
         if self.kind == "literal":
             return self.value
         if self.kind == "ref":

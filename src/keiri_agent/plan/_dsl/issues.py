@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field
 
 from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.plan._dsl.models import Plan
 
 __all__ = ["Loc", "PlanIssue", "ValidationReport", "format_path"]
 
@@ -53,18 +54,13 @@ class ValidationReport(BaseModel):
 
     errors: list[PlanIssue] = []
     warnings: list[PlanIssue] = []
-    # The plan model the validator checked (a Plan), when the whole plan parsed; not reported.
-    _plan: Any = PrivateAttr(default=None)
+    # The validated Plan model when the plan parsed as a whole (else None): a run uses it
+    # instead of parsing the plan a second time. Not part of the report's JSON.
+    plan: Plan | None = Field(default=None, exclude=True, repr=False)
 
     @property
     def valid(self) -> bool:
         return not self.errors
-
-    @property
-    def plan(self) -> Any:
-        """The validated ``Plan`` model when the plan parsed as a whole (else None): a run uses
-        it instead of parsing the plan a second time."""
-        return self._plan
 
     def add(self, issue: PlanIssue) -> None:
         (self.errors if issue.severity == "error" else self.warnings).append(issue)

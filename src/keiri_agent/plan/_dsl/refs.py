@@ -1,22 +1,31 @@
-"""``${...}`` references of the Plan DSL (seed 002 §5): their syntax and parsing (their values,
-walking a path and rendering, are :mod:`.ref_values`).
+"""``${...}`` references of the Plan DSL (seed 002 §5): their syntax, parsing and values.
 
 A reference names a value by a dotted path: ``${vars.instruction}``, ``${env.KEY}``,
 ``${config.task.output}``, ``${node_id.key.0.name}`` or a loop variable ``${file}``. Purely
 numeric segments are list indices and a trailing ``.length`` asks for the size of the value.
 ``$${`` is an escape for a literal ``${``.
+
+Values: walking a path only looks keys up in mappings and indices up in lists: user data is
+never reached through ``getattr`` or any other call, so a plan cannot read attributes of the
+Python objects that blocks return. The only call made on user data is ``len()`` for
+``.length``. :func:`render` puts references' values into inputs and text.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping, Sized
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import lru_cache
-from typing import Any, Final
+from itertools import islice
+from typing import Any, Final, NoReturn
 
 from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.events.models import is_table, type_label
 
 __all__ = [
     "Reference",
@@ -26,8 +35,12 @@ __all__ = [
     "bare_reference",
     "caret_excerpt",
     "find_references",
+    "format_interpolated",
     "iter_references",
     "parse_reference_at",
+    "render",
+    "resolve_env_config",
+    "resolve_path",
     "single_reference",
     "split_template",
 ]
@@ -35,6 +48,7 @@ __all__ = [
 _SEGMENT = re.compile(r"[\w-]+")
 _INDEX = re.compile(r"[0-9]+")  # ASCII only: "１２" or "²" stay keys
 _EXCERPT_WIDTH: Final = 60
+_MAX_KEYS_IN_HINT: Final = 20
 # A run reads each ``${...}`` string several times (validation, compiling the graph, the dry
 # run, the design tools): strings up to this length are split once and the parts kept (a
 # bounded LRU; Reference is immutable and callers get a new list).
@@ -239,3 +253,151 @@ def _references_at(value: Any, at: Location) -> Iterator[tuple[Location, Referen
     elif isinstance(value, list):
         for index, item in enumerate(value):
             yield from _references_at(item, (*at, index))
+
+
+# --- values: walking a path in the data, rendering references into inputs and text ----------
+
+
+def _path_error(ref: Reference, at: str, message: str, hint: str, **extra: Any) -> NoReturn:
+    raise ReferencePathError(
+        f"参照 {ref.text} を解決できません: {message}",
+        hint=hint,
+        details={"reference": ref.text, "at": at, **extra},
+    )
+
+
+def resolve_path(value: Any, ref: Reference) -> Any:
+    """Walk ``ref.path`` (and ``.length``) starting from ``value``, the root's value."""
+    current = value
+    for depth, segment in enumerate(ref.path):
+        # The common case first: a key of a mapping (``at``, for messages, only on the way out).
+        if type(current) is dict and type(segment) is str and segment in current:
+            current = current[segment]
+            continue
+        at = ".".join([ref.root, *(str(s) for s in ref.path[:depth])])
+        if current is None:
+            _path_error(
+                ref,
+                at,
+                f"{at} が null のため「{segment}」をたどれません",
+                "前のノードがスキップされたか、値が空の可能性があります。"
+                " when に exists(...) を使って先に確かめてください。",
+                segment=segment,
+            )
+        if isinstance(current, Mapping):
+            # YAML turns `1: x` into an int key, so an index-like segment may name either.
+            key: Any = str(segment)
+            if key not in current and isinstance(segment, int) and segment in current:
+                key = segment
+            if key not in current:
+                keys = [str(k) for k in islice(current.keys(), _MAX_KEYS_IN_HINT)]
+                more = len(current) - len(keys)
+                hint = f"{at} にあるキー: {', '.join(keys)}" if keys else f"{at} は空の辞書です。"
+                if more > 0:
+                    hint += f" ほか {more} 件"
+                _path_error(
+                    ref,
+                    at,
+                    f"{at} にキー「{segment}」がありません",
+                    hint,
+                    segment=segment,
+                    available_keys=keys,
+                )
+            current = current[key]
+        elif isinstance(current, list | tuple) or is_table(current):
+            size = len(current)
+            if not isinstance(segment, int):
+                _path_error(
+                    ref,
+                    at,
+                    f"{at} はリストなので「{segment}」では参照できません",
+                    f"リストの要素は番号（例: {at}.0）で、件数は {at}.length で参照します。",
+                    segment=segment,
+                )
+            elif segment >= size:
+                _path_error(
+                    ref,
+                    at,
+                    f"{at} は {size} 件のリストで、{segment} 番目の要素はありません",
+                    f"番号は 0 から {size - 1} までです。" if size else f"{at} は空のリストです。",
+                    segment=segment,
+                    size=size,
+                )
+            current = current[segment]
+        else:
+            _path_error(
+                ref,
+                at,
+                f"{at} は{type_label(current)}なので「{segment}」をたどれません",
+                "たどれるのは辞書のキーとリストの番号だけです。",
+                segment=segment,
+            )
+    if ref.length:
+        # Sized is checked on the type (__len__ in the MRO), so no user code runs before len().
+        if current is None or not isinstance(current, Sized):
+            _path_error(
+                ref,
+                ref.dotted,
+                f"{ref.dotted} は{type_label(current)}なので length を求められません",
+                "length が使えるのは文字列・リスト・辞書・表です。",
+                segment="length",
+            )
+        return len(current)
+    return current
+
+
+def format_interpolated(value: Any, ref: Reference) -> str:
+    """How a resolved value reads inside a longer string (JSON for null/bools/containers)."""
+    if isinstance(value, str):
+        return value
+    if value is None or isinstance(value, bool | dict | list | tuple):
+        # default=str keeps dates and Decimals found in extracted data readable.
+        return json.dumps(value, ensure_ascii=False, default=str)
+    if isinstance(value, int | float | Decimal | dt.date | dt.time):
+        return str(value)
+    raise ReferenceValueError(
+        f"参照 {ref.text} の値（{type_label(value)}）は文字列の中に埋め込めません",
+        hint=f"{ref.text} を前後に文字を付けずに単独で指定すると、値をそのまま渡せます。",
+        details={"reference": ref.text, "type": type(value).__name__},
+    )
+
+
+def render(value: Any, resolve: Callable[[Reference], Any]) -> Any:
+    """Replace the references in ``value`` (recursively through dicts and lists).
+
+    A string that is exactly one reference becomes the referenced value itself, keeping its
+    type; references inside longer strings are interpolated as text.
+    """
+    if isinstance(value, str):
+        if "$" not in value:
+            return value
+        single = single_reference(value)
+        if single is not None:
+            return resolve(single)
+        return "".join(
+            p if isinstance(p, str) else format_interpolated(resolve(p), p)
+            for p in split_template(value)
+        )
+    if isinstance(value, dict):
+        return {key: render(item, resolve) for key, item in value.items()}
+    if isinstance(value, list):
+        return [render(item, resolve) for item in value]
+    return value
+
+
+def resolve_env_config(ref: Reference, env: Mapping[str, str], config: Mapping[str, Any]) -> Any:
+    """``${env.X}`` or ``${config.a.b}`` (ReferencePathError when it is not there).
+
+    A missing environment variable is named on its own: the generic path error would list the
+    other variables as "available keys", putting the environment's names into logs and the UI.
+    """
+    if ref.root == "config":
+        return resolve_path(config, ref)
+    name = str(ref.path[0]) if ref.path else ""
+    if name not in env:
+        raise ReferencePathError(
+            f"参照 {ref.text} を解決できません: 環境変数 {name} が設定されていません。",
+            hint=f"ドライラン・実行の前に環境変数 {name} を設定してください。",
+            details={"reference": ref.text},
+        )
+    return resolve_path({name: env[name]}, ref)

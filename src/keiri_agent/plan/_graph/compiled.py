@@ -21,8 +21,7 @@ from typing import Any, Literal
 
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.plan._dsl.bindings import Binding, compile_binding
-from keiri_agent.plan._dsl.expr import Expression
-from keiri_agent.plan._dsl.expr_parse import compile_when
+from keiri_agent.plan._dsl.expr import Expression, compile_when
 from keiri_agent.plan._dsl.models import (
     RESERVED_ROOTS,
     BlockNode,
@@ -117,8 +116,6 @@ class CompiledGraph:
     exports: list[tuple[str, Reference]] = field(default_factory=list)  # (as, from) of a body
     starts: tuple[str, ...] = ()  # the nodes without dependencies, in order
     position: dict[str, int] = field(default_factory=dict)  # node id → its index in order
-    # What a run derives from a node once and reuses (its block spec and instance: _run.blocknode)
-    cache: dict[tuple[str, str], Any] = field(default_factory=dict)
 
     def downstream(self, node_id: str) -> set[str]:
         """``node_id`` and everything that depends on it, transitively."""

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.blocks.ui.fields import PATH_FIELD_TYPES, RESERVED_IDS
+from keiri_agent.blocks.ui.field_types import PATH_FIELD_TYPES, RESERVED_IDS
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.plan._dsl.models import BlockNode, LoopNode, Plan, SubflowNode
 

@@ -1,51 +1,31 @@
 """Block nodes: inputs rendered, the block run (inline, on the backend, or remote), retries.
 
-A node's block spec and block instance are looked up once per run and kept in its compiled
-graph (``CompiledGraph.cache``), so a loop body run ten thousand times asks the registry once.
+A node's block spec and block instance are looked up once per run and kept in the run's context
+(``RunContext.block_spec`` / ``block``), so a loop body run ten thousand times asks the registry
+once.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
 import time
-from collections.abc import Callable
 from typing import Any
 
-from keiri_agent.blocks.base import Block, BlockContext, InputRequired
+from keiri_agent.blocks.base import BlockContext, InputRequired
 from keiri_agent.blocks.spec import BlockSpec
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.plan._dsl.models import BlockNode
-from keiri_agent.plan._run.engine import Frame, Outcome, retry_delay
+from keiri_agent.plan._run.engine import Frame, NodeResult, retry_delay
 from keiri_agent.plan._run.execute import BlockJob, execute_job, run_block, timeout_error
 from keiri_agent.privacy import learn_tables
 
 __all__ = ["run_block_node"]
 
 
-def _cached(frame: Frame, key: tuple[str, str], make: Callable[[], Any]) -> Any:
-    """``make()`` once per compiled graph under ``key``, then the value kept in its cache."""
-    cache = frame.graph.cache
-    if key not in cache:
-        cache[key] = make()
-    return cache[key]
-
-
-def _spec(frame: Frame, node: BlockNode) -> BlockSpec:
-    spec: BlockSpec | None = frame.graph.cache.get(("spec", node.block))
-    if spec is None:
-        spec = _cached(frame, ("spec", node.block), lambda: frame.ctx.registry.get(node.block))
-    return spec
-
-
-def _block(frame: Frame, spec: BlockSpec) -> Block:
-    block: Block = _cached(frame, ("block", spec.ref), lambda: frame.ctx.registry.load(spec.ref))
-    return block
-
-
-def run_block_node(frame: Frame, node: BlockNode, path: str) -> Outcome:
+def run_block_node(frame: Frame, node: BlockNode, path: str) -> NodeResult:
     started = time.perf_counter()
     try:
-        spec = _spec(frame, node)
+        spec = frame.ctx.block_spec(node.block)
         inputs = frame.graph.bindings[node.id].render(frame.resolve)
     except BlockError as exc:
         return frame.failed(path, exc, 0)
@@ -60,7 +40,7 @@ def run_block_node(frame: Frame, node: BlockNode, path: str) -> Outcome:
             frame.events.emit("node_waiting", node_id=path, request=pause.request)
             with frame.ctx._lock:
                 frame.ctx.waiting.append({"node_id": path, "request": pause.request})
-            return Outcome("waiting")
+            return NodeResult("waiting")
         except BlockError as exc:
             error = exc
         except Exception as exc:
@@ -82,7 +62,7 @@ def run_block_node(frame: Frame, node: BlockNode, path: str) -> Outcome:
             )
             frame.ctx.sleep(retry_delay(attempt))
             if frame.ctx.cancel.is_set():  # cancelled while waiting: no further attempt
-                return Outcome("cancelled", None, error)
+                return NodeResult("cancelled", None, error)
     assert error is not None
     return frame.failed(path, error, attempts - 1)
 
@@ -93,7 +73,7 @@ def _call(frame: Frame, spec: BlockSpec, inputs: dict[str, Any], path: str) -> d
     ctx = frame.ctx
     if not (ctx.backend.local or spec.is_ui):
         return _call_remote(frame, spec, inputs, path, timeout)
-    block = _block(frame, spec)
+    block = frame.ctx.block(spec)
     if spec.category == "ai" and (ctx.settings is None or ctx.settings.keiri_llm_mask_pii):
         # Tables reach the model as text: their personal columns are masked by header too.
         learn_tables(inputs)

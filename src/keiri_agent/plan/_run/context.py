@@ -17,19 +17,19 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from keiri_agent.blocks.base import InputProvider
+from keiri_agent.blocks.base import Block, InputProvider
 from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.blocks.spec import BlockSpec
 from keiri_agent.config import DEFAULT_PLAN_MAX_FOREACH_ITEMS, Settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventStream, Redactor
 from keiri_agent.events.models import EventType, RunEvent
 from keiri_agent.file_access import FileAccess
-from keiri_agent.plan._dsl.ref_values import render, resolve_env_config
-from keiri_agent.plan._dsl.refs import Reference
+from keiri_agent.plan._dsl.refs import Reference, render, resolve_env_config
 from keiri_agent.plan._graph.scope import Scope
 from keiri_agent.plan._graph.subflows import SubflowLoader
 from keiri_agent.plan._run.backends import Backend
-from keiri_agent.plan._run.values import OutputStore
+from keiri_agent.plan._run.output_store import OutputStore
 from keiri_agent.plan._run.workers import Workers
 
 __all__ = ["Reused", "RunContext", "RunScope", "TaggedEmitter", "render_vars"]
@@ -72,6 +72,10 @@ class RunContext:
     _semaphores: dict[str, threading.Semaphore] = field(default_factory=dict)
     _active: set[threading.Event] = field(default_factory=set)
     _sub_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    # Block specs by the name a node gives, block instances by spec ref: looked up once per run,
+    # so a loop body run ten thousand times asks the registry once (_run.blocknode).
+    _specs: dict[str, BlockSpec] = field(default_factory=dict)
+    _blocks: dict[str, Block] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
@@ -116,6 +120,20 @@ class RunContext:
             "docs/limits.md）。",
             details={"node_id": path, "items": count, "limit": limit},
         )
+
+    def block_spec(self, name: str) -> BlockSpec:
+        """The spec of block ``name`` (``id`` or ``id@version``), from the registry once per run."""
+        spec = self._specs.get(name)
+        if spec is None:
+            spec = self._specs.setdefault(name, self.registry.get(name))
+        return spec
+
+    def block(self, spec: BlockSpec) -> Block:
+        """The block instance for ``spec``, loaded once per run and shared by its nodes."""
+        block = self._blocks.get(spec.ref)
+        if block is None:
+            block = self._blocks.setdefault(spec.ref, self.registry.load(spec.ref))
+        return block
 
     def semaphore(self, key: str, limit: int) -> threading.Semaphore:
         with self._lock:

@@ -29,13 +29,12 @@ from keiri_agent.plan._dsl.models import (
     Plan,
     SubflowNode,
 )
-from keiri_agent.plan._dsl.ref_values import resolve_path
-from keiri_agent.plan._dsl.refs import Reference, bare_reference
+from keiri_agent.plan._dsl.refs import Reference, bare_reference, resolve_path
 from keiri_agent.plan._graph.scope import Scope
 from keiri_agent.plan._run.engine import (
     Frame,
     FrameResult,
-    Outcome,
+    NodeResult,
     RunScope,
     render_vars,
 )
@@ -47,26 +46,26 @@ if TYPE_CHECKING:
 __all__ = ["load_subflow", "run_loop", "run_subflow"]
 
 
-def _export_value(export: Export | Reference, values: RunScope) -> Any:
+def _export_value(export: Export | Reference, scope: RunScope) -> Any:
     ref = export if isinstance(export, Reference) else bare_reference(export.from_)
     assert ref is not None, "validated plans export node.alias paths"
-    found = values.read(ref)
+    found = scope.read(ref)
     if found.answer != "found" or found.value is None:
         return None  # a node that did not run exports null
     return resolve_path(found.value, ref)
 
 
-def _frame_outcome(result: FrameResult, path: str, what: str) -> Outcome | None:
+def _frame_outcome(result: FrameResult, path: str, what: str) -> NodeResult | None:
     """The node outcome for a nested frame that did not succeed (None when it did)."""
     if result.status in ("success", "partial"):
         return None
     if result.status == "waiting_input":
-        return Outcome("waiting")
+        return NodeResult("waiting")
     if result.status == "cancelled":
-        return Outcome("cancelled")
+        return NodeResult("cancelled")
     inner = result.error
     assert inner is not None
-    return Outcome(
+    return NodeResult(
         "failed",
         None,
         BlockError(
@@ -84,13 +83,13 @@ def _frame_outcome(result: FrameResult, path: str, what: str) -> Outcome | None:
     )
 
 
-def _emit_failure(frame: Frame, path: str, outcome: Outcome) -> Outcome:
+def _emit_failure(frame: Frame, path: str, outcome: NodeResult) -> NodeResult:
     if outcome.status == "failed" and outcome.error is not None:
         frame.events.emit("node_error", node_id=path, error=outcome.error.to_dict(), retry=0)
     return outcome
 
 
-def run_loop(frame: Frame, node: LoopNode, path: str) -> Outcome:
+def run_loop(frame: Frame, node: LoopNode, path: str) -> NodeResult:
     started = time.perf_counter()
     body = frame.graph.bodies[node.id]
     frame.events.emit("node_start", node_id=path, block="loop")
@@ -135,43 +134,43 @@ def _iteration(
     index: int,
     loop_vars: dict[str, Any],
 ) -> tuple[FrameResult, RunScope]:
-    values: RunScope = Scope(frame.values.vars, parent=frame.values, loop_vars=loop_vars)
+    scope: RunScope = Scope(frame.scope.vars, parent=frame.scope, loop_vars=loop_vars)
     child = Frame(
         frame.ctx,
         frame.plan,
         body,
-        values,
+        scope,
         runners=frame.runners,
         prefix=f"{path}[{index}]/",
         sub_run_id=frame.sub_run_id,
     )
-    return child.run(), values
+    return child.run(), scope
 
 
 def _foreach(
     frame: Frame, node: LoopNode, body: CompiledGraph, path: str, items: list[Any]
-) -> tuple[list[dict[str, Any]], Outcome | None, list[BlockError]]:
+) -> tuple[list[dict[str, Any]], NodeResult | None, list[BlockError]]:
     assert node.foreach is not None
     spec = node.foreach
     limit = frame.policy.concurrency.per_node.get(node.id, spec.max_concurrency)
     results: list[dict[str, Any]] = [{} for _ in items]
-    outcomes: list[Outcome | None] = [None] * len(items)
+    outcomes: list[NodeResult | None] = [None] * len(items)
     warnings: list[list[BlockError]] = [[] for _ in items]
-    first_bad: tuple[int, Outcome] | None = None
+    first_bad: tuple[int, NodeResult] | None = None
     waiting = False
     stop = threading.Event()
 
-    def one(index: int) -> Outcome | None:
+    def one(index: int) -> NodeResult | None:
         if stop.is_set() or frame.ctx.cancel.is_set():
-            return Outcome("cancelled")
+            return NodeResult("cancelled")
         loop_vars = {spec.itemVar: items[index]}
         if spec.indexVar:
             loop_vars[spec.indexVar] = index
         frame.events.emit("loop_iteration", node_id=path, iteration=index, item=items[index])
-        result, values = _iteration(frame, node, body, path, index, loop_vars)
+        result, scope = _iteration(frame, node, body, path, index, loop_vars)
         bad = _frame_outcome(result, path, f"ループ {path} の {index + 1} 件目")
         if bad is None:
-            results[index] = {name: _export_value(ref, values) for name, ref in body.exports}
+            results[index] = {name: _export_value(ref, scope) for name, ref in body.exports}
             warnings[index] = result.errors
         elif bad.status == "failed" and frame.policy.on_error != "continue":
             stop.set()  # halt: start no further iterations
@@ -195,18 +194,18 @@ def _foreach(
     if first_bad is not None:
         return results, first_bad[1], []
     if waiting:
-        return results, Outcome("waiting"), []
+        return results, NodeResult("waiting"), []
     return results, None, [w for ws in warnings for w in ws]
 
 
 def _while(
     frame: Frame, node: LoopNode, body: CompiledGraph, path: str
-) -> tuple[list[dict[str, Any]], Outcome | None, list[BlockError]]:
+) -> tuple[list[dict[str, Any]], NodeResult | None, list[BlockError]]:
     assert node.while_ is not None
     spec = node.while_
     condition = frame.graph.loop_conditions[node.id]
     # Before the first iteration the body's nodes exist with null outputs.
-    previous: RunScope = Scope(frame.values.vars, parent=frame.values)
+    previous: RunScope = Scope(frame.scope.vars, parent=frame.scope)
     previous.nodes = dict.fromkeys(body.nodes)
     results: list[dict[str, Any]] = []
     warnings: list[BlockError] = []
@@ -214,21 +213,21 @@ def _while(
     # still true then, the loop has reached its limit.
     for index in range(spec.max_iterations + 1):
         try:
-            go = truthy(condition.evaluate(partial(frame.resolve, values=previous)))
+            go = truthy(condition.evaluate(partial(frame.resolve, scope=previous)))
         except BlockError as exc:
-            return results, Outcome("failed", None, exc), []
+            return results, NodeResult("failed", None, exc), []
         if not go:
             return results, None, warnings
         if index == spec.max_iterations:
             break
         frame.events.emit("loop_iteration", node_id=path, iteration=index)
-        result, values = _iteration(frame, node, body, path, index, {})
+        result, scope = _iteration(frame, node, body, path, index, {})
         bad = _frame_outcome(result, path, f"ループ {path} の {index + 1} 回目")
         if bad is not None:
             return results, bad, []
         warnings.extend(result.errors)
-        results.append({name: _export_value(ref, values) for name, ref in body.exports})
-        previous = values
+        results.append({name: _export_value(ref, scope) for name, ref in body.exports})
+        previous = scope
     limit = BlockError(
         f"ループ {path} は max_iterations（{spec.max_iterations:,} 回）に達したため打ち切りました"
         f"（条件 {condition.text} は真のままです）。",
@@ -239,7 +238,7 @@ def _while(
         recoverable=True,
     )
     if spec.required:
-        return results, Outcome("failed", None, limit), []
+        return results, NodeResult("failed", None, limit), []
     frame.events.emit(
         "log", node_id=path, level="warning", code=limit.code, msg=f"{limit.message} {limit.hint}"
     )
@@ -251,7 +250,7 @@ def load_subflow(frame: Frame, plan_id: str) -> tuple[Plan, CompiledGraph]:
     return frame.ctx.subflows.plan(plan_id)
 
 
-def run_subflow(frame: Frame, node: SubflowNode, path: str) -> Outcome:
+def run_subflow(frame: Frame, node: SubflowNode, path: str) -> NodeResult:
     started = time.perf_counter()
     try:
         plan, graph = load_subflow(frame, node.call.plan_id)
@@ -264,12 +263,12 @@ def run_subflow(frame: Frame, node: SubflowNode, path: str) -> Outcome:
         own = render_vars({k: v for k, v in plan.vars.items() if k not in inputs}, frame.ctx)
     except BlockError as exc:
         return frame.failed(path, exc, 0)
-    values: RunScope = Scope({**own, **inputs})  # no parent: the subflow sees only its inputs
+    scope: RunScope = Scope({**own, **inputs})  # no parent: the subflow sees only its inputs
     child = Frame(
         frame.ctx,
         plan,
         graph,
-        values,
+        scope,
         runners=frame.runners,
         prefix=f"{path}/",
         sub_run_id=sub_run_id,
@@ -282,7 +281,7 @@ def run_subflow(frame: Frame, node: SubflowNode, path: str) -> Outcome:
     outputs: dict[str, Any] = {}
     for export in node.out.exports:
         inner = by_name.get(export.from_, export)
-        outputs[export.as_] = _export_value(inner, values)
+        outputs[export.as_] = _export_value(inner, scope)
     done = frame.complete(path, outputs, started)
     done.warnings.extend(result.errors)
     return done

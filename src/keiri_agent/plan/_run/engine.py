@@ -14,14 +14,13 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventEmitter, RunStatus
 from keiri_agent.plan._dsl.expr import truthy
 from keiri_agent.plan._dsl.models import BlockNode, LoopNode, Plan, Policy, SubflowNode
-from keiri_agent.plan._dsl.ref_values import resolve_path
-from keiri_agent.plan._dsl.refs import Reference
+from keiri_agent.plan._dsl.refs import Reference, resolve_path
 from keiri_agent.plan._graph.compiled import CompiledGraph
 from keiri_agent.plan._run.context import (
     Reused,
@@ -30,13 +29,13 @@ from keiri_agent.plan._run.context import (
     TaggedEmitter,
     render_vars,
 )
-from keiri_agent.plan._run.values import NotPersistable
+from keiri_agent.plan._run.output_store import NotPersistable
 
 __all__ = [
     "Frame",
     "FrameResult",
+    "NodeResult",
     "NodeRunners",
-    "Outcome",
     "Reused",
     "RunContext",
     "RunScope",
@@ -47,7 +46,7 @@ Status = Literal["ok", "skipped", "failed", "waiting", "cancelled"]
 # How each kind of node runs: _run.blocknode (blocks) and _run.control (loops and subflows, which
 # drive nested frames). The runner builds the table (_run.runner.NODE_RUNNERS) and passes it in,
 # so a frame runs them without importing them.
-NodeRunners = Mapping[type, Callable[["Frame", Any, str], "Outcome"]]
+NodeRunners = Mapping[type, Callable[["Frame", Any, str], "NodeResult"]]
 
 
 # Durability of node_complete (KEIRI_RUN_LOG_FSYNC): a node that ran at least REDO_S is on disk
@@ -62,13 +61,28 @@ RETRY_BACKOFF_S = 0.5  # the wait before a node's first retry; it doubles for ea
 RETRY_BACKOFF_MAX_S = 30.0
 
 
+# A reference to a node that has no outputs to read: what the run says, and what to check.
+_NO_OUTPUTS: Final = {
+    "missing": (
+        "の出力がまだありません。",
+        "参照先のノードが実行されているか（スキップ・失敗していないか）確認してください。",
+    ),
+    "skipped": (
+        "はスキップまたは失敗したため出力がありません。",
+        "when 条件か on_error の設定、上流ノードのエラーを確認してください。",
+    ),
+}
+
+
 def retry_delay(attempt: int) -> float:
     """Seconds to wait after failed attempt ``attempt`` (0-based) before the next one."""
     return min(RETRY_BACKOFF_MAX_S, RETRY_BACKOFF_S * 2.0**attempt)
 
 
 @dataclass
-class Outcome:
+class NodeResult:
+    """What one node came to in a frame: its status, outputs or error (a frame's is FrameResult)."""
+
     status: Status
     outputs: dict[str, Any] | None = None
     error: BlockError | None = None
@@ -112,7 +126,7 @@ class Frame:
         ctx: RunContext,
         plan: Plan,
         graph: CompiledGraph,
-        values: RunScope,
+        scope: RunScope,
         *,
         runners: NodeRunners,
         prefix: str = "",
@@ -123,7 +137,7 @@ class Frame:
         self.plan = plan
         self.policy: Policy = plan.policy
         self.graph = graph
-        self.values = values
+        self.scope = scope
         self.runners = runners
         self.prefix = prefix
         self.sub_run_id = sub_run_id
@@ -134,29 +148,23 @@ class Frame:
 
     # --- references --------------------------------------------------------------------------
 
-    def resolve(self, ref: Reference, values: RunScope | None = None) -> Any:
-        """The value of ``ref`` in this frame's scope (or in ``values``, a while loop's last pass)."""
-        scope = values or self.values
+    def resolve(self, ref: Reference, scope: RunScope | None = None) -> Any:
+        """The value of ``ref`` in this frame's scope (or in ``scope``, a while loop's last pass)."""
+        scope = scope or self.scope
         root = ref.root
         if root == "vars":
             return resolve_path(scope.vars, ref)
         if root in ("env", "config"):
             return self.ctx.env_config(ref)
         found = scope.read(ref)
-        if found.answer == "missing":
-            raise BlockError(
-                f"{ref.text}: ノード '{root}' の出力がまだありません。",
-                code=ErrorCode.DEPENDENCY_NOT_FOUND,
-                hint="参照先のノードが実行されているか（スキップ・失敗していないか）確認してください。",
-                details={"reference": ref.text},
-            )
         if found.answer == "null":
             return None
-        if found.answer == "skipped":
+        if found.answer in _NO_OUTPUTS:
+            message, hint = _NO_OUTPUTS[found.answer]
             raise BlockError(
-                f"{ref.text}: ノード '{root}' はスキップまたは失敗したため出力がありません。",
+                f"{ref.text}: ノード '{root}' {message}",
                 code=ErrorCode.DEPENDENCY_NOT_FOUND,
-                hint="when 条件か on_error の設定、上流ノードのエラーを確認してください。",
+                hint=hint,
                 details={"reference": ref.text},
             )
         return resolve_path(found.value, ref)
@@ -167,7 +175,7 @@ class Frame:
         graph = self.graph
         left = {n: len(ds) for n, ds in graph.deps.items() if ds}
         ready = deque(graph.starts)
-        in_flight: dict[cf.Future[Outcome], str] = {}
+        in_flight: dict[cf.Future[NodeResult], str] = {}
         limit = self.policy.concurrency.default_max_workers
         state = _Progress()
         while True:
@@ -177,7 +185,7 @@ class Frame:
                     break
                 node_id = ready.popleft()
                 started = self.start(node_id, not ready and not in_flight)
-                if isinstance(started, Outcome):  # ran here: settle it at once
+                if isinstance(started, NodeResult):  # ran here: settle it at once
                     ready.extend(self.settle(node_id, started, state, left))
                 else:
                     in_flight[started] = node_id
@@ -194,7 +202,7 @@ class Frame:
         return state.result()
 
     def settle(
-        self, node_id: str, outcome: Outcome, state: _Progress, left: dict[str, int]
+        self, node_id: str, outcome: NodeResult, state: _Progress, left: dict[str, int]
     ) -> list[str]:
         """Record a node's outcome; the dependents it releases, in the graph's order."""
         if outcome.status in ("ok", "skipped") or (
@@ -203,7 +211,7 @@ class Frame:
             if outcome.status == "failed" and outcome.error is not None:
                 state.continued.append(outcome.error)
             state.continued.extend(outcome.warnings)
-            self.values.nodes[node_id] = outcome.outputs
+            self.scope.nodes[node_id] = outcome.outputs
             released = []
             for user in self.graph.dependents[node_id]:
                 left[user] -= 1
@@ -223,7 +231,7 @@ class Frame:
             state.first_error = state.first_error or outcome.error
         return []
 
-    def start(self, node_id: str, alone: bool) -> Outcome | cf.Future[Outcome]:
+    def start(self, node_id: str, alone: bool) -> NodeResult | cf.Future[NodeResult]:
         """Run the node here (its outcome) or on a worker thread (a future of it)."""
         node = self.graph.nodes[node_id]
         inline = (
@@ -240,7 +248,7 @@ class Frame:
 
     # --- one node ----------------------------------------------------------------------------
 
-    def node_job(self, node_id: str) -> Outcome:
+    def node_job(self, node_id: str) -> NodeResult:
         node = self.graph.nodes[node_id]
         path = self.prefix + node_id
         reused = self.ctx.reuse.get(path)
@@ -253,7 +261,7 @@ class Frame:
                 outputs_file=reused.outputs_file,
                 reused=True,
             )
-            return Outcome("ok", reused.outputs)
+            return NodeResult("ok", reused.outputs)
         try:
             if node.when is not None:
                 expression = self.graph.conditions[node_id]
@@ -264,7 +272,7 @@ class Frame:
                         reason="when_condition_false",
                         condition=expression.text,
                     )
-                    return Outcome("skipped", None)
+                    return NodeResult("skipped", None)
         except BlockError as exc:
             return self.failed(path, exc, 0)
         limit = self.policy.concurrency.per_node.get(node_id)
@@ -273,18 +281,18 @@ class Frame:
                 return self.dispatch(node, path)
         return self.dispatch(node, path)
 
-    def dispatch(self, node: BlockNode | LoopNode | SubflowNode, path: str) -> Outcome:
+    def dispatch(self, node: BlockNode | LoopNode | SubflowNode, path: str) -> NodeResult:
         return self.runners[type(node)](self, node, path)
 
-    def failed(self, path: str, error: BlockError, attempt: int) -> Outcome:
+    def failed(self, path: str, error: BlockError, attempt: int) -> NodeResult:
         error.details.setdefault("node_id", path)
         self.ctx.events.redactor.scrub_error(error)  # the run's result holds it too
         self.events.emit("node_error", node_id=path, error=error.to_dict(), retry=attempt)
         if error.code == ErrorCode.CANCELLED:
-            return Outcome("cancelled", None, error)
-        return Outcome("failed", None, error)
+            return NodeResult("cancelled", None, error)
+        return NodeResult("failed", None, error)
 
-    def complete(self, path: str, outputs: dict[str, Any], started: float) -> Outcome:
+    def complete(self, path: str, outputs: dict[str, Any], started: float) -> NodeResult:
         stored: dict[str, Any] | None = None
         file: str | None = None
         if self.ctx.events.redactor.contains(outputs):
@@ -320,4 +328,4 @@ class Frame:
         # Durable at once when redoing the node would cost more than an fsync; a quick node
         # waits for the next fsync (group commit), at most MAX_UNSYNCED_S.
         self.ctx.events.sync(older_than=None if took >= REDO_S else MAX_UNSYNCED_S)
-        return Outcome("ok", outputs)
+        return NodeResult("ok", outputs)

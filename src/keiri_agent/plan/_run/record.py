@@ -32,7 +32,7 @@ from keiri_agent.events.stream import EventStream
 from keiri_agent.plan._dsl.loader import PlanSource
 from keiri_agent.plan._dsl.models import Plan
 from keiri_agent.plan._graph.subflows import SubflowLoader
-from keiri_agent.plan._run.values import OutputStore
+from keiri_agent.plan._run.output_store import OutputStore
 from keiri_agent.versions import RunVersion, check_run
 from keiri_agent.workspace import atomic_path
 

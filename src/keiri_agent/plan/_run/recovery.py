@@ -14,8 +14,8 @@ import glob
 from collections.abc import Callable
 from pathlib import Path
 
+from keiri_agent.plan._run.output_store import OutputStore
 from keiri_agent.plan._run.runstate import RunRecord
-from keiri_agent.plan._run.values import OutputStore
 
 __all__ = ["recover_outputs"]
 

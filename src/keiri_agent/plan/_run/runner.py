@@ -44,11 +44,11 @@ from keiri_agent.plan._run.engine import (
     RunScope,
     render_vars,
 )
+from keiri_agent.plan._run.output_store import NotPersistable, OutputStore
 from keiri_agent.plan._run.record import RunTrail
 from keiri_agent.plan._run.recovery import recover_outputs
 from keiri_agent.plan._run.rerun_scope import invalidated
 from keiri_agent.plan._run.runstate import AnswersFile, RunRecord, find_run, load_run
-from keiri_agent.plan._run.values import NotPersistable, OutputStore
 from keiri_agent.plan._run.workers import Workers
 from keiri_agent.plan._validate.validator import validate_source
 from keiri_agent.privacy import job_scope
@@ -90,7 +90,7 @@ class _Again:
 
 
 # Beside a run's plan snapshot, the subflow texts it read (a resume or rerun calls these); "#"
-# never appears in the folders of node outputs (``values.OutputStore``), as for "#vars".
+# never appears in the folders of node outputs (``output_store.OutputStore``), as for "#vars".
 SUBFLOWS_DIR = "#subflows"
 
 
@@ -204,8 +204,8 @@ class PlanRunner:
         subflows = env.subflows
         report = validate_source(source, env)
         report.raise_if_invalid(getattr(source.raw, "get", lambda _k: None)("id"))
-        model: Plan = report.plan  # a valid report holds the plan it checked
-        assert isinstance(model, Plan)
+        model = report.plan  # a valid report holds the plan it checked
+        assert model is not None
         unknown = sorted(set(vars or {}) - set(model.vars))
         if unknown:
             raise BlockError(
@@ -299,16 +299,16 @@ class PlanRunner:
                     level="warning",
                     msg=f"vars を保存できないため、この実行は再開・再実行できません（{unsaved}）。",
                 )
-            values: RunScope = Scope(render_vars({**model.vars, **(vars or {})}, ctx))
+            scope: RunScope = Scope(render_vars({**model.vars, **(vars or {})}, ctx))
             # One run, one set of placeholders for personal data; its log masks what they hide.
             with job_scope(learnt=stream.redactor.learn_personal) as vault:
                 try:
-                    frame_result = Frame(ctx, model, graph, values, runners=NODE_RUNNERS).run()
+                    frame_result = Frame(ctx, model, graph, scope, runners=NODE_RUNNERS).run()
                 finally:
                     result.masked = vault.counts()
             result.status = frame_result.status
             result.error = frame_result.error
-            result.outputs = {k: v for k, v in values.nodes.items() if v is not None}
+            result.outputs = {k: v for k, v in scope.nodes.items() if v is not None}
             result.waiting = list(ctx.waiting)
         except BlockError as exc:
             result.status, result.error = "failed", exc

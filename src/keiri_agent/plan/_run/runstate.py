@@ -27,7 +27,7 @@ from keiri_agent.events.models import (
 from keiri_agent.events.runlog import replay
 from keiri_agent.plan._dsl.loader import load_yaml
 from keiri_agent.plan._run.engine import Reused
-from keiri_agent.plan._run.values import OutputStore
+from keiri_agent.plan._run.output_store import OutputStore
 
 __all__ = [
     "RUN_STATUSES",

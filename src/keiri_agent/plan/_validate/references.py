@@ -8,7 +8,7 @@ from typing import Any
 from keiri_agent.blocks.schema import check_value as _value_problem
 from keiri_agent.blocks.schema import compatible, descend, type_of_value
 from keiri_agent.errors import BlockError
-from keiri_agent.plan._dsl.expr_parse import compile_when
+from keiri_agent.plan._dsl.expr import compile_when
 from keiri_agent.plan._dsl.issue_codes import IssueCode
 from keiri_agent.plan._dsl.issues import Loc, format_path
 from keiri_agent.plan._dsl.models import RESERVED_ROOTS, when_raw

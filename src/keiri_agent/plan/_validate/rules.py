@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from keiri_agent.blocks.schema import SchemaRefError, resolve_port
 from keiri_agent.blocks.semver import split_block_ref
 from keiri_agent.blocks.spec import port_is_required
-from keiri_agent.blocks.ui.fields import FIELD_TYPES
+from keiri_agent.blocks.ui.field_types import FIELD_TYPES
 from keiri_agent.plan._dsl.issue_codes import IssueCode
 from keiri_agent.plan._dsl.models import LEGACY_UI_PREFIXES, BlockNode
 from keiri_agent.plan._dsl.refs import iter_references

@@ -180,7 +180,7 @@ def _validate(
     if plan is None:
         return report
     if not dropped and report.valid:  # the whole plan parsed: it is the model a run uses
-        report._plan = plan
+        report.plan = plan
     chain, chain_files = (*stack, plan.id), (*files, key)
     state = CheckState(
         source=source,

@@ -19,12 +19,11 @@ from typing import Any, Final
 import streamlit as st
 
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.blocks.ui.fields import normalize_requirements
+from keiri_agent.blocks.ui.answer_state import SessionStateStore, session_key
+from keiri_agent.blocks.ui.field_types import normalize_requirements
 from keiri_agent.plan import (
     BlockNode,
     Plan,
-    SessionStateStore,
-    session_key,
 )
 from keiri_agent.ui.fields import WIDGET_PREFIX, render_fields, session_mapping
 

@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from keiri_agent.errors import BlockError
-from keiri_agent.plan import (
+from keiri_agent.blocks.ui.answer_state import (
     SessionStateStore,
     initial_values,
     merge_values,
     session_key,
 )
+from keiri_agent.errors import BlockError
 
 REQS: list[dict[str, Any]] = [
     {"id": "evidence", "type": "file", "label": "証跡ZIP", "accept": ".zip"},

@@ -1,6 +1,7 @@
-"""The values side of a dry run (seed 002 §7): report models, its scope, references, conditions.
+"""What a value is during a dry run (seed 002 §7): its scope, references, conditions, checks.
 
-``_dryrun.dryrun`` walks the graphs; this module answers what a value is while walking, reading
+``_dryrun.dryrun`` walks the graphs; this module's :class:`Evaluator` answers what a value is
+while walking, reading
 references through the phases' one scope (:data:`DryScope`, ``_graph.scope``). Values
 come only from vars, env, config, loop variables and declared samples. A value that cannot be
 known (its source declares no sample) is :data:`UNAVAILABLE`: its source is reported once, and
@@ -12,34 +13,32 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
-
-from pydantic import BaseModel, Field
+from typing import Any, Final
 
 from keiri_agent.blocks.schema import SchemaRefError, check_value, json_types, resolve_port
 from keiri_agent.blocks.spec import NO_SAMPLE, port_sample
 from keiri_agent.errors import BlockError
 from keiri_agent.events.models import summarize_value
-from keiri_agent.plan._dsl.expr import Expression, truthy
-from keiri_agent.plan._dsl.expr_parse import compile_when
+from keiri_agent.plan._dryrun.report import DryRunFinding, DryRunNode
+from keiri_agent.plan._dsl.expr import Expression, compile_when, truthy
 from keiri_agent.plan._dsl.issue_codes import IssueCode
 from keiri_agent.plan._dsl.models import When, when_raw
-from keiri_agent.plan._dsl.ref_values import render, resolve_env_config, resolve_path
 from keiri_agent.plan._dsl.refs import (
     Reference,
     ReferencePathError,
     bare_reference,
     iter_references,
+    render,
+    resolve_env_config,
+    resolve_path,
     single_reference,
 )
 from keiri_agent.plan._graph.scope import Scope
 
 __all__ = [
     "UNAVAILABLE",
-    "DryRunFinding",
-    "DryRunNode",
     "DryScope",
-    "Values",
+    "Evaluator",
     "Vars",
     "display",
 ]
@@ -47,32 +46,6 @@ __all__ = [
 UNAVAILABLE: Final[Any] = object()  # a value the dry run cannot know; reported at its source
 _UNKNOWN_LABEL = "（不明: ドライランでは値を得られません）"
 _MASKED_LABEL = "＊＊＊（環境変数を含むため非表示）"
-
-
-class DryRunFinding(BaseModel):
-    """One problem found by the dry run; ``message`` and ``hint`` are Japanese."""
-
-    code: str
-    message: str
-    node_id: str | None = None
-    path: str = ""  # where in the node (``in.path``, ``when``) or the plan (``vars.x``)
-    hint: str = ""
-    line: int | None = None  # set for validation findings, which know their YAML position
-    column: int | None = None
-    file: str | None = None  # the plan file of a validation finding (a subflow's own file)
-
-
-class DryRunNode(BaseModel):
-    """What the dry run saw at one node (``loop/child``, ``sub/child`` inside loops/subflows)."""
-
-    node_id: str
-    kind: Literal["block", "loop", "subflow"]
-    block: str | None = None  # the spec's id@version for blocks, the plan id for subflows
-    status: Literal["ok", "skipped", "failed"] = "ok"
-    inputs: dict[str, Any] = Field(default_factory=dict)  # summarized for display
-    outputs: dict[str, Any] = Field(default_factory=dict)  # summarized for display
-    notes: list[str] = Field(default_factory=list)
-    findings: list[DryRunFinding] = Field(default_factory=list)
 
 
 class _RefError(Exception):
@@ -110,7 +83,7 @@ def display(values: Mapping[str, Any], masked: frozenset[str] = frozenset()) -> 
     return out
 
 
-class Values:
+class Evaluator:
     """Resolves references and checks values for one dry run; collects every finding."""
 
     def __init__(self, config: Mapping[str, Any], env: Mapping[str, str]) -> None:
@@ -171,12 +144,12 @@ class Values:
     # --- inputs --------------------------------------------------------------------------------
 
     def input_value(
-        self, raw: Any, port: Mapping[str, Any], key: str, frame: DryScope, node: DryRunNode
+        self, raw: Any, port: Mapping[str, Any], key: str, scope: DryScope, node: DryRunNode
     ) -> Any:
         """The rendered input; a lone ``${vars.x}`` whose var is null takes the port's sample."""
-        name = self._null_var(raw, frame)
+        name = self._null_var(raw, scope)
         if name is None:
-            return self.render(raw, frame, node, f"in.{key}")
+            return self.render(raw, scope, node, f"in.{key}")
         sample = port_sample(dict(port))
         if sample is NO_SAMPLE:
             self.add(
@@ -191,7 +164,7 @@ class Values:
         node.notes.append(f"入力 {key}: vars.{name} が null のため、入力のサンプル値を使いました。")
         return copy.deepcopy(sample)
 
-    def _null_var(self, raw: Any, frame: DryScope) -> str | None:
+    def _null_var(self, raw: Any, scope: DryScope) -> str | None:
         """The var's name when ``raw`` is one reference to a var whose value is null."""
         try:
             ref = single_reference(raw) if isinstance(raw, str) else None
@@ -200,7 +173,7 @@ class Values:
         if ref is None or ref.root != "vars" or not ref.path:
             return None
         name = str(ref.path[0])
-        return name if name in frame.vars.values and frame.vars.values[name] is None else None
+        return name if name in scope.vars.values and scope.vars.values[name] is None else None
 
     def check(
         self, value: Any, port: Mapping[str, Any], node: DryRunNode, path: str, what: str
@@ -222,19 +195,19 @@ class Values:
                 path,
             )
 
-    def masked(self, raw_inputs: Mapping[str, Any], frame: DryScope) -> frozenset[str]:
+    def masked(self, raw_inputs: Mapping[str, Any], scope: DryScope) -> frozenset[str]:
         """Inputs not to display because they carry environment values (possibly secrets)."""
         out: set[str] = set()
         for key, raw in raw_inputs.items():
             for ref in self._refs(raw):
                 var = str(ref.path[0]) if ref.path else ""
-                if ref.root == "env" or (ref.root == "vars" and var in frame.vars.secret):
+                if ref.root == "env" or (ref.root == "vars" and var in scope.vars.secret):
                     out.add(key)
         return frozenset(out)
 
     # --- references ----------------------------------------------------------------------------
 
-    def render(self, value: Any, frame: DryScope, node: DryRunNode | None, path: str) -> Any:
+    def render(self, value: Any, scope: DryScope, node: DryRunNode | None, path: str) -> Any:
         """``value`` with its references replaced; every failing reference is a finding."""
         try:
             refs = [ref for _, ref in iter_references(value)]
@@ -247,7 +220,7 @@ class Values:
             if ref.text in resolved:
                 continue
             try:
-                resolved[ref.text] = self.resolve(ref, frame)
+                resolved[ref.text] = self.resolve(ref, scope)
             except _RefError as failed:
                 self.add(node, failed.code, f"{path}: {failed.message}", failed.hint, path)
                 complete = False
@@ -263,28 +236,28 @@ class Values:
             self.add(node, IssueCode.TYPE_MISMATCH, exc.message, exc.hint, path)
             return UNAVAILABLE
 
-    def resolve(self, ref: Reference, frame: DryScope) -> Any:
+    def resolve(self, ref: Reference, scope: DryScope) -> Any:
         """One reference's value (raises _RefError or _Unavailable)."""
         try:
-            return self._resolve(ref, frame)
+            return self._resolve(ref, scope)
         except ReferencePathError as exc:
             raise _RefError(IssueCode.UNRESOLVED_REFERENCE, exc.message, exc.hint) from exc
 
-    def _resolve(self, ref: Reference, frame: DryScope) -> Any:
+    def _resolve(self, ref: Reference, scope: DryScope) -> Any:
         root, name = ref.root, str(ref.path[0]) if ref.path else ""
         if root == "vars":
-            if name not in frame.vars.values:
+            if name not in scope.vars.values:
                 raise _RefError(
                     IssueCode.UNRESOLVED_REFERENCE,
                     f"参照 {ref.text} を解決できません: vars に '{name}' が定義されていません。",
-                    f"定義されている vars: {', '.join(frame.vars.values) or 'なし'}",
+                    f"定義されている vars: {', '.join(scope.vars.values) or 'なし'}",
                 )
-            if frame.vars.values[name] is UNAVAILABLE:
+            if scope.vars.values[name] is UNAVAILABLE:
                 raise _Unavailable(ref.text)
-            return resolve_path(frame.vars.values, ref)
+            return resolve_path(scope.vars.values, ref)
         if root in ("env", "config"):
             return self._env_config(ref)
-        found = frame.read(ref)
+        found = scope.read(ref)
         if found.answer == "missing":
             raise _RefError(
                 IssueCode.UNRESOLVED_REFERENCE,
@@ -327,7 +300,7 @@ class Values:
             raise _RefError(IssueCode.UNRESOLVED_REFERENCE, exc.message, exc.hint) from exc
 
     def condition(
-        self, when: Expression | When, frame: DryScope, node: DryRunNode, path: str
+        self, when: Expression | When, scope: DryScope, node: DryRunNode, path: str
     ) -> bool | None:
         """A ``when``/``while`` condition on dry values; None when it cannot be decided.
 
@@ -336,7 +309,7 @@ class Values:
         """
         try:
             expression = when if isinstance(when, Expression) else compile_when(when_raw(when))
-            return truthy(expression.evaluate(lambda ref: self.resolve(ref, frame)))
+            return truthy(expression.evaluate(lambda ref: self.resolve(ref, scope)))
         except _RefError as failed:
             self.add(node, failed.code, f"{path}: {failed.message}", failed.hint, path)
         except _Unavailable as missing:
@@ -345,7 +318,7 @@ class Values:
             self.add(node, IssueCode.INVALID_EXPRESSION, exc.message, exc.hint, path)
         return None
 
-    def export(self, source: str, frame: DryScope, node: DryRunNode | None, path: str) -> Any:
+    def export(self, source: str, scope: DryScope, node: DryRunNode | None, path: str) -> Any:
         """The value behind an export's ``from`` (``node.alias[.path]``), or UNAVAILABLE."""
         try:
             ref = bare_reference(source)
@@ -357,9 +330,9 @@ class Values:
                 raise _RefError(
                     IssueCode.UNRESOLVED_REFERENCE, f"exports の from '{source}' が不正です。", ""
                 )
-            if frame.read(ref).answer in ("null", "skipped"):
+            if scope.read(ref).answer in ("null", "skipped"):
                 return None  # the runner exports null from a node that did not run
-            return self.resolve(ref, frame)
+            return self.resolve(ref, scope)
         except _Unavailable:
             return UNAVAILABLE
         except _RefError as failed:

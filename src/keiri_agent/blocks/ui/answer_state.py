@@ -29,9 +29,9 @@ from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from keiri_agent.blocks.ui.fields import normalize_requirements
+from keiri_agent.blocks.ui.field_types import normalize_requirements
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.plan._dsl.ref_values import type_label
+from keiri_agent.events.models import type_label
 
 __all__ = [
     "EMPTY_VALUES",
