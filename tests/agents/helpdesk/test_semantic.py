@@ -149,11 +149,11 @@ def test_vectors_of_an_older_format_are_embedded_again(
 
 
 def test_the_development_lists_as_measured(kb: KnowledgeBase) -> None:
-    """benchmarks/helpdesk_floor.py measured 40/45 paraphrases found and 15/15 off-topic refused
+    """benchmarks/helpdesk_floor.py measured 39/45 paraphrases found and 15/15 off-topic refused
     on the development lists; a change that loses more than one of each fails here."""
     dev = load_lists("dev")
-    assert sum(found(kb, case) for case in dev.answerable) >= 39
-    assert sum(refused(kb, q) for q in dev.off_topic) >= 13
+    assert sum(found(kb, case) for case in dev.answerable) >= 38
+    assert sum(refused(kb, q) for q in dev.off_topic) >= 14
 
 
 def test_off_topic_questions_on_other_workplace_topics_get_no_match(kb: KnowledgeBase) -> None:
