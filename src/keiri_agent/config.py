@@ -60,7 +60,7 @@ DEFAULT_HELPDESK_MAX_SUBTASKS = 5
 DEFAULT_HELPDESK_MIN_RELEVANCE = 0.35
 # The help desk's semantic floor (issue 38): how much closer a question must be to the knowledge
 # base than to unrelated text (cosine, the local model's scale), measured in benchmarks/README.md.
-DEFAULT_HELPDESK_MIN_MARGIN = 0.0175
+DEFAULT_HELPDESK_MIN_MARGIN = 0.009
 DEFAULT_SHUTDOWN_TIMEOUT_S = 30.0
 DEFAULT_RETENTION_DAYS = 30.0
 DEFAULT_PLAN_MAX_FOREACH_ITEMS = 100_000  # KEIRI_PLAN_MAX_FOREACH_ITEMS
@@ -239,9 +239,10 @@ class Settings(BaseSettings):
     # (KEIRI_LLM_MODEL_EMBEDDING) counts as relevant whatever its words.
     keiri_helpdesk_min_similarity: float = Field(default=0.6, ge=-1.0, le=1.0)
     # Semantic search with the model that ships with the install (no provider embedding model
-    # set): false = lexical search only. The floor: a question is covered when its best
-    # similarity to the knowledge base minus its best similarity to unrelated text (plus a
-    # twentieth of its lexical relevance) reaches KEIRI_HELPDESK_MIN_MARGIN, or comes within
+    # set): false = lexical search only. The floor: a question is covered when how much nearer it
+    # is to the knowledge base than to unrelated text (averaged over the texts as passages and in
+    # the form of a question, plus a twentieth of its lexical relevance) reaches
+    # KEIRI_HELPDESK_MIN_MARGIN, or comes within
     # SHARED_WORDS_ALLOWANCE of it and a text nearest in meaning shares its words
     # (agents.helpdesk.knowledge.ranking).
     keiri_helpdesk_semantic: bool = True

@@ -7,6 +7,12 @@ short ones joined) and a document's similarity to a question is that of its best
 help desk's evaluation sets this found the answering page in the top 3 for 93% of paraphrased
 questions against 80% for whole chunks (benchmarks/README.md, helpdesk_floor.py).
 
+Each piece is embedded twice: as a passage (what a search query is matched against) and as a
+question (e5's ``query:`` form). The second is what a question about the documents looks like:
+a question compared with the documents in the same form as with the background is a sharper
+measure of whether they are about the same thing (:meth:`SemanticIndex.best_as_question`,
+:meth:`Background.best_as_question`).
+
 Embedding models put every text of a language in a narrow band of cosine similarity
 (multilingual-e5: 0.80–0.95), so an absolute similarity does not say whether a question is
 about the documents. :class:`Background` is a fixed set of unrelated text (everyday and
@@ -32,6 +38,7 @@ import numpy.typing as npt
 from keiri_agent.errors import ErrorCode, FileProcessingError
 from keiri_agent.retrieval.dense import (
     EmbeddingCache,
+    EmbedKind,
     FloatMatrix,
     TextEmbedder,
     embed_cached,
@@ -51,6 +58,7 @@ __all__ = [
 MAX_PIECE_CHARS = 160  # about one or two sentences: what a question is usually answered by
 MIN_PIECE_CHARS = 40  # shorter pieces (a heading, a table cell) are joined to the next one
 BACKGROUND_FILE = "background_ja.txt"
+_FORMS: tuple[EmbedKind, EmbedKind] = ("document", "query")  # as a passage, as a question
 _SENTENCE_END = re.compile(r"(?<=[。！？!?])")
 
 
@@ -85,17 +93,29 @@ def _normalized(matrix: FloatMatrix) -> FloatMatrix:
     return (matrix / np.where(norms == 0.0, 1.0, norms)).astype(np.float32)
 
 
+def _stacked(vectors: Sequence[FloatMatrix]) -> FloatMatrix:
+    return _normalized(np.vstack(vectors)) if vectors else np.zeros((0, 0), np.float32)
+
+
 class SemanticIndex:
     """Documents (by id) as embedded pieces; build with :meth:`build`, or :meth:`load` a saved one."""
 
     def __init__(
-        self, ids: Sequence[str], owners: npt.NDArray[np.int32], matrix: FloatMatrix, model_key: str
+        self,
+        ids: Sequence[str],
+        owners: npt.NDArray[np.int32],
+        matrix: FloatMatrix,
+        questions: FloatMatrix,
+        model_key: str,
     ) -> None:
-        if matrix.shape[0] != owners.shape[0]:
-            raise ValueError(f"{matrix.shape[0]} vectors for {owners.shape[0]} pieces")
+        if not matrix.shape[0] == questions.shape[0] == owners.shape[0]:
+            raise ValueError(
+                f"{matrix.shape[0]} and {questions.shape[0]} vectors for {owners.shape[0]} pieces"
+            )
         self.ids = list(ids)
         self.owners = owners
-        self.matrix = matrix
+        self.matrix = matrix  # the pieces as passages
+        self.questions = questions  # the same pieces in the form of a question
         self.model_key = model_key
 
     @classmethod
@@ -108,8 +128,8 @@ class SemanticIndex:
         cache: EmbeddingCache | None,
         batch_size: int = 32,
     ) -> tuple[SemanticIndex, int]:
-        """Embed every document's ``pieces``; returns the index and how many texts the model got
-        (the others came from ``cache``)."""
+        """Embed every document's ``pieces`` as passages and as questions; returns the index and
+        how many texts the model got (the others came from ``cache``)."""
         if len(ids) != len(pieces):
             raise ValueError(f"{len(ids)} ids for {len(pieces)} documents")
         model_key = embedding_model_key(embedder)
@@ -117,16 +137,15 @@ class SemanticIndex:
         owners = np.asarray(
             [position for position, doc in enumerate(pieces) for _ in doc], dtype=np.int32
         )
-        vectors, sent = embed_cached(
-            embedder,
-            flat,
-            kind="document",
-            cache=cache,
-            model_key=model_key,
-            batch_size=batch_size,
-        )
-        matrix = _normalized(np.vstack(vectors)) if vectors else np.zeros((0, 0), np.float32)
-        return cls(ids, owners, matrix, model_key), sent
+        matrices = []
+        sent = 0
+        for kind in _FORMS:
+            vectors, count = embed_cached(
+                embedder, flat, kind=kind, cache=cache, model_key=model_key, batch_size=batch_size
+            )
+            matrices.append(_stacked(vectors))
+            sent += count
+        return cls(ids, owners, matrices[0], matrices[1], model_key), sent
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -138,6 +157,10 @@ class SemanticIndex:
             np.maximum.at(best, self.owners, self.matrix @ query)
         return best
 
+    def best_as_question(self, query: FloatMatrix) -> float:
+        """The query's similarity to the nearest piece in the form of a question (-1 if none)."""
+        return float((self.questions @ query).max()) if self.questions.shape[0] else -1.0
+
     # --- persistence ------------------------------------------------------------------------
 
     def save(self, path: Path) -> None:
@@ -148,6 +171,7 @@ class SemanticIndex:
             ids=np.asarray(self.ids, dtype=np.str_),
             owners=self.owners,
             matrix=self.matrix,
+            questions=self.questions,
             model_key=np.asarray(self.model_key),
         )
         staging.replace(path)
@@ -160,6 +184,7 @@ class SemanticIndex:
                     [str(i) for i in data["ids"]],
                     data["owners"].astype(np.int32),
                     data["matrix"].astype(np.float32),
+                    data["questions"].astype(np.float32),
                     str(data["model_key"]),
                 )
         except (OSError, KeyError, ValueError) as exc:
@@ -186,14 +211,20 @@ def background_texts() -> tuple[str, ...]:
 
 
 class Background:
-    """The background texts embedded by one model (through the cache)."""
+    """The background texts embedded by one model (through the cache), as passages and as
+    questions (as the documents' pieces are: :class:`SemanticIndex`)."""
 
     def __init__(self, embedder: TextEmbedder, cache: EmbeddingCache | None) -> None:
-        vectors, _ = embed_cached(
-            embedder, list(background_texts()), kind="document", cache=cache, batch_size=32
+        texts = list(background_texts())
+        self.matrix, self.questions = (
+            _stacked(embed_cached(embedder, texts, kind=kind, cache=cache, batch_size=32)[0])
+            for kind in _FORMS
         )
-        self.matrix = _normalized(np.vstack(vectors))
 
     def best(self, query: FloatMatrix) -> float:
         """The query's similarity to its nearest background text."""
         return float((self.matrix @ query).max())
+
+    def best_as_question(self, query: FloatMatrix) -> float:
+        """The query's similarity to its nearest background text in the form of a question."""
+        return float((self.questions @ query).max())

@@ -21,6 +21,7 @@ import pytest
 from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase, ingest
 from keiri_agent.agents.helpdesk.knowledge.ranking import (
     LEXICAL_WEIGHT,
+    QUESTION_FORM_WEIGHT,
     RELATIVE_WINDOW,
     SHARED_WORDS_ALLOWANCE,
     SHARED_WORDS_RELEVANCE,
@@ -29,6 +30,7 @@ from keiri_agent.agents.helpdesk.knowledge.ranking import (
     coverage,
     fuse_semantic,
 )
+from keiri_agent.agents.helpdesk.knowledge.semantic import SEMANTIC_FORMAT, SEMANTIC_STAMP
 from keiri_agent.config import DEFAULT_HELPDESK_MIN_MARGIN, Settings
 from keiri_agent.retrieval.dense import FloatMatrix
 from keiri_agent.retrieval.local_embedding import LOCAL_MODEL_KEY
@@ -106,12 +108,52 @@ def test_off_topic_questions_get_no_match(kb: KnowledgeBase, question: str) -> N
     assert all(not h.above_floor for h in kb.rank(question, 3, tool="hybrid"))
 
 
+# Off-topic questions that share the manual's words (パスワード, 明細, 取引先…) or sit near its
+# pages as passages; the floor on the passage form alone (before the question-form margin)
+# answered every one of them from the manual.
+SHARED_WORD_OFF_TOPIC = [
+    "社内のWi-Fiのパスワードを教えて",
+    "給与明細の見方がわからない",
+    "社用のタブレットが充電できない",
+    "受付にお客様が来たときの案内の仕方",
+    "ログインボーナスはありますか",
+]
+
+
+@pytest.mark.parametrize("question", SHARED_WORD_OFF_TOPIC)
+def test_off_topic_questions_sharing_the_manuals_words_get_no_match(
+    kb: KnowledgeBase, question: str
+) -> None:
+    assert kb.search(question, 3, tool="hybrid") == []
+    covered = kb.coverage(question)
+    assert covered is not None
+    assert covered.as_question < covered.best - covered.background  # the question form decides
+
+
+def test_vectors_of_an_older_format_are_embedded_again(
+    tmp_path: Path, semantic_index: tuple[Path, Path]
+) -> None:
+    """An index whose semantic vectors were stored before the question form (no format in the
+    stamp) is not read as current: its vectors are embedded again, in both forms."""
+    index, cache = tmp_path / "index", semantic_index[1]
+    shutil.copytree(semantic_index[0], index)
+    stamp = index / SEMANTIC_STAMP
+    old = json.loads(stamp.read_text(encoding="utf-8"))
+    assert old.pop("format") == SEMANTIC_FORMAT
+    stamp.write_text(json.dumps(old), encoding="utf-8")
+    with KnowledgeBase.open(index, settings=semantic_settings(cache)) as reopened:
+        search = reopened._semantic
+        assert search is not None
+        assert search.index.questions.shape == search.index.matrix.shape
+        assert reopened.search("社内のWi-Fiのパスワードを教えて", 3) == []
+
+
 def test_the_development_lists_as_measured(kb: KnowledgeBase) -> None:
-    """benchmarks/helpdesk_floor.py measured 40/45 paraphrases found and 15/15 off-topic refused
+    """benchmarks/helpdesk_floor.py measured 39/45 paraphrases found and 15/15 off-topic refused
     on the development lists; a change that loses more than one of each fails here."""
     dev = load_lists("dev")
-    assert sum(found(kb, case) for case in dev.answerable) >= 39
-    assert sum(refused(kb, q) for q in dev.off_topic) >= 13
+    assert sum(found(kb, case) for case in dev.answerable) >= 38
+    assert sum(refused(kb, q) for q in dev.off_topic) >= 14
 
 
 def test_off_topic_questions_on_other_workplace_topics_get_no_match(kb: KnowledgeBase) -> None:
@@ -155,36 +197,66 @@ def test_the_margin_is_a_setting(semantic_index: tuple[Path, Path]) -> None:
         assert lenient.search("社員食堂のメニューは？", 3) != []
 
 
+def _covered(margin: float, relevance: float = 0.0, shared: float = 0.0) -> bool:
+    """Coverage of a question whose margin is ``margin`` in both forms (before its words)."""
+    return coverage(
+        0.85,
+        0.85 - margin,
+        relevance,
+        shared,
+        as_question=margin,
+        min_margin=DEFAULT_HELPDESK_MIN_MARGIN,
+    ).covered
+
+
 def test_the_floor_weighs_the_semantic_margin_and_the_lexical_relevance() -> None:
     # The same similarities: the question's words found in the manual decide.
     just_below = DEFAULT_HELPDESK_MIN_MARGIN - LEXICAL_WEIGHT * 0.5
-    margin = DEFAULT_HELPDESK_MIN_MARGIN
-    assert not coverage(0.85, 0.85 - just_below, 0.0, 0.0, min_margin=margin).covered
-    assert coverage(0.85, 0.85 - just_below, 0.6, 0.0, min_margin=margin).covered
+    assert not _covered(just_below)
+    assert _covered(just_below, relevance=0.6)
     # Nearer unrelated text than the manual: words alone do not make it covered.
-    assert not coverage(0.85, 0.90, 0.5, 0.5, min_margin=margin).covered
+    assert not _covered(-0.05, relevance=0.5, shared=0.5)
+
+
+def test_the_margin_weighs_the_question_form_as_much_as_the_passage_form() -> None:
+    """Near the manual as passages, but nearer the background once both sides are questions
+    (社内の Wi-Fi のパスワード against パスワードの再設定): not covered. The old floor looked at
+    the passage form only and took it."""
+    margin = DEFAULT_HELPDESK_MIN_MARGIN
+    as_passages = margin + 0.01
+    as_questions = -0.04  # nearer the background
+    mixed = (1 - QUESTION_FORM_WEIGHT) * as_passages + QUESTION_FORM_WEIGHT * as_questions
+    assert mixed < margin - SHARED_WORDS_ALLOWANCE
+    found = coverage(0.9, 0.9 - as_passages, 0.0, 1.0, as_question=as_questions, min_margin=margin)
+    assert (found.margin, found.covered) == (pytest.approx(mixed), False)
+    # Near in both forms: covered.
+    assert coverage(0.9, 0.9 - as_passages, 0.0, 0.0, as_question=margin + 0.01, min_margin=margin)
 
 
 def test_a_small_margin_needs_the_questions_words_in_a_text_nearest_in_meaning() -> None:
     margin = DEFAULT_HELPDESK_MIN_MARGIN
-    between = 0.85 - (margin - SHARED_WORDS_ALLOWANCE / 2)  # below min_margin, within allowance
-    assert not coverage(0.85, between, 0.0, SHARED_WORDS_RELEVANCE / 2, min_margin=margin).covered
-    assert coverage(0.85, between, 0.0, SHARED_WORDS_RELEVANCE, min_margin=margin).covered
+    between = margin - SHARED_WORDS_ALLOWANCE / 2  # below min_margin, within allowance
+    assert not _covered(between, shared=SHARED_WORDS_RELEVANCE / 2)
+    assert _covered(between, shared=SHARED_WORDS_RELEVANCE)
     # Beyond the allowance the words do not help; above min_margin they are not needed.
-    far = 0.85 - (margin - 2 * SHARED_WORDS_ALLOWANCE)
-    assert not coverage(0.85, far, 0.0, 1.0, min_margin=margin).covered
-    assert coverage(0.85, 0.85 - margin - 0.001, 0.0, 0.0, min_margin=margin).covered
+    assert not _covered(margin - 2 * SHARED_WORDS_ALLOWANCE, shared=1.0)
+    assert _covered(margin + 0.001)
 
 
 class _Without:
     """The background with the texts nearest one question left out (a topic it lacks)."""
 
     def __init__(self, background: Background, vector: FloatMatrix, left_out: int) -> None:
-        similarities = background.matrix @ vector
-        self.matrix = background.matrix[np.argsort(similarities)[: -left_out or None]]
+        self.matrix, self.questions = (
+            matrix[np.argsort(matrix @ vector)[: -left_out or None]]
+            for matrix in (background.matrix, background.questions)
+        )
 
     def best(self, query: FloatMatrix) -> float:
         return float((self.matrix @ query).max())
+
+    def best_as_question(self, query: FloatMatrix) -> float:
+        return float((self.questions @ query).max())
 
 
 def _on_a_topic_the_background_lacks(
@@ -229,10 +301,10 @@ def test_a_hit_counts_near_the_questions_best_or_with_the_words() -> None:
         Candidate("manual", "far", 0.02, relevance=0.1, similarity=best - 2 * RELATIVE_WINDOW),
         Candidate("qa", "1", 0.01, relevance=0.8, similarity=best - 3 * RELATIVE_WINDOW),
     ]
-    covered = coverage(best, 0.8, 0.8, 0.8, min_margin=0.0)
+    covered = coverage(best, 0.8, 0.8, 0.8, as_question=0.1, min_margin=0.0)
     flags = [c.above_floor for c in apply_semantic_floor(hits, covered, min_relevance=0.35)]
     assert flags == [True, False, True]
-    refused_all = coverage(best, 0.95, 0.8, 0.0, min_margin=0.0)
+    refused_all = coverage(best, 0.95, 0.8, 0.0, as_question=-0.05, min_margin=0.0)
     assert not any(
         c.above_floor for c in apply_semantic_floor(hits, refused_all, min_relevance=0.35)
     )
@@ -306,4 +378,5 @@ def test_semantic_search_needs_no_network(
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout.splitlines()[-1])
-    assert report == {"model": LOCAL_MODEL_KEY, "embedded": 2, "top": "出張旅費.md"}
+    # Each manual's one piece, as a passage and in the form of a question.
+    assert report == {"model": LOCAL_MODEL_KEY, "embedded": 4, "top": "出張旅費.md"}

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SEMANTIC_FILE",
+    "SEMANTIC_FORMAT",
     "SEMANTIC_STAMP",
     "SemanticSearch",
     "Signals",
@@ -59,7 +60,9 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 SEMANTIC_FILE = "semantic.npz"
-SEMANTIC_STAMP = "semantic.json"  # {generation, model}: which index state the vectors are of
+SEMANTIC_STAMP = "semantic.json"  # {generation, model, format}: what the vectors are of
+# Bump when the pieces or the vectors stored per piece change: older files are embedded again.
+SEMANTIC_FORMAT = 2  # 2: every piece also embedded in the form of a question
 _BACKGROUNDS: dict[str, Background] = {}  # by model key
 _BACKGROUND_LOCK = threading.Lock()
 
@@ -93,7 +96,7 @@ def build_semantic(
         refs, pieces, embedder=embedder, cache=EmbeddingCache(settings.keiri_cache_dir)
     )
     index.save(directory / SEMANTIC_FILE)
-    stamp = {"generation": int(db.get_meta("generation") or 0), "model": index.model_key}
+    stamp = _stamp(db, index.model_key)
     (directory / SEMANTIC_STAMP).write_text(json.dumps(stamp), encoding="utf-8")
     return sent
 
@@ -104,8 +107,15 @@ def is_current(db: storage.IndexDB, directory: Path, model_key: str) -> bool:
         stamp = json.loads((directory / SEMANTIC_STAMP).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    current = {"generation": int(db.get_meta("generation") or 0), "model": model_key}
-    return bool(stamp == current and (directory / SEMANTIC_FILE).is_file())
+    return bool(stamp == _stamp(db, model_key) and (directory / SEMANTIC_FILE).is_file())
+
+
+def _stamp(db: storage.IndexDB, model_key: str) -> dict[str, object]:
+    return {
+        "generation": int(db.get_meta("generation") or 0),
+        "model": model_key,
+        "format": SEMANTIC_FORMAT,
+    }
 
 
 def open_semantic(
@@ -172,11 +182,13 @@ class SemanticSearch:
         relevance.update({f"qa:{key}": value for key, value in qa_relevance.items()})
         order = sims.argsort(kind="stable")[::-1]
         semantic = [(refs[int(i)], float(sims[int(i)])) for i in order]
+        background = self.background()
         covered = coverage(
             semantic[0][1] if semantic else -1.0,
-            self.background().best(vector),
+            background.best(vector),
             max(relevance.values(), default=0.0),
             max((relevance.get(ref, 0.0) for ref, _ in semantic[:SHARED_WORDS_TOP]), default=0.0),
+            as_question=self.index.best_as_question(vector) - background.best_as_question(vector),
             min_margin=self.min_margin,
         )
         return Signals(covered, semantic, manual, qa, relevance)
