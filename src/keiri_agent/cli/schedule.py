@@ -209,7 +209,7 @@ def run_now(schedule_id: ScheduleId, as_json: JsonFlag = False) -> None:
     from keiri_agent.config import load_settings
     from keiri_agent.plan import load_source, parse_source, resolve_plan_file
     from keiri_agent.schedule import ScheduleStore, resolve_pin
-    from keiri_agent.versions import VersionStore
+    from keiri_agent.versions import VersionStore, plan_not_found
 
     with user_errors():
         settings = load_settings()
@@ -218,11 +218,7 @@ def run_now(schedule_id: ScheduleId, as_json: JsonFlag = False) -> None:
         if vid is None:
             path = resolve_plan_file(schedule.plan_id, Path(settings.keiri_designs_dir))
             if path is None:
-                raise BlockError(
-                    f"Plan「{schedule.plan_id}」の作業コピーが見つかりません。",
-                    code=ErrorCode.DEPENDENCY_NOT_FOUND,
-                    hint="KEIRI_DESIGNS_DIR を確かめてください。",
-                )
+                raise plan_not_found(schedule.plan_id)
             source = load_source(path)
         else:
             store = VersionStore.of(settings)
