@@ -29,6 +29,7 @@ from keiri_agent.cli.common import (
     check_choice,
     console,
     err_console,
+    option_form_error,
     require_llm,
     user_errors,
 )
@@ -43,6 +44,7 @@ __all__ = ["generate"]
 MAX_CHAT_ROUNDS = 5  # rounds of answers taken from one --answers file
 MAX_CUT_SHOWN = 8  # blocks left out by Top-K listed with their reason
 VERSION_MESSAGE_CHARS = 200  # of the instruction, in the message of the version it generated
+BIND_FORM = "<テンプレートID>.<入力名>=<テンプレートID>.<出力名>"  # how --bind is written
 
 
 def _split(value: str | None) -> list[str]:
@@ -56,12 +58,11 @@ def _bindings(values: list[str] | None, apply_mode: str) -> dict[str, str]:
     for value in values or []:
         key, sep, target = (part.strip() for part in value.partition("="))
         if not sep or "." not in key or not target:
-            raise BlockError(
-                f"--bind '{value}' は「入力=出力」の形ではありません。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint=f"--bind <テンプレートID>.<入力名>=<テンプレートID>.<出力名> と書きます（例: {example}）。"
-                "入力名・出力名は keiri-agent templates show ID で確かめられます。",
-                details={"bind": value},
+            raise option_form_error(
+                "--bind",
+                value,
+                BIND_FORM,
+                f"例: {example}。入力名・出力名は keiri-agent templates show ID で確かめられます。",
             )
         if key in bindings and bindings[key] != target:
             raise BlockError(
@@ -202,7 +203,7 @@ def generate(
         list[str] | None,
         typer.Option(
             "--bind",
-            help="合成（compose）で使う出力の指定 <テンプレートID>.<入力名>=<テンプレートID>.<出力名>。複数回指定できます。",
+            help=f"合成（compose）で使う出力の指定 {BIND_FORM}。複数回指定できます。",
         ),
     ] = None,
     mode: Annotated[

@@ -15,9 +15,10 @@ from keiri_agent.cli.common import (
     command_group,
     console,
     err_console,
+    option_form_error,
     user_errors,
 )
-from keiri_agent.errors import BlockError, ErrorCode, UserFile
+from keiri_agent.errors import UserFile
 
 if TYPE_CHECKING:
     from keiri_agent.sandbox.outcome import ExecutionOutcome
@@ -30,11 +31,11 @@ def _parse_inputs(values: list[str]) -> dict[str, Path]:
     for value in values:
         name, sep, path = value.partition("=")
         if not sep or not name or not path:
-            raise BlockError(
-                f"--input '{value}' は NAME=PATH の形ではありません。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="例: --input sales=data/売上.csv（NAME が変数名、PATH が CSV/Excel）。",
-                details={"input": value},
+            raise option_form_error(
+                "--input",
+                value,
+                "NAME=PATH",
+                "例: --input sales=data/売上.csv（NAME が変数名、PATH が CSV/Excel）。",
             )
         inputs[name] = Path(path)
     return inputs
