@@ -20,7 +20,7 @@ from keiri_agent.cli.common import command_group, console, echo_json, err_consol
 from keiri_agent.cli.plan import JsonFlag, VarOptions, VarsFileOption, parse_vars
 from keiri_agent.errors import BlockError, ErrorCode
 
-__all__ = ["add", "list_schedules", "remove", "run_now", "schedule_app"]
+__all__ = ["PinOption", "add", "list_schedules", "remove", "run_now", "schedule_app"]
 
 schedule_app = command_group(
     "schedule",
@@ -29,6 +29,14 @@ schedule_app = command_group(
 )
 
 ScheduleId = Annotated[str, typer.Argument(metavar="ID", help="予定の ID（schedule list）。")]
+PinOption = Annotated[
+    str | None,
+    typer.Option(
+        "--version",
+        metavar="latest-approved|working|HASH",
+        help="実行する版（既定: 承認が必要なら latest-approved、そうでなければ working）。",
+    ),
+]
 
 
 def rule_from_options(
@@ -99,14 +107,7 @@ def add(
     ] = "jp",
     var_specs: VarOptions = None,
     vars_file: VarsFileOption = None,
-    version: Annotated[
-        str | None,
-        typer.Option(
-            "--version",
-            metavar="latest-approved|working|HASH",
-            help="実行する版（既定: 承認が必要なら latest-approved、そうでなければ working）。",
-        ),
-    ] = None,
+    version: PinOption = None,
     misfire: Annotated[
         Literal["run-once", "skip"],
         typer.Option(

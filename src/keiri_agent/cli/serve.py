@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING, Annotated, NamedTuple
 
 import typer
 
-from keiri_agent.cli.common import app, check_choice, console, err_console, user_errors
+from keiri_agent.cli.common import (
+    PortOption,
+    app,
+    check_choice,
+    console,
+    err_console,
+    user_errors,
+)
 
 if TYPE_CHECKING:
     from types import FrameType
@@ -125,7 +132,7 @@ def serve(
     host: Annotated[
         str, typer.Option("--host", help="待ち受けるアドレス（既定: このマシンからのみ）。")
     ] = DEFAULT_HOST,
-    port: Annotated[int, typer.Option("--port", help="待ち受けるポート番号。")] = DEFAULT_PORT,
+    port: PortOption = DEFAULT_PORT,
     log_level: Annotated[
         str | None,
         typer.Option("--log-level", help="ログの詳しさ: debug / info / warning / error。"),
