@@ -43,7 +43,6 @@ __all__ = [
     "EXIT_USER_ERROR",
     "JsonFlag",
     "KeiriGroup",
-    "PortOption",
     "WrappingTable",
     "app",
     "check_category",
@@ -363,7 +362,6 @@ app = KeiriTyper(
 )
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="結果を JSON で出力します。")]
-PortOption = Annotated[int, typer.Option("--port", help="待ち受けるポート番号。")]
 
 
 def command_group(name: str, help: str) -> KeiriTyper:

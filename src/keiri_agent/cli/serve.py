@@ -17,24 +17,19 @@ from typing import TYPE_CHECKING, Annotated, NamedTuple
 
 import typer
 
-from keiri_agent.cli.common import (
-    PortOption,
-    app,
-    check_choice,
-    console,
-    err_console,
-    user_errors,
-)
+from keiri_agent.cli.common import app, check_choice, console, err_console, user_errors
 
 if TYPE_CHECKING:
     from types import FrameType
 
     from keiri_agent.config import Settings
 
-__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "is_loopback", "serve", "startup_lines"]
+__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "PortOption", "is_loopback", "serve", "startup_lines"]
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+# The port of `serve` and of `ui`: one option, one help text.
+PortOption = Annotated[int, typer.Option("--port", help="待ち受けるポート番号。")]
 LOG_LEVELS = ("debug", "info", "warning", "error")
 LOG_FORMATS = ("text", "json")
 

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from keiri_agent.cli.common import PortOption, app, err_console, user_errors
-from keiri_agent.cli.serve import is_loopback
+from keiri_agent.cli.common import app, err_console, user_errors
+from keiri_agent.cli.serve import PortOption, is_loopback
 from keiri_agent.errors import BlockError, ConfigurationError, ErrorCode
 
 if TYPE_CHECKING:
