@@ -34,7 +34,7 @@ from keiri_agent.cli.common import (
     user_errors,
 )
 from keiri_agent.cli.plan import plan_app
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, UserFile
 
 if TYPE_CHECKING:
     from keiri_agent.versions import Version
@@ -45,6 +45,13 @@ MAX_CHAT_ROUNDS = 5  # rounds of answers taken from one --answers file
 MAX_CUT_SHOWN = 8  # blocks left out by Top-K listed with their reason
 VERSION_MESSAGE_CHARS = 200  # of the instruction, in the message of the version it generated
 BIND_FORM = "<テンプレートID>.<入力名>=<テンプレートID>.<出力名>"  # how --bind is written
+_ANSWERS_HINT = "--answers には 項目ID: 値 を書いた YAML ファイルを指定してください。"
+ANSWERS_FILE = UserFile(
+    "回答ファイル {file} が見つかりません。",
+    hint=_ANSWERS_HINT,
+    unreadable="回答ファイル {file} を読めません",
+    unreadable_hint=_ANSWERS_HINT,
+)
 
 
 def _split(value: str | None) -> list[str]:
@@ -120,14 +127,7 @@ def _read_answers(path: Path | None) -> dict[str, Any]:
 
     if path is None:
         return {}
-    try:
-        data = load_yaml(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise BlockError(
-            f"回答ファイル {path} を読めません: {exc.strerror or exc}",
-            code=ErrorCode.FILE_UNREADABLE,
-            hint="--answers には 項目ID: 値 を書いた YAML ファイルを指定してください。",
-        ) from None
+    data = load_yaml(ANSWERS_FILE.read_text(path))
     if data is None:
         return {}
     if not isinstance(data, dict):
