@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
-from keiri_agent.documents.failures import too_large, unreadable
+from keiri_agent.documents.failures import file_not_found, too_large, unreadable
 from keiri_agent.documents.models import ExtractedText
 from keiri_agent.documents.zipcheck import ArchiveLimits, Budget, is_zip
 from keiri_agent.documents.zipnames import skip_reason
@@ -130,12 +130,7 @@ def _load_zip(source: Path | str | bytes, name: str | None) -> tuple[BinaryIO, s
     path = Path(source)
     label = name or path.name
     if not path.is_file():
-        raise unreadable(
-            label,
-            f"ZIP ファイル '{path}' が見つかりません。",
-            "ファイル名と場所を確認してください。",
-            path=str(path),
-        )
+        raise file_not_found(label, path)
     return open(path, "rb"), label  # closed by the caller
 
 
