@@ -146,3 +146,40 @@ def test_bad_pattern_is_refused(block: Block, folder: Path) -> None:
         block.check_inputs({"folder": str(folder), "pattern": ["*.pdf", ""]})
     assert info.value.code == ErrorCode.INPUT_VALIDATION_FAILED
     assert "*.pdf" in info.value.hint
+
+
+def test_a_missing_or_unreadable_folder_reads_as_for_an_evidence_folder(
+    block: Block, make_ctx: ContextFactory, tmp_path: Path
+) -> None:
+    """file.list_folder and the evidence-folder reader say the same for the same situation."""
+    from keiri_agent.documents import open_folder
+
+    def both(root: Path) -> list[tuple[str, str, str]]:
+        caught = []
+        with pytest.raises(BlockError) as listed:
+            run_like_runner(block, {"folder": str(root), "recursive": True}, make_ctx())
+        caught.append(listed.value)
+        with pytest.raises(BlockError) as opened:
+            open_folder(root)
+        caught.append(opened.value)
+        return [(e.code, e.message, e.hint) for e in caught]
+
+    missing = both(tmp_path / "ない")
+    assert missing[0] == missing[1]
+    assert (
+        missing[0][1]
+        == f"フォルダ '{tmp_path / 'ない'}' が見つかりません（またはフォルダではありません）。"
+    )
+    if os.geteuid() == 0:
+        return  # root lists folders regardless of their mode
+    root = tmp_path / "証跡"
+    (root / "A").mkdir(parents=True)
+    (root / "A" / "請求書.txt").write_text("x", encoding="utf-8")
+    (root / "A").chmod(0)
+    try:
+        closed = both(root)
+    finally:
+        (root / "A").chmod(0o755)
+    assert closed[0] == closed[1]
+    assert closed[0][0] == ErrorCode.FILE_UNREADABLE
+    assert "'A' を読めません" in closed[0][1]

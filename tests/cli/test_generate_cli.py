@@ -134,7 +134,7 @@ def test_generate_reports_failures_in_japanese(
         (["--answers", "ない.yaml"], "回答ファイル"),
         (["--max-attempts", "0"], "--max-attempts 0"),
         (["--k", "31"], "--k 31"),
-        (["--bind", "excel_report.table"], "「入力=出力」の形ではありません"),
+        (["--bind", "excel_report.table"], "の形ではありません"),
         (["--bind", "excel_report.table=invoice_list.invoices"], "--apply-mode compose"),
     ],
 )
@@ -302,3 +302,16 @@ def test_a_generated_plan_is_kept_as_a_version_with_its_author_and_hash(
     listed = runner.invoke(app, ["plan", "versions", "keiri/reconcile", "--json"])
     (version,) = json.loads(listed.stdout)["versions"]
     assert (version["version"], version["status"]) == (data["version"]["version"], "pending")
+
+
+def test_a_missing_answers_file_is_named_like_every_file_the_user_gives(
+    design_env: Path,
+) -> None:
+    result = runner.invoke(
+        app, ["plan", "generate", "-i", INSTRUCTION, "--answers", "ない.yaml", "--json"]
+    )
+    assert result.exit_code == 2
+    error = json.loads(result.stdout)["error"]
+    assert error["code"] == "INPUT_VALIDATION_FAILED"
+    assert error["message"] == "回答ファイル ない.yaml が見つかりません。"
+    assert error["details"] == {"file": "ない.yaml"}

@@ -55,6 +55,7 @@ __all__ = [
     "fail",
     "forget_shown_errors",
     "interrupted_error",
+    "option_form_error",
     "progress_printer",
     "require_llm",
     "show_error",
@@ -247,6 +248,17 @@ def check_category(category: str | None, categories: Sequence[str], kind: str) -
             message=f"カテゴリ '{category}' の{kind}はありません。",
             hint=f"カテゴリ: {', '.join(categories) or 'なし'}",
         )
+
+
+def option_form_error(option: str, value: str, form: str, hint: str) -> BlockError:
+    """The one error for a ``NAME=VALUE`` option given in another form (``--var``, ``--input``,
+    ``--bind``): ``form`` is how the option is written, ``hint`` an example with its parts."""
+    return BlockError(
+        f"{option} '{value}' は {form} の形ではありません。",
+        code=ErrorCode.INPUT_VALIDATION_FAILED,
+        hint=hint,
+        details={option.removeprefix("--"): value},
+    )
 
 
 class WrappingTable(Table):

@@ -27,6 +27,7 @@ from keiri_agent.cli.common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_USER_ERROR,
+    JsonFlag,
     app,
     err_console,
     progress_printer,
@@ -186,9 +187,7 @@ def convert(
             "--answer", metavar="回答", help="CodeAct の質問への回答（--continue と一緒に）。"
         ),
     ] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="結果（ConvertResult）を JSON で出力します。")
-    ] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     from keiri_agent.config import LLMRole, load_settings
 

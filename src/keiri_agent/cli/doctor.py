@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from keiri_agent.cli.common import WrappingTable, app, console, user_errors
+from keiri_agent.cli.common import JsonFlag, WrappingTable, app, console, user_errors
 
 if TYPE_CHECKING:
     from keiri_agent.doctor import DoctorReport
@@ -85,7 +85,7 @@ def _render(report: DoctorReport) -> None:
 
 @app.command()
 def doctor(
-    as_json: Annotated[bool, typer.Option("--json", help="JSON で出力します。")] = False,
+    as_json: JsonFlag = False,
     ping: Annotated[
         bool, typer.Option("--ping", help="各モデルに短いリクエストを送り接続を確認します。")
     ] = False,

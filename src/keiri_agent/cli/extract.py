@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.text import Text
 
-from keiri_agent.cli.common import app, console, err_console
+from keiri_agent.cli.common import JsonFlag, app, console, err_console
 from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError
 
 
@@ -27,12 +27,7 @@ def _not_a_folder(path: Path) -> None:
 @app.command()
 def extract(
     files: Annotated[list[Path], typer.Argument(help="テキストを取り出すファイル（複数可）。")],
-    as_json: Annotated[
-        bool,
-        typer.Option(
-            "--json", help="ファイルごとの結果（文字数・警告・エラー）を JSON で出力します。"
-        ),
-    ] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """PDF・Word・Excel・PowerPoint・テキスト/CSV からテキストを取り出します（失敗したファイルがあれば終了コード 1）。"""
     from keiri_agent.documents import extract_text

@@ -29,11 +29,12 @@ from keiri_agent.cli.common import (
     check_choice,
     console,
     err_console,
+    option_form_error,
     require_llm,
     user_errors,
 )
 from keiri_agent.cli.plan import plan_app
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, UserFile
 
 if TYPE_CHECKING:
     from keiri_agent.versions import Version
@@ -43,6 +44,14 @@ __all__ = ["generate"]
 MAX_CHAT_ROUNDS = 5  # rounds of answers taken from one --answers file
 MAX_CUT_SHOWN = 8  # blocks left out by Top-K listed with their reason
 VERSION_MESSAGE_CHARS = 200  # of the instruction, in the message of the version it generated
+BIND_FORM = "<テンプレートID>.<入力名>=<テンプレートID>.<出力名>"  # how --bind is written
+_ANSWERS_HINT = "--answers には 項目ID: 値 を書いた YAML ファイルを指定してください。"
+ANSWERS_FILE = UserFile(
+    "回答ファイル {file} が見つかりません。",
+    hint=_ANSWERS_HINT,
+    unreadable="回答ファイル {file} を読めません",
+    unreadable_hint=_ANSWERS_HINT,
+)
 
 
 def _split(value: str | None) -> list[str]:
@@ -56,12 +65,11 @@ def _bindings(values: list[str] | None, apply_mode: str) -> dict[str, str]:
     for value in values or []:
         key, sep, target = (part.strip() for part in value.partition("="))
         if not sep or "." not in key or not target:
-            raise BlockError(
-                f"--bind '{value}' は「入力=出力」の形ではありません。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint=f"--bind <テンプレートID>.<入力名>=<テンプレートID>.<出力名> と書きます（例: {example}）。"
-                "入力名・出力名は keiri-agent templates show ID で確かめられます。",
-                details={"bind": value},
+            raise option_form_error(
+                "--bind",
+                value,
+                BIND_FORM,
+                f"例: {example}。入力名・出力名は keiri-agent templates show ID で確かめられます。",
             )
         if key in bindings and bindings[key] != target:
             raise BlockError(
@@ -119,14 +127,7 @@ def _read_answers(path: Path | None) -> dict[str, Any]:
 
     if path is None:
         return {}
-    try:
-        data = load_yaml(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise BlockError(
-            f"回答ファイル {path} を読めません: {exc.strerror or exc}",
-            code=ErrorCode.FILE_UNREADABLE,
-            hint="--answers には 項目ID: 値 を書いた YAML ファイルを指定してください。",
-        ) from None
+    data = load_yaml(ANSWERS_FILE.read_text(path))
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -202,7 +203,7 @@ def generate(
         list[str] | None,
         typer.Option(
             "--bind",
-            help="合成（compose）で使う出力の指定 <テンプレートID>.<入力名>=<テンプレートID>.<出力名>。複数回指定できます。",
+            help=f"合成（compose）で使う出力の指定 {BIND_FORM}。複数回指定できます。",
         ),
     ] = None,
     mode: Annotated[

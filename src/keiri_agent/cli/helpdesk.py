@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from keiri_agent.agents.helpdesk.knowledge import IngestResult, SearchOutput
     from keiri_agent.config import Settings
 
-__all__ = ["TOOLS", "IndexOption", "JsonFlag", "helpdesk_app", "index_dir"]
+__all__ = ["TOOLS", "IndexOption", "JsonFlag", "ToolOption", "helpdesk_app", "index_dir"]
 
 helpdesk_app = command_group(
     "helpdesk",
@@ -44,10 +44,18 @@ IndexOption = Annotated[
     Path | None,
     typer.Option(
         "--index",
-        help="インデックスのディレクトリ（既定: KEIRI_HELPDESK_INDEX、./helpdesk_index）。",
+        help="ナレッジベースのフォルダ（helpdesk ingest が作ります。既定: KEIRI_HELPDESK_INDEX、"
+        "未設定なら ./helpdesk_index）。",
     ),
 ]
 TOOLS = ("manual", "qa", "hybrid")  # the same as KnowledgeBase.rank()
+ToolOption = Annotated[
+    str,
+    typer.Option(
+        "--tool",
+        help="manual（マニュアルの検索）/ qa（Q/A 検索）/ hybrid（両方をまとめて順位付け）。",
+    ),
+]
 CONTENT_PREVIEW_CHARS = 160
 
 
@@ -240,13 +248,7 @@ def search(
     query: Annotated[
         str, typer.Argument(metavar="QUERY", help="検索語または質問文。", show_default=False)
     ],
-    tool: Annotated[
-        str,
-        typer.Option(
-            "--tool",
-            help="manual（マニュアルの検索）/ qa（Q/A 検索）/ hybrid（両方をまとめて順位付け）。",
-        ),
-    ] = "manual",
+    tool: ToolOption = "manual",
     k: Annotated[int, typer.Option("--k", help="表示する件数。")] = 3,
     index: IndexOption = None,
     as_json: JsonFlag = False,

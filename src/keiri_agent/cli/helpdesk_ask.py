@@ -12,13 +12,12 @@ subtask unresolved: the answer says so) or an LLM call failed; 2 input or settin
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from keiri_agent.cli.common import EXIT_FAILED, progress_printer, require_llm, user_errors
-from keiri_agent.cli.helpdesk import helpdesk_app
+from keiri_agent.cli.helpdesk import IndexOption, JsonFlag, helpdesk_app
 
 if TYPE_CHECKING:
     from keiri_agent.agents.helpdesk.models import AgentResult
@@ -88,17 +87,8 @@ def format_result(result: AgentResult) -> str:
 )
 def ask(
     question: Annotated[str, typer.Argument(metavar="質問", help="質問文（日本語）。")],
-    index: Annotated[
-        Path | None,
-        typer.Option(
-            "--index",
-            help="ナレッジベースのフォルダ（keiri-agent helpdesk ingest の出力。"
-            "既定: KEIRI_HELPDESK_INDEX）。",
-        ),
-    ] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="結果（AgentResult）を JSON で出力します。")
-    ] = False,
+    index: IndexOption = None,
+    as_json: JsonFlag = False,
 ) -> None:
     from keiri_agent.config import LLMRole
 

@@ -16,7 +16,14 @@ import typer
 from rich.markup import escape
 
 from keiri_agent.cli.common import WrappingTable, check_choice, console, user_errors
-from keiri_agent.cli.helpdesk import TOOLS, IndexOption, JsonFlag, helpdesk_app, index_dir
+from keiri_agent.cli.helpdesk import (
+    TOOLS,
+    IndexOption,
+    JsonFlag,
+    ToolOption,
+    helpdesk_app,
+    index_dir,
+)
 
 if TYPE_CHECKING:
     from keiri_agent.agents.helpdesk.knowledge.evaluate import EvalReport
@@ -36,9 +43,7 @@ def evaluate(
             show_default=False,
         ),
     ],
-    tool: Annotated[
-        str, typer.Option("--tool", help="manual / qa / hybrid（search と同じ検索方法）。")
-    ] = "hybrid",
+    tool: ToolOption = "hybrid",
     k: Annotated[int, typer.Option("--k", help="上位何件までに答えがあれば正解とするか。")] = 3,
     index: IndexOption = None,
     as_json: JsonFlag = False,

@@ -25,6 +25,7 @@ from keiri_agent.cli.common import (
     console,
     echo_json,
     err_console,
+    option_form_error,
     user_errors,
 )
 from keiri_agent.errors import BlockError, ErrorCode, UserFile
@@ -90,12 +91,12 @@ def parse_vars(specs: Sequence[str], file: Path | None = None) -> dict[str, Any]
     for spec in specs:
         key, sep, text = spec.partition("=")
         if not sep or not key.strip():
-            raise BlockError(
-                f"--var '{spec}' は KEY=VALUE の形ではありません。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="例: --var month=2024-01 --var count=3 --var ids='[1, 2]'"
+            raise option_form_error(
+                "--var",
+                spec,
+                "KEY=VALUE",
+                "例: --var month=2024-01 --var count=3 --var ids='[1, 2]'"
                 "（= の左が vars の名前、右が値です）。",
-                details={"var": spec},
             )
         values[key.strip()] = _var_value(key.strip(), text)
     return values

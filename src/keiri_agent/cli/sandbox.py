@@ -11,13 +11,15 @@ from rich.markup import escape
 
 from keiri_agent.cli.common import (
     EXIT_FAILED,
+    JsonFlag,
     WrappingTable,
     command_group,
     console,
     err_console,
+    option_form_error,
     user_errors,
 )
-from keiri_agent.errors import BlockError, ErrorCode, UserFile
+from keiri_agent.errors import UserFile
 
 if TYPE_CHECKING:
     from keiri_agent.sandbox.outcome import ExecutionOutcome
@@ -30,11 +32,11 @@ def _parse_inputs(values: list[str]) -> dict[str, Path]:
     for value in values:
         name, sep, path = value.partition("=")
         if not sep or not name or not path:
-            raise BlockError(
-                f"--input '{value}' は NAME=PATH の形ではありません。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="例: --input sales=data/売上.csv（NAME が変数名、PATH が CSV/Excel）。",
-                details={"input": value},
+            raise option_form_error(
+                "--input",
+                value,
+                "NAME=PATH",
+                "例: --input sales=data/売上.csv（NAME が変数名、PATH が CSV/Excel）。",
             )
         inputs[name] = Path(path)
     return inputs
@@ -74,7 +76,7 @@ def run_file(
             help="NAME=PATH: CSV/Excel を DataFrame として変数 NAME に渡します（複数可）。",
         ),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="実行結果を JSON で出力します。")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Python ファイルをサンドボックスで実行します（成功 0、失敗・強制停止 1、使い方の誤り 2）。"""
     from keiri_agent.documents import read_table
@@ -131,7 +133,7 @@ def _print_outcome(outcome: ExecutionOutcome) -> None:
 
 @sandbox_app.command("doctor")
 def sandbox_doctor(
-    as_json: Annotated[bool, typer.Option("--json", help="JSON で出力します。")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """このマシンでサンドボックスの各性質（名前空間・読み取り専用バインド・ディスク上限・cgroup・seccomp・Landlock など）が有効かを、実際に 1 回実行して表示します。強制されない上限はその理由とともに示します。"""
     from keiri_agent.sandbox.layers import LIMIT_NAMES

@@ -20,7 +20,7 @@ from keiri_agent.cli.common import command_group, console, echo_json, err_consol
 from keiri_agent.cli.plan import JsonFlag, VarOptions, VarsFileOption, parse_vars
 from keiri_agent.errors import BlockError, ErrorCode
 
-__all__ = ["add", "list_schedules", "remove", "run_now", "schedule_app"]
+__all__ = ["PinOption", "add", "list_schedules", "remove", "run_now", "schedule_app"]
 
 schedule_app = command_group(
     "schedule",
@@ -29,6 +29,14 @@ schedule_app = command_group(
 )
 
 ScheduleId = Annotated[str, typer.Argument(metavar="ID", help="予定の ID（schedule list）。")]
+PinOption = Annotated[
+    str | None,
+    typer.Option(
+        "--version",
+        metavar="latest-approved|working|HASH",
+        help="実行する版（既定: 承認が必要なら latest-approved、そうでなければ working）。",
+    ),
+]
 
 
 def rule_from_options(
@@ -99,14 +107,7 @@ def add(
     ] = "jp",
     var_specs: VarOptions = None,
     vars_file: VarsFileOption = None,
-    version: Annotated[
-        str | None,
-        typer.Option(
-            "--version",
-            metavar="latest-approved|working|HASH",
-            help="実行する版（既定: 承認が必要なら latest-approved、そうでなければ working）。",
-        ),
-    ] = None,
+    version: PinOption = None,
     misfire: Annotated[
         Literal["run-once", "skip"],
         typer.Option(
@@ -209,7 +210,7 @@ def run_now(schedule_id: ScheduleId, as_json: JsonFlag = False) -> None:
     from keiri_agent.config import load_settings
     from keiri_agent.plan import load_source, parse_source, resolve_plan_file
     from keiri_agent.schedule import ScheduleStore, resolve_pin
-    from keiri_agent.versions import VersionStore
+    from keiri_agent.versions import VersionStore, plan_not_found
 
     with user_errors():
         settings = load_settings()
@@ -218,11 +219,7 @@ def run_now(schedule_id: ScheduleId, as_json: JsonFlag = False) -> None:
         if vid is None:
             path = resolve_plan_file(schedule.plan_id, Path(settings.keiri_designs_dir))
             if path is None:
-                raise BlockError(
-                    f"Plan「{schedule.plan_id}」の作業コピーが見つかりません。",
-                    code=ErrorCode.DEPENDENCY_NOT_FOUND,
-                    hint="KEIRI_DESIGNS_DIR を確かめてください。",
-                )
+                raise plan_not_found(schedule.plan_id)
             source = load_source(path)
         else:
             store = VersionStore.of(settings)

@@ -24,10 +24,12 @@ if TYPE_CHECKING:
 
     from keiri_agent.config import Settings
 
-__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "is_loopback", "serve", "startup_lines"]
+__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "PortOption", "is_loopback", "serve", "startup_lines"]
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+# The port of `serve` and of `ui`: one option, one help text.
+PortOption = Annotated[int, typer.Option("--port", help="待ち受けるポート番号。")]
 LOG_LEVELS = ("debug", "info", "warning", "error")
 LOG_FORMATS = ("text", "json")
 
@@ -125,7 +127,7 @@ def serve(
     host: Annotated[
         str, typer.Option("--host", help="待ち受けるアドレス（既定: このマシンからのみ）。")
     ] = DEFAULT_HOST,
-    port: Annotated[int, typer.Option("--port", help="待ち受けるポート番号。")] = DEFAULT_PORT,
+    port: PortOption = DEFAULT_PORT,
     log_level: Annotated[
         str | None,
         typer.Option("--log-level", help="ログの詳しさ: debug / info / warning / error。"),

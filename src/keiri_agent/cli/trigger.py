@@ -14,7 +14,7 @@ import typer
 
 from keiri_agent.cli.common import command_group, console, echo_json, user_errors
 from keiri_agent.cli.plan import JsonFlag, VarOptions, VarsFileOption, parse_vars
-from keiri_agent.cli.schedule import echo_views, print_warning
+from keiri_agent.cli.schedule import PinOption, echo_views, print_warning
 from keiri_agent.errors import BlockError, ErrorCode
 
 __all__ = ["add", "list_triggers", "remove", "trigger_app"]
@@ -41,10 +41,7 @@ def add(
     ] = "file",
     var_specs: VarOptions = None,
     vars_file: VarsFileOption = None,
-    version: Annotated[
-        str | None,
-        typer.Option("--version", metavar="latest-approved|working|HASH", help="実行する版。"),
-    ] = None,
+    version: PinOption = None,
     as_json: JsonFlag = False,
 ) -> None:
     """トリガーを登録します（Webhook なら署名用の秘密鍵をこの一度だけ表示します）。"""

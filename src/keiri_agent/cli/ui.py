@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from keiri_agent.cli.common import app, err_console, user_errors
-from keiri_agent.cli.serve import is_loopback
+from keiri_agent.cli.serve import PortOption, is_loopback
 from keiri_agent.errors import BlockError, ConfigurationError, ErrorCode
 
 if TYPE_CHECKING:
@@ -129,7 +129,7 @@ def _check_extra(extra: list[str]) -> None:
 )
 def ui(
     ctx: typer.Context,
-    port: Annotated[int, typer.Option("--port", help="待ち受けるポート番号。")] = DEFAULT_PORT,
+    port: PortOption = DEFAULT_PORT,
     address: Annotated[
         str,
         typer.Option(

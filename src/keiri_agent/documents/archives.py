@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
-from keiri_agent.documents.failures import too_large, unreadable
+from keiri_agent.documents.failures import file_not_found, too_large, unreadable
 from keiri_agent.documents.models import ExtractedText
 from keiri_agent.documents.zipcheck import ArchiveLimits, Budget, is_zip
 from keiri_agent.documents.zipnames import skip_reason
@@ -42,6 +42,8 @@ __all__ = [
     "ArchiveMember",
     "EvidenceFile",
     "EvidenceSet",
+    "folder_not_found",
+    "folder_unreadable",
     "open_archive",
     "open_folder",
     "parse_folder_2tier",
@@ -128,12 +130,7 @@ def _load_zip(source: Path | str | bytes, name: str | None) -> tuple[BinaryIO, s
     path = Path(source)
     label = name or path.name
     if not path.is_file():
-        raise unreadable(
-            label,
-            f"ZIP ファイル '{path}' が見つかりません。",
-            "ファイル名と場所を確認してください。",
-            path=str(path),
-        )
+        raise file_not_found(label, path)
     return open(path, "rb"), label  # closed by the caller
 
 
@@ -162,12 +159,7 @@ def open_folder(
     root = Path(path)
     label = root.name or str(root)
     if not root.is_dir() or root.is_symlink():
-        raise unreadable(
-            label,
-            f"フォルダ '{root}' が見つかりません（またはフォルダではありません）。",
-            "証跡を入れたフォルダのパスを確認してください。",
-            path=str(root),
-        )
+        raise folder_not_found(root)
     budget = Budget(limits)
     listing = ArchiveListing()
     for rel, full in _walk(root, "", listing, label):
@@ -202,7 +194,19 @@ def _too_large(label: str, what: str) -> FileProcessingError:
     )
 
 
-def _unreadable(label: str, rel: str, exc: OSError) -> FileProcessingError:
+def folder_not_found(path: Path) -> FileProcessingError:
+    """The one error for a folder the user named that is not there (or is not a folder)."""
+    return unreadable(
+        path.name or str(path),
+        f"フォルダ '{path}' が見つかりません（またはフォルダではありません）。",
+        "フォルダのパス（綴り・場所）を確認してください。",
+        path=str(path),
+    )
+
+
+def folder_unreadable(label: str, rel: str, exc: OSError) -> FileProcessingError:
+    """The one error for a folder, or an entry below it (``rel``), that cannot be listed or
+    read while a folder is walked (evidence folders, ``file.list_folder``)."""
     return unreadable(
         label,
         f"フォルダ '{label}' の '{rel or '.'}' を読めません（{exc.strerror or exc}）。",
@@ -220,7 +224,7 @@ def _walk(
         with os.scandir(directory) as it:
             entries = sorted(it, key=lambda e: e.name)
     except OSError as exc:
-        raise _unreadable(label, prefix.rstrip("/"), exc) from exc
+        raise folder_unreadable(label, prefix.rstrip("/"), exc) from exc
     for entry in entries:
         rel = prefix + entry.name
         if entry.is_symlink():
@@ -244,7 +248,7 @@ def _read_regular(path: Path, rel: str, label: str, limits: ArchiveLimits) -> by
     try:
         fd = os.open(path, flags)
     except OSError as exc:
-        raise _unreadable(label, rel, exc) from exc
+        raise folder_unreadable(label, rel, exc) from exc
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode):

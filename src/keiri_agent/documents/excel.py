@@ -20,7 +20,7 @@ from keiri_agent.documents.excel_address import (
     worksheet,
 )
 from keiri_agent.documents.excel_write import ExcelEdit, WriteSummary
-from keiri_agent.documents.failures import unreadable
+from keiri_agent.documents.failures import file_not_found
 from keiri_agent.documents.limits import TableLimits
 from keiri_agent.documents.ooxml import XML_ERRORS, open_workbook, xml_error
 from keiri_agent.documents.table_infer import check_table_size, make_column_names
@@ -35,11 +35,7 @@ class ExcelManager:
         self.path = Path(path)
         check_excel_path(self.path)
         if not self.path.is_file():
-            raise unreadable(
-                self.path.name,
-                f"Excel ファイル {self.path} が見つかりません。",
-                "ファイルのパスを確認してください。",
-            )
+            raise file_not_found(self.path.name, self.path)
 
     def _load(self, *, values: bool) -> Workbook:
         return open_workbook(

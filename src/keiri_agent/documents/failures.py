@@ -10,6 +10,7 @@ several readers give for the same situation live here too.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Protocol
 
 from keiri_agent.errors import ErrorCode, FileProcessingError
@@ -18,6 +19,7 @@ __all__ = [
     "PASSWORD_PROTECTED",
     "RESAVE_HINT",
     "encrypted",
+    "file_not_found",
     "invalid_input",
     "too_large",
     "unreadable",
@@ -50,3 +52,14 @@ too_large = _refusal(ErrorCode.FILE_TOO_LARGE)
 unsupported = _refusal(ErrorCode.UNSUPPORTED_FORMAT)
 unsafe = _refusal(ErrorCode.ARCHIVE_UNSAFE)
 invalid_input = _refusal(ErrorCode.INPUT_VALIDATION_FAILED)
+
+
+def file_not_found(label: str, path: Path) -> FileProcessingError:
+    """The one error for a document the user named that is not there (``label``: its name as
+    shown; the path goes to the details only)."""
+    return unreadable(
+        label,
+        f"「{label}」が見つかりません。",
+        "ファイル名と保存場所を確認してください。",
+        path=str(path),
+    )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from keiri_agent.documents.failures import too_large, unreadable
+from keiri_agent.documents.failures import file_not_found, too_large, unreadable
 from keiri_agent.documents.limits import MAX_FILE_BYTES
 from keiri_agent.errors import FileProcessingError
 
@@ -54,12 +54,7 @@ def read_source(
             raise file_too_large(label, size, max_bytes, too_large_hint)
         return path.read_bytes()
     except FileNotFoundError as exc:
-        raise unreadable(
-            label,
-            f"「{label}」が見つかりません。",
-            "ファイル名と保存場所を確認してください。",
-            path=str(path),
-        ) from exc
+        raise file_not_found(label, path) from exc
     except OSError as exc:
         raise unreadable(
             label,

@@ -18,7 +18,7 @@ import datetime as dt
 import json
 import math
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal, overload
@@ -88,12 +88,7 @@ class TableOrigin:
         return f"{self.file} のシート「{self.sheet}」の {position} 行目{named}{cell}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "file": self.file,
-            "kind": self.kind,
-            "sheet": self.sheet,
-            "column_letters": dict(self.column_letters),
-        }
+        return asdict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TableOrigin:

@@ -17,6 +17,7 @@ import copy
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, TypedDict, TypeVar, Unpack, cast
 
 from langchain_core.embeddings import Embeddings
@@ -72,6 +73,17 @@ class ClientOptions(Binding, total=False):
     retry: RetryPolicy | None
 
 
+@dataclass(frozen=True)
+class _CallFacts:
+    """What a logical call's accounting knows from its start: when, what kind of call, and how
+    many values of each kind the request's masking replaced."""
+
+    started: float
+    structured: bool = False
+    streamed: bool = False
+    masked: Mapping[str, int] | None = None
+
+
 class _Bound:
     """What a client and an embedder share: settings, role, events, ledger, retry policy."""
 
@@ -125,14 +137,11 @@ class _Bound:
 
     def _record(
         self,
+        facts: _CallFacts,
         *,
-        started: float,
         attempts: int,
         message: BaseMessage | None,
         error: BlockError | None,
-        structured: bool = False,
-        streamed: bool = False,
-        masked: Mapping[str, int] | None = None,
     ) -> UsageRecord:
         input_tokens, output_tokens, total = usage_from_message(message)
         ref = self.ref
@@ -143,13 +152,13 @@ class _Bound:
             input_tokens=input_tokens,
             output_tokens=output_tokens,
             total_tokens=total,
-            latency_ms=round((time.perf_counter() - started) * 1000, 3),
+            latency_ms=round((time.perf_counter() - facts.started) * 1000, 3),
             attempts=attempts,
             ok=error is None,
             error_code=error.code if error is not None else None,
-            structured=structured,
-            streamed=streamed,
-            masked=dict(masked) if masked else None,
+            structured=facts.structured,
+            streamed=facts.streamed,
+            masked=dict(facts.masked) if facts.masked else None,
         )
         if self.ledger is not None:
             self.ledger.add(record)
@@ -160,12 +169,9 @@ class _Bound:
     def _attempt(
         self,
         call: Callable[[], R],
+        facts: _CallFacts,
         *,
-        started: float,
         sleep: Callable[[float], None] = time.sleep,
-        structured: bool = False,
-        streamed: bool = False,
-        masked: Mapping[str, int] | None = None,
     ) -> tuple[R, int]:
         """``call`` under the retry policy: (result, attempts). A call that still fails is
         accounted (``llm_call`` event, ledger) before its ``BlockError`` is raised."""
@@ -173,15 +179,7 @@ class _Bound:
             return self.retry.call(call, describe=self._describe(), sleep=sleep)
         except BlockError as exc:
             attempts = int(exc.details.get("attempts", 1))
-            self._record(
-                started=started,
-                attempts=attempts,
-                message=None,
-                error=exc,
-                structured=structured,
-                streamed=streamed,
-                masked=masked,
-            )
+            self._record(facts, attempts=attempts, message=None, error=exc)
             raise
 
     def _run(
@@ -198,29 +196,18 @@ class _Bound:
         cancellable (a cancel event on the client or in the context).
         ``masked``: how many values of each kind the request's masking replaced (logged).
         """
-        started = time.perf_counter()
+        facts = _CallFacts(time.perf_counter(), structured=structured, masked=masked)
         describe = self._describe()
         cancel = self.cancel or current_cancel()
         if cancel is None:
-            result, attempts = self._attempt(
-                call.run, started=started, structured=structured, masked=masked
-            )
+            result, attempts = self._attempt(call.run, facts)
         else:
             result, attempts = self._attempt(
                 lambda: run_cancellable(call.arun, cancel, describe),
-                started=started,
+                facts,
                 sleep=cancellable_sleep(cancel, describe),
-                structured=structured,
-                masked=masked,
             )
-        self._record(
-            started=started,
-            attempts=attempts,
-            message=message_of(result),
-            error=None,
-            structured=structured,
-            masked=masked,
-        )
+        self._record(facts, attempts=attempts, message=message_of(result), error=None)
         return result
 
 
@@ -325,18 +312,16 @@ class LLMClient(_Bound):
         describe = self._describe()
         vault = self.vault()
         sent, masked = mask_input(messages, vault)
+        facts = _CallFacts(started, streamed=True, masked=masked)
         restorer = StreamRestorer(vault)
 
         def open_stream() -> tuple[Iterator[BaseMessage], BaseMessage | None]:
             iterator = iter(model.stream(sent))
             return iterator, next(iterator, None)
 
-        (iterator, first), attempts = self._attempt(
-            open_stream, started=started, streamed=True, masked=masked
-        )
+        (iterator, first), attempts = self._attempt(open_stream, facts)
         total: AIMessageChunk | None = None
         chunk: BaseMessage | None = first
-        flags: dict[str, Any] = {"streamed": True, "masked": masked}
         try:
             while chunk is not None:
                 piece = cast(AIMessageChunk, chunk)
@@ -353,9 +338,9 @@ class LLMClient(_Bound):
             raise
         except Exception as exc:
             error = to_block_error(exc, classify_failure(exc), attempts=attempts, describe=describe)
-            self._record(started=started, attempts=attempts, message=total, error=error, **flags)
+            self._record(facts, attempts=attempts, message=total, error=error)
             raise error from exc
-        self._record(started=started, attempts=attempts, message=total, error=None, **flags)
+        self._record(facts, attempts=attempts, message=total, error=None)
 
 
 class EmbeddingClient(_Bound):

@@ -23,7 +23,7 @@ from keiri_agent.schedule.due import next_fire
 from keiri_agent.schedule.pins import check_pin, default_pin, working_drift
 from keiri_agent.schedule.rules import CronRule, Rule, describe
 from keiri_agent.schedule.store import Misfire, Schedule, ScheduleStore, Trigger, new_id
-from keiri_agent.versions import VersionStore
+from keiri_agent.versions import VersionStore, plan_not_found
 from keiri_agent.workspace import confine
 
 __all__ = [
@@ -40,13 +40,7 @@ SECRET_BYTES = 32  # a webhook's HMAC key: 256 bits, as long as the SHA-256 bloc
 def _check_plan(settings: Settings, plan_id: str) -> None:
     known = resolve_plan_file(plan_id, Path(settings.keiri_designs_dir)) is not None
     if not known and not VersionStore.of(settings).versions(plan_id):
-        raise BlockError(
-            f"Plan「{plan_id}」が見つかりません（作業コピーも登録された版もありません）。",
-            code=ErrorCode.DEPENDENCY_NOT_FOUND,
-            hint="KEIRI_DESIGNS_DIR からの相対名（拡張子なし、例: keiri/monthly_close）で指定して"
-            "ください。",
-            details={"plan": plan_id},
-        )
+        raise plan_not_found(plan_id)
 
 
 def add_schedule(

@@ -13,7 +13,7 @@ from pathlib import Path
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.plan import load_source, resolve_plan_file
-from keiri_agent.versions import VersionStore, approval_required, version_id
+from keiri_agent.versions import VersionStore, approval_required, plan_not_found, version_id
 
 __all__ = ["LATEST_APPROVED", "WORKING", "check_pin", "default_pin", "resolve_pin", "working_drift"]
 
@@ -30,12 +30,7 @@ def check_pin(settings: Settings, plan_id: str, pin: str) -> str:
     """The pin as stored: a hash (prefix, ``v3``) becomes the full hash of an existing
     version; ``working`` is refused where approval is required."""
     if resolve_plan_file(plan_id, Path(settings.keiri_designs_dir)) is None and pin == WORKING:
-        raise BlockError(
-            f"Plan「{plan_id}」が見つかりません。",
-            code=ErrorCode.DEPENDENCY_NOT_FOUND,
-            hint="KEIRI_DESIGNS_DIR からの相対名（拡張子なし）で指定してください。",
-            details={"plan": plan_id},
-        )
+        raise plan_not_found(plan_id)
     if pin == WORKING:
         if approval_required(settings):
             raise BlockError(

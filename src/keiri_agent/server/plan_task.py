@@ -94,6 +94,7 @@ def _save_answers(directory: Path, answers: Mapping[str, Any], *, durable: bool)
 def _plan_source(request: PlanOrder, settings: Settings) -> tuple[Path, Mapping[str, Any] | None]:
     from keiri_agent.examples import example_answers, example_names, example_plan
     from keiri_agent.plan import resolve_plan_file
+    from keiri_agent.versions import plan_not_found
 
     if request.plan in example_names():
         answers = request.answers
@@ -103,13 +104,7 @@ def _plan_source(request: PlanOrder, settings: Settings) -> tuple[Path, Mapping[
         )
     path = resolve_plan_file(request.plan, Path(settings.keiri_designs_dir))
     if path is None:
-        raise BlockError(
-            f"Plan「{request.plan}」が見つかりません。",
-            code=ErrorCode.DEPENDENCY_NOT_FOUND,
-            hint=f"サンプル名（{', '.join(example_names())}）か、KEIRI_DESIGNS_DIR からの"
-            "相対名（拡張子なし、例: common/validation_flow）を指定してください。",
-            details={"plan": request.plan},
-        )
+        raise plan_not_found(request.plan, example_names())
     return path, request.answers
 
 

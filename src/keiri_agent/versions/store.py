@@ -25,7 +25,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -51,6 +51,7 @@ __all__ = [
     "VersionStore",
     "integrity_error",
     "normalize_text",
+    "plan_not_found",
     "version_id",
 ]
 
@@ -191,6 +192,19 @@ def integrity_error(what: str, problems: list[str], path: Path) -> BlockError:
         hint="ファイルを書き換えた人と経緯を確認し、バックアップから戻してください"
         "（版の記録は追記だけで、書き換えは検出されます）。",
         details={"file": str(path), "problems": problems},
+    )
+
+
+def plan_not_found(plan_id: str, examples: Sequence[str] = ()) -> BlockError:
+    """The one error for a plan name that names no plan (``examples``: the sample names that
+    would also have been accepted where the plan is looked up)."""
+    samples = f"サンプル名（{', '.join(examples)}）か、" if examples else ""
+    return BlockError(
+        f"Plan「{plan_id}」が見つかりません。",
+        code=ErrorCode.DEPENDENCY_NOT_FOUND,
+        hint=f"{samples}KEIRI_DESIGNS_DIR からの相対名（拡張子なし、例: keiri/monthly_close）で"
+        "指定してください。",
+        details={"plan": plan_id},
     )
 
 

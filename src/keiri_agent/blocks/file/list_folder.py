@@ -23,8 +23,8 @@ from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
 from keiri_agent.blocks.inputs import count_limit, string_list
 from keiri_agent.blocks.table.records import input_error
 from keiri_agent.config import load_settings
+from keiri_agent.documents.archives import folder_not_found, folder_unreadable
 from keiri_agent.documents.zipnames import skip_reason
-from keiri_agent.errors import ErrorCode, FileProcessingError
 
 __all__ = ["DEFAULT_MAX_FILES", "ListFolderBlock"]
 
@@ -100,13 +100,8 @@ class _Walk:
             with os.scandir(directory) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
-            where = prefix.rstrip("/") or "."
-            raise FileProcessingError(
-                self.root.name or str(self.root),
-                f"フォルダ '{self.root}' の '{where}' を読めません（{exc.strerror or exc}）。",
-                code=ErrorCode.FILE_UNREADABLE,
-                hint="フォルダのアクセス権限を確認してください。",
-                details={"path": str(directory)},
+            raise folder_unreadable(
+                self.root.name or str(self.root), prefix.rstrip("/"), exc
             ) from exc
         for entry in entries:
             self.seen += 1
@@ -191,13 +186,7 @@ def _folder(path: Path) -> Path:
             field="folder",
         )
     if not path.is_dir():
-        raise FileProcessingError(
-            path.name or str(path),
-            f"フォルダ '{path}' が見つかりません。",
-            code=ErrorCode.FILE_UNREADABLE,
-            hint="フォルダのパス（綴り・場所）を確認してください。",
-            details={"path": str(path)},
-        )
+        raise folder_not_found(path)
     return path
 
 
