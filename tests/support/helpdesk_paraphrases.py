@@ -22,7 +22,7 @@ __all__ = ["LISTS", "Paraphrase", "QuestionLists", "found", "load_lists", "refus
 
 LISTS = Path(__file__).resolve().parents[1] / "data" / "helpdesk_paraphrases.yaml"
 MANUAL_FILE = "XYZシステム_ユーザーマニュアル.pdf"
-Split = Literal["dev", "heldout", "dev2", "heldout2", "heldout3", "heldout4"]
+Split = Literal["dev", "heldout", "dev2", "heldout2", "heldout3", "heldout4", "heldout5"]
 
 
 @dataclass(frozen=True)
