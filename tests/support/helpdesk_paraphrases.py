@@ -18,7 +18,7 @@ import yaml
 from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase, SearchOutput
 from tests.support.helpdesk_eval import gold_id
 
-__all__ = ["LISTS", "Paraphrase", "QuestionLists", "found", "load_lists", "refused"]
+__all__ = ["LISTS", "Paraphrase", "QuestionLists", "Split", "found", "load_lists", "refused"]
 
 LISTS = Path(__file__).resolve().parents[1] / "data" / "helpdesk_paraphrases.yaml"
 MANUAL_FILE = "XYZシステム_ユーザーマニュアル.pdf"
