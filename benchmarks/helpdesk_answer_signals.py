@@ -221,7 +221,8 @@ def main() -> None:
     print(
         f"\n{len(on)} tuning paraphrases, {len(off)} tuning off-topic questions, {len(large)} large"
         f" set questions; limits: ≥ {MIN_PARAPHRASES} paraphrases covered, ≤ {MAX_LARGE_REFUSED}"
-        " large-set questions refused\n"
+        " large-set questions refused; the floor's default threshold is"
+        f" {DEFAULT_HELPDESK_MIN_MARGIN}\n"
     )
     print(
         "| variant | threshold | paraphrases covered | off-topic covered (fewer is better) "
@@ -242,7 +243,6 @@ def main() -> None:
         )
 
     groups = {"on": on, "off": off, "large": large, "h4_on": h4_on, "h4_off": h4_off}
-    print(f"(the floor's default threshold is {DEFAULT_HELPDESK_MIN_MARGIN})")
     report("floor as it is (margin, shared words)", lambda r: r.coverage.margin)
     report(
         "sentences instead of pieces in the margin",
