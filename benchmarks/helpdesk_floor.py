@@ -12,7 +12,10 @@ Two knowledge bases are ingested into temporary indexes with the default setting
   A reviewer's pair: ``dev2`` widened the background, ``heldout2`` was held out until the
   question-form margin; ``heldout3`` was written before the shared-words signal. From the
   question-form margin on, ``heldout2`` and ``heldout3`` were used to choose the settings too;
-  ``heldout4`` was written before that change and never used to choose: the held-out figure.
+  ``heldout4`` was written before that change and never used to choose those settings; the
+  fifth pass (sentence-level and "what is asked" signals, none adopted) judged its candidates on
+  every list including ``heldout4``. ``heldout5`` was written before that pass and never used to
+  choose: the held-out figure.
 - **a topic the background lacks** — the development lists' off-topic questions again, each with
   its :data:`LEFT_OUT` nearest background texts left out (as if the background had no text on
   its topic), and the development paraphrases likewise: how the floor does on topics nobody
@@ -82,7 +85,7 @@ OFF_TOPIC: tuple[str, ...] = (
     "育児休業の申請方法",
 )
 MARGINS = (-0.005, 0.0, 0.005, 0.0075, 0.01, 0.0125, 0.015, 0.0175, 0.02, 0.03)
-LATER = ("dev2", "heldout2", "heldout3", "heldout4")  # the lists after the first pair
+LATER = ("dev2", "heldout2", "heldout3", "heldout4", "heldout5")  # the lists after the first pair
 LEFT_OUT = 3  # background texts nearest a question left out for "a topic the background lacks"
 
 
@@ -270,9 +273,10 @@ def main() -> None:
             "\n| sample KB, later lists | dev2 paraphrases found@3 | dev2 off-topic 該当なし "
             "| heldout2 paraphrases found@3 | heldout2 off-topic 該当なし "
             "| heldout3 paraphrases found@3 | heldout3 off-topic 該当なし "
-            "| heldout4 paraphrases found@3 | heldout4 off-topic 該当なし |"
+            "| heldout4 paraphrases found@3 | heldout4 off-topic 該当なし "
+            "| heldout5 paraphrases found@3 | heldout5 off-topic 該当なし |"
         )
-        print("|---|---|---|---|---|---|---|---|---|")
+        print("|---|" + "---|" * 2 * len(LATER))
         for label, settings in runs:
             with KnowledgeBase.open(root / "sample", settings=settings) as kb:
                 _reviewer_rows(kb, label)

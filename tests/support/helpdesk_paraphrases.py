@@ -18,11 +18,11 @@ import yaml
 from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase, SearchOutput
 from tests.support.helpdesk_eval import gold_id
 
-__all__ = ["LISTS", "Paraphrase", "QuestionLists", "found", "load_lists", "refused"]
+__all__ = ["LISTS", "Paraphrase", "QuestionLists", "Split", "found", "load_lists", "refused"]
 
 LISTS = Path(__file__).resolve().parents[1] / "data" / "helpdesk_paraphrases.yaml"
 MANUAL_FILE = "XYZシステム_ユーザーマニュアル.pdf"
-Split = Literal["dev", "heldout", "dev2", "heldout2", "heldout3", "heldout4"]
+Split = Literal["dev", "heldout", "dev2", "heldout2", "heldout3", "heldout4", "heldout5"]
 
 
 @dataclass(frozen=True)
