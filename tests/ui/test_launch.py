@@ -109,6 +109,7 @@ def test_ui_command_serves_the_app_on_this_machine_only(tmp_path: Path) -> None:
     # Streamlit's English start banner does not reach the accountant's terminal.
     assert "You can now view" not in output
     assert "URL:" not in output
+    assert "server started" not in output.lower()
 
 
 def test_streamlit_run_in_the_repository_listens_on_this_machine_only(tmp_path: Path) -> None:

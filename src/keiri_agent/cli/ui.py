@@ -60,8 +60,10 @@ def streamlit_command(port: int, address: str, extra: list[str]) -> list[str]:
     command += ["--browser.gatherUsageStats", "false"]
     # No Deploy button or developer menu (as .streamlit/config.toml, which a wheel lacks).
     command += ["--client.toolbarMode", "minimal"]
-    # Its English banner ("You can now view your Streamlit app...") is replaced by ready_line.
-    command += ["--logger.hideWelcomeMessage", "true"]
+    # Its English banner ("You can now view your Streamlit app...") is replaced by ready_line,
+    # and its start-up notes (``Uvicorn server started on ...``) are left out: warnings and
+    # errors still reach the terminal.
+    command += ["--logger.hideWelcomeMessage", "true", "--logger.level", "warning"]
     return command + extra
 
 
