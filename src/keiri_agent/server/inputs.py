@@ -11,6 +11,9 @@ folders, and nothing else::
     KEIRI_SHARED_DATA_DIRS
                read: data for every user (looked up last, in order); default: the bundled
                example data (``keiri_agent.examples``)
+    KEIRI_S3_ALLOWED_BUCKETS
+               read: the S3 buckets or bucket prefixes a task may fetch with the server's
+               credentials; default: none
 
 Not the workspace around the tasks, not another task's folder, not the server's runs. The same
 object decides at the door -- a conversion ``source``, an analysis ``files`` entry, the answers
@@ -140,6 +143,7 @@ class TaskFiles:
 
     directory: Path
     shared: tuple[Path, ...] = ()
+    s3: tuple[str, ...] = ()  # the S3 places it may read (KEIRI_S3_ALLOWED_BUCKETS)
 
     @property
     def uploads(self) -> Path:
@@ -156,9 +160,11 @@ class TaskFiles:
     @property
     def access(self) -> FileAccess:
         """Reads: uploads, outputs, runs, shared data (relative names in that order, runs
-        aside); writes: outputs and runs."""
+        aside), the allowed S3 places; writes: outputs and runs."""
         return FileAccess.confined(
-            search=(self.uploads, self.outputs, *self.shared), writable=(self.outputs, self.runs)
+            search=(self.uploads, self.outputs, *self.shared),
+            writable=(self.outputs, self.runs),
+            s3=self.s3,
         )
 
     hint = FILES_HINT
@@ -219,7 +225,8 @@ def _replacement(label: str, match: re.Match[str]) -> str:
 
 def task_files(directory: Path, settings: Settings) -> TaskFiles:
     """The files of the task in ``directory`` (its tasks folder is the directory's parent)."""
-    return TaskFiles(directory.absolute(), shared_folders(settings, directory.absolute().parent))
+    shared = shared_folders(settings, directory.absolute().parent)
+    return TaskFiles(directory.absolute(), shared, settings.keiri_s3_allowed_buckets)
 
 
 # --- plan answers ----------------------------------------------------------------------------

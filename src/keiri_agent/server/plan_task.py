@@ -151,8 +151,11 @@ def _check_vars(vars: Mapping[str, Any], raw: Any, files: TaskFiles) -> None:
         for use in used.get(name, []):
             texts = value if isinstance(value, list) else [value]
             for text in texts:
+                if isinstance(text, str) and text.strip().lower().startswith("s3://"):
+                    files.access.read_s3(text, f"vars.{name}")  # the server's credentials
+                    continue
                 if not isinstance(text, str) or not text.strip() or "://" in text:
-                    continue  # not a path (s3:// sources are the pipeline's to check)
+                    continue  # not a path
                 if use.mode == "write":
                     files.access.write(text, f"vars.{name}", base=files.runs)
                     continue

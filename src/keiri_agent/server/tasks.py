@@ -149,7 +149,7 @@ class TaskRegistry:
         return self._create(kind, request, lambda _files: runner, (), owner)
 
     def _files(self, directory: Path) -> TaskFiles:
-        return TaskFiles(directory, self.shared)
+        return TaskFiles(directory, self.shared, self.settings.keiri_s3_allowed_buckets)
 
     def _create(
         self,
