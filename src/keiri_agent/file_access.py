@@ -191,7 +191,9 @@ class FileAccess:
         if {".", ".."} & set(place.split("/")[1:]):
             raise _refusal(field, text, "parent_reference", "'.' や '..' は使えません", _S3_HINT)
         if not place or not _inside(place, self.s3):
-            raise _refusal(field, text, "s3_not_allowed", "許可されていない S3 の場所です", _S3_HINT)
+            raise _refusal(
+                field, text, "s3_not_allowed", "許可されていない S3 の場所です", _S3_HINT
+            )
         return text
 
     # --- writing ------------------------------------------------------------------------------
