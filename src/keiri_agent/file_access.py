@@ -25,6 +25,12 @@ access reads only the buckets and bucket prefixes the operator names
 URL's text alone, before anything is asked of S3, so a refusal says nothing about whether the
 bucket exists.
 
+Files the whole team shares and a run may change (the learned payer names of 入金消込: one
+file per server, read by every user's matching) are not a task's to write: a confined access
+changes them only with a ``team_editor`` -- the server sets one for approvers and admins (and
+for a server without keys, one person's) -- and :meth:`FileAccess.edit_team_file` refuses the
+others; the editor's name is what the file records as who changed it.
+
 Blocks reach this through ``BlockContext.access`` (``blocks.inputs``), the conversion pipeline
 through its ``access`` argument, the server's door through ``server.inputs``: the same object
 decides everywhere. Like :func:`keiri_agent.workspace.confine`, the check holds at the moment it
@@ -101,7 +107,8 @@ class FileAccess:
 
     ``search``: where relative names are looked up for reading, in order. ``readable`` and
     ``writable``: the folders absolute paths must lie in (None: anywhere). ``s3``: the S3
-    places (``bucket`` or ``bucket/prefix``) a run may read (None: any). ``observer``: told
+    places (``bucket`` or ``bucket/prefix``) a run may read (None: any). ``team_editor``: who
+    a confined run changes the team's shared files as (None: it may not). ``observer``: told
     of every path :meth:`read` allows, with the input that named it (a plan run records the
     files it reads, with their hashes, for audits).
     """
@@ -110,6 +117,7 @@ class FileAccess:
     readable: tuple[Folder, ...] | None = None
     writable: tuple[Folder, ...] | None = None
     s3: tuple[str, ...] | None = None
+    team_editor: str | None = None
     observer: Callable[[Path, str], None] | None = dataclass_field(default=None, compare=False)
 
     def observed(self, observer: Callable[[Path, str], None] | None) -> FileAccess:
@@ -195,6 +203,21 @@ class FileAccess:
                 field, text, "s3_not_allowed", "許可されていない S3 の場所です", _S3_HINT
             )
         return text
+
+    def edit_team_file(self, what: str, field: str) -> str | None:
+        """Who changes the team's shared file ``what`` (its name for a user) for input
+        ``field``: None unrestricted (the operator's own CLI or app: the block says who), the
+        ``team_editor`` of a confined run; BlockError PERMISSION_DENIED when it has none."""
+        if not self.restricted or self.team_editor is not None:
+            return self.team_editor
+        raise BlockError(
+            f"{what}は経理チーム全員の処理に使われるため、このタスクからは変更できません"
+            f"（{field}）。",
+            code=ErrorCode.PERMISSION_DENIED,
+            hint="変更できるのは承認者（approver）か管理者（admin）の利用者のタスクだけです。"
+            "承認者に同じ確認を依頼するか、今回は覚えずに実行してください。",
+            details={"field": field, "reason": "team_file"},
+        )
 
     # --- writing ------------------------------------------------------------------------------
 

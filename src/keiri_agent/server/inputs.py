@@ -236,6 +236,7 @@ def task_files(
         shared = shared_folders(settings, directory.absolute().parent)
     operator = (
         (Path(settings.keiri_helpdesk_index).expanduser(), "（KEIRI_HELPDESK_INDEX のフォルダ）"),
+        (settings.learned_payer_names_path(), "（学習済みの名義のファイル）"),
     )
     return TaskFiles(directory.absolute(), shared, settings.keiri_s3_allowed_buckets, operator)
 
