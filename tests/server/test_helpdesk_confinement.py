@@ -23,39 +23,30 @@ from tests.server.test_confinement import (  # noqa: F401 (fixture)
     world,
 )
 
+
+def _ask(plan_id: str, vars: str, index_dir: str | None) -> str:
+    """A plan asking the help desk, its knowledge base at ``index_dir`` (None: left out)."""
+    where = "" if index_dir is None else f", index_dir: {index_dir}"
+    return f"""\
+apiVersion: v1
+id: {plan_id}
+vars: {vars}
+graph:
+  - id: ask
+    block: ai.helpdesk_answer
+    in: {{ question: 経費精算の締め日は？{where} }}
+exports:
+  - {{ from: ask.answer, as: answer }}
+"""
+
+
 PLANS = {
-    "ask_var": """\
-apiVersion: v1
-id: ask_var
-vars: { index: ナレッジ }
-graph:
-  - id: ask
-    block: ai.helpdesk_answer
-    in: { question: 経費精算の締め日は？, index_dir: "${vars.index}" }
-exports:
-  - { from: ask.answer, as: answer }
-""",
-    "ask_in_folder": """\
-apiVersion: v1
-id: ask_in_folder
-vars: { folder: 資料 }
-graph:
-  - id: ask
-    block: ai.helpdesk_answer
-    in: { question: 経費精算の締め日は？, index_dir: "${vars.folder}/index" }
-exports:
-  - { from: ask.answer, as: answer }
-""",
-    "ask_default": """\
-apiVersion: v1
-id: ask_default
-graph:
-  - id: ask
-    block: ai.helpdesk_answer
-    in: { question: 経費精算の締め日は？ }
-exports:
-  - { from: ask.answer, as: answer }
-""",
+    # The knowledge base where vars say (seen at the door) ...
+    "ask_var": _ask("ask_var", "{ index: ナレッジ }", '"${vars.index}"'),
+    # ... in a folder vars name (a path made during the run) ...
+    "ask_in_folder": _ask("ask_in_folder", "{ folder: 資料 }", '"${vars.folder}/index"'),
+    # ... and left out: the operator's KEIRI_HELPDESK_INDEX.
+    "ask_default": _ask("ask_default", "{}", None),
 }
 
 
