@@ -13,7 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from keiri_agent.errors import BlockError, ErrorCode, PathEscapeError
+from keiri_agent.config import load_settings
+from keiri_agent.errors import BlockError, ConfigurationError, ErrorCode, PathEscapeError
 from keiri_agent.file_access import ALLOWED_PLACES, FileAccess
 
 # Path pieces an attacker would try, mixed below into every spelling hypothesis can make.
@@ -276,3 +277,49 @@ def test_unrestricted_access_leaves_paths_as_they_were(tmp_path: Path) -> None:
     assert anywhere.write("out.xlsx", "output_path", base=tmp_path) == tmp_path / "out.xlsx"
     assert anywhere.write("/tmp/x.xlsx", "output_path", base=tmp_path) == Path("/tmp/x.xlsx")
     assert anywhere.with_own(tmp_path) is anywhere
+
+
+# --- S3 places (KEIRI_S3_ALLOWED_BUCKETS) ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "allowed"),
+    [
+        ("s3://keiri-data/2024/売上.csv", True),
+        ("s3://keiri-data/", True),
+        ("S3://keiri-data", True),
+        ("s3://reports/2024", True),
+        ("s3://reports/2024/", True),
+        ("s3://reports/2024/03/a.csv", True),
+        ("s3://reports/", False),
+        ("s3://reports/2024-private/a.csv", False),
+        ("s3://reports/2024/../private/a.csv", False),
+        ("s3://reports/2024/./a.csv", False),
+        ("s3://keiri-data-private/a.csv", False),
+        ("s3://", False),
+        ("s3://keiri-data/a\x00.csv", False),
+    ],
+)
+def test_s3_places(url: str, allowed: bool) -> None:
+    access = FileAccess.confined(search=(), s3=("keiri-data", "reports/2024"))
+    if allowed:
+        assert access.read_s3(url, "source") == url.strip()
+    else:
+        with pytest.raises(PathEscapeError) as info:
+            access.read_s3(url, "source")
+        assert info.value.message.startswith("source のパス「s3://") or "\\0" in info.value.message
+        assert "KEIRI_S3_ALLOWED_BUCKETS" in (info.value.hint or "")
+    assert FileAccess().read_s3(url, "source") == url  # unrestricted: any
+    assert FileAccess.confined(search=()).s3 == ()  # a server task by default: none
+
+
+def test_s3_allowed_buckets_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KEIRI_S3_ALLOWED_BUCKETS", "keiri-data, s3://reports/2024/  s3://x1/a/b")
+    assert load_settings().keiri_s3_allowed_buckets == ("keiri-data", "reports/2024", "x1/a/b")
+    monkeypatch.delenv("KEIRI_S3_ALLOWED_BUCKETS")
+    assert load_settings().keiri_s3_allowed_buckets == ()
+    for bad in ("Bad_Bucket!", "s3://ok-bucket/../other"):
+        monkeypatch.setenv("KEIRI_S3_ALLOWED_BUCKETS", bad)
+        with pytest.raises(ConfigurationError) as info:
+            load_settings()
+        assert "KEIRI_S3_ALLOWED_BUCKETS" in str(info.value.to_dict())

@@ -15,6 +15,7 @@ llama.cpp server, LiteLLM) is reached with the ``openai`` provider and ``OPENAI_
 from __future__ import annotations
 
 import os
+import re
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal, NamedTuple
@@ -134,6 +135,22 @@ def _parse_model(value: object) -> ModelRef | None:
     if isinstance(value, ModelRef):
         return value
     return ModelRef.parse(str(value))
+
+
+_S3_BUCKET = re.compile(r"[a-z0-9][a-z0-9.\-_]{1,254}")  # S3's own naming rule, loosely
+
+
+def _s3_place(text: str) -> str:
+    """One entry of KEIRI_S3_ALLOWED_BUCKETS as ``bucket`` or ``bucket/prefix`` (no ``s3://``,
+    no trailing "/"); ValueError for a bucket name S3 would not take or a ``.``/``..`` part."""
+    place = text.strip()
+    if place.lower().startswith("s3://"):
+        place = place[len("s3://") :]
+    place = place.strip("/")
+    bucket, _sep, prefix = place.partition("/")
+    if not _S3_BUCKET.fullmatch(bucket) or {".", ".."} & set(prefix.split("/")):
+        raise ValueError(f"'{text}' はバケット名か s3://バケット名/フォルダー の形ではありません")
+    return place
 
 
 # Model names are plain strings in the environment, never JSON: parse them ourselves.
@@ -257,6 +274,10 @@ class Settings(BaseSettings):
     # (unset: AWS's own); credentials come from boto3's chain (AWS_ACCESS_KEY_ID, AWS_PROFILE...).
     keiri_s3_endpoint_url: str | None = None
     keiri_s3_region: str | None = None
+    # The S3 places an API server task may read with the server's credentials: buckets or
+    # bucket prefixes (``keiri-data`` or ``s3://keiri-data/2024``), comma- or space-separated.
+    # Unset or empty: none. The CLI and the app's local runs (the operator's own) read any.
+    keiri_s3_allowed_buckets: Annotated[tuple[str, ...], NoDecode] = ()
     # The most bytes one conversion request may fetch (all its files together).
     keiri_convert_max_bytes: int = Field(default=DEFAULT_CONVERT_MAX_BYTES, gt=0)
     # Deadline for a whole analysis turn (seconds).
@@ -347,6 +368,16 @@ class Settings(BaseSettings):
         if self.keiri_shared_data_dirs is None:
             return None
         return [Path(p) for p in self.keiri_shared_data_dirs.split(os.pathsep) if p.strip()]
+
+    @field_validator("keiri_s3_allowed_buckets", mode="before")
+    @classmethod
+    def _s3_places(cls, value: object) -> tuple[str, ...]:
+        if value is None:
+            return ()
+        items = value.replace(",", " ").split() if isinstance(value, str) else value
+        if not isinstance(items, list | tuple):
+            raise ValueError("バケット名の並び（カンマ区切り）を指定してください")
+        return tuple(_s3_place(str(item)) for item in items)
 
     @field_validator(
         "keiri_llm_model",

@@ -19,6 +19,18 @@ Spellings that could mean something else are refused before anything is looked u
 inside the allowed folders. Refusals are :class:`PathEscapeError` (``PERMISSION_DENIED``) naming
 the input and repeating the path as it was given, never the server's own folders.
 
+S3 sources (``s3://bucket/key``) are read with the server's own credentials, so a confined
+access reads only the buckets and bucket prefixes the operator names
+(``KEIRI_S3_ALLOWED_BUCKETS``; none by default): :meth:`FileAccess.read_s3` decides by the
+URL's text alone, before anything is asked of S3, so a refusal says nothing about whether the
+bucket exists.
+
+Files the whole team shares and a run may change (the learned payer names of 入金消込: one
+file per server, read by every user's matching) are not a task's to write: a confined access
+changes them only with a ``team_editor`` -- the server sets one for approvers and admins (and
+for a server without keys, one person's) -- and :meth:`FileAccess.edit_team_file` refuses the
+others; the editor's name is what the file records as who changed it.
+
 Blocks reach this through ``BlockContext.access`` (``blocks.inputs``), the conversion pipeline
 through its ``access`` argument, the server's door through ``server.inputs``: the same object
 decides everywhere. Like :func:`keiri_agent.workspace.confine`, the check holds at the moment it
@@ -50,6 +62,13 @@ _READ_HINT = (
 _WRITE_HINT = (
     "出力先はファイル名か、作業フォルダからの相対パス（'..' を含まないもの）で指定してください。"
     "書き込めるのはこのタスクの出力フォルダの中だけです。"
+)
+
+
+_S3_HINT = (
+    "サーバーのタスクが読める S3 の場所は、管理者が KEIRI_S3_ALLOWED_BUCKETS"
+    "（バケット名か s3://バケット名/フォルダー）で決めます。許可された場所の URL を指定するか、"
+    "ファイルをアップロードしてください。"
 )
 
 
@@ -87,7 +106,9 @@ class FileAccess:
     """Which folders a run may read and write; ``FileAccess()`` allows everything.
 
     ``search``: where relative names are looked up for reading, in order. ``readable`` and
-    ``writable``: the folders absolute paths must lie in (None: anywhere). ``observer``: told
+    ``writable``: the folders absolute paths must lie in (None: anywhere). ``s3``: the S3
+    places (``bucket`` or ``bucket/prefix``) a run may read (None: any). ``team_editor``: who
+    a confined run changes the team's shared files as (None: it may not). ``observer``: told
     of every path :meth:`read` allows, with the input that named it (a plan run records the
     files it reads, with their hashes, for audits).
     """
@@ -95,6 +116,8 @@ class FileAccess:
     search: tuple[Folder, ...] = ()
     readable: tuple[Folder, ...] | None = None
     writable: tuple[Folder, ...] | None = None
+    s3: tuple[str, ...] | None = None
+    team_editor: str | None = None
     observer: Callable[[Path, str], None] | None = dataclass_field(default=None, compare=False)
 
     def observed(self, observer: Callable[[Path, str], None] | None) -> FileAccess:
@@ -109,12 +132,14 @@ class FileAccess:
         search: Iterable[Path],
         readable: Iterable[Path] = (),
         writable: Iterable[Path] = (),
+        s3: Iterable[str] = (),
     ) -> FileAccess:
-        """Reads only in ``search`` and ``readable`` (relative names: ``search`` in order),
-        writes only in ``writable`` (which is readable too: a run reads its own outputs)."""
+        """Reads only in ``search`` and ``readable`` (relative names: ``search`` in order) and
+        the S3 places ``s3``, writes only in ``writable`` (which is readable too: a run reads
+        its own outputs)."""
         found = tuple(Folder.of(p) for p in search)
         out = tuple(Folder.of(p) for p in writable)
-        return cls(found, (*found, *(Folder.of(p) for p in readable), *out), out)
+        return cls(found, (*found, *(Folder.of(p) for p in readable), *out), out, tuple(s3))
 
     @property
     def restricted(self) -> bool:
@@ -157,6 +182,41 @@ class FileAccess:
             code=ErrorCode.INPUT_VALIDATION_FAILED,
             hint="名前の綴りを確認するか、ファイルをアップロードしてください。" + _READ_HINT,
             details={"field": field, "path": _shown(text), "reason": "not_found"},
+        )
+
+    def read_s3(self, url: str, field: str) -> str:
+        """``url`` (``s3://bucket/key``) when a run may read it: with ``s3`` unset, any; else
+        only a URL inside one of those places (``bucket`` or ``bucket/prefix``, matched by
+        whole key parts). PathEscapeError otherwise, decided by the text alone."""
+        if self.s3 is None:
+            return url
+        text = url.strip()
+        if "\x00" in text:
+            raise _refusal(
+                field, text.replace("\x00", "\\0"), "nul", "NUL 文字が含まれています", _S3_HINT
+            )
+        place = text[len("s3://") :].rstrip("/") if text.lower().startswith("s3://") else ""
+        if {".", ".."} & set(place.split("/")[1:]):
+            raise _refusal(field, text, "parent_reference", "'.' や '..' は使えません", _S3_HINT)
+        if not place or not _inside(place, self.s3):
+            raise _refusal(
+                field, text, "s3_not_allowed", "許可されていない S3 の場所です", _S3_HINT
+            )
+        return text
+
+    def edit_team_file(self, what: str, field: str) -> str | None:
+        """Who changes the team's shared file ``what`` (its name for a user) for input
+        ``field``: None unrestricted (the operator's own CLI or app: the block says who), the
+        ``team_editor`` of a confined run; BlockError PERMISSION_DENIED when it has none."""
+        if not self.restricted or self.team_editor is not None:
+            return self.team_editor
+        raise BlockError(
+            f"{what}は経理チーム全員の処理に使われるため、このタスクからは変更できません"
+            f"（{field}）。",
+            code=ErrorCode.PERMISSION_DENIED,
+            hint="変更できるのは承認者（approver）か管理者（admin）の利用者のタスクだけです。"
+            "承認者に同じ確認を依頼するか、今回は覚えずに実行してください。",
+            details={"field": field, "reason": "team_file"},
         )
 
     # --- writing ------------------------------------------------------------------------------

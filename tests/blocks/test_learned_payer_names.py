@@ -7,6 +7,7 @@ import csv
 import datetime as dt
 import io
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.table.payments.learned import STORE_COLUMNS, LearnedName, LearnedNames
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.file_access import FileAccess
 from tests.blocks.conftest import run_like_runner
 from tests.blocks.payments_support import context
 
@@ -145,3 +147,31 @@ def test_the_block_refuses_a_row_without_a_code_and_writes_nothing(
     empty = run_like_runner(block, {"names": []}, context(tmp_path, "learn"))
     assert empty["summary"]["added"] == 0
     assert not (tmp_path / "learned_payer_names.csv").exists()
+
+
+def test_a_confined_run_changes_the_teams_names_only_as_its_editor(
+    registry: BlockRegistry, tmp_path: Path
+) -> None:
+    block = registry.load("table.learn_payer_names")
+    names = [{"振込依頼人名": "ｶ)ﾔﾏﾄﾎ-ﾙﾃﾞｲﾝｸﾞｽ", "取引先コード": "1001"}]
+    store = tmp_path / "learned_payer_names.csv"
+    confined = FileAccess.confined(search=(), writable=(tmp_path / "run",))
+    # A server task of an ordinary user: refused, nothing written.
+    with pytest.raises(BlockError) as caught:
+        run_like_runner(block, {"names": names}, context(tmp_path, "learn", access=confined))
+    assert caught.value.code == ErrorCode.PERMISSION_DENIED
+    assert caught.value.message.startswith("学習済みの名義は経理チーム全員の処理に使われる")
+    assert "承認者（approver）か管理者（admin）" in (caught.value.hint or "")
+    assert not store.exists()
+    # An approver's: recorded as the signed-in user, the typed name only beside it.
+    editor = replace(confined, team_editor="tanaka")
+    inputs = {"names": names, "who": "経理 花子"}
+    out = run_like_runner(block, inputs, context(tmp_path, "learn", access=editor))
+    assert out["added"][0]["登録者"] == "tanaka（経理 花子）"
+    assert [r["登録者"] for r in rows(store)] == ["tanaka（経理 花子）"]
+    # Nothing to learn needs no right to change anything.
+    assert run_like_runner(block, {"names": []}, context(tmp_path, "learn", access=confined))
+    # The operator's own run (CLI, app): unrestricted, 登録者 as typed.
+    other = [{"振込依頼人名": "ｱｵﾊﾞｼﾖｳｼﾞ", "取引先コード": "1002"}]
+    out = run_like_runner(block, {"names": other, "who": "経理 花子"}, context(tmp_path, "learn"))
+    assert out["added"][0]["登録者"] == "経理 花子"

@@ -11,6 +11,9 @@ folders, and nothing else::
     KEIRI_SHARED_DATA_DIRS
                read: data for every user (looked up last, in order); default: the bundled
                example data (``keiri_agent.examples``)
+    KEIRI_S3_ALLOWED_BUCKETS
+               read: the S3 buckets or bucket prefixes a task may fetch with the server's
+               credentials; default: none
 
 Not the workspace around the tasks, not another task's folder, not the server's runs. The same
 object decides at the door -- a conversion ``source``, an analysis ``files`` entry, the answers
@@ -140,6 +143,10 @@ class TaskFiles:
 
     directory: Path
     shared: tuple[Path, ...] = ()
+    s3: tuple[str, ...] = ()  # the S3 places it may read (KEIRI_S3_ALLOWED_BUCKETS)
+    # The operator's folders a run may reach by a setting, not by a path (the help desk's
+    # KEIRI_HELPDESK_INDEX): named by what they are in what a user sees.
+    operator: tuple[tuple[Path, str], ...] = ()
 
     @property
     def uploads(self) -> Path:
@@ -156,9 +163,11 @@ class TaskFiles:
     @property
     def access(self) -> FileAccess:
         """Reads: uploads, outputs, runs, shared data (relative names in that order, runs
-        aside); writes: outputs and runs."""
+        aside), the allowed S3 places; writes: outputs and runs."""
         return FileAccess.confined(
-            search=(self.uploads, self.outputs, *self.shared), writable=(self.outputs, self.runs)
+            search=(self.uploads, self.outputs, *self.shared),
+            writable=(self.outputs, self.runs),
+            s3=self.s3,
         )
 
     hint = FILES_HINT
@@ -177,6 +186,7 @@ class TaskFiles:
         named = [(work, "（作業フォルダ）")] if work is not None else []
         named += [(self.directory, "（タスクのフォルダ）")]
         named += [(folder, "（共有データフォルダ）") for folder in self.shared]
+        named += list(self.operator)
         pairs = []
         for folder, label in named:
             for form in {os.path.abspath(folder), os.path.realpath(folder)}:
@@ -203,7 +213,7 @@ def _hidden(value: Any, pairs: list[tuple[str, str]]) -> Any:
     if isinstance(value, str):
         for folder, label in pairs:
             # A path under the folder loses it; the folder alone (not a longer name) is named.
-            pattern = re.escape(folder) + r"(?:(/)|(?![^\s/'\"「」（）()]))"
+            pattern = re.escape(folder) + r"(?:(/)|(?![^\s/'\"`「」（）()]))"
             value = re.sub(pattern, partial(_replacement, label), value)
         return value
     if isinstance(value, Mapping):
@@ -217,9 +227,18 @@ def _replacement(label: str, match: re.Match[str]) -> str:
     return "" if match.group(1) else label
 
 
-def task_files(directory: Path, settings: Settings) -> TaskFiles:
-    """The files of the task in ``directory`` (its tasks folder is the directory's parent)."""
-    return TaskFiles(directory.absolute(), shared_folders(settings, directory.absolute().parent))
+def task_files(
+    directory: Path, settings: Settings, shared: tuple[Path, ...] | None = None
+) -> TaskFiles:
+    """The files of the task in ``directory`` (its tasks folder is the directory's parent;
+    ``shared``: the shared data folders when already checked)."""
+    if shared is None:
+        shared = shared_folders(settings, directory.absolute().parent)
+    operator = (
+        (Path(settings.keiri_helpdesk_index).expanduser(), "（KEIRI_HELPDESK_INDEX のフォルダ）"),
+        (settings.learned_payer_names_path(), "（学習済みの名義のファイル）"),
+    )
+    return TaskFiles(directory.absolute(), shared, settings.keiri_s3_allowed_buckets, operator)
 
 
 # --- plan answers ----------------------------------------------------------------------------

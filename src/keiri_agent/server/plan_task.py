@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -37,6 +38,7 @@ from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import RunEvent, RunStatus
 from keiri_agent.server.inputs import TaskFiles, base_node_id, check_answer_paths, task_files
 from keiri_agent.server.jobs import Job, JobResult, Runner, cancelled_error
+from keiri_agent.users import load_users
 
 if TYPE_CHECKING:
     from keiri_agent.plan import Plan, PlanEnv, PlanRunner
@@ -50,6 +52,7 @@ __all__ = [
     "prepare_plan",
     "prepare_resume",
     "saved_answers",
+    "team_editor",
 ]
 
 
@@ -151,8 +154,11 @@ def _check_vars(vars: Mapping[str, Any], raw: Any, files: TaskFiles) -> None:
         for use in used.get(name, []):
             texts = value if isinstance(value, list) else [value]
             for text in texts:
+                if isinstance(text, str) and text.strip().lower().startswith("s3://"):
+                    files.access.read_s3(text, f"vars.{name}")  # the server's credentials
+                    continue
                 if not isinstance(text, str) or not text.strip() or "://" in text:
-                    continue  # not a path (s3:// sources are the pipeline's to check)
+                    continue  # not a path
                 if use.mode == "write":
                     files.access.write(text, f"vars.{name}", base=files.runs)
                     continue
@@ -313,12 +319,24 @@ def _runner(job: Job) -> PlanRunner:
     from keiri_agent.plan import PlanEnv, PlanRunner
 
     files = task_files(job.directory, job.settings)
+    editor = team_editor(job.settings, job.owner)
     return PlanRunner(
         PlanEnv.of(settings=job.settings),
         runs_dir=files.runs,
-        access=files.access,
+        access=replace(files.access, team_editor=editor),
         started_by=job.owner or ANONYMOUS_CALLER,
     )
+
+
+def team_editor(settings: Settings, owner: str | None) -> str | None:
+    """Who a task of ``owner`` changes the team's shared files as (the learned payer names,
+    ``FileAccess.edit_team_file``): an approver or admin as themselves, anyone on a server
+    without keys (one person's, on loopback) as the anonymous caller; None for the others."""
+    users = load_users(settings)
+    if not users:
+        return ANONYMOUS_CALLER
+    user = users.by_name(owner)
+    return user.name if user is not None and user.role in ("approver", "admin") else None
 
 
 def _run_plan(

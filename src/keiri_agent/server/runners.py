@@ -54,7 +54,8 @@ class ConvertRequest(BaseModel):
     """A conversion or chart request (seed 003): the pipeline interprets, fetches, converts.
 
     A local ``source`` is one of the task's uploads or a file of a shared data folder
-    (``inputs``); ``s3://`` URLs are passed on. Without a source, the files uploaded with the
+    (``inputs``); an ``s3://`` URL must lie in a place the operator allows (the pipeline checks
+    a URL written in the request text the same way). Without a source, the files uploaded with the
     request are the source.
     """
 
@@ -138,7 +139,9 @@ def prepare(
                 details={"not_files": not_files},
             )
         return partial(_run_analysis, request, data)
-    if request.source is not None and "://" not in request.source:  # URLs: the pipeline checks
+    if request.source is not None and request.source.strip().lower().startswith("s3://"):
+        files.access.read_s3(request.source, "source")  # refused (403) before S3 is asked
+    elif request.source is not None and "://" not in request.source:  # URLs: the pipeline checks
         try:  # a path leading where the task may not read is refused here (403)
             source = str(files.resolve(request.source, "source"))
         except BlockError as exc:

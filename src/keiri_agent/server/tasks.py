@@ -45,6 +45,7 @@ from keiri_agent.server.inputs import (
     UPLOADS_DIR,
     TaskFiles,
     shared_folders,
+    task_files,
     too_long,
     upload_name,
 )
@@ -149,7 +150,7 @@ class TaskRegistry:
         return self._create(kind, request, lambda _files: runner, (), owner)
 
     def _files(self, directory: Path) -> TaskFiles:
-        return TaskFiles(directory, self.shared)
+        return task_files(directory, self.settings, self.shared)
 
     def _create(
         self,

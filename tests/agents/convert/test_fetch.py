@@ -299,3 +299,37 @@ def test_client_from_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     assert client.meta.config.retries["total_max_attempts"] == 1
     monkeypatch.setenv("KEIRI_S3_ENDPOINT_URL", " ")
     assert load_settings().keiri_s3_endpoint_url is None
+
+
+# --- S3 places a confined access may read (KEIRI_S3_ALLOWED_BUCKETS) ------------------------
+
+
+@pytest.mark.usefixtures("s3_env")
+def test_s3_confined_to_allowed_places(
+    tmp_path: Path, s3_admin: Any, s3_bucket: str, s3_proxy: FaultProxy
+) -> None:
+    _put(s3_admin, s3_bucket, "2024/売上.csv")
+    _put(s3_admin, s3_bucket, "2024-secret/給与.csv", b"secret")
+    _put(s3_admin, s3_bucket, "top.csv", b"secret")
+    access = FileAccess.confined(search=(), s3=(f"{s3_bucket}/2024",))
+    fetched = fetch_sources(f"s3://{s3_bucket}/2024/", dest_dir=tmp_path / "ok", access=access)
+    assert [f.name for f in fetched] == ["売上.csv"]  # inside the allowed prefix: read
+    s3_proxy.reset()
+    refused = [
+        f"s3://{s3_bucket}/",  # the whole bucket
+        f"s3://{s3_bucket}/top.csv",
+        f"s3://{s3_bucket}/2024-secret/",  # a key that only starts like the prefix
+        f"s3://{s3_bucket}/2024/../top.csv",
+        "s3://other-bucket/2024/売上.csv",
+    ]
+    for url in refused:
+        with pytest.raises(FetchError) as info:
+            fetch_sources(url, dest_dir=tmp_path / "no", access=access)
+        assert info.value.code == ErrorCode.PERMISSION_DENIED, url
+        assert info.value.message.startswith("source のパス「s3://"), info.value.message
+        assert "KEIRI_S3_ALLOWED_BUCKETS" in (info.value.hint or "")
+    assert s3_proxy.requests == []  # decided by the URL alone: S3 was never asked
+    assert not (tmp_path / "no").exists() or not any((tmp_path / "no").iterdir())
+    # Unrestricted (the CLI, run by the operator): any bucket, as before.
+    fetched = fetch_sources(f"s3://{s3_bucket}/top.csv", dest_dir=tmp_path / "cli")
+    assert [f.path.read_bytes() for f in fetched] == [b"secret"]

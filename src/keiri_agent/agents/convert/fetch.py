@@ -98,8 +98,8 @@ def fetch_sources(
 
     ``max_bytes`` defaults to ``KEIRI_CONVERT_MAX_BYTES``; ``s3_client`` replaces the client
     built from ``settings``; ``access`` says where local sources may be read (default:
-    anywhere; the API server's tasks read only their own files and the shared data; the files
-    of a folder are matched inside it); ``log`` receives Japanese progress lines. Raises ``FetchError``; on failure the
+    anywhere; the API server's tasks read only their own files and the shared data, and only
+    the S3 places the operator allows; the files of a folder are matched inside it); ``log`` receives Japanese progress lines. Raises ``FetchError``; on failure the
     files this call already wrote are removed again.
     """
     text = source.strip()
@@ -118,6 +118,8 @@ def fetch_sources(
     plan = _Copier(dest_dir, max_bytes, log or (lambda _msg: None))
     try:
         if s3:
+            # Read with the server's credentials: only where the operator allows (any for the CLI).
+            _allowed(partial((access or FileAccess()).read_s3, text, "source"), text)
             client = s3_client if s3_client is not None else make_s3_client(settings)
             reader = S3Reader(client, text, retries=retries, backoff_s=backoff_s, log=plan.log)
             _fetch_s3(reader, plan, list(files), max_files, page_size)
@@ -219,17 +221,7 @@ class _Copier:
 def _fetch_local(
     text: str, plan: _Copier, patterns: list[str], max_files: int, access: FileAccess
 ) -> None:
-    try:
-        real = Path(os.path.realpath(access.read(text, "source")))
-    except BlockError as exc:  # outside what the task may read (never says where that is)
-        refused = exc.code == ErrorCode.PERMISSION_DENIED
-        raise FetchError(
-            exc.message,
-            source=text,
-            code=exc.code if refused else ErrorCode.FILE_UNREADABLE,
-            hint=exc.hint,
-            details=exc.details,
-        ) from exc
+    real = Path(os.path.realpath(_allowed(partial(access.read, text, "source"), text)))
     if real.is_file():
         candidates = [(real.name, real)]
     elif real.is_dir():
@@ -257,6 +249,22 @@ def _fetch_local(
         name, target = plan.target_for(rel)
         plan.write(str(file), name, target, _read_chunks(file))
     plan.log(f"ローカル {text}: {len(chosen)} 件を取得しました")
+
+
+def _allowed(check: Callable[[], _T], text: str) -> _T:
+    """``check()``'s answer, or its refusal (outside what the task may read, never saying
+    where that is or whether it exists) as a FetchError."""
+    try:
+        return check()
+    except BlockError as exc:
+        refused = exc.code == ErrorCode.PERMISSION_DENIED
+        raise FetchError(
+            exc.message,
+            source=text,
+            code=exc.code if refused else ErrorCode.FILE_UNREADABLE,
+            hint=exc.hint,
+            details=exc.details,
+        ) from exc
 
 
 def _fetch_s3(

@@ -5,6 +5,9 @@ names of 要確認 lines a person answered with 「この名義を覚える」) 
 learned-names store (:mod:`.payments.learned`: ``KEIRI_LEARNED_PAYER_NAMES``, by default
 ``<KEIRI_WORKSPACE_ROOT>/learned_payer_names.csv``), stamped with who and when. Every later run
 of ``table.match_payments`` reads the store and matches those payers with reason 学習済み.
+The file is one for the whole team (everyone's matching reads it): a server task changes it only
+when its user is an approver or admin (``FileAccess.edit_team_file``), and 登録者 is then that
+signed-in user, not a name typed into ``who``.
 A name already learned for the same customer is not added twice; nothing is written when
 nothing is new, and a row without a payer or a code stops the block before anything is written.
 """
@@ -46,15 +49,19 @@ class LearnPayerNamesBlock(ProcessingBlock):
                 "table.match_payments の learned をそのまま渡してください（列 振込依頼人名・取引先コード）。",
                 field="names",
             )
-        who = _who(inputs.get("who")) or f"実行 {ctx.run_id}（{ctx.plan_id}）"
         store = LearnedNames((ctx.settings or load_settings()).learned_payer_names_path())
         names = [LearnedName(payer, code, names_by_code.get(code, "")) for payer, code in pairs]
+        # One file for the team: on the server only an approver or admin changes it, as themselves.
+        editor = ctx.access.edit_team_file("学習済みの名義", "names") if names else None
+        typed = _who(inputs.get("who"))
+        who = _recorded(editor, typed) or f"実行 {ctx.run_id}（{ctx.plan_id}）"
         stored = store.add(names, who=who) if names else None
         added = list(stored.added) if stored else []
         known = len(stored.known) if stored else 0
         total = stored.total if stored else len(store.read())
         ctx.log(
-            f"振込依頼人名 {len(added):,} 件を学習しました（登録済み {known:,} 件、合計 {total:,} 件）"
+            f"振込依頼人名 {len(added):,} 件を学習しました（登録済み {known:,} 件、合計 {total:,} 件。"
+            f"{store.path.name} に登録者「{who}」として記録）"
         )
         return {
             "added": [
@@ -74,6 +81,14 @@ class LearnPayerNamesBlock(ProcessingBlock):
                 "store": str(store.path),
             },
         }
+
+
+def _recorded(editor: str | None, typed: str) -> str:
+    """The 登録者 written to the file: the server's signed-in editor (with the name typed in
+    ``who`` beside it when it says someone else), else the typed name."""
+    if editor is None:
+        return typed
+    return editor if typed in ("", editor) else f"{editor}（{typed}）"
 
 
 def _who(value: Any) -> str:
