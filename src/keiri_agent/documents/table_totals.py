@@ -13,6 +13,17 @@ group. Summed again, they double the figures. A row is a total row when
   sum of that column over the rows above it (a total written without a label).
 
 Words that merely end in 計 (会計, 統計, 設計, 時計, 温度計) are not labels.
+
+Footer lines: exports end with notes after the data (``※ 金額は税込です``, ``以上``,
+``出力日: 2026/02/03``, ``担当: 経理部``, a page number). The last rows of a table are footer
+lines (``footer_rows``) when
+
+* each holds no amount in an amount column (a column whose cells in the table's last rows are
+  mostly amounts), so a data row -- whatever its 摘要 says (``以上``) -- is never one; and
+* they follow a total row (labelled, or the label-less sum of the rows above) or a blank line
+  of the file: a note written right under the data, with neither, is data.
+
+At most ``MAX_FOOTER_ROWS`` rows are looked at; a table with no amount column has no footer.
 """
 
 from __future__ import annotations
@@ -26,10 +37,17 @@ import pandas as pd
 
 from keiri_agent.documents.cell_forms import read_amount
 
-__all__ = ["MIN_ROWS_ABOVE_SUM", "is_total_label", "total_rows"]
+__all__ = ["MAX_FOOTER_ROWS", "MIN_ROWS_ABOVE_SUM", "is_total_label", "total_rows"]
 
 # Rows above a label-less last row needed before it may be taken for their total.
 MIN_ROWS_ABOVE_SUM = 2
+# Footer lines looked for at the end of a table (notes, dates, names, page numbers: a few).
+MAX_FOOTER_ROWS = 20
+# The last rows whose cells decide which columns hold amounts (footer lines among them).
+_AMOUNT_SAMPLE_ROWS = 200
+# A column is an amount column when at least this share of its filled sampled cells are
+# amounts (a few footer notes in it do not hide it).
+_AMOUNT_COLUMN_SHARE = 0.5
 
 # Words a group's total puts before 計 (部門計, 取引先計, 営業1部計, 4月計): a department, an
 # account, a partner, a period. Other words ending in 計 (会計, 統計, 時計) are not totals.
@@ -87,7 +105,7 @@ def _labelled(frame: pd.DataFrame) -> np.ndarray:
 
 
 def _is_blank(value: object) -> bool:
-    if value is None:
+    if value is None or value is pd.NA:
         return True
     if isinstance(value, float):
         return value != value
@@ -139,10 +157,52 @@ def _sums_above(frame: pd.DataFrame, labelled: np.ndarray) -> bool:
     return matched > 0
 
 
-def total_rows(frame: pd.DataFrame) -> np.ndarray:
-    """A mask of the rows of ``frame`` (raw cells, before typing) that are total rows."""
+def total_rows(frame: pd.DataFrame, positions: np.ndarray | None) -> tuple[np.ndarray, int]:
+    """``(totals, footer)`` for ``frame`` (raw cells, before typing, blank rows dropped;
+    ``positions`` the file line or sheet row of each row, None when unknown): the mask of its
+    total rows, and how many of its last rows are footer lines (outside that mask)."""
     labelled = _labelled(frame)
-    if len(frame) and not labelled[-1] and _sums_above(frame, labelled):
-        labelled = labelled.copy()
-        labelled[-1] = True
-    return labelled
+    footer = _footer_rows(frame, positions, labelled)
+    body = len(frame) - footer
+    totals = labelled.copy()
+    totals[body:] = False
+    if body and not totals[body - 1] and _sums_above(frame.iloc[:body], labelled[:body]):
+        totals[body - 1] = True
+    return totals, footer
+
+
+def _amount_cells(tail: pd.DataFrame) -> np.ndarray:
+    """Which cells of ``tail`` (the table's last rows) are amounts in an amount column."""
+    cells = [[_amount(v) is not None for v in row] for row in tail.itertuples(index=False)]
+    amounts = np.array(cells, dtype=bool).reshape(tail.shape)
+    filled = np.array(
+        [[not _is_blank(v) for v in row] for row in tail.itertuples(index=False)], dtype=bool
+    ).reshape(tail.shape)
+    counts = filled.sum(axis=0)
+    columns = (amounts.sum(axis=0) >= _AMOUNT_COLUMN_SHARE * counts) & (amounts.sum(axis=0) > 0)
+    return amounts & columns
+
+
+def _footer_rows(frame: pd.DataFrame, positions: np.ndarray | None, labelled: np.ndarray) -> int:
+    """How many of the last rows of ``frame`` are footer lines (module docstring)."""
+    tail = frame.iloc[-_AMOUNT_SAMPLE_ROWS:]
+    if len(tail) < 2:
+        return 0
+    without_amounts = ~_amount_cells(tail).any(axis=1) & ~labelled[-len(tail) :]
+    run = 0
+    while run < min(MAX_FOOTER_ROWS, len(tail) - 1) and without_amounts[len(tail) - 1 - run]:
+        run += 1
+    if run and _sums_above(frame.iloc[: len(frame) - run], labelled[: len(frame) - run]):
+        return run  # under a total without a label
+    # Under a labelled total or a blank line; else a shorter run may be (a note under a gap).
+    while run:
+        anchor = len(frame) - run - 1
+        if labelled[anchor] or _follows_gap(positions, anchor):
+            return run
+        run -= 1
+    return 0
+
+
+def _follows_gap(positions: np.ndarray | None, anchor: int) -> bool:
+    """Whether a blank line of the file stands between row ``anchor`` and the next."""
+    return positions is not None and int(positions[anchor + 1]) - int(positions[anchor]) > 1
