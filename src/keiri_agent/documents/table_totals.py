@@ -20,8 +20,8 @@ lines (``footer_rows``) when
 
 * each holds no amount in an amount column (a column whose cells in the table's last rows are
   mostly amounts), so a data row -- whatever its 摘要 says (``以上``) -- is never one; and
-* they follow a total row (labelled, or the label-less sum of the rows above) or a blank line
-  of the file: a note written right under the data, with neither, is data.
+* they follow a total row (labelled, or the label-less sum of the rows above), or a blank line
+  of the file under a row with amounts: a note written right under the data is data.
 
 At most ``MAX_FOOTER_ROWS`` rows are looked at; a table with no amount column has no footer.
 """
@@ -35,7 +35,8 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 
-from keiri_agent.documents.cell_forms import read_amount
+from keiri_agent.documents.cell_forms import is_dash, read_amount
+from keiri_agent.documents.table_types import is_amount_header
 
 __all__ = ["MAX_FOOTER_ROWS", "MIN_ROWS_ABOVE_SUM", "is_total_label", "total_rows"]
 
@@ -172,15 +173,16 @@ def total_rows(frame: pd.DataFrame, positions: np.ndarray | None) -> tuple[np.nd
 
 
 def _amount_cells(tail: pd.DataFrame) -> np.ndarray:
-    """Which cells of ``tail`` (the table's last rows) are amounts in an amount column."""
-    cells = [[_amount(v) is not None for v in row] for row in tail.itertuples(index=False)]
+    """Which cells of ``tail`` (the table's last rows, columns named) are amounts (a lone dash,
+    zero in accounting formats, included) in an amount column: one whose header names an
+    amount, or whose filled cells here are mostly amounts."""
+    rows = tail.itertuples(index=False)
+    cells = [[_amount(v) is not None or is_dash(str(v)) for v in row] for row in rows]
     amounts = np.array(cells, dtype=bool).reshape(tail.shape)
-    filled = np.array(
-        [[not _is_blank(v) for v in row] for row in tail.itertuples(index=False)], dtype=bool
-    ).reshape(tail.shape)
-    counts = filled.sum(axis=0)
-    columns = (amounts.sum(axis=0) >= _AMOUNT_COLUMN_SHARE * counts) & (amounts.sum(axis=0) > 0)
-    return amounts & columns
+    filled = tail.notna().to_numpy(bool)
+    named = np.array([is_amount_header(str(name)) for name in tail.columns], dtype=bool)
+    mostly = amounts.sum(axis=0) >= _AMOUNT_COLUMN_SHARE * filled.sum(axis=0)
+    return amounts & (named | mostly)
 
 
 def _footer_rows(frame: pd.DataFrame, positions: np.ndarray | None, labelled: np.ndarray) -> int:
@@ -188,7 +190,10 @@ def _footer_rows(frame: pd.DataFrame, positions: np.ndarray | None, labelled: np
     tail = frame.iloc[-_AMOUNT_SAMPLE_ROWS:]
     if len(tail) < 2:
         return 0
-    without_amounts = ~_amount_cells(tail).any(axis=1) & ~labelled[-len(tail) :]
+    amounts = _amount_cells(tail)
+    if not amounts.any():
+        return 0  # no amount column: nothing tells data from notes
+    without_amounts = ~amounts.any(axis=1) & ~labelled[-len(tail) :]
     run = 0
     while run < min(MAX_FOOTER_ROWS, len(tail) - 1) and without_amounts[len(tail) - 1 - run]:
         run += 1
@@ -197,12 +202,18 @@ def _footer_rows(frame: pd.DataFrame, positions: np.ndarray | None, labelled: np
     # Under a labelled total or a blank line; else a shorter run may be (a note under a gap).
     while run:
         anchor = len(frame) - run - 1
-        if labelled[anchor] or _follows_gap(positions, anchor):
+        if labelled[anchor] or (
+            amounts[len(tail) - run - 1].any() and _follows_gap(frame, positions, anchor)
+        ):
             return run
         run -= 1
     return 0
 
 
-def _follows_gap(positions: np.ndarray | None, anchor: int) -> bool:
-    """Whether a blank line of the file stands between row ``anchor`` and the next."""
-    return positions is not None and int(positions[anchor + 1]) - int(positions[anchor]) > 1
+def _follows_gap(frame: pd.DataFrame, positions: np.ndarray | None, anchor: int) -> bool:
+    """Whether a blank line of the file stands between row ``anchor`` and the next (a CSV
+    record spans one line more for each line break inside its quoted cells)."""
+    if positions is None:
+        return False
+    breaks = sum(v.count("\n") for v in frame.iloc[anchor].tolist() if isinstance(v, str))
+    return int(positions[anchor + 1]) - int(positions[anchor]) > 1 + breaks
