@@ -301,7 +301,8 @@ def ledgers(draw: st.DrawFn, fmt: Format) -> Ledger:
         rows.append(_total_row(draw, columns, kinds, grid, fmt))
     # Notes under a total of amounts (a table with no amount column has no footer to tell).
     noted = total and any(
-        kind == "amount" and isinstance(rows[-1].cells[j].value, int) for j, kind in enumerate(kinds)
+        kind == "amount" and isinstance(rows[-1].cells[j].value, int)
+        for j, kind in enumerate(kinds)
     )
     footer = draw(st.lists(footer_line(len(columns)), max_size=3)) if noted else []
     return Ledger(

@@ -246,7 +246,9 @@ def _type_amounts(
         notes.append(f"「-」だけのセル {int(dash.sum()):,} 個を 0 と読みました")
     trailing = _trailing_minus(values, numbers)
     if trailing:
-        notes.append(f"末尾に「-」のある金額 {trailing:,} 個をマイナスとして読みました（1,200- → -1200）")
+        notes.append(
+            f"末尾に「-」のある金額 {trailing:,} 個をマイナスとして読みました（1,200- → -1200）"
+        )
     if not failed.any():
         return ColumnTyping(_finish_numbers(series, numbers), "number", notes=notes)
     if not (named or (failed.mean() <= 1 - MOSTLY_SHARE and len(values) >= MOSTLY_MIN_CELLS)):

@@ -115,7 +115,13 @@ def read_table(
         from keiri_agent.documents.table_xlsx import read_xlsx_table
 
         result = read_xlsx_table(
-            data, label, sheet=sheet, header_row=header_row, limits=limits, columns=columns, zone=zone
+            data,
+            label,
+            sheet=sheet,
+            header_row=header_row,
+            limits=limits,
+            columns=columns,
+            zone=zone,
         )
         if ext == ".xls":
             result.info.warnings.insert(
