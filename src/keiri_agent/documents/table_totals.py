@@ -182,7 +182,8 @@ def _amount_cells(tail: pd.DataFrame) -> np.ndarray:
     filled = tail.notna().to_numpy(bool)
     named = np.array([is_amount_header(str(name)) for name in tail.columns], dtype=bool)
     mostly = amounts.sum(axis=0) >= _AMOUNT_COLUMN_SHARE * filled.sum(axis=0)
-    return amounts & (named | mostly)
+    found: np.ndarray = amounts & (named | mostly)
+    return found
 
 
 def _footer_rows(frame: pd.DataFrame, positions: np.ndarray | None, labelled: np.ndarray) -> int:
