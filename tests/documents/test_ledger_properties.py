@@ -124,7 +124,9 @@ def amount_forms(value: int, fmt: Format) -> list[str]:
                 else:
                     forms += [f"-{core}", f"▲{core}", f"△{core}", f"－{core}", f"({core})"]
                     if not yen:  # the minus after the digits, as many systems print it
-                        forms += [f"{core}-", f"{core}－", f"{core}\u2212"]
+                        forms += [f"{core}-", f"{core}－"]
+                        # U+2212 has no CP932 code of its own (written, it reads back as －).
+                        forms += [] if fmt == "csv-cp932" else [f"{core}\u2212"]
     return forms
 
 
@@ -210,7 +212,8 @@ def datetime_cell(draw: st.DrawFn, fmt: Format) -> Cell:
     stamp = draw(st.datetimes(dt.datetime(2000, 1, 1), dt.datetime(2035, 12, 31)))
     stamp = stamp.replace(microsecond=0, second=draw(st.sampled_from([0, stamp.second])))
     written = draw(st.sampled_from(datetime_forms(stamp)))
-    if fmt == "xlsx" and draw(st.booleans()):
+    # A workbook's date-time cell at midnight is a date (how Excel stores plain dates).
+    if fmt == "xlsx" and stamp.time() != dt.time(0) and draw(st.booleans()):
         return Cell(written, stamp, stamp, "yyyy/m/d h:mm:ss")
     return Cell(written, stamp)
 

@@ -45,7 +45,8 @@ class TableReadInfo:
     at most ``MAX_LISTED_CELLS`` per column, ``unreadable_counts`` counts them all);
     ``totals`` the total rows set aside (``{position, label}``), ``footer`` the notes after the
     data (``※ 金額は税込です``, ``以上``, ``出力日: …``) set aside (``{position, text}``; see
-    ``table_totals``). Positions are file lines of a CSV, sheet rows of a workbook
+    ``table_totals``; in ``to_dict`` only when there were any, so a table without notes reads
+    as before). Positions are file lines of a CSV, sheet rows of a workbook
     (``position_kind``), from 1.
     """
 
@@ -70,7 +71,10 @@ class TableReadInfo:
     footer: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        found = asdict(self)
+        if not self.footer:
+            del found["footer"]
+        return found
 
     def origin(self) -> TableOrigin:
         """How this table's rows are named to the user (file, line or sheet row, letters)."""
