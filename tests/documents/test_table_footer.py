@@ -16,12 +16,12 @@ from keiri_agent.documents.tables import TableResult, read_table
 Rows = list[list[str]]
 
 
-def _csv(rows: Rows) -> bytes:
+def csv_bytes(rows: Rows) -> bytes:
     lines = [",".join(f'"{c}"' if "," in c or "\n" in c else c for c in row) for row in rows]
     return ("\r\n".join(lines) + "\r\n").encode("cp932")
 
 
-def _xlsx(rows: Rows) -> bytes:
+def xlsx_bytes(rows: Rows) -> bytes:
     book = Workbook()
     sheet = book.active
     assert sheet is not None
@@ -34,8 +34,14 @@ def _xlsx(rows: Rows) -> bytes:
     return out.getvalue()
 
 
-WRITERS: dict[str, Callable[[Rows], bytes]] = {"csv": _csv, "xlsx": _xlsx}
+WRITERS: dict[str, Callable[[Rows], bytes]] = {"csv": csv_bytes, "xlsx": xlsx_bytes}
 HEADER = ["日付", "部門", "摘要", "金額"]
+# The header and the two sales rows most cases start with (file lines / sheet rows 1-3).
+SALES = [
+    HEADER,
+    ["2026/02/02", "営業", "商品A", "1,000"],
+    ["2026/02/03", "営業", "商品B", "2,000"],
+]
 
 
 def read(rows: Rows, fmt: str) -> TableResult:
@@ -86,9 +92,7 @@ def test_notes_under_the_total_are_set_aside_at_their_lines(fmt: str) -> None:
 @pytest.mark.parametrize("fmt", list(WRITERS))
 def test_a_row_with_amounts_after_the_total_stays_data(fmt: str) -> None:
     rows = [
-        HEADER,
-        ["2026/02/02", "営業", "商品A", "1,000"],
-        ["2026/02/03", "営業", "商品B", "2,000"],
+        *SALES,
         ["合計", "", "", "3,000"],
         ["2026/02/04", "総務", "以上", "700"],
         [],
@@ -123,9 +127,7 @@ def test_notes_after_a_blank_line_under_the_data_are_set_aside(fmt: str) -> None
 @pytest.mark.parametrize("fmt", list(WRITERS))
 def test_a_total_without_a_label_is_found_above_the_notes(fmt: str) -> None:
     rows = [
-        HEADER,
-        ["2026/02/02", "営業", "商品A", "1,000"],
-        ["2026/02/03", "営業", "商品B", "2,000"],
+        *SALES,
         ["", "", "", "3,000"],
         ["出力日: 2026/02/05"],
     ]
@@ -141,9 +143,7 @@ def test_a_note_right_under_the_data_stays_data(fmt: str) -> None:
     """With neither a total nor a blank line above it, a line without amounts may be a data
     row whose amount is still blank: it is kept, and listed as what it is."""
     rows = [
-        HEADER,
-        ["2026/02/02", "営業", "商品A", "1,000"],
-        ["2026/02/03", "営業", "商品B", "2,000"],
+        *SALES,
         ["2026/02/04", "営業", "未確定", ""],
     ]
     result = read(rows, fmt)
@@ -184,8 +184,7 @@ def test_a_line_break_inside_a_quoted_cell_is_no_blank_line() -> None:
 def test_an_unreadable_amount_above_the_notes_is_named_at_its_line(fmt: str) -> None:
     rows = [
         ["売上明細"],
-        HEADER,
-        ["2026/02/02", "営業", "商品A", "1,000"],
+        *SALES[:2],
         ["2026/02/03", "営業", "商品B", "2,0O0"],
         ["2026/02/04", "営業", "商品C", "3,000-"],
         ["合計", "", "", "2,000"],

@@ -4,15 +4,13 @@ and dates (``2026-02-``) and codes (``0012-``) are never taken for amounts."""
 
 from __future__ import annotations
 
-import io
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from openpyxl import Workbook
 
 from keiri_agent.documents.cell_forms import amount_problem, is_code, read_amount
 from keiri_agent.documents.tables import read_table
+from tests.documents.test_table_footer import WRITERS, csv_bytes
 
 _FULL_WIDTH = str.maketrans("0123456789,", "０１２３４５６７８９，")
 
@@ -72,25 +70,6 @@ def test_a_code_with_a_trailing_dash_is_a_code() -> None:
     assert not is_code("1200-")
 
 
-def _csv(rows: list[list[str]]) -> bytes:
-    return ("\r\n".join(",".join(f'"{c}"' if "," in c else c for c in r) for r in rows)).encode(
-        "cp932"
-    )
-
-
-def _xlsx(rows: list[list[str]]) -> bytes:
-    book = Workbook()
-    sheet = book.active
-    assert sheet is not None
-    for r, row in enumerate(rows, start=1):
-        for c, value in enumerate(row, start=1):
-            if value:
-                sheet.cell(row=r, column=c, value=value).data_type = "s"
-    out = io.BytesIO()
-    book.save(out)
-    return out.getvalue()
-
-
 LEDGER = [
     ["伝票番号", "計上日", "摘要", "売上金額", "備考"],
     ["0012-", "2026-02-02", "商品A", "12,000", "2026-02-"],
@@ -101,10 +80,9 @@ LEDGER = [
 ]
 
 
-@pytest.mark.parametrize(("fmt", "write"), [("csv", _csv), ("xlsx", _xlsx)])
-def test_a_column_of_trailing_minus_amounts_is_a_column_of_amounts(fmt: str, write: object) -> None:
-    assert callable(write)
-    result = read_table(write(LEDGER), name=f"売上.{fmt}")
+@pytest.mark.parametrize("fmt", list(WRITERS))
+def test_a_column_of_trailing_minus_amounts_is_a_column_of_amounts(fmt: str) -> None:
+    result = read_table(WRITERS[fmt](LEDGER), name=f"売上.{fmt}")
 
     assert result.df["売上金額"].tolist() == [12000, -1200, -3300, -500, 7000]
     assert result.info.converted["売上金額"] == "number"
@@ -130,7 +108,7 @@ def test_a_long_export_of_trailing_minus_amounts_reads_every_cell() -> None:
     rows = [["日付", "金額"]] + [
         ["2026/02/03", f"{abs(v):,}-" if v < 0 else f"{v:,}"] for v in values
     ]
-    result = read_table(_csv(rows), name="明細.csv")
+    result = read_table(csv_bytes(rows), name="明細.csv")
 
     assert result.df["金額"].tolist() == values
     assert result.info.converted["金額"] == "number"
