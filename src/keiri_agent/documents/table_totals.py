@@ -16,10 +16,11 @@ Words that merely end in 計 (会計, 統計, 設計, 時計, 温度計) are not
 
 Footer lines: exports end with notes after the data (``※ 金額は税込です``, ``以上``,
 ``出力日: 2026/02/03``, ``担当: 経理部``, a page number). The last rows of a table are footer
-lines (``footer_rows``) when
+lines (``total_rows`` says how many) when
 
-* each holds no amount in an amount column (a column whose cells in the table's last rows are
-  mostly amounts), so a data row -- whatever its 摘要 says (``以上``) -- is never one; and
+* each fills at most ``MAX_FOOTER_CELLS`` cells and holds no amount in an amount column (one
+  whose header names an amount, or whose cells in the table's last rows are mostly amounts),
+  so a data row -- whatever its 摘要 says (``以上``) -- is never one; and
 * they follow a total row (labelled, or the label-less sum of the rows above), or a blank line
   of the file under a row with amounts: a note written right under the data is data.
 
@@ -38,14 +39,25 @@ import pandas as pd
 from keiri_agent.documents.cell_forms import is_dash, read_amount
 from keiri_agent.documents.table_types import is_amount_header
 
-__all__ = ["MAX_FOOTER_ROWS", "MIN_ROWS_ABOVE_SUM", "is_total_label", "total_rows"]
+__all__ = [
+    "MAX_FOOTER_CELLS",
+    "MAX_FOOTER_ROWS",
+    "MIN_ROWS_ABOVE_SUM",
+    "is_total_label",
+    "total_rows",
+]
 
 # Rows above a label-less last row needed before it may be taken for their total.
 MIN_ROWS_ABOVE_SUM = 2
 # Footer lines looked for at the end of a table (notes, dates, names, page numbers: a few).
 MAX_FOOTER_ROWS = 20
-# The last rows whose cells decide which columns hold amounts (footer lines among them).
+# Cells a footer line fills at most (a note, or a label and its value or two); a longer row is
+# data, and only the table's short last rows are looked at closely (a wide table stays cheap).
+MAX_FOOTER_CELLS = 4
+# The last rows whose cells decide which columns hold amounts (footer lines among them), and
+# the cells read for it at most (fewer rows for a wide table).
 _AMOUNT_SAMPLE_ROWS = 200
+_AMOUNT_SAMPLE_CELLS = 20_000
 # A column is an amount column when at least this share of its filled sampled cells are
 # amounts (a few footer notes in it do not hide it).
 _AMOUNT_COLUMN_SHARE = 0.5
@@ -186,28 +198,47 @@ def _amount_cells(tail: pd.DataFrame) -> np.ndarray:
     return found
 
 
+def _short_rows(frame: pd.DataFrame, labelled: np.ndarray) -> int:
+    """How many of the last rows of ``frame`` fill at most ``MAX_FOOTER_CELLS`` cells and are
+    not total rows (the candidates for footer lines; at most ``MAX_FOOTER_ROWS``)."""
+    last = min(len(frame) - 1, MAX_FOOTER_ROWS)
+    if last <= 0:
+        return 0
+    filled = frame.iloc[len(frame) - last :].notna().to_numpy(bool).sum(axis=1)
+    short = (filled <= MAX_FOOTER_CELLS) & ~labelled[len(frame) - last :]
+    run = 0
+    while run < last and short[last - 1 - run]:
+        run += 1
+    return run
+
+
 def _footer_rows(frame: pd.DataFrame, positions: np.ndarray | None, labelled: np.ndarray) -> int:
     """How many of the last rows of ``frame`` are footer lines (module docstring)."""
-    tail = frame.iloc[-_AMOUNT_SAMPLE_ROWS:]
-    if len(tail) < 2:
+    run = _short_rows(frame, labelled)
+    if not run:
         return 0
-    amounts = _amount_cells(tail)
+    # Only the columns the candidates and the row above them fill can tell.
+    near = frame.iloc[len(frame) - run - 1 :].notna().to_numpy(bool).any(axis=0)
+    columns = np.flatnonzero(near)
+    rows = max(run + 1, min(_AMOUNT_SAMPLE_ROWS, _AMOUNT_SAMPLE_CELLS // len(columns)))
+    amounts = _amount_cells(frame.iloc[-rows:, columns])
     if not amounts.any():
         return 0  # no amount column: nothing tells data from notes
-    without_amounts = ~amounts.any(axis=1) & ~labelled[-len(tail) :]
-    run = 0
-    while run < min(MAX_FOOTER_ROWS, len(tail) - 1) and without_amounts[len(tail) - 1 - run]:
-        run += 1
-    if run and _sums_above(frame.iloc[: len(frame) - run], labelled[: len(frame) - run]):
-        return run  # under a total without a label
+    without = ~amounts.any(axis=1)
+    count = 0
+    while count < run and without[len(without) - 1 - count]:
+        count += 1
+    n = len(frame)
+    if count and _sums_above(frame.iloc[: n - count], labelled[: n - count]):
+        return count  # under a total without a label
     # Under a labelled total or a blank line; else a shorter run may be (a note under a gap).
-    while run:
-        anchor = len(frame) - run - 1
+    while count:
+        anchor = n - count - 1
         if labelled[anchor] or (
-            amounts[len(tail) - run - 1].any() and _follows_gap(frame, positions, anchor)
+            amounts[len(amounts) - count - 1].any() and _follows_gap(frame, positions, anchor)
         ):
-            return run
-        run -= 1
+            return count
+        count -= 1
     return 0
 
 
