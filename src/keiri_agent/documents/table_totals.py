@@ -224,7 +224,7 @@ def _footer_rows(frame: pd.DataFrame, positions: np.ndarray | None, labelled: np
     amounts = _amount_cells(frame.iloc[-rows:, columns])
     if not amounts.any():
         return 0  # no amount column: nothing tells data from notes
-    without = ~amounts.any(axis=1)
+    without = np.logical_not(amounts.any(axis=1))
     count = 0
     while count < run and without[len(without) - 1 - count]:
         count += 1
