@@ -12,6 +12,7 @@ from keiri_agent.blocks.base import Block
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.errors import BlockError, ErrorCode
 from tests.blocks.conftest import ContextFactory, run_like_runner
+from tests.documents.test_offset_times import offset_csv
 
 SALES_CSV = (
     "売上明細（2025年1月）\n"
@@ -164,3 +165,15 @@ def test_bad_inputs_are_refused_before_reading(block: Block, inputs: dict[str, o
         block.check_inputs(inputs)
     assert info.value.code == ErrorCode.INPUT_VALIDATION_FAILED
     assert info.value.hint
+
+
+def test_times_with_an_offset_are_read_in_keiri_timezone(
+    block: Block, make_ctx: ContextFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KEIRI_TIMEZONE", "UTC")
+    path = tmp_path / "ログ.csv"
+    path.write_bytes(offset_csv())
+    out = run_like_runner(block, {"path": str(path)}, make_ctx())
+
+    assert [r["登録日時"] for r in out["rows"]][:3] == ["2026-02-03T01:00:00"] * 3
+    assert any("UTC の時刻に直し" in w for w in out["info"]["warnings"])

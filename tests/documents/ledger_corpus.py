@@ -130,7 +130,9 @@ class Column:
 @dataclass(frozen=True)
 class Ledger:
     """A table as a team keeps it: title rows above the header (the first is a merged title in
-    a workbook), the header, data rows and total rows in file order."""
+    a workbook), the header, data rows and total rows in file order, then footer lines (notes
+    an export writes under the table: ``※ 金額は税込です``, ``以上``), after a blank row when
+    ``blank_before_footer``."""
 
     name: str
     slug: str  # the test id (ASCII)
@@ -140,6 +142,8 @@ class Ledger:
     blank_after_titles: bool = False
     sheet: str = "Sheet1"
     formats: tuple[Format, ...] = FORMATS
+    footer: Sequence[Sequence[str]] = ()
+    blank_before_footer: bool = False
 
     @property
     def header(self) -> list[str]:
@@ -194,6 +198,10 @@ class Ledger:
             unreadable=unreadable,
             total_positions=[p for _r, p in totals],
             total_labels=[r.label or _label_of(r) for r, _p in totals],
+            footer=[
+                {"position": p, "text": " ".join(c.strip() for c in line if c.strip())}
+                for line, p in zip(self.footer, written.footer_positions, strict=True)
+            ],
         )
 
 
@@ -205,6 +213,7 @@ def _label_of(row: Row) -> str:
 class Written:
     data: bytes
     positions: list[int]  # file line (CSV) or sheet row (xlsx) of each of ``Ledger.rows``
+    footer_positions: list[int] = field(default_factory=list)  # of each ``Ledger.footer`` line
 
 
 @dataclass(frozen=True)
@@ -216,6 +225,7 @@ class Expected:
     unreadable: list[dict[str, Any]]  # {column, position, cell, value}, in column order
     total_positions: list[int]
     total_labels: list[str] = field(default_factory=list)
+    footer: list[dict[str, Any]] = field(default_factory=list)  # {position, text}
 
 
 def _write_csv(ledger: Ledger, encoding: str) -> Written:
@@ -232,7 +242,13 @@ def _write_csv(ledger: Ledger, encoding: str) -> Written:
     for row in ledger.rows:
         positions.append(out.getvalue().count("\n") + 1)
         writer.writerow([c.csv for c in row.cells])
-    return Written(out.getvalue().encode(encoding), positions)
+    if ledger.blank_before_footer:
+        writer.writerow([""] * width)
+    footer_positions = []
+    for line in ledger.footer:
+        footer_positions.append(out.getvalue().count("\n") + 1)
+        writer.writerow(list(line) + [""] * (width - len(line)))
+    return Written(out.getvalue().encode(encoding), positions, footer_positions)
 
 
 def _write_xlsx(ledger: Ledger) -> Written:
@@ -265,9 +281,16 @@ def _write_xlsx(ledger: Ledger) -> Written:
                 target.data_type = "s"  # "0012" and "=..." stay the text the user typed
             if cell.fmt is not None:
                 target.number_format = cell.fmt
+    at = header_row + len(ledger.rows) + (2 if ledger.blank_before_footer else 1)
+    footer_positions = []
+    for n, line in enumerate(ledger.footer):
+        footer_positions.append(at + n)
+        for j, value in enumerate(line, start=1):
+            if value.strip():
+                sheet.cell(row=at + n, column=j, value=value).data_type = "s"
     out = io.BytesIO()
     workbook.save(out)
-    return Written(out.getvalue(), positions)
+    return Written(out.getvalue(), positions, footer_positions)
 
 
 # --- the corpus ------------------------------------------------------------------------------

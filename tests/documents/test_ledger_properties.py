@@ -2,10 +2,11 @@
 random one of the forms ledgers use, reads back as the values that were written.
 
 Columns of amounts, dates, datetimes, months, codes and text; random blanks; optional title
-rows (one may name a unit), a unit in an amount header, a trailing total row, and at most one
+rows (one may name a unit), a unit in an amount header, a trailing total row (and under it
+footer notes, maybe after a blank row), and at most one
 cell per typed column written so it cannot be read. ``read_table`` must give back amounts
 exactly (never multiplied by the unit), the same dates, null for blanks, text unchanged, the
-total row set aside with its place, every row's true file line or sheet row, and exactly the
+total row and the footer lines set aside with their places, every row's true file line or sheet row, and exactly the
 unreadable cells, each where it is.
 """
 
@@ -81,6 +82,20 @@ BAD = {
     "month": ["2026年13月", "未定"],
 }
 
+# Footer lines written under the total row by exports and hand-kept ledgers.
+FOOTERS = [
+    ["※ 金額は税込です"],
+    ["以上"],
+    ["出力日: 2026/02/03"],
+    ["出力日", "2026/02/03 10:15"],
+    ["担当: 経理部 山田"],
+    ["作成者", "経理部"],
+    ["ページ 1/1"],
+    ["＊消費税は10%で計算しています"],
+    ["（注）", "▲はマイナスを表します"],
+    ["印刷日時：令和8年2月3日 10時15分"],
+]
+
 _FULL_WIDTH = str.maketrans("0123456789,", "０１２３４５６７８９，")
 _WEEKDAYS = "月火水木金土日"
 
@@ -108,6 +123,10 @@ def amount_forms(value: int, fmt: Format) -> list[str]:
                     forms.append(core)
                 else:
                     forms += [f"-{core}", f"▲{core}", f"△{core}", f"－{core}", f"({core})"]
+                    if not yen:  # the minus after the digits, as many systems print it
+                        forms += [f"{core}-", f"{core}－"]
+                        # U+2212 has no CP932 code of its own (written, it reads back as －).
+                        forms += [] if fmt == "csv-cp932" else [f"{core}\u2212"]
     return forms
 
 
@@ -193,7 +212,8 @@ def datetime_cell(draw: st.DrawFn, fmt: Format) -> Cell:
     stamp = draw(st.datetimes(dt.datetime(2000, 1, 1), dt.datetime(2035, 12, 31)))
     stamp = stamp.replace(microsecond=0, second=draw(st.sampled_from([0, stamp.second])))
     written = draw(st.sampled_from(datetime_forms(stamp)))
-    if fmt == "xlsx" and draw(st.booleans()):
+    # A workbook's date-time cell at midnight is a date (how Excel stores plain dates).
+    if fmt == "xlsx" and stamp.time() != dt.time(0) and draw(st.booleans()):
         return Cell(written, stamp, stamp, "yyyy/m/d h:mm:ss")
     return Cell(written, stamp)
 
@@ -279,8 +299,15 @@ def ledgers(draw: st.DrawFn, fmt: Format) -> Ledger:
                 if row[j].bad:
                     row[j] = Cell(row[j].csv, row[j].csv)
     rows = [Row(cells) for cells in grid]
-    if draw(st.booleans()):
+    total = draw(st.booleans())
+    if total:
         rows.append(_total_row(draw, columns, kinds, grid, fmt))
+    # Notes under a total of amounts (a table with no amount column has no footer to tell).
+    noted = total and any(
+        kind == "amount" and isinstance(rows[-1].cells[j].value, int)
+        for j, kind in enumerate(kinds)
+    )
+    footer = draw(st.lists(footer_line(len(columns)), max_size=3)) if noted else []
     return Ledger(
         "ランダム台帳",
         "random",
@@ -289,7 +316,16 @@ def ledgers(draw: st.DrawFn, fmt: Format) -> Ledger:
         titles=[[t] for t in titles],
         blank_after_titles=bool(titles) and draw(st.booleans()),
         sheet="明細",
+        footer=footer,
+        blank_before_footer=bool(footer) and draw(st.booleans()),
     )
+
+
+@st.composite
+def footer_line(draw: st.DrawFn, width: int) -> list[str]:
+    """A note an export writes under its total: one cell, or a label and its value."""
+    line = draw(st.sampled_from(FOOTERS))
+    return line[:width] if len(line) > width else line
 
 
 def _total_row(
@@ -330,6 +366,7 @@ def _check(ledger: Ledger, fmt: Format) -> None:
     assert [t["position"] for t in info.totals] == expected.total_positions
     assert [t["label"] for t in info.totals] == expected.total_labels
     assert len(result.totals_table()) == len(expected.total_positions)
+    assert info.footer == expected.footer
     listed: list[dict[str, Any]] = [
         {k: cell[k] for k in ("column", "position", "cell", "value")} for cell in info.unreadable
     ]

@@ -10,8 +10,11 @@ Amounts, after NFKC (full-width digits, ``，``, ``￥``, ``（）`` and ``－``
 * digits with well-formed thousands separators (``1,234``) or none, an optional fraction;
 * a currency mark before the digits: ``¥``, ``\\`` (the yen of CP932 text decoded as ASCII),
   ``$``; ``円`` after them;
-* minus: ``-`` (and the Unicode minus and dashes), ``▲``/``△`` (Japanese accounting), or the
-  whole amount in parentheses ``(1,200)`` (accounting formats); at most one of these;
+* minus: ``-`` (and the Unicode minus and dashes), ``▲``/``△`` (Japanese accounting), the
+  whole amount in parentheses ``(1,200)`` (accounting formats), or a minus after the digits
+  (``1,200-``, ``¥1,200-``: the trailing sign of many accounting systems' printouts and
+  exports; ``is_trailing_minus``); at most one of these. A trailing minus follows the digits
+  directly (after ``円`` or a parenthesis it is not read);
 * spaces around any of these parts (never between two digits);
 * a leading zero (``0123``) makes a code, not an amount.
 
@@ -28,7 +31,8 @@ Dates (the result is a ``datetime.date``, or a ``datetime`` when a time is writt
 Months (the first day of the month, ``YearMonth``): ``2026年2月``, ``2026/02``, ``2026-02``,
 ``令和8年2月``, ``R8.2``, ``R.08/02``.
 
-Codes: digits with a leading zero (``0123``, ``00456``) are codes (``is_code``), never amounts.
+Codes: digits with a leading zero (``0123``, ``00456``, ``0012-``) are codes (``is_code``),
+never amounts.
 
 A two-digit year (``26/2/3``) is not read: the century cannot be known.
 """
@@ -50,6 +54,7 @@ __all__ = [
     "date_problem",
     "is_code",
     "is_dash",
+    "is_trailing_minus",
     "normalize_cell_text",
     "read_amount",
     "read_date",
@@ -86,7 +91,7 @@ _DASHES = frozenset({"-", "ー", "―"})
 
 _AMOUNT = re.compile(
     r"(?P<open>\()?\s*(?P<sign>[-+▲△])?\s*(?P<cur>[¥\\$])?\s*(?P<sign2>[-+])?\s*"
-    r"(?P<int>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?P<frac>\.[0-9]+)?\s*(?P<yen>円)?\s*(?P<close>\))?"
+    r"(?P<int>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?P<frac>\.[0-9]+)?(?P<tail>\s*-)?\s*(?P<yen>円)?\s*(?P<close>\))?"
 )
 _WEEKDAY = r"(?:\s*\((?:月|火|水|木|金|土|日|祝)(?:・祝)?\))?"
 _TIME = (
@@ -108,7 +113,9 @@ _ERA_YMD = re.compile(
 )
 _YM = re.compile(r"(?P<y>[0-9]{4})\s*(?:[-/.]\s*(?P<m>[0-9]{1,2})|年\s*(?P<mj>[0-9]{1,2})\s*月)")
 _ERA_YM = re.compile(_ERA_YEAR + r"\s*(?:[-/.]\s*(?P<m>[0-9]{1,2})|年\s*(?P<mj>[0-9]{1,2})\s*月)")
-_CODE = re.compile(r"0[0-9]+")
+_CODE = re.compile(r"0[0-9]+-?")
+# A minus written after the digits (``1,200-``), as a cell's text ends.
+_TRAILING_MINUS = re.compile(r".*[0-9]\s*-")
 _SHORT_YEAR = re.compile(r"[0-9]{2}\s*[-/.]\s*[0-9]{1,2}\s*[-/.]\s*[0-9]{1,2}")
 
 
@@ -145,8 +152,15 @@ DASH_TEXTS = frozenset(
 
 
 def is_code(text: str) -> bool:
-    """Digits with a leading zero (``0123``): a code (an account, a customer, a slip number)."""
+    """Digits with a leading zero (``0123``, ``0012-``): a code (an account, a customer, a slip
+    number), never an amount."""
     return bool(_CODE.fullmatch(normalize_cell_text(text)))
+
+
+def is_trailing_minus(text: str) -> bool:
+    """Whether ``text`` writes its minus after the digits (``1,200-``), for notes on a column
+    (call only for a text ``read_amount`` read)."""
+    return bool(_TRAILING_MINUS.fullmatch(normalize_cell_text(text)))
 
 
 def read_amount(text: str) -> int | float | None:
@@ -156,6 +170,10 @@ def read_amount(text: str) -> int | float | None:
         return None
     parens = bool(match["open"]) + bool(match["close"])
     signs = [s for s in (match["sign"], match["sign2"]) if s]
+    if match["tail"]:
+        if match["yen"] or match["close"]:
+            return None  # only right after the digits: 1,200-, not 1,200円- or (1,200-)
+        signs.append("-")
     if parens == 1 or len(signs) > 1 or (parens and signs):
         return None
     value = unsigned_value(match)
@@ -193,7 +211,9 @@ def amount_problem(text: str) -> str:
     if digits.count(".") > 1:
         return "小数点が 2 つ以上あります"
     if sum(norm.count(s) for s in "-+▲△") + ("(" in norm) > 1:
-        return "マイナスの書き方（-・▲・△・括弧）が重なっています"
+        return "マイナスの書き方（-・▲・△・括弧・末尾の -）が重なっています"
+    if re.search(r"[円)]\s*-$", norm):
+        return "末尾のマイナスは数字のすぐ後に書いてください（1,200-）"
     return "金額の書き方として読めません"
 
 

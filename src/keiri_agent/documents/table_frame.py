@@ -4,7 +4,8 @@ The text half (``table_text``) and the Excel half (``table_xlsx``) each turn a f
 of cells, a raw DataFrame and the file position of each of its rows (the line of a CSV, the
 row of a sheet, both counted from 1 as an editor or Excel shows them); from there a table is
 finished the same way: the header row chosen (or checked when the caller named it), columns
-named, empty rows and unnamed empty columns dropped, total rows set aside (``table_totals``),
+named, empty rows and unnamed empty columns dropped, total rows and footer lines set aside
+(``table_totals``),
 types converted (``table_types``), and every decision written into ``TableReadInfo``, each
 cell it mentions named by its file position (:meth:`TableReadInfo.where`).
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from datetime import tzinfo
 from typing import Any, Literal
 
 import numpy as np
@@ -41,8 +43,11 @@ class TableReadInfo:
     ``units`` the unit of amount columns (千円...); ``unreadable`` the cells of a typed or
     mostly-typed column that could not be read (``{column, position, cell, value, reason}``,
     at most ``MAX_LISTED_CELLS`` per column, ``unreadable_counts`` counts them all);
-    ``totals`` the total rows set aside (``{position, label}``). Positions are file lines of a
-    CSV, sheet rows of a workbook (``position_kind``), from 1.
+    ``totals`` the total rows set aside (``{position, label}``), ``footer`` the notes after the
+    data (``※ 金額は税込です``, ``以上``, ``出力日: …``) set aside (``{position, text}``; see
+    ``table_totals``; in ``to_dict`` only when there were any, so a table without notes reads
+    as before). Positions are file lines of a CSV, sheet rows of a workbook
+    (``position_kind``), from 1.
     """
 
     file: str
@@ -63,9 +68,13 @@ class TableReadInfo:
     unreadable: list[dict[str, Any]] = field(default_factory=list)
     unreadable_counts: dict[str, int] = field(default_factory=dict)
     totals: list[dict[str, Any]] = field(default_factory=list)
+    footer: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        found = asdict(self)
+        if not self.footer:
+            del found["footer"]
+        return found
 
     def origin(self) -> TableOrigin:
         """How this table's rows are named to the user (file, line or sheet row, letters)."""
@@ -136,11 +145,12 @@ def finish_table(
     info: TableReadInfo,
     positions: Sequence[int] | np.ndarray | None = None,
     columns: Sequence[str] | None = None,
+    zone: tzinfo | None = None,
 ) -> TableResult:
     """Name columns, drop empty rows and unnamed empty columns, set total rows aside, keep
     ``columns`` (all when None; after the total rows are found, whose labels may stand in
     another column), convert types, fill ``info``. ``positions``: the file line / sheet row of
-    each row of ``frame``."""
+    each row of ``frame``; ``zone`` the local zone for times written with an offset."""
     ncols = frame.shape[1]
     cells = list(header_cells) + [None] * (ncols - len(header_cells))
     named = [str(c).strip() != "" and c is not None for c in cells]
@@ -162,7 +172,12 @@ def finish_table(
         for row in above
         if any(v is not None and str(v).strip() for v in row)
     ]
-    totals_mask = total_rows(frame.set_axis(names, axis=1))
+    totals_mask, footer = total_rows(frame.set_axis(names, axis=1), where)
+    if footer:
+        _note_footer(info, frame.iloc[len(frame) - footer :], where)
+        frame = frame.iloc[: len(frame) - footer]
+        where = where[: len(where) - footer] if where is not None else None
+        totals_mask = totals_mask[: len(frame)]
     totals = total_positions = None
     if totals_mask.any():
         totals = frame[totals_mask].set_axis(names, axis=1).reset_index(drop=True)
@@ -178,7 +193,7 @@ def finish_table(
     # every time (100,000 columns took minutes).
     typed: dict[str, pd.Series] = {}
     for j, col in enumerate(names):
-        typing = type_column(frame.iloc[:, j], col, unit=title_unit)
+        typing = type_column(frame.iloc[:, j], col, unit=title_unit, zone=zone)
         typed[col] = typing.series
         if typing.kind is not None:
             info.converted[col] = typing.kind
@@ -274,4 +289,20 @@ def _note_totals(info: TableReadInfo, totals: pd.DataFrame, where: np.ndarray | 
     info.warnings.append(
         f"合計・小計の行 {len(info.totals)} 行をデータから外しました: {listed}"
         "（外した行は totals で確認できます）"
+    )
+
+
+def _note_footer(info: TableReadInfo, rows: pd.DataFrame, where: np.ndarray | None) -> None:
+    start = len(where) - len(rows) if where is not None else 0
+    for row in range(len(rows)):
+        text = " ".join(
+            str(v).strip() for v in rows.iloc[row].tolist() if not pd.isna(v) and str(v).strip()
+        )
+        info.footer.append({"position": _position(where, start + row), "text": text})
+    listed = "、".join(f"{info.where(f['position'])}「{f['text']}」" for f in info.footer[:5]) + (
+        " ほか" if len(info.footer) > 5 else ""
+    )
+    info.warnings.append(
+        f"表の後の注記 {len(info.footer)} 行をデータから外しました: {listed}"
+        "（外した行は info の footer で確認できます）"
     )

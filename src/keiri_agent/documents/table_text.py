@@ -13,6 +13,7 @@ import io
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from datetime import tzinfo
 
 import numpy as np
 import pandas as pd
@@ -209,6 +210,7 @@ def read_delimited(
     ext: str,
     limits: TableLimits,
     columns: Sequence[str] | None = None,
+    zone: tzinfo | None = None,
 ) -> TableResult:
     # Only the head is decoded to find the delimiter and the header; the whole file is checked
     # strictly all the same, and pandas reads the rest from the bytes.
@@ -321,4 +323,5 @@ def read_delimited(
         info,
         positions,
         columns,
+        zone,
     )

@@ -13,6 +13,18 @@ group. Summed again, they double the figures. A row is a total row when
   sum of that column over the rows above it (a total written without a label).
 
 Words that merely end in 計 (会計, 統計, 設計, 時計, 温度計) are not labels.
+
+Footer lines: exports end with notes after the data (``※ 金額は税込です``, ``以上``,
+``出力日: 2026/02/03``, ``担当: 経理部``, a page number). The last rows of a table are footer
+lines (``total_rows`` says how many) when
+
+* each fills at most ``MAX_FOOTER_CELLS`` cells and holds no amount in an amount column (one
+  whose header names an amount, or whose cells in the table's last rows are mostly amounts),
+  so a data row -- whatever its 摘要 says (``以上``) -- is never one; and
+* they follow a total row (labelled, or the label-less sum of the rows above), or a blank line
+  of the file under a row with amounts: a note written right under the data is data.
+
+At most ``MAX_FOOTER_ROWS`` rows are looked at; a table with no amount column has no footer.
 """
 
 from __future__ import annotations
@@ -24,12 +36,31 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 
-from keiri_agent.documents.cell_forms import read_amount
+from keiri_agent.documents.cell_forms import is_dash, read_amount
+from keiri_agent.documents.table_types import is_amount_header
 
-__all__ = ["MIN_ROWS_ABOVE_SUM", "is_total_label", "total_rows"]
+__all__ = [
+    "MAX_FOOTER_CELLS",
+    "MAX_FOOTER_ROWS",
+    "MIN_ROWS_ABOVE_SUM",
+    "is_total_label",
+    "total_rows",
+]
 
 # Rows above a label-less last row needed before it may be taken for their total.
 MIN_ROWS_ABOVE_SUM = 2
+# Footer lines looked for at the end of a table (notes, dates, names, page numbers: a few).
+MAX_FOOTER_ROWS = 20
+# Cells a footer line fills at most (a note, or a label and its value or two); a longer row is
+# data, and only the table's short last rows are looked at closely (a wide table stays cheap).
+MAX_FOOTER_CELLS = 4
+# The last rows whose cells decide which columns hold amounts (footer lines among them), and
+# the cells read for it at most (fewer rows for a wide table).
+_AMOUNT_SAMPLE_ROWS = 200
+_AMOUNT_SAMPLE_CELLS = 20_000
+# A column is an amount column when at least this share of its filled sampled cells are
+# amounts (a few footer notes in it do not hide it).
+_AMOUNT_COLUMN_SHARE = 0.5
 
 # Words a group's total puts before 計 (部門計, 取引先計, 営業1部計, 4月計): a department, an
 # account, a partner, a period. Other words ending in 計 (会計, 統計, 時計) are not totals.
@@ -87,7 +118,7 @@ def _labelled(frame: pd.DataFrame) -> np.ndarray:
 
 
 def _is_blank(value: object) -> bool:
-    if value is None:
+    if value is None or value is pd.NA:
         return True
     if isinstance(value, float):
         return value != value
@@ -139,10 +170,82 @@ def _sums_above(frame: pd.DataFrame, labelled: np.ndarray) -> bool:
     return matched > 0
 
 
-def total_rows(frame: pd.DataFrame) -> np.ndarray:
-    """A mask of the rows of ``frame`` (raw cells, before typing) that are total rows."""
+def total_rows(frame: pd.DataFrame, positions: np.ndarray | None) -> tuple[np.ndarray, int]:
+    """``(totals, footer)`` for ``frame`` (raw cells, before typing, blank rows dropped;
+    ``positions`` the file line or sheet row of each row, None when unknown): the mask of its
+    total rows, and how many of its last rows are footer lines (outside that mask)."""
     labelled = _labelled(frame)
-    if len(frame) and not labelled[-1] and _sums_above(frame, labelled):
-        labelled = labelled.copy()
-        labelled[-1] = True
-    return labelled
+    footer = _footer_rows(frame, positions, labelled)
+    body = len(frame) - footer
+    totals = labelled.copy()
+    totals[body:] = False
+    if body and not totals[body - 1] and _sums_above(frame.iloc[:body], labelled[:body]):
+        totals[body - 1] = True
+    return totals, footer
+
+
+def _amount_cells(tail: pd.DataFrame) -> np.ndarray:
+    """Which cells of ``tail`` (the table's last rows, columns named) are amounts (a lone dash,
+    zero in accounting formats, included) in an amount column: one whose header names an
+    amount, or whose filled cells here are mostly amounts."""
+    rows = tail.itertuples(index=False)
+    cells = [[_amount(v) is not None or is_dash(str(v)) for v in row] for row in rows]
+    amounts = np.array(cells, dtype=bool).reshape(tail.shape)
+    filled = tail.notna().to_numpy(bool)
+    named = np.array([is_amount_header(str(name)) for name in tail.columns], dtype=bool)
+    mostly = amounts.sum(axis=0) >= _AMOUNT_COLUMN_SHARE * filled.sum(axis=0)
+    found: np.ndarray = amounts & (named | mostly)
+    return found
+
+
+def _short_rows(frame: pd.DataFrame, labelled: np.ndarray) -> int:
+    """How many of the last rows of ``frame`` fill at most ``MAX_FOOTER_CELLS`` cells and are
+    not total rows (the candidates for footer lines; at most ``MAX_FOOTER_ROWS``)."""
+    last = min(len(frame) - 1, MAX_FOOTER_ROWS)
+    if last <= 0:
+        return 0
+    filled = frame.iloc[len(frame) - last :].notna().to_numpy(bool).sum(axis=1)
+    short = (filled <= MAX_FOOTER_CELLS) & ~labelled[len(frame) - last :]
+    run = 0
+    while run < last and short[last - 1 - run]:
+        run += 1
+    return run
+
+
+def _footer_rows(frame: pd.DataFrame, positions: np.ndarray | None, labelled: np.ndarray) -> int:
+    """How many of the last rows of ``frame`` are footer lines (module docstring)."""
+    run = _short_rows(frame, labelled)
+    if not run:
+        return 0
+    # Only the columns the candidates and the row above them fill can tell.
+    near = frame.iloc[len(frame) - run - 1 :].notna().to_numpy(bool).any(axis=0)
+    columns = np.flatnonzero(near)
+    rows = max(run + 1, min(_AMOUNT_SAMPLE_ROWS, _AMOUNT_SAMPLE_CELLS // len(columns)))
+    amounts = _amount_cells(frame.iloc[-rows:, columns])
+    if not amounts.any():
+        return 0  # no amount column: nothing tells data from notes
+    without = np.logical_not(amounts.any(axis=1))
+    count = 0
+    while count < run and without[len(without) - 1 - count]:
+        count += 1
+    n = len(frame)
+    if count and _sums_above(frame.iloc[: n - count], labelled[: n - count]):
+        return count  # under a total without a label
+    # Under a labelled total or a blank line; else a shorter run may be (a note under a gap).
+    while count:
+        anchor = n - count - 1
+        if labelled[anchor] or (
+            amounts[len(amounts) - count - 1].any() and _follows_gap(frame, positions, anchor)
+        ):
+            return count
+        count -= 1
+    return 0
+
+
+def _follows_gap(frame: pd.DataFrame, positions: np.ndarray | None, anchor: int) -> bool:
+    """Whether a blank line of the file stands between row ``anchor`` and the next (a CSV
+    record spans one line more for each line break inside its quoted cells)."""
+    if positions is None:
+        return False
+    breaks = sum(v.count("\n") for v in frame.iloc[anchor].tolist() if isinstance(v, str))
+    return int(positions[anchor + 1]) - int(positions[anchor]) > 1 + breaks

@@ -31,11 +31,14 @@ import datetime as dt
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import tzinfo
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import numpy as np
 import pandas as pd
 
+from keiri_agent.config import DEFAULT_TIMEZONE
 from keiri_agent.documents.cell_forms import (
     AMOUNT_UNITS,
     DASH_TEXTS,
@@ -45,6 +48,7 @@ from keiri_agent.documents.cell_forms import (
     date_problem,
     is_code,
     is_dash,
+    is_trailing_minus,
     read_amount,
     read_date,
     read_month,
@@ -214,6 +218,12 @@ def _dashes(values: pd.Series) -> pd.Series:
     return values.map(lambda v: isinstance(v, str) and is_dash(v))
 
 
+def _trailing_minus(values: pd.Series, numbers: pd.Series) -> int:
+    """How many negative amounts of ``values`` write their minus after the digits (``1,200-``)."""
+    negative = values[numbers.lt(0).to_numpy()]
+    return sum(isinstance(v, str) and is_trailing_minus(v) for v in negative.tolist())
+
+
 def _type_amounts(
     series: pd.Series, values: pd.Series, named: bool, header_named: bool
 ) -> ColumnTyping | None:
@@ -234,6 +244,11 @@ def _type_amounts(
     notes = []
     if dash.any():
         notes.append(f"「-」だけのセル {int(dash.sum()):,} 個を 0 と読みました")
+    trailing = _trailing_minus(values, numbers)
+    if trailing:
+        notes.append(
+            f"末尾に「-」のある金額 {trailing:,} 個をマイナスとして読みました（1,200- → -1200）"
+        )
     if not failed.any():
         return ColumnTyping(_finish_numbers(series, numbers), "number", notes=notes)
     if not (named or (failed.mean() <= 1 - MOSTLY_SHARE and len(values) >= MOSTLY_MIN_CELLS)):
@@ -312,7 +327,9 @@ def _vector_dates(values: pd.Series, named: bool) -> tuple[pd.Series, pd.Series]
     return days, rest
 
 
-def _type_dates(series: pd.Series, values: pd.Series, named: bool) -> ColumnTyping | None:
+def _type_dates(
+    series: pd.Series, values: pd.Series, named: bool, zone: tzinfo
+) -> ColumnTyping | None:
     probe = [_date_value(v, named) for v in values.iloc[:_PROBE_VALUES].tolist()]
     share = sum(p is not None for p in probe) / len(probe)
     if share < (NAMED_SHARE if named else MOSTLY_SHARE):
@@ -336,7 +353,8 @@ def _type_dates(series: pd.Series, values: pd.Series, named: bool) -> ColumnTypi
         column, kind = periods.reindex(series.index), "month"
     else:
         one_by_one = {
-            i: _naive(r.first_day() if isinstance(r, YearMonth) else r) for i, r in read.items()
+            i: _naive(r.first_day() if isinstance(r, YearMonth) else r, zone)
+            for i, r in read.items()
         }
         if one_by_one:
             labels = pd.Index(list(one_by_one))
@@ -354,15 +372,36 @@ def _type_dates(series: pd.Series, values: pd.Series, named: bool) -> ColumnTypi
     vectorized = int((~rest).sum())  # cells a plain form took: full dates
     if months and (len(months) != len(found) or vectorized):
         notes.append(f"年月だけのセル {len(months):,} 個はその月の 1 日として読みました")
+    notes.extend(_offset_note([r for r in found if isinstance(r, dt.datetime)], zone))
     return ColumnTyping(column, kind, bad, notes)
 
 
-def _naive(value: dt.date | dt.datetime | None) -> Any:
+def _naive(value: dt.date | dt.datetime | None, zone: tzinfo) -> Any:
+    """A cell's date or time as a naive datetime; one written with a UTC offset
+    (``2026-02-03T10:00:00+09:00``, ``…Z``) is first turned into ``zone``'s wall-clock time,
+    so the same moment reads the same whatever offset it was written with."""
     if value is None:
         return pd.NaT
     if isinstance(value, dt.datetime):
-        return value.replace(tzinfo=None) if value.tzinfo is not None else value
+        if value.tzinfo is None:
+            return value
+        return value.astimezone(zone).replace(tzinfo=None)
     return dt.datetime(value.year, value.month, value.day)
+
+
+def _offset_note(stamps: Sequence[dt.datetime], zone: tzinfo) -> list[str]:
+    """The note for the cells of a column written with a UTC offset (none when there are none):
+    how many, in which zone they now read, and how many of them changed their clock time."""
+    aware = [s for s in stamps if s.tzinfo is not None]
+    if not aware:
+        return []
+    moved = sum(s.utcoffset() != s.astimezone(zone).utcoffset() for s in aware)
+    name = getattr(zone, "key", None) or str(zone)
+    shifted = f"（うち {moved:,} 個は時刻が変わりました）" if moved else "（時刻は変わりません）"
+    return [
+        f"時差（+09:00・Z など）の付いた日時 {len(aware):,} 個を {name} の時刻に直し、"
+        f"時差の表示を外しました{shifted}"
+    ]
 
 
 def _date_reason(value: Any) -> str:
@@ -374,8 +413,13 @@ def _date_reason(value: Any) -> str:
 # --- one column ------------------------------------------------------------------------------
 
 
-def type_column(series: pd.Series, name: str, *, unit: str | None = None) -> ColumnTyping:
-    """Decide the type of one column (see the module docstring); ``unit`` from a title row."""
+def type_column(
+    series: pd.Series, name: str, *, unit: str | None = None, zone: tzinfo | None = None
+) -> ColumnTyping:
+    """Decide the type of one column (see the module docstring); ``unit`` from a title row;
+    ``zone`` the local zone that times written with an offset are read in (default:
+    ``config.DEFAULT_TIMEZONE``)."""
+    zone = zone or ZoneInfo(DEFAULT_TIMEZONE)
     values = series.dropna()
     if isinstance(values.dtype, pd.StringDtype):
         values = values[values.str.strip().ne("").fillna(False).astype(bool)]
@@ -385,6 +429,10 @@ def type_column(series: pd.Series, name: str, *, unit: str | None = None) -> Col
         return ColumnTyping(series, None)
     if pd.api.types.is_bool_dtype(series):
         return ColumnTyping(series, None)
+    if isinstance(series.dtype, pd.DatetimeTZDtype):
+        stamps = series.dropna().dt.to_pydatetime().tolist()
+        local = series.dt.tz_convert(zone).dt.tz_localize(None)
+        return ColumnTyping(local, "datetime", notes=_offset_note(stamps, zone))
     if pd.api.types.is_datetime64_any_dtype(series):
         return ColumnTyping(series, "datetime")
     date_named = is_date_header(name)
@@ -392,7 +440,7 @@ def type_column(series: pd.Series, name: str, *, unit: str | None = None) -> Col
     # A unit in a title row speaks for the amount columns, not for the dates beside them.
     amount_named = header_named or (unit is not None and not date_named)
     if date_named and (not header_named or _DATE_HEADER_END.search(name)):
-        typed = _type_dates(series, values, named=True)
+        typed = _type_dates(series, values, named=True, zone=zone)
         if typed is not None:
             return typed
     if pd.api.types.is_numeric_dtype(series):
@@ -400,7 +448,7 @@ def type_column(series: pd.Series, name: str, *, unit: str | None = None) -> Col
     typed = _type_amounts(series, values, named=amount_named, header_named=header_named)
     if typed is not None and typed.kind is not None:
         return typed
-    dates = _type_dates(series, values, named=date_named)
+    dates = _type_dates(series, values, named=date_named, zone=zone)
     if dates is not None:
         return dates
     return typed if typed is not None else ColumnTyping(series, None)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from datetime import tzinfo
 from typing import Any
 
 import pandas as pd
@@ -53,6 +54,7 @@ def read_xlsx_table(
     header_row: int | None,
     limits: TableLimits = TableLimits(),  # noqa: B008 -- frozen, shared safely
     columns: Sequence[str] | None = None,
+    zone: tzinfo | None = None,
 ) -> TableResult:
     """Read one sheet (default: the first) of the workbook in ``data`` (``columns``: only
     those, see ``table_frame.finish_table``).
@@ -61,7 +63,9 @@ def read_xlsx_table(
     (``bounded.run_bounded``); a sheet whose used range is over ``limits`` is refused.
     """
     check_container(data, label)
-    return run_bounded(_read_sheet, data, label, sheet, header_row, limits, columns, label=label)
+    return run_bounded(
+        _read_sheet, data, label, sheet, header_row, limits, columns, zone, label=label
+    )
 
 
 def _read_sheet(
@@ -71,6 +75,7 @@ def _read_sheet(
     header_row: int | None,
     limits: TableLimits,
     columns: Sequence[str] | None,
+    zone: tzinfo | None,
 ) -> TableResult:
     workbook = open_workbook(data, label, read_only=False, data_only=True)
     try:
@@ -118,7 +123,7 @@ def _read_sheet(
     frame = pd.DataFrame(full[data_start:], columns=list(range(ncols)), dtype=object)
     above = grid[: header if header is not None else data_start]
     positions = range(data_start + 1, data_start + 1 + len(frame))  # sheet rows, from 1
-    return finish_table(frame, names, header, above, info, positions, columns)
+    return finish_table(frame, names, header, above, info, positions, columns, zone)
 
 
 def _as_shown(value: Any) -> Any:

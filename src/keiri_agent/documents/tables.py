@@ -19,6 +19,7 @@ delimited text, ``table_xlsx`` a worksheet, and ``table_frame`` finishes either 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import tzinfo
 from pathlib import Path
 
 from keiri_agent.documents.failures import encrypted, unreadable, unsupported
@@ -76,6 +77,7 @@ def read_table(
     header_row: int | None = None,
     limits: TableLimits = TableLimits(),  # noqa: B008 -- frozen, shared safely
     columns: Sequence[str] | None = None,
+    zone: tzinfo | None = None,
 ) -> TableResult:
     """Read a table file (CSV/TSV/TXT or XLSX/XLSM) into a DataFrame.
 
@@ -83,7 +85,8 @@ def read_table(
     extension). ``sheet`` (name or 0-based index, default the first sheet) applies to Excel;
     ``encoding`` and ``delimiter`` to text (default: detected); ``header_row`` (0-based)
     overrides header detection; ``columns`` keeps only those columns, in that order (the others
-    are not typed; a missing one is an INPUT_VALIDATION_FAILED naming those that exist). Raises ``FileProcessingError``: FILE_UNREADABLE (missing,
+    are not typed; a missing one is an INPUT_VALIDATION_FAILED naming those that exist); ``zone``
+    the local zone (``KEIRI_TIMEZONE``) that a time written with a UTC offset is read in. Raises ``FileProcessingError``: FILE_UNREADABLE (missing,
     empty, damaged, undecodable), FILE_TOO_LARGE (over ``MAX_FILE_BYTES`` or ``limits``: rows,
     columns, cells), FILE_ENCRYPTED, UNSUPPORTED_FORMAT (.xls
     and other formats), INPUT_VALIDATION_FAILED (unknown sheet or encoding, bad header_row).
@@ -112,7 +115,13 @@ def read_table(
         from keiri_agent.documents.table_xlsx import read_xlsx_table
 
         result = read_xlsx_table(
-            data, label, sheet=sheet, header_row=header_row, limits=limits, columns=columns
+            data,
+            label,
+            sheet=sheet,
+            header_row=header_row,
+            limits=limits,
+            columns=columns,
+            zone=zone,
         )
         if ext == ".xls":
             result.info.warnings.insert(
@@ -138,7 +147,9 @@ def read_table(
             f"ファイル '{label}' は HTML / XML 形式で、表として読み込めません。",
             _SAVE_AS_XLSX,
         )
-    result = read_delimited(data, label, encoding, delimiter, header_row, ext, limits, columns)
+    result = read_delimited(
+        data, label, encoding, delimiter, header_row, ext, limits, columns, zone
+    )
     if ext == ".xls":
         result.info.warnings.insert(
             0, f"'{label}' は拡張子 .xls ですが中身はテキスト（区切り文字形式）でした。"
