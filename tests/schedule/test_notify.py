@@ -13,7 +13,7 @@ import pytest
 from tests.schedule.conftest import Clock, jst, team_settings, wait_for
 from tests.server.conftest import LiveServer
 
-from keiri_agent.schedule import CronRule, ScheduleStore, add_schedule
+from keiri_agent.schedule import CronRule, ScheduleRequest, ScheduleStore, add_schedule
 from keiri_agent.server.scheduler import Scheduler
 from keiri_agent.versions import SaveNote, VersionStore
 
@@ -58,8 +58,7 @@ def test_waiting_and_refused_runs_are_told(
     clock = Clock(jst("2026-12-07 09:00:00"))
     asks = add_schedule(
         settings,
-        plan_id="keiri/ask",
-        rule=CronRule(expr="1 9 * * *"),
+        ScheduleRequest(plan_id="keiri/ask", rule=CronRule(expr="1 9 * * *")),
         created_by="sato",
         now=clock(),
     )
@@ -69,8 +68,7 @@ def test_waiting_and_refused_runs_are_told(
     )
     unapproved = add_schedule(
         settings,
-        plan_id="keiri/draft",
-        rule=CronRule(expr="1 9 * * *"),
+        ScheduleRequest(plan_id="keiri/draft", rule=CronRule(expr="1 9 * * *")),
         created_by="sato",
         now=clock(),
     )

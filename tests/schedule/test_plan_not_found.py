@@ -9,7 +9,7 @@ import pytest
 from tests.schedule.conftest import team_settings
 
 from keiri_agent.errors import BlockError
-from keiri_agent.schedule import WORKING, add_schedule, check_pin
+from keiri_agent.schedule import WORKING, ScheduleRequest, add_schedule, check_pin
 from keiri_agent.schedule.rules import CronRule
 from keiri_agent.versions import plan_not_found
 
@@ -21,7 +21,9 @@ def test_adding_a_schedule_and_pinning_the_working_copy_say_the_same(tmp_path: P
     settings = team_settings(tmp_path, keiri_require_approval="off")
     with pytest.raises(BlockError) as added:
         add_schedule(
-            settings, plan_id="keiri/nothing", rule=CronRule(expr="0 9 * * *"), created_by="sato"
+            settings,
+            ScheduleRequest(plan_id="keiri/nothing", rule=CronRule(expr="0 9 * * *")),
+            created_by="sato",
         )
     with pytest.raises(BlockError) as pinned:
         check_pin(settings, "keiri/nothing", WORKING)

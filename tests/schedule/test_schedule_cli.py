@@ -122,3 +122,27 @@ def test_triggers_at_the_cli(workspace: Path) -> None:
     assert both.exit_code == 2
     assert "どちらか 1 つ" in both.output
     assert len(_store(workspace).triggers()) == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        (["trigger", "add", PLAN_ID, "--folder", "inbox/bank", "--file-var", ""], "vars の名前"),
+        (["trigger", "add", PLAN_ID, "--folder", "a/" * 501], "フォルダ"),
+        (["trigger", "add", PLAN_ID, "--webhook", "--version", "f" * 81], "版"),
+        (["schedule", "add", PLAN_ID, "--cron", "0 9 * * *", "--version", "f" * 81], "版"),
+        (["schedule", "add", "k/" * 151, "--cron", "0 9 * * *"], "Plan の id"),
+    ],
+)
+def test_the_cli_refuses_what_the_api_refuses(workspace: Path, args: list[str], field: str) -> None:
+    """The API's field limits (ScheduleRequest, TriggerRequest) hold at the command line too,
+    said in Japanese with the field named, and nothing is stored or created."""
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert "の指定を読めません" in result.output
+    assert f"{field}:" in result.output
+    assert "keiri-agent schedule add --help" in result.output  # the hint
+    assert "validation error" not in result.output  # not Pydantic's English
+    assert _store(workspace).schedules() == []
+    assert _store(workspace).triggers() == []
+    assert not (team_settings(workspace).keiri_workspace_root / "a").exists()

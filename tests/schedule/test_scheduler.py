@@ -19,7 +19,7 @@ from tests.schedule.conftest import (
 from tests.server.conftest import LiveServer
 
 from keiri_agent.config import Settings
-from keiri_agent.schedule import CronRule, Fire, ScheduleStore, add_schedule
+from keiri_agent.schedule import CronRule, Fire, ScheduleRequest, ScheduleStore, add_schedule
 from keiri_agent.server.scheduler import Scheduler
 
 
@@ -78,15 +78,14 @@ def test_a_restart_across_a_fire_time_runs_it_once_or_skips_it(
     clock = Clock(jst("2026-12-07 09:00:00"))
     first = serve(settings, clock=clock)
     start = clock()
+    rule = CronRule(expr="0 10 * * *")
     once = add_schedule(
-        settings, plan_id=PLAN_ID, rule=CronRule(expr="0 10 * * *"), created_by="sato", now=start
+        settings, ScheduleRequest(plan_id=PLAN_ID, rule=rule), created_by="sato", now=start
     )
     skip = add_schedule(
         settings,
-        plan_id=PLAN_ID,
-        rule=CronRule(expr="0 10 * * *"),
+        ScheduleRequest(plan_id=PLAN_ID, rule=rule, misfire="skip"),
         created_by="sato",
-        misfire="skip",
         now=start,
     )
     ticks = _scheduler(first).ticks

@@ -18,7 +18,7 @@ from tests.schedule.conftest import (
 )
 from tests.server.conftest import LiveServer
 
-from keiri_agent.schedule import ScheduleStore, add_trigger
+from keiri_agent.schedule import ScheduleStore, TriggerRequest, add_trigger
 from keiri_agent.server.scheduler import Scheduler
 from keiri_agent.server.webhook import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign
 from keiri_agent.versions import SaveNote, VersionStore
@@ -111,7 +111,9 @@ def test_a_folder_file_runs_once_even_when_rewritten_in_place_while_copied(
     versions.decide("keiri/bank", version.id, "approve", by="kato")
     live = serve(settings)
     trigger = add_trigger(
-        settings, kind="folder", plan_id="keiri/bank", created_by="sato", folder="inbox/bank"
+        settings,
+        TriggerRequest(kind="folder", plan_id="keiri/bank", folder="inbox/bank"),
+        created_by="sato",
     )
     watcher = _scheduler(live).folders
     folder = Path(settings.keiri_workspace_root) / "inbox" / "bank"

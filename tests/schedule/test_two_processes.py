@@ -20,7 +20,7 @@ from tests.schedule.conftest import (
 )
 
 import keiri_agent
-from keiri_agent.schedule import CronRule, ScheduleStore, add_schedule
+from keiri_agent.schedule import CronRule, ScheduleRequest, ScheduleStore, add_schedule
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,8 +53,7 @@ def test_two_server_processes_run_a_fire_time_once(tmp_path: Path) -> None:
         # Both servers are up; the schedule appears to both at once, its 09:00 already due.
         schedule = add_schedule(
             settings,
-            plan_id=PLAN_ID,
-            rule=CronRule(expr="0 9 * * *"),
+            ScheduleRequest(plan_id=PLAN_ID, rule=CronRule(expr="0 9 * * *")),
             created_by="sato",
             now=jst("2026-12-07 08:00"),
         )

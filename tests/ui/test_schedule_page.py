@@ -67,3 +67,16 @@ def test_bad_input_shows_the_error_and_stores_nothing(page: AppTest) -> None:
     page.button(key="schedule_add").click().run()
     assert any("keiri/none" in e.value for e in page.error)
     assert ScheduleStore.of(load_settings()).schedules() == []
+
+
+def test_the_page_refuses_what_the_api_refuses(page: AppTest) -> None:
+    """An empty Plan id is refused by the same rule as the API's (ScheduleRequest), with the
+    field named in Japanese, not as an unknown plan."""
+    page.run()
+    page.text_input(key="schedule_plan").set_value("  ")
+    page.radio(key="schedule_form").set_value("last_business_day").run()
+    page.button(key="schedule_add").click().run()
+    assert not page.exception
+    shown = " ".join(e.value for e in page.error)
+    assert "予定の指定を読めません（Plan の id:" in shown
+    assert ScheduleStore.of(load_settings()).schedules() == []

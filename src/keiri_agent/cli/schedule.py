@@ -119,21 +119,22 @@ def add(
     """予定を登録します（次回の実行日時を表示します）。"""
     from keiri_agent.cli.identity import acting_name
     from keiri_agent.config import load_settings
-    from keiri_agent.schedule import add_schedule, schedule_view
+    from keiri_agent.schedule import ScheduleRequest, add_schedule, schedule_view
 
     with user_errors():
         settings = load_settings()
         rule = rule_from_options(cron, business_day, last_business_day, day, if_holiday, at)
-        schedule = add_schedule(
-            settings,
-            plan_id=plan_id,
-            rule=rule,
-            created_by=acting_name(settings),
-            calendar=calendar,
-            vars=parse_vars(var_specs or [], vars_file),
-            version=version,
-            misfire="run_once" if misfire == "run-once" else "skip",
+        request = ScheduleRequest.of(
+            {
+                "plan_id": plan_id,
+                "rule": rule,
+                "calendar": calendar,
+                "vars": parse_vars(var_specs or [], vars_file),
+                "version": version,
+                "misfire": "run_once" if misfire == "run-once" else "skip",
+            }
         )
+        schedule = add_schedule(settings, request, created_by=acting_name(settings))
         view = schedule_view(settings, schedule)
     if as_json:
         echo_json(view)

@@ -47,7 +47,7 @@ def add(
     """トリガーを登録します（Webhook なら署名用の秘密鍵をこの一度だけ表示します）。"""
     from keiri_agent.cli.identity import acting_name
     from keiri_agent.config import load_settings
-    from keiri_agent.schedule import add_trigger, trigger_view
+    from keiri_agent.schedule import TriggerRequest, add_trigger, trigger_view
 
     with user_errors():
         if webhook == (folder is not None):
@@ -57,16 +57,17 @@ def add(
                 hint="例: keiri-agent trigger add keiri/bank_match --folder inbox/bank",
             )
         settings = load_settings()
-        trigger = add_trigger(
-            settings,
-            kind="webhook" if webhook else "folder",
-            plan_id=plan_id,
-            created_by=acting_name(settings),
-            folder=folder,
-            file_var=file_var,
-            vars=parse_vars(var_specs or [], vars_file),
-            version=version,
+        request = TriggerRequest.of(
+            {
+                "kind": "webhook" if webhook else "folder",
+                "plan_id": plan_id,
+                "folder": folder,
+                "file_var": file_var,
+                "vars": parse_vars(var_specs or [], vars_file),
+                "version": version,
+            }
         )
+        trigger = add_trigger(settings, request, created_by=acting_name(settings))
         view = trigger_view(settings, trigger)
     if as_json:
         echo_json({**view, "secret": trigger.secret})

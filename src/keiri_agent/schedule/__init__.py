@@ -3,7 +3,8 @@
 ``calendar`` says which days are 営業日; ``rules`` when a schedule fires (cron, 第N営業日,
 最終営業日, D日 with what to do on a holiday). The server (``keiri_agent.server.scheduler``)
 fires them. ``store`` keeps schedules, triggers and the claims that make each start happen
-once in one SQLite file under the workspace; ``due`` says which fire time is due now; ``pins``
+once in one SQLite file under the workspace; ``requests`` what a person asks for when adding
+one (the CLI, the API and the app alike); ``due`` says which fire time is due now; ``pins``
 which version of the plan runs.
 """
 
@@ -32,6 +33,14 @@ from keiri_agent.schedule.pins import (
     resolve_pin,
     working_drift,
 )
+from keiri_agent.schedule.requests import (
+    MAX_FILE_VAR_CHARS,
+    MAX_FOLDER_CHARS,
+    MAX_PIN_CHARS,
+    REQUEST_HINT,
+    ScheduleRequest,
+    TriggerRequest,
+)
 from keiri_agent.schedule.rules import (
     MAX_BUSINESS_DAY,
     MAX_CRON_STEPS,
@@ -44,14 +53,17 @@ from keiri_agent.schedule.rules import (
     describe,
     parse_at,
     parse_rule,
+    read_fields,
 )
 from keiri_agent.schedule.store import (
     BUSY_TIMEOUT_S,
+    MAX_PLAN_ID_CHARS,
     STORE_DIR,
     STORE_FILE,
     Fire,
     FireOutcome,
     Misfire,
+    PlanId,
     Schedule,
     ScheduleStore,
     Trigger,
@@ -65,8 +77,13 @@ __all__ = [
     "LATEST_APPROVED",
     "MAX_BUSINESS_DAY",
     "MAX_CRON_STEPS",
+    "MAX_FILE_VAR_CHARS",
+    "MAX_FOLDER_CHARS",
     "MAX_MISSED_SCAN",
+    "MAX_PIN_CHARS",
+    "MAX_PLAN_ID_CHARS",
     "MAX_SEARCH_DAYS",
+    "REQUEST_HINT",
     "RULE_HINT",
     "SECRET_BYTES",
     "STORE_DIR",
@@ -81,10 +98,13 @@ __all__ = [
     "FireOutcome",
     "LastBusinessDayRule",
     "Misfire",
+    "PlanId",
     "Rule",
     "Schedule",
+    "ScheduleRequest",
     "ScheduleStore",
     "Trigger",
+    "TriggerRequest",
     "add_schedule",
     "add_trigger",
     "calendar_of",
@@ -98,6 +118,7 @@ __all__ = [
     "parse_at",
     "parse_company_holidays",
     "parse_rule",
+    "read_fields",
     "resolve_pin",
     "schedule_view",
     "trigger_view",

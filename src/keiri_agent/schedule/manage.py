@@ -2,7 +2,8 @@
 
 :func:`add_schedule` checks a schedule before it is stored (the plan exists, the version pin
 names a version this plan has and approval allows it, the rule has a next fire time) and
-stores it; :func:`schedule_view` is a schedule as people read it: its rule in words, its next
+stores it; what is asked for comes as one ``ScheduleRequest`` (``requests``), whose fields
+keep their own limits; :func:`schedule_view` is a schedule as people read it: its rule in words, its next
 fire time in ``KEIRI_TIMEZONE`` (JST), its last fires, and a warning when the working copy has
 unapproved changes. Triggers have :func:`add_trigger` and :func:`trigger_view`.
 """
@@ -18,11 +19,11 @@ from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.localtime import shown_time
 from keiri_agent.plan import resolve_plan_file
-from keiri_agent.schedule.calendar import CalendarName
 from keiri_agent.schedule.due import next_fire
 from keiri_agent.schedule.pins import check_pin, default_pin, working_drift
-from keiri_agent.schedule.rules import CronRule, Rule, describe
-from keiri_agent.schedule.store import Misfire, Schedule, ScheduleStore, Trigger, new_id
+from keiri_agent.schedule.requests import ScheduleRequest, TriggerRequest
+from keiri_agent.schedule.rules import CronRule, describe
+from keiri_agent.schedule.store import Schedule, ScheduleStore, Trigger, new_id
 from keiri_agent.versions import VersionStore, plan_not_found
 from keiri_agent.workspace import confine
 
@@ -45,34 +46,26 @@ def _check_plan(settings: Settings, plan_id: str) -> None:
 
 def add_schedule(
     settings: Settings,
+    request: ScheduleRequest,
     *,
-    plan_id: str,
-    rule: Rule,
     created_by: str,
-    calendar: CalendarName = "jp",
-    vars: dict[str, Any] | None = None,
-    version: str | None = None,
-    misfire: Misfire = "run_once",
     now: datetime | None = None,
 ) -> Schedule:
     """Check and store a new schedule (nothing is stored when a check fails)."""
-    _check_plan(settings, plan_id)
-    if calendar == "none" and not isinstance(rule, CronRule):
+    _check_plan(settings, request.plan_id)
+    if request.calendar == "none" and not isinstance(request.rule, CronRule):
         raise BlockError(
             "営業日で決める予定（第N営業日・最終営業日・D日）には営業日カレンダーが要ります。",
             code=ErrorCode.INPUT_VALIDATION_FAILED,
             hint="--calendar jp を指定してください（--calendar none は --cron だけに使えます）。",
         )
-    pin = check_pin(settings, plan_id, version or default_pin(settings))
+    pin = check_pin(settings, request.plan_id, request.version or default_pin(settings))
     moment = now or datetime.now(UTC)
     schedule = Schedule(
+        **request.model_dump(exclude={"rule", "version"}),
+        rule=request.rule,
         id=new_id("s"),
-        plan_id=plan_id,
-        rule=rule,
-        calendar=calendar,
-        vars=vars or {},
         version=pin,
-        misfire=misfire,
         created_by=created_by,
         created_at=moment.replace(microsecond=0),
     )
@@ -119,22 +112,13 @@ def schedule_view(
     }
 
 
-def add_trigger(
-    settings: Settings,
-    *,
-    kind: str,
-    plan_id: str,
-    created_by: str,
-    folder: str | None = None,
-    file_var: str = "file",
-    vars: dict[str, Any] | None = None,
-    version: str | None = None,
-) -> Trigger:
+def add_trigger(settings: Settings, request: TriggerRequest, *, created_by: str) -> Trigger:
     """Check and store a new trigger; a webhook trigger gets a new secret (shown once)."""
-    _check_plan(settings, plan_id)
-    pin = check_pin(settings, plan_id, version or default_pin(settings))
-    if kind == "folder":
-        if not folder:
+    _check_plan(settings, request.plan_id)
+    pin = check_pin(settings, request.plan_id, request.version or default_pin(settings))
+    folder = None
+    if request.kind == "folder":
+        if not request.folder:
             raise BlockError(
                 "フォルダのトリガーには見張るフォルダが要ります。",
                 code=ErrorCode.INPUT_VALIDATION_FAILED,
@@ -142,18 +126,16 @@ def add_trigger(
                 "（例: inbox/bank）。",
             )
         root = Path(settings.keiri_workspace_root)
-        target = confine(root, folder)  # PathEscapeError (a BlockError) for ../ and the like
+        # PathEscapeError (a BlockError) for ../ and the like
+        target = confine(root, request.folder)
         target.mkdir(parents=True, exist_ok=True)
         folder = target.relative_to(root.resolve()).as_posix()
     trigger = Trigger(
+        **request.model_dump(exclude={"folder", "version"}),
         id=new_id("t"),
-        kind="folder" if kind == "folder" else "webhook",
-        plan_id=plan_id,
-        vars=vars or {},
         version=pin,
-        folder=folder if kind == "folder" else None,
-        file_var=file_var,
-        secret=secrets.token_hex(SECRET_BYTES) if kind == "webhook" else None,
+        folder=folder,
+        secret=secrets.token_hex(SECRET_BYTES) if request.kind == "webhook" else None,
         created_by=created_by,
         created_at=datetime.now(UTC).replace(microsecond=0),
     )

@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import calendar as month_calendar
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import date, datetime, time
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
 from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.llm.field_problems import details_of, field_problems
 from keiri_agent.schedule.calendar import BusinessCalendar
 
 __all__ = [
@@ -40,7 +41,10 @@ __all__ = [
     "describe",
     "parse_at",
     "parse_rule",
+    "read_fields",
 ]
+
+_T = TypeVar("_T")
 
 # The N of 第N営業日: every month has at least this many business days (February with its
 # holidays has 17 or more), so such a schedule fires every month.
@@ -178,26 +182,37 @@ _FIELD_LABELS = {  # a rule's fields as the CLI's options and the 予定 page na
     "if_holiday": "休日のとき",
     "at": "時刻",
 }
+_RULE: TypeAdapter[CronRule | BusinessDayRule | LastBusinessDayRule | DayRule] = TypeAdapter(Rule)
 RULE_HINT = "cron は 5 項目（分 時 日 月 曜日）、第N営業日は 1〜15、日は 1〜31、時刻は HH:MM です。"
+
+
+def read_fields(
+    adapter: TypeAdapter[_T],
+    raw: Mapping[str, Any],
+    *,
+    what: str,
+    labels: Mapping[str, str],
+    hint: str,
+) -> _T:
+    """``raw`` read by ``adapter``, or a BlockError that names each wrong field in Japanese
+    (``labels``: a field's name as the CLI's options and the 予定 page say it)."""
+    try:
+        return adapter.validate_python(raw)
+    except ValidationError as exc:
+        found = field_problems(exc, data=raw)
+        problems = "、".join(p.at(labels.get(str(p.loc[-1]), p.field)) for p in found)
+        raise BlockError(
+            f"{what}を読めません（{problems}）。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint=hint,
+            details={"problems": details_of(found)},
+        ) from None
 
 
 def parse_rule(raw: dict[str, Any]) -> CronRule | BusinessDayRule | LastBusinessDayRule | DayRule:
     """The rule ``raw`` describes (as the CLI, the API and the app's 予定 page send it), or a
     BlockError that says in Japanese which field is wrong and why."""
-    from pydantic import TypeAdapter, ValidationError
-
-    from keiri_agent.llm.field_problems import field_problems
-
-    try:
-        return TypeAdapter(Rule).validate_python(raw)
-    except ValidationError as exc:
-        found = field_problems(exc, data=raw)
-        problems = "、".join(p.at(_FIELD_LABELS.get(str(p.loc[-1]), p.field)) for p in found)
-        raise BlockError(
-            f"実行の条件を読めません（{problems}）。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=RULE_HINT,
-        ) from None
+    return read_fields(_RULE, raw, what="実行の条件", labels=_FIELD_LABELS, hint=RULE_HINT)
 
 
 _IF_HOLIDAY = {

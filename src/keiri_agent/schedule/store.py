@@ -24,7 +24,7 @@ import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -34,11 +34,13 @@ from keiri_agent.schedule.rules import Rule
 
 __all__ = [
     "BUSY_TIMEOUT_S",
+    "MAX_PLAN_ID_CHARS",
     "STORE_DIR",
     "STORE_FILE",
     "Fire",
     "FireOutcome",
     "Misfire",
+    "PlanId",
     "Schedule",
     "ScheduleStore",
     "Trigger",
@@ -49,7 +51,9 @@ __all__ = [
 STORE_DIR = "schedules"
 STORE_FILE = "schedules.sqlite3"
 BUSY_TIMEOUT_S = 30.0  # a writer waits this long for another process's transaction
+MAX_PLAN_ID_CHARS = 300  # a plan id is a short path (``keiri/monthly_close``), never a text
 Misfire = Literal["run_once", "skip"]
+PlanId = Annotated[str, Field(min_length=1, max_length=MAX_PLAN_ID_CHARS)]
 FireOutcome = Literal["started", "skipped", "failed"]
 
 _SCHEMA = """
@@ -82,7 +86,7 @@ class Schedule(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     id: str
-    plan_id: str = Field(min_length=1, max_length=300)
+    plan_id: PlanId
     rule: Rule
     calendar: CalendarName = "jp"
     vars: dict[str, Any] = Field(default_factory=dict)
@@ -100,7 +104,7 @@ class Trigger(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     id: str
     kind: Literal["webhook", "folder"]
-    plan_id: str = Field(min_length=1, max_length=300)
+    plan_id: PlanId
     vars: dict[str, Any] = Field(default_factory=dict)
     version: str = "latest-approved"
     folder: str | None = None  # relative to the workspace root (folder triggers)

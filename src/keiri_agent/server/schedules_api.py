@@ -18,7 +18,7 @@ JSON body's ``vars`` are given to the run over the trigger's own.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import anyio.to_thread
 from fastapi import APIRouter, Depends, Request
@@ -27,9 +27,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.schedule import (
-    Misfire,
-    Rule,
+    ScheduleRequest,
     ScheduleStore,
+    TriggerRequest,
     add_schedule,
     add_trigger,
     schedule_view,
@@ -41,27 +41,7 @@ from keiri_agent.server.plan_task import ANONYMOUS_CALLER
 from keiri_agent.server.scheduler import Scheduler
 from keiri_agent.server.webhook import SIGNATURE_HEADER, TIMESTAMP_HEADER, check_signature
 
-__all__ = ["ScheduleRequest", "TriggerRequest", "WebhookBody", "schedule_routes"]
-
-
-class ScheduleRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    plan_id: str = Field(min_length=1, max_length=300)
-    rule: Rule
-    calendar: Literal["jp", "none"] = "jp"
-    vars: dict[str, Any] = Field(default_factory=dict)
-    version: str | None = Field(default=None, max_length=80)
-    misfire: Misfire = "run_once"
-
-
-class TriggerRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    kind: Literal["webhook", "folder"]
-    plan_id: str = Field(min_length=1, max_length=300)
-    folder: str | None = Field(default=None, max_length=1000)
-    file_var: str = Field(default="file", min_length=1, max_length=100)
-    vars: dict[str, Any] = Field(default_factory=dict)
-    version: str | None = Field(default=None, max_length=80)
+__all__ = ["WebhookBody", "schedule_routes"]
 
 
 class WebhookBody(BaseModel):
@@ -97,17 +77,7 @@ def schedule_routes(settings: Settings, auth: Authenticator, scheduler: Schedule
     def create_schedule(body: ScheduleRequest, access: Caller) -> dict[str, Any]:
         owner = signed_in(access)
         now = scheduler.clock()
-        schedule = add_schedule(
-            settings,
-            plan_id=body.plan_id,
-            rule=body.rule,
-            created_by=owner,
-            calendar=body.calendar,
-            vars=body.vars,
-            version=body.version,
-            misfire=body.misfire,
-            now=now,
-        )
+        schedule = add_schedule(settings, body, created_by=owner, now=now)
         scheduler.wake()
         return schedule_view(settings, schedule, now)
 
@@ -130,16 +100,7 @@ def schedule_routes(settings: Settings, auth: Authenticator, scheduler: Schedule
     @api.post("/triggers", status_code=201)
     def create_trigger(body: TriggerRequest, access: Caller) -> dict[str, Any]:
         owner = signed_in(access)
-        trigger = add_trigger(
-            settings,
-            kind=body.kind,
-            plan_id=body.plan_id,
-            created_by=owner,
-            folder=body.folder,
-            file_var=body.file_var,
-            vars=body.vars,
-            version=body.version,
-        )
+        trigger = add_trigger(settings, body, created_by=owner)
         return {**trigger_view(settings, trigger), "secret": trigger.secret}
 
     @api.delete("/triggers/{trigger_id}")

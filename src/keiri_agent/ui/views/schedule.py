@@ -72,17 +72,17 @@ def _rule() -> dict[str, Any]:
 
 
 def _add(settings: Settings) -> None:
-    from keiri_agent.schedule import add_schedule, parse_rule
+    from keiri_agent.schedule import ScheduleRequest, add_schedule, parse_rule
     from keiri_agent.ui.signin import acting_name
 
-    rule = parse_rule(_rule())
-    add_schedule(
-        settings,
-        plan_id=str(st.session_state.get(PLAN_KEY, "")).strip(),
-        rule=rule,
-        created_by=acting_name(settings),
-        misfire=st.session_state.get(MISFIRE_KEY, "run_once"),
+    request = ScheduleRequest.of(
+        {
+            "plan_id": str(st.session_state.get(PLAN_KEY, "")).strip(),
+            "rule": parse_rule(_rule()),
+            "misfire": st.session_state.get(MISFIRE_KEY, "run_once"),
+        }
     )
+    add_schedule(settings, request, created_by=acting_name(settings))
 
 
 def _render_form(settings: Settings) -> None:
