@@ -141,7 +141,7 @@ def test_the_cli_refuses_what_the_api_refuses(workspace: Path, args: list[str], 
     assert result.exit_code == 2, result.output
     assert "の指定を読めません" in result.output
     assert f"{field}:" in result.output
-    assert "keiri-agent schedule add --help" in result.output  # the hint
+    assert "文字まで" in result.output  # the hint names the limits
     assert "validation error" not in result.output  # not Pydantic's English
     assert _store(workspace).schedules() == []
     assert _store(workspace).triggers() == []

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from keiri_agent.schedule.calendar import CalendarName
 from keiri_agent.schedule.rules import Rule, read_fields
-from keiri_agent.schedule.store import Misfire, PlanId
+from keiri_agent.schedule.store import MAX_PLAN_ID_CHARS, Misfire, PlanId
 
 __all__ = [
     "MAX_FILE_VAR_CHARS",
@@ -31,7 +31,10 @@ __all__ = [
 MAX_PIN_CHARS = 80  # latest-approved, working or a version's hash (64 hex digits) fit
 MAX_FOLDER_CHARS = 1000  # a folder under the workspace root, as a relative path
 MAX_FILE_VAR_CHARS = 100  # a var's name, not a value
-REQUEST_HINT = "keiri-agent schedule add --help / trigger add --help で指定の形を確かめてください。"
+REQUEST_HINT = (
+    f"Plan の id は {MAX_PLAN_ID_CHARS} 文字まで、版は {MAX_PIN_CHARS} 文字まで、フォルダは"
+    f" {MAX_FOLDER_CHARS} 文字まで、ファイルを渡す vars の名前は 1〜{MAX_FILE_VAR_CHARS} 文字です。"
+)
 _LABELS = {  # the fields as the CLI's options and the 予定 page name them
     "plan_id": "Plan の id",
     "calendar": "カレンダー",
