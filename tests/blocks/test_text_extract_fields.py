@@ -5,11 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from keiri_agent.blocks.base import Block
 from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.documents.cell_forms import read_amount
 from keiri_agent.errors import BlockError, ErrorCode
 from tests.blocks.conftest import ContextFactory, run_like_runner
+from tests.documents.amount_texts import amount_texts
 
 FIELDS = [
     {"name": "請求書番号", "pattern": r"請求書番号[:\s]*(?P<value>[A-Z0-9-]+)"},
@@ -148,3 +152,49 @@ def test_evidence_without_files_is_refused(block: Block) -> None:
     with pytest.raises(BlockError, match="files") as info:
         block.check_inputs({"evidence_data": {"text": "x"}, "fields": FIELDS})
     assert "file.parse_zip_2tier" in (info.value.hint or "")
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=50)
+@given(texts=st.lists(amount_texts(), min_size=1, max_size=20))
+def test_extracted_fields_read_amounts_as_read_amount_does(
+    texts: list[str], block: Block, make_ctx: ContextFactory
+) -> None:
+    files = [
+        {"group": "A社", "path": f"A社/{name}", "name": name, "text": f"金額: {text}\n数量: {text}"}
+        for name, text in zip([f"{i}.txt" for i in range(len(texts))], texts, strict=True)
+    ]
+    fields = [
+        {"name": "金額", "pattern": r"金額: (?P<value>.+)", "type": "amount"},
+        {"name": "数量", "pattern": r"数量: (?P<value>.+)", "type": "integer"},
+    ]
+    inputs: dict[str, Any] = {
+        "evidence_data": {"files": files},
+        "fields": fields,
+        "on_missing": "report",
+    }
+    out = run_like_runner(block, inputs, make_ctx("extract"))
+    records = {r["ファイル"]: r for r in out["records"]}
+    failed = {(p["ファイル"], p["項目"]) for p in out["problems"]}
+    for file, text in zip(files, texts, strict=True):
+        value = read_amount(text)
+        path = file["path"]
+        assert ((path, "金額") in failed) is (value is None), text
+        assert ((path, "数量") in failed) is not isinstance(value, int), text
+        if isinstance(value, int):
+            assert (records[path]["金額"], records[path]["数量"]) == (value, value), text
+
+
+def test_negative_amounts_in_parentheses_and_with_a_trailing_minus_are_read(
+    block: Block, make_ctx: ContextFactory
+) -> None:
+    fields = [
+        {"name": "差額", "pattern": r"差額[:\s]*(?P<value>\S+)", "type": "amount"},
+        {"name": "返品数", "pattern": r"返品数[:\s]*(?P<value>\S+)", "type": "integer"},
+    ]
+    data = evidence(
+        ("A社/精算書.pdf", "差額: (1,200)\n返品数: (3)"),
+        ("B社/精算書.csv", "差額: 1,200-\n返品数: 1,200-"),
+    )
+    out = run_like_runner(block, {"evidence_data": data, "fields": fields}, make_ctx("extract"))
+    assert [(r["差額"], r["返品数"]) for r in out["records"]] == [(-1200, -3), (-1200, -1200)]
+    assert out["problems"] == []

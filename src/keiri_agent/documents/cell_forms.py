@@ -59,7 +59,6 @@ __all__ = [
     "read_amount",
     "read_date",
     "read_month",
-    "unsigned_value",
 ]
 
 # Units an accountant writes in a header or a title row: the amount is kept as written (never
@@ -176,14 +175,14 @@ def read_amount(text: str) -> int | float | None:
         signs.append("-")
     if parens == 1 or len(signs) > 1 or (parens and signs):
         return None
-    value = unsigned_value(match)
+    value = _unsigned_value(match)
     if value is None:
         return None
     negative = parens == 2 or (signs and signs[0] in ("-", "▲", "△"))
     return -value if negative else value
 
 
-def unsigned_value(match: re.Match[str]) -> int | float | None:
+def _unsigned_value(match: re.Match[str]) -> int | float | None:
     """The number of a match's ``int`` (thousands commas allowed) and ``frac`` groups, or None
     for digits with a leading zero, which are a code (``0123``), not a number."""
     digits = match["int"].replace(",", "")

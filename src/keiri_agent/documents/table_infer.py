@@ -1,4 +1,4 @@
-"""Inference shared by the CSV and Excel table readers: header row, column names, value types.
+"""Inference shared by the CSV and Excel table readers: header row, column names, size limits.
 
 Japanese spreadsheets put a title ("2024年度 売上明細"), a few "key, value" lines (会社名,
 期間) and blank rows above the real header, write amounts as "1,234", "¥1,234", "▲500" or in
@@ -11,27 +11,24 @@ simple and deterministic, so a user can predict them from ``TableReadInfo``:
   header and data starts there;
 * column names: blank → "列<n>" (n = 1-based column position in the file), repeated →
   "<name>_2", "<name>_3", ...; whitespace runs (including line breaks) become one space;
-* numbers: a text column becomes numeric only when every non-empty value is a number after
-  NFKC, removing "¥"/"\\"/"$", a trailing "円" and well-formed thousands separators; "▲"/"△"
-  mean minus. Columns with leading-zero codes ("0123") stay text, so codes keep their zeros;
-* dates: only clean ISO values ("2024-04-01", "2024-04-01 09:30") become datetimes.
+* a text label is a cell that is neither an amount (``cell_forms.read_amount``: "1,234",
+  "(1,200)", "1,200-", "▲500"...) nor an ISO date ("2024-04-01"). Column types are decided
+  by ``table_types`` with the same forms.
 """
 
 from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import date, datetime
 from statistics import median
 from typing import Any
 
-import pandas as pd
 from openpyxl.utils import get_column_letter
 
-from keiri_agent.documents.cell_forms import unsigned_value
+from keiri_agent.documents.cell_forms import read_amount
 from keiri_agent.documents.failures import too_large
 from keiri_agent.documents.limits import TableLimits
 
@@ -39,24 +36,12 @@ __all__ = [
     "HEADER_SCAN_ROWS",
     "TableLimits",
     "check_table_size",
-    "convert_column",
     "detect_header",
     "is_blank",
     "make_column_names",
-    "parse_number",
 ]
 
 HEADER_SCAN_ROWS = 30
-# How many non-empty values are checked one by one before a whole column is converted.
-_PROBE_VALUES = 200
-
-_NUMBER = re.compile(
-    r"(?P<sign>[+\-▲△]?)\s*[¥\\$]?\s*(?P<sign2>[+\-]?)"
-    r"(?P<int>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?P<frac>\.[0-9]+)?\s*円?"
-)
-_ASCII_NUMBER = re.compile(
-    r"\s*[+\-]?(?:0|[1-9][0-9]{0,2}(?:,[0-9]{3})+|[1-9][0-9]*)(?:\.[0-9]+)?\s*"
-)
 _ISO_DATE = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[ T][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?)?"
 )
@@ -70,28 +55,6 @@ def is_blank(value: Any) -> bool:
     if isinstance(value, float) and math.isnan(value):
         return True
     return isinstance(value, str) and not value.strip()
-
-
-def _normalize_number_text(text: str) -> str:
-    text = text.strip()
-    if not text.isascii():
-        text = unicodedata.normalize("NFKC", text).replace("−", "-")
-    return text
-
-
-def parse_number(text: str) -> int | float | None:
-    """The number ``text`` spells ("1,234", "¥1,234", "▲500", "１２３円"), or None.
-
-    Leading-zero integers ("0123") are not numbers here: they are codes.
-    """
-    match = _NUMBER.fullmatch(_normalize_number_text(text))
-    if match is None or (match["sign"] and match["sign2"]):
-        return None
-    value = unsigned_value(match)
-    if value is None:
-        return None
-    negative = match["sign"] in ("-", "▲", "△") or match["sign2"] == "-"
-    return -value if negative else value
 
 
 def check_table_size(
@@ -135,7 +98,7 @@ def _is_label(value: Any) -> bool:
     if not isinstance(value, str) or not value.strip():
         return False
     text = value.strip()
-    return parse_number(text) is None and _ISO_DATE.fullmatch(text) is None
+    return read_amount(text) is None and _ISO_DATE.fullmatch(text) is None
 
 
 def detect_header(rows: Sequence[Sequence[Any]]) -> tuple[int | None, int]:
@@ -200,103 +163,3 @@ def make_column_names(
         used.add(name)
         names.append(name)
     return names, renamed
-
-
-def _text_to_numbers(values: pd.Series) -> pd.Series | None:
-    """Vectorized: the numbers spelled by every value of a text column, or None."""
-    # Fast path, one regex pass: ASCII numbers with optional well-formed thousands separators
-    # and no leading zeros (codes such as "0123" fail it and go to the slow path, which
-    # refuses them too).
-    if values.str.fullmatch(_ASCII_NUMBER.pattern).all():
-        return pd.to_numeric(values.str.replace(",", "", regex=False))
-    normalized = values.map(_normalize_number_text)
-    parts = normalized.str.extract(f"^(?:{_NUMBER.pattern})$")
-    if parts["int"].isna().any():
-        return None
-    digits = parts["int"].str.replace(",", "", regex=False)
-    if digits.str.match(r"0\d").any() or (parts["sign"].ne("") & parts["sign2"].ne("")).any():
-        return None
-    negative = parts["sign"].isin(["-", "▲", "△"]) | parts["sign2"].eq("-")
-    number = pd.to_numeric(digits + parts["frac"].fillna(""))
-    return number.where(~negative, -number)
-
-
-def _probe_numbers(values: pd.Series) -> bool:
-    return all(parse_number(v) is not None for v in values.iloc[:_PROBE_VALUES])
-
-
-def _finish_numeric(series: pd.Series, numbers: pd.Series) -> pd.Series:
-    result = numbers.reindex(series.index)
-    if pd.api.types.is_float_dtype(result) and bool((result.dropna() % 1 == 0).all()):
-        return result.astype("Int64") if result.isna().any() else result.astype("int64")
-    return result
-
-
-def convert_column(series: pd.Series) -> tuple[pd.Series, str | None]:
-    """Convert a column to numbers or ISO datetimes when every value allows it.
-
-    Returns ``(series, kind)`` with kind "number", "datetime" or None (left unchanged).
-    """
-    values = series.dropna()
-    if values.empty:
-        return series, None
-    if pd.api.types.is_numeric_dtype(series) or pd.api.types.is_datetime64_any_dtype(series):
-        return series, None
-    if series.dtype == object and not all(isinstance(v, str) for v in values):
-        return _convert_mixed(series, values)
-    if len(values) <= _PROBE_VALUES:
-        return _convert_few(series, values)
-    values = values.astype(str)
-    if _probe_numbers(values):
-        numbers = _text_to_numbers(values)
-        if numbers is not None:
-            return _finish_numeric(series, numbers), "number"
-        return series, None
-    probe = values.iloc[:_PROBE_VALUES].str.strip()
-    if probe.str.fullmatch(_ISO_DATE.pattern).all():
-        stripped = values.str.strip()
-        if stripped.str.fullmatch(_ISO_DATE.pattern).all():
-            try:
-                converted = pd.to_datetime(stripped, format="ISO8601")
-            except (ValueError, OverflowError):
-                return series, None
-            return converted.reindex(series.index), "datetime"
-    return series, None
-
-
-def _convert_few(series: pd.Series, values: pd.Series) -> tuple[pd.Series, str | None]:
-    """``convert_column`` for a short column, value by value: the vectorized path costs a few
-    milliseconds per column whatever its length, which a table 16,384 columns wide notices.
-    Same rules (``parse_number``, ``_ISO_DATE``), same result types."""
-    texts = [str(v) for v in values.tolist()]
-    numbers = [parse_number(t) for t in texts]
-    if all(n is not None for n in numbers):
-        return _finish_numeric(series, pd.Series(numbers, index=values.index)), "number"
-    stripped = [t.strip() for t in texts]
-    if not all(_ISO_DATE.fullmatch(t) for t in stripped):
-        return series, None
-    try:
-        converted = pd.to_datetime(pd.Series(stripped, index=values.index), format="ISO8601")
-    except (ValueError, OverflowError):
-        return series, None
-    return converted.reindex(series.index), "datetime"
-
-
-def _convert_mixed(series: pd.Series, values: pd.Series) -> tuple[pd.Series, str | None]:
-    """Excel columns hold Python numbers, datetimes and strings side by side."""
-    numbers: list[int | float] = []
-    for v in values:
-        if isinstance(v, bool):
-            return series, None
-        if isinstance(v, int | float):
-            numbers.append(v)
-        elif isinstance(v, str) and (parsed := parse_number(v)) is not None:
-            numbers.append(parsed)
-        else:
-            break
-    else:
-        converted = pd.Series(numbers, index=values.index)
-        return _finish_numeric(series, pd.to_numeric(converted)), "number"
-    if all(isinstance(v, datetime | date) for v in values):
-        return pd.to_datetime(values).reindex(series.index), "datetime"
-    return series, None

@@ -5,7 +5,7 @@ text with ``encoding.decode_bytes`` (UTF-8 with or without BOM, CP932, EUC-JP, U
 the delimiter from how consistently each candidate splits the first lines, skips title rows
 above the header, expands merged header cells in Excel, names blank and repeated headers, and
 converts columns that are entirely numbers ("1,234", "¥1,234", full-width digits) or ISO dates
-(rules in ``table_infer``). ``TableResult.info`` says what it decided, so nothing is silent.
+(header rules in ``table_infer``, cell forms in ``cell_forms``). ``TableResult.info`` says what it decided, so nothing is silent.
 
 Large CSVs (a million rows) are parsed by pandas' C engine on the decoded text; only the first
 lines are inspected in Python. ``.xls`` (Excel 97-2003) is not read: the user is asked to save

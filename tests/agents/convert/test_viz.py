@@ -7,10 +7,14 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from keiri_agent.agents.convert.formats import write_table
 from keiri_agent.agents.convert.models import ChartSpec, UnsupportedVizParamError
-from keiri_agent.agents.convert.viz import render_chart
+from keiri_agent.agents.convert.viz import _numbers, render_chart
+from keiri_agent.documents.cell_forms import read_amount
+from tests.documents.amount_texts import amount_texts
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -104,3 +108,14 @@ def test_no_numeric_columns(tmp_path: Path) -> None:
     with pytest.raises(UnsupportedVizParamError) as info:
         render_chart(pd.DataFrame({"名前": ["a", "b"]}), ChartSpec(kind="hist"), tmp_path)
     assert info.value.param == "y"
+
+
+@given(st.lists(amount_texts(), min_size=1, max_size=5))
+def test_a_chart_reads_a_value_column_as_read_amount_does(texts: list[str]) -> None:
+    frame = pd.DataFrame({"金額": texts})
+    read = [read_amount(t) for t in texts]
+    if None in read:
+        with pytest.raises(UnsupportedVizParamError, match=f"{read.index(None) + 1} 行目"):
+            _numbers(frame, "金額")
+    else:
+        assert _numbers(frame, "金額").tolist() == [float(r) for r in read if r is not None]

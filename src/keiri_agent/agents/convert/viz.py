@@ -37,7 +37,7 @@ from keiri_agent.agents.convert.models import (
     ChartSpec,
     UnsupportedVizParamError,
 )
-from keiri_agent.documents.table_infer import parse_number
+from keiri_agent.documents.cell_forms import read_amount
 from keiri_agent.workspace import atomic_path, confine
 
 __all__ = [
@@ -216,7 +216,7 @@ def _as_number(value: Any) -> float:
         return np.nan
     if isinstance(value, int | float | np.number):
         return float(value)
-    number = parse_number(str(value))
+    number = read_amount(str(value))
     return np.nan if number is None else float(number)
 
 

@@ -25,7 +25,7 @@ from keiri_agent.blocks.base import BlockContext, ProcessingBlock
 from keiri_agent.blocks.inputs import choice, string_list, unique_names
 from keiri_agent.blocks.table.cells import parse_amount, parse_date
 from keiri_agent.blocks.table.records import input_error
-from keiri_agent.documents.table_infer import parse_number
+from keiri_agent.documents.cell_forms import read_amount
 
 __all__ = ["FIELD_TYPES", "ExtractFieldsBlock", "FieldRule"]
 
@@ -157,7 +157,7 @@ def _convert(raw: str, kind: str) -> Any:
     if kind == "date":
         date = parse_date(raw)
         return date.isoformat() if date else None
-    parsed = parse_number(raw)
+    parsed = read_amount(raw)
     return parsed if isinstance(parsed, int) else None
 
 
