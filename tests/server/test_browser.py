@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import http.server
 import json
-import os
 import threading
 from collections.abc import Callable, Iterator
 from datetime import datetime
@@ -23,7 +22,7 @@ from zoneinfo import ZoneInfo
 
 import pandas as pd
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from keiri_agent.agents.analysis.honesty import UNVERIFIED_HINT, UNVERIFIED_MESSAGE
 from keiri_agent.examples import example_answers, example_plan
@@ -34,18 +33,6 @@ from tests.support import ScriptedLLMServer
 # Chromium and the server start slowly on a loaded machine; each test drives a whole task.
 pytestmark = pytest.mark.timeout(600)
 TIMEOUT_MS = 60_000
-
-
-@pytest.fixture(scope="module")
-def browser(chromium: Path) -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        # Chromium's own sandbox cannot run as root (the CI container); the page is ours.
-        args = ["--no-sandbox"] if os.geteuid() == 0 else []
-        browser = playwright.chromium.launch(
-            executable_path=str(chromium), headless=True, args=args
-        )
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

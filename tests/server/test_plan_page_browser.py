@@ -9,13 +9,12 @@ asks for it. Plan generation is a kind of its own, and the page has its icon.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from keiri_agent.examples import example_data_dir
 from tests.server.conftest import LiveServer, make_settings
@@ -23,17 +22,6 @@ from tests.server.conftest import LiveServer, make_settings
 pytestmark = pytest.mark.timeout(600)
 TIMEOUT_MS = 120_000
 SALES = example_data_dir() / "monthly_sales_report" / "売上明細.csv"
-
-
-@pytest.fixture(scope="module")
-def browser(chromium: Path) -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        args = ["--no-sandbox"] if os.geteuid() == 0 else []
-        browser = playwright.chromium.launch(
-            executable_path=str(chromium), headless=True, args=args
-        )
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

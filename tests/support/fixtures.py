@@ -11,8 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Browser, sync_playwright
 
-from tests.support.browser import ensure_chromium
+from tests.support.browser import chromium_args, ensure_chromium
 from tests.support.helpdesk import HelpDeskScript
 from tests.support.llm_server import ScriptedLLMServer
 
@@ -77,6 +78,17 @@ def helpdesk_script(
 def chromium() -> Path:
     """Debian's chromium for Playwright (installed when missing and root, else the test skips)."""
     return ensure_chromium()
+
+
+@pytest.fixture(scope="module")
+def browser(chromium: Path) -> Iterator[Browser]:
+    """One headless Chromium for the pages of a test module."""
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=str(chromium), headless=True, args=chromium_args()
+        )
+        yield launched
+        launched.close()
 
 
 @pytest.fixture
