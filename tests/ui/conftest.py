@@ -44,6 +44,22 @@ def open_page(app: AppTest, url_path: str) -> AppTest:
     return app
 
 
+def run_page() -> None:
+    """The 実行 page alone, for ``AppTest.from_function``."""
+    from keiri_agent.ui.run.page import render
+
+    render()
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Runs, workspace and designs under ``tmp_path`` (returned)."""
+    monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
+    monkeypatch.setenv("KEIRI_WORKSPACE_ROOT", str(tmp_path / "workspace"))
+    monkeypatch.setenv("KEIRI_DESIGNS_DIR", str(tmp_path / "designs"))
+    return tmp_path
+
+
 @pytest.fixture
 def app() -> AppTest:
     """The whole app (navigation, sidebar, データ分析 page) as ``keiri-agent ui`` runs it."""

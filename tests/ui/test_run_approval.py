@@ -15,6 +15,7 @@ from keiri_agent.errors import BlockError
 from keiri_agent.events.runlog import list_runs
 from keiri_agent.users import os_user
 from keiri_agent.versions import Reviewer, SaveNote, VersionStore, check_run, review
+from tests.ui.conftest import run_page
 
 PAGE_TIMEOUT_S = 120
 MEMO = """\
@@ -25,12 +26,6 @@ graph:
     block: report.markdown
     in: {template: "承認済みの版で実行しました"}
 """
-
-
-def run_page() -> None:
-    from keiri_agent.ui.run.page import render
-
-    render()
 
 
 @pytest.fixture

@@ -29,7 +29,7 @@ from keiri_agent.ui.run.page import OUTCOMES_KEY
 from keiri_agent.ui.run.plan_choice import PATH_CHOICE
 from keiri_agent.ui.views import PAGES
 from tests.support import ScriptedLLMServer
-from tests.ui.conftest import open_page
+from tests.ui.conftest import open_page, run_page
 
 PAGE_TIMEOUT_S = 120
 DATA = examples_root() / "examples" / "data"
@@ -63,20 +63,6 @@ graph:
       template: "{{ month }} の金額 {{ amount }} 円、承認 {{ approved }}"
       data: { month: "${vars.month}", amount: "${ask.collected.amount}", approved: "${ask.approved}" }
 """
-
-
-def run_page() -> None:
-    from keiri_agent.ui.run.page import render
-
-    render()
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
-    monkeypatch.setenv("KEIRI_WORKSPACE_ROOT", str(tmp_path / "workspace"))
-    monkeypatch.setenv("KEIRI_DESIGNS_DIR", str(tmp_path / "designs"))
-    return tmp_path
 
 
 @pytest.fixture

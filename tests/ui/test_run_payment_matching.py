@@ -19,26 +19,13 @@ from keiri_agent.examples import example_data_dir
 from keiri_agent.ui.fields import widget_key
 from keiri_agent.ui.run.page import OUTCOMES_KEY
 from keiri_agent.ui.run.plan_vars import var_key
+from tests.ui.conftest import run_page
 
 PAGE_TIMEOUT_S = 180
 PLAN_ID = "examples/payment_matching"
 PARENT_ID = "確認_7_20250214_275000"
 HOMOPHONE_ID = "確認_9_20250220_198000"
 SHEETS = ("消込済", "要確認", "未入金", "不明入金")
-
-
-def run_page() -> None:
-    from keiri_agent.ui.run.page import render
-
-    render()
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
-    monkeypatch.setenv("KEIRI_WORKSPACE_ROOT", str(tmp_path / "workspace"))
-    monkeypatch.setenv("KEIRI_DESIGNS_DIR", str(tmp_path / "designs"))
-    return tmp_path
 
 
 @pytest.fixture
