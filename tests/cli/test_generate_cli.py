@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 import yaml
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from keiri_agent.blocks.registry import default_registry
 from keiri_agent.cli import app
@@ -92,10 +92,9 @@ def test_generate_asks_then_completes_with_an_answers_file(
     assert plan["vars"]["expense_file"] == str(EXPENSES)
 
 
-def test_generate_compose_mode_needs_no_llm(
-    design_env: Path, llm_server: ScriptedLLMServer
-) -> None:
-    result = runner.invoke(
+def _generate_reconcile_by_compose() -> Result:
+    """``plan generate`` of the reconciliation plan from three templates, compose mode, JSON."""
+    return runner.invoke(
         app,
         [
             "plan", "generate", "-i", "請求書と入金明細を照合",
@@ -103,6 +102,12 @@ def test_generate_compose_mode_needs_no_llm(
             "--apply-mode", "compose", "--plan-id", "keiri/reconcile", "--json",
         ],
     )  # fmt: skip
+
+
+def test_generate_compose_mode_needs_no_llm(
+    design_env: Path, llm_server: ScriptedLLMServer
+) -> None:
+    result = _generate_reconcile_by_compose()
 
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["status"] == "ok"
@@ -284,14 +289,7 @@ def test_the_blocks_left_out_are_printed_with_the_reason(
 def test_a_generated_plan_is_kept_as_a_version_with_its_author_and_hash(
     design_env: Path, llm_server: ScriptedLLMServer
 ) -> None:
-    result = runner.invoke(
-        app,
-        [
-            "plan", "generate", "-i", "請求書と入金明細を照合",
-            "--templates", "evidence_zip_invoices,bank_statement,invoice_payment",
-            "--apply-mode", "compose", "--plan-id", "keiri/reconcile", "--json",
-        ],
-    )  # fmt: skip
+    result = _generate_reconcile_by_compose()
 
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
