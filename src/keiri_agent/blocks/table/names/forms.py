@@ -14,18 +14,27 @@ and the same table with 医療法人社団, 一般社団法人, 地方独立行�
 - 事業略語 (business words written short inside the name: 農業協同組合 ﾉｳｷﾖｳ,
   健康保険組合 ｹﾝﾎﾟ, 連合会 ﾚﾝ ...).
 
-:data:`FORMS` holds every entry once, with the kanji words, the bank's abbreviation and the
-readings of the words spelled out (a bank that did not abbreviate writes ``ｶﾌﾞｼｷｶﾞｲｼﾔ``).
-Readings and abbreviations are stored folded (:func:`..fold.fold`). :data:`KANJI_SHORT` maps
-the kanji short forms ((株), ㈱, (有), (医), (一社) ...) to their entry.
+The table itself is package data, ``company_forms.csv`` beside this module, kept as the banks
+publish it (one row a form, in the list's order) so that it can be checked and extended
+without touching code; it is read and checked once, when this module loads. :data:`FORMS` holds
+every entry once, with the kanji words, the bank's abbreviation and the readings of the words
+spelled out (a bank that did not abbreviate writes ``ｶﾌﾞｼｷｶﾞｲｼﾔ``). Readings and abbreviations
+are stored folded (:func:`..fold.fold`). :data:`KANJI_SHORT` maps the kanji short forms
+((株), ㈱, (有), (医), (一社) ...) to their entry.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 from dataclasses import dataclass
 from enum import StrEnum
+from importlib import resources
 
-__all__ = ["FORMS", "KANJI_SHORT", "CompanyForm", "FormKind"]
+from keiri_agent.blocks.table.names.fold import fold
+from keiri_agent.errors import BlockError, ErrorCode
+
+__all__ = ["FORMS", "FORMS_FILE", "KANJI_SHORT", "CompanyForm", "FormKind", "load_forms"]
 
 
 class FormKind(StrEnum):
@@ -41,155 +50,75 @@ class CompanyForm:
     kind: FormKind
     words: tuple[str, ...]  # kanji spellings of this form (longest first when searched)
     readings: tuple[str, ...]  # the words spelled out in kana, folded
+    kanji_short: tuple[str, ...] = ()  # short forms written in parentheses: 株 for (株)
 
 
-def _form(
-    kind: FormKind, abbreviation: str, words: str, readings: str, name: str = ""
+FORMS_FILE = "company_forms.csv"  # package data beside this module
+_COLUMNS = ["kind", "abbreviation", "name", "words", "readings", "kanji_short"]
+
+
+def load_forms(text: str) -> tuple[CompanyForm, ...]:
+    """The forms of a table in :data:`FORMS_FILE`'s layout, in its row order.
+
+    One row a form: ``kind`` (法人 / 営業所 / 事業), the bank's ``abbreviation``, ``name`` (empty:
+    the first of ``words``), ``words`` and ``readings`` separated by spaces, and ``kanji_short``
+    (the short forms written in parentheses, 株 for (株), separated by spaces; may be empty).
+    Abbreviations and readings must be stored folded. BlockError naming the line otherwise."""
+    rows = csv.reader(io.StringIO(text))
+    header = next(rows, None)
+    if header != _COLUMNS:
+        raise _table_error(1, f"見出しが {','.join(_COLUMNS)} ではありません")
+    forms: list[CompanyForm] = []
+    for line, row in enumerate(rows, start=2):
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) != len(_COLUMNS):
+            raise _table_error(line, f"列が {len(row)} 個あります（{len(_COLUMNS)} 個のはずです）")
+        forms.append(_row_form(line, *(cell.strip() for cell in row)))
+    for what, values in (
+        ("略語", [form.abbreviation for form in forms]),
+        ("名前", [form.name for form in forms]),
+        ("漢字の略称", [short for form in forms for short in form.kanji_short]),
+    ):
+        repeated = sorted({value for value in values if values.count(value) > 1})
+        if repeated:
+            raise _table_error(None, f"{what} {', '.join(repeated)} が二度以上あります")
+    return tuple(forms)
+
+
+def _row_form(
+    line: int, kind: str, abbreviation: str, name: str, words: str, readings: str, short: str
 ) -> CompanyForm:
-    spellings = tuple(words.split())
-    return CompanyForm(name or spellings[0], abbreviation, kind, spellings, tuple(readings.split()))
+    if kind not in {k.value for k in FormKind}:
+        raise _table_error(line, f"kind「{kind}」は {' / '.join(FormKind)} のどれでもありません")
+    spellings, spoken = tuple(words.split()), tuple(readings.split())
+    if not abbreviation or not spellings or not spoken:
+        raise _table_error(line, "abbreviation・words・readings のどれかが空です")
+    unfolded = [text for text in (abbreviation, *spoken) if fold(text) != text]
+    if unfolded:
+        raise _table_error(line, f"{', '.join(unfolded)} が全角の大きいカナ（fold した形）になっていません")
+    return CompanyForm(
+        name or spellings[0], abbreviation, FormKind(kind), spellings, spoken, tuple(short.split())
+    )
 
 
-_L, _O, _B = FormKind.LEGAL, FormKind.OFFICE, FormKind.BUSINESS
-FORMS: tuple[CompanyForm, ...] = (
-    # 1. 法人略語
-    _form(_L, "カ", "株式会社", "カブシキガイシヤ カブシキカイシヤ"),
-    _form(_L, "ユ", "有限会社", "ユウゲンガイシヤ ユウゲンカイシヤ"),
-    _form(_L, "メ", "合名会社", "ゴウメイガイシヤ ゴウメイカイシヤ"),
-    _form(_L, "シ", "合資会社", "ゴウシガイシヤ ゴウシカイシヤ"),
-    _form(_L, "ド", "合同会社", "ゴウドウガイシヤ ゴウドウカイシヤ"),
-    _form(
-        _L,
-        "イ",
-        "医療法人 医療法人社団 医療法人財団 社会医療法人",
-        "イリヨウホウジン イリヨウホウジンシヤダン イリヨウホウジンザイダン "
-        "シヤカイイリヨウホウジン",
-    ),
-    _form(
-        _L,
-        "ザイ",
-        "財団法人 一般財団法人 公益財団法人",
-        "ザイダンホウジン イツパンザイダンホウジン コウエキザイダンホウジン",
-    ),
-    _form(
-        _L,
-        "シヤ",
-        "社団法人 一般社団法人 公益社団法人",
-        "シヤダンホウジン イツパンシヤダンホウジン コウエキシヤダンホウジン",
-    ),
-    _form(_L, "シユウ", "宗教法人", "シユウキヨウホウジン"),
-    _form(_L, "ガク", "学校法人", "ガツコウホウジン"),
-    _form(_L, "フク", "社会福祉法人", "シヤカイフクシホウジン"),
-    _form(_L, "ソ", "相互会社", "ソウゴガイシヤ ソウゴカイシヤ"),
-    _form(_L, "ホゴ", "更生保護法人", "コウセイホゴホウジン"),
-    _form(_L, "トクヒ", "特定非営利活動法人 NPO法人", "トクテイヒエイリカツドウホウジン"),
-    _form(_L, "ドク", "独立行政法人", "ドクリツギヨウセイホウジン"),
-    _form(_L, "チドク", "地方独立行政法人", "チホウドクリツギヨウセイホウジン"),
-    _form(_L, "ベン", "弁護士法人", "ベンゴシホウジン"),
-    _form(
-        _L,
-        "チユウ",
-        "有限責任中間法人 無限責任中間法人",
-        "ユウゲンセキニンチユウカンホウジン ムゲンセキニンチユウカンホウジン",
-        name="中間法人",
-    ),
-    _form(_L, "ギヨ", "行政書士法人", "ギヨウセイシヨシホウジン"),
-    _form(_L, "シホウ", "司法書士法人", "シホウシヨシホウジン"),
-    _form(_L, "ゼイ", "税理士法人", "ゼイリシホウジン"),
-    _form(
-        _L,
-        "ダイ",
-        "国立大学法人 公立大学法人",
-        "コクリツダイガクホウジン コウリツダイガクホウジン",
-        name="大学法人",
-    ),
-    _form(_L, "ノウ", "農事組合法人", "ノウジクミアイホウジン"),
-    _form(_L, "カンリ", "管理組合法人", "カンリクミアイホウジン"),
-    _form(_L, "ロウム", "社会保険労務士法人", "シヤカイホケンロウムシホウジン"),
-    # 2. 営業所略語
-    _form(_O, "エイ", "営業所", "エイギヨウシヨ"),
-    _form(_O, "シユツ", "出張所", "シユツチヨウシヨ シユツチヨウジヨ"),
-    # 3. 事業略語
-    _form(_B, "レン", "連合会", "レンゴウカイ"),
-    _form(
-        _B,
-        "キヨウサイレン",
-        "共済農業協同組合連合会",
-        "キヨウサイノウギヨウキヨウドウクミアイレンゴウカイ",
-    ),
-    _form(_B, "キヨウクミ", "協同組合", "キヨウドウクミアイ"),
-    _form(_B, "ギヨレン", "漁業協同組合連合会", "ギヨギヨウキヨウドウクミアイレンゴウカイ"),
-    _form(_B, "カイジヨウ", "海上火災保険", "カイジヨウカサイホケン"),
-    _form(_B, "シヤキヨウ", "社会福祉協議会", "シヤカイフクシキヨウギカイ"),
-    _form(_B, "ケンポ", "健康保険組合", "ケンコウホケンクミアイ"),
-    _form(_B, "キヨウサイ", "共済組合", "キヨウサイクミアイ"),
-    _form(_B, "コクホレン", "国民健康保険団体連合会", "コクミンケンコウホケンダンタイレンゴウカイ"),
-    _form(_B, "セイメイ", "生命保険", "セイメイホケン"),
-    _form(_B, "コウネン", "厚生年金基金", "コウセイネンキンキキン"),
-    _form(_B, "カサイ", "火災海上保険", "カサイカイジヨウホケン"),
-    _form(_B, "ロウクミ", "労働組合", "ロウドウクミアイ"),
-    _form(_B, "コクホ", "国民健康保険組合", "コクミンケンコウホケンクミアイ"),
-    _form(_B, "シヨクハンキヨウ", "食糧販売協同組合", "シヨクリヨウハンバイキヨウドウクミアイ"),
-    _form(
-        _B,
-        "シヤホ",
-        "社会保険診療報酬支払基金",
-        "シヤカイホケンシンリヨウホウシユウシハライキキン",
-    ),
-    _form(_B, "ノウキヨウレン", "農業協同組合連合会", "ノウギヨウキヨウドウクミアイレンゴウカイ"),
-    _form(_B, "ジユウクミ", "従業員組合", "ジユウギヨウインクミアイ"),
-    _form(_B, "セイキヨウ", "生活協同組合", "セイカツキヨウドウクミアイ"),
-    _form(
-        _B,
-        "コツキヨウレン",
-        "国家公務員共済組合連合会",
-        "コツカコウムインキヨウサイクミアイレンゴウカイ",
-    ),
-    _form(
-        _B,
-        "ケイザイレン",
-        "経済農業協同組合連合会",
-        "ケイザイノウギヨウキヨウドウクミアイレンゴウカイ",
-    ),
-    _form(_B, "ギヨキヨウ", "漁業協同組合", "ギヨギヨウキヨウドウクミアイ"),
-    _form(_B, "ノウキヨウ", "農業協同組合", "ノウギヨウキヨウドウクミアイ"),
+def _table_error(line: int | None, problem: str) -> BlockError:
+    """``line``: 1-based, None for the table as a whole."""
+    where = f" の {line} 行目を" if line else " を"
+    return BlockError(
+        f"法人略語の表 {FORMS_FILE}{where}読めません: {problem}。",
+        code=ErrorCode.FILE_UNREADABLE,
+        hint="表は 1 行に 1 つの形（kind,abbreviation,name,words,readings,kanji_short）で、"
+        "略語と読みは全角の大きいカナ（ｶﾞ→ガ、ャ→ヤ）で書いてください。",
+        details={"file": FORMS_FILE, "line": line},
+    )
+
+
+FORMS: tuple[CompanyForm, ...] = load_forms(
+    resources.files(__package__).joinpath(FORMS_FILE).read_text("utf-8-sig")
 )
-
-
-def _by_name(name: str) -> CompanyForm:
-    return next(form for form in FORMS if form.name == name)
-
 
 # Kanji short forms after NFKC (㈱ and （株） are "(株)"); "(有)" is 有限会社 etc.
 KANJI_SHORT: dict[str, CompanyForm] = {
-    f"({short})": _by_name(name)
-    for short, name in (
-        ("株", "株式会社"),
-        ("有", "有限会社"),
-        ("名", "合名会社"),
-        ("資", "合資会社"),
-        ("同", "合同会社"),
-        ("合", "合同会社"),
-        ("医", "医療法人"),
-        ("財", "財団法人"),
-        ("一財", "財団法人"),
-        ("公財", "財団法人"),
-        ("社", "社団法人"),
-        ("一社", "社団法人"),
-        ("公社", "社団法人"),
-        ("宗", "宗教法人"),
-        ("学", "学校法人"),
-        ("福", "社会福祉法人"),
-        ("相", "相互会社"),
-        ("特非", "特定非営利活動法人"),
-        ("独", "独立行政法人"),
-        ("地独", "地方独立行政法人"),
-        ("弁", "弁護士法人"),
-        ("税", "税理士法人"),
-        ("司", "司法書士法人"),
-        ("大", "大学法人"),
-        ("農", "農事組合法人"),
-        ("協", "協同組合"),
-        ("労", "労働組合"),
-    )
+    f"({short})": form for form in FORMS for short in form.kanji_short
 }
