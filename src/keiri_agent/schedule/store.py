@@ -24,7 +24,7 @@ import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -114,6 +114,14 @@ class Trigger(BaseModel):
     created_at: datetime
 
 
+_Kept = TypeVar("_Kept", Schedule, Trigger)
+# The models kept one a row as JSON: their table and what a person calls one of them.
+_TABLES: dict[type[BaseModel], tuple[Literal["schedules", "triggers"], str]] = {
+    Schedule: ("schedules", "予定"),
+    Trigger: ("triggers", "トリガー"),
+}
+
+
 class Fire(BaseModel):
     """One handled fire time of a schedule."""
 
@@ -172,34 +180,52 @@ class ScheduleStore:
         finally:
             conn.close()
 
+    # --- schedules and triggers: one model a row, kept as JSON ---------------------------------
+
+    def _insert(self, record: _Kept) -> _Kept:
+        table, _ = _TABLES[type(record)]
+        with self._tx() as conn:
+            conn.execute(
+                f"INSERT INTO {table} VALUES (?, ?)", (record.id, record.model_dump_json())
+            )
+        return record
+
+    def _every(self, model: type[_Kept]) -> list[_Kept]:
+        if not self.path.exists():  # nothing saved yet: a server does not make the file
+            return []
+        table, _ = _TABLES[model]
+        with self._tx() as conn:
+            rows = conn.execute(f"SELECT data FROM {table} ORDER BY rowid").fetchall()
+        return [model.model_validate_json(row[0]) for row in rows]  # in the order made
+
+    def _one(self, model: type[_Kept], ident: str) -> _Kept:
+        table, what = _TABLES[model]
+        with self._tx() as conn:
+            row = conn.execute(f"SELECT data FROM {table} WHERE id = ?", (ident,)).fetchone()
+        if row is None:
+            raise not_found(what, ident)
+        return model.model_validate_json(row[0])
+
+    def _delete(self, model: type[_Kept], ident: str) -> _Kept:
+        record = self._one(model, ident)
+        table, _ = _TABLES[model]
+        with self._tx() as conn:
+            conn.execute(f"DELETE FROM {table} WHERE id = ?", (ident,))
+        return record
+
     # --- schedules ----------------------------------------------------------------------------
 
     def add(self, schedule: Schedule) -> Schedule:
-        with self._tx() as conn:
-            conn.execute(
-                "INSERT INTO schedules VALUES (?, ?)", (schedule.id, schedule.model_dump_json())
-            )
-        return schedule
+        return self._insert(schedule)
 
     def schedules(self) -> list[Schedule]:
-        if not self.path.exists():  # nothing scheduled yet: a server does not make the file
-            return []
-        with self._tx() as conn:
-            rows = conn.execute("SELECT data FROM schedules ORDER BY rowid").fetchall()
-        return [Schedule.model_validate_json(row[0]) for row in rows]  # in the order made
+        return self._every(Schedule)
 
     def get(self, schedule_id: str) -> Schedule:
-        with self._tx() as conn:
-            row = conn.execute("SELECT data FROM schedules WHERE id = ?", (schedule_id,)).fetchone()
-        if row is None:
-            raise not_found("予定", schedule_id)
-        return Schedule.model_validate_json(row[0])
+        return self._one(Schedule, schedule_id)
 
     def remove(self, schedule_id: str) -> Schedule:
-        schedule = self.get(schedule_id)
-        with self._tx() as conn:
-            conn.execute("DELETE FROM schedules WHERE id = ?", (schedule_id,))
-        return schedule
+        return self._delete(Schedule, schedule_id)
 
     # --- fire times: the idempotency key ------------------------------------------------------
 
@@ -271,31 +297,16 @@ class ScheduleStore:
     # --- triggers -----------------------------------------------------------------------------
 
     def add_trigger(self, trigger: Trigger) -> Trigger:
-        with self._tx() as conn:
-            conn.execute(
-                "INSERT INTO triggers VALUES (?, ?)", (trigger.id, trigger.model_dump_json())
-            )
-        return trigger
+        return self._insert(trigger)
 
     def triggers(self) -> list[Trigger]:
-        if not self.path.exists():
-            return []
-        with self._tx() as conn:
-            rows = conn.execute("SELECT data FROM triggers ORDER BY rowid").fetchall()
-        return [Trigger.model_validate_json(row[0]) for row in rows]  # in the order made
+        return self._every(Trigger)
 
     def trigger(self, trigger_id: str) -> Trigger:
-        with self._tx() as conn:
-            row = conn.execute("SELECT data FROM triggers WHERE id = ?", (trigger_id,)).fetchone()
-        if row is None:
-            raise not_found("トリガー", trigger_id)
-        return Trigger.model_validate_json(row[0])
+        return self._one(Trigger, trigger_id)
 
     def remove_trigger(self, trigger_id: str) -> Trigger:
-        trigger = self.trigger(trigger_id)
-        with self._tx() as conn:
-            conn.execute("DELETE FROM triggers WHERE id = ?", (trigger_id,))
-        return trigger
+        return self._delete(Trigger, trigger_id)
 
     def claim_file(self, trigger_id: str, path: str, sha256: str, *, now: datetime) -> bool:
         """Take a file (by path and content) for a run: True the first time only."""
