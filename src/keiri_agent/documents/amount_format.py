@@ -42,6 +42,14 @@ __all__ = [
 NegativeStyle = Literal["triangle", "minus", "parens", "red"]
 NEGATIVE_STYLES: Final[tuple[str, ...]] = get_args(NegativeStyle)
 DEFAULT_NEGATIVE_STYLE: Final[NegativeStyle] = "triangle"
+# How each style writes a negative amount: as text ({} is the digits) and as the negative
+# section of an Excel number format ({} is the positive section; None: Excel's own minus).
+_NEGATIVE_FORMS: Final[dict[NegativeStyle, tuple[str, str | None]]] = {
+    "triangle": ("△{}", '"△"{}'),
+    "minus": ("-{}", None),
+    "parens": ("({})", "({})"),
+    "red": ("-{}", "[Red]-{}"),
+}
 TOTAL_LABEL_CELLS: Final = 2  # a total's label stands in one of its first two non-blank cells
 # Integer columns named like codes or calendar parts are not amounts: no thousands separator.
 _NOT_AMOUNT: Final = re.compile(r"(id|code|no\.?|番号|コード|年|年度|月|日|№)$", re.IGNORECASE)
@@ -75,22 +83,13 @@ class AmountFormat:
         body = prefix + body
         if number >= 0:
             return body
-        if self.negative == "triangle":
-            return f"△{body}"
-        if self.negative == "parens":
-            return f"({body})"
-        return f"-{body}"
+        return _NEGATIVE_FORMS[self.negative][0].format(body)
 
     def excel(self, digits: int = 0) -> str:
         """The Excel number format of an amount column."""
         base = "#,##0" + ("." + "0" * digits if digits > 0 else "")
-        if self.negative == "triangle":
-            return f'{base};"△"{base}'
-        if self.negative == "parens":
-            return f"{base};({base})"
-        if self.negative == "red":
-            return f"{base};[Red]-{base}"
-        return base
+        negative = _NEGATIVE_FORMS[self.negative][1]
+        return base if negative is None else f"{base};{negative.format(base)}"
 
     def is_red(self, value: Any) -> bool:
         """Whether ``value`` is shown in red (a negative amount, with the ``red`` style)."""
