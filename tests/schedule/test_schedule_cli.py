@@ -60,7 +60,7 @@ def test_add_list_run_now_and_remove(workspace: Path) -> None:
 
     removed = runner.invoke(app, ["schedule", "remove", view["id"]])
     assert removed.exit_code == 0, removed.output
-    assert _store(workspace).schedules() == []
+    assert _store(workspace).schedules.all() == []
 
 
 def test_day_forms_show_their_holiday_rule(workspace: Path) -> None:
@@ -93,7 +93,7 @@ def test_bad_schedules_are_refused_and_nothing_is_stored(
     result = runner.invoke(app, ["schedule", "add", PLAN_ID, *args])
     assert result.exit_code == 2, result.output
     assert message in result.output
-    assert _store(workspace).schedules() == []
+    assert _store(workspace).schedules.all() == []
 
 
 def test_an_unknown_plan_or_schedule_is_named(workspace: Path) -> None:
@@ -121,7 +121,7 @@ def test_triggers_at_the_cli(workspace: Path) -> None:
     both = runner.invoke(app, ["trigger", "add", PLAN_ID, "--webhook", "--folder", "x"])
     assert both.exit_code == 2
     assert "どちらか 1 つ" in both.output
-    assert len(_store(workspace).triggers()) == 2
+    assert len(_store(workspace).triggers.all()) == 2
 
 
 @pytest.mark.parametrize(
@@ -143,6 +143,6 @@ def test_the_cli_refuses_what_the_api_refuses(workspace: Path, args: list[str], 
     assert f"{field}:" in result.output
     assert "文字まで" in result.output  # the hint names the limits
     assert "validation error" not in result.output  # not Pydantic's English
-    assert _store(workspace).schedules() == []
-    assert _store(workspace).triggers() == []
+    assert _store(workspace).schedules.all() == []
+    assert _store(workspace).triggers.all() == []
     assert not (team_settings(workspace).keiri_workspace_root / "a").exists()

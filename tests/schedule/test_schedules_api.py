@@ -48,7 +48,7 @@ def test_bad_schedules_are_refused_and_run_now_starts_the_approved_version(
             "working": 409,
         }
         assert "keiri/none" in bad["plan"].json()["message"]
-        assert store.schedules() == []
+        assert store.schedules.all() == []
 
         made = client.post(
             "/agent/schedules",
@@ -68,7 +68,7 @@ def test_bad_schedules_are_refused_and_run_now_starts_the_approved_version(
         assert store.fires() == []  # run-now is not a fire time
         assert client.delete(f"/agent/schedules/{made['id']}").status_code == 200
         assert client.delete(f"/agent/schedules/{made['id']}").status_code == 404
-        assert store.schedules() == []
+        assert store.schedules.all() == []
 
 
 def test_schedules_need_a_key_once_users_are_configured(

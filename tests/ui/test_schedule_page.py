@@ -43,7 +43,7 @@ def test_add_and_remove_a_schedule_on_the_page(page: AppTest) -> None:
     page.button(key="schedule_add").click().run()
     assert not page.exception
     store = ScheduleStore.of(load_settings())
-    (schedule,) = store.schedules()
+    (schedule,) = store.schedules.all()
     assert schedule.rule.model_dump() == {"kind": "last_business_day", "at": "17:00"}
     table = page.dataframe[0].value
     assert table["条件"][0] == "毎月最終営業日 17:00"
@@ -52,7 +52,7 @@ def test_add_and_remove_a_schedule_on_the_page(page: AppTest) -> None:
 
     page.selectbox(key="schedule_remove_id").set_value(schedule.id)
     page.button(key="schedule_remove").click().run()
-    assert store.schedules() == []
+    assert store.schedules.all() == []
 
 
 def test_bad_input_shows_the_error_and_stores_nothing(page: AppTest) -> None:
@@ -66,7 +66,7 @@ def test_bad_input_shows_the_error_and_stores_nothing(page: AppTest) -> None:
     page.text_input(key="schedule_cron").set_value("0 9 * * *")
     page.button(key="schedule_add").click().run()
     assert any("keiri/none" in e.value for e in page.error)
-    assert ScheduleStore.of(load_settings()).schedules() == []
+    assert ScheduleStore.of(load_settings()).schedules.all() == []
 
 
 def test_the_page_refuses_what_the_api_refuses(page: AppTest) -> None:
@@ -79,4 +79,4 @@ def test_the_page_refuses_what_the_api_refuses(page: AppTest) -> None:
     assert not page.exception
     shown = " ".join(e.value for e in page.error)
     assert "予定の指定を読めません（Plan の id:" in shown
-    assert ScheduleStore.of(load_settings()).schedules() == []
+    assert ScheduleStore.of(load_settings()).schedules.all() == []

@@ -188,7 +188,7 @@ def list_schedules(as_json: JsonFlag = False) -> None:
 
     with user_errors():
         settings = load_settings()
-        views = [schedule_view(settings, s) for s in ScheduleStore.of(settings).schedules()]
+        views = [schedule_view(settings, s) for s in ScheduleStore.of(settings).schedules.all()]
     empty = "予定はありません（keiri-agent schedule add で登録します）。"
     echo_views("schedules", views, as_json, empty, _print_view)
 
@@ -200,7 +200,7 @@ def remove(schedule_id: ScheduleId) -> None:
     from keiri_agent.schedule import ScheduleStore
 
     with user_errors():
-        schedule = ScheduleStore.of(load_settings()).remove(schedule_id)
+        schedule = ScheduleStore.of(load_settings()).schedules.remove(schedule_id)
     console.print(f"予定 {schedule.id}（Plan {schedule.plan_id}）を削除しました。", markup=False)
 
 
@@ -215,7 +215,7 @@ def run_now(schedule_id: ScheduleId, as_json: JsonFlag = False) -> None:
 
     with user_errors():
         settings = load_settings()
-        schedule = ScheduleStore.of(settings).get(schedule_id)
+        schedule = ScheduleStore.of(settings).schedules.get(schedule_id)
         vid = resolve_pin(settings, schedule.plan_id, schedule.version)
         if vid is None:
             path = resolve_plan_file(schedule.plan_id, Path(settings.keiri_designs_dir))

@@ -96,7 +96,7 @@ def list_triggers(as_json: JsonFlag = False) -> None:
 
     with user_errors():
         settings = load_settings()
-        views = [trigger_view(settings, t) for t in ScheduleStore.of(settings).triggers()]
+        views = [trigger_view(settings, t) for t in ScheduleStore.of(settings).triggers.all()]
     empty = "トリガーはありません（keiri-agent trigger add で登録します）。"
     echo_views("triggers", views, as_json, empty, _print_view)
 
@@ -110,5 +110,5 @@ def remove(
     from keiri_agent.schedule import ScheduleStore
 
     with user_errors():
-        trigger = ScheduleStore.of(load_settings()).remove_trigger(trigger_id)
+        trigger = ScheduleStore.of(load_settings()).triggers.remove(trigger_id)
     console.print(f"トリガー {trigger.id}（Plan {trigger.plan_id}）を削除しました。", markup=False)

@@ -70,7 +70,7 @@ def add_schedule(
         created_at=moment.replace(microsecond=0),
     )
     next_fire(schedule, moment, settings)  # a rule that never fires is refused now
-    return ScheduleStore.of(settings).add(schedule)
+    return ScheduleStore.of(settings).schedules.add(schedule)
 
 
 def _pin_label(pin: str) -> str:
@@ -139,7 +139,7 @@ def add_trigger(settings: Settings, request: TriggerRequest, *, created_by: str)
         created_by=created_by,
         created_at=datetime.now(UTC).replace(microsecond=0),
     )
-    return ScheduleStore.of(settings).add_trigger(trigger)
+    return ScheduleStore.of(settings).triggers.add(trigger)
 
 
 def trigger_view(settings: Settings, trigger: Trigger) -> dict[str, Any]:

@@ -24,7 +24,7 @@ import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -41,6 +41,7 @@ __all__ = [
     "FireOutcome",
     "Misfire",
     "PlanId",
+    "RecordTable",
     "Schedule",
     "ScheduleStore",
     "Trigger",
@@ -115,11 +116,6 @@ class Trigger(BaseModel):
 
 
 _Kept = TypeVar("_Kept", Schedule, Trigger)
-# The models kept one a row as JSON: their table and what a person calls one of them.
-_TABLES: dict[type[BaseModel], tuple[Literal["schedules", "triggers"], str]] = {
-    Schedule: ("schedules", "予定"),
-    Trigger: ("triggers", "トリガー"),
-}
 
 
 class Fire(BaseModel):
@@ -154,6 +150,8 @@ class ScheduleStore:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.schedules = RecordTable(self, Schedule, "schedules", "予定")
+        self.triggers = RecordTable(self, Trigger, "triggers", "トリガー")
 
     @classmethod
     def of(cls, settings: Any) -> ScheduleStore:
@@ -179,53 +177,6 @@ class ScheduleStore:
             conn.execute("COMMIT")
         finally:
             conn.close()
-
-    # --- schedules and triggers: one model a row, kept as JSON ---------------------------------
-
-    def _insert(self, record: _Kept) -> _Kept:
-        table, _ = _TABLES[type(record)]
-        with self._tx() as conn:
-            conn.execute(
-                f"INSERT INTO {table} VALUES (?, ?)", (record.id, record.model_dump_json())
-            )
-        return record
-
-    def _every(self, model: type[_Kept]) -> list[_Kept]:
-        if not self.path.exists():  # nothing saved yet: a server does not make the file
-            return []
-        table, _ = _TABLES[model]
-        with self._tx() as conn:
-            rows = conn.execute(f"SELECT data FROM {table} ORDER BY rowid").fetchall()
-        return [model.model_validate_json(row[0]) for row in rows]  # in the order made
-
-    def _one(self, model: type[_Kept], ident: str) -> _Kept:
-        table, what = _TABLES[model]
-        with self._tx() as conn:
-            row = conn.execute(f"SELECT data FROM {table} WHERE id = ?", (ident,)).fetchone()
-        if row is None:
-            raise not_found(what, ident)
-        return model.model_validate_json(row[0])
-
-    def _delete(self, model: type[_Kept], ident: str) -> _Kept:
-        record = self._one(model, ident)
-        table, _ = _TABLES[model]
-        with self._tx() as conn:
-            conn.execute(f"DELETE FROM {table} WHERE id = ?", (ident,))
-        return record
-
-    # --- schedules ----------------------------------------------------------------------------
-
-    def add(self, schedule: Schedule) -> Schedule:
-        return self._insert(schedule)
-
-    def schedules(self) -> list[Schedule]:
-        return self._every(Schedule)
-
-    def get(self, schedule_id: str) -> Schedule:
-        return self._one(Schedule, schedule_id)
-
-    def remove(self, schedule_id: str) -> Schedule:
-        return self._delete(Schedule, schedule_id)
 
     # --- fire times: the idempotency key ------------------------------------------------------
 
@@ -294,19 +245,7 @@ class ScheduleStore:
             for row in found
         ]
 
-    # --- triggers -----------------------------------------------------------------------------
-
-    def add_trigger(self, trigger: Trigger) -> Trigger:
-        return self._insert(trigger)
-
-    def triggers(self) -> list[Trigger]:
-        return self._every(Trigger)
-
-    def trigger(self, trigger_id: str) -> Trigger:
-        return self._one(Trigger, trigger_id)
-
-    def remove_trigger(self, trigger_id: str) -> Trigger:
-        return self._delete(Trigger, trigger_id)
+    # --- folder triggers' files ----------------------------------------------------------------
 
     def claim_file(self, trigger_id: str, path: str, sha256: str, *, now: datetime) -> bool:
         """Take a file (by path and content) for a run: True the first time only."""
@@ -349,3 +288,44 @@ class ScheduleStore:
                 (trigger_id, signature, _iso(now)),
             )
             return cursor.rowcount == 1
+
+
+class RecordTable(Generic[_Kept]):
+    """The schedules or the triggers of a store: one record a row, kept as JSON, in the order
+    they were made; ``what`` is what a person calls one (in the error for an unknown id)."""
+
+    def __init__(
+        self,
+        store: ScheduleStore,
+        model: type[_Kept],
+        table: Literal["schedules", "triggers"],
+        what: str,
+    ) -> None:
+        self._store, self._model, self._table, self._what = store, model, table, what
+
+    def add(self, record: _Kept) -> _Kept:
+        with self._store._tx() as conn:
+            conn.execute(
+                f"INSERT INTO {self._table} VALUES (?, ?)", (record.id, record.model_dump_json())
+            )
+        return record
+
+    def all(self) -> list[_Kept]:
+        if not self._store.path.exists():  # nothing saved yet: a server does not make the file
+            return []
+        with self._store._tx() as conn:
+            rows = conn.execute(f"SELECT data FROM {self._table} ORDER BY rowid").fetchall()
+        return [self._model.model_validate_json(row[0]) for row in rows]  # in the order made
+
+    def get(self, ident: str) -> _Kept:
+        with self._store._tx() as conn:
+            row = conn.execute(f"SELECT data FROM {self._table} WHERE id = ?", (ident,)).fetchone()
+        if row is None:
+            raise not_found(self._what, ident)
+        return self._model.model_validate_json(row[0])
+
+    def remove(self, ident: str) -> _Kept:
+        record = self.get(ident)
+        with self._store._tx() as conn:
+            conn.execute(f"DELETE FROM {self._table} WHERE id = ?", (ident,))
+        return record

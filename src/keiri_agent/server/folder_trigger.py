@@ -71,7 +71,7 @@ class FolderWatcher:
     def scan(self) -> list[str]:
         """One look at every folder trigger; the ids of the tasks started."""
         started: list[str] = []
-        for trigger in self.store.triggers():
+        for trigger in self.store.triggers.all():
             if trigger.kind == "folder" and trigger.folder is not None:
                 started += self._scan(trigger)
         self.scans += 1

@@ -108,7 +108,7 @@ class Scheduler:
         """Handle every schedule's due fire time, then look at the watched folders; the ids of
         the tasks started."""
         started: list[str] = []
-        for schedule in self.store.schedules():
+        for schedule in self.store.schedules.all():
             if self._stop.is_set() or self.tasks.stopping.is_set():
                 return started
             task_id = self._handle(schedule, self.clock())
@@ -170,7 +170,7 @@ class Scheduler:
 
     def run_now(self, schedule_id: str, owner: str | None = None) -> Task:
         """Start a schedule's plan at once (not a fire time: nothing is claimed)."""
-        schedule = self.store.get(schedule_id)
+        schedule = self.store.schedules.get(schedule_id)
         label = f"予定 {schedule.id}（すぐ実行）"
         return self.start_run(
             schedule.plan_id, schedule.version, schedule.vars, owner or schedule.created_by, label

@@ -71,7 +71,7 @@ def schedule_routes(settings: Settings, auth: Authenticator, scheduler: Schedule
     def list_schedules(access: Caller) -> dict[str, Any]:
         signed_in(access)
         now = scheduler.clock()
-        return {"schedules": [schedule_view(settings, s, now) for s in store.schedules()]}
+        return {"schedules": [schedule_view(settings, s, now) for s in store.schedules.all()]}
 
     @api.post("/schedules", status_code=201)
     def create_schedule(body: ScheduleRequest, access: Caller) -> dict[str, Any]:
@@ -84,7 +84,7 @@ def schedule_routes(settings: Settings, auth: Authenticator, scheduler: Schedule
     @api.delete("/schedules/{schedule_id}")
     def delete_schedule(schedule_id: str, access: Caller) -> dict[str, Any]:
         signed_in(access)
-        return {"removed": store.remove(schedule_id).id}
+        return {"removed": store.schedules.remove(schedule_id).id}
 
     @api.post("/schedules/{schedule_id}/run-now", status_code=202)
     def run_now(schedule_id: str, access: Caller) -> dict[str, Any]:
@@ -95,7 +95,7 @@ def schedule_routes(settings: Settings, auth: Authenticator, scheduler: Schedule
     @api.get("/triggers")
     def list_triggers(access: Caller) -> dict[str, Any]:
         signed_in(access)
-        return {"triggers": [trigger_view(settings, t) for t in store.triggers()]}
+        return {"triggers": [trigger_view(settings, t) for t in store.triggers.all()]}
 
     @api.post("/triggers", status_code=201)
     def create_trigger(body: TriggerRequest, access: Caller) -> dict[str, Any]:
@@ -106,7 +106,7 @@ def schedule_routes(settings: Settings, auth: Authenticator, scheduler: Schedule
     @api.delete("/triggers/{trigger_id}")
     def delete_trigger(trigger_id: str, access: Caller) -> dict[str, Any]:
         signed_in(access)
-        return {"removed": store.remove_trigger(trigger_id).id}
+        return {"removed": store.triggers.remove(trigger_id).id}
 
     @api.post("/triggers/{trigger_id}", status_code=202)
     async def call_webhook(trigger_id: str, request: Request) -> dict[str, Any]:
@@ -119,7 +119,7 @@ def schedule_routes(settings: Settings, auth: Authenticator, scheduler: Schedule
     def _call(
         trigger_id: str, body: bytes, timestamp: str | None, signature: str | None
     ) -> dict[str, Any]:
-        trigger = store.trigger(trigger_id)
+        trigger = store.triggers.get(trigger_id)
         if trigger.kind != "webhook":
             raise ApiError(
                 404,

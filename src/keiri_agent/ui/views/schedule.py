@@ -125,7 +125,7 @@ def _render_list(settings: Settings) -> None:
     from keiri_agent.schedule import ScheduleStore, schedule_view, trigger_view
 
     store = ScheduleStore.of(settings)
-    views = [schedule_view(settings, s) for s in store.schedules()]
+    views = [schedule_view(settings, s) for s in store.schedules.all()]
     st.subheader("予定")
     if not views:
         st.info("予定はありません。", icon="🗓️")
@@ -154,9 +154,9 @@ def _render_list(settings: Settings) -> None:
         ids = [v["id"] for v in views]
         chosen = st.selectbox("削除する予定", ids, key=REMOVE_ID_KEY)
         if st.button("削除", key=REMOVE_KEY) and chosen:
-            store.remove(chosen)
+            store.schedules.remove(chosen)
             st.rerun()
-    triggers = [trigger_view(settings, t) for t in store.triggers()]
+    triggers = [trigger_view(settings, t) for t in store.triggers.all()]
     if triggers:
         st.subheader("トリガー")
         st.dataframe(
