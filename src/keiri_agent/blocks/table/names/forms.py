@@ -96,7 +96,9 @@ def _row_form(
         raise _table_error(line, "abbreviation・words・readings のどれかが空です")
     unfolded = [text for text in (abbreviation, *spoken) if fold(text) != text]
     if unfolded:
-        raise _table_error(line, f"{', '.join(unfolded)} が全角の大きいカナ（fold した形）になっていません")
+        raise _table_error(
+            line, f"{', '.join(unfolded)} が全角の大きいカナ（fold した形）になっていません"
+        )
     return CompanyForm(
         name or spellings[0], abbreviation, FormKind(kind), spellings, spoken, tuple(short.split())
     )
