@@ -31,6 +31,9 @@ Dates (the result is a ``datetime.date``, or a ``datetime`` when a time is writt
 Months (the first day of the month, ``YearMonth``): ``2026年2月``, ``2026/02``, ``2026-02``,
 ``令和8年2月``, ``R8.2``, ``R.08/02``.
 
+Numbered column headings: ``(1)``, ``（１）``, ``⑴`` (``heading_number``). Alone such a cell is
+also an amount (-1); a row of them in sequence is a header row (``table_infer``).
+
 Codes: digits with a leading zero (``0123``, ``00456``, ``0012-``) are codes (``is_code``),
 never amounts.
 
@@ -52,6 +55,7 @@ __all__ = [
     "YearMonth",
     "amount_problem",
     "date_problem",
+    "heading_number",
     "is_code",
     "is_dash",
     "is_trailing_minus",
@@ -113,6 +117,8 @@ _ERA_YMD = re.compile(
 _YM = re.compile(r"(?P<y>[0-9]{4})\s*(?:[-/.]\s*(?P<m>[0-9]{1,2})|年\s*(?P<mj>[0-9]{1,2})\s*月)")
 _ERA_YM = re.compile(_ERA_YEAR + r"\s*(?:[-/.]\s*(?P<m>[0-9]{1,2})|年\s*(?P<mj>[0-9]{1,2})\s*月)")
 _CODE = re.compile(r"0[0-9]+-?")
+# A numbered column heading (after NFKC, which also turns ``⑴`` into ``(1)``).
+_HEADING_NUMBER = re.compile(r"\(\s*(?P<n>[1-9][0-9]?)\s*\)")
 # A minus written after the digits (``1,200-``), as a cell's text ends.
 _TRAILING_MINUS = re.compile(r".*[0-9]\s*-")
 _SHORT_YEAR = re.compile(r"[0-9]{2}\s*[-/.]\s*[0-9]{1,2}\s*[-/.]\s*[0-9]{1,2}")
@@ -154,6 +160,12 @@ def is_code(text: str) -> bool:
     """Digits with a leading zero (``0123``, ``0012-``): a code (an account, a customer, a slip
     number), never an amount."""
     return bool(_CODE.fullmatch(normalize_cell_text(text)))
+
+
+def heading_number(text: str) -> int | None:
+    """The number of a numbered column heading (``(1)``, ``（１）``, ``⑴``: 1-99), or None."""
+    match = _HEADING_NUMBER.fullmatch(normalize_cell_text(text))
+    return None if match is None else int(match["n"])
 
 
 def is_trailing_minus(text: str) -> bool:
