@@ -28,6 +28,10 @@ Dates (the result is a ``datetime.date``, or a ``datetime`` when a time is writt
   ``平成31年4月30日``, ``H31.4.30``, ``令和元年5月1日``; 令和 (R), 平成 (H), 昭和 (S), 大正 (T);
   an era year is 元 or 1-99 (``令和0年`` is not a year).
 
+A time written with a UTC offset (``2026-02-03T23:30:00+00:00``, ``…Z``) is read in the local
+zone (``local_time``: ``KEIRI_TIMEZONE``, default Asia/Tokyo), so the same moment is the same
+day wherever a cell is read: that is 2026-02-04 08:30 in Tokyo.
+
 Months (the first day of the month, ``YearMonth``): ``2026年2月``, ``2026/02``, ``2026-02``,
 ``令和8年2月``, ``R8.2``, ``R.08/02``.
 
@@ -46,6 +50,9 @@ import datetime as dt
 import re
 import unicodedata
 from typing import NamedTuple
+from zoneinfo import ZoneInfo
+
+from keiri_agent.config import DEFAULT_TIMEZONE
 
 __all__ = [
     "AMOUNT_UNITS",
@@ -59,6 +66,8 @@ __all__ = [
     "is_code",
     "is_dash",
     "is_trailing_minus",
+    "local_time",
+    "local_zone",
     "normalize_cell_text",
     "read_amount",
     "read_date",
@@ -282,6 +291,21 @@ def read_date(text: str) -> dt.date | dt.datetime | None:
         day = _day(_era_year(match["era"], match["y"]), match["m"], match["d"])
         return None if day is None else _time(match, day)
     return None
+
+
+def local_zone(zone: dt.tzinfo | None = None) -> dt.tzinfo:
+    """The zone times with an offset are read in: ``zone`` (a reader's ``KEIRI_TIMEZONE``),
+    else ``config.DEFAULT_TIMEZONE``."""
+    return zone or ZoneInfo(DEFAULT_TIMEZONE)
+
+
+def local_time(value: dt.datetime, zone: dt.tzinfo | None = None) -> dt.datetime:
+    """``value`` as a naive wall-clock time: one with a UTC offset first turned into
+    ``local_zone(zone)``'s time (the same moment reads the same whatever offset it was
+    written with), one without an offset as written."""
+    if value.tzinfo is None or value.utcoffset() is None:
+        return value
+    return value.astimezone(local_zone(zone)).replace(tzinfo=None)
 
 
 def read_month(text: str) -> YearMonth | None:
