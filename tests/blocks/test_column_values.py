@@ -12,6 +12,7 @@ import pytest
 
 from keiri_agent.blocks.table.cells import parse_amount, parse_date
 from keiri_agent.blocks.table.column_values import amounts, dates, read_amounts, read_dates
+from keiri_agent.documents.tables import read_table
 
 # Cells as records and files hold them: plain and written amounts and dates, codes, blanks.
 CELLS = [
@@ -75,3 +76,23 @@ def test_typed_columns_numbers_are_never_dates_and_dates_never_amounts() -> None
     days = pd.to_datetime(pd.Series(["2025-01-31 10:30", None]))
     assert read_amounts(days)[1].tolist() == [True, False]
     assert read_dates(days)[0].tolist()[0] == pd.Timestamp("2025-01-31")
+
+
+def test_a_time_with_an_offset_reads_as_its_day_where_the_file_reader_puts_it() -> None:
+    """23:30 UTC is 08:30 the next day in Asia/Tokyo (the default KEIRI_TIMEZONE): the table
+    blocks read the day that ``read_table`` reads, for text and for typed cells alike."""
+    cell = "2026-02-03T23:30:00+00:00"
+    expected = dt.date(2026, 2, 4)
+    ledger = read_table(f"日付\n{cell}\n".encode(), name="a.csv")
+    assert ledger.df["日付"][0].date() == expected
+
+    assert parse_date(cell) == expected
+    assert parse_date(pd.Timestamp(cell)) == expected
+    assert parse_date(dt.datetime(2026, 2, 3, 23, 30, tzinfo=dt.UTC)) == expected
+    for column in (
+        pd.Series([cell], dtype=object),
+        pd.Series([cell], dtype="str"),
+        pd.Series(pd.to_datetime([cell])),  # a column typed with its offset
+    ):
+        assert read_dates(column)[0][0].date() == expected, column.dtype
+        assert dates(column)[0][0].date() == expected, column.dtype

@@ -51,7 +51,14 @@ def test_the_summary_lists_files_and_tables_in_plan_order(tmp_path: Path, runs: 
     assert out.startswith("結果: 成功（")
     files = [Path(line) for line in _section(out, "作成したファイル:")][:4]
     assert all(path.is_absolute() and path.is_file() for path in files)
-    assert {path.name for path in files} == {"月別売上.png", "月次売上レポート.md", "月次売上.xlsx"}
+    # In the plan's order (write_report and write_workbook run side by side after chart): the
+    # chart, the report with its copy of the chart beside it, the workbook.
+    assert [path.relative_to(runs).parts[-2:] for path in files] == [
+        ("chart", "月別売上.png"),
+        ("write_report", "月別売上.png"),
+        ("write_report", "月次売上レポート.md"),
+        ("write_workbook", "月次売上.xlsx"),
+    ]
     assert all(path.is_relative_to(runs) for path in files)
     tables = _section(out, "結果の表:")[:4]
     assert tables == [

@@ -20,7 +20,7 @@ from typer.testing import CliRunner, Result
 
 import keiri_agent
 from keiri_agent.cli import app
-from keiri_agent.events import read_events
+from keiri_agent.events import read_events, replay
 from tests.plan.blockkit import SPEC_DIR
 
 runner = CliRunner()
@@ -202,6 +202,13 @@ def _lines(stream: Any, into: queue.Queue[str]) -> None:
         into.put(line)
 
 
+def _node_started(runs: Path, node: str) -> bool:
+    """Whether the run log under ``runs`` says ``node`` has started (a log being written reads
+    as its whole lines)."""
+    logs = list(runs.glob("*.jsonl"))
+    return any(e.event == "node_start" and e.node_id == node for log in logs for e in replay(log))
+
+
 def test_ctrl_c_ends_a_run_as_cancelled(tmp_path: Path) -> None:
     plan = _plan(tmp_path, "slow", SLOW)
     env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "200"}
@@ -223,6 +230,11 @@ def test_ctrl_c_ends_a_run_as_cancelled(tmp_path: Path) -> None:
         while not first.startswith("実行 ID:"):
             first = lines.get(timeout=max(0.1, deadline - time.monotonic()))
         run_id = first.removeprefix("実行 ID:").strip()
+        # Ctrl-C while the slow node runs: the run has started and its log is open.
+        while not _node_started(tmp_path / "runs" / "slow", "wait"):
+            assert proc.poll() is None, "the run ended before Ctrl-C"
+            assert time.monotonic() < deadline, "the slow node did not start"
+            time.sleep(0.05)
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=EXIT_DEADLINE_S) == 130
     finally:

@@ -14,3 +14,11 @@ from tests.documents.amount_texts import amount_texts
 def test_an_amount_is_never_taken_for_a_column_label(text: str) -> None:
     expected = (None, 0) if read_amount(text) is not None else (0, 1)
     assert detect_header([[text], ["1"], ["2"]]) == expected
+
+
+def test_only_numbered_headings_in_sequence_make_a_header_of_amount_like_cells() -> None:
+    assert detect_header([["(1)", "(2)", "(3)"], ["1", "2", "3"]]) == (0, 1)
+    assert detect_header([["(4)", "(5)", "(6)"], ["1", "2", "3"]]) == (0, 1)
+    # Negative amounts out of sequence, or with separators, are a data row.
+    assert detect_header([["(1)", "(5)", "(3)"], ["1", "2", "3"]]) == (None, 0)
+    assert detect_header([["(1,200)", "(1,201)"], ["1", "2"]]) == (None, 0)

@@ -109,6 +109,22 @@ def test_a_last_row_that_happens_to_add_up_is_data_when_it_fills_every_column() 
     assert numbered.info.totals == counts.info.totals == []
 
 
+def test_a_header_of_numbered_headings_stays_a_header_and_parentheses_below_are_minus() -> None:
+    """Japanese forms number their columns (1), (2), (3): each alone reads as an amount (-1),
+    the row of them in sequence is the header; (1,200) in a data row is still -1,200."""
+    for header in ("(1),(2),(3)", "（１）,（２）,（３）", "⑴,⑵,⑶"):
+        body = f'{header}\r\n100,"(1,200)",300\r\n50,60,(70)\r\n'
+        result = read_table(body.encode("utf-8"), name="a.csv")  # ⑴ is not in CP932
+
+        first, second, third = header.split(",")
+        assert result.info.header_row == 0, header
+        assert result.df.to_dict("list") == {
+            first: [100, 50],
+            second: [-1200, 60],
+            third: [300, -70],
+        }, header
+
+
 def test_a_total_row_without_a_label_is_still_set_aside() -> None:
     result = _csv_result(
         "日付,摘要,お支払金額,お預り金額\r\n"

@@ -169,6 +169,15 @@ def _processes(pids: list[int]) -> list[psutil.Process]:
     return found
 
 
+def _name(process: psutil.Process) -> str:
+    """The process's name; "" once it has ended (an action's short-lived helper may end between
+    being listed and being asked)."""
+    try:
+        return str(process.name())
+    except psutil.NoSuchProcess:  # ZombieProcess too
+        return ""
+
+
 def _gone(process: psutil.Process) -> bool:
     try:
         return process.status() == psutil.STATUS_ZOMBIE
@@ -190,7 +199,7 @@ def test_cancel_stops_the_running_sandbox_process(
         # loaded two-core machine.
         deadline = time.monotonic() + 180
         sandbox: list[psutil.Process] = []
-        while not any("python" in p.name() for p in sandbox):  # the worker is sleeping
+        while not any("python" in _name(p) for p in sandbox):  # the worker is sleeping
             assert time.monotonic() < deadline, live.registry.get(task_id)
             executor = live.registry.get(task_id).executor
             pid = executor.server_pid if executor is not None else None

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
+import signal
 import subprocess
 import sys
 import time
@@ -116,3 +118,40 @@ def test_streamlit_run_in_the_repository_listens_on_this_machine_only(tmp_path: 
     port = free_port()
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
     _serve([*command, "--server.port", str(port)], port, tmp_path / "st.log", cwd=REPO_ROOT)
+
+
+def _printed(log_path: Path) -> str:
+    return log_path.read_bytes().decode("utf-8", "replace")
+
+
+def test_ctrl_c_stops_the_ui_command_and_says_so_in_japanese(tmp_path: Path) -> None:
+    """Ctrl+C in the terminal reaches the whole foreground group (the command and Streamlit);
+    what the accountant then reads is Japanese, with no English line from the library."""
+    command = Path(sys.executable).with_name("keiri-agent")
+    if not command.exists():
+        pytest.skip("the keiri-agent console script is not installed next to this Python")
+    port = free_port()
+    log_path = tmp_path / "ui.log"
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(
+            [str(command), "ui", "--port", str(port)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own group, as a terminal's foreground job
+        )
+        try:
+            deadline = time.monotonic() + STARTUP_TIMEOUT_S
+            while "画面の準備ができました" not in _printed(log_path):
+                assert proc.poll() is None, _printed(log_path)
+                assert time.monotonic() < deadline, _printed(log_path)
+                time.sleep(0.3)
+            os.killpg(proc.pid, signal.SIGINT)
+            proc.wait(timeout=STARTUP_TIMEOUT_S)
+        finally:
+            stop_process_group(proc)
+    output = _printed(log_path)
+    assert "画面を終了しました。" in output, output
+    assert "Stopping" not in output, output
+    # Every line is the command's own Japanese: none is the library's English alone.
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert all(re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", line) for line in lines), output

@@ -147,7 +147,7 @@ def _print_result(
         f"結果: {STATUS_LABELS.get(result.status, result.status)}"
         f"（{result.duration_ms / 1000:.1f} 秒）"
     )
-    files = written_files(result.log_path, result.outputs, settings.keiri_runs_dir)
+    files = written_files(result.log_path, result.outputs, settings.keiri_runs_dir, names)
     if files:
         typer.echo("作成したファイル:")
         for path in files:

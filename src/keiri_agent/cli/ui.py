@@ -6,7 +6,10 @@ are configured (``KEIRI_API_KEYS_FILE`` / ``KEIRI_API_KEY``): then anyone who re
 uses the app without signing in. With users the app asks for a key (``keiri_agent.ui.signin``).
 
 Streamlit's English start banner is switched off; once the app answers its health check the
-command says so itself, in Japanese, with the address to open.
+command says so itself, in Japanese, with the address to open. Streamlit's standard output carries
+only its own English notes to the terminal (the banner, "Stopping..." on Ctrl+C, file-watcher
+tips), so it is not shown; its logger's warnings and errors go to standard error, which is. When
+Ctrl+C (or SIGTERM) has stopped the app, the command says that in Japanese too.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ __all__ = [
     "app_url",
     "ready_line",
     "startup_lines",
+    "stopped_line",
     "streamlit_command",
     "ui",
 ]
@@ -77,6 +81,11 @@ def app_url(address: str, port: int) -> str:
 def ready_line(url: str) -> str:
     """What ``ui`` prints once the app at ``url`` answers."""
     return f"画面の準備ができました。ブラウザで {url} を開いてください。"
+
+
+def stopped_line() -> str:
+    """What ``ui`` prints once Ctrl+C or SIGTERM has stopped the app."""
+    return "画面を終了しました。"
 
 
 def startup_lines(settings: Settings, address: str, port: int) -> list[tuple[str, bool]]:
@@ -168,10 +177,13 @@ def _answers(url: str) -> bool:
 
 def _run_forwarding_signals(command: list[str], url: str) -> int:
     """Run ``command``; SIGTERM is passed on to it, Ctrl+C reaches it through the terminal.
-    Once the app at ``url`` answers, say so."""
-    proc = subprocess.Popen(command)
+    Once the app at ``url`` answers, say so; once a signal has stopped it, say that."""
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL)  # its English notes (see above)
+    stopped = False
 
     def forward(signum: int, frame: FrameType | None) -> None:
+        nonlocal stopped
+        stopped = True
         proc.send_signal(signum)
 
     previous = signal.signal(signal.SIGTERM, forward)
@@ -183,11 +195,15 @@ def _run_forwarding_signals(command: list[str], url: str) -> int:
                     break
                 time.sleep(HEALTH_POLL_S)
         except KeyboardInterrupt:  # stopped while starting: Streamlit got it too
-            pass
+            stopped = True
         while True:
             try:
-                return proc.wait()
+                code = proc.wait()
+                break
             except KeyboardInterrupt:  # Streamlit got the same Ctrl+C and is stopping
-                continue
+                stopped = True
     finally:
         signal.signal(signal.SIGTERM, previous)
+    if stopped:
+        err_console.print(stopped_line(), markup=False)
+    return code

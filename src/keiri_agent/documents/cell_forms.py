@@ -28,8 +28,15 @@ Dates (the result is a ``datetime.date``, or a ``datetime`` when a time is writt
   ``平成31年4月30日``, ``H31.4.30``, ``令和元年5月1日``; 令和 (R), 平成 (H), 昭和 (S), 大正 (T);
   an era year is 元 or 1-99 (``令和0年`` is not a year).
 
+A time written with a UTC offset (``2026-02-03T23:30:00+00:00``, ``…Z``) is read in the local
+zone (``local_time``: ``KEIRI_TIMEZONE``, default Asia/Tokyo), so the same moment is the same
+day wherever a cell is read: that is 2026-02-04 08:30 in Tokyo.
+
 Months (the first day of the month, ``YearMonth``): ``2026年2月``, ``2026/02``, ``2026-02``,
 ``令和8年2月``, ``R8.2``, ``R.08/02``.
+
+Numbered column headings: ``(1)``, ``（１）``, ``⑴`` (``heading_number``). Alone such a cell is
+also an amount (-1); a row of them in sequence is a header row (``table_infer``).
 
 Codes: digits with a leading zero (``0123``, ``00456``, ``0012-``) are codes (``is_code``),
 never amounts.
@@ -43,6 +50,9 @@ import datetime as dt
 import re
 import unicodedata
 from typing import NamedTuple
+from zoneinfo import ZoneInfo
+
+from keiri_agent.config import DEFAULT_TIMEZONE
 
 __all__ = [
     "AMOUNT_UNITS",
@@ -52,9 +62,12 @@ __all__ = [
     "YearMonth",
     "amount_problem",
     "date_problem",
+    "heading_number",
     "is_code",
     "is_dash",
     "is_trailing_minus",
+    "local_time",
+    "local_zone",
     "normalize_cell_text",
     "read_amount",
     "read_date",
@@ -113,6 +126,8 @@ _ERA_YMD = re.compile(
 _YM = re.compile(r"(?P<y>[0-9]{4})\s*(?:[-/.]\s*(?P<m>[0-9]{1,2})|年\s*(?P<mj>[0-9]{1,2})\s*月)")
 _ERA_YM = re.compile(_ERA_YEAR + r"\s*(?:[-/.]\s*(?P<m>[0-9]{1,2})|年\s*(?P<mj>[0-9]{1,2})\s*月)")
 _CODE = re.compile(r"0[0-9]+-?")
+# A numbered column heading (after NFKC, which also turns ``⑴`` into ``(1)``).
+_HEADING_NUMBER = re.compile(r"\(\s*(?P<n>[1-9][0-9]?)\s*\)")
 # A minus written after the digits (``1,200-``), as a cell's text ends.
 _TRAILING_MINUS = re.compile(r".*[0-9]\s*-")
 _SHORT_YEAR = re.compile(r"[0-9]{2}\s*[-/.]\s*[0-9]{1,2}\s*[-/.]\s*[0-9]{1,2}")
@@ -154,6 +169,12 @@ def is_code(text: str) -> bool:
     """Digits with a leading zero (``0123``, ``0012-``): a code (an account, a customer, a slip
     number), never an amount."""
     return bool(_CODE.fullmatch(normalize_cell_text(text)))
+
+
+def heading_number(text: str) -> int | None:
+    """The number of a numbered column heading (``(1)``, ``（１）``, ``⑴``: 1-99), or None."""
+    match = _HEADING_NUMBER.fullmatch(normalize_cell_text(text))
+    return None if match is None else int(match["n"])
 
 
 def is_trailing_minus(text: str) -> bool:
@@ -270,6 +291,21 @@ def read_date(text: str) -> dt.date | dt.datetime | None:
         day = _day(_era_year(match["era"], match["y"]), match["m"], match["d"])
         return None if day is None else _time(match, day)
     return None
+
+
+def local_zone(zone: dt.tzinfo | None = None) -> dt.tzinfo:
+    """The zone times with an offset are read in: ``zone`` (a reader's ``KEIRI_TIMEZONE``),
+    else ``config.DEFAULT_TIMEZONE``."""
+    return zone or ZoneInfo(DEFAULT_TIMEZONE)
+
+
+def local_time(value: dt.datetime, zone: dt.tzinfo | None = None) -> dt.datetime:
+    """``value`` as a naive wall-clock time: one with a UTC offset first turned into
+    ``local_zone(zone)``'s time (the same moment reads the same whatever offset it was
+    written with), one without an offset as written."""
+    if value.tzinfo is None or value.utcoffset() is None:
+        return value
+    return value.astimezone(local_zone(zone)).replace(tzinfo=None)
 
 
 def read_month(text: str) -> YearMonth | None:

@@ -6,7 +6,7 @@ the UI can show what was read, what was cut and why, the same way everywhere.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["ExtractedText"]
@@ -34,10 +34,3 @@ class ExtractedText:
     @property
     def chars(self) -> int:
         return len(self.text)
-
-    def summary(self) -> dict[str, Any]:
-        """The JSON form of ``keiri-agent extract --json`` (without the text)."""
-        data = asdict(self)
-        data.pop("text")
-        data["chars"] = self.chars
-        return data

@@ -7,8 +7,9 @@ simple and deterministic, so a user can predict them from ``TableReadInfo``:
 
 * header row: the first row (of the first ``HEADER_SCAN_ROWS``) that is at least half as wide
   as the widest row, at least ~80 % as wide as the rows below it, and holds at least one text
-  label. If that first wide row holds no text label (all numbers or dates), the table has no
-  header and data starts there;
+  label or is a row of numbered headings (``(1)``, ``(2)``, ``(3)`` … in sequence, though each
+  alone reads as an amount). If that first wide row holds neither (all numbers or dates), the
+  table has no header and data starts there;
 * column names: blank → "列<n>" (n = 1-based column position in the file), repeated →
   "<name>_2", "<name>_3", ...; whitespace runs (including line breaks) become one space;
 * a text label is a cell that is neither an amount (``cell_forms.read_amount``: "1,234",
@@ -28,7 +29,7 @@ from typing import Any
 
 from openpyxl.utils import get_column_letter
 
-from keiri_agent.documents.cell_forms import read_amount
+from keiri_agent.documents.cell_forms import heading_number, read_amount
 from keiri_agent.documents.failures import too_large
 from keiri_agent.documents.limits import TableLimits
 
@@ -101,6 +102,16 @@ def _is_label(value: Any) -> bool:
     return read_amount(text) is None and _ISO_DATE.fullmatch(text) is None
 
 
+def _is_numbered_headings(row: Sequence[Any]) -> bool:
+    """``(1)``, ``(2)``, ``(3)`` … in sequence across a row's filled cells (at least two): the
+    numbered column headings of Japanese forms, not a row of negative amounts."""
+    cells = [v for v in row if not is_blank(v)]
+    numbers = [heading_number(v) if isinstance(v, str) else None for v in cells]
+    if len(numbers) < 2 or numbers[0] is None:
+        return False
+    return numbers == list(range(numbers[0], numbers[0] + len(numbers)))
+
+
 def detect_header(rows: Sequence[Sequence[Any]]) -> tuple[int | None, int]:
     """Return ``(header_index, data_start)`` for the first rows of a table.
 
@@ -120,7 +131,7 @@ def detect_header(rows: Sequence[Sequence[Any]]) -> tuple[int | None, int]:
         wide_enough = count >= max(2, widest / 2) and count >= 0.8 * min(body, widest)
         if widest >= 2 and not wide_enough:
             continue
-        if any(_is_label(v) for v in scan[i]):
+        if any(_is_label(v) for v in scan[i]) or _is_numbered_headings(scan[i]):
             return i, i + 1
         return None, i
     # Only reachable when no row is wide enough, which the widest row always is.

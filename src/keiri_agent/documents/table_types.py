@@ -33,12 +33,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import tzinfo
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import numpy as np
 import pandas as pd
 
-from keiri_agent.config import DEFAULT_TIMEZONE
 from keiri_agent.documents.cell_forms import (
     AMOUNT_UNITS,
     DASH_TEXTS,
@@ -49,6 +47,8 @@ from keiri_agent.documents.cell_forms import (
     is_code,
     is_dash,
     is_trailing_minus,
+    local_time,
+    local_zone,
     read_amount,
     read_date,
     read_month,
@@ -383,9 +383,7 @@ def _naive(value: dt.date | dt.datetime | None, zone: tzinfo) -> Any:
     if value is None:
         return pd.NaT
     if isinstance(value, dt.datetime):
-        if value.tzinfo is None:
-            return value
-        return value.astimezone(zone).replace(tzinfo=None)
+        return local_time(value, zone)
     return dt.datetime(value.year, value.month, value.day)
 
 
@@ -419,7 +417,7 @@ def type_column(
     """Decide the type of one column (see the module docstring); ``unit`` from a title row;
     ``zone`` the local zone that times written with an offset are read in (default:
     ``config.DEFAULT_TIMEZONE``)."""
-    zone = zone or ZoneInfo(DEFAULT_TIMEZONE)
+    zone = local_zone(zone)
     values = series.dropna()
     if isinstance(values.dtype, pd.StringDtype):
         values = values[values.str.strip().ne("").fillna(False).astype(bool)]

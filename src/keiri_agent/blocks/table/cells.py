@@ -21,6 +21,7 @@ import pandas as pd
 from keiri_agent.documents.cell_forms import (
     amount_problem,
     date_problem,
+    local_time,
     read_amount,
     read_date,
     read_month,
@@ -32,22 +33,23 @@ __all__ = ["amount_problem", "date_problem", "json_cell", "parse_amount", "parse
 
 def parse_date(value: Any) -> dt.date | None:
     """The date a cell holds (date objects, ISO, 2025/1/31, 2025年1月31日, 令和7年1月31日,
-    20250131; a month such as 2025-01 or 2025年1月 is its first day)."""
+    20250131; a month such as 2025-01 or 2025年1月 is its first day). A time with a UTC offset
+    is on its day in the local zone, as ``read_table`` reads it (``cell_forms.local_time``)."""
     if value is None or isinstance(value, bool):
         return None
-    if isinstance(value, pd.Timestamp):
-        return None if pd.isna(value) else value.date()
+    if isinstance(value, pd.Timestamp) and pd.isna(value):
+        return None
     if isinstance(value, pd.Period):
         return value.start_time.date()
-    if isinstance(value, dt.datetime):
-        return value.date()
+    if isinstance(value, dt.datetime):  # pandas' Timestamp too
+        return local_time(value).date()
     if isinstance(value, dt.date):
         return value
     if not isinstance(value, str):
         return None
     day = read_date(value)
     if isinstance(day, dt.datetime):
-        return day.date()
+        return local_time(day).date()
     if day is not None:
         return day
     month = read_month(value)

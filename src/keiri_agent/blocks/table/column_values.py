@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from keiri_agent.blocks.table.cells import parse_amount, parse_date
-from keiri_agent.documents.cell_forms import PLAIN_NUMBER
+from keiri_agent.documents.cell_forms import PLAIN_NUMBER, local_zone
 
 __all__ = [
     "MAX_SCALE",
@@ -126,8 +126,9 @@ def _read_dates(column: pd.Series, *, stop: bool) -> tuple[pd.Series, np.ndarray
     size = len(column)
     bad = np.zeros(size, dtype=bool)
     if pd.api.types.is_datetime64_any_dtype(column.dtype):
-        days = column.dt.tz_localize(None) if column.dt.tz is not None else column
-        return days.dt.normalize(), bad
+        if column.dt.tz is not None:  # on its day in the local zone, as read_table reads it
+            column = column.dt.tz_convert(local_zone()).dt.tz_localize(None)
+        return column.dt.normalize(), bad
     if isinstance(column.dtype, pd.PeriodDtype):
         return column.dt.start_time, bad
     out = np.full(size, np.datetime64("NaT"), dtype="datetime64[s]")

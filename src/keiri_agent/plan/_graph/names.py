@@ -16,7 +16,9 @@ names it 差異一覧; a table inside an output is named by its path (``check_li
 (``重複候補``), with its node's name when two such tables would share it.
 
 Tables are **ordered** as the plan presents them: the written ones in the order the plan writes
-them (the workbook's sheets), then the others in node order.
+them (the workbook's sheets), then the others in node order. Files written are ordered by the
+node that wrote them (``PlanNames.place``: node order, then a loop's iterations by number), so
+nodes that run side by side list their files the same way whichever finished first.
 
 A table the plan does not write out is **superseded** when a node downstream of its own gives a
 table of the same label: a first pass whose result a second pass (after a person's answers)
@@ -43,6 +45,7 @@ NAME_KEYS: Final = ("name", "sheet")
 MAX_NODE_NAME_CHARS: Final = 30  # a longer description is a sentence, not a name
 _SENTENCE_END: Final = re.compile(r"[。\n]")
 _LOOP_PART: Final = re.compile(r"\[[^\]]*\]$")
+_DIGITS: Final = re.compile(r"([0-9]+)")
 _KIND_NAMES: Final = {"loop": "繰り返し", "subflow": "サブフロー"}
 
 Key = tuple[str, str]  # (node id, output name as the plan calls it)
@@ -77,6 +80,14 @@ class PlanNames:
     def is_result(self, node: str, output: str) -> bool:
         """False for an output its block marks ``result: false`` and the plan does not write."""
         return (node, output) not in self.contracts or (node, output) in self.written
+
+    def place(self, path: str) -> tuple[int, str, tuple[int | str, ...]]:
+        """Sort key of a node path (``write``, ``loop[2]/write``): its top-level node's place in
+        the plan (nodes it does not know after, by id), then the path with numbers as numbers
+        (``loop[2]`` before ``loop[10]``)."""
+        top = _LOOP_PART.sub("", path.split("/", 1)[0])
+        parts = tuple(int(part) if part.isdigit() else part for part in _DIGITS.split(path))
+        return (self.order.get(top, len(self.order)), top, parts)
 
     def rank(self, node: str, output: str) -> tuple[int, int]:
         """Sort key of a table: the written ones first, in write order, then node order."""

@@ -2,9 +2,11 @@
 
 Both the CLI's summary after ``plan run`` and the app's 実行 page show these, the same way:
 
-* **files**: every file the run's nodes wrote (its ``file_write`` events, in order, those still
-  on disk), then the files of nodes reused from an earlier run (paths in the outputs that lie
-  under the runs folder); inputs are never listed;
+* **files**: every file the run's nodes wrote (its ``file_write`` events, those still on disk),
+  then the files of nodes reused from an earlier run (paths in the outputs that lie under the
+  runs folder); each part in the plan's node order (``PlanNames.place``; a node's own files in
+  the order it wrote them), so writers that run side by side list the same way every run;
+  inputs are never listed;
 * **tables**: every output that is a table (a ``Table``, a DataFrame, a list of records or an
   object holding one under items / records / rows),
   named and ordered as the plan presents them (``_graph.names``: the written ones first, as the
@@ -168,21 +170,28 @@ def _strings(value: Any, budget: list[int]) -> Iterator[str]:
 
 
 def written_files(
-    log_path: Path | None, outputs: Mapping[str, Mapping[str, Any]], runs_dir: Path
+    log_path: Path | None,
+    outputs: Mapping[str, Mapping[str, Any]],
+    runs_dir: Path,
+    names: PlanNames | None = None,
 ) -> list[Path]:
-    """The files the run wrote, absolute, in the order they were written (see the module
-    docstring); files since removed are not listed."""
-    found: dict[Path, None] = {}
+    """The files the run wrote, absolute, in the plan's node order of ``names`` (without: node
+    ids; see the module docstring); files since removed are not listed."""
+    names = names or PlanNames()
+    writes: list[tuple[str, Path]] = []
     if log_path is not None and log_path.is_file():
         for event in replay(log_path):
             if isinstance(event, FileWrite):
                 path = Path(event.path)
                 if path.is_file():
-                    found[path.absolute()] = None
+                    writes.append((event.node_id or "", path.absolute()))
+    writes.sort(key=lambda write: names.place(write[0]))  # stable: a node's own write order
+    found = dict.fromkeys(path for _, path in writes)
     base = runs_dir.resolve()
     prefix = str(base)
     budget = [MAX_WALK]
-    values = (v for out in outputs.values() for v in out.values() if _as_table(v) is None)
+    nodes = sorted(outputs.items(), key=lambda item: names.place(item[0]))
+    values = (v for _, out in nodes for v in out.values() if _as_table(v) is None)
     for text in (t for value in values for t in _strings(value, budget)):
         if not text.startswith(prefix) or "\n" in text:
             continue

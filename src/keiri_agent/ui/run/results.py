@@ -98,7 +98,7 @@ def render_outputs(
     tables = result_tables(outcome.outputs, names)
     if tables:
         _render_tables(tables, amounts)
-    files = written_files(outcome.log_path, outcome.outputs, runs_dir)
+    files = written_files(outcome.log_path, outcome.outputs, runs_dir, names)
     reports = [path for path in files if path.suffix.lower() == ".md"]
     shown: set[Path] = set()
     for number, path in enumerate(reports):
