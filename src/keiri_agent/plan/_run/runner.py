@@ -217,7 +217,7 @@ class PlanRunner:
         graph = compile_graph(list(model.graph))
         provider = _provider(answers)
         if isinstance(provider, AnswersFile):
-            check_answers(provider.answers, model, env.registry, env.designs_dir)
+            check_answers(provider.answers, model, env)
         trail = RunTrail.check(self.settings, model, source, subflows, self.started_by)
         durable = self.settings.keiri_run_log_fsync
         stream = open_run(model.id, runs_dir=self.runs_dir, fsync=durable)
@@ -248,15 +248,10 @@ class PlanRunner:
             run_id=stream.run_id,
             plan_id=model.id,
             events=stream,
-            registry=env.registry,
+            env=env,
             backend=self.backend(model.policy.executor),
             workers=Workers(self.settings.keiri_plan_max_threads),
             workspace=workspace,
-            designs_dir=env.designs_dir,
-            subflows=subflows,
-            config=env.config,
-            env=env.environ,
-            settings=self.settings,
             answers=provider,
             store=store,
             reuse=dict(again.reuse) if again else {},
