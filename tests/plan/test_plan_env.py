@@ -21,7 +21,8 @@ from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.cli import app
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.plan import PlanEnv, dry_run_source, load_source, validate_source
+from keiri_agent.plan import PlanEnv, PlanRunner, dry_run_source, load_source, validate_source
+from keiri_agent.plan._graph.subflows import SubflowLoader
 from tests.plan.blockkit import SPEC_DIR
 
 FIXTURES = Path(__file__).parent / "golden" / "plans"  # read only
@@ -86,6 +87,27 @@ def test_validate_and_dry_run_of_one_env_read_each_subflow_once(folder: Path) ->
     assert [s.plan_id for s in env.subflows.loaded()] == ["lib/double"]
     assert env.subflows.load("lib/double") is read  # the dry run walked the text validation read
     assert env.fresh().subflows is not env.subflows  # a runner's next run reads anew
+
+
+def test_a_run_with_answers_reads_its_subflows_with_one_loader(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[SubflowLoader] = []
+    original = SubflowLoader.__init__
+
+    def counted(self: SubflowLoader, *args: Any, **kwargs: Any) -> None:
+        made.append(self)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(SubflowLoader, "__init__", counted)
+    env = PlanEnv.of()
+    with PlanRunner(env) as runner:  # its runs under KEIRI_RUNS_DIR (tmp_path)
+        made.clear()
+        result = runner.run(load_source(PLAN), answers={})  # answers are checked before the run
+
+    assert result.status == "success", result.error
+    assert len(made) == 1  # the run's: validation, the answers check and the run share it
+    assert [s.plan_id for s in made[0].loaded()] == ["lib/double"]
 
 
 def test_a_plan_config_that_cannot_be_read_is_a_configuration_error(tmp_path: Path) -> None:
