@@ -89,9 +89,12 @@ def test_validate_and_dry_run_of_one_env_read_each_subflow_once(folder: Path) ->
     assert env.fresh().subflows is not env.subflows  # a runner's next run reads anew
 
 
-def test_a_run_with_answers_reads_its_subflows_with_one_loader(
-    folder: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("again", [None, "rerun"])
+def test_a_run_reads_its_subflows_with_one_loader(
+    again: str | None, folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A run (answers checked first) and a rerun (what it drops decided first) each read
+    subflows with one loader: the one its validation, its answers check and the run share."""
     made: list[SubflowLoader] = []
     original = SubflowLoader.__init__
 
@@ -99,14 +102,16 @@ def test_a_run_with_answers_reads_its_subflows_with_one_loader(
         made.append(self)
         original(self, *args, **kwargs)
 
-    monkeypatch.setattr(SubflowLoader, "__init__", counted)
-    env = PlanEnv.of()
-    with PlanRunner(env) as runner:  # its runs under KEIRI_RUNS_DIR (tmp_path)
-        made.clear()
-        result = runner.run(load_source(PLAN), answers={})  # answers are checked before the run
+    with PlanRunner(PlanEnv.of()) as runner:  # its runs under KEIRI_RUNS_DIR (tmp_path)
+        monkeypatch.setattr(SubflowLoader, "__init__", counted)
+        result = runner.run(load_source(PLAN), answers={})
+        if again == "rerun":
+            made.clear()
+            result = runner.rerun(result.run_id, "after", answers={})
 
     assert result.status == "success", result.error
-    assert len(made) == 1  # the run's: validation, the answers check and the run share it
+    assert result.outputs["after"] == {"sum": 43}
+    assert len(made) == 1
     assert [s.plan_id for s in made[0].loaded()] == ["lib/double"]
 
 
