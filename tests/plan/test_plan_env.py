@@ -128,6 +128,16 @@ def test_a_plan_config_that_cannot_be_read_is_a_configuration_error(tmp_path: Pa
     assert "KEIRI_PLAN_CONFIG" in raised.value.hint
 
 
+def test_a_plan_env_shows_no_value_of_its_environment_or_config(folder: Path) -> None:
+    env = PlanEnv.of(config={"password": "cfg-secret-1"}, env={"TOKEN": "env-secret-2"})
+
+    shown = repr(env)
+
+    assert "cfg-secret-1" not in shown
+    assert "env-secret-2" not in shown
+    assert "designs_dir=" in shown  # what the env is, still said
+
+
 def test_a_plan_env_takes_no_options_beside_it(folder: Path) -> None:
     env = PlanEnv.of()
     with pytest.raises(TypeError):
