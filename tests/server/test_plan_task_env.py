@@ -144,3 +144,24 @@ def test_answers_that_continue_a_task_are_checked_with_the_registry_the_run_uses
     )
     assert _settled(tasks, answered.id) == "success", tasks.get(task.id).error
     assert len(built) == 3  # the request's, the refused answers', the accepted answers'
+
+
+def test_a_plan_config_that_cannot_be_read_refuses_the_request_before_a_task_exists(
+    tmp_path: Path,
+) -> None:
+    designs = tmp_path / "designs"
+    designs.mkdir()
+    (designs / "ask.yaml").write_text(ASK, encoding="utf-8")
+    broken = tmp_path / "plan_config.yaml"
+    broken.write_text("start: [1,\n", encoding="utf-8")
+    settings = make_settings(tmp_path, keiri_designs_dir=designs, keiri_plan_config=broken)
+    tasks = TaskRegistry(settings)
+    try:
+        with pytest.raises(BlockError) as raised:
+            tasks.submit(PlanRequest(kind="plan", plan="ask", answers={}))
+
+        assert raised.value.code == "CONFIGURATION_ERROR"
+        assert "KEIRI_PLAN_CONFIG" in raised.value.hint
+        assert tasks.list() == []
+    finally:
+        tasks.runtime.close()
