@@ -117,3 +117,17 @@ def test_typo_in_answers_file_is_an_error_on_resume(
     resumed = ui_registry_runner.resume(paused.run_id, answers=GOOD)
     assert resumed.status == "success"
     assert resumed.outputs["collect_inputs"]["collected_data"]["bank_statement"] == "a.xlsx"
+
+
+def test_a_resume_checks_answers_against_the_subflow_its_run_kept(
+    ui_registry_runner: PlanRunner, plan: Path, write_plan: WritePlan
+) -> None:
+    paused = ui_registry_runner.run(plan)
+    assert paused.status == "waiting_input"
+    # The subflow's file changes while the run waits; the resumed run reads the text it kept.
+    write_plan("inner", INNER.replace("id: note", "id: renamed"))
+
+    resumed = ui_registry_runner.resume(paused.run_id, answers=GOOD)
+
+    assert resumed.status == "success", resumed.error
+    assert resumed.outputs["collect_inputs"]["collected_data"]["bank_statement"] == "a.xlsx"

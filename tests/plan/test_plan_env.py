@@ -21,7 +21,8 @@ from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.cli import app
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.plan import PlanEnv, dry_run_source, load_source, validate_source
+from keiri_agent.plan import PlanEnv, PlanRunner, dry_run_source, load_source, validate_source
+from keiri_agent.plan._graph.subflows import SubflowLoader
 from tests.plan.blockkit import SPEC_DIR
 
 FIXTURES = Path(__file__).parent / "golden" / "plans"  # read only
@@ -88,6 +89,32 @@ def test_validate_and_dry_run_of_one_env_read_each_subflow_once(folder: Path) ->
     assert env.fresh().subflows is not env.subflows  # a runner's next run reads anew
 
 
+@pytest.mark.parametrize("again", [None, "rerun"])
+def test_a_run_reads_its_subflows_with_one_loader(
+    again: str | None, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run (answers checked first) and a rerun (what it drops decided first) each read
+    subflows with one loader: the one its validation, its answers check and the run share."""
+    made: list[SubflowLoader] = []
+    original = SubflowLoader.__init__
+
+    def counted(self: SubflowLoader, *args: Any, **kwargs: Any) -> None:
+        made.append(self)
+        original(self, *args, **kwargs)
+
+    with PlanRunner(PlanEnv.of()) as runner:  # its runs under KEIRI_RUNS_DIR (tmp_path)
+        monkeypatch.setattr(SubflowLoader, "__init__", counted)
+        result = runner.run(load_source(PLAN), answers={})
+        if again == "rerun":
+            made.clear()
+            result = runner.rerun(result.run_id, "after", answers={})
+
+    assert result.status == "success", result.error
+    assert result.outputs["after"] == {"sum": 43}
+    assert len(made) == 1
+    assert [s.plan_id for s in made[0].loaded()] == ["lib/double"]
+
+
 def test_a_plan_config_that_cannot_be_read_is_a_configuration_error(tmp_path: Path) -> None:
     broken = tmp_path / "broken.yaml"
     broken.write_text("start: [1,\n", encoding="utf-8")
@@ -99,6 +126,16 @@ def test_a_plan_config_that_cannot_be_read_is_a_configuration_error(tmp_path: Pa
     assert raised.value.code == ErrorCode.CONFIGURATION_ERROR
     assert f"設定ファイル {broken} を読めません" in raised.value.message
     assert "KEIRI_PLAN_CONFIG" in raised.value.hint
+
+
+def test_a_plan_env_shows_no_value_of_its_environment_or_config(folder: Path) -> None:
+    env = PlanEnv.of(config={"password": "cfg-secret-1"}, env={"TOKEN": "env-secret-2"})
+
+    shown = repr(env)
+
+    assert "cfg-secret-1" not in shown
+    assert "env-secret-2" not in shown
+    assert "designs_dir=" in shown  # what the env is, still said
 
 
 def test_a_plan_env_takes_no_options_beside_it(folder: Path) -> None:

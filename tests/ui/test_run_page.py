@@ -23,6 +23,7 @@ from keiri_agent.blocks.ui.answer_state import session_key
 from keiri_agent.events.models import PlanStart
 from keiri_agent.events.runlog import list_runs, read_events
 from keiri_agent.examples import example_answers, examples_root
+from keiri_agent.plan import PlanEnv
 from keiri_agent.ui import APP_PATH
 from keiri_agent.ui.fields import widget_key
 from keiri_agent.ui.run.page import OUTCOMES_KEY
@@ -278,6 +279,29 @@ def test_a_paused_run_asks_for_its_input_and_continues(page: AppTest, env: Path)
     outcome = page.session_state[OUTCOMES_KEY]["tests/approval"]
     assert "2025-01 の金額 1200 円、承認 True" in outcome.outputs["note"]["markdown"]
     assert any("2025-01 の金額 1200 円" in m for m in _texts(page.markdown))  # the report file
+
+
+def test_a_run_runs_with_the_plan_env_the_page_checked_it_with(
+    page: AppTest, env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    designs = env / "designs"
+    designs.mkdir()
+    (designs / "approval.yaml").write_text(APPROVAL_PLAN, encoding="utf-8")
+    _choose(page, "approval.yaml")
+    built: list[PlanEnv] = []
+    original = PlanEnv.of.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[PlanEnv], *args: Any, **kwargs: Any) -> PlanEnv:
+        made: PlanEnv = original(cls, *args, **kwargs)
+        built.append(made)
+        return made
+
+    monkeypatch.setattr(PlanEnv, "of", classmethod(counted))
+    page.button(key="run_start").click().run()
+
+    assert not page.exception, page.exception
+    assert any("入力待ちです" in i for i in _texts(page.info))
+    assert len(built) == 1  # the page's: it validated, named and ran the plan with it
 
 
 def _start_at(log: Path, stamp: str) -> None:

@@ -18,6 +18,11 @@ soon as the run starts, and every answer the task was given is kept in ``answers
 task's directory, so a task cut by a restart or a crash continues from its run log
 (:func:`continue_plan`) with the same answers.
 
+A task builds one :class:`~keiri_agent.plan.PlanEnv` (registry, designs folder, plan config,
+subflow loader) when its request or its answers are checked, and its run runs with that one:
+what the door checked is what the run reads. A task continued after a restart, which passes no
+door, builds its own from the server's settings.
+
 Progress follows the seed's steps (interpret → fetch → convert → finish): validation, then
 input and file-reading nodes, then the rest, then collecting the result files.
 """
@@ -124,32 +129,30 @@ def _model(raw: Any) -> Plan | None:
 
 
 def _answer_paths(
-    answers: Mapping[str, Any], raw: Any, settings: Settings
+    answers: Mapping[str, Any], raw: Any, env: PlanEnv
 ) -> dict[str, frozenset[str] | None]:
     """The path fields of the answered nodes of the plan ``raw`` at any depth (subflows
     included); none for a plan that does not load."""
-    from keiri_agent.blocks.registry import default_registry
     from keiri_agent.plan import answer_paths
 
     plan = _model(raw)
     if plan is None:
         return {}
     try:
-        return answer_paths(answers, plan, default_registry(), Path(settings.keiri_designs_dir))
+        return answer_paths(answers, plan, env)
     except BlockError:  # a subflow that does not load: the run's validation says so
         return {}
 
 
-def _check_vars(vars: Mapping[str, Any], raw: Any, files: TaskFiles) -> None:
+def _check_vars(vars: Mapping[str, Any], raw: Any, env: PlanEnv, files: TaskFiles) -> None:
     """Refuse a var the plan gives a block as a path (its spec says so) when it leads where the
     task may not read or write; a name found nowhere is left to the block to report."""
-    from keiri_agent.blocks.registry import default_registry
     from keiri_agent.plan import var_paths
 
     if not vars:
         return
     plan = _model(raw)
-    used = var_paths(plan, default_registry()) if plan is not None else {}
+    used = var_paths(plan, env.registry) if plan is not None else {}
     for name, value in vars.items():
         for use in used.get(name, []):
             texts = value if isinstance(value, list) else [value]
@@ -190,8 +193,9 @@ def _version_file(plan_id: str, vid: str, settings: Settings, files: TaskFiles) 
 
 def prepare_plan(request: PlanOrder, settings: Settings, files: TaskFiles) -> Runner:
     """Check a plan request (its plan exists; its answers' paths, and its vars given to blocks
-    as paths, lead only where the task may read and write)."""
-    from keiri_agent.plan import load_source
+    as paths, lead only where the task may read and write), with the :class:`PlanEnv` its run
+    will run with."""
+    from keiri_agent.plan import PlanEnv, load_source
     from keiri_agent.versions import check_run
 
     answers: Mapping[str, Any] | None
@@ -205,19 +209,21 @@ def prepare_plan(request: PlanOrder, settings: Settings, files: TaskFiles) -> Ru
     plan_id = raw.get("id") if isinstance(raw, Mapping) else None
     if isinstance(plan_id, str):  # refused at the door (409) as the runner would refuse it
         check_run(settings, [(plan_id, source.text)])
-    _check_vars(request.vars, raw, files)
+    env = PlanEnv.of(settings=settings)
+    _check_vars(request.vars, raw, env, files)
     if request.answers is not None:
-        check_answer_paths(request.answers, _answer_paths(request.answers, raw, settings), files)
-    return partial(_run_plan, request.vars, path, answers or {})
+        check_answer_paths(request.answers, _answer_paths(request.answers, raw, env), files)
+    return partial(_run_plan, env, request.vars, path, answers or {})
 
 
 def prepare_resume(
     details: Mapping[str, Any], answers: Mapping[str, Any], settings: Settings, files: TaskFiles
 ) -> Runner:
     """Check answers for a paused plan run (``details`` of its task) and return the runner
-    that continues it with these answers added to the ones given before."""
+    that continues it with these answers added to the ones given before (with the
+    :class:`PlanEnv` the answers were checked with)."""
     from keiri_agent.blocks.ui.field_types import PATH_FIELD_TYPES
-    from keiri_agent.plan import find_run, load_run, load_source
+    from keiri_agent.plan import PlanEnv, find_run, load_run, load_source
 
     run_id = str(details.get("run_id", ""))
     try:
@@ -231,7 +237,8 @@ def prepare_resume(
         ) from exc
     snapshot = record.plan_file
     raw = load_source(snapshot).raw if snapshot is not None and snapshot.is_file() else {}
-    paths_of = _answer_paths(answers, raw, settings)
+    env = PlanEnv.of(settings=settings)
+    paths_of = _answer_paths(answers, raw, env)
     # The requirements the run actually asked for decide the paths of waiting nodes (computed
     # ones included); nodes not reached yet are known from the plan, at any depth.
     waiting = {str(w.get("node_id")): w.get("request") or {} for w in details.get("waiting", [])}
@@ -248,12 +255,14 @@ def prepare_resume(
             paths_of[key] = (paths_of.get(key) or frozenset()) | asked[base_node_id(key)]
     check_answer_paths(answers, paths_of, files)
     merged = {**saved_answers(files.directory), **answers}
-    return continue_plan(record.run_id, merged)
+    return continue_plan(record.run_id, merged, env)
 
 
-def continue_plan(run_id: str, answers: Mapping[str, Any]) -> Runner:
-    """The runner that continues plan run ``run_id`` (paused, interrupted or cut by a crash)."""
-    return partial(_resume_plan, run_id, dict(answers))
+def continue_plan(run_id: str, answers: Mapping[str, Any], env: PlanEnv | None = None) -> Runner:
+    """The runner that continues plan run ``run_id`` (paused, interrupted or cut by a crash),
+    with ``env`` (the one its answers were checked with; None after a restart, which checks
+    nothing: the task's own, built from its settings when it runs)."""
+    return partial(_resume_plan, env, run_id, dict(answers))
 
 
 class _PlanProgress:
@@ -312,16 +321,16 @@ def _graph_size(raw: Any) -> int:
     return len(graph) if isinstance(graph, list) else 0
 
 
-def _runner(job: Job) -> PlanRunner:
-    """A plan runner for ``job`` (with the task's one :class:`PlanEnv`): its runs in the task's
+def _runner(job: Job, env: PlanEnv) -> PlanRunner:
+    """A plan runner for ``job`` with the task's one :class:`PlanEnv`: its runs in the task's
     folder, its blocks' paths confined to what the task may read and write, started by the
     task's owner."""
-    from keiri_agent.plan import PlanEnv, PlanRunner
+    from keiri_agent.plan import PlanRunner
 
     files = task_files(job.directory, job.settings)
     editor = team_editor(job.settings, job.owner)
     return PlanRunner(
-        PlanEnv.of(settings=job.settings),
+        env,
         runs_dir=files.runs,
         access=replace(files.access, team_editor=editor),
         started_by=job.owner or ANONYMOUS_CALLER,
@@ -340,7 +349,7 @@ def team_editor(settings: Settings, owner: str | None) -> str | None:
 
 
 def _run_plan(
-    vars: Mapping[str, Any], path: Path, answers: Mapping[str, Any], job: Job
+    env: PlanEnv, vars: Mapping[str, Any], path: Path, answers: Mapping[str, Any], job: Job
 ) -> JobResult:
     from keiri_agent.plan import load_source
 
@@ -348,37 +357,40 @@ def _run_plan(
     job.stage("interpret", "start")
     source = load_source(path)
     progress = _PlanProgress(job, _graph_size(source.raw))
-    with _runner(job) as runner:
-        _note_names(source.raw, runner.plan_env, job)
+    with _runner(job, env) as runner:
+        _note_names(source.raw, env, job)
         result = runner.run(
             source, vars=vars, answers=answers, on_event=progress.relay, cancel=job.cancel
         )
-    return _outcome(result, source.raw, progress, job)
+    return _outcome(result, source.raw, progress, job, env)
 
 
-def _resume_plan(run_id: str, answers: Mapping[str, Any], job: Job) -> JobResult:
-    from keiri_agent.plan import OutputStore, load_source
+def _resume_plan(
+    env: PlanEnv | None, run_id: str, answers: Mapping[str, Any], job: Job
+) -> JobResult:
+    from keiri_agent.plan import OutputStore, PlanEnv, load_source
 
     _save_answers(job.directory, answers, durable=job.settings.keiri_run_log_fsync)
     job.stage("interpret", "start")
     job.log(f"実行 {run_id} を再開します（終わったノードは再利用します）。")
     progress = _PlanProgress(job, 0)
-    with _runner(job) as runner:
+    env = env if env is not None else PlanEnv.of(settings=job.settings)
+    with _runner(job, env) as runner:
         result = runner.resume(run_id, answers=answers, on_event=progress.relay, cancel=job.cancel)
     assert result.log_path is not None
     snapshot = OutputStore(result.log_path).dir / "plan.yaml"
     raw = load_source(snapshot).raw if snapshot.is_file() else {}
     progress.total = max(_graph_size(raw), 1)
-    return _outcome(result, raw, progress, job)
+    return _outcome(result, raw, progress, job, env)
 
 
-def _outcome(result: Any, raw: Any, progress: _PlanProgress, job: Job) -> JobResult:
+def _outcome(result: Any, raw: Any, progress: _PlanProgress, job: Job, env: PlanEnv) -> JobResult:
     """What the task shows of the run: its texts name files as the user sees them, never the
     server's folders (``TaskFiles.hide``)."""
     from keiri_agent.plan import OutputStore
 
     work = OutputStore(result.log_path).dir / "work" if result.log_path is not None else None
-    outcome = _run_outcome(result, raw, progress, job)
+    outcome = _run_outcome(result, raw, progress, job, env)
     files = task_files(job.directory, job.settings)
     outcome.answer = files.hide(outcome.answer, work)
     outcome.error = files.hide(outcome.error, work)
@@ -386,7 +398,9 @@ def _outcome(result: Any, raw: Any, progress: _PlanProgress, job: Job) -> JobRes
     return outcome
 
 
-def _run_outcome(result: Any, raw: Any, progress: _PlanProgress, job: Job) -> JobResult:
+def _run_outcome(
+    result: Any, raw: Any, progress: _PlanProgress, job: Job, env: PlanEnv
+) -> JobResult:
     from keiri_agent.plan import OutputStore, Plan
 
     details: dict[str, Any] = {
@@ -418,7 +432,7 @@ def _run_outcome(result: Any, raw: Any, progress: _PlanProgress, job: Job) -> Jo
         {"title": md.stem, "markdown": _in_task(md, job), "html": _in_task(page, job)}
         for md, page in reports
     ]
-    details["tables"] = _table_lines(result, raw, job)
+    details["tables"] = _table_lines(result, raw, job, env)
     job.log(f"結果ファイル {len(files)} 件を保存しました。")
     texts = []
     if isinstance(raw, Mapping) and raw:
@@ -456,16 +470,15 @@ def _in_task(path: Path, job: Job) -> str:
     return path.resolve().relative_to(job.directory.resolve()).as_posix()
 
 
-def _table_lines(result: Any, raw: Any, job: Job) -> list[str]:
+def _table_lines(result: Any, raw: Any, job: Job, env: PlanEnv) -> list[str]:
     """The run's result tables summarised as ``plan run`` prints them."""
     from pydantic import ValidationError
 
-    from keiri_agent.blocks.registry import default_registry
     from keiri_agent.documents.amount_format import AmountFormat
     from keiri_agent.plan import Plan, plan_names, result_tables, table_summary
 
     try:
-        names = plan_names(Plan.model_validate(raw), default_registry())
+        names = plan_names(Plan.model_validate(raw), env.registry)
     except (BlockError, ValidationError):
         names = None
     amounts = AmountFormat.of(job.settings)

@@ -40,7 +40,6 @@ from keiri_agent.plan._graph.env import EnvOptions, PlanEnv
 from keiri_agent.plan._graph.scope import Scope
 from keiri_agent.plan._graph.subflows import (
     Chain,
-    SubflowLoader,
     call_cycle,
     call_too_deep,
 )
@@ -55,12 +54,11 @@ __all__ = [
 
 
 class _Walker:
-    """Walks graphs, loops and subflows; values and findings live in ``self.evaluator``."""
+    """Walks graphs, loops and subflows (blocks and subflows read through the command's
+    ``env``); values and findings live in ``self.evaluator``."""
 
-    def __init__(
-        self, registry: BlockRegistry, subflows: SubflowLoader, evaluator: Evaluator
-    ) -> None:
-        self.registry, self.subflows, self.evaluator = registry, subflows, evaluator
+    def __init__(self, env: PlanEnv, evaluator: Evaluator) -> None:
+        self.env, self.evaluator = env, evaluator
         self.nodes: list[DryRunNode] = []
 
     def graph(
@@ -120,7 +118,7 @@ class _Walker:
 
     def _output_names(self, node: AnyNode) -> list[str]:
         if isinstance(node, BlockNode):
-            spec = self.registry.find(node.block)
+            spec = self.env.registry.find(node.block)
             return [node.out.get(p, p) for p in spec.outputs] if spec else list(node.out.values())
         if isinstance(node, LoopNode):
             return node.out.names(node.body.plan.exports)
@@ -128,7 +126,7 @@ class _Walker:
 
     def block(self, node: BlockNode, scope: DryScope, report: DryRunNode) -> None:
         add = self.evaluator.add
-        spec = self.registry.find(node.block)
+        spec = self.env.registry.find(node.block)
         if spec is None:
             hint = "`keiri-agent blocks list` で利用可能なブロックを確認してください。"
             message = f"ブロック '{node.block}' は登録されていません。"
@@ -294,7 +292,7 @@ class _Walker:
         report.inputs = display(given, masked)
         outputs: dict[str, Any] = {e.as_: UNAVAILABLE for e in node.out.exports}
         scope.nodes[node.id] = outputs
-        loaded = self.subflows.load(plan_id)
+        loaded = self.env.subflows.load(plan_id)
         error = call_too_deep(stack, plan_id) or call_cycle(stack, plan_id, loaded) or loaded.error
         if error is not None:
             self.evaluator.add(report, error.code, error.message, error.hint, "call.plan_id")
@@ -345,8 +343,8 @@ def dry_run(
     """
     started = time.perf_counter()
     env = PlanEnv.given(registry, **options)
-    evaluator = Evaluator(env.config, env.environ)
-    walker = _Walker(env.registry, env.subflows, evaluator)
+    evaluator = Evaluator(env)
+    walker = _Walker(env, evaluator)
     given = dict(vars_override or {})
     variables = evaluator.plan_vars(plan.id, plan.vars, given, None, render_given=True)
     scope: DryScope = Scope(vars=variables)

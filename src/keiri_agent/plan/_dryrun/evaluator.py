@@ -33,6 +33,7 @@ from keiri_agent.plan._dsl.refs import (
     resolve_path,
     single_reference,
 )
+from keiri_agent.plan._graph.env import PlanEnv
 from keiri_agent.plan._graph.scope import Scope
 
 __all__ = [
@@ -86,8 +87,8 @@ def display(values: Mapping[str, Any], masked: frozenset[str] = frozenset()) -> 
 class Evaluator:
     """Resolves references and checks values for one dry run; collects every finding."""
 
-    def __init__(self, config: Mapping[str, Any], env: Mapping[str, str]) -> None:
-        self.config, self.env = config, env
+    def __init__(self, env: PlanEnv) -> None:
+        self.env = env  # the command's: ``${env.*}`` and ``${config.*}`` are read from it
         self.findings: list[DryRunFinding] = []
 
     def add(
@@ -283,7 +284,7 @@ class Evaluator:
 
     def _env_config(self, ref: Reference) -> Any:
         try:
-            return resolve_env_config(ref, self.env, self.config)
+            return resolve_env_config(ref, self.env.environ, self.env.config)
         except ReferencePathError as exc:
             raise _RefError(IssueCode.UNRESOLVED_REFERENCE, exc.message, exc.hint) from exc
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
@@ -60,8 +60,10 @@ class PlanEnv:
     registry: BlockRegistry
     settings: Settings
     designs_dir: Path
-    config: Mapping[str, Any]  # behind ${config.*}
-    environ: Mapping[str, str]  # behind ${env.*}
+    # The two value sources stay out of the repr: their values may be secrets (a test's
+    # failure, a log line or a debugger would print the whole environment).
+    config: Mapping[str, Any] = field(repr=False)  # behind ${config.*}
+    environ: Mapping[str, str] = field(repr=False)  # behind ${env.*}
     subflows: SubflowLoader  # shared by validate, dry-run and run of the command
 
     @classmethod

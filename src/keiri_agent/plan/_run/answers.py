@@ -8,6 +8,9 @@ key is one of the node's literal ``requirements`` ids or a reserved key (``appro
 where the user thinks they answered: :func:`check_answers` names every unknown key and the
 closest known one. :func:`answer_paths` says which answers are paths (``file``, ``files``,
 ``folder`` fields), wherever their node is: the API server confines them before a run starts.
+Both read the plan's blocks and subflows through the command's
+:class:`~keiri_agent.plan._graph.env.PlanEnv` (its registry, its subflow loader): the subflow
+texts checked are the ones the run reads.
 """
 
 from __future__ import annotations
@@ -16,13 +19,13 @@ import difflib
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.ui.field_types import PATH_FIELD_TYPES, RESERVED_IDS
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.plan._dsl.models import BlockNode, LoopNode, Plan, SubflowNode
+from keiri_agent.plan._graph.env import PlanEnv
 
 __all__ = ["answer_paths", "check_answers"]
 
@@ -105,12 +108,9 @@ def _closest(word: str, choices: Sequence[str]) -> str:
     return f"（もしかして '{found[0]}'）" if found else ""
 
 
-def _nodes(plan: Plan, registry: BlockRegistry, designs_dir: Path) -> list[_UINode]:
+def _nodes(plan: Plan, env: PlanEnv) -> list[_UINode]:
     """The UI nodes of ``plan`` at any depth (loop bodies, subflows)."""
-    from keiri_agent.plan._graph.subflows import SubflowLoader
-
-    subflows = SubflowLoader(designs_dir)
-    return list(_ui_nodes(plan.graph, registry, lambda plan_id: subflows.plan(plan_id)[0]))
+    return list(_ui_nodes(plan.graph, env.registry, lambda plan_id: env.subflows.plan(plan_id)[0]))
 
 
 def _matching(key: str, nodes: list[_UINode]) -> list[_UINode]:
@@ -119,12 +119,12 @@ def _matching(key: str, nodes: list[_UINode]) -> list[_UINode]:
 
 
 def answer_paths(
-    answers: Mapping[str, Any], plan: Plan, registry: BlockRegistry, designs_dir: Path
+    answers: Mapping[str, Any], plan: Plan, env: PlanEnv
 ) -> dict[str, frozenset[str] | None]:
     """For each answered node of ``plan`` (at any depth): the ids of its path fields; None
     when its requirements are computed at run time (their types are unknown before the run).
     Keys that name no input node are left out (``check_answers`` refuses them)."""
-    nodes = _nodes(plan, registry, designs_dir)
+    nodes = _nodes(plan, env)
     found: dict[str, frozenset[str] | None] = {}
     for key in answers:
         matches = _matching(key, nodes)
@@ -134,11 +134,9 @@ def answer_paths(
     return found
 
 
-def check_answers(
-    answers: Mapping[str, Any], plan: Plan, registry: BlockRegistry, designs_dir: Path
-) -> None:
+def check_answers(answers: Mapping[str, Any], plan: Plan, env: PlanEnv) -> None:
     """Raise one BlockError naming every unknown node or field key of ``answers``."""
-    nodes = _nodes(plan, registry, designs_dir)
+    nodes = _nodes(plan, env)
     by_id: dict[str, list[_UINode]] = {}
     for node in nodes:
         by_id.setdefault(node.node_id, []).append(node)

@@ -74,7 +74,7 @@ def _call(frame: Frame, spec: BlockSpec, inputs: dict[str, Any], path: str) -> d
     if not (ctx.backend.local or spec.is_ui):
         return _call_remote(frame, spec, inputs, path, timeout)
     block = frame.ctx.block(spec)
-    if spec.category == "ai" and (ctx.settings is None or ctx.settings.keiri_llm_mask_pii):
+    if spec.category == "ai" and ctx.env.settings.keiri_llm_mask_pii:
         # Tables reach the model as text: their personal columns are masked by header too.
         learn_tables(inputs)
     cancel = ctx.node_event()
@@ -86,7 +86,7 @@ def _call(frame: Frame, spec: BlockSpec, inputs: dict[str, Any], path: str) -> d
         workspace=ctx.workspace,
         events=frame.events,
         cancel_event=cancel,
-        settings=ctx.settings,
+        settings=ctx.env.settings,
         inputs=ctx.answers,
         replaceable=ctx.replaceable.get(path, frozenset()),
         access=ctx.access,
@@ -108,7 +108,7 @@ def _call_remote(
     frame: Frame, spec: BlockSpec, inputs: dict[str, Any], path: str, timeout: float | None
 ) -> dict[str, Any]:
     ctx = frame.ctx
-    root = ctx.registry.root_of(spec)
+    root = ctx.env.registry.root_of(spec)
     job = BlockJob(
         spec=spec,
         spec_root=str(root) if root else None,

@@ -1,8 +1,11 @@
 """What one plan run shares: the run context, runtime scopes and the emitter of subflows.
 
 The engine (``_run.engine``) and loops/subflows (``_run.control``) read node outputs, loop
-variables and vars through :data:`RunScope`, and everything run-wide (events, registry, backend,
-answers, stored outputs from an earlier run, cancellation) through :class:`RunContext`.
+variables and vars through :data:`RunScope`, and everything run-wide (events, backend, answers,
+stored outputs from an earlier run, cancellation) through :class:`RunContext`. What the run reads
+besides the plan (registry, settings, ``${config.*}`` and ``${env.*}`` sources, the subflow
+loader) is the :class:`~keiri_agent.plan._graph.env.PlanEnv` its validation read with, held whole
+(``RunContext.env``), never copied field by field.
 """
 
 from __future__ import annotations
@@ -18,16 +21,15 @@ from typing import Any
 from pydantic import SecretStr
 
 from keiri_agent.blocks.base import Block, InputProvider
-from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.spec import BlockSpec
-from keiri_agent.config import DEFAULT_PLAN_MAX_FOREACH_ITEMS, Settings
+from keiri_agent.config import DEFAULT_PLAN_MAX_FOREACH_ITEMS
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventStream, Redactor
 from keiri_agent.events.models import EventType, RunEvent
 from keiri_agent.file_access import FileAccess
 from keiri_agent.plan._dsl.refs import Reference, render, resolve_env_config
+from keiri_agent.plan._graph.env import PlanEnv
 from keiri_agent.plan._graph.scope import Scope
-from keiri_agent.plan._graph.subflows import SubflowLoader
 from keiri_agent.plan._run.backends import Backend
 from keiri_agent.plan._run.output_store import OutputStore
 from keiri_agent.plan._run.workers import Workers
@@ -51,15 +53,10 @@ class RunContext:
     run_id: str
     plan_id: str
     events: EventStream
-    registry: BlockRegistry
+    env: PlanEnv  # the one the run's validation read with (its subflow loader included)
     backend: Backend
     workers: Workers
     workspace: Path
-    designs_dir: Path
-    subflows: SubflowLoader  # the loader the run's validation read subflow files with
-    config: Mapping[str, Any]
-    env: Mapping[str, str]
-    settings: Settings | None = None
     answers: InputProvider | None = None
     store: OutputStore | None = None
     reuse: dict[str, Reused] = field(default_factory=dict)
@@ -80,11 +77,11 @@ class RunContext:
 
     def __post_init__(self) -> None:
         # The settings' API keys are secrets of every run, referenced or not.
-        if self.settings is not None:
-            for name in type(self.settings).model_fields:
-                value = getattr(self.settings, name)
-                if isinstance(value, SecretStr):
-                    self.events.redactor.add(value.get_secret_value())
+        settings = self.env.settings
+        for name in type(settings).model_fields:
+            value = getattr(settings, name)
+            if isinstance(value, SecretStr):
+                self.events.redactor.add(value.get_secret_value())
 
     def env_config(self, ref: Reference) -> Any:
         """``${env.X}`` / ``${config.a.b}``, registered as a secret of this run's events first.
@@ -92,7 +89,7 @@ class RunContext:
         Every environment value a plan reads is a secret (it may be a token); a config value is
         one when a key on its path looks like one (``password``, ``api_key``, ...).
         """
-        value = resolve_env_config(ref, self.env, self.config)
+        value = resolve_env_config(ref, self.env.environ, self.env.config)
         if ref.root == "env":
             self.events.redactor.add(value)
         else:
@@ -105,11 +102,7 @@ class RunContext:
     def too_many_items(self, path: str, count: int) -> BlockError | None:
         """The error for foreach ``path`` over ``count`` items when that is more than the
         run's settings allow (``KEIRI_PLAN_MAX_FOREACH_ITEMS``); None when it is not."""
-        limit = (
-            self.settings.keiri_plan_max_foreach_items
-            if self.settings is not None
-            else DEFAULT_PLAN_MAX_FOREACH_ITEMS
-        )
+        limit = self.env.settings.keiri_plan_max_foreach_items
         if count <= limit:
             return None
         return BlockError(
@@ -125,14 +118,14 @@ class RunContext:
         """The spec of block ``name`` (``id`` or ``id@version``), from the registry once per run."""
         spec = self._specs.get(name)
         if spec is None:
-            spec = self._specs.setdefault(name, self.registry.get(name))
+            spec = self._specs.setdefault(name, self.env.registry.get(name))
         return spec
 
     def block(self, spec: BlockSpec) -> Block:
         """The block instance for ``spec``, loaded once per run and shared by its nodes."""
         block = self._blocks.get(spec.ref)
         if block is None:
-            block = self._blocks.setdefault(spec.ref, self.registry.load(spec.ref))
+            block = self._blocks.setdefault(spec.ref, self.env.registry.load(spec.ref))
         return block
 
     def semaphore(self, key: str, limit: int) -> threading.Semaphore:

@@ -247,7 +247,7 @@ def _while(
 
 def load_subflow(frame: Frame, plan_id: str) -> tuple[Plan, CompiledGraph]:
     """The subflow as the run's validation read it (``_graph.subflows``: once per run)."""
-    return frame.ctx.subflows.plan(plan_id)
+    return frame.ctx.env.subflows.plan(plan_id)
 
 
 def run_subflow(frame: Frame, node: SubflowNode, path: str) -> NodeResult:

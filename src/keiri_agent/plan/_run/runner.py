@@ -71,22 +71,22 @@ class _Again:
 
     reuse: Mapping[str, Reused]  # node path → its outputs, not run again
     replace: Mapping[str, frozenset[str]]  # node path → files it wrote, to be replaced
+    env: PlanEnv  # the new run's: its subflow loader reads the texts the run kept, if any
     resume_of: str | None = None
     rerun_from: str | None = None
-    pinned: Path | None = None  # the subflow texts the run kept (None: read designs/)
 
     @classmethod
     def of(
         cls,
         record: RunRecord,
         reuse: Mapping[str, Reused],
+        env: PlanEnv,
         *,
         resume_of: str | None = None,
         rerun_from: str | None = None,
-        pinned: Path | None = None,
     ) -> _Again:
         replace = recover_outputs(record, lambda path: path not in reuse)
-        return cls(reuse, replace, resume_of, rerun_from, pinned)
+        return cls(reuse, replace, env, resume_of, rerun_from)
 
 
 # Beside a run's plan snapshot, the subflow texts it read (a resume or rerun calls these); "#"
@@ -200,7 +200,7 @@ class PlanRunner:
         """:meth:`run`, continuing an earlier run when ``again`` says how (resume, rerun)."""
         source = plan if isinstance(plan, PlanSource) else load_source(plan)
         # Validation and run read the same files; a resume or rerun, its run's subflows first.
-        env = self.plan_env.fresh(pinned=again.pinned if again else None)
+        env = again.env if again else self.plan_env.fresh()
         subflows = env.subflows
         report = validate_source(source, env)
         report.raise_if_invalid(getattr(source.raw, "get", lambda _k: None)("id"))
@@ -217,7 +217,7 @@ class PlanRunner:
         graph = compile_graph(list(model.graph))
         provider = _provider(answers)
         if isinstance(provider, AnswersFile):
-            check_answers(provider.answers, model, env.registry, env.designs_dir)
+            check_answers(provider.answers, model, env)
         trail = RunTrail.check(self.settings, model, source, subflows, self.started_by)
         durable = self.settings.keiri_run_log_fsync
         stream = open_run(model.id, runs_dir=self.runs_dir, fsync=durable)
@@ -248,15 +248,10 @@ class PlanRunner:
             run_id=stream.run_id,
             plan_id=model.id,
             events=stream,
-            registry=env.registry,
+            env=env,
             backend=self.backend(model.policy.executor),
             workers=Workers(self.settings.keiri_plan_max_threads),
             workspace=workspace,
-            designs_dir=env.designs_dir,
-            subflows=subflows,
-            config=env.config,
-            env=env.environ,
-            settings=self.settings,
             answers=provider,
             store=store,
             reuse=dict(again.reuse) if again else {},
@@ -344,12 +339,8 @@ class PlanRunner:
         ``cancel``: stops the continued run, as for :meth:`run`."""
         record = load_run(find_run(run, self.runs_dir))
         source = self._snapshot(record.plan_file, record.run_id)
-        again = _Again.of(
-            record,
-            record.completed,
-            resume_of=record.run_id,
-            pinned=_pinned_subflows(record.plan_file),
-        )
+        env = self.plan_env.fresh(pinned=_pinned_subflows(record.plan_file))
+        again = _Again.of(record, record.completed, env, resume_of=record.run_id)
         return self._run(source, record.exact_vars(), answers, on_event, cancel, again)
 
     def rerun(
@@ -375,10 +366,10 @@ class PlanRunner:
         source = load_source(plan) if plan else self._snapshot(record.plan_file, record.run_id)
         pinned = None if plan else _pinned_subflows(record.plan_file)
         model = Plan.model_validate(source.raw)
-        subflows = self.plan_env.fresh(pinned=pinned).subflows
-        dropped = invalidated(model, compile_graph(list(model.graph)), from_node, subflows)
+        env = self.plan_env.fresh(pinned=pinned)  # what is dropped is read as the rerun reads it
+        dropped = invalidated(model, compile_graph(list(model.graph)), from_node, env.subflows)
         reuse = {p: v for p, v in record.completed.items() if not dropped(p)}
-        again = _Again.of(record, reuse, rerun_from=from_node, pinned=pinned)
+        again = _Again.of(record, reuse, env, rerun_from=from_node)
         return self._run(source, record.exact_vars(), answers, on_event, cancel, again)
 
     # --- helpers -----------------------------------------------------------------------------

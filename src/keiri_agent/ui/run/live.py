@@ -15,12 +15,11 @@ from typing import Any, Final
 
 import streamlit as st
 
-from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError
 from keiri_agent.events.follow import LogFollower
 from keiri_agent.events.models import RunEvent
 from keiri_agent.events.runlog import find_run_log
-from keiri_agent.plan import PlanNames, PlanRunner, RunResult, describe_event
+from keiri_agent.plan import PlanEnv, PlanNames, PlanRunner, RunResult, describe_event
 from keiri_agent.ui.run.shown_run import ShownRun
 from keiri_agent.ui.signin import acting_name
 
@@ -36,22 +35,22 @@ Start = Callable[[PlanRunner, Callable[[RunEvent], None]], RunResult]
 
 def execute(
     start: Start,
-    settings: Settings,
+    env: PlanEnv,
     *,
     plan_id: str,
     total_nodes: int,
     names: PlanNames | None = None,
 ) -> ShownRun:
-    """Run ``start`` in a worker thread while its events are shown here, line by line (nodes
-    named by ``names``).
+    """Run ``start`` in a worker thread, with a runner of the page's ``env``, while its events
+    are shown here, line by line (nodes named by ``names``).
 
     The runner calls ``on_event`` in its own threads, and Streamlit elements can only be updated
     from this (the script's) thread: the listener only notes the newest event, and this thread
     reads the events from the run's log (a page slower than the run holds none in memory).
     """
     box: dict[str, Any] = {}
-    runs_dir = Path(settings.keiri_runs_dir)
-    started_by = acting_name(settings)  # read here: Session State is the script thread's
+    runs_dir = Path(env.settings.keiri_runs_dir)
+    started_by = acting_name(env.settings)  # read here: Session State is the script thread's
 
     def locate(first: RunEvent) -> Path:
         return find_run_log(getattr(first, "plan_id", plan_id), first.run_id, runs_dir=runs_dir)
@@ -60,7 +59,7 @@ def execute(
 
     def work() -> None:
         try:
-            with PlanRunner(settings=settings, runs_dir=runs_dir, started_by=started_by) as runner:
+            with PlanRunner(env, runs_dir=runs_dir, started_by=started_by) as runner:
                 box["result"] = start(runner, events.see)
         except BaseException as exc:  # handed to the script's thread below
             box["error"] = exc

@@ -149,12 +149,13 @@ def _start(
     action: tuple[str, ...],
     path: Path,
     plan: Plan,
-    settings: Settings,
+    env: PlanEnv,
     names: PlanNames,
     plan_vars: dict[str, Any] | None = None,
 ) -> ShownRun:
     """Run (with ``plan_vars``), resume (``("resume", run_id)``) or rerun (``("rerun", run_id,
-    node)``, both with the vars of the run they continue) with the answers on the page now."""
+    node)``, both with the vars of the run they continue) with the answers on the page now,
+    with the ``env`` the page validated and described the plan with."""
     answers = collect_answers(plan.id)
 
     def start(runner: PlanRunner, on_event: Callable[[RunEvent], None]) -> RunResult:
@@ -164,7 +165,7 @@ def _start(
             return runner.rerun(action[1], action[2], answers=answers, on_event=on_event)
         return runner.run(path, vars=plan_vars, answers=answers, on_event=on_event)
 
-    return execute(start, settings, plan_id=plan.id, total_nodes=len(plan.graph), names=names)
+    return execute(start, env, plan_id=plan.id, total_nodes=len(plan.graph), names=names)
 
 
 def _render_outcome(
@@ -298,7 +299,7 @@ def render() -> None:
     pending: tuple[str, ...] | None = st.session_state.pop(PENDING_KEY, None)
     action = pending or (("run",) if clicked else None)
     if action is not None and (action[0] != "run" or plan_vars is not None):
-        outcomes[plan.id] = _start(action, path, plan, settings, names, plan_vars)
+        outcomes[plan.id] = _start(action, path, plan, env, names, plan_vars)
     outcome = outcomes.get(plan.id)
     if outcome is not None:
         _render_outcome(outcome, plan, settings, registry, names)
