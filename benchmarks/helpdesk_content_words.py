@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import math
 import sys
-import tempfile
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -47,15 +46,10 @@ import numpy as np
 if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.support.helpdesk import EXAMPLES
-from tests.support.helpdesk_paraphrases import load_lists
-
-from benchmarks.helpdesk_answer_signals import MAX_LARGE_REFUSED, MIN_PARAPHRASES, TUNING, Groups
 from benchmarks.helpdesk_answer_signals import Row as SignalRow
-from benchmarks.helpdesk_floor import LARGE, OFF_TOPIC, _settings
+from benchmarks.helpdesk_answer_signals import measure
 from benchmarks.machine import machine_note
-from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase, ingest
-from keiri_agent.agents.helpdesk.knowledge.evaluate import read_questions
+from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase
 from keiri_agent.agents.helpdesk.knowledge.semantic import _documents
 from keiri_agent.agents.helpdesk.knowledge.store import HYBRID_MIN_POOL
 from keiri_agent.retrieval.dense import EmbeddingCache, embed_cached
@@ -160,18 +154,7 @@ class Side:
     background_nouns: list[str]
     idf: Callable[[str], float]
     vectors: WordVectors
-
-    @property
-    def whole(self) -> tuple[set[str], set[int]]:
-        """The vocabulary of every text together."""
-        if self._whole is None:
-            self._whole = (
-                set().union(*(v[0] for v in self.vocab.values())),
-                set().union(*(v[1] for v in self.vocab.values())),
-            )
-        return self._whole
-
-    _whole: tuple[set[str], set[int]] | None = None
+    whole: tuple[set[str], set[int]]  # the vocabulary of every text together
 
 
 def _side(kb: KnowledgeBase, cache: EmbeddingCache, reader: Reader) -> Side:
@@ -199,6 +182,10 @@ def _side(kb: KnowledgeBase, cache: EmbeddingCache, reader: Reader) -> Side:
         background_nouns,
         lambda w: math.log((n + 1) / (1 + df[w])),
         vectors,
+        (
+            set().union(*(forms for forms, _ in vocab.values())),
+            set().union(*(groups for _, groups in vocab.values())),
+        ),
     )
 
 
@@ -253,66 +240,27 @@ def _minus(feature: str, penalty: float) -> Callable[[SignalRow], float]:
 def main() -> None:
     print(machine_note())
     reader = Reader()
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        settings = _settings(root / "cache")
-        cache = EmbeddingCache(root / "cache")
-        ingest(root / "s", manuals=[EXAMPLES / "manual"], qa=EXAMPLES / "qa.csv", settings=settings)
-        ingest(root / "l", manuals=[LARGE / "manual"], settings=settings)
-        lists = {split: load_lists(split) for split in TUNING}
-        on_q = sorted({c.question for s in lists.values() for c in s.answerable})
-        off_q = sorted({q for s in lists.values() for q in s.off_topic} | set(OFF_TOPIC))
-        with KnowledgeBase.open(root / "s", settings=settings) as kb:
-            sample = {
-                r.question: r for r in rows(kb, _side(kb, cache, reader), reader, [*on_q, *off_q])
-            }
-        with KnowledgeBase.open(root / "l", settings=settings) as kb:
-            questions = [q.question for q in read_questions(LARGE / "questions.jsonl")]
-            large = rows(kb, _side(kb, cache, reader), reader, questions)
-    on, off = [sample[q] for q in on_q], [sample[q] for q in off_q]
-    passed = [r for r in off if r.coverage.covered]
+    tuning = measure(lambda kb, cache, qs: rows(kb, _side(kb, cache, reader), reader, qs))
+    passed = [r for r in tuning.off if r.coverage.covered]
     print(
-        f"\n{len(on)} tuning paraphrases, {len(off)} tuning off-topic questions ({len(passed)}"
-        f" covered by the floor), {len(large)} large set questions\n\n"
+        f"\n{len(passed)} of the tuning off-topic questions covered by the floor\n\n"
         "| words covered by | paraphrases with a noun uncovered | off-topic (all) "
         "| off-topic the floor covers | large set |\n|---|---|---|---|---|"
     )
     for mode in MODES:
         name = f"any uncovered ({mode})"
-        count = [sum(r.features[name] > 0 for r in g) for g in (on, off, passed, large)]
-        print(
-            f"| {mode} | {count[0]}/{len(on)} | {count[1]}/{len(off)} | {count[2]}/{len(passed)} "
-            f"| {count[3]}/{len(large)} |"
-        )
-    h4_on = [sample[c.question] for c in lists["heldout4"].answerable]
-    h4_off = [sample[q] for q in lists["heldout4"].off_topic]
-    groups = {"on": on, "off": off, "large": large, "h4_on": h4_on, "h4_off": h4_off}
-    print(
-        f"\nlimits: ≥ {MIN_PARAPHRASES} paraphrases covered, ≤ {MAX_LARGE_REFUSED} large-set"
-        " questions refused\n\n| variant | threshold | paraphrases covered "
-        "| off-topic covered (fewer is better) | large set covered | heldout4 off-topic refused |"
-        "\n|---|---|---|---|---|---|"
-    )
-
-    def report(label: str, score: Callable[[SignalRow], float]) -> None:
-        scored = Groups(groups, score, True)
-        t = scored.best()
-        if t is None:
-            print(f"| {label} | - | none within the limits | | | |")
-            return
-        print(
-            f"| {label} | {t:+.4f} | {scored.covered('on', t)}/{len(on)} "
-            f"| {scored.covered('off', t)}/{len(off)} | {scored.covered('large', t)}/{len(large)} "
-            f"| {len(h4_off) - scored.covered('h4_off', t)}/{len(h4_off)} "
-            f"(paraphrases {scored.covered('h4_on', t)}/{len(h4_on)}) |"
-        )
-
-    report("floor as it is (margin, shared words)", lambda r: r.coverage.margin)
+        counts = [
+            f"{sum(r.features[name] > 0 for r in g)}/{len(g)}"
+            for g in (tuning.on, tuning.off, passed, tuning.large)
+        ]
+        print(f"| {mode} | {' | '.join(counts)} |")
+    tuning.header()
+    tuning.report("floor as it is (margin, shared words)", lambda r: r.coverage.margin)
     for mode in MODES:
         for feature in ("any uncovered", "uncovered share"):
             name = f"{feature} ({mode})"
             for penalty in PENALTIES:
-                report(f"margin − {penalty:g} × {name}", _minus(name, penalty))
+                tuning.report(f"margin − {penalty:g} × {name}", _minus(name, penalty))
 
 
 if __name__ == "__main__":
