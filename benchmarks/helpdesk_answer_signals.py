@@ -59,7 +59,7 @@ from keiri_agent.config import DEFAULT_HELPDESK_MIN_MARGIN
 from keiri_agent.retrieval.dense import EmbeddingCache, FloatMatrix, embed_cached
 from keiri_agent.retrieval.semantic import _stacked, embed_query
 
-__all__ = ["ASKS", "main"]
+__all__ = ["ASKS", "Groups", "Row", "Tuning", "main", "measure"]
 
 TUNING: tuple[Split, ...] = ("dev", "heldout", "dev2", "heldout2", "heldout3", "heldout4")
 MIN_PARAPHRASES = 196  # of the 205 tuning paraphrases (the floor covers 200)
@@ -200,8 +200,56 @@ def _plus(feature: str, weight: float) -> Score:
     return lambda r: r.coverage.margin + weight * r.features[feature]
 
 
-def main() -> None:
-    print(machine_note())
+RowsOf = Callable[[KnowledgeBase, EmbeddingCache, Sequence[str]], list[Row]]
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """Every tuning question's row (paraphrases, off-topic, the large set, heldout4's lists)."""
+
+    on: list[Row]
+    off: list[Row]
+    large: list[Row]
+    h4_on: list[Row]
+    h4_off: list[Row]
+
+    def header(self) -> None:
+        print(
+            f"\n{len(self.on)} tuning paraphrases, {len(self.off)} tuning off-topic questions,"
+            f" {len(self.large)} large set questions; limits: ≥ {MIN_PARAPHRASES} paraphrases"
+            f" covered, ≤ {MAX_LARGE_REFUSED} large-set questions refused; the floor's default"
+            f" threshold is {DEFAULT_HELPDESK_MIN_MARGIN}\n"
+        )
+        print(
+            "| variant | threshold | paraphrases covered | off-topic covered (fewer is better) "
+            "| large set covered | heldout4 off-topic refused |\n|---|---|---|---|---|---|"
+        )
+
+    def report(self, label: str, score: Score, shared: bool = True) -> None:
+        """One variant's line: its best threshold and what it covers there."""
+        groups = {
+            "on": self.on,
+            "off": self.off,
+            "large": self.large,
+            "h4_on": self.h4_on,
+            "h4_off": self.h4_off,
+        }
+        scored = Groups(groups, score, shared)
+        t = scored.best()
+        if t is None:
+            print(f"| {label} | - | none within the limits | | | |")
+            return
+        print(
+            f"| {label} | {t:+.4f} | {scored.covered('on', t)}/{len(self.on)} "
+            f"| {scored.covered('off', t)}/{len(self.off)} "
+            f"| {scored.covered('large', t)}/{len(self.large)} "
+            f"| {len(self.h4_off) - scored.covered('h4_off', t)}/{len(self.h4_off)} "
+            f"(paraphrases {scored.covered('h4_on', t)}/{len(self.h4_on)}) |"
+        )
+
+
+def measure(rows_of: RowsOf) -> Tuning:
+    """Both knowledge bases ingested with the default settings, every tuning question's row."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         settings = _settings(root / "cache")
@@ -212,37 +260,25 @@ def main() -> None:
         on_q = sorted({c.question for s in lists.values() for c in s.answerable})
         off_q = sorted({q for s in lists.values() for q in s.off_topic} | set(OFF_TOPIC))
         with KnowledgeBase.open(root / "s", settings=settings) as kb:
-            sample = {r.question: r for r in rows(kb, cache, [*on_q, *off_q])}
+            sample = {r.question: r for r in rows_of(kb, cache, [*on_q, *off_q])}
         with KnowledgeBase.open(root / "l", settings=settings) as kb:
-            large = rows(kb, cache, [q.question for q in read_questions(LARGE / "questions.jsonl")])
-    on, off = [sample[q] for q in on_q], [sample[q] for q in off_q]
-    h4_on = [sample[c.question] for c in lists["heldout4"].answerable]
-    h4_off = [sample[q] for q in lists["heldout4"].off_topic]
-    print(
-        f"\n{len(on)} tuning paraphrases, {len(off)} tuning off-topic questions, {len(large)} large"
-        f" set questions; limits: ≥ {MIN_PARAPHRASES} paraphrases covered, ≤ {MAX_LARGE_REFUSED}"
-        " large-set questions refused; the floor's default threshold is"
-        f" {DEFAULT_HELPDESK_MIN_MARGIN}\n"
-    )
-    print(
-        "| variant | threshold | paraphrases covered | off-topic covered (fewer is better) "
-        "| large set covered | heldout4 off-topic refused |\n|---|---|---|---|---|---|"
+            questions = [q.question for q in read_questions(LARGE / "questions.jsonl")]
+            large = rows_of(kb, cache, questions)
+    return Tuning(
+        [sample[q] for q in on_q],
+        [sample[q] for q in off_q],
+        large,
+        [sample[c.question] for c in lists["heldout4"].answerable],
+        [sample[q] for q in lists["heldout4"].off_topic],
     )
 
-    def report(label: str, score: Score, shared: bool = True) -> None:
-        scored = Groups(groups, score, shared)
-        t = scored.best()
-        if t is None:
-            print(f"| {label} | - | none within the limits | | | |")
-            return
-        print(
-            f"| {label} | {t:+.4f} | {scored.covered('on', t)}/{len(on)} "
-            f"| {scored.covered('off', t)}/{len(off)} | {scored.covered('large', t)}/{len(large)} "
-            f"| {len(h4_off) - scored.covered('h4_off', t)}/{len(h4_off)} "
-            f"(paraphrases {scored.covered('h4_on', t)}/{len(h4_on)}) |"
-        )
 
-    groups = {"on": on, "off": off, "large": large, "h4_on": h4_on, "h4_off": h4_off}
+def main() -> None:
+    print(machine_note())
+    tuning = measure(rows)
+    on, off, large = tuning.on, tuning.off, tuning.large
+    tuning.header()
+    report = tuning.report
     report("floor as it is (margin, shared words)", lambda r: r.coverage.margin)
     report(
         "sentences instead of pieces in the margin",
