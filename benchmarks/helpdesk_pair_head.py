@@ -57,14 +57,13 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
 from scipy.sparse import csr_matrix
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import normalize
-from tests.support.helpdesk import EXAMPLES
 from tests.support.helpdesk_paraphrases import load_lists
 
-from benchmarks.helpdesk_answer_signals import MAX_LARGE_REFUSED, MIN_PARAPHRASES, TUNING
-from benchmarks.helpdesk_floor import LARGE, OFF_TOPIC, _settings
+from benchmarks import helpdesk_answer_signals as signals
+from benchmarks.helpdesk_floor import LARGE, OFF_TOPIC
 from benchmarks.jsquad_retrieval import SAMPLE as JSQUAD
 from benchmarks.machine import machine_note
-from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase, ingest
+from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase
 from keiri_agent.agents.helpdesk.knowledge.evaluate import read_questions
 from keiri_agent.agents.helpdesk.knowledge.ranking import (
     SHARED_WORDS_ALLOWANCE,
@@ -167,7 +166,7 @@ def _questions(
         covered = kb.coverage(text)
         assert covered is not None
         nearest = known.matrix[np.argsort(-(known.matrix @ vector))[:TOP]]
-        signals = _latent(latent[row], known.latent, background)
+        terms = _latent(latent[row], known.latent, background)
         out.append(
             Question(
                 text,
@@ -178,7 +177,7 @@ def _questions(
                 nearest,
                 covered.margin,
                 covered.shared,
-                signals,
+                terms,
             )
         )
     return out
@@ -279,7 +278,7 @@ class Lists:
     def _result(self, setting: str, covered: FloatMatrix, large: FloatMatrix) -> Result | None:
         on, off = int(covered[self.on].sum()), int(covered[~self.on].sum())
         refused = int((~large).sum())
-        if on < MIN_PARAPHRASES or refused > MAX_LARGE_REFUSED:
+        if on < signals.MIN_PARAPHRASES or refused > signals.MAX_LARGE_REFUSED:
             return None
         h4_on, h4_off = int(covered[self.h4 & self.on].sum()), self.h4 & ~self.on
         return Result(setting, on, off, refused, h4_on, int((~covered[h4_off]).sum()))
@@ -347,7 +346,7 @@ def _pair_stack(
 
 def _asked() -> list[tuple[str, str, bool, tuple[str, ...]]]:
     seen: dict[str, tuple[str, str, bool, tuple[str, ...]]] = {}
-    for split in TUNING:
+    for split in signals.TUNING:
         lists = load_lists(split)
         for case in lists.answerable:
             seen.setdefault(case.question, (case.question, split, True, case.gold))
@@ -362,10 +361,7 @@ def main() -> None:
     print(machine_note())
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        settings = _settings(root / "cache")
-        cache = EmbeddingCache(root / "cache")
-        ingest(root / "s", manuals=[EXAMPLES / "manual"], qa=EXAMPLES / "qa.csv", settings=settings)
-        ingest(root / "l", manuals=[LARGE / "manual"], settings=settings)
+        settings, cache = signals.ingest_both(root)
         with KnowledgeBase.open(root / "s", settings=settings) as kb:
             assert kb._semantic is not None
             embedder = kb._semantic.embedder
@@ -382,8 +378,8 @@ def main() -> None:
     on, off = int(lists.on.sum()), int((~lists.on).sum())
     print(
         f"\n{on} tuning paraphrases, {off} tuning off-topic questions, {len(large)} large-set "
-        f"questions, {len(jsquad[1])} JSQuAD pairs; limits: ≥ {MIN_PARAPHRASES} paraphrases "
-        f"covered, ≤ {MAX_LARGE_REFUSED} large-set questions refused\n"
+        f"questions, {len(jsquad[1])} JSQuAD pairs; limits: ≥ {signals.MIN_PARAPHRASES} paraphrases "
+        f"covered, ≤ {signals.MAX_LARGE_REFUSED} large-set questions refused\n"
     )
     print(
         "| signal | how | setting | paraphrases covered | off-topic covered (fewer is better) "
