@@ -55,11 +55,11 @@ from keiri_agent.agents.helpdesk.knowledge.ranking import (
     Coverage,
 )
 from keiri_agent.agents.helpdesk.knowledge.semantic import _documents
-from keiri_agent.config import DEFAULT_HELPDESK_MIN_MARGIN
+from keiri_agent.config import DEFAULT_HELPDESK_MIN_MARGIN, Settings
 from keiri_agent.retrieval.dense import EmbeddingCache, FloatMatrix, embed_cached
 from keiri_agent.retrieval.semantic import _stacked, embed_query
 
-__all__ = ["ASKS", "Groups", "Row", "Tuning", "main", "measure"]
+__all__ = ["ASKS", "Groups", "Row", "Tuning", "ingest_both", "main", "measure"]
 
 TUNING: tuple[Split, ...] = ("dev", "heldout", "dev2", "heldout2", "heldout3", "heldout4")
 MIN_PARAPHRASES = 196  # of the 205 tuning paraphrases (the floor covers 200)
@@ -248,14 +248,20 @@ class Tuning:
         )
 
 
+def ingest_both(root: Path) -> tuple[Settings, EmbeddingCache]:
+    """The sample KB ingested into ``root/s`` and the large set into ``root/l`` with the default
+    settings, the embedding cache in ``root/cache``."""
+    settings = _settings(root / "cache")
+    ingest(root / "s", manuals=[EXAMPLES / "manual"], qa=EXAMPLES / "qa.csv", settings=settings)
+    ingest(root / "l", manuals=[LARGE / "manual"], settings=settings)
+    return settings, EmbeddingCache(root / "cache")
+
+
 def measure(rows_of: RowsOf) -> Tuning:
     """Both knowledge bases ingested with the default settings, every tuning question's row."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        settings = _settings(root / "cache")
-        cache = EmbeddingCache(root / "cache")
-        ingest(root / "s", manuals=[EXAMPLES / "manual"], qa=EXAMPLES / "qa.csv", settings=settings)
-        ingest(root / "l", manuals=[LARGE / "manual"], settings=settings)
+        settings, cache = ingest_both(root)
         lists = {split: load_lists(split) for split in TUNING}
         on_q = sorted({c.question for s in lists.values() for c in s.answerable})
         off_q = sorted({q for s in lists.values() for q in s.off_topic} | set(OFF_TOPIC))
