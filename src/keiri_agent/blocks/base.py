@@ -19,7 +19,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from zoneinfo import ZoneInfo
 
+from keiri_agent.config import load_settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventEmitter, NodeEvents, NullEmitter
 from keiri_agent.file_access import FileAccess
@@ -87,6 +89,12 @@ class BlockContext:
         """The node id as written in the plan (without loop/subflow qualifiers)."""
         tail = self.node_id.rsplit("/", 1)[-1]
         return tail.split("[", 1)[0]
+
+    @property
+    def zone(self) -> ZoneInfo:
+        """The zone times with a UTC offset are read in (``KEIRI_TIMEZONE`` of ``settings``, or
+        of the environment when the caller gave none): every block's dates, one way."""
+        return (self.settings or load_settings()).keiri_timezone
 
     @property
     def cancelled(self) -> bool:

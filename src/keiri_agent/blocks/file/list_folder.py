@@ -22,7 +22,6 @@ from zoneinfo import ZoneInfo
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
 from keiri_agent.blocks.inputs import count_limit, string_list
 from keiri_agent.blocks.table.records import input_error
-from keiri_agent.config import load_settings
 from keiri_agent.documents.archives import folder_not_found, folder_unreadable
 from keiri_agent.documents.zipnames import skip_reason
 
@@ -51,7 +50,7 @@ class ListFolderBlock(ProcessingBlock):
             include_hidden=bool(given(inputs, "include_hidden", False)),
             max_files=max_files,
             ctx=ctx,
-            zone=(ctx.settings or load_settings()).keiri_timezone,
+            zone=ctx.zone,
         )
         walk.scan(root, "")
         files = sorted(walk.files, key=lambda record: record["relative_path"])

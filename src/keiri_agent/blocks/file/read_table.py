@@ -15,7 +15,6 @@ from typing import Any
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
 from keiri_agent.blocks.inputs import path_text, path_value, row_number, sheet_ref
 from keiri_agent.blocks.table.records import column_list
-from keiri_agent.config import load_settings
 from keiri_agent.documents import read_table
 
 __all__ = ["ReadTableBlock"]
@@ -51,7 +50,7 @@ class ReadTableBlock(ProcessingBlock):
             delimiter=inputs.get("delimiter") or None,
             header_row=None if header_row is None else header_row - 1,
             columns=columns,
-            zone=(ctx.settings or load_settings()).keiri_timezone,
+            zone=ctx.zone,
         )
         table = result.table()
         info = result.info.to_dict()

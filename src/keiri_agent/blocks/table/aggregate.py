@@ -17,6 +17,7 @@ blanks last), with the optional 合計 row last.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeGuard
@@ -101,10 +102,11 @@ class TableAggregateBlock(TableBlock[Config]):
     def compute(self, cfg: Config, tables: list[Table], ctx: BlockContext) -> dict[str, Any]:
         table = tables[0]
         frame = table.frame
+        zone = ctx.zone
         extra: dict[str, pd.Series] = {}  # the period column, beside the table (no copy)
         if cfg.period is not None:
             require_columns(table, [cfg.period.column], field="period.column", table="table")
-            extra[cfg.period.name] = _period_column(table, cfg.period)
+            extra[cfg.period.name] = _period_column(table, cfg.period, zone)
         used = [*cfg.group_by, *(a.column for a in cfg.aggregations if a.column)]
         _require(table, extra, used)
         ctx.check_cancelled()
@@ -120,7 +122,7 @@ class TableAggregateBlock(TableBlock[Config]):
         groups = group_codes(keys, cfg.group_by)
         rows = [dict(zip(cfg.group_by, key, strict=True)) for key in groups.keys]
         for aggregation in cfg.aggregations:
-            values = _aggregate(table, column, aggregation, groups)
+            values = _aggregate(table, column, aggregation, groups, zone)
             for row, value in zip(rows, values, strict=True):
                 row[aggregation.name] = value
         if not len(table) and cfg.group_by:
@@ -131,7 +133,8 @@ class TableAggregateBlock(TableBlock[Config]):
             total[cfg.group_by[0]] = TOTAL_LABEL
             everything = Groups(np.zeros(len(table), dtype=np.int64), [()])
             for aggregation in cfg.aggregations:
-                total[aggregation.name] = _aggregate(table, column, aggregation, everything)[0]
+                (value,) = _aggregate(table, column, aggregation, everything, zone)
+                total[aggregation.name] = value
             rows.append(total)
         count = len(rows) - (1 if cfg.totals and cfg.group_by else 0)
         by = "・".join(cfg.group_by) + " ごと" if cfg.group_by else "全体"
@@ -263,7 +266,7 @@ def _require(table: Table, extra: Mapping[str, pd.Series], used: list[str]) -> N
         )
 
 
-def _period_column(table: Table, period: Period) -> pd.Series:
+def _period_column(table: Table, period: Period, zone: dt.tzinfo) -> pd.Series:
     if period.name in table.columns and period.name != period.column:
         raise input_error(
             f"period の出力列「{period.name}」は表に既にあります。",
@@ -271,7 +274,7 @@ def _period_column(table: Table, period: Period) -> pd.Series:
             field="period.as",
         )
     cells = table.frame[period.column]
-    labels, bad = period_labels(cells, period.unit, period.start_month)
+    labels, bad = period_labels(cells, period.unit, period.start_month, zone)
     if bad is None:
         return labels
     cell = json_cell(cells.iloc[bad])
@@ -290,11 +293,16 @@ def _period_column(table: Table, period: Period) -> pd.Series:
 
 
 def _aggregate(
-    table: Table, column: Callable[[str], pd.Series], aggregation: Aggregation, groups: Groups
+    table: Table,
+    column: Callable[[str], pd.Series],
+    aggregation: Aggregation,
+    groups: Groups,
+    zone: dt.tzinfo,
 ) -> list[Any]:
     name = aggregation.column
     try:
-        return aggregate_column(None if name is None else column(name), aggregation.func, groups)
+        cells = None if name is None else column(name)
+        return aggregate_column(cells, aggregation.func, groups, zone)
     except Unreadable as exc:
         assert name is not None
         cell = json_cell(column(name).iloc[exc.row])

@@ -31,10 +31,11 @@ from keiri_agent.documents.table_value import json_cell
 __all__ = ["amount_problem", "date_problem", "json_cell", "parse_amount", "parse_date"]
 
 
-def parse_date(value: Any) -> dt.date | None:
+def parse_date(value: Any, zone: dt.tzinfo | None = None) -> dt.date | None:
     """The date a cell holds (date objects, ISO, 2025/1/31, 2025年1月31日, 令和7年1月31日,
     20250131; a month such as 2025-01 or 2025年1月 is its first day). A time with a UTC offset
-    is on its day in the local zone, as ``read_table`` reads it (``cell_forms.local_time``)."""
+    is on its day in ``zone`` (the block's ``KEIRI_TIMEZONE``, ``BlockContext.zone``), as
+    ``read_table`` reads it (``cell_forms.local_time``)."""
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, pd.Timestamp) and pd.isna(value):
@@ -42,14 +43,14 @@ def parse_date(value: Any) -> dt.date | None:
     if isinstance(value, pd.Period):
         return value.start_time.date()
     if isinstance(value, dt.datetime):  # pandas' Timestamp too
-        return local_time(value).date()
+        return local_time(value, zone).date()
     if isinstance(value, dt.date):
         return value
     if not isinstance(value, str):
         return None
     day = read_date(value)
     if isinstance(day, dt.datetime):
-        return local_time(day).date()
+        return local_time(day, zone).date()
     if day is not None:
         return day
     month = read_month(value)

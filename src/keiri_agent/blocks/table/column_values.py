@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -105,29 +106,33 @@ def _read_amounts(column: pd.Series, *, stop: bool) -> tuple[pd.Series, np.ndarr
     return pd.Series(out, index=column.index), bad
 
 
-def dates(column: pd.Series) -> tuple[pd.Series, int | None]:
+def dates(column: pd.Series, zone: dt.tzinfo | None = None) -> tuple[pd.Series, int | None]:
     """``(days, first_bad)``: the column as datetime64 days (NaT for blanks) and the row of the
     first non-blank cell that is not a date (None when every cell is one)."""
-    days, bad = _read_dates(column, stop=True)
+    days, bad = _read_dates(column, zone, stop=True)
     return days, _first(bad)
 
 
-def read_dates(column: pd.Series) -> tuple[pd.Series, np.ndarray]:
+def read_dates(column: pd.Series, zone: dt.tzinfo | None = None) -> tuple[pd.Series, np.ndarray]:
     """Every cell as a day and the mask of the cells that are not dates (see
     :func:`_read_dates`)."""
-    return _read_dates(column, stop=False)
+    return _read_dates(column, zone, stop=False)
 
 
-def _read_dates(column: pd.Series, *, stop: bool) -> tuple[pd.Series, np.ndarray]:
+def _read_dates(
+    column: pd.Series, zone: dt.tzinfo | None, *, stop: bool
+) -> tuple[pd.Series, np.ndarray]:
     """``(days, unreadable)``: every cell as a datetime64 day (NaT for blanks and for cells
     that are not dates; any year a date can have, 9999-12-31 included) and the mask of the
     non-blank cells that are not dates. ISO days are read in one pass, other forms
-    (``2025/1/31``, ``令和7年1月31日``) once per distinct text; a number is never a date."""
+    (``2025/1/31``, ``令和7年1月31日``) once per distinct text; a number is never a date. A time
+    with a UTC offset is on its day in ``zone`` (the block's ``KEIRI_TIMEZONE``; None: the
+    default zone, ``cell_forms.local_zone``)."""
     size = len(column)
     bad = np.zeros(size, dtype=bool)
     if pd.api.types.is_datetime64_any_dtype(column.dtype):
         if column.dt.tz is not None:  # on its day in the local zone, as read_table reads it
-            column = column.dt.tz_convert(local_zone()).dt.tz_localize(None)
+            column = column.dt.tz_convert(local_zone(zone)).dt.tz_localize(None)
         return column.dt.normalize(), bad
     if isinstance(column.dtype, pd.PeriodDtype):
         return column.dt.start_time, bad
@@ -145,7 +150,7 @@ def _read_dates(column: pd.Series, *, stop: bool) -> tuple[pd.Series, np.ndarray
         out[filled[iso]] = parsed.to_numpy(dtype="datetime64[s]")  # NaT: 2025-02-30
         rest = ~(iso | truth)
         out[filled[rest]] = _per_distinct(
-            cells.iloc[np.flatnonzero(rest)], _day, "datetime64[s]", stop=stop
+            cells.iloc[np.flatnonzero(rest)], partial(_day, zone=zone), "datetime64[s]", stop=stop
         )
         bad[filled[~truth]] = np.isnat(out[filled[~truth]])
         bad[filled[truth]] = True
@@ -167,8 +172,8 @@ def _truth_values(cells: pd.Series) -> np.ndarray:
     )
 
 
-def _day(cell: Any) -> np.datetime64:
-    day = parse_date(cell)
+def _day(cell: Any, zone: dt.tzinfo | None) -> np.datetime64:
+    day = parse_date(cell, zone)
     return np.datetime64("NaT") if day is None else np.datetime64(day, "D")
 
 

@@ -62,6 +62,7 @@ class TableComputeBlock(ProcessingBlock):
         units = dict(table.units)
         notes: list[str] = []
         zero_divisions = 0
+        zone = ctx.zone
         for formula in formulas:
             ctx.check_cancelled()
             if len(table):  # an empty table (records: no columns either) has nothing to read
@@ -72,6 +73,7 @@ class TableComputeBlock(ProcessingBlock):
                     where=formula.where,
                     zero_division=zero_division,
                     row_name=table.where,
+                    zone=zone,
                 )
                 columns.set(formula.name, evaluator.evaluate(formula.tree))
                 zero_divisions += evaluator.zero_divisions

@@ -21,6 +21,7 @@ the ``/``) or ``null`` (a blank result, counted in :attr:`Evaluator.zero_divisio
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from decimal import Decimal
@@ -93,6 +94,8 @@ class Evaluator:
     zero_division: str = "error"
     # How row ``i`` (0-based) is named in errors: its file line when the table knows it.
     row_name: Callable[[int], str] = lambda i: f"{i + 1} 行目"
+    # Where a time with a UTC offset is on its day (the block's KEIRI_TIMEZONE).
+    zone: dt.tzinfo | None = None
     zero_divisions: int = field(default=0, init=False)
 
     def evaluate(self, node: Node) -> Operand:
@@ -147,7 +150,7 @@ class Evaluator:
     def as_days(self, node: Node, value: Operand, active: np.ndarray) -> Decimals:
         """Dates as day numbers (whole days since 1970-01-01)."""
         if isinstance(node, Literal) and isinstance(node.value, str):
-            day = parse_date(node.value)
+            day = parse_date(node.value, self.zone)
             if day is not None:
                 number = int((np.datetime64(day, "D") - EPOCH_DAY).astype(np.int64))
                 return Decimals.constant(Decimal(number), self.rows)
@@ -160,7 +163,7 @@ class Evaluator:
         one is refused, as is a value that is not a column of cells."""
         if not isinstance(value, Raw | Texts):
             raise self.wrong_kind(node, value, what)
-        read, bad = reading(value, kind)
+        read, bad = reading(value, kind, self.zone)
         if (bad & active).any():
             raise self.unreadable(node, value, bad & active, what)
         return read
@@ -266,8 +269,8 @@ class Evaluator:
                 (
                     k
                     for k in ("number", "date")
-                    if not (reading(left, k)[1] & active).any()
-                    and not (reading(right, k)[1] & active).any()
+                    if not (reading(left, k, self.zone)[1] & active).any()
+                    and not (reading(right, k, self.zone)[1] & active).any()
                 ),
                 "text",
             )

@@ -12,6 +12,7 @@ with the mask of the cells that cannot be read (the evaluator names them). :func
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -128,33 +129,38 @@ def _series(value: Raw | Texts) -> pd.Series:
     return with_nones(value.values, value.blank)
 
 
-def reading(value: Raw | Texts, kind: str) -> tuple[Decimals, np.ndarray]:
-    """``(column, unreadable)``: the cells as numbers or as day numbers, and the non-blank
-    cells that are not; made once per raw column."""
+def reading(
+    value: Raw | Texts, kind: str, zone: dt.tzinfo | None = None
+) -> tuple[Decimals, np.ndarray]:
+    """``(column, unreadable)``: the cells as numbers or as day numbers (a time with a UTC
+    offset on its day in ``zone``), and the non-blank cells that are not; made once per raw
+    column."""
     cache = value.readings if isinstance(value, Raw) else {}
     if kind not in cache:
         if isinstance(value, Raw) and value.branches is not None:
             chosen, then, other, blank = value.branches
-            (a, a_bad), (b, b_bad) = _read_any(then, kind), _read_any(other, kind)
+            (a, a_bad), (b, b_bad) = _read_any(then, kind, zone), _read_any(other, kind, zone)
             bad = np.where(chosen, a_bad, b_bad) & ~blank
             cache[kind] = (_blanked(choose(chosen, a, b), blank), bad)
         else:
-            cache[kind] = _read_series(_series(value), kind)
+            cache[kind] = _read_series(_series(value), kind, zone)
     return cache[kind]
 
 
-def _read_any(value: Operand, kind: str) -> tuple[Decimals, np.ndarray]:
+def _read_any(value: Operand, kind: str, zone: dt.tzinfo | None) -> tuple[Decimals, np.ndarray]:
     """Any operand read as numbers or day numbers: a truth value is neither, a number is no
     date."""
     if isinstance(value, Raw | Texts):
-        return reading(value, kind)
+        return reading(value, kind, zone)
     if isinstance(value, Decimals) and kind == "number":
         return value, np.zeros(len(value.blank), dtype=bool)
     blank = np.ones(len(value.blank), dtype=bool)
     return Decimals(np.zeros(len(blank), dtype=np.int64), 0, blank), ~value.blank
 
 
-def _read_series(series: pd.Series, kind: str) -> tuple[Decimals, np.ndarray]:
+def _read_series(
+    series: pd.Series, kind: str, zone: dt.tzinfo | None
+) -> tuple[Decimals, np.ndarray]:
     if kind == "number" and pd.api.types.is_signed_integer_dtype(series.dtype):
         blank = series.isna().to_numpy(dtype=bool)
         ints = series.to_numpy(dtype=np.int64, na_value=0)
@@ -165,7 +171,7 @@ def _read_series(series: pd.Series, kind: str) -> tuple[Decimals, np.ndarray]:
         bad = bad | np.isinf(values)
         values[bad] = np.nan
         return Decimals.from_floats(values), bad
-    read, bad = read_dates(series)
+    read, bad = read_dates(series, zone)
     days = read.to_numpy(dtype="datetime64[D]")
     blank = np.isnat(days)
     numbers = np.where(blank, 0, (days - EPOCH_DAY).astype(np.int64))

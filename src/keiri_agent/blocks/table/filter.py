@@ -88,7 +88,7 @@ class TableFilterBlock(ProcessingBlock):
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
         normalize = flag(inputs, "normalize", True)
-        conditions = _conditions(inputs.get("conditions"), normalize)
+        conditions = _conditions(inputs.get("conditions"), normalize, ctx.zone)
         match = choice(inputs, "match", MATCH_MODES)
         on_incomparable = choice(inputs, "on_incomparable", ON_INCOMPARABLE)
         table = table_from(inputs.get("table"), field="table")
@@ -126,15 +126,16 @@ _HINT = (
 )
 
 
-def _conditions(value: Any, normalize: bool) -> list[Condition]:
+def _conditions(value: Any, normalize: bool, zone: dt.tzinfo | None = None) -> list[Condition]:
+    """The checked conditions; a date value with a UTC offset is on its day in ``zone``."""
     if not isinstance(value, list) or not value:
         raise input_error(
             "conditions（絞り込み条件）が指定されていません。", _HINT, field="conditions"
         )
-    return [_condition(number, item, normalize) for number, item in enumerate(value, start=1)]
+    return [_condition(number, item, normalize, zone) for number, item in enumerate(value, start=1)]
 
 
-def _condition(number: int, item: Any, normalize: bool) -> Condition:
+def _condition(number: int, item: Any, normalize: bool, zone: dt.tzinfo | None) -> Condition:
     problem = f"がオブジェクトではありません（{item!r}）。"
     keys = ("column", "op", "value")
     column = item_column(item, number, "conditions", keys, _HINT, not_mapping=problem)
@@ -151,7 +152,7 @@ def _condition(number: int, item: Any, normalize: bool) -> Condition:
     base = Condition(number, column.strip(), str(op), value, (), (), None)
     values = _values(base)
     pattern = _pattern(base, normalize) if op == "regex" else None
-    typed = tuple(_typed(v) for v in values)
+    typed = tuple(_typed(v, zone) for v in values)
     if op in ORDER_OPS:
         _check_order(base, values, typed)
     texts = tuple(cell_text(v, normalize) for v in values)
@@ -244,12 +245,14 @@ def _select(
     if not size:  # an empty table may lack the columns
         return np.zeros(0, dtype=bool), []
     readings: dict[str, ColumnReading] = {}
+    zone = ctx.zone
     results: list[np.ndarray] = []
     flagged: list[Flagged] = []
     for condition in conditions:
         reading = readings.get(condition.column)
         if reading is None:
-            reading = readings[condition.column] = ColumnReading(table.frame[condition.column])
+            column = table.frame[condition.column]
+            reading = readings[condition.column] = ColumnReading(column, zone)
         met, incomparable = _evaluate(reading, condition, normalize)
         results.append(met)
         if incomparable is not None and incomparable.any():
@@ -314,11 +317,11 @@ def _equal(reading: ColumnReading, text: str, typed: Typed | None, normalize: bo
     return np.where(same_kind, values == _order(typed), by_text)
 
 
-def _typed(value: Any) -> Typed | None:
+def _typed(value: Any, zone: dt.tzinfo | None) -> Typed | None:
     amount = parse_amount(value)
     if amount is not None:
         return ("amount", amount)
-    day = parse_date(value)
+    day = parse_date(value, zone)
     return ("date", day) if day is not None else None
 
 

@@ -10,6 +10,7 @@ where the user finds it.
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -97,10 +98,13 @@ def group_codes(frame: pd.DataFrame, columns: list[str]) -> Groups:
     return Groups(codes, keys)
 
 
-def period_labels(column: pd.Series, unit: str, start_month: int) -> tuple[pd.Series, int | None]:
+def period_labels(
+    column: pd.Series, unit: str, start_month: int, zone: dt.tzinfo | None = None
+) -> tuple[pd.Series, int | None]:
     """``(labels, first_bad)``: 2025-01-31 / 2025-01 / 2025-Q1 / 2025 for each row; the
-    fiscal year and quarter start in ``start_month`` (2025年度 = 2025-04..2026-03)."""
-    days, bad = dates(column)
+    fiscal year and quarter start in ``start_month`` (2025年度 = 2025-04..2026-03); a time with
+    a UTC offset is on its day in ``zone``."""
+    days, bad = dates(column, zone)
     if bad is not None:
         return pd.Series(dtype=object), bad
     missing = days.isna().to_numpy()
@@ -134,8 +138,11 @@ def _counts(mask: np.ndarray, groups: Groups) -> np.ndarray:
     return np.bincount(groups.codes[mask], minlength=groups.count)
 
 
-def aggregate_column(column: pd.Series | None, func: str, groups: Groups) -> list[Any]:
-    """``func`` over each group (JSON-safe values); raises :class:`Unreadable`."""
+def aggregate_column(
+    column: pd.Series | None, func: str, groups: Groups, zone: dt.tzinfo | None = None
+) -> list[Any]:
+    """``func`` over each group (JSON-safe values; dates with a UTC offset on their day in
+    ``zone``); raises :class:`Unreadable`."""
     if column is None:
         return [int(n) for n in np.bincount(groups.codes, minlength=groups.count)]
     filled = ~blank_mask(column)
@@ -163,10 +170,12 @@ def aggregate_column(column: pd.Series | None, func: str, groups: Groups) -> lis
             json_cell(float(t / int(n))) if n else None
             for t, n in zip(totals, counted, strict=True)
         ]
-    return _extreme(column, func, groups, filled)
+    return _extreme(column, func, groups, filled, zone)
 
 
-def _extreme(column: pd.Series, func: str, groups: Groups, filled: np.ndarray) -> list[Any]:
+def _extreme(
+    column: pd.Series, func: str, groups: Groups, filled: np.ndarray, zone: dt.tzinfo | None
+) -> list[Any]:
     """min / max of amounts, or of dates when the first non-blank cell is not an amount."""
     first = np.flatnonzero(filled)
     if first.size == 0:
@@ -179,7 +188,7 @@ def _extreme(column: pd.Series, func: str, groups: Groups, filled: np.ndarray) -
             raise Unreadable(bad, "金額")
         values, as_days = numbers, False
     else:
-        days, bad = dates(column)
+        days, bad = dates(column, zone)
         if bad is not None:
             raise Unreadable(bad, "日付" if bad != int(first[0]) else "金額か日付")
         values, as_days = pd.Series(ordinal_days(days), index=column.index), True

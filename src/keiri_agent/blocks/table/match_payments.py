@@ -78,8 +78,8 @@ class MatchPaymentsBlock(ProcessingBlock):
         cfg = _config(inputs)
         invoices_table = table_from(inputs.get("invoices"), field="invoices")
         deposits_table = table_from(inputs.get("deposits"), field="deposits")
-        invoices = read_invoices(invoices_table, cfg.columns["invoices"])
-        deposits = read_deposits(deposits_table, cfg.columns["deposits"])
+        invoices = read_invoices(invoices_table, cfg.columns["invoices"], ctx.zone)
+        deposits = read_deposits(deposits_table, cfg.columns["deposits"], ctx.zone)
         master = read_customers(
             _optional_table(inputs.get("customers"), "customers", ctx), cfg.columns["customers"]
         )

@@ -14,6 +14,7 @@ comparison asks about, so an amount compared with an amount never builds a text.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from decimal import Decimal
 from functools import cached_property
@@ -44,8 +45,9 @@ class ColumnReading:
     """``column`` read once: blanks, amounts, days and texts per row (each made when first
     asked for, then kept)."""
 
-    def __init__(self, column: pd.Series) -> None:
+    def __init__(self, column: pd.Series, zone: dt.tzinfo | None = None) -> None:
         self.column = column
+        self.zone = zone  # where a time with a UTC offset is on its day (KEIRI_TIMEZONE)
         self._amounts: np.ndarray | None = None
         self._days: np.ndarray | None = None
         self._texts: dict[bool, np.ndarray] = {}  # normalize → text per slot (None: not made)
@@ -72,7 +74,7 @@ class ColumnReading:
         """Each cell as a date (proleptic ordinal, as ``date.toordinal``), NaN where it is blank
         or not a date (an amount that also reads as a date, ``20250131``, has its day here)."""
         if self._days is None:
-            self._days = self._per_row(ordinal_days(read_dates(self._source)[0]), np.nan)
+            self._days = self._per_row(ordinal_days(read_dates(self._source, self.zone)[0]), np.nan)
         return self._days
 
     def all_amounts(self) -> bool:
@@ -88,7 +90,7 @@ class ColumnReading:
     def all_dates(self) -> bool:
         """Whether every non-blank cell reads as a date (stops at the first that does not)."""
         if self._days is None:
-            days, first_bad = dates(self._source)
+            days, first_bad = dates(self._source, self.zone)
             if first_bad is not None:
                 return False
             self._days = self._per_row(ordinal_days(days), np.nan)

@@ -22,6 +22,7 @@ tolerances, then the leftovers of each key all with all): no row becomes a recor
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import ROUND_FLOOR, Decimal
@@ -145,7 +146,10 @@ class TableReconcileBlock(TableBlock[Config]):
         for side, table in zip(cfg.sides, given, strict=True):
             where = f"keys / amount / date の {side.field}"
             require_columns(table, side.used, field=where, table=side.field)
-        read = (_Read.of(given[0], cfg.sides[0]), _Read.of(given[1], cfg.sides[1]))
+        read = (
+            _Read.of(given[0], cfg.sides[0], ctx.zone),
+            _Read.of(given[1], cfg.sides[1], ctx.zone),
+        )
         _check_readable(cfg, given, read)
         ctx.check_cancelled()
         others = _other_columns(cfg, given)
@@ -253,9 +257,9 @@ class _Read:
     days: pd.Series | None  # datetime64 days, None without dates
 
     @classmethod
-    def of(cls, table: Table, side: Side) -> _Read:
+    def of(cls, table: Table, side: Side, zone: dt.tzinfo) -> _Read:
         amounts = read_amounts(key_column(table, side.amount))[0].to_numpy(dtype="float64")
-        days = read_dates(key_column(table, side.date))[0] if side.date else None
+        days = read_dates(key_column(table, side.date), zone)[0] if side.date else None
         return cls(amounts, days)
 
     @property

@@ -17,6 +17,7 @@ rows ordered at once by ``np.lexsort``; the sorted rows keep their file position
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -79,8 +80,9 @@ class TableSortBlock(ProcessingBlock):
                 )
         used: list[dict[str, str]] = []
         ranks: list[np.ndarray] = []  # per key, most significant first: blanks, then values
+        zone = ctx.zone
         for key in keys:
-            kind, values, blank = _sort_values(table, key)
+            kind, values, blank = _sort_values(table, key, zone)
             used.append({"column": key.column, "order": key.order, "as": kind})
             # Blanks after every value (before them with nulls: first), whichever the order.
             ranks += [~blank if nulls_first else blank, -values if key.order == "desc" else values]
@@ -147,12 +149,12 @@ def _limit(value: Any) -> int | None:
 # --- values ----------------------------------------------------------------------------------
 
 
-def _sort_values(table: Table, key: SortKey) -> tuple[str, np.ndarray, np.ndarray]:
+def _sort_values(table: Table, key: SortKey, zone: dt.tzinfo) -> tuple[str, np.ndarray, np.ndarray]:
     """The key's reading (number / date / text), one sortable value per row (0 for blanks) and
     the blank cells."""
     frame = table.frame
     column = frame[key.column] if key.column in frame else pd.Series([], dtype=object)
-    reading = ColumnReading(column)
+    reading = ColumnReading(column, zone)
     blank = reading.blank
     filled = ~blank
     kind = key.kind

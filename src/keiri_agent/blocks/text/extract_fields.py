@@ -15,6 +15,7 @@ such file and field (``on_missing: error``); with ``on_missing: report`` those f
 
 from __future__ import annotations
 
+import datetime as dt
 import fnmatch
 import re
 from collections.abc import Mapping
@@ -60,13 +61,14 @@ class ExtractFieldsBlock(ProcessingBlock):
         records: list[dict[str, Any]] = []
         problems: list[dict[str, Any]] = []
         skipped = 0
+        zone = ctx.zone
         for record in files:
             path = str(record.get("path") or record.get("name") or "")
             if include and not any(_matches(path, p) for p in include):
                 skipped += 1
                 continue
             ctx.check_cancelled()
-            row, found = _extract(record, rules, path)
+            row, found = _extract(record, rules, path, zone)
             if found:
                 problems.extend(found)
                 continue
@@ -107,9 +109,10 @@ class ExtractFieldsBlock(ProcessingBlock):
 
 
 def _extract(
-    record: Mapping[str, Any], rules: list[FieldRule], path: str
+    record: Mapping[str, Any], rules: list[FieldRule], path: str, zone: dt.tzinfo
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The file's fields, or the problems that stop it from being a record."""
+    """The file's fields (a date with a UTC offset on its day in ``zone``), or the problems
+    that stop it from being a record."""
     if record.get("error"):
         error = record["error"]
         message = error.get("message") if isinstance(error, Mapping) else str(error)
@@ -128,7 +131,7 @@ def _extract(
                 problems.append({"ファイル": path, "項目": rule.name, "内容": "見つかりません"})
             continue
         raw = _matched_value(match).strip()
-        value = _convert(raw, rule.type)
+        value = _convert(raw, rule.type, zone)
         row[rule.name] = value
         if value is None and rule.required:
             kind = {"amount": "金額", "date": "日付", "integer": "整数"}.get(rule.type, "値")
@@ -146,7 +149,7 @@ def _matched_value(match: re.Match[str]) -> str:
     return match.group(0)
 
 
-def _convert(raw: str, kind: str) -> Any:
+def _convert(raw: str, kind: str, zone: dt.tzinfo) -> Any:
     if kind == "string":
         return raw or None
     if kind == "amount":
@@ -155,7 +158,7 @@ def _convert(raw: str, kind: str) -> Any:
             return None
         return int(number) if number.is_integer() else number
     if kind == "date":
-        date = parse_date(raw)
+        date = parse_date(raw, zone)
         return date.isoformat() if date else None
     parsed = read_amount(raw)
     return parsed if isinstance(parsed, int) else None

@@ -163,8 +163,11 @@ def columns_of(table: Table, kind: str, given: Mapping[str, str] | None) -> dict
     return chosen
 
 
-def read_invoices(table: Table, given: Mapping[str, str] | None) -> InvoiceRows:
-    """The 請求一覧 as invoices (``order``: by due date, then row)."""
+def read_invoices(
+    table: Table, given: Mapping[str, str] | None, zone: dt.tzinfo | None = None
+) -> InvoiceRows:
+    """The 請求一覧 as invoices (``order``: by due date, then row; a due time with a UTC
+    offset is on its day in ``zone``)."""
     columns = columns_of(table, "invoices", given)
     problems: list[str] = []
     numbers = _texts(table, columns.get("number"))
@@ -173,7 +176,7 @@ def read_invoices(table: Table, given: Mapping[str, str] | None) -> InvoiceRows:
     amounts = _yen(table, columns["amount"], problems, required=True) if len(table) else []
     paid = _yen(table, columns.get("paid"), problems)
     balance = _yen(table, columns.get("balance"), problems)
-    dues = _dates(table, columns.get("due"), problems)
+    dues = _dates(table, columns.get("due"), problems, zone)
     seen: dict[str, int] = {}
     for row, number in enumerate(numbers):
         if not number:
@@ -213,14 +216,17 @@ def read_invoices(table: Table, given: Mapping[str, str] | None) -> InvoiceRows:
     return InvoiceRows(invoices, list(customers.values()), closed, has_codes)
 
 
-def read_deposits(table: Table, given: Mapping[str, str] | None) -> DepositRows:
-    """The bank lines of a deposits table (from ``file.read_bank_statement`` or any table)."""
+def read_deposits(
+    table: Table, given: Mapping[str, str] | None, zone: dt.tzinfo | None = None
+) -> DepositRows:
+    """The bank lines of a deposits table (from ``file.read_bank_statement`` or any table; a
+    time with a UTC offset is on its day in ``zone``)."""
     columns = columns_of(table, "deposits", given)
     if not len(table):
         return DepositRows([], 0)
     problems: list[str] = []
     amounts = _yen(table, columns["amount"], problems)
-    days = _dates(table, columns["date"], problems)
+    days = _dates(table, columns["date"], problems, zone)
     references = _texts(table, columns.get("reference"))
     payers = _texts(table, columns.get("payer"))
     descriptions = _texts(table, columns.get("description"))
@@ -326,10 +332,12 @@ def _yen(
     return out
 
 
-def _dates(table: Table, column: str | None, problems: list[str]) -> list[dt.date | None]:
+def _dates(
+    table: Table, column: str | None, problems: list[str], zone: dt.tzinfo | None
+) -> list[dt.date | None]:
     if column is None:
         return [None] * len(table)
-    days, bad = read_dates(table.frame[column])
+    days, bad = read_dates(table.frame[column], zone)
     out: list[dt.date | None] = (
         pd.to_datetime(days).to_numpy(dtype="datetime64[D]").astype(object).tolist()
     )
