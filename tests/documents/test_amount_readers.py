@@ -22,3 +22,8 @@ def test_only_numbered_headings_in_sequence_make_a_header_of_amount_like_cells()
     # Negative amounts out of sequence, or with separators, are a data row.
     assert detect_header([["(1)", "(5)", "(3)"], ["1", "2", "3"]]) == (None, 0)
     assert detect_header([["(1,200)", "(1,201)"], ["1", "2"]]) == (None, 0)
+    # Circled numbers (NFKC: the digits 1, 2, 3) in sequence are a header; ⓪ is no heading.
+    assert detect_header([["①", "②", "③"], ["1", "2", "3"]]) == (0, 1)
+    assert detect_header([["⑳", "㉑"], ["1", "2"]]) == (0, 1)
+    assert detect_header([["①", "③"], ["1", "2"]]) == (None, 0)
+    assert detect_header([["⓪", "①"], ["1", "2"]]) == (None, 0)

@@ -125,6 +125,43 @@ def test_a_header_of_numbered_headings_stays_a_header_and_parentheses_below_are_
         }, header
 
 
+def _workbook(rows: list[list[Any]], number_format: str | None = None) -> bytes:
+    """An .xlsx of ``rows``; ``number_format`` on the first row's cells when given."""
+    workbook = Workbook()
+    sheet = workbook.active
+    assert sheet is not None
+    for row in rows:
+        sheet.append(row)
+    if number_format is not None:
+        for cell in sheet[1]:
+            cell.number_format = number_format
+    book = io.BytesIO()
+    workbook.save(book)
+    return book.getvalue()
+
+
+@pytest.mark.parametrize("header", [["①", "②", "③"], ["(1)", "(2)", "(3)"], ["❶", "❷", "❸"]])
+def test_numbered_headings_typed_as_text_are_a_header_in_a_csv_and_a_workbook(
+    header: list[str],
+) -> None:
+    """Circled numbers, which NFKC makes the digits 1, 2, 3, head a form's columns as (1), (2),
+    (3) do, whether the file is a CSV or a workbook whose header cells are text."""
+    csv = read_table(f"{','.join(header)}\r\n100,200,300\r\n".encode(), name="a.csv")
+    xlsx = read_table(_workbook([header, [100, 200, 300]]), name="a.xlsx")
+    for result in (csv, xlsx):
+        assert result.info.header_row == 0
+        assert result.df.to_dict("list") == dict(zip(header, [[100], [200], [300]], strict=True))
+
+
+def test_a_row_of_negative_numbers_shown_as_parentheses_is_data_not_a_header() -> None:
+    """-1, -2, -3 stored as numbers in Excel and shown as (1), (2), (3) by an accounting format
+    are amounts: cells are read by value, never by how a format displays them."""
+    data = _workbook([[-1, -2, -3], [100, 200, 300]], number_format="#,##0;(#,##0)")
+    result = read_table(data, name="a.xlsx")
+    assert result.info.header_row is None
+    assert result.df.to_dict("list") == {"列1": [-1, 100], "列2": [-2, 200], "列3": [-3, 300]}
+
+
 def test_a_total_row_without_a_label_is_still_set_aside() -> None:
     result = _csv_result(
         "日付,摘要,お支払金額,お預り金額\r\n"

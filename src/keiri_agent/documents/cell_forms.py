@@ -35,8 +35,10 @@ day wherever a cell is read: that is 2026-02-04 08:30 in Tokyo.
 Months (the first day of the month, ``YearMonth``): ``2026年2月``, ``2026/02``, ``2026-02``,
 ``令和8年2月``, ``R8.2``, ``R.08/02``.
 
-Numbered column headings: ``(1)``, ``（１）``, ``⑴`` (``heading_number``). Alone such a cell is
-also an amount (-1); a row of them in sequence is a header row (``table_infer``).
+Numbered column headings: ``(1)``, ``（１）``, ``⑴``, and the circled numbers ``①``-``㊿`` (and
+the other circled digits of Unicode: ``❶``, ``➀``, ``⓵``) (``heading_number``). Alone such a
+cell is also an amount (``(1)`` is -1; NFKC makes ``①`` the digit 1); a row of them in sequence
+is a header row (``table_infer``).
 
 Codes: digits with a leading zero (``0123``, ``00456``, ``0012-``) are codes (``is_code``),
 never amounts.
@@ -128,6 +130,9 @@ _ERA_YM = re.compile(_ERA_YEAR + r"\s*(?:[-/.]\s*(?P<m>[0-9]{1,2})|年\s*(?P<mj>
 _CODE = re.compile(r"0[0-9]+-?")
 # A numbered column heading (after NFKC, which also turns ``⑴`` into ``(1)``).
 _HEADING_NUMBER = re.compile(r"\(\s*(?P<n>[1-9][0-9]?)\s*\)")
+# The largest heading number (two digits, as the pattern above; Unicode's circled numbers end
+# at 50).
+_MAX_HEADING_NUMBER = 99
 # A minus written after the digits (``1,200-``), as a cell's text ends.
 _TRAILING_MINUS = re.compile(r".*[0-9]\s*-")
 _SHORT_YEAR = re.compile(r"[0-9]{2}\s*[-/.]\s*[0-9]{1,2}\s*[-/.]\s*[0-9]{1,2}")
@@ -172,7 +177,12 @@ def is_code(text: str) -> bool:
 
 
 def heading_number(text: str) -> int | None:
-    """The number of a numbered column heading (``(1)``, ``（１）``, ``⑴``: 1-99), or None."""
+    """The number of a numbered column heading (``(1)``, ``（１）``, ``⑴``, ``①``: 1-99), or
+    None. A circled number is asked before NFKC, which would make ``①`` the digit 1."""
+    stripped = text.strip()
+    if len(stripped) == 1 and "CIRCLED" in unicodedata.name(stripped, ""):
+        number = unicodedata.numeric(stripped, 0)
+        return int(number) if 1 <= number <= _MAX_HEADING_NUMBER else None
     match = _HEADING_NUMBER.fullmatch(normalize_cell_text(text))
     return None if match is None else int(match["n"])
 

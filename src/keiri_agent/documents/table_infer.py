@@ -7,9 +7,11 @@ simple and deterministic, so a user can predict them from ``TableReadInfo``:
 
 * header row: the first row (of the first ``HEADER_SCAN_ROWS``) that is at least half as wide
   as the widest row, at least ~80 % as wide as the rows below it, and holds at least one text
-  label or is a row of numbered headings (``(1)``, ``(2)``, ``(3)`` … in sequence, though each
-  alone reads as an amount). If that first wide row holds neither (all numbers or dates), the
-  table has no header and data starts there;
+  label or is a row of numbered headings (``(1)``, ``(2)``, ``(3)`` … or ``①``, ``②``, ``③`` …
+  written as text in sequence, though each alone reads as an amount). If that first wide row
+  holds neither (all numbers or dates), the table has no header and data starts there: an
+  Excel row of the numbers -1, -2, -3 shown as ``(1)``, ``(2)``, ``(3)`` by an accounting
+  format is such a row (cells are read by value, never by how a format displays them);
 * column names: blank → "列<n>" (n = 1-based column position in the file), repeated →
   "<name>_2", "<name>_3", ...; whitespace runs (including line breaks) become one space;
 * a text label is a cell that is neither an amount (``cell_forms.read_amount``: "1,234",
@@ -103,8 +105,9 @@ def _is_label(value: Any) -> bool:
 
 
 def _is_numbered_headings(row: Sequence[Any]) -> bool:
-    """``(1)``, ``(2)``, ``(3)`` … in sequence across a row's filled cells (at least two): the
-    numbered column headings of Japanese forms, not a row of negative amounts."""
+    """``(1)``, ``(2)``, ``(3)`` … (or ``①``, ``②``, ``③`` …) in sequence across a row's filled
+    text cells (at least two): the numbered column headings of Japanese forms, not a row of
+    negative amounts (nor of the amounts 1, 2, 3 NFKC makes of circled numbers)."""
     cells = [v for v in row if not is_blank(v)]
     numbers = [heading_number(v) if isinstance(v, str) else None for v in cells]
     if len(numbers) < 2 or numbers[0] is None:
