@@ -49,3 +49,17 @@ def test_json_output_has_an_entry_per_file(tmp_path: Path) -> None:
     assert "HTML" in bad["error"]["message"]
     assert bad["error"]["hint"]
     assert gone["error"]["code"] in {"FILE_UNREADABLE", "INPUT_VALIDATION_FAILED"}
+
+
+def test_every_json_entry_has_the_same_keys_null_where_unknown(tmp_path: Path) -> None:
+    """A script reads each entry the same way: a file that failed has every key a read one has,
+    its format and unit null."""
+    good, fake, missing = _files(tmp_path)
+    result = runner.invoke(app, ["extract", "--json", str(good), str(fake), str(missing)])
+    ok, bad, gone = json.loads(result.stdout)
+    assert list(bad) == list(gone) == list(ok)
+    assert (ok["format"], ok["unit"]) == ("txt", "file")
+    for failed in (bad, gone):
+        assert failed["format"] is None
+        assert failed["unit"] is None
+        assert (failed["chars"], failed["pages_or_sheets"], failed["warnings"]) == (0, 0, [])

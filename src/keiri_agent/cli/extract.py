@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.text import Text
 
 from keiri_agent.cli.common import JsonFlag, app, console, err_console
 from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError
+
+if TYPE_CHECKING:
+    from keiri_agent.documents import ExtractedText
 
 
 def _not_a_folder(path: Path) -> None:
@@ -24,6 +27,21 @@ def _not_a_folder(path: Path) -> None:
         )
 
 
+def _entry(path: Path, doc: ExtractedText | None, error: BlockError | None) -> dict[str, Any]:
+    """One file's ``--json`` entry: the same keys whether the file was read or not (a file that
+    failed has no format or unit: null; no text: 0 characters, 0 pages or sheets)."""
+    return {
+        "file": str(path),
+        "format": None if doc is None else doc.format,
+        "chars": 0 if doc is None else doc.chars,
+        "truncated": False if doc is None else doc.truncated,
+        "pages_or_sheets": 0 if doc is None else doc.units_read,
+        "unit": None if doc is None else doc.unit,
+        "warnings": [] if doc is None else doc.warnings,
+        "error": None if error is None else error.to_dict(),
+    }
+
+
 @app.command()
 def extract(
     files: Annotated[list[Path], typer.Argument(help="テキストを取り出すファイル（複数可）。")],
@@ -34,13 +52,11 @@ def extract(
 
     results: list[dict[str, Any]] = []
     for path in files:
-        entry: dict[str, Any] = {"file": str(path)}
         try:
             _not_a_folder(path)
             doc = extract_text(path)
         except BlockError as exc:
-            entry.update(chars=0, truncated=False, pages_or_sheets=0, warnings=[])
-            entry["error"] = exc.to_dict()
+            results.append(_entry(path, None, exc))
             if not as_json:
                 err_console.print(
                     Text.assemble((f"✗ {path}", "bold red"), f" [{exc.code}] {exc.message}"),
@@ -49,15 +65,7 @@ def extract(
                 if exc.hint:
                     err_console.print(f"  ヒント: {exc.hint}", markup=False, soft_wrap=True)
         else:
-            entry.update(
-                format=doc.format,
-                chars=doc.chars,
-                truncated=doc.truncated,
-                pages_or_sheets=doc.units_read,
-                unit=doc.unit,
-                warnings=doc.warnings,
-                error=None,
-            )
+            results.append(_entry(path, doc, None))
             if not as_json:
                 # One header line the terminal wraps: a rule would cut a long path with "…".
                 header = f"── {path}（{doc.format}、{doc.chars:,} 文字）"
@@ -65,7 +73,6 @@ def extract(
                 typer.echo(doc.text)
                 for warning in doc.warnings:
                     err_console.print(f"注意: {warning}", markup=False, soft_wrap=True)
-        results.append(entry)
     if as_json:
         typer.echo(json.dumps(results, ensure_ascii=False, indent=2))
     if any(entry["error"] for entry in results):
