@@ -5,12 +5,14 @@ placeholders; ``KEIRI_LLM_MASK_PII=off`` sends the data as it is."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from pydantic import BaseModel
 
-from keiri_agent.events import EventStream, LLMCall
+from keiri_agent.errors import LLMError
+from keiri_agent.events import EventStream, JsonlSink, LLMCall, LLMUsage, RunEvent, read_events
 from keiri_agent.llm import UsageLedger, get_embedder, get_llm
 from keiri_agent.llm.masking import mask_input
 from keiri_agent.privacy import Vault, job_scope
@@ -282,3 +284,30 @@ def test_a_json_prompt_is_sent_as_written_unless_it_holds_personal_data() -> Non
     assert json.loads(str(second.content)) == {"担当者": "〔人名1〕", "金額": 5000}
     assert str(second.content).startswith('{\n  "担当者"')  # still laid out for a reader
     assert counts == {"person": 1}
+
+
+def test_a_calls_usage_reads_back_from_the_run_log_as_the_ledger_holds_it(
+    llm_server: ScriptedLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ledger's record and the logged ``llm_call`` event are one model: what the run log
+    says of a call (read back by the run-log reader) is exactly what the ledger summed."""
+    monkeypatch.setenv("KEIRI_LLM_MAX_RETRIES", "0")
+    llm_server.add_chat("〔人名1〕様、承知しました。", usage=(30, 7))
+    llm_server.add_error(500)
+    log = tmp_path / "run.jsonl"
+    stream = EventStream("run_usage", "test", sink=JsonlSink(log))
+    ledger = UsageLedger()
+    llm = get_llm("reason", events=stream, ledger=ledger)
+    llm.invoke(QUESTION)
+    with pytest.raises(LLMError):
+        llm.invoke("もう一度")
+    stream.close()
+
+    calls = [e for e in read_events(log) if isinstance(e, LLMCall)]
+    fields = set(LLMUsage.model_fields)
+    assert [LLMUsage.model_validate(c.model_dump(include=fields)) for c in calls] == ledger.records
+    assert [(r.ok, r.masked, r.total_tokens) for r in ledger.records] == [
+        (True, {"person": 1, "my_number": 1, "phone": 1}, 37),
+        (False, None, 0),
+    ]
+    assert set(LLMCall.model_fields) == fields | set(RunEvent.model_fields)

@@ -6,6 +6,8 @@
   no module anywhere compares with a bare ``IssueCode`` value;
 - every ``IssueCode`` is emitted somewhere in the source (no dead member);
 - the codes in the recorded ``--json`` output of validate and dry-run are all documented.
+- an unreadable ``KEIRI_PLAN_CONFIG`` is reported by validate, dry-run and run alike, and the
+  page says so.
 """
 
 from __future__ import annotations
@@ -16,8 +18,13 @@ import os
 import re
 from pathlib import Path
 
+import pytest
+from typer.testing import CliRunner
+
+from keiri_agent.cli import app
 from keiri_agent.errors import ErrorCode
 from keiri_agent.plan import IssueCode
+from tests.plan.blockkit import SPEC_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src" / "keiri_agent"
@@ -150,3 +157,21 @@ def test_recorded_validate_and_dry_run_output_uses_documented_codes_only() -> No
         walk(json.loads(path.read_text(encoding="utf-8")))
     assert {"YAML_SYNTAX", "SUBFLOW_NOT_FOUND", "CYCLE", "UNKNOWN_BLOCK"} <= seen
     assert seen - set(own) - set(below) == set()
+
+
+@pytest.mark.parametrize(("command", "phase"), [("validate", "V"), ("dry-run", "D"), ("run", "R")])
+def test_an_unreadable_plan_config_is_documented_for_every_phase_that_reports_it(
+    command: str, phase: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = tmp_path / "plan_config.yaml"
+    broken.write_text("start: [1,\n", encoding="utf-8")
+    monkeypatch.setenv("KEIRI_PLAN_CONFIG", str(broken))
+    monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
+    monkeypatch.setenv("KEIRI_BLOCK_SPEC_DIRS", str(SPEC_DIR))
+    plan = Path(__file__).parent / "golden" / "plans" / "calc.yaml"  # read only
+
+    result = CliRunner().invoke(app, ["plan", command, str(plan), "--json"])
+
+    assert json.loads(result.stdout)["error"]["code"] == ErrorCode.CONFIGURATION_ERROR
+    _, below = _documented()
+    assert phase in below[ErrorCode.CONFIGURATION_ERROR][0].split()

@@ -75,6 +75,20 @@ def test_the_defaults_come_from_the_settings_and_a_caller_overrides_them(folder:
     assert (dict(given.config), dict(given.environ)) == ({"start": 1}, {"X": "1"})
 
 
+def test_the_registry_reads_the_block_folders_of_the_given_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A caller's settings name the block folders (the server's, the app's), not the process
+    environment: a block defined only in the settings' folder is known to the plan."""
+    monkeypatch.delenv("KEIRI_BLOCK_SPEC_DIRS", raising=False)
+    settings = Settings(
+        _env_file=None, keiri_block_spec_dirs=str(SPEC_DIR), keiri_designs_dir=tmp_path
+    )
+
+    assert PlanEnv.of().registry.find("test.add") is None
+    assert PlanEnv.of(settings=settings).registry.find("test.add") is not None
+
+
 def test_validate_and_dry_run_of_one_env_read_each_subflow_once(folder: Path) -> None:
     env = PlanEnv.of()
     source = load_source(PLAN)

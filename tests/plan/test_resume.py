@@ -5,13 +5,14 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from keiri_agent.errors import BlockError
 from keiri_agent.events import RunEvent, read_events
-from keiri_agent.plan import PlanRunner, RunResult
+from keiri_agent.plan import PlanRunner, RunResult, load_run
 
 WritePlan = Callable[[str, str], Path]
 
@@ -264,3 +265,27 @@ graph:
     end = read_events(result.log_path)[-1]
     assert end.event == "plan_complete"
     assert end.status == "cancelled"  # type: ignore[attr-defined]
+
+
+def test_a_run_record_reads_the_runs_facts_from_its_start_and_end(
+    runner: PlanRunner, write_plan: WritePlan
+) -> None:
+    """What resume and rerun read of a run (its id, plan, vars, status) comes from the
+    logged ``plan_start`` and ``plan_complete``: the record keeps no second copy to drift."""
+    plan = write_plan(
+        "add_vars",
+        'id: add_vars\nvars: {n: 2}\ngraph:\n  - {id: add, block: test.add, in: {a: "${vars.n}", b: 1}}\n',
+    )
+    result = runner.run(plan, vars={"n": 5})
+    assert result.status == "success", result.error
+    assert result.log_path is not None
+    record = load_run(result.log_path)
+
+    start = record.start
+    assert (record.run_id, record.plan_id, record.status) == (result.run_id, "add_vars", "success")
+    assert record.vars == record.exact_vars() == {"n": 5}
+    assert (record.vars_file, record.vars_saved) == (start.vars_file, True)
+    assert start.plan_file is not None
+    assert record.plan_file == result.log_path.parent / start.plan_file
+    assert record.plan_file.is_file()
+    assert replace(record, end=None).status is None  # a record without plan_complete: not ended

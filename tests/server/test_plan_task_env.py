@@ -21,6 +21,7 @@ from keiri_agent.blocks.registry import BUILTIN_SPEC_DIR, BlockRegistry
 from keiri_agent.errors import BlockError
 from keiri_agent.plan import PlanEnv
 from keiri_agent.server import TaskRegistry
+from keiri_agent.server.plan_catalog import plan_catalog
 from keiri_agent.server.runners import PlanRequest
 from tests.server.conftest import TASK_TIMEOUT_S, make_settings
 
@@ -165,3 +166,23 @@ def test_a_plan_config_that_cannot_be_read_refuses_the_request_before_a_task_exi
         assert tasks.list() == []
     finally:
         tasks.runtime.close()
+
+
+def test_the_plan_list_knows_the_blocks_of_the_servers_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``GET /agent/plans`` reads a plan with the block folders the server's settings name (as
+    its runs do), not those of the process environment."""
+    monkeypatch.delenv("KEIRI_BLOCK_SPEC_DIRS", raising=False)
+    designs = tmp_path / "designs"
+    designs.mkdir()
+    (designs / "ask.yaml").write_text(ASK, encoding="utf-8")
+    _operators_registry(tmp_path)  # writes tmp_path/specs
+    specs = str(tmp_path / "specs")
+    settings = make_settings(tmp_path, keiri_designs_dir=designs, keiri_block_spec_dirs=specs)
+
+    [entry] = [e for e in plan_catalog(settings) if e["plan"] == "ask"]
+
+    assert "error" not in entry, entry
+    assert list(entry["node_names"]) == ["approve", "ask"]
+    assert [r["node_id"] for r in entry["inputs"]] == ["approve"]  # ask's waits for approve's

@@ -16,14 +16,17 @@ import threading
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from keiri_agent.blocks.base import Block
 from keiri_agent.blocks.semver import SemVer, split_block_ref
 from keiri_agent.blocks.spec import BlockSpec, load_spec_file
 from keiri_agent.errors import BlockError, ErrorCode
 
-__all__ = ["BUILTIN_SPEC_DIR", "BlockRegistry", "default_registry"]
+if TYPE_CHECKING:
+    from keiri_agent.config import Settings
+
+__all__ = ["BUILTIN_SPEC_DIR", "BlockRegistry", "default_registry", "settings_registry"]
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # .../keiri_agent
 BUILTIN_SPEC_DIR = PACKAGE_ROOT / "block_specs"
@@ -255,18 +258,20 @@ def _raise_not_found(ref: str, hint: str) -> BlockSpec:
     )
 
 
-def _settings_dirs() -> tuple[Path, ...]:
-    from keiri_agent.config import load_settings
-
-    return tuple(load_settings().block_spec_dirs())
-
-
 @lru_cache(maxsize=8)
 def _registry_for(dirs: tuple[Path, ...]) -> BlockRegistry:
     return BlockRegistry(dirs)
 
 
-def default_registry(extra_dirs: Iterable[Path | str] = ()) -> BlockRegistry:
-    """The built-in specs plus ``KEIRI_BLOCK_SPEC_DIRS`` and ``extra_dirs`` (cached per set)."""
-    dirs = _settings_dirs() + tuple(Path(d) for d in extra_dirs)
+def settings_registry(settings: Settings, extra_dirs: Iterable[Path | str] = ()) -> BlockRegistry:
+    """The built-in specs plus the ``KEIRI_BLOCK_SPEC_DIRS`` of ``settings`` and ``extra_dirs``
+    (cached per set of folders)."""
+    dirs = tuple(settings.block_spec_dirs()) + tuple(Path(d) for d in extra_dirs)
     return _registry_for(dirs)
+
+
+def default_registry(extra_dirs: Iterable[Path | str] = ()) -> BlockRegistry:
+    """:func:`settings_registry` of the settings read afresh from the environment."""
+    from keiri_agent.config import load_settings
+
+    return settings_registry(load_settings(), extra_dirs)

@@ -309,8 +309,12 @@ class ErrorEvent(RunEvent):
     error: JsonDict | None = None
 
 
-class LLMCall(RunEvent):
-    event: Literal["llm_call"] = "llm_call"
+class LLMUsage(BaseModel):
+    """One logical LLM call (all its retries included): the payload of an ``llm_call`` event
+    and what ``llm.usage.UsageLedger`` sums (one model, so the two cannot drift)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
     role: str
     provider: str
     model: str
@@ -333,6 +337,10 @@ class LLMCall(RunEvent):
             total = int(data.get("input_tokens") or 0) + int(data.get("output_tokens") or 0)
             return {**data, "total_tokens": total}
         return data
+
+
+class LLMCall(LLMUsage, RunEvent):
+    event: Literal["llm_call"] = "llm_call"
 
 
 class FileWrite(RunEvent):

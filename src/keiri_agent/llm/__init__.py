@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     )
     from keiri_agent.llm.providers import build_chat_model, build_embeddings, strict_schema_for
     from keiri_agent.llm.retry import RetryPolicy
-    from keiri_agent.llm.usage import UsageLedger, UsageRecord, UsageSums, UsageTotals
+    from keiri_agent.llm.usage import UsageLedger, UsageSums, UsageTotals
 
 __all__ = [
     "ClientOptions",
@@ -40,7 +40,6 @@ __all__ = [
     "RetryPolicy",
     "StructuredMethod",
     "UsageLedger",
-    "UsageRecord",
     "UsageSums",
     "UsageTotals",
     "build_chat_model",
@@ -66,7 +65,6 @@ _EXPORTS = {
     "strict_schema_for": ".providers",
     "RetryPolicy": ".retry",
     "UsageLedger": ".usage",
-    "UsageRecord": ".usage",
     "UsageSums": ".usage",
     "UsageTotals": ".usage",
 }

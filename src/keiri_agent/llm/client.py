@@ -27,7 +27,7 @@ from pydantic import BaseModel
 
 from keiri_agent.config import LLMRole, ModelRef, Settings, load_settings
 from keiri_agent.errors import BlockError, ConfigurationError
-from keiri_agent.events import EventEmitter
+from keiri_agent.events import EventEmitter, LLMUsage
 from keiri_agent.llm.cancel import Call, cancellable_sleep, current_cancel, run_cancellable
 from keiri_agent.llm.masking import (
     StreamRestorer,
@@ -38,7 +38,7 @@ from keiri_agent.llm.masking import (
 from keiri_agent.llm.providers import build_chat_model, build_embeddings
 from keiri_agent.llm.repair import Check, structured_call
 from keiri_agent.llm.retry import RetryPolicy, classify_failure, to_block_error
-from keiri_agent.llm.usage import UsageLedger, UsageRecord, usage_from_message
+from keiri_agent.llm.usage import UsageLedger, usage_from_message
 from keiri_agent.privacy import Vault, current_vault
 
 __all__ = [
@@ -142,10 +142,10 @@ class _Bound:
         attempts: int,
         message: BaseMessage | None,
         error: BlockError | None,
-    ) -> UsageRecord:
+    ) -> LLMUsage:
         input_tokens, output_tokens, total = usage_from_message(message)
         ref = self.ref
-        record = UsageRecord(
+        record = LLMUsage(
             role=self.role.value,
             provider=ref.provider,
             model=ref.model,
@@ -163,7 +163,7 @@ class _Bound:
         if self.ledger is not None:
             self.ledger.add(record)
         if self.events is not None:
-            self.events.emit("llm_call", node_id=self.node_id, **record.as_event_fields())
+            self.events.emit("llm_call", node_id=self.node_id, **record.model_dump())
         return record
 
     def _attempt(

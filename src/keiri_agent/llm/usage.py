@@ -1,46 +1,22 @@
 """Token and latency accounting for LLM calls.
 
-Every call made through ``LLMClient`` produces one ``UsageRecord``: it is emitted as an
-``llm_call`` event (so it lands in the run's JSONL log and reaches every subscriber) and added
-to a ``UsageLedger``, which sums the calls of one run for the UI, the CLI and the API.
+Every call made through ``LLMClient`` produces one :class:`~keiri_agent.events.LLMUsage`: it is
+the payload of an ``llm_call`` event (so it lands in the run's JSONL log and reaches every
+subscriber) and is added to a ``UsageLedger``, which sums the calls of one run for the UI, the
+CLI and the API.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass
-from typing import Any, Self
+from typing import Self
 
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, Field
 
-__all__ = ["UsageLedger", "UsageRecord", "UsageSums", "UsageTotals", "usage_from_message"]
+from keiri_agent.events import LLMUsage
 
-
-@dataclass(frozen=True)
-class UsageRecord:
-    """One logical LLM call (all its retries included)."""
-
-    role: str
-    provider: str
-    model: str
-    input_tokens: int
-    output_tokens: int
-    total_tokens: int
-    latency_ms: float
-    attempts: int
-    ok: bool
-    error_code: str | None = None
-    structured: bool = False
-    streamed: bool = False
-    # Personal data masked in the request, per kind (privacy.PersonalKind): counts, never values.
-    masked: Mapping[str, int] | None = None
-
-    def as_event_fields(self) -> dict[str, Any]:
-        fields = asdict(self)
-        fields["masked"] = dict(self.masked) if self.masked else None
-        return fields
+__all__ = ["UsageLedger", "UsageSums", "UsageTotals", "usage_from_message"]
 
 
 class UsageSums(BaseModel):
@@ -73,14 +49,14 @@ class UsageLedger:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._records: list[UsageRecord] = []
+        self._records: list[LLMUsage] = []
 
-    def add(self, record: UsageRecord) -> None:
+    def add(self, record: LLMUsage) -> None:
         with self._lock:
             self._records.append(record)
 
     @property
-    def records(self) -> list[UsageRecord]:
+    def records(self) -> list[LLMUsage]:
         with self._lock:
             return list(self._records)
 

@@ -18,7 +18,7 @@ from typing import Any, Final
 import yaml
 from pydantic import ValidationError
 
-from keiri_agent.blocks.registry import BlockRegistry, default_registry
+from keiri_agent.blocks.registry import BlockRegistry, settings_registry
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError
 from keiri_agent.examples import example_answers, example_names, example_plan, example_title
@@ -57,7 +57,7 @@ def _entry(name: str, path: Path, registry: BlockRegistry) -> dict[str, Any]:
 
 def plan_catalog(settings: Settings) -> list[dict[str, Any]]:
     """The bundled examples first (with ``sample_data``), then the designs folder's plans."""
-    registry = default_registry()
+    registry = settings_registry(settings)
     entries = []
     for name in example_names():
         entry = _entry(name, example_plan(name), registry)

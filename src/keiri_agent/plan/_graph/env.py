@@ -5,7 +5,8 @@ it to every phase: the block registry, the designs folder that subflow ids resol
 mapping behind ``${config.*}``, the mapping behind ``${env.*}``, the settings, and the one subflow
 loader, so that the dry run and the run read exactly the subflow files validation read.
 :meth:`PlanEnv.of` is the one place their defaults come from (the settings' ``KEIRI_DESIGNS_DIR``
-and ``KEIRI_PLAN_CONFIG``, the process environment, the built-in registry).
+and ``KEIRI_PLAN_CONFIG``, the process environment, the built-in blocks with the settings'
+``KEIRI_BLOCK_SPEC_DIRS``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
-from keiri_agent.blocks.registry import BlockRegistry, default_registry
+from keiri_agent.blocks.registry import BlockRegistry, settings_registry
 from keiri_agent.errors import ConfigurationError
 from keiri_agent.plan._dsl.loader import load_yaml
 from keiri_agent.plan._graph.subflows import SubflowLoader
@@ -68,9 +69,9 @@ class PlanEnv:
 
     @classmethod
     def of(cls, registry: BlockRegistry | None = None, **options: Unpack[EnvOptions]) -> PlanEnv:
-        """The one place the defaults come from: ``registry`` the built-in blocks and
-        ``KEIRI_BLOCK_SPEC_DIRS``; ``settings`` read afresh; ``designs_dir`` and ``config``
-        from the settings; ``env`` the process environment."""
+        """The one place the defaults come from: ``settings`` read afresh; ``registry`` the
+        built-in blocks and the settings' ``KEIRI_BLOCK_SPEC_DIRS``; ``designs_dir`` and
+        ``config`` from the settings; ``env`` the process environment."""
         from keiri_agent.config import load_settings
 
         settings = options.get("settings") or load_settings()
@@ -78,7 +79,7 @@ class PlanEnv:
         config = options.get("config")
         environ = options.get("env")
         return cls(
-            registry=registry if registry is not None else default_registry(),
+            registry=registry if registry is not None else settings_registry(settings),
             settings=settings,
             designs_dir=designs,
             config=dict(config) if config is not None else load_config(settings.keiri_plan_config),

@@ -83,14 +83,10 @@ class AnswersFile:
 
 @dataclass
 class RunRecord:
-    """What a finished (or paused) run left in its log."""
+    """What a finished (or paused) run left in its log. What its ``plan_start`` and last
+    ``plan_complete`` say (run id, plan, vars, status) is read from those events, not copied."""
 
     log_path: Path
-    run_id: str
-    plan_id: str
-    plan_file: Path | None
-    vars: dict[str, Any]
-    status: RunStatus | None  # None: the log has no plan_complete
     start: PlanStart
     completed: dict[str, Reused] = field(default_factory=dict)
     executed: list[str] = field(default_factory=list)  # node paths that ran (node_start)
@@ -98,8 +94,39 @@ class RunRecord:
     end: PlanComplete | None = None  # the last plan_complete (None: the run did not end)
     file_writes: list[FileWrite] = field(default_factory=list)  # for recovery after a kill
     waiting: list[NodeWaiting] = field(default_factory=list)
-    vars_file: str | None = None  # the exact vars (``vars`` above is the log's display copy)
-    vars_saved: bool | None = None  # None: a log written before exact vars were stored
+
+    @property
+    def run_id(self) -> str:
+        return self.start.run_id
+
+    @property
+    def plan_id(self) -> str:
+        return self.start.plan_id
+
+    @property
+    def plan_file(self) -> Path | None:
+        """The snapshot of the plan the run executed."""
+        return (self.log_path.parent / self.start.plan_file) if self.start.plan_file else None
+
+    @property
+    def vars(self) -> dict[str, Any]:
+        """The log's display copy of the vars (:meth:`exact_vars` gives the exact ones)."""
+        return dict(self.start.inputs.get("vars") or {})
+
+    @property
+    def vars_file(self) -> str | None:
+        """Where the exact vars are stored (relative to the log's folder)."""
+        return self.start.vars_file
+
+    @property
+    def vars_saved(self) -> bool | None:
+        """False: the exact vars could not be stored; None: a log from before they were."""
+        return self.start.vars_saved
+
+    @property
+    def status(self) -> RunStatus | None:
+        """How the run ended (None: the log has no plan_complete)."""
+        return self.end.status if self.end is not None else None
 
     def exact_vars(self) -> dict[str, Any]:
         """The vars the run was started with, exactly, for a resume or rerun (BlockError when
@@ -203,11 +230,6 @@ def load_run(log_path: Path) -> RunRecord:
         )
     return RunRecord(
         log_path=log_path,
-        run_id=start.run_id,
-        plan_id=start.plan_id,
-        plan_file=(log_path.parent / start.plan_file) if start.plan_file else None,
-        vars=dict(start.inputs.get("vars") or {}),
-        status=end.status if end is not None else None,
         start=start,
         completed=completed,
         executed=executed,
@@ -215,8 +237,6 @@ def load_run(log_path: Path) -> RunRecord:
         end=end,
         file_writes=file_writes,
         waiting=waiting,
-        vars_file=start.vars_file,
-        vars_saved=start.vars_saved,
     )
 
 
@@ -247,7 +267,7 @@ def summarize_run(log_path: Path) -> RunSummary:
         run_id=record.run_id,
         plan_id=record.plan_id,
         started=start.timestamp,
-        status=end.status if end is not None else "incomplete",
+        status=record.status or "incomplete",
         log_path=log_path,
         first_node=record.executed[0] if record.executed else None,
         error=dict(end.error) if end is not None and end.error else None,
