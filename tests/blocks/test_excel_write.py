@@ -165,3 +165,19 @@ def test_output_over_the_source_is_refused(
         )
     assert info.value.code == ErrorCode.INPUT_VALIDATION_FAILED
     assert template.read_bytes() == before
+
+
+def test_rows_past_excels_last_row_are_refused_and_nothing_is_written(
+    block: Block, make_ctx: ContextFactory, template: Path, tmp_path: Path
+) -> None:
+    output = tmp_path / "out" / "result.xlsx"
+    config = {"start_cell": "A1048575", "mode": "overwrite", "output_path": str(output)}
+    inputs = {"workbook": str(template), "data": RECORDS + RECORDS[:1], "output_config": config}
+    with pytest.raises(BlockError) as info:
+        run_like_runner(block, inputs, make_ctx())
+    assert info.value.code == ErrorCode.INPUT_VALIDATION_FAILED
+    assert "1,048,575 行目から 3 行" in info.value.message
+    assert "最終行（1,048,576 行目）" in info.value.message
+    assert "分けて" in (info.value.hint or "")
+    assert not output.exists()
+    assert not output.parent.exists() or list(output.parent.iterdir()) == []

@@ -22,7 +22,7 @@ from openpyxl.utils import column_index_from_string, get_column_letter
 from openpyxl.utils.cell import coordinate_from_string
 from openpyxl.worksheet.worksheet import Worksheet
 
-from keiri_agent.documents.excel_address import input_error, worksheet
+from keiri_agent.documents.excel_address import EXCEL_LAST_ROW, input_error, worksheet
 from keiri_agent.workspace import atomic_path
 
 __all__ = ["ExcelEdit", "WriteMode", "WriteSummary"]
@@ -133,6 +133,17 @@ class ExcelEdit:
                 mode=mode,
             )
         first = row
+        last = first + len(records) - 1
+        if last > EXCEL_LAST_ROW:
+            raise input_error(
+                f"シート「{ws.title}」の {first:,} 行目から {len(records):,} 行を書くと、"
+                f"Excel の最終行（{EXCEL_LAST_ROW:,} 行目）を超えます。",
+                "データを期間や部門で分けて別のシートやブックに書き込むか、書き込み位置"
+                "（start_cell）を見直してください。",
+                sheet=ws.title,
+                first_row=first,
+                rows=len(records),
+            )
         for record in records:
             for key, col in targets.items():
                 self._put(ws, row, col, record.get(key))

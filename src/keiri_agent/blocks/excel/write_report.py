@@ -36,13 +36,14 @@ from keiri_agent.blocks.table.records import (
     records_from,
 )
 from keiri_agent.documents.amount_format import AmountFormat
+from keiri_agent.documents.excel_address import EXCEL_LAST_ROW
 from keiri_agent.documents.excel_stream import streamed_workbook
 
 __all__ = ["ExcelWriteReportBlock"]
 
 DEFAULT_OUTPUT_NAME = "report.xlsx"
 MAX_SHEET_NAME = 31
-MAX_ROWS = 1_048_576 - 2  # Excel's last row, less a title and a header
+MAX_ROWS = EXCEL_LAST_ROW - 2  # less a title and a header
 _BAD_SHEET_CHARS = re.compile(r"[\[\]:*?/\\]")
 _SHEET_HINT = "sheets は [{name: シート名, rows: レコードのリスト, title: 表題, columns: [列名...]}] の形で指定してください。"
 
