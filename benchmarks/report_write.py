@@ -31,7 +31,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.ledger_scale import measure_side, print_report  # noqa: E402
+from benchmarks.ledger_scale import measure_side, print_report, status_mb  # noqa: E402
 
 # The last commit whose excel.write_report built every cell in memory.
 BASELINE = "d928121"
@@ -62,13 +62,6 @@ def make_ledger(path: Path, rows: int, seed: int = 7) -> None:
     path.write_bytes(("\r\n".join(lines) + "\r\n").encode("cp932"))
 
 
-def resident_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise SystemExit("/proc/self/status has no VmRSS (Linux only)")
-
-
 def child(ledger: Path, work: Path) -> None:
     from keiri_agent.blocks.base import BlockContext
     from keiri_agent.blocks.registry import BlockRegistry
@@ -80,7 +73,7 @@ def child(ledger: Path, work: Path) -> None:
         run_id="bench", plan_id="bench", node_id="report", block_version="1", workspace=work
     )
     inputs = {"sheets": [{"name": "仕訳明細", "title": "令和7年度 仕訳明細", "rows": table}]}
-    before = resident_mb()
+    before = status_mb("VmRSS")
     started, cpu = time.perf_counter(), time.process_time()
     block.check_inputs(inputs)
     report = block.run(inputs, ctx)["report"]
