@@ -72,7 +72,7 @@ BOLD = Font(bold=True)
 TITLE_FONT = Font(bold=True, size=14)
 # A write-only sheet (openpyxl's WriteOnlyWorksheet): it takes Worksheet's column_dimensions,
 # freeze_panes, auto_filter and add_image, which its type stubs do not all declare.
-Sheet = Worksheet
+WriteOnlySheet = Worksheet
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _ISO_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?")
 
@@ -94,7 +94,7 @@ class ReportSheet:
     amounts: AmountFormat = field(default_factory=AmountFormat)  # separators, negatives
 
 
-def write_sheet(ws: Sheet, sheet: ReportSheet, between_chunks: Callable[[], None]) -> None:
+def write_sheet(ws: WriteOnlySheet, sheet: ReportSheet, between_chunks: Callable[[], None]) -> None:
     """Write ``sheet`` into a write-only worksheet, ``CHUNK_ROWS`` records at a time
     (``between_chunks`` runs before each: a cancellation check). What a sheet says before its
     rows (column widths, frozen panes) is decided first: amount columns from a pass over each
@@ -138,7 +138,7 @@ def write_sheet(ws: Sheet, sheet: ReportSheet, between_chunks: Callable[[], None
 
 
 def _size_columns(
-    ws: Sheet,
+    ws: WriteOnlySheet,
     sheet: ReportSheet,
     sample: list[dict[str, Any]],
     auto: Mapping[str, str | None],
@@ -158,7 +158,7 @@ def _size_columns(
 
 
 def _cell(
-    ws: Sheet,
+    ws: WriteOnlySheet,
     raw: Any,
     sheet: ReportSheet,
     column: str,
@@ -182,7 +182,7 @@ def _cell(
     return cell
 
 
-def _styled(ws: Sheet, value: Any, font: Font | None) -> Cell:
+def _styled(ws: WriteOnlySheet, value: Any, font: Font | None) -> Cell:
     cell = WriteOnlyCell(ws, value=value)
     if font is not None:
         cell.font = font
@@ -194,7 +194,7 @@ def _records(rows: Table | list[dict[str, Any]], start: int, stop: int) -> list[
     return rows.records(start, stop) if isinstance(rows, Table) else rows[start:stop]
 
 
-def _header(ws: Sheet, columns: list[str], units: Mapping[str, str]) -> list[Cell]:
+def _header(ws: WriteOnlySheet, columns: list[str], units: Mapping[str, str]) -> list[Cell]:
     cells = []
     for name in columns:
         cell = _styled(ws, header_label(name, units.get(name)), BOLD)
@@ -268,7 +268,7 @@ def _width(text: str) -> int:
     )
 
 
-def add_image(ws: Sheet, spec: dict[str, Any]) -> None:
+def add_image(ws: WriteOnlySheet, spec: dict[str, Any]) -> None:
     path: Path = spec["path"]
     sheet: ReportSheet = spec["sheet"]
     data = read_source(path, label=path.name, max_bytes=MAX_IMAGE_BYTES)
