@@ -67,11 +67,16 @@ def make_ledger(path: Path, rows: int, seed: int = 42) -> None:
     path.write_bytes(("\r\n".join(lines) + "\r\n").encode("cp932"))
 
 
-def peak_mb() -> float:
+def status_mb(field: str) -> float:
+    """A memory figure of this process from ``/proc/self/status`` (``VmHWM``, ``VmRSS``), MB."""
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1]) / 1024
-    raise SystemExit("/proc/self/status has no VmHWM (Linux only)")
+    raise SystemExit(f"/proc/self/status has no {field} (Linux only)")
+
+
+def peak_mb() -> float:
+    return status_mb("VmHWM")
 
 
 def print_report(report: dict[str, Any]) -> None:

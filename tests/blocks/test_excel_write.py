@@ -5,11 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 from openpyxl import Workbook, load_workbook
 
 from keiri_agent.blocks.base import Block
 from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.documents.table_value import Table
 from keiri_agent.errors import BlockError, ErrorCode
 from tests.blocks.conftest import ContextFactory, run_like_runner
 
@@ -165,3 +167,51 @@ def test_output_over_the_source_is_refused(
         )
     assert info.value.code == ErrorCode.INPUT_VALIDATION_FAILED
     assert template.read_bytes() == before
+
+
+def test_rows_past_excels_last_row_are_refused_and_nothing_is_written(
+    block: Block, make_ctx: ContextFactory, template: Path, tmp_path: Path
+) -> None:
+    output = tmp_path / "out" / "result.xlsx"
+    config = {"start_cell": "A1048575", "mode": "overwrite", "output_path": str(output)}
+    inputs = {"workbook": str(template), "data": RECORDS + RECORDS[:1], "output_config": config}
+    with pytest.raises(BlockError) as info:
+        run_like_runner(block, inputs, make_ctx())
+    assert info.value.code == ErrorCode.INPUT_VALIDATION_FAILED
+    assert "1,048,575 行目から 3 行" in info.value.message
+    assert "最終行（1,048,576 行目）" in info.value.message
+    assert "分けて" in (info.value.hint or "")
+    assert not output.exists()
+    assert not output.parent.exists() or list(output.parent.iterdir()) == []
+
+
+def test_a_table_is_written_without_making_all_its_records_at_once(
+    block: Block,
+    make_ctx: ContextFactory,
+    template: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    size = 3_000
+    frame = pd.DataFrame({"取引先": [f"T{i}" for i in range(size)], "金額": range(size)})
+    made: list[int] = []
+    records = Table.records
+
+    def counted(self: Table, start: int = 0, stop: int | None = None) -> list[dict[str, Any]]:
+        made.append(len(result := records(self, start, stop)))
+        return result
+
+    monkeypatch.setattr(Table, "records", counted)
+    output = tmp_path / "out.xlsx"
+    inputs = {
+        "workbook": str(template),
+        "data": Table(frame),
+        "output_config": {"output_path": str(output)},
+    }
+    out = run_like_runner(block, inputs, make_ctx())
+    assert out["write_summary"]["rows_written"] == size
+    assert out["write_summary"]["columns"] == {"取引先": "B", "金額": "C"}
+    assert max(made) < size  # a chunk at a time (Table's iteration)
+    written = rows(output)
+    assert len(written) == size + 2
+    assert written[-1] == (None, f"T{size - 1}", size - 1)

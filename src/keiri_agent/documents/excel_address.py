@@ -16,9 +16,10 @@ from openpyxl.worksheet.worksheet import Worksheet
 from keiri_agent.documents.failures import unsupported
 from keiri_agent.errors import BlockError, ErrorCode
 
-__all__ = ["check_excel_path", "input_error", "range_bounds", "worksheet"]
+__all__ = ["EXCEL_LAST_ROW", "check_excel_path", "input_error", "range_bounds", "worksheet"]
 
 _EXCEL_SUFFIXES = (".xlsx", ".xlsm")
+EXCEL_LAST_ROW = 1_048_576  # a worksheet's last row, fixed by the file format
 
 
 def input_error(message: str, hint: str, **details: Any) -> BlockError:

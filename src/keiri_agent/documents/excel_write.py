@@ -22,7 +22,8 @@ from openpyxl.utils import column_index_from_string, get_column_letter
 from openpyxl.utils.cell import coordinate_from_string
 from openpyxl.worksheet.worksheet import Worksheet
 
-from keiri_agent.documents.excel_address import input_error, worksheet
+from keiri_agent.documents.excel_address import EXCEL_LAST_ROW, input_error, worksheet
+from keiri_agent.documents.table_value import Table
 from keiri_agent.workspace import atomic_path
 
 __all__ = ["ExcelEdit", "WriteMode", "WriteSummary"]
@@ -109,15 +110,16 @@ class ExcelEdit:
     def write_records(
         self,
         sheet: str | int | None,
-        records: Sequence[Mapping[str, Any]],
+        records: Sequence[Mapping[str, Any]] | Table,
         *,
         start_cell: str = "A2",
         columns: Mapping[str, str] | None = None,
         mode: WriteMode = "append",
     ) -> int:
-        """Write records as rows. ``columns`` maps record keys to column letters (default:
-        consecutive columns from ``start_cell`` in key order); ``append`` starts below the last
-        used row of those columns, ``overwrite`` at ``start_cell``. Returns the first row written.
+        """Write records (or a table's rows, made into records a chunk at a time) as rows.
+        ``columns`` maps record keys to column letters (default: consecutive columns from
+        ``start_cell`` in key order); ``append`` starts below the last used row of those
+        columns, ``overwrite`` at ``start_cell``. Returns the first row written.
         """
         ws = self._ws(sheet)
         start_col_letter, start_row = coordinate_from_string(start_cell)
@@ -133,6 +135,17 @@ class ExcelEdit:
                 mode=mode,
             )
         first = row
+        last = first + len(records) - 1
+        if last > EXCEL_LAST_ROW:
+            raise input_error(
+                f"シート「{ws.title}」の {first:,} 行目から {len(records):,} 行を書くと、"
+                f"Excel の最終行（{EXCEL_LAST_ROW:,} 行目）を超えます。",
+                "データを期間や部門で分けて別のシートやブックに書き込むか、書き込み位置"
+                "（start_cell）を見直してください。",
+                sheet=ws.title,
+                first_row=first,
+                rows=len(records),
+            )
         for record in records:
             for key, col in targets.items():
                 self._put(ws, row, col, record.get(key))
@@ -175,7 +188,10 @@ class ExcelEdit:
         return self.summary
 
 
-def _keys_in_order(records: Sequence[Mapping[str, Any]]) -> Iterator[str]:
+def _keys_in_order(records: Sequence[Mapping[str, Any]] | Table) -> Iterator[str]:
+    if isinstance(records, Table):
+        yield from records.columns if len(records) else []
+        return
     seen: dict[str, None] = {}
     for record in records:
         for key in record:
@@ -183,7 +199,7 @@ def _keys_in_order(records: Sequence[Mapping[str, Any]]) -> Iterator[str]:
     yield from seen
 
 
-def _default_columns(records: Sequence[Mapping[str, Any]], start: str) -> dict[str, str]:
+def _default_columns(records: Sequence[Mapping[str, Any]] | Table, start: str) -> dict[str, str]:
     first = column_index_from_string(start)
     return {
         key: get_column_letter(first + offset) for offset, key in enumerate(_keys_in_order(records))

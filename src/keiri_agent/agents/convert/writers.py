@@ -25,6 +25,7 @@ from openpyxl.cell.cell import Cell
 from openpyxl.styles import Font
 
 from keiri_agent.agents.convert.models import UnsupportedFormatError
+from keiri_agent.documents.excel_address import EXCEL_LAST_ROW
 from keiri_agent.errors import ErrorCode, FileProcessingError
 
 __all__ = [
@@ -37,7 +38,7 @@ __all__ = [
     "write_xlsx",
 ]
 
-EXCEL_MAX_ROWS = 1_048_576  # header included
+EXCEL_MAX_ROWS = EXCEL_LAST_ROW  # header included
 EXCEL_MAX_COLUMNS = 16_384
 
 

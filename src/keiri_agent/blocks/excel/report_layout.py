@@ -8,6 +8,13 @@ bold, and ISO date strings as real dates (``yyyy-mm-dd``); an empty table gets t
 ``（該当なし）``. Text that starts with ``=`` stays text, never a
 formula; characters Excel cannot store are removed, with a warning on the sheet. Images (PNG /
 JPEG) are placed at their physical size, below the table unless a cell is given.
+
+Sheets are written row by row into a write-only workbook (``documents.excel_stream``): a table
+(a :class:`Table` as ``file.read_table`` and the table blocks pass it, or records) is turned
+into records ``CHUNK_ROWS`` at a time, so a ledger of hundreds of thousands of rows is never
+held as records or cells as a whole. What a sheet states before its rows is decided first:
+whether a column holds amounts from a pass over that column's values (as before), the column
+widths from the first ``WIDTH_SAMPLE_ROWS`` rows (as before).
 """
 
 from __future__ import annotations
@@ -18,12 +25,13 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+from openpyxl.cell import WriteOnlyCell
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE, Cell
 from openpyxl.drawing.image import Image
 from openpyxl.styles import Border, Font, PatternFill, Side
 from openpyxl.utils import get_column_letter
@@ -31,7 +39,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 from PIL import Image as PILImage
 
 from keiri_agent.blocks.table.cells import json_cell
-from keiri_agent.blocks.table.records import input_error
+from keiri_agent.blocks.table.records import Table, input_error
 from keiri_agent.documents.amount_format import (
     AmountFormat,
     header_label,
@@ -53,10 +61,18 @@ DATE_FORMAT = "yyyy-mm-dd"
 DATETIME_FORMAT = "yyyy-mm-dd hh:mm:ss"
 MIN_WIDTH, MAX_WIDTH = 6, 60
 WIDTH_SAMPLE_ROWS = 2_000  # rows looked at to size a column
+# Records made and written at a time: a table of any length is written in this many rows' memory.
+CHUNK_ROWS = 4_096
 MAX_IMAGE_BYTES = 20 * 2**20
 EXCEL_DPI = 96  # Excel shows an image's pixels at 96 per inch
 ROW_PIXELS = 20  # default row height (15 pt)
 HEADER_FILL = PatternFill("solid", fgColor="DDEBF7")
+HEADER_BORDER = Border(bottom=Side(style="thin", color="808080"))
+BOLD = Font(bold=True)
+TITLE_FONT = Font(bold=True, size=14)
+# A write-only sheet (openpyxl's WriteOnlyWorksheet): it takes Worksheet's column_dimensions,
+# freeze_panes, auto_filter and add_image, which its type stubs do not all declare.
+WriteOnlySheet = Worksheet
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _ISO_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?")
 
@@ -67,7 +83,7 @@ class ReportSheet:
 
     given: str
     name: str
-    rows: list[dict[str, Any]] | None  # None: a sheet for images only
+    rows: Table | list[dict[str, Any]] | None  # None: a sheet for images only
     columns: list[str]
     title: str | None
     formats: dict[str, str]
@@ -78,75 +94,129 @@ class ReportSheet:
     amounts: AmountFormat = field(default_factory=AmountFormat)  # separators, negatives
 
 
-def write_sheet(ws: Worksheet, sheet: ReportSheet) -> None:
-    row = 1
-    if sheet.title:
-        ws.cell(row=1, column=1, value=_text(sheet.title, sheet, "A1")).font = Font(
-            bold=True, size=14
-        )
-        row = 2
+def write_sheet(ws: WriteOnlySheet, sheet: ReportSheet, between_chunks: Callable[[], None]) -> None:
+    """Write ``sheet`` into a write-only worksheet, ``CHUNK_ROWS`` records at a time
+    (``between_chunks`` runs before each: a cancellation check). What a sheet says before its
+    rows (column widths, frozen panes) is decided first: amount columns from a pass over each
+    column's values, widths from the first ``WIDTH_SAMPLE_ROWS`` rows."""
     rows = sheet.rows
+    header = 2 if sheet.title else 1
+    filled = rows is not None and len(rows) > 0
+    if rows is not None and filled:
+        auto = {col: _column_format(col, rows, sheet.amounts) for col in sheet.columns}
+        _size_columns(ws, sheet, _records(rows, 0, WIDTH_SAMPLE_ROWS), auto)
+        ws.freeze_panes = f"A{header + 1}"
+    if sheet.title:
+        ws.append([_styled(ws, _text(sheet.title, sheet, (1, 1)), TITLE_FONT)])
     if rows is None:  # images only
-        sheet.next_row = row + 1 if sheet.title else 1
+        sheet.next_row = header + 1 if sheet.title else 1
         return
-    if not rows:
+    if not filled:
+        row = header
         if sheet.explicit_columns:
-            _header(ws, row, sheet.columns, sheet.units)
+            ws.append(_header(ws, sheet.columns, sheet.units))
             row += 1
-        ws.cell(row=row, column=1, value=EMPTY_NOTE)
+        ws.append([EMPTY_NOTE])
         sheet.next_row = row + 2
         return
-    header = row
-    _header(ws, header, sheet.columns, sheet.units)
-    auto = {col: _column_format(col, rows, sheet.amounts) for col in sheet.columns}
-    totals = total_row_flags(rows, sheet.columns)
-    for offset, record in enumerate(rows, start=1):
-        for col_index, col in enumerate(sheet.columns, start=1):
-            cell = ws.cell(row=header + offset, column=col_index)
-            if totals[offset - 1]:
-                cell.font = Font(bold=True)
-            value, date_format = _value(record.get(col), sheet, cell.coordinate)
-            cell.value = value
-            if isinstance(value, str) and value.startswith("="):
-                cell.data_type = "s"  # data, never a formula
-            number = isinstance(value, int | float) and not isinstance(value, bool)
-            chosen = sheet.formats.get(col) or date_format or (auto[col] if number else None)
-            if chosen and value is not None:
-                cell.number_format = chosen
+    ws.append(_header(ws, sheet.columns, sheet.units))
+    for start in range(0, len(rows), CHUNK_ROWS):
+        between_chunks()
+        records = _records(rows, start, start + CHUNK_ROWS)
+        totals = total_row_flags(records, sheet.columns)
+        for offset, (record, bold) in enumerate(zip(records, totals, strict=True)):
+            row = header + start + offset + 1
+            ws.append(
+                [
+                    _cell(ws, record.get(col), sheet, col, auto[col], bold, (index, row))
+                    for index, col in enumerate(sheet.columns, start=1)
+                ]
+            )
     last = get_column_letter(len(sheet.columns))
-    ws.freeze_panes = f"A{header + 1}"
     ws.auto_filter.ref = f"A{header}:{last}{header + len(rows)}"
-    for col_index, col in enumerate(sheet.columns, start=1):
+    sheet.next_row = header + len(rows) + 2
+
+
+def _size_columns(
+    ws: WriteOnlySheet,
+    sheet: ReportSheet,
+    sample: list[dict[str, Any]],
+    auto: Mapping[str, str | None],
+) -> None:
+    """Each column as wide as its header and its values in ``sample`` (within limits)."""
+    for index, col in enumerate(sheet.columns, start=1):
         width = max(
             [_width(header_label(col, sheet.units.get(col)))]
             + [
                 _width(_shown(r.get(col), sheet.formats.get(col) or auto[col], sheet.amounts))
-                for r in rows[:WIDTH_SAMPLE_ROWS]
+                for r in sample
             ]
         )
-        ws.column_dimensions[get_column_letter(col_index)].width = min(
+        ws.column_dimensions[get_column_letter(index)].width = min(
             MAX_WIDTH, max(MIN_WIDTH, width + 2)
         )
-    sheet.next_row = header + len(rows) + 2
 
 
-def _header(ws: Worksheet, row: int, columns: list[str], units: Mapping[str, str]) -> None:
-    edge = Side(style="thin", color="808080")
-    for index, name in enumerate(columns, start=1):
-        cell = ws.cell(row=row, column=index, value=header_label(name, units.get(name)))
-        cell.font = Font(bold=True)
+def _cell(
+    ws: WriteOnlySheet,
+    raw: Any,
+    sheet: ReportSheet,
+    column: str,
+    auto: str | None,
+    bold: bool,
+    where: tuple[int, int],
+) -> Any:
+    """One data cell (at ``where``: column and row, from 1): the bare value when it needs no
+    style, else a styled cell."""
+    value, date_format = _value(raw, sheet, where)
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    chosen = sheet.formats.get(column) or date_format or (auto if number else None)
+    formula_like = isinstance(value, str) and value.startswith("=")
+    if not (bold or formula_like or (chosen and value is not None)):
+        return value
+    cell = _styled(ws, value, BOLD if bold else None)
+    if formula_like:
+        cell.data_type = "s"  # data, never a formula
+    if chosen and value is not None:
+        cell.number_format = chosen
+    return cell
+
+
+def _styled(ws: WriteOnlySheet, value: Any, font: Font | None) -> Cell:
+    cell = WriteOnlyCell(ws, value=value)
+    if font is not None:
+        cell.font = font
+    return cell
+
+
+def _records(rows: Table | list[dict[str, Any]], start: int, stop: int) -> list[dict[str, Any]]:
+    """Rows ``start:stop`` as records (a table makes them only now)."""
+    return rows.records(start, stop) if isinstance(rows, Table) else rows[start:stop]
+
+
+def _header(ws: WriteOnlySheet, columns: list[str], units: Mapping[str, str]) -> list[Cell]:
+    cells = []
+    for name in columns:
+        cell = _styled(ws, header_label(name, units.get(name)), BOLD)
         cell.fill = HEADER_FILL
-        cell.border = Border(bottom=edge)
+        cell.border = HEADER_BORDER
+        cells.append(cell)
+    return cells
 
 
-def _column_format(column: str, rows: list[dict[str, Any]], amounts: AmountFormat) -> str | None:
-    return amounts.excel() if is_amount_column(column, (r.get(column) for r in rows)) else None
+def _column_format(
+    column: str, rows: Table | list[dict[str, Any]], amounts: AmountFormat
+) -> str | None:
+    """The amount format when every value of ``column`` is a whole number (a table's column is
+    read as it is stored, without making records)."""
+    values = rows.frame[column] if isinstance(rows, Table) else (r.get(column) for r in rows)
+    return amounts.excel() if is_amount_column(column, values) else None
 
 
-def _value(raw: Any, sheet: ReportSheet, coordinate: str) -> tuple[Any, str | None]:
+def _value(raw: Any, sheet: ReportSheet, where: tuple[int, int]) -> tuple[Any, str | None]:
     """The cell value and, for dates, their number format."""
     if isinstance(raw, Mapping | list | tuple):
-        return _text(json.dumps(raw, ensure_ascii=False, default=str), sheet, coordinate), None
+        return _text(json.dumps(raw, ensure_ascii=False, default=str), sheet, where), None
     value = json_cell(raw)
     if isinstance(value, float) and math.isinf(value):
         return str(value), None
@@ -163,14 +233,15 @@ def _value(raw: Any, sheet: ReportSheet, coordinate: str) -> tuple[Any, str | No
             return dt.datetime.fromisoformat(text), DATETIME_FORMAT
         except ValueError:
             pass
-    return _text(value, sheet, coordinate), None
+    return _text(value, sheet, where), None
 
 
-def _text(value: str, sheet: ReportSheet, coordinate: str) -> str:
+def _text(value: str, sheet: ReportSheet, where: tuple[int, int]) -> str:
     cleaned = ILLEGAL_CHARACTERS_RE.sub("", value)
     if cleaned != value:
+        column, row = where
         sheet.warnings.append(
-            f"シート「{sheet.name}」の {coordinate} から Excel に書けない制御文字を取り除きました。"
+            f"シート「{sheet.name}」の {get_column_letter(column)}{row} から Excel に書けない制御文字を取り除きました。"
         )
     return cleaned
 
@@ -197,7 +268,7 @@ def _width(text: str) -> int:
     )
 
 
-def add_image(ws: Worksheet, spec: dict[str, Any]) -> None:
+def add_image(ws: WriteOnlySheet, spec: dict[str, Any]) -> None:
     path: Path = spec["path"]
     sheet: ReportSheet = spec["sheet"]
     data = read_source(path, label=path.name, max_bytes=MAX_IMAGE_BYTES)

@@ -22,7 +22,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
 from keiri_agent.blocks.inputs import input_error, output_file, path_text, path_value
-from keiri_agent.blocks.table.records import records_from
+from keiri_agent.blocks.table.records import Table, columns_of, records_from
 from keiri_agent.documents.excel import ExcelManager
 
 __all__ = ["CONFIG_KEYS", "ExcelWriteBlock"]
@@ -84,8 +84,9 @@ class ExcelWriteBlock(ProcessingBlock):
         }
 
 
-def _records(data: Any) -> list[dict[str, Any]]:
-    return records_from(data, field="data")
+def _records(data: Any) -> Table | list[dict[str, Any]]:
+    """A table as it is (its records are made a chunk at a time while written), else records."""
+    return data if isinstance(data, Table) else records_from(data, field="data")
 
 
 def _config(raw: Any) -> dict[str, Any]:
@@ -181,11 +182,17 @@ def _headers(ws: Worksheet, row: int) -> dict[str, str]:
 
 
 def _columns(
-    ws: Worksheet, records: list[dict[str, Any]], config: Mapping[str, Any], warnings: list[str]
+    ws: Worksheet,
+    records: Table | list[dict[str, Any]],
+    config: Mapping[str, Any],
+    warnings: list[str],
 ) -> dict[str, str]:
     """Record key → column letter, from column_mapping, the header row or start_cell."""
     headers = _headers(ws, config["header_row"])
-    keys = list(dict.fromkeys(key for record in records for key in record))
+    if isinstance(records, Table):
+        keys = records.columns if len(records) else []
+    else:
+        keys = columns_of(records)
     mapping: Mapping[str, str] | None = config.get("column_mapping")
     if not mapping:
         if keys and headers and all(str(key) in headers for key in keys):

@@ -9,8 +9,9 @@ Sheet names are made valid for Excel (31 characters, none of ``[]:*?/\\``, uniqu
 and every change is reported. Text that starts with ``=`` is written as text, never as a formula.
 The layout itself is :mod:`keiri_agent.blocks.excel.report_layout`'s.
 
-The workbook is saved to a temporary file and renamed into place (``atomic_path``): a failure
-leaves nothing behind, and an existing file is replaced only with ``overwrite: true`` (or when
+The workbook is written row by row (``documents.excel_stream``: openpyxl's write-only mode; a
+table is made into records a chunk at a time), saved to a temporary file and renamed into place
+(``atomic_path``): a failure leaves nothing behind, and an existing file is replaced only with ``overwrite: true`` (or when
 it is this node's own output from the run being resumed, ``BlockContext.may_replace``).
 """
 
@@ -21,22 +22,28 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from openpyxl import Workbook
 from openpyxl.utils.cell import coordinate_from_string
 from openpyxl.utils.exceptions import CellCoordinatesException
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
 from keiri_agent.blocks.excel.report_layout import ReportSheet, add_image, write_sheet
 from keiri_agent.blocks.inputs import output_file
-from keiri_agent.blocks.table.records import Table, column_list, input_error, records_from
+from keiri_agent.blocks.table.records import (
+    Table,
+    column_list,
+    columns_of,
+    input_error,
+    records_from,
+)
 from keiri_agent.documents.amount_format import AmountFormat
-from keiri_agent.workspace import atomic_path
+from keiri_agent.documents.excel_address import EXCEL_LAST_ROW
+from keiri_agent.documents.excel_stream import streamed_workbook
 
 __all__ = ["ExcelWriteReportBlock"]
 
 DEFAULT_OUTPUT_NAME = "report.xlsx"
 MAX_SHEET_NAME = 31
-MAX_ROWS = 1_048_576 - 2  # Excel's last row, less a title and a header
+MAX_ROWS = EXCEL_LAST_ROW - 2  # less a title and a header
 _BAD_SHEET_CHARS = re.compile(r"[\[\]:*?/\\]")
 _SHEET_HINT = "sheets は [{name: シート名, rows: レコードのリスト, title: 表題, columns: [列名...]}] の形で指定してください。"
 
@@ -57,30 +64,25 @@ class ExcelWriteReportBlock(ProcessingBlock):
             sheet.amounts = amounts
         images = _images(inputs.get("images"), sheets)
         target = _output_path(inputs.get("output_path"), bool(inputs.get("overwrite")), ctx)
-        book = Workbook()
-        if book.active is not None:
-            book.remove(book.active)
-        for sheet in sheets:
-            ctx.check_cancelled()
-            write_sheet(book.create_sheet(sheet.name), sheet)
-            warnings.extend(sheet.warnings)
-        for spec in images:
-            ctx.check_cancelled()
-            # Read where the run may read (the path input of a generated plan, or a var).
-            spec["path"] = ctx.access.read(spec["path"], spec["field"])
-            add_image(book[spec["sheet"].name], spec)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with atomic_path(target, suffix=".xlsx", prefix=ctx.claim_output(target)) as tmp:
-            book.save(tmp)
-        book.close()
-        total = sum(len(s.rows or []) for s in sheets)
+        with streamed_workbook(target, prefix=ctx.claim_output(target)) as book:
+            written = {}
+            for sheet in sheets:
+                ctx.check_cancelled()
+                written[sheet.name] = book.create_sheet(sheet.name)
+                write_sheet(written[sheet.name], sheet, ctx.check_cancelled)
+                warnings.extend(sheet.warnings)
+            for spec in images:
+                ctx.check_cancelled()
+                # Read where the run may read (the path input of a generated plan, or a var).
+                spec["path"] = ctx.access.read(spec["path"], spec["field"])
+                add_image(written[spec["sheet"].name], spec)
+        total = sum(_count(s.rows) for s in sheets)
         ctx.log(f"{target.name} に {len(sheets)} シート（計 {total:,} 行）の報告書を作成しました")
         return {
             "report": {
                 "output_path": str(target),
                 "sheets": [
-                    {"name": s.name, "rows": len(s.rows or []), "columns": s.columns}
-                    for s in sheets
+                    {"name": s.name, "rows": _count(s.rows), "columns": s.columns} for s in sheets
                 ],
                 "images": len(images),
                 "warnings": warnings,
@@ -102,20 +104,27 @@ def _sheets(raw: Any, warnings: list[str]) -> list[ReportSheet]:
             raise input_error(f"{where} にシート名（name）がありません。", _SHEET_HINT, field=where)
         given = item["name"]
         source = item.get("rows")
-        rows = None if source is None else records_from(source, field=f"{where}.rows")
+        # A table stays one (its records are made while it is written); anything else is read
+        # as records.
+        rows: Table | list[dict[str, Any]] | None = (
+            source
+            if source is None or isinstance(source, Table)
+            else records_from(source, field=f"{where}.rows")
+        )
         units = dict(source.units) if isinstance(source, Table) else {}
-        if len(rows or []) > MAX_ROWS:
+        if _count(rows) > MAX_ROWS:
             raise input_error(
-                f"シート「{given}」の表が Excel の行数の上限を超えます（{len(rows or []):,} 行）。",
+                f"シート「{given}」の表が Excel の行数の上限を超えます（{_count(rows):,} 行）。",
                 f"1 シート {MAX_ROWS:,} 行までです。期間や部門で分けて複数のシートにしてください。",
                 field=f"{where}.rows",
             )
         explicit = item.get("columns") is not None
+        available = _columns(rows)
         if explicit:
             columns = column_list(item["columns"], field=f"{where}.columns")
-            _require(rows or [], columns, given, f"{where}.columns")
+            _require(available, columns, given, f"{where}.columns")
         else:
-            columns = list(dict.fromkeys(k for row in rows or [] for k in row))
+            columns = available or []
         formats = item.get("number_formats") or {}
         if not isinstance(formats, Mapping) or not all(
             isinstance(v, str) for v in formats.values()
@@ -125,9 +134,7 @@ def _sheets(raw: Any, warnings: list[str]) -> list[ReportSheet]:
                 '例: number_formats: {金額: "#,##0", 率: "0.0%"}',
                 field=f"{where}.number_formats",
             )
-        _require(
-            [dict.fromkeys(columns)] if rows else [], formats, given, f"{where}.number_formats"
-        )
+        _require(None if available is None else columns, formats, given, f"{where}.number_formats")
         title = item.get("title")
         name = _sheet_name(given, index, used, warnings)
         sheets.append(
@@ -145,10 +152,23 @@ def _sheets(raw: Any, warnings: list[str]) -> list[ReportSheet]:
     return sheets
 
 
-def _require(rows: list[dict[str, Any]], columns: Any, sheet: str, field: str) -> None:
-    available = list(dict.fromkeys(k for row in rows for k in row))
+def _count(rows: Table | list[dict[str, Any]] | None) -> int:
+    return 0 if rows is None else len(rows)
+
+
+def _columns(rows: Table | list[dict[str, Any]] | None) -> list[str] | None:
+    """The columns of a table with rows (None without: nothing is required of it)."""
+    if not rows:
+        return None
+    return rows.columns if isinstance(rows, Table) else columns_of(rows)
+
+
+def _require(available: list[str] | None, columns: Any, sheet: str, field: str) -> None:
+    """Every one of ``columns`` among ``available`` (None: an empty table, nothing to check)."""
+    if available is None:
+        return
     missing = [str(c) for c in columns if c not in available]
-    if rows and missing:
+    if missing:
         raise input_error(
             f"シート「{sheet}」の表に列 {', '.join(missing)} がありません（{field}）。",
             f"表にある列名を指定してください。使える列: {', '.join(available) or 'なし'}",
