@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import codecs
 import json
+import os
+import tempfile
 from pathlib import Path
 
 import openpyxl
@@ -155,6 +157,35 @@ def test_failed_write_leaves_nothing_half_written(tmp_path: Path) -> None:
     with pytest.raises(UnsupportedFormatError):
         write_table(pd.DataFrame({"x": [float("inf")]}), tmp_path / "inf.json", "json")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cwd", "out.parquet"]
+
+
+def test_failed_excel_write_leaves_no_workbook_and_no_temporary_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A control character Excel cannot hold, in the last of many rows: the sheet had started
+    writing (openpyxl's temporary file in the system's temporary folder) when it failed."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    out = tmp_path / "out"
+    out.mkdir()
+    target = out / "請求.xlsx"
+    target.write_bytes(b"previous result")
+    odd = pd.DataFrame({"摘要": ["保守料"] * 500 + ["請求\x01書"], "金額": range(501)})
+    with pytest.raises(UnsupportedFormatError) as info:
+        write_table(odd, target, "xlsx")
+    assert info.value.fmt == "xlsx"
+    assert "制御文字" in info.value.message
+    assert "請求.xlsx" in info.value.message
+    assert info.value.hint
+    assert target.read_bytes() == b"previous result"
+    assert os.listdir(out) == ["請求.xlsx"]
+    assert os.listdir(scratch) == []
+    fresh = out / "新規.xlsx"
+    with pytest.raises(UnsupportedFormatError):
+        write_table(odd, fresh, "xlsx")
+    assert not fresh.exists()
+    assert os.listdir(scratch) == []
 
 
 def test_excel_named_sheet(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ formats; Parquet, which has one type per column, stores columns that mix numbers
 as text. Datetimes become ISO 8601 text in JSON ("2024-04-01" when a column has no times).
 
 Unknown formats raise ``UnsupportedFormatError(fmt)`` (the seed's fallback trigger), as do
-JSON shapes that are not tables and data Parquet or JSON cannot represent. Malformed or
+JSON shapes that are not tables and data Excel, Parquet or JSON cannot represent. Malformed or
 missing files raise ``FileProcessingError`` from the file layer.
 """
 
@@ -158,6 +158,9 @@ def write_table(df: pd.DataFrame, path: Path, fmt: str) -> Path:
     frame.columns = pd.Index([str(c) for c in frame.columns])
     if fmt in ("json", "jsonl", "parquet"):
         check_unique_columns(frame, fmt, path)
+    if fmt == "xlsx":  # saved atomically by the workbook writer itself
+        write_xlsx(nested_as_json(frame), path)
+        return path
     with atomic_path(path, suffix=SUFFIXES[fmt]) as tmp:
         if fmt in ("csv", "tsv"):
             nested_as_json(frame).to_csv(
@@ -166,8 +169,6 @@ def write_table(df: pd.DataFrame, path: Path, fmt: str) -> Path:
                 sep="," if fmt == "csv" else "\t",
                 encoding="utf-8-sig" if fmt == "csv" else "utf-8",
             )
-        elif fmt == "xlsx":
-            write_xlsx(nested_as_json(frame), tmp, path.name)
         elif fmt == "parquet":
             write_parquet(frame, tmp, path.name)
         else:

@@ -1,9 +1,11 @@
 """Writers behind ``formats.write_table``: Excel, Parquet and JSON/JSONL, and the cell rules.
 
-Each writer fills a temporary path that ``write_table`` moves into place. Excel is written with
-openpyxl's write-only mode (bold header, date-only columns formatted as dates, text cells
-stored as text so "=..." never becomes a formula, time zones dropped keeping the wall-clock
-time since Excel has none); Parquet stores columns that mix numbers and text as text; JSON is
+Parquet and JSON writers fill a temporary path that ``write_table`` moves into place. Excel is
+written row by row through ``documents.excel_stream.streamed_workbook``, which saves it
+atomically itself and removes openpyxl's per-sheet temporary files when writing fails (bold
+header, date-only columns formatted as dates, text cells stored as text so "=..." never becomes
+a formula, time zones dropped keeping the wall-clock time since Excel has none; text with
+control characters Excel cannot hold is refused, not altered); Parquet stores columns that mix numbers and text as text; JSON is
 written with Python's ``json`` (exact floats, ``ensure_ascii=False``, ISO 8601 datetimes).
 """
 
@@ -19,13 +21,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow
-from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
 from openpyxl.cell.cell import Cell
 from openpyxl.styles import Font
+from openpyxl.utils.exceptions import IllegalCharacterError
 
 from keiri_agent.agents.convert.models import UnsupportedFormatError
 from keiri_agent.documents.excel_address import EXCEL_LAST_ROW
+from keiri_agent.documents.excel_stream import streamed_workbook
 from keiri_agent.errors import ErrorCode, FileProcessingError
 
 __all__ = [
@@ -106,38 +109,46 @@ def _cell(value: Any) -> Any:
     return str(value)
 
 
-def write_xlsx(frame: pd.DataFrame, tmp: Path, label: str) -> None:
+def write_xlsx(frame: pd.DataFrame, target: Path) -> None:
+    """Write ``frame`` to ``target`` as a one-sheet workbook, atomically: on any failure
+    nothing is left at ``target`` (an existing file is kept) and no temporary file remains."""
     rows, columns = frame.shape
     if rows + 1 > EXCEL_MAX_ROWS or columns > EXCEL_MAX_COLUMNS:
         raise FileProcessingError(
-            label,
+            target.name,
             f"表が大きすぎて Excel に書き出せません（{rows:,} 行 × {columns:,} 列、"
             f"Excel の上限は {EXCEL_MAX_ROWS - 1:,} 行 × {EXCEL_MAX_COLUMNS:,} 列）。",
             code=ErrorCode.FILE_TOO_LARGE,
             hint="CSV か Parquet に変換するか、期間などで分割してください。",
         )
-    book = Workbook(write_only=True)
-    sheet = book.create_sheet("Sheet1")
     date_only = {i for i in range(columns) if _dates_only(frame.iloc[:, i])}
     bold = Font(bold=True)
+    with streamed_workbook(target) as book:
+        sheet = book.create_sheet("Sheet1")
 
-    def cells(values: Iterator[Any] | list[Any], header: bool = False) -> list[Cell]:
-        out = []
-        for i, raw in enumerate(values):
-            cell = WriteOnlyCell(sheet, value=_cell(raw))
-            if isinstance(cell.value, str):
-                cell.data_type = "s"  # text stays text: "=..." is never a formula
-            if header:
-                cell.font = bold
-            elif i in date_only and cell.value is not None:
-                cell.number_format = "yyyy-mm-dd"
-            out.append(cell)
-        return out
+        def cells(values: Iterator[Any] | list[Any], header: bool = False) -> list[Cell]:
+            out = []
+            for i, raw in enumerate(values):
+                cell = WriteOnlyCell(sheet, value=_cell(raw))
+                if isinstance(cell.value, str):
+                    cell.data_type = "s"  # text stays text: "=..." is never a formula
+                if header:
+                    cell.font = bold
+                elif i in date_only and cell.value is not None:
+                    cell.number_format = "yyyy-mm-dd"
+                out.append(cell)
+            return out
 
-    sheet.append(cells(list(frame.columns), header=True))
-    for row in frame.itertuples(index=False, name=None):
-        sheet.append(cells(iter(row)))
-    book.save(tmp)
+        try:
+            sheet.append(cells(list(frame.columns), header=True))
+            for row in frame.itertuples(index=False, name=None):
+                sheet.append(cells(iter(row)))
+        except IllegalCharacterError as exc:
+            raise UnsupportedFormatError(
+                "xlsx",
+                f"Excel のセルに書けない制御文字を含む値があるため、{target.name} に書き出せません。",
+                hint="制御文字を取り除くか、CSV など別の形式を選んでください。",
+            ) from exc
 
 
 def write_parquet(frame: pd.DataFrame, tmp: Path, label: str) -> None:
