@@ -12,7 +12,7 @@ from typing import Any
 from keiri_agent.config import load_settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events.logfile import first_event, open_log, read_lines
-from keiri_agent.events.models import LLMCall, RunEvent
+from keiri_agent.events.models import LLMUsage, RunEvent
 from keiri_agent.events.sink import JsonlSink
 from keiri_agent.events.stream import EventStream
 from keiri_agent.workspace import confine
@@ -130,9 +130,12 @@ def find_run_log(source_id: str, run_id: str, *, runs_dir: Path | str | None = N
     )
 
 
-def summarize_llm_usage(events: Iterable[RunEvent]) -> dict[str, Any]:
-    """Token and latency totals of the ``llm_call`` events, overall and per ``provider:model``,
-    and the personal data masked before them (``masked``: kind → values)."""
+def summarize_llm_usage(calls: Iterable[RunEvent | LLMUsage]) -> dict[str, Any]:
+    """Token and latency totals of LLM calls, overall and per ``provider:model``, and the
+    personal data masked before them (``masked``: kind → values).
+
+    ``calls`` is a run's events (only its ``llm_call`` events count) or a ``UsageLedger``'s
+    records: the one summation behind both the run log's summary and the ledger's totals."""
 
     def empty() -> dict[str, Any]:
         keys = ("calls", "failed_calls", "input_tokens", "output_tokens", "total_tokens")
@@ -141,8 +144,8 @@ def summarize_llm_usage(events: Iterable[RunEvent]) -> dict[str, Any]:
     total = empty()
     masked: dict[str, int] = {}  # personal data masked before the calls, per kind
     by_model: dict[str, dict[str, Any]] = {}
-    for event in events:
-        if not isinstance(event, LLMCall):
+    for event in calls:
+        if not isinstance(event, LLMUsage):
             continue
         model = by_model.setdefault(f"{event.provider}:{event.model}", empty())
         for bucket in (total, model):

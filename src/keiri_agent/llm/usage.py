@@ -3,7 +3,7 @@
 Every call made through ``LLMClient`` produces one :class:`~keiri_agent.events.LLMUsage`: it is
 the payload of an ``llm_call`` event (so it lands in the run's JSONL log and reaches every
 subscriber) and is added to a ``UsageLedger``, which sums the calls of one run for the UI, the
-CLI and the API.
+CLI and the API with ``events.summarize_llm_usage`` (the same sums as a run log's summary).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Self
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, Field
 
-from keiri_agent.events import LLMUsage
+from keiri_agent.events import LLMUsage, summarize_llm_usage
 
 __all__ = ["UsageLedger", "UsageSums", "UsageTotals", "usage_from_message"]
 
@@ -39,9 +39,9 @@ class UsageSums(BaseModel):
 
 
 class UsageTotals(UsageSums):
-    """The sums of one run, overall and per ``provider:model``."""
+    """The sums of one run, overall and per ``provider:model`` (the same sums, ``masked`` aside)."""
 
-    by_model: dict[str, dict[str, float]] = Field(default_factory=dict)
+    by_model: dict[str, dict[str, int | float]] = Field(default_factory=dict)
 
 
 class UsageLedger:
@@ -61,25 +61,7 @@ class UsageLedger:
             return list(self._records)
 
     def totals(self) -> UsageTotals:
-        totals = UsageTotals()
-        for record in self.records:
-            totals.calls += 1
-            totals.failed_calls += 0 if record.ok else 1
-            totals.input_tokens += record.input_tokens
-            totals.output_tokens += record.output_tokens
-            totals.total_tokens += record.total_tokens
-            totals.latency_ms += record.latency_ms
-            for kind, n in (record.masked or {}).items():
-                totals.masked[kind] = totals.masked.get(kind, 0) + n
-            key = f"{record.provider}:{record.model}"
-            per = totals.by_model.setdefault(
-                key, {"calls": 0, "input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
-            )
-            per["calls"] += 1
-            per["input_tokens"] += record.input_tokens
-            per["output_tokens"] += record.output_tokens
-            per["total_tokens"] += record.total_tokens
-        return totals
+        return UsageTotals.model_validate(summarize_llm_usage(self.records))
 
 
 def usage_from_message(message: BaseMessage | None) -> tuple[int, int, int]:
