@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Block, Node
 
 from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.config import Settings
 from keiri_agent.design.chat import DesignChat
 from keiri_agent.ui.design.state import (
     ANSWERS_KEY,
@@ -40,6 +41,7 @@ from tests.design.test_generate import (
     script_skeleton_question,
     wiring,
 )
+from tests.plan.blockkit import SPEC_DIR
 from tests.support import ScriptedLLMServer
 
 PAGE_TIMEOUT_S = 120
@@ -153,6 +155,24 @@ def test_candidates_are_listed_for_the_instruction_without_an_llm(offline_page: 
     for provider in ("OPENAI_API_KEY", "Azure OpenAI", "Anthropic", "Ollama", "vLLM"):
         assert provider in warning.value
     assert offline_page.button(key=GENERATE).disabled
+
+
+def test_the_blocks_offered_are_those_of_the_pages_settings(
+    offline_page: AppTest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page's settings name the block folders: a block defined only in a folder of those
+    settings is ranked (or cut) with the others, whatever the process environment says."""
+    monkeypatch.delenv("KEIRI_BLOCK_SPEC_DIRS", raising=False)
+    settings = Settings(_env_file=None, keiri_block_spec_dirs=str(SPEC_DIR))
+    monkeypatch.setattr("keiri_agent.ui.design.page.load_settings", lambda: settings)
+    offline_page.run()
+    offline_page.text_area(key=INSTRUCTION_KEY).set_value(INSTRUCTION).run()
+
+    assert not offline_page.exception, offline_page.exception
+    ranked, cut = (frame.value for frame in offline_page.dataframe[:2])
+    offered = set(ranked["ブロック"]) | set(cut["ブロック"])
+    assert "test.add" in offered
+    assert len(offered) == len(BlockRegistry([SPEC_DIR]).list())
 
 
 def test_generation_fills_the_editor_and_the_yaml_survives_reruns(

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from keiri_agent.blocks.registry import BlockRegistry, default_registry
+from keiri_agent.blocks.registry import BlockRegistry, settings_registry
 from keiri_agent.config import LLMRole, Settings, load_settings
 from keiri_agent.design.chat import DesignChat
 from keiri_agent.design.engine import APPLY_MODES
@@ -255,7 +255,7 @@ def render() -> None:
     )
     try:
         settings = load_settings()
-        registry = default_registry()
+        registry = settings_registry(settings)  # the block folders of these settings
         library = TemplateLibrary.load(registry=registry)
     except BlockError as exc:
         render_error(exc)
