@@ -12,7 +12,6 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from keiri_agent.examples import example_data_dir
 from keiri_agent.ui.fields import widget_key
 from keiri_agent.ui.run.page import OUTCOMES_KEY
 from keiri_agent.ui.run.plan_vars import var_key
@@ -89,7 +88,10 @@ def test_the_run_reads_the_uploaded_file(page: AppTest, env: Path) -> None:
     assert saved.read_bytes() == UPLOADED
 
 
-def test_the_sample_default_still_runs(page: AppTest) -> None:
+def test_the_sample_default_is_shown_as_sample_data_and_runs(page: AppTest) -> None:
+    # the bundled file is named as sample data, not by the folder it sits in
+    assert "サンプルデータ: 請求一覧.csv" in _captions(page)
+    assert page.text_input(key=_part("path")).value == ""
     page.button(key="run_start").click().run()
 
     assert not page.exception, page.exception

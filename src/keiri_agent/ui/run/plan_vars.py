@@ -14,6 +14,7 @@ with the page's other inputs (only リセット clears them, uploads included).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -97,6 +98,26 @@ def _file_field(key: str, name: str, label: str, default: Any, kind: str) -> tup
     return value, bool(typed.strip()) and not value
 
 
+def _file_labels(plan: Plan, registry: BlockRegistry, names: PlanNames) -> dict[str, str]:
+    """File var → its field's label: the plan's name of the node that reads it (請求一覧の読み込み),
+    or, where a node reads several files, the name of the block's input (取引先マスタ)."""
+    reading = {
+        name: [use for use in uses if use.mode == "read"]
+        for name, uses in var_paths(plan, registry).items()
+    }
+    per_node = Counter(use.node_id for uses in reading.values() for use in uses)
+    return {
+        name: "・".join(
+            dict.fromkeys(
+                names.node(use.node_id) if per_node[use.node_id] == 1 else use.label or name
+                for use in uses
+            )
+        )
+        for name, uses in reading.items()
+        if uses
+    }
+
+
 def render_vars(
     page: str, plan: Plan, registry: BlockRegistry, names: PlanNames
 ) -> dict[str, Any] | None:
@@ -104,11 +125,8 @@ def render_vars(
     defaults: Mapping[str, Any] = plan.vars or {}
     if not defaults:
         return {}
-    readers = {  # file var → the plan's names of the nodes that read it
-        name: "・".join(dict.fromkeys(names.node(u.node_id) for u in uses if u.mode == "read"))
-        for name, uses in var_paths(plan, registry).items()
-    }
-    reads = {name for name, label in readers.items() if label}
+    readers = _file_labels(plan, registry, names)
+    reads = set(readers)
     values: dict[str, Any] = {}
     refused = False
     with st.expander(VARS_LABEL, expanded=bool(reads)):  # open when it names files to read
