@@ -138,3 +138,16 @@ def test_reset_clears_the_upload(page: AppTest) -> None:
     assert "サンプルデータ: 請求一覧.csv" in _captions(page)
     page.button(key="run_start").click().run()
     assert "INV-2025-0101" in set(_table(page, "請求番号")["請求番号"].astype(str))
+
+
+def test_the_upload_is_kept_for_the_plan_while_another_plan_is_shown(page: AppTest) -> None:
+    # the field is drawn anew on return: its empty uploader is no upload removed
+    page.file_uploader[0].set_value(("元帳.csv", UPLOADED, "text/csv")).run()
+    page.selectbox(key="run_plan").set_value("サンプル: 入金消込").run()
+    assert "アップロードしたファイル: 元帳.csv" not in _captions(page)
+
+    page.selectbox(key="run_plan").set_value("ledger.yaml").run()
+
+    assert "アップロードしたファイル: 元帳.csv" in _captions(page)
+    page.button(key="run_start").click().run()
+    assert list(_table(page, "科目")["科目"]) == ["売掛金", "普通預金"]

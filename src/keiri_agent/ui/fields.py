@@ -313,7 +313,9 @@ class _Field:
             st.session_state[given_key] = provided
         path_key = self.seed("path", "\n".join(p for p in stored if not self._provided(p)))
         upload_key = self.upload_key()
-        had_uploader = upload_key in st.session_state  # not after a page switch
+        marker = self.key("uploaded")  # which upload the field uses, not a widget
+        if upload_key not in st.session_state:  # drawn anew (first, after a page switch or a
+            st.session_state[marker] = None  # reset): it holds no file, and none was removed
         uploads = st.file_uploader(
             self.label,
             type=accept or None,
@@ -326,12 +328,11 @@ class _Field:
         got: list[UploadedFile] = (
             list(uploads) if isinstance(uploads, list) else [uploads] if uploads else []
         )
-        marker = self.key("uploaded")  # which upload the field uses, not a widget
         ids = [upload.file_id for upload in got]
         if ids and st.session_state.get(marker) != ids:
             st.session_state[given_key] = [str(self._save(upload)) for upload in got]
             st.session_state[marker] = ids
-        elif not ids and had_uploader and st.session_state.get(marker):  # the upload removed
+        elif not ids and st.session_state.get(marker):  # the upload removed
             st.session_state[given_key] = []
             st.session_state[marker] = None
         label = "またはサーバー上のパス" + ("（1 行に 1 つ）" if multiple else "")
