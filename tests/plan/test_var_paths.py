@@ -52,6 +52,12 @@ def test_vars_given_to_path_ports_are_found_with_how_they_are_used() -> None:
         "many": [VarPath("text", "paths", "read")],
         "out": [VarPath("write", "output_path", "write")],
     }
+    # each use names its port as people read it (the 実行 page labels a file var with it)
+    assert [use.label for uses in found.values() for use in uses] == [
+        "ファイル",
+        "ファイル",
+        "出力ファイル",
+    ]
 
 
 def test_a_spec_marks_a_path_port_only_as_read_or_write() -> None:

@@ -142,3 +142,36 @@ def test_the_run_page_reconciles_the_example_invoices(app_url: str, page: Page) 
     )
     expect(differences.filter(has_text="東西システム").first).to_be_attached()
     expect(page.get_by_role("button", name="照合結果.xlsx をダウンロード")).to_be_visible()
+
+
+def test_a_file_var_of_the_run_page_takes_an_upload_until_reset(
+    app_url: str, page: Page, tmp_path: Path
+) -> None:
+    from tests.ui.test_run_page_vars import PLAN, UPLOADED
+
+    (tmp_path / "designs").mkdir()
+    (tmp_path / "designs" / "ledger.yaml").write_text(PLAN, encoding="utf-8")
+    ledger = tmp_path / "元帳.csv"
+    ledger.write_bytes(UPLOADED)
+    page.goto(app_url + "/run")
+    expect(page.get_by_role("heading", name="実行", exact=True)).to_be_visible(timeout=TIMEOUT_MS)
+    page.get_by_test_id("stSelectbox").filter(has_text="Plan").click()
+    page.get_by_role("option", name="ledger.yaml", exact=True).click()
+    expect(page.get_by_text("サンプルデータ: 請求一覧.csv", exact=True)).to_be_visible()
+
+    _upload(page, "元帳の読み込み", ledger)
+    page.get_by_role("button", name="実行", exact=True).click()
+
+    expect(page.get_by_text("成功しました")).to_be_visible(timeout=TIMEOUT_MS)
+    cells = page.get_by_test_id("stDataFrame").get_by_role("gridcell", include_hidden=True)
+    expect(cells.filter(has_text="売掛金").first).to_be_attached()
+
+    page.get_by_role("button", name="リセット", exact=True).click()
+    expect(page.get_by_text("サンプルデータ: 請求一覧.csv", exact=True)).to_be_visible()
+    expect(page.get_by_text("アップロードしたファイル: 元帳.csv", exact=True)).to_have_count(0)
+    # the next run reads the sample again: the browser no longer holds (and resends) the upload
+    page.get_by_role("button", name="実行", exact=True).click()
+    expect(page.get_by_text("成功しました")).to_be_visible(timeout=TIMEOUT_MS)
+    cells = page.get_by_test_id("stDataFrame").get_by_role("gridcell", include_hidden=True)
+    expect(cells.filter(has_text="売掛金")).to_have_count(0)
+    expect(cells.filter(has_text="INV-2025-0101").first).to_be_attached()

@@ -166,6 +166,23 @@ def test_an_upload_is_saved_and_its_path_becomes_the_value(app: AppTest, tmp_pat
     assert app.session_state["returned"]["evidence"] == str(path)
 
 
+def test_an_upload_survives_a_page_switch_and_the_reruns_after_it(
+    app: AppTest, tmp_path: Path
+) -> None:
+    app.session_state["upload_dir"] = str(tmp_path / "uploads")
+    app.run()
+    app.file_uploader[0].set_value(("証跡.zip", b"PK\x05\x06" + bytes(18), "application/zip"))
+    app.run()
+    app.session_state["page"] = "other"
+    app.run()
+    app.session_state["page"] = "fields"
+    app.run()  # the uploader is drawn anew, empty: that is no upload removed
+    app.run()
+
+    assert Path(app.session_state["returned"]["evidence"]).name == "証跡.zip"
+    assert "アップロードしたファイル: 証跡.zip" in [c.value for c in app.caption]
+
+
 def test_uploads_default_to_a_session_folder_under_the_workspace(
     app: AppTest, tmp_path: Path
 ) -> None:

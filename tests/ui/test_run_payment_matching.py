@@ -1,9 +1,9 @@
 """入金消込 on the 実行 page (issue 35), driven with Streamlit's AppTest.
 
-The example plan takes its files as vars: the page shows them as 設定値 seeded with the bundled
-sample, a person ticks ``confirm``, runs, sees the 要確認 lines asked for with their candidates,
-picks the customer of the parent company's transfer and asks to remember the name; the result
-shows the four sheets, and the learned-names store holds the name for the next run.
+The example plan takes its files as vars: the page shows them as 設定値 file fields seeded with
+the bundled sample, a person ticks ``confirm``, runs, sees the 要確認 lines asked for with their
+candidates, picks the customer of the parent company's transfer and asks to remember the name;
+the result shows the four sheets, and the learned-names store holds the name for the next run.
 """
 
 from __future__ import annotations
@@ -40,6 +40,10 @@ def _answer_key(field: str) -> str:
     return widget_key(session_key(PLAN_ID, "confirm_review", version), field, "value")
 
 
+def _bank_path() -> str:
+    return widget_key(var_key("run", PLAN_ID, "bank"), "bank", "path")
+
+
 def _tab_labels(page: AppTest) -> list[str]:
     return [str(tab.label) for tab in page.tabs]
 
@@ -47,8 +51,18 @@ def _tab_labels(page: AppTest) -> list[str]:
 def test_the_vars_are_fields_seeded_with_the_sample_and_the_run_shows_four_sheets(
     page: AppTest,
 ) -> None:
-    bank = page.text_input(key=var_key("run", PLAN_ID, "bank"))
-    assert Path(bank.value) == example_data_dir() / "payment_matching" / "振込入金通知.txt"
+    bank = page.session_state[var_key("run", PLAN_ID, "bank")]["bank"]
+    assert Path(bank) == example_data_dir() / "payment_matching" / "振込入金通知.txt"
+    captions = [str(c.value) for c in page.caption]
+    assert "サンプルデータ: 振込入金通知.txt" in captions
+    # each file var named as the plan names its reader, or the block's input where one node
+    # reads several files
+    assert [str(u.label) for u in page.file_uploader] == [
+        "請求一覧の読み込み",
+        "銀行の入金ファイルの読み込み",
+        "取引先マスタ",
+        "学習済みの名義",
+    ]
     assert page.checkbox(key=var_key("run", PLAN_ID, "confirm")).value is False
 
     page.button(key="run_start").click().run()
@@ -108,7 +122,7 @@ def test_a_var_file_outside_the_workspace_is_refused_and_nothing_runs(
     outside = env / "elsewhere" / "振込入金通知.txt"
     outside.parent.mkdir()
     outside.write_bytes((example_data_dir() / "payment_matching" / "振込入金通知.txt").read_bytes())
-    page.text_input(key=var_key("run", PLAN_ID, "bank")).set_value(str(outside)).run()
+    page.text_input(key=_bank_path()).set_value(str(outside)).run()
 
     assert not page.exception, page.exception
     assert any("作業ディレクトリ" in str(e.value) for e in page.error)

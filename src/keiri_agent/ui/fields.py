@@ -13,11 +13,11 @@ cleared only by :func:`reset_fields` (an explicit リセット).
 Uploaded files are saved under ``upload_dir`` (by default one folder per browser session under
 ``KEIRI_WORKSPACE_ROOT``) and the saved path becomes the value; the field says which file it
 uses by name (アップロードしたファイル: 売上明細.csv), never by the folder the app keeps it in.
-The same holds for the bundled sample data (the 実行 page's サンプルデータを使う). Beside the
-uploader, a path on the server can be typed instead: a typed path wins over an upload. A typed
-path (there, or in a folder field) is a value only inside the folders
-``keiri_agent.ui.server_paths`` allows; any other is refused with its error under the field, and
-the field has no value.
+The same holds for the bundled sample data (the 実行 page's サンプルデータを使う, and the defaults
+of its file vars: ``ui.run.plan_vars`` draws each as a file field). Beside the uploader, a path
+on the server can be typed instead: a typed path wins over an upload. A typed path (there, or
+in a folder field) is a value only inside the folders ``keiri_agent.ui.server_paths`` allows;
+any other is refused with its error under the field, and the field has no value.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from __future__ import annotations
 import io
 import math
 import re
+import uuid
 from collections.abc import Mapping, MutableMapping, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -54,6 +55,7 @@ __all__ = [
 
 WIDGET_PREFIX: Final = "fields::"
 UPLOAD_DIR_KEY: Final = "fields_upload_dir"  # one upload folder per browser session
+UPLOAD_TOKEN_CHARS: Final = 8  # hex digits of an uploader's key token: unique per field and reset
 REQUIRED_MARK: Final = "（必須）"
 BOOLEAN_LABELS: Final = {True: "はい", False: "いいえ"}
 _BRACKETS: Final = re.compile(r"[（(][^）)]*[）)]")
@@ -63,8 +65,8 @@ _FORMAT_WORDS: Final = re.compile(
 
 
 def widget_key(store_key: str, field_id: str, part: str = "value") -> str:
-    """The Session State key of one widget of a field (``part``: value, path, upload, editor,
-    csv). Widgets of all fields start with ``fields::{store_key}::``."""
+    """The Session State key of one widget of a field (``part``: value, path, upload_<token>,
+    editor, csv). Widgets of all fields start with ``fields::{store_key}::``."""
     return f"{WIDGET_PREFIX}{store_key}::{field_id}::{part}"
 
 
@@ -310,12 +312,15 @@ class _Field:
         if self.key("path") not in st.session_state:  # first shown, or back from another page
             st.session_state[given_key] = provided
         path_key = self.seed("path", "\n".join(p for p in stored if not self._provided(p)))
-        had_uploader = self.key("upload") in st.session_state  # not after a page switch
+        upload_key = self.upload_key()
+        marker = self.key("uploaded")  # which upload the field uses, not a widget
+        if upload_key not in st.session_state:  # drawn anew (first, after a page switch or a
+            st.session_state[marker] = None  # reset): it holds no file, and none was removed
         uploads = st.file_uploader(
             self.label,
             type=accept or None,
             accept_multiple_files=multiple,
-            key=self.key("upload"),
+            key=upload_key,
             help=self.help,
             disabled=self.disabled,
         )
@@ -323,12 +328,11 @@ class _Field:
         got: list[UploadedFile] = (
             list(uploads) if isinstance(uploads, list) else [uploads] if uploads else []
         )
-        marker = self.key("uploaded")  # which upload the field uses, not a widget
         ids = [upload.file_id for upload in got]
         if ids and st.session_state.get(marker) != ids:
             st.session_state[given_key] = [str(self._save(upload)) for upload in got]
             st.session_state[marker] = ids
-        elif not ids and had_uploader and st.session_state.get(marker):  # the upload removed
+        elif not ids and st.session_state.get(marker):  # the upload removed
             st.session_state[given_key] = []
             st.session_state[marker] = None
         label = "またはサーバー上のパス" + ("（1 行に 1 つ）" if multiple else "")
@@ -341,6 +345,16 @@ class _Field:
             for path in chosen:
                 st.caption(f"{self._provided(path) or '使うファイル'}: {Path(path).name}")
         return chosen if multiple else next(iter(chosen), None)
+
+    def upload_key(self) -> str:
+        """The uploader's key, new after each リセット: a browser keeps the files of an uploader
+        whose state the server deleted and sends them again, but empties an uploader with a new
+        key. The key's token is kept beside the field's widgets (not a widget: it survives page
+        switches) and goes with them when a reset deletes them."""
+        token = self.key("upload_token")
+        if token not in st.session_state:
+            st.session_state[token] = uuid.uuid4().hex[:UPLOAD_TOKEN_CHARS]
+        return self.key(f"upload_{st.session_state[token]}")
 
     def _save(self, upload: UploadedFile) -> Path:
         from keiri_agent.workspace import confine

@@ -11,7 +11,7 @@ their paths themselves, as every block does).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from keiri_agent.blocks.registry import BlockRegistry
@@ -23,11 +23,13 @@ __all__ = ["VarPath", "var_paths"]
 
 @dataclass(frozen=True)
 class VarPath:
-    """A var given to a path port: the node, its port, and whether the block reads or writes."""
+    """A var given to a path port: the node, its port, whether the block reads or writes, and
+    the port's Japanese name (for people; not part of what the use is)."""
 
     node_id: str
     port: str
     mode: str  # "read" | "write"
+    label: str = field(default="", compare=False)
 
 
 def _var_names(value: Any) -> Iterator[str]:
@@ -60,5 +62,7 @@ def var_paths(plan: Plan, registry: BlockRegistry) -> dict[str, list[VarPath]]:
             continue
         for port, mode in spec.path_inputs().items():
             for name in _var_names(node.inputs.get(port)):
-                found.setdefault(name, []).append(VarPath(node.id, port, mode))
+                found.setdefault(name, []).append(
+                    VarPath(node.id, port, mode, spec.port_label(port))
+                )
     return found

@@ -276,7 +276,7 @@ def render() -> None:
             render_ui_node(node, name=names.node(node.node_id))
     if not nodes:
         st.caption("実行前に入力する項目はありません（必要な入力は実行中に尋ねます）。")
-    plan_vars = render_vars(PAGE, plan, registry, settings)
+    plan_vars = render_vars(PAGE, plan, registry, names)
     left, right, _ = st.columns([1, 1, 5])
     with left:
         clicked = st.button(

@@ -3,14 +3,18 @@
 A plan run from the CLI takes its vars with ``--var``; on the page each var is a field, seeded
 from the plan's default: a checkbox for true/false, a number field for numbers, a text field
 for text and for null (left empty: null), YAML for lists and mappings. A var given to a block
-as a file it reads (``plan.var_paths``) must lie where the page may read (the workspace or the
-example data, :mod:`keiri_agent.ui.server_paths`), as the page's file fields must; an example
-plan's default ``examples/...`` is the bundled sample file. Values are kept per plan with the
-page's other inputs (only リセット clears them).
+as a file it reads (``plan.var_paths``) is the app's file field (:mod:`keiri_agent.ui.fields`,
+as in the input nodes): a file uploaded there (saved in the workspace's uploads folder, where
+the run reads it) or a path typed on the server, which must lie where the page may read (the
+workspace or the example data, :mod:`keiri_agent.ui.server_paths`); a refused path stops the
+run. Such a field is named as the plan names the node that reads it; an example plan's default
+``examples/...`` is the bundled sample file, shown as サンプルデータ. Values are kept per plan
+with the page's other inputs (only リセット clears them, uploads included).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -18,13 +22,12 @@ import streamlit as st
 import yaml
 
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError
 from keiri_agent.examples import example_path
-from keiri_agent.plan import Plan, load_yaml, var_paths
+from keiri_agent.plan import Plan, PlanNames, load_yaml, var_paths
 from keiri_agent.ui import session_state
 from keiri_agent.ui.error_view import render_error
-from keiri_agent.ui.server_paths import check_server_path, data_areas
+from keiri_agent.ui.fields import WIDGET_PREFIX, render_fields, widget_key
 
 __all__ = ["VARS_LABEL", "render_vars", "reset_vars", "var_key"]
 
@@ -32,16 +35,18 @@ VARS_LABEL: Final = "設定値（vars）"
 
 
 def var_key(page: str, plan_id: str, name: str) -> str:
-    """The Session State key of the field of var ``name`` of ``plan_id``."""
+    """The Session State key of the field of var ``name`` of ``plan_id`` (for a file var: the
+    key its file field keeps its value under)."""
     return session_state.page_key(page, f"var:{plan_id}:{name}")
 
 
 def reset_vars(page: str, plan_id: str) -> None:
-    """Forget the values given to the vars of ``plan_id`` (the page's リセット)."""
+    """Forget the values given to the vars of ``plan_id`` (the page's リセット), uploads too."""
     prefix = var_key(page, plan_id, "")
     kept = session_state.kept(page)
-    for key in [k for k in map(str, st.session_state.keys()) if k.startswith(prefix)]:
-        del st.session_state[key]
+    for key in map(str, list(st.session_state.keys())):
+        if key.startswith((prefix, WIDGET_PREFIX + prefix)):
+            del st.session_state[key]
     for key in [k for k in kept if k.startswith(prefix)]:
         del kept[key]
 
@@ -64,37 +69,83 @@ def _field(page: str, key: str, name: str, default: Any) -> Any:
     return load_yaml(text) if text.strip() else None
 
 
+def _file_kind(default: Any) -> str | None:
+    """The file field a read var's default fits: one file, several, or None (not paths)."""
+    if default is None or isinstance(default, str):
+        return "file"
+    if isinstance(default, list) and all(isinstance(item, str) for item in default):
+        return "files"
+    return None
+
+
+def _file_field(key: str, name: str, label: str, default: Any, kind: str) -> tuple[Any, bool]:
+    """The file var ``name`` as the app's file field (upload or typed path): its value, and
+    whether a typed path was refused (its error is shown under the field)."""
+    requirement = {
+        "id": name,
+        "type": kind,
+        "label": label,
+        "required": False,
+        "default": default,
+        "description": f"設定値 {name}（CLI の --var {name}=…）",
+    }
+    try:
+        value = render_fields([requirement], store_key=key).get(name)
+    except BlockError as exc:  # a var name no input field may have (approved, response)
+        render_error(exc)
+        return None, True
+    typed = str(st.session_state.get(widget_key(key, name, "path")) or "")
+    return value, bool(typed.strip()) and not value
+
+
+def _file_labels(plan: Plan, registry: BlockRegistry, names: PlanNames) -> dict[str, str]:
+    """File var → its field's label: the plan's name of the node that reads it (請求一覧の読み込み),
+    or, where a node reads several files, the name of the block's input (取引先マスタ)."""
+    reading = {
+        name: [use for use in uses if use.mode == "read"]
+        for name, uses in var_paths(plan, registry).items()
+    }
+    per_node = Counter(use.node_id for uses in reading.values() for use in uses)
+    return {
+        name: "・".join(
+            dict.fromkeys(
+                names.node(use.node_id) if per_node[use.node_id] == 1 else use.label or name
+                for use in uses
+            )
+        )
+        for name, uses in reading.items()
+        if uses
+    }
+
+
 def render_vars(
-    page: str, plan: Plan, registry: BlockRegistry, settings: Settings
+    page: str, plan: Plan, registry: BlockRegistry, names: PlanNames
 ) -> dict[str, Any] | None:
     """Draw the plan's vars; their values, or None when one is refused (the error is shown)."""
     defaults: Mapping[str, Any] = plan.vars or {}
     if not defaults:
         return {}
-    reads = {
-        name
-        for name, uses in var_paths(plan, registry).items()
-        if any(u.mode == "read" for u in uses)
-    }
+    readers = _file_labels(plan, registry, names)
+    reads = set(readers)
     values: dict[str, Any] = {}
     refused = False
     with st.expander(VARS_LABEL, expanded=bool(reads)):  # open when it names files to read
         st.caption(
             "Plan の vars（CLI の --var と同じもの）です。空欄は null（指定なし）になります。"
-            "読み込むファイルは作業ディレクトリかサンプルデータの中のものを指定してください。"
+            "読み込むファイルはアップロードするか、作業ディレクトリかサンプルデータの中の"
+            "パスを指定してください。"
         )
         for name, default in defaults.items():
-            try:
-                value = _field(page, var_key(page, plan.id, name), name, example_path(default))
-                if name in reads and isinstance(value, str):
-                    value = str(check_server_path(value, data_areas(settings), label=name))
-            except BlockError as exc:
-                render_error(exc)
-                refused = True
+            key = var_key(page, plan.id, name)
+            default = example_path(default)
+            kind = _file_kind(default) if name in reads else None
+            if kind is not None:
+                values[name], wrong = _file_field(key, name, readers[name], default, kind)
+                refused = refused or wrong
                 continue
+            try:
+                values[name] = _field(page, key, name, default)
             except yaml.YAMLError as exc:
                 st.error(f"{name} の値を YAML として読めません: {str(exc).splitlines()[0]}")
                 refused = True
-                continue
-            values[name] = value
     return None if refused else values

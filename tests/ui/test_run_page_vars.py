@@ -1,0 +1,153 @@
+"""The 実行 page's file vars (設定値 a block reads as a file) as the app's file field: a file
+uploaded there is what the run reads, the example's sample default still runs, a typed path
+outside the allowed folders is refused in Japanese and nothing runs, and リセット clears the
+upload. Driven with Streamlit's AppTest (its ``file_uploader`` takes a file as a browser
+sends it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from keiri_agent.ui.fields import widget_key
+from keiri_agent.ui.run.page import OUTCOMES_KEY
+from keiri_agent.ui.run.plan_vars import var_key
+from tests.ui.conftest import run_page
+
+PAGE_TIMEOUT_S = 120
+PLAN_ID = "tests/ledger_vars"
+PLAN = f"""\
+apiVersion: v1
+id: {PLAN_ID}
+version: 1.0.0
+vars:
+  ledger: examples/data/payment_matching/請求一覧.csv
+  month: 2025-01
+graph:
+  - id: read_ledger
+    description: 元帳の読み込み
+    block: file.read_table
+    in:
+      path: ${{vars.ledger}}
+    out:
+      rows: ledger_rows
+"""
+UPLOADED = "科目,金額\n売掛金,123456\n普通預金,98765\n".encode()
+
+
+@pytest.fixture
+def page(env: Path) -> AppTest:
+    designs = env / "designs"
+    designs.mkdir()
+    (designs / "ledger.yaml").write_text(PLAN, encoding="utf-8")
+    app = AppTest.from_function(run_page, default_timeout=PAGE_TIMEOUT_S)
+    app.run()
+    return app.selectbox(key="run_plan").set_value("ledger.yaml").run()
+
+
+def _part(part: str) -> str:
+    return widget_key(var_key("run", PLAN_ID, "ledger"), "ledger", part)
+
+
+def _captions(page: AppTest) -> list[str]:
+    return [str(c.value) for c in page.caption]
+
+
+def _table(page: AppTest, column: str) -> pd.DataFrame:
+    for frame in page.dataframe:
+        if column in frame.value.columns:
+            return frame.value
+    raise AssertionError(f"no table has the column {column}")
+
+
+def test_a_file_var_is_an_upload_field_named_as_the_plan_names_its_reader(
+    page: AppTest,
+) -> None:
+    (uploader,) = page.file_uploader
+    assert uploader.label == "元帳の読み込み"
+    assert page.text_input(key=_part("path")).label == "またはサーバー上のパス"
+    assert "サンプルデータ: 請求一覧.csv" in _captions(page)
+
+
+def test_the_run_reads_the_uploaded_file(page: AppTest, env: Path) -> None:
+    page.file_uploader[0].set_value(("元帳.csv", UPLOADED, "text/csv")).run()
+    assert "アップロードしたファイル: 元帳.csv" in _captions(page)
+
+    page.button(key="run_start").click().run()
+
+    assert not page.exception, page.exception
+    assert any("成功しました" in str(s.value) for s in page.success)
+    shown = _table(page, "科目")
+    assert list(shown["科目"]) == ["売掛金", "普通預金"]
+    assert [int(v) for v in shown["金額"]] == [123456, 98765]
+    saved = Path(page.session_state[var_key("run", PLAN_ID, "ledger")]["ledger"])
+    assert saved.is_relative_to(env / "workspace")  # where the page may read
+    assert saved.read_bytes() == UPLOADED
+
+
+def test_the_sample_default_is_shown_as_sample_data_and_runs(page: AppTest) -> None:
+    # the bundled file is named as sample data, not by the folder it sits in
+    assert "サンプルデータ: 請求一覧.csv" in _captions(page)
+    assert page.text_input(key=_part("path")).value == ""
+    page.button(key="run_start").click().run()
+
+    assert not page.exception, page.exception
+    assert any("成功しました" in str(s.value) for s in page.success)
+    assert "INV-2025-0101" in set(_table(page, "請求番号")["請求番号"].astype(str))
+
+
+def test_a_typed_path_outside_the_allowed_folders_is_refused_and_nothing_runs(
+    page: AppTest, env: Path
+) -> None:
+    outside = env / "elsewhere" / "元帳.csv"
+    outside.parent.mkdir()
+    outside.write_bytes(UPLOADED)
+    page.text_input(key=_part("path")).set_value(str(outside)).run()
+
+    assert not page.exception, page.exception
+    (error,) = page.error
+    assert "「元帳の読み込み」のパス" in str(error.value)
+    assert "作業ディレクトリ" in str(error.value)
+    page.button(key="run_start").click().run()
+    assert PLAN_ID not in page.session_state[OUTCOMES_KEY]
+    assert not (env / "runs" / "tests" / "ledger_vars").exists()
+
+
+def test_a_typed_path_in_the_workspace_is_read(page: AppTest, env: Path) -> None:
+    inside = env / "workspace" / "元帳.csv"
+    inside.parent.mkdir(parents=True, exist_ok=True)
+    inside.write_bytes(UPLOADED)
+    page.text_input(key=_part("path")).set_value(str(inside)).run()
+    page.button(key="run_start").click().run()
+
+    assert not page.exception, page.exception
+    assert list(_table(page, "科目")["科目"]) == ["売掛金", "普通預金"]
+
+
+def test_reset_clears_the_upload(page: AppTest) -> None:
+    page.file_uploader[0].set_value(("元帳.csv", UPLOADED, "text/csv")).run()
+    assert "アップロードしたファイル: 元帳.csv" in _captions(page)
+
+    page.button(key="run_reset").click().run()
+
+    assert not page.exception, page.exception
+    assert "アップロードしたファイル: 元帳.csv" not in _captions(page)
+    assert "サンプルデータ: 請求一覧.csv" in _captions(page)
+    page.button(key="run_start").click().run()
+    assert "INV-2025-0101" in set(_table(page, "請求番号")["請求番号"].astype(str))
+
+
+def test_the_upload_is_kept_for_the_plan_while_another_plan_is_shown(page: AppTest) -> None:
+    # the field is drawn anew on return: its empty uploader is no upload removed
+    page.file_uploader[0].set_value(("元帳.csv", UPLOADED, "text/csv")).run()
+    page.selectbox(key="run_plan").set_value("サンプル: 入金消込").run()
+    assert "アップロードしたファイル: 元帳.csv" not in _captions(page)
+
+    page.selectbox(key="run_plan").set_value("ledger.yaml").run()
+
+    assert "アップロードしたファイル: 元帳.csv" in _captions(page)
+    page.button(key="run_start").click().run()
+    assert list(_table(page, "科目")["科目"]) == ["売掛金", "普通預金"]
