@@ -68,7 +68,8 @@ def _cases(tmp: Path) -> list[tuple[BaseException, str]]:
         (_raised(lambda: re.compile("(unclosed")), "正規表現"),
         (_raised(lambda: __import__("no_such_module_here")), "no_such_module_here"),
         (ValueError("something went wrong deep inside"), "ValueError"),
-        (KeyError("missing_key"), "KeyError"),
+        (KeyError("run_id"), "項目 run_id がありません"),
+        (RuntimeError("worker crashed"), "RuntimeError"),
     ]
 
 

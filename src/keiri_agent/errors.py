@@ -386,15 +386,16 @@ _BY_ERRNO: Final[dict[int, str]] = {
 }
 
 
-def _os_reason(exc: OSError) -> str:
+def _os_reason(exc: OSError) -> str | None:
     if exc.errno in _BY_ERRNO:
         return _BY_ERRNO[exc.errno]
     if isinstance(exc, TimeoutError):
         return "時間内に応答がありません"
     if isinstance(exc, ConnectionError):
         return "接続先とつながりません"
-    code = f"、エラー番号 {exc.errno}" if isinstance(exc.errno, int) else ""
-    return f"OS がファイルまたは接続の操作を拒みました（{type(exc).__name__}{code}）"
+    if isinstance(exc.errno, int):
+        return f"OS がファイルまたは接続の操作を拒みました（{type(exc).__name__}、エラー番号 {exc.errno}）"
+    return None  # a library's OSError without an errno (PIL's unreadable image, say)
 
 
 def _marked_reason(exc: Any) -> str:
@@ -455,12 +456,16 @@ def reason_of(exc: BaseException) -> str:
         return f"文字コードが {exc.encoding.upper()} ではありません（{exc.start + 1} バイト目）"
     if isinstance(exc, UnicodeEncodeError):
         return f"{exc.encoding.upper()} で表せない文字があります（{exc.start + 1} 文字目）"
-    if isinstance(exc, OSError):
-        return _os_reason(exc)
+    if isinstance(exc, OSError) and (said := _os_reason(exc)) is not None:
+        return said
     for module, name, reason in _LIBRARY_REASONS:
         cls = getattr(sys.modules.get(module), name, None)
         if isinstance(cls, type) and isinstance(exc, cls):
             return str(reason(exc))
+    if isinstance(exc, AttributeError) and exc.name:
+        return f"{exc.name} という名前が見つかりません"
+    if isinstance(exc, KeyError) and exc.args:
+        return f"必要な項目 {exc.args[0]} がありません"
     if isinstance(exc, MemoryError):
         return "メモリが足りません"
     if isinstance(exc, ImportError):

@@ -34,7 +34,7 @@ from keiri_agent.design.snippets import (
     all_nodes,
     check_export_from,
 )
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, reason_of
 from keiri_agent.llm.field_problems import field_problems
 from keiri_agent.plan import BlockNode, Loc, Node, format_path, load_yaml
 
@@ -267,7 +267,7 @@ def load_template_file(
     try:
         data = load_yaml(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        return None, [f"YAML として読めません: {exc}"]
+        return None, [f"YAML として読めません: {reason_of(exc)}"]
     if not isinstance(data, Mapping):
         return None, [
             "テンプレートの先頭は id・title・graph_snippet などを持つマッピングにしてください。"
