@@ -248,7 +248,7 @@ def check_template(spec: TemplateSpec, registry: BlockRegistry) -> list[str]:
         problems += check_export_from(f"exports.{alias}.from", export.from_, top, registry)
     layout = spec.ui_suggestions.layout if spec.ui_suggestions else []
     where = "ui_suggestions.layout"
-    problems += [f"{where} の '{e}' は最上位ノードではありません。" for e in layout if e not in top]
+    problems += [f"{where} の '{n}' は最上位ノードではありません。" for n in layout if n not in top]
     if len(set(layout)) != len(layout):
         problems.append(f"{where} に同じノードが二度あります。")
     for node in nodes if layout else []:
