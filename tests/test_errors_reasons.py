@@ -6,7 +6,6 @@ import csv
 import errno
 import io
 import json
-import os
 import re
 import sqlite3
 import zipfile
@@ -90,17 +89,6 @@ def test_every_kind_of_exception_gets_a_japanese_reason_and_keeps_its_own_words(
 
 def test_a_block_error_is_its_own_reason() -> None:
     assert reason_of(BlockError("請求書が空です。")) == "請求書が空です。"
-
-
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
-def test_a_file_without_read_permission_says_so_in_japanese(tmp_path: Path) -> None:
-    file = tmp_path / "notes.txt"
-    file.write_text("memo", encoding="utf-8")
-    file.chmod(0)
-    with pytest.raises(BlockError) as caught:
-        UserFile("", hint="", unreadable="メモ {file} を読めません").read_text(file)
-    assert caught.value.message == f"メモ {file} を読めません: アクセスする権限がありません"
-    assert "Permission denied" in caught.value.details["cause"]
 
 
 def test_a_folder_given_as_a_file_says_it_is_a_folder(tmp_path: Path) -> None:
