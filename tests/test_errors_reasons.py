@@ -17,6 +17,7 @@ from openpyxl import load_workbook
 from pydantic import BaseModel
 
 from keiri_agent.errors import BlockError, UserFile, cause_of, reason_of
+from keiri_agent.plan._dsl.yaml_read import YamlLimitError
 
 # A word of three or more Latin letters: what an English library message is made of.
 _ENGLISH = re.compile(r"[A-Za-z]{3,}")
@@ -87,8 +88,10 @@ def test_every_kind_of_exception_gets_a_japanese_reason_and_keeps_its_own_words(
         assert cause_of(exc) == f"{type(exc).__name__}: {exc}"
 
 
-def test_a_block_error_is_its_own_reason() -> None:
+def test_this_packages_own_errors_are_their_own_reason() -> None:
     assert reason_of(BlockError("請求書が空です。")) == "請求書が空です。"
+    limit = YamlLimitError("エイリアスの展開が上限を超えました")  # also a yaml.YAMLError
+    assert reason_of(limit) == "エイリアスの展開が上限を超えました"
 
 
 def test_a_folder_given_as_a_file_says_it_is_a_folder(tmp_path: Path) -> None:
