@@ -446,9 +446,10 @@ _LIBRARY_REASONS: Final[tuple[tuple[str, str, Any], ...]] = (
 def reason_of(exc: BaseException) -> str:
     """Why ``exc`` happened, in Japanese, without the library's English text.
 
-    This package's own exceptions say their Japanese message; an OSError by its errno, a decoding error by its encoding, a YAML or JSON error by its line
-    and column, a Pydantic error by the fields it names; anything else a generic reason with the
-    exception's type. The library's own text goes into ``details['cause']`` (``cause_of``).
+    This package's own exceptions say their Japanese message; an OSError by its errno, a
+    decoding error by its encoding, a YAML or JSON error by its line and column, a Pydantic
+    error by the fields it names; anything else a generic reason with the exception's type.
+    The library's own text goes into ``details['cause']`` (``cause_of``).
     """
     if isinstance(exc, KeiriError):  # this package's own: Japanese already
         return str(getattr(exc, "message", None) or exc)
