@@ -97,3 +97,73 @@ def test_no_module_imports_a_private_name_of_another() -> None:
                 private = [n for n in names if n.startswith("_") and not n.startswith("__")]
                 found += [f"{path.relative_to(SRC)}: {node.module}.{n}" for n in private]
     assert found == []
+
+
+# An exception's own text is English (``[Errno 13] Permission denied``); a message says
+# ``errors.reason_of(exc)`` and keeps ``errors.cause_of(exc)`` in its details. These f-strings
+# may still carry the raw text, each for the reason given: (module, enclosing function).
+RAW_EXCEPTION_TEXT_ALLOWED = {
+    # What cause_of is for: the library's own words, for details['cause'].
+    ("errors.py", "cause_of"),
+    # Problem texts for the model that writes CodeAct code: it reads the library's words.
+    ("agents/convert/fallback.py", "_arrow_ready"),
+    ("agents/convert/fallback.py", "_stage_inputs"),
+    ("agents/convert/failure.py", "fallback_reason"),
+    # A tool's error goes back to the helpdesk model as the tool's result.
+    ("agents/helpdesk/toolcalls.py", "_run_tool"),
+    # The fork server's own stderr log, read by an operator, never a user's screen.
+    ("sandbox/forkserver.py", "ensure"),
+    # An exception that cannot be pickled crosses from the parser child as a RuntimeError.
+    ("documents/bounded.py", "_exception_payload"),
+    # Exceptions of this package whose text is Japanese already: the dry run's unknown value
+    # (a reference), YamlLimitError's problem, NotPersistable (says reason_of itself).
+    ("plan/_dryrun/evaluator.py", "condition"),
+    ("plan/_dsl/loader.py", "parse_source"),
+    ("plan/_run/engine.py", "complete"),
+    # Another engineer's module (ui/fields.py): left to that change.
+    ("ui/fields.py", "_csv_table"),
+}
+# The attributes of an exception that hold a library's English words.
+RAW_EXCEPTION_ATTRIBUTES = frozenset({"strerror", "msg", "problem", "args", "reason"})
+
+
+def _raw_exception_texts(path: Path) -> list[tuple[str, str, int]]:
+    """(enclosing function, source, line) of every f-string part that shows an exception's text."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    caught = {n.name for n in ast.walk(tree) if isinstance(n, ast.ExceptHandler) and n.name}
+    names = caught | {"exc", "e", "err"}
+    found: list[tuple[str, str, int]] = []
+
+    def raw(value: ast.expr) -> bool:
+        if isinstance(value, ast.Name):
+            return value.id in names
+        if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name):
+            return value.value.id in names and value.attr in RAW_EXCEPTION_ATTRIBUTES
+        if isinstance(value, ast.BoolOp):  # exc.strerror or exc
+            return any(raw(v) for v in value.values)
+        return False
+
+    def visit(node: ast.AST, function: str) -> None:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            function = node.name
+        if isinstance(node, ast.keyword) and node.arg == "reason":
+            return  # documents' failures: ``reason`` is a detail, not the message
+        if isinstance(node, ast.JoinedStr):
+            for part in node.values:
+                if isinstance(part, ast.FormattedValue) and raw(part.value):
+                    found.append((function, ast.unparse(part.value), node.lineno))
+        for child in ast.iter_child_nodes(node):
+            visit(child, function)
+
+    visit(tree, "")
+    return found
+
+
+def test_no_message_shows_an_exceptions_own_text() -> None:
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        module = str(path.relative_to(SRC))
+        for function, source, line in _raw_exception_texts(path):
+            if (module, function) not in RAW_EXCEPTION_TEXT_ALLOWED:
+                found.append(f"{module}:{line} {function}: {{{source}}}")
+    assert found == []

@@ -85,7 +85,8 @@ def test_a_user_file_that_cannot_be_read_says_why(tmp_path: Path) -> None:
             _NOTES.read_text(file)
         assert caught.value.code == ErrorCode.FILE_UNREADABLE
         assert caught.value.message.startswith(f"メモ {file} を読めません: ")
-        assert caught.value.details == {"file": str(file)}
+        assert caught.value.details["file"] == str(file)
+        assert caught.value.details["cause"].startswith(("UnicodeDecodeError", "IsADirectoryError"))
 
 
 def test_a_parse_failure_inside_reading_is_unreadable_and_other_errors_pass(tmp_path: Path) -> None:
@@ -103,4 +104,5 @@ def test_without_a_missing_message_a_missing_file_is_unreadable(tmp_path: Path) 
     with pytest.raises(BlockError) as caught:
         plain.read_text(tmp_path / "gone.py")
     assert caught.value.code == ErrorCode.FILE_UNREADABLE
-    assert "No such file" in caught.value.message
+    assert caught.value.message.endswith("を読み込めません: ファイルまたはフォルダがありません")
+    assert "No such file" in caught.value.details["cause"]

@@ -50,16 +50,24 @@ Exception tree::
 
 Codes are the seed's list plus the ones later work needs; new codes go into ``ErrorCode``. Plan
 validation and dry-run findings have their own codes: ``IssueCode`` (docs/issue-codes.md).
+
+A library's exception text is English (``[Errno 13] Permission denied``, PyYAML's ``mapping values
+are not allowed here``): a message never shows it. ``reason_of(exc)`` says in Japanese why the
+operation failed (by errno, by the line and column of a YAML or JSON error, ...) and
+``cause_of(exc)`` keeps the library's own words for ``details['cause']`` (support and logs);
+``tests/test_code_rules.py`` refuses an f-string that puts an exception's text into a message.
 """
 
 from __future__ import annotations
 
+import errno
+import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 __all__ = [
     "LOCAL_MODEL_HINT",
@@ -74,7 +82,9 @@ __all__ = [
     "LLMTimeoutError",
     "PathEscapeError",
     "UserFile",
+    "cause_of",
     "check_choice",
+    "reason_of",
 ]
 
 
@@ -315,12 +325,12 @@ class UserFile:
         with self.reading(file):
             return file.read_text(encoding="utf-8")
 
-    def _unreadable(self, file: Path | str, exc: object) -> BlockError:
+    def _unreadable(self, file: Path | str, exc: BaseException) -> BlockError:
         return BlockError(
-            f"{self.unreadable.format(file=file)}: {exc}",
+            f"{self.unreadable.format(file=file)}: {reason_of(exc)}",
             code=self.unreadable_code,
             hint=self.unreadable_hint,
-            details={"file": str(file)},
+            details={"file": str(file), "cause": cause_of(exc)},
         )
 
 
@@ -344,3 +354,130 @@ def check_choice(
             hint=f"{' / '.join(choices)} のいずれかを指定してください。" if hint is None else hint,
             details={option.lstrip("-"): value},
         )
+
+
+# What an OSError's errno means to a person (the errno names of the ``errno`` module).
+_ERRNO_REASONS: Final[dict[str, str]] = {
+    "ENOENT": "ファイルまたはフォルダがありません",
+    "EACCES": "アクセスする権限がありません",
+    "EPERM": "この操作をする権限がありません",
+    "ENOSPC": "ディスクの空きがありません",
+    "EDQUOT": "ディスクの使用量の上限に達しています",
+    "EISDIR": "ファイルではなくフォルダです",
+    "ENOTDIR": "パスの途中にフォルダではないものがあります",
+    "EEXIST": "同じ名前のファイルまたはフォルダがすでにあります",
+    "ENOTEMPTY": "フォルダが空ではありません",
+    "EROFS": "読み取り専用の場所です",
+    "ENAMETOOLONG": "ファイル名が長すぎます",
+    "EMFILE": "同時に開いているファイルが多すぎます",
+    "ENFILE": "同時に開いているファイルが多すぎます",
+    "EBUSY": "ほかの処理が使用中です",
+    "EIO": "ディスクの読み書き中に装置のエラーが起きました",
+    "EFBIG": "ファイルが大きすぎます",
+    "ELOOP": "シンボリックリンクが循環しています",
+    "ECONNREFUSED": "接続先が接続を受け付けませんでした",
+    "ECONNRESET": "接続先が接続を切りました",
+    "ETIMEDOUT": "接続先から時間内に応答がありません",
+    "EHOSTUNREACH": "接続先に届きません",
+    "ENETUNREACH": "ネットワークに届きません",
+}
+_BY_ERRNO: Final[dict[int, str]] = {
+    getattr(errno, name): text for name, text in _ERRNO_REASONS.items() if hasattr(errno, name)
+}
+
+
+def _os_reason(exc: OSError) -> str | None:
+    if exc.errno in _BY_ERRNO:
+        return _BY_ERRNO[exc.errno]
+    if isinstance(exc, TimeoutError):
+        return "時間内に応答がありません"
+    if isinstance(exc, ConnectionError):
+        return "接続先とつながりません"
+    if isinstance(exc.errno, int):
+        return f"OS がファイルまたは接続の操作を拒みました（{type(exc).__name__}、エラー番号 {exc.errno}）"
+    return None  # a library's OSError without an errno (PIL's unreadable image, say)
+
+
+def _marked_reason(exc: Any) -> str:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    if mark is None:
+        return "YAML の書き方に誤りがあります"
+    return f"{mark.line + 1} 行 {mark.column + 1} 列目あたりの YAML の書き方に誤りがあります"
+
+
+def _validation_reason(exc: Any) -> str:
+    places = sorted({".".join(str(part) for part in e["loc"]) or "全体" for e in exc.errors()})
+    return f"{exc.error_count()} 件の値が決まりに合いません（{'、'.join(places)}）"
+
+
+# (module, class, reason) for libraries a message may meet; the class is looked up only in a
+# module already imported (an exception of a module never imported cannot have been raised), so
+# this layer imports none of them. The first match in this order wins.
+_LIBRARY_REASONS: Final[tuple[tuple[str, str, Any], ...]] = (
+    (
+        "json",
+        "JSONDecodeError",
+        lambda e: f"{e.lineno} 行 {e.colno} 列目が JSON として正しくありません",
+    ),
+    ("yaml.error", "MarkedYAMLError", _marked_reason),
+    ("yaml.error", "YAMLError", lambda e: "YAML として読めません"),
+    ("pydantic_core", "ValidationError", _validation_reason),
+    ("zipfile", "BadZipFile", lambda e: "ZIP 形式（Excel ブックなどの入れ物）として壊れています"),
+    (
+        "openpyxl.utils.exceptions",
+        "InvalidFileException",
+        lambda e: "Excel ブックとして開けない形式です",
+    ),
+    (
+        "sqlite3",
+        "OperationalError",
+        lambda e: "データベースを使えません（使用中か、開けない状態です）",
+    ),
+    (
+        "sqlite3",
+        "DatabaseError",
+        lambda e: "データベースのファイルが壊れているか、データベースではありません",
+    ),
+    ("csv", "Error", lambda e: "CSV の書き方に誤りがあります"),
+    ("re", "error", lambda e: f"正規表現の書き方に誤りがあります（{(e.pos or 0) + 1} 文字目）"),
+)
+
+
+def reason_of(exc: BaseException) -> str:
+    """Why ``exc`` happened, in Japanese, without the library's English text.
+
+    This package's own exceptions say their Japanese message; an OSError by its errno, a
+    decoding error by its encoding, a YAML or JSON error by its line and column, a Pydantic
+    error by the fields it names; anything else a generic reason with the exception's type.
+    The library's own text goes into ``details['cause']`` (``cause_of``).
+    """
+    if isinstance(exc, KeiriError):  # this package's own: Japanese already
+        return str(getattr(exc, "message", None) or exc)
+    if isinstance(exc, UnicodeDecodeError):
+        return f"文字コードが {exc.encoding.upper()} ではありません（{exc.start + 1} バイト目）"
+    if isinstance(exc, UnicodeEncodeError):
+        return f"{exc.encoding.upper()} で表せない文字があります（{exc.start + 1} 文字目）"
+    if isinstance(exc, OSError) and (said := _os_reason(exc)) is not None:
+        return said
+    for module, name, reason in _LIBRARY_REASONS:
+        cls = getattr(sys.modules.get(module), name, None)
+        if isinstance(cls, type) and isinstance(exc, cls):
+            return str(reason(exc))
+    if isinstance(exc, AttributeError) and exc.name:
+        return f"{exc.name} という名前が見つかりません"
+    if isinstance(exc, KeyError) and exc.args:
+        return f"必要な項目 {exc.args[0]} がありません"
+    if isinstance(exc, MemoryError):
+        return "メモリが足りません"
+    if isinstance(exc, ImportError):
+        return (
+            f"必要なモジュール {exc.name} を読み込めません"
+            if exc.name
+            else "必要なモジュールがありません"
+        )
+    return f"予期しないエラーが起きました（{type(exc).__name__}）"
+
+
+def cause_of(exc: BaseException) -> str:
+    """The library's own words for ``exc`` (its type and text), for ``details['cause']``."""
+    return f"{type(exc).__name__}: {exc}"

@@ -12,7 +12,7 @@ import re
 import threading
 from typing import Any
 
-from keiri_agent.errors import ConfigurationError
+from keiri_agent.errors import ConfigurationError, cause_of, reason_of
 
 __all__ = ["ASCII_WORD", "open_dictionary", "reading_of"]
 
@@ -52,8 +52,8 @@ def reading_of(morpheme: Any) -> str:
 
 def _missing(dictionary: str, exc: BaseException) -> ConfigurationError:
     return ConfigurationError(
-        f"日本語の形態素解析辞書（sudachidict-{dictionary}）を読み込めません: {exc}",
+        f"日本語の形態素解析辞書（sudachidict-{dictionary}）を読み込めません: {reason_of(exc)}",
         hint=f"`pip install sudachipy sudachidict-{dictionary}` で辞書を導入してください"
         "（keiri-agent の依存に含まれています）。",
-        details={"dictionary": dictionary},
+        details={"dictionary": dictionary, "cause": cause_of(exc)},
     )

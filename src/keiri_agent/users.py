@@ -35,7 +35,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from keiri_agent.config import Settings
-from keiri_agent.errors import ConfigurationError
+from keiri_agent.errors import ConfigurationError, cause_of, reason_of
 
 __all__ = ["ROLES", "SINGLE_KEY_USER", "Role", "User", "Users", "key_hash", "load_users", "os_user"]
 
@@ -118,26 +118,24 @@ def os_user() -> str:
         return f"uid-{os.getuid()}"
 
 
-def _bad(path: Path, problem: str) -> ConfigurationError:
+def _bad(path: Path, problem: str, exc: Exception | None = None) -> ConfigurationError:
+    cause = {} if exc is None else {"cause": cause_of(exc)}
     return ConfigurationError(
         f"ユーザーファイル {path} を読めません: {problem}",
         hint=_HINT,
-        details={"file": str(path)},
+        details={"file": str(path), **cause},
     )
 
 
 def _read_file(path: Path) -> list[tuple[User, str]]:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise _bad(path, exc.strerror or str(exc)) from None
-    except yaml.YAMLError as exc:
-        raise _bad(path, f"YAML として不正です（{exc}）") from None
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise _bad(path, reason_of(exc), exc) from None
     try:
         parsed = _File.model_validate(data)
     except ValidationError as exc:
-        where = ".".join(str(p) for p in exc.errors()[0]["loc"])
-        raise _bad(path, f"{where}: {exc.errors()[0]['msg']}") from None
+        raise _bad(path, reason_of(exc), exc) from None
     users: list[tuple[User, str]] = []
     for entry in parsed.users:
         digest = entry.key_sha256.lower()

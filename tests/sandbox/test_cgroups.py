@@ -202,5 +202,6 @@ def test_a_jail_cgroup_that_cannot_be_made_is_reported_not_raised(tmp_path: Path
     jail = tree.make_jail_dirs("keiri-jail-test")
 
     assert jail.dirs == {}
-    assert "cgroup を作れません（File exists）" in jail.unenforced["pids_cgroup"]
+    exists = "cgroup を作れません（同じ名前のファイルまたはフォルダがすでにあります）"
+    assert exists in jail.unenforced["pids_cgroup"]
     assert "memory が子の cgroup に有効化されていません" in jail.unenforced["memory_cgroup"]

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from keiri_agent.blocks.base import Block
 from keiri_agent.blocks.semver import SemVer, split_block_ref
 from keiri_agent.blocks.spec import BlockSpec, load_spec_file
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, cause_of, reason_of
 
 if TYPE_CHECKING:
     from keiri_agent.config import Settings
@@ -196,8 +196,9 @@ def instantiate(spec: BlockSpec, root: Path | None) -> Block:
         raise
     except Exception as exc:
         raise _setup_error(
-            f"ブロック {spec.ref} の実装 {spec.entrypoint} を読み込めません: {exc}",
+            f"ブロック {spec.ref} の実装 {spec.entrypoint} を読み込めません: {reason_of(exc)}",
             "entrypoint のモジュール名とクラス名、必要なパッケージの導入を確認してください。",
+            cause=cause_of(exc),
             block=spec.ref,
             entrypoint=spec.entrypoint,
             source=spec.source,

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 
 from keiri_agent.blocks.schema_words import schema_problem
 from keiri_agent.blocks.spec import PORT_EXTENSIONS
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, cause_of, reason_of
 from keiri_agent.events.models import is_table
 
 __all__ = [
@@ -74,9 +74,9 @@ def _resolve_ref(ref: str) -> str:
         model = getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as exc:
         raise SchemaRefError(
-            f"スキーマ参照 {ref} を解決できません: {exc}",
+            f"スキーマ参照 {ref} を解決できません: {reason_of(exc)}",
             hint="モジュール名とクラス名を確認してください。",
-            details={"ref": ref},
+            details={"ref": ref, "cause": cause_of(exc)},
         ) from exc
     if not (isinstance(model, type) and issubclass(model, BaseModel)):
         raise SchemaRefError(
@@ -229,7 +229,7 @@ def check_value(value: Any, schema: Mapping[str, Any]) -> str | None:
     except jsonschema.SchemaError as exc:
         return f"スキーマ自体が不正です: {exc.message}"
     except (TypeError, ValueError) as exc:  # values JSON Schema cannot inspect
-        return f"値を検査できません: {exc}"
+        return f"値を検査できません: {reason_of(exc)}"
     if error is None:
         return None
     return schema_problem(error)

@@ -21,7 +21,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from keiri_agent.blocks.semver import SemVer
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, cause_of, reason_of
 
 __all__ = [
     "NO_SAMPLE",
@@ -220,10 +220,8 @@ def load_spec_file(path: Path) -> BlockSpec:
     """Read and check one spec file (BlockError naming the file and the field otherwise)."""
     try:
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=_SAFE_LOADER)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _spec_error(path, f"ファイルを読めません（{exc}）") from exc
-    except yaml.YAMLError as exc:
-        raise _spec_error(path, f"YAML として解釈できません（{exc}）") from exc
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise _spec_error(path, reason_of(exc), details={"cause": cause_of(exc)}) from exc
     if not isinstance(data, dict):
         raise _spec_error(path, "先頭がマッピングではありません")
     try:

@@ -31,7 +31,7 @@ from typer.models import CommandFunctionType
 
 from keiri_agent import __version__
 from keiri_agent.cli.help import HelpMixin, KeiriCommand, KeiriSubGroup, usage_error
-from keiri_agent.errors import BlockError, ErrorCode, LLMError, check_choice
+from keiri_agent.errors import BlockError, ErrorCode, LLMError, cause_of, check_choice, reason_of
 
 if TYPE_CHECKING:
     from keiri_agent.config import LLMRole, Settings
@@ -333,9 +333,10 @@ class KeiriGroup(HelpMixin, TyperGroup):
                 raise
             err_console.print(traceback.format_exc(), markup=False, highlight=False)
             error = BlockError(
-                f"予期しないエラーが起きました: {type(exc).__name__}: {exc}",
+                f"コマンドを実行できませんでした: {reason_of(exc)}",
                 code=ErrorCode.INTERNAL_ERROR,
                 hint="不具合として報告してください（標準エラー出力のトレースバックを添えて）。",
+                details={"cause": cause_of(exc)},
             )
             echo_json(error_document(error))
             raise typer.Exit(code=EXIT_FAILED) from None

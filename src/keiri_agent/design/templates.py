@@ -34,7 +34,7 @@ from keiri_agent.design.snippets import (
     all_nodes,
     check_export_from,
 )
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, reason_of
 from keiri_agent.llm.field_problems import field_problems
 from keiri_agent.plan import BlockNode, Loc, Node, format_path, load_yaml
 
@@ -248,7 +248,7 @@ def check_template(spec: TemplateSpec, registry: BlockRegistry) -> list[str]:
         problems += check_export_from(f"exports.{alias}.from", export.from_, top, registry)
     layout = spec.ui_suggestions.layout if spec.ui_suggestions else []
     where = "ui_suggestions.layout"
-    problems += [f"{where} の '{e}' は最上位ノードではありません。" for e in layout if e not in top]
+    problems += [f"{where} の '{n}' は最上位ノードではありません。" for n in layout if n not in top]
     if len(set(layout)) != len(layout):
         problems.append(f"{where} に同じノードが二度あります。")
     for node in nodes if layout else []:
@@ -267,7 +267,7 @@ def load_template_file(
     try:
         data = load_yaml(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        return None, [f"YAML として読めません: {exc}"]
+        return None, [f"YAML として読めません: {reason_of(exc)}"]
     if not isinstance(data, Mapping):
         return None, [
             "テンプレートの先頭は id・title・graph_snippet などを持つマッピングにしてください。"

@@ -32,7 +32,7 @@ from keiri_agent.documents.models import ExtractedText
 from keiri_agent.documents.zipcheck import ArchiveLimits, Budget, is_zip
 from keiri_agent.documents.zipnames import skip_reason
 from keiri_agent.documents.zipsafe import ArchiveListing, ArchiveMember, read_nested, read_zip
-from keiri_agent.errors import BlockError, FileProcessingError
+from keiri_agent.errors import BlockError, FileProcessingError, cause_of, reason_of
 
 __all__ = [
     "ROOT_GROUP",
@@ -209,10 +209,10 @@ def folder_unreadable(label: str, rel: str, exc: OSError) -> FileProcessingError
     read while a folder is walked (evidence folders, ``file.list_folder``)."""
     return unreadable(
         label,
-        f"フォルダ '{label}' の '{rel or '.'}' を読めません（{exc.strerror or exc}）。",
+        f"フォルダ '{label}' の '{rel or '.'}' を読めません（{reason_of(exc)}）。",
         "ファイルやフォルダのアクセス権限を確認してください。",
         member=rel,
-        reason=f"{type(exc).__name__}: {exc}",
+        reason=cause_of(exc),
     )
 
 

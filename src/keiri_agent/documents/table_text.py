@@ -28,6 +28,7 @@ from keiri_agent.documents.table_frame import (
     finish_table,
 )
 from keiri_agent.documents.table_infer import check_table_size
+from keiri_agent.errors import cause_of, reason_of
 
 __all__ = ["DELIMITERS", "SNIFF_RECORDS", "read_delimited", "sniff_delimiter"]
 
@@ -243,8 +244,9 @@ def read_delimited(
     except csv.Error as exc:
         raise unreadable(
             label,
-            f"ファイル '{label}' を区切り文字形式として読めません: {exc}",
+            f"ファイル '{label}' を区切り文字形式として読めません: {reason_of(exc)}",
             '引用符（"）の対応や区切り文字を確認してください。',
+            reason=cause_of(exc),
         ) from exc
     rows = [cells for _s, _e, cells in sample]
     header, data_start = choose_header(rows, header_row, label)

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from keiri_agent.errors import BlockError, ErrorCode, UserFile
+from keiri_agent.errors import BlockError, ErrorCode, UserFile, reason_of
 from keiri_agent.events.models import RunEvent, parse_event
 
 __all__ = ["LogCursor", "first_event", "open_log", "read_backwards", "read_lines"]
@@ -68,7 +68,7 @@ def _scan(
         except UnicodeDecodeError as exc:
             if torn:
                 return
-            raise _bad_line(path, lineno, f"UTF-8 ではありません（{exc.reason}）") from exc
+            raise _bad_line(path, lineno, reason_of(exc)) from exc
         if not line.strip():
             if not torn:
                 yield lineno, handle.tell(), None
@@ -78,7 +78,7 @@ def _scan(
         except json.JSONDecodeError as exc:
             if torn:
                 return
-            raise _bad_line(path, lineno, f"JSON として解釈できません（{exc.msg}）") from exc
+            raise _bad_line(path, lineno, reason_of(exc)) from exc
         if not isinstance(data, dict):
             raise _bad_line(path, lineno, "JSON オブジェクトではありません")
         if isinstance(data.get("id"), int) and data["id"] <= after_id:

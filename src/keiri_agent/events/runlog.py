@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from keiri_agent.config import load_settings
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, cause_of, reason_of
 from keiri_agent.events.logfile import first_event, open_log, read_lines
 from keiri_agent.events.models import LLMUsage, RunEvent
 from keiri_agent.events.sink import JsonlSink
@@ -30,11 +30,11 @@ def _make_dir(directory: Path) -> None:
         directory.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError, PermissionError) as exc:
         raise BlockError(
-            f"実行ログの保存先にディレクトリを作れません: {directory}（{exc.strerror or exc}）",
+            f"実行ログの保存先にディレクトリを作れません: {directory}（{reason_of(exc)}）",
             code=ErrorCode.PERMISSION_DENIED,
             hint="実行ログの保存先（--runs-dir または KEIRI_RUNS_DIR）には、書き込めるディレクトリ"
             "を指定してください（同じ名前のファイルがあると作れません）。",
-            details={"directory": str(directory)},
+            details={"directory": str(directory), "cause": cause_of(exc)},
         ) from exc
 
 

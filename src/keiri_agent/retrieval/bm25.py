@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from keiri_agent.errors import ErrorCode, FileProcessingError
+from keiri_agent.errors import ErrorCode, FileProcessingError, cause_of, reason_of
 from keiri_agent.retrieval.hits import FloatArray, Hit
 from keiri_agent.retrieval.postings import Postings
 from keiri_agent.retrieval.tokenize import JapaneseTokenizer, get_tokenizer
@@ -258,9 +258,9 @@ class BM25Index:
         except (OSError, ValueError, KeyError) as exc:
             raise _damaged(path, exc) from exc
         if postings.indptr.shape != (len(vocab) + 1,) or postings.idf.shape != (len(vocab),):
-            raise _damaged(path, ValueError("the vocabulary does not match the postings"))
+            raise _damaged(path, "語彙の数と索引の大きさが合いません")
         if postings.docs.size and int(postings.docs.max()) >= len(ids):
-            raise _damaged(path, ValueError("document count does not match the ids"))
+            raise _damaged(path, "文書の数と索引が合いません")
         return cls(
             ids=ids, postings=postings, tokenizer=chosen, k1=float(meta["k1"]), b=float(meta["b"])
         )
@@ -280,7 +280,7 @@ def _read_meta(path: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise _damaged(path, exc) from exc
     if not isinstance(meta, dict) or meta.get("kind") != "bm25":
-        raise _damaged(path, ValueError(f"unexpected {META_FILE}"))
+        raise _damaged(path, f"{META_FILE} が BM25 の検索インデックスのものではありません")
     if meta.get("format") != INDEX_FORMAT:
         raise FileProcessingError(
             str(path),
@@ -295,16 +295,22 @@ def _read_meta(path: Path) -> dict[str, Any]:
         or "k1" not in meta
         or "b" not in meta
     ):
-        raise _damaged(path, ValueError(f"unexpected {META_FILE}"))
+        raise _damaged(path, f"{META_FILE} に必要な項目がそろっていません")
     return meta
 
 
-def _damaged(path: Path, exc: BaseException) -> FileProcessingError:
+def _damaged(path: Path, problem: str | BaseException) -> FileProcessingError:
+    """``problem``: what is wrong, in Japanese, or the exception that said so."""
+    if isinstance(problem, BaseException):
+        said, details = reason_of(problem), {"cause": cause_of(problem)}
+    else:
+        said, details = problem, {}
     return FileProcessingError(
         str(path),
-        f"検索インデックス {path} が壊れているため読めません: {exc}",
+        f"検索インデックス {path} が壊れているため読めません: {said}",
         code=ErrorCode.FILE_UNREADABLE,
         hint="ディレクトリを削除して、元の文書からインデックスを作り直してください。",
+        details=details,
     )
 
 

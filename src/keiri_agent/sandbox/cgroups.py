@@ -37,6 +37,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from keiri_agent.errors import reason_of
+
 __all__ = [
     "CONTROLLERS",
     "CONTROLLER_LAYERS",
@@ -185,7 +187,7 @@ class CgroupTree:
             except OSError as exc:
                 unenforced[CONTROLLER_LAYERS[controller]] = (
                     f"cgroup v1 の {controller} コントローラー（{parent}）に cgroup を作れません"
-                    f"（{exc.strerror}）"
+                    f"（{reason_of(exc)}）"
                 )
             else:
                 made[controller] = parent / label
@@ -200,7 +202,7 @@ class CgroupTree:
                     directory.rmdir()
                 for controller in plan.v2_controllers:
                     unenforced[CONTROLLER_LAYERS[controller]] = (
-                        f"cgroup v2（{plan.v2}）に cgroup を作れません（{exc.strerror}）"
+                        f"cgroup v2（{plan.v2}）に cgroup を作れません（{reason_of(exc)}）"
                     )
             else:
                 made[V2_KEY] = directory

@@ -26,6 +26,8 @@ import os
 import stat
 from dataclasses import dataclass, field
 
+from keiri_agent.errors import reason_of
+
 __all__ = ["SANDBOX_DIR", "CopyResult", "copy_out"]
 
 SANDBOX_DIR = ".sandbox"
@@ -119,7 +121,9 @@ class _Copier:
         try:
             target = os.open(name, OPEN_DIR, dir_fd=dst)
         except OSError as exc:  # a file or a symlink of the same name in the workdir
-            self.warn(f"{rel} はディレクトリにできないためコピーしませんでした（{exc.strerror}）。")
+            self.warn(
+                f"{rel} はディレクトリにできないためコピーしませんでした（{reason_of(exc)}）。"
+            )
             return None
         try:
             source = os.open(name, OPEN_DIR, dir_fd=src)
@@ -150,7 +154,7 @@ class _Copier:
             os.rename(temp, name, src_dir_fd=dst, dst_dir_fd=dst)
         except OSError as exc:  # e.g. a directory of that name exists in the workdir
             os.unlink(temp, dir_fd=dst)
-            self.warn(f"{rel} をワークディレクトリに置けませんでした（{exc.strerror}）。")
+            self.warn(f"{rel} をワークディレクトリに置けませんでした（{reason_of(exc)}）。")
             return
         self.result.files.append(rel)
         self.result.bytes += copied

@@ -42,6 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from keiri_agent.errors import cause_of, reason_of
 from keiri_agent.rlimits import lower_limit
 from keiri_agent.sandbox import landlock, seccomp
 from keiri_agent.sandbox.landlock import default_readonly_paths
@@ -332,6 +333,9 @@ def apply_isolation(config: IsolationConfig) -> list[LayerStatus]:
             code = exc.errno if isinstance(exc, OSError) else None
             reason = errno.errorcode.get(code or 0, type(exc).__name__)
             raise IsolationError(
-                name, f"{exc}（{reason}）", statuses=tuple(statuses), details={"errno": code}
+                name,
+                f"{reason_of(exc)}（{reason}）",
+                statuses=tuple(statuses),
+                details={"errno": code, "cause": cause_of(exc)},
             ) from exc
     return statuses

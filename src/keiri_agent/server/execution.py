@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from keiri_agent.config import Settings
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, cause_of, reason_of
 from keiri_agent.events import ErrorEvent, RunEvent, Stage
 from keiri_agent.llm import cancellable
 from keiri_agent.privacy import job_scope
@@ -174,9 +174,10 @@ class TaskRuntime:
         except Exception as exc:  # a bug in a runner: logged with its traceback, reported
             log.exception("タスクの実行中に予期しないエラー", extra={"task_id": task.id})
             error = BlockError(
-                f"タスクの実行中に予期しないエラーが起きました: {type(exc).__name__}: {exc}",
+                f"タスクを実行できませんでした: {reason_of(exc)}",
                 code=ErrorCode.INTERNAL_ERROR,
                 hint="サーバーのログを確認し、不具合として報告してください。",
+                details={"cause": cause_of(exc)},
             )
             outcome = JobResult("failed", error=error.to_dict())
         finally:

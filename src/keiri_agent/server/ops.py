@@ -37,7 +37,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, generate_la
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from keiri_agent.errors import BlockError
+from keiri_agent.errors import BlockError, reason_of
 from keiri_agent.events import LLMCall, RunEvent
 from keiri_agent.privacy import masking_status
 from keiri_agent.sandbox.cgroups import CgroupTree
@@ -60,7 +60,7 @@ def _writable(directory: Path) -> str | None:
         os.close(fd)
         os.unlink(name)
     except OSError as exc:
-        return f"{directory} に書き込めません: {exc.strerror or exc}"
+        return f"{directory} に書き込めません: {reason_of(exc)}"
     return None
 
 

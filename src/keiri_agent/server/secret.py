@@ -25,7 +25,7 @@ import threading
 from pathlib import Path
 
 from keiri_agent.config import Settings
-from keiri_agent.errors import ConfigurationError
+from keiri_agent.errors import ConfigurationError, cause_of, reason_of
 
 __all__ = ["SECRET_BYTES", "SECRET_DIR", "SECRET_FILE", "ServerSecret"]
 
@@ -129,6 +129,7 @@ class ServerSecret:
     @staticmethod
     def _unusable(exc: OSError) -> ConfigurationError:
         return ConfigurationError(
-            f"サーバーの秘密鍵（{_SHOWN}）を読み書きできません: {exc.strerror or exc}",
+            f"サーバーの秘密鍵（{_SHOWN}）を読み書きできません: {reason_of(exc)}",
             hint="サーバーを動かすユーザーが KEIRI_WORKSPACE_ROOT に書き込めるか確認してください。",
+            details={"cause": cause_of(exc)},
         )

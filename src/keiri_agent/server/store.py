@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, cause_of, reason_of
 from keiri_agent.server.errors import ApiError
 from keiri_agent.server.task_model import Task
 from keiri_agent.workspace import atomic_path
@@ -104,10 +104,10 @@ class TaskStore:
             raise not_found(task_id) from None
         except (ValueError, KeyError, TypeError) as exc:
             raise BlockError(
-                f"タスク {task_id} の記録（{TASK_FILE}）を読み取れません: {exc}",
+                f"タスク {task_id} の記録（{TASK_FILE}）を読み取れません: {reason_of(exc)}",
                 code=ErrorCode.INTERNAL_ERROR,
                 hint="ファイルが壊れている可能性があります。タスクのディレクトリを確認してください。",
-                details={"task_id": task_id},
+                details={"task_id": task_id, "cause": cause_of(exc)},
             ) from exc
 
     def ids(self) -> list[str]:

@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, reason_of
 from keiri_agent.events.chain import GENESIS, chain_line, split_line, verify_lines
 from keiri_agent.workspace import atomic_path, confine, fsync_path
 
@@ -305,7 +305,7 @@ class VersionStore:
         except (OSError, UnicodeDecodeError) as exc:
             raise integrity_error(
                 f"Plan {version.plan_id} の版 {version.label} の本文",
-                [f"ファイルを読めません（{exc}）。"],
+                [f"ファイルを読めません（{reason_of(exc)}）。"],
                 path,
             ) from None
         if version_id(text) != version.id:
@@ -455,7 +455,9 @@ class VersionStore:
                 )
             except (ValueError, AttributeError, ValidationError) as exc:
                 raise integrity_error(
-                    f"版の記録 {journal}", [f"{number} 行目を読み取れません（{exc}）。"], journal
+                    f"版の記録 {journal}",
+                    [f"{number} 行目を読み取れません（{reason_of(exc)}）。"],
+                    journal,
                 ) from None
             if isinstance(entry, _Saved):
                 history.versions.append(

@@ -36,7 +36,7 @@ from keiri_agent.agents.convert.s3 import (
     make_s3_client,
 )
 from keiri_agent.config import DEFAULT_CONVERT_MAX_BYTES, Settings, load_settings
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, cause_of, reason_of
 from keiri_agent.file_access import FileAccess
 from keiri_agent.workspace import atomic_path, confine
 
@@ -200,11 +200,11 @@ class _Copier:
                     out.write(chunk)
         except OSError as exc:
             raise FetchError(
-                f"'{source}' を '{target}' に保存できません（{type(exc).__name__}: {exc.strerror}）。",
+                f"'{source}' を '{target}' に保存できません（{reason_of(exc)}）。",
                 source=source,
                 code=ErrorCode.FILE_UNREADABLE,
                 hint="読み取り権限と、保存先のディスクの空き容量を確認してください。",
-                details={"error": str(exc)},
+                details={"error": cause_of(exc)},
             ) from exc
         self.fetched.append(FetchedFile(name=name, path=target, size=size, source=source))
 

@@ -42,7 +42,7 @@ from keiri_agent.agents.jsonlines import json_objects
 from keiri_agent.documents.encoding import decode_bytes
 from keiri_agent.documents.source import read_source
 from keiri_agent.documents.tables import read_table as read_document_table
-from keiri_agent.errors import ErrorCode, FileProcessingError
+from keiri_agent.errors import ErrorCode, FileProcessingError, cause_of, reason_of
 from keiri_agent.workspace import atomic_path, confine
 
 __all__ = [
@@ -135,9 +135,10 @@ def read_table(
         except (pyarrow.ArrowException, OSError) as exc:
             raise FileProcessingError(
                 path.name,
-                f"ファイル '{path.name}' を Parquet として読めません（{exc}）。",
+                f"ファイル '{path.name}' を Parquet として読めません（{reason_of(exc)}）。",
                 code=ErrorCode.FILE_UNREADABLE,
                 hint="Parquet 形式のファイルか、途中で切れていないか確認してください。",
+                details={"cause": cause_of(exc)},
             ) from exc
     text, encoding = decode_bytes(data, file=path.name)
     records = _json_records(text, path.name) if fmt == "json" else _jsonl_records(text, path.name)
@@ -222,10 +223,10 @@ def _json_error(
     where = f"{line} 行目" if line is not None else f"{exc.lineno} 行目 {exc.colno} 文字目"
     return FileProcessingError(
         label,
-        f"ファイル '{label}' の {where}が JSON として読めません（{exc.msg}）。",
+        f"ファイル '{label}' の {where}が JSON として読めません。",
         code=ErrorCode.FILE_UNREADABLE,
         hint='カンマや引用符（"）の対応、途中で切れていないかを確認してください。',
-        details={"line": line or exc.lineno, "column": exc.colno},
+        details={"line": line or exc.lineno, "column": exc.colno, "cause": cause_of(exc)},
     )
 
 

@@ -40,7 +40,7 @@ from botocore.exceptions import (  # type: ignore[import-untyped]
 
 from keiri_agent.agents.convert.models import FetchError
 from keiri_agent.config import Settings, load_settings
-from keiri_agent.errors import ErrorCode
+from keiri_agent.errors import ErrorCode, cause_of
 
 __all__ = [
     "CHUNK_BYTES",
@@ -143,10 +143,11 @@ def make_s3_client(settings: Settings | None = None) -> Any:
         )
     except ValueError as exc:  # botocore's "Invalid endpoint"
         raise FetchError(
-            f"S3 の接続先 '{endpoint}' が正しくありません（{exc}）。",
+            f"S3 の接続先 '{endpoint}' が URL として正しくありません。",
             source=str(endpoint),
             code=ErrorCode.CONFIGURATION_ERROR,
             hint="KEIRI_S3_ENDPOINT_URL を http://host:9000 のような URL にしてください。",
+            details={"cause": cause_of(exc)},
         ) from exc
 
 
@@ -280,7 +281,7 @@ class S3Reader:
         if isinstance(exc, NoCredentialsError | PartialCredentialsError | CredentialRetrievalError):
             return "S3 の認証情報が見つかりません。", _CREDENTIALS_HINT
         if isinstance(exc, ParamValidationError):
-            return f"S3 の指定 '{where}' が正しくありません（{exc}）。", (
+            return f"S3 の指定 '{where}' がバケット名・キーの決まりに合いません。", (
                 "バケット名とフォルダー名を確認してください。"
             )
         if isinstance(exc, SSLError):

@@ -29,7 +29,7 @@ from openpyxl.utils.exceptions import IllegalCharacterError
 from keiri_agent.agents.convert.models import UnsupportedFormatError
 from keiri_agent.documents.excel_address import EXCEL_LAST_ROW
 from keiri_agent.documents.excel_stream import streamed_workbook
-from keiri_agent.errors import ErrorCode, FileProcessingError
+from keiri_agent.errors import ErrorCode, FileProcessingError, reason_of
 
 __all__ = [
     "EXCEL_MAX_COLUMNS",
@@ -162,7 +162,7 @@ def write_parquet(frame: pd.DataFrame, tmp: Path, label: str) -> None:
     except (pyarrow.ArrowException, ValueError, TypeError) as exc:
         raise UnsupportedFormatError(
             "parquet",
-            f"この表は Parquet に書き出せません（{label}: {exc}）。",
+            f"この表は Parquet に書き出せません（{label}: {reason_of(exc)}）。",
             hint="列ごとに数値・文字・日付のどれかにそろえるか、CSV など別の形式を選んでください。",
         ) from exc
 
@@ -201,6 +201,6 @@ def write_json(frame: pd.DataFrame, tmp: Path, *, lines: bool) -> None:
     except ValueError as exc:  # inf / -inf: JSON has no spelling for them
         raise UnsupportedFormatError(
             "json",
-            f"無限大（inf）を含む値は JSON に書き出せません（{exc}）。",
+            "無限大（inf）を含む値は JSON に書き出せません。",
             hint="無限大の値を空欄か数値に置き換えるか、CSV など別の形式を選んでください。",
         ) from exc

@@ -47,6 +47,7 @@ from keiri_agent.documents.amount_format import (
     total_row_flags,
 )
 from keiri_agent.documents.source import read_source
+from keiri_agent.errors import cause_of
 
 __all__ = [
     "DATE_FORMAT",
@@ -286,8 +287,9 @@ def add_image(ws: WriteOnlySheet, spec: dict[str, Any]) -> None:
         image = Image(io.BytesIO(data))
     except (OSError, ValueError, SyntaxError) as exc:  # PIL's errors for damaged images
         raise input_error(
-            f"画像「{path.name}」が壊れているため Excel に貼り付けられません（{exc}）。",
+            f"画像「{path.name}」が壊れているため Excel に貼り付けられません。",
             "画像を作り直してください（report.chart で作り直せます）。",
+            cause=cause_of(exc),
             field="images",
             path=str(path),
         ) from exc

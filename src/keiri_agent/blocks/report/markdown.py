@@ -42,7 +42,7 @@ from keiri_agent.documents.amount_format import (
     total_row_flags,
 )
 from keiri_agent.documents.markdown_report import gather_images
-from keiri_agent.errors import BlockError
+from keiri_agent.errors import BlockError, reason_of
 from keiri_agent.workspace import atomic_path
 
 __all__ = ["MAX_OUTPUT_CHARS", "MarkdownReportBlock", "format_number", "markdown_table"]
@@ -346,6 +346,6 @@ def _render_error(exc: Exception, data: Mapping[str, Any]) -> BlockError:
             "値がないこともある場合は {{ 名前 | default('') }} と書けます。"
         )
     else:
-        message = f"{where}を処理できません: {type(exc).__name__}: {exc}"
+        message = f"{where}を処理できません: {reason_of(exc)}"
         hint = f"テンプレートの式を確認してください（使える名前: {names}）。"
     return input_error(message, hint, field="template", line=line, reason=str(exc))

@@ -28,7 +28,7 @@ from keiri_agent.blocks.table.cells import parse_amount, parse_date
 from keiri_agent.blocks.table.columns import item_column
 from keiri_agent.blocks.table.readings import ColumnReading, cell_text
 from keiri_agent.blocks.table.records import Table, input_error, require_columns, table_from
-from keiri_agent.errors import BlockError
+from keiri_agent.errors import BlockError, reason_of
 
 __all__ = ["MATCH_MODES", "OPS", "TableFilterBlock"]
 
@@ -216,7 +216,7 @@ def _pattern(c: Condition, normalize: bool) -> re.Pattern[str]:
     try:
         return re.compile(str(c.value), re.IGNORECASE if normalize else 0)
     except re.error as exc:
-        raise _bad_value(c, f"正規表現 {c.value!r} が不正です（{exc}）。") from exc
+        raise _bad_value(c, f"正規表現 {c.value!r} が不正です（{reason_of(exc)}）。") from exc
 
 
 def _bad_value(c: Condition, problem: str, hint: str | None = None) -> BlockError:

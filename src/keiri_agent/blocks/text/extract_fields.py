@@ -27,6 +27,7 @@ from keiri_agent.blocks.inputs import choice, string_list, unique_names
 from keiri_agent.blocks.table.cells import parse_amount, parse_date
 from keiri_agent.blocks.table.records import input_error
 from keiri_agent.documents.cell_forms import read_amount
+from keiri_agent.errors import reason_of
 
 __all__ = ["FIELD_TYPES", "ExtractFieldsBlock", "FieldRule"]
 
@@ -195,7 +196,7 @@ def _rules(raw: Any) -> list[FieldRule]:
             compiled = re.compile(pattern, re.MULTILINE)
         except re.error as exc:
             raise input_error(
-                f"{where}（{name}）の正規表現が不正です: {exc}",
+                f"{where}（{name}）の正規表現が不正です: {reason_of(exc)}",
                 "Python の正規表現として書いてください（例: 請求書番号[:：\\s]*(?P<value>\\S+)）。",
                 field="fields",
                 index=index,

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, get_args
 
-from keiri_agent.errors import BlockError, ErrorCode, KeiriError
+from keiri_agent.errors import BlockError, ErrorCode, KeiriError, reason_of
 
 __all__ = [
     "FIELD_TYPES",
@@ -213,7 +213,7 @@ def _check_validation(field_type: str, validation: dict[str, Any]) -> None:
                 re.compile(str(value))
             except re.error as exc:
                 raise FieldError(
-                    f"validation.regex {value!r} は正規表現として不正です（{exc}）",
+                    f"validation.regex {value!r} は正規表現として不正です（{reason_of(exc)}）",
                     "正しい正規表現を書いてください（例: '^[0-9]{4}$'）",
                 ) from exc
         elif key in ("min", "max") and not is_number(value):

@@ -21,7 +21,7 @@ from typing import Any, Unpack
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.spec import NO_SAMPLE, port_is_required, port_sample
 from keiri_agent.blocks.ui.samples import collected_sample
-from keiri_agent.errors import BlockError
+from keiri_agent.errors import BlockError, reason_of
 from keiri_agent.events.models import type_label
 from keiri_agent.plan._dryrun.evaluator import UNAVAILABLE, DryScope, Evaluator, display
 from keiri_agent.plan._dryrun.report import DryRunFinding, DryRunNode, DryRunReport
@@ -109,7 +109,7 @@ class _Walker:
             self.evaluator.add(
                 report,
                 IssueCode.DRY_RUN_INTERNAL_ERROR,
-                f"ノード {report.node_id} のドライラン中に予期しないエラーが起きました: {exc!r}",
+                f"ノード {report.node_id} をドライランできませんでした: {reason_of(exc)}",
                 "`keiri-agent plan validate` で Plan を検証してください。"
                 " 検証を通る Plan で起きる場合は不具合として報告してください。",
             )

@@ -46,7 +46,7 @@ from typing import Any, Final
 
 import yaml
 
-from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError
+from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError, cause_of, reason_of
 from keiri_agent.plan._dsl.issues import format_path
 from keiri_agent.plan._dsl.loader import MAX_PLAN_BYTES, load_yaml
 from keiri_agent.plan._dsl.models import LEGACY_UI_PREFIXES
@@ -424,8 +424,9 @@ def _read(path: Path) -> bytes:
     except OSError as exc:
         raise FileProcessingError(
             str(path),
-            f"{path} を読み込めません: {exc.strerror or exc}",
+            f"{path} を読み込めません: {reason_of(exc)}",
             hint="ファイルのパスと読み取り権限を確認してください。",
+            details={"cause": cause_of(exc)},
         ) from exc
 
 
@@ -451,8 +452,8 @@ def _write_atomic(target: Path, data: bytes, *, mode_from: Path) -> None:
     except OSError as exc:
         denied = isinstance(exc, PermissionError)
         raise BlockError(
-            f"移行結果を {target} に書き込めません: {exc.strerror or exc}",
+            f"移行結果を {target} に書き込めません: {reason_of(exc)}",
             code=ErrorCode.PERMISSION_DENIED if denied else ErrorCode.INTERNAL_ERROR,
             hint="出力先のフォルダが存在し、書き込めることを確認してください。",
-            details={"file": str(target)},
+            details={"file": str(target), "cause": cause_of(exc)},
         ) from exc

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from keiri_agent.blocks.registry import BlockRegistry, settings_registry
-from keiri_agent.errors import ConfigurationError
+from keiri_agent.errors import ConfigurationError, cause_of, reason_of
 from keiri_agent.plan._dsl.loader import load_yaml
 from keiri_agent.plan._graph.subflows import SubflowLoader
 
@@ -36,11 +36,11 @@ def load_config(path: Path | None) -> dict[str, Any]:
 
     try:
         data = load_yaml(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise ConfigurationError(
-            f"設定ファイル {path} を読めません: {exc}",
+            f"設定ファイル {path} を読めません: {reason_of(exc)}",
             hint="KEIRI_PLAN_CONFIG に YAML ファイルのパスを指定してください。",
-            details={"file": str(path)},
+            details={"file": str(path), "cause": cause_of(exc)},
         ) from exc
     return data if isinstance(data, dict) else {}
 

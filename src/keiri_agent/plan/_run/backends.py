@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, cause_of, reason_of
 
 __all__ = ["Backend", "DaskBackend", "ThreadBackend"]
 
@@ -76,10 +76,10 @@ class DaskBackend:
                 self._client = Client(self._cluster)  # type: ignore[no-untyped-call]
         except Exception as exc:
             raise BlockError(
-                f"Dask スケジューラ {address or '(ローカルクラスタ)'} に接続できません: {exc}",
+                f"Dask スケジューラ {address or '(ローカルクラスタ)'} に接続できません: {reason_of(exc)}",
                 code=ErrorCode.CONFIGURATION_ERROR,
                 hint="KEIRI_DASK_SCHEDULER のアドレス（tcp://host:8786）とネットワークを確認してください。",
-                details={"address": address},
+                details={"address": address, "cause": cause_of(exc)},
             ) from exc
         self.address = address or str(self._client.scheduler.address)
         self._lock = threading.Lock()

@@ -13,7 +13,7 @@ from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, InputRequired
 from keiri_agent.blocks.spec import BlockSpec
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, cause_of, reason_of
 from keiri_agent.plan._dsl.models import BlockNode
 from keiri_agent.plan._run.engine import Frame, NodeResult, retry_delay
 from keiri_agent.plan._run.execute import BlockJob, execute_job, run_block, timeout_error
@@ -45,10 +45,10 @@ def run_block_node(frame: Frame, node: BlockNode, path: str) -> NodeResult:
             error = exc
         except Exception as exc:
             error = BlockError(
-                f"ブロック {spec.id} の実行中に予期しないエラーが起きました: {type(exc).__name__}: {exc}",
+                f"ブロック {spec.id} を実行できませんでした: {reason_of(exc)}",
                 code=ErrorCode.INTERNAL_ERROR,
                 hint="入力データを確認してください。解決しない場合はブロックの不具合として報告してください。",
-                details={"node_id": path, "block": spec.ref},
+                details={"node_id": path, "block": spec.ref, "cause": cause_of(exc)},
                 recoverable=True,
             )
         else:

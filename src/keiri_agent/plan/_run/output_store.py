@@ -18,7 +18,7 @@ from datetime import date, datetime
 from pathlib import Path, PurePath
 from typing import Any
 
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, reason_of
 from keiri_agent.events.models import is_table
 from keiri_agent.workspace import atomic_path, fsync_path
 
@@ -125,7 +125,7 @@ class OutputStore:
             try:
                 meta, files = save_table(value, folder, _SAFE.sub("_", name), self.base)
             except (OSError, ValueError, TypeError) as exc:
-                raise NotPersistable(f"{name}: 表を保存できません（{exc}）") from exc
+                raise NotPersistable(f"{name}: 表を保存できません（{reason_of(exc)}）") from exc
             written.extend(files)
             return {"$table": meta}
         if type(value).__name__ == "DataFrame" and type(value).__module__.startswith("pandas"):
@@ -133,7 +133,9 @@ class OutputStore:
             try:
                 value.to_parquet(file)
             except Exception as exc:  # mixed-type object columns, for instance
-                raise NotPersistable(f"{name}: DataFrame を保存できません（{exc}）") from exc
+                raise NotPersistable(
+                    f"{name}: DataFrame を保存できません（{reason_of(exc)}）"
+                ) from exc
             return {"$dataframe": str(file.relative_to(self.base))}
         raise NotPersistable(f"{name}: {type(value).__name__} は保存できません")
 

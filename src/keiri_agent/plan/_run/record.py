@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from keiri_agent.config import Settings
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, cause_of, reason_of
 from keiri_agent.events.chain import Seal
 from keiri_agent.events.models import FileWrite, RunEvent
 from keiri_agent.events.stream import EventStream
@@ -135,11 +135,11 @@ def write_seal(log_path: Path, run_id: str, plan_id: str, seal: Seal, *, durable
             tmp.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
     except OSError as exc:
         raise BlockError(
-            f"実行 {run_id} の実行記録を書けません（{exc.strerror or exc}）。",
+            f"実行 {run_id} の実行記録を書けません（{reason_of(exc)}）。",
             code=ErrorCode.PERMISSION_DENIED,
             hint="実行ログの保存先（KEIRI_RUNS_DIR）の空き容量と書き込み権限を確認してください"
             "（ログ自体は書き終えています）。",
-            details={"run_id": run_id, "file": str(path)},
+            details={"run_id": run_id, "file": str(path), "cause": cause_of(exc)},
         ) from exc
     return path
 
@@ -160,10 +160,10 @@ def read_seal(log_path: Path) -> RunSeal | None:
         )
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise BlockError(
-            f"実行記録 {path} を読み取れません（{exc}）。",
+            f"実行記録 {path} を読み取れません（{reason_of(exc)}）。",
             code=ErrorCode.INTEGRITY_FAILED,
             hint="実行記録が書き換えられていないか確認してください。",
-            details={"file": str(path)},
+            details={"file": str(path), "cause": cause_of(exc)},
         ) from None
 
 

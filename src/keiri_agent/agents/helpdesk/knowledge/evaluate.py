@@ -33,7 +33,7 @@ from pydantic import BaseModel, Field
 
 from keiri_agent.agents.helpdesk.knowledge.models import SearchOutput
 from keiri_agent.agents.jsonlines import json_objects
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, reason_of
 
 if TYPE_CHECKING:
     from keiri_agent.agents.helpdesk.knowledge.store import KnowledgeBase
@@ -228,7 +228,7 @@ def _jsonl(text: str, name: str) -> list[tuple[int, dict[str, Any]]]:
     return json_objects(
         text,
         not_json=lambda number, exc: _invalid(
-            name, f"「{name}」の {number} 行目が JSON として読めません: {exc.msg}"
+            name, f"「{name}」の {number} 行目が JSON として読めません: {reason_of(exc)}"
         ),
         not_object=lambda number: _invalid(
             name, f"「{name}」の {number} 行目がオブジェクト（{{...}}）ではありません。"

@@ -52,7 +52,7 @@ from keiri_agent.agents.helpdesk.knowledge.semantic import (
 from keiri_agent.agents.helpdesk.knowledge.sources import Discovered, SourceFile, discover
 from keiri_agent.documents.extract import extract_text
 from keiri_agent.documents.source import read_source
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, cause_of, reason_of
 from keiri_agent.retrieval.lexical import analyzer_signature
 from keiri_agent.retrieval.tokenize import JapaneseTokenizer, get_tokenizer
 
@@ -292,7 +292,8 @@ def _update_manuals(
             dropped += _drop(tx, previous)
             continue
         except Exception as exc:  # a parser bug on one file must not stop the others
-            _fail(result, source, BlockError(f"{type(exc).__name__}: {exc}"))
+            said = f"ファイルを読み込めませんでした: {reason_of(exc)}"
+            _fail(result, source, BlockError(said, details={"cause": cause_of(exc)}))
             dropped += _drop(tx, previous)
             continue
         for warning in extracted.warnings:

@@ -21,7 +21,7 @@ from keiri_agent.documents.encoding import decode_bytes
 from keiri_agent.documents.limits import MAX_FILE_BYTES
 from keiri_agent.documents.normalize import normalize_text
 from keiri_agent.documents.source import read_source
-from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError
+from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError, cause_of, reason_of
 
 __all__ = ["ANSWER_COLUMN", "QUESTION_COLUMN", "QATable", "parse_qa_csv", "read_qa_csv"]
 
@@ -63,7 +63,10 @@ def parse_qa_csv(data: bytes, *, name: str) -> QATable:
         records = list(csv.reader(io.StringIO(text, newline="")))
     except csv.Error as exc:
         raise _invalid(
-            name, f"Q/A ファイル「{name}」を CSV として読めません: {exc}", reason="csv"
+            name,
+            f"Q/A ファイル「{name}」を CSV として読めません: {reason_of(exc)}",
+            reason="csv",
+            cause=cause_of(exc),
         ) from exc
     first = next((i for i, r in enumerate(records) if any(cell.strip() for cell in r)), None)
     if first is None:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from keiri_agent.agents.helpdesk.knowledge.models import ManualChunk, QAPair
-from keiri_agent.errors import ErrorCode, FileProcessingError
+from keiri_agent.errors import ErrorCode, FileProcessingError, cause_of, reason_of
 
 __all__ = [
     "DB_FILE",
@@ -301,9 +301,9 @@ def stale_indexes(directory: Path, generation: int) -> bool:
 def damaged(directory: Path, exc: BaseException) -> FileProcessingError:
     return FileProcessingError(
         str(directory),
-        f"ナレッジベース {directory} を読み書きできません: {exc}",
+        f"ナレッジベース {directory} を読み書きできません: {reason_of(exc)}",
         code=ErrorCode.FILE_UNREADABLE,
         hint="書き込み権限とディスクの空きを確認してください。壊れている場合はディレクトリを削除し、"
         "`keiri-agent helpdesk ingest` で作り直してください。",
-        details={"index_dir": str(directory)},
+        details={"index_dir": str(directory), "cause": cause_of(exc)},
     )

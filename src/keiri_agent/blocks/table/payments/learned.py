@@ -30,7 +30,7 @@ from pathlib import Path
 from keiri_agent.blocks.inputs import input_error
 from keiri_agent.blocks.table.payments.directory import payer_key
 from keiri_agent.documents.encoding import decode_bytes
-from keiri_agent.errors import BlockError
+from keiri_agent.errors import BlockError, reason_of
 from keiri_agent.workspace import atomic_path
 
 __all__ = [
@@ -145,7 +145,7 @@ def read_names_csv(path: Path) -> list[LearnedName]:
     try:
         size = path.stat().st_size
     except OSError as exc:
-        raise _unreadable(path, f"開けません（{exc.strerror or exc}）") from None
+        raise _unreadable(path, f"開けません（{reason_of(exc)}）") from None
     if size > MAX_STORE_BYTES:
         raise _unreadable(path, f"大きすぎます（{size:,} バイト、上限 {MAX_STORE_BYTES:,} バイト）")
     text, _ = decode_bytes(path.read_bytes(), file=path.name)
