@@ -67,3 +67,21 @@ def test_a_spec_marks_a_path_port_only_as_read_or_write() -> None:
     raw["inputs"]["source"]["path"] = "delete"
     with pytest.raises(ValueError, match="path は read / write"):
         BlockSpec.model_validate(raw)
+
+
+def test_each_use_carries_the_file_types_its_port_reads() -> None:
+    found = var_paths(Plan.model_validate(PLAN), default_registry())
+    # file.read_table names what it reads; file.extract_text and a written file name none
+    assert [use.accept for uses in found.values() for use in uses] == [
+        ".csv,.tsv,.txt,.xlsx,.xlsm",
+        "",
+        "",
+    ]
+
+
+@pytest.mark.parametrize("accept", ["", "text/*", 3])
+def test_a_spec_names_the_file_types_of_a_port_only_as_extensions(accept: object) -> None:
+    raw = default_registry().get("file.read_table").model_dump(exclude={"source"})
+    raw["inputs"]["path"]["accept"] = accept
+    with pytest.raises(ValueError, match=r"accept は .*拡張子をカンマ区切りで"):
+        BlockSpec.model_validate(raw)

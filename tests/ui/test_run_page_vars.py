@@ -72,6 +72,15 @@ def test_a_file_var_is_an_upload_field_named_as_the_plan_names_its_reader(
     assert "サンプルデータ: 請求一覧.csv" in _captions(page)
 
 
+def test_the_uploader_offers_only_the_file_types_the_reading_block_reads(
+    page: AppTest,
+) -> None:
+    # file.read_table reads CSV/TSV/text and Excel workbooks: the uploader offers those only
+    (uploader,) = page.file_uploader
+    assert list(uploader.proto.type) == [".csv", ".tsv", ".txt", ".xlsx", ".xlsm"]
+    assert any(c.startswith("CSV・TSV・TXT・XLSX・XLSM ファイル、") for c in _captions(page))
+
+
 def test_the_run_reads_the_uploaded_file(page: AppTest, env: Path) -> None:
     page.file_uploader[0].set_value(("元帳.csv", UPLOADED, "text/csv")).run()
     assert "アップロードしたファイル: 元帳.csv" in _captions(page)

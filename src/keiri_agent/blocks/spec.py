@@ -3,12 +3,14 @@
 A spec declares ``id``, SemVer ``version``, its Japanese ``label`` (what people read in place of
 the id: 表の集計 for ``table.aggregate``), ``entrypoint``, ``inputs`` and ``outputs`` (each port a
 JSON Schema with the extensions ``label`` (the port's Japanese name), ``required``, ``default``,
-``nullable``, ``examples``, ``dry_run.samples`` and ``path``), ``requirements``,
+``nullable``, ``examples``, ``dry_run.samples``, ``path`` and ``accept``), ``requirements``,
 ``description``, ``category`` and ``tags``. Every bundled block and port has a label
 (``tests/blocks/test_labels.py``); a custom block without one is shown by its id.
 ``path: read`` / ``path: write`` marks an input holding a file or folder path the block reads or
 writes (the API server checks a ``${vars.x}`` given there before the run; the block itself
-reads it through ``BlockContext.access`` in every case).
+reads it through ``BlockContext.access`` in every case). ``accept`` on such a port lists the
+file extensions the block reads there (``".csv,.xlsx"``): the app's upload field for a value
+given to that port offers those types only.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from keiri_agent.blocks.semver import SemVer
+from keiri_agent.blocks.ui.field_types import accepted_extensions
 from keiri_agent.errors import BlockError, ErrorCode, cause_of, reason_of
 
 __all__ = [
@@ -36,7 +39,7 @@ BLOCK_ID_RE = re.compile(r"^[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+$")
 PORT_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Keys a port may carry beyond JSON Schema itself.
 PORT_EXTENSIONS = frozenset(
-    {"label", "required", "nullable", "examples", "dry_run", "path", "result"}
+    {"label", "required", "nullable", "examples", "dry_run", "path", "result", "accept"}
 )
 MAX_LABEL_CHARS = 30  # a label names a block or port in a tab, a column or a progress line
 PATH_MODES = ("read", "write")  # the values of a port's ``path`` extension
@@ -114,6 +117,13 @@ class BlockSpec(BaseModel):
             if "path" in port and port["path"] not in PATH_MODES:
                 raise ValueError(
                     f"ポート '{name}' の path は {' / '.join(PATH_MODES)} にしてください"
+                )
+            if "accept" in port and not (
+                isinstance(port["accept"], str) and accepted_extensions(port["accept"])
+            ):
+                raise ValueError(
+                    f"ポート '{name}' の accept は \".csv,.xlsx\" のように拡張子をカンマ区切りで"
+                    "書いてください"
                 )
         return value
 

@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     from keiri_agent.plan._graph.env import PlanEnv, load_config
     from keiri_agent.plan._graph.inputs import input_requests
     from keiri_agent.plan._graph.names import PlanNames, plan_names
-    from keiri_agent.plan._graph.path_inputs import var_paths
+    from keiri_agent.plan._graph.path_inputs import VarPath, var_paths
     from keiri_agent.plan._graph.scope import block_outputs
     from keiri_agent.plan._run.answers import answer_paths
     from keiri_agent.plan._run.output_store import OutputStore
@@ -143,6 +143,7 @@ _LOCATIONS: dict[str, str] = {
     "validate_text": "_validate.validator",
     "ValidationReport": "_dsl.issues",
     "var_paths": "_graph.path_inputs",
+    "VarPath": "_graph.path_inputs",
     "When": "_dsl.models",
     "when_raw": "_dsl.models",
     "written_files": "_run.results",
@@ -177,6 +178,7 @@ __all__ = [
     "RunSummary",
     "SubflowNode",
     "ValidationReport",
+    "VarPath",
     "When",
     "answer_paths",
     "bare_reference",

@@ -5,7 +5,8 @@ such a port is given exactly ``${vars.x}`` (or a list of such references), the v
 is a path the block will read or write: the API server checks it against the task's
 ``FileAccess`` before the task starts (an early 403 naming ``vars.x``). Loop bodies share the
 plan's vars and are looked into; a subflow has vars of its own and is not (its blocks check
-their paths themselves, as every block does).
+their paths themselves, as every block does). Each use carries the file types the port reads
+(its ``accept``), for the app's upload field of that var.
 """
 
 from __future__ import annotations
@@ -23,13 +24,15 @@ __all__ = ["VarPath", "var_paths"]
 
 @dataclass(frozen=True)
 class VarPath:
-    """A var given to a path port: the node, its port, whether the block reads or writes, and
-    the port's Japanese name (for people; not part of what the use is)."""
+    """A var given to a path port: the node, its port, whether the block reads or writes, the
+    port's Japanese name and the file types it reads (its ``accept``: ".csv,.xlsx"; empty when
+    the spec names none). The last two are for people, not part of what the use is."""
 
     node_id: str
     port: str
     mode: str  # "read" | "write"
     label: str = field(default="", compare=False)
+    accept: str = field(default="", compare=False)
 
 
 def _var_names(value: Any) -> Iterator[str]:
@@ -63,6 +66,12 @@ def var_paths(plan: Plan, registry: BlockRegistry) -> dict[str, list[VarPath]]:
         for port, mode in spec.path_inputs().items():
             for name in _var_names(node.inputs.get(port)):
                 found.setdefault(name, []).append(
-                    VarPath(node.id, port, mode, spec.port_label(port))
+                    VarPath(
+                        node.id,
+                        port,
+                        mode,
+                        spec.port_label(port),
+                        str(spec.inputs[port].get("accept") or ""),
+                    )
                 )
     return found

@@ -7,7 +7,9 @@ as a file it reads (``plan.var_paths``) is the app's file field (:mod:`keiri_age
 as in the input nodes): a file uploaded there (saved in the workspace's uploads folder, where
 the run reads it) or a path typed on the server, which must lie where the page may read (the
 workspace or the example data, :mod:`keiri_agent.ui.server_paths`); a refused path stops the
-run. Such a field is named as the plan names the node that reads it; an example plan's default
+run. Its uploader offers the file types the blocks reading it accept (each port's ``accept``;
+where several read it, the types all of them accept; any type when one names none). Such a
+field is named as the plan names the node that reads it; an example plan's default
 ``examples/...`` is the bundled sample file, shown as サンプルデータ. Values are kept per plan
 with the page's other inputs (only リセット clears them, uploads included).
 """
@@ -16,15 +18,17 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Final
 
 import streamlit as st
 import yaml
 
 from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.blocks.ui.field_types import accepted_extensions
 from keiri_agent.errors import BlockError
 from keiri_agent.examples import example_path
-from keiri_agent.plan import Plan, PlanNames, load_yaml, var_paths
+from keiri_agent.plan import Plan, PlanNames, VarPath, load_yaml, var_paths
 from keiri_agent.ui import session_state
 from keiri_agent.ui.error_view import render_error
 from keiri_agent.ui.fields import WIDGET_PREFIX, render_fields, widget_key
@@ -78,13 +82,14 @@ def _file_kind(default: Any) -> str | None:
     return None
 
 
-def _file_field(key: str, name: str, label: str, default: Any, kind: str) -> tuple[Any, bool]:
+def _file_field(key: str, name: str, reader: _Reader, default: Any, kind: str) -> tuple[Any, bool]:
     """The file var ``name`` as the app's file field (upload or typed path): its value, and
     whether a typed path was refused (its error is shown under the field)."""
     requirement = {
         "id": name,
         "type": kind,
-        "label": label,
+        "label": reader.label,
+        "accept": reader.accept or None,
         "required": False,
         "default": default,
         "description": f"設定値 {name}（CLI の --var {name}=…）",
@@ -98,20 +103,40 @@ def _file_field(key: str, name: str, label: str, default: Any, kind: str) -> tup
     return value, bool(typed.strip()) and not value
 
 
-def _file_labels(plan: Plan, registry: BlockRegistry, names: PlanNames) -> dict[str, str]:
-    """File var → its field's label: the plan's name of the node that reads it (請求一覧の読み込み),
-    or, where a node reads several files, the name of the block's input (取引先マスタ)."""
+@dataclass(frozen=True)
+class _Reader:
+    """What the blocks reading a file var make of its field: its label and accepted types."""
+
+    label: str
+    accept: str  # ".csv,.xlsx"; empty: any type
+
+
+def _accept(uses: list[VarPath]) -> str:
+    """The extensions every use accepts, in the first use's order; empty (any) when one use
+    names none or no extension is common to all."""
+    lists = [accepted_extensions(use.accept) for use in uses]
+    if not all(lists):
+        return ""
+    return ",".join(ext for ext in lists[0] if all(ext in other for other in lists[1:]))
+
+
+def _file_readers(plan: Plan, registry: BlockRegistry, names: PlanNames) -> dict[str, _Reader]:
+    """File var → its field: labelled as the plan names the node that reads it (請求一覧の読み込み),
+    or, where a node reads several files, as the block names its input (取引先マスタ)."""
     reading = {
         name: [use for use in uses if use.mode == "read"]
         for name, uses in var_paths(plan, registry).items()
     }
     per_node = Counter(use.node_id for uses in reading.values() for use in uses)
     return {
-        name: "・".join(
-            dict.fromkeys(
-                names.node(use.node_id) if per_node[use.node_id] == 1 else use.label or name
-                for use in uses
-            )
+        name: _Reader(
+            "・".join(
+                dict.fromkeys(
+                    names.node(use.node_id) if per_node[use.node_id] == 1 else use.label or name
+                    for use in uses
+                )
+            ),
+            _accept(uses),
         )
         for name, uses in reading.items()
         if uses
@@ -125,7 +150,7 @@ def render_vars(
     defaults: Mapping[str, Any] = plan.vars or {}
     if not defaults:
         return {}
-    readers = _file_labels(plan, registry, names)
+    readers = _file_readers(plan, registry, names)
     reads = set(readers)
     values: dict[str, Any] = {}
     refused = False
