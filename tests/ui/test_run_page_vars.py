@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from keiri_agent.ui.fields import widget_key
 from keiri_agent.ui.run.page import OUTCOMES_KEY
-from keiri_agent.ui.run.plan_vars import var_key
+from keiri_agent.ui.run.plan_vars import FILE_FIELD_ID, var_key
 from tests.ui.conftest import run_page
 
 PAGE_TIMEOUT_S = 120
@@ -38,18 +38,23 @@ graph:
 UPLOADED = "科目,金額\n売掛金,123456\n普通預金,98765\n".encode()
 
 
-@pytest.fixture
-def page(env: Path) -> AppTest:
+def _open(env: Path, plan: str) -> AppTest:
+    """The 実行 page showing ``plan`` (saved as designs/ledger.yaml)."""
     designs = env / "designs"
     designs.mkdir()
-    (designs / "ledger.yaml").write_text(PLAN, encoding="utf-8")
+    (designs / "ledger.yaml").write_text(plan, encoding="utf-8")
     app = AppTest.from_function(run_page, default_timeout=PAGE_TIMEOUT_S)
     app.run()
     return app.selectbox(key="run_plan").set_value("ledger.yaml").run()
 
 
+@pytest.fixture
+def page(env: Path) -> AppTest:
+    return _open(env, PLAN)
+
+
 def _part(part: str) -> str:
-    return widget_key(var_key("run", PLAN_ID, "ledger"), "ledger", part)
+    return widget_key(var_key("run", PLAN_ID, "ledger"), FILE_FIELD_ID, part)
 
 
 def _captions(page: AppTest) -> list[str]:
@@ -92,7 +97,7 @@ def test_the_run_reads_the_uploaded_file(page: AppTest, env: Path) -> None:
     shown = _table(page, "科目")
     assert list(shown["科目"]) == ["売掛金", "普通預金"]
     assert [int(v) for v in shown["金額"]] == [123456, 98765]
-    saved = Path(page.session_state[var_key("run", PLAN_ID, "ledger")]["ledger"])
+    saved = Path(page.session_state[var_key("run", PLAN_ID, "ledger")][FILE_FIELD_ID])
     assert saved.is_relative_to(env / "workspace")  # where the page may read
     assert saved.read_bytes() == UPLOADED
 
@@ -160,3 +165,21 @@ def test_the_upload_is_kept_for_the_plan_while_another_plan_is_shown(page: AppTe
     assert "アップロードしたファイル: 元帳.csv" in _captions(page)
     page.button(key="run_start").click().run()
     assert list(_table(page, "科目")["科目"]) == ["売掛金", "普通預金"]
+
+
+@pytest.mark.parametrize("upload", [False, True], ids=["sample", "uploaded"])
+def test_a_file_var_may_have_a_name_no_input_field_may_have(env: Path, upload: bool) -> None:
+    # approved / response are refused as interactive-input field ids, not as var names
+    plan = PLAN.replace("  ledger:", "  approved:").replace("vars.ledger", "vars.approved")
+    page = _open(env, plan)
+    assert not page.error, [e.value for e in page.error]
+    if upload:
+        page.file_uploader[0].set_value(("元帳.csv", UPLOADED, "text/csv")).run()
+    page.button(key="run_start").click().run()
+
+    assert not page.exception, page.exception
+    assert any("成功しました" in str(s.value) for s in page.success)
+    if upload:
+        assert list(_table(page, "科目")["科目"]) == ["売掛金", "普通預金"]
+    else:
+        assert "INV-2025-0101" in set(_table(page, "請求番号")["請求番号"].astype(str))

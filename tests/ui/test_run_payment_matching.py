@@ -18,7 +18,7 @@ from keiri_agent.blocks.ui.answer_state import session_key
 from keiri_agent.examples import example_data_dir
 from keiri_agent.ui.fields import widget_key
 from keiri_agent.ui.run.page import OUTCOMES_KEY
-from keiri_agent.ui.run.plan_vars import var_key
+from keiri_agent.ui.run.plan_vars import FILE_FIELD_ID, var_key
 from tests.ui.conftest import run_page
 
 PAGE_TIMEOUT_S = 180
@@ -41,7 +41,7 @@ def _answer_key(field: str) -> str:
 
 
 def _bank_path() -> str:
-    return widget_key(var_key("run", PLAN_ID, "bank"), "bank", "path")
+    return widget_key(var_key("run", PLAN_ID, "bank"), FILE_FIELD_ID, "path")
 
 
 def _tab_labels(page: AppTest) -> list[str]:
@@ -51,7 +51,7 @@ def _tab_labels(page: AppTest) -> list[str]:
 def test_the_vars_are_fields_seeded_with_the_sample_and_the_run_shows_four_sheets(
     page: AppTest,
 ) -> None:
-    bank = page.session_state[var_key("run", PLAN_ID, "bank")]["bank"]
+    bank = page.session_state[var_key("run", PLAN_ID, "bank")][FILE_FIELD_ID]
     assert Path(bank) == example_data_dir() / "payment_matching" / "振込入金通知.txt"
     captions = [str(c.value) for c in page.caption]
     assert "サンプルデータ: 振込入金通知.txt" in captions

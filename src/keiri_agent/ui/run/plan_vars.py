@@ -10,7 +10,9 @@ workspace or the example data, :mod:`keiri_agent.ui.server_paths`); a refused pa
 run. Its uploader offers the file types the blocks reading it accept (each port's ``accept``;
 where several read it, the types all of them accept; any type when one names none). Such a
 field is named as the plan names the node that reads it; an example plan's default
-``examples/...`` is the bundled sample file, shown as サンプルデータ. Values are kept per plan
+``examples/...`` is the bundled sample file, shown as サンプルデータ. Each file var has a field
+set of its own (its own store key), whose one field has the id ``FILE_FIELD_ID``: any var name
+works, even one an input field may not have (``approved``). Values are kept per plan
 with the page's other inputs (only リセット clears them, uploads included).
 """
 
@@ -26,16 +28,15 @@ import yaml
 
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.ui.field_types import accepted_extensions
-from keiri_agent.errors import BlockError
 from keiri_agent.examples import example_path
 from keiri_agent.plan import Plan, PlanNames, VarPath, load_yaml, var_paths
 from keiri_agent.ui import session_state
-from keiri_agent.ui.error_view import render_error
 from keiri_agent.ui.fields import WIDGET_PREFIX, render_fields, widget_key
 
-__all__ = ["VARS_LABEL", "render_vars", "reset_vars", "var_key"]
+__all__ = ["FILE_FIELD_ID", "VARS_LABEL", "render_vars", "reset_vars", "var_key"]
 
 VARS_LABEL: Final = "設定値（vars）"
+FILE_FIELD_ID: Final = "file"  # the field of a file var within its own store key
 
 
 def var_key(page: str, plan_id: str, name: str) -> str:
@@ -86,7 +87,7 @@ def _file_field(key: str, name: str, reader: _Reader, default: Any, kind: str) -
     """The file var ``name`` as the app's file field (upload or typed path): its value, and
     whether a typed path was refused (its error is shown under the field)."""
     requirement = {
-        "id": name,
+        "id": FILE_FIELD_ID,
         "type": kind,
         "label": reader.label,
         "accept": reader.accept or None,
@@ -94,12 +95,8 @@ def _file_field(key: str, name: str, reader: _Reader, default: Any, kind: str) -
         "default": default,
         "description": f"設定値 {name}（CLI の --var {name}=…）",
     }
-    try:
-        value = render_fields([requirement], store_key=key).get(name)
-    except BlockError as exc:  # a var name no input field may have (approved, response)
-        render_error(exc)
-        return None, True
-    typed = str(st.session_state.get(widget_key(key, name, "path")) or "")
+    value = render_fields([requirement], store_key=key).get(FILE_FIELD_ID)
+    typed = str(st.session_state.get(widget_key(key, FILE_FIELD_ID, "path")) or "")
     return value, bool(typed.strip()) and not value
 
 
