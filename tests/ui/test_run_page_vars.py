@@ -183,3 +183,27 @@ def test_a_file_var_may_have_a_name_no_input_field_may_have(env: Path, upload: b
         assert list(_table(page, "科目")["科目"]) == ["売掛金", "普通預金"]
     else:
         assert "INV-2025-0101" in set(_table(page, "請求番号")["請求番号"].astype(str))
+
+
+SECOND_READER = """\
+  - id: read_again
+    description: 元帳の再読み込み
+    block: {block}
+    in:
+      path: ${{vars.ledger}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("block", "offered"),
+    [
+        ("excel.read_data", [".xlsx", ".xlsm"]),  # what both read: Excel workbooks
+        ("file.read_bank_statement", []),  # names no types: any file
+    ],
+)
+def test_a_file_var_two_blocks_read_offers_what_both_accept(
+    env: Path, block: str, offered: list[str]
+) -> None:
+    page = _open(env, PLAN + SECOND_READER.format(block=block))
+    (uploader,) = page.file_uploader
+    assert list(uploader.proto.type) == offered
