@@ -69,6 +69,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, ClassVar, Final
 
+from keiri_agent.yaml_words import yaml_reason
+
 __all__ = [
     "LOCAL_MODEL_HINT",
     "BlockError",
@@ -398,13 +400,6 @@ def _os_reason(exc: OSError) -> str | None:
     return None  # a library's OSError without an errno (PIL's unreadable image, say)
 
 
-def _marked_reason(exc: Any) -> str:
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    if mark is None:
-        return "YAML の書き方に誤りがあります"
-    return f"{mark.line + 1} 行 {mark.column + 1} 列目あたりの YAML の書き方に誤りがあります"
-
-
 def _validation_reason(exc: Any) -> str:
     places = sorted({".".join(str(part) for part in e["loc"]) or "全体" for e in exc.errors()})
     return f"{exc.error_count()} 件の値が決まりに合いません（{'、'.join(places)}）"
@@ -419,7 +414,7 @@ _LIBRARY_REASONS: Final[tuple[tuple[str, str, Any], ...]] = (
         "JSONDecodeError",
         lambda e: f"{e.lineno} 行 {e.colno} 列目が JSON として正しくありません",
     ),
-    ("yaml.error", "MarkedYAMLError", _marked_reason),
+    ("yaml.error", "MarkedYAMLError", yaml_reason),
     ("yaml.error", "YAMLError", lambda e: "YAML として読めません"),
     ("pydantic_core", "ValidationError", _validation_reason),
     ("zipfile", "BadZipFile", lambda e: "ZIP 形式（Excel ブックなどの入れ物）として壊れています"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +134,48 @@ def test_syntax_error_names_the_line_before_running(block: Block) -> None:
     assert "行目" in info.value.message
     assert "endif" in info.value.message
     assert "閉じタグ" in info.value.hint
+
+
+ENGLISH = re.compile(r"[A-Za-z]{3,} [a-z]{3,}")
+SYNTAX_CASES = [
+    (
+        "一行目\n{% if 件数 %}\n件数あり\n",
+        "{% if %} が閉じられていません（{% endif %} が必要です）",
+    ),
+    (
+        "{% for r in 行 %}{{ r }}{% endif %}",
+        "{% endif %} はここに書けません。{% for %} が閉じられて",
+    ),
+    ("{% endif %}", "{% endif %} に対応する開始タグがありません"),
+    ("{% 集計 %}", "{% 集計 %} というタグはありません"),
+    ("合計 {{ 合計 ", "閉じられないままテンプレートが終わっています（}} が必要です）"),
+    ("{{ 合計 $ }}", "使えない文字「$」があります"),
+    ("{{ '合計 }}", "文字列の引用符 ' が閉じられていません"),
+    ("{{ 行[1 }}", "「]」が必要です"),
+    ("{{ 件数 合計 }}", "「合計」はここに書けません（ここには }} が必要です）"),
+    ("{{ }}", "値か式が必要なところに }} があります"),
+]
+
+
+@pytest.mark.parametrize(("template", "expected"), SYNTAX_CASES)
+def test_a_template_syntax_error_is_told_in_japanese(
+    block: Block, template: str, expected: str
+) -> None:
+    with pytest.raises(BlockError) as info:
+        block.check_inputs({"template": template, "data": {}})
+    message = info.value.message
+    assert expected in message
+    assert ENGLISH.findall(message) == []
+    assert info.value.details["cause"].startswith("TemplateSyntaxError: ")
+
+
+def test_a_template_syntax_error_without_a_japanese_wording_names_only_the_line(
+    block: Block,
+) -> None:
+    with pytest.raises(BlockError) as info:
+        block.check_inputs({"template": "一行目\n{% raw %}未完", "data": {}})
+    assert info.value.message == "テンプレート 2 行目の書き方に誤りがあります"
+    assert "raw" in info.value.details["cause"]
 
 
 def test_table_filter_names_missing_columns(block: Block, make_ctx: ContextFactory) -> None:

@@ -76,3 +76,29 @@ def test_plan_validate_says_a_wrong_choice_in_japanese(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert '"total" は使えません（使える値: "sum"' in result.stdout
     assert "is not one of" not in result.stdout
+
+
+BROKEN_SCHEMAS = [
+    (
+        {"type": "strng"},
+        'スキーマ自体が不正です: type に書けない値 "strng" があります（使える型: string、',
+    ),
+    (
+        {"type": "object", "properties": {"金額": {"type": "int"}}},
+        'スキーマ自体が不正です: properties/金額 の type に書けない値 "int" があります',
+    ),
+    ({"type": "object", "required": "金額"}, 'required に書けない値 "金額" があります'),
+    ({"type": "number", "minimum": "0"}, 'minimum に書けない値 "0" があります'),
+    ({"enum": 5}, "enum に書けない値 5 があります"),
+]
+
+
+@pytest.mark.parametrize(("schema", "expected"), BROKEN_SCHEMAS)
+def test_a_broken_schema_names_its_keyword_and_place_in_japanese(
+    schema: dict[str, Any], expected: str
+) -> None:
+    said = check_value({"金額": 1}, schema)
+    assert said is not None
+    assert expected in said
+    assert ENGLISH.findall(said) == []
+    assert "valid under" not in said

@@ -11,7 +11,9 @@ import yaml
 from typer.testing import CliRunner
 
 from keiri_agent.cli import app
-from keiri_agent.plan import load_yaml, yaml_problem
+from keiri_agent.errors import cause_of, reason_of
+from keiri_agent.plan import load_yaml
+from keiri_agent.yaml_words import yaml_problem
 
 ENGLISH = re.compile(r"[a-z]{3,} [a-z]{3,}")
 CASES = [
@@ -41,9 +43,26 @@ def test_a_yaml_mistake_is_told_in_japanese(text: str, expected: str) -> None:
     assert ENGLISH.findall(said) == []
 
 
-def test_a_problem_without_a_japanese_wording_keeps_the_original() -> None:
-    said = yaml_problem(yaml.YAMLError("something new went wrong"))
-    assert said == "YAML の書き方に誤りがあります（原文: something new went wrong）"
+def test_a_problem_without_a_japanese_wording_names_the_place_in_japanese() -> None:
+    assert (
+        yaml_problem(yaml.YAMLError("something new went wrong")) == "YAML の書き方に誤りがあります"
+    )
+    mark = yaml.Mark("plan.yaml", 0, 2, 6, None, None)
+    exc = yaml.MarkedYAMLError(problem="something new went wrong", problem_mark=mark)
+    assert yaml_problem(exc) == "3 行 7 列目あたりの YAML の書き方に誤りがあります"
+    assert reason_of(exc) == "3 行 7 列目あたりの YAML の書き方に誤りがあります"
+    assert "something new went wrong" in cause_of(exc)
+
+
+def test_reason_of_says_what_is_wrong_in_the_same_words_as_the_plan_loader() -> None:
+    with pytest.raises(yaml.YAMLError) as caught:
+        yaml.safe_load("users:\n  - name: sato\n    role: user: admin\n")
+    said = reason_of(caught.value)
+    assert (
+        said == f"3 行 15 列目あたりの YAML の書き方に誤りがあります: {yaml_problem(caught.value)}"
+    )
+    assert "ここに「キー: 値」は書けません" in said
+    assert ENGLISH.findall(said) == []
 
 
 def test_plan_validate_and_vars_files_say_it_in_japanese(tmp_path: Path) -> None:

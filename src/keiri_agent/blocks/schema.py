@@ -22,7 +22,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 from pydantic import BaseModel
 
-from keiri_agent.blocks.schema_words import schema_problem
+from keiri_agent.blocks.schema_words import schema_error_problem, schema_problem
 from keiri_agent.blocks.spec import PORT_EXTENSIONS
 from keiri_agent.errors import BlockError, ErrorCode, cause_of, reason_of
 from keiri_agent.events.models import is_table
@@ -203,13 +203,34 @@ def _cached_validator(schema_json: str, binary: bool) -> Any:
     return (_BinaryValidator if binary else _Validator)(json.loads(schema_json))
 
 
+@lru_cache(maxsize=2048)
+def _cached_check(schema_json: str) -> None:
+    Draft202012Validator.check_schema(json.loads(schema_json))
+
+
+def _key(schema: Mapping[str, Any]) -> str | None:
+    try:
+        return json.dumps(schema, sort_keys=True)
+    except (TypeError, ValueError):  # non-JSON values in the schema (a date in examples...)
+        return None
+
+
 def _validator(schema: Mapping[str, Any]) -> Any:
     binary = schema.get("format") == "binary"
-    try:
-        key = json.dumps(schema, sort_keys=True)
-    except (TypeError, ValueError):  # non-JSON values in the schema (a date in examples...)
+    key = _key(schema)
+    if key is None:
         return (_BinaryValidator if binary else _Validator)(dict(schema))
     return _cached_validator(key, binary)
+
+
+def _check_schema(schema: Mapping[str, Any]) -> None:
+    """Raises jsonschema.SchemaError when ``schema`` breaks JSON Schema's own rules (a type
+    ``strng``, a ``required`` that is no list), checked once per schema that passes."""
+    key = _key(schema)
+    if key is None:
+        Draft202012Validator.check_schema(dict(schema))
+    else:
+        _cached_check(key)
 
 
 def validator_for(schema: Mapping[str, Any]) -> Any:
@@ -220,6 +241,7 @@ def validator_for(schema: Mapping[str, Any]) -> Any:
 def check_value(value: Any, schema: Mapping[str, Any]) -> str | None:
     """None when ``value`` fits ``schema``; otherwise a short Japanese description of why not."""
     try:
+        _check_schema(schema)  # a broken schema is said as such, not as a crash while checking
         validator = _validator(schema)
         if is_table(value):  # by columns and a sample of rows (blocks.table_schema)
             from keiri_agent.blocks.table_schema import table_problem
@@ -227,7 +249,7 @@ def check_value(value: Any, schema: Mapping[str, Any]) -> str | None:
             return table_problem(value, schema, validator)
         error = best_match(validator.iter_errors(value))
     except jsonschema.SchemaError as exc:
-        return f"スキーマ自体が不正です: {exc.message}"
+        return schema_error_problem(exc)
     except (TypeError, ValueError) as exc:  # values JSON Schema cannot inspect
         return f"値を検査できません: {reason_of(exc)}"
     if error is None:

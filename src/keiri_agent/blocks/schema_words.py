@@ -6,6 +6,8 @@ design page and a failed run. :func:`schema_problem` says the same in Japanese f
 keyword the block specs use, naming the value, the place and what is allowed. A keyword
 without a Japanese wording keeps jsonschema's own sentence after a Japanese lead
 (``値が条件 <keyword> に合いません（原文: …）``), never silently dropped.
+:func:`schema_error_problem` says why a port's schema itself breaks JSON Schema's rules: the
+keyword whose value is wrong and where it is in the schema (jsonschema's sentence stays out).
 """
 
 from __future__ import annotations
@@ -14,9 +16,16 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from jsonschema.exceptions import ValidationError
+from jsonschema.exceptions import SchemaError, ValidationError
 
-__all__ = ["MAX_SHOWN_CHOICES", "MAX_VALUE_CHARS", "WORDINGS", "schema_problem", "type_name"]
+__all__ = [
+    "MAX_SHOWN_CHOICES",
+    "MAX_VALUE_CHARS",
+    "WORDINGS",
+    "schema_error_problem",
+    "schema_problem",
+    "type_name",
+]
 
 MAX_SHOWN_CHOICES: Final = 12  # choices listed in one message; more are counted
 MAX_VALUE_CHARS: Final = 60  # a value quoted in a message is cut past this, with its length
@@ -136,3 +145,19 @@ def schema_problem(error: ValidationError) -> str:
     if said is None:
         said = f"値が条件 {error.validator} に合いません（原文: {error.message}）"
     return f"{where}: {said}" if where else said
+
+
+def schema_error_problem(error: SchemaError) -> str:
+    """A schema that breaks JSON Schema's rules, in Japanese: which keyword, where, what value
+    (``スキーマ自体が不正です: properties/金額 の type に書けない値 "int" があります``)."""
+    path = [str(part) for part in error.absolute_path]
+    # The keyword is the last name of the path that is not an index into the keyword's list.
+    cut = max((i for i, part in enumerate(path) if not part.isdigit()), default=-1)
+    if cut < 0:
+        return f"スキーマ自体が不正です: スキーマがマッピング（名前: 値）ではありません（{_value(error.instance)}）"
+    keyword, where = path[cut], "/".join(path[:cut])
+    said = f"{where} の {keyword}" if where else keyword
+    allowed = f"（使える型: {'、'.join(TYPE_NAMES)}）" if keyword == "type" else ""
+    return (
+        f"スキーマ自体が不正です: {said} に書けない値 {_value(error.instance)} があります{allowed}"
+    )

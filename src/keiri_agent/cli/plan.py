@@ -107,7 +107,8 @@ def _var_value(key: str, text: str) -> Any:
     mappings (``[1, 2]``, ``{a: 1}``, JSON included). Text that starts like a list or mapping
     must read as one (BlockError otherwise); any other text that is not a plain YAML scalar
     (dates, ``a: b``, bad syntax) stays the string the user typed (empty → "")."""
-    from keiri_agent.plan import load_yaml, yaml_problem
+    from keiri_agent.plan import load_yaml
+    from keiri_agent.yaml_words import yaml_problem
 
     collection = text.lstrip().startswith(("[", "{"))
     try:
@@ -140,7 +141,8 @@ VARS_FILE = UserFile(
 
 def _vars_file(file: Path) -> dict[str, Any]:
     """The mapping of a ``--vars`` YAML/JSON file (BlockError naming the file otherwise)."""
-    from keiri_agent.plan import load_yaml, yaml_problem
+    from keiri_agent.plan import load_yaml
+    from keiri_agent.yaml_words import yaml_problem
 
     text = VARS_FILE.read_text(file)
     try:

@@ -57,7 +57,6 @@ if TYPE_CHECKING:
         iter_references,
         single_reference,
     )
-    from keiri_agent.plan._dsl.yaml_words import yaml_problem
     from keiri_agent.plan._graph.compiled import AnyNode, GraphShape, graph_shape, references_in
     from keiri_agent.plan._graph.env import PlanEnv, load_config
     from keiri_agent.plan._graph.inputs import input_requests
@@ -147,7 +146,6 @@ _LOCATIONS: dict[str, str] = {
     "When": "_dsl.models",
     "when_raw": "_dsl.models",
     "written_files": "_run.results",
-    "yaml_problem": "_dsl.yaml_words",
 }
 
 __all__ = [
@@ -215,7 +213,6 @@ __all__ = [
     "var_paths",
     "when_raw",
     "written_files",
-    "yaml_problem",
 ]
 
 

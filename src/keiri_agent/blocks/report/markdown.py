@@ -33,6 +33,7 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
 from keiri_agent.blocks.inputs import output_file
+from keiri_agent.blocks.report.template_words import template_problem
 from keiri_agent.blocks.table.cells import parse_amount
 from keiri_agent.blocks.table.records import Table, input_error, records_from
 from keiri_agent.documents.amount_format import (
@@ -42,7 +43,7 @@ from keiri_agent.documents.amount_format import (
     total_row_flags,
 )
 from keiri_agent.documents.markdown_report import gather_images
-from keiri_agent.errors import BlockError, reason_of
+from keiri_agent.errors import BlockError, cause_of, reason_of
 from keiri_agent.workspace import atomic_path
 
 __all__ = ["MAX_OUTPUT_CHARS", "MarkdownReportBlock", "format_number", "markdown_table"]
@@ -298,12 +299,15 @@ def _compile(text: str, env: SandboxedEnvironment | None = None) -> Template:
     try:
         return (env or _environment(AmountFormat())).from_string(text)
     except TemplateSyntaxError as exc:
+        problem = template_problem(exc)
         raise input_error(
-            f"テンプレート {exc.lineno} 行目の書き方に誤りがあります: {exc.message}",
+            f"テンプレート {exc.lineno} 行目の書き方に誤りがあります"
+            + (f": {problem}" if problem else ""),
             "{{ 名前 }}・{% for 行 in 表 %}...{% endfor %}・{% if 条件 %}...{% endif %} の"
             "括弧や閉じタグの対応を確認してください。",
             field="template",
             line=exc.lineno,
+            cause=cause_of(exc),
         ) from exc
 
 

@@ -27,7 +27,7 @@ from keiri_agent.plan._dsl.yaml_read import (
     load_yaml,
     read_yaml,
 )
-from keiri_agent.plan._dsl.yaml_words import yaml_problem
+from keiri_agent.yaml_words import yaml_problem
 
 __all__ = [
     "MAX_PLAN_BYTES",

@@ -51,8 +51,8 @@ from keiri_agent.plan._dsl.issues import format_path
 from keiri_agent.plan._dsl.loader import MAX_PLAN_BYTES, load_yaml
 from keiri_agent.plan._dsl.models import LEGACY_UI_PREFIXES
 from keiri_agent.plan._dsl.refs import Reference, bare_reference, find_references
-from keiri_agent.plan._dsl.yaml_words import yaml_problem
 from keiri_agent.workspace import atomic_path
+from keiri_agent.yaml_words import yaml_problem
 
 __all__ = ["MigrationResult", "migrate_file", "migrate_plan", "migrate_text"]
 

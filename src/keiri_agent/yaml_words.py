@@ -1,22 +1,28 @@
-"""Why a YAML text could not be read, in Japanese.
+"""Why a YAML text could not be read, in Japanese: the one wording of PyYAML's problems.
 
 PyYAML words its problems in English (``mapping values are not allowed here``, ``did not find
-expected key``); a plan's author, or a person passing ``--vars`` or an answers file, reads them.
-:func:`yaml_problem` says the same in Japanese with what usually causes it. A problem without a
-Japanese wording keeps PyYAML's own sentence after a Japanese lead
-(``YAML の書き方に誤りがあります（原文: …）``), never silently dropped. Problems this package
-raises itself (:class:`~keiri_agent.plan._dsl.yaml_read.YamlLimitError`) are Japanese already
-and pass unchanged.
+expected key``); a plan's author, or a person passing ``--vars``, a settings file or an answers
+file, reads them. :func:`yaml_problem` says the same in Japanese with what usually causes it (the
+plan loader gives the line and column beside it); :func:`yaml_reason` puts the line and column in
+front, for ``errors.reason_of``. A problem without a Japanese wording is said as "the YAML is
+wrong near line N, column M"; PyYAML's English stays only in ``details['cause']``
+(``errors.cause_of``). Problems this package raises itself
+(:class:`~keiri_agent.plan._dsl.yaml_read.YamlLimitError`) are Japanese already and pass
+unchanged. The bottom layer (below ``errors``): it imports nothing of this package, and PyYAML
+only for type checking.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import yaml
+if TYPE_CHECKING:
+    import yaml
 
-__all__ = ["yaml_problem"]
+__all__ = ["yaml_problem", "yaml_reason"]
+
+WRONG: Final = "YAML の書き方に誤りがあります"
 
 # PyYAML's Python parser names the character or alias; libyaml's (the one load_yaml uses) not.
 _CHARACTER: Final = re.compile(r"found character (?:'(.+)' )?that cannot start any token")
@@ -60,7 +66,27 @@ _FIXED: Final = (
 
 
 def yaml_problem(exc: yaml.YAMLError) -> str:
-    """What is wrong with the YAML text, in Japanese (without the line and column)."""
+    """What is wrong with the YAML text, in Japanese; the line and column only when there is no
+    more to say than that it is wrong there."""
+    return _known(exc) or _wrong(exc)
+
+
+def yaml_reason(exc: yaml.YAMLError) -> str:
+    """The line and column and what is wrong there, in Japanese (for ``errors.reason_of``)."""
+    known = _known(exc)
+    return f"{_wrong(exc)}: {known}" if known is not None else _wrong(exc)
+
+
+def _wrong(exc: yaml.YAMLError) -> str:
+    """``N 行 M 列目あたりの YAML の書き方に誤りがあります`` (without a place when PyYAML has none)."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    if mark is None:
+        return WRONG
+    return f"{mark.line + 1} 行 {mark.column + 1} 列目あたりの {WRONG}"
+
+
+def _known(exc: yaml.YAMLError) -> str | None:
+    """PyYAML's problem said in Japanese, or None for a problem without a Japanese wording."""
     problem = str(getattr(exc, "problem", None) or exc).strip()
     if _JAPANESE.search(problem):  # our own limits (YamlLimitError) speak Japanese already
         return problem
@@ -88,5 +114,4 @@ def yaml_problem(exc: yaml.YAMLError) -> str:
     for start, said in _FIXED:
         if start in problem:
             return said
-    first = problem.splitlines()[0] if problem else type(exc).__name__
-    return f"YAML の書き方に誤りがあります（原文: {first[:200]}）"
+    return None
