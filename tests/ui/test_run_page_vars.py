@@ -207,3 +207,18 @@ def test_a_file_var_two_blocks_read_offers_what_both_accept(
     page = _open(env, PLAN + SECOND_READER.format(block=block))
     (uploader,) = page.file_uploader
     assert list(uploader.proto.type) == offered
+
+
+def test_a_var_whose_yaml_cannot_be_read_is_refused_in_japanese(env: Path) -> None:
+    plan = PLAN.replace("  month: 2025-01", "  accounts: [売掛金, 普通預金]")
+    page = _open(env, plan)
+    field = page.text_input(key=var_key("run", PLAN_ID, "accounts"))
+    page = field.set_value("[売掛金, 普通預金").run()
+    page.button(key="run_start").click().run()
+
+    shown = [str(e.value) for e in page.error]
+    assert any(
+        "accounts の値を YAML として読めません" in text and "行" in text for text in shown
+    ), shown
+    assert not any(word in text for text in shown for word in ("expected", "flow sequence")), shown
+    assert not page.success  # nothing ran

@@ -28,6 +28,7 @@ import yaml
 
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.ui.field_types import accepted_extensions
+from keiri_agent.errors import reason_of
 from keiri_agent.examples import example_path
 from keiri_agent.plan import Plan, PlanNames, VarPath, load_yaml, var_paths
 from keiri_agent.ui import session_state
@@ -168,6 +169,6 @@ def render_vars(
             try:
                 values[name] = _field(page, key, name, default)
             except yaml.YAMLError as exc:
-                st.error(f"{name} の値を YAML として読めません: {str(exc).splitlines()[0]}")
+                st.error(f"{name} の値を YAML として読めません: {reason_of(exc)}")
                 refused = True
     return None if refused else values
