@@ -24,10 +24,7 @@ def schedule_page() -> None:
 
 
 @pytest.fixture
-def page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
-    monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
-    monkeypatch.setenv("KEIRI_WORKSPACE_ROOT", str(tmp_path / "workspace"))
-    monkeypatch.setenv("KEIRI_DESIGNS_DIR", str(tmp_path / "designs"))
+def page(env: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
     monkeypatch.setenv("KEIRI_REQUIRE_APPROVAL", "on")
     approved_memo(load_settings())
     return AppTest.from_function(schedule_page, default_timeout=PAGE_TIMEOUT_S)
