@@ -215,18 +215,18 @@ def _key(schema: Mapping[str, Any]) -> str | None:
         return None
 
 
-def _validator(schema: Mapping[str, Any]) -> Any:
+def _validator(schema: Mapping[str, Any], key: str | None) -> Any:
+    """The validator of ``schema`` whose ``_key`` is ``key`` (computed once by the caller)."""
     binary = schema.get("format") == "binary"
-    key = _key(schema)
     if key is None:
         return (_BinaryValidator if binary else _Validator)(dict(schema))
     return _cached_validator(key, binary)
 
 
-def _check_schema(schema: Mapping[str, Any]) -> None:
-    """Raises jsonschema.SchemaError when ``schema`` breaks JSON Schema's own rules (a type
-    ``strng``, a ``required`` that is no list), checked once per schema that passes."""
-    key = _key(schema)
+def _check_schema(schema: Mapping[str, Any], key: str | None) -> None:
+    """Raises jsonschema.SchemaError when ``schema`` (whose ``_key`` is ``key``) breaks JSON
+    Schema's own rules (a type ``strng``, a ``required`` that is no list), checked once per
+    schema that passes."""
     if key is None:
         Draft202012Validator.check_schema(dict(schema))
     else:
@@ -235,14 +235,15 @@ def _check_schema(schema: Mapping[str, Any]) -> None:
 
 def validator_for(schema: Mapping[str, Any]) -> Any:
     """The validator of ``schema`` (cached per schema): ``is_valid(value)`` answers quickly."""
-    return _validator(schema)
+    return _validator(schema, _key(schema))
 
 
 def check_value(value: Any, schema: Mapping[str, Any]) -> str | None:
     """None when ``value`` fits ``schema``; otherwise a short Japanese description of why not."""
     try:
-        _check_schema(schema)  # a broken schema is said as such, not as a crash while checking
-        validator = _validator(schema)
+        key = _key(schema)  # serialised once for both caches
+        _check_schema(schema, key)  # a broken schema is said as such, not as a crash while checking
+        validator = _validator(schema, key)
         if is_table(value):  # by columns and a sample of rows (blocks.table_schema)
             from keiri_agent.blocks.table_schema import table_problem
 
