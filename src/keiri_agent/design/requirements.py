@@ -75,7 +75,6 @@ SCHEMA_TEMPLATES: dict[str, dict[str, Any]] = {
 _VAR_REF = re.compile(r"\$\{\s*vars\.([A-Za-z_][A-Za-z0-9_]*)")
 _WHOLE_VAR_REF = re.compile(r"^\$\{\s*vars\.([A-Za-z_][A-Za-z0-9_]*)\s*\}$")
 _FILE_PORTS = frozenset({"path", "file", "zip_bytes", "source", "folder", "input_path"})
-_EXCEL_ACCEPT = ".xlsx,.xlsm"
 _READ_DATA = "excel.read_data"
 _PROCESS_LLM = "ai.process_llm"
 
@@ -193,7 +192,7 @@ def _node_requirements(node: dict[str, Any], spec: BlockSpec) -> list[Requiremen
                 id=f"{node_id}_path",
                 type="file",
                 label=f"{node_id}: 読み込む Excel ブック",
-                accept=_EXCEL_ACCEPT,
+                accept=spec.inputs["path"].get("accept"),  # the port says what it reads
                 target=RequirementTarget(kind="input", node=node_id, port="path"),
             )
         )
