@@ -9,7 +9,10 @@ subset); numbers are right-aligned and zero-filled (N), text left-aligned and sp
 dates are YYMMDD in the Japanese era (和暦), or in the Western year in some banks' variant
 (``zengin_dates``). Records may be separated by CR LF or follow each other on one line.
 
-Field positions below are 1-based, as the format's tables number them. Sources:
+The layouts themselves are package data, ``zengin_fields.csv`` beside this module: one row a
+field, as the format's tables list them (種別コード, データ区分, 1-based position, length in
+bytes, N or C, the field's name in code and in the format), so that a row can be compared with
+the published table it was copied from. Sources:
 
 * 振込入金通知: 阿波銀行「振込入金通知（全銀協制定フォーマット）」
   http://www.awabank.co.jp/houjin/service/fb/zengin/tsuchi/ (header, data record: 照会番号 N6,
@@ -26,8 +29,9 @@ Field positions below are 1-based, as the format's tables number them. Sources:
   11 振込, 12 他店券入金, 13 交換, 14 振替, 15 継続, 18 その他, 19 訂正.
 
 The data layout of 入出金取引明細 given here is the one for 普通・当座・貯蓄預金 (預金種目 1, 2, 4);
-time deposits use another data layout, which is not read (see ``zengin``). Every layout is
-checked to cover exactly 200 bytes when this module loads.
+time deposits use another data layout, which is not read (see ``zengin``). The table is read
+and checked once, when this module loads: every field starts where the one before it ended
+(position against lengths), and every layout covers exactly 200 bytes.
 """
 
 from __future__ import annotations
@@ -35,11 +39,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from keiri_agent.documents.bundled_table import BundledTable
+
 __all__ = [
     "DATA",
     "END",
     "HEADER",
     "LAYOUTS",
+    "LAYOUT_FILE",
     "OTHER_TYPE_CODES",
     "RECORD_BYTES",
     "RECORD_KINDS",
@@ -50,6 +57,7 @@ __all__ = [
     "Field",
     "Layout",
     "RecordKind",
+    "load_layouts",
 ]
 
 RECORD_BYTES = 200
@@ -115,127 +123,56 @@ class Field:
 
 Layout = dict[str, Field]
 
-
-# A field as the layouts below list it: key, label, length, kind.
-_Spec = tuple[str, str, int, Literal["N", "C"]]
-
-
-# Every record's first byte: its データ区分 (HEADER, DATA, TRAILER, END).
-_KIND: _Spec = ("kind", "データ区分", 1, "N")
-
-
-def _layout(*fields: _Spec) -> Layout:
-    """The record's fields after データ区分 in record order (key, label, length, kind),
-    positions computed; データ区分 first, 200 bytes in all."""
-    layout: Layout = {}
-    start = 1
-    for key, label, length, kind in (_KIND, *fields):
-        layout[key] = Field(key, label, start, length, kind)
-        start += length
-    if start - 1 != RECORD_BYTES:
-        raise AssertionError(f"layout covers {start - 1} bytes, not {RECORD_BYTES}")
-    return layout
-
-
-# The header fields both formats start with: who made the file, for which period and bank.
-_HEADER_START: tuple[_Spec, ...] = (
-    ("type_code", "種別コード", 2, "N"),
-    ("code_kind", "コード区分", 1, "N"),
-    ("created", "作成日", 6, "N"),
-    ("period_from", "勘定日（自）", 6, "N"),
-    ("period_to", "勘定日（至）", 6, "N"),
-    ("bank_code", "銀行コード", 4, "N"),
-    ("bank_name", "銀行名", 15, "C"),
-    ("branch_code", "支店コード", 3, "N"),
-    ("branch_name", "支店名", 15, "C"),
+LAYOUT_FILE = "zengin_fields.csv"  # package data beside this module
+_TABLE = BundledTable(
+    __package__,
+    LAYOUT_FILE,
+    "全銀協のレコード様式の表",
+    ("type_code", "record", "start", "length", "kind", "key", "label"),
+    hint="表は 1 行に 1 項目（type_code,record,start,length,kind,key,label）で、各レコードの項目を"
+    f" 1 バイト目から順に、合わせて {RECORD_BYTES} バイトになるように書いてください。",
 )
+_FIELD_KINDS: tuple[Literal["N", "C"], ...] = ("N", "C")
 
-_TRANSFER_HEADER = _layout(
-    *_HEADER_START,
-    ("deposit_type", "預金種目", 1, "N"),
-    ("account_number", "口座番号", 7, "N"),
-    ("account_name", "口座名", 40, "C"),
-    ("dummy", "ダミー", 93, "C"),
-)
-_TRANSFER_DATA = _layout(
-    ("reference", "照会番号", 6, "N"),
-    ("date", "勘定日", 6, "N"),
-    ("value_date", "起算日", 6, "N"),
-    ("amount", "金額", 10, "N"),
-    ("other_bank_amount", "うち他店券金額", 10, "N"),
-    ("payer_code", "振込依頼人コード", 10, "N"),
-    ("payer", "振込依頼人名", 48, "C"),
-    ("bank_name", "仕向銀行名", 15, "C"),
-    ("branch_name", "仕向支店名", 15, "C"),
-    ("cancel", "取消区分", 1, "C"),
-    ("edi", "EDI情報", 20, "C"),
-    ("dummy", "ダミー", 52, "C"),
-)
-_TRANSFER_TRAILER = _layout(
-    ("count", "振込合計件数", 6, "N"),
-    ("total", "振込合計金額", 12, "N"),
-    ("cancel_count", "取消合計件数", 6, "N"),
-    ("cancel_total", "取消合計金額", 12, "N"),
-    ("dummy", "ダミー", 163, "C"),
-)
-_TRANSFER_END = _layout(("dummy", "ダミー", 199, "C"))
 
-_STATEMENT_HEADER = _layout(
-    *_HEADER_START,
-    ("dummy1", "ダミー", 3, "C"),
-    ("deposit_type", "預金種目", 1, "N"),
-    ("account_number", "口座番号", 10, "N"),
-    ("account_name", "口座名", 40, "C"),
-    ("overdraft", "貸越区分", 1, "N"),
-    ("passbook", "通帳・証書区分", 1, "N"),
-    ("opening_balance", "取引前残高", 14, "N"),
-    ("dummy", "ダミー", 71, "C"),
-)
-_STATEMENT_DATA = _layout(
-    ("reference", "照会番号", 8, "N"),
-    ("date", "勘定日", 6, "N"),
-    ("value_date", "預入・払出日", 6, "N"),
-    ("direction", "入払区分", 1, "N"),
-    ("transaction", "取引区分", 2, "N"),
-    ("amount", "取引金額", 12, "N"),
-    ("other_bank_amount", "うち他店券金額", 12, "N"),
-    ("exchange_date", "交換呈示日", 6, "N"),
-    ("returned_date", "不渡返還日", 6, "N"),
-    ("bill_kind", "手形・小切手区分", 1, "N"),
-    ("bill_number", "手形・小切手番号", 7, "N"),
-    ("branch_ref", "僚店番号", 3, "N"),
-    ("payer_code", "振込依頼人コード", 10, "N"),
-    ("payer", "振込依頼人名又は契約者番号", 48, "C"),
-    ("bank_name", "仕向銀行名", 15, "C"),
-    ("branch_name", "仕向店名", 15, "C"),
-    ("description", "摘要内容", 20, "C"),
-    ("edi", "EDI情報", 20, "C"),
-    ("dummy", "ダミー", 1, "C"),
-)
-_STATEMENT_TRAILER = _layout(
-    ("deposit_count", "入金件数", 6, "N"),
-    ("deposit_total", "入金額合計", 13, "N"),
-    ("withdrawal_count", "出金件数", 6, "N"),
-    ("withdrawal_total", "出金額合計", 13, "N"),
-    ("overdraft", "貸越区分", 1, "N"),
-    ("closing_balance", "取引後残高", 14, "N"),
-    ("record_count", "データ・レコード件数", 7, "N"),
-    ("dummy", "ダミー", 139, "C"),
-)
-_STATEMENT_END = _layout(
-    ("record_total", "レコード総件数", 10, "N"),
-    ("account_count", "口座数", 5, "N"),
-    ("dummy", "ダミー", 184, "C"),
-)
+def load_layouts(text: str) -> dict[tuple[str, RecordKind], Layout]:
+    """The layouts of a table in :data:`LAYOUT_FILE`'s layout, by (種別コード, データ区分).
+
+    One row a field, in record order: ``type_code`` (a :data:`TYPE_CODES` key), ``record`` (a
+    :data:`RECORD_KINDS` key), 1-based ``start`` and ``length`` in bytes, ``kind`` (N or C),
+    ``key`` (its name in code) and ``label`` (its name in the format). Each field must start
+    where the one before it ended, every layout must cover exactly :data:`RECORD_BYTES` bytes,
+    and every 種別コード must have all four records. BlockError naming the line otherwise."""
+    layouts: dict[tuple[str, RecordKind], Layout] = {}
+    for line, (code, record, start, length, kind, key, label) in _TABLE.rows(text):
+        if code not in TYPE_CODES or record not in RECORD_KINDS:
+            raise _TABLE.error(
+                line, f"種別コード {code}・データ区分 {record} は読む対象ではありません"
+            )
+        if not start.isdecimal() or not length.isdecimal() or int(length) == 0:
+            raise _TABLE.error(line, f"位置「{start}」・桁数「{length}」が正の整数ではありません")
+        if kind not in _FIELD_KINDS or not key or not label:
+            raise _TABLE.error(line, "kind が N・C のどちらでもないか、key・label が空です")
+        layout = layouts.setdefault((code, record), {})
+        if key in layout:
+            raise _TABLE.error(line, f"key {key} が同じレコードに二度あります")
+        expected = sum(field.length for field in layout.values()) + 1
+        if int(start) != expected:
+            raise _TABLE.error(
+                line, f"{key} の位置が {start} です（前の項目から続く {expected} のはずです）"
+            )
+        layout[key] = Field(key, label, int(start), int(length), kind)
+    for code in TYPE_CODES:
+        for record in RECORD_KINDS:
+            covered = sum(field.length for field in layouts.get((code, record), {}).values())
+            if covered != RECORD_BYTES:
+                raise _TABLE.error(
+                    None,
+                    f"種別コード {code} の{RECORD_KINDS[record]}が {covered} バイトです"
+                    f"（{RECORD_BYTES} バイトのはずです）",
+                )
+    return layouts
+
 
 # (種別コード, データ区分) -> layout.
-LAYOUTS: dict[tuple[str, RecordKind], Layout] = {
-    ("01", HEADER): _TRANSFER_HEADER,
-    ("01", DATA): _TRANSFER_DATA,
-    ("01", TRAILER): _TRANSFER_TRAILER,
-    ("01", END): _TRANSFER_END,
-    ("03", HEADER): _STATEMENT_HEADER,
-    ("03", DATA): _STATEMENT_DATA,
-    ("03", TRAILER): _STATEMENT_TRAILER,
-    ("03", END): _STATEMENT_END,
-}
+LAYOUTS: dict[tuple[str, RecordKind], Layout] = load_layouts(_TABLE.text())

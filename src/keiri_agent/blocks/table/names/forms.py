@@ -25,14 +25,11 @@ are stored folded (:func:`..fold.fold`). :data:`KANJI_SHORT` maps the kanji shor
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 from enum import StrEnum
-from importlib import resources
 
 from keiri_agent.blocks.table.names.fold import fold
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.documents.bundled_table import BundledTable
 
 __all__ = ["FORMS", "FORMS_FILE", "KANJI_SHORT", "CompanyForm", "FormKind", "load_forms"]
 
@@ -54,7 +51,14 @@ class CompanyForm:
 
 
 FORMS_FILE = "company_forms.csv"  # package data beside this module
-_COLUMNS = ["kind", "abbreviation", "name", "words", "readings", "kanji_short"]
+_TABLE = BundledTable(
+    __package__,
+    FORMS_FILE,
+    "法人略語の表",
+    ("kind", "abbreviation", "name", "words", "readings", "kanji_short"),
+    hint="表は 1 行に 1 つの形（kind,abbreviation,name,words,readings,kanji_short）で、"
+    "略語と読みは全角の大きいカナ（ｶﾞ→ガ、ャ→ヤ）で書いてください。",
+)
 
 
 def load_forms(text: str) -> tuple[CompanyForm, ...]:
@@ -64,17 +68,7 @@ def load_forms(text: str) -> tuple[CompanyForm, ...]:
     the first of ``words``), ``words`` and ``readings`` separated by spaces, and ``kanji_short``
     (the short forms written in parentheses, 株 for (株), separated by spaces; may be empty).
     Abbreviations and readings must be stored folded. BlockError naming the line otherwise."""
-    rows = csv.reader(io.StringIO(text))
-    header = next(rows, None)
-    if header != _COLUMNS:
-        raise _table_error(1, f"見出しが {','.join(_COLUMNS)} ではありません")
-    forms: list[CompanyForm] = []
-    for line, row in enumerate(rows, start=2):
-        if not any(cell.strip() for cell in row):
-            continue
-        if len(row) != len(_COLUMNS):
-            raise _table_error(line, f"列が {len(row)} 個あります（{len(_COLUMNS)} 個のはずです）")
-        forms.append(_row_form(line, *(cell.strip() for cell in row)))
+    forms = [_row_form(line, *row) for line, row in _TABLE.rows(text)]
     for what, values in (
         ("略語", [form.abbreviation for form in forms]),
         ("名前", [form.name for form in forms]),
@@ -82,7 +76,7 @@ def load_forms(text: str) -> tuple[CompanyForm, ...]:
     ):
         repeated = sorted({value for value in values if values.count(value) > 1})
         if repeated:
-            raise _table_error(None, f"{what} {', '.join(repeated)} が二度以上あります")
+            raise _TABLE.error(None, f"{what} {', '.join(repeated)} が二度以上あります")
     return tuple(forms)
 
 
@@ -90,13 +84,13 @@ def _row_form(
     line: int, kind: str, abbreviation: str, name: str, words: str, readings: str, short: str
 ) -> CompanyForm:
     if kind not in {k.value for k in FormKind}:
-        raise _table_error(line, f"kind「{kind}」は {' / '.join(FormKind)} のどれでもありません")
+        raise _TABLE.error(line, f"kind「{kind}」は {' / '.join(FormKind)} のどれでもありません")
     spellings, spoken = tuple(words.split()), tuple(readings.split())
     if not abbreviation or not spellings or not spoken:
-        raise _table_error(line, "abbreviation・words・readings のどれかが空です")
+        raise _TABLE.error(line, "abbreviation・words・readings のどれかが空です")
     unfolded = [text for text in (abbreviation, *spoken) if fold(text) != text]
     if unfolded:
-        raise _table_error(
+        raise _TABLE.error(
             line, f"{', '.join(unfolded)} が全角の大きいカナ（fold した形）になっていません"
         )
     return CompanyForm(
@@ -104,21 +98,7 @@ def _row_form(
     )
 
 
-def _table_error(line: int | None, problem: str) -> BlockError:
-    """``line``: 1-based, None for the table as a whole."""
-    where = f" の {line} 行目を" if line else " を"
-    return BlockError(
-        f"法人略語の表 {FORMS_FILE}{where}読めません: {problem}。",
-        code=ErrorCode.FILE_UNREADABLE,
-        hint="表は 1 行に 1 つの形（kind,abbreviation,name,words,readings,kanji_short）で、"
-        "略語と読みは全角の大きいカナ（ｶﾞ→ガ、ャ→ヤ）で書いてください。",
-        details={"file": FORMS_FILE, "line": line},
-    )
-
-
-FORMS: tuple[CompanyForm, ...] = load_forms(
-    resources.files(__package__).joinpath(FORMS_FILE).read_text("utf-8-sig")
-)
+FORMS: tuple[CompanyForm, ...] = load_forms(_TABLE.text())
 
 # Kanji short forms after NFKC (㈱ and （株） are "(株)"); "(有)" is 有限会社 etc.
 KANJI_SHORT: dict[str, CompanyForm] = {
