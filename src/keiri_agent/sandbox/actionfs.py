@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from keiri_agent.sandbox.jail import ACTION_MOUNT, CGROUP_MOUNT, JAIL_DIR
+from keiri_agent.sandbox.libc import LIBC, check
 
 __all__ = [
     "CLONE_NEWIPC",
@@ -59,42 +60,35 @@ INODE_HEADROOM = 16
 UPPER = "upper"
 OVERLAY_WORK = "work"
 
-_libc = ctypes.CDLL(None, use_errno=True)
-_libc.mount.argtypes = (
+LIBC.mount.argtypes = (
     ctypes.c_char_p,
     ctypes.c_char_p,
     ctypes.c_char_p,
     ctypes.c_ulong,
     ctypes.c_char_p,
 )
-_libc.umount2.argtypes = (ctypes.c_char_p, ctypes.c_int)
-_libc.unshare.argtypes = (ctypes.c_int,)
-_libc.setns.argtypes = (ctypes.c_int, ctypes.c_int)
-
-
-def _check(result: int, what: str) -> None:
-    if result != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"{what}: {os.strerror(err)}")
+LIBC.umount2.argtypes = (ctypes.c_char_p, ctypes.c_int)
+LIBC.unshare.argtypes = (ctypes.c_int,)
+LIBC.setns.argtypes = (ctypes.c_int, ctypes.c_int)
 
 
 def unshare(flags: int) -> None:
-    _check(_libc.unshare(flags), f"unshare({flags:#x})")
+    check(LIBC.unshare(flags), f"unshare({flags:#x})")
 
 
 def setns(fd: int, flags: int) -> None:
-    _check(_libc.setns(fd, flags), f"setns({flags:#x})")
+    check(LIBC.setns(fd, flags), f"setns({flags:#x})")
 
 
 def _mount(source: str, target: str, fstype: str | None, flags: int, data: str | None) -> None:
-    result = _libc.mount(
+    result = LIBC.mount(
         source.encode(),
         target.encode(),
         fstype.encode() if fstype else None,
         flags,
         data.encode() if data is not None else None,
     )
-    _check(result, f"mount {fstype or source} on {target}")
+    check(result, f"mount {fstype or source} on {target}")
 
 
 @dataclass(frozen=True)
@@ -149,7 +143,7 @@ def isolate_worker_fs() -> None:
     for path in (JAIL_DIR, CGROUP_MOUNT, ACTION_MOUNT):
         if os.path.ismount(path) or os.path.isdir(path):
             for mount in _mounts_below(path):
-                _check(_libc.umount2(mount.encode(), MNT_DETACH), f"umount {mount}")
+                check(LIBC.umount2(mount.encode(), MNT_DETACH), f"umount {mount}")
 
 
 def _mounts_below(path: str) -> list[str]:

@@ -16,14 +16,15 @@ from __future__ import annotations
 import ctypes
 from pathlib import Path
 
+from keiri_agent.sandbox.libc import LIBC
+
 __all__ = ["HUGE_PAGE", "collapse_heap"]
 
 HUGE_PAGE = 2 * 1024 * 1024
 MADV_HUGEPAGE = 14
 MADV_COLLAPSE = 25
 
-_libc = ctypes.CDLL(None, use_errno=True)
-_libc.madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+LIBC.madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
 
 
 def _anonymous_ranges() -> list[tuple[int, int]]:
@@ -46,8 +47,8 @@ def collapse_heap() -> int:
         end = high & ~(HUGE_PAGE - 1)
         if end - start < HUGE_PAGE:
             continue
-        if _libc.madvise(start, end - start, MADV_HUGEPAGE) != 0:
+        if LIBC.madvise(start, end - start, MADV_HUGEPAGE) != 0:
             continue
-        if _libc.madvise(start, end - start, MADV_COLLAPSE) == 0:
+        if LIBC.madvise(start, end - start, MADV_COLLAPSE) == 0:
             collapsed += end - start
     return collapsed

@@ -52,6 +52,7 @@ from keiri_agent.sandbox.layers import (
     LayerStatus,
     LayerUnavailableError,
 )
+from keiri_agent.sandbox.libc import LIBC, check, prctl
 from keiri_agent.sandbox.profiles import SandboxProfile
 
 __all__ = [
@@ -87,8 +88,6 @@ PR_CAP_AMBIENT_CLEAR_ALL = 4
 LINUX_CAPABILITY_VERSION_3 = 0x20080522
 # /proc/<pid>/stat fields 50 and 51 (env_start, env_end), counted from field 3 after "comm)".
 STAT_ENV_START_INDEX = 47
-
-_libc = ctypes.CDLL(None, use_errno=True)
 
 
 @dataclass(frozen=True)
@@ -127,12 +126,6 @@ def _proc_status(field: str) -> str:
         if key == field:
             return value.strip()
     raise OSError(errno.ENOENT, f"/proc/self/status has no {field}")
-
-
-def _check_libc(result: int, what: str) -> None:
-    if result != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"{what}: {os.strerror(err)}")
 
 
 # ---- layer 1: resource limits -----------------------------------------------------------------
@@ -185,7 +178,7 @@ def _layer_env(w: _Worker) -> LayerStatus:
         path.mkdir(mode=0o700, exist_ok=True)
         if not stat.S_ISDIR(os.lstat(path).st_mode):
             raise OSError(errno.ENOTDIR, f"{path} is not a plain directory")
-    _check_libc(int(_libc.clearenv()), "clearenv")  # also what C code set behind os.environ
+    check(int(LIBC.clearenv()), "clearenv")  # also what C code set behind os.environ
     os.environ.clear()
     os.environ.update(env)
     tempfile.tempdir = env["TMPDIR"]
@@ -242,25 +235,15 @@ def _layer_landlock(w: _Worker) -> LayerStatus:
 
 
 def set_not_dumpable() -> None:
-    ctypes.set_errno(0)
-    zero = ctypes.c_ulong(0)
-    result = _libc.prctl(ctypes.c_int(PR_SET_DUMPABLE), zero, zero, zero, zero)
-    _check_libc(int(result), "prctl(PR_SET_DUMPABLE)")
-
-
-def _prctl(option: int, arg2: int = 0, arg3: int = 0) -> int:
-    ctypes.set_errno(0)
-    zero = ctypes.c_ulong(0)
-    args = (ctypes.c_ulong(arg2), ctypes.c_ulong(arg3), zero, zero)
-    return int(_libc.prctl(ctypes.c_int(option), *args))
+    check(prctl(PR_SET_DUMPABLE), "prctl(PR_SET_DUMPABLE)")
 
 
 def _layer_caps(w: _Worker) -> LayerStatus:
     del w
-    _prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)  # EINVAL on kernels without ambient caps
+    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)  # EINVAL on kernels without ambient caps
     header = (ctypes.c_uint32 * 2)(LINUX_CAPABILITY_VERSION_3, 0)  # {version, pid=self}
     no_caps = (ctypes.c_uint32 * 6)()  # 2 x {effective, permitted, inheritable}
-    _check_libc(int(_libc.capset(header, no_caps)), "capset")
+    check(int(LIBC.capset(header, no_caps)), "capset")
     set_not_dumpable()
     held = {key: _proc_status(key) for key in ("CapEff", "CapPrm", "CapInh", "CapAmb")}
     if any(int(value, 16) for value in held.values()):

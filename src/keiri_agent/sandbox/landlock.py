@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from keiri_agent.sandbox.layers import LayerUnavailableError
+from keiri_agent.sandbox.libc import LIBC, check, last_error, prctl
 
 __all__ = [
     "ACCESS_FS_READ_ONLY",
@@ -143,11 +144,6 @@ class LandlockResult:
     skipped: tuple[str, ...]  # paths that do not exist or cannot be reached (no rule, no access)
 
 
-_libc = ctypes.CDLL(None, use_errno=True)
-_libc.syscall.restype = ctypes.c_long
-_libc.prctl.restype = ctypes.c_int
-
-
 def _package_dirs() -> Iterator[Path]:
     for name in PRELOADED_PACKAGES:
         module = sys.modules.get(name)
@@ -176,13 +172,7 @@ def default_readonly_paths() -> tuple[Path, ...]:
 def _syscall(number: int, *args: ctypes.c_uint64 | ctypes.c_void_p | int) -> int:
     converted = [ctypes.c_long(a) if isinstance(a, int) else a for a in args]
     ctypes.set_errno(0)
-    return int(_libc.syscall(ctypes.c_long(number), *converted))
-
-
-def _prctl(option: int, arg2: int = 0) -> int:
-    ctypes.set_errno(0)
-    zero = ctypes.c_ulong(0)
-    return int(_libc.prctl(ctypes.c_int(option), ctypes.c_ulong(arg2), zero, zero, zero))
+    return int(LIBC.syscall(ctypes.c_long(number), *converted))
 
 
 def abi_version() -> int:
@@ -204,7 +194,7 @@ def abi_version() -> int:
         )
     if err == errno.EPERM:
         raise LayerUnavailableError("Landlock の呼び出しが禁止されています（コンテナの seccomp）")
-    raise OSError(err, f"landlock_create_ruleset(VERSION): {os.strerror(err)}")
+    raise last_error("landlock_create_ruleset(VERSION)")
 
 
 def handled_fs_access(abi: int) -> int:
@@ -246,9 +236,7 @@ def _add_path_rule(ruleset_fd: int, path: Path, access: int) -> bool:
             ctypes.c_void_p(ctypes.addressof(attr)),
             0,
         )
-        if result != 0:
-            err = ctypes.get_errno()
-            raise OSError(err, f"landlock_add_rule({path}): {os.strerror(err)}")
+        check(result, f"landlock_add_rule({path})")
     finally:
         os.close(fd)
     return True
@@ -275,8 +263,7 @@ def restrict_self(
         0,
     )
     if ruleset_fd < 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"landlock_create_ruleset: {os.strerror(err)}")
+        raise last_error("landlock_create_ruleset")
     granted_ro: list[str] = []
     granted_rw: list[str] = []
     skipped: list[str] = []
@@ -290,12 +277,8 @@ def restrict_self(
         for path in read_write:
             added = _add_path_rule(ruleset_fd, path, fs)
             (granted_rw if added else skipped).append(str(path))
-        if _prctl(PR_SET_NO_NEW_PRIVS, 1) != 0:
-            err = ctypes.get_errno()
-            raise OSError(err, f"prctl(PR_SET_NO_NEW_PRIVS): {os.strerror(err)}")
-        if _syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset_fd, 0) != 0:
-            err = ctypes.get_errno()
-            raise OSError(err, f"landlock_restrict_self: {os.strerror(err)}")
+        check(prctl(PR_SET_NO_NEW_PRIVS, 1), "prctl(PR_SET_NO_NEW_PRIVS)")
+        check(_syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset_fd, 0), "landlock_restrict_self")
     finally:
         os.close(ruleset_fd)
     return LandlockResult(

@@ -8,11 +8,12 @@ Both are child subreapers (``PR_SET_CHILD_SUBREAPER``): a process that double-fo
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import signal
 import time
 from pathlib import Path
+
+from keiri_agent.sandbox.libc import prctl
 
 __all__ = ["become_subreaper", "children", "descendants", "kill_descendants", "kill_tree", "reap"]
 
@@ -23,8 +24,7 @@ KILL_ROUND_PAUSE_S = 0.02
 
 def become_subreaper() -> bool:
     """Make orphaned descendants re-parent to this process; False where unsupported."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    return int(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
+    return prctl(PR_SET_CHILD_SUBREAPER, 1) == 0
 
 
 def children(pid: int | None = None) -> set[int]:

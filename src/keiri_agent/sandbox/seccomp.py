@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import ctypes
 import errno
-import os
 import platform
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from keiri_agent.sandbox.layers import LayerUnavailableError
+from keiri_agent.sandbox.libc import LIBC, check, last_error, prctl
 
 __all__ = [
     "AARCH64",
@@ -322,15 +322,10 @@ def build_filter(
     return asm.assemble()
 
 
-_libc = ctypes.CDLL(None, use_errno=True)
-_libc.syscall.restype = ctypes.c_long
-_libc.prctl.restype = ctypes.c_int
-
-
 def _seccomp(table: SyscallTable, operation: int, flags: int, pointer: ctypes.c_void_p) -> int:
     ctypes.set_errno(0)
     return int(
-        _libc.syscall(
+        LIBC.syscall(
             ctypes.c_long(table.seccomp_nr),
             ctypes.c_ulong(operation),
             ctypes.c_ulong(flags),
@@ -339,16 +334,10 @@ def _seccomp(table: SyscallTable, operation: int, flags: int, pointer: ctypes.c_
     )
 
 
-def _prctl(option: int, arg2: int = 0) -> int:
-    ctypes.set_errno(0)
-    zero = ctypes.c_ulong(0)
-    return int(_libc.prctl(ctypes.c_int(option), ctypes.c_ulong(arg2), zero, zero, zero))
-
-
 def check_available(table: SyscallTable | None = None) -> None:
     """Raise LayerUnavailableError unless filters with ``KILL_PROCESS`` can be installed."""
     table = table or table_for_machine()
-    if _prctl(PR_GET_SECCOMP) < 0 and ctypes.get_errno() == errno.EINVAL:
+    if prctl(PR_GET_SECCOMP) < 0 and ctypes.get_errno() == errno.EINVAL:
         raise LayerUnavailableError("カーネルが seccomp に未対応です（CONFIG_SECCOMP）")
     action = ctypes.c_uint32(SECCOMP_RET_KILL_PROCESS)
     pointer = ctypes.c_void_p(ctypes.addressof(action))
@@ -363,21 +352,17 @@ def check_available(table: SyscallTable | None = None) -> None:
     }
     if err in reasons:
         raise LayerUnavailableError(reasons[err])
-    raise OSError(err, f"seccomp(GET_ACTION_AVAIL): {os.strerror(err)}")
+    raise last_error("seccomp(GET_ACTION_AVAIL)")
 
 
 def install_filter(program: list[Instruction], table: SyscallTable | None = None) -> None:
     """Install ``program`` on every thread of the process; sets ``PR_SET_NO_NEW_PRIVS`` first."""
     table = table or table_for_machine()
-    if _prctl(PR_SET_NO_NEW_PRIVS, 1) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"prctl(PR_SET_NO_NEW_PRIVS): {os.strerror(err)}")
+    check(prctl(PR_SET_NO_NEW_PRIVS, 1), "prctl(PR_SET_NO_NEW_PRIVS)")
     filters = (_SockFilter * len(program))(*(_SockFilter(*ins) for ins in program))
     fprog = _SockFprog(len=len(program), filter=filters)
     pointer = ctypes.c_void_p(ctypes.addressof(fprog))
     result = _seccomp(table, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, pointer)
-    if result != 0:
-        err = ctypes.get_errno()
-        if result > 0:  # TSYNC: the id of a thread that could not be synchronised
-            raise OSError(errno.EBUSY, f"seccomp: thread {result} could not be synchronised")
-        raise OSError(err, f"seccomp(SET_MODE_FILTER): {os.strerror(err)}")
+    if result > 0:  # TSYNC: the id of a thread that could not be synchronised
+        raise OSError(errno.EBUSY, f"seccomp: thread {result} could not be synchronised")
+    check(result, "seccomp(SET_MODE_FILTER)")
