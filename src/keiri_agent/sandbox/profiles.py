@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, check_choice
 
 __all__ = [
     "ANALYSIS",
@@ -172,12 +172,10 @@ PROFILES: dict[str, SandboxProfile] = {p.name: p for p in (ANALYSIS, CODEACT)}
 def get_profile(name: str | SandboxProfile) -> SandboxProfile:
     if isinstance(name, SandboxProfile):
         return name
-    try:
-        return PROFILES[name]
-    except KeyError:
-        raise BlockError(
-            f"サンドボックスのプロファイル '{name}' はありません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=f"{' / '.join(PROFILES)} のいずれかを指定してください。",
-            details={"profile": name},
-        ) from None
+    check_choice(
+        "profile",
+        name,
+        tuple(PROFILES),
+        message=f"サンドボックスのプロファイル '{name}' はありません。",
+    )
+    return PROFILES[name]
