@@ -26,6 +26,7 @@ from keiri_agent.documents.table_value import Table, TableOrigin
 
 __all__ = ["ExcelReadDataBlock"]
 
+
 class ExcelReadDataBlock(ProcessingBlock):
     """Reads ``path`` (one sheet or range) into ``rows`` and a ``summary``."""
 

@@ -33,6 +33,7 @@ __all__ = ["MAX_PATHS", "ExtractTextBlock"]
 MAX_PATHS = 1_000
 _LIST_NOTE = "file.list_folder の files（path 列を持つレコード）もそのまま渡せます。"
 _PATHS_HINT = "paths にはファイルのパス（文字列）か、その一覧を指定してください。" + _LIST_NOTE
+_MANY_NOTE = "複数のファイルはパスの一覧で指定できます。" + _LIST_NOTE  # ends the port's hint
 
 
 class ExtractTextBlock(ProcessingBlock):
@@ -155,7 +156,7 @@ def _paths(spec: BlockSpec, value: Any) -> list[str]:
     items = [value] if isinstance(value, str | os.PathLike) else value
     if not isinstance(items, list) or not items:
         # The port's "no file given" error (its label and file types), said for a list too.
-        return [port_path(spec, "paths", None, note="複数のファイルはパスの一覧で指定できます。" + _LIST_NOTE)]
+        return [port_path(spec, "paths", None, note=_MANY_NOTE)]
     if len(items) > MAX_PATHS:
         raise input_error(
             f"paths のファイルが多すぎます（{len(items):,} 件、上限 {MAX_PATHS:,} 件）。",

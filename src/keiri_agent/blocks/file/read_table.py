@@ -19,6 +19,7 @@ from keiri_agent.documents import read_table
 
 __all__ = ["ReadTableBlock"]
 
+
 class ReadTableBlock(ProcessingBlock):
     """Reads ``path`` into ``rows`` (records) and ``info`` (what was decided)."""
 
