@@ -153,8 +153,9 @@ def _folder_error(path: Path) -> BlockError:
 
 def _paths(spec: BlockSpec, value: Any) -> list[str]:
     """The paths' texts (nothing is looked up here: check_inputs calls this too)."""
-    items = [value] if isinstance(value, str | os.PathLike) else value
-    if not isinstance(items, list) or not items:
+    given = isinstance(value, str | os.PathLike) and str(value).strip()
+    items = [value] if given else value
+    if not isinstance(items, list) or not items:  # absent, blank, or an empty list
         # The port's "no file given" error (its label and file types), said for a list too.
         return [port_path(spec, "paths", None, note=_MANY_NOTE)]
     if len(items) > MAX_PATHS:
