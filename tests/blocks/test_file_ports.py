@@ -20,6 +20,7 @@ from keiri_agent.cli import app
 from keiri_agent.design.requirements import build_requirements
 from keiri_agent.documents import SUPPORTED_EXTENSIONS
 from keiri_agent.errors import BlockError, ErrorCode
+from tests.blocks.conftest import ContextFactory, run_like_runner
 
 REGISTRY = default_registry()
 # Read ports that take a folder, or a place of any kind (a file of any type, a folder, an S3
@@ -129,3 +130,36 @@ def test_a_spec_with_an_unreadable_accept_is_refused_in_japanese(tmp_path: Path)
         "ポート 'path' の accept は \".csv,.xlsx\" のように拡張子をカンマ区切りで" in error.message
     )
     assert "Value error" not in error.message  # Pydantic's English stays out
+
+
+# A file of a type the port does not accept, per extension: what it holds.
+WRONG_FILES = {
+    ".pdf": b"%PDF-1.4\n%%EOF\n",
+    ".rtf": b"{\\rtf1\\ansi \\u35531?\\u27714?}",
+}
+# Ports whose block does more than read the file before it reads it (ai.analyze_data starts an
+# analysis session and its models first; it reads through documents.read_table, as
+# file.read_table does).
+NOT_RUN_HERE = {("ai.analyze_data", "files")}
+RUN_PORTS = [c for c in READ_PORTS if (c[0].id, c[1]) not in NOT_RUN_HERE]
+
+
+@pytest.mark.parametrize(("spec", "name"), RUN_PORTS, ids=map(_id, RUN_PORTS))
+def test_a_file_of_another_type_is_refused_by_the_block_in_japanese(
+    spec: BlockSpec, name: str, make_ctx: ContextFactory, tmp_path: Path
+) -> None:
+    ext = next(e for e in WRONG_FILES if e not in _types(spec, name))
+    wrong = tmp_path / f"資料{ext}"
+    wrong.write_bytes(WRONG_FILES[ext])
+    # the other required inputs as the spec's examples give them
+    inputs = {n: p["examples"][0] for n, p in spec.inputs.items() if port_is_required(p)}
+    inputs[name] = str(wrong)
+    ctx = make_ctx()
+    with pytest.raises(BlockError) as info:
+        run_like_runner(REGISTRY.load(spec.ref), inputs, ctx)
+    error = info.value
+    assert error.code in (ErrorCode.UNSUPPORTED_FORMAT, ErrorCode.FILE_UNREADABLE), error
+    assert wrong.name in error.message
+    assert error.hint
+    written = [p for p in ctx.workspace.rglob("*") if p.is_file()]
+    assert written == []  # nothing half-written
