@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from keiri_agent.blocks.catalog import render_markdown
@@ -114,13 +115,10 @@ def test_the_designer_asks_for_a_file_of_the_ports_types(spec: BlockSpec, name: 
 
 
 def test_a_spec_with_an_unreadable_accept_is_refused_in_japanese(tmp_path: Path) -> None:
-    path = tmp_path / "x.read.yaml"
-    path.write_text(
-        "id: x.read\nversion: 0.1.0\nlabel: 読み込み\nentrypoint: m:C\ndescription: d\n"
-        "category: x\ninputs:\n  path: {label: ファイル, path: read, type: string,"
-        ' accept: "text/*"}\n',
-        encoding="utf-8",
-    )
+    raw = REGISTRY.get("file.read_table").model_dump(exclude={"source"})
+    raw["inputs"]["path"]["accept"] = "text/*"  # a MIME type: no extension to check a path by
+    path = tmp_path / "file.read_table.yaml"
+    path.write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
     with pytest.raises(BlockError) as info:
         load_spec_file(path)
     error = info.value
