@@ -161,3 +161,10 @@ def test_a_file_of_another_type_is_refused_by_the_block_in_japanese(
     assert error.hint
     written = [p for p in ctx.workspace.rglob("*") if p.is_file()]
     assert written == []  # nothing half-written
+
+
+def test_accept_belongs_to_a_port_that_reads_a_file() -> None:
+    raw = REGISTRY.get("report.markdown").model_dump(exclude={"source"})
+    raw["inputs"]["output_path"]["accept"] = ".md"  # a file the block writes: nothing to upload
+    with pytest.raises(ValueError, match=r"accept は、読むファイルのパスを受け取る入力"):
+        BlockSpec.model_validate(raw)

@@ -131,6 +131,11 @@ class BlockSpec(BaseModel):
                     f"ポート '{name}' の accept は \".csv,.xlsx\" のように拡張子をカンマ区切りで"
                     "書いてください"
                 )
+            if "accept" in port and port.get("path") != "read":
+                raise ValueError(
+                    f"ポート '{name}' の accept は、読むファイルのパスを受け取る入力"
+                    "（path: read）にだけ書けます"
+                )
         return value
 
     @property
