@@ -153,8 +153,8 @@ def _folder_error(path: Path) -> BlockError:
 
 def _paths(spec: BlockSpec, value: Any) -> list[str]:
     """The paths' texts (nothing is looked up here: check_inputs calls this too)."""
-    given = isinstance(value, str | os.PathLike) and str(value).strip()
-    items = [value] if given else value
+    one_path = isinstance(value, str | os.PathLike) and bool(str(value).strip())
+    items = [value] if one_path else value
     if not isinstance(items, list) or not items:  # absent, blank, or an empty list
         # The port's "no file given" error (its label and file types), said for a list too.
         return [port_path(spec, "paths", None, note=_MANY_NOTE)]
