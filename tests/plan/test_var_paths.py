@@ -54,8 +54,8 @@ def test_vars_given_to_path_ports_are_found_with_how_they_are_used() -> None:
     }
     # each use names its port as people read it (the 実行 page labels a file var with it)
     assert [use.label for uses in found.values() for use in uses] == [
-        "ファイル",
-        "ファイル",
+        "表のファイル",
+        "読み込むファイル",
         "出力ファイル",
     ]
 
@@ -71,10 +71,10 @@ def test_a_spec_marks_a_path_port_only_as_read_or_write() -> None:
 
 def test_each_use_carries_the_file_types_its_port_reads() -> None:
     found = var_paths(Plan.model_validate(PLAN), default_registry())
-    # file.read_table names what it reads; file.extract_text and a written file name none
+    # each read port names what it reads; a written file names none
     assert [use.accept for uses in found.values() for use in uses] == [
         ".csv,.tsv,.txt,.xlsx,.xlsm",
-        "",
+        ".pdf,.docx,.xlsx,.xlsm,.pptx,.txt,.md,.csv,.tsv,.json,.html,.htm",
         "",
     ]
 

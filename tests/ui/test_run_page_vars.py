@@ -10,8 +10,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 from streamlit.testing.v1 import AppTest
 
+from keiri_agent.blocks.catalog import example_node
+from keiri_agent.blocks.registry import default_registry
 from keiri_agent.ui.fields import widget_key
 from keiri_agent.ui.run.page import OUTCOMES_KEY
 from keiri_agent.ui.run.plan_vars import FILE_FIELD_ID, var_key
@@ -185,28 +188,82 @@ def test_a_file_var_may_have_a_name_no_input_field_may_have(env: Path, upload: b
         assert "INV-2025-0101" in set(_table(page, "請求番号")["請求番号"].astype(str))
 
 
-SECOND_READER = """\
-  - id: read_again
-    description: 元帳の再読み込み
-    block: {block}
-    in:
-      path: ${{vars.ledger}}
+def _reader(block: str, port: str, node_id: str, description: str) -> str:
+    """A node of ``block`` (its declared examples as inputs: the plan validates) reading var
+    ``ledger`` at ``port``, as YAML lines of a plan's graph."""
+    node = example_node(default_registry().get(block), node_id)
+    node = {"id": node_id, "description": description, **node}
+    node["in"][port] = "${vars.ledger}"
+    text = yaml.safe_dump([node], allow_unicode=True, sort_keys=False)
+    return "".join(f"  {line}\n" for line in text.splitlines())
+
+
+@pytest.mark.parametrize(
+    ("block", "port", "offered"),
+    [
+        ("excel.read_data", "path", [".xlsx", ".xlsm"]),  # what both read: Excel workbooks
+        # a bank file may also be a fixed-length .dat, which file.read_table does not take
+        ("file.read_bank_statement", "path", [".csv", ".tsv", ".txt", ".xlsx", ".xlsm"]),
+        ("data.convert", "source", []),  # a place of any kind: any file
+    ],
+)
+def test_a_file_var_two_blocks_read_offers_what_both_accept(
+    env: Path, block: str, port: str, offered: list[str]
+) -> None:
+    page = _open(env, PLAN + _reader(block, port, "read_again", "元帳の再読み込み"))
+    (uploader,) = page.file_uploader
+    assert list(uploader.proto.type) == offered
+
+
+TABLES = [".csv", ".tsv", ".txt", ".xlsx", ".xlsm"]  # what documents.read_table reads
+# Each port that reads a file -> the types the app offers for a var given to it (what the
+# block's code reads there).
+FILE_PORTS = {
+    ("file.read_table", "path"): TABLES,
+    ("excel.read_data", "path"): [".xlsx", ".xlsm"],
+    ("excel.write", "workbook"): [".xlsx", ".xlsm"],
+    ("file.read_bank_statement", "path"): [".txt", ".dat", ".csv", ".tsv", ".xlsx", ".xlsm"],
+    ("file.parse_zip_2tier", "zip_bytes"): [".zip"],
+    ("file.extract_text", "paths"): [
+        *[".pdf", ".docx", ".xlsx", ".xlsm", ".pptx"],
+        *[".txt", ".md", ".csv", ".tsv", ".json", ".html", ".htm"],
+    ],
+    ("ai.analyze_data", "files"): TABLES,
+    ("table.match_payments", "customers"): TABLES,
+    ("table.match_payments", "aliases"): [".csv"],  # a learned-names CSV
+}
+
+
+def test_the_table_covers_every_port_that_names_file_types() -> None:
+    assert set(FILE_PORTS) == {
+        (spec.id, name)
+        for spec in default_registry().list()
+        for name, port in spec.inputs.items()
+        if port.get("path") == "read" and port.get("accept")
+    }
+
+
+ONLY_READER = f"""\
+apiVersion: v1
+id: {PLAN_ID}
+version: 1.0.0
+vars:
+  ledger: null
+graph:
 """
 
 
 @pytest.mark.parametrize(
-    ("block", "offered"),
-    [
-        ("excel.read_data", [".xlsx", ".xlsm"]),  # what both read: Excel workbooks
-        ("file.read_bank_statement", []),  # names no types: any file
-    ],
+    ("block", "port"), list(FILE_PORTS), ids=[f"{b}.{p}" for b, p in FILE_PORTS]
 )
-def test_a_file_var_two_blocks_read_offers_what_both_accept(
-    env: Path, block: str, offered: list[str]
+def test_each_file_port_s_var_is_offered_only_the_types_its_block_reads(
+    env: Path, block: str, port: str
 ) -> None:
-    page = _open(env, PLAN + SECOND_READER.format(block=block))
+    reader = _reader(block, port, "read_given", "渡したファイルの読み込み")
+    page = _open(env, ONLY_READER + reader)
     (uploader,) = page.file_uploader
-    assert list(uploader.proto.type) == offered
+    assert uploader.label == "渡したファイルの読み込み"
+    assert list(uploader.proto.type) == FILE_PORTS[block, port]
 
 
 def test_a_var_whose_yaml_cannot_be_read_is_refused_in_japanese(env: Path) -> None:

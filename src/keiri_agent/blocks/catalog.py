@@ -9,17 +9,18 @@ dry-runs exactly that node, so every example in the document is known to pass th
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import yaml
 
-from keiri_agent.blocks.spec import BlockSpec, port_is_required
+from keiri_agent.blocks.spec import BlockSpec, port_accept, port_is_required
 
 __all__ = [
     "example_node",
     "example_plan",
     "port_details",
+    "port_kind",
     "port_type",
     "render_markdown",
     "summary",
@@ -34,7 +35,9 @@ Plan（`designs/*.yaml`）の `graph` で使えるブロックの一覧です。
 定義され、検証（`keiri-agent plan validate`）とドライラン（`keiri-agent plan dry-run`）はこの定義に
 基づいて行われます。表は各ブロックの最新版です。Plan の書き方は [plan-dsl.md](plan-dsl.md) を
 参照してください。「使用例」は宣言された入力例から作ったノードで、テストで検証・ドライランしています。
-型に「パス（読み込み）」「パス（書き込み）」とある入力はファイルやフォルダのパスです。API サーバーの
+型に「パス（読み込み）」「パス（書き込み）」とある入力はファイルやフォルダのパスです。「パス（読み込み:
+.xlsx / .xlsm）」のように拡張子があるものは、そのブロックが読める種類のファイルです（アプリのアップロード欄も
+その種類だけを受け付けます）。API サーバーの
 タスクでは、読めるのはそのタスクのアップロード・出力と共有データフォルダ（`KEIRI_SHARED_DATA_DIRS`）の
 中だけ、書けるのはそのタスクのフォルダの中だけです。
 
@@ -89,10 +92,10 @@ Plan（`designs/*.yaml`）の `graph` で使えるブロックの一覧です。
   シートの行番号と列記号（`売上.xlsx のシート「明細」の 9 行目の列「金額」（D9 セル）`）です。絞り込み・
   並べ替え・結合の後でも元の位置で示します。ブロックが作った行（集計結果など）は表の中の何行目かで示します。
 """
-PATH_LABELS = {"read": "パス（読み込み）", "write": "パス（書き込み）"}
+PATH_WORDS = {"read": "読み込み", "write": "書き込み"}  # a port's ``path`` as 型 says it
 
 
-def port_type(port: dict[str, Any]) -> str:
+def port_type(port: Mapping[str, Any]) -> str:
     """The port's type as people read it: ``string``, ``array | object``, ``$ref`` name."""
     declared = port.get("type")
     if isinstance(declared, list):
@@ -105,11 +108,25 @@ def port_type(port: dict[str, Any]) -> str:
     return "any"
 
 
+def port_kind(port: Mapping[str, Any]) -> str:
+    """The 型 of a port in docs/blocks.md and ``blocks show``: its type, its choices, and for a
+    path whether the block reads or writes it and the file types it reads
+    (``string、パス（読み込み: .xlsx / .xlsm）``)."""
+    kind = port_type(port)
+    if "enum" in port:
+        kind += "（" + " / ".join(str(v) for v in port["enum"]) + "）"
+    if "path" in port:
+        types = " / ".join(port_accept(port))
+        kind += f"、パス（{PATH_WORDS[str(port['path'])]}{f': {types}' if types else ''}）"
+    return kind
+
+
 def port_details(port: dict[str, Any], *, required: bool) -> dict[str, Any]:
-    """What a person needs to fill one port: type, required, default, choices, description."""
+    """What a person needs to fill one port: type, required, default, choices, description,
+    and for a path port whether it is read or written and the file types it reads."""
     out: dict[str, Any] = {"type": port.get("type", port.get("$ref", "any"))}
     out["required"] = required
-    for key in ("label", "default", "enum", "description"):
+    for key in ("label", "default", "enum", "description", "path", "accept"):
         if key in port:
             out[key] = port[key]
     return out
@@ -164,13 +181,8 @@ def _section(spec: BlockSpec) -> list[str]:
     for name, port in spec.inputs.items():
         required = "必須" if port_is_required(port) else ""
         default = _value(port["default"]) if "default" in port else ""
-        kind = port_type(port)
-        if "enum" in port:
-            kind += "（" + " / ".join(str(v) for v in port["enum"]) + "）"
-        if "path" in port:
-            kind += "、" + PATH_LABELS[str(port["path"])]
         lines.append(
-            f"| `{name}` | {_cell(spec.port_label(name))} | {_cell(kind)} | {required} "
+            f"| `{name}` | {_cell(spec.port_label(name))} | {_cell(port_kind(port))} | {required} "
             f"| {_cell(default)} | {_cell(port.get('description', ''))} |"
         )
     lines += ["", "| 出力 | 名前 | 型 | 説明 |", "| --- | --- | --- | --- |"]

@@ -1,7 +1,9 @@
-"""Input parsing every block shares: choices, positive integers, sheets, output files.
+"""Input parsing every block shares: choices, positive integers, sheets, file paths, output files.
 
 Each helper raises the same INPUT_VALIDATION_FAILED ``BlockError`` (a Japanese message naming
 the input, a hint saying what to write) so every block reports the same mistake the same way.
+A file port's "no file given" error is made from its spec (:func:`port_path`): the port's
+label and name, and the file types its ``accept`` lists.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, given
+from keiri_agent.blocks.spec import BlockSpec, port_accept
 from keiri_agent.errors import BlockError, ErrorCode
 
 __all__ = [
@@ -23,6 +26,8 @@ __all__ = [
     "output_file",
     "path_text",
     "path_value",
+    "port_file",
+    "port_path",
     "positive_int",
     "row_number",
     "sheet_ref",
@@ -122,6 +127,24 @@ def path_value(value: Any, name: str, missing: str, hint: str, *, ctx: BlockCont
     """A path input the block reads, resolved where the run may read (``ctx.access``):
     PathEscapeError naming ``name`` when it leads elsewhere."""
     return ctx.access.read(path_text(value, name, missing, hint), name)
+
+
+def port_path(spec: BlockSpec, name: str, value: Any, *, note: str = "") -> str:
+    """:func:`path_text` for file port ``name`` of ``spec``, its error said from the spec: the
+    port's label and name (「Excel ブック（path）が指定されていません。」) and, in the hint,
+    the file types its ``accept`` lists; ``note`` ends the hint (what else the port takes)."""
+    types = " / ".join(port_accept(spec.inputs.get(name, {})))
+    return path_text(
+        value,
+        name,
+        f"{spec.port_label(name)}（{name}）が指定されていません。",
+        f"{name} に{f' {types} の' if types else ''}ファイルのパスを指定してください。{note}",
+    )
+
+
+def port_file(spec: BlockSpec, name: str, value: Any, *, ctx: BlockContext) -> Path:
+    """:func:`port_path`, resolved where the run may read (``ctx.access``)."""
+    return ctx.access.read(port_path(spec, name, value), name)
 
 
 def positive_int(value: Any, name: str, what: str) -> int:

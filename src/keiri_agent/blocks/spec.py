@@ -9,13 +9,17 @@ JSON Schema with the extensions ``label`` (the port's Japanese name), ``required
 ``path: read`` / ``path: write`` marks an input holding a file or folder path the block reads or
 writes (the API server checks a ``${vars.x}`` given there before the run; the block itself
 reads it through ``BlockContext.access`` in every case). ``accept`` on such a port lists the
-file extensions the block reads there (``".csv,.xlsx"``): the app's upload field for a value
-given to that port offers those types only.
+file extensions the block reads there (``".csv,.xlsx"``, :func:`port_accept`): the app's
+upload field for a value given to that port offers those types only, the designer's file
+requirement and docs/blocks.md name them, and the block's "no file given" error is made from
+the port (its label, name and these types: ``blocks.inputs.port_path``), so a new file port
+needs no text of its own.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,12 +29,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from keiri_agent.blocks.semver import SemVer
 from keiri_agent.blocks.ui.field_types import accepted_extensions
 from keiri_agent.errors import BlockError, ErrorCode, cause_of, reason_of
+from keiri_agent.llm.field_problems import field_problems, lines_of
 
 __all__ = [
     "NO_SAMPLE",
     "PATH_MODES",
     "BlockSpec",
     "load_spec_file",
+    "port_accept",
     "port_is_required",
     "port_sample",
 ]
@@ -125,6 +131,11 @@ class BlockSpec(BaseModel):
                     f"ポート '{name}' の accept は \".csv,.xlsx\" のように拡張子をカンマ区切りで"
                     "書いてください"
                 )
+            if "accept" in port and port.get("path") != "read":
+                raise ValueError(
+                    f"ポート '{name}' の accept は、読むファイルのパスを受け取る入力"
+                    "（path: read）にだけ書けます"
+                )
         return value
 
     @property
@@ -195,6 +206,13 @@ def port_is_required(port: dict[str, Any]) -> bool:
     return port.get("required") is True and "default" not in port
 
 
+def port_accept(port: Mapping[str, Any]) -> list[str]:
+    """The file extensions path port ``port`` reads (its ``accept``: ``[".csv", ".xlsx"]``);
+    empty when it names none (any type)."""
+    accept = port.get("accept")
+    return accepted_extensions(accept) if isinstance(accept, str) else []
+
+
 def port_sample(port: dict[str, Any]) -> Any:
     """The value a dry run uses: ``dry_run.samples[0]``, else ``examples[0]``, else ``default``.
 
@@ -237,9 +255,8 @@ def load_spec_file(path: Path) -> BlockSpec:
     try:
         return BlockSpec.model_validate({**data, "source": str(path)})
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or '(全体)'}: {e['msg']}" for e in exc.errors()
-        )
+        # Said in Japanese (a check's own text; Pydantic's English never reaches a person).
+        problems = "; ".join(lines_of(field_problems(exc, data=data)))
         raise _spec_error(
             path, problems, details={"errors": exc.errors(include_url=False)}
         ) from exc

@@ -54,6 +54,8 @@ def _detail(spec: BlockSpec, versions: list[str]) -> dict[str, Any]:
 
 
 def _ports_table(title: str, ports: dict[str, dict[str, Any]], *, inputs: bool) -> WrappingTable:
+    from keiri_agent.blocks.catalog import port_kind
+
     table = WrappingTable(title=title, title_justify="left")
     table.add_column("名前")
     table.add_column("キー", no_wrap=True)
@@ -63,10 +65,7 @@ def _ports_table(title: str, ports: dict[str, dict[str, Any]], *, inputs: bool) 
         table.add_column("既定値")
     table.add_column("説明")
     for name, port in ports.items():
-        kind = str(port["type"])
-        if "enum" in port:
-            kind += "（" + " / ".join(str(v) for v in port["enum"]) + "）"
-        row = [escape(str(port.get("label") or name)), escape(name), escape(kind)]
+        row = [escape(str(port.get("label") or name)), escape(name), escape(port_kind(port))]
         if inputs:
             default = json.dumps(port["default"], ensure_ascii=False) if "default" in port else ""
             row += ["必須" if port["required"] else "", escape(default)]

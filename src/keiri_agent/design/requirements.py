@@ -22,7 +22,7 @@ from typing import Any
 
 from keiri_agent.blocks.catalog import port_type
 from keiri_agent.blocks.registry import BlockRegistry, default_registry
-from keiri_agent.blocks.spec import BlockSpec, port_is_required
+from keiri_agent.blocks.spec import BlockSpec, port_accept, port_is_required
 from keiri_agent.blocks.ui.answers import check_answer, missing_fix
 from keiri_agent.blocks.ui.field_types import (
     FieldError,
@@ -114,7 +114,7 @@ def _field_type(name: str, port: Mapping[str, Any] | None) -> tuple[str, dict[st
         return "number", {}
     if kind == "boolean":
         return "boolean", {}
-    if name in _FILE_PORTS or port.get("format") in ("path", "binary"):
+    if name in _FILE_PORTS or port.get("format") in ("path", "binary") or port_accept(port):
         accept = port.get("x-accept") or port.get("accept")
         return "file", ({"accept": accept} if isinstance(accept, str) else {})
     return "text", {}

@@ -16,7 +16,7 @@ from typing import Any
 from openpyxl.utils import get_column_letter
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
-from keiri_agent.blocks.inputs import path_text, path_value, row_number, sheet_ref
+from keiri_agent.blocks.inputs import port_file, port_path, row_number, sheet_ref
 from keiri_agent.blocks.table.cells import json_cell
 from keiri_agent.blocks.table.records import input_error
 from keiri_agent.documents import ExcelManager
@@ -26,25 +26,18 @@ from keiri_agent.documents.table_value import Table, TableOrigin
 
 __all__ = ["ExcelReadDataBlock"]
 
-# path_text / path_value arguments: the input, and what to say when it is missing.
-_PATH_TEXTS = (
-    "path",
-    "読み込む Excel ブック（path）が指定されていません。",
-    "path に .xlsx / .xlsm ファイルのパスを指定してください。",
-)
-
 
 class ExcelReadDataBlock(ProcessingBlock):
     """Reads ``path`` (one sheet or range) into ``rows`` and a ``summary``."""
 
     def check_inputs(self, inputs: dict[str, Any]) -> None:
-        path_text(inputs.get("path"), *_PATH_TEXTS)
+        port_path(self.spec, "path", inputs.get("path"))
         sheet_ref(inputs.get("sheet"))
         _header_row(given(inputs, "header_row", 1))
         _range(inputs.get("range"))
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
-        path = path_value(inputs.get("path"), *_PATH_TEXTS, ctx=ctx)
+        path = port_file(self.spec, "path", inputs.get("path"), ctx=ctx)
         sheet = sheet_ref(inputs.get("sheet"))
         header_row = _header_row(given(inputs, "header_row", 1))
         cell_range = _range(inputs.get("range"))

@@ -21,7 +21,7 @@ from openpyxl.utils import column_index_from_string, get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
-from keiri_agent.blocks.inputs import input_error, output_file, path_text, path_value
+from keiri_agent.blocks.inputs import input_error, output_file, port_file, port_path
 from keiri_agent.blocks.table.records import Table, columns_of, records_from
 from keiri_agent.documents.excel import ExcelManager
 
@@ -33,26 +33,20 @@ MODES = ("append", "overwrite")
 _CELL_RE = re.compile(r"[A-Za-z]{1,3}[1-9][0-9]*")
 _LETTERS_RE = re.compile(r"[A-Za-z]{1,3}")
 _MAX_COLUMN = 16_384  # XFD, the last column Excel has
-# path_text / path_value arguments: the input, and what to say when it is missing.
-_WORKBOOK_TEXTS = (
-    "workbook",
-    "書き込み先のひな形となる Excel ブック（workbook）が指定されていません。",
-    "workbook に既存の .xlsx ファイルのパスを指定してください。",
-)
 
 
 class ExcelWriteBlock(ProcessingBlock):
     """Writes ``data`` into a sheet of a copy of ``workbook``; returns ``write_summary``."""
 
     def check_inputs(self, inputs: dict[str, Any]) -> None:
-        path_text(inputs.get("workbook"), *_WORKBOOK_TEXTS)
+        port_path(self.spec, "workbook", inputs.get("workbook"))
         _records(inputs.get("data"))
         _config(inputs.get("output_config"))
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
         records = _records(inputs.get("data"))
         config = _config(inputs.get("output_config"))
-        manager = ExcelManager(path_value(inputs.get("workbook"), *_WORKBOOK_TEXTS, ctx=ctx))
+        manager = ExcelManager(port_file(self.spec, "workbook", inputs.get("workbook"), ctx=ctx))
         output = _output_path(manager.path, config.get("output_path"), ctx)
         ctx.check_cancelled()
         warnings: list[str] = []

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
-from keiri_agent.blocks.inputs import count_limit
+from keiri_agent.blocks.inputs import count_limit, port_path
+from keiri_agent.blocks.spec import BlockSpec
 from keiri_agent.blocks.table.records import input_error
 from keiri_agent.documents import EvidenceFile, EvidenceSet, ExtractedText, extract_text
 from keiri_agent.documents.archives import ROOT_GROUP
@@ -30,21 +31,20 @@ __all__ = ["MAX_PATHS", "ExtractTextBlock"]
 
 # More files than this belong in a ZIP or folder read by file.parse_zip_2tier.
 MAX_PATHS = 1_000
-_PATHS_HINT = (
-    "paths にはファイルのパス（文字列）か、その一覧を指定してください。"
-    "file.list_folder の files（path 列を持つレコード）もそのまま渡せます。"
-)
+_LIST_NOTE = "file.list_folder の files（path 列を持つレコード）もそのまま渡せます。"
+_PATHS_HINT = "paths にはファイルのパス（文字列）か、その一覧を指定してください。" + _LIST_NOTE
+_MANY_NOTE = "複数のファイルはパスの一覧で指定できます。" + _LIST_NOTE  # ends the port's hint
 
 
 class ExtractTextBlock(ProcessingBlock):
     """Extracts ``paths`` into ``evidence_data``, a joined ``text`` and ``documents``."""
 
     def check_inputs(self, inputs: dict[str, Any]) -> None:
-        _paths(inputs.get("paths"))
+        _paths(self.spec, inputs.get("paths"))
         _max_chars(inputs)
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
-        given_paths = _paths(inputs.get("paths"))
+        given_paths = _paths(self.spec, inputs.get("paths"))
         # Read where the run may read (ctx.access); the i-th entry is named in a refusal.
         paths = [
             ctx.access.read(path, "paths" if len(given_paths) == 1 else f"paths[{index}]")
@@ -151,13 +151,13 @@ def _folder_error(path: Path) -> BlockError:
     )
 
 
-def _paths(value: Any) -> list[str]:
+def _paths(spec: BlockSpec, value: Any) -> list[str]:
     """The paths' texts (nothing is looked up here: check_inputs calls this too)."""
-    items = [value] if isinstance(value, str | os.PathLike) else value
-    if not isinstance(items, list) or not items:
-        raise input_error(
-            "読み込むファイル（paths）が指定されていません。", _PATHS_HINT, field="paths"
-        )
+    one_path = isinstance(value, str | os.PathLike) and bool(str(value).strip())
+    items = [value] if one_path else value
+    if not isinstance(items, list) or not items:  # absent, blank, or an empty list
+        # The port's "no file given" error (its label and file types), said for a list too.
+        return [port_path(spec, "paths", None, note=_MANY_NOTE)]
     if len(items) > MAX_PATHS:
         raise input_error(
             f"paths のファイルが多すぎます（{len(items):,} 件、上限 {MAX_PATHS:,} 件）。",

@@ -8,13 +8,13 @@ the seed's name ``zip_bytes``; plans pass the path the app saved the upload to.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
+from keiri_agent.blocks.inputs import port_path
+from keiri_agent.blocks.spec import BlockSpec
 from keiri_agent.documents.archives import parse_folder_2tier, parse_zip_2tier
-from keiri_agent.errors import BlockError, ErrorCode
 
 __all__ = ["ParseZip2TierBlock"]
 
@@ -23,10 +23,10 @@ class ParseZip2TierBlock(ProcessingBlock):
     """Reads an evidence archive into ``evidence_data`` (``EvidenceSet.to_dict()``)."""
 
     def check_inputs(self, inputs: dict[str, Any]) -> None:
-        _source(inputs.get("zip_bytes"))
+        _source(self.spec, inputs.get("zip_bytes"))
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
-        source = _source(inputs.get("zip_bytes"))
+        source = _source(self.spec, inputs.get("zip_bytes"))
         if not isinstance(source, bytes):  # a path: read where the run may read
             source = ctx.access.read(source, "zip_bytes")
         include_text = bool(inputs.get("include_text", True))
@@ -44,16 +44,8 @@ class ParseZip2TierBlock(ProcessingBlock):
         return {"evidence_data": evidence.to_dict(include_text=include_text)}
 
 
-def _source(value: Any) -> Path | bytes:
+def _source(spec: BlockSpec, value: Any) -> Path | bytes:
     """The ZIP as bytes or a path as given; an empty or non-path value is an input error."""
     if isinstance(value, bytes | bytearray | memoryview):
         return bytes(value)
-    # An empty string would become Path("."), the current directory: refuse it explicitly.
-    if isinstance(value, str | os.PathLike) and str(value).strip():
-        return Path(value)
-    raise BlockError(
-        "証跡 ZIP（zip_bytes）が指定されていません。",
-        code=ErrorCode.INPUT_VALIDATION_FAILED,
-        hint="zip_bytes に ZIP ファイルのパス（アップロードしたファイル）を指定してください。",
-        details={"field": "zip_bytes", "actual_type": type(value).__name__},
-    )
+    return Path(port_path(spec, "zip_bytes", value))

@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
-from keiri_agent.blocks.inputs import choice, input_error, path_text, path_value, sheet_ref
+from keiri_agent.blocks.inputs import choice, input_error, port_file, port_path, sheet_ref
 from keiri_agent.documents import BankAccount, BankStatement, read_bank_statement
 from keiri_agent.documents.bank_lines import FORMAT_LABELS
 from keiri_agent.documents.bank_table import ROLE_LABELS
@@ -42,25 +42,19 @@ YEAR_STYLES = ("auto", "wareki", "seireki")
 DEPOSIT_TYPES = {"1": "普通", "2": "当座", "4": "貯蓄", "9": "その他"}
 
 _ROLE_NAMES: dict[str, str] = {str(role): label for role, label in ROLE_LABELS.items()}
-_PATH_TEXTS = (
-    "path",
-    "読み込む銀行のファイル（path）が指定されていません。",
-    "path に全銀協フォーマットの振込入金通知・入出金取引明細か、ネットバンキングの入出金明細"
-    "（CSV / Excel）のパスを指定してください。",
-)
 
 
 class ReadBankStatementBlock(ProcessingBlock):
     """Reads ``path`` into ``deposits`` (a positioned table) and ``info`` (what was read)."""
 
     def check_inputs(self, inputs: dict[str, Any]) -> None:
-        path_text(inputs.get("path"), *_PATH_TEXTS)
+        port_path(self.spec, "path", inputs.get("path"))
         _year_style(inputs)
         sheet_ref(inputs.get("sheet"))
         _columns(inputs.get("columns"))
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
-        path = path_value(inputs.get("path"), *_PATH_TEXTS, ctx=ctx)
+        path = port_file(self.spec, "path", inputs.get("path"), ctx=ctx)
         ctx.check_cancelled()
         statement = read_bank_statement(
             path,

@@ -13,32 +13,25 @@ from __future__ import annotations
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
-from keiri_agent.blocks.inputs import path_text, path_value, row_number, sheet_ref
+from keiri_agent.blocks.inputs import port_file, port_path, row_number, sheet_ref
 from keiri_agent.blocks.table.records import column_list
 from keiri_agent.documents import read_table
 
 __all__ = ["ReadTableBlock"]
-
-# path_text / path_value arguments: the input, and what to say when it is missing.
-_PATH_TEXTS = (
-    "path",
-    "読み込む表のファイル（path）が指定されていません。",
-    "path に CSV / TSV / Excel（.xlsx）ファイルのパスを指定してください。",
-)
 
 
 class ReadTableBlock(ProcessingBlock):
     """Reads ``path`` into ``rows`` (records) and ``info`` (what was decided)."""
 
     def check_inputs(self, inputs: dict[str, Any]) -> None:
-        path_text(inputs.get("path"), *_PATH_TEXTS)
+        port_path(self.spec, "path", inputs.get("path"))
         _header_row(inputs.get("header_row"))
         sheet_ref(inputs.get("sheet"))
         if inputs.get("columns") is not None:
             column_list(inputs["columns"], field="columns")
 
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
-        path = path_value(inputs.get("path"), *_PATH_TEXTS, ctx=ctx)
+        path = port_file(self.spec, "path", inputs.get("path"), ctx=ctx)
         header_row = _header_row(inputs.get("header_row"))
         wanted = inputs.get("columns")
         columns = None if wanted is None else column_list(wanted, field="columns")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
-from keiri_agent.blocks.inputs import flag, input_error, path_value
+from keiri_agent.blocks.inputs import flag, input_error
 from keiri_agent.blocks.table.payments.amounts import Rules
 from keiri_agent.blocks.table.payments.book import OpenInvoices
 from keiri_agent.blocks.table.payments.confirm import MAX_QUESTIONS, questions, read_answers
@@ -53,7 +53,6 @@ __all__ = ["DEFAULT_FEE_TOLERANCE", "DEFAULT_MAX_COMBINED", "MAX_COMBINED", "Mat
 DEFAULT_FEE_TOLERANCE = 880
 DEFAULT_MAX_COMBINED = 4  # the most invoices one transfer pays (まとめ入金)
 MAX_COMBINED = 8  # the most max_combined may be: the search grows with it
-_PATH_HINT = "ファイルのパスか表を渡すか、使わないときは省略してください。"
 _COLUMN_INPUTS = {
     "invoices": "invoice_columns",
     "deposits": "deposit_columns",
@@ -180,10 +179,7 @@ def _optional_table(value: Any, field: str, ctx: BlockContext) -> Table:
     if value is None or (isinstance(value, str) and not value.strip()):
         return Table.from_records([])
     if isinstance(value, str):
-        path = path_value(
-            value, field, f"{field} のパスが指定されていません。", _PATH_HINT, ctx=ctx
-        )
-        return read_table(path).table()
+        return read_table(ctx.access.read(value, field)).table()
     return table_from(value, field=field)
 
 
@@ -192,10 +188,7 @@ def _aliases(value: Any, ctx: BlockContext) -> list[tuple[str, str]]:
     if value is None or (isinstance(value, str) and not value.strip()):
         return []
     if isinstance(value, str):
-        path = path_value(
-            value, "aliases", "aliases のパスが指定されていません。", _PATH_HINT, ctx=ctx
-        )
-        return [(name.payer, name.code) for name in read_names_csv(path)]
+        return [(n.payer, n.code) for n in read_names_csv(ctx.access.read(value, "aliases"))]
     return read_aliases(table_from(value, field="aliases"), None)
 
 
