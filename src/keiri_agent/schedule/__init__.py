@@ -23,7 +23,9 @@ from keiri_agent.schedule.manage import (
     add_schedule,
     add_trigger,
     schedule_view,
+    schedule_views,
     trigger_view,
+    trigger_views,
 )
 from keiri_agent.schedule.pins import (
     LATEST_APPROVED,
@@ -121,6 +123,8 @@ __all__ = [
     "read_fields",
     "resolve_pin",
     "schedule_view",
+    "schedule_views",
     "trigger_view",
+    "trigger_views",
     "working_drift",
 ]

@@ -5,7 +5,8 @@ names a version this plan has and approval allows it, the rule has a next fire t
 stores it; what is asked for comes as one ``ScheduleRequest`` (``requests``), whose fields
 keep their own limits; :func:`schedule_view` is a schedule as people read it: its rule in words, its next
 fire time in ``KEIRI_TIMEZONE`` (JST), its last fires, and a warning when the working copy has
-unapproved changes. Triggers have :func:`add_trigger` and :func:`trigger_view`.
+unapproved changes, and :func:`schedule_views` is every stored schedule so. Triggers have
+:func:`add_trigger`, :func:`trigger_view` and :func:`trigger_views`.
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ __all__ = [
     "add_schedule",
     "add_trigger",
     "schedule_view",
+    "schedule_views",
     "trigger_view",
+    "trigger_views",
 ]
 
 SECRET_BYTES = 32  # a webhook's HMAC key: 256 bits, as long as the SHA-256 block needs
@@ -112,6 +115,11 @@ def schedule_view(
     }
 
 
+def schedule_views(settings: Settings, now: datetime | None = None) -> list[dict[str, Any]]:
+    """Every stored schedule as :func:`schedule_view` shows it (the lists of CLI, API and app)."""
+    return [schedule_view(settings, s, now) for s in ScheduleStore.of(settings).schedules.all()]
+
+
 def add_trigger(settings: Settings, request: TriggerRequest, *, created_by: str) -> Trigger:
     """Check and store a new trigger; a webhook trigger gets a new secret (shown once)."""
     _check_plan(settings, request.plan_id)
@@ -149,3 +157,8 @@ def trigger_view(settings: Settings, trigger: Trigger) -> dict[str, Any]:
     data["url"] = f"/agent/triggers/{trigger.id}" if trigger.kind == "webhook" else None
     data["warning"] = working_drift(settings, trigger.plan_id, trigger.version)
     return data
+
+
+def trigger_views(settings: Settings) -> list[dict[str, Any]]:
+    """Every stored trigger as :func:`trigger_view` shows it (the lists of CLI, API and app)."""
+    return [trigger_view(settings, t) for t in ScheduleStore.of(settings).triggers.all()]

@@ -33,7 +33,9 @@ from keiri_agent.schedule import (
     add_schedule,
     add_trigger,
     schedule_view,
+    schedule_views,
     trigger_view,
+    trigger_views,
 )
 from keiri_agent.server.auth import Access, Authenticator
 from keiri_agent.server.errors import ApiError
@@ -71,7 +73,7 @@ def schedule_routes(settings: Settings, auth: Authenticator, scheduler: Schedule
     def list_schedules(access: Caller) -> dict[str, Any]:
         signed_in(access)
         now = scheduler.clock()
-        return {"schedules": [schedule_view(settings, s, now) for s in store.schedules.all()]}
+        return {"schedules": schedule_views(settings, now)}
 
     @api.post("/schedules", status_code=201)
     def create_schedule(body: ScheduleRequest, access: Caller) -> dict[str, Any]:
@@ -95,7 +97,7 @@ def schedule_routes(settings: Settings, auth: Authenticator, scheduler: Schedule
     @api.get("/triggers")
     def list_triggers(access: Caller) -> dict[str, Any]:
         signed_in(access)
-        return {"triggers": [trigger_view(settings, t) for t in store.triggers.all()]}
+        return {"triggers": trigger_views(settings)}
 
     @api.post("/triggers", status_code=201)
     def create_trigger(body: TriggerRequest, access: Caller) -> dict[str, Any]:
