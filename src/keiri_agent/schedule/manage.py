@@ -18,7 +18,7 @@ from typing import Any
 
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.localtime import shown_time
+from keiri_agent.localtime import shown_time, utc_text
 from keiri_agent.plan import resolve_plan_file
 from keiri_agent.schedule.due import next_fire
 from keiri_agent.schedule.pins import check_pin, default_pin, working_drift
@@ -102,7 +102,7 @@ def schedule_view(
         "misfire_text": "停止中に過ぎたら 1 回実行"
         if schedule.misfire == "run_once"
         else "停止中に過ぎたら実行しない",
-        "next_fire": upcoming.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+        "next_fire": utc_text(upcoming),
         "next_fire_local": shown_time(upcoming, zone, seconds=False),
         "recent_fires": [
             {
