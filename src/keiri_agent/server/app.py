@@ -332,8 +332,7 @@ def create_app(
         access: Caller,
         limit: Annotated[int, Query(ge=1, le=MAX_LIST_LIMIT)] = DEFAULT_LIST_LIMIT,
     ) -> dict[str, Any]:
-        if access.user is None and not access.open:  # a task token opens one task, not the list
-            raise auth.missing_key()
+        auth.signed_in(access)
         return {"tasks": [_view(task, auth, zone) for task in tasks.list(limit, access.sees)]}
 
     @api.get("/tasks/{task_id}")
@@ -352,8 +351,7 @@ def create_app(
 
     @api.get("/plans")
     def plans(access: Caller) -> dict[str, Any]:
-        if access.user is None and not access.open:  # a task token opens one task, not plans
-            raise auth.missing_key()
+        auth.signed_in(access)
         return {"plans": plan_catalog(settings)}
 
     app.include_router(api)

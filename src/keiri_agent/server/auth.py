@@ -120,6 +120,14 @@ class Authenticator:
     def missing_key() -> ApiError:
         return _unauthorized("API_KEY_REQUIRED", "API キーが必要です。")
 
+    @staticmethod
+    def signed_in(access: Access) -> Access:
+        """``access`` when it is a user's key or the server has no keys; 401 for a task's token,
+        which opens its one task and nothing shared (the task list, plans, schedules)."""
+        if access.user is None and not access.open:
+            raise Authenticator.missing_key()
+        return access
+
     def token_for(self, task: Task) -> str | None:
         owner = self.users.by_name(task.owner)
         if owner is None:

@@ -57,13 +57,6 @@ def _access(request: Request) -> Access:
 Caller = Annotated[Access, Depends(_access)]
 
 
-def _signed_in(access: Access, auth: Authenticator) -> Access:
-    """Plan routes act on shared plans: a task's token (which opens one task) is not enough."""
-    if access.user is None and not access.open:
-        raise auth.missing_key()
-    return access
-
-
 def _write_working_copy(settings: Settings, plan_id: str, text: str) -> Path:
     designs = Path(settings.keiri_designs_dir)
     target = confine(designs, f"{plan_id}.yaml")
@@ -80,12 +73,12 @@ def plan_routes(settings: Settings, auth: Authenticator) -> APIRouter:
 
     @api.get("/{plan_id:path}/versions")
     def list_versions(plan_id: str, access: Caller) -> dict[str, Any]:
-        _signed_in(access, auth)
+        auth.signed_in(access)
         return {"plan_id": plan_id, "versions": [v.to_dict() for v in store.versions(plan_id)]}
 
     @api.post("/{plan_id:path}/versions", status_code=201)
     async def save(plan_id: str, body: SaveRequest, access: Caller) -> dict[str, Any]:
-        _signed_in(access, auth)
+        auth.signed_in(access)
         return await anyio.to_thread.run_sync(_save, plan_id, body, access.owner)
 
     def _save(plan_id: str, body: SaveRequest, owner: str | None) -> dict[str, Any]:
@@ -124,7 +117,7 @@ def plan_routes(settings: Settings, auth: Authenticator) -> APIRouter:
     ) -> dict[str, Any]:
         from keiri_agent.control.changes import compare
 
-        _signed_in(access, auth)
+        auth.signed_in(access)
         if old.endswith((".yaml", ".yml")) or new.endswith((".yaml", ".yml")):
             raise BlockError(
                 "API で比べられるのは登録された版どうしだけです。",

@@ -65,9 +65,7 @@ def schedule_routes(settings: Settings, auth: Authenticator, scheduler: Schedule
     store = ScheduleStore.of(settings)
 
     def signed_in(access: Access) -> str:
-        if access.user is None and not access.open:
-            raise auth.missing_key()
-        return access.owner or ANONYMOUS_CALLER
+        return auth.signed_in(access).owner or ANONYMOUS_CALLER
 
     @api.get("/schedules")
     def list_schedules(access: Caller) -> dict[str, Any]:
