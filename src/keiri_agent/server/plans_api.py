@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import anyio.to_thread
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.plan import MAX_PLAN_BYTES, PlanEnv
-from keiri_agent.server.auth import Access, Authenticator
+from keiri_agent.server.auth import Access, Authenticator, Caller
 from keiri_agent.server.errors import ApiError
 from keiri_agent.server.plan_task import ANONYMOUS_CALLER
 from keiri_agent.versions import MAX_MESSAGE_CHARS, SaveNote, VersionStore, review, reviewer_for
@@ -47,14 +47,6 @@ class SaveRequest(BaseModel):
 class ReviewRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     comment: str = Field(default="", max_length=MAX_MESSAGE_CHARS)
-
-
-def _access(request: Request) -> Access:
-    authenticator: Authenticator = request.app.state.auth
-    return authenticator(request)
-
-
-Caller = Annotated[Access, Depends(_access)]
 
 
 def _write_working_copy(settings: Settings, plan_id: str, text: str) -> Path:

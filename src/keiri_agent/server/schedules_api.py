@@ -18,10 +18,10 @@ JSON body's ``vars`` are given to the run over the trigger's own.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 import anyio.to_thread
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from keiri_agent.config import Settings
@@ -37,7 +37,7 @@ from keiri_agent.schedule import (
     trigger_view,
     trigger_views,
 )
-from keiri_agent.server.auth import Access, Authenticator
+from keiri_agent.server.auth import Access, Authenticator, Caller
 from keiri_agent.server.errors import ApiError
 from keiri_agent.server.plan_task import ANONYMOUS_CALLER
 from keiri_agent.server.scheduler import Scheduler
@@ -49,14 +49,6 @@ __all__ = ["WebhookBody", "schedule_routes"]
 class WebhookBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
     vars: dict[str, Any] = Field(default_factory=dict)
-
-
-def _access(request: Request) -> Access:
-    authenticator: Authenticator = request.app.state.auth
-    return authenticator(request)
-
-
-Caller = Annotated[Access, Depends(_access)]
 
 
 def schedule_routes(settings: Settings, auth: Authenticator, scheduler: Scheduler) -> APIRouter:
