@@ -10,7 +10,7 @@ import pytest
 
 from keiri_agent.config import DEFAULT_TIMEZONE, load_settings
 from keiri_agent.errors import ConfigurationError, ErrorCode
-from keiri_agent.localtime import parse_stamp, shown_time, to_utc
+from keiri_agent.localtime import parse_stamp, shown_time, to_utc, utc_text
 
 TOKYO = ZoneInfo("Asia/Tokyo")
 NEW_YORK = ZoneInfo("America/New_York")
@@ -62,6 +62,15 @@ def test_a_time_without_a_zone_is_refused_not_guessed() -> None:
         shown_time(datetime(2026, 12, 6, 3, 15), TOKYO)
     with pytest.raises(ValueError, match="without a zone"):
         to_utc("2026-12-06T03:15:00")
+
+
+def test_stored_text_is_utc_with_z_whatever_zone_the_time_was_in() -> None:
+    noon_in_tokyo = datetime(2026, 12, 6, 12, 15, 0, tzinfo=TOKYO)
+    assert utc_text(noon_in_tokyo) == "2026-12-06T03:15:00Z"
+    assert utc_text(noon_in_tokyo, timespec="milliseconds") == "2026-12-06T03:15:00.000Z"
+    assert utc_text(noon_in_tokyo.timestamp()) == "2026-12-06T03:15:00Z"
+    with pytest.raises(ValueError, match="without a zone"):
+        utc_text(datetime(2026, 12, 6, 3, 15))
 
 
 def test_stamps_in_names_are_read_as_utc() -> None:

@@ -8,12 +8,14 @@ in the zone of ``KEIRI_TIMEZONE`` (default Asia/Tokyo, handed down from the sett
 ``2026-12-06 12:15:00 JST``. The label is the zone's abbreviation in the tz database (JST;
 EST or EDT as daylight saving time comes and goes), or the UTC offset where the database has
 none (Asia/Dubai: ``UTC+04:00``). A stamp in a name is read back by :func:`parse_stamp` with
-the format of the module that names the file.
+the format of the module that names the file. A time stored as text (a JSON record, an API
+answer) is :func:`utc_text`: ISO 8601 in UTC with ``Z`` (``2026-12-06T03:15:00Z``).
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Literal
 from zoneinfo import ZoneInfo
 
 __all__ = [
@@ -22,6 +24,7 @@ __all__ = [
     "parse_stamp",
     "shown_time",
     "to_utc",
+    "utc_text",
     "zone_label",
 ]
 
@@ -41,6 +44,14 @@ def to_utc(value: datetime | str | float) -> datetime:
     if when.tzinfo is None or when.utcoffset() is None:
         raise ValueError(f"time without a zone: {value!r} (stored times are UTC)")
     return when.astimezone(UTC)
+
+
+def utc_text(
+    value: datetime | str | float, *, timespec: Literal["auto", "milliseconds"] = "auto"
+) -> str:
+    """``value`` (see :func:`to_utc`) as stored text: ISO 8601 in UTC with ``Z`` for ``+00:00``
+    (``2026-12-06T03:15:00Z``; ``timespec="milliseconds"``: ``2026-12-06T03:15:00.000Z``)."""
+    return to_utc(value).isoformat(timespec=timespec).replace("+00:00", "Z")
 
 
 def zone_label(moment: datetime) -> str:

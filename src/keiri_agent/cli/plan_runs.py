@@ -39,10 +39,12 @@ def next_command(run: RunSummary) -> str | None:
 
 
 def _run_json(run: RunSummary) -> dict[str, Any]:
+    from keiri_agent.localtime import utc_text
+
     return {
         "run_id": run.run_id,
         "plan_id": run.plan_id,
-        "started": run.started.isoformat().replace("+00:00", "Z"),
+        "started": utc_text(run.started),
         "status": run.status,
         "log_path": str(run.log_path),
         "failed_node": run.failed_node,

@@ -184,11 +184,10 @@ def echo_views(
 def list_schedules(as_json: JsonFlag = False) -> None:
     """予定の一覧（次回の実行日時は KEIRI_TIMEZONE で表示）。"""
     from keiri_agent.config import load_settings
-    from keiri_agent.schedule import ScheduleStore, schedule_view
+    from keiri_agent.schedule import schedule_views
 
     with user_errors():
-        settings = load_settings()
-        views = [schedule_view(settings, s) for s in ScheduleStore.of(settings).schedules.all()]
+        views = schedule_views(load_settings())
     empty = "予定はありません（keiri-agent schedule add で登録します）。"
     echo_views("schedules", views, as_json, empty, _print_view)
 

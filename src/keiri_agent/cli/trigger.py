@@ -92,11 +92,10 @@ def _print_view(view: dict[str, Any]) -> None:
 def list_triggers(as_json: JsonFlag = False) -> None:
     """トリガーの一覧（秘密鍵は表示しません）。"""
     from keiri_agent.config import load_settings
-    from keiri_agent.schedule import ScheduleStore, trigger_view
+    from keiri_agent.schedule import trigger_views
 
     with user_errors():
-        settings = load_settings()
-        views = [trigger_view(settings, t) for t in ScheduleStore.of(settings).triggers.all()]
+        views = trigger_views(load_settings())
     empty = "トリガーはありません（keiri-agent trigger add で登録します）。"
     echo_views("triggers", views, as_json, empty, _print_view)
 

@@ -26,7 +26,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from keiri_agent.control.verify import CHECK_LABELS, plan_run_logs, scan_log
-from keiri_agent.localtime import shown_time
+from keiri_agent.localtime import shown_time, utc_text
 from keiri_agent.versions import VersionStore
 
 __all__ = ["CSV_COLUMNS", "EXPORT_FORMATS", "AuditRow", "audit_rows", "render_rows"]
@@ -75,7 +75,7 @@ class AuditRow:
 
     def to_dict(self) -> dict[str, Any]:
         def utc(value: datetime | None) -> str | None:
-            return value.isoformat().replace("+00:00", "Z") if value else None
+            return utc_text(value) if value else None
 
         return {
             "run_id": self.run_id,

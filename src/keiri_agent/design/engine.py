@@ -47,7 +47,7 @@ from keiri_agent.design.topk import BlockRetriever, RetrievalResult
 from keiri_agent.design.wire import SchemaVariant, skeleton_schema, wiring_schema
 from keiri_agent.design.wiring import Asker, Wiring
 from keiri_agent.documents.normalize import normalize_for_prompt
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, check_choice
 from keiri_agent.llm import LLMClient, get_llm, strict_schema_for
 from keiri_agent.plan import PlanEnv, PlanIssue
 from keiri_agent.privacy import job_scope
@@ -114,12 +114,12 @@ def _check_arguments(instruction: str, apply_mode: str, templates: Sequence[str]
             code=ErrorCode.INPUT_VALIDATION_FAILED,
             hint="作りたい業務フローを日本語で書いてください（例: 請求書と入金明細を照合して差異を Excel に出力）。",
         )
-    if apply_mode not in APPLY_MODES:
-        raise BlockError(
-            f"apply_mode '{apply_mode}' は使えません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=f"apply_mode は {' / '.join(APPLY_MODES)} のいずれかにしてください。",
-        )
+    check_choice(
+        "apply_mode",
+        apply_mode,
+        APPLY_MODES,
+        hint=f"apply_mode は {' / '.join(APPLY_MODES)} のいずれかにしてください。",
+    )
     if apply_mode == "compose" and not templates:
         raise BlockError(
             "apply_mode=compose にはテンプレートの指定が必要です。",

@@ -46,7 +46,7 @@ from keiri_agent.design.candidates import (
     summarize_cut,
 )
 from keiri_agent.design.prior import PRIOR_WEIGHT, block_uses, usage_prior
-from keiri_agent.errors import BlockError, ConfigurationError, ErrorCode
+from keiri_agent.errors import BlockError, ConfigurationError, ErrorCode, check_choice
 from keiri_agent.retrieval.bm25 import BM25Index
 from keiri_agent.retrieval.dense import DenseIndex, EmbeddingCache
 from keiri_agent.retrieval.hybrid import DEFAULT_DENSE_WEIGHT, fuse, minmax
@@ -398,13 +398,7 @@ class BlockRetriever:
 
 
 def _check_options(query: str, mode: str, k_per_category: int, max_total: int) -> None:
-    if mode not in RETRIEVAL_MODES:
-        raise BlockError(
-            f"検索モード '{mode}' は使えません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=f"{' / '.join(RETRIEVAL_MODES)} のいずれかを指定してください。",
-            details={"mode": mode},
-        )
+    check_choice("mode", mode, RETRIEVAL_MODES, message=f"検索モード '{mode}' は使えません。")
     if not query.strip():
         raise BlockError(
             "ブロックを検索する文（指示）が空です。",

@@ -137,6 +137,16 @@ def _unreadable(file: str, message: str, **details: object) -> FileProcessingErr
     return unreadable(file, message, _SAVE_AS_UTF8_HINT, **details)
 
 
+def _not_in_encoding(file: str, encoding: str, pos: int | None) -> FileProcessingError:
+    """The error of a file that the encoding a user named cannot read from byte ``pos`` on."""
+    return _unreadable(
+        file,
+        f"ファイル '{file}' は指定された文字コード {encoding} では {pos} バイト目以降を読めません。",
+        encoding=encoding,
+        position=pos,
+    )
+
+
 def _check_binary(data: bytes, file: str) -> None:
     for magic, label in _BINARY_SIGNATURES:
         if data.startswith(magic):
@@ -336,12 +346,7 @@ def decode_head(
         name = _codec(encoding, file)
         pos = _first_error(data, name)
         if pos is not None:
-            raise _unreadable(
-                file,
-                f"ファイル '{file}' は指定された文字コード {encoding} では {pos} バイト目以降を読めません。",
-                encoding=encoding,
-                position=pos,
-            )
+            raise _not_in_encoding(file, encoding, pos)
         if name in ("utf-8", "utf8") and data.startswith(codecs.BOM_UTF8):
             name = "utf-8-sig"
     whole = len(data) <= size
@@ -381,10 +386,5 @@ def decode_bytes(
         name = "utf-8-sig"
     decoded, pos = _strict(data, name)
     if decoded is None:
-        raise _unreadable(
-            file,
-            f"ファイル '{file}' は指定された文字コード {encoding} では {pos} バイト目以降を読めません。",
-            encoding=encoding,
-            position=pos,
-        )
+        raise _not_in_encoding(file, encoding, pos)
     return decoded, name

@@ -25,6 +25,7 @@ from pydantic import (
 
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events.chain import CHAIN_KEY
+from keiri_agent.localtime import utc_text
 
 TABLE_MODULE = "keiri_agent.documents.table_value"  # checked by name: pandas stays unloaded
 
@@ -191,7 +192,7 @@ class RunEvent(BaseModel):
 
     @field_serializer("timestamp")
     def _iso_z(self, value: datetime) -> str:
-        return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+        return utc_text(value)
 
     def to_dict(self) -> dict[str, Any]:
         """The flat JSON object of a log line; keys whose value is None are left out."""

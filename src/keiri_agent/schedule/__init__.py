@@ -4,8 +4,8 @@
 最終営業日, D日 with what to do on a holiday). The server (``keiri_agent.server.scheduler``)
 fires them. ``store`` keeps schedules, triggers and the claims that make each start happen
 once in one SQLite file under the workspace; ``requests`` what a person asks for when adding
-one (the CLI, the API and the app alike); ``due`` says which fire time is due now; ``pins``
-which version of the plan runs.
+one (the CLI, the API and the app alike); ``manage`` checks and adds them, ``views`` shows
+them; ``due`` says which fire time is due now; ``pins`` which version of the plan runs.
 """
 
 from __future__ import annotations
@@ -18,13 +18,7 @@ from keiri_agent.schedule.calendar import (
     parse_company_holidays,
 )
 from keiri_agent.schedule.due import MAX_MISSED_SCAN, calendar_of, due, next_fire
-from keiri_agent.schedule.manage import (
-    SECRET_BYTES,
-    add_schedule,
-    add_trigger,
-    schedule_view,
-    trigger_view,
-)
+from keiri_agent.schedule.manage import SECRET_BYTES, add_schedule, add_trigger
 from keiri_agent.schedule.pins import (
     LATEST_APPROVED,
     WORKING,
@@ -70,6 +64,7 @@ from keiri_agent.schedule.store import (
     new_id,
     not_found,
 )
+from keiri_agent.schedule.views import schedule_view, schedule_views, trigger_view, trigger_views
 
 __all__ = [
     "BUSY_TIMEOUT_S",
@@ -121,6 +116,8 @@ __all__ = [
     "read_fields",
     "resolve_pin",
     "schedule_view",
+    "schedule_views",
     "trigger_view",
+    "trigger_views",
     "working_drift",
 ]

@@ -1,11 +1,10 @@
-"""Adding schedules and triggers, and showing them: what the CLI, the API and the app share.
+"""Adding schedules and triggers: what the CLI, the API and the app share.
 
 :func:`add_schedule` checks a schedule before it is stored (the plan exists, the version pin
 names a version this plan has and approval allows it, the rule has a next fire time) and
 stores it; what is asked for comes as one ``ScheduleRequest`` (``requests``), whose fields
-keep their own limits; :func:`schedule_view` is a schedule as people read it: its rule in words, its next
-fire time in ``KEIRI_TIMEZONE`` (JST), its last fires, and a warning when the working copy has
-unapproved changes. Triggers have :func:`add_trigger` and :func:`trigger_view`.
+keep their own limits. :func:`add_trigger` does the same for a trigger. How they are shown is
+``views``.
 """
 
 from __future__ import annotations
@@ -13,27 +12,19 @@ from __future__ import annotations
 import secrets
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.localtime import shown_time
 from keiri_agent.plan import resolve_plan_file
 from keiri_agent.schedule.due import next_fire
-from keiri_agent.schedule.pins import check_pin, default_pin, working_drift
+from keiri_agent.schedule.pins import check_pin, default_pin
 from keiri_agent.schedule.requests import ScheduleRequest, TriggerRequest
-from keiri_agent.schedule.rules import CronRule, describe
+from keiri_agent.schedule.rules import CronRule
 from keiri_agent.schedule.store import Schedule, ScheduleStore, Trigger, new_id
 from keiri_agent.versions import VersionStore, plan_not_found
 from keiri_agent.workspace import confine
 
-__all__ = [
-    "SECRET_BYTES",
-    "add_schedule",
-    "add_trigger",
-    "schedule_view",
-    "trigger_view",
-]
+__all__ = ["SECRET_BYTES", "add_schedule", "add_trigger"]
 
 SECRET_BYTES = 32  # a webhook's HMAC key: 256 bits, as long as the SHA-256 block needs
 
@@ -73,45 +64,6 @@ def add_schedule(
     return ScheduleStore.of(settings).schedules.add(schedule)
 
 
-def _pin_label(pin: str) -> str:
-    if pin == "latest-approved":
-        return "最新の承認済みの版"
-    if pin == "working":
-        return "作業コピー"
-    return f"版 {pin[:12]}"
-
-
-def schedule_view(
-    settings: Settings, schedule: Schedule, now: datetime | None = None
-) -> dict[str, Any]:
-    """A schedule as ``schedule list`` and the API show it (times in UTC and in the zone)."""
-    store = ScheduleStore.of(settings)
-    zone = settings.keiri_timezone
-    moment = now or datetime.now(UTC)
-    last = store.last_fire(schedule.id)
-    start = max(moment, last) if last is not None else moment
-    upcoming = next_fire(schedule, start, settings)
-    fires = store.fires(schedule.id, limit=5)
-    return {
-        **schedule.model_dump(mode="json"),
-        "rule_text": describe(schedule.rule),
-        "version_text": _pin_label(schedule.version),
-        "misfire_text": "停止中に過ぎたら 1 回実行"
-        if schedule.misfire == "run_once"
-        else "停止中に過ぎたら実行しない",
-        "next_fire": upcoming.astimezone(UTC).isoformat().replace("+00:00", "Z"),
-        "next_fire_local": shown_time(upcoming, zone, seconds=False),
-        "recent_fires": [
-            {
-                **fire.model_dump(mode="json"),
-                "fire_time_local": shown_time(fire.fire_time, zone, seconds=False),
-            }
-            for fire in fires
-        ],
-        "warning": working_drift(settings, schedule.plan_id, schedule.version),
-    }
-
-
 def add_trigger(settings: Settings, request: TriggerRequest, *, created_by: str) -> Trigger:
     """Check and store a new trigger; a webhook trigger gets a new secret (shown once)."""
     _check_plan(settings, request.plan_id)
@@ -140,12 +92,3 @@ def add_trigger(settings: Settings, request: TriggerRequest, *, created_by: str)
         created_at=datetime.now(UTC).replace(microsecond=0),
     )
     return ScheduleStore.of(settings).triggers.add(trigger)
-
-
-def trigger_view(settings: Settings, trigger: Trigger) -> dict[str, Any]:
-    """A trigger as ``trigger list`` and the API show it: never its secret."""
-    data = trigger.model_dump(mode="json", exclude={"secret"})
-    data["version_text"] = _pin_label(trigger.version)
-    data["url"] = f"/agent/triggers/{trigger.id}" if trigger.kind == "webhook" else None
-    data["warning"] = working_drift(settings, trigger.plan_id, trigger.version)
-    return data

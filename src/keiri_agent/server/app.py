@@ -44,7 +44,7 @@ from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
 import anyio.to_thread
-from fastapi import APIRouter, Depends, FastAPI, Query, Request
+from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
@@ -55,7 +55,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from keiri_agent.config import Settings, load_settings
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.server.auth import SSE_PATH, Access, Authenticator
+from keiri_agent.server.auth import SSE_PATH, Access, Authenticator, Caller
 from keiri_agent.server.csrf import CrossSiteGuard
 from keiri_agent.server.errors import ApiError, install_error_handlers
 from keiri_agent.server.hosts import AllowedHosts, allowed_hosts
@@ -169,15 +169,6 @@ class BodyLimit:
             if not refused:
                 refused = True
                 await refusal(scope, receive, send)
-
-
-def _access(request: Request) -> Access:
-    """Who is asking (the app's ``Authenticator``); a dependency of every ``/agent`` route."""
-    authenticator: Authenticator = request.app.state.auth
-    return authenticator(request)
-
-
-Caller = Annotated[Access, Depends(_access)]
 
 
 def _view(task: Task, auth: Authenticator, zone: ZoneInfo) -> dict[str, Any]:
@@ -332,8 +323,7 @@ def create_app(
         access: Caller,
         limit: Annotated[int, Query(ge=1, le=MAX_LIST_LIMIT)] = DEFAULT_LIST_LIMIT,
     ) -> dict[str, Any]:
-        if access.user is None and not access.open:  # a task token opens one task, not the list
-            raise auth.missing_key()
+        auth.signed_in(access)
         return {"tasks": [_view(task, auth, zone) for task in tasks.list(limit, access.sees)]}
 
     @api.get("/tasks/{task_id}")
@@ -352,8 +342,7 @@ def create_app(
 
     @api.get("/plans")
     def plans(access: Caller) -> dict[str, Any]:
-        if access.user is None and not access.open:  # a task token opens one task, not plans
-            raise auth.missing_key()
+        auth.signed_in(access)
         return {"plans": plan_catalog(settings)}
 
     app.include_router(api)

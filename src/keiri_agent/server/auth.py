@@ -17,6 +17,10 @@ replaces it (every earlier token stops working). A token opens only its own task
 the task's owner is still a user; it is shown only to those who may see the task and never
 reveals a key. Comparisons are constant-time. With no users at all there is no authentication
 (``keiri-agent serve`` warns when it binds to a non-loopback address that way).
+
+Every ``/agent`` route takes its :class:`Access` as a ``Caller`` parameter; routes about what is
+shared (the task list, plans, schedules and triggers) also require
+:meth:`Authenticator.signed_in`, which a task's token does not pass.
 """
 
 from __future__ import annotations
@@ -26,7 +30,9 @@ import hashlib
 import hmac
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Annotated
 
+from fastapi import Depends
 from starlette.requests import Request
 
 from keiri_agent.config import Settings
@@ -38,7 +44,7 @@ from keiri_agent.server.store import not_found
 from keiri_agent.server.task_model import Task
 from keiri_agent.users import User, Users, load_users
 
-__all__ = ["SSE_PATH", "TOKEN_PARAM", "Access", "Authenticator", "task_token"]
+__all__ = ["SSE_PATH", "TOKEN_PARAM", "Access", "Authenticator", "Caller", "task_token"]
 
 SSE_PATH = "/agent/sse"  # the one route that names its task in the query
 _AUTH_HINT = (
@@ -120,6 +126,14 @@ class Authenticator:
     def missing_key() -> ApiError:
         return _unauthorized("API_KEY_REQUIRED", "API キーが必要です。")
 
+    @staticmethod
+    def signed_in(access: Access) -> Access:
+        """``access`` when it is a user's key or the server has no keys; 401 for a task's token,
+        which opens its one task and nothing shared (the task list, plans, schedules)."""
+        if access.user is None and not access.open:
+            raise Authenticator.missing_key()
+        return access
+
     def token_for(self, task: Task) -> str | None:
         owner = self.users.by_name(task.owner)
         if owner is None:
@@ -156,3 +170,12 @@ class Authenticator:
                 return Access(token_task=str(task_id))
             raise _unauthorized("INVALID_API_KEY", "タスクのトークンが正しくありません。")
         raise self.missing_key()
+
+
+def _access(request: Request) -> Access:
+    """Who is asking (the app's ``Authenticator``); a dependency of every ``/agent`` route."""
+    authenticator: Authenticator = request.app.state.auth
+    return authenticator(request)
+
+
+Caller = Annotated[Access, Depends(_access)]

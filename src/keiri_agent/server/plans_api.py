@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import anyio.to_thread
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.plan import MAX_PLAN_BYTES, PlanEnv
-from keiri_agent.server.auth import Access, Authenticator
+from keiri_agent.server.auth import Access, Authenticator, Caller
 from keiri_agent.server.errors import ApiError
 from keiri_agent.server.plan_task import ANONYMOUS_CALLER
 from keiri_agent.versions import MAX_MESSAGE_CHARS, SaveNote, VersionStore, review, reviewer_for
@@ -49,21 +49,6 @@ class ReviewRequest(BaseModel):
     comment: str = Field(default="", max_length=MAX_MESSAGE_CHARS)
 
 
-def _access(request: Request) -> Access:
-    authenticator: Authenticator = request.app.state.auth
-    return authenticator(request)
-
-
-Caller = Annotated[Access, Depends(_access)]
-
-
-def _signed_in(access: Access, auth: Authenticator) -> Access:
-    """Plan routes act on shared plans: a task's token (which opens one task) is not enough."""
-    if access.user is None and not access.open:
-        raise auth.missing_key()
-    return access
-
-
 def _write_working_copy(settings: Settings, plan_id: str, text: str) -> Path:
     designs = Path(settings.keiri_designs_dir)
     target = confine(designs, f"{plan_id}.yaml")
@@ -80,12 +65,12 @@ def plan_routes(settings: Settings, auth: Authenticator) -> APIRouter:
 
     @api.get("/{plan_id:path}/versions")
     def list_versions(plan_id: str, access: Caller) -> dict[str, Any]:
-        _signed_in(access, auth)
+        auth.signed_in(access)
         return {"plan_id": plan_id, "versions": [v.to_dict() for v in store.versions(plan_id)]}
 
     @api.post("/{plan_id:path}/versions", status_code=201)
     async def save(plan_id: str, body: SaveRequest, access: Caller) -> dict[str, Any]:
-        _signed_in(access, auth)
+        auth.signed_in(access)
         return await anyio.to_thread.run_sync(_save, plan_id, body, access.owner)
 
     def _save(plan_id: str, body: SaveRequest, owner: str | None) -> dict[str, Any]:
@@ -124,7 +109,7 @@ def plan_routes(settings: Settings, auth: Authenticator) -> APIRouter:
     ) -> dict[str, Any]:
         from keiri_agent.control.changes import compare
 
-        _signed_in(access, auth)
+        auth.signed_in(access)
         if old.endswith((".yaml", ".yml")) or new.endswith((".yaml", ".yml")):
             raise BlockError(
                 "API で比べられるのは登録された版どうしだけです。",

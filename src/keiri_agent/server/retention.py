@@ -25,11 +25,12 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from keiri_agent.config import Settings
+from keiri_agent.localtime import utc_text
 from keiri_agent.server.store import TASKS_DIR, TaskStore
 
 __all__ = ["RETENTION_INTERVAL_S", "Removal", "Retention", "collect", "remove"]
@@ -57,7 +58,7 @@ class Removal:
             "kind": self.kind,
             "path": str(self.path),
             "age_days": round(self.age_days, 1),
-            "since": datetime.fromtimestamp(self.since, UTC).isoformat().replace("+00:00", "Z"),
+            "since": utc_text(self.since),
             "size_bytes": self.size_bytes,
         }
 

@@ -18,10 +18,10 @@ JSON body's ``vars`` are given to the run over the trigger's own.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 import anyio.to_thread
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from keiri_agent.config import Settings
@@ -33,9 +33,11 @@ from keiri_agent.schedule import (
     add_schedule,
     add_trigger,
     schedule_view,
+    schedule_views,
     trigger_view,
+    trigger_views,
 )
-from keiri_agent.server.auth import Access, Authenticator
+from keiri_agent.server.auth import Access, Authenticator, Caller
 from keiri_agent.server.errors import ApiError
 from keiri_agent.server.plan_task import ANONYMOUS_CALLER
 from keiri_agent.server.scheduler import Scheduler
@@ -49,29 +51,19 @@ class WebhookBody(BaseModel):
     vars: dict[str, Any] = Field(default_factory=dict)
 
 
-def _access(request: Request) -> Access:
-    authenticator: Authenticator = request.app.state.auth
-    return authenticator(request)
-
-
-Caller = Annotated[Access, Depends(_access)]
-
-
 def schedule_routes(settings: Settings, auth: Authenticator, scheduler: Scheduler) -> APIRouter:
     """The routes above; runs start through ``scheduler`` (and its clock)."""
     api = APIRouter(prefix="/agent")
     store = ScheduleStore.of(settings)
 
     def signed_in(access: Access) -> str:
-        if access.user is None and not access.open:
-            raise auth.missing_key()
-        return access.owner or ANONYMOUS_CALLER
+        return auth.signed_in(access).owner or ANONYMOUS_CALLER
 
     @api.get("/schedules")
     def list_schedules(access: Caller) -> dict[str, Any]:
         signed_in(access)
         now = scheduler.clock()
-        return {"schedules": [schedule_view(settings, s, now) for s in store.schedules.all()]}
+        return {"schedules": schedule_views(settings, now)}
 
     @api.post("/schedules", status_code=201)
     def create_schedule(body: ScheduleRequest, access: Caller) -> dict[str, Any]:
@@ -95,7 +87,7 @@ def schedule_routes(settings: Settings, auth: Authenticator, scheduler: Schedule
     @api.get("/triggers")
     def list_triggers(access: Caller) -> dict[str, Any]:
         signed_in(access)
-        return {"triggers": [trigger_view(settings, t) for t in store.triggers.all()]}
+        return {"triggers": trigger_views(settings)}
 
     @api.post("/triggers", status_code=201)
     def create_trigger(body: TriggerRequest, access: Caller) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from keiri_agent.config import Settings
 from keiri_agent.errors import ConfigurationError, cause_of, reason_of
+from keiri_agent.workspace import fsync_path
 
 __all__ = ["SECRET_BYTES", "SECRET_DIR", "SECRET_FILE", "ServerSecret"]
 
@@ -42,14 +43,6 @@ _Stamp = tuple[int, int, int, int]  # device, inode, mtime (ns), size: which fil
 
 def _stamp(status: os.stat_result) -> _Stamp:
     return status.st_dev, status.st_ino, status.st_mtime_ns, status.st_size
-
-
-def _fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class ServerSecret:
@@ -106,7 +99,7 @@ class ServerSecret:
                         os.link(temporary, self.path)
             finally:
                 temporary.unlink(missing_ok=True)
-            _fsync_dir(folder)
+            fsync_path(folder, directory=True)
         except OSError as exc:
             raise self._unusable(exc) from None
 

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from keiri_agent.events import EventStream
-from keiri_agent.localtime import shown_time
+from keiri_agent.localtime import shown_time, utc_text
 from keiri_agent.sandbox import SandboxExecutor
 from keiri_agent.server.errors import ApiError
 
@@ -105,7 +105,7 @@ def conflict(task: Task, code: str, message: str, hint: str) -> ApiError:
 
 
 def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return utc_text(datetime.now(UTC), timespec="milliseconds")
 
 
 class Releasable(Protocol):

@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from keiri_agent.errors import BlockError, ErrorCode, reason_of
 from keiri_agent.events.chain import GENESIS, chain_line, split_line, verify_lines
+from keiri_agent.localtime import utc_text
 from keiri_agent.workspace import atomic_path, confine, fsync_path
 
 __all__ = [
@@ -128,7 +129,7 @@ class Decision:
         return {
             "decision": self.kind,
             "by": self.by,
-            "at": self.at.isoformat().replace("+00:00", "Z"),
+            "at": utc_text(self.at),
             "comment": self.comment,
             "self_approved": self.self_approved,
         }
@@ -175,7 +176,7 @@ class Version:
             "short": self.short,
             "number": self.number,
             "author": self.author,
-            "saved_at": self.saved_at.isoformat().replace("+00:00", "Z"),
+            "saved_at": utc_text(self.saved_at),
             "source": self.source,
             "message": self.message,
             "file": self.file,

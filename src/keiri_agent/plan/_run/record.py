@@ -29,6 +29,7 @@ from keiri_agent.errors import BlockError, ErrorCode, cause_of, reason_of
 from keiri_agent.events.chain import Seal
 from keiri_agent.events.models import FileWrite, RunEvent
 from keiri_agent.events.stream import EventStream
+from keiri_agent.localtime import utc_text
 from keiri_agent.plan._dsl.loader import PlanSource
 from keiri_agent.plan._dsl.models import Plan
 from keiri_agent.plan._graph.subflows import SubflowLoader
@@ -127,7 +128,7 @@ def write_seal(log_path: Path, run_id: str, plan_id: str, seal: Seal, *, durable
         "log": log_path.name,
         "lines": seal.lines,
         "digest": seal.digest,
-        "sealed_at": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+        "sealed_at": utc_text(datetime.now(UTC)),
     }
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -122,10 +122,10 @@ def _render_form(settings: Settings) -> None:
 
 
 def _render_list(settings: Settings) -> None:
-    from keiri_agent.schedule import ScheduleStore, schedule_view, trigger_view
+    from keiri_agent.schedule import ScheduleStore, schedule_views, trigger_views
 
     store = ScheduleStore.of(settings)
-    views = [schedule_view(settings, s) for s in store.schedules.all()]
+    views = schedule_views(settings)
     st.subheader("予定")
     if not views:
         st.info("予定はありません。", icon="🗓️")
@@ -156,7 +156,7 @@ def _render_list(settings: Settings) -> None:
         if st.button("削除", key=REMOVE_KEY) and chosen:
             store.schedules.remove(chosen)
             st.rerun()
-    triggers = [trigger_view(settings, t) for t in store.triggers.all()]
+    triggers = trigger_views(settings)
     if triggers:
         st.subheader("トリガー")
         st.dataframe(

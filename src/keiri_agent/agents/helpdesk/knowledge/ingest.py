@@ -48,6 +48,7 @@ from keiri_agent.agents.helpdesk.knowledge.semantic import (
     build_semantic,
     is_current,
     local_semantic,
+    provider_embedder,
 )
 from keiri_agent.agents.helpdesk.knowledge.sources import Discovered, SourceFile, discover
 from keiri_agent.documents.extract import extract_text
@@ -133,13 +134,10 @@ def ingest(
             code=ErrorCode.INPUT_VALIDATION_FAILED,
             hint="--manual にファイルかフォルダー、--qa に Q/A の CSV を指定してください。",
         )
-    from keiri_agent.config import LLMRole, load_settings
+    from keiri_agent.config import load_settings
 
     settings = settings or load_settings()
-    if embedder is None and settings.model_for(LLMRole.EMBEDDING) is not None:
-        from keiri_agent.llm import get_embedder  # only with a model: the SDKs are slow to load
-
-        embedder = get_embedder(settings=settings)
+    embedder = provider_embedder(settings, embedder)
     tokenizer = tokenizer or get_tokenizer()
     directory = Path(index_dir)
     _check_index_dir(directory)

@@ -42,6 +42,7 @@ from keiri_agent.retrieval.semantic import Background, SemanticIndex, embed_quer
 
 if TYPE_CHECKING:
     from keiri_agent.config import Settings
+    from keiri_agent.llm import EmbeddingClient
     from keiri_agent.retrieval.lexical import LexicalIndex
     from keiri_agent.retrieval.local_embedding import LocalEmbedder
 
@@ -55,6 +56,7 @@ __all__ = [
     "is_current",
     "local_semantic",
     "open_semantic",
+    "provider_embedder",
 ]
 
 logger = logging.getLogger(__name__)
@@ -75,6 +77,19 @@ def local_semantic(settings: Settings) -> LocalEmbedder | None:
     from keiri_agent.retrieval.local_embedding import local_embedder
 
     return local_embedder()
+
+
+def provider_embedder(
+    settings: Settings, given: EmbeddingClient | None = None
+) -> EmbeddingClient | None:
+    """The provider embedding client of the knowledge base: ``given``, else the one of
+    ``KEIRI_LLM_MODEL_EMBEDDING`` when it is set; None without one (the LLM SDKs, slow to load,
+    are not loaded then)."""
+    if given is not None or settings.model_for(LLMRole.EMBEDDING) is None:
+        return given
+    from keiri_agent.llm import get_embedder
+
+    return get_embedder(settings=settings)
 
 
 def _documents(db: storage.IndexDB) -> tuple[list[str], list[list[str]]]:

@@ -46,8 +46,8 @@ from keiri_agent.agents.helpdesk.knowledge.semantic import (
     SemanticSearch,
     local_semantic,
     open_semantic,
+    provider_embedder,
 )
-from keiri_agent.config import LLMRole
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.retrieval.lexical import LexicalIndex
 
@@ -186,10 +186,7 @@ class KnowledgeBase:
     def _qa_backend(
         directory: Path, db: storage.IndexDB, settings: Settings, embedder: EmbeddingClient | None
     ) -> tuple[QAVectorStore | None, str]:
-        if embedder is None and settings.model_for(LLMRole.EMBEDDING) is not None:
-            from keiri_agent.llm import get_embedder  # only with a model: the SDKs are slow to load
-
-            embedder = get_embedder(settings=settings)
+        embedder = provider_embedder(settings, embedder)
         if embedder is None or not embedder.configured:
             return None, (
                 "埋め込みモデルが未設定（KEIRI_LLM_MODEL_EMBEDDING）のため、"

@@ -1,0 +1,79 @@
+"""Schedules and triggers as people read them: what the CLI lists, the API returns, the app shows.
+
+:func:`schedule_view` is a schedule with its rule in words, its next fire time in
+``KEIRI_TIMEZONE`` (JST), its last fires, and a warning when the working copy has unapproved
+changes; :func:`trigger_view` a trigger with its pin in words and its webhook path, never its
+secret. :func:`schedule_views` and :func:`trigger_views` are every stored one so.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from keiri_agent.config import Settings
+from keiri_agent.localtime import shown_time, utc_text
+from keiri_agent.schedule.due import next_fire
+from keiri_agent.schedule.pins import working_drift
+from keiri_agent.schedule.rules import describe
+from keiri_agent.schedule.store import Schedule, ScheduleStore, Trigger
+
+__all__ = ["schedule_view", "schedule_views", "trigger_view", "trigger_views"]
+
+
+def _pin_label(pin: str) -> str:
+    if pin == "latest-approved":
+        return "最新の承認済みの版"
+    if pin == "working":
+        return "作業コピー"
+    return f"版 {pin[:12]}"
+
+
+def schedule_view(
+    settings: Settings, schedule: Schedule, now: datetime | None = None
+) -> dict[str, Any]:
+    """A schedule as ``schedule list`` and the API show it (times in UTC and in the zone)."""
+    store = ScheduleStore.of(settings)
+    zone = settings.keiri_timezone
+    moment = now or datetime.now(UTC)
+    last = store.last_fire(schedule.id)
+    start = max(moment, last) if last is not None else moment
+    upcoming = next_fire(schedule, start, settings)
+    fires = store.fires(schedule.id, limit=5)
+    return {
+        **schedule.model_dump(mode="json"),
+        "rule_text": describe(schedule.rule),
+        "version_text": _pin_label(schedule.version),
+        "misfire_text": "停止中に過ぎたら 1 回実行"
+        if schedule.misfire == "run_once"
+        else "停止中に過ぎたら実行しない",
+        "next_fire": utc_text(upcoming),
+        "next_fire_local": shown_time(upcoming, zone, seconds=False),
+        "recent_fires": [
+            {
+                **fire.model_dump(mode="json"),
+                "fire_time_local": shown_time(fire.fire_time, zone, seconds=False),
+            }
+            for fire in fires
+        ],
+        "warning": working_drift(settings, schedule.plan_id, schedule.version),
+    }
+
+
+def schedule_views(settings: Settings, now: datetime | None = None) -> list[dict[str, Any]]:
+    """Every stored schedule as :func:`schedule_view` shows it (the lists of CLI, API and app)."""
+    return [schedule_view(settings, s, now) for s in ScheduleStore.of(settings).schedules.all()]
+
+
+def trigger_view(settings: Settings, trigger: Trigger) -> dict[str, Any]:
+    """A trigger as ``trigger list`` and the API show it: never its secret."""
+    data = trigger.model_dump(mode="json", exclude={"secret"})
+    data["version_text"] = _pin_label(trigger.version)
+    data["url"] = f"/agent/triggers/{trigger.id}" if trigger.kind == "webhook" else None
+    data["warning"] = working_drift(settings, trigger.plan_id, trigger.version)
+    return data
+
+
+def trigger_views(settings: Settings) -> list[dict[str, Any]]:
+    """Every stored trigger as :func:`trigger_view` shows it (the lists of CLI, API and app)."""
+    return [trigger_view(settings, t) for t in ScheduleStore.of(settings).triggers.all()]
