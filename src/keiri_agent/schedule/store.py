@@ -301,7 +301,9 @@ class RecordTable(Generic[_Kept]):
         table: Literal["schedules", "triggers"],
         what: str,
     ) -> None:
-        self._store, self._model, self._table, self._what = store, model, table, what
+        self._store = store
+        self._model: type[_Kept] = model
+        self._table, self._what = table, what
 
     def add(self, record: _Kept) -> _Kept:
         with self._store._tx() as conn:
