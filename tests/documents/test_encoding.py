@@ -6,7 +6,12 @@ import codecs
 
 import pytest
 
-from keiri_agent.documents.encoding import EncodingGuess, decode_bytes, detect_encoding
+from keiri_agent.documents.encoding import (
+    EncodingGuess,
+    decode_bytes,
+    decode_head,
+    detect_encoding,
+)
 from keiri_agent.errors import FileProcessingError
 
 # Excel-on-Windows text: NEC specials (①②㈱), half-width kana, an IBM/NEC kanji (髙) and the
@@ -116,6 +121,7 @@ def test_undecodable_bytes_are_refused_not_guessed() -> None:
     assert err.code == "FILE_UNREADABLE"
     assert "壊れた.csv" in err.message
     assert "文字コードを判別できません" in err.message
+    assert "CP932 は 5 バイト目" in err.message  # the byte after 売上, counted from 1
     assert err.details["cp932_error_at"] == 4
     assert "UTF-8" in err.hint
 
@@ -138,3 +144,56 @@ def test_unknown_encoding_name_is_an_input_error() -> None:
         decode_bytes(b"a", file="a.csv", encoding="shift-jisx")
     assert info.value.code == "INPUT_VALIDATION_FAILED"
     assert "shift-jisx" in info.value.message
+
+
+# A file as Excel's "CSV UTF-8" writes it (BOM first) with one byte that is no UTF-8 on line 3.
+BOM_CSV_WITH_BAD_BYTE = codecs.BOM_UTF8 + "取引先,金額\n㈱山田,100\n".encode() + b"\xff,200\n"
+# The bad byte is the 35th byte of the file as a person counts it, BOM included (offset 34).
+BAD_BYTE_OFFSET = 34
+BAD_BYTE_WHERE = "3 行目（先頭から 35 バイト目）"
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "UTF8", None])
+def test_bom_file_names_the_bad_byte_as_counted_in_the_file(encoding: str | None) -> None:
+    assert BOM_CSV_WITH_BAD_BYTE[BAD_BYTE_OFFSET] == 0xFF
+
+    for read in (
+        lambda: decode_bytes(BOM_CSV_WITH_BAD_BYTE, file="入金.csv", encoding=encoding),
+        lambda: decode_head(BOM_CSV_WITH_BAD_BYTE, file="入金.csv", encoding=encoding, size=8),
+    ):
+        with pytest.raises(FileProcessingError) as info:
+            read()
+        assert info.value.code == "FILE_UNREADABLE"
+        assert f"{BAD_BYTE_WHERE}以降" in info.value.message
+        assert info.value.details["position"] == BAD_BYTE_OFFSET
+        assert info.value.details["line"] == 3
+
+
+def test_a_named_encoding_names_the_line_and_byte_of_its_first_failure() -> None:
+    data = "科目,金額\n".encode("cp932") + b"\x81\x7f,100\n"  # 0x81 0x7F is no CP932 character
+
+    with pytest.raises(FileProcessingError) as info:
+        decode_bytes(data, file="a.csv", encoding="cp932")
+
+    assert "2 行目（先頭から 11 バイト目）以降を読めません" in info.value.message
+    assert (info.value.details["position"], info.value.details["line"]) == (10, 2)
+
+
+def test_utf16_named_without_a_bom_is_little_endian_in_head_and_whole() -> None:
+    data = "金額\n".encode("utf-16-le")
+
+    assert decode_bytes(data, encoding="utf-16") == ("金額\n", "utf-16-le")
+    assert decode_head(data, encoding="UTF-16", size=4) == ("金額", "utf-16-le", False)
+    assert decode_bytes("金額".encode("utf-16"), encoding="utf-16") == ("金額", "utf-16")
+
+
+@pytest.mark.parametrize("name", ["base64", "rot13", "zlib"])
+def test_a_codec_that_is_no_text_encoding_is_an_input_error(name: str) -> None:
+    for read in (
+        lambda: decode_bytes(b"abcd", file="a.csv", encoding=name),
+        lambda: decode_head(b"abcd", file="a.csv", encoding=name, size=2),
+    ):
+        with pytest.raises(FileProcessingError) as info:
+            read()
+        assert info.value.code == "INPUT_VALIDATION_FAILED"
+        assert f"文字コード '{name}' は使用できません" in info.value.message

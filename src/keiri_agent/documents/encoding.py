@@ -15,7 +15,10 @@ deterministic and explains itself:
    control characters score low), per byte, and CP932 wins ties (it is by far the more common).
 
 When nothing decodes, :func:`decode_bytes` raises ``FileProcessingError(FILE_UNREADABLE)``
-with a hint to save the file as UTF-8; it never substitutes replacement characters.
+with a hint to save the file as UTF-8; it never substitutes replacement characters. Where a file
+stops being readable is counted in the file as it is on disk, BOM included: the message says it
+as a person counts (line and "先頭から N バイト目", 1-based, as the 全銀 readers do), the
+details as the 0-based byte offset (``position``) and the line (``line``).
 """
 
 from __future__ import annotations
@@ -44,6 +47,9 @@ SCORE_SAMPLE_CHARS = 20_000
 SCORE_SAMPLE_BYTES = 256 * 1024
 # A file is checked strictly in pieces of this size, whose text is not kept.
 VALIDATE_CHUNK_BYTES = 1 << 20
+# Codecs whose own error offsets skip the BOM they strip; the check decodes with the BOM-less
+# codec instead, which accepts the same bytes (a BOM is valid UTF-8) and counts from byte 0.
+_CHECK_CODEC = {"utf-8-sig": "utf-8"}
 # How far into the data binary signatures (NUL, control bytes) are looked for.
 _BINARY_PROBE_BYTES = 8_192
 # CP932 is preferred on a tie: it is what Excel on Windows writes.
@@ -137,14 +143,25 @@ def _unreadable(file: str, message: str, **details: object) -> FileProcessingErr
     return unreadable(file, message, _SAVE_AS_UTF8_HINT, **details)
 
 
-def _not_in_encoding(file: str, encoding: str, pos: int | None) -> FileProcessingError:
-    """The error of a file that the encoding a user named cannot read from byte ``pos`` on."""
+def _unreadable_from(
+    file: str, data: bytes, codec: str, pos: int, *, tried: str, encoding: str
+) -> FileProcessingError:
+    """The error of a file that ``codec`` cannot read from byte ``pos`` on; ``tried`` says
+    which encoding was tried and why, in words that lead to where it stops."""
+    line = _line_at(data, pos, codec)
     return _unreadable(
         file,
-        f"ファイル '{file}' は指定された文字コード {encoding} では {pos} バイト目以降を読めません。",
+        f"ファイル '{file}' は{tried}{_where(pos, line)}以降を読めません。",
         encoding=encoding,
         position=pos,
+        line=line,
     )
+
+
+def _where(pos: int, line: int) -> str:
+    """Where a file stops being readable, as a person counts: its line, and its byte counted
+    from 1 at the file's first byte (BOM included)."""
+    return f"{line} 行目（先頭から {pos + 1:,} バイト目）"
 
 
 def _check_binary(data: bytes, file: str) -> None:
@@ -233,18 +250,11 @@ def _score(text: str, codec: str) -> float:
     return total_weight / total_bytes if total_bytes else 0.0
 
 
-def _strict(data: bytes, codec: str) -> tuple[str | None, int | None]:
-    try:
-        return data.decode(codec), None
-    except UnicodeDecodeError as exc:
-        return None, exc.start
-
-
 def _first_error(data: bytes, codec: str) -> int | None:
-    """The byte offset where strict decoding with ``codec`` fails, or None: decoded in
-    ``VALIDATE_CHUNK_BYTES`` pieces whose text is dropped, so checking a file never holds it
-    as a string."""
-    decoder = codecs.getincrementaldecoder(codec)("strict")
+    """The byte offset in ``data`` (from its first byte, BOM included) where strict decoding
+    with ``codec`` fails, or None: decoded in ``VALIDATE_CHUNK_BYTES`` pieces whose text is
+    dropped, so checking a file never holds it as a string."""
+    decoder = codecs.getincrementaldecoder(_CHECK_CODEC.get(codec, codec))("strict")
     view = memoryview(data)
     for offset in range(0, len(data), VALIDATE_CHUNK_BYTES):
         chunk = view[offset : offset + VALIDATE_CHUNK_BYTES]
@@ -256,6 +266,17 @@ def _first_error(data: bytes, codec: str) -> int | None:
     if not data:
         decoder.decode(b"", final=True)
     return None
+
+
+def _line_at(data: bytes, pos: int, codec: str) -> int:
+    """The 1-based text line of byte ``pos`` (the start of a character) of ``data``, whose
+    first ``pos`` bytes ``codec`` reads: counted over the decoded text in pieces."""
+    decoder = codecs.getincrementaldecoder(codec)("strict")
+    view = memoryview(data)[:pos]
+    return 1 + sum(
+        decoder.decode(view[offset : offset + VALIDATE_CHUNK_BYTES]).count("\n")
+        for offset in range(0, pos, VALIDATE_CHUNK_BYTES)
+    )
 
 
 def _head(data: bytes, codec: str, size: int) -> str:
@@ -271,13 +292,8 @@ def _guess(data: bytes, file: str) -> EncodingGuess:
         if data.startswith(bom):
             pos = _first_error(data, name)
             if pos is not None:
-                raise _unreadable(
-                    file,
-                    f"ファイル '{file}' は {reason} で始まりますが、{pos} バイト目以降が"
-                    f" {name} として読めません。",
-                    encoding=name,
-                    position=pos,
-                )
+                tried = f" {reason} で始まりますが、{name} として "
+                raise _unreadable_from(file, data, name, pos, tried=tried, encoding=name)
             return EncodingGuess(name, 1.0, reason)
     _check_binary(data, file)
     if data.isascii():
@@ -307,8 +323,8 @@ def _guess(data: bytes, file: str) -> EncodingGuess:
     raise _unreadable(
         file,
         f"ファイル '{file}' の文字コードを判別できません"
-        f"（UTF-8 は {utf8_pos} バイト目、CP932 は {sjis_pos} バイト目、"
-        f"EUC-JP は {euc_pos} バイト目で読めなくなります）。",
+        f"（先頭から数えて UTF-8 は {utf8_pos + 1:,} バイト目、CP932 は {sjis_pos + 1:,} バイト目、"
+        f"EUC-JP は {euc_pos + 1:,} バイト目で読めなくなります）。",
         utf8_error_at=utf8_pos,
         cp932_error_at=sjis_pos,
         euc_jp_error_at=euc_pos,
@@ -343,22 +359,23 @@ def decode_head(
     if encoding is None:
         name = _guess(data, file).name
     else:
-        name = _codec(encoding, file)
+        name = _codec(encoding, data, file)
         pos = _first_error(data, name)
         if pos is not None:
-            raise _not_in_encoding(file, encoding, pos)
-        if name in ("utf-8", "utf8") and data.startswith(codecs.BOM_UTF8):
-            name = "utf-8-sig"
+            tried = f"指定された文字コード {encoding} では "
+            raise _unreadable_from(file, data, name, pos, tried=tried, encoding=encoding)
     whole = len(data) <= size
     decoder = codecs.getincrementaldecoder(name)("strict")
     return decoder.decode(data[:size], final=whole), name, whole
 
 
-def _codec(encoding: str, file: str) -> str:
-    """The codec a user's encoding name means (Shift_JIS aliases are CP932), or an error."""
+def _codec(encoding: str, data: bytes, file: str) -> str:
+    """The codec a user's encoding name means for ``data`` (Shift_JIS aliases are CP932;
+    "utf-8" on data with a BOM is "utf-8-sig"; "utf-16" or "utf-32" on data without their BOM
+    is little-endian, as Windows writes them and as Python reads them whole), or an error."""
     name = _normalize_name(encoding)
     try:
-        codecs.lookup(name)
+        "".encode(name)  # unknown names and byte-to-byte codecs (base64, zlib...) raise
     except LookupError:
         raise invalid_input(
             file,
@@ -366,6 +383,13 @@ def _codec(encoding: str, file: str) -> str:
             "utf-8、cp932（Shift_JIS）、euc-jp などを指定するか、指定を外して自動判定にしてください。",
             encoding=encoding,
         ) from None
+    codec = codecs.lookup(name).name
+    if codec == "utf-8" and data.startswith(codecs.BOM_UTF8):
+        return "utf-8-sig"
+    if codec in ("utf-16", "utf-32") and not any(
+        data.startswith(bom) for bom, bom_codec, _ in _BOMS if bom_codec == codec
+    ):
+        return f"{codec}-le"
     return name
 
 
@@ -375,16 +399,11 @@ def decode_bytes(
     """Decode ``data`` strictly and return ``(text, encoding)``; a BOM is never in ``text``.
 
     With ``encoding`` the data is decoded with exactly that codec (Shift_JIS aliases mean
-    CP932; "utf-8" on data with a BOM means "utf-8-sig"), and a failure is an error naming
-    the byte offset, not a guess. Without it, :func:`detect_encoding` decides.
+    CP932; "utf-8" on data with a BOM means "utf-8-sig"; see ``_codec``), and a failure is an
+    error naming the line and the byte, not a guess. Without it, :func:`detect_encoding` decides.
     """
     if encoding is None:
         guess, text = _detect(data, file)
         return text, guess.name
-    name = _codec(encoding, file)
-    if name in ("utf-8", "utf8") and data.startswith(codecs.BOM_UTF8):
-        name = "utf-8-sig"
-    decoded, pos = _strict(data, name)
-    if decoded is None:
-        raise _not_in_encoding(file, encoding, pos)
-    return decoded, name
+    text, name, _ = decode_head(data, file=file, encoding=encoding, size=len(data))
+    return text, name
