@@ -18,8 +18,9 @@ from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.config import Settings
 from keiri_agent.design.compose import ComposeConflict
 from keiri_agent.design.models import AttemptRecord, GeneratedPlan, Requirement, RequirementTarget
+from keiri_agent.design.plan_nodes import node_blocks
 from keiri_agent.design.repair import dump_plan
-from keiri_agent.design.requirements import build_requirements, iter_nodes
+from keiri_agent.design.requirements import build_requirements
 from keiri_agent.design.schema import MissingInfo
 from keiri_agent.design.templates import TemplateLibrary, TemplateSpec
 from keiri_agent.errors import BlockError
@@ -98,9 +99,7 @@ def _fill_vars(plan: dict[str, Any], answers: Mapping[str, Any]) -> dict[str, An
 
 
 def _blocks(plan: Mapping[str, Any]) -> list[str]:
-    return [
-        str(n["block"]) for n in iter_nodes(plan.get("graph")) if isinstance(n.get("block"), str)
-    ]
+    return list(node_blocks(plan.get("graph")))
 
 
 class DesignLog:

@@ -13,28 +13,15 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
+from keiri_agent.design.plan_nodes import node_blocks
 from keiri_agent.plan import load_yaml
 
 __all__ = ["PRIOR_WEIGHT", "block_uses", "usage_prior"]
 
 PRIOR_WEIGHT = 0.05
-
-
-def _blocks(graph: Any) -> Iterator[str]:
-    if not isinstance(graph, list):
-        return
-    for node in graph:
-        if not isinstance(node, dict):
-            continue
-        if isinstance(node.get("block"), str):
-            yield node["block"]
-        body = node.get("body")
-        if isinstance(body, dict) and isinstance(body.get("plan"), dict):
-            yield from _blocks(body["plan"].get("graph"))
 
 
 def _plan_files() -> list[Path]:
@@ -51,7 +38,7 @@ def block_uses(files: Sequence[Path] | None = None) -> Counter[str]:
     for path in _plan_files() if files is None else files:
         data = load_yaml(path.read_text(encoding="utf-8"))
         if isinstance(data, dict):
-            uses.update(_blocks(data.get("graph") or data.get("graph_snippet")))
+            uses.update(node_blocks(data.get("graph") or data.get("graph_snippet")))
     return uses
 
 

@@ -16,7 +16,7 @@ from keiri_agent.blocks.catalog import port_type
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.spec import port_is_required
 from keiri_agent.design.models import NodeChange
-from keiri_agent.design.requirements import iter_nodes
+from keiri_agent.design.plan_nodes import iter_nodes
 from keiri_agent.plan import PlanIssue
 
 __all__ = [

@@ -31,9 +31,10 @@ from keiri_agent.blocks.ui.field_types import (
     problems_error,
 )
 from keiri_agent.design.models import Requirement, RequirementTarget
+from keiri_agent.design.plan_nodes import iter_nodes
 from keiri_agent.plan import IssueCode, PlanIssue
 
-__all__ = ["SCHEMA_TEMPLATES", "apply_answers", "build_requirements", "iter_nodes"]
+__all__ = ["SCHEMA_TEMPLATES", "apply_answers", "build_requirements"]
 
 # Output schemas a person can pick for ai.process_llm instead of writing JSON Schema.
 SCHEMA_TEMPLATES: dict[str, dict[str, Any]] = {
@@ -77,19 +78,6 @@ _WHOLE_VAR_REF = re.compile(r"^\$\{\s*vars\.([A-Za-z_][A-Za-z0-9_]*)\s*\}$")
 _FILE_PORTS = frozenset({"path", "file", "zip_bytes", "source", "folder", "input_path"})
 _READ_DATA = "excel.read_data"
 _PROCESS_LLM = "ai.process_llm"
-
-
-def iter_nodes(graph: Any) -> Iterator[dict[str, Any]]:
-    """Every node mapping of a graph, loop bodies included, in document order."""
-    if not isinstance(graph, list):
-        return
-    for node in graph:
-        if not isinstance(node, dict):
-            continue
-        yield node
-        body = node.get("body")
-        if isinstance(body, dict) and isinstance(body.get("plan"), dict):
-            yield from iter_nodes(body["plan"].get("graph"))
 
 
 def _strings(value: Any) -> Iterator[str]:

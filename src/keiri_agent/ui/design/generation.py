@@ -12,7 +12,7 @@ import streamlit as st
 
 from keiri_agent.design.chat import DesignChat
 from keiri_agent.design.models import GeneratedPlan
-from keiri_agent.design.requirements import iter_nodes
+from keiri_agent.design.plan_nodes import iter_nodes
 from keiri_agent.ui.design.check import PlanCheck
 
 __all__ = ["missing_summary", "render_generation", "render_missing", "render_turns"]
