@@ -168,6 +168,35 @@ def test_a_plan_config_that_cannot_be_read_refuses_the_request_before_a_task_exi
         tasks.runtime.close()
 
 
+def test_a_retry_after_the_plan_config_broke_is_refused_before_the_task_moves(
+    tmp_path: Path,
+) -> None:
+    """A paused plan task whose server's plan config became unreadable is not put back in the
+    queue: ``runner_for`` (what a retry and a restart's recovery continue a task with) builds
+    the env and refuses."""
+    designs = tmp_path / "designs"
+    designs.mkdir()
+    approve = ASK.split("  - id: ask", 1)[0]  # its first node: built-in blocks only
+    (designs / "approve.yaml").write_text(approve, encoding="utf-8")
+    config = tmp_path / "plan_config.yaml"
+    config.write_text("tax_rate: 0.1\n", encoding="utf-8")
+    settings = make_settings(tmp_path, keiri_designs_dir=designs, keiri_plan_config=config)
+    tasks = TaskRegistry(settings)
+    try:
+        task = tasks.submit(PlanRequest(kind="plan", plan="approve", answers={}))
+        assert _settled(tasks, task.id) == "waiting_input", tasks.get(task.id).error
+        config.write_text("- tax_rate\n", encoding="utf-8")
+
+        with pytest.raises(BlockError) as raised:
+            tasks.runner_for(tasks.get(task.id))
+
+        assert raised.value.code == "CONFIGURATION_ERROR"
+        assert "KEIRI_PLAN_CONFIG" in raised.value.hint
+        assert tasks.get(task.id).status == "waiting_input"
+    finally:
+        tasks.runtime.close()
+
+
 def test_the_plan_list_knows_the_blocks_of_the_servers_settings(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
