@@ -15,83 +15,38 @@ import pytest
 
 from keiri_agent.server.errors import STATUS_BY_CODE
 from tests.server.conftest import LiveServer, make_settings
+from tests.server.test_plan_task_env import APPROVE
 
-PLAN = """\
-apiVersion: v1
-id: ask
-graph:
-  - id: approve
-    block: ui.interactive_input
-    in: { mode: confirm, message: 始めてよいですか }
-"""
-
-
-def _missing(root: Path) -> Path:
-    return root / "missing.yaml"
-
-
-def _not_yaml(root: Path) -> Path:
-    path = root / "broken.yaml"
-    path.write_text("start: [1,\n", encoding="utf-8")
-    return path
-
-
-def _not_utf8(root: Path) -> Path:
-    path = root / "sjis.yaml"
-    path.write_bytes("税率: 0.1\n".encode("cp932"))
-    return path
-
-
-def _a_list(root: Path) -> Path:
-    path = root / "list.yaml"
-    path.write_text("- tax_rate\n- 0.1\n", encoding="utf-8")
-    return path
-
-
-def _a_text(root: Path) -> Path:
-    path = root / "text.yaml"
-    path.write_text("税率は 10%\n", encoding="utf-8")
-    return path
-
-
-def _a_folder(root: Path) -> Path:
-    path = root / "config_dir"
-    path.mkdir()
-    return path
-
-
-def _unreadable(root: Path) -> Path:
-    path = root / "secret.yaml"
-    path.write_text("tax_rate: 0.1\n", encoding="utf-8")
-    path.chmod(0)
-    return path
-
-
-FORMS: dict[str, tuple[Callable[[Path], Path], str]] = {
-    "missing": (_missing, "を読めません: "),
-    "not YAML": (_not_yaml, "を読めません: "),
-    "not UTF-8": (_not_utf8, "を読めません: "),
-    "a list": (_a_list, "YAML のマッピング）ではありません（いちばん上がリストです）"),
-    "a text": (_a_text, "YAML のマッピング）ではありません（いちばん上が文字列です）"),
-    "a folder": (_a_folder, "を読めません: "),
-    "unreadable": (_unreadable, "を読めません: "),
+# How KEIRI_PLAN_CONFIG is broken: what the file holds (None: no file; a folder in its place;
+# text; bytes not UTF-8) and what the message says of it.
+FORMS: dict[str, tuple[str | bytes | None, str]] = {
+    "missing": (None, "を読めません: "),
+    "a folder": ("folder", "を読めません: "),
+    "not YAML": ("start: [1,\n", "を読めません: "),
+    "not UTF-8": ("税率: 0.1\n".encode("cp932"), "を読めません: "),
+    "a list": ("- tax_rate\n- 0.1\n", "ではありません（いちばん上がリストです）"),
+    "a text": ("税率は 10%\n", "ではありません（いちばん上が文字列です）"),
+    "unreadable": ("tax_rate: 0.1\n", "を読めません: "),
 }
 AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
 
 @pytest.fixture(params=sorted(FORMS))
 def broken(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path, str]:
+    """The broken plan config of one form, and what the error says of it."""
     if request.param == "unreadable" and AS_ROOT:
         pytest.skip("root reads a file whatever its permissions")
-    make, said = FORMS[request.param]
-    return make(tmp_path), said
-
-
-def _designs(root: Path) -> Path:
-    designs = root / "designs"
-    designs.mkdir()
-    (designs / "ask.yaml").write_text(PLAN, encoding="utf-8")
-    return designs
+    held, said = FORMS[request.param]
+    path = tmp_path / "plan_config.yaml"
+    if held == "folder":
+        path.mkdir()
+    elif isinstance(held, bytes):
+        path.write_bytes(held)
+    elif held is not None:
+        path.write_text(held, encoding="utf-8")
+    if request.param == "unreadable":
+        path.chmod(0)
+    return path, said
 
 
 def _refused(body: dict[str, object], config: Path, said: str) -> None:
@@ -106,17 +61,18 @@ def test_a_plan_request_with_an_unreadable_plan_config_is_a_japanese_error_and_r
     serve: Callable[..., LiveServer], tmp_path: Path, broken: tuple[Path, str]
 ) -> None:
     config, said = broken
-    settings = make_settings(
-        tmp_path, keiri_designs_dir=_designs(tmp_path), keiri_plan_config=config
-    )
+    designs = tmp_path / "designs"
+    designs.mkdir()
+    (designs / "approve.yaml").write_text(APPROVE, encoding="utf-8")
+    settings = make_settings(tmp_path, keiri_designs_dir=designs, keiri_plan_config=config)
     server = serve(settings)
     status = STATUS_BY_CODE["CONFIGURATION_ERROR"]
 
     with server.client() as client:
-        run = client.post("/agent/run", json={"kind": "plan", "plan": "ask", "answers": {}})
-        save = client.post("/agent/plans/ask/versions", json={"yaml": PLAN})
+        run = client.post("/agent/run", json={"kind": "plan", "plan": "approve", "answers": {}})
+        save = client.post("/agent/plans/approve/versions", json={"yaml": APPROVE})
         tasks = client.get("/agent/tasks").json()["tasks"]
-        versions = client.get("/agent/plans/ask/versions").json()["versions"]
+        versions = client.get("/agent/plans/approve/versions").json()["versions"]
 
     assert (run.status_code, save.status_code) == (status, status), (run.text, save.text)
     _refused(run.json(), config, said)

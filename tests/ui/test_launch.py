@@ -125,22 +125,20 @@ def _printed(log_path: Path) -> str:
     return log_path.read_bytes().decode("utf-8", "replace")
 
 
-def test_ctrl_c_stops_the_ui_command_and_says_so_in_japanese(tmp_path: Path) -> None:
-    """Ctrl+C in the terminal reaches the whole foreground group (the command and Streamlit);
-    what the accountant then reads is Japanese, with no English line from the library."""
-    command = _ui_command()
-    port = free_port()
-    log_path = tmp_path / "ui.log"
+def _until_ready_then_ctrl_c(extra: list[str], log_path: Path, *awaited: str) -> str:
+    """Run ``keiri-agent ui`` with ``extra`` until it has printed that it is ready (and every
+    text of ``awaited``), press Ctrl+C, and return all it printed."""
+    command = [str(_ui_command()), "ui", "--port", str(free_port()), *extra]
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
-            [str(command), "ui", "--port", str(port)],
+            command,
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own group, as a terminal's foreground job
         )
         try:
             deadline = time.monotonic() + STARTUP_TIMEOUT_S
-            while "画面の準備ができました" not in _printed(log_path):
+            while not all(t in _printed(log_path) for t in ("画面の準備ができました", *awaited)):
                 assert proc.poll() is None, _printed(log_path)
                 assert time.monotonic() < deadline, _printed(log_path)
                 time.sleep(0.3)
@@ -148,7 +146,13 @@ def test_ctrl_c_stops_the_ui_command_and_says_so_in_japanese(tmp_path: Path) -> 
             proc.wait(timeout=STARTUP_TIMEOUT_S)
         finally:
             stop_process_group(proc)
-    output = _printed(log_path)
+    return _printed(log_path)
+
+
+def test_ctrl_c_stops_the_ui_command_and_says_so_in_japanese(tmp_path: Path) -> None:
+    """Ctrl+C in the terminal reaches the whole foreground group (the command and Streamlit);
+    what the accountant then reads is Japanese, with no English line from the library."""
+    output = _until_ready_then_ctrl_c([], tmp_path / "ui.log")
     assert "画面を終了しました。" in output, output
     assert "Stopping" not in output, output
     _japanese_only(output)
@@ -215,27 +219,9 @@ def test_a_streamlit_option_it_refuses_is_said_in_japanese(extra: list[str], sai
 
 def test_a_streamlit_warning_while_it_serves_is_said_in_japanese(tmp_path: Path) -> None:
     """Streamlit's English note on an open CORS setting, written while it starts and followed by
-    nothing until the app serves, is said in Japanese before the app is ready."""
-    port = free_port()
-    log_path = tmp_path / "ui.log"
-    command = [str(_ui_command()), "ui", "--port", str(port), "--server.enableCORS", "false"]
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen(
-            command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
-        try:
-            deadline = time.monotonic() + STARTUP_TIMEOUT_S
-            while "画面の準備ができました" not in _printed(log_path) or "注意:" not in _printed(
-                log_path
-            ):
-                assert proc.poll() is None, _printed(log_path)
-                assert time.monotonic() < deadline, _printed(log_path)
-                time.sleep(0.3)
-            os.killpg(proc.pid, signal.SIGINT)
-            proc.wait(timeout=STARTUP_TIMEOUT_S)
-        finally:
-            stop_process_group(proc)
-    output = _printed(log_path)
+    nothing until the app serves, is said in Japanese."""
+    extra = ["--server.enableCORS", "false"]
+    output = _until_ready_then_ctrl_c(extra, tmp_path / "ui.log", "注意:")
     assert "注意: server.enableCORS=false のため、ほかのサイトのページからも" in output, output
     assert "tells Streamlit" not in output
     _japanese_only(output)

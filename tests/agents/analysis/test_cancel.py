@@ -60,14 +60,20 @@ def executor() -> Iterator[SandboxExecutor]:
     own.close()
 
 
-def _session(root: Path, executor: SandboxExecutor, cancel: threading.Event) -> AnalysisSession:
+def _session(
+    root: Path, executor: SandboxExecutor, llm_server: ScriptedLLMServer, code: str
+) -> tuple[AnalysisSession, threading.Event]:
+    """A session whose turn acts once, running ``code``, and the cancel flag it watches."""
+    cancel = threading.Event()
     session = AnalysisSession(
         workspace_root=root / "workspace",
         runs_dir=root / "runs",
         context=AnalysisContext(executor=executor, cancel=cancel),
     )
     session.add_frame("sales", pd.DataFrame({"取引先": ["あおば商事"], "金額": [1]}))
-    return session
+    llm_server.add_chat(json=ACT)
+    llm_server.add_chat(json={"code": code, "expected_outputs": []})
+    return session, cancel
 
 
 def _running(executor: SandboxExecutor) -> bool:
@@ -80,10 +86,7 @@ def _running(executor: SandboxExecutor) -> bool:
 def test_a_cancel_while_the_code_runs_kills_it_and_ends_the_turn_cancelled(
     public_dir: Path, executor: SandboxExecutor, llm_server: ScriptedLLMServer
 ) -> None:
-    cancel = threading.Event()
-    session = _session(public_dir, executor, cancel)
-    llm_server.add_chat(json=ACT)
-    llm_server.add_chat(json={"code": SLEEPING, "expected_outputs": []})
+    session, cancel = _session(public_dir, executor, llm_server, SLEEPING)
     llm_server.add_chat(json={"next_action": "finalize", "rationale": "never asked"})
     cancelled_at: list[float] = []
 
@@ -116,10 +119,7 @@ def test_a_cancel_while_the_code_runs_kills_it_and_ends_the_turn_cancelled(
 def test_a_cancel_right_before_the_code_starts_runs_nothing(
     public_dir: Path, executor: SandboxExecutor, llm_server: ScriptedLLMServer
 ) -> None:
-    cancel = threading.Event()
-    session = _session(public_dir, executor, cancel)
-    llm_server.add_chat(json=ACT)
-    llm_server.add_chat(json={"code": "print('ran')\n", "expected_outputs": []})
+    session, cancel = _session(public_dir, executor, llm_server, "print('ran')\n")
     events = _CancelAtCodeGen(cancel)
 
     with pytest.raises(BlockError) as raised:
