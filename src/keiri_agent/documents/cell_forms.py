@@ -361,10 +361,6 @@ def date_problem(text: str) -> str:
     norm = normalize_cell_text(text)
     if not norm:
         return "空欄です"
-    marks = numeral_marks(text)
-    if marks:
-        shown = "".join(dict.fromkeys(marks))[:10]
-        return f"丸数字などの番号の記号（{shown}）は金額として読みません"
     if _SHORT_YEAR.fullmatch(norm):
         return "年が 2 桁のため、何年か決められません（2026/2/3 のように 4 桁で書いてください）"
     match = _YMD.fullmatch(norm) or _ERA_YMD.fullmatch(norm.upper() if norm.isascii() else norm)
