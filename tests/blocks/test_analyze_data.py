@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +54,10 @@ REPORT = {
         {"section_type": "image", "content": "sales_by_vendor.png", "description": "取引先別売上"}
     ],
 }
+
+
+CODE_START_S = 300.0  # until generated code runs (a jail may start slowly on a loaded machine)
+CANCELLED_WITHIN_S = 30.0  # well before the code's own 120 s sleep
 
 
 def codegen(code: str, *files: tuple[str, str]) -> dict[str, Any]:
@@ -242,6 +248,46 @@ def test_cancelling_stops_the_agent_before_its_next_step(
         run_like_runner(block, {"question": "比べて", "tables": {"s": SALES_RECORDS}}, ctx)
     assert info.value.code == ErrorCode.CANCELLED
     assert llm_server.pending() == 2  # neither the second reason nor the report was asked
+
+
+def test_cancelling_while_the_code_runs_kills_it_and_stops_the_node(
+    block: AnalyzeDataBlock,
+    ctx: BlockContext,
+    stream: EventStream,
+    llm_server: ScriptedLLMServer,
+    sandbox_executor: SandboxExecutor,
+) -> None:
+    """The node's running code is killed at the cancel, not left to its wall limit; the shared
+    executor goes on serving (only the node's own jail was stopped)."""
+    llm_server.add_chat(json=ACT)
+    sleeping = "import time\nprint('start', flush=True)\ntime.sleep(120)\n"
+    llm_server.add_chat(json=codegen(sleeping))
+    llm_server.add_chat(json=FINALIZE)
+    cancelled_at: list[float] = []
+
+    def cancel_once_running() -> None:
+        deadline = time.monotonic() + CODE_START_S
+        while not sandbox_executor.action_pids() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        cancelled_at.append(time.monotonic())
+        ctx.cancel_event.set()
+
+    stream.add_listener(
+        lambda event: (
+            threading.Thread(target=cancel_once_running, daemon=True).start()
+            if event.event == "code_gen"
+            else None
+        )
+    )
+    with pytest.raises(BlockError) as info:
+        run_like_runner(block, {"question": "比べて", "tables": {"s": SALES_RECORDS}}, ctx)
+
+    assert info.value.code == ErrorCode.CANCELLED
+    assert time.monotonic() - cancelled_at[0] < CANCELLED_WITHIN_S
+    assert "code_exec" not in [e.event for e in stream.events()]  # recorded nowhere
+    assert llm_server.pending() == 1  # the next step was never asked for
+    again = sandbox_executor.run("print(1)\n", workdir=ctx.work_dir(), profile="analysis")
+    assert again.success, again.error
 
 
 def test_an_already_cancelled_node_does_not_start(

@@ -371,9 +371,13 @@ def test_a_raw_bank_statement_table_gives_its_payers_from_the_description(
 # --- bad input: one clear Japanese error, naming where ------------------------------------
 
 
-def test_unreadable_cells_and_repeated_invoice_numbers_are_all_named(tmp_path: Path) -> None:
+# ① is a list marker, not the amount 1 (NFKC would make the digit 1 of it).
+@pytest.mark.parametrize("text", ["十一万", "①"])
+def test_unreadable_cells_and_repeated_invoice_numbers_are_all_named(
+    tmp_path: Path, text: str
+) -> None:
     invoices = [
-        invoice("INV-1", *YAMADA, "十一万"),
+        invoice("INV-1", *YAMADA, text),
         invoice("INV-1", *AOBA, 55_000),
         invoice("", *AOBA, 1_000, due="来月"),
     ]
@@ -382,7 +386,7 @@ def test_unreadable_cells_and_repeated_invoice_numbers_are_all_named(tmp_path: P
     error = caught.value
     assert error.code == ErrorCode.INPUT_VALIDATION_FAILED
     assert error.message.startswith("請求一覧に読めない値が 4 件あります")
-    assert "1 行目の列「請求金額」: 「十一万」は金額として読めません" in error.message
+    assert f"1 行目の列「請求金額」: 「{text}」は金額として読めません" in error.message
     assert "2 行目の列「請求番号」: 請求番号 INV-1 が 1 行目 と重複しています" in error.message
     assert "3 行目の列「支払期日」: 「来月」は日付として読めません" in error.message
     assert "3 行目の列「請求番号」: 請求番号が空欄です" in error.message

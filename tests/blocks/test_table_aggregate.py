@@ -154,10 +154,12 @@ def test_sums_are_exact_decimals(block: Block, make_ctx: ContextFactory) -> None
     assert out["rows"] == [{"率_sum": 0.6}]
 
 
+# ① is a list marker, not the amount 1 (NFKC would make the digit 1 of it).
+@pytest.mark.parametrize("text", ["未定", "①"])
 def test_a_value_that_is_not_an_amount_stops_the_sum_naming_row_and_column(
-    block: Block, make_ctx: ContextFactory
+    block: Block, make_ctx: ContextFactory, text: str
 ) -> None:
-    table = [*SALES, {"取引先": "佐藤物産", "売上日": "2025-04-01", "金額": "未定"}]
+    table = [*SALES, {"取引先": "佐藤物産", "売上日": "2025-04-01", "金額": text}]
     with pytest.raises(BlockError) as info:
         run_like_runner(
             block,
@@ -170,7 +172,7 @@ def test_a_value_that_is_not_an_amount_stops_the_sum_naming_row_and_column(
         )
     error = info.value
     assert error.code == ErrorCode.INPUT_VALIDATION_FAILED
-    assert "6 行目の列「金額」の値 '未定'" in error.message
+    assert f"6 行目の列「金額」の値 '{text}'" in error.message
     assert "table.filter" in error.hint
     assert (error.details["row"], error.details["column"]) == (6, "金額")
 

@@ -134,14 +134,16 @@ def test_unknown_column_names_position_and_closest_name(
     assert "「税抜金額」のことではありませんか" in message
 
 
+# ① is a list marker, not the amount 1 (NFKC would make the digit 1 of it).
+@pytest.mark.parametrize("text", ["未定", "①"])
 def test_text_that_is_not_an_amount_is_reported_by_row(
-    block: Block, make_ctx: ContextFactory
+    block: Block, make_ctx: ContextFactory, text: str
 ) -> None:
-    table = [{"金額": 1000}, {"金額": "未定"}]
+    table = [{"金額": 1000}, {"金額": text}]
     with pytest.raises(BlockError) as caught:
         run(block, make_ctx, {"name": "税額", "expr": "[金額] * 0.1"}, table=table)
     assert "[金額]" in caught.value.message
-    assert "2 行目（'未定'）" in caught.value.message
+    assert f"2 行目（'{text}'）" in caught.value.message
     assert caught.value.details["rows"] == [2]
 
 

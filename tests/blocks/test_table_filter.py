@@ -109,16 +109,18 @@ def test_records_wrapped_by_ai_process_llm_and_empty_tables(
     }
 
 
+# ① is a list marker, not the amount 1 (NFKC would make the digit 1 of it).
+@pytest.mark.parametrize("text", ["未定", "①"])
 def test_a_cell_that_cannot_be_compared_stops_the_run_naming_row_and_column(
-    block: Block, make_ctx: ContextFactory
+    block: Block, make_ctx: ContextFactory, text: str
 ) -> None:
-    table = [*INVOICES, {"番号": "0106", "金額": "未定"}, {"番号": "0107", "金額": None}]
+    table = [*INVOICES, {"番号": "0106", "金額": text}, {"番号": "0107", "金額": None}]
     with pytest.raises(BlockError) as info:
         run(block, make_ctx, table=table, conditions=[{"column": "金額", "op": "gt", "value": 0}])
     error = info.value
     assert error.code == ErrorCode.INPUT_VALIDATION_FAILED
     assert "6 行目の列「金額」" in error.message
-    assert "'未定'" in error.message
+    assert f"'{text}'" in error.message
     assert "7 行目の列「金額」（値: 空欄" in error.message
     assert "on_incomparable: skip" in error.hint
     assert [p["row"] for p in error.details["problems"]] == [6, 7]

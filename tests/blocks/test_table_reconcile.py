@@ -268,16 +268,18 @@ def test_without_dates_and_with_own_labels_and_two_keys(
     ]
 
 
+# ① is a list marker, not the amount 1 (NFKC would make the digit 1 of it).
+@pytest.mark.parametrize("text", ["未定", "①"])
 def test_unreadable_amounts_and_dates_are_named_by_side_row_and_column(
-    block: Block, make_ctx: ContextFactory
+    block: Block, make_ctx: ContextFactory, text: str
 ) -> None:
-    left = [invoice("INV-1", "山田商事", 110000), invoice("INV-2", "鈴木工業", "未定")]
+    left = [invoice("INV-1", "山田商事", 110000), invoice("INV-2", "鈴木工業", text)]
     right = [deposit("山田商事", 110000, "1月末"), deposit("鈴木工業", None)]
     with pytest.raises(BlockError) as info:
         reconcile(block, make_ctx, left, right)
     error = info.value
     assert error.code == ErrorCode.INPUT_VALIDATION_FAILED
-    assert "請求（left）の 2 行目の列「請求額」（値: '未定'）" in error.message
+    assert f"請求（left）の 2 行目の列「請求額」（値: '{text}'）" in error.message
     assert "入金（right）の 1 行目の列「入金日」（値: '1月末'）" in error.message
     assert "入金（right）の 2 行目の列「入金額」（値: 空欄）" in error.message
     assert "¥110,000" in error.hint

@@ -91,15 +91,22 @@ def test_unknown_column_names_the_closest_one(block: Block, make_ctx: ContextFac
     assert "取引先" in (error.hint or "")
 
 
-def test_number_column_with_text_is_not_guessed(block: Block, make_ctx: ContextFactory) -> None:
-    table = [{"金額": 100}, {"金額": "未定"}, {"金額": "1,000"}]
+# ① is a list marker, not the amount 1 (NFKC would make the digit 1 of it).
+# As text, ① compares as the 1 it is written with (the text order's normalized keys).
+@pytest.mark.parametrize(
+    ("text", "as_text"), [("未定", ["1,000", 100, "未定"]), ("①", ["①", "1,000", 100])]
+)
+def test_number_column_with_text_is_not_guessed(
+    block: Block, make_ctx: ContextFactory, text: str, as_text: list[object]
+) -> None:
+    table = [{"金額": 100}, {"金額": text}, {"金額": "1,000"}]
     with pytest.raises(BlockError) as caught:
         run(block, make_ctx, table=table, by="金額")
     assert "2 行目" in caught.value.message
-    assert "'未定'" in caught.value.message
+    assert f"'{text}'" in caught.value.message
     assert "as: text" in (caught.value.hint or "")
     out = run(block, make_ctx, table=table, by=[{"column": "金額", "as": "text"}])
-    assert [r["金額"] for r in out["rows"]] == ["1,000", 100, "未定"]  # character order
+    assert [r["金額"] for r in out["rows"]] == as_text  # character order
 
 
 def test_forced_date_reports_unreadable_cells(block: Block, make_ctx: ContextFactory) -> None:

@@ -15,6 +15,7 @@ import yaml
 from typer.testing import CliRunner, Result
 
 from keiri_agent.cli import app
+from keiri_agent.cli.common import EXIT_USER_ERROR
 from keiri_agent.cli.plan import parse_vars
 from tests.plan.blockkit import SPEC_DIR
 
@@ -370,6 +371,32 @@ def test_an_invalid_plan_is_not_run(tmp_path: Path) -> None:
     assert data["status"] == "invalid"
     assert data["error"]["code"] == "PLAN_INVALID"
     assert {e["line"] for e in data["error"]["details"]["errors"]} == {6, 9}
+
+
+@pytest.mark.parametrize(
+    ("config", "said"),
+    [
+        ("missing.yaml", "を読めません: ファイルまたはフォルダがありません"),
+        ("start: [1,\n", "を読めません: 2 行 1 列目あたりの YAML の書き方に誤りがあります"),
+        ("- tax_rate\n- 0.1\n", "YAML のマッピング）ではありません（いちばん上がリストです）"),
+    ],
+    ids=["missing", "not YAML", "a list"],
+)
+def test_a_plan_config_that_cannot_be_read_stops_the_run_in_japanese(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: str, said: str
+) -> None:
+    path = tmp_path / "missing.yaml"
+    if config != path.name:
+        path = _plan(tmp_path, config, "plan_config.yaml")
+    monkeypatch.setenv("KEIRI_PLAN_CONFIG", str(path))
+
+    result = _invoke("plan", "run", _plan(tmp_path, CALC))
+
+    assert result.exit_code == EXIT_USER_ERROR  # a setting to fix, like a mistyped option
+    assert f"エラー [CONFIGURATION_ERROR] 設定ファイル {path} " in result.stderr
+    assert said in result.stderr
+    assert "ヒント: KEIRI_PLAN_CONFIG に YAML ファイルのパスを指定してください。" in result.stderr
+    assert not list((tmp_path / "runs").rglob("*.jsonl"))  # nothing run
 
 
 # --- waiting for input, resume, rerun ---------------------------------------------------------

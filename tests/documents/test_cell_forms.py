@@ -66,6 +66,14 @@ NOT_AMOUNTS: list[tuple[str, str]] = [
     ("未定", "数字以外の文字"),
     ("12a", "数字以外の文字"),
     ("1 234", "金額の書き方"),
+    # A number written as one symbol is a list marker (NFKC would make the digits of it).
+    ("①", "番号の記号（①）は金額として読みません"),
+    ("⑳", "番号の記号（⑳）"),
+    ("㉑", "番号の記号（㉑）"),
+    ("⑴", "番号の記号（⑴）"),
+    ("⒈", "番号の記号（⒈）"),
+    ("１²", "番号の記号（²）"),
+    ("①1,000", "番号の記号（①）"),
 ]
 
 DATE_FORMS: list[tuple[str, dt.date | dt.datetime]] = [

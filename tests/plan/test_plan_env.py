@@ -142,6 +142,35 @@ def test_a_plan_config_that_cannot_be_read_is_a_configuration_error(tmp_path: Pa
     assert "KEIRI_PLAN_CONFIG" in raised.value.hint
 
 
+@pytest.mark.parametrize(
+    ("text", "top"), [("- tax_rate\n- 0.1\n", "リスト"), ("0.1\n", "数値"), ("税率\n", "文字列")]
+)
+def test_a_plan_config_whose_top_is_not_a_mapping_is_a_configuration_error(
+    tmp_path: Path, text: str, top: str
+) -> None:
+    """Never an empty config in its place: ``${config.*}`` would miss every value its author set."""
+    config = tmp_path / "plan_config.yaml"
+    config.write_text(text, encoding="utf-8")
+    settings = Settings(keiri_designs_dir=tmp_path, keiri_plan_config=config)
+
+    with pytest.raises(BlockError) as raised:
+        PlanEnv.of(settings=settings)
+
+    assert raised.value.code == ErrorCode.CONFIGURATION_ERROR
+    assert raised.value.message.startswith(f"設定ファイル {config} の中身が「項目名: 値」の並び")
+    assert f"（いちばん上が{top}です）" in raised.value.message
+    assert "KEIRI_PLAN_CONFIG" in raised.value.hint
+
+
+def test_an_empty_plan_config_is_an_empty_mapping(tmp_path: Path) -> None:
+    config = tmp_path / "plan_config.yaml"
+    config.write_text("# 設定はまだありません\n", encoding="utf-8")
+
+    env = PlanEnv.of(settings=Settings(keiri_designs_dir=tmp_path, keiri_plan_config=config))
+
+    assert dict(env.config) == {}
+
+
 def test_a_plan_env_shows_no_value_of_its_environment_or_config(folder: Path) -> None:
     env = PlanEnv.of(config={"password": "cfg-secret-1"}, env={"TOKEN": "env-secret-2"})
 

@@ -41,6 +41,8 @@ graph:
       message: "承認 ${approve.approved}: 売上明細を指定してください"
       requirements: [{ id: sales_file, type: file, label: 売上明細 }]
 """
+# ASK's first node alone, as plan ``approve``: built-in blocks only.
+APPROVE = ASK.split("  - id: ask", 1)[0].replace("id: ask", "id: approve", 1)
 
 
 def _operators_registry(root: Path) -> BlockRegistry:
@@ -147,25 +149,57 @@ def test_answers_that_continue_a_task_are_checked_with_the_registry_the_run_uses
     assert len(built) == 3  # the request's, the refused answers', the accepted answers'
 
 
-def test_a_plan_config_that_cannot_be_read_refuses_the_request_before_a_task_exists(
-    tmp_path: Path,
-) -> None:
+@pytest.fixture
+def configured(tmp_path: Path) -> Iterator[tuple[TaskRegistry, Path]]:
+    """A server with ``ask`` and ``approve`` among its plans and a readable plan config, which
+    the test may break (the config file is returned beside the registry)."""
     designs = tmp_path / "designs"
     designs.mkdir()
     (designs / "ask.yaml").write_text(ASK, encoding="utf-8")
-    broken = tmp_path / "plan_config.yaml"
-    broken.write_text("start: [1,\n", encoding="utf-8")
-    settings = make_settings(tmp_path, keiri_designs_dir=designs, keiri_plan_config=broken)
-    tasks = TaskRegistry(settings)
-    try:
-        with pytest.raises(BlockError) as raised:
-            tasks.submit(PlanRequest(kind="plan", plan="ask", answers={}))
+    (designs / "approve.yaml").write_text(APPROVE, encoding="utf-8")
+    config = tmp_path / "plan_config.yaml"
+    config.write_text("tax_rate: 0.1\n", encoding="utf-8")
+    registry = TaskRegistry(
+        make_settings(tmp_path, keiri_designs_dir=designs, keiri_plan_config=config)
+    )
+    yield registry, config
+    registry.runtime.close()
 
-        assert raised.value.code == "CONFIGURATION_ERROR"
-        assert "KEIRI_PLAN_CONFIG" in raised.value.hint
-        assert tasks.list() == []
-    finally:
-        tasks.runtime.close()
+
+def _refused_for_the_config(raised: pytest.ExceptionInfo[BlockError]) -> None:
+    assert raised.value.code == "CONFIGURATION_ERROR"
+    assert "KEIRI_PLAN_CONFIG" in raised.value.hint
+
+
+def test_a_plan_config_that_cannot_be_read_refuses_the_request_before_a_task_exists(
+    configured: tuple[TaskRegistry, Path],
+) -> None:
+    tasks, config = configured
+    config.write_text("start: [1,\n", encoding="utf-8")
+
+    with pytest.raises(BlockError) as raised:
+        tasks.submit(PlanRequest(kind="plan", plan="ask", answers={}))
+
+    _refused_for_the_config(raised)
+    assert tasks.list() == []
+
+
+def test_a_retry_after_the_plan_config_broke_is_refused_before_the_task_moves(
+    configured: tuple[TaskRegistry, Path],
+) -> None:
+    """A paused plan task whose server's plan config became unreadable is not put back in the
+    queue: ``runner_for`` (what a retry and a restart's recovery continue a task with) builds
+    the env and refuses."""
+    tasks, config = configured
+    task = tasks.submit(PlanRequest(kind="plan", plan="approve", answers={}))
+    assert _settled(tasks, task.id) == "waiting_input", tasks.get(task.id).error
+    config.write_text("- tax_rate\n", encoding="utf-8")
+
+    with pytest.raises(BlockError) as raised:
+        tasks.runner_for(tasks.get(task.id))
+
+    _refused_for_the_config(raised)
+    assert tasks.get(task.id).status == "waiting_input"
 
 
 def test_the_plan_list_knows_the_blocks_of_the_servers_settings(

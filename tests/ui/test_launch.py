@@ -8,6 +8,7 @@ import ipaddress
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -124,24 +125,20 @@ def _printed(log_path: Path) -> str:
     return log_path.read_bytes().decode("utf-8", "replace")
 
 
-def test_ctrl_c_stops_the_ui_command_and_says_so_in_japanese(tmp_path: Path) -> None:
-    """Ctrl+C in the terminal reaches the whole foreground group (the command and Streamlit);
-    what the accountant then reads is Japanese, with no English line from the library."""
-    command = Path(sys.executable).with_name("keiri-agent")
-    if not command.exists():
-        pytest.skip("the keiri-agent console script is not installed next to this Python")
-    port = free_port()
-    log_path = tmp_path / "ui.log"
+def _until_ready_then_ctrl_c(extra: list[str], log_path: Path, *awaited: str) -> str:
+    """Run ``keiri-agent ui`` with ``extra`` until it has printed that it is ready (and every
+    text of ``awaited``), press Ctrl+C, and return all it printed."""
+    command = [str(_ui_command()), "ui", "--port", str(free_port()), *extra]
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
-            [str(command), "ui", "--port", str(port)],
+            command,
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own group, as a terminal's foreground job
         )
         try:
             deadline = time.monotonic() + STARTUP_TIMEOUT_S
-            while "画面の準備ができました" not in _printed(log_path):
+            while not all(t in _printed(log_path) for t in ("画面の準備ができました", *awaited)):
                 assert proc.poll() is None, _printed(log_path)
                 assert time.monotonic() < deadline, _printed(log_path)
                 time.sleep(0.3)
@@ -149,9 +146,82 @@ def test_ctrl_c_stops_the_ui_command_and_says_so_in_japanese(tmp_path: Path) -> 
             proc.wait(timeout=STARTUP_TIMEOUT_S)
         finally:
             stop_process_group(proc)
-    output = _printed(log_path)
+    return _printed(log_path)
+
+
+def test_ctrl_c_stops_the_ui_command_and_says_so_in_japanese(tmp_path: Path) -> None:
+    """Ctrl+C in the terminal reaches the whole foreground group (the command and Streamlit);
+    what the accountant then reads is Japanese, with no English line from the library."""
+    output = _until_ready_then_ctrl_c([], tmp_path / "ui.log")
     assert "画面を終了しました。" in output, output
     assert "Stopping" not in output, output
-    # Every line is the command's own Japanese: none is the library's English alone.
+    _japanese_only(output)
+
+
+def _japanese_only(output: str) -> None:
+    """Every line printed is the command's Japanese: none is a library's English alone."""
     lines = [line for line in output.splitlines() if line.strip()]
+    assert lines, output
     assert all(re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", line) for line in lines), output
+
+
+def _ui_command() -> Path:
+    command = Path(sys.executable).with_name("keiri-agent")
+    if not command.exists():
+        pytest.skip("the keiri-agent console script is not installed next to this Python")
+    return command
+
+
+def _run_until_it_ends(command: list[str]) -> tuple[int, str]:
+    proc = subprocess.run(
+        command, capture_output=True, timeout=STARTUP_TIMEOUT_S, start_new_session=True
+    )
+    return proc.returncode, (proc.stdout + proc.stderr).decode("utf-8", "replace")
+
+
+def test_a_port_in_use_is_said_in_japanese_and_the_command_fails() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, output = _run_until_it_ends([str(_ui_command()), "ui", "--port", str(port)])
+
+    assert code != 0, output
+    assert f"ポート {port} は他のプログラムが使っているため、画面を起動できません。" in output
+    assert "not available" not in output
+    _japanese_only(output)
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        (["--server.nosuch", "1"], "streamlit run にオプション --server.nosuch はありません"),
+        (
+            ["--server.maxUploadSize", "abc"],
+            "オプション --server.maxUploadSize の値「abc」が正しくありません（整数を指定",
+        ),
+        # Streamlit fails with a traceback: its cause is named inside a Japanese sentence.
+        (["--theme.base", "no-such-theme"], "画面（Streamlit）でエラーが起きました（原因: "),
+    ],
+    ids=["unknown option", "bad value", "traceback"],
+)
+def test_a_streamlit_option_it_refuses_is_said_in_japanese(extra: list[str], said: str) -> None:
+    code, output = _run_until_it_ends(
+        [str(_ui_command()), "ui", "--port", str(free_port()), *extra]
+    )
+
+    assert code != 0, output
+    assert said in output, output
+    assert "Usage:" not in output
+    assert "Traceback" not in output
+    _japanese_only(output)
+
+
+def test_a_streamlit_warning_while_it_serves_is_said_in_japanese(tmp_path: Path) -> None:
+    """Streamlit's English note on an open CORS setting, written while it starts and followed by
+    nothing until the app serves, is said in Japanese."""
+    extra = ["--server.enableCORS", "false"]
+    output = _until_ready_then_ctrl_c(extra, tmp_path / "ui.log", "注意:")
+    assert "注意: server.enableCORS=false のため、ほかのサイトのページからも" in output, output
+    assert "tells Streamlit" not in output
+    _japanese_only(output)

@@ -8,7 +8,9 @@ uses the app without signing in. With users the app asks for a key (``keiri_agen
 Streamlit's English start banner is switched off; once the app answers its health check the
 command says so itself, in Japanese, with the address to open. Streamlit's standard output carries
 only its own English notes to the terminal (the banner, "Stopping..." on Ctrl+C, file-watcher
-tips), so it is not shown; its logger's warnings and errors go to standard error, which is. When
+tips), so it is not shown; its standard error (its logger's warnings and errors, a mistaken
+``streamlit run`` option, a traceback) is read and said in Japanese (``ui_words``), and an app
+that stops on its own with a failure it did not explain is reported with its exit code. When
 Ctrl+C (or SIGTERM) has stopped the app, the command says that in Japanese too.
 """
 
@@ -28,6 +30,7 @@ import typer
 
 from keiri_agent.cli.common import app, err_console, user_errors
 from keiri_agent.cli.serve import PortOption, is_loopback
+from keiri_agent.cli.ui_words import Said, StreamlitWords
 from keiri_agent.errors import BlockError, ConfigurationError, ErrorCode
 
 if TYPE_CHECKING:
@@ -37,6 +40,7 @@ __all__ = [
     "DEFAULT_ADDRESS",
     "DEFAULT_PORT",
     "app_url",
+    "failed_line",
     "ready_line",
     "startup_lines",
     "stopped_line",
@@ -53,6 +57,7 @@ APP_PATH = Path(__file__).resolve().parents[1] / "ui" / "app.py"
 HEALTH_PATH = "/_stcore/health"  # Streamlit's own readiness endpoint: "ok" once it serves
 HEALTH_POLL_S = 0.25  # between readiness checks while the app starts (a few seconds in all)
 HEALTH_TIMEOUT_S = 2.0  # one readiness check; a loaded machine answers well within it
+WORDS_DRAIN_S = 10.0  # for the last messages of an ended app to be said (a pipe already closed)
 
 
 def streamlit_command(port: int, address: str, extra: list[str]) -> list[str]:
@@ -178,7 +183,11 @@ def _answers(url: str) -> bool:
 def _run_forwarding_signals(command: list[str], url: str) -> int:
     """Run ``command``; SIGTERM is passed on to it, Ctrl+C reaches it through the terminal.
     Once the app at ``url`` answers, say so; once a signal has stopped it, say that."""
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL)  # its English notes (see above)
+    # Its standard output holds only its English notes (see above); its standard error is said
+    # in Japanese.
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert proc.stderr is not None
+    words = StreamlitWords(proc.stderr, _show)
     stopped = False
 
     def forward(signum: int, frame: FrameType | None) -> None:
@@ -204,6 +213,22 @@ def _run_forwarding_signals(command: list[str], url: str) -> int:
                 stopped = True
     finally:
         signal.signal(signal.SIGTERM, previous)
+        words.close(WORDS_DRAIN_S)
     if stopped:
         err_console.print(stopped_line(), markup=False)
+    elif code != 0 and not words.errors:
+        _show(Said(failed_line(code), True))
     return code
+
+
+def failed_line(code: int) -> str:
+    """What ``ui`` prints when the app ended with a failure that none of its messages said."""
+    return (
+        f"画面（Streamlit）が終了コード {code} で止まりました。表示された内容を確認してください。"
+    )
+
+
+def _show(said: Said) -> None:
+    err_console.print(
+        said.text, style="bold red" if said.error else None, markup=False, soft_wrap=True
+    )

@@ -36,9 +36,10 @@ Months (the first day of the month, ``YearMonth``): ``2026年2月``, ``2026/02``
 ``令和8年2月``, ``R8.2``, ``R.08/02``.
 
 Numbered column headings: ``(1)``, ``（１）``, ``⑴``, and the circled numbers ``①``-``㊿`` (and
-the other circled digits of Unicode: ``❶``, ``➀``, ``⓵``) (``heading_number``). Alone such a
-cell is also an amount (``(1)`` is -1; NFKC makes ``①`` the digit 1); a row of them in sequence
-is a header row (``table_infer``).
+the other circled digits of Unicode: ``❶``, ``➀``, ``⓵``) (``heading_number``); a row of them in
+sequence is a header row (``table_infer``). Alone, ``(1)`` is an amount (-1, accounting's
+parentheses); a number written as one symbol (``①``, ``⑴``, ``⒈``, ``²``: ``numeral_marks``) is a
+list marker, never an amount, though NFKC makes digits of it (``①`` → 1, ``⑴`` → (1)).
 
 Codes: digits with a leading zero (``0123``, ``00456``, ``0012-``) are codes (``is_code``),
 never amounts.
@@ -71,6 +72,7 @@ __all__ = [
     "local_time",
     "local_zone",
     "normalize_cell_text",
+    "numeral_marks",
     "read_amount",
     "read_date",
     "read_month",
@@ -187,6 +189,21 @@ def heading_number(text: str) -> int | None:
     return None if match is None else int(match["n"])
 
 
+def numeral_marks(text: str) -> str:
+    """The characters of ``text`` that write a number as one symbol, which NFKC would turn into
+    digits (``①``, ``⑳``, ``⑴``, ``⒈``, ``²``): list markers and footnote numbers, never the
+    digits of an amount. Empty for ASCII text and for kanji numerals (which NFKC keeps)."""
+    if text.isascii():
+        return ""
+    return "".join(
+        c
+        for c in text
+        if c.isnumeric()
+        and not c.isdecimal()
+        and any(d in "0123456789" for d in unicodedata.normalize("NFKC", c))
+    )
+
+
 def is_trailing_minus(text: str) -> bool:
     """Whether ``text`` writes its minus after the digits (``1,200-``), for notes on a column
     (call only for a text ``read_amount`` read)."""
@@ -195,6 +212,8 @@ def is_trailing_minus(text: str) -> bool:
 
 def read_amount(text: str) -> int | float | None:
     """The amount ``text`` spells, or None (see the module docstring for the forms)."""
+    if numeral_marks(text):
+        return None
     match = _AMOUNT.fullmatch(normalize_cell_text(text))
     if match is None:
         return None
@@ -227,6 +246,10 @@ def amount_problem(text: str) -> str:
     norm = normalize_cell_text(text)
     if not norm:
         return "空欄です"
+    marks = numeral_marks(text)
+    if marks:
+        shown = "".join(dict.fromkeys(marks))[:10]
+        return f"丸数字などの番号の記号（{shown}）は金額として読みません"
     if norm.count("(") != norm.count(")"):
         return "括弧が閉じていません"
     stray = [c for c in norm if not (c.isdigit() or c in ",.¥\\$円()-+▲△ ")]

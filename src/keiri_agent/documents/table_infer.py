@@ -8,14 +8,16 @@ simple and deterministic, so a user can predict them from ``TableReadInfo``:
 * header row: the first row (of the first ``HEADER_SCAN_ROWS``) that is at least half as wide
   as the widest row, at least ~80 % as wide as the rows below it, and holds at least one text
   label or is a row of numbered headings (``(1)``, ``(2)``, ``(3)`` … or ``①``, ``②``, ``③`` …
-  written as text in sequence, though each alone reads as an amount). If that first wide row
+  written as text in sequence; alone, ``(1)`` is an amount and ``①`` a numbering mark, neither
+  a label). If that first wide row
   holds neither (all numbers or dates), the table has no header and data starts there: an
   Excel row of the numbers -1, -2, -3 shown as ``(1)``, ``(2)``, ``(3)`` by an accounting
   format is such a row (cells are read by value, never by how a format displays them);
 * column names: blank → "列<n>" (n = 1-based column position in the file), repeated →
   "<name>_2", "<name>_3", ...; whitespace runs (including line breaks) become one space;
 * a text label is a cell that is neither an amount (``cell_forms.read_amount``: "1,234",
-  "(1,200)", "1,200-", "▲500"...) nor an ISO date ("2024-04-01"). Column types are decided
+  "(1,200)", "1,200-", "▲500"...), nor a lone numbering mark (``①``, ``⑴``:
+  ``cell_forms.numeral_marks``), nor an ISO date ("2024-04-01"). Column types are decided
   by ``table_types`` with the same forms.
 """
 
@@ -31,7 +33,7 @@ from typing import Any
 
 from openpyxl.utils import get_column_letter
 
-from keiri_agent.documents.cell_forms import heading_number, read_amount
+from keiri_agent.documents.cell_forms import heading_number, numeral_marks, read_amount
 from keiri_agent.documents.failures import too_large
 from keiri_agent.documents.limits import TableLimits
 
@@ -97,10 +99,13 @@ def check_table_size(
 
 
 def _is_label(value: Any) -> bool:
-    """A cell that can name a column: text that is neither a number nor an ISO date."""
+    """A cell that can name a column: text that is neither a number nor an ISO date, nor a lone
+    numbering mark (``①``, ``⑴``: a heading only in a row of them in sequence)."""
     if not isinstance(value, str) or not value.strip():
         return False
     text = value.strip()
+    if len(text) == 1 and numeral_marks(text):
+        return False
     return read_amount(text) is None and _ISO_DATE.fullmatch(text) is None
 
 

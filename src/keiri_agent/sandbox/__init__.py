@@ -8,6 +8,7 @@ wall time, output and files. See ``executor``, ``policy``, ``isolation`` and ``s
 
 from __future__ import annotations
 
+from keiri_agent.sandbox.cancel import CANCEL_POLL_S, run_cancellable
 from keiri_agent.sandbox.executor import SandboxExecutor, default_executor, run
 from keiri_agent.sandbox.layers import LayerStatus
 from keiri_agent.sandbox.outcome import ExecutionFailure, ExecutionOutcome, LayerReport
@@ -23,6 +24,7 @@ from keiri_agent.sandbox.profiles import (
 
 __all__ = [
     "ANALYSIS",
+    "CANCEL_POLL_S",
     "CODEACT",
     "PROFILES",
     "ExecutionFailure",
@@ -38,4 +40,5 @@ __all__ = [
     "get_profile",
     "probe_layers",
     "run",
+    "run_cancellable",
 ]

@@ -11,7 +11,8 @@ worker for it. The supervisor's outcome document is read back with
 One jail per workdir (per session or task), started on the first action there and kept warm;
 at most ``max_jails`` idle jails are kept, the least recently used is closed first. The executor
 is thread-safe: actions in different workdirs run at once, each in its own jail and cgroups.
-``close()`` (or interpreter exit) stops every jail and kills whatever runs in it.
+``close()`` (or interpreter exit) stops every jail and kills whatever runs in it; ``stop(workdir)``
+only that workdir's (``cancel.run_cancellable``: a cancelled action).
 """
 
 from __future__ import annotations
@@ -202,6 +203,14 @@ class SandboxExecutor:
         return outcome.model_copy(
             update={"layers": layers, "warnings": warnings, "phases_ms": phases_ms(marks)}
         )
+
+    def stop(self, workdir: Path | str) -> None:
+        """Stop the jail of ``workdir`` and kill whatever runs in it (a cancelled action); the
+        actions of other workdirs go on, and the next action here starts a fresh jail."""
+        with self._lock:
+            jail = self._jails.pop(Path(workdir).resolve(), None)
+        if jail is not None:
+            jail.close()
 
     def close(self) -> None:
         with self._lock:

@@ -20,8 +20,9 @@ task's directory, so a task cut by a restart or a crash continues from its run l
 
 A task builds one :class:`~keiri_agent.plan.PlanEnv` (registry, designs folder, plan config,
 subflow loader) when its request or its answers are checked, and its run runs with that one:
-what the door checked is what the run reads. A task continued after a restart, which passes no
-door, builds its own from the server's settings.
+what the door checked is what the run reads. A task retried or continued after a restart builds
+its own from the server's settings when it is put back in the queue (an unreadable plan config
+leaves it interrupted).
 
 Progress follows the seed's steps (interpret → fetch → convert → finish): validation, then
 input and file-reading nodes, then the rest, then collecting the result files.
@@ -260,8 +261,8 @@ def prepare_resume(
 
 def continue_plan(run_id: str, answers: Mapping[str, Any], env: PlanEnv | None = None) -> Runner:
     """The runner that continues plan run ``run_id`` (paused, interrupted or cut by a crash),
-    with ``env`` (the one its answers were checked with; None after a restart, which checks
-    nothing: the task's own, built from its settings when it runs)."""
+    with ``env`` (the one its answers were checked with, or the one its retry built; None:
+    the task's own, built from its settings when it runs)."""
     return partial(_resume_plan, env, run_id, dict(answers))
 
 

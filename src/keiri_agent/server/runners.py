@@ -221,7 +221,8 @@ def _run_analysis(request: AnalysisRequest, files: list[Path], job: Job) -> JobR
     from keiri_agent.agents.analysis.honesty import UNGROUNDED_NOTE, unverified_error
 
     workspace = job.files_dir
-    session = AnalysisSession(workspace=workspace, context=AnalysisContext(executor=job.executor))
+    context = AnalysisContext(executor=job.executor, cancel=job.cancel)  # kills running code
+    session = AnalysisSession(workspace=workspace, context=context)
     job.stage("fetch", "start")
     for path in files:
         info = session.add_file(path)

@@ -231,10 +231,15 @@ class TaskRegistry:
         return self.resume(task, self.runner_for(task), "中断したタスクを再開します。")
 
     def runner_for(self, task: Task) -> Runner:
-        """What continues ``task``: its plan run from the log, or its request from the start."""
+        """What continues ``task``: its plan run from the log (with the :class:`PlanEnv` built
+        now, so a plan config that cannot be read refuses the retry before the task moves), or
+        its request from the start."""
         run_id = task.details.get("run_id")
         if task.kind == "plan" and run_id:
-            return continue_plan(str(run_id), saved_answers(task.directory))
+            from keiri_agent.plan import PlanEnv
+
+            env = PlanEnv.of(settings=self.settings)
+            return continue_plan(str(run_id), saved_answers(task.directory), env)
         request = {k: v for k, v in task.request.items() if k != "uploads"}
         try:
             parsed = _REQUEST.validate_python(request)

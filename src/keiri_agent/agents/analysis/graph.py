@@ -12,6 +12,7 @@ LangGraph runtime context, so tests and the UI pass their own without patching a
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,13 +43,20 @@ from keiri_agent.agents.analysis.prompts import codegen_messages, reason_message
 from keiri_agent.agents.analysis.report import save_report
 from keiri_agent.agents.execlog import error_summary
 from keiri_agent.config import DEFAULT_ANALYSIS_TURN_TIMEOUT_S
+from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventEmitter, NullEmitter
 from keiri_agent.llm import LLMClient
 from keiri_agent.llm.extract import strip_code_fences
 from keiri_agent.llm.revise import revise_once
-from keiri_agent.sandbox import ANALYSIS, SandboxExecutor, SandboxProfile, default_executor
+from keiri_agent.sandbox import (
+    ANALYSIS,
+    SandboxExecutor,
+    SandboxProfile,
+    default_executor,
+    run_cancellable,
+)
 
-__all__ = ["NO_DATA_QUESTION", "AnalysisContext", "build_graph"]
+__all__ = ["NO_DATA_QUESTION", "AnalysisContext", "build_graph", "cancelled_error"]
 
 logger = logging.getLogger(__name__)
 
@@ -69,6 +77,20 @@ class AnalysisContext:
     profile: SandboxProfile = ANALYSIS
     deadline: float | None = None  # time.monotonic() by which the turn must end
     timeout_s: float = DEFAULT_ANALYSIS_TURN_TIMEOUT_S  # what the deadline stands for
+    # Set by whoever may stop the turn (a server task's cancel): generated code that is running
+    # is killed at once and the turn ends with CANCELLED, its run recorded nowhere.
+    cancel: threading.Event | None = None
+
+
+def cancelled_error() -> BlockError:
+    """The CANCELLED error of a turn stopped while its generated code ran."""
+    return BlockError(
+        "分析は取り消されました（実行中のコードは止めました）。",
+        code=ErrorCode.CANCELLED,
+        hint="必要であれば、同じ依頼をもう一度実行してください。",
+        details={"step": "code_exec"},
+        recoverable=True,
+    )
 
 
 def _check_deadline(ctx: AnalysisContext, step: str) -> None:
@@ -157,7 +179,16 @@ def code_exec(state: AgentState, runtime: Runtime[AnalysisContext]) -> dict[str,
     code = strip_code_fences(plan.code)
     plan = plan.model_copy(update={"code": code})
     ctx.events.emit("code_gen", node_id="code_exec", code=code)
-    outcome = ctx.executor.run(code, workdir=workspace, profile=ctx.profile, inputs=state.frames())
+    outcome = run_cancellable(
+        ctx.executor,
+        ctx.cancel,
+        code,
+        workdir=workspace,
+        profile=ctx.profile,
+        inputs=state.frames(),
+    )
+    if outcome is None:
+        raise cancelled_error()
     errors = []
     if outcome.error is not None:
         errors.append(

@@ -8,7 +8,6 @@ CANCELLED error of a stopped conversion (:func:`cancelled_error`).
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import threading
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path, PurePosixPath
@@ -21,8 +20,14 @@ from keiri_agent.agents.convert.models import ConvertJob
 from keiri_agent.agents.convert.prompts import exec_feedback
 from keiri_agent.agents.convert.verify import check_output, normalize_target
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.sandbox import CODEACT, ExecutionOutcome, SandboxExecutor, SandboxProfile
-from keiri_agent.threads import in_daemon_thread
+from keiri_agent.sandbox import (
+    CANCEL_POLL_S,
+    CODEACT,
+    ExecutionOutcome,
+    SandboxExecutor,
+    SandboxProfile,
+    run_cancellable,
+)
 
 __all__ = [
     "CANCEL_POLL_S",
@@ -34,7 +39,6 @@ __all__ = [
 ]
 
 INPUTS_DIR = "inputs"
-CANCEL_POLL_S = 0.05  # how often a running sandbox action looks at the cancel flag
 
 
 def cancelled_error(step: str) -> BlockError:
@@ -138,24 +142,17 @@ class SandboxEval:
         return report, {}
 
     def _run(self, code: str, inputs: dict[str, pd.DataFrame]) -> ExecutionOutcome:
-        def action() -> ExecutionOutcome:
-            return self.executor.run(
-                code, workdir=self.workdir, profile=self.profile, inputs=inputs
-            )
-
-        if self.cancel is None:
-            return action()
-        if self.cancel.is_set():
+        outcome = run_cancellable(
+            self.executor,
+            self.cancel,
+            code,
+            workdir=self.workdir,
+            profile=self.profile,
+            inputs=inputs,
+        )
+        if outcome is None:
             raise cancelled_error("fallback")
-        outcome = in_daemon_thread(action, name="keiri-codeact-action")
-        while not outcome.done():
-            if self.cancel.wait(CANCEL_POLL_S):
-                # Closing the executor stops its fork server, which kills every action it
-                # runs; the action's own error is the expected consequence, not a failure.
-                self.executor.close()
-                cf.wait([outcome])
-                raise cancelled_error("fallback")
-        return outcome.result()
+        return outcome
 
 
 def _error_text(outcome: ExecutionOutcome) -> str | None:

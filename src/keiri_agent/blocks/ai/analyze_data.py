@@ -9,9 +9,11 @@ stay with the run.
 Everything the agent needs from outside comes from the node: its LLM clients are
 ``ctx.llm(reason|codegen|report)`` (the node's settings), its events go to ``ctx.events`` under
 the node's id through ``ctx.agent_events()`` (``events.node_events``: the graph's own step names
-stay in ``stage.step``), and the sandbox limits may be narrowed per node. The graph has no
-cancellation hook of its own; those events are its cancellation points (a step starting,
-generated code about to run), which stop the agent between steps with a CANCELLED BlockError.
+stay in ``stage.step``), and the sandbox limits may be narrowed per node. Those events are its
+cancellation points (a step starting, generated code about to run), which stop the agent between
+steps with a CANCELLED BlockError; code already running when the node is cancelled is killed at
+once (``AnalysisContext.cancel``: the node's ``cancel_event``; only this node's sandbox jail is
+stopped, the process-wide executor goes on serving other runs).
 
 No silent success (seed 002 §1): a turn that ends with the agent's question (nobody can answer
 it inside a plan), or whose every code run failed, is a BlockError carrying the agent's own
@@ -89,6 +91,7 @@ class AnalyzeDataBlock(ProcessingBlock):
                 report_llm=ctx.llm(LLMRole.REPORT),
                 executor=self._executor or default_executor(),
                 profile=profile,
+                cancel=ctx.cancel_event,  # kills the node's running code, not other runs'
             ),
         )
         for path in files:

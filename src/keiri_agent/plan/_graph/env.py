@@ -15,10 +15,11 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict, Unpack
+from typing import TYPE_CHECKING, Any, Final, TypedDict, Unpack
 
 from keiri_agent.blocks.registry import BlockRegistry, settings_registry
 from keiri_agent.errors import ConfigurationError, cause_of, reason_of
+from keiri_agent.events.models import type_label
 from keiri_agent.plan._dsl.loader import load_yaml
 from keiri_agent.plan._graph.subflows import SubflowLoader
 
@@ -27,9 +28,13 @@ if TYPE_CHECKING:
 
 __all__ = ["EnvOptions", "PlanEnv", "load_config"]
 
+_CONFIG_HINT: Final = "KEIRI_PLAN_CONFIG に YAML ファイルのパスを指定してください。"
+
 
 def load_config(path: Path | None) -> dict[str, Any]:
-    """The mapping behind ``${config.*}`` (empty without a file)."""
+    """The mapping behind ``${config.*}`` (empty without a file, or from an empty file); a file
+    that cannot be read, is not YAML or whose top is not a mapping is a ConfigurationError
+    (never an empty config: a plan would run without the values its author set)."""
     if path is None:
         return {}
     import yaml
@@ -39,10 +44,19 @@ def load_config(path: Path | None) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise ConfigurationError(
             f"設定ファイル {path} を読めません: {reason_of(exc)}",
-            hint="KEIRI_PLAN_CONFIG に YAML ファイルのパスを指定してください。",
+            hint=_CONFIG_HINT,
             details={"file": str(path), "cause": cause_of(exc)},
         ) from exc
-    return data if isinstance(data, dict) else {}
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigurationError(
+            f"設定ファイル {path} の中身が「項目名: 値」の並び（YAML のマッピング）ではありません"
+            f"（いちばん上が{type_label(data)}です）。",
+            hint=f"{_CONFIG_HINT} 例: 「tax_rate: 0.1」のように 1 行に 1 項目を書きます。",
+            details={"file": str(path), "top": type(data).__name__},
+        )
+    return data
 
 
 class EnvOptions(TypedDict, total=False):
