@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import csv
 import errno
 import io
@@ -16,6 +17,7 @@ import yaml
 from openpyxl import load_workbook
 from pydantic import BaseModel
 
+from keiri_agent.byte_place import decode_text
 from keiri_agent.errors import BlockError, UserFile, cause_of, reason_of
 from keiri_agent.plan._dsl.yaml_read import YamlLimitError
 
@@ -100,3 +102,40 @@ def test_a_folder_given_as_a_file_says_it_is_a_folder(tmp_path: Path) -> None:
     assert caught.value.message == f"メモ {tmp_path} を読めません: ファイルではなくフォルダです"
     assert "Is a directory" in caught.value.details["cause"]
     assert "Errno" not in caught.value.message + caught.value.hint
+
+
+# Excel's "CSV UTF-8" (BOM first) with one byte that is no UTF-8 on line 3: the 35th byte of the
+# file as a person counts, BOM included (offset 34).
+BOM_CSV_WITH_BAD_BYTE = codecs.BOM_UTF8 + "取引先,金額\n㈱山田,100\n".encode() + b"\xff,200\n"
+
+
+@pytest.mark.parametrize("codec", ["utf-8", "utf-8-sig", "UTF_8_SIG"])
+def test_a_decoding_error_names_the_line_and_byte_as_counted_in_the_file(codec: str) -> None:
+    assert BOM_CSV_WITH_BAD_BYTE[34] == 0xFF
+    exc = _raised(lambda: decode_text(BOM_CSV_WITH_BAD_BYTE, codec))
+
+    assert isinstance(exc, UnicodeDecodeError)
+    assert exc.start == 34  # utf-8-sig's own error says 31: it counts after the BOM
+    assert (
+        reason_of(exc)
+        == "文字コードが UTF-8 ではなく、3 行目（先頭から 35 バイト目）以降を読めません"
+    )
+
+
+def test_decode_text_reads_as_bytes_decode_does() -> None:
+    data = codecs.BOM_UTF8 + "取引先\n".encode()
+    assert decode_text(data, "utf-8-sig") == data.decode("utf-8-sig") == "取引先\n"
+    assert decode_text(data, "utf-8") == "\ufeff取引先\n"
+    assert decode_text("金額".encode("cp932"), "cp932") == "金額"
+
+
+def test_a_file_read_whole_is_named_at_its_line_and_byte(tmp_path: Path) -> None:
+    memo = tmp_path / "memo.txt"
+    memo.write_bytes("1 行目\n2 行目\n".encode() + b"\x82\xa0")
+
+    with pytest.raises(BlockError) as caught:
+        UserFile("", hint="", unreadable="メモ {file} を読めません").read_text(memo)
+
+    assert caught.value.message == (
+        f"メモ {memo} を読めません: 文字コードが UTF-8 ではなく、3 行目（先頭から 19 バイト目）以降を読めません"
+    )

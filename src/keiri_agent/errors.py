@@ -69,6 +69,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, ClassVar, Final
 
+from keiri_agent.byte_place import decode_failure_place, where
 from keiri_agent.yaml_words import yaml_reason
 
 __all__ = [
@@ -442,14 +443,17 @@ def reason_of(exc: BaseException) -> str:
     """Why ``exc`` happened, in Japanese, without the library's English text.
 
     This package's own exceptions say their Japanese message; an OSError by its errno, a
-    decoding error by its encoding, a YAML or JSON error by its line and column, a Pydantic
+    decoding error by its encoding and where it stops (``byte_place``: the line, and the byte
+    counted from 1 in the bytes it holds; ``byte_place.decode_text`` gives it all of a file
+    with a BOM), a YAML or JSON error by its line and column, a Pydantic
     error by the fields it names; anything else a generic reason with the exception's type.
     The library's own text goes into ``details['cause']`` (``cause_of``).
     """
     if isinstance(exc, KeiriError):  # this package's own: Japanese already
         return str(getattr(exc, "message", None) or exc)
     if isinstance(exc, UnicodeDecodeError):
-        return f"文字コードが {exc.encoding.upper()} ではありません（{exc.start + 1} バイト目）"
+        place = where(*decode_failure_place(exc))
+        return f"文字コードが {exc.encoding.upper()} ではなく、{place}以降を読めません"
     if isinstance(exc, UnicodeEncodeError):
         return f"{exc.encoding.upper()} で表せない文字があります（{exc.start + 1} 文字目）"
     if isinstance(exc, OSError) and (said := _os_reason(exc)) is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import copy
 from pathlib import Path
 from typing import Any
@@ -369,3 +370,21 @@ def test_bad_files_and_arguments_are_clear_errors(plans: Path) -> None:
     with pytest.raises(BlockError, match="同時"):
         migrate_file(write_legacy(plans), output=plans / "x.yaml", in_place=True)
     assert migrate_plan(["not", "a", "plan"]).problems
+
+
+def test_a_bad_byte_in_a_bom_plan_is_named_where_an_editor_shows_it(plans: Path) -> None:
+    # Saved by a Windows editor as "UTF-8 (BOM)", one byte on line 3 is no UTF-8: the 43rd
+    # byte of the file as a person counts, BOM included (utf-8-sig's own error counts 3 bytes early).
+    text = "# 旧形式の Plan\nid: legacy\n".encode()
+    source = plans / "bom.yaml"
+    source.write_bytes(codecs.BOM_UTF8 + text + b"graph: [\xff]\n")
+    bad = len(codecs.BOM_UTF8 + text) + len("graph: [")
+    assert (bad, source.read_bytes()[bad]) == (42, 0xFF)
+
+    with pytest.raises(BlockError) as info:
+        migrate_file(source)
+
+    assert info.value.code == "FILE_UNREADABLE"
+    assert "3 行目（先頭から 43 バイト目）以降を読めません" in info.value.message
+    assert (info.value.details["position"], info.value.details["line"]) == (42, 3)
+    assert list(plans.iterdir()) == [source]  # nothing written

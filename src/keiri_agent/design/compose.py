@@ -29,6 +29,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from keiri_agent.design.plan_nodes import iter_nodes
 from keiri_agent.design.snippets import SnippetRewriter, ref_text
 from keiri_agent.design.templates import NAME_RE, TemplateSpec, types_compatible
 from keiri_agent.errors import BlockError, ErrorCode
@@ -210,11 +211,7 @@ class _Composer:
     def check_node_ids(self, graph: list[dict[str, Any]]) -> None:
         """Prefixing can still collide (``a`` + ``b_c`` and ``a_b`` + ``c``): say so."""
         seen: set[str] = set()
-        stack: list[Any] = list(graph)
-        while stack:
-            node = stack.pop()
-            if not isinstance(node, dict):
-                continue
+        for node in iter_nodes(graph):
             node_id = node.get("id")
             if isinstance(node_id, str) and node_id in seen:
                 owners = [t.id for t in self.templates if node_id.startswith(f"{t.id}_")]
@@ -226,10 +223,6 @@ class _Composer:
                     "どちらかのテンプレートのノード ID を変えてください。",
                 )
             seen.add(str(node_id))
-            body = node.get("body")
-            plan = body.get("plan") if isinstance(body, dict) else None
-            if isinstance(plan, dict) and isinstance(plan.get("graph"), list):
-                stack.extend(plan["graph"])
 
     def check_keys(self) -> None:
         imports = [f"{t.id}.{n}" for t in self.templates for n in t.imports]

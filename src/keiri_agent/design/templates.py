@@ -19,7 +19,7 @@ from __future__ import annotations
 import builtins
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -27,6 +27,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
 from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.design.plan_nodes import node_blocks
 from keiri_agent.design.snippets import (
     IMPORTS_ROOT,
     AnyNode,
@@ -138,22 +139,13 @@ class TemplateSpec(_Strict):
         return [str(n.get("id")) for n in self.graph_snippet]
 
     def blocks(self) -> builtins.list[str]:
-        """Block ids the snippet uses (loop bodies included), in order of appearance."""
-        found: dict[str, None] = {}
-
-        def walk(nodes: Iterable[Any]) -> None:
-            for node in nodes:
-                if not isinstance(node, Mapping):
-                    continue
-                if isinstance(node.get("block"), str):
-                    found[node["block"].partition("@")[0].strip()] = None
-                body = node.get("body")
-                plan = body.get("plan") if isinstance(body, Mapping) else None
-                if isinstance(plan, Mapping) and isinstance(plan.get("graph"), list):
-                    walk(plan["graph"])
-
-        walk(self.graph_snippet)
-        return list(found)
+        """Block ids the snippet uses (loop bodies included), in order of appearance, each once
+        and without a ``@version`` pin."""
+        return list(
+            dict.fromkeys(
+                block.partition("@")[0].strip() for block in node_blocks(self.graph_snippet)
+            )
+        )
 
     def summary(self) -> str:
         """The template for an LLM prompt: contract, defaults and the snippet as YAML."""

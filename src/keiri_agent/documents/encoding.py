@@ -18,7 +18,8 @@ When nothing decodes, :func:`decode_bytes` raises ``FileProcessingError(FILE_UNR
 with a hint to save the file as UTF-8; it never substitutes replacement characters. Where a file
 stops being readable is counted in the file as it is on disk, BOM included: the message says it
 as a person counts (line and "先頭から N バイト目", 1-based, as the 全銀 readers do), the
-details as the 0-based byte offset (``position``) and the line (``line``).
+details as the 0-based byte offset (``position``) and the line (``line``), by the convention of
+:mod:`keiri_agent.byte_place` that ``errors.reason_of`` shares.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from keiri_agent.byte_place import line_at, where
 from keiri_agent.documents.failures import invalid_input, unreadable
 from keiri_agent.errors import FileProcessingError
 
@@ -148,20 +150,14 @@ def _unreadable_from(
 ) -> FileProcessingError:
     """The error of a file that ``codec`` cannot read from byte ``pos`` on; ``tried`` says
     which encoding was tried and why, in words that lead to where it stops."""
-    line = _line_at(data, pos, codec)
+    line = line_at(data, pos, codec)
     return _unreadable(
         file,
-        f"ファイル '{file}' は{tried}{_where(pos, line)}以降を読めません。",
+        f"ファイル '{file}' は{tried}{where(pos, line)}以降を読めません。",
         encoding=encoding,
         position=pos,
         line=line,
     )
-
-
-def _where(pos: int, line: int) -> str:
-    """Where a file stops being readable, as a person counts: its line, and its byte counted
-    from 1 at the file's first byte (BOM included)."""
-    return f"{line} 行目（先頭から {pos + 1:,} バイト目）"
 
 
 def _check_binary(data: bytes, file: str) -> None:
@@ -266,17 +262,6 @@ def _first_error(data: bytes, codec: str) -> int | None:
     if not data:
         decoder.decode(b"", final=True)
     return None
-
-
-def _line_at(data: bytes, pos: int, codec: str) -> int:
-    """The 1-based text line of byte ``pos`` (the start of a character) of ``data``, whose
-    first ``pos`` bytes ``codec`` reads: counted over the decoded text in pieces."""
-    decoder = codecs.getincrementaldecoder(codec)("strict")
-    view = memoryview(data)[:pos]
-    return 1 + sum(
-        decoder.decode(view[offset : offset + VALIDATE_CHUNK_BYTES]).count("\n")
-        for offset in range(0, pos, VALIDATE_CHUNK_BYTES)
-    )
 
 
 def _head(data: bytes, codec: str, size: int) -> str:

@@ -46,6 +46,7 @@ from typing import Any, Final
 
 import yaml
 
+from keiri_agent.byte_place import decode_failure_place, decode_text, where
 from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError, cause_of, reason_of
 from keiri_agent.plan._dsl.issues import format_path
 from keiri_agent.plan._dsl.loader import MAX_PLAN_BYTES, load_yaml
@@ -378,13 +379,14 @@ def migrate_file(
         )
     data = _read(source)
     try:
-        text = data.decode("utf-8-sig")
+        text = decode_text(data, "utf-8-sig")
     except UnicodeDecodeError as exc:
+        position, line = decode_failure_place(exc)
         raise FileProcessingError(
             str(source),
-            f"{source} は UTF-8 のテキストではありません。",
+            f"{source} は UTF-8 のテキストではなく、{where(position, line)}以降を読めません。",
             hint="Plan ファイルを UTF-8 で保存し直してください。",
-            details={"position": exc.start},
+            details={"position": position, "line": line},
         ) from exc
     new_text, result = migrate_text(text)
     if result.problems:
