@@ -44,7 +44,10 @@ list marker, never an amount, though NFKC makes digits of it (``①`` → 1, ``�
 Codes: digits with a leading zero (``0123``, ``00456``, ``0012-``) are codes (``is_code``),
 never amounts.
 
-A two-digit year (``26/2/3``) is not read: the century cannot be known.
+A two-digit year (``26/2/3``) is not read: the century cannot be known. Nor is a month and day
+without a year (``2/3``, ``2月3日``: ``is_month_day``): the year would be a guess. A weekday
+that is not the date's (``2026年2月3日(水)``: the 3rd is a Tuesday) makes the cell unreadable:
+which of the two is wrong cannot be known.
 """
 
 from __future__ import annotations
@@ -68,6 +71,7 @@ __all__ = [
     "heading_number",
     "is_code",
     "is_dash",
+    "is_month_day",
     "is_trailing_minus",
     "local_time",
     "local_zone",
@@ -109,7 +113,9 @@ _AMOUNT = re.compile(
     r"(?P<open>\()?\s*(?P<sign>[-+▲△])?\s*(?P<cur>[¥\\$])?\s*(?P<sign2>[-+])?\s*"
     r"(?P<int>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?P<frac>\.[0-9]+)?(?P<tail>\s*-)?\s*(?P<yen>円)?\s*(?P<close>\))?"
 )
-_WEEKDAY = r"(?:\s*\((?:月|火|水|木|金|土|日|祝)(?:・祝)?\))?"
+_WEEKDAY = r"(?:\s*\((?P<w>月|火|水|木|金|土|日|祝)(?:・祝)?\))?"
+# The weekdays as ``date.weekday()`` numbers them (Monday is 0).
+_WEEKDAYS = "月火水木金土日"
 _TIME = (
     r"(?:(?:\s*T\s*|\s+|(?<=日))(?P<H>[0-9]{1,2})\s*[:時]\s*(?P<M>[0-9]{2})"
     r"(?:\s*[:分]\s*(?P<S>[0-9]{2})(?P<f>\.[0-9]{1,6})?\s*秒?|\s*分)?"
@@ -138,6 +144,10 @@ _MAX_HEADING_NUMBER = 99
 # A minus written after the digits (``1,200-``), as a cell's text ends.
 _TRAILING_MINUS = re.compile(r".*[0-9]\s*-")
 _SHORT_YEAR = re.compile(r"[0-9]{2}\s*[-/.]\s*[0-9]{1,2}\s*[-/.]\s*[0-9]{1,2}")
+# A month and day without a year (``2/3``, ``2月3日``, ``2月3日(火)``): which year is not written.
+_MONTH_DAY = re.compile(
+    r"(?P<m>[0-9]{1,2})\s*(?:/\s*(?P<d>[0-9]{1,2})|月\s*(?P<dj>[0-9]{1,2})\s*日)" + _WEEKDAY
+)
 
 
 class YearMonth(NamedTuple):
@@ -308,22 +318,45 @@ def _day(year: int, month: str, day: str) -> dt.date | None:
         return None
 
 
+def _weekday_clash(match: re.Match[str], day: dt.date) -> str | None:
+    """The weekday written beside ``day`` when it is not ``day``'s (``2026年2月3日(水)``: the
+    3rd is a Tuesday), else None (none written, or 祝, which names no weekday)."""
+    written = match["w"]
+    if written is None or written == "祝" or _WEEKDAYS[day.weekday()] == written:
+        return None
+    return written
+
+
+def _written_day(match: re.Match[str], year: int) -> dt.date | dt.datetime | None:
+    """The date (and time) of a matched ``_YMD`` or ``_ERA_YMD``, or None when it does not
+    exist or its weekday is not the date's (which of the two is wrong cannot be known)."""
+    if not _same_separators(match["s1"], match["s2"]):
+        return None
+    day = _day(year, match["m"], match["d"])
+    if day is None or _weekday_clash(match, day) is not None:
+        return None
+    return _time(match, day)
+
+
 def read_date(text: str) -> dt.date | dt.datetime | None:
     """The date (or date and time) ``text`` spells, or None (forms: the module docstring)."""
     norm = normalize_cell_text(text)
     if match := _YMD.fullmatch(norm):
-        if not _same_separators(match["s1"], match["s2"]):
-            return None
-        day = _day(int(match["y"]), match["m"], match["d"])
-        return None if day is None else _time(match, day)
+        return _written_day(match, int(match["y"]))
     if match := _COMPACT.fullmatch(norm):
         return _day(int(match["y"]), match["m"], match["d"])
     if match := _ERA_YMD.fullmatch(norm.upper() if norm.isascii() else norm):
-        if not _same_separators(match["s1"], match["s2"]):
-            return None
-        day = _day(_era_year(match["era"], match["y"]), match["m"], match["d"])
-        return None if day is None else _time(match, day)
+        return _written_day(match, _era_year(match["era"], match["y"]))
     return None
+
+
+def is_month_day(text: str) -> bool:
+    """A month and day without a year (``2/3``, ``2月3日``, ``2月3日(火)``), which
+    ``read_date`` does not read: the year would have to be guessed."""
+    match = _MONTH_DAY.fullmatch(normalize_cell_text(text))
+    if match is None:
+        return False
+    return _day(2000, match["m"], match["d"] or match["dj"]) is not None  # 2000: has 2/29
 
 
 def local_zone(zone: dt.tzinfo | None = None) -> dt.tzinfo:
@@ -367,7 +400,18 @@ def date_problem(text: str) -> str:
     if match is not None and not _same_separators(match["s1"], match["s2"]):
         return "年・月・日の区切りの書き方がそろっていません"
     if match is not None:
+        year = _era_year(match["era"], match["y"]) if "era" in match.re.groupindex else None
+        day = _day(year or int(match["y"]), match["m"], match["d"])
+        clash = None if day is None else _weekday_clash(match, day)
+        if day is not None and clash is not None:
+            actual = _WEEKDAYS[day.weekday()]
+            return (
+                f"曜日（{clash}）が日付と合いません（{day.year}年{day.month}月{day.day}日は"
+                f"{actual}曜日です）。日付と曜日のどちらが正しいか確かめてください"
+            )
         return "存在しない日付か時刻です"
+    if is_month_day(norm):
+        return "年が書かれていないため、何年の日付か決められません（2026/2/3 のように年も書いてください）"
     if _COMPACT.fullmatch(norm) or re.fullmatch(r"[0-9]{8}", norm):
         return "8 桁の数字が年月日（19000101〜20991231 の実在する日）になっていません"
     return "日付の書き方として読めません"

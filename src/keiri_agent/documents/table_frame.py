@@ -252,7 +252,8 @@ def _position(where: np.ndarray | None, row: int) -> int | None:
 def _note_unreadable(
     info: TableReadInfo, column: str, typing: Any, where: np.ndarray | None
 ) -> None:
-    kind = {"date": "日付", "datetime": "日時", "month": "年月"}.get(typing.kind or "", "金額")
+    meant = typing.kind or typing.meant or ""
+    kind = {"date": "日付", "datetime": "日時", "month": "年月"}.get(meant, "金額")
     info.unreadable_counts[column] = len(typing.unreadable)
     for cell in typing.unreadable[:MAX_LISTED_CELLS]:
         position = _position(where, cell.row)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import tzinfo
@@ -46,6 +47,7 @@ from keiri_agent.documents.cell_forms import (
     date_problem,
     is_code,
     is_dash,
+    is_month_day,
     is_trailing_minus,
     local_time,
     local_zone,
@@ -88,6 +90,15 @@ _DATE_HEADER = re.compile(r"日|年月|期日|期限|date|time|時刻", re.IGNOR
 _COUNT_HEADER = re.compile(
     r"数量|個数|件数|人数|枚数|本数|台数|回数|日数|count|qty|quantity", re.IGNORECASE
 )
+# Headers of the period and comparison columns of a report (4月, 2026年4月, 前期, 当期, 予算,
+# 実績, 差異, 累計, Q1): amounts when a title row names the report's unit (``単位：千円``).
+_PERIOD_HEADER = re.compile(
+    r"^\s*(?:[0-9]{4}\s*年\s*)?[0-9]{1,2}\s*月(?:度|分)?\s*$|^\s*Q[1-4]\s*$|"
+    r"前期|当期|今期|前年|当年|本年|予算|実績|見込|差異|差額|増減|累計|上期|下期|半期|四半期",
+    re.IGNORECASE,
+)
+# Rates and ratios (増減率, 前年比, 構成比 %) are not amounts even under a unit.
+_RATE_HEADER = re.compile(r"率|比|%")
 # A header that ends in a date word names a date even beside an amount word (支払日, 売上日,
 # 入金日時): its cells are read as dates first, so 20260203 or a serial stays a date.
 _DATE_HEADER_END = re.compile(
@@ -118,6 +129,8 @@ class ColumnTyping:
     kind: str | None  # "number" | "date" | "datetime" | "month" | None (text)
     unreadable: list[Unreadable] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # The type a column left as text was meant to have, for its unreadable cells' note.
+    meant: str | None = None
 
 
 def unit_in(text: str) -> str | None:
@@ -376,6 +389,23 @@ def _type_dates(
     return ColumnTyping(column, kind, bad, notes)
 
 
+def _yearless(series: pd.Series, values: pd.Series) -> ColumnTyping | None:
+    """A date column written without years (``2/3``, ``2月3日``) stays text, every such cell
+    listed with why: the year is never guessed (the period in a title row, the file's date or
+    this year could each be wrong)."""
+    if not _is_text(values):
+        return None
+    probe = values.iloc[:_PROBE_VALUES].map(lambda v: is_month_day(str(v)))
+    if probe.mean() < NAMED_SHARE:
+        return None
+    bad = [
+        Unreadable(_row_of(series, i), _text(v), _date_reason(v))
+        for i, v in values.items()
+        if read_date(str(v)) is None
+    ]
+    return ColumnTyping(series, None, bad, meant="date")
+
+
 def _naive(value: dt.date | dt.datetime | None, zone: tzinfo) -> Any:
     """A cell's date or time as a naive datetime; one written with a UTC offset
     (``2026-02-03T10:00:00+09:00``, ``…Z``) is first turned into ``zone``'s wall-clock time,
@@ -438,7 +468,7 @@ def type_column(
     # A unit in a title row speaks for the amount columns, not for the dates beside them.
     amount_named = header_named or (unit is not None and not date_named)
     if date_named and (not header_named or _DATE_HEADER_END.search(name)):
-        typed = _type_dates(series, values, named=True, zone=zone)
+        typed = _type_dates(series, values, named=True, zone=zone) or _yearless(series, values)
         if typed is not None:
             return typed
     if pd.api.types.is_numeric_dtype(series):
@@ -453,14 +483,21 @@ def type_column(
 
 
 def units_of(names: Sequence[str], title_rows: Sequence[str]) -> dict[str, str]:
-    """Each amount column's unit: its header's own, else one written in a title row (not for
-    a count: 数量, 件数...)."""
+    """Each amount column's unit: its header's own, else one written in a title row, for the
+    amount columns and a report's period columns (4月, 前期, 予算: ``_PERIOD_HEADER``), not for
+    a count (数量, 件数...) or a rate (増減率, 前年比)."""
     common = next((u for u in map(unit_in, title_rows) if u is not None), None)
     units: dict[str, str] = {}
     for name in names:
         own = unit_in(name)
+        plain = unicodedata.normalize("NFKC", name)
         if own is not None:
             units[name] = own
-        elif common is not None and is_amount_header(name) and not _COUNT_HEADER.search(name):
+        elif (
+            common is not None
+            and (is_amount_header(name) or _PERIOD_HEADER.search(plain))
+            and not _COUNT_HEADER.search(plain)
+            and not _RATE_HEADER.search(plain)
+        ):
             units[name] = common
     return units
