@@ -9,7 +9,8 @@ layout. This one draws whole files from a seed, combining what the others keep a
   伝票番号, a 合計 row, a note under the table);
 * a 月次推移表 (科目 by 4月…3月 or 2025年4月… with a 合計 column, the unit ``（単位：千円）``
   in a title row, sections of accounts each closed by a 小計 row and a blank separator row,
-  a 合計 row at the end);
+  a 合計 row at the end; in a workbook maybe yen shown in 千円 by the format ``#,##0,``, whose
+  values are yen);
 
 with every date in one of the forms a person writes (2026/2/3, 2026年2月3日(火), 令和元年5月1
 日, H31.4.30, R.08/02/03, 20260203, full-width digits) or, in a workbook, a date cell or an
@@ -51,6 +52,8 @@ _AMOUNT_FORMATS = (
     "#,##0_ ;[Red]\\-#,##0\\ ",
     "General",
 )
+# Formats that show yen in 千円: the cell holds 1,234,567, the screen shows 1,235.
+_SCALED_FORMATS = ("#,##0,", '#,##0,;[Red]"△"#,##0,', "#,##0,;[Red]-#,##0,")
 _DATE_FORMATS = (
     "yyyy/m/d",
     '[$-ja-JP]ggge"年"m"月"d"日"',
@@ -298,26 +301,36 @@ def monthly(seed: int, fmt: FileFormat) -> Drawn:
         sheet.add([_plain(look.choice(["（単位：千円）", "単位：千円", "[単位:千円]"]))])
     sheet.add([_plain(_period(look, dt.date(2025, 4, 1), dt.date(2026, 3, 31)))])
     sheet.add([_header(look, n) for n in names])
+    # A workbook may hold yen and show them in 千円 by its number format (``#,##0,``).
+    scaled = fmt == "xlsx" and look.random() < 0.3
+
+    def amount(value: int) -> WCell:
+        if scaled:
+            return WCell(f"{value:,}", value, look.choice(_SCALED_FORMATS))
+        return _amount_cell(look, value, fmt)
+
     records, labels = [], []
     for section in rng.sample(_SECTIONS, k=rng.randrange(1, 4)):
         rows = []
         for account in rng.sample(_ACCOUNTS, k=rng.randrange(1, 4)):
             values = [rng.randrange(-50, 1000) for _ in months]
             values = [v or 1 for v in values]  # a zero would be a dash: not this generator's
+            if scaled:
+                values = [v * 1000 + look.randrange(1000) for v in values]
             rows.append([f"{section} {account}", *values, sum(values)])
         for row in rows:
-            sheet.add([_plain(row[0])] + [_amount_cell(look, v, fmt) for v in row[1:]], data=True)
+            sheet.add([_plain(row[0])] + [amount(v) for v in row[1:]], data=True)
             records.append(dict(zip(names, row, strict=True)))
         sub = [sum(r[j] for r in rows) for j in range(1, len(names))]
         label = look.choice(["小計", f"{section} 小計", "小　計"])
-        sheet.add([_plain(label)] + [_amount_cell(look, v, fmt) for v in sub])
+        sheet.add([_plain(label)] + [amount(v) for v in sub])
         labels.append(label)
         sheet.add(None)
     grand = [sum(r[n] for r in records) for n in names[1:]]
     label = look.choice(["合計", "総合計", "合　計"])
-    sheet.add([_plain(label)] + [_amount_cell(look, v, fmt) for v in grand])
+    sheet.add([_plain(label)] + [amount(v) for v in grand])
     labels.append(label)
-    units = dict.fromkeys(names[1:], "千円")
+    units = dict.fromkeys(names[1:], "円" if scaled else "千円")
     return Drawn(sheet, fmt, names, records, labels, units)
 
 

@@ -59,9 +59,12 @@ def test_drawn_ledgers_read_back_as_written(kind: str, seed: int, fmt: FileForma
 def test_a_report_title_unit_is_the_unit_of_its_month_columns(seed: int, fmt: FileFormat) -> None:
     drawn, result = _drawn("monthly", seed, fmt)
     months = drawn.columns[1:-1]
-    assert {result.info.units.get(m) for m in months} == {"千円"}
+    unit = drawn.units[months[0]]  # 千円, or 円 where the cells hold yen shown in 千円
+    assert {result.info.units.get(m) for m in months} == {unit}
     warning = next(w for w in result.info.warnings if w.startswith("金額の単位"))
-    assert f"「{months[0]}」は千円" in warning
+    assert f"「{months[0]}」は{unit}" in warning
+    shown = [w for w in result.info.warnings if "1,000 で割って表示" in w]
+    assert len(shown) == (len(drawn.columns) - 1 if unit == "円" else 0)
 
 
 @pytest.mark.parametrize(("seed", "fmt"), CASES)

@@ -59,7 +59,9 @@ def test_other_forms_are_not_taken_for_a_month_and_day(written: str) -> None:
     assert not is_month_day(written)
 
 
-YEARLESS = "日付,科目,金額\r\n2/3,旅費交通費,1200\r\n2/4,通信費,3400\r\n2月5日(木),旅費交通費,100\r\n"
+YEARLESS = (
+    "日付,科目,金額\r\n2/3,旅費交通費,1200\r\n2/4,通信費,3400\r\n2月5日(木),旅費交通費,100\r\n"
+)
 
 
 def test_a_date_column_without_years_stays_text_and_every_cell_is_listed() -> None:

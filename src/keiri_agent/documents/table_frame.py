@@ -12,7 +12,7 @@ cell it mentions named by its file position (:meth:`TableReadInfo.where`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import tzinfo
 from typing import Any, Literal
@@ -146,11 +146,14 @@ def finish_table(
     positions: Sequence[int] | np.ndarray | None = None,
     columns: Sequence[str] | None = None,
     zone: tzinfo | None = None,
+    scales: Mapping[int, tuple[int, str]] | None = None,
 ) -> TableResult:
     """Name columns, drop empty rows and unnamed empty columns, set total rows aside, keep
     ``columns`` (all when None; after the total rows are found, whose labels may stand in
     another column), convert types, fill ``info``. ``positions``: the file line / sheet row of
-    each row of ``frame``; ``zone`` the local zone for times written with an offset."""
+    each row of ``frame``; ``zone`` the local zone for times written with an offset;
+    ``scales``: the columns (of ``frame``) a workbook shows divided by 1,000 per step, with
+    the number format (``table_xlsx.display_scale``)."""
     ncols = frame.shape[1]
     cells = list(header_cells) + [None] * (ncols - len(header_cells))
     named = [str(c).strip() != "" and c is not None for c in cells]
@@ -162,6 +165,7 @@ def finish_table(
         where = where[rows_with_values]
     frame = frame.iloc[:, keep].loc[rows_with_values].reset_index(drop=True)
     names, renamed = make_column_names([cells[j] for j in keep], keep)
+    scaled = {names[k]: scales[j] for k, j in enumerate(keep) if scales and j in scales}
     if info.format == "xlsx":
         info.column_letters = {
             n: get_column_letter(j + 1) for n, j in zip(names, keep, strict=True)
@@ -207,6 +211,9 @@ def finish_table(
         for name, unit in units_of(names, info.skipped_title_rows).items()
         if info.converted.get(name) == "number" or unit_in(name) is not None
     }
+    for name, (scale, number_format) in scaled.items():
+        if info.converted.get(name) == "number":
+            _note_scaled(info, name, scale, number_format)
     info.header_row = header
     info.rows = len(frame)
     info.columns = names
@@ -225,6 +232,35 @@ def finish_table(
         listed = "、".join(f"「{n}」は{u}" for n, u in info.units.items())
         info.warnings.append(f"金額の単位: {listed}（数値は書かれたまま読み、換算していません）")
     return TableResult(frame, info, where, totals, total_positions)
+
+
+# Each unit as a multiple of one yen, to tell the unit of a cell's value from the unit its
+# header names and the thousands its number format divides by for display.
+_YEN_FACTORS: dict[str, int] = {"円": 1, "千円": 1_000, "万円": 10_000, "百万円": 1_000_000}
+
+
+def _note_scaled(info: TableReadInfo, name: str, scale: int, number_format: str) -> None:
+    """A column a workbook shows divided by 1,000 per ``scale`` (``#,##0,``): the values read
+    are the cells' own, so the unit the header names is the display's, not theirs. The unit
+    of the values is reported when it is one of ``_YEN_FACTORS`` (千円 shown from yen: 円),
+    else none, and a warning says how the display differs."""
+    divisor = 1000**scale
+    shown = info.units.get(name)
+    held = None
+    if shown is not None:
+        held = next(
+            (u for u, f in _YEN_FACTORS.items() if f * divisor == _YEN_FACTORS[shown]), None
+        )
+        info.units.pop(name)
+        if held is not None:
+            info.units[name] = held
+    said = f"見出しの単位は{shown}ですが、" if shown is not None else ""
+    unit = f"（{held}）" if held is not None else ""
+    info.warnings.append(
+        f"列「{name}」: {said}セルの表示形式（{number_format}）は値を {divisor:,} で割って表示して"
+        f"います。値は表示ではなくセルに入っている数値{unit}のまま読みました"
+        f"（画面の表示の {divisor:,} 倍です）。"
+    )
 
 
 def _keep_columns(

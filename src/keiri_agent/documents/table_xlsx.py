@@ -8,7 +8,10 @@ each column it covers. Below the header only vertical merges are expanded (a cat
 once for several rows is repeated on each row); a value merged across columns stays in its
 first column. Cached values are read (``data_only``), as Excel shows them: a number to Excel's
 15 significant digits (a formula's 1100*0.1 is stored as 110.00000000000001; Excel shows
-110). Only the cells that exist are read, and a used range over the table limits (a stray
+110). A number format that shows a column's numbers divided by 1,000 (``#,##0,``: 1,234,567
+shown as 1,235 under a header ``金額（千円）``) does not change the value read, the number the
+cell holds; its unit is then told from the header's and the format's (``display_scale``,
+``table_frame``). Only the cells that exist are read, and a used range over the table limits (a stray
 value at XFD1048576) is refused with the range it spans, so a few-KB workbook cannot ask for
 gigabytes.
 """
@@ -16,6 +19,7 @@ gigabytes.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from datetime import tzinfo
 from typing import Any
@@ -36,7 +40,7 @@ from keiri_agent.documents.table_frame import (
 from keiri_agent.documents.table_infer import TableLimits, check_table_size, is_blank
 from keiri_agent.documents.zipcheck import check_container
 
-__all__ = ["EXCEL_DIGITS", "MAX_HEADER_ROWS", "read_xlsx_table"]
+__all__ = ["EXCEL_DIGITS", "MAX_HEADER_ROWS", "display_scale", "read_xlsx_table"]
 
 # A header merged over more rows than this is treated as a one-row header.
 MAX_HEADER_ROWS = 3
@@ -44,6 +48,11 @@ MAX_HEADER_ROWS = 3
 Merge = tuple[int, int, int, int]  # 0-based (first_row, first_col, last_row, last_col)
 # Excel keeps 15 significant digits of a number; the file stores the double's 17.
 EXCEL_DIGITS = 15
+# The parts of a number format that show text, not digits: "quoted", \x, _x (a space as wide
+# as x), *x (fill), [Red] / [$-ja-JP] / [>=1000].
+_FORMAT_TEXT = re.compile(r'"[^"]*"|\\.|_.|\*.|\[[^\]]*\]')
+# Commas after the last digit placeholder: each divides the number shown by 1,000.
+_SCALING_COMMAS = re.compile(r"[0#?](,+)[^0#?]*$")
 
 
 def read_xlsx_table(
@@ -82,9 +91,13 @@ def _read_sheet(
         ws = _pick_sheet(workbook, sheet, label)
         check_table_size(label, ws.max_row, ws.max_column, limits, sheet=ws.title)
         grid: list[list[Any]] = [[None] * ws.max_column for _ in range(ws.max_row)]
+        formats: dict[int, set[str]] = {}  # the number formats of each column's numbers
         # Only the cells that exist: iter_rows would create every cell of the used range.
         for (row, col), cell in ws._cells.items():
-            grid[row - 1][col - 1] = None if is_blank(cell.value) else _as_shown(cell.value)
+            value = None if is_blank(cell.value) else _as_shown(cell.value)
+            grid[row - 1][col - 1] = value
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                formats.setdefault(col - 1, set()).add(cell.number_format)
         merges: list[Merge] = [
             (r.min_row - 1, r.min_col - 1, r.max_row - 1, r.max_col - 1)
             for r in ws.merged_cells.ranges
@@ -123,7 +136,28 @@ def _read_sheet(
     frame = pd.DataFrame(full[data_start:], columns=list(range(ncols)), dtype=object)
     above = grid[: header if header is not None else data_start]
     positions = range(data_start + 1, data_start + 1 + len(frame))  # sheet rows, from 1
-    return finish_table(frame, names, header, above, info, positions, columns, zone)
+    scales = _scaled_columns(formats)
+    return finish_table(frame, names, header, above, info, positions, columns, zone, scales)
+
+
+def display_scale(number_format: str) -> int:
+    """How many times a number format divides the number it shows by 1,000 (``#,##0,``: 1,
+    ``#,##0,,"百万円"``: 2, ``#,##0``: 0), read from its first (positive) section."""
+    section = _FORMAT_TEXT.sub("", number_format).split(";")[0]
+    match = _SCALING_COMMAS.search(section)
+    return len(match[1]) if match else 0
+
+
+def _scaled_columns(formats: dict[int, set[str]]) -> dict[int, tuple[int, str]]:
+    """The columns whose numbers are all shown divided by 1,000 (or 1,000,000): ``{column:
+    (scale, one of its formats)}``; a column whose formats disagree is shown as its cells
+    say, one by one, and is left out."""
+    scaled = {}
+    for col, found in formats.items():
+        scales = {display_scale(f) for f in found}
+        if len(scales) == 1 and (scale := scales.pop()) > 0:
+            scaled[col] = (scale, min(found))
+    return scaled
 
 
 def _as_shown(value: Any) -> Any:

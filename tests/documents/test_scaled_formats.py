@@ -1,0 +1,102 @@
+"""A workbook that shows yen as 千円 by its number format (``#,##0,``) under a 千円 header: the
+cells hold yen, so the values read are yen and the unit reported is 円, with a warning saying
+the screen shows them divided by 1,000 -- never 1,234,567 reported as 千円."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import pytest
+from openpyxl import Workbook
+
+from keiri_agent.documents.table_xlsx import display_scale
+from keiri_agent.documents.tables import read_table
+
+
+def _book(
+    header: list[str], rows: list[list[Any]], formats: list[str | None], title: str = ""
+) -> bytes:
+    book = Workbook()
+    sheet = book.active
+    assert sheet is not None
+    if title:
+        sheet.append([title])
+    sheet.append(header)
+    for row in rows:
+        sheet.append(row)
+        for cell, number_format in zip(sheet[sheet.max_row], formats, strict=False):
+            if number_format is not None:
+                cell.number_format = number_format
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+ROWS = [["売上高", 1_234_567], ["売上原価", 734_000]]
+
+
+@pytest.mark.parametrize(
+    ("header", "number_format", "unit"),
+    [
+        ("金額（千円）", "#,##0,", "円"),
+        ("金額（千円）", '#,##0,;[Red]"△"#,##0,', "円"),
+        ("金額（百万円）", "#,##0,,", "円"),
+        ("金額（百万円）", "#,##0,", "千円"),
+        ("金額（千円）", '#,##0,"千円"', "円"),
+    ],
+)
+def test_the_unit_of_a_column_shown_in_thousands_is_the_cells_own(
+    header: str, number_format: str, unit: str
+) -> None:
+    result = read_table(_book(["科目", header], ROWS, [None, number_format]), name="pl.xlsx")
+
+    assert [r[header] for r in result.table().records()] == [1_234_567, 734_000]
+    assert result.info.units == {header: unit}
+    assert result.table().units == {header: unit}
+    warning = next(w for w in result.info.warnings if w.startswith(f"列「{header}」"))
+    assert "表示ではなくセルに入っている数値" in warning and f"（{unit}）" in warning
+
+
+def test_a_title_unit_over_a_column_shown_in_thousands_is_corrected_too() -> None:
+    data = _book(["科目", "当期"], ROWS, [None, "#,##0,"], title="損益計算書（単位：千円）")
+    result = read_table(data, name="pl.xlsx")
+
+    assert result.info.units == {"当期": "円"}
+
+
+def test_a_column_shown_in_thousands_without_a_unit_gets_a_warning_and_no_unit() -> None:
+    result = read_table(_book(["科目", "金額"], ROWS, [None, "#,##0,"]), name="pl.xlsx")
+
+    assert result.info.units == {}
+    warning = next(w for w in result.info.warnings if w.startswith("列「金額」"))
+    assert "1,000 で割って表示" in warning and "1,000 倍" in warning
+
+
+@pytest.mark.parametrize("number_format", ["#,##0", "General", '"¥"#,##0;[Red]"¥"-#,##0', "0.0%"])
+def test_columns_shown_as_held_keep_their_header_unit(number_format: str) -> None:
+    result = read_table(
+        _book(["科目", "金額（千円）"], ROWS, [None, number_format]), name="pl.xlsx"
+    )
+
+    assert result.info.units == {"金額（千円）": "千円"}
+    assert not any("で割って表示" in w for w in result.info.warnings)
+
+
+@pytest.mark.parametrize(
+    ("number_format", "scale"),
+    [
+        ("#,##0,", 1),
+        ('#,##0,,"百万円"', 2),
+        ("0.0,", 1),
+        ("#,##0,;[Red]-#,##0,", 1),
+        ("#,##0", 0),
+        ('_(¥* #,##0_);[Red]_(¥* (#,##0);_(¥* "-"_);_(@_)', 0),
+        ('#,##0"円, 税込"', 0),
+        ("General", 0),
+    ],
+)
+def test_display_scale_counts_the_commas_after_the_last_digit(
+    number_format: str, scale: int
+) -> None:
+    assert display_scale(number_format) == scale
