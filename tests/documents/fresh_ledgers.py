@@ -9,8 +9,8 @@ layout. This one draws whole files from a seed, combining what the others keep a
   伝票番号, a 合計 row, a note under the table);
 * a 月次推移表 (科目 by 4月…3月 or 2025年4月… with a 合計 column, the unit ``（単位：千円）``
   in a title row, sections of accounts each closed by a 小計 row and a blank separator row,
-  a 合計 row at the end; in a workbook maybe yen shown in 千円 by the format ``#,##0,``, whose
-  values are yen);
+  a 合計 row at the end; in a workbook maybe month headers typed as dates and shown as 4月 by
+  their format, and maybe yen shown in 千円 by the format ``#,##0,``, whose values are yen);
 
 with every date in one of the forms a person writes (2026/2/3, 2026年2月3日(火), 令和元年5月1
 日, H31.4.30, R.08/02/03, 20260203, full-width digits) or, in a workbook, a date cell or an
@@ -54,6 +54,7 @@ _AMOUNT_FORMATS = (
 )
 # Formats that show yen in 千円: the cell holds 1,234,567, the screen shows 1,235.
 _SCALED_FORMATS = ("#,##0,", '#,##0,;[Red]"△"#,##0,', "#,##0,;[Red]-#,##0,")
+_MONTH_FORMATS = ('m"月"', 'yyyy"年"m"月"', '[$-ja-JP]ggge"年"m"月"', "yyyy/mm")
 _DATE_FORMATS = (
     "yyyy/m/d",
     '[$-ja-JP]ggge"年"m"月"d"日"',
@@ -289,9 +290,17 @@ def monthly(seed: int, fmt: FileFormat) -> Drawn:
     """A 部門別月次推移表 drawn from ``seed`` (see the module docstring)."""
     rng, look = random.Random(seed), random.Random(f"{seed}-{fmt}")
     months = [(3 + k) % 12 + 1 for k in range(rng.randrange(3, 13))]  # 4月, 5月, ... 3月
-    dated = rng.random() < 0.3
+    # A workbook's month headers may be dates (2025/4/1) shown as 4月 by their format.
+    date_cells = fmt == "xlsx" and look.random() < 0.4
+    dated = rng.random() < 0.3 or date_cells
     month_names = [f"{2025 + (m < 4)}年{m}月" if dated else f"{m}月" for m in months]
     names = ["科目", *month_names, "合計"]
+    header = [_header(look, n) for n in names]
+    if date_cells:
+        header[1:-1] = [
+            WCell(f"{m}月", dt.datetime(2025 + (m < 4), m, 1), look.choice(_MONTH_FORMATS))
+            for m in months
+        ]
     sheet = Sheet()
     title = "部門別損益推移表"
     if look.random() < 0.5:
@@ -300,7 +309,7 @@ def monthly(seed: int, fmt: FileFormat) -> Drawn:
         sheet.add([_plain(title)])
         sheet.add([_plain(look.choice(["（単位：千円）", "単位：千円", "[単位:千円]"]))])
     sheet.add([_plain(_period(look, dt.date(2025, 4, 1), dt.date(2026, 3, 31)))])
-    sheet.add([_header(look, n) for n in names])
+    sheet.add(header)
     # A workbook may hold yen and show them in 千円 by its number format (``#,##0,``).
     scaled = fmt == "xlsx" and look.random() < 0.3
 

@@ -11,7 +11,9 @@ first column. Cached values are read (``data_only``), as Excel shows them: a num
 110). A number format that shows a column's numbers divided by 1,000 (``#,##0,``: 1,234,567
 shown as 1,235 under a header ``金額（千円）``) does not change the value read, the number the
 cell holds; its unit is then told from the header's and the format's (``display_scale``,
-``table_frame``). Only the cells that exist are read, and a used range over the table limits (a stray
+``table_frame``). A header cell that is a date under a format without a day (``m"月"``,
+``yyyy"年"m"月"``, ``ggge"年"m"月"``: the months of a 月次推移表 typed as 2025/4/1) names its
+month: ``2025年4月``, not ``2025-04-01``. Only the cells that exist are read, and a used range over the table limits (a stray
 value at XFD1048576) is refused with the range it spans, so a few-KB workbook cannot ask for
 gigabytes.
 """
@@ -21,7 +23,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from datetime import tzinfo
+from datetime import datetime, tzinfo
 from typing import Any
 
 import pandas as pd
@@ -92,12 +94,15 @@ def _read_sheet(
         check_table_size(label, ws.max_row, ws.max_column, limits, sheet=ws.title)
         grid: list[list[Any]] = [[None] * ws.max_column for _ in range(ws.max_row)]
         formats: dict[int, set[str]] = {}  # the number formats of each column's numbers
+        months: set[tuple[int, int]] = set()  # dates shown without a day (m"月"), 0-based
         # Only the cells that exist: iter_rows would create every cell of the used range.
         for (row, col), cell in ws._cells.items():
             value = None if is_blank(cell.value) else _as_shown(cell.value)
             grid[row - 1][col - 1] = value
             if isinstance(value, int | float) and not isinstance(value, bool):
                 formats.setdefault(col - 1, set()).add(cell.number_format)
+            elif isinstance(value, datetime) and _shows_month(cell.number_format):
+                months.add((row - 1, col - 1))
         merges: list[Merge] = [
             (r.min_row - 1, r.min_col - 1, r.max_row - 1, r.max_col - 1)
             for r in ws.merged_cells.ranges
@@ -122,6 +127,11 @@ def _read_sheet(
         )
     header, data_start = choose_header(_detection_grid(grid, merges), header_row, label)
     header_end = _header_end(grid, merges, header) if header is not None else None
+    if header is not None and header_end is not None:
+        for row, col in months:
+            value = grid[row][col]
+            if header <= row <= header_end and isinstance(value, datetime):
+                grid[row][col] = f"{value.year}年{value.month}月"
     full = _expand(grid, merges, header_end if header_end is not None else -1)
     ncols = max((len(r) for r in grid), default=0)
     names: list[Any] = []
@@ -146,6 +156,13 @@ def display_scale(number_format: str) -> int:
     section = _FORMAT_TEXT.sub("", number_format).split(";")[0]
     match = _SCALING_COMMAS.search(section)
     return len(match[1]) if match else 0
+
+
+def _shows_month(number_format: str) -> bool:
+    """Whether a date format shows a month but no day, weekday or time (``m"月"``,
+    ``yyyy/mm``, ``[$-ja-JP]ggge"年"m"月"``)."""
+    section = _FORMAT_TEXT.sub("", number_format).split(";")[0].lower()
+    return "m" in section and not any(c in section for c in "dahs")
 
 
 def _scaled_columns(formats: dict[int, set[str]]) -> dict[int, tuple[int, str]]:

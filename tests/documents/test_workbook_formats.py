@@ -1,9 +1,13 @@
-"""A workbook that shows yen as 千円 by its number format (``#,##0,``) under a 千円 header: the
-cells hold yen, so the values read are yen and the unit reported is 円, with a warning saying
-the screen shows them divided by 1,000 -- never 1,234,567 reported as 千円."""
+"""What a workbook's number formats change in reading it.
+
+A column that shows yen as 千円 by its number format (``#,##0,``) under a 千円 header: the cells
+hold yen, so the values read are yen and the unit reported is 円, with a warning saying the
+screen shows them divided by 1,000 -- never 1,234,567 reported as 千円. A month header typed
+as a date (2025/4/1) and shown as 4月 by its format names the month, 2025年4月."""
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 from typing import Any
 
@@ -100,3 +104,41 @@ def test_display_scale_counts_the_commas_after_the_last_digit(
     number_format: str, scale: int
 ) -> None:
     assert display_scale(number_format) == scale
+
+
+@pytest.mark.parametrize(
+    "number_format", ['m"月"', 'yyyy"年"m"月"', '[$-ja-JP]ggge"年"m"月"', "yyyy/mm", "mmm"]
+)
+def test_month_headers_typed_as_dates_name_their_month(number_format: str) -> None:
+    book = Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.append(["月次推移表（単位：千円）"])
+    sheet.append(["科目", dt.datetime(2025, 4, 1), dt.datetime(2026, 3, 1), "合計"])
+    for cell in sheet[2][1:3]:
+        cell.number_format = number_format
+    sheet.append(["売上高", 100, 300, 400])
+    out = io.BytesIO()
+    book.save(out)
+
+    result = read_table(out.getvalue(), name="推移.xlsx")
+
+    assert result.info.columns == ["科目", "2025年4月", "2026年3月", "合計"]
+    assert result.table().records() == [
+        {"科目": "売上高", "2025年4月": 100, "2026年3月": 300, "合計": 400}
+    ]
+    assert result.info.units == dict.fromkeys(["2025年4月", "2026年3月", "合計"], "千円")
+
+
+@pytest.mark.parametrize("number_format", ["yyyy/m/d", 'm"月"d"日"', "yyyy/m/d h:mm"])
+def test_day_headers_typed_as_dates_keep_their_day(number_format: str) -> None:
+    book = Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.append(["科目", dt.datetime(2025, 4, 1)])
+    sheet["B1"].number_format = number_format
+    sheet.append(["売上高", 100])
+    out = io.BytesIO()
+    book.save(out)
+
+    assert read_table(out.getvalue(), name="日次.xlsx").info.columns == ["科目", "2025-04-01"]
