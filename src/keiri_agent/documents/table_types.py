@@ -21,8 +21,10 @@
   code is a code column (not "mostly amounts") unless its header names an amount.
 
 Nothing is multiplied: a unit (千円, 百万円, 万円) written in the header or a title row is
-reported beside the column (``TableReadInfo.units``; a title's unit beside amounts, not
-beside counts such as 数量), the numbers stay as written.
+reported beside the column (``TableReadInfo.units``; a title's unit beside amounts and a
+report's period columns -- 4月, 前期, 予算 --, not beside counts such as 数量 or rates such as
+増減率), the numbers stay as written. A date column written without years (``2/3``,
+``2月3日``) stays text, every cell listed with why: the year is never guessed.
 """
 
 from __future__ import annotations
