@@ -31,7 +31,8 @@ def test_a_weekday_that_is_not_the_dates_is_refused_naming_the_real_one(
 ) -> None:
     assert read_date(written) is None
     problem = date_problem(written)
-    assert "曜日" in problem and f"{actual}曜日です" in problem
+    assert "曜日" in problem
+    assert f"{actual}曜日です" in problem
 
 
 @pytest.mark.parametrize(

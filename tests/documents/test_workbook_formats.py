@@ -59,7 +59,8 @@ def test_the_unit_of_a_column_shown_in_thousands_is_the_cells_own(
     assert result.info.units == {header: unit}
     assert result.table().units == {header: unit}
     warning = next(w for w in result.info.warnings if w.startswith(f"列「{header}」"))
-    assert "表示ではなくセルに入っている数値" in warning and f"（{unit}）" in warning
+    assert "表示ではなくセルに入っている数値" in warning
+    assert f"（{unit}）" in warning
 
 
 def test_a_title_unit_over_a_column_shown_in_thousands_is_corrected_too() -> None:
@@ -74,7 +75,8 @@ def test_a_column_shown_in_thousands_without_a_unit_gets_a_warning_and_no_unit()
 
     assert result.info.units == {}
     warning = next(w for w in result.info.warnings if w.startswith("列「金額」"))
-    assert "1,000 で割って表示" in warning and "1,000 倍" in warning
+    assert "1,000 で割って表示" in warning
+    assert "1,000 倍" in warning
 
 
 @pytest.mark.parametrize("number_format", ["#,##0", "General", '"¥"#,##0;[Red]"¥"-#,##0', "0.0%"])
