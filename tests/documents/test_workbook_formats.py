@@ -19,14 +19,23 @@ from keiri_agent.documents.tables import read_table
 
 
 def _book(
-    header: list[str], rows: list[list[Any]], formats: list[str | None], title: str = ""
+    header: list[Any],
+    rows: list[list[Any]],
+    formats: list[str | None],
+    title: str = "",
+    header_format: str | None = None,
 ) -> bytes:
+    """A sheet: maybe a title row, the header (its date cells under ``header_format``), rows
+    whose cells take ``formats`` column by column."""
     book = Workbook()
     sheet = book.active
     assert sheet is not None
     if title:
         sheet.append([title])
     sheet.append(header)
+    for cell in sheet[sheet.max_row]:
+        if isinstance(cell.value, dt.datetime) and header_format is not None:
+            cell.number_format = header_format
     for row in rows:
         sheet.append(row)
         for cell, number_format in zip(sheet[sheet.max_row], formats, strict=False):
@@ -40,15 +49,19 @@ def _book(
 ROWS = [["売上高", 1_234_567], ["売上原価", 734_000]]
 
 
+# (header, the format of its cells) -> the unit of the values the cells hold
+SHOWN_IN_THOUSANDS = {
+    ("金額（千円）", "#,##0,"): "円",
+    ("金額（千円）", '#,##0,;[Red]"△"#,##0,'): "円",
+    ("金額（百万円）", "#,##0,,"): "円",
+    ("金額（百万円）", "#,##0,"): "千円",
+    ("金額（千円）", '#,##0,"千円"'): "円",
+}
+
+
 @pytest.mark.parametrize(
     ("header", "number_format", "unit"),
-    [
-        ("金額（千円）", "#,##0,", "円"),
-        ("金額（千円）", '#,##0,;[Red]"△"#,##0,', "円"),
-        ("金額（百万円）", "#,##0,,", "円"),
-        ("金額（百万円）", "#,##0,", "千円"),
-        ("金額（千円）", '#,##0,"千円"', "円"),
-    ],
+    [(*shown, unit) for shown, unit in SHOWN_IN_THOUSANDS.items()],
 )
 def test_the_unit_of_a_column_shown_in_thousands_is_the_cells_own(
     header: str, number_format: str, unit: str
@@ -89,19 +102,19 @@ def test_columns_shown_as_held_keep_their_header_unit(number_format: str) -> Non
     assert not any("で割って表示" in w for w in result.info.warnings)
 
 
-@pytest.mark.parametrize(
-    ("number_format", "scale"),
-    [
-        ("#,##0,", 1),
-        ('#,##0,,"百万円"', 2),
-        ("0.0,", 1),
-        ("#,##0,;[Red]-#,##0,", 1),
-        ("#,##0", 0),
-        ('_(¥* #,##0_);[Red]_(¥* (#,##0);_(¥* "-"_);_(@_)', 0),
-        ('#,##0"円, 税込"', 0),
-        ("General", 0),
-    ],
-)
+SCALES = {
+    "#,##0,": 1,
+    '#,##0,,"百万円"': 2,
+    "0.0,": 1,
+    "#,##0,;[Red]-#,##0,": 1,
+    "#,##0": 0,
+    '_(¥* #,##0_);[Red]_(¥* (#,##0);_(¥* "-"_);_(@_)': 0,
+    '#,##0"円, 税込"': 0,
+    "General": 0,
+}
+
+
+@pytest.mark.parametrize(("number_format", "scale"), SCALES.items())
 def test_display_scale_counts_the_commas_after_the_last_digit(
     number_format: str, scale: int
 ) -> None:
@@ -112,18 +125,11 @@ def test_display_scale_counts_the_commas_after_the_last_digit(
     "number_format", ['m"月"', 'yyyy"年"m"月"', '[$-ja-JP]ggge"年"m"月"', "yyyy/mm", "mmm"]
 )
 def test_month_headers_typed_as_dates_name_their_month(number_format: str) -> None:
-    book = Workbook()
-    sheet = book.active
-    assert sheet is not None
-    sheet.append(["月次推移表（単位：千円）"])
-    sheet.append(["科目", dt.datetime(2025, 4, 1), dt.datetime(2026, 3, 1), "合計"])
-    for cell in sheet[2][1:3]:
-        cell.number_format = number_format
-    sheet.append(["売上高", 100, 300, 400])
-    out = io.BytesIO()
-    book.save(out)
+    header = ["科目", dt.datetime(2025, 4, 1), dt.datetime(2026, 3, 1), "合計"]
+    title = "月次推移表（単位：千円）"
+    data = _book(header, [["売上高", 100, 300, 400]], [], title, number_format)
 
-    result = read_table(out.getvalue(), name="推移.xlsx")
+    result = read_table(data, name="推移.xlsx")
 
     assert result.info.columns == ["科目", "2025年4月", "2026年3月", "合計"]
     assert result.table().records() == [
@@ -134,13 +140,6 @@ def test_month_headers_typed_as_dates_name_their_month(number_format: str) -> No
 
 @pytest.mark.parametrize("number_format", ["yyyy/m/d", 'm"月"d"日"', "yyyy/m/d h:mm"])
 def test_day_headers_typed_as_dates_keep_their_day(number_format: str) -> None:
-    book = Workbook()
-    sheet = book.active
-    assert sheet is not None
-    sheet.append(["科目", dt.datetime(2025, 4, 1)])
-    sheet["B1"].number_format = number_format
-    sheet.append(["売上高", 100])
-    out = io.BytesIO()
-    book.save(out)
+    data = _book(["科目", dt.datetime(2025, 4, 1)], [["売上高", 100]], [], "", number_format)
 
-    assert read_table(out.getvalue(), name="日次.xlsx").info.columns == ["科目", "2025-04-01"]
+    assert read_table(data, name="日次.xlsx").info.columns == ["科目", "2025-04-01"]
