@@ -6,7 +6,8 @@ layout. This one draws whole files from a seed, combining what the others keep a
 * a 仕訳日記帳 export (弥生/freee/マネーフォワード-like: 借方/貸方 with 補助科目 and 税区分,
   a title, a period line ``期間：令和8年1月1日～…`` and maybe the company above the header,
   header cells with trailing half- or full-width spaces, ``金額(円)`` headers, leading-zero
-  伝票番号, a 合計 row, a note under the table);
+  伝票番号, a 税率 column of ``10%`` / ``８％`` (or a workbook's 0.1 under ``0%``), a 合計
+  row, a note under the table);
 * a 月次推移表 (科目 by 4月…3月 or 2025年4月… with a 合計 column, the unit ``（単位：千円）``
   in a title row, sections of accounts each closed by a 小計 row and a blank separator row,
   a 合計 row at the end; in a workbook maybe month headers typed as dates and shown as 4月 by
@@ -184,6 +185,16 @@ def _amount_cell(rng: random.Random, value: int, fmt: FileFormat) -> WCell:
     return WCell(text, value, rng.choice(_AMOUNT_FORMATS))
 
 
+def _rate_cell(rng: random.Random, percent: int, number: bool) -> WCell:
+    """A tax rate: ``10%`` as text, or (``number``, a workbook) the fraction 0.1 under a ``0%``
+    format. A column is one or the other: a number beside ``10%`` text, with the format not
+    read, could be 10 or 0.1 (not this generator's)."""
+    text = rng.choice([f"{percent}%", f"{percent}％", f"{percent}%".translate(_FULL_WIDTH)])
+    if number:
+        return WCell(text, percent / 100, rng.choice(["0%", "0.0%"]))
+    return _plain(text)
+
+
 def _header(rng: random.Random, name: str) -> WCell:
     """A header cell as typed: sometimes a trailing space or a full-width space around it."""
     pad = rng.choice(["", "", " ", "　", "  "])
@@ -223,7 +234,7 @@ def journal(seed: int, fmt: FileFormat, *, doubtful: bool = False) -> Drawn:
     yen = rng.random() < 0.4
     debit, credit = ("借方金額(円)", "貸方金額(円)") if yen else ("借方金額", "貸方金額")
     names = ["日付", "伝票番号", "借方勘定科目", "借方補助科目", "借方税区分", debit]
-    names += ["貸方勘定科目", "貸方税区分", credit, "摘要"]
+    names += ["貸方勘定科目", "貸方税区分", credit, "摘要", "税率"]
     count = rng.randrange(4, 13)
     days = sorted(_journal_day(rng) for _ in range(count))
     sheet = Sheet()
@@ -235,11 +246,13 @@ def journal(seed: int, fmt: FileFormat, *, doubtful: bool = False) -> Drawn:
         sheet.add(None)
     sheet.add([_header(look, n) for n in names])
     doubts = set(rng.sample(range(count), k=max(1, count // 4))) if doubtful else set()
+    rates_as_numbers = fmt == "xlsx" and look.random() < 0.7
     records, unreadable = [], []
     for i, day in enumerate(days):
         value = rng.randrange(1, 500) * 100 * (-1 if rng.random() < 0.15 else 1)
         account, partner = rng.choice(_ACCOUNTS), rng.choice(_PARTNERS)
         slip, tax = f"{i + 1:04d}", rng.choice(_TAXES)
+        rate = 8 if "8%" in tax else 10
         if i in doubts:
             written, why = _doubt(look, day)
             date_cell, date_value = _plain(written), None
@@ -258,6 +271,7 @@ def journal(seed: int, fmt: FileFormat, *, doubtful: bool = False) -> Drawn:
             _plain("対象外"),
             _amount_cell(look, value, fmt),
             _plain(note),
+            _rate_cell(look, rate, rates_as_numbers),
         ]
         sheet.add(cells, data=True)
         records.append(
@@ -272,13 +286,14 @@ def journal(seed: int, fmt: FileFormat, *, doubtful: bool = False) -> Drawn:
                 "貸方税区分": "対象外",
                 credit: value,
                 "摘要": note,
+                "税率": rate / 100,
             }
         )
     total = sum(r[debit] for r in records)
     label = look.choice(["合計", "合　計", "【合計】"])
     blank = WCell("", None)
     stated = _amount_cell(look, total, fmt)
-    sheet.add([_plain(label), *[blank] * 4, stated, blank, blank, stated, blank])
+    sheet.add([_plain(label), *[blank] * 4, stated, blank, blank, stated, blank, blank])
     if look.random() < 0.5:
         sheet.add(None)
         sheet.add([_plain(look.choice(["※ 金額は税込です", "以上", "出力日：2026/03/31"]))])

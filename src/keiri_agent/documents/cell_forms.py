@@ -35,6 +35,9 @@ day wherever a cell is read: that is 2026-02-04 08:30 in Tokyo.
 Months (the first day of the month, ``YearMonth``): ``2026年2月``, ``2026/02``, ``2026-02``,
 ``令和8年2月``, ``R8.2``, ``R.08/02``.
 
+Percentages (``read_percent``): ``10%``, ``８％``, ``120.5%``, ``-3%``, ``△3%`` are the fractions
+0.1, 0.08, 1.205, -0.03, -0.03 (as a workbook holds a cell formatted ``0%``); never amounts.
+
 Numbered column headings: ``(1)``, ``（１）``, ``⑴``, and the circled numbers ``①``-``㊿`` (and
 the other circled digits of Unicode: ``❶``, ``➀``, ``⓵``) (``heading_number``); a row of them in
 sequence is a header row (``table_infer``). Alone, ``(1)`` is an amount (-1, accounting's
@@ -55,6 +58,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
+from decimal import Decimal
 from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
@@ -80,6 +84,7 @@ __all__ = [
     "read_amount",
     "read_date",
     "read_month",
+    "read_percent",
 ]
 
 # Units an accountant writes in a header or a title row: the amount is kept as written (never
@@ -143,6 +148,7 @@ _HEADING_NUMBER = re.compile(r"\(\s*(?P<n>[1-9][0-9]?)\s*\)")
 _MAX_HEADING_NUMBER = 99
 # A minus written after the digits (``1,200-``), as a cell's text ends.
 _TRAILING_MINUS = re.compile(r".*[0-9]\s*-")
+_PERCENT = re.compile(r"(?P<sign>[-+▲△])?\s*(?P<num>[0-9]+(?:\.[0-9]+)?)\s*%")
 _SHORT_YEAR = re.compile(r"[0-9]{2}\s*[-/.]\s*[0-9]{1,2}\s*[-/.]\s*[0-9]{1,2}")
 # A month and day without a year (``2/3``, ``2月3日``, ``2月3日(火)``): which year is not written.
 _MONTH_DAY = re.compile(
@@ -240,6 +246,15 @@ def read_amount(text: str) -> int | float | None:
         return None
     negative = parens == 2 or (signs and signs[0] in ("-", "▲", "△"))
     return -value if negative else value
+
+
+def read_percent(text: str) -> float | None:
+    """The fraction a percentage spells (``10%`` → 0.1, ``△3%`` → -0.03), or None."""
+    match = _PERCENT.fullmatch(normalize_cell_text(text))
+    if match is None:
+        return None
+    value = float(Decimal(match["num"]) / 100)
+    return -value if match["sign"] in ("-", "▲", "△") else value
 
 
 def _unsigned_value(match: re.Match[str]) -> int | float | None:

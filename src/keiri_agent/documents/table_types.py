@@ -16,6 +16,8 @@
   cell holds a datetime at midnight: it is a date). A column that is
   mostly dates (same rule as amounts, with date headers: 日付, 年月日, 計上日...) is converted
   too, its unreadable cells become blank and are listed (position and value).
+* **percentages**: every non-blank cell a percentage (``10%``, ``８％``) → the fractions (0.1),
+  a number column, as a workbook's ``0%`` cells hold them.
 * **months**: every non-blank cell names a month (``2026年2月``, ``2026/02``) → a month column.
 * leading-zero codes (``0123``) stay text, so codes keep their zeros; a column holding such a
   code is a code column (not "mostly amounts") unless its header names an amount.
@@ -56,6 +58,7 @@ from keiri_agent.documents.cell_forms import (
     read_amount,
     read_date,
     read_month,
+    read_percent,
 )
 
 __all__ = [
@@ -391,6 +394,19 @@ def _type_dates(
     return ColumnTyping(column, kind, bad, notes)
 
 
+def _type_percents(series: pd.Series, values: pd.Series) -> ColumnTyping | None:
+    """A column of percentages (``10%``, ``８％``: every non-blank cell) as the fractions a
+    workbook holds for them (0.1, 0.08), so a CSV and a workbook compute alike."""
+    if not _is_text(values):
+        return None
+    read = values.map(lambda v: read_percent(v) if isinstance(v, str) else None)
+    if read.isna().any():
+        return None
+    first = values.iloc[0]
+    note = f"百分率のセル {len(read):,} 個を割合の数値として読みました（{first} → {read.iloc[0]:g}）"
+    return ColumnTyping(pd.to_numeric(read).reindex(series.index), "number", notes=[note])
+
+
 def _yearless(series: pd.Series, values: pd.Series) -> ColumnTyping | None:
     """A date column written without years (``2/3``, ``2月3日``) stays text, every such cell
     listed with why: the year is never guessed (the period in a title row, the file's date or
@@ -478,6 +494,9 @@ def type_column(
     typed = _type_amounts(series, values, named=amount_named, header_named=header_named)
     if typed is not None and typed.kind is not None:
         return typed
+    percents = _type_percents(series, values)
+    if percents is not None:
+        return percents
     dates = _type_dates(series, values, named=date_named, zone=zone)
     if dates is not None:
         return dates
