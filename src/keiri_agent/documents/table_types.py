@@ -403,7 +403,9 @@ def _type_percents(series: pd.Series, values: pd.Series) -> ColumnTyping | None:
     if read.isna().any():
         return None
     first = values.iloc[0]
-    note = f"百分率のセル {len(read):,} 個を割合の数値として読みました（{first} → {read.iloc[0]:g}）"
+    note = (
+        f"百分率のセル {len(read):,} 個を割合の数値として読みました（{first} → {read.iloc[0]:g}）"
+    )
     return ColumnTyping(pd.to_numeric(read).reindex(series.index), "number", notes=[note])
 
 
