@@ -17,6 +17,7 @@ personal data). Deterministic for a seed.
 from __future__ import annotations
 
 import random
+import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -88,9 +89,17 @@ def _spellings(value: str) -> set[str]:
     return found
 
 
+def _occurs(value: str, sent: str) -> bool:
+    if value.isdigit():  # a number leaks as a number of its own, not inside a longer one
+        return re.search(rf"(?<![0-9]){value}(?![0-9])", sent) is not None
+    return value in sent
+
+
 def leaks(doc: Doc, sent: str) -> list[str]:
     """The secrets of ``doc`` that occur in ``sent`` in any width or spacing."""
-    return [s for s in dict.fromkeys(doc.secrets) if any(v in sent for v in _spellings(s))]
+    return [
+        s for s in dict.fromkeys(doc.secrets) if any(_occurs(v, sent) for v in _spellings(s))
+    ]
 
 
 class Maker:

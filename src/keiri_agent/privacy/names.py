@@ -4,7 +4,8 @@ Sudachi's core dictionary tags surnames and given names (``名詞,固有名詞,�
 is a run of such words, a surname and a given name joined by at most one space
 (``長谷川 美咲``, ``高橋　優子``, ``ハセガワ ミサキ``); a single word in kana or of one character is
 one only with 様 / さん... after it (リスト, マリア, 全 and 行 are words first). A word the dictionary does not know,
-right before 様 / さん / 氏 / 殿, is a name too. A run that goes on into a common noun
+right before 様 / さん / 氏 / 殿, is a name too, and so are words in roman letters there
+(``Takuya Saito 様``, ``INOUE Mayumi さん``) and in hiragana before 様 / 殿 (``わたなべだいき殿``). A run that goes on into a common noun
 (``田中工業``, ``鈴木自動車``, ``梅田ビル``) or follows 株式会社 names a company or a place, not a
 person, and is left alone; a title after the name (部長, 課長...) keeps it a name.
 """
@@ -15,6 +16,7 @@ import re
 import threading
 from typing import Any
 
+from keiri_agent.privacy.headers import ROMAJI_NAME
 from keiri_agent.privacy.kinds import PersonalKind, Span
 from keiri_agent.sudachi import open_dictionary
 
@@ -51,6 +53,14 @@ COMPANY_PREFIXES = frozenset(
 SPACES = frozenset({" ", "\u3000"})
 _KANA = re.compile(r"[ぁ-んァ-ヶー]+")
 _NAME_CHARS = re.compile(r"[一-龥々ぁ-んァ-ヶー]+")
+
+# A name in roman letters before an honorific (Takuya Saito 様, INOUE Mayumi さん, Yamada殿); a
+# word in capitals alone is a company's (NTT様), not a person's. A name in hiragana, four
+# letters or more, before 様 / 殿 (わたなべだいき殿); not before さま / さん (おつかれさま).
+_HONOURED = re.compile(
+    rf"(?<![A-Za-z])({ROMAJI_NAME}|[A-Z][a-z]+)[ 　]*(?=様|さま|さん|殿|氏|先生)"
+    r"|(?<![ぁ-ん])([ぁ-ん]{4,}(?:[ 　][ぁ-ん]{2,})?)[ 　]*(?=[様殿])"
+)
 
 _local = threading.local()
 
@@ -170,7 +180,10 @@ def find_names(text: str) -> list[Span]:
     if not text.strip():
         return []
     tokenizer = _tokenizer()
-    spans: list[Span] = []
+    spans = [
+        Span(*m.span(1 if m.group(1) else 2), PersonalKind.PERSON)
+        for m in _HONOURED.finditer(text)
+    ]
     for offset, piece in _chunks(text):
         spans.extend(_spans(list(tokenizer.tokenize(piece)), offset))
     return spans

@@ -65,10 +65,13 @@ _POSITIVE: dict[PersonalKind, tuple[str, ...]] = {
     PersonalKind.ACCOUNT: ("口座", "普通", "当座", "貯蓄"),
 }
 
-_MY_NUMBER = re.compile(f"{_BEFORE}{D}{{4}}({SEP}?){D}{{4}}\\1{D}{{4}}{_AFTER}")
+# Between the groups of a card or マイナンバー: one hyphen, or one or two spaces (text taken
+# from a PDF often has two); the same between every group.
+GROUP_SEP = f"(?:{HY}|[ 　]{{1,2}})"
+_MY_NUMBER = re.compile(f"{_BEFORE}{D}{{4}}({GROUP_SEP}?){D}{{4}}\\1{D}{{4}}{_AFTER}")
 _CARD = re.compile(
-    f"{_BEFORE}(?:{D}{{4}}({SEP}?){D}{{4}}\\1{D}{{4}}\\1{D}{{1,4}}"
-    f"|{D}{{4}}({SEP}?){D}{{6}}\\2{D}{{4,5}}|{D}{{13,19}}){_AFTER}"
+    f"{_BEFORE}(?:{D}{{4}}({GROUP_SEP}?){D}{{4}}\\1{D}{{4}}\\1{D}{{1,4}}"
+    f"|{D}{{4}}({GROUP_SEP}?){D}{{6}}\\2{D}{{4,5}}|{D}{{13,19}}){_AFTER}"
 )
 _PHONE = re.compile(
     "|".join(
@@ -82,16 +85,23 @@ _PHONE = re.compile(
     )
     + _AFTER
 )
-_EMAIL = re.compile(r"[A-Za-z0-9._%+\-]+[@＠][A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
+# Half- and full-width alike (ｍｉｓａｋｉ＠ｅｘａｍｐｌｅ．ｃｏ．ｊｐ is typed as often as the ASCII).
+_LOCAL = "[A-Za-z0-9._%+\\-Ａ-Ｚａ-ｚ０-９．＿％＋－]"
+_LABEL = "[A-Za-z0-9\\-Ａ-Ｚａ-ｚ０-９－]"
+_EMAIL = re.compile(f"{_LOCAL}+[@＠]{_LABEL}+(?:[.．]{_LABEL}+)*[.．][A-Za-zＡ-Ｚａ-ｚ]{{2,}}")
 _PREFECTURE = "(?:東京都|北海道|(?:京都|大阪)府|[一-龥]{2,3}県)"
-_ADDRESS_BODY = (
-    f"{_PREFECTURE}[^\\s,，、。|\t\"'<>「」]{{1,40}}"
+# An address's rest after its prefecture or city: the street, and a building after one space.
+_STREET = (
+    "[^\\s,，、。|\t\"'<>「」]{1,40}"
     "(?:[ 　](?=[^\\s]*(?:ビル|マンション|ハイツ|コーポ|荘|号室|[0-9０-９]+[FＦ階]))"
     "[^\\s,，、。|\t\"'<>「」]{1,20})?"
 )
+_ADDRESS_BODY = f"{_PREFECTURE}{_STREET}"
+# After a postal code an address often starts at the city (大阪市北区..., 港区芝浦...).
+_CITY_BODY = f"[一-龥ぁ-んァ-ヶ々ー]{{1,6}}?[市区町村郡]{_STREET}"
 _POSTAL = f"{D}{{3}}{HY}{D}{{4}}"
 _ADDRESS = re.compile(
-    f"〒[ 　]?{_POSTAL}(?:[ 　]*{_ADDRESS_BODY})?"
+    f"〒[ 　]?{D}{{3}}{HY}?{D}{{4}}(?![0-9０-９])(?:[ 　]*(?:{_ADDRESS_BODY}|{_CITY_BODY}))?"
     f"|{_BEFORE}{_POSTAL}[ 　]*{_ADDRESS_BODY}"
     f"|(?<=住所)[ 　]*[:：]?[ 　]*((?:〒?[ 　]?{_POSTAL}[ 　]*)?{_ADDRESS_BODY})"
 )
@@ -104,7 +114,7 @@ _BIRTH = re.compile(
     f"|({_DATE})[ 　]*(?:生まれ|生)"
 )
 _ACCOUNT = re.compile(
-    f"(?:(?:普通|当座|貯蓄|総合)(?:預金)?(?:口座)?|口座(?:番号)?)[ 　]*[:：]?[ 　]*"
+    f"(?:(?:普通|当座|貯蓄|総合)(?:預金)?(?:口座)?|口座(?:番号)?|[(（][普当][)）])[ 　]*[:：]?[ 　]*"
     f"(?:(?:No|NO|番号)\\.?[ 　]*[:：]?[ 　]*)?(?:[(（](?:普通|当座)[)）][ 　]*)?({D}{{6,8}})"
     f"{_AFTER}"
 )
@@ -112,6 +122,8 @@ _BRANCH = re.compile(
     "(?:(?<=銀行)|(?<=信用金庫)|(?<=信金)|(?<=信用組合)|(?<=労働金庫))[ 　]*"
     "([一-龥ぁ-んァ-ヶ々ー]{1,10}(?:支店|出張所|営業部)|本店)"
     "|([一-龥ぁ-んァ-ヶ々ー]{1,10}(?:支店|出張所|営業部)|本店)(?=[ 　]*[(（]?[ 　]*(?:普通|当座|貯蓄))"
+    # 支店名 as a label, on a line that names an account (a sales report's 支店名 is no bank's)
+    "|(?<=支店名)[ 　]*[:：]?[ 　]*([一-龥ぁ-んァ-ヶ々ー]{1,10})(?=[^\n]*(?:口座|普通|当座|預金))"
 )
 
 
@@ -214,7 +226,7 @@ def _in_context(text: str) -> Iterator[Span]:
     for match in _ACCOUNT.finditer(text):
         yield Span(match.start(1), match.end(1), PersonalKind.ACCOUNT)
     for match in _BRANCH.finditer(text):
-        group = 1 if match.group(1) else 2
+        group = next(g for g in (1, 2, 3) if match.group(g))
         yield Span(match.start(group), match.end(group), PersonalKind.BRANCH)
     for match in _BIRTH.finditer(text):
         group = 1 if match.group(1) else 2
