@@ -97,9 +97,7 @@ def _occurs(value: str, sent: str) -> bool:
 
 def leaks(doc: Doc, sent: str) -> list[str]:
     """The secrets of ``doc`` that occur in ``sent`` in any width or spacing."""
-    return [
-        s for s in dict.fromkeys(doc.secrets) if any(_occurs(v, sent) for v in _spellings(s))
-    ]
+    return [s for s in dict.fromkeys(doc.secrets) if any(_occurs(v, sent) for v in _spellings(s))]
 
 
 class Maker:
@@ -120,7 +118,9 @@ class Maker:
         if n < 10:
             return KANJI_DIGITS[n]
         tens, ones = divmod(n, 10)
-        return ("" if tens == 1 else KANJI_DIGITS[tens]) + "十" + (KANJI_DIGITS[ones] if ones else "")
+        return (
+            ("" if tens == 1 else KANJI_DIGITS[tens]) + "十" + (KANJI_DIGITS[ones] if ones else "")
+        )
 
     def person(self) -> tuple[str, list[str]]:
         """A name as written and the parts that must not leak."""
@@ -154,7 +154,9 @@ def _half_kana(text: str) -> str:
     for ch in text:
         base = unicodedata.normalize("NFD", ch)
         if base[0] in _HALF:
-            out.append(_HALF[base[0]] + ("ﾞ" if "\u3099" in base else "ﾟ" if "\u309a" in base else ""))
+            out.append(
+                _HALF[base[0]] + ("ﾞ" if "\u3099" in base else "ﾟ" if "\u309a" in base else "")
+            )
         else:
             out.append(ch)
     return "".join(out)
@@ -249,8 +251,9 @@ def _my_number(m: Maker, doc: Doc) -> None:
     text = m.wide(sep.join((value[:4], value[4:8], value[8:])))
     doc.add(m.r.choice(["マイナンバー：", "個人番号 ", "マイナンバー（個人番号）"])).secret(text)
     doc.add(" の提出を確認しました。法人番号 ")
-    corporate = m.digits(12)
-    doc.keep(str(9 - sum(int(d) * (1 + i % 2) for i, d in enumerate(reversed(corporate))) % 9) + corporate)
+    body = m.digits(12)
+    check = 9 - sum(int(d) * (1 + i % 2) for i, d in enumerate(reversed(body))) % 9
+    doc.keep(f"{check}{body}")
     doc.add(" の取引先です。\n")
 
 
@@ -269,10 +272,22 @@ def _greeting(m: Maker, doc: Doc) -> None:
     doc.add("、請求書を送付します。社員番号 ").keep(m.digits(6)).add(" で登録済みです。\n")
 
 
+SPLIT_HEADERS = [
+    "社員番号",
+    "姓",
+    "名",
+    "セイ",
+    "メイ",
+    "電話(市外)",
+    "電話(市内)",
+    "電話(番号)",
+    "金額",
+]
+
+
 def _split_cells(m: Maker, doc: Doc) -> None:
     sep = m.r.choice([",", "\t", " | "])
-    doc.add(sep.join(["社員番号", "姓", "名", "セイ", "メイ", "電話(市外)", "電話(市内)", "電話(番号)", "金額"]))
-    doc.add("\n")
+    doc.add(sep.join(SPLIT_HEADERS) + "\n")
     for _ in range(3):
         sur, given, ksur, kgiven, _, _ = m.r.choice(PEOPLE)
         area, local, line = "03", m.digits(4), m.digits(4)

@@ -33,7 +33,10 @@ def test_no_generated_identifier_reaches_the_model(
     assert len(bodies) == len(docs)
     found = {doc.text: leaks(doc, body) for doc, body in zip(docs, bodies, strict=True)}
     assert {text: values for text, values in found.items() if values} == {}
-    lost = {doc.text: [v for v in doc.kept if v not in body] for doc, body in zip(docs, bodies)}
+    lost = {
+        doc.text: [v for v in doc.kept if v not in body]
+        for doc, body in zip(docs, bodies, strict=True)
+    }
     assert {text: values for text, values in lost.items() if values} == {}
 
 
@@ -44,10 +47,26 @@ def spans(text: str) -> list[tuple[str, str]]:
 @pytest.mark.parametrize(
     ("text", "kind", "value"),
     [
-        ("〒1500002 東京都渋谷区神南一丁目2番3号", "address", "〒1500002 東京都渋谷区神南一丁目2番3号"),
-        ("〒５３００００５　大阪市北区中之島三丁目二番地四", "address", "〒５３００００５　大阪市北区中之島三丁目二番地四"),
-        ("送付先：〒105-0023 港区芝浦4-5-6 青葉ビル3階", "address", "〒105-0023 港区芝浦4-5-6 青葉ビル3階"),
-        ("連絡は ｍｉｓａｋｉ．ｈ＠ｅｘａｍｐｌｅ．ｃｏ．ｊｐ へ", "email", "ｍｉｓａｋｉ．ｈ＠ｅｘａｍｐｌｅ．ｃｏ．ｊｐ"),
+        (
+            "〒1500002 東京都渋谷区神南一丁目2番3号",
+            "address",
+            "〒1500002 東京都渋谷区神南一丁目2番3号",
+        ),
+        (
+            "〒５３００００５　大阪市北区中之島三丁目二番地四",
+            "address",
+            "〒５３００００５　大阪市北区中之島三丁目二番地四",
+        ),
+        (
+            "送付先：〒105-0023 港区芝浦4-5-6 青葉ビル3階",
+            "address",
+            "〒105-0023 港区芝浦4-5-6 青葉ビル3階",
+        ),
+        (
+            "連絡は ｍｉｓａｋｉ．ｈ＠ｅｘａｍｐｌｅ．ｃｏ．ｊｐ へ",
+            "email",
+            "ｍｉｓａｋｉ．ｈ＠ｅｘａｍｐｌｅ．ｃｏ．ｊｐ",
+        ),
         ("振込先 新宿支店 （普）0299446", "account", "0299446"),
         ("法人カード：3546  6412  2028  4851 で決済", "card", "3546  6412  2028  4851"),
         ("マイナンバー 1234  5678  9018", "my_number", "1234  5678  9018"),
@@ -59,9 +78,7 @@ def spans(text: str) -> list[tuple[str, str]]:
         ("わたなべだいき殿、ご確認ください", "person", "わたなべだいき"),
     ],
 )
-def test_each_shape_the_generator_found_leaking_is_masked(
-    text: str, kind: str, value: str
-) -> None:
+def test_each_shape_the_generator_found_leaking_is_masked(text: str, kind: str, value: str) -> None:
     assert (kind, value) in spans(text)
 
 

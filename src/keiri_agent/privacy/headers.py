@@ -74,8 +74,8 @@ _HEADER_WORDS: tuple[tuple[PersonalKind, tuple[str, ...]], ...] = (
 # Headers that are a part of a person's name on their own (a name split over 姓 / 名 cells);
 # only the whole header counts (名 also ends 件名, 科目名 and ファイル名).
 _NAME_PART_HEADERS = frozenset(
-    ("姓", "名", "セイ", "メイ", "せい", "めい", "姓カナ", "名カナ", "姓(カナ)", "名(カナ)")
-    + ("first_name", "last_name", "firstname", "lastname", "family_name", "given_name")
+    {"姓", "名", "セイ", "メイ", "せい", "めい", "姓カナ", "名カナ", "姓(カナ)", "名(カナ)"}
+    | {"first_name", "last_name", "firstname", "lastname", "family_name", "given_name"}
 )
 # Headers that name what is not personal data even though a word above occurs in them.
 _NOT_PERSONAL_HEADERS = (

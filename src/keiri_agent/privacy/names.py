@@ -181,8 +181,7 @@ def find_names(text: str) -> list[Span]:
         return []
     tokenizer = _tokenizer()
     spans = [
-        Span(*m.span(1 if m.group(1) else 2), PersonalKind.PERSON)
-        for m in _HONOURED.finditer(text)
+        Span(*m.span(1 if m.group(1) else 2), PersonalKind.PERSON) for m in _HONOURED.finditer(text)
     ]
     for offset, piece in _chunks(text):
         spans.extend(_spans(list(tokenizer.tokenize(piece)), offset))
