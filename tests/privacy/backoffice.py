@@ -163,7 +163,7 @@ def _half_kana(text: str) -> str:
 
 
 def _phone(m: Maker, doc: Doc) -> None:
-    form = m.r.randrange(7)
+    form = m.r.randrange(10)
     a, b = m.digits(4), m.digits(4)
     if form == 0:
         value, label = f"0120-{m.digits(3)}-{m.digits(3)}", "フリーダイヤル "
@@ -177,8 +177,15 @@ def _phone(m: Maker, doc: Doc) -> None:
         value, label = f"0{m.r.choice('789')}0-{a}-{b}", "携帯電話 "
     elif form == 5:
         value, label = f"03-{a}-{b}", "TEL "
-    else:
+    elif form == 6:
         value, label = f"(06){a}-{b}", "代表 "
+    elif form == 7:
+        sep = m.r.choice([" ", "　", "."])
+        value, label = sep.join((f"0{m.r.choice('789')}0", a, b)), m.r.choice(["携帯 ", ""])
+    elif form == 8:
+        value, label = f"03 {a} {b}", "TEL "
+    else:
+        value, label = f"0{m.r.randint(3, 6)}-{a}-{b}", m.r.choice(["TEL.", "TEL", "Fax."])
     doc.add(f"お問い合わせは{label}").secret(m.wide(value))
     if m.r.random() < 0.5:
         doc.add(m.r.choice(["（内線", "(内線 ", " 内線"]) + m.digits(3) + "）")
@@ -224,8 +231,13 @@ def _email(m: Maker, doc: Doc) -> None:
 def _account(m: Maker, doc: Doc) -> None:
     bank, branch = m.r.choice(BANKS), m.r.choice(BRANCHES)
     number = m.digits(7)
-    form = m.r.randrange(6)
-    if form == 0:
+    form = m.r.randrange(7)
+    if form == 6:
+        doc.add("ゆうちょ銀行 記号").secret(m.digits(5)).add(
+            m.r.choice(["-", " 番号 ", "、番号："])
+        )
+        doc.secret(m.digits(8))
+    elif form == 0:
         doc.add(f"振込先：{bank} ").secret(f"{branch}支店").add(" （普）").secret(number)
     elif form == 1:
         doc.add(f"{bank} ").secret(f"{branch}支店").add(" 普通預金 ").secret(number)

@@ -115,6 +115,16 @@ def _given_after_space(morphemes: list[Any], index: int) -> bool:
     )
 
 
+def _kana_surname_before(morphemes: list[Any], first: int) -> bool:
+    """Whether the name at ``first`` is in kana and a kana noun and one space come before it."""
+    if first < 2 or morphemes[first - 1].surface() not in SPACES:
+        return False
+    if _KANA.fullmatch(morphemes[first].surface()) is None:
+        return False
+    word = morphemes[first - 2]
+    return word.part_of_speech()[0] == "名詞" and _KANA.fullmatch(word.surface()) is not None
+
+
 def _ends_organization(morpheme: Any) -> bool:
     """Whether ``morpheme``, right after a name, makes it part of a company or place name."""
     pos = morpheme.part_of_speech()
@@ -169,6 +179,8 @@ def _spans(morphemes: list[Any], offset: int) -> list[Span]:
             continue  # 全, 行, リスト, マリア alone are words far more often than names
         if before is not None and before.surface() in COMPANY_PREFIXES:
             continue
+        if honoured and _kana_surname_before(morphemes, first):
+            first -= 2  # ナカジマ ケンタ様: Sudachi knows the given name only
         start = offset + morphemes[first].begin()
         end = offset + morphemes[last].end()
         spans.append(Span(start, end, PersonalKind.PERSON))

@@ -73,14 +73,29 @@ _CARD = re.compile(
     f"{_BEFORE}(?:{D}{{4}}({GROUP_SEP}?){D}{{4}}\\1{D}{{4}}\\1{D}{{1,4}}"
     f"|{D}{{4}}({GROUP_SEP}?){D}{{6}}\\2{D}{{4,5}}|{D}{{13,19}}){_AFTER}"
 )
+# A phone number may follow its label with no space (TEL03-..., TEL.03-..., FAX.06-...).
+_PHONE_BEFORE = (
+    "(?:"
+    + "|".join(
+        (
+            _BEFORE,
+            *(f"(?<={re.escape(w)})" for w in ("TEL", "Tel", "tel", "FAX", "Fax", "ＴＥＬ")),
+            *(f"(?<={re.escape(w)}.)" for w in ("TEL", "Tel", "tel", "FAX", "Fax")),
+        )
+    )
+    + ")"
+)
 _PHONE = re.compile(
     "|".join(
         (
             f"(?:\\+|＋)[8８][1１]{SEP}?\\(?[0０]?\\)?{D}{{1,4}}\\)?{SEP}?{D}{{1,4}}{SEP}?{D}{{3,4}}",
-            f"{_BEFORE}[0０]{D}{{1,4}}{HY}{D}{{1,4}}{HY}{D}{{3,4}}",
-            f"{_BEFORE}[(（][0０]{D}{{1,4}}[)）][ 　]?{D}{{1,4}}{HY}{D}{{4}}",
-            f"{_BEFORE}[0０]{D}{{1,4}}[(（]{D}{{1,4}}[)）]{D}{{4}}",
-            f"{_BEFORE}[0０]{D}{{9,10}}",
+            f"{_PHONE_BEFORE}[0０]{D}{{1,4}}{HY}{D}{{1,4}}{HY}{D}{{3,4}}",
+            f"{_PHONE_BEFORE}[(（][0０]{D}{{1,4}}[)）][ 　]?{D}{{1,4}}{HY}{D}{{4}}",
+            f"{_PHONE_BEFORE}[0０]{D}{{1,4}}[(（]{D}{{1,4}}[)）]{D}{{4}}",
+            f"{_PHONE_BEFORE}[0０]{D}{{9,10}}",
+            # spaces or dots between the groups, the same twice (090 1234 5678, 03.1234.5678):
+            # taken like a number without separators (a mobile number, 0120 or a label)
+            f"{_PHONE_BEFORE}[0０]{D}{{1,4}}(?P<loose>[ 　.．]){D}{{1,4}}(?P=loose){D}{{3,4}}",
         )
     )
     + _AFTER
@@ -117,6 +132,11 @@ _ACCOUNT = re.compile(
     f"(?:(?:普通|当座|貯蓄|総合)(?:預金)?(?:口座)?|口座(?:番号)?|[(（][普当][)）])[ 　]*[:：]?[ 　]*"
     f"(?:(?:No|NO|番号)\\.?[ 　]*[:：]?[ 　]*)?(?:[(（](?:普通|当座)[)）][ 　]*)?({D}{{6,8}})"
     f"{_AFTER}"
+)
+# ゆうちょ銀行's accounts: a 記号 of five digits and a 番号 of up to eight.
+_YUCHO = re.compile(
+    f"記号(?:番号)?[ 　]*[:：]?[ 　]*({D}{{5}})[ 　]*(?:{HY}|[、,/／])?[ 　]*(?:番号)?[ 　]*[:：]?"
+    f"[ 　]*({D}{{6,8}}){_AFTER}"
 )
 _BRANCH = re.compile(
     "(?:(?<=銀行)|(?<=信用金庫)|(?<=信金)|(?<=信用組合)|(?<=労働金庫))[ 　]*"
@@ -214,9 +234,10 @@ def _numbers(text: str) -> Iterator[Span]:
         value = match.group()
         if not _phone_digits_ok(value) or _named_otherwise(text, match.start(), PersonalKind.PHONE):
             continue
-        plain = value.isdigit() or all(ch.isdigit() for ch in value)
-        mobile = plain and len(value) == 11 and value[1] in "5789５７８９" and value[2] in "0０"
-        free = plain and value[:4] in ("0120", "０１２０")
+        plain = all(ch.isdigit() for ch in value) or match.group("loose") is not None
+        digits = "".join(map(str, _digits(value)))
+        mobile = plain and len(digits) == 11 and digits[1] in "5789" and digits[2] == "0"
+        free = plain and digits.startswith("0120")
         if plain and not (mobile or free or _has_label(text, match.start(), PersonalKind.PHONE)):
             continue
         yield Span(match.start(), match.end(), PersonalKind.PHONE)
@@ -225,6 +246,9 @@ def _numbers(text: str) -> Iterator[Span]:
 def _in_context(text: str) -> Iterator[Span]:
     for match in _ACCOUNT.finditer(text):
         yield Span(match.start(1), match.end(1), PersonalKind.ACCOUNT)
+    for match in _YUCHO.finditer(text):
+        yield Span(match.start(1), match.end(1), PersonalKind.ACCOUNT)
+        yield Span(match.start(2), match.end(2), PersonalKind.ACCOUNT)
     for match in _BRANCH.finditer(text):
         group = next(g for g in (1, 2, 3) if match.group(g))
         yield Span(match.start(group), match.end(group), PersonalKind.BRANCH)
