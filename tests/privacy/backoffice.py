@@ -359,3 +359,34 @@ def make_docs(seed: int, per_shape: int, shapes: Iterable[str] = SHAPES) -> list
             SHAPES[name](maker, doc)
             docs.append(doc)
     return docs
+
+
+# An Excel register as offices keep them: a title row above the header, a header cut by a line
+# break (電話\n番号), 姓 and 名 in their own columns, 〒 alone, 法人番号 and amounts beside them.
+SHEET_HEADERS = ["社員番号", "姓", "名", "フリガナ", "電話\n番号", "メール", "〒", "ご住所", "法人番号", "立替金額"]  # fmt: skip
+
+
+def make_sheet(seed: int, rows: int) -> tuple[list[list[str]], Doc]:
+    """The rows of a register (title row and header first) and what must (not) leak."""
+    m = Maker(seed)
+    doc = Doc("sheet")
+    table: list[list[str]] = [["社員名簿（2025年4月1日現在）"], SHEET_HEADERS]
+    for _ in range(rows):
+        sur, given, ksur, kgiven, rsur, _ = m.r.choice(PEOPLE)
+        pref, city, town = m.r.choice(PLACES)
+        values = [
+            m.digits(6),
+            sur,
+            given,
+            f"{ksur} {kgiven}",
+            m.r.choice([f"090-{m.digits(4)}-{m.digits(4)}", f"080{m.digits(8)}"]),
+            f"{rsur.lower()}{m.digits(2)}@example.co.jp",
+            f"{m.digits(3)}-{m.digits(4)}",
+            f"{pref}{city}{town}{m.kanji_number(m.r.randint(1, 9))}丁目{m.r.randint(1, 30)}番",
+            f"{m.r.randint(1, 9)}{m.digits(12)}",
+            str(m.r.randint(1000, 99999)),
+        ]
+        doc.kept += [values[0], values[8], values[9]]
+        doc.secrets += [*values[1:8], ksur, kgiven]
+        table.append(values)
+    return table, doc

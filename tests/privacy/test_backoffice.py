@@ -7,12 +7,16 @@ One case per fix below: each failed on the code before it."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
+from openpyxl import Workbook
+from typer.testing import CliRunner
 
+from keiri_agent.cli import app
 from keiri_agent.llm import get_llm
 from keiri_agent.privacy import find_personal, job_scope
-from tests.privacy.backoffice import SHAPES, leaks, make_docs
+from tests.privacy.backoffice import SHAPES, leaks, make_docs, make_sheet
 from tests.support import ScriptedLLMServer
 
 SEED = 2026
@@ -122,3 +126,50 @@ def test_what_the_readme_keeps_visible_stays(text: str) -> None:
 def test_the_log_mask_finds_a_phone_number_glued_to_its_label() -> None:
     # logs look without Sudachi, behind a quick test of the text; TEL03-... had to pass it
     assert spans("TEL03-1234-5678 にて受付", names=False) == [("phone", "03-1234-5678")]
+
+
+SHEET_PLAN = """apiVersion: v1
+id: register_check
+version: 1.0.0
+vars:
+  path: {path}
+graph:
+  - id: extract
+    block: file.extract_text
+    in:
+      paths: ${{vars.path}}
+    out:
+      evidence_data: evidence
+  - id: ask
+    block: ai.process_llm
+    in:
+      evidence_data: ${{extract.evidence}}
+      prompt: 社員名簿から、立替金額の合計を返してください。
+      output_schema:
+        total: integer
+    out:
+      results: answer
+"""
+
+
+def test_an_excel_register_reaches_the_model_masked_through_a_plan_run(
+    llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    table, doc = make_sheet(SEED, rows=8)
+    book = Workbook()
+    sheet = book.active
+    assert sheet is not None
+    for row in table:
+        sheet.append(row)
+    source = tmp_path / "社員名簿.xlsx"
+    book.save(source)
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(SHEET_PLAN.format(path=source), encoding="utf-8")
+    llm_server.add_chat(json={"total": 1})
+
+    result = CliRunner().invoke(app, ["plan", "run", str(plan), "--json"])
+
+    assert result.exit_code == 0, result.output
+    (body,) = [json.dumps(b, ensure_ascii=False) for b in llm_server.chat_requests()]
+    assert leaks(doc, body) == []
+    assert [v for v in doc.kept if v not in body] == []  # 社員番号, 法人番号, amounts
