@@ -249,7 +249,10 @@ def _account(m: Maker, doc: Doc) -> None:
         doc.add(f"銀行名 {bank}／支店名 ").secret(branch).add("／口座番号 ").secret(number)
     else:
         doc.add(f"{bank} ").secret(f"{branch}支店").add(" 当座 No.").secret(number)
-    doc.add(" 名義 ").secret(*_named(m)).add("\n")
+    if m.r.random() < 0.3:
+        doc.add(" 口座名義 ").keep(m.r.choice(PAYERS)).add("\n")  # a company's account
+    else:
+        doc.add(" 名義 ").secret(*_named(m)).add("\n")
 
 
 def _named(m: Maker) -> list[str]:

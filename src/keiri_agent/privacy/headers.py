@@ -136,6 +136,13 @@ _COMPANY_WORDS = (
     "合資会社",
     "(株)",
     "(有)",
+    # how banks print a company's kind in half-width kana (ｶ)ｱｵﾊﾞｼﾖｳｼﾞ, ﾀﾅｶｺｳｷﾞﾖｳ(ｶ), after NFKC
+    "カ)",
+    "(カ",
+    "ユ)",
+    "(ユ",
+    "ド)",
+    "(ド",
     "㈱",
     "㈲",
     "商事",
@@ -206,7 +213,7 @@ _LABELLED = re.compile(
 # bank details are written; 名義変更 (no space) is a word, not a label.
 _HOLDER = re.compile(
     r"名義(?:人)?(?:[ 　]*[:：][ 　]*|[ 　]+)"
-    r"(?P<value>[^\s,，、。|\t()（）/／]+(?:[ 　][^\s,，、。|\t()（）/／]+)?)"
+    r"(?P<value>[^\s,，、。|\t/／]+(?:[ 　][^\s,，、。|\t/／]+)?)"
 )
 # A name in roman letters: capitalized words, or a word in capitals beside one (INOUE Mayumi).
 ROMAJI_NAME = r"(?:[A-Z][a-z]+|[A-Z]{2,})(?: (?:[A-Z][a-z]+|[A-Z]{2,}))+"
@@ -250,7 +257,9 @@ def labelled_spans(text: str) -> Iterator[Span]:
         offset = value.find(stripped)
         yield Span(start + offset, start + offset + len(stripped), kind)
     for match in _HOLDER.finditer(text):
-        value = _HONORIFIC_TAIL.sub("", match.group("value"))
+        if looks_like_company(match.group("value")):  # ｶ)ｱｵﾊﾞｼﾖｳｼﾞ, ﾀﾅｶｺｳｷﾞﾖｳ(ｶ
+            continue
+        value = _HONORIFIC_TAIL.sub("", re.split(r"[(（]", match.group("value"))[0])
         if value and _value_fits(PersonalKind.PERSON, value):
             yield Span(match.start("value"), match.start("value") + len(value), PersonalKind.PERSON)
 

@@ -5,7 +5,7 @@ is a run of such words, a surname and a given name joined by at most one space
 (``長谷川 美咲``, ``高橋　優子``, ``ハセガワ ミサキ``); a single word in kana or of one character is
 one only with 様 / さん... after it (リスト, マリア, 全 and 行 are words first). A word the dictionary does not know,
 right before 様 / さん / 氏 / 殿, is a name too, and so are words in roman letters there
-(``Takuya Saito 様``, ``INOUE Mayumi さん``) and in hiragana before 様 / 殿 (``わたなべだいき殿``). A run that goes on into a common noun
+(``Takuya Saito 様``, ``INOUE Mayumi さん``) and in hiragana (``わたなべだいき殿``). A run that goes on into a common noun
 (``田中工業``, ``鈴木自動車``, ``梅田ビル``) or follows 株式会社 names a company or a place, not a
 person, and is left alone; a title after the name (部長, 課長...) keeps it a name.
 """
@@ -56,10 +56,12 @@ _NAME_CHARS = re.compile(r"[一-龥々ぁ-んァ-ヶー]+")
 
 # A name in roman letters before an honorific (Takuya Saito 様, INOUE Mayumi さん, Yamada殿); a
 # word in capitals alone is a company's (NTT様), not a person's. A name in hiragana, four
-# letters or more, before 様 / 殿 (わたなべだいき殿); not before さま / さん (おつかれさま).
+# letters or more, before 様 / 殿 (わたなべだいき殿), five or more before さん unless it starts
+# with お / ご (おまわりさん, ごくろうさん); never before さま (おつかれさま).
 _HONOURED = re.compile(
     rf"(?<![A-Za-z])({ROMAJI_NAME}|[A-Z][a-z]+)[ 　]*(?=様|さま|さん|殿|氏|先生)"
     r"|(?<![ぁ-ん])([ぁ-ん]{4,}(?:[ 　][ぁ-ん]{2,})?)[ 　]*(?=[様殿])"
+    r"|(?<![ぁ-ん])((?![おご])[ぁ-ん]{5,}(?:[ 　][ぁ-ん]{2,})?)[ 　]*(?=さん)"
 )
 
 _local = threading.local()
@@ -94,7 +96,10 @@ def _is_name(pos: tuple[str, ...]) -> bool:
 
 
 def _titled(morphemes: list[Any], index: int) -> bool:
-    """Whether the words from ``index`` on begin with an honorific or a title (部 + 長 too)."""
+    """Whether the words from ``index`` on begin with an honorific or a title (部 + 長 too),
+    after one space at most (ナカジマ ケンタ　様)."""
+    if index < len(morphemes) and morphemes[index].surface() in SPACES:
+        index += 1
     ahead = "".join(m.surface() for m in morphemes[index : index + 2])
     return any(ahead.startswith(word) for word in (*HONORIFICS, *TITLES))
 
@@ -193,7 +198,8 @@ def find_names(text: str) -> list[Span]:
         return []
     tokenizer = _tokenizer()
     spans = [
-        Span(*m.span(1 if m.group(1) else 2), PersonalKind.PERSON) for m in _HONOURED.finditer(text)
+        Span(*m.span(next(g for g in (1, 2, 3) if m.group(g))), PersonalKind.PERSON)
+        for m in _HONOURED.finditer(text)
     ]
     for offset, piece in _chunks(text):
         spans.extend(_spans(list(tokenizer.tokenize(piece)), offset))
