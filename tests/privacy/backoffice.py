@@ -162,30 +162,26 @@ def _half_kana(text: str) -> str:
     return "".join(out)
 
 
+def _phone_forms(m: Maker) -> list[tuple[str, str]]:
+    """(number, label) in every form people write; one is picked."""
+    a, b, mobile = m.digits(4), m.digits(4), f"0{m.r.choice('789')}0"
+    loose = m.r.choice([" ", "　", "."])
+    return [
+        (f"0120-{m.digits(3)}-{m.digits(3)}", "フリーダイヤル "),
+        (f"0120{m.digits(6)}", "通話料無料 "),
+        (f"050-{a}-{b}", "IP電話："),
+        (f"{mobile}{a}{b}", m.r.choice(["携帯", "携帯：", "ケータイ "])),
+        (f"{mobile}-{a}-{b}", "携帯電話 "),
+        (f"03-{a}-{b}", "TEL "),
+        (f"(06){a}-{b}", "代表 "),
+        (loose.join((mobile, a, b)), m.r.choice(["携帯 ", ""])),
+        (f"03 {a} {b}", "TEL "),
+        (f"0{m.r.randint(3, 6)}-{a}-{b}", m.r.choice(["TEL.", "TEL", "Fax."])),
+    ]
+
+
 def _phone(m: Maker, doc: Doc) -> None:
-    form = m.r.randrange(10)
-    a, b = m.digits(4), m.digits(4)
-    if form == 0:
-        value, label = f"0120-{m.digits(3)}-{m.digits(3)}", "フリーダイヤル "
-    elif form == 1:
-        value, label = f"0120{m.digits(6)}", "通話料無料 "
-    elif form == 2:
-        value, label = f"050-{a}-{b}", "IP電話："
-    elif form == 3:
-        value, label = f"0{m.r.choice('789')}0{a}{b}", m.r.choice(["携帯", "携帯：", "ケータイ "])
-    elif form == 4:
-        value, label = f"0{m.r.choice('789')}0-{a}-{b}", "携帯電話 "
-    elif form == 5:
-        value, label = f"03-{a}-{b}", "TEL "
-    elif form == 6:
-        value, label = f"(06){a}-{b}", "代表 "
-    elif form == 7:
-        sep = m.r.choice([" ", "　", "."])
-        value, label = sep.join((f"0{m.r.choice('789')}0", a, b)), m.r.choice(["携帯 ", ""])
-    elif form == 8:
-        value, label = f"03 {a} {b}", "TEL "
-    else:
-        value, label = f"0{m.r.randint(3, 6)}-{a}-{b}", m.r.choice(["TEL.", "TEL", "Fax."])
+    value, label = m.r.choice(_phone_forms(m))
     doc.add(f"お問い合わせは{label}").secret(m.wide(value))
     if m.r.random() < 0.5:
         doc.add(m.r.choice(["（内線", "(内線 ", " 内線"]) + m.digits(3) + "）")

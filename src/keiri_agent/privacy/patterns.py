@@ -235,9 +235,9 @@ def _numbers(text: str) -> Iterator[Span]:
         if not _phone_digits_ok(value) or _named_otherwise(text, match.start(), PersonalKind.PHONE):
             continue
         plain = all(ch.isdigit() for ch in value) or match.group("loose") is not None
-        digits = "".join(map(str, _digits(value)))
-        mobile = plain and len(digits) == 11 and digits[1] in "5789" and digits[2] == "0"
-        free = plain and digits.startswith("0120")
+        number = "".join(map(str, _digits(value)))
+        mobile = plain and len(number) == 11 and number[1] in "5789" and number[2] == "0"
+        free = plain and number.startswith("0120")
         if plain and not (mobile or free or _has_label(text, match.start(), PersonalKind.PHONE)):
             continue
         yield Span(match.start(), match.end(), PersonalKind.PHONE)
