@@ -99,6 +99,7 @@ def test_each_shape_the_generator_found_leaking_is_masked(
         "名義変更の手続きをお願いします",
         "本日もおつかれさまです",
         "ごくろうさんでした、おまわりさんに届けました",
+        "請求書\n三井物産 御中\n請求書番号: INV-2025-00012",
         "03 1234 5678 件",  # spaced groups without a label or a mobile prefix: any numbers
         "品番 ABC03-1234-5678 の在庫",
         "記号 A-12 の部品",

@@ -96,12 +96,14 @@ def _is_name(pos: tuple[str, ...]) -> bool:
 
 
 def _titled(morphemes: list[Any], index: int) -> bool:
-    """Whether the words from ``index`` on begin with an honorific or a title (部 + 長 too),
-    after one space at most (ナカジマ ケンタ　様)."""
+    """Whether the words from ``index`` on begin with an honorific or a title (部 + 長 too);
+    after one space, an honorific only (ナカジマ ケンタ　様, but 三井物産 御中)."""
+    words: tuple[str, ...] = (*HONORIFICS, *TITLES)
     if index < len(morphemes) and morphemes[index].surface() in SPACES:
         index += 1
+        words = tuple(HONORIFICS)
     ahead = "".join(m.surface() for m in morphemes[index : index + 2])
-    return any(ahead.startswith(word) for word in (*HONORIFICS, *TITLES))
+    return any(ahead.startswith(word) for word in words)
 
 
 def _given_after_space(morphemes: list[Any], index: int) -> bool:
