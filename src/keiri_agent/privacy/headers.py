@@ -20,6 +20,7 @@ from keiri_agent.privacy.kinds import PersonalKind, Span
 __all__ = [
     "HEADER_WORDS",
     "MAX_LABELLED_CHARS",
+    "ROMAJI_NAME",
     "TextTables",
     "header_kind",
     "labelled_spans",
@@ -41,7 +42,7 @@ _HEADER_WORDS: tuple[tuple[PersonalKind, tuple[str, ...]], ...] = (
     (PersonalKind.EMAIL, ("メール", "mail", "email", "e-mail")),
     (PersonalKind.PHONE, ("電話", "tel", "携帯", "fax", "phone")),
     (PersonalKind.ACCOUNT, ("口座番号", "口座no", "口座")),
-    (PersonalKind.ADDRESS, ("住所", "郵便番号")),
+    (PersonalKind.ADDRESS, ("住所", "郵便番号", "〒")),
     (
         PersonalKind.PERSON,
         (
@@ -69,6 +70,12 @@ _HEADER_WORDS: tuple[tuple[PersonalKind, tuple[str, ...]], ...] = (
             "customer_name",
         ),
     ),
+)
+# Headers that are a part of a person's name on their own (a name split over 姓 / 名 cells);
+# only the whole header counts (名 also ends 件名, 科目名 and ファイル名).
+_NAME_PART_HEADERS = frozenset(
+    {"姓", "名", "セイ", "メイ", "せい", "めい", "姓カナ", "名カナ", "姓(カナ)", "名(カナ)"}
+    | {"first_name", "last_name", "firstname", "lastname", "family_name", "given_name"}
 )
 # Headers that name what is not personal data even though a word above occurs in them.
 _NOT_PERSONAL_HEADERS = (
@@ -129,6 +136,13 @@ _COMPANY_WORDS = (
     "合資会社",
     "(株)",
     "(有)",
+    # how banks print a company's kind in half-width kana (ｶ)ｱｵﾊﾞｼﾖｳｼﾞ, ﾀﾅｶｺｳｷﾞﾖｳ(ｶ), after NFKC
+    "カ)",
+    "(カ",
+    "ユ)",
+    "(ユ",
+    "ド)",
+    "(ド",
     "㈱",
     "㈲",
     "商事",
@@ -159,6 +173,8 @@ def header_kind(header: str) -> PersonalKind | None:
     name = _normal(header)
     if not name or len(name) > MAX_LABELLED_CHARS:
         return None
+    if name in _NAME_PART_HEADERS:
+        return PersonalKind.PERSON
     if any(word in name for word in _NOT_PERSONAL_HEADERS):
         # 担当者id, 顧客コード, 会社名: identifiers of records or companies, not of people.
         return None
@@ -193,6 +209,14 @@ _LABELLED = re.compile(
     r"(?P<rest>[^\s:：=「」\"|,、\n]{0,6})[\"」]?[ 　]*[:：=][ 　]*[\"「]?"
     r"(?P<value>[^\"」\n,，、。|\t{}\[\]]{1," + str(MAX_LABELLED_CHARS) + "})"
 )
+# An account holder after 名義 with a space or a colon and no more (名義 わたなべだいき), as
+# bank details are written; 名義変更 (no space) is a word, not a label.
+_HOLDER = re.compile(
+    r"名義(?:人)?(?:[ 　]*[:：][ 　]*|[ 　]+)"
+    r"(?P<value>[^\s,，、。|\t/／]+(?:[ 　][^\s,，、。|\t/／]+)?)"
+)
+# A name in roman letters: capitalized words, or a word in capitals beside one (INOUE Mayumi).
+ROMAJI_NAME = r"(?:[A-Z][a-z]+|[A-Z]{2,})(?: (?:[A-Z][a-z]+|[A-Z]{2,}))+"
 # A header cell: a short label with no colon, no sentence mark and at most a few digits.
 _HEADER_CELL = re.compile(r"(?=[^0-9]*[0-9]?[^0-9]*$)[^:：=。、\s][^:：=。、]{0,19}")
 _HONORIFIC_TAIL = re.compile(r"[ 　]*(?:様|さん|氏|殿|くん|君)?[ 　]*$")
@@ -202,7 +226,7 @@ _JAPANESE = re.compile(r"[ぁ-んァ-ヶ一-龥々ｦ-ﾟ]")
 def _value_fits(kind: PersonalKind, value: str) -> bool:
     if kind is PersonalKind.PERSON:
         return (
-            bool(_JAPANESE.search(value) or re.fullmatch(r"[A-Z][a-z]+(?: [A-Z][a-z]+)+", value))
+            bool(_JAPANESE.search(value) or re.fullmatch(ROMAJI_NAME, value))
             and not any(ch.isdigit() for ch in value)
             and not looks_like_company(value)
         )
@@ -232,6 +256,12 @@ def labelled_spans(text: str) -> Iterator[Span]:
             continue
         offset = value.find(stripped)
         yield Span(start + offset, start + offset + len(stripped), kind)
+    for match in _HOLDER.finditer(text):
+        if looks_like_company(match.group("value")):  # ｶ)ｱｵﾊﾞｼﾖｳｼﾞ, ﾀﾅｶｺｳｷﾞﾖｳ(ｶ
+            continue
+        value = _HONORIFIC_TAIL.sub("", re.split(r"[(（]", match.group("value"))[0])
+        if value and _value_fits(PersonalKind.PERSON, value):
+            yield Span(match.start("value"), match.start("value") + len(value), PersonalKind.PERSON)
 
 
 @dataclass

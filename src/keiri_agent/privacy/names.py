@@ -4,7 +4,8 @@ Sudachi's core dictionary tags surnames and given names (``名詞,固有名詞,�
 is a run of such words, a surname and a given name joined by at most one space
 (``長谷川 美咲``, ``高橋　優子``, ``ハセガワ ミサキ``); a single word in kana or of one character is
 one only with 様 / さん... after it (リスト, マリア, 全 and 行 are words first). A word the dictionary does not know,
-right before 様 / さん / 氏 / 殿, is a name too. A run that goes on into a common noun
+right before 様 / さん / 氏 / 殿, is a name too, and so are words in roman letters there
+(``Takuya Saito 様``, ``INOUE Mayumi さん``) and in hiragana (``わたなべだいき殿``). A run that goes on into a common noun
 (``田中工業``, ``鈴木自動車``, ``梅田ビル``) or follows 株式会社 names a company or a place, not a
 person, and is left alone; a title after the name (部長, 課長...) keeps it a name.
 """
@@ -15,6 +16,7 @@ import re
 import threading
 from typing import Any
 
+from keiri_agent.privacy.headers import ROMAJI_NAME
 from keiri_agent.privacy.kinds import PersonalKind, Span
 from keiri_agent.sudachi import open_dictionary
 
@@ -52,6 +54,16 @@ SPACES = frozenset({" ", "\u3000"})
 _KANA = re.compile(r"[ぁ-んァ-ヶー]+")
 _NAME_CHARS = re.compile(r"[一-龥々ぁ-んァ-ヶー]+")
 
+# A name in roman letters before an honorific (Takuya Saito 様, INOUE Mayumi さん, Yamada殿); a
+# word in capitals alone is a company's (NTT様), not a person's. A name in hiragana, four
+# letters or more, before 様 / 殿 (わたなべだいき殿), five or more before さん unless it starts
+# with お / ご (おまわりさん, ごくろうさん); never before さま (おつかれさま).
+_HONOURED = re.compile(
+    rf"(?<![A-Za-z])({ROMAJI_NAME}|[A-Z][a-z]+)[ 　]*(?=様|さま|さん|殿|氏|先生)"
+    r"|(?<![ぁ-ん])([ぁ-ん]{4,}(?:[ 　][ぁ-ん]{2,})?)[ 　]*(?=[様殿])"
+    r"|(?<![ぁ-ん])((?![おご])[ぁ-ん]{5,}(?:[ 　][ぁ-ん]{2,})?)[ 　]*(?=さん)"
+)
+
 _local = threading.local()
 
 
@@ -84,9 +96,14 @@ def _is_name(pos: tuple[str, ...]) -> bool:
 
 
 def _titled(morphemes: list[Any], index: int) -> bool:
-    """Whether the words from ``index`` on begin with an honorific or a title (部 + 長 too)."""
+    """Whether the words from ``index`` on begin with an honorific or a title (部 + 長 too);
+    after one space, an honorific only (ナカジマ ケンタ　様, but 三井物産 御中)."""
+    words: tuple[str, ...] = (*HONORIFICS, *TITLES)
+    if index < len(morphemes) and morphemes[index].surface() in SPACES:
+        index += 1
+        words = tuple(HONORIFICS)
     ahead = "".join(m.surface() for m in morphemes[index : index + 2])
-    return any(ahead.startswith(word) for word in (*HONORIFICS, *TITLES))
+    return any(ahead.startswith(word) for word in words)
 
 
 def _given_after_space(morphemes: list[Any], index: int) -> bool:
@@ -103,6 +120,16 @@ def _given_after_space(morphemes: list[Any], index: int) -> bool:
         and _NAME_CHARS.fullmatch(word.surface()) is not None
         and (following is None or following.part_of_speech()[0] != "名詞")
     )
+
+
+def _kana_surname_before(morphemes: list[Any], first: int) -> bool:
+    """Whether the name at ``first`` is in kana and a kana noun and one space come before it."""
+    if first < 2 or morphemes[first - 1].surface() not in SPACES:
+        return False
+    if _KANA.fullmatch(morphemes[first].surface()) is None:
+        return False
+    word = morphemes[first - 2]
+    return word.part_of_speech()[0] == "名詞" and _KANA.fullmatch(word.surface()) is not None
 
 
 def _ends_organization(morpheme: Any) -> bool:
@@ -159,6 +186,8 @@ def _spans(morphemes: list[Any], offset: int) -> list[Span]:
             continue  # 全, 行, リスト, マリア alone are words far more often than names
         if before is not None and before.surface() in COMPANY_PREFIXES:
             continue
+        if honoured and _kana_surname_before(morphemes, first):
+            first -= 2  # ナカジマ ケンタ様: Sudachi knows the given name only
         start = offset + morphemes[first].begin()
         end = offset + morphemes[last].end()
         spans.append(Span(start, end, PersonalKind.PERSON))
@@ -170,7 +199,10 @@ def find_names(text: str) -> list[Span]:
     if not text.strip():
         return []
     tokenizer = _tokenizer()
-    spans: list[Span] = []
+    spans = [
+        Span(*m.span(next(g for g in (1, 2, 3) if m.group(g))), PersonalKind.PERSON)
+        for m in _HONOURED.finditer(text)
+    ]
     for offset, piece in _chunks(text):
         spans.extend(_spans(list(tokenizer.tokenize(piece)), offset))
     return spans

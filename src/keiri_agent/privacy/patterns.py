@@ -65,33 +65,58 @@ _POSITIVE: dict[PersonalKind, tuple[str, ...]] = {
     PersonalKind.ACCOUNT: ("口座", "普通", "当座", "貯蓄"),
 }
 
-_MY_NUMBER = re.compile(f"{_BEFORE}{D}{{4}}({SEP}?){D}{{4}}\\1{D}{{4}}{_AFTER}")
+# Between the groups of a card or マイナンバー: one hyphen, or one or two spaces (text taken
+# from a PDF often has two); the same between every group.
+GROUP_SEP = f"(?:{HY}|[ 　]{{1,2}})"
+_MY_NUMBER = re.compile(f"{_BEFORE}{D}{{4}}({GROUP_SEP}?){D}{{4}}\\1{D}{{4}}{_AFTER}")
 _CARD = re.compile(
-    f"{_BEFORE}(?:{D}{{4}}({SEP}?){D}{{4}}\\1{D}{{4}}\\1{D}{{1,4}}"
-    f"|{D}{{4}}({SEP}?){D}{{6}}\\2{D}{{4,5}}|{D}{{13,19}}){_AFTER}"
+    f"{_BEFORE}(?:{D}{{4}}({GROUP_SEP}?){D}{{4}}\\1{D}{{4}}\\1{D}{{1,4}}"
+    f"|{D}{{4}}({GROUP_SEP}?){D}{{6}}\\2{D}{{4,5}}|{D}{{13,19}}){_AFTER}"
+)
+# A phone number may follow its label with no space (TEL03-..., TEL.03-..., FAX.06-...).
+_PHONE_BEFORE = (
+    "(?:"
+    + "|".join(
+        (
+            _BEFORE,
+            *(f"(?<={re.escape(w)})" for w in ("TEL", "Tel", "tel", "FAX", "Fax", "ＴＥＬ")),
+            *(f"(?<={re.escape(w)}.)" for w in ("TEL", "Tel", "tel", "FAX", "Fax")),
+        )
+    )
+    + ")"
 )
 _PHONE = re.compile(
     "|".join(
         (
             f"(?:\\+|＋)[8８][1１]{SEP}?\\(?[0０]?\\)?{D}{{1,4}}\\)?{SEP}?{D}{{1,4}}{SEP}?{D}{{3,4}}",
-            f"{_BEFORE}[0０]{D}{{1,4}}{HY}{D}{{1,4}}{HY}{D}{{3,4}}",
-            f"{_BEFORE}[(（][0０]{D}{{1,4}}[)）][ 　]?{D}{{1,4}}{HY}{D}{{4}}",
-            f"{_BEFORE}[0０]{D}{{1,4}}[(（]{D}{{1,4}}[)）]{D}{{4}}",
-            f"{_BEFORE}[0０]{D}{{9,10}}",
+            f"{_PHONE_BEFORE}[0０]{D}{{1,4}}{HY}{D}{{1,4}}{HY}{D}{{3,4}}",
+            f"{_PHONE_BEFORE}[(（][0０]{D}{{1,4}}[)）][ 　]?{D}{{1,4}}{HY}{D}{{4}}",
+            f"{_PHONE_BEFORE}[0０]{D}{{1,4}}[(（]{D}{{1,4}}[)）]{D}{{4}}",
+            f"{_PHONE_BEFORE}[0０]{D}{{9,10}}",
+            # spaces or dots between the groups, the same twice (090 1234 5678, 03.1234.5678):
+            # taken like a number without separators (a mobile number, 0120 or a label)
+            f"{_PHONE_BEFORE}[0０]{D}{{1,4}}(?P<loose>[ 　.．]){D}{{1,4}}(?P=loose){D}{{3,4}}",
         )
     )
     + _AFTER
 )
-_EMAIL = re.compile(r"[A-Za-z0-9._%+\-]+[@＠][A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
+# Half- and full-width alike (ｍｉｓａｋｉ＠ｅｘａｍｐｌｅ．ｃｏ．ｊｐ is typed as often as the ASCII).
+_LOCAL = "[A-Za-z0-9._%+\\-Ａ-Ｚａ-ｚ０-９．＿％＋－]"
+_LABEL = "[A-Za-z0-9\\-Ａ-Ｚａ-ｚ０-９－]"
+_EMAIL = re.compile(f"{_LOCAL}+[@＠]{_LABEL}+(?:[.．]{_LABEL}+)*[.．][A-Za-zＡ-Ｚａ-ｚ]{{2,}}")
 _PREFECTURE = "(?:東京都|北海道|(?:京都|大阪)府|[一-龥]{2,3}県)"
-_ADDRESS_BODY = (
-    f"{_PREFECTURE}[^\\s,，、。|\t\"'<>「」]{{1,40}}"
+# An address's rest after its prefecture or city: the street, and a building after one space.
+_STREET = (
+    "[^\\s,，、。|\t\"'<>「」]{1,40}"
     "(?:[ 　](?=[^\\s]*(?:ビル|マンション|ハイツ|コーポ|荘|号室|[0-9０-９]+[FＦ階]))"
     "[^\\s,，、。|\t\"'<>「」]{1,20})?"
 )
+_ADDRESS_BODY = f"{_PREFECTURE}{_STREET}"
+# After a postal code an address often starts at the city (大阪市北区..., 港区芝浦...).
+_CITY_BODY = f"[一-龥ぁ-んァ-ヶ々ー]{{1,6}}?[市区町村郡]{_STREET}"
 _POSTAL = f"{D}{{3}}{HY}{D}{{4}}"
 _ADDRESS = re.compile(
-    f"〒[ 　]?{_POSTAL}(?:[ 　]*{_ADDRESS_BODY})?"
+    f"〒[ 　]?{D}{{3}}{HY}?{D}{{4}}(?![0-9０-９])(?:[ 　]*(?:{_ADDRESS_BODY}|{_CITY_BODY}))?"
     f"|{_BEFORE}{_POSTAL}[ 　]*{_ADDRESS_BODY}"
     f"|(?<=住所)[ 　]*[:：]?[ 　]*((?:〒?[ 　]?{_POSTAL}[ 　]*)?{_ADDRESS_BODY})"
 )
@@ -104,14 +129,21 @@ _BIRTH = re.compile(
     f"|({_DATE})[ 　]*(?:生まれ|生)"
 )
 _ACCOUNT = re.compile(
-    f"(?:(?:普通|当座|貯蓄|総合)(?:預金)?(?:口座)?|口座(?:番号)?)[ 　]*[:：]?[ 　]*"
+    f"(?:(?:普通|当座|貯蓄|総合)(?:預金)?(?:口座)?|口座(?:番号)?|[(（][普当][)）])[ 　]*[:：]?[ 　]*"
     f"(?:(?:No|NO|番号)\\.?[ 　]*[:：]?[ 　]*)?(?:[(（](?:普通|当座)[)）][ 　]*)?({D}{{6,8}})"
     f"{_AFTER}"
+)
+# ゆうちょ銀行's accounts: a 記号 of five digits and a 番号 of up to eight.
+_YUCHO = re.compile(
+    f"記号(?:番号)?[ 　]*[:：]?[ 　]*({D}{{5}})[ 　]*(?:{HY}|[、,/／])?[ 　]*(?:番号)?[ 　]*[:：]?"
+    f"[ 　]*({D}{{6,8}}){_AFTER}"
 )
 _BRANCH = re.compile(
     "(?:(?<=銀行)|(?<=信用金庫)|(?<=信金)|(?<=信用組合)|(?<=労働金庫))[ 　]*"
     "([一-龥ぁ-んァ-ヶ々ー]{1,10}(?:支店|出張所|営業部)|本店)"
     "|([一-龥ぁ-んァ-ヶ々ー]{1,10}(?:支店|出張所|営業部)|本店)(?=[ 　]*[(（]?[ 　]*(?:普通|当座|貯蓄))"
+    # 支店名 as a label, on a line that names an account (a sales report's 支店名 is no bank's)
+    "|(?<=支店名)[ 　]*[:：]?[ 　]*([一-龥ぁ-んァ-ヶ々ー]{1,10})(?=[^\n]*(?:口座|普通|当座|預金))"
 )
 
 
@@ -202,9 +234,10 @@ def _numbers(text: str) -> Iterator[Span]:
         value = match.group()
         if not _phone_digits_ok(value) or _named_otherwise(text, match.start(), PersonalKind.PHONE):
             continue
-        plain = value.isdigit() or all(ch.isdigit() for ch in value)
-        mobile = plain and len(value) == 11 and value[1] in "5789５７８９" and value[2] in "0０"
-        free = plain and value[:4] in ("0120", "０１２０")
+        plain = all(ch.isdigit() for ch in value) or match.group("loose") is not None
+        number = "".join(map(str, _digits(value)))
+        mobile = plain and len(number) == 11 and number[1] in "5789" and number[2] == "0"
+        free = plain and number.startswith("0120")
         if plain and not (mobile or free or _has_label(text, match.start(), PersonalKind.PHONE)):
             continue
         yield Span(match.start(), match.end(), PersonalKind.PHONE)
@@ -213,8 +246,11 @@ def _numbers(text: str) -> Iterator[Span]:
 def _in_context(text: str) -> Iterator[Span]:
     for match in _ACCOUNT.finditer(text):
         yield Span(match.start(1), match.end(1), PersonalKind.ACCOUNT)
+    for match in _YUCHO.finditer(text):
+        yield Span(match.start(1), match.end(1), PersonalKind.ACCOUNT)
+        yield Span(match.start(2), match.end(2), PersonalKind.ACCOUNT)
     for match in _BRANCH.finditer(text):
-        group = 1 if match.group(1) else 2
+        group = next(g for g in (1, 2, 3) if match.group(g))
         yield Span(match.start(group), match.end(group), PersonalKind.BRANCH)
     for match in _BIRTH.finditer(text):
         group = 1 if match.group(1) else 2
