@@ -10,6 +10,10 @@ A report that no code run with visible output backs (``TurnResult.status == "unv
 printed with what was not backed on stderr and ends the command with exit code 1 (``--json``:
 ``"status": "unverified"``); in the interactive mode the warning is shown and the session goes
 on.
+
+Ctrl+C while the agent works stops the turn at once (``AnalysisSession.stop``: generated code
+that runs is killed, nothing of the turn is saved) and ends the command with exit code 130,
+naming the workspace and what it keeps.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Final
 
 import typer
 from rich.text import Text
@@ -28,7 +32,6 @@ from keiri_agent.cli.common import (
     err_console,
     error_document,
     forget_shown_errors,
-    interrupted_error,
     progress_printer,
     require_llm,
     show_error,
@@ -46,6 +49,9 @@ __all__ = ["analyze", "split_arguments"]
 # not the question.
 DATA_SUFFIXES = frozenset({".csv", ".tsv", ".txt", ".xlsx", ".xlsm", ".xls"})
 QUIT_WORDS = frozenset({"exit", "quit", "終了"})
+# After Ctrl+C, how long the turn may take to end: running code is killed at once, but an LLM
+# call in flight is waited for (the process exit stops the sandbox in any case).
+STOP_WAIT_S: Final = 10.0
 
 _USAGE_HINT = (
     '例: keiri-agent analyze 売上.csv 経費.xlsx "取引先別の売上を比べて"。'
@@ -176,10 +182,28 @@ def _show_kept(error: BlockError) -> None:
     )
 
 
-def _load(files: list[Path], workspace_root: Path | None) -> AnalysisSession:
-    from keiri_agent.agents.analysis import AnalysisSession
+def _stopped(session: AnalysisSession | None) -> BlockError | None:
+    """Ctrl+C: the running turn is stopped (its code killed) and what the session keeps named;
+    None (the plain "interrupted" error) when no turn runs."""
+    if session is None or not session.running:
+        return None
+    ended = session.stop(STOP_WAIT_S)
+    what = "実行中のコードは止め、" if ended else ""
+    kept = (
+        f"作業ディレクトリ {_workspace_text(session.workspace)} には、読み込んだデータと"
+        "完了した結果だけが残っています。"
+        if session.workspace is not None
+        else ""
+    )
+    return BlockError(
+        f"分析を中止しました（Ctrl-C）。{what}このターンの結果は保存していません"
+        "（書きかけのファイルはありません）。",
+        code=ErrorCode.CANCELLED,
+        hint=kept + "続けるには、もう一度実行してください。",
+    )
 
-    session = AnalysisSession(workspace_root=workspace_root)
+
+def _load(session: AnalysisSession, files: list[Path]) -> None:
     try:
         for path in files:
             info = session.add_file(path)
@@ -193,7 +217,6 @@ def _load(files: list[Path], workspace_root: Path | None) -> AnalysisSession:
         if session.workspace is not None:  # created by this command: leave nothing half-made
             shutil.rmtree(session.workspace, ignore_errors=True)
         raise
-    return session
 
 
 def _interactive(session: AnalysisSession, *, as_json: bool) -> None:
@@ -243,9 +266,10 @@ def _interactive(session: AnalysisSession, *, as_json: bool) -> None:
         "出力（標準出力・表・ファイル）のあるコード実行が 1 度も成功しないままレポートになったときは、"
         "レポートを表示したうえで、数値がデータで裏付けられていない（未検証）ことを標準エラー出力に"
         '表示します（--json では "status": "unverified"）。対話モードでは警告を表示して続けます。\n\n'
+        "Ctrl+C で分析を中止します（実行中のコードもすぐに止め、そのターンの結果は保存しません）。\n\n"
         "進捗は標準エラー出力に表示します。終了コード: 0 成功（または確認の質問）、"
         "1 レポートが未検証か LLM の呼び出しに失敗、"
-        "2 入力や設定の誤り（ファイルが無い・読めない等）。"
+        "2 入力や設定の誤り（ファイルが無い・読めない等）、130 Ctrl+C で中止。"
     )
 )
 def analyze(
@@ -272,11 +296,20 @@ def analyze(
         ),
     ] = False,
 ) -> None:
-    with user_errors(llm_exit_code=EXIT_FAILED, on_ctrl_c=interrupted_error):
+    made: list[AnalysisSession] = []  # the session, once there is one to stop on Ctrl+C
+
+    def stop() -> BlockError | None:
+        return _stopped(made[0] if made else None)
+
+    with user_errors(llm_exit_code=EXIT_FAILED, on_ctrl_c=stop):
         files, question = split_arguments(args)
         if question is not None:  # its first call is the reason step's: key checked before loading
             require_llm("reason")
-        session = _load(files, workspace_root)
+        from keiri_agent.agents.analysis import AnalysisSession
+
+        session = AnalysisSession(workspace_root=workspace_root)
+        made.append(session)
+        _load(session, files)
         if question is None:
             _interactive(session, as_json=as_json)
             return
