@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import psutil
@@ -17,52 +16,13 @@ import pytest
 
 import keiri_agent
 from tests.support import ScriptedLLMServer
+from tests.support.processes import HALF_WRITTEN, LONG_STEP_CODE, once_code_holds
 
 pytestmark = pytest.mark.timeout(600)  # the jail's start may take minutes on a loaded machine
 
 SRC = Path(keiri_agent.__file__).resolve().parents[1]  # the copy of the package under test
 CODE_RUNNING_S = 300.0  # until the code runs: imports, the jail's start, two LLM replies
 STOPPED_WITHIN_S = 60.0  # well before the code's 120 s sleep; generous for a loaded machine
-HALF_WRITTEN = "half.csv"
-SLEEPING = (
-    "import time\n"
-    f"with open('{HALF_WRITTEN}', 'w') as out:\n"
-    "    out.write('取引先,金額\\n')\n"
-    "    out.flush()\n"
-    "    time.sleep(120)\n"
-    "    out.write('あおば商事,1\\n')\n"
-)
-
-
-def _holds_the_half_written_file(process: psutil.Process) -> bool:
-    """Whether ``process`` has the code's output file open: the code is in its sleep. (The
-    action sees the workdir at its host path, so its descriptor names the file there.)"""
-    try:
-        fds = os.listdir(f"/proc/{process.pid}/fd")
-    except OSError:
-        return False
-    for fd in fds:
-        try:
-            if os.readlink(f"/proc/{process.pid}/fd/{fd}").endswith(f"/{HALF_WRITTEN}"):
-                return True
-        except OSError:
-            continue
-    return False
-
-
-def _descendants_once_code_runs(proc: subprocess.Popen[str]) -> list[psutil.Process]:
-    """Every process under the command once the generated code is running (its jail's too)."""
-    deadline = time.monotonic() + CODE_RUNNING_S
-    while True:
-        assert proc.poll() is None, "the command ended before the code ran"
-        assert time.monotonic() < deadline, "the generated code did not start"
-        try:
-            below = psutil.Process(proc.pid).children(recursive=True)
-        except psutil.NoSuchProcess:
-            below = []
-        if any(_holds_the_half_written_file(p) for p in below):
-            return below
-        time.sleep(0.1)
 
 
 def test_ctrl_c_while_the_code_runs_stops_it_and_exits_130_with_nothing_left(
@@ -71,7 +31,7 @@ def test_ctrl_c_while_the_code_runs_stops_it_and_exits_130_with_nothing_left(
     data = public_dir / "売上.csv"
     data.write_text("取引先,金額\nあおば商事,120000\n", encoding="utf-8")
     llm_server.add_chat(json={"next_action": "act", "instruction": "書き出す", "rationale": "試験"})
-    llm_server.add_chat(json={"code": SLEEPING, "expected_outputs": []})
+    llm_server.add_chat(json={"code": LONG_STEP_CODE, "expected_outputs": []})
     llm_server.add_chat(json={"next_action": "finalize", "rationale": "never asked"})
     root = public_dir / "ws"
     env = {**os.environ, "PYTHONPATH": str(SRC), "KEIRI_RUNS_DIR": str(public_dir / "runs")}
@@ -86,7 +46,9 @@ def test_ctrl_c_while_the_code_runs_stops_it_and_exits_130_with_nothing_left(
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
-        below = _descendants_once_code_runs(proc)
+        below = once_code_holds(
+            proc.pid, HALF_WRITTEN, within_s=CODE_RUNNING_S, alive=lambda: proc.poll() is None
+        )
         proc.send_signal(signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=STOPPED_WITHIN_S)
     finally:
@@ -97,7 +59,7 @@ def test_ctrl_c_while_the_code_runs_stops_it_and_exits_130_with_nothing_left(
     assert proc.returncode == 130, stderr
     (workspace,) = root.iterdir()
     assert (
-        "分析を中止しました（Ctrl-C）。実行中のコードは止め、このターンの結果は保存していません"
+        "分析を中止しました（Ctrl-C）。実行中の処理とコードは止め、このターンの結果は保存していません"
         in (stderr)
     )
     assert f"作業ディレクトリ {workspace}" in stderr

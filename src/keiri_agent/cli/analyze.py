@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Final
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.text import Text
@@ -49,9 +49,6 @@ __all__ = ["analyze", "split_arguments"]
 # not the question.
 DATA_SUFFIXES = frozenset({".csv", ".tsv", ".txt", ".xlsx", ".xlsm", ".xls"})
 QUIT_WORDS = frozenset({"exit", "quit", "終了"})
-# After Ctrl+C, how long the turn may take to end: running code is killed at once, but an LLM
-# call in flight is waited for (the process exit stops the sandbox in any case).
-STOP_WAIT_S: Final = 10.0
 
 _USAGE_HINT = (
     '例: keiri-agent analyze 売上.csv 経費.xlsx "取引先別の売上を比べて"。'
@@ -185,22 +182,18 @@ def _show_kept(error: BlockError) -> None:
 def _stopped(session: AnalysisSession | None) -> BlockError | None:
     """Ctrl+C: the running turn is stopped (its code killed) and what the session keeps named;
     None (the plain "interrupted" error) when no turn runs."""
+    from keiri_agent.agents.analysis.session import STOP_WAIT_S, stopped_error
+
     if session is None or not session.running:
         return None
-    ended = session.stop(STOP_WAIT_S)
-    what = "実行中のコードは止め、" if ended else ""
+    ended = session.stop(STOP_WAIT_S)  # else the process exit stops the sandbox
     kept = (
         f"作業ディレクトリ {_workspace_text(session.workspace)} には、読み込んだデータと"
         "完了した結果だけが残っています。"
         if session.workspace is not None
         else ""
     )
-    return BlockError(
-        f"分析を中止しました（Ctrl-C）。{what}このターンの結果は保存していません"
-        "（書きかけのファイルはありません）。",
-        code=ErrorCode.CANCELLED,
-        hint=kept + "続けるには、もう一度実行してください。",
-    )
+    return stopped_error(how="（Ctrl-C）", ended=ended, kept=kept)
 
 
 def _load(session: AnalysisSession, files: list[Path]) -> None:

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import pandas as pd
 from langchain_core.messages import BaseMessage, HumanMessage
@@ -40,15 +40,39 @@ from keiri_agent.events.follow import run_following
 from keiri_agent.privacy import job_scope
 from keiri_agent.workspace import new_session_dir
 
-__all__ = ["AGENT_ID", "AnalysisSession", "TurnResult", "TurnStatus"]
+__all__ = [
+    "AGENT_ID",
+    "STOP_WAIT_S",
+    "AnalysisSession",
+    "TurnResult",
+    "TurnStatus",
+    "stopped_error",
+]
 
 AGENT_ID = "analysis"
+# How long a caller that stops a turn waits for it to end: running code is killed at once, an
+# LLM call in flight is waited for (the turn then ends before its next step).
+STOP_WAIT_S: Final = 10.0
 GRAPH_RECURSION_LIMIT = 40  # 5 loops of reason+code_exec plus report, with room to spare
 
 # How a turn ended: a report backed by a run that showed output, the agent's question, or a
 # report that no such run backs (``honesty``). A failed turn raises instead (``"error"`` in
 # the ``turn`` its BlockError carries).
 TurnStatus = Literal["success", "question", "unverified"]
+
+
+def stopped_error(*, how: str = "", ended: bool = True, kept: str = "") -> BlockError:
+    """What the person who stopped a turn (:meth:`AnalysisSession.stop`) is told: nothing of the
+    turn was saved. ``how`` they stopped it (``（Ctrl-C）``), whether the turn had ``ended``
+    within the wait, and what they ``kept``."""
+    what = "実行中の処理とコードは止め、" if ended else ""
+    return BlockError(
+        f"分析を中止しました{how}。{what}このターンの結果は保存していません"
+        "（書きかけのファイルはありません）。",
+        code=ErrorCode.CANCELLED,
+        hint=kept + "続けるには、同じ質問をもう一度実行してください。",
+        recoverable=True,
+    )
 
 
 def _idle_event() -> threading.Event:
@@ -221,8 +245,8 @@ class AnalysisSession:
 
     def stop(self, wait_s: float) -> bool:
         """Cancel the running turn: its generated code is killed at once and it ends with
-        CANCELLED, nothing of it kept. Waits up to ``wait_s`` seconds for the turn to end (a
-        step waiting for its LLM call ends when the call returns); True once no turn runs."""
+        CANCELLED, nothing of it kept (a step waiting for its LLM call ends when the call
+        returns). Waits up to ``wait_s`` seconds for the turn to end; True once no turn runs."""
         if self._cancel is not None:
             self._cancel.set()
         return self._idle.wait(wait_s)
