@@ -186,7 +186,10 @@ def _stopped(session: AnalysisSession | None) -> BlockError | None:
 
     if session is None or not session.running:
         return None
-    ended = session.stop(STOP_WAIT_S)  # else the process exit stops the sandbox
+    try:
+        ended = session.stop(STOP_WAIT_S)
+    except KeyboardInterrupt:  # a second Ctrl+C: no more waiting
+        ended = False  # the process exit stops the sandbox all the same
     kept = (
         f"作業ディレクトリ {_workspace_text(session.workspace)} には、読み込んだデータと"
         "完了した結果だけが残っています。"
