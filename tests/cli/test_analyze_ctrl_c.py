@@ -27,9 +27,7 @@ CODE_RUNNING_S = 300.0  # until the code runs: imports, the jail's start, two LL
 STOPPED_WITHIN_S = 60.0  # well before the code's 120 s sleep; generous for a loaded machine
 
 
-STOPPED = (
-    "分析を中止しました（Ctrl-C）。実行中の処理とコードは止め、このターンの結果は保存していません"
-)
+STOPPED = "分析を中止しました（Ctrl-C）。実行中の処理とコードは止め、このターンのレポートと実行記録は保存していません"
 
 
 @dataclass

@@ -29,7 +29,7 @@ from tests.support.processes import HALF_WRITTEN, LONG_STEP_CODE, holding, once_
 
 CODE_RUNNING_S = 300.0  # until the code runs: the first script run, the jail's start
 STOPPED_WITHIN_S = 60.0  # well before the code's 120 s sleep; generous for a loaded machine
-STOPPED = "分析を中止しました。実行中の処理とコードは止め、このターンの結果は保存していません"
+STOPPED = "分析を中止しました。実行中の処理とコードは止め、このターンのレポートと実行記録は保存していません"
 
 
 @pytest.fixture

@@ -62,13 +62,13 @@ TurnStatus = Literal["success", "question", "unverified"]
 
 
 def stopped_error(*, how: str = "", ended: bool = True, kept: str = "") -> BlockError:
-    """What the person who stopped a turn (:meth:`AnalysisSession.stop`) is told: nothing of the
-    turn was saved. ``how`` they stopped it (``（Ctrl-C）``), whether the turn had ``ended``
+    """What the person who stopped a turn (:meth:`AnalysisSession.stop`) is told: the turn's
+    report and runs were not saved. ``how`` they stopped it (``（Ctrl-C）``), whether the turn had ``ended``
     within the wait, and what they ``kept``."""
     what = "実行中の処理とコードは止め、" if ended else ""
     return BlockError(
-        f"分析を中止しました{how}。{what}このターンの結果は保存していません"
-        "（書きかけのファイルはありません）。",
+        f"分析を中止しました{how}。{what}このターンのレポートと実行記録は"
+        "保存していません（書きかけのファイルはありません）。",
         code=ErrorCode.CANCELLED,
         hint=kept + "続けるには、同じ質問をもう一度実行してください。",
         recoverable=True,
@@ -245,8 +245,9 @@ class AnalysisSession:
 
     def stop(self, wait_s: float) -> bool:
         """Cancel the running turn: its generated code is killed at once and it ends with
-        CANCELLED, nothing of it kept (a step waiting for its LLM call ends when the call
-        returns). Waits up to ``wait_s`` seconds for the turn to end; True once no turn runs."""
+        CANCELLED, its report and runs recorded nowhere (a step waiting for its LLM call ends
+        when the call returns). Waits up to ``wait_s`` seconds for the turn to end; True once
+        no turn runs."""
         if self._cancel is not None:
             self._cancel.set()
         return self._idle.wait(wait_s)

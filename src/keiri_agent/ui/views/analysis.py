@@ -217,7 +217,7 @@ def _submit(session: AnalysisSession, text: str) -> None:
             "中止",
             key=session_state.page_key(PAGE, "stop"),
             icon=":material/stop_circle:",
-            help="実行中の分析を止めます。実行中のコードもすぐに止め、このターンの結果は保存しません。",
+            help="実行中の分析を止めます。実行中のコードもすぐに止め、このターンのレポートと実行記録は保存しません。",
         )
         with st.status("分析しています…", expanded=True) as status:
             elapsed = st.empty()
