@@ -1,4 +1,6 @@
-"""Servers that tests start as subprocesses: a free loopback port, and stopping their group."""
+"""Servers that tests start as subprocesses: a free loopback port, and stopping their group;
+and the processes under a pid once generated code runs there (:func:`once_code_holds`).
+"""
 
 from __future__ import annotations
 
@@ -6,10 +8,32 @@ import os
 import signal
 import socket
 import subprocess
+import time
+from collections.abc import Callable
 
-__all__ = ["free_port", "stop_process_group"]
+import psutil
+
+__all__ = [
+    "HALF_WRITTEN",
+    "LONG_STEP_CODE",
+    "free_port",
+    "holding",
+    "once_code_holds",
+    "stop_process_group",
+]
 
 STOP_TIMEOUT_S = 10
+POLL_S = 0.1
+# Generated code of a long step: it holds its output file open, half-written, for 120 s.
+HALF_WRITTEN = "half.csv"
+LONG_STEP_CODE = (
+    "import time\n"
+    f"with open('{HALF_WRITTEN}', 'w') as out:\n"
+    "    out.write('取引先,金額\\n')\n"
+    "    out.flush()\n"
+    "    time.sleep(120)\n"
+    "    out.write('あおば商事,1\\n')\n"
+)
 
 
 def free_port() -> int:
@@ -29,3 +53,42 @@ def stop_process_group(proc: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+
+
+def _holds(process: psutil.Process, name: str) -> bool:
+    try:
+        fds = os.listdir(f"/proc/{process.pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{process.pid}/fd/{fd}").endswith(f"/{name}"):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def holding(processes: list[psutil.Process], name: str) -> list[psutil.Process]:
+    """Those of ``processes`` that have a file called ``name`` open."""
+    return [process for process in processes if _holds(process, name)]
+
+
+def once_code_holds(
+    root: int, name: str, *, within_s: float, alive: Callable[[], bool]
+) -> list[psutil.Process]:
+    """Every process under ``root`` once one of them holds a file called ``name`` open:
+    generated code that opened its output file is running (a sandboxed action sees its workdir
+    at the host path, so its descriptor names the file there). Fails when ``alive()`` turns
+    false or ``within_s`` seconds pass first."""
+    deadline = time.monotonic() + within_s
+    while True:
+        assert alive(), "the work ended before the code ran"
+        assert time.monotonic() < deadline, "the generated code did not start"
+        try:
+            below = psutil.Process(root).children(recursive=True)
+        except psutil.NoSuchProcess:
+            below = []
+        if holding(below, name):
+            return below
+        time.sleep(POLL_S)

@@ -10,6 +10,10 @@ A report that no code run with visible output backs (``TurnResult.status == "unv
 printed with what was not backed on stderr and ends the command with exit code 1 (``--json``:
 ``"status": "unverified"``); in the interactive mode the warning is shown and the session goes
 on.
+
+Ctrl+C while the agent works stops the turn at once (``AnalysisSession.stop``: generated code
+that runs is killed, nothing of the turn is saved) and ends the command with exit code 130,
+naming the workspace and what it keeps.
 """
 
 from __future__ import annotations
@@ -28,7 +32,6 @@ from keiri_agent.cli.common import (
     err_console,
     error_document,
     forget_shown_errors,
-    interrupted_error,
     progress_printer,
     require_llm,
     show_error,
@@ -176,10 +179,27 @@ def _show_kept(error: BlockError) -> None:
     )
 
 
-def _load(files: list[Path], workspace_root: Path | None) -> AnalysisSession:
-    from keiri_agent.agents.analysis import AnalysisSession
+def _stopped(session: AnalysisSession | None) -> BlockError | None:
+    """Ctrl+C: the running turn is stopped (its code killed) and what the session keeps named;
+    None (the plain "interrupted" error) when no turn runs."""
+    from keiri_agent.agents.analysis.session import STOP_WAIT_S, stopped_error
 
-    session = AnalysisSession(workspace_root=workspace_root)
+    if session is None or not session.running:
+        return None
+    try:
+        ended = session.stop(STOP_WAIT_S)
+    except KeyboardInterrupt:  # a second Ctrl+C: no more waiting
+        ended = False  # the process exit stops the sandbox all the same
+    kept = (
+        f"作業ディレクトリ {_workspace_text(session.workspace)} には、読み込んだデータと"
+        "完了した結果だけが残っています。"
+        if session.workspace is not None
+        else ""
+    )
+    return stopped_error(how="（Ctrl-C）", ended=ended, kept=kept)
+
+
+def _load(session: AnalysisSession, files: list[Path]) -> None:
     try:
         for path in files:
             info = session.add_file(path)
@@ -193,7 +213,6 @@ def _load(files: list[Path], workspace_root: Path | None) -> AnalysisSession:
         if session.workspace is not None:  # created by this command: leave nothing half-made
             shutil.rmtree(session.workspace, ignore_errors=True)
         raise
-    return session
 
 
 def _interactive(session: AnalysisSession, *, as_json: bool) -> None:
@@ -243,9 +262,10 @@ def _interactive(session: AnalysisSession, *, as_json: bool) -> None:
         "出力（標準出力・表・ファイル）のあるコード実行が 1 度も成功しないままレポートになったときは、"
         "レポートを表示したうえで、数値がデータで裏付けられていない（未検証）ことを標準エラー出力に"
         '表示します（--json では "status": "unverified"）。対話モードでは警告を表示して続けます。\n\n'
+        "Ctrl+C で分析を中止します（実行中のコードもすぐに止め、そのターンのレポートと実行記録は保存しません）。\n\n"
         "進捗は標準エラー出力に表示します。終了コード: 0 成功（または確認の質問）、"
         "1 レポートが未検証か LLM の呼び出しに失敗、"
-        "2 入力や設定の誤り（ファイルが無い・読めない等）。"
+        "2 入力や設定の誤り（ファイルが無い・読めない等）、130 Ctrl+C で中止。"
     )
 )
 def analyze(
@@ -272,11 +292,20 @@ def analyze(
         ),
     ] = False,
 ) -> None:
-    with user_errors(llm_exit_code=EXIT_FAILED, on_ctrl_c=interrupted_error):
+    made: list[AnalysisSession] = []  # the session, once there is one to stop on Ctrl+C
+
+    def stop() -> BlockError | None:
+        return _stopped(made[0] if made else None)
+
+    with user_errors(llm_exit_code=EXIT_FAILED, on_ctrl_c=stop):
         files, question = split_arguments(args)
         if question is not None:  # its first call is the reason step's: key checked before loading
             require_llm("reason")
-        session = _load(files, workspace_root)
+        from keiri_agent.agents.analysis import AnalysisSession
+
+        session = AnalysisSession(workspace_root=workspace_root)
+        made.append(session)
+        _load(session, files)
         if question is None:
             _interactive(session, as_json=as_json)
             return

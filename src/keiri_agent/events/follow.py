@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from functools import partial
 from pathlib import Path
-from typing import TypeVar
+from typing import Final, TypeVar
 
 from keiri_agent.events.logfile import LogCursor
 from keiri_agent.events.models import ErrorEvent, LLMCall, Log, RunEvent, Stage
@@ -27,6 +27,8 @@ __all__ = ["LogFollower", "error_line", "llm_call_line", "progress_line", "run_f
 
 T = TypeVar("T")
 
+IDLE_S: Final = 1.0  # with ``on_idle``: how long without an event before it is called
+
 
 def run_following(
     stream: EventStream,
@@ -34,8 +36,14 @@ def run_following(
     on_event: Callable[[RunEvent], None],
     *,
     name: str = "keiri-run",
+    on_idle: Callable[[], None] | None = None,
+    idle_s: float = IDLE_S,
 ) -> T:
-    """``work()``'s result; ``stream`` is closed when it ends, which ends the following."""
+    """``work()``'s result; ``stream`` is closed when it ends, which ends the following.
+
+    ``on_idle`` is called in the calling thread whenever no event came for ``idle_s`` seconds
+    while the work runs (a page shows the time spent, and so learns that its user stopped it).
+    """
 
     def run() -> T:
         try:
@@ -44,7 +52,14 @@ def run_following(
             stream.close()  # ends the subscription below
 
     outcome = in_daemon_thread(run, name=name)
-    for event in stream.subscribe():
+    pos = 0
+    while not stream.closed:
+        for event in stream.subscribe(pos, timeout=None if on_idle is None else idle_s):
+            pos = event.id
+            on_event(event)
+        if on_idle is not None and not stream.closed:
+            on_idle()
+    for event in stream.subscribe(pos):  # those that came just before the close
         on_event(event)
     return outcome.result()  # the worker's exception is raised here
 

@@ -147,3 +147,30 @@ def test_stopping_one_workdir_leaves_the_others_jail_running(
     outcome = executor.run("print('続行')\n", workdir=other, profile="analysis")
     assert outcome.success, outcome.error
     assert outcome.stdout.strip() == "続行"
+
+
+class _CancelDuringReason(NullEmitter):
+    """Events of a turn, with the flag set as the reason step starts its LLM call."""
+
+    def __init__(self, cancel: threading.Event) -> None:
+        self.cancel = cancel
+
+    def emit(self, kind: Any, /, **fields: Any) -> RunEvent | None:
+        if str(kind) == "stage" and fields.get("step") == "reason":
+            self.cancel.set()
+        return None
+
+
+def test_a_cancel_during_an_llm_call_ends_the_turn_before_its_next_step(
+    public_dir: Path, executor: SandboxExecutor, llm_server: ScriptedLLMServer
+) -> None:
+    session, cancel = _session(public_dir, executor, llm_server, "print('ran')\n")
+
+    with pytest.raises(BlockError) as raised:
+        session.ask("取引先を書き出して", events=_CancelDuringReason(cancel))
+
+    assert raised.value.code == ErrorCode.CANCELLED
+    assert raised.value.message == "分析は取り消されました。"  # no code had run
+    assert raised.value.details["step"] == "コード生成・実行"
+    assert len(llm_server.chat_requests()) == 1  # the code was never asked for
+    assert executor.server_pid is None

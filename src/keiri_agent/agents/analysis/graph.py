@@ -82,18 +82,23 @@ class AnalysisContext:
     cancel: threading.Event | None = None
 
 
-def cancelled_error() -> BlockError:
-    """The CANCELLED error of a turn stopped while its generated code ran."""
+def cancelled_error(step: str = "code_exec") -> BlockError:
+    """The CANCELLED error of a turn stopped while its generated code ran (``code_exec``), or
+    before the step ``step`` started (a cancel that came during an LLM call)."""
+    killed = "（実行中のコードは止めました）" if step == "code_exec" else ""
     return BlockError(
-        "分析は取り消されました（実行中のコードは止めました）。",
+        f"分析は取り消されました{killed}。",
         code=ErrorCode.CANCELLED,
         hint="必要であれば、同じ依頼をもう一度実行してください。",
-        details={"step": "code_exec"},
+        details={"step": step},
         recoverable=True,
     )
 
 
-def _check_deadline(ctx: AnalysisContext, step: str) -> None:
+def _check_step(ctx: AnalysisContext, step: str) -> None:
+    """Before a step: the turn has been neither cancelled nor gone past its deadline."""
+    if ctx.cancel is not None and ctx.cancel.is_set():
+        raise cancelled_error(step)
     check_deadline(ctx.deadline, ctx.timeout_s, step)
 
 
@@ -117,7 +122,7 @@ def reason(state: AgentState, runtime: Runtime[AnalysisContext]) -> dict[str, An
             msg=f"ループ上限（{MAX_LOOPS} 回）に達したため中間結果をまとめます",
         )
         return {"next_action": "finalize", "forced_report": True}
-    _check_deadline(ctx, "判断")
+    _check_step(ctx, "判断")
     _stage(ctx, "reason", "start")
     infos = state.dfs_info or ([state.df_info] if state.df_info else [])
     decision = ctx.reason_llm.bind(events=ctx.events, node_id="reason").structured(
@@ -166,7 +171,7 @@ def _missing_outputs(plan: CodeGenOutput, workspace: Path) -> list[str]:
 
 def code_exec(state: AgentState, runtime: Runtime[AnalysisContext]) -> dict[str, Any]:
     ctx = runtime.context
-    _check_deadline(ctx, "コード生成・実行")
+    _check_step(ctx, "コード生成・実行")
     _stage(ctx, "code_exec", "start")
     workspace = Path(state.workspace_dir or ".")
     infos = state.dfs_info or ([state.df_info] if state.df_info else [])
@@ -234,7 +239,7 @@ def _with_error(stderr: str, errors: list[str]) -> str:
 
 def report(state: AgentState, runtime: Runtime[AnalysisContext]) -> dict[str, Any]:
     ctx = runtime.context
-    _check_deadline(ctx, "レポート作成")
+    _check_step(ctx, "レポート作成")
     _stage(ctx, "report", "start")
     grounded = is_grounded(state.execution_results[state.turn_start :])
     llm = ctx.report_llm.bind(events=ctx.events, node_id="report")

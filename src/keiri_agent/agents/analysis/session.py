@@ -14,11 +14,12 @@ turn had produced so far in ``details["turn"]`` (runs, files; the same keys as
 from __future__ import annotations
 
 import dataclasses
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import pandas as pd
 from langchain_core.messages import BaseMessage, HumanMessage
@@ -39,15 +40,45 @@ from keiri_agent.events.follow import run_following
 from keiri_agent.privacy import job_scope
 from keiri_agent.workspace import new_session_dir
 
-__all__ = ["AGENT_ID", "AnalysisSession", "TurnResult", "TurnStatus"]
+__all__ = [
+    "AGENT_ID",
+    "STOP_WAIT_S",
+    "AnalysisSession",
+    "TurnResult",
+    "TurnStatus",
+    "stopped_error",
+]
 
 AGENT_ID = "analysis"
+# How long a caller that stops a turn waits for it to end: running code is killed at once, an
+# LLM call in flight is waited for (the turn then ends before its next step).
+STOP_WAIT_S: Final = 10.0
 GRAPH_RECURSION_LIMIT = 40  # 5 loops of reason+code_exec plus report, with room to spare
 
 # How a turn ended: a report backed by a run that showed output, the agent's question, or a
 # report that no such run backs (``honesty``). A failed turn raises instead (``"error"`` in
 # the ``turn`` its BlockError carries).
 TurnStatus = Literal["success", "question", "unverified"]
+
+
+def stopped_error(*, how: str = "", ended: bool = True, kept: str = "") -> BlockError:
+    """What the person who stopped a turn (:meth:`AnalysisSession.stop`) is told: the turn's
+    report and runs were not saved. ``how`` they stopped it (``（Ctrl-C）``), whether the turn had ``ended``
+    within the wait, and what they ``kept``."""
+    what = "実行中の処理とコードは止め、" if ended else ""
+    return BlockError(
+        f"分析を中止しました{how}。{what}このターンのレポートと実行記録は"
+        "保存していません（書きかけのファイルはありません）。",
+        code=ErrorCode.CANCELLED,
+        hint=kept + "続けるには、同じ質問をもう一度実行してください。",
+        recoverable=True,
+    )
+
+
+def _idle_event() -> threading.Event:
+    idle = threading.Event()
+    idle.set()
+    return idle
 
 
 @dataclass
@@ -116,6 +147,8 @@ class AnalysisSession:
     assumptions: list[str] = field(default_factory=list)
     workspace: Path | None = None
     _masked: dict[str, int] = field(default_factory=dict, repr=False)  # of the last turn
+    _cancel: threading.Event | None = field(default=None, repr=False)  # the running turn's
+    _idle: threading.Event = field(default_factory=_idle_event, repr=False)  # set: no turn runs
 
     def _workspace(self) -> Path:
         if self.workspace is None:
@@ -165,14 +198,16 @@ class AnalysisSession:
         *,
         events: EventEmitter | None = None,
         on_event: Callable[[RunEvent], None] | None = None,
+        on_idle: Callable[[], None] | None = None,
     ) -> TurnResult:
         """Run one turn for the user's ``text`` and return what it produced.
 
         Events go to ``events`` when given, else to a new run log under ``runs/analysis/``.
         With ``on_event`` (and no ``events``) the graph runs in a worker thread while every
         event is handed to ``on_event`` in the calling thread as it happens (the CLI prints
-        them; Streamlit may only draw from its script thread). The conversation changes only
-        when the turn succeeds: a failed turn can simply be asked again.
+        them; Streamlit may only draw from its script thread), and ``on_idle`` there whenever
+        no event came for a while (``run_following``). The conversation changes only when the
+        turn succeeds: a failed turn can simply be asked again. :meth:`stop` cancels the turn.
         """
         if not text.strip():
             raise BlockError(
@@ -184,6 +219,9 @@ class AnalysisSession:
             raise ValueError("on_event reads the session's own run log; do not pass events too")
         stream = open_run(AGENT_ID, runs_dir=self.runs_dir) if events is None else None
         emitter: EventEmitter = events if events is not None else stream  # type: ignore[assignment]
+        # The caller's own flag (a server task's cancel), else one for this turn alone.
+        self._cancel = (self.context.cancel if self.context else None) or threading.Event()
+        self._idle.clear()  # set again by the turn's own thread when it ends
         if on_event is None:
             try:
                 final = self._invoke(text, emitter)
@@ -192,13 +230,27 @@ class AnalysisSession:
                     stream.close()
         else:
             assert stream is not None
-            final = self._invoke_streaming(text, stream, on_event)
+            final = self._invoke_streaming(text, stream, on_event, on_idle)
         self.messages = list(final.messages)
         self.execution_results = list(final.execution_results)
         self.assumptions = list(final.assumptions)
         turn = self._turn(final, stream.log_path if stream is not None else None)
         turn.masked = self._masked
         return turn
+
+    @property
+    def running(self) -> bool:
+        """Whether a turn runs now (in any thread)."""
+        return not self._idle.is_set()
+
+    def stop(self, wait_s: float) -> bool:
+        """Cancel the running turn: its generated code is killed at once and it ends with
+        CANCELLED, its report and runs recorded nowhere (a step waiting for its LLM call ends
+        when the call returns). Waits up to ``wait_s`` seconds for the turn to end; True once
+        no turn runs."""
+        if self._cancel is not None:
+            self._cancel.set()
+        return self._idle.wait(wait_s)
 
     def _turn(self, state: AgentState, run_log: Path | None) -> TurnResult:
         return TurnResult(
@@ -216,13 +268,23 @@ class AnalysisSession:
         )
 
     def _invoke(self, text: str, events: EventEmitter) -> AgentState:
+        try:
+            return self._run_graph(text, events)
+        finally:
+            self._idle.set()  # in the turn's own thread: the turn has ended
+
+    def _run_graph(self, text: str, events: EventEmitter) -> AgentState:
         state = self._state()
         state.messages = [*state.messages, HumanMessage(text)]
         base = self.context or AnalysisContext()
         settings = load_settings()
         timeout_s = settings.keiri_analysis_turn_timeout_s
         context = dataclasses.replace(
-            base, events=events, deadline=time.monotonic() + timeout_s, timeout_s=timeout_s
+            base,
+            events=events,
+            deadline=time.monotonic() + timeout_s,
+            timeout_s=timeout_s,
+            cancel=self._cancel,
         )
         last: Any = state
         # One turn, one set of placeholders; the tables' personal columns are known by header
@@ -254,10 +316,18 @@ class AnalysisSession:
         return AgentState.model_validate(last) if isinstance(last, dict) else last
 
     def _invoke_streaming(
-        self, text: str, stream: EventStream, on_event: Callable[[RunEvent], None]
+        self,
+        text: str,
+        stream: EventStream,
+        on_event: Callable[[RunEvent], None],
+        on_idle: Callable[[], None] | None,
     ) -> AgentState:
         return run_following(
-            stream, lambda: self._invoke(text, stream), on_event, name="keiri-analysis-turn"
+            stream,
+            lambda: self._invoke(text, stream),
+            on_event,
+            name="keiri-analysis-turn",
+            on_idle=on_idle,
         )
 
 

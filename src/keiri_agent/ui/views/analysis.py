@@ -7,11 +7,18 @@ empties the uploader). One chat input is one ``session.ask`` (one graph invoke);
 agent's question ends the turn and the user's answer is simply the next input. A report that
 no code run with visible output backs is labelled unverified (未検証), never 完了しました, and
 carries a warning band. Everything survives reruns until the リセット button clears it.
+
+While a turn runs, its 中止 button stops it: the click makes Streamlit stop this script run
+(so does any other input, or the tab closing), and a stopped run stops its turn
+(``AnalysisSession.stop``: generated code that runs is killed at once, nothing of the turn is
+kept) and leaves it in the history as 中止. The elapsed time, redrawn while no event comes, is
+where a run waiting on a long step learns it was stopped.
 """
 
 from __future__ import annotations
 
 import hashlib
+import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
@@ -27,6 +34,7 @@ from keiri_agent.agents.analysis.honesty import (
     UNVERIFIED_MESSAGE,
 )
 from keiri_agent.agents.analysis.progress import describe_event
+from keiri_agent.agents.analysis.session import STOP_WAIT_S, stopped_error
 from keiri_agent.config import LLMRole
 from keiri_agent.errors import BlockError
 from keiri_agent.events import RunEvent
@@ -201,22 +209,47 @@ def _submit(session: AnalysisSession, text: str) -> None:
         st.markdown(text)
     turn = ChatTurn(text=text)
     with st.chat_message("assistant"):
+        if session.running and not session.stop(STOP_WAIT_S):  # a stopped turn still ending
+            st.warning("前の分析がまだ止まっていません。少し待ってからもう一度入力してください。")
+            return
+        stop = st.empty()  # the button goes once the turn has ended
+        stop.button(  # its click stops this script run, which stops the turn (below)
+            "中止",
+            key=session_state.page_key(PAGE, "stop"),
+            icon=":material/stop_circle:",
+            help="実行中の分析を止めます。実行中のコードもすぐに止め、このターンのレポートと実行記録は保存しません。",
+        )
         with st.status("分析しています…", expanded=True) as status:
+            elapsed = st.empty()
+            started = time.monotonic()
 
             def show(event: RunEvent) -> None:
                 line = describe_event(event)
                 if line is not None:
                     st.text(line.strip())
 
+            def tick() -> None:
+                elapsed.caption(f"経過 {time.monotonic() - started:.0f} 秒")
+
             try:
-                turn.result = session.ask(text, on_event=show)
+                turn.result = session.ask(text, on_event=show, on_idle=tick)
             except BlockError as exc:
                 _drop_unanswered(session, text)
                 turn.error = exc
                 status.update(label="エラーが発生しました", state="error", expanded=False)
+            except BaseException:
+                # Streamlit stopped this script run (中止, another input, the tab closed): the
+                # turn must not go on unseen. No element is drawn here; the rerun shows it.
+                turn.error = stopped_error(
+                    ended=session.stop(STOP_WAIT_S),
+                    kept="読み込んだデータとこれまでの結果はそのまま使えます。",
+                )
+                history.append(turn)
+                raise
             else:
                 label, state = _STATUS_LABELS[turn.result.status]
                 status.update(label=label, state=state, expanded=False)
+        stop.empty()
         turn.assumptions = list(session.assumptions)
         history.append(turn)
         _render_answer(turn, len(history) - 1, latest=True)
