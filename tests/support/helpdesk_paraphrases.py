@@ -23,7 +23,7 @@ __all__ = ["LISTS", "Paraphrase", "QuestionLists", "Split", "found", "load_lists
 LISTS = Path(__file__).resolve().parents[1] / "data" / "helpdesk_paraphrases.yaml"
 MANUAL_FILE = "XYZシステム_ユーザーマニュアル.pdf"
 Split = Literal[
-    "dev", "heldout", "dev2", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6"
+    "dev", "heldout", "dev2", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7"
 ]
 
 
