@@ -211,7 +211,10 @@ def _node_started(runs: Path, node: str) -> bool:
 
 def test_ctrl_c_ends_a_run_as_cancelled(tmp_path: Path) -> None:
     plan = _plan(tmp_path, "slow", SLOW)
-    env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "200"}
+    # The package this test imported (a worktree's src/ before the installed copy), and the tree.
+    package_root = Path(keiri_agent.__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(package_root), str(REPO)])}
+    env["COLUMNS"] = "200"
     command = [str(Path(sys.executable).parent / "keiri-agent"), "plan", "run", str(plan)]
     proc = subprocess.Popen(
         command,
