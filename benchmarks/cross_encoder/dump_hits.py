@@ -23,8 +23,7 @@ from tests.support.helpdesk import EXAMPLES
 from tests.support.helpdesk_eval import gold_id
 from tests.support.helpdesk_paraphrases import Split, load_lists
 
-from benchmarks.helpdesk_floor import _settings
-from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase, ingest
+from benchmarks.cross_encoder.kb import default_settings, ingested
 
 K = 10  # unfloored candidates per question the cross-encoder scores
 PRODUCT_K = 3  # the help desk's own answer size
@@ -45,13 +44,9 @@ def dump(out_path: Path, splits: list[str]) -> int:
     recs = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        settings = _settings(root / "cache")
-        done = ingest(
-            root / "kb", manuals=[EXAMPLES / "manual"], qa=EXAMPLES / "qa.csv", settings=settings
-        )
-        if not done.ok:
-            raise SystemExit(f"ingest failed: {done.failures}")
-        with KnowledgeBase.open(root / "kb", settings=settings) as kb:
+        settings = default_settings(root)
+        manuals = [EXAMPLES / "manual"]
+        with ingested(root / "kb", settings, manuals, EXAMPLES / "qa.csv") as kb:
             for split in splits:
                 lists = load_lists(cast(Split, split))
                 items = [(c.question, list(c.gold), True) for c in lists.answerable]

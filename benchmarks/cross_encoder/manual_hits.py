@@ -24,10 +24,10 @@ from tests.support.helpdesk import EXAMPLES
 from tests.support.helpdesk_eval import gold_id
 from tests.support.helpdesk_paraphrases import Split, load_lists
 
+from benchmarks.cross_encoder.kb import default_settings, ingested
 from benchmarks.cross_encoder.nearmiss import XYZ_NEARMISS, eval_nearmiss
 from benchmarks.cross_encoder.windows import line_windows
-from benchmarks.helpdesk_floor import _settings
-from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase, ingest
+from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase
 from keiri_agent.retrieval.local_embedding import local_embedder
 
 REPO = Path(__file__).resolve().parents[2]
@@ -79,6 +79,49 @@ def dump(kb: KnowledgeBase, out, **record) -> None:
     out.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
+def record(corpus: str, split: str, question: str, gold: list[str], **extra: str) -> dict:
+    """One question to dump; answerable when it has a gold page or file."""
+    return {
+        "corpus": corpus,
+        "split": split,
+        "question": question,
+        **extra,
+        "gold": gold,
+        "answerable": bool(gold),
+    }
+
+
+def xyz_records() -> list[dict]:
+    """The tuning lists' paraphrases and off-topic questions, then the near-miss questions."""
+    recs = []
+    for split in TUNING_SPLITS:
+        lists = load_lists(cast(Split, split))
+        recs += [record("helpdesk", split, c.question, list(c.gold)) for c in lists.answerable]
+        recs += [record("helpdesk", split, q, []) for q in lists.off_topic]
+    for i, q in enumerate(XYZ_NEARMISS):
+        recs.append(record("helpdesk_nearmiss", "nm_dev" if i % 3 == 2 else "nm_train", q, []))
+    return recs
+
+
+def eval_records(eval_dir: Path) -> list[dict]:
+    """examples/helpdesk_eval's questions, then its templated near-miss questions."""
+    recs = []
+    for line in (eval_dir / "questions.jsonl").read_text(encoding="utf-8").splitlines():
+        q = json.loads(line)
+        recs.append(
+            record(
+                "helpdesk_eval",
+                "eval",
+                q["question"],
+                [q["file"]],
+                qid=q["id"],
+                passage=q["passage"],
+            )
+        )
+    recs += [record("eval_nearmiss", "eval", q, [], procedure=proc) for proc, q in eval_nearmiss()]
+    return recs
+
+
 def main() -> None:
     if len(sys.argv) != 2:
         raise SystemExit("usage: python -m benchmarks.cross_encoder.manual_hits WORK")
@@ -89,80 +132,16 @@ def main() -> None:
         (work / "manual_hits.jsonl").open("w", encoding="utf-8") as out,
     ):
         root = Path(tmp)
-        settings = _settings(root / "cache")
-        done = ingest(
-            root / "kb", manuals=[EXAMPLES / "manual"], qa=EXAMPLES / "qa.csv", settings=settings
-        )
-        if not done.ok:
-            raise SystemExit(f"ingest failed: {done.failures}")
-        with KnowledgeBase.open(root / "kb", settings=settings) as kb:
-            for split in TUNING_SPLITS:
-                lists = load_lists(cast(Split, split))
-                for c in lists.answerable:
-                    dump(
-                        kb,
-                        out,
-                        corpus="helpdesk",
-                        split=split,
-                        question=c.question,
-                        gold=list(c.gold),
-                        answerable=True,
-                        tool="hybrid",
-                    )
-                for q in lists.off_topic:
-                    dump(
-                        kb,
-                        out,
-                        corpus="helpdesk",
-                        split=split,
-                        question=q,
-                        gold=[],
-                        answerable=False,
-                        tool="hybrid",
-                    )
-            for i, q in enumerate(XYZ_NEARMISS):
-                dump(
-                    kb,
-                    out,
-                    corpus="helpdesk_nearmiss",
-                    split="nm_dev" if i % 3 == 2 else "nm_train",
-                    question=q,
-                    gold=[],
-                    answerable=False,
-                    tool="hybrid",
-                )
+        settings = default_settings(root)
+        manuals = [EXAMPLES / "manual"]
+        with ingested(root / "kb", settings, manuals, EXAMPLES / "qa.csv") as kb:
+            for rec in xyz_records():
+                dump(kb, out, tool="hybrid", **rec)
         print("helpdesk done", flush=True)
         eval_dir = REPO / "examples" / "helpdesk_eval"
-        done = ingest(root / "kb2", manuals=[eval_dir / "manual"], settings=settings)
-        if not done.ok:
-            raise SystemExit(f"ingest failed: {done.failures}")
-        with KnowledgeBase.open(root / "kb2", settings=settings) as kb:
-            for line in (eval_dir / "questions.jsonl").read_text(encoding="utf-8").splitlines():
-                q = json.loads(line)
-                dump(
-                    kb,
-                    out,
-                    corpus="helpdesk_eval",
-                    split="eval",
-                    question=q["question"],
-                    qid=q["id"],
-                    gold=[q["file"]],
-                    passage=q["passage"],
-                    answerable=True,
-                    tool="manual",
-                )
-            for proc, q in eval_nearmiss():
-                dump(
-                    kb,
-                    out,
-                    corpus="eval_nearmiss",
-                    split="eval",
-                    question=q,
-                    procedure=proc,
-                    gold=[],
-                    answerable=False,
-                    tool="manual",
-                )
+        with ingested(root / "kb2", settings, [eval_dir / "manual"]) as kb:
+            for rec in eval_records(eval_dir):
+                dump(kb, out, tool="manual", **rec)
         print("helpdesk_eval done", flush=True)
 
 
