@@ -4,7 +4,7 @@ The sample knowledge base (``examples/helpdesk``) is ingested into a temporary i
 default settings and no keys, and each named list is measured as ``benchmarks/helpdesk_floor.py``
 measures its lists (:func:`tests.support.helpdesk_paraphrases.found` / ``refused``): paraphrases
 found in the first 3 hits, off-topic questions refused (該当なし), with the questions that missed.
-For a list measured once, outside any tuning (``heldout6``).
+For a list measured once, outside any tuning (``heldout6``, ``heldout7``).
 
 Run: ``python -m benchmarks.helpdesk_heldout heldout6`` (about 1 minute, most of it embedding)
 """
