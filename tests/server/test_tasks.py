@@ -199,14 +199,17 @@ def test_cancel_stops_the_running_sandbox_process(
         # loaded two-core machine.
         deadline = time.monotonic() + 180
         sandbox: list[psutil.Process] = []
-        while not any("python" in _name(p) for p in sandbox):  # the worker is sleeping
+        pid: int | None = None
+        # Until the worker is sleeping and the jail's fork server is known: the action may show
+        # up between the two reads (psutil.Process(None) would be this test's own process).
+        while pid is None or not any("python" in _name(p) for p in sandbox):
             assert time.monotonic() < deadline, live.registry.get(task_id)
             executor = live.registry.get(task_id).executor
-            pid = executor.server_pid if executor is not None else None
             # The running action's processes, not the spare forked for the next one.
             sandbox = _processes(executor.action_pids()) if executor is not None else []
+            pid = executor.server_pid if executor is not None else None
             time.sleep(0.05)
-        server = psutil.Process(pid)  # type: ignore[arg-type]
+        server = psutil.Process(pid)
         started = time.monotonic()
         cancelled = client.post(f"/agent/tasks/{task_id}/cancel")
         assert cancelled.status_code == 202
