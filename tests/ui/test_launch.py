@@ -125,9 +125,13 @@ def _printed(log_path: Path) -> str:
     return log_path.read_bytes().decode("utf-8", "replace")
 
 
-def _until_ready_then_ctrl_c(extra: list[str], log_path: Path, *awaited: str) -> str:
+def _until_ready_then_ctrl_c(
+    extra: list[str], log_path: Path, *awaited: str, group: bool = True
+) -> str:
     """Run ``keiri-agent ui`` with ``extra`` until it has printed that it is ready (and every
-    text of ``awaited``), press Ctrl+C, and return all it printed."""
+    text of ``awaited``), press Ctrl+C (``group``: to the whole group, as a terminal does; else
+    SIGINT to the command alone, as ``kill -INT`` or an IDE's stop button), and return all it
+    printed."""
     command = [str(_ui_command()), "ui", "--port", str(free_port()), *extra]
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
@@ -142,17 +146,22 @@ def _until_ready_then_ctrl_c(extra: list[str], log_path: Path, *awaited: str) ->
                 assert proc.poll() is None, _printed(log_path)
                 assert time.monotonic() < deadline, _printed(log_path)
                 time.sleep(0.3)
-            os.killpg(proc.pid, signal.SIGINT)
+            if group:
+                os.killpg(proc.pid, signal.SIGINT)
+            else:
+                proc.send_signal(signal.SIGINT)
             proc.wait(timeout=STARTUP_TIMEOUT_S)
         finally:
             stop_process_group(proc)
     return _printed(log_path)
 
 
-def test_ctrl_c_stops_the_ui_command_and_says_so_in_japanese(tmp_path: Path) -> None:
+@pytest.mark.parametrize("group", [True, False], ids=["terminal", "command-alone"])
+def test_ctrl_c_stops_the_ui_command_and_says_so_in_japanese(tmp_path: Path, group: bool) -> None:
     """Ctrl+C in the terminal reaches the whole foreground group (the command and Streamlit);
-    what the accountant then reads is Japanese, with no English line from the library."""
-    output = _until_ready_then_ctrl_c([], tmp_path / "ui.log")
+    SIGINT sent to the command alone stops the app as well. What the accountant then reads is
+    Japanese, with no English line from the library."""
+    output = _until_ready_then_ctrl_c([], tmp_path / "ui.log", group=group)
     assert "画面を終了しました。" in output, output
     assert "Stopping" not in output, output
     _japanese_only(output)

@@ -181,7 +181,8 @@ def _answers(url: str) -> bool:
 
 
 def _run_forwarding_signals(command: list[str], url: str) -> int:
-    """Run ``command``; SIGTERM is passed on to it, Ctrl+C reaches it through the terminal.
+    """Run ``command``; SIGTERM is passed on to it, and so is SIGINT (Ctrl+C in a terminal
+    reaches Streamlit too; ``kill -INT`` or a tool's stop button reaches only this command).
     Once the app at ``url`` answers, say so; once a signal has stopped it, say that."""
     # Its standard output holds only its English notes (see above); its standard error is said
     # in Japanese.
@@ -195,6 +196,14 @@ def _run_forwarding_signals(command: list[str], url: str) -> int:
         stopped = True
         proc.send_signal(signum)
 
+    def interrupted() -> None:
+        """Ctrl+C here: passed on, whether or not the terminal gave it to Streamlit as well
+        (a second SIGINT while it stops changes nothing)."""
+        nonlocal stopped
+        stopped = True
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+
     previous = signal.signal(signal.SIGTERM, forward)
     try:
         try:
@@ -203,14 +212,14 @@ def _run_forwarding_signals(command: list[str], url: str) -> int:
                     err_console.print(ready_line(url), markup=False)
                     break
                 time.sleep(HEALTH_POLL_S)
-        except KeyboardInterrupt:  # stopped while starting: Streamlit got it too
-            stopped = True
+        except KeyboardInterrupt:  # stopped while starting
+            interrupted()
         while True:
             try:
                 code = proc.wait()
                 break
-            except KeyboardInterrupt:  # Streamlit got the same Ctrl+C and is stopping
-                stopped = True
+            except KeyboardInterrupt:
+                interrupted()
     finally:
         signal.signal(signal.SIGTERM, previous)
         words.close(WORDS_DRAIN_S)
