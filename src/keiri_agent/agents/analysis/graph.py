@@ -41,9 +41,10 @@ from keiri_agent.agents.analysis.models import (
 )
 from keiri_agent.agents.analysis.prompts import codegen_messages, reason_messages, report_messages
 from keiri_agent.agents.analysis.report import save_report
+from keiri_agent.agents.cancelled import cancelled_error as work_cancelled
 from keiri_agent.agents.execlog import error_summary
 from keiri_agent.config import DEFAULT_ANALYSIS_TURN_TIMEOUT_S
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError
 from keiri_agent.events import EventEmitter, NullEmitter
 from keiri_agent.llm import LLMClient
 from keiri_agent.llm.extract import strip_code_fences
@@ -86,13 +87,7 @@ def cancelled_error(step: str = "code_exec") -> BlockError:
     """The CANCELLED error of a turn stopped while its generated code ran (``code_exec``), or
     before the step ``step`` started (a cancel that came during an LLM call)."""
     killed = "（実行中のコードは止めました）" if step == "code_exec" else ""
-    return BlockError(
-        f"分析は取り消されました{killed}。",
-        code=ErrorCode.CANCELLED,
-        hint="必要であれば、同じ依頼をもう一度実行してください。",
-        details={"step": step},
-        recoverable=True,
-    )
+    return work_cancelled("分析", step, note=killed)
 
 
 def _check_step(ctx: AnalysisContext, step: str) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from keiri_agent.agents.cancelled import cancelled_error as work_cancelled
 from keiri_agent.agents.convert.codeact import ExecOutput
 from keiri_agent.agents.convert.models import ConvertJob
 from keiri_agent.agents.convert.prompts import exec_feedback
@@ -43,13 +44,7 @@ INPUTS_DIR = "inputs"
 
 def cancelled_error(step: str) -> BlockError:
     """The CANCELLED error of a conversion stopped at ``step``."""
-    return BlockError(
-        "変換は取り消されました。",
-        code=ErrorCode.CANCELLED,
-        hint="必要であれば、同じ依頼をもう一度実行してください。",
-        details={"step": step},
-        recoverable=True,
-    )
+    return work_cancelled("変換", step)
 
 
 def is_question(text: str | None) -> bool:
