@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from keiri_agent.blocks.catalog import port_type
+from keiri_agent.blocks.catalog import port_kind
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.spec import port_is_required
 
@@ -99,11 +99,12 @@ class DesignPrompts:
 
 
 def _port_line(name: str, port: Mapping[str, Any], *, inputs: bool) -> str:
+    # port_kind names the choices and, for a file path, whether the block reads or writes it
+    # and which file types it reads: a plan that hands a PDF to a CSV reader fails at run time.
     flag = ("必須" if port_is_required(dict(port)) else "任意") if inputs else ""
     description = " ".join(str(port.get("description") or "").split())[:100]
-    enum = f" 値: {' / '.join(str(v) for v in port['enum'])}" if port.get("enum") else ""
-    parts = [port_type(dict(port))] + ([flag] if flag else [])
-    return f"    - {name} ({', '.join(parts)}){enum}: {description}"
+    parts = [port_kind(port)] + ([flag] if flag else [])
+    return f"    - {name} ({', '.join(parts)}): {description}"
 
 
 def catalog_text(registry: BlockRegistry, block_ids: Sequence[str]) -> str:
