@@ -3,7 +3,8 @@
 A schedule pins ``latest-approved`` (the newest approved version at the time it fires), a
 version's hash, or ``working`` (the working copy ``<designs>/<plan_id>.yaml``, only where
 approval is not required: ``keiri_agent.versions.approval_required``). The version is
-resolved when the run starts; the plan runner checks it again before its first block.
+resolved when the run starts (a pinned hash whose approval was withdrawn is refused there, with
+the one ``APPROVAL_REQUIRED`` error); the plan runner checks it again before its first block.
 """
 
 from __future__ import annotations
@@ -13,7 +14,14 @@ from pathlib import Path
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.plan import load_source, resolve_plan_file
-from keiri_agent.versions import VersionStore, approval_required, plan_not_found, version_id
+from keiri_agent.users import load_users
+from keiri_agent.versions import (
+    VersionStore,
+    approval_required,
+    plan_not_found,
+    unapproved_error,
+    version_id,
+)
 
 __all__ = ["LATEST_APPROVED", "WORKING", "check_pin", "default_pin", "resolve_pin", "working_drift"]
 
@@ -62,7 +70,11 @@ def resolve_pin(settings: Settings, plan_id: str, pin: str) -> str | None:
                 details={"plan_id": plan_id},
             )
         return version.id
-    return store.find(plan_id, pin).id
+    version = store.find(plan_id, pin)
+    if version.status != "approved" and approval_required(settings):
+        # A pinned version whose approval was withdrawn (rejected) no longer runs by itself.
+        raise unapproved_error(plan_id, version.id, version, load_users(settings), settings)
+    return version.id
 
 
 def working_drift(settings: Settings, plan_id: str, pin: str) -> str | None:

@@ -253,7 +253,8 @@ class CronRule(BaseModel):
 
 
 Rule = Annotated[
-    CronRule | BusinessDayRule | LastBusinessDayRule | DayRule | WeekdayRule, Field(discriminator="kind")
+    CronRule | BusinessDayRule | LastBusinessDayRule | DayRule | WeekdayRule,
+    Field(discriminator="kind"),
 ]
 _FIELD_LABELS = {  # a rule's fields as the CLI's options and the 予定 page name them
     "kind": "実行の条件",
@@ -265,7 +266,9 @@ _FIELD_LABELS = {  # a rule's fields as the CLI's options and the 予定 page na
     "weekday": "曜日",
     "at": "時刻",
 }
-_RULE: TypeAdapter[CronRule | BusinessDayRule | LastBusinessDayRule | DayRule | WeekdayRule] = TypeAdapter(Rule)
+_RULE: TypeAdapter[CronRule | BusinessDayRule | LastBusinessDayRule | DayRule | WeekdayRule] = (
+    TypeAdapter(Rule)
+)
 RULE_HINT = (
     "cron は 5 項目（分 時 日 月 曜日）、第N営業日は 1〜15、日は 1〜31、"
     f"営業日のずらしは -{MAX_OFFSET}〜{MAX_OFFSET}、曜日は mon〜sun、時刻は HH:MM です。"
@@ -295,7 +298,9 @@ def read_fields(
         ) from None
 
 
-def parse_rule(raw: dict[str, Any]) -> CronRule | BusinessDayRule | LastBusinessDayRule | DayRule | WeekdayRule:
+def parse_rule(
+    raw: dict[str, Any],
+) -> CronRule | BusinessDayRule | LastBusinessDayRule | DayRule | WeekdayRule:
     """The rule ``raw`` describes (as the CLI, the API and the app's 予定 page send it), or a
     BlockError that says in Japanese which field is wrong and why."""
     return read_fields(_RULE, raw, what="実行の条件", labels=_FIELD_LABELS, hint=RULE_HINT)
