@@ -104,7 +104,7 @@ def add(
     ] = None,
     weekday: Annotated[
         Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"] | None,
-        typer.Option("--weekday", help="毎週この曜日（mon 月曜 … sun 日曜）。"),
+        typer.Option("--weekday", help="毎週この曜日（mon 月曜〜sun 日曜）。"),
     ] = None,
     if_holiday: Annotated[
         Literal["before", "after", "skip"] | None,

@@ -33,8 +33,8 @@ from pydantic import (
     Field,
     TypeAdapter,
     ValidationError,
+    ValidationInfo,
     field_validator,
-    model_validator,
 )
 
 from keiri_agent.errors import BlockError, ErrorCode
@@ -184,14 +184,15 @@ class DayRule(_Monthly):
     if_holiday: IfHoliday | None = None
     offset: int = Field(default=0, ge=-MAX_OFFSET, le=MAX_OFFSET)
 
-    @model_validator(mode="after")
-    def _one_way(self) -> DayRule:
-        if self.offset and self.if_holiday is not None:
+    @field_validator("offset")
+    @classmethod
+    def _one_way(cls, value: int, info: ValidationInfo) -> int:
+        if value and info.data.get("if_holiday") is not None:
             raise ValueError(
-                "営業日のずらし（offset）と休日のときの扱い（if_holiday）は一緒に指定できません"
+                "休日のときの扱い（--if-holiday）と一緒には指定できません"
                 "（ずらすときは D 日が休日でも D 日から数えます）"
             )
-        return self
+        return value
 
     def day_in(self, year: int, month: int, cal: BusinessCalendar) -> date | None:
         last = month_calendar.monthrange(year, month)[1]
