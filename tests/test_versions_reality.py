@@ -180,18 +180,37 @@ def test_a_byte_change_is_the_same_version_or_a_new_one_as_the_docs_say(
     assert not wrong, f"{len({w[0] for w in wrong})} of {CASES} seeds wrong: {wrong[:3]}"
 
 
-def test_a_version_kept_with_its_byte_order_mark_still_reads(tmp_path: Path) -> None:
-    """A version saved before the mark was left out keeps its text and hash (no false alarm)."""
-    store = VersionStore.of(_settings(tmp_path))
-    version, _ = store.save(PLAN_ID, BASE, SaveNote(author="sato", source="cli"))
-    folder = store.folder(PLAN_ID)
-    old_text = "\ufeff" + BASE
-    old_id = version_id(BASE)
-    assert old_id == version.id
-    (folder / f"{old_id}.yaml").write_text(old_text, encoding="utf-8")
-    with pytest.raises(BlockError) as caught:
-        store.text(version)  # the kept text is not the one hashed: tampering shows
-    assert caught.value.code == ErrorCode.INTEGRITY_FAILED
+def test_a_version_saved_with_its_byte_order_mark_before_still_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A version saved (and approved) before the mark was left out kept the mark and its hash:
+    it still reads, runs, and a schedule pinned to it still starts it."""
+    from keiri_agent.versions import store as store_module
+
+    settings = _settings(tmp_path)
+    store = VersionStore.of(settings)
+    with monkeypatch.context() as before:  # the rule as it was: only line ends normalized
+        before.setattr(
+            store_module, "normalize_text", lambda t: t.replace("\r\n", "\n").replace("\r", "\n")
+        )
+        legacy, _ = store.save(PLAN_ID, "\ufeff" + BASE, SaveNote(author="sato", source="cli"))
+    review(store, PLAN_ID, legacy.id, "approve", Reviewer("kato", True, "approver"), settings)
+    assert legacy.id != version_id(BASE)
+    assert store.text(legacy) == "\ufeff" + BASE
+    working = settings.keiri_designs_dir / f"{PLAN_ID}.yaml"
+    working.parent.mkdir(parents=True, exist_ok=True)
+    working.write_bytes(("\ufeff" + BASE).replace("\n", "\r\n").encode("utf-8"))
+    text = load_source(working).text
+    (ran,) = check_run(settings, [(PLAN_ID, text)], users=_users(tmp_path))
+    assert ran.version == legacy.id
+    assert resolve_pin(settings, PLAN_ID, legacy.id) == legacy.id
+    assert working_drift(settings, PLAN_ID, "latest-approved") is None
+    # Saved again now, it is a new version without the mark; the approved one still runs.
+    fresh, created = store.save(PLAN_ID, text, SaveNote(author="ito", source="cli"))
+    assert created
+    assert fresh.id == version_id(BASE)
+    (ran,) = check_run(settings, [(PLAN_ID, text)], users=_users(tmp_path))
+    assert ran.version == legacy.id
 
 
 # --- approval ----------------------------------------------------------------------------------

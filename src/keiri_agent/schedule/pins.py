@@ -20,7 +20,6 @@ from keiri_agent.versions import (
     approval_required,
     plan_not_found,
     unapproved_error,
-    version_id,
 )
 
 __all__ = ["LATEST_APPROVED", "WORKING", "check_pin", "default_pin", "resolve_pin", "working_drift"]
@@ -86,11 +85,10 @@ def working_drift(settings: Settings, plan_id: str, pin: str) -> str | None:
     if path is None:
         return None
     store = VersionStore.of(settings)
-    current = version_id(load_source(path).text)
-    if store.is_approved(plan_id, current):
+    current, version = store.of_text(plan_id, load_source(path).text)
+    if version is not None and version.status == "approved":
         if pin in (LATEST_APPROVED, current):
             return None
         return "作業コピーは承認済みですが、この予定は固定した別の版を実行します。"
-    version = store.get(plan_id, current)
     state = "版として登録されていません" if version is None else f"{version.label} は未承認です"
     return f"作業コピーに未承認の変更があります（{state}）。予定は承認済みの版を実行します。"

@@ -326,6 +326,19 @@ class VersionStore:
         approved = [v for v in self.versions(plan_id) if v.status == "approved"]
         return approved[-1] if approved else None
 
+    def of_text(self, plan_id: str, text: str) -> tuple[str, Version | None]:
+        """The id of ``text`` and its version (None: never saved). A text with a byte order mark
+        is also its version saved before the mark was left out (that version kept the mark and
+        its hash), the approved one first when both were saved."""
+        vid = version_id(text)
+        ids = [vid]
+        if text.startswith("\ufeff"):
+            kept = text.replace("\r\n", "\n").replace("\r", "\n")
+            ids.append(hashlib.sha256(kept.encode("utf-8")).hexdigest())
+        found = [v for v in self.versions(plan_id) if v.id in ids]
+        found.sort(key=lambda v: (v.status != "approved", ids.index(v.id)))
+        return (found[0].id, found[0]) if found else (vid, None)
+
     def is_approved(self, plan_id: str, vid: str) -> bool:
         """Whether the version with the full id ``vid`` is approved now."""
         version = self.get(plan_id, vid)
