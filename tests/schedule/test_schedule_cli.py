@@ -68,6 +68,10 @@ def test_day_forms_show_their_holiday_rule(workspace: Path) -> None:
         (["--day", "25", "--if-holiday", "after"], "毎月25日 09:00（休日なら翌営業日）"),
         (["--last-business-day", "--at", "17:00"], "毎月最終営業日 17:00"),
         (["--cron", "0 8 * * 1-5"], "cron「0 8 * * 1-5」"),
+        (["--day", "31", "--offset", "-1"], "毎月末日の前営業日 09:00"),
+        (["--day", "25", "--offset", "-3"], "毎月25日の3営業日前 09:00"),
+        (["--weekday", "mon"], "毎週月曜 09:00（休日なら翌営業日）"),
+        (["--weekday", "fri", "--if-holiday", "before"], "毎週金曜 09:00（休日なら前営業日）"),
     ]:
         added = runner.invoke(app, ["schedule", "add", PLAN_ID, *args])
         assert added.exit_code == 0, added.output
@@ -82,6 +86,10 @@ def test_day_forms_show_their_holiday_rule(workspace: Path) -> None:
         (["--business-day", "16"], "実行の条件を読めません"),
         (["--cron", "0 25 * * *"], "実行の条件を読めません"),
         (["--day", "10", "--at", "9時"], "実行の条件を読めません"),
+        (["--day", "31", "--offset", "-1", "--if-holiday", "skip"], "一緒には指定できません"),
+        (["--day", "25", "--offset", "-11"], "営業日のずらし: -10 以上"),
+        (["--business-day", "3", "--offset", "-1"], "営業日のずらし: 定義にない項目"),
+        (["--weekday", "mon", "--day", "3"], "実行の条件を 1 つだけ"),
         (["--cron", "0 9 * * *", "--version", "working"], "作業コピーを実行できません"),
         (["--cron", "0 9 * * *", "--version", "ffff0000"], "版「ffff0000」はありません"),
         (["--business-day", "2", "--calendar", "none"], "営業日カレンダーが要ります"),

@@ -52,6 +52,27 @@ def test_add_and_remove_a_schedule_on_the_page(page: AppTest) -> None:
     assert store.schedules.all() == []
 
 
+def test_the_offset_and_weekday_forms_on_the_page(page: AppTest) -> None:
+    page.run()
+    page.text_input(key="schedule_plan").set_value(PLAN_ID)
+    page.radio(key="schedule_form").set_value("day_offset").run()
+    page.number_input(key="schedule_day").set_value(31)
+    page.number_input(key="schedule_offset").set_value(-1)
+    page.button(key="schedule_add").click().run()
+    page.radio(key="schedule_form").set_value("weekday").run()
+    page.selectbox(key="schedule_weekday").set_value("mon")
+    page.selectbox(key="schedule_if_holiday").set_value("after")
+    page.button(key="schedule_add").click().run()
+    assert not page.exception
+    assert not page.error
+    table = page.dataframe[0].value
+    assert sorted(table["条件"]) == [
+        "毎月末日の前営業日 09:00",
+        "毎週月曜 09:00（休日なら翌営業日）",
+    ]
+    assert all(str(fire).endswith(" 09:00 JST") for fire in table["次回"])
+
+
 def test_bad_input_shows_the_error_and_stores_nothing(page: AppTest) -> None:
     page.run()
     page.text_input(key="schedule_plan").set_value(PLAN_ID)

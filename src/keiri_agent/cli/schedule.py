@@ -2,7 +2,8 @@
 
 Schedules are kept in the workspace's SQLite file (``keiri_agent.schedule.ScheduleStore``);
 ``keiri-agent serve`` fires them. ``add`` takes one rule form (``--cron``, ``--business-day
-N``, ``--last-business-day``, ``--day D --if-holiday before|after|skip``); ``list`` shows each
+N``, ``--last-business-day``, ``--day D [--if-holiday before|after|skip | --offset N]``,
+``--weekday mon..sun [--if-holiday ...]``); ``list`` shows each
 schedule's next fire time in ``KEIRI_TIMEZONE`` and warns when the plan's working copy has
 unapproved changes; ``run-now`` runs a schedule's plan at once in this terminal, with its
 vars and the version its pin names. Exit codes: 0 done, 1 a run that failed, 2 user errors.
@@ -44,7 +45,9 @@ def rule_from_options(
     business_day: int | None,
     last_business_day: bool,
     day: int | None,
-    if_holiday: str,
+    weekday: str | None,
+    if_holiday: str | None,
+    offset: int | None,
     at: str,
 ) -> Any:
     """The one rule the options name (INPUT_VALIDATION_FAILED for none or several)."""
@@ -55,6 +58,7 @@ def rule_from_options(
         ("business_day", business_day is not None),
         ("last_business_day", last_business_day),
         ("day", day is not None),
+        ("weekday", weekday is not None),
     ]
     chosen = [name for name, on in given if on]
     if len(chosen) != 1:
@@ -62,7 +66,7 @@ def rule_from_options(
             "実行の条件を 1 つだけ指定してください。",
             code=ErrorCode.INPUT_VALIDATION_FAILED,
             hint="--cron '0 9 * * 1-5'、--business-day 3、--last-business-day、"
-            "--day 25 --if-holiday before のどれか 1 つです。",
+            "--day 25 --if-holiday before、--weekday mon --if-holiday after のどれか 1 つです。",
             details={"given": chosen},
         )
     raw: dict[str, Any] = {"kind": chosen[0]}
@@ -73,7 +77,13 @@ def rule_from_options(
     if business_day is not None:
         raw["n"] = business_day
     if day is not None:
-        raw.update(day=day, if_holiday=if_holiday)
+        raw["day"] = day
+    if weekday is not None:
+        raw["weekday"] = weekday
+    if if_holiday is not None:
+        raw["if_holiday"] = if_holiday
+    if offset is not None:
+        raw["offset"] = offset
     return parse_rule(raw)
 
 
@@ -89,13 +99,29 @@ def add(
     last_business_day: Annotated[
         bool, typer.Option("--last-business-day", help="毎月最終営業日。")
     ] = False,
-    day: Annotated[int | None, typer.Option("--day", metavar="D", help="毎月D日。")] = None,
+    day: Annotated[
+        int | None, typer.Option("--day", metavar="D", help="毎月D日（31 は末日）。")
+    ] = None,
+    weekday: Annotated[
+        Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"] | None,
+        typer.Option("--weekday", help="毎週この曜日（mon 月曜〜sun 日曜）。"),
+    ] = None,
     if_holiday: Annotated[
-        Literal["before", "after", "skip"],
+        Literal["before", "after", "skip"] | None,
         typer.Option(
-            "--if-holiday", help="D日が休日なら: before 前営業日、after 翌営業日、skip 実行しない。"
+            "--if-holiday",
+            help="その日が休日なら: before 前営業日（--day の既定）、after 翌営業日（--weekday の"
+            "既定）、skip 実行しない。",
         ),
-    ] = "before",
+    ] = None,
+    offset: Annotated[
+        int | None,
+        typer.Option(
+            "--offset",
+            metavar="N",
+            help="D日の N 営業日後（負なら前。-1 は前営業日、D日は数えない）。",
+        ),
+    ] = None,
     at: Annotated[
         str, typer.Option("--at", metavar="HH:MM", help="時刻（営業日の形のとき）。")
     ] = "09:00",
@@ -123,7 +149,9 @@ def add(
 
     with user_errors():
         settings = load_settings()
-        rule = rule_from_options(cron, business_day, last_business_day, day, if_holiday, at)
+        rule = rule_from_options(
+            cron, business_day, last_business_day, day, weekday, if_holiday, offset, at
+        )
         request = ScheduleRequest.of(
             {
                 "plan_id": plan_id,

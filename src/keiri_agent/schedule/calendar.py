@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from functools import cached_property
+from functools import cache
 from typing import Literal
 
 from keiri_agent.errors import BlockError, ErrorCode
@@ -110,6 +110,16 @@ def parse_company_holidays(text: str) -> CompanyHolidays:
     return CompanyHolidays(frozenset(yearly), frozenset(dates))
 
 
+@cache
+def _public_holidays() -> dict[date, str]:
+    """Japan's public holidays of every year the library knows, generated once per process
+    (a calendar is made for each schedule at each look; the table is the same for all)."""
+    import holidays
+
+    generated = holidays.country_holidays("JP", language="ja", years=range(1955, 2100))
+    return dict(generated.items())
+
+
 @dataclass(frozen=True)
 class BusinessCalendar:
     """Which days are business days; ``name`` ``none`` counts every day."""
@@ -124,13 +134,9 @@ class BusinessCalendar:
             return cls("none")
         return cls(name, parse_company_holidays(company_holidays))
 
-    @cached_property
+    @property
     def _public(self) -> dict[date, str]:
-        import holidays
-
-        # Every year the library knows, generated once per calendar on first use.
-        generated = holidays.country_holidays("JP", language="ja", years=range(1955, 2100))
-        return dict(generated.items())
+        return _public_holidays()
 
     def holiday_name(self, day: date) -> str | None:
         """Why ``day`` is not a business day (土曜日, 元日, 会社休日...), None when it is one."""

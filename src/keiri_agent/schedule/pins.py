@@ -3,7 +3,8 @@
 A schedule pins ``latest-approved`` (the newest approved version at the time it fires), a
 version's hash, or ``working`` (the working copy ``<designs>/<plan_id>.yaml``, only where
 approval is not required: ``keiri_agent.versions.approval_required``). The version is
-resolved when the run starts; the plan runner checks it again before its first block.
+resolved when the run starts (a pinned hash whose approval was withdrawn is refused there, with
+the one ``APPROVAL_REQUIRED`` error); the plan runner checks it again before its first block.
 """
 
 from __future__ import annotations
@@ -13,7 +14,13 @@ from pathlib import Path
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.plan import load_source, resolve_plan_file
-from keiri_agent.versions import VersionStore, approval_required, plan_not_found, version_id
+from keiri_agent.users import load_users
+from keiri_agent.versions import (
+    VersionStore,
+    approval_required,
+    plan_not_found,
+    unapproved_error,
+)
 
 __all__ = ["LATEST_APPROVED", "WORKING", "check_pin", "default_pin", "resolve_pin", "working_drift"]
 
@@ -62,7 +69,11 @@ def resolve_pin(settings: Settings, plan_id: str, pin: str) -> str | None:
                 details={"plan_id": plan_id},
             )
         return version.id
-    return store.find(plan_id, pin).id
+    version = store.find(plan_id, pin)
+    if version.status != "approved" and approval_required(settings):
+        # A pinned version whose approval was withdrawn (rejected) no longer runs by itself.
+        raise unapproved_error(plan_id, version.id, version, load_users(settings), settings)
+    return version.id
 
 
 def working_drift(settings: Settings, plan_id: str, pin: str) -> str | None:
@@ -74,11 +85,10 @@ def working_drift(settings: Settings, plan_id: str, pin: str) -> str | None:
     if path is None:
         return None
     store = VersionStore.of(settings)
-    current = version_id(load_source(path).text)
-    if store.is_approved(plan_id, current):
+    current, version = store.of_text(plan_id, load_source(path).text)
+    if version is not None and version.status == "approved":
         if pin in (LATEST_APPROVED, current):
             return None
         return "作業コピーは承認済みですが、この予定は固定した別の版を実行します。"
-    version = store.get(plan_id, current)
     state = "版として登録されていません" if version is None else f"{version.label} は未承認です"
     return f"作業コピーに未承認の変更があります（{state}）。予定は承認済みの版を実行します。"

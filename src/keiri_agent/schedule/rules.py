@@ -8,7 +8,11 @@ Four forms (``keiri-agent schedule add``):
 - ``last_business_day``: the last business day of every month (月末最終営業日), at ``at``.
 - ``day``: day D of every month (D beyond the month's end is its last day), at ``at``; when
   that day is not a business day, the business day before it (``before``), after it
-  (``after``) or no run that month (``skip``).
+  (``after``) or no run that month (``skip``). With ``offset`` N (not 0) it is the N-th
+  business day after day D (before it when N is negative), day D itself not counted whether
+  it is a business day or not: 末日の前営業日 is ``day=31, offset=-1``.
+- ``weekday``: every week on a weekday, at ``at``; when that day is not a business day, the
+  business day before or after it, or no run that week (毎週月曜（祝日なら翌営業日）).
 
 :meth:`Rule.next_after` gives the first fire time strictly after a moment, as an aware datetime
 in the zone; every fire time is a whole minute.
@@ -19,25 +23,36 @@ from __future__ import annotations
 import calendar as month_calendar
 import re
 from collections.abc import Iterator, Mapping
-from datetime import date, datetime, time
+from datetime import date, datetime, time, timedelta
 from typing import Annotated, Any, Literal, TypeVar
 from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.llm.field_problems import details_of, field_problems
-from keiri_agent.schedule.calendar import BusinessCalendar
+from keiri_agent.schedule.calendar import MAX_SEARCH_DAYS, BusinessCalendar
 
 __all__ = [
     "MAX_BUSINESS_DAY",
     "MAX_CRON_STEPS",
+    "MAX_OFFSET",
     "RULE_HINT",
+    "WEEKDAYS",
     "BusinessDayRule",
     "CronRule",
     "DayRule",
     "LastBusinessDayRule",
     "Rule",
+    "WeekdayRule",
     "describe",
     "parse_at",
     "parse_rule",
@@ -52,6 +67,25 @@ MAX_BUSINESS_DAY = 15
 # How many cron fire times may be passed over looking for one on a business day (a cron that
 # only matches holidays, e.g. "0 9 1 1 *", must end with an error, not loop).
 MAX_CRON_STEPS = 2000
+# The N of D日のN営業日前/後: payment files go in a few business days before the pay day;
+# two weeks of business days is the farthest such a notice runs.
+MAX_OFFSET = 10
+# How far back the search for the next fire time starts: a rule's day in an earlier period
+# may be moved forward past the moment (休日なら翌営業日, N営業日後), by no more than the
+# longest run of holidays (MAX_SEARCH_DAYS) plus MAX_OFFSET business days' weeks.
+_LOOKBACK = timedelta(days=MAX_SEARCH_DAYS + 3 * MAX_OFFSET)
+_HORIZON = timedelta(days=2 * 366)  # a rule with no fire time within two years is an error
+WEEKDAYS: dict[str, str] = {
+    "mon": "月",
+    "tue": "火",
+    "wed": "水",
+    "thu": "木",
+    "fri": "金",
+    "sat": "土",
+    "sun": "日",
+}
+Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+IfHoliday = Literal["before", "after", "skip"]
 _AT = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 
 
@@ -67,7 +101,9 @@ def parse_at(text: str) -> time:
     return time(int(match[1]), int(match[2]))
 
 
-class _Monthly(BaseModel):
+class _Dated(BaseModel):
+    """A rule that fires on one day of each period (a month, a week) at ``at``."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
     at: str = "09:00"
 
@@ -80,27 +116,39 @@ class _Monthly(BaseModel):
             raise ValueError(exc.message) from None
         return f"{parsed.hour:02d}:{parsed.minute:02d}"
 
-    def day_in(self, year: int, month: int, cal: BusinessCalendar) -> date | None:
+    def days_from(self, first: date, cal: BusinessCalendar) -> Iterator[date | None]:
+        """The rule's day in each period from the one holding ``first`` on, in order (None: no
+        run that period). Later periods never give an earlier day."""
         raise NotImplementedError
 
     def next_after(self, moment: datetime, cal: BusinessCalendar, zone: ZoneInfo) -> datetime:
         local = moment.astimezone(zone)
-        year, month = local.year, local.month - 1  # a month's day may fall in the one before
-        if month == 0:
-            year, month = year - 1, 12
         at = parse_at(self.at)
-        for _ in range(26):
-            day = self.day_in(year, month, cal)
-            if day is not None:
-                fire = datetime.combine(day, at, tzinfo=zone)
-                if fire > local:
-                    return fire
-            year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+        for day in self.days_from(local.date() - _LOOKBACK, cal):
+            if day is None:
+                continue
+            fire = datetime.combine(day, at, tzinfo=zone)
+            if fire > local:
+                return fire
+            if day > local.date() + _HORIZON:
+                break
         raise BlockError(
             "2 年先まで実行日がありません。",
             code=ErrorCode.INPUT_VALIDATION_FAILED,
             hint="予定の条件と KEIRI_COMPANY_HOLIDAYS を確かめてください。",
         )
+
+
+class _Monthly(_Dated):
+    def day_in(self, year: int, month: int, cal: BusinessCalendar) -> date | None:
+        raise NotImplementedError
+
+    def days_from(self, first: date, cal: BusinessCalendar) -> Iterator[date | None]:
+        year, month = first.year, first.month
+        last = first + _LOOKBACK + _HORIZON
+        while (year, month) <= (last.year, last.month):
+            yield self.day_in(year, month, cal)
+            year, month = (year + 1, 1) if month == 12 else (year, month + 1)
 
 
 class BusinessDayRule(_Monthly):
@@ -120,19 +168,53 @@ class LastBusinessDayRule(_Monthly):
         return days[-1] if days else None
 
 
+def _moved(target: date, if_holiday: IfHoliday, cal: BusinessCalendar) -> date | None:
+    """``target``, or where a day that is not a business day moves to (None: skipped)."""
+    if cal.is_business_day(target):
+        return target
+    if if_holiday == "skip":
+        return None
+    return cal.shift(target, -1 if if_holiday == "before" else 1)
+
+
 class DayRule(_Monthly):
     kind: Literal["day"] = "day"
     day: int = Field(ge=1, le=31)
-    if_holiday: Literal["before", "after", "skip"] = "before"
+    # None: "before" (the default); not allowed with an offset, which never looks at it.
+    if_holiday: IfHoliday | None = None
+    offset: int = Field(default=0, ge=-MAX_OFFSET, le=MAX_OFFSET)
+
+    @field_validator("offset")
+    @classmethod
+    def _one_way(cls, value: int, info: ValidationInfo) -> int:
+        if value and info.data.get("if_holiday") is not None:
+            raise ValueError(
+                "休日のときの扱い（--if-holiday）と一緒には指定できません"
+                "（ずらすときは D 日が休日でも D 日から数えます）"
+            )
+        return value
 
     def day_in(self, year: int, month: int, cal: BusinessCalendar) -> date | None:
         last = month_calendar.monthrange(year, month)[1]
         target = date(year, month, min(self.day, last))
-        if cal.is_business_day(target):
-            return target
-        if self.if_holiday == "skip":
-            return None
-        return cal.shift(target, -1 if self.if_holiday == "before" else 1)
+        if not self.offset:
+            return _moved(target, self.if_holiday or "before", cal)
+        step: Literal[-1, 1] = -1 if self.offset < 0 else 1
+        for _ in range(abs(self.offset)):
+            target = cal.shift(target + timedelta(days=step), step)
+        return target
+
+
+class WeekdayRule(_Dated):
+    kind: Literal["weekday"] = "weekday"
+    weekday: Weekday
+    if_holiday: IfHoliday = "after"
+
+    def days_from(self, first: date, cal: BusinessCalendar) -> Iterator[date | None]:
+        target = first + timedelta(days=(list(WEEKDAYS).index(self.weekday) - first.weekday()) % 7)
+        while target <= first + _LOOKBACK + _HORIZON:
+            yield _moved(target, self.if_holiday, cal)
+            target += timedelta(days=7)
 
 
 class CronRule(BaseModel):
@@ -172,7 +254,8 @@ class CronRule(BaseModel):
 
 
 Rule = Annotated[
-    CronRule | BusinessDayRule | LastBusinessDayRule | DayRule, Field(discriminator="kind")
+    CronRule | BusinessDayRule | LastBusinessDayRule | DayRule | WeekdayRule,
+    Field(discriminator="kind"),
 ]
 _FIELD_LABELS = {  # a rule's fields as the CLI's options and the 予定 page name them
     "kind": "実行の条件",
@@ -180,10 +263,17 @@ _FIELD_LABELS = {  # a rule's fields as the CLI's options and the 予定 page na
     "n": "第N営業日",
     "day": "日",
     "if_holiday": "休日のとき",
+    "offset": "営業日のずらし",
+    "weekday": "曜日",
     "at": "時刻",
 }
-_RULE: TypeAdapter[CronRule | BusinessDayRule | LastBusinessDayRule | DayRule] = TypeAdapter(Rule)
-RULE_HINT = "cron は 5 項目（分 時 日 月 曜日）、第N営業日は 1〜15、日は 1〜31、時刻は HH:MM です。"
+_RULE: TypeAdapter[CronRule | BusinessDayRule | LastBusinessDayRule | DayRule | WeekdayRule] = (
+    TypeAdapter(Rule)
+)
+RULE_HINT = (
+    "cron は 5 項目（分 時 日 月 曜日）、第N営業日は 1〜15、日は 1〜31、"
+    f"営業日のずらしは -{MAX_OFFSET}〜{MAX_OFFSET}、曜日は mon〜sun、時刻は HH:MM です。"
+)
 
 
 def read_fields(
@@ -209,7 +299,9 @@ def read_fields(
         ) from None
 
 
-def parse_rule(raw: dict[str, Any]) -> CronRule | BusinessDayRule | LastBusinessDayRule | DayRule:
+def parse_rule(
+    raw: dict[str, Any],
+) -> CronRule | BusinessDayRule | LastBusinessDayRule | DayRule | WeekdayRule:
     """The rule ``raw`` describes (as the CLI, the API and the app's 予定 page send it), or a
     BlockError that says in Japanese which field is wrong and why."""
     return read_fields(_RULE, raw, what="実行の条件", labels=_FIELD_LABELS, hint=RULE_HINT)
@@ -222,7 +314,7 @@ _IF_HOLIDAY = {
 }
 
 
-def describe(rule: CronRule | BusinessDayRule | LastBusinessDayRule | DayRule) -> str:
+def describe(rule: CronRule | BusinessDayRule | LastBusinessDayRule | DayRule | WeekdayRule) -> str:
     """The rule as a person reads it (毎月第3営業日 09:00)."""
     if isinstance(rule, CronRule):
         return f"cron「{rule.expr}」"
@@ -230,4 +322,12 @@ def describe(rule: CronRule | BusinessDayRule | LastBusinessDayRule | DayRule) -
         return f"毎月第{rule.n}営業日 {rule.at}"
     if isinstance(rule, LastBusinessDayRule):
         return f"毎月最終営業日 {rule.at}"
-    return f"毎月{rule.day}日 {rule.at}（{_IF_HOLIDAY[rule.if_holiday]}）"
+    if isinstance(rule, WeekdayRule):
+        return f"毎週{WEEKDAYS[rule.weekday]}曜 {rule.at}（{_IF_HOLIDAY[rule.if_holiday]}）"
+    day = "末日" if rule.day == 31 else f"{rule.day}日"
+    if rule.offset:
+        way = "前" if rule.offset < 0 else "後"
+        count = "" if abs(rule.offset) == 1 else str(abs(rule.offset))
+        shifted = {"前": "前営業日", "後": "翌営業日"}[way] if not count else f"{count}営業日{way}"
+        return f"毎月{day}の{shifted} {rule.at}"
+    return f"毎月{day} {rule.at}（{_IF_HOLIDAY[rule.if_holiday or 'before']}）"

@@ -24,7 +24,7 @@ from typing import Any, Literal
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.users import User, Users, load_users, os_user
-from keiri_agent.versions.store import STATUS_LABELS, Version, VersionStore, version_id
+from keiri_agent.versions.store import STATUS_LABELS, Version, VersionStore
 
 __all__ = [
     "Reviewer",
@@ -185,8 +185,7 @@ def check_run(
     required = approval_required(settings, known)
     found: list[RunVersion] = []
     for plan_id, text in plans:
-        vid = version_id(text)
-        version = store.get(plan_id, vid)
+        vid, version = store.of_text(plan_id, text)
         approval = version.approval if version is not None else None
         if required and approval is None:
             raise unapproved_error(plan_id, vid, version, known, settings)

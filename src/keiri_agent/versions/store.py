@@ -4,7 +4,9 @@ A plan's versions live in ``<versions dir>/<plan_id>/`` (``KEIRI_VERSIONS_DIR``,
 ``<designs>/.versions``; ``designs/`` stays the working copy people edit):
 
 - ``<sha256>.yaml``: the text of each version, named by the SHA-256 of that text (line ends
-  read as ``\\n``): the version's id. Saving the same text again makes no new version.
+  read as ``\\n``, a leading byte order mark left out: how the file was encoded, not what it
+  says): the version's id. Saving the same text again makes no new version; any other change
+  (a comment, a space, a blank line) is a new version that needs its own approval.
 - ``versions.jsonl``: the journal, one line per save (``version``: author, time, message, where
   it was saved from) and per review (``approve`` / ``reject``: who, when, comment, whether it
   was the author's own). Lines are only ever appended, each carrying its hash-chain value
@@ -69,9 +71,9 @@ STATUS_LABELS: dict[str, str] = {"approved": "承認済み", "rejected": "却下
 
 
 def normalize_text(text: str) -> str:
-    """A plan's text as its version is taken: line ends as ``\\n`` (a file saved on Windows and
-    the same text pasted in a browser are one version)."""
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    """A plan's text as its version is taken: line ends as ``\\n`` and no byte order mark (a
+    file saved by Windows Notepad and the same text pasted in a browser are one version)."""
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def version_id(text: str) -> str:
@@ -309,7 +311,9 @@ class VersionStore:
                 [f"ファイルを読めません（{reason_of(exc)}）。"],
                 path,
             ) from None
-        if version_id(text) != version.id:
+        # The text as kept (normalized when it was saved; a version kept before the byte order
+        # mark was left out keeps its mark, and its hash with it).
+        if hashlib.sha256(text.encode("utf-8")).hexdigest() != version.id:
             raise integrity_error(
                 f"Plan {version.plan_id} の版 {version.label} の本文",
                 ["内容がハッシュと一致しません。"],
@@ -321,6 +325,19 @@ class VersionStore:
         """The newest approved version of ``plan_id`` (None: none is approved)."""
         approved = [v for v in self.versions(plan_id) if v.status == "approved"]
         return approved[-1] if approved else None
+
+    def of_text(self, plan_id: str, text: str) -> tuple[str, Version | None]:
+        """The id of ``text`` and its version (None: never saved). A text with a byte order mark
+        is also its version saved before the mark was left out (that version kept the mark and
+        its hash), the approved one first when both were saved."""
+        vid = version_id(text)
+        ids = [vid]
+        if text.startswith("\ufeff"):
+            kept = text.replace("\r\n", "\n").replace("\r", "\n")
+            ids.append(hashlib.sha256(kept.encode("utf-8")).hexdigest())
+        found = [v for v in self.versions(plan_id) if v.id in ids]
+        found.sort(key=lambda v: (v.status != "approved", ids.index(v.id)))
+        return (found[0].id, found[0]) if found else (vid, None)
 
     def is_approved(self, plan_id: str, vid: str) -> bool:
         """Whether the version with the full id ``vid`` is approved now."""

@@ -33,6 +33,8 @@ PAGE = "schedule"
     REMOVE_ID_KEY,
     REMOVE_KEY,
     ERROR_KEY,
+    OFFSET_KEY,
+    WEEKDAY_KEY,
 ) = session_state.page_keys(
     PAGE,
     "plan",
@@ -47,11 +49,15 @@ PAGE = "schedule"
     "remove_id",
     "remove",
     "error",
+    "offset",
+    "weekday",
 )
 FORMS = {
     "business_day": "第N営業日",
     "last_business_day": "最終営業日",
     "day": "毎月D日",
+    "day_offset": "D日のN営業日前・後",
+    "weekday": "毎週",
     "cron": "cron 式",
 }
 HOLIDAYS = {"before": "前営業日", "after": "翌営業日", "skip": "実行しない"}
@@ -62,11 +68,18 @@ def _rule() -> dict[str, Any]:
     kind = st.session_state.get(FORM_KEY, "business_day")
     if kind == "cron":
         return {"kind": "cron", "expr": st.session_state.get(CRON_KEY, "")}
-    rule: dict[str, Any] = {"kind": kind, "at": st.session_state.get(AT_KEY, "09:00")}
+    at = st.session_state.get(AT_KEY, "09:00")
+    if kind == "day_offset":  # the day form with an offset instead of a holiday rule
+        day, offset = st.session_state.get(DAY_KEY, 31), st.session_state.get(OFFSET_KEY, -1)
+        return {"kind": "day", "day": int(day), "offset": int(offset), "at": at}
+    rule: dict[str, Any] = {"kind": kind, "at": at}
     if kind == "business_day":
         rule["n"] = int(st.session_state.get(N_KEY, 1))
     if kind == "day":
         rule["day"] = int(st.session_state.get(DAY_KEY, 25))
+    if kind == "weekday":
+        rule["weekday"] = st.session_state.get(WEEKDAY_KEY, "mon")
+    if kind in ("day", "weekday"):
         rule["if_holiday"] = st.session_state.get(HOLIDAY_KEY, "before")
     return rule
 
@@ -86,6 +99,8 @@ def _add(settings: Settings) -> None:
 
 
 def _render_form(settings: Settings) -> None:
+    from keiri_agent.schedule import MAX_OFFSET, WEEKDAYS
+
     st.subheader("予定を登録")
     st.text_input("Plan の id", key=PLAN_KEY, placeholder="keiri/monthly_close")
     kind = st.radio(
@@ -98,8 +113,21 @@ def _render_form(settings: Settings) -> None:
     else:
         if kind == "business_day":
             st.number_input("第N営業日", min_value=1, max_value=15, value=3, key=N_KEY)
-        if kind == "day":
-            st.number_input("日", min_value=1, max_value=31, value=25, key=DAY_KEY)
+        if kind in ("day", "day_offset"):
+            st.number_input("日（31 は末日）", min_value=1, max_value=31, value=25, key=DAY_KEY)
+        if kind == "day_offset":
+            st.number_input(
+                "営業日のずらし（-1 は前営業日、1 は翌営業日。D日は数えない）",
+                min_value=-MAX_OFFSET,
+                max_value=MAX_OFFSET,
+                value=-1,
+                key=OFFSET_KEY,
+            )
+        if kind == "weekday":
+            st.selectbox(
+                "曜日", list(WEEKDAYS), format_func=lambda w: f"{WEEKDAYS[w]}曜", key=WEEKDAY_KEY
+            )
+        if kind in ("day", "weekday"):
             st.selectbox(
                 "休日なら", list(HOLIDAYS), format_func=HOLIDAYS.__getitem__, key=HOLIDAY_KEY
             )
