@@ -309,8 +309,8 @@ def table_spans(text: str) -> TextTables:
         cells = _cells(line, delimiter) if columns is not None and delimiter in line else []
         if columns is not None and len(cells) == width:
             for index, (start, end) in enumerate(cells):
-                if end <= start:
-                    continue
+                if not any(ch.isalnum() for ch in line[start:end]):
+                    continue  # empty, or a Markdown rule (|---|) under the header
                 kind = columns.get(index)
                 if kind is not None:
                     found.personal.append(Span(offset + start, offset + end, kind))
