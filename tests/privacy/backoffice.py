@@ -10,8 +10,8 @@ with 様 / さん / 殿; names split over 姓 / 名 cells; payers in the 摘要 
 
 Each :class:`Doc` says what must never reach a model (``secrets``) and, by the README's
 policy (「マスクしないもの」), what must still reach it (``kept``: 法人番号, company payers
-such as ``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ``, amounts, 6-digit 社員番号, which the README does not list as
-personal data). Deterministic for a seed.
+such as ``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ``, amounts); a 社員番号 is a secret (the README masks it).
+Deterministic for a seed.
 """
 
 from __future__ import annotations
@@ -280,7 +280,7 @@ def _greeting(m: Maker, doc: Doc) -> None:
     name, parts = m.person()
     doc.add(m.r.choice(["", "いつもお世話になっております。", "経理部の"]))
     doc.secret(name, *parts).add(m.r.choice(HONORIFICS))
-    doc.add("、請求書を送付します。社員番号 ").keep(m.digits(6)).add(" で登録済みです。\n")
+    doc.add("、請求書を送付します。社員番号 ").secret(m.digits(6)).add(" で登録済みです。\n")
 
 
 SPLIT_HEADERS = [
@@ -302,7 +302,7 @@ def _split_cells(m: Maker, doc: Doc) -> None:
     for _ in range(3):
         sur, given, ksur, kgiven, _, _ = m.r.choice(PEOPLE)
         area, local, line = "03", m.digits(4), m.digits(4)
-        doc.keep(m.digits(6)).add(sep).secret(sur).add(sep).secret(given).add(sep)
+        doc.secret(m.digits(6)).add(sep).secret(sur).add(sep).secret(given).add(sep)
         doc.secret(ksur).add(sep).secret(kgiven).add(sep).add(area).add(sep)
         doc.secret(local).add(sep).secret(line).add(sep).keep(str(m.r.randint(1000, 99999)))
         doc.add("\n")
@@ -385,7 +385,7 @@ def make_sheet(seed: int, rows: int) -> tuple[list[list[str]], Doc]:
             f"{m.r.randint(1, 9)}{m.digits(12)}",
             str(m.r.randint(1000, 99999)),
         ]
-        doc.kept += [values[0], values[8], values[9]]
-        doc.secrets += [*values[1:8], ksur, kgiven]
+        doc.kept += [values[8], values[9]]
+        doc.secrets += [*values[:8], ksur, kgiven]
         table.append(values)
     return table, doc

@@ -1,7 +1,7 @@
 """Property test of the README's promise on a fresh generator of back-office text (issue 37):
 no generated identifier reaches the model, through the product's real path (``get_llm`` →
 ``llm.masking`` → the OpenAI-compatible wire, recorded by the scripted server), while what the
-README keeps visible (法人番号, company payers in the 摘要, 社員番号, amounts) still does.
+README keeps visible (法人番号, company payers in the 摘要, amounts) still does.
 One case per fix below: each failed on the code before it."""
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def test_each_shape_the_generator_found_leaking_is_masked(
         "リスト 一覧",
         "普通 1234567 口座名義 ｶ)ｱｵﾊﾞｼﾖｳｼﾞ",  # a company's account: its name stays
         "口座名義 ﾀﾅｶｺｳｷﾞﾖｳ(ｶ",
-        "法人番号 7010001008844 の取引先、社員番号 012345 の立替",
+        "法人番号 7010001008844 の取引先、顧客コード 012345 の立替",
         "2025/04/01,振込 ｶ)ｱｵﾊﾞｼﾖｳｼﾞ,,120000,950000",  # a company payer (会社名 stays)
     ],
 )
@@ -141,4 +141,4 @@ def test_an_excel_register_reaches_the_model_masked_through_a_plan_run(
     assert result.exit_code == 0, result.output
     (body,) = [json.dumps(b, ensure_ascii=False) for b in llm_server.chat_requests()]
     assert leaks(doc, body) == []
-    assert [v for v in doc.kept if v not in body] == []  # 社員番号, 法人番号, amounts
+    assert [v for v in doc.kept if v not in body] == []  # 法人番号, amounts

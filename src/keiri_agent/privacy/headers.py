@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from keiri_agent.privacy.kinds import PersonalKind, Span
 
 __all__ = [
+    "EMPLOYEE_ID_WORDS",
     "HEADER_WORDS",
     "MAX_LABELLED_CHARS",
     "ROMAJI_NAME",
@@ -32,6 +33,20 @@ __all__ = [
 MAX_LABELLED_CHARS = 40  # a labelled value longer than this is prose, not one value
 MIN_TABLE_CELLS = 2  # a line cut into fewer cells is not a table row
 
+# Headers of an employee's number; they name a person although コード / id / 番号 alone do not.
+EMPLOYEE_ID_WORDS = (
+    "社員番号",
+    "従業員番号",
+    "職員番号",
+    "社員no",
+    "社員コード",
+    "社員id",
+    "従業員コード",
+    "従業員id",
+    "employee_id",
+    "employeeid",
+    "employee_no",
+)
 # Header words → kind, most specific first (a header is normalized: NFKC, no spaces, lower).
 # English words are kept to those that name a person's data only ("name" and "address" also
 # name files, blocks and URLs in the records a plan passes around).
@@ -43,6 +58,7 @@ _HEADER_WORDS: tuple[tuple[PersonalKind, tuple[str, ...]], ...] = (
     (PersonalKind.PHONE, ("電話", "tel", "携帯", "fax", "phone")),
     (PersonalKind.ACCOUNT, ("口座番号", "口座no", "口座")),
     (PersonalKind.ADDRESS, ("住所", "郵便番号", "〒")),
+    (PersonalKind.EMPLOYEE_ID, EMPLOYEE_ID_WORDS),
     (
         PersonalKind.PERSON,
         (
@@ -175,6 +191,8 @@ def header_kind(header: str) -> PersonalKind | None:
         return None
     if name in _NAME_PART_HEADERS:
         return PersonalKind.PERSON
+    if any(word in name for word in EMPLOYEE_ID_WORDS) and not _measure(name):
+        return PersonalKind.EMPLOYEE_ID
     if any(word in name for word in _NOT_PERSONAL_HEADERS):
         # 担当者id, 顧客コード, 会社名: identifiers of records or companies, not of people.
         return None
@@ -220,6 +238,7 @@ ROMAJI_NAME = r"(?:[A-Z][a-z]+|[A-Z]{2,})(?: (?:[A-Z][a-z]+|[A-Z]{2,}))+"
 # A header cell: a short label with no colon, no sentence mark and at most a few digits.
 _HEADER_CELL = re.compile(r"(?=[^0-9]*[0-9]?[^0-9]*$)[^:：=。、\s][^:：=。、]{0,19}")
 _HONORIFIC_TAIL = re.compile(r"[ 　]*(?:様|さん|氏|殿|くん|君)?[ 　]*$")
+_EMPLOYEE_ID = re.compile(r"[A-Za-z0-9Ａ-Ｚａ-ｚ０-９\-－_]{1,16}")
 _JAPANESE = re.compile(r"[ぁ-んァ-ヶ一-龥々ｦ-ﾟ]")
 
 
@@ -235,6 +254,8 @@ def _value_fits(kind: PersonalKind, value: str) -> bool:
         return digits >= 6 and all(ch.isdigit() or ch in "-‐－ー ()（）+＋　" for ch in value)
     if kind is PersonalKind.CARD:
         return digits >= 13
+    if kind is PersonalKind.EMPLOYEE_ID:
+        return digits > 0 and _EMPLOYEE_ID.fullmatch(value) is not None
     if kind is PersonalKind.EMAIL:
         return "@" in value or "＠" in value
     return digits > 0 or bool(_JAPANESE.search(value))

@@ -4,7 +4,7 @@ phone numbers, e-mail addresses, postal codes with addresses, dates of birth.
 Each pattern is checked beyond its shape where the identifier allows it: a マイナンバー by its
 check digit, a card number by Luhn and its issuer prefix, a phone number by its digit count.
 Forms that other numbers share are only taken in context: an account number after 普通 / 当座
-/ 口座, a date of birth after 生年月日 / 誕生日, a phone number without separators after 電話 /
+/ 口座 (普 / 当 / ﾌﾂｳ as statements print them), a 社員番号 after its label, a date of birth after 生年月日 / 誕生日, a phone number without separators after 電話 /
 TEL (mobile numbers excepted). A number right after a label that names something else
 (注文番号, 法人番号, 品番, 請求書番号...) is left alone, so order numbers, product codes and
 corporate numbers stay visible to the model. Full-width digits and the hyphens people type
@@ -142,6 +142,11 @@ _ACCOUNT = re.compile(
     f"(?:(?:No|NO|№|番号)\\.?[ 　]*[:：]?[ 　]*)?(?:[(（](?:普通|当座)[)）][ 　]*)?({D}{{6,8}})"
     f"{_AFTER}"
 )
+# An employee's number after its label, with or without a colon (社員番号 012345, 社員No.A-1024).
+_EMPLOYEE = re.compile(
+    "(?:社員|従業員|職員)(?:番号|No\\.?|NO\\.?|№|ID|コード)[ 　]*[:：]?[ 　]*"
+    f"((?:[A-Za-zＡ-Ｚａ-ｚ]{{1,3}}[-－]?)?{D}{{2,10}}){_AFTER}"
+)
 # ゆうちょ銀行's accounts: a 記号 of five digits and a 番号 of up to eight.
 _YUCHO = re.compile(
     f"記号(?:番号)?[ 　]*[:：]?[ 　]*({D}{{5}})[ 　]*(?:{HY}|[、,/／])?[ 　]*(?:番号)?[ 　]*[:：]?"
@@ -256,6 +261,8 @@ def _numbers(text: str) -> Iterator[Span]:
 def _in_context(text: str) -> Iterator[Span]:
     for match in _ACCOUNT.finditer(text):
         yield Span(match.start(1), match.end(1), PersonalKind.ACCOUNT)
+    for match in _EMPLOYEE.finditer(text):
+        yield Span(match.start(1), match.end(1), PersonalKind.EMPLOYEE_ID)
     for match in _YUCHO.finditer(text):
         yield Span(match.start(1), match.end(1), PersonalKind.ACCOUNT)
         yield Span(match.start(2), match.end(2), PersonalKind.ACCOUNT)
