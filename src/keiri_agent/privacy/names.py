@@ -16,8 +16,8 @@ import re
 import threading
 from typing import Any
 
-from keiri_agent.privacy.headers import ROMAJI_NAME
 from keiri_agent.privacy.kinds import PersonalKind, Span
+from keiri_agent.privacy.romaji import find_romaji_names
 from keiri_agent.sudachi import open_dictionary
 
 __all__ = ["HONORIFICS", "MAX_CHUNK_CHARS", "find_names"]
@@ -54,13 +54,11 @@ SPACES = frozenset({" ", "\u3000"})
 _KANA = re.compile(r"[ぁ-んァ-ヶー]+")
 _NAME_CHARS = re.compile(r"[一-龥々ぁ-んァ-ヶー]+")
 
-# A name in roman letters before an honorific (Takuya Saito 様, INOUE Mayumi さん, Yamada殿); a
-# word in capitals alone is a company's (NTT様), not a person's. A name in hiragana, four
-# letters or more, before 様 / 殿 (わたなべだいき殿), five or more before さん unless it starts
-# with お / ご (おまわりさん, ごくろうさん); never before さま (おつかれさま).
+# A name in hiragana, four letters or more, before 様 / 殿 (わたなべだいき殿), five or more
+# before さん unless it starts with お / ご (おまわりさん, ごくろうさん); never before さま
+# (おつかれさま). Names in roman letters: ``privacy.romaji``.
 _HONOURED = re.compile(
-    rf"(?<![A-Za-z])({ROMAJI_NAME}|[A-Z][a-z]+)[ 　]*(?=様|さま|さん|殿|氏|先生)"
-    r"|(?<![ぁ-ん])([ぁ-ん]{4,}(?:[ 　][ぁ-ん]{2,})?)[ 　]*(?=[様殿])"
+    r"(?<![ぁ-ん])([ぁ-ん]{4,}(?:[ 　][ぁ-ん]{2,})?)[ 　]*(?=[様殿])"
     r"|(?<![ぁ-ん])((?![おご])[ぁ-ん]{5,}(?:[ 　][ぁ-ん]{2,})?)[ 　]*(?=さん)"
 )
 
@@ -141,6 +139,19 @@ def _ends_organization(morpheme: Any) -> bool:
     return pos[0] == "名詞" and pos[1] in ("普通名詞", "固有名詞") and not _is_name(pos)
 
 
+def _may_be_a_name(morpheme: Any) -> bool:
+    """Whether a word before 様 or a title may be a person's name: a word the dictionary does
+    not know, or one it knows as a surname or given name among its readings (楽天, みずほ,
+    ナカジマ); not one it knows as something else only (ソニー, 三菱商事, 日立), and not roman
+    letters (``privacy.romaji`` reads those)."""
+    surface = morpheme.surface()
+    if surface.isascii():
+        return False
+    if morpheme.is_oov() or _is_name(morpheme.part_of_speech()):
+        return True
+    return any(_is_name(m.part_of_speech()) for m in open_dictionary().lookup(surface))
+
+
 def _spans(morphemes: list[Any], offset: int) -> list[Span]:
     spans: list[Span] = []
     index = 0
@@ -153,6 +164,14 @@ def _spans(morphemes: list[Any], offset: int) -> list[Span]:
             and pos[0] == "名詞"
             and pos[2] in ("人名", "地名", "一般")
             and _titled(morphemes, index + 1)
+            and (
+                _may_be_a_name(morpheme)
+                # ナカジマ ケンタ様: a given name the dictionary knows as a word only
+                or (
+                    _kana_surname_before(morphemes, index)
+                    and _may_be_a_name(morphemes[index - 2])
+                )
+            )
         )
         if not (_is_name(pos) or before_title):
             index += 1
@@ -200,9 +219,10 @@ def find_names(text: str) -> list[Span]:
         return []
     tokenizer = _tokenizer()
     spans = [
-        Span(*m.span(next(g for g in (1, 2, 3) if m.group(g))), PersonalKind.PERSON)
+        Span(*m.span(next(g for g in (1, 2) if m.group(g))), PersonalKind.PERSON)
         for m in _HONOURED.finditer(text)
     ]
+    spans.extend(find_romaji_names(text))
     for offset, piece in _chunks(text):
         spans.extend(_spans(list(tokenizer.tokenize(piece)), offset))
     return spans
