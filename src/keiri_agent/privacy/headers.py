@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from keiri_agent.privacy.kinds import PersonalKind, Span
 
 __all__ = [
+    "BANK_COMPANY",
     "EMPLOYEE_ID_WORDS",
     "HEADER_WORDS",
     "MAX_LABELLED_CHARS",
@@ -178,6 +179,12 @@ _COMPANY_WORDS = (
     "llc",
     "corp",
 )
+
+
+# A company as banks print it in half-width kana, its kind abbreviated before or after the name:
+# ｶ)ｱｵﾊﾞｼﾖｳｼﾞ (株式会社), ﾀﾅｶｺｳｷﾞﾖｳ(ｶ, ﾕ)ﾎｼﾉｼﾖｳｶｲ (有限会社), ｲ)ｻｸﾗｶｲ (医療法人).
+_KINDS = "(?:ｶ|ﾕ|ﾒ|ｼ|ﾄﾞ|ｲ|ｻﾞｲ|ｼﾔ|ｶﾞｸ|ﾌｸ|ﾄｸﾋ|ｷﾖｳ|ﾉｳ|ｾｲ)"
+BANK_COMPANY = re.compile(rf"(?<![ｦ-ﾟ]){_KINDS}\)[ｦ-ﾟ]+|[ｦ-ﾟ]+\({_KINDS}(?![ｦ-ﾟ])\)?")
 
 
 def _normal(text: str) -> str:

@@ -213,6 +213,30 @@ def _spans(morphemes: list[Any], offset: int) -> list[Span]:
     return spans
 
 
+# Banks print half-width kana without small letters: ｼﾖｳﾀ for ｼｮｳﾀ, ｷﾖｳｺ for ｷｮｳｺ, ﾊﾂﾄﾘ for
+# ﾊｯﾄﾘ. A name is looked for in the text as printed and, where such letters occur, in the text
+# with them made small (the same length, so the offsets hold): ﾐﾖｺ is found in the first.
+_LARGE_YOON = re.compile(r"(?:(?<=[ｷｼﾁﾆﾋﾐﾘ])|(?<=[ｷｼﾁﾋ][ﾞﾟ]))[ﾔﾕﾖ]|ﾂ(?=[ｶ-ｺｻ-ｿﾀ-ﾄﾊ-ﾎ])")
+_SMALL = str.maketrans("ﾔﾕﾖﾂ", "ｬｭｮｯ")
+
+
+def _bank_kana(text: str) -> str:
+    return _LARGE_YOON.sub(lambda m: m.group().translate(_SMALL), text)
+
+
+# A payer in half-width kana is a surname, one space and a given name (ﾏﾂﾓﾄ ﾐﾖｺ): where the
+# dictionary knows the surname only, the word after it is the given name.
+_HALF_KANA = re.compile(r"[ｦ-ﾟ]+")
+_GIVEN_AFTER = re.compile(r"[ 　]([ｦ-ﾟ]{2,})(?![ｦ-ﾟ()（）])")
+
+
+def _with_given_name(text: str, span: Span) -> Span:
+    if _HALF_KANA.fullmatch(text, span.start, span.end) is None:
+        return span
+    given = _GIVEN_AFTER.match(text, span.end)
+    return span if given is None else Span(span.start, given.end(), span.kind)
+
+
 def find_names(text: str) -> list[Span]:
     """The spans of people's names in ``text``."""
     if not text.strip():
@@ -225,4 +249,9 @@ def find_names(text: str) -> list[Span]:
     spans.extend(find_romaji_names(text))
     for offset, piece in _chunks(text):
         spans.extend(_spans(list(tokenizer.tokenize(piece)), offset))
+        bank = _bank_kana(piece)
+        if bank != piece:  # as long as the piece: its offsets are the piece's
+            spans.extend(_spans(list(tokenizer.tokenize(bank)), offset))
+    if _HALF_KANA.search(text) is not None:
+        spans = [_with_given_name(text, span) for span in spans]
     return spans

@@ -120,13 +120,26 @@ _ADDRESS = re.compile(
     f"|{_BEFORE}{_POSTAL}[ 　]*{_ADDRESS_BODY}"
     f"|(?<=住所)[ 　]*[:：]?[ 　]*((?:〒?[ 　]?{_POSTAL}[ 　]*)?{_ADDRESS_BODY})"
 )
-_DATE = (
-    f"(?:(?:明治|大正|昭和|平成|令和|[MTSHR]){D}{{1,2}}[年./]{D}{{1,2}}[月./]{D}{{1,2}}日?"
-    f"|{D}{{4}}[年/.\\-－]{D}{{1,2}}[月/.\\-－]{D}{{1,2}}日?)"
+# A date as people write their birthday: 和暦 (昭和60年4月1日, S60.4.1, 平成元年, spaces between
+# the parts) or 西暦 (1985年4月1日, 1985/4/1, 1985（昭和60）年4月1日).
+_S = "[ 　]?"
+_ERA_DATE = (
+    f"(?:明治|大正|昭和|平成|令和|[MTSHRＭＴＳＨＲ]){_S}(?:{D}{{1,2}}|元){_S}[年./．]{_S}"
+    f"{D}{{1,2}}{_S}[月./．]{_S}{D}{{1,2}}{_S}日?"
+)
+_WEST_DATE = (
+    f"{D}{{4}}{_S}(?:[(（][^)）]{{1,6}}[)）])?{_S}[年/.．\\-－]{_S}{D}{{1,2}}{_S}"
+    f"[月/.．\\-－]{_S}{D}{{1,2}}{_S}日?"
+)
+_DATE = f"(?:{_ERA_DATE}|{_WEST_DATE})"
+# After its label a birthday may leave out the era (60.4.1) or the year (4月1日).
+_LABELLED_DATE = (
+    f"(?:{_DATE}|{D}{{1,2}}[./．]{D}{{1,2}}[./．]{D}{{1,2}}|{D}{{1,2}}{_S}月{_S}{D}{{1,2}}{_S}日)"
 )
 _BIRTH = re.compile(
-    f"(?:生年月日|誕生日)[ 　]*(?:[:：]|は|が)?[ 　]*(?:[(（][^)）]{{0,8}}[)）])?[ 　]*({_DATE})"
-    f"|({_DATE})[ 　]*(?:生まれ|生)"
+    f"(?:生年月日|誕生日)[ 　]*(?:[:：]|は|が)?[ 　]*(?:[(（][^)）]{{0,8}}[)）])?[ 　]*"
+    f"({_LABELLED_DATE})(?![0-9０-９])"
+    f"|({_DATE})[ 　]*(?:生まれ|生(?![一-龥々]))"  # not 4月1日生産
 )
 # The kind of deposit as statements and 振込 forms print it: 普通 / 当座 / 貯蓄 (預金, 口座),
 # in half-width kana (ﾌﾂｳ, ﾄｳｻﾞ, ﾁﾖﾁｸ, ﾌﾂｳﾖｷﾝ), or cut to one character (普 / 当 / 貯, alone
