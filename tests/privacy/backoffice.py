@@ -19,12 +19,12 @@ from __future__ import annotations
 import random
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from tests.support.personal import luhn_valid, my_number_valid
 
-__all__ = ["SHAPES", "Doc", "leaks", "make_docs"]
+__all__ = ["PEOPLE", "SHAPES", "Doc", "Maker", "half_kana", "leaks", "make_docs"]
 
 # (kanji surname, kanji given name, kana surname, kana given name, romaji surname, romaji given)
 PEOPLE = [
@@ -134,7 +134,7 @@ class Maker:
             hira = "".join(chr(ord(c) - 0x60) if "ァ" <= c <= "ヶ" else c for c in ksur + kgiven)
             return hira, [hira]
         if form == 3:
-            half = _half_kana(f"{ksur} {kgiven}")
+            half = half_kana(f"{ksur} {kgiven}")
             return half, [half]
         if form == 4:
             return f"{rgiven} {rsur}", [rgiven, rsur]
@@ -149,7 +149,7 @@ _HALF = {
 }
 
 
-def _half_kana(text: str) -> str:
+def half_kana(text: str) -> str:
     out: list[str] = []
     for ch in text:
         base = unicodedata.normalize("NFD", ch)
@@ -329,7 +329,7 @@ def _bank_lines(m: Maker, doc: Doc) -> None:
             doc.add(f"2025/04/{day:02d},振込 ").keep(payer)
         else:
             _, _, ksur, kgiven, _, _ = m.r.choice(PEOPLE)
-            payer = _half_kana(f"{ksur} {kgiven}")
+            payer = half_kana(f"{ksur} {kgiven}")
             doc.add(f"2025/04/{day:02d},{m.r.choice(['振込 ', 'ﾌﾘｺﾐ ', ''])}").secret(payer)
         doc.add(f",,{m.r.randint(1000, 500000)},{m.r.randint(100000, 9000000)}\n")
 
@@ -348,14 +348,20 @@ SHAPES: dict[str, Callable[[Maker, Doc], None]] = {
 }
 
 
-def make_docs(seed: int, per_shape: int, shapes: Iterable[str] = SHAPES) -> list[Doc]:
-    """``per_shape`` documents of each shape, deterministic for ``seed``."""
+def make_docs(
+    seed: int,
+    per_shape: int,
+    shapes: Iterable[str] | None = None,
+    table: Mapping[str, Callable[[Maker, Doc], None]] = SHAPES,
+) -> list[Doc]:
+    """``per_shape`` documents of each of ``shapes`` (all of ``table`` by default), written by
+    ``table``'s functions; deterministic for ``seed``."""
     maker = Maker(seed)
     docs: list[Doc] = []
-    for name in shapes:
+    for name in table if shapes is None else shapes:
         for _ in range(per_shape):
             doc = Doc(name)
-            SHAPES[name](maker, doc)
+            table[name](maker, doc)
             docs.append(doc)
     return docs
 

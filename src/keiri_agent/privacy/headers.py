@@ -301,19 +301,33 @@ class TextTables:
     neutral: list[tuple[int, int]]
 
 
+def _cuts(line: str, delimiter: str) -> list[int]:
+    """Where ``line`` is cut into cells: at each delimiter outside double quotes for CSV and
+    TSV (``"1,234,567"`` is one cell, as exports write amounts), at each ``|`` for Markdown."""
+    if delimiter == "|" or '"' not in line:
+        return [at for at, ch in enumerate(line) if ch == delimiter]
+    cuts: list[int] = []
+    quoted = False
+    for at, ch in enumerate(line):
+        if ch == '"':
+            quoted = not quoted  # "" inside a quoted cell turns it off and on again
+        elif ch == delimiter and not quoted:
+            cuts.append(at)
+    return cuts
+
+
 def _cells(line: str, delimiter: str) -> list[tuple[int, int]]:
     """(start, end) of each cell of ``line``, trimmed of spaces and quotes."""
     spans: list[tuple[int, int]] = []
     start = 0
-    for part in line.split(delimiter):
-        end = start + len(part)
+    for end in (*_cuts(line, delimiter), len(line)):
         left, right = start, end
         while left < right and line[left] in " 　\"'":
             left += 1
         while right > left and line[right - 1] in " 　\"'":
             right -= 1
         spans.append((left, right))
-        start = end + len(delimiter)
+        start = end + 1
     return spans
 
 

@@ -4,14 +4,15 @@
 A capital letter does not make a name (Amazon, Google, NTT, Web Services are not people). Here a
 word is read back into katakana as Hepburn or 訓令 romaji (Hasegawa → ハセガワ; a long vowel
 people leave out is tried too: Saito → サイト, サイトウ) and looked up in Sudachi's dictionary,
-which knows surnames and given names (``人名,姓`` / ``人名,名``). Words that are no romaji
+which knows surnames and given names (``人名,姓`` / ``人名,名``, in katakana or hiragana). Words that are no romaji
 (Google, Microsoft, NTT, Services) are never names, except after Mr. / Ms. A name is:
 
-- two words of romaji, one of them a name in the dictionary, that do not go on into another
-  word (``Sumitomo Mitsui Banking``, ``Hasegawa Accounting`` are companies);
+- two words of romaji, one of them a name in the dictionary or both unknown to it (Sano Yuto),
+  that do not go on into another word (``Sumitomo Mitsui Banking``, ``Hasegawa Accounting``
+  are companies); two words the dictionary knows as other words (Tokyo Marine) are no name;
 - one word of romaji before 様 / さん / 殿 / 氏 / 先生, unless the dictionary knows it only as
-  something else (Amazon → アマゾン, a place; Toyota → トヨタ, a company): a word it does not
-  know at all is taken for a name;
+  something else (Amazon → アマゾン, a place; Hitachi → ヒタチ): a word it does not know at
+  all (Fujitsu) is taken for a name, and so is a company named like a person (Toyota, 豊田);
 - one word that the dictionary knows as a name, right beside Japanese text (長谷川 Misaki);
 - a word after Mr. / Ms. / Mrs. / Dr.
 
@@ -68,6 +69,9 @@ def _syllables() -> dict[str, str]:
 
 
 _SYLLABLES = _syllables()
+# The dictionary knows many names under their hiragana only (はやし, しみず, こんどう).
+_HIRAGANA = {code: code - 0x60 for code in range(ord("ァ"), ord("ヶ") + 1)}
+# Only a surname or given name counts: 人名,一般 tags ジャパン, マリネ and ソニー too.
 _LONGEST = max(map(len, _SYLLABLES))
 
 
@@ -128,11 +132,12 @@ def name_word(word: str) -> bool | None:
     found = False
     dictionary = open_dictionary()
     for reading in readings(word):
-        for morpheme in dictionary.lookup(reading):
-            pos = morpheme.part_of_speech()
-            if pos[2] == "人名" and pos[3] in ("姓", "名"):
-                return True
-            found = True
+        for spelling in (reading, reading.translate(_HIRAGANA)):
+            for morpheme in dictionary.lookup(spelling):
+                pos = morpheme.part_of_speech()
+                if pos[2] == "人名" and pos[3] in ("姓", "名"):
+                    return True
+                found = True
     return False if found or not readings(word) else None
 
 
@@ -169,7 +174,8 @@ def _pairs(text: str) -> list[Span]:
                 continue
             if first + 2 < len(words) and not romaji[first + 2]:
                 continue  # Hasegawa Accounting Office: a company's name
-            if name_word(pair[0]) or name_word(pair[1]):
+            known = (name_word(pair[0]), name_word(pair[1]))
+            if True in known or known == (None, None):
                 spans.append(
                     Span(base + words[first][0], base + words[first + 1][1], PersonalKind.PERSON)
                 )
