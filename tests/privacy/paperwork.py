@@ -45,6 +45,7 @@ COMPANIES_EN = [
     "Microsoft",
     "Apple",
     "Oracle",
+    "Adobe",
     "Salesforce",
     "IBM",
     "KDDI",
@@ -55,7 +56,7 @@ COMPANIES_EN = [
     "Hitachi",
     "Amazon Web Services",
 ]
-COMPANIES_READ_AS_NAMES = ["Toyota", "Honda", "Fujitsu", "Nintendo", "Yahoo", "Adobe"]
+COMPANIES_READ_AS_NAMES = ["Toyota", "Honda", "Fujitsu", "Nintendo", "Yahoo"]
 COMPANIES_JA = ["青葉商事株式会社", "株式会社みどり電機", "有限会社星野商会", "ソニー", "日立"]
 # Company payers as banks print them (法人略語 before or after the name).
 PAYERS = ["ｶ)ｱｵﾊﾞｼﾖｳｼﾞ", "ﾐﾄﾞﾘﾃﾞﾝｷ(ｶ", "ﾕ)ﾎｼﾉｼﾖｳｶｲ", "ｲ)ｻｸﾗｶｲ", "ﾄﾞ)ﾊﾔｼﾃﾞｻﾞｲﾝ"]
@@ -136,13 +137,13 @@ def _account_table(m: Maker, doc: Doc) -> None:
             doc.secrets += [sur, given]
         cells += [("add", m.r.choice(BANKS)), ("add", m.r.choice(BRANCHES))]
         cells += [("add", m.r.choice(["普通", "当座"])), ("secret", m.digits(7))]
-        amount = f"{m.r.randint(1, 999)},{m.digits(3)}"
-        cells.append(("keep", amount if markdown else f'"{amount}"'))  # CSV quotes it
+        cells.append(("keep", f"{m.r.randint(1, 999)},{m.digits(3)}"))
         doc.add("| " if markdown else "")
         for index, (how, value) in enumerate(cells):
             if index:
                 doc.add(" | " if markdown else ",")
-            getattr(doc, how)(value)
+            quote = '"' if "," in value and not markdown else ""  # CSV quotes 1,234
+            getattr(doc.add(quote), how)(value).add(quote)
         doc.add(" |\n" if markdown else "\n")
 
 

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from keiri_agent.cli import app
 from keiri_agent.llm import get_llm
 from keiri_agent.privacy import find_personal, job_scope
-from tests.privacy.backoffice import SHAPES, leaks, make_docs, make_sheet
+from tests.privacy.backoffice import SHAPES, Doc, leaks, make_docs, make_sheet
 from tests.privacy.test_plan_run import PLAN
 from tests.support import ScriptedLLMServer
 
@@ -28,7 +28,12 @@ PER_SHAPE = 12  # documents of each shape sent through the wire (all shapes: 120
 def test_no_generated_identifier_reaches_the_model(
     llm_server: ScriptedLLMServer, shape: str
 ) -> None:
-    docs = make_docs(SEED, PER_SHAPE, [shape])
+    assert_reaches_the_model_masked(llm_server, make_docs(SEED, PER_SHAPE, [shape]))
+
+
+def assert_reaches_the_model_masked(llm_server: ScriptedLLMServer, docs: list[Doc]) -> None:
+    """Send each document in its own job through ``get_llm``; no secret may be in its request
+    body, and every value it keeps must be there unchanged."""
     llm_server.add_chat("確認しました。", repeat=True)
     llm = get_llm("reason")
     for doc in docs:
