@@ -148,7 +148,7 @@ def _account_table(m: Maker, doc: Doc) -> None:
 
 
 def _romaji(m: Maker, doc: Doc) -> None:
-    sur, given, _, _, rsur, rgiven = m.r.choice(PEOPLE)
+    sur, _, _, _, rsur, rgiven = m.r.choice(PEOPLE)
     mail = f"{rgiven[0].lower()}.{rsur.lower()}@example.co.jp"
     form = m.r.randrange(6)
     if form == 0:
@@ -216,7 +216,9 @@ def _mail_and_post(m: Maker, doc: Doc) -> None:
     doc.add("メール ").secret(f"{rgiven.lower()}.{rsur.lower()}＠example.co.jp").add("\n")
     postal = f"{m.digits(3)}-{m.digits(4)}"
     doc.add("〒").secret(postal.translate(str.maketrans("0123456789-", "０１２３４５６７８９－")))
-    doc.add("　東京都").secret(f"渋谷区神南{m.r.randint(1, 3)}丁目{m.r.randint(1, 30)}番地").add("\n")
+    doc.add("　東京都").secret(f"渋谷区神南{m.r.randint(1, 3)}丁目{m.r.randint(1, 30)}番地").add(
+        "\n"
+    )
     doc.add("取引先 ").keep(m.r.choice(COMPANIES_JA)).add("\n")
 
 
@@ -265,7 +267,6 @@ SHAPES: dict[str, Callable[[Maker, Doc], None]] = {
     "birthday": _birthday,
     "statement": _statement,
 }
-
 
 
 def make_docs(seed: int, per_shape: int, shapes: Iterable[str] | None = None) -> list[Doc]:

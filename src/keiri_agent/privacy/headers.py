@@ -113,7 +113,20 @@ _NOT_PERSONAL_HEADERS = (
 # A header naming an amount, a date or a rate about something personal (電話料金, 口座振替日,
 # 住所変更日, telephone_fee) holds amounts and dates, which stay visible: words anywhere, tails.
 _MEASURE_WORDS = ("料金", "金額", "代金", "費", "fee", "amount", "cost", "charge", "price", "date")
-_MEASURE_TAILS = ("額", "代", "日", "日時", "日付", "年月", "月", "時刻", "時間", "期限", "率", "回数")
+_MEASURE_TAILS = (
+    "額",
+    "代",
+    "日",
+    "日時",
+    "日付",
+    "年月",
+    "月",
+    "時刻",
+    "時間",
+    "期限",
+    "率",
+    "回数",
+)
 # An English header word is a word of its own at its start (tel in customer_tel, not in hotel).
 _ASCII_WORDS = {
     word: re.compile(rf"(?<![a-z]){re.escape(word)}")

@@ -17,7 +17,7 @@ import threading
 from typing import Any
 
 from keiri_agent.privacy.kinds import PersonalKind, Span
-from keiri_agent.privacy.romaji import find_romaji_names
+from keiri_agent.privacy.romaji import find_romaji_names, with_romaji_part
 from keiri_agent.sudachi import open_dictionary
 
 __all__ = ["HONORIFICS", "MAX_CHUNK_CHARS", "find_names"]
@@ -167,10 +167,7 @@ def _spans(morphemes: list[Any], offset: int) -> list[Span]:
             and (
                 _may_be_a_name(morpheme)
                 # ナカジマ ケンタ様: a given name the dictionary knows as a word only
-                or (
-                    _kana_surname_before(morphemes, index)
-                    and _may_be_a_name(morphemes[index - 2])
-                )
+                or (_kana_surname_before(morphemes, index) and _may_be_a_name(morphemes[index - 2]))
             )
         )
         if not (_is_name(pos) or before_title):
@@ -248,7 +245,8 @@ def find_names(text: str) -> list[Span]:
     ]
     spans.extend(find_romaji_names(text))
     for offset, piece in _chunks(text):
-        spans.extend(_spans(list(tokenizer.tokenize(piece)), offset))
+        found = _spans(list(tokenizer.tokenize(piece)), offset)
+        spans.extend(with_romaji_part(text, span) for span in found)
         bank = _bank_kana(piece)
         if bank != piece:  # as long as the piece: its offsets are the piece's
             spans.extend(_spans(list(tokenizer.tokenize(bank)), offset))

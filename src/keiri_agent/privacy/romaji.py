@@ -13,7 +13,9 @@ which knows surnames and given names (``人名,姓`` / ``人名,名``, in kataka
 - one word of romaji before 様 / さん / 殿 / 氏 / 先生, unless the dictionary knows it only as
   something else (Amazon → アマゾン, a place; Hitachi → ヒタチ): a word it does not know at
   all (Fujitsu) is taken for a name, and so is a company named like a person (Toyota, 豊田);
-- one word that the dictionary knows as a name, right beside Japanese text (長谷川 Misaki);
+- one word that the dictionary knows as a name, one space from a name found in Japanese
+  script (長谷川 Misaki: :func:`with_romaji_part`); beside other Japanese text it is a word
+  (Rate列, Kanji);
 - a word after Mr. / Ms. / Mrs. / Dr.
 
 An acronym of up to three capitals (AI, IT, OK) is no name beside Japanese text.
@@ -28,7 +30,7 @@ from functools import lru_cache
 from keiri_agent.privacy.kinds import PersonalKind, Span
 from keiri_agent.sudachi import open_dictionary
 
-__all__ = ["MAX_READINGS", "find_romaji_names", "name_word", "readings"]
+__all__ = ["MAX_READINGS", "find_romaji_names", "name_word", "readings", "with_romaji_part"]
 
 MAX_READINGS = 64  # katakana readings tried per word (long vowels double them)
 
@@ -85,13 +87,15 @@ def _parse(word: str) -> list[list[str]] | None:
         rest = word[at + 1 : at + 2]
         if ch == "n" and (not rest or rest not in "aiueoy"):
             parts.append(["ン"])
-            at += 1 + (rest in ("'", "n") and word[at + 2 : at + 3] not in ("a", "i", "u", "e", "o"))
+            at += 1 + (
+                rest in ("'", "n") and word[at + 2 : at + 3] not in ("a", "i", "u", "e", "o")
+            )
             continue
         if ch == "m" and rest and rest in "bmp":
             parts.append(["ン"])
             at += 1
             continue
-        if ch == rest and ch not in "aiueon" or (ch == "t" and rest == "c"):
+        if (ch == rest and ch not in "aiueon") or (ch == "t" and rest == "c"):
             parts.append(["ッ"])  # a doubled consonant (Hattori, Matcha)
             at += 1
             continue
@@ -148,11 +152,8 @@ _HONOURED = re.compile(
     rf"(?<![A-Za-z0-9@._\-])({_WORD})[ 　]*(?=様|さま|さん|殿|氏|先生|くん|君)"
     rf"|(?:Mr|Ms|Mrs|Miss|Dr)\.?[ 　]+({_WORD})(?![A-Za-z])"
 )
-_JAPANESE = "[ぁ-んァ-ヶ一-龥々]"
-_BESIDE = re.compile(
-    rf"(?<={_JAPANESE})[ 　]?({_WORD})(?![A-Za-z0-9.@])"
-    rf"|(?<![A-Za-z0-9@._\-])({_WORD})[ 　]?(?={_JAPANESE})"
-)
+_AFTER_NAME = re.compile(rf"[ 　]({_WORD})(?![A-Za-z0-9.@])")
+_BEFORE_NAME = re.compile(rf"(?<![A-Za-z0-9@._\-])({_WORD})[ 　]$")
 
 
 def _acronym(word: str) -> bool:
@@ -192,9 +193,21 @@ def find_romaji_names(text: str) -> list[Span]:
             spans.append(Span(*match.span(2), PersonalKind.PERSON))
         elif name_word(match.group(1)) is not False:
             spans.append(Span(*match.span(1), PersonalKind.PERSON))
-    for match in _BESIDE.finditer(text):
-        group = 1 if match.group(1) else 2
-        word = match.group(group)
-        if not _acronym(word) and name_word(word):
-            spans.append(Span(*match.span(group), PersonalKind.PERSON))
     return spans
+
+
+def _name_part(word: str) -> bool:
+    return not _acronym(word) and name_word(word) is True
+
+
+def with_romaji_part(text: str, span: Span) -> Span:
+    """``span``, a name found in Japanese script, with the word of romaji that is its other
+    half right beside it (長谷川 Misaki, Misaki 長谷川)."""
+    start, end = span.start, span.end
+    after = _AFTER_NAME.match(text, end)
+    if after is not None and _name_part(after.group(1)):
+        end = after.end()
+    before = _BEFORE_NAME.search(text, max(0, start - 24), start)
+    if before is not None and _name_part(before.group(1)):
+        start = before.start()
+    return span if (start, end) == (span.start, span.end) else Span(start, end, span.kind)
