@@ -4,10 +4,14 @@ Sudachi's core dictionary tags surnames and given names (``名詞,固有名詞,�
 is a run of such words, a surname and a given name joined by at most one space
 (``長谷川 美咲``, ``高橋　優子``, ``ハセガワ ミサキ``); a single word in kana or of one character is
 one only with 様 / さん... after it (リスト, マリア, 全 and 行 are words first). A word the dictionary does not know,
-right before 様 / さん / 氏 / 殿, is a name too, and so are words in roman letters there
-(``Takuya Saito 様``, ``INOUE Mayumi さん``) and in hiragana (``わたなべだいき殿``). A run that goes on into a common noun
+right before 様 / さん / 氏 / 殿, is a name too, and so is one it knows as a name among its
+entries (楽天, みずほ); one it knows only as something else is a company (ソニー様, 三菱商事様).
+Names in hiragana before 様 / 殿 (``わたなべだいき殿``) are found by their form, names in roman
+letters by ``privacy.romaji``. A run that goes on into a common noun
 (``田中工業``, ``鈴木自動車``, ``梅田ビル``) or follows 株式会社 names a company or a place, not a
-person, and is left alone; a title after the name (部長, 課長...) keeps it a name.
+person, and is left alone; a title after the name (部長, 課長...) keeps it a name. Payers in
+half-width kana are read as banks print them too (ｻｻｷ ｼﾖｳﾀ: no small letters; the word after a
+known surname is the given name).
 """
 
 from __future__ import annotations
