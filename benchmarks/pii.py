@@ -38,6 +38,7 @@ KINDS = [
     "email",
     "address",
     "birth_date",
+    "employee_id",
     "person",
 ]
 IDENTIFIERS = [k for k in KINDS if k != "person"]

@@ -219,6 +219,8 @@ def _invoice(m: Maker, doc: Doc) -> None:
 def _employee(m: Maker, doc: Doc) -> None:
     doc.add("社員情報の変更届\n氏名: ")
     doc.pii(m.name(), "person")
+    doc.add("\n社員番号: ")
+    doc.pii(m.digits(6), "employee_id")
     doc.add("\n生年月日: ")
     doc.pii(m.birth(), "birth_date")
     doc.add("\n住所: ")

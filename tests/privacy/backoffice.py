@@ -10,8 +10,8 @@ with 様 / さん / 殿; names split over 姓 / 名 cells; payers in the 摘要 
 
 Each :class:`Doc` says what must never reach a model (``secrets``) and, by the README's
 policy (「マスクしないもの」), what must still reach it (``kept``: 法人番号, company payers
-such as ``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ``, amounts, 6-digit 社員番号, which the README does not list as
-personal data). Deterministic for a seed.
+such as ``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ``, amounts); a 社員番号 is a secret (the README masks it).
+Deterministic for a seed.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from __future__ import annotations
 import random
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from tests.support.personal import luhn_valid, my_number_valid
 
-__all__ = ["SHAPES", "Doc", "leaks", "make_docs"]
+__all__ = ["PEOPLE", "SHAPES", "Doc", "Maker", "half_kana", "leaks", "make_docs"]
 
 # (kanji surname, kanji given name, kana surname, kana given name, romaji surname, romaji given)
 PEOPLE = [
@@ -134,7 +134,7 @@ class Maker:
             hira = "".join(chr(ord(c) - 0x60) if "ァ" <= c <= "ヶ" else c for c in ksur + kgiven)
             return hira, [hira]
         if form == 3:
-            half = _half_kana(f"{ksur} {kgiven}")
+            half = half_kana(f"{ksur} {kgiven}")
             return half, [half]
         if form == 4:
             return f"{rgiven} {rsur}", [rgiven, rsur]
@@ -149,7 +149,7 @@ _HALF = {
 }
 
 
-def _half_kana(text: str) -> str:
+def half_kana(text: str) -> str:
     out: list[str] = []
     for ch in text:
         base = unicodedata.normalize("NFD", ch)
@@ -280,7 +280,7 @@ def _greeting(m: Maker, doc: Doc) -> None:
     name, parts = m.person()
     doc.add(m.r.choice(["", "いつもお世話になっております。", "経理部の"]))
     doc.secret(name, *parts).add(m.r.choice(HONORIFICS))
-    doc.add("、請求書を送付します。社員番号 ").keep(m.digits(6)).add(" で登録済みです。\n")
+    doc.add("、請求書を送付します。社員番号 ").secret(m.digits(6)).add(" で登録済みです。\n")
 
 
 SPLIT_HEADERS = [
@@ -302,7 +302,7 @@ def _split_cells(m: Maker, doc: Doc) -> None:
     for _ in range(3):
         sur, given, ksur, kgiven, _, _ = m.r.choice(PEOPLE)
         area, local, line = "03", m.digits(4), m.digits(4)
-        doc.keep(m.digits(6)).add(sep).secret(sur).add(sep).secret(given).add(sep)
+        doc.secret(m.digits(6)).add(sep).secret(sur).add(sep).secret(given).add(sep)
         doc.secret(ksur).add(sep).secret(kgiven).add(sep).add(area).add(sep)
         doc.secret(local).add(sep).secret(line).add(sep).keep(str(m.r.randint(1000, 99999)))
         doc.add("\n")
@@ -329,7 +329,7 @@ def _bank_lines(m: Maker, doc: Doc) -> None:
             doc.add(f"2025/04/{day:02d},振込 ").keep(payer)
         else:
             _, _, ksur, kgiven, _, _ = m.r.choice(PEOPLE)
-            payer = _half_kana(f"{ksur} {kgiven}")
+            payer = half_kana(f"{ksur} {kgiven}")
             doc.add(f"2025/04/{day:02d},{m.r.choice(['振込 ', 'ﾌﾘｺﾐ ', ''])}").secret(payer)
         doc.add(f",,{m.r.randint(1000, 500000)},{m.r.randint(100000, 9000000)}\n")
 
@@ -348,14 +348,20 @@ SHAPES: dict[str, Callable[[Maker, Doc], None]] = {
 }
 
 
-def make_docs(seed: int, per_shape: int, shapes: Iterable[str] = SHAPES) -> list[Doc]:
-    """``per_shape`` documents of each shape, deterministic for ``seed``."""
+def make_docs(
+    seed: int,
+    per_shape: int,
+    shapes: Iterable[str] | None = None,
+    table: Mapping[str, Callable[[Maker, Doc], None]] = SHAPES,
+) -> list[Doc]:
+    """``per_shape`` documents of each of ``shapes`` (all of ``table`` by default), written by
+    ``table``'s functions; deterministic for ``seed``."""
     maker = Maker(seed)
     docs: list[Doc] = []
-    for name in shapes:
+    for name in table if shapes is None else shapes:
         for _ in range(per_shape):
             doc = Doc(name)
-            SHAPES[name](maker, doc)
+            table[name](maker, doc)
             docs.append(doc)
     return docs
 
@@ -385,7 +391,7 @@ def make_sheet(seed: int, rows: int) -> tuple[list[list[str]], Doc]:
             f"{m.r.randint(1, 9)}{m.digits(12)}",
             str(m.r.randint(1000, 99999)),
         ]
-        doc.kept += [values[0], values[8], values[9]]
-        doc.secrets += [*values[1:8], ksur, kgiven]
+        doc.kept += [values[8], values[9]]
+        doc.secrets += [*values[:8], ksur, kgiven]
         table.append(values)
     return table, doc

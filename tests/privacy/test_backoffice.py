@@ -1,7 +1,7 @@
 """Property test of the README's promise on a fresh generator of back-office text (issue 37):
 no generated identifier reaches the model, through the product's real path (``get_llm`` →
 ``llm.masking`` → the OpenAI-compatible wire, recorded by the scripted server), while what the
-README keeps visible (法人番号, company payers in the 摘要, 社員番号, amounts) still does.
+README keeps visible (法人番号, company payers in the 摘要, amounts) still does.
 One case per fix below: each failed on the code before it."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from keiri_agent.cli import app
 from keiri_agent.llm import get_llm
 from keiri_agent.privacy import find_personal, job_scope
-from tests.privacy.backoffice import SHAPES, leaks, make_docs, make_sheet
+from tests.privacy.backoffice import SHAPES, Doc, leaks, make_docs, make_sheet
 from tests.privacy.test_plan_run import PLAN
 from tests.support import ScriptedLLMServer
 
@@ -28,7 +28,12 @@ PER_SHAPE = 12  # documents of each shape sent through the wire (all shapes: 120
 def test_no_generated_identifier_reaches_the_model(
     llm_server: ScriptedLLMServer, shape: str
 ) -> None:
-    docs = make_docs(SEED, PER_SHAPE, [shape])
+    assert_reaches_the_model_masked(llm_server, make_docs(SEED, PER_SHAPE, [shape]))
+
+
+def assert_reaches_the_model_masked(llm_server: ScriptedLLMServer, docs: list[Doc]) -> None:
+    """Send each document in its own job through ``get_llm``; no secret may be in its request
+    body, and every value it keeps must be there unchanged."""
     llm_server.add_chat("確認しました。", repeat=True)
     llm = get_llm("reason")
     for doc in docs:
@@ -106,7 +111,7 @@ def test_each_shape_the_generator_found_leaking_is_masked(
         "リスト 一覧",
         "普通 1234567 口座名義 ｶ)ｱｵﾊﾞｼﾖｳｼﾞ",  # a company's account: its name stays
         "口座名義 ﾀﾅｶｺｳｷﾞﾖｳ(ｶ",
-        "法人番号 7010001008844 の取引先、社員番号 012345 の立替",
+        "法人番号 7010001008844 の取引先、顧客コード 012345 の立替",
         "2025/04/01,振込 ｶ)ｱｵﾊﾞｼﾖｳｼﾞ,,120000,950000",  # a company payer (会社名 stays)
     ],
 )
@@ -141,4 +146,4 @@ def test_an_excel_register_reaches_the_model_masked_through_a_plan_run(
     assert result.exit_code == 0, result.output
     (body,) = [json.dumps(b, ensure_ascii=False) for b in llm_server.chat_requests()]
     assert leaks(doc, body) == []
-    assert [v for v in doc.kept if v not in body] == []  # 社員番号, 法人番号, amounts
+    assert [v for v in doc.kept if v not in body] == []  # 法人番号, amounts

@@ -4,7 +4,7 @@ names by Sudachi; overlapping finds resolved to one span each.
 Where finds overlap, the longer one wins (a postal code with its address over the postal code
 alone), and of two equally long the structured identifier wins over a name. A number inside a
 table cell under a header that names something else (金額, 注文番号, 法人番号) is not taken for
-an identifier.
+an identifier, and a company payer as banks print it (ｶ)ｱｵﾊﾞｼﾖｳｼﾞ) for a name.
 """
 
 from __future__ import annotations
@@ -13,7 +13,12 @@ import bisect
 import re
 from collections.abc import Iterable
 
-from keiri_agent.privacy.headers import HEADER_WORDS, labelled_spans, table_spans
+from keiri_agent.privacy.headers import (
+    BANK_COMPANY,
+    HEADER_WORDS,
+    labelled_spans,
+    table_spans,
+)
 from keiri_agent.privacy.kinds import PersonalKind, Span
 from keiri_agent.privacy.names import find_names
 from keiri_agent.privacy.patterns import find_identifiers
@@ -33,6 +38,8 @@ _DIGITS = re.compile(
             r"[0-9０-９]{3}[-‐‑‒–—―−－ー][0-9０-９]{4}",
             r"[0-9０-９]日?[ 　]*生",
             r"[@＠〒]|[+＋][8８][1１]",
+            # an account after a one-character or half-width kind (普 1234567, ﾌﾂｳ 1234567)
+            r"(?:[普当貯][)）]?|ﾌﾂｳ|ﾄｳｻﾞ|ﾁﾖﾁｸ|フツウ|トウザ)[ 　]*[0-9０-９]{6}",
         )
     )
 )
@@ -102,5 +109,7 @@ def find_personal(text: str, *, names: bool = True) -> list[Span]:
     found.extend(labelled_spans(text))
     found.extend(tables.personal)
     if names:
-        found.extend(s for s in find_names(text) if not _inside(s, tables.neutral))
+        # a company payer as banks print it (ｶ)ｱｵﾊﾞｼﾖｳｼﾞ) holds no person's name
+        outside = tables.neutral + [m.span() for m in BANK_COMPANY.finditer(text)]
+        found.extend(s for s in find_names(text) if not _inside(s, outside))
     return resolve(found)

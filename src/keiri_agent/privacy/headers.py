@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from keiri_agent.privacy.kinds import PersonalKind, Span
 
 __all__ = [
+    "BANK_COMPANY",
+    "EMPLOYEE_ID_WORDS",
     "HEADER_WORDS",
     "MAX_LABELLED_CHARS",
     "ROMAJI_NAME",
@@ -32,6 +34,20 @@ __all__ = [
 MAX_LABELLED_CHARS = 40  # a labelled value longer than this is prose, not one value
 MIN_TABLE_CELLS = 2  # a line cut into fewer cells is not a table row
 
+# Headers of an employee's number; they name a person although コード / id / 番号 alone do not.
+EMPLOYEE_ID_WORDS = (
+    "社員番号",
+    "従業員番号",
+    "職員番号",
+    "社員no",
+    "社員コード",
+    "社員id",
+    "従業員コード",
+    "従業員id",
+    "employee_id",
+    "employeeid",
+    "employee_no",
+)
 # Header words → kind, most specific first (a header is normalized: NFKC, no spaces, lower).
 # English words are kept to those that name a person's data only ("name" and "address" also
 # name files, blocks and URLs in the records a plan passes around).
@@ -43,6 +59,7 @@ _HEADER_WORDS: tuple[tuple[PersonalKind, tuple[str, ...]], ...] = (
     (PersonalKind.PHONE, ("電話", "tel", "携帯", "fax", "phone")),
     (PersonalKind.ACCOUNT, ("口座番号", "口座no", "口座")),
     (PersonalKind.ADDRESS, ("住所", "郵便番号", "〒")),
+    (PersonalKind.EMPLOYEE_ID, EMPLOYEE_ID_WORDS),
     (
         PersonalKind.PERSON,
         (
@@ -96,7 +113,20 @@ _NOT_PERSONAL_HEADERS = (
 # A header naming an amount, a date or a rate about something personal (電話料金, 口座振替日,
 # 住所変更日, telephone_fee) holds amounts and dates, which stay visible: words anywhere, tails.
 _MEASURE_WORDS = ("料金", "金額", "代金", "費", "fee", "amount", "cost", "charge", "price", "date")
-_MEASURE_TAILS = ("額", "代", "日", "日時", "日付", "年月", "月", "時刻", "期限", "率", "回数")
+_MEASURE_TAILS = (
+    "額",
+    "代",
+    "日",
+    "日時",
+    "日付",
+    "年月",
+    "月",
+    "時刻",
+    "時間",
+    "期限",
+    "率",
+    "回数",
+)
 # An English header word is a word of its own at its start (tel in customer_tel, not in hotel).
 _ASCII_WORDS = {
     word: re.compile(rf"(?<![a-z]){re.escape(word)}")
@@ -164,6 +194,12 @@ _COMPANY_WORDS = (
 )
 
 
+# A company as banks print it in half-width kana, its kind abbreviated before or after the name:
+# ｶ)ｱｵﾊﾞｼﾖｳｼﾞ (株式会社), ﾀﾅｶｺｳｷﾞﾖｳ(ｶ, ﾕ)ﾎｼﾉｼﾖｳｶｲ (有限会社), ｲ)ｻｸﾗｶｲ (医療法人).
+_KINDS = "(?:ｶ|ﾕ|ﾒ|ｼ|ﾄﾞ|ｲ|ｻﾞｲ|ｼﾔ|ｶﾞｸ|ﾌｸ|ﾄｸﾋ|ｷﾖｳ|ﾉｳ|ｾｲ)"
+BANK_COMPANY = re.compile(rf"(?<![ｦ-ﾟ]){_KINDS}\)[ｦ-ﾟ]+|[ｦ-ﾟ]+\({_KINDS}(?![ｦ-ﾟ])\)?")
+
+
 def _normal(text: str) -> str:
     return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text)).lower()
 
@@ -175,6 +211,8 @@ def header_kind(header: str) -> PersonalKind | None:
         return None
     if name in _NAME_PART_HEADERS:
         return PersonalKind.PERSON
+    if any(word in name for word in EMPLOYEE_ID_WORDS) and not _measure(name):
+        return PersonalKind.EMPLOYEE_ID
     if any(word in name for word in _NOT_PERSONAL_HEADERS):
         # 担当者id, 顧客コード, 会社名: identifiers of records or companies, not of people.
         return None
@@ -220,6 +258,7 @@ ROMAJI_NAME = r"(?:[A-Z][a-z]+|[A-Z]{2,})(?: (?:[A-Z][a-z]+|[A-Z]{2,}))+"
 # A header cell: a short label with no colon, no sentence mark and at most a few digits.
 _HEADER_CELL = re.compile(r"(?=[^0-9]*[0-9]?[^0-9]*$)[^:：=。、\s][^:：=。、]{0,19}")
 _HONORIFIC_TAIL = re.compile(r"[ 　]*(?:様|さん|氏|殿|くん|君)?[ 　]*$")
+_EMPLOYEE_ID = re.compile(r"[A-Za-z0-9Ａ-Ｚａ-ｚ０-９\-－_]{1,16}")
 _JAPANESE = re.compile(r"[ぁ-んァ-ヶ一-龥々ｦ-ﾟ]")
 
 
@@ -235,6 +274,8 @@ def _value_fits(kind: PersonalKind, value: str) -> bool:
         return digits >= 6 and all(ch.isdigit() or ch in "-‐－ー ()（）+＋　" for ch in value)
     if kind is PersonalKind.CARD:
         return digits >= 13
+    if kind is PersonalKind.EMPLOYEE_ID:
+        return digits > 0 and _EMPLOYEE_ID.fullmatch(value) is not None
     if kind is PersonalKind.EMAIL:
         return "@" in value or "＠" in value
     return digits > 0 or bool(_JAPANESE.search(value))
@@ -273,19 +314,33 @@ class TextTables:
     neutral: list[tuple[int, int]]
 
 
+def _cuts(line: str, delimiter: str) -> list[int]:
+    """Where ``line`` is cut into cells: at each delimiter outside double quotes for CSV and
+    TSV (``"1,234,567"`` is one cell, as exports write amounts), at each ``|`` for Markdown."""
+    if delimiter == "|" or '"' not in line:
+        return [at for at, ch in enumerate(line) if ch == delimiter]
+    cuts: list[int] = []
+    quoted = False
+    for at, ch in enumerate(line):
+        if ch == '"':
+            quoted = not quoted  # "" inside a quoted cell turns it off and on again
+        elif ch == delimiter and not quoted:
+            cuts.append(at)
+    return cuts
+
+
 def _cells(line: str, delimiter: str) -> list[tuple[int, int]]:
     """(start, end) of each cell of ``line``, trimmed of spaces and quotes."""
     spans: list[tuple[int, int]] = []
     start = 0
-    for part in line.split(delimiter):
-        end = start + len(part)
+    for end in (*_cuts(line, delimiter), len(line)):
         left, right = start, end
         while left < right and line[left] in " 　\"'":
             left += 1
         while right > left and line[right - 1] in " 　\"'":
             right -= 1
         spans.append((left, right))
-        start = end + len(delimiter)
+        start = end + 1
     return spans
 
 
@@ -309,8 +364,8 @@ def table_spans(text: str) -> TextTables:
         cells = _cells(line, delimiter) if columns is not None and delimiter in line else []
         if columns is not None and len(cells) == width:
             for index, (start, end) in enumerate(cells):
-                if end <= start:
-                    continue
+                if not any(ch.isalnum() for ch in line[start:end]):
+                    continue  # empty, or a Markdown rule (|---|) under the header
                 kind = columns.get(index)
                 if kind is not None:
                     found.personal.append(Span(offset + start, offset + end, kind))

@@ -5,6 +5,11 @@ One kind, one Japanese label: the label names the placeholder a model sees (``�
 README and the counts of a run call the kind. Amounts, dates, invoice and order numbers,
 法人番号 and company names are *not* personal data: no kind here covers them, so a model can
 still reason about them.
+
+A 社員番号 is no 個人識別符号 by itself, but the company holds the register that ties it to one
+employee (容易照合性), so for the company it is personal data: it is masked where its label or
+column says what it is. Customer and supplier codes stay: in accounting they mostly name
+companies.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ class PersonalKind(StrEnum):
     EMAIL = "email"
     ADDRESS = "address"  # a postal code with an address, an address under 住所
     BIRTH_DATE = "birth_date"  # a date in the context of 生年月日 / 誕生日 / 生まれ
+    EMPLOYEE_ID = "employee_id"  # 社員番号 / 従業員番号 / 職員番号 (labelled or in its column)
     PERSON = "person"  # a person's name
 
 
@@ -37,6 +43,7 @@ LABELS: dict[PersonalKind, str] = {
     PersonalKind.EMAIL: "メール",
     PersonalKind.ADDRESS: "住所",
     PersonalKind.BIRTH_DATE: "生年月日",
+    PersonalKind.EMPLOYEE_ID: "社員番号",
     PersonalKind.PERSON: "人名",
 }
 

@@ -9,12 +9,16 @@ values with that prefix tried, longest first. Finding is linear in the text and 
 with the number of values; adding a value is a few dict writes.
 
 A value is not found inside a longer number or word (``1234567`` in ``1234567890123``), as
-the placeholder rules of ``privacy.vault`` require.
+the placeholder rules of ``privacy.vault`` require. A 社員番号 that reads as an amount (``1024``:
+no letter, no leading zero) is not looked for everywhere: it is masked where its label or
+column names it, and an amount of the same figure elsewhere stays as it is.
 """
 
 from __future__ import annotations
 
+import re
 import threading
+import unicodedata
 
 from keiri_agent.privacy.kinds import PersonalKind, Span
 
@@ -23,6 +27,9 @@ __all__ = ["MIN_KNOWN_CHARS", "KnownValues"]
 # A learnt value shorter than this is not looked for in other text (masking every one-character
 # word would destroy the text); every lookup starts from a prefix of this many characters.
 MIN_KNOWN_CHARS = 2
+# Kinds whose values are looked for elsewhere only when no amount can look the same.
+_IN_CONTEXT_ONLY = frozenset({PersonalKind.EMPLOYEE_ID})
+_AMOUNT_LIKE = re.compile(r"[1-9][0-9,]*(?:\.[0-9]+)?")
 _ALNUM = frozenset(
     "0123456789０１２３４５６７８９"
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -53,6 +60,10 @@ class KnownValues:
     def add(self, value: str, kind: PersonalKind) -> bool:
         """Remember ``value``; False when it is known already or too short to look for."""
         if len(value) < MIN_KNOWN_CHARS:
+            return False
+        if kind in _IN_CONTEXT_ONLY and _AMOUNT_LIKE.fullmatch(
+            unicodedata.normalize("NFKC", value)
+        ):
             return False
         with self._lock:
             if value in self._kinds:

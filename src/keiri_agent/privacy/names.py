@@ -4,10 +4,14 @@ Sudachi's core dictionary tags surnames and given names (``名詞,固有名詞,�
 is a run of such words, a surname and a given name joined by at most one space
 (``長谷川 美咲``, ``高橋　優子``, ``ハセガワ ミサキ``); a single word in kana or of one character is
 one only with 様 / さん... after it (リスト, マリア, 全 and 行 are words first). A word the dictionary does not know,
-right before 様 / さん / 氏 / 殿, is a name too, and so are words in roman letters there
-(``Takuya Saito 様``, ``INOUE Mayumi さん``) and in hiragana (``わたなべだいき殿``). A run that goes on into a common noun
+right before 様 / さん / 氏 / 殿, is a name too, and so is one it knows as a name among its
+entries (楽天, みずほ); one it knows only as something else is a company (ソニー様, 三菱商事様).
+Names in hiragana before 様 / 殿 (``わたなべだいき殿``) are found by their form, names in roman
+letters by ``privacy.romaji``. A run that goes on into a common noun
 (``田中工業``, ``鈴木自動車``, ``梅田ビル``) or follows 株式会社 names a company or a place, not a
-person, and is left alone; a title after the name (部長, 課長...) keeps it a name.
+person, and is left alone; a title after the name (部長, 課長...) keeps it a name. Payers in
+half-width kana are read as banks print them too (ｻｻｷ ｼﾖｳﾀ: no small letters; the word after a
+known surname is the given name).
 """
 
 from __future__ import annotations
@@ -16,8 +20,8 @@ import re
 import threading
 from typing import Any
 
-from keiri_agent.privacy.headers import ROMAJI_NAME
 from keiri_agent.privacy.kinds import PersonalKind, Span
+from keiri_agent.privacy.romaji import find_romaji_names, with_romaji_part
 from keiri_agent.sudachi import open_dictionary
 
 __all__ = ["HONORIFICS", "MAX_CHUNK_CHARS", "find_names"]
@@ -54,13 +58,11 @@ SPACES = frozenset({" ", "\u3000"})
 _KANA = re.compile(r"[ぁ-んァ-ヶー]+")
 _NAME_CHARS = re.compile(r"[一-龥々ぁ-んァ-ヶー]+")
 
-# A name in roman letters before an honorific (Takuya Saito 様, INOUE Mayumi さん, Yamada殿); a
-# word in capitals alone is a company's (NTT様), not a person's. A name in hiragana, four
-# letters or more, before 様 / 殿 (わたなべだいき殿), five or more before さん unless it starts
-# with お / ご (おまわりさん, ごくろうさん); never before さま (おつかれさま).
+# A name in hiragana, four letters or more, before 様 / 殿 (わたなべだいき殿), five or more
+# before さん unless it starts with お / ご (おまわりさん, ごくろうさん); never before さま
+# (おつかれさま). Names in roman letters: ``privacy.romaji``.
 _HONOURED = re.compile(
-    rf"(?<![A-Za-z])({ROMAJI_NAME}|[A-Z][a-z]+)[ 　]*(?=様|さま|さん|殿|氏|先生)"
-    r"|(?<![ぁ-ん])([ぁ-ん]{4,}(?:[ 　][ぁ-ん]{2,})?)[ 　]*(?=[様殿])"
+    r"(?<![ぁ-ん])([ぁ-ん]{4,}(?:[ 　][ぁ-ん]{2,})?)[ 　]*(?=[様殿])"
     r"|(?<![ぁ-ん])((?![おご])[ぁ-ん]{5,}(?:[ 　][ぁ-ん]{2,})?)[ 　]*(?=さん)"
 )
 
@@ -141,6 +143,19 @@ def _ends_organization(morpheme: Any) -> bool:
     return pos[0] == "名詞" and pos[1] in ("普通名詞", "固有名詞") and not _is_name(pos)
 
 
+def _may_be_a_name(morpheme: Any) -> bool:
+    """Whether a word before 様 or a title may be a person's name: a word the dictionary does
+    not know, or one it knows as a surname or given name among its readings (楽天, みずほ,
+    ナカジマ); not one it knows as something else only (ソニー, 三菱商事, 日立), and not roman
+    letters (``privacy.romaji`` reads those)."""
+    surface = morpheme.surface()
+    if surface.isascii():
+        return False
+    if morpheme.is_oov() or _is_name(morpheme.part_of_speech()):
+        return True
+    return any(_is_name(m.part_of_speech()) for m in open_dictionary().lookup(surface))
+
+
 def _spans(morphemes: list[Any], offset: int) -> list[Span]:
     spans: list[Span] = []
     index = 0
@@ -153,6 +168,11 @@ def _spans(morphemes: list[Any], offset: int) -> list[Span]:
             and pos[0] == "名詞"
             and pos[2] in ("人名", "地名", "一般")
             and _titled(morphemes, index + 1)
+            and (
+                _may_be_a_name(morpheme)
+                # ナカジマ ケンタ様: a given name the dictionary knows as a word only
+                or (_kana_surname_before(morphemes, index) and _may_be_a_name(morphemes[index - 2]))
+            )
         )
         if not (_is_name(pos) or before_title):
             index += 1
@@ -194,15 +214,46 @@ def _spans(morphemes: list[Any], offset: int) -> list[Span]:
     return spans
 
 
+# Banks print half-width kana without small letters: ｼﾖｳﾀ for ｼｮｳﾀ, ｷﾖｳｺ for ｷｮｳｺ, ﾊﾂﾄﾘ for
+# ﾊｯﾄﾘ. A name is looked for in the text as printed and, where such letters occur, in the text
+# with them made small (the same length, so the offsets hold): ﾐﾖｺ is found in the first.
+_LARGE_YOON = re.compile(r"(?:(?<=[ｷｼﾁﾆﾋﾐﾘ])|(?<=[ｷｼﾁﾋ][ﾞﾟ]))[ﾔﾕﾖ]|ﾂ(?=[ｶ-ｺｻ-ｿﾀ-ﾄﾊ-ﾎ])")
+_SMALL = str.maketrans("ﾔﾕﾖﾂ", "ｬｭｮｯ")
+
+
+def _bank_kana(text: str) -> str:
+    return _LARGE_YOON.sub(lambda m: m.group().translate(_SMALL), text)
+
+
+# A payer in half-width kana is a surname, one space and a given name (ﾏﾂﾓﾄ ﾐﾖｺ): where the
+# dictionary knows the surname only, the word after it is the given name.
+_HALF_KANA = re.compile(r"[ｦ-ﾟ]+")
+_GIVEN_AFTER = re.compile(r"[ 　]([ｦ-ﾟ]{2,})(?![ｦ-ﾟ()（）])")
+
+
+def _with_given_name(text: str, span: Span) -> Span:
+    if _HALF_KANA.fullmatch(text, span.start, span.end) is None:
+        return span
+    given = _GIVEN_AFTER.match(text, span.end)
+    return span if given is None else Span(span.start, given.end(), span.kind)
+
+
 def find_names(text: str) -> list[Span]:
     """The spans of people's names in ``text``."""
     if not text.strip():
         return []
     tokenizer = _tokenizer()
     spans = [
-        Span(*m.span(next(g for g in (1, 2, 3) if m.group(g))), PersonalKind.PERSON)
+        Span(*m.span(next(g for g in (1, 2) if m.group(g))), PersonalKind.PERSON)
         for m in _HONOURED.finditer(text)
     ]
+    spans.extend(find_romaji_names(text))
     for offset, piece in _chunks(text):
-        spans.extend(_spans(list(tokenizer.tokenize(piece)), offset))
+        found = _spans(list(tokenizer.tokenize(piece)), offset)
+        spans.extend(with_romaji_part(text, span) for span in found)
+        bank = _bank_kana(piece)
+        if bank != piece:  # as long as the piece: its offsets are the piece's
+            spans.extend(_spans(list(tokenizer.tokenize(bank)), offset))
+    if _HALF_KANA.search(text) is not None:
+        spans = [_with_given_name(text, span) for span in spans]
     return spans

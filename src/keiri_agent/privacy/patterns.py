@@ -4,7 +4,7 @@ phone numbers, e-mail addresses, postal codes with addresses, dates of birth.
 Each pattern is checked beyond its shape where the identifier allows it: a マイナンバー by its
 check digit, a card number by Luhn and its issuer prefix, a phone number by its digit count.
 Forms that other numbers share are only taken in context: an account number after 普通 / 当座
-/ 口座, a date of birth after 生年月日 / 誕生日, a phone number without separators after 電話 /
+/ 口座 (普 / 当 / ﾌﾂｳ as statements print them), a 社員番号 after its label, a date of birth after 生年月日 / 誕生日, a phone number without separators after 電話 /
 TEL (mobile numbers excepted). A number right after a label that names something else
 (注文番号, 法人番号, 品番, 請求書番号...) is left alone, so order numbers, product codes and
 corporate numbers stay visible to the model. Full-width digits and the hyphens people type
@@ -120,18 +120,46 @@ _ADDRESS = re.compile(
     f"|{_BEFORE}{_POSTAL}[ 　]*{_ADDRESS_BODY}"
     f"|(?<=住所)[ 　]*[:：]?[ 　]*((?:〒?[ 　]?{_POSTAL}[ 　]*)?{_ADDRESS_BODY})"
 )
-_DATE = (
-    f"(?:(?:明治|大正|昭和|平成|令和|[MTSHR]){D}{{1,2}}[年./]{D}{{1,2}}[月./]{D}{{1,2}}日?"
-    f"|{D}{{4}}[年/.\\-－]{D}{{1,2}}[月/.\\-－]{D}{{1,2}}日?)"
+# A date as people write their birthday: 和暦 (昭和60年4月1日, S60.4.1, 平成元年, spaces between
+# the parts) or 西暦 (1985年4月1日, 1985/4/1, 1985（昭和60）年4月1日).
+_S = "[ 　]?"
+_ERA_DATE = (
+    f"(?:明治|大正|昭和|平成|令和|[MTSHRＭＴＳＨＲ]){_S}(?:{D}{{1,2}}|元){_S}[年./．]{_S}"
+    f"{D}{{1,2}}{_S}[月./．]{_S}{D}{{1,2}}{_S}日?"
+)
+_WEST_DATE = (
+    f"{D}{{4}}{_S}(?:[(（][^)）]{{1,6}}[)）])?{_S}[年/.．\\-－]{_S}{D}{{1,2}}{_S}"
+    f"[月/.．\\-－]{_S}{D}{{1,2}}{_S}日?"
+)
+_DATE = f"(?:{_ERA_DATE}|{_WEST_DATE})"
+# After its label a birthday may leave out the era (60.4.1) or the year (4月1日).
+_LABELLED_DATE = (
+    f"(?:{_DATE}|{D}{{1,2}}[./．]{D}{{1,2}}[./．]{D}{{1,2}}|{D}{{1,2}}{_S}月{_S}{D}{{1,2}}{_S}日)"
 )
 _BIRTH = re.compile(
-    f"(?:生年月日|誕生日)[ 　]*(?:[:：]|は|が)?[ 　]*(?:[(（][^)）]{{0,8}}[)）])?[ 　]*({_DATE})"
-    f"|({_DATE})[ 　]*(?:生まれ|生)"
+    f"(?:生年月日|誕生日)[ 　]*(?:[:：]|は|が)?[ 　]*(?:[(（][^)）]{{0,8}}[)）])?[ 　]*"
+    f"({_LABELLED_DATE})(?![0-9０-９])"
+    f"|({_DATE})[ 　]*(?:生まれ|生(?![一-龥々]))"  # not 4月1日生産
 )
+# The kind of deposit as statements and 振込 forms print it: 普通 / 当座 / 貯蓄 (預金, 口座),
+# in half-width kana (ﾌﾂｳ, ﾄｳｻﾞ, ﾁﾖﾁｸ, ﾌﾂｳﾖｷﾝ), or cut to one character (普 / 当 / 貯, alone
+# or in brackets) where no other kanji touches it (担当 1234567 is no account).
+_DEPOSIT_KIND = (
+    "(?:(?:普通|当座|貯蓄|総合)(?:預金)?(?:口座)?"
+    "|(?:ﾌﾂｳ|ﾄｳｻﾞ|ﾁﾖﾁｸ|フツウ|トウザ|チョチク|チヨチク)(?:[ 　]?(?:ﾖｷﾝ|ヨキン))?"
+    "|(?<![一-龥々])[普当貯](?![一-龥々])"
+    "|[(（][普当貯][)）])"
+)
+# The kind and the number may stand in cells side by side (普通,1234567 / | 当座 | 1234567 |).
 _ACCOUNT = re.compile(
-    f"(?:(?:普通|当座|貯蓄|総合)(?:預金)?(?:口座)?|口座(?:番号)?|[(（][普当][)）])[ 　]*[:：]?[ 　]*"
-    f"(?:(?:No|NO|番号)\\.?[ 　]*[:：]?[ 　]*)?(?:[(（](?:普通|当座)[)）][ 　]*)?({D}{{6,8}})"
+    f"(?:{_DEPOSIT_KIND}[ 　]*[,，\t|]?|口座(?:番号)?)[ 　]*[:：]?[ 　]*"
+    f"(?:(?:No|NO|№|番号)\\.?[ 　]*[:：]?[ 　]*)?(?:[(（](?:普通|当座)[)）][ 　]*)?({D}{{6,8}})"
     f"{_AFTER}"
+)
+# An employee's number after its label, with or without a colon (社員番号 012345, 社員No.A-1024).
+_EMPLOYEE = re.compile(
+    "(?:社員|従業員|職員)(?:番号|No\\.?|NO\\.?|№|ID|コード)[ 　]*[:：]?[ 　]*"
+    f"((?:[A-Za-zＡ-Ｚａ-ｚ]{{1,3}}[-－]?)?{D}{{2,10}}){_AFTER}"
 )
 # ゆうちょ銀行's accounts: a 記号 of five digits and a 番号 of up to eight.
 _YUCHO = re.compile(
@@ -141,7 +169,10 @@ _YUCHO = re.compile(
 _BRANCH = re.compile(
     "(?:(?<=銀行)|(?<=信用金庫)|(?<=信金)|(?<=信用組合)|(?<=労働金庫))[ 　]*"
     "([一-龥ぁ-んァ-ヶ々ー]{1,10}(?:支店|出張所|営業部)|本店)"
-    "|([一-龥ぁ-んァ-ヶ々ー]{1,10}(?:支店|出張所|営業部)|本店)(?=[ 　]*[(（]?[ 　]*(?:普通|当座|貯蓄))"
+    "|([一-龥ぁ-んァ-ヶ々ー]{1,10}(?:支店|出張所|営業部)|本店"
+    # a branch as banks print it in half-width kana, right before the kind (ｼﾌﾞﾔ ﾌﾂｳ)
+    "|(?<![ｦ-ﾟ])[ｦ-ﾟ]{2,10}(?=[ 　]+(?:ﾌﾂｳ|ﾄｳｻﾞ|ﾁﾖﾁｸ)))"
+    f"(?=[ 　]*[(（]?[ 　]*{_DEPOSIT_KIND}[^\\n0-9０-９]{{0,12}}{D})"
     # 支店名 as a label, on a line that names an account (a sales report's 支店名 is no bank's)
     "|(?<=支店名)[ 　]*[:：]?[ 　]*([一-龥ぁ-んァ-ヶ々ー]{1,10})(?=[^\n]*(?:口座|普通|当座|預金))"
 )
@@ -246,6 +277,8 @@ def _numbers(text: str) -> Iterator[Span]:
 def _in_context(text: str) -> Iterator[Span]:
     for match in _ACCOUNT.finditer(text):
         yield Span(match.start(1), match.end(1), PersonalKind.ACCOUNT)
+    for match in _EMPLOYEE.finditer(text):
+        yield Span(match.start(1), match.end(1), PersonalKind.EMPLOYEE_ID)
     for match in _YUCHO.finditer(text):
         yield Span(match.start(1), match.end(1), PersonalKind.ACCOUNT)
         yield Span(match.start(2), match.end(2), PersonalKind.ACCOUNT)

@@ -32,7 +32,13 @@ _ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|.)", re.DOTALL)
 _PLACEHOLDER = placeholder_pattern()
 # Under a key of these kinds a value without a digit (不明, 未登録) is no identifier.
 _NUMBERED = frozenset(
-    (PersonalKind.MY_NUMBER, PersonalKind.CARD, PersonalKind.ACCOUNT, PersonalKind.PHONE)
+    (
+        PersonalKind.MY_NUMBER,
+        PersonalKind.CARD,
+        PersonalKind.ACCOUNT,
+        PersonalKind.PHONE,
+        PersonalKind.EMPLOYEE_ID,
+    )
 )
 _DIGIT = re.compile(r"[0-9０-９]")
 _AT = re.compile(r"[@＠]")

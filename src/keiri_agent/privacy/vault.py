@@ -207,9 +207,16 @@ class Vault:
         """
         if view is not None and len(view) != len(text):
             raise ValueError("view must be as long as the text")
-        spans = self.spans(text if view is None else view, names=names, detect=detect)
+        look = text if view is None else view
+        spans = self.spans(look, names=names, detect=detect)
         if not spans:
             return Masked(text, {})
+        if detect and any(look[s.start : s.end] not in self._spellings for s in spans):
+            # a value found here for the first time is masked wherever else it is in this text
+            # too (社員番号 E-0007、E-0007 の残業), as it will be in every text after
+            for span in spans:
+                self.learn(span.kind, text[span.start : span.end])
+            spans = resolve([*spans, *self._spellings.find(look)])
         parts: list[str] = []
         counts: Counter[str] = Counter()
         at = 0

@@ -1,0 +1,213 @@
+"""People's names written in roman letters: ``Misaki Hasegawa``, ``HASEGAWA Misaki``,
+``Sato様``, ``Mr. Tanaka``, ``長谷川 Misaki``.
+
+A capital letter does not make a name (Amazon, Google, NTT, Web Services are not people). Here a
+word is read back into katakana as Hepburn or 訓令 romaji (Hasegawa → ハセガワ; a long vowel
+people leave out is tried too: Saito → サイト, サイトウ) and looked up in Sudachi's dictionary,
+which knows surnames and given names (``人名,姓`` / ``人名,名``, in katakana or hiragana). Words that are no romaji
+(Google, Microsoft, NTT, Services) are never names, except after Mr. / Ms. A name is:
+
+- two words of romaji, one of them a name in the dictionary or both unknown to it (Sano Yuto),
+  that do not go on into another word (``Sumitomo Mitsui Banking``, ``Hasegawa Accounting``
+  are companies); two words the dictionary knows as other words (Tokyo Marine) are no name;
+- one word of romaji before 様 / さん / 殿 / 氏 / 先生, unless the dictionary knows it only as
+  something else (Amazon → アマゾン, a place; Hitachi → ヒタチ): a word it does not know at
+  all (Fujitsu) is taken for a name, and so is a company named like a person (Toyota, 豊田);
+- one word that the dictionary knows as a name, one space from a name found in Japanese
+  script (長谷川 Misaki: :func:`with_romaji_part`); beside other Japanese text it is a word
+  (Rate列, Kanji);
+- a word after Mr. / Ms. / Mrs. / Dr.
+
+An acronym of up to three capitals (AI, IT, OK) is no name beside Japanese text.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from functools import lru_cache
+
+from keiri_agent.privacy.kinds import PersonalKind, Span
+from keiri_agent.sudachi import open_dictionary
+
+__all__ = ["MAX_READINGS", "find_romaji_names", "name_word", "readings", "with_romaji_part"]
+
+MAX_READINGS = 64  # katakana readings tried per word (long vowels double them)
+
+_VOWELS = {"a": "ア", "i": "イ", "u": "ウ", "e": "エ", "o": "オ"}
+_ROWS = {
+    "k": "カキクケコ",
+    "g": "ガギグゲゴ",
+    "s": "サシスセソ",
+    "z": "ザジズゼゾ",
+    "t": "タチツテト",
+    "d": "ダヂヅデド",
+    "n": "ナニヌネノ",
+    "h": "ハヒフヘホ",
+    "b": "バビブベボ",
+    "p": "パピプペポ",
+    "m": "マミムメモ",
+    "r": "ラリルレロ",
+}
+_YOON = {"a": "ャ", "u": "ュ", "o": "ョ", "e": "ェ"}
+
+
+def _syllables() -> dict[str, str]:
+    table: dict[str, str] = dict(_VOWELS)
+    for consonant, row in _ROWS.items():
+        for vowel, kana in zip("aiueo", row, strict=True):
+            table[consonant + vowel] = kana
+        i_kana = row[1]
+        for vowel, small in _YOON.items():
+            if vowel != "e":
+                table[f"{consonant}y{vowel}"] = i_kana + small
+    table.update({"ya": "ヤ", "yu": "ユ", "yo": "ヨ", "wa": "ワ", "wo": "オ", "fu": "フ"})
+    table.update({"shi": "シ", "chi": "チ", "tsu": "ツ", "ji": "ジ"})
+    for vowel, small in _YOON.items():
+        table[f"sh{vowel}"] = "シ" + small
+        table[f"ch{vowel}"] = "チ" + small
+        table[f"j{vowel}"] = "ジ" + small
+    return table
+
+
+_SYLLABLES = _syllables()
+# The dictionary knows many names under their hiragana only (はやし, しみず, こんどう).
+_HIRAGANA = {code: code - 0x60 for code in range(ord("ァ"), ord("ヶ") + 1)}
+# Only a surname or given name counts: 人名,一般 tags ジャパン, マリネ and ソニー too.
+_LONGEST = max(map(len, _SYLLABLES))
+
+
+def _parse(word: str) -> list[list[str]] | None:
+    """The word as katakana syllables, each with its spellings (a long vowel may be left out),
+    or None when it is no romaji."""
+    parts: list[list[str]] = []
+    at = 0
+    while at < len(word):
+        ch = word[at]
+        rest = word[at + 1 : at + 2]
+        if ch == "n" and (not rest or rest not in "aiueoy"):
+            parts.append(["ン"])
+            at += 1 + (
+                rest in ("'", "n") and word[at + 2 : at + 3] not in ("a", "i", "u", "e", "o")
+            )
+            continue
+        if ch == "m" and rest and rest in "bmp":
+            parts.append(["ン"])
+            at += 1
+            continue
+        if (ch == rest and ch not in "aiueon") or (ch == "t" and rest == "c"):
+            parts.append(["ッ"])  # a doubled consonant (Hattori, Matcha)
+            at += 1
+            continue
+        if ch == "h" and parts and word[at - 1] == "o" and (not rest or rest not in "aiueoy"):
+            parts[-1] = [parts[-1][0] + "ウ", parts[-1][0] + "オ"]  # Ohno, Satoh
+            at += 1
+            continue
+        for length in range(min(_LONGEST, len(word) - at), 0, -1):
+            kana = _SYLLABLES.get(word[at : at + length])
+            if kana is not None:
+                break
+        else:
+            return None
+        vowel = word[at + length - 1]
+        spellings = [kana]
+        if vowel == "o" and word[at + length : at + length + 1] not in ("o", "u"):
+            spellings += [kana + "ウ", kana + "オ"]  # Saito → サイトウ, Ota → オオタ
+        elif vowel == "u" and word[at + length : at + length + 1] != "u":
+            spellings.append(kana + "ウ")  # Yuko → ユウコ
+        parts.append(spellings)
+        at += length
+    return parts
+
+
+def readings(word: str) -> list[str]:
+    """The katakana a word of romaji may stand for (none when it is no romaji)."""
+    parts = _parse(word.lower())
+    if not parts:
+        return []
+    return ["".join(p) for p in itertools.islice(itertools.product(*parts), MAX_READINGS)]
+
+
+@lru_cache(maxsize=4096)
+def name_word(word: str) -> bool | None:
+    """True when a reading of ``word`` is a surname or given name in the dictionary, False
+    when it is no romaji or the dictionary knows it only as other words, None when the
+    dictionary does not know it."""
+    found = False
+    dictionary = open_dictionary()
+    for reading in readings(word):
+        for spelling in (reading, reading.translate(_HIRAGANA)):
+            for morpheme in dictionary.lookup(spelling):
+                pos = morpheme.part_of_speech()
+                if pos[2] == "人名" and pos[3] in ("姓", "名"):
+                    return True
+                found = True
+    return False if found or not readings(word) else None
+
+
+_WORD = r"(?:[A-Z][a-z]+|[A-Z]{2,})"
+_RUN = re.compile(rf"(?<![A-Za-z0-9@._\-]){_WORD}(?:[ 　]+{_WORD}|,[ 　]*{_WORD})*(?![A-Za-z0-9@])")
+_SPLIT = re.compile(r"[ 　,]+")
+_HONOURED = re.compile(
+    rf"(?<![A-Za-z0-9@._\-])({_WORD})[ 　]*(?=様|さま|さん|殿|氏|先生|くん|君)"
+    rf"|(?:Mr|Ms|Mrs|Miss|Dr)\.?[ 　]+({_WORD})(?![A-Za-z])"
+)
+_AFTER_NAME = re.compile(rf"[ 　]({_WORD})(?![A-Za-z0-9.@])")
+_BEFORE_NAME = re.compile(rf"(?<![A-Za-z0-9@._\-])({_WORD})[ 　]$")
+
+
+def _acronym(word: str) -> bool:
+    return word.isupper() and len(word) <= 3
+
+
+def _pairs(text: str) -> list[Span]:
+    spans: list[Span] = []
+    for run in _RUN.finditer(text):
+        words = [(m.start(), m.end()) for m in re.finditer(r"[A-Za-z]+", run.group())]
+        if len(words) < 2:
+            continue
+        base = run.start()
+        texts = [run.group()[s:e] for s, e in words]
+        romaji = [bool(readings(w)) and not _acronym(w) for w in texts]
+        for first in range(len(words) - 1):
+            pair = texts[first : first + 2]
+            if not (romaji[first] and romaji[first + 1]):
+                continue
+            if first + 2 < len(words) and not romaji[first + 2]:
+                continue  # Hasegawa Accounting Office: a company's name
+            known = (name_word(pair[0]), name_word(pair[1]))
+            if True in known or known == (None, None):
+                spans.append(
+                    Span(base + words[first][0], base + words[first + 1][1], PersonalKind.PERSON)
+                )
+    return spans
+
+
+def find_romaji_names(text: str) -> list[Span]:
+    """The spans of names in roman letters in ``text``."""
+    if re.search("[A-Za-z]{2}", text) is None:
+        return []
+    spans = _pairs(text)
+    for match in _HONOURED.finditer(text):
+        if match.group(2):  # after Mr. / Ms.: a person whatever the word
+            spans.append(Span(*match.span(2), PersonalKind.PERSON))
+        elif name_word(match.group(1)) is not False:
+            spans.append(Span(*match.span(1), PersonalKind.PERSON))
+    return spans
+
+
+def _name_part(word: str) -> bool:
+    return not _acronym(word) and name_word(word) is True
+
+
+def with_romaji_part(text: str, span: Span) -> Span:
+    """``span``, a name found in Japanese script, with the word of romaji that is its other
+    half right beside it (長谷川 Misaki, Misaki 長谷川)."""
+    start, end = span.start, span.end
+    after = _AFTER_NAME.match(text, end)
+    if after is not None and _name_part(after.group(1)):
+        end = after.end()
+    before = _BEFORE_NAME.search(text, max(0, start - 24), start)
+    if before is not None and _name_part(before.group(1)):
+        start = before.start()
+    return span if (start, end) == (span.start, span.end) else Span(start, end, span.kind)
