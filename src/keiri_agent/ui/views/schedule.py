@@ -80,8 +80,22 @@ def _rule() -> dict[str, Any]:
     if kind == "weekday":
         rule["weekday"] = st.session_state.get(WEEKDAY_KEY, "mon")
     if kind in ("day", "weekday"):
-        rule["if_holiday"] = st.session_state.get(HOLIDAY_KEY, "before")
+        rule["if_holiday"] = st.session_state.get(_holiday_key(kind), _holiday_default(kind))
     return rule
+
+
+def _holiday_key(kind: str) -> str:
+    """Each form keeps its own choice: 毎月D日 and 毎週 move a holiday different ways by default."""
+    return HOLIDAY_KEY if kind == "day" else f"{HOLIDAY_KEY}_{kind}"
+
+
+def _holiday_default(kind: str) -> str:
+    """The rule's own default (毎月D日: 前営業日; 毎週: 翌営業日), as the CLI and the API apply it."""
+    from keiri_agent.schedule import DayRule, WeekdayRule
+
+    if kind == "weekday":
+        return str(WeekdayRule.model_fields["if_holiday"].default)
+    return str(DayRule.model_fields["if_holiday"].default or "before")
 
 
 def _add(settings: Settings) -> None:
@@ -129,7 +143,11 @@ def _render_form(settings: Settings) -> None:
             )
         if kind in ("day", "weekday"):
             st.selectbox(
-                "休日なら", list(HOLIDAYS), format_func=HOLIDAYS.__getitem__, key=HOLIDAY_KEY
+                "休日なら",
+                list(HOLIDAYS),
+                index=list(HOLIDAYS).index(_holiday_default(kind)),
+                format_func=HOLIDAYS.__getitem__,
+                key=_holiday_key(kind),
             )
         st.text_input("時刻（HH:MM）", value="09:00", key=AT_KEY)
     st.selectbox(
