@@ -283,6 +283,30 @@ def _param_name(exc: Any) -> str:
     return hint if isinstance(hint, str) else "指定した値"
 
 
+def _bad_value(exc: TyperException) -> str:
+    """A value the option's type refuses, said by what the type wants.
+
+    Typer converts a value with Pydantic: the ``ValidationError`` it raises is the error's
+    cause, and says what was wrong (``llm.field_problems``, in Japanese) and what came. A
+    choice lists the values it allows (its own check speaks English: ``'x' is not one of``).
+    """
+    from pydantic import ValidationError
+
+    from keiri_agent.llm.field_problems import field_problems
+
+    name = _param_name(exc)
+    cause = exc.__cause__
+    problems = field_problems(cause) if isinstance(cause, ValidationError) else []
+    given = f"（受け取った値: {problems[0].received}）" if problems else ""
+    desc = getattr(getattr(exc, "param", None), "type_descriptor", None)
+    if desc is not None and desc.is_choice and desc.choices:
+        allowed = " / ".join(str(getattr(c, "value", c)) for c in desc.choices)
+        return f"{name} に使えない値です{given}。使える値: {allowed}"
+    if problems:
+        return f"{name} の値が正しくありません: {problems[0].problem}{given}。"
+    return f"{name} の値が正しくありません。"
+
+
 def _message(exc: TyperException) -> str:
     original = exc.format_message()
     kind = type(exc).__name__
@@ -297,7 +321,7 @@ def _message(exc: TyperException) -> str:
     if kind == "MissingParameter":
         return f"{_param_name(exc)} を指定してください。"
     if kind == "BadParameter":
-        return f"{_param_name(exc)} の値が正しくありません。"
+        return _bad_value(exc)
     if kind == "BadOptionUsage":
         option = getattr(exc, "option_name", "")
         return f"オプション {option} の指定が正しくありません（値が要るオプションです）。"
