@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -28,50 +27,14 @@ from typer.testing import CliRunner
 
 from keiri_agent.cli import app
 from keiri_agent.cli.common import EXIT_FAILED, EXIT_USER_ERROR, TRACEBACK_PREFIX
+from tests.support.english import cli_words, english_of
 
 runner = CliRunner()
 
-# What libraries say, word for word (Click/Typer usage errors, Pydantic, Python, the OS).
-LIBRARY_WORDS = re.compile(
-    r"Usage:|Try '|Error:|Traceback|Errno|No such|Permission denied|Is a directory|Not a"
-    r" directory|File exists|Invalid value|Missing (?:argument|option|parameter|command)"
-    r"|Got unexpected|is not (?:a valid|one of)|does not exist|requires an argument"
-    r"|Input should|Field required|Extra inputs|Value error|validation error|decode error"
-    r"|unable to parse|Not Found|Method Not Allowed|Aborted",
-)
-# Names a user types or reads as names: `quoted`, 'quoted', "quoted", options, paths, settings,
-# ids (anything with punctuation or a digit), CONSTANT names.
-NAMES = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"|\S*[-_./=<>|@\\$\d\[\]{}:]\S*|\b[A-Z][A-Z0-9_]+\b")
-# Two English words in a row, one of them in lower case: a phrase nobody translated.
-PHRASE = re.compile(r"\b[A-Za-z]{2,}(?: [A-Za-z]{2,})+\b")
-LOWER_WORD = re.compile(r"\b[a-z]{2,}\b")
-# Programs a user types besides keiri-agent's own commands.
-PROGRAMS = frozenset({"streamlit"})
-
-
-def _command_words() -> frozenset[str]:
-    words: set[str] = set()
-
-    def walk(command: Any) -> None:
-        for name, sub in getattr(command, "commands", {}).items():
-            words.update(name.split("-"))
-            walk(sub)
-
-    walk(get_command(app))
-    return frozenset(words | PROGRAMS)
-
-
-COMMAND_WORDS = _command_words()
-
 
 def library_english(text: str) -> list[str]:
-    """The library English ``text`` shows (names a user types are not English here)."""
-    found = LIBRARY_WORDS.findall(text)
-    for phrase in PHRASE.findall(NAMES.sub(" ", text)):
-        words = [w for w in LOWER_WORD.findall(phrase) if w not in COMMAND_WORDS]
-        if words:
-            found.append(phrase)
-    return found
+    """The library English ``text`` shows (commands a user types are not English here)."""
+    return english_of(text, allowed=cli_words())
 
 
 @dataclass(frozen=True)
