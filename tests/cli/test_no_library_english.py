@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -84,20 +86,32 @@ def _option_cases(path: list[str], command: Any) -> Iterator[Case]:
             yield Case(" ".join(path), "bad int", (*path, *base, option, "1.5"))
         if param.type_descriptor.is_choice:
             yield Case(" ".join(path), "bad choice", (*path, *base, option, "どれでもない"))
-        if kind == "Path":
-            for mistake, value in BAD_PATHS.items():
-                yield Case(" ".join(path), mistake, (*path, *base, option, value))
 
 
-def _argument_cases(path: list[str], command: Any) -> Iterator[Case]:
+def _path_cases(path: list[str], command: Any, paths: Mapping[str, str]) -> Iterator[Case]:
+    """Each path parameter of ``command`` given each of ``paths`` (mistake → value)."""
     base = _filled(command)
-    for index, param in enumerate(p for p in command.params if p.param_type_name == "argument"):
+    arguments = [p for p in command.params if p.param_type_name == "argument"]
+    for param in command.params:
         if "Path" not in str(param.type_descriptor.annotation):
             continue
-        for mistake, value in BAD_PATHS.items():
-            args = list(base)
+        for mistake, value in paths.items():
+            if param.param_type_name == "option":
+                yield Case(" ".join(path), mistake, (*path, *base, param.opts[0], value))
+                continue
+            args, index = list(base), arguments.index(param)
             args[index : index + 1] = [value]
             yield Case(" ".join(path), mistake, (*path, *args))
+
+
+def _leaves() -> Iterator[tuple[list[str], Any]]:
+    def walk(command: Any, path: list[str]) -> Iterator[tuple[list[str], Any]]:
+        for name, sub in sorted(getattr(command, "commands", {}).items()):
+            yield from walk(sub, [*path, name])
+        if not getattr(command, "commands", {}):
+            yield path, command
+
+    yield from walk(get_command(app), [])
 
 
 def _cases() -> Iterator[Case]:
@@ -116,7 +130,7 @@ def _cases() -> Iterator[Case]:
             yield Case(
                 " ".join(path), "unknown option, json", (*path, "--no-such-option", "--json")
             )
-        cases = [*_option_cases(path, command), *_argument_cases(path, command)]
+        cases = [*_option_cases(path, command), *_path_cases(path, command, BAD_PATHS)]
         if tuple(path) in LONG_RUNNING:
             cases = [case for case in cases if case.kind in PARSE_ONLY_KINDS]
         yield from cases
@@ -223,3 +237,80 @@ def test_a_bad_value_says_what_the_option_wants(args: list[str], expected: str) 
     assert result.exit_code == EXIT_USER_ERROR
     assert expected in result.stderr
     assert library_english(result.stderr) == []
+
+
+# --- paths the user may not read or write --------------------------------------------------
+
+# A file the user may not read, and a path inside a folder the user may not open.
+LOCKED_PATHS = {"may not read": "secret.csv", "may not open the folder": "locked/x.csv"}
+LOCKED_CASES = [
+    case
+    for path, command in _leaves()
+    if tuple(path) not in LONG_RUNNING
+    for case in _path_cases(path, command, LOCKED_PATHS)
+]
+
+
+def _as_user_without_override() -> list[str]:
+    """The start of a command line that runs as a user bound by file permissions: root is
+    not (it reads any file), so as root the command runs without the capabilities that let it
+    (``setpriv``); anyone else already is."""
+    if os.geteuid() != 0:
+        return []
+    return ["setpriv", "--bounding-set=-dac_override,-dac_read_search"]
+
+
+@pytest.fixture
+def locked(tmp_path: Path) -> Iterator[Path]:
+    """A folder holding ``secret.csv`` and ``locked/``, neither of them the user's to read."""
+    here = tmp_path / "here"
+    (here / "locked").mkdir(parents=True)
+    secret = here / "secret.csv"
+    secret.write_text("売上日,金額\n2024/04/01,100\n", encoding="utf-8")
+    for path, mode in ((secret, 0o600), (here / "locked", 0o700)):
+        if os.geteuid() == 0:
+            os.chown(path, NOBODY_UID, NOBODY_UID)
+        else:
+            mode = 0
+        path.chmod(mode)
+    yield here
+    (here / "locked").chmod(0o700)
+    secret.chmod(0o600)
+
+
+NOBODY_UID = 65534
+
+
+@pytest.mark.parametrize(
+    "command", sorted({case.command for case in LOCKED_CASES}), ids=lambda command: command
+)
+def test_a_path_the_user_may_not_read_is_said_in_japanese(
+    command: str, locked: Path, tmp_path: Path
+) -> None:
+    env = {
+        **os.environ,
+        "KEIRI_WORKSPACE_ROOT": str(tmp_path / "workspace"),
+        "KEIRI_RUNS_DIR": str(tmp_path / "runs"),
+        "KEIRI_DESIGNS_DIR": str(tmp_path / "designs"),
+        "TMPDIR": str(tmp_path),
+        "COLUMNS": "100",
+    }
+    leaks = {}
+    cases = [case for case in LOCKED_CASES if case.command == command]
+    for case in cases:
+        done = subprocess.run(
+            [*_as_user_without_override(), sys.executable, "-m", "keiri_agent", *case.args],
+            cwd=locked,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=COMMAND_TIMEOUT_S,
+            check=False,
+        )
+        found = library_english(done.stdout + done.stderr)
+        if found or done.returncode not in (0, EXIT_FAILED, EXIT_USER_ERROR):
+            leaks[str(case)] = [f"exit {done.returncode}", *found]
+    assert leaks == {}, f"{len(leaks)} of {len(cases)} cases"
+
+
+COMMAND_TIMEOUT_S = 120  # one command's start and failure, on a loaded machine
