@@ -62,6 +62,7 @@ __all__ = [
     "option_form_error",
     "progress_printer",
     "require_llm",
+    "save_record",
     "show_error",
     "unexpected_error",
     "user_errors",
@@ -71,7 +72,7 @@ __all__ = [
 EXIT_FAILED = 1
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl-C
-TRACEBACK_PREFIX = "keiri-agent-error-"  # a saved traceback's file name, in the temp folder
+TRACEBACK_PREFIX = "keiri-agent-error-"  # a saved record's file name, in the temp folder
 JSON_FLAG = "--json"
 
 console = Console()
@@ -338,11 +339,16 @@ class KeiriGroup(HelpMixin, TyperGroup):
             fail(unexpected_error(exc), EXIT_FAILED)
 
 
-def _saved_traceback() -> Path:
-    """The traceback of the exception being handled, written to a new file of its own."""
+def save_record(text: str, record: Path | None = None) -> Path:
+    """``text`` (a library's own words: a traceback, an English message) added to ``record``,
+    or to a new file of its own in the temp folder; the file's path, for a message to name."""
+    if record is not None:
+        with record.open("a", encoding="utf-8") as out:
+            out.write(text)
+        return record
     handle, name = tempfile.mkstemp(prefix=TRACEBACK_PREFIX, suffix=".txt")
     with os.fdopen(handle, "w", encoding="utf-8") as out:
-        out.write(traceback.format_exc())
+        out.write(text)
     return Path(name)
 
 
@@ -354,7 +360,7 @@ def unexpected_error(exc: Exception) -> BlockError:
     a file whose path the hint gives, for a bug report; the library's words stay in
     ``details["cause"]``.
     """
-    saved = _saved_traceback()
+    saved = save_record(traceback.format_exc())
     paths = [str(p) for p in (getattr(exc, "filename", None), getattr(exc, "filename2", None)) if p]
     where = f"（{' → '.join(paths)}）" if paths else ""
     report = f"不具合として報告してください（エラーの記録: {saved}）。"
