@@ -298,19 +298,11 @@ def test_a_path_the_user_may_not_read_is_said_in_japanese(
     leaks = {}
     cases = [case for case in LOCKED_CASES if case.command == command]
     for case in cases:
+        command_line = [*_as_user_without_override(), sys.executable, "-m", "keiri_agent"]
         done = subprocess.run(
-            [*_as_user_without_override(), sys.executable, "-m", "keiri_agent", *case.args],
-            cwd=locked,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=COMMAND_TIMEOUT_S,
-            check=False,
+            [*command_line, *case.args], cwd=locked, env=env, capture_output=True, text=True
         )
         found = library_english(done.stdout + done.stderr)
         if found or done.returncode not in (0, EXIT_FAILED, EXIT_USER_ERROR):
             leaks[str(case)] = [f"exit {done.returncode}", *found]
     assert leaks == {}, f"{len(leaks)} of {len(cases)} cases"
-
-
-COMMAND_TIMEOUT_S = 120  # one command's start and failure, on a loaded machine
