@@ -33,6 +33,10 @@ def test_demo_runs_headless_and_says_where_the_workbook_and_log_are(tmp_path: Pa
     events = [json.loads(line)["event"] for line in log.read_text(encoding="utf-8").splitlines()]
     assert events[0] == "plan_start"
     assert events[-1] == "plan_complete"
+    # Progress names the steps as the plan labels them, as `plan run` does: no node or block id.
+    assert "▶ 請求書と入金明細の指定 開始" in result.stderr
+    assert "collect_inputs" not in result.stderr
+    assert "ui.interactive_input" not in result.stderr
 
 
 def test_demo_json_reports_the_same_run(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.english import cli_words, english_of
 from tests.support.processes import free_port, stop_process_group
 
 STARTUP_TIMEOUT_S = 180
@@ -209,8 +210,8 @@ def test_a_port_in_use_is_said_in_japanese_and_the_command_fails() -> None:
             ["--server.maxUploadSize", "abc"],
             "オプション --server.maxUploadSize の値「abc」が正しくありません（整数を指定",
         ),
-        # Streamlit fails with a traceback: its cause is named inside a Japanese sentence.
-        (["--theme.base", "no-such-theme"], "画面（Streamlit）でエラーが起きました（原因: "),
+        # Streamlit fails with a traceback: said in Japanese, its English kept in a file.
+        (["--theme.base", "no-such-theme"], "画面（Streamlit）でエラーが起きました（"),
     ],
     ids=["unknown option", "bad value", "traceback"],
 )
@@ -224,6 +225,9 @@ def test_a_streamlit_option_it_refuses_is_said_in_japanese(extra: list[str], sai
     assert "Usage:" not in output
     assert "Traceback" not in output
     _japanese_only(output)
+    assert english_of(output, allowed=cli_words()) == []
+    for record in re.findall(r"原文は (\S+) に記録しました", output):  # Streamlit's own words
+        assert Path(record).read_text(encoding="utf-8").strip()
 
 
 def test_a_streamlit_warning_while_it_serves_is_said_in_japanese(tmp_path: Path) -> None:

@@ -5,7 +5,8 @@ JSON document on stdout (``{"status": "error", "error": {...}}``), otherwise the
 and hint on stderr. An error is shown once per command: :func:`show_error` remembers what it
 printed, so an error reported live by a progress line (:func:`progress_printer`) is not printed
 again when the command ends. Usage errors (an unknown option, a missing argument) and
-unexpected exceptions of a ``--json`` command are JSON documents too (:class:`KeiriGroup`).
+unexpected exceptions are reported the same way, in Japanese (:class:`KeiriGroup`): no Python
+traceback and no library's English on the screen.
 
 A command that calls a model checks its key with :func:`require_llm` before it loads anything
 heavy, so a missing key is reported at start-up speed (budget: benchmarks/cli_start.py).
@@ -14,12 +15,15 @@ heavy, so a missing key is reported at start-up speed (budget: benchmarks/cli_st
 from __future__ import annotations
 
 import json
+import os
 import sys
+import tempfile
 import threading
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
@@ -58,7 +62,9 @@ __all__ = [
     "option_form_error",
     "progress_printer",
     "require_llm",
+    "save_record",
     "show_error",
+    "unexpected_error",
     "user_errors",
     "wants_json",
 ]
@@ -66,6 +72,7 @@ __all__ = [
 EXIT_FAILED = 1
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl-C
+TRACEBACK_PREFIX = "keiri-agent-error-"  # a saved record's file name, in the temp folder
 JSON_FLAG = "--json"
 
 console = Console()
@@ -287,8 +294,8 @@ class KeiriTyper(typer.Typer):
 class KeiriGroup(HelpMixin, TyperGroup):
     """The top-level group: notes whether ``--json`` was asked for; shows command-line mistakes
     in Japanese (``cli.help.usage_error``, Click's English in the details), as a JSON document
-    for a ``--json`` command; and makes unexpected exceptions of a ``--json`` command JSON
-    documents as well."""
+    for a ``--json`` command; and reports an unexpected exception as any failure
+    (:func:`unexpected_error`: Japanese, the traceback saved to a file)."""
 
     def main(
         self,
@@ -329,29 +336,53 @@ class KeiriGroup(HelpMixin, TyperGroup):
         except (typer.Exit, typer.Abort, typer.TyperException):  # main() reports a mistake
             raise
         except Exception as exc:
-            if not _current.as_json:
-                raise
-            err_console.print(traceback.format_exc(), markup=False, highlight=False)
-            error = BlockError(
-                f"コマンドを実行できませんでした: {reason_of(exc)}",
-                code=ErrorCode.INTERNAL_ERROR,
-                hint="不具合として報告してください（標準エラー出力のトレースバックを添えて）。",
-                details={"cause": cause_of(exc)},
-            )
-            echo_json(error_document(error))
-            raise typer.Exit(code=EXIT_FAILED) from None
+            fail(unexpected_error(exc), EXIT_FAILED)
+
+
+def save_record(text: str, record: Path | None = None) -> Path:
+    """``text`` (a library's own words: a traceback, an English message) added to ``record``,
+    or to a new file of its own in the temp folder; the file's path, for a message to name."""
+    if record is not None:
+        with record.open("a", encoding="utf-8") as out:
+            out.write(text)
+        return record
+    handle, name = tempfile.mkstemp(prefix=TRACEBACK_PREFIX, suffix=".txt")
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        out.write(text)
+    return Path(name)
+
+
+def unexpected_error(exc: Exception) -> BlockError:
+    """An exception no command turned into a ``BlockError``, said in Japanese.
+
+    Python's traceback and the library's English never reach the screen: the reason is
+    ``reason_of`` (an OSError by its errno, with the path it names), the traceback is saved to
+    a file whose path the hint gives, for a bug report; the library's words stay in
+    ``details["cause"]``.
+    """
+    saved = save_record(traceback.format_exc())
+    paths = [str(p) for p in (getattr(exc, "filename", None), getattr(exc, "filename2", None)) if p]
+    where = f"（{' → '.join(paths)}）" if paths else ""
+    report = f"不具合として報告してください（エラーの記録: {saved}）。"
+    hint = f"指定したファイルやフォルダを確かめてください。解決しなければ{report}"
+    return BlockError(
+        f"コマンドを実行できませんでした{where}: {reason_of(exc)}",
+        code=ErrorCode.INTERNAL_ERROR,
+        hint=hint if isinstance(exc, OSError) else report,
+        details={"cause": cause_of(exc), "traceback_file": str(saved)},
+    )
 
 
 def _report_usage(exc: typer.TyperException) -> None:
     """A command-line mistake: a JSON document for a ``--json`` command, else the Japanese
-    message, the hint and Click's own words on stderr."""
+    message and hint on stderr (Click's own English only in the JSON document's
+    ``details.original``)."""
     error = usage_error(exc)
     context = getattr(exc, "ctx", None)
     if _current.as_json and _has_json_option(getattr(context, "command", None)):
         echo_json(error_document(error))
         return
     show_error(error)
-    err_console.print(f"詳細: {error.details['original']}", markup=False, style="dim")
 
 
 app = KeiriTyper(

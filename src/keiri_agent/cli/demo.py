@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from keiri_agent.cli.common import JsonFlag, app, err_console, progress_printer, user_errors
+from keiri_agent.cli.plan import plan_names_at
 from keiri_agent.errors import BlockError, ErrorCode
 
 __all__ = ["demo"]
@@ -36,8 +37,10 @@ def demo(
     with user_errors():
         plan = example_plan(DEMO_PLAN)
         answers = example_answers(DEMO_PLAN)
-        with PlanRunner(PlanEnv.of(), runs_dir=runs_dir) as runner:
-            show = None if as_json else progress_printer(describe_event)
+        env = PlanEnv.of()
+        names = None if as_json else plan_names_at(plan, env.registry)  # steps as people read
+        with PlanRunner(env, runs_dir=runs_dir) as runner:
+            show = None if as_json else progress_printer(lambda e: describe_event(e, names))
             result = runner.run(plan, answers=answers, on_event=show)
         if result.status != "success":
             error = result.error or BlockError(

@@ -260,6 +260,19 @@ class KeiriSubGroup(HelpMixin, TyperGroup):
     """A command group (``keiri-agent plan ...``)."""
 
 
+# Typer's own checks of a path parameter (the file must exist, be readable, ...): the path and
+# what is wrong with it are only in its English message.
+_PATH_PROBLEM: Final = re.compile(
+    r"(?:file|dir|path) '(?P<path>.*)' (?P<what>does not exist|is a file|is a directory"
+    r"|is not readable|is not writable)\.$"
+)
+_PATH_WORDS: Final = {
+    "does not exist": "はありません",
+    "is a file": "はファイルです（フォルダを指定してください）",
+    "is a directory": "はフォルダです（ファイルを指定してください）",
+    "is not readable": "を読む権限がありません",
+    "is not writable": "に書き込む権限がありません",
+}
 _EXTRA_ARGS: Final = re.compile(r"Got unexpected extra arguments? \((.*)\)")
 _NO_COMMAND: Final = re.compile(r"No such command '([^']+)'")
 _DID_YOU_MEAN: Final = re.compile(r"Did you mean '([^']+)'")
@@ -283,6 +296,33 @@ def _param_name(exc: Any) -> str:
     return hint if isinstance(hint, str) else "指定した値"
 
 
+def _bad_value(exc: TyperException) -> str:
+    """A value the option's type refuses, said by what the type wants.
+
+    Typer converts a value with Pydantic: the ``ValidationError`` it raises is the error's
+    cause, and says what was wrong (``llm.field_problems``, in Japanese) and what came. A
+    choice lists the values it allows (its own check speaks English: ``'x' is not one of``); a
+    path names itself and what is wrong with it (it cannot be read, it is a folder, ...).
+    """
+    from pydantic import ValidationError
+
+    from keiri_agent.llm.field_problems import field_problems
+
+    name = _param_name(exc)
+    cause = exc.__cause__
+    problems = field_problems(cause) if isinstance(cause, ValidationError) else []
+    given = f"（受け取った値: {problems[0].received}）" if problems else ""
+    desc = getattr(getattr(exc, "param", None), "type_descriptor", None)
+    if desc is not None and desc.is_choice and desc.choices:
+        allowed = " / ".join(str(getattr(c, "value", c)) for c in desc.choices)
+        return f"{name} に使えない値です{given}。使える値: {allowed}"
+    if problems:
+        return f"{name} の値が正しくありません: {problems[0].problem}{given}。"
+    if found := _PATH_PROBLEM.match(str(getattr(exc, "message", ""))):
+        return f"{name} に指定した {found['path']} {_PATH_WORDS[found['what']]}。"
+    return f"{name} の値が正しくありません。"
+
+
 def _message(exc: TyperException) -> str:
     original = exc.format_message()
     kind = type(exc).__name__
@@ -297,7 +337,7 @@ def _message(exc: TyperException) -> str:
     if kind == "MissingParameter":
         return f"{_param_name(exc)} を指定してください。"
     if kind == "BadParameter":
-        return f"{_param_name(exc)} の値が正しくありません。"
+        return _bad_value(exc)
     if kind == "BadOptionUsage":
         option = getattr(exc, "option_name", "")
         return f"オプション {option} の指定が正しくありません（値が要るオプションです）。"

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from keiri_agent.cli.common import app, err_console, user_errors
+from keiri_agent.cli.common import app, err_console, save_record, user_errors
 from keiri_agent.cli.serve import PortOption, is_loopback
 from keiri_agent.cli.ui_words import Said, StreamlitWords
 from keiri_agent.errors import BlockError, ConfigurationError, ErrorCode
@@ -237,7 +237,14 @@ def failed_line(code: int) -> str:
     )
 
 
+_record: list[Path] = []  # the file holding Streamlit's own words for this command (one)
+
+
 def _show(said: Said) -> None:
-    err_console.print(
-        said.text, style="bold red" if said.error else None, markup=False, soft_wrap=True
-    )
+    """``said`` on standard error; Streamlit's own words behind it go to this command's record
+    file (``common.save_record``), whose path the line names."""
+    text = said.text
+    if said.original:
+        _record[:] = [save_record(said.original + "\n", _record[0] if _record else None)]
+        text += f"（原文は {_record[0]} に記録しました）"
+    err_console.print(text, style="bold red" if said.error else None, markup=False, soft_wrap=True)

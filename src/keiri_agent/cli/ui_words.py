@@ -6,9 +6,10 @@ time, maybe followed by more lines), the command-line mistakes of ``streamlit ru
 accountant in English: :class:`StreamlitWords` groups the lines into messages (a message ends
 where the next one starts, at the end of the output, or after :data:`MESSAGE_QUIET_S` without a
 line) and :func:`japanese` says each in Japanese: the known ones by the table
-:data:`KNOWN_MESSAGES`, a traceback or an unknown error as a Japanese sentence naming its cause
-(the exception and its text, quoted), an unknown note as Streamlit's words quoted after a
-Japanese label. Nothing is dropped: a real failure always shows.
+:data:`KNOWN_MESSAGES`, a traceback, a warning or an unknown message as a Japanese sentence
+saying what kind of message it is (with the exception's or warning's class name, a name, not
+English); the message's own English is kept in :attr:`Said.original` for the command to save to
+a file it names, never shown. Nothing is dropped: a real failure always shows.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from typing import IO, Final
 
 __all__ = [
     "KNOWN_MESSAGES",
-    "MAX_CAUSE_CHARS",
     "MESSAGE_QUIET_S",
     "Said",
     "StreamlitWords",
@@ -33,7 +33,6 @@ __all__ = [
 # A message's last line may be followed by more of it (a traceback under a log line); after this
 # long without a new line it is complete. Streamlit writes one message in one go, well within it.
 MESSAGE_QUIET_S: Final = 0.5
-MAX_CAUSE_CHARS: Final = 300  # of a library's text quoted as a cause (a line, not a page)
 
 # Where a message starts: a log line (Streamlit's default format begins with the time), a
 # traceback, click's usage block, or a Python warning (``path:line: SomethingWarning: text``).
@@ -54,10 +53,12 @@ _WARNING = re.compile(r"(?P<where>.+):(?P<line>\d+): (?P<type>\w*Warning): (?P<t
 
 @dataclass(frozen=True)
 class Said:
-    """A message of Streamlit in Japanese; ``error``: it reports a failure."""
+    """A message of Streamlit in Japanese; ``error``: it reports a failure; ``original``: the
+    message as Streamlit wrote it when the Japanese does not say all of it (kept, not shown)."""
 
     text: str
     error: bool
+    original: str = ""
 
 
 def _port(match: re.Match[str]) -> Said:
@@ -118,11 +119,6 @@ KNOWN_MESSAGES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Sai
 )
 
 
-def _cause(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= MAX_CAUSE_CHARS else text[: MAX_CAUSE_CHARS - 1] + "…"
-
-
 def japanese(message: str) -> Said:
     """``message`` (one of :func:`split_messages`) in Japanese."""
     for pattern, say in KNOWN_MESSAGES:
@@ -136,29 +132,27 @@ def japanese(message: str) -> Said:
     level = _LEVEL.match(logged["rest"]) if logged is not None else None
     raised = next((m for m in map(_EXCEPTION.fullmatch, reversed(lines)) if m), None)
     if raised is not None and (message.startswith("Traceback") or logged is not None):
-        cause = f"{raised['type']}「{_cause(raised['text'])}」"
-        return Said(f"画面（Streamlit）でエラーが起きました（原因: {cause}）。", True)
+        return Said(f"画面（Streamlit）でエラーが起きました（{raised['type']}）。", True, message)
     if message.startswith("Traceback"):  # cut before its exception's line
-        return Said(
-            f"画面（Streamlit）でエラーが起きました（原因: 「{_cause(lines[-1])}」）。", True
-        )
+        return Said("画面（Streamlit）でエラーが起きました。", True, message)
     if message.startswith("Usage: "):
-        said = next((line for line in lines if line.startswith("Error: ")), lines[-1])
         return Said(
-            f"streamlit run がコマンドラインを受け付けませんでした（原因: 「{_cause(said)}」）。",
+            "streamlit run がコマンドラインを受け付けませんでした。"
+            "keiri-agent ui の後ろに書いた Streamlit のオプションを確認してください。",
             True,
+            message,
         )
     warned = _WARNING.fullmatch(lines[0])
     if warned is not None:
         return Said(
-            f"注意: 画面のライブラリが警告を出しました（{warned['type']}「{_cause(warned['text'])}」、"
+            f"注意: 画面のライブラリが警告を出しました（{warned['type']}、"
             f"{warned['where']} の {warned['line']} 行目）。",
             False,
+            message,
         )
-    text = level["text"] if level is not None else (logged["rest"] if logged else message)
     error = level is not None and level["level"] in ("ERROR", "CRITICAL")
     label = "エラー" if error else "メッセージ"
-    return Said(f"画面（Streamlit）からの{label}（原文）: 「{_cause(text)}」", error)
+    return Said(f"画面（Streamlit）から{label}がありました。", error, message)
 
 
 def split_messages(lines: Iterable[str]) -> list[str]:

@@ -169,6 +169,8 @@ def _is_union_part(parts: Sequence[int | str], index: int, current: Any) -> bool
             after_item = index > 0 and isinstance(parts[index - 1], int)
             plain = not isinstance(current[part], (Mapping, list))
             return after_item and plain and isinstance(parts[index + 1], str)
+    elif current is not None:  # a list or a value has no keys: a union's part
+        return True
     return bool(_UNION_MEMBER.match(str(part)))
 
 
@@ -199,6 +201,8 @@ class _Context(dict[str, Any]):
 
 def _context(err: ErrorDetails) -> _Context:
     ctx = _Context(err.get("ctx") or {})
+    if str(ctx.get("discriminator", "")).endswith("()"):  # a function reads the tag: its
+        ctx["discriminator"] = str(ctx["discriminator"])[:-2].lstrip("_")  # name names the key
     for given, joined in (("expected", "allowed"), ("expected_tags", "allowed_tags")):
         if given in ctx:
             ctx[joined] = " / ".join(f"'{v}'" for v in _allowed(str(ctx[given])))

@@ -8,7 +8,9 @@ are any), the same shape as ``BlockError.to_dict()`` shows elsewhere. :class:`Ap
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any, Final
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -16,6 +18,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.llm.field_problems import FieldProblem, details_of, field_problems, lines_of
 
 __all__ = ["ApiError", "install_error_handlers"]
 
@@ -75,23 +78,44 @@ async def _block_error(request: Request, exc: Exception) -> JSONResponse:
     return ApiError(status, exc.code, exc.message, hint=exc.hint, details=exc.details).response()
 
 
+# Where FastAPI says a request's value was (the first part of an error's location), in words.
+_PLACES: Final = {"body": "本文", "query": "URL のパラメータ", "path": "URL", "header": "ヘッダー"}
+RUN_HINT: Final = (
+    "kind（convert / plan / analysis / design）ごとの項目を確認してください"
+    '（例: {"request": "売上.csv を Parquet に変換して"}）。'
+)
+REQUEST_HINT: Final = (
+    "項目ごとの問題は details.errors にあります。項目名と値の形を確認してください。"
+)
+
+
+def _problem(err: Mapping[str, Any], body: Any) -> FieldProblem:
+    """One of a request's validation errors, in Japanese (``llm.field_problems``): the field
+    with the place it was sent in (本文, URL のパラメータ, ...), what was wrong, what came."""
+    loc = tuple(err.get("loc", ()))
+    place = _PLACES.get(str(loc[0])) if loc else None
+    inner = loc[1:] if place is not None else loc
+    if err.get("type") == "json_invalid":  # JSON that does not parse: no field to name
+        at = f"（{inner[0] + 1} 文字目）" if inner and isinstance(inner[0], int) else ""
+        problem = field_problems([{**err, "loc": ()}])[0]  # type: ignore[typeddict-item]
+        return replace(problem, field=_PLACES["body"], problem=problem.problem + at, received=None)
+    problem = field_problems([{**err, "loc": inner}], data=body)[0]  # type: ignore[typeddict-item]
+    if place is None or place == _PLACES["body"]:
+        return problem
+    return replace(problem, field=f"{place} {problem.field}")
+
+
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
+    """A request that fails its model (FastAPI's parameters and bodies, ``/agent/run``'s
+    request): each problem in Japanese; Pydantic's English only in ``details.errors[].message``."""
     assert isinstance(exc, RequestValidationError)
-    problems = [
-        {
-            "field": ".".join(str(part) for part in err.get("loc", ()) if part != "body"),
-            "problem": str(err.get("msg", "")),
-        }
-        for err in exc.errors()
-    ]
-    listing = "; ".join(f"{p['field'] or '(本文)'}: {p['problem']}" for p in problems[:5])
+    problems = [_problem(err, exc.body) for err in exc.errors()]
     return ApiError(
         422,
         ErrorCode.INPUT_VALIDATION_FAILED,
-        f"リクエストの内容が不正です: {listing}",
-        hint="kind（convert / plan / analysis）ごとの項目を確認してください"
-        '（例: {"request": "売上.csv を Parquet に変換して"}）。',
-        details={"errors": problems},
+        f"リクエストの内容が正しくありません: {'、'.join(lines_of(problems))}",
+        hint=RUN_HINT if request.url.path.endswith("/agent/run") else REQUEST_HINT,
+        details={"errors": details_of(problems)},
     ).response()
 
 

@@ -40,7 +40,7 @@ from keiri_agent.blocks.ui.field_types import normalize_requirements
 from keiri_agent.config import Settings, load_settings
 from keiri_agent.errors import BlockError
 from keiri_agent.examples import example_data_dir
-from keiri_agent.ui.chrome import upload_note
+from keiri_agent.ui.chrome import file_uploader
 from keiri_agent.ui.error_view import render_error
 from keiri_agent.ui.server_paths import Area, check_server_path, data_areas
 
@@ -316,17 +316,13 @@ class _Field:
         marker = self.key("uploaded")  # which upload the field uses, not a widget
         if upload_key not in st.session_state:  # drawn anew (first, after a page switch or a
             st.session_state[marker] = None  # reset): it holds no file, and none was removed
-        uploads = st.file_uploader(
+        got = file_uploader(
             self.label,
-            type=accept or None,
-            accept_multiple_files=multiple,
+            accept,
+            multiple=multiple,
             key=upload_key,
             help=self.help,
             disabled=self.disabled,
-        )
-        st.caption(upload_note(accept))
-        got: list[UploadedFile] = (
-            list(uploads) if isinstance(uploads, list) else [uploads] if uploads else []
         )
         ids = [upload.file_id for upload in got]
         if ids and st.session_state.get(marker) != ids:

@@ -185,7 +185,7 @@ def find_run(run: str | Path, runs_dir: Path) -> Path:
     raise BlockError(
         f"実行 {run} のログが {runs_dir} に見つかりません。",
         code=ErrorCode.INPUT_VALIDATION_FAILED,
-        hint="`keiri-agent plan run` が表示した run id か、ログファイル（.jsonl）のパスを指定してください。",
+        hint="`keiri-agent plan run` が表示した実行 ID（run_ で始まるもの）か、ログファイル（.jsonl）のパスを指定してください。",
         details={"run": str(run), "runs_dir": str(runs_dir)},
     )
 

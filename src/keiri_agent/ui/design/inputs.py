@@ -14,7 +14,7 @@ from keiri_agent.design.documents import read_documents
 from keiri_agent.design.templates import TemplateLibrary, TemplateSpec
 from keiri_agent.errors import BlockError
 from keiri_agent.ui import session_state
-from keiri_agent.ui.chrome import upload_note
+from keiri_agent.ui.chrome import file_uploader
 from keiri_agent.ui.design.state import (
     DOCS_CHANGED_KEY,
     DOCUMENTS_KEY,
@@ -54,15 +54,14 @@ def _mark_documents_changed() -> None:
 
 def documents_input(settings: Settings) -> Documents | None:
     """The uploaded documents, read again only when the uploader's files change."""
-    uploads = st.file_uploader(
+    uploads = file_uploader(
         "参考ドキュメント（任意・複数可）",
-        type=DOCUMENT_TYPES,
-        accept_multiple_files=True,
+        DOCUMENT_TYPES,
+        multiple=True,
         key=session_state.uploader_key(PAGE, "uploads"),
         on_change=_mark_documents_changed,
         help="業務の手順書や帳票の例など。テキストを抜き出して生成の参考にします。",
     )
-    st.caption(upload_note(DOCUMENT_TYPES))
     current: Documents | None = st.session_state.get(DOCUMENTS_KEY)
     signature = tuple((u.name, u.size, u.file_id) for u in uploads or [])
     changed = bool(st.session_state.pop(DOCS_CHANGED_KEY, False))

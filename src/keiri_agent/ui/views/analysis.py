@@ -40,7 +40,7 @@ from keiri_agent.errors import BlockError
 from keiri_agent.events import RunEvent
 from keiri_agent.localtime import shown_time
 from keiri_agent.ui import session_state
-from keiri_agent.ui.chrome import upload_note
+from keiri_agent.ui.chrome import file_uploader
 from keiri_agent.ui.error_view import render_error
 from keiri_agent.ui.llm_notice import warn_llm_problem
 from keiri_agent.ui.page import open_page
@@ -121,15 +121,14 @@ def _toolbar(session: AnalysisSession, zone: ZoneInfo) -> None:
 
 
 def _uploads(session: AnalysisSession) -> None:
-    files = st.file_uploader(
+    files = file_uploader(
         "データファイル（CSV / TSV / Excel、複数可）",
-        type=UPLOAD_TYPES,
-        accept_multiple_files=True,
+        UPLOAD_TYPES,
+        multiple=True,
         key=session_state.uploader_key(PAGE, "uploader"),
         help="文字コード（UTF-8・Shift_JIS・CP932 など）は自動で判定します。"
         "最初のファイルが df、すべてのファイルが dfs['名前'] として分析に使われます。",
     )
-    st.caption(upload_note(UPLOAD_TYPES))
     # Keyed by name and content, not by upload: Streamlit empties the uploader on a page
     # switch, and the same file uploaded again must not become a second table.
     loaded: dict[tuple[str, str], BlockError | str] = session_state.get_or_create(LOADED_KEY, dict)

@@ -22,7 +22,7 @@ import streamlit as st
 from keiri_agent.config import LLMRole, Settings
 from keiri_agent.errors import BlockError
 from keiri_agent.ui import session_state
-from keiri_agent.ui.chrome import upload_note
+from keiri_agent.ui.chrome import file_uploader
 from keiri_agent.ui.llm_notice import llm_problem, warn_llm_problem
 from keiri_agent.ui.page import action_requested, open_page, render_retryable_error
 from keiri_agent.ui.report_view import render_downloads
@@ -116,14 +116,13 @@ def _mark_uploads_changed() -> None:
 def _uploads() -> None:
     """The uploader; its files are kept (``convert_uploaded``) until the person changes them,
     since Streamlit empties an uploader that a run did not draw (a page switch)."""
-    files = st.file_uploader(
+    files = file_uploader(
         "入力ファイル（複数可）",
-        type=UPLOAD_TYPES,
-        accept_multiple_files=True,
+        UPLOAD_TYPES,
+        multiple=True,
         key=UPLOAD_KEY,
         on_change=_mark_uploads_changed,
     )
-    st.caption(upload_note(UPLOAD_TYPES))
     changed = bool(st.session_state.pop(UPLOADS_CHANGED_KEY, False))
     if files:
         st.session_state[UPLOADED_KEY] = [Upload(f.name, f.getvalue()) for f in files]
