@@ -111,6 +111,11 @@ def test_an_unknown_plan_or_schedule_is_named(workspace: Path) -> None:
     result = runner.invoke(app, ["schedule", "remove", "s-000000"])
     assert result.exit_code == 2
     assert "予定 s-000000 はありません" in result.output
+    assert "keiri-agent schedule list" in result.output
+    result = runner.invoke(app, ["trigger", "remove", "t-000000"])
+    assert result.exit_code == 2
+    assert "トリガー t-000000 はありません" in result.output
+    assert "keiri-agent trigger list" in result.output
 
 
 def test_triggers_at_the_cli(workspace: Path) -> None:

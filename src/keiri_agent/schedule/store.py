@@ -130,11 +130,12 @@ class Fire(BaseModel):
     error: str | None = None
 
 
-def not_found(what: str, ident: str) -> BlockError:
+def not_found(what: str, ident: str, command: str) -> BlockError:
+    """``command``: the CLI group that lists such records (``schedule`` / ``trigger``)."""
     return BlockError(
         f"{what} {ident} はありません。",
         code=ErrorCode.DEPENDENCY_NOT_FOUND,
-        hint="keiri-agent schedule list で ID を確かめてください。",
+        hint=f"keiri-agent {command} list で ID を確かめてください。",
         details={"id": ident},
     )
 
@@ -323,7 +324,7 @@ class RecordTable(Generic[_Kept]):
         with self._store._tx() as conn:
             row = conn.execute(f"SELECT data FROM {self._table} WHERE id = ?", (ident,)).fetchone()
         if row is None:
-            raise not_found(self._what, ident)
+            raise not_found(self._what, ident, self._table.removesuffix("s"))
         return self._model.model_validate_json(row[0])
 
     def remove(self, ident: str) -> _Kept:
