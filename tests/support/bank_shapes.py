@@ -332,14 +332,18 @@ def _payer_name(
         written = f"{kana}({short}){rng.choice(BRANCHES)}"
     elif shape in ("branch_form", "branch_bare"):
         written = f"{kana} {rng.choice(BRANCHES)}"
-        shape, promised = "branch_bare", False
+        shape = "branch_bare"
     elif shape == "cut_48":
         # The name, then branches after a space until the field is full, cut at 48 inside a
-        # branch: the name's first word decides when a form says where the name ends.
-        written = written if first or not short else f"{kana}({short})"  # a form before a branch
+        # branch: the name's first word decides when a whole branch follows it.
+        # A branch survives whole when a character of the next word follows it.
+        name = written if first or not short else f"{kana}({short})"  # a form before a branch
+        branch = rng.choice(BRANCHES)
+        written = f"{name} {branch}"
         while len(written) <= ZENGIN_WIDTH:
             written += " " + rng.choice(BRANCHES)
-        written, promised = written[:ZENGIN_WIDTH], bool(short)
+        promised = len(name) + len(branch) + 2 < ZENGIN_WIDTH
+        written = written[:ZENGIN_WIDTH]
     elif shape == "cut_narrow":
         width = rng.choice(NARROW_WIDTHS)
         if len(written) > width:
