@@ -83,12 +83,28 @@ CUSTOMERS = (
     ("2016", "一般社団法人 日本経理協会", "ニホンケイリキョウカイ", "一般社団法人", True),
     ("2017", "公益財団法人 大空文化財団", "オオゾラブンカザイダン", "公益財団法人", True),
     ("2018", "株式会社ニッポンファーマシー", "ニッポンファーマシー", "株式会社", True),
+    # A name that fills the 全銀 field with its form, and one going on from it: cut at 48, the
+    # second is written as the first.
+    (
+        "2019",
+        "株式会社東日本ロジスティクスソリューションズ北関東栃木群馬茨城倉庫",
+        "ヒガシニホンロジスティクスソリューションズキタカントウトチギグンマイバラキソウコ",
+        "株式会社",
+        True,
+    ),
+    (
+        "2020",
+        "株式会社東日本ロジスティクスソリューションズ北関東栃木群馬茨城倉庫管理",
+        "ヒガシニホンロジスティクスソリューションズキタカントウトチギグンマイバラキソウコカンリ",
+        "株式会社",
+        True,
+    ),
 )  # fmt: skip
 # Whose names a look-alike may be taken for (each way).
 LOOK_ALIKES = {
     "2001": ("2002",), "2002": ("2001",), "2003": ("2004",), "2004": ("2003",),
     "2005": ("2006",), "2006": ("2005",), "2011": ("2012",), "2012": ("2011",),
-    "2013": ("2014",), "2014": ("2013",),
+    "2013": ("2014",), "2014": ("2013",), "2019": ("2020",), "2020": ("2019",),
 }  # fmt: skip
 FORM_ABBREVIATIONS = {
     "株式会社": ("ｶ", "ｶﾌﾞｼｷｶﾞｲｼﾔ"),
@@ -300,7 +316,7 @@ def _payer_name(
     shape = rng.choice(
         ("plain", "spaces", "spelled", "full_width", "small_kana", "no_long_mark",
          "payer_code", "our_code", "bank_word", "branch_form", "branch_bare", "cut_48",
-         "cut_narrow", "person", "stranger", "sister")
+         "cut_narrow", "person", "stranger", "sister", "mixed_width")
     )  # fmt: skip
     long_mark = rng.choice(("-", "ｰ"))
     kana = half_width(reading).replace("-", long_mark)
@@ -313,14 +329,19 @@ def _payer_name(
         kana = _half_width_small(reading)
     if shape == "spaces":
         kana = _spaced(kana, rng)
-    if shape == "spelled":
-        if spelled:
-            return (f"{spelled}{kana}" if first else f"{kana} {spelled}"), True, shape, True
+    if shape == "spelled" and not spelled:
         shape = "plain"
-    written = _with_form(kana, short, first, rng) if short else kana
+    if shape == "spelled":
+        written = f"{spelled}{kana}" if first else f"{kana} {spelled}"
+    else:
+        written = _with_form(kana, short, first, rng) if short else kana
     promised = shape != "no_long_mark"
+    half_width_length = len(written)  # what the field holds, before a width is changed
     if shape == "full_width":
         written = unicode_full(written).replace(")", "）").replace("(", "（")
+    elif shape == "mixed_width":  # half of the name full-width, as a payer's system wrote it
+        half = len(written) // 2
+        written = unicode_full(written[:half]) + written[half:]
     elif shape == "payer_code":
         written = f"{rng.randrange(10**6, 10**10)} {written}"
     elif shape == "our_code":
@@ -357,6 +378,10 @@ def _payer_name(
     elif shape == "sister":
         sister = f"{kana} {rng.choice(SISTER_WORDS)}"
         return (_with_form(sister, short, first, rng) if short else sister), False, shape, False
+    if shape not in ("full_width", "mixed_width"):
+        half_width_length = len(written)
+    if half_width_length >= ZENGIN_WIDTH:  # the 全銀 field cuts whatever is longer
+        written, promised = written[:ZENGIN_WIDTH], promised and code not in LOOK_ALIKES
     return written, promised, shape, True
 
 

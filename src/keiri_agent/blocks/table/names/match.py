@@ -14,7 +14,9 @@ A payer meets a customer key (:mod:`.keys`) in one of four ways, best first:
 - ``FIRST_WORDS``: a company payer's first words are the key but the words after them are no
   branch (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾘｰｽ``: another company, a parent or a sister): a proposal too.
 
-Matches are ordered by their :attr:`Match.rank`: the kind first, then whether only an
+Matches are ordered by their :attr:`Match.rank`: the kind first (``EXACT`` and ``PREFIX`` are
+one: a name cut at 48 that is one customer's whole name may as well be the start of another's),
+then whether only an
 alternate reading of a kanji name met (``白鳥`` read シラトリ where SudachiPy says ハクチョウ),
 then whether both sides wrote a legal form and the forms differ (``ｶ)`` against 有限会社).
 :func:`best_matches` keeps the matches of the best rank: two or more there are an ambiguity
@@ -78,7 +80,9 @@ SOURCE_WEIGHTS = {
     NameSource.READING: 0.95,
     NameSource.ALT_READING: 0.85,
 }
-_KIND_ORDER = {kind: order for order, kind in enumerate(MatchKind)}
+# A cut name (it fills the field) equal to one customer's key and the start of another's is
+# either: the bank may have cut the longer name there. EXACT and PREFIX are one rank.
+_KIND_ORDER = {kind: order for order, kind in enumerate(MatchKind)} | {MatchKind.PREFIX: 0}
 PAYER_READING_WEIGHT = 0.95  # a payer written in kanji met through its reading
 FORM_DIFFERS = 0.9  # both sides wrote a legal form, and not the same one
 
