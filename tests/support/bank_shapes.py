@@ -153,13 +153,18 @@ def cases(seed: int, count: int) -> list[Case]:
 
 
 def case(rng: random.Random) -> Case:
-    """One world: the master, the open invoices, one payer's transfers with their truth."""
+    """One world: the master, the open invoices, a payer's transfers with their truth, and for
+    half the payers with a look-alike the look-alike's transfers after them."""
     master = [_master_row(c, rng) for c in CUSTOMERS]
     book = _Book(rng)
     payer = rng.choice(CUSTOMERS)
     for other in LOOK_ALIKES.get(payer[0], ()):
         book.decoys(other)
-    transfers = _pay(payer, book, rng)
+    transfers = _pay(payer, book, rng, alone=True)
+    if payer[0] in LOOK_ALIKES and rng.random() < 0.5:
+        code = rng.choice(LOOK_ALIKES[payer[0]])
+        book.echo = None
+        transfers += _pay(next(c for c in CUSTOMERS if c[0] == code), book, rng, alone=False)
     return Case(master, book.rows, transfers, [t.truth.shape for t in transfers])
 
 
@@ -205,7 +210,7 @@ class _Book:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
         self.rows: list[dict[str, object]] = []
-        self.taken: list[int] = []  # every balance drawn, kept apart by more than the tolerance
+        self.echo: str | None = None  # the look-alike given the payer's amounts too
 
     def invoice(self, code: str, amount: int, due: str) -> str:
         number = f"INV-{code}-{len(self.rows) + 1:03d}"
@@ -216,29 +221,43 @@ class _Book:
         )
         return number
 
-    def amounts(self, count: int) -> list[int]:
-        """``count`` amounts no sum of which (up to 4) is within the tolerance of another sum."""
+    def amounts(self, code: str, count: int) -> list[int]:
+        """``count`` new amounts for ``code`` such that no two sets (up to 4) of its open
+        invoices come within the tolerance of each other, nor a new amount within it of a
+        look-alike's invoice (a look-alike may be given the same amounts)."""
         while True:
             drawn = [self.rng.randrange(5_000, 900_000) for _ in range(count)]
-            pool = [*self.taken, *drawn]
-            sums = sorted(
-                sum(c) for size in range(1, 5) for c in itertools.combinations(pool, size)
-            ) if len(pool) <= 8 else sorted(pool)  # fmt: skip
-            if all(b - a > TOLERANCE for a, b in itertools.pairwise(sums)):
-                self.taken.extend(drawn)
+            # A look-alike is given single amounts (``echo_amount``): singles apart suffice.
+            alike = [a for other in LOOK_ALIKES.get(code, ()) for a in self.balances(other)]
+            apart = all(abs(a - b) > TOLERANCE for a in drawn for b in alike)
+            if apart and _separated(self.balances(code), drawn):
                 return drawn
+
+    def balances(self, code: str) -> list[int]:
+        return [int(str(row["請求金額"])) for row in self.rows if row["取引先コード"] == code]
 
     def decoys(self, code: str) -> None:
         """A look-alike's open invoices: one with its own amount, one echoing an amount later."""
-        (amount,) = self.amounts(1)
+        (amount,) = self.amounts(code, 1)
         self.invoice(code, amount, "2026-01-31")
         self.echo = code
 
     def echo_amount(self, amount: int) -> None:
         """Give the look-alike an invoice of ``amount`` too: only the name tells them apart."""
-        code = getattr(self, "echo", None)
-        if code is not None:
-            self.invoice(code, amount, "2026-01-31")
+        if self.echo is not None:
+            self.invoice(self.echo, amount, "2026-01-31")
+
+
+def _separated(old: list[int], new: list[int]) -> bool:
+    """Whether every set (up to 4) of ``old`` + ``new`` holding a new amount is more than the
+    tolerance from every other set (sets of old amounts alone are as they were drawn)."""
+    pool = [*old, *new]
+    sets = [c for size in range(1, 5) for c in itertools.combinations(range(len(pool)), size)]
+    fresh = sorted(sum(pool[i] for i in c) for c in sets if max(c) >= len(old))
+    before = sorted(sum(pool[i] for i in c) for c in sets if max(c) < len(old))
+    if any(b - a <= TOLERANCE for a, b in itertools.pairwise(fresh)):
+        return False
+    return all(abs(a - b) > TOLERANCE for a in fresh for b in before)
 
 
 # --- transfers ----------------------------------------------------------------------------------
@@ -247,8 +266,10 @@ DUES = ("2025-12-31", "2026-01-31", "2026-02-28", "2026-03-31")
 
 
 def _pay(
-    customer: tuple[str, str, str, str, bool], book: _Book, rng: random.Random
+    customer: tuple[str, str, str, str, bool], book: _Book, rng: random.Random, *, alone: bool
 ) -> list[Transfer]:
+    """The transfers of ``customer``; ``alone``: it has no open invoices but the ones made here
+    (else a part payment or an overpayment cannot be told to be for one invoice)."""
     code = customer[0]  # whose invoices are open
     name, named_promise, name_shape, known = _payer_name(customer, rng)
     kind = rng.choice(
@@ -267,19 +288,19 @@ def _pay(
         transfers.append(Transfer(name, amount, truth))
 
     if kind in ("exact", "fee", "own_fee", "yen_short"):
-        amounts = book.amounts(rng.randint(1, 3))
+        amounts = book.amounts(code, rng.randint(1, 3))
         numbers = [book.invoice(code, a, d) for a, d in zip(amounts, DUES, strict=False)]
         index = rng.randrange(len(numbers))
         off = {"exact": 0, "fee": rng.choice(FEES), "own_fee": rng.choice(OWN_FEES)}.get(kind, 1)
         book.echo_amount(amounts[index])
         send(amounts[index] - off, ((numbers[index],),), True)
     elif kind == "yen_over":  # one invoice open, one yen more: 過入金 of 1 円
-        (amount,) = book.amounts(1)
+        (amount,) = book.amounts(code, 1)
         number = book.invoice(code, amount, "2026-01-31")
         book.echo_amount(amount)
-        send(amount + 1, ((number,),), True)
+        send(amount + 1, ((number,),), alone)
     elif kind in ("combined", "combined_fee"):
-        amounts = book.amounts(rng.randint(2, 4))
+        amounts = book.amounts(code, rng.randint(2, 4))
         numbers = [book.invoice(code, a, d) for a, d in zip(amounts, DUES, strict=False)]
         size = rng.randint(2, min(3, len(numbers)))
         picked = sorted(rng.sample(range(len(numbers)), size))
@@ -287,17 +308,17 @@ def _pay(
         total = sum(amounts[i] for i in picked)
         send(total - fee, (tuple(numbers[i] for i in picked),), True)
     elif kind == "installments":  # the customer's one invoice in two transfers
-        (amount,) = book.amounts(1)
+        (amount,) = book.amounts(code, 1)
         number = book.invoice(code, amount, "2026-01-31")
         first = amount * rng.randint(2, 8) // 10
-        send(first, ((number,),), True)
-        send(amount - first, ((number,),), True)
+        send(first, ((number,),), alone)
+        send(amount - first, ((number,),), alone)
     elif kind == "part_of_two":  # a part payment while two invoices are open: nobody can tell
-        amounts = book.amounts(2)
+        amounts = book.amounts(code, 2)
         numbers = [book.invoice(code, a, d) for a, d in zip(amounts, DUES, strict=False)]
         send(amounts[0] // 2, ((numbers[0],),), False)
     else:  # near_fee: two invoices within a fee of each other; the newer is paid less a fee
-        (amount,) = book.amounts(1)
+        (amount,) = book.amounts(code, 1)
         older = book.invoice(code, amount, "2026-01-31")
         gap = rng.choice((100, 200, 300))
         newer = book.invoice(code, amount + gap, "2026-02-28")
