@@ -68,7 +68,11 @@ def test_no_bank_written_name_or_amount_is_matched_to_anyone_else(
 # --- the wrong matches the generator found, one by one -------------------------------------
 
 AOBA = ("2001", "株式会社青葉商事")
-AOBA_KANA = {"取引先コード": "2001", "取引先名": "株式会社青葉商事", "取引先名カナ": "アオバショウジ"}
+AOBA_KANA = {
+    "取引先コード": "2001",
+    "取引先名": "株式会社青葉商事",
+    "取引先名カナ": "アオバショウジ",
+}
 
 
 @pytest.mark.parametrize("payer", ["ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾘｰｽ", "ｱｵﾊﾞｼﾖｳｼﾞ ﾎｰﾙﾃﾞｲﾝｸﾞｽ(ｶ"])
@@ -114,8 +118,9 @@ def test_two_invoices_within_a_fee_of_each_other_are_for_a_person(tmp_path: Path
     out = match(tmp_path, invoices, [deposit("1", "ｶ)ｱｵﾊﾞｼﾖｳｼﾞ", 109_340)])
     assert out["matched"] == []
     (row,) = out["review"]
-    assert "振込手数料を差し引いて合う 1 件の請求が 2 通りあり、差し引かれた額がそれぞれ違う" in (
-        row["理由"]
+    assert (
+        "振込手数料を差し引いて合う 1 件の請求が 2 通りあり、差し引かれた額がそれぞれ違う"
+        in (row["理由"])
     )
     assert [o["value"] for o in out["questions"][0]["options"]] == [
         "請求:INV-1",

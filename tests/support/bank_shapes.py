@@ -215,10 +215,8 @@ class _Book:
     def invoice(self, code: str, amount: int, due: str) -> str:
         number = f"INV-{code}-{len(self.rows) + 1:03d}"
         name = next(c[1] for c in CUSTOMERS if c[0] == code)
-        self.rows.append(
-            {"請求番号": number, "取引先コード": code, "取引先名": name, "請求金額": amount,
-             "支払期日": due}  # fmt: skip
-        )
+        row = {"請求番号": number, "取引先コード": code, "取引先名": name}
+        self.rows.append({**row, "請求金額": amount, "支払期日": due})
         return number
 
     def amounts(self, code: str, count: int) -> list[int]:
@@ -418,4 +416,3 @@ def _spaced(kana: str, rng: random.Random) -> str:
     if kana[at : at + 1] in ("ﾞ", "ﾟ"):
         at += 1  # a voiced mark stays with its kana
     return f"{kana[:at]} {kana[at:]}" if len(kana) > at + 2 else kana
-
