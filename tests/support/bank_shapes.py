@@ -50,6 +50,15 @@ TOLERANCE = 880  # the product's default fee tolerance
 ZENGIN_WIDTH = 48
 NARROW_WIDTHS = (30, 20)  # internet banking exports that cut the name shorter
 
+# Long names of one group, sharing their first 20 kana (東日本ロジスティクスソリューションズ).
+LONG_START = ("東日本ロジスティクスソリューションズ", "ヒガシニホンロジスティクスソリューションズ")
+
+
+def _long(code: str, tail: str, tail_reading: str) -> tuple[str, str, str, str, bool]:
+    """A customer of the group: 株式会社 and the long start, then its own ``tail``."""
+    return (code, f"株式会社{LONG_START[0]}{tail}", LONG_START[1] + tail_reading, "株式会社", True)
+
+
 # Customers: (code, master name, true reading of the name without its form, form, form first).
 # Look-alikes sit together: one kana apart, one the start of another, a long shared start.
 CUSTOMERS = (
@@ -63,20 +72,8 @@ CUSTOMERS = (
     ("2008", "株式会社東洋コーポレーション", "トウヨウコーポレーション", "株式会社", True),
     ("2009", "合同会社東京キャピタル", "トウキョウキャピタル", "合同会社", True),
     ("2010", "株式会社中央ショッピングセンター", "チュウオウショッピングセンター", "株式会社", True),
-    (
-        "2011",
-        "株式会社東日本ロジスティクスソリューションズ北関東",
-        "ヒガシニホンロジスティクスソリューションズキタカントウ",
-        "株式会社",
-        True,
-    ),
-    (
-        "2012",
-        "株式会社東日本ロジスティクスソリューションズ南関東",
-        "ヒガシニホンロジスティクスソリューションズミナミカントウ",
-        "株式会社",
-        True,
-    ),
+    _long("2011", "北関東", "キタカントウ"),
+    _long("2012", "南関東", "ミナミカントウ"),
     ("2013", "田中商事株式会社", "タナカショウジ", "株式会社", False),
     ("2014", "田中 太郎", "タナカタロウ", "", False),  # a sole proprietor, no form
     ("2015", "医療法人社団 桜歯科", "サクラシカ", "医療法人社団", True),
@@ -85,20 +82,8 @@ CUSTOMERS = (
     ("2018", "株式会社ニッポンファーマシー", "ニッポンファーマシー", "株式会社", True),
     # A name that fills the 全銀 field with its form, and one going on from it: cut at 48, the
     # second is written as the first.
-    (
-        "2019",
-        "株式会社東日本ロジスティクスソリューションズ北関東栃木群馬茨城倉庫",
-        "ヒガシニホンロジスティクスソリューションズキタカントウトチギグンマイバラキソウコ",
-        "株式会社",
-        True,
-    ),
-    (
-        "2020",
-        "株式会社東日本ロジスティクスソリューションズ北関東栃木群馬茨城倉庫管理",
-        "ヒガシニホンロジスティクスソリューションズキタカントウトチギグンマイバラキソウコカンリ",
-        "株式会社",
-        True,
-    ),
+    _long("2019", "北関東栃木群馬茨城倉庫", "キタカントウトチギグンマイバラキソウコ"),
+    _long("2020", "北関東栃木群馬茨城倉庫管理", "キタカントウトチギグンマイバラキソウコカンリ"),
 )  # fmt: skip
 # Whose names a look-alike may be taken for (each way).
 LOOK_ALIKES = {
