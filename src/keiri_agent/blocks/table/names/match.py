@@ -1,6 +1,6 @@
 """How a payer name meets a customer: the kind of agreement, its source, a score and the reason.
 
-A payer meets a customer key (:mod:`.keys`) in one of four ways, best first:
+A payer meets a customer key (:mod:`.keys`) in one of five ways, best first:
 
 - ``EXACT``: the payer's name is the key (or, for a payer written in kanji, one of its readings);
 - ``PREFIX``: the bank cut the payer at 48 characters and the key starts with what is left (a
@@ -16,9 +16,9 @@ A payer meets a customer key (:mod:`.keys`) in one of four ways, best first:
 
 Matches are ordered by their :attr:`Match.rank`: the kind first (``EXACT`` and ``PREFIX`` are
 one: a name cut at 48 that is one customer's whole name may as well be the start of another's),
-then whether only an
-alternate reading of a kanji name met (``白鳥`` read シラトリ where SudachiPy says ハクチョウ),
-then whether both sides wrote a legal form and the forms differ (``ｶ)`` against 有限会社).
+then whether only an alternate reading of a kanji name met (``白鳥`` read シラトリ where
+SudachiPy says ハクチョウ), then whether both sides wrote a legal form and the forms differ
+(``ｶ)`` against 有限会社).
 :func:`best_matches` keeps the matches of the best rank: two or more there are an ambiguity
 for a person (two customers named ヤマダコウギヨウ: 山田工業 and 山田興業), never settled by
 the order of the master. Within a rank the source does not decide (a SudachiPy reading that
