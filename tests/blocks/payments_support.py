@@ -69,3 +69,15 @@ def matched_pairs(out: dict[str, Any]) -> dict[str, list[str]]:
 
 def column(out: dict[str, Any], table: str, name: str) -> list[Any]:
     return [row[name] for row in out[table]]
+
+
+def only_review(out: dict[str, Any]) -> dict[str, Any]:
+    """The one 要確認 row of a run that matched nothing."""
+    assert out["matched"] == []
+    (row,) = out["review"]
+    return dict(row)
+
+
+def option_values(out: dict[str, Any], question: int = 0) -> list[str]:
+    """The answers a person may give to a 要確認 question (取引先:…, 請求:…, 該当なし)."""
+    return [option["value"] for option in out["questions"][question]["options"]]

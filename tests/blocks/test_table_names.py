@@ -167,6 +167,33 @@ def test_one_kana_apart_is_only_a_proposal() -> None:
     assert index.lookup(PayerName.parse("ﾔﾏｶ")) == []  # too short to propose
 
 
+def test_only_branch_words_after_a_name_leave_the_name_to_decide() -> None:
+    index = NameIndex(
+        [
+            CustomerName("1", "株式会社ヤマダ", "ヤマダ"),
+            CustomerName("2", "山田工業", "ヤマダコウギョウ"),
+        ]
+    )
+    branch = PayerName.parse("ｶ)ﾔﾏﾀﾞ ｺｳｷﾞﾖｳ ｵｵｻｶｼﾃﾝ")
+    assert (branch.heads, branch.first_words) == (("ヤマダコウギヨウ",), ("ヤマダ",))
+    assert [(m.customer.code, m.kind) for m in best_matches(index.lookup(branch))] == [
+        ("2", MatchKind.HEAD)
+    ]
+    # ヤマダ不動産: another company; 1 is only proposed.
+    sister = index.lookup(PayerName.parse("ｶ)ﾔﾏﾀﾞ ﾌﾄﾞｳｻﾝ"))
+    assert [(m.customer.code, m.kind, m.proposal_only) for m in sister] == [
+        ("1", MatchKind.FIRST_WORDS, True)
+    ]
+    assert best_matches(sister) == []
+    # Without a form, a branch still says where the name ends; other words say nothing.
+    assert PayerName.parse("ﾔﾏﾀﾞ ｹｲﾘﾌﾞ").heads == ("ヤマダ",)
+    assert PayerName.parse("ﾔﾏﾀﾞ ﾀﾛｳ").first_words == ()
+    # A branch the bank cut at 48 proves nothing.
+    cut = PayerName.parse("ｶ)" + "ｱ" * 38 + " ﾌｸｵｶｴｲｷ")
+    assert cut.truncated
+    assert cut.heads == ()
+
+
 def test_the_index_finds_exactly_what_comparing_with_every_customer_finds(
     pool: list[Company],
 ) -> None:

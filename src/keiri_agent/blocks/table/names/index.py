@@ -4,7 +4,7 @@
 :mod:`.keys`) and answers :meth:`NameIndex.lookup` for each bank line:
 
 - exact keys from a dict (the payer's name, its code put back in front, a kanji payer's
-  readings, a company payer's first words): O(1) per key;
+  readings, a payer's first words): O(1) per key;
 - a cut payer (48 characters) from the sorted keys: the keys starting with it lie in one
   range found by bisection, O(log k + r);
 - only when nothing else was found, names one kana apart (proposals): every key is filed
@@ -62,7 +62,7 @@ class NameIndex:
         when nothing else is found.
         """
         found: set[int] = set()
-        for text in (payer.name, *payer.readings, *payer.heads):
+        for text in (payer.name, *payer.readings, *payer.heads, *payer.first_words):
             found.update(self._exact.get(text, ()))
         if payer.code:
             found.update(self._exact.get(payer.code + payer.name, ()))

@@ -27,6 +27,7 @@ from keiri_agent.blocks.table.names.reading import MAX_CACHED_NAMES, readings
 from keiri_agent.blocks.table.names.split import (
     business_trimmed,
     canonical,
+    is_branch,
     kanji_business_short,
     split_name,
     starts_with_form,
@@ -88,8 +89,9 @@ class PayerName:
     form: CompanyForm | None  # the legal form the bank wrote (ｶ) → 株式会社)
     rest: str  # folded: what followed a form in the middle (a branch)
     truncated: bool  # the bank may have cut it: a customer key starting with ``name`` matches
-    heads: tuple[str, ...]  # for a company: its first words when it has several (branch after)
+    heads: tuple[str, ...]  # its first words when only branch words follow (``_heads``)
     readings: tuple[str, ...]  # a payer written in kanji: its readings (else empty)
+    first_words: tuple[str, ...] = ()  # a company's first words before other words (proposals)
 
     @classmethod
     def parse(cls, raw: str, *, limit: int | None = PAYER_NAME_CHARS) -> PayerName:
@@ -109,10 +111,8 @@ def _parse(raw: str, limit: int | None) -> PayerName:
     name = canonical(fold(parts.name))
     if not name and code:  # digits alone: a name, not a code
         code, name = "", canonical(fold(raw))
-    words = [canonical(fold(w)) for w in parts.name.split()]
-    heads = tuple(
-        "".join(words[:n]) for n in range(len(words) - 1, 0, -1) if parts.legal is not None
-    )
+    words = [w for w in (canonical(fold(w)) for w in parts.name.split()) if w]
+    heads, first_words = _heads(words, truncated=truncated, company=parts.legal is not None)
     spoken = tuple(canonical(r) for r in readings(parts.name)) if has_kanji(parts.name) else ()
     return PayerName(
         raw=raw,
@@ -121,9 +121,30 @@ def _parse(raw: str, limit: int | None) -> PayerName:
         form=parts.legal,
         rest=canonical(fold(parts.rest)),
         truncated=truncated,
-        heads=tuple(h for h in heads if h),
+        heads=heads,
         readings=spoken,
+        first_words=first_words,
     )
+
+
+def _heads(
+    words: list[str], *, truncated: bool, company: bool
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A payer's first words, longest first, when more words follow them: ``heads`` when every
+    word after them names a branch, an office or a department (``ｱｵﾊﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``; a
+    last word the bank may have cut proves nothing), else, for a payer that wrote a legal form,
+    ``first_words``: another company may be named so (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾘｰｽ``, a parent or a
+    sister company), a proposal for a person, never a match."""
+    heads: list[str] = []
+    first_words: list[str] = []
+    for count in range(len(words) - 1, 0, -1):
+        after = words[count:-1] if truncated else words[count:]
+        head = "".join(words[:count])
+        if after and all(is_branch(word) for word in after):
+            heads.append(head)
+        elif company:
+            first_words.append(head)
+    return tuple(heads), tuple(first_words)
 
 
 def _code(text: str) -> tuple[str, str]:

@@ -1,19 +1,24 @@
 """How a payer name meets a customer: the kind of agreement, its source, a score and the reason.
 
-A payer meets a customer key (:mod:`.keys`) in one of four ways, best first:
+A payer meets a customer key (:mod:`.keys`) in one of five ways, best first:
 
 - ``EXACT``: the payer's name is the key (or, for a payer written in kanji, one of its readings);
 - ``PREFIX``: the bank cut the payer at 48 characters and the key starts with what is left (a
   cut inside a voiced kana, ``ﾀ`` of ``ﾀﾞ``, still agrees), when at least
   :data:`MIN_PREFIX_CHARS` are left;
-- ``HEAD``: a company payer's first words are the key (``ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``);
+- ``HEAD``: a payer's first words are the key and only branch, office or department words
+  follow (``ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``, ``ｱｵﾊﾞｼﾖｳｼﾞ ｹｲﾘﾌﾞ``);
 - ``NEAR``: the names differ in one kana (``シラトリ`` / ``シロトリ``), both at least
   :data:`MIN_NEAR_CHARS` long: a proposal for a person, never a match on its own
-  (``Match.proposal_only``).
+  (``Match.proposal_only``);
+- ``FIRST_WORDS``: a company payer's first words are the key but the words after them are no
+  branch (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾘｰｽ``: another company, a parent or a sister): a proposal too.
 
-Matches are ordered by their :attr:`Match.rank`: the kind first, then whether only an
-alternate reading of a kanji name met (``白鳥`` read シラトリ where SudachiPy says ハクチョウ),
-then whether both sides wrote a legal form and the forms differ (``ｶ)`` against 有限会社).
+Matches are ordered by their :attr:`Match.rank`: the kind first (``EXACT`` and ``PREFIX`` are
+one: a name cut at 48 that is one customer's whole name may as well be the start of another's),
+then whether only an alternate reading of a kanji name met (``白鳥`` read シラトリ where
+SudachiPy says ハクチョウ), then whether both sides wrote a legal form and the forms differ
+(``ｶ)`` against 有限会社).
 :func:`best_matches` keeps the matches of the best rank: two or more there are an ambiguity
 for a person (two customers named ヤマダコウギヨウ: 山田工業 and 山田興業), never settled by
 the order of the master. Within a rank the source does not decide (a SudachiPy reading that
@@ -59,6 +64,7 @@ class MatchKind(StrEnum):
     PREFIX = "前方一致"
     HEAD = "先頭の語が一致"
     NEAR = "1文字違い"
+    FIRST_WORDS = "先頭の語だけ一致"
 
 
 KIND_WEIGHTS = {
@@ -66,6 +72,7 @@ KIND_WEIGHTS = {
     MatchKind.PREFIX: 0.9,
     MatchKind.HEAD: 0.8,
     MatchKind.NEAR: 0.5,
+    MatchKind.FIRST_WORDS: 0.5,
 }
 SOURCE_WEIGHTS = {
     NameSource.KANA: 1.0,
@@ -73,7 +80,9 @@ SOURCE_WEIGHTS = {
     NameSource.READING: 0.95,
     NameSource.ALT_READING: 0.85,
 }
-_KIND_ORDER = {kind: order for order, kind in enumerate(MatchKind)}
+# A cut name (it fills the field) equal to one customer's key and the start of another's is
+# either: the bank may have cut the longer name there. EXACT and PREFIX are one rank.
+_KIND_ORDER = {kind: order for order, kind in enumerate(MatchKind)} | {MatchKind.PREFIX: 0}
 PAYER_READING_WEIGHT = 0.95  # a payer written in kanji met through its reading
 FORM_DIFFERS = 0.9  # both sides wrote a legal form, and not the same one
 
@@ -101,7 +110,7 @@ class Match:
     @property
     def proposal_only(self) -> bool:
         """A person must confirm it: never matched on the name alone."""
-        return self.kind is MatchKind.NEAR
+        return self.kind in (MatchKind.NEAR, MatchKind.FIRST_WORDS)
 
     @property
     def reason(self) -> str:
@@ -111,8 +120,11 @@ class Match:
             MatchKind.PREFIX: "（銀行で切れた名前の前方一致）",
             MatchKind.HEAD: "（後ろの支店名などを除いて一致）",
             MatchKind.NEAR: "（1文字違いのため要確認）",
+            MatchKind.FIRST_WORDS: "（後ろの語が支店名などではないため要確認）",
         }[self.kind]
-        kind = "一致" if self.kind is not MatchKind.NEAR else "1文字違い"
+        kind = {MatchKind.NEAR: "1文字違い", MatchKind.FIRST_WORDS: "先頭の語だけ一致"}.get(
+            self.kind, "一致"
+        )
         return f"振込依頼人名が{self.source.value}と{kind}{detail}"
 
 
@@ -128,6 +140,8 @@ def compare(payer: PayerName, key: NameKey, *, near: bool = True) -> tuple[Match
         return MatchKind.PREFIX, False
     if key.text in payer.heads:
         return MatchKind.HEAD, False
+    if key.text in payer.first_words:
+        return MatchKind.FIRST_WORDS, False
     if near and not payer.truncated:
         for text, spoken in texts[: 1 + len(payer.readings)]:
             if _one_apart(text, key.text):

@@ -26,14 +26,27 @@ from keiri_agent.blocks.table.names.fold import fold
 from keiri_agent.blocks.table.names.forms import FORMS, KANJI_SHORT, CompanyForm, FormKind
 
 __all__ = [
+    "BRANCH_WORDS",
     "NameParts",
     "business_trimmed",
     "canonical",
+    "is_branch",
     "kanji_business_short",
     "split_name",
     "starts_with_form",
 ]
 
+# Words a branch, an office or a department of a company ends with, as a bank writes them after
+# the company's name (``ｱｵﾊﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``, ``ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ ｹｲﾘﾌﾞ``), folded: 支店 支社 営業所
+# 出張所 本店 本社 本部 事業所 事業部 営業部 経理部 財務部 総務部 経理課. Only words no company
+# name ends with by chance (not ブ or カ alone, not 事務所: ｱｵｷ ﾎｳﾘﾂｼﾞﾑｼﾖ is a law office).
+BRANCH_WORDS = tuple(
+    fold(word)
+    for word in (
+        "シテン", "シシヤ", "エイギヨウシヨ", "シユツチヨウシヨ", "ホンテン", "ホンシヤ", "ホンブ",
+        "ジギヨウシヨ", "ジギヨウブ", "エイギヨウブ", "ケイリブ", "ザイムブ", "ソウムブ", "ケイリカ",
+    )
+)  # fmt: skip
 # Latin company forms at the end of a name (after NFKC).
 _LATIN_FORM = re.compile(r"[\s,]+(?:co\.?,?\s*ltd\.?|inc\.?|corp\.?|ltd\.?|k\.k\.)$", re.I)
 _ABBREVIATIONS: dict[str, CompanyForm] = {form.abbreviation: form for form in FORMS}
@@ -142,6 +155,11 @@ def starts_with_form(text: str) -> bool:
     """Whether ``text`` (NFKC) begins with a bank's form written first (``カ)``, ``トクヒ)``)."""
     first = _FIRST.match(text)
     return first is not None and _form_of(first.group(1)) is not None
+
+
+def is_branch(word: str) -> bool:
+    """Whether ``word`` (folded) names a branch, an office or a department (:data:`BRANCH_WORDS`)."""
+    return word.endswith(BRANCH_WORDS)
 
 
 def kanji_business_short(text: str) -> str:

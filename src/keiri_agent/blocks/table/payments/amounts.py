@@ -9,8 +9,10 @@ exactly comes before one that adds up to A plus a bank fee (up to ``tolerance`` 
    (:class:`..search.Window`).
 
 The smallest size with a set decides. Several sets of that size: the one paying the oldest
-invoices (:func:`..search.oldest`), else the line is for a person. A fee set while a larger
-exact set also fits is for a person too (two readings). With no set:
+invoices (:func:`..search.oldest`), else the line is for a person. The due dates decide only
+between sets of one total (equal invoices, the same fee): sets that fit less a fee but leave
+different fees (109,340 is 110,000 less 660 or 110,200 less 860) are two readings of the
+transfer, and so is a fee set while a larger exact set also fits: for a person. With no set:
 
 - the transfer is more than everything open (at most ``max_combined`` invoices): all are
   cleared and the rest kept as 過入金;
@@ -106,6 +108,13 @@ def choose(book: OpenInvoices, customer: str, amount: int, rules: Rules) -> Amou
                     tuple(found + larger),
                     f"振込手数料を差し引いた {size} 件の請求と、ちょうど合う"
                     f" {len(larger[0])} 件の組み合わせの両方が当てはまります。",
+                )
+            if len({_total(s) for s in found}) > 1:
+                return AmountChoice(
+                    None,
+                    tuple(found),
+                    f"振込手数料を差し引いて合う {size} 件の請求が {len(found)} 通りあり、"
+                    "差し引かれた額がそれぞれ違うため、どれへの入金か決められません。",
                 )
             return _pick(found, amount, rules, "手数料を差し引いて")
     return _no_set(book, customer, amount, rules, count)

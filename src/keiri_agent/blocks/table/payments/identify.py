@@ -11,8 +11,9 @@ The evidence, strongest first:
 
 Nothing is guessed. Two customers named by the evidence (two codes, an invoice of one customer
 and a name of another, a learned name against the name of another customer), two customers of
-the best name rank (山田工業 and 山田興業 both read ヤマダコウギヨウ) or a name one kana apart
-(a proposal) give an :class:`Identity` with candidates and the reason, for a person to decide.
+the best name rank (山田工業 and 山田興業 both read ヤマダコウギヨウ), a name one kana apart or a
+customer's name followed by words that are no branch (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾘｰｽ``: proposals) give an
+:class:`Identity` with candidates and the reason, for a person to decide.
 """
 
 from __future__ import annotations
@@ -39,6 +40,13 @@ _DETAILS = {
     MatchKind.PREFIX: "（前方一致: 銀行で 48 文字に切れた名前）",
     MatchKind.HEAD: "（後ろの支店名などを除いて一致）",
     MatchKind.NEAR: "（1文字違い）",
+    MatchKind.FIRST_WORDS: "（先頭の語だけ一致）",
+}
+# Why a line whose payer only resembles customers is for a person, by the kind of resemblance.
+_PROPOSED = {
+    MatchKind.NEAR: "振込依頼人名と 1 文字だけ違う取引先があります（提案のみ。名義が違う別の会社の可能性があります）。",
+    MatchKind.FIRST_WORDS: "振込依頼人名の先頭の語が取引先の名前と同じですが、後ろの語が支店名などではありません"
+    "（提案のみ。親会社・関連会社など別の会社の可能性があります）。",
 }
 _SOURCES = {
     NameSource.KANA: BasisKind.KANA,
@@ -96,13 +104,12 @@ def identify(line: Deposit, directory: Directory, book: OpenInvoices) -> Identit
         return Identity(by_name[0][0], by_name[0][1])
     if by_name:
         return Identity(candidates=tuple(by_name), why=_same_name(by_name))
-    proposals = [
-        (directory.customers[m.customer.code], _basis(m)) for m in matches if m.proposal_only
-    ]
-    if proposals:
+    proposed = [m for m in matches if m.proposal_only]
+    if proposed:
+        proposals = [(directory.customers[m.customer.code], _basis(m)) for m in proposed]
         return Identity(
             candidates=tuple(_unique(proposals)),
-            why="振込依頼人名と 1 文字だけ違う取引先があります（提案のみ。名義が違う別の会社の可能性があります）。",
+            why="".join(_PROPOSED[kind] for kind in dict.fromkeys(m.kind for m in proposed)),
         )
     why = (
         "振込依頼人名が空欄です。"
