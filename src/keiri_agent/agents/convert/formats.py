@@ -4,8 +4,13 @@ Reading goes through the file layer wherever it can: CSV, TSV and Excel use
 ``documents.read_table`` (encoding detection for UTF-8/BOM/CP932/EUC-JP, delimiter sniffing,
 title rows above the header, "1,234"-style numbers), JSON and JSONL are decoded with
 ``documents.decode_bytes`` so a CP932 or BOM-prefixed JSON file reads too, and every input
-passes ``read_source``'s existence and size checks. What the table reader decided (encoding,
-header row, warnings) is kept in ``df.attrs["read_info"]``.
+passes ``read_source``'s existence and size checks. A CSV, TSV or Excel ledger is read as the
+agents read it (``agents.ledger``): total and subtotal rows left out, dates typed, amounts
+written in 千円 / 百万円 multiplied into yen with 円 in their header (the unit row above the
+header is not carried into the output, so numbers left in 千円 would be read 1,000 times
+off), and an amount cell that is not an amount refused with its line. What the table reader
+decided (encoding, header row, warnings) is kept in ``df.attrs["read_info"]``, what was done to
+the table in Japanese in ``df.attrs["notes"]``.
 
 Writing is atomic: the file appears complete under its final name or not at all. CSV is
 written as UTF-8 with a BOM so that Excel opens Japanese text correctly; TSV as plain UTF-8
@@ -39,9 +44,9 @@ from keiri_agent.agents.convert.writers import (
     write_xlsx,
 )
 from keiri_agent.agents.jsonlines import json_objects
+from keiri_agent.agents.ledger import read_ledger
 from keiri_agent.documents.encoding import decode_bytes
 from keiri_agent.documents.source import read_source
-from keiri_agent.documents.tables import read_table as read_document_table
 from keiri_agent.errors import ErrorCode, FileProcessingError, cause_of, reason_of
 from keiri_agent.workspace import atomic_path, confine
 
@@ -122,11 +127,10 @@ def read_table(
         wanted = {"csv": (".csv", ".txt"), "tsv": (".tsv", ".tab"), "xlsx": (".xlsx", ".xlsm")}
         # The file layer goes by the extension; a mislabelled file is read as ``fmt`` says.
         name = path.name if ext in wanted[fmt] else f"{path.stem}{SUFFIXES[fmt]}"
-        result = read_document_table(
-            path, name=name, sheet=sheet, delimiter="\t" if fmt == "tsv" else None
-        )
-        df = result.df
-        df.attrs["read_info"] = result.info.to_dict()
+        ledger = read_ledger(path, name=name, sheet=sheet, delimiter="\t" if fmt == "tsv" else None)
+        df = ledger.frame
+        df.attrs["read_info"] = ledger.info.to_dict()
+        df.attrs["notes"] = list(ledger.notes)
         return df
     data = read_source(path, label=path.name)
     if fmt == "parquet":

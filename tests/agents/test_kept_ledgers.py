@@ -1,0 +1,191 @@
+"""Ledgers as kept (``kept_ledgers``) through the analysis agent and the conversion pipeline.
+
+The property, for each drawn ledger: the total and the per-department sums that plain pandas
+code computes on the table the agent hands over (``df[金額].sum()``, ``df.groupby(部門)[金額]
+.sum()``) equal the clean source's in yen -- no 合計/小計 row summed again, no 千円 column taken
+for yen -- and the table's description in the prompt says what was done (unit, total rows).
+An amount cell that is not an amount stops the reading with a Japanese error at its line.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from openpyxl import load_workbook
+
+from keiri_agent.agents.analysis import AnalysisContext, AnalysisSession
+from keiri_agent.agents.convert.formats import convert_file
+from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.sandbox import SandboxExecutor
+from tests.agents.kept_ledgers import KeptLedger, kept_ledger
+from tests.support import ScriptedLLMServer
+
+# Ledgers per analysis turn (one session reads them all, one code run sums them all).
+BATCH = 12
+ANALYSIS_BATCHES = 4  # 48 ledgers through the agent
+CONVERSION_CASES = 80
+
+SUM_CODE = """import json
+import pandas as pd
+
+found = {}
+for name, frame in dfs.items():
+    amount = next(c for c in frame.columns if "金額" in c)
+    department = next(c for c in frame.columns if "部門" in c)
+    dates = next(c for c in frame.columns if "日付" in c)
+    found[name] = {
+        "amount": amount,
+        "numeric": bool(pd.api.types.is_numeric_dtype(frame[amount])),
+        "dates": bool(pd.api.types.is_datetime64_any_dtype(frame[dates])),
+        "total": float(frame[amount].sum()) if pd.api.types.is_numeric_dtype(frame[amount]) else None,
+        "by": {str(k): float(v) for k, v in frame.groupby(department)[amount].sum().items()}
+        if pd.api.types.is_numeric_dtype(frame[amount]) else {},
+    }
+with open("sums.json", "w", encoding="utf-8") as out:
+    json.dump(found, out, ensure_ascii=False)
+print(len(found), "tables summed")
+"""
+REPORT = {
+    "title": "部門別の経費",
+    "conclusion": "部門別の合計を計算しました。",
+    "evidence": ["sums.json の通り"],
+    "sections": [],
+    "suggestions": [],
+}
+
+
+def _wrong(ledger: KeptLedger, total: float | None, by: dict[str, float]) -> str | None:
+    """Why the figures read from ``ledger`` are not its clean figures (None when they are)."""
+    expected = {k: float(v) for k, v in ledger.by_department().items()}
+    if total is None or abs(total - ledger.total()) > 0.5:
+        return f"total {total} != {ledger.total()}"
+    if set(by) != set(expected) or any(abs(by[k] - expected[k]) > 0.5 for k in expected):
+        return f"by department {by} != {expected}"
+    return None
+
+
+def _script_turn(llm_server: ScriptedLLMServer) -> None:
+    llm_server.add_chat(
+        json={"next_action": "act", "instruction": "部門別に合計する", "rationale": "集計"}
+    )
+    llm_server.add_chat(
+        json={
+            "code": SUM_CODE,
+            "expected_outputs": [
+                {"file_name": "sums.json", "description": "合計", "output_type": "table"}
+            ],
+        }
+    )
+    llm_server.add_chat(json={"next_action": "finalize", "rationale": "集計できた"})
+    llm_server.add_chat(json=REPORT)
+
+
+@pytest.mark.parametrize("batch", range(ANALYSIS_BATCHES))
+def test_the_agent_sums_kept_ledgers_as_their_clean_source(
+    batch: int,
+    public_dir: Path,
+    sandbox_executor: SandboxExecutor,
+    llm_server: ScriptedLLMServer,
+) -> None:
+    session = AnalysisSession(
+        workspace_root=public_dir / "workspace",
+        runs_dir=public_dir / "runs",
+        context=AnalysisContext(executor=sandbox_executor),
+    )
+    ledgers = [kept_ledger(seed) for seed in range(batch * BATCH, (batch + 1) * BATCH)]
+    keys = [session.add_file(ledger.data, name=ledger.name).name for ledger in ledgers]
+    _script_turn(llm_server)
+    turn = session.ask("部門別の経費の合計を出して")
+    (run,) = turn.execution_results
+    assert run.success, run.error
+    found = json.loads((turn.workspace / "sums.json").read_text(encoding="utf-8"))
+    prompt = json.dumps(llm_server.chat_requests()[1]["messages"], ensure_ascii=False)
+    wrong, untold = [], []
+    for ledger, key in zip(ledgers, keys, strict=True):
+        got = found[key.removeprefix('dfs["').removesuffix('"]')]
+        problem = _wrong(ledger, got["total"], got["by"])
+        if not got["dates"]:
+            problem = "dates are not dates"
+        if problem is not None:
+            wrong.append(f"{ledger.describe()}: {problem}")
+        if ledger.unit != "円" and "円にしてあります" not in prompt:
+            untold.append(f"{ledger.describe()}: the prompt does not say the unit was applied")
+    assert not wrong, f"{len(wrong)} of {len(ledgers)} wrong:\n" + "\n".join(wrong)
+    assert not untold, "\n".join(untold)
+    assert "合計・小計の行" in prompt
+    assert "足し直す必要はありません" in prompt
+
+
+def _converted(ledger: KeptLedger, folder: Path, target: str) -> pd.DataFrame:
+    folder.mkdir()
+    source = folder / ledger.name
+    source.write_bytes(ledger.data)
+    out = convert_file(source, target, folder / "out")
+    if target == "json":
+        return pd.DataFrame(json.loads(out.read_text(encoding="utf-8")))
+    return pd.read_excel(out)
+
+
+def test_conversion_keeps_the_clean_figures_of_kept_ledgers(tmp_path: Path) -> None:
+    wrong = []
+    for seed in range(1000, 1000 + CONVERSION_CASES):
+        ledger = kept_ledger(seed)
+        frame = _converted(ledger, tmp_path / str(seed), "json" if seed % 2 else "xlsx")
+        amount = next(c for c in frame.columns if "金額" in c)
+        department = next(c for c in frame.columns if "部門" in c)
+        numbers = pd.to_numeric(frame[amount], errors="coerce")
+        by = {str(k): float(v) for k, v in numbers.groupby(frame[department]).sum().items()}
+        problem = _wrong(ledger, float(numbers.sum()), by)
+        if problem is None and ledger.unit != "円" and "円" not in amount:
+            problem = f"the header {amount!r} does not say the amounts are yen"
+        if problem is not None:
+            wrong.append(f"{ledger.describe()}: {problem}")
+    assert not wrong, f"{len(wrong)} of {CONVERSION_CASES} wrong:\n" + "\n".join(wrong)
+
+
+def _with_typo(ledger: KeptLedger) -> tuple[bytes, str]:
+    """``ledger`` with its first data amount written ``1,2OO`` (letters O), and that cell's
+    place as the user finds it."""
+    if ledger.name.endswith(".xlsx"):
+        book = load_workbook(io.BytesIO(ledger.data))
+        sheet = book.active
+        assert sheet is not None
+        row = next(r for r in range(1, sheet.max_row + 1) if sheet.cell(r, 4).value is not None)
+        row = next(r for r in range(row + 2, sheet.max_row + 1) if sheet.cell(r, 2).value)
+        sheet.cell(row, 5, "1,2OO")
+        out = io.BytesIO()
+        book.save(out)
+        return out.getvalue(), f"{row} 行目の列「"
+    encoding = "cp932" if ledger.form == "csv-cp932" else "utf-8-sig"
+    rows = list(csv.reader(io.StringIO(ledger.data.decode(encoding), newline="")))
+    index = next(i for i, row in enumerate(rows) if row[:1] == ["日付"]) + 1
+    rows[index][-1] = "1,2OO"
+    out = io.StringIO(newline="")
+    csv.writer(out, lineterminator="\r\n").writerows(rows)
+    return out.getvalue().encode(encoding), f"{index + 1} 行目"
+
+
+@pytest.mark.parametrize("seed", [3, 5, 7, 11])
+def test_an_amount_that_is_not_one_stops_at_its_line(
+    seed: int, tmp_path: Path, public_dir: Path
+) -> None:
+    ledger = kept_ledger(seed)
+    data, place = _with_typo(ledger)
+    session = AnalysisSession(workspace_root=public_dir / "workspace")
+    with pytest.raises(BlockError) as caught:
+        session.add_file(data, name=ledger.name)
+    assert caught.value.code == ErrorCode.INPUT_VALIDATION_FAILED
+    assert place in caught.value.message
+    assert "金額として読めません" in caught.value.message
+    assert not session.frames
+    source = tmp_path / ledger.name
+    source.write_bytes(data)
+    with pytest.raises(BlockError) as converting:
+        convert_file(source, "json", tmp_path / "out")
+    assert place in converting.value.message
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
