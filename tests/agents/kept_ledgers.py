@@ -29,7 +29,9 @@ from typing import Any, Literal
 
 from openpyxl import Workbook
 
-__all__ = ["DEPARTMENTS", "KeptLedger", "kept_ledger"]
+from tests.support import ScriptedLLMServer
+
+__all__ = ["DEPARTMENTS", "SUM_CODE", "KeptLedger", "kept_ledger", "script_sums", "wrong_figures"]
 
 Form = Literal["csv-cp932", "csv-utf8-bom", "xlsx"]
 Unit = Literal["円", "千円", "百万円"]
@@ -73,6 +75,63 @@ class KeptLedger:
 
     def describe(self) -> str:
         return f"{self.name}: {self.form}, 単位 {self.unit}（{self.unit_place}）, 小計 {self.subtotals}"
+
+
+# What a model writes to sum every table it was given by department (the scripted code of
+# the property tests): the figures go to sums.json in the workspace.
+SUM_CODE = """import json
+import pandas as pd
+
+found = {}
+for name, frame in dfs.items():
+    amount = next(c for c in frame.columns if "金額" in c)
+    department = next(c for c in frame.columns if "部門" in c)
+    dates = next(c for c in frame.columns if "日付" in c)
+    found[name] = {
+        "amount": amount,
+        "numeric": bool(pd.api.types.is_numeric_dtype(frame[amount])),
+        "dates": bool(pd.api.types.is_datetime64_any_dtype(frame[dates])),
+        "total": float(frame[amount].sum()) if pd.api.types.is_numeric_dtype(frame[amount]) else None,
+        "by": {str(k): float(v) for k, v in frame.groupby(department)[amount].sum().items()}
+        if pd.api.types.is_numeric_dtype(frame[amount]) else {},
+    }
+with open("sums.json", "w", encoding="utf-8") as out:
+    json.dump(found, out, ensure_ascii=False)
+print(len(found), "tables summed")
+"""
+REPORT = {
+    "title": "部門別の経費",
+    "conclusion": "部門別の合計を計算しました。",
+    "evidence": ["sums.json の通り"],
+    "sections": [],
+    "suggestions": [],
+}
+
+
+def wrong_figures(ledger: KeptLedger, total: float | None, by: dict[str, float]) -> str | None:
+    """Why the figures read from ``ledger`` are not its clean figures (None when they are)."""
+    expected = {k: float(v) for k, v in ledger.by_department().items()}
+    if total is None or abs(total - ledger.total()) > 0.5:
+        return f"total {total} != {ledger.total()}"
+    if set(by) != set(expected) or any(abs(by[k] - expected[k]) > 0.5 for k in expected):
+        return f"by department {by} != {expected}"
+    return None
+
+
+def script_sums(llm_server: ScriptedLLMServer) -> None:
+    llm_server.add_chat(
+        json={"next_action": "act", "instruction": "部門別に合計する", "rationale": "集計"}
+    )
+    llm_server.add_chat(
+        json={
+            "code": SUM_CODE,
+            "expected_outputs": [
+                {"file_name": "sums.json", "description": "合計", "output_type": "table"}
+            ],
+        }
+    )
+    llm_server.add_chat(json={"next_action": "finalize", "rationale": "集計できた"})
+    llm_server.add_chat(json=REPORT)
 
 
 def _reiwa(day: dt.date) -> str:

@@ -22,67 +22,13 @@ from keiri_agent.agents.analysis import AnalysisContext, AnalysisSession
 from keiri_agent.agents.convert.formats import convert_file
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.sandbox import SandboxExecutor
-from tests.agents.kept_ledgers import KeptLedger, kept_ledger
+from tests.agents.kept_ledgers import KeptLedger, kept_ledger, script_sums, wrong_figures
 from tests.support import ScriptedLLMServer
 
 # Ledgers per analysis turn (one session reads them all, one code run sums them all).
 BATCH = 12
 ANALYSIS_BATCHES = 4  # 48 ledgers through the agent
 CONVERSION_CASES = 80
-
-SUM_CODE = """import json
-import pandas as pd
-
-found = {}
-for name, frame in dfs.items():
-    amount = next(c for c in frame.columns if "金額" in c)
-    department = next(c for c in frame.columns if "部門" in c)
-    dates = next(c for c in frame.columns if "日付" in c)
-    found[name] = {
-        "amount": amount,
-        "numeric": bool(pd.api.types.is_numeric_dtype(frame[amount])),
-        "dates": bool(pd.api.types.is_datetime64_any_dtype(frame[dates])),
-        "total": float(frame[amount].sum()) if pd.api.types.is_numeric_dtype(frame[amount]) else None,
-        "by": {str(k): float(v) for k, v in frame.groupby(department)[amount].sum().items()}
-        if pd.api.types.is_numeric_dtype(frame[amount]) else {},
-    }
-with open("sums.json", "w", encoding="utf-8") as out:
-    json.dump(found, out, ensure_ascii=False)
-print(len(found), "tables summed")
-"""
-REPORT = {
-    "title": "部門別の経費",
-    "conclusion": "部門別の合計を計算しました。",
-    "evidence": ["sums.json の通り"],
-    "sections": [],
-    "suggestions": [],
-}
-
-
-def _wrong(ledger: KeptLedger, total: float | None, by: dict[str, float]) -> str | None:
-    """Why the figures read from ``ledger`` are not its clean figures (None when they are)."""
-    expected = {k: float(v) for k, v in ledger.by_department().items()}
-    if total is None or abs(total - ledger.total()) > 0.5:
-        return f"total {total} != {ledger.total()}"
-    if set(by) != set(expected) or any(abs(by[k] - expected[k]) > 0.5 for k in expected):
-        return f"by department {by} != {expected}"
-    return None
-
-
-def _script_turn(llm_server: ScriptedLLMServer) -> None:
-    llm_server.add_chat(
-        json={"next_action": "act", "instruction": "部門別に合計する", "rationale": "集計"}
-    )
-    llm_server.add_chat(
-        json={
-            "code": SUM_CODE,
-            "expected_outputs": [
-                {"file_name": "sums.json", "description": "合計", "output_type": "table"}
-            ],
-        }
-    )
-    llm_server.add_chat(json={"next_action": "finalize", "rationale": "集計できた"})
-    llm_server.add_chat(json=REPORT)
 
 
 @pytest.mark.parametrize("batch", range(ANALYSIS_BATCHES))
@@ -99,7 +45,7 @@ def test_the_agent_sums_kept_ledgers_as_their_clean_source(
     )
     ledgers = [kept_ledger(seed) for seed in range(batch * BATCH, (batch + 1) * BATCH)]
     keys = [session.add_file(ledger.data, name=ledger.name).name for ledger in ledgers]
-    _script_turn(llm_server)
+    script_sums(llm_server)
     turn = session.ask("部門別の経費の合計を出して")
     (run,) = turn.execution_results
     assert run.success, run.error
@@ -108,7 +54,7 @@ def test_the_agent_sums_kept_ledgers_as_their_clean_source(
     wrong, untold = [], []
     for ledger, key in zip(ledgers, keys, strict=True):
         got = found[key.removeprefix('dfs["').removesuffix('"]')]
-        problem = _wrong(ledger, got["total"], got["by"])
+        problem = wrong_figures(ledger, got["total"], got["by"])
         if not got["dates"]:
             problem = "dates are not dates"
         if problem is not None:
@@ -140,7 +86,7 @@ def test_conversion_keeps_the_clean_figures_of_kept_ledgers(tmp_path: Path) -> N
         department = next(c for c in frame.columns if "部門" in c)
         numbers = pd.to_numeric(frame[amount], errors="coerce")
         by = {str(k): float(v) for k, v in numbers.groupby(frame[department]).sum().items()}
-        problem = _wrong(ledger, float(numbers.sum()), by)
+        problem = wrong_figures(ledger, float(numbers.sum()), by)
         if problem is None and ledger.unit != "円" and "円" not in amount:
             problem = f"the header {amount!r} does not say the amounts are yen"
         if problem is not None:

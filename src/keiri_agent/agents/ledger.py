@@ -21,10 +21,13 @@ reported as 円 is 1,000 times off. So :func:`ledger_table`
   units applied, the total and subtotal rows left out (so the model does not add them back),
   notes under the table, the date columns converted and date cells that could not be read,
   and the title rows above the header (the company, the period).
+
+A table a plan block read (``Table``, with its ``units``) is put in yen by :func:`in_yen`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,7 +39,7 @@ from keiri_agent.documents.table_frame import YEN_FACTORS, TableReadInfo, TableR
 from keiri_agent.documents.table_types import unit_in
 from keiri_agent.documents.tables import read_table
 
-__all__ = ["MAX_NAMED_ROWS", "YEN", "LedgerTable", "ledger_table", "read_ledger"]
+__all__ = ["MAX_NAMED_ROWS", "YEN", "LedgerTable", "in_yen", "ledger_table", "read_ledger"]
 
 YEN = "円"
 # Rows (totals, unreadable dates) named one by one in a note; the count is always given.
@@ -79,10 +82,20 @@ def ledger_table(result: TableResult) -> LedgerTable:
     """``result`` with its amounts in yen and its notes (see the module docstring)."""
     info = result.info
     _refuse_unreadable_amounts(info)
-    frame = result.df.copy(deep=False)
+    frame, notes, renamed = in_yen(result.df, info.units)
+    return LedgerTable(frame, info, notes + _read_notes(info, renamed), renamed)
+
+
+def in_yen(
+    frame: pd.DataFrame, units: Mapping[str, str]
+) -> tuple[pd.DataFrame, list[str], dict[str, str]]:
+    """``frame`` with each number column of ``units`` (column → the unit its values are in)
+    multiplied into yen and its header made to say 円; the notes saying so, and the headers
+    changed (as written → new). ``frame`` itself is not changed."""
+    frame = frame.copy(deep=False)
     notes: list[str] = []
     renamed: dict[str, str] = {}
-    for column, unit in info.units.items():
+    for column, unit in units.items():
         if column not in frame.columns or not pd.api.types.is_numeric_dtype(frame[column]):
             continue
         factor = YEN_FACTORS[unit]
@@ -105,8 +118,7 @@ def ledger_table(result: TableResult) -> LedgerTable:
             notes.append(
                 f"列「{header}」: 見出しは「{column}」ですが、セルの値は円です（円のまま読みました）。"
             )
-    notes += _read_notes(info, renamed)
-    return LedgerTable(frame, info, notes, renamed)
+    return frame, notes, renamed
 
 
 def _yen_header(column: str, unit: str) -> str | None:
