@@ -35,6 +35,10 @@ __all__ = ["DEPARTMENTS", "SUM_CODE", "KeptLedger", "kept_ledger", "script_sums"
 
 Form = Literal["csv-cp932", "csv-utf8-bom", "xlsx"]
 Unit = Literal["円", "千円", "百万円"]
+# Subtotal rows under each department: none, with a label (小計, 営業部 計...), or with the
+# amount alone (a SUBTOTAL row nobody labelled: the reader cannot tell it from data, and the
+# file's 合計 then disagrees with the sum of the rows it reads).
+Subtotals = Literal["none", "labelled", "unlabelled"]
 DEPARTMENTS = ("営業部", "管理部", "製造部", "総務部")
 _ACCOUNTS = ("旅費交通費", "消耗品費", "通信費", "会議費", "支払手数料", "広告宣伝費")
 _MEMOS = ("タクシー代", "コピー用紙", "携帯電話料金", "打合せ茶菓子", "振込手数料", "")
@@ -58,8 +62,13 @@ class KeptLedger:
     rows: list[Row]
     unit: Unit
     unit_place: str  # "line", "title", "header" or "none"
-    subtotals: bool
+    subtotals: Subtotals
     form: Form
+
+    @property
+    def doubtful(self) -> bool:
+        """Whether a reader may refuse this ledger (its rows do not add up to its 合計)."""
+        return self.subtotals == "unlabelled"
 
     def total(self) -> int:
         return sum(r.amount for r in self.rows if r.amount is not None)
@@ -189,8 +198,8 @@ def kept_ledger(seed: int) -> KeptLedger:
         rng.choice(("line", "title", "header")) if unit != "円" else rng.choice(("none", "header"))
     )
     rows = _draw_rows(rng, unit)
-    subtotals = rng.random() < 0.6
-    if subtotals:
+    subtotals: Subtotals = rng.choice(("none", "none", "labelled", "labelled", "unlabelled"))
+    if subtotals != "none":
         rows.sort(key=lambda r: (DEPARTMENTS.index(r.department), r.day))
     else:
         rows.sort(key=lambda r: r.day)
@@ -209,7 +218,17 @@ def kept_ledger(seed: int) -> KeptLedger:
         above.append(["出力日：2026/04/02"])
     header = ["日付", "部門", "勘定科目", "摘要", amount_header]
     body: list[list[Any]] = []
+    merges: list[tuple[int, int]] = []  # body rows whose 部門 cells are one merged cell
     as_cells = form == "xlsx" and rng.random() < 0.5  # a workbook of typed cells
+    merged = form == "xlsx" and subtotals != "none" and rng.random() < 0.5
+    separated = subtotals != "none" and rng.random() < 0.3  # a blank row after each group
+    total = sum(r.amount or 0 for r in rows)
+    grand = [rng.choice(("合計", "総合計", "【合 計】")), None, None, None]
+    grand.append(_cell(rng, total, unit, as_cells))
+    on_top = subtotals != "unlabelled" and rng.random() < 0.2  # 合計 right under the header
+    if on_top:
+        body.append(grand)
+    first = len(body)
     for index, row in enumerate(rows):
         day: Any = row.day if as_cells and rng.random() < 0.7 else _date_text(rng, row.day)
         if row.amount is None:
@@ -218,30 +237,30 @@ def kept_ledger(seed: int) -> KeptLedger:
             amount = _written(row.amount, unit)
         else:
             amount = _amount_text(rng, _written(row.amount, unit), unit)
-        body.append([day, row.department, row.account, row.memo, amount])
+        department = None if merged and len(body) > first else row.department
+        body.append([day, department, row.account, row.memo, amount])
         last_of_group = index == len(rows) - 1 or rows[index + 1].department != row.department
-        if subtotals and last_of_group:
+        if subtotals != "none" and last_of_group:
+            if merged:
+                merges.append((first, len(body) - 1))
             group = sum(r.amount or 0 for r in rows if r.department == row.department)
             label = rng.choice((f"{row.department} 小計", "小計", f"【{row.department}計】"))
+            if subtotals == "unlabelled":  # a SUBTOTAL row with no word beside it
+                label = None
             cells = [label, None, None, None, _cell(rng, group, unit, as_cells)]
             if rng.random() < 0.5:
                 cells = [None, label, None, None, cells[4]]
             body.append(cells)
-    total = sum(r.amount or 0 for r in rows)
-    body.append(
-        [
-            rng.choice(("合計", "総合計", "【合 計】")),
-            None,
-            None,
-            None,
-            _cell(rng, total, unit, as_cells),
-        ]
-    )
+            if separated and index < len(rows) - 1:
+                body.append([])
+            first = len(body)
+    if not on_top:
+        body.append(grand)
     if rng.random() < 0.4:
         body.append(["※ 金額は税込です。"])
     name = f"経費明細_{seed}"
     if form == "xlsx":
-        data = _xlsx(above, header, body)
+        data = _xlsx(above, header, body, merges)
         name += ".xlsx"
     else:
         data = _csv(above, header, body, "cp932" if form == "csv-cp932" else "utf-8-sig")
@@ -267,7 +286,12 @@ def _quoted(text: str) -> str:
     return f'"{text}"' if any(ch in text for ch in ',"\n') else text
 
 
-def _xlsx(above: list[list[Any]], header: list[str], body: list[list[Any]]) -> bytes:
+def _xlsx(
+    above: list[list[Any]],
+    header: list[str],
+    body: list[list[Any]],
+    merges: list[tuple[int, int]],
+) -> bytes:
     book = Workbook()
     sheet = book.active
     assert sheet is not None
@@ -288,6 +312,11 @@ def _xlsx(above: list[list[Any]], header: list[str], body: list[list[Any]]) -> b
         sheet.cell(row, column, header[column - 1])
         sheet.merge_cells(start_row=row, start_column=column, end_row=row + 1, end_column=column)
     row += 2
+    for top, bottom in merges:  # a department written once beside its rows
+        if bottom > top:
+            sheet.merge_cells(
+                start_row=row + top, start_column=2, end_row=row + bottom, end_column=2
+            )
     for values in body:
         for column, value in enumerate(values, start=1):
             if value is None:

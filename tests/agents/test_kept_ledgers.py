@@ -22,7 +22,13 @@ from keiri_agent.agents.analysis import AnalysisContext, AnalysisSession
 from keiri_agent.agents.convert.formats import convert_file
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.sandbox import SandboxExecutor
-from tests.agents.kept_ledgers import KeptLedger, kept_ledger, script_sums, wrong_figures
+from tests.agents.kept_ledgers import (
+    DEPARTMENTS,
+    KeptLedger,
+    kept_ledger,
+    script_sums,
+    wrong_figures,
+)
 from tests.support import ScriptedLLMServer
 
 # Ledgers per analysis turn (one session reads them all, one code run sums them all).
@@ -43,17 +49,26 @@ def test_the_agent_sums_kept_ledgers_as_their_clean_source(
         runs_dir=public_dir / "runs",
         context=AnalysisContext(executor=sandbox_executor),
     )
-    ledgers = [kept_ledger(seed) for seed in range(batch * BATCH, (batch + 1) * BATCH)]
-    keys = [session.add_file(ledger.data, name=ledger.name).name for ledger in ledgers]
+    wrong: list[str] = []
+    read: list[tuple[KeptLedger, str]] = []
+    for seed in range(batch * BATCH, (batch + 1) * BATCH):
+        ledger = kept_ledger(seed)
+        try:
+            info = session.add_file(ledger.data, name=ledger.name)
+        except BlockError as exc:
+            if (problem := _wrong_refusal(ledger, exc)) is not None:
+                wrong.append(problem)
+            continue
+        read.append((ledger, info.name.removeprefix('dfs["').removesuffix('"]')))
     script_sums(llm_server)
     turn = session.ask("部門別の経費の合計を出して")
     (run,) = turn.execution_results
     assert run.success, run.error
     found = json.loads((turn.workspace / "sums.json").read_text(encoding="utf-8"))
     prompt = json.dumps(llm_server.chat_requests()[1]["messages"], ensure_ascii=False)
-    wrong, untold = [], []
-    for ledger, key in zip(ledgers, keys, strict=True):
-        got = found[key.removeprefix('dfs["').removesuffix('"]')]
+    untold = []
+    for ledger, key in read:
+        got = found[key]
         problem = wrong_figures(ledger, got["total"], got["by"])
         if not got["dates"]:
             problem = "dates are not dates"
@@ -61,10 +76,19 @@ def test_the_agent_sums_kept_ledgers_as_their_clean_source(
             wrong.append(f"{ledger.describe()}: {problem}")
         if ledger.unit != "円" and "円にしてあります" not in prompt:
             untold.append(f"{ledger.describe()}: the prompt does not say the unit was applied")
-    assert not wrong, f"{len(wrong)} of {len(ledgers)} wrong:\n" + "\n".join(wrong)
+    assert not wrong, f"{len(wrong)} of {BATCH} wrong:\n" + "\n".join(wrong)
     assert not untold, "\n".join(untold)
     assert "合計・小計の行" in prompt
     assert "足し直す必要はありません" in prompt
+
+
+def _wrong_refusal(ledger: KeptLedger, exc: BlockError) -> str | None:
+    """Why refusing ``ledger`` with ``exc`` is wrong: only a ledger whose rows do not add up
+    to its 合計 may be refused, with the error saying so in Japanese."""
+    told = "一致しません" in exc.message and "行目" in exc.message
+    if ledger.doubtful and exc.code == ErrorCode.INPUT_VALIDATION_FAILED and told:
+        return None
+    return f"{ledger.describe()}: refused: {exc.message}"
 
 
 def _converted(ledger: KeptLedger, folder: Path, target: str) -> pd.DataFrame:
@@ -81,7 +105,14 @@ def test_conversion_keeps_the_clean_figures_of_kept_ledgers(tmp_path: Path) -> N
     wrong = []
     for seed in range(1000, 1000 + CONVERSION_CASES):
         ledger = kept_ledger(seed)
-        frame = _converted(ledger, tmp_path / str(seed), "json" if seed % 2 else "xlsx")
+        folder = tmp_path / str(seed)
+        try:
+            frame = _converted(ledger, folder, "json" if seed % 2 else "xlsx")
+        except BlockError as exc:
+            if (problem := _wrong_refusal(ledger, exc)) is not None:
+                wrong.append(problem)
+            assert not any((folder / "out").glob("*")), "a refused conversion wrote a file"
+            continue
         amount = next(c for c in frame.columns if "金額" in c)
         department = next(c for c in frame.columns if "部門" in c)
         numbers = pd.to_numeric(frame[amount], errors="coerce")
@@ -101,15 +132,14 @@ def _with_typo(ledger: KeptLedger) -> tuple[bytes, str]:
         book = load_workbook(io.BytesIO(ledger.data))
         sheet = book.active
         assert sheet is not None
-        row = next(r for r in range(1, sheet.max_row + 1) if sheet.cell(r, 4).value is not None)
-        row = next(r for r in range(row + 2, sheet.max_row + 1) if sheet.cell(r, 2).value)
+        row = next(r for r in range(1, sheet.max_row + 1) if sheet.cell(r, 2).value in DEPARTMENTS)
         sheet.cell(row, 5, "1,2OO")
         out = io.BytesIO()
         book.save(out)
         return out.getvalue(), f"{row} 行目の列「"
     encoding = "cp932" if ledger.form == "csv-cp932" else "utf-8-sig"
     rows = list(csv.reader(io.StringIO(ledger.data.decode(encoding), newline="")))
-    index = next(i for i, row in enumerate(rows) if row[:1] == ["日付"]) + 1
+    index = next(i for i, row in enumerate(rows) if row[1:2] and row[1] in DEPARTMENTS)
     rows[index][-1] = "1,2OO"
     out = io.StringIO(newline="")
     csv.writer(out, lineterminator="\r\n").writerows(rows)

@@ -17,6 +17,11 @@ reported as 円 is 1,000 times off. So :func:`ledger_table`
   typed into the amount): the column would stay text, or a sum would skip the cell, and the
   figures would be off without a word; the error names the cell as the user finds it (CSV
   line, or sheet, row and cell) and how many more there are;
+* refuses a table whose one grand-total row (合計, 総計, 総合計) states an amount that is not
+  the sum of the data rows read: a subtotal row nobody labelled (an amount alone under its
+  group) reads as data and doubles its group, a lost or misread row changes the sum; the
+  agent's figures would then differ from the file's own total without a word. The error
+  names the total's cell, both sums and the difference;
 * says in ``notes`` (Japanese, for the model's prompt and the user's log) what was done: the
   units applied, the total and subtotal rows left out (so the model does not add them back),
   notes under the table, the date columns converted and date cells that could not be read,
@@ -27,6 +32,9 @@ A table a plan block read (``Table``, with its ``units``) is put in yen by :func
 
 from __future__ import annotations
 
+import math
+import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +42,7 @@ from typing import Any
 
 import pandas as pd
 
+from keiri_agent.documents.cell_forms import read_amount
 from keiri_agent.documents.failures import invalid_input
 from keiri_agent.documents.table_frame import YEN_FACTORS, TableReadInfo, TableResult
 from keiri_agent.documents.table_types import unit_in
@@ -47,6 +56,13 @@ MAX_NAMED_ROWS = 5
 # Decimals kept after multiplying into yen (百万円 written to 0.1 is whole yen; float error of
 # the multiplication, 12.3 * 1,000,000 = 12300000.000000002, is far below them).
 _YEN_DECIMALS = 6
+# Two sums are the same when they differ by float noise only (a workbook's cached 合計 of
+# 12.3 and 45.6 is 57.900000000000006): far below a yen of any amount a ledger holds.
+_SAME_SUM = 1e-9
+# The labels of a whole table's total (not a group's 小計 or 部門計, not a running 累計), and
+# what may stand between their letters (【合 計】).
+_GRAND_LABELS = frozenset({"合計", "総計", "総合計", "合計額"})
+_SPACING = re.compile(r"[\s【】\[\]［］()（）<>＜＞《》「」:：・]+")
 _DATE_KINDS = {"date": "日付", "datetime": "日時", "month": "年月"}
 _NUMBER_HINT = (
     "そのセルを金額（例: 1,200、△1,200、(1,200)）に直すか空欄にして保存し直してから、"
@@ -82,6 +98,7 @@ def ledger_table(result: TableResult) -> LedgerTable:
     """``result`` with its amounts in yen and its notes (see the module docstring)."""
     info = result.info
     _refuse_unreadable_amounts(info)
+    _refuse_unequal_total(result)
     frame, notes, renamed = in_yen(result.df, info.units)
     return LedgerTable(frame, info, notes + _read_notes(info, renamed), renamed)
 
@@ -164,6 +181,53 @@ def _refuse_unreadable_amounts(info: TableReadInfo) -> None:
         value=first["value"],
         unreadable=count,
     )
+
+
+def _grand_total_row(result: TableResult) -> int | None:
+    """The one row of ``result.totals`` labelled as the whole table's total, or None (none,
+    or several: a report's sections each with its 合計)."""
+    grand = [
+        row
+        for row, total in enumerate(result.info.totals)
+        if _SPACING.sub("", unicodedata.normalize("NFKC", str(total["label"]))) in _GRAND_LABELS
+    ]
+    return grand[0] if len(grand) == 1 and result.totals is not None else None
+
+
+def _refuse_unequal_total(result: TableResult) -> None:
+    row = _grand_total_row(result)
+    if row is None:
+        return
+    assert result.totals is not None  # _grand_total_row
+    info = result.info
+    for column, cell in result.totals.iloc[row].items():
+        numbers = result.df.get(str(column))
+        if numbers is None or not pd.api.types.is_numeric_dtype(numbers) or pd.isna(cell):
+            continue
+        stated = cell if isinstance(cell, int | float) else read_amount(str(cell))
+        if stated is None or isinstance(stated, bool):
+            continue
+        summed = math.fsum(numbers.dropna().tolist())
+        if math.isclose(stated, summed, rel_tol=_SAME_SUM, abs_tol=_SAME_SUM):
+            continue
+        position = info.totals[row]["position"]
+        raise invalid_input(
+            info.file,
+            f"{info.where(position, str(column))}の合計 {_figure(stated)} が、明細の行の合計 "
+            f"{_figure(summed)} と一致しません（差 {_figure(summed - stated)}）。見出しのない小計の"
+            "行が明細に混ざっているか、読めなかった行があると、集計が実際と合わなくなるため、"
+            "読み込みを止めました。",
+            "ファイルの合計行と明細を確かめてください。小計の行は「小計」「営業部 計」のように"
+            "最初の列に書くか削除し、合計が正しければもう一度指定してください。",
+            column=str(column),
+            position=position,
+            stated=str(stated),
+            summed=str(summed),
+        )
+
+
+def _figure(value: float) -> str:
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:,}"
 
 
 def _rows(info: TableReadInfo, found: list[dict[str, Any]], key: str) -> str:
