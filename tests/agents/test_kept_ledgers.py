@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from openpyxl import load_workbook
+from openpyxl import Workbook, load_workbook
 
 from keiri_agent.agents.analysis import AnalysisContext, AnalysisSession
 from keiri_agent.agents.convert.formats import convert_file
@@ -165,3 +165,38 @@ def test_an_amount_that_is_not_one_stops_at_its_line(
         convert_file(source, "json", tmp_path / "out")
     assert place in converting.value.message
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_a_monthly_report_in_thousands_is_in_yen_with_one_note(
+    tmp_path: Path, public_dir: Path
+) -> None:
+    months = [4, 5, 6, 7, 8, 9, 10, 11, 12, 1, 2, 3]
+    lines = ["月次推移表（単位：千円）", "科目," + ",".join(f"{m}月" for m in months) + ",合計"]
+    for account in ("売上高", "売上原価", "販売管理費"):
+        values = [100 + m for m in months]
+        lines.append(f"{account}," + ",".join(map(str, values)) + f",{sum(values)}")
+    data = "\r\n".join(lines).encode("cp932")
+    source = tmp_path / "推移表.csv"
+    source.write_bytes(data)
+    records = json.loads(convert_file(source, "json", tmp_path / "out").read_text("utf-8"))
+    assert records[0]["4月（円）"] == 104_000
+    assert sum(r["合計（円）"] for r in records) == 1000 * sum(3 * (100 + m) for m in months)
+    session = AnalysisSession(workspace_root=public_dir / "workspace")
+    info = session.add_file(data, name="推移表.csv").model_copy(update={"budget": 400})
+    (note,) = [n for n in info.notes if "千円" in n and "円にしてあります" in n]
+    assert "ほか 3 列" in note  # 13 columns, named up to MAX_NAMED_COLUMNS
+    assert note in info.to_prompt()  # notes head even the shortest rendering
+
+
+def test_a_workbook_showing_yen_in_thousands_keeps_its_yen(tmp_path: Path) -> None:
+    book = Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.append(["部門", "金額（千円）"])
+    for department, yen in (("営業部", 1_234_567), ("管理部", 2_345_678)):
+        sheet.append([department, yen])
+        sheet.cell(sheet.max_row, 2).number_format = "#,##0,"  # shown as 1,235
+    source = tmp_path / "表示千円.xlsx"
+    book.save(source)
+    records = json.loads(convert_file(source, "json", tmp_path / "out").read_text("utf-8"))
+    assert [r["金額（円）"] for r in records] == [1_234_567, 2_345_678]

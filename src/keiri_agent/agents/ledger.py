@@ -48,11 +48,21 @@ from keiri_agent.documents.table_frame import YEN_FACTORS, TableReadInfo, TableR
 from keiri_agent.documents.table_types import unit_in
 from keiri_agent.documents.tables import read_table
 
-__all__ = ["MAX_NAMED_ROWS", "YEN", "LedgerTable", "in_yen", "ledger_table", "read_ledger"]
+__all__ = [
+    "MAX_NAMED_COLUMNS",
+    "MAX_NAMED_ROWS",
+    "YEN",
+    "LedgerTable",
+    "in_yen",
+    "ledger_table",
+    "read_ledger",
+]
 
 YEN = "円"
-# Rows (totals, unreadable dates) named one by one in a note; the count is always given.
+# Rows (totals, unreadable dates) and columns named one by one in a note; the count is
+# always given.
 MAX_NAMED_ROWS = 5
+MAX_NAMED_COLUMNS = 10
 # Decimals kept after multiplying into yen (百万円 written to 0.1 is whole yen; float error of
 # the multiplication, 12.3 * 1,000,000 = 12300000.000000002, is far below them).
 _YEN_DECIMALS = 6
@@ -107,33 +117,39 @@ def in_yen(
     frame: pd.DataFrame, units: Mapping[str, str]
 ) -> tuple[pd.DataFrame, list[str], dict[str, str]]:
     """``frame`` with each number column of ``units`` (column → the unit its values are in)
-    multiplied into yen and its header made to say 円; the notes saying so, and the headers
-    changed (as written → new). ``frame`` itself is not changed."""
-    frame = frame.copy(deep=False)
-    notes: list[str] = []
+    multiplied into yen and its header made to say 円; the notes saying so (one per unit),
+    and the headers changed (as written → new). ``frame`` itself is not changed."""
+    scaled: dict[str, pd.Series] = {}
     renamed: dict[str, str] = {}
+    told: dict[str, list[str]] = {}  # unit the values were in → their headers now
     for column, unit in units.items():
         if column not in frame.columns or not pd.api.types.is_numeric_dtype(frame[column]):
             continue
-        factor = YEN_FACTORS[unit]
         header = _yen_header(column, unit)
         if header is None:
             continue  # yen already, and its header says nothing else
-        if factor != 1:
-            frame[column] = _times(frame[column], factor)
-        if header in frame.columns:
+        if YEN_FACTORS[unit] != 1:
+            scaled[column] = _times(frame[column], YEN_FACTORS[unit])
+        if header in frame.columns or header in renamed.values():
             header = column  # the name is taken: keep it, the note says the unit
         else:
-            frame = frame.rename(columns={column: header})
             renamed[column] = header
-        if factor != 1:
+        told.setdefault(unit, []).append(header)
+    # Assigned and renamed once: a wide frame is copied at each change.
+    frame = frame.assign(**scaled).rename(columns=renamed) if told else frame
+    notes = []
+    for unit, headers in told.items():
+        listed = "".join(f"「{h}」" for h in headers[:MAX_NAMED_COLUMNS])
+        if len(headers) > MAX_NAMED_COLUMNS:
+            listed += f"ほか {len(headers) - MAX_NAMED_COLUMNS} 列"
+        if unit == YEN:
             notes.append(
-                f"列「{header}」: 元の表は{unit}単位です。{factor:,} 倍して円にしてあります"
-                "（金額はすべて円です）。"
+                f"列{listed}: 見出しの単位は表示上のもので、セルの値は円です（円のまま読みました）。"
             )
         else:
             notes.append(
-                f"列「{header}」: 見出しは「{column}」ですが、セルの値は円です（円のまま読みました）。"
+                f"列{listed}: 元の表は{unit}単位です。{YEN_FACTORS[unit]:,} 倍して円にしてあります"
+                "（金額はすべて円です）。"
             )
     return frame, notes, renamed
 
