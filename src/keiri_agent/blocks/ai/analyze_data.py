@@ -102,12 +102,16 @@ class AnalyzeDataBlock(ProcessingBlock):
             ctx.log(
                 f"読み込みました: {path.name}（{info.shape[0]:,} 行 × {info.shape[1]} 列、{info.name}）"
             )
+            for note in info.notes:  # units made yen, total rows left out...
+                ctx.log(f"{path.name}: {note}")
         for name, rows in tables.items():
             frame, notes = _frame(rows)
             info = session.add_frame(name, frame, notes=notes)
             ctx.log(
                 f"表 {name} を登録しました（{info.shape[0]:,} 行 × {info.shape[1]} 列、{info.name}）"
             )
+            for note in info.notes:
+                ctx.log(f"{name}: {note}")
 
         events = ctx.agent_events()
         turn = session.ask(question, events=events)
