@@ -20,6 +20,8 @@ from openpyxl import Workbook, load_workbook
 
 from keiri_agent.agents.analysis import AnalysisContext, AnalysisSession
 from keiri_agent.agents.convert.formats import convert_file
+from keiri_agent.agents.convert.models import ChartSpec
+from keiri_agent.agents.convert.viz import render_chart
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.sandbox import SandboxExecutor
 from tests.agents.kept_ledgers import (
@@ -200,3 +202,16 @@ def test_a_workbook_showing_yen_in_thousands_keeps_its_yen(tmp_path: Path) -> No
     book.save(source)
     records = json.loads(convert_file(source, "json", tmp_path / "out").read_text("utf-8"))
     assert [r["金額（円）"] for r in records] == [1_234_567, 2_345_678]
+
+
+@pytest.mark.parametrize("written", ["金額（千円）", "金額（円）"])
+def test_a_chart_finds_the_amount_column_by_the_name_the_user_wrote(
+    written: str, tmp_path: Path
+) -> None:
+    source = tmp_path / "経費.csv"
+    source.write_text(
+        '部門,金額（千円）\r\n営業部,"1,200"\r\n管理部,(300)\r\n合計,900\r\n', encoding="cp932"
+    )
+    spec = ChartSpec(kind="bar", x="部門", y=[written])
+    out = render_chart(source, spec, tmp_path / "charts")
+    assert out.stat().st_size > 1000

@@ -10,7 +10,8 @@ written in 千円 / 百万円 multiplied into yen with 円 in their header (the 
 header is not carried into the output, so numbers left in 千円 would be read 1,000 times
 off), and an amount cell that is not an amount refused with its line. What the table reader
 decided (encoding, header row, warnings) is kept in ``df.attrs["read_info"]``, what was done to
-the table in Japanese in ``df.attrs["notes"]``.
+the table in Japanese in ``df.attrs["notes"]``, the headers made to say 円 (as written → as
+read) in ``df.attrs["renamed"]``.
 
 Writing is atomic: the file appears complete under its final name or not at all. CSV is
 written as UTF-8 with a BOM so that Excel opens Japanese text correctly; TSV as plain UTF-8
@@ -131,6 +132,7 @@ def read_table(
         df = ledger.frame
         df.attrs["read_info"] = ledger.info.to_dict()
         df.attrs["notes"] = list(ledger.notes)
+        df.attrs["renamed"] = dict(ledger.renamed)
         return df
     data = read_source(path, label=path.name)
     if fmt == "parquet":
