@@ -424,3 +424,28 @@ def _alive(pid: int) -> bool:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
+
+
+def test_a_ledger_whose_total_is_not_its_rows_sum_is_refused_not_handed_to_codeact(
+    env: Path, llm_server: ScriptedLLMServer, sandbox_executor: SandboxExecutor
+) -> None:
+    # 小計 rows nobody labelled read as data: the file's 合計 (950) is not the rows' sum.
+    source = env.parent / "経費明細.csv"
+    source.write_bytes(
+        "日付,部門,金額\r\n2026/1/5,営業部,1200\r\n2026/2/3,営業部,(200)\r\n,,1000\r\n"
+        "2026/2/10,管理部,△50\r\n,,△50\r\n合計,,950\r\n".encode("cp932")
+    )
+    llm_server.add_chat(json=convert_job("xlsx"))
+
+    result = run(source, sandbox_executor)
+
+    assert result.status == "failed"
+    assert result.error is not None
+    assert result.error["code"] == ErrorCode.INPUT_VALIDATION_FAILED
+    assert (
+        "経費明細.csv の 7 行目の列「金額」の合計 950 が、明細の行の合計 1,900 と一致しません"
+        in (result.answer)
+    )
+    assert not result.used_fallback
+    assert len(llm_server.chat_requests()) == 1  # no CodeAct call
+    assert not (source.parent / "out").exists() or not list((source.parent / "out").iterdir())
