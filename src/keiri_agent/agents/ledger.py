@@ -33,7 +33,6 @@ A table a plan block read (``Table``, with its ``units``) is put in yen by :func
 from __future__ import annotations
 
 import math
-import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -69,10 +68,9 @@ _YEN_DECIMALS = 6
 # Two sums are the same when they differ by float noise only (a workbook's cached 合計 of
 # 12.3 and 45.6 is 57.900000000000006): far below a yen of any amount a ledger holds.
 _SAME_SUM = 1e-9
-# The labels of a whole table's total (not a group's 小計 or 部門計, not a running 累計), and
-# what may stand between their letters (【合 計】).
+# The labels of a whole table's total (not a group's 小計 or 部門計, not a running 累計), by
+# their letters alone (【合 計】 is 合計).
 _GRAND_LABELS = frozenset({"合計", "総計", "総合計", "合計額"})
-_SPACING = re.compile(r"[\s【】\[\]［］()（）<>＜＞《》「」:：・]+")
 _DATE_KINDS = {"date": "日付", "datetime": "日時", "month": "年月"}
 _NUMBER_HINT = (
     "そのセルを金額（例: 1,200、△1,200、(1,200)）に直すか空欄にして保存し直してから、"
@@ -205,9 +203,13 @@ def _grand_total_row(result: TableResult) -> int | None:
     grand = [
         row
         for row, total in enumerate(result.info.totals)
-        if _SPACING.sub("", unicodedata.normalize("NFKC", str(total["label"]))) in _GRAND_LABELS
+        if _letters(str(total["label"])) in _GRAND_LABELS
     ]
     return grand[0] if len(grand) == 1 and result.totals is not None else None
+
+
+def _letters(text: str) -> str:
+    return "".join(ch for ch in unicodedata.normalize("NFKC", text) if ch.isalnum())
 
 
 def _refuse_unequal_total(result: TableResult) -> None:
