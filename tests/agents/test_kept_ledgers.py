@@ -215,3 +215,20 @@ def test_a_chart_finds_the_amount_column_by_the_name_the_user_wrote(
     spec = ChartSpec(kind="bar", x="部門", y=[written])
     out = render_chart(source, spec, tmp_path / "charts")
     assert out.stat().st_size > 1000
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a 出納帳: the 合計 row's 残高 is the closing balance, not a sum
+        "現金出納帳\r\n日付,摘要,入金,出金,残高\r\n2026/1/1,前月繰越,,,10000\r\n"
+        "2026/1/5,売上,5000,,15000\r\n2026/1/8,文具,,800,14200\r\n合計,,5000,800,14200\r\n",
+        # shares rounded to 33.3% each: the 合計 row says 100%
+        "部門,売上高,売上構成比\r\n営業部,333,33.3%\r\n管理部,333,33.3%\r\n製造部,334,33.3%\r\n"
+        "合計,1000,100.0%\r\n",
+    ],
+)
+def test_a_total_row_of_balances_or_shares_is_not_refused(text: str, public_dir: Path) -> None:
+    session = AnalysisSession(workspace_root=public_dir / "workspace")
+    info = session.add_file(text.encode("cp932"), name="帳簿.csv")
+    assert info.shape[0] == 3

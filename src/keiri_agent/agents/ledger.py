@@ -18,7 +18,7 @@ reported as 円 is 1,000 times off. So :func:`ledger_table`
   figures would be off without a word; the error names the cell as the user finds it (CSV
   line, or sheet, row and cell) and how many more there are;
 * refuses a table whose one grand-total row (合計, 総計, 総合計) states an amount that is not
-  the sum of the data rows read: a subtotal row nobody labelled (an amount alone under its
+  the sum of the data rows read (in an amount column: not a rate, a unit price or a balance): a subtotal row nobody labelled (an amount alone under its
   group) reads as data and doubles its group, a lost or misread row changes the sum; the
   agent's figures would then differ from the file's own total without a word. The error
   names the total's cell, both sums and the difference;
@@ -44,7 +44,7 @@ import pandas as pd
 from keiri_agent.documents.cell_forms import read_amount
 from keiri_agent.documents.failures import invalid_input
 from keiri_agent.documents.table_frame import YEN_FACTORS, TableReadInfo, TableResult
-from keiri_agent.documents.table_types import unit_in
+from keiri_agent.documents.table_types import is_amount_header, unit_in
 from keiri_agent.documents.tables import read_table
 
 __all__ = [
@@ -71,6 +71,9 @@ _SAME_SUM = 1e-9
 # The labels of a whole table's total (not a group's 小計 or 部門計, not a running 累計), by
 # their letters alone (【合 計】 is 合計).
 _GRAND_LABELS = frozenset({"合計", "総計", "総合計", "合計額"})
+# Amount columns whose cell in a 合計 row is not their sum (a rate, a unit price, the closing
+# balance of a 出納帳's 残高), left out of the check.
+_NOT_SUMMED = ("率", "比", "%", "単価", "残高")
 _DATE_KINDS = {"date": "日付", "datetime": "日時", "month": "年月"}
 _NUMBER_HINT = (
     "そのセルを金額（例: 1,200、△1,200、(1,200)）に直すか空欄にして保存し直してから、"
@@ -212,6 +215,17 @@ def _letters(text: str) -> str:
     return "".join(ch for ch in unicodedata.normalize("NFKC", text) if ch.isalnum())
 
 
+def _summed(column: str, numbers: pd.Series, info: TableReadInfo) -> bool:
+    """Whether a 合計 row's cell in ``column`` must be the sum of its ``numbers``: an amount
+    column (by its header or its unit) read as numbers, not one of ``_NOT_SUMMED``."""
+    name = unicodedata.normalize("NFKC", column)
+    return (
+        pd.api.types.is_numeric_dtype(numbers)
+        and (is_amount_header(name) or column in info.units)
+        and not any(word in name for word in _NOT_SUMMED)
+    )
+
+
 def _refuse_unequal_total(result: TableResult) -> None:
     row = _grand_total_row(result)
     if row is None:
@@ -220,7 +234,7 @@ def _refuse_unequal_total(result: TableResult) -> None:
     info = result.info
     for column, cell in result.totals.iloc[row].items():
         numbers = result.df.get(str(column))
-        if numbers is None or not pd.api.types.is_numeric_dtype(numbers) or pd.isna(cell):
+        if numbers is None or not _summed(str(column), numbers, info) or pd.isna(cell):
             continue
         stated = cell if isinstance(cell, int | float) else read_amount(str(cell))
         if stated is None or isinstance(stated, bool):
