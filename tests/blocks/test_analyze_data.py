@@ -436,7 +436,8 @@ def test_kept_ledgers_reach_the_agent_in_yen_without_their_total_rows(
 ) -> None:
     """Ledgers kept in 千円 / 百万円 with 合計 and 小計 rows, given as files or as the tables
     file.read_table made of them: the agent's code sums them to the clean figures in yen."""
-    ledgers = [kept_ledger(seed) for seed in range(300, 308)]
+    # Ledgers the reader takes (the ones whose 合計 disagrees are refused: tests/agents).
+    ledgers = [ledger for ledger in map(kept_ledger, range(300, 330)) if not ledger.doubtful][:8]
     paths = []
     for ledger in ledgers:
         path = public_dir / ledger.name
