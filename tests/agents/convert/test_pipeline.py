@@ -7,6 +7,7 @@ are raised, not routed; cancelling stops the sandbox process.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import threading
@@ -449,3 +450,28 @@ def test_a_ledger_whose_total_is_not_its_rows_sum_is_refused_not_handed_to_codea
     assert not result.used_fallback
     assert len(llm_server.chat_requests()) == 1  # no CodeAct call
     assert not (source.parent / "out").exists() or not list((source.parent / "out").iterdir())
+
+
+def test_a_ledger_in_thousands_is_converted_in_yen_and_the_log_says_so(
+    env: Path, llm_server: ScriptedLLMServer, sandbox_executor: SandboxExecutor
+) -> None:
+    source = env.parent / "経費明細.csv"
+    source.write_bytes(
+        '部門別経費（単位：千円）\r\n部門,金額\r\n営業部,"1,200"\r\n管理部,(300)\r\n合計,900\r\n'.encode(
+            "cp932"
+        )
+    )
+    llm_server.add_chat(json=convert_job("json"))
+
+    result = run(source, sandbox_executor)
+
+    assert result.status == "success", result.answer
+    (out,) = result.files
+    records = json.loads(Path(out).read_text(encoding="utf-8"))
+    assert records == [
+        {"部門": "営業部", "金額（円）": 1_200_000},
+        {"部門": "管理部", "金額（円）": -300_000},
+    ]
+    logs = [e.msg for e in events_of(result) if isinstance(e, Log)]
+    assert any("経費明細.csv" in m and "1,000 倍して円にしてあります" in m for m in logs), logs
+    assert any("合計・小計の行 1 行はデータから除いてあります" in m for m in logs), logs

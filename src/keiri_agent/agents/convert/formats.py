@@ -31,6 +31,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -201,6 +202,7 @@ def convert_file(
     *,
     output_name: str | None = None,
     sheet: str | int | None = None,
+    on_note: Callable[[str], None] | None = None,
 ) -> Path:
     """Convert one table file to ``target`` under ``out_dir``; returns the written file.
 
@@ -208,6 +210,7 @@ def convert_file(
     format (a CP932 CSV becomes a UTF-8 CSV with a BOM, which Excel opens correctly). The output
     is ``out_dir/<output_name or input stem>.<target>``, written atomically. An unknown source
     extension or target raises ``UnsupportedFormatError``; writing over the input is refused.
+    ``on_note`` is told, one by one, what the reading did to a ledger (``agents.ledger``).
     """
     source_fmt = format_of(path)
     target_fmt = normalize_format(target)
@@ -220,7 +223,11 @@ def convert_file(
             code=ErrorCode.INPUT_VALIDATION_FAILED,
             hint="出力ファイル名（output_name）を入力と別の名前にしてください。",
         )
-    return write_table(read_table(path, source_fmt, sheet=sheet), out, target_fmt)
+    table = read_table(path, source_fmt, sheet=sheet)
+    for note in table.attrs.get("notes", ()):  # units made yen, total rows left out...
+        if on_note is not None:
+            on_note(note)
+    return write_table(table, out, target_fmt)
 
 
 def _json_error(
