@@ -6,9 +6,10 @@ fields (shape, columns, dtypes, head) but renders them within a character budget
 summary per column (type, missing values, range or frequent values), sample rows cut to the
 first columns with long strings shortened, and, when even that is too much, columns grouped by
 type with their names only. What the file reader did to the table (``notes``: the unit
-multiplied into yen, the total rows left out, dates converted) heads every rendering, since a
-model that does not know it sums a 千円 column as yen or adds a 合計 row back. Statistics come from the whole column where that is cheap
-(min/max/missing) and from a fixed sample of rows otherwise, so a 1,000,000-row table is fast.
+multiplied into yen, the total rows left out, dates converted) heads every rendering: a model
+that does not know it sums a 千円 column as yen or adds a 合計 row back. Statistics come from
+the whole column where that is cheap (min/max/missing) and from a fixed sample of rows
+otherwise, so a 1,000,000-row table is fast.
 """
 
 from __future__ import annotations
