@@ -303,3 +303,63 @@ def test_help_names_the_unverified_exit_code() -> None:
     result = runner.invoke(app, ["analyze", "--help"], env={"COLUMNS": "200"})
     assert result.exit_code == 0
     assert "1 レポートが未検証か LLM の呼び出しに失敗" in result.stdout
+
+
+KEPT_LEDGER = (
+    "株式会社さくら商事\r\n部門別経費明細（単位：千円）\r\n期間：令和8年1月1日～令和8年3月31日\r\n\r\n"
+    "日付,部門,金額\r\n"
+    '令和8年1月5日,営業部,"1,200"\r\nR8.2.3,営業部,(200)\r\n営業部 小計,,"1,000"\r\n'
+    "20260210,管理部,△50\r\n2026/3/1,管理部,\r\n管理部 小計,,△50\r\n"
+    "合計,,950\r\n"
+)
+
+
+def test_a_kept_ledger_is_summed_in_yen_and_the_reading_is_told(
+    llm_server: ScriptedLLMServer, public_dir: Path
+) -> None:
+    data_file = public_dir / "経費明細.csv"
+    data_file.write_bytes(KEPT_LEDGER.encode("cp932"))
+    code = "print(df['金額（円）'].sum(), df.groupby('部門')['金額（円）'].sum().to_dict(), df['日付'].dtype)"
+    llm_server.add_chat(json=_act("部門別に合計する"))
+    llm_server.add_chat(json=_codegen(code))
+    llm_server.add_chat(json=FINALIZE)
+    llm_server.add_chat(json={**REPORT, "sections": []})
+    result = runner.invoke(
+        app,
+        [
+            "analyze",
+            str(data_file),
+            "部門別の合計は？",
+            "--json",
+            "--workspace-root",
+            str(public_dir),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    (execution,) = json.loads(result.stdout)["execution_results"]
+    assert (
+        execution["stdout"].strip() == "950000 {'営業部': 1000000, '管理部': -50000} datetime64[ns]"
+    )
+    told = result.stderr.replace("\n", "")  # folded to the terminal's width
+    assert "1,000 倍して円にしてあります" in told
+    assert "合計・小計の行 3 行はデータから除いてあります" in told
+
+
+def test_a_ledger_whose_total_is_not_its_rows_sum_exits_2_before_any_llm_call(
+    llm_server: ScriptedLLMServer, public_dir: Path
+) -> None:
+    data_file = public_dir / "経費明細.csv"
+    unlabelled = KEPT_LEDGER.replace("営業部 小計", "").replace("管理部 小計", "")
+    data_file.write_bytes(unlabelled.encode("cp932"))
+    root = public_dir / "ws"
+    result = runner.invoke(
+        app, ["analyze", str(data_file), "部門別の合計は？", "--workspace-root", str(root)]
+    )
+    assert result.exit_code == 2, result.output
+    assert (
+        "経費明細.csv の 12 行目の列「金額」の合計 950 が、明細の行の合計 1,900 と一致しません"
+        in result.stderr
+    )
+    assert "ヒント:" in result.stderr
+    assert llm_server.chat_requests() == []
+    assert not root.exists() or list(root.iterdir()) == []

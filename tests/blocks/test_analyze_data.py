@@ -15,10 +15,12 @@ from keiri_agent.agents.analysis.honesty import UNVERIFIED_MESSAGE
 from keiri_agent.blocks.ai.analyze_data import AnalyzeDataBlock
 from keiri_agent.blocks.base import BlockContext
 from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.documents import read_table
 from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError
 from keiri_agent.events import EventStream, RunEvent
 from keiri_agent.plan import PlanRunner
 from keiri_agent.sandbox import SandboxExecutor
+from tests.agents.kept_ledgers import kept_ledger, script_sums, wrong_figures
 from tests.blocks.conftest import run_like_runner
 from tests.support import ScriptedLLMServer
 
@@ -422,3 +424,38 @@ def test_a_plan_branches_on_grounded_with_when(
         result.outputs["ask_a_person"]["markdown"].strip()
         == "要確認: 売上合計は 999,999 円でした。"
     )
+
+
+@pytest.mark.parametrize("given", ["files", "tables"])
+def test_kept_ledgers_reach_the_agent_in_yen_without_their_total_rows(
+    given: str,
+    block: AnalyzeDataBlock,
+    ctx: BlockContext,
+    public_dir: Path,
+    llm_server: ScriptedLLMServer,
+) -> None:
+    """Ledgers kept in 千円 / 百万円 with 合計 and 小計 rows, given as files or as the tables
+    file.read_table made of them: the agent's code sums them to the clean figures in yen."""
+    # Ledgers the reader takes (the ones whose 合計 disagrees are refused: tests/agents).
+    ledgers = [ledger for ledger in map(kept_ledger, range(300, 330)) if not ledger.doubtful][:8]
+    paths = []
+    for ledger in ledgers:
+        path = public_dir / ledger.name
+        path.write_bytes(ledger.data)
+        paths.append(path)
+    if given == "files":
+        inputs: dict[str, Any] = {"files": [str(p) for p in paths]}
+    else:
+        inputs = {"tables": {p.stem: read_table(p).table() for p in paths}}
+    script_sums(llm_server)
+    run_like_runner(block, {"question": "部門別の経費の合計を出して", **inputs}, ctx)
+    found = json.loads((ctx.work_dir() / "sums.json").read_text(encoding="utf-8"))
+    wrong = [
+        f"{ledger.describe()}: {problem}"
+        for ledger, path in zip(ledgers, paths, strict=True)
+        if (problem := wrong_figures(ledger, found[path.stem]["total"], found[path.stem]["by"]))
+    ]
+    assert not wrong, "\n".join(wrong)
+    assert any(ledger.unit != "円" for ledger in ledgers)  # the draw holds 千円 ledgers
+    prompt = json.dumps(llm_server.chat_requests()[1]["messages"], ensure_ascii=False)
+    assert "円にしてあります" in prompt

@@ -299,3 +299,20 @@ def test_without_an_llm_the_page_says_how_to_configure_one_before_a_question(
         warning.value
     )
     assert app.chat_input  # the page still takes files and questions
+
+
+def test_a_ledger_in_thousands_is_shown_in_yen_with_what_the_reading_did(app: AppTest) -> None:
+    ledger = (
+        '部門別経費（単位：千円）\r\n部門,金額\r\n営業部,"1,200"\r\n管理部,(300)\r\n合計,900\r\n'
+    )
+    app.run()
+    app.file_uploader[0].set_value(("経費.csv", ledger.encode("cp932"), "text/csv")).run()
+
+    assert not app.exception, app.exception
+    assert list(app.session_state[SESSION_KEY].frames["経費"]["金額（円）"]) == [
+        1_200_000,
+        -300_000,
+    ]
+    captions = " ".join(_texts(app.caption))
+    assert "1,000 倍して円にしてあります" in captions
+    assert "合計・小計の行 1 行はデータから除いてあります" in captions

@@ -209,6 +209,8 @@ def _load(session: AnalysisSession, files: list[Path]) -> None:
                 markup=False,
                 highlight=False,
             )
+            for note in info.notes:  # units made yen, total rows left out...
+                err_console.print(f"  {note}", markup=False, highlight=False)
     except BlockError:
         if session.workspace is not None:  # created by this command: leave nothing half-made
             shutil.rmtree(session.workspace, ignore_errors=True)

@@ -27,7 +27,14 @@ from keiri_agent.documents.table_totals import is_total_label, total_rows
 from keiri_agent.documents.table_types import type_column, unit_in, units_of
 from keiri_agent.documents.table_value import Table, TableOrigin
 
-__all__ = ["MAX_LISTED_CELLS", "TableReadInfo", "TableResult", "choose_header", "finish_table"]
+__all__ = [
+    "MAX_LISTED_CELLS",
+    "YEN_FACTORS",
+    "TableReadInfo",
+    "TableResult",
+    "choose_header",
+    "finish_table",
+]
 
 # Unreadable cells listed in ``info`` per column (the count is always exact).
 MAX_LISTED_CELLS = 100
@@ -236,21 +243,19 @@ def finish_table(
 
 # Each unit as a multiple of one yen, to tell the unit of a cell's value from the unit its
 # header names and the thousands its number format divides by for display.
-_YEN_FACTORS: dict[str, int] = {"円": 1, "千円": 1_000, "万円": 10_000, "百万円": 1_000_000}
+YEN_FACTORS: dict[str, int] = {"円": 1, "千円": 1_000, "万円": 10_000, "百万円": 1_000_000}
 
 
 def _note_scaled(info: TableReadInfo, name: str, scale: int, number_format: str) -> None:
     """A column a workbook shows divided by 1,000 per ``scale`` (``#,##0,``): the values read
     are the cells' own, so the unit the header names is the display's, not theirs. The unit
-    of the values is reported when it is one of ``_YEN_FACTORS`` (千円 shown from yen: 円),
+    of the values is reported when it is one of ``YEN_FACTORS`` (千円 shown from yen: 円),
     else none, and a warning says how the display differs."""
     divisor = 1000**scale
     shown = info.units.get(name)
     held = None
     if shown is not None:
-        held = next(
-            (u for u, f in _YEN_FACTORS.items() if f * divisor == _YEN_FACTORS[shown]), None
-        )
+        held = next((u for u, f in YEN_FACTORS.items() if f * divisor == YEN_FACTORS[shown]), None)
         info.units.pop(name)
         if held is not None:
             info.units[name] = held

@@ -227,6 +227,8 @@ def _run_analysis(request: AnalysisRequest, files: list[Path], job: Job) -> JobR
     for path in files:
         info = session.add_file(path)
         job.log(f"読み込みました: {path.name}（{info.shape[0]:,} 行 × {info.shape[1]} 列）")
+        for note in info.notes:  # units made yen, total rows left out...
+            job.log(f"{path.name}: {note}")
     job.stage("fetch", "done")
     job.stage("convert", "start")
     turn = session.ask(request.request, events=NodeEvents(job.events, job.check_cancelled))

@@ -7,6 +7,7 @@ are raised, not routed; cancelling stops the sandbox process.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import threading
@@ -424,3 +425,53 @@ def _alive(pid: int) -> bool:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
+
+
+def test_a_ledger_whose_total_is_not_its_rows_sum_is_refused_not_handed_to_codeact(
+    env: Path, llm_server: ScriptedLLMServer, sandbox_executor: SandboxExecutor
+) -> None:
+    # 小計 rows nobody labelled read as data: the file's 合計 (950) is not the rows' sum.
+    source = env.parent / "経費明細.csv"
+    source.write_bytes(
+        "日付,部門,金額\r\n2026/1/5,営業部,1200\r\n2026/2/3,営業部,(200)\r\n,,1000\r\n"
+        "2026/2/10,管理部,△50\r\n,,△50\r\n合計,,950\r\n".encode("cp932")
+    )
+    llm_server.add_chat(json=convert_job("xlsx"))
+
+    result = run(source, sandbox_executor)
+
+    assert result.status == "failed"
+    assert result.error is not None
+    assert result.error["code"] == ErrorCode.INPUT_VALIDATION_FAILED
+    assert (
+        "経費明細.csv の 7 行目の列「金額」の合計 950 が、明細の行の合計 1,900 と一致しません"
+        in (result.answer)
+    )
+    assert not result.used_fallback
+    assert len(llm_server.chat_requests()) == 1  # no CodeAct call
+    assert not (source.parent / "out").exists() or not list((source.parent / "out").iterdir())
+
+
+def test_a_ledger_in_thousands_is_converted_in_yen_and_the_log_says_so(
+    env: Path, llm_server: ScriptedLLMServer, sandbox_executor: SandboxExecutor
+) -> None:
+    source = env.parent / "経費明細.csv"
+    source.write_bytes(
+        '部門別経費（単位：千円）\r\n部門,金額\r\n営業部,"1,200"\r\n管理部,(300)\r\n合計,900\r\n'.encode(
+            "cp932"
+        )
+    )
+    llm_server.add_chat(json=convert_job("json"))
+
+    result = run(source, sandbox_executor)
+
+    assert result.status == "success", result.answer
+    (out,) = result.files
+    records = json.loads(Path(out).read_text(encoding="utf-8"))
+    assert records == [
+        {"部門": "営業部", "金額（円）": 1_200_000},
+        {"部門": "管理部", "金額（円）": -300_000},
+    ]
+    logs = [e.msg for e in events_of(result) if isinstance(e, Log)]
+    assert any("経費明細.csv" in m and "1,000 倍して円にしてあります" in m for m in logs), logs
+    assert any("合計・小計の行 1 行はデータから除いてあります" in m for m in logs), logs

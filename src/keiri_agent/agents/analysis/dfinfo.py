@@ -5,8 +5,11 @@ Prompt size is the most common complaint about pandas agents (LangChain's sends
 fields (shape, columns, dtypes, head) but renders them within a character budget: one short
 summary per column (type, missing values, range or frequent values), sample rows cut to the
 first columns with long strings shortened, and, when even that is too much, columns grouped by
-type with their names only. Statistics come from the whole column where that is cheap
-(min/max/missing) and from a fixed sample of rows otherwise, so a 1,000,000-row table is fast.
+type with their names only. What the file reader did to the table (``notes``: the unit
+multiplied into yen, the total rows left out, dates converted) heads every rendering: a model
+that does not know it sums a 千円 column as yen or adds a 合計 row back. Statistics come from
+the whole column where that is cheap (min/max/missing) and from a fixed sample of rows
+otherwise, so a 1,000,000-row table is fast.
 """
 
 from __future__ import annotations
@@ -75,11 +78,17 @@ class DataFrameInfo(BaseModel):
     dtypes: dict[str, str]
     head: list[dict[str, Any]] = Field(description="先頭行のサンプル（長い値は省略）")
     summaries: dict[str, str] = Field(default_factory=dict, description="列ごとの要約")
+    notes: list[str] = Field(default_factory=list, description="読み込み時の処理（単位・合計行）")
     budget: int = DEFAULT_INFO_BUDGET
 
     @classmethod
     def from_frame(
-        cls, df: pd.DataFrame, *, name: str = "df", budget: int = DEFAULT_INFO_BUDGET
+        cls,
+        df: pd.DataFrame,
+        *,
+        name: str = "df",
+        budget: int = DEFAULT_INFO_BUDGET,
+        notes: list[str] | None = None,
     ) -> DataFrameInfo:
         step = max(1, len(df) // SAMPLE_ROWS)
         sampled = df.iloc[::step] if step > 1 else df
@@ -100,6 +109,7 @@ class DataFrameInfo(BaseModel):
                 for c in df.columns
                 if isinstance(df[c], pd.Series)  # duplicate labels yield frames; skip them
             },
+            notes=list(notes or []),
             budget=budget,
         )
 
@@ -113,7 +123,10 @@ class DataFrameInfo(BaseModel):
 
     def _title(self) -> str:
         rows, cols = self.shape
-        return f"### {self.name}（{rows:,} 行 × {cols} 列）"
+        title = f"### {self.name}（{rows:,} 行 × {cols} 列）"
+        if not self.notes:
+            return title
+        return "\n".join([title, "読み込み時の処理:", *(f"- {note}" for note in self.notes)])
 
     def _head_text(self, rows: int) -> str:
         if not self.head:

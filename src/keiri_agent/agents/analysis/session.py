@@ -32,8 +32,8 @@ from keiri_agent.agents.analysis.models import (
     NextAction,
     ReportOutput,
 )
+from keiri_agent.agents.ledger import read_ledger
 from keiri_agent.config import load_settings
-from keiri_agent.documents import read_table
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventEmitter, EventStream, RunEvent, open_run
 from keiri_agent.events.follow import run_following
@@ -156,18 +156,24 @@ class AnalysisSession:
         return self.workspace
 
     def add_file(self, source: Path | str | bytes, *, name: str | None = None) -> DataFrameInfo:
-        """Load a CSV/TSV/Excel file (any Japanese encoding) and keep a copy in the workspace."""
+        """Load a CSV/TSV/Excel file (any Japanese encoding) as the plan blocks read it -- title
+        rows skipped, total rows left out, amounts and dates typed -- with amounts in yen
+        (``agents.ledger``), and keep a copy in the workspace. What the reading did is in the
+        returned info's ``notes`` (and so in every prompt)."""
         label = name or (Path(source).name if not isinstance(source, bytes) else "data.csv")
-        table = read_table(source, name=label)
+        table = read_ledger(source, name=label)
         data = source if isinstance(source, bytes) else Path(source).read_bytes()
         (self._workspace() / Path(label).name).write_bytes(data)
-        return self.add_frame(Path(label).stem, table.df)
+        return self.add_frame(Path(label).stem, table.frame, notes=table.notes)
 
-    def add_frame(self, name: str, frame: pd.DataFrame) -> DataFrameInfo:
-        """Register a DataFrame; the name becomes its key in ``dfs`` (made a valid identifier)."""
+    def add_frame(
+        self, name: str, frame: pd.DataFrame, *, notes: list[str] | None = None
+    ) -> DataFrameInfo:
+        """Register a DataFrame; the name becomes its key in ``dfs`` (made a valid identifier).
+        ``notes``: what was done to the table on reading, told to the model with it."""
         key = _identifier(name, taken=set(self.frames))
         self.frames[key] = frame
-        self.infos[key] = DataFrameInfo.from_frame(frame, name=f'dfs["{key}"]')
+        self.infos[key] = DataFrameInfo.from_frame(frame, name=f'dfs["{key}"]', notes=notes)
         self._workspace()
         return self.infos[key]
 

@@ -106,9 +106,11 @@ def _new_workdir(root: Path) -> Path:
 def _table_summary(frame: pd.DataFrame) -> str:
     columns = ", ".join(f"{name} ({dtype})" for name, dtype in frame.dtypes.items())
     head = frame.head(PREVIEW_ROWS).to_csv(index=False).strip()
+    notes = "".join(f"\n- {note}" for note in frame.attrs.get("notes", ()))
     return (
-        f"表 {len(frame):,} 行 × {frame.shape[1]} 列。列: {columns}\n先頭 {PREVIEW_ROWS} 行（CSV）:\n"
-        f"{head}"
+        f"表 {len(frame):,} 行 × {frame.shape[1]} 列。列: {columns}"
+        + (f"\n読み込み時の処理（df は処理済み）:{notes}" if notes else "")
+        + f"\n先頭 {PREVIEW_ROWS} 行（CSV）:\n{head}"
     )
 
 

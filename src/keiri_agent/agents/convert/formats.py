@@ -4,8 +4,14 @@ Reading goes through the file layer wherever it can: CSV, TSV and Excel use
 ``documents.read_table`` (encoding detection for UTF-8/BOM/CP932/EUC-JP, delimiter sniffing,
 title rows above the header, "1,234"-style numbers), JSON and JSONL are decoded with
 ``documents.decode_bytes`` so a CP932 or BOM-prefixed JSON file reads too, and every input
-passes ``read_source``'s existence and size checks. What the table reader decided (encoding,
-header row, warnings) is kept in ``df.attrs["read_info"]``.
+passes ``read_source``'s existence and size checks. A CSV, TSV or Excel ledger is read as the
+agents read it (``agents.ledger``): total and subtotal rows left out, dates typed, amounts
+written in 千円 / 百万円 multiplied into yen with 円 in their header (the unit row above the
+header is not carried into the output, so numbers left in 千円 would be read 1,000 times
+off), and an amount cell that is not an amount refused with its line. What the table reader
+decided (encoding, header row, warnings) is kept in ``df.attrs["read_info"]``, what was done to
+the table in Japanese in ``df.attrs["notes"]``, the headers made to say 円 (as written → as
+read) in ``df.attrs["renamed"]``.
 
 Writing is atomic: the file appears complete under its final name or not at all. CSV is
 written as UTF-8 with a BOM so that Excel opens Japanese text correctly; TSV as plain UTF-8
@@ -25,6 +31,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -39,9 +46,9 @@ from keiri_agent.agents.convert.writers import (
     write_xlsx,
 )
 from keiri_agent.agents.jsonlines import json_objects
+from keiri_agent.agents.ledger import read_ledger
 from keiri_agent.documents.encoding import decode_bytes
 from keiri_agent.documents.source import read_source
-from keiri_agent.documents.tables import read_table as read_document_table
 from keiri_agent.errors import ErrorCode, FileProcessingError, cause_of, reason_of
 from keiri_agent.workspace import atomic_path, confine
 
@@ -122,11 +129,11 @@ def read_table(
         wanted = {"csv": (".csv", ".txt"), "tsv": (".tsv", ".tab"), "xlsx": (".xlsx", ".xlsm")}
         # The file layer goes by the extension; a mislabelled file is read as ``fmt`` says.
         name = path.name if ext in wanted[fmt] else f"{path.stem}{SUFFIXES[fmt]}"
-        result = read_document_table(
-            path, name=name, sheet=sheet, delimiter="\t" if fmt == "tsv" else None
-        )
-        df = result.df
-        df.attrs["read_info"] = result.info.to_dict()
+        ledger = read_ledger(path, name=name, sheet=sheet, delimiter="\t" if fmt == "tsv" else None)
+        df = ledger.frame
+        df.attrs["read_info"] = ledger.info.to_dict()
+        df.attrs["notes"] = list(ledger.notes)
+        df.attrs["renamed"] = dict(ledger.renamed)
         return df
     data = read_source(path, label=path.name)
     if fmt == "parquet":
@@ -195,6 +202,7 @@ def convert_file(
     *,
     output_name: str | None = None,
     sheet: str | int | None = None,
+    on_note: Callable[[str], None] | None = None,
 ) -> Path:
     """Convert one table file to ``target`` under ``out_dir``; returns the written file.
 
@@ -202,6 +210,7 @@ def convert_file(
     format (a CP932 CSV becomes a UTF-8 CSV with a BOM, which Excel opens correctly). The output
     is ``out_dir/<output_name or input stem>.<target>``, written atomically. An unknown source
     extension or target raises ``UnsupportedFormatError``; writing over the input is refused.
+    ``on_note`` is told, one by one, what the reading did to a ledger (``agents.ledger``).
     """
     source_fmt = format_of(path)
     target_fmt = normalize_format(target)
@@ -214,7 +223,11 @@ def convert_file(
             code=ErrorCode.INPUT_VALIDATION_FAILED,
             hint="出力ファイル名（output_name）を入力と別の名前にしてください。",
         )
-    return write_table(read_table(path, source_fmt, sheet=sheet), out, target_fmt)
+    table = read_table(path, source_fmt, sheet=sheet)
+    for note in table.attrs.get("notes", ()):  # units made yen, total rows left out...
+        if on_note is not None:
+            on_note(note)
+    return write_table(table, out, target_fmt)
 
 
 def _json_error(

@@ -240,7 +240,9 @@ def convert(state: ConvertState, ctx: ConvertContext) -> dict[str, Any]:
     try:
         for item in state.fetched:
             name = job.output_name if len(state.fetched) == 1 else None
-            path = ctx.steps.convert(item.path, target, ctx.out_dir, output_name=name)
+            path = ctx.steps.convert(
+                item.path, target, ctx.out_dir, output_name=name, on_note=_noted(ctx, item.name)
+            )
             outputs.append(path)
             ctx.events.emit("log", node_id="convert", msg=f"{item.name} → {path.name}")
     except FALLBACK_ERRORS as exc:
@@ -248,6 +250,15 @@ def convert(state: ConvertState, ctx: ConvertContext) -> dict[str, Any]:
             path.unlink(missing_ok=True)
         return _hand_over(ctx, "convert", exc)
     return {"files": outputs}
+
+
+def _noted(ctx: ConvertContext, name: str) -> Callable[[str], None]:
+    """What the reading did to the file ``name`` (units made yen...), as the step's log."""
+
+    def note(text: str) -> None:
+        ctx.events.emit("log", node_id="convert", msg=f"{name}: {text}")
+
+    return note
 
 
 def _chart_data(fetched: list[FetchedFile]) -> Path | pd.DataFrame:

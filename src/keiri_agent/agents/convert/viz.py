@@ -105,6 +105,7 @@ def render_chart(
             hint=f"bins には 1〜{MAX_BINS} の整数を指定するか、省略してください（既定 {DEFAULT_BINS}）。",
         )
     df = data if isinstance(data, pd.DataFrame) else read_table(Path(data))
+    spec = _as_read(spec, df.attrs.get("renamed", {}))
     for param, name in (("x", spec.x), ("group_by", spec.group_by)):
         if name is not None:
             _require_column(df, name, param)
@@ -126,6 +127,20 @@ def render_chart(
     with atomic_path(target, suffix=f".{fmt}") as tmp:
         figure.savefig(tmp, format=fmt, dpi=DPI)
     return target
+
+
+def _as_read(spec: ChartSpec, renamed: dict[str, str]) -> ChartSpec:
+    """``spec`` naming the columns as read: a header the reading made say 円 (``金額（千円）``
+    → ``金額（円）``, ``agents.ledger``) is still found by the name the user wrote."""
+    if not renamed:
+        return spec
+    return spec.model_copy(
+        update={
+            "x": renamed.get(spec.x, spec.x) if spec.x is not None else None,
+            "group_by": renamed.get(spec.group_by, spec.group_by) if spec.group_by else None,
+            "y": [renamed.get(name, name) for name in spec.y],
+        }
+    )
 
 
 def _require_column(df: pd.DataFrame, name: str, param: str) -> None:

@@ -35,9 +35,12 @@ from typing import TYPE_CHECKING, Any
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
 from keiri_agent.blocks.table.records import input_error, records_from, to_frame, to_records
 from keiri_agent.config import LLMRole
+from keiri_agent.documents.table_value import Table
 from keiri_agent.errors import BlockError, ErrorCode
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from keiri_agent.agents.analysis import ExecutionResult, TurnResult
     from keiri_agent.blocks.spec import BlockSpec
     from keiri_agent.sandbox import SandboxExecutor, SandboxProfile
@@ -99,11 +102,16 @@ class AnalyzeDataBlock(ProcessingBlock):
             ctx.log(
                 f"読み込みました: {path.name}（{info.shape[0]:,} 行 × {info.shape[1]} 列、{info.name}）"
             )
-        for name, records in tables.items():
-            info = session.add_frame(name, to_frame(records))
+            for note in info.notes:  # units made yen, total rows left out...
+                ctx.log(f"{path.name}: {note}")
+        for name, rows in tables.items():
+            frame, notes = _frame(rows)
+            info = session.add_frame(name, frame, notes=notes)
             ctx.log(
                 f"表 {name} を登録しました（{info.shape[0]:,} 行 × {info.shape[1]} 列、{info.name}）"
             )
+            for note in info.notes:
+                ctx.log(f"{name}: {note}")
 
         events = ctx.agent_events()
         turn = session.ask(question, events=events)
@@ -117,7 +125,7 @@ class AnalyzeDataBlock(ProcessingBlock):
             ctx.log(
                 "ループの上限に達したため、途中までの結果をまとめたレポートです。", level="warning"
             )
-        tables, omitted = _result_tables(turn, ctx)
+        results, omitted = _result_tables(turn, ctx)
         failed = sum(1 for r in turn.execution_results if not r.success)
         summary = {
             "steps": turn.loop_count,
@@ -140,7 +148,7 @@ class AnalyzeDataBlock(ProcessingBlock):
             "report": turn.report_path.read_text(encoding="utf-8"),
             "answer": turn.final_report.conclusion,
             "charts": _charts(turn),
-            "tables": tables,
+            "tables": results,
             "grounded": grounded,
             "summary": summary,
         }
@@ -148,7 +156,7 @@ class AnalyzeDataBlock(ProcessingBlock):
 
 def _parse(
     inputs: Mapping[str, Any],
-) -> tuple[str, list[str], dict[str, list[dict[str, Any]]], SandboxProfile]:
+) -> tuple[str, list[str], dict[str, Table | list[dict[str, Any]]], SandboxProfile]:
     """The question, files, tables and sandbox profile, or an INPUT_VALIDATION_FAILED."""
     question = _question(inputs)
     files, tables = _files(inputs.get("files")), _tables(inputs.get("tables"))
@@ -185,7 +193,19 @@ def _files(value: Any) -> list[str]:
     return [v.strip() for v in items]
 
 
-def _tables(value: Any) -> dict[str, list[dict[str, Any]]]:
+def _frame(rows: Table | list[dict[str, Any]]) -> tuple[pd.DataFrame, list[str]]:
+    """A table for the agent, with what was done to it: a table read from a file keeps its
+    types and has its amounts put in yen (``agents.ledger.in_yen``); records are taken as
+    they are."""
+    if not isinstance(rows, Table):
+        return to_frame(rows), []
+    from keiri_agent.agents.ledger import in_yen
+
+    frame, notes, _ = in_yen(rows.frame, rows.units)
+    return frame, notes
+
+
+def _tables(value: Any) -> dict[str, Table | list[dict[str, Any]]]:
     if value is None:
         return {}
     if not isinstance(value, Mapping):
@@ -194,16 +214,16 @@ def _tables(value: Any) -> dict[str, list[dict[str, Any]]]:
             "tables には {名前: レコードのリスト} を指定してください（例: {売上: ${extract.records}}）。",
             field="tables",
         )
-    tables: dict[str, list[dict[str, Any]]] = {}
+    tables: dict[str, Table | list[dict[str, Any]]] = {}
     for name, data in value.items():
-        records = records_from(data, field=f"tables.{name}")
-        if not records:
+        rows = data if isinstance(data, Table) else records_from(data, field=f"tables.{name}")
+        if not len(rows):
             raise input_error(
                 f"表 tables.{name} にレコードがありません（0 行）。",
                 "上流のノードが 1 行以上の表を出力しているか確認するか、この表を tables から外してください。",
                 field=f"tables.{name}",
             )
-        tables[str(name)] = records
+        tables[str(name)] = rows
     return tables
 
 

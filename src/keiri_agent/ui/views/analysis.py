@@ -161,6 +161,8 @@ def _tables(session: AnalysisSession) -> None:
         label = f'df（= dfs["{name}"]）' if index == 0 else f'dfs["{name}"]'
         rows, cols = frame.shape
         with st.expander(f"{label}: {rows:,} 行 × {cols} 列"):
+            for note in session.infos[name].notes:  # units made yen, total rows left out...
+                st.caption(note)
             st.dataframe(frame.head(PREVIEW_ROWS))
 
 

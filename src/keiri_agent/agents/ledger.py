@@ -1,0 +1,310 @@
+"""The tables the agents work on: read by the ledger reader, amounts in yen, said in Japanese.
+
+The analysis agent (``AnalysisSession.add_file``) and the conversion pipeline
+(``convert.formats.read_table``) read a user's CSV or workbook with the reader the plan blocks
+use (``documents.read_table``: encodings, title and period rows, blank cells, every amount and
+date form, total and subtotal rows set aside). An agent differs from a block in one point, the
+unit. A block keeps the numbers as written and names their unit beside them; an agent hands
+the table to generated code and to a model that reports in yen, and a sum taken in 千円 and
+reported as 円 is 1,000 times off. So :func:`ledger_table`
+
+* multiplies each amount column written in 千円 / 万円 / 百万円 (named in its header or in a
+  title row) into yen, and makes its header say 円 (``金額（千円）`` → ``金額（円）``; ``金額``
+  under ``単位：千円`` → ``金額（円）``), so values and name agree wherever the table goes (the
+  sandbox, a converted file); a workbook column that holds yen but shows them in 千円 by its
+  number format (``#,##0,``) keeps its values, and its header is made to say 円 too;
+* refuses a table with a cell in an amount column that is not an amount (a typo, a note
+  typed into the amount): the column would stay text, or a sum would skip the cell, and the
+  figures would be off without a word; the error names the cell as the user finds it (CSV
+  line, or sheet, row and cell) and how many more there are;
+* refuses a table whose one grand-total row (合計, 総計, 総合計) states an amount that is not
+  the sum of the data rows read (in an amount column: not a rate, a unit price or a balance): a subtotal row nobody labelled (an amount alone under its
+  group) reads as data and doubles its group, a lost or misread row changes the sum; the
+  agent's figures would then differ from the file's own total without a word. The error
+  names the total's cell, both sums and the difference;
+* says in ``notes`` (Japanese, for the model's prompt and the user's log) what was done: the
+  units applied, the total and subtotal rows left out (so the model does not add them back),
+  notes under the table, the date columns converted and date cells that could not be read,
+  and the title rows above the header (the company, the period).
+
+A table a plan block read (``Table``, with its ``units``) is put in yen by :func:`in_yen`.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from keiri_agent.documents.cell_forms import read_amount
+from keiri_agent.documents.failures import invalid_input
+from keiri_agent.documents.table_frame import YEN_FACTORS, TableReadInfo, TableResult
+from keiri_agent.documents.table_types import is_amount_header, unit_in
+from keiri_agent.documents.tables import read_table
+
+__all__ = [
+    "MAX_NAMED_COLUMNS",
+    "MAX_NAMED_ROWS",
+    "YEN",
+    "LedgerTable",
+    "in_yen",
+    "ledger_table",
+    "read_ledger",
+]
+
+YEN = "円"
+# Rows (totals, unreadable dates) and columns named one by one in a note; the count is
+# always given.
+MAX_NAMED_ROWS = 5
+MAX_NAMED_COLUMNS = 10
+# Decimals kept after multiplying into yen (百万円 written to 0.1 is whole yen; float error of
+# the multiplication, 12.3 * 1,000,000 = 12300000.000000002, is far below them).
+_YEN_DECIMALS = 6
+# Two sums are the same when they differ by float noise only (a workbook's cached 合計 of
+# 12.3 and 45.6 is 57.900000000000006): far below a yen of any amount a ledger holds.
+_SAME_SUM = 1e-9
+# The labels of a whole table's total (not a group's 小計 or 部門計, not a running 累計), by
+# their letters alone (【合 計】 is 合計).
+_GRAND_LABELS = frozenset({"合計", "総計", "総合計", "合計額"})
+# Amount columns whose cell in a 合計 row is not their sum (a rate, a unit price, the closing
+# balance of a 出納帳's 残高), left out of the check.
+_NOT_SUMMED = ("率", "比", "%", "単価", "残高")
+_DATE_KINDS = {"date": "日付", "datetime": "日時", "month": "年月"}
+_NUMBER_HINT = (
+    "そのセルを金額（例: 1,200、△1,200、(1,200)）に直すか空欄にして保存し直してから、"
+    "もう一度指定してください。"
+)
+
+
+@dataclass
+class LedgerTable:
+    """A table as the agents see it: ``frame`` (amounts in yen), how it was read (``info``,
+    its column names as in the file), what was done to it (``notes``) and the headers made to
+    say 円 (``renamed``: as written → as in ``frame``)."""
+
+    frame: pd.DataFrame
+    info: TableReadInfo
+    notes: list[str] = field(default_factory=list)
+    renamed: dict[str, str] = field(default_factory=dict)
+
+
+def read_ledger(
+    source: Path | str | bytes,
+    *,
+    name: str | None = None,
+    sheet: str | int | None = None,
+    delimiter: str | None = None,
+) -> LedgerTable:
+    """Read a CSV/TSV/Excel file as :func:`ledger_table` says (the file layer's errors pass
+    through; an amount cell that is not an amount is an INPUT_VALIDATION_FAILED)."""
+    return ledger_table(read_table(source, name=name, sheet=sheet, delimiter=delimiter))
+
+
+def ledger_table(result: TableResult) -> LedgerTable:
+    """``result`` with its amounts in yen and its notes (see the module docstring)."""
+    info = result.info
+    _refuse_unreadable_amounts(info)
+    _refuse_unequal_total(result)
+    frame, notes, renamed = in_yen(result.df, info.units)
+    return LedgerTable(frame, info, notes + _read_notes(info, renamed), renamed)
+
+
+def in_yen(
+    frame: pd.DataFrame, units: Mapping[str, str]
+) -> tuple[pd.DataFrame, list[str], dict[str, str]]:
+    """``frame`` with each number column of ``units`` (column → the unit its values are in)
+    multiplied into yen and its header made to say 円; the notes saying so (one per unit),
+    and the headers changed (as written → new). ``frame`` itself is not changed."""
+    scaled: dict[str, pd.Series] = {}
+    renamed: dict[str, str] = {}
+    told: dict[str, list[str]] = {}  # unit the values were in → their headers now
+    for column, unit in units.items():
+        if column not in frame.columns or not pd.api.types.is_numeric_dtype(frame[column]):
+            continue
+        header = _yen_header(column, unit)
+        if header is None:
+            continue  # yen already, and its header says nothing else
+        if YEN_FACTORS[unit] != 1:
+            scaled[column] = _times(frame[column], YEN_FACTORS[unit])
+        if header in frame.columns or header in renamed.values():
+            header = column  # the name is taken: keep it, the note says the unit
+        else:
+            renamed[column] = header
+        told.setdefault(unit, []).append(header)
+    # Assigned and renamed once: a wide frame is copied at each change.
+    frame = frame.assign(**scaled).rename(columns=renamed) if told else frame
+    notes = []
+    for unit, headers in told.items():
+        listed = "".join(f"「{h}」" for h in headers[:MAX_NAMED_COLUMNS])
+        if len(headers) > MAX_NAMED_COLUMNS:
+            listed += f"ほか {len(headers) - MAX_NAMED_COLUMNS} 列"
+        if unit == YEN:
+            notes.append(
+                f"列{listed}: 見出しの単位は表示上のもので、セルの値は円です（円のまま読みました）。"
+            )
+        else:
+            notes.append(
+                f"列{listed}: 元の表は{unit}単位です。{YEN_FACTORS[unit]:,} 倍して円にしてあります"
+                "（金額はすべて円です）。"
+            )
+    return frame, notes, renamed
+
+
+def _yen_header(column: str, unit: str) -> str | None:
+    """The header of ``column`` (values in ``unit``) once its values are yen; None when it
+    needs no change (yen, and no other unit named)."""
+    named = unit_in(column)
+    if named is not None:
+        return None if named == YEN else column.replace(named, YEN, 1)
+    return None if unit == YEN else f"{column}（{YEN}）"
+
+
+def _times(series: pd.Series, factor: int) -> pd.Series:
+    if pd.api.types.is_integer_dtype(series):
+        return series * factor
+    scaled = (series * factor).round(_YEN_DECIMALS)
+    if bool((scaled.dropna() % 1 == 0).all()):
+        return scaled.astype("Int64" if scaled.isna().any() else "int64")
+    return scaled
+
+
+def _refuse_unreadable_amounts(info: TableReadInfo) -> None:
+    amounts = [
+        cell for cell in info.unreadable if info.converted.get(cell["column"]) not in _DATE_KINDS
+    ]
+    if not amounts:
+        return
+    first = amounts[0]
+    count = sum(
+        n
+        for column, n in info.unreadable_counts.items()
+        if column in {c["column"] for c in amounts}
+    )
+    more = f"（ほか {count - 1:,} 個）" if count > 1 else ""
+    raise invalid_input(
+        info.file,
+        f"{info.where(first['position'], first['column'])} の {first['value']!r} を金額として"
+        f"読めません（{first['reason']}）{more}。このまま集計すると合計が実際と合わなくなるため、"
+        "読み込みを止めました。",
+        _NUMBER_HINT,
+        column=first["column"],
+        position=first["position"],
+        cell=first["cell"],
+        value=first["value"],
+        unreadable=count,
+    )
+
+
+def _grand_total_row(result: TableResult) -> int | None:
+    """The one row of ``result.totals`` labelled as the whole table's total, or None (none,
+    or several: a report's sections each with its 合計)."""
+    grand = [
+        row
+        for row, total in enumerate(result.info.totals)
+        if _letters(str(total["label"])) in _GRAND_LABELS
+    ]
+    return grand[0] if len(grand) == 1 and result.totals is not None else None
+
+
+def _letters(text: str) -> str:
+    return "".join(ch for ch in unicodedata.normalize("NFKC", text) if ch.isalnum())
+
+
+def _summed(column: str, numbers: pd.Series, info: TableReadInfo) -> bool:
+    """Whether a 合計 row's cell in ``column`` must be the sum of its ``numbers``: an amount
+    column (by its header or its unit) read as numbers, not one of ``_NOT_SUMMED``."""
+    name = unicodedata.normalize("NFKC", column)
+    return (
+        pd.api.types.is_numeric_dtype(numbers)
+        and (is_amount_header(name) or column in info.units)
+        and not any(word in name for word in _NOT_SUMMED)
+    )
+
+
+def _refuse_unequal_total(result: TableResult) -> None:
+    row = _grand_total_row(result)
+    if row is None:
+        return
+    assert result.totals is not None  # _grand_total_row
+    info = result.info
+    for column, cell in result.totals.iloc[row].items():
+        numbers = result.df.get(str(column))
+        if numbers is None or not _summed(str(column), numbers, info) or pd.isna(cell):
+            continue
+        stated = cell if isinstance(cell, int | float) else read_amount(str(cell))
+        if stated is None or isinstance(stated, bool):
+            continue
+        summed = math.fsum(numbers.dropna().tolist())
+        if math.isclose(stated, summed, rel_tol=_SAME_SUM, abs_tol=_SAME_SUM):
+            continue
+        position = info.totals[row]["position"]
+        raise invalid_input(
+            info.file,
+            f"{info.where(position, str(column))}の合計 {_figure(stated)} が、明細の行の合計 "
+            f"{_figure(summed)} と一致しません（差 {_figure(summed - stated)}）。見出しのない小計の"
+            "行が明細に混ざっているか、読めなかった行があると、集計が実際と合わなくなるため、"
+            "読み込みを止めました。",
+            "ファイルの合計行と明細を確かめてください。小計の行は「小計」「営業部 計」のように"
+            "最初の列に書くか削除し、合計が正しければもう一度指定してください。",
+            column=str(column),
+            position=position,
+            stated=str(stated),
+            summed=str(summed),
+        )
+
+
+def _figure(value: float) -> str:
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:,}"
+
+
+def _rows(info: TableReadInfo, found: list[dict[str, Any]], key: str) -> str:
+    """``売上.csv の 8 行目（小計）、12 行目（合計）``: rows named once with their file."""
+    sheet = f"シート「{info.sheet}」の " if info.position_kind == "row" and info.sheet else ""
+    named = "、".join(
+        f"{item['position']} 行目（{item[key]}）" if item["position"] is not None else item[key]
+        for item in found[:MAX_NAMED_ROWS]
+    )
+    more = f" ほか {len(found) - MAX_NAMED_ROWS} 行" if len(found) > MAX_NAMED_ROWS else ""
+    return f"{info.file} の {sheet}{named}{more}"
+
+
+def _read_notes(info: TableReadInfo, renamed: dict[str, str]) -> list[str]:
+    notes: list[str] = []
+    if info.skipped_title_rows:
+        notes.append(
+            "表の上のタイトル行（データではありません）: " + " / ".join(info.skipped_title_rows)
+        )
+    if info.totals:
+        notes.append(
+            f"合計・小計の行 {len(info.totals)} 行はデータから除いてあります: "
+            f"{_rows(info, info.totals, 'label')}。合計や部門別の集計は残りの行をそのまま"
+            "集計してください（合計行を足し直す必要はありません）。"
+        )
+    if info.footer:
+        notes.append(f"表の後の注記 {len(info.footer)} 行はデータから除いてあります。")
+    dates = [c for c, kind in info.converted.items() if kind in _DATE_KINDS]
+    if dates:
+        listed = "、".join(f"「{renamed.get(c, c)}」" for c in dates)
+        notes.append(
+            f"列{listed}: 和暦・20260203・2026/2/3 などの書き方を日付型に変換してあります。"
+        )
+    for column, count in info.unreadable_counts.items():
+        kind = _DATE_KINDS.get(info.converted.get(column, ""))
+        if kind is None:
+            continue
+        cells = [
+            {"position": c["position"], "value": repr(c["value"])}
+            for c in info.unreadable
+            if c["column"] == column
+        ]
+        listed = _rows(info, cells, "value")
+        notes.append(
+            f"列「{renamed.get(column, column)}」の {count:,} 個のセルは{kind}として読めず、"
+            f"空欄（NaT）にしてあります: {listed}。"
+        )
+    return notes
