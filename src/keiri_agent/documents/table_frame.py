@@ -289,7 +289,7 @@ def _note_unreadable(
     info: TableReadInfo, column: str, typing: Any, where: np.ndarray | None
 ) -> None:
     meant = typing.kind or typing.meant or ""
-    kind = {"date": "日付", "datetime": "日時", "month": "年月"}.get(meant, "金額")
+    kind = {"date": "日付", "datetime": "日時", "month": "年月", "percent": "割合"}.get(meant, "金額")
     info.unreadable_counts[column] = len(typing.unreadable)
     for cell in typing.unreadable[:MAX_LISTED_CELLS]:
         position = _position(where, cell.row)

@@ -49,6 +49,7 @@ from keiri_agent.documents.cell_forms import (
     YearMonth,
     amount_problem,
     date_problem,
+    era_outside,
     is_code,
     is_dash,
     is_month_day,
@@ -380,8 +381,11 @@ def _type_dates(
                 pd.Series(list(one_by_one.values()), index=labels, dtype="object")
             )
         column = days.reindex(series.index)
-        timed = any(isinstance(r, dt.datetime) for r in found)
-        kind = "datetime" if timed else "date"
+        # Times all at midnight (``2026/2/3 0:00``, as Excel writes a date cell to CSV) are
+        # dates, as a workbook's date cells are.
+        timed = [r for r in found if isinstance(r, dt.datetime)]
+        midnight = all(local_time(r, zone).time() == dt.time(0) for r in timed)
+        kind = "datetime" if timed and not midnight else "date"
     bad = [
         Unreadable(_row_of(series, i), _text(values.at[i]), _date_reason(values.at[i]))
         for i in failed
@@ -391,22 +395,80 @@ def _type_dates(
     if months and (len(months) != len(found) or vectorized):
         notes.append(f"年月だけのセル {len(months):,} 個はその月の 1 日として読みました")
     notes.extend(_offset_note([r for r in found if isinstance(r, dt.datetime)], zone))
+    notes.extend(_era_note(values[rest]))
     return ColumnTyping(column, kind, bad, notes)
+
+
+def _era_note(values: pd.Series) -> list[str]:
+    """The note for 和暦 dates outside their era's days (``平成31年5月1日``), read as the day
+    the year names (2019-05-01): how many, the first and the era's span (``cell_forms``)."""
+    outside = [
+        (v, span)
+        for v in values.tolist()
+        if isinstance(v, str)
+        for span in [era_outside(v)]
+        if span
+    ]
+    if not outside:
+        return []
+    first, span = outside[0]
+    day = read_date(first)
+    shown = f"{day:%Y/%m/%d}" if day is not None else ""
+    return [
+        f"元号の期間外の和暦の日付 {len(outside):,} 個を、書かれた年のとおり西暦に直して読みました"
+        f"（最初は {first.strip()} → {shown}。{span}）。日付が正しいか確かめてください"
+    ]
 
 
 def _type_percents(series: pd.Series, values: pd.Series) -> ColumnTyping | None:
     """A column of percentages (``10%``, ``８％``: every non-blank cell) as the fractions a
-    workbook holds for them (0.1, 0.08), so a CSV and a workbook compute alike."""
+    workbook holds for them (0.1, 0.08), so a CSV and a workbook compute alike. A column of
+    mostly percentages with plain numbers among them (``_mixed_percents``) stays text."""
     if not _is_text(values):
         return None
     read = values.map(lambda v: read_percent(v) if isinstance(v, str) else None)
     if read.isna().any():
+        return _mixed_percents(series, values, read)
+    return _percents_read(series, values, read)
+
+
+def _percents_read(series: pd.Series, values: pd.Series, read: pd.Series) -> ColumnTyping:
+    """The number column of the fractions ``read`` (0 where a cell wrote 0), with its note."""
+    shown = read.notna().to_numpy()
+    first, fraction = values[shown].iloc[0], read[shown].iloc[0]
+    note = f"百分率のセル {int(shown.sum()):,} 個を割合の数値として読みました（{first} → {fraction:g}）"
+    numbers = pd.to_numeric(read.where(read.notna(), 0.0))
+    return ColumnTyping(numbers.reindex(series.index), "number", notes=[note])
+
+
+def _mixed_percents(series: pd.Series, values: pd.Series, read: pd.Series) -> ColumnTyping | None:
+    """A column of percentages (at least ``NAMED_SHARE`` of its cells) where the other cells are
+    plain numbers (``0.12`` or ``12`` typed into a cell not formatted as a percentage, beside
+    ``12%``): whether such a number is the fraction or the percentage cannot be known, so the
+    column stays text and each number but 0 (0 either way) is listed with why."""
+    if float(read.notna().mean()) < NAMED_SHARE:
         return None
-    first = values.iloc[0]
-    note = (
-        f"百分率のセル {len(read):,} 個を割合の数値として読みました（{first} → {read.iloc[0]:g}）"
-    )
-    return ColumnTyping(pd.to_numeric(read).reindex(series.index), "number", notes=[note])
+    others = values[read.isna().to_numpy()]
+    numbers = [
+        v if isinstance(v, int | float) and not isinstance(v, bool) else read_amount(str(v))
+        for v in others.tolist()
+    ]
+    if any(n is None for n in numbers):
+        return None  # words among them: not a column of rates
+    bad = [
+        Unreadable(
+            _row_of(series, i),
+            _text(v),
+            f"百分率の列にある数値 {_text(v)} が、割合（{float(n) * 100:g}%）か百分率の数（{_text(v)}%）"
+            f"か決められません（{values[read.notna().to_numpy()].iloc[0]} のように % を付けて書くか、"
+            "Excel ではセルの表示形式をパーセントにしてください）",
+        )
+        for i, v, n in zip(others.index, others.tolist(), numbers, strict=True)
+        if n != 0
+    ]
+    if bad:
+        return ColumnTyping(series, None, bad, meant="percent")
+    return _percents_read(series, values, read)
 
 
 def _yearless(series: pd.Series, values: pd.Series) -> ColumnTyping | None:
