@@ -381,11 +381,8 @@ def _type_dates(
                 pd.Series(list(one_by_one.values()), index=labels, dtype="object")
             )
         column = days.reindex(series.index)
-        # Times all at midnight (``2026/2/3 0:00``, as Excel writes a date cell to CSV) are
-        # dates, as a workbook's date cells are.
-        timed = [r for r in found if isinstance(r, dt.datetime)]
-        midnight = all(local_time(r, zone).time() == dt.time(0) for r in timed)
-        kind = "datetime" if timed and not midnight else "date"
+        timed = any(isinstance(r, dt.datetime) for r in found)
+        kind = "datetime" if timed else "date"
     bad = [
         Unreadable(_row_of(series, i), _text(values.at[i]), _date_reason(values.at[i]))
         for i in failed
