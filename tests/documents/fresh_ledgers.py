@@ -81,10 +81,12 @@ class WCell:
 
 @dataclass
 class Sheet:
-    """The rows of a file, top to bottom (None: a blank row), and the data rows' indexes."""
+    """The rows of a file, top to bottom (None: a blank row), the data rows' indexes, and the
+    cell ranges a workbook merges (``A9:C9``)."""
 
     rows: list[list[WCell] | None] = field(default_factory=list)
     data_rows: list[int] = field(default_factory=list)
+    merges: list[str] = field(default_factory=list)
 
     def add(self, cells: list[WCell] | None, *, data: bool = False) -> None:
         if data:
@@ -385,6 +387,8 @@ def _xlsx(sheet: Sheet) -> bytes:
                 target.number_format = cell.fmt
             if cell.quoted:
                 target.quotePrefix = True
+    for merged in sheet.merges:
+        ws.merge_cells(merged)
     out = io.BytesIO()
     book.save(out)
     return out.getvalue()

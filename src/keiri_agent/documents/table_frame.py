@@ -301,7 +301,7 @@ def _position(where: np.ndarray | None, row: int) -> int | None:
 def _note_unreadable(
     info: TableReadInfo, column: str, typing: Any, where: np.ndarray | None
 ) -> None:
-    meant = typing.kind or typing.meant or ""
+    meant = typing.meant or typing.kind or ""
     kind = {"date": "日付", "datetime": "日時", "month": "年月", "percent": "割合"}.get(
         meant, "金額"
     )

@@ -6,7 +6,8 @@ group. Summed again, they double the figures. A row is a total row when
 * one of its first two non-blank cells is a total label: 合計, 小計, 総計, 総合計, 累計, 中計,
   月計, 日計, 計 (alone, or after a space: ``営業部 計``), a name ending in 合計 / 小計 / 総計
   (``4月合計``, ``営業部小計``), or a group's total: a grouping word before 計 (部門計,
-  科目計, 取引先計, 営業1部計, 4月計); brackets and spaces inside the label do not matter
+  科目計, 取引先計, 営業1部計, 4月計, a printout's page total 頁計 / ページ計); brackets
+  and spaces inside the label do not matter
   (``【合 計】``); or
 * it is the last row, has no text beside its numbers, leaves blank a column that every row
   above fills (where a label, a date or a name would be), and each of its amounts equals the
@@ -22,7 +23,9 @@ lines (``total_rows`` says how many) when
   whose header names an amount, or whose cells in the table's last rows are mostly amounts),
   so a data row -- whatever its 摘要 says (``以上``) -- is never one; and
 * they follow a total row (labelled, or the label-less sum of the rows above), or a blank line
-  of the file under a row with amounts: a note written right under the data is data.
+  of the file under a row with amounts, or the first of them is a note (its first cell begins
+  with ``※`` or ``注``: ``※ 金額は税抜です``, ``(注1)``); any other line written right under
+  the data is data.
 
 At most ``MAX_FOOTER_ROWS`` rows are looked at; a table with no amount column has no footer.
 """
@@ -66,11 +69,13 @@ _AMOUNT_COLUMN_SHARE = 0.5
 # account, a partner, a period. Other words ending in 計 (会計, 統計, 時計) are not totals.
 _GROUP_WORDS = (
     "部門|科目|補助科目|取引先|得意先|仕入先|支払先|担当者?|社員|部|課|室|店|支店|営業所|"
-    "事業所|拠点|月|日|週|期|年度?|区分|品目|商品|口座|伝票|別"
+    "事業所|拠点|月|日|週|期|年度?|区分|品目|商品|口座|伝票|別|頁|ページ"
 )
 _LABEL = re.compile(
     rf"(?:総合計|合計額?|小計|総計|累計|中計|月計|日計|計|.+(?:合計|小計|総計)|.*(?:{_GROUP_WORDS})計)"
 )
+# A note's mark at the start of its first cell (※, 注, 注1:, (注)).
+_NOTE_MARK = re.compile(r"\s*(?:※|[(（]?注[0-9０-９]*[)）:：\s])")
 _STRIP = re.compile(r"[\s【】\[\]［］()（）<>＜＞《》「」:：・]+")
 
 
@@ -234,12 +239,20 @@ def _footer_rows(frame: pd.DataFrame, positions: np.ndarray | None, labelled: np
     # Under a labelled total or a blank line; else a shorter run may be (a note under a gap).
     while count:
         anchor = n - count - 1
-        if labelled[anchor] or (
-            amounts[len(amounts) - count - 1].any() and _follows_gap(frame, positions, anchor)
+        if (
+            labelled[anchor]
+            or _is_note(frame.iloc[anchor + 1].tolist())
+            or (amounts[len(amounts) - count - 1].any() and _follows_gap(frame, positions, anchor))
         ):
             return count
         count -= 1
     return 0
+
+
+def _is_note(cells: list[object]) -> bool:
+    """Whether a row's first filled cell begins with a note's mark (``_NOTE_MARK``)."""
+    first = next((v for v in cells if not _is_blank(v)), None)
+    return isinstance(first, str) and bool(_NOTE_MARK.match(first))
 
 
 def _follows_gap(frame: pd.DataFrame, positions: np.ndarray | None, anchor: int) -> bool:

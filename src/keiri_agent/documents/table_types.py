@@ -429,20 +429,26 @@ def _type_percents(series: pd.Series, values: pd.Series) -> ColumnTyping | None:
     return _percents_read(series, values, read)
 
 
-def _percents_read(series: pd.Series, values: pd.Series, read: pd.Series) -> ColumnTyping:
-    """The number column of the fractions ``read`` (0 where a cell wrote 0), with its note."""
+def _percents_read(
+    series: pd.Series, values: pd.Series, read: pd.Series, bad: list[Unreadable] | None = None
+) -> ColumnTyping:
+    """The number column of the fractions ``read`` (0 where a cell wrote 0; blank at ``bad``,
+    the cells listed), with its note."""
     shown = read.notna().to_numpy()
     first, fraction = values[shown].iloc[0], read[shown].iloc[0]
     note = f"百分率のセル {int(shown.sum()):,} 個を割合の数値として読みました（{first} → {fraction:g}）"
     numbers = pd.to_numeric(read.where(read.notna(), 0.0))
-    return ColumnTyping(numbers.reindex(series.index), "number", notes=[note])
+    if bad:
+        numbers.loc[series.index[[cell.row for cell in bad]]] = np.nan
+    return ColumnTyping(numbers.reindex(series.index), "number", bad or [], [note], "percent")
 
 
 def _mixed_percents(series: pd.Series, values: pd.Series, read: pd.Series) -> ColumnTyping | None:
     """A column of percentages (at least ``NAMED_SHARE`` of its cells) where the other cells are
     plain numbers (``0.12`` or ``12`` typed into a cell not formatted as a percentage, beside
-    ``12%``): whether such a number is the fraction or the percentage cannot be known, so the
-    column stays text and each number but 0 (0 either way) is listed with why."""
+    ``12%``): whether such a number is the fraction or the percentage cannot be known, so each
+    but 0 (0 either way) is left blank and listed with why, as a date column's unreadable
+    cells are."""
     if float(read.notna().mean()) < NAMED_SHARE:
         return None
     others = values[read.isna().to_numpy()]
@@ -452,20 +458,19 @@ def _mixed_percents(series: pd.Series, values: pd.Series, read: pd.Series) -> Co
     ]
     if any(n is None for n in numbers):
         return None  # words among them: not a column of rates
+    example = values[read.notna().to_numpy()].iloc[0]
     bad = [
         Unreadable(
             _row_of(series, i),
             _text(v),
             f"百分率の列にある数値 {_text(v)} が、割合（{float(n) * 100:g}%）か百分率の数（{_text(v)}%）"
-            f"か決められません（{values[read.notna().to_numpy()].iloc[0]} のように % を付けて書くか、"
+            f"か決められません（{example} のように % を付けて書くか、"
             "Excel ではセルの表示形式をパーセントにしてください）",
         )
         for i, v, n in zip(others.index, others.tolist(), numbers, strict=True)
         if n != 0
     ]
-    if bad:
-        return ColumnTyping(series, None, bad, meant="percent")
-    return _percents_read(series, values, read)
+    return _percents_read(series, values, read, bad)
 
 
 def _yearless(series: pd.Series, values: pd.Series) -> ColumnTyping | None:
