@@ -67,6 +67,7 @@ def test_printed_ledgers_read_back_as_their_source(seed: int, fmt: FileFormat) -
     assert info.unreadable == []
     totals = result.totals_table().frame
     assert [_stated(v) for v in totals["金額"].tolist()] == drawn.stated
+    assert not [w for w in info.warnings if "一致しません" in w]  # the grand total checks out
     noted = [w for w in info.warnings if "元号の期間外" in w]
     assert len(noted) == (1 if drawn.era_notes else 0)
     if drawn.era_notes:

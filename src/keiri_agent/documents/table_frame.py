@@ -25,7 +25,7 @@ from openpyxl.utils import get_column_letter
 from keiri_agent.documents.failures import invalid_input, unreadable
 from keiri_agent.documents.table_infer import detect_header, make_column_names
 from keiri_agent.documents.table_layout import layout_rows, row_text
-from keiri_agent.documents.table_totals import is_total_label, total_rows
+from keiri_agent.documents.table_totals import is_total_label, total_differences, total_rows
 from keiri_agent.documents.table_types import type_column, unit_in, units_of
 from keiri_agent.documents.table_value import Table, TableOrigin
 
@@ -241,6 +241,14 @@ def finish_table(
         )
     if totals is not None:
         _note_totals(info, totals, total_positions)
+        row, differences = total_differences(totals, frame)
+        for name, (stated, summed) in differences.items():
+            at = info.where(_position(total_positions, row), name)
+            info.warnings.append(
+                f"合計の行（{at}）の金額 {stated:,} が、明細の合計 {summed:,} と一致しません"
+                f"（差 {stated - summed:,}）。行の抜けや読めなかった金額がないか、ファイルの合計が"
+                "正しいかを確かめてください"
+            )
     if info.units:
         listed = "、".join(f"「{n}」は{u}" for n, u in info.units.items())
         info.warnings.append(f"金額の単位: {listed}（数値は書かれたまま読み、換算していません）")

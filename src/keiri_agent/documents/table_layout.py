@@ -10,14 +10,15 @@ layout row when, anywhere below the header,
 * its filled cells each equal the header's cell in the same column (spaces and full-width
   forms aside) and they are at least ``MIN_HEADER_CELLS`` of them (or the whole header of a
   narrower table): the header repeated;
-* it fills at most ``MAX_LAYOUT_CELLS`` cells and its text is one of the title rows above the
-  header (``仕訳日記帳``, ``期間：…``), a page number (``1/3 ページ``, ``- 2 -``, ``P.2``,
-  ``2頁``), or a unit statement alone (``（単位：千円）``, ``単位：円``, ``[単位:千円]``).
+* it stands above a repeated header, fills at most ``MAX_LAYOUT_CELLS`` cells and its text
+  is one of the title rows above the header (``仕訳日記帳``, ``期間：…``) or a page number
+  (``1/3 ページ``, ``- 2 -``, ``P.2``, ``2頁``): the break between two pages;
+* it fills at most ``MAX_LAYOUT_CELLS`` cells and its text is a unit statement alone
+  (``（単位：千円）``, ``単位：円``, ``[単位:千円]``), wherever it stands.
 
 Layout rows are set aside with their places (``TableReadInfo.layout``), and a unit statement
 among them names the unit as a title row does. A row that holds anything else is data. Page
-numbers and titles after the last data row are left to the footer rule (``table_totals``),
-as notes under a table are; a unit line is layout wherever it stands.
+numbers and notes under the last page are left to the footer rule (``table_totals``).
 """
 
 from __future__ import annotations
@@ -90,6 +91,8 @@ def layout_rows(
     found = _repeated_header(frame, header) if len(header) else np.zeros(len(frame), bool)
     if frame.empty:
         return found, []
+    repeats = np.flatnonzero(found)
+    last_header = int(repeats[-1]) if len(repeats) else -1
     filled = frame.notna().to_numpy(dtype=bool).sum(axis=1)
     title_keys = {_key(t) for t in titles}
     units: list[str] = []
@@ -100,8 +103,6 @@ def layout_rows(
         if _UNIT_LINE.fullmatch(key):
             units.append(unicodedata.normalize("NFKC", row_text(cells)))
             unit_rows[i] = True
-        elif key in title_keys or _PAGE.fullmatch(key):
+        elif i < last_header and (key in title_keys or _PAGE.fullmatch(key)):
             found[i] = True
-    data = np.flatnonzero(~(found | unit_rows))
-    found[data[-1] + 1 if len(data) else 0 :] = False  # after the data: footer lines
     return found | unit_rows, units

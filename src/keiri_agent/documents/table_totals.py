@@ -15,6 +15,11 @@ group. Summed again, they double the figures. A row is a total row when
 
 Words that merely end in 計 (会計, 統計, 設計, 時計, 温度計) are not labels.
 
+A file's grand total checks the reading (``total_differences``): when exactly one total row is
+labelled as the whole table's (合計, 総計, 総合計), each amount it states in a column read as
+numbers must equal that column's sum over the data rows; where it does not, a row or a cell
+was lost or misread (or the file's total is wrong), and a warning says so.
+
 Footer lines: exports end with notes after the data (``※ 金額は税込です``, ``以上``,
 ``出力日: 2026/02/03``, ``担当: 経理部``, a page number). The last rows of a table are footer
 lines (``total_rows`` says how many) when
@@ -47,6 +52,7 @@ __all__ = [
     "MAX_FOOTER_ROWS",
     "MIN_ROWS_ABOVE_SUM",
     "is_total_label",
+    "total_differences",
     "total_rows",
 ]
 
@@ -76,6 +82,8 @@ _LABEL = re.compile(
 )
 # A note's mark at the start of its first cell (※, 注, 注1:, (注)).
 _NOTE_MARK = re.compile(r"\s*(?:※|[(（]?注[0-9０-９]*[)）:：\s])")
+# The labels of a whole table's total (not a group's or a page's, not a running 累計).
+_GRAND_LABELS = frozenset({"合計", "総計", "総合計", "合計額"})
 _STRIP = re.compile(r"[\s【】\[\]［］()（）<>＜＞《》「」:：・]+")
 
 
@@ -89,6 +97,34 @@ def is_total_label(value: object) -> bool:
     if re.fullmatch(r".+\s+計", text):
         return True
     return bool(_LABEL.fullmatch(_STRIP.sub("", text)))
+
+
+def total_differences(
+    totals: pd.DataFrame, data: pd.DataFrame
+) -> dict[str, tuple[Decimal, Decimal]]:
+    """``{column: (stated, summed)}`` for the amounts of the one grand-total row of ``totals``
+    (raw cells) that differ from the sum of ``data``'s number column of that name (module
+    docstring); empty when there is no such row, or two (a report's sections)."""
+    grand = [
+        i
+        for i, row in enumerate(totals.itertuples(index=False))
+        if any(
+            isinstance(v, str) and _STRIP.sub("", unicodedata.normalize("NFKC", v)) in _GRAND_LABELS
+            for v in row
+        )
+    ]
+    if len(grand) != 1:
+        return -1, {}
+    found = {}
+    for column, value in totals.iloc[grand[0]].items():
+        stated = _amount(value)
+        numbers = data.get(str(column))
+        if stated is None or numbers is None or not pd.api.types.is_numeric_dtype(numbers):
+            continue
+        summed = sum((Decimal(repr(v)) for v in numbers.dropna().tolist()), Decimal(0))
+        if summed != stated:
+            found[str(column)] = (stated, summed)
+    return grand[0], found
 
 
 def _labelled(frame: pd.DataFrame) -> np.ndarray:
