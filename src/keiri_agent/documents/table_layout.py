@@ -70,11 +70,15 @@ def _repeated_header(frame: pd.DataFrame, header: Sequence[Any]) -> np.ndarray:
     need = min(MIN_HEADER_CELLS, len(named))
     if not named:
         return found
-    # Candidates: rows whose first named column holds that name as written in the header.
+    # Candidates: rows whose first named column holds that name, spaces around it aside.
     first = named[0]
-    written = {str(header[first]), str(header[first]).strip()}
+    name = str(header[first]).strip()
     column = frame.iloc[:, first]
-    candidates = np.flatnonzero(column.isin(written).to_numpy(dtype=bool))
+    if isinstance(column.dtype, pd.StringDtype):
+        same = column.str.strip().eq(name).fillna(False).astype(bool)
+    else:
+        same = column.map(lambda v: isinstance(v, str) and v.strip() == name).astype(bool)
+    candidates = np.flatnonzero(same.to_numpy(dtype=bool))
     for i in candidates.tolist():
         keys = [_key(v) for v in frame.iloc[i].tolist()]
         filled = [j for j, k in enumerate(keys) if k]
@@ -93,11 +97,16 @@ def layout_rows(
         return found, []
     repeats = np.flatnonzero(found)
     last_header = int(repeats[-1]) if len(repeats) else -1
-    filled = frame.notna().to_numpy(dtype=bool).sum(axis=1)
+    filled = frame.notna().to_numpy(dtype=bool)
+    counts = filled.sum(axis=1)
+    short = (counts > 0) & (counts <= MAX_LAYOUT_CELLS)
+    # Only a page break's rows or a row naming 円 can be one (a narrow table stays cheap).
+    maybe = short & (np.arange(len(frame)) < last_header)
+    maybe[_naming_yen(frame, np.flatnonzero(short), filled)] = True
     title_keys = {_key(t) for t in titles}
     units: list[str] = []
     unit_rows = np.zeros(len(frame), dtype=bool)
-    for i in np.flatnonzero(filled <= MAX_LAYOUT_CELLS).tolist():
+    for i in np.flatnonzero(maybe).tolist():
         cells = frame.iloc[i].tolist()
         key = "".join(_key(v) for v in cells)
         if _UNIT_LINE.fullmatch(key):
@@ -106,3 +115,22 @@ def layout_rows(
         elif i < last_header and (key in title_keys or _PAGE.fullmatch(key)):
             found[i] = True
     return found | unit_rows, units
+
+
+def _naming_yen(frame: pd.DataFrame, rows: np.ndarray, filled: np.ndarray) -> np.ndarray:
+    """Those of ``rows`` whose first filled cell names 円 or 単位, column by column."""
+    first = filled[rows].argmax(axis=1)
+    hits = []
+    for j in np.unique(first).tolist():
+        at = rows[first == j]
+        cells = frame.iloc[at, j]
+        if isinstance(cells.dtype, pd.StringDtype):
+            hit = cells.str.contains("円|単位", regex=True).fillna(False).to_numpy(dtype=bool)
+        else:
+            hit = np.fromiter(
+                (isinstance(v, str) and ("円" in v or "単位" in v) for v in cells.tolist()),
+                bool,
+                len(at),
+            )
+        hits.append(at[hit])
+    return np.concatenate(hits) if hits else np.zeros(0, dtype=np.int64)

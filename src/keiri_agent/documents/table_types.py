@@ -423,6 +423,11 @@ def _type_percents(series: pd.Series, values: pd.Series) -> ColumnTyping | None:
     mostly percentages with plain numbers among them (``_mixed_percents``) stays text."""
     if not _is_text(values):
         return None
+    probe = values.iloc[:_PROBE_VALUES].map(
+        lambda v: isinstance(v, str) and ("%" in v or "％" in v)
+    )
+    if probe.mean() < NAMED_SHARE:
+        return None  # not a column of percentages: read no further (a long text column)
     read = values.map(lambda v: read_percent(v) if isinstance(v, str) else None)
     if read.isna().any():
         return _mixed_percents(series, values, read)
