@@ -101,10 +101,11 @@ def is_total_label(value: object) -> bool:
 
 def total_differences(
     totals: pd.DataFrame, data: pd.DataFrame
-) -> dict[str, tuple[Decimal, Decimal]]:
-    """``{column: (stated, summed)}`` for the amounts of the one grand-total row of ``totals``
-    (raw cells) that differ from the sum of ``data``'s number column of that name (module
-    docstring); empty when there is no such row, or two (a report's sections)."""
+) -> tuple[int, dict[str, tuple[Decimal, Decimal]]]:
+    """``(row, {column: (stated, summed)})``: the one grand-total row of ``totals`` (raw
+    cells) and its amounts that differ from the sum of ``data``'s number column of that name
+    (module docstring); no differences (row -1) when there is no such row, or two (a report's
+    sections)."""
     grand = [
         i
         for i, row in enumerate(totals.itertuples(index=False))

@@ -457,11 +457,12 @@ def _mixed_percents(series: pd.Series, values: pd.Series, read: pd.Series) -> Co
     if float(read.notna().mean()) < NAMED_SHARE:
         return None
     others = values[read.isna().to_numpy()]
-    numbers = [
+    read_numbers = [
         v if isinstance(v, int | float) and not isinstance(v, bool) else read_amount(str(v))
         for v in others.tolist()
     ]
-    if any(n is None for n in numbers):
+    numbers = [n for n in read_numbers if n is not None]
+    if len(numbers) < len(read_numbers):
         return None  # words among them: not a column of rates
     example = values[read.notna().to_numpy()].iloc[0]
     bad = [

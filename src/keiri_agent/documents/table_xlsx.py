@@ -103,7 +103,7 @@ def _read_sheet(
         # Only the cells that exist: iter_rows would create every cell of the used range.
         for (row, col), cell in ws._cells.items():
             value = None if is_blank(cell.value) else _as_shown(cell.value)
-            if _shows_percent(value, cell.number_format):
+            if isinstance(value, int | float) and _shows_percent(value, cell.number_format):
                 value = _percent_text(value)
             grid[row - 1][col - 1] = value
             if isinstance(value, int | float) and not isinstance(value, bool):
@@ -172,9 +172,9 @@ def _shows_month(number_format: str) -> bool:
     return "m" in section and not any(c in section for c in "dahs")
 
 
-def _shows_percent(value: Any, number_format: str) -> bool:
-    """Whether ``value`` is a number its format shows as a percentage (``0%``, ``0.0%``)."""
-    if not isinstance(value, int | float) or isinstance(value, bool) or "%" not in number_format:
+def _shows_percent(value: float, number_format: str) -> bool:
+    """Whether ``value`` (a number) is shown as a percentage by its format (``0%``, ``0.0%``)."""
+    if isinstance(value, bool) or "%" not in number_format:
         return False
     return "%" in _FORMAT_TEXT.sub("", number_format).split(";")[0]
 
