@@ -35,14 +35,13 @@ from typing import Any
 
 from openpyxl.utils import get_column_letter
 
-from tests.documents.fresh_ledgers import Drawn, FileFormat, Sheet, WCell
+from tests.documents.fresh_ledgers import Drawn, FileFormat, Sheet, WCell, date_text
 
 __all__ = ["COLUMNS", "Printed", "printed"]
 
 COLUMNS = ["日付", "伝票No", "部門", "摘要", "金額", "税率"]
 AMOUNT = COLUMNS.index("金額")
 _FULL = str.maketrans("0123456789,()-", "０１２３４５６７８９，（）－")
-_WEEKDAYS = "月火水木金土日"
 _SECTIONS = ("営業部", "管理部", "製造部")
 _ITEMS = ("会議費 山田商事", "消耗品 鈴木工業", "運賃 佐藤物産", "広告料")
 _AMOUNT_FORMATS = ("#,##0;[Red]\\(#,##0\\)", '#,##0;"△"#,##0', "#,##0_ ;[Red]\\-#,##0\\ ")
@@ -95,14 +94,11 @@ def _date_cell(rng: random.Random, day: dt.date, fmt: FileFormat) -> tuple[WCell
     if rng.random() < 0.4:
         text, outside = _era_text(rng, day)
         return _plain(text), outside
-    weekday = _WEEKDAYS[day.weekday()]
     forms = [
         f"{day.year}/{day.month}/{day.day} 0:00",
         f"{day:%Y-%m-%d}T00:00:00",
-        f"{day.year}年{day.month}月{day.day}日({weekday})",
-        f"{day.year}年{day.month}月{day.day}日（{weekday}）",
-        f"{day.year}/{day.month}/{day.day}".translate(_FULL),
         str(serial),  # a CSV saved from a sheet whose date column lost its format
+        date_text(rng, day),  # the first generator's forms (weekdays, full width, 20260203...)
     ]
     return _plain(rng.choice(forms)), False
 

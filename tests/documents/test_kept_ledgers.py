@@ -18,12 +18,11 @@ from typing import Any
 
 import pytest
 
-from keiri_agent.blocks.base import BlockContext
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.documents.cell_forms import read_amount
 from keiri_agent.documents.tables import TableResult, read_table
 from keiri_agent.errors import BlockError
-from tests.blocks.conftest import run_like_runner
+from tests.documents.conftest import run_block
 from tests.documents.fresh_ledgers import FileFormat
 from tests.documents.kept_ledgers import COLUMNS, Printed, printed
 
@@ -74,28 +73,12 @@ def test_printed_ledgers_read_back_as_their_source(seed: int, fmt: FileFormat) -
         assert f"日付 {drawn.era_notes:,} 個" in noted[0]
 
 
-@pytest.fixture(scope="module")
-def registry() -> BlockRegistry:
-    return BlockRegistry()
-
-
-def _run(registry: BlockRegistry, block: str, tmp_path: Path, **inputs: Any) -> dict[str, Any]:
-    ctx = BlockContext(
-        run_id="run-1",
-        plan_id="plan-1",
-        node_id=block.replace(".", "-"),
-        block_version="0.1.0",
-        workspace=tmp_path / "run",
-    )
-    return run_like_runner(registry.load(block), inputs, ctx)
-
-
 @pytest.mark.parametrize(("seed", "fmt"), CASES[::2])
 def test_sums_by_department_and_month_are_the_sources(
     registry: BlockRegistry, tmp_path: Path, seed: int, fmt: FileFormat
 ) -> None:
     drawn, result = _read(seed, fmt)
-    out = _run(
+    out = run_block(
         registry,
         "table.aggregate",
         tmp_path,
@@ -135,7 +118,7 @@ def test_cells_that_would_need_a_guess_are_refused_naming_the_cell(
     assert records == expected
     date_at = next(p for c, p, _ in drawn.refused if c == "日付")
     with pytest.raises(BlockError) as refused:
-        _run(
+        run_block(
             registry,
             "table.aggregate",
             tmp_path,
