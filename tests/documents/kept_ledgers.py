@@ -15,9 +15,10 @@ a 売上明細 (日付, 伝票No, 部門, 摘要, 金額, 税率) written as suc
   the table;
 * dates in the forms the first generators leave out: ``令8.2.3``, ``平31.4.30``,
   ``2026/2/3 0:00``, ``2026-02-03T00:00:00``, an Excel serial number as text in a CSV,
-  ``2026年2月3日(火)``, and days just after 2019-04-30 written in 平成 (``平成31年5月1日``)
+  ``2026年2月3日（火曜日）``, ``2026/2/3 火曜日``, and days just after 2019-04-30 written in 平成 (``平成31年5月1日``)
   or just before written as 令和元年 (read as the day the year names, with a note);
-* amounts as every form as text (in a workbook too: ``(1,200)`` typed into a text cell),
+* amounts as every form as text (in a workbook too: ``(1,200)`` typed into a text cell;
+  ``￥▲1,200``),
   ``1,200.00``, zero as ``-``, ``―``, ``－`` or ``0``, and blank cells;
 * a 税率 column of ``10%`` / ``８％`` text, and in a workbook a mix of numbers formatted
   ``0%`` and text ``10%``.
@@ -98,6 +99,8 @@ def _date_cell(rng: random.Random, day: dt.date, fmt: FileFormat) -> tuple[WCell
         f"{day.year}/{day.month}/{day.day} 0:00",
         f"{day:%Y-%m-%d}T00:00:00",
         str(serial),  # a CSV saved from a sheet whose date column lost its format
+        f"{day.year}年{day.month}月{day.day}日（{'月火水木金土日'[day.weekday()]}曜日）",
+        f"{day.year}/{day.month}/{day.day} {'月火水木金土日'[day.weekday()]}曜日",
         date_text(rng, day),  # the first generator's forms (weekdays, full width, 20260203...)
     ]
     return _plain(rng.choice(forms)), False
@@ -113,6 +116,7 @@ def _amount_text(rng: random.Random, value: int, fmt: FileFormat) -> str:
     else:
         forms = [f"△{digits}", f"▲{digits}", f"({digits})", f"({digits})".translate(_FULL)]
         forms += [f"{digits}-", f"-{yen}{digits}", f"-{digits}".translate(_FULL)]
+        forms += [f"{yen}▲{digits}", f"{yen}△{digits}"]
     return rng.choice(forms)
 
 

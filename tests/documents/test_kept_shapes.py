@@ -11,7 +11,13 @@ import io
 import pytest
 from openpyxl import Workbook
 
-from keiri_agent.documents.cell_forms import amount_problem, date_problem, era_outside, read_date
+from keiri_agent.documents.cell_forms import (
+    amount_problem,
+    date_problem,
+    era_outside,
+    read_amount,
+    read_date,
+)
 from keiri_agent.documents.tables import TableResult, read_table
 from tests.documents.test_table_footer import WRITERS, csv_bytes
 
@@ -183,3 +189,18 @@ def test_a_plain_number_among_csv_percentages_is_listed_at_its_line() -> None:
 
 def test_a_percentage_in_an_amount_column_is_named_as_one() -> None:
     assert "百分率" in amount_problem("50%")
+
+
+@pytest.mark.parametrize(
+    "written", ["令和8年2月3日（火曜日）", "2026/2/3(火曜)", "2026年2月3日 火曜日", "R8.2.3 火曜"]
+)
+def test_a_weekday_written_as_a_word_is_read_and_checked(written: str) -> None:
+    assert read_date(written) == dt.date(2026, 2, 3)
+    wrong = written.replace("火", "水")
+    assert read_date(wrong) is None
+    assert "火曜日です" in date_problem(wrong)
+
+
+@pytest.mark.parametrize("written", ["￥▲1,200", "¥△1,200", "¥ ▲ 1,200"])
+def test_a_minus_after_the_yen_mark_is_read(written: str) -> None:
+    assert read_amount(written) == -1200

@@ -8,7 +8,7 @@ Japanese (called only for the cells that failed, so the common path stays cheap)
 Amounts, after NFKC (full-width digits, ``，``, ``￥``, ``（）`` and ``－`` become ASCII):
 
 * digits with well-formed thousands separators (``1,234``) or none, an optional fraction;
-* a currency mark before the digits: ``¥``, ``\\`` (the yen of CP932 text decoded as ASCII),
+* a currency mark before the digits (the sign before or after it: ``-¥1,200``, ``¥▲1,200``): ``¥``, ``\\`` (the yen of CP932 text decoded as ASCII),
   ``$``; ``円`` after them;
 * minus: ``-`` (and the Unicode minus and dashes), ``▲``/``△`` (Japanese accounting), the
   whole amount in parentheses ``(1,200)`` (accounting formats), or a minus after the digits
@@ -21,7 +21,7 @@ Amounts, after NFKC (full-width digits, ``，``, ``￥``, ``（）`` and ``－``
 Dates (the result is a ``datetime.date``, or a ``datetime`` when a time is written):
 
 * ``2026-02-03``, ``2026/2/3``, ``2026.2.3``, ``2026年2月3日``, each optionally followed by a
-  weekday in parentheses (``(火)``, ``（火）``) and a time (``10:15``, ``10:15:30``,
+  weekday (``(火)``, ``（火曜日）``, ``(火・祝)``, `` 火曜日``) and a time (``10:15``, ``10:15:30``,
   ``10時15分``), ``T`` between date and time as in ISO 8601;
 * ``20260203`` (eight digits, years 1900-2099);
 * Japanese eras: ``令和8年2月3日``, ``R8.2.3``, ``R8/2/3``, ``R.08/02/03`` (弥生's exports),
@@ -134,10 +134,14 @@ _MINUS_TABLE = str.maketrans(dict.fromkeys(_MINUS_CHARS, "-"))
 _DASHES = frozenset({"-", "ー", "―"})
 
 _AMOUNT = re.compile(
-    r"(?P<open>\()?\s*(?P<sign>[-+▲△])?\s*(?P<cur>[¥\\$])?\s*(?P<sign2>[-+])?\s*"
+    r"(?P<open>\()?\s*(?P<sign>[-+▲△])?\s*(?P<cur>[¥\\$])?\s*(?P<sign2>[-+▲△])?\s*"
     r"(?P<int>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?P<frac>\.[0-9]+)?(?P<tail>\s*-)?\s*(?P<yen>円)?\s*(?P<close>\))?"
 )
-_WEEKDAY = r"(?:\s*\((?P<w>月|火|水|木|金|土|日|祝)(?:・祝)?\))?"
+# A weekday after the date: ``(火)``, ``（火曜日）``, ``(火・祝)``, or ``火曜日`` after a space.
+_WEEKDAY = (
+    r"(?:\s*\((?P<w>月|火|水|木|金|土|日|祝)(?:曜日?)?(?:・祝)?\)"
+    r"|\s+(?P<w2>月|火|水|木|金|土|日)曜日?)?"
+)
 # The weekdays as ``date.weekday()`` numbers them (Monday is 0).
 _WEEKDAYS = "月火水木金土日"
 _TIME = (
@@ -359,7 +363,7 @@ def _day(year: int, month: str, day: str) -> dt.date | None:
 def _weekday_clash(match: re.Match[str], day: dt.date) -> str | None:
     """The weekday written beside ``day`` when it is not ``day``'s (``2026年2月3日(水)``: the
     3rd is a Tuesday), else None (none written, or 祝, which names no weekday)."""
-    written = match["w"]
+    written = match["w"] or match["w2"]
     if written is None or written == "祝" or _WEEKDAYS[day.weekday()] == written:
         return None
     return written
