@@ -204,3 +204,25 @@ def test_a_weekday_written_as_a_word_is_read_and_checked(written: str) -> None:
 @pytest.mark.parametrize("written", ["￥▲1,200", "¥△1,200", "¥ ▲ 1,200"])
 def test_a_minus_after_the_yen_mark_is_read(written: str) -> None:
     assert read_amount(written) == -1200
+
+
+def test_a_total_without_a_label_adds_up_its_percent_column_too() -> None:
+    """Percent cells read as the percentages they show still add up to the last row's 100%,
+    so that row is found as the total it is (a guard: the percent reading must not hide it)."""
+    book = Workbook()
+    sheet = book.active
+    assert sheet is not None
+    for row in (
+        ["部門", "売上", "構成比"],
+        ["営業", 750, 0.75],
+        ["管理", 250, 0.25],
+        [None, 1000, 1],
+    ):
+        sheet.append(row)
+    for r in range(2, 5):
+        sheet.cell(row=r, column=3).number_format = "0%"
+    out = io.BytesIO()
+    book.save(out)
+    result = read_table(out.getvalue(), name="p.xlsx")
+    assert [t["position"] for t in result.info.totals] == [4]
+    assert [r["構成比"] for r in result.table().records()] == [0.75, 0.25]

@@ -44,7 +44,7 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 
-from keiri_agent.documents.cell_forms import is_dash, read_amount
+from keiri_agent.documents.cell_forms import is_dash, read_amount, read_percent
 from keiri_agent.documents.table_types import is_amount_header
 
 __all__ = [
@@ -172,7 +172,11 @@ def _amount(value: object) -> Decimal | None:
         return None
     if isinstance(value, int | float):
         return Decimal(repr(value))
-    number = read_amount(str(value))
+    text = str(value)
+    # A percentage (a workbook's ``0%`` cell is read as the ``75%`` it shows) adds up too.
+    number = read_amount(text)
+    if number is None:
+        number = read_percent(text)
     return None if number is None else Decimal(repr(number))
 
 
