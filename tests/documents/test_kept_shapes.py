@@ -226,3 +226,43 @@ def test_a_total_without_a_label_adds_up_its_percent_column_too() -> None:
     result = read_table(out.getvalue(), name="p.xlsx")
     assert [t["position"] for t in result.info.totals] == [4]
     assert [r["構成比"] for r in result.table().records()] == [0.75, 0.25]
+
+
+def _two_row_journal() -> bytes:
+    """A workbook 仕訳帳 printed in pages: a header of two rows (借方 / 貸方 merged over 科目
+    and 金額, 日付 in the lower row only), repeated with the title and a page number."""
+    rows = [
+        ["仕訳帳"],
+        ["", "借方", "", "貸方", ""],
+        ["日付", "科目", "金額", "科目", "金額"],
+        ["2026/2/3", "旅費", "1,000", "現金", "1,000"],
+        ["2026/2/4", "通信費", "2,000", "現金", "2,000"],
+        ["- 1 -"],
+        ["仕訳帳"],
+        ["", "借方", "", "貸方", ""],
+        ["日付", "科目", "金額", "科目", "金額"],
+        ["2026/2/5", "会議費", "500", "現金", "500"],
+        ["合計", "", "3,500", "", "3,500"],
+    ]
+    book = Workbook()
+    sheet = book.active
+    assert sheet is not None
+    for r, row in enumerate(rows, start=1):
+        for c, value in enumerate(row, start=1):
+            if value:
+                sheet.cell(row=r, column=c, value=value).data_type = "s"
+    for top in (2, 8):
+        sheet.merge_cells(f"B{top}:C{top}")
+        sheet.merge_cells(f"D{top}:E{top}")
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def test_a_two_row_header_repeated_on_each_page_is_set_aside() -> None:
+    result = read_table(_two_row_journal(), name="仕訳帳.xlsx")
+    assert result.info.columns == ["日付", "借方_科目", "借方_金額", "貸方_科目", "貸方_金額"]
+    assert [r["借方_金額"] for r in result.table().records()] == [1000, 2000, 500]
+    assert [x["position"] for x in result.info.layout] == [6, 7, 8, 9]
+    assert result.info.unreadable == []
+    assert not [w for w in result.info.warnings if "一致しません" in w]

@@ -153,13 +153,15 @@ def finish_table(
     columns: Sequence[str] | None = None,
     zone: tzinfo | None = None,
     scales: Mapping[int, tuple[int, str]] | None = None,
+    header_rows: Sequence[Sequence[Any]] = (),
 ) -> TableResult:
     """Name columns, drop empty rows and unnamed empty columns, set total rows aside, keep
     ``columns`` (all when None; after the total rows are found, whose labels may stand in
     another column), convert types, fill ``info``. ``positions``: the file line / sheet row of
     each row of ``frame``; ``zone`` the local zone for times written with an offset;
     ``scales``: the columns (of ``frame``) a workbook shows divided by 1,000 per step, with
-    the number format (``table_xlsx.display_scale``)."""
+    the number format (``table_xlsx.display_scale``); ``header_rows``: each row of a header of
+    several rows as written (a workbook's), which a paged sheet may repeat."""
     ncols = frame.shape[1]
     cells = list(header_cells) + [None] * (ncols - len(header_cells))
     named = [str(c).strip() != "" and c is not None for c in cells]
@@ -178,7 +180,9 @@ def finish_table(
         }
     info.position_kind = "line" if info.format == "csv" else "row"
     info.skipped_title_rows = [text for text in map(row_text, above) if text]
-    layout, unit_lines = layout_rows(frame, [cells[j] for j in keep], info.skipped_title_rows)
+    headers = [[cells[j] for j in keep]]
+    headers += [[row[j] if j < len(row) else None for j in keep] for row in header_rows]
+    layout, unit_lines = layout_rows(frame, headers, info.skipped_title_rows)
     if layout.any():
         at = where[layout] if where is not None else None
         what = "ページごとの見出し・タイトル・ページ番号・単位の行"

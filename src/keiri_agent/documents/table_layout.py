@@ -9,7 +9,7 @@ layout row when, anywhere below the header,
 
 * its filled cells each equal the header's cell in the same column (spaces and full-width
   forms aside) and they are at least ``MIN_HEADER_CELLS`` of them (or the whole header of a
-  narrower table): the header repeated;
+  narrower table): the header repeated (for a header of several rows, any of its rows);
 * it stands above a repeated header, fills at most ``MAX_LAYOUT_CELLS`` cells and its text
   is one of the title rows above the header (``仕訳日記帳``, ``期間：…``) or a page number
   (``1/3 ページ``, ``- 2 -``, ``P.2``, ``2頁``): the break between two pages;
@@ -88,11 +88,15 @@ def _repeated_header(frame: pd.DataFrame, header: Sequence[Any]) -> np.ndarray:
 
 
 def layout_rows(
-    frame: pd.DataFrame, header: Sequence[Any], titles: Sequence[str]
+    frame: pd.DataFrame, headers: Sequence[Sequence[Any]], titles: Sequence[str]
 ) -> tuple[np.ndarray, list[str]]:
-    """``(mask, units)`` for ``frame`` (raw cells under the header, blank rows dropped): its
-    layout rows, and the unit lines among them (their text, for ``table_types.unit_in``)."""
-    found = _repeated_header(frame, header) if len(header) else np.zeros(len(frame), bool)
+    """``(mask, units)`` for ``frame`` (raw cells under the header, blank rows dropped; its
+    ``headers``: the column names, and each row of a header of several rows): its layout
+    rows, and the unit lines among them (their text, for ``table_types.unit_in``)."""
+    found = np.zeros(len(frame), dtype=bool)
+    for header in headers:
+        if len(header):
+            found |= _repeated_header(frame, header)
     if frame.empty:
         return found, []
     repeats = np.flatnonzero(found)

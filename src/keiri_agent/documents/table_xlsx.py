@@ -154,7 +154,14 @@ def _read_sheet(
     above = grid[: header if header is not None else data_start]
     positions = range(data_start + 1, data_start + 1 + len(frame))  # sheet rows, from 1
     scales = _scaled_columns(formats)
-    return finish_table(frame, names, header, above, info, positions, columns, zone, scales)
+    # A header of several rows, each as written (merges expanded), to know it again when a
+    # paged sheet repeats it (``table_layout``).
+    header_rows = (
+        full[header : header_end + 1] if header is not None and header_end is not None else []
+    )
+    return finish_table(
+        frame, names, header, above, info, positions, columns, zone, scales, header_rows
+    )
 
 
 def display_scale(number_format: str) -> int:
@@ -275,6 +282,7 @@ def _expand(grid: list[list[Any]], merges: list[Merge], header_end: int) -> list
 
 def _joined_name(rows: list[list[Any]], first: int, last: int, col: int) -> Any:
     parts: list[str] = []
+    values: list[Any] = []
     for r in range(first, last + 1):
         value = rows[r][col] if col < len(rows[r]) else None
         if value is None:
@@ -282,8 +290,10 @@ def _joined_name(rows: list[list[Any]], first: int, last: int, col: int) -> Any:
         text = str(value).strip()
         if not parts or parts[-1] != text:
             parts.append(text)
+            values.append(value)
     if not parts:
         return None
-    if len(parts) == 1 and not isinstance(rows[first][col], str):
-        return rows[first][col]  # let the namer format dates and integral floats
+    if len(parts) == 1 and not isinstance(values[0], str):
+        return values[0]  # let the namer format dates and integral floats
+    # (A name only in a lower row, under a blank: 日付 under 借方 / 貸方, is that name.)
     return "_".join(parts)
