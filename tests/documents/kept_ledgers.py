@@ -4,6 +4,8 @@
 exports are cut into pages, and each page repeats what stood above the table. This one draws
 a 売上明細 (日付, 伝票No, 部門, 摘要, 金額, 税率) written as such a file:
 
+* a header of one row, or in a workbook two (明細 / 売上 merged over the columns they
+  group, 日付 in the lower row only);
 * a title, maybe the company and a period line, and the unit (``（単位：千円）``, ``単位：円``)
   above the header **or under the table** (directly under the data or under the 合計 row);
 * pages of 3-7 entries; between pages maybe a page total (頁計, ページ計, 小計), a page
@@ -53,7 +55,8 @@ _REIWA = dt.date(2019, 5, 1)
 
 @dataclass
 class Printed(Drawn):
-    """A drawn printout: ``layout`` the file positions of the rows between pages that are not
+    """A drawn printout (``columns``: the names read, ``records`` keyed by ``COLUMNS``):
+    ``layout`` the file positions of the rows between pages that are not
     data (repeated header and titles, page numbers) and of a unit line under the table;
     ``stated`` each total row's 金額 in file order (the sum it must equal); ``era_notes``
     how many dates are written in an era that had not begun or had ended; ``grand`` the
@@ -176,9 +179,30 @@ def printed(seed: int, fmt: FileFormat, *, doubtful: bool = False) -> Printed:
     sheet, drawn_layout, stated = Sheet(), [], []
     total_labels: list[str] = []
     header = [_plain(n) for n in COLUMNS]
+    # A workbook may group columns under a second header row above (明細 merged over 伝票No,
+    # 部門 and 摘要, 売上 over 金額 and 税率; 日付 only below): read as 明細_部門, 売上_金額...
+    groups = [(1, 3, "明細"), (4, 5, "売上")] if fmt == "xlsx" and look.random() < 0.4 else []
+    names = list(COLUMNS)
+    for first, last, group in groups:
+        names[first : last + 1] = [f"{group}_{n}" for n in COLUMNS[first : last + 1]]
+
+    def add_header(layout: bool) -> None:
+        if groups:
+            if layout:
+                drawn_layout.append(len(sheet.rows) + 1)
+            sheet.add(_row({first: _plain(group) for first, _, group in groups}))
+            row = len(sheet.rows)
+            sheet.merges.extend(
+                f"{get_column_letter(first + 1)}{row}:{get_column_letter(last + 1)}{row}"
+                for first, last, _ in groups
+            )
+        if layout:
+            drawn_layout.append(len(sheet.rows) + 1)
+        sheet.add(header)
+
     for title in titles:
         sheet.add([_plain(t) for t in title])
-    sheet.add(header)
+    add_header(layout=False)
     grand = sum(e[3] or 0 for e in entries)
     top = look.random() < 0.25
     if top:
@@ -199,10 +223,10 @@ def printed(seed: int, fmt: FileFormat, *, doubtful: bool = False) -> Printed:
             position = len(sheet.rows) + 1
             if index in doubt_rows and len(refused) == 0:
                 rate_cell = WCell("0.1", 0.1 if fmt == "xlsx" else "0.1")
-                refused.append(("税率", position, "決められません"))
+                refused.append((names[5], position, "決められません"))
             elif index in doubt_rows:
                 date_cell, outside, record_day = _plain(f"{day.month}/{day.day}"), False, None
-                refused.append(("日付", position, "年が書かれていない"))
+                refused.append((names[0], position, "年が書かれていない"))
             era_notes += outside
             cells = {0: date_cell, 1: WCell(slip, slip, "@", quoted=fmt == "xlsx")}
             cells |= {2: _plain(section), 3: _plain(item), AMOUNT: _amount_cell(look, value, fmt)}
@@ -235,8 +259,7 @@ def printed(seed: int, fmt: FileFormat, *, doubtful: bool = False) -> Printed:
             for title in titles:
                 drawn_layout.append(len(sheet.rows) + 1)
                 sheet.add([_plain(t) for t in title])
-        drawn_layout.append(len(sheet.rows) + 1)
-        sheet.add(header)
+        add_header(layout=True)
     if not top:
         label = look.choice(["合計", "総計", "合　計", "【合計】"])
         where = look.choice([0, 1, 3])
@@ -257,11 +280,11 @@ def printed(seed: int, fmt: FileFormat, *, doubtful: bool = False) -> Printed:
         sheet.add([_plain(look.choice(["※ 金額は税抜です", "※ 端数は切り捨てています"]))])
         if look.random() < 0.5:
             sheet.add([_plain(_page_number(look, len(pages), len(pages)))])
-    units = {"金額": unit} if unit is not None else {}
+    units = {names[AMOUNT]: unit} if unit is not None else {}
     return Printed(
         sheet,
         fmt,
-        list(COLUMNS),
+        names,
         records,
         total_labels,
         units,
