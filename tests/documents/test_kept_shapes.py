@@ -19,7 +19,7 @@ from keiri_agent.documents.cell_forms import (
     read_date,
 )
 from keiri_agent.documents.tables import TableResult, read_table
-from tests.documents.test_table_footer import WRITERS, csv_bytes
+from tests.documents.test_table_footer import WRITERS, csv_bytes, xlsx_bytes
 
 HEADER = ["日付", "部門", "金額"]
 
@@ -244,19 +244,9 @@ def _two_row_journal() -> bytes:
         ["2026/2/5", "会議費", "500", "現金", "500"],
         ["合計", "", "3,500", "", "3,500"],
     ]
-    book = Workbook()
-    sheet = book.active
-    assert sheet is not None
-    for r, row in enumerate(rows, start=1):
-        for c, value in enumerate(row, start=1):
-            if value:
-                sheet.cell(row=r, column=c, value=value).data_type = "s"
-    for top in (2, 8):
-        sheet.merge_cells(f"B{top}:C{top}")
-        sheet.merge_cells(f"D{top}:E{top}")
-    out = io.BytesIO()
-    book.save(out)
-    return out.getvalue()
+    return xlsx_bytes(
+        rows, merges=[f"{a}{top}:{b}{top}" for top in (2, 8) for a, b in ("BC", "DE")]
+    )
 
 
 def test_a_two_row_header_repeated_on_each_page_is_set_aside() -> None:
