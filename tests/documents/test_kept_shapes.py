@@ -256,3 +256,13 @@ def test_a_two_row_header_repeated_on_each_page_is_set_aside() -> None:
     assert [x["position"] for x in result.info.layout] == [6, 7, 8, 9]
     assert result.info.unreadable == []
     assert not [w for w in result.info.warnings if "一致しません" in w]
+
+
+@pytest.mark.parametrize("fmt", list(WRITERS))
+def test_a_dash_in_a_date_column_is_no_date(fmt: str) -> None:
+    rows = [["請求日", "支払日", "金額"], ["2026/2/3", "2026/2/10", "100"]]
+    rows += [["2026/2/4", "-", "200"], ["2026/2/5", "―", "300"]]
+    result = read(rows, fmt)
+    assert result.info.converted["支払日"] == "date"
+    assert [r["支払日"] for r in result.table().records()] == ["2026-02-10", None, None]
+    assert any("日付なしとして空欄" in w for w in result.info.warnings)

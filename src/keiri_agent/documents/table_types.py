@@ -417,6 +417,22 @@ def _era_note(values: pd.Series) -> list[str]:
     ]
 
 
+def _undated(
+    series: pd.Series, values: pd.Series, named: bool, zone: tzinfo
+) -> ColumnTyping | None:
+    """``_type_dates`` with the lone dashes of a date column (``-``, ``―``: 支払日 of a bill
+    not yet paid) read as no date: blank, with a note."""
+    dashes = _dashes(values)
+    if not dashes.any() or dashes.all():
+        return _type_dates(series, values, named=named, zone=zone)
+    typed = _type_dates(series, values[~dashes.to_numpy()], named=named, zone=zone)
+    if typed is not None:
+        typed.notes.append(
+            f"「-」だけのセル {int(dashes.sum()):,} 個は日付なしとして空欄にしました"
+        )
+    return typed
+
+
 def _type_percents(series: pd.Series, values: pd.Series) -> ColumnTyping | None:
     """A column of percentages (``10%``, ``８％``: every non-blank cell) as the fractions a
     workbook holds for them (0.1, 0.08), so a CSV and a workbook compute alike. A column of
@@ -558,7 +574,7 @@ def type_column(
     # A unit in a title row speaks for the amount columns, not for the dates beside them.
     amount_named = header_named or (unit is not None and not date_named)
     if date_named and (not header_named or _DATE_HEADER_END.search(name)):
-        typed = _type_dates(series, values, named=True, zone=zone) or _yearless(series, values)
+        typed = _undated(series, values, True, zone) or _yearless(series, values)
         if typed is not None:
             return typed
     if pd.api.types.is_numeric_dtype(series):
@@ -569,7 +585,7 @@ def type_column(
     percents = _type_percents(series, values)
     if percents is not None:
         return percents
-    dates = _type_dates(series, values, named=date_named, zone=zone)
+    dates = _undated(series, values, date_named, zone)
     if dates is not None:
         return dates
     return typed if typed is not None else ColumnTyping(series, None)
