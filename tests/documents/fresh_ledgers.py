@@ -37,7 +37,7 @@ from typing import Any, Literal
 
 from openpyxl import Workbook
 
-__all__ = ["Drawn", "FileFormat", "Sheet", "WCell", "journal", "monthly"]
+__all__ = ["Drawn", "FileFormat", "Sheet", "WCell", "date_text", "journal", "monthly"]
 
 FileFormat = Literal["csv-cp932", "csv-utf8-bom", "xlsx"]
 
@@ -81,10 +81,12 @@ class WCell:
 
 @dataclass
 class Sheet:
-    """The rows of a file, top to bottom (None: a blank row), and the data rows' indexes."""
+    """The rows of a file, top to bottom (None: a blank row), the data rows' indexes, and the
+    cell ranges a workbook merges (``A9:C9``)."""
 
     rows: list[list[WCell] | None] = field(default_factory=list)
     data_rows: list[int] = field(default_factory=list)
+    merges: list[str] = field(default_factory=list)
 
     def add(self, cells: list[WCell] | None, *, data: bool = False) -> None:
         if data:
@@ -127,7 +129,8 @@ def _era(day: dt.date) -> tuple[str, str, int]:
     return "平成", "H", day.year - 1988
 
 
-def _date_text(rng: random.Random, day: dt.date) -> str:
+def date_text(rng: random.Random, day: dt.date) -> str:
+    """``day`` in one of the forms a person writes (module docstring), drawn by ``rng``."""
     y, m, d = day.year, day.month, day.day
     era, letter, ey = _era(day)
     year = "元" if ey == 1 and rng.random() < 0.5 else str(ey)
@@ -149,7 +152,7 @@ def _date_text(rng: random.Random, day: dt.date) -> str:
 
 
 def _date_cell(rng: random.Random, day: dt.date, fmt: FileFormat) -> WCell:
-    text = _date_text(rng, day)
+    text = date_text(rng, day)
     if fmt != "xlsx" or rng.random() < 0.3:
         return _plain(text)
     midnight = dt.datetime(day.year, day.month, day.day)
@@ -385,6 +388,8 @@ def _xlsx(sheet: Sheet) -> bytes:
                 target.number_format = cell.fmt
             if cell.quoted:
                 target.quotePrefix = True
+    for merged in sheet.merges:
+        ws.merge_cells(merged)
     out = io.BytesIO()
     book.save(out)
     return out.getvalue()

@@ -16,11 +16,10 @@ from typing import Any
 
 import pytest
 
-from keiri_agent.blocks.base import BlockContext
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.documents.table_value import Table
 from keiri_agent.documents.tables import TableResult, read_table
-from tests.blocks.conftest import run_like_runner
+from tests.documents.conftest import run_block
 from tests.documents.fresh_ledgers import Drawn, FileFormat, journal, monthly
 
 SEEDS = range(8)
@@ -82,25 +81,9 @@ def test_dates_that_would_need_a_guess_are_listed_with_why(seed: int, fmt: FileF
 # --- the table blocks on what read_table gave ----------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def registry() -> BlockRegistry:
-    return BlockRegistry()
-
-
-def _run(registry: BlockRegistry, block: str, tmp_path: Path, **inputs: Any) -> dict[str, Any]:
-    ctx = BlockContext(
-        run_id="run-1",
-        plan_id="plan-1",
-        node_id=block.replace(".", "-"),
-        block_version="0.1.0",
-        workspace=tmp_path / "run",
-    )
-    return run_like_runner(registry.load(block), inputs, ctx)
-
-
 def _computed(registry: BlockRegistry, tmp_path: Path, result: TableResult, expr: str) -> list[Any]:
     """The column table.compute makes of ``expr`` on the table read."""
-    out = _run(
+    out = run_block(
         registry,
         "table.compute",
         tmp_path,
@@ -121,7 +104,7 @@ def test_monthly_sums_agree_with_the_total_row_and_column(
 ) -> None:
     drawn, result = _drawn("monthly", seed, fmt)
     amounts = drawn.columns[1:]
-    out = _run(
+    out = run_block(
         registry,
         "table.aggregate",
         tmp_path,
@@ -141,7 +124,7 @@ def test_journal_sums_debit_credit_and_reconciles_with_its_csv_copy(
 ) -> None:
     drawn, result = _drawn("journal", seed, fmt)
     debit, credit = drawn.columns[5], drawn.columns[8]
-    out = _run(
+    out = run_block(
         registry,
         "table.aggregate",
         tmp_path,
@@ -158,7 +141,7 @@ def test_journal_sums_debit_credit_and_reconciles_with_its_csv_copy(
     # The same entries saved in another format, every cell written another way: each entry
     # is ticked off against its twin, nothing is left over.
     _, twin = _drawn("journal", seed, "csv-cp932" if fmt == "xlsx" else "xlsx")
-    out = _run(
+    out = run_block(
         registry,
         "table.reconcile",
         tmp_path,

@@ -257,7 +257,9 @@ def ledgers(draw: st.DrawFn, fmt: Format) -> Ledger:
     kinds.insert(anchor, "text")  # a text column filled on every row (a 摘要, a 取引先)
     nrows = draw(st.integers(1, MAX_ROWS))
     titles = draw(st.lists(st.sampled_from(TITLES + list(UNIT_TITLES)), max_size=2, unique=True))
-    title_unit = next((UNIT_TITLES[t] for t in titles if t in UNIT_TITLES), None)
+    named = {UNIT_TITLES[t] for t in titles if t in UNIT_TITLES}
+    # Title rows naming two units contradict each other: no unit, and a warning says so.
+    title_unit = named.pop() if len(named) == 1 else None
 
     used: dict[str, int] = {}
     columns: list[Column] = []

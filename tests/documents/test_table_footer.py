@@ -6,7 +6,7 @@ blank line above it, and the rows of a table without amounts."""
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import pytest
 from openpyxl import Workbook
@@ -21,7 +21,8 @@ def csv_bytes(rows: Rows) -> bytes:
     return ("\r\n".join(lines) + "\r\n").encode("cp932")
 
 
-def xlsx_bytes(rows: Rows) -> bytes:
+def xlsx_bytes(rows: Rows, *, merges: Sequence[str] = ()) -> bytes:
+    """``rows`` as text cells of a workbook's sheet, with the cell ranges ``merges`` merged."""
     book = Workbook()
     sheet = book.active
     assert sheet is not None
@@ -29,6 +30,8 @@ def xlsx_bytes(rows: Rows) -> bytes:
         for c, value in enumerate(row, start=1):
             if value:
                 sheet.cell(row=r, column=c, value=value).data_type = "s"
+    for merged in merges:
+        sheet.merge_cells(merged)
     out = io.BytesIO()
     book.save(out)
     return out.getvalue()

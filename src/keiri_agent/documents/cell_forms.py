@@ -8,7 +8,7 @@ Japanese (called only for the cells that failed, so the common path stays cheap)
 Amounts, after NFKC (full-width digits, ``，``, ``￥``, ``（）`` and ``－`` become ASCII):
 
 * digits with well-formed thousands separators (``1,234``) or none, an optional fraction;
-* a currency mark before the digits: ``¥``, ``\\`` (the yen of CP932 text decoded as ASCII),
+* a currency mark before the digits (the sign before or after it: ``-¥1,200``, ``¥▲1,200``): ``¥``, ``\\`` (the yen of CP932 text decoded as ASCII),
   ``$``; ``円`` after them;
 * minus: ``-`` (and the Unicode minus and dashes), ``▲``/``△`` (Japanese accounting), the
   whole amount in parentheses ``(1,200)`` (accounting formats), or a minus after the digits
@@ -21,12 +21,17 @@ Amounts, after NFKC (full-width digits, ``，``, ``￥``, ``（）`` and ``－``
 Dates (the result is a ``datetime.date``, or a ``datetime`` when a time is written):
 
 * ``2026-02-03``, ``2026/2/3``, ``2026.2.3``, ``2026年2月3日``, each optionally followed by a
-  weekday in parentheses (``(火)``, ``（火）``) and a time (``10:15``, ``10:15:30``,
+  weekday (``(火)``, ``（火曜日）``, ``(火・祝)``, `` 火曜日``) and a time (``10:15``, ``10:15:30``,
   ``10時15分``), ``T`` between date and time as in ISO 8601;
 * ``20260203`` (eight digits, years 1900-2099);
 * Japanese eras: ``令和8年2月3日``, ``R8.2.3``, ``R8/2/3``, ``R.08/02/03`` (弥生's exports),
-  ``平成31年4月30日``, ``H31.4.30``, ``令和元年5月1日``; 令和 (R), 平成 (H), 昭和 (S), 大正 (T);
-  an era year is 元 or 1-99 (``令和0年`` is not a year).
+  ``平成31年4月30日``, ``H31.4.30``, ``令和元年5月1日``, ``令8.2.3``; 令和 (R, 令), 平成 (H, 平),
+  昭和 (S, 昭), 大正 (T, 大); an era year is 元 or 1-99 (``令和0年`` is not a year). A date
+  outside its era's days (``平成31年5月1日``: 平成 ended on 2019-04-30; ``令和元年4月1日``, as
+  a 令和元年度 is written) names one day all the same (平成31年 is 2019): it is read as that
+  day, and ``era_outside`` says so, for a note beside the column (the government accepts such
+  dates on forms printed before the change). A year without its era (``元年5月1日``,
+  ``31年5月1日``) is not read: which era is not written.
 
 A time written with a UTC offset (``2026-02-03T23:30:00+00:00``, ``…Z``) is read in the local
 zone (``local_time``: ``KEIRI_TIMEZONE``, default Asia/Tokyo), so the same moment is the same
@@ -72,6 +77,7 @@ __all__ = [
     "YearMonth",
     "amount_problem",
     "date_problem",
+    "era_outside",
     "heading_number",
     "is_code",
     "is_dash",
@@ -106,6 +112,19 @@ ERAS: dict[str, int] = {
     "S": 1925,
     "大正": 1911,
     "T": 1911,
+    # One kanji for the era, as forms and stamps abbreviate it (令8.2.3).
+    "令": 2018,
+    "平": 1988,
+    "昭": 1925,
+    "大": 1911,
+}
+# Each era's first and last day (大正 began on 1912-07-30); a date outside them is read with a
+# note (``era_outside``).
+_ERA_DAYS: dict[int, tuple[dt.date, dt.date]] = {
+    2018: (dt.date(2019, 5, 1), dt.date.max),
+    1988: (dt.date(1989, 1, 8), dt.date(2019, 4, 30)),
+    1925: (dt.date(1926, 12, 25), dt.date(1989, 1, 7)),
+    1911: (dt.date(1912, 7, 30), dt.date(1926, 12, 24)),
 }
 
 # Characters that mean minus (after NFKC) besides ASCII "-".
@@ -115,10 +134,14 @@ _MINUS_TABLE = str.maketrans(dict.fromkeys(_MINUS_CHARS, "-"))
 _DASHES = frozenset({"-", "ー", "―"})
 
 _AMOUNT = re.compile(
-    r"(?P<open>\()?\s*(?P<sign>[-+▲△])?\s*(?P<cur>[¥\\$])?\s*(?P<sign2>[-+])?\s*"
+    r"(?P<open>\()?\s*(?P<sign>[-+▲△])?\s*(?P<cur>[¥\\$])?\s*(?P<sign2>[-+▲△])?\s*"
     r"(?P<int>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?P<frac>\.[0-9]+)?(?P<tail>\s*-)?\s*(?P<yen>円)?\s*(?P<close>\))?"
 )
-_WEEKDAY = r"(?:\s*\((?P<w>月|火|水|木|金|土|日|祝)(?:・祝)?\))?"
+# A weekday after the date: ``(火)``, ``（火曜日）``, ``(火・祝)``, or ``火曜日`` after a space.
+_WEEKDAY = (
+    r"(?:\s*\((?P<w>月|火|水|木|金|土|日|祝)(?:曜日?)?(?:・祝)?\)"
+    r"|\s+(?P<w2>月|火|水|木|金|土|日)曜日?)?"
+)
 # The weekdays as ``date.weekday()`` numbers them (Monday is 0).
 _WEEKDAYS = "月火水木金土日"
 _TIME = (
@@ -140,6 +163,8 @@ _ERA_YMD = re.compile(
 )
 _YM = re.compile(r"(?P<y>[0-9]{4})\s*(?:[-/.]\s*(?P<m>[0-9]{1,2})|年\s*(?P<mj>[0-9]{1,2})\s*月)")
 _ERA_YM = re.compile(_ERA_YEAR + r"\s*(?:[-/.]\s*(?P<m>[0-9]{1,2})|年\s*(?P<mj>[0-9]{1,2})\s*月)")
+# A year written without its era (元年5月1日, 31年5月1日): which era cannot be known.
+_ERALESS = re.compile(r"(?:元|[0-9]{1,2})\s*年\s*[0-9]{1,2}\s*月\s*[0-9]{1,2}\s*日.*")
 _CODE = re.compile(r"0[0-9]+-?")
 # A numbered column heading (after NFKC, which also turns ``⑴`` into ``(1)``).
 _HEADING_NUMBER = re.compile(r"\(\s*(?P<n>[1-9][0-9]?)\s*\)")
@@ -277,6 +302,8 @@ def amount_problem(text: str) -> str:
         return f"丸数字などの番号の記号（{shown}）は金額として読みません"
     if norm.count("(") != norm.count(")"):
         return "括弧が閉じていません"
+    if read_percent(norm) is not None:
+        return f"百分率（{norm}）は金額として読みません"
     stray = [c for c in norm if not (c.isdigit() or c in ",.¥\\$円()-+▲△ ")]
     if stray:
         shown = "".join(dict.fromkeys(stray))[:10]
@@ -336,7 +363,7 @@ def _day(year: int, month: str, day: str) -> dt.date | None:
 def _weekday_clash(match: re.Match[str], day: dt.date) -> str | None:
     """The weekday written beside ``day`` when it is not ``day``'s (``2026年2月3日(水)``: the
     3rd is a Tuesday), else None (none written, or 祝, which names no weekday)."""
-    written = match["w"]
+    written = match["w"] or match["w2"]
     if written is None or written == "祝" or _WEEKDAYS[day.weekday()] == written:
         return None
     return written
@@ -363,6 +390,23 @@ def read_date(text: str) -> dt.date | dt.datetime | None:
     if match := _ERA_YMD.fullmatch(norm.upper() if norm.isascii() else norm):
         return _written_day(match, _era_year(match["era"], match["y"]))
     return None
+
+
+def era_outside(text: str) -> str | None:
+    """For a 和暦 date ``read_date`` read that is not a day of its era (``平成31年5月1日``,
+    ``令和元年4月1日``): the era's span in Japanese, for a note; else None."""
+    norm = normalize_cell_text(text)
+    match = _ERA_YMD.fullmatch(norm.upper() if norm.isascii() else norm)
+    if match is None:
+        return None
+    base = ERAS[match["era"]]
+    day = _day(_era_year(match["era"], match["y"]), match["m"], match["d"])
+    first, last = _ERA_DAYS[base]
+    if day is None or first <= day <= last:
+        return None
+    name = next(n for n, b in ERAS.items() if b == base)  # the era's full name comes first
+    span = f"{first:%Y/%m/%d}〜" + ("" if last == dt.date.max else f"{last:%Y/%m/%d}")
+    return f"{name}は {span}"
 
 
 def is_month_day(text: str) -> bool:
@@ -427,6 +471,8 @@ def date_problem(text: str) -> str:
         return "存在しない日付か時刻です"
     if is_month_day(norm):
         return "年が書かれていないため、何年の日付か決められません（2026/2/3 のように年も書いてください）"
+    if _ERALESS.fullmatch(norm):
+        return "元号（令和・平成など）が書かれていないため、何年か決められません（令和8年2月3日 のように書いてください）"
     if _COMPACT.fullmatch(norm) or re.fullmatch(r"[0-9]{8}", norm):
         return "8 桁の数字が年月日（19000101〜20991231 の実在する日）になっていません"
     return "日付の書き方として読めません"

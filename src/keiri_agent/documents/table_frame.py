@@ -4,8 +4,9 @@ The text half (``table_text``) and the Excel half (``table_xlsx``) each turn a f
 of cells, a raw DataFrame and the file position of each of its rows (the line of a CSV, the
 row of a sheet, both counted from 1 as an editor or Excel shows them); from there a table is
 finished the same way: the header row chosen (or checked when the caller named it), columns
-named, empty rows and unnamed empty columns dropped, total rows and footer lines set aside
-(``table_totals``),
+named, empty rows and unnamed empty columns dropped, the layout rows of a paged export
+(the header and titles repeated on each page, page numbers, a unit line under the table:
+``table_layout``), total rows and footer lines set aside (``table_totals``),
 types converted (``table_types``), and every decision written into ``TableReadInfo``, each
 cell it mentions named by its file position (:meth:`TableReadInfo.where`).
 """
@@ -23,7 +24,8 @@ from openpyxl.utils import get_column_letter
 
 from keiri_agent.documents.failures import invalid_input, unreadable
 from keiri_agent.documents.table_infer import detect_header, make_column_names
-from keiri_agent.documents.table_totals import is_total_label, total_rows
+from keiri_agent.documents.table_layout import layout_rows, row_text
+from keiri_agent.documents.table_totals import is_total_label, total_differences, total_rows
 from keiri_agent.documents.table_types import type_column, unit_in, units_of
 from keiri_agent.documents.table_value import Table, TableOrigin
 
@@ -53,7 +55,9 @@ class TableReadInfo:
     ``totals`` the total rows set aside (``{position, label}``), ``footer`` the notes after the
     data (``※ 金額は税込です``, ``以上``, ``出力日: …``) set aside (``{position, text}``; see
     ``table_totals``; in ``to_dict`` only when there were any, so a table without notes reads
-    as before). Positions are file lines of a CSV, sheet rows of a workbook
+    as before); ``layout`` the rows of a paged export that are not data (the header and
+    titles repeated, page numbers, a unit line: ``table_layout``; ``{position, text}``, in
+    ``to_dict`` only when there were any). Positions are file lines of a CSV, sheet rows of a workbook
     (``position_kind``), from 1.
     """
 
@@ -76,11 +80,13 @@ class TableReadInfo:
     unreadable_counts: dict[str, int] = field(default_factory=dict)
     totals: list[dict[str, Any]] = field(default_factory=list)
     footer: list[dict[str, Any]] = field(default_factory=list)
+    layout: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         found = asdict(self)
-        if not self.footer:
-            del found["footer"]
+        for optional in ("footer", "layout"):
+            if not found[optional]:
+                del found[optional]
         return found
 
     def origin(self) -> TableOrigin:
@@ -154,13 +160,15 @@ def finish_table(
     columns: Sequence[str] | None = None,
     zone: tzinfo | None = None,
     scales: Mapping[int, tuple[int, str]] | None = None,
+    header_rows: Sequence[Sequence[Any]] = (),
 ) -> TableResult:
     """Name columns, drop empty rows and unnamed empty columns, set total rows aside, keep
     ``columns`` (all when None; after the total rows are found, whose labels may stand in
     another column), convert types, fill ``info``. ``positions``: the file line / sheet row of
     each row of ``frame``; ``zone`` the local zone for times written with an offset;
     ``scales``: the columns (of ``frame``) a workbook shows divided by 1,000 per step, with
-    the number format (``table_xlsx.display_scale``)."""
+    the number format (``table_xlsx.display_scale``); ``header_rows``: each row of a header of
+    several rows as written (a workbook's), which a paged sheet may repeat."""
     ncols = frame.shape[1]
     cells = list(header_cells) + [None] * (ncols - len(header_cells))
     named = [str(c).strip() != "" and c is not None for c in cells]
@@ -178,14 +186,22 @@ def finish_table(
             n: get_column_letter(j + 1) for n, j in zip(names, keep, strict=True)
         }
     info.position_kind = "line" if info.format == "csv" else "row"
-    info.skipped_title_rows = [
-        " ".join(str(v).strip() for v in row if v is not None and str(v).strip())
-        for row in above
-        if any(v is not None and str(v).strip() for v in row)
-    ]
+    info.skipped_title_rows = [text for text in map(row_text, above) if text]
+    headers = [[cells[j] for j in keep]]
+    headers += [[row[j] if j < len(row) else None for j in keep] for row in header_rows]
+    layout, unit_lines = layout_rows(frame, headers, info.skipped_title_rows)
+    if layout.any():
+        at = where[layout] if where is not None else None
+        what = "ページごとの見出し・タイトル・ページ番号・単位の行"
+        _note_rows(info, info.layout, what, frame[layout], at, "layout")
+        frame = frame[~layout].reset_index(drop=True)
+        where = where[~layout] if where is not None else None
     totals_mask, footer = total_rows(frame.set_axis(names, axis=1), where)
     if footer:
-        _note_footer(info, frame.iloc[len(frame) - footer :], where)
+        at = where[len(where) - footer :] if where is not None else None
+        _note_rows(
+            info, info.footer, "表の後の注記", frame.iloc[len(frame) - footer :], at, "footer"
+        )
         frame = frame.iloc[: len(frame) - footer]
         where = where[: len(where) - footer] if where is not None else None
         totals_mask = totals_mask[: len(frame)]
@@ -199,7 +215,8 @@ def finish_table(
         frame, names = _keep_columns(frame, names, columns, info.file)
         if totals is not None:
             totals = totals[list(names)]
-    title_unit = next((u for u in map(unit_in, info.skipped_title_rows) if u), None)
+    unit_texts = _unit_texts(info, [*info.skipped_title_rows, *unit_lines])
+    title_unit = next((u for u in map(unit_in, unit_texts) if u), None)
     # Built column by column, then assembled once: assigning into a wide frame copies it
     # every time (100,000 columns took minutes).
     typed: dict[str, pd.Series] = {}
@@ -215,7 +232,7 @@ def finish_table(
     frame = pd.DataFrame(typed, index=frame.index) if typed else frame.set_axis(names, axis=1)
     info.units = {
         name: unit
-        for name, unit in units_of(names, info.skipped_title_rows).items()
+        for name, unit in units_of(names, unit_texts).items()
         if info.converted.get(name) == "number" or unit_in(name) is not None
     }
     for name, (scale, number_format) in scaled.items():
@@ -235,6 +252,14 @@ def finish_table(
         )
     if totals is not None:
         _note_totals(info, totals, total_positions)
+        row, differences = total_differences(totals, frame)
+        for name, (stated, summed) in differences.items():
+            at = info.where(_position(total_positions, row), name)
+            info.warnings.append(
+                f"合計の行（{at}）の金額 {stated:,} が、明細の合計 {summed:,} と一致しません"
+                f"（差 {stated - summed:,}）。行の抜けや読めなかった金額がないか、ファイルの合計が"
+                "正しいかを確かめてください"
+            )
     if info.units:
         listed = "、".join(f"「{n}」は{u}" for n, u in info.units.items())
         info.warnings.append(f"金額の単位: {listed}（数値は書かれたまま読み、換算していません）")
@@ -293,8 +318,10 @@ def _position(where: np.ndarray | None, row: int) -> int | None:
 def _note_unreadable(
     info: TableReadInfo, column: str, typing: Any, where: np.ndarray | None
 ) -> None:
-    meant = typing.kind or typing.meant or ""
-    kind = {"date": "日付", "datetime": "日時", "month": "年月"}.get(meant, "金額")
+    meant = typing.meant or typing.kind or ""
+    kind = {"date": "日付", "datetime": "日時", "month": "年月", "percent": "割合"}.get(
+        meant, "金額"
+    )
     info.unreadable_counts[column] = len(typing.unreadable)
     for cell in typing.unreadable[:MAX_LISTED_CELLS]:
         position = _position(where, cell.row)
@@ -334,17 +361,37 @@ def _note_totals(info: TableReadInfo, totals: pd.DataFrame, where: np.ndarray | 
     )
 
 
-def _note_footer(info: TableReadInfo, rows: pd.DataFrame, where: np.ndarray | None) -> None:
-    start = len(where) - len(rows) if where is not None else 0
+def _note_rows(
+    info: TableReadInfo,
+    kept: list[dict[str, Any]],
+    what: str,
+    rows: pd.DataFrame,
+    where: np.ndarray | None,
+    field_name: str,
+) -> None:
+    """Note rows set aside as ``what`` (footer lines, layout rows) in ``kept`` (``info``'s
+    list ``field_name``) and in a warning; ``where``: their positions."""
     for row in range(len(rows)):
-        text = " ".join(
-            str(v).strip() for v in rows.iloc[row].tolist() if not pd.isna(v) and str(v).strip()
-        )
-        info.footer.append({"position": _position(where, start + row), "text": text})
-    listed = "、".join(f"{info.where(f['position'])}「{f['text']}」" for f in info.footer[:5]) + (
-        " ほか" if len(info.footer) > 5 else ""
+        text = row_text(rows.iloc[row].tolist())
+        kept.append({"position": _position(where, row), "text": text})
+    listed = "、".join(f"{info.where(f['position'])}「{f['text']}」" for f in kept[:5]) + (
+        " ほか" if len(kept) > 5 else ""
     )
     info.warnings.append(
-        f"表の後の注記 {len(info.footer)} 行をデータから外しました: {listed}"
-        "（外した行は info の footer で確認できます）"
+        f"{what} {len(kept)} 行をデータから外しました: {listed}"
+        f"（外した行は info の {field_name} で確認できます）"
     )
+
+
+def _unit_texts(info: TableReadInfo, texts: list[str]) -> list[str]:
+    """The title rows and unit lines that name the table's unit: all of them when they name
+    one unit (or none), none when they disagree (``単位：千円`` above, ``単位：円`` below:
+    which is right cannot be known; a warning says so)."""
+    named = list(dict.fromkeys(u for u in map(unit_in, texts) if u))
+    if len(named) <= 1:
+        return texts
+    info.warnings.append(
+        f"表の上下に違う単位（{'・'.join(named)}）が書かれているため、列に単位を付けませんでした"
+        "（数値は書かれたまま読んでいます）。単位の行を確かめてください"
+    )
+    return []

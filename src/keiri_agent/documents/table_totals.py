@@ -6,13 +6,19 @@ group. Summed again, they double the figures. A row is a total row when
 * one of its first two non-blank cells is a total label: 合計, 小計, 総計, 総合計, 累計, 中計,
   月計, 日計, 計 (alone, or after a space: ``営業部 計``), a name ending in 合計 / 小計 / 総計
   (``4月合計``, ``営業部小計``), or a group's total: a grouping word before 計 (部門計,
-  科目計, 取引先計, 営業1部計, 4月計); brackets and spaces inside the label do not matter
+  科目計, 取引先計, 営業1部計, 4月計, a printout's page total 頁計 / ページ計); brackets
+  and spaces inside the label do not matter
   (``【合 計】``); or
 * it is the last row, has no text beside its numbers, leaves blank a column that every row
   above fills (where a label, a date or a name would be), and each of its amounts equals the
   sum of that column over the rows above it (a total written without a label).
 
 Words that merely end in 計 (会計, 統計, 設計, 時計, 温度計) are not labels.
+
+A file's grand total checks the reading (``total_differences``): when exactly one total row is
+labelled as the whole table's (合計, 総計, 総合計), each amount it states in a column read as
+numbers must equal that column's sum over the data rows; where it does not, a row or a cell
+was lost or misread (or the file's total is wrong), and a warning says so.
 
 Footer lines: exports end with notes after the data (``※ 金額は税込です``, ``以上``,
 ``出力日: 2026/02/03``, ``担当: 経理部``, a page number). The last rows of a table are footer
@@ -22,7 +28,9 @@ lines (``total_rows`` says how many) when
   whose header names an amount, or whose cells in the table's last rows are mostly amounts),
   so a data row -- whatever its 摘要 says (``以上``) -- is never one; and
 * they follow a total row (labelled, or the label-less sum of the rows above), or a blank line
-  of the file under a row with amounts: a note written right under the data is data.
+  of the file under a row with amounts, or the first of them is a note (its first cell begins
+  with ``※`` or ``注``: ``※ 金額は税抜です``, ``(注1)``); any other line written right under
+  the data is data.
 
 At most ``MAX_FOOTER_ROWS`` rows are looked at; a table with no amount column has no footer.
 """
@@ -36,7 +44,7 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 
-from keiri_agent.documents.cell_forms import is_dash, read_amount
+from keiri_agent.documents.cell_forms import is_dash, read_amount, read_percent
 from keiri_agent.documents.table_types import is_amount_header
 
 __all__ = [
@@ -44,6 +52,7 @@ __all__ = [
     "MAX_FOOTER_ROWS",
     "MIN_ROWS_ABOVE_SUM",
     "is_total_label",
+    "total_differences",
     "total_rows",
 ]
 
@@ -66,11 +75,15 @@ _AMOUNT_COLUMN_SHARE = 0.5
 # account, a partner, a period. Other words ending in 計 (会計, 統計, 時計) are not totals.
 _GROUP_WORDS = (
     "部門|科目|補助科目|取引先|得意先|仕入先|支払先|担当者?|社員|部|課|室|店|支店|営業所|"
-    "事業所|拠点|月|日|週|期|年度?|区分|品目|商品|口座|伝票|別"
+    "事業所|拠点|月|日|週|期|年度?|区分|品目|商品|口座|伝票|別|頁|ページ"
 )
 _LABEL = re.compile(
     rf"(?:総合計|合計額?|小計|総計|累計|中計|月計|日計|計|.+(?:合計|小計|総計)|.*(?:{_GROUP_WORDS})計)"
 )
+# A note's mark at the start of its first cell (※, 注, 注1:, (注)).
+_NOTE_MARK = re.compile(r"\s*(?:※|[(（]?注[0-9０-９]*[)）:：\s])")
+# The labels of a whole table's total (not a group's or a page's, not a running 累計).
+_GRAND_LABELS = frozenset({"合計", "総計", "総合計", "合計額"})
 _STRIP = re.compile(r"[\s【】\[\]［］()（）<>＜＞《》「」:：・]+")
 
 
@@ -84,6 +97,35 @@ def is_total_label(value: object) -> bool:
     if re.fullmatch(r".+\s+計", text):
         return True
     return bool(_LABEL.fullmatch(_STRIP.sub("", text)))
+
+
+def total_differences(
+    totals: pd.DataFrame, data: pd.DataFrame
+) -> tuple[int, dict[str, tuple[Decimal, Decimal]]]:
+    """``(row, {column: (stated, summed)})``: the one grand-total row of ``totals`` (raw
+    cells) and its amounts that differ from the sum of ``data``'s number column of that name
+    (module docstring); no differences (row -1) when there is no such row, or two (a report's
+    sections)."""
+    grand = [
+        i
+        for i, row in enumerate(totals.itertuples(index=False))
+        if any(
+            isinstance(v, str) and _STRIP.sub("", unicodedata.normalize("NFKC", v)) in _GRAND_LABELS
+            for v in row
+        )
+    ]
+    if len(grand) != 1:
+        return -1, {}
+    found = {}
+    for column, value in totals.iloc[grand[0]].items():
+        stated = _amount(value)
+        numbers = data.get(str(column))
+        if stated is None or numbers is None or not pd.api.types.is_numeric_dtype(numbers):
+            continue
+        summed = sum((Decimal(repr(v)) for v in numbers.dropna().tolist()), Decimal(0))
+        if summed != stated:
+            found[str(column)] = (stated, summed)
+    return grand[0], found
 
 
 def _labelled(frame: pd.DataFrame) -> np.ndarray:
@@ -130,7 +172,11 @@ def _amount(value: object) -> Decimal | None:
         return None
     if isinstance(value, int | float):
         return Decimal(repr(value))
-    number = read_amount(str(value))
+    text = str(value)
+    # A percentage (a workbook's ``0%`` cell is read as the ``75%`` it shows) adds up too.
+    number = read_amount(text)
+    if number is None:
+        number = read_percent(text)
     return None if number is None else Decimal(repr(number))
 
 
@@ -234,12 +280,20 @@ def _footer_rows(frame: pd.DataFrame, positions: np.ndarray | None, labelled: np
     # Under a labelled total or a blank line; else a shorter run may be (a note under a gap).
     while count:
         anchor = n - count - 1
-        if labelled[anchor] or (
-            amounts[len(amounts) - count - 1].any() and _follows_gap(frame, positions, anchor)
+        if (
+            labelled[anchor]
+            or _is_note(frame.iloc[anchor + 1].tolist())
+            or (amounts[len(amounts) - count - 1].any() and _follows_gap(frame, positions, anchor))
         ):
             return count
         count -= 1
     return 0
+
+
+def _is_note(cells: list[object]) -> bool:
+    """Whether a row's first filled cell begins with a note's mark (``_NOTE_MARK``)."""
+    first = next((v for v in cells if not _is_blank(v)), None)
+    return isinstance(first, str) and bool(_NOTE_MARK.match(first))
 
 
 def _follows_gap(frame: pd.DataFrame, positions: np.ndarray | None, anchor: int) -> bool:

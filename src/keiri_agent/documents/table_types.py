@@ -49,6 +49,7 @@ from keiri_agent.documents.cell_forms import (
     YearMonth,
     amount_problem,
     date_problem,
+    era_outside,
     is_code,
     is_dash,
     is_month_day,
@@ -391,22 +392,107 @@ def _type_dates(
     if months and (len(months) != len(found) or vectorized):
         notes.append(f"年月だけのセル {len(months):,} 個はその月の 1 日として読みました")
     notes.extend(_offset_note([r for r in found if isinstance(r, dt.datetime)], zone))
+    notes.extend(_era_note(values[rest]))
     return ColumnTyping(column, kind, bad, notes)
+
+
+def _era_note(values: pd.Series) -> list[str]:
+    """The note for 和暦 dates outside their era's days (``平成31年5月1日``), read as the day
+    the year names (2019-05-01): how many, the first and the era's span (``cell_forms``)."""
+    outside = [
+        (v, span)
+        for v in values.tolist()
+        if isinstance(v, str)
+        for span in [era_outside(v)]
+        if span
+    ]
+    if not outside:
+        return []
+    first, span = outside[0]
+    day = read_date(first)
+    shown = f"{day:%Y/%m/%d}" if day is not None else ""
+    return [
+        f"元号の期間外の和暦の日付 {len(outside):,} 個を、書かれた年のとおり西暦に直して読みました"
+        f"（最初は {first.strip()} → {shown}。{span}）。日付が正しいか確かめてください"
+    ]
+
+
+def _undated(
+    series: pd.Series, values: pd.Series, named: bool, zone: tzinfo
+) -> ColumnTyping | None:
+    """``_type_dates`` with the lone dashes of a date column (``-``, ``―``: 支払日 of a bill
+    not yet paid) read as no date: blank, with a note."""
+    dashes = _dashes(values)
+    if not dashes.any() or dashes.all():
+        return _type_dates(series, values, named=named, zone=zone)
+    typed = _type_dates(series, values[~dashes.to_numpy()], named=named, zone=zone)
+    if typed is not None:
+        typed.notes.append(
+            f"「-」だけのセル {int(dashes.sum()):,} 個は日付なしとして空欄にしました"
+        )
+    return typed
 
 
 def _type_percents(series: pd.Series, values: pd.Series) -> ColumnTyping | None:
     """A column of percentages (``10%``, ``８％``: every non-blank cell) as the fractions a
-    workbook holds for them (0.1, 0.08), so a CSV and a workbook compute alike."""
+    workbook holds for them (0.1, 0.08), so a CSV and a workbook compute alike. A column of
+    mostly percentages with plain numbers among them (``_mixed_percents``) stays text."""
     if not _is_text(values):
         return None
+    probe = values.iloc[:_PROBE_VALUES].map(
+        lambda v: isinstance(v, str) and ("%" in v or "％" in v)
+    )
+    if probe.mean() < NAMED_SHARE:
+        return None  # not a column of percentages: read no further (a long text column)
     read = values.map(lambda v: read_percent(v) if isinstance(v, str) else None)
     if read.isna().any():
+        return _mixed_percents(series, values, read)
+    return _percents_read(series, values, read)
+
+
+def _percents_read(
+    series: pd.Series, values: pd.Series, read: pd.Series, bad: list[Unreadable] | None = None
+) -> ColumnTyping:
+    """The number column of the fractions ``read`` (0 where a cell wrote 0; blank at ``bad``,
+    the cells listed), with its note."""
+    shown = read.notna().to_numpy()
+    first, fraction = values[shown].iloc[0], read[shown].iloc[0]
+    note = f"百分率のセル {int(shown.sum()):,} 個を割合の数値として読みました（{first} → {fraction:g}）"
+    numbers = pd.to_numeric(read.where(read.notna(), 0.0))
+    if bad:
+        numbers.loc[series.index[[cell.row for cell in bad]]] = np.nan
+    return ColumnTyping(numbers.reindex(series.index), "number", bad or [], [note], "percent")
+
+
+def _mixed_percents(series: pd.Series, values: pd.Series, read: pd.Series) -> ColumnTyping | None:
+    """A column of percentages (at least ``NAMED_SHARE`` of its cells) where the other cells are
+    plain numbers (``0.12`` or ``12`` typed into a cell not formatted as a percentage, beside
+    ``12%``): whether such a number is the fraction or the percentage cannot be known, so each
+    but 0 (0 either way) is left blank and listed with why, as a date column's unreadable
+    cells are."""
+    if float(read.notna().mean()) < NAMED_SHARE:
         return None
-    first = values.iloc[0]
-    note = (
-        f"百分率のセル {len(read):,} 個を割合の数値として読みました（{first} → {read.iloc[0]:g}）"
-    )
-    return ColumnTyping(pd.to_numeric(read).reindex(series.index), "number", notes=[note])
+    others = values[read.isna().to_numpy()]
+    read_numbers = [
+        v if isinstance(v, int | float) and not isinstance(v, bool) else read_amount(str(v))
+        for v in others.tolist()
+    ]
+    numbers = [n for n in read_numbers if n is not None]
+    if len(numbers) < len(read_numbers):
+        return None  # words among them: not a column of rates
+    example = values[read.notna().to_numpy()].iloc[0]
+    bad = [
+        Unreadable(
+            _row_of(series, i),
+            _text(v),
+            f"百分率の列にある数値 {_text(v)} が、割合（{float(n) * 100:g}%）か百分率の数（{_text(v)}%）"
+            f"か決められません（{example} のように % を付けて書くか、"
+            "Excel ではセルの表示形式をパーセントにしてください）",
+        )
+        for i, v, n in zip(others.index, others.tolist(), numbers, strict=True)
+        if n != 0
+    ]
+    return _percents_read(series, values, read, bad)
 
 
 def _yearless(series: pd.Series, values: pd.Series) -> ColumnTyping | None:
@@ -488,7 +574,7 @@ def type_column(
     # A unit in a title row speaks for the amount columns, not for the dates beside them.
     amount_named = header_named or (unit is not None and not date_named)
     if date_named and (not header_named or _DATE_HEADER_END.search(name)):
-        typed = _type_dates(series, values, named=True, zone=zone) or _yearless(series, values)
+        typed = _undated(series, values, True, zone) or _yearless(series, values)
         if typed is not None:
             return typed
     if pd.api.types.is_numeric_dtype(series):
@@ -499,7 +585,7 @@ def type_column(
     percents = _type_percents(series, values)
     if percents is not None:
         return percents
-    dates = _type_dates(series, values, named=date_named, zone=zone)
+    dates = _undated(series, values, date_named, zone)
     if dates is not None:
         return dates
     return typed if typed is not None else ColumnTyping(series, None)

@@ -13,7 +13,11 @@ shown as 1,235 under a header ``金額（千円）``) does not change the value 
 cell holds; its unit is then told from the header's and the format's (``display_scale``,
 ``table_frame``). A header cell that is a date under a format without a day (``m"月"``,
 ``yyyy"年"m"月"``, ``ggge"年"m"月"``: the months of a 月次推移表 typed as 2025/4/1) names its
-month: ``2025年4月``, not ``2025-04-01``. Only the cells that exist are read, and a used range over the table limits (a stray
+month: ``2025年4月``, not ``2025-04-01``. A number under a percent format (``0%``: 0.12
+shown as 12%) is read as the percentage it shows, written out exactly (``12%``; 0.1234 →
+``12.34%``), so a column of rates reads alike whether a cell was formatted or typed as text
+``12%``, and a plain number among them (``0.12`` or ``12`` under General) is told apart
+(``table_types``). Only the cells that exist are read, and a used range over the table limits (a stray
 value at XFD1048576) is refused with the range it spans, so a few-KB workbook cannot ask for
 gigabytes.
 """
@@ -24,6 +28,7 @@ import math
 import re
 from collections.abc import Sequence
 from datetime import datetime, tzinfo
+from decimal import Decimal
 from typing import Any
 
 import pandas as pd
@@ -98,6 +103,8 @@ def _read_sheet(
         # Only the cells that exist: iter_rows would create every cell of the used range.
         for (row, col), cell in ws._cells.items():
             value = None if is_blank(cell.value) else _as_shown(cell.value)
+            if isinstance(value, int | float) and _shows_percent(value, cell.number_format):
+                value = _percent_text(value)
             grid[row - 1][col - 1] = value
             if isinstance(value, int | float) and not isinstance(value, bool):
                 formats.setdefault(col - 1, set()).add(cell.number_format)
@@ -147,7 +154,14 @@ def _read_sheet(
     above = grid[: header if header is not None else data_start]
     positions = range(data_start + 1, data_start + 1 + len(frame))  # sheet rows, from 1
     scales = _scaled_columns(formats)
-    return finish_table(frame, names, header, above, info, positions, columns, zone, scales)
+    # A header of several rows, each as written (merges expanded), to know it again when a
+    # paged sheet repeats it (``table_layout``).
+    header_rows = (
+        full[header : header_end + 1] if header is not None and header_end is not None else []
+    )
+    return finish_table(
+        frame, names, header, above, info, positions, columns, zone, scales, header_rows
+    )
 
 
 def display_scale(number_format: str) -> int:
@@ -163,6 +177,19 @@ def _shows_month(number_format: str) -> bool:
     ``yyyy/mm``, ``[$-ja-JP]ggge"年"m"月"``)."""
     section = _FORMAT_TEXT.sub("", number_format).split(";")[0].lower()
     return "m" in section and not any(c in section for c in "dahs")
+
+
+def _shows_percent(value: float, number_format: str) -> bool:
+    """Whether ``value`` (a number) is shown as a percentage by its format (``0%``, ``0.0%``)."""
+    if isinstance(value, bool) or "%" not in number_format:
+        return False
+    return "%" in _FORMAT_TEXT.sub("", number_format).split(";")[0]
+
+
+def _percent_text(value: float) -> str:
+    """The percentage a fraction is, written exactly (0.1 → ``10%``, 0.1234 → ``12.34%``)."""
+    percent = (Decimal(repr(value)) * 100).normalize()
+    return f"{percent:f}%"
 
 
 def _scaled_columns(formats: dict[int, set[str]]) -> dict[int, tuple[int, str]]:
@@ -255,6 +282,7 @@ def _expand(grid: list[list[Any]], merges: list[Merge], header_end: int) -> list
 
 def _joined_name(rows: list[list[Any]], first: int, last: int, col: int) -> Any:
     parts: list[str] = []
+    values: list[Any] = []
     for r in range(first, last + 1):
         value = rows[r][col] if col < len(rows[r]) else None
         if value is None:
@@ -262,8 +290,10 @@ def _joined_name(rows: list[list[Any]], first: int, last: int, col: int) -> Any:
         text = str(value).strip()
         if not parts or parts[-1] != text:
             parts.append(text)
+            values.append(value)
     if not parts:
         return None
-    if len(parts) == 1 and not isinstance(rows[first][col], str):
-        return rows[first][col]  # let the namer format dates and integral floats
+    if len(parts) == 1 and not isinstance(values[0], str):
+        return values[0]  # let the namer format dates and integral floats
+    # (A name only in a lower row, under a blank: 日付 under 借方 / 貸方, is that name.)
     return "_".join(parts)
