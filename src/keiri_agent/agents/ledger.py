@@ -18,10 +18,13 @@ reported as 円 is 1,000 times off. So :func:`ledger_table`
   figures would be off without a word; the error names the cell as the user finds it (CSV
   line, or sheet, row and cell) and how many more there are;
 * refuses a table whose one grand-total row (合計, 総計, 総合計) states an amount that is not
-  the sum of the data rows read (in an amount column: not a rate, a unit price or a balance): a subtotal row nobody labelled (an amount alone under its
-  group) reads as data and doubles its group, a lost or misread row changes the sum; the
-  agent's figures would then differ from the file's own total without a word. The error
-  names the total's cell, both sums and the difference;
+  the sum of the data rows read (in an amount column: not a rate, a unit price or a balance;
+  the reader's ``documents.table_totals.total_differences``): a subtotal row nobody labelled
+  (an amount alone under its group) reads as data and doubles its group, a lost or misread
+  row changes the sum; the agent's figures would then differ from the file's own total
+  without a word. The error names the total's cell, both sums and the difference. A
+  difference that rounding to 千円 / 百万円 can make (each row and the total rounded on their
+  own) is no error: a note says it;
 * says in ``notes`` (Japanese, for the model's prompt and the user's log) what was done: the
   units applied, the total and subtotal rows left out (so the model does not add them back),
   notes under the table, the date columns converted and date cells that could not be read,
@@ -32,18 +35,18 @@ A table a plan block read (``Table``, with its ``units``) is put in yen by :func
 
 from __future__ import annotations
 
-import math
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from keiri_agent.documents.cell_forms import read_amount
 from keiri_agent.documents.failures import invalid_input
 from keiri_agent.documents.table_frame import YEN_FACTORS, TableReadInfo, TableResult
+from keiri_agent.documents.table_totals import total_differences
 from keiri_agent.documents.table_types import is_amount_header, unit_in
 from keiri_agent.documents.tables import read_table
 
@@ -65,12 +68,6 @@ MAX_NAMED_COLUMNS = 10
 # Decimals kept after multiplying into yen (百万円 written to 0.1 is whole yen; float error of
 # the multiplication, 12.3 * 1,000,000 = 12300000.000000002, is far below them).
 _YEN_DECIMALS = 6
-# Two sums are the same when they differ by float noise only (a workbook's cached 合計 of
-# 12.3 and 45.6 is 57.900000000000006): far below a yen of any amount a ledger holds.
-_SAME_SUM = 1e-9
-# The labels of a whole table's total (not a group's 小計 or 部門計, not a running 累計), by
-# their letters alone (【合 計】 is 合計).
-_GRAND_LABELS = frozenset({"合計", "総計", "総合計", "合計額"})
 # Amount columns whose cell in a 合計 row is not their sum (a rate, a unit price, the closing
 # balance of a 出納帳's 残高), left out of the check.
 _NOT_SUMMED = ("率", "比", "%", "単価", "残高")
@@ -109,9 +106,9 @@ def ledger_table(result: TableResult) -> LedgerTable:
     """``result`` with its amounts in yen and its notes (see the module docstring)."""
     info = result.info
     _refuse_unreadable_amounts(info)
-    _refuse_unequal_total(result)
+    rounding = _unequal_totals(result)
     frame, notes, renamed = in_yen(result.df, info.units)
-    return LedgerTable(frame, info, notes + _read_notes(info, renamed), renamed)
+    return LedgerTable(frame, info, notes + rounding + _read_notes(info, renamed), renamed)
 
 
 def in_yen(
@@ -200,21 +197,6 @@ def _refuse_unreadable_amounts(info: TableReadInfo) -> None:
     )
 
 
-def _grand_total_row(result: TableResult) -> int | None:
-    """The one row of ``result.totals`` labelled as the whole table's total, or None (none,
-    or several: a report's sections each with its 合計)."""
-    grand = [
-        row
-        for row, total in enumerate(result.info.totals)
-        if _letters(str(total["label"])) in _GRAND_LABELS
-    ]
-    return grand[0] if len(grand) == 1 and result.totals is not None else None
-
-
-def _letters(text: str) -> str:
-    return "".join(ch for ch in unicodedata.normalize("NFKC", text) if ch.isalnum())
-
-
 def _summed(column: str, numbers: pd.Series, info: TableReadInfo) -> bool:
     """Whether a 合計 row's cell in ``column`` must be the sum of its ``numbers``: an amount
     column (by its header or its unit) read as numbers, not one of ``_NOT_SUMMED``."""
@@ -226,40 +208,46 @@ def _summed(column: str, numbers: pd.Series, info: TableReadInfo) -> bool:
     )
 
 
-def _refuse_unequal_total(result: TableResult) -> None:
-    row = _grand_total_row(result)
-    if row is None:
-        return
-    assert result.totals is not None  # _grand_total_row
+def _unequal_totals(result: TableResult) -> list[str]:
+    """Refuse a table whose grand total differs from its amount columns' sums (module
+    docstring); the notes for differences that rounding explains."""
+    if result.totals is None:
+        return []
     info = result.info
-    for column, cell in result.totals.iloc[row].items():
-        numbers = result.df.get(str(column))
-        if numbers is None or not _summed(str(column), numbers, info) or pd.isna(cell):
-            continue
-        stated = cell if isinstance(cell, int | float) else read_amount(str(cell))
-        if stated is None or isinstance(stated, bool):
-            continue
-        summed = math.fsum(numbers.dropna().tolist())
-        if math.isclose(stated, summed, rel_tol=_SAME_SUM, abs_tol=_SAME_SUM):
+    row, differences = total_differences(result.totals, result.df, info.units)
+    notes: list[str] = []
+    for found in differences:
+        column = found.column
+        if not _summed(column, result.df[column], info):
             continue
         position = info.totals[row]["position"]
+        said = (
+            f"{info.where(position, column)}の合計 {_figure(found.stated)} が、明細の行の合計 "
+            f"{_figure(found.summed)} と一致しません（差 {_figure(found.difference)}）"
+        )
+        if found.rounding:
+            notes.append(
+                f"{said}。{info.units[column]}未満の端数処理による差なので、明細の行をそのまま"
+                "使います（集計は明細の行から計算してください）。"
+            )
+            continue
         raise invalid_input(
             info.file,
-            f"{info.where(position, str(column))}の合計 {_figure(stated)} が、明細の行の合計 "
-            f"{_figure(summed)} と一致しません（差 {_figure(summed - stated)}）。見出しのない小計の"
-            "行が明細に混ざっているか、読めなかった行があると、集計が実際と合わなくなるため、"
-            "読み込みを止めました。",
-            "ファイルの合計行と明細を確かめてください。小計の行は「小計」「営業部 計」のように"
-            "最初の列に書くか削除し、合計が正しければもう一度指定してください。",
-            column=str(column),
+            f"{said}。見出しのない小計の行が明細に混ざっているか、読めなかった行があると、"
+            "集計が実際と合わなくなるため、読み込みを止めました。",
+            "ファイルの合計行と明細を確かめてください。見出しのない小計の行は最初の列に"
+            "「小計」「営業部 計」のように書くか削除し、ファイルの合計の方が誤っていれば合計行を"
+            "直して、保存し直してから指定してください。",
+            column=column,
             position=position,
-            stated=str(stated),
-            summed=str(summed),
+            stated=str(found.stated),
+            summed=str(found.summed),
         )
+    return notes
 
 
-def _figure(value: float) -> str:
-    return f"{int(value):,}" if float(value).is_integer() else f"{value:,}"
+def _figure(value: Decimal) -> str:
+    return f"{int(value):,}" if value == value.to_integral_value() else f"{value:,}"
 
 
 def _rows(info: TableReadInfo, found: list[dict[str, Any]], key: str) -> str:

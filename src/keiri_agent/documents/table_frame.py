@@ -252,13 +252,18 @@ def finish_table(
         )
     if totals is not None:
         _note_totals(info, totals, total_positions)
-        row, differences = total_differences(totals, frame)
-        for name, (stated, summed) in differences.items():
-            at = info.where(_position(total_positions, row), name)
+        row, differences = total_differences(totals, frame, info.units)
+        for found in differences:
+            at = info.where(_position(total_positions, row), found.column)
+            said = (
+                f"合計の行（{at}）の金額 {found.stated:,} が、明細の合計 {found.summed:,} と"
+                f"一致しません（差 {found.stated - found.summed:,}）"
+            )
             info.warnings.append(
-                f"合計の行（{at}）の金額 {stated:,} が、明細の合計 {summed:,} と一致しません"
-                f"（差 {stated - summed:,}）。行の抜けや読めなかった金額がないか、ファイルの合計が"
-                "正しいかを確かめてください"
+                f"{said}。{info.units[found.column]}未満の端数処理の差の範囲です"
+                if found.rounding
+                else f"{said}。行の抜けや読めなかった金額がないか、ファイルの合計が正しいかを"
+                "確かめてください"
             )
     if info.units:
         listed = "、".join(f"「{n}」は{u}" for n, u in info.units.items())

@@ -18,7 +18,9 @@ Words that merely end in 計 (会計, 統計, 設計, 時計, 温度計) are not
 A file's grand total checks the reading (``total_differences``): when exactly one total row is
 labelled as the whole table's (合計, 総計, 総合計), each amount it states in a column read as
 numbers must equal that column's sum over the data rows; where it does not, a row or a cell
-was lost or misread (or the file's total is wrong), and a warning says so.
+was lost or misread (or the file's total is wrong), and a warning says so. In a column written
+in 千円 or 百万円 each row and the total are rounded on their own, so a difference of less than
+one unit a row (``within_rounding``) is rounding, and said as such.
 
 Footer lines: exports end with notes after the data (``※ 金額は税込です``, ``以上``,
 ``出力日: 2026/02/03``, ``担当: 経理部``, a page number). The last rows of a table are footer
@@ -39,6 +41,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
 from decimal import Decimal
 
 import numpy as np
@@ -51,9 +55,11 @@ __all__ = [
     "MAX_FOOTER_CELLS",
     "MAX_FOOTER_ROWS",
     "MIN_ROWS_ABOVE_SUM",
+    "TotalDifference",
     "is_total_label",
     "total_differences",
     "total_rows",
+    "within_rounding",
 ]
 
 # Rows above a label-less last row needed before it may be taken for their total.
@@ -99,13 +105,40 @@ def is_total_label(value: object) -> bool:
     return bool(_LABEL.fullmatch(_STRIP.sub("", text)))
 
 
+@dataclass(frozen=True)
+class TotalDifference:
+    """A grand total's amount that is not the sum of its column's data rows. ``rounding``:
+    the column is in a unit coarser than the yen (千円, 百万円…), where each row and the total
+    are rounded on their own, and the difference is within what that rounding can make
+    (``within_rounding``); otherwise a row or a cell was lost or added (an unlabelled 小計)."""
+
+    column: str
+    stated: Decimal
+    summed: Decimal
+    rounding: bool
+
+    @property
+    def difference(self) -> Decimal:
+        return self.summed - self.stated
+
+
+def within_rounding(stated: Decimal, summed: Decimal, rows: int, step: Decimal) -> bool:
+    """Whether ``summed`` (of ``rows`` amounts written to ``step``, e.g. whole 千円) may differ
+    from ``stated`` by rounding alone: each amount and the total are off by less than one
+    ``step``, rounded or cut (千円未満切り捨て leaves every row short, so the difference grows
+    with the rows), so together by less than ``(rows + 1) * step``. A doubled group (an
+    unlabelled 小計) is its group's sum, far more than that in any report kept in 千円."""
+    return abs(summed - stated) < (rows + 1) * step
+
+
 def total_differences(
-    totals: pd.DataFrame, data: pd.DataFrame
-) -> tuple[int, dict[str, tuple[Decimal, Decimal]]]:
-    """``(row, {column: (stated, summed)})``: the one grand-total row of ``totals`` (raw
-    cells) and its amounts that differ from the sum of ``data``'s number column of that name
-    (module docstring); no differences (row -1) when there is no such row, or two (a report's
-    sections)."""
+    totals: pd.DataFrame, data: pd.DataFrame, units: Mapping[str, str] | None = None
+) -> tuple[int, list[TotalDifference]]:
+    """``(row, differences)``: the one grand-total row of ``totals`` (raw cells) and its
+    amounts that differ from the sum of ``data``'s number column of that name (module
+    docstring); no differences (row -1) when there is no such row, or two (a report's
+    sections). ``units``: column → the unit its values are in; a unit other than 円 allows
+    for rounding (``TotalDifference.rounding``)."""
     grand = [
         i
         for i, row in enumerate(totals.itertuples(index=False))
@@ -115,16 +148,29 @@ def total_differences(
         )
     ]
     if len(grand) != 1:
-        return -1, {}
-    found = {}
+        return -1, []
+    found = []
     for column, value in totals.iloc[grand[0]].items():
         stated = _amount(value)
         numbers = data.get(str(column))
         if stated is None or numbers is None or not pd.api.types.is_numeric_dtype(numbers):
             continue
-        summed = sum((Decimal(repr(v)) for v in numbers.dropna().tolist()), Decimal(0))
-        if summed != stated:
-            found[str(column)] = (stated, summed)
+        amounts = [Decimal(repr(v)) for v in numbers.dropna().tolist()]
+        summed = sum(amounts, Decimal(0))
+        if summed == stated:
+            continue
+        unit = (units or {}).get(str(column))
+        # the last digit written: 1 for whole 千円, 0.1 for 百万円 to one decimal
+        step = Decimal(1).scaleb(min(int(a.as_tuple().exponent) for a in [stated, *amounts]))
+        rounded = unit is not None and unit != "円"
+        found.append(
+            TotalDifference(
+                str(column),
+                stated,
+                summed,
+                rounded and within_rounding(stated, summed, len(amounts), step),
+            )
+        )
     return grand[0], found
 
 
