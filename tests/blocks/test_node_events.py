@@ -88,7 +88,7 @@ def _analysis_agent(steps: Steps, monkeypatch: pytest.MonkeyPatch) -> None:
             pass
 
         def add_file(self, path: Path) -> Any:
-            return SimpleNamespace(shape=(2, 2), name=path.stem)
+            return SimpleNamespace(shape=(2, 2), name=path.stem, notes=[])
 
         def ask(self, question: str, *, events: Any) -> Any:
             steps.drive(events)

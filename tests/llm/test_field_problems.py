@@ -16,6 +16,7 @@ from pydantic import (
     Discriminator,
     Field,
     Tag,
+    TypeAdapter,
     ValidationError,
     field_validator,
 )
@@ -202,6 +203,30 @@ def test_a_tag_that_is_also_a_key_is_not_read_as_a_field() -> None:
         'graph の 1 番目の in: オブジェクト（{...}）ではありません（受け取った値: "x"）',
         "graph の 2 番目の id: 必須の項目がありません",
     ]
+
+
+class DayItem(BaseModel):
+    kind: Literal["day"]
+    day: int
+    offset: int = Field(default=0, ge=-10, le=10)
+
+
+class WeekItem(BaseModel):
+    kind: Literal["week"]
+    weekday: str
+
+
+Rule = TypeAdapter(Annotated[DayItem | WeekItem, Field(discriminator="kind")])
+
+
+def test_a_top_level_tag_that_is_also_a_key_is_not_read_as_the_field() -> None:
+    """A schedule rule is tagged by its kind, and the kind ``day`` is also a key: Pydantic's
+    ``day.offset`` is the rule's ``offset``, not a field of its day (it read 「day: -10 以上」)."""
+    with pytest.raises(ValidationError) as caught:
+        Rule.validate_python({"kind": "day", "day": 25, "offset": -11})
+    (problem,) = field_problems(caught.value, data={"kind": "day", "day": 25, "offset": -11})
+    assert problem.loc == ("offset",)
+    assert problem.text.startswith("offset: -10 以上にしてください")
 
 
 class Own(BaseModel):

@@ -194,7 +194,7 @@ def test_rerun_of_an_unknown_node_names_the_nodes(
 def test_resume_of_an_unknown_run(runner: PlanRunner) -> None:
     with pytest.raises(BlockError) as info:
         runner.resume("run_nope")
-    assert "run id" in info.value.hint
+    assert "実行 ID" in info.value.hint
 
 
 def test_large_and_binary_outputs_are_stored_beside_the_log(

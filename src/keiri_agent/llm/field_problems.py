@@ -157,8 +157,10 @@ def readable_path(loc: Sequence[int | str]) -> str:
 def _is_union_part(parts: Sequence[int | str], index: int, current: Any) -> bool:
     """Whether ``parts[index]`` (a string) is a part Pydantic inserts for a union, not a key of
     the data at ``current``: a member's type (``str``, ``list[str]``), a tag the data does not
-    have (``graph.0.excel.read_data.id`` is ``graph.0.id``), or a list item's tag that is also
-    one of its keys with a plain value (``graph.0.block.in`` is ``graph.0.in``)."""
+    have (``graph.0.excel.read_data.id`` is ``graph.0.id``), or a tag that is also one of the
+    keys with a plain value, which has no keys to go into (``graph.0.block.in`` is
+    ``graph.0.in``; a schedule rule's ``day.offset`` is ``offset``: its tag ``day`` is a key
+    too)."""
     part = parts[index]
     if isinstance(current, Mapping):
         if part in current and index == len(parts) - 1:
@@ -166,9 +168,8 @@ def _is_union_part(parts: Sequence[int | str], index: int, current: Any) -> bool
         if index < len(parts) - 1:
             if part not in current:
                 return True
-            after_item = index > 0 and isinstance(parts[index - 1], int)
             plain = not isinstance(current[part], (Mapping, list))
-            return after_item and plain and isinstance(parts[index + 1], str)
+            return plain and isinstance(parts[index + 1], str)
     elif current is not None:  # a list or a value has no keys: a union's part
         return True
     return bool(_UNION_MEMBER.match(str(part)))
