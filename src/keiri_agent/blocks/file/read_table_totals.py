@@ -24,8 +24,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from keiri_agent.blocks.inputs import choice, input_error
 from keiri_agent.blocks.base import BlockContext
+from keiri_agent.blocks.inputs import choice, input_error
 from keiri_agent.documents.table_frame import TableResult
 from keiri_agent.documents.table_totals import TotalDifference, amount_differences, figure
 
