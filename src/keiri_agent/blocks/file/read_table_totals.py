@@ -33,16 +33,12 @@ __all__ = ["TOTAL_CHECKS", "check_totals", "total_check"]
 
 # ``total_check``: stop at a grand total that does not add up (the default), or warn and go on.
 TOTAL_CHECKS = ("stop", "warn")
+_CHOICES_SAID = "ファイルの合計行が明細の合計と合わないとき止めるなら stop、警告して続けるなら warn"
 
 
 def total_check(inputs: dict[str, Any]) -> str:
     """The ``total_check`` input (``stop`` when absent)."""
-    return choice(
-        inputs,
-        "total_check",
-        TOTAL_CHECKS,
-        "ファイルの合計行が明細の合計と合わないとき止めるなら stop、警告して続けるなら warn",
-    )
+    return choice(inputs, "total_check", TOTAL_CHECKS, _CHOICES_SAID)
 
 
 def check_totals(result: TableResult, check: str, ctx: BlockContext) -> list[dict[str, Any]]:
