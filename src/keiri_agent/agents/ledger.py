@@ -19,12 +19,12 @@ reported as 円 is 1,000 times off. So :func:`ledger_table`
   line, or sheet, row and cell) and how many more there are;
 * refuses a table whose one grand-total row (合計, 総計, 総合計) states an amount that is not
   the sum of the data rows read (in an amount column: not a rate, a unit price or a balance;
-  the reader's ``documents.table_totals.total_differences``): a subtotal row nobody labelled
-  (an amount alone under its group) reads as data and doubles its group, a lost or misread
-  row changes the sum; the agent's figures would then differ from the file's own total
-  without a word. The error names the total's cell, both sums and the difference. A
-  difference that rounding to 千円 / 百万円 can make (each row and the total rounded on their
-  own) is no error: a note says it;
+  ``documents.table_totals.amount_differences``, the check ``file.read_table`` makes too): a
+  subtotal row nobody labelled (an amount alone under its group) reads as data and doubles its
+  group, a lost or misread row changes the sum; the agent's figures would then differ from
+  the file's own total without a word. The error names the total's cell, both sums and the
+  difference. A difference that rounding to 千円 / 百万円 can make (each row and the total
+  rounded on their own) is no error: a note says it;
 * says in ``notes`` (Japanese, for the model's prompt and the user's log) what was done: the
   units applied, the total and subtotal rows left out (so the model does not add them back),
   notes under the table, the date columns converted and date cells that could not be read,
@@ -35,10 +35,8 @@ A table a plan block read (``Table``, with its ``units``) is put in yen by :func
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -46,8 +44,8 @@ import pandas as pd
 
 from keiri_agent.documents.failures import invalid_input
 from keiri_agent.documents.table_frame import YEN_FACTORS, TableReadInfo, TableResult
-from keiri_agent.documents.table_totals import total_differences
-from keiri_agent.documents.table_types import is_amount_header, unit_in
+from keiri_agent.documents.table_totals import amount_differences, figure
+from keiri_agent.documents.table_types import unit_in
 from keiri_agent.documents.tables import read_table
 
 __all__ = [
@@ -68,9 +66,6 @@ MAX_NAMED_COLUMNS = 10
 # Decimals kept after multiplying into yen (百万円 written to 0.1 is whole yen; float error of
 # the multiplication, 12.3 * 1,000,000 = 12300000.000000002, is far below them).
 _YEN_DECIMALS = 6
-# Amount columns whose cell in a 合計 row is not their sum (a rate, a unit price, the closing
-# balance of a 出納帳's 残高), left out of the check.
-_NOT_SUMMED = ("率", "比", "%", "単価", "残高")
 _DATE_KINDS = {"date": "日付", "datetime": "日時", "month": "年月"}
 _NUMBER_HINT = (
     "そのセルを金額（例: 1,200、△1,200、(1,200)）に直すか空欄にして保存し直してから、"
@@ -197,33 +192,20 @@ def _refuse_unreadable_amounts(info: TableReadInfo) -> None:
     )
 
 
-def _summed(column: str, numbers: pd.Series, info: TableReadInfo) -> bool:
-    """Whether a 合計 row's cell in ``column`` must be the sum of its ``numbers``: an amount
-    column (by its header or its unit) read as numbers, not one of ``_NOT_SUMMED``."""
-    name = unicodedata.normalize("NFKC", column)
-    return (
-        pd.api.types.is_numeric_dtype(numbers)
-        and (is_amount_header(name) or column in info.units)
-        and not any(word in name for word in _NOT_SUMMED)
-    )
-
-
 def _unequal_totals(result: TableResult) -> list[str]:
     """Refuse a table whose grand total differs from its amount columns' sums (module
     docstring); the notes for differences that rounding explains."""
     if result.totals is None:
         return []
     info = result.info
-    row, differences = total_differences(result.totals, result.df, info.units)
+    row, differences = amount_differences(result.totals, result.df, info.units)
     notes: list[str] = []
     for found in differences:
         column = found.column
-        if not _summed(column, result.df[column], info):
-            continue
         position = info.totals[row]["position"]
         said = (
-            f"{info.where(position, column)}の合計 {_figure(found.stated)} が、明細の行の合計 "
-            f"{_figure(found.summed)} と一致しません（差 {_figure(found.difference)}）"
+            f"{info.where(position, column)}の合計 {figure(found.stated)} が、明細の行の合計 "
+            f"{figure(found.summed)} と一致しません（差 {figure(found.difference)}）"
         )
         if found.rounding:
             notes.append(
@@ -244,10 +226,6 @@ def _unequal_totals(result: TableResult) -> list[str]:
             summed=str(found.summed),
         )
     return notes
-
-
-def _figure(value: Decimal) -> str:
-    return f"{int(value):,}" if value == value.to_integral_value() else f"{value:,}"
 
 
 def _rows(info: TableReadInfo, found: list[dict[str, Any]], key: str) -> str:

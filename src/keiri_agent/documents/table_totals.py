@@ -20,7 +20,10 @@ labelled as the whole table's (合計, 総計, 総合計), each amount it states
 numbers must equal that column's sum over the data rows; where it does not, a row or a cell
 was lost or misread (or the file's total is wrong), and a warning says so. In a column written
 in 千円 or 百万円 each row and the total are rounded on their own, so a difference of less than
-one unit a row (``within_rounding``) is rounding, and said as such.
+one unit a row (``within_rounding``) is rounding, and said as such. Only an amount column must
+add up (``must_add_up``): not a rate, a unit price or a balance, whose 合計 cell is no sum;
+``amount_differences`` is the check every caller that refuses a table uses (the analysis
+agent, conversion, the ``file.read_table`` block).
 
 Footer lines: exports end with notes after the data (``※ 金額は税込です``, ``以上``,
 ``出力日: 2026/02/03``, ``担当: 経理部``, a page number). The last rows of a table are footer
@@ -56,7 +59,10 @@ __all__ = [
     "MAX_FOOTER_ROWS",
     "MIN_ROWS_ABOVE_SUM",
     "TotalDifference",
+    "amount_differences",
+    "figure",
     "is_total_label",
+    "must_add_up",
     "total_differences",
     "total_rows",
     "within_rounding",
@@ -90,6 +96,9 @@ _LABEL = re.compile(
 _NOTE_MARK = re.compile(r"\s*(?:※|[(（]?注[0-9０-９]*[)）:：\s])")
 # The labels of a whole table's total (not a group's or a page's, not a running 累計).
 _GRAND_LABELS = frozenset({"合計", "総計", "総合計", "合計額"})
+# Words in the header of an amount column whose cell in a 合計 row is not its sum (a rate, a
+# ratio, a unit price, the closing balance of a 出納帳's 残高): left out of the check.
+_NOT_SUMMED = ("率", "比", "%", "単価", "残高")
 _STRIP = re.compile(r"[\s【】\[\]［］()（）<>＜＞《》「」:：・]+")
 
 
@@ -120,6 +129,11 @@ class TotalDifference:
     @property
     def difference(self) -> Decimal:
         return self.summed - self.stated
+
+
+def figure(value: Decimal) -> str:
+    """An amount as a person writes it: ``1,234`` (no ``.0`` for a whole amount), ``1,234.5``."""
+    return f"{int(value):,}" if value == value.to_integral_value() else f"{value:,}"
 
 
 def within_rounding(stated: Decimal, summed: Decimal, rows: int, step: Decimal) -> bool:
@@ -172,6 +186,26 @@ def total_differences(
             )
         )
     return grand[0], found
+
+
+def must_add_up(column: str, numbers: pd.Series, units: Mapping[str, str]) -> bool:
+    """Whether a 合計 row's cell in ``column`` must be the sum of its ``numbers``: an amount
+    column (by its header, or a unit named for it in ``units``) read as numbers, and not a
+    rate, a unit price or a balance (``_NOT_SUMMED``)."""
+    name = unicodedata.normalize("NFKC", column)
+    return (
+        pd.api.types.is_numeric_dtype(numbers)
+        and (is_amount_header(name) or column in units)
+        and not any(word in name for word in _NOT_SUMMED)
+    )
+
+
+def amount_differences(
+    totals: pd.DataFrame, data: pd.DataFrame, units: Mapping[str, str]
+) -> tuple[int, list[TotalDifference]]:
+    """``total_differences`` in the columns that must add up (``must_add_up``) only."""
+    row, found = total_differences(totals, data, units)
+    return row, [d for d in found if must_add_up(d.column, data[d.column], units)]
 
 
 def _labelled(frame: pd.DataFrame) -> np.ndarray:
