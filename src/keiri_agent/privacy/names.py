@@ -20,6 +20,8 @@ import re
 import threading
 from typing import Any
 
+from keiri_agent.bank_words import without_bank_words
+from keiri_agent.privacy.bank_payers import party_names
 from keiri_agent.privacy.kinds import PersonalKind, Span
 from keiri_agent.privacy.romaji import find_romaji_names, with_romaji_part
 from keiri_agent.sudachi import open_dictionary
@@ -226,16 +228,26 @@ def _bank_kana(text: str) -> str:
 
 
 # A payer in half-width kana is a surname, one space and a given name (ﾏﾂﾓﾄ ﾐﾖｺ): where the
-# dictionary knows the surname only, the word after it is the given name.
-_HALF_KANA = re.compile(r"[ｦ-ﾟ]+")
+# dictionary knows one of the two only, the word next to it is the other. The bank's words
+# (``bank_words``: ﾌﾘｺﾐ, ﾃｽｳﾘﾖｳ...) are blanked out before, so they are never taken for one.
+_HALF_KANA = re.compile(r"[ｦ-ﾟ ]+")
 _GIVEN_AFTER = re.compile(r"[ 　]([ｦ-ﾟ]{2,})(?![ｦ-ﾟ()（）])")
+_SURNAME_BEFORE = re.compile(r"(?<![ｦ-ﾟ()（）])[ｦ-ﾟ]{2,}[ 　]$")
 
 
-def _with_given_name(text: str, span: Span) -> Span:
+def _with_whole_name(text: str, span: Span) -> Span:
+    """``span`` with the half-width kana word right before or after it, one space apart."""
     if _HALF_KANA.fullmatch(text, span.start, span.end) is None:
         return span
-    given = _GIVEN_AFTER.match(text, span.end)
-    return span if given is None else Span(span.start, given.end(), span.kind)
+    start, end = span.start, span.end
+    if " " not in text[start:end] and "　" not in text[start:end]:
+        given = _GIVEN_AFTER.match(text, end)
+        surname = _SURNAME_BEFORE.search(text, max(0, start - 40), start)
+        if given is not None:
+            end = given.end()
+        elif surname is not None:
+            start = surname.start()
+    return Span(start, end, span.kind)
 
 
 def find_names(text: str) -> list[Span]:
@@ -248,12 +260,15 @@ def find_names(text: str) -> list[Span]:
         for m in _HONOURED.finditer(text)
     ]
     spans.extend(find_romaji_names(text))
-    for offset, piece in _chunks(text):
+    bare = without_bank_words(text)  # as long as the text: its offsets hold
+    for offset, piece in _chunks(bare):
         found = _spans(list(tokenizer.tokenize(piece)), offset)
         spans.extend(with_romaji_part(text, span) for span in found)
         bank = _bank_kana(piece)
         if bank != piece:  # as long as the piece: its offsets are the piece's
             spans.extend(_spans(list(tokenizer.tokenize(bank)), offset))
     if _HALF_KANA.search(text) is not None:
-        spans = [_with_given_name(text, span) for span in spans]
+        spans = [_with_whole_name(bare, span) for span in spans]
+    if bare != text:
+        spans.extend(party_names(text, bare))
     return spans
