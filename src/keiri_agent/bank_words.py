@@ -29,8 +29,8 @@ __all__ = [
     "BANK_WORD",
     "BANK_WORDS",
     "BANK_WORD_TABLE",
-    "PARTY_WORDS",
     "GLUED_MIN_CHARS",
+    "PARTY_WORDS",
     "WordRun",
     "bank_word_runs",
     "bank_word_spans",
@@ -142,15 +142,10 @@ PARTY_WORDS: tuple[str, ...] = tuple(word for word, _, party in BANK_WORD_TABLE 
 BANK_WORD: re.Pattern[str] = _pattern(BANK_WORDS)
 
 
-
 _ONE_WORD = re.compile(
-    "|".join(
-        f"({''.join(map(_spelling, w))})" for w in sorted(BANK_WORDS, key=len, reverse=True)
-    )
+    "|".join(f"({''.join(map(_spelling, w))})" for w in sorted(BANK_WORDS, key=len, reverse=True))
 )
-_PARTY_BY_GROUP = [
-    w in PARTY_WORDS for w in sorted(BANK_WORDS, key=len, reverse=True)
-]
+_PARTY_BY_GROUP = [w in PARTY_WORDS for w in sorted(BANK_WORDS, key=len, reverse=True)]
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,7 +36,9 @@ def _case(rng: random.Random) -> tuple[list[dict[str, str]], list[Any], list[Any
         code = f"P{n:02d}"
         kana = f"{skana} {gkana}"
         written = kana if rng.random() < 0.5 else unicodedata.normalize("NFKC", kana)
-        master.append({"取引先コード": code, "取引先名": f"{skanji} {gkanji}", "取引先名カナ": written})
+        master.append(
+            {"取引先コード": code, "取引先名": f"{skanji} {gkanji}", "取引先名カナ": written}
+        )
         payers.append((code, kana))
     for n, (name, bank) in enumerate(rng.sample(COMPANIES, 4)):
         code = f"C{n:02d}"
@@ -104,7 +106,10 @@ def test_a_customer_beside_a_bank_word_is_matched(tmp_path: Path, payer: str) ->
         {"取引先コード": "P1", "取引先名": "井上 真由美", "取引先名カナ": "ｲﾉｳｴ ﾏﾕﾐ"},
         {"取引先コード": "C1", "取引先名": "株式会社青葉商事", "取引先名カナ": ""},
     ]
-    invoices = [invoice("INV-1", "P1", "井上 真由美", 30_000), invoice("INV-2", "C1", "株式会社青葉商事", 55_000)]
+    invoices = [
+        invoice("INV-1", "P1", "井上 真由美", 30_000),
+        invoice("INV-2", "C1", "株式会社青葉商事", 55_000),
+    ]
     amount = 55_000 if "ｱｵﾊﾞ" in payer else 30_000
     out = match(tmp_path, invoices, [deposit("1", payer, amount)], customers=master)
     assert matched_pairs(out) == {"1": ["INV-2" if "ｱｵﾊﾞ" in payer else "INV-1"]}
@@ -115,6 +120,9 @@ def test_a_customer_whose_name_begins_like_a_bank_word_is_still_found(tmp_path: 
         {"取引先コード": "C1", "取引先名": "株式会社ソウキン物流", "取引先名カナ": "ｿｳｷﾝﾌﾞﾂﾘﾕｳ(ｶ"},
         {"取引先コード": "C2", "取引先名": "株式会社物流", "取引先名カナ": "ﾌﾞﾂﾘﾕｳ(ｶ"},
     ]
-    invoices = [invoice("INV-1", "C1", "ソウキン物流", 30_000), invoice("INV-2", "C2", "物流", 30_000)]
+    invoices = [
+        invoice("INV-1", "C1", "ソウキン物流", 30_000),
+        invoice("INV-2", "C2", "物流", 30_000),
+    ]
     out = match(tmp_path, invoices, [deposit("1", "ｿｳｷﾝﾌﾞﾂﾘﾕｳ(ｶ", 30_000)], customers=master)
     assert matched_pairs(out) == {"1": ["INV-1"]}

@@ -137,7 +137,9 @@ def memo_lines(seed: int, count: int) -> list[MemoLine]:
         if place == "after":
             name_start = 0
         month, day = rng.randint(1, 12), rng.randint(1, 28)
-        date = rng.choice((f"2025/{month:02d}/{day:02d}", f"07-{month:02d}-{day:02d}", f"R7.{month}.{day}"))
+        date = rng.choice(
+            (f"2025/{month:02d}/{day:02d}", f"07-{month:02d}-{day:02d}", f"R7.{month}.{day}")
+        )
         amount = f"{rng.randint(1, 999) * 1000 + rng.choice((0, 560, 440)):,}"
         balance = f"{rng.randint(100, 9999):,},{rng.randint(0, 999):03d}"
         sep = rng.choice((" ", ",", "\t", "  "))
