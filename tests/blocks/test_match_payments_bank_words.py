@@ -98,31 +98,37 @@ def test_bank_words_in_the_payer_field_never_make_a_wrong_match_and_hide_no_cust
     assert missed == [], f"{len(missed)} missed of {lines}:\n" + "\n".join(missed)
 
 
-@pytest.mark.parametrize(
-    "payer", ["ﾌﾘｺﾐｲﾉｳｴ ﾏﾕﾐ", "ﾌﾘｺﾐ ｲﾉｳｴ ﾏﾕﾐ", "ｲﾉｳｴ ﾏﾕﾐ ﾃｽｳﾘﾖｳ", "ﾃﾞﾝｼﾝｶ)ｱｵﾊﾞｼﾖｳｼﾞ"]
-)
-def test_a_customer_beside_a_bank_word_is_matched(tmp_path: Path, payer: str) -> None:
-    master = [
-        {"取引先コード": "P1", "取引先名": "井上 真由美", "取引先名カナ": "ｲﾉｳｴ ﾏﾕﾐ"},
-        {"取引先コード": "C1", "取引先名": "株式会社青葉商事", "取引先名カナ": ""},
-    ]
-    invoices = [
-        invoice("INV-1", "P1", "井上 真由美", 30_000),
-        invoice("INV-2", "C1", "株式会社青葉商事", 55_000),
-    ]
-    amount = 55_000 if "ｱｵﾊﾞ" in payer else 30_000
+def _cleared(
+    tmp_path: Path, customers: list[tuple[str, str, str, int]], payer: str, amount: int
+) -> Any:
+    """What one transfer clears among customers (code, name, kana, the amount of its invoice)."""
+    master = [{"取引先コード": c, "取引先名": n, "取引先名カナ": k} for c, n, k, _ in customers]
+    invoices = [invoice(f"INV-{c}", c, n, a) for c, n, _, a in customers]
     out = match(tmp_path, invoices, [deposit("1", payer, amount)], customers=master)
-    assert matched_pairs(out) == {"1": ["INV-2" if "ｱｵﾊﾞ" in payer else "INV-1"]}
+    return matched_pairs(out)
+
+
+@pytest.mark.parametrize(
+    ("payer", "paid"),
+    [
+        ("ﾌﾘｺﾐｲﾉｳｴ ﾏﾕﾐ", "INV-P1"),
+        ("ﾌﾘｺﾐ ｲﾉｳｴ ﾏﾕﾐ", "INV-P1"),
+        ("ｲﾉｳｴ ﾏﾕﾐ ﾃｽｳﾘﾖｳ", "INV-P1"),
+        ("ﾃﾞﾝｼﾝｶ)ｱｵﾊﾞｼﾖｳｼﾞ", "INV-C1"),
+    ],
+)
+def test_a_customer_beside_a_bank_word_is_matched(tmp_path: Path, payer: str, paid: str) -> None:
+    customers = [
+        ("P1", "井上 真由美", "ｲﾉｳｴ ﾏﾕﾐ", 30_000),
+        ("C1", "株式会社青葉商事", "", 55_000),
+    ]
+    amount = 30_000 if paid == "INV-P1" else 55_000
+    assert _cleared(tmp_path, customers, payer, amount) == {"1": [paid]}
 
 
 def test_a_customer_whose_name_begins_like_a_bank_word_is_still_found(tmp_path: Path) -> None:
-    master = [
-        {"取引先コード": "C1", "取引先名": "株式会社ソウキン物流", "取引先名カナ": "ｿｳｷﾝﾌﾞﾂﾘﾕｳ(ｶ"},
-        {"取引先コード": "C2", "取引先名": "株式会社物流", "取引先名カナ": "ﾌﾞﾂﾘﾕｳ(ｶ"},
+    customers = [
+        ("C1", "株式会社ソウキン物流", "ｿｳｷﾝﾌﾞﾂﾘﾕｳ(ｶ", 30_000),
+        ("C2", "株式会社物流", "ﾌﾞﾂﾘﾕｳ(ｶ", 30_000),
     ]
-    invoices = [
-        invoice("INV-1", "C1", "ソウキン物流", 30_000),
-        invoice("INV-2", "C2", "物流", 30_000),
-    ]
-    out = match(tmp_path, invoices, [deposit("1", "ｿｳｷﾝﾌﾞﾂﾘﾕｳ(ｶ", 30_000)], customers=master)
-    assert matched_pairs(out) == {"1": ["INV-1"]}
+    assert _cleared(tmp_path, customers, "ｿｳｷﾝﾌﾞﾂﾘﾕｳ(ｶ", 30_000) == {"1": ["INV-C1"]}
