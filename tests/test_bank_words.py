@@ -27,6 +27,8 @@ def test_a_word_is_found_in_every_spelling_of_a_statement(spelling: str) -> None
         ("ﾘｿｸﾞﾙｰﾌﾟ", []),  # a short word starts a name: not glued
         ("ｱﾘｿｸ", []),  # inside a word
         ("ｶ)ﾌﾘｶｴﾙ", []),  # a company's name after its form
+        ("振込ｺﾝﾄﾞｳ", [(0, 2, True)]),  # kanji glued to a kana name
+        ("お振込み", []),  # prose
     ],
 )
 def test_runs_of_words_and_whether_a_party_stands_beside_them(
@@ -35,23 +37,28 @@ def test_runs_of_words_and_whether_a_party_stands_beside_them(
     assert [(r.start, r.end, r.party) for r in bank_word_runs(text)] == runs
 
 
-def test_every_word_has_a_meaning_and_is_written_once() -> None:
+def test_every_word_has_its_spellings_once() -> None:
     words = [word for word, _, _ in BANK_WORD_TABLE]
     assert len(words) == len(set(words))
-    assert all(meaning for _, meaning, _ in BANK_WORD_TABLE)
+    assert "振込" in bank_words.BANK_WORDS and "ﾌﾘｺﾐ" not in bank_words.BANK_WORDS
 
 
 @pytest.mark.parametrize(
-    ("words", "problem"),
+    ("row", "problem"),
     [
-        (("テスウリョウ",), "small kana"),
-        (("ﾃｽｳﾘﾖｳ",), "not full-width katakana"),
-        (("atm",), "not full-width katakana"),
-        (("リソク", "リソク"), "written twice"),
+        (("テスウリョウ", "", True), "small kana"),
+        (("ﾃｽｳﾘﾖｳ", "", True), "not full-width katakana"),
+        (("atm", "", True), "not full-width katakana"),
+        (("リソク", "りそく", False), "no kanji spelling"),
     ],
 )
 def test_a_badly_written_table_is_refused_when_it_loads(
-    words: tuple[str, ...], problem: str
+    row: tuple[str, str, bool], problem: str
 ) -> None:
     with pytest.raises(ValueError, match=problem):
-        bank_words._checked(words)
+        bank_words._checked((row,))
+
+
+def test_a_spelling_written_twice_is_refused() -> None:
+    with pytest.raises(ValueError, match="written twice"):
+        bank_words._checked((("リソク", "利息", False), ("リソク", "", False)))

@@ -37,36 +37,37 @@ __all__ = [
     "without_bank_words",
 ]
 
-# The bank's words: (word, what it means, whether the other party's name stands next to it).
-# Full-width katakana, small kana written large (ヨ for ョ), ー for the long vowel. A party word
-# is printed beside the payer's or payee's name (ﾌﾘｺﾐ ｲﾉｳｴ ﾏﾕﾐ, ｷﾕｳﾖ ﾀｶﾊｼ ｹﾝｲﾁ, ﾏﾂﾓﾄ ﾐﾖｺ
-# ﾃｽｳﾘﾖｳ, ｺｳｻﾞﾌﾘｶｴ and the biller, who may be a person); the others name the bank's own
-# entries (ﾘｿｸ, ｾﾞｲｷﾝ, ﾈﾝｷﾝ, ｶ-ﾄﾞ).
+# The bank's words: (the word in kana, its kanji spellings, whether the other party's name
+# stands next to it). The kana is full-width katakana, small kana written large (ヨ for ョ), ー
+# for the long vowel; the kanji spellings (space-separated) are how a statement exported by
+# Internet banking writes the same word (``振込 ｺﾝﾄﾞｳ ﾘﾖｳﾀ``). A party word is printed beside
+# the payer's or payee's name (ﾌﾘｺﾐ ｲﾉｳｴ ﾏﾕﾐ, ｷﾕｳﾖ ﾀｶﾊｼ ｹﾝｲﾁ, ﾏﾂﾓﾄ ﾐﾖｺ ﾃｽｳﾘﾖｳ, ｺｳｻﾞﾌﾘｶｴ and
+# the biller, who may be a person); the others name the bank's own entries (ﾘｿｸ, ｾﾞｲｷﾝ).
 BANK_WORD_TABLE: tuple[tuple[str, str, bool], ...] = (
-    ("フリコミ", "振込", True),
+    ("フリコミ", "振込 振込入金", True),
     ("フリコミキン", "振込金", True),
-    ("デンシン", "電信(振込)", True),
-    ("ガイタメ", "外国為替", True),
+    ("デンシン", "電信 電信振込", True),
+    ("ガイタメ", "外為 外国為替", True),
     ("ソウキン", "送金", True),
     ("フリカエ", "振替", True),
     ("ニユウキン", "入金", True),
-    ("キユウヨ", "給与", True),
+    ("キユウヨ", "給与 給料", True),
     ("シヨウヨ", "賞与", True),
-    ("ATM", "ATM", True),
+    ("ATM", "", True),
     ("フリコミテスウリヨウ", "振込手数料", True),  # the fee of a transfer to the name beside it
     ("テスウリヨウ", "手数料", True),
     ("コウザフリカエ", "口座振替", True),
     ("ジドウシハライ", "自動支払", True),
-    ("ジドウヒキオトシ", "自動引落し", True),
-    ("ヒキオトシ", "引落し", True),
+    ("ジドウヒキオトシ", "自動引落 自動引落し", True),
+    ("ヒキオトシ", "引落 引落し", True),
     ("フリコミサキ", "振込先", False),  # the bank, branch and account follow (privacy.patterns)
-    ("カード", "カード", False),
+    ("カード", "", False),
     ("リソク", "利息", False),
     ("ゼイキン", "税金", False),
     ("ネンキン", "年金", False),
-    ("バンク", "(ネット)バンク", False),
+    ("バンク", "", False),  # (ﾈﾂﾄ)ﾊﾞﾝｸ
     ("シユツキン", "出金", False),
-    ("ハライモドシ", "払戻し", False),
+    ("ハライモドシ", "払戻 払戻し", False),
 )
 # A word this long or longer is found glued to the name after it (ﾌﾘｺﾐｲﾉｳｴﾏﾕﾐ); a shorter one
 # only with a space or a sign after it (ﾘｿｸ and ｶ-ﾄﾞ may begin a name: ﾘｿｸﾞ... is not ﾘｿｸ).
@@ -76,6 +77,7 @@ _SMALL = dict(zip("アイウエオツヤユヨワカケ", "ァィゥェォッャ
 _DASHES = "ー－ｰ\\-‐−―"
 # Half-width katakana and its marks (ﾞ ﾟ), full-width katakana, and the long-vowel signs.
 _KANA = "ｦ-ﾟァ-ヶー"
+_KANJI = re.compile("[一-龥々]")
 
 
 def _half_width() -> dict[str, str]:
@@ -106,46 +108,52 @@ def _spelling(char: str) -> str:
     return "(?:" + "|".join(sorted(set(options), key=len, reverse=True)) + ")"
 
 
-def _checked(words: tuple[str, ...]) -> tuple[str, ...]:
-    """``words`` after checking each is written as this table must be (see the module docstring)."""
-    for word in words:
+def _checked(table: tuple[tuple[str, str, bool], ...]) -> dict[str, bool]:
+    """Every spelling of the table (kana word and kanji spellings) → whether it is a party word,
+    after checking each is written as this table must be (see the comment above the table)."""
+    spellings: dict[str, bool] = {}
+    for word, kanji, party in table:
         if not re.fullmatch("[A-Z]+|[ア-ヶー]+", word):
             raise ValueError(f"bank word {word!r}: not full-width katakana nor upper-case Latin")
         small = [ch for ch in word if ch in _SMALL.values()]
         if small:
             raise ValueError(f"bank word {word!r}: small kana {small} (banks write them large)")
-    repeated = sorted({w for w in words if words.count(w) > 1})
-    if repeated:
-        raise ValueError(f"bank words written twice: {repeated}")
-    return words
+        for spelling in (word, *kanji.split()):
+            if spelling != word and not re.fullmatch("[一-龥々][一-龥々ぁ-ん]*", spelling):
+                raise ValueError(f"bank word {word!r}: {spelling!r} is no kanji spelling")
+            if spelling in spellings:
+                raise ValueError(f"bank word {spelling!r} written twice")
+            spellings[spelling] = party
+    return spellings
 
 
-def _glues(word: str) -> bool:
-    """Whether ``word`` is found glued to a name after it: a long word, or Latin before kana."""
-    return len(word) >= GLUED_MIN_CHARS or word.isascii()
+def _glued(spelling: str) -> str | None:
+    """The pattern of ``spelling`` glued to a name after it, or None: a long kana word or a Latin
+    one before anything (ﾌﾘｺﾐｲﾉｳｴﾏﾕﾐ, ATMﾔﾏﾀﾞ), a kanji one before kana (振込ｺﾝﾄﾞｳ)."""
+    pattern = "".join(map(_spelling, spelling))
+    if _KANJI.match(spelling):
+        return rf"{pattern}(?=[{_KANA}])"
+    return pattern if len(spelling) >= GLUED_MIN_CHARS or spelling.isascii() else None
 
 
-def _pattern(words: tuple[str, ...]) -> re.Pattern[str]:
-    ordered = sorted(words, key=len, reverse=True)  # the longest spelling wins
-    glued = "|".join("".join(map(_spelling, w)) for w in ordered if _glues(w))
+def _pattern(spellings: list[str]) -> re.Pattern[str]:
+    ordered = sorted(spellings, key=len, reverse=True)  # the longest spelling wins
+    glued = "|".join(g for g in map(_glued, ordered) if g is not None)
     alone = "|".join("".join(map(_spelling, w)) for w in ordered)
     # A run of words at the start of a word: glued words, then a last word that a space, a sign or
     # the end follows (a glued word may end the run before a name).
+    letters = f"{_KANA}A-Za-zＡ-Ｚａ-ｚぁ-ん一-龥々"
     return re.compile(
-        rf"(?<![{_KANA}A-Za-zＡ-Ｚａ-ｚ()（）])(?:(?:{glued})*(?:{alone})(?![{_KANA}A-Za-zＡ-Ｚａ-ｚ])"
-        rf"|(?:{glued})+)"
+        rf"(?<![{letters}()（）])(?:(?:{glued})*(?:{alone})(?![{letters}])|(?:{glued})+)"
     )
 
 
-BANK_WORDS: tuple[str, ...] = _checked(tuple(word for word, _, _ in BANK_WORD_TABLE))
-PARTY_WORDS: tuple[str, ...] = tuple(word for word, _, party in BANK_WORD_TABLE if party)
-BANK_WORD: re.Pattern[str] = _pattern(BANK_WORDS)
-
-
-_ONE_WORD = re.compile(
-    "|".join(f"({''.join(map(_spelling, w))})" for w in sorted(BANK_WORDS, key=len, reverse=True))
-)
-_PARTY_BY_GROUP = [w in PARTY_WORDS for w in sorted(BANK_WORDS, key=len, reverse=True)]
+_PARTY: dict[str, bool] = _checked(BANK_WORD_TABLE)
+BANK_WORDS: tuple[str, ...] = tuple(_PARTY)  # every spelling of the table, kana and kanji
+PARTY_WORDS: tuple[str, ...] = tuple(w for w, party in _PARTY.items() if party)
+BANK_WORD: re.Pattern[str] = _pattern(list(BANK_WORDS))
+_LONGEST_FIRST = sorted(BANK_WORDS, key=len, reverse=True)
+_ONE_WORD = re.compile("|".join(f"({''.join(map(_spelling, w))})" for w in _LONGEST_FIRST))
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +171,7 @@ def bank_word_runs(text: str) -> list[WordRun]:
     for found in BANK_WORD.finditer(text):
         at, party = found.start(), False
         while at < found.end() and (word := _ONE_WORD.match(text, at, found.end())) is not None:
-            party = party or _PARTY_BY_GROUP[(word.lastindex or 1) - 1]
+            party = party or _PARTY[_LONGEST_FIRST[(word.lastindex or 1) - 1]]
             at = word.end()
         runs.append(WordRun(found.start(), found.end(), party))
     return runs

@@ -57,6 +57,8 @@ def test_no_payer_name_survives_beside_a_bank_word_and_nothing_else_is_masked(se
         ("2025/04/01 ﾌﾘｺﾐ ｽｽﾞｷ ｲﾁﾛｳ 10,000", "ｽｽﾞｷ ｲﾁﾛｳ"),  # ｽｽﾞｷ was left as written
         ("ATMｻﾄｳ ﾊﾅｺ", "ｻﾄｳ ﾊﾅｺ"),
         ("ｷﾕｳﾖ ﾀｶﾊｼ ｹﾝｲﾁ ﾃｽｳﾘﾖｳ", "ﾀｶﾊｼ ｹﾝｲﾁ"),
+        ("2025/04/01,振込 ｺﾝﾄﾞｳ ﾘﾖｳﾀ,30000", "ｺﾝﾄﾞｳ ﾘﾖｳﾀ"),  # the dictionary knows neither word
+        ("ｼﾖｳﾖ ｺﾞﾄｳ ﾂﾖｼ", "ｺﾞﾄｳ ﾂﾖｼ"),
     ],
 )
 def test_a_name_beside_a_bank_word_is_masked_alone(line: str, name: str) -> None:

@@ -4,7 +4,7 @@ Banks print, beside the payer's name, words of their own: the kind of transactio
 ﾃﾞﾝｼﾝ, ｶﾞｲﾀﾒ, ｿｳｷﾝ, ｺｳｻﾞﾌﾘｶｴ), a fee (ﾃｽｳﾘﾖｳ), a channel (ATM), salaries (ｷﾕｳﾖ, ｼﾖｳﾖ). They
 stand before the name with a space, a full-width space or ``*``, glued to it
 (``ﾌﾘｺﾐｲﾉｳｴﾏﾕﾐ``), or after it; some banks print them in full-width kana with small kana
-(``テスウリョウ``). Payers are people (common surnames and given names in half-width kana,
+(``テスウリョウ``), Internet banking exports in kanji (``振込 ｺﾝﾄﾞｳ ﾘﾖｳﾀ``). Payers are people (common surnames and given names in half-width kana,
 small kana written large as banks do: ｼﾖｳﾀ) and companies (the 全銀協 法人略語 first or last:
 ``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ``, ``ﾀﾅｶﾌﾞﾂｻﾝ(ｶ``). A :class:`MemoLine` is one printed line (date, memo, amount,
 balance; space-, comma- or tab-separated) with where each part stands, for the properties of
@@ -66,10 +66,10 @@ COMPANIES = (
 # The bank's words, as banks print them: (before the name, glued before it, after it).
 BEFORE = (
     "ﾌﾘｺﾐ", "ﾃﾞﾝｼﾝ", "ｶﾞｲﾀﾒ", "ｿｳｷﾝ", "ﾌﾘｶｴ", "ｺｳｻﾞﾌﾘｶｴ", "ATM", "ｷﾕｳﾖ", "ｼﾖｳﾖ",
-    "フリコミ", "ﾌﾘｺﾐｷﾝ", "ﾃﾞﾝｼﾝﾌﾘｺﾐ",
+    "フリコミ", "ﾌﾘｺﾐｷﾝ", "ﾃﾞﾝｼﾝﾌﾘｺﾐ", "振込", "給与", "送金", "振込入金",
 )  # fmt: skip
-GLUED = ("ﾌﾘｺﾐ", "ﾃﾞﾝｼﾝ", "ｶﾞｲﾀﾒ", "ｿｳｷﾝ", "ﾌﾘｶｴ", "ｷﾕｳﾖ", "ATM", "フリコミ")
-AFTER = ("ﾃｽｳﾘﾖｳ", "ﾌﾘｺﾐ", "ﾌﾘｺﾐﾃｽｳﾘﾖｳ", "テスウリョウ", "ﾃｽｳﾘｮｳ")
+GLUED = ("ﾌﾘｺﾐ", "ﾃﾞﾝｼﾝ", "ｶﾞｲﾀﾒ", "ｿｳｷﾝ", "ﾌﾘｶｴ", "ｷﾕｳﾖ", "ATM", "フリコミ", "振込", "給与")
+AFTER = ("ﾃｽｳﾘﾖｳ", "ﾌﾘｺﾐ", "ﾌﾘｺﾐﾃｽｳﾘﾖｳ", "テスウリョウ", "ﾃｽｳﾘｮｳ", "振込手数料")
 PLACES = ("before", "before_wide", "before_star", "glued", "after", "both")
 
 
