@@ -8,15 +8,16 @@ This table is the one list of them: personal-data masking (``privacy.names``) ke
 words and masks only the name beside them, and 入金消込 (``blocks.table.payments``) drops them
 from a payer name before it is compared with the customers.
 
-:data:`BANK_WORD_TABLE` is written in full-width katakana with small kana written large, as banks
-write it, each word with its meaning and whether the other party's name stands next to it
-(:data:`PARTY_WORDS`: ﾌﾘｺﾐ, ﾃﾞﾝｼﾝ, ｷﾕｳﾖ ...); each word is checked when this module loads.
-:data:`BANK_WORD` finds a run of them (:func:`bank_word_runs`: with whether a party word is in it) in
-any of the spellings statements use: half-width (``ﾃｽｳﾘﾖｳ``), full-width (``テスウリョウ``),
-small kana written large or not (``ﾃｽｳﾘｮｳ``), ``-``/``ｰ``/``ー`` for the long vowel, Latin
-letters in either width. A run counts only at the start of a word (not inside ``ｱﾘｿｸ``, not after a company form's
-``ｶ)``), and a word of :data:`GLUED_MIN_CHARS` or more (or in Latin letters: ``ATMﾔﾏﾀﾞ``) is also found
-glued to the name after it.
+:data:`BANK_WORD_TABLE` holds each word in full-width katakana with small kana written large, as
+banks write it, with its kanji spellings (``振込 ｺﾝﾄﾞｳ ﾘﾖｳﾀ`` in an Internet banking export) and
+whether the other party's name stands next to it (:data:`PARTY_WORDS`: ﾌﾘｺﾐ, ﾃﾞﾝｼﾝ, ｷﾕｳﾖ ...);
+each row is checked when this module loads. :data:`BANK_WORD` finds a run of them
+(:func:`bank_word_runs`: with whether a party word is in it) in any of the spellings statements
+use: half-width (``ﾃｽｳﾘﾖｳ``), full-width (``テスウリョウ``), small kana written large or not
+(``ﾃｽｳﾘｮｳ``), ``-``/``ｰ``/``ー`` for the long vowel, Latin letters in either width, kanji. A run
+counts only at the start of a word (not inside ``ｱﾘｿｸ`` or ``お振込み``, not after a company
+form's ``ｶ)``); a kana word of :data:`GLUED_MIN_CHARS` or more, a Latin one (``ATMﾔﾏﾀﾞ``) and a
+kanji one before kana (``振込ｺﾝﾄﾞｳ``) are also found glued to the name after them.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ __all__ = [
     "PARTY_WORDS",
     "WordRun",
     "bank_word_runs",
-    "bank_word_spans",
     "without_bank_words",
 ]
 
@@ -175,11 +175,6 @@ def bank_word_runs(text: str) -> list[WordRun]:
             at = word.end()
         runs.append(WordRun(found.start(), found.end(), party))
     return runs
-
-
-def bank_word_spans(text: str) -> list[tuple[int, int]]:
-    """The (start, end) of each run of bank words in ``text``."""
-    return [(run.start, run.end) for run in bank_word_runs(text)]
 
 
 def without_bank_words(text: str) -> str:

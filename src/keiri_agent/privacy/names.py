@@ -10,8 +10,11 @@ Names in hiragana before 様 / 殿 (``わたなべだいき殿``) are found by t
 letters by ``privacy.romaji``. A run that goes on into a common noun
 (``田中工業``, ``鈴木自動車``, ``梅田ビル``) or follows 株式会社 names a company or a place, not a
 person, and is left alone; a title after the name (部長, 課長...) keeps it a name. Payers in
-half-width kana are read as banks print them too (ｻｻｷ ｼﾖｳﾀ: no small letters; the word after a
-known surname is the given name).
+half-width kana are read as banks print them too (ｻｻｷ ｼﾖｳﾀ: no small letters; the word next to
+a known surname or given name is the other). The bank's words (``keiri_agent.bank_words``:
+ﾌﾘｺﾐ, ﾃﾞﾝｼﾝ, ﾃｽｳﾘﾖｳ...) are blanked out before the text is read, so that a name glued to one
+(``ﾌﾘｺﾐｲﾉｳｴﾏﾕﾐ``) is found and the word is never part of a name; the name beside such a word
+is taken whole by ``privacy.bank_payers``.
 """
 
 from __future__ import annotations
@@ -230,14 +233,15 @@ def _bank_kana(text: str) -> str:
 # A payer in half-width kana is a surname, one space and a given name (ﾏﾂﾓﾄ ﾐﾖｺ): where the
 # dictionary knows one of the two only, the word next to it is the other. The bank's words
 # (``bank_words``: ﾌﾘｺﾐ, ﾃｽｳﾘﾖｳ...) are blanked out before, so they are never taken for one.
-_HALF_KANA = re.compile(r"[ｦ-ﾟ ]+")
+_HALF_KANA = re.compile(r"[ｦ-ﾟ]+")
+_HALF_KANA_NAME = re.compile(r"[ｦ-ﾟ]+(?:[ 　][ｦ-ﾟ]+)*")
 _GIVEN_AFTER = re.compile(r"[ 　]([ｦ-ﾟ]{2,})(?![ｦ-ﾟ()（）])")
 _SURNAME_BEFORE = re.compile(r"(?<![ｦ-ﾟ()（）])[ｦ-ﾟ]{2,}[ 　]$")
 
 
 def _with_whole_name(text: str, span: Span) -> Span:
     """``span`` with the half-width kana word right before or after it, one space apart."""
-    if _HALF_KANA.fullmatch(text, span.start, span.end) is None:
+    if _HALF_KANA_NAME.fullmatch(text, span.start, span.end) is None:
         return span
     start, end = span.start, span.end
     if " " not in text[start:end] and "　" not in text[start:end]:
