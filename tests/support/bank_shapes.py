@@ -28,7 +28,7 @@ Every transfer carries its :class:`Truth`: the customer and the sets of invoices
 answer (``acceptable``), and whether the product promises to find it (``promised``: the shapes
 its README and docs name — forms, small kana, ``-``/``ｰ``, full-width, spaces, a customer code
 put first, a 48-character cut, a branch after a form, fees up to the tolerance, まとめ入金,
-分割入金 of a customer's one invoice, 過入金). A shape outside the promise must still never be
+分割入金 of a customer's one invoice, 過入金, a bank's word before the name). A shape outside the promise must still never be
 matched to anyone else. The generator is written apart from ``keiri_agent.blocks.table``: its
 own readings and abbreviations (:mod:`tests.support.bank_names`).
 """
@@ -351,8 +351,7 @@ def _payer_name(
     elif shape == "our_code":
         written = f"{code}{written}"
     elif shape == "bank_word":
-        written = rng.choice(BANK_WORDS) + written
-        promised = False
+        written = rng.choice(BANK_WORDS) + written  # read without it (keiri_agent.bank_words)
     elif shape == "branch_form" and short:
         written = f"{kana}({short}){rng.choice(BRANCHES)}"
     elif shape in ("branch_form", "branch_bare"):

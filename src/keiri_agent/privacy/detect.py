@@ -13,6 +13,7 @@ import bisect
 import re
 from collections.abc import Iterable
 
+from keiri_agent.bank_words import without_bank_words
 from keiri_agent.privacy.headers import (
     BANK_COMPANY,
     HEADER_WORDS,
@@ -110,6 +111,8 @@ def find_personal(text: str, *, names: bool = True) -> list[Span]:
     found.extend(tables.personal)
     if names:
         # a company payer as banks print it (ｶ)ｱｵﾊﾞｼﾖｳｼﾞ) holds no person's name
-        outside = tables.neutral + [m.span() for m in BANK_COMPANY.finditer(text)]
+        # (also glued to a bank's word: ﾃﾞﾝｼﾝｶ)ｱｵﾊﾞｼﾖｳｼﾞ)
+        bare = without_bank_words(text)
+        outside = tables.neutral + [m.span() for m in BANK_COMPANY.finditer(bare)]
         found.extend(s for s in find_names(text) if not _inside(s, outside))
     return resolve(found)

@@ -10,8 +10,11 @@ Names in hiragana before 様 / 殿 (``わたなべだいき殿``) are found by t
 letters by ``privacy.romaji``. A run that goes on into a common noun
 (``田中工業``, ``鈴木自動車``, ``梅田ビル``) or follows 株式会社 names a company or a place, not a
 person, and is left alone; a title after the name (部長, 課長...) keeps it a name. Payers in
-half-width kana are read as banks print them too (ｻｻｷ ｼﾖｳﾀ: no small letters; the word after a
-known surname is the given name).
+half-width kana are read as banks print them too (ｻｻｷ ｼﾖｳﾀ: no small letters; the word next to
+a known surname or given name is the other). The bank's words (``keiri_agent.bank_words``:
+ﾌﾘｺﾐ, ﾃﾞﾝｼﾝ, ﾃｽｳﾘﾖｳ...) are blanked out before the text is read, so that a name glued to one
+(``ﾌﾘｺﾐｲﾉｳｴﾏﾕﾐ``) is found and the word is never part of a name; the name beside such a word
+is taken whole by ``privacy.bank_payers``.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ import re
 import threading
 from typing import Any
 
+from keiri_agent.bank_words import without_bank_words
+from keiri_agent.privacy.bank_payers import party_names
 from keiri_agent.privacy.kinds import PersonalKind, Span
 from keiri_agent.privacy.romaji import find_romaji_names, with_romaji_part
 from keiri_agent.sudachi import open_dictionary
@@ -226,16 +231,27 @@ def _bank_kana(text: str) -> str:
 
 
 # A payer in half-width kana is a surname, one space and a given name (ﾏﾂﾓﾄ ﾐﾖｺ): where the
-# dictionary knows the surname only, the word after it is the given name.
+# dictionary knows one of the two only, the word next to it is the other. The bank's words
+# (``bank_words``: ﾌﾘｺﾐ, ﾃｽｳﾘﾖｳ...) are blanked out before, so they are never taken for one.
 _HALF_KANA = re.compile(r"[ｦ-ﾟ]+")
+_HALF_KANA_NAME = re.compile(r"[ｦ-ﾟ]+(?:[ 　][ｦ-ﾟ]+)*")
 _GIVEN_AFTER = re.compile(r"[ 　]([ｦ-ﾟ]{2,})(?![ｦ-ﾟ()（）])")
+_SURNAME_BEFORE = re.compile(r"(?<![ｦ-ﾟ()（）])[ｦ-ﾟ]{2,}[ 　]$")
 
 
-def _with_given_name(text: str, span: Span) -> Span:
-    if _HALF_KANA.fullmatch(text, span.start, span.end) is None:
+def _with_whole_name(text: str, span: Span) -> Span:
+    """``span`` with the half-width kana word right before or after it, one space apart."""
+    if _HALF_KANA_NAME.fullmatch(text, span.start, span.end) is None:
         return span
-    given = _GIVEN_AFTER.match(text, span.end)
-    return span if given is None else Span(span.start, given.end(), span.kind)
+    start, end = span.start, span.end
+    if " " not in text[start:end] and "　" not in text[start:end]:
+        given = _GIVEN_AFTER.match(text, end)
+        surname = _SURNAME_BEFORE.search(text, max(0, start - 40), start)
+        if given is not None:
+            end = given.end()
+        elif surname is not None:
+            start = surname.start()
+    return Span(start, end, span.kind)
 
 
 def find_names(text: str) -> list[Span]:
@@ -248,12 +264,15 @@ def find_names(text: str) -> list[Span]:
         for m in _HONOURED.finditer(text)
     ]
     spans.extend(find_romaji_names(text))
-    for offset, piece in _chunks(text):
+    bare = without_bank_words(text)  # as long as the text: its offsets hold
+    for offset, piece in _chunks(bare):
         found = _spans(list(tokenizer.tokenize(piece)), offset)
         spans.extend(with_romaji_part(text, span) for span in found)
         bank = _bank_kana(piece)
         if bank != piece:  # as long as the piece: its offsets are the piece's
             spans.extend(_spans(list(tokenizer.tokenize(bank)), offset))
     if _HALF_KANA.search(text) is not None:
-        spans = [_with_given_name(text, span) for span in spans]
+        spans = [_with_whole_name(bare, span) for span in spans]
+    if bare != text:
+        spans.extend(party_names(text, bare))
     return spans

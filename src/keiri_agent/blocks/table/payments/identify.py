@@ -7,7 +7,10 @@ The evidence, strongest first:
    customer;
 2. a learned payer name (a person confirmed it once: ``ｶ)ﾔﾏﾄﾎ-ﾙﾃﾞｲﾝｸﾞｽ`` pays for 山田商事);
 3. the name, compared with the master's 取引先名カナ or the reading of 取引先名
-   (:mod:`keiri_agent.blocks.table.names`): one customer of the best rank decides.
+   (:mod:`keiri_agent.blocks.table.names`): one customer of the best rank decides. A name that
+   meets no customer as written is compared again without the bank's words written into the
+   field (``ﾌﾘｺﾐ ｲﾉｳｴ ﾏﾕﾐ``, ``ﾃﾞﾝｼﾝｶ)ｱｵﾊﾞｼﾖｳｼﾞ``: :mod:`keiri_agent.bank_words`); the name as
+   written comes first, so a customer whose name begins with such a word is still found.
 
 Nothing is guessed. Two customers named by the evidence (two codes, an invoice of one customer
 and a name of another, a learned name against the name of another customer), two customers of
@@ -23,6 +26,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from keiri_agent.bank_words import without_bank_words
 from keiri_agent.blocks.table.names import Match, MatchKind, NameSource, PayerName, best_matches
 from keiri_agent.blocks.table.names.keys import MIN_CODE_DIGITS
 from keiri_agent.blocks.table.names.reading import MAX_CACHED_NAMES
@@ -74,8 +78,8 @@ def identify(line: Deposit, directory: Directory, book: OpenInvoices) -> Identit
     learned = (
         [(c, Basis(BasisKind.LEARNED)) for c in directory.learned(line.payer)] if payer else []
     )
-    matches = directory.by_name(payer) if payer else []
-    sure = [(m.customer, _basis(m)) for m in best_matches(matches)]
+    matches, sure_matches = _name_matches(line.payer, payer, directory)
+    sure = [(m.customer, _basis(m)) for m in sure_matches]
     by_name = [(directory.customers[c.code], b) for c, b in sure]
     spoken = learned or by_name
     strong = _unique([*((directory.customers[i.customer], b) for i, b in named), *codes])
@@ -117,6 +121,23 @@ def identify(line: Deposit, directory: Directory, book: OpenInvoices) -> Identit
         else "振込依頼人名に合う取引先がありません（取引先マスタ・学習済みの名義・コード・請求番号のどれにも当たりません）。"
     )
     return Identity(why=why)
+
+
+def _name_matches(
+    raw: str, payer: PayerName | None, directory: Directory
+) -> tuple[list[Match], list[Match]]:
+    """The customers the payer's name may be and the surest of them: the name as written, else
+    the name without the bank's words (when it has some and they leave a name)."""
+    if payer is None:
+        return [], []
+    matches = directory.by_name(payer)
+    sure = best_matches(matches)
+    bare = without_bank_words(raw)
+    if sure or bare == raw or not bare.strip():
+        return matches, sure
+    stripped = directory.by_name(PayerName.parse(bare))
+    stripped_sure = best_matches(stripped)
+    return (stripped, stripped_sure) if stripped_sure else (matches, sure)
 
 
 def _identifiers(
