@@ -37,6 +37,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import tzinfo
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -46,6 +47,7 @@ from keiri_agent.documents.cell_forms import (
     AMOUNT_UNITS,
     DASH_TEXTS,
     PLAIN_NUMBER,
+    YEN_FACTORS,
     YearMonth,
     amount_problem,
     date_problem,
@@ -57,6 +59,7 @@ from keiri_agent.documents.cell_forms import (
     local_time,
     local_zone,
     read_amount,
+    read_amount_unit,
     read_date,
     read_month,
     read_percent,
@@ -68,6 +71,7 @@ __all__ = [
     "MOSTLY_SHARE",
     "ColumnTyping",
     "Unreadable",
+    "column_unit",
     "is_amount_header",
     "is_date_header",
     "type_column",
@@ -137,6 +141,8 @@ class ColumnTyping:
     notes: list[str] = field(default_factory=list)
     # The type a column left as text was meant to have, for its unreadable cells' note.
     meant: str | None = None
+    # The unit the numbers are in when the cells wrote it (``1,200千円``): ``_cell_units``.
+    unit: str | None = None
 
 
 def unit_in(text: str) -> str | None:
@@ -192,17 +198,19 @@ def _text(value: Any) -> str:
 # --- amounts ---------------------------------------------------------------------------------
 
 
-def _amounts(values: pd.Series) -> tuple[pd.Series, pd.Series]:
-    """``(numbers, failed)`` for non-blank ``values``: numbers (NaN where failed), a mask.
+def _amounts(values: pd.Series) -> tuple[pd.Series, pd.Series, pd.Series]:
+    """``(numbers, failed, units)`` for non-blank ``values``: numbers (NaN where failed), a
+    mask, and the unit each cell wrote (``1,200千円``: 千円; None where none).
 
     Plain numbers (``1234``, ``1,234``, ``-5.5``) are read in one vectorized pass; only the
-    other cells (``¥1,234``, ``(1,200)``, ``１２３``...) are read one by one."""
+    other cells (``¥1,234``, ``(1,200)``, ``１２３``, ``12万円``...) are read one by one."""
+    units = pd.Series(None, index=values.index, dtype=object)
     if values.dtype == object and all(
         isinstance(v, int | float) and not isinstance(v, bool) for v in values.iloc[:50]
     ):
         numeric = pd.to_numeric(values, errors="coerce")
         if numeric.notna().all():
-            return numeric, pd.Series(False, index=values.index)
+            return numeric, pd.Series(False, index=values.index), units
     if isinstance(values.dtype, pd.StringDtype):  # a CSV's column: Arrow's regex, at once
         texts = values
         plain = texts.str.fullmatch(_ASCII_NUMBER.pattern).fillna(False).astype(bool)
@@ -222,12 +230,95 @@ def _amounts(values: pd.Series) -> tuple[pd.Series, pd.Series]:
     if rest.any():
         originals = values[rest].tolist()
         read = [
-            v if isinstance(v, int | float) and not isinstance(v, bool) else read_amount(str(t))
+            (v, None)
+            if isinstance(v, int | float) and not isinstance(v, bool)
+            else read_amount_unit(str(t))
             for v, t in zip(originals, texts[rest].tolist(), strict=True)
         ]
-        numbers.loc[rest] = np.array([np.nan if r is None else r for r in read], dtype=float)
+        numbers.loc[rest] = np.array([np.nan if r is None else r[0] for r in read], dtype=float)
         failed.loc[rest] = np.array([r is None for r in read], dtype=bool)
-    return numbers, failed
+        units.loc[rest] = [None if r is None else r[1] for r in read]
+    return numbers, failed, units
+
+
+@dataclass
+class _CellUnits:
+    """What the units written in a column's cells decided (``_cell_units``)."""
+
+    numbers: pd.Series
+    unit: str | None = None  # the column's unit, when the cells name one
+    doubtful: dict[Any, str] = field(default_factory=dict)  # label -> why
+    notes: list[str] = field(default_factory=list)
+
+
+def _cell_units(
+    values: pd.Series, numbers: pd.Series, units: pd.Series, declared: str | None
+) -> _CellUnits:
+    """The column's numbers in one unit, from the units its cells wrote (``1,200千円``):
+
+    * the column's unit is the one the header or a title row declares (``declared``), else the
+      one every cell that writes a unit writes, else (cells write different units) the smallest
+      of them, so that every conversion multiplies;
+    * a cell whose unit is not the declared one (``1,200円`` under ``（単位：千円）``) is
+      doubtful: the header and the cell disagree, and which is right cannot be known (as with
+      title rows that name different units: ``table_frame``);
+    * with no unit declared, a cell written in another unit than the column's is converted
+      exactly (decimal arithmetic; ``1,200千円`` beside ``500円`` is 1,200,000 円), with a
+      note: each cell says its own unit; one whose converted value a number cannot hold
+      exactly is doubtful;
+    * a cell without a unit is in the declared unit, or in yen when every written unit is 円;
+      else (``300`` among ``1,200千円`` cells, no unit declared) it is doubtful: 300 円 or 300
+      千円 cannot be told.
+
+    Doubtful cells are listed, and the column is left as written (``_type_amounts``)."""
+    written = units.dropna()
+    if written.empty:
+        return _CellUnits(numbers)
+    kinds = list(dict.fromkeys(written.tolist()))
+    if declared is not None:
+        unit = declared
+    elif len(kinds) == 1:
+        unit = kinds[0]
+    else:
+        unit = min(kinds, key=YEN_FACTORS.__getitem__)
+    bare = units.isna() & numbers.ne(0) & numbers.notna()
+    found = _CellUnits(numbers.copy(), unit if (declared or set(kinds) != {"円"}) else None)
+    if declared is None and set(kinds) != {"円"}:
+        for label in values.index[bare.to_numpy()]:
+            found.doubtful[label] = (
+                f"単位が書かれていません。この列のほかのセルには{'・'.join(kinds)}と書かれて"
+                "いるため、何の単位の金額か決められません（セルに単位を書くか、見出しに"
+                f"「金額（{unit}）」のように書いてください）"
+            )
+    moved = written[written.ne(unit).to_numpy()]
+    first: str | None = None
+    for label, cell_unit in moved.items():
+        converted = None if declared else _converted(numbers[label], cell_unit, unit)
+        if converted is None:
+            found.doubtful[label] = (
+                f"見出しかタイトル行では単位が{declared}ですが、このセルには{cell_unit}と"
+                "書かれているため、どちらが正しいか決められません（見出しとセルの単位を"
+                "そろえてください）"
+                if declared
+                else f"{cell_unit}の金額を{unit}に換算した値を数値として正確に表せません"
+            )
+            continue
+        found.numbers[label] = converted
+        shown = f"{int(converted):,}" if converted.is_integer() else f"{converted:,}"
+        first = first or f"{_text(values[label]).strip()} → {shown}"
+    converted_count = len(moved) - sum(label in found.doubtful for label in moved.index)
+    if converted_count:
+        found.notes.append(
+            f"単位の違うセル {converted_count:,} 個を{unit}に換算して読みました（最初は {first}）"
+        )
+    return found
+
+
+def _converted(number: float, cell_unit: str, unit: str) -> float | None:
+    """``number`` (in ``cell_unit``) in ``unit``, when a float holds the result exactly."""
+    exact = Decimal(repr(float(number))) * YEN_FACTORS[cell_unit] / YEN_FACTORS[unit]
+    result = float(exact)
+    return result if Decimal(repr(result)) == exact else None
 
 
 def _dashes(values: pd.Series) -> pd.Series:
@@ -244,19 +335,22 @@ def _trailing_minus(values: pd.Series, numbers: pd.Series) -> int:
 
 
 def _type_amounts(
-    series: pd.Series, values: pd.Series, named: bool, header_named: bool
+    series: pd.Series, values: pd.Series, named: bool, header_named: bool, declared: str | None
 ) -> ColumnTyping | None:
     """``named``: the header or a title row's unit names amounts; ``header_named``: the
-    header itself does (a title's unit does not make a column of codes a column of amounts)."""
+    header itself does (a title's unit does not make a column of codes a column of amounts);
+    ``declared``: the unit the header or a title row names (``_cell_units``)."""
     if values.dtype == object and values.map(lambda v: isinstance(v, bool)).any():
         return None
     probe = values.iloc[:_PROBE_VALUES]
-    probed, probe_failed = _amounts(probe)
+    probed, probe_failed, probe_units = _amounts(probe)
     dashes = _dashes(probe)
     share = 1 - float((probe_failed & ~dashes).mean())
     if share < (NAMED_SHARE if named else MOSTLY_SHARE) or not probed.notna().any():
         return None
-    numbers, failed = _amounts(values) if len(values) > len(probe) else (probed, probe_failed)
+    numbers, failed, units = (
+        _amounts(values) if len(values) > len(probe) else (probed, probe_failed, probe_units)
+    )
     dash = _dashes(values)
     numbers = numbers.where(~dash, 0)
     failed = failed & ~dash
@@ -268,15 +362,23 @@ def _type_amounts(
         notes.append(
             f"末尾に「-」のある金額 {trailing:,} 個をマイナスとして読みました（1,200- → -1200）"
         )
-    if not failed.any():
-        return ColumnTyping(_finish_numbers(series, numbers), "number", notes=notes)
-    if not (named or (failed.mean() <= 1 - MOSTLY_SHARE and len(values) >= MOSTLY_MIN_CELLS)):
-        return None
-    if not header_named and values[failed.to_numpy()].map(lambda v: is_code(_text(v))).any():
-        return None  # a column of codes, some with leading zeros: text, nothing to report
+    cells = _cell_units(values, numbers, units, declared)
+    if not failed.any() and not cells.doubtful:
+        typed = _finish_numbers(series, cells.numbers)
+        return ColumnTyping(typed, "number", notes=notes + cells.notes, unit=cells.unit)
+    if not cells.doubtful:
+        if not (named or (failed.mean() <= 1 - MOSTLY_SHARE and len(values) >= MOSTLY_MIN_CELLS)):
+            return None
+        if not header_named and values[failed.to_numpy()].map(lambda v: is_code(_text(v))).any():
+            return None  # a column of codes, some with leading zeros: text, nothing to report
+    # Kept as written: every cell that is not an amount, or whose unit is in doubt, listed.
     bad = [
-        Unreadable(_row_of(series, i), _text(values[i]), amount_problem(_text(values[i])))
-        for i in values.index[failed.to_numpy()]
+        Unreadable(
+            _row_of(series, i),
+            _text(values[i]),
+            cells.doubtful.get(i) or amount_problem(_text(values[i])),
+        )
+        for i in values.index[(failed | values.index.isin(list(cells.doubtful))).to_numpy()]
     ]
     return ColumnTyping(series, None, bad, notes)
 
@@ -451,48 +553,58 @@ def _type_percents(series: pd.Series, values: pd.Series) -> ColumnTyping | None:
 
 
 def _percents_read(
-    series: pd.Series, values: pd.Series, read: pd.Series, bad: list[Unreadable] | None = None
+    series: pd.Series, values: pd.Series, read: pd.Series, notes: Sequence[str] = ()
 ) -> ColumnTyping:
-    """The number column of the fractions ``read`` (0 where a cell wrote 0; blank at ``bad``,
-    the cells listed), with its note."""
+    """The number column of the fractions ``read`` (blank where NaN), with its notes."""
     shown = read.notna().to_numpy()
     first, fraction = values[shown].iloc[0], read[shown].iloc[0]
     note = f"百分率のセル {int(shown.sum()):,} 個を割合の数値として読みました（{first} → {fraction:g}）"
-    numbers = pd.to_numeric(read.where(read.notna(), 0.0))
-    if bad:
-        numbers.loc[series.index[[cell.row for cell in bad]]] = np.nan
-    return ColumnTyping(numbers.reindex(series.index), "number", bad or [], [note], "percent")
+    numbers = pd.to_numeric(read)
+    return ColumnTyping(
+        numbers.reindex(series.index), "number", notes=[note, *notes], meant="percent"
+    )
 
 
 def _mixed_percents(series: pd.Series, values: pd.Series, read: pd.Series) -> ColumnTyping | None:
-    """A column of percentages (at least ``NAMED_SHARE`` of its cells) where the other cells are
-    plain numbers (``0.12`` or ``12`` typed into a cell not formatted as a percentage, beside
-    ``12%``): whether such a number is the fraction or the percentage cannot be known, so each
-    but 0 (0 either way) is left blank and listed with why, as a date column's unreadable
-    cells are."""
+    """A column of percentages (at least ``NAMED_SHARE`` of its cells) with other cells among
+    them. 0 is 0 either way; a lone dash (``―``: 前年比 without a last year) is no rate, blank
+    with a note. A plain number (``0.12`` or ``12`` typed into a cell not formatted as a
+    percentage, beside ``12%``) may be the fraction or the percentage: which cannot be known;
+    a word is no rate. With any such cell the column is left as written, as an amount column
+    with unreadable cells is, and each such cell is listed with why: a block that computes on
+    the column stops instead of reading a rate 100 times too large or small (a blank would be
+    skipped by a sum without a word)."""
     if float(read.notna().mean()) < NAMED_SHARE:
         return None
     others = values[read.isna().to_numpy()]
-    read_numbers = [
-        v if isinstance(v, int | float) and not isinstance(v, bool) else read_amount(str(v))
-        for v in others.tolist()
-    ]
-    numbers = [n for n in read_numbers if n is not None]
-    if len(numbers) < len(read_numbers):
-        return None  # words among them: not a column of rates
     example = values[read.notna().to_numpy()].iloc[0]
-    bad = [
-        Unreadable(
-            _row_of(series, i),
-            _text(v),
-            f"百分率の列にある数値 {_text(v)} が、割合（{float(n) * 100:g}%）か百分率の数（{_text(v)}%）"
-            f"か決められません（{example} のように % を付けて書くか、"
-            "Excel ではセルの表示形式をパーセントにしてください）",
+    bad, dashes = [], 0
+    read = read.copy()
+    for label, value in others.items():
+        number = (
+            value
+            if isinstance(value, int | float) and not isinstance(value, bool)
+            else read_amount(str(value))
         )
-        for i, v, n in zip(others.index, others.tolist(), numbers, strict=True)
-        if n != 0
-    ]
-    return _percents_read(series, values, read, bad)
+        if number == 0 and not is_dash(str(value)):
+            read[label] = 0.0
+            continue
+        if is_dash(str(value)):
+            dashes += 1
+            continue
+        text = _text(value)
+        reason = (
+            f"割合（{example} のような百分率）として読めません"
+            if number is None
+            else f"百分率の列にある数値 {text} が、割合（{float(number) * 100:g}%）か百分率の数"
+            f"（{text}%）か決められません（{example} のように % を付けて書くか、"
+            "Excel ではセルの表示形式をパーセントにしてください）"
+        )
+        bad.append(Unreadable(_row_of(series, label), text, reason))
+    if bad:
+        return ColumnTyping(series, None, bad, meant="percent")
+    notes = [f"「-」だけのセル {dashes:,} 個は割合なしとして空欄にしました"] if dashes else []
+    return _percents_read(series, values, read, notes)
 
 
 def _yearless(series: pd.Series, values: pd.Series) -> ColumnTyping | None:
@@ -579,7 +691,10 @@ def type_column(
             return typed
     if pd.api.types.is_numeric_dtype(series):
         return ColumnTyping(series, "number")
-    typed = _type_amounts(series, values, named=amount_named, header_named=header_named)
+    declared = column_unit(name, unit)
+    typed = _type_amounts(
+        series, values, named=amount_named, header_named=header_named, declared=declared
+    )
     if typed is not None and typed.kind is not None:
         return typed
     percents = _type_percents(series, values)
@@ -591,22 +706,25 @@ def type_column(
     return typed if typed is not None else ColumnTyping(series, None)
 
 
+def column_unit(name: str, common: str | None) -> str | None:
+    """The unit of column ``name``: its header's own, else ``common`` (a title row's) for an
+    amount column or a report's period column (4月, 前期, 予算: ``_PERIOD_HEADER``), not for a
+    count (数量, 件数...) or a rate (増減率, 前年比)."""
+    own = unit_in(name)
+    if own is not None:
+        return own
+    plain = unicodedata.normalize("NFKC", name)
+    if (
+        common is not None
+        and (is_amount_header(name) or _PERIOD_HEADER.search(plain))
+        and not _COUNT_HEADER.search(plain)
+        and not _RATE_HEADER.search(plain)
+    ):
+        return common
+    return None
+
+
 def units_of(names: Sequence[str], title_rows: Sequence[str]) -> dict[str, str]:
-    """Each amount column's unit: its header's own, else one written in a title row, for the
-    amount columns and a report's period columns (4月, 前期, 予算: ``_PERIOD_HEADER``), not for
-    a count (数量, 件数...) or a rate (増減率, 前年比)."""
+    """Each amount column's unit (``column_unit``), with the first unit a title row names."""
     common = next((u for u in map(unit_in, title_rows) if u is not None), None)
-    units: dict[str, str] = {}
-    for name in names:
-        own = unit_in(name)
-        plain = unicodedata.normalize("NFKC", name)
-        if own is not None:
-            units[name] = own
-        elif (
-            common is not None
-            and (is_amount_header(name) or _PERIOD_HEADER.search(plain))
-            and not _COUNT_HEADER.search(plain)
-            and not _RATE_HEADER.search(plain)
-        ):
-            units[name] = common
-    return units
+    return {name: unit for name in names if (unit := column_unit(name, common)) is not None}
