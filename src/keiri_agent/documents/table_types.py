@@ -259,13 +259,11 @@ def _cell_units(
     * the column's unit is the one the header or a title row declares (``declared``), else the
       one every cell that writes a unit writes, else (cells write different units) the smallest
       of them, so that every conversion multiplies;
-    * a cell whose unit is not the declared one (``1,200円`` under ``（単位：千円）``) is
-      doubtful: the header and the cell disagree, and which is right cannot be known (as with
-      title rows that name different units: ``table_frame``);
-    * with no unit declared, a cell written in another unit than the column's is converted
-      exactly (decimal arithmetic; ``1,200千円`` beside ``500円`` is 1,200,000 円), with a
-      note: each cell says its own unit; one whose converted value a number cannot hold
-      exactly is doubtful;
+    * a cell written in another unit than the column's is converted exactly (decimal
+      arithmetic; ``1,200千円`` beside ``500円`` is 1,200,000 円; ``1,200円`` under
+      ``（単位：千円）`` is 1.2 千円), with a note naming the first: the unit written on the
+      number speaks for that cell, more precisely than a header speaks for a column; one whose
+      converted value a float cannot hold exactly is doubtful;
     * a cell without a unit is in the declared unit, or in yen when every written unit is 円;
       else (``300`` among ``1,200千円`` cells, no unit declared) it is doubtful: 300 円 or 300
       千円 cannot be told.
@@ -293,23 +291,21 @@ def _cell_units(
     moved = written[written.ne(unit).to_numpy()]
     first: str | None = None
     for label, cell_unit in moved.items():
-        converted = None if declared else _converted(numbers[label], cell_unit, unit)
+        converted = _converted(numbers[label], cell_unit, unit)
         if converted is None:
             found.doubtful[label] = (
-                f"見出しかタイトル行では単位が{declared}ですが、このセルには{cell_unit}と"
-                "書かれているため、どちらが正しいか決められません（見出しとセルの単位を"
-                "そろえてください）"
-                if declared
-                else f"{cell_unit}の金額を{unit}に換算した値を数値として正確に表せません"
+                f"{cell_unit}の金額を{unit}に換算した値を数値として正確に表せません"
             )
             continue
         found.numbers[label] = converted
         shown = f"{int(converted):,}" if converted.is_integer() else f"{converted:,}"
         first = first or f"{_text(values[label]).strip()} → {shown}"
-    converted_count = len(moved) - sum(label in found.doubtful for label in moved.index)
-    if converted_count:
+    count = len(moved) - sum(label in found.doubtful for label in moved.index)
+    if count:
+        said = f"見出しやタイトル行の単位（{declared}）と" if declared else ""
         found.notes.append(
-            f"単位の違うセル {converted_count:,} 個を{unit}に換算して読みました（最初は {first}）"
+            f"{said}単位の違うセル {count:,} 個を、セルに書かれた単位のとおり{unit}に換算して"
+            f"読みました（最初は {first}）。単位が正しいか確かめてください"
         )
     return found
 
