@@ -116,7 +116,13 @@ def _amount_text(rng: random.Random, value: int, fmt: FileFormat, unit: str | No
     digits = f"{abs(value):,}"
     yen = "￥" if fmt == "csv-cp932" or rng.random() < 0.5 else "¥"
     if value > 0:
-        forms = [digits, f"{yen}{digits}", f"{digits}{unit or '円'}", f"{digits}.00", digits.translate(_FULL)]
+        forms = [
+            digits,
+            f"{yen}{digits}",
+            f"{digits}{unit or '円'}",
+            f"{digits}.00",
+            digits.translate(_FULL),
+        ]
     else:
         forms = [f"△{digits}", f"▲{digits}", f"({digits})", f"({digits})".translate(_FULL)]
         forms += [f"{digits}-", f"-{yen}{digits}", f"-{digits}".translate(_FULL)]
@@ -124,9 +130,7 @@ def _amount_text(rng: random.Random, value: int, fmt: FileFormat, unit: str | No
     return rng.choice(forms)
 
 
-def _amount_cell(
-    rng: random.Random, value: int | None, fmt: FileFormat, unit: str | None
-) -> WCell:
+def _amount_cell(rng: random.Random, value: int | None, fmt: FileFormat, unit: str | None) -> WCell:
     if value is None:
         return WCell("", None)
     text = _amount_text(rng, value, fmt, unit)
@@ -232,7 +236,11 @@ def printed(seed: int, fmt: FileFormat, *, doubtful: bool = False) -> Printed:
                 refused.append((names[0], position, "年が書かれていない"))
             era_notes += outside
             cells = {0: date_cell, 1: WCell(slip, slip, "@", quoted=fmt == "xlsx")}
-            cells |= {2: _plain(section), 3: _plain(item), AMOUNT: _amount_cell(look, value, fmt, unit)}
+            cells |= {
+                2: _plain(section),
+                3: _plain(item),
+                AMOUNT: _amount_cell(look, value, fmt, unit),
+            }
             sheet.add(_row(cells | {5: rate_cell}), data=True)
             records.append(
                 {

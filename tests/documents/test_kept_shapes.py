@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from openpyxl import Workbook
 
+from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.documents.cell_forms import (
     amount_problem,
     date_problem,
@@ -20,7 +21,6 @@ from keiri_agent.documents.cell_forms import (
     read_amount,
     read_date,
 )
-from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.documents.tables import TableResult, read_table
 from keiri_agent.errors import BlockError
 from tests.documents.conftest import run_block
@@ -195,7 +195,12 @@ def test_a_plain_number_among_percentages_keeps_the_column_as_written_and_is_lis
 def test_a_block_computing_on_a_doubtful_rate_column_stops_naming_it(
     registry: BlockRegistry, tmp_path: Path, expr: str, block: str
 ) -> None:
-    rows = [["科目", "金額", "税率"], ["a", "1000", "10%"], ["b", "2000", "８％"], ["c", "500", "0.1"]]
+    rows = [
+        ["科目", "金額", "税率"],
+        ["a", "1000", "10%"],
+        ["b", "2000", "８％"],
+        ["c", "500", "0.1"],
+    ]
     result = read_table(csv_bytes(rows))
     assert [r["税率"] for r in result.table().records()] == ["10%", "８％", "0.1"]
     assert [(u["position"], u["value"]) for u in result.info.unreadable] == [(4, "0.1")]

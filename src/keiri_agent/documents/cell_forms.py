@@ -93,9 +93,9 @@ __all__ = [
     "normalize_cell_text",
     "numeral_marks",
     "read_amount",
+    "read_amount_unit",
     "read_date",
     "read_month",
-    "read_amount_unit",
     "read_percent",
 ]
 

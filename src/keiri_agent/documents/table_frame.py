@@ -272,7 +272,9 @@ def finish_table(
             )
     if info.units:
         listed = "、".join(f"「{n}」は{u}" for n, u in info.units.items())
-        info.warnings.append(f"金額の単位: {listed}（数値はこの単位のまま読み、円には換算していません）")
+        info.warnings.append(
+            f"金額の単位: {listed}（数値はこの単位のまま読み、円には換算していません）"
+        )
     return TableResult(frame, info, where, totals, total_positions)
 
 

@@ -17,12 +17,18 @@
   mostly dates (same rule as amounts, with date headers: 日付, 年月日, 計上日...) is converted
   too, its unreadable cells become blank and are listed (position and value).
 * **percentages**: every non-blank cell a percentage (``10%``, ``８％``) → the fractions (0.1),
-  a number column, as a workbook's ``0%`` cells hold them.
+  a number column, as a workbook's ``0%`` cells hold them. A plain number or a word among
+  them (``0.1``: 10% or 0.1%?) keeps the column as written, the cells listed, as an amount
+  column's unreadable cells are (``_mixed_percents``).
 * **months**: every non-blank cell names a month (``2026年2月``, ``2026/02``) → a month column.
 * leading-zero codes (``0123``) stay text, so codes keep their zeros; a column holding such a
   code is a code column (not "mostly amounts") unless its header names an amount.
 
-Nothing is multiplied: a unit (千円, 百万円, 万円) written in the header or a title row is
+A unit written in the cells (``1,200千円``, ``3.5百万円``, ``￥1,200千``) is the column's unit
+when the cells agree; cells in different units are converted exactly into one, with a note,
+and a bare number among them with no unit declared is listed (``_cell_units``).
+
+Otherwise nothing is multiplied: a unit (千円, 百万円, 万円) written in the header or a title row is
 reported beside the column (``TableReadInfo.units``; a title's unit beside amounts and a
 report's period columns -- 4月, 前期, 予算 --, not beside counts such as 数量 or rates such as
 増減率), the numbers stay as written. A date column written without years (``2/3``,
@@ -290,7 +296,7 @@ def _cell_units(
             )
     moved = written[written.ne(unit).to_numpy()]
     first: str | None = None
-    for label, cell_unit in moved.items():
+    for label, cell_unit in zip(moved.index.tolist(), moved.tolist(), strict=True):
         converted = _converted(numbers[label], cell_unit, unit)
         if converted is None:
             found.doubtful[label] = (
@@ -576,7 +582,7 @@ def _mixed_percents(series: pd.Series, values: pd.Series, read: pd.Series) -> Co
     example = values[read.notna().to_numpy()].iloc[0]
     bad, dashes = [], 0
     read = read.copy()
-    for label, value in others.items():
+    for label, value in zip(others.index.tolist(), others.tolist(), strict=True):
         number = (
             value
             if isinstance(value, int | float) and not isinstance(value, bool)
