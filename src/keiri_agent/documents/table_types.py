@@ -543,10 +543,11 @@ def _type_percents(series: pd.Series, values: pd.Series) -> ColumnTyping | None:
     mostly percentages with plain numbers among them (``_mixed_percents``) stays text."""
     if not _is_text(values):
         return None
-    probe = values.iloc[:_PROBE_VALUES].map(
+    first = values.iloc[:_PROBE_VALUES]
+    probe = first[~_dashes(first).to_numpy()].map(  # a dash is no rate: not counted
         lambda v: isinstance(v, str) and ("%" in v or "％" in v)
     )
-    if probe.mean() < NAMED_SHARE:
+    if probe.empty or probe.mean() < NAMED_SHARE:
         return None  # not a column of percentages: read no further (a long text column)
     read = values.map(lambda v: read_percent(v) if isinstance(v, str) else None)
     if read.isna().any():
@@ -568,15 +569,15 @@ def _percents_read(
 
 
 def _mixed_percents(series: pd.Series, values: pd.Series, read: pd.Series) -> ColumnTyping | None:
-    """A column of percentages (at least ``NAMED_SHARE`` of its cells) with other cells among
-    them. 0 is 0 either way; a lone dash (``―``: 前年比 without a last year) is no rate, blank
+    """A column of percentages (at least ``NAMED_SHARE`` of its cells but dashes) with other
+    cells among them. 0 is 0 either way; a lone dash (``―``: 前年比 without a last year) is no rate, blank
     with a note. A plain number (``0.12`` or ``12`` typed into a cell not formatted as a
     percentage, beside ``12%``) may be the fraction or the percentage: which cannot be known;
     a word is no rate. With any such cell the column is left as written, as an amount column
     with unreadable cells is, and each such cell is listed with why: a block that computes on
     the column stops instead of reading a rate 100 times too large or small (a blank would be
     skipped by a sum without a word)."""
-    if float(read.notna().mean()) < NAMED_SHARE:
+    if float(read[~_dashes(values).to_numpy()].notna().mean()) < NAMED_SHARE:
         return None
     others = values[read.isna().to_numpy()]
     example = values[read.notna().to_numpy()].iloc[0]
