@@ -167,3 +167,13 @@ def test_a_cell_whose_unit_is_in_doubt_is_listed_and_the_column_kept(
     [cell] = result.info.unreadable
     assert (cell["value"], cell["position"]) == (doubtful, 2 + cells.index(doubtful))
     assert "決められません" in cell["reason"]
+
+
+def test_the_agents_put_a_column_of_units_in_cells_in_yen() -> None:
+    from keiri_agent.agents.ledger import read_ledger
+
+    data = '科目,金額\r\nx,"1,200千円"\r\ny,3.5百万円\r\nz,￥800千\r\n'
+    ledger = read_ledger(data.encode(), name="t.csv")
+    [column] = [c for c in ledger.frame.columns if c != "科目"]
+    assert ledger.frame[column].tolist() == [1_200_000, 3_500_000, 800_000]
+    assert "円" in column
