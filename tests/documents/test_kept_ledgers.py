@@ -121,25 +121,20 @@ def test_cells_that_would_need_a_guess_are_refused_naming_the_cell(
     assert "税率" not in result.info.converted
     records = _records(drawn, result)
     assert [{**r, "税率": None} for r in records] == [{**r, "税率": None} for r in drawn.records]
-    with pytest.raises(BlockError) as stopped:
-        run_block(
-            registry,
-            "table.compute",
-            tmp_path,
-            table=result.table(),
-            columns=[{"name": "税額", "expr": f"[{drawn.columns[4]}] * [税率]"}],
-        )
-    assert "税率" in stopped.value.message
+
+    def stopped(block: str, **inputs: Any) -> BlockError:
+        with pytest.raises(BlockError) as raised:
+            run_block(registry, block, tmp_path, table=result.table(), **inputs)
+        return raised.value
+
+    tax = [{"name": "税額", "expr": f"[{drawn.columns[4]}] * [税率]"}]
+    assert "税率" in stopped("table.compute", columns=tax).message
     date_at = next(p for c, p, _ in drawn.refused if c == "日付")
-    with pytest.raises(BlockError) as refused:
-        run_block(
-            registry,
-            "table.aggregate",
-            tmp_path,
-            table=result.table(),
-            group_by=["月"],
-            period={"column": "日付", "unit": "month", "as": "月"},
-            aggregations=[{"column": drawn.columns[4], "func": "sum", "as": "売上"}],
-        )
-    assert f"{date_at} 行目" in refused.value.message
-    assert "日付" in refused.value.hint
+    refused = stopped(
+        "table.aggregate",
+        group_by=["月"],
+        period={"column": "日付", "unit": "month", "as": "月"},
+        aggregations=[{"column": drawn.columns[4], "func": "sum", "as": "売上"}],
+    )
+    assert f"{date_at} 行目" in refused.message
+    assert "日付" in refused.hint
