@@ -26,7 +26,7 @@
 
 A unit written in the cells (``1,200千円``, ``3.5百万円``, ``￥1,200千``) is the column's unit
 when the cells agree; cells in different units are converted exactly into one, with a note,
-and a bare number among them with no unit declared is listed (``_cell_units``).
+and a bare number among them with no unit declared is listed (``cell_units``).
 
 Otherwise nothing is multiplied: a unit (千円, 百万円, 万円) written in the header or a title row is
 reported beside the column (``TableReadInfo.units``; a title's unit beside amounts and a
@@ -43,7 +43,6 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import tzinfo
-from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -53,7 +52,6 @@ from keiri_agent.documents.cell_forms import (
     AMOUNT_UNITS,
     DASH_TEXTS,
     PLAIN_NUMBER,
-    YEN_FACTORS,
     YearMonth,
     amount_problem,
     date_problem,
@@ -70,6 +68,7 @@ from keiri_agent.documents.cell_forms import (
     read_month,
     read_percent,
 )
+from keiri_agent.documents.cell_units import cell_units
 
 __all__ = [
     "EXCEL_SERIAL_RANGE",
@@ -147,7 +146,7 @@ class ColumnTyping:
     notes: list[str] = field(default_factory=list)
     # The type a column left as text was meant to have, for its unreadable cells' note.
     meant: str | None = None
-    # The unit the numbers are in when the cells wrote it (``1,200千円``): ``_cell_units``.
+    # The unit the numbers are in when the cells wrote it (``1,200千円``): ``cell_units``.
     unit: str | None = None
 
 
@@ -247,82 +246,6 @@ def _amounts(values: pd.Series) -> tuple[pd.Series, pd.Series, pd.Series]:
     return numbers, failed, units
 
 
-@dataclass
-class _CellUnits:
-    """What the units written in a column's cells decided (``_cell_units``)."""
-
-    numbers: pd.Series
-    unit: str | None = None  # the column's unit, when the cells name one
-    doubtful: dict[Any, str] = field(default_factory=dict)  # label -> why
-    notes: list[str] = field(default_factory=list)
-
-
-def _cell_units(
-    values: pd.Series, numbers: pd.Series, units: pd.Series, declared: str | None
-) -> _CellUnits:
-    """The column's numbers in one unit, from the units its cells wrote (``1,200千円``):
-
-    * the column's unit is the one the header or a title row declares (``declared``), else the
-      one every cell that writes a unit writes, else (cells write different units) the smallest
-      of them, so that every conversion multiplies;
-    * a cell written in another unit than the column's is converted exactly (decimal
-      arithmetic; ``1,200千円`` beside ``500円`` is 1,200,000 円; ``1,200円`` under
-      ``（単位：千円）`` is 1.2 千円), with a note naming the first: the unit written on the
-      number speaks for that cell, more precisely than a header speaks for a column; one whose
-      converted value a float cannot hold exactly is doubtful;
-    * a cell without a unit is in the declared unit, or in yen when every written unit is 円;
-      else (``300`` among ``1,200千円`` cells, no unit declared) it is doubtful: 300 円 or 300
-      千円 cannot be told.
-
-    Doubtful cells are listed, and the column is left as written (``_type_amounts``)."""
-    written = units.dropna()
-    if written.empty:
-        return _CellUnits(numbers)
-    kinds = list(dict.fromkeys(written.tolist()))
-    if declared is not None:
-        unit = declared
-    elif len(kinds) == 1:
-        unit = kinds[0]
-    else:
-        unit = min(kinds, key=YEN_FACTORS.__getitem__)
-    bare = units.isna() & numbers.ne(0) & numbers.notna()
-    found = _CellUnits(numbers.copy(), unit if (declared or set(kinds) != {"円"}) else None)
-    if declared is None and set(kinds) != {"円"}:
-        for label in values.index[bare.to_numpy()]:
-            found.doubtful[label] = (
-                f"単位が書かれていません。この列のほかのセルには{'・'.join(kinds)}と書かれて"
-                "いるため、何の単位の金額か決められません（セルに単位を書くか、見出しに"
-                f"「金額（{unit}）」のように書いてください）"
-            )
-    moved = written[written.ne(unit).to_numpy()]
-    first: str | None = None
-    for label, cell_unit in zip(moved.index.tolist(), moved.tolist(), strict=True):
-        converted = _converted(numbers[label], cell_unit, unit)
-        if converted is None:
-            found.doubtful[label] = (
-                f"{cell_unit}の金額を{unit}に換算した値を数値として正確に表せません"
-            )
-            continue
-        found.numbers[label] = converted
-        shown = f"{int(converted):,}" if converted.is_integer() else f"{converted:,}"
-        first = first or f"{_text(values[label]).strip()} → {shown}"
-    count = len(moved) - sum(label in found.doubtful for label in moved.index)
-    if count:
-        said = f"見出しやタイトル行の単位（{declared}）と" if declared else ""
-        found.notes.append(
-            f"{said}単位の違うセル {count:,} 個を、セルに書かれた単位のとおり{unit}に換算して"
-            f"読みました（最初は {first}）。単位が正しいか確かめてください"
-        )
-    return found
-
-
-def _converted(number: float, cell_unit: str, unit: str) -> float | None:
-    """``number`` (in ``cell_unit``) in ``unit``, when a float holds the result exactly."""
-    exact = Decimal(repr(float(number))) * YEN_FACTORS[cell_unit] / YEN_FACTORS[unit]
-    result = float(exact)
-    return result if Decimal(repr(result)) == exact else None
-
-
 def _dashes(values: pd.Series) -> pd.Series:
     """Cells that are a lone dash (accounting formats print zero so)."""
     if isinstance(values.dtype, pd.StringDtype):
@@ -341,7 +264,7 @@ def _type_amounts(
 ) -> ColumnTyping | None:
     """``named``: the header or a title row's unit names amounts; ``header_named``: the
     header itself does (a title's unit does not make a column of codes a column of amounts);
-    ``declared``: the unit the header or a title row names (``_cell_units``)."""
+    ``declared``: the unit the header or a title row names (``cell_units``)."""
     if values.dtype == object and values.map(lambda v: isinstance(v, bool)).any():
         return None
     probe = values.iloc[:_PROBE_VALUES]
@@ -364,7 +287,7 @@ def _type_amounts(
         notes.append(
             f"末尾に「-」のある金額 {trailing:,} 個をマイナスとして読みました（1,200- → -1200）"
         )
-    cells = _cell_units(values, numbers, units, declared)
+    cells = cell_units(values, numbers, units, declared, _text)
     if not failed.any() and not cells.doubtful:
         typed = _finish_numbers(series, cells.numbers)
         return ColumnTyping(typed, "number", notes=notes + cells.notes, unit=cells.unit)
