@@ -161,11 +161,13 @@ def _date_cell(rng: random.Random, day: dt.date, fmt: FileFormat) -> WCell:
     return WCell(text, stored, rng.choice(_DATE_FORMATS))
 
 
-def _amount_text(rng: random.Random, value: int, fmt: FileFormat) -> str:
+def _amount_text(rng: random.Random, value: int, fmt: FileFormat, unit: str = "円") -> str:
+    """``value`` as a cell writes it; a unit written in the cell is the table's ``unit``."""
     digits = f"{abs(value):,}"
     yen = "￥" if fmt == "csv-cp932" or rng.random() < 0.5 else "¥"
     if value >= 0:
-        forms = [str(value), digits, f"{yen}{digits}", f"{digits}円", digits.translate(_FULL_WIDTH)]
+        forms = [str(value), digits, f"{yen}{digits}", f"{digits}{unit}"]
+        forms.append(digits.translate(_FULL_WIDTH))
     else:
         forms = [
             f"-{digits}",
@@ -179,8 +181,8 @@ def _amount_text(rng: random.Random, value: int, fmt: FileFormat) -> str:
     return rng.choice(forms)
 
 
-def _amount_cell(rng: random.Random, value: int, fmt: FileFormat) -> WCell:
-    text = _amount_text(rng, value, fmt)
+def _amount_cell(rng: random.Random, value: int, fmt: FileFormat, unit: str = "円") -> WCell:
+    text = _amount_text(rng, value, fmt, unit)
     if fmt != "xlsx":
         return _plain(text)
     if rng.random() < 0.2:
@@ -334,7 +336,7 @@ def monthly(seed: int, fmt: FileFormat) -> Drawn:
     def amount(value: int) -> WCell:
         if scaled:
             return WCell(f"{value:,}", value, look.choice(_SCALED_FORMATS))
-        return _amount_cell(look, value, fmt)
+        return _amount_cell(look, value, fmt, "千円")
 
     records, labels = [], []
     for section in rng.sample(_SECTIONS, k=rng.randrange(1, 4)):

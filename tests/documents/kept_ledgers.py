@@ -109,13 +109,20 @@ def _date_cell(rng: random.Random, day: dt.date, fmt: FileFormat) -> tuple[WCell
     return _plain(rng.choice(forms)), False
 
 
-def _amount_text(rng: random.Random, value: int, fmt: FileFormat) -> str:
+def _amount_text(rng: random.Random, value: int, fmt: FileFormat, unit: str | None) -> str:
+    """``value`` as a cell writes it; a unit written in the cell is the table's ``unit``."""
     if value == 0:
         return rng.choice(["-", "―", "－", "0"])
     digits = f"{abs(value):,}"
     yen = "￥" if fmt == "csv-cp932" or rng.random() < 0.5 else "¥"
     if value > 0:
-        forms = [digits, f"{yen}{digits}", f"{digits}円", f"{digits}.00", digits.translate(_FULL)]
+        forms = [
+            digits,
+            f"{yen}{digits}",
+            f"{digits}{unit or '円'}",
+            f"{digits}.00",
+            digits.translate(_FULL),
+        ]
     else:
         forms = [f"△{digits}", f"▲{digits}", f"({digits})", f"({digits})".translate(_FULL)]
         forms += [f"{digits}-", f"-{yen}{digits}", f"-{digits}".translate(_FULL)]
@@ -123,10 +130,10 @@ def _amount_text(rng: random.Random, value: int, fmt: FileFormat) -> str:
     return rng.choice(forms)
 
 
-def _amount_cell(rng: random.Random, value: int | None, fmt: FileFormat) -> WCell:
+def _amount_cell(rng: random.Random, value: int | None, fmt: FileFormat, unit: str | None) -> WCell:
     if value is None:
         return WCell("", None)
-    text = _amount_text(rng, value, fmt)
+    text = _amount_text(rng, value, fmt, unit)
     if fmt != "xlsx" or rng.random() < 0.4:
         return WCell(text, text, "@" if fmt == "xlsx" else None, quoted=rng.random() < 0.3)
     return WCell(text, value, _ZERO_FORMAT if value == 0 else rng.choice(_AMOUNT_FORMATS))
@@ -207,7 +214,7 @@ def printed(seed: int, fmt: FileFormat, *, doubtful: bool = False) -> Printed:
     top = look.random() < 0.25
     if top:
         label = look.choice(["合計", "総計"])
-        sheet.add(_row({0: _plain(label), AMOUNT: _amount_cell(look, grand, fmt)}))
+        sheet.add(_row({0: _plain(label), AMOUNT: _amount_cell(look, grand, fmt, unit)}))
         total_labels.append(label)
         stated.append(grand)
     pages = [entries[i : i + per_page] for i in range(0, count, per_page)]
@@ -229,7 +236,11 @@ def printed(seed: int, fmt: FileFormat, *, doubtful: bool = False) -> Printed:
                 refused.append((names[0], position, "年が書かれていない"))
             era_notes += outside
             cells = {0: date_cell, 1: WCell(slip, slip, "@", quoted=fmt == "xlsx")}
-            cells |= {2: _plain(section), 3: _plain(item), AMOUNT: _amount_cell(look, value, fmt)}
+            cells |= {
+                2: _plain(section),
+                3: _plain(item),
+                AMOUNT: _amount_cell(look, value, fmt, unit),
+            }
             sheet.add(_row(cells | {5: rate_cell}), data=True)
             records.append(
                 {
@@ -247,7 +258,7 @@ def printed(seed: int, fmt: FileFormat, *, doubtful: bool = False) -> Printed:
         if look.random() < 0.5:
             label = look.choice(["頁計", "ページ計", "小計"])
             page_sum = sum(e[3] or 0 for e in page)
-            sheet.add(_row({0: _plain(label), AMOUNT: _amount_cell(look, page_sum, fmt)}))
+            sheet.add(_row({0: _plain(label), AMOUNT: _amount_cell(look, page_sum, fmt, unit)}))
             total_labels.append(label)
             stated.append(page_sum)
         if look.random() < 0.8:
@@ -263,14 +274,14 @@ def printed(seed: int, fmt: FileFormat, *, doubtful: bool = False) -> Printed:
     if not top:
         label = look.choice(["合計", "総計", "合　計", "【合計】"])
         where = look.choice([0, 1, 3])
-        row = _row({where: _plain(label), AMOUNT: _amount_cell(look, grand, fmt)})
+        row = _row({where: _plain(label), AMOUNT: _amount_cell(look, grand, fmt, unit)})
         sheet.add(row)
         if fmt == "xlsx" and where == 0 and look.random() < 0.6:
             sheet.merges.append(f"A{len(sheet.rows)}:{get_column_letter(AMOUNT)}{len(sheet.rows)}")
         total_labels.append(label)
         stated.append(grand)
         if look.random() < 0.3:
-            sheet.add(_row({0: _plain("累計"), AMOUNT: _amount_cell(look, grand, fmt)}))
+            sheet.add(_row({0: _plain("累計"), AMOUNT: _amount_cell(look, grand, fmt, unit)}))
             total_labels.append("累計")
             stated.append(grand)
     if unit_below:

@@ -873,13 +873,14 @@ def _unreadable_cells() -> Ledger:
 
 
 def _monthly_by_department() -> Ledger:
-    """部門別の月次推移 with the unit in each header, 小計 rows, a dash for zero, 総合計."""
+    """部門別の月次推移 with the unit in each header, 小計 rows, a dash for zero, 総合計; a
+    前年比 of percentages with a dash where there is no last year (no rate: blank)."""
     cols = [
         Column("部門"),
         Column("年月", "month"),
         Column("売上高（千円）", "number", unit="千円"),
         Column("売上原価（千円）", "number", unit="千円"),
-        Column("前年比"),
+        Column("前年比", "number"),
     ]
     rows = [
         Row(
@@ -888,7 +889,7 @@ def _monthly_by_department() -> Ledger:
                 month("2026年1月", YearMonth(2026, 1)),
                 amount("12,500", 12500, xlsx=12500, fmt="#,##0"),
                 amount("8,200", 8200, xlsx=8200, fmt="#,##0"),
-                text("105%"),
+                Cell("105%", 1.05),
             ]
         ),
         Row(
@@ -897,7 +898,7 @@ def _monthly_by_department() -> Ledger:
                 month("2026年2月", YearMonth(2026, 2)),
                 amount("11,800", 11800, xlsx=11800, fmt="#,##0"),
                 amount("7,900", 7900, xlsx=7900, fmt="#,##0"),
-                text("98%"),
+                Cell("98%", 0.98),
             ]
         ),
         Row(
@@ -916,7 +917,7 @@ def _monthly_by_department() -> Ledger:
                 month("R8.1", YearMonth(2026, 1)),
                 amount("6,000", 6000),
                 amount("-", 0),
-                text("―"),
+                Cell("―", None),
             ]
         ),
         Row(

@@ -159,8 +159,8 @@ def test_journal_sums_debit_credit_and_reconciles_with_its_csv_copy(
 
 def _amount(value: Any) -> int:
     """A total row's cell as the file states it (raw text of a CSV, a number in a workbook)."""
-    from keiri_agent.documents.cell_forms import read_amount
+    from keiri_agent.documents.cell_forms import read_amount_unit
 
-    read = value if isinstance(value, int) else read_amount(str(value))
+    read = value if isinstance(value, int) else (read_amount_unit(str(value)) or (None,))[0]
     assert isinstance(read, int), value
     return read

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.documents.cell_forms import read_amount
+from keiri_agent.documents.cell_forms import read_amount_unit
 from keiri_agent.documents.tables import TableResult, read_table
 from keiri_agent.errors import BlockError
 from tests.documents.conftest import run_block
@@ -53,7 +53,10 @@ def _stated(value: Any) -> int | None:
     """A total row's 金額 as the file states it (its raw cell: text or a number)."""
     if value is None or value != value:
         return None
-    return value if isinstance(value, int) else read_amount(str(value))  # type: ignore[return-value]
+    if isinstance(value, int):
+        return value
+    read = read_amount_unit(str(value))  # 1,200千円 in a 千円 report: 1200, as written
+    return None if read is None else read[0]  # type: ignore[return-value]
 
 
 @pytest.mark.parametrize(("seed", "fmt"), CASES)
@@ -105,31 +108,33 @@ def test_sums_by_department_and_month_are_the_sources(
 def test_cells_that_would_need_a_guess_are_refused_naming_the_cell(
     registry: BlockRegistry, tmp_path: Path, seed: int, fmt: FileFormat
 ) -> None:
-    """A rate typed as a plain number among percentages and a date without a year are blank,
-    listed at their line or row with why; every other value is the source's; the month
-    aggregation stops at the date with a BlockError naming its line."""
+    """A rate typed as a plain number among percentages and a date without a year are listed
+    at their line or row with why; the rate column is kept as written (never a blank a sum
+    skips), a tax computed on it stops with a BlockError naming its column; every other value
+    is the source's; the month aggregation stops at the date with a BlockError naming its
+    line."""
     drawn, result = _read(seed, fmt, doubtful=True)
     listed = {(u["column"], u["position"]): u["reason"] for u in result.info.unreadable}
     assert set(listed) == {(column, position) for column, position, _ in drawn.refused}
     for column, position, why in drawn.refused:
         assert why in listed[column, position]
+    assert "税率" not in result.info.converted
     records = _records(drawn, result)
-    rate_at = next(p for c, p, _ in drawn.refused if c == drawn.columns[5])
-    expected = [
-        {**r, "税率": None} if at == rate_at else r
-        for r, at in zip(drawn.records, drawn.positions(), strict=True)
-    ]
-    assert records == expected
+    assert [{**r, "税率": None} for r in records] == [{**r, "税率": None} for r in drawn.records]
+
+    def stopped(block: str, **inputs: Any) -> BlockError:
+        with pytest.raises(BlockError) as raised:
+            run_block(registry, block, tmp_path, table=result.table(), **inputs)
+        return raised.value
+
+    tax = [{"name": "税額", "expr": f"[{drawn.columns[4]}] * [税率]"}]
+    assert "税率" in stopped("table.compute", columns=tax).message
     date_at = next(p for c, p, _ in drawn.refused if c == "日付")
-    with pytest.raises(BlockError) as refused:
-        run_block(
-            registry,
-            "table.aggregate",
-            tmp_path,
-            table=result.table(),
-            group_by=["月"],
-            period={"column": "日付", "unit": "month", "as": "月"},
-            aggregations=[{"column": drawn.columns[4], "func": "sum", "as": "売上"}],
-        )
-    assert f"{date_at} 行目" in refused.value.message
-    assert "日付" in refused.value.hint
+    refused = stopped(
+        "table.aggregate",
+        group_by=["月"],
+        period={"column": "日付", "unit": "month", "as": "月"},
+        aggregations=[{"column": drawn.columns[4], "func": "sum", "as": "売上"}],
+    )
+    assert f"{date_at} 行目" in refused.message
+    assert "日付" in refused.hint

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+from pathlib import Path
+from typing import Any
 
 import pytest
 from openpyxl import Workbook
 
+from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.documents.cell_forms import (
     amount_problem,
     date_problem,
@@ -19,6 +22,8 @@ from keiri_agent.documents.cell_forms import (
     read_date,
 )
 from keiri_agent.documents.tables import TableResult, read_table
+from keiri_agent.errors import BlockError
+from tests.documents.conftest import run_block
 from tests.documents.test_table_footer import WRITERS, csv_bytes, xlsx_bytes
 
 HEADER = ["日付", "部門", "金額"]
@@ -170,21 +175,51 @@ def test_a_rate_column_mixing_formatted_numbers_and_text_percentages_is_one_colu
 
 
 @pytest.mark.parametrize(("plain", "shown"), [((0.1, "General"), "0.1"), ((10, "General"), "10")])
-def test_a_plain_number_among_percentages_is_blank_and_listed(
+def test_a_plain_number_among_percentages_keeps_the_column_as_written_and_is_listed(
     plain: tuple[float, str], shown: str
 ) -> None:
+    """Not a blank a sum would skip: the column stays as the cells show it, the cell listed."""
     result = read_table(_rates_book([0.1, "8%", plain, (0, "General")]), name="r.xlsx")
-    assert [r["税率"] for r in result.table().records()] == [0.1, 0.08, None, 0.0]
+    assert "税率" not in result.info.converted
+    assert [r["税率"] for r in result.table().records()] == ["10%", "8%", plain[0], 0]
     [cell] = result.info.unreadable
     assert (cell["cell"], cell["value"]) == ("B4", shown)
     assert "決められません" in cell["reason"]
     assert "% を付けて" in cell["reason"]
 
 
-def test_a_plain_number_among_csv_percentages_is_listed_at_its_line() -> None:
-    result = read_table(csv_bytes([["科目", "税率"], ["a", "10%"], ["b", "８％"], ["c", "0.1"]]))
-    assert [r["税率"] for r in result.table().records()] == [0.1, 0.08, None]
+@pytest.mark.parametrize(
+    ("expr", "block"),
+    [("[金額] * [税率]", "table.compute"), ("sum", "table.aggregate")],
+)
+def test_a_block_computing_on_a_doubtful_rate_column_stops_naming_it(
+    registry: BlockRegistry, tmp_path: Path, expr: str, block: str
+) -> None:
+    rows = [
+        ["科目", "金額", "税率"],
+        ["a", "1000", "10%"],
+        ["b", "2000", "８％"],
+        ["c", "500", "0.1"],
+    ]
+    result = read_table(csv_bytes(rows))
+    assert [r["税率"] for r in result.table().records()] == ["10%", "８％", "0.1"]
     assert [(u["position"], u["value"]) for u in result.info.unreadable] == [(4, "0.1")]
+    inputs: dict[str, Any] = (
+        {"columns": [{"name": "税額", "expr": expr}]}
+        if block == "table.compute"
+        else {"aggregations": [{"column": "税率", "func": "sum", "as": "計"}]}
+    )
+    with pytest.raises(BlockError) as stopped:
+        run_block(registry, block, tmp_path, table=result.table(), **inputs)
+    assert "税率" in stopped.value.message
+    assert "行目" in stopped.value.message
+
+
+def test_a_dash_among_percentages_is_no_rate_with_a_note() -> None:
+    result = read_table(csv_bytes([["部門", "前年比"], ["東京", "105%"], ["大阪", "―"]]))
+    assert [r["前年比"] for r in result.table().records()] == [1.05, None]
+    assert any("割合なしとして空欄" in w for w in result.info.warnings)
+    assert result.info.unreadable == []
 
 
 def test_a_percentage_in_an_amount_column_is_named_as_one() -> None:

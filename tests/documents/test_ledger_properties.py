@@ -13,6 +13,7 @@ unreadable cells, each where it is.
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -291,6 +292,8 @@ def ledgers(draw: st.DrawFn, fmt: Format) -> Ledger:
             kind_of = None
         broken = kind == "amount" and any(c.bad for c in cells)
         unit = own_unit or (title_unit if kind == "amount" and kind_of and not broken else None)
+        if kind == "amount":  # a unit a cell writes is its column's (円 beside 千円: doubtful)
+            cells = [_in_unit(c, own_unit or title_unit) for c in cells]
         columns.append(Column(name, kind_of, unit))
         for k, cell in enumerate(cells):
             grid[k].append(cell)
@@ -323,6 +326,17 @@ def ledgers(draw: st.DrawFn, fmt: Format) -> Ledger:
     )
 
 
+def _in_unit(cell: Cell, unit: str | None) -> Cell:
+    """``cell`` with the ``円`` it writes after its digits in ``unit`` (``1,200千円`` in a
+    千円 column), as a cell that writes a unit writes its column's."""
+    if unit is None or unit == "円" or "円" not in cell.csv:
+        return cell
+    head, _, tail = cell.csv.rpartition("円")
+    written = f"{head}{unit}{tail}"
+    stored = cell.stored()
+    return replace(cell, csv=written, xlsx=written if isinstance(stored, str) else stored)
+
+
 @st.composite
 def footer_line(draw: st.DrawFn, width: int) -> list[str]:
     """A note an export writes under its total: one cell, or a label and its value."""
@@ -349,7 +363,9 @@ def _total_row(
                 row[j].value for row in grid if isinstance(row[j].value, int) and not row[j].bad
             )
             written = draw(st.sampled_from(amount_forms(total, fmt)))
-            cells.append(Cell(written, total, total if fmt == "xlsx" else written))
+            cell = Cell(written, total, total if fmt == "xlsx" else written)
+            cell = _in_unit(cell, columns[j].unit)
+            cells.append(cell)
     return Row(cells, total=True, label=label)
 
 

@@ -10,6 +10,10 @@ Amounts, after NFKC (full-width digits, ``，``, ``￥``, ``（）`` and ``－``
 * digits with well-formed thousands separators (``1,234``) or none, an optional fraction;
 * a currency mark before the digits (the sign before or after it: ``-¥1,200``, ``¥▲1,200``): ``¥``, ``\\`` (the yen of CP932 text decoded as ASCII),
   ``$``; ``円`` after them;
+* a unit after them (``1,200千円``, ``3.5百万円``, ``12万円``; ``￥1,200千`` after a yen mark):
+  ``read_amount_unit`` gives the number as written and the unit; ``read_amount`` reads only
+  yen (no unit or ``円``), so a number in thousands is never taken for yen by a reader that
+  does not keep the unit (``table_types`` decides a column's unit from its cells);
 * minus: ``-`` (and the Unicode minus and dashes), ``▲``/``△`` (Japanese accounting), the
   whole amount in parentheses ``(1,200)`` (accounting formats), or a minus after the digits
   (``1,200-``, ``¥1,200-``: the trailing sign of many accounting systems' printouts and
@@ -74,6 +78,7 @@ __all__ = [
     "DASH_TEXTS",
     "ERAS",
     "PLAIN_NUMBER",
+    "YEN_FACTORS",
     "YearMonth",
     "amount_problem",
     "date_problem",
@@ -88,6 +93,7 @@ __all__ = [
     "normalize_cell_text",
     "numeral_marks",
     "read_amount",
+    "read_amount_unit",
     "read_date",
     "read_month",
     "read_percent",
@@ -96,6 +102,9 @@ __all__ = [
 # Units an accountant writes in a header or a title row: the amount is kept as written (never
 # multiplied); the unit is reported beside the column.
 AMOUNT_UNITS: tuple[str, ...] = ("百万円", "千円", "万円", "円")
+# Each unit as a multiple of one yen (a cell's unit against its column's, a workbook's display
+# scale against the header's unit, the agents' conversion to yen).
+YEN_FACTORS: dict[str, int] = {"円": 1, "千円": 1_000, "万円": 10_000, "百万円": 1_000_000}
 
 # A plain number as most cells of a long column write it (``1234``, ``1,234``, ``-5.5``), for
 # readers that test whole columns at once (pandas on Arrow strings: ASCII spaces only, as
@@ -135,7 +144,7 @@ _DASHES = frozenset({"-", "ー", "―"})
 
 _AMOUNT = re.compile(
     r"(?P<open>\()?\s*(?P<sign>[-+▲△])?\s*(?P<cur>[¥\\$])?\s*(?P<sign2>[-+▲△])?\s*"
-    r"(?P<int>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?P<frac>\.[0-9]+)?(?P<tail>\s*-)?\s*(?P<yen>円)?\s*(?P<close>\))?"
+    r"(?P<int>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?P<frac>\.[0-9]+)?(?P<tail>\s*-)?\s*(?P<unit>(?:百万|千|万)?円|百万|千|万)?\s*(?P<close>\))?"
 )
 # A weekday after the date: ``(火)``, ``（火曜日）``, ``(火・祝)``, or ``火曜日`` after a space.
 _WEEKDAY = (
@@ -252,16 +261,33 @@ def is_trailing_minus(text: str) -> bool:
 
 
 def read_amount(text: str) -> int | float | None:
-    """The amount ``text`` spells, or None (see the module docstring for the forms)."""
+    """The amount ``text`` spells, or None (see the module docstring for the forms). An amount
+    written with a larger unit (``1,200千円``) is None here: its number is not yen, and only a
+    reader that keeps the unit (``read_amount_unit``) may read it."""
+    read = read_amount_unit(text)
+    if read is None or read[1] not in (None, "円"):
+        return None
+    return read[0]
+
+
+def read_amount_unit(text: str) -> tuple[int | float, str | None] | None:
+    """The amount ``text`` spells and the unit written in it (``1,200千円`` → (1200, "千円"),
+    ``￥1,200千`` → (1200, "千円"), ``1,200円`` → (1200, "円"), ``1,200`` → (1200, None)), or
+    None. ``千``, ``万``, ``百万`` without ``円`` are a unit only after a currency mark."""
     if numeral_marks(text):
         return None
     match = _AMOUNT.fullmatch(normalize_cell_text(text))
     if match is None:
         return None
+    unit = match["unit"]
+    if unit is not None and not unit.endswith("円"):
+        if match["cur"] != "¥" and match["cur"] != "\\":
+            return None  # 1,200千: a count of thousands, not yen unless a yen mark says so
+        unit += "円"
     parens = bool(match["open"]) + bool(match["close"])
     signs = [s for s in (match["sign"], match["sign2"]) if s]
     if match["tail"]:
-        if match["yen"] or match["close"]:
+        if unit or match["close"]:
             return None  # only right after the digits: 1,200-, not 1,200円- or (1,200-)
         signs.append("-")
     if parens == 1 or len(signs) > 1 or (parens and signs):
@@ -270,7 +296,7 @@ def read_amount(text: str) -> int | float | None:
     if value is None:
         return None
     negative = parens == 2 or (signs and signs[0] in ("-", "▲", "△"))
-    return -value if negative else value
+    return (-value if negative else value), unit
 
 
 def read_percent(text: str) -> float | None:
@@ -304,6 +330,12 @@ def amount_problem(text: str) -> str:
         return "括弧が閉じていません"
     if read_percent(norm) is not None:
         return f"百分率（{norm}）は金額として読みません"
+    read = read_amount_unit(norm)
+    if read is not None:  # a larger unit: read only where the column's unit is known
+        return (
+            f"{read[1]}単位の金額です（円の金額としては読みません。列のほかのセルと単位を"
+            "そろえてください）"
+        )
     stray = [c for c in norm if not (c.isdigit() or c in ",.¥\\$円()-+▲△ ")]
     if stray:
         shown = "".join(dict.fromkeys(stray))[:10]

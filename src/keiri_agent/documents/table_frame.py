@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from openpyxl.utils import get_column_letter
 
+from keiri_agent.documents.cell_forms import YEN_FACTORS
 from keiri_agent.documents.failures import invalid_input, unreadable
 from keiri_agent.documents.table_infer import detect_header, make_column_names
 from keiri_agent.documents.table_layout import layout_rows, row_text
@@ -220,9 +221,12 @@ def finish_table(
     # Built column by column, then assembled once: assigning into a wide frame copies it
     # every time (100,000 columns took minutes).
     typed: dict[str, pd.Series] = {}
+    cell_units: dict[str, str] = {}
     for j, col in enumerate(names):
         typing = type_column(frame.iloc[:, j], col, unit=title_unit, zone=zone)
         typed[col] = typing.series
+        if typing.unit is not None:
+            cell_units[col] = typing.unit
         if typing.kind is not None:
             info.converted[col] = typing.kind
         for note in typing.notes:
@@ -235,6 +239,7 @@ def finish_table(
         for name, unit in units_of(names, unit_texts).items()
         if info.converted.get(name) == "number" or unit_in(name) is not None
     }
+    info.units.update(cell_units)  # written in the cells (1,200千円): table_types
     for name, (scale, number_format) in scaled.items():
         if info.converted.get(name) == "number":
             _note_scaled(info, name, scale, number_format)
@@ -267,13 +272,10 @@ def finish_table(
             )
     if info.units:
         listed = "、".join(f"「{n}」は{u}" for n, u in info.units.items())
-        info.warnings.append(f"金額の単位: {listed}（数値は書かれたまま読み、換算していません）")
+        info.warnings.append(
+            f"金額の単位: {listed}（数値はこの単位のまま読み、円には換算していません）"
+        )
     return TableResult(frame, info, where, totals, total_positions)
-
-
-# Each unit as a multiple of one yen, to tell the unit of a cell's value from the unit its
-# header names and the thousands its number format divides by for display.
-YEN_FACTORS: dict[str, int] = {"円": 1, "千円": 1_000, "万円": 10_000, "百万円": 1_000_000}
 
 
 def _note_scaled(info: TableReadInfo, name: str, scale: int, number_format: str) -> None:

@@ -51,7 +51,7 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 
-from keiri_agent.documents.cell_forms import is_dash, read_amount, read_percent
+from keiri_agent.documents.cell_forms import is_dash, read_amount_unit, read_percent
 from keiri_agent.documents.table_types import is_amount_header
 
 __all__ = [
@@ -253,8 +253,10 @@ def _amount(value: object) -> Decimal | None:
     if isinstance(value, int | float):
         return Decimal(repr(value))
     text = str(value)
-    # A percentage (a workbook's ``0%`` cell is read as the ``75%`` it shows) adds up too.
-    number = read_amount(text)
+    # A percentage (a workbook's ``0%`` cell is read as the ``75%`` it shows) adds up too; an
+    # amount with its unit (``1,200千円``) as written, as its column's cells are read.
+    read = read_amount_unit(text)
+    number = None if read is None else read[0]
     if number is None:
         number = read_percent(text)
     return None if number is None else Decimal(repr(number))

@@ -17,12 +17,18 @@
   mostly dates (same rule as amounts, with date headers: 日付, 年月日, 計上日...) is converted
   too, its unreadable cells become blank and are listed (position and value).
 * **percentages**: every non-blank cell a percentage (``10%``, ``８％``) → the fractions (0.1),
-  a number column, as a workbook's ``0%`` cells hold them.
+  a number column, as a workbook's ``0%`` cells hold them. A plain number or a word among
+  them (``0.1``: 10% or 0.1%?) keeps the column as written, the cells listed, as an amount
+  column's unreadable cells are (``_mixed_percents``).
 * **months**: every non-blank cell names a month (``2026年2月``, ``2026/02``) → a month column.
 * leading-zero codes (``0123``) stay text, so codes keep their zeros; a column holding such a
   code is a code column (not "mostly amounts") unless its header names an amount.
 
-Nothing is multiplied: a unit (千円, 百万円, 万円) written in the header or a title row is
+A unit written in the cells (``1,200千円``, ``3.5百万円``, ``￥1,200千``) is the column's unit
+when the cells agree; cells in different units are converted exactly into one, with a note,
+and a bare number among them with no unit declared is listed (``cell_units``).
+
+Otherwise nothing is multiplied: a unit (千円, 百万円, 万円) written in the header or a title row is
 reported beside the column (``TableReadInfo.units``; a title's unit beside amounts and a
 report's period columns -- 4月, 前期, 予算 --, not beside counts such as 数量 or rates such as
 増減率), the numbers stay as written. A date column written without years (``2/3``,
@@ -57,10 +63,12 @@ from keiri_agent.documents.cell_forms import (
     local_time,
     local_zone,
     read_amount,
+    read_amount_unit,
     read_date,
     read_month,
     read_percent,
 )
+from keiri_agent.documents.cell_units import cell_units
 
 __all__ = [
     "EXCEL_SERIAL_RANGE",
@@ -68,6 +76,7 @@ __all__ = [
     "MOSTLY_SHARE",
     "ColumnTyping",
     "Unreadable",
+    "column_unit",
     "is_amount_header",
     "is_date_header",
     "type_column",
@@ -137,6 +146,8 @@ class ColumnTyping:
     notes: list[str] = field(default_factory=list)
     # The type a column left as text was meant to have, for its unreadable cells' note.
     meant: str | None = None
+    # The unit the numbers are in when the cells wrote it (``1,200千円``): ``cell_units``.
+    unit: str | None = None
 
 
 def unit_in(text: str) -> str | None:
@@ -192,17 +203,19 @@ def _text(value: Any) -> str:
 # --- amounts ---------------------------------------------------------------------------------
 
 
-def _amounts(values: pd.Series) -> tuple[pd.Series, pd.Series]:
-    """``(numbers, failed)`` for non-blank ``values``: numbers (NaN where failed), a mask.
+def _amounts(values: pd.Series) -> tuple[pd.Series, pd.Series, pd.Series]:
+    """``(numbers, failed, units)`` for non-blank ``values``: numbers (NaN where failed), a
+    mask, and the unit each cell wrote (``1,200千円``: 千円; None where none).
 
     Plain numbers (``1234``, ``1,234``, ``-5.5``) are read in one vectorized pass; only the
-    other cells (``¥1,234``, ``(1,200)``, ``１２３``...) are read one by one."""
+    other cells (``¥1,234``, ``(1,200)``, ``１２３``, ``12万円``...) are read one by one."""
+    units = pd.Series(None, index=values.index, dtype=object)
     if values.dtype == object and all(
         isinstance(v, int | float) and not isinstance(v, bool) for v in values.iloc[:50]
     ):
         numeric = pd.to_numeric(values, errors="coerce")
         if numeric.notna().all():
-            return numeric, pd.Series(False, index=values.index)
+            return numeric, pd.Series(False, index=values.index), units
     if isinstance(values.dtype, pd.StringDtype):  # a CSV's column: Arrow's regex, at once
         texts = values
         plain = texts.str.fullmatch(_ASCII_NUMBER.pattern).fillna(False).astype(bool)
@@ -222,12 +235,15 @@ def _amounts(values: pd.Series) -> tuple[pd.Series, pd.Series]:
     if rest.any():
         originals = values[rest].tolist()
         read = [
-            v if isinstance(v, int | float) and not isinstance(v, bool) else read_amount(str(t))
+            (v, None)
+            if isinstance(v, int | float) and not isinstance(v, bool)
+            else read_amount_unit(str(t))
             for v, t in zip(originals, texts[rest].tolist(), strict=True)
         ]
-        numbers.loc[rest] = np.array([np.nan if r is None else r for r in read], dtype=float)
+        numbers.loc[rest] = np.array([np.nan if r is None else r[0] for r in read], dtype=float)
         failed.loc[rest] = np.array([r is None for r in read], dtype=bool)
-    return numbers, failed
+        units.loc[rest] = [None if r is None else r[1] for r in read]
+    return numbers, failed, units
 
 
 def _dashes(values: pd.Series) -> pd.Series:
@@ -244,19 +260,22 @@ def _trailing_minus(values: pd.Series, numbers: pd.Series) -> int:
 
 
 def _type_amounts(
-    series: pd.Series, values: pd.Series, named: bool, header_named: bool
+    series: pd.Series, values: pd.Series, named: bool, header_named: bool, declared: str | None
 ) -> ColumnTyping | None:
     """``named``: the header or a title row's unit names amounts; ``header_named``: the
-    header itself does (a title's unit does not make a column of codes a column of amounts)."""
+    header itself does (a title's unit does not make a column of codes a column of amounts);
+    ``declared``: the unit the header or a title row names (``cell_units``)."""
     if values.dtype == object and values.map(lambda v: isinstance(v, bool)).any():
         return None
     probe = values.iloc[:_PROBE_VALUES]
-    probed, probe_failed = _amounts(probe)
+    probed, probe_failed, probe_units = _amounts(probe)
     dashes = _dashes(probe)
     share = 1 - float((probe_failed & ~dashes).mean())
     if share < (NAMED_SHARE if named else MOSTLY_SHARE) or not probed.notna().any():
         return None
-    numbers, failed = _amounts(values) if len(values) > len(probe) else (probed, probe_failed)
+    numbers, failed, units = (
+        _amounts(values) if len(values) > len(probe) else (probed, probe_failed, probe_units)
+    )
     dash = _dashes(values)
     numbers = numbers.where(~dash, 0)
     failed = failed & ~dash
@@ -268,15 +287,23 @@ def _type_amounts(
         notes.append(
             f"末尾に「-」のある金額 {trailing:,} 個をマイナスとして読みました（1,200- → -1200）"
         )
-    if not failed.any():
-        return ColumnTyping(_finish_numbers(series, numbers), "number", notes=notes)
-    if not (named or (failed.mean() <= 1 - MOSTLY_SHARE and len(values) >= MOSTLY_MIN_CELLS)):
-        return None
-    if not header_named and values[failed.to_numpy()].map(lambda v: is_code(_text(v))).any():
-        return None  # a column of codes, some with leading zeros: text, nothing to report
+    cells = cell_units(values, numbers, units, declared, _text)
+    if not failed.any() and not cells.doubtful:
+        typed = _finish_numbers(series, cells.numbers)
+        return ColumnTyping(typed, "number", notes=notes + cells.notes, unit=cells.unit)
+    if not cells.doubtful:
+        if not (named or (failed.mean() <= 1 - MOSTLY_SHARE and len(values) >= MOSTLY_MIN_CELLS)):
+            return None
+        if not header_named and values[failed.to_numpy()].map(lambda v: is_code(_text(v))).any():
+            return None  # a column of codes, some with leading zeros: text, nothing to report
+    # Kept as written: every cell that is not an amount, or whose unit is in doubt, listed.
     bad = [
-        Unreadable(_row_of(series, i), _text(values[i]), amount_problem(_text(values[i])))
-        for i in values.index[failed.to_numpy()]
+        Unreadable(
+            _row_of(series, i),
+            _text(values[i]),
+            cells.doubtful.get(i) or amount_problem(_text(values[i])),
+        )
+        for i in values.index[(failed | values.index.isin(list(cells.doubtful))).to_numpy()]
     ]
     return ColumnTyping(series, None, bad, notes)
 
@@ -439,10 +466,11 @@ def _type_percents(series: pd.Series, values: pd.Series) -> ColumnTyping | None:
     mostly percentages with plain numbers among them (``_mixed_percents``) stays text."""
     if not _is_text(values):
         return None
-    probe = values.iloc[:_PROBE_VALUES].map(
+    first = values.iloc[:_PROBE_VALUES]
+    probe = first[~_dashes(first).to_numpy()].map(  # a dash is no rate: not counted
         lambda v: isinstance(v, str) and ("%" in v or "％" in v)
     )
-    if probe.mean() < NAMED_SHARE:
+    if probe.empty or probe.mean() < NAMED_SHARE:
         return None  # not a column of percentages: read no further (a long text column)
     read = values.map(lambda v: read_percent(v) if isinstance(v, str) else None)
     if read.isna().any():
@@ -451,48 +479,58 @@ def _type_percents(series: pd.Series, values: pd.Series) -> ColumnTyping | None:
 
 
 def _percents_read(
-    series: pd.Series, values: pd.Series, read: pd.Series, bad: list[Unreadable] | None = None
+    series: pd.Series, values: pd.Series, read: pd.Series, notes: Sequence[str] = ()
 ) -> ColumnTyping:
-    """The number column of the fractions ``read`` (0 where a cell wrote 0; blank at ``bad``,
-    the cells listed), with its note."""
+    """The number column of the fractions ``read`` (blank where NaN), with its notes."""
     shown = read.notna().to_numpy()
     first, fraction = values[shown].iloc[0], read[shown].iloc[0]
     note = f"百分率のセル {int(shown.sum()):,} 個を割合の数値として読みました（{first} → {fraction:g}）"
-    numbers = pd.to_numeric(read.where(read.notna(), 0.0))
-    if bad:
-        numbers.loc[series.index[[cell.row for cell in bad]]] = np.nan
-    return ColumnTyping(numbers.reindex(series.index), "number", bad or [], [note], "percent")
+    numbers = pd.to_numeric(read)
+    return ColumnTyping(
+        numbers.reindex(series.index), "number", notes=[note, *notes], meant="percent"
+    )
 
 
 def _mixed_percents(series: pd.Series, values: pd.Series, read: pd.Series) -> ColumnTyping | None:
-    """A column of percentages (at least ``NAMED_SHARE`` of its cells) where the other cells are
-    plain numbers (``0.12`` or ``12`` typed into a cell not formatted as a percentage, beside
-    ``12%``): whether such a number is the fraction or the percentage cannot be known, so each
-    but 0 (0 either way) is left blank and listed with why, as a date column's unreadable
-    cells are."""
-    if float(read.notna().mean()) < NAMED_SHARE:
+    """A column of percentages (at least ``NAMED_SHARE`` of its cells but dashes) with other
+    cells among them. 0 is 0 either way; a lone dash (``―``: 前年比 without a last year) is no rate, blank
+    with a note. A plain number (``0.12`` or ``12`` typed into a cell not formatted as a
+    percentage, beside ``12%``) may be the fraction or the percentage: which cannot be known;
+    a word is no rate. With any such cell the column is left as written, as an amount column
+    with unreadable cells is, and each such cell is listed with why: a block that computes on
+    the column stops instead of reading a rate 100 times too large or small (a blank would be
+    skipped by a sum without a word)."""
+    if float(read[~_dashes(values).to_numpy()].notna().mean()) < NAMED_SHARE:
         return None
     others = values[read.isna().to_numpy()]
-    read_numbers = [
-        v if isinstance(v, int | float) and not isinstance(v, bool) else read_amount(str(v))
-        for v in others.tolist()
-    ]
-    numbers = [n for n in read_numbers if n is not None]
-    if len(numbers) < len(read_numbers):
-        return None  # words among them: not a column of rates
     example = values[read.notna().to_numpy()].iloc[0]
-    bad = [
-        Unreadable(
-            _row_of(series, i),
-            _text(v),
-            f"百分率の列にある数値 {_text(v)} が、割合（{float(n) * 100:g}%）か百分率の数（{_text(v)}%）"
-            f"か決められません（{example} のように % を付けて書くか、"
-            "Excel ではセルの表示形式をパーセントにしてください）",
+    bad, dashes = [], 0
+    read = read.copy()
+    for label, value in zip(others.index.tolist(), others.tolist(), strict=True):
+        number = (
+            value
+            if isinstance(value, int | float) and not isinstance(value, bool)
+            else read_amount(str(value))
         )
-        for i, v, n in zip(others.index, others.tolist(), numbers, strict=True)
-        if n != 0
-    ]
-    return _percents_read(series, values, read, bad)
+        if number == 0 and not is_dash(str(value)):
+            read[label] = 0.0
+            continue
+        if is_dash(str(value)):
+            dashes += 1
+            continue
+        text = _text(value)
+        reason = (
+            f"割合（{example} のような百分率）として読めません"
+            if number is None
+            else f"百分率の列にある数値 {text} が、割合（{float(number) * 100:g}%）か百分率の数"
+            f"（{text}%）か決められません（{example} のように % を付けて書くか、"
+            "Excel ではセルの表示形式をパーセントにしてください）"
+        )
+        bad.append(Unreadable(_row_of(series, label), text, reason))
+    if bad:
+        return ColumnTyping(series, None, bad, meant="percent")
+    notes = [f"「-」だけのセル {dashes:,} 個は割合なしとして空欄にしました"] if dashes else []
+    return _percents_read(series, values, read, notes)
 
 
 def _yearless(series: pd.Series, values: pd.Series) -> ColumnTyping | None:
@@ -579,7 +617,10 @@ def type_column(
             return typed
     if pd.api.types.is_numeric_dtype(series):
         return ColumnTyping(series, "number")
-    typed = _type_amounts(series, values, named=amount_named, header_named=header_named)
+    declared = column_unit(name, unit)
+    typed = _type_amounts(
+        series, values, named=amount_named, header_named=header_named, declared=declared
+    )
     if typed is not None and typed.kind is not None:
         return typed
     percents = _type_percents(series, values)
@@ -591,22 +632,25 @@ def type_column(
     return typed if typed is not None else ColumnTyping(series, None)
 
 
+def column_unit(name: str, common: str | None) -> str | None:
+    """The unit of column ``name``: its header's own, else ``common`` (a title row's) for an
+    amount column or a report's period column (4月, 前期, 予算: ``_PERIOD_HEADER``), not for a
+    count (数量, 件数...) or a rate (増減率, 前年比)."""
+    own = unit_in(name)
+    if own is not None:
+        return own
+    plain = unicodedata.normalize("NFKC", name)
+    if (
+        common is not None
+        and (is_amount_header(name) or _PERIOD_HEADER.search(plain))
+        and not _COUNT_HEADER.search(plain)
+        and not _RATE_HEADER.search(plain)
+    ):
+        return common
+    return None
+
+
 def units_of(names: Sequence[str], title_rows: Sequence[str]) -> dict[str, str]:
-    """Each amount column's unit: its header's own, else one written in a title row, for the
-    amount columns and a report's period columns (4月, 前期, 予算: ``_PERIOD_HEADER``), not for
-    a count (数量, 件数...) or a rate (増減率, 前年比)."""
+    """Each amount column's unit (``column_unit``), with the first unit a title row names."""
     common = next((u for u in map(unit_in, title_rows) if u is not None), None)
-    units: dict[str, str] = {}
-    for name in names:
-        own = unit_in(name)
-        plain = unicodedata.normalize("NFKC", name)
-        if own is not None:
-            units[name] = own
-        elif (
-            common is not None
-            and (is_amount_header(name) or _PERIOD_HEADER.search(plain))
-            and not _COUNT_HEADER.search(plain)
-            and not _RATE_HEADER.search(plain)
-        ):
-            units[name] = common
-    return units
+    return {name: unit for name in names if (unit := column_unit(name, common)) is not None}
