@@ -21,11 +21,13 @@ ROWS = 200_000
 
 def write_ledger(path: Path) -> None:
     lines = ["2026年度 経費台帳（単位：千円）", "日付,部門,金額"]
+    total = 0
     for n in range(ROWS):
         day = f"2026/{n % 12 + 1}/{n % 28 + 1}"
         amount = f"({n % 997:,})" if n % 13 == 0 else f"{n % 9973:,}"
+        total += -(n % 997) if n % 13 == 0 else n % 9973
         lines.append(f'{day},部門{n % 7},"{amount}"')
-    lines.append('合計,,"0"')
+    lines.append(f'合計,,"{total:,}"')  # an export's total adds up (file.read_table checks it)
     path.write_bytes(("\r\n".join(lines) + "\r\n").encode("cp932"))
 
 
