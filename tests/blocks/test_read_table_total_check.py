@@ -3,7 +3,7 @@
 A hand-kept ledger often writes a subtotal under each department with no label (the amount
 alone, the department's name beside it or not). Read as data, it is summed again by
 ``table.aggregate``: the department's figure doubles in the report without a word. The file's
-own grand total tells (``documents.table_totals.amount_differences``), so the block stops
+own grand total tells (``TableResult.amount_differences``), so the block stops
 with the total's cell, both sums and the difference.
 
 The property runs a generator of ledgers as back offices keep them (円 or 千円 named in the

@@ -19,7 +19,7 @@ reported as 円 is 1,000 times off. So :func:`ledger_table`
   line, or sheet, row and cell) and how many more there are;
 * refuses a table whose one grand-total row (合計, 総計, 総合計) states an amount that is not
   the sum of the data rows read (in an amount column: not a rate, a unit price or a balance;
-  ``documents.table_totals.amount_differences``, the check ``file.read_table`` makes too): a
+  ``TableResult.amount_differences``, the check ``file.read_table`` makes too): a
   subtotal row nobody labelled (an amount alone under its group) reads as data and doubles its
   group, a lost or misread row changes the sum; the agent's figures would then differ from
   the file's own total without a word. The error names the total's cell, both sums and the
@@ -44,7 +44,7 @@ import pandas as pd
 
 from keiri_agent.documents.failures import invalid_input
 from keiri_agent.documents.table_frame import YEN_FACTORS, TableReadInfo, TableResult
-from keiri_agent.documents.table_totals import amount_differences, figure
+from keiri_agent.documents.table_totals import figure
 from keiri_agent.documents.table_types import unit_in
 from keiri_agent.documents.tables import read_table
 
@@ -195,14 +195,11 @@ def _refuse_unreadable_amounts(info: TableReadInfo) -> None:
 def _unequal_totals(result: TableResult) -> list[str]:
     """Refuse a table whose grand total differs from its amount columns' sums (module
     docstring); the notes for differences that rounding explains."""
-    if result.totals is None:
-        return []
     info = result.info
-    row, differences = amount_differences(result.totals, result.df, info.units)
     notes: list[str] = []
-    for found in differences:
+    for found in result.amount_differences():
         column = found.column
-        position = info.totals[row]["position"]
+        position = info.totals[result.total_row]["position"]
         said = (
             f"{info.where(position, column)}の合計 {figure(found.stated)} が、明細の行の合計 "
             f"{figure(found.summed)} と一致しません（差 {figure(found.difference)}）"

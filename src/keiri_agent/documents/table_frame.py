@@ -26,7 +26,13 @@ from keiri_agent.documents.cell_forms import YEN_FACTORS
 from keiri_agent.documents.failures import invalid_input, unreadable
 from keiri_agent.documents.table_infer import detect_header, make_column_names
 from keiri_agent.documents.table_layout import layout_rows, row_text
-from keiri_agent.documents.table_totals import is_total_label, total_differences, total_rows
+from keiri_agent.documents.table_totals import (
+    TotalDifference,
+    is_total_label,
+    must_add_up,
+    total_differences,
+    total_rows,
+)
 from keiri_agent.documents.table_types import type_column, unit_in, units_of
 from keiri_agent.documents.table_value import Table, TableOrigin
 
@@ -103,13 +109,27 @@ class TableReadInfo:
 class TableResult:
     """A table read by :func:`read_table`: the DataFrame, how it was read, where each row is
     in the file (``positions``, aligned with ``df``; None when it cannot be told) and the total
-    rows set aside (``totals``, raw cells, with ``total_positions``)."""
+    rows set aside (``totals``, raw cells, with ``total_positions``); the one grand-total row
+    of ``totals`` (``total_row``, -1 for none) and its amounts that are not the sums of ``df``'s
+    columns (``total_differences``, found once while reading: ``table_totals.total_differences``)."""
 
     df: pd.DataFrame
     info: TableReadInfo
     positions: np.ndarray | None = None
     totals: pd.DataFrame | None = None
     total_positions: np.ndarray | None = None
+    total_row: int = -1
+    total_differences: list[TotalDifference] = field(default_factory=list)
+
+    def amount_differences(self) -> list[TotalDifference]:
+        """``total_differences`` in the columns that must add up (``table_totals.must_add_up``:
+        amounts, not rates, unit prices or balances): what the ``file.read_table`` block, the
+        analysis agent and conversion check."""
+        return [
+            d
+            for d in self.total_differences
+            if must_add_up(d.column, self.df[d.column], self.info.units)
+        ]
 
     def table(self) -> Table:
         """The rows as a :class:`Table` that remembers where each came from."""
@@ -255,6 +275,7 @@ def finish_table(
         info.warnings.append(
             f"列名が空または重複していたため、次の名前を付けました: {', '.join(renamed)}"
         )
+    row, differences = -1, list[TotalDifference]()
     if totals is not None:
         _note_totals(info, totals, total_positions)
         row, differences = total_differences(totals, frame, info.units)
@@ -275,7 +296,7 @@ def finish_table(
         info.warnings.append(
             f"金額の単位: {listed}（数値はこの単位のまま読み、円には換算していません）"
         )
-    return TableResult(frame, info, where, totals, total_positions)
+    return TableResult(frame, info, where, totals, total_positions, row, differences)
 
 
 def _note_scaled(info: TableReadInfo, name: str, scale: int, number_format: str) -> None:

@@ -22,8 +22,9 @@ was lost or misread (or the file's total is wrong), and a warning says so. In a 
 in 千円 or 百万円 each row and the total are rounded on their own, so a difference of less than
 one unit a row (``within_rounding``) is rounding, and said as such. Only an amount column must
 add up (``must_add_up``): not a rate, a unit price or a balance, whose 合計 cell is no sum;
-``amount_differences`` is the check every caller that refuses a table uses (the analysis
-agent, conversion, the ``file.read_table`` block).
+the reader finds the differences once (``TableResult.total_differences``) and
+``TableResult.amount_differences`` is the check every caller that refuses a table uses (the
+analysis agent, conversion, the ``file.read_table`` block).
 
 Footer lines: exports end with notes after the data (``※ 金額は税込です``, ``以上``,
 ``出力日: 2026/02/03``, ``担当: 経理部``, a page number). The last rows of a table are footer
@@ -59,7 +60,6 @@ __all__ = [
     "MAX_FOOTER_ROWS",
     "MIN_ROWS_ABOVE_SUM",
     "TotalDifference",
-    "amount_differences",
     "figure",
     "is_total_label",
     "must_add_up",
@@ -198,14 +198,6 @@ def must_add_up(column: str, numbers: pd.Series, units: Mapping[str, str]) -> bo
         and (is_amount_header(name) or column in units)
         and not any(word in name for word in _NOT_SUMMED)
     )
-
-
-def amount_differences(
-    totals: pd.DataFrame, data: pd.DataFrame, units: Mapping[str, str]
-) -> tuple[int, list[TotalDifference]]:
-    """``total_differences`` in the columns that must add up (``must_add_up``) only."""
-    row, found = total_differences(totals, data, units)
-    return row, [d for d in found if must_add_up(d.column, data[d.column], units)]
 
 
 def _labelled(frame: pd.DataFrame) -> np.ndarray:

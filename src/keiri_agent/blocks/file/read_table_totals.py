@@ -4,9 +4,10 @@ A subtotal written without a label (an amount alone under its group, no 小計 b
 as a data row, and a plan that sums the table (``table.aggregate``, ``table.compute``, a
 report) doubles that group without a word; a row lost or misread changes the sum the same
 way. The file's own grand total (合計, 総計, 総合計: one such row) tells: when an amount column
-that must add up (``documents.table_totals.amount_differences``, the rule the analysis agent
-and conversion use) sums to something else than the total states, the block stops with the
-total's cell, both sums and the difference, before anything downstream is computed.
+that must add up (``TableResult.amount_differences``, found once while the file was read; the
+rule the analysis agent and conversion use) sums to something else than the total states, the
+block stops with the total's cell, both sums and the difference, before anything downstream is
+computed.
 
 * ``total_check: warn`` (a plan author who knows the file's total is wrong) reads on; the
   difference stays a warning in the run log and in ``info``.
@@ -27,7 +28,7 @@ from typing import Any
 from keiri_agent.blocks.base import BlockContext
 from keiri_agent.blocks.inputs import choice, input_error
 from keiri_agent.documents.table_frame import TableResult
-from keiri_agent.documents.table_totals import TotalDifference, amount_differences, figure
+from keiri_agent.documents.table_totals import TotalDifference, figure
 
 __all__ = ["TOTAL_CHECKS", "check_totals", "total_check"]
 
@@ -45,13 +46,11 @@ def check_totals(result: TableResult, check: str, ctx: BlockContext) -> list[dic
     """The differences between the file's grand total and its amount columns' sums (as
     ``info.total_differences`` lists them); raises when ``check`` is ``stop`` and one of them
     is neither rounding nor explained by unreadable cells (module docstring)."""
-    if result.totals is None:
-        return []
     info = result.info
-    row, differences = amount_differences(result.totals, result.df, info.units)
+    differences = result.amount_differences()
     if not differences:
         return []
-    position = info.totals[row]["position"]
+    position = info.totals[result.total_row]["position"]
     listed = [_listed(found, position) for found in differences]
     wrong = [
         found
