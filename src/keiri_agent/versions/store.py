@@ -12,6 +12,8 @@ A plan's versions live in ``<versions dir>/<plan_id>/`` (``KEIRI_VERSIONS_DIR``,
   was the author's own). Lines are only ever appended, each carrying its hash-chain value
   (``events.chain``, as run logs do), under an exclusive lock so that writers in other
   processes (the CLI, the app, the API server) keep one chain.
+- ``versions.head``: the journal's number of lines and its last chain value
+  (``versions.head``), so that lines cut from the end show too.
 
 Reading fails closed: a journal whose chain does not hold, or a version whose text no longer
 has its hash, is an ``INTEGRITY_FAILED`` error naming what is wrong, never a silent answer, so
@@ -36,8 +38,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from keiri_agent.errors import BlockError, ErrorCode, reason_of
-from keiri_agent.events.chain import GENESIS, chain_line, split_line, verify_lines
+from keiri_agent.events.chain import GENESIS, Seal, chain_line, split_line, verify_lines
 from keiri_agent.localtime import utc_text
+from keiri_agent.versions.head import head_problems, read_head, write_head
 from keiri_agent.workspace import atomic_path, confine, fsync_path
 
 __all__ = [
@@ -91,6 +94,7 @@ class _Entry(BaseModel):
     version: str = Field(pattern=r"^[0-9a-f]{64}$")
     at: datetime
     by: str = Field(min_length=1)
+    sealed: bool = False  # the journal keeps a head (versions.head) since this entry
 
 
 class _Saved(_Entry):
@@ -225,6 +229,7 @@ def _message(text: str, name: str) -> str:
 @dataclass
 class _History:
     versions: list[Version] = field(default_factory=list)
+    lines: int = 0  # the journal's complete lines
 
     def by_id(self, vid: str) -> Version | None:
         return next((v for v in self.versions if v.id == vid), None)
@@ -261,6 +266,7 @@ class VersionStore:
         if not journal.is_file():
             return []
         with journal.open("rb") as handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_SH)  # not between a line and its head
             return self._read(journal, handle).versions
 
     def get(self, plan_id: str, vid: str) -> Version | None:
@@ -355,7 +361,8 @@ class VersionStore:
         vid = version_id(text)
         folder = self.folder(plan_id)
         with self._locked(folder / JOURNAL_FILE) as (journal, handle):
-            known = self._read(journal, handle).by_id(vid)
+            history = self._read(journal, handle)
+            known = history.by_id(vid)
             if known is not None:
                 return known, False
             target = folder / f"{vid}.yaml"
@@ -370,8 +377,9 @@ class VersionStore:
                 message=message,
                 source=note.source,
                 file=note.file,
+                sealed=True,
             )
-            self._append(journal, handle, entry)
+            self._append(journal, handle, entry, history.lines)
             return self._read(journal, handle).versions[-1], True
 
     def decide(
@@ -389,7 +397,8 @@ class VersionStore:
         note = _message(comment, "コメント")
         journal = self.folder(plan_id) / JOURNAL_FILE
         with self._locked(journal) as (path, handle):
-            if self._read(path, handle).by_id(vid) is None:
+            history = self._read(path, handle)
+            if history.by_id(vid) is None:
                 raise BlockError(
                     f"Plan {plan_id} に版 {vid[:SHORT_CHARS]} はありません。",
                     code=ErrorCode.INPUT_VALIDATION_FAILED,
@@ -404,8 +413,9 @@ class VersionStore:
                 by=by,
                 comment=note,
                 self_approved=self_approved,
+                sealed=True,
             )
-            self._append(path, handle, entry)
+            self._append(path, handle, entry, history.lines)
             found = self._read(path, handle).by_id(vid)
         assert found is not None
         return found
@@ -427,7 +437,8 @@ class VersionStore:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
             handle.close()
 
-    def _append(self, journal: Path, handle: Any, entry: BaseModel) -> None:
+    def _append(self, journal: Path, handle: Any, entry: BaseModel, count: int) -> None:
+        """Append ``entry`` after the journal's ``count`` complete lines, then its head."""
         handle.seek(0, os.SEEK_END)
         end = handle.tell()
         handle.seek(max(end - _TAIL_BYTES, 0))
@@ -445,12 +456,13 @@ class VersionStore:
                 f"版の記録 {journal}", ["最終行にハッシュチェーンの値がありません。"], journal
             )
         text = json.dumps(entry.model_dump(mode="json"), ensure_ascii=False)
-        line, _value = chain_line(text, previous or GENESIS)
+        line, value = chain_line(text, previous or GENESIS)
         handle.seek(0, os.SEEK_END)
         handle.write((line + "\n").encode("utf-8"))
         handle.flush()
         if self.durable:
             os.fsync(handle.fileno())
+        write_head(journal.parent, Seal(count + 1, value), durable=self.durable)
 
     def _read(self, journal: Path, handle: Any) -> _History:
         """The versions a journal records, once its chain is checked (fails closed)."""
@@ -460,8 +472,9 @@ class VersionStore:
         problems = [f.describe() for f in report.findings if f.tampered]
         if problems:
             raise integrity_error(f"版の記録 {journal}", problems, journal)
-        history = _History()
+        history = _History(lines=report.lines)
         reviews: dict[str, list[Decision]] = {}
+        sealed = False
         for number, line in enumerate(raw[: report.lines], start=1):
             text, _ = split_line(line.rstrip(b"\n").decode("utf-8"))
             try:
@@ -477,6 +490,7 @@ class VersionStore:
                     [f"{number} 行目を読み取れません（{reason_of(exc)}）。"],
                     journal,
                 ) from None
+            sealed = sealed or entry.sealed
             if isinstance(entry, _Saved):
                 history.versions.append(
                     Version(
@@ -495,6 +509,9 @@ class VersionStore:
                     entry.kind, entry.by, entry.at, entry.comment, entry.self_approved
                 )
                 reviews.setdefault(entry.version, []).append(decision)
+        problems = head_problems(raw[: report.lines], read_head(journal.parent), sealed)
+        if problems:
+            raise integrity_error(f"版の記録 {journal}", problems, journal)
         history.versions = [
             replace(v, decisions=tuple(reviews.get(v.id, ()))) for v in history.versions
         ]

@@ -1,0 +1,239 @@
+"""Every day rule an accountant can write, 2026-2030, against the law's calendar.
+
+The oracle is ``law_calendar`` (国民の祝日に関する法律, written from the statute apart from the
+product and from the ``holidays`` library it uses) with the default company holidays 12/29-1/3.
+For every rule -- day 1..31 with each 休日 choice, day 1..31 N business days before/after, the
+N-th business day 1..15, the last business day, each weekday with each 休日 choice -- the
+product's fire times from 2026-01-01 to 2030-12-31 must be exactly the oracle's: on a business
+day, once, never a month left out (except where the rule says 休日なら実行しない). Then a server
+that was off across each long holiday (年末年始, GW, the 2026 silver week, three-day weekends)
+handles the newest fire time it missed, once.
+"""
+
+from __future__ import annotations
+
+import calendar as month_calendar
+import random
+from collections.abc import Callable, Iterator
+from datetime import date, datetime, time, timedelta
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import holidays
+import pytest
+from tests.schedule.conftest import PLAN_ID, team_settings
+from tests.schedule.law_calendar import COMPANY, business, law_holidays, month_business_days
+
+from keiri_agent.schedule import (
+    BusinessCalendar,
+    BusinessDayRule,
+    DayRule,
+    LastBusinessDayRule,
+    Schedule,
+    WeekdayRule,
+    due,
+)
+
+JST = ZoneInfo("Asia/Tokyo")
+YEARS = range(2026, 2031)
+START = datetime(2026, 1, 1, tzinfo=JST)
+END = datetime(2031, 1, 1, tzinfo=JST)
+WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+OFFSETS = [-10, -3, -2, -1, 1, 2, 3, 10]
+# Times of day: a morning, and both ends of the day (a fire at 00:00 or 23:59 is on its day).
+TIMES = [time(9, 0), time(0, 0), time(23, 59)]
+
+
+def _walk(day: date, step: int) -> date:
+    while not business(day):
+        day += timedelta(days=step)
+    return day
+
+
+def _months() -> Iterator[tuple[int, int]]:
+    for year in range(2025, 2032):
+        for month in range(1, 13):
+            yield year, month
+
+
+def _day_rule(day: int, if_holiday: str) -> Callable[[int, int], date | None]:
+    def pick(year: int, month: int) -> date | None:
+        target = date(year, month, min(day, month_calendar.monthrange(year, month)[1]))
+        if business(target):
+            return target
+        return None if if_holiday == "skip" else _walk(target, -1 if if_holiday == "before" else 1)
+
+    return pick
+
+
+def _offset_rule(day: int, offset: int) -> Callable[[int, int], date | None]:
+    def pick(year: int, month: int) -> date | None:
+        target = date(year, month, min(day, month_calendar.monthrange(year, month)[1]))
+        step = 1 if offset > 0 else -1
+        for _ in range(abs(offset)):
+            target = _walk(target + timedelta(days=step), step)
+        return target
+
+    return pick
+
+
+def _weekly(weekday: int, if_holiday: str) -> list[date | None]:
+    day = date(2025, 12, 1)
+    day += timedelta(days=(weekday - day.weekday()) % 7)
+    found: list[date | None] = []
+    while day < date(2031, 2, 1):
+        if business(day):
+            found.append(day)
+        elif if_holiday != "skip":
+            found.append(_walk(day, -1 if if_holiday == "before" else 1))
+        day += timedelta(days=7)
+    return found
+
+
+def _monthly(pick: Callable[[int, int], date | None]) -> list[date | None]:
+    """The rule's day of each month (None: no run that month), 2025-01 to 2031-12."""
+    return [pick(y, m) for y, m in _months()]
+
+
+def _cases() -> list[tuple[Any, list[date | None], bool]]:
+    """(rule, the oracle's days, whether every month must have a run)."""
+    cases: list[tuple[Any, list[date | None], bool]] = []
+    for day in range(1, 32):
+        for choice in ("before", "after", "skip"):
+            rule = DayRule(day=day, if_holiday=choice)  # type: ignore[arg-type]
+            cases.append((rule, _monthly(_day_rule(day, choice)), choice != "skip"))
+        for offset in OFFSETS:
+            cases.append(
+                (DayRule(day=day, offset=offset), _monthly(_offset_rule(day, offset)), True)
+            )
+    for n in range(1, 16):
+        cases.append(
+            (
+                BusinessDayRule(n=n),
+                _monthly(lambda y, m, n=n: month_business_days(y, m)[n - 1]),
+                True,
+            )
+        )
+    cases.append(
+        (LastBusinessDayRule(), _monthly(lambda y, m: month_business_days(y, m)[-1]), True)
+    )
+    for index, name in enumerate(WEEKDAYS):
+        for choice in ("before", "after", "skip"):
+            if index >= 5 and choice == "skip":
+                continue  # never a business day: refused when added (no run within two years)
+            rule = WeekdayRule(weekday=name, if_holiday=choice)  # type: ignore[arg-type]
+            cases.append((rule, _weekly(index, choice), False))
+    return cases
+
+
+CASES = _cases()
+CAL = BusinessCalendar.of("jp", COMPANY)
+
+
+def _product_fires(rule: Any, at: time) -> list[datetime]:
+    rule = rule.model_copy(update={"at": f"{at:%H:%M}"})
+    found = []
+    moment = START - timedelta(minutes=1)
+    while True:
+        fire = rule.next_after(moment, CAL, JST)
+        if fire >= END:
+            return found
+        found.append(fire)
+        moment = fire
+
+
+def _oracle_fires(days: list[date | None], at: time) -> list[datetime]:
+    fires = sorted({datetime.combine(d, at, tzinfo=JST) for d in days if d is not None})
+    return [f for f in fires if START <= f < END]
+
+
+def test_the_law_and_the_library_agree_on_every_holiday_2026_to_2030() -> None:
+    """The product's table (the ``holidays`` library) is the law's, day by day and by name."""
+    library = holidays.country_holidays("JP", language="ja", years=YEARS)
+    for year in YEARS:
+        by_law = law_holidays(year)
+        by_library = {d: n for d, n in library.items() if d.year == year}
+        assert by_law == by_library, year
+        for day, name in by_law.items():
+            assert CAL.holiday_name(day) == name
+    # The days that trip tables up in this range, named by the law.
+    assert law_holidays(2026)[date(2026, 9, 22)] == "国民の休日"
+    assert law_holidays(2027)[date(2027, 3, 22)] == "振替休日"  # 春分の日 3/21 is a Sunday
+    assert law_holidays(2029)[date(2029, 9, 24)] == "振替休日"  # 秋分の日 9/23 is a Sunday
+    assert law_holidays(2030)[date(2030, 11, 4)] == "振替休日"  # 文化の日 11/3 is a Sunday
+
+
+def test_every_day_of_2026_to_2030_is_a_business_day_exactly_when_the_law_says() -> None:
+    day = START.date()
+    wrong = []
+    while day < END.date():
+        if CAL.is_business_day(day) != business(day):
+            wrong.append(day)
+        day += timedelta(days=1)
+    assert not wrong
+
+
+@pytest.mark.parametrize("at", TIMES, ids=[f"{t:%H%M}" for t in TIMES])
+def test_every_rule_fires_on_the_day_the_law_gives_once_and_every_month(at: time) -> None:
+    wrong: list[str] = []
+    compared = 0
+    for rule, days, monthly in CASES:
+        got = _product_fires(rule, at)
+        want = _oracle_fires(days, at)
+        compared += max(len(got), len(want))
+        if got != want:
+            extra = sorted(set(got) - set(want))[:2]
+            missing = sorted(set(want) - set(got))[:2]
+            wrong.append(f"{rule!r}: extra {extra} missing {missing}")
+        assert all(not CAL.holiday_name(f.date()) for f in got), rule
+        assert all(a < b for a, b in zip(got, got[1:], strict=False)), rule  # never twice
+        if monthly:  # never a month left out (got == want: the product's runs are these)
+            assert None not in days, rule
+    assert compared > 20_000
+    assert not wrong, f"{len(wrong)} of {len(CASES)} rules wrong: {wrong[:5]}"
+
+
+def _long_holidays() -> list[date]:
+    """The last business day before each run of three or more days off, 2026-2030."""
+    found = []
+    day = START.date()
+    while day < END.date() - timedelta(days=10):
+        if business(day) and not any(business(day + timedelta(days=k)) for k in (1, 2, 3)):
+            found.append(day)
+        day += timedelta(days=1)
+    return found
+
+
+GRACE_S = 300.0
+
+
+def test_a_server_off_across_a_long_holiday_runs_the_newest_missed_time_once(
+    tmp_path: Path,
+) -> None:
+    settings = team_settings(tmp_path).model_copy(
+        update={"keiri_company_holidays": COMPANY, "keiri_schedule_grace_s": GRACE_S}
+    )
+    eves = _long_holidays()
+    assert date(2026, 12, 28) in eves and date(2026, 9, 18) in eves and date(2027, 4, 30) in eves
+    rng = random.Random(41)
+    wrong = []
+    count = 0
+    for rule, days, _monthly_rule in rng.sample(CASES, 60):
+        fires = _oracle_fires(days, time(9, 0))
+        schedule = Schedule(id="s", plan_id=PLAN_ID, rule=rule, created_by="sato", created_at=START)
+        for eve in eves:
+            since = datetime.combine(eve, time(rng.randint(10, 23), rng.randint(0, 59)), tzinfo=JST)
+            back = since + timedelta(days=rng.randint(3, 12), hours=rng.randint(0, 23))
+            for now in (back, datetime.combine(back.date(), time(9, 0), tzinfo=JST)):
+                if now <= since:
+                    continue
+                missed = [f for f in fires if since < f <= now]
+                want = (
+                    (missed[-1], (now - missed[-1]).total_seconds() > GRACE_S) if missed else None
+                )
+                count += 1
+                if due(schedule, since, now, settings) != want:
+                    wrong.append((repr(rule), since.isoformat(), now.isoformat(), want))
+    assert count > 2_000
+    assert not wrong, f"{len(wrong)} of {count} wrong, e.g. {wrong[:3]}"
