@@ -9,6 +9,9 @@ The rules, the same through the CLI, the API and the app:
 - **Four eyes.** Nobody approves a version they saved themselves, unless
   ``KEIRI_ALLOW_SELF_APPROVAL`` is on (a team of one); such an approval is recorded as
   ``self_approved``. Rejecting (or withdrawing) one's own version is always allowed.
+- **What was reviewed.** An approval names its version by something that does not move (``v3``,
+  a hash): ``latest`` and ``approved`` are refused, since a version saved while the reviewer
+  read would be approved unread. A rejection may name them (refusing more is never a risk).
 - **Runs.** With ``KEIRI_REQUIRE_APPROVAL`` on (``auto``: on once the users file names an
   approver), a run of a plan text (and of every subflow it calls) whose version is not approved
   now is refused with :func:`unapproved_error` by the plan runner itself, so ``plan run``, the
@@ -24,7 +27,7 @@ from typing import Any, Literal
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.users import User, Users, load_users, os_user
-from keiri_agent.versions.store import STATUS_LABELS, Version, VersionStore
+from keiri_agent.versions.store import MOVING_REFS, STATUS_LABELS, Version, VersionStore
 
 __all__ = [
     "Reviewer",
@@ -133,6 +136,15 @@ def review(
 ) -> Version:
     """Approve or reject the version ``ref`` names, by the rules of the module docstring."""
     version = store.find(plan_id, ref)
+    if decision == "approve" and ref.strip().lower() in MOVING_REFS:
+        raise BlockError(
+            f"承認する版は v番号かハッシュで指定してください（「{ref.strip()}」は、確認している間に"
+            "新しい版が登録されると、確認していない版を指してしまいます）。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint=f"いま「{ref.strip()}」に当たるのは {version.label} です。内容を確かめてから"
+            f"keiri-agent plan approve {plan_id} v{version.number} のように指定してください。",
+            details={"plan_id": plan_id, "ref": ref, "version": version.id},
+        )
     verb = "承認" if decision == "approve" else "却下"
     if not reviewer.may_review:
         raise BlockError(

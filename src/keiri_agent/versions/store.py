@@ -47,6 +47,7 @@ __all__ = [
     "JOURNAL_FILE",
     "MAX_MESSAGE_CHARS",
     "MIN_PREFIX_CHARS",
+    "MOVING_REFS",
     "SHORT_CHARS",
     "STATUS_LABELS",
     "Decision",
@@ -67,6 +68,8 @@ MIN_PREFIX_CHARS = 4  # the shortest hash prefix a version may be named by
 SHORT_CHARS = 12  # how much of a hash is shown (git shows 7; plans are fewer, audits longer)
 _TAIL_BYTES = 1 << 16  # enough to hold a journal's last line (entries are short)
 _ORDINAL = re.compile(r"^v(\d+)$")
+# Names of a version that move when a version is saved or reviewed (the others never do).
+MOVING_REFS = frozenset({"latest", "approved"})
 
 Source = Literal["cli", "app", "api", "generate"]
 Status = Literal["approved", "rejected", "pending"]
