@@ -36,3 +36,28 @@ def test_where_sample_names_are_accepted_the_hint_names_them() -> None:
     error = plan_not_found("keiri/nothing", ["first_plan", "expense_check"])
     assert error.message == MESSAGE
     assert error.hint == "サンプル名（first_plan, expense_check）か、" + HINT
+
+
+@pytest.mark.parametrize(
+    "plan_id", ["経理/月次決算", "keiri/月次", "keiri/close.yaml", "keiri//close"]
+)
+def test_an_id_no_plan_can_have_is_refused_when_the_schedule_is_added(
+    tmp_path: Path, plan_id: str
+) -> None:
+    """A file may sit there (designs/経理/月次決算.yaml), but no plan has such an id: each
+    run would fail on it, first seen a month later. Refused at once; nothing is stored."""
+    from keiri_agent.schedule import ScheduleStore
+
+    settings = team_settings(tmp_path, keiri_require_approval="off")
+    working = Path(settings.keiri_designs_dir) / f"{plan_id}.yaml"
+    working.parent.mkdir(parents=True, exist_ok=True)
+    working.write_text(f"apiVersion: v1\nid: {plan_id}\ngraph: []\n", encoding="utf-8")
+    with pytest.raises(BlockError) as caught:
+        add_schedule(
+            settings,
+            ScheduleRequest(plan_id=plan_id, rule=CronRule(expr="0 9 * * *")),
+            created_by="sato",
+        )
+    assert caught.value.code == "INPUT_VALIDATION_FAILED"
+    assert f"Plan の id「{plan_id}」では予定・トリガーを登録できません" in caught.value.message
+    assert ScheduleStore.of(settings).schedules.all() == []

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.plan import resolve_plan_file
+from keiri_agent.plan import PLAN_ID_RE, resolve_plan_file
 from keiri_agent.schedule.due import next_fire
 from keiri_agent.schedule.pins import check_pin, default_pin
 from keiri_agent.schedule.requests import ScheduleRequest, TriggerRequest
@@ -30,6 +30,15 @@ SECRET_BYTES = 32  # a webhook's HMAC key: 256 bits, as long as the SHA-256 bloc
 
 
 def _check_plan(settings: Settings, plan_id: str) -> None:
+    if not PLAN_ID_RE.match(plan_id):  # no plan can have it: each run would fail on it
+        raise BlockError(
+            f"Plan の id「{plan_id}」では予定・トリガーを登録できません"
+            "（Plan の id は英数字・_・- と / で書きます）。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="Plan ファイルの id を英数字の名前にして登録し直してください"
+            "（例: keiri/monthly_close。日本語の説明は Plan の description に書けます）。",
+            details={"plan": plan_id},
+        )
     known = resolve_plan_file(plan_id, Path(settings.keiri_designs_dir)) is not None
     if not known and not VersionStore.of(settings).versions(plan_id):
         raise plan_not_found(plan_id)
