@@ -14,7 +14,11 @@ from __future__ import annotations
 
 import calendar as month_calendar
 import itertools
+import json
+import os
 import random
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
@@ -238,3 +242,67 @@ def test_a_server_off_across_a_long_holiday_runs_the_newest_missed_time_once(
                     wrong.append((repr(rule), since.isoformat(), now.isoformat(), want))
     assert count > 2_000
     assert not wrong, f"{len(wrong)} of {count} wrong, e.g. {wrong[:3]}"
+
+
+_CHILD = """
+import json, sys
+from datetime import datetime
+from keiri_agent.config import load_settings
+from keiri_agent.schedule import Schedule, due, next_fire
+settings = load_settings()
+out = []
+for raw, since, now in json.loads(sys.stdin.read()):
+    schedule = Schedule.model_validate(raw)
+    since, now = datetime.fromisoformat(since), datetime.fromisoformat(now)
+    found = due(schedule, since, now, settings)
+    out.append([next_fire(schedule, since, settings).isoformat(),
+                found[0].isoformat() if found else None])
+print(json.dumps(out))
+"""
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("machine_zone", ["Pacific/Kiritimati", "Pacific/Pago_Pago", "UTC"])
+def test_the_scheduler_decides_in_keiri_timezone_around_midnight(
+    machine_zone: str, tmp_path: Path
+) -> None:
+    """Machines 14 hours ahead of UTC and 11 behind (their date is not Tokyo's around JST
+    midnight): a rule at 00:00 or 23:59 JST is due at that minute, on the law's business day."""
+    rng = random.Random(7)
+    cases = []
+    for rule, days, _monthly_rule in rng.sample(CASES, 40):
+        for at in (time(0, 0), time(23, 59)):
+            timed = rule.model_copy(update={"at": f"{at:%H:%M}"})
+            schedule = Schedule(
+                id="s", plan_id=PLAN_ID, rule=timed, created_by="sato", created_at=START
+            )
+            for fire in rng.sample(_oracle_fires(days, at), 5):
+                for before, after in ((2, 0), (61, 1), (60 * 30, 60 * 12)):
+                    since = fire - timedelta(minutes=before)
+                    now = fire + timedelta(minutes=after)
+                    cases.append((schedule.model_dump(mode="json"), since, now, fire))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KEIRI_")}
+    env.update(
+        TZ=machine_zone,
+        PYTHONPATH=str(REPO / "src") + os.pathsep + str(REPO),
+        KEIRI_TIMEZONE="Asia/Tokyo",
+        KEIRI_COMPANY_HOLIDAYS=COMPANY,
+        KEIRI_WORKSPACE_ROOT=str(tmp_path),
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD],
+        input=json.dumps([[raw, s.isoformat(), n.isoformat()] for raw, s, n, _ in cases]),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=True,
+    )
+    got = json.loads(done.stdout)
+    wrong = [
+        (since.isoformat(), fire.isoformat(), answer)
+        for (_raw, since, _now, fire), answer in zip(cases, got, strict=True)
+        if [datetime.fromisoformat(a) if a else None for a in answer] != [fire, fire]
+    ]
+    assert len(cases) > 1_000
+    assert not wrong, f"{len(wrong)} of {len(cases)} wrong under TZ={machine_zone}: {wrong[:3]}"
