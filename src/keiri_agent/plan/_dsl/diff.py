@@ -49,6 +49,25 @@ def _show(value: Any) -> str:
     return text if len(text) <= MAX_VALUE_CHARS else text[: MAX_VALUE_CHARS - 1] + "…"
 
 
+def _shown_apart(before: Any, after: Any) -> tuple[str, str]:
+    """Two different values as a reviewer can tell them apart: as :func:`_show` writes them,
+    or, where those differ in white space only (a final line break, spaces) or not at all
+    ("500" and 500, a difference past the cut), as JSON (quotes, ``\\n``) around their first
+    difference."""
+    old, new = _show(before), _show(after)
+    if "".join(old.split()) != "".join(new.split()):  # they differ in more than white space
+        return old, new
+    old, new = (json.dumps(v, ensure_ascii=False, default=str) for v in (before, after))
+    at = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), None)
+    start = max((min(len(old), len(new)) if at is None else at) - MAX_VALUE_CHARS // 2, 0)
+
+    def clip(text: str) -> str:
+        end = start + MAX_VALUE_CHARS
+        return ("…" if start else "") + text[start:end] + ("…" if len(text) > end else "")
+
+    return clip(old), clip(new)
+
+
 _LABELS = {
     "when": "実行条件（when）",
     "block": "ブロック",
@@ -104,7 +123,8 @@ class FieldChange:
             return f"{label} を追加: {_show(self.after)}"
         if self.after is ABSENT:
             return f"{label} を削除（元は {_show(self.before)}）"
-        return f"{label}: {_show(self.before)} → {_show(self.after)}"
+        before, after = _shown_apart(self.before, self.after)
+        return f"{label}: {before} → {after}"
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"field": self.name}
