@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import random
 from datetime import date, datetime, time, timedelta
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from tests.schedule.conftest import PLAN_ID, approved_memo, team_settings
 from tests.schedule.law_calendar import law_holidays
 
 from keiri_agent.errors import BlockError, ErrorCode
@@ -23,6 +25,8 @@ from keiri_agent.schedule import (
     BusinessDayRule,
     DayRule,
     LastBusinessDayRule,
+    ScheduleRequest,
+    add_schedule,
     parse_company_holidays,
 )
 
@@ -142,3 +146,49 @@ def test_a_setting_that_does_not_read_names_the_item(setting: str, why: str) -> 
     assert caught.value.code == ErrorCode.CONFIGURATION_ERROR
     assert f"「{setting}」" in caught.value.message
     assert why in caught.value.message
+
+
+def test_a_business_day_a_month_would_not_have_is_refused_when_added(tmp_path: Path) -> None:
+    """Never a month left out unasked: 第N営業日 with company holidays that leave some month
+    fewer than N business days is refused when added, naming the months (it used to be
+    stored, and that month simply passed with no run)."""
+    rng = random.Random(15)
+    base = team_settings(tmp_path, keiri_require_approval="off")
+    approved_memo(base)
+    now = datetime(2026, 12, 6, 10, tzinfo=JST)
+    wrong = []
+    count = 0
+    for _ in range(60):
+        last = rng.randint(5, 25)
+        n = rng.randint(1, 15)
+        setting = f"12-29..01-03,08-01..08-{last:02d}"
+        settings = base.model_copy(update={"keiri_company_holidays": setting})
+        months = [(2026 + (11 + k) // 12, (11 + k) % 12 + 1) for k in range(25)]
+        short = [
+            f"{y}-{m:02d}"
+            for y, m in months
+            if sum(_summer_business(d, last) for d in _days(y, m)) < n
+        ]
+        request = ScheduleRequest(plan_id=PLAN_ID, rule=BusinessDayRule(n=n))
+        count += 1
+        try:
+            add_schedule(settings, request, created_by="sato", now=now)
+        except BlockError as exc:
+            if exc.details.get("months") != short or "実行されません" not in exc.message:
+                wrong.append((setting, n, short, exc.message))
+        else:
+            if short:
+                wrong.append((setting, n, short, "stored"))
+    assert not wrong, f"{len(wrong)} of {count} wrong: {wrong[:3]}"
+
+
+def _days(year: int, month: int) -> list[date]:
+    first = date(year, month, 1)
+    return [
+        first + timedelta(days=k) for k in range(31) if (first + timedelta(days=k)).month == month
+    ]
+
+
+def _summer_business(day: date, last: int) -> bool:
+    summer = day.month == 8 and day.day <= last
+    return _business(day, date(2026, 12, 29), date(2027, 1, 3), True) and not summer

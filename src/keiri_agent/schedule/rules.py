@@ -21,6 +21,7 @@ in the zone; every fire time is a whole minute.
 from __future__ import annotations
 
 import calendar as month_calendar
+import itertools
 import re
 from collections.abc import Iterator, Mapping
 from datetime import date, datetime, time, timedelta
@@ -54,6 +55,7 @@ __all__ = [
     "Rule",
     "WeekdayRule",
     "describe",
+    "months_without_run",
     "parse_at",
     "parse_rule",
     "read_fields",
@@ -142,6 +144,20 @@ class _Dated(BaseModel):
 class _Monthly(_Dated):
     def day_in(self, year: int, month: int, cal: BusinessCalendar) -> date | None:
         raise NotImplementedError
+
+    def months_without_run(self, first: date, cal: BusinessCalendar) -> list[date]:
+        """The first day of each month, from the one holding ``first`` to two years on, in
+        which the rule has no day although it was not asked to skip any (第15営業日 in a month
+        the company holidays leave 14 business days)."""
+        if getattr(self, "if_holiday", None) == "skip":
+            return []
+        months = itertools.islice(self.days_from(first, cal), 25)
+        start = first.replace(day=1)
+        return [
+            date(start.year + (start.month - 1 + n) // 12, (start.month - 1 + n) % 12 + 1, 1)
+            for n, day in enumerate(months)
+            if day is None
+        ]
 
     def days_from(self, first: date, cal: BusinessCalendar) -> Iterator[date | None]:
         year, month = first.year, first.month
@@ -267,6 +283,18 @@ _FIELD_LABELS = {  # a rule's fields as the CLI's options and the 予定 page na
     "weekday": "曜日",
     "at": "時刻",
 }
+
+
+def months_without_run(
+    rule: CronRule | BusinessDayRule | LastBusinessDayRule | DayRule | WeekdayRule,
+    first: date,
+    cal: BusinessCalendar,
+) -> list[date]:
+    """The months (their first days) in the two years from ``first`` that a monthly rule
+    leaves out without being asked to; empty for the other rules."""
+    return rule.months_without_run(first, cal) if isinstance(rule, _Monthly) else []
+
+
 _RULE: TypeAdapter[CronRule | BusinessDayRule | LastBusinessDayRule | DayRule | WeekdayRule] = (
     TypeAdapter(Rule)
 )
