@@ -18,34 +18,19 @@ import pytest
 from typer.testing import CliRunner
 
 from keiri_agent.cli import app
-from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.versions import Reviewer, SaveNote, VersionStore, check_run, review
+from tests.support.versions import CLOSE_PLAN, CLOSE_PLAN_ID, versions_settings
 
-PLAN_ID = "keiri/close"
-V1 = """\
-apiVersion: v1
-id: keiri/close
-graph:
-  - {id: total, block: test.add, in: {a: 1, b: 2}}
-"""
+PLAN_ID = CLOSE_PLAN_ID
+V1 = CLOSE_PLAN
 KATO = Reviewer("kato", True, "approver")
 runner = CliRunner()
 
 
-def _settings(tmp_path: Path) -> Settings:
-    return Settings(
-        _env_file=None,
-        keiri_designs_dir=tmp_path / "designs",
-        keiri_workspace_root=tmp_path / "ws",
-        keiri_run_log_fsync=False,
-        keiri_require_approval="on",
-    )
-
-
 @pytest.mark.parametrize("ref", ["latest", "approved", " Latest "])
 def test_an_approval_names_a_version_that_does_not_move(tmp_path: Path, ref: str) -> None:
-    settings = _settings(tmp_path)
+    settings = versions_settings(tmp_path)
     store = VersionStore.of(settings)
     first, _ = store.save(PLAN_ID, V1, SaveNote(author="sato", source="cli"))
     store.decide(PLAN_ID, first.id, "approve", by="kato")
@@ -67,7 +52,7 @@ def test_the_cli_refuses_approve_latest_in_japanese(
     monkeypatch.setenv("KEIRI_DESIGNS_DIR", str(tmp_path / "designs"))
     monkeypatch.setenv("KEIRI_RUN_LOG_FSYNC", "false")
     monkeypatch.setenv("KEIRI_ALLOW_SELF_APPROVAL", "true")
-    store = VersionStore.of(_settings(tmp_path))
+    store = VersionStore.of(versions_settings(tmp_path))
     store.save(PLAN_ID, V1, SaveNote(author="sato", source="cli"))
     done = runner.invoke(app, ["plan", "approve", PLAN_ID, "latest"])
     assert done.exit_code == 2
@@ -79,7 +64,7 @@ def test_the_cli_refuses_approve_latest_in_japanese(
 
 
 def test_approving_an_older_version_after_a_newer_one_was_saved(tmp_path: Path) -> None:
-    settings = _settings(tmp_path)
+    settings = versions_settings(tmp_path)
     store = VersionStore.of(settings)
     store.save(PLAN_ID, V1, SaveNote(author="sato", source="cli"))
     newer = V1.replace("b: 2", "b: 3")

@@ -18,8 +18,8 @@ import yaml
 from typer.testing import CliRunner
 
 from keiri_agent.cli import app
-from keiri_agent.config import Settings
 from keiri_agent.versions import SaveNote, VersionStore
+from tests.support.versions import versions_settings
 
 PLAN_ID = "keiri/memo"
 runner = CliRunner()
@@ -68,20 +68,11 @@ def _looks(text: str) -> str:
     return re.sub(r"\s+", " ", text.strip())
 
 
-def _settings(tmp_path: Path) -> Settings:
-    return Settings(
-        _env_file=None,
-        keiri_designs_dir=tmp_path / "designs",
-        keiri_workspace_root=tmp_path / "ws",
-        keiri_run_log_fsync=False,
-    )
-
-
 @pytest.mark.parametrize("seed", range(6))
 def test_every_changed_value_is_shown_as_two_different_texts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
 ) -> None:
-    settings = _settings(tmp_path)
+    settings = versions_settings(tmp_path, keiri_require_approval="off")
     monkeypatch.setenv("KEIRI_DESIGNS_DIR", str(settings.keiri_designs_dir))
     monkeypatch.setenv("KEIRI_RUN_LOG_FSYNC", "false")
     store = VersionStore.of(settings)

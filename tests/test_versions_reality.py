@@ -25,7 +25,6 @@ import pytest
 from typer.testing import CliRunner
 
 from keiri_agent.cli import app
-from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.plan import load_source
 from keiri_agent.schedule import resolve_pin, working_drift
@@ -38,6 +37,7 @@ from keiri_agent.versions import (
     review,
     version_id,
 )
+from tests.support.versions import versions_settings
 
 PLAN_ID = "keiri/close"
 BASE = """\
@@ -59,24 +59,13 @@ graph:
 runner = CliRunner()
 
 
-def _settings(tmp_path: Path, **overrides: Any) -> Settings:
-    return Settings(
-        _env_file=None,
-        keiri_designs_dir=tmp_path / "designs",
-        keiri_workspace_root=tmp_path / "ws",
-        keiri_run_log_fsync=False,
-        keiri_require_approval="on",
-        **overrides,
-    )
-
-
 def _users(tmp_path: Path) -> Users:
     path = tmp_path / "users.yaml"
     lines = ["users:"]
     for name, role in {"sato": "approver", "kato": "approver", "ito": "user"}.items():
         lines += [f"  - {{name: {name}, key_sha256: {key_hash(name + '-key')}, role: {role}}}"]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return load_users(_settings(tmp_path, keiri_api_keys_file=path))
+    return load_users(versions_settings(tmp_path, keiri_api_keys_file=path))
 
 
 # --- byte changes ------------------------------------------------------------------------------
@@ -142,7 +131,7 @@ CASES = 12  # seeds per mutation
 def test_a_byte_change_is_the_same_version_or_a_new_one_as_the_docs_say(
     mutate: Any, same: bool, plan_changed: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    settings = _settings(tmp_path)
+    settings = versions_settings(tmp_path)
     users = _users(tmp_path)
     store = VersionStore.of(settings)
     first, _ = store.save(PLAN_ID, BASE, SaveNote(author="sato", source="app"))
@@ -187,7 +176,7 @@ def test_a_version_saved_with_its_byte_order_mark_before_still_runs(
     it still reads, runs, and a schedule pinned to it still starts it."""
     from keiri_agent.versions import store as store_module
 
-    settings = _settings(tmp_path)
+    settings = versions_settings(tmp_path)
     store = VersionStore.of(settings)
     with monkeypatch.context() as before:  # the rule as it was: only line ends normalized
         before.setattr(
@@ -217,7 +206,7 @@ def test_a_version_saved_with_its_byte_order_mark_before_still_runs(
 
 
 def test_only_an_approved_version_runs_and_no_author_approves_their_own(tmp_path: Path) -> None:
-    settings = _settings(tmp_path)
+    settings = versions_settings(tmp_path)
     users = _users(tmp_path)
     store = VersionStore.of(settings)
     rnd = random.Random(7)
@@ -290,7 +279,7 @@ def test_two_processes_saving_the_same_plan_lose_nothing_and_make_no_duplicate(
 def test_a_pinned_version_superseded_or_withdrawn_behaves_as_documented(
     tmp_path: Path,
 ) -> None:
-    settings = _settings(tmp_path)
+    settings = versions_settings(tmp_path)
     store = VersionStore.of(settings)
     sato, kato = Reviewer("sato", True, "approver"), Reviewer("kato", True, "approver")
     v1, _ = store.save(PLAN_ID, TEXTS[0], SaveNote(author="sato", source="cli"))

@@ -14,35 +14,19 @@ from pathlib import Path
 
 import pytest
 
-from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events.chain import GENESIS, chain_line, split_line
 from keiri_agent.versions import SaveNote, VersionStore, check_run
 from keiri_agent.versions.head import HEAD_FILE
+from tests.support.versions import CLOSE_PLAN, CLOSE_PLAN_ID, versions_settings
 
-PLAN_ID = "keiri/close"
-V1 = """\
-apiVersion: v1
-id: keiri/close
-# 月次決算: 売掛金の消込（担当: 経理部 佐藤）
-graph:
-  - {id: total, block: test.add, in: {a: 1, b: 2}}
-"""
+PLAN_ID = CLOSE_PLAN_ID
+V1 = CLOSE_PLAN
 V2 = V1.replace("b: 2", "b: 3")
 
 
-def _settings(tmp_path: Path) -> Settings:
-    return Settings(
-        _env_file=None,
-        keiri_designs_dir=tmp_path / "designs",
-        keiri_workspace_root=tmp_path / "ws",
-        keiri_run_log_fsync=False,
-        keiri_require_approval="on",
-    )
-
-
 def _team_journal(tmp_path: Path) -> tuple[VersionStore, Path]:
-    store = VersionStore.of(_settings(tmp_path))
+    store = VersionStore.of(versions_settings(tmp_path))
     first, _ = store.save(PLAN_ID, V1, SaveNote(author="sato", source="cli", message="初版"))
     store.decide(PLAN_ID, first.id, "approve", by="kato", comment="確認しました")
     second, _ = store.save(PLAN_ID, V2, SaveNote(author="sato", source="app"))
@@ -100,7 +84,7 @@ def test_every_hand_edit_of_the_journal_is_seen(tmp_path: Path) -> None:
 
 def test_cutting_the_withdrawal_does_not_make_the_version_run_again(tmp_path: Path) -> None:
     _store, journal = _team_journal(tmp_path)
-    settings = _settings(tmp_path)
+    settings = versions_settings(tmp_path)
     with pytest.raises(BlockError) as refused:
         check_run(settings, [(PLAN_ID, V2)])
     assert refused.value.code == ErrorCode.APPROVAL_REQUIRED

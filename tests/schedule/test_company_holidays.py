@@ -13,10 +13,9 @@ from __future__ import annotations
 import random
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
 import pytest
-from tests.schedule.conftest import PLAN_ID, approved_memo, team_settings
+from tests.schedule.conftest import JST, PLAN_ID, approved_memo, team_settings
 from tests.schedule.law_calendar import law_holidays
 
 from keiri_agent.errors import BlockError, ErrorCode
@@ -30,7 +29,6 @@ from keiri_agent.schedule import (
     parse_company_holidays,
 )
 
-JST = ZoneInfo("Asia/Tokyo")
 FULL_WIDTH = str.maketrans("0123456789-/~", "０１２３４５６７８９－／～")
 
 

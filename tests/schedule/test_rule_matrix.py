@@ -12,127 +12,30 @@ handles the newest fire time it missed, once.
 
 from __future__ import annotations
 
-import calendar as month_calendar
 import itertools
 import json
 import os
 import random
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import holidays
 import pytest
-from tests.schedule.conftest import PLAN_ID, team_settings
-from tests.schedule.law_calendar import COMPANY, business, law_holidays, month_business_days
+from tests.schedule.conftest import JST, PLAN_ID, team_settings
+from tests.schedule.law_calendar import COMPANY, business, law_holidays
+from tests.schedule.rule_oracle import rule_cases
 
-from keiri_agent.schedule import (
-    BusinessCalendar,
-    BusinessDayRule,
-    DayRule,
-    LastBusinessDayRule,
-    Schedule,
-    WeekdayRule,
-    due,
-)
+from keiri_agent.schedule import BusinessCalendar, Schedule, due
 
-JST = ZoneInfo("Asia/Tokyo")
 YEARS = range(2026, 2031)
 START = datetime(2026, 1, 1, tzinfo=JST)
 END = datetime(2031, 1, 1, tzinfo=JST)
-WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
-OFFSETS = [-10, -3, -2, -1, 1, 2, 3, 10]
 # Times of day: a morning, and both ends of the day (a fire at 00:00 or 23:59 is on its day).
 TIMES = [time(9, 0), time(0, 0), time(23, 59)]
-
-
-def _walk(day: date, step: int) -> date:
-    while not business(day):
-        day += timedelta(days=step)
-    return day
-
-
-def _months() -> Iterator[tuple[int, int]]:
-    for year in range(2025, 2032):
-        for month in range(1, 13):
-            yield year, month
-
-
-def _day_rule(day: int, if_holiday: str) -> Callable[[int, int], date | None]:
-    def pick(year: int, month: int) -> date | None:
-        target = date(year, month, min(day, month_calendar.monthrange(year, month)[1]))
-        if business(target):
-            return target
-        return None if if_holiday == "skip" else _walk(target, -1 if if_holiday == "before" else 1)
-
-    return pick
-
-
-def _offset_rule(day: int, offset: int) -> Callable[[int, int], date | None]:
-    def pick(year: int, month: int) -> date | None:
-        target = date(year, month, min(day, month_calendar.monthrange(year, month)[1]))
-        step = 1 if offset > 0 else -1
-        for _ in range(abs(offset)):
-            target = _walk(target + timedelta(days=step), step)
-        return target
-
-    return pick
-
-
-def _weekly(weekday: int, if_holiday: str) -> list[date | None]:
-    day = date(2025, 12, 1)
-    day += timedelta(days=(weekday - day.weekday()) % 7)
-    found: list[date | None] = []
-    while day < date(2031, 2, 1):
-        if business(day):
-            found.append(day)
-        elif if_holiday != "skip":
-            found.append(_walk(day, -1 if if_holiday == "before" else 1))
-        day += timedelta(days=7)
-    return found
-
-
-def _monthly(pick: Callable[[int, int], date | None]) -> list[date | None]:
-    """The rule's day of each month (None: no run that month), 2025-01 to 2031-12."""
-    return [pick(y, m) for y, m in _months()]
-
-
-def _cases() -> list[tuple[Any, list[date | None], bool]]:
-    """(rule, the oracle's days, whether every month must have a run)."""
-    cases: list[tuple[Any, list[date | None], bool]] = []
-    for day in range(1, 32):
-        for choice in ("before", "after", "skip"):
-            rule = DayRule(day=day, if_holiday=choice)  # type: ignore[arg-type]
-            cases.append((rule, _monthly(_day_rule(day, choice)), choice != "skip"))
-        for offset in OFFSETS:
-            cases.append(
-                (DayRule(day=day, offset=offset), _monthly(_offset_rule(day, offset)), True)
-            )
-    for n in range(1, 16):
-        cases.append(
-            (
-                BusinessDayRule(n=n),
-                _monthly(lambda y, m, n=n: month_business_days(y, m)[n - 1]),
-                True,
-            )
-        )
-    cases.append(
-        (LastBusinessDayRule(), _monthly(lambda y, m: month_business_days(y, m)[-1]), True)
-    )
-    for index, name in enumerate(WEEKDAYS):
-        for choice in ("before", "after", "skip"):
-            if index >= 5 and choice == "skip":
-                continue  # never a business day: refused when added (no run within two years)
-            rule = WeekdayRule(weekday=name, if_holiday=choice)  # type: ignore[arg-type]
-            cases.append((rule, _weekly(index, choice), False))
-    return cases
-
-
-CASES = _cases()
+CASES = rule_cases()
 CAL = BusinessCalendar.of("jp", COMPANY)
 
 
