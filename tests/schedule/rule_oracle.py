@@ -2,7 +2,7 @@
 
 :func:`rule_cases` is each rule the product takes (day 1..31 with each 休日 choice, day 1..31
 N business days before/after, the N-th business day 1..15, the last business day, each weekday
-with each 休日 choice) beside its days from 2025 to 2031 computed here from ``law_calendar``
+with each 休日 choice, every week and as 第1-第4/最終 of the month) beside its days from 2025 to 2031 computed here from ``law_calendar``
 (never from the product's calendar or rules).
 """
 
@@ -15,7 +15,13 @@ from typing import Any
 
 from tests.schedule.law_calendar import business, month_business_days
 
-from keiri_agent.schedule import BusinessDayRule, DayRule, LastBusinessDayRule, WeekdayRule
+from keiri_agent.schedule import (
+    BusinessDayRule,
+    DayRule,
+    LastBusinessDayRule,
+    NthWeekdayRule,
+    WeekdayRule,
+)
 
 __all__ = ["rule_cases"]
 
@@ -35,12 +41,25 @@ def _months() -> Iterator[tuple[int, int]]:
             yield year, month
 
 
+def _moved(target: date, if_holiday: str) -> date | None:
+    if business(target):
+        return target
+    return None if if_holiday == "skip" else _walk(target, -1 if if_holiday == "before" else 1)
+
+
 def _day_rule(day: int, if_holiday: str) -> Callable[[int, int], date | None]:
     def pick(year: int, month: int) -> date | None:
         target = date(year, month, min(day, month_calendar.monthrange(year, month)[1]))
-        if business(target):
-            return target
-        return None if if_holiday == "skip" else _walk(target, -1 if if_holiday == "before" else 1)
+        return _moved(target, if_holiday)
+
+    return pick
+
+
+def _nth_weekday(weekday: int, n: int, if_holiday: str) -> Callable[[int, int], date | None]:
+    def pick(year: int, month: int) -> date | None:
+        last = month_calendar.monthrange(year, month)[1]
+        days = [d for d in range(1, last + 1) if date(year, month, d).weekday() == weekday]
+        return _moved(date(year, month, days[n - 1] if n > 0 else days[-1]), if_holiday)
 
     return pick
 
@@ -61,10 +80,7 @@ def _weekly(weekday: int, if_holiday: str) -> list[date | None]:
     day += timedelta(days=(weekday - day.weekday()) % 7)
     found: list[date | None] = []
     while day < date(2031, 2, 1):
-        if business(day):
-            found.append(day)
-        elif if_holiday != "skip":
-            found.append(_walk(day, -1 if if_holiday == "before" else 1))
+        found.append(_moved(day, if_holiday))
         day += timedelta(days=7)
     return found
 
@@ -102,4 +118,7 @@ def rule_cases() -> list[tuple[Any, list[date | None], bool]]:
                 continue  # never a business day: refused when added (no run within two years)
             rule = WeekdayRule(weekday=name, if_holiday=choice)  # type: ignore[arg-type]
             cases.append((rule, _weekly(index, choice), False))
+            for n in (1, 2, 3, 4, -1):
+                nth = NthWeekdayRule(weekday=name, n=n, if_holiday=choice)  # type: ignore[arg-type]
+                cases.append((nth, _monthly(_nth_weekday(index, n, choice)), choice != "skip"))
     return cases

@@ -72,6 +72,11 @@ def test_day_forms_show_their_holiday_rule(workspace: Path) -> None:
         (["--day", "25", "--offset", "-3"], "毎月25日の3営業日前 09:00"),
         (["--weekday", "mon"], "毎週月曜 09:00（休日なら翌営業日）"),
         (["--weekday", "fri", "--if-holiday", "before"], "毎週金曜 09:00（休日なら前営業日）"),
+        (["--weekday", "wed", "--nth", "2"], "毎月第2水曜 09:00（休日なら翌営業日）"),
+        (
+            ["--weekday", "fri", "--nth", "-1", "--if-holiday", "before", "--at", "16:00"],
+            "毎月最終金曜 16:00（休日なら前営業日）",
+        ),
     ]:
         added = runner.invoke(app, ["schedule", "add", PLAN_ID, *args])
         assert added.exit_code == 0, added.output
@@ -90,6 +95,9 @@ def test_day_forms_show_their_holiday_rule(workspace: Path) -> None:
         (["--day", "25", "--offset", "-11"], "営業日のずらし: -10 以上"),
         (["--business-day", "3", "--offset", "-1"], "営業日のずらし: 定義にない項目"),
         (["--weekday", "mon", "--day", "3"], "実行の条件を 1 つだけ"),
+        (["--day", "3", "--nth", "2"], "--nth は --weekday と一緒に指定します"),
+        (["--weekday", "wed", "--nth", "5"], "第N（営業日・曜日）"),
+        (["--weekday", "wed", "--nth", "0"], "第N（営業日・曜日）"),
         (["--cron", "0 9 * * *", "--version", "working"], "作業コピーを実行できません"),
         (["--cron", "0 9 * * *", "--version", "ffff0000"], "版「ffff0000」はありません"),
         (["--business-day", "2", "--calendar", "none"], "営業日カレンダーが要ります"),

@@ -64,10 +64,17 @@ def test_the_offset_and_weekday_forms_on_the_page(page: AppTest) -> None:
     # 毎週 moves a holiday to the next business day unless told otherwise, as the CLI and API do
     assert page.selectbox(key="schedule_if_holiday_weekday").value == "after"
     page.button(key="schedule_add").click().run()
+    page.radio(key="schedule_form").set_value("nth_weekday").run()
+    page.selectbox(key="schedule_nth").set_value(-1)
+    page.selectbox(key="schedule_weekday").set_value("fri")
+    assert page.selectbox(key="schedule_if_holiday_nth_weekday").value == "after"
+    page.selectbox(key="schedule_if_holiday_nth_weekday").set_value("before")
+    page.button(key="schedule_add").click().run()
     assert not page.exception
     assert not page.error
     table = page.dataframe[0].value
     assert sorted(table["条件"]) == [
+        "毎月最終金曜 09:00（休日なら前営業日）",
         "毎月末日の前営業日 09:00",
         "毎週月曜 09:00（休日なら翌営業日）",
     ]

@@ -3,7 +3,7 @@
 Schedules are kept in the workspace's SQLite file (``keiri_agent.schedule.ScheduleStore``);
 ``keiri-agent serve`` fires them. ``add`` takes one rule form (``--cron``, ``--business-day
 N``, ``--last-business-day``, ``--day D [--if-holiday before|after|skip | --offset N]``,
-``--weekday mon..sun [--if-holiday ...]``); ``list`` shows each
+``--weekday mon..sun [--nth 1..4|-1] [--if-holiday ...]``); ``list`` shows each
 schedule's next fire time in ``KEIRI_TIMEZONE`` and warns when the plan's working copy has
 unapproved changes; ``run-now`` runs a schedule's plan at once in this terminal, with its
 vars and the version its pin names. Exit codes: 0 done, 1 a run that failed, 2 user errors.
@@ -49,6 +49,7 @@ def rule_from_options(
     if_holiday: str | None,
     offset: int | None,
     at: str,
+    nth: int | None = None,
 ) -> Any:
     """The one rule the options name (INPUT_VALIDATION_FAILED for none or several)."""
     from keiri_agent.schedule import parse_rule
@@ -66,16 +67,26 @@ def rule_from_options(
             "実行の条件を 1 つだけ指定してください。",
             code=ErrorCode.INPUT_VALIDATION_FAILED,
             hint="--cron '0 9 * * 1-5'、--business-day 3、--last-business-day、"
-            "--day 25 --if-holiday before、--weekday mon --if-holiday after のどれか 1 つです。",
+            "--day 25 --if-holiday before、--weekday mon --if-holiday after、"
+            "--weekday wed --nth 2（毎月第2水曜）のどれか 1 つです。",
             details={"given": chosen},
         )
-    raw: dict[str, Any] = {"kind": chosen[0]}
+    if nth is not None and chosen != ["weekday"]:
+        raise BlockError(
+            "--nth は --weekday と一緒に指定します（毎月第N曜日）。",
+            code=ErrorCode.INPUT_VALIDATION_FAILED,
+            hint="例: --weekday wed --nth 2（毎月第2水曜）、--weekday fri --nth -1（毎月最終金曜）。",
+            details={"given": chosen},
+        )
+    raw: dict[str, Any] = {"kind": "nth_weekday" if nth is not None else chosen[0]}
     if cron is not None:
         raw["expr"] = cron
     else:
         raw["at"] = at
     if business_day is not None:
         raw["n"] = business_day
+    if nth is not None:
+        raw["n"] = nth
     if day is not None:
         raw["day"] = day
     if weekday is not None:
@@ -114,6 +125,10 @@ def add(
             "既定）、skip 実行しない。",
         ),
     ] = None,
+    nth: Annotated[
+        int | None,
+        typer.Option("--nth", metavar="N", help="--weekday と: 毎月第N曜日（1〜4、-1 は最終）。"),
+    ] = None,
     offset: Annotated[
         int | None,
         typer.Option(
@@ -150,7 +165,7 @@ def add(
     with user_errors():
         settings = load_settings()
         rule = rule_from_options(
-            cron, business_day, last_business_day, day, weekday, if_holiday, offset, at
+            cron, business_day, last_business_day, day, weekday, if_holiday, offset, at, nth
         )
         request = ScheduleRequest.of(
             {

@@ -13,6 +13,8 @@ Four forms (``keiri-agent schedule add``):
   it is a business day or not: 末日の前営業日 is ``day=31, offset=-1``.
 - ``weekday``: every week on a weekday, at ``at``; when that day is not a business day, the
   business day before or after it, or no run that week (毎週月曜（祝日なら翌営業日）).
+- ``nth_weekday``: the N-th such weekday of every month (``n`` 1-4) or its last (``n`` -1), at
+  ``at``, moved or skipped as ``weekday`` is (毎月第2水曜、毎月最終金曜（祝日なら前営業日）).
 
 :meth:`Rule.next_after` gives the first fire time strictly after a moment, as an aware datetime
 in the zone; every fire time is a whole minute.
@@ -48,10 +50,12 @@ __all__ = [
     "MAX_OFFSET",
     "RULE_HINT",
     "WEEKDAYS",
+    "AnyRule",
     "BusinessDayRule",
     "CronRule",
     "DayRule",
     "LastBusinessDayRule",
+    "NthWeekdayRule",
     "Rule",
     "WeekdayRule",
     "describe",
@@ -233,6 +237,20 @@ class WeekdayRule(_Dated):
             target += timedelta(days=7)
 
 
+class NthWeekdayRule(_Monthly):
+    kind: Literal["nth_weekday"] = "nth_weekday"
+    weekday: Weekday
+    n: Literal[1, 2, 3, 4, -1]  # -1: the month's last such weekday (a fifth is not in every month)
+    if_holiday: IfHoliday = "after"
+
+    def day_in(self, year: int, month: int, cal: BusinessCalendar) -> date | None:
+        first = date(year, month, 1)
+        ahead = (list(WEEKDAYS).index(self.weekday) - first.weekday()) % 7
+        days = range(1 + ahead, month_calendar.monthrange(year, month)[1] + 1, 7)
+        target = date(year, month, days[self.n - 1] if self.n > 0 else days[-1])
+        return _moved(target, self.if_holiday, cal)
+
+
 class CronRule(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     kind: Literal["cron"] = "cron"
@@ -269,14 +287,12 @@ class CronRule(BaseModel):
         )
 
 
-Rule = Annotated[
-    CronRule | BusinessDayRule | LastBusinessDayRule | DayRule | WeekdayRule,
-    Field(discriminator="kind"),
-]
+AnyRule = CronRule | BusinessDayRule | LastBusinessDayRule | DayRule | WeekdayRule | NthWeekdayRule
+Rule = Annotated[AnyRule, Field(discriminator="kind")]
 _FIELD_LABELS = {  # a rule's fields as the CLI's options and the 予定 page name them
     "kind": "実行の条件",
     "expr": "cron 式",
-    "n": "第N営業日",
+    "n": "第N（営業日・曜日）",
     "day": "日",
     "if_holiday": "休日のとき",
     "offset": "営業日のずらし",
@@ -286,7 +302,7 @@ _FIELD_LABELS = {  # a rule's fields as the CLI's options and the 予定 page na
 
 
 def months_without_run(
-    rule: CronRule | BusinessDayRule | LastBusinessDayRule | DayRule | WeekdayRule,
+    rule: AnyRule,
     first: date,
     cal: BusinessCalendar,
 ) -> list[date]:
@@ -295,12 +311,11 @@ def months_without_run(
     return rule.months_without_run(first, cal) if isinstance(rule, _Monthly) else []
 
 
-_RULE: TypeAdapter[CronRule | BusinessDayRule | LastBusinessDayRule | DayRule | WeekdayRule] = (
-    TypeAdapter(Rule)
-)
+_RULE: TypeAdapter[AnyRule] = TypeAdapter(Rule)
 RULE_HINT = (
     "cron は 5 項目（分 時 日 月 曜日）、第N営業日は 1〜15、日は 1〜31、"
-    f"営業日のずらしは -{MAX_OFFSET}〜{MAX_OFFSET}、曜日は mon〜sun、時刻は HH:MM です。"
+    f"営業日のずらしは -{MAX_OFFSET}〜{MAX_OFFSET}、曜日は mon〜sun、第N曜日の N は 1〜4 か -1（最終）、"
+    "時刻は HH:MM です。"
 )
 
 
@@ -329,7 +344,7 @@ def read_fields(
 
 def parse_rule(
     raw: dict[str, Any],
-) -> CronRule | BusinessDayRule | LastBusinessDayRule | DayRule | WeekdayRule:
+) -> AnyRule:
     """The rule ``raw`` describes (as the CLI, the API and the app's 予定 page send it), or a
     BlockError that says in Japanese which field is wrong and why."""
     return read_fields(_RULE, raw, what="実行の条件", labels=_FIELD_LABELS, hint=RULE_HINT)
@@ -342,7 +357,7 @@ _IF_HOLIDAY = {
 }
 
 
-def describe(rule: CronRule | BusinessDayRule | LastBusinessDayRule | DayRule | WeekdayRule) -> str:
+def describe(rule: AnyRule) -> str:
     """The rule as a person reads it (毎月第3営業日 09:00)."""
     if isinstance(rule, CronRule):
         return f"cron「{rule.expr}」"
@@ -350,6 +365,9 @@ def describe(rule: CronRule | BusinessDayRule | LastBusinessDayRule | DayRule | 
         return f"毎月第{rule.n}営業日 {rule.at}"
     if isinstance(rule, LastBusinessDayRule):
         return f"毎月最終営業日 {rule.at}"
+    if isinstance(rule, NthWeekdayRule):
+        nth = "最終" if rule.n == -1 else f"第{rule.n}"
+        return f"毎月{nth}{WEEKDAYS[rule.weekday]}曜 {rule.at}（{_IF_HOLIDAY[rule.if_holiday]}）"
     if isinstance(rule, WeekdayRule):
         return f"毎週{WEEKDAYS[rule.weekday]}曜 {rule.at}（{_IF_HOLIDAY[rule.if_holiday]}）"
     day = "末日" if rule.day == 31 else f"{rule.day}日"

@@ -35,6 +35,7 @@ PAGE = "schedule"
     ERROR_KEY,
     OFFSET_KEY,
     WEEKDAY_KEY,
+    NTH_KEY,
 ) = session_state.page_keys(
     PAGE,
     "plan",
@@ -51,6 +52,7 @@ PAGE = "schedule"
     "error",
     "offset",
     "weekday",
+    "nth",
 )
 FORMS = {
     "business_day": "第N営業日",
@@ -58,9 +60,12 @@ FORMS = {
     "day": "毎月D日",
     "day_offset": "D日のN営業日前・後",
     "weekday": "毎週",
+    "nth_weekday": "毎月第N曜日",
     "cron": "cron 式",
 }
 HOLIDAYS = {"before": "前営業日", "after": "翌営業日", "skip": "実行しない"}
+NTHS = {1: "第1", 2: "第2", 3: "第3", 4: "第4", -1: "最終"}
+_WEEKLY = ("weekday", "nth_weekday")  # the forms that name a weekday
 MISFIRES = {"run_once": "1 回実行", "skip": "実行しない"}
 
 
@@ -77,9 +82,11 @@ def _rule() -> dict[str, Any]:
         rule["n"] = int(st.session_state.get(N_KEY, 1))
     if kind == "day":
         rule["day"] = int(st.session_state.get(DAY_KEY, 25))
-    if kind == "weekday":
+    if kind in _WEEKLY:
         rule["weekday"] = st.session_state.get(WEEKDAY_KEY, "mon")
-    if kind in ("day", "weekday"):
+    if kind == "nth_weekday":
+        rule["n"] = int(st.session_state.get(NTH_KEY, 1))
+    if kind in ("day", *_WEEKLY):
         rule["if_holiday"] = st.session_state.get(_holiday_key(kind), _holiday_default(kind))
     return rule
 
@@ -91,10 +98,11 @@ def _holiday_key(kind: str) -> str:
 
 def _holiday_default(kind: str) -> str:
     """The rule's own default (毎月D日: 前営業日; 毎週: 翌営業日), as the CLI and the API apply it."""
-    from keiri_agent.schedule import DayRule, WeekdayRule
+    from keiri_agent.schedule import DayRule, NthWeekdayRule, WeekdayRule
 
-    if kind == "weekday":
-        return str(WeekdayRule.model_fields["if_holiday"].default)
+    if kind in _WEEKLY:
+        rule = WeekdayRule if kind == "weekday" else NthWeekdayRule
+        return str(rule.model_fields["if_holiday"].default)
     return str(DayRule.model_fields["if_holiday"].default or "before")
 
 
@@ -137,11 +145,13 @@ def _render_form(settings: Settings) -> None:
                 value=-1,
                 key=OFFSET_KEY,
             )
-        if kind == "weekday":
+        if kind == "nth_weekday":
+            st.selectbox("第N", list(NTHS), format_func=NTHS.__getitem__, key=NTH_KEY)
+        if kind in _WEEKLY:
             st.selectbox(
                 "曜日", list(WEEKDAYS), format_func=lambda w: f"{WEEKDAYS[w]}曜", key=WEEKDAY_KEY
             )
-        if kind in ("day", "weekday"):
+        if kind in ("day", *_WEEKLY):
             st.selectbox(
                 "休日なら",
                 list(HOLIDAYS),
