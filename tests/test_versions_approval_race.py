@@ -123,3 +123,24 @@ def test_racing_reviewers_each_recorded_once(tmp_path: Path) -> None:
         if version.decisions:
             newest = version.decisions[-1]
             assert version.status == ("approved" if newest.kind == "approve" else "rejected")
+
+
+@pytest.mark.parametrize("plan_id", ["経理/月次決算", "keiri/月次", "ｋｅｉｒｉ/close"])
+def test_a_japanese_plan_id_is_refused_in_japanese_and_nothing_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, plan_id: str
+) -> None:
+    """Plan ids are ASCII (the DSL's rule): a file saved with a Japanese id is not a version,
+    and reviewing one names the plan's (absent) versions; no folder is made for it."""
+    settings = versions_settings(tmp_path)
+    monkeypatch.setenv("KEIRI_DESIGNS_DIR", str(settings.keiri_designs_dir))
+    monkeypatch.setenv("KEIRI_RUN_LOG_FSYNC", "false")
+    monkeypatch.setenv("KEIRI_ALLOW_SELF_APPROVAL", "true")
+    path = tmp_path / "月次決算.yaml"
+    path.write_text(V1.replace("id: keiri/close", f"id: {plan_id}"), encoding="utf-8")
+    saved = runner.invoke(app, ["plan", "save", str(path)])
+    assert saved.exit_code == 1
+    assert "Plan の id は英数字・_・- と / で書いてください" in saved.output
+    approved = runner.invoke(app, ["plan", "approve", plan_id, "v1"])
+    assert approved.exit_code == 2
+    assert f"Plan {plan_id} には登録された版がありません" in approved.output
+    assert not (Path(settings.keiri_designs_dir) / ".versions").exists()
