@@ -4,9 +4,11 @@
 :mod:`.keys`) and answers :meth:`NameIndex.lookup` for each bank line:
 
 - exact keys from a dict (the payer's name, its code put back in front, a kanji payer's
-  readings, a payer's first words): O(1) per key;
-- a cut payer (48 characters) from the sorted keys: the keys starting with it lie in one
-  range found by bisection, O(log k + r);
+  readings, a payer's first words, a cut payer's names before a spelled-out form): O(1) per key;
+- the same names without their long marks: from the first dict, and from a second one of the
+  keys written with long marks, filed without them;
+- a cut payer (48, 30 or 20 characters) from the sorted keys: the keys starting with it lie in
+  one range found by bisection, O(log k + r);
 - only when nothing else was found, names one kana apart (proposals): every key is filed
   under itself and each of its one-character deletions (on the first such question, so a run
   whose payers all meet never builds it), and the candidates of a payer of length L are found
@@ -23,6 +25,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable
 
+from keiri_agent.blocks.table.names.fold import LONG_MARK, unmarked
 from keiri_agent.blocks.table.names.keys import CustomerName, PayerName
 from keiri_agent.blocks.table.names.match import (
     MIN_NEAR_CHARS,
@@ -48,6 +51,11 @@ class NameIndex:
                 if not numbers or numbers[-1] != number:
                     numbers.append(number)
         self._sorted = sorted(self._exact)
+        # The keys written with long marks, filed without them (the others are in ``_exact``).
+        self._unmarked: dict[str, list[str]] = {}
+        for key in self._sorted:
+            if LONG_MARK in key:
+                self._unmarked.setdefault(unmarked(key), []).append(key)
         self._near: dict[str, list[str]] | None = None  # built on the first proposal asked for
 
     def __len__(self) -> int:
@@ -62,8 +70,13 @@ class NameIndex:
         when nothing else is found.
         """
         found: set[int] = set()
-        for text in (payer.name, *payer.readings, *payer.heads, *payer.first_words):
+        spelled = (payer.name, *payer.readings)
+        for text in (*spelled, *payer.heads, *payer.first_words, *payer.cut_stems):
             found.update(self._exact.get(text, ()))
+        for bare in {unmarked(text) for text in spelled}:
+            found.update(self._exact.get(bare, ()))
+            for key in self._unmarked.get(bare, ()):
+                found.update(self._exact[key])
         if payer.code:
             found.update(self._exact.get(payer.code + payer.name, ()))
         if payer.truncated and len(payer.name) >= MIN_PREFIX_CHARS:

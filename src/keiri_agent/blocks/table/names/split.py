@@ -7,8 +7,12 @@ half-width kana, a master's 取引先名カナ) and removes what is not the name
   their short forms ((株), ㈱, （有）, (一社) ...) and Latin ones at the end (Co., Ltd., Inc.);
 - the bank's kana abbreviations by the 全銀協 position rule: first ``ｶ)``, last ``(ｶ``, in
   the middle ``(ｶ)`` (what follows, a branch like ``ｵｵｻｶｼﾃﾝ``, is kept apart as ``rest``);
-  a form written ``(ｶ)`` first or last is taken as well, and a form cut short by the
-  48-character limit (``...(ﾄｸ``) when the caller says the name was cut.
+  a form written ``(ｶ)`` first or last is taken as well, one whose closing parenthesis is a
+  space (``(ｶ ﾄｳｷﾖｳｼﾖｳｼﾞ``, ``ﾄｳｷﾖｳｼﾖｳｼﾞ(ｶ ﾄｳｷﾖｳｼｼﾔ``), and a form cut short by the field's
+  width (``...(ﾄｸ``, ``...(ｻ`` of ``(ｻﾞｲ``) when the caller says the name was cut.
+
+:func:`cut_spelled_form` gives a cut name without the start of a legal form spelled out after
+it (``ﾄｳｷﾖｳｼﾖｳｼﾞｶﾌﾞｼｷｶ`` of ``...ｶﾌﾞｼｷｶﾞｲｼﾔ``): the names the bank may have cut there.
 
 The business words (事業略語: 農業協同組合, 健康保険組合 ...) are part of a name; banks write
 them short inside it (``ﾄｳｷﾖｳﾄﾉｳｷﾖｳ``). :func:`canonical` writes them short on the folded
@@ -22,7 +26,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from keiri_agent.blocks.table.names.fold import fold
+from keiri_agent.blocks.table.names.fold import fold, starts_cut
 from keiri_agent.blocks.table.names.forms import FORMS, KANJI_SHORT, CompanyForm, FormKind
 
 __all__ = [
@@ -30,6 +34,7 @@ __all__ = [
     "NameParts",
     "business_trimmed",
     "canonical",
+    "cut_spelled_form",
     "is_branch",
     "kanji_business_short",
     "split_name",
@@ -78,6 +83,10 @@ _TOKEN = f"[^()]{{1,{2 * _LONGEST_ABBREVIATION}}}"
 _FIRST = re.compile(rf"^\(?({_TOKEN})\)")
 _LAST = re.compile(rf"\(({_TOKEN})\)?$")
 _MIDDLE = re.compile(rf"\(({_TOKEN})\)")
+# The same with a space where the closing parenthesis belongs: ``(ｶ ﾄｳｷﾖｳ``, ``ﾄｳｷﾖｳ(ｶ ｼﾃﾝ``.
+_SPACED = rf"\(([^()\s]{{1,{2 * _LONGEST_ABBREVIATION}}})\s+(?=\S)"
+_FIRST_SPACED = re.compile(f"^{_SPACED}")
+_MIDDLE_SPACED = re.compile(_SPACED)
 _CUT_FORM = re.compile(rf"\(({_TOKEN})?$")
 
 
@@ -177,13 +186,14 @@ def _form_of(token: str) -> CompanyForm | None:
 def _kana_forms(name: str, forms: list[CompanyForm]) -> tuple[str, str]:
     """Remove the bank's abbreviations (first, last, middle); returns the name and the rest."""
     rest = ""
-    if (first := _FIRST.match(name)) and (form := _form_of(first.group(1))):
+    first = _FIRST.match(name) or _FIRST_SPACED.match(name)
+    if first and (form := _form_of(first.group(1))):
         name = name[first.end() :]
         forms.append(form)
     if (last := _LAST.search(name)) and (form := _form_of(last.group(1))):
         name = name[: last.start()]
         forms.append(form)
-    for middle in _MIDDLE.finditer(name):
+    for middle in (*_MIDDLE.finditer(name), *_MIDDLE_SPACED.finditer(name)):
         if form := _form_of(middle.group(1)):
             name, rest = name[: middle.start()], name[middle.end() :]
             forms.append(form)
@@ -197,9 +207,22 @@ def _drop_cut_form(name: str) -> str:
     if match is None:
         return name
     start = fold(match.group(1) or "")
-    if any(a.startswith(start) for a in _ABBREVIATIONS) and start not in _ABBREVIATIONS:
+    if any(starts_cut(a, start) for a in _ABBREVIATIONS) and start not in _ABBREVIATIONS:
         return name[: match.start()]
     return name
+
+
+def cut_spelled_form(folded: str) -> tuple[str, ...]:
+    """A cut, folded name without the start of a legal form spelled out at its end
+    (``...ｶﾌﾞｼｷｶﾞｲｼﾔ`` cut to ``...ｶﾌﾞｼｷｶ``): every such name, longest start off first.
+
+    A start of one kana (``カ``) counts: the caller compares what is left as a cut name, never
+    as a whole one."""
+    return tuple(
+        folded[:end]
+        for end in range(1, len(folded))
+        if any(starts_cut(reading, folded[end:]) for reading, _ in _LEGAL_READINGS)
+    )
 
 
 def _drop_spelled(name: str, length: int, *, first: bool) -> str:
