@@ -56,6 +56,7 @@ class NameIndex:
         for key in self._sorted:
             if LONG_MARK in key:
                 self._unmarked.setdefault(unmarked(key), []).append(key)
+        self._unmarked_sorted = sorted(self._unmarked)
         self._near: dict[str, list[str]] | None = None  # built on the first proposal asked for
 
     def __len__(self) -> int:
@@ -71,16 +72,21 @@ class NameIndex:
         """
         found: set[int] = set()
         spelled = (payer.name, *payer.readings)
-        for text in (*spelled, *payer.heads, *payer.first_words, *payer.cut_stems):
+        for text in (*spelled, *payer.heads, *payer.first_words):
             found.update(self._exact.get(text, ()))
-        for bare in {unmarked(text) for text in spelled}:
+        for bare in {unmarked(text) for text in (*spelled, *payer.cut_stems)}:
             found.update(self._exact.get(bare, ()))
             for key in self._unmarked.get(bare, ()):
                 found.update(self._exact[key])
         if payer.code:
             found.update(self._exact.get(payer.code + payer.name, ()))
         if payer.truncated and len(payer.name) >= MIN_PREFIX_CHARS:
-            found.update(self._prefixed(payer.name[:-1]))
+            found.update(self._prefixed(self._sorted, payer.name[:-1]))
+            bare = unmarked(payer.name)[:-1]
+            found.update(self._prefixed(self._sorted, bare))
+            for key in self._prefixed_keys(self._unmarked_sorted, bare):
+                for text in self._unmarked[key]:
+                    found.update(self._exact[text])
         if not found and not payer.truncated:
             near = self._near_keys()
             for text in (payer.name, *payer.readings):
@@ -102,10 +108,14 @@ class NameIndex:
             self._near = near
         return self._near
 
-    def _prefixed(self, stem: str) -> set[int]:
-        start = bisect_left(self._sorted, stem)
-        end = bisect_left(self._sorted, stem + _AFTER_ALL, lo=start)
-        return {n for text in self._sorted[start:end] for n in self._exact[text]}
+    def _prefixed(self, keys: list[str], stem: str) -> set[int]:
+        """The customers of the keys in sorted ``keys`` that start with ``stem``."""
+        return {n for text in self._prefixed_keys(keys, stem) for n in self._exact[text]}
+
+    @staticmethod
+    def _prefixed_keys(keys: list[str], stem: str) -> list[str]:
+        start = bisect_left(keys, stem)
+        return keys[start : bisect_left(keys, stem + _AFTER_ALL, lo=start)]
 
 
 def _deletions(text: str) -> list[str]:

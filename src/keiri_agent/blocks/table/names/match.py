@@ -154,10 +154,7 @@ def compare(payer: PayerName, key: NameKey, *, near: bool = True) -> tuple[Match
     for text, spoken in texts:
         if same_unmarked(text, key.text):
             return MatchKind.LONG_MARK, spoken
-    if payer.truncated and (
-        _cut_prefix(payer.name, key.text)
-        or (key.text in payer.cut_stems and len(key.text) >= MIN_PREFIX_CHARS)
-    ):
+    if payer.truncated and _cut_meets(payer, key.text):
         return MatchKind.PREFIX, False
     if key.text in payer.heads:
         return MatchKind.HEAD, False
@@ -209,9 +206,18 @@ def same_unmarked(a: str, b: str) -> bool:
     return len(bare) >= MIN_UNMARKED_CHARS and bare == unmarked(b)
 
 
-def _cut_prefix(cut: str, key: str) -> bool:
-    """``key`` starts with the cut name; its last character may have lost its voiced mark."""
-    return len(cut) >= MIN_PREFIX_CHARS and starts_cut(key, cut)
+def _cut_meets(payer: PayerName, key: str) -> bool:
+    """A cut payer meets ``key``: the key starts with it, or is a name before a spelled-out
+    form it was cut in; long marks left out on both sides as well."""
+    for cut, whole, stems in (
+        (payer.name, key, payer.cut_stems),
+        (unmarked(payer.name), unmarked(key), tuple(unmarked(s) for s in payer.cut_stems)),
+    ):
+        if len(cut) >= MIN_PREFIX_CHARS and starts_cut(whole, cut):
+            return True
+        if len(whole) >= MIN_PREFIX_CHARS and whole in stems:
+            return True
+    return False
 
 
 def _one_apart(a: str, b: str) -> bool:
