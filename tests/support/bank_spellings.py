@@ -77,6 +77,8 @@ CUSTOMERS = (
     Customer("3014", "株式会社ダイヤモンドジャパン", "ダイヤモンドジャパン", "株式会社", True),
 )  # fmt: skip
 STRANGERS = ("ｶ)ﾋｶﾞｼﾆﾎﾝｹﾝｾﾂ", "ﾄﾞ)ﾌﾞﾙｰｽｶｲ", "ｻｸﾗﾃﾞｻﾞｲﾝ(ﾕ", "(ｶ ﾀﾞｲﾔﾓﾝﾄﾞﾘｰｽ", "ｲ)ﾐｶｽﾞｷ")
+# Words after a customer's name that make another company (a parent, a sister).
+SISTER_WORDS = ("ﾘｰｽ", "ﾌﾄﾞｳｻﾝ", "ｻｰﾋﾞｽ", "ﾎｰﾙﾃﾞｲﾝｸﾞｽ", "ｼﾖｳｼﾞ")
 BRANCHES = ("ｵｵｻｶｼﾃﾝ", "ﾄｳｷﾖｳｼｼﾔ", "ﾌｸｵｶｴｲｷﾞﾖｳｼﾖ")
 MARKS = ("-", "ｰ", "‐", "－", "")  # how the long vowel reaches the field ("": left out)
 _SMALL_HALF = dict(zip("ァィゥェォッャュョ", "ｧｨｩｪｫｯｬｭｮ", strict=True))
@@ -128,9 +130,13 @@ def case(rng: random.Random) -> Case:
     total = sum(amounts[i] for i in picked) - fee
     paid = (tuple(numbers[i] for i in picked),)
     kind = f"{'combined' if size > 1 else 'single'}{'_fee' if fee else ''}"
-    if rng.random() < 0.15:
+    draw = rng.random()
+    if draw < 0.12:
         stranger = rng.choice(STRANGERS)
         transfers = [Transfer(stranger, total, Truth(None, (), False, f"stranger/{kind}"))]
+    elif draw < 0.24:  # another company named after the customer, the field cut or not
+        written = _sister(payer, rng)
+        transfers = [Transfer(written, total, Truth(None, (), False, f"sister/{kind}"))]
     else:
         written, promised, shape = payer_name(payer, rng)
         truth = Truth(payer.code, paid, promised, f"{shape}/{kind}")
@@ -218,10 +224,33 @@ def payer_name(customer: Customer, rng: random.Random) -> tuple[str, bool, str]:
     others = [_plain(_core(c)) for c in CUSTOMERS if c is not customer]
     unique = _plain(_core(customer)) not in others
     if cut or len(written) in WIDTHS:
-        kana = sum(ch not in "ﾞﾟ" for ch in seen)
+        kana = _kana(seen)
         unique = unique and kana >= MIN_VISIBLE and not any(o.startswith(seen) for o in others)
+    if cut and after.strip() == _spelled_after(customer).strip():
+        # One kana of a spelled-out form after the name proves nothing (``ｶ`` goes on names).
+        tail = written[len(before) + len(core) :]
+        unique = unique and _kana(tail) != 1
     shape = f"{form_shape}/{'mark:' + (mark or 'none')}/{spelling}/cut:{width if cut else 0}"
     return written, unique, shape
+
+
+def _sister(customer: Customer, rng: random.Random) -> str:
+    """Another company: the customer's name, a space and a word, cut at a width or not; a
+    cut leaves some of the word (cut before it, the name is the customer's as the bank cut it)."""
+    before, after, _ = _form(customer, rng)
+    name = f"{before}{_core(customer)} "
+    written = f"{name}{rng.choice(SISTER_WORDS)}{after}"
+    width = rng.choice(WIDTHS)
+    return written[:width] if len(name) < width < len(written) else written
+
+
+def _kana(half: str) -> int:
+    """Kana in a half-width text (a voiced mark is not one)."""
+    return sum(ch not in "ﾞﾟ ()" for ch in half)
+
+
+def _spelled_after(customer: Customer) -> str:
+    return f" {FORMS[customer.form][1]}"
 
 
 def _form(customer: Customer, rng: random.Random) -> tuple[str, str, str]:
@@ -241,7 +270,8 @@ def _form(customer: Customer, rng: random.Random) -> tuple[str, str, str]:
             "last": ("", f"({short}"),
             "last_space": ("", f" ({short}"),
             "last_paren": ("", f"({short})"),
-            "last_spelled": ("", f" {spelled}"),
+            "last_spelled": ("", _spelled_after(customer)),
+            "last_spelled_glued": ("", spelled),
             "middle": ("", f"({short})"),
             "middle_open": ("", f"({short} "),
         }

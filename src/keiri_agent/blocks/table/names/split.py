@@ -31,6 +31,7 @@ from keiri_agent.blocks.table.names.forms import FORMS, KANJI_SHORT, CompanyForm
 
 __all__ = [
     "BRANCH_WORDS",
+    "MIN_FORM_START",
     "NameParts",
     "business_trimmed",
     "canonical",
@@ -52,6 +53,8 @@ BRANCH_WORDS = tuple(
         "ジギヨウシヨ", "ジギヨウブ", "エイギヨウブ", "ケイリブ", "ザイムブ", "ソウムブ", "ケイリカ",
     )
 )  # fmt: skip
+# Kana of a spelled-out legal form that must show after a cut name to be taken as its start.
+MIN_FORM_START = 2
 # Latin company forms at the end of a name (after NFKC).
 _LATIN_FORM = re.compile(r"[\s,]+(?:co\.?,?\s*ltd\.?|inc\.?|corp\.?|ltd\.?|k\.k\.)$", re.I)
 _ABBREVIATIONS: dict[str, CompanyForm] = {form.abbreviation: form for form in FORMS}
@@ -216,11 +219,11 @@ def cut_spelled_form(folded: str) -> tuple[str, ...]:
     """A cut, folded name without the start of a legal form spelled out at its end
     (``...ｶﾌﾞｼｷｶﾞｲｼﾔ`` cut to ``...ｶﾌﾞｼｷｶ``): every such name, longest start off first.
 
-    A start of one kana (``カ``) counts: the caller compares what is left as a cut name, never
-    as a whole one."""
+    At least :data:`MIN_FORM_START` kana of the form must show: one kana (``カ``, ``シ``,
+    ``イ``) begins a form's spelling as often as it goes on a name."""
     return tuple(
         folded[:end]
-        for end in range(1, len(folded))
+        for end in range(1, len(folded) - MIN_FORM_START + 1)
         if any(starts_cut(reading, folded[end:]) for reading, _ in _LEGAL_READINGS)
     )
 
