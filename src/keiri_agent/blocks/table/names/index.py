@@ -4,7 +4,7 @@
 :mod:`.keys`) and answers :meth:`NameIndex.lookup` for each bank line:
 
 - exact keys from a dict (the payer's name, its code put back in front, a kanji payer's
-  readings, a payer's first words, a cut payer's names before a spelled-out form): O(1) per key;
+  readings, a payer's first words, a sole proprietor's trade and owner's names, a cut payer's names before a spelled-out form): O(1) per key;
 - the same names without their long marks: from the first dict, and from a second one of the
   keys written with long marks, filed without them;
 - a cut payer (48, 30 or 20 characters) from the sorted keys: the keys starting with it lie in
@@ -72,7 +72,7 @@ class NameIndex:
         """
         found: set[int] = set()
         spelled = (payer.name, *payer.readings)
-        for text in (*spelled, *payer.heads, *payer.first_words):
+        for text in (*spelled, *payer.heads, *payer.trade, *payer.first_words):
             found.update(self._exact.get(text, ()))
         for bare in {unmarked(text) for text in (*spelled, *payer.cut_stems)}:
             found.update(self._exact.get(bare, ()))

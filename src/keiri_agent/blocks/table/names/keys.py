@@ -40,6 +40,7 @@ from keiri_agent.blocks.table.names.split import (
     kanji_business_short,
     split_name,
     starts_with_form,
+    trade_parts,
 )
 
 __all__ = [
@@ -103,6 +104,7 @@ class PayerName:
     first_words: tuple[str, ...] = ()  # a company's first words before other words (proposals)
     cut_at: int = 0  # the width the bank may have cut it at (half-width characters), 0: whole
     cut_stems: tuple[str, ...] = ()  # cut inside a legal form spelled out: the names before it
+    trade: tuple[str, ...] = ()  # a sole proprietor's trade name, owner's name and both
 
     @classmethod
     def parse(cls, raw: str, *, limit: int | None = PAYER_NAME_CHARS) -> PayerName:
@@ -137,6 +139,7 @@ def _parse(raw: str, limit: int | None) -> PayerName:
         readings=spoken,
         first_words=first_words,
         cut_at=cut_at,
+        trade=() if parts.legal else tuple(canonical(fold(p)) for p in trade_parts(parts.name)),
         cut_stems=tuple(canonical(s) for s in cut_spelled_form(fold(parts.name))) if truncated else (),
     )
 
@@ -155,8 +158,8 @@ def _heads(
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A payer's first words, longest first, when more words follow them: ``heads`` when every
     word after them names a branch, an office or a department (``ｱｵﾊﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``; in a
-    name the bank may have cut, also every word but the last: a cut word proves nothing), else, for a payer that wrote a legal form,
-    ``first_words``: another company may be named so (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾘｰｽ``, a parent or a
+    name the bank may have cut, also every word but the last: a cut word proves nothing),
+    else, for a payer that wrote a legal form, ``first_words``: another company may be named so (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾘｰｽ``, a parent or a
     sister company), a proposal for a person, never a match."""
     heads: list[str] = []
     first_words: list[str] = []
@@ -189,9 +192,9 @@ def customer_keys(name: str, kana: str = "") -> tuple[NameKey, ...]:
     written = split_name(name)
     # The customer's legal form, from whichever spelling writes it.
     form = (spelled.legal if spelled else None) or written.legal
-    for text in _variants(spelled.name) if spelled else ():
+    for text in _variants(spelled.name, form) if spelled else ():
         found.setdefault(canonical(fold(text)), NameSource.KANA)
-    for text in _variants(written.name):
+    for text in _variants(written.name, form):
         found.setdefault(canonical(fold(text)), NameSource.NAME)
         if has_kanji(text):
             for number, reading in enumerate(readings(kanji_business_short(text))):
@@ -200,10 +203,12 @@ def customer_keys(name: str, kana: str = "") -> tuple[NameKey, ...]:
     return tuple(NameKey(text, source, form) for text, source in found.items() if text)
 
 
-def _variants(name: str) -> tuple[str, ...]:
-    """The name, and the name without a business word at an end when it has one."""
+def _variants(name: str, form: CompanyForm | None) -> tuple[str, ...]:
+    """The name, the name without a business word at an end when it has one, and for a sole
+    proprietor (no legal form) written with a trade name and an owner's name, each of them."""
     trimmed = business_trimmed(name)
-    return (name, trimmed) if trimmed else (name,)
+    owner = trade_parts(name) if form is None else ()
+    return (name, *((trimmed,) if trimmed else ()), *owner)
 
 
 def name_key(text: str) -> str:

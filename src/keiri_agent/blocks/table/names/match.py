@@ -1,6 +1,6 @@
 """How a payer name meets a customer: the kind of agreement, its source, a score and the reason.
 
-A payer meets a customer key (:mod:`.keys`) in one of six ways, best first:
+A payer meets a customer key (:mod:`.keys`) in one of seven ways, best first:
 
 - ``EXACT``: the payer's name is the key (or, for a payer written in kanji, one of its readings);
 - ``LONG_MARK``: they are the same once their long-vowel marks are left out (``ﾄｷﾖ`` /
@@ -11,6 +11,8 @@ A payer meets a customer key (:mod:`.keys`) in one of six ways, best first:
   :data:`MIN_PREFIX_CHARS` are left;
 - ``HEAD``: a payer's first words are the key and only branch, office or department words
   follow (``ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``, ``ｱｵﾊﾞｼﾖｳｼﾞ ｹｲﾘﾌﾞ``);
+- ``TRADE``: a sole proprietor's payer is written with a trade name and the owner's name
+  (``ﾔﾏﾀﾞｼﾖｳﾃﾝ ﾀﾞｲﾋﾖｳ ﾔﾏﾀﾞ ﾀﾛｳ``, ``ﾔﾏﾀﾞ ﾀﾛｳ(ﾔﾏﾀﾞｼﾖｳﾃﾝ``) and the key is one of them;
 - ``NEAR``: the names differ in one kana (``シラトリ`` / ``シロトリ``), both at least
   :data:`MIN_NEAR_CHARS` long: a proposal for a person, never a match on its own
   (``Match.proposal_only``);
@@ -72,6 +74,7 @@ class MatchKind(StrEnum):
     LONG_MARK = "長音符の有無だけ違う"
     PREFIX = "前方一致"
     HEAD = "先頭の語が一致"
+    TRADE = "屋号か代表者名が一致"
     NEAR = "1文字違い"
     FIRST_WORDS = "先頭の語だけ一致"
 
@@ -81,6 +84,7 @@ KIND_WEIGHTS = {
     MatchKind.LONG_MARK: 0.95,
     MatchKind.PREFIX: 0.9,
     MatchKind.HEAD: 0.8,
+    MatchKind.TRADE: 0.8,
     MatchKind.NEAR: 0.5,
     MatchKind.FIRST_WORDS: 0.5,
 }
@@ -134,6 +138,7 @@ class Match:
             MatchKind.LONG_MARK: "（長音符「ー」の有無だけ違う）",
             MatchKind.PREFIX: "（銀行で切れた名前の前方一致）",
             MatchKind.HEAD: "（後ろの支店名などを除いて一致）",
+            MatchKind.TRADE: "（屋号か代表者の名前で一致）",
             MatchKind.NEAR: "（1文字違いのため要確認）",
             MatchKind.FIRST_WORDS: "（後ろの語が支店名などではないため要確認）",
         }[self.kind]
@@ -158,6 +163,8 @@ def compare(payer: PayerName, key: NameKey, *, near: bool = True) -> tuple[Match
         return MatchKind.PREFIX, False
     if key.text in payer.heads:
         return MatchKind.HEAD, False
+    if key.text in payer.trade:
+        return MatchKind.TRADE, False
     if key.text in payer.first_words:
         return MatchKind.FIRST_WORDS, False
     if near and not payer.truncated:

@@ -11,6 +11,11 @@ half-width kana, a master's 取引先名カナ) and removes what is not the name
   space (``(ｶ ﾄｳｷﾖｳｼﾖｳｼﾞ``, ``ﾄｳｷﾖｳｼﾖｳｼﾞ(ｶ ﾄｳｷﾖｳｼｼﾔ``), and a form cut short by the field's
   width (``...(ﾄｸ``, ``...(ｻ`` of ``(ｻﾞｲ``) when the caller says the name was cut.
 
+:func:`trade_parts` takes a sole proprietor's name (個人事業主: no legal form) apart into its trade
+name (屋号) and the owner's name when it holds both: ``山田商店 代表 山田太郎``,
+``ﾔﾏﾀﾞｼﾖｳﾃﾝ ﾀﾞｲﾋﾖｳ ﾔﾏﾀﾞ ﾀﾛｳ``, ``山田商店（山田太郎）``, ``ﾔﾏﾀﾞ ﾀﾛｳ(ﾔﾏﾀﾞｼﾖｳﾃﾝ``; either names
+the one business.
+
 :func:`cut_spelled_form` gives a cut name without the start of a legal form spelled out after
 it (``ﾄｳｷﾖｳｼﾖｳｼﾞｶﾌﾞｼｷｶ`` of ``...ｶﾌﾞｼｷｶﾞｲｼﾔ``): the names the bank may have cut there.
 
@@ -40,19 +45,24 @@ __all__ = [
     "kanji_business_short",
     "split_name",
     "starts_with_form",
+    "trade_parts",
 ]
 
 # Words a branch, an office or a department of a company ends with, as a bank writes them after
-# the company's name (``ｱｵﾊﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``, ``ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ ｹｲﾘﾌﾞ``), folded: 支店 支社 営業所
-# 出張所 本店 本社 本部 事業所 事業部 営業部 経理部 財務部 総務部 経理課. Only words no company
-# name ends with by chance (not ブ or カ alone, not 事務所: ｱｵｷ ﾎｳﾘﾂｼﾞﾑｼﾖ is a law office).
-BRANCH_WORDS = tuple(
-    fold(word)
-    for word in (
-        "シテン", "シシヤ", "エイギヨウシヨ", "シユツチヨウシヨ", "ホンテン", "ホンシヤ", "ホンブ",
-        "ジギヨウシヨ", "ジギヨウブ", "エイギヨウブ", "ケイリブ", "ザイムブ", "ソウムブ", "ケイリカ",
-    )
+# the company's name (``ｱｵﾊﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``, ``ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ ｹｲﾘﾌﾞ``), folded, and in kanji as a
+# master writes them (``青葉商事(大阪支店)``). Only words no company name ends with by chance
+# (not ブ or カ alone, not 事務所: ｱｵｷ ﾎｳﾘﾂｼﾞﾑｼﾖ is a law office).
+_BRANCHES = (
+    ("支店", "シテン"), ("支社", "シシヤ"), ("営業所", "エイギヨウシヨ"), ("出張所", "シユツチヨウシヨ"),
+    ("本店", "ホンテン"), ("本社", "ホンシヤ"), ("本部", "ホンブ"), ("事業所", "ジギヨウシヨ"),
+    ("事業部", "ジギヨウブ"), ("営業部", "エイギヨウブ"), ("経理部", "ケイリブ"), ("財務部", "ザイムブ"),
+    ("総務部", "ソウムブ"), ("経理課", "ケイリカ"),
 )  # fmt: skip
+BRANCH_WORDS = tuple(fold(kana) for _, kana in _BRANCHES) + tuple(kanji for kanji, _ in _BRANCHES)
+# A sole proprietor's name: trade name and owner's name on either side of 代表 / 代表者 (ﾀﾞｲﾋﾖｳ,
+# ﾀﾞｲﾋﾖｳｼﾔ: a word apart in kana), or one of them in parentheses (the closing one may be cut).
+_OWNER_WORD = re.compile(r"\s*代表者?\s*[:：]?\s*|\s+ダイヒ[ヨョ]ウ(?:シ[ヤャ])?\s+")
+_IN_PARENTHESES = re.compile(r"^([^()]+)\(([^()]+)\)?$")
 # Kana of a spelled-out legal form that must show after a cut name to be taken as its start.
 MIN_FORM_START = 2
 # Latin company forms at the end of a name (after NFKC).
@@ -213,6 +223,20 @@ def _drop_cut_form(name: str) -> str:
     if any(starts_cut(a, start) for a in _ABBREVIATIONS) and start not in _ABBREVIATIONS:
         return name[: match.start()]
     return name
+
+
+def trade_parts(name: str) -> tuple[str, ...]:
+    """A sole proprietor's ``name`` (NFKC, forms removed) as its trade name, its owner's name and
+    both without the word between; () when it is not written so. A part naming a branch is none
+    (``青葉商事(大阪支店)`` is a company and its branch)."""
+    text = name.strip()
+    if bracketed := _IN_PARENTHESES.match(text):
+        parts = [bracketed.group(1).strip(), _OWNER_WORD.sub("", bracketed.group(2)).strip()]
+    else:
+        parts = [p.strip() for p in _OWNER_WORD.split(text, maxsplit=1)]
+    if len(parts) < 2 or not all(parts) or any(is_branch(fold(p)) for p in parts):
+        return ()
+    return (parts[0], parts[1], f"{parts[0]} {parts[1]}")
 
 
 def cut_spelled_form(folded: str) -> tuple[str, ...]:

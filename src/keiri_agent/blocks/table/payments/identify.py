@@ -44,6 +44,7 @@ _DETAILS = {
     MatchKind.LONG_MARK: "（長音符「ー」の有無だけ違う）",
     MatchKind.PREFIX: "（前方一致: 銀行で {cut} 文字に切れた名前）",
     MatchKind.HEAD: "（後ろの支店名などを除いて一致）",
+    MatchKind.TRADE: "（屋号か代表者の名前で一致）",
     MatchKind.NEAR: "（1文字違い）",
     MatchKind.FIRST_WORDS: "（先頭の語だけ一致）",
 }
