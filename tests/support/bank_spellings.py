@@ -17,6 +17,8 @@ statements that carry it write names:
   written ``ｼﾞ`` and ``ｽﾞ``;
 - the whole field cut at 48, or at an export's 30 or 20 half-width characters: inside the name,
   inside a spelled-out or abbreviated form after it, between a kana and its voiced mark;
+- a sole proprietor's account named by its trade name (屋号), its owner or both
+  (``ﾔﾏﾀﾞｼﾖｳﾃﾝ ﾀﾞｲﾋﾖｳ ﾔﾏﾀﾞ ﾀﾛｳ``, ``ﾔﾏﾀﾞ ﾀﾛｳ(ﾔﾏﾀﾞｼﾖｳﾃﾝ``), the master holding both;
 - two or three invoices paid in one transfer, with or without a bank fee taken off.
 
 The master holds customers whose names share their first 20 or more kana, a name that is the
@@ -48,8 +50,9 @@ class Customer:
     code: str
     name: str  # as the master writes it (kanji)
     reading: str  # the true reading of the name without its form (full-width katakana)
-    form: str  # the legal form ("" for none)
+    form: str  # the legal form ("" for a sole proprietor)
     first: bool  # the form stands before the name
+    owner: str = ""  # a sole proprietor: the owner's name (katakana); ``reading`` is the 屋号
 
 
 # Bank abbreviation and spelled-out reading (half-width) of the forms used here.
@@ -75,6 +78,9 @@ CUSTOMERS = (
     Customer("3012", "サクラデザインスタジオ株式会社", "サクラデザインスタジオ", "株式会社", False),
     Customer("3013", "サクラデザインスタジオジャパン株式会社", "サクラデザインスタジオジャパン", "株式会社", False),
     Customer("3014", "株式会社ダイヤモンドジャパン", "ダイヤモンドジャパン", "株式会社", True),
+    # Sole proprietors: the master holds the trade name (屋号) and the owner, no kana.
+    Customer("3015", "山田商店（山田太郎）", "ヤマダショウテン", "", True, "ヤマダ タロウ"),
+    Customer("3016", "さくら整骨院 代表 佐藤花子", "サクラセイコツイン", "", True, "サトウ ハナコ"),
 )  # fmt: skip
 STRANGERS = ("ｶ)ﾋｶﾞｼﾆﾎﾝｹﾝｾﾂ", "ﾄﾞ)ﾌﾞﾙｰｽｶｲ", "ｻｸﾗﾃﾞｻﾞｲﾝ(ﾕ", "(ｶ ﾀﾞｲﾔﾓﾝﾄﾞﾘｰｽ", "ｲ)ﾐｶｽﾞｷ")
 # Words after a customer's name that make another company (a parent, a sister).
@@ -181,6 +187,8 @@ def _looks_alike(a: Customer, b: Customer) -> bool:
 
 
 def _master_row(customer: Customer, rng: random.Random) -> dict[str, str]:
+    if customer.owner:  # read from the kanji name (SudachiPy)
+        return {"取引先コード": customer.code, "取引先名": customer.name, "取引先名カナ": ""}
     style = rng.random()
     reading = customer.reading
     if style < 0.35:
@@ -199,6 +207,8 @@ def _master_row(customer: Customer, rng: random.Random) -> dict[str, str]:
 
 def payer_name(customer: Customer, rng: random.Random) -> tuple[str, bool, str]:
     """The payer as written, whether the product promises to know it, and the shape."""
+    if customer.owner:
+        return _proprietor(customer, rng)
     core = _core(customer)
     mark = rng.choice(MARKS)
     spelling = rng.choice(("large", "small", "same_sound"))
@@ -234,6 +244,20 @@ def payer_name(customer: Customer, rng: random.Random) -> tuple[str, bool, str]:
     return written, unique, shape
 
 
+def _proprietor(customer: Customer, rng: random.Random) -> tuple[str, bool, str]:
+    """A sole proprietor's account as banks name it: the trade name, the owner or both."""
+    trade, owner = _core(customer), half_width(customer.owner)
+    shapes = {
+        "trade_owner_word": f"{trade} {rng.choice(('ﾀﾞｲﾋﾖｳ', 'ﾀﾞｲﾋﾖｳｼﾔ'))} {owner}",
+        "owner_trade_paren": f"{owner}({trade}",
+        "trade_owner": f"{trade} {owner}",
+        "trade": trade,
+        "owner": owner,
+    }
+    shape = rng.choice(sorted(shapes))
+    return shapes[shape], True, f"proprietor_{shape}"
+
+
 def _sister(customer: Customer, rng: random.Random) -> str:
     """Another company: the customer's name, a space and a word, cut at a width or not; a
     cut leaves some of the word (cut before it, the name is the customer's as the bank cut it)."""
@@ -255,6 +279,8 @@ def _spelled_after(customer: Customer) -> str:
 
 def _form(customer: Customer, rng: random.Random) -> tuple[str, str, str]:
     """What stands before and after the name for its legal form, and the shape's name."""
+    if not customer.form:
+        return "", "", "no_form"
     short, spelled = FORMS[customer.form]
     if customer.first:
         choices = {

@@ -90,7 +90,10 @@ def starts_cut(whole: str, cut: str) -> bool:
     kana may have lost its voiced mark to the cut (``ﾀ`` of ``ﾀﾞ``)."""
     if not cut or len(whole) < len(cut):
         return not cut
-    return whole.startswith(cut[:-1]) and cut[-1] in (whole[len(cut) - 1], unvoiced(whole[len(cut) - 1]))
+    return whole.startswith(cut[:-1]) and cut[-1] in (
+        whole[len(cut) - 1],
+        unvoiced(whole[len(cut) - 1]),
+    )
 
 
 def unvoiced(ch: str) -> str:

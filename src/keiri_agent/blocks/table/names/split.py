@@ -227,7 +227,7 @@ def _drop_cut_form(name: str) -> str:
 
 def trade_parts(name: str) -> tuple[str, ...]:
     """A sole proprietor's ``name`` (NFKC, forms removed) as its trade name, its owner's name and
-    both without the word between; () when it is not written so. A part naming a branch is none
+    both without the word between, in either order; () when it is not written so. A part naming a branch is none
     (``青葉商事(大阪支店)`` is a company and its branch)."""
     text = name.strip()
     if bracketed := _IN_PARENTHESES.match(text):
@@ -236,7 +236,7 @@ def trade_parts(name: str) -> tuple[str, ...]:
         parts = [p.strip() for p in _OWNER_WORD.split(text, maxsplit=1)]
     if len(parts) < 2 or not all(parts) or any(is_branch(fold(p)) for p in parts):
         return ()
-    return (parts[0], parts[1], f"{parts[0]} {parts[1]}")
+    return (parts[0], parts[1], f"{parts[0]} {parts[1]}", f"{parts[1]} {parts[0]}")
 
 
 def cut_spelled_form(folded: str) -> tuple[str, ...]:
