@@ -88,12 +88,12 @@ def unmarked(folded: str) -> str:
 def starts_cut(whole: str, cut: str) -> bool:
     """Whether folded ``whole`` begins with folded ``cut``, a start the bank cut off; its last
     kana may have lost its voiced mark to the cut (``ﾀ`` of ``ﾀﾞ``)."""
-    if not cut or len(whole) < len(cut):
-        return not cut
-    return whole.startswith(cut[:-1]) and cut[-1] in (
-        whole[len(cut) - 1],
-        unvoiced(whole[len(cut) - 1]),
-    )
+    if len(whole) < len(cut):
+        return False
+    if not cut:
+        return True
+    last = whole[len(cut) - 1]
+    return whole.startswith(cut[:-1]) and cut[-1] in (last, unvoiced(last))
 
 
 def unvoiced(ch: str) -> str:

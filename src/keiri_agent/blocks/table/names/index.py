@@ -53,9 +53,9 @@ class NameIndex:
         self._sorted = sorted(self._exact)
         # The keys written with long marks, filed without them (the others are in ``_exact``).
         self._unmarked: dict[str, list[str]] = {}
-        for key in self._sorted:
-            if LONG_MARK in key:
-                self._unmarked.setdefault(unmarked(key), []).append(key)
+        for text in self._sorted:
+            if LONG_MARK in text:
+                self._unmarked.setdefault(unmarked(text), []).append(text)
         self._unmarked_sorted = sorted(self._unmarked)
         self._near: dict[str, list[str]] | None = None  # built on the first proposal asked for
 

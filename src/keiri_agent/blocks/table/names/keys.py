@@ -140,9 +140,7 @@ def _parse(raw: str, limit: int | None) -> PayerName:
         first_words=first_words,
         cut_at=cut_at,
         trade=() if parts.legal else tuple(canonical(fold(p)) for p in trade_parts(parts.name)),
-        cut_stems=tuple(canonical(s) for s in cut_spelled_form(fold(parts.name)))
-        if truncated
-        else (),
+        cut_stems=tuple(canonical(s) for s in cut_spelled_form(fold(parts.name)) if truncated),
     )
 
 

@@ -227,8 +227,8 @@ def _drop_cut_form(name: str) -> str:
 
 def trade_parts(name: str) -> tuple[str, ...]:
     """A sole proprietor's ``name`` (NFKC, forms removed) as its trade name, its owner's name and
-    both without the word between, in either order; () when it is not written so. A part naming a branch is none
-    (``青葉商事(大阪支店)`` is a company and its branch)."""
+    both without the word between, in either order; () when it is not written so. A part
+    naming a branch is none (``青葉商事(大阪支店)`` is a company and its branch)."""
     text = name.strip()
     if bracketed := _IN_PARENTHESES.match(text):
         parts = [bracketed.group(1).strip(), _OWNER_WORD.sub("", bracketed.group(2)).strip()]
