@@ -10,7 +10,6 @@ one test per kind of miss the generator found, each with the outcome a person re
 from __future__ import annotations
 
 import random
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -21,56 +20,22 @@ from tests.blocks.payments_support import (
     column,
     deposit,
     invoice,
+    judge,
     match,
     matched_pairs,
     only_review,
     option_values,
 )
-from tests.support.bank_spellings import CUSTOMERS, Case, cases, payer_name
+from tests.support.bank_spellings import CUSTOMERS, cases, payer_name
 
 CASES_PER_SEED = 150
-
-
-def _deposits(case: Case) -> list[dict[str, Any]]:
-    return [
-        deposit(str(n + 1), t.payer, t.amount, f"2026-06-{10 + n:02d}")
-        for n, t in enumerate(case.transfers)
-    ]
-
-
-def judge(tmp_path: Path, seed: int) -> tuple[Counter[str], list[str], list[str]]:
-    """Counts, wrong matches and promised misses of the cases of ``seed``."""
-    counts: Counter[str] = Counter()
-    wrong: list[str] = []
-    missed: list[str] = []
-    for case in cases(seed, CASES_PER_SEED):
-        out = match(tmp_path, case.invoices, _deposits(case), customers=case.master)
-        cleared = matched_pairs(out)
-        customer = {str(r["照会番号"]): r["取引先コード"] for r in out["matched"]}
-        for number, transfer in enumerate(case.transfers, start=1):
-            truth, reference = transfer.truth, str(number)
-            counts["transfers"] += 1
-            counts["promised"] += truth.promised
-            for part in truth.shape.split("/"):
-                counts[part] += 1
-            if reference in cleared:
-                counts["matched"] += 1
-                right = (
-                    truth.code == customer[reference]
-                    and tuple(cleared[reference]) in truth.acceptable
-                )
-                if not right:
-                    wrong.append(f"{transfer} → {customer[reference]} {cleared[reference]}")
-            elif truth.promised:
-                missed.append(str(transfer))
-    return counts, wrong, missed
 
 
 @pytest.mark.parametrize("seed", [3511, 3512])
 def test_no_spelling_of_a_payer_is_matched_to_anyone_else_and_promised_ones_are_found(
     tmp_path: Path, seed: int
 ) -> None:
-    counts, wrong, missed = judge(tmp_path, seed)
+    counts, wrong, missed = judge(tmp_path, cases(seed, CASES_PER_SEED))
     assert wrong == [], f"{len(wrong)} wrong of {counts}"
     assert missed == [], f"{len(missed)} missed of {counts}"
     assert counts["promised"] >= counts["transfers"] // 3  # the property is not empty

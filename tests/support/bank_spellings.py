@@ -37,6 +37,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from tests.support.bank_names import half_width
+from tests.support.bank_shapes import Case, Transfer, Truth
 
 __all__ = ["FEES", "Case", "Customer", "Transfer", "Truth", "case", "cases"]
 
@@ -88,28 +89,6 @@ SISTER_WORDS = ("ﾘｰｽ", "ﾌﾄﾞｳｻﾝ", "ｻｰﾋﾞｽ", "ﾎｰﾙ
 BRANCHES = ("ｵｵｻｶｼﾃﾝ", "ﾄｳｷﾖｳｼｼﾔ", "ﾌｸｵｶｴｲｷﾞﾖｳｼﾖ")
 MARKS = ("-", "ｰ", "‐", "－", "")  # how the long vowel reaches the field ("": left out)
 _SMALL_HALF = dict(zip("ァィゥェォッャュョ", "ｧｨｩｪｫｯｬｭｮ", strict=True))
-
-
-@dataclass(frozen=True)
-class Truth:
-    code: str | None  # the customer who paid; None: a stranger
-    acceptable: tuple[tuple[str, ...], ...]  # invoice sets a right match may clear
-    promised: bool
-    shape: str
-
-
-@dataclass(frozen=True)
-class Transfer:
-    payer: str
-    amount: int
-    truth: Truth
-
-
-@dataclass
-class Case:
-    master: list[dict[str, str]]
-    invoices: list[dict[str, object]]
-    transfers: list[Transfer]
 
 
 def cases(seed: int, count: int) -> list[Case]:
