@@ -10,12 +10,13 @@ one test per kind of miss the generator found, each with the outcome a person re
 from __future__ import annotations
 
 import random
+import unicodedata
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from keiri_agent.blocks.table.names import CustomerName, NameIndex, PayerName, name_match
+from keiri_agent.blocks.table.names import CustomerName, NameIndex, PayerName, fold, name_match
 from tests.blocks.payments_support import (
     column,
     deposit,
@@ -230,3 +231,27 @@ def test_a_company_with_its_branch_in_parentheses_is_not_a_trade_name(tmp_path: 
     shop = {"取引先コード": "3017", "取引先名": "青葉商事（大阪支店）", "取引先名カナ": ""}
     out = _pays(tmp_path, shop, "ｵｵｻｶｼﾃﾝ", 110_000)
     assert out["matched"] == []
+
+
+def _small_kana() -> list[tuple[str, str]]:
+    """Every small kana in Unicode (katakana, hiragana, half-width) and its large letter, found
+    by the characters' names, not by the product's table."""
+    pairs = []
+    for code in [*range(0x3041, 0x3097), *range(0x30A1, 0x30FB), *range(0xFF67, 0xFF70)]:
+        name = unicodedata.name(chr(code), "")
+        if " SMALL " in name:
+            large = name.replace("SMALL ", "").replace("HALFWIDTH ", "")
+            pairs.append((chr(code), unicodedata.lookup(large)))
+    return pairs
+
+
+def test_every_small_kana_is_its_large_kana_as_banks_write_it() -> None:
+    pairs = _small_kana()
+    assert len(pairs) >= 30
+    for small, large in pairs:
+        assert fold(f"ﾔﾏ{small}ﾀﾞ") == fold(f"ﾔﾏ{large}ﾀﾞ"), (small, large)
+    # The sounds banks and people write either way.
+    for one, other in (("ﾁﾞ", "ｼﾞ"), ("ﾂﾞ", "ｽﾞ"), ("ｦ", "ｵ"), ("ヂ", "じ"), ("ヅ", "ず")):
+        assert fold(one) == fold(other)
+    for mark in ("-", "ｰ", "‐", "－", "―", "─", "ー", "〜"):
+        assert fold(f"ｺ{mark}ﾋ{mark}") == "コーヒー", mark
