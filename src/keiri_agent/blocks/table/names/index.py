@@ -87,7 +87,7 @@ class NameIndex:
             for key in self._prefixed_keys(self._unmarked_sorted, bare):
                 for text in self._unmarked[key]:
                     found.update(self._exact[text])
-        if not found and not payer.truncated:
+        if not found and payer.proposable:
             near = self._near_keys()
             for text in (payer.name, *payer.readings):
                 if len(text) >= MIN_NEAR_CHARS:

@@ -106,6 +106,13 @@ class PayerName:
     cut_stems: tuple[str, ...] = ()  # cut inside a legal form spelled out: the names before it
     trade: tuple[str, ...] = ()  # a sole proprietor's trade name, owner's name and both
 
+    @property
+    def proposable(self) -> bool:
+        """Whether a name one kana apart may be proposed: not for a name the bank cut at the
+        field's width (one kana from many longer names), but for one exactly as long as an
+        export's cut, which is as often whole."""
+        return not self.truncated or self.cut_at in EXPORT_CUT_CHARS
+
     @classmethod
     def parse(cls, raw: str, *, limit: int | None = PAYER_NAME_CHARS) -> PayerName:
         """Take ``raw`` apart; ``limit``: the width of the field it came from (half-width
@@ -140,7 +147,7 @@ def _parse(raw: str, limit: int | None) -> PayerName:
         first_words=first_words,
         cut_at=cut_at,
         trade=() if parts.legal else tuple(canonical(fold(p)) for p in trade_parts(parts.name)),
-        cut_stems=tuple(canonical(s) for s in cut_spelled_form(fold(parts.name)) if truncated),
+        cut_stems=tuple(map(canonical, cut_spelled_form(fold(parts.name)))) if truncated else (),
     )
 
 
@@ -150,7 +157,7 @@ def _cut_width(length: int, limit: int | None) -> int:
         return 0
     if length >= limit:
         return limit
-    return length if length in EXPORT_CUT_CHARS and length < limit else 0
+    return length if length in EXPORT_CUT_CHARS else 0
 
 
 def _heads(
@@ -159,8 +166,9 @@ def _heads(
     """A payer's first words, longest first, when more words follow them: ``heads`` when every
     word after them names a branch, an office or a department (``ｱｵﾊﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``; in a
     name the bank may have cut, also every word but the last: a cut word proves nothing),
-    else, for a payer that wrote a legal form, ``first_words``: another company may be named so (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾘｰｽ``, a parent or a
-    sister company), a proposal for a person, never a match."""
+    else, for a payer that wrote a legal form, ``first_words``: another company may be named
+    so (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾘｰｽ``, a parent or a sister company), a proposal for a person, never a
+    match."""
     heads: list[str] = []
     first_words: list[str] = []
     for count in range(len(words) - 1, 0, -1):

@@ -167,7 +167,7 @@ def compare(payer: PayerName, key: NameKey, *, near: bool = True) -> tuple[Match
         return MatchKind.TRADE, False
     if key.text in payer.first_words:
         return MatchKind.FIRST_WORDS, False
-    if near and not payer.truncated:
+    if near and payer.proposable:
         for text, spoken in texts[: 1 + len(payer.readings)]:
             if _one_apart(text, key.text):
                 return MatchKind.NEAR, spoken

@@ -31,7 +31,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from keiri_agent.blocks.table.names.fold import fold, starts_cut
+from keiri_agent.blocks.table.names.fold import fold, starts_cut, unvoiced
 from keiri_agent.blocks.table.names.forms import FORMS, KANJI_SHORT, CompanyForm, FormKind
 
 __all__ = [
@@ -90,6 +90,15 @@ _BUSINESS_READINGS = sorted(
         for r in form.readings
     ),
     key=lambda item: -len(item[0]),
+)
+# Every start of a legal form spelled out, as a cut leaves it (its last kana may have lost its
+# voiced mark): what :func:`cut_spelled_form` looks for at the end of a cut name.
+_LONGEST_READING = max(len(reading) for reading, _ in _LEGAL_READINGS)
+_FORM_STARTS = frozenset(
+    start
+    for reading, _ in _LEGAL_READINGS
+    for end in range(MIN_FORM_START, len(reading) + 1)
+    for start in (reading[:end], reading[: end - 1] + unvoiced(reading[end - 1]))
 )
 # An abbreviation between parentheses, room left for small kana and marks written apart.
 _TOKEN = f"[^()]{{1,{2 * _LONGEST_ABBREVIATION}}}"
@@ -245,11 +254,8 @@ def cut_spelled_form(folded: str) -> tuple[str, ...]:
 
     At least :data:`MIN_FORM_START` kana of the form must show: one kana (``カ``, ``シ``,
     ``イ``) begins a form's spelling as often as it goes on a name."""
-    return tuple(
-        folded[:end]
-        for end in range(1, len(folded) - MIN_FORM_START + 1)
-        if any(starts_cut(reading, folded[end:]) for reading, _ in _LEGAL_READINGS)
-    )
+    ends = range(max(1, len(folded) - _LONGEST_READING), len(folded) - MIN_FORM_START + 1)
+    return tuple(folded[:end] for end in ends if folded[end:] in _FORM_STARTS)
 
 
 def _drop_spelled(name: str, length: int, *, first: bool) -> str:
