@@ -61,6 +61,13 @@ def match(workspace: Path, invoices: Any, deposits: Any, **inputs: Any) -> dict[
     )
 
 
+def one_transfer(
+    workspace: Path, invoices: Any, payer: str, amount: Any, customers: Any = None
+) -> dict[str, Any]:
+    """The block run on one transfer (照会番号 1) from ``payer`` of ``amount``."""
+    return match(workspace, invoices, [deposit("1", payer, amount)], customers=customers)
+
+
 def matched_pairs(out: dict[str, Any]) -> dict[str, list[str]]:
     """照会番号 → the invoices its line cleared, in order."""
     pairs: dict[str, list[str]] = {}
@@ -116,3 +123,15 @@ def judge(workspace: Path, cases: Iterable[Any]) -> tuple[Counter[str], list[str
             elif truth.promised:
                 missed.append(str(transfer))
     return counts, wrong, missed
+
+
+def check_property(workspace: Path, cases: Iterable[Any], shapes: Iterable[str]) -> Counter[str]:
+    """:func:`judge` the cases: no wrong match, no promised transfer missed, at least a third
+    of the transfers promised (the property is not empty) and every one of ``shapes`` drawn."""
+    counts, wrong, missed = judge(workspace, cases)
+    assert wrong == [], f"{len(wrong)} wrong of {counts}: {wrong[:5]}"
+    assert missed == [], f"{len(missed)} missed of {counts}: {missed[:5]}"
+    assert counts["promised"] >= counts["transfers"] // 3
+    for shape in shapes:
+        assert counts[shape] > 0, shape
+    return counts

@@ -37,7 +37,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from tests.support.bank_names import half_width
-from tests.support.bank_shapes import Case, Transfer, Truth
+from tests.support.bank_shapes import FORM_ABBREVIATIONS, Case, Transfer, Truth
 
 __all__ = ["FEES", "Case", "Customer", "Transfer", "Truth", "case", "cases"]
 
@@ -58,9 +58,7 @@ class Customer:
 
 # Bank abbreviation and spelled-out reading (half-width) of the forms used here.
 FORMS = {
-    "株式会社": ("ｶ", "ｶﾌﾞｼｷｶﾞｲｼﾔ"),
-    "有限会社": ("ﾕ", "ﾕｳｹﾞﾝｶﾞｲｼﾔ"),
-    "合同会社": ("ﾄﾞ", "ｺﾞｳﾄﾞｳｶﾞｲｼﾔ"),
+    **FORM_ABBREVIATIONS,
     "医療法人": ("ｲ", "ｲﾘﾖｳﾎｳｼﾞﾝ"),
     "一般財団法人": ("ｻﾞｲ", "ｲﾂﾊﾟﾝｻﾞｲﾀﾞﾝﾎｳｼﾞﾝ"),
 }
