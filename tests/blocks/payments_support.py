@@ -3,6 +3,8 @@ context whose learned-names store is the test's own, and the block run as the ru
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +61,13 @@ def match(workspace: Path, invoices: Any, deposits: Any, **inputs: Any) -> dict[
     )
 
 
+def one_transfer(
+    workspace: Path, invoices: Any, payer: str, amount: Any, customers: Any = None
+) -> dict[str, Any]:
+    """The block run on one transfer (照会番号 1) from ``payer`` of ``amount``."""
+    return match(workspace, invoices, [deposit("1", payer, amount)], customers=customers)
+
+
 def matched_pairs(out: dict[str, Any]) -> dict[str, list[str]]:
     """照会番号 → the invoices its line cleared, in order."""
     pairs: dict[str, list[str]] = {}
@@ -81,3 +90,48 @@ def only_review(out: dict[str, Any]) -> dict[str, Any]:
 def option_values(out: dict[str, Any], question: int = 0) -> list[str]:
     """The answers a person may give to a 要確認 question (取引先:…, 請求:…, 該当なし)."""
     return [option["value"] for option in out["questions"][question]["options"]]
+
+
+def judge(workspace: Path, cases: Iterable[Any]) -> tuple[Counter[str], list[str], list[str]]:
+    """Run generated cases (``master``, ``invoices``, ``transfers`` with their ``truth``: the
+    customer who paid, the invoice sets a right match may clear, whether the product promises
+    it, the shape) and return the counts (every part of a shape too), the wrong matches and
+    the promised transfers left unmatched."""
+    counts: Counter[str] = Counter()
+    wrong: list[str] = []
+    missed: list[str] = []
+    for case in cases:
+        deposits = [
+            deposit(str(n + 1), t.payer, t.amount, f"2026-02-{10 + n:02d}")
+            for n, t in enumerate(case.transfers)
+        ]
+        out = match(workspace, case.invoices, deposits, customers=case.master)
+        cleared = matched_pairs(out)
+        customer = {str(r["照会番号"]): r["取引先コード"] for r in out["matched"]}
+        for number, transfer in enumerate(case.transfers, start=1):
+            truth, reference = transfer.truth, str(number)
+            counts.update(["transfers", *truth.shape.split("/")])
+            counts["promised"] += truth.promised
+            if reference in cleared:
+                counts["matched"] += 1
+                right = (
+                    truth.code == customer[reference]
+                    and tuple(cleared[reference]) in truth.acceptable
+                )
+                if not right:
+                    wrong.append(f"{transfer} → {customer[reference]} {cleared[reference]}")
+            elif truth.promised:
+                missed.append(str(transfer))
+    return counts, wrong, missed
+
+
+def check_property(workspace: Path, cases: Iterable[Any], shapes: Iterable[str]) -> Counter[str]:
+    """:func:`judge` the cases: no wrong match, no promised transfer missed, at least a third
+    of the transfers promised (the property is not empty) and every one of ``shapes`` drawn."""
+    counts, wrong, missed = judge(workspace, cases)
+    assert wrong == [], f"{len(wrong)} wrong of {counts}: {wrong[:5]}"
+    assert missed == [], f"{len(missed)} missed of {counts}: {missed[:5]}"
+    assert counts["promised"] >= counts["transfers"] // 3
+    for shape in shapes:
+        assert counts[shape] > 0, shape
+    return counts

@@ -3,7 +3,9 @@
 The cases come from ``tests/support/bank_shapes.py`` (look-alike customers, sister and parent
 companies written after a customer's name, branches without a form, spaces, forms spelled out,
 full-width and mixed kana, payers' own codes, narrow cuts, a name filling the 全銀 field, a
-customer's own fee, one yen off, two invoices within a fee of each other). The property: no
+customer's own fee, one yen off, two invoices within a fee of each other) and from
+``tests/support/bank_spellings.py`` (its misses are tested one by one in
+``test_match_payments_spellings.py``). The property: no
 transfer is matched to another customer or other invoices than it paid (it may be 要確認 or
 不明入金), and every transfer whose shape the product promises to read is matched. Then one test
 per kind of wrong match the generator found, each with the reason a person reads.
@@ -11,13 +13,14 @@ per kind of wrong match the generator found, each with the reason a person reads
 
 from __future__ import annotations
 
-from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.blocks.payments_support import (
+    check_property,
     column,
     deposit,
     invoice,
@@ -26,51 +29,42 @@ from tests.blocks.payments_support import (
     only_review,
     option_values,
 )
-from tests.support.bank_shapes import Case, cases
+from tests.support import bank_shapes, bank_spellings
 
-CASES_PER_SEED = 200
+# Every generator of bank-written cases: its cases, how many per seed, the shapes it must draw.
+GENERATORS: dict[str, tuple[Callable[[int, int], list[Any]], int, tuple[str, ...]]] = {
+    "shapes": (
+        bank_shapes.cases,
+        200,
+        ("sister", "branch_bare", "cut_48", "near_fee", "combined_fee", "installments"),
+    ),
+    "spellings": (  # tests/support/bank_spellings.py, its misses in test_match_payments_spellings
+        bank_spellings.cases,
+        150,
+        (
+            "cut:20",
+            "cut:30",
+            "first_open",
+            "middle_open",
+            "mark:none",
+            "combined_fee",
+            "sister",
+            "proprietor_trade_owner_word",
+        ),
+    ),
+}
 
 
-def _deposits(case: Case) -> list[dict[str, Any]]:
-    return [
-        deposit(str(n + 1), t.payer, t.amount, f"2026-02-{10 + n:02d}")
-        for n, t in enumerate(case.transfers)
-    ]
-
-
-@pytest.mark.parametrize("seed", [1035, 2035])
+@pytest.mark.parametrize(
+    ("generator", "seed"),
+    [("shapes", 1035), ("shapes", 2035), ("spellings", 3511), ("spellings", 3512)],
+)
 def test_no_bank_written_name_or_amount_is_matched_to_anyone_else(
-    tmp_path: Path, seed: int
+    tmp_path: Path, generator: str, seed: int
 ) -> None:
-    counts: Counter[str] = Counter()
-    wrong: list[str] = []
-    missed: list[str] = []
-    shapes: set[str] = set()
-    for case in cases(seed, CASES_PER_SEED):
-        out = match(tmp_path, case.invoices, _deposits(case), customers=case.master)
-        cleared = matched_pairs(out)
-        customer = {str(r["照会番号"]): r["取引先コード"] for r in out["matched"]}
-        for number, transfer in enumerate(case.transfers, start=1):
-            truth, reference = transfer.truth, str(number)
-            shapes.update(truth.shape.split("/"))
-            counts["transfers"] += 1
-            counts["promised"] += truth.promised
-            if reference in cleared:
-                right = (
-                    truth.code == customer[reference]
-                    and tuple(cleared[reference]) in truth.acceptable
-                )
-                if not right:
-                    wrong.append(f"{transfer} → {customer[reference]} {cleared[reference]}")
-                counts["matched"] += 1
-            elif truth.promised:
-                missed.append(str(transfer))
-    assert wrong == [], f"{len(wrong)} wrong of {counts}"
-    assert missed == [], f"{len(missed)} missed of {counts}"
-    assert counts["transfers"] >= CASES_PER_SEED
-    assert counts["promised"] >= counts["transfers"] // 3  # the property is not empty
-    for shape in ("sister", "branch_bare", "cut_48", "near_fee", "combined_fee", "installments"):
-        assert shape in shapes, shape
+    cases, count, shapes = GENERATORS[generator]
+    counts = check_property(tmp_path, cases(seed, count), shapes)
+    assert counts["transfers"] >= count
 
 
 # --- the wrong matches the generator found, one by one -------------------------------------

@@ -13,7 +13,10 @@ digits and a few symbols. :func:`fold` brings any spelling (a bank's, a customer
   quotes) dropped; kanji and other letters kept as they are.
 
 :func:`bank_length` counts characters as a 全銀 field does (a voiced half-width kana is two:
-``ﾀﾞ``), which is how a cut at :data:`PAYER_NAME_CHARS` is recognised.
+``ﾀﾞ``), which is how a cut at :data:`PAYER_NAME_CHARS` is recognised, or at one of the
+:data:`EXPORT_CUT_CHARS` of statements exported by Internet banking and of passbook lines.
+:func:`unmarked` drops the long-vowel marks, for a payer's system that left them out
+(``ﾄｷﾖ`` for ``ﾄｰｷﾖｰ``, ``ｺﾎﾟﾚｼﾖﾝ`` for ``ｺｰﾎﾟﾚｰｼﾖﾝ``).
 """
 
 from __future__ import annotations
@@ -21,17 +24,30 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["LONG_MARK", "PAYER_NAME_CHARS", "bank_length", "fold", "has_kanji", "unvoiced"]
+__all__ = [
+    "EXPORT_CUT_CHARS",
+    "LONG_MARK",
+    "PAYER_NAME_CHARS",
+    "bank_length",
+    "fold",
+    "has_kanji",
+    "starts_cut",
+    "unmarked",
+    "unvoiced",
+]
 
 # Width of the 振込依頼人名 field of the 全銀協 振込入金通知 and 入出金取引明細 records, in
 # half-width characters: longer names arrive cut at this length.
 PAYER_NAME_CHARS = 48
+# Narrower widths at which statements cut the payer name: Internet banking exports and passbook
+# (通帳) lines keep 30 or 20 half-width characters of it. A name exactly this long may be cut.
+EXPORT_CUT_CHARS = (30, 20)
 LONG_MARK = "ー"
 
 _SMALL = "ァィゥェォッャュョヮヵヶㇰㇱㇲㇳㇴㇵㇶㇷㇸㇹㇺㇻㇼㇽㇾㇿ"
 _LARGE = "アイウエオツヤユヨワカケクシストヌハヒフヘホムラリルレロ"
 _SAME_SOUND = {"ヲ": "オ", "ヂ": "ジ", "ヅ": "ズ", "ヰ": "イ", "ヱ": "エ"}
-_DASHES = "-‐‑‒–—―−ｰー～〜"
+_DASHES = "-‐‑‒–—―−ｰー～〜─━"  # ─ and ━ (box drawing): typed for ー by some systems
 _KATAKANA = {chr(code): chr(code + 0x60) for code in range(0x3041, 0x3097)}  # from hiragana
 _FOLDED = {
     **dict(zip(_SMALL, _LARGE, strict=True)),
@@ -62,6 +78,22 @@ def bank_length(text: str) -> int:
     """Length of ``text`` written in half-width 全銀 characters (``ダ`` and ``ﾀﾞ`` count 2)."""
     normalized = unicodedata.normalize("NFKC", text)
     return sum(2 if ch in _UNVOICED else 1 for ch in normalized)
+
+
+def unmarked(folded: str) -> str:
+    """A folded name without its long-vowel marks (``トーキヨー`` → ``トキヨ``)."""
+    return folded.replace(LONG_MARK, "")
+
+
+def starts_cut(whole: str, cut: str) -> bool:
+    """Whether folded ``whole`` begins with folded ``cut``, a start the bank cut off; its last
+    kana may have lost its voiced mark to the cut (``ﾀ`` of ``ﾀﾞ``)."""
+    if len(whole) < len(cut):
+        return False
+    if not cut:
+        return True
+    last = whole[len(cut) - 1]
+    return whole.startswith(cut[:-1]) and cut[-1] in (last, unvoiced(last))
 
 
 def unvoiced(ch: str) -> str:

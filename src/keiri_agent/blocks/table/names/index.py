@@ -4,9 +4,11 @@
 :mod:`.keys`) and answers :meth:`NameIndex.lookup` for each bank line:
 
 - exact keys from a dict (the payer's name, its code put back in front, a kanji payer's
-  readings, a payer's first words): O(1) per key;
-- a cut payer (48 characters) from the sorted keys: the keys starting with it lie in one
-  range found by bisection, O(log k + r);
+  readings, a payer's first words, a sole proprietor's trade and owner's names, a cut payer's names before a spelled-out form): O(1) per key;
+- the same names without their long marks: from the first dict, and from a second one of the
+  keys written with long marks, filed without them;
+- a cut payer (48, 30 or 20 characters) from the sorted keys: the keys starting with it lie in
+  one range found by bisection, O(log k + r);
 - only when nothing else was found, names one kana apart (proposals): every key is filed
   under itself and each of its one-character deletions (on the first such question, so a run
   whose payers all meet never builds it), and the candidates of a payer of length L are found
@@ -23,6 +25,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable
 
+from keiri_agent.blocks.table.names.fold import LONG_MARK, unmarked
 from keiri_agent.blocks.table.names.keys import CustomerName, PayerName
 from keiri_agent.blocks.table.names.match import (
     MIN_NEAR_CHARS,
@@ -48,6 +51,12 @@ class NameIndex:
                 if not numbers or numbers[-1] != number:
                     numbers.append(number)
         self._sorted = sorted(self._exact)
+        # The keys written with long marks, filed without them (the others are in ``_exact``).
+        self._unmarked: dict[str, list[str]] = {}
+        for text in self._sorted:
+            if LONG_MARK in text:
+                self._unmarked.setdefault(unmarked(text), []).append(text)
+        self._unmarked_sorted = sorted(self._unmarked)
         self._near: dict[str, list[str]] | None = None  # built on the first proposal asked for
 
     def __len__(self) -> int:
@@ -62,13 +71,23 @@ class NameIndex:
         when nothing else is found.
         """
         found: set[int] = set()
-        for text in (payer.name, *payer.readings, *payer.heads, *payer.first_words):
+        spelled = (payer.name, *payer.readings)
+        for text in (*spelled, *payer.heads, *payer.trade, *payer.first_words):
             found.update(self._exact.get(text, ()))
+        for bare in {unmarked(text) for text in (*spelled, *payer.cut_stems)}:
+            found.update(self._exact.get(bare, ()))
+            for key in self._unmarked.get(bare, ()):
+                found.update(self._exact[key])
         if payer.code:
             found.update(self._exact.get(payer.code + payer.name, ()))
         if payer.truncated and len(payer.name) >= MIN_PREFIX_CHARS:
-            found.update(self._prefixed(payer.name[:-1]))
-        if not found and not payer.truncated:
+            found.update(self._prefixed(self._sorted, payer.name[:-1]))
+            bare = unmarked(payer.name)[:-1]
+            found.update(self._prefixed(self._sorted, bare))
+            for key in self._prefixed_keys(self._unmarked_sorted, bare):
+                for text in self._unmarked[key]:
+                    found.update(self._exact[text])
+        if not found and payer.proposable:
             near = self._near_keys()
             for text in (payer.name, *payer.readings):
                 if len(text) >= MIN_NEAR_CHARS:
@@ -89,10 +108,14 @@ class NameIndex:
             self._near = near
         return self._near
 
-    def _prefixed(self, stem: str) -> set[int]:
-        start = bisect_left(self._sorted, stem)
-        end = bisect_left(self._sorted, stem + _AFTER_ALL, lo=start)
-        return {n for text in self._sorted[start:end] for n in self._exact[text]}
+    def _prefixed(self, keys: list[str], stem: str) -> set[int]:
+        """The customers of the keys in sorted ``keys`` that start with ``stem``."""
+        return {n for text in self._prefixed_keys(keys, stem) for n in self._exact[text]}
+
+    @staticmethod
+    def _prefixed_keys(keys: list[str], stem: str) -> list[str]:
+        start = bisect_left(keys, stem)
+        return keys[start : bisect_left(keys, stem + _AFTER_ALL, lo=start)]
 
 
 def _deletions(text: str) -> list[str]:

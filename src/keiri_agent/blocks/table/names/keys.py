@@ -7,7 +7,9 @@ writes kana), the SudachiPy reading of a kanji name (``READING``) and the other 
 dictionary knows (``ALT_READING``); each also without a business word written out at either
 end (``東京都農業協同組合`` is also ``トウキヨウト``, for ``ﾉｳｷﾖｳ)ﾄｳｷﾖｳﾄ``). A payer
 has one name key, a customer code written first apart (``1012ｶ)ﾔﾏﾀﾞ...``), and whether the
-bank may have cut it at :data:`.fold.PAYER_NAME_CHARS` characters.
+bank may have cut it: at :data:`.fold.PAYER_NAME_CHARS` characters, or a name exactly as long as
+one of the :data:`.fold.EXPORT_CUT_CHARS` a statement export keeps (then also the names it
+leaves without the start of a legal form spelled out after them, :func:`.split.cut_spelled_form`).
 
 :func:`name_key` is the one key of a value when one is needed (``normalize_key(reading=True)``
 groups rows by it): a kanji name's SudachiPy reading, a kana name as the bank wrote it.
@@ -21,16 +23,24 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
 
-from keiri_agent.blocks.table.names.fold import PAYER_NAME_CHARS, bank_length, fold, has_kanji
+from keiri_agent.blocks.table.names.fold import (
+    EXPORT_CUT_CHARS,
+    PAYER_NAME_CHARS,
+    bank_length,
+    fold,
+    has_kanji,
+)
 from keiri_agent.blocks.table.names.forms import CompanyForm
 from keiri_agent.blocks.table.names.reading import MAX_CACHED_NAMES, readings
 from keiri_agent.blocks.table.names.split import (
     business_trimmed,
     canonical,
+    cut_spelled_form,
     is_branch,
     kanji_business_short,
     split_name,
     starts_with_form,
+    trade_parts,
 )
 
 __all__ = [
@@ -92,6 +102,16 @@ class PayerName:
     heads: tuple[str, ...]  # its first words when only branch words follow (``_heads``)
     readings: tuple[str, ...]  # a payer written in kanji: its readings (else empty)
     first_words: tuple[str, ...] = ()  # a company's first words before other words (proposals)
+    cut_at: int = 0  # the width the bank may have cut it at (half-width characters), 0: whole
+    cut_stems: tuple[str, ...] = ()  # cut inside a legal form spelled out: the names before it
+    trade: tuple[str, ...] = ()  # a sole proprietor's trade name, owner's name and both
+
+    @property
+    def proposable(self) -> bool:
+        """Whether a name one kana apart may be proposed: not for a name the bank cut at the
+        field's width (one kana from many longer names), but for one exactly as long as an
+        export's cut, which is as often whole."""
+        return not self.truncated or self.cut_at in EXPORT_CUT_CHARS
 
     @classmethod
     def parse(cls, raw: str, *, limit: int | None = PAYER_NAME_CHARS) -> PayerName:
@@ -105,7 +125,8 @@ class PayerName:
 def _parse(raw: str, limit: int | None) -> PayerName:
     """:meth:`PayerName.parse`, remembered per raw text and field width."""
     text = unicodedata.normalize("NFKC", raw).strip()
-    truncated = limit is not None and bank_length(text) >= limit
+    cut_at = _cut_width(bank_length(text), limit)
+    truncated = cut_at > 0
     code, text = _code(text)
     parts = split_name(text, cut=truncated)
     name = canonical(fold(parts.name))
@@ -124,23 +145,36 @@ def _parse(raw: str, limit: int | None) -> PayerName:
         heads=heads,
         readings=spoken,
         first_words=first_words,
+        cut_at=cut_at,
+        trade=() if parts.legal else tuple(canonical(fold(p)) for p in trade_parts(parts.name)),
+        cut_stems=tuple(map(canonical, cut_spelled_form(fold(parts.name)))) if truncated else (),
     )
+
+
+def _cut_width(length: int, limit: int | None) -> int:
+    """The width a name of ``length`` half-width characters may have been cut at (0: none)."""
+    if limit is None:
+        return 0
+    if length >= limit:
+        return limit
+    return length if length in EXPORT_CUT_CHARS else 0
 
 
 def _heads(
     words: list[str], *, truncated: bool, company: bool
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A payer's first words, longest first, when more words follow them: ``heads`` when every
-    word after them names a branch, an office or a department (``ｱｵﾊﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``; a
-    last word the bank may have cut proves nothing), else, for a payer that wrote a legal form,
-    ``first_words``: another company may be named so (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾘｰｽ``, a parent or a
-    sister company), a proposal for a person, never a match."""
+    word after them names a branch, an office or a department (``ｱｵﾊﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``; in a
+    name the bank may have cut, also every word but the last: a cut word proves nothing),
+    else, for a payer that wrote a legal form, ``first_words``: another company may be named
+    so (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾘｰｽ``, a parent or a sister company), a proposal for a person, never a
+    match."""
     heads: list[str] = []
     first_words: list[str] = []
     for count in range(len(words) - 1, 0, -1):
-        after = words[count:-1] if truncated else words[count:]
+        afters = (words[count:], words[count:-1]) if truncated else (words[count:],)
         head = "".join(words[:count])
-        if after and all(is_branch(word) for word in after):
+        if any(after and all(is_branch(word) for word in after) for after in afters):
             heads.append(head)
         elif company:
             first_words.append(head)
@@ -166,9 +200,9 @@ def customer_keys(name: str, kana: str = "") -> tuple[NameKey, ...]:
     written = split_name(name)
     # The customer's legal form, from whichever spelling writes it.
     form = (spelled.legal if spelled else None) or written.legal
-    for text in _variants(spelled.name) if spelled else ():
+    for text in _variants(spelled.name, form) if spelled else ():
         found.setdefault(canonical(fold(text)), NameSource.KANA)
-    for text in _variants(written.name):
+    for text in _variants(written.name, form):
         found.setdefault(canonical(fold(text)), NameSource.NAME)
         if has_kanji(text):
             for number, reading in enumerate(readings(kanji_business_short(text))):
@@ -177,10 +211,12 @@ def customer_keys(name: str, kana: str = "") -> tuple[NameKey, ...]:
     return tuple(NameKey(text, source, form) for text, source in found.items() if text)
 
 
-def _variants(name: str) -> tuple[str, ...]:
-    """The name, and the name without a business word at an end when it has one."""
+def _variants(name: str, form: CompanyForm | None) -> tuple[str, ...]:
+    """The name, the name without a business word at an end when it has one, and for a sole
+    proprietor (no legal form) written with a trade name and an owner's name, each of them."""
     trimmed = business_trimmed(name)
-    return (name, trimmed) if trimmed else (name,)
+    owner = trade_parts(name) if form is None else ()
+    return (name, *((trimmed,) if trimmed else ()), *owner)
 
 
 def name_key(text: str) -> str:

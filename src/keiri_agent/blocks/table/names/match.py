@@ -1,21 +1,27 @@
 """How a payer name meets a customer: the kind of agreement, its source, a score and the reason.
 
-A payer meets a customer key (:mod:`.keys`) in one of five ways, best first:
+A payer meets a customer key (:mod:`.keys`) in one of seven ways, best first:
 
 - ``EXACT``: the payer's name is the key (or, for a payer written in kanji, one of its readings);
-- ``PREFIX``: the bank cut the payer at 48 characters and the key starts with what is left (a
-  cut inside a voiced kana, ``ﾀ`` of ``ﾀﾞ``, still agrees), when at least
+- ``LONG_MARK``: they are the same once their long-vowel marks are left out (``ﾄｷﾖ`` /
+  ``トーキヨー``), at least :data:`MIN_UNMARKED_CHARS` kana then;
+- ``PREFIX``: the bank cut the payer (at 48 characters, or at an export's 30 or 20) and the key
+  starts with what is left (a cut inside a voiced kana, ``ﾀ`` of ``ﾀﾞ``, still agrees), or is
+  what is left before the start of a legal form spelled out (``...ｶﾌﾞｼｷｶ``), when at least
   :data:`MIN_PREFIX_CHARS` are left;
 - ``HEAD``: a payer's first words are the key and only branch, office or department words
   follow (``ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``, ``ｱｵﾊﾞｼﾖｳｼﾞ ｹｲﾘﾌﾞ``);
+- ``TRADE``: a sole proprietor's payer is written with a trade name and the owner's name
+  (``ﾔﾏﾀﾞｼﾖｳﾃﾝ ﾀﾞｲﾋﾖｳ ﾔﾏﾀﾞ ﾀﾛｳ``, ``ﾔﾏﾀﾞ ﾀﾛｳ(ﾔﾏﾀﾞｼﾖｳﾃﾝ``) and the key is one of them;
 - ``NEAR``: the names differ in one kana (``シラトリ`` / ``シロトリ``), both at least
   :data:`MIN_NEAR_CHARS` long: a proposal for a person, never a match on its own
   (``Match.proposal_only``);
 - ``FIRST_WORDS``: a company payer's first words are the key but the words after them are no
   branch (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾘｰｽ``: another company, a parent or a sister): a proposal too.
 
-Matches are ordered by their :attr:`Match.rank`: the kind first (``EXACT`` and ``PREFIX`` are
-one: a name cut at 48 that is one customer's whole name may as well be the start of another's),
+Matches are ordered by their :attr:`Match.rank`: the kind first (``EXACT``, ``LONG_MARK`` and
+``PREFIX`` are one: a name cut at 48 that is one customer's whole name may as well be the start
+of another's, a name written with a long mark may be another's written without one),
 then whether only an alternate reading of a kanji name met (``白鳥`` read シラトリ where
 SudachiPy says ハクチョウ), then whether both sides wrote a legal form and the forms differ
 (``ｶ)`` against 有限会社).
@@ -36,7 +42,7 @@ from enum import StrEnum
 
 from rapidfuzz.distance import Levenshtein
 
-from keiri_agent.blocks.table.names.fold import unvoiced
+from keiri_agent.blocks.table.names.fold import starts_cut, unmarked
 from keiri_agent.blocks.table.names.keys import CustomerName, NameKey, NameSource, PayerName
 
 __all__ = [
@@ -44,6 +50,7 @@ __all__ = [
     "KIND_WEIGHTS",
     "MIN_NEAR_CHARS",
     "MIN_PREFIX_CHARS",
+    "MIN_UNMARKED_CHARS",
     "PAYER_READING_WEIGHT",
     "SOURCE_WEIGHTS",
     "Match",
@@ -51,26 +58,33 @@ __all__ = [
     "best_matches",
     "compare",
     "name_match",
+    "same_unmarked",
 ]
 
 # A cut name shorter than this (after the code and form are removed) proves too little.
 MIN_PREFIX_CHARS = 6
+# Names left shorter than this without their long marks are not compared so (ビル / ビール).
+MIN_UNMARKED_CHARS = 4
 # Names shorter than this are not proposed on one different kana (ヤマダ / ヤマカ are strangers).
 MIN_NEAR_CHARS = 4
 
 
 class MatchKind(StrEnum):
     EXACT = "一致"
+    LONG_MARK = "長音符の有無だけ違う"
     PREFIX = "前方一致"
     HEAD = "先頭の語が一致"
+    TRADE = "屋号か代表者名が一致"
     NEAR = "1文字違い"
     FIRST_WORDS = "先頭の語だけ一致"
 
 
 KIND_WEIGHTS = {
     MatchKind.EXACT: 1.0,
+    MatchKind.LONG_MARK: 0.95,
     MatchKind.PREFIX: 0.9,
     MatchKind.HEAD: 0.8,
+    MatchKind.TRADE: 0.8,
     MatchKind.NEAR: 0.5,
     MatchKind.FIRST_WORDS: 0.5,
 }
@@ -81,8 +95,12 @@ SOURCE_WEIGHTS = {
     NameSource.ALT_READING: 0.85,
 }
 # A cut name (it fills the field) equal to one customer's key and the start of another's is
-# either: the bank may have cut the longer name there. EXACT and PREFIX are one rank.
-_KIND_ORDER = {kind: order for order, kind in enumerate(MatchKind)} | {MatchKind.PREFIX: 0}
+# either: the bank may have cut the longer name there; a name equal to one customer's key and,
+# without long marks, to another's may be either too. EXACT, LONG_MARK and PREFIX are one rank.
+_KIND_ORDER = {kind: order for order, kind in enumerate(MatchKind)} | {
+    MatchKind.LONG_MARK: 0,
+    MatchKind.PREFIX: 0,
+}
 PAYER_READING_WEIGHT = 0.95  # a payer written in kanji met through its reading
 FORM_DIFFERS = 0.9  # both sides wrote a legal form, and not the same one
 
@@ -117,8 +135,10 @@ class Match:
         """The reason in the words of a person checking it."""
         detail = {
             MatchKind.EXACT: "",
+            MatchKind.LONG_MARK: "（長音符「ー」の有無だけ違う）",
             MatchKind.PREFIX: "（銀行で切れた名前の前方一致）",
             MatchKind.HEAD: "（後ろの支店名などを除いて一致）",
+            MatchKind.TRADE: "（屋号か代表者の名前で一致）",
             MatchKind.NEAR: "（1文字違いのため要確認）",
             MatchKind.FIRST_WORDS: "（後ろの語が支店名などではないため要確認）",
         }[self.kind]
@@ -136,13 +156,18 @@ def compare(payer: PayerName, key: NameKey, *, near: bool = True) -> tuple[Match
     for text, spoken in texts:
         if text == key.text:
             return MatchKind.EXACT, spoken
-    if payer.truncated and _cut_prefix(payer.name, key.text):
+    for text, spoken in texts:
+        if same_unmarked(text, key.text):
+            return MatchKind.LONG_MARK, spoken
+    if payer.truncated and _cut_meets(payer, key.text):
         return MatchKind.PREFIX, False
     if key.text in payer.heads:
         return MatchKind.HEAD, False
+    if key.text in payer.trade:
+        return MatchKind.TRADE, False
     if key.text in payer.first_words:
         return MatchKind.FIRST_WORDS, False
-    if near and not payer.truncated:
+    if near and payer.proposable:
         for text, spoken in texts[: 1 + len(payer.readings)]:
             if _one_apart(text, key.text):
                 return MatchKind.NEAR, spoken
@@ -182,12 +207,24 @@ def best_matches(matches: Iterable[Match]) -> list[Match]:
     return [m for m in sure if m.rank == sure[0].rank]
 
 
-def _cut_prefix(cut: str, key: str) -> bool:
-    """``key`` starts with the cut name; its last character may have lost its voiced mark."""
-    if len(cut) < MIN_PREFIX_CHARS or len(key) < len(cut):
-        return False
-    last = key[len(cut) - 1]
-    return key.startswith(cut[:-1]) and cut[-1] in (last, unvoiced(last))
+def same_unmarked(a: str, b: str) -> bool:
+    """Whether two folded names are one once their long marks are left out (and long enough)."""
+    bare = unmarked(a)
+    return len(bare) >= MIN_UNMARKED_CHARS and bare == unmarked(b)
+
+
+def _cut_meets(payer: PayerName, key: str) -> bool:
+    """A cut payer meets ``key``: the key starts with it, or is a name before a spelled-out
+    form it was cut in; long marks left out on both sides as well."""
+    for cut, whole, stems in (
+        (payer.name, key, payer.cut_stems),
+        (unmarked(payer.name), unmarked(key), tuple(unmarked(s) for s in payer.cut_stems)),
+    ):
+        if len(cut) >= MIN_PREFIX_CHARS and starts_cut(whole, cut):
+            return True
+        if len(whole) >= MIN_PREFIX_CHARS and whole in stems:
+            return True
+    return False
 
 
 def _one_apart(a: str, b: str) -> bool:

@@ -7,8 +7,17 @@ half-width kana, a master's 取引先名カナ) and removes what is not the name
   their short forms ((株), ㈱, （有）, (一社) ...) and Latin ones at the end (Co., Ltd., Inc.);
 - the bank's kana abbreviations by the 全銀協 position rule: first ``ｶ)``, last ``(ｶ``, in
   the middle ``(ｶ)`` (what follows, a branch like ``ｵｵｻｶｼﾃﾝ``, is kept apart as ``rest``);
-  a form written ``(ｶ)`` first or last is taken as well, and a form cut short by the
-  48-character limit (``...(ﾄｸ``) when the caller says the name was cut.
+  a form written ``(ｶ)`` first or last is taken as well, one whose closing parenthesis is a
+  space (``(ｶ ﾄｳｷﾖｳｼﾖｳｼﾞ``, ``ﾄｳｷﾖｳｼﾖｳｼﾞ(ｶ ﾄｳｷﾖｳｼｼﾔ``), and a form cut short by the field's
+  width (``...(ﾄｸ``, ``...(ｻ`` of ``(ｻﾞｲ``) when the caller says the name was cut.
+
+:func:`trade_parts` takes a sole proprietor's name (個人事業主: no legal form) apart into its trade
+name (屋号) and the owner's name when it holds both: ``山田商店 代表 山田太郎``,
+``ﾔﾏﾀﾞｼﾖｳﾃﾝ ﾀﾞｲﾋﾖｳ ﾔﾏﾀﾞ ﾀﾛｳ``, ``山田商店（山田太郎）``, ``ﾔﾏﾀﾞ ﾀﾛｳ(ﾔﾏﾀﾞｼﾖｳﾃﾝ``; either names
+the one business.
+
+:func:`cut_spelled_form` gives a cut name without the start of a legal form spelled out after
+it (``ﾄｳｷﾖｳｼﾖｳｼﾞｶﾌﾞｼｷｶ`` of ``...ｶﾌﾞｼｷｶﾞｲｼﾔ``): the names the bank may have cut there.
 
 The business words (事業略語: 農業協同組合, 健康保険組合 ...) are part of a name; banks write
 them short inside it (``ﾄｳｷﾖｳﾄﾉｳｷﾖｳ``). :func:`canonical` writes them short on the folded
@@ -22,31 +31,40 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from keiri_agent.blocks.table.names.fold import fold
+from keiri_agent.blocks.table.names.fold import fold, starts_cut, unvoiced
 from keiri_agent.blocks.table.names.forms import FORMS, KANJI_SHORT, CompanyForm, FormKind
 
 __all__ = [
     "BRANCH_WORDS",
+    "MIN_FORM_START",
     "NameParts",
     "business_trimmed",
     "canonical",
+    "cut_spelled_form",
     "is_branch",
     "kanji_business_short",
     "split_name",
     "starts_with_form",
+    "trade_parts",
 ]
 
 # Words a branch, an office or a department of a company ends with, as a bank writes them after
-# the company's name (``ｱｵﾊﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``, ``ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ ｹｲﾘﾌﾞ``), folded: 支店 支社 営業所
-# 出張所 本店 本社 本部 事業所 事業部 営業部 経理部 財務部 総務部 経理課. Only words no company
-# name ends with by chance (not ブ or カ alone, not 事務所: ｱｵｷ ﾎｳﾘﾂｼﾞﾑｼﾖ is a law office).
-BRANCH_WORDS = tuple(
-    fold(word)
-    for word in (
-        "シテン", "シシヤ", "エイギヨウシヨ", "シユツチヨウシヨ", "ホンテン", "ホンシヤ", "ホンブ",
-        "ジギヨウシヨ", "ジギヨウブ", "エイギヨウブ", "ケイリブ", "ザイムブ", "ソウムブ", "ケイリカ",
-    )
+# the company's name (``ｱｵﾊﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``, ``ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ ｹｲﾘﾌﾞ``), folded, and in kanji as a
+# master writes them (``青葉商事(大阪支店)``). Only words no company name ends with by chance
+# (not ブ or カ alone, not 事務所: ｱｵｷ ﾎｳﾘﾂｼﾞﾑｼﾖ is a law office).
+_BRANCHES = (
+    ("支店", "シテン"), ("支社", "シシヤ"), ("営業所", "エイギヨウシヨ"), ("出張所", "シユツチヨウシヨ"),
+    ("本店", "ホンテン"), ("本社", "ホンシヤ"), ("本部", "ホンブ"), ("事業所", "ジギヨウシヨ"),
+    ("事業部", "ジギヨウブ"), ("営業部", "エイギヨウブ"), ("経理部", "ケイリブ"), ("財務部", "ザイムブ"),
+    ("総務部", "ソウムブ"), ("経理課", "ケイリカ"),
 )  # fmt: skip
+BRANCH_WORDS = tuple(fold(kana) for _, kana in _BRANCHES) + tuple(kanji for kanji, _ in _BRANCHES)
+# A sole proprietor's name: trade name and owner's name on either side of 代表 / 代表者 (ﾀﾞｲﾋﾖｳ,
+# ﾀﾞｲﾋﾖｳｼﾔ: a word apart in kana), or one of them in parentheses (the closing one may be cut).
+_OWNER_WORD = re.compile(r"\s*代表者?\s*[:：]?\s*|\s+ダイヒ[ヨョ]ウ(?:シ[ヤャ])?\s+")
+_IN_PARENTHESES = re.compile(r"^([^()]+)\(([^()]+)\)?$")
+# Kana of a spelled-out legal form that must show after a cut name to be taken as its start.
+MIN_FORM_START = 2
 # Latin company forms at the end of a name (after NFKC).
 _LATIN_FORM = re.compile(r"[\s,]+(?:co\.?,?\s*ltd\.?|inc\.?|corp\.?|ltd\.?|k\.k\.)$", re.I)
 _ABBREVIATIONS: dict[str, CompanyForm] = {form.abbreviation: form for form in FORMS}
@@ -73,11 +91,24 @@ _BUSINESS_READINGS = sorted(
     ),
     key=lambda item: -len(item[0]),
 )
+# Every start of a legal form spelled out, as a cut leaves it (its last kana may have lost its
+# voiced mark): what :func:`cut_spelled_form` looks for at the end of a cut name.
+_LONGEST_READING = max(len(reading) for reading, _ in _LEGAL_READINGS)
+_FORM_STARTS = frozenset(
+    start
+    for reading, _ in _LEGAL_READINGS
+    for end in range(MIN_FORM_START, len(reading) + 1)
+    for start in (reading[:end], reading[: end - 1] + unvoiced(reading[end - 1]))
+)
 # An abbreviation between parentheses, room left for small kana and marks written apart.
 _TOKEN = f"[^()]{{1,{2 * _LONGEST_ABBREVIATION}}}"
 _FIRST = re.compile(rf"^\(?({_TOKEN})\)")
 _LAST = re.compile(rf"\(({_TOKEN})\)?$")
 _MIDDLE = re.compile(rf"\(({_TOKEN})\)")
+# The same with a space where the closing parenthesis belongs: ``(ｶ ﾄｳｷﾖｳ``, ``ﾄｳｷﾖｳ(ｶ ｼﾃﾝ``.
+_SPACED = rf"\(([^()\s]{{1,{2 * _LONGEST_ABBREVIATION}}})\s+(?=\S)"
+_FIRST_SPACED = re.compile(f"^{_SPACED}")
+_MIDDLE_SPACED = re.compile(_SPACED)
 _CUT_FORM = re.compile(rf"\(({_TOKEN})?$")
 
 
@@ -177,13 +208,14 @@ def _form_of(token: str) -> CompanyForm | None:
 def _kana_forms(name: str, forms: list[CompanyForm]) -> tuple[str, str]:
     """Remove the bank's abbreviations (first, last, middle); returns the name and the rest."""
     rest = ""
-    if (first := _FIRST.match(name)) and (form := _form_of(first.group(1))):
+    first = _FIRST.match(name) or _FIRST_SPACED.match(name)
+    if first and (form := _form_of(first.group(1))):
         name = name[first.end() :]
         forms.append(form)
     if (last := _LAST.search(name)) and (form := _form_of(last.group(1))):
         name = name[: last.start()]
         forms.append(form)
-    for middle in _MIDDLE.finditer(name):
+    for middle in (*_MIDDLE.finditer(name), *_MIDDLE_SPACED.finditer(name)):
         if form := _form_of(middle.group(1)):
             name, rest = name[: middle.start()], name[middle.end() :]
             forms.append(form)
@@ -197,9 +229,33 @@ def _drop_cut_form(name: str) -> str:
     if match is None:
         return name
     start = fold(match.group(1) or "")
-    if any(a.startswith(start) for a in _ABBREVIATIONS) and start not in _ABBREVIATIONS:
+    if any(starts_cut(a, start) for a in _ABBREVIATIONS) and start not in _ABBREVIATIONS:
         return name[: match.start()]
     return name
+
+
+def trade_parts(name: str) -> tuple[str, ...]:
+    """A sole proprietor's ``name`` (NFKC, forms removed) as its trade name, its owner's name and
+    both without the word between, in either order; () when it is not written so. A part
+    naming a branch is none (``青葉商事(大阪支店)`` is a company and its branch)."""
+    text = name.strip()
+    if bracketed := _IN_PARENTHESES.match(text):
+        parts = [bracketed.group(1).strip(), _OWNER_WORD.sub("", bracketed.group(2)).strip()]
+    else:
+        parts = [p.strip() for p in _OWNER_WORD.split(text, maxsplit=1)]
+    if len(parts) < 2 or not all(parts) or any(is_branch(fold(p)) for p in parts):
+        return ()
+    return (parts[0], parts[1], f"{parts[0]} {parts[1]}", f"{parts[1]} {parts[0]}")
+
+
+def cut_spelled_form(folded: str) -> tuple[str, ...]:
+    """A cut, folded name without the start of a legal form spelled out at its end
+    (``...ｶﾌﾞｼｷｶﾞｲｼﾔ`` cut to ``...ｶﾌﾞｼｷｶ``): every such name, longest start off first.
+
+    At least :data:`MIN_FORM_START` kana of the form must show: one kana (``カ``, ``シ``,
+    ``イ``) begins a form's spelling as often as it goes on a name."""
+    ends = range(max(1, len(folded) - _LONGEST_READING), len(folded) - MIN_FORM_START + 1)
+    return tuple(folded[:end] for end in ends if folded[end:] in _FORM_STARTS)
 
 
 def _drop_spelled(name: str, length: int, *, first: bool) -> str:

@@ -41,8 +41,10 @@ MIN_INVOICE_CHARS = 4
 _TOKEN = re.compile(r"[0-9A-Za-z][0-9A-Za-z\-_/.]*")
 _DETAILS = {
     MatchKind.EXACT: "",
-    MatchKind.PREFIX: "（前方一致: 銀行で 48 文字に切れた名前）",
+    MatchKind.LONG_MARK: "（長音符「ー」の有無だけ違う）",
+    MatchKind.PREFIX: "（前方一致: 銀行で {cut} 文字に切れた名前）",
     MatchKind.HEAD: "（後ろの支店名などを除いて一致）",
+    MatchKind.TRADE: "（屋号か代表者の名前で一致）",
     MatchKind.NEAR: "（1文字違い）",
     MatchKind.FIRST_WORDS: "（先頭の語だけ一致）",
 }
@@ -79,7 +81,8 @@ def identify(line: Deposit, directory: Directory, book: OpenInvoices) -> Identit
         [(c, Basis(BasisKind.LEARNED)) for c in directory.learned(line.payer)] if payer else []
     )
     matches, sure_matches = _name_matches(line.payer, payer, directory)
-    sure = [(m.customer, _basis(m)) for m in sure_matches]
+    cut = payer.cut_at if payer is not None else 0
+    sure = [(m.customer, _basis(m, cut)) for m in sure_matches]
     by_name = [(directory.customers[c.code], b) for c, b in sure]
     spoken = learned or by_name
     strong = _unique([*((directory.customers[i.customer], b) for i, b in named), *codes])
@@ -110,7 +113,7 @@ def identify(line: Deposit, directory: Directory, book: OpenInvoices) -> Identit
         return Identity(candidates=tuple(by_name), why=_same_name(by_name))
     proposed = [m for m in matches if m.proposal_only]
     if proposed:
-        proposals = [(directory.customers[m.customer.code], _basis(m)) for m in proposed]
+        proposals = [(directory.customers[m.customer.code], _basis(m, cut)) for m in proposed]
         return Identity(
             candidates=tuple(_unique(proposals)),
             why="".join(_PROPOSED[kind] for kind in dict.fromkeys(m.kind for m in proposed)),
@@ -168,8 +171,9 @@ def _tokens(text: str) -> tuple[str, ...]:
     return tuple(identifier(t) for t in _TOKEN.findall(unicodedata.normalize("NFKC", text)))
 
 
-def _basis(match: Match) -> Basis:
-    detail = _DETAILS[match.kind]
+def _basis(match: Match, cut: int) -> Basis:
+    """Why the name met, in a person's words; ``cut``: the width the bank cut the name at."""
+    detail = _DETAILS[match.kind].format(cut=cut)
     if match.source is NameSource.ALT_READING:
         detail = "（別の読み）" + detail
     return Basis(_SOURCES[match.source], detail)
