@@ -24,6 +24,7 @@ The base is safe to search from several threads (the help-desk agent runs subtas
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +51,7 @@ from keiri_agent.agents.helpdesk.knowledge.semantic import (
 )
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.retrieval.lexical import LexicalIndex
+from keiri_agent.retrieval.normalize import Spellings, clean_message
 
 if TYPE_CHECKING:
     from keiri_agent.agents.helpdesk.knowledge.qdrant import QAVectorStore
@@ -111,6 +113,8 @@ class KnowledgeBase:
         self.min_similarity = min_similarity
         self._qa_file = db.get_meta("qa_file") or "qa.csv"
         self._qa_prefix = (db.get_meta("qa_sha256") or "qa")[:16]
+        self._spellings: Spellings | None = None
+        self._spellings_lock = threading.Lock()
 
     @classmethod
     def open(
@@ -252,6 +256,7 @@ class KnowledgeBase:
         the last of those (what the floor removed).
         """
         _check(query, k)
+        query = self.question_of(query)
         if tool not in TOOLS:
             raise BlockError(
                 f"検索方法「{tool}」はありません。",
@@ -282,7 +287,22 @@ class KnowledgeBase:
         _check(query, 1)
         if self._semantic is None:
             return None
-        return self._semantic.signals(query, self._manual, self._qa, HYBRID_MIN_POOL).coverage
+        return self._semantic.signals(
+            self.question_of(query), self._manual, self._qa, HYBRID_MIN_POOL
+        ).coverage
+
+    def question_of(self, message: str) -> str:
+        """What is searched for ``message``: its question (no greeting, signature, URL or emoji)
+        in one character form, kana written back as the documents write them
+        (:mod:`keiri_agent.retrieval.normalize`)."""
+        with self._spellings_lock:
+            if self._spellings is None:
+                texts = [
+                    *self._db.chunk_analyses()[1],
+                    *(p.text for p in self._db.qa_pairs().values()),
+                ]
+                self._spellings = Spellings.from_texts(texts)
+        return self._spellings.respell(clean_message(message))
 
     def _lexical_ranking(self, query: str, tool: str, pool: int, floor: float) -> list[Candidate]:
         if tool == "manual":

@@ -1,0 +1,158 @@
+"""One written form for what users type and what the documents say: the retrieval's normalisation.
+
+The same question reaches the help desk written in many ways; the index must see one. Three steps,
+each shared by every side that needs it:
+
+- :func:`normalize_text` — the character form (Unicode NFKC): half-width kana become full-width
+  (ﾊﾟｽﾜｰﾄﾞ → パスワード), full-width letters, digits and signs become ASCII (ＶＰＮ → VPN,
+  ５万件 → 5万件, Ｅ－１００４ → E-1004). Applied to the documents' pieces at ingest and to
+  every question at search, for the lexical and the semantic index alike (the lexical analyzer
+  also lower-cases: vpn, Vpn and VPN are one term).
+- :func:`clean_message` — what surrounds a question in a message and says nothing about its
+  topic: office greetings and signatures (お疲れ様です。経理の山田です。… よろしくお願いします。,
+  a ``--`` signature block, 【至急】), pasted URLs (where the user was, not what they ask) and
+  emoji or emoticons. Questions only: documents are not messages.
+- :class:`Spellings` — kana written where the documents use kanji or katakana (けいひ → 経費,
+  しょうにん → 承認, ぱすわーど → パスワード): the documents' own nouns by their reading, so a
+  hiragana run of a question is written back the way the documents write it. Built from the
+  documents' text, the same analyzer at ingest and search (:mod:`keiri_agent.sudachi`).
+
+Not handled (a policy, benchmarks/README.md): romaji for a Japanese word (pasuwado) is left as
+written — nobody types a question in romaji with a Japanese IME; a kana typo (パスワド) is left
+to the semantic model.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from keiri_agent.retrieval.tokenize import MAX_CHUNK_CHARS
+from keiri_agent.sudachi import open_dictionary
+
+__all__ = [
+    "MIN_RESPELL_KANA",
+    "Spellings",
+    "clean_message",
+    "normalize_text",
+]
+
+# A kana run shorter than this is not written back: two-kana readings are too often a piece of
+# an ending (でき・ない → 出来・内) to be a word.
+MIN_RESPELL_KANA = 3
+MAX_READING_KANA = 16  # the longest reading looked up (compound nouns of the manuals)
+
+_URL = re.compile(
+    r"(?:https?|ftp)://[^\s　、。「」『』（）()<>\"']+|www\.[A-Za-z0-9.-]+[^\s　、。「」（）()<>]*"
+)
+_EMOJI = re.compile(
+    "[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\u200d\ufe0f\u20e3\U0001f3fb-\U0001f3ff]+"
+)
+# An emoticon: a parenthesis followed by face characters only ((^^; (T_T) (>_<) (´・ω・｀)).
+_EMOTICON = re.compile(r"[(（][\^_;TｰoO0・ω∀´｀`'\-*><°▽≧≦~〜;。゜.ﾟ]{2,8}[)）]?")
+_LABEL = re.compile(r"[【\[［][^】\]］]{1,8}[】\]］]")  # 【至急】【質問】
+_SIGNATURE = re.compile(r"\n\s*(?:-{2,}|ー{2,}|―{2,}|_{3,}|={3,}|\*{3,})\s*\n.*\Z", re.S)
+_GREETING = re.compile(
+    r"(?:いつも)?(?:大変)?お世話にな(?:っており|り)ます|お疲れ(?:様|さま)です|おつかれさまです"
+    r"|お忙しいところ(?:恐れ入りますが|すみません|失礼します)?|失礼(?:いた)?します"
+    r"|すみません|すいません|こんにちは|おはようございます|(?:以上、?)?(?:どうぞ)?よろしく"
+    r"お願い(?:いた)?します|(?:以上、?)?お手数(?:です|をおかけします)が[^。\n]*"
+    r"|ご確認(?:を)?お願い(?:いた)?します|ご確認ください|宜しくお願い(?:致|いた)?します"
+)
+# A self-introduction opening the message: 経理の山田です / 営業部の佐藤です.
+_INTRODUCTION = re.compile(r"\A\s*[^。！？!?\n]{1,12}の[^。！？!?\n]{1,8}です(?:が)?[。、\n]")
+_CLOSING_NAME = re.compile(r"[（(][^）)\n]{1,16}[）)]\s*\Z|\n[^\n。？?]{1,8}\s*\Z")
+_SPACES = re.compile(r"[ \t\u3000]+")
+_STRAY = re.compile(r"\A[\s。、,，.!！]+|[\s、,，]+\Z")
+_HIRAGANA_RUN = re.compile(r"[\u3041-\u3096ー]+")
+_KANJI_OR_KATAKANA = re.compile(r"[\u3400-\u9fff\uf900-\ufaff々\u30a1-\u30fa]")
+
+
+def normalize_text(text: str) -> str:
+    """``text`` in Unicode NFKC: one width for kana, letters, digits and signs."""
+    return unicodedata.normalize("NFKC", text)
+
+
+def clean_message(text: str) -> str:
+    """The question of a message: ``text`` normalized (:func:`normalize_text`) without greetings,
+    signature, URLs, emoji and emoticons (module docstring). When nothing else is left, the
+    normalized text is the question."""
+    normalized = normalize_text(text)
+    cleaned = _SIGNATURE.sub("", normalized + "\n")
+    for pattern in (_URL, _EMOJI, _EMOTICON, _LABEL, _GREETING):
+        cleaned = pattern.sub(" ", cleaned)
+    cleaned = re.sub(r"\s*([。、！？!?])(?:\s*[。、])+", r"\1", cleaned)
+    cleaned = re.sub(r"\s+([。、])", r"\1", cleaned)
+    cleaned = _INTRODUCTION.sub("", _STRAY.sub("", cleaned))
+    cleaned = _CLOSING_NAME.sub("", cleaned.strip())
+    cleaned = _STRAY.sub("", _SPACES.sub(" ", cleaned)).strip()
+    return cleaned if re.search(r"\w", cleaned) else normalized.strip()
+
+
+def _katakana(text: str) -> str:
+    return "".join(chr(ord(c) + 0x60) if "\u3041" <= c <= "\u3096" else c for c in text)
+
+
+class Spellings:
+    """The documents' nouns by their reading (katakana): how a kana run is written back.
+
+    Built with :meth:`from_texts` from the documents themselves; :meth:`respell` writes each
+    hiragana run of a question with the longest readings it holds, left to right.
+    """
+
+    def __init__(self, by_reading: Mapping[str, str]) -> None:
+        self.by_reading = dict(by_reading)
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[str]) -> Spellings:
+        """Every noun of ``texts`` written with kanji or katakana, under its reading (the most
+        frequent spelling when several share one: 振込 and 振り込み)."""
+        from sudachipy import SplitMode
+
+        tokenizer = open_dictionary().tokenizer(mode=SplitMode.C)
+        counts: dict[str, Counter[str]] = {}
+        for text in texts:
+            normalized = normalize_text(text)
+            for start in range(0, len(normalized), MAX_CHUNK_CHARS):
+                for word in _words(
+                    tokenizer.tokenize(normalized[start : start + MAX_CHUNK_CHARS]), SplitMode.A
+                ):
+                    surface = word.surface()
+                    if word.part_of_speech()[0] != "名詞" or not _KANJI_OR_KATAKANA.search(surface):
+                        continue
+                    reading = word.reading_form()
+                    if MIN_RESPELL_KANA <= len(reading) <= MAX_READING_KANA:
+                        counts.setdefault(reading, Counter())[surface] += 1
+        return cls({reading: seen.most_common(1)[0][0] for reading, seen in counts.items()})
+
+    def respell(self, text: str) -> str:
+        """``text`` with its hiragana runs written as the documents write them (けいひの申請 →
+        経費の申請); what no document word reads as is left as written."""
+        return _HIRAGANA_RUN.sub(lambda match: self._run(match.group()), text)
+
+    def _run(self, run: str) -> str:
+        out: list[str] = []
+        start = 0
+        kana = _katakana(run)
+        while start < len(run):
+            longest = min(len(run), start + MAX_READING_KANA)
+            for end in range(longest, start + MIN_RESPELL_KANA - 1, -1):
+                spelled = self.by_reading.get(kana[start:end])
+                if spelled is not None:
+                    out.append(spelled)
+                    start = end
+                    break
+            else:
+                out.append(run[start])
+                start += 1
+        return "".join(out)
+
+
+def _words(morphemes: Iterable[Any], split_a: Any) -> Iterator[Any]:
+    """Each morpheme (split mode C: compounds whole) and its mode-A parts."""
+    for morpheme in morphemes:
+        yield morpheme
+        yield from morpheme.split(split_a)
