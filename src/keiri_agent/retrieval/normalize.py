@@ -10,8 +10,10 @@ each shared by every side that needs it:
   also lower-cases: vpn, Vpn and VPN are one term).
 - :func:`clean_message` — what surrounds a question in a message and says nothing about its
   topic: office greetings and signatures (お疲れ様です。経理の山田です。… よろしくお願いします。,
-  a ``--`` signature block, 【至急】), pasted URLs (where the user was, not what they ask) and
-  emoji or emoticons. Questions only: documents are not messages.
+  a ``--`` signature block, 【至急】), pasted URLs (where the user was, not what they ask),
+  emoji, emoticons and exclamation marks (tone, not topic). Questions only: documents are not
+  messages. A message that asks several things is split into its questions
+  (:func:`split_questions`).
 - :class:`Spellings` — kana written where the documents use kanji or katakana (けいひ → 経費,
   しょうにん → 承認, ぱすわーど → パスワード): the documents' own nouns by their reading, so a
   hiragana run of a question is written back the way the documents write it. Built from the
@@ -38,6 +40,7 @@ __all__ = [
     "Spellings",
     "clean_message",
     "normalize_text",
+    "split_questions",
 ]
 
 # A kana run shorter than this is not written back: two-kana readings are too often a piece of
@@ -53,6 +56,7 @@ _EMOJI = re.compile(
 )
 # An emoticon: a parenthesis followed by face characters only ((^^; (T_T) (>_<) (´・ω・｀)).
 _EMOTICON = re.compile(r"[(（][\^_;TｰoO0・ω∀´｀`'\-*><°▽≧≦~〜;。゜.ﾟ]{2,8}[)）]?")
+_EMPHASIS = re.compile(r"!{2,}|!+\s*\Z")  # 急いでます!! / 至急!: tone, not topic
 _LABEL = re.compile(r"[【\[［][^】\]］]{1,8}[】\]］]")  # 【至急】【質問】
 _SIGNATURE = re.compile(r"\n\s*(?:-{2,}|ー{2,}|―{2,}|_{3,}|={3,}|\*{3,})\s*\n.*\Z", re.S)
 _GREETING = re.compile(
@@ -65,9 +69,18 @@ _GREETING = re.compile(
 # A self-introduction opening the message: 経理の山田です / 営業部の佐藤です.
 _INTRODUCTION = re.compile(r"\A\s*[^。！？!?\n]{1,12}の[^。！？!?\n]{1,8}です(?:が)?[。、\n]")
 _CLOSING_NAME = re.compile(r"[（(][^）)\n]{1,16}[）)]\s*\Z|\n[^\n。？?]{1,8}\s*\Z")
+_SENTENCE = re.compile(r"(?<=[。?!])|\n+")  # a sentence ends at an end mark or a line end
+_ANOTHER = re.compile(
+    r"(?:(?<=[。?!\n])|\A)\s*(?:あと|それと|それから|また|もう一つ|もうひとつ)[、,]"
+)
+_ASKS = re.compile(
+    r"(?:[?]|か|かな|の|教えて(?:ください|下さい)?|知りたい|たい(?:です)?|ほしい(?:です)?"
+    r"|ください|下さい|いただけますか|どうすれば(?:いい|よい)?|どうなる)[。!]?\s*\Z"
+)
 _SPACES = re.compile(r"[ \t\u3000]+")
 _STRAY = re.compile(r"\A[\s。、,，.!！]+|[\s、,，]+\Z")
 _HIRAGANA_RUN = re.compile(r"[\u3041-\u3096ー]+")
+_KATAKANA = re.compile(r"[\u30a1-\u30faー]+")
 _KANJI_OR_KATAKANA = re.compile(r"[\u3400-\u9fff\uf900-\ufaff々\u30a1-\u30fa]")
 
 
@@ -82,7 +95,7 @@ def clean_message(text: str) -> str:
     normalized text is the question."""
     normalized = normalize_text(text)
     cleaned = _SIGNATURE.sub("", normalized + "\n")
-    for pattern in (_URL, _EMOJI, _EMOTICON, _LABEL, _GREETING):
+    for pattern in (_URL, _EMOJI, _EMOTICON, _EMPHASIS, _LABEL, _GREETING):
         cleaned = pattern.sub(" ", cleaned)
     cleaned = re.sub(r"\s*([。、！？!?])(?:\s*[。、])+", r"\1", cleaned)
     cleaned = re.sub(r"\s+([。、])", r"\1", cleaned)
@@ -90,6 +103,40 @@ def clean_message(text: str) -> str:
     cleaned = _CLOSING_NAME.sub("", cleaned.strip())
     cleaned = _STRAY.sub("", _SPACES.sub(" ", cleaned)).strip()
     return cleaned if re.search(r"\w", cleaned) else normalized.strip()
+
+
+def split_questions(text: str) -> list[str]:
+    """The questions of a message (cleaned: :func:`clean_message`), in order.
+
+    A message asks several things when it goes on to another with あと、 / それと、 / それから、
+    / また、, or when two or more of its sentences are questions (end in a question mark, か, or
+    a request: 教えて, 知りたい, したい, ほしい…). Each question keeps the statements before
+    it as its context (在宅勤務です。VPN なしで使えますか). A message with one question or
+    none is one question.
+    """
+    cleaned = clean_message(text)
+    questions: list[str] = []
+    for part in _ANOTHER.split(cleaned):
+        if re.search(r"\w", part):
+            questions.extend(_asked(part.strip()))
+    return questions or [cleaned]
+
+
+def _asked(text: str) -> list[str]:
+    sentences = [s.strip() for s in _SENTENCE.split(text) if re.search(r"\w", s)]
+    asks = [_ASKS.search(sentence) is not None for sentence in sentences]
+    if sum(asks) < 2:
+        return [text]
+    questions: list[str] = []
+    context: list[str] = []
+    for sentence, ask in zip(sentences, asks, strict=True):
+        context.append(sentence)
+        if ask:
+            questions.append("".join(context))
+            context = []
+    if context:  # statements after the last question belong to it
+        questions[-1] += "".join(context)
+    return questions
 
 
 def _katakana(text: str) -> str:
@@ -105,6 +152,14 @@ class Spellings:
 
     def __init__(self, by_reading: Mapping[str, str]) -> None:
         self.by_reading = dict(by_reading)
+        katakana = {word for word in self.by_reading.values() if _KATAKANA.fullmatch(word)}
+        self._katakana = katakana
+        # A word with one kana left out → the word (several words: ambiguous, never used).
+        self._missing_one: dict[str, str | None] = {}
+        for word in katakana:
+            for typed in _one_left_out(word):
+                known = self._missing_one.get(typed, word)
+                self._missing_one[typed] = word if known == word else None
 
     @classmethod
     def from_texts(cls, texts: Iterable[str]) -> Spellings:
@@ -130,8 +185,21 @@ class Spellings:
 
     def respell(self, text: str) -> str:
         """``text`` with its hiragana runs written as the documents write them (けいひの申請 →
-        経費の申請); what no document word reads as is left as written."""
-        return _HIRAGANA_RUN.sub(lambda match: self._run(match.group()), text)
+        経費の申請), and a katakana word the documents lack that is one of theirs with one kana
+        left out or one too many (アカウン, レイイアウト → アカウント, レイアウト; a kana
+        *changed* is never corrected: カード and コード are both words). What no document word
+        matches is left as written."""
+        respelled = _HIRAGANA_RUN.sub(lambda match: self._run(match.group()), text)
+        return _KATAKANA.sub(lambda match: self._typo(match.group()), respelled)
+
+    def _typo(self, word: str) -> str:
+        if len(word) < MIN_RESPELL_KANA or word in self._katakana:
+            return word
+        corrected = self._missing_one.get(word)  # one kana left out
+        if corrected is None:  # one kana too many
+            found = {w for w in _one_left_out(word) if w in self._katakana}
+            corrected = found.pop() if len(found) == 1 else None
+        return corrected or word
 
     def _run(self, run: str) -> str:
         out: list[str] = []
@@ -149,6 +217,10 @@ class Spellings:
                 out.append(run[start])
                 start += 1
         return "".join(out)
+
+
+def _one_left_out(word: str) -> set[str]:
+    return {word[:at] + word[at + 1 :] for at in range(len(word))}
 
 
 def _words(morphemes: Iterable[Any], split_a: Any) -> Iterator[Any]:

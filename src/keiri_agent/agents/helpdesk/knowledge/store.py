@@ -40,6 +40,7 @@ from keiri_agent.agents.helpdesk.knowledge.ranking import (
     Coverage,
     apply_floor,
     fuse_dense,
+    interleave,
     lexical_candidates,
     merge,
 )
@@ -51,7 +52,7 @@ from keiri_agent.agents.helpdesk.knowledge.semantic import (
 )
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.retrieval.lexical import LexicalIndex
-from keiri_agent.retrieval.normalize import Spellings, clean_message
+from keiri_agent.retrieval.normalize import Spellings, split_questions
 
 if TYPE_CHECKING:
     from keiri_agent.agents.helpdesk.knowledge.qdrant import QAVectorStore
@@ -256,7 +257,6 @@ class KnowledgeBase:
         the last of those (what the floor removed).
         """
         _check(query, k)
-        query = self.question_of(query)
         if tool not in TOOLS:
             raise BlockError(
                 f"検索方法「{tool}」はありません。",
@@ -266,10 +266,15 @@ class KnowledgeBase:
             )
         pool = max(k, HYBRID_MIN_POOL)
         floor = self.min_relevance if min_relevance is None else min_relevance
-        if self._semantic is not None:
-            flagged = self._semantic.rank(query, self._manual, self._qa, tool, pool, floor)
-        else:
-            flagged = self._lexical_ranking(query, tool, pool, floor)
+        rankings = []
+        for question in self.questions_of(query):
+            if self._semantic is not None:
+                rankings.append(
+                    self._semantic.rank(question, self._manual, self._qa, tool, pool, floor)
+                )
+            else:
+                rankings.append(self._lexical_ranking(question, tool, pool, floor))
+        flagged = interleave(rankings)
         kept = weak = 0
         shown: list[Candidate] = []
         for candidate in flagged:
@@ -287,14 +292,17 @@ class KnowledgeBase:
         _check(query, 1)
         if self._semantic is None:
             return None
-        return self._semantic.signals(
-            self.question_of(query), self._manual, self._qa, HYBRID_MIN_POOL
-        ).coverage
+        found = [
+            self._semantic.signals(question, self._manual, self._qa, HYBRID_MIN_POOL).coverage
+            for question in self.questions_of(query)
+        ]
+        return max(found, key=lambda covered: covered.margin)  # covered if one question is
 
-    def question_of(self, message: str) -> str:
-        """What is searched for ``message``: its question (no greeting, signature, URL or emoji)
-        in one character form, kana written back as the documents write them
-        (:mod:`keiri_agent.retrieval.normalize`)."""
+    def questions_of(self, message: str) -> list[str]:
+        """What is searched for ``message``: each of its questions (no greeting, signature, URL
+        or emoji) in one character form, kana written back as the documents write them
+        (:mod:`keiri_agent.retrieval.normalize`). A message that asks several things is searched
+        question by question, and the rankings are interleaved (:func:`.ranking.interleave`)."""
         with self._spellings_lock:
             if self._spellings is None:
                 texts = [
@@ -302,7 +310,7 @@ class KnowledgeBase:
                     *(p.text for p in self._db.qa_pairs().values()),
                 ]
                 self._spellings = Spellings.from_texts(texts)
-        return self._spellings.respell(clean_message(message))
+        return [self._spellings.respell(question) for question in split_questions(message)]
 
     def _lexical_ranking(self, query: str, tool: str, pool: int, floor: float) -> list[Candidate]:
         if tool == "manual":
