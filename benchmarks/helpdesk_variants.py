@@ -7,6 +7,8 @@ written variant of :mod:`tests.support.helpdesk_variants` (half-width kana, full
 hiragana for a kanji word or a loanword, a kana typo, the other register, a greeting and
 signature around it, an emoji, a pasted URL, an error code spelled otherwise) is searched the
 same way; a variant *keeps its page* when a gold source is still in its top 3. Printed per shape.
+Also: two found questions in one message (each one's best page among the message's 3 hits), and
+the variants of the off-topic questions the default search refuses (still 該当なし?).
 
 The guard rails measured in the same run with the default settings: found@3 and off-topic
 該当なし of every paraphrase list, and on the large set (``examples/helpdesk_eval``) recall@3
@@ -25,7 +27,7 @@ from pathlib import Path
 from tests.support.helpdesk import EXAMPLES
 from tests.support.helpdesk_eval import gold_id, load_cases
 from tests.support.helpdesk_paraphrases import Paraphrase, found, load_lists, refused
-from tests.support.helpdesk_variants import SHAPES, variants
+from tests.support.helpdesk_variants import SHAPES, joined, variants
 
 from benchmarks.machine import machine_note
 from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase, ingest
@@ -80,6 +82,44 @@ def _variant_rows(kb: KnowledgeBase) -> None:
     )
 
 
+def _multi_row(kb: KnowledgeBase) -> None:
+    """Two found questions of different best pages in one message: both best pages kept."""
+    base = [case for case in answerable() if found(kb, case)]
+    pairs = kept = 0
+    for first, second in zip(base, base[7:] + base[:7], strict=True):
+        best = [_top(kb, first.question)[0], _top(kb, second.question)[0]]
+        if best[0] == best[1]:
+            continue
+        hits = _top(kb, joined(first.question, second.question))
+        pairs += 1
+        kept += all(page in hits for page in best)
+    print(f"\n| two questions in one message | both best pages in top 3 | {_share(kept, pairs)} |")
+
+
+def _off_topic_rows(kb: KnowledgeBase) -> None:
+    """Variants of the off-topic questions that the default search refuses: still refused?"""
+    total: collections.Counter[str] = collections.Counter()
+    answered: collections.Counter[str] = collections.Counter()
+    for split in SPLITS:
+        for question in load_lists(split).off_topic:
+            if _top(kb, question):
+                continue
+            for variant in variants(question):
+                total[variant.shape] += 1
+                answered[variant.shape] += bool(_top(kb, variant.text))
+    print("\n| off-topic, refused: shape | variants | still 該当なし |\n|---|---|---|")
+    for shape in SHAPES:
+        print(
+            f"| {shape} | {total[shape]} | {_share(total[shape] - answered[shape], total[shape])} |"
+        )
+    all_total = sum(total.values())
+    print(f"| all | {all_total} | {_share(all_total - sum(answered.values()), all_total)} |")
+
+
+def _top(kb: KnowledgeBase, question: str) -> list[str]:
+    return [gold_id(hit) for hit in kb.search(question, 3, tool="hybrid")]
+
+
 def _guard_rows(kb: KnowledgeBase) -> None:
     print("\n| list | paraphrases found@3 | off-topic 該当なし |\n|---|---|---|")
     for split in SPLITS:
@@ -109,6 +149,8 @@ def main() -> None:
             raise SystemExit(f"ingest failed: {sample.failures}")
         with KnowledgeBase.open(root / "sample", settings=settings) as kb:
             _variant_rows(kb)
+            _multi_row(kb)
+            _off_topic_rows(kb)
             _guard_rows(kb)
         if args.skip_large:
             return

@@ -10,15 +10,19 @@ otherwise), and searched on the sample knowledge base with the default settings 
 
 from __future__ import annotations
 
+import json
+import logging
 import random
+import shutil
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase
+from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase, ingest
+from keiri_agent.agents.helpdesk.knowledge.semantic import SEMANTIC_FORMAT, SEMANTIC_STAMP
 from keiri_agent.config import DEFAULT_HELPDESK_MIN_MARGIN
-from tests.agents.helpdesk.conftest import semantic_settings
+from tests.agents.helpdesk.conftest import EXAMPLES, semantic_settings
 from tests.support.helpdesk_eval import gold_id, load_cases
 from tests.support.helpdesk_paraphrases import Paraphrase, load_lists
 from tests.support.helpdesk_variants import joined, variants
@@ -152,3 +156,29 @@ def test_text_around_an_off_topic_question_does_not_make_it_answered(kb: Knowled
     answered = [text for text in wrapped if _top(kb, text)]
     assert len(wrapped) >= 90
     assert len(answered) <= MAX_OFF_TOPIC_ANSWERED * len(wrapped), answered
+
+
+def test_an_index_of_the_earlier_format_is_embedded_again(
+    semantic_index: tuple[Path, Path], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Vectors of pieces as written (format 2, before the one character form) are never read as
+    current: opening embeds them again (and says so), the next ingest stores them."""
+    index, cache = tmp_path / "index", semantic_index[1]
+    shutil.copytree(semantic_index[0], index)
+    stamp = index / SEMANTIC_STAMP
+    earlier = json.loads(stamp.read_text(encoding="utf-8")) | {"format": 2}
+    stamp.write_text(json.dumps(earlier), encoding="utf-8")
+    with (
+        caplog.at_level(logging.WARNING),
+        KnowledgeBase.open(index, settings=semantic_settings(cache)) as reopened,
+    ):
+        assert set(_top(reopened, "ﾊﾟｽﾜｰﾄﾞは何日ごとに変える必要がありますか")) & {f"{PDF}#p4"}
+    assert "semantic vectors missing or stale" in caplog.text
+    result = ingest(
+        index,
+        manuals=[EXAMPLES / "manual"],
+        qa=EXAMPLES / "qa.csv",
+        settings=semantic_settings(cache),
+    )
+    assert result.ok, result.failures
+    assert json.loads(stamp.read_text(encoding="utf-8"))["format"] == SEMANTIC_FORMAT == 3
