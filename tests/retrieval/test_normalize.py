@@ -79,15 +79,21 @@ def test_a_message_that_is_only_a_greeting_or_a_url_is_searched_as_written() -> 
             ["請求書は何年保管されますか?", "社外から使う方法"],
         ),
         (
-            "パスワードを忘れました。再設定の方法を教えてください。申請の取り消し方も知りたいです",
+            "パスワードを忘れました。再設定の方法を教えてください。\n申請の取り消し方も知りたいです",
             [
                 "パスワードを忘れました。再設定の方法を教えてください。",
                 "申請の取り消し方も知りたいです",
             ],
         ),
+        (
+            "在宅勤務です。\nVPNなしで使えますか\n締め日はいつ?",
+            ["在宅勤務です。\nVPNなしで使えますか", "締め日はいつ?"],
+        ),
         # One question with its context, or statements only: one question.
         ("在宅勤務です。VPNなしで使えますか", ["在宅勤務です。VPNなしで使えますか"]),
         ("E-1004が出ます。ログインできません。", ["E-1004が出ます。ログインできません。"]),
+        # Sentences of one line: the second narrows the first.
+        ("使えるブラウザは？IE でも動きますか", ["使えるブラウザは?IE でも動きますか"]),
     ],
 )
 def test_several_questions_in_one_message_are_split(message: str, questions: list[str]) -> None:

@@ -69,13 +69,12 @@ _GREETING = re.compile(
 # A self-introduction opening the message: 経理の山田です / 営業部の佐藤です.
 _INTRODUCTION = re.compile(r"\A\s*[^。！？!?\n]{1,12}の[^。！？!?\n]{1,8}です(?:が)?[。、\n]")
 _CLOSING_NAME = re.compile(r"[（(][^）)\n]{1,16}[）)]\s*\Z|\n[^\n。？?]{1,8}\s*\Z")
-_SENTENCE = re.compile(r"(?<=[。?!])|\n+")  # a sentence ends at an end mark or a line end
 _ANOTHER = re.compile(
     r"(?:(?<=[。?!\n])|\A)\s*(?:あと|それと|それから|また|もう一つ|もうひとつ)[、,]"
 )
 _ASKS = re.compile(
     r"(?:[?]|か|かな|の|教えて(?:ください|下さい)?|知りたい|たい(?:です)?|ほしい(?:です)?"
-    r"|ください|下さい|いただけますか|どうすれば(?:いい|よい)?|どうなる)[。!]?\s*\Z"
+    r"|ください|下さい|いただけますか|どうすれば(?:いい|よい)?|どうなる)[。]?\s*\Z"
 )
 _SPACES = re.compile(r"[ \t\u3000]+")
 _STRAY = re.compile(r"\A[\s。、,，.!！]+|[\s、,，]+\Z")
@@ -108,11 +107,11 @@ def clean_message(text: str) -> str:
 def split_questions(text: str) -> list[str]:
     """The questions of a message (cleaned: :func:`clean_message`), in order.
 
-    A message asks several things when it goes on to another with あと、 / それと、 / それから、
-    / また、, or when two or more of its sentences are questions (end in a question mark, か, or
-    a request: 教えて, 知りたい, したい, ほしい…). Each question keeps the statements before
-    it as its context (在宅勤務です。VPN なしで使えますか). A message with one question or
-    none is one question.
+    A message asks several things when it goes on to another with あと、 / それと、 / それから、 /
+    また、 / もう一つ、, or when two or more of its lines are questions (end in a question mark,
+    か, or a request: 教えて, 知りたい, したい, ほしい…). A line that only states something is the
+    context of the question after it (在宅勤務です。\nVPN なしで使えますか). Sentences of one line
+    are one question: the second usually narrows the first (使えるブラウザは？IE でも動きますか).
     """
     cleaned = clean_message(text)
     questions: list[str] = []
@@ -123,19 +122,19 @@ def split_questions(text: str) -> list[str]:
 
 
 def _asked(text: str) -> list[str]:
-    sentences = [s.strip() for s in _SENTENCE.split(text) if re.search(r"\w", s)]
-    asks = [_ASKS.search(sentence) is not None for sentence in sentences]
+    lines = [line.strip() for line in text.splitlines() if re.search(r"\w", line)]
+    asks = [_ASKS.search(line) is not None for line in lines]
     if sum(asks) < 2:
         return [text]
     questions: list[str] = []
     context: list[str] = []
-    for sentence, ask in zip(sentences, asks, strict=True):
-        context.append(sentence)
+    for line, ask in zip(lines, asks, strict=True):
+        context.append(line)
         if ask:
-            questions.append("".join(context))
+            questions.append("\n".join(context))
             context = []
     if context:  # statements after the last question belong to it
-        questions[-1] += "".join(context)
+        questions[-1] += "\n" + "\n".join(context)
     return questions
 
 
