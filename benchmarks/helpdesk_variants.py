@@ -27,7 +27,7 @@ from pathlib import Path
 from tests.support.helpdesk import EXAMPLES
 from tests.support.helpdesk_eval import gold_id, load_cases
 from tests.support.helpdesk_paraphrases import Paraphrase, found, load_lists, refused
-from tests.support.helpdesk_variants import SHAPES, joined, variants
+from tests.support.helpdesk_variants import SHAPES, both_pages_kept, top, variants
 
 from benchmarks.machine import machine_note
 from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase, ingest
@@ -84,15 +84,8 @@ def _variant_rows(kb: KnowledgeBase) -> None:
 
 def _multi_row(kb: KnowledgeBase) -> None:
     """Two found questions of different best pages in one message: both best pages kept."""
-    base = [case for case in answerable() if found(kb, case)]
-    pairs = kept = 0
-    for first, second in zip(base, base[7:] + base[:7], strict=True):
-        best = [_top(kb, first.question)[0], _top(kb, second.question)[0]]
-        if best[0] == best[1]:
-            continue
-        hits = _top(kb, joined(first.question, second.question))
-        pairs += 1
-        kept += all(page in hits for page in best)
+    base = [case.question for case in answerable() if found(kb, case)]
+    pairs, kept = both_pages_kept(kb, base, 7)
     print(f"\n| two questions in one message | both best pages in top 3 | {_share(kept, pairs)} |")
 
 
@@ -102,11 +95,11 @@ def _off_topic_rows(kb: KnowledgeBase) -> None:
     answered: collections.Counter[str] = collections.Counter()
     for split in SPLITS:
         for question in load_lists(split).off_topic:
-            if _top(kb, question):
+            if top(kb, question):
                 continue
             for variant in variants(question):
                 total[variant.shape] += 1
-                answered[variant.shape] += bool(_top(kb, variant.text))
+                answered[variant.shape] += bool(top(kb, variant.text))
     print("\n| off-topic, refused: shape | variants | still 該当なし |\n|---|---|---|")
     for shape in SHAPES:
         print(
@@ -114,10 +107,6 @@ def _off_topic_rows(kb: KnowledgeBase) -> None:
         )
     all_total = sum(total.values())
     print(f"| all | {all_total} | {_share(all_total - sum(answered.values()), all_total)} |")
-
-
-def _top(kb: KnowledgeBase, question: str) -> list[str]:
-    return [gold_id(hit) for hit in kb.search(question, 3, tool="hybrid")]
 
 
 def _guard_rows(kb: KnowledgeBase) -> None:

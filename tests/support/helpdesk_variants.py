@@ -34,12 +34,14 @@ from __future__ import annotations
 import random
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase
 from keiri_agent.sudachi import open_dictionary
+from tests.support.helpdesk_eval import gold_id
 
-__all__ = ["SHAPES", "Variant", "halfwidth_kana", "joined", "variants"]
+__all__ = ["SHAPES", "Variant", "both_pages_kept", "halfwidth_kana", "joined", "top", "variants"]
 
 SHAPES = (
     "halfwidth_kana",
@@ -200,3 +202,20 @@ def variants(question: str, seed: int = 0) -> list[Variant]:
 def joined(first: str, second: str) -> str:
     """Two questions in one message, as a user writes them."""
     return f"{_QUESTION_END.sub('', first)}？あと、{second}"
+
+
+def top(kb: KnowledgeBase, question: str) -> list[str]:
+    """The sources of the first 3 hits of a hybrid search with the default floor."""
+    return [gold_id(hit) for hit in kb.search(question, 3, tool="hybrid")]
+
+
+def both_pages_kept(kb: KnowledgeBase, questions: Sequence[str], step: int) -> tuple[int, int]:
+    """Each question joined with the one ``step`` places on (:func:`joined`), where their best
+    pages differ: (how many messages, how many keep both best pages in their 3 hits)."""
+    pairs = kept = 0
+    for first, second in zip(questions, [*questions[step:], *questions[:step]], strict=True):
+        best = [top(kb, first)[0], top(kb, second)[0]]
+        if best[0] != best[1]:
+            pairs += 1
+            kept += all(page in top(kb, joined(first, second)) for page in best)
+    return pairs, kept

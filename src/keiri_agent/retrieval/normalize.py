@@ -36,6 +36,7 @@ from keiri_agent.retrieval.tokenize import MAX_CHUNK_CHARS
 from keiri_agent.sudachi import open_dictionary
 
 __all__ = [
+    "GREETINGS",
     "MIN_RESPELL_KANA",
     "Spellings",
     "clean_message",
@@ -59,13 +60,23 @@ _EMOTICON = re.compile(r"[(（][\^_;TｰoO0・ω∀´｀`'\-*><°▽≧≦~〜;�
 _EMPHASIS = re.compile(r"!{2,}|!+\s*\Z")  # 急いでます!! / 至急!: tone, not topic
 _LABEL = re.compile(r"[【\[［][^】\]］]{1,8}[】\]］]")  # 【至急】【質問】
 _SIGNATURE = re.compile(r"\n\s*(?:-{2,}|ー{2,}|―{2,}|_{3,}|={3,}|\*{3,})\s*\n.*\Z", re.S)
-_GREETING = re.compile(
-    r"(?:いつも)?(?:大変)?お世話にな(?:っており|り)ます|お疲れ(?:様|さま)です|おつかれさまです"
-    r"|お忙しいところ(?:恐れ入りますが|すみません|失礼します)?|失礼(?:いた)?します"
-    r"|すみません|すいません|こんにちは|おはようございます|(?:以上、?)?(?:どうぞ)?よろしく"
-    r"お願い(?:いた)?します|(?:以上、?)?お手数(?:です|をおかけします)が[^。\n]*"
-    r"|ご確認(?:を)?お願い(?:いた)?します|ご確認ください|宜しくお願い(?:致|いた)?します"
+# Formulas of office mail and chat around a question (polite openings, closings, thanks).
+GREETINGS = (
+    r"(?:いつも)?(?:大変)?お世話にな(?:っており|り)ます",
+    r"お疲れ(?:様|さま)です",
+    r"おつかれさまです",
+    r"お忙しいところ(?:恐れ入りますが|すみません|失礼します)?",
+    r"失礼(?:いた)?します",
+    r"すみません",
+    r"すいません",
+    r"こんにちは",
+    r"おはようございます",
+    r"(?:以上、?)?(?:どうぞ)?(?:よろしく|宜しく)お願い(?:いた|致)?します",
+    r"(?:以上、?)?お手数(?:です|をおかけします)が[^。\n]*",
+    r"ご確認(?:を)?お願い(?:いた)?します",
+    r"ご確認ください",
 )
+_GREETING = re.compile("|".join(GREETINGS))
 # A self-introduction opening the message: 経理の山田です / 営業部の佐藤です.
 _INTRODUCTION = re.compile(r"\A\s*[^。！？!?\n]{1,12}の[^。！？!?\n]{1,8}です(?:が)?[。、\n]")
 _CLOSING_NAME = re.compile(r"[（(][^）)\n]{1,16}[）)]\s*\Z|\n[^\n。？?]{1,8}\s*\Z")

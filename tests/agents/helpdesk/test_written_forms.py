@@ -23,9 +23,9 @@ from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase, ingest
 from keiri_agent.agents.helpdesk.knowledge.semantic import SEMANTIC_FORMAT, SEMANTIC_STAMP
 from keiri_agent.config import DEFAULT_HELPDESK_MIN_MARGIN
 from tests.agents.helpdesk.conftest import EXAMPLES, semantic_settings
-from tests.support.helpdesk_eval import gold_id, load_cases
+from tests.support.helpdesk_eval import load_cases
 from tests.support.helpdesk_paraphrases import Paraphrase, load_lists
-from tests.support.helpdesk_variants import joined, variants
+from tests.support.helpdesk_variants import both_pages_kept, top, variants
 
 # The first test here may ingest the sample knowledge base for the session (660 texts embedded
 # with an empty cache: minutes on a loaded 2-core machine); the tests themselves take seconds.
@@ -56,10 +56,6 @@ def kb(semantic_index: tuple[Path, Path]) -> KnowledgeBase:
     return KnowledgeBase.open(index, settings=semantic_settings(cache))
 
 
-def _top(kb: KnowledgeBase, question: str) -> list[str]:
-    return [gold_id(hit) for hit in kb.search(question, 3, tool="hybrid")]
-
-
 def _answered(kb: KnowledgeBase) -> list[Paraphrase]:
     """A seeded sample of the answerable questions that the default search finds, away from
     the floor."""
@@ -71,7 +67,7 @@ def _answered(kb: KnowledgeBase) -> list[Paraphrase]:
         covered = kb.coverage(case.question)
         assert covered is not None
         if covered.margin >= DEFAULT_HELPDESK_MIN_MARGIN + BORDERLINE and set(
-            _top(kb, case.question)
+            top(kb, case.question)
         ) & set(case.gold):
             chosen.append(case)
         if len(chosen) == SAMPLE:
@@ -92,7 +88,7 @@ def test_an_answered_question_keeps_its_page_however_it_is_written(
     for case in answered:
         for variant in variants(case.question):
             total[variant.shape] += 1
-            if not set(_top(kb, variant.text)) & set(case.gold):
+            if not set(top(kb, variant.text)) & set(case.gold):
                 lost.append((variant.shape, variant.text))
     assert sum(total.values()) >= 300, total
     assert [item for item in lost if item[0] in CHARACTER_SHAPES] == []
@@ -123,21 +119,14 @@ PDF = "XYZシステム_ユーザーマニュアル.pdf"
 def test_shapes_that_lost_their_page_find_it(
     kb: KnowledgeBase, message: str, gold: tuple[str, ...]
 ) -> None:
-    assert set(_top(kb, message)) & set(gold)
+    assert set(top(kb, message)) & set(gold)
 
 
 def test_a_message_with_two_questions_finds_the_page_of_each(
     kb: KnowledgeBase, answered: list[Paraphrase]
 ) -> None:
     """Each question's own best page is among the message's three hits."""
-    pairs = kept = 0
-    for first, second in zip(answered, answered[1:] + answered[:1], strict=True):
-        best = [_top(kb, first.question)[0], _top(kb, second.question)[0]]
-        if best[0] == best[1]:
-            continue
-        hits = _top(kb, joined(first.question, second.question))
-        pairs += 1
-        kept += all(page in hits for page in best)
+    pairs, kept = both_pages_kept(kb, [case.question for case in answered], 1)
     assert pairs >= 30
     assert kept >= 0.9 * pairs, (kept, pairs)
 
@@ -149,11 +138,11 @@ def test_text_around_an_off_topic_question_does_not_make_it_answered(kb: Knowled
     random.Random(38).shuffle(questions)
     refused: list[str] = []
     for question in questions:
-        if len(refused) < OFF_TOPIC_SAMPLE and not _top(kb, question):
+        if len(refused) < OFF_TOPIC_SAMPLE and not top(kb, question):
             refused.append(question)
     shapes = {"greeting", "url", "emoji", "halfwidth_kana", "fullwidth_ascii"}
     wrapped = [v.text for q in refused for v in variants(q) if v.shape in shapes]
-    answered = [text for text in wrapped if _top(kb, text)]
+    answered = [text for text in wrapped if top(kb, text)]
     assert len(wrapped) >= 90
     assert len(answered) <= MAX_OFF_TOPIC_ANSWERED * len(wrapped), answered
 
@@ -172,7 +161,7 @@ def test_an_index_of_the_earlier_format_is_embedded_again(
         caplog.at_level(logging.WARNING),
         KnowledgeBase.open(index, settings=semantic_settings(cache)) as reopened,
     ):
-        assert set(_top(reopened, "ﾊﾟｽﾜｰﾄﾞは何日ごとに変える必要がありますか")) & {f"{PDF}#p4"}
+        assert set(top(reopened, "ﾊﾟｽﾜｰﾄﾞは何日ごとに変える必要がありますか")) & {f"{PDF}#p4"}
     assert "semantic vectors missing or stale" in caplog.text
     result = ingest(
         index,
