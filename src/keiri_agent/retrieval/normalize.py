@@ -89,6 +89,11 @@ _ASKS = re.compile(
 )
 _SPACES = re.compile(r"[ \t\u3000]+")
 _STRAY = re.compile(r"\A[\s。、,，.!！]+|[\s、,，]+\Z")
+# Kana inside these is never written back. One-kana auxiliaries and particles are not trusted:
+# Sudachi reads a kana word it does not know as such pieces (ぱ・す・わー・ど).
+_INFLECTED_POS = frozenset({"動詞", "形容詞"})
+MIN_AUXILIARY_CHARS = 2
+_NO_WORD_START = frozenset("ぁぃぅぇぉゃゅょゎっんー")  # kana that never begin a word
 _HIRAGANA_RUN = re.compile(r"[\u3041-\u3096ー]+")
 _KATAKANA = re.compile(r"[\u30a1-\u30faー]+")
 _KANJI_OR_KATAKANA = re.compile(r"[\u3400-\u9fff\uf900-\ufaff々\u30a1-\u30fa]")
@@ -177,7 +182,7 @@ class Spellings:
         frequent spelling when several share one: 振込 and 振り込み)."""
         from sudachipy import SplitMode
 
-        tokenizer = open_dictionary().tokenizer(mode=SplitMode.C)
+        tokenizer = _tokenizer()
         counts: dict[str, Counter[str]] = {}
         for text in texts:
             normalized = normalize_text(text)
@@ -198,12 +203,16 @@ class Spellings:
         経費の申請), and a katakana word the documents lack that is one of theirs with one kana
         left out or one too many (アカウン, レイイアウト → アカウント, レイアウト; a kana
         *changed* is never corrected: カード and コード are both words). What no document word
-        matches is left as written."""
-        respelled = _HIRAGANA_RUN.sub(lambda match: self._run(match.group()), text)
+        matches is left as written, and so are verbs, adjectives and auxiliary verbs (いない is
+        not 以内, でしょうか is not で章か, whatever the documents hold)."""
+        grammar = _inflected_positions(text)
+        respelled = _HIRAGANA_RUN.sub(
+            lambda match: self._run(match.group(), match.start(), grammar), text
+        )
         return _KATAKANA.sub(lambda match: self._typo(match.group()), respelled)
 
     def _typo(self, word: str) -> str:
-        if len(word) < MIN_RESPELL_KANA or word in self._katakana:
+        if len(word) < MIN_RESPELL_KANA or word in self._katakana or _is_word(word):
             return word
         corrected = self._missing_one.get(word)  # one kana left out
         if corrected is None:  # one kana too many
@@ -211,15 +220,17 @@ class Spellings:
             corrected = found.pop() if len(found) == 1 else None
         return corrected or word
 
-    def _run(self, run: str) -> str:
+    def _run(self, run: str, offset: int, grammar: frozenset[int]) -> str:
         out: list[str] = []
         start = 0
         kana = _katakana(run)
         while start < len(run):
             longest = min(len(run), start + MAX_READING_KANA)
             for end in range(longest, start + MIN_RESPELL_KANA - 1, -1):
+                if end < len(run) and run[end] in _NO_WORD_START:
+                    continue  # a word never ends in the middle of a mora (でんし|ゃ)
                 spelled = self.by_reading.get(kana[start:end])
-                if spelled is not None:
+                if spelled is not None and grammar.isdisjoint(range(offset + start, offset + end)):
                     out.append(spelled)
                     start = end
                     break
@@ -227,6 +238,32 @@ class Spellings:
                 out.append(run[start])
                 start += 1
         return "".join(out)
+
+
+def _inflected_positions(text: str) -> frozenset[int]:
+    """Positions of ``text`` inside a verb, an adjective or an auxiliary verb of two or more
+    characters (Sudachi, split mode C): いない, しよう, ように, でしょう are never a noun's
+    reading, whatever the documents hold (以内, 使用, 内容, 章)."""
+    positions: set[int] = set()
+    for start in range(0, len(text), MAX_CHUNK_CHARS):
+        for morpheme in _tokenizer().tokenize(text[start : start + MAX_CHUNK_CHARS]):
+            pos = morpheme.part_of_speech()[0]
+            length = morpheme.end() - morpheme.begin()
+            if pos in _INFLECTED_POS or (pos == "助動詞" and length >= MIN_AUXILIARY_CHARS):
+                positions.update(range(start + morpheme.begin(), start + morpheme.end()))
+    return frozenset(positions)
+
+
+def _is_word(katakana: str) -> bool:
+    """Whether the dictionary knows ``katakana`` as one word (スキャン: not a typo)."""
+    morphemes = list(_tokenizer().tokenize(katakana))
+    return len(morphemes) == 1 and not morphemes[0].is_oov()
+
+
+def _tokenizer() -> Any:
+    from sudachipy import SplitMode
+
+    return open_dictionary().tokenizer(mode=SplitMode.C)
 
 
 def _one_left_out(word: str) -> set[str]:
