@@ -89,11 +89,11 @@ _ASKS = re.compile(
 )
 _SPACES = re.compile(r"[ \t\u3000]+")
 _STRAY = re.compile(r"\A[\s。、,，.!！]+|[\s、,，]+\Z")
-# Kana inside these is never written back. One-kana auxiliaries and particles are not trusted:
-# Sudachi reads a kana word it does not know as such pieces (ぱ・す・わー・ど).
+# Inflecting parts of speech (:class:`_Inflections`). One-kana auxiliaries and particles are not
+# trusted: Sudachi reads a kana word it does not know as such pieces (ぱ・す・わー・ど).
 _INFLECTED_POS = frozenset({"動詞", "形容詞"})
 MIN_AUXILIARY_CHARS = 2
-_NO_WORD_START = frozenset("ぁぃぅぇぉゃゅょゎっんー")  # kana that never begin a word
+_NO_WORD_START = frozenset("ァィゥェォャュョヮッンー")  # kana that never begin a word
 _HIRAGANA_RUN = re.compile(r"[\u3041-\u3096ー]+")
 _KATAKANA = re.compile(r"[\u30a1-\u30faー]+")
 _KANJI_OR_KATAKANA = re.compile(r"[\u3400-\u9fff\uf900-\ufaff々\u30a1-\u30fa]")
@@ -205,9 +205,9 @@ class Spellings:
         *changed* is never corrected: カード and コード are both words). What no document word
         matches is left as written, and so are verbs, adjectives and auxiliary verbs (いない is
         not 以内, でしょうか is not で章か, whatever the documents hold)."""
-        grammar = _inflected_positions(text)
+        inflections = _Inflections(text)
         respelled = _HIRAGANA_RUN.sub(
-            lambda match: self._run(match.group(), match.start(), grammar), text
+            lambda match: self._run(match.group(), match.start(), inflections), text
         )
         return _KATAKANA.sub(lambda match: self._typo(match.group()), respelled)
 
@@ -220,38 +220,56 @@ class Spellings:
             corrected = found.pop() if len(found) == 1 else None
         return corrected or word
 
-    def _run(self, run: str, offset: int, grammar: frozenset[int]) -> str:
+    def _run(self, run: str, offset: int, inflections: _Inflections) -> str:
         out: list[str] = []
         start = 0
         kana = _katakana(run)
         while start < len(run):
-            longest = min(len(run), start + MAX_READING_KANA)
-            for end in range(longest, start + MIN_RESPELL_KANA - 1, -1):
-                if end < len(run) and run[end] in _NO_WORD_START:
-                    continue  # a word never ends in the middle of a mora (でんし|ゃ)
-                spelled = self.by_reading.get(kana[start:end])
-                if spelled is not None and grammar.isdisjoint(range(offset + start, offset + end)):
-                    out.append(spelled)
-                    start = end
-                    break
-            else:
+            spelled, end = self._longest(kana, start)
+            if spelled is not None and inflections.allow(range(offset + start, offset + end)):
+                out.append(spelled)
+                start = end
+            else:  # never a shorter word where the longest one is inflection (しょうにん|され)
                 out.append(run[start])
                 start += 1
         return "".join(out)
 
+    def _longest(self, kana: str, start: int) -> tuple[str | None, int]:
+        for end in range(
+            min(len(kana), start + MAX_READING_KANA), start + MIN_RESPELL_KANA - 1, -1
+        ):
+            if end < len(kana) and kana[end] in _NO_WORD_START:
+                continue  # a word never ends in the middle of a mora (でんし|ゃ)
+            spelled = self.by_reading.get(kana[start:end])
+            if spelled is not None:
+                return spelled, end
+        return None, start
 
-def _inflected_positions(text: str) -> frozenset[int]:
-    """Positions of ``text`` inside a verb, an adjective or an auxiliary verb of two or more
-    characters (Sudachi, split mode C): いない, しよう, ように, でしょう are never a noun's
-    reading, whatever the documents hold (以内, 使用, 内容, 章)."""
-    positions: set[int] = set()
-    for start in range(0, len(text), MAX_CHUNK_CHARS):
-        for morpheme in _tokenizer().tokenize(text[start : start + MAX_CHUNK_CHARS]):
-            pos = morpheme.part_of_speech()[0]
-            length = morpheme.end() - morpheme.begin()
-            if pos in _INFLECTED_POS or (pos == "助動詞" and length >= MIN_AUXILIARY_CHARS):
-                positions.update(range(start + morpheme.begin(), start + morpheme.end()))
-    return frozenset(positions)
+
+class _Inflections:
+    """Where ``text`` inflects (Sudachi, split mode C): a kana span is a noun's reading only if
+    it holds no auxiliary verb of two or more characters (ない, よう, でしょう), no dependent verb
+    or adjective (し・い of していない, いい) and at most one other verb, in its continuative form
+    (ふりこみ and とりけし are 振込 and 取消 written in kana; いない is not 以内, でしょう is not
+    章, whatever the documents hold)."""
+
+    def __init__(self, text: str) -> None:
+        self.hard: set[int] = set()
+        self.verb_of: dict[int, int] = {}
+        for start in range(0, len(text), MAX_CHUNK_CHARS):
+            for morpheme in _tokenizer().tokenize(text[start : start + MAX_CHUNK_CHARS]):
+                pos = morpheme.part_of_speech()
+                span = range(start + morpheme.begin(), start + morpheme.end())
+                if pos[0] == "助動詞" and len(span) >= MIN_AUXILIARY_CHARS:
+                    self.hard.update(span)
+                elif pos[0] in _INFLECTED_POS:
+                    if pos[1] == "非自立可能" or not pos[5].startswith("連用形"):
+                        self.hard.update(span)
+                    self.verb_of.update(dict.fromkeys(span, span.start))
+
+    def allow(self, span: range) -> bool:
+        verbs = {self.verb_of[i] for i in span if i in self.verb_of}
+        return self.hard.isdisjoint(span) and len(verbs) <= 1
 
 
 def _is_word(katakana: str) -> bool:
