@@ -18,6 +18,9 @@ hybrid mixes the two per query. The local model and the semantic index are not r
   that ships with the install (no network, no key; loaded on first use)
 - :mod:`~keiri_agent.retrieval.semantic` — :class:`SemanticIndex` (documents as embedded
   pieces), :class:`Background` (unrelated text a question's margin is measured against)
+- :mod:`~keiri_agent.retrieval.normalize` — one written form for questions and documents (NFKC,
+  a message's greetings, signature, URLs and emoji, several questions, kana written back as the
+  documents spell them)
 - :mod:`~keiri_agent.retrieval.hits` — :class:`Hit`, the form every index answers in
 - :mod:`~keiri_agent.retrieval.eval` — recall@K and MRR
 """

@@ -9,6 +9,7 @@ import pytest
 
 from keiri_agent.agents.helpdesk.knowledge import ingest
 from keiri_agent.config import Settings
+from keiri_agent.retrieval.local_embedding import LOCAL_MODEL_KEY
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples" / "helpdesk"
@@ -19,6 +20,29 @@ def bm25_settings(**values: object) -> Settings:
     environment says (``semantic_settings`` for the default, semantic search)."""
     values.setdefault("keiri_helpdesk_semantic", False)
     return Settings(_env_file=None, keiri_llm_model_embedding=None, **values)  # type: ignore[call-arg]
+
+
+def semantic_settings(cache: Path, **values: object) -> Settings:
+    """The default settings with no keys: semantic search with the bundled model."""
+    return Settings(  # type: ignore[call-arg]
+        _env_file=None, keiri_llm_model_embedding=None, keiri_cache_dir=cache, **values
+    )
+
+
+@pytest.fixture(scope="session")
+def semantic_index(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The sample knowledge base ingested once with the default settings and no keys (the
+    bundled model), and its embedding cache: (index directory, cache directory)."""
+    root = tmp_path_factory.mktemp("semantic")
+    result = ingest(
+        root / "index",
+        manuals=[EXAMPLES / "manual"],
+        qa=EXAMPLES / "qa.csv",
+        settings=semantic_settings(root / "cache"),
+    )
+    assert result.ok, result.failures
+    assert (result.qa_mode, result.embedding_model) == ("dense", LOCAL_MODEL_KEY)
+    return root / "index", root / "cache"
 
 
 @pytest.fixture(scope="session")

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase, ingest
+from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase
 from keiri_agent.agents.helpdesk.knowledge.ranking import (
     LEXICAL_WEIGHT,
     QUESTION_FORM_WEIGHT,
@@ -31,11 +31,11 @@ from keiri_agent.agents.helpdesk.knowledge.ranking import (
     fuse_semantic,
 )
 from keiri_agent.agents.helpdesk.knowledge.semantic import SEMANTIC_FORMAT, SEMANTIC_STAMP
-from keiri_agent.config import DEFAULT_HELPDESK_MIN_MARGIN, Settings
+from keiri_agent.config import DEFAULT_HELPDESK_MIN_MARGIN
 from keiri_agent.retrieval.dense import FloatMatrix
 from keiri_agent.retrieval.local_embedding import LOCAL_MODEL_KEY
 from keiri_agent.retrieval.semantic import Background, embed_query, split_pieces
-from tests.agents.helpdesk.conftest import EXAMPLES, bm25_settings
+from tests.agents.helpdesk.conftest import bm25_settings, semantic_settings
 from tests.support.helpdesk_eval import gold_id
 from tests.support.helpdesk_paraphrases import found, load_lists, refused
 
@@ -54,27 +54,6 @@ OFF_TOPIC = [
     "会議室を予約したい",
     "明日の天気はどうですか",
 ]
-
-
-def semantic_settings(cache: Path, **values: object) -> Settings:
-    """The default settings with no keys: semantic search with the bundled model."""
-    return Settings(  # type: ignore[call-arg]
-        _env_file=None, keiri_llm_model_embedding=None, keiri_cache_dir=cache, **values
-    )
-
-
-@pytest.fixture(scope="session")
-def semantic_index(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    root = tmp_path_factory.mktemp("semantic")
-    result = ingest(
-        root / "index",
-        manuals=[EXAMPLES / "manual"],
-        qa=EXAMPLES / "qa.csv",
-        settings=semantic_settings(root / "cache"),
-    )
-    assert result.ok, result.failures
-    assert (result.qa_mode, result.embedding_model) == ("dense", LOCAL_MODEL_KEY)
-    return root / "index", root / "cache"
 
 
 @pytest.fixture(scope="module")

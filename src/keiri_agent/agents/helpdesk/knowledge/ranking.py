@@ -58,6 +58,7 @@ __all__ = [
     "coverage",
     "fuse_dense",
     "fuse_semantic",
+    "interleave",
     "lexical_candidates",
     "merge",
 ]
@@ -241,3 +242,21 @@ def apply_semantic_floor(
         )
         for c in candidates
     ]
+
+
+def interleave(rankings: Sequence[Sequence[Candidate]]) -> list[Candidate]:
+    """The rankings of the questions of one message taken in turn (each one's best, then each
+    one's second…), each text once: a message that asks two things gets hits for both. A text
+    is above the floor when it is for any question."""
+    if len(rankings) == 1:
+        return list(rankings[0])
+    above = {(c.source, c.key) for ranking in rankings for c in ranking if c.above_floor}
+    merged: dict[tuple[str, str], Candidate] = {}
+    for rank in range(max(len(ranking) for ranking in rankings)):
+        for ranking in rankings:
+            if rank < len(ranking):
+                candidate = ranking[rank]
+                key = (candidate.source, candidate.key)
+                if key not in merged:
+                    merged[key] = replace(candidate, above_floor=key in above)
+    return list(merged.values())

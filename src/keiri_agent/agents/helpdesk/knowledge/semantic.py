@@ -38,6 +38,7 @@ from keiri_agent.agents.helpdesk.knowledge.ranking import (
 )
 from keiri_agent.config import LLMRole
 from keiri_agent.retrieval.dense import EmbeddingCache
+from keiri_agent.retrieval.normalize import normalize_text
 from keiri_agent.retrieval.semantic import Background, SemanticIndex, embed_query, split_pieces
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ logger = logging.getLogger(__name__)
 SEMANTIC_FILE = "semantic.npz"
 SEMANTIC_STAMP = "semantic.json"  # {generation, model, format}: what the vectors are of
 # Bump when the pieces or the vectors stored per piece change: older files are embedded again.
-SEMANTIC_FORMAT = 2  # 2: every piece also embedded in the form of a question
+SEMANTIC_FORMAT = 3  # 2: every piece also embedded in the form of a question; 3: NFKC pieces
 _BACKGROUNDS: dict[str, Background] = {}  # by model key
 _BACKGROUND_LOCK = threading.Lock()
 
@@ -95,10 +96,10 @@ def provider_embedder(
 def _documents(db: storage.IndexDB) -> tuple[list[str], list[list[str]]]:
     ids, texts, _ = db.chunk_analyses()
     refs = [f"manual:{chunk_id}" for chunk_id in ids]
-    pieces = [split_pieces(text) or [text] for text in texts]
+    pieces = [split_pieces(normalize_text(text)) or [normalize_text(text)] for text in texts]
     for row, pair in db.qa_pairs().items():
         refs.append(f"qa:{row}")
-        pieces.append([pair.text])
+        pieces.append([normalize_text(pair.text)])
     return refs, pieces
 
 

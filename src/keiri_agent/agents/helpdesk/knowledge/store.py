@@ -24,6 +24,7 @@ The base is safe to search from several threads (the help-desk agent runs subtas
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +40,7 @@ from keiri_agent.agents.helpdesk.knowledge.ranking import (
     Coverage,
     apply_floor,
     fuse_dense,
+    interleave,
     lexical_candidates,
     merge,
 )
@@ -50,6 +52,7 @@ from keiri_agent.agents.helpdesk.knowledge.semantic import (
 )
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.retrieval.lexical import LexicalIndex
+from keiri_agent.retrieval.normalize import Spellings, split_questions
 
 if TYPE_CHECKING:
     from keiri_agent.agents.helpdesk.knowledge.qdrant import QAVectorStore
@@ -111,6 +114,8 @@ class KnowledgeBase:
         self.min_similarity = min_similarity
         self._qa_file = db.get_meta("qa_file") or "qa.csv"
         self._qa_prefix = (db.get_meta("qa_sha256") or "qa")[:16]
+        self._spellings: Spellings | None = None
+        self._spellings_lock = threading.Lock()
 
     @classmethod
     def open(
@@ -261,10 +266,15 @@ class KnowledgeBase:
             )
         pool = max(k, HYBRID_MIN_POOL)
         floor = self.min_relevance if min_relevance is None else min_relevance
-        if self._semantic is not None:
-            flagged = self._semantic.rank(query, self._manual, self._qa, tool, pool, floor)
-        else:
-            flagged = self._lexical_ranking(query, tool, pool, floor)
+        rankings = []
+        for question in self.questions_of(query):
+            if self._semantic is not None:
+                rankings.append(
+                    self._semantic.rank(question, self._manual, self._qa, tool, pool, floor)
+                )
+            else:
+                rankings.append(self._lexical_ranking(question, tool, pool, floor))
+        flagged = interleave(rankings)
         kept = weak = 0
         shown: list[Candidate] = []
         for candidate in flagged:
@@ -282,7 +292,25 @@ class KnowledgeBase:
         _check(query, 1)
         if self._semantic is None:
             return None
-        return self._semantic.signals(query, self._manual, self._qa, HYBRID_MIN_POOL).coverage
+        found = [
+            self._semantic.signals(question, self._manual, self._qa, HYBRID_MIN_POOL).coverage
+            for question in self.questions_of(query)
+        ]
+        return max(found, key=lambda covered: covered.margin)  # covered if one question is
+
+    def questions_of(self, message: str) -> list[str]:
+        """What is searched for ``message``: each of its questions (no greeting, signature, URL
+        or emoji) in one character form, kana written back as the documents write them
+        (:mod:`keiri_agent.retrieval.normalize`). A message that asks several things is searched
+        question by question, and the rankings are interleaved (:func:`.ranking.interleave`)."""
+        with self._spellings_lock:
+            if self._spellings is None:
+                texts = [
+                    *self._db.chunk_analyses()[1],
+                    *(p.text for p in self._db.qa_pairs().values()),
+                ]
+                self._spellings = Spellings.from_texts(texts)
+        return [self._spellings.respell(question) for question in split_questions(message)]
 
     def _lexical_ranking(self, query: str, tool: str, pool: int, floor: float) -> list[Candidate]:
         if tool == "manual":

@@ -1,0 +1,295 @@
+"""One written form for what users type and what the documents say: the retrieval's normalisation.
+
+The same question reaches the help desk written in many ways; the index must see one. Three steps,
+each shared by every side that needs it:
+
+- :func:`normalize_text` — the character form (Unicode NFKC): half-width kana become full-width
+  (ﾊﾟｽﾜｰﾄﾞ → パスワード), full-width letters, digits and signs become ASCII (ＶＰＮ → VPN,
+  ５万件 → 5万件, Ｅ－１００４ → E-1004). Applied to the documents' pieces at ingest and to
+  every question at search, for the lexical and the semantic index alike (the lexical analyzer
+  also lower-cases: vpn, Vpn and VPN are one term).
+- :func:`clean_message` — what surrounds a question in a message and says nothing about its
+  topic: office greetings and signatures (お疲れ様です。経理の山田です。… よろしくお願いします。,
+  a ``--`` signature block, 【至急】), pasted URLs (where the user was, not what they ask),
+  emoji, emoticons and exclamation marks (tone, not topic). Questions only: documents are not
+  messages. A message that asks several things is split into its questions
+  (:func:`split_questions`).
+- :class:`Spellings` — kana written where the documents use kanji or katakana (けいひ → 経費,
+  しょうにん → 承認, ぱすわーど → パスワード): the documents' own nouns by their reading, so a
+  hiragana run of a question is written back the way the documents write it. Built from the
+  documents' text, the same analyzer at ingest and search (:mod:`keiri_agent.sudachi`).
+
+Not handled (a policy, benchmarks/README.md): romaji for a Japanese word (pasuwado) is left as
+written — nobody types a question in romaji with a Japanese IME; a kana typo (パスワド) is left
+to the semantic model.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from keiri_agent.retrieval.tokenize import MAX_CHUNK_CHARS
+from keiri_agent.sudachi import open_dictionary
+
+__all__ = [
+    "GREETINGS",
+    "MIN_RESPELL_KANA",
+    "Spellings",
+    "clean_message",
+    "normalize_text",
+    "split_questions",
+]
+
+# A kana run shorter than this is not written back: two-kana readings are too often a piece of
+# an ending (でき・ない → 出来・内) to be a word.
+MIN_RESPELL_KANA = 3
+MAX_READING_KANA = 16  # the longest reading looked up (compound nouns of the manuals)
+
+_URL = re.compile(
+    r"(?:https?|ftp)://[^\s　、。「」『』（）()<>\"']+|www\.[A-Za-z0-9.-]+[^\s　、。「」（）()<>]*"
+)
+_EMOJI = re.compile(
+    "[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\u200d\ufe0f\u20e3\U0001f3fb-\U0001f3ff]+"
+)
+# An emoticon: a parenthesis followed by face characters only ((^^; (T_T) (>_<) (´・ω・｀)).
+_EMOTICON = re.compile(r"[(（][\^_;TｰoO0・ω∀´｀`'\-*><°▽≧≦~〜;。゜.ﾟ]{2,8}[)）]?")
+_EMPHASIS = re.compile(r"!{2,}|!+\s*\Z")  # 急いでます!! / 至急!: tone, not topic
+_LABEL = re.compile(r"[【\[［][^】\]］]{1,8}[】\]］]")  # 【至急】【質問】
+_SIGNATURE = re.compile(r"\n\s*(?:-{2,}|ー{2,}|―{2,}|_{3,}|={3,}|\*{3,})\s*\n.*\Z", re.S)
+# Formulas of office mail and chat around a question (polite openings, closings, thanks).
+GREETINGS = (
+    r"(?:いつも)?(?:大変)?お世話にな(?:っており|り)ます",
+    r"お疲れ(?:様|さま)です",
+    r"おつかれさまです",
+    r"お忙しいところ(?:恐れ入りますが|すみません|失礼します)?",
+    r"失礼(?:いた)?します",
+    r"すみません",
+    r"すいません",
+    r"こんにちは",
+    r"おはようございます",
+    r"(?:以上、?)?(?:どうぞ)?(?:よろしく|宜しく)お願い(?:いた|致)?します",
+    r"(?:以上、?)?お手数(?:です|をおかけします)が[^。\n]*",
+    r"ご確認(?:を)?お願い(?:いた)?します",
+    r"ご確認ください",
+)
+_GREETING = re.compile("|".join(GREETINGS))
+# A self-introduction opening the message: 経理の山田です / 営業部の佐藤です.
+_INTRODUCTION = re.compile(r"\A\s*[^。！？!?\n]{1,12}の[^。！？!?\n]{1,8}です(?:が)?[。、\n]")
+_CLOSING_NAME = re.compile(r"[（(][^）)\n]{1,16}[）)]\s*\Z|\n[^\n。？?]{1,8}\s*\Z")
+_ANOTHER = re.compile(
+    r"(?:(?<=[。?!\n])|\A)\s*(?:あと|それと|それから|また|もう一つ|もうひとつ)[、,]"
+)
+_ASKS = re.compile(
+    r"(?:[?]|か|かな|の|教えて(?:ください|下さい)?|知りたい|たい(?:です)?|ほしい(?:です)?"
+    r"|ください|下さい|いただけますか|どうすれば(?:いい|よい)?|どうなる)[。]?\s*\Z"
+)
+_SPACES = re.compile(r"[ \t\u3000]+")
+_STRAY = re.compile(r"\A[\s。、,，.!！]+|[\s、,，]+\Z")
+# Inflecting parts of speech (:class:`_Inflections`). One-kana auxiliaries and particles are not
+# trusted: Sudachi reads a kana word it does not know as such pieces (ぱ・す・わー・ど).
+_INFLECTED_POS = frozenset({"動詞", "形容詞"})
+MIN_AUXILIARY_CHARS = 2
+_NO_WORD_START = frozenset("ァィゥェォャュョヮッンー")  # kana that never begin a word
+_HIRAGANA_RUN = re.compile(r"[\u3041-\u3096ー]+")
+_KATAKANA = re.compile(r"[\u30a1-\u30faー]+")
+_KANJI_OR_KATAKANA = re.compile(r"[\u3400-\u9fff\uf900-\ufaff々\u30a1-\u30fa]")
+
+
+def normalize_text(text: str) -> str:
+    """``text`` in Unicode NFKC: one width for kana, letters, digits and signs."""
+    return unicodedata.normalize("NFKC", text)
+
+
+def clean_message(text: str) -> str:
+    """The question of a message: ``text`` normalized (:func:`normalize_text`) without greetings,
+    signature, URLs, emoji and emoticons (module docstring). When nothing else is left, the
+    normalized text is the question."""
+    normalized = normalize_text(text)
+    cleaned = _SIGNATURE.sub("", normalized + "\n")
+    for pattern in (_URL, _EMOJI, _EMOTICON, _EMPHASIS, _LABEL, _GREETING):
+        cleaned = pattern.sub(" ", cleaned)
+    cleaned = re.sub(r"\s*([。、！？!?])(?:\s*[。、])+", r"\1", cleaned)
+    cleaned = re.sub(r"\s+([。、])", r"\1", cleaned)
+    cleaned = _INTRODUCTION.sub("", _STRAY.sub("", cleaned))
+    cleaned = _CLOSING_NAME.sub("", cleaned.strip())
+    cleaned = _STRAY.sub("", _SPACES.sub(" ", cleaned)).strip()
+    return cleaned if re.search(r"\w", cleaned) else normalized.strip()
+
+
+def split_questions(text: str) -> list[str]:
+    """The questions of a message (cleaned: :func:`clean_message`), in order.
+
+    A message asks several things when it goes on to another with あと、 / それと、 / それから、 /
+    また、 / もう一つ、, or when two or more of its lines are questions (end in a question mark,
+    か, or a request: 教えて, 知りたい, したい, ほしい…). A line that only states something is the
+    context of the question after it (在宅勤務です。\nVPN なしで使えますか). Sentences of one line
+    are one question: the second usually narrows the first (使えるブラウザは？IE でも動きますか).
+    """
+    cleaned = clean_message(text)
+    questions: list[str] = []
+    for part in _ANOTHER.split(cleaned):
+        if re.search(r"\w", part):
+            questions.extend(_asked(part.strip()))
+    return questions or [cleaned]
+
+
+def _asked(text: str) -> list[str]:
+    lines = [line.strip() for line in text.splitlines() if re.search(r"\w", line)]
+    asks = [_ASKS.search(line) is not None for line in lines]
+    if sum(asks) < 2:
+        return [text]
+    questions: list[str] = []
+    context: list[str] = []
+    for line, ask in zip(lines, asks, strict=True):
+        context.append(line)
+        if ask:
+            questions.append("\n".join(context))
+            context = []
+    if context:  # statements after the last question belong to it
+        questions[-1] += "\n" + "\n".join(context)
+    return questions
+
+
+def _katakana(text: str) -> str:
+    return "".join(chr(ord(c) + 0x60) if "\u3041" <= c <= "\u3096" else c for c in text)
+
+
+class Spellings:
+    """The documents' nouns by their reading (katakana): how a kana run is written back.
+
+    Built with :meth:`from_texts` from the documents themselves; :meth:`respell` writes each
+    hiragana run of a question with the longest readings it holds, left to right.
+    """
+
+    def __init__(self, by_reading: Mapping[str, str]) -> None:
+        self.by_reading = dict(by_reading)
+        katakana = {word for word in self.by_reading.values() if _KATAKANA.fullmatch(word)}
+        self._katakana = katakana
+        # A word with one kana left out → the word (several words: ambiguous, never used).
+        self._missing_one: dict[str, str | None] = {}
+        for word in katakana:
+            for typed in _one_left_out(word):
+                known = self._missing_one.get(typed, word)
+                self._missing_one[typed] = word if known == word else None
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[str]) -> Spellings:
+        """Every noun of ``texts`` written with kanji or katakana, under its reading (the most
+        frequent spelling when several share one: 振込 and 振り込み)."""
+        from sudachipy import SplitMode
+
+        tokenizer = _tokenizer()
+        counts: dict[str, Counter[str]] = {}
+        for text in texts:
+            normalized = normalize_text(text)
+            for start in range(0, len(normalized), MAX_CHUNK_CHARS):
+                for word in _words(
+                    tokenizer.tokenize(normalized[start : start + MAX_CHUNK_CHARS]), SplitMode.A
+                ):
+                    surface = word.surface()
+                    if word.part_of_speech()[0] != "名詞" or not _KANJI_OR_KATAKANA.search(surface):
+                        continue
+                    reading = word.reading_form()
+                    if MIN_RESPELL_KANA <= len(reading) <= MAX_READING_KANA:
+                        counts.setdefault(reading, Counter())[surface] += 1
+        return cls({reading: seen.most_common(1)[0][0] for reading, seen in counts.items()})
+
+    def respell(self, text: str) -> str:
+        """``text`` with its hiragana runs written as the documents write them (けいひの申請 →
+        経費の申請), and a katakana word the documents lack that is one of theirs with one kana
+        left out or one too many (アカウン, レイイアウト → アカウント, レイアウト; a kana
+        *changed* is never corrected: カード and コード are both words). What no document word
+        matches is left as written, and so are verbs, adjectives and auxiliary verbs (いない is
+        not 以内, でしょうか is not で章か, whatever the documents hold)."""
+        inflections = _Inflections(text)
+        respelled = _HIRAGANA_RUN.sub(
+            lambda match: self._run(match.group(), match.start(), inflections), text
+        )
+        return _KATAKANA.sub(lambda match: self._typo(match.group()), respelled)
+
+    def _typo(self, word: str) -> str:
+        if len(word) < MIN_RESPELL_KANA or word in self._katakana or _is_word(word):
+            return word
+        corrected = self._missing_one.get(word)  # one kana left out
+        if corrected is None:  # one kana too many
+            found = {w for w in _one_left_out(word) if w in self._katakana}
+            corrected = found.pop() if len(found) == 1 else None
+        return corrected or word
+
+    def _run(self, run: str, offset: int, inflections: _Inflections) -> str:
+        out: list[str] = []
+        start = 0
+        kana = _katakana(run)
+        while start < len(run):
+            spelled, end = self._longest(kana, start)
+            if spelled is not None and inflections.allow(range(offset + start, offset + end)):
+                out.append(spelled)
+                start = end
+            else:  # never a shorter word where the longest one is inflection (しょうにん|され)
+                out.append(run[start])
+                start += 1
+        return "".join(out)
+
+    def _longest(self, kana: str, start: int) -> tuple[str | None, int]:
+        for end in range(
+            min(len(kana), start + MAX_READING_KANA), start + MIN_RESPELL_KANA - 1, -1
+        ):
+            if end < len(kana) and kana[end] in _NO_WORD_START:
+                continue  # a word never ends in the middle of a mora (でんし|ゃ)
+            spelled = self.by_reading.get(kana[start:end])
+            if spelled is not None:
+                return spelled, end
+        return None, start
+
+
+class _Inflections:
+    """Where ``text`` inflects (Sudachi, split mode C): a kana span is a noun's reading only if
+    it holds no auxiliary verb of two or more characters (ない, よう, でしょう), no dependent verb
+    or adjective (し・い of していない, いい) and at most one other verb, in its continuative form
+    (ふりこみ and とりけし are 振込 and 取消 written in kana; いない is not 以内, でしょう is not
+    章, whatever the documents hold)."""
+
+    def __init__(self, text: str) -> None:
+        self.hard: set[int] = set()
+        self.verb_of: dict[int, int] = {}
+        for start in range(0, len(text), MAX_CHUNK_CHARS):
+            for morpheme in _tokenizer().tokenize(text[start : start + MAX_CHUNK_CHARS]):
+                pos = morpheme.part_of_speech()
+                span = range(start + morpheme.begin(), start + morpheme.end())
+                if pos[0] == "助動詞" and len(span) >= MIN_AUXILIARY_CHARS:
+                    self.hard.update(span)
+                elif pos[0] in _INFLECTED_POS:
+                    if pos[1] == "非自立可能" or not pos[5].startswith("連用形"):
+                        self.hard.update(span)
+                    self.verb_of.update(dict.fromkeys(span, span.start))
+
+    def allow(self, span: range) -> bool:
+        verbs = {self.verb_of[i] for i in span if i in self.verb_of}
+        return self.hard.isdisjoint(span) and len(verbs) <= 1
+
+
+def _is_word(katakana: str) -> bool:
+    """Whether the dictionary knows ``katakana`` as one word (スキャン: not a typo)."""
+    morphemes = list(_tokenizer().tokenize(katakana))
+    return len(morphemes) == 1 and not morphemes[0].is_oov()
+
+
+def _tokenizer() -> Any:
+    from sudachipy import SplitMode
+
+    return open_dictionary().tokenizer(mode=SplitMode.C)
+
+
+def _one_left_out(word: str) -> set[str]:
+    return {word[:at] + word[at + 1 :] for at in range(len(word))}
+
+
+def _words(morphemes: Iterable[Any], split_a: Any) -> Iterator[Any]:
+    """Each morpheme (split mode C: compounds whole) and its mode-A parts."""
+    for morpheme in morphemes:
+        yield morpheme
+        yield from morpheme.split(split_a)

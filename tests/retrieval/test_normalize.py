@@ -1,0 +1,143 @@
+"""One written form for questions and documents (retrieval.normalize): the character form, what
+surrounds a question in a message, several questions in one message, and kana written back the
+way the documents write them."""
+
+from __future__ import annotations
+
+import pytest
+
+from keiri_agent.retrieval.normalize import (
+    Spellings,
+    clean_message,
+    normalize_text,
+    split_questions,
+)
+
+MANUAL = [
+    "第3章 画面の説明。申請は30日以内に行います。使用する電子帳簿の内容。スキャンした画像。",
+    "経費精算の申請は月末までに行います。承認者が不在の場合は代理承認を設定します。",
+    "パスワードは90日ごとに変更してください。アカウントがロックされた場合は30分待ちます。",
+    "画面のレイアウトが崩れる場合はブラウザのキャッシュを削除してください。",
+    "カードの利用明細を取り込みます。",
+]
+
+
+def test_one_character_form_for_width_and_compatibility_forms() -> None:
+    assert normalize_text("ﾊﾟｽﾜｰﾄﾞ") == "パスワード"
+    assert normalize_text("ＶＰＮで５万件") == "VPNで5万件"
+    assert normalize_text("Ｅ－１００４") == "E-1004"
+
+
+@pytest.mark.parametrize(
+    ("message", "question"),
+    [
+        (
+            "お疲れ様です。経理の山田です。経費の締め日はいつですか？よろしくお願いします。",
+            "経費の締め日はいつですか?",
+        ),
+        (
+            "お世話になっております。営業部の佐藤です。\nホテル代はいくらまで出ますか\n"
+            "お手数ですがご確認ください。\n佐藤",
+            "ホテル代はいくらまで出ますか。",
+        ),
+        (
+            "【至急】部署の管理をする人は何ができますか（総務部 鈴木）",
+            "部署の管理をする人は何ができますか",
+        ),
+        (
+            "いつもお世話になっております。\n退職した社員はどうなる？\n--\n株式会社ABC 経理部 田中 花子\n"
+            "TEL 03-1234-5678",
+            "退職した社員はどうなる?",
+        ),
+        ("一人に役割を二つつけられますか(^^;", "一人に役割を二つつけられますか"),
+        ("ホテル代はいくらまで出ますか😭🙇\u200d♂️", "ホテル代はいくらまで出ますか"),
+        (
+            "https://xyz.example.co.jp/expense/list?id=3021 を開くと何も出ない",
+            "を開くと何も出ない",
+        ),
+    ],
+)
+def test_greetings_signatures_urls_and_emoji_are_not_the_question(
+    message: str, question: str
+) -> None:
+    assert clean_message(message) == question
+
+
+def test_a_message_that_is_only_a_greeting_or_a_url_is_searched_as_written() -> None:
+    assert clean_message("よろしくお願いします。") == "よろしくお願いします。"
+    assert clean_message("https://xyz.example.co.jp/") == "https://xyz.example.co.jp/"
+
+
+@pytest.mark.parametrize(
+    ("message", "questions"),
+    [
+        (
+            "ホテル代はいくら？あと、VPNなしで使えますか",
+            ["ホテル代はいくら?", "VPNなしで使えますか"],
+        ),
+        (
+            "請求書は何年保管されますか？それと、社外から使う方法",
+            ["請求書は何年保管されますか?", "社外から使う方法"],
+        ),
+        (
+            "パスワードを忘れました。再設定の方法を教えてください。\n申請の取り消し方も知りたいです",
+            [
+                "パスワードを忘れました。再設定の方法を教えてください。",
+                "申請の取り消し方も知りたいです",
+            ],
+        ),
+        (
+            "在宅勤務です。\nVPNなしで使えますか\n締め日はいつ?",
+            ["在宅勤務です。\nVPNなしで使えますか", "締め日はいつ?"],
+        ),
+        # One question with its context, or statements only: one question.
+        ("在宅勤務です。VPNなしで使えますか", ["在宅勤務です。VPNなしで使えますか"]),
+        ("E-1004が出ます。ログインできません。", ["E-1004が出ます。ログインできません。"]),
+        # Sentences of one line: the second narrows the first.
+        ("使えるブラウザは？IE でも動きますか", ["使えるブラウザは?IE でも動きますか"]),
+    ],
+)
+def test_several_questions_in_one_message_are_split(message: str, questions: list[str]) -> None:
+    assert split_questions(message) == questions
+
+
+@pytest.fixture(scope="module")
+def spellings() -> Spellings:
+    return Spellings.from_texts(MANUAL)
+
+
+@pytest.mark.parametrize(
+    ("typed", "respelled"),
+    [
+        ("けいひの申請はいつまで", "経費の申請はいつまで"),
+        ("しょうにんしゃがいない", "承認者がいない"),
+        ("ぱすわーどを変えたい", "パスワードを変えたい"),
+        ("あかうんとがろっくされた", "アカウントがロックされた"),
+        # One kana left out or one too many, in a word the documents have.
+        ("パスワドを変えたい", "パスワードを変えたい"),
+        ("レイイアウトが崩れる", "レイアウトが崩れる"),
+    ],
+)
+def test_kana_is_written_the_way_the_documents_write_it(
+    spellings: Spellings, typed: str, respelled: str
+) -> None:
+    assert spellings.respell(typed) == respelled
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "できないのはなぜ",  # endings and two-kana pieces are never words (でき・ない → 出来・内)
+        "画面が崩れたのはどうしてでしょうか",
+        # Verbs and auxiliaries are never a noun's reading (いない 以内, しよう 使用, ように 内容).
+        "登録されていない",
+        "ログインしようとするとエラーになるように見える",
+        "でんしゃだいの精算",  # a word never ends mid-mora (でんし|ゃ is not 電子)
+        "スキャンの解像度",  # a katakana word the documents write is kept as it is  # an auxiliary verb (でしょう) is not 章, whatever the documents say
+        "ほてる代はいくら",  # no document writes ホテル
+        "コードが違う",  # one kana *changed* is another word (カード / コード)
+        "pasuwado",  # romaji is left as written (a policy: benchmarks/README.md)
+    ],
+)
+def test_what_no_document_word_matches_is_left_as_written(spellings: Spellings, typed: str) -> None:
+    assert spellings.respell(typed) == typed
