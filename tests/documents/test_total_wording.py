@@ -17,7 +17,7 @@ from keiri_agent.agents.ledger import read_ledger
 from keiri_agent.documents.tables import read_table
 from keiri_agent.errors import BlockError
 from keiri_agent.plan import PlanRunner
-from tests.blocks.test_read_table_total_check import runner, run, write_ledger
+from tests.blocks.test_read_table_total_check import run, runner, write_ledger
 
 __all__ = ["runner"]  # the plan runner fixture of the block's tests
 

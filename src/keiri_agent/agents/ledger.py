@@ -178,9 +178,7 @@ def _refuse_unreadable_amounts(info: TableReadInfo) -> None:
         return
     first = cells[0]
     count = sum(
-        n
-        for column, n in info.unreadable_counts.items()
-        if column in {c["column"] for c in cells}
+        n for column, n in info.unreadable_counts.items() if column in {c["column"] for c in cells}
     )
     more = f"（ほか {count - 1:,} 個）" if count > 1 else ""
     where = info.where(first["position"], first["column"])

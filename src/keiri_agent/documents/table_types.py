@@ -58,6 +58,8 @@ from keiri_agent.documents.cell_forms import (
     era_outside,
     is_code,
     is_dash,
+    is_dot_thousands,
+    is_european,
     is_month_day,
     is_trailing_minus,
     local_time,
@@ -288,10 +290,11 @@ def _type_amounts(
             f"末尾に「-」のある金額 {trailing:,} 個をマイナスとして読みました（1,200- → -1200）"
         )
     cells = cell_units(values, numbers, units, declared, _text)
-    if not failed.any() and not cells.doubtful:
+    doubtful = {**cells.doubtful, **_dot_thousands(values, failed)}
+    if not failed.any() and not doubtful:
         typed = _finish_numbers(series, cells.numbers)
         return ColumnTyping(typed, "number", notes=notes + cells.notes, unit=cells.unit)
-    if not cells.doubtful:
+    if not doubtful:
         if not (named or (failed.mean() <= 1 - MOSTLY_SHARE and len(values) >= MOSTLY_MIN_CELLS)):
             return None
         if not header_named and values[failed.to_numpy()].map(lambda v: is_code(_text(v))).any():
@@ -301,11 +304,26 @@ def _type_amounts(
         Unreadable(
             _row_of(series, i),
             _text(values[i]),
-            cells.doubtful.get(i) or amount_problem(_text(values[i])),
+            doubtful.get(i) or amount_problem(_text(values[i])),
         )
-        for i in values.index[(failed | values.index.isin(list(cells.doubtful))).to_numpy()]
+        for i in values.index[(failed | values.index.isin(list(doubtful))).to_numpy()]
     ]
     return ColumnTyping(series, None, bad, notes)
+
+
+def _dot_thousands(values: pd.Series, failed: pd.Series) -> dict[Any, str]:
+    """The cells read with three decimals (``1.200``: 1.2) in a column that also writes
+    ``1.200,50`` (a point between thousands): there ``1.200`` may be 1,200, so each is listed
+    with why, never read as 1.2 (label → reason)."""
+    if not values[failed.to_numpy()].map(lambda v: is_european(_text(v))).any():
+        return {}
+    read = values[~failed.to_numpy()]
+    return {
+        i: "この列には 1.200,50 のように点を桁区切りに使うセルがあり、この点が小数点か"
+        "桁区切りか決められません（1,200 か 1.2 かを、カンマと小数点で書き分けてください）"
+        for i, v in read.items()
+        if isinstance(v, str) and is_dot_thousands(v)
+    }
 
 
 # --- dates -----------------------------------------------------------------------------------
