@@ -57,7 +57,8 @@ Codes: digits with a leading zero (``0123``, ``00456``, ``0012-``) are codes (``
 never amounts.
 
 A two-digit year (``26/2/3``) is not read: the century cannot be known. Nor is a month and day
-without a year (``2/3``, ``2月3日``: ``is_month_day``): the year would be a guess. A weekday
+without a year (``2/3``, ``2月3日``: ``is_month_day``) here: the year would be a guess (a
+ledger whose title names its period is read in it: ``cell_period``). A weekday
 that is not the date's (``2026年2月3日(水)``: the 3rd is a Tuesday) makes the cell unreadable:
 which of the two is wrong cannot be known.
 """
@@ -78,6 +79,7 @@ __all__ = [
     "DASH_TEXTS",
     "ERAS",
     "PLAIN_NUMBER",
+    "WEEKDAYS",
     "YEN_FACTORS",
     "YearMonth",
     "amount_problem",
@@ -92,6 +94,7 @@ __all__ = [
     "is_trailing_minus",
     "local_time",
     "local_zone",
+    "month_day",
     "normalize_cell_text",
     "numeral_marks",
     "read_amount",
@@ -158,7 +161,7 @@ _WEEKDAY = (
     r"|\s+(?P<w2>月|火|水|木|金|土|日)曜日?)?"
 )
 # The weekdays as ``date.weekday()`` numbers them (Monday is 0).
-_WEEKDAYS = "月火水木金土日"
+WEEKDAYS = "月火水木金土日"
 # A time after the date: ``10:15``, ``10:15:30.5``, ``10時15分``, ``10時``, ``10時半``, with
 # 午前/午後 or AM/PM before it (``午後3:30``, ``PM3:30``) or AM/PM after it (``3:30 PM``).
 _TIME = (
@@ -463,7 +466,7 @@ def _weekday_clash(match: re.Match[str], day: dt.date) -> str | None:
     """The weekday written beside ``day`` when it is not ``day``'s (``2026年2月3日(水)``: the
     3rd is a Tuesday), else None (none written, or 祝, which names no weekday)."""
     written = match["w"] or match["w2"]
-    if written is None or written == "祝" or _WEEKDAYS[day.weekday()] == written:
+    if written is None or written == "祝" or WEEKDAYS[day.weekday()] == written:
         return None
     return written
 
@@ -511,10 +514,21 @@ def era_outside(text: str) -> str | None:
 def is_month_day(text: str) -> bool:
     """A month and day without a year (``2/3``, ``2月3日``, ``2月3日(火)``), which
     ``read_date`` does not read: the year would have to be guessed."""
+    return month_day(text) is not None
+
+
+def month_day(text: str) -> tuple[int, int, str | None] | None:
+    """The month, the day and the weekday written (``月``...``日``, or None) of a month and
+    day without a year (``2/3``, ``2月3日(火)``), or None (``cell_period`` reads them in a
+    period a title names)."""
     match = _MONTH_DAY.fullmatch(normalize_cell_text(text))
     if match is None:
-        return False
-    return _day(2000, match["m"], match["d"] or match["dj"]) is not None  # 2000: has 2/29
+        return None
+    day = _day(2000, match["m"], match["d"] or match["dj"])  # 2000: has 2/29
+    if day is None:
+        return None
+    weekday = match["w"] or match["w2"]
+    return day.month, day.day, None if weekday == "祝" else weekday
 
 
 def local_zone(zone: dt.tzinfo | None = None) -> dt.tzinfo:
@@ -562,7 +576,7 @@ def date_problem(text: str) -> str:
         day = _day(year or int(match["y"]), match["m"], match["d"])
         clash = None if day is None else _weekday_clash(match, day)
         if day is not None and clash is not None:
-            actual = _WEEKDAYS[day.weekday()]
+            actual = WEEKDAYS[day.weekday()]
             return (
                 f"曜日（{clash}）が日付と合いません（{day.year}年{day.month}月{day.day}日は"
                 f"{actual}曜日です）。日付と曜日のどちらが正しいか確かめてください"
@@ -574,7 +588,10 @@ def date_problem(text: str) -> str:
             )
         return "存在しない日付か時刻です"
     if is_month_day(norm):
-        return "年が書かれていないため、何年の日付か決められません（2026/2/3 のように年も書いてください）"
+        return (
+            "年が書かれていないため、何年の日付か決められません（2026/2/3 のように年も書くか、"
+            "表の上の行に「2026年2月分」「期間：2026/4/1～2027/3/31」のように期間を書いてください）"
+        )
     if _ERALESS.fullmatch(norm):
         return "元号（令和・平成など）が書かれていないため、何年か決められません（令和8年2月3日 のように書いてください）"
     if _COMPACT.fullmatch(norm) or re.fullmatch(r"[0-9]{8}", norm):

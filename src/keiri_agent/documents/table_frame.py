@@ -23,6 +23,7 @@ import pandas as pd
 from openpyxl.utils import get_column_letter
 
 from keiri_agent.documents.cell_forms import YEN_FACTORS
+from keiri_agent.documents.cell_period import period_in
 from keiri_agent.documents.failures import invalid_input, unreadable
 from keiri_agent.documents.table_infer import detect_header, make_column_names
 from keiri_agent.documents.table_layout import layout_rows, row_text
@@ -240,12 +241,13 @@ def finish_table(
             totals = totals[list(names)]
     unit_texts = _unit_texts(info, [*info.skipped_title_rows, *unit_lines])
     title_unit = next((u for u in map(unit_in, unit_texts) if u), None)
+    period = period_in(info.skipped_title_rows)
     # Built column by column, then assembled once: assigning into a wide frame copies it
     # every time (100,000 columns took minutes).
     typed: dict[str, pd.Series] = {}
     cell_units: dict[str, str] = {}
     for j, col in enumerate(names):
-        typing = type_column(frame.iloc[:, j], col, unit=title_unit, zone=zone)
+        typing = type_column(frame.iloc[:, j], col, unit=title_unit, zone=zone, period=period)
         typed[col] = typing.series
         if typing.unit is not None:
             cell_units[col] = typing.unit
