@@ -43,18 +43,17 @@ class Cell:
 
 
 def _date_part(rng: random.Random, day: dt.date) -> str:
-    form = rng.randrange(5)
-    if form == 0:
-        return f"{day.year}/{day.month:02d}/{day.day:02d}"
-    if form == 1:
-        return f"{day.year}/{day.month}/{day.day}"
-    if form == 2:
-        return f"{day:%Y-%m-%d}"
-    if form == 3:
-        written = f"{day.year}年{day.month}月{day.day}日"
-        return written + (f"({_WEEKDAYS[day.weekday()]})" if rng.random() < 0.3 else "")
     era = day.year - 2018
-    return rng.choice([f"令和{era}年{day.month}月{day.day}日", f"R{era}.{day.month}.{day.day}"])
+    weekday = f"({_WEEKDAYS[day.weekday()]})" if rng.random() < 0.3 else ""
+    forms = (
+        f"{day.year}/{day.month:02d}/{day.day:02d}",
+        f"{day.year}/{day.month}/{day.day}",
+        f"{day:%Y-%m-%d}",
+        f"{day.year}年{day.month}月{day.day}日{weekday}",
+        f"令和{era}年{day.month}月{day.day}日",
+        f"R{era}.{day.month}.{day.day}",
+    )
+    return rng.choice(forms)
 
 
 def _time_part(rng: random.Random, hour: int, minute: int) -> str:
@@ -130,23 +129,19 @@ def amount_cell(rng: random.Random) -> Cell:
 def doubtful_cell(rng: random.Random) -> Cell:
     """A cell whose value cannot be known: it must be listed, never read."""
     day = dt.date(2026, 1, 1) + dt.timedelta(days=rng.randrange(365))
-    choices = [
-        Cell(f"{day:%Y/%m/%d} {rng.choice(['午前', '午後'])}12時", None, "午前・午後"),
-        Cell(
+    size = f"{rng.randrange(1, 10**6):,}"
+    european = f"{rng.randrange(1, 999)}.{rng.randrange(1000):03d},{rng.randrange(100):02d}"
+    # The words each reason must hold -> the cells that need it.
+    written = {
+        "午前・午後": [
+            f"{day:%Y/%m/%d} {rng.choice(['午前', '午後'])}12時",
             f"{day.year}年{day.month}月{day.day}日 午後{rng.randrange(13, 24)}時",
-            None,
-            "午前・午後",
-        ),
-        Cell(f"{day.month}/{day.day}", None, "年が書かれていない"),
-        Cell(f"{day.month}月{day.day}日", None, "年が書かれていない"),
-        Cell(
-            f"{rng.randrange(1, 999)}.{rng.randrange(1000):03d},{rng.randrange(100):02d}",
-            None,
-            "小数点",
-        ),
-        Cell(f"▲-{rng.randrange(1, 10**6):,}", None, "重なって"),
-        Cell(f"赤字△{rng.randrange(1, 10**6):,}", None, "重なって"),
-        Cell(f"{rng.randrange(1, 10**6):,}.5円50銭", None, "銭"),
-        Cell(f"金-{rng.randrange(1, 10**6):,}円", None, "金・也"),
-    ]
-    return rng.choice(choices)
+        ],
+        "年が書かれていない": [f"{day.month}/{day.day}", f"{day.month}月{day.day}日"],
+        "小数点": [european],
+        "重なって": [f"▲-{size}", f"赤字△{size}"],
+        "銭": [f"{size}.5円50銭"],
+        "金・也": [f"金-{size}円"],
+    }
+    why = rng.choice(list(written))
+    return Cell(rng.choice(written[why]), None, why)
