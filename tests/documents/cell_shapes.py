@@ -13,7 +13,7 @@ the date and where an amount was copied off a receipt or an old printout:
 
 and, apart, shapes no reader may turn into a value because the value cannot be known:
 ``午後12時`` (noon or midnight), ``1.200,50`` (which mark is the decimal point), ``2/3``
-(which year), two minus signs. Each :class:`Cell` says what a reader must give back: the
+(which year), ``02/03/2026`` (which is the month), two minus signs. Each :class:`Cell` says what a reader must give back: the
 value, or None (listed as unreadable, with a word its reason must hold).
 """
 
@@ -139,6 +139,10 @@ def doubtful_cell(rng: random.Random) -> Cell:
         ],
         "年が書かれていない": [f"{day.month}/{day.day}", f"{day.month}月{day.day}日"],
         "小数点": [european],
+        "年から": [
+            f"{day.month:02d}/{day.day:02d}/{day.year}",
+            f"{day.day}.{day.month}.{day.year}",
+        ],
         "重なって": [f"▲-{size}", f"赤字△{size}"],
         "銭": [f"{size}.5円50銭"],
         "金・也": [f"金-{size}円"],

@@ -56,7 +56,8 @@ list marker, never an amount, though NFKC makes digits of it (``①`` → 1, ``�
 Codes: digits with a leading zero (``0123``, ``00456``, ``0012-``) are codes (``is_code``),
 never amounts.
 
-A two-digit year (``26/2/3``) is not read: the century cannot be known. Nor is a month and day
+A two-digit year (``26/2/3``) is not read: the century cannot be known; nor a year written last
+(``02/03/2026``: month/day/year or day/month/year). Nor is a month and day
 without a year (``2/3``, ``2月3日``: ``is_month_day``) here: the year would be a guess (a
 ledger whose title names its period is read in it: ``cell_period``). A weekday
 that is not the date's (``2026年2月3日(水)``: the 3rd is a Tuesday) makes the cell unreadable:
@@ -198,6 +199,8 @@ _MAX_HEADING_NUMBER = 99
 # A minus written after the digits (``1,200-``), as a cell's text ends.
 _TRAILING_MINUS = re.compile(r".*[0-9]\s*-")
 _PERCENT = re.compile(r"(?P<sign>[-+▲△])?\s*(?P<num>[0-9]+(?:\.[0-9]+)?)\s*%")
+# A date with its year last (02/03/2026: February 3rd in the US, March 2nd in Europe).
+_YEAR_LAST = re.compile(r"[0-9]{1,2}\s*[-/.]\s*[0-9]{1,2}\s*[-/.]\s*[0-9]{4}(?:\s.*)?")
 _SHORT_YEAR = re.compile(r"[0-9]{2}\s*[-/.]\s*[0-9]{1,2}\s*[-/.]\s*[0-9]{1,2}")
 # A month and day without a year (``2/3``, ``2月3日``, ``2月3日(火)``): which year is not written.
 _MONTH_DAY = re.compile(
@@ -566,6 +569,11 @@ def date_problem(text: str) -> str:
     norm = normalize_cell_text(text)
     if not norm:
         return "空欄です"
+    if _YEAR_LAST.fullmatch(norm):
+        return (
+            "年が最後に書かれた日付は、月/日/年 か 日/月/年 か決められないため読みません"
+            "（2026/2/3 のように年から書いてください）"
+        )
     if _SHORT_YEAR.fullmatch(norm):
         return "年が 2 桁のため、何年か決められません（2026/2/3 のように 4 桁で書いてください）"
     match = _YMD.fullmatch(norm) or _ERA_YMD.fullmatch(norm.upper() if norm.isascii() else norm)
