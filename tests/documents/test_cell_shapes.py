@@ -94,3 +94,19 @@ def test_drawn_files_read_every_cell_or_list_it_at_its_line(fmt: str, doubtful: 
                     assert pd.isna(read), (seed, line, cell)  # blank, and listed
                 else:
                     assert _same(read, cell.value), (seed, line, cell, read)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "xlsx"])
+def test_a_point_between_thousands_makes_every_such_cell_doubtful(fmt: str) -> None:
+    rows = [["摘要", "金額"], ["文具", "1.200"], ["交通費", "15.000,50"], ["会議費", "300"]]
+    data = xlsx_bytes(rows) if fmt == "xlsx" else "\n".join(map(",".join, rows)).encode()
+    if fmt == "csv":
+        data = data.replace(b"15.000,50", b'"15.000,50"')
+    result = read_table(data, name=f"経費.{fmt}")
+    listed = {u["value"]: u["reason"] for u in result.info.unreadable}
+    assert set(listed) == {"1.200", "15.000,50"}  # 1,200 or 1.2: never read as 1.2
+    assert "点を桁区切りに使うセル" in listed["1.200"]
+    assert "どちらが小数点か決められない" in listed["15.000,50"]
+    assert result.df["金額"].tolist() == ["1.200", "15.000,50", "300"]  # as written
+    plain = read_table("摘要,単価\na,1.235\nb,300\n".encode(), name="単価.csv")
+    assert plain.df["単価"].tolist() == [1.235, 300.0]  # without such cells: a decimal point
