@@ -10,9 +10,11 @@ the column stays as written and every cell is listed at its line with why: never
 from __future__ import annotations
 
 import datetime as dt
+import io
 import random
 
 import pytest
+from openpyxl import Workbook
 
 from keiri_agent.documents.cell_forms import WEEKDAYS
 from keiri_agent.documents.cell_period import Period, day_in, period_in
@@ -122,3 +124,29 @@ def test_a_slip_in_a_column_that_writes_its_years_is_still_listed() -> None:
     rows += [[f"2026/2/{d}", "文具", "100"] for d in range(1, 10)] + [["2/10", "文具", "100"]]
     result = _ledger(rows, "csv")
     assert [(u["position"], u["value"]) for u in result.info.unreadable] == [(12, "2/10")]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "xlsx"])
+def test_a_period_line_wider_than_the_table_is_a_title_not_the_header(fmt: str) -> None:
+    start, end = dt.datetime(2026, 2, 1), dt.datetime(2026, 2, 28)
+    cells: list[object] = ["期間", start, "～", end] if fmt == "xlsx" else []
+    rows: list[list[object]] = [
+        ["現金出納帳"],
+        cells or ["自", "令和8年2月1日", "至", "令和8年2月28日"],
+    ]
+    rows += [["日付", "摘要", "金額"], ["2/3", "文具", 1200], ["2/4", "交通費", 300]]
+    if fmt == "xlsx":
+        book = Workbook()
+        sheet = book.active
+        assert sheet is not None
+        for row in rows:
+            sheet.append(row)
+        out = io.BytesIO()
+        book.save(out)
+        data = out.getvalue()
+    else:
+        data = "\n".join(",".join(map(str, row)) for row in rows).encode()
+    result = read_table(data, name=f"出納帳.{fmt}")
+    assert result.info.columns == ["日付", "摘要", "金額"]
+    assert len(result.info.skipped_title_rows) == 2
+    assert [t.date() for t in result.df["日付"]] == [dt.date(2026, 2, 3), dt.date(2026, 2, 4)]

@@ -43,6 +43,7 @@ __all__ = ["Period", "day_in", "day_problem", "period_in"]
 _DATE_IN_TEXT = re.compile(
     r"(?:(?:令和|平成|昭和|令|平|R|H|S)\.?\s*(?:元|[0-9]{1,2})|[0-9]{4})"
     r"\s*[-/.年]\s*[0-9]{1,2}\s*[-/.月]\s*[0-9]{1,2}(?:\s*日)?"
+    r"(?:\s+00:00(?::00)?)?"  # a workbook's date cell in a title row: midnight
 )
 # What stands between the two dates of a range (``～`` is ``~`` after NFKC).
 _RANGE_MARK = re.compile(r"\s*(?:~|〜|-|から|至)\s*")
@@ -72,8 +73,8 @@ def period_in(texts: Iterable[str]) -> Period | None:
         for first, last in itertools.pairwise(dates):
             if not _RANGE_MARK.fullmatch(norm[first.end() : last.start()]):
                 continue
-            start, end = read_date(first[0]), read_date(last[0])
-            if type(start) is dt.date and type(end) is dt.date and start <= end:
+            start, end = _whole_day(first[0]), _whole_day(last[0])
+            if start is not None and end is not None and start <= end:
                 found.add(Period(start, end))
         for match in _MONTH_IN_TEXT.finditer(norm):
             month = read_month(match["ym"])
@@ -82,6 +83,14 @@ def period_in(texts: Iterable[str]) -> Period | None:
                 after = (begin + dt.timedelta(days=31)).replace(day=1)
                 found.add(Period(begin, after - dt.timedelta(days=1)))
     return found.pop() if len(found) == 1 else None
+
+
+def _whole_day(text: str) -> dt.date | None:
+    """The day ``text`` names (a time of midnight, as a workbook's date cell, is that day)."""
+    read = read_date(text)
+    if isinstance(read, dt.datetime):
+        return read.date() if read.time() == dt.time(0) and read.tzinfo is None else None
+    return read
 
 
 def _days(text: str, period: Period) -> list[dt.date] | None:
