@@ -19,14 +19,24 @@ Amounts, after NFKC (full-width digits, ``，``, ``￥``, ``（）`` and ``－``
   (``1,200-``, ``¥1,200-``: the trailing sign of many accounting systems' printouts and
   exports; ``is_trailing_minus``); at most one of these. A trailing minus follows the digits
   directly (after ``円`` or a parenthesis it is not read);
+* ``赤字`` in words before the amount is a minus too (``赤字1,200``);
+* 銭 after whole 円 (``1,200円50銭`` is 1200.5);
+* a receipt's marks: ``金`` before and ``也`` after an unsigned yen amount (``金1,200円也``),
+  and the ``※`` that closes an amount (``¥1,200※``);
 * spaces around any of these parts (never between two digits);
-* a leading zero (``0123``) makes a code, not an amount.
+* a leading zero (``0123``) makes a code, not an amount;
+* a point between thousands and a comma before the decimals (``1.200,50``, ``1.200.000``, as
+  much of Europe writes them) is never read: which mark is the decimal point cannot be known
+  (``is_european``; ``table_types`` then lists a column's ``1.200`` cells too).
 
 Dates (the result is a ``datetime.date``, or a ``datetime`` when a time is written):
 
 * ``2026-02-03``, ``2026/2/3``, ``2026.2.3``, ``2026年2月3日``, each optionally followed by a
   weekday (``(火)``, ``（火曜日）``, ``(火・祝)``, `` 火曜日``) and a time (``10:15``, ``10:15:30``,
-  ``10時15分``), ``T`` between date and time as in ISO 8601;
+  ``10時15分``, ``10時``, ``10時半``; ``午前``/``午後`` or ``AM``/``PM`` before it, or
+  ``a.m.``/``p.m.`` after it: ``午後3:30``, ``3:30 PM``), ``T`` between date and time as in
+  ISO 8601. 12 o'clock with 午前/午後 is not read (noon or midnight: Japan writes both), nor
+  午後 before an hour past 12 (``午後15時``); AM/PM keep their English meaning (12 PM is noon);
 * ``20260203`` (eight digits, years 1900-2099);
 * Japanese eras: ``令和8年2月3日``, ``R8.2.3``, ``R8/2/3``, ``R.08/02/03`` (弥生's exports),
   ``平成31年4月30日``, ``H31.4.30``, ``令和元年5月1日``, ``令8.2.3``; 令和 (R, 令), 平成 (H, 平),
@@ -395,6 +405,8 @@ def amount_problem(text: str) -> str:
     if stray:
         shown = "".join(dict.fromkeys(stray))[:10]
         return f"数字以外の文字（{shown}）を含みます"
+    if not any(c.isdigit() for c in norm):
+        return "数字がありません（記号や 赤字・金・也 だけでは金額になりません）"
     digits = re.sub(r"[^0-9,.]", "", norm)
     if re.fullmatch(r"0[0-9]+(?:\.[0-9]+)?", digits.replace(",", "")):
         return "先頭が 0 の数字は番号（コード）として扱います"
