@@ -20,7 +20,7 @@ def test_a_doubtful_cell_of_a_rate_column_is_refused_as_a_rate() -> None:
     error = caught.value
     assert error.code == ErrorCode.INPUT_VALIDATION_FAILED
     assert error.message.startswith(
-        "構成.csv の 3 行目の列「構成比」 は率（百分率）の列で、'0.2' を割合として読めません"
+        "構成.csv の 3 行目の列「構成比」 の '0.2' を率（百分率）の列の割合として読めません"
     )
     assert "金額" not in error.message  # a rate, not an amount
     assert ("% を付けて" in (error.hint or ""), "△1,200" in (error.hint or "")) == (True, False)

@@ -184,7 +184,7 @@ def _refuse_unreadable_amounts(info: TableReadInfo) -> None:
     where = info.where(first["position"], first["column"])
     if first.get("kind") == "percent":
         said = (
-            f"{where} は率（百分率）の列で、{first['value']!r} を割合として読めません"
+            f"{where} の {first['value']!r} を率（百分率）の列の割合として読めません"
             f"（{first['reason']}）{more}。率を 100 倍違えて計算しないよう、読み込みを止めました。"
         )
         hint = _RATE_HINT
