@@ -69,4 +69,4 @@ def test_a_yen_report_that_does_not_add_up_is_refused_even_by_one_yen() -> None:
     data = "部門,金額\n営業部,1000\n総務部,2000\n合計,3001\n".encode()
     with pytest.raises(BlockError) as caught:
         read_ledger(data, name="yen.csv")
-    assert "差 -1" in caught.value.message
+    assert "明細の方が 1 少ない" in caught.value.message

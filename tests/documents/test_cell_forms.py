@@ -272,6 +272,7 @@ def test_an_unreadable_amount_is_listed_at_its_line(written: str, reason: str) -
             "cell": None,
             "value": written,
             "reason": amount_problem(written),
+            "kind": "amount",
         }
     ]
     assert reason in result.info.unreadable[0]["reason"]

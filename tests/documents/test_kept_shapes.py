@@ -143,7 +143,7 @@ def test_a_grand_total_that_does_not_add_up_is_warned_at_its_cell(fmt: str) -> N
     result = read([*rows, ["合計", "", "1,600"]], fmt)
     warning = next(w for w in result.info.warnings if "一致しません" in w)
     assert "4 行目" in warning
-    assert "1,600 が、明細の合計 1,500" in warning
+    assert "1,600 が、明細の行の合計 1,500" in warning
     assert not [w for w in read([*rows, ["合計", "", "1,500"]], fmt).info.warnings if "一致" in w]
 
 

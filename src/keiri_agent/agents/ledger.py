@@ -16,7 +16,8 @@ reported as 円 is 1,000 times off. So :func:`ledger_table`
 * refuses a table with a cell in an amount column that is not an amount (a typo, a note
   typed into the amount): the column would stay text, or a sum would skip the cell, and the
   figures would be off without a word; the error names the cell as the user finds it (CSV
-  line, or sheet, row and cell) and how many more there are;
+  line, or sheet, row and cell) and how many more there are. A cell of a rate column (構成比
+  ``10%`` beside a bare ``0.2``: 20% or 0.2%?) is refused as a rate, not as an amount;
 * refuses a table whose one grand-total row (合計, 総計, 総合計) states an amount that is not
   the sum of the data rows read (in an amount column: not a rate, a unit price or a balance;
   ``TableResult.amount_differences``, the check ``file.read_table`` makes too): a
@@ -44,7 +45,7 @@ import pandas as pd
 
 from keiri_agent.documents.failures import invalid_input
 from keiri_agent.documents.table_frame import YEN_FACTORS, TableReadInfo, TableResult
-from keiri_agent.documents.table_totals import figure
+from keiri_agent.documents.table_totals import STOPPED_SAID, mismatch_said
 from keiri_agent.documents.table_types import unit_in
 from keiri_agent.documents.tables import read_table
 
@@ -70,6 +71,10 @@ _DATE_KINDS = {"date": "日付", "datetime": "日時", "month": "年月"}
 _NUMBER_HINT = (
     "そのセルを金額（例: 1,200、△1,200、(1,200)）に直すか空欄にして保存し直してから、"
     "もう一度指定してください。"
+)
+_RATE_HINT = (
+    "そのセルを 10% のように % を付けて書くか（Excel ではセルの表示形式をパーセントに）、"
+    "空欄にして保存し直してから、もう一度指定してください。"
 )
 
 
@@ -166,24 +171,31 @@ def _times(series: pd.Series, factor: int) -> pd.Series:
 
 
 def _refuse_unreadable_amounts(info: TableReadInfo) -> None:
-    amounts = [
-        cell for cell in info.unreadable if info.converted.get(cell["column"]) not in _DATE_KINDS
-    ]
-    if not amounts:
+    """Refuse a table with a cell of an amount or a rate column that is not one (module
+    docstring), said as what the cell was to be (an amount, or a rate of a percentage column)."""
+    cells = [cell for cell in info.unreadable if cell.get("kind") not in _DATE_KINDS]
+    if not cells:
         return
-    first = amounts[0]
+    first = cells[0]
     count = sum(
-        n
-        for column, n in info.unreadable_counts.items()
-        if column in {c["column"] for c in amounts}
+        n for column, n in info.unreadable_counts.items() if column in {c["column"] for c in cells}
     )
     more = f"（ほか {count - 1:,} 個）" if count > 1 else ""
+    where = info.where(first["position"], first["column"])
+    if first.get("kind") == "percent":
+        said = (
+            f"{where} の {first['value']!r} を率（百分率）の列の割合として読めません"
+            f"（{first['reason']}）{more}。率を 100 倍違えて計算しないよう、読み込みを止めました。"
+        )
+        hint = _RATE_HINT
+    else:
+        said = f"{where} の {first['value']!r} を金額として読めません（{first['reason']}）{more}。"
+        said += STOPPED_SAID
+        hint = _NUMBER_HINT
     raise invalid_input(
         info.file,
-        f"{info.where(first['position'], first['column'])} の {first['value']!r} を金額として"
-        f"読めません（{first['reason']}）{more}。このまま集計すると合計が実際と合わなくなるため、"
-        "読み込みを止めました。",
-        _NUMBER_HINT,
+        said,
+        hint,
         column=first["column"],
         position=first["position"],
         cell=first["cell"],
@@ -200,20 +212,15 @@ def _unequal_totals(result: TableResult) -> list[str]:
     for found in result.amount_differences():
         column = found.column
         position = info.totals[result.total_row]["position"]
-        said = (
-            f"{info.where(position, column)}の合計 {figure(found.stated)} が、明細の行の合計 "
-            f"{figure(found.summed)} と一致しません（差 {figure(found.difference)}）"
-        )
+        said = mismatch_said(found, info.where(position, column))
         if found.rounding:
             notes.append(
-                f"{said}。{info.units[column]}未満の端数処理による差なので、明細の行をそのまま"
-                "使います（集計は明細の行から計算してください）。"
+                f"{said}。明細の行をそのまま使います（集計は明細の行から計算してください）。"
             )
             continue
         raise invalid_input(
             info.file,
-            f"{said}。見出しのない小計の行が明細に混ざっているか、読めなかった行があると、"
-            "集計が実際と合わなくなるため、読み込みを止めました。",
+            f"{said}。{STOPPED_SAID}",
             "ファイルの合計行と明細を確かめてください。見出しのない小計の行は最初の列に"
             "「小計」「営業部 計」のように書くか削除し、ファイルの合計の方が誤っていれば合計行を"
             "直して、保存し直してから指定してください。",
@@ -257,17 +264,18 @@ def _read_notes(info: TableReadInfo, renamed: dict[str, str]) -> list[str]:
             f"列{listed}: 和暦・20260203・2026/2/3 などの書き方を日付型に変換してあります。"
         )
     for column, count in info.unreadable_counts.items():
-        kind = _DATE_KINDS.get(info.converted.get(column, ""))
+        found = [c for c in info.unreadable if c["column"] == column]
+        kind = _DATE_KINDS.get(found[0].get("kind", ""))
         if kind is None:
-            continue
-        cells = [
-            {"position": c["position"], "value": repr(c["value"])}
-            for c in info.unreadable
-            if c["column"] == column
-        ]
-        listed = _rows(info, cells, "value")
+            continue  # amounts and rates were refused
+        cells = [{"position": c["position"], "value": repr(c["value"])} for c in found]
+        done = (
+            "空欄（NaT）にしてあります"
+            if column in info.converted
+            else f"列は文字のまま残してあります（{kind}としての計算・月別の集計には使えません）"
+        )
         notes.append(
-            f"列「{renamed.get(column, column)}」の {count:,} 個のセルは{kind}として読めず、"
-            f"空欄（NaT）にしてあります: {listed}。"
+            f"列「{renamed.get(column, column)}」の {count:,} 個のセルは{kind}として読めず"
+            f"（最初のセルの理由: {found[0]['reason']}）、{done}: {_rows(info, cells, 'value')}。"
         )
     return notes

@@ -19,14 +19,24 @@ Amounts, after NFKC (full-width digits, ``，``, ``￥``, ``（）`` and ``－``
   (``1,200-``, ``¥1,200-``: the trailing sign of many accounting systems' printouts and
   exports; ``is_trailing_minus``); at most one of these. A trailing minus follows the digits
   directly (after ``円`` or a parenthesis it is not read);
+* ``赤字`` in words before the amount is a minus too (``赤字1,200``);
+* 銭 after whole 円 (``1,200円50銭`` is 1200.5);
+* a receipt's marks: ``金`` before and ``也`` after an unsigned yen amount (``金1,200円也``),
+  and the ``※`` that closes an amount (``¥1,200※``);
 * spaces around any of these parts (never between two digits);
-* a leading zero (``0123``) makes a code, not an amount.
+* a leading zero (``0123``) makes a code, not an amount;
+* a point between thousands and a comma before the decimals (``1.200,50``, ``1.200.000``, as
+  much of Europe writes them) is never read: which mark is the decimal point cannot be known
+  (``is_european``; ``table_types`` then lists a column's ``1.200`` cells too).
 
 Dates (the result is a ``datetime.date``, or a ``datetime`` when a time is written):
 
 * ``2026-02-03``, ``2026/2/3``, ``2026.2.3``, ``2026年2月3日``, each optionally followed by a
   weekday (``(火)``, ``（火曜日）``, ``(火・祝)``, `` 火曜日``) and a time (``10:15``, ``10:15:30``,
-  ``10時15分``), ``T`` between date and time as in ISO 8601;
+  ``10時15分``, ``10時``, ``10時半``; ``午前``/``午後`` or ``AM``/``PM`` before it, or
+  ``a.m.``/``p.m.`` after it: ``午後3:30``, ``3:30 PM``), ``T`` between date and time as in
+  ISO 8601. 12 o'clock with 午前/午後 is not read (noon or midnight: Japan writes both), nor
+  午後 before an hour past 12 (``午後15時``); AM/PM keep their English meaning (12 PM is noon);
 * ``20260203`` (eight digits, years 1900-2099);
 * Japanese eras: ``令和8年2月3日``, ``R8.2.3``, ``R8/2/3``, ``R.08/02/03`` (弥生's exports),
   ``平成31年4月30日``, ``H31.4.30``, ``令和元年5月1日``, ``令8.2.3``; 令和 (R, 令), 平成 (H, 平),
@@ -56,8 +66,10 @@ list marker, never an amount, though NFKC makes digits of it (``①`` → 1, ``�
 Codes: digits with a leading zero (``0123``, ``00456``, ``0012-``) are codes (``is_code``),
 never amounts.
 
-A two-digit year (``26/2/3``) is not read: the century cannot be known. Nor is a month and day
-without a year (``2/3``, ``2月3日``: ``is_month_day``): the year would be a guess. A weekday
+A two-digit year (``26/2/3``) is not read: the century cannot be known; nor a year written last
+(``02/03/2026``: month/day/year or day/month/year). Nor is a month and day
+without a year (``2/3``, ``2月3日``: ``is_month_day``) here: the year would be a guess (a
+ledger whose title names its period is read in it: ``cell_period``). A weekday
 that is not the date's (``2026年2月3日(水)``: the 3rd is a Tuesday) makes the cell unreadable:
 which of the two is wrong cannot be known.
 """
@@ -78,6 +90,7 @@ __all__ = [
     "DASH_TEXTS",
     "ERAS",
     "PLAIN_NUMBER",
+    "WEEKDAYS",
     "YEN_FACTORS",
     "YearMonth",
     "amount_problem",
@@ -86,10 +99,13 @@ __all__ = [
     "heading_number",
     "is_code",
     "is_dash",
+    "is_dot_thousands",
+    "is_european",
     "is_month_day",
     "is_trailing_minus",
     "local_time",
     "local_zone",
+    "month_day",
     "normalize_cell_text",
     "numeral_marks",
     "read_amount",
@@ -143,20 +159,27 @@ _MINUS_TABLE = str.maketrans(dict.fromkeys(_MINUS_CHARS, "-"))
 _DASHES = frozenset({"-", "ー", "―"})
 
 _AMOUNT = re.compile(
-    r"(?P<open>\()?\s*(?P<sign>[-+▲△])?\s*(?P<cur>[¥\\$])?\s*(?P<sign2>[-+▲△])?\s*"
-    r"(?P<int>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?P<frac>\.[0-9]+)?(?P<tail>\s*-)?\s*(?P<unit>(?:百万|千|万)?円|百万|千|万)?\s*(?P<close>\))?"
+    r"(?P<kin>金)?\s*(?P<open>\()?\s*(?P<sign>[-+▲△]|赤字)?\s*(?P<cur>[¥\\$])?\s*(?P<sign2>[-+▲△])?\s*"
+    r"(?P<int>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?P<frac>\.[0-9]+)?(?P<tail>\s*-)?\s*"
+    r"(?P<unit>(?:百万|千|万)?円|百万|千|万)?(?:\s*(?P<sen>[0-9]{1,2})\s*銭)?\s*(?P<close>\))?"
+    r"\s*(?P<end>也|※)?"
 )
+# Words and marks that mean minus before an amount (``赤字`` written in words).
+_NEGATIVE_SIGNS = ("-", "▲", "△", "赤字")
 # A weekday after the date: ``(火)``, ``（火曜日）``, ``(火・祝)``, or ``火曜日`` after a space.
 _WEEKDAY = (
     r"(?:\s*\((?P<w>月|火|水|木|金|土|日|祝)(?:曜日?)?(?:・祝)?\)"
     r"|\s+(?P<w2>月|火|水|木|金|土|日)曜日?)?"
 )
 # The weekdays as ``date.weekday()`` numbers them (Monday is 0).
-_WEEKDAYS = "月火水木金土日"
+WEEKDAYS = "月火水木金土日"
+# A time after the date: ``10:15``, ``10:15:30.5``, ``10時15分``, ``10時``, ``10時半``, with
+# 午前/午後 or AM/PM before it (``午後3:30``, ``PM3:30``) or AM/PM after it (``3:30 PM``).
 _TIME = (
-    r"(?:(?:\s*T\s*|\s+|(?<=日))(?P<H>[0-9]{1,2})\s*[:時]\s*(?P<M>[0-9]{2})"
-    r"(?:\s*[:分]\s*(?P<S>[0-9]{2})(?P<f>\.[0-9]{1,6})?\s*秒?|\s*分)?"
-    r"(?P<tz>Z|[+-][0-9]{2}:?[0-9]{2})?)?"
+    r"(?:(?:\s*T\s*|\s+|(?<=日))(?P<ap>午前|午後|[AaPp]\.?[Mm]\.?)?\s*(?P<H>[0-9]{1,2})\s*"
+    r"(?::\s*(?P<M>[0-9]{2})(?:\s*:\s*(?P<S>[0-9]{2})(?P<f>\.[0-9]{1,6})?)?"
+    r"|時(?:\s*(?P<Mj>[0-9]{1,2})\s*分(?:\s*(?P<Sj>[0-9]{1,2})\s*秒)?|\s*(?P<half>半))?)"
+    r"(?:\s*(?P<ap2>[AaPp]\.?[Mm]\.?))?(?P<tz>Z|[+-][0-9]{2}:?[0-9]{2})?)?"
 )
 _YMD = re.compile(
     r"(?P<y>[0-9]{4})\s*(?P<s1>[-/.年])\s*(?P<m>[0-9]{1,2})\s*(?P<s2>[-/.月])\s*(?P<d>[0-9]{1,2})"
@@ -175,6 +198,9 @@ _ERA_YM = re.compile(_ERA_YEAR + r"\s*(?:[-/.]\s*(?P<m>[0-9]{1,2})|年\s*(?P<mj>
 # A year written without its era (元年5月1日, 31年5月1日): which era cannot be known.
 _ERALESS = re.compile(r"(?:元|[0-9]{1,2})\s*年\s*[0-9]{1,2}\s*月\s*[0-9]{1,2}\s*日.*")
 _CODE = re.compile(r"0[0-9]+-?")
+# Digits as much of Europe writes them, a point between thousands and a comma before the
+# decimals (1.200,50): which mark is the decimal point cannot be known in a Japanese ledger.
+_EUROPEAN = re.compile(r"[0-9]{1,3}(?:\.[0-9]{3})+,[0-9]+|[0-9]{1,3}(?:\.[0-9]{3}){2,}")
 # A numbered column heading (after NFKC, which also turns ``⑴`` into ``(1)``).
 _HEADING_NUMBER = re.compile(r"\(\s*(?P<n>[1-9][0-9]?)\s*\)")
 # The largest heading number (two digits, as the pattern above; Unicode's circled numbers end
@@ -183,6 +209,8 @@ _MAX_HEADING_NUMBER = 99
 # A minus written after the digits (``1,200-``), as a cell's text ends.
 _TRAILING_MINUS = re.compile(r".*[0-9]\s*-")
 _PERCENT = re.compile(r"(?P<sign>[-+▲△])?\s*(?P<num>[0-9]+(?:\.[0-9]+)?)\s*%")
+# A date with its year last (02/03/2026: February 3rd in the US, March 2nd in Europe).
+_YEAR_LAST = re.compile(r"[0-9]{1,2}\s*[-/.]\s*[0-9]{1,2}\s*[-/.]\s*[0-9]{4}(?:\s.*)?")
 _SHORT_YEAR = re.compile(r"[0-9]{2}\s*[-/.]\s*[0-9]{1,2}\s*[-/.]\s*[0-9]{1,2}")
 # A month and day without a year (``2/3``, ``2月3日``, ``2月3日(火)``): which year is not written.
 _MONTH_DAY = re.compile(
@@ -254,6 +282,20 @@ def numeral_marks(text: str) -> str:
     )
 
 
+def is_european(text: str) -> bool:
+    """Digits written with a point between thousands and a comma before the decimals
+    (``1.200,50``, ``1.200.000``): never read (``amount_problem`` says why)."""
+    return bool(_EUROPEAN.fullmatch(re.sub(r"[^0-9,.]", "", normalize_cell_text(text))))
+
+
+def is_dot_thousands(text: str) -> bool:
+    """An amount with three digits after one point (``1.200``): 1.2 as a Japanese ledger
+    writes it, 1,200 beside ``1.200,50`` cells (``table_types`` lists it then)."""
+    return bool(
+        re.fullmatch(r"[0-9]{1,3}\.[0-9]{3}", re.sub(r"[^0-9,.]", "", normalize_cell_text(text)))
+    )
+
+
 def is_trailing_minus(text: str) -> bool:
     """Whether ``text`` writes its minus after the digits (``1,200-``), for notes on a column
     (call only for a text ``read_amount`` read)."""
@@ -287,16 +329,30 @@ def read_amount_unit(text: str) -> tuple[int | float, str | None] | None:
     parens = bool(match["open"]) + bool(match["close"])
     signs = [s for s in (match["sign"], match["sign2"]) if s]
     if match["tail"]:
-        if unit or match["close"]:
+        if unit or match["close"] or match["end"]:
             return None  # only right after the digits: 1,200-, not 1,200円- or (1,200-)
         signs.append("-")
-    if parens == 1 or len(signs) > 1 or (parens and signs):
+    if parens == 1 or len(signs) > 1 or (parens and signs) or not _receipt_marks(match, unit):
         return None
     value = _unsigned_value(match)
     if value is None:
         return None
-    negative = parens == 2 or (signs and signs[0] in ("-", "▲", "△"))
+    if match["sen"]:
+        if unit != "円" or match["frac"]:
+            return None  # 銭 only after whole 円: 1,200円50銭
+        value = float(Decimal(value) + Decimal(match["sen"]) / 100)
+    negative = parens == 2 or (signs and signs[0] in _NEGATIVE_SIGNS)
     return (-value if negative else value), unit
+
+
+def _receipt_marks(match: re.Match[str], unit: str | None) -> bool:
+    """Whether a receipt's marks around an amount stand where a receipt writes them: ``金``
+    first and ``也`` last only around yen with no sign (``金1,200円也``), ``※`` (the 止め
+    that closes an amount) after it."""
+    if match["kin"] or match["end"] == "也":
+        plain = not (match["open"] or match["sign"] or match["sign2"] or match["tail"])
+        return plain and (match["end"] != "也" or unit == "円")
+    return True
 
 
 def read_percent(text: str) -> float | None:
@@ -305,7 +361,7 @@ def read_percent(text: str) -> float | None:
     if match is None:
         return None
     value = float(Decimal(match["num"]) / 100)
-    return -value if match["sign"] in ("-", "▲", "△") else value
+    return -value if match["sign"] in _NEGATIVE_SIGNS else value
 
 
 def _unsigned_value(match: re.Match[str]) -> int | float | None:
@@ -336,10 +392,21 @@ def amount_problem(text: str) -> str:
             f"{read[1]}単位の金額です（円の金額としては読みません。列のほかのセルと単位を"
             "そろえてください）"
         )
-    stray = [c for c in norm if not (c.isdigit() or c in ",.¥\\$円()-+▲△ ")]
+    if is_european(norm):
+        return (
+            "小数点にカンマ、桁区切りに点を使う書き方（1.200,50）は、どちらが小数点か"
+            "決められないため読みません（1,200.50 のように書いてください）"
+        )
+    if "銭" in norm:
+        return "銭は 1,200円50銭 のように、円の後に 2 桁までで書いてください"
+    stray = [
+        c for c in norm.replace("赤字", "") if not (c.isdigit() or c in ",.¥\\$円()-+▲△ 金也※")
+    ]
     if stray:
         shown = "".join(dict.fromkeys(stray))[:10]
         return f"数字以外の文字（{shown}）を含みます"
+    if not any(c.isdigit() for c in norm):
+        return "数字がありません（記号や 赤字・金・也 だけでは金額になりません）"
     digits = re.sub(r"[^0-9,.]", "", norm)
     if re.fullmatch(r"0[0-9]+(?:\.[0-9]+)?", digits.replace(",", "")):
         return "先頭が 0 の数字は番号（コード）として扱います"
@@ -347,10 +414,12 @@ def amount_problem(text: str) -> str:
         return "桁区切りのカンマの位置が正しくありません"
     if digits.count(".") > 1:
         return "小数点が 2 つ以上あります"
-    if sum(norm.count(s) for s in "-+▲△") + ("(" in norm) > 1:
+    if sum(norm.count(s) for s in ("-", "+", "▲", "△", "赤字")) + ("(" in norm) > 1:
         return "マイナスの書き方（-・▲・△・括弧・末尾の -）が重なっています"
     if re.search(r"[円)]\s*-$", norm):
         return "末尾のマイナスは数字のすぐ後に書いてください（1,200-）"
+    if "金" in norm or "也" in norm:
+        return "金・也は 金1,200円也 のように、符号のない円の金額の前後に書いたときだけ読みます"
     return "金額の書き方として読めません"
 
 
@@ -358,15 +427,31 @@ def _era_year(era: str, year: str) -> int:
     return ERAS[era] + (1 if year == "元" else int(year))
 
 
+def _hour(match: re.Match[str]) -> int | None:
+    """The hour of a matched ``_TIME`` on the 24-hour clock, or None: 午前/午後 (or AM/PM)
+    with an hour above 12, or with 12 itself after 午前/午後 (noon or midnight: written both
+    ways in Japan), or two markers."""
+    hour = int(match["H"])
+    marks = [m for m in (match["ap"], match["ap2"]) if m]
+    if not marks:
+        return hour
+    mark = marks[0].replace(".", "").upper()
+    if len(marks) > 1 or hour > 12 or (hour == 12 and mark in ("午前", "午後")):
+        return None
+    return hour % 12 + (12 if mark in ("午後", "PM") else 0)
+
+
 def _time(match: re.Match[str], day: dt.date) -> dt.date | dt.datetime | None:
     if match["H"] is None:
         return day
-    second = int(match["S"] or 0)
+    hour = _hour(match)
+    minute = 30 if match["half"] else int(match["M"] or match["Mj"] or 0)
+    second = int(match["S"] or match["Sj"] or 0)
     micro = int((match["f"] or ".0")[1:].ljust(6, "0"))
+    if hour is None:
+        return None
     try:
-        stamp = dt.datetime(
-            day.year, day.month, day.day, int(match["H"]), int(match["M"]), second, micro
-        )
+        stamp = dt.datetime(day.year, day.month, day.day, hour, minute, second, micro)
     except ValueError:
         return None
     tz = match["tz"]
@@ -396,7 +481,7 @@ def _weekday_clash(match: re.Match[str], day: dt.date) -> str | None:
     """The weekday written beside ``day`` when it is not ``day``'s (``2026年2月3日(水)``: the
     3rd is a Tuesday), else None (none written, or 祝, which names no weekday)."""
     written = match["w"] or match["w2"]
-    if written is None or written == "祝" or _WEEKDAYS[day.weekday()] == written:
+    if written is None or written == "祝" or WEEKDAYS[day.weekday()] == written:
         return None
     return written
 
@@ -444,10 +529,21 @@ def era_outside(text: str) -> str | None:
 def is_month_day(text: str) -> bool:
     """A month and day without a year (``2/3``, ``2月3日``, ``2月3日(火)``), which
     ``read_date`` does not read: the year would have to be guessed."""
+    return month_day(text) is not None
+
+
+def month_day(text: str) -> tuple[int, int, str | None] | None:
+    """The month, the day and the weekday written (``月``...``日``, or None) of a month and
+    day without a year (``2/3``, ``2月3日(火)``), or None (``cell_period`` reads them in a
+    period a title names)."""
     match = _MONTH_DAY.fullmatch(normalize_cell_text(text))
     if match is None:
-        return False
-    return _day(2000, match["m"], match["d"] or match["dj"]) is not None  # 2000: has 2/29
+        return None
+    day = _day(2000, match["m"], match["d"] or match["dj"])  # 2000: has 2/29
+    if day is None:
+        return None
+    weekday = match["w"] or match["w2"]
+    return day.month, day.day, None if weekday == "祝" else weekday
 
 
 def local_zone(zone: dt.tzinfo | None = None) -> dt.tzinfo:
@@ -485,6 +581,11 @@ def date_problem(text: str) -> str:
     norm = normalize_cell_text(text)
     if not norm:
         return "空欄です"
+    if _YEAR_LAST.fullmatch(norm):
+        return (
+            "年が最後に書かれた日付は、月/日/年 か 日/月/年 か決められないため読みません"
+            "（2026/2/3 のように年から書いてください）"
+        )
     if _SHORT_YEAR.fullmatch(norm):
         return "年が 2 桁のため、何年か決められません（2026/2/3 のように 4 桁で書いてください）"
     match = _YMD.fullmatch(norm) or _ERA_YMD.fullmatch(norm.upper() if norm.isascii() else norm)
@@ -495,14 +596,22 @@ def date_problem(text: str) -> str:
         day = _day(year or int(match["y"]), match["m"], match["d"])
         clash = None if day is None else _weekday_clash(match, day)
         if day is not None and clash is not None:
-            actual = _WEEKDAYS[day.weekday()]
+            actual = WEEKDAYS[day.weekday()]
             return (
                 f"曜日（{clash}）が日付と合いません（{day.year}年{day.month}月{day.day}日は"
                 f"{actual}曜日です）。日付と曜日のどちらが正しいか確かめてください"
             )
+        if day is not None and match["H"] is not None and _hour(match) is None:
+            return (
+                "午前・午後と時刻の書き方が合いません（午後12時は正午とも午前0時とも読めます。"
+                "15:30 のように 24 時間で書いてください）"
+            )
         return "存在しない日付か時刻です"
     if is_month_day(norm):
-        return "年が書かれていないため、何年の日付か決められません（2026/2/3 のように年も書いてください）"
+        return (
+            "年が書かれていないため、何年の日付か決められません（2026/2/3 のように年も書くか、"
+            "表の上の行に「2026年2月分」「期間：2026/4/1～2027/3/31」のように期間を書いてください）"
+        )
     if _ERALESS.fullmatch(norm):
         return "元号（令和・平成など）が書かれていないため、何年か決められません（令和8年2月3日 のように書いてください）"
     if _COMPACT.fullmatch(norm) or re.fullmatch(r"[0-9]{8}", norm):

@@ -23,12 +23,14 @@ import pandas as pd
 from openpyxl.utils import get_column_letter
 
 from keiri_agent.documents.cell_forms import YEN_FACTORS
+from keiri_agent.documents.cell_period import period_in
 from keiri_agent.documents.failures import invalid_input, unreadable
 from keiri_agent.documents.table_infer import detect_header, make_column_names
 from keiri_agent.documents.table_layout import layout_rows, row_text
 from keiri_agent.documents.table_totals import (
     TotalDifference,
     is_total_label,
+    mismatch_said,
     must_add_up,
     total_differences,
     total_rows,
@@ -57,7 +59,8 @@ class TableReadInfo:
     when the table has no header; ``skipped_title_rows`` holds the text of the non-blank rows
     above it; ``converted`` maps column names to "number", "date", "datetime" or "month";
     ``units`` the unit of amount columns (千円...); ``unreadable`` the cells of a typed or
-    mostly-typed column that could not be read (``{column, position, cell, value, reason}``,
+    mostly-typed column that could not be read (``{column, position, cell, value, reason,
+    kind}``, ``kind`` what the cell was to be: amount, percent, date, datetime or month;
     at most ``MAX_LISTED_CELLS`` per column, ``unreadable_counts`` counts them all);
     ``totals`` the total rows set aside (``{position, label}``), ``footer`` the notes after the
     data (``※ 金額は税込です``, ``以上``, ``出力日: …``) set aside (``{position, text}``; see
@@ -238,12 +241,13 @@ def finish_table(
             totals = totals[list(names)]
     unit_texts = _unit_texts(info, [*info.skipped_title_rows, *unit_lines])
     title_unit = next((u for u in map(unit_in, unit_texts) if u), None)
+    period = period_in(info.skipped_title_rows)
     # Built column by column, then assembled once: assigning into a wide frame copies it
     # every time (100,000 columns took minutes).
     typed: dict[str, pd.Series] = {}
     cell_units: dict[str, str] = {}
     for j, col in enumerate(names):
-        typing = type_column(frame.iloc[:, j], col, unit=title_unit, zone=zone)
+        typing = type_column(frame.iloc[:, j], col, unit=title_unit, zone=zone, period=period)
         typed[col] = typing.series
         if typing.unit is not None:
             cell_units[col] = typing.unit
@@ -280,13 +284,9 @@ def finish_table(
         _note_totals(info, totals, total_positions)
         row, differences = total_differences(totals, frame, info.units)
         for found in differences:
-            at = info.where(_position(total_positions, row), found.column)
-            said = (
-                f"合計の行（{at}）の金額 {found.stated:,} が、明細の合計 {found.summed:,} と"
-                f"一致しません（差 {found.stated - found.summed:,}）"
-            )
+            said = mismatch_said(found, info.where(_position(total_positions, row), found.column))
             info.warnings.append(
-                f"{said}。{info.units[found.column]}未満の端数処理の差の範囲です"
+                f"{said}。"
                 if found.rounding
                 else f"{said}。行の抜けや読めなかった金額がないか、ファイルの合計が正しいかを"
                 "確かめてください"
@@ -339,6 +339,16 @@ def _keep_columns(
     return frame.iloc[:, [names.index(c) for c in wanted]], list(wanted)
 
 
+# What an unreadable cell was to be (``unreadable[].kind``) and how a note names it.
+_CELL_KINDS = {
+    "amount": "金額",
+    "percent": "割合",
+    "date": "日付",
+    "datetime": "日時",
+    "month": "年月",
+}
+
+
 def _position(where: np.ndarray | None, row: int) -> int | None:
     return int(where[row]) if where is not None else None
 
@@ -347,9 +357,8 @@ def _note_unreadable(
     info: TableReadInfo, column: str, typing: Any, where: np.ndarray | None
 ) -> None:
     meant = typing.meant or typing.kind or ""
-    kind = {"date": "日付", "datetime": "日時", "month": "年月", "percent": "割合"}.get(
-        meant, "金額"
-    )
+    meant = meant if meant in _CELL_KINDS else "amount"
+    kind = _CELL_KINDS[meant]
     info.unreadable_counts[column] = len(typing.unreadable)
     for cell in typing.unreadable[:MAX_LISTED_CELLS]:
         position = _position(where, cell.row)
@@ -361,6 +370,7 @@ def _note_unreadable(
                 "cell": f"{letter}{position}" if letter and position is not None else None,
                 "value": cell.value,
                 "reason": cell.reason,
+                "kind": meant,
             }
         )
     first = typing.unreadable[0]

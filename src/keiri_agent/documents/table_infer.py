@@ -9,7 +9,8 @@ simple and deterministic, so a user can predict them from ``TableReadInfo``:
   as the widest row, at least ~80 % as wide as the rows below it, and holds at least one text
   label or is a row of numbered headings (``(1)``, ``(2)``, ``(3)`` … or ``①``, ``②``, ``③`` …
   written as text in sequence; alone, ``(1)`` is an amount and ``①`` a numbering mark, neither
-  a label). If that first wide row
+  a label), and does not name a period (``期間 | 2026/2/1 | ～ | 2026/2/28``, ``自 … 至 …``:
+  ``cell_period``; a title line, however many cells it fills). If that first wide row
   holds neither (all numbers or dates), the table has no header and data starts there: an
   Excel row of the numbers -1, -2, -3 shown as ``(1)``, ``(2)``, ``(3)`` by an accounting
   format is such a row (cells are read by value, never by how a format displays them);
@@ -34,6 +35,7 @@ from typing import Any
 from openpyxl.utils import get_column_letter
 
 from keiri_agent.documents.cell_forms import heading_number, numeral_marks, read_amount
+from keiri_agent.documents.cell_period import period_in
 from keiri_agent.documents.failures import too_large
 from keiri_agent.documents.limits import TableLimits
 
@@ -139,6 +141,8 @@ def detect_header(rows: Sequence[Sequence[Any]]) -> tuple[int | None, int]:
         wide_enough = count >= max(2, widest / 2) and count >= 0.8 * min(body, widest)
         if widest >= 2 and not wide_enough:
             continue
+        if period_in([" ".join(map(_cell_name, scan[i]))]) is not None:
+            continue  # 期間 | 2026/2/1 | ～ | 2026/2/28: a title line, however wide
         if any(_is_label(v) for v in scan[i]) or _is_numbered_headings(scan[i]):
             return i, i + 1
         return None, i

@@ -24,7 +24,10 @@ one unit a row (``within_rounding``) is rounding, and said as such. Only an amou
 add up (``must_add_up``): not a rate, a unit price or a balance, whose 合計 cell is no sum;
 the reader finds the differences once (``TableResult.total_differences``) and
 ``TableResult.amount_differences`` is the check every caller that refuses a table uses (the
-analysis agent, conversion, the ``file.read_table`` block).
+analysis agent, conversion, the ``file.read_table`` block). One sentence says a difference
+wherever it is told (``mismatch_said``: the reader's warning, the agents' refusal and the
+block's): the total's cell, both sums, which side is larger and what can cause it; each caller
+adds only what it does (goes on, stops).
 
 Footer lines: exports end with notes after the data (``※ 金額は税込です``, ``以上``,
 ``出力日: 2026/02/03``, ``担当: 経理部``, a page number). The last rows of a table are footer
@@ -59,9 +62,11 @@ __all__ = [
     "MAX_FOOTER_CELLS",
     "MAX_FOOTER_ROWS",
     "MIN_ROWS_ABOVE_SUM",
+    "STOPPED_SAID",
     "TotalDifference",
     "figure",
     "is_total_label",
+    "mismatch_said",
     "must_add_up",
     "total_differences",
     "total_rows",
@@ -125,6 +130,7 @@ class TotalDifference:
     stated: Decimal
     summed: Decimal
     rounding: bool
+    unit: str | None = None  # the unit the column is in (千円...), None for yen
 
     @property
     def difference(self) -> Decimal:
@@ -134,6 +140,27 @@ class TotalDifference:
 def figure(value: Decimal) -> str:
     """An amount as a person writes it: ``1,234`` (no ``.0`` for a whole amount), ``1,234.5``."""
     return f"{int(value):,}" if value == value.to_integral_value() else f"{value:,}"
+
+
+# What a reader that refuses the table says after why (the agents, the ``file.read_table`` block).
+STOPPED_SAID = "このまま集計すると合計が実際と合わなくなるため、読み込みを止めました。"
+
+
+def mismatch_said(found: TotalDifference, where: str, more: str = "") -> str:
+    """The one wording of a grand total that is not its rows' sum (module docstring):
+    ``where`` names the total's cell as the user finds it (``TableReadInfo.where``), ``more``
+    follows the figures (other columns that differ). No final stop: callers go on."""
+    side = "多い" if found.difference > 0 else "少ない"
+    said = (
+        f"{where}の合計 {figure(found.stated)} が、明細の行の合計 {figure(found.summed)} と"
+        f"一致しません（明細の方が {figure(abs(found.difference))} {side}）{more}"
+    )
+    if found.rounding:
+        return f"{said}。{found.unit}未満の端数処理の差の範囲です"
+    return (
+        f"{said}。見出しのない小計の行が明細に混ざっているとその金額が二重に集計され、"
+        "行が抜けたり金額が読めなかったりすると足りなくなります"
+    )
 
 
 def within_rounding(stated: Decimal, summed: Decimal, rows: int, step: Decimal) -> bool:
@@ -183,6 +210,7 @@ def total_differences(
                 stated,
                 summed,
                 rounded and within_rounding(stated, summed, len(amounts), step),
+                unit if rounded else None,
             )
         )
     return grand[0], found

@@ -32,7 +32,13 @@ Otherwise nothing is multiplied: a unit (千円, 百万円, 万円) written in t
 reported beside the column (``TableReadInfo.units``; a title's unit beside amounts and a
 report's period columns -- 4月, 前期, 予算 --, not beside counts such as 数量 or rates such as
 増減率), the numbers stay as written. A date column written without years (``2/3``,
-``2月3日``) stays text, every cell listed with why: the year is never guessed.
+``2月3日``) is read in the period its title rows name (``2026年2月分``,
+``期間：2026/4/1～2027/3/31``: ``cell_period``) when every cell is one day of it; otherwise
+it stays text, every cell listed with why: the year is never guessed. In a column that
+writes its years, a cell without one is listed as before (a slip to check).
+
+An amount column with cells written the European way (``1.200,50``) lists them, and lists its
+``1.200`` cells too (1,200 or 1.2: ``_dot_thousands``).
 """
 
 from __future__ import annotations
@@ -58,6 +64,8 @@ from keiri_agent.documents.cell_forms import (
     era_outside,
     is_code,
     is_dash,
+    is_dot_thousands,
+    is_european,
     is_month_day,
     is_trailing_minus,
     local_time,
@@ -68,6 +76,7 @@ from keiri_agent.documents.cell_forms import (
     read_month,
     read_percent,
 )
+from keiri_agent.documents.cell_period import Period, day_in, day_problem
 from keiri_agent.documents.cell_units import cell_units
 
 __all__ = [
@@ -288,10 +297,11 @@ def _type_amounts(
             f"末尾に「-」のある金額 {trailing:,} 個をマイナスとして読みました（1,200- → -1200）"
         )
     cells = cell_units(values, numbers, units, declared, _text)
-    if not failed.any() and not cells.doubtful:
+    doubtful = {**cells.doubtful, **_dot_thousands(values, failed)}
+    if not failed.any() and not doubtful:
         typed = _finish_numbers(series, cells.numbers)
         return ColumnTyping(typed, "number", notes=notes + cells.notes, unit=cells.unit)
-    if not cells.doubtful:
+    if not doubtful:
         if not (named or (failed.mean() <= 1 - MOSTLY_SHARE and len(values) >= MOSTLY_MIN_CELLS)):
             return None
         if not header_named and values[failed.to_numpy()].map(lambda v: is_code(_text(v))).any():
@@ -301,11 +311,26 @@ def _type_amounts(
         Unreadable(
             _row_of(series, i),
             _text(values[i]),
-            cells.doubtful.get(i) or amount_problem(_text(values[i])),
+            doubtful.get(i) or amount_problem(_text(values[i])),
         )
-        for i in values.index[(failed | values.index.isin(list(cells.doubtful))).to_numpy()]
+        for i in values.index[(failed | values.index.isin(list(doubtful))).to_numpy()]
     ]
     return ColumnTyping(series, None, bad, notes)
+
+
+def _dot_thousands(values: pd.Series, failed: pd.Series) -> dict[Any, str]:
+    """The cells read with three decimals (``1.200``: 1.2) in a column that also writes
+    ``1.200,50`` (a point between thousands): there ``1.200`` may be 1,200, so each is listed
+    with why, never read as 1.2 (label → reason)."""
+    if not values[failed.to_numpy()].map(lambda v: is_european(_text(v))).any():
+        return {}
+    read = values[~failed.to_numpy()]
+    return {
+        i: "この列には 1.200,50 のように点を桁区切りに使うセルがあり、この点が小数点か"
+        "桁区切りか決められません（1,200 か 1.2 かを、カンマと小数点で書き分けてください）"
+        for i, v in read.items()
+        if isinstance(v, str) and is_dot_thousands(v)
+    }
 
 
 # --- dates -----------------------------------------------------------------------------------
@@ -533,21 +558,57 @@ def _mixed_percents(series: pd.Series, values: pd.Series, read: pd.Series) -> Co
     return _percents_read(series, values, read, notes)
 
 
-def _yearless(series: pd.Series, values: pd.Series) -> ColumnTyping | None:
-    """A date column written without years (``2/3``, ``2月3日``) stays text, every such cell
-    listed with why: the year is never guessed (the period in a title row, the file's date or
-    this year could each be wrong)."""
+def _yearless(
+    series: pd.Series, values: pd.Series, period: Period | None, zone: tzinfo
+) -> ColumnTyping | None:
+    """A date column written without years (``2/3``, ``2月3日``): read in the period the
+    title rows name (``cell_period``) when every such cell is one day of it, else left as
+    text, every such cell listed with why: the year is never guessed (the file's date or this
+    year could each be wrong)."""
     if not _is_text(values):
         return None
     probe = values.iloc[:_PROBE_VALUES].map(lambda v: is_month_day(str(v)))
     if probe.mean() < NAMED_SHARE:
         return None
+    if period is not None:
+        read = values.map(lambda v: read_date(str(v)) or day_in(str(v), period))
+        if read.notna().all():
+            return _in_period(series, values, read, period, zone)
     bad = [
-        Unreadable(_row_of(series, i), _text(v), _date_reason(v))
+        Unreadable(_row_of(series, i), _text(v), _yearless_reason(v, period))
         for i, v in values.items()
         if read_date(str(v)) is None
     ]
     return ColumnTyping(series, None, bad, meant="date")
+
+
+def _yearless_reason(value: Any, period: Period | None) -> str:
+    """Why a cell of a column without years is not read: outside ``period`` (or no period
+    named: ``date_problem``), or a day of it in a column with other cells outside it."""
+    text = str(value)
+    if period is None or not is_month_day(text):
+        return _date_reason(value)
+    if day_in(text, period) is not None:
+        return (
+            f"表題の期間（{period.said()}）の日ですが、同じ列に期間の日に当たらないセルが"
+            "あるため、列を日付として読んでいません"
+        )
+    return day_problem(text, period) or _date_reason(value)
+
+
+def _in_period(
+    series: pd.Series, values: pd.Series, read: pd.Series, period: Period, zone: tzinfo
+) -> ColumnTyping:
+    """The date column of ``read`` (every cell a day), with the note of the year taken."""
+    days = pd.to_datetime(pd.Series([_naive(d, zone) for d in read], index=read.index))
+    timed = any(isinstance(d, dt.datetime) for d in read)
+    yearless = values.map(lambda v: is_month_day(str(v))).to_numpy()
+    first = int(yearless.argmax())
+    note = (
+        f"年のない日付 {int(yearless.sum()):,} 個を表題の期間（{period.said()}）の日として"
+        f"読みました（{_text(values.iloc[first])} → {read.iloc[first]:%Y-%m-%d}）"
+    )
+    return ColumnTyping(days.reindex(series.index), "datetime" if timed else "date", notes=[note])
 
 
 def _naive(value: dt.date | dt.datetime | None, zone: tzinfo) -> Any:
@@ -586,11 +647,16 @@ def _date_reason(value: Any) -> str:
 
 
 def type_column(
-    series: pd.Series, name: str, *, unit: str | None = None, zone: tzinfo | None = None
+    series: pd.Series,
+    name: str,
+    *,
+    unit: str | None = None,
+    zone: tzinfo | None = None,
+    period: Period | None = None,
 ) -> ColumnTyping:
     """Decide the type of one column (see the module docstring); ``unit`` from a title row;
     ``zone`` the local zone that times written with an offset are read in (default:
-    ``config.DEFAULT_TIMEZONE``)."""
+    ``config.DEFAULT_TIMEZONE``); ``period`` the one the title rows name (``cell_period``)."""
     zone = local_zone(zone)
     values = series.dropna()
     if isinstance(values.dtype, pd.StringDtype):
@@ -612,7 +678,7 @@ def type_column(
     # A unit in a title row speaks for the amount columns, not for the dates beside them.
     amount_named = header_named or (unit is not None and not date_named)
     if date_named and (not header_named or _DATE_HEADER_END.search(name)):
-        typed = _undated(series, values, True, zone) or _yearless(series, values)
+        typed = _undated(series, values, True, zone) or _yearless(series, values, period, zone)
         if typed is not None:
             return typed
     if pd.api.types.is_numeric_dtype(series):

@@ -28,7 +28,7 @@ from typing import Any
 from keiri_agent.blocks.base import BlockContext
 from keiri_agent.blocks.inputs import choice, input_error
 from keiri_agent.documents.table_frame import TableResult
-from keiri_agent.documents.table_totals import TotalDifference, figure
+from keiri_agent.documents.table_totals import STOPPED_SAID, TotalDifference, mismatch_said
 
 __all__ = ["TOTAL_CHECKS", "check_totals", "total_check"]
 
@@ -61,10 +61,7 @@ def check_totals(result: TableResult, check: str, ctx: BlockContext) -> list[dic
         first = wrong[0]
         more = f"（ほかに {len(wrong) - 1} 列も一致しません）" if len(wrong) > 1 else ""
         raise input_error(
-            f"{info.where(position, first.column)}の合計 {figure(first.stated)} が、明細の行の"
-            f"合計 {figure(first.summed)} と一致しません（{_gap(first.difference)}）{more}。"
-            "見出しのない小計の行が明細に混ざっているとその金額が二重に集計され、行が抜けて"
-            "いると足りなくなるため、読み込みを止めました。",
+            f"{mismatch_said(first, info.where(position, first.column), more)}。{STOPPED_SAID}",
             "ファイルの合計行と明細を確かめてください。見出しのない小計の行は最初の列に"
             "「小計」「営業部 計」のように書くか削除して、保存し直してから実行してください。"
             "ファイルの合計の方が誤っていると分かっているときは、このブロックの入力 "
@@ -81,12 +78,6 @@ def check_totals(result: TableResult, check: str, ctx: BlockContext) -> list[dic
             level="warning",
         )
     return listed
-
-
-def _gap(difference: Decimal) -> str:
-    """``明細の方が 1,200 多い`` / ``少ない``: which side is larger, as the user checks it."""
-    side = "多い" if difference > 0 else "少ない"
-    return f"明細の方が {figure(abs(difference))} {side}"
 
 
 def _names(found: list[TotalDifference]) -> list[str]:
