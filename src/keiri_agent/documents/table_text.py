@@ -3,6 +3,12 @@
 The text is decoded with ``encoding.decode_bytes``; the delimiter is the one of ``DELIMITERS``
 that splits the first records most consistently; only those first records are read in
 Python (to choose the delimiter and find the header), pandas' C engine reads the rest.
+
+Two things files from Japanese back offices carry are read as the person meant them, with a
+note in ``info``: the padding old systems write after the last line (the DOS EOF mark 0x1A and
+NUL bytes: ``encoding.text_end``) is left out instead of becoming a last row, and a cell that
+Excel was told to keep as text, ``="00123"`` (how exports keep leading zeros of codes and
+account numbers), is read as ``00123``.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from datetime import tzinfo
 import numpy as np
 import pandas as pd
 
-from keiri_agent.documents.encoding import decode_head
+from keiri_agent.documents.encoding import decode_head, text_end
 from keiri_agent.documents.failures import invalid_input, unreadable
 from keiri_agent.documents.limits import TableLimits
 from keiri_agent.documents.table_frame import (
@@ -39,6 +45,8 @@ SNIFF_RECORDS = 50
 HEAD_BYTES = 1 << 20
 
 _PANDAS_LINE = re.compile(r"line (\d+)")
+# A cell written for Excel to keep as text: ="00123" (a quote inside doubled, as in CSV).
+_EXCEL_TEXT = re.compile(r'="((?:[^"]|"")*)"', re.DOTALL)
 # What pandas' C parser counts as an empty line (and skips): only spaces and tabs.
 _BLANK_LINE_CHARS = " \t"
 
@@ -146,6 +154,21 @@ def _blank_to_null(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.mask(blank) if bool(blank.to_numpy().any()) else frame
 
 
+def _excel_text_to_plain(frame: pd.DataFrame) -> list[int]:
+    """Cells written ``="00123"`` read as ``00123``, in place; the columns (0-based) that held
+    any."""
+    found: list[int] = []
+    for column in frame.columns:
+        values = frame[column]
+        inner = values.str.fullmatch(_EXCEL_TEXT.pattern, flags=re.DOTALL).fillna(False)
+        if not bool(inner.any()):
+            continue
+        mask = inner.astype(bool)
+        frame.loc[mask, column] = values[mask].str.slice(2, -1).str.replace('""', '"')
+        found.append(int(column))
+    return found
+
+
 def _body_offset(data: bytes, first_line: int, encoding: str) -> int | None:
     """Where line ``first_line`` starts in ``data``, when ``encoding`` writes LF as the one byte
     0x0A that no other character contains (UTF-8, CP932, EUC-JP...); None for UTF-16/32."""
@@ -215,6 +238,10 @@ def read_delimited(
 ) -> TableResult:
     # Only the head is decoded to find the delimiter and the header; the whole file is checked
     # strictly all the same, and pandas reads the rest from the bytes.
+    end = text_end(data, encoding)
+    padding = len(data) - end
+    if padding:
+        data = data[:end]  # a copy, only of a file that carries padding
     text, used_encoding, whole = decode_head(data, file=label, encoding=encoding, size=HEAD_BYTES)
     if not whole:
         text = text[: text.rfind("\n") + 1]  # whole lines only
@@ -297,8 +324,14 @@ def read_delimited(
         ) from exc
     except pd.errors.EmptyDataError:
         frame = pd.DataFrame(columns=list(range(ncols)), dtype=str)
+    excel_text = _excel_text_to_plain(frame) if b'="' in data else []
     frame = _blank_to_null(frame)
     info = TableReadInfo(file=label, format="csv", encoding=used_encoding, delimiter=delim)
+    if padding:
+        info.warnings.append(
+            f"ファイル末尾の {padding:,} バイト（旧システムが付ける EOF 記号 0x1A や NUL の"
+            "埋め草）はデータではないため読み飛ばしました。"
+        )
     positions: Sequence[int] | np.ndarray | None = None
     if byte_body is not None:
         positions = _record_lines_bytes(byte_body, delim, first_line, len(frame), used_encoding)
@@ -310,6 +343,16 @@ def read_delimited(
         info.warnings.append(
             "引用符の中の改行などのため、各行がファイルの何行目かを特定できませんでした"
             "（エラーや注意ではファイル名と列名だけを示します）。"
+        )
+    if excel_text:
+        named = "、".join(
+            f"「{header_cells[j]}」" if j < len(header_cells) and header_cells[j].strip()
+            else f"{j + 1} 列目"
+            for j in excel_text
+        )
+        info.warnings.append(
+            f'列{named}の ="…" の形の値（Excel に文字列として扱わせる書き方）は、'
+            "中の文字列として読みました（先頭の 0 はそのままです）。"
         )
     if wider:
         lines = "、".join(f"{n} 行目" for n in wider[:5]) + (" ほか" if len(wider) > 5 else "")
