@@ -32,6 +32,7 @@ from decimal import Decimal
 from typing import Any
 
 import pandas as pd
+from openpyxl.utils.datetime import CALENDAR_MAC_1904
 from openpyxl.workbook.workbook import Workbook
 from openpyxl.worksheet.worksheet import Worksheet
 
@@ -45,6 +46,12 @@ from keiri_agent.documents.table_frame import (
     finish_table,
 )
 from keiri_agent.documents.table_infer import TableLimits, check_table_size, is_blank
+from keiri_agent.documents.xlsx_formulas import check_computed
+from keiri_agent.documents.xlsx_view import (
+    hidden_rows_and_columns,
+    note_hidden,
+    shift_mac_serials,
+)
 from keiri_agent.documents.zipcheck import check_container
 
 __all__ = ["EXCEL_DIGITS", "MAX_HEADER_ROWS", "display_scale", "read_xlsx_table"]
@@ -96,8 +103,12 @@ def _read_sheet(
     workbook = open_workbook(data, label, read_only=False, data_only=True)
     try:
         ws = _pick_sheet(workbook, sheet, label)
+        check_computed(data, label, ws.title)
         check_table_size(label, ws.max_row, ws.max_column, limits, sheet=ws.title)
         grid: list[list[Any]] = [[None] * ws.max_column for _ in range(ws.max_row)]
+        mac = workbook.epoch == CALENDAR_MAC_1904
+        serials: set[tuple[int, int]] = set()  # numbers (not date cells) of a 1904 book
+        hidden = hidden_rows_and_columns(ws)
         formats: dict[int, set[str]] = {}  # the number formats of each column's numbers
         months: set[tuple[int, int]] = set()  # dates shown without a day (m"月"), 0-based
         # Only the cells that exist: iter_rows would create every cell of the used range.
@@ -108,6 +119,8 @@ def _read_sheet(
             grid[row - 1][col - 1] = value
             if isinstance(value, int | float) and not isinstance(value, bool):
                 formats.setdefault(col - 1, set()).add(cell.number_format)
+                if mac:
+                    serials.add((row, col))
             elif isinstance(value, datetime) and _shows_month(cell.number_format):
                 months.add((row - 1, col - 1))
         merges: list[Merge] = [
@@ -117,6 +130,14 @@ def _read_sheet(
         info = TableReadInfo(
             file=label, format="xlsx", sheet=ws.title, sheets=list(workbook.sheetnames)
         )
+        if sheet is None and ws is not workbook.worksheets[0]:
+            skipped = "、".join(
+                f"'{s.title}'" for s in workbook.worksheets[: workbook.worksheets.index(ws)]
+            )
+            info.warnings.append(
+                f"非表示のシート {skipped} を飛ばし、最初の表示されているシート '{ws.title}' を"
+                "読みました（非表示のシートを読むにはシート名を指定してください）。"
+            )
     finally:
         workbook.close()
     if not any(v is not None for row in grid for v in row):
@@ -159,9 +180,13 @@ def _read_sheet(
     header_rows = (
         full[header : header_end + 1] if header is not None and header_end is not None else []
     )
-    return finish_table(
+    result = finish_table(
         frame, names, header, above, info, positions, columns, zone, scales, header_rows
     )
+    note_hidden(result, hidden)
+    if serials:
+        shift_mac_serials(result, serials)
+    return result
 
 
 def display_scale(number_format: str) -> int:
@@ -216,7 +241,8 @@ def _pick_sheet(workbook: Workbook, sheet: str | int | None, label: str) -> Work
     sheets = workbook.worksheets
     names = [ws.title for ws in sheets]
     if sheet is None and sheets:
-        return sheets[0]
+        # What Excel shows first: a hidden sheet (settings, master data) is not the table.
+        return next((ws for ws in sheets if ws.sheet_state == "visible"), sheets[0])
     if isinstance(sheet, int) and 0 <= sheet < len(sheets):
         return sheets[sheet]
     if isinstance(sheet, str) and sheet in names:
