@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 from zipfile import ZipFile
 
 from openpyxl.reader.excel import ExcelReader
+from openpyxl.utils.cell import coordinate_to_tuple
 from openpyxl.xml.constants import SHEET_MAIN_NS
 from openpyxl.xml.functions import iterparse
 
@@ -43,10 +45,15 @@ _VALUE = f"{{{SHEET_MAIN_NS}}}v"
 _TEXT_TYPES = ("str", "inlineStr", "s")
 
 
-def _sheet_part(data: bytes, sheet: str) -> tuple[ZipFile, str] | None:
+# (min_col, min_row, max_col, max_row), 1-based and inclusive, as ``range_bounds`` gives.
+Bounds = tuple[int, int, int, int]
+
+
+def _sheet_part(source: bytes | Path, sheet: str) -> tuple[ZipFile, str] | None:
     """The archive and the path in it of the worksheet titled ``sheet`` (None when the
     workbook does not list it as a worksheet part)."""
-    reader = ExcelReader(io.BytesIO(data), read_only=True, data_only=True)
+    target = io.BytesIO(source) if isinstance(source, bytes) else source
+    reader = ExcelReader(target, read_only=True, data_only=True)
     reader.read_manifest()
     reader.read_workbook()
     for found, rel in reader.parser.find_sheets():
@@ -66,11 +73,22 @@ def _has_formula(archive: ZipFile, part: str) -> bool:
     return False
 
 
-def uncomputed_formulas(data: bytes, sheet: str) -> tuple[list[str], int]:
-    """``(cells, count)``: the references (``D2``) of the first ``MAX_NAMED_CELLS`` formula cells of the
-    worksheet ``sheet`` of the workbook in ``data`` that hold no computed value, in sheet
-    order, and how many there are in all."""
-    found = _sheet_part(data, sheet)
+def _inside(ref: str | None, within: Bounds | None) -> bool:
+    if within is None or not ref:
+        return True  # a cell without its reference (allowed) is counted wherever it is
+    row, col = coordinate_to_tuple(ref)
+    min_col, min_row, max_col, max_row = within
+    return min_row <= row <= max_row and min_col <= col <= max_col
+
+
+def uncomputed_formulas(
+    source: bytes | Path, sheet: str, within: Bounds | None = None
+) -> tuple[list[str], int]:
+    """``(cells, count)``: the references (``D2``) of the first ``MAX_NAMED_CELLS`` formula
+    cells of the worksheet ``sheet`` of the workbook ``source`` (its bytes or path) that hold
+    no computed value (only those ``within`` a range when given), in sheet order, and how many
+    there are in all."""
+    found = _sheet_part(source, sheet)
     if found is None:
         return [], 0
     archive, part = found
@@ -87,7 +105,7 @@ def uncomputed_formulas(data: bytes, sheet: str) -> tuple[list[str], int]:
                     empty = value is None or (
                         not value.text and element.get("t") not in _TEXT_TYPES
                     )
-                    if formula is not None and empty:
+                    if formula is not None and empty and _inside(element.get("r"), within):
                         count += 1
                         if len(cells) < MAX_NAMED_CELLS:
                             cells.append(element.get("r") or "")
@@ -96,10 +114,13 @@ def uncomputed_formulas(data: bytes, sheet: str) -> tuple[list[str], int]:
     return cells, count
 
 
-def check_computed(data: bytes, label: str, sheet: str) -> None:
-    """Refuse (FILE_UNREADABLE) the sheet ``sheet`` when it holds formulas without a computed
-    value, naming the first cells and the count: read, they would be blanks that are not."""
-    cells, count = uncomputed_formulas(data, sheet)
+def check_computed(
+    source: bytes | Path, label: str, sheet: str, within: Bounds | None = None
+) -> None:
+    """Refuse (FILE_UNREADABLE) the sheet ``sheet`` (the range ``within`` when given) when it
+    holds formulas without a computed value, naming the first cells and the count: read, they
+    would be blanks that are not."""
+    cells, count = uncomputed_formulas(source, sheet, within)
     if not count:
         return
     named = "、".join(cells) + (" ほか" if count > len(cells) else "")
