@@ -17,9 +17,9 @@ month: ``2025年4月``, not ``2025-04-01``. A number under a percent format (``0
 shown as 12%) is read as the percentage it shows, written out exactly (``12%``; 0.1234 →
 ``12.34%``), so a column of rates reads alike whether a cell was formatted or typed as text
 ``12%``, and a plain number among them (``0.12`` or ``12`` under General) is told apart
-(``table_types``). Only the cells that exist are read, and a used range over the table limits (a stray
-value at XFD1048576) is refused with the range it spans, so a few-KB workbook cannot ask for
-gigabytes.
+(``table_types``). Only the cells that hold values are read, and a range of values over the table
+limits (a stray value at XFD1048576) is refused with the range it spans, so a few-KB workbook
+cannot ask for gigabytes; a formatted empty cell far from the table does not count.
 """
 
 from __future__ import annotations
@@ -104,16 +104,21 @@ def _read_sheet(
     try:
         ws = _pick_sheet(workbook, sheet, label)
         check_computed(data, label, ws.title)
-        check_table_size(label, ws.max_row, ws.max_column, limits, sheet=ws.title)
-        grid: list[list[Any]] = [[None] * ws.max_column for _ in range(ws.max_row)]
+        # The range of the cells that hold values: a formatted empty cell far away (a stray
+        # border at XFD1048576) widens Excel's used range, not the table.
+        filled = [(key, cell) for key, cell in ws._cells.items() if not is_blank(cell.value)]
+        last_row = max((row for (row, _col), _cell in filled), default=0)
+        last_col = max((col for (_row, col), _cell in filled), default=0)
+        check_table_size(label, last_row, last_col, limits, sheet=ws.title)
+        grid: list[list[Any]] = [[None] * last_col for _ in range(last_row)]
         mac = workbook.epoch == CALENDAR_MAC_1904
         serials: set[tuple[int, int]] = set()  # numbers (not date cells) of a 1904 book
         hidden = hidden_rows_and_columns(ws)
         formats: dict[int, set[str]] = {}  # the number formats of each column's numbers
         months: set[tuple[int, int]] = set()  # dates shown without a day (m"月"), 0-based
         # Only the cells that exist: iter_rows would create every cell of the used range.
-        for (row, col), cell in ws._cells.items():
-            value = None if is_blank(cell.value) else _as_shown(cell.value)
+        for (row, col), cell in filled:
+            value = _as_shown(cell.value)
             if isinstance(value, int | float) and _shows_percent(value, cell.number_format):
                 value = _percent_text(value)
             grid[row - 1][col - 1] = value
@@ -286,7 +291,12 @@ def _header_end(grid: list[list[Any]], merges: list[Merge], header: int) -> int:
             horizontal.append(merge)
     nxt = header + 1
     if end == header and horizontal and nxt < len(grid):
-        below = [grid[nxt][c] for _r0, c0, _r1, c1 in horizontal for c in range(c0, c1 + 1)]
+        row = grid[nxt]  # (a merge may reach past the last column that holds a value)
+        below = [
+            row[c] if c < len(row) else None
+            for _r0, c0, _r1, c1 in horizontal
+            for c in range(c0, c1 + 1)
+        ]
         if all(isinstance(v, str) for v in below):
             end = nxt
     return end
