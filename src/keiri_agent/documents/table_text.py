@@ -324,7 +324,8 @@ def read_delimited(
         ) from exc
     except pd.errors.EmptyDataError:
         frame = pd.DataFrame(columns=list(range(ncols)), dtype=str)
-    excel_text = _excel_text_to_plain(frame) if b'="' in data else []
+    marked = b'="' in data if offset is not None else '="' in body  # UTF-16/32: the text
+    excel_text = _excel_text_to_plain(frame) if marked else []
     frame = _blank_to_null(frame)
     info = TableReadInfo(file=label, format="csv", encoding=used_encoding, delimiter=delim)
     if padding:

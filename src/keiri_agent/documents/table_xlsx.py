@@ -106,9 +106,10 @@ def _read_sheet(
         check_computed(data, label, ws.title)
         # The range of the cells that hold values: a formatted empty cell far away (a stray
         # border at XFD1048576) widens Excel's used range, not the table.
-        filled = [(key, cell) for key, cell in ws._cells.items() if not is_blank(cell.value)]
-        last_row = max((row for (row, _col), _cell in filled), default=0)
-        last_col = max((col for (_row, col), _cell in filled), default=0)
+        last_row = last_col = 0
+        for (row, col), cell in ws._cells.items():
+            if not is_blank(cell.value):
+                last_row, last_col = max(last_row, row), max(last_col, col)
         check_table_size(label, last_row, last_col, limits, sheet=ws.title)
         grid: list[list[Any]] = [[None] * last_col for _ in range(last_row)]
         mac = workbook.epoch == CALENDAR_MAC_1904
@@ -117,7 +118,9 @@ def _read_sheet(
         formats: dict[int, set[str]] = {}  # the number formats of each column's numbers
         months: set[tuple[int, int]] = set()  # dates shown without a day (m"月"), 0-based
         # Only the cells that exist: iter_rows would create every cell of the used range.
-        for (row, col), cell in filled:
+        for (row, col), cell in ws._cells.items():
+            if is_blank(cell.value):
+                continue
             value = _as_shown(cell.value)
             if isinstance(value, int | float) and _shows_percent(value, cell.number_format):
                 value = _percent_text(value)
