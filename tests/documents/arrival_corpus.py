@@ -107,8 +107,12 @@ def text_case(seed: int) -> TextCase:
     repeated = rng.random() < 0.2 and len(ledger.rows) > 4
     ascii_head = encoding in ("cp932", "euc-jp") and rng.random() < 0.3
     shape.update(
-        trailing=trailing, excel_text=excel_text, titles=titles, repeated=repeated,
-        ascii_head=ascii_head, quoted_breaks=quoted_breaks,
+        trailing=trailing,
+        excel_text=excel_text,
+        titles=titles,
+        repeated=repeated,
+        ascii_head=ascii_head,
+        quoted_breaks=quoted_breaks,
     )
     lines: list[str] = []
     if titles and not ascii_head:
@@ -145,7 +149,11 @@ def text_case(seed: int) -> TextCase:
     data = (("\ufeff" + text) if encoding == "utf-16" else text).encode(
         "utf-16-le" if encoding == "utf-16" else encoding
     )
-    padding = b"" if encoding == "utf-16" else rng.choice([b"", b"", b"\x1a", b"\x00" * 37, b"\x1a\x00\x00"])
+    padding = (
+        b""
+        if encoding == "utf-16"
+        else rng.choice([b"", b"", b"\x1a", b"\x00" * 37, b"\x1a\x00\x00"])
+    )
     shape["padding"] = len(padding)
     name = "明細.txt" if encoding == "utf-16" else rng.choice(["明細.csv", "明細.txt"])
     return TextCase(data + padding, name, ledger, shape, columns)
@@ -162,7 +170,9 @@ class WorkbookCase:
     sheet: str = "明細"
 
 
-_CELL_VALUE = re.compile(rb'(<c r="(?P<ref>[A-Z]+[0-9]+)"[^>]*>)<f>(?P<f>[^<]*)</f><v\s*/?>(?:</v>)?')
+_CELL_VALUE = re.compile(
+    rb'(<c r="(?P<ref>[A-Z]+[0-9]+)"[^>]*>)<f>(?P<f>[^<]*)</f><v\s*/?>(?:</v>)?'
+)
 
 
 def _cache_formulas(data: bytes, values: dict[str, int]) -> bytes:
@@ -178,7 +188,14 @@ def _cache_formulas(data: bytes, values: dict[str, int]) -> bytes:
                     ref = match["ref"].decode()
                     if ref not in values:
                         return match[0]
-                    return match[1] + b"<f>" + match["f"] + b"</f><v>" + str(values[ref]).encode() + b"</v>"
+                    return (
+                        match[1]
+                        + b"<f>"
+                        + match["f"]
+                        + b"</f><v>"
+                        + str(values[ref]).encode()
+                        + b"</v>"
+                    )
 
                 body = _CELL_VALUE.sub(cached, body)
             dst.writestr(item, body)
@@ -197,8 +214,13 @@ def workbook_case(seed: int) -> WorkbookCase:
     formulas = rng.choice(["none", "computed", "uncomputed"])
     title = rng.random() < 0.5
     shape: dict[str, object] = dict(
-        mac=mac, serial_dates=serial_dates, hidden_sheet=hidden_sheet,
-        text_amounts=text_amounts, stray_format=stray_format, formulas=formulas, title=title,
+        mac=mac,
+        serial_dates=serial_dates,
+        hidden_sheet=hidden_sheet,
+        text_amounts=text_amounts,
+        stray_format=stray_format,
+        formulas=formulas,
+        title=title,
     )
     book = Workbook()
     if mac:
@@ -245,7 +267,9 @@ def workbook_case(seed: int) -> WorkbookCase:
         if formulas == "uncomputed":
             uncomputed = tuple(sorted(cached, key=lambda ref: int(ref[1:])))
     if stray_format:
-        ws.cell(row=rng.choice([5_000, 1_048_576]), column=rng.choice([60, 16_384])).font = Font(bold=True)
+        ws.cell(row=rng.choice([5_000, 1_048_576]), column=rng.choice([60, 16_384])).font = Font(
+            bold=True
+        )
     buffer = io.BytesIO()
     book.save(buffer)
     data = buffer.getvalue()
@@ -257,4 +281,3 @@ def workbook_case(seed: int) -> WorkbookCase:
 def expected_records(ledger: Ledger) -> list[tuple[str, str, str, int]]:
     """The rows as a reader must give them (ISO date, name, code, amount)."""
     return [(day.isoformat(), name, code, amount) for day, name, code, amount in ledger.rows]
-

@@ -56,9 +56,10 @@ def _wrong_text_cases() -> list[str]:
             continue
         expected = expected_records(case.ledger)
         if got != expected:
-            first = next(i for i, (g, e) in enumerate(zip(got + [None] * len(expected), expected)) if g != e)
+            padded = [*got, *[None] * len(expected)]
+            first = next(i for i, e in enumerate(expected) if padded[i] != e)
             wrong.append(
-                f"seed {seed} {case.shape}: row {first}: {got[first] if first < len(got) else None}"
+                f"seed {seed} {case.shape}: row {first}: {padded[first]}"
                 f" != {expected[first]} ({len(got)} rows, {len(expected)} expected)"
             )
         elif case.shape["padding"] and not any("0x1A" in w for w in result.info.warnings):
@@ -78,7 +79,11 @@ def _workbook_outcome(seed: int) -> str | None:
     except FileProcessingError as exc:
         if case.uncomputed and exc.code == ErrorCode.FILE_UNREADABLE:
             said = exc.message
-            if case.uncomputed[0] in said and "計算結果" in said and f"{len(case.uncomputed)} 個" in said:
+            if (
+                case.uncomputed[0] in said
+                and "計算結果" in said
+                and f"{len(case.uncomputed)} 個" in said
+            ):
                 return None
         return f"seed {seed} {case.shape}: {exc}"
     if case.uncomputed:
@@ -127,7 +132,9 @@ def test_euc_jp_names_past_an_ascii_head_are_decoded_as_euc_jp() -> None:
 @pytest.mark.parametrize("padding", [b"\x1a", b"\x00" * 100, b"\x1a" + b"\x00" * 511])
 @pytest.mark.parametrize("encoding", ["cp932", "utf-8-sig"])
 def test_eof_mark_and_nul_padding_are_no_row(padding: bytes, encoding: str) -> None:
-    data = _csv("日付,取引先,金額\r\n2026/04/01,㈱髙橋商事,1200\r\n2026/04/02,﨑山①,3400\r\n", encoding)
+    data = _csv(
+        "日付,取引先,金額\r\n2026/04/01,㈱髙橋商事,1200\r\n2026/04/02,﨑山①,3400\r\n", encoding
+    )
 
     result = read_table(data + padding, name="明細.csv")
 
@@ -152,7 +159,7 @@ def test_a_nul_inside_the_data_is_still_refused() -> None:
     [('="00123"', "cp932"), ('"=""00123"""', "cp932"), ('="00123"', "utf-16")],
 )
 def test_excel_text_cells_are_read_as_their_text(cell: str, encoding: str) -> None:
-    text = f"日付\t口座番号\t金額\r\n2026/04/01\t{cell}\t1200\r\n2026/04/02\t=\"0045\"\t3\r\n"
+    text = f'日付\t口座番号\t金額\r\n2026/04/01\t{cell}\t1200\r\n2026/04/02\t="0045"\t3\r\n'
     data = ("\ufeff" + text).encode("utf-16-le") if encoding == "utf-16" else text.encode(encoding)
 
     result = read_table(data, name="明細.txt")
@@ -184,8 +191,10 @@ def test_formulas_saved_without_a_result_are_refused_by_cell(tmp_path: Path) -> 
         read_table(data, name="見積.xlsx")
 
     assert caught.value.code == ErrorCode.FILE_UNREADABLE
-    assert "'見積'" in caught.value.message and "2 個（D2、D3）" in caught.value.message
-    assert "計算結果" in caught.value.message and "上書き保存" in caught.value.hint
+    assert "'見積'" in caught.value.message
+    assert "2 個（D2、D3）" in caught.value.message
+    assert "計算結果" in caught.value.message
+    assert "上書き保存" in caught.value.hint
     path = tmp_path / "見積.xlsx"
     path.write_bytes(data)
     with pytest.raises(FileProcessingError) as by_rows:
@@ -254,4 +263,5 @@ def test_hidden_rows_and_columns_are_read_and_named() -> None:
 
     assert result.df["金額"].tolist() == [100, 200, 300]
     said = " ".join(result.info.warnings)
-    assert "非表示の行（3 行目）" in said and "非表示の列 「メモ」（C 列）" in said
+    assert "非表示の行（3 行目）" in said
+    assert "非表示の列 「メモ」（C 列）" in said

@@ -43,8 +43,8 @@ from keiri_agent.errors import FileProcessingError
 
 __all__ = [
     "ENCODING_ALIASES",
-    "SCORE_SAMPLE_CHARS",
     "PADDING_BYTES",
+    "SCORE_SAMPLE_CHARS",
     "EncodingGuess",
     "decode_bytes",
     "decode_head",

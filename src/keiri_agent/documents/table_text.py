@@ -347,7 +347,8 @@ def read_delimited(
         )
     if excel_text:
         named = "、".join(
-            f"「{header_cells[j]}」" if j < len(header_cells) and header_cells[j].strip()
+            f"「{header_cells[j]}」"
+            if j < len(header_cells) and header_cells[j].strip()
             else f"{j + 1} 列目"
             for j in excel_text
         )

@@ -138,10 +138,9 @@ def _read_sheet(
         info = TableReadInfo(
             file=label, format="xlsx", sheet=ws.title, sheets=list(workbook.sheetnames)
         )
-        if sheet is None and ws is not workbook.worksheets[0]:
-            skipped = "、".join(
-                f"'{s.title}'" for s in workbook.worksheets[: workbook.worksheets.index(ws)]
-            )
+        titles = [each.title for each in workbook.worksheets]
+        if sheet is None and titles.index(ws.title) > 0:
+            skipped = "、".join(f"'{title}'" for title in titles[: titles.index(ws.title)])
             info.warnings.append(
                 f"非表示のシート {skipped} を飛ばし、最初の表示されているシート '{ws.title}' を"
                 "読みました（非表示のシートを読むにはシート名を指定してください）。"

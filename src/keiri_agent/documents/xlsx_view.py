@@ -21,7 +21,13 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from keiri_agent.documents.table_frame import TableResult
 
-__all__ = ["MAC_EPOCH_DAYS", "Hidden", "hidden_rows_and_columns", "note_hidden", "shift_mac_serials"]
+__all__ = [
+    "MAC_EPOCH_DAYS",
+    "Hidden",
+    "hidden_rows_and_columns",
+    "note_hidden",
+    "shift_mac_serials",
+]
 
 # Day 0 of the 1904 date system, counted in days of the 1900 system's day 0.
 MAC_EPOCH_DAYS = (CALENDAR_MAC_1904 - CALENDAR_WINDOWS_1900).days
