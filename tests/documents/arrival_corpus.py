@@ -74,12 +74,23 @@ def _ledger(rng: random.Random, names: tuple[str, ...], count: int) -> Ledger:
 
 
 @dataclass(frozen=True)
-class TextCase:
+class Case:
+    """One file: its bytes and name, the rows it holds, the shape it was drawn in."""
+
     data: bytes
     name: str
     ledger: Ledger
     shape: dict[str, object]
+
+
+@dataclass(frozen=True)
+class TextCase(Case):
     header: tuple[str, ...] = HEADER
+
+
+def _flags(rng: random.Random, **chances: float) -> dict[str, bool]:
+    """Each shape flag drawn with its chance, in the order given (deterministic per ``rng``)."""
+    return {flag: rng.random() < chance for flag, chance in chances.items()}
 
 
 def _quoted(cell: str, delimiter: str) -> str:
@@ -94,28 +105,27 @@ def text_case(seed: int) -> TextCase:
     encoding = rng.choice(["cp932", "cp932", "utf-8", "utf-8-sig", "utf-16", "euc-jp", "euc-jp"])
     delimiter = "\t" if encoding == "utf-16" else rng.choice([",", ",", "\t", ";"])
     names = _COMMON + (_CP932_ONLY if encoding != "euc-jp" else ())
-    quoted_breaks = rng.random() < 0.3
-    if quoted_breaks:
+    flags = _flags(rng, quoted_breaks=0.3, trailing=0.3, titles=0.5, repeated=0.2, ascii_head=0.3)
+    if flags["quoted_breaks"]:
         names += ("㈱髙橋\n商事" if encoding != "euc-jp" else "高橋\n商事", "佐藤, 鈴木")
     ledger = _ledger(rng, names, rng.randrange(3, 25))
-    shape: dict[str, object] = {"encoding": encoding, "delimiter": delimiter}
     newline = "\r\n" if encoding == "utf-16" else rng.choice(["\r\n", "\n", "mixed"])
-    shape["newline"] = newline
-    trailing = rng.random() < 0.3
     excel_text = rng.choice(["none", "bare", "quoted"])
-    titles = rng.random() < 0.5
-    repeated = rng.random() < 0.2 and len(ledger.rows) > 4
-    ascii_head = encoding in ("cp932", "euc-jp") and rng.random() < 0.3
-    shape.update(
-        trailing=trailing,
-        excel_text=excel_text,
-        titles=titles,
-        repeated=repeated,
-        ascii_head=ascii_head,
-        quoted_breaks=quoted_breaks,
-    )
+    repeated = flags["repeated"] and len(ledger.rows) > 4
+    ascii_head = encoding in ("cp932", "euc-jp") and flags["ascii_head"]
+    titles = flags["titles"] and not ascii_head
+    shape: dict[str, object] = {
+        **flags,
+        "encoding": encoding,
+        "delimiter": delimiter,
+        "newline": newline,
+        "excel_text": excel_text,
+        "repeated": repeated,
+        "ascii_head": ascii_head,
+        "titles": titles,
+    }
     lines: list[str] = []
-    if titles and not ascii_head:
+    if titles:
         lines += ["売上明細表", "", f"出力日時：2026/06/01 10:{rng.randrange(60):02d}", ""]
     columns = ASCII_HEADER if ascii_head else HEADER
     header = delimiter.join(columns)
@@ -138,7 +148,7 @@ def text_case(seed: int) -> TextCase:
         lines.append(delimiter.join(cells))
         if repeated and n == len(rows) // 2:
             lines.append(header)
-    if trailing:
+    if flags["trailing"]:
         lines = [line + delimiter if line else line for line in lines]
     text = ""
     for line in lines:
@@ -160,11 +170,7 @@ def text_case(seed: int) -> TextCase:
 
 
 @dataclass(frozen=True)
-class WorkbookCase:
-    data: bytes
-    name: str
-    ledger: Ledger
-    shape: dict[str, object]
+class WorkbookCase(Case):
     hidden_rows: tuple[int, ...] = ()
     uncomputed: tuple[str, ...] = ()  # cells a reader must name when it refuses the sheet
     sheet: str = "明細"
@@ -206,22 +212,13 @@ def workbook_case(seed: int) -> WorkbookCase:
     """One workbook ledger of random shape (deterministic per ``seed``)."""
     rng = random.Random(seed)
     ledger = _ledger(rng, _COMMON + _CP932_ONLY, rng.randrange(3, 20))
-    mac = rng.random() < 0.4
-    serial_dates = rng.random() < 0.5
-    hidden_sheet = rng.random() < 0.4
-    text_amounts = rng.random() < 0.3
-    stray_format = rng.random() < 0.3
+    flags = _flags(
+        rng, mac=0.4, serial_dates=0.5, hidden_sheet=0.4, text_amounts=0.3, stray_format=0.3
+    )
+    mac, serial_dates, hidden_sheet = flags["mac"], flags["serial_dates"], flags["hidden_sheet"]
     formulas = rng.choice(["none", "computed", "uncomputed"])
     title = rng.random() < 0.5
-    shape: dict[str, object] = dict(
-        mac=mac,
-        serial_dates=serial_dates,
-        hidden_sheet=hidden_sheet,
-        text_amounts=text_amounts,
-        stray_format=stray_format,
-        formulas=formulas,
-        title=title,
-    )
+    shape: dict[str, object] = {**flags, "formulas": formulas, "title": title}
     book = Workbook()
     if mac:
         book.epoch = CALENDAR_MAC_1904
@@ -246,7 +243,7 @@ def workbook_case(seed: int) -> WorkbookCase:
         date_cell: object = day
         if serial_dates:
             date_cell = int(to_excel(dt.datetime.combine(day, dt.time()), book.epoch))
-        amount_cell: object = f"{amount:,}" if text_amounts else amount
+        amount_cell: object = f"{amount:,}" if flags["text_amounts"] else amount
         ws.append([date_cell, name, code, amount_cell, None])
         if not serial_dates:
             ws.cell(row=ws.max_row, column=1).number_format = "yyyy/mm/dd"
@@ -266,7 +263,7 @@ def workbook_case(seed: int) -> WorkbookCase:
         ws.column_dimensions["E"].hidden = rng.random() < 0.5
         if formulas == "uncomputed":
             uncomputed = tuple(sorted(cached, key=lambda ref: int(ref[1:])))
-    if stray_format:
+    if flags["stray_format"]:
         ws.cell(row=rng.choice([5_000, 1_048_576]), column=rng.choice([60, 16_384])).font = Font(
             bold=True
         )
