@@ -6,8 +6,8 @@ Japanese back office's files really come, in shapes the other corpora do not dra
 - text: CP932 with NEC/IBM extension characters (①, ㈱, ㍻, 髙, 﨑), UTF-8 with and without a
   BOM, EUC-JP, Excel's 「Unicode テキスト」 (UTF-16 LE with a BOM, tabs, CRLF); a file that is
   ASCII for its first few hundred KB with the Japanese rows at the end; CRLF, LF and both mixed;
-  the DOS EOF mark 0x1A and NUL padding after the last line; title and blank lines above the
-  header; a delimiter after every cell; quoted names with line breaks and commas; codes written
+  the DOS EOF mark 0x1A and NUL padding after the last line; two exports joined into one file,
+  each with its BOM and header; title and blank lines above the header; a delimiter after every cell; quoted names with line breaks and commas; codes written
   ``="00123"`` for Excel (bare or CSV-quoted); ``,`` ``\\t`` ``;`` delimiters; the header
   repeated in the middle;
 - workbooks: the 1904 date system, dates as date cells or as serial numbers under General,
@@ -105,7 +105,9 @@ def text_case(seed: int) -> TextCase:
     encoding = rng.choice(["cp932", "cp932", "utf-8", "utf-8-sig", "utf-16", "euc-jp", "euc-jp"])
     delimiter = "\t" if encoding == "utf-16" else rng.choice([",", ",", "\t", ";"])
     names = _COMMON + (_CP932_ONLY if encoding != "euc-jp" else ())
-    flags = _flags(rng, quoted_breaks=0.3, trailing=0.3, titles=0.5, repeated=0.2, ascii_head=0.3)
+    flags = _flags(
+        rng, quoted_breaks=0.3, trailing=0.3, titles=0.5, repeated=0.2, ascii_head=0.3, joined=0.2
+    )
     if flags["quoted_breaks"]:
         names += ("㈱髙橋\n商事" if encoding != "euc-jp" else "高橋\n商事", "佐藤, 鈴木")
     ledger = _ledger(rng, names, rng.randrange(3, 25))
@@ -124,12 +126,9 @@ def text_case(seed: int) -> TextCase:
         "ascii_head": ascii_head,
         "titles": titles,
     }
-    lines: list[str] = []
-    if titles:
-        lines += ["売上明細表", "", f"出力日時：2026/06/01 10:{rng.randrange(60):02d}", ""]
     columns = ASCII_HEADER if ascii_head else HEADER
     header = delimiter.join(columns)
-    lines.append(header)
+    stamp = f"出力日時：2026/06/01 10:{rng.randrange(60):02d}"
     rows = list(ledger.rows)
     if ascii_head:  # the ASCII rows first, then the Japanese ones past the scored head
         extra = [
@@ -138,27 +137,31 @@ def text_case(seed: int) -> TextCase:
         ]
         rows = extra + rows
         ledger = Ledger(tuple(rows))
-    for n, (day, name, code, amount) in enumerate(rows):
-        code_cell = {
-            "none": code,
-            "bare": f'="{code}"',
-            "quoted": _quoted(f'="{code}"', delimiter),
-        }[excel_text]
-        cells = [day.strftime("%Y/%m/%d"), _quoted(name, delimiter), code_cell, str(amount)]
-        lines.append(delimiter.join(cells))
-        if repeated and n == len(rows) // 2:
-            lines.append(header)
-    if flags["trailing"]:
-        lines = [line + delimiter if line else line for line in lines]
-    text = ""
-    for line in lines:
-        if newline == "mixed":
-            text += line + rng.choice(["\r\n", "\n"])
-        else:
-            text += line + newline
-    data = (("\ufeff" + text) if encoding == "utf-16" else text).encode(
-        "utf-16-le" if encoding == "utf-16" else encoding
-    )
+
+    def export(part: list[tuple[dt.date, str, str, int]]) -> list[str]:
+        """The lines of one export of ``part``: titles, header, rows."""
+        lines = ["売上明細表", "", stamp, ""] if titles else []
+        lines.append(header)
+        for n, (day, name, code, amount) in enumerate(part):
+            code_cell = {
+                "none": code,
+                "bare": f'="{code}"',
+                "quoted": _quoted(f'="{code}"', delimiter),
+            }[excel_text]
+            cells = [day.strftime("%Y/%m/%d"), _quoted(name, delimiter), code_cell, str(amount)]
+            lines.append(delimiter.join(cells))
+            if repeated and n == len(part) // 2:
+                lines.append(header)
+        if flags["trailing"]:
+            lines = [line + delimiter if line else line for line in lines]
+        ends = [rng.choice(["\r\n", "\n"]) if newline == "mixed" else newline for _ in lines]
+        return [line + end for line, end in zip(lines, ends, strict=True)]
+
+    # Two exports joined into one file (``copy /b``), each with its own BOM.
+    joined = flags["joined"] and not ascii_head and len(rows) >= 4
+    shape["joined"] = joined
+    parts = [rows[: len(rows) // 2], rows[len(rows) // 2 :]] if joined else [rows]
+    data = b"".join(_encoded("".join(export(part)), encoding) for part in parts)
     padding = (
         b""
         if encoding == "utf-16"
@@ -167,6 +170,14 @@ def text_case(seed: int) -> TextCase:
     shape["padding"] = len(padding)
     name = "明細.txt" if encoding == "utf-16" else rng.choice(["明細.csv", "明細.txt"])
     return TextCase(data + padding, name, ledger, shape, columns)
+
+
+def _encoded(text: str, encoding: str) -> bytes:
+    """``text`` as a system writes it: UTF-16 is little-endian after its BOM (Excel's Unicode
+    text), ``utf-8-sig`` starts with a BOM."""
+    if encoding == "utf-16":
+        return ("\ufeff" + text).encode("utf-16-le")
+    return text.encode(encoding)
 
 
 @dataclass(frozen=True)

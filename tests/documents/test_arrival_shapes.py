@@ -154,6 +154,24 @@ def test_a_nul_inside_the_data_is_still_refused() -> None:
     assert "NUL" in caught.value.message
 
 
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16"])
+def test_two_exports_joined_with_their_boms_are_one_table(encoding: str) -> None:
+    # copy /b 4月.csv+5月.csv: the second file's BOM is inside the data, before its header.
+    april = "日付,取引先,金額\r\n2026/04/01,㈱髙橋商事,1200\r\n"
+    may = "日付,取引先,金額\r\n2026/05/01,﨑山①,3400\r\n"
+    if encoding == "utf-16":
+        data = b"".join(("\ufeff" + part).encode("utf-16-le") for part in (april, may))
+    else:
+        data = april.encode(encoding) + may.encode(encoding)
+
+    result = read_table(data, name="4-5月.csv")
+
+    assert result.df["取引先"].tolist() == ["㈱髙橋商事", "﨑山①"]
+    assert result.df["金額"].tolist() == [1200, 3400]
+    assert [d.date() for d in result.df["日付"]] == [dt.date(2026, 4, 1), dt.date(2026, 5, 1)]
+    assert any("途中の BOM" in w for w in result.info.warnings)
+
+
 @pytest.mark.parametrize(
     ("cell", "encoding"),
     [('="00123"', "cp932"), ('"=""00123"""', "cp932"), ('="00123"', "utf-16")],

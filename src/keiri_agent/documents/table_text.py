@@ -8,7 +8,9 @@ Two things files from Japanese back offices carry are read as the person meant t
 note in ``info``: the padding old systems write after the last line (the DOS EOF mark 0x1A and
 NUL bytes: ``encoding.text_end``) is left out instead of becoming a last row, and a cell that
 Excel was told to keep as text, ``="00123"`` (how exports keep leading zeros of codes and
-account numbers), is read as ``00123``.
+account numbers), is read as ``00123``; and a byte-order mark at the start of a cell (files
+joined one after another, each with its BOM) is dropped, so the second file's header is known
+again as a repeated header.
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ HEAD_BYTES = 1 << 20
 _PANDAS_LINE = re.compile(r"line (\d+)")
 # A cell written for Excel to keep as text: ="00123" (a quote inside doubled, as in CSV).
 _EXCEL_TEXT = re.compile(r'="((?:[^"]|"")*)"', re.DOTALL)
+# The byte-order mark, which inside a file is no character of the data.
+_BOM = "\ufeff"
 # What pandas' C parser counts as an empty line (and skips): only spaces and tabs.
 _BLANK_LINE_CHARS = " \t"
 
@@ -167,6 +171,18 @@ def _excel_text_to_plain(frame: pd.DataFrame) -> list[int]:
         frame.loc[mask, column] = values[mask].str.slice(2, -1).str.replace('""', '"')
         found.append(int(column))
     return found
+
+
+def _drop_inner_boms(frame: pd.DataFrame) -> int:
+    """A BOM at the start of a cell (files joined one after another, each with its BOM, so that
+    the second header reads ``\ufeff日付``) removed in place; how many cells held one."""
+    count = 0
+    for column in frame.columns:
+        starts = frame[column].str.startswith(_BOM).fillna(False).astype(bool)
+        if bool(starts.any()):
+            frame.loc[starts, column] = frame.loc[starts, column].str.lstrip(_BOM)
+            count += int(starts.sum())
+    return count
 
 
 def _body_offset(data: bytes, first_line: int, encoding: str) -> int | None:
@@ -324,8 +340,18 @@ def read_delimited(
         ) from exc
     except pd.errors.EmptyDataError:
         frame = pd.DataFrame(columns=list(range(ncols)), dtype=str)
-    marked = b'="' in data if offset is not None else '="' in body  # UTF-16/32: the text
-    excel_text = _excel_text_to_plain(frame) if marked else []
+
+    def holds(mark: str) -> bool:  # in the bytes of an ASCII-compatible file, else the text
+        if offset is None:
+            return mark in body
+        codec = "utf-8" if used_encoding == "utf-8-sig" else used_encoding  # (no BOM added)
+        try:
+            return mark.encode(codec) in data
+        except UnicodeEncodeError:
+            return False  # (a BOM in CP932: no such character)
+
+    excel_text = _excel_text_to_plain(frame) if holds('="') else []
+    inner_boms = _drop_inner_boms(frame) if holds(_BOM) else 0
     frame = _blank_to_null(frame)
     info = TableReadInfo(file=label, format="csv", encoding=used_encoding, delimiter=delim)
     if padding:
@@ -344,6 +370,11 @@ def read_delimited(
         info.warnings.append(
             "引用符の中の改行などのため、各行がファイルの何行目かを特定できませんでした"
             "（エラーや注意ではファイル名と列名だけを示します）。"
+        )
+    if inner_boms:
+        info.warnings.append(
+            f"ファイルの途中の BOM（複数のファイルを連結したときに残る印）を {inner_boms:,} か所"
+            "除いて読みました。"
         )
     if excel_text:
         named = "、".join(
