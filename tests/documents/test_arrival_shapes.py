@@ -222,7 +222,7 @@ def test_formulas_saved_without_a_result_are_refused_by_cell(tmp_path: Path) -> 
     assert ExcelManager(path).read_rows(cell_range="A1:C3")[1] == ["A", 2, 100]
 
 
-def test_a_hidden_first_sheet_is_not_the_table() -> None:
+def test_a_hidden_first_sheet_is_not_the_table(tmp_path: Path) -> None:
     def build(book: Workbook) -> None:
         settings = book.active
         settings.title = "設定"
@@ -239,6 +239,10 @@ def test_a_hidden_first_sheet_is_not_the_table() -> None:
     assert result.df["金額"].tolist() == [1200]
     assert any("非表示のシート '設定'" in w for w in result.info.warnings)
     assert read_table(data, name="明細.xlsx", sheet="設定").df["値"].tolist() == [10]
+    path = tmp_path / "明細.xlsx"
+    path.write_bytes(data)
+    assert ExcelManager(path).read_rows()[0] == ["日付", "金額"]  # excel.read_data
+    assert ExcelManager(path).read_rows("設定")[0] == ["区分", "値"]
 
 
 def test_serial_dates_of_a_1904_workbook_are_its_own_days() -> None:

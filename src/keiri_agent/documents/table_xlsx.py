@@ -37,6 +37,7 @@ from openpyxl.workbook.workbook import Workbook
 from openpyxl.worksheet.worksheet import Worksheet
 
 from keiri_agent.documents.bounded import run_bounded
+from keiri_agent.documents.excel_address import first_shown
 from keiri_agent.documents.failures import invalid_input, unreadable
 from keiri_agent.documents.ooxml import open_workbook
 from keiri_agent.documents.table_frame import (
@@ -248,8 +249,7 @@ def _pick_sheet(workbook: Workbook, sheet: str | int | None, label: str) -> Work
     sheets = workbook.worksheets
     names = [ws.title for ws in sheets]
     if sheet is None and sheets:
-        # What Excel shows first: a hidden sheet (settings, master data) is not the table.
-        return next((ws for ws in sheets if ws.sheet_state == "visible"), sheets[0])
+        return first_shown(workbook)
     if isinstance(sheet, int) and 0 <= sheet < len(sheets):
         return sheets[sheet]
     if isinstance(sheet, str) and sheet in names:
