@@ -66,6 +66,8 @@ _CHECK_CODEC = {"utf-8-sig": "utf-8"}
 _BINARY_PROBE_BYTES = 8_192
 # What old systems write after a text file's last line: NUL padding and the DOS EOF mark.
 PADDING_BYTES = b"\x00\x1a"
+# Bytes of the end of a file looked at at once for that padding.
+_PADDING_PIECE = 64 * 1024
 # CP932 is preferred on a tie: it is what Excel on Windows writes.
 _CP932_PRIOR = 0.05
 
@@ -375,9 +377,13 @@ def text_end(data: bytes, encoding: str | None = None) -> int:
         if codec.startswith(("utf-16", "utf-32")):
             return len(data)
     end = len(data)
-    while end and data[end - 1] in PADDING_BYTES:
-        end -= 1
-    return end
+    while end:  # from the end, a piece at a time (a file of padding is looked at in C)
+        start = max(0, end - _PADDING_PIECE)
+        kept = len(data[start:end].rstrip(PADDING_BYTES))
+        if kept:
+            return start + kept
+        end = start
+    return 0
 
 
 def _normalize_name(encoding: str) -> str:

@@ -4,13 +4,13 @@ The text is decoded with ``encoding.decode_bytes``; the delimiter is the one of 
 that splits the first records most consistently; only those first records are read in
 Python (to choose the delimiter and find the header), pandas' C engine reads the rest.
 
-Two things files from Japanese back offices carry are read as the person meant them, with a
-note in ``info``: the padding old systems write after the last line (the DOS EOF mark 0x1A and
-NUL bytes: ``encoding.text_end``) is left out instead of becoming a last row, and a cell that
-Excel was told to keep as text, ``="00123"`` (how exports keep leading zeros of codes and
-account numbers), is read as ``00123``; and a byte-order mark at the start of a cell (files
-joined one after another, each with its BOM) is dropped, so the second file's header is known
-again as a repeated header.
+Three marks files from Japanese back offices carry are read as the person meant them, each
+with a note in ``info``: the padding old systems write after the last line (the DOS EOF mark
+0x1A and NUL bytes: ``encoding.text_end``) is left out instead of becoming a last row; a cell
+that Excel was told to keep as text, ``="00123"`` (how exports keep leading zeros of codes and
+account numbers), is read as ``00123``; a byte-order mark at the start of a cell (files joined
+one after another, each with its BOM) is dropped, so the second file's header is known again
+as a repeated header.
 """
 
 from __future__ import annotations
