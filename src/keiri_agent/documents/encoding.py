@@ -13,6 +13,14 @@ deterministic and explains itself:
    scored by how plausible its non-ASCII characters are as Japanese (kana, JIS level-1 kanji
    and common symbols score high; half-width punctuation in odd places, private-use and
    control characters score low), per byte, and CP932 wins ties (it is by far the more common).
+   The lines scored are the lines that hold non-ASCII bytes, wherever they are in the file: an
+   export that is ASCII for its first megabytes and names one customer in kana at the end is
+   decided by that name, not by the ASCII before it.
+
+Old systems end a text file with padding after its last line: the DOS end-of-file mark 0x1A
+(Ctrl-Z) and NUL bytes up to a block size. :func:`text_end` tells where the text ends before
+them, so that a reader can leave them out (and say so) instead of reading them as a last row or
+refusing the file as binary.
 
 When nothing decodes, :func:`decode_bytes` raises ``FileProcessingError(FILE_UNREADABLE)``
 with a hint to save the file as UTF-8; it never substitutes replacement characters. Where a file
@@ -35,17 +43,19 @@ from keiri_agent.errors import FileProcessingError
 
 __all__ = [
     "ENCODING_ALIASES",
+    "PADDING_BYTES",
     "SCORE_SAMPLE_CHARS",
     "EncodingGuess",
     "decode_bytes",
     "decode_head",
     "detect_encoding",
+    "text_end",
 ]
 
 # Only this many non-ASCII characters are scored; the strict decode still covers all data.
 SCORE_SAMPLE_CHARS = 20_000
-# The bytes decoded for scoring: enough for SCORE_SAMPLE_CHARS of Japanese (2 bytes each) and
-# the ASCII between them.
+# The bytes decoded for scoring (the lines holding non-ASCII bytes, from anywhere in the file):
+# enough for SCORE_SAMPLE_CHARS of Japanese (2 bytes each) and the ASCII between them.
 SCORE_SAMPLE_BYTES = 256 * 1024
 # A file is checked strictly in pieces of this size, whose text is not kept.
 VALIDATE_CHUNK_BYTES = 1 << 20
@@ -54,6 +64,10 @@ VALIDATE_CHUNK_BYTES = 1 << 20
 _CHECK_CODEC = {"utf-8-sig": "utf-8"}
 # How far into the data binary signatures (NUL, control bytes) are looked for.
 _BINARY_PROBE_BYTES = 8_192
+# What old systems write after a text file's last line: NUL padding and the DOS EOF mark.
+PADDING_BYTES = b"\x00\x1a"
+# Bytes of the end of a file looked at at once for that padding.
+_PADDING_PIECE = 64 * 1024
 # CP932 is preferred on a tie: it is what Excel on Windows writes.
 _CP932_PRIOR = 0.05
 
@@ -96,6 +110,7 @@ _BOMS: tuple[tuple[bytes, str, str], ...] = (
 )
 
 _ISO2022_ESCAPES = (b"\x1b$B", b"\x1b$@", b"\x1b(J", b"\x1b(I")
+_HIGH_BYTE = re.compile(rb"[\x80-\xff]")
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
 # Control bytes that do not occur in text (TAB, LF, FF, CR, SUB and ESC do).
 _CONTROL_BYTES = re.compile(rb"[\x01-\x08\x0b\x0e-\x19\x1c-\x1f]")
@@ -270,6 +285,23 @@ def _head(data: bytes, codec: str, size: int) -> str:
     return codecs.getincrementaldecoder(codec)("strict").decode(data[:size], final=False)
 
 
+def _non_ascii_lines(data: bytes, size: int) -> bytes:
+    """The lines of ``data`` that hold a non-ASCII byte, in file order, up to about ``size``
+    bytes (the last one may be cut). Only for encodings whose multibyte characters never hold
+    the byte of LF (CP932, EUC-JP): each line then decodes on its own."""
+    parts: list[bytes] = []
+    taken = pos = 0
+    while taken < size and (found := _HIGH_BYTE.search(data, pos)) is not None:
+        start = data.rfind(b"\n", 0, found.start()) + 1
+        end = data.find(b"\n", found.start())
+        end = len(data) if end < 0 else end + 1
+        end = min(end, start + size - taken)
+        parts.append(data[start:end])
+        taken += end - start
+        pos = end
+    return b"".join(parts)
+
+
 def _guess(data: bytes, file: str) -> EncodingGuess:
     """:func:`detect_encoding`'s decision, with the whole of ``data`` checked strictly but
     never held as text (only the first ``SCORE_SAMPLE_BYTES`` are decoded, for scoring)."""
@@ -292,8 +324,9 @@ def _guess(data: bytes, file: str) -> EncodingGuess:
     sjis_pos = _first_error(data, "cp932")
     euc_pos = _first_error(data, "euc-jp")
     if sjis_pos is None and euc_pos is None:
-        s_score = _score(_head(data, "cp932", SCORE_SAMPLE_BYTES), "cp932") + _CP932_PRIOR
-        e_score = _score(_head(data, "euc-jp", SCORE_SAMPLE_BYTES), "euc-jp")
+        sample = _non_ascii_lines(data, SCORE_SAMPLE_BYTES)
+        s_score = _score(_head(sample, "cp932", len(sample)), "cp932") + _CP932_PRIOR
+        e_score = _score(_head(sample, "euc-jp", len(sample)), "euc-jp")
         margin = abs(s_score - e_score)
         confidence = round(min(0.95, 0.5 + margin / 2), 3)
         if s_score >= e_score:
@@ -328,6 +361,29 @@ def detect_encoding(data: bytes, *, file: str = "<bytes>") -> EncodingGuess:
     supported encoding decodes. Empty data is reported as ASCII.
     """
     return _detect(data, file)[0]
+
+
+def text_end(data: bytes, encoding: str | None = None) -> int:
+    """Where the text of ``data`` ends before trailing ``PADDING_BYTES`` (``len(data)`` when
+    there are none). Never in UTF-16/32 (by their BOM or the ``encoding`` named), where a NUL
+    byte is half of a character."""
+    if any(data.startswith(bom) for bom, name, _ in _BOMS if name != "utf-8-sig"):
+        return len(data)
+    if encoding is not None:
+        try:
+            codec = codecs.lookup(_normalize_name(encoding)).name
+        except LookupError:
+            return len(data)  # the decoder names the unknown encoding
+        if codec.startswith(("utf-16", "utf-32")):
+            return len(data)
+    end = len(data)
+    while end:  # from the end, a piece at a time (a file of padding is looked at in C)
+        start = max(0, end - _PADDING_PIECE)
+        kept = len(data[start:end].rstrip(PADDING_BYTES))
+        if kept:
+            return start + kept
+        end = start
+    return 0
 
 
 def _normalize_name(encoding: str) -> str:

@@ -24,6 +24,7 @@ from keiri_agent.documents.failures import file_not_found
 from keiri_agent.documents.limits import TableLimits
 from keiri_agent.documents.ooxml import XML_ERRORS, open_workbook, xml_error
 from keiri_agent.documents.table_infer import check_table_size, make_column_names
+from keiri_agent.documents.xlsx_formulas import check_computed
 
 __all__ = ["ExcelEdit", "ExcelManager", "WriteSummary"]
 
@@ -65,6 +66,9 @@ class ExcelManager:
     ) -> list[list[Any]]:
         """Cell values (cached results for formulas) of a sheet or an ``A1:D20`` range.
 
+        A formula in it saved without its result is refused with its cell named
+        (``xlsx_formulas.check_computed``), not read as a blank.
+
         Read in a bounded child (``bounded.run_bounded``); a sheet or range over ``limits``
         is refused (FILE_TOO_LARGE) instead of being padded out to its saved dimensions.
         """
@@ -76,8 +80,10 @@ class ExcelManager:
         workbook = self._load(values=True)
         try:
             ws = worksheet(workbook, sheet, self.path.name)
-            if cell_range:
-                min_col, min_row, max_col, max_row = range_bounds(cell_range)
+            bounds = range_bounds(cell_range) if cell_range else None
+            check_computed(self.path, self.path.name, ws.title, bounds)
+            if bounds:
+                min_col, min_row, max_col, max_row = bounds
                 check_table_size(
                     self.path.name, max_row, max_col - min_col + 1, limits, sheet=ws.title
                 )

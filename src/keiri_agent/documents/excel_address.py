@@ -16,7 +16,14 @@ from openpyxl.worksheet.worksheet import Worksheet
 from keiri_agent.documents.failures import unsupported
 from keiri_agent.errors import BlockError, ErrorCode
 
-__all__ = ["EXCEL_LAST_ROW", "check_excel_path", "input_error", "range_bounds", "worksheet"]
+__all__ = [
+    "EXCEL_LAST_ROW",
+    "check_excel_path",
+    "first_shown",
+    "input_error",
+    "range_bounds",
+    "worksheet",
+]
 
 _EXCEL_SUFFIXES = (".xlsx", ".xlsm")
 EXCEL_LAST_ROW = 1_048_576  # a worksheet's last row, fixed by the file format
@@ -35,10 +42,17 @@ def check_excel_path(path: Path) -> None:
         )
 
 
+def first_shown(workbook: Workbook) -> Worksheet:
+    """The sheet a workbook opens to when no sheet is named: its first visible worksheet (a
+    hidden or very hidden sheet of settings or master data is not the table), else its first."""
+    sheets = workbook.worksheets
+    return next((ws for ws in sheets if ws.sheet_state == "visible"), sheets[0])
+
+
 def worksheet(workbook: Workbook, sheet: str | int | None, file: str) -> Worksheet:
     names = workbook.sheetnames
     if sheet is None:
-        ws = workbook.worksheets[0]
+        ws = first_shown(workbook)
     elif isinstance(sheet, int):
         if not 0 <= sheet < len(names):
             raise input_error(

@@ -3,6 +3,14 @@
 The text is decoded with ``encoding.decode_bytes``; the delimiter is the one of ``DELIMITERS``
 that splits the first records most consistently; only those first records are read in
 Python (to choose the delimiter and find the header), pandas' C engine reads the rest.
+
+Three marks files from Japanese back offices carry are read as the person meant them, each
+with a note in ``info``: the padding old systems write after the last line (the DOS EOF mark
+0x1A and NUL bytes: ``encoding.text_end``) is left out instead of becoming a last row; a cell
+that Excel was told to keep as text, ``="00123"`` (how exports keep leading zeros of codes and
+account numbers), is read as ``00123``; a byte-order mark at the start of a cell (files joined
+one after another, each with its BOM) is dropped, so the second file's header is known again
+as a repeated header.
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ from datetime import tzinfo
 import numpy as np
 import pandas as pd
 
-from keiri_agent.documents.encoding import decode_head
+from keiri_agent.documents.encoding import decode_head, text_end
 from keiri_agent.documents.failures import invalid_input, unreadable
 from keiri_agent.documents.limits import TableLimits
 from keiri_agent.documents.table_frame import (
@@ -39,6 +47,10 @@ SNIFF_RECORDS = 50
 HEAD_BYTES = 1 << 20
 
 _PANDAS_LINE = re.compile(r"line (\d+)")
+# A cell written for Excel to keep as text: ="00123" (a quote inside doubled, as in CSV).
+_EXCEL_TEXT = re.compile(r'="((?:[^"]|"")*)"', re.DOTALL)
+# The byte-order mark, which inside a file is no character of the data.
+_BOM = "\ufeff"
 # What pandas' C parser counts as an empty line (and skips): only spaces and tabs.
 _BLANK_LINE_CHARS = " \t"
 
@@ -146,6 +158,33 @@ def _blank_to_null(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.mask(blank) if bool(blank.to_numpy().any()) else frame
 
 
+def _excel_text_to_plain(frame: pd.DataFrame) -> list[int]:
+    """Cells written ``="00123"`` read as ``00123``, in place; the columns (0-based) that held
+    any."""
+    found: list[int] = []
+    for column in frame.columns:
+        values = frame[column]
+        inner = values.str.fullmatch(_EXCEL_TEXT.pattern, flags=re.DOTALL).fillna(False)
+        if not bool(inner.any()):
+            continue
+        mask = inner.astype(bool)
+        frame.loc[mask, column] = values[mask].str.slice(2, -1).str.replace('""', '"')
+        found.append(int(column))
+    return found
+
+
+def _drop_inner_boms(frame: pd.DataFrame) -> int:
+    """A BOM at the start of a cell (files joined one after another, each with its BOM, so that
+    the second header reads ``\ufeff日付``) removed in place; how many cells held one."""
+    count = 0
+    for column in frame.columns:
+        starts = frame[column].str.startswith(_BOM).fillna(False).astype(bool)
+        if bool(starts.any()):
+            frame.loc[starts, column] = frame.loc[starts, column].str.lstrip(_BOM)
+            count += int(starts.sum())
+    return count
+
+
 def _body_offset(data: bytes, first_line: int, encoding: str) -> int | None:
     """Where line ``first_line`` starts in ``data``, when ``encoding`` writes LF as the one byte
     0x0A that no other character contains (UTF-8, CP932, EUC-JP...); None for UTF-16/32."""
@@ -215,6 +254,10 @@ def read_delimited(
 ) -> TableResult:
     # Only the head is decoded to find the delimiter and the header; the whole file is checked
     # strictly all the same, and pandas reads the rest from the bytes.
+    end = text_end(data, encoding)
+    padding = len(data) - end
+    if padding:
+        data = data[:end]  # a copy, only of a file that carries padding
     text, used_encoding, whole = decode_head(data, file=label, encoding=encoding, size=HEAD_BYTES)
     if not whole:
         text = text[: text.rfind("\n") + 1]  # whole lines only
@@ -297,8 +340,25 @@ def read_delimited(
         ) from exc
     except pd.errors.EmptyDataError:
         frame = pd.DataFrame(columns=list(range(ncols)), dtype=str)
+
+    def holds(mark: str) -> bool:  # in the bytes of an ASCII-compatible file, else the text
+        if offset is None:
+            return mark in body
+        codec = "utf-8" if used_encoding == "utf-8-sig" else used_encoding  # (no BOM added)
+        try:
+            return mark.encode(codec) in data
+        except UnicodeEncodeError:
+            return False  # (a BOM in CP932: no such character)
+
+    excel_text = _excel_text_to_plain(frame) if holds('="') else []
+    inner_boms = _drop_inner_boms(frame) if holds(_BOM) else 0
     frame = _blank_to_null(frame)
     info = TableReadInfo(file=label, format="csv", encoding=used_encoding, delimiter=delim)
+    if padding:
+        info.warnings.append(
+            f"ファイル末尾の {padding:,} バイト（旧システムが付ける EOF 記号 0x1A や NUL の"
+            "埋め草）はデータではないため読み飛ばしました。"
+        )
     positions: Sequence[int] | np.ndarray | None = None
     if byte_body is not None:
         positions = _record_lines_bytes(byte_body, delim, first_line, len(frame), used_encoding)
@@ -310,6 +370,22 @@ def read_delimited(
         info.warnings.append(
             "引用符の中の改行などのため、各行がファイルの何行目かを特定できませんでした"
             "（エラーや注意ではファイル名と列名だけを示します）。"
+        )
+    if inner_boms:
+        info.warnings.append(
+            f"ファイルの途中の BOM（複数のファイルを連結したときに残る印）を {inner_boms:,} か所"
+            "除いて読みました。"
+        )
+    if excel_text:
+        named = "、".join(
+            f"「{header_cells[j]}」"
+            if j < len(header_cells) and header_cells[j].strip()
+            else f"{j + 1} 列目"
+            for j in excel_text
+        )
+        info.warnings.append(
+            f'列{named}の ="…" の形の値（Excel に文字列として扱わせる書き方）は、'
+            "中の文字列として読みました（先頭の 0 はそのままです）。"
         )
     if wider:
         lines = "、".join(f"{n} 行目" for n in wider[:5]) + (" ほか" if len(wider) > 5 else "")

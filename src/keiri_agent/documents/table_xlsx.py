@@ -17,9 +17,9 @@ month: ``2025年4月``, not ``2025-04-01``. A number under a percent format (``0
 shown as 12%) is read as the percentage it shows, written out exactly (``12%``; 0.1234 →
 ``12.34%``), so a column of rates reads alike whether a cell was formatted or typed as text
 ``12%``, and a plain number among them (``0.12`` or ``12`` under General) is told apart
-(``table_types``). Only the cells that exist are read, and a used range over the table limits (a stray
-value at XFD1048576) is refused with the range it spans, so a few-KB workbook cannot ask for
-gigabytes.
+(``table_types``). Only the cells that hold values are read, and a range of values over the table
+limits (a stray value at XFD1048576) is refused with the range it spans, so a few-KB workbook
+cannot ask for gigabytes; a formatted empty cell far from the table does not count.
 """
 
 from __future__ import annotations
@@ -32,10 +32,12 @@ from decimal import Decimal
 from typing import Any
 
 import pandas as pd
+from openpyxl.utils.datetime import CALENDAR_MAC_1904
 from openpyxl.workbook.workbook import Workbook
 from openpyxl.worksheet.worksheet import Worksheet
 
 from keiri_agent.documents.bounded import run_bounded
+from keiri_agent.documents.excel_address import first_shown
 from keiri_agent.documents.failures import invalid_input, unreadable
 from keiri_agent.documents.ooxml import open_workbook
 from keiri_agent.documents.table_frame import (
@@ -45,6 +47,12 @@ from keiri_agent.documents.table_frame import (
     finish_table,
 )
 from keiri_agent.documents.table_infer import TableLimits, check_table_size, is_blank
+from keiri_agent.documents.xlsx_formulas import check_computed
+from keiri_agent.documents.xlsx_view import (
+    hidden_rows_and_columns,
+    note_hidden,
+    shift_mac_serials,
+)
 from keiri_agent.documents.zipcheck import check_container
 
 __all__ = ["EXCEL_DIGITS", "MAX_HEADER_ROWS", "display_scale", "read_xlsx_table"]
@@ -96,18 +104,32 @@ def _read_sheet(
     workbook = open_workbook(data, label, read_only=False, data_only=True)
     try:
         ws = _pick_sheet(workbook, sheet, label)
-        check_table_size(label, ws.max_row, ws.max_column, limits, sheet=ws.title)
-        grid: list[list[Any]] = [[None] * ws.max_column for _ in range(ws.max_row)]
+        check_computed(data, label, ws.title)
+        # The range of the cells that hold values: a formatted empty cell far away (a stray
+        # border at XFD1048576) widens Excel's used range, not the table.
+        last_row = last_col = 0
+        for (row, col), cell in ws._cells.items():
+            if not is_blank(cell.value):
+                last_row, last_col = max(last_row, row), max(last_col, col)
+        check_table_size(label, last_row, last_col, limits, sheet=ws.title)
+        grid: list[list[Any]] = [[None] * last_col for _ in range(last_row)]
+        mac = workbook.epoch == CALENDAR_MAC_1904
+        serials: set[tuple[int, int]] = set()  # numbers (not date cells) of a 1904 book
+        hidden = hidden_rows_and_columns(ws)
         formats: dict[int, set[str]] = {}  # the number formats of each column's numbers
         months: set[tuple[int, int]] = set()  # dates shown without a day (m"月"), 0-based
         # Only the cells that exist: iter_rows would create every cell of the used range.
         for (row, col), cell in ws._cells.items():
-            value = None if is_blank(cell.value) else _as_shown(cell.value)
+            if is_blank(cell.value):
+                continue
+            value = _as_shown(cell.value)
             if isinstance(value, int | float) and _shows_percent(value, cell.number_format):
                 value = _percent_text(value)
             grid[row - 1][col - 1] = value
             if isinstance(value, int | float) and not isinstance(value, bool):
                 formats.setdefault(col - 1, set()).add(cell.number_format)
+                if mac:
+                    serials.add((row, col))
             elif isinstance(value, datetime) and _shows_month(cell.number_format):
                 months.add((row - 1, col - 1))
         merges: list[Merge] = [
@@ -117,6 +139,13 @@ def _read_sheet(
         info = TableReadInfo(
             file=label, format="xlsx", sheet=ws.title, sheets=list(workbook.sheetnames)
         )
+        titles = [each.title for each in workbook.worksheets]
+        if sheet is None and titles.index(ws.title) > 0:
+            skipped = "、".join(f"'{title}'" for title in titles[: titles.index(ws.title)])
+            info.warnings.append(
+                f"非表示のシート {skipped} を飛ばし、最初の表示されているシート '{ws.title}' を"
+                "読みました（非表示のシートを読むにはシート名を指定してください）。"
+            )
     finally:
         workbook.close()
     if not any(v is not None for row in grid for v in row):
@@ -159,9 +188,13 @@ def _read_sheet(
     header_rows = (
         full[header : header_end + 1] if header is not None and header_end is not None else []
     )
-    return finish_table(
+    result = finish_table(
         frame, names, header, above, info, positions, columns, zone, scales, header_rows
     )
+    note_hidden(result, hidden)
+    if serials:
+        shift_mac_serials(result, serials)
+    return result
 
 
 def display_scale(number_format: str) -> int:
@@ -216,7 +249,7 @@ def _pick_sheet(workbook: Workbook, sheet: str | int | None, label: str) -> Work
     sheets = workbook.worksheets
     names = [ws.title for ws in sheets]
     if sheet is None and sheets:
-        return sheets[0]
+        return first_shown(workbook)
     if isinstance(sheet, int) and 0 <= sheet < len(sheets):
         return sheets[sheet]
     if isinstance(sheet, str) and sheet in names:
@@ -260,7 +293,12 @@ def _header_end(grid: list[list[Any]], merges: list[Merge], header: int) -> int:
             horizontal.append(merge)
     nxt = header + 1
     if end == header and horizontal and nxt < len(grid):
-        below = [grid[nxt][c] for _r0, c0, _r1, c1 in horizontal for c in range(c0, c1 + 1)]
+        row = grid[nxt]  # (a merge may reach past the last column that holds a value)
+        below = [
+            row[c] if c < len(row) else None
+            for _r0, c0, _r1, c1 in horizontal
+            for c in range(c0, c1 + 1)
+        ]
         if all(isinstance(v, str) for v in below):
             end = nxt
     return end
