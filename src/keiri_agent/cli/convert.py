@@ -92,6 +92,32 @@ def format_result(result: ConvertResult, out_dir: Path | None = None) -> str:
     return "\n".join(lines)
 
 
+def stopped_error(out_dir: Path | None, ended: list[ConvertResult], *, done: bool) -> BlockError:
+    """What Ctrl+C tells: the output folder as the run left it (``ended``: its result, when it
+    had one; ``done``: whether it ended within the grace time) and how to go on."""
+    result = ended[0] if ended else None
+    if result is not None and result.files:  # it had finished before it learnt of the stop
+        kept = "変換は中止の前に終わっていたため、作成したファイルは残しています: " + ", ".join(
+            str(path) for path in result.files
+        )
+    elif out_dir is None:
+        kept = "まだ何も書いていません"
+    elif done:
+        kept = f"出力先 {out_dir} は変換前のままです（書きかけのファイルはありません）"
+    else:
+        kept = (
+            f"出力先 {out_dir} に変換途中のファイルは置いていません"
+            "（作業用の隠しフォルダーは、同じ出力先への次の実行が片付けます）"
+        )
+    log = f"実行ログ: {result.run_log}。" if result is not None and result.run_log else ""
+    return BlockError(
+        f"変換を中止しました（Ctrl-C）。{kept}。",
+        code=ErrorCode.CANCELLED,
+        hint=f"続けるには、同じコマンドをもう一度実行してください。{log}",
+        recoverable=True,
+    )
+
+
 def _continuation(
     request: str | None, continue_dir: Path | None, answer: str | None, out: Path | None
 ) -> tuple[Continuation | None, Path | None]:
@@ -192,11 +218,21 @@ def convert(
     from keiri_agent.config import LLMRole, load_settings
 
     cancel = threading.Event()
+    started = threading.Event()
     finished = threading.Event()
+    ended: list[ConvertResult] = []  # the run's result, once it has one
+    out_dir: Path | None = None
 
-    def stop() -> None:
+    def stop() -> BlockError:
         cancel.set()  # the run stops its sandbox process and closes its log
-        finished.wait(CANCEL_GRACE_S)
+        if not started.is_set():
+            return stopped_error(None, ended, done=True)
+        done = finished.wait(CANCEL_GRACE_S)
+        assert out_dir is not None  # known before the run starts
+        if done and out is None and continue_dir is None and not any(out_dir.iterdir()):
+            out_dir.rmdir()  # the folder this command made for the run: left as before
+            return stopped_error(None, ended, done=True)
+        return stopped_error(out_dir, ended, done=done)
 
     with user_errors(llm_exit_code=EXIT_FAILED, on_ctrl_c=stop):
         continuation, out_dir = _continuation(request, continue_dir, answer, out)
@@ -215,8 +251,9 @@ def convert(
         stream = open_run(AGENT_ID, runs_dir=settings.keiri_runs_dir)
 
         def work() -> ConvertResult:
+            started.set()
             try:
-                return run_convert(
+                result = run_convert(
                     request or "",
                     source=source,
                     out_dir=out_dir,
@@ -225,6 +262,8 @@ def convert(
                     cancel=cancel,
                     continuation=continuation,
                 )
+                ended.append(result)
+                return result
             finally:
                 finished.set()
 

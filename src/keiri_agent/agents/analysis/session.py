@@ -14,9 +14,10 @@ turn had produced so far in ``details["turn"]`` (runs, files; the same keys as
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -33,6 +34,7 @@ from keiri_agent.agents.analysis.models import (
     ReportOutput,
 )
 from keiri_agent.agents.ledger import read_ledger
+from keiri_agent.agents.staging import staged
 from keiri_agent.config import load_settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventEmitter, EventStream, RunEvent, open_run
@@ -46,6 +48,7 @@ __all__ = [
     "AnalysisSession",
     "TurnResult",
     "TurnStatus",
+    "loading_stopped_error",
     "stopped_error",
 ]
 
@@ -71,6 +74,23 @@ def stopped_error(*, how: str = "", ended: bool = True, kept: str = "") -> Block
         "保存していません（書きかけのファイルはありません）。",
         code=ErrorCode.CANCELLED,
         hint=kept + "続けるには、同じ質問をもう一度実行してください。",
+        recoverable=True,
+    )
+
+
+def loading_stopped_error(*, how: str = "", workspace: str | None = None) -> BlockError:
+    """What the person who stopped :meth:`AnalysisSession.add_files` (``how``: ``（Ctrl-C）``) is
+    told: no file of that load was kept; ``workspace`` names the session's folder when it had
+    one before the load."""
+    where = (
+        f"作業ディレクトリ {workspace} は読み込み前のままです"
+        if workspace
+        else "作業ディレクトリは作成していません"
+    )
+    return BlockError(
+        f"データの読み込みを中止しました{how}。{where}（書きかけのファイルはありません）。",
+        code=ErrorCode.CANCELLED,
+        hint="続けるには、同じコマンドをもう一度実行してください。",
         recoverable=True,
     )
 
@@ -156,15 +176,48 @@ class AnalysisSession:
         return self.workspace
 
     def add_file(self, source: Path | str | bytes, *, name: str | None = None) -> DataFrameInfo:
-        """Load a CSV/TSV/Excel file (any Japanese encoding) as the plan blocks read it -- title
-        rows skipped, total rows left out, amounts and dates typed -- with amounts in yen
-        (``agents.ledger``), and keep a copy in the workspace. What the reading did is in the
-        returned info's ``notes`` (and so in every prompt)."""
-        label = name or (Path(source).name if not isinstance(source, bytes) else "data.csv")
-        table = read_ledger(source, name=label)
-        data = source if isinstance(source, bytes) else Path(source).read_bytes()
-        (self._workspace() / Path(label).name).write_bytes(data)
-        return self.add_frame(Path(label).stem, table.frame, notes=table.notes)
+        """Load one file (:meth:`add_files`)."""
+        return self.add_files([source], names=[name])[0]
+
+    def add_files(
+        self, sources: Sequence[Path | str | bytes], *, names: Sequence[str | None] = ()
+    ) -> list[DataFrameInfo]:
+        """Load CSV/TSV/Excel files (any Japanese encoding) as the plan blocks read them --
+        title rows skipped, total rows left out, amounts and dates typed -- with amounts in yen
+        (``agents.ledger``), and keep a copy of each in the workspace. What the reading did is
+        in each returned info's ``notes`` (and so in every prompt). ``names[i]`` names
+        ``sources[i]`` (needed for bytes).
+
+        All or nothing: the copies are staged (``agents.staging``) and reach the workspace only
+        once every file was read, so an unreadable file, a cancel or Ctrl+C while loading leaves
+        the workspace as it was -- and no workspace at all when this call made it."""
+        labels = [
+            (names[i] if i < len(names) else None)
+            or (Path(source).name if not isinstance(source, bytes) else "data.csv")
+            for i, source in enumerate(sources)
+        ]
+        new = self.workspace is None
+        workspace = self._workspace()
+        try:
+            with staged(workspace) as staging:
+                tables = []
+                copies = []
+                for source, label in zip(sources, labels, strict=True):
+                    tables.append(read_ledger(source, name=label))
+                    data = source if isinstance(source, bytes) else Path(source).read_bytes()
+                    copy = staging.path / Path(label).name
+                    copy.write_bytes(data)
+                    copies.append(copy)
+                staging.publish(copies)
+        except BaseException:
+            if new:  # made by this call for these files alone: leave no trace of it
+                shutil.rmtree(workspace, ignore_errors=True)
+                self.workspace = None
+            raise
+        return [
+            self.add_frame(Path(label).stem, table.frame, notes=table.notes)
+            for label, table in zip(labels, tables, strict=True)
+        ]
 
     def add_frame(
         self, name: str, frame: pd.DataFrame, *, notes: list[str] | None = None
