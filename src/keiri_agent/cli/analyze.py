@@ -202,7 +202,7 @@ def _stopped(session: AnalysisSession | None, *, loaded: bool) -> BlockError | N
         if session.workspace is not None
         else ""
     )
-    return stopped_error(how="（Ctrl-C）", ended=ended, kept=kept)
+    return stopped_error(how="（Ctrl-C）", ended=ended, kept=kept, saved=session.saved_report)
 
 
 def _load(session: AnalysisSession, files: list[Path]) -> None:

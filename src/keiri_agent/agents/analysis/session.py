@@ -64,10 +64,21 @@ GRAPH_RECURSION_LIMIT = 40  # 5 loops of reason+code_exec plus report, with room
 TurnStatus = Literal["success", "question", "unverified"]
 
 
-def stopped_error(*, how: str = "", ended: bool = True, kept: str = "") -> BlockError:
+def stopped_error(
+    *, how: str = "", ended: bool = True, kept: str = "", saved: Path | None = None
+) -> BlockError:
     """What the person who stopped a turn (:meth:`AnalysisSession.stop`) is told: the turn's
     report and runs were not saved. ``how`` they stopped it (``（Ctrl-C）``), whether the turn had ``ended``
-    within the wait, and what they ``kept``."""
+    within the wait, and what they ``kept``; ``saved``: the report of a turn that had ended
+    well before the stop reached it (then it is said that it was kept)."""
+    if saved is not None:
+        return BlockError(
+            f"分析を中止しました{how}が、このターンは中止の前に終わっていたため、"
+            f"レポート {saved} と実行記録は保存しています。",
+            code=ErrorCode.CANCELLED,
+            hint=kept + "レポートを開いて確認してください。",
+            recoverable=True,
+        )
     what = "実行中の処理とコードは止め、" if ended else ""
     return BlockError(
         f"分析を中止しました{how}。{what}このターンのレポートと実行記録は"
@@ -169,6 +180,7 @@ class AnalysisSession:
     _masked: dict[str, int] = field(default_factory=dict, repr=False)  # of the last turn
     _cancel: threading.Event | None = field(default=None, repr=False)  # the running turn's
     _idle: threading.Event = field(default_factory=_idle_event, repr=False)  # set: no turn runs
+    _saved: Path | None = field(default=None, repr=False)  # the report the last turn saved
 
     def _workspace(self) -> Path:
         if self.workspace is None:
@@ -280,6 +292,7 @@ class AnalysisSession:
         emitter: EventEmitter = events if events is not None else stream  # type: ignore[assignment]
         # The caller's own flag (a server task's cancel), else one for this turn alone.
         self._cancel = (self.context.cancel if self.context else None) or threading.Event()
+        self._saved = None
         self._idle.clear()  # set again by the turn's own thread when it ends
         if on_event is None:
             try:
@@ -326,9 +339,17 @@ class AnalysisSession:
             japanese=state.japanese,
         )
 
+    @property
+    def saved_report(self) -> Path | None:
+        """The report the last turn saved: a :meth:`stop` that came after it learns that the
+        turn had ended well all the same."""
+        return self._saved
+
     def _invoke(self, text: str, events: EventEmitter) -> AgentState:
         try:
-            return self._run_graph(text, events)
+            final = self._run_graph(text, events)
+            self._saved = Path(final.report_path) if final.report_path else None
+            return final
         finally:
             self._idle.set()  # in the turn's own thread: the turn has ended
 
