@@ -90,9 +90,7 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 
 
 def leftovers(folder: Path) -> list[str]:
-    return [
-        str(p) for p in folder.rglob("*") if any(mark in p.name for mark in LEFTOVERS)
-    ]
+    return [str(p) for p in folder.rglob("*") if any(mark in p.name for mark in LEFTOVERS)]
 
 
 def _env(public_dir: Path) -> dict[str, str]:
@@ -100,6 +98,7 @@ def _env(public_dir: Path) -> dict[str, str]:
         **os.environ,
         "PYTHONPATH": f"{SRC}{os.pathsep}{ROOT}",
         "KEIRI_RUNS_DIR": str(public_dir / "runs"),
+        "KEIRI_WORKSPACE_ROOT": str(public_dir / "ws"),
         "KEIRI_LLM_MAX_RETRIES": "0",
     }
 
@@ -229,4 +228,98 @@ def test_ctrl_c_anywhere_in_analyze(
 
     assert again.exit_code in (0, 1), again.stderr  # 1: the report is unverified (no code ran)
     assert "# 取引先別の売上" in again.stdout
+    assert leftovers(public_dir) == []
+
+
+# --- keiri-agent convert -----------------------------------------------------------------
+
+READERS = {
+    "csv": pd.read_csv,
+    "tsv": lambda path: pd.read_csv(path, sep="\t"),
+    "xlsx": pd.read_excel,
+    "parquet": pd.read_parquet,
+    "json": pd.read_json,
+    "jsonl": lambda path: pd.read_json(path, lines=True),
+}
+
+
+def script_convert(llm_server: ScriptedLLMServer, fmt: str) -> None:
+    llm_server.add_chat(
+        json={
+            "action": "convert",
+            "source": None,
+            "target_format": fmt,
+            "output_name": "変換結果",
+            "summary_ja": f"明細を {fmt} に変換します。",
+        },
+        repeat=True,
+    )
+
+
+def parsed(path: Path) -> pd.DataFrame:
+    """The output file read back by its format (a half-written file does not parse)."""
+    return READERS[path.suffix.lstrip(".")](path)
+
+
+# (point, how many files, target format, seed, an --out folder that already holds files?):
+# the interpret call, before and after each output file.
+CONVERT_POINTS = [
+    ("llm:1", 2, "parquet", 21, True),
+    ("write:1:before", 1, "xlsx", 22, False),
+    ("write:1:after", 1, "json", 23, True),
+    ("write:1:after", 3, "csv", 24, False),
+    ("write:2:before", 3, "jsonl", 25, True),
+    ("write:2:after", 3, "tsv", 26, True),
+    ("write:3:after", 3, "parquet", 27, False),
+]
+
+
+@pytest.mark.parametrize(("point", "count", "fmt", "seed", "existing"), CONVERT_POINTS)
+def test_ctrl_c_anywhere_in_convert(
+    point: str,
+    count: int,
+    fmt: str,
+    seed: int,
+    existing: bool,
+    public_dir: Path,
+    llm_server: ScriptedLLMServer,
+) -> None:
+    script_convert(llm_server, fmt)
+    data_dir = public_dir / "data"
+    data_dir.mkdir()
+    inputs = write_inputs(data_dir, seed, count)
+    root = public_dir / "ws"  # KEIRI_WORKSPACE_ROOT
+    out = public_dir / "out"
+    args = ["convert", f"明細を {fmt} に変換して"]
+    args += ["--source", str(inputs[0] if count == 1 else data_dir)]
+    if existing:  # an earlier result of the same names and a file of the user's own
+        out.mkdir()
+        for path in inputs:
+            (out / f"{path.stem}.{fmt}").write_bytes(b"earlier result")
+        (out / "変換結果.parquet").write_bytes(b"earlier result")
+        (out / "メモ.txt").write_text("経理部のメモ", encoding="utf-8")
+        args += ["--out", str(out)]
+    before = snapshot(out)
+    ended = ctrl_c_at(point, args, public_dir)
+
+    assert ended.exit_code == 130, ended.stderr
+    assert "変換を中止しました（Ctrl-C）" in ended.stderr, ended.stderr
+    assert "もう一度実行してください" in ended.stderr
+    assert leftovers(public_dir) == []
+    assert snapshot(out) == before  # as before, byte for byte
+    if existing:
+        assert f"出力先 {out} は変換前のままです" in ended.stderr
+    else:
+        assert not root.exists() or list(root.iterdir()) == []  # no folder made for nothing
+        assert "作成していません" in ended.stderr or "まだ何も書いていません" in ended.stderr
+
+    again = run_cli(args, public_dir)  # the next run accepts what the stop left
+
+    assert again.exit_code == 0, again.stderr
+    files = [Path(line.strip()) for line in again.stdout.splitlines() if line.startswith("  /")]
+    assert len(files) == count
+    for path in files:
+        frame = parsed(path)
+        assert "取引先" in frame.columns
+        assert len(frame) >= 3
     assert leftovers(public_dir) == []

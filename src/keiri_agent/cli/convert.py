@@ -92,14 +92,19 @@ def format_result(result: ConvertResult, out_dir: Path | None = None) -> str:
     return "\n".join(lines)
 
 
-def stopped_error(out_dir: Path | None, ended: list[ConvertResult], *, done: bool) -> BlockError:
+def stopped_error(
+    out_dir: Path | None, ended: list[ConvertResult], *, done: bool, removed: bool = False
+) -> BlockError:
     """What Ctrl+C tells: the output folder as the run left it (``ended``: its result, when it
-    had one; ``done``: whether it ended within the grace time) and how to go on."""
+    had one; ``done``: whether it ended within the grace time; ``removed``: the folder the
+    command had made for it was removed again, being empty) and how to go on."""
     result = ended[0] if ended else None
     if result is not None and result.files:  # it had finished before it learnt of the stop
         kept = "変換は中止の前に終わっていたため、作成したファイルは残しています: " + ", ".join(
             str(path) for path in result.files
         )
+    elif removed:
+        kept = "出力先のフォルダーは作成していません（書きかけのファイルはありません）"
     elif out_dir is None:
         kept = "まだ何も書いていません"
     elif done:
@@ -231,7 +236,7 @@ def convert(
         assert out_dir is not None  # known before the run starts
         if done and out is None and continue_dir is None and not any(out_dir.iterdir()):
             out_dir.rmdir()  # the folder this command made for the run: left as before
-            return stopped_error(None, ended, done=True)
+            return stopped_error(None, ended, done=True, removed=True)
         return stopped_error(out_dir, ended, done=done)
 
     with user_errors(llm_exit_code=EXIT_FAILED, on_ctrl_c=stop):
