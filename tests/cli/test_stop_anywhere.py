@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import signal
 import subprocess
 import sys
 import time
@@ -27,6 +26,7 @@ import pytest
 
 import keiri_agent
 from tests.support import ScriptedLLMServer
+from tests.support.processes import interrupt, start_interruptible
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -106,15 +106,10 @@ def _env(public_dir: Path) -> dict[str, str]:
 def ctrl_c_at(point: str, args: list[str], public_dir: Path) -> Ended:
     """Run ``keiri-agent *args`` held at ``point``; once it is there, send SIGINT."""
     marker = public_dir / f"reached-{time.monotonic_ns()}"
-    proc = subprocess.Popen(
+    proc = start_interruptible(
         [sys.executable, "-m", "tests.support.stop_points", point, str(marker), *args],
         cwd=ROOT,
         env=_env(public_dir),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        # SIGINT as a terminal delivers it, even when this test runs in a background job.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + REACH_S
@@ -125,12 +120,11 @@ def ctrl_c_at(point: str, args: list[str], public_dir: Path) -> Ended:
             if time.monotonic() > deadline:
                 pytest.fail(f"did not reach {point} within {REACH_S} s")
             time.sleep(0.05)  # polling for the marker file: a condition, not a fixed wait
-        proc.send_signal(signal.SIGINT)
-        stdout, stderr = proc.communicate(timeout=STOPPED_WITHIN_S)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    stdout, stderr = interrupt(proc, within_s=STOPPED_WITHIN_S)
     return Ended(proc.returncode, stdout, stderr)
 
 
@@ -233,6 +227,7 @@ def test_ctrl_c_anywhere_in_analyze(
 
 # --- keiri-agent convert -----------------------------------------------------------------
 
+CHARTS = ("png", "svg")
 READERS = {
     "csv": pd.read_csv,
     "tsv": lambda path: pd.read_csv(path, sep="\t"),
@@ -243,22 +238,30 @@ READERS = {
 }
 
 
-def script_convert(llm_server: ScriptedLLMServer, fmt: str) -> None:
-    llm_server.add_chat(
-        json={
-            "action": "convert",
-            "source": None,
-            "target_format": fmt,
-            "output_name": "変換結果",
-            "summary_ja": f"明細を {fmt} に変換します。",
-        },
-        repeat=True,
-    )
+def script_convert(llm_server: ScriptedLLMServer, fmt: str, *, repeat: bool = True) -> None:
+    """The interpret call's reply: convert the inputs to ``fmt``, or chart them for ``png`` and
+    ``svg`` (``repeat``: for every run)."""
+    job: dict[str, Any] = {"source": None, "summary_ja": f"明細を {fmt} にします。"}
+    if fmt in CHARTS:
+        chart = {"kind": "hist", "y": ["金額"], "title": "金額の分布", "format": fmt}
+        job |= {"action": "viz", "chart": chart, "output_name": "取引先別"}
+    else:
+        job |= {"action": "convert", "target_format": fmt, "output_name": "変換結果"}
+    llm_server.add_chat(json=job, repeat=repeat)
 
 
-def parsed(path: Path) -> pd.DataFrame:
-    """The output file read back by its format (a half-written file does not parse)."""
-    return READERS[path.suffix.lstrip(".")](path)
+def assert_whole(path: Path) -> None:
+    """The output file is whole: a table reads back by its format with the ledger's rows (a
+    half-written file does not parse), a chart ends as a PNG or SVG ends."""
+    fmt = path.suffix.lstrip(".")
+    if fmt in CHARTS:
+        data = path.read_bytes()
+        end = b"IEND\xaeB`\x82" if fmt == "png" else b"</svg>"
+        assert data.rstrip().endswith(end), f"{path.name} is not a whole {fmt}"
+        return
+    frame = READERS[fmt](path)
+    assert "取引先" in frame.columns, path.name
+    assert len(frame) >= 3, path.name
 
 
 # (point, how many files, target format, seed, an --out folder that already holds files?):
@@ -271,6 +274,8 @@ CONVERT_POINTS = [
     ("write:2:before", 3, "jsonl", 25, True),
     ("write:2:after", 3, "tsv", 26, True),
     ("write:3:after", 3, "parquet", 27, False),
+    ("savefig", 1, "png", 28, True),
+    ("savefig", 2, "svg", 29, False),
 ]
 
 
@@ -296,7 +301,8 @@ def test_ctrl_c_anywhere_in_convert(
         out.mkdir()
         for path in inputs:
             (out / f"{path.stem}.{fmt}").write_bytes(b"earlier result")
-        (out / "変換結果.parquet").write_bytes(b"earlier result")
+        for name in ("変換結果", "取引先別"):
+            (out / f"{name}.{fmt}").write_bytes(b"earlier result")
         (out / "メモ.txt").write_text("経理部のメモ", encoding="utf-8")
         args += ["--out", str(out)]
     before = snapshot(out)
@@ -317,9 +323,7 @@ def test_ctrl_c_anywhere_in_convert(
 
     assert again.exit_code == 0, again.stderr
     files = [Path(line.strip()) for line in again.stdout.splitlines() if line.startswith("  /")]
-    assert len(files) == count
+    assert len(files) == (1 if fmt in CHARTS else count)
     for path in files:
-        frame = parsed(path)
-        assert "取引先" in frame.columns
-        assert len(frame) >= 3
+        assert_whole(path)
     assert leftovers(public_dir) == []

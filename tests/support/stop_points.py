@@ -14,7 +14,8 @@ Points:
   interpret), held before the request is sent;
 - ``report_write``  -- the analysis report being written (after the report call);
 - ``write:K:before`` / ``write:K:after`` -- the conversion's K-th output file, before it is
-  written or once it is (the next one not yet).
+  written or once it is (the next one not yet);
+- ``savefig``       -- a chart written to its temporary file, not yet under its name.
 
 As a program (``python -m tests.support.stop_points POINT MARKER keiri-agent-args...``) it runs
 the CLI with the point installed: the child process of the Ctrl+C tests.
@@ -127,6 +128,10 @@ def install(point: str, marker: Path, patch: Callable[[Any, str, Any], None] = s
                 hold if when == "after" else None,
             ),
         )
+    elif kind == "savefig":
+        from matplotlib.figure import Figure
+
+        patch(Figure, "savefig", _counting(Figure.savefig, 1, None, hold))
     else:
         raise ValueError(f"unknown stop point {point!r}")
 
