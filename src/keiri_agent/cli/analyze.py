@@ -13,7 +13,9 @@ on.
 
 Ctrl+C while the agent works stops the turn at once (``AnalysisSession.stop``: generated code
 that runs is killed, nothing of the turn is saved) and ends the command with exit code 130,
-naming the workspace and what it keeps.
+naming the workspace and what it keeps (or the report, when the turn had ended before the stop
+reached it). Ctrl+C while the files load keeps nothing of them: the load is all or nothing
+(``AnalysisSession.add_files``), so no workspace is made, and the message says so.
 """
 
 from __future__ import annotations

@@ -6,7 +6,9 @@ plotted, and saved in ``--out`` (default: a new folder under ``KEIRI_WORKSPACE_R
 standard path cannot do it, CodeAct (role ``codeact``) writes Python that runs in the sandbox.
 Progress (the five steps' events) goes to stderr while it works; stdout holds the answer and the
 files, or with ``--json`` the whole ``ConvertResult``. Ctrl+C cancels the run and stops a running
-sandbox process.
+sandbox process; the output folder is as before (the files reach it only when the run succeeds,
+``agents.staging``; a folder this command made is removed again) and the message says so, or
+names the files of a run that had ended before the stop reached it.
 
 When CodeAct asks something instead of finishing, the question is printed with the command that
 answers it: ``keiri-agent convert --continue <出力先> --answer "回答"`` (the task's continuation
@@ -123,6 +125,14 @@ def stopped_error(
     )
 
 
+def _remove_if_empty(folder: Path | None) -> bool:
+    """Remove ``folder`` if it is an empty folder; whether it was."""
+    if folder is None or not folder.is_dir() or any(folder.iterdir()):
+        return False
+    folder.rmdir()
+    return True
+
+
 def _continuation(
     request: str | None, continue_dir: Path | None, answer: str | None, out: Path | None
 ) -> tuple[Continuation | None, Path | None]:
@@ -230,14 +240,11 @@ def convert(
 
     def stop() -> BlockError:
         cancel.set()  # the run stops its sandbox process and closes its log
-        if not started.is_set():
-            return stopped_error(None, ended, done=True)
-        done = finished.wait(CANCEL_GRACE_S)
-        assert out_dir is not None  # known before the run starts
-        if done and out is None and continue_dir is None and not any(out_dir.iterdir()):
-            out_dir.rmdir()  # the folder this command made for the run: left as before
-            return stopped_error(None, ended, done=True, removed=True)
-        return stopped_error(out_dir, ended, done=done)
+        done = finished.wait(CANCEL_GRACE_S) if started.is_set() else True
+        made = out is None and continue_dir is None  # out_dir: a new folder of this command
+        removed = done and made and _remove_if_empty(out_dir)  # left as before: no folder
+        shown = out_dir if started.is_set() else None
+        return stopped_error(shown, ended, done=done, removed=removed)
 
     with user_errors(llm_exit_code=EXIT_FAILED, on_ctrl_c=stop):
         continuation, out_dir = _continuation(request, continue_dir, answer, out)

@@ -89,17 +89,12 @@ def stopped_error(
     )
 
 
-def loading_stopped_error(*, how: str = "", workspace: str | None = None) -> BlockError:
-    """What the person who stopped :meth:`AnalysisSession.add_files` (``how``: ``（Ctrl-C）``) is
-    told: no file of that load was kept; ``workspace`` names the session's folder when it had
-    one before the load."""
-    where = (
-        f"作業ディレクトリ {workspace} は読み込み前のままです"
-        if workspace
-        else "作業ディレクトリは作成していません"
-    )
+def loading_stopped_error(*, how: str = "") -> BlockError:
+    """What the person who stopped the first :meth:`AnalysisSession.add_files` of a session
+    (``how``: ``（Ctrl-C）``) is told: nothing of the load was kept, no workspace was made."""
     return BlockError(
-        f"データの読み込みを中止しました{how}。{where}（書きかけのファイルはありません）。",
+        f"データの読み込みを中止しました{how}。作業ディレクトリは作成していません"
+        "（書きかけのファイルはありません）。",
         code=ErrorCode.CANCELLED,
         hint="続けるには、同じコマンドをもう一度実行してください。",
         recoverable=True,
