@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +16,13 @@ import pytest
 
 import keiri_agent
 from tests.support import ScriptedLLMServer
-from tests.support.processes import HALF_WRITTEN, LONG_STEP_CODE, once_code_holds
+from tests.support.processes import (
+    HALF_WRITTEN,
+    LONG_STEP_CODE,
+    interrupt,
+    once_code_holds,
+    start_interruptible,
+)
 
 pytestmark = pytest.mark.timeout(600)  # the jail's start may take minutes on a loaded machine
 
@@ -51,25 +55,18 @@ def _ctrl_c_while_the_code_runs(
     root = public_dir / "ws"
     env = {**os.environ, "PYTHONPATH": str(SRC), "KEIRI_RUNS_DIR": str(public_dir / "runs")}
     command = [str(Path(sys.executable).parent / "keiri-agent"), "analyze", str(data)]
-    proc = subprocess.Popen(
-        [*command, "取引先を書き出して", "--workspace-root", str(root), *extra],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        # SIGINT as a terminal delivers it, even when this test runs in a background job.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    proc = start_interruptible(
+        [*command, "取引先を書き出して", "--workspace-root", str(root), *extra], env=env
     )
     try:
         below = once_code_holds(
             proc.pid, HALF_WRITTEN, within_s=CODE_RUNNING_S, alive=lambda: proc.poll() is None
         )
-        proc.send_signal(signal.SIGINT)
-        stdout, stderr = proc.communicate(timeout=STOPPED_WITHIN_S)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    stdout, stderr = interrupt(proc, within_s=STOPPED_WITHIN_S)
     (workspace,) = root.iterdir()
     _, alive = psutil.wait_procs(below, timeout=STOPPED_WITHIN_S)
     assert alive == [], f"left running: {alive}"

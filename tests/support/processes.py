@@ -10,6 +10,7 @@ import socket
 import subprocess
 import time
 from collections.abc import Callable
+from typing import Any
 
 import psutil
 
@@ -18,7 +19,9 @@ __all__ = [
     "LONG_STEP_CODE",
     "free_port",
     "holding",
+    "interrupt",
     "once_code_holds",
+    "start_interruptible",
     "stop_process_group",
 ]
 
@@ -41,6 +44,31 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def start_interruptible(command: list[str], **kwargs: Any) -> subprocess.Popen[str]:
+    """``command`` with text pipes, taking SIGINT as a terminal delivers it (the default action
+    restored, even when the test runs in a background job)."""
+    return subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        **kwargs,
+    )
+
+
+def interrupt(proc: subprocess.Popen[str], *, within_s: float) -> tuple[str, str]:
+    """Ctrl+C to ``proc``; its stdout and stderr once it ended (killed if not within
+    ``within_s``, and the test fails on the timeout)."""
+    try:
+        proc.send_signal(signal.SIGINT)
+        return proc.communicate(timeout=within_s)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def stop_process_group(proc: subprocess.Popen[bytes]) -> None:

@@ -13,13 +13,14 @@ on.
 
 Ctrl+C while the agent works stops the turn at once (``AnalysisSession.stop``: generated code
 that runs is killed, nothing of the turn is saved) and ends the command with exit code 130,
-naming the workspace and what it keeps.
+naming the workspace and what it keeps (or the report, when the turn had ended before the stop
+reached it). Ctrl+C while the files load keeps nothing of them: the load is all or nothing
+(``AnalysisSession.add_files``), so no workspace is made, and the message says so.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -179,11 +180,18 @@ def _show_kept(error: BlockError) -> None:
     )
 
 
-def _stopped(session: AnalysisSession | None) -> BlockError | None:
+def _stopped(session: AnalysisSession | None, *, loaded: bool) -> BlockError | None:
     """Ctrl+C: the running turn is stopped (its code killed) and what the session keeps named;
-    None (the plain "interrupted" error) when no turn runs."""
-    from keiri_agent.agents.analysis.session import STOP_WAIT_S, stopped_error
+    while the data was ``loaded`` not yet, that nothing of the load was kept; None (the plain
+    "interrupted" error) when neither was under way."""
+    from keiri_agent.agents.analysis.session import (
+        STOP_WAIT_S,
+        loading_stopped_error,
+        stopped_error,
+    )
 
+    if not loaded:
+        return loading_stopped_error(how="（Ctrl-C）")
     if session is None or not session.running:
         return None
     try:
@@ -196,25 +204,20 @@ def _stopped(session: AnalysisSession | None) -> BlockError | None:
         if session.workspace is not None
         else ""
     )
-    return stopped_error(how="（Ctrl-C）", ended=ended, kept=kept)
+    return stopped_error(how="（Ctrl-C）", ended=ended, kept=kept, saved=session.saved_report)
 
 
 def _load(session: AnalysisSession, files: list[Path]) -> None:
-    try:
-        for path in files:
-            info = session.add_file(path)
-            rows, cols = info.shape
-            err_console.print(
-                f"読み込みました: {path.name}（{rows:,} 行 × {cols} 列、{info.name}）",
-                markup=False,
-                highlight=False,
-            )
-            for note in info.notes:  # units made yen, total rows left out...
-                err_console.print(f"  {note}", markup=False, highlight=False)
-    except BlockError:
-        if session.workspace is not None:  # created by this command: leave nothing half-made
-            shutil.rmtree(session.workspace, ignore_errors=True)
-        raise
+    """Load ``files`` all or none (``AnalysisSession.add_files``) and say what was read."""
+    for path, info in zip(files, session.add_files(files), strict=True):
+        rows, cols = info.shape
+        err_console.print(
+            f"読み込みました: {path.name}（{rows:,} 行 × {cols} 列、{info.name}）",
+            markup=False,
+            highlight=False,
+        )
+        for note in info.notes:  # units made yen, total rows left out...
+            err_console.print(f"  {note}", markup=False, highlight=False)
 
 
 def _interactive(session: AnalysisSession, *, as_json: bool) -> None:
@@ -295,9 +298,10 @@ def analyze(
     ] = False,
 ) -> None:
     made: list[AnalysisSession] = []  # the session, once there is one to stop on Ctrl+C
+    loaded: list[bool] = []  # once its data is loaded
 
     def stop() -> BlockError | None:
-        return _stopped(made[0] if made else None)
+        return _stopped(made[0] if made else None, loaded=bool(loaded))
 
     with user_errors(llm_exit_code=EXIT_FAILED, on_ctrl_c=stop):
         files, question = split_arguments(args)
@@ -308,6 +312,7 @@ def analyze(
         session = AnalysisSession(workspace_root=workspace_root)
         made.append(session)
         _load(session, files)
+        loaded.append(True)
         if question is None:
             _interactive(session, as_json=as_json)
             return

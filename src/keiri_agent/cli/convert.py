@@ -6,7 +6,9 @@ plotted, and saved in ``--out`` (default: a new folder under ``KEIRI_WORKSPACE_R
 standard path cannot do it, CodeAct (role ``codeact``) writes Python that runs in the sandbox.
 Progress (the five steps' events) goes to stderr while it works; stdout holds the answer and the
 files, or with ``--json`` the whole ``ConvertResult``. Ctrl+C cancels the run and stops a running
-sandbox process.
+sandbox process; the output folder is as before (the files reach it only when the run succeeds,
+``agents.staging``; a folder this command made is removed again) and the message says so, or
+names the files of a run that had ended before the stop reached it.
 
 When CodeAct asks something instead of finishing, the question is printed with the command that
 answers it: ``keiri-agent convert --continue <出力先> --answer "回答"`` (the task's continuation
@@ -90,6 +92,45 @@ def format_result(result: ConvertResult, out_dir: Path | None = None) -> str:
     if result.files:
         lines += ["", "作成したファイル:", *(f"  {path}" for path in result.files)]
     return "\n".join(lines)
+
+
+def stopped_error(
+    out_dir: Path | None, ended: list[ConvertResult], *, done: bool, removed: bool = False
+) -> BlockError:
+    """What Ctrl+C tells: the output folder as the run left it (``ended``: its result, when it
+    had one; ``done``: whether it ended within the grace time; ``removed``: the folder the
+    command had made for it was removed again, being empty) and how to go on."""
+    result = ended[0] if ended else None
+    if result is not None and result.files:  # it had finished before it learnt of the stop
+        kept = "変換は中止の前に終わっていたため、作成したファイルは残しています: " + ", ".join(
+            str(path) for path in result.files
+        )
+    elif removed:
+        kept = "出力先のフォルダーは作成していません（書きかけのファイルはありません）"
+    elif out_dir is None:
+        kept = "まだ何も書いていません"
+    elif done:
+        kept = f"出力先 {out_dir} は変換前のままです（書きかけのファイルはありません）"
+    else:
+        kept = (
+            f"出力先 {out_dir} に変換途中のファイルは置いていません"
+            "（作業用の隠しフォルダーは、同じ出力先への次の実行が片付けます）"
+        )
+    log = f"実行ログ: {result.run_log}。" if result is not None and result.run_log else ""
+    return BlockError(
+        f"変換を中止しました（Ctrl-C）。{kept}。",
+        code=ErrorCode.CANCELLED,
+        hint=f"続けるには、同じコマンドをもう一度実行してください。{log}",
+        recoverable=True,
+    )
+
+
+def _remove_if_empty(folder: Path | None) -> bool:
+    """Remove ``folder`` if it is an empty folder; whether it was."""
+    if folder is None or not folder.is_dir() or any(folder.iterdir()):
+        return False
+    folder.rmdir()
+    return True
 
 
 def _continuation(
@@ -192,11 +233,18 @@ def convert(
     from keiri_agent.config import LLMRole, load_settings
 
     cancel = threading.Event()
+    started = threading.Event()
     finished = threading.Event()
+    ended: list[ConvertResult] = []  # the run's result, once it has one
+    out_dir: Path | None = None
 
-    def stop() -> None:
+    def stop() -> BlockError:
         cancel.set()  # the run stops its sandbox process and closes its log
-        finished.wait(CANCEL_GRACE_S)
+        done = finished.wait(CANCEL_GRACE_S) if started.is_set() else True
+        made = out is None and continue_dir is None  # out_dir: a new folder of this command
+        removed = done and made and _remove_if_empty(out_dir)  # left as before: no folder
+        shown = out_dir if started.is_set() else None
+        return stopped_error(shown, ended, done=done, removed=removed)
 
     with user_errors(llm_exit_code=EXIT_FAILED, on_ctrl_c=stop):
         continuation, out_dir = _continuation(request, continue_dir, answer, out)
@@ -215,8 +263,9 @@ def convert(
         stream = open_run(AGENT_ID, runs_dir=settings.keiri_runs_dir)
 
         def work() -> ConvertResult:
+            started.set()
             try:
-                return run_convert(
+                result = run_convert(
                     request or "",
                     source=source,
                     out_dir=out_dir,
@@ -225,6 +274,8 @@ def convert(
                     cancel=cancel,
                     continuation=continuation,
                 )
+                ended.append(result)
+                return result
             finally:
                 finished.set()
 

@@ -402,6 +402,7 @@ def test_cancelling_stops_the_sandbox_process(env: Path, llm_server: ScriptedLLM
     assert result.error is not None
     assert result.error["code"] == ErrorCode.CANCELLED
     assert result.files == []
+    assert not (env.parent / "out").exists()  # the folder made for the run: not left behind
     for pid in sandbox_pids:
         assert not _alive(pid), f"sandbox process {pid} survived the cancellation"
     assert ("convert", "cancelled") in stages(events)

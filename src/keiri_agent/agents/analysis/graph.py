@@ -258,6 +258,8 @@ def report(state: AgentState, runtime: Runtime[AnalysisContext]) -> dict[str, An
         lambda report: [] if is_japanese(report) else [JAPANESE_REWRITE_REQUEST],
         rewrite,
     )
+    if ctx.cancel is not None and ctx.cancel.is_set():  # stopped during the call: save nothing
+        raise cancelled_error("レポート作成")
     japanese = not remaining
     notes = [
         note for ok, note in ((grounded, UNGROUNDED_NOTE), (japanese, NOT_JAPANESE_NOTE)) if not ok

@@ -15,10 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from keiri_agent.agents.analysis.models import ReportOutput, ReportSection
+from keiri_agent.workspace import atomic_path
 
 __all__ = ["REPORT_FILE", "markdown_table", "next_report_path", "render_markdown", "save_report"]
 
 REPORT_FILE = "report.md"
+REPORT_MODE = 0o644  # as any file the user saves (the temporary file is made 0600)
 MAX_TABLE_ROWS = 50
 
 
@@ -114,7 +116,7 @@ def save_report(
 ) -> Path:
     """Write the report to a new file (never over an older turn's report)."""
     path = next_report_path(workspace)
-    tmp = path.with_suffix(".md.tmp")
-    tmp.write_text(render_markdown(report, workspace, assumptions, notes), encoding="utf-8")
-    tmp.replace(path)
+    with atomic_path(path, suffix=".md.tmp") as tmp:  # whole or absent, no temporary file left
+        tmp.write_text(render_markdown(report, workspace, assumptions, notes), encoding="utf-8")
+        tmp.chmod(REPORT_MODE)
     return path

@@ -14,9 +14,10 @@ turn had produced so far in ``details["turn"]`` (runs, files; the same keys as
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -33,6 +34,7 @@ from keiri_agent.agents.analysis.models import (
     ReportOutput,
 )
 from keiri_agent.agents.ledger import read_ledger
+from keiri_agent.agents.staging import staged
 from keiri_agent.config import load_settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import EventEmitter, EventStream, RunEvent, open_run
@@ -46,6 +48,7 @@ __all__ = [
     "AnalysisSession",
     "TurnResult",
     "TurnStatus",
+    "loading_stopped_error",
     "stopped_error",
 ]
 
@@ -61,16 +64,39 @@ GRAPH_RECURSION_LIMIT = 40  # 5 loops of reason+code_exec plus report, with room
 TurnStatus = Literal["success", "question", "unverified"]
 
 
-def stopped_error(*, how: str = "", ended: bool = True, kept: str = "") -> BlockError:
+def stopped_error(
+    *, how: str = "", ended: bool = True, kept: str = "", saved: Path | None = None
+) -> BlockError:
     """What the person who stopped a turn (:meth:`AnalysisSession.stop`) is told: the turn's
     report and runs were not saved. ``how`` they stopped it (``（Ctrl-C）``), whether the turn had ``ended``
-    within the wait, and what they ``kept``."""
+    within the wait, and what they ``kept``; ``saved``: the report of a turn that had ended
+    well before the stop reached it (then it is said that it was kept)."""
+    if saved is not None:
+        return BlockError(
+            f"分析を中止しました{how}が、このターンは中止の前に終わっていたため、"
+            f"レポート {saved} と実行記録は保存しています。",
+            code=ErrorCode.CANCELLED,
+            hint=kept + "レポートを開いて確認してください。",
+            recoverable=True,
+        )
     what = "実行中の処理とコードは止め、" if ended else ""
     return BlockError(
         f"分析を中止しました{how}。{what}このターンのレポートと実行記録は"
         "保存していません（書きかけのファイルはありません）。",
         code=ErrorCode.CANCELLED,
         hint=kept + "続けるには、同じ質問をもう一度実行してください。",
+        recoverable=True,
+    )
+
+
+def loading_stopped_error(*, how: str = "") -> BlockError:
+    """What the person who stopped the first :meth:`AnalysisSession.add_files` of a session
+    (``how``: ``（Ctrl-C）``) is told: nothing of the load was kept, no workspace was made."""
+    return BlockError(
+        f"データの読み込みを中止しました{how}。作業ディレクトリは作成していません"
+        "（書きかけのファイルはありません）。",
+        code=ErrorCode.CANCELLED,
+        hint="続けるには、同じコマンドをもう一度実行してください。",
         recoverable=True,
     )
 
@@ -149,6 +175,7 @@ class AnalysisSession:
     _masked: dict[str, int] = field(default_factory=dict, repr=False)  # of the last turn
     _cancel: threading.Event | None = field(default=None, repr=False)  # the running turn's
     _idle: threading.Event = field(default_factory=_idle_event, repr=False)  # set: no turn runs
+    _saved: Path | None = field(default=None, repr=False)  # the report the last turn saved
 
     def _workspace(self) -> Path:
         if self.workspace is None:
@@ -156,15 +183,48 @@ class AnalysisSession:
         return self.workspace
 
     def add_file(self, source: Path | str | bytes, *, name: str | None = None) -> DataFrameInfo:
-        """Load a CSV/TSV/Excel file (any Japanese encoding) as the plan blocks read it -- title
-        rows skipped, total rows left out, amounts and dates typed -- with amounts in yen
-        (``agents.ledger``), and keep a copy in the workspace. What the reading did is in the
-        returned info's ``notes`` (and so in every prompt)."""
-        label = name or (Path(source).name if not isinstance(source, bytes) else "data.csv")
-        table = read_ledger(source, name=label)
-        data = source if isinstance(source, bytes) else Path(source).read_bytes()
-        (self._workspace() / Path(label).name).write_bytes(data)
-        return self.add_frame(Path(label).stem, table.frame, notes=table.notes)
+        """Load one file (:meth:`add_files`)."""
+        return self.add_files([source], names=[name])[0]
+
+    def add_files(
+        self, sources: Sequence[Path | str | bytes], *, names: Sequence[str | None] = ()
+    ) -> list[DataFrameInfo]:
+        """Load CSV/TSV/Excel files (any Japanese encoding) as the plan blocks read them --
+        title rows skipped, total rows left out, amounts and dates typed -- with amounts in yen
+        (``agents.ledger``), and keep a copy of each in the workspace. What the reading did is
+        in each returned info's ``notes`` (and so in every prompt). ``names[i]`` names
+        ``sources[i]`` (needed for bytes).
+
+        All or nothing: the copies are staged (``agents.staging``) and reach the workspace only
+        once every file was read, so an unreadable file, a cancel or Ctrl+C while loading leaves
+        the workspace as it was -- and no workspace at all when this call made it."""
+        labels = [
+            (names[i] if i < len(names) else None)
+            or (Path(source).name if not isinstance(source, bytes) else "data.csv")
+            for i, source in enumerate(sources)
+        ]
+        new = self.workspace is None
+        workspace = self._workspace()
+        try:
+            with staged(workspace) as staging:
+                tables = []
+                copies = []
+                for source, label in zip(sources, labels, strict=True):
+                    tables.append(read_ledger(source, name=label))
+                    data = source if isinstance(source, bytes) else Path(source).read_bytes()
+                    copy = staging.path / Path(label).name
+                    copy.write_bytes(data)
+                    copies.append(copy)
+                staging.publish(copies)
+        except BaseException:
+            if new:  # made by this call for these files alone: leave no trace of it
+                shutil.rmtree(workspace, ignore_errors=True)
+                self.workspace = None
+            raise
+        return [
+            self.add_frame(Path(label).stem, table.frame, notes=table.notes)
+            for label, table in zip(labels, tables, strict=True)
+        ]
 
     def add_frame(
         self, name: str, frame: pd.DataFrame, *, notes: list[str] | None = None
@@ -227,6 +287,7 @@ class AnalysisSession:
         emitter: EventEmitter = events if events is not None else stream  # type: ignore[assignment]
         # The caller's own flag (a server task's cancel), else one for this turn alone.
         self._cancel = (self.context.cancel if self.context else None) or threading.Event()
+        self._saved = None
         self._idle.clear()  # set again by the turn's own thread when it ends
         if on_event is None:
             try:
@@ -273,9 +334,17 @@ class AnalysisSession:
             japanese=state.japanese,
         )
 
+    @property
+    def saved_report(self) -> Path | None:
+        """The report the last turn saved: a :meth:`stop` that came after it learns that the
+        turn had ended well all the same."""
+        return self._saved
+
     def _invoke(self, text: str, events: EventEmitter) -> AgentState:
         try:
-            return self._run_graph(text, events)
+            final = self._run_graph(text, events)
+            self._saved = Path(final.report_path) if final.report_path else None
+            return final
         finally:
             self._idle.set()  # in the turn's own thread: the turn has ended
 

@@ -18,7 +18,9 @@ interpret and the standard step are not repeated.
 
 Dependencies that are not state (LLM clients, the sandbox, events, the cancel flag, directories)
 travel in the runtime context, as in the analysis agent. Every node checks the cancel flag
-before it starts; a sandbox action is stopped while it runs (``fallback.SandboxEval``).
+before it starts (the convert step before each file too); a sandbox action is stopped while it
+runs (``fallback.SandboxEval``). The steps write into the run's staging folder (``work_dir``);
+the pipeline publishes the files into the output folder only when the run succeeds.
 """
 
 from __future__ import annotations
@@ -110,8 +112,11 @@ class ConvertContext:
     llm: LLMClient
     codeact_llm: LLMClient
     executor: SandboxExecutor
-    out_dir: Path
+    out_dir: Path  # the user's folder, which the run's files reach only when it succeeds
     scratch_dir: Path  # fetched inputs live here for the run's duration
+    # Where the steps write their files: the run's staging folder inside out_dir
+    # (``agents.staging``), published into out_dir once the run has succeeded.
+    work_dir: Path
     events: EventEmitter = field(default_factory=NullEmitter)
     cancel: threading.Event = field(default_factory=threading.Event)
     s3_client: Any = None  # None: fetch builds one from the settings
@@ -239,9 +244,11 @@ def convert(state: ConvertState, ctx: ConvertContext) -> dict[str, Any]:
     outputs: list[Path] = []
     try:
         for item in state.fetched:
+            if ctx.cancel.is_set():  # between two files: the rest is not worth writing
+                raise cancelled_error("convert")
             name = job.output_name if len(state.fetched) == 1 else None
             path = ctx.steps.convert(
-                item.path, target, ctx.out_dir, output_name=name, on_note=_noted(ctx, item.name)
+                item.path, target, ctx.work_dir, output_name=name, on_note=_noted(ctx, item.name)
             )
             outputs.append(path)
             ctx.events.emit("log", node_id="convert", msg=f"{item.name} → {path.name}")
@@ -277,7 +284,7 @@ def viz(state: ConvertState, ctx: ConvertContext) -> dict[str, Any]:
     assert job.chart is not None  # interpret_request guarantees it
     try:
         path = ctx.steps.render(
-            _chart_data(state.fetched), job.chart, ctx.out_dir, output_name=job.output_name
+            _chart_data(state.fetched), job.chart, ctx.work_dir, output_name=job.output_name
         )
     except FALLBACK_ERRORS as exc:
         return _hand_over(ctx, "viz", exc)
@@ -299,7 +306,7 @@ def fallback(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str,
         request=state.request,
         reason=reason,
         fetched=state.fetched,
-        out_dir=ctx.out_dir,
+        out_dir=ctx.work_dir,
         codeact_root=ctx.settings.keiri_codeact_root,
         llm=ctx.codeact_llm,
         executor=ctx.executor,

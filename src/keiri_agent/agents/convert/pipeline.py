@@ -15,6 +15,10 @@ The one entry point the CLI (``keiri-agent convert``), the ``data.convert`` bloc
   deadline); ``error`` is its ``to_dict()`` and an ``error`` event was emitted;
 - ``cancelled``: ``cancel`` was set; a running sandbox process is killed.
 
+The files reach ``out_dir`` only with ``success``: the steps write into a staging folder inside
+it (``agents.staging``) that is published at the end, so a cancel, the deadline, a failure or
+the process's Ctrl+C at any moment leaves ``out_dir`` as it was (a new one is removed again).
+
 The whole task has a deadline, ``KEIRI_CONVERT_TIMEOUT_S``: when it passes, the LLM call in
 flight is aborted and a running sandbox process is killed, and the result is ``failed`` with a
 ``TIMEOUT_ERROR``. ``code_runs`` lists CodeAct's executions (code, success, stdout, the error).
@@ -47,6 +51,7 @@ from keiri_agent.agents.convert.graph import (
 )
 from keiri_agent.agents.convert.models import Continuation, ConvertJob
 from keiri_agent.agents.convert.progress import STEPS
+from keiri_agent.agents.staging import staged
 from keiri_agent.config import LLMRole, Settings, load_settings
 from keiri_agent.errors import BlockError, ErrorCode, LLMError, UserFile
 from keiri_agent.events import EventEmitter, EventStream, open_run
@@ -173,8 +178,8 @@ def run_convert(
         target = (
             Path(out_dir) if out_dir is not None else new_session_dir(settings.keiri_workspace_root)
         )
-        target.mkdir(parents=True, exist_ok=True)
         with (
+            staged(target) as staging,
             tempfile.TemporaryDirectory(prefix="keiri-convert-") as scratch,
             _stop_flag(flag, timeout_s) as (stop, expired),
             cancellable(stop),  # the deadline and a cancel abort the LLM call in flight too
@@ -192,6 +197,7 @@ def run_convert(
                 executor=sandbox,
                 out_dir=target.absolute(),
                 scratch_dir=Path(scratch),
+                work_dir=staging.path.absolute(),
                 events=emitter,
                 cancel=stop,
                 s3_client=s3_client,
@@ -204,6 +210,7 @@ def run_convert(
                 kept = {name: value for name, value in continuation if name != "question"}
                 state = ConvertState(**kept, used_fallback=True)
             result = _invoke(state, context, run_log, expired, timeout_s)
+            result.files = staging.publish(result.files)  # none unless it succeeded
             result.masked = vault.counts()
             _keep_continuation(target, result)
             return result
