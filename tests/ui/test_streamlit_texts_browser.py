@@ -55,7 +55,9 @@ def _settled(page: Page) -> None:
 
 
 def _english(page: Page) -> list[str]:
-    return [found for text in rendered_texts(page) for found in english_of(text, allowed=cli_words())]
+    return [
+        found for text in rendered_texts(page) for found in english_of(text, allowed=cli_words())
+    ]
 
 
 def _refused_tooltip(page: Page, field: Locator) -> None:
