@@ -6,7 +6,8 @@ the sandbox (``keiri-agent sandbox run``) or reads why an analysis' code did not
 :func:`syntax_problem` says each kind CPython reports in Japanese, keeping the code's own
 characters (the bracket, the character that cannot stand there, the statement, the line); a kind
 this table does not know is said as "Python の文法に合いません" (the position and the line of
-code say where). Python's own text stays in the error's ``details['error']``.
+code say where). Python's own text stays in the BlockError's ``details['error']`` (the
+sandbox's outcome carries the Japanese message; the model repairing analysis code reads it too).
 """
 
 from __future__ import annotations
