@@ -34,15 +34,15 @@ _READ: Final = """() => {
     if (text && parent && !parent.closest("script, style") && shown(parent)) texts.push(text);
   }
   for (const el of document.body.querySelectorAll("*")) {
-    if (!el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})) continue;
+    // A pseudo-element has its own visibility: shown inside an element hidden by visibility.
+    if (!el.checkVisibility({checkOpacity: true})) continue;
     for (const pseudo of ["::before", "::after"]) {
       const style = getComputedStyle(el, pseudo);
       const content = style.content;
-      if (content.startsWith('"') && content.length > 2 && parseFloat(style.fontSize) > 0) {
-        texts.push(JSON.parse(content));
-      }
+      const seen = style.visibility === "visible" && parseFloat(style.fontSize) > 0;
+      if (content.startsWith('"') && content.length > 2 && seen) texts.push(JSON.parse(content));
     }
-    if (el.title) texts.push(el.title);
+    if (el.title && el.checkVisibility({checkVisibilityCSS: true})) texts.push(el.title);
   }
   return texts;
 }"""

@@ -61,6 +61,11 @@ REWORDED: Final[dict[str, str]] = {
 }
 
 
+# Elements among them that paint a box around their text (a tooltip): hidden, the box would go
+# with the English; the others are hidden (``visibility``) and only the Japanese is shown.
+BOXES: Final = frozenset({'[data-testid="stTooltipErrorContent"]'})
+
+
 def _css_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -73,8 +78,11 @@ def style(limit_mb: int) -> str:
             rules.append(f"{selector} {{ display: none; }}")
             continue
         content = _css_string(text.format(limit=limit_mb))
-        rules.append(f"{selector} {{ font-size: 0; }}")  # its English takes no space
-        rules.append(f"{selector}::after {{ content: {content}; font-size: 0.875rem; }}")
+        hidden = "" if selector in BOXES else " visibility: hidden;"
+        rules.append(f"{selector} {{ font-size: 0;{hidden} }}")  # its English takes no space
+        rules.append(
+            f"{selector}::after {{ content: {content}; font-size: 0.875rem; visibility: visible; }}"
+        )
     return "\n".join(rules)
 
 
