@@ -101,8 +101,11 @@ def test_every_page_and_file_field_renders_no_english(
     big.write_bytes(b"x" * (LIMIT_MB * 1024 * 1024 + 1))
     leaks: dict[str, list[str]] = {}
     states = 0
+    context = page.context
     shown = [("" if index == 0 else spec.url_path, spec.title) for index, spec in enumerate(PAGES)]
     for path, title in [*shown, *((path, NOT_FOUND_TITLE) for path in UNKNOWN_ADDRESSES)]:
+        page.close()  # each address in a tab of its own, as a person opens a bookmark
+        page = context.new_page()
         page.goto(f"{small_limit_url}/{path}")
         heading = page.get_by_test_id("stMain").get_by_role("heading")
         if title == NOT_FOUND_TITLE:
