@@ -170,3 +170,64 @@ def test_a_request_that_fails_its_model_says_which_field_and_why(
     assert expected in data["message"]
     assert english_of(_shown(data)) == []
     assert all(problem["message"] for problem in data["details"]["errors"])  # Pydantic's own
+
+
+# --- a server with keys: what a client sends wrong about who it is or what it sends ----------
+
+API_KEY = "test-key-0123456789abcdef"
+# How a client gets its key wrong (header name → value; None: no header).
+AUTH: dict[str, dict[str, str]] = {
+    "no key": {},
+    "Bearer with no key": {"authorization": "Bearer"},
+    "a wrong key": {"authorization": "Bearer wrong-key"},
+    "Basic instead of Bearer": {"authorization": "Basic dXNlcjpwYXNz"},
+    "the key alone": {"authorization": API_KEY},
+    "a key that is not ASCII": {"authorization": "Bearer 鍵"},
+    "a token in the address": {"x-query": "?token=abc"},
+}
+# A right key with a body of a content type the route does not read.
+CONTENT_TYPES = {
+    "JSON as text/plain": "text/plain",
+    "no content type": "",
+    "XML": "application/xml",
+    "JSON with a wrong charset": "application/json; charset=shift_jis",
+}
+
+
+def _keyed_requests(settings: Settings) -> Iterator[tuple[str, str, str, dict[str, str], bytes]]:
+    """Each route with each wrong key, and each POST route with each wrong content type."""
+    for path, methods in sorted(_routes(settings).items()):
+        method = "POST" if "POST" in methods else "GET"
+        body = b'{"request": "\xe5\xa3\xb2\xe4\xb8\x8a"}' if method == "POST" else b""
+        for kind, headers in AUTH.items():
+            query = headers.get("x-query", "")
+            sent = {k: v for k, v in headers.items() if k != "x-query"}
+            yield kind, method, path + query, sent | {"content-type": JSON}, body
+        if method == "POST":
+            for kind, content_type in CONTENT_TYPES.items():
+                sent = {"authorization": f"Bearer {API_KEY}"}
+                sent |= {"content-type": content_type} if content_type else {}
+                yield kind, method, path, sent, body
+
+
+def test_no_english_when_the_key_or_content_type_is_wrong(
+    serve: Callable[..., LiveServer], tmp_path: Path
+) -> None:
+    settings = make_settings(tmp_path, keiri_api_key=API_KEY)
+    live = serve(settings)
+    requests = list(_keyed_requests(settings))
+    leaks = {}
+    refused = 0
+    with live.client() as client:
+        for kind, method, path, headers, body in requests:
+            try:
+                response = client.request(method, path, content=body or None, headers=headers)
+            except UnicodeEncodeError:  # httpx sends no header that is not ASCII: as raw bytes
+                raw = {k: v.encode() for k, v in headers.items()}
+                response = client.request(method, path, content=body or None, headers=raw)
+            refused += response.status_code >= 400
+            if found := _leak(response):
+                leaks[f"{kind}: {method} {path}"] = (response.status_code, found)
+    assert leaks == {}, f"{len(leaks)} of {len(requests)} requests"
+    assert len(requests) > 150
+    assert refused > len(requests) * 0.8  # refused (401, 415, 422...), not run

@@ -17,9 +17,9 @@ from typing import Any
 
 __all__ = ["LIBRARY_WORDS", "cli_words", "english_of"]
 
-# What libraries say, word for word.
+# What libraries say, word for word (``Error:`` as Click's lead; ``SyntaxError:`` is a name).
 LIBRARY_WORDS = re.compile(
-    r"Usage:|Try '|Error:|Traceback|Errno|No such|Permission denied|Is a directory|Not a"
+    r"Usage:|Try '|\bError:|Traceback|Errno|No such|Permission denied|Is a directory|Not a"
     r" directory|File exists|Invalid value|Missing (?:argument|option|parameter|command)"
     r"|Got unexpected|is not (?:a valid|one of)|does not exist|requires an argument"
     r"|Input should|Field required|Extra inputs|Value error|validation error|decode error"

@@ -114,11 +114,15 @@ def _print_outcome(outcome: ExecutionOutcome) -> None:
     if outcome.stderr:
         err_console.print(terminal_text(outcome.stderr), markup=False, highlight=False, end="")
     style = "green" if outcome.success else "red"
-    summary = escape(terminal_text(outcome.summary_ja(), single_line=True))
-    err_console.print(f"[{style}]{summary}[/{style}]")
+    # The summary says the error (失敗: type: message) unless a limit stopped the code; a
+    # message of several lines (a syntax error and its line of code) is shown line by line.
+    summary, *more = outcome.summary_ja().split("\n")
+    err_console.print(f"[{style}]{escape(terminal_text(summary, single_line=True))}[/{style}]")
+    if outcome.error is not None and outcome.killed_by is not None:
+        more = f"{outcome.error.type}: {outcome.error.message}".split("\n")
+    for line in more:
+        err_console.print(terminal_text(line, single_line=True), markup=False, highlight=False)
     if outcome.error is not None:
-        error = f"{outcome.error.type}: {outcome.error.message}"
-        err_console.print(terminal_text(error, single_line=True), markup=False, highlight=False)
         for line in outcome.error.traceback:
             shown_line = terminal_text(line, single_line=True)
             err_console.print(f"  {shown_line}", markup=False, highlight=False)

@@ -60,6 +60,7 @@ from keiri_agent.sandbox.policy_checker import Checker
 from keiri_agent.sandbox.policy_rules import MESSAGES
 from keiri_agent.sandbox.policy_scope import compact_allowlist
 from keiri_agent.sandbox.profiles import SandboxProfile
+from keiri_agent.sandbox.syntax_words import syntax_problem
 
 __all__ = [
     "MAX_CODE_CHARS",
@@ -151,7 +152,8 @@ def _syntax_error(exc: SyntaxError | ValueError, profile: SandboxProfile) -> Blo
     reason = getattr(exc, "msg", None) or str(exc)
     where = f"{line} 行目 {offset} 列" if line else "位置不明"
     return BlockError(
-        f"コードに構文エラーがあります（{where}）: {reason}" + (f"\n    {text}" if text else ""),
+        f"コードに構文エラーがあります（{where}）: {syntax_problem(reason)}"
+        + (f"\n    {text}" if text else ""),
         code=SYNTAX_ERROR,
         hint="構文を修正してください。",
         details={

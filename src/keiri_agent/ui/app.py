@@ -1,7 +1,9 @@
 """Entry script of the keiri-agent Streamlit app: page setup, navigation and the sidebar.
 
 Run with ``keiri-agent ui`` or ``streamlit run app.py`` at the repository root; both execute
-``main()``. Streamlit's own chrome is put in Japanese first (``chrome``). Pages come from ``keiri_agent.ui.views.PAGES``. When users are
+``main()``. Streamlit's own chrome is put in Japanese first (``chrome``). Pages come from
+``keiri_agent.ui.views.PAGES``; an address none of them has gets a Japanese page of its own
+(``unknown_address``). When users are
 configured (``KEIRI_API_KEYS_FILE`` / ``KEIRI_API_KEY``) no page runs before sign-in
 (``keiri_agent.ui.signin``).
 """
@@ -13,6 +15,7 @@ import streamlit as st
 from keiri_agent.ui.chrome import ICON_PATH, apply_chrome
 from keiri_agent.ui.sidebar import render_sidebar
 from keiri_agent.ui.signin import check_access, render_account
+from keiri_agent.ui.unknown_address import unknown_address_page
 from keiri_agent.ui.views import LINKS, PAGES
 
 __all__ = ["main"]
@@ -34,13 +37,18 @@ def main() -> None:
             access.form or spec.render,
             title=spec.title,
             icon=spec.icon,
-            url_path=spec.url_path,
+            # The first page is at the root and reserves no other name (an address like
+            # /home is then unknown_address's, not Streamlit's English "Page not found").
+            url_path=spec.url_path if index else "",
             default=index == 0,
         )
         for index, spec in enumerate(PAGES)
     ]
     LINKS.clear()
     LINKS.update({spec.url_path: page for spec, page in zip(PAGES, pages, strict=True)})
+    served = [page.url_path for page in pages]
+    if (unknown := unknown_address_page(served)) is not None:  # Streamlit's English otherwise
+        pages.append(unknown)
     if access.form is not None:  # not signed in: the form, with no navigation and no sidebar
         st.navigation(pages, position="hidden").run()
         return
