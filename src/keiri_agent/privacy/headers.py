@@ -56,7 +56,8 @@ _HEADER_WORDS: tuple[tuple[PersonalKind, tuple[str, ...]], ...] = (
     (PersonalKind.CARD, ("カード番号", "クレジットカード", "card_number", "cardnumber")),
     (PersonalKind.BIRTH_DATE, ("生年月日", "誕生日", "birth")),
     (PersonalKind.EMAIL, ("メール", "mail", "email", "e-mail")),
-    (PersonalKind.PHONE, ("電話", "tel", "携帯", "fax", "phone")),
+    # 連絡先 holds a phone number mostly; whatever it holds (a mail, an address) is personal
+    (PersonalKind.PHONE, ("電話", "tel", "携帯", "fax", "phone", "連絡先")),
     (PersonalKind.ACCOUNT, ("口座番号", "口座no", "口座")),
     (PersonalKind.ADDRESS, ("住所", "郵便番号", "〒")),
     (PersonalKind.EMPLOYEE_ID, EMPLOYEE_ID_WORDS),

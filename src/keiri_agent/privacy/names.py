@@ -102,10 +102,10 @@ def _is_name(pos: tuple[str, ...]) -> bool:
     return pos[2] == "人名" and pos[3] in ("姓", "名")
 
 
-def _titled(morphemes: list[Any], index: int) -> bool:
+def _titled(morphemes: list[Any], index: int, *, honorifics_only: bool = False) -> bool:
     """Whether the words from ``index`` on begin with an honorific or a title (部 + 長 too);
     after one space, an honorific only (ナカジマ ケンタ　様, but 三井物産 御中)."""
-    words: tuple[str, ...] = (*HONORIFICS, *TITLES)
+    words: tuple[str, ...] = tuple(HONORIFICS) if honorifics_only else (*HONORIFICS, *TITLES)
     if index < len(morphemes) and morphemes[index].surface() in SPACES:
         index += 1
         words = tuple(HONORIFICS)
@@ -139,6 +139,28 @@ def _kana_surname_before(morphemes: list[Any], first: int) -> bool:
     return word.part_of_speech()[0] == "名詞" and _KANA.fullmatch(word.surface()) is not None
 
 
+CELL_BREAKS = frozenset({",", "，", "\t", "|", "｜"})
+
+
+def _split_over_cells(morphemes: list[Any], index: int) -> bool:
+    """Whether the name word at ``index`` is one half of a name split over two cells of a row
+    without a header (ハセガワ,ミサキ / ﾔﾏﾀﾞ\tﾀﾛｳ): a surname, a cell break, a given name."""
+
+    def part(at: int) -> str | None:
+        if not 0 <= at < len(morphemes):
+            return None
+        pos = morphemes[at].part_of_speech()
+        return pos[3] if _is_name(pos) else None
+
+    def cut(at: int) -> bool:
+        return 0 <= at < len(morphemes) and morphemes[at].surface() in CELL_BREAKS
+
+    here = part(index)
+    return (here == "姓" and cut(index + 1) and part(index + 2) == "名") or (
+        here == "名" and cut(index - 1) and part(index - 2) == "姓"
+    )
+
+
 def _ends_organization(morpheme: Any) -> bool:
     """Whether ``morpheme``, right after a name, makes it part of a company or place name."""
     pos = morpheme.part_of_speech()
@@ -158,7 +180,39 @@ def _may_be_a_name(morpheme: Any) -> bool:
         return False
     if morpheme.is_oov() or _is_name(morpheme.part_of_speech()):
         return True
-    return any(_is_name(m.part_of_speech()) for m in open_dictionary().lookup(surface))
+    return _known_as_name(surface)
+
+
+# Katakana ↔ hiragana: the dictionary knows many given names in one of the two only (けんた, not
+# ケンタ, which it knows as a shop's nickname; サクラ and さくら both, but tags さくら様 a flower).
+_TO_HIRAGANA = {code: code - 0x60 for code in range(ord("ァ"), ord("ヶ") + 1)}
+_TO_KATAKANA = {code: code + 0x60 for code in range(ord("ぁ"), ord("ゖ") + 1)}
+
+
+def _known_as_name(surface: str) -> bool:
+    """Whether the dictionary knows ``surface``, or the same word in the other kana, as a
+    surname or given name among its entries."""
+    dictionary = open_dictionary()
+    spellings = {surface}
+    if _KANA.fullmatch(surface) is not None:
+        spellings |= {surface.translate(_TO_HIRAGANA), surface.translate(_TO_KATAKANA)}
+    return any(_is_name(m.part_of_speech()) for w in spellings for m in dictionary.lookup(w))
+
+
+def _kana_name_before_title(morphemes: list[Any], index: int) -> bool:
+    """Whether the word at ``index`` is a given name or surname written alone in kana before
+    様 / さん (ケンタ様, さくら様, みさき さん), where the dictionary tags the word as a common
+    noun but knows it as a name in one of its kana spellings; not after お / ご (おかあさん)."""
+    surface = morphemes[index].surface()
+    return (
+        len(surface) >= 2
+        and _KANA.fullmatch(surface) is not None
+        and not surface.startswith(("お", "ご"))
+        and morphemes[index].part_of_speech()[0] == "名詞"
+        and (index == 0 or _KANA.fullmatch(morphemes[index - 1].surface()) is None)
+        and _titled(morphemes, index + 1, honorifics_only=True)
+        and _known_as_name(surface)
+    )
 
 
 def _spans(morphemes: list[Any], offset: int) -> list[Span]:
@@ -179,7 +233,7 @@ def _spans(morphemes: list[Any], offset: int) -> list[Span]:
                 or (_kana_surname_before(morphemes, index) and _may_be_a_name(morphemes[index - 2]))
             )
         )
-        if not (_is_name(pos) or before_title):
+        if not (_is_name(pos) or before_title or _kana_name_before_title(morphemes, index)):
             index += 1
             continue
         first = last = index
@@ -207,7 +261,12 @@ def _spans(morphemes: list[Any], offset: int) -> list[Span]:
         if after is not None and not honoured and _ends_organization(after):
             continue
         alone = morphemes[first].surface()
-        if first == last and not honoured and (len(alone) < 2 or _KANA.fullmatch(alone)):
+        if (
+            first == last
+            and not honoured
+            and (len(alone) < 2 or _KANA.fullmatch(alone))
+            and not _split_over_cells(morphemes, first)
+        ):
             continue  # 全, 行, リスト, マリア alone are words far more often than names
         if before is not None and before.surface() in COMPANY_PREFIXES:
             continue

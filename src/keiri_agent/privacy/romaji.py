@@ -10,13 +10,16 @@ which knows surnames and given names (``人名,姓`` / ``人名,名``, in kataka
 - two words of romaji, one of them a name in the dictionary or both unknown to it (Sano Yuto),
   that do not go on into another word (``Sumitomo Mitsui Banking``, ``Hasegawa Accounting``
   are companies); two words the dictionary knows as other words (Tokyo Marine) are no name;
-- one word of romaji before 様 / さん / 殿 / 氏 / 先生, unless the dictionary knows it only as
-  something else (Amazon → アマゾン, a place; Hitachi → ヒタチ): a word it does not know at
-  all (Fujitsu) is taken for a name, and so is a company named like a person (Toyota, 豊田);
+- one word of romaji before 様 / さん / 殿 / 氏 / 先生 or their romaji (Kato-san, Goto san,
+  Ito-sama), unless the dictionary knows it only as something else and that is a proper noun
+  (Amazon → アマゾン, a place; Hitachi → ひたち) or a loanword it knows in katakana only
+  (Adobe → アドベ): a word it does not know at all (Fujitsu) is taken for a name, and so is a
+  company named like a person (Toyota, 豊田) and a surname the dictionary reads as a native
+  word (Goto → ごと, Oka → おか);
 - one word that the dictionary knows as a name, one space from a name found in Japanese
   script (長谷川 Misaki: :func:`with_romaji_part`); beside other Japanese text it is a word
   (Rate列, Kanji);
-- a word after Mr. / Ms. / Mrs. / Dr.
+- a word after Mr. / Ms. / Mrs. / Dr. (with or without the dot and the space).
 
 An acronym of up to three capitals (AI, IT, OK) is no name beside Japanese text.
 """
@@ -30,7 +33,14 @@ from functools import lru_cache
 from keiri_agent.privacy.kinds import PersonalKind, Span
 from keiri_agent.sudachi import open_dictionary
 
-__all__ = ["MAX_READINGS", "find_romaji_names", "name_word", "readings", "with_romaji_part"]
+__all__ = [
+    "MAX_READINGS",
+    "company_word",
+    "find_romaji_names",
+    "name_word",
+    "readings",
+    "with_romaji_part",
+]
 
 MAX_READINGS = 64  # katakana readings tried per word (long vowels double them)
 
@@ -145,12 +155,32 @@ def name_word(word: str) -> bool | None:
     return False if found or not readings(word) else None
 
 
+@lru_cache(maxsize=4096)
+def company_word(word: str) -> bool:
+    """Whether ``word``, known to the dictionary as no name, reads as a company's or a place's
+    name: a proper noun (Amazon → アマゾン, Hitachi → ひたち) or a word it knows in katakana
+    only, a loanword (Adobe → アドベ). A native word written in romaji (Goto → ごと, Oka →
+    おか) is not: before 様 / さん such a word is a surname (後藤, 岡)."""
+    dictionary = open_dictionary()
+    for reading in readings(word):
+        for morpheme in dictionary.lookup(reading):
+            if morpheme.part_of_speech()[1] == "固有名詞":
+                return True
+        hiragana = reading.translate(_HIRAGANA)
+        if any(m.part_of_speech()[1] == "固有名詞" for m in dictionary.lookup(hiragana)):
+            return True
+    return not any(dictionary.lookup(r.translate(_HIRAGANA)) for r in readings(word))
+
+
 _WORD = r"(?:[A-Z][a-z]+|[A-Z]{2,})"
 _RUN = re.compile(rf"(?<![A-Za-z0-9@._\-]){_WORD}(?:[ 　]+{_WORD}|,[ 　]*{_WORD})*(?![A-Za-z0-9@])")
 _SPLIT = re.compile(r"[ 　,]+")
+# Honorifics in roman letters as mails write them: Kato-san, Goto san, Ito-sama, Ueda-sensei.
+_ROMAJI_HONORIFICS = r"(?:san|sama|sensei|dono|kun|chan|shi)(?![A-Za-z])"
 _HONOURED = re.compile(
-    rf"(?<![A-Za-z0-9@._\-])({_WORD})[ 　]*(?=様|さま|さん|殿|氏|先生|くん|君)"
-    rf"|(?:Mr|Ms|Mrs|Miss|Dr)\.?[ 　]+({_WORD})(?![A-Za-z])"
+    rf"(?<![A-Za-z0-9@._\-])({_WORD})(?:[ 　]*(?=様|さま|さん|殿|氏|先生|くん|君)"
+    rf"|(?=[-‐ ](?i:{_ROMAJI_HONORIFICS})))"
+    rf"|(?<![A-Za-z])(?:Mr|Ms|Mrs|Miss|Dr|MR|MS|MRS|DR)(?:\.[ 　]*|[ 　]+)({_WORD})(?![A-Za-z])"
 )
 _AFTER_NAME = re.compile(rf"[ 　]({_WORD})(?![A-Za-z0-9.@])")
 _BEFORE_NAME = re.compile(rf"(?<![A-Za-z0-9@._\-])({_WORD})[ 　]$")
@@ -191,7 +221,7 @@ def find_romaji_names(text: str) -> list[Span]:
     for match in _HONOURED.finditer(text):
         if match.group(2):  # after Mr. / Ms.: a person whatever the word
             spans.append(Span(*match.span(2), PersonalKind.PERSON))
-        elif name_word(match.group(1)) is not False:
+        elif name_word(match.group(1)) is not False or not company_word(match.group(1)):
             spans.append(Span(*match.span(1), PersonalKind.PERSON))
     return spans
 
