@@ -61,6 +61,7 @@ COMPANY_PREFIXES = frozenset(
 )
 SPACES = frozenset({" ", "\u3000"})
 _KANA = re.compile(r"[ぁ-んァ-ヶー]+")
+_KATAKANA = re.compile(r"[ァ-ヶ]+")  # no ー: a long vowel marks a loanword (ユーザー)
 _NAME_CHARS = re.compile(r"[一-龥々ぁ-んァ-ヶー]+")
 
 # A name in hiragana, four letters or more, before 様 / 殿 (わたなべだいき殿), five or more
@@ -70,6 +71,27 @@ _HONOURED = re.compile(
     r"(?<![ぁ-ん])([ぁ-ん]{4,}(?:[ 　][ぁ-ん]{2,})?)[ 　]*(?=[様殿])"
     r"|(?<![ぁ-ん])((?![おご])[ぁ-ん]{5,}(?:[ 　][ぁ-ん]{2,})?)[ 　]*(?=さん)"
 )
+
+# A short given name in hiragana before an honorific, which the tokenizer cuts into other
+# words (だいきさん → だ + いき + さん, れんさん): taken when the dictionary knows it as a name
+# in either kana (だいき → ダイキ); never after another hiragana letter or from お / ご.
+_SHORT_HIRAGANA = re.compile(
+    r"(?<![ぁ-ん])((?![おご])[ぁ-ん]{2,4})[ 　]?(?=様|さま|さん|殿|ちゃん|くん)"
+)
+
+
+
+def _short_hiragana(text: str, found: list[Span]) -> list[Span]:
+    """Short given names in hiragana before an honorific (``_SHORT_HIRAGANA``) that the
+    dictionary knows as names, or that follow a name found, one space apart (佐藤 はるとさん)."""
+    ends = {span.end for span in found}
+    return [
+        Span(*m.span(1), PersonalKind.PERSON)
+        for m in _SHORT_HIRAGANA.finditer(text)
+        if _known_as_name(m.group(1))
+        or (m.start() >= 1 and text[m.start() - 1] in SPACES and m.start() - 1 in ends)
+    ]
+
 
 _local = threading.local()
 
@@ -143,21 +165,47 @@ CELL_BREAKS = frozenset({",", "，", "\t", "|", "｜"})
 
 
 def _split_over_cells(morphemes: list[Any], index: int) -> bool:
-    """Whether the name word at ``index`` is one half of a name split over two cells of a row
-    without a header (ハセガワ,ミサキ / ﾔﾏﾀﾞ\tﾀﾛｳ): a surname, a cell break, a given name."""
+    """Whether the word at ``index`` is one half of a name split over two cells of a row
+    without a header (ハセガワ,ミサキ / ヤマダ\tリク): a surname, a cell break, a given name."""
 
-    def part(at: int) -> str | None:
-        if not 0 <= at < len(morphemes):
-            return None
-        pos = morphemes[at].part_of_speech()
-        return pos[3] if _is_name(pos) else None
+    def word(at: int) -> Any:
+        return morphemes[at] if 0 <= at < len(morphemes) else None
 
     def cut(at: int) -> bool:
-        return 0 <= at < len(morphemes) and morphemes[at].surface() in CELL_BREAKS
+        return word(at) is not None and morphemes[at].surface() in CELL_BREAKS
 
-    here = part(index)
-    return (here == "姓" and cut(index + 1) and part(index + 2) == "名") or (
-        here == "名" and cut(index - 1) and part(index - 2) == "姓"
+    return (
+        _surname_word(word(index)) and cut(index + 1) and _given_word(word(index + 2))
+    ) or (_given_word(word(index)) and cut(index - 1) and _surname_word(word(index - 2)))
+
+
+def _surname_word(morpheme: Any) -> bool:
+    """A surname: tagged so, or known as one in either kana (サトウ, read 砂糖 beside a tab)."""
+    if morpheme is None:
+        return False
+    pos = morpheme.part_of_speech()
+    surface = morpheme.surface()
+    return (pos[2] == "人名" and pos[3] == "姓") or (
+        pos[0] == "名詞" and len(surface) >= 2 and _known_as_name(surface, ("姓",))
+    )
+
+
+def _given_word(morpheme: Any) -> bool:
+    """A given name as its cell holds it, in the cell after a surname's: tagged so, or a word
+    the dictionary does not know or knows as a name in either kana, or a word in katakana
+    without a long vowel (ミサキ, ソウタ, ハルト)."""
+    if morpheme is None:
+        return False
+    surface = morpheme.surface()
+    if _NAME_CHARS.fullmatch(surface) is None or len(surface) < 2:
+        return False
+    pos = morpheme.part_of_speech()
+    if pos[2] == "人名" and pos[3] == "名":
+        return True
+    return pos[0] == "名詞" and (
+        morpheme.is_oov()
+        or _KATAKANA.fullmatch(surface) is not None  # ハルト: names have no ー, loanwords do
+        or _known_as_name(surface)
     )
 
 
@@ -189,30 +237,54 @@ _TO_HIRAGANA = {code: code - 0x60 for code in range(ord("ァ"), ord("ヶ") + 1)}
 _TO_KATAKANA = {code: code + 0x60 for code in range(ord("ぁ"), ord("ゖ") + 1)}
 
 
-def _known_as_name(surface: str) -> bool:
+def _known_as_name(surface: str, parts: tuple[str, ...] = ("姓", "名")) -> bool:
     """Whether the dictionary knows ``surface``, or the same word in the other kana, as a
-    surname or given name among its entries."""
+    surname or given name (``parts``) among its entries."""
     dictionary = open_dictionary()
     spellings = {surface}
     if _KANA.fullmatch(surface) is not None:
         spellings |= {surface.translate(_TO_HIRAGANA), surface.translate(_TO_KATAKANA)}
-    return any(_is_name(m.part_of_speech()) for w in spellings for m in dictionary.lookup(w))
+    return any(
+        (pos := m.part_of_speech())[2] == "人名" and pos[3] in parts
+        for w in spellings
+        for m in dictionary.lookup(w)
+    )
 
 
 def _kana_name_before_title(morphemes: list[Any], index: int) -> bool:
     """Whether the word at ``index`` is a given name or surname written alone in kana before
-    様 / さん (ケンタ様, さくら様, みさき さん), where the dictionary tags the word as a common
-    noun but knows it as a name in one of its kana spellings; not after お / ご (おかあさん)."""
+    様 / さん (ケンタ様, さくら様, リクさん), where the dictionary tags the word as a common
+    noun but knows it as a name in one of its kana spellings, or it is a Japanese word in
+    katakana; not after お / ご (おかあさん)."""
     surface = morphemes[index].surface()
     return (
         len(surface) >= 2
         and _KANA.fullmatch(surface) is not None
         and not surface.startswith(("お", "ご"))
         and morphemes[index].part_of_speech()[0] == "名詞"
-        and (index == 0 or _KANA.fullmatch(morphemes[index - 1].surface()) is None)
+        and (index == 0 or not _kana_word(morphemes[index - 1]))
         and _titled(morphemes, index + 1, honorifics_only=True)
-        and _known_as_name(surface)
+        and (_known_as_name(surface) or _native_in_katakana(surface))
     )
+
+
+def _kana_word(morpheme: Any) -> bool:
+    """Whether ``morpheme`` is a word in kana that a kana name could be the end of (not a
+    particle: 担当のリクさん)."""
+    return (
+        _KANA.fullmatch(morpheme.surface()) is not None
+        and morpheme.part_of_speech()[0] not in ("助詞", "助動詞", "補助記号", "空白")
+    )
+
+
+def _native_in_katakana(surface: str) -> bool:
+    """Whether ``surface`` is a Japanese word written in katakana (リク → りく 陸, ヒナ → ひな,
+    ツバサ → つばさ): before 様 / さん such a word is a given name, as Japanese words are
+    written in katakana mostly in names; loanwords (ユーザー, バイト, ゲスト) and companies
+    (ニトリ, ヤクルト) have no hiragana spelling in the dictionary."""
+    if _KATAKANA.fullmatch(surface) is None:
+        return False
+    return bool(open_dictionary().lookup(surface.translate(_TO_HIRAGANA)))
 
 
 def _spans(morphemes: list[Any], offset: int) -> list[Span]:
@@ -233,7 +305,12 @@ def _spans(morphemes: list[Any], offset: int) -> list[Span]:
                 or (_kana_surname_before(morphemes, index) and _may_be_a_name(morphemes[index - 2]))
             )
         )
-        if not (_is_name(pos) or before_title or _kana_name_before_title(morphemes, index)):
+        if not (
+            _is_name(pos)
+            or before_title
+            or _kana_name_before_title(morphemes, index)
+            or _split_over_cells(morphemes, index)
+        ):
             index += 1
             continue
         first = last = index
@@ -330,6 +407,7 @@ def find_names(text: str) -> list[Span]:
         bank = _bank_kana(piece)
         if bank != piece:  # as long as the piece: its offsets are the piece's
             spans.extend(_spans(list(tokenizer.tokenize(bank)), offset))
+    spans.extend(_short_hiragana(text, spans))
     if _HALF_KANA.search(text) is not None:
         spans = [_with_whole_name(bare, span) for span in spans]
     if bare != text:

@@ -11,11 +11,11 @@ which knows surnames and given names (``人名,姓`` / ``人名,名``, in kataka
   that do not go on into another word (``Sumitomo Mitsui Banking``, ``Hasegawa Accounting``
   are companies); two words the dictionary knows as other words (Tokyo Marine) are no name;
 - one word of romaji before 様 / さん / 殿 / 氏 / 先生 or their romaji (Kato-san, Goto san,
-  Ito-sama), unless the dictionary knows it only as something else and that is a proper noun
-  (Amazon → アマゾン, a place; Hitachi → ひたち) or a loanword it knows in katakana only
-  (Adobe → アドベ): a word it does not know at all (Fujitsu) is taken for a name, and so is a
-  company named like a person (Toyota, 豊田) and a surname the dictionary reads as a native
-  word (Goto → ごと, Oka → おか);
+  Ito-sama), unless the dictionary knows it only as something else and that is a place
+  (Amazon → アマゾン, Hitachi → ひたち) or a loanword it knows in katakana only (Adobe →
+  アドベ): a word it does not know at all (Fujitsu) is taken for a name, and so is a company
+  named like a person (Toyota, 豊田; Kojima → コジマ, which the dictionary knows as a shop
+  only) and a surname the dictionary reads as a native word (Goto → ごと, Oka → おか);
 - one word that the dictionary knows as a name, one space from a name found in Japanese
   script (長谷川 Misaki: :func:`with_romaji_part`); beside other Japanese text it is a word
   (Rate列, Kanji);
@@ -158,18 +158,27 @@ def name_word(word: str) -> bool | None:
 @lru_cache(maxsize=4096)
 def company_word(word: str) -> bool:
     """Whether ``word``, known to the dictionary as no name, reads as a company's or a place's
-    name: a proper noun (Amazon → アマゾン, Hitachi → ひたち) or a word it knows in katakana
+    name: a place's name (Amazon → アマゾン, Hitachi → ひたち) or a word it knows in katakana
     only, a loanword (Adobe → アドベ). A native word written in romaji (Goto → ごと, Oka →
     おか) is not: before 様 / さん such a word is a surname (後藤, 岡)."""
+    if not readings(word):
+        return True  # no romaji (Google, Services): no Japanese name
     dictionary = open_dictionary()
     for reading in readings(word):
-        for morpheme in dictionary.lookup(reading):
-            if morpheme.part_of_speech()[1] == "固有名詞":
+        for spelling in (reading, reading.translate(_HIRAGANA)):
+            if any(_place(m.part_of_speech()) for m in dictionary.lookup(spelling)):
                 return True
-        hiragana = reading.translate(_HIRAGANA)
-        if any(m.part_of_speech()[1] == "固有名詞" for m in dictionary.lookup(hiragana)):
-            return True
-    return not any(dictionary.lookup(r.translate(_HIRAGANA)) for r in readings(word))
+    if any(dictionary.lookup(r.translate(_HIRAGANA)) for r in readings(word)):
+        return False  # a native word
+    return any(
+        m.part_of_speech()[1] == "普通名詞" for r in readings(word) for m in dictionary.lookup(r)
+    )
+
+
+def _place(pos: tuple[str, ...]) -> bool:
+    """A place's name (アマゾン, ひたち). Not an organisation's: many are named after their
+    founder (Hirano → ヒラノ, Kojima → コジマ are surnames first), and not 人名 一般 (AOKI)."""
+    return pos[1] == "固有名詞" and pos[2] == "地名"
 
 
 _WORD = r"(?:[A-Z][a-z]+|[A-Z]{2,})"
