@@ -80,7 +80,6 @@ _SHORT_HIRAGANA = re.compile(
 )
 
 
-
 def _short_hiragana(text: str, found: list[Span]) -> list[Span]:
     """Short given names in hiragana before an honorific (``_SHORT_HIRAGANA``) that the
     dictionary knows as names, or that follow a name found, one space apart (佐藤 はるとさん)."""
@@ -174,9 +173,9 @@ def _split_over_cells(morphemes: list[Any], index: int) -> bool:
     def cut(at: int) -> bool:
         return word(at) is not None and morphemes[at].surface() in CELL_BREAKS
 
-    return (
-        _surname_word(word(index)) and cut(index + 1) and _given_word(word(index + 2))
-    ) or (_given_word(word(index)) and cut(index - 1) and _surname_word(word(index - 2)))
+    return (_surname_word(word(index)) and cut(index + 1) and _given_word(word(index + 2))) or (
+        _given_word(word(index)) and cut(index - 1) and _surname_word(word(index - 2))
+    )
 
 
 def _surname_word(morpheme: Any) -> bool:
@@ -271,9 +270,11 @@ def _kana_name_before_title(morphemes: list[Any], index: int) -> bool:
 def _kana_word(morpheme: Any) -> bool:
     """Whether ``morpheme`` is a word in kana that a kana name could be the end of (not a
     particle: 担当のリクさん)."""
-    return (
-        _KANA.fullmatch(morpheme.surface()) is not None
-        and morpheme.part_of_speech()[0] not in ("助詞", "助動詞", "補助記号", "空白")
+    return _KANA.fullmatch(morpheme.surface()) is not None and morpheme.part_of_speech()[0] not in (
+        "助詞",
+        "助動詞",
+        "補助記号",
+        "空白",
     )
 
 
