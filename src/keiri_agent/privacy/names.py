@@ -5,9 +5,13 @@ is a run of such words, a surname and a given name joined by at most one space
 (``長谷川 美咲``, ``高橋　優子``, ``ハセガワ ミサキ``); a single word in kana or of one character is
 one only with 様 / さん... after it (リスト, マリア, 全 and 行 are words first). A word the dictionary does not know,
 right before 様 / さん / 氏 / 殿, is a name too, and so is one it knows as a name among its
-entries (楽天, みずほ); one it knows only as something else is a company (ソニー様, 三菱商事様).
-Names in hiragana before 様 / 殿 (``わたなべだいき殿``) are found by their form, names in roman
-letters by ``privacy.romaji``. A run that goes on into a common noun
+entries, in either kana (楽天, みずほ, ケンタ → けんた); one it knows only as something else is
+a company (ソニー様, 三菱商事様). A kana word alone before 様 / さん that the dictionary tags a
+common noun is a name when it knows it as one in either kana (さくら様) or it is a Japanese word
+in katakana (リクさん); a surname and a given name in two cells of a row without a header are
+a name (ハセガワ,ミサキ): ``privacy.kana_names``. Names in hiragana before 様 / 殿
+(``わたなべだいき殿``) are found by their form, short ones the tokenizer cuts (だいきさん) by
+the dictionary or beside a name found, names in roman letters by ``privacy.romaji``. A run that goes on into a common noun
 (``田中工業``, ``鈴木自動車``, ``梅田ビル``) or follows 株式会社 names a company or a place, not a
 person, and is left alone; a title after the name (部長, 課長...) keeps it a name. Payers in
 half-width kana are read as banks print them too (ｻｻｷ ｼﾖｳﾀ: no small letters; the word next to
@@ -25,6 +29,13 @@ from typing import Any
 
 from keiri_agent.bank_words import without_bank_words
 from keiri_agent.privacy.bank_payers import party_names
+from keiri_agent.privacy.kana_names import (
+    KANA,
+    NAME_CHARS,
+    known_as_name,
+    native_in_katakana,
+    split_over_cells,
+)
 from keiri_agent.privacy.kinds import PersonalKind, Span
 from keiri_agent.privacy.romaji import find_romaji_names, with_romaji_part
 from keiri_agent.sudachi import open_dictionary
@@ -60,9 +71,6 @@ COMPANY_PREFIXES = frozenset(
     {"株式会社", "有限会社", "合同会社", "合資会社", "(株)", "㈱", "（株）"}
 )
 SPACES = frozenset({" ", "\u3000"})
-_KANA = re.compile(r"[ぁ-んァ-ヶー]+")
-_KATAKANA = re.compile(r"[ァ-ヶ]+")  # no ー: a long vowel marks a loanword (ユーザー)
-_NAME_CHARS = re.compile(r"[一-龥々ぁ-んァ-ヶー]+")
 
 # A name in hiragana, four letters or more, before 様 / 殿 (わたなべだいき殿), five or more
 # before さん unless it starts with お / ご (おまわりさん, ごくろうさん); never before さま
@@ -87,7 +95,7 @@ def _short_hiragana(text: str, found: list[Span]) -> list[Span]:
     return [
         Span(*m.span(1), PersonalKind.PERSON)
         for m in _SHORT_HIRAGANA.finditer(text)
-        if _known_as_name(m.group(1))
+        if known_as_name(m.group(1))
         or (m.start() >= 1 and text[m.start() - 1] in SPACES and m.start() - 1 in ends)
     ]
 
@@ -145,7 +153,7 @@ def _given_after_space(morphemes: list[Any], index: int) -> bool:
         morphemes[index - 1].part_of_speech()[3] == "姓"
         and word.part_of_speech()[0] == "名詞"
         and len(word.surface()) <= 3
-        and _NAME_CHARS.fullmatch(word.surface()) is not None
+        and NAME_CHARS.fullmatch(word.surface()) is not None
         and (following is None or following.part_of_speech()[0] != "名詞")
     )
 
@@ -154,58 +162,10 @@ def _kana_surname_before(morphemes: list[Any], first: int) -> bool:
     """Whether the name at ``first`` is in kana and a kana noun and one space come before it."""
     if first < 2 or morphemes[first - 1].surface() not in SPACES:
         return False
-    if _KANA.fullmatch(morphemes[first].surface()) is None:
+    if KANA.fullmatch(morphemes[first].surface()) is None:
         return False
     word = morphemes[first - 2]
-    return word.part_of_speech()[0] == "名詞" and _KANA.fullmatch(word.surface()) is not None
-
-
-CELL_BREAKS = frozenset({",", "，", "\t", "|", "｜"})
-
-
-def _split_over_cells(morphemes: list[Any], index: int) -> bool:
-    """Whether the word at ``index`` is one half of a name split over two cells of a row
-    without a header (ハセガワ,ミサキ / ヤマダ\tリク): a surname, a cell break, a given name."""
-
-    def word(at: int) -> Any:
-        return morphemes[at] if 0 <= at < len(morphemes) else None
-
-    def cut(at: int) -> bool:
-        return word(at) is not None and morphemes[at].surface() in CELL_BREAKS
-
-    return (_surname_word(word(index)) and cut(index + 1) and _given_word(word(index + 2))) or (
-        _given_word(word(index)) and cut(index - 1) and _surname_word(word(index - 2))
-    )
-
-
-def _surname_word(morpheme: Any) -> bool:
-    """A surname: tagged so, or known as one in either kana (サトウ, read 砂糖 beside a tab)."""
-    if morpheme is None:
-        return False
-    pos = morpheme.part_of_speech()
-    surface = morpheme.surface()
-    return (pos[2] == "人名" and pos[3] == "姓") or (
-        pos[0] == "名詞" and len(surface) >= 2 and _known_as_name(surface, ("姓",))
-    )
-
-
-def _given_word(morpheme: Any) -> bool:
-    """A given name as its cell holds it, in the cell after a surname's: tagged so, or a word
-    the dictionary does not know or knows as a name in either kana, or a word in katakana
-    without a long vowel (ミサキ, ソウタ, ハルト)."""
-    if morpheme is None:
-        return False
-    surface = morpheme.surface()
-    if _NAME_CHARS.fullmatch(surface) is None or len(surface) < 2:
-        return False
-    pos = morpheme.part_of_speech()
-    if pos[2] == "人名" and pos[3] == "名":
-        return True
-    return pos[0] == "名詞" and (
-        morpheme.is_oov()
-        or _KATAKANA.fullmatch(surface) is not None  # ハルト: names have no ー, loanwords do
-        or _known_as_name(surface)
-    )
+    return word.part_of_speech()[0] == "名詞" and KANA.fullmatch(word.surface()) is not None
 
 
 def _ends_organization(morpheme: Any) -> bool:
@@ -227,27 +187,7 @@ def _may_be_a_name(morpheme: Any) -> bool:
         return False
     if morpheme.is_oov() or _is_name(morpheme.part_of_speech()):
         return True
-    return _known_as_name(surface)
-
-
-# Katakana ↔ hiragana: the dictionary knows many given names in one of the two only (けんた, not
-# ケンタ, which it knows as a shop's nickname; サクラ and さくら both, but tags さくら様 a flower).
-_TO_HIRAGANA = {code: code - 0x60 for code in range(ord("ァ"), ord("ヶ") + 1)}
-_TO_KATAKANA = {code: code + 0x60 for code in range(ord("ぁ"), ord("ゖ") + 1)}
-
-
-def _known_as_name(surface: str, parts: tuple[str, ...] = ("姓", "名")) -> bool:
-    """Whether the dictionary knows ``surface``, or the same word in the other kana, as a
-    surname or given name (``parts``) among its entries."""
-    dictionary = open_dictionary()
-    spellings = {surface}
-    if _KANA.fullmatch(surface) is not None:
-        spellings |= {surface.translate(_TO_HIRAGANA), surface.translate(_TO_KATAKANA)}
-    return any(
-        (pos := m.part_of_speech())[2] == "人名" and pos[3] in parts
-        for w in spellings
-        for m in dictionary.lookup(w)
-    )
+    return known_as_name(surface)
 
 
 def _kana_name_before_title(morphemes: list[Any], index: int) -> bool:
@@ -258,34 +198,24 @@ def _kana_name_before_title(morphemes: list[Any], index: int) -> bool:
     surface = morphemes[index].surface()
     return (
         len(surface) >= 2
-        and _KANA.fullmatch(surface) is not None
+        and KANA.fullmatch(surface) is not None
         and not surface.startswith(("お", "ご"))
         and morphemes[index].part_of_speech()[0] == "名詞"
         and (index == 0 or not _kana_word(morphemes[index - 1]))
         and _titled(morphemes, index + 1, honorifics_only=True)
-        and (_known_as_name(surface) or _native_in_katakana(surface))
+        and (known_as_name(surface) or native_in_katakana(surface))
     )
 
 
 def _kana_word(morpheme: Any) -> bool:
     """Whether ``morpheme`` is a word in kana that a kana name could be the end of (not a
     particle: 担当のリクさん)."""
-    return _KANA.fullmatch(morpheme.surface()) is not None and morpheme.part_of_speech()[0] not in (
+    return KANA.fullmatch(morpheme.surface()) is not None and morpheme.part_of_speech()[0] not in (
         "助詞",
         "助動詞",
         "補助記号",
         "空白",
     )
-
-
-def _native_in_katakana(surface: str) -> bool:
-    """Whether ``surface`` is a Japanese word written in katakana (リク → りく 陸, ヒナ → ひな,
-    ツバサ → つばさ): before 様 / さん such a word is a given name, as Japanese words are
-    written in katakana mostly in names; loanwords (ユーザー, バイト, ゲスト) and companies
-    (ニトリ, ヤクルト) have no hiragana spelling in the dictionary."""
-    if _KATAKANA.fullmatch(surface) is None:
-        return False
-    return bool(open_dictionary().lookup(surface.translate(_TO_HIRAGANA)))
 
 
 def _spans(morphemes: list[Any], offset: int) -> list[Span]:
@@ -310,7 +240,7 @@ def _spans(morphemes: list[Any], offset: int) -> list[Span]:
             _is_name(pos)
             or before_title
             or _kana_name_before_title(morphemes, index)
-            or _split_over_cells(morphemes, index)
+            or split_over_cells(morphemes, index)
         ):
             index += 1
             continue
@@ -342,8 +272,8 @@ def _spans(morphemes: list[Any], offset: int) -> list[Span]:
         if (
             first == last
             and not honoured
-            and (len(alone) < 2 or _KANA.fullmatch(alone))
-            and not _split_over_cells(morphemes, first)
+            and (len(alone) < 2 or KANA.fullmatch(alone))
+            and not split_over_cells(morphemes, first)
         ):
             continue  # 全, 行, リスト, マリア alone are words far more often than names
         if before is not None and before.surface() in COMPANY_PREFIXES:

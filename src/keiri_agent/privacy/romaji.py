@@ -30,6 +30,7 @@ import itertools
 import re
 from functools import lru_cache
 
+from keiri_agent.privacy.kana_names import TO_HIRAGANA
 from keiri_agent.privacy.kinds import PersonalKind, Span
 from keiri_agent.sudachi import open_dictionary
 
@@ -81,8 +82,6 @@ def _syllables() -> dict[str, str]:
 
 
 _SYLLABLES = _syllables()
-# The dictionary knows many names under their hiragana only (はやし, しみず, こんどう).
-_HIRAGANA = {code: code - 0x60 for code in range(ord("ァ"), ord("ヶ") + 1)}
 # Only a surname or given name counts: 人名,一般 tags ジャパン, マリネ and ソニー too.
 _LONGEST = max(map(len, _SYLLABLES))
 
@@ -146,7 +145,8 @@ def name_word(word: str) -> bool | None:
     found = False
     dictionary = open_dictionary()
     for reading in readings(word):
-        for spelling in (reading, reading.translate(_HIRAGANA)):
+        # the dictionary knows many names under their hiragana only (はやし, しみず, こんどう)
+        for spelling in (reading, reading.translate(TO_HIRAGANA)):
             for morpheme in dictionary.lookup(spelling):
                 pos = morpheme.part_of_speech()
                 if pos[2] == "人名" and pos[3] in ("姓", "名"):
@@ -165,10 +165,10 @@ def company_word(word: str) -> bool:
         return True  # no romaji (Google, Services): no Japanese name
     dictionary = open_dictionary()
     for reading in readings(word):
-        for spelling in (reading, reading.translate(_HIRAGANA)):
+        for spelling in (reading, reading.translate(TO_HIRAGANA)):
             if any(_place(m.part_of_speech()) for m in dictionary.lookup(spelling)):
                 return True
-    if any(dictionary.lookup(r.translate(_HIRAGANA)) for r in readings(word)):
+    if any(dictionary.lookup(r.translate(TO_HIRAGANA)) for r in readings(word)):
         return False  # a native word
     return any(
         m.part_of_speech()[1] == "普通名詞" for r in readings(word) for m in dictionary.lookup(r)
