@@ -16,7 +16,11 @@ that ``backoffice.py`` and ``paperwork.py`` leave out (issue 37, second pass).
 - 〒 addresses that go on with a building, a floor and a room (``青葉ビル3階 301号室``,
   ``グランドメゾン渋谷 1203``);
 - a person's name after a bank's company mark with a space inside (``ｶ)ﾔﾏﾀﾞ ﾀﾛｳ``): masked by
-  the README's policy (a company named by its owner's full name names that person).
+  the README's policy (a company named by its owner's full name names that person);
+- names as people type them: a surname in the variant kanji its holder keeps (``髙橋``,
+  ``𠮷田``), a name in full-width roman letters (``Ｍｉｓａｋｉ Ｈａｓｅｇａｗａ``), a foreign
+  name in katakana (``マリア・ガルシア様``), and an e-mail address with its at sign hidden from
+  harvesters (``misaki.hasegawa(at)example.co.jp``, ``★``).
 
 Beside them, what must reach the model unchanged: amounts, counts and order numbers (also as
 JSON numbers), company names before 様 (``Amazon様``, ``ソニー様``), words before 様 / さん that
@@ -292,6 +296,35 @@ def _company_person(m: Maker, doc: Doc) -> None:
     doc.add("\n").keep(date).add(",振込 ").keep("ｶ)ｱｵﾊﾞｼﾖｳｼﾞ").add(",12000\n")
 
 
+# Surnames in the variant kanji their holders keep (人名の異体字), given names, foreign names.
+VARIANT_SURNAMES = ["髙橋", "𠮷田", "濵田", "栁田", "德永", "山﨑", "渡邉", "渡邊"]
+KANJI_GIVEN = ["美咲", "健太", "優子", "大輝", "恵子", "浩二"]
+FOREIGN = ["マリア・ガルシア", "ジョン・スミス", "グエン・ヴァン・アン", "キム・ミンジュ"]
+_FULL_WIDTH = {code: code + 0xFEE0 for code in range(ord("A"), ord("z") + 1) if chr(code).isalpha()}
+
+
+def _typed(m: Maker, doc: Doc) -> None:
+    """Names and addresses as people type them to hide or keep them: a variant kanji, a full-width
+    romaji name, a foreign name in katakana, an e-mail address with its at sign hidden."""
+    form = m.r.randrange(4)
+    if form == 0:
+        surname, given = m.r.choice(VARIANT_SURNAMES), m.r.choice(KANJI_GIVEN)
+        doc.add("担当：").secret(f"{surname} {given}", surname).add(m.r.choice(["様", "", " 様"]))
+    elif form == 1:
+        surname, given = m.r.choice(SURNAMES), m.r.choice(["Misaki", "Kenta", "Yuko", "Daiki"])
+        written = f"{given} {surname}".translate(_FULL_WIDTH)
+        doc.add("署名：").secret(written, surname.translate(_FULL_WIDTH))
+    elif form == 2:
+        doc.add("ご担当の").secret(m.r.choice(FOREIGN)).add(m.r.choice(["様", "さん", " 様"]))
+    else:
+        local = f"{m.r.choice(SURNAMES).lower()}.{m.r.choice(['misaki', 'kenta'])}"
+        at = m.r.choice(["(at)", " [at] ", "（アット）", "★"])
+        doc.add("連絡は ").secret(f"{local}{at}example.co.jp").add(" まで（★は@に）")
+    doc.add("。").keep(m.r.choice(COMPANIES)).add(" 請求 ").keep(
+        f"{m.r.randint(1, 99)},{m.digits(3)}円"
+    )
+
+
 SHAPES: dict[str, Callable[[Maker, Doc], None]] = {
     "records": _records,
     "romaji": _romaji,
@@ -300,6 +333,7 @@ SHAPES: dict[str, Callable[[Maker, Doc], None]] = {
     "headerless": _headerless,
     "address": _address,
     "company_person": _company_person,
+    "typed": _typed,
 }
 
 

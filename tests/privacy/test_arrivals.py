@@ -26,7 +26,7 @@ from tests.support import ScriptedLLMServer
 from tests.support.personal import leaked, my_number_valid
 
 SEEDS = (1, 2, 3)
-PER_SHAPE = 40  # documents of each shape per seed (3 seeds x 7 shapes x 40 = 840 documents)
+PER_SHAPE = 40  # documents of each shape per seed (3 seeds x 8 shapes x 40 = 960 documents)
 PER_SHAPE_WIRE = 6  # documents of each shape sent through the scripted server
 NAME_SHAPES = ("romaji", "kana_given", "headerless", "company_person")
 MIN_NAME_RECALL = 0.9  # issue 37: at most 1 name in 10 may reach the model
@@ -176,6 +176,14 @@ FOUND: list[tuple[str, str, str | None]] = [
     ("普通 123-4567", "account", "123-4567"),
     ("口座番号 1234 567", "account", "1234 567"),
     ("口座 123-1234567", "account", "123-1234567"),
+    ("髙橋 美咲様、請求書です", "person", "髙橋 美咲"),  # 髙: read as 高
+    ("𠮷田 優子", "person", WHOLE),
+    ("署名：Ｍｉｓａｋｉ Ｈａｓｅｇａｗａ", "person", "Ｍｉｓａｋｉ Ｈａｓｅｇａｗａ"),
+    ("Ｋａｔｏ－ｓａｎ", "person", "Ｋａｔｏ"),
+    ("ご担当のマリア・ガルシア様", "person", "マリア・ガルシア"),
+    ("misaki.hasegawa(at)example.co.jp", "email", WHOLE),
+    ("m.hasegawa [at] example.co.jp", "email", WHOLE),
+    ("m.hasegawa★example.co.jp（★を@に変えてください）", "email", "m.hasegawa★example.co.jp"),
     ("〒150-0002 東京都渋谷区神南1-2-3 青葉ビル 305号室", "address", WHOLE),
     ("〒150-0002 東京都渋谷区神南1-2-3 グランドメゾン渋谷 1203", "address", WHOLE),
     ("〒810-0001 福岡県福岡市中央区天神1-2-3 天神タワー 12F 1203号室", "address", WHOLE),
@@ -198,6 +206,8 @@ EXACT: list[tuple[str, list[tuple[str, str]]]] = [
     ("みなさん、皆さま、お客様、おつかれさまです", []),
     ("ユーザー様、オーナー様、スタッフさん、バイトさん、ゲスト様", []),
     ("ソニー様、ニトリ様", []),
+    ("髙島屋様、Ａｍａｚｏｎ様", []),
+    ("★新商品★ 4月発売 example.co.jp", []),
     ("かみさま、ほとけさま、あかちゃん、ねえさん", []),
     ("リスト,マリア", []),
     ("口座 3 件、当座 123 件", []),

@@ -74,10 +74,13 @@ SPACES = frozenset({" ", "\u3000"})
 
 # A name in hiragana, four letters or more, before 様 / 殿 (わたなべだいき殿), five or more
 # before さん unless it starts with お / ご (おまわりさん, ごくろうさん); never before さま
-# (おつかれさま). Names in roman letters: ``privacy.romaji``.
+# (おつかれさま). A foreign name in katakana with its parts joined (マリア・ガルシア様): a company
+# so written (ジョンソン・エンド・ジョンソン様) is masked too, as a name may be. Names in roman letters: ``privacy.romaji``.
 _HONOURED = re.compile(
     r"(?<![ぁ-ん])([ぁ-ん]{4,}(?:[ 　][ぁ-ん]{2,})?)[ 　]*(?=[様殿])"
     r"|(?<![ぁ-ん])((?![おご])[ぁ-ん]{5,}(?:[ 　][ぁ-ん]{2,})?)[ 　]*(?=さん)"
+    # a foreign name in katakana, its parts joined by ・ or ＝ (マリア・ガルシア様)
+    r"|(?<![ァ-ヶー・])([ァ-ヶー]{2,}(?:[・＝][ァ-ヶー]{2,}){1,2})[ 　]*(?=様|さん|殿|氏)"
 )
 
 # A short given name in hiragana before an honorific, which the tokenizer cuts into other
@@ -99,6 +102,11 @@ def _short_hiragana(text: str, found: list[Span]) -> list[Span]:
         or (m.start() >= 1 and text[m.start() - 1] in SPACES and m.start() - 1 in ends)
     ]
 
+
+# Variant kanji people keep in their names (人名の異体字: 髙橋, 𠮷田, 濵田) that NFKC leaves as
+# they are and the dictionary does not know: read as the common form, one character for one,
+# so that the offsets hold (髙橋 美咲 is one name, not 髙 橋 and a given name).
+_VARIANTS = str.maketrans("髙𠮷濵栁德﨑槗", "高吉浜柳徳崎橋")
 
 _local = threading.local()
 
@@ -327,13 +335,13 @@ def find_names(text: str) -> list[Span]:
         return []
     tokenizer = _tokenizer()
     spans = [
-        Span(*m.span(next(g for g in (1, 2) if m.group(g))), PersonalKind.PERSON)
+        Span(*m.span(next(g for g in (1, 2, 3) if m.group(g))), PersonalKind.PERSON)
         for m in _HONOURED.finditer(text)
     ]
     spans.extend(find_romaji_names(text))
     bare = without_bank_words(text)  # as long as the text: its offsets hold
     for offset, piece in _chunks(bare):
-        found = _spans(list(tokenizer.tokenize(piece)), offset)
+        found = _spans(list(tokenizer.tokenize(piece.translate(_VARIANTS))), offset)
         spans.extend(with_romaji_part(text, span) for span in found)
         bank = _bank_kana(piece)
         if bank != piece:  # as long as the piece: its offsets are the piece's

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 from keiri_agent.privacy.kinds import PersonalKind, Span
 
-__all__ = ["NON_PERSONAL_LABELS", "find_identifiers"]
+__all__ = ["AT_IN_HIDING", "NON_PERSONAL_LABELS", "find_identifiers"]
 
 D = "[0-9０-９]"
 HY = "[-‐‑‒–—―−－ー]"
@@ -103,7 +103,12 @@ _PHONE = re.compile(
 # Half- and full-width alike (ｍｉｓａｋｉ＠ｅｘａｍｐｌｅ．ｃｏ．ｊｐ is typed as often as the ASCII).
 _LOCAL = "[A-Za-z0-9._%+\\-Ａ-Ｚａ-ｚ０-９．＿％＋－]"
 _LABEL = "[A-Za-z0-9\\-Ａ-Ｚａ-ｚ０-９－]"
-_EMAIL = re.compile(f"{_LOCAL}+[@＠]{_LABEL}+(?:[.．]{_LABEL}+)*[.．][A-Za-zＡ-Ｚａ-ｚ]{{2,}}")
+# The at sign as web pages and signatures hide it from address harvesters: m.hasegawa(at)…,
+# [at], （アット）, or a star the reader is told to replace (★を@に変えてください).
+AT_IN_HIDING = "[ 　]?[(\\[（［][ 　]?(?:at|AT|ａｔ|アット)[ 　]?[)\\]）］][ 　]?|[★☆]"
+_EMAIL = re.compile(
+    f"{_LOCAL}+(?:[@＠]|{AT_IN_HIDING}){_LABEL}+(?:[.．]{_LABEL}+)*[.．][A-Za-zＡ-Ｚａ-ｚ]{{2,}}"
+)
 _PREFECTURE = "(?:東京都|北海道|(?:京都|大阪)府|[一-龥]{2,3}県)"
 # An address's rest after its prefecture or city: the street, then after a space each a
 # building and its floor or room (青葉ビル 3階 301号室, グランドメゾン渋谷 1203).

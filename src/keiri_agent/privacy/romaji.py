@@ -181,6 +181,11 @@ def _place(pos: tuple[str, ...]) -> bool:
     return pos[1] == "固有名詞" and pos[2] == "地名"
 
 
+# Full-width letters as a Japanese keyboard types them, read one for one (offsets hold).
+_HALF_WIDTH = {
+    code: code - 0xFEE0
+    for code in (*range(ord("Ａ"), ord("Ｚ") + 1), *range(ord("ａ"), ord("ｚ") + 1), *map(ord, "．－"))
+}
 _WORD = r"(?:[A-Z][a-z]+|[A-Z]{2,})"
 _RUN = re.compile(rf"(?<![A-Za-z0-9@._\-]){_WORD}(?:[ 　]+{_WORD}|,[ 　]*{_WORD})*(?![A-Za-z0-9@])")
 _SPLIT = re.compile(r"[ 　,]+")
@@ -223,7 +228,8 @@ def _pairs(text: str) -> list[Span]:
 
 
 def find_romaji_names(text: str) -> list[Span]:
-    """The spans of names in roman letters in ``text``."""
+    """The spans of names in roman letters in ``text`` (full-width letters too: Ｍｉｓａｋｉ)."""
+    text = text.translate(_HALF_WIDTH)
     if re.search("[A-Za-z]{2}", text) is None:
         return []
     spans = _pairs(text)
@@ -242,6 +248,7 @@ def _name_part(word: str) -> bool:
 def with_romaji_part(text: str, span: Span) -> Span:
     """``span``, a name found in Japanese script, with the word of romaji that is its other
     half right beside it (長谷川 Misaki, Misaki 長谷川)."""
+    text = text.translate(_HALF_WIDTH)
     start, end = span.start, span.end
     after = _AFTER_NAME.match(text, end)
     if after is not None and _name_part(after.group(1)):
