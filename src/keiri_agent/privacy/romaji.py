@@ -184,7 +184,11 @@ def _place(pos: tuple[str, ...]) -> bool:
 # Full-width letters as a Japanese keyboard types them, read one for one (offsets hold).
 _HALF_WIDTH = {
     code: code - 0xFEE0
-    for code in (*range(ord("Ａ"), ord("Ｚ") + 1), *range(ord("ａ"), ord("ｚ") + 1), *map(ord, "．－"))
+    for code in (
+        *range(ord("Ａ"), ord("Ｚ") + 1),
+        *range(ord("ａ"), ord("ｚ") + 1),
+        *map(ord, "．－"),
+    )
 }
 _WORD = r"(?:[A-Z][a-z]+|[A-Z]{2,})"
 _RUN = re.compile(rf"(?<![A-Za-z0-9@._\-]){_WORD}(?:[ 　]+{_WORD}|,[ 　]*{_WORD})*(?![A-Za-z0-9@])")

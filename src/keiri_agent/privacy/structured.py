@@ -10,12 +10,13 @@ e-mail key only if it holds an at sign: 不明 stays 不明), any other string i
 and booleans and null stay as they are. A number is data too: records read from a table, plan
 values and tool results carry account, phone and employee numbers as JSON numbers
 (``{"口座番号": 1234567}``, a phone number that lost its leading 0 as ``312345678``, a column
-with blanks as ``1234567.0``). An integer
-under a personal key of a numbered kind becomes that kind's placeholder, and any other integer
-is masked when its digits read as an identifier by form (a マイナンバー or a card number with a
-valid check digit); amounts, counts and other numbers stay numbers. The result is JSON again,
-with the same keys; its types are the same but where a number was masked (a placeholder is a
-string), as the value it hid must not reach the model in any type. Text that is not valid JSON (a truncated tool call) is masked as text with its escapes
+with blanks as ``1234567.0``). An integer under a personal key of a numbered kind becomes that
+kind's placeholder, and any other integer is masked when its digits read as an identifier by
+form (a マイナンバー or a card number with a valid check digit) or are a value the job has
+learnt; amounts, counts and other numbers stay numbers. The result is JSON again, with the same
+keys; its types are the same but where a number was masked (a placeholder is a string), as the
+value it hid must not reach the model in any type. Text that is not valid JSON (a truncated
+tool call) is masked as text with its escapes
 read as line breaks.
 """
 
@@ -53,9 +54,9 @@ _DIGIT = re.compile(r"[0-9０-９]")
 _AT = re.compile(r"[@＠]")
 
 
-def _text(vault: Vault, text: str, counts: Counter[str]) -> str:
+def _text(vault: Vault, text: str, counts: Counter[str], *, names: bool = True) -> str:
     view = _ESCAPE.sub(lambda m: "\n" * len(m.group()), text) if "\\" in text else None
-    masked = vault.mask(text, view=view)
+    masked = vault.mask(text, names=names, view=view)
     for kind, n in masked.counts.items():
         counts[kind] += n
     return masked.text
@@ -86,7 +87,7 @@ def _number(vault: Vault, key: str | None, value: int, counts: Counter[str]) -> 
         return vault.learn(kind, text)
     if key is not None and non_personal_header(key):
         return value  # an amount, a count, an order number: never an identifier
-    masked = _text(vault, text, counts)
+    masked = _text(vault, text, counts, names=False)  # digits hold no name: no Sudachi
     return value if masked == text else masked
 
 
