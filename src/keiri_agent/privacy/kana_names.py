@@ -24,6 +24,7 @@ __all__ = [
     "NAME_CHARS",
     "TO_HIRAGANA",
     "TO_KATAKANA",
+    "kana_name_alone",
     "known_as_name",
     "native_in_katakana",
     "split_over_cells",
@@ -48,10 +49,30 @@ def known_as_name(surface: str, parts: tuple[str, ...] = ("姓", "名")) -> bool
     if KANA.fullmatch(surface) is not None:
         spellings |= {surface.translate(TO_HIRAGANA), surface.translate(TO_KATAKANA)}
     return any(
-        (pos := m.part_of_speech())[2] == "人名" and pos[3] in parts
-        for w in spellings
-        for m in dictionary.lookup(w)
+        _name_part(m.part_of_speech(), parts) for w in spellings for m in dictionary.lookup(w)
     )
+
+
+def kana_name_alone(surface: str) -> bool:
+    """Whether a word in kana, alone before 様 / さん, is a person's name: the dictionary knows
+    it as a surname or given name in this spelling (マツダ, ミサキ), or in the other kana
+    (けんた, さくら) unless this spelling names a company or a place and the other a surname
+    only (トヨタ → とよた, クボタ: companies are named after surnames, hardly ever after a
+    given name: ケンタ stays a name), or it is a Japanese word in katakana (リク)."""
+    dictionary = open_dictionary()
+    if any(_name_part(m.part_of_speech(), ("姓", "名")) for m in dictionary.lookup(surface)):
+        return True
+    organisation = any(
+        (pos := m.part_of_speech())[1] == "固有名詞" and pos[2] != "人名"
+        for m in dictionary.lookup(surface)
+    )
+    if organisation:
+        return known_as_name(surface, ("名",))
+    return known_as_name(surface) or native_in_katakana(surface)
+
+
+def _name_part(pos: tuple[str, ...], parts: tuple[str, ...]) -> bool:
+    return pos[2] == "人名" and pos[3] in parts
 
 
 def native_in_katakana(surface: str) -> bool:

@@ -32,8 +32,8 @@ from keiri_agent.privacy.bank_payers import party_names
 from keiri_agent.privacy.kana_names import (
     KANA,
     NAME_CHARS,
+    kana_name_alone,
     known_as_name,
-    native_in_katakana,
     split_over_cells,
 )
 from keiri_agent.privacy.kinds import PersonalKind, Span
@@ -195,7 +195,7 @@ def _may_be_a_name(morpheme: Any) -> bool:
         return False
     if morpheme.is_oov() or _is_name(morpheme.part_of_speech()):
         return True
-    return known_as_name(surface)
+    return kana_name_alone(surface) if KANA.fullmatch(surface) else known_as_name(surface)
 
 
 def _kana_name_before_title(morphemes: list[Any], index: int) -> bool:
@@ -211,7 +211,7 @@ def _kana_name_before_title(morphemes: list[Any], index: int) -> bool:
         and morphemes[index].part_of_speech()[0] == "名詞"
         and (index == 0 or not _kana_word(morphemes[index - 1]))
         and _titled(morphemes, index + 1, honorifics_only=True)
-        and (known_as_name(surface) or native_in_katakana(surface))
+        and kana_name_alone(surface)
     )
 
 
