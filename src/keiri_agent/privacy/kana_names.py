@@ -92,22 +92,20 @@ CELL_BREAKS = frozenset({",", "，", "\t", "|", "｜"})
 def split_over_cells(morphemes: list[Any], index: int) -> bool:
     """Whether the word at ``index`` is one half of a name split over two cells of a row
     without a header (ハセガワ,ミサキ / ヤマダ⇥リク): a surname, a cell break, a given name."""
-
-    def word(at: int) -> Any:
-        return morphemes[at] if 0 <= at < len(morphemes) else None
-
-    def cut(at: int) -> bool:
-        return word(at) is not None and morphemes[at].surface() in CELL_BREAKS
-
-    return (cut(index + 1) and _surname_word(word(index)) and _given_word(word(index + 2))) or (
-        cut(index - 1) and _given_word(word(index)) and _surname_word(word(index - 2))
-    )
+    if (
+        index + 2 < len(morphemes)
+        and morphemes[index + 1].surface() in CELL_BREAKS
+        and _surname_word(morphemes[index])
+        and _given_word(morphemes[index + 2])
+    ):
+        return True
+    if index >= 2 and morphemes[index - 1].surface() in CELL_BREAKS:
+        return _given_word(morphemes[index]) and _surname_word(morphemes[index - 2])
+    return False
 
 
 def _surname_word(morpheme: Any) -> bool:
     """A surname: tagged so, or known as one in either kana (サトウ, read 砂糖 beside a tab)."""
-    if morpheme is None:
-        return False
     pos = morpheme.part_of_speech()
     surface = morpheme.surface()
     return (pos[2] == "人名" and pos[3] == "姓") or (
@@ -119,8 +117,6 @@ def _given_word(morpheme: Any) -> bool:
     """A given name as its cell holds it, in the cell after a surname's: tagged so, or a word
     the dictionary does not know or knows as a name in either kana, or a word in katakana
     without a long vowel (ミサキ, ソウタ, ハルト)."""
-    if morpheme is None:
-        return False
     surface = morpheme.surface()
     if NAME_CHARS.fullmatch(surface) is None or len(surface) < 2:
         return False

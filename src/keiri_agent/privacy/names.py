@@ -37,7 +37,7 @@ from keiri_agent.privacy.kana_names import (
     split_over_cells,
 )
 from keiri_agent.privacy.kinds import PersonalKind, Span
-from keiri_agent.privacy.romaji import find_romaji_names, with_romaji_part
+from keiri_agent.privacy.romaji import find_romaji_names, half_width_letters, with_romaji_part
 from keiri_agent.sudachi import open_dictionary
 
 __all__ = ["HONORIFICS", "MAX_CHUNK_CHARS", "find_names"]
@@ -338,11 +338,12 @@ def find_names(text: str) -> list[Span]:
         Span(*m.span(next(g for g in (1, 2, 3) if m.group(g))), PersonalKind.PERSON)
         for m in _HONOURED.finditer(text)
     ]
-    spans.extend(find_romaji_names(text))
+    latin = half_width_letters(text)  # Ｍｉｓａｋｉ read as Misaki, offsets kept
+    spans.extend(find_romaji_names(latin))
     bare = without_bank_words(text)  # as long as the text: its offsets hold
     for offset, piece in _chunks(bare):
         found = _spans(list(tokenizer.tokenize(piece.translate(_VARIANTS))), offset)
-        spans.extend(with_romaji_part(text, span) for span in found)
+        spans.extend(with_romaji_part(latin, span) for span in found)
         bank = _bank_kana(piece)
         if bank != piece:  # as long as the piece: its offsets are the piece's
             spans.extend(_spans(list(tokenizer.tokenize(bank)), offset))

@@ -38,6 +38,7 @@ __all__ = [
     "MAX_READINGS",
     "company_word",
     "find_romaji_names",
+    "half_width_letters",
     "name_word",
     "readings",
     "with_romaji_part",
@@ -190,6 +191,13 @@ _HALF_WIDTH = {
         *map(ord, "．－"),
     )
 }
+
+
+def half_width_letters(text: str) -> str:
+    """``text`` with full-width letters (Ｍｉｓａｋｉ) in half width, as long as ``text``."""
+    return text.translate(_HALF_WIDTH)
+
+
 _WORD = r"(?:[A-Z][a-z]+|[A-Z]{2,})"
 _RUN = re.compile(rf"(?<![A-Za-z0-9@._\-]){_WORD}(?:[ 　]+{_WORD}|,[ 　]*{_WORD})*(?![A-Za-z0-9@])")
 _SPLIT = re.compile(r"[ 　,]+")
@@ -232,8 +240,8 @@ def _pairs(text: str) -> list[Span]:
 
 
 def find_romaji_names(text: str) -> list[Span]:
-    """The spans of names in roman letters in ``text`` (full-width letters too: Ｍｉｓａｋｉ)."""
-    text = text.translate(_HALF_WIDTH)
+    """The spans of names in roman letters in ``text``, its letters in half width
+    (:func:`half_width_letters`)."""
     if re.search("[A-Za-z]{2}", text) is None:
         return []
     spans = _pairs(text)
@@ -251,8 +259,8 @@ def _name_part(word: str) -> bool:
 
 def with_romaji_part(text: str, span: Span) -> Span:
     """``span``, a name found in Japanese script, with the word of romaji that is its other
-    half right beside it (長谷川 Misaki, Misaki 長谷川)."""
-    text = text.translate(_HALF_WIDTH)
+    half right beside it (長谷川 Misaki, Misaki 長谷川); ``text`` with its letters in half width
+    (:func:`half_width_letters`)."""
     start, end = span.start, span.end
     after = _AFTER_NAME.match(text, end)
     if after is not None and _name_part(after.group(1)):
