@@ -22,13 +22,13 @@ from keiri_agent.privacy.headers import (
 )
 from keiri_agent.privacy.kinds import PersonalKind, Span
 from keiri_agent.privacy.names import find_names
-from keiri_agent.privacy.patterns import find_identifiers
+from keiri_agent.privacy.patterns import AT_IN_HIDING, find_identifiers
 
 __all__ = ["find_personal", "maybe_personal", "resolve"]
 
 # What every find but a name needs somewhere in the text (patterns.py and headers.py): a digit
-# run that could start a phone number or hold 12 digits, an at sign, 〒, +81, a postal code, a
-# date right before 生, or a word that labels personal data. A text with none of them holds no
+# run that could start a phone number or hold 12 digits, an at sign (or one hidden: (at), ★),
+# 〒, +81, a postal code, a date right before 生, or a word that labels personal data. A text with none of them holds no
 # identifier; logs are mostly such text, and these scans are far cheaper than the patterns.
 _CHARS = re.compile(r"[0-9０-９@＠〒]")
 _DIGITS = re.compile(
@@ -61,6 +61,7 @@ _WORDS = tuple(
     if not w.isascii()
 )
 _ASCII_WORDS = tuple(w for w in HEADER_WORDS if w.isascii())
+_HIDDEN_AT = re.compile(AT_IN_HIDING)  # an e-mail address with its at sign hidden
 _FIRST = re.compile("[" + re.escape("".join(sorted({w[0] for w in _WORDS}))) + "]")
 _ASCII_ALPHA = re.compile("[A-Za-z]")
 _PRIORITY = {kind: rank for rank, kind in enumerate(PersonalKind)}  # earlier = stronger
@@ -91,6 +92,8 @@ def _inside(span: Span, ranges: list[tuple[int, int]]) -> bool:
 def maybe_personal(text: str) -> bool:
     """Whether ``text`` may hold personal data other than a bare name (a quick test)."""
     if _CHARS.search(text) is not None and _DIGITS.search(text) is not None:
+        return True
+    if _HIDDEN_AT.search(text) is not None:
         return True
     if _FIRST.search(text) is not None and any(word in text for word in _WORDS):
         return True

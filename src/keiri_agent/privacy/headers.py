@@ -52,13 +52,15 @@ EMPLOYEE_ID_WORDS = (
 # English words are kept to those that name a person's data only ("name" and "address" also
 # name files, blocks and URLs in the records a plan passes around).
 _HEADER_WORDS: tuple[tuple[PersonalKind, tuple[str, ...]], ...] = (
-    (PersonalKind.MY_NUMBER, ("マイナンバー", "個人番号")),
+    (PersonalKind.MY_NUMBER, ("マイナンバー", "個人番号", "my_number", "mynumber")),
     (PersonalKind.CARD, ("カード番号", "クレジットカード", "card_number", "cardnumber")),
     (PersonalKind.BIRTH_DATE, ("生年月日", "誕生日", "birth")),
     (PersonalKind.EMAIL, ("メール", "mail", "email", "e-mail")),
-    (PersonalKind.PHONE, ("電話", "tel", "携帯", "fax", "phone")),
-    (PersonalKind.ACCOUNT, ("口座番号", "口座no", "口座")),
-    (PersonalKind.ADDRESS, ("住所", "郵便番号", "〒")),
+    # 連絡先 holds a phone number mostly; whatever it holds (a mail, an address) is personal
+    (PersonalKind.PHONE, ("電話", "tel", "携帯", "fax", "phone", "連絡先")),
+    # not "account" alone: in accounting it names a ledger account (勘定科目)
+    (PersonalKind.ACCOUNT, ("口座番号", "口座no", "口座", "bank_account", "bankaccount")),
+    (PersonalKind.ADDRESS, ("住所", "郵便番号", "〒", "postal_code", "zip_code", "zipcode")),
     (PersonalKind.EMPLOYEE_ID, EMPLOYEE_ID_WORDS),
     (
         PersonalKind.PERSON,

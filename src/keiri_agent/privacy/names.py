@@ -5,9 +5,13 @@ is a run of such words, a surname and a given name joined by at most one space
 (``長谷川 美咲``, ``高橋　優子``, ``ハセガワ ミサキ``); a single word in kana or of one character is
 one only with 様 / さん... after it (リスト, マリア, 全 and 行 are words first). A word the dictionary does not know,
 right before 様 / さん / 氏 / 殿, is a name too, and so is one it knows as a name among its
-entries (楽天, みずほ); one it knows only as something else is a company (ソニー様, 三菱商事様).
-Names in hiragana before 様 / 殿 (``わたなべだいき殿``) are found by their form, names in roman
-letters by ``privacy.romaji``. A run that goes on into a common noun
+entries, in either kana (楽天, みずほ, ケンタ → けんた); one it knows only as something else is
+a company (ソニー様, 三菱商事様). A kana word alone before 様 / さん that the dictionary tags a
+common noun is a name when it knows it as one in either kana (さくら様) or it is a Japanese word
+in katakana (リクさん); a surname and a given name in two cells of a row without a header are
+a name (ハセガワ,ミサキ): ``privacy.kana_names``. Names in hiragana before 様 / 殿
+(``わたなべだいき殿``) are found by their form, short ones the tokenizer cuts (だいきさん) by
+the dictionary or beside a name found, names in roman letters by ``privacy.romaji``. A run that goes on into a common noun
 (``田中工業``, ``鈴木自動車``, ``梅田ビル``) or follows 株式会社 names a company or a place, not a
 person, and is left alone; a title after the name (部長, 課長...) keeps it a name. Payers in
 half-width kana are read as banks print them too (ｻｻｷ ｼﾖｳﾀ: no small letters; the word next to
@@ -25,8 +29,15 @@ from typing import Any
 
 from keiri_agent.bank_words import without_bank_words
 from keiri_agent.privacy.bank_payers import party_names
+from keiri_agent.privacy.kana_names import (
+    KANA,
+    NAME_CHARS,
+    kana_name_alone,
+    known_as_name,
+    split_over_cells,
+)
 from keiri_agent.privacy.kinds import PersonalKind, Span
-from keiri_agent.privacy.romaji import find_romaji_names, with_romaji_part
+from keiri_agent.privacy.romaji import find_romaji_names, half_width_letters, with_romaji_part
 from keiri_agent.sudachi import open_dictionary
 
 __all__ = ["HONORIFICS", "MAX_CHUNK_CHARS", "find_names"]
@@ -60,16 +71,42 @@ COMPANY_PREFIXES = frozenset(
     {"株式会社", "有限会社", "合同会社", "合資会社", "(株)", "㈱", "（株）"}
 )
 SPACES = frozenset({" ", "\u3000"})
-_KANA = re.compile(r"[ぁ-んァ-ヶー]+")
-_NAME_CHARS = re.compile(r"[一-龥々ぁ-んァ-ヶー]+")
 
 # A name in hiragana, four letters or more, before 様 / 殿 (わたなべだいき殿), five or more
 # before さん unless it starts with お / ご (おまわりさん, ごくろうさん); never before さま
-# (おつかれさま). Names in roman letters: ``privacy.romaji``.
+# (おつかれさま). A foreign name in katakana with its parts joined (マリア・ガルシア様): a company
+# so written (ジョンソン・エンド・ジョンソン様) is masked too, as a name may be. Names in roman letters: ``privacy.romaji``.
 _HONOURED = re.compile(
     r"(?<![ぁ-ん])([ぁ-ん]{4,}(?:[ 　][ぁ-ん]{2,})?)[ 　]*(?=[様殿])"
     r"|(?<![ぁ-ん])((?![おご])[ぁ-ん]{5,}(?:[ 　][ぁ-ん]{2,})?)[ 　]*(?=さん)"
+    # a foreign name in katakana, its parts joined by ・ or ＝ (マリア・ガルシア様)
+    r"|(?<![ァ-ヶー・])([ァ-ヶー]{2,}(?:[・＝][ァ-ヶー]{2,}){1,2})[ 　]*(?=様|さん|殿|氏)"
 )
+
+# A short given name in hiragana before an honorific, which the tokenizer cuts into other
+# words (だいきさん → だ + いき + さん, れんさん): taken when the dictionary knows it as a name
+# in either kana (だいき → ダイキ); never after another hiragana letter or from お / ご.
+_SHORT_HIRAGANA = re.compile(
+    r"(?<![ぁ-ん])((?![おご])[ぁ-ん]{2,4})[ 　]?(?=様|さま|さん|殿|ちゃん|くん)"
+)
+
+
+def _short_hiragana(text: str, found: list[Span]) -> list[Span]:
+    """Short given names in hiragana before an honorific (``_SHORT_HIRAGANA``) that the
+    dictionary knows as names, or that follow a name found, one space apart (佐藤 はるとさん)."""
+    ends = {span.end for span in found}
+    return [
+        Span(*m.span(1), PersonalKind.PERSON)
+        for m in _SHORT_HIRAGANA.finditer(text)
+        if known_as_name(m.group(1))
+        or (m.start() >= 1 and text[m.start() - 1] in SPACES and m.start() - 1 in ends)
+    ]
+
+
+# Variant kanji people keep in their names (人名の異体字: 髙橋, 𠮷田, 濵田) that NFKC leaves as
+# they are and the dictionary does not know: read as the common form, one character for one,
+# so that the offsets hold (髙橋 美咲 is one name, not 髙 橋 and a given name).
+_VARIANTS = str.maketrans("髙𠮷濵栁德﨑槗", "高吉浜柳徳崎橋")
 
 _local = threading.local()
 
@@ -102,10 +139,10 @@ def _is_name(pos: tuple[str, ...]) -> bool:
     return pos[2] == "人名" and pos[3] in ("姓", "名")
 
 
-def _titled(morphemes: list[Any], index: int) -> bool:
+def _titled(morphemes: list[Any], index: int, *, honorifics_only: bool = False) -> bool:
     """Whether the words from ``index`` on begin with an honorific or a title (部 + 長 too);
     after one space, an honorific only (ナカジマ ケンタ　様, but 三井物産 御中)."""
-    words: tuple[str, ...] = (*HONORIFICS, *TITLES)
+    words: tuple[str, ...] = tuple(HONORIFICS) if honorifics_only else (*HONORIFICS, *TITLES)
     if index < len(morphemes) and morphemes[index].surface() in SPACES:
         index += 1
         words = tuple(HONORIFICS)
@@ -124,7 +161,7 @@ def _given_after_space(morphemes: list[Any], index: int) -> bool:
         morphemes[index - 1].part_of_speech()[3] == "姓"
         and word.part_of_speech()[0] == "名詞"
         and len(word.surface()) <= 3
-        and _NAME_CHARS.fullmatch(word.surface()) is not None
+        and NAME_CHARS.fullmatch(word.surface()) is not None
         and (following is None or following.part_of_speech()[0] != "名詞")
     )
 
@@ -133,10 +170,10 @@ def _kana_surname_before(morphemes: list[Any], first: int) -> bool:
     """Whether the name at ``first`` is in kana and a kana noun and one space come before it."""
     if first < 2 or morphemes[first - 1].surface() not in SPACES:
         return False
-    if _KANA.fullmatch(morphemes[first].surface()) is None:
+    if KANA.fullmatch(morphemes[first].surface()) is None:
         return False
     word = morphemes[first - 2]
-    return word.part_of_speech()[0] == "名詞" and _KANA.fullmatch(word.surface()) is not None
+    return word.part_of_speech()[0] == "名詞" and KANA.fullmatch(word.surface()) is not None
 
 
 def _ends_organization(morpheme: Any) -> bool:
@@ -158,7 +195,35 @@ def _may_be_a_name(morpheme: Any) -> bool:
         return False
     if morpheme.is_oov() or _is_name(morpheme.part_of_speech()):
         return True
-    return any(_is_name(m.part_of_speech()) for m in open_dictionary().lookup(surface))
+    return kana_name_alone(surface) if KANA.fullmatch(surface) else known_as_name(surface)
+
+
+def _kana_name_before_title(morphemes: list[Any], index: int) -> bool:
+    """Whether the word at ``index`` is a given name or surname written alone in kana before
+    様 / さん (ケンタ様, さくら様, リクさん), where the dictionary tags the word as a common
+    noun but knows it as a name in one of its kana spellings, or it is a Japanese word in
+    katakana; not after お / ご (おかあさん)."""
+    surface = morphemes[index].surface()
+    return (
+        len(surface) >= 2
+        and KANA.fullmatch(surface) is not None
+        and not surface.startswith(("お", "ご"))
+        and morphemes[index].part_of_speech()[0] == "名詞"
+        and (index == 0 or not _kana_word(morphemes[index - 1]))
+        and _titled(morphemes, index + 1, honorifics_only=True)
+        and kana_name_alone(surface)
+    )
+
+
+def _kana_word(morpheme: Any) -> bool:
+    """Whether ``morpheme`` is a word in kana that a kana name could be the end of (not a
+    particle: 担当のリクさん)."""
+    return KANA.fullmatch(morpheme.surface()) is not None and morpheme.part_of_speech()[0] not in (
+        "助詞",
+        "助動詞",
+        "補助記号",
+        "空白",
+    )
 
 
 def _spans(morphemes: list[Any], offset: int) -> list[Span]:
@@ -179,7 +244,12 @@ def _spans(morphemes: list[Any], offset: int) -> list[Span]:
                 or (_kana_surname_before(morphemes, index) and _may_be_a_name(morphemes[index - 2]))
             )
         )
-        if not (_is_name(pos) or before_title):
+        if not (
+            _is_name(pos)
+            or before_title
+            or _kana_name_before_title(morphemes, index)
+            or split_over_cells(morphemes, index)
+        ):
             index += 1
             continue
         first = last = index
@@ -207,7 +277,12 @@ def _spans(morphemes: list[Any], offset: int) -> list[Span]:
         if after is not None and not honoured and _ends_organization(after):
             continue
         alone = morphemes[first].surface()
-        if first == last and not honoured and (len(alone) < 2 or _KANA.fullmatch(alone)):
+        if (
+            first == last
+            and not honoured
+            and (len(alone) < 2 or KANA.fullmatch(alone))
+            and not split_over_cells(morphemes, first)
+        ):
             continue  # 全, 行, リスト, マリア alone are words far more often than names
         if before is not None and before.surface() in COMPANY_PREFIXES:
             continue
@@ -260,17 +335,19 @@ def find_names(text: str) -> list[Span]:
         return []
     tokenizer = _tokenizer()
     spans = [
-        Span(*m.span(next(g for g in (1, 2) if m.group(g))), PersonalKind.PERSON)
+        Span(*m.span(next(g for g in (1, 2, 3) if m.group(g))), PersonalKind.PERSON)
         for m in _HONOURED.finditer(text)
     ]
-    spans.extend(find_romaji_names(text))
+    latin = half_width_letters(text)  # Ｍｉｓａｋｉ read as Misaki, offsets kept
+    spans.extend(find_romaji_names(latin))
     bare = without_bank_words(text)  # as long as the text: its offsets hold
     for offset, piece in _chunks(bare):
-        found = _spans(list(tokenizer.tokenize(piece)), offset)
-        spans.extend(with_romaji_part(text, span) for span in found)
+        found = _spans(list(tokenizer.tokenize(piece.translate(_VARIANTS))), offset)
+        spans.extend(with_romaji_part(latin, span) for span in found)
         bank = _bank_kana(piece)
         if bank != piece:  # as long as the piece: its offsets are the piece's
             spans.extend(_spans(list(tokenizer.tokenize(bank)), offset))
+    spans.extend(_short_hiragana(text, spans))
     if _HALF_KANA.search(text) is not None:
         spans = [_with_whole_name(bare, span) for span in spans]
     if bare != text:

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 from keiri_agent.privacy.kinds import PersonalKind, Span
 
-__all__ = ["NON_PERSONAL_LABELS", "find_identifiers"]
+__all__ = ["AT_IN_HIDING", "NON_PERSONAL_LABELS", "find_identifiers"]
 
 D = "[0-9０-９]"
 HY = "[-‐‑‒–—―−－ー]"
@@ -103,13 +103,25 @@ _PHONE = re.compile(
 # Half- and full-width alike (ｍｉｓａｋｉ＠ｅｘａｍｐｌｅ．ｃｏ．ｊｐ is typed as often as the ASCII).
 _LOCAL = "[A-Za-z0-9._%+\\-Ａ-Ｚａ-ｚ０-９．＿％＋－]"
 _LABEL = "[A-Za-z0-9\\-Ａ-Ｚａ-ｚ０-９－]"
-_EMAIL = re.compile(f"{_LOCAL}+[@＠]{_LABEL}+(?:[.．]{_LABEL}+)*[.．][A-Za-zＡ-Ｚａ-ｚ]{{2,}}")
+# The at sign as web pages and signatures hide it from address harvesters: m.hasegawa(at)…,
+# [at], （アット）, or a star the reader is told to replace (★を@に変えてください).
+AT_IN_HIDING = "[ 　]?[(\\[（［][ 　]?(?:at|AT|ａｔ|アット)[ 　]?[)\\]）］][ 　]?|[★☆]"
+_EMAIL = re.compile(
+    f"{_LOCAL}+(?:[@＠]|{AT_IN_HIDING}){_LABEL}+(?:[.．]{_LABEL}+)*[.．][A-Za-zＡ-Ｚａ-ｚ]{{2,}}"
+)
 _PREFECTURE = "(?:東京都|北海道|(?:京都|大阪)府|[一-龥]{2,3}県)"
-# An address's rest after its prefecture or city: the street, and a building after one space.
+# An address's rest after its prefecture or city: the street, then after a space each a
+# building and its floor or room (青葉ビル 3階 301号室, グランドメゾン渋谷 1203).
+_BUILDING_WORDS = (
+    "ビル|マンション|ハイツ|コーポ|荘|号室|レジデンス|タワー|メゾン|ハウス|アパート|パレス"
+    "|ヒルズ|コート|テラス|[0-9０-９]+[FＦ階]"
+)
+_CELL = "[^\\s,，、。|\t\"'<>「」]"
 _STREET = (
-    "[^\\s,，、。|\t\"'<>「」]{1,40}"
-    "(?:[ 　](?=[^\\s]*(?:ビル|マンション|ハイツ|コーポ|荘|号室|[0-9０-９]+[FＦ階]))"
-    "[^\\s,，、。|\t\"'<>「」]{1,20})?"
+    f"{_CELL}{{1,40}}"
+    f"(?:(?:[ 　](?=[^\\s]*(?:{_BUILDING_WORDS})){_CELL}{{1,20}}){{1,3}}"
+    # a room number alone after the building (グランドメゾン渋谷 1203)
+    "(?:[ 　](?:[0-9０-９]{1,4}号室?|[0-9０-９]{3,4})(?![0-9０-９]|[,，.．][0-9０-９]|[^\\s,，、。|\t]))?)?"
 )
 _ADDRESS_BODY = f"{_PREFECTURE}{_STREET}"
 # After a postal code an address often starts at the city (大阪市北区..., 港区芝浦...).
@@ -150,10 +162,13 @@ _DEPOSIT_KIND = (
     "|(?<![一-龥々])[普当貯](?![一-龥々])"
     "|[(（][普当貯][)）])"
 )
+# An account number: 7 digits (6 to 8 as some banks and exports write them), typed in two
+# groups (1234 567, 123-4567), or after its branch's number (店番 123-1234567).
+_ACCOUNT_NUMBER = f"{D}{{6,8}}|{D}{{3,4}}(?:{HY}|[ 　]){D}{{3,4}}|{D}{{3}}{HY}{D}{{7}}"
 # The kind and the number may stand in cells side by side (普通,1234567 / | 当座 | 1234567 |).
 _ACCOUNT = re.compile(
     f"(?:{_DEPOSIT_KIND}[ 　]*[,，\t|]?|口座(?:番号)?)[ 　]*[:：]?[ 　]*"
-    f"(?:(?:No|NO|№|番号)\\.?[ 　]*[:：]?[ 　]*)?(?:[(（](?:普通|当座)[)）][ 　]*)?({D}{{6,8}})"
+    f"(?:(?:No|NO|№|番号)\\.?[ 　]*[:：]?[ 　]*)?(?:[(（](?:普通|当座)[)）][ 　]*)?({_ACCOUNT_NUMBER})"
     f"{_AFTER}"
 )
 # An employee's number after its label, with or without a colon (社員番号 012345, 社員No.A-1024).

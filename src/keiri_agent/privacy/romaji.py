@@ -10,13 +10,16 @@ which knows surnames and given names (``人名,姓`` / ``人名,名``, in kataka
 - two words of romaji, one of them a name in the dictionary or both unknown to it (Sano Yuto),
   that do not go on into another word (``Sumitomo Mitsui Banking``, ``Hasegawa Accounting``
   are companies); two words the dictionary knows as other words (Tokyo Marine) are no name;
-- one word of romaji before 様 / さん / 殿 / 氏 / 先生, unless the dictionary knows it only as
-  something else (Amazon → アマゾン, a place; Hitachi → ヒタチ): a word it does not know at
-  all (Fujitsu) is taken for a name, and so is a company named like a person (Toyota, 豊田);
+- one word of romaji before 様 / さん / 殿 / 氏 / 先生 or their romaji (Kato-san, Goto san,
+  Ito-sama), unless the dictionary knows it only as something else and that is a place
+  (Amazon → アマゾン, Hitachi → ひたち) or a loanword it knows in katakana only (Adobe →
+  アドベ): a word it does not know at all (Fujitsu) is taken for a name, and so is a company
+  named like a person (Toyota, 豊田; Kojima → コジマ, which the dictionary knows as a shop
+  only) and a surname the dictionary reads as a native word (Goto → ごと, Oka → おか);
 - one word that the dictionary knows as a name, one space from a name found in Japanese
   script (長谷川 Misaki: :func:`with_romaji_part`); beside other Japanese text it is a word
   (Rate列, Kanji);
-- a word after Mr. / Ms. / Mrs. / Dr.
+- a word after Mr. / Ms. / Mrs. / Dr. (with or without the dot and the space).
 
 An acronym of up to three capitals (AI, IT, OK) is no name beside Japanese text.
 """
@@ -27,10 +30,19 @@ import itertools
 import re
 from functools import lru_cache
 
+from keiri_agent.privacy.kana_names import TO_HIRAGANA
 from keiri_agent.privacy.kinds import PersonalKind, Span
 from keiri_agent.sudachi import open_dictionary
 
-__all__ = ["MAX_READINGS", "find_romaji_names", "name_word", "readings", "with_romaji_part"]
+__all__ = [
+    "MAX_READINGS",
+    "company_word",
+    "find_romaji_names",
+    "half_width_letters",
+    "name_word",
+    "readings",
+    "with_romaji_part",
+]
 
 MAX_READINGS = 64  # katakana readings tried per word (long vowels double them)
 
@@ -71,8 +83,6 @@ def _syllables() -> dict[str, str]:
 
 
 _SYLLABLES = _syllables()
-# The dictionary knows many names under their hiragana only (はやし, しみず, こんどう).
-_HIRAGANA = {code: code - 0x60 for code in range(ord("ァ"), ord("ヶ") + 1)}
 # Only a surname or given name counts: 人名,一般 tags ジャパン, マリネ and ソニー too.
 _LONGEST = max(map(len, _SYLLABLES))
 
@@ -136,7 +146,8 @@ def name_word(word: str) -> bool | None:
     found = False
     dictionary = open_dictionary()
     for reading in readings(word):
-        for spelling in (reading, reading.translate(_HIRAGANA)):
+        # the dictionary knows many names under their hiragana only (はやし, しみず, こんどう)
+        for spelling in (reading, reading.translate(TO_HIRAGANA)):
             for morpheme in dictionary.lookup(spelling):
                 pos = morpheme.part_of_speech()
                 if pos[2] == "人名" and pos[3] in ("姓", "名"):
@@ -145,12 +156,57 @@ def name_word(word: str) -> bool | None:
     return False if found or not readings(word) else None
 
 
+@lru_cache(maxsize=4096)
+def company_word(word: str) -> bool:
+    """Whether ``word``, known to the dictionary as no name, reads as a company's or a place's
+    name: a place's name (Amazon → アマゾン, Hitachi → ひたち) or a word it knows in katakana
+    only, a loanword (Adobe → アドベ). A native word written in romaji (Goto → ごと, Oka →
+    おか) is not: before 様 / さん such a word is a surname (後藤, 岡)."""
+    if not readings(word):
+        return True  # no romaji (Google, Services): no Japanese name
+    dictionary = open_dictionary()
+    for reading in readings(word):
+        for spelling in (reading, reading.translate(TO_HIRAGANA)):
+            if any(_place(m.part_of_speech()) for m in dictionary.lookup(spelling)):
+                return True
+    if any(dictionary.lookup(r.translate(TO_HIRAGANA)) for r in readings(word)):
+        return False  # a native word
+    return any(
+        m.part_of_speech()[1] == "普通名詞" for r in readings(word) for m in dictionary.lookup(r)
+    )
+
+
+def _place(pos: tuple[str, ...]) -> bool:
+    """A place's name (アマゾン, ひたち). Not an organisation's: many are named after their
+    founder (Hirano → ヒラノ, Kojima → コジマ are surnames first), and not 人名 一般 (AOKI)."""
+    return pos[1] == "固有名詞" and pos[2] == "地名"
+
+
+# Full-width letters as a Japanese keyboard types them, read one for one (offsets hold).
+_HALF_WIDTH = {
+    code: code - 0xFEE0
+    for code in (
+        *range(ord("Ａ"), ord("Ｚ") + 1),
+        *range(ord("ａ"), ord("ｚ") + 1),
+        *map(ord, "．－"),
+    )
+}
+
+
+def half_width_letters(text: str) -> str:
+    """``text`` with full-width letters (Ｍｉｓａｋｉ) in half width, as long as ``text``."""
+    return text.translate(_HALF_WIDTH)
+
+
 _WORD = r"(?:[A-Z][a-z]+|[A-Z]{2,})"
 _RUN = re.compile(rf"(?<![A-Za-z0-9@._\-]){_WORD}(?:[ 　]+{_WORD}|,[ 　]*{_WORD})*(?![A-Za-z0-9@])")
 _SPLIT = re.compile(r"[ 　,]+")
+# Honorifics in roman letters as mails write them: Kato-san, Goto san, Ito-sama, Ueda-sensei.
+_ROMAJI_HONORIFICS = r"(?:san|sama|sensei|dono|kun|chan|shi)(?![A-Za-z])"
 _HONOURED = re.compile(
-    rf"(?<![A-Za-z0-9@._\-])({_WORD})[ 　]*(?=様|さま|さん|殿|氏|先生|くん|君)"
-    rf"|(?:Mr|Ms|Mrs|Miss|Dr)\.?[ 　]+({_WORD})(?![A-Za-z])"
+    rf"(?<![A-Za-z0-9@._\-])({_WORD})(?:[ 　]*(?=様|さま|さん|殿|氏|先生|くん|君)"
+    rf"|(?=[-‐ ](?i:{_ROMAJI_HONORIFICS})))"
+    rf"|(?<![A-Za-z])(?:Mr|Ms|Mrs|Miss|Dr|MR|MS|MRS|DR)(?:\.[ 　]*|[ 　]+)({_WORD})(?![A-Za-z])"
 )
 _AFTER_NAME = re.compile(rf"[ 　]({_WORD})(?![A-Za-z0-9.@])")
 _BEFORE_NAME = re.compile(rf"(?<![A-Za-z0-9@._\-])({_WORD})[ 　]$")
@@ -184,14 +240,15 @@ def _pairs(text: str) -> list[Span]:
 
 
 def find_romaji_names(text: str) -> list[Span]:
-    """The spans of names in roman letters in ``text``."""
+    """The spans of names in roman letters in ``text``, its letters in half width
+    (:func:`half_width_letters`)."""
     if re.search("[A-Za-z]{2}", text) is None:
         return []
     spans = _pairs(text)
     for match in _HONOURED.finditer(text):
         if match.group(2):  # after Mr. / Ms.: a person whatever the word
             spans.append(Span(*match.span(2), PersonalKind.PERSON))
-        elif name_word(match.group(1)) is not False:
+        elif name_word(match.group(1)) is not False or not company_word(match.group(1)):
             spans.append(Span(*match.span(1), PersonalKind.PERSON))
     return spans
 
@@ -202,7 +259,8 @@ def _name_part(word: str) -> bool:
 
 def with_romaji_part(text: str, span: Span) -> Span:
     """``span``, a name found in Japanese script, with the word of romaji that is its other
-    half right beside it (長谷川 Misaki, Misaki 長谷川)."""
+    half right beside it (長谷川 Misaki, Misaki 長谷川); ``text`` with its letters in half width
+    (:func:`half_width_letters`)."""
     start, end = span.start, span.end
     after = _AFTER_NAME.match(text, end)
     if after is not None and _name_part(after.group(1)):

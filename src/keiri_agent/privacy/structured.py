@@ -7,9 +7,16 @@ JSON tool result or record as data. Masking such text as prose would miss what o
 a string under a personal key (``privacy.headers.header_kind``: 氏名, 電話, 口座番号...) becomes the
 placeholder of that kind as a whole (under a number's key only if it holds a digit, under an
 e-mail key only if it holds an at sign: 不明 stays 不明), any other string is masked as text, keys are masked as text,
-and numbers, booleans and null stay as they are. The result is JSON again, with the same keys and
-types, so it still fits the schema it was written for (a placeholder is a string where a string
-was). Text that is not valid JSON (a truncated tool call) is masked as text with its escapes
+and booleans and null stay as they are. A number is data too: records read from a table, plan
+values and tool results carry account, phone and employee numbers as JSON numbers
+(``{"口座番号": 1234567}``, a phone number that lost its leading 0 as ``312345678``, a column
+with blanks as ``1234567.0``). An integer under a personal key of a numbered kind becomes that
+kind's placeholder, and any other integer is masked when its digits read as an identifier by
+form (a マイナンバー or a card number with a valid check digit) or are a value the job has
+learnt; amounts, counts and other numbers stay numbers. The result is JSON again, with the same
+keys; its types are the same but where a number was masked (a placeholder is a string), as the
+value it hid must not reach the model in any type. Text that is not valid JSON (a truncated
+tool call) is masked as text with its escapes
 read as line breaks.
 """
 
@@ -21,7 +28,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from keiri_agent.privacy.headers import MAX_LABELLED_CHARS, header_kind
+from keiri_agent.privacy.headers import MAX_LABELLED_CHARS, header_kind, non_personal_header
 from keiri_agent.privacy.kinds import PersonalKind
 from keiri_agent.privacy.vault import MIN_KNOWN_CHARS, Vault, placeholder_pattern
 
@@ -40,13 +47,16 @@ _NUMBERED = frozenset(
         PersonalKind.EMPLOYEE_ID,
     )
 )
+# Under a key of these kinds an integer is the identifier itself (口座番号 1234567, 郵便番号
+# 1500002, 生年月日 19850401).
+_NUMBERED_VALUES = _NUMBERED | {PersonalKind.ADDRESS, PersonalKind.BIRTH_DATE}
 _DIGIT = re.compile(r"[0-9０-９]")
 _AT = re.compile(r"[@＠]")
 
 
-def _text(vault: Vault, text: str, counts: Counter[str]) -> str:
+def _text(vault: Vault, text: str, counts: Counter[str], *, names: bool = True) -> str:
     view = _ESCAPE.sub(lambda m: "\n" * len(m.group()), text) if "\\" in text else None
-    masked = vault.mask(text, view=view)
+    masked = vault.mask(text, names=names, view=view)
     for kind, n in masked.counts.items():
         counts[kind] += n
     return masked.text
@@ -67,9 +77,27 @@ def _labelled(vault: Vault, key: str | None, value: str, counts: Counter[str]) -
     return vault.learn(kind, stripped)
 
 
+def _number(vault: Vault, key: str | None, value: int, counts: Counter[str]) -> int | str:
+    """An integer under ``key``: its placeholder when it is an identifier, else itself."""
+    text = str(value)
+    kind = header_kind(key) if key else None
+    if kind in _NUMBERED_VALUES and value >= 0 and len(text) >= MIN_KNOWN_CHARS:
+        assert kind is not None
+        counts[kind.value] += 1
+        return vault.learn(kind, text)
+    if key is not None and non_personal_header(key):
+        return value  # an amount, a count, an order number: never an identifier
+    masked = _text(vault, text, counts, names=False)  # digits hold no name: no Sudachi
+    return value if masked == text else masked
+
+
 def _walk(vault: Vault, value: Any, key: str | None, counts: Counter[str]) -> Any:
     if isinstance(value, str):
         return _labelled(vault, key, value, counts)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _number(vault, key, value, counts)
+    if isinstance(value, float) and value.is_integer() and key and header_kind(key) is not None:
+        return _number(vault, key, int(value), counts)  # a number column with blanks: 1234567.0
     if isinstance(value, Mapping):
         return {
             (_text(vault, k, counts) if isinstance(k, str) else k): _walk(vault, v, str(k), counts)
