@@ -206,8 +206,13 @@ EXACT: list[tuple[str, list[tuple[str, str]]]] = [
     ("みなさん、皆さま、お客様、おつかれさまです", []),
     ("ユーザー様、オーナー様、スタッフさん、バイトさん、ゲスト様", []),
     ("ソニー様、ニトリ様", []),
-    # companies the dictionary knows, named after a surname (とよた) or a word (きりん)
-    ("トヨタ様、キリン様、カゴメ様、クボタ様", []),
+    # a katakana word alone before 様 that the dictionary knows as a name in either kana is masked,
+    # though a company may bear it (タケダ様 is as often Mr 武田); one it knows only otherwise stays
+    (
+        "トヨタ様、タケダ様、クボタ様、ケンタ様",
+        [("person", "トヨタ"), ("person", "タケダ"), ("person", "クボタ"), ("person", "ケンタ")],
+    ),
+    ("ヤマハ様、シマノ様、カシオ様、キヤノン様、コクヨ様", []),
     ("髙島屋様、Ａｍａｚｏｎ様", []),
     ("★新商品★ 4月発売 example.co.jp", []),
     ("かみさま、ほとけさま、あかちゃん、ねえさん", []),

@@ -55,19 +55,11 @@ def known_as_name(surface: str, parts: tuple[str, ...] = ("姓", "名")) -> bool
 
 def kana_name_alone(surface: str) -> bool:
     """Whether a word in kana, alone before 様 / さん, is a person's name: the dictionary knows
-    it as a surname or given name in this spelling (マツダ, ミサキ), or in the other kana
-    (けんた, さくら) unless this spelling names a company or a place and the other a surname
-    only (トヨタ → とよた, クボタ: companies are named after surnames, hardly ever after a
-    given name: ケンタ stays a name), or it is a Japanese word in katakana (リク)."""
-    dictionary = open_dictionary()
-    if any(_name_part(m.part_of_speech(), ("姓", "名")) for m in dictionary.lookup(surface)):
-        return True
-    organisation = any(
-        (pos := m.part_of_speech())[1] == "固有名詞" and pos[2] != "人名"
-        for m in dictionary.lookup(surface)
-    )
-    if organisation:
-        return known_as_name(surface, ("名",))
+    it as a surname or given name in this spelling (マツダ, ミサキ) or in the other kana (けんた,
+    さくら), or it is a Japanese word in katakana (リク). A company named after a surname
+    (トヨタ → とよた 豊田, クボタ → くぼた 久保田) is masked too: written alone before 様 it cannot
+    be told from the person (タケダ様 is as often Mr 武田 as the company), and a company's name
+    taken for a person's costs less than a person's name sent out (as ``Toyota様`` in romaji)."""
     return known_as_name(surface) or native_in_katakana(surface)
 
 
