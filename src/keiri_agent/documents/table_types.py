@@ -86,11 +86,13 @@ __all__ = [
     "EXCEL_SERIAL_RANGE",
     "MOSTLY_MIN_CELLS",
     "MOSTLY_SHARE",
+    "NAMED_SHARE",
     "ColumnTyping",
     "Unreadable",
     "column_unit",
     "is_amount_header",
     "is_date_header",
+    "rate_problem",
     "type_column",
     "unit_in",
 ]
@@ -574,6 +576,19 @@ def _percents_read(
     )
 
 
+def rate_problem(text: str, number: float | None, example: str) -> str:
+    """Why the cell ``text`` of a column of percentages (such as ``example``: ``12%``) is not
+    read as a rate: a word, or a plain number (``number``, read as an amount) that may be the
+    fraction or the percentage."""
+    if number is None:
+        return f"割合（{example} のような百分率）として読めません"
+    return (
+        f"百分率の列にある数値 {text} が、割合（{float(number) * 100:g}%）か百分率の数"
+        f"（{text}%）か決められません（{example} のように % を付けて書くか、"
+        "Excel ではセルの表示形式をパーセントにしてください）"
+    )
+
+
 def _mixed_percents(series: pd.Series, values: pd.Series, read: pd.Series) -> ColumnTyping | None:
     """A column of percentages (at least ``NAMED_SHARE`` of its cells but dashes) with other
     cells among them. 0 is 0 either way; a lone dash (``―``: 前年比 without a last year) is no rate, blank
@@ -602,14 +617,7 @@ def _mixed_percents(series: pd.Series, values: pd.Series, read: pd.Series) -> Co
             dashes += 1
             continue
         text = _text(value)
-        reason = (
-            f"割合（{example} のような百分率）として読めません"
-            if number is None
-            else f"百分率の列にある数値 {text} が、割合（{float(number) * 100:g}%）か百分率の数"
-            f"（{text}%）か決められません（{example} のように % を付けて書くか、"
-            "Excel ではセルの表示形式をパーセントにしてください）"
-        )
-        bad.append(Unreadable(_row_of(series, label), text, reason))
+        bad.append(Unreadable(_row_of(series, label), text, rate_problem(text, number, example)))
     if bad:
         return ColumnTyping(series, None, bad, meant="percent")
     notes = [f"「-」だけのセル {dashes:,} 個は割合なしとして空欄にしました"] if dashes else []
