@@ -131,7 +131,8 @@ def test_no_generated_column_reads_a_wrong_sign(convention: str, fmt: str) -> No
 
 
 def test_a_receipt_column_reads_positive_with_a_note() -> None:
-    rows = [["日付", "摘要", "金額"]] + [
+    rows = [
+        ["日付", "摘要", "金額"],
         ["2026/02/03", "会議費", "￥12,000-"],
         ["2026/02/04", "交通費", "¥3,300－"],
         ["2026/02/05", "消耗品", "\\1,200ー"],
@@ -142,11 +143,13 @@ def test_a_receipt_column_reads_positive_with_a_note() -> None:
     assert result.df["金額"].tolist() == [12000, 3300, 1200, 5500]
     assert result.info.unreadable == []
     note = next(w for w in result.info.warnings if "金額" in w)
-    assert "止め" in note and "4 個" in note
+    assert "止め" in note
+    assert "4 個" in note
 
 
 def test_a_column_that_cannot_say_lists_each_dashed_cell_at_its_line() -> None:
-    rows = [["日付", "摘要", "金額"]] + [
+    rows = [
+        ["日付", "摘要", "金額"],
         ["2026/02/03", "会議費", "￥12,000"],
         ["2026/02/04", "交通費", "￥3,300-"],
         ["2026/02/05", "消耗品", "￥1,200"],
@@ -155,8 +158,10 @@ def test_a_column_that_cannot_say_lists_each_dashed_cell_at_its_line() -> None:
 
     assert "金額" not in result.info.converted
     [cell] = [u for u in result.info.unreadable if u["column"] == "金額"]
-    assert cell["position"] == 3 and cell["value"] == "￥3,300-"
-    assert "止め" in cell["reason"] and "マイナス" in cell["reason"]
+    assert cell["position"] == 3
+    assert cell["value"] == "￥3,300-"
+    assert "止め" in cell["reason"]
+    assert "マイナス" in cell["reason"]
 
 
 @pytest.mark.parametrize(

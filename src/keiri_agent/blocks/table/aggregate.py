@@ -29,8 +29,6 @@ from keiri_agent.blocks.base import BlockContext
 from keiri_agent.blocks.inputs import flag, item_error, unique_names
 from keiri_agent.blocks.table.base import Table, TableBlock
 from keiri_agent.blocks.table.cells import amount_problem, date_problem, json_cell
-from keiri_agent.documents.cell_forms import is_dash, read_amount, read_percent
-from keiri_agent.documents.table_types import NAMED_SHARE, rate_problem
 from keiri_agent.blocks.table.grouping import (
     Groups,
     Unreadable,
@@ -45,6 +43,8 @@ from keiri_agent.blocks.table.records import (
     optional_mapping,
     require_columns,
 )
+from keiri_agent.documents.cell_forms import is_dash, read_amount, read_percent
+from keiri_agent.documents.table_types import NAMED_SHARE, rate_problem
 from keiri_agent.errors import BlockError
 
 __all__ = ["FUNCS", "TOTAL_LABEL", "UNITS", "TableAggregateBlock"]
