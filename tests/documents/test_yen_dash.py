@@ -41,6 +41,13 @@ def utf8_csv(rows: list[list[str]]) -> bytes:
 READERS: dict[str, Callable[[list[list[str]]], bytes]] = {"csv": utf8_csv, "xlsx": xlsx_bytes}
 
 
+def column_rows(amounts: list[str]) -> list[list[str]]:
+    """A file's rows: a header and one dated line per amount, in column 金額."""
+    return [["日付", "摘要", "金額"]] + [
+        ["2026/02/03", f"品目{k}", text] for k, text in enumerate(amounts)
+    ]
+
+
 def size(rng: random.Random, value: int) -> str:
     text = rng.choice([f"{abs(value):,}", str(abs(value))])
     return text.translate(_FULL_WIDTH) if rng.random() < 0.2 else text
@@ -105,10 +112,7 @@ GENERATORS = {"receipt": receipt_column, "ledger": ledger_column, "doubtful": do
 def wrong_cells(fmt: str, cells: list[tuple[str, int | None]]) -> list[tuple[str, Any]]:
     """The cells read to a value that is not the one written (a listed cell is never wrong;
     an expected value of None must be listed)."""
-    rows = [["日付", "摘要", "金額"]] + [
-        ["2026/02/03", f"品目{k}", text] for k, (text, _) in enumerate(cells)
-    ]
-    result = read_table(READERS[fmt](rows), name=f"一覧.{fmt}")
+    result = read_table(READERS[fmt](column_rows([t for t, _ in cells])), name=f"一覧.{fmt}")
     listed = {u["value"] for u in result.info.unreadable if u["column"] == "金額"}
     wrong = []
     for (text, expected), got in zip(cells, result.df["金額"].tolist(), strict=True):
@@ -131,14 +135,8 @@ def test_no_generated_column_reads_a_wrong_sign(convention: str, fmt: str) -> No
 
 
 def test_a_receipt_column_reads_positive_with_a_note() -> None:
-    rows = [
-        ["日付", "摘要", "金額"],
-        ["2026/02/03", "会議費", "￥12,000-"],
-        ["2026/02/04", "交通費", "¥3,300－"],
-        ["2026/02/05", "消耗品", "\\1,200ー"],
-        ["2026/02/06", "通信費", "5,500円-"],
-    ]
-    result = read_table(utf8_csv(rows), name="領収書一覧.csv")
+    amounts = ["￥12,000-", "¥3,300－", "\\1,200ー", "5,500円-"]
+    result = read_table(utf8_csv(column_rows(amounts)), name="領収書一覧.csv")
 
     assert result.df["金額"].tolist() == [12000, 3300, 1200, 5500]
     assert result.info.unreadable == []
@@ -148,13 +146,8 @@ def test_a_receipt_column_reads_positive_with_a_note() -> None:
 
 
 def test_a_column_that_cannot_say_lists_each_dashed_cell_at_its_line() -> None:
-    rows = [
-        ["日付", "摘要", "金額"],
-        ["2026/02/03", "会議費", "￥12,000"],
-        ["2026/02/04", "交通費", "￥3,300-"],
-        ["2026/02/05", "消耗品", "￥1,200"],
-    ]
-    result = read_table(utf8_csv(rows), name="経費.csv")
+    amounts = ["￥12,000", "￥3,300-", "￥1,200"]
+    result = read_table(utf8_csv(column_rows(amounts)), name="経費.csv")
 
     assert "金額" not in result.info.converted
     [cell] = [u for u in result.info.unreadable if u["column"] == "金額"]
