@@ -173,3 +173,21 @@ def test_a_dash_after_yen_is_never_a_minus() -> None:
     assert read_amount("1,200円-", DASH_END) == 1200
     assert read_amount("￥1,200ー", DASH_MINUS) is None  # the long-vowel mark is no minus sign
     assert read_amount("1,200ー") is None
+
+
+@pytest.mark.parametrize(
+    ("amounts", "total", "differs"),
+    [
+        (["￥12,000-", "￥3,000-"], "￥15,000-", False),
+        (["￥12,000-", "￥3,000-"], "￥16,000-", True),
+        (["12,000", "1,000-", "\\3,000-"], "\\8,000", False),
+        (["12,000", "1,000-", "\\3,000-"], "\\8,000-", True),
+    ],
+)
+def test_a_total_row_is_read_as_its_column_reads_the_dash(
+    amounts: list[str], total: str, differs: bool
+) -> None:
+    rows = [*column_rows(amounts), ["合計", "", total]]
+    result = read_table(utf8_csv(rows), name="一覧.csv")
+
+    assert [d.column for d in result.total_differences] == (["金額"] if differs else [])

@@ -162,6 +162,9 @@ class ColumnTyping:
     meant: str | None = None
     # The unit the numbers are in when the cells wrote it (``1,200千円``): ``cell_units``.
     unit: str | None = None
+    # How the column reads a dash after a yen amount (``DASH_END``/``DASH_MINUS``: ``_yen_dash``),
+    # for its total row's cell (``table_totals``).
+    dash: str | None = None
 
 
 def unit_in(text: str) -> str | None:
@@ -360,7 +363,9 @@ def _type_amounts(
         doubtful.update(dict.fromkeys(yen_dashes, _YEN_DASH_MIXED))
     if not failed.any() and not doubtful:
         typed = _finish_numbers(series, cells.numbers)
-        return ColumnTyping(typed, "number", notes=notes + cells.notes, unit=cells.unit)
+        return ColumnTyping(
+            typed, "number", notes=notes + cells.notes, unit=cells.unit, dash=dash_reading
+        )
     if not doubtful:
         if not (named or (failed.mean() <= 1 - MOSTLY_SHARE and len(values) >= MOSTLY_MIN_CELLS)):
             return None
