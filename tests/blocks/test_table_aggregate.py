@@ -256,3 +256,37 @@ def test_a_missing_column_and_a_period_name_that_exists_are_refused(
             aggregations=[{"func": "count"}],
         )
     assert "「担当」は表に既にあります" in clash.value.message
+
+
+@pytest.mark.parametrize(("func", "written"), [("sum", "0.1"), ("mean", "12"), ("sum", "未定")])
+def test_a_doubtful_cell_of_a_rate_column_is_said_as_a_rate(
+    block: Block, make_ctx: ContextFactory, func: str, written: str
+) -> None:
+    """A rate column ``file.read_table`` kept as written (a plain number among percentages):
+    the error names that cell as a rate, not the first percentage as an amount."""
+    rows = ["10%", "―", "0", written, "12.5%"]
+    table = [{"部門": "営業", "前年比": rate} for rate in rows]
+    with pytest.raises(BlockError) as info:
+        run_like_runner(
+            block,
+            {"table": table, "aggregations": [{"column": "前年比", "func": func}]},
+            make_ctx(),
+        )
+    error = info.value
+    assert f"4 行目の列「前年比」の値 '{written}' を率（百分率）の列の割合として読めない" in (
+        error.message
+    )
+    assert "金額" not in error.message
+    assert "10%" in error.message  # the form the column writes
+    assert (error.details["row"], error.details["column"]) == (4, "前年比")
+
+
+def test_a_stray_percentage_in_an_amount_column_is_said_as_an_amount(
+    block: Block, make_ctx: ContextFactory
+) -> None:
+    table = [*SALES, {"取引先": "佐藤物産", "売上日": "2025-04-01", "金額": "10%"}]
+    with pytest.raises(BlockError) as info:
+        run_like_runner(
+            block, {"table": table, "aggregations": [{"column": "金額", "func": "sum"}]}, make_ctx()
+        )
+    assert "6 行目の列「金額」の値 '10%' を金額（数値）として読めない" in info.value.message

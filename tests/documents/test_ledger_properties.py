@@ -124,7 +124,9 @@ def amount_forms(value: int, fmt: Format) -> list[str]:
                     forms.append(core)
                 else:
                     forms += [f"-{core}", f"▲{core}", f"△{core}", f"－{core}", f"({core})"]
-                    if not yen:  # the minus after the digits, as many systems print it
+                    # The minus after the digits, as many systems print it (after a yen mark
+                    # its column decides it: test_yen_dash).
+                    if not yen and not mark:
                         forms += [f"{core}-", f"{core}－"]
                         # U+2212 has no CP932 code of its own (written, it reads back as －).
                         forms += [] if fmt == "csv-cp932" else [f"{core}\u2212"]

@@ -16,9 +16,16 @@ Amounts, after NFKC (full-width digits, ``，``, ``￥``, ``（）`` and ``－``
   does not keep the unit (``table_types`` decides a column's unit from its cells);
 * minus: ``-`` (and the Unicode minus and dashes), ``▲``/``△`` (Japanese accounting), the
   whole amount in parentheses ``(1,200)`` (accounting formats), or a minus after the digits
-  (``1,200-``, ``¥1,200-``: the trailing sign of many accounting systems' printouts and
-  exports; ``is_trailing_minus``); at most one of these. A trailing minus follows the digits
-  directly (after ``円`` or a parenthesis it is not read);
+  (``1,200-``: the trailing sign of many accounting systems' printouts and exports;
+  ``is_trailing_minus``); at most one of these. A trailing minus follows the digits directly
+  (after a parenthesis it is not read);
+* a dash after a yen amount (``¥1,200-``, ``￥12,000－``, ``\\3,300ー``, ``1,200円-``) is
+  either the end mark (止め) that receipts, 領収書 and 請求書 write so that no digit can be
+  added, or a system's trailing minus: one cell cannot say which, so ``read_amount`` refuses it
+  (``amount_problem`` says why) and the reader of a column passes the reading its other cells
+  show (``dash``: ``DASH_END`` or ``DASH_MINUS``; ``dash_form`` classifies the cells,
+  ``table_types`` decides). A dash after ``円`` and the long-vowel mark ``ー`` are never a
+  minus, only an end mark;
 * ``赤字`` in words before the amount is a minus too (``赤字1,200``);
 * 銭 after whole 円 (``1,200円50銭`` is 1200.5);
 * a receipt's marks: ``金`` before and ``也`` after an unsigned yen amount (``金1,200円也``),
@@ -87,13 +94,17 @@ from keiri_agent.config import DEFAULT_TIMEZONE
 
 __all__ = [
     "AMOUNT_UNITS",
+    "DASH_END",
+    "DASH_MINUS",
     "DASH_TEXTS",
     "ERAS",
     "PLAIN_NUMBER",
     "WEEKDAYS",
+    "YEN_DASH_PROBLEM",
     "YEN_FACTORS",
     "YearMonth",
     "amount_problem",
+    "dash_form",
     "date_problem",
     "era_outside",
     "heading_number",
@@ -155,13 +166,32 @@ _ERA_DAYS: dict[int, tuple[dt.date, dt.date]] = {
 # Characters that mean minus (after NFKC) besides ASCII "-".
 _MINUS_CHARS = "\u2212\u2010\u2011\u2012\u2013\u2014\u2015\ufe63"
 _MINUS_TABLE = str.maketrans(dict.fromkeys(_MINUS_CHARS, "-"))
+# How the dash after a yen amount (``¥1,200-``, ``1,200円-``) is read: the end mark (止め) of
+# receipts and invoices (no sign) or the trailing minus of a system's export. One cell cannot
+# say which; the reader of a column decides from its other cells (``table_types``).
+DASH_END = "end"
+DASH_MINUS = "minus"
+# The marks that make an amount a yen amount before the digits (``\\``: CP932's yen as ASCII).
+_YEN_MARKS = ("¥", "\\")
+# Why one cell's dash after a yen amount is not read (``amount_problem``).
+YEN_DASH_PROBLEM = (
+    "¥・円の付いた金額の末尾の「-」は、領収書・請求書では金額の終わりの印（止め）、会計システム"
+    "の出力ではマイナスで、このセルだけではどちらか決められません（マイナスなら ▲1,200 か "
+    "-1,200、止めなら「-」を付けずに書いてください）"
+)
+_UNIT_DASH_PROBLEM = (
+    "円の後の「-」は領収書・請求書の止め（金額の終わりの印）で、マイナスではありません。止めは"
+    "列のどの ¥・円の金額にも付いているときに読みます（マイナスなら末尾の - は数字のすぐ後に"
+    "書いてください: 1,200-）"
+)
 # A lone dash is how accounting formats show zero (Excel's accounting format displays 0 as "-").
 _DASHES = frozenset({"-", "ー", "―"})
 
 _AMOUNT = re.compile(
     r"(?P<kin>金)?\s*(?P<open>\()?\s*(?P<sign>[-+▲△]|赤字)?\s*(?P<cur>[¥\\$])?\s*(?P<sign2>[-+▲△])?\s*"
-    r"(?P<int>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?P<frac>\.[0-9]+)?(?P<tail>\s*-)?\s*"
-    r"(?P<unit>(?:百万|千|万)?円|百万|千|万)?(?:\s*(?P<sen>[0-9]{1,2})\s*銭)?\s*(?P<close>\))?"
+    r"(?P<int>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?P<frac>\.[0-9]+)?(?P<tail>\s*[-ー])?\s*"
+    r"(?P<unit>(?:百万|千|万)?円|百万|千|万)?(?P<utail>\s*[-ー])?"
+    r"(?:\s*(?P<sen>[0-9]{1,2})\s*銭)?\s*(?P<close>\))?"
     r"\s*(?P<end>也|※)?"
 )
 # Words and marks that mean minus before an amount (``赤字`` written in words).
@@ -302,20 +332,41 @@ def is_trailing_minus(text: str) -> bool:
     return bool(_TRAILING_MINUS.fullmatch(normalize_cell_text(text)))
 
 
-def read_amount(text: str) -> int | float | None:
+def dash_form(text: str) -> str | None:
+    """How an amount cell stands to the dash after a yen amount, for a column's decision:
+    ``"yen_dash"`` (``¥1,200-``, ``1,200円-``: end mark or minus), ``"trailing"`` (``1,200-``
+    without a yen mark: a system's minus), ``"yen"`` (``¥1,200``, ``1,200円``: a yen amount
+    with no sign and no dash), ``"unsigned"`` (another amount with no sign: ``1,200``), or
+    None (not an amount, or signed otherwise: ``▲1,200``)."""
+    if numeral_marks(text) or read_amount_unit(text, DASH_END) is None:
+        return None
+    match = _AMOUNT.fullmatch(normalize_cell_text(text))
+    if match is None:  # pragma: no cover - read above
+        return None
+    yen = match["cur"] in _YEN_MARKS or (match["unit"] or "").endswith("円")
+    if match["tail"] or match["utail"]:
+        return "yen_dash" if yen else "trailing"
+    if match["open"] or match["sign"] or match["sign2"]:
+        return None
+    return "yen" if yen else "unsigned"
+
+
+def read_amount(text: str, dash: str | None = None) -> int | float | None:
     """The amount ``text`` spells, or None (see the module docstring for the forms). An amount
     written with a larger unit (``1,200千円``) is None here: its number is not yen, and only a
-    reader that keeps the unit (``read_amount_unit``) may read it."""
-    read = read_amount_unit(text)
+    reader that keeps the unit (``read_amount_unit``) may read it. ``dash``: how the dash after
+    a yen amount is read (``DASH_END``, ``DASH_MINUS``; None: not read, one cell cannot say)."""
+    read = read_amount_unit(text, dash)
     if read is None or read[1] not in (None, "円"):
         return None
     return read[0]
 
 
-def read_amount_unit(text: str) -> tuple[int | float, str | None] | None:
+def read_amount_unit(text: str, dash: str | None = None) -> tuple[int | float, str | None] | None:
     """The amount ``text`` spells and the unit written in it (``1,200千円`` → (1200, "千円"),
     ``￥1,200千`` → (1200, "千円"), ``1,200円`` → (1200, "円"), ``1,200`` → (1200, None)), or
-    None. ``千``, ``万``, ``百万`` without ``円`` are a unit only after a currency mark."""
+    None. ``千``, ``万``, ``百万`` without ``円`` are a unit only after a currency mark.
+    ``dash`` as for ``read_amount``."""
     if numeral_marks(text):
         return None
     match = _AMOUNT.fullmatch(normalize_cell_text(text))
@@ -328,10 +379,11 @@ def read_amount_unit(text: str) -> tuple[int | float, str | None] | None:
         unit += "円"
     parens = bool(match["open"]) + bool(match["close"])
     signs = [s for s in (match["sign"], match["sign2"]) if s]
-    if match["tail"]:
-        if unit or match["close"] or match["end"]:
-            return None  # only right after the digits: 1,200-, not 1,200円- or (1,200-)
-        signs.append("-")
+    if match["tail"] or match["utail"]:
+        sign = _dash_sign(match, unit, dash)
+        if sign is None:
+            return None
+        signs += [sign] if sign else []
     if parens == 1 or len(signs) > 1 or (parens and signs) or not _receipt_marks(match, unit):
         return None
     value = _unsigned_value(match)
@@ -345,12 +397,32 @@ def read_amount_unit(text: str) -> tuple[int | float, str | None] | None:
     return (-value if negative else value), unit
 
 
+def _dash_sign(match: re.Match[str], unit: str | None, dash: str | None) -> str | None:
+    """The sign a dash after the digits (or after ``円``) writes: ``"-"`` (a trailing minus),
+    ``""`` (the end mark of a yen amount), or None where it is not read: a yen amount's dash
+    without its column's reading, ``ー`` or a dash after ``円`` as a minus, ``(1,200-)``."""
+    if (match["tail"] and match["utail"]) or match["close"] or match["end"] or match["sen"]:
+        return None
+    if match["utail"]:  # after 円: no system writes its sign there; only the end mark
+        return "" if dash == DASH_END and unit is not None and unit.endswith("円") else None
+    if unit:
+        return None  # 1,200-千円: the sign between the digits and the unit
+    minus = match["tail"].strip() == "-"  # the long-vowel mark ー is never a minus
+    if match["cur"] in _YEN_MARKS:
+        if dash == DASH_END:
+            return ""
+        return "-" if dash == DASH_MINUS and minus else None
+    return "-" if minus else None
+
+
 def _receipt_marks(match: re.Match[str], unit: str | None) -> bool:
     """Whether a receipt's marks around an amount stand where a receipt writes them: ``金``
     first and ``也`` last only around yen with no sign (``金1,200円也``), ``※`` (the 止め
     that closes an amount) after it."""
     if match["kin"] or match["end"] == "也":
-        plain = not (match["open"] or match["sign"] or match["sign2"] or match["tail"])
+        plain = not (
+            match["open"] or match["sign"] or match["sign2"] or match["tail"] or match["utail"]
+        )
         return plain and (match["end"] != "也" or unit == "円")
     return True
 
@@ -382,6 +454,8 @@ def amount_problem(text: str) -> str:
     if marks:
         shown = "".join(dict.fromkeys(marks))[:10]
         return f"丸数字などの番号の記号（{shown}）は金額として読みません"
+    if dash_form(norm) == "yen_dash":
+        return _UNIT_DASH_PROBLEM if re.search(r"円\s*[-ー]$", norm) else YEN_DASH_PROBLEM
     if norm.count("(") != norm.count(")"):
         return "括弧が閉じていません"
     if read_percent(norm) is not None:

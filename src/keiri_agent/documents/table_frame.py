@@ -246,11 +246,14 @@ def finish_table(
     # every time (100,000 columns took minutes).
     typed: dict[str, pd.Series] = {}
     cell_units: dict[str, str] = {}
+    dashes: dict[str, str] = {}  # a yen amount's dash as each column reads it (table_types)
     for j, col in enumerate(names):
         typing = type_column(frame.iloc[:, j], col, unit=title_unit, zone=zone, period=period)
         typed[col] = typing.series
         if typing.unit is not None:
             cell_units[col] = typing.unit
+        if typing.dash is not None:
+            dashes[col] = typing.dash
         if typing.kind is not None:
             info.converted[col] = typing.kind
         for note in typing.notes:
@@ -282,7 +285,7 @@ def finish_table(
     row, differences = -1, list[TotalDifference]()
     if totals is not None:
         _note_totals(info, totals, total_positions)
-        row, differences = total_differences(totals, frame, info.units)
+        row, differences = total_differences(totals, frame, info.units, dashes)
         for found in differences:
             said = mismatch_said(found, info.where(_position(total_positions, row), found.column))
             info.warnings.append(

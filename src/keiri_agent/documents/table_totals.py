@@ -173,13 +173,17 @@ def within_rounding(stated: Decimal, summed: Decimal, rows: int, step: Decimal) 
 
 
 def total_differences(
-    totals: pd.DataFrame, data: pd.DataFrame, units: Mapping[str, str] | None = None
+    totals: pd.DataFrame,
+    data: pd.DataFrame,
+    units: Mapping[str, str] | None = None,
+    dashes: Mapping[str, str] | None = None,
 ) -> tuple[int, list[TotalDifference]]:
     """``(row, differences)``: the one grand-total row of ``totals`` (raw cells) and its
     amounts that differ from the sum of ``data``'s number column of that name (module
     docstring); no differences (row -1) when there is no such row, or two (a report's
     sections). ``units``: column → the unit its values are in; a unit other than 円 allows
-    for rounding (``TotalDifference.rounding``)."""
+    for rounding (``TotalDifference.rounding``). ``dashes``: column → how it reads a dash
+    after a yen amount (``￥15,000-``: ``cell_forms.DASH_END`` or ``DASH_MINUS``)."""
     grand = [
         i
         for i, row in enumerate(totals.itertuples(index=False))
@@ -192,7 +196,7 @@ def total_differences(
         return -1, []
     found = []
     for column, value in totals.iloc[grand[0]].items():
-        stated = _amount(value)
+        stated = _amount(value, (dashes or {}).get(str(column)))
         numbers = data.get(str(column))
         if stated is None or numbers is None or not pd.api.types.is_numeric_dtype(numbers):
             continue
@@ -267,7 +271,7 @@ def _is_blank(value: object) -> bool:
     return isinstance(value, str) and not value.strip()
 
 
-def _amount(value: object) -> Decimal | None:
+def _amount(value: object, dash: str | None = None) -> Decimal | None:
     if _is_blank(value) or isinstance(value, bool):
         return None
     if isinstance(value, int | float):
@@ -275,7 +279,7 @@ def _amount(value: object) -> Decimal | None:
     text = str(value)
     # A percentage (a workbook's ``0%`` cell is read as the ``75%`` it shows) adds up too; an
     # amount with its unit (``1,200千円``) as written, as its column's cells are read.
-    read = read_amount_unit(text)
+    read = read_amount_unit(text, dash)
     number = None if read is None else read[0]
     if number is None:
         number = read_percent(text)

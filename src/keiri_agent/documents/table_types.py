@@ -56,10 +56,13 @@ import pandas as pd
 
 from keiri_agent.documents.cell_forms import (
     AMOUNT_UNITS,
+    DASH_END,
+    DASH_MINUS,
     DASH_TEXTS,
     PLAIN_NUMBER,
     YearMonth,
     amount_problem,
+    dash_form,
     date_problem,
     era_outside,
     is_code,
@@ -83,11 +86,13 @@ __all__ = [
     "EXCEL_SERIAL_RANGE",
     "MOSTLY_MIN_CELLS",
     "MOSTLY_SHARE",
+    "NAMED_SHARE",
     "ColumnTyping",
     "Unreadable",
     "column_unit",
     "is_amount_header",
     "is_date_header",
+    "rate_problem",
     "type_column",
     "unit_in",
 ]
@@ -157,6 +162,9 @@ class ColumnTyping:
     meant: str | None = None
     # The unit the numbers are in when the cells wrote it (``1,200千円``): ``cell_units``.
     unit: str | None = None
+    # How the column reads a dash after a yen amount (``DASH_END``/``DASH_MINUS``: ``_yen_dash``),
+    # for its total row's cell (``table_totals``).
+    dash: str | None = None
 
 
 def unit_in(text: str) -> str | None:
@@ -212,12 +220,13 @@ def _text(value: Any) -> str:
 # --- amounts ---------------------------------------------------------------------------------
 
 
-def _amounts(values: pd.Series) -> tuple[pd.Series, pd.Series, pd.Series]:
+def _amounts(values: pd.Series, dash: str | None) -> tuple[pd.Series, pd.Series, pd.Series]:
     """``(numbers, failed, units)`` for non-blank ``values``: numbers (NaN where failed), a
     mask, and the unit each cell wrote (``1,200千円``: 千円; None where none).
 
     Plain numbers (``1234``, ``1,234``, ``-5.5``) are read in one vectorized pass; only the
-    other cells (``¥1,234``, ``(1,200)``, ``１２３``, ``12万円``...) are read one by one."""
+    other cells (``¥1,234``, ``(1,200)``, ``１２３``, ``12万円``...) are read one by one;
+    ``dash``: the column's reading of a dash after a yen amount (``_yen_dash``)."""
     units = pd.Series(None, index=values.index, dtype=object)
     if values.dtype == object and all(
         isinstance(v, int | float) and not isinstance(v, bool) for v in values.iloc[:50]
@@ -246,7 +255,7 @@ def _amounts(values: pd.Series) -> tuple[pd.Series, pd.Series, pd.Series]:
         read = [
             (v, None)
             if isinstance(v, int | float) and not isinstance(v, bool)
-            else read_amount_unit(str(t))
+            else read_amount_unit(str(t), dash)
             for v, t in zip(originals, texts[rest].tolist(), strict=True)
         ]
         numbers.loc[rest] = np.array([np.nan if r is None else r[0] for r in read], dtype=float)
@@ -260,6 +269,48 @@ def _dashes(values: pd.Series) -> pd.Series:
     if isinstance(values.dtype, pd.StringDtype):
         return values.str.strip().isin(DASH_TEXTS).fillna(False).astype(bool)
     return values.map(lambda v: isinstance(v, str) and is_dash(v))
+
+
+def _yen_dash(values: pd.Series) -> tuple[str | None, list[Any]]:
+    """How this column reads the dash after a yen amount (``¥1,200-``, ``1,200円-``), and the
+    labels of the cells that write one.
+
+    * ``DASH_END`` (the end mark of receipts and invoices, read with no sign) when every yen
+      amount of the column ends with the dash and no amount writes a minus after its digits
+      (``1,200-``): a mark written on every amount distinguishes no row, as a sign would;
+    * ``DASH_MINUS`` when the column writes minus signs after the digits of plain amounts
+      (``1,200-``) beside unsigned ones (``12,000``): the column's convention is the trailing
+      sign, and a yen amount's dash is that sign (a system's export);
+    * None otherwise (some yen amounts with the dash beside others without it, and no other
+      sign after digits; or only dashed amounts): the cells stay unread and are listed."""
+    plain = _matches(values, _ASCII_NUMBER).to_numpy()
+    unsigned = bool(
+        values[plain].map(lambda v: "-" not in v).any()
+        or values.map(lambda v: isinstance(v, int | float) and not isinstance(v, bool) and v >= 0)
+        .fillna(False)
+        .astype(bool)
+        .any()
+    )
+    forms: dict[str | None, list[Any]] = {}
+    for label, value in values[~plain].items():
+        if isinstance(value, str):
+            forms.setdefault(dash_form(value), []).append(label)
+    marked = forms.get("yen_dash", [])
+    unsigned = unsigned or bool(forms.get("unsigned") or forms.get("yen"))
+    if not marked:
+        return None, []
+    if not forms.get("yen") and not forms.get("trailing"):
+        return DASH_END, marked
+    if forms.get("trailing") and unsigned:
+        return DASH_MINUS, marked
+    return None, marked
+
+
+_YEN_DASH_MIXED = (
+    "この列の書き方からは、¥・円の付いた金額の末尾の「-」が領収書・請求書の止め（金額の終わり"
+    "の印）かマイナスか決められません（¥ の金額の一部だけに付いています。マイナスなら ▲1,200 か"
+    " -1,200 と書いてください）"
+)
 
 
 def _trailing_minus(values: pd.Series, numbers: pd.Series) -> int:
@@ -277,13 +328,17 @@ def _type_amounts(
     if values.dtype == object and values.map(lambda v: isinstance(v, bool)).any():
         return None
     probe = values.iloc[:_PROBE_VALUES]
-    probed, probe_failed, probe_units = _amounts(probe)
+    dash_reading, yen_dashes = _yen_dash(values)
+    probed, probe_failed, probe_units = _amounts(probe, dash_reading)
     dashes = _dashes(probe)
-    share = 1 - float((probe_failed & ~dashes).mean())
+    # A yen amount's dash the column cannot decide is still an amount (listed below).
+    share = 1 - float((probe_failed & ~dashes & ~probe.index.isin(yen_dashes)).mean())
     if share < (NAMED_SHARE if named else MOSTLY_SHARE) or not probed.notna().any():
         return None
     numbers, failed, units = (
-        _amounts(values) if len(values) > len(probe) else (probed, probe_failed, probe_units)
+        _amounts(values, dash_reading)
+        if len(values) > len(probe)
+        else (probed, probe_failed, probe_units)
     )
     dash = _dashes(values)
     numbers = numbers.where(~dash, 0)
@@ -291,6 +346,12 @@ def _type_amounts(
     notes = []
     if dash.any():
         notes.append(f"「-」だけのセル {int(dash.sum()):,} 個を 0 と読みました")
+    if dash_reading == DASH_END:
+        notes.append(
+            f"¥・円の付いた金額の末尾の「-」{len(yen_dashes):,} 個は、領収書・請求書の止め"
+            "（金額の終わりの印）として読みました（￥12,000- → 12000。列のどの金額にも付いていて"
+            "符号ではありません）"
+        )
     trailing = _trailing_minus(values, numbers)
     if trailing:
         notes.append(
@@ -298,9 +359,13 @@ def _type_amounts(
         )
     cells = cell_units(values, numbers, units, declared, _text)
     doubtful = {**cells.doubtful, **_dot_thousands(values, failed)}
+    if dash_reading is None:
+        doubtful.update(dict.fromkeys(yen_dashes, _YEN_DASH_MIXED))
     if not failed.any() and not doubtful:
         typed = _finish_numbers(series, cells.numbers)
-        return ColumnTyping(typed, "number", notes=notes + cells.notes, unit=cells.unit)
+        return ColumnTyping(
+            typed, "number", notes=notes + cells.notes, unit=cells.unit, dash=dash_reading
+        )
     if not doubtful:
         if not (named or (failed.mean() <= 1 - MOSTLY_SHARE and len(values) >= MOSTLY_MIN_CELLS)):
             return None
@@ -516,6 +581,19 @@ def _percents_read(
     )
 
 
+def rate_problem(text: str, number: float | None, example: str) -> str:
+    """Why the cell ``text`` of a column of percentages (such as ``example``: ``12%``) is not
+    read as a rate: a word, or a plain number (``number``, read as an amount) that may be the
+    fraction or the percentage."""
+    if number is None:
+        return f"割合（{example} のような百分率）として読めません"
+    return (
+        f"百分率の列にある数値 {text} が、割合（{float(number) * 100:g}%）か百分率の数"
+        f"（{text}%）か決められません（{example} のように % を付けて書くか、"
+        "Excel ではセルの表示形式をパーセントにしてください）"
+    )
+
+
 def _mixed_percents(series: pd.Series, values: pd.Series, read: pd.Series) -> ColumnTyping | None:
     """A column of percentages (at least ``NAMED_SHARE`` of its cells but dashes) with other
     cells among them. 0 is 0 either way; a lone dash (``―``: 前年比 without a last year) is no rate, blank
@@ -544,14 +622,7 @@ def _mixed_percents(series: pd.Series, values: pd.Series, read: pd.Series) -> Co
             dashes += 1
             continue
         text = _text(value)
-        reason = (
-            f"割合（{example} のような百分率）として読めません"
-            if number is None
-            else f"百分率の列にある数値 {text} が、割合（{float(number) * 100:g}%）か百分率の数"
-            f"（{text}%）か決められません（{example} のように % を付けて書くか、"
-            "Excel ではセルの表示形式をパーセントにしてください）"
-        )
-        bad.append(Unreadable(_row_of(series, label), text, reason))
+        bad.append(Unreadable(_row_of(series, label), text, rate_problem(text, number, example)))
     if bad:
         return ColumnTyping(series, None, bad, meant="percent")
     notes = [f"「-」だけのセル {dashes:,} 個は割合なしとして空欄にしました"] if dashes else []

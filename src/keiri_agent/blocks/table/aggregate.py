@@ -43,6 +43,8 @@ from keiri_agent.blocks.table.records import (
     optional_mapping,
     require_columns,
 )
+from keiri_agent.documents.cell_forms import is_dash, read_amount, read_percent
+from keiri_agent.documents.table_types import NAMED_SHARE, rate_problem
 from keiri_agent.errors import BlockError
 
 __all__ = ["FUNCS", "TOTAL_LABEL", "UNITS", "TableAggregateBlock"]
@@ -306,17 +308,42 @@ def _aggregate(
     except Unreadable as exc:
         assert name is not None
         cell = json_cell(column(name).iloc[exc.row])
-        raise _not_a(table, exc.row, name, cell, aggregation.func, exc.kind) from None
+        rate = None if exc.kind == "日付" else _rate_cell(column(name))
+        if rate is not None:
+            raise _not_a(table, rate[0], name, rate[1], aggregation.func, rate[2]) from None
+        why = date_problem(str(cell)) if exc.kind == "日付" else amount_problem(str(cell))
+        said = f"{exc.kind}として読めないため（{why}）"
+        raise _not_a(table, exc.row, name, cell, aggregation.func, said) from None
 
 
-def _not_a(table: Table, index: int, column: str, cell: Any, func: str, kind: str) -> BlockError:
-    text = str(cell)
-    why = date_problem(text) if kind == "日付" else amount_problem(text)
+def _rate_cell(cells: pd.Series) -> tuple[int, Any, str] | None:
+    """In a rate column (``12%`` in at least ``NAMED_SHARE`` of its cells, as ``file.read_table``
+    decides, which keeps it as written when some cells are not percentages), the first cell
+    that is not one (0 and a lone dash are no doubt), as (row, cell, what is said of it); the
+    first percentage when every cell is one. None for any other column."""
+    texts = [json_cell(v) for v in cells.tolist()]
+    rates = [isinstance(t, str) and read_percent(t) is not None for t in texts]
+    filled = sum(t is not None and bool(str(t).strip()) and not is_dash(str(t)) for t in texts)
+    if not any(rates) or sum(rates) < NAMED_SHARE * filled:
+        return None  # an amount column with a stray percentage: said as an amount
+    example = str(texts[rates.index(True)])
+    for row, (text, rate) in enumerate(zip(texts, rates, strict=True)):
+        if rate or text is None or is_dash(str(text)) or not str(text).strip():
+            continue
+        number = text if isinstance(text, int | float) else read_amount(str(text))
+        if number != 0:
+            said = rate_problem(str(text), None if number is None else float(number), example)
+            return row, text, f"率（百分率）の列の割合として読めないため（{said}）"
+    return rates.index(True), example, "金額として読めないため（率（百分率）の列の値です）"
+
+
+def _not_a(table: Table, index: int, column: str, cell: Any, func: str, said: str) -> BlockError:
+    """The error for the cell ``cell`` of ``column`` that ``func`` cannot read (``said``:
+    what the cell is not, and why)."""
     return input_error(
-        f"{table.where(index, column)}の値 {cell!r} を{kind}として読めないため（{why}）、"
-        f"{func} を計算できません。",
-        "元の表の値を直すか、table.filter で対象外の行を除いてから集計してください"
-        "（文字列の列には count / nunique / first / last を使います）。",
+        f"{table.where(index, column)}の値 {cell!r} を{said}、{func} を計算できません。",
+        "元の表の値を直すか（率は 10% のように % を付けて）、table.filter で対象外の行を除いて"
+        "から集計してください（文字列の列には count / nunique / first / last を使います）。",
         field="aggregations",
         row=index + 1,
         position=table.position(index),
