@@ -14,9 +14,13 @@ from typing import Any
 
 from keiri_agent.errors import ConfigurationError, cause_of, reason_of
 
-__all__ = ["ASCII_WORD", "open_dictionary", "reading_of"]
+__all__ = ["ASCII_WORD", "TO_HIRAGANA", "TO_KATAKANA", "open_dictionary", "reading_of"]
 
 ASCII_WORD = re.compile(r"[\x21-\x7e]+")  # a word of Latin letters, digits and ASCII signs
+# Katakana ↔ hiragana (``str.translate`` tables): the dictionary knows many words in one of the
+# two only (けんた, not ケンタ), and readings are katakana while people type hiragana.
+TO_HIRAGANA = {code: code - 0x60 for code in range(ord("ァ"), ord("ヶ") + 1)}
+TO_KATAKANA = {code: code + 0x60 for code in range(ord("ぁ"), ord("ゖ") + 1)}
 
 _opened: dict[str, Any] = {}
 _lock = threading.Lock()

@@ -15,15 +15,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from keiri_agent.sudachi import open_dictionary
+from keiri_agent.sudachi import TO_HIRAGANA, TO_KATAKANA, open_dictionary
 
 __all__ = [
     "CELL_BREAKS",
     "KANA",
     "KATAKANA",
     "NAME_CHARS",
-    "TO_HIRAGANA",
-    "TO_KATAKANA",
     "kana_name_alone",
     "known_as_name",
     "native_in_katakana",
@@ -33,12 +31,6 @@ __all__ = [
 KANA = re.compile(r"[ぁ-んァ-ヶー]+")
 KATAKANA = re.compile(r"[ァ-ヶ]+")  # no ー: a long vowel marks a loanword (ユーザー)
 NAME_CHARS = re.compile(r"[一-龥々ぁ-んァ-ヶー]+")
-
-
-# Katakana ↔ hiragana: the dictionary knows many given names in one of the two only (けんた, not
-# ケンタ, which it knows as a shop's nickname; サクラ and さくら both, but tags さくら様 a flower).
-TO_HIRAGANA = {code: code - 0x60 for code in range(ord("ァ"), ord("ヶ") + 1)}
-TO_KATAKANA = {code: code + 0x60 for code in range(ord("ぁ"), ord("ゖ") + 1)}
 
 
 def known_as_name(surface: str, parts: tuple[str, ...] = ("姓", "名")) -> bool:

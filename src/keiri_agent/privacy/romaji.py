@@ -30,9 +30,8 @@ import itertools
 import re
 from functools import lru_cache
 
-from keiri_agent.privacy.kana_names import TO_HIRAGANA
 from keiri_agent.privacy.kinds import PersonalKind, Span
-from keiri_agent.sudachi import open_dictionary
+from keiri_agent.sudachi import TO_HIRAGANA, open_dictionary
 
 __all__ = [
     "MAX_READINGS",

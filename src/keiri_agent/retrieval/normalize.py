@@ -33,7 +33,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from keiri_agent.retrieval.tokenize import MAX_CHUNK_CHARS
-from keiri_agent.sudachi import open_dictionary
+from keiri_agent.sudachi import TO_KATAKANA, open_dictionary
 
 __all__ = [
     "GREETINGS",
@@ -154,10 +154,6 @@ def _asked(text: str) -> list[str]:
     return questions
 
 
-def _katakana(text: str) -> str:
-    return "".join(chr(ord(c) + 0x60) if "\u3041" <= c <= "\u3096" else c for c in text)
-
-
 class Spellings:
     """The documents' nouns by their reading (katakana): how a kana run is written back.
 
@@ -223,7 +219,7 @@ class Spellings:
     def _run(self, run: str, offset: int, inflections: _Inflections) -> str:
         out: list[str] = []
         start = 0
-        kana = _katakana(run)
+        kana = run.translate(TO_KATAKANA)
         while start < len(run):
             spelled, end = self._longest(kana, start)
             if spelled is not None and inflections.allow(range(offset + start, offset + end)):

@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from keiri_agent.sudachi import TO_KATAKANA
+
 __all__ = [
     "EXPORT_CUT_CHARS",
     "LONG_MARK",
@@ -48,14 +50,15 @@ _SMALL = "ァィゥェォッャュョヮヵヶㇰㇱㇲㇳㇴㇵㇶㇷㇸㇹㇺ�
 _LARGE = "アイウエオツヤユヨワカケクシストヌハヒフヘホムラリルレロ"
 _SAME_SOUND = {"ヲ": "オ", "ヂ": "ジ", "ヅ": "ズ", "ヰ": "イ", "ヱ": "エ"}
 _DASHES = "-‐‑‒–—―−ｰー～〜─━"  # ─ and ━ (box drawing): typed for ー by some systems
-_KATAKANA = {chr(code): chr(code + 0x60) for code in range(0x3041, 0x3097)}  # from hiragana
 _FOLDED = {
     **dict(zip(_SMALL, _LARGE, strict=True)),
     **_SAME_SOUND,
     **dict.fromkeys(_DASHES, LONG_MARK),
 }
 # One pass: a hiragana goes straight to its folded katakana (づ → ヅ → ズ, ゃ → ャ → ヤ).
-_TABLE = str.maketrans({**_FOLDED, **{h: _FOLDED.get(k, k) for h, k in _KATAKANA.items()}})
+_TABLE = str.maketrans(
+    {**_FOLDED, **{chr(h): _FOLDED.get(chr(k), chr(k)) for h, k in TO_KATAKANA.items()}}
+)
 # Dropped: whitespace, separators and marks that do not spell the name; a lone voiced mark
 # left by a cut (゛ U+3099/309B, ゜ U+309A/309C).
 _DROPPED = re.compile(r"[\s・･.,、。/\\'\"`「」『』()（）\[\]{}&＆+＋*:;!?\u3099-\u309c]+")
