@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from openpyxl import Workbook
 
 from keiri_agent.documents.extract import PAGE_SEPARATOR, SUPPORTED_EXTENSIONS, extract_text
 from keiri_agent.documents.limits import MAX_PDF_PAGES, MAX_TEXT_CHARS
@@ -203,6 +205,28 @@ def test_xlsx_without_any_cached_values_warns_for_each_formula() -> None:
 
     assert "3500" not in result.text
     assert any("数式のセル 2 個" in w for w in result.warnings)
+
+
+def test_xlsx_with_a_hidden_first_sheet_gives_the_sheet_excel_opens_to() -> None:
+    book = Workbook()
+    settings = book.active
+    settings.title = "設定"
+    settings.append(["税率", 10])
+    settings.sheet_state = "hidden"
+    table = book.create_sheet("明細")
+    table.append(["品目", "数量", "単価", "金額"])
+    table.append(["用紙", 2, 100, "=B2*C2"])  # written by a program: no result saved
+    buffer = io.BytesIO()
+    book.save(buffer)
+
+    result = extract_text(buffer.getvalue(), name="見積.xlsx")
+
+    assert result.metadata["sheet"] == "明細"
+    assert result.text.split("\n")[0] == "品目\t数量\t単価\t金額"
+    assert "税率" not in result.text
+    assert any("非表示のシート「設定」は飛ばしました" in w for w in result.warnings)
+    # The formula's missing result is counted on the sheet read, not on the hidden one.
+    assert result.metadata["formulas_without_value"] == 1
 
 
 def test_xlsx_that_is_really_text_is_refused(corpus: Corpus) -> None:

@@ -116,8 +116,8 @@ def extract_text(
     by their content alone.
 
     Supports SUPPORTED_EXTENSIONS. PDFs are read from their first ``max_pages`` pages, Excel
-    from the first sheet's top-left range; the text is normalized (``normalize_text``) and
-    cut at ``max_chars``. Pages and slides are separated by PAGE_SEPARATOR.
+    from the top-left range of its first visible sheet; the text is normalized
+    (``normalize_text``) and cut at ``max_chars``. Pages and slides are separated by PAGE_SEPARATOR.
 
     Raises FileProcessingError: FILE_TOO_LARGE over ``max_bytes`` or when parsing needs more
     than ``MAX_PARSE_MEMORY_BYTES``; ARCHIVE_UNSAFE for an Office file that breaks the archive

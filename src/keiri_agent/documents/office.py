@@ -2,8 +2,9 @@
 
 Each reader takes the file's bytes (already checked to be a ZIP of the right kind by
 ``extract``) and returns an :class:`ExtractedText` whose text went through ``normalize_text``.
-Tables become tab-separated lines with merged cells written once; Excel is read from its
-first sheet's top-left used range with the values Excel last calculated.
+Tables become tab-separated lines with merged cells written once; Excel is read from the
+top-left used range of the sheet it opens to (its first visible one) with the values Excel
+last calculated.
 
 The Office libraries are imported inside the readers: they take longer to import than most
 PDF jobs take to run, and many runs never see an Office file.
@@ -16,11 +17,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import date, datetime, time
 from typing import Any, TypeVar
 
+from keiri_agent.documents.excel_address import first_shown
 from keiri_agent.documents.failures import RESAVE_HINT, unreadable
 from keiri_agent.documents.models import ExtractedText
 from keiri_agent.documents.normalize import normalize_text
 from keiri_agent.documents.ooxml import XML_ERRORS, open_workbook, xml_error
 from keiri_agent.documents.pdf import PAGE_SEPARATOR
+from keiri_agent.documents.xlsx_formulas import uncomputed_formulas
 from keiri_agent.errors import FileProcessingError
 
 __all__ = ["XLSX_MAX_COLS", "XLSX_MAX_ROWS", "read_docx", "read_pptx", "read_xlsx"]
@@ -84,43 +87,44 @@ def read_pptx(data: bytes, name: str) -> ExtractedText:
 
 
 def read_xlsx(data: bytes, name: str) -> ExtractedText:
-    """The first sheet's top-left used range as tab-separated rows of cached values."""
-    values_book = open_workbook(data, name, read_only=True, data_only=True)
-    formula_book = open_workbook(data, name, read_only=True, data_only=False)
+    """The top-left used range of the sheet the workbook opens to (its first visible one,
+    ``excel_address.first_shown``) as tab-separated rows of cached values."""
+    book = open_workbook(data, name, read_only=True, data_only=True)
     try:
-        sheet_names = list(values_book.sheetnames)  # chart sheets included
-        if not values_book.worksheets:
+        sheet_names = list(book.sheetnames)  # chart sheets included
+        if not book.worksheets:
             raise unreadable(
                 name,
                 f"「{name}」にはセルのあるシートがありません（グラフシートのみ）。",
                 "データの入ったシートを含むブックを渡してください。",
             )
-        values_sheet = values_book.worksheets[0]
-        formula_sheet = formula_book.worksheets[0]
+        shown: Any = first_shown(book)  # openpyxl's ReadOnlyWorksheet, typed as Worksheet
         # Saved dimensions are often wrong; rows are read lazily up to the limit instead.
-        values_sheet.reset_dimensions()
-        formula_sheet.reset_dimensions()
+        shown.reset_dimensions()
         try:  # read-only sheets are parsed while they are iterated
-            rows, missing, more_rows, more_cols = _sheet_rows(
-                values_sheet.iter_rows(values_only=True),
-                formula_sheet.iter_rows(values_only=True),
-            )
+            rows, more_rows, more_cols = _sheet_rows(shown.iter_rows(values_only=True))
         except XML_ERRORS as exc:
             raise xml_error(name, exc) from exc
+        hidden = [ws.title for ws in book.worksheets if ws.sheet_state != "visible"]
     finally:
-        values_book.close()
-        formula_book.close()
+        book.close()
+    sheet = shown.title
+    # Formulas saved without their result read as blanks; counted inside the range read.
+    _cells, missing = uncomputed_formulas(data, sheet, (1, 1, XLSX_MAX_COLS, XLSX_MAX_ROWS))
 
     grid = _trim(rows)
     warnings: list[str] = []
-    sheet = values_sheet.title
     if len(sheet_names) > 1:
         unread = [n for n in sheet_names if n != sheet]
         others = "、".join(unread[:5]) + (" など" if len(unread) > 5 else "")
-        warnings.append(
-            f"先頭シート「{sheet}」のみ読み込みました（全 {len(sheet_names)} シート、"
-            f"未読: {others}）。"
+        skipped = [n for n in hidden if sheet_names.index(n) < sheet_names.index(sheet)]
+        which = (
+            f"最初の表示されているシート「{sheet}」のみ読み込みました（非表示のシート"
+            f"「{'」「'.join(skipped)}」は飛ばしました。"
+            if skipped
+            else f"先頭シート「{sheet}」のみ読み込みました（"
         )
+        warnings.append(f"{which}全 {len(sheet_names)} シート、未読: {others}）。")
     if more_rows or more_cols:
         warnings.append(
             f"シート「{sheet}」の左上 {XLSX_MAX_ROWS} 行 × {XLSX_MAX_COLS} 列までを読み込みました。"
@@ -152,26 +156,17 @@ def read_xlsx(data: bytes, name: str) -> ExtractedText:
     )
 
 
-def _sheet_rows(
-    values: Iterator[tuple[Any, ...]], formulas: Iterator[tuple[Any, ...]]
-) -> tuple[list[list[str]], int, bool, bool]:
-    """Cell texts of the first XLSX_MAX_ROWS rows, formulas without a cached value, and
-    whether rows or columns beyond the limit hold data."""
+def _sheet_rows(values: Iterator[tuple[Any, ...]]) -> tuple[list[list[str]], bool, bool]:
+    """Cell texts of the first XLSX_MAX_ROWS rows, and whether rows or columns beyond the
+    limit hold data."""
     rows: list[list[str]] = []
-    missing = 0
     more_cols = False
-    for count, (row, formula_row) in enumerate(zip(values, formulas, strict=False)):
+    for count, row in enumerate(values):
         if count == XLSX_MAX_ROWS:
-            return rows, missing, any(v is not None for v in row), more_cols
+            return rows, any(v is not None for v in row), more_cols
         more_cols = more_cols or any(v is not None for v in row[XLSX_MAX_COLS:])
-        cells = [_cell_text(v) for v in row[:XLSX_MAX_COLS]]
-        for col, (value, formula) in enumerate(zip(row, formula_row, strict=False)):
-            if col >= XLSX_MAX_COLS:
-                break
-            if value is None and isinstance(formula, str) and formula.startswith("="):
-                missing += 1
-        rows.append(cells)
-    return rows, missing, False, more_cols
+        rows.append([_cell_text(v) for v in row[:XLSX_MAX_COLS]])
+    return rows, False, more_cols
 
 
 def _cell_text(value: Any) -> str:
