@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from keiri_agent.byte_place import line_at, where
+from keiri_agent.documents.encoding_words import word_fit
 from keiri_agent.documents.failures import invalid_input, unreadable
 from keiri_agent.errors import FileProcessingError
 
@@ -68,8 +69,11 @@ _BINARY_PROBE_BYTES = 8_192
 PADDING_BYTES = b"\x00\x1a"
 # Bytes of the end of a file looked at at once for that padding.
 _PADDING_PIECE = 64 * 1024
-# CP932 is preferred on a tie: it is what Excel on Windows writes.
+# CP932 is preferred when it reads slightly better: it is what Excel on Windows writes.
 _CP932_PRIOR = 0.05
+# Scores (before that preference) closer than this are a tie the characters cannot break
+# (EUC-JP's 山田 is CP932's ｻｳﾅﾄ): the words of each reading decide (``encoding_words``).
+TIE_MARGIN = 0.05
 
 # Names users give that mean CP932 in practice (strict Shift_JIS lacks ①, ㈱, 髙, ～ ...).
 ENCODING_ALIASES: dict[str, str] = {
@@ -128,6 +132,14 @@ _HALFWIDTH_AFTER: dict[str, str] = {
 }
 _NO_RUN_START = "ﾞﾟｧｨｩｪｫｬｭｮｯｰﾝ"
 _NOT_BEFORE_BAR_OR_SOKUON = "ﾝｯｰ"
+# EUC-JP writes a half-width kana as SS2 (0x8E) and the kana's byte (0xA1-0xDF); CP932 reads
+# each such pair as one of these 63 kanji (治爾璽痔磁示而耳自...), all of one JIS row. Real text
+# rarely puts three of them in a row, and a half-width kana word in EUC-JP always does.
+_SS2_KANJI = "".join(bytes((0x8E, trail)).decode("cp932") for trail in range(0xA1, 0xE0))
+_SS2_STRETCH = re.compile(f"[{_SS2_KANJI}]{{3,}}")
+# The weight of a kanji in such a stretch of the CP932 reading: JIS level 2's, below the
+# half-width kana the EUC-JP reading gives when they read as words.
+_SS2_STRETCH_WEIGHT = 0.5
 
 
 def _halfwidth_plausible(ch: str, prev: str) -> bool:
@@ -247,10 +259,17 @@ def _score(text: str, codec: str) -> float:
     for match in _NON_ASCII_RUN.finditer(text):
         run = match.group()
         prev = ""
-        for ch in run:
+        stretches = (
+            {i for m in _SS2_STRETCH.finditer(run) for i in range(m.start(), m.end())}
+            if codec == "cp932"
+            else set()
+        )
+        for index, ch in enumerate(run):
             weight = _char_weight(ch)
             if "\uff66" <= ch <= "\uff9f" and not _halfwidth_plausible(ch, prev):
                 weight = -1.0
+            elif index in stretches:
+                weight = min(weight, _SS2_STRETCH_WEIGHT)
             size = len(ch.encode(codec))
             total_weight += weight * size
             total_bytes += size
@@ -325,14 +344,24 @@ def _guess(data: bytes, file: str) -> EncodingGuess:
     euc_pos = _first_error(data, "euc-jp")
     if sjis_pos is None and euc_pos is None:
         sample = _non_ascii_lines(data, SCORE_SAMPLE_BYTES)
-        s_score = _score(_head(sample, "cp932", len(sample)), "cp932") + _CP932_PRIOR
-        e_score = _score(_head(sample, "euc-jp", len(sample)), "euc-jp")
+        as_sjis, as_euc = _head(sample, "cp932", len(sample)), _head(sample, "euc-jp", len(sample))
+        s_score = _score(as_sjis, "cp932")
+        e_score = _score(as_euc, "euc-jp")
+        if abs(s_score - e_score) < TIE_MARGIN:
+            s_score = word_fit(_NON_ASCII_RUN.findall(as_sjis))
+            e_score = word_fit(_NON_ASCII_RUN.findall(as_euc))
+            how = "辞書の語で"
+        else:
+            how = "日本語らしさで"
+        s_score += _CP932_PRIOR
         margin = abs(s_score - e_score)
         confidence = round(min(0.95, 0.5 + margin / 2), 3)
         if s_score >= e_score:
-            reason = f"CP932 と EUC-JP の両方で読めたが日本語らしさで CP932 を選択 ({s_score:.2f} > {e_score:.2f})"
+            reason = f"CP932 と EUC-JP の両方で読めたが{how} CP932 を選択 ({s_score:.2f} > {e_score:.2f})"
             return EncodingGuess("cp932", confidence, reason)
-        reason = f"CP932 と EUC-JP の両方で読めたが日本語らしさで EUC-JP を選択 ({e_score:.2f} > {s_score:.2f})"
+        reason = (
+            f"CP932 と EUC-JP の両方で読めたが{how} EUC-JP を選択 ({e_score:.2f} > {s_score:.2f})"
+        )
         return EncodingGuess("euc-jp", confidence, reason)
     if sjis_pos is None:
         return EncodingGuess("cp932", 0.9, "UTF-8 ではなく CP932（Shift_JIS）として読めた")
