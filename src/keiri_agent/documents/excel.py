@@ -24,7 +24,7 @@ from keiri_agent.documents.failures import file_not_found
 from keiri_agent.documents.limits import TableLimits
 from keiri_agent.documents.ooxml import XML_ERRORS, open_workbook, xml_error
 from keiri_agent.documents.table_infer import check_table_size, make_column_names
-from keiri_agent.documents.xlsx_formulas import check_computed
+from keiri_agent.documents.xlsx_formulas import check_computed, recording, sheet_part
 
 __all__ = ["ExcelEdit", "ExcelManager", "WriteSummary"]
 
@@ -81,35 +81,42 @@ class ExcelManager:
         try:
             ws = worksheet(workbook, sheet, self.path.name)
             bounds = range_bounds(cell_range) if cell_range else None
-            check_computed(self.path, self.path.name, ws.title, bounds)
-            if bounds:
-                min_col, min_row, max_col, max_row = bounds
-                check_table_size(
-                    self.path.name, max_row, max_col - min_col + 1, limits, sheet=ws.title
-                )
-                rows = ws.iter_rows(
-                    min_row=min_row,
-                    max_row=max_row,
-                    min_col=min_col,
-                    max_col=max_col,
-                    values_only=True,
-                )
-            else:
-                # The saved dimension may claim A1:XFD1048576; rows then end at their last cell.
-                read_only_sheet: Any = ws  # openpyxl's ReadOnlyWorksheet, typed as Worksheet
-                read_only_sheet.reset_dimensions()
-                rows = ws.iter_rows(values_only=True)
-            result: list[list[Any]] = []
-            width = 0
-            for row in rows:
-                width = max(width, len(row))
-                check_table_size(self.path.name, len(result) + 1, width, limits, sheet=ws.title)
-                result.append(list(row))
-            return [row + [None] * (width - len(row)) for row in result]
+            with recording() as formulas:  # a read-only sheet is parsed as its rows are read
+                result = self._sheet_rows(ws, bounds, limits)
+            part = sheet_part(self.path, ws.title)
+            check_computed(formulas, part, self.path.name, ws.title, bounds)
+            return result
         except XML_ERRORS as exc:  # read-only sheets are parsed while they are iterated
             raise xml_error(self.path.name, exc) from exc
         finally:
             workbook.close()
+
+    def _sheet_rows(
+        self, ws: Any, bounds: tuple[int, int, int, int] | None, limits: TableLimits
+    ) -> list[list[Any]]:
+        """The rows of ``ws`` (the range ``bounds`` when given), padded to one width."""
+        if bounds:
+            min_col, min_row, max_col, max_row = bounds
+            check_table_size(self.path.name, max_row, max_col - min_col + 1, limits, sheet=ws.title)
+            rows = ws.iter_rows(
+                min_row=min_row,
+                max_row=max_row,
+                min_col=min_col,
+                max_col=max_col,
+                values_only=True,
+            )
+        else:
+            # The saved dimension may claim A1:XFD1048576; rows then end at their last cell.
+            read_only_sheet: Any = ws  # openpyxl's ReadOnlyWorksheet, typed as Worksheet
+            read_only_sheet.reset_dimensions()
+            rows = ws.iter_rows(values_only=True)
+        result: list[list[Any]] = []
+        width = 0
+        for row in rows:
+            width = max(width, len(row))
+            check_table_size(self.path.name, len(result) + 1, width, limits, sheet=ws.title)
+            result.append(list(row))
+        return [row + [None] * (width - len(row)) for row in result]
 
     def read_records(
         self,

@@ -23,7 +23,7 @@ from keiri_agent.documents.models import ExtractedText
 from keiri_agent.documents.normalize import normalize_text
 from keiri_agent.documents.ooxml import XML_ERRORS, open_workbook, xml_error
 from keiri_agent.documents.pdf import PAGE_SEPARATOR
-from keiri_agent.documents.xlsx_formulas import uncomputed_formulas
+from keiri_agent.documents.xlsx_formulas import recording, sheet_part
 from keiri_agent.errors import FileProcessingError
 
 __all__ = ["XLSX_MAX_COLS", "XLSX_MAX_ROWS", "read_docx", "read_pptx", "read_xlsx"]
@@ -102,15 +102,17 @@ def read_xlsx(data: bytes, name: str) -> ExtractedText:
         # Saved dimensions are often wrong; rows are read lazily up to the limit instead.
         shown.reset_dimensions()
         try:  # read-only sheets are parsed while they are iterated
-            rows, more_rows, more_cols = _sheet_rows(shown.iter_rows(values_only=True))
+            with recording() as formulas:
+                rows, more_rows, more_cols = _sheet_rows(shown.iter_rows(values_only=True))
         except XML_ERRORS as exc:
             raise xml_error(name, exc) from exc
         hidden = [ws.title for ws in book.worksheets if ws.sheet_state != "visible"]
     finally:
         book.close()
     sheet = shown.title
-    # Formulas saved without their result read as blanks; counted inside the range read.
-    _cells, missing = uncomputed_formulas(data, sheet, (1, 1, XLSX_MAX_COLS, XLSX_MAX_ROWS))
+    # Formulas saved without their result read as blanks: counted inside the range read.
+    read = (1, 1, XLSX_MAX_COLS, XLSX_MAX_ROWS)
+    missing = len(formulas.cells(sheet_part(data, sheet), read))
 
     grid = _trim(rows)
     warnings: list[str] = []

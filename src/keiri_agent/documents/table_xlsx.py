@@ -47,7 +47,7 @@ from keiri_agent.documents.table_frame import (
     finish_table,
 )
 from keiri_agent.documents.table_infer import TableLimits, check_table_size, is_blank
-from keiri_agent.documents.xlsx_formulas import check_computed
+from keiri_agent.documents.xlsx_formulas import check_computed, recording, sheet_part
 from keiri_agent.documents.xlsx_view import (
     hidden_rows_and_columns,
     note_hidden,
@@ -101,10 +101,11 @@ def _read_sheet(
     columns: Sequence[str] | None,
     zone: tzinfo | None,
 ) -> TableResult:
-    workbook = open_workbook(data, label, read_only=False, data_only=True)
+    with recording() as formulas:  # every sheet is parsed as the workbook loads
+        workbook = open_workbook(data, label, read_only=False, data_only=True)
     try:
         ws = _pick_sheet(workbook, sheet, label)
-        check_computed(data, label, ws.title)
+        check_computed(formulas, sheet_part(data, ws.title), label, ws.title)
         # The range of the cells that hold values: a formatted empty cell far away (a stray
         # border at XFD1048576) widens Excel's used range, not the table.
         last_row = last_col = 0
