@@ -34,7 +34,7 @@ from typing import Any
 
 from openpyxl.utils import get_column_letter
 
-from keiri_agent.documents.cell_forms import heading_number, numeral_marks, read_amount
+from keiri_agent.documents.cell_forms import heading_number, numeral_marks, read_amount, read_date
 from keiri_agent.documents.cell_period import period_in
 from keiri_agent.documents.failures import too_large
 from keiri_agent.documents.limits import TableLimits
@@ -49,6 +49,9 @@ __all__ = [
 ]
 
 HEADER_SCAN_ROWS = 30
+# The share of a column's cells below a row that are dates for a date in that row to make it a
+# row of data, not a header (a stray text cell, 繰越, may stand among the dates).
+DATE_COLUMN_SHARE = 0.8
 _ISO_DATE = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[ T][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?)?"
 )
@@ -122,6 +125,27 @@ def _is_numbered_headings(row: Sequence[Any]) -> bool:
     return numbers == list(range(numbers[0], numbers[0] + len(numbers)))
 
 
+def _is_date(value: Any) -> bool:
+    if isinstance(value, date):
+        return True
+    return isinstance(value, str) and read_date(value.strip()) is not None
+
+
+def _dated_like_below(scan: list[list[Any]], i: int) -> bool:
+    """Whether row ``i`` holds a date in a column whose cells below (the next
+    rows scanned) are dates too, at least ``DATE_COLUMN_SHARE`` of them: a row of data,
+    since a column's name is never a date of its own column (a header of month dates stands
+    over amounts, not over dates)."""
+    below = scan[i + 1 :]
+    for j, value in enumerate(scan[i]):
+        if not _is_date(value):
+            continue
+        cells = [r[j] for r in below if j < len(r) and not is_blank(r[j])]
+        if cells and sum(map(_is_date, cells)) >= DATE_COLUMN_SHARE * len(cells):
+            return True
+    return False
+
+
 def detect_header(rows: Sequence[Sequence[Any]]) -> tuple[int | None, int]:
     """Return ``(header_index, data_start)`` for the first rows of a table.
 
@@ -143,6 +167,8 @@ def detect_header(rows: Sequence[Sequence[Any]]) -> tuple[int | None, int]:
             continue
         if period_in([" ".join(map(_cell_name, scan[i]))]) is not None:
             continue  # 期間 | 2026/2/1 | ～ | 2026/2/28: a title line, however wide
+        if _dated_like_below(scan, i):
+            return None, i  # a journal export without a header (弥生's 仕訳日記帳): data
         if any(_is_label(v) for v in scan[i]) or _is_numbered_headings(scan[i]):
             return i, i + 1
         return None, i

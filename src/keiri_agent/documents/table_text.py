@@ -10,7 +10,8 @@ with a note in ``info``: the padding old systems write after the last line (the 
 that Excel was told to keep as text, ``="00123"`` (how exports keep leading zeros of codes and
 account numbers), is read as ``00123``; a byte-order mark at the start of a cell (files joined
 one after another, each with its BOM) is dropped, so the second file's header is known again
-as a repeated header.
+as a repeated header. A file whose lines end in CR alone (Excel for Mac's "CSV (Macintosh)")
+is read with each CR as a line break, so its lines are counted as an editor shows them.
 """
 
 from __future__ import annotations
@@ -185,12 +186,29 @@ def _drop_inner_boms(frame: pd.DataFrame) -> int:
     return count
 
 
-def _body_offset(data: bytes, first_line: int, encoding: str) -> int | None:
-    """Where line ``first_line`` starts in ``data``, when ``encoding`` writes LF as the one byte
-    0x0A that no other character contains (UTF-8, CP932, EUC-JP...); None for UTF-16/32."""
+def _one_byte_breaks(encoding: str) -> bool:
+    """Whether ``encoding`` writes LF and CR as the bytes 0x0A and 0x0D that no other character
+    contains (UTF-8, CP932, EUC-JP...; not UTF-16/32)."""
     name = codecs.lookup(encoding).name
     one_byte_lf = name in ("utf-8", "utf-8-sig") or "\n".encode(encoding) == b"\n"
-    if not one_byte_lf or name.startswith(("utf-16", "utf-32")):
+    return one_byte_lf and not name.startswith(("utf-16", "utf-32"))
+
+
+def _cr_lines_as_lf(data: bytes, encoding: str) -> bytes | None:
+    """``data`` with each CR made a LF when its lines end in CR alone (Excel for Mac's "CSV
+    (Macintosh)", old Mac systems) and it holds no LF at all; else None."""
+    if _one_byte_breaks(encoding):
+        return data.replace(b"\r", b"\n") if b"\n" not in data and b"\r" in data else None
+    text = data.decode(encoding)
+    if "\n" in text or "\r" not in text:
+        return None
+    return text.replace("\r", "\n").encode(encoding)
+
+
+def _body_offset(data: bytes, first_line: int, encoding: str) -> int | None:
+    """Where line ``first_line`` starts in ``data``, when ``encoding`` writes LF as the one byte
+    0x0A that no other character contains (``_one_byte_breaks``); None for UTF-16/32."""
+    if not _one_byte_breaks(encoding):
         return None
     offset = 0
     for _ in range(first_line - 1):
@@ -259,6 +277,9 @@ def read_delimited(
     if padding:
         data = data[:end]  # a copy, only of a file that carries padding
     text, used_encoding, whole = decode_head(data, file=label, encoding=encoding, size=HEAD_BYTES)
+    lf = _cr_lines_as_lf(data, used_encoding) if "\r" in text and "\n" not in text else None
+    if lf is not None:  # lines are counted, and pandas reads them, by their LF
+        data, text = lf, text.replace("\r", "\n")
     if not whole:
         text = text[: text.rfind("\n") + 1]  # whole lines only
     if not whole and not text.strip():
@@ -354,6 +375,11 @@ def read_delimited(
     inner_boms = _drop_inner_boms(frame) if holds(_BOM) else 0
     frame = _blank_to_null(frame)
     info = TableReadInfo(file=label, format="csv", encoding=used_encoding, delimiter=delim)
+    if lf is not None:
+        info.warnings.append(
+            "行の区切りが CR（0x0D）だけのファイル（Mac の Excel の「CSV (Macintosh)」など）"
+            "として、CR ごとに 1 行と数えて読みました。"
+        )
     if padding:
         info.warnings.append(
             f"ファイル末尾の {padding:,} バイト（旧システムが付ける EOF 記号 0x1A や NUL の"
