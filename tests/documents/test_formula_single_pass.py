@@ -22,6 +22,7 @@ from keiri_agent.documents.excel import ExcelManager
 from keiri_agent.documents.table_infer import TableLimits
 from keiri_agent.errors import ErrorCode, FileProcessingError
 from tests.documents.arrival_corpus import _cache_formulas
+from tests.documents.system_exports import _rewritten
 
 ROWS = 3_000  # a sheet of about 150 KB of XML, read in many pieces
 
@@ -144,3 +145,21 @@ def test_extract_counts_formulas_without_a_result_in_one_pass(sheet_reads: dict[
     assert sheet_reads["xl/worksheets/sheet1.xml"] < 1.3 * sum(
         _size(data, "xl/worksheets/sheet1.xml") for data in books
     )
+
+
+def test_uncomputed_formulas_of_a_sheet_without_cell_references_are_named() -> None:
+    # Web systems' writers may leave out each cell's r="D2"; the cells are still named.
+    book = Workbook()
+    ws = book.active
+    ws.title = "見積"
+    ws.append(["品目", "数量", "単価", "金額"])
+    ws.append(["A", 2, 100, "=B2*C2"])
+    ws.append(["B", 3, 50, "=B3*C3"])
+    buffer = io.BytesIO()
+    book.save(buffer)
+    data = _rewritten(buffer.getvalue(), references=False, shared=False, runs=False)
+
+    with pytest.raises(FileProcessingError) as caught:
+        table_xlsx._read_sheet(data, "見積.xlsx", None, None, TableLimits(), None, None)
+
+    assert "数式のセル 2 個（D2、D3）" in caught.value.message

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from keiri_agent.documents.tables import read_table
+from keiri_agent.errors import ErrorCode, FileProcessingError
 from tests.documents.system_exports import (
     MISTYPED,
     TEXT_SHAPES,
@@ -95,3 +96,30 @@ def test_lines_ending_in_cr_alone_are_counted_as_lines(encoding: str) -> None:
 
 def test_every_shape_is_drawn() -> None:
     assert {text_export(seed).shape for seed in range(len(TEXT_SHAPES))} == set(TEXT_SHAPES)
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        # Excel 97-2003's binary workbook (an OLE compound file).
+        (
+            b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 504,
+            "旧形式の Excel（.xls, Excel 97-2003）",
+        ),
+        # A web system's "Excel" download: an HTML table named .xls.
+        (
+            "<html><body><table><tr><td>日付</td><td>金額</td></tr></table></body></html>".encode(
+                "cp932"
+            ),
+            "HTML / XML 形式",
+        ),
+    ],
+)
+def test_an_xls_that_is_no_text_is_refused_with_how_to_save_it(data: bytes, said: str) -> None:
+    # docs/limits.md: a .xls holding text is read as text; these two are refused.
+    with pytest.raises(FileProcessingError) as caught:
+        read_table(data, name="明細.xls")
+
+    assert caught.value.code == ErrorCode.UNSUPPORTED_FORMAT
+    assert said in caught.value.message
+    assert "Excel ブック (*.xlsx)" in caught.value.hint
