@@ -9,6 +9,8 @@ first 仕訳 was taken as the header and lost) and every Excel for Mac 「CSV (M
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 import pytest
 
@@ -48,24 +50,24 @@ def _wrong(case: Export) -> str | None:
     return None
 
 
-def test_text_exports_are_read_to_the_right_cells_and_lines() -> None:
+def _wrong_cases(make: Callable[[int], Export], count: int) -> list[str]:
     wrong = []
-    for seed in range(TEXT_CASES):
-        case = text_export(seed)
+    for seed in range(count):
+        case = make(seed)
         problem = _wrong(case)
         if problem:
             wrong.append(f"seed {seed} {case.shape}: {problem}")
+    return wrong
+
+
+def test_text_exports_are_read_to_the_right_cells_and_lines() -> None:
+    wrong = _wrong_cases(text_export, TEXT_CASES)
 
     assert wrong == [], f"{len(wrong)} of {TEXT_CASES}: {wrong[:4]}"
 
 
 def test_workbooks_of_other_programs_are_read_to_the_right_cells() -> None:
-    wrong = []
-    for seed in range(WORKBOOK_CASES):
-        case = workbook_export(seed)
-        problem = _wrong(case)
-        if problem:
-            wrong.append(f"seed {seed} {case.shape}: {problem}")
+    wrong = _wrong_cases(workbook_export, WORKBOOK_CASES)
 
     assert wrong == [], f"{len(wrong)} of {WORKBOOK_CASES}: {wrong[:4]}"
 

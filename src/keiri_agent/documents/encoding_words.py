@@ -20,9 +20,7 @@ is the half-width kana made full-width (NFKC), as the dictionary holds them.
 
 from __future__ import annotations
 
-import threading
 import unicodedata
-from typing import Any
 
 from keiri_agent.sudachi import open_dictionary
 
@@ -35,18 +33,6 @@ UNKNOWN_OTHER_FIT = -1.0
 # or a few names; a long one would have been decided by its characters.
 WORD_CHARS = 2_000
 
-_local = threading.local()  # a Sudachi tokenizer is not safe to share between threads
-
-
-def _tokenizer() -> Any:
-    tokenizer = getattr(_local, "tokenizer", None)
-    if tokenizer is None:
-        from sudachipy import SplitMode
-
-        tokenizer = open_dictionary().tokenizer(mode=SplitMode.C)
-        _local.tokenizer = tokenizer
-    return tokenizer
-
 
 def _is_katakana(text: str) -> bool:
     return all("\u30a0" <= ch <= "\u30ff" for ch in text)
@@ -55,9 +41,12 @@ def _is_katakana(text: str) -> bool:
 def word_fit(runs: list[str]) -> float:
     """The mean fit per character (see the module docstring) of ``runs``, the non-ASCII runs
     of one reading of a file, up to ``WORD_CHARS`` characters."""
+    from sudachipy import SplitMode
+
+    # One tokenizer per call: a tie is rare, and a tokenizer is not safe to share by threads.
+    tokenizer = open_dictionary().tokenizer(mode=SplitMode.C)
     total = 0.0
     chars = 0
-    tokenizer = _tokenizer()
     for run in runs:
         if chars >= WORD_CHARS:
             break
