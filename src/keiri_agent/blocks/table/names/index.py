@@ -74,7 +74,7 @@ class NameIndex:
         spelled = (payer.name, *payer.readings)
         for text in (*spelled, *payer.heads, *payer.trade, *payer.first_words):
             found.update(self._exact.get(text, ()))
-        for bare in {unmarked(text) for text in (*spelled, *payer.cut_stems)}:
+        for bare in {unmarked(t) for t in (*spelled, *payer.cut_stems, *payer.heads, *payer.trade)}:
             found.update(self._exact.get(bare, ()))
             for key in self._unmarked.get(bare, ()):
                 found.update(self._exact[key])

@@ -37,11 +37,13 @@ from keiri_agent.blocks.table.names.forms import FORMS, KANJI_SHORT, CompanyForm
 __all__ = [
     "BRANCH_WORDS",
     "MIN_FORM_START",
+    "TITLE_WORDS",
     "NameParts",
     "business_trimmed",
     "canonical",
     "cut_spelled_form",
     "is_branch",
+    "is_title",
     "kanji_business_short",
     "split_name",
     "starts_with_form",
@@ -59,6 +61,17 @@ _BRANCHES = (
     ("総務部", "ソウムブ"), ("経理課", "ケイリカ"),
 )  # fmt: skip
 BRANCH_WORDS = tuple(fold(kana) for _, kana in _BRANCHES) + tuple(kanji for kanji, _ in _BRANCHES)
+# The titles of a representative a bank writes after a company's name when the account is held
+# in the representative's name too (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾀﾞｲﾋﾖｳﾄﾘｼﾏﾘﾔｸ ｱｵﾊﾞ ﾀﾛｳ``): what follows is a
+# person, the words before are the company. Whole words only (ｼﾔﾁﾖｳ is no part of a name).
+_TITLES = (
+    ("代表取締役", "ダイヒヨウトリシマリヤク"), ("代表取締役社長", "ダイヒヨウトリシマリヤクシヤチヨウ"),
+    ("取締役社長", "トリシマリヤクシヤチヨウ"), ("代取", "ダイトリ"), ("代表社員", "ダイヒヨウシヤイン"),
+    ("代表理事", "ダイヒヨウリジ"), ("理事長", "リジチヨウ"), ("代表役員", "ダイヒヨウヤクイン"),
+    ("院長", "インチヨウ"), ("園長", "エンチヨウ"), ("社長", "シヤチヨウ"),
+)  # fmt: skip
+# (代表 / ﾀﾞｲﾋﾖｳ alone stands between a sole proprietor's trade name and owner: trade_parts.)
+TITLE_WORDS = frozenset(fold(kana) for _, kana in _TITLES) | {kanji for kanji, _ in _TITLES}
 # A sole proprietor's name: trade name and owner's name on either side of 代表 / 代表者 (ﾀﾞｲﾋﾖｳ,
 # ﾀﾞｲﾋﾖｳｼﾔ: a word apart in kana), or one of them in parentheses (the closing one may be cut).
 _OWNER_WORD = re.compile(r"\s*代表者?\s*[:：]?\s*|\s+ダイヒ[ヨョ]ウ(?:シ[ヤャ])?\s+")
@@ -80,6 +93,15 @@ _BUSINESS_WORDS = sorted(
 )
 _LEGAL_READINGS = sorted(
     ((reading, form) for form in FORMS if form.kind is FormKind.LEGAL for reading in form.readings),
+    key=lambda item: -len(item[0]),
+)
+_OFFICE_READINGS = sorted(
+    (
+        (reading, form)
+        for form in FORMS
+        if form.kind is FormKind.OFFICE
+        for reading in form.readings
+    ),
     key=lambda item: -len(item[0]),
 )
 _BUSINESS_READINGS = sorted(
@@ -119,6 +141,12 @@ class NameParts:
     rest: str = ""  # what followed a form in the middle (a branch, an office), NFKC
 
     @property
+    def office(self) -> bool:
+        """Whether an office form (営業所, 出張所: ``(ｴｲ``, ``ｴｲｷﾞﾖｳｼﾖ``) was taken off: the last
+        word left names the office (``ｱｵﾊﾞｼﾖｳｼﾞ ﾅｺﾞﾔ(ｴｲ``)."""
+        return any(f.kind is FormKind.OFFICE for f in self.forms)
+
+    @property
     def legal(self) -> CompanyForm | None:
         """The legal form (株式会社, 医療法人 ...) of the name, when one was written."""
         return next((f for f in self.forms if f.kind is FormKind.LEGAL), None)
@@ -149,6 +177,13 @@ def split_name(text: str, *, cut: bool = False) -> NameParts:
     for reading, form in _LEGAL_READINGS:
         if folded.endswith(reading) and len(folded) > len(reading):
             name = _drop_spelled(name, len(reading), first=False)
+            forms.append(form)
+            break
+    last = rest if rest.strip() else name  # an office spelled out ends the whole name
+    for reading, form in _OFFICE_READINGS:
+        if fold(last).endswith(reading) and len(fold(last)) > len(reading):
+            last = _drop_spelled(last, len(reading), first=False)
+            name, rest = (name, last) if rest.strip() else (last, rest)
             forms.append(form)
             break
     return NameParts(name.strip(), tuple(forms), rest.strip())
@@ -191,6 +226,11 @@ def starts_with_form(text: str) -> bool:
 def is_branch(word: str) -> bool:
     """Whether ``word`` (folded) names a branch, an office or a department (:data:`BRANCH_WORDS`)."""
     return word.endswith(BRANCH_WORDS)
+
+
+def is_title(word: str) -> bool:
+    """Whether ``word`` (folded) is a representative's title (:data:`TITLE_WORDS`)."""
+    return word in TITLE_WORDS
 
 
 def kanji_business_short(text: str) -> str:
