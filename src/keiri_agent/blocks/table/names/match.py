@@ -165,9 +165,9 @@ def compare(payer: PayerName, key: NameKey, *, near: bool = True) -> tuple[Match
             return MatchKind.LONG_MARK, spoken
     if payer.truncated and _cut_meets(payer, key.text):
         return MatchKind.PREFIX, False
-    if _among(key.text, payer.heads):
+    if payer.heads and _among(key.text, payer.heads):
         return MatchKind.HEAD, False
-    if _among(key.text, payer.trade):
+    if payer.trade and _among(key.text, payer.trade):
         return MatchKind.TRADE, False
     if key.text in payer.first_words:
         return MatchKind.FIRST_WORDS, False

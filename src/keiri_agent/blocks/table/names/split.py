@@ -113,6 +113,15 @@ _BUSINESS_READINGS = sorted(
     ),
     key=lambda item: -len(item[0]),
 )
+# Each table above as one test, to pass over the names that hold none of it (most names).
+_ANY_KANJI_FORM = re.compile(
+    "|".join(map(re.escape, [*KANJI_SHORT, *(w for w, _ in _KANJI_WORDS)]))
+)
+_ANY_BUSINESS_READING = re.compile("|".join(re.escape(r) for r, _ in _BUSINESS_READINGS))
+_LEGAL_SPELLINGS = tuple(reading for reading, _ in _LEGAL_READINGS)
+_BUSINESS_TEXTS = tuple(word for word, _ in _BUSINESS_WORDS)
+_BUSINESS_SPELLINGS = tuple(reading for reading, _ in _BUSINESS_READINGS)
+_OFFICE_SPELLINGS = tuple(reading for reading, _ in _OFFICE_READINGS)
 # Every start of a legal form spelled out, as a cut leaves it (its last kana may have lost its
 # voiced mark): what :func:`cut_spelled_form` looks for at the end of a cut name.
 _LONGEST_READING = max(len(reading) for reading, _ in _LEGAL_READINGS)
@@ -159,29 +168,33 @@ def split_name(text: str, *, cut: bool = False) -> NameParts:
     if cut:
         name = _drop_cut_form(name)
     name = _LATIN_FORM.sub("", name)
-    for short, form in KANJI_SHORT.items():
-        if short in name:
-            name = name.replace(short, " ")
-            forms.append(form)
-    for word, form in _KANJI_WORDS:
-        if word in name:
-            name = name.replace(word, " ")
-            forms.append(form)
+    if _ANY_KANJI_FORM.search(name):  # most names hold none: one search instead of each word
+        for short, form in KANJI_SHORT.items():
+            if short in name:
+                name = name.replace(short, " ")
+                forms.append(form)
+        for word, form in _KANJI_WORDS:
+            if word in name:
+                name = name.replace(word, " ")
+                forms.append(form)
     name, rest = _kana_forms(name.strip(), forms)
     folded = fold(name)
-    for reading, form in _LEGAL_READINGS:  # a bank that spelled the form out
-        if folded.startswith(reading) and len(folded) > len(reading):
-            name, folded = _drop_spelled(name, len(reading), first=True), folded[len(reading) :]
-            forms.append(form)
-            break
-    for reading, form in _LEGAL_READINGS:
-        if folded.endswith(reading) and len(folded) > len(reading):
-            name = _drop_spelled(name, len(reading), first=False)
-            forms.append(form)
-            break
+    if folded.startswith(_LEGAL_SPELLINGS):  # a bank that spelled the form out
+        for reading, form in _LEGAL_READINGS:
+            if folded.startswith(reading) and len(folded) > len(reading):
+                name, folded = _drop_spelled(name, len(reading), first=True), folded[len(reading) :]
+                forms.append(form)
+                break
+    if folded.endswith(_LEGAL_SPELLINGS):
+        for reading, form in _LEGAL_READINGS:
+            if folded.endswith(reading) and len(folded) > len(reading):
+                name = _drop_spelled(name, len(reading), first=False)
+                forms.append(form)
+                break
     last = rest if rest.strip() else name  # an office spelled out ends the whole name
-    for reading, form in _OFFICE_READINGS:
-        if fold(last).endswith(reading) and len(fold(last)) > len(reading):
+    folded_last = fold(last)
+    for reading, form in _OFFICE_READINGS if folded_last.endswith(_OFFICE_SPELLINGS) else ():
+        if folded_last.endswith(reading) and len(folded_last) > len(reading):
             last = _drop_spelled(last, len(reading), first=False)
             name, rest = (name, last) if rest.strip() else (last, rest)
             forms.append(form)
@@ -191,6 +204,8 @@ def split_name(text: str, *, cut: bool = False) -> NameParts:
 
 def canonical(folded: str) -> str:
     """A folded name with its business words written as banks write them (農業協同組合 → ノウキヨウ)."""
+    if _ANY_BUSINESS_READING.search(folded) is None:  # most names: one search
+        return folded
     for reading, abbreviation in _BUSINESS_READINGS:
         if reading in folded:
             folded = folded.replace(reading, abbreviation)
@@ -203,12 +218,15 @@ def business_trimmed(name: str) -> str:
     Only a business word written out (kanji ``農業協同組合`` or kana ``ノウギヨウキヨウドウクミアイ``)
     is taken: a short abbreviation at an end may be part of the name (``カレン``).
     """
-    for word, _ in _BUSINESS_WORDS:
+    written = name.startswith(_BUSINESS_TEXTS) or name.endswith(_BUSINESS_TEXTS)
+    for word, _ in _BUSINESS_WORDS if written else ():
         if name.startswith(word) and len(name) > len(word):
             return name[len(word) :].strip()
         if name.endswith(word) and len(name) > len(word):
             return name[: -len(word)].strip()
     folded = fold(name)
+    if not (folded.startswith(_BUSINESS_SPELLINGS) or folded.endswith(_BUSINESS_SPELLINGS)):
+        return ""
     for reading, _ in _BUSINESS_READINGS:
         if folded.startswith(reading) and len(folded) > len(reading):
             return _drop_spelled(name, len(reading), first=True).strip()
