@@ -12,14 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.blocks.payments_support import (
-    column,
-    invoice,
-    matched_pairs,
-    one_transfer,
-    only_review,
-    option_values,
-)
+from tests.blocks import payments_support as support
+from tests.blocks.payments_support import invoice, matched_pairs, one_transfer
 
 HEAD = {"取引先コード": "3000", "取引先名": "青葉商事株式会社", "取引先名カナ": "アオバショウジ"}
 OSAKA = {
@@ -59,7 +53,7 @@ def test_a_branch_written_after_a_middle_form_is_the_branch_not_its_head_office(
     # The middle form's branch was dropped before: the head office's invoice was cleared.
     out = _group_pays(tmp_path, payer, 220_000, [HEAD, OSAKA, NAGOYA])
     assert matched_pairs(out) == {"1": [invoice_number]}
-    assert column(out, "matched", "理由") == ["名義: マスタのカナ／金額: 一致"]
+    assert support.column(out, "matched", "理由") == ["名義: マスタのカナ／金額: 一致"]
 
 
 @pytest.mark.parametrize("payer", ["ｱｵﾊﾞｼﾖｳｼﾞ(ｶ)ﾅｺﾞﾔ(ｴｲ", "ｱｵﾊﾞｼﾖｳｼﾞ(ｶ)ｵｵｻｶｼﾃﾝ"])
@@ -69,7 +63,7 @@ def test_a_branch_with_nothing_open_does_not_take_its_head_offices_invoice(
     # 前受 or a double payment of the branch; the head office owes the very amount.
     out = _group_pays(tmp_path, payer, 220_000, [HEAD])
     assert out["matched"] == []
-    assert column(out, "unpaid", "請求番号") == ["INV-3000"]
+    assert support.column(out, "unpaid", "請求番号") == ["INV-3000"]
     assert "この取引先の未入金の請求がありません" in out["unknown"][0]["理由"]
 
 
@@ -88,7 +82,7 @@ def test_an_unheld_office_or_a_representative_after_the_name_is_the_company(
     # Proposals only before (the word before (ｴｲ, or the title, was no branch word).
     out = _group_pays(tmp_path, payer, 219_340, [HEAD, OSAKA, NAGOYA])
     assert matched_pairs(out) == {"1": ["INV-3000"]}
-    assert column(out, "matched", "理由") == [
+    assert support.column(out, "matched", "理由") == [
         "名義: マスタのカナ（後ろの支店名などを除いて一致）／金額: 手数料差引 (660 円)"
     ]
 
@@ -113,6 +107,6 @@ def test_a_branch_of_a_name_one_long_mark_from_another_is_for_a_person(tmp_path:
     ]
     for payer in ("ﾋﾞﾙｻﾋﾞｽ(ｶ ｵｵｻｶｼﾃﾝ", "ｶ)ﾋﾞﾙｻﾋﾞｽ ｵｵｻｶｼﾃﾝ"):
         out = one_transfer(tmp_path, invoices, payer, 110_000, customers=customers)
-        row = only_review(out)
+        row = support.only_review(out)
         assert row["理由"].startswith("振込依頼人名が同じくらい合う取引先が 2 社あります")
-        assert option_values(out) == ["取引先:3004", "取引先:3005", "該当なし"]
+        assert support.option_values(out) == ["取引先:3004", "取引先:3005", "該当なし"]
