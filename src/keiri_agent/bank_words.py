@@ -5,8 +5,10 @@ payer's name, words of the bank's own: the kind of transaction (``ﾌﾘｺﾐ``
 ``ｺｳｻﾞﾌﾘｶｴ``), a fee (``ﾃｽｳﾘﾖｳ``), a channel (``ATM``, ``ｶ-ﾄﾞ``), interest and tax (``ﾘｿｸ``,
 ``ｾﾞｲｷﾝ``). They stand before or after the name, spaced or glued to it (``ﾌﾘｺﾐｲﾉｳｴﾏﾕﾐ``).
 This table is the one list of them: personal-data masking (``privacy.names``) keeps these
-words and masks only the name beside them, and 入金消込 (``blocks.table.payments``) drops them
-from a payer name before it is compared with the customers.
+words and masks only the name beside them, 入金消込 (``blocks.table.payments``) drops them
+from a payer name before it is compared with the customers, and a bank statement's 摘要 gives
+its payer without the party word it begins with (``documents.bank_table``:
+:func:`leading_party_word`).
 
 :data:`BANK_WORD_TABLE` holds each word in full-width katakana with small kana written large, as
 banks write it, with its kanji spellings (``振込 ｺﾝﾄﾞｳ ﾘﾖｳﾀ`` in an Internet banking export) and
@@ -34,6 +36,7 @@ __all__ = [
     "PARTY_WORDS",
     "WordRun",
     "bank_word_runs",
+    "leading_party_word",
     "without_bank_words",
 ]
 
@@ -175,6 +178,17 @@ def bank_word_runs(text: str) -> list[WordRun]:
             at = word.end()
         runs.append(WordRun(found.start(), found.end(), party))
     return runs
+
+
+def leading_party_word(text: str) -> str:
+    """The party word ``text`` begins with, as written, or ``""``: the kind of transaction a
+    statement's 摘要 puts before the payer (``振込　ｶ)ｱｵﾊﾞｼﾖｳｼﾞ``, ``ﾃﾞﾝｼﾝ ﾔﾏﾀﾞ ﾀﾛｳ``,
+    ``振込ｶ)ｱｵﾊﾞ``). One word only: a name after it that begins like a bank word stays whole."""
+    run = BANK_WORD.match(text)
+    word = _ONE_WORD.match(text, 0, run.end()) if run is not None else None
+    if word is None or not _PARTY[_LONGEST_FIRST[(word.lastindex or 1) - 1]]:
+        return ""
+    return word.group()
 
 
 def without_bank_words(text: str) -> str:

@@ -51,11 +51,14 @@ def test_kana_payers_meet_kanji_customers_by_master_kana_or_by_reading(tmp_path:
     out = match(tmp_path, invoices, deposits, customers=MASTER)
 
     assert matched_pairs(out) == {"000001": ["INV-1"], "000002": ["INV-2"], "000003": ["INV-3"]}
-    assert column(out, "matched", "理由") == [
-        "名義: マスタのカナ／金額: 一致",
-        "名義: 読み／金額: 一致",  # no kana in the master: the reading of 青葉商事
-        "名義: マスタのカナ／金額: 一致",  # the branch after the form is not the name
-    ]
+    assert (
+        column(out, "matched", "理由")
+        == [
+            "名義: マスタのカナ／金額: 一致",
+            "名義: 読み／金額: 一致",  # no kana in the master: the reading of 青葉商事
+            "名義: マスタのカナ（後ろの支店名などを除いて一致）／金額: 一致",  # the branch after the form
+        ]
+    )
     assert out["summary"]["match_rate"] == 1.0
     assert out["unpaid"] == []
 

@@ -3,9 +3,12 @@
 The cases come from ``tests/support/bank_shapes.py`` (look-alike customers, sister and parent
 companies written after a customer's name, branches without a form, spaces, forms spelled out,
 full-width and mixed kana, payers' own codes, narrow cuts, a name filling the 全銀 field, a
-customer's own fee, one yen off, two invoices within a fee of each other) and from
+customer's own fee, one yen off, two invoices within a fee of each other), from
 ``tests/support/bank_spellings.py`` (its misses are tested one by one in
-``test_match_payments_spellings.py``). The property: no
+``test_match_payments_spellings.py``) and from ``tests/support/bank_groups.py`` (branches and
+offices billed as customers of their own, forms in every position, office abbreviations,
+representatives' titles, a parent paying, every bank fee, 分割・過入金・前受; its wrong matches
+one by one in ``test_match_payments_groups.py``). The property: no
 transfer is matched to another customer or other invoices than it paid (it may be 要確認 or
 不明入金), and every transfer whose shape the product promises to read is matched. Then one test
 per kind of wrong match the generator found, each with the reason a person reads.
@@ -29,7 +32,7 @@ from tests.blocks.payments_support import (
     only_review,
     option_values,
 )
-from tests.support import bank_shapes, bank_spellings
+from tests.support import bank_groups, bank_shapes, bank_spellings
 
 # Every generator of bank-written cases: its cases, how many per seed, the shapes it must draw.
 GENERATORS: dict[str, tuple[Callable[[int, int], list[Any]], int, tuple[str, ...]]] = {
@@ -52,12 +55,39 @@ GENERATORS: dict[str, tuple[Callable[[int, int], list[Any]], int, tuple[str, ...
             "proprietor_trade_owner_word",
         ),
     ),
+    "groups": (  # tests/support/bank_groups.py, its misses in test_match_payments_groups
+        bank_groups.cases,
+        120,
+        (
+            "branch_customer",
+            "branch_unheld",
+            "parent",
+            "parent_held",
+            "middle",
+            "middle_open",
+            "middle_office_short",
+            "spaced_office_short",
+            "title",
+            "prepaid",
+            "installments",
+            "over_fee",
+            "overpaid",
+            "twice",
+        ),
+    ),
 }
 
 
 @pytest.mark.parametrize(
     ("generator", "seed"),
-    [("shapes", 1035), ("shapes", 2035), ("spellings", 3511), ("spellings", 3512)],
+    [
+        ("shapes", 1035),
+        ("shapes", 2035),
+        ("spellings", 3511),
+        ("spellings", 3512),
+        ("groups", 3535),
+        ("groups", 3536),
+    ],
 )
 def test_no_bank_written_name_or_amount_is_matched_to_anyone_else(
     tmp_path: Path, generator: str, seed: int

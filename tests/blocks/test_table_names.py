@@ -70,7 +70,13 @@ def test_bank_conventions_are_undone() -> None:
         "ヤマダシヨウジ",
     )
     branch = PayerName.parse("ﾎｸﾄｳｳﾝﾕ(ｶ)ｵｵｻｶｼﾃﾝ")
-    assert (branch.name, branch.rest) == ("ホクトウウンユ", "オオサカシテン")
+    # The whole is the name (a branch the master holds as a customer meets it), the company is
+    # its head (HEAD: the words before the branch).
+    assert (branch.name, branch.heads, branch.rest) == (
+        "ホクトウウンユオオサカシテン",
+        ("ホクトウウンユ",),
+        "オオサカシテン",
+    )
     assert PayerName.parse("ﾎｸﾄｳｳﾝﾕ(ｶ").name == "ホクトウウンユ"
     assert PayerName.parse("ｼﾔ)ﾆﾎﾝｹｲﾘｷﾖｳｶｲ").form.name == "社団法人"  # type: ignore[union-attr]
     assert PayerName.parse("ﾄｸﾋ)ﾏﾁﾂﾞｸﾘｻﾎﾟｰﾄ").name == PayerName.parse("ﾏﾁﾂﾞｸﾘｻﾎﾟ-ﾄ").name

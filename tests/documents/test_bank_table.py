@@ -7,6 +7,7 @@ import datetime as dt
 
 import pytest
 
+from keiri_agent.bank_words import PARTY_WORDS
 from keiri_agent.documents import BankStatement, read_bank_statement
 from keiri_agent.documents.bank_table import payer_from_description
 from keiri_agent.errors import ErrorCode, FileProcessingError
@@ -69,6 +70,31 @@ def test_the_payer_is_the_description_without_its_transfer_word(description: str
     statement = read(f"日付,摘要,入金額\n2026/2/3,{description},1000\n")
     assert statement.lines[0].payer == "ｶ)ｱｵﾊﾞｼﾖｳｼﾞ"
     assert statement.lines[0].description == description.strip()
+
+
+@pytest.mark.parametrize("word", PARTY_WORDS)
+@pytest.mark.parametrize("between", ["　", " ", "＊", ":"])
+def test_every_transfer_word_of_the_bank_words_table_is_taken_off(word: str, between: str) -> None:
+    # One table (bank_words) says which words stand before a payer: 電信振込, ﾃﾞﾝｼﾝ, 外為, ATM ...
+    # were left in the payer before (only 振込, 振込入金, ﾌﾘｺﾐ, フリコミ were known here).
+    assert payer_from_description(f"{word}{between}ｶ)ｱｵﾊﾞｼﾖｳｼﾞ") == "ｶ)ｱｵﾊﾞｼﾖｳｼﾞ"
+
+
+@pytest.mark.parametrize(
+    ("description", "payer"),
+    [
+        ("ﾃﾞﾝｼﾝ ｶ)ｱｵﾊﾞｼﾖｳｼﾞ", "ｶ)ｱｵﾊﾞｼﾖｳｼﾞ"),  # half-width, as a bank prints it
+        ("ﾃﾞﾝｼﾝｶ)ｱｵﾊﾞｼﾖｳｼﾞ", "ｶ)ｱｵﾊﾞｼﾖｳｼﾞ"),  # glued
+        ("電信振込ﾔﾏﾀﾞ ﾀﾛｳ", "ﾔﾏﾀﾞ ﾀﾛｳ"),
+        ("ATM ﾔﾏﾀﾞ ﾀﾛｳ", "ﾔﾏﾀﾞ ﾀﾛｳ"),
+        ("ﾌﾘｺﾐ ﾃﾞﾝｼﾝｺｳｷﾞﾖｳ(ｶ", "ﾃﾞﾝｼﾝｺｳｷﾞﾖｳ(ｶ"),  # one word: 電信工業's name stays whole
+        ("ﾌﾘｺﾐﾃｽｳﾘﾖｳ", "ﾌﾘｺﾐﾃｽｳﾘﾖｳ"),  # nothing but the bank's words: as written
+        ("ﾘｿｸ", "ﾘｿｸ"),  # interest: not a word before a payer
+        ("ｶｰﾄﾞ ﾔﾏﾀﾞ ﾀﾛｳ", "ｶｰﾄﾞ ﾔﾏﾀﾞ ﾀﾛｳ"),
+    ],
+)
+def test_the_payer_after_a_transfer_word_in_any_spelling(description: str, payer: str) -> None:
+    assert payer_from_description(description) == payer
 
 
 def test_a_payer_column_wins_and_edi_is_read() -> None:

@@ -20,10 +20,12 @@ with neither amount (a 繰越 line with only a balance) is skipped and counted i
 row with both, a negative or fractional amount, or no readable date is an error naming the
 data row, the column and the value.
 
-The payer is the payer column as written, else, for a deposit, the 摘要 without a leading
-transfer word (``TRANSFER_WORDS``) and the spaces or ``*`` after it: ``振込　ｶ)ｱｵﾊﾞｼﾖｳｼﾞ`` and
-``ﾌﾘｺﾐ ｶ)ｱｵﾊﾞｼﾖｳｼﾞ`` give ``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ``; a 摘要 without one is the payer as it is (a
-withdrawal's 摘要, ``ﾌﾘｺﾐﾃｽｳﾘﾖｳ``, names no payer). Nothing else is changed: normalizing names
+The payer is the payer column as written, else, for a deposit, the 摘要 without the word of
+the bank's that names the kind of transfer before it (the party words of
+:data:`keiri_agent.bank_words.BANK_WORD_TABLE`, in any spelling: 振込, 振込入金, ﾌﾘｺﾐ, ﾃﾞﾝｼﾝ,
+ｶﾞｲﾀﾒ, ATM ...) and the spaces or ``*`` after it: ``振込　ｶ)ｱｵﾊﾞｼﾖｳｼﾞ``, ``ﾌﾘｺﾐ ｶ)ｱｵﾊﾞｼﾖｳｼﾞ``
+and ``ﾃﾞﾝｼﾝ ｶ)ｱｵﾊﾞｼﾖｳｼﾞ`` give ``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ``; a 摘要 without one, or that is nothing but
+one, is the payer as it is (a withdrawal's 摘要, ``ﾌﾘｺﾐﾃｽｳﾘﾖｳ``, names no payer). Nothing else is changed: normalizing names
 is the matcher's work.
 """
 
@@ -40,6 +42,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 import pandas as pd
 
+from keiri_agent.bank_words import leading_party_word
 from keiri_agent.documents.bank_lines import BankLine, BankStatement
 from keiri_agent.documents.cell_forms import (
     amount_problem,
@@ -54,7 +57,6 @@ from keiri_agent.documents.tables import read_table
 __all__ = [
     "COLUMN_NAMES",
     "ROLE_LABELS",
-    "TRANSFER_WORDS",
     "Role",
     "payer_from_description",
     "read_bank_table",
@@ -98,14 +100,11 @@ COLUMN_NAMES: dict[Role, tuple[str, ...]] = {
     "payer": ("振込依頼人名", "振込依頼人", "ご依頼人名", "依頼人名", "振込人名"),
     "edi": ("EDI情報", "EDI"),
 }
-# Words a bank puts before the payer's name in a 摘要.
-TRANSFER_WORDS: tuple[str, ...] = ("振込入金", "振込", "ﾌﾘｺﾐ", "フリコミ")
 
 _NO_DATE = "空欄か、日付として読めません"
 _UNIT = re.compile(r"\((?:単位:?)?円\)$|円$")
-_LEADING_WORD = re.compile(
-    r"^\s*(?:" + "|".join(map(re.escape, TRANSFER_WORDS)) + r")(?:[\s*＊:：・]+|(?=\S))"
-)
+# What may stand between the transfer word of a 摘要 and the payer's name.
+_AFTER_WORD = re.compile(r"[\s*＊:：・]*")
 
 
 def _header_key(name: str) -> str:
@@ -119,10 +118,12 @@ _ROLE_BY_KEY: dict[str, Role] = {
 
 
 def payer_from_description(text: str) -> str:
-    """The payer's name in a 摘要, as written: without a leading transfer word."""
+    """The payer's name in a 摘要, as written: without the transfer word it begins with."""
     stripped = text.strip()
-    match = _LEADING_WORD.match(stripped)
-    return stripped[match.end() :].strip() if match else stripped
+    word = leading_party_word(stripped)
+    after = _AFTER_WORD.match(stripped, len(word))
+    rest = stripped[after.end() :].strip() if word and after is not None else ""
+    return rest or stripped
 
 
 def _find_columns(

@@ -57,7 +57,7 @@ class NameIndex:
             if LONG_MARK in text:
                 self._unmarked.setdefault(unmarked(text), []).append(text)
         self._unmarked_sorted = sorted(self._unmarked)
-        self._near: dict[str, list[str]] | None = None  # built on the first proposal asked for
+        self._near: dict[str, str | list[str]] | None = None  # built on the first proposal
 
     def __len__(self) -> int:
         return len(self.customers)
@@ -74,7 +74,7 @@ class NameIndex:
         spelled = (payer.name, *payer.readings)
         for text in (*spelled, *payer.heads, *payer.trade, *payer.first_words):
             found.update(self._exact.get(text, ()))
-        for bare in {unmarked(text) for text in (*spelled, *payer.cut_stems)}:
+        for bare in {unmarked(t) for t in (*spelled, *payer.cut_stems, *payer.heads, *payer.trade)}:
             found.update(self._exact.get(bare, ()))
             for key in self._unmarked.get(bare, ()):
                 found.update(self._exact[key])
@@ -92,19 +92,27 @@ class NameIndex:
             for text in (payer.name, *payer.readings):
                 if len(text) >= MIN_NEAR_CHARS:
                     for deleted in (text, *_deletions(text)):
-                        for key in near.get(deleted, ()):
+                        for key in _listed(near.get(deleted)):
                             found.update(self._exact[key])
         matches = [m for n in sorted(found) if (m := name_match(payer, self.customers[n]))]
         return sorted(matches, key=lambda m: (m.rank, -m.score))
 
-    def _near_keys(self) -> dict[str, list[str]]:
-        """Every key long enough to be proposed, filed under itself and its deletions."""
+    def _near_keys(self) -> dict[str, str | list[str]]:
+        """Every key long enough to be proposed, filed under itself and its deletions: the key
+        itself where it is the only one (most are; a string is no object the garbage collector
+        walks, a list of one is, and there are about a million), a list where several share it."""
         if self._near is None:
-            near: dict[str, list[str]] = {}
+            near: dict[str, str | list[str]] = {}
             for key in self._sorted:
                 if len(key) >= MIN_NEAR_CHARS:
                     for variant in {key, *(key[:i] + key[i + 1 :] for i in range(len(key)))}:
-                        near.setdefault(variant, []).append(key)
+                        filed = near.get(variant)
+                        if filed is None:
+                            near[variant] = key
+                        elif isinstance(filed, str):
+                            near[variant] = [filed, key]
+                        else:
+                            filed.append(key)
             self._near = near
         return self._near
 
@@ -116,6 +124,13 @@ class NameIndex:
     def _prefixed_keys(keys: list[str], stem: str) -> list[str]:
         start = bisect_left(keys, stem)
         return keys[start : bisect_left(keys, stem + _AFTER_ALL, lo=start)]
+
+
+def _listed(filed: str | list[str] | None) -> tuple[str, ...] | list[str]:
+    """The keys filed under one entry of the proposal table."""
+    if filed is None:
+        return ()
+    return (filed,) if isinstance(filed, str) else filed
 
 
 def _deletions(text: str) -> list[str]:

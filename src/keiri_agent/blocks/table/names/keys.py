@@ -37,6 +37,7 @@ from keiri_agent.blocks.table.names.split import (
     canonical,
     cut_spelled_form,
     is_branch,
+    is_title,
     kanji_business_short,
     split_name,
     starts_with_form,
@@ -129,12 +130,17 @@ def _parse(raw: str, limit: int | None) -> PayerName:
     truncated = cut_at > 0
     code, text = _code(text)
     parts = split_name(text, cut=truncated)
-    name = canonical(fold(parts.name))
+    # A branch after a form in the middle (ｱｵﾊﾞｼﾖｳｼﾞ(ｶ)ｵｵｻｶｼﾃﾝ) is part of the name as the words
+    # after a space are: the whole is a branch customer's name, the first words the company's.
+    whole = f"{parts.name} {parts.rest}" if parts.rest else parts.name
+    name = canonical(fold(whole))
     if not name and code:  # digits alone: a name, not a code
         code, name = "", canonical(fold(raw))
-    words = [w for w in (canonical(fold(w)) for w in parts.name.split()) if w]
-    heads, first_words = _heads(words, truncated=truncated, company=parts.legal is not None)
-    spoken = tuple(canonical(r) for r in readings(parts.name)) if has_kanji(parts.name) else ()
+    words = [w for w in (canonical(fold(w)) for w in whole.split()) if w]
+    heads, first_words = _heads(
+        words, truncated=truncated, company=parts.legal is not None, office=parts.office
+    )
+    spoken = tuple(canonical(r) for r in readings(whole)) if has_kanji(whole) else ()
     return PayerName(
         raw=raw,
         code=code,
@@ -161,20 +167,25 @@ def _cut_width(length: int, limit: int | None) -> int:
 
 
 def _heads(
-    words: list[str], *, truncated: bool, company: bool
+    words: list[str], *, truncated: bool, company: bool, office: bool = False
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A payer's first words, longest first, when more words follow them: ``heads`` when every
-    word after them names a branch, an office or a department (``ｱｵﾊﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``; in a
-    name the bank may have cut, also every word but the last: a cut word proves nothing),
+    word after them names a branch, an office or a department (``ｱｵﾊﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``; the
+    last word when ``office``: its 営業所 was written as a form, ``ｵｵｻｶ(ｴｲ``; in a name the bank
+    may have cut, also every word but the last: a cut word proves nothing) or when a
+    representative's title follows them (``ﾀﾞｲﾋﾖｳﾄﾘｼﾏﾘﾔｸ ｱｵﾊﾞ ﾀﾛｳ``: a person's name after it),
     else, for a payer that wrote a legal form, ``first_words``: another company may be named
     so (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾘｰｽ``, a parent or a sister company), a proposal for a person, never a
     match."""
     heads: list[str] = []
     first_words: list[str] = []
+    branch = [is_branch(word) for word in words]
+    if office and branch:
+        branch[-1] = True
     for count in range(len(words) - 1, 0, -1):
-        afters = (words[count:], words[count:-1]) if truncated else (words[count:],)
+        afters = (branch[count:], branch[count:-1]) if truncated else (branch[count:],)
         head = "".join(words[:count])
-        if any(after and all(is_branch(word) for word in after) for after in afters):
+        if is_title(words[count]) or any(after and all(after) for after in afters):
             heads.append(head)
         elif company:
             first_words.append(head)

@@ -9,10 +9,14 @@ A payer meets a customer key (:mod:`.keys`) in one of seven ways, best first:
   starts with what is left (a cut inside a voiced kana, ``ﾀ`` of ``ﾀﾞ``, still agrees), or is
   what is left before the start of a legal form spelled out (``...ｶﾌﾞｼｷｶ``), when at least
   :data:`MIN_PREFIX_CHARS` are left;
-- ``HEAD``: a payer's first words are the key and only branch, office or department words
-  follow (``ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``, ``ｱｵﾊﾞｼﾖｳｼﾞ ｹｲﾘﾌﾞ``);
+- ``HEAD``: a payer's first words are the key (or the key without long marks) and only branch,
+  office or department words follow (``ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``, ``ｱｵﾊﾞｼﾖｳｼﾞ ｹｲﾘﾌﾞ``,
+  ``ﾔﾏﾀﾞｼﾖｳｼﾞ(ｶ)ｵｵｻｶｼﾃﾝ``, ``ﾔﾏﾀﾞｼﾖｳｼﾞ ﾅｺﾞﾔ(ｴｲ``), or a representative's title and a person
+  (``ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ ﾀﾞｲﾋﾖｳﾄﾘｼﾏﾘﾔｸ ﾔﾏﾀﾞ ﾀﾛｳ``); the whole, branch included, is the payer's name:
+  a branch the master holds as a customer of its own meets it ``EXACT``;
 - ``TRADE``: a sole proprietor's payer is written with a trade name and the owner's name
-  (``ﾔﾏﾀﾞｼﾖｳﾃﾝ ﾀﾞｲﾋﾖｳ ﾔﾏﾀﾞ ﾀﾛｳ``, ``ﾔﾏﾀﾞ ﾀﾛｳ(ﾔﾏﾀﾞｼﾖｳﾃﾝ``) and the key is one of them;
+  (``ﾔﾏﾀﾞｼﾖｳﾃﾝ ﾀﾞｲﾋﾖｳ ﾔﾏﾀﾞ ﾀﾛｳ``, ``ﾔﾏﾀﾞ ﾀﾛｳ(ﾔﾏﾀﾞｼﾖｳﾃﾝ``) and the key is one of them (or
+  it without long marks);
 - ``NEAR``: the names differ in one kana (``シラトリ`` / ``シロトリ``), both at least
   :data:`MIN_NEAR_CHARS` long: a proposal for a person, never a match on its own
   (``Match.proposal_only``);
@@ -161,9 +165,9 @@ def compare(payer: PayerName, key: NameKey, *, near: bool = True) -> tuple[Match
             return MatchKind.LONG_MARK, spoken
     if payer.truncated and _cut_meets(payer, key.text):
         return MatchKind.PREFIX, False
-    if key.text in payer.heads:
+    if payer.heads and _among(key.text, payer.heads):
         return MatchKind.HEAD, False
-    if key.text in payer.trade:
+    if payer.trade and _among(key.text, payer.trade):
         return MatchKind.TRADE, False
     if key.text in payer.first_words:
         return MatchKind.FIRST_WORDS, False
@@ -172,6 +176,13 @@ def compare(payer: PayerName, key: NameKey, *, near: bool = True) -> tuple[Match
             if _one_apart(text, key.text):
                 return MatchKind.NEAR, spoken
     return None
+
+
+def _among(key: str, texts: tuple[str, ...]) -> bool:
+    """Whether ``key`` is one of ``texts`` or the same as one without long marks: a head or a
+    trade name written without its ー meets a customer written with one as well as one without
+    (ﾋﾞﾙｻﾋﾞｽ ｵｵｻｶｼﾃﾝ: ビルサビス and ビールサービス are one rank, for a person)."""
+    return any(key == text or same_unmarked(text, key) for text in texts)
 
 
 def score(

@@ -37,11 +37,13 @@ from keiri_agent.blocks.table.names.forms import FORMS, KANJI_SHORT, CompanyForm
 __all__ = [
     "BRANCH_WORDS",
     "MIN_FORM_START",
+    "TITLE_WORDS",
     "NameParts",
     "business_trimmed",
     "canonical",
     "cut_spelled_form",
     "is_branch",
+    "is_title",
     "kanji_business_short",
     "split_name",
     "starts_with_form",
@@ -59,6 +61,17 @@ _BRANCHES = (
     ("総務部", "ソウムブ"), ("経理課", "ケイリカ"),
 )  # fmt: skip
 BRANCH_WORDS = tuple(fold(kana) for _, kana in _BRANCHES) + tuple(kanji for kanji, _ in _BRANCHES)
+# The titles of a representative a bank writes after a company's name when the account is held
+# in the representative's name too (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾀﾞｲﾋﾖｳﾄﾘｼﾏﾘﾔｸ ｱｵﾊﾞ ﾀﾛｳ``): what follows is a
+# person, the words before are the company. Whole words only (ｼﾔﾁﾖｳ is no part of a name).
+_TITLES = (
+    ("代表取締役", "ダイヒヨウトリシマリヤク"), ("代表取締役社長", "ダイヒヨウトリシマリヤクシヤチヨウ"),
+    ("取締役社長", "トリシマリヤクシヤチヨウ"), ("代取", "ダイトリ"), ("代表社員", "ダイヒヨウシヤイン"),
+    ("代表理事", "ダイヒヨウリジ"), ("理事長", "リジチヨウ"), ("代表役員", "ダイヒヨウヤクイン"),
+    ("院長", "インチヨウ"), ("園長", "エンチヨウ"), ("社長", "シヤチヨウ"),
+)  # fmt: skip
+# (代表 / ﾀﾞｲﾋﾖｳ alone stands between a sole proprietor's trade name and owner: trade_parts.)
+TITLE_WORDS = frozenset(fold(kana) for _, kana in _TITLES) | {kanji for kanji, _ in _TITLES}
 # A sole proprietor's name: trade name and owner's name on either side of 代表 / 代表者 (ﾀﾞｲﾋﾖｳ,
 # ﾀﾞｲﾋﾖｳｼﾔ: a word apart in kana), or one of them in parentheses (the closing one may be cut).
 _OWNER_WORD = re.compile(r"\s*代表者?\s*[:：]?\s*|\s+ダイヒ[ヨョ]ウ(?:シ[ヤャ])?\s+")
@@ -82,6 +95,15 @@ _LEGAL_READINGS = sorted(
     ((reading, form) for form in FORMS if form.kind is FormKind.LEGAL for reading in form.readings),
     key=lambda item: -len(item[0]),
 )
+_OFFICE_READINGS = sorted(
+    (
+        (reading, form)
+        for form in FORMS
+        if form.kind is FormKind.OFFICE
+        for reading in form.readings
+    ),
+    key=lambda item: -len(item[0]),
+)
 _BUSINESS_READINGS = sorted(
     (
         (r, form.abbreviation)
@@ -91,6 +113,15 @@ _BUSINESS_READINGS = sorted(
     ),
     key=lambda item: -len(item[0]),
 )
+# Each table above as one test, to pass over the names that hold none of it (most names).
+_ANY_KANJI_FORM = re.compile(
+    "|".join(map(re.escape, [*KANJI_SHORT, *(w for w, _ in _KANJI_WORDS)]))
+)
+_ANY_BUSINESS_READING = re.compile("|".join(re.escape(r) for r, _ in _BUSINESS_READINGS))
+_LEGAL_SPELLINGS = tuple(reading for reading, _ in _LEGAL_READINGS)
+_BUSINESS_TEXTS = tuple(word for word, _ in _BUSINESS_WORDS)
+_BUSINESS_SPELLINGS = tuple(reading for reading, _ in _BUSINESS_READINGS)
+_OFFICE_SPELLINGS = tuple(reading for reading, _ in _OFFICE_READINGS)
 # Every start of a legal form spelled out, as a cut leaves it (its last kana may have lost its
 # voiced mark): what :func:`cut_spelled_form` looks for at the end of a cut name.
 _LONGEST_READING = max(len(reading) for reading, _ in _LEGAL_READINGS)
@@ -119,6 +150,12 @@ class NameParts:
     rest: str = ""  # what followed a form in the middle (a branch, an office), NFKC
 
     @property
+    def office(self) -> bool:
+        """Whether an office form (営業所, 出張所: ``(ｴｲ``, ``ｴｲｷﾞﾖｳｼﾖ``) was taken off: the last
+        word left names the office (``ｱｵﾊﾞｼﾖｳｼﾞ ﾅｺﾞﾔ(ｴｲ``)."""
+        return any(f.kind is FormKind.OFFICE for f in self.forms)
+
+    @property
     def legal(self) -> CompanyForm | None:
         """The legal form (株式会社, 医療法人 ...) of the name, when one was written."""
         return next((f for f in self.forms if f.kind is FormKind.LEGAL), None)
@@ -131,24 +168,35 @@ def split_name(text: str, *, cut: bool = False) -> NameParts:
     if cut:
         name = _drop_cut_form(name)
     name = _LATIN_FORM.sub("", name)
-    for short, form in KANJI_SHORT.items():
-        if short in name:
-            name = name.replace(short, " ")
-            forms.append(form)
-    for word, form in _KANJI_WORDS:
-        if word in name:
-            name = name.replace(word, " ")
-            forms.append(form)
+    if _ANY_KANJI_FORM.search(name):  # most names hold none: one search instead of each word
+        for short, form in KANJI_SHORT.items():
+            if short in name:
+                name = name.replace(short, " ")
+                forms.append(form)
+        for word, form in _KANJI_WORDS:
+            if word in name:
+                name = name.replace(word, " ")
+                forms.append(form)
     name, rest = _kana_forms(name.strip(), forms)
     folded = fold(name)
-    for reading, form in _LEGAL_READINGS:  # a bank that spelled the form out
-        if folded.startswith(reading) and len(folded) > len(reading):
-            name, folded = _drop_spelled(name, len(reading), first=True), folded[len(reading) :]
-            forms.append(form)
-            break
-    for reading, form in _LEGAL_READINGS:
-        if folded.endswith(reading) and len(folded) > len(reading):
-            name = _drop_spelled(name, len(reading), first=False)
+    if folded.startswith(_LEGAL_SPELLINGS):  # a bank that spelled the form out
+        for reading, form in _LEGAL_READINGS:
+            if folded.startswith(reading) and len(folded) > len(reading):
+                name, folded = _drop_spelled(name, len(reading), first=True), folded[len(reading) :]
+                forms.append(form)
+                break
+    if folded.endswith(_LEGAL_SPELLINGS):
+        for reading, form in _LEGAL_READINGS:
+            if folded.endswith(reading) and len(folded) > len(reading):
+                name = _drop_spelled(name, len(reading), first=False)
+                forms.append(form)
+                break
+    last = rest if rest.strip() else name  # an office spelled out ends the whole name
+    folded_last = fold(last)
+    for reading, form in _OFFICE_READINGS if folded_last.endswith(_OFFICE_SPELLINGS) else ():
+        if folded_last.endswith(reading) and len(folded_last) > len(reading):
+            last = _drop_spelled(last, len(reading), first=False)
+            name, rest = (name, last) if rest.strip() else (last, rest)
             forms.append(form)
             break
     return NameParts(name.strip(), tuple(forms), rest.strip())
@@ -156,6 +204,8 @@ def split_name(text: str, *, cut: bool = False) -> NameParts:
 
 def canonical(folded: str) -> str:
     """A folded name with its business words written as banks write them (農業協同組合 → ノウキヨウ)."""
+    if _ANY_BUSINESS_READING.search(folded) is None:  # most names: one search
+        return folded
     for reading, abbreviation in _BUSINESS_READINGS:
         if reading in folded:
             folded = folded.replace(reading, abbreviation)
@@ -168,12 +218,15 @@ def business_trimmed(name: str) -> str:
     Only a business word written out (kanji ``農業協同組合`` or kana ``ノウギヨウキヨウドウクミアイ``)
     is taken: a short abbreviation at an end may be part of the name (``カレン``).
     """
-    for word, _ in _BUSINESS_WORDS:
+    written = name.startswith(_BUSINESS_TEXTS) or name.endswith(_BUSINESS_TEXTS)
+    for word, _ in _BUSINESS_WORDS if written else ():
         if name.startswith(word) and len(name) > len(word):
             return name[len(word) :].strip()
         if name.endswith(word) and len(name) > len(word):
             return name[: -len(word)].strip()
     folded = fold(name)
+    if not (folded.startswith(_BUSINESS_SPELLINGS) or folded.endswith(_BUSINESS_SPELLINGS)):
+        return ""
     for reading, _ in _BUSINESS_READINGS:
         if folded.startswith(reading) and len(folded) > len(reading):
             return _drop_spelled(name, len(reading), first=True).strip()
@@ -191,6 +244,11 @@ def starts_with_form(text: str) -> bool:
 def is_branch(word: str) -> bool:
     """Whether ``word`` (folded) names a branch, an office or a department (:data:`BRANCH_WORDS`)."""
     return word.endswith(BRANCH_WORDS)
+
+
+def is_title(word: str) -> bool:
+    """Whether ``word`` (folded) is a representative's title (:data:`TITLE_WORDS`)."""
+    return word in TITLE_WORDS
 
 
 def kanji_business_short(text: str) -> str:
