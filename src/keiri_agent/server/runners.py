@@ -224,8 +224,7 @@ def _run_analysis(request: AnalysisRequest, files: list[Path], job: Job) -> JobR
     context = AnalysisContext(executor=job.executor, cancel=job.cancel)  # kills running code
     session = AnalysisSession(workspace=workspace, context=context)
     job.stage("fetch", "start")
-    for path in files:
-        info = session.add_file(path)
+    for path, info in zip(files, session.add_files(files), strict=True):  # all or none
         job.log(f"読み込みました: {path.name}（{info.shape[0]:,} 行 × {info.shape[1]} 列）")
         for note in info.notes:  # units made yen, total rows left out...
             job.log(f"{path.name}: {note}")

@@ -14,7 +14,6 @@ turn had produced so far in ``details["turn"]`` (runs, files; the same keys as
 from __future__ import annotations
 
 import dataclasses
-import shutil
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -203,24 +202,21 @@ class AnalysisSession:
             or (Path(source).name if not isinstance(source, bytes) else "data.csv")
             for i, source in enumerate(sources)
         ]
-        new = self.workspace is None
-        workspace = self._workspace()
-        try:
-            with staged(workspace) as staging:
-                tables = []
-                copies = []
-                for source, label in zip(sources, labels, strict=True):
-                    tables.append(read_ledger(source, name=label))
-                    data = source if isinstance(source, bytes) else Path(source).read_bytes()
-                    copy = staging.path / Path(label).name
-                    copy.write_bytes(data)
-                    copies.append(copy)
-                staging.publish(copies)
-        except BaseException:
-            if new:  # made by this call for these files alone: leave no trace of it
-                shutil.rmtree(workspace, ignore_errors=True)
-                self.workspace = None
-            raise
+        if not sources:
+            return []
+        new = self.workspace is None  # then made by this call, for these files alone
+        workspace = self.workspace or new_session_dir(self.workspace_root)
+        with staged(workspace, made=new) as staging:  # a new workspace left empty is removed
+            tables = []
+            copies = []
+            for source, label in zip(sources, labels, strict=True):
+                tables.append(read_ledger(source, name=label))
+                data = source if isinstance(source, bytes) else Path(source).read_bytes()
+                copy = staging.path / Path(label).name
+                copy.write_bytes(data)
+                copies.append(copy)
+            staging.publish(copies)
+        self.workspace = workspace
         return [
             self.add_frame(Path(label).stem, table.frame, notes=table.notes)
             for label, table in zip(labels, tables, strict=True)
