@@ -9,6 +9,11 @@ is recorded as skipped under ``skip``. Before a start, the fire time is claimed 
 key is the schedule id and the fire time): the one process whose claim succeeds starts it, so
 a fire time never runs twice, whether two servers share the workspace or one restarts.
 
+A monthly rule's month that the calendar of today's settings leaves without a day (the company
+holidays changed after the schedule was added: 第20営業日 in a month left 19 business days) is
+recorded once as skipped, with the reason, when the month begins (its first moment is the fire
+time claimed), and told to the notify URL: the month does not pass with no run and nobody told.
+
 A start is an ordinary plan task (``TaskRegistry.submit``) owned by whoever made the schedule,
 running the version its pin names (``schedule.pins``): a run that needs a person pauses as
 ``waiting_input`` like any task. When a started task waits or fails, or a start is refused,
@@ -23,16 +28,19 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, time
 from typing import Any
 
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError
 from keiri_agent.schedule import (
+    COMPANY_HOLIDAYS_NOTE,
     Schedule,
     ScheduleStore,
     describe,
     due,
+    left_out_text,
+    months_left_out,
     resolve_pin,
 )
 from keiri_agent.server.errors import ApiError
@@ -111,9 +119,11 @@ class Scheduler:
         for schedule in self.store.schedules.all():
             if self._stop.is_set() or self.tasks.stopping.is_set():
                 return started
-            task_id = self._handle(schedule, self.clock())
+            now = self.clock()
+            task_id = self._handle(schedule, now)
             if task_id is not None:
                 started.append(task_id)
+            self._month_left_out(schedule, now)
         started += self.folders.scan()
         self.ticks += 1
         return started
@@ -145,6 +155,20 @@ class Scheduler:
             return None
         self.store.settle(schedule.id, fire, "started", task_id=task.id)
         return task.id
+
+    def _month_left_out(self, schedule: Schedule, now: datetime) -> None:
+        """Record and tell, once, that the month holding ``now`` has no day for the rule."""
+        zone = self.settings.keiri_timezone
+        month = now.astimezone(zone).date().replace(day=1)
+        missing = months_left_out(schedule, now, self.settings)
+        if not missing or missing[0] != month:
+            return
+        start = datetime.combine(month, time(0), tzinfo=zone)
+        reason = left_out_text(schedule.rule, [month]) + COMPANY_HOLIDAYS_NOTE
+        if self.store.claim(schedule.id, start, "skipped", now=now, error=reason):
+            label = f"予定 {schedule.id}（{describe(schedule.rule)}）{month:%Y年%-m月}"
+            log.warning("%s: %s", label, reason)
+            self.notifier.refused(label, schedule.plan_id, reason)
 
     # --- starting runs ------------------------------------------------------------------------
 
