@@ -254,11 +254,11 @@ def _run_analysis(request: AnalysisRequest, files: list[Path], job: Job) -> JobR
         }
         job.log(unverified.message, level="warning")
         answer = f"{UNGROUNDED_NOTE}\n\n{answer}"
-    inputs = {path.name for path in files}  # the session keeps a copy of each data file
+    inputs = set(session.copies)  # the session keeps a copy of each data file
     outputs = [
         p
         for p in sorted(workspace.rglob("*"))
-        if p.is_file() and not p.is_symlink() and p.name not in inputs
+        if p.is_file() and not p.is_symlink() and p not in inputs
     ]
     job.stage("finish", "done")
     status: JobResultStatus = "unverified" if turn.status == "unverified" else "success"

@@ -171,6 +171,7 @@ class AnalysisSession:
     execution_results: list[ExecutionResult] = field(default_factory=list)
     assumptions: list[str] = field(default_factory=list)
     workspace: Path | None = None
+    copies: list[Path] = field(default_factory=list)  # of the loaded files, in loading order
     _masked: dict[str, int] = field(default_factory=dict, repr=False)  # of the last turn
     _cancel: threading.Event | None = field(default=None, repr=False)  # the running turn's
     _idle: threading.Event = field(default_factory=_idle_event, repr=False)  # set: no turn runs
@@ -190,9 +191,12 @@ class AnalysisSession:
     ) -> list[DataFrameInfo]:
         """Load CSV/TSV/Excel files (any Japanese encoding) as the plan blocks read them --
         title rows skipped, total rows left out, amounts and dates typed -- with amounts in yen
-        (``agents.ledger``), and keep a copy of each in the workspace. What the reading did is
-        in each returned info's ``notes`` (and so in every prompt). ``names[i]`` names
-        ``sources[i]`` (needed for bytes).
+        (``agents.ledger``), and keep a copy of each in the workspace (:attr:`copies`) under a
+        name of its own: a name taken there -- by an earlier file (each month's
+        ``download.csv``) or by a table a turn wrote -- gets ``_2``, ``_3``... before its
+        suffix, so no copy replaces another file. What the reading did is in each returned
+        info's ``notes`` (and so in every prompt). ``names[i]`` names ``sources[i]`` (needed
+        for bytes).
 
         All or nothing: the copies are staged (``agents.staging``) and reach the workspace only
         once every file was read, so an unreadable file, a cancel or Ctrl+C while loading leaves
@@ -207,16 +211,19 @@ class AnalysisSession:
         new = self.workspace is None  # then made by this call, for these files alone
         workspace = self.workspace or new_session_dir(self.workspace_root)
         with staged(workspace, made=new) as staging:  # a new workspace left empty is removed
+            taken = {entry.name for entry in workspace.iterdir()}
             tables = []
             copies = []
             for source, label in zip(sources, labels, strict=True):
                 tables.append(read_ledger(source, name=label))
                 data = source if isinstance(source, bytes) else Path(source).read_bytes()
-                copy = staging.path / Path(label).name
+                copy = staging.path / _free_name(Path(label).name, taken)
+                taken.add(copy.name)
                 copy.write_bytes(data)
                 copies.append(copy)
-            staging.publish(copies)
+            published = staging.publish(copies)
         self.workspace = workspace
+        self.copies += published
         return [
             self.add_frame(Path(label).stem, table.frame, notes=table.notes)
             for label, table in zip(labels, tables, strict=True)
@@ -400,6 +407,17 @@ class AnalysisSession:
             name="keiri-analysis-turn",
             on_idle=on_idle,
         )
+
+
+def _free_name(name: str, taken: set[str]) -> str:
+    """``name``, or ``<stem>_<n><suffix>`` with the first n from 2 not in ``taken``."""
+    if name not in taken:
+        return name
+    path = Path(name)
+    n = 2
+    while f"{path.stem}_{n}{path.suffix}" in taken:
+        n += 1
+    return f"{path.stem}_{n}{path.suffix}"
 
 
 def _identifier(name: str, *, taken: set[str]) -> str:
