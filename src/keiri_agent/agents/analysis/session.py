@@ -192,8 +192,8 @@ class AnalysisSession:
         """Load CSV/TSV/Excel files (any Japanese encoding) as the plan blocks read them --
         title rows skipped, total rows left out, amounts and dates typed -- with amounts in yen
         (``agents.ledger``), and keep a copy of each in the workspace (:attr:`copies`) under a
-        name of its own: a name taken there -- by an earlier file (each month's
-        ``download.csv``) or by a table a turn wrote -- gets ``_2``, ``_3``... before its
+        name of its own: a name taken there by other bytes -- an earlier file (each month's
+        ``download.csv``) or a table a turn wrote -- gets ``_2``, ``_3``... before its
         suffix, so no copy replaces another file. What the reading did is in each returned
         info's ``notes`` (and so in every prompt). ``names[i]`` names ``sources[i]`` (needed
         for bytes).
@@ -211,15 +211,15 @@ class AnalysisSession:
         new = self.workspace is None  # then made by this call, for these files alone
         workspace = self.workspace or new_session_dir(self.workspace_root)
         with staged(workspace, made=new) as staging:  # a new workspace left empty is removed
-            taken = {entry.name for entry in workspace.iterdir()}
+            taken = {entry.name: entry for entry in workspace.iterdir()}
             tables = []
             copies = []
             for source, label in zip(sources, labels, strict=True):
                 tables.append(read_ledger(source, name=label))
                 data = source if isinstance(source, bytes) else Path(source).read_bytes()
-                copy = staging.path / _free_name(Path(label).name, taken)
-                taken.add(copy.name)
+                copy = staging.path / _copy_name(Path(label).name, data, taken)
                 copy.write_bytes(data)
+                taken[copy.name] = copy
                 copies.append(copy)
             published = staging.publish(copies)
         self.workspace = workspace
@@ -409,15 +409,22 @@ class AnalysisSession:
         )
 
 
-def _free_name(name: str, taken: set[str]) -> str:
-    """``name``, or ``<stem>_<n><suffix>`` with the first n from 2 not in ``taken``."""
-    if name not in taken:
-        return name
-    path = Path(name)
-    n = 2
-    while f"{path.stem}_{n}{path.suffix}" in taken:
-        n += 1
-    return f"{path.stem}_{n}{path.suffix}"
+def _copy_name(name: str, data: bytes, taken: dict[str, Path]) -> str:
+    """``name``, or ``<stem>_<n><suffix>`` with the first n from 2, unless ``taken`` (name →
+    the file holding it now) has other bytes under it: the same file loaded again (a node
+    run again in its folder) is its own copy, not a new one."""
+    path, candidate, n = Path(name), name, 2
+    while candidate in taken and not _holds(taken[candidate], data):
+        candidate, n = f"{path.stem}_{n}{path.suffix}", n + 1
+    return candidate
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether the file ``path`` holds exactly ``data``."""
+    try:
+        return path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
 
 
 def _identifier(name: str, *, taken: set[str]) -> str:
