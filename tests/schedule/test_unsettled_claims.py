@@ -15,7 +15,14 @@ from typing import Any
 
 from tests.schedule.conftest import PLAN_ID, approved_memo, jst, team_settings
 
-from keiri_agent.schedule import CronRule, ScheduleRequest, ScheduleStore, add_schedule
+from keiri_agent.config import Settings
+from keiri_agent.schedule import (
+    CronRule,
+    Schedule,
+    ScheduleRequest,
+    ScheduleStore,
+    add_schedule,
+)
 from keiri_agent.server.jobs import JobResult
 from keiri_agent.server.scheduler import UNSETTLED_AFTER_S, Scheduler, fire_label
 from keiri_agent.server.tasks import TaskRegistry
@@ -23,18 +30,23 @@ from keiri_agent.server.tasks import TaskRegistry
 FIRE = jst("2026-12-07 09:00:00")
 
 
-def test_a_claim_a_stopped_server_left_is_recorded_as_failed_and_told_once(
-    tmp_path: Path,
-) -> None:
+def _daily(tmp_path: Path) -> tuple[Settings, ScheduleStore, Schedule]:
+    """A schedule firing at 9:00 every day, added the day before FIRE, and its store."""
     settings = team_settings(tmp_path, keiri_require_approval="off")
     approved_memo(settings)
-    store = ScheduleStore.of(settings)
     schedule = add_schedule(
         settings,
         ScheduleRequest(plan_id=PLAN_ID, rule=CronRule(expr="0 9 * * *")),
         created_by="sato",
         now=FIRE - timedelta(days=1),
     )
+    return settings, ScheduleStore.of(settings), schedule
+
+
+def test_a_claim_a_stopped_server_left_is_recorded_as_failed_and_told_once(
+    tmp_path: Path,
+) -> None:
+    settings, store, schedule = _daily(tmp_path)
     assert store.claim(schedule.id, FIRE, "started", now=FIRE)  # then the process was killed
     registry = TaskRegistry(settings)
     told: list[dict[str, Any]] = []
@@ -62,15 +74,7 @@ def test_a_claim_a_stopped_server_left_is_recorded_as_failed_and_told_once(
 def test_the_task_a_stopped_server_had_started_is_recorded_and_nothing_told(
     tmp_path: Path,
 ) -> None:
-    settings = team_settings(tmp_path, keiri_require_approval="off")
-    approved_memo(settings)
-    store = ScheduleStore.of(settings)
-    schedule = add_schedule(
-        settings,
-        ScheduleRequest(plan_id=PLAN_ID, rule=CronRule(expr="0 9 * * *")),
-        created_by="sato",
-        now=FIRE - timedelta(days=1),
-    )
+    settings, store, schedule = _daily(tmp_path)
     registry = TaskRegistry(settings)
     assert store.claim(schedule.id, FIRE, "started", now=FIRE)
     label = fire_label(schedule, FIRE, settings)
