@@ -257,6 +257,17 @@ def test_interactive_mode_quits_on_exit_word(sales_csv: Path, public_dir: Path) 
     assert "終了します" in result.stderr
 
 
+def test_interactive_mode_ends_with_0_at_the_end_of_input(
+    sales_csv: Path, public_dir: Path
+) -> None:
+    """Ctrl+D (no more input) is an ordinary end; Ctrl+C is not (tests/cli/test_analyze_ctrl_c)."""
+    result = runner.invoke(
+        app, ["analyze", str(sales_csv), "--workspace-root", str(public_dir)], input=""
+    )
+    assert result.exit_code == 0, result.output
+    assert "終了します" in result.stderr
+
+
 def test_a_report_after_a_failed_run_is_printed_but_unverified_exit_1(
     llm_server: ScriptedLLMServer, sales_csv: Path, public_dir: Path
 ) -> None:

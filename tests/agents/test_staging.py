@@ -26,9 +26,9 @@ def _files(folder: Path) -> dict[str, str]:
     return {p.name: p.read_text(encoding="utf-8") for p in folder.iterdir()}
 
 
-def _stopped_job(folder: Path, stop: type[BaseException]) -> None:
+def _stopped_job(folder: Path, stop: type[BaseException], *, made: bool = False) -> None:
     """A job that wrote half a file and was stopped before publishing."""
-    with staged(folder) as staging:
+    with staged(folder, made=made) as staging:
         (staging.path / "a.csv").write_text("half", encoding="utf-8")
         raise stop
 
@@ -70,6 +70,39 @@ def test_a_folder_made_for_a_job_that_published_nothing_is_removed(out: Path) ->
         _stopped_job(folder, KeyboardInterrupt)
 
     assert not folder.exists()
+
+
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, RuntimeError])
+def test_a_folder_the_caller_made_for_the_job_goes_by_the_same_rule(
+    out: Path, stop: type[BaseException]
+) -> None:
+    """A new session folder (made by ``new_session_dir`` before staging) that the job left
+    empty is removed; one it published into is kept."""
+    stopped, done = out / "20261206120000", out / "20261206120000-2"
+    for folder in (stopped, done):
+        folder.mkdir()
+    with pytest.raises(stop):
+        _stopped_job(stopped, stop, made=True)
+    with staged(done, made=True) as staging:
+        (staging.path / "a.csv").write_text("whole", encoding="utf-8")
+        staging.publish([staging.path / "a.csv"])
+
+    assert sorted(p.name for p in out.iterdir()) == [done.name]
+    assert _files(done) == {"a.csv": "whole"}
+
+
+def test_ctrl_c_while_the_staging_folder_is_set_up_leaves_no_folder(
+    out: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def ctrl_c(folder: Path) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(staging_module, "_sweep", ctrl_c)
+    folder = out / "new"
+    with pytest.raises(KeyboardInterrupt), staged(folder):
+        pytest.fail("the job must not start")
+
+    assert list(out.iterdir()) == []
 
 
 def test_ctrl_c_in_the_middle_of_publishing_completes_it(

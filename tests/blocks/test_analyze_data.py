@@ -199,6 +199,20 @@ def test_a_missing_file_is_the_file_layers_error(
     assert llm_server.chat_requests() == []
 
 
+def test_files_load_all_or_none_an_unreadable_second_file_leaves_no_copy_of_the_first(
+    block: AnalyzeDataBlock, ctx: BlockContext, llm_server: ScriptedLLMServer, public_dir: Path
+) -> None:
+    good = public_dir / "売上.csv"
+    good.write_text("取引先,金額\nあおば商事,120000\n", encoding="utf-8")
+    broken = public_dir / "経費.xlsx"
+    broken.write_bytes(b"this is not a workbook")
+    with pytest.raises(FileProcessingError) as info:
+        run_like_runner(block, {"question": "分析して", "files": [str(good), str(broken)]}, ctx)
+    assert "経費.xlsx" in info.value.message
+    assert list(ctx.work_dir().iterdir()) == []  # no copy of 売上.csv, nothing staged
+    assert llm_server.chat_requests() == []
+
+
 def test_code_failing_until_the_loop_limit_is_a_block_error(
     block: AnalyzeDataBlock, ctx: BlockContext, llm_server: ScriptedLLMServer
 ) -> None:

@@ -12,7 +12,9 @@ are all there or none is. A staging folder whose process died without cleaning u
 power cut) is removed by the next job that stages in the same folder.
 
 The folder is created when missing; a folder the block created and left empty (the job
-published nothing) is removed again, so a stopped job leaves no trace at all.
+published nothing) is removed again, so a stopped job leaves no trace at all. A caller that
+made the folder itself for this job (``made=True``: a new session folder, named by
+``workspace.new_session_dir``) has it removed by the same rule.
 """
 
 from __future__ import annotations
@@ -91,16 +93,17 @@ class Staging:
 
 
 @contextmanager
-def staged(folder: Path) -> Iterator[Staging]:
-    """A :class:`Staging` in ``folder`` (created when missing); see the module docstring."""
-    created = not folder.exists()
-    folder.mkdir(parents=True, exist_ok=True)
-    _sweep(folder)
+def staged(folder: Path, *, made: bool = False) -> Iterator[Staging]:
+    """A :class:`Staging` in ``folder`` (created when missing; ``made``: created by the caller
+    for this job); see the module docstring."""
+    created = made or not folder.exists()
     staging = Staging(folder)
-    staging.path.mkdir(mode=0o700)
     try:
+        folder.mkdir(parents=True, exist_ok=True)
+        _sweep(folder)
+        staging.path.mkdir(mode=0o700)
         yield staging
     finally:
         staging._end()
-        if created and not staging._moves and not any(folder.iterdir()):
+        if created and not staging._moves and folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()

@@ -15,7 +15,9 @@ Ctrl+C while the agent works stops the turn at once (``AnalysisSession.stop``: g
 that runs is killed, nothing of the turn is saved) and ends the command with exit code 130,
 naming the workspace and what it keeps (or the report, when the turn had ended before the stop
 reached it). Ctrl+C while the files load keeps nothing of them: the load is all or nothing
-(``AnalysisSession.add_files``), so no workspace is made, and the message says so.
+(``AnalysisSession.add_files``), so no workspace is made, and the message says so. Ctrl+C at
+the interactive prompt ends the session with exit code 130 too (an empty line, exit or Ctrl+D
+end it with 0), naming the workspace that keeps the finished turns.
 """
 
 from __future__ import annotations
@@ -192,8 +194,10 @@ def _stopped(session: AnalysisSession | None, *, loaded: bool) -> BlockError | N
 
     if not loaded:
         return loading_stopped_error(how="（Ctrl-C）")
-    if session is None or not session.running:
+    if session is None:
         return None
+    if not session.running:  # at the prompt, or between turns: every finished turn is kept
+        return _left_error(session)
     try:
         ended = session.stop(STOP_WAIT_S)
     except KeyboardInterrupt:  # a second Ctrl+C: no more waiting
@@ -205,6 +209,34 @@ def _stopped(session: AnalysisSession | None, *, loaded: bool) -> BlockError | N
         else ""
     )
     return stopped_error(how="（Ctrl-C）", ended=ended, kept=kept, saved=session.saved_report)
+
+
+def _left_error(session: AnalysisSession) -> BlockError:
+    """Ctrl+C while no turn runs (at the interactive prompt): the session ends, and what its
+    finished turns saved stays in the workspace."""
+    where = (
+        f"作業ディレクトリ {_workspace_text(session.workspace)} に、読み込んだデータと"
+        "これまでのレポート・結果を残しています。"
+        if session.workspace is not None
+        else ""
+    )
+    return BlockError(
+        "分析を中断しました（Ctrl-C）。実行中の処理はありませんでした。",
+        code=ErrorCode.CANCELLED,
+        hint=where + "続けるには、もう一度 keiri-agent analyze を実行してください。",
+        recoverable=True,
+    )
+
+
+def _ask(label: str) -> str | None:
+    """One line typed at the prompt ``label``; None at the end of the input (Ctrl+D). Ctrl+C
+    is left to the caller (click's prompt would turn it into the same Abort as Ctrl+D, and
+    the command would end as if the user had finished)."""
+    err_console.print(f"{label}: ", end="", markup=False, highlight=False)
+    try:
+        return input()
+    except EOFError:
+        return None
 
 
 def _load(session: AnalysisSession, files: list[Path]) -> None:
@@ -227,10 +259,8 @@ def _interactive(session: AnalysisSession, *, as_json: bool) -> None:
     )
     label = "質問"
     while True:
-        try:
-            text = typer.prompt(label, default="", show_default=False, err=True).strip()
-        except (typer.Abort, EOFError):
-            break
+        typed = _ask(label)
+        text = typed.strip() if typed is not None else ""
         if not text or text.lower() in QUIT_WORDS:
             break
         forget_shown_errors()  # each turn reports its own errors, even one seen before

@@ -5,7 +5,7 @@ Schedules are kept in the workspace's SQLite file (``keiri_agent.schedule.Schedu
 N``, ``--last-business-day``, ``--day D [--if-holiday before|after|skip | --offset N]``,
 ``--weekday mon..sun [--nth 1..4|-1] [--if-holiday ...]``); ``list`` shows each
 schedule's next fire time in ``KEIRI_TIMEZONE`` and warns when the plan's working copy has
-unapproved changes; ``run-now`` runs a schedule's plan at once in this terminal, with its
+unapproved changes or today's company holidays leave a month ahead without its day; ``run-now`` runs a schedule's plan at once in this terminal, with its
 vars and the version its pin names. Exit codes: 0 done, 1 a run that failed, 2 user errors.
 """
 

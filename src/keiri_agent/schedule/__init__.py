@@ -17,7 +17,16 @@ from keiri_agent.schedule.calendar import (
     CalendarName,
     parse_company_holidays,
 )
-from keiri_agent.schedule.due import MAX_MISSED_SCAN, calendar_of, due, next_fire
+from keiri_agent.schedule.due import (
+    COMPANY_HOLIDAYS_NOTE,
+    MAX_MISSED_SCAN,
+    SHOWN_MONTHS,
+    calendar_of,
+    due,
+    left_out_text,
+    months_left_out,
+    next_fire,
+)
 from keiri_agent.schedule.manage import SECRET_BYTES, add_schedule, add_trigger
 from keiri_agent.schedule.pins import (
     LATEST_APPROVED,
@@ -73,6 +82,7 @@ from keiri_agent.schedule.views import schedule_view, schedule_views, trigger_vi
 __all__ = [
     "BUSY_TIMEOUT_S",
     "CALENDARS",
+    "COMPANY_HOLIDAYS_NOTE",
     "LATEST_APPROVED",
     "MAX_BUSINESS_DAY",
     "MAX_CRON_STEPS",
@@ -86,6 +96,7 @@ __all__ = [
     "REQUEST_HINT",
     "RULE_HINT",
     "SECRET_BYTES",
+    "SHOWN_MONTHS",
     "STORE_DIR",
     "STORE_FILE",
     "WEEKDAYS",
@@ -115,6 +126,8 @@ __all__ = [
     "default_pin",
     "describe",
     "due",
+    "left_out_text",
+    "months_left_out",
     "new_id",
     "next_fire",
     "not_found",

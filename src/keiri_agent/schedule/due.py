@@ -5,21 +5,43 @@ new schedule, after it was made). :func:`due` finds the newest fire time that ha
 only that one is handled (fire times missed during a downtime are coalesced into it). It is
 *late* when it passed more than ``KEIRI_SCHEDULE_GRACE_S`` ago: then the schedule's misfire
 policy says whether it still runs once (``run_once``) or is recorded as skipped (``skip``).
+
+:func:`months_left_out` are the months a monthly rule has no day in under *today's* calendar
+(第20営業日 in a month the company holidays leave 19 business days), said by
+:func:`left_out_text`: a schedule is refused when added with such a month ahead, and as
+``KEIRI_COMPANY_HOLIDAYS`` may change afterwards, the lists warn of them and the scheduler
+records such a month as skipped and tells the notify URL when the month begins -- a month
+never passes with no run and nobody told.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 
 from keiri_agent.config import Settings
 from keiri_agent.schedule.calendar import BusinessCalendar
+from keiri_agent.schedule.rules import Rule, describe, months_without_run
 from keiri_agent.schedule.store import Schedule
 
-__all__ = ["MAX_MISSED_SCAN", "calendar_of", "due", "next_fire"]
+__all__ = [
+    "COMPANY_HOLIDAYS_NOTE",
+    "MAX_MISSED_SCAN",
+    "SHOWN_MONTHS",
+    "calendar_of",
+    "due",
+    "left_out_text",
+    "months_left_out",
+    "next_fire",
+]
 
 # Fire times walked through to find the newest missed one (a one-minute cron over a week's
 # downtime is 10,080); beyond it, the walk restarts from a day before now.
 MAX_MISSED_SCAN = 20_000
+SHOWN_MONTHS = 6  # months named in a message; the rest are in its details / the list's field
+COMPANY_HOLIDAYS_NOTE = (
+    "会社休日（KEIRI_COMPANY_HOLIDAYS）を確かめ、必要ならその月は手で実行するか、"
+    "予定を最終営業日や小さい N で登録し直してください。"
+)
 
 
 def calendar_of(schedule: Schedule, settings: Settings) -> BusinessCalendar:
@@ -54,3 +76,18 @@ def due(
         return None
     late = (now - newest).total_seconds() > settings.keiri_schedule_grace_s
     return newest, late
+
+
+def months_left_out(schedule: Schedule, now: datetime, settings: Settings) -> list[date]:
+    """The months (their first days), from the one holding ``now`` in KEIRI_TIMEZONE to two
+    years on, in which the schedule's monthly rule has no day under the calendar of today's
+    settings although it was not asked to skip any; empty for the other rules."""
+    start = now.astimezone(settings.keiri_timezone).date()
+    return months_without_run(schedule.rule, start, calendar_of(schedule, settings))
+
+
+def left_out_text(rule: Rule, months: list[date]) -> str:
+    """What a person is told of ``months`` (non-empty) that ``rule`` leaves out."""
+    named = "、".join(f"{m:%Y年%-m月}" for m in months[:SHOWN_MONTHS])
+    more = f"ほか {len(months) - SHOWN_MONTHS} か月" if len(months) > SHOWN_MONTHS else ""
+    return f"{describe(rule)} は、{named}{more}に当たる日がなく、その月は実行されません。"

@@ -16,10 +16,10 @@ from pathlib import Path
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.plan import PLAN_ID_RE, resolve_plan_file
-from keiri_agent.schedule.due import calendar_of, next_fire
+from keiri_agent.schedule.due import left_out_text, months_left_out, next_fire
 from keiri_agent.schedule.pins import check_pin, default_pin
 from keiri_agent.schedule.requests import ScheduleRequest, TriggerRequest
-from keiri_agent.schedule.rules import CronRule, describe, months_without_run
+from keiri_agent.schedule.rules import CronRule
 from keiri_agent.schedule.store import Schedule, ScheduleStore, Trigger, new_id
 from keiri_agent.versions import VersionStore, plan_not_found
 from keiri_agent.workspace import confine
@@ -77,12 +77,10 @@ def add_schedule(
 def _check_every_month(schedule: Schedule, moment: datetime, settings: Settings) -> None:
     """A monthly rule that would leave a month out without being asked to is refused: the
     month would pass with no run and nobody told."""
-    start = moment.astimezone(settings.keiri_timezone).date()
-    missing = months_without_run(schedule.rule, start, calendar_of(schedule, settings))
+    missing = months_left_out(schedule, moment, settings)
     if missing:
-        months = "、".join(f"{m:%Y年%-m月}" for m in missing[:6])
         raise BlockError(
-            f"{describe(schedule.rule)} は、{months}に当たる日がなく、その月は実行されません。",
+            left_out_text(schedule.rule, missing),
             code=ErrorCode.INPUT_VALIDATION_FAILED,
             hint="N を小さくするか、--last-business-day（最終営業日）にするか、"
             "KEIRI_COMPANY_HOLIDAYS の会社休日を確かめてください。",

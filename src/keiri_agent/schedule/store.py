@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Generic, Literal, TypeVar
@@ -82,6 +82,10 @@ def _time(text: str) -> datetime:
     return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
 
 
+# A fire time claimed to start whose start was never recorded, neither as a task nor a failure.
+_UNSETTLED = "outcome = 'started' AND task_id IS NULL AND error IS NULL"
+
+
 class Schedule(BaseModel):
     """A plan that runs by a rule (``rules``) on a calendar, with vars and a version pin."""
 
@@ -128,6 +132,17 @@ class Fire(BaseModel):
     outcome: FireOutcome
     task_id: str | None = None
     error: str | None = None
+
+
+def _fire(row: Sequence[Any]) -> Fire:
+    return Fire(
+        schedule_id=row[0],
+        fire_time=_time(row[1]),
+        claimed_at=_time(row[2]),
+        outcome=row[3],
+        task_id=row[4],
+        error=row[5],
+    )
 
 
 def not_found(what: str, ident: str, command: str) -> BlockError:
@@ -234,17 +249,29 @@ class ScheduleStore:
         with self._tx() as conn:
             rows = conn.execute(query + " ORDER BY claimed_at DESC LIMIT ?", (*args, limit))
             found = rows.fetchall()
-        return [
-            Fire(
-                schedule_id=row[0],
-                fire_time=_time(row[1]),
-                claimed_at=_time(row[2]),
-                outcome=row[3],
-                task_id=row[4],
-                error=row[5],
+        return [_fire(row) for row in found]
+
+    def unsettled(self, before: datetime) -> list[Fire]:
+        """Fire times claimed to start before ``before`` for which neither a task nor an error
+        was recorded: the process that claimed them stopped between the claim and the start."""
+        if not self.path.exists():  # nothing saved yet: a server does not make the file
+            return []
+        with self._tx() as conn:
+            found = conn.execute(
+                f"SELECT * FROM fires WHERE {_UNSETTLED} AND claimed_at < ?", (_iso(before),)
+            ).fetchall()
+        return [_fire(row) for row in found]
+
+    def take_over(self, fire: Fire, *, now: datetime) -> bool:
+        """Take an unsettled fire time over from the process that stopped: True for the one
+        process whose update finds it as :meth:`unsettled` read it."""
+        with self._tx() as conn:
+            cursor = conn.execute(
+                f"UPDATE fires SET claimed_at = ? WHERE {_UNSETTLED} "
+                "AND schedule_id = ? AND fire_time = ? AND claimed_at = ?",
+                (_iso(now), fire.schedule_id, _iso(fire.fire_time), _iso(fire.claimed_at)),
             )
-            for row in found
-        ]
+            return cursor.rowcount == 1
 
     # --- folder triggers' files ----------------------------------------------------------------
 

@@ -2,7 +2,8 @@
 
 :func:`schedule_view` is a schedule with its rule in words, its next fire time in
 ``KEIRI_TIMEZONE`` (JST), its last fires, and a warning when the working copy has unapproved
-changes; :func:`trigger_view` a trigger with its pin in words and its webhook path, never its
+changes or the company holidays of today's settings leave a month ahead without its day
+(``months_left_out``); :func:`trigger_view` a trigger with its pin in words and its webhook path, never its
 secret. :func:`schedule_views` and :func:`trigger_views` are every stored one so.
 """
 
@@ -13,7 +14,7 @@ from typing import Any
 
 from keiri_agent.config import Settings
 from keiri_agent.localtime import shown_time, utc_text
-from keiri_agent.schedule.due import next_fire
+from keiri_agent.schedule.due import left_out_text, months_left_out, next_fire
 from keiri_agent.schedule.pins import working_drift
 from keiri_agent.schedule.rules import describe
 from keiri_agent.schedule.store import Schedule, ScheduleStore, Trigger
@@ -40,6 +41,12 @@ def schedule_view(
     start = max(moment, last) if last is not None else moment
     upcoming = next_fire(schedule, start, settings)
     fires = store.fires(schedule.id, limit=5)
+    # The company holidays may have changed since the schedule was added (checked then).
+    left_out = months_left_out(schedule, moment, settings)
+    warnings = [
+        working_drift(settings, schedule.plan_id, schedule.version),
+        left_out_text(schedule.rule, left_out) if left_out else None,
+    ]
     return {
         **schedule.model_dump(mode="json"),
         "rule_text": describe(schedule.rule),
@@ -56,7 +63,8 @@ def schedule_view(
             }
             for fire in fires
         ],
-        "warning": working_drift(settings, schedule.plan_id, schedule.version),
+        "months_left_out": [f"{m:%Y-%m}" for m in left_out],
+        "warning": " ".join(text for text in warnings if text) or None,
     }
 
 

@@ -224,8 +224,7 @@ def _run_analysis(request: AnalysisRequest, files: list[Path], job: Job) -> JobR
     context = AnalysisContext(executor=job.executor, cancel=job.cancel)  # kills running code
     session = AnalysisSession(workspace=workspace, context=context)
     job.stage("fetch", "start")
-    for path in files:
-        info = session.add_file(path)
+    for path, info in zip(files, session.add_files(files), strict=True):  # all or none
         job.log(f"読み込みました: {path.name}（{info.shape[0]:,} 行 × {info.shape[1]} 列）")
         for note in info.notes:  # units made yen, total rows left out...
             job.log(f"{path.name}: {note}")
@@ -255,11 +254,11 @@ def _run_analysis(request: AnalysisRequest, files: list[Path], job: Job) -> JobR
         }
         job.log(unverified.message, level="warning")
         answer = f"{UNGROUNDED_NOTE}\n\n{answer}"
-    inputs = {path.name for path in files}  # the session keeps a copy of each data file
+    inputs = set(session.copies)  # the session keeps a copy of each data file
     outputs = [
         p
         for p in sorted(workspace.rglob("*"))
-        if p.is_file() and not p.is_symlink() and p.name not in inputs
+        if p.is_file() and not p.is_symlink() and p not in inputs
     ]
     job.stage("finish", "done")
     status: JobResultStatus = "unverified" if turn.status == "unverified" else "success"

@@ -9,6 +9,18 @@ is recorded as skipped under ``skip``. Before a start, the fire time is claimed 
 key is the schedule id and the fire time): the one process whose claim succeeds starts it, so
 a fire time never runs twice, whether two servers share the workspace or one restarts.
 
+A monthly rule's month that the calendar of today's settings leaves without a day (the company
+holidays changed after the schedule was added: 第20営業日 in a month left 19 business days) is
+recorded once as skipped, with the reason, when the month begins (its first moment is the fire
+time claimed), and told to the notify URL: the month does not pass with no run and nobody told.
+
+A process that stops between claiming a fire time and recording its task (SIGKILL, a power cut)
+leaves a claim with no task: after ``UNSETTLED_AFTER_S`` another tick takes it over (once, by
+the same kind of SQL update), records the task it had started when one carries the fire's label,
+and else records the fire time as failed and tells the notify URL. It is never started again
+on a guess: the run may have begun (a payment run twice is worse than a person asked to run
+it with ``schedule run-now``).
+
 A start is an ordinary plan task (``TaskRegistry.submit``) owned by whoever made the schedule,
 running the version its pin names (``schedule.pins``): a run that needs a person pauses as
 ``waiting_input`` like any task. When a started task waits or fails, or a start is refused,
@@ -23,16 +35,19 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime
-from typing import Any
+from datetime import UTC, datetime, time, timedelta
+from typing import Any, Final
 
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError
 from keiri_agent.schedule import (
+    COMPANY_HOLIDAYS_NOTE,
     Schedule,
     ScheduleStore,
     describe,
     due,
+    left_out_text,
+    months_left_out,
     resolve_pin,
 )
 from keiri_agent.server.errors import ApiError
@@ -41,10 +56,20 @@ from keiri_agent.server.notify import Notifier
 from keiri_agent.server.runners import PlanRequest
 from keiri_agent.server.tasks import Task, TaskRegistry, Upload
 
-__all__ = ["Clock", "Scheduler", "utc_now"]
+__all__ = ["UNSETTLED_AFTER_S", "Clock", "Scheduler", "fire_label", "utc_now"]
 
 Clock = Callable[[], datetime]
 log = logging.getLogger(__name__)
+
+# A claim and its task's start are moments apart (the task's folder is made in between); a
+# claim this much older with no task recorded was made by a process that stopped in between.
+UNSETTLED_AFTER_S: Final = 120.0
+UNSETTLED_SEARCH_TASKS: Final = 1000  # the newest tasks looked through for the claim's task
+UNSETTLED_REASON = (
+    "サーバーが止まったため、この回の実行を始められたかどうかの記録がありません"
+    "（同じ回のタスクも見つかりません）。二重に動かさないよう自動では実行しません。"
+    "必要なら keiri-agent schedule run-now で実行してください。"
+)
 
 
 def utc_now() -> datetime:
@@ -53,6 +78,12 @@ def utc_now() -> datetime:
 
 def _failure(exc: BlockError | ApiError) -> str:
     return exc.message
+
+
+def fire_label(schedule: Schedule, fire: datetime, settings: Settings) -> str:
+    """What a fire time's task is asked as (its request) and told as: the schedule and the time."""
+    local = fire.astimezone(settings.keiri_timezone)
+    return f"予定 {schedule.id}（{describe(schedule.rule)}）{local:%Y-%m-%d %H:%M}"
 
 
 class Scheduler:
@@ -108,12 +139,15 @@ class Scheduler:
         """Handle every schedule's due fire time, then look at the watched folders; the ids of
         the tasks started."""
         started: list[str] = []
+        self._settle_unsettled(self.clock())
         for schedule in self.store.schedules.all():
             if self._stop.is_set() or self.tasks.stopping.is_set():
                 return started
-            task_id = self._handle(schedule, self.clock())
+            now = self.clock()
+            task_id = self._handle(schedule, now)
             if task_id is not None:
                 started.append(task_id)
+            self._month_left_out(schedule, now)
         started += self.folders.scan()
         self.ticks += 1
         return started
@@ -132,7 +166,7 @@ class Scheduler:
             return None
         if not self.store.claim(schedule.id, fire, "started", now=now):
             return None  # another process (or an earlier tick) has it
-        label = f"予定 {schedule.id}（{describe(schedule.rule)}）{fire.astimezone(self.settings.keiri_timezone):%Y-%m-%d %H:%M}"
+        label = fire_label(schedule, fire, self.settings)
         if late:
             label += "（停止中に過ぎた分を 1 回実行）"
         try:
@@ -145,6 +179,49 @@ class Scheduler:
             return None
         self.store.settle(schedule.id, fire, "started", task_id=task.id)
         return task.id
+
+    def _settle_unsettled(self, now: datetime) -> None:
+        """Record what became of the fire times a stopped process claimed (module docstring)."""
+        for fire in self.store.unsettled(now - timedelta(seconds=UNSETTLED_AFTER_S)):
+            if not self.store.take_over(fire, now=now):
+                continue  # another process has it
+            schedule = next(
+                (s for s in self.store.schedules.all() if s.id == fire.schedule_id), None
+            )
+            if schedule is None:  # removed since: nothing more to say of it
+                self.store.settle(
+                    fire.schedule_id, fire.fire_time, "failed", error=UNSETTLED_REASON
+                )
+                continue
+            label = fire_label(schedule, fire.fire_time, self.settings)
+            task = next(
+                (
+                    t
+                    for t in self.tasks.list(limit=UNSETTLED_SEARCH_TASKS)
+                    if str(t.request.get("request", "")).startswith(label)
+                ),
+                None,
+            )
+            if task is not None:
+                self.store.settle(schedule.id, fire.fire_time, "started", task_id=task.id)
+                continue
+            self.store.settle(schedule.id, fire.fire_time, "failed", error=UNSETTLED_REASON)
+            log.warning("%s: %s", label, UNSETTLED_REASON)
+            self.notifier.refused(label, schedule.plan_id, UNSETTLED_REASON)
+
+    def _month_left_out(self, schedule: Schedule, now: datetime) -> None:
+        """Record and tell, once, that the month holding ``now`` has no day for the rule."""
+        zone = self.settings.keiri_timezone
+        month = now.astimezone(zone).date().replace(day=1)
+        missing = months_left_out(schedule, now, self.settings)
+        if not missing or missing[0] != month:
+            return
+        start = datetime.combine(month, time(0), tzinfo=zone)
+        reason = left_out_text(schedule.rule, [month]) + COMPANY_HOLIDAYS_NOTE
+        if self.store.claim(schedule.id, start, "skipped", now=now, error=reason):
+            label = f"予定 {schedule.id}（{describe(schedule.rule)}）{month:%Y年%-m月}"
+            log.warning("%s: %s", label, reason)
+            self.notifier.refused(label, schedule.plan_id, reason)
 
     # --- starting runs ------------------------------------------------------------------------
 

@@ -14,7 +14,6 @@ turn had produced so far in ``details["turn"]`` (runs, files; the same keys as
 from __future__ import annotations
 
 import dataclasses
-import shutil
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -172,6 +171,7 @@ class AnalysisSession:
     execution_results: list[ExecutionResult] = field(default_factory=list)
     assumptions: list[str] = field(default_factory=list)
     workspace: Path | None = None
+    copies: list[Path] = field(default_factory=list)  # of the loaded files, in loading order
     _masked: dict[str, int] = field(default_factory=dict, repr=False)  # of the last turn
     _cancel: threading.Event | None = field(default=None, repr=False)  # the running turn's
     _idle: threading.Event = field(default_factory=_idle_event, repr=False)  # set: no turn runs
@@ -191,9 +191,12 @@ class AnalysisSession:
     ) -> list[DataFrameInfo]:
         """Load CSV/TSV/Excel files (any Japanese encoding) as the plan blocks read them --
         title rows skipped, total rows left out, amounts and dates typed -- with amounts in yen
-        (``agents.ledger``), and keep a copy of each in the workspace. What the reading did is
-        in each returned info's ``notes`` (and so in every prompt). ``names[i]`` names
-        ``sources[i]`` (needed for bytes).
+        (``agents.ledger``), and keep a copy of each in the workspace (:attr:`copies`) under a
+        name of its own: a name taken there by other bytes -- an earlier file (each month's
+        ``download.csv``) or a table a turn wrote -- gets ``_2``, ``_3``... before its
+        suffix, so no copy replaces another file. What the reading did is in each returned
+        info's ``notes`` (and so in every prompt). ``names[i]`` names ``sources[i]`` (needed
+        for bytes).
 
         All or nothing: the copies are staged (``agents.staging``) and reach the workspace only
         once every file was read, so an unreadable file, a cancel or Ctrl+C while loading leaves
@@ -203,24 +206,24 @@ class AnalysisSession:
             or (Path(source).name if not isinstance(source, bytes) else "data.csv")
             for i, source in enumerate(sources)
         ]
-        new = self.workspace is None
-        workspace = self._workspace()
-        try:
-            with staged(workspace) as staging:
-                tables = []
-                copies = []
-                for source, label in zip(sources, labels, strict=True):
-                    tables.append(read_ledger(source, name=label))
-                    data = source if isinstance(source, bytes) else Path(source).read_bytes()
-                    copy = staging.path / Path(label).name
-                    copy.write_bytes(data)
-                    copies.append(copy)
-                staging.publish(copies)
-        except BaseException:
-            if new:  # made by this call for these files alone: leave no trace of it
-                shutil.rmtree(workspace, ignore_errors=True)
-                self.workspace = None
-            raise
+        if not sources:
+            return []
+        new = self.workspace is None  # then made by this call, for these files alone
+        workspace = self.workspace or new_session_dir(self.workspace_root)
+        with staged(workspace, made=new) as staging:  # a new workspace left empty is removed
+            taken = {entry.name: entry for entry in workspace.iterdir()}
+            tables = []
+            copies = []
+            for source, label in zip(sources, labels, strict=True):
+                tables.append(read_ledger(source, name=label))
+                data = source if isinstance(source, bytes) else Path(source).read_bytes()
+                copy = staging.path / _copy_name(Path(label).name, data, taken)
+                copy.write_bytes(data)
+                taken[copy.name] = copy
+                copies.append(copy)
+            published = staging.publish(copies)
+        self.workspace = workspace
+        self.copies += published
         return [
             self.add_frame(Path(label).stem, table.frame, notes=table.notes)
             for label, table in zip(labels, tables, strict=True)
@@ -404,6 +407,24 @@ class AnalysisSession:
             name="keiri-analysis-turn",
             on_idle=on_idle,
         )
+
+
+def _copy_name(name: str, data: bytes, taken: dict[str, Path]) -> str:
+    """``name``, or ``<stem>_<n><suffix>`` with the first n from 2, unless ``taken`` (name →
+    the file holding it now) has other bytes under it: the same file loaded again (a node
+    run again in its folder) is its own copy, not a new one."""
+    path, candidate, n = Path(name), name, 2
+    while candidate in taken and not _holds(taken[candidate], data):
+        candidate, n = f"{path.stem}_{n}{path.suffix}", n + 1
+    return candidate
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether the file ``path`` holds exactly ``data``."""
+    try:
+        return path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
 
 
 def _identifier(name: str, *, taken: set[str]) -> str:

@@ -97,8 +97,8 @@ class AnalyzeDataBlock(ProcessingBlock):
                 cancel=ctx.cancel_event,  # kills the node's running code, not other runs'
             ),
         )
-        for path in files:
-            info = session.add_file(path)  # the file layer's BlockError passes through
+        # All or none; the file layer's BlockError passes through.
+        for path, info in zip(files, session.add_files(files), strict=True):
             ctx.log(
                 f"読み込みました: {path.name}（{info.shape[0]:,} 行 × {info.shape[1]} 列、{info.name}）"
             )

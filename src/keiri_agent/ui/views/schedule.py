@@ -2,7 +2,8 @@
 
 The same store and checks as ``keiri-agent schedule`` (``keiri_agent.schedule``): each schedule
 with its rule in words, its next fire time in ``KEIRI_TIMEZONE``, its version pin, its last
-fires and the warning when the plan's working copy has unapproved changes. Schedules fire only
+fires and the warning when the plan's working copy has unapproved changes or today's company
+holidays leave a month ahead without its day (``schedule.views``). Schedules fire only
 while ``keiri-agent serve`` runs; the page says so. Its Session State is under ``schedule_``.
 """
 
