@@ -19,6 +19,10 @@ each shared by every side that needs it:
   hiragana run of a question is written back the way the documents write it. Built from the
   documents' text, the same analyzer at ingest and search (:mod:`keiri_agent.sudachi`).
 
+  A loanword the documents never use is written in katakana when the dictionary knows it
+  (ほてる代 → ホテル代, :mod:`keiri_agent.retrieval.loanwords`), and an English word read as one
+  of the documents' katakana words is written as theirs (password → パスワード).
+
 Not handled (a policy, benchmarks/README.md): romaji for a Japanese word (pasuwado) is left as
 written — nobody types a question in romaji with a Japanese IME; a kana typo (パスワド) is left
 to the semantic model.
@@ -32,6 +36,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from keiri_agent.retrieval.loanwords import english_reading, katakana_loanwords
 from keiri_agent.retrieval.tokenize import MAX_CHUNK_CHARS
 from keiri_agent.sudachi import TO_KATAKANA, open_dictionary
 
@@ -97,6 +102,7 @@ _NO_WORD_START = frozenset("ァィゥェォャュョヮッンー")  # kana that 
 _HIRAGANA_RUN = re.compile(r"[\u3041-\u3096ー]+")
 _KATAKANA = re.compile(r"[\u30a1-\u30faー]+")
 _KANJI_OR_KATAKANA = re.compile(r"[\u3400-\u9fff\uf900-\ufaff々\u30a1-\u30fa]")
+_LATIN_WORD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]+(?![A-Za-z0-9])")
 
 
 def normalize_text(text: str) -> str:
@@ -161,8 +167,10 @@ class Spellings:
     hiragana run of a question with the longest readings it holds, left to right.
     """
 
-    def __init__(self, by_reading: Mapping[str, str]) -> None:
+    def __init__(self, by_reading: Mapping[str, str], latin: Iterable[str] = ()) -> None:
         self.by_reading = dict(by_reading)
+        # Latin words the documents use themselves (lower case): never rewritten in katakana.
+        self.latin = frozenset(word.lower() for word in latin)
         katakana = {word for word in self.by_reading.values() if _KATAKANA.fullmatch(word)}
         self._katakana = katakana
         # A word with one kana left out → the word (several words: ambiguous, never used).
@@ -175,13 +183,15 @@ class Spellings:
     @classmethod
     def from_texts(cls, texts: Iterable[str]) -> Spellings:
         """Every noun of ``texts`` written with kanji or katakana, under its reading (the most
-        frequent spelling when several share one: 振込 and 振り込み)."""
+        frequent spelling when several share one: 振込 and 振り込み), and their Latin words."""
         from sudachipy import SplitMode
 
         tokenizer = _tokenizer()
         counts: dict[str, Counter[str]] = {}
+        latin: set[str] = set()
         for text in texts:
             normalized = normalize_text(text)
+            latin.update(_LATIN_WORD.findall(normalized))
             for start in range(0, len(normalized), MAX_CHUNK_CHARS):
                 for word in _words(
                     tokenizer.tokenize(normalized[start : start + MAX_CHUNK_CHARS]), SplitMode.A
@@ -192,20 +202,35 @@ class Spellings:
                     reading = word.reading_form()
                     if MIN_RESPELL_KANA <= len(reading) <= MAX_READING_KANA:
                         counts.setdefault(reading, Counter())[surface] += 1
-        return cls({reading: seen.most_common(1)[0][0] for reading, seen in counts.items()})
+        return cls({reading: seen.most_common(1)[0][0] for reading, seen in counts.items()}, latin)
 
     def respell(self, text: str) -> str:
         """``text`` with its hiragana runs written as the documents write them (けいひの申請 →
         経費の申請), and a katakana word the documents lack that is one of theirs with one kana
         left out or one too many (アカウン, レイイアウト → アカウント, レイアウト; a kana
-        *changed* is never corrected: カード and コード are both words). What no document word
-        matches is left as written, and so are verbs, adjectives and auxiliary verbs (いない is
-        not 以内, でしょうか is not で章か, whatever the documents hold)."""
+        *changed* is never corrected: カード and コード are both words). A hiragana loanword the
+        documents lack is written in katakana when the dictionary knows it (ほてる代 → ホテル代,
+        ろご → ロゴ: :func:`.loanwords.katakana_loanwords`), an English word the documents do not
+        use but whose reading is one of their katakana words is written as theirs (password →
+        パスワード). What no word matches is left as written, and so are verbs, adjectives and
+        auxiliary verbs (いない is not 以内, でしょうか is not で章か, whatever the documents
+        hold)."""
         inflections = _Inflections(text)
         respelled = _HIRAGANA_RUN.sub(
             lambda match: self._run(match.group(), match.start(), inflections), text
         )
-        return _KATAKANA.sub(lambda match: self._typo(match.group()), respelled)
+        respelled = katakana_loanwords(respelled)
+        respelled = _KATAKANA.sub(lambda match: self._typo(match.group()), respelled)
+        return _LATIN_WORD.sub(lambda match: self._english(match.group()), respelled)
+
+    def _english(self, word: str) -> str:
+        if word.lower() in self.latin:
+            return word
+        reading = english_reading(word)
+        spelled = None if reading is None else self.by_reading.get(reading)
+        if spelled is None or spelled not in self._katakana:
+            return word
+        return spelled
 
     def _typo(self, word: str) -> str:
         if len(word) < MIN_RESPELL_KANA or word in self._katakana or _is_word(word):
