@@ -1,6 +1,6 @@
-"""Loanwords as users type them (retrieval.loanwords and Spellings.respell): hiragana for a
-loanword the documents never use (ほてる代), two-kana loanwords, English for the documents'
-katakana words, and never a word of the language taken for a loanword."""
+"""Loanwords as users type them (retrieval.loanwords): hiragana for a loanword the documents
+never use (ほてる代), two-kana loanwords, never a word of the language taken for a loanword, and
+the reading of an English word (how Spellings.respell uses them: tests/retrieval/test_normalize)."""
 
 from __future__ import annotations
 
@@ -10,16 +10,10 @@ from pathlib import Path
 import pytest
 
 from keiri_agent.retrieval.loanwords import english_reading, katakana_loanwords
-from keiri_agent.retrieval.normalize import Spellings
 from tests.support.helpdesk_eval import load_cases
 from tests.support.helpdesk_paraphrases import load_lists
 
 ROOT = Path(__file__).resolve().parents[2]
-MANUAL = [
-    "パスワードは90日ごとに変更してください。アカウントがロックされた場合は30分待ちます。",
-    "ブラウザのキャッシュを削除してください。ログイン画面の URL を確認します。",
-    "Chrome と Edge に対応しています。カードの利用明細を取り込みます。",
-]
 
 
 @pytest.mark.parametrize(
@@ -80,42 +74,6 @@ def test_no_question_of_the_project_lists_is_rewritten_but_its_hiragana_loanword
     assert all(
         written == typed.replace("いんぼいす", "インボイス") for typed, written in changed.items()
     ), changed
-
-
-@pytest.fixture(scope="module")
-def spellings() -> Spellings:
-    return Spellings.from_texts(MANUAL)
-
-
-@pytest.mark.parametrize(
-    ("typed", "written"),
-    [
-        ("passwordを忘れた", "パスワードを忘れた"),
-        ("loginできない", "ログインできない"),
-        ("Accountがロックされた", "アカウントがロックされた"),
-        ("browserのcacheを消したい", "ブラウザのキャッシュを消したい"),
-        ("ほてる代はいくら", "ホテル代はいくら"),
-    ],
-)
-def test_english_and_hiragana_loanwords_are_written_as_the_documents_write_them(
-    spellings: Spellings, typed: str, written: str
-) -> None:
-    assert spellings.respell(typed) == written
-
-
-@pytest.mark.parametrize(
-    "typed",
-    [
-        "chromeで使える？",  # the documents write Chrome themselves
-        "VPNなしで使えますか",  # an acronym is not read as a word
-        "emailが届かない",  # its reading (イーメール) is no word of the documents
-        "pasuwadoを忘れた",  # romaji is left as written (benchmarks/README.md)
-    ],
-)
-def test_latin_words_the_documents_lack_or_use_are_left_as_written(
-    spellings: Spellings, typed: str
-) -> None:
-    assert spellings.respell(typed) == typed
 
 
 def test_english_reading_of_a_word_and_of_an_acronym() -> None:
