@@ -80,3 +80,11 @@ def test_english_reading_of_a_word_and_of_an_acronym() -> None:
     assert english_reading("Password") == "パスワード"
     assert english_reading("PDF") is None
     assert english_reading("ok") is None
+
+
+def test_a_message_longer_than_the_dictionary_reads_at_once_is_read_sentence_by_sentence() -> None:
+    """Sudachi refuses 49,149 bytes at once; a pasted log of one line is read in pieces."""
+    message = "ほてる代はいくらまで出ますか。" + "ろぐ" + "あ" * 60_000
+    written = katakana_loanwords(message)
+    assert written.startswith("ホテル代はいくらまで出ますか。ログ")
+    assert len(written) == len(message)

@@ -45,11 +45,30 @@ _INFLECTED = frozenset({"動詞", "形容詞", "助動詞"})
 _PARTICLES = frozenset({"助詞", "助動詞"})
 _GRAMMAR = _INFLECTED | _PARTICLES  # what kana right after a word usually are (2行|あると)
 _LETTERS = re.compile(r"[A-Za-z]+")
+_SENTENCE_END = re.compile(r"(?<=[。．.!?！？\n])")
+# The dictionary reads one sentence at a time, and a pasted log can be one line of any length:
+# cut there (Sudachi refuses 49,149 bytes; the look-up is quadratic in the sentence).
+MAX_SENTENCE_CHARS = 200
 
 
 def katakana_loanwords(text: str) -> str:
     """``text`` with each hiragana span that is a loanword written in katakana (module
-    docstring), left to right, the longest span first."""
+    docstring), left to right, the longest span first; each sentence is read on its own."""
+    return "".join(_in_sentence(sentence) for sentence in _sentences(text))
+
+
+def _sentences(text: str) -> list[str]:
+    """``text`` cut after each sentence end, and every :data:`MAX_SENTENCE_CHARS` characters."""
+    pieces: list[str] = []
+    for sentence in _SENTENCE_END.split(text):
+        pieces += [
+            sentence[at : at + MAX_SENTENCE_CHARS]
+            for at in range(0, len(sentence), MAX_SENTENCE_CHARS)
+        ]
+    return pieces
+
+
+def _in_sentence(text: str) -> str:
     pos = 0
     while (match := _HIRAGANA_RUN.search(text, pos)) is not None:
         start = match.start()
@@ -86,9 +105,7 @@ def _loanword_end(text: str, start: int, run_end: int, run_start: bool) -> int |
     loanword only begins a hiragana run (ろごを; でんしゃだい is not でんしゃダイ)."""
     if text[start] in _NO_WORD_START:
         return None
-    morphemes = list(_tokenizer().tokenize(text))
-    if _after_a_word(text, start, morphemes):
-        return None
+    morphemes: list[Any] | None = None  # read once a loanword is possible at all
     typed_cost: int | None = None
     shortest = MIN_LOANWORD_KANA if run_start else MIN_INNER_LOANWORD_KANA
     for end in range(min(run_end, start + MAX_LOANWORD_KANA), start + shortest - 1, -1):
@@ -98,6 +115,10 @@ def _loanword_end(text: str, start: int, run_end: int, run_start: bool) -> int |
         katakana = hiragana.translate(TO_KATAKANA)
         if not _is_loanword(katakana):
             continue
+        if morphemes is None:
+            morphemes = list(_tokenizer().tokenize(text))
+            if _after_a_word(text, start, morphemes):
+                return None
         known = _known_as(hiragana)
         if known == katakana:  # the dictionary's own hiragana spelling (めーる, ぐるーぷ)
             return end
