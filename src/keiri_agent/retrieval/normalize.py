@@ -25,8 +25,9 @@ each shared by every side that needs it:
   of the documents' katakana words is written as theirs (password → パスワード).
 
 Not handled (a policy, benchmarks/README.md): romaji for a Japanese word (pasuwado) is left as
-written — nobody types a question in romaji with a Japanese IME; a kana typo (パスワド) is left
-to the semantic model.
+written — nobody types a question in romaji with a Japanese IME; a kana *changed* in a katakana
+word (カード / コード are both words) and a typo in a katakana word of two kana are left to the
+semantic model.
 """
 
 from __future__ import annotations

@@ -26,8 +26,8 @@ pytestmark = pytest.mark.timeout(600)
 SPLITS = ("dev", "heldout", "dev2", "heldout2", "heldout3", "heldout4", "heldout5")
 SAMPLE = 40  # answerable questions found by the default search (about 170 variants)
 OFF_TOPIC_SAMPLE = 25
-MAX_LOST_SHARE = 0.03  # all lists: 1,405 of 1,430 variants keep their page (benchmarks/README.md)
-MAX_OFF_TOPIC_ANSWERED = 0.08  # all lists: 647 of 686 stay refused
+MAX_LOST_SHARE = 0.03  # all lists: 1,408 of 1,430 variants keep their page (benchmarks/README.md)
+MAX_OFF_TOPIC_ANSWERED = 0.06  # all lists: 660 of 686 stay refused (641 before)
 PDF = "XYZシステム_ユーザーマニュアル.pdf"
 
 
@@ -61,13 +61,36 @@ def test_an_off_topic_question_typed_in_chat_stays_refused(kb: KnowledgeBase) ->
 @pytest.mark.parametrize(
     ("message", "gold"),
     [
-        # Lost their page before loanwords were written in katakana (found by the generator).
+        # Each lost its page before (found by the generator): English for a loanword, a loanword
+        # typed in hiragana, cushion words and chat laughter, two typos in one word.
         ("passwordは何日ごとに変える必要がありますか", (f"{PDF}#p4", "qa#9")),
-        ("たくしー代は精算できますか", (f"{PDF}#p8",)),
+        ("辞めた人のaccountはどうなりますか", (f"{PDF}#p5", f"{PDF}#p12")),
         ("ほてる代はいくらまで出ますか", ("qa#20",)),
+        ("へるぷですくのメールアドレスを教えて", (f"{PDF}#p18", "qa#34")),
+        (
+            "お伺いしたいのですが、5万件以上の明細を出したいのか、教えていただけますでしょうか",
+            (f"{PDF}#p11", f"{PDF}#p14", "qa#27"),
+        ),
+        ("操作の履歴は何年分見られます？w", (f"{PDF}#p5", f"{PDF}#p16")),
+        ("パワワードは何日ごとに変えないといけない？", (f"{PDF}#p4", "qa#9")),
+        ("放っておいたら勝手にロアウウトされた", (f"{PDF}#p3", "qa#6")),
     ],
 )
-def test_loanwords_typed_otherwise_find_their_page(
+def test_shapes_that_lost_their_page_find_it(
     kb: KnowledgeBase, message: str, gold: tuple[str, ...]
 ) -> None:
     assert set(top(kb, message)) & set(gold)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # Each was answered before (found by the generator): a loanword in hiragana read as
+        # pieces of the manual's words, cushion words bringing it near the manual's sentences.
+        "オフィスのえあこんが効かない",
+        "すとれすちぇっくの受け方",
+        "恐れ入りますが、社内に託児所はありますでしょうか",
+    ],
+)
+def test_off_topic_shapes_that_were_answered_are_refused(kb: KnowledgeBase, message: str) -> None:
+    assert top(kb, message) == []
