@@ -159,6 +159,8 @@ def test_kana_is_written_the_way_the_documents_write_it(
         "chromeで使える?",  # the documents write Chrome themselves
         "VPNなしで使えますか",  # an acronym is not read as a word
         "emailが届かない",  # its reading (イーメール) is no word of the documents
+        "password.txt が開けない",  # a file name, an address or a path is left as written
+        "login@example.co.jp に送った",
         "パスーを忘れた",  # two kana away from a word only when both are long
     ],
 )

@@ -116,7 +116,8 @@ _NO_WORD_START = frozenset("ァィゥェォャュョヮッンー")  # kana that 
 _HIRAGANA_RUN = re.compile(r"[\u3041-\u3096ー]+")
 _KATAKANA = re.compile(r"[\u30a1-\u30faー]+")
 _KANJI_OR_KATAKANA = re.compile(r"[\u3400-\u9fff\uf900-\ufaff々\u30a1-\u30fa]")
-_LATIN_WORD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]+(?![A-Za-z0-9])")
+# A Latin word on its own: not a piece of an address, a path or a name (password.txt, user@…).
+_LATIN_WORD = re.compile(r"(?<![A-Za-z0-9@./\\_-])[A-Za-z]+(?![A-Za-z0-9@./\\_-])")
 
 
 def normalize_text(text: str) -> str:
