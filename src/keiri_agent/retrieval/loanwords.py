@@ -31,7 +31,7 @@ __all__ = ["MIN_COST_GAIN", "MIN_LOANWORD_KANA", "english_reading", "katakana_lo
 # How much lower (Sudachi path cost, its own unit) the sentence must cost with the katakana word
 # than as typed. Loanwords typed in hiragana gain 6,400 (ろご) to 32,000 (ぺーじ); on the
 # project's 1,236 questions and 2,538 sentences of its documents, words of the language taken for
-# a loanword gain 180 (でも) to 1,300 (なの), and up to 6,500 only where the rules below refuse
+# a loanword gain 180 (でも) to 2,100 (おかしい: オカ), and up to 6,500 only where the rules below refuse
 # them (2行|あると, の|お気に入り).
 MIN_COST_GAIN = 4000
 MIN_LOANWORD_KANA = 2  # ろご, めも: two kana are a loanword when the cost says so…
