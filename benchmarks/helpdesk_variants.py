@@ -6,7 +6,9 @@ in the top 3 of a hybrid search on the sample knowledge base, default settings, 
 written variant of :mod:`tests.support.helpdesk_variants` (half-width kana, full-width letters,
 hiragana for a kanji word or a loanword, a kana typo, the other register, a greeting and
 signature around it, an emoji, a pasted URL, an error code spelled otherwise) is searched the
-same way; a variant *keeps its page* when a gold source is still in its top 3. Printed per shape.
+same way; a variant *keeps its page* when a gold source is still in its top 3. Printed per shape,
+then the same for the chat-style shapes of :mod:`tests.support.helpdesk_typed` (English for a
+loanword, a loanword in hiragana, って, chat endings, keigo, two typos, 〜って何？).
 Also: two found questions in one message (each one's best page among the message's 3 hits), and
 the variants of the off-topic questions the default search refuses (still 該当なし?).
 
@@ -22,12 +24,14 @@ from __future__ import annotations
 import argparse
 import collections
 import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tests.support.helpdesk import EXAMPLES
 from tests.support.helpdesk_eval import gold_id, load_cases
 from tests.support.helpdesk_paraphrases import Paraphrase, found, load_lists, refused
-from tests.support.helpdesk_variants import SHAPES, both_pages_kept, top, variants
+from tests.support.helpdesk_typed import TYPED_SHAPES, typed_variants
+from tests.support.helpdesk_variants import SHAPES, Variant, both_pages_kept, top, variants
 
 from benchmarks.machine import machine_note
 from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase, ingest
@@ -58,19 +62,26 @@ def answerable() -> list[Paraphrase]:
     return cases + [Paraphrase(c.question, c.manual_gold + c.qa_gold) for c in load_cases()]
 
 
-def _variant_rows(kb: KnowledgeBase) -> None:
+Generator = Callable[[str], list[Variant]]
+GENERATORS: tuple[tuple[Generator, Sequence[str]], ...] = (
+    (variants, SHAPES),
+    (typed_variants, TYPED_SHAPES),
+)
+
+
+def _variant_rows(kb: KnowledgeBase, generate: Generator, shapes: Sequence[str]) -> None:
     base = [case for case in answerable() if found(kb, case)]
     print(f"\nquestions found by the default search: {len(base)} / {len(answerable())}\n")
     total: collections.Counter[str] = collections.Counter()
     wrong: dict[str, list[str]] = collections.defaultdict(list)
     for case in base:
-        for variant in variants(case.question):
+        for variant in generate(case.question):
             total[variant.shape] += 1
             hits = kb.search(variant.text, 3, tool="hybrid")
             if not any(gold_id(hit) in case.gold for hit in hits):
                 wrong[variant.shape].append(f"{variant.text!r}{'（該当なし）' if not hits else ''}")
     print("| shape | variants | page kept in top 3 | examples lost |\n|---|---|---|---|")
-    for shape in SHAPES:
+    for shape in shapes:
         kept = total[shape] - len(wrong[shape])
         print(
             f"| {shape} | {total[shape]} | {_share(kept, total[shape])} "
@@ -89,7 +100,7 @@ def _multi_row(kb: KnowledgeBase) -> None:
     print(f"\n| two questions in one message | both best pages in top 3 | {_share(kept, pairs)} |")
 
 
-def _off_topic_rows(kb: KnowledgeBase) -> None:
+def _off_topic_rows(kb: KnowledgeBase, generate: Generator, shapes: Sequence[str]) -> None:
     """Variants of the off-topic questions that the default search refuses: still refused?"""
     total: collections.Counter[str] = collections.Counter()
     answered: collections.Counter[str] = collections.Counter()
@@ -97,11 +108,11 @@ def _off_topic_rows(kb: KnowledgeBase) -> None:
         for question in load_lists(split).off_topic:
             if top(kb, question):
                 continue
-            for variant in variants(question):
+            for variant in generate(question):
                 total[variant.shape] += 1
                 answered[variant.shape] += bool(top(kb, variant.text))
     print("\n| off-topic, refused: shape | variants | still 該当なし |\n|---|---|---|")
-    for shape in SHAPES:
+    for shape in shapes:
         print(
             f"| {shape} | {total[shape]} | {_share(total[shape] - answered[shape], total[shape])} |"
         )
@@ -137,9 +148,11 @@ def main() -> None:
         if not sample.ok:
             raise SystemExit(f"ingest failed: {sample.failures}")
         with KnowledgeBase.open(root / "sample", settings=settings) as kb:
-            _variant_rows(kb)
+            for generate, shapes in GENERATORS:
+                _variant_rows(kb, generate, shapes)
             _multi_row(kb)
-            _off_topic_rows(kb)
+            for generate, shapes in GENERATORS:
+                _off_topic_rows(kb, generate, shapes)
             _guard_rows(kb)
         if args.skip_large:
             return

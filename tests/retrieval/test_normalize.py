@@ -19,6 +19,7 @@ MANUAL = [
     "パスワードは90日ごとに変更してください。アカウントがロックされた場合は30分待ちます。",
     "画面のレイアウトが崩れる場合はブラウザのキャッシュを削除してください。",
     "カードの利用明細を取り込みます。",
+    "ログイン画面は Chrome と Edge に対応しています。30分操作しないとログアウトします。",
 ]
 
 
@@ -50,6 +51,15 @@ def test_one_character_form_for_width_and_compatibility_forms() -> None:
             "退職した社員はどうなる?",
         ),
         ("一人に役割を二つつけられますか(^^;", "一人に役割を二つつけられますか"),
+        # Chat laughter and cushion words (the chat generator's chat and keigo shapes).
+        ("操作の履歴は何年分見られます？w", "操作の履歴は何年分見られます?"),
+        ("いくらまで出るっけ？笑", "いくらまで出るっけ?"),
+        (
+            "お伺いしたいのですが、ホテル代はいくらまで出ますでしょうか",
+            "ホテル代はいくらまで出ますでしょうか",
+        ),
+        ("恐れ入りますが、VPNなしで使えますか", "VPNなしで使えますか"),
+        ("ちょっと聞きたいんですけど、VPNって何？", "VPNって何?"),
         ("ホテル代はいくらまで出ますか😭🙇\u200d♂️", "ホテル代はいくらまで出ますか"),
         (
             "https://xyz.example.co.jp/expense/list?id=3021 を開くと何も出ない",
@@ -116,6 +126,16 @@ def spellings() -> Spellings:
         # One kana left out or one too many, in a word the documents have.
         ("パスワドを変えたい", "パスワードを変えたい"),
         ("レイイアウトが崩れる", "レイアウトが崩れる"),
+        # Two in a long word (the chat generator's two_typos).
+        ("パワワードを変えたい", "パスワードを変えたい"),
+        ("勝手にロアウウトされた", "勝手にログアウトされた"),
+        # A loanword in hiragana that no document uses, in the dictionary's katakana.
+        ("ほてる代はいくら", "ホテル代はいくら"),
+        # English for a katakana word of the documents.
+        ("passwordを忘れた", "パスワードを忘れた"),
+        ("loginできない", "ログインできない"),
+        ("Accountがロックされた", "アカウントがロックされた"),
+        ("browserのcacheを消したい", "ブラウザのキャッシュを消したい"),
     ],
 )
 def test_kana_is_written_the_way_the_documents_write_it(
@@ -134,9 +154,14 @@ def test_kana_is_written_the_way_the_documents_write_it(
         "ログインしようとするとエラーになるように見える",
         "でんしゃだいの精算",  # a word never ends mid-mora (でんし|ゃ is not 電子)
         "スキャンの解像度",  # a katakana word the documents write is kept as it is  # an auxiliary verb (でしょう) is not 章, whatever the documents say
-        "ほてる代はいくら",  # no document writes ホテル
         "コードが違う",  # one kana *changed* is another word (カード / コード)
         "pasuwado",  # romaji is left as written (a policy: benchmarks/README.md)
+        "chromeで使える?",  # the documents write Chrome themselves
+        "VPNなしで使えますか",  # an acronym is not read as a word
+        "emailが届かない",  # its reading (イーメール) is no word of the documents
+        "password.txt が開けない",  # a file name, an address or a path is left as written
+        "login@example.co.jp に送った",
+        "パスーを忘れた",  # two kana away from a word only when both are long
     ],
 )
 def test_what_no_document_word_matches_is_left_as_written(spellings: Spellings, typed: str) -> None:

@@ -21,6 +21,8 @@ hybrid mixes the two per query. The local model and the semantic index are not r
 - :mod:`~keiri_agent.retrieval.normalize` — one written form for questions and documents (NFKC,
   a message's greetings, signature, URLs and emoji, several questions, kana written back as the
   documents spell them)
+- :mod:`~keiri_agent.retrieval.loanwords` — loanwords typed in hiragana or English, in the
+  dictionary's katakana
 - :mod:`~keiri_agent.retrieval.hits` — :class:`Hit`, the form every index answers in
 - :mod:`~keiri_agent.retrieval.eval` — recall@K and MRR
 """

@@ -10,8 +10,9 @@ each shared by every side that needs it:
   also lower-cases: vpn, Vpn and VPN are one term).
 - :func:`clean_message` — what surrounds a question in a message and says nothing about its
   topic: office greetings and signatures (お疲れ様です。経理の山田です。… よろしくお願いします。,
-  a ``--`` signature block, 【至急】), pasted URLs (where the user was, not what they ask),
-  emoji, emoticons and exclamation marks (tone, not topic). Questions only: documents are not
+  a ``--`` signature block, 【至急】), cushion words (恐れ入りますが、お伺いしたいのですが、),
+  pasted URLs (where the user was, not what they ask), emoji, emoticons, exclamation marks and
+  chat laughter (?w, 笑: tone, not topic). Questions only: documents are not
   messages. A message that asks several things is split into its questions
   (:func:`split_questions`).
 - :class:`Spellings` — kana written where the documents use kanji or katakana (けいひ → 経費,
@@ -19,9 +20,14 @@ each shared by every side that needs it:
   hiragana run of a question is written back the way the documents write it. Built from the
   documents' text, the same analyzer at ingest and search (:mod:`keiri_agent.sudachi`).
 
+  A loanword the documents never use is written in katakana when the dictionary knows it
+  (ほてる代 → ホテル代, :mod:`keiri_agent.retrieval.loanwords`), and an English word read as one
+  of the documents' katakana words is written as theirs (password → パスワード).
+
 Not handled (a policy, benchmarks/README.md): romaji for a Japanese word (pasuwado) is left as
-written — nobody types a question in romaji with a Japanese IME; a kana typo (パスワド) is left
-to the semantic model.
+written — nobody types a question in romaji with a Japanese IME; a kana *changed* in a katakana
+word (カード / コード are both words) and a typo in a katakana word of two kana are left to the
+semantic model.
 """
 
 from __future__ import annotations
@@ -32,6 +38,9 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from rapidfuzz.distance import Indel
+
+from keiri_agent.retrieval.loanwords import english_reading, katakana_loanwords
 from keiri_agent.retrieval.tokenize import MAX_CHUNK_CHARS
 from keiri_agent.sudachi import TO_KATAKANA, open_dictionary
 
@@ -48,6 +57,10 @@ __all__ = [
 # an ending (でき・ない → 出来・内) to be a word.
 MIN_RESPELL_KANA = 3
 MAX_READING_KANA = 16  # the longest reading looked up (compound nouns of the manuals)
+# Two typos in one katakana word (パワワード, ロアウウト) are corrected only between long words:
+# a short word two kana away from a documents' word is as likely another word.
+MIN_TWO_TYPOS_KANA = 4  # the word as typed
+MIN_TWO_TYPOS_WORD_KANA = 5  # the documents' word
 
 _URL = re.compile(
     r"(?:https?|ftp)://[^\s　、。「」『』（）()<>\"']+|www\.[A-Za-z0-9.-]+[^\s　、。「」（）()<>]*"
@@ -58,6 +71,8 @@ _EMOJI = re.compile(
 # An emoticon: a parenthesis followed by face characters only ((^^; (T_T) (>_<) (´・ω・｀)).
 _EMOTICON = re.compile(r"[(（][\^_;TｰoO0・ω∀´｀`'\-*><°▽≧≦~〜;。゜.ﾟ]{2,8}[)）]?")
 _EMPHASIS = re.compile(r"!{2,}|!+\s*\Z")  # 急いでます!! / 至急!: tone, not topic
+# Laughter closing a chat message (…見られます?w, …っけ?笑, (笑)): tone, not topic.
+_LAUGHTER = re.compile(r"(?<=[?!。、…\s])(?:w+|笑)\s*\Z|[(]笑[)]")
 _LABEL = re.compile(r"[【\[［][^】\]］]{1,8}[】\]］]")  # 【至急】【質問】
 _SIGNATURE = re.compile(r"\n\s*(?:-{2,}|ー{2,}|―{2,}|_{3,}|={3,}|\*{3,})\s*\n.*\Z", re.S)
 # Formulas of office mail and chat around a question (polite openings, closings, thanks).
@@ -75,6 +90,10 @@ GREETINGS = (
     r"(?:以上、?)?お手数(?:です|をおかけします)が[^。\n]*",
     r"ご確認(?:を)?お願い(?:いた)?します",
     r"ご確認ください",
+    # Cushion words before a question (クッション言葉).
+    r"(?:大変)?(?:恐れ入ります|恐縮です)が[、,]?",
+    r"(?:お|ご)?(?:伺い|聞き|質問)(?:したい|させていただきたい)のですが[、,]?",
+    r"(?:ちょっと)?(?:聞きたい|質問な)んですけど[、,]?",
 )
 _GREETING = re.compile("|".join(GREETINGS))
 # A self-introduction opening the message: 経理の山田です / 営業部の佐藤です.
@@ -97,6 +116,8 @@ _NO_WORD_START = frozenset("ァィゥェォャュョヮッンー")  # kana that 
 _HIRAGANA_RUN = re.compile(r"[\u3041-\u3096ー]+")
 _KATAKANA = re.compile(r"[\u30a1-\u30faー]+")
 _KANJI_OR_KATAKANA = re.compile(r"[\u3400-\u9fff\uf900-\ufaff々\u30a1-\u30fa]")
+# A Latin word on its own: not a piece of an address, a path or a name (password.txt, user@…).
+_LATIN_WORD = re.compile(r"(?<![A-Za-z0-9@./\\_-])[A-Za-z]+(?![A-Za-z0-9@./\\_-])")
 
 
 def normalize_text(text: str) -> str:
@@ -110,7 +131,7 @@ def clean_message(text: str) -> str:
     normalized text is the question."""
     normalized = normalize_text(text)
     cleaned = _SIGNATURE.sub("", normalized + "\n")
-    for pattern in (_URL, _EMOJI, _EMOTICON, _EMPHASIS, _LABEL, _GREETING):
+    for pattern in (_URL, _EMOJI, _EMOTICON, _EMPHASIS, _LAUGHTER, _LABEL, _GREETING):
         cleaned = pattern.sub(" ", cleaned)
     cleaned = re.sub(r"\s*([。、！？!?])(?:\s*[。、])+", r"\1", cleaned)
     cleaned = re.sub(r"\s+([。、])", r"\1", cleaned)
@@ -161,10 +182,13 @@ class Spellings:
     hiragana run of a question with the longest readings it holds, left to right.
     """
 
-    def __init__(self, by_reading: Mapping[str, str]) -> None:
+    def __init__(self, by_reading: Mapping[str, str], latin: Iterable[str] = ()) -> None:
         self.by_reading = dict(by_reading)
+        # Latin words the documents use themselves (lower case): never rewritten in katakana.
+        self.latin = frozenset(word.lower() for word in latin)
         katakana = {word for word in self.by_reading.values() if _KATAKANA.fullmatch(word)}
         self._katakana = katakana
+        self._long = {word for word in katakana if len(word) >= MIN_TWO_TYPOS_WORD_KANA}
         # A word with one kana left out → the word (several words: ambiguous, never used).
         self._missing_one: dict[str, str | None] = {}
         for word in katakana:
@@ -175,13 +199,15 @@ class Spellings:
     @classmethod
     def from_texts(cls, texts: Iterable[str]) -> Spellings:
         """Every noun of ``texts`` written with kanji or katakana, under its reading (the most
-        frequent spelling when several share one: 振込 and 振り込み)."""
+        frequent spelling when several share one: 振込 and 振り込み), and their Latin words."""
         from sudachipy import SplitMode
 
         tokenizer = _tokenizer()
         counts: dict[str, Counter[str]] = {}
+        latin: set[str] = set()
         for text in texts:
             normalized = normalize_text(text)
+            latin.update(_LATIN_WORD.findall(normalized))
             for start in range(0, len(normalized), MAX_CHUNK_CHARS):
                 for word in _words(
                     tokenizer.tokenize(normalized[start : start + MAX_CHUNK_CHARS]), SplitMode.A
@@ -192,20 +218,36 @@ class Spellings:
                     reading = word.reading_form()
                     if MIN_RESPELL_KANA <= len(reading) <= MAX_READING_KANA:
                         counts.setdefault(reading, Counter())[surface] += 1
-        return cls({reading: seen.most_common(1)[0][0] for reading, seen in counts.items()})
+        return cls({reading: seen.most_common(1)[0][0] for reading, seen in counts.items()}, latin)
 
     def respell(self, text: str) -> str:
         """``text`` with its hiragana runs written as the documents write them (けいひの申請 →
         経費の申請), and a katakana word the documents lack that is one of theirs with one kana
-        left out or one too many (アカウン, レイイアウト → アカウント, レイアウト; a kana
-        *changed* is never corrected: カード and コード are both words). What no document word
-        matches is left as written, and so are verbs, adjectives and auxiliary verbs (いない is
-        not 以内, でしょうか is not で章か, whatever the documents hold)."""
+        left out or one too many (アカウン, レイイアウト → アカウント, レイアウト), or two in a long
+        word (パワワード → パスワード: :data:`MIN_TWO_TYPOS_KANA`); a kana
+        *changed* is never corrected: カード and コード are both words). A hiragana loanword the
+        documents lack is written in katakana when the dictionary knows it (ほてる代 → ホテル代,
+        ろご → ロゴ: :func:`.loanwords.katakana_loanwords`), an English word the documents do not
+        use but whose reading is one of their katakana words is written as theirs (password →
+        パスワード). What no word matches is left as written, and so are verbs, adjectives and
+        auxiliary verbs (いない is not 以内, でしょうか is not で章か, whatever the documents
+        hold)."""
         inflections = _Inflections(text)
         respelled = _HIRAGANA_RUN.sub(
             lambda match: self._run(match.group(), match.start(), inflections), text
         )
-        return _KATAKANA.sub(lambda match: self._typo(match.group()), respelled)
+        respelled = katakana_loanwords(respelled)
+        respelled = _KATAKANA.sub(lambda match: self._typo(match.group()), respelled)
+        return _LATIN_WORD.sub(lambda match: self._english(match.group()), respelled)
+
+    def _english(self, word: str) -> str:
+        if word.lower() in self.latin:
+            return word
+        reading = english_reading(word)
+        spelled = None if reading is None else self.by_reading.get(reading)
+        if spelled is None or spelled not in self._katakana:
+            return word
+        return spelled
 
     def _typo(self, word: str) -> str:
         if len(word) < MIN_RESPELL_KANA or word in self._katakana or _is_word(word):
@@ -214,6 +256,9 @@ class Spellings:
         if corrected is None:  # one kana too many
             found = {w for w in _one_left_out(word) if w in self._katakana}
             corrected = found.pop() if len(found) == 1 else None
+        if corrected is None and len(word) >= MIN_TWO_TYPOS_KANA:  # two kana left out or extra
+            near = {w for w in self._long if Indel.distance(word, w, score_cutoff=2) <= 2}
+            corrected = near.pop() if len(near) == 1 else None
         return corrected or word
 
     def _run(self, run: str, offset: int, inflections: _Inflections) -> str:

@@ -42,8 +42,8 @@ CHARACTER_SHAPES = frozenset(
     {"halfwidth_kana", "fullwidth_ascii", "lower_ascii", "title_ascii", "emoji", "error_code"}
 )
 # Shapes that change the words (a kana spelling, a typo, an ending, text around the question):
-# a word the documents do not use (ほてる for ホテル when the manual says 宿泊費) or a two-kana
-# word cannot be written back; at most this share may lose its page.
+# a loanword the dictionary reads as grammar (されたら|ちゃっと) or a typo in a two-kana word
+# cannot be written back; at most this share may lose its page.
 MAX_LOST_SHARE = 0.03
 # What is left of a pasted URL's sentence (を開いたところで、) can still move an off-topic question
 # near the documents; before, most of them were answered.
