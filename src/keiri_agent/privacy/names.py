@@ -32,6 +32,7 @@ from keiri_agent.privacy.bank_payers import party_names
 from keiri_agent.privacy.kana_names import (
     KANA,
     NAME_CHARS,
+    hiragana_name,
     kana_name_alone,
     known_as_name,
     split_over_cells,
@@ -84,23 +85,30 @@ _HONOURED = re.compile(
 )
 
 # A short given name in hiragana before an honorific, which the tokenizer cuts into other
-# words (だいきさん → だ + いき + さん, れんさん): taken when the dictionary knows it as a name
-# in either kana (だいき → ダイキ); never after another hiragana letter or from お / ご.
+# words (だいきさん → だ + いき + さん) or reads as a common noun (りくさん → 陸): the whole run of
+# hiragana before the honorific (never after another hiragana letter, never from お / ご),
+# decided by ``kana_names.hiragana_name``.
 _SHORT_HIRAGANA = re.compile(
-    r"(?<![ぁ-ん])((?![おご])[ぁ-ん]{2,4})[ 　]?(?=様|さま|さん|殿|ちゃん|くん)"
+    r"(?<![ぁ-ん])((?![おご])[ぁ-ん]{2,4})[ 　]?(?=(様|さま|さん|殿|ちゃん|くん))"
 )
+_NOUN_END = re.compile(r"[一-龥々ァ-ヶー]")  # a run after such a letter may begin with a particle
 
 
 def _short_hiragana(text: str, found: list[Span]) -> list[Span]:
-    """Short given names in hiragana before an honorific (``_SHORT_HIRAGANA``) that the
-    dictionary knows as names, or that follow a name found, one space apart (佐藤 はるとさん)."""
+    """Short given names in hiragana before an honorific (``_SHORT_HIRAGANA``), or one that
+    follows a name found, one space apart (佐藤 はるとさん)."""
     ends = {span.end for span in found}
-    return [
-        Span(*m.span(1), PersonalKind.PERSON)
-        for m in _SHORT_HIRAGANA.finditer(text)
-        if known_as_name(m.group(1))
-        or (m.start() >= 1 and text[m.start() - 1] in SPACES and m.start() - 1 in ends)
-    ]
+    spans: list[Span] = []
+    for m in _SHORT_HIRAGANA.finditer(text):
+        start, end = m.span(1)
+        if start >= 1 and text[start - 1] in SPACES and start - 1 in ends:
+            spans.append(Span(start, end, PersonalKind.PERSON))
+            continue
+        after_noun = start >= 1 and _NOUN_END.match(text, start - 1) is not None
+        at = hiragana_name(m.group(1), m.group(2), after_noun=after_noun)
+        if at is not None:
+            spans.append(Span(start + at, end, PersonalKind.PERSON))
+    return spans
 
 
 # Variant kanji people keep in their names (人名の異体字: 髙橋, 𠮷田, 濵田) that NFKC leaves as
@@ -352,4 +360,17 @@ def find_names(text: str) -> list[Span]:
         spans = [_with_whole_name(bare, span) for span in spans]
     if bare != text:
         spans.extend(party_names(text, bare))
-    return spans
+    return _joined(spans)
+
+
+def _joined(spans: list[Span]) -> list[Span]:
+    """Names found by two rules that overlap as one (田中はる by the tokenizer and はると
+    before さん are 田中はると): the longer alone would leave the other's end in the text."""
+    joined: list[Span] = []
+    for span in sorted(spans, key=lambda s: (s.start, s.end)):
+        if joined and span.start < joined[-1].end:
+            last = joined[-1]
+            joined[-1] = Span(last.start, max(last.end, span.end), last.kind)
+        else:
+            joined.append(span)
+    return joined
