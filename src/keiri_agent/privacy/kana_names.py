@@ -13,6 +13,7 @@ uses these beside an honorific and across the cells of a row (:func:`split_over_
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 
 from keiri_agent.sudachi import TO_HIRAGANA, TO_KATAKANA, open_dictionary
@@ -24,6 +25,7 @@ __all__ = [
     "NAME_CHARS",
     "kana_name_alone",
     "hiragana_name",
+    "kana_full_names",
     "known_as_name",
     "native_in_katakana",
     "rare_katakana_word",
@@ -137,6 +139,44 @@ def _may_be_honoured(word: str, honorific: str) -> bool:
     if honorific == "さま" and "普通名詞" in kinds:
         return False  # かみさま, ほとけさま: one expression written wholly in hiragana
     return not dictionary.lookup(word + honorific)
+
+
+# A surname and a given name in kana with no honorific or header beside them, as sheet names,
+# pivoted headers and file names carry them: one space apart (ナカジマ ケンタ, ﾅｶｼﾞﾏ ｹﾝﾀ) or
+# glued (コバヤシユミ, わたなべだいき), the run of one kana standing alone.
+_KANA_PAIRS = (
+    re.compile(r"(?<![ァ-ヶー])([ァ-ヶ][ァ-ヶー]+)(?:[ 　]([ァ-ヶ][ァ-ヶー]+))?(?![ァ-ヶー])"),
+    re.compile(r"(?<![ぁ-んー])([ぁ-ん][ぁ-んー]+)(?:[ 　]([ぁ-ん][ぁ-んー]+))?(?![ぁ-んー])"),
+    # half width, spaced only: banks glue a company's name (ｱｵﾊﾞｼﾖｳｼﾞ), never a person's
+    re.compile(r"(?<![ｦ-ﾟ])([ｦ-ﾟ]{2,})[ 　]([ｦ-ﾟ]{2,})(?![ｦ-ﾟ])"),
+)
+MAX_GLUED_NAME = 10  # kana of a surname and a given name written as one word (ワタナベマユミ: 7)
+
+
+def kana_full_names(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` holds a full name in kana alone: a word the dictionary knows as a surname
+    and one it knows as a given name (in either kana), one space apart or glued; a glued run the
+    dictionary knows as one word is that word (サトウキビ)."""
+    found: list[tuple[int, int]] = []
+    for pattern in _KANA_PAIRS:
+        for m in pattern.finditer(text):
+            first, second = m.group(1), m.group(2)
+            if second is not None:
+                first, second = (unicodedata.normalize("NFKC", w) for w in (first, second))
+                if known_as_name(first, ("姓",)) and known_as_name(second, ("名",)):
+                    found.append(m.span())
+            elif _glued_name(first):
+                found.append(m.span(1))
+    return found
+
+
+def _glued_name(run: str) -> bool:
+    if not 4 <= len(run) <= MAX_GLUED_NAME or open_dictionary().lookup(run):
+        return False
+    return any(
+        known_as_name(run[:cut], ("姓",)) and known_as_name(run[cut:], ("名",))
+        for cut in range(2, len(run) - 1)
+    )
 
 
 # What cuts a row into cells as text carries it (CSV, TSV, Markdown).

@@ -33,11 +33,13 @@ from keiri_agent.privacy.kana_names import (
     KANA,
     NAME_CHARS,
     hiragana_name,
+    kana_full_names,
     kana_name_alone,
     known_as_name,
     split_over_cells,
 )
 from keiri_agent.privacy.kinds import PersonalKind, Span
+from keiri_agent.privacy.name_context import introduced, listed_surnames, title_cut
 from keiri_agent.privacy.romaji import find_romaji_names, half_width_letters, with_romaji_part
 from keiri_agent.sudachi import open_dictionary
 
@@ -114,7 +116,9 @@ def _short_hiragana(text: str, found: list[Span]) -> list[Span]:
 # Variant kanji people keep in their names (人名の異体字: 髙橋, 𠮷田, 濵田) that NFKC leaves as
 # they are and the dictionary does not know: read as the common form, one character for one,
 # so that the offsets hold (髙橋 美咲 is one name, not 髙 橋 and a given name).
-_VARIANTS = str.maketrans("髙𠮷濵栁德﨑槗", "高吉浜柳徳崎橋")
+# An underscore parts the words of a file name as a space does (松本_恵子_源泉徴収票.pdf): it is
+# read as one, so that the surname and the given name are one name.
+_READ_AS = str.maketrans("髙𠮷濵栁德﨑槗_", "高吉浜柳徳崎橋 ")
 
 _local = threading.local()
 
@@ -282,7 +286,8 @@ def _spans(morphemes: list[Any], offset: int) -> list[Span]:
         after = morphemes[last + 1] if last + 1 < count else None
         before = morphemes[first - 1] if first > 0 else None
         honoured = _titled(morphemes, last + 1)
-        if after is not None and not honoured and _ends_organization(after):
+        cut = 0 if honoured else title_cut(morphemes, last, (*HONORIFICS, *TITLES))
+        if after is not None and not honoured and not cut and _ends_organization(after):
             continue
         alone = morphemes[first].surface()
         if (
@@ -297,9 +302,9 @@ def _spans(morphemes: list[Any], offset: int) -> list[Span]:
         if honoured and _kana_surname_before(morphemes, first):
             first -= 2  # ナカジマ ケンタ様: Sudachi knows the given name only
         start = offset + morphemes[first].begin()
-        end = offset + morphemes[last].end()
+        end = offset + morphemes[last].end() + cut  # 浩二部長 read 浩 + 二部 + 長: 浩二
         spans.append(Span(start, end, PersonalKind.PERSON))
-    return spans
+    return spans + listed_surnames(morphemes, offset, spans)
 
 
 # Banks print half-width kana without small letters: ｼﾖｳﾀ for ｼｮｳﾀ, ｷﾖｳｺ for ｷｮｳｺ, ﾊﾂﾄﾘ for
@@ -350,12 +355,14 @@ def find_names(text: str) -> list[Span]:
     spans.extend(find_romaji_names(latin))
     bare = without_bank_words(text)  # as long as the text: its offsets hold
     for offset, piece in _chunks(bare):
-        found = _spans(list(tokenizer.tokenize(piece.translate(_VARIANTS))), offset)
+        found = _spans(list(tokenizer.tokenize(piece.translate(_READ_AS))), offset)
         spans.extend(with_romaji_part(latin, span) for span in found)
         bank = _bank_kana(piece)
         if bank != piece:  # as long as the piece: its offsets are the piece's
             spans.extend(_spans(list(tokenizer.tokenize(bank)), offset))
     spans.extend(_short_hiragana(text, spans))
+    spans.extend(Span(start, end, PersonalKind.PERSON) for start, end in kana_full_names(text))
+    spans.extend(introduced(text))
     if _HALF_KANA.search(text) is not None:
         spans = [_with_whole_name(bare, span) for span in spans]
     if bare != text:
