@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from keiri_agent.sudachi import TO_HIRAGANA
 from tests.privacy.backoffice import PEOPLE, Doc, Maker, half_kana
 from tests.support.personal import luhn_valid, my_number_valid
 
@@ -27,7 +28,6 @@ DOC_KINDS = ["源泉徴収票", "給与明細", "経費精算", "立替金精算
 EXTENSIONS = [".pdf", ".xlsx", ".csv", ".docx"]
 COMPANIES = ["青葉商事", "株式会社みどり電機", "星野商会", "アサヒ工業"]
 DEPARTMENTS = ["営業部", "経理部", "総務部", "開発部"]
-_HIRAGANA = {code: code - 0x60 for code in range(ord("ァ"), ord("ヶ") + 1)}
 
 
 def _name(m: Maker) -> tuple[str, list[str]]:
@@ -111,7 +111,7 @@ def _chart_title(m: Maker, doc: Doc) -> None:
         other = m.r.choice([p for p in PEOPLE if p[0] != sur])
         doc.secret(other[0]).add("）")
     elif form == 2:
-        doc.add("立替金の推移 - ").secret(f"{ksur}{kgiven}".translate(_HIRAGANA))
+        doc.add("立替金の推移 - ").secret(f"{ksur}{kgiven}".translate(TO_HIRAGANA))
     else:
         doc.secret(f"{sur} {given}").add(" 残業時間（").keep(f"{m.r.randint(1, 12)}月").add("）")
     doc.add(" 、縦軸: 金額（円）")
@@ -136,8 +136,12 @@ def _error_text(m: Maker, doc: Doc) -> None:
         doc.add("Traceback (most recent call last):\n  ...\nTypeError: unsupported operand ")
         doc.add("type(s) for +: 'int' and 'str' (値: '").secret(my_number).add("')")
     elif form == 4:
-        doc.add(f"pandas.errors.ParserError: Error tokenizing data. C error: line {m.r.randint(2, 99)}: '")
-        doc.secret(f"{sur}{given}").add(",").secret(mobile).add(",").keep(f"{m.r.randint(1, 99)},000")
+        doc.add(
+            f"pandas.errors.ParserError: Error tokenizing data. C error: line {m.r.randint(2, 99)}: '"
+        )
+        doc.secret(f"{sur}{given}").add(",").secret(mobile).add(",").keep(
+            f"{m.r.randint(1, 99)},000"
+        )
         doc.add("'")
     else:
         doc.add("AssertionError: 合計が合いません: ").secret(f"{sur} {given}")
@@ -163,7 +167,7 @@ def _design_document(m: Maker, doc: Doc) -> None:
 
 def _helpdesk_question(m: Maker, doc: Doc) -> None:
     """A question to the help desk as an employee types it."""
-    sur, given, ksur, kgiven, _, _ = m.r.choice(PEOPLE)
+    sur, given, _, kgiven, _, _ = m.r.choice(PEOPLE)
     form = m.r.randrange(5)
     if form == 0:
         doc.add("すみません、").secret(sur).add("です！口座番号").secret(m.digits(7))
@@ -175,8 +179,10 @@ def _helpdesk_question(m: Maker, doc: Doc) -> None:
         doc.add("交通費の精算ってどこから？？\n--\n").keep(m.r.choice(DEPARTMENTS)).add(" ")
         doc.secret(f"{sur} {given}").add("\n携帯 ").secret(f"0{m.r.choice('789')}0{m.digits(8)}")
     elif form == 3:
-        doc.add("お疲れさまです。").secret(kgiven.translate(_HIRAGANA)).add("です。")
-        doc.add("住所変更（〒").secret(f"{m.digits(3)}-{m.digits(4)}").add("）の届け出方法を教えてください")
+        doc.add("お疲れさまです。").secret(kgiven.translate(TO_HIRAGANA)).add("です。")
+        doc.add("住所変更（〒").secret(f"{m.digits(3)}-{m.digits(4)}").add(
+            "）の届け出方法を教えてください"
+        )
     else:
         doc.add("立替えた").keep(f"{m.r.randint(1, 99) * 100:,}円").add("の精算、")
         doc.secret(f"{sur}{given}").add(m.r.choice(["さん", "様", "課長"]))

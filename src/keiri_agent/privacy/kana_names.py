@@ -23,9 +23,9 @@ __all__ = [
     "KANA",
     "KATAKANA",
     "NAME_CHARS",
-    "kana_name_alone",
     "hiragana_name",
     "kana_full_names",
+    "kana_name_alone",
     "known_as_name",
     "native_in_katakana",
     "rare_katakana_word",
@@ -87,11 +87,15 @@ def rare_katakana_word(surface: str) -> bool:
     if KATAKANA.fullmatch(surface) is None or len(surface) < 2 or _SMALL_VOWELS.search(surface):
         return False
     entries = open_dictionary().lookup(surface)
-    return bool(entries) and all(
-        (pos := m.part_of_speech())[1] == "普通名詞"
-        or (pos[1] == "固有名詞" and pos[2] == "地名")
-        for m in entries
-    ) and not any(m.synonym_group_ids() for m in entries)
+    return (
+        bool(entries)
+        and all(
+            (pos := m.part_of_speech())[1] == "普通名詞"
+            or (pos[1] == "固有名詞" and pos[2] == "地名")
+            for m in entries
+        )
+        and not any(m.synonym_group_ids() for m in entries)
+    )
 
 
 # Kinds of word that are no one's name before an honorific: pronouns and nouns used as adverbs

@@ -69,7 +69,9 @@ def introduced(text: str) -> list[Span]:
 # What parts the items of a list of people (井上・松本, 松本、渡辺, a header row).
 LIST_BREAKS = frozenset({"・", "、", "，", ",", "/", "／", "|", "｜", "\t"})
 # What may stand around a list's item besides a break: brackets, a colon, a space, the text's ends.
-_ITEM_EDGES = frozenset({"（", "(", "）", ")", "「", "」", "【", "】", ":", "：", " ", "\u3000", "\n"})
+_ITEM_EDGES = frozenset(
+    {"（", "(", "）", ")", "「", "」", "【", "】", ":", "：", " ", "\u3000", "\n"}
+)
 
 
 def title_cut(morphemes: list[Any], last: int, words: tuple[str, ...]) -> int:
@@ -101,7 +103,8 @@ def _next_item(morphemes: list[Any], index: int, step: int, offset: int) -> int 
         at += step
     if not seen_break or not 0 <= at < len(morphemes):
         return None
-    return offset + (morphemes[at].begin() if step == 1 else morphemes[at].end())
+    edge: int = morphemes[at].begin() if step == 1 else morphemes[at].end()
+    return offset + edge
 
 
 def _breaks(morpheme: Any | None) -> bool:
