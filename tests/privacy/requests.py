@@ -85,12 +85,12 @@ def _pivot_header(m: Maker, doc: Doc) -> None:
     """A table pivoted by person: the names are its column headers, nothing says they are."""
     taken = m.r.sample(range(len(PEOPLE)), 3)
     sep = m.r.choice([",", "\t", " | "])
-    cells = [m.r.choice(["部門", "月", "科目"])]
+    cells = [m.r.choice(["部門", "月", "科目", "取引先名", "得意先名", "請求先名", "勤務先名"])]
     written: list[str] = []
     for i in taken:
         sur, given, ksur, kgiven, _, _ = PEOPLE[i]
         written.append(m.r.choice([f"{sur} {given}", sur + given, f"{ksur} {kgiven}", sur]))
-    doc.add(cells[0])
+    doc.keep(cells[0])  # a header word stays whole (取引先名 is no 取引 + 先名 surname)
     for name in written:
         doc.add(sep).secret(name)
     doc.add(f"{sep}合計\n").keep(m.r.choice(DEPARTMENTS))

@@ -106,6 +106,7 @@ KEPT = [
     "ヤマダデンキ、サトウキビ",  # a kana word that is no surname and given name glued
     "df_Sales_Report.xlsx",  # an underscore after a letter is a code's
     "INV_2026_0012.pdf",
+    "取引先名,得意先名,勤務先名,取引先名カナ",  # read 取引 + 先名 (a surname) before
 ]
 
 

@@ -6,6 +6,10 @@ SudachiPy tags a word by its context, and two contexts common in what features s
   (a given name 浩, a common noun 二部): :func:`title_cut` gives the letters of the next word
   that end the given name when the dictionary knows the longer word as a given name and the
   rest begins a title or an honorific (``privacy.names`` keeps the name whole);
+- a column header read across its words: ``取引先名`` is read 取引 + 先名 (a surname), and so
+  are 得意先名, 請求先名, 勤務先名: :func:`compound_misread` says a word glued to the noun before it
+  is read across a boundary when that noun and its first letters make a word the dictionary
+  knows (取引先) and the rest is a word too (名); 発注先名 (発注先 unknown to it) is still read so;
 - a surname that is a place as well, in a list of people: ``担当者別売上（井上・松本）`` and
   ``シート: 松本、渡辺`` tag 松本 a place (地名). :func:`listed_surnames` takes a word the
   dictionary knows as a surname, standing as an item of a list (・、, / | tab between items),
@@ -27,7 +31,7 @@ from keiri_agent.privacy.kana_names import KANA, known_as_name
 from keiri_agent.privacy.kinds import PersonalKind, Span
 from keiri_agent.sudachi import TO_HIRAGANA, TO_KATAKANA, open_dictionary
 
-__all__ = ["LIST_BREAKS", "introduced", "listed_surnames", "title_cut"]
+__all__ = ["LIST_BREAKS", "compound_misread", "introduced", "listed_surnames", "title_cut"]
 
 # A self-introduction: a word at the start of a sentence (or after 経理部の) that ends it with
 # です / と申します... (たくやです。, 松本です！, 経理部のけんたと申します). Read in the text, not
@@ -89,6 +93,22 @@ def title_cut(morphemes: list[Any], last: int, words: tuple[str, ...]) -> int:
         if rest.startswith(words) and known_as_name(name + after[:cut], ("名",)):
             return cut
     return 0
+
+
+def compound_misread(morphemes: list[Any], index: int) -> bool:
+    """Whether the word at ``index``, glued to the noun before it, was read across the
+    boundary of two other words (取引 + 先名 for 取引先 + 名)."""
+    if index == 0:
+        return False
+    before = morphemes[index - 1]
+    if before.part_of_speech()[0] != "名詞" or before.end() != morphemes[index].begin():
+        return False
+    dictionary = open_dictionary()
+    word = morphemes[index].surface()
+    return any(
+        dictionary.lookup(before.surface() + word[:cut]) and dictionary.lookup(word[cut:])
+        for cut in range(1, len(word))
+    )
 
 
 def _next_item(morphemes: list[Any], index: int, step: int, offset: int) -> int | None:

@@ -39,7 +39,12 @@ from keiri_agent.privacy.kana_names import (
     split_over_cells,
 )
 from keiri_agent.privacy.kinds import PersonalKind, Span
-from keiri_agent.privacy.name_context import introduced, listed_surnames, title_cut
+from keiri_agent.privacy.name_context import (
+    compound_misread,
+    introduced,
+    listed_surnames,
+    title_cut,
+)
 from keiri_agent.privacy.romaji import find_romaji_names, half_width_letters, with_romaji_part
 from keiri_agent.sudachi import open_dictionary
 
@@ -297,6 +302,8 @@ def _spans(morphemes: list[Any], offset: int) -> list[Span]:
             and not split_over_cells(morphemes, first)
         ):
             continue  # 全, 行, リスト, マリア alone are words far more often than names
+        if not honoured and compound_misread(morphemes, first):
+            continue  # 取引先名 read 取引 + 先名, 取引先名カナ
         if before is not None and before.surface() in COMPANY_PREFIXES:
             continue
         if honoured and _kana_surname_before(morphemes, first):
