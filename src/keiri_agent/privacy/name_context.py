@@ -72,10 +72,22 @@ def introduced(text: str) -> list[Span]:
 
 # What parts the items of a list of people (井上・松本, 松本、渡辺, a header row).
 LIST_BREAKS = frozenset({"・", "、", "，", ",", "/", "／", "|", "｜", "\t"})
-# What may stand around a list's item besides a break: brackets, a colon, a space, the text's ends.
-_ITEM_EDGES = frozenset(
-    {"（", "(", "）", ")", "「", "」", "【", "】", ":", "：", " ", "\u3000", "\n"}
-)
+# What may stand around a list's item: a break, brackets, a colon, a space, the text's ends.
+_EDGES = LIST_BREAKS | {
+    "（",
+    "(",
+    "）",
+    ")",
+    "「",
+    "」",
+    "【",
+    "】",
+    ":",
+    "：",
+    " ",
+    "\u3000",
+    "\n",
+}
 
 
 def title_cut(morphemes: list[Any], last: int, words: tuple[str, ...]) -> int:
@@ -128,35 +140,40 @@ def _next_item(morphemes: list[Any], index: int, step: int, offset: int) -> int 
 
 
 def _breaks(morpheme: Any | None) -> bool:
-    return morpheme is None or morpheme.surface() in LIST_BREAKS | _ITEM_EDGES
+    return morpheme is None or morpheme.surface() in _EDGES
 
 
 def listed_surnames(morphemes: list[Any], offset: int, spans: list[Span]) -> list[Span]:
     """Surnames tagged otherwise (松本: a place) that stand as items of a list next to a name
     found in ``spans`` (offsets of the text ``morphemes`` were read from, at ``offset``)."""
+    if not spans:
+        return []
     starts = {span.start for span in spans}
     ends = {span.end for span in spans}
+    # proper nouns the tokenizer did not tag as names, standing alone as an item
+    candidates = [
+        index
+        for index, morpheme in enumerate(morphemes)
+        if (pos := morpheme.part_of_speech())[1] == "固有名詞"
+        and pos[2] != "人名"
+        and len(morpheme.surface()) >= 2
+        and _breaks(morphemes[index - 1] if index > 0 else None)
+        and _breaks(morphemes[index + 1] if index + 1 < len(morphemes) else None)
+    ]
     found: list[Span] = []
     changed = True
-    taken: set[int] = set()
     while changed:  # 松本、石川、渡辺: each item found makes its neighbour's neighbour a name
         changed = False
-        for index, morpheme in enumerate(morphemes):
-            start, end = offset + morpheme.begin(), offset + morpheme.end()
-            if index in taken or start in starts:
-                continue
-            before = morphemes[index - 1] if index > 0 else None
-            after = morphemes[index + 1] if index + 1 < len(morphemes) else None
-            if not (_breaks(before) and _breaks(after)):
+        for index in candidates:
+            start, end = offset + morphemes[index].begin(), offset + morphemes[index].end()
+            if start in starts:
                 continue
             beside = _next_item(morphemes, index, 1, offset) in starts or (
                 _next_item(morphemes, index, -1, offset) in ends
             )
-            surface = morpheme.surface()
-            if beside and len(surface) >= 2 and known_as_name(surface, ("姓",)):
+            if beside and known_as_name(morphemes[index].surface(), ("姓",)):
                 found.append(Span(start, end, PersonalKind.PERSON))
                 starts.add(start)
                 ends.add(end)
-                taken.add(index)
                 changed = True
     return found
