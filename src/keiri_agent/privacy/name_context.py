@@ -41,9 +41,9 @@ _INTRODUCED = re.compile(
     r"(?=(?:です|と申します|といいます|と言います|でございます)(?:[。！!\n 　、]|$))"
 )
 # Kinds of word a sentence ends with です that are no name (そうです, こちらです, ダメです,
-# 無理です), in any of the word's kana spellings.
+# 無理です), in any of the word's kana spellings; not a verb (こうじ is 講じ and 浩二).
 _NOT_INTRODUCED = frozenset(
-    {"副詞", "代名詞", "感動詞", "形状詞", "連体詞", "接続詞", "形容詞", "動詞", "形状詞可能"}
+    {"副詞", "代名詞", "感動詞", "形状詞", "連体詞", "接続詞", "形容詞", "形状詞可能"}
 )
 
 
