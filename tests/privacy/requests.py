@@ -11,7 +11,7 @@ as employees type them (chat style, a signature, a number in the middle of a sen
 
 Each :class:`~tests.privacy.backoffice.Doc` says what must never reach a model and what must
 (amounts, dates, 法人番号, invoice numbers, company names, the file's extension and kind).
-Deterministic for a seed.
+``backoffice.make_docs(seed, per_shape, shapes, SHAPES)`` writes them, deterministic for a seed.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from keiri_agent.sudachi import TO_HIRAGANA
 from tests.privacy.backoffice import PEOPLE, Doc, Maker, half_kana
 from tests.support.personal import luhn_valid, my_number_valid
 
-__all__ = ["SHAPES", "make_docs"]
+__all__ = ["SHAPES"]
 
 DOC_KINDS = ["源泉徴収票", "給与明細", "経費精算", "立替金精算", "扶養控除等申告書", "雇用契約書"]
 EXTENSIONS = [".pdf", ".xlsx", ".csv", ".docx"]
@@ -201,14 +201,3 @@ SHAPES: dict[str, Callable[[Maker, Doc], None]] = {
     "design_document": _design_document,
     "helpdesk_question": _helpdesk_question,
 }
-
-
-def make_docs(seed: int, per_shape: int, shapes: list[str] | None = None) -> list[Doc]:
-    m = Maker(seed)
-    docs: list[Doc] = []
-    for shape in shapes or list(SHAPES):
-        for _ in range(per_shape):
-            doc = Doc(shape)
-            SHAPES[shape](m, doc)
-            docs.append(doc)
-    return docs

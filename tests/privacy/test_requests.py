@@ -19,8 +19,9 @@ from typer.testing import CliRunner
 
 from keiri_agent.cli import app
 from keiri_agent.privacy import Vault, mask_json_text
+from tests.privacy import backoffice
 from tests.privacy.backoffice import Doc, leaks
-from tests.privacy.requests import SHAPES, make_docs
+from tests.privacy.requests import SHAPES
 from tests.privacy.test_backoffice import assert_reaches_the_model_masked, spans
 from tests.support import ScriptedLLMServer
 from tests.support.personal import leaked
@@ -43,7 +44,7 @@ def test_no_identifier_is_left_names_are_found_and_nothing_else_is_touched(shape
     left: dict[str, list[str]] = {}
     touched: dict[str, list[str]] = {}
     for seed in SEEDS:
-        for doc in make_docs(seed, PER_SHAPE, [shape]):
+        for doc in backoffice.make_docs(seed, PER_SHAPE, [shape], SHAPES):
             masked = mask_json_text(Vault(), doc.text, Counter())  # as every prompt
             if found := leaks(_identifiers(doc), masked):
                 left[doc.text] = found
@@ -58,7 +59,7 @@ def test_no_identifier_is_left_names_are_found_and_nothing_else_is_touched(shape
 
 
 def test_every_shape_reaches_the_model_masked(llm_server: ScriptedLLMServer) -> None:
-    docs = [_identifiers(doc) for doc in make_docs(37, PER_SHAPE_WIRE)]
+    docs = [_identifiers(doc) for doc in backoffice.make_docs(37, PER_SHAPE_WIRE, table=SHAPES)]
     for doc in docs:
         doc.kept = [k for k in doc.kept if not _IDENTIFIER.search(k) or "円" in k or "," in k]
     assert_reaches_the_model_masked(llm_server, docs)
