@@ -1,8 +1,9 @@
 """Personal data kept from language models and logs (issue 37; 個人情報保護法).
 
 Detection (``detect``: identifiers by form in ``patterns``, values by label or column header in
-``headers``, names by SudachiPy in ``names``, in kana its tags miss in ``kana_names``, in roman
-letters in ``romaji`` and beside a bank's word in ``bank_payers``), the job's placeholders (``vault``), the job they
+``headers``, names by SudachiPy in ``names``, in kana its tags miss in ``kana_names``, where its tags
+mislead in ``name_context``, in roman letters in ``romaji`` and beside a bank's word in
+``bank_payers``), the job's placeholders (``vault``), the job they
 live for (``scope``), JSON masked as JSON (``structured``: tool-call arguments stay valid for
 their schema) and the mask the logs use (``logmask``). The LLM layer
 (``keiri_agent.llm.masking``) masks every prompt with the job's vault and restores the replies;

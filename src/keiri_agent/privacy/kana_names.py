@@ -13,6 +13,7 @@ uses these beside an honorific and across the cells of a row (:func:`split_over_
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 
 from keiri_agent.sudachi import TO_HIRAGANA, TO_KATAKANA, open_dictionary
@@ -22,9 +23,12 @@ __all__ = [
     "KANA",
     "KATAKANA",
     "NAME_CHARS",
+    "hiragana_name",
+    "kana_full_names",
     "kana_name_alone",
     "known_as_name",
     "native_in_katakana",
+    "rare_katakana_word",
     "split_over_cells",
 ]
 
@@ -52,7 +56,7 @@ def kana_name_alone(surface: str) -> bool:
     (トヨタ → とよた 豊田, クボタ → くぼた 久保田) is masked too: written alone before 様 it cannot
     be told from the person (タケダ様 is as often Mr 武田 as the company), and a company's name
     taken for a person's costs less than a person's name sent out (as ``Toyota様`` in romaji)."""
-    return known_as_name(surface) or native_in_katakana(surface)
+    return known_as_name(surface) or native_in_katakana(surface) or rare_katakana_word(surface)
 
 
 def _name_part(pos: tuple[str, ...], parts: tuple[str, ...]) -> bool:
@@ -67,6 +71,116 @@ def native_in_katakana(surface: str) -> bool:
     if KATAKANA.fullmatch(surface) is None:
         return False
     return bool(open_dictionary().lookup(surface.translate(TO_HIRAGANA)))
+
+
+_SMALL_VOWELS = re.compile("[ァィゥェォヮ]")  # シェ, フィ, ティ: loanwords, not Japanese names
+
+
+def rare_katakana_word(surface: str) -> bool:
+    """Whether ``surface`` is a word in katakana without a long vowel or a small vowel (シェフ,
+    フィルム: loanwords' letters) that the dictionary knows
+    only as a common noun or a place, none of them in its synonym groups (ハルト): Sudachi's
+    synonym dictionary lists the common vocabulary, loanwords a back office writes before 様 /
+    さん among them (ゲスト, テナント, スタッフ, ユーザ, ベンダ); a word it lists no synonyms for
+    is a rare one, and before an honorific a given name far more often. Companies are proper
+    nouns of their own kind (ニトリ, ヤマハ: 固有名詞 一般) and stay."""
+    if KATAKANA.fullmatch(surface) is None or len(surface) < 2 or _SMALL_VOWELS.search(surface):
+        return False
+    entries = open_dictionary().lookup(surface)
+    return (
+        bool(entries)
+        and all(
+            (pos := m.part_of_speech())[1] == "普通名詞"
+            or (pos[1] == "固有名詞" and pos[2] == "地名")
+            for m in entries
+        )
+        and not any(m.synonym_group_ids() for m in entries)
+    )
+
+
+# Kinds of word that are no one's name before an honorific: pronouns and nouns used as adverbs
+# stand for people in general (みなさん, あなたさま, こちらさま, みんなさん), interjections are
+# greetings (ありがとさん).
+_NOT_A_NAME = frozenset({"代名詞", "副詞可能", "感動詞"})
+# Particles a run of hiragana after a noun may begin with (経理のだいきさん, 田中はるとさん).
+_PARTICLES = frozenset("のはがをにへともや")
+
+
+def hiragana_name(word: str, honorific: str, *, after_noun: bool) -> int | None:
+    """Where the given name starts in ``word``, a run of hiragana standing alone before
+    ``honorific`` (りくさん, ゆうと様, ひなちゃん); None when it holds none.
+
+    Hiragana before an honorific is a name by its form (as longer runs are, ``privacy.names``)
+    unless the dictionary knows it with its honorific as one word (とうさん, ねえちゃん: kin,
+    not a person) or the word as a pronoun (みな, あなた, こちら) or an interjection
+    (ありがと). A word it knows as a common noun (りく 陸, ひな 雛) or not at all (はると,
+    そうた) is a name there: common nouns are hardly ever honoured in business writing, given
+    names often; only before a hiragana さま is such a noun one expression with it (かみさま,
+    ほとけさま: written wholly in hiragana, as business writing writes no one's 様). After a noun
+    (``after_noun``) the run may begin with a particle: the name is the rest when the rest is
+    known as a name (経理のだいきさん) or the whole is a word that is no name (経理のれんさん,
+    のれん 暖簾), else the whole (田中はるとさん; のりこさん is a name whole)."""
+    if open_dictionary().lookup(word + honorific):
+        return None  # とうさん, ねえちゃん
+    if known_as_name(word):
+        return 0
+    if after_noun and word[0] in _PARTICLES and len(word) >= 3:
+        rest = word[1:]
+        if not _may_be_honoured(rest, honorific):
+            return None
+        if known_as_name(rest) or open_dictionary().lookup(word):
+            return 1
+    return 0 if _may_be_honoured(word, honorific) else None
+
+
+def _may_be_honoured(word: str, honorific: str) -> bool:
+    """Whether the dictionary knows ``word`` as no pronoun or interjection, nor with
+    ``honorific`` as one word, nor as a common noun before a hiragana さま."""
+    dictionary = open_dictionary()
+    kinds = {part for m in dictionary.lookup(word) for part in m.part_of_speech()[:3]}
+    if kinds & _NOT_A_NAME:
+        return False
+    if honorific == "さま" and "普通名詞" in kinds:
+        return False  # かみさま, ほとけさま: one expression written wholly in hiragana
+    return not dictionary.lookup(word + honorific)
+
+
+# A surname and a given name in kana with no honorific or header beside them, as sheet names,
+# pivoted headers and file names carry them: one space apart (ナカジマ ケンタ, ﾅｶｼﾞﾏ ｹﾝﾀ) or
+# glued (コバヤシユミ, わたなべだいき), the run of one kana standing alone.
+_KANA_PAIRS = (
+    re.compile(r"(?<![ァ-ヶー])([ァ-ヶ][ァ-ヶー]+)(?:[ 　]([ァ-ヶ][ァ-ヶー]+))?(?![ァ-ヶー])"),
+    re.compile(r"(?<![ぁ-んー])([ぁ-ん][ぁ-んー]+)(?:[ 　]([ぁ-ん][ぁ-んー]+))?(?![ぁ-んー])"),
+    # half width, spaced only: banks glue a company's name (ｱｵﾊﾞｼﾖｳｼﾞ), never a person's
+    re.compile(r"(?<![ｦ-ﾟ])([ｦ-ﾟ]{2,})[ 　]([ｦ-ﾟ]{2,})(?![ｦ-ﾟ])"),
+)
+MAX_GLUED_NAME = 10  # kana of a surname and a given name written as one word (ワタナベマユミ: 7)
+
+
+def kana_full_names(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` holds a full name in kana alone: a word the dictionary knows as a surname
+    and one it knows as a given name (in either kana), one space apart or glued; a glued run the
+    dictionary knows as one word is that word (サトウキビ)."""
+    found: list[tuple[int, int]] = []
+    for pattern in _KANA_PAIRS:
+        for m in pattern.finditer(text):
+            first, second = m.group(1), m.group(2)
+            if second is not None:
+                first, second = (unicodedata.normalize("NFKC", w) for w in (first, second))
+                if known_as_name(first, ("姓",)) and known_as_name(second, ("名",)):
+                    found.append(m.span())
+            elif _glued_name(first):
+                found.append(m.span(1))
+    return found
+
+
+def _glued_name(run: str) -> bool:
+    if not 4 <= len(run) <= MAX_GLUED_NAME or open_dictionary().lookup(run):
+        return False
+    return any(
+        known_as_name(run[:cut], ("姓",)) and known_as_name(run[cut:], ("名",))
+        for cut in range(2, len(run) - 1)
+    )
 
 
 # What cuts a row into cells as text carries it (CSV, TSV, Markdown).

@@ -32,11 +32,19 @@ from keiri_agent.privacy.bank_payers import party_names
 from keiri_agent.privacy.kana_names import (
     KANA,
     NAME_CHARS,
+    hiragana_name,
+    kana_full_names,
     kana_name_alone,
     known_as_name,
     split_over_cells,
 )
 from keiri_agent.privacy.kinds import PersonalKind, Span
+from keiri_agent.privacy.name_context import (
+    compound_misread,
+    introduced,
+    listed_surnames,
+    title_cut,
+)
 from keiri_agent.privacy.romaji import find_romaji_names, half_width_letters, with_romaji_part
 from keiri_agent.sudachi import open_dictionary
 
@@ -84,29 +92,38 @@ _HONOURED = re.compile(
 )
 
 # A short given name in hiragana before an honorific, which the tokenizer cuts into other
-# words (だいきさん → だ + いき + さん, れんさん): taken when the dictionary knows it as a name
-# in either kana (だいき → ダイキ); never after another hiragana letter or from お / ご.
+# words (だいきさん → だ + いき + さん) or reads as a common noun (りくさん → 陸): the whole run of
+# hiragana before the honorific (never after another hiragana letter, never from お / ご),
+# decided by ``kana_names.hiragana_name``.
 _SHORT_HIRAGANA = re.compile(
-    r"(?<![ぁ-ん])((?![おご])[ぁ-ん]{2,4})[ 　]?(?=様|さま|さん|殿|ちゃん|くん)"
+    r"(?<![ぁ-ん])((?![おご])[ぁ-ん]{2,4})[ 　]?(?=(様|さま|さん|殿|ちゃん|くん))"
 )
+_NOUN_END = re.compile(r"[一-龥々ァ-ヶー]")  # a run after such a letter may begin with a particle
 
 
 def _short_hiragana(text: str, found: list[Span]) -> list[Span]:
-    """Short given names in hiragana before an honorific (``_SHORT_HIRAGANA``) that the
-    dictionary knows as names, or that follow a name found, one space apart (佐藤 はるとさん)."""
+    """Short given names in hiragana before an honorific (``_SHORT_HIRAGANA``), or one that
+    follows a name found, one space apart (佐藤 はるとさん)."""
     ends = {span.end for span in found}
-    return [
-        Span(*m.span(1), PersonalKind.PERSON)
-        for m in _SHORT_HIRAGANA.finditer(text)
-        if known_as_name(m.group(1))
-        or (m.start() >= 1 and text[m.start() - 1] in SPACES and m.start() - 1 in ends)
-    ]
+    spans: list[Span] = []
+    for m in _SHORT_HIRAGANA.finditer(text):
+        start, end = m.span(1)
+        if start >= 1 and text[start - 1] in SPACES and start - 1 in ends:
+            spans.append(Span(start, end, PersonalKind.PERSON))
+            continue
+        after_noun = start >= 1 and _NOUN_END.match(text, start - 1) is not None
+        at = hiragana_name(m.group(1), m.group(2), after_noun=after_noun)
+        if at is not None:
+            spans.append(Span(start + at, end, PersonalKind.PERSON))
+    return spans
 
 
 # Variant kanji people keep in their names (人名の異体字: 髙橋, 𠮷田, 濵田) that NFKC leaves as
 # they are and the dictionary does not know: read as the common form, one character for one,
 # so that the offsets hold (髙橋 美咲 is one name, not 髙 橋 and a given name).
-_VARIANTS = str.maketrans("髙𠮷濵栁德﨑槗", "高吉浜柳徳崎橋")
+# An underscore parts the words of a file name as a space does (松本_恵子_源泉徴収票.pdf): it is
+# read as one, so that the surname and the given name are one name.
+_READ_AS = str.maketrans("髙𠮷濵栁德﨑槗_", "高吉浜柳徳崎橋 ")
 
 _local = threading.local()
 
@@ -274,7 +291,8 @@ def _spans(morphemes: list[Any], offset: int) -> list[Span]:
         after = morphemes[last + 1] if last + 1 < count else None
         before = morphemes[first - 1] if first > 0 else None
         honoured = _titled(morphemes, last + 1)
-        if after is not None and not honoured and _ends_organization(after):
+        cut = 0 if honoured else title_cut(morphemes, last, (*HONORIFICS, *TITLES))
+        if after is not None and not honoured and not cut and _ends_organization(after):
             continue
         alone = morphemes[first].surface()
         if (
@@ -284,14 +302,16 @@ def _spans(morphemes: list[Any], offset: int) -> list[Span]:
             and not split_over_cells(morphemes, first)
         ):
             continue  # 全, 行, リスト, マリア alone are words far more often than names
+        if not honoured and compound_misread(morphemes, first):
+            continue  # 取引先名 read 取引 + 先名, 取引先名カナ
         if before is not None and before.surface() in COMPANY_PREFIXES:
             continue
         if honoured and _kana_surname_before(morphemes, first):
             first -= 2  # ナカジマ ケンタ様: Sudachi knows the given name only
         start = offset + morphemes[first].begin()
-        end = offset + morphemes[last].end()
+        end = offset + morphemes[last].end() + cut  # 浩二部長 read 浩 + 二部 + 長: 浩二
         spans.append(Span(start, end, PersonalKind.PERSON))
-    return spans
+    return spans + listed_surnames(morphemes, offset, spans)
 
 
 # Banks print half-width kana without small letters: ｼﾖｳﾀ for ｼｮｳﾀ, ｷﾖｳｺ for ｷｮｳｺ, ﾊﾂﾄﾘ for
@@ -342,14 +362,29 @@ def find_names(text: str) -> list[Span]:
     spans.extend(find_romaji_names(latin))
     bare = without_bank_words(text)  # as long as the text: its offsets hold
     for offset, piece in _chunks(bare):
-        found = _spans(list(tokenizer.tokenize(piece.translate(_VARIANTS))), offset)
+        found = _spans(list(tokenizer.tokenize(piece.translate(_READ_AS))), offset)
         spans.extend(with_romaji_part(latin, span) for span in found)
         bank = _bank_kana(piece)
         if bank != piece:  # as long as the piece: its offsets are the piece's
             spans.extend(_spans(list(tokenizer.tokenize(bank)), offset))
     spans.extend(_short_hiragana(text, spans))
+    spans.extend(Span(start, end, PersonalKind.PERSON) for start, end in kana_full_names(text))
+    spans.extend(introduced(text))
     if _HALF_KANA.search(text) is not None:
         spans = [_with_whole_name(bare, span) for span in spans]
     if bare != text:
         spans.extend(party_names(text, bare))
-    return spans
+    return _joined(spans)
+
+
+def _joined(spans: list[Span]) -> list[Span]:
+    """Names found by two rules that overlap as one (田中はる by the tokenizer and はると
+    before さん are 田中はると): the longer alone would leave the other's end in the text."""
+    joined: list[Span] = []
+    for span in sorted(spans, key=lambda s: (s.start, s.end)):
+        if joined and span.start < joined[-1].end:
+            last = joined[-1]
+            joined[-1] = Span(last.start, max(last.end, span.end), last.kind)
+        else:
+            joined.append(span)
+    return joined

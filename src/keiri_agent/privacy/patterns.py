@@ -23,9 +23,10 @@ __all__ = ["AT_IN_HIDING", "NON_PERSONAL_LABELS", "find_identifiers"]
 D = "[0-9０-９]"
 HY = "[-‐‑‒–—―−－ー]"
 SEP = f"(?:{HY}|[ 　])"
-# No digit, ASCII letter or hyphen may touch an identifier (INV-2024-0001, T1234567890123).
-_BEFORE = r"(?<![0-9０-９A-Za-zＡ-Ｚａ-ｚ_\-－.@])"
-_AFTER = r"(?![0-9０-９A-Za-zＡ-Ｚａ-ｚ_]|[-－]?[0-9０-９])"
+# No digit, ASCII letter or hyphen may touch an identifier (INV-2024-0001, T1234567890123); an
+# underscore may, as it parts the words of a file name (連絡先_小林由美_09063170669.pdf).
+_BEFORE = r"(?<![0-9０-９A-Za-zＡ-Ｚａ-ｚ\-－.@])"
+_AFTER = r"(?![0-9０-９A-Za-zＡ-Ｚａ-ｚ]|[-－]?[0-9０-９])"
 LABEL_WINDOW = 16  # characters before a number searched for the label that names it
 
 # Labels that name numbers which are not personal data.

@@ -198,7 +198,12 @@ def half_width_letters(text: str) -> str:
 
 
 _WORD = r"(?:[A-Z][a-z]+|[A-Z]{2,})"
-_RUN = re.compile(rf"(?<![A-Za-z0-9@._\-]){_WORD}(?:[ 　]+{_WORD}|,[ 　]*{_WORD})*(?![A-Za-z0-9@])")
+# Words of a run are parted by spaces, a comma, or an underscore as in a file name
+# (連絡先_Kobayashi_Yumi_源泉徴収票.pdf; an underscore after a letter is a code's: foo_Bar).
+_RUN = re.compile(
+    rf"(?<![A-Za-z0-9@.\-])(?<![A-Za-z0-9]_){_WORD}(?:[ 　]+{_WORD}|,[ 　]*{_WORD}|_{_WORD})*"
+    r"(?![A-Za-z0-9@])"
+)
 _SPLIT = re.compile(r"[ 　,]+")
 # Honorifics in roman letters as mails write them: Kato-san, Goto san, Ito-sama, Ueda-sensei.
 _ROMAJI_HONORIFICS = r"(?:san|sama|sensei|dono|kun|chan|shi)(?![A-Za-z])"

@@ -27,7 +27,7 @@ from keiri_agent.blocks.table.names.fold import fold
 from keiri_agent.retrieval.tokenize import get_tokenizer
 from keiri_agent.sudachi import ASCII_WORD, reading_of
 
-__all__ = ["MAX_CACHED_NAMES", "MAX_OPTIONS_PER_WORD", "MAX_READINGS", "readings"]
+__all__ = ["MAX_CACHED_NAMES", "MAX_OPTIONS_PER_WORD", "MAX_READINGS", "name_parts", "readings"]
 
 MAX_READINGS = 8  # readings kept per name (the SudachiPy reading and its alternates)
 MAX_OPTIONS_PER_WORD = 3  # readings tried per word: its own and two other proper-noun readings
@@ -75,6 +75,17 @@ def readings(text: str) -> tuple[str, ...]:
             break
         found[fold("".join(combination))] = None
     return tuple(r for r in found if r)
+
+
+@lru_cache(maxsize=MAX_CACHED_NAMES)
+def name_parts(text: str) -> tuple[str, ...] | None:
+    """What part of a person's name each word of ``text`` is, as SudachiPy tags it (山田太郎:
+    ``("姓", "名")``), when every word is one; None when a word is no name (山田商店)."""
+    whole, _, _ = _tokenizers()
+    tags = [m.part_of_speech() for m in whole.tokenize(text[:MAX_NAME_CHARS]) if _kept(m)]
+    if not tags or any(pos[2] != "人名" for pos in tags):
+        return None
+    return tuple(pos[3] for pos in tags)
 
 
 def _kept(morpheme: Any) -> bool:

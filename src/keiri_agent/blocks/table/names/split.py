@@ -13,7 +13,8 @@ half-width kana, a master's 取引先名カナ) and removes what is not the name
 
 :func:`trade_parts` takes a sole proprietor's name (個人事業主: no legal form) apart into its trade
 name (屋号) and the owner's name when it holds both: ``山田商店 代表 山田太郎``,
-``ﾔﾏﾀﾞｼﾖｳﾃﾝ ﾀﾞｲﾋﾖｳ ﾔﾏﾀﾞ ﾀﾛｳ``, ``山田商店（山田太郎）``, ``ﾔﾏﾀﾞ ﾀﾛｳ(ﾔﾏﾀﾞｼﾖｳﾃﾝ``; either names
+``ﾔﾏﾀﾞｼﾖｳﾃﾝ ﾀﾞｲﾋﾖｳ ﾔﾏﾀﾞ ﾀﾛｳ``, ``山田商店（山田太郎）``, ``ﾔﾏﾀﾞ ﾀﾛｳ(ﾔﾏﾀﾞｼﾖｳﾃﾝ``, and in kanji with
+a space only when one side is a full name by the dictionary (``山田商店 山田太郎``); either names
 the one business.
 
 :func:`cut_spelled_form` gives a cut name without the start of a legal form spelled out after
@@ -31,8 +32,9 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from keiri_agent.blocks.table.names.fold import fold, starts_cut, unvoiced
+from keiri_agent.blocks.table.names.fold import fold, has_kanji, starts_cut, unvoiced
 from keiri_agent.blocks.table.names.forms import FORMS, KANJI_SHORT, CompanyForm, FormKind
+from keiri_agent.blocks.table.names.reading import name_parts
 
 __all__ = [
     "BRANCH_WORDS",
@@ -301,9 +303,33 @@ def trade_parts(name: str) -> tuple[str, ...]:
         parts = [bracketed.group(1).strip(), _OWNER_WORD.sub("", bracketed.group(2)).strip()]
     else:
         parts = [p.strip() for p in _OWNER_WORD.split(text, maxsplit=1)]
+    if len(parts) < 2:
+        parts = _spaced_owner(text)
     if len(parts) < 2 or not all(parts) or any(is_branch(fold(p)) for p in parts):
         return ()
     return (parts[0], parts[1], f"{parts[0]} {parts[1]}", f"{parts[1]} {parts[0]}")
+
+
+def _spaced_owner(text: str) -> list[str]:
+    """A trade name and its owner's full name parted by a space only (``山田商店 山田太郎``,
+    ``山田太郎 山田商店``, ``さくら整骨院 佐藤 花子``): the part that is a surname and a given name
+    by the dictionary is the owner, the other, which holds a word that is no name, the trade
+    name. A name written with a space (``山田 太郎``) is one person, never a trade and an owner."""
+    words = text.split()
+    if len(words) < 2 or not has_kanji(text):
+        return [text]
+    for cut in dict.fromkeys((1, len(words) - 1)):
+        first, second = " ".join(words[:cut]), " ".join(words[cut:])
+        if _full_name(second) and name_parts(first) is None:
+            return [first, second]
+        if _full_name(first) and name_parts(second) is None:
+            return [second, first]
+    return [text]
+
+
+def _full_name(text: str) -> bool:
+    parts = name_parts(text)
+    return parts is not None and len(parts) >= 2 and parts[0] == "姓" and parts[-1] == "名"
 
 
 def cut_spelled_form(folded: str) -> tuple[str, ...]:

@@ -1,0 +1,179 @@
+"""Names whose words the tokenizer tags wrongly, found again by what stands around them.
+
+SudachiPy tags a word by its context, and two contexts common in what features send mislead it:
+
+- a given name glued to a title, cut at the wrong place: ``石川 浩二部長`` is read 浩 + 二部 + 長
+  (a given name 浩, a common noun 二部): :func:`title_cut` gives the letters of the next word
+  that end the given name when the dictionary knows the longer word as a given name and the
+  rest begins a title or an honorific (``privacy.names`` keeps the name whole);
+- a column header read across its words: ``取引先名`` is read 取引 + 先名 (a surname), and so
+  are 得意先名, 請求先名, 勤務先名: :func:`compound_misread` says a word glued to the noun before it
+  is read across a boundary when that noun and its first letters make a word the dictionary
+  knows (取引先) and the rest is a word too (名); 発注先名 (発注先 unknown to it) is still read so;
+- a surname that is a place as well, in a list of people: ``担当者別売上（井上・松本）`` and
+  ``シート: 松本、渡辺`` tag 松本 a place (地名). :func:`listed_surnames` takes a word the
+  dictionary knows as a surname, standing as an item of a list (・、, / | tab between items),
+  when the item next to it is a name found; a list of places alone (石川・富山・福井) stays;
+- a given name in kana alone, as people introduce themselves in a chat or a question
+  (``お疲れさまです。たくやです。``, ``すみません、松本です！``, ``経理部のけんたと申します``):
+  one word is a name only beside an honorific elsewhere (リスト, マリア are words first), but
+  at the start of a sentence and followed by です / と申します that ends it, a word the
+  dictionary knows as a name in either kana (たくや, ミサキ) names the writer
+  (:func:`introduced`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from keiri_agent.privacy.kana_names import KANA, known_as_name
+from keiri_agent.privacy.kinds import PersonalKind, Span
+from keiri_agent.sudachi import TO_HIRAGANA, TO_KATAKANA, open_dictionary
+
+__all__ = ["LIST_BREAKS", "compound_misread", "introduced", "listed_surnames", "title_cut"]
+
+# A self-introduction: a word at the start of a sentence (or after 経理部の) that ends it with
+# です / と申します... (たくやです。, 松本です！, 経理部のけんたと申します). Read in the text, not
+# in the tokenizer's words: it cuts hiragana names (だいき → だ + いき).
+_INTRODUCED = re.compile(
+    r"(?:^|(?<=[。！!？?\n 　、の]))([一-龥々]{1,4}|[ぁ-ん]{2,6}|[ァ-ヶー]{2,8})"
+    r"(?=(?:です|と申します|といいます|と言います|でございます)(?:[。！!\n 　、]|$))"
+)
+# Kinds of word a sentence ends with です that are no name (そうです, こちらです, ダメです,
+# 無理です), in any of the word's kana spellings; not a verb (こうじ is 講じ and 浩二).
+_NOT_INTRODUCED = frozenset(
+    {"副詞", "代名詞", "感動詞", "形状詞", "連体詞", "接続詞", "形容詞", "形状詞可能"}
+)
+
+
+def introduced(text: str) -> list[Span]:
+    """Names their writer introduces themself by (:data:`_INTRODUCED`): a word the dictionary
+    knows as a surname or given name in either kana (たくや, ミサキ, 松本 though tagged a
+    place), and in none of its kana
+    spellings as another kind of word a sentence ends with です (そう, こちら, ダメ, 無理)."""
+    dictionary = open_dictionary()
+    found: list[Span] = []
+    for match in _INTRODUCED.finditer(text):
+        word = match.group(1)
+        spellings = {word, word.translate(TO_HIRAGANA), word.translate(TO_KATAKANA)}
+        kinds = {
+            part
+            for spelling in spellings
+            for m in dictionary.lookup(spelling)
+            for part in (m.part_of_speech()[0], m.part_of_speech()[2])
+        }
+        if kinds & _NOT_INTRODUCED:
+            continue
+        if known_as_name(word) and (len(word) >= 2 or KANA.fullmatch(word) is None):
+            found.append(Span(*match.span(1), PersonalKind.PERSON))
+    return found
+
+
+# What parts the items of a list of people (井上・松本, 松本、渡辺, a header row).
+LIST_BREAKS = frozenset({"・", "、", "，", ",", "/", "／", "|", "｜", "\t"})
+# What may stand around a list's item: a break, brackets, a colon, a space, the text's ends.
+_EDGES = LIST_BREAKS | {
+    "（",
+    "(",
+    "）",
+    ")",
+    "「",
+    "」",
+    "【",
+    "】",
+    ":",
+    "：",
+    " ",
+    "\u3000",
+    "\n",
+}
+
+
+def title_cut(morphemes: list[Any], last: int, words: tuple[str, ...]) -> int:
+    """How many letters of the word after ``last`` (a given name) belong to the name, because
+    the dictionary knows them with it as a given name and the rest begins one of ``words``
+    (titles, honorifics): 浩 + 二部 + 長 → 2 letters of 二部 would be too many, 1 (二) makes 浩二
+    and leaves 部長. 0 when the next word is no such cut."""
+    if last + 1 >= len(morphemes):
+        return 0
+    name = morphemes[last].surface()
+    after = morphemes[last + 1].surface()
+    following = "".join(m.surface() for m in morphemes[last + 2 : last + 4])
+    for cut in range(1, len(after)):
+        rest = after[cut:] + following
+        if rest.startswith(words) and known_as_name(name + after[:cut], ("名",)):
+            return cut
+    return 0
+
+
+def compound_misread(morphemes: list[Any], index: int) -> bool:
+    """Whether the word at ``index``, glued to the noun before it, was read across the
+    boundary of two other words (取引 + 先名 for 取引先 + 名)."""
+    if index == 0:
+        return False
+    before = morphemes[index - 1]
+    if before.part_of_speech()[0] != "名詞" or before.end() != morphemes[index].begin():
+        return False
+    dictionary = open_dictionary()
+    word = morphemes[index].surface()
+    return any(
+        dictionary.lookup(before.surface() + word[:cut]) and dictionary.lookup(word[cut:])
+        for cut in range(1, len(word))
+    )
+
+
+def _next_item(morphemes: list[Any], index: int, step: int, offset: int) -> int | None:
+    """Where the item next to the one at ``index`` (``step`` 1: after, -1: before) begins
+    (after) or ends (before), when a list break parts them, spaces aside (松本, 井上)."""
+    at = index + step
+    seen_break = False
+    while 0 <= at < len(morphemes) and (
+        morphemes[at].surface() in LIST_BREAKS or not morphemes[at].surface().strip()
+    ):
+        seen_break = seen_break or morphemes[at].surface() in LIST_BREAKS
+        at += step
+    if not seen_break or not 0 <= at < len(morphemes):
+        return None
+    edge: int = morphemes[at].begin() if step == 1 else morphemes[at].end()
+    return offset + edge
+
+
+def _breaks(morpheme: Any | None) -> bool:
+    return morpheme is None or morpheme.surface() in _EDGES
+
+
+def listed_surnames(morphemes: list[Any], offset: int, spans: list[Span]) -> list[Span]:
+    """Surnames tagged otherwise (松本: a place) that stand as items of a list next to a name
+    found in ``spans`` (offsets of the text ``morphemes`` were read from, at ``offset``)."""
+    if not spans:
+        return []
+    starts = {span.start for span in spans}
+    ends = {span.end for span in spans}
+    # proper nouns the tokenizer did not tag as names, standing alone as an item
+    candidates = [
+        index
+        for index, morpheme in enumerate(morphemes)
+        if (pos := morpheme.part_of_speech())[1] == "固有名詞"
+        and pos[2] != "人名"
+        and len(morpheme.surface()) >= 2
+        and _breaks(morphemes[index - 1] if index > 0 else None)
+        and _breaks(morphemes[index + 1] if index + 1 < len(morphemes) else None)
+    ]
+    found: list[Span] = []
+    changed = True
+    while changed:  # 松本、石川、渡辺: each item found makes its neighbour's neighbour a name
+        changed = False
+        for index in candidates:
+            start, end = offset + morphemes[index].begin(), offset + morphemes[index].end()
+            if start in starts:
+                continue
+            beside = _next_item(morphemes, index, 1, offset) in starts or (
+                _next_item(morphemes, index, -1, offset) in ends
+            )
+            if beside and known_as_name(morphemes[index].surface(), ("姓",)):
+                found.append(Span(start, end, PersonalKind.PERSON))
+                starts.add(start)
+                ends.add(end)
+                changed = True
+    return found
