@@ -18,16 +18,12 @@ import random
 import re
 import traceback
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from keiri_agent.agents.analysis import progress as analysis_progress
-from keiri_agent.agents.convert import progress as convert_progress
 from keiri_agent.cli import app
 from keiri_agent.cli.common import EXIT_FAILED
-from keiri_agent.events import CodeExec
 from keiri_agent.sandbox.outcome import ExecutionFailure, ExecutionOutcome
 from tests.cli.test_no_library_english import library_english, runner
 
@@ -201,23 +197,3 @@ def test_a_policy_violation_is_said_once_without_its_class_name(tmp_path: Path) 
     assert "中断: 安全ポリシーに達しました" in result.stderr
     assert "PolicyViolation" not in result.stderr
     assert result.stderr.count("モジュール '経理ツール' の import は許可されていません") == 1
-
-
-def test_the_progress_line_of_a_failed_analysis_step_is_japanese() -> None:
-    """``analyze`` and the データ分析 page quote the failed step's error (what the model was
-    shown: ``Type: message`` and the code's lines) in their progress line."""
-    wrong = {}
-    for name, code in CASES:
-        failure = _raised(code)
-        stderr = "\n".join([f"{failure.type}: {failure.message}", *failure.traceback])
-        event = CodeExec(
-            id=1, run_id="run", timestamp=datetime.now(UTC), stderr=stderr, success=False
-        )
-        for describe in (analysis_progress.describe_event, convert_progress.describe_event):
-            line = describe(event) or ""
-            found = library_english(_without_code(line, code))
-            if re.search(r"[（(][A-Za-z_][\w.]*: ", line):
-                found.append(f"class name first: {line}")
-            if found:
-                wrong[f"{name}: {failure.type}: {failure.message}"] = found
-    assert wrong == {}, f"{len(wrong)} of {len(CASES)} scripts: {wrong}"
