@@ -4,7 +4,8 @@ and a screen reader get it (real headless Chromium, ``streamlit run app.py``).
 - An address no page has (``/home``, a typo, ``/実行``, a file's name) opens the app's Japanese
   page, not Streamlit's "Page not found" dialog (:mod:`keiri_agent.ui.unknown_address`).
 - A table's toolbar says its buttons in Japanese when pointed at (the tooltips "Download as CSV",
-  "Search", "Fullscreen" before) and to a screen reader (``aria-label``).
+  "Search", "Fullscreen" before) and to a screen reader (``aria-label``), and its list of
+  columns too ("Select all" before).
 - Every text a screen reader reads (``aria-label``, ``title``, ``placeholder`` and text clipped
   to a 1-pixel box such as "Skip to main content") is Japanese on each of those pages.
 - When the app's server stops, the dialog the page shows says so in Japanese ("Connection
@@ -159,6 +160,11 @@ def test_a_table_toolbar_is_said_in_japanese(shared_app_url: str, page: Page) ->
     assert {"CSV でダウンロード", "表の中を検索", "全画面で表示"} <= set(tips), tips
     names = [buttons.nth(n).locator("button").get_attribute("aria-label") for n in range(len(tips))]
     assert all(name and not _WORD.search(name) for name in names), names
+    assert _english(page) == []
+
+    table.hover()
+    buttons.filter(has=page.get_by_role("button", name="列の表示・非表示")).click()
+    expect(page.get_by_text(SAID["Select all"], exact=True)).to_be_visible()
     assert _english(page) == []
 
 

@@ -4,8 +4,9 @@
 style sheet. Three kinds of text are out of a style sheet's reach (streamlit 1.67):
 
 - the tooltips of a table's toolbar ("Download as CSV", "Search", "Fullscreen",
-  "Show/hide columns"): drawn in a floating layer that shares its element and class with the
-  app's own help tooltips, with nothing that tells them apart;
+  "Show/hide columns") and its menus ("Select all", "Sort ascending"): drawn in a floating layer
+  that shares its elements and classes with the app's own tooltips and menus, with nothing that
+  tells them apart;
 - what a screen reader says and the browser shows on pointing: ``aria-label``, ``title`` and
   ``placeholder`` attributes ("Collapse sidebar", "Link to heading", "Help for Plan",
   "Decrement", "Choose an option", "cancel icon") and the "Skip to main content" link;
@@ -44,6 +45,29 @@ SAID: Final[dict[str, str]] = {
     "Show/hide columns": "列の表示・非表示",
     "Copy to clipboard": "クリップボードにコピー",
     "Clear selection": "選択を解除",
+    # the list of "Show/hide columns" and a column's menu (a header's ⋮)
+    "Select all": "すべて選ぶ",
+    "(index)": "（行の見出し）",
+    "Sort ascending": "小さい順に並べる",
+    "Sort descending": "大きい順に並べる",
+    "Format": "表示形式",
+    "Autosize": "幅を合わせる",
+    "Pin column": "列を固定",
+    "Unpin column": "列の固定をやめる",
+    "Hide column": "列を隠す",
+    "Automatic": "自動",
+    "Localized": "地域の書き方",
+    "Plain": "そのまま",
+    "Compact": "短く（1.2K など）",
+    "Dollar": "ドル",
+    "Euro": "ユーロ",
+    "Yen": "円",
+    "Percent": "パーセント",
+    "Scientific": "指数表記",
+    "Accounting": "会計",
+    "Duration": "期間",
+    "Distance": "今からの時間",
+    "Calendar": "カレンダー",
     # the page's frame
     "Skip to main content": "本文へ移動",
     "Sidebar": "サイドバー",
