@@ -168,9 +168,12 @@ def test_a_table_toolbar_is_said_in_japanese(shared_app_url: str, page: Page) ->
     assert _english(page) == []
 
 
-def test_a_stopped_server_is_said_in_japanese(tmp_path: Path, page: Page) -> None:
+# Streamlit words its dialog by the address's host: "Is Streamlit still running? ... streamlit run
+# yourscript.py" for localhost, "Streamlit server is not responding..." otherwise.
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])
+def test_a_stopped_server_is_said_in_japanese(host: str, tmp_path: Path, page: Page) -> None:
     with app_process(tmp_path) as (url, process):
-        page.goto(url + "/")
+        page.goto(url.replace("127.0.0.1", host) + "/")
         expect(page.get_by_test_id("stMain").get_by_role("heading").first).to_be_visible(
             timeout=RUN_TIMEOUT_MS
         )
@@ -181,5 +184,6 @@ def test_a_stopped_server_is_said_in_japanese(tmp_path: Path, page: Page) -> Non
         expect(dialog).to_be_visible(timeout=DIALOG_TIMEOUT_MS)
         expect(dialog.get_by_role("heading")).to_have_text(SAID["Connection error"])
         expect(dialog).to_contain_text(RESTART)
+        expect(dialog.get_by_text("streamlit run", exact=False)).to_have_count(0)
         expect(dialog.get_by_role("button")).to_have_attribute("aria-label", SAID["Close"])
         assert _english(page) == []
