@@ -7,8 +7,8 @@ text"), binary junk under a workbook's name, an empty file, broken YAML. And ``s
 programs Python cannot read, made by breaking good ones the way people do (a Japanese comma or
 bracket typed by the IME, a bracket left open, a quote left open, a tab among spaces, a line cut
 short): Python's English (``invalid syntax. Perhaps you forgot a comma?``) must not reach the
-screen; the line of code and its position are shown. A Python exception of the user's own
-program (``ZeroDivisionError: division by zero``) is that program's output and is shown as is.
+screen; the line of code and its position are shown. An exception the program raises is said
+in Japanese by its kind (``test_sandbox_failure_words``).
 """
 
 from __future__ import annotations

@@ -45,6 +45,15 @@ def running_app(tmp_path: Path, settings: Mapping[str, str] | None = None) -> It
     """``streamlit run app.py`` in the repository root on a free port, with the environment
     as it is now (a test's scripted LLM server included) and ``settings`` over it, stopped
     afterwards."""
+    with app_process(tmp_path, settings) as (url, _):
+        yield url
+
+
+@contextlib.contextmanager
+def app_process(
+    tmp_path: Path, settings: Mapping[str, str] | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """:func:`running_app`, with the server's process (a test may stop it first)."""
     port = free_port()
     env = {
         **os.environ,  # the root conftest removed every KEIRI_/provider variable: no API key
@@ -73,7 +82,7 @@ def running_app(tmp_path: Path, settings: Mapping[str, str] | None = None) -> It
                 log.seek(0)
                 pytest.fail("streamlit did not start:\n" + log.read().decode("utf-8", "replace"))
             time.sleep(0.2)
-        yield url
+        yield url, proc
     finally:
         stop_process_group(proc)
         log.close()

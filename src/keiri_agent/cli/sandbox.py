@@ -106,6 +106,7 @@ def run_file(
 def _print_outcome(outcome: ExecutionOutcome) -> None:
     """The outcome for a person: everything the code chose (output, names, error text) has its
     control characters made visible, so it cannot move the cursor, ring or rewrite the screen."""
+    from keiri_agent.sandbox.failure_words import english_hidden, failure_said
     from keiri_agent.sandbox.untrusted import terminal_text
 
     if outcome.stdout:
@@ -114,18 +115,25 @@ def _print_outcome(outcome: ExecutionOutcome) -> None:
     if outcome.stderr:
         err_console.print(terminal_text(outcome.stderr), markup=False, highlight=False, end="")
     style = "green" if outcome.success else "red"
-    # The summary says the error (失敗: type: message) unless a limit stopped the code; a
-    # message of several lines (a syntax error and its line of code) is shown line by line.
-    summary, *more = outcome.summary_ja().split("\n")
+    # The summary says why in Japanese (failure_words: Python's English only in --json) after
+    # 失敗, or the limit that stopped the code; a message of several lines (a syntax error and
+    # its line of code) is shown line by line.
+    said = failure_said(outcome.error) if outcome.error is not None else ""
+    if outcome.success or outcome.killed_by is not None or outcome.error is None:
+        summary, more = outcome.summary_ja(), said.split("\n") if said else []
+    else:
+        summary, *more = f"失敗: {said}".split("\n")
     err_console.print(f"[{style}]{escape(terminal_text(summary, single_line=True))}[/{style}]")
-    if outcome.error is not None and outcome.killed_by is not None:
-        more = f"{outcome.error.type}: {outcome.error.message}".split("\n")
     for line in more:
         err_console.print(terminal_text(line, single_line=True), markup=False, highlight=False)
     if outcome.error is not None:
         for line in outcome.error.traceback:
+            if line.strip() in said:
+                continue  # the message quoted it already (a policy violation's line)
             shown_line = terminal_text(line, single_line=True)
             err_console.print(f"  {shown_line}", markup=False, highlight=False)
+        if english_hidden(outcome.error):
+            err_console.print("Python の元のメッセージは --json の error.message で確認できます。")
     for name in outcome.files_created:
         shown_name = terminal_text(name, single_line=True)
         err_console.print(f"作成: {shown_name}", markup=False, highlight=False)

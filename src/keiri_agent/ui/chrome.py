@@ -6,7 +6,9 @@ none of its widgets takes a locale or its texts): the file uploader's button ("U
 of a file it refused ("File must be 200.0MB or smaller."), the "Press Enter to apply" under a
 text box, the "Running... Stop" widget of the toolbar. One table (:data:`REWORDED`) names the
 element showing each and what it says in Japanese instead; one style sheet (:func:`style`) hides
-the English and writes the Japanese in its place. Each file field also says its formats and size
+the English and writes the Japanese in its place (what a style sheet cannot reach, a table's
+tooltips, the attributes a screen reader reads, the dialog of a server that stopped answering:
+:mod:`keiri_agent.ui.chrome_words`). Each file field also says its formats and size
 limit itself (:func:`upload_note`) and refuses another format in Japanese
 (:func:`file_uploader`), and the pages show their own progress. The toolbar has no Deploy button
 (``client.toolbarMode = "minimal"``, set by ``.streamlit/config.toml`` and by ``keiri-agent
@@ -23,6 +25,8 @@ from typing import Any, Final
 
 import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
+
+from keiri_agent.ui.chrome_words import SCRIPT_ID, script
 
 __all__ = [
     "ICON_PATH",
@@ -91,8 +95,11 @@ def _upload_limit_mb() -> int:
 
 
 def apply_chrome() -> None:
-    """Put the style sheet on the page (it takes no space)."""
-    st.html(f"<style>{style(_upload_limit_mb())}</style>")
+    """Put the style sheet on the page, and the script saying what it cannot reach
+    (:mod:`keiri_agent.ui.chrome_words`); neither takes space."""
+    hide_script = f'[data-testid="stElementContainer"]:has(#{SCRIPT_ID}) {{ display: none; }}'
+    st.html(f"<style>{style(_upload_limit_mb())}\n{hide_script}</style>")
+    st.html(script(), unsafe_allow_javascript=True)
 
 
 def monospace(key: str) -> None:
