@@ -18,14 +18,18 @@ import json
 import random
 import re
 import traceback
+from datetime import UTC, datetime
 from pathlib import Path
 from string import Template
 
 import pytest
 from click.testing import Result
 
+from keiri_agent.agents.analysis import progress as analysis_progress
+from keiri_agent.agents.convert import progress as convert_progress
 from keiri_agent.cli import app
 from keiri_agent.cli.common import EXIT_FAILED
+from keiri_agent.events import CodeExec
 from keiri_agent.sandbox.outcome import ExecutionFailure, ExecutionOutcome
 from tests.cli.test_no_library_english import library_english, runner
 
@@ -136,6 +140,12 @@ def test_the_generator_raises_many_kinds() -> None:
     assert len(kinds) >= 20, kinds
 
 
+def _flat(text: str) -> str:
+    """``text`` without white space: the console wraps long lines at its width, which is fixed
+    by whichever test made the console first."""
+    return "".join(text.split())
+
+
 def _sandbox_run(tmp_path: Path, code: str, *more: str) -> Result:
     """``keiri-agent sandbox run`` on ``code`` (a console wide enough for any line)."""
     program = tmp_path / "script.py"
@@ -186,7 +196,7 @@ def test_the_sandbox_says_a_script_failure_in_japanese(
 ) -> None:
     result = _sandbox_run(tmp_path, code)
     assert result.exit_code == EXIT_FAILED
-    assert said in result.stderr
+    assert _flat(said) in _flat(result.stderr)
     assert library_english(_without_code(result.stderr, code)) == []
     # Python's own words stay in --json: the worker reports what Python raises here too
     as_json = json.loads(_sandbox_run(tmp_path, code, "--json").stdout)
@@ -197,6 +207,27 @@ def test_the_sandbox_says_a_script_failure_in_japanese(
 def test_a_policy_violation_is_said_once_without_its_class_name(tmp_path: Path) -> None:
     result = _sandbox_run(tmp_path, "import 経理ツール\n")
     assert result.exit_code == EXIT_FAILED
-    assert "中断: 安全ポリシーに達しました" in result.stderr
+    assert _flat("中断: 安全ポリシーに達しました") in _flat(result.stderr)
     assert "PolicyViolation" not in result.stderr
-    assert result.stderr.count("モジュール '経理ツール' の import は許可されていません") == 1
+    said = _flat("モジュール '経理ツール' の import は許可されていません")
+    assert _flat(result.stderr).count(said) == 1
+
+
+def test_the_progress_line_of_a_failed_analysis_step_is_japanese() -> None:
+    """``analyze`` and the データ分析 page quote the failed step's error (what the model was
+    shown: ``Type: message`` and the code's lines) in their progress line."""
+    wrong = {}
+    for name, code in CASES:
+        failure = _raised(code)
+        stderr = "\n".join([f"{failure.type}: {failure.message}", *failure.traceback])
+        event = CodeExec(
+            id=1, run_id="run", timestamp=datetime.now(UTC), stderr=stderr, success=False
+        )
+        for describe in (analysis_progress.describe_event, convert_progress.describe_event):
+            line = describe(event) or ""
+            found = library_english(_without_code(line, code))
+            if re.search(r"[（(][A-Za-z_][\w.]*: ", line):
+                found.append(f"class name first: {line}")
+            if found:
+                wrong[f"{name}: {failure.type}: {failure.message}"] = found
+    assert wrong == {}, f"{len(wrong)} of {len(CASES)} scripts: {wrong}"

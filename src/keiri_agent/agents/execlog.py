@@ -1,14 +1,18 @@
-"""The one line a person reads about a failed code execution: the error type and message.
+"""The one line a person reads about a failed code execution: why it failed, in Japanese.
 
 A ``code_exec`` event of a failed run carries, at the end of its ``stderr``, the error the
 model was shown (``KeyError: '存在しない列'``, ``PolicyViolation: ...``, a sandbox limit). The
 progress lines of the CLI and the pages quote it, so the reason reaches the user, not only the
-model.
+model: an exception as ``sandbox.failure_words`` says it (its kind in Japanese and the values
+its message quotes; the model keeps Python's English).
 """
 
 from __future__ import annotations
 
 import re
+
+from keiri_agent.sandbox.failure_words import failure_said
+from keiri_agent.sandbox.outcome import ExecutionFailure
 
 __all__ = ["MAX_ERROR_LINE", "error_summary"]
 
@@ -19,10 +23,15 @@ _ERROR_LINE = re.compile(
 
 
 def error_summary(stderr: str) -> str:
-    """The last ``Type: message`` line of ``stderr`` (else its last line), cut to one line."""
+    """The last ``Type: message`` line of ``stderr`` said in Japanese (else its last line), cut
+    to one line."""
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
     if not lines:
         return ""
     found = [line for line in lines if _ERROR_LINE.match(line)]
-    line = found[-1] if found else lines[-1]
+    line = lines[-1]
+    if found:
+        kind, _, message = found[-1].partition(":")
+        failure = ExecutionFailure(type=kind.rsplit(".", 1)[-1], message=message.strip())
+        line = " ".join(failure_said(failure).split())
     return line if len(line) <= MAX_ERROR_LINE else line[:MAX_ERROR_LINE] + "…"

@@ -162,9 +162,11 @@ def test_a_failed_run_event_carries_the_error_the_model_saw(
     assert failed["success"] is False
     assert "KeyError" in failed["stderr"]
     assert "存在しない列" in failed["stderr"]
-    # The progress line a person reads names it too.
+    # The progress line a person reads names it too, in Japanese (the model keeps Python's).
     (event,) = [e for e in read_events(str(data["run_log"])) if e.event == "code_exec"]
-    assert "実行: 失敗（KeyError" in (describe_event(event) or "")
+    assert "実行: 失敗（表や辞書にない列名・キーを使っています: 「存在しない列」（KeyError）" in (
+        describe_event(event) or ""
+    )
 
 
 @pytest.fixture
