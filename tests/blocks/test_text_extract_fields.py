@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from keiri_agent.blocks.base import Block
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.documents.cell_forms import read_amount
+from keiri_agent.documents.cell_forms import DASH_END, read_amount
 from keiri_agent.errors import BlockError, ErrorCode
 from tests.blocks.conftest import ContextFactory, run_like_runner
 from tests.documents.amount_texts import amount_texts
@@ -176,7 +176,7 @@ def test_extracted_fields_read_amounts_as_read_amount_does(
     records = {r["ファイル"]: r for r in out["records"]}
     failed = {(p["ファイル"], p["項目"]) for p in out["problems"]}
     for file, text in zip(files, texts, strict=True):
-        value = read_amount(text)
+        value = read_amount(text, DASH_END)  # in a document, ¥1,200- is the end mark
         path = file["path"]
         assert ((path, "金額") in failed) is (value is None), text
         assert ((path, "数量") in failed) is not isinstance(value, int), text

@@ -19,13 +19,14 @@ Amounts, after NFKC (full-width digits, ``，``, ``￥``, ``（）`` and ``－``
   (``1,200-``: the trailing sign of many accounting systems' printouts and exports;
   ``is_trailing_minus``); at most one of these. A trailing minus follows the digits directly
   (after a parenthesis it is not read);
-* a dash after a yen amount (``¥1,200-``, ``￥12,000－``, ``\\3,300ー``, ``1,200円-``) is
+* a dash after a yen amount (``¥1,200-``, ``￥12,000－``, ``\\3,300ー``, ``1,200円-``; after
+  a ``$`` amount or one after ``金`` too: ``$1,200-``, ``金12,000-``) is
   either the end mark (止め) that receipts, 領収書 and 請求書 write so that no digit can be
   added, or a system's trailing minus: one cell cannot say which, so ``read_amount`` refuses it
   (``amount_problem`` says why) and the reader of a column passes the reading its other cells
   show (``dash``: ``DASH_END`` or ``DASH_MINUS``; ``dash_form`` classifies the cells,
-  ``table_types`` decides). A dash after ``円`` and the long-vowel mark ``ー`` are never a
-  minus, only an end mark;
+  ``table_types`` decides; in a document's text it is the end mark: ``text.extract_fields``).
+  A dash after ``円`` and the long-vowel mark ``ー`` are never a minus, only an end mark;
 * ``赤字`` in words before the amount is a minus too (``赤字1,200``);
 * 銭 after whole 円 (``1,200円50銭`` is 1200.5);
 * a receipt's marks: ``金`` before and ``也`` after an unsigned yen amount (``金1,200円也``),
@@ -173,9 +174,13 @@ DASH_END = "end"
 DASH_MINUS = "minus"
 # The marks that make an amount a yen amount before the digits (``\\``: CP932's yen as ASCII).
 _YEN_MARKS = ("¥", "\\")
+# The currency marks after whose amount a dash may be the end mark (止め) that receipts write:
+# the yen marks and ``$`` (a receipt of a trip abroad: ``$1,200-``), as ``金`` before the
+# amount says too (``金12,000-``).
+_CURRENCY_MARKS = (*_YEN_MARKS, "$")
 # Why one cell's dash after a yen amount is not read (``amount_problem``).
 YEN_DASH_PROBLEM = (
-    "¥・円の付いた金額の末尾の「-」は、領収書・請求書では金額の終わりの印（止め）、会計システム"
+    "¥・$・円・金の付いた金額の末尾の「-」は、領収書・請求書では金額の終わりの印（止め）、会計システム"
     "の出力ではマイナスで、このセルだけではどちらか決められません（マイナスなら ▲1,200 か "
     "-1,200、止めなら「-」を付けずに書いてください）"
 )
@@ -343,7 +348,7 @@ def dash_form(text: str) -> str | None:
     match = _AMOUNT.fullmatch(normalize_cell_text(text))
     if match is None:  # pragma: no cover - read above
         return None
-    yen = match["cur"] in _YEN_MARKS or (match["unit"] or "").endswith("円")
+    yen = _marked(match) or (match["unit"] or "").endswith("円")
     if match["tail"] or match["utail"]:
         return "yen_dash" if yen else "trailing"
     if match["open"] or match["sign"] or match["sign2"]:
@@ -374,17 +379,24 @@ def read_amount_unit(text: str, dash: str | None = None) -> tuple[int | float, s
         return None
     unit = match["unit"]
     if unit is not None and not unit.endswith("円"):
-        if match["cur"] != "¥" and match["cur"] != "\\":
+        if match["cur"] not in _YEN_MARKS:
             return None  # 1,200千: a count of thousands, not yen unless a yen mark says so
         unit += "円"
     parens = bool(match["open"]) + bool(match["close"])
     signs = [s for s in (match["sign"], match["sign2"]) if s]
+    ended = False  # the dash after the digits read as the end mark
     if match["tail"] or match["utail"]:
         sign = _dash_sign(match, unit, dash)
         if sign is None:
             return None
         signs += [sign] if sign else []
-    if parens == 1 or len(signs) > 1 or (parens and signs) or not _receipt_marks(match, unit):
+        ended = not sign
+    if (
+        parens == 1
+        or len(signs) > 1
+        or (parens and signs)
+        or not _receipt_marks(match, unit, ended)
+    ):
         return None
     value = _unsigned_value(match)
     if value is None:
@@ -408,21 +420,27 @@ def _dash_sign(match: re.Match[str], unit: str | None, dash: str | None) -> str 
     if unit:
         return None  # 1,200-千円: the sign between the digits and the unit
     minus = match["tail"].strip() == "-"  # the long-vowel mark ー is never a minus
-    if match["cur"] in _YEN_MARKS:
+    if _marked(match):
         if dash == DASH_END:
             return ""
         return "-" if dash == DASH_MINUS and minus else None
     return "-" if minus else None
 
 
-def _receipt_marks(match: re.Match[str], unit: str | None) -> bool:
+def _marked(match: re.Match[str]) -> bool:
+    """Whether a currency mark (``¥``, ``$``) or ``金`` stands before the amount: then a dash
+    after it may be the end mark (``dash``)."""
+    return match["cur"] in _CURRENCY_MARKS or bool(match["kin"])
+
+
+def _receipt_marks(match: re.Match[str], unit: str | None, ended: bool) -> bool:
     """Whether a receipt's marks around an amount stand where a receipt writes them: ``金``
-    first and ``也`` last only around yen with no sign (``金1,200円也``), ``※`` (the 止め
-    that closes an amount) after it."""
+    first and ``也`` last only around yen with no sign (``金1,200円也``; ``金12,000-`` where
+    the dash is read as the end mark: ``ended``), ``※`` (the 止め that closes an amount)
+    after it."""
     if match["kin"] or match["end"] == "也":
-        plain = not (
-            match["open"] or match["sign"] or match["sign2"] or match["tail"] or match["utail"]
-        )
+        dashed = bool(match["tail"] or match["utail"]) and not ended
+        plain = not (match["open"] or match["sign"] or match["sign2"] or dashed)
         return plain and (match["end"] != "也" or unit == "円")
     return True
 

@@ -19,7 +19,7 @@
 * **percentages**: every non-blank cell a percentage (``10%``, ``８％``) → the fractions (0.1),
   a number column, as a workbook's ``0%`` cells hold them. A plain number or a word among
   them (``0.1``: 10% or 0.1%?) keeps the column as written, the cells listed, as an amount
-  column's unreadable cells are (``_mixed_percents``).
+  column's unreadable cells are (``rate_cells``, which ``table.aggregate`` asks too).
 * **months**: every non-blank cell names a month (``2026年2月``, ``2026/02``) → a month column.
 * leading-zero codes (``0123``) stay text, so codes keep their zeros; a column holding such a
   code is a code column (not "mostly amounts") unless its header names an amount.
@@ -88,10 +88,12 @@ __all__ = [
     "MOSTLY_SHARE",
     "NAMED_SHARE",
     "ColumnTyping",
+    "RateCells",
     "Unreadable",
     "column_unit",
     "is_amount_header",
     "is_date_header",
+    "rate_cells",
     "rate_problem",
     "type_column",
     "unit_in",
@@ -553,7 +555,8 @@ def _undated(
 def _type_percents(series: pd.Series, values: pd.Series) -> ColumnTyping | None:
     """A column of percentages (``10%``, ``８％``: every non-blank cell) as the fractions a
     workbook holds for them (0.1, 0.08), so a CSV and a workbook compute alike. A column of
-    mostly percentages with plain numbers among them (``_mixed_percents``) stays text."""
+    mostly percentages with plain numbers or words among them stays text, each such cell
+    listed (``rate_cells``)."""
     if not _is_text(values):
         return None
     first = values.iloc[:_PROBE_VALUES]
@@ -562,10 +565,18 @@ def _type_percents(series: pd.Series, values: pd.Series) -> ColumnTyping | None:
     )
     if probe.empty or probe.mean() < NAMED_SHARE:
         return None  # not a column of percentages: read no further (a long text column)
-    read = values.map(lambda v: read_percent(v) if isinstance(v, str) else None)
-    if read.isna().any():
-        return _mixed_percents(series, values, read)
-    return _percents_read(series, values, read)
+    cells = rate_cells(values)
+    if cells is None:
+        return None
+    if cells.doubts:
+        bad = [Unreadable(_row_of(series, label), text, why) for label, text, why in cells.doubts]
+        return ColumnTyping(series, None, bad, meant="percent")
+    notes = (
+        [f"「-」だけのセル {cells.dashes:,} 個は割合なしとして空欄にしました"]
+        if cells.dashes
+        else []
+    )
+    return _percents_read(series, values, cells.fractions, notes)
 
 
 def _percents_read(
@@ -594,39 +605,51 @@ def rate_problem(text: str, number: float | None, example: str) -> str:
     )
 
 
-def _mixed_percents(series: pd.Series, values: pd.Series, read: pd.Series) -> ColumnTyping | None:
-    """A column of percentages (at least ``NAMED_SHARE`` of its cells but dashes) with other
-    cells among them. 0 is 0 either way; a lone dash (``―``: 前年比 without a last year) is no rate, blank
-    with a note. A plain number (``0.12`` or ``12`` typed into a cell not formatted as a
-    percentage, beside ``12%``) may be the fraction or the percentage: which cannot be known;
-    a word is no rate. With any such cell the column is left as written, as an amount column
-    with unreadable cells is, and each such cell is listed with why: a block that computes on
-    the column stops instead of reading a rate 100 times too large or small (a blank would be
-    skipped by a sum without a word)."""
-    if float(read[~_dashes(values).to_numpy()].notna().mean()) < NAMED_SHARE:
+@dataclass
+class RateCells:
+    """How the non-blank cells of a column of percentages read (``rate_cells``)."""
+
+    # Each cell's fraction (a 0 as 0.0); NaN for a lone dash and for a doubtful cell.
+    fractions: pd.Series
+    # (label, text, why) of each cell that is no rate, in the column's order.
+    doubts: list[tuple[Any, str, str]]
+    dashes: int  # lone dashes (``―``: 前年比 without a last year): no rate, blank
+    example: Any  # the label of the first percentage
+
+
+def rate_cells(values: pd.Series) -> RateCells | None:
+    """The non-blank cells ``values`` read as rates, when they are a column of percentages
+    (at least ``NAMED_SHARE`` of them but dashes), else None: ``file.read_table`` types the
+    column with it, and ``table.aggregate`` names the doubtful cell of a rate column it was
+    given (one decision for both). 0 is 0 either way; a lone dash is no rate. A plain number
+    (``0.12`` or ``12`` typed into a cell not formatted as a percentage, beside ``12%``) may
+    be the fraction or the percentage: which cannot be known; a word is no rate. Each such
+    cell is a doubt: the column stays as written and a block that computes on it stops
+    instead of reading a rate 100 times too large or small (a blank would be skipped by a sum
+    without a word)."""
+    fractions = values.map(lambda v: read_percent(v) if isinstance(v, str) else None)
+    shown = fractions.notna()
+    dashes = _dashes(values).to_numpy()
+    if not shown.any() or float(shown[~dashes].mean()) < NAMED_SHARE:
         return None
-    others = values[read.isna().to_numpy()]
-    example = values[read.notna().to_numpy()].iloc[0]
-    bad, dashes = [], 0
-    read = read.copy()
+    example: Any = shown.idxmax()
+    written = str(values.loc[example])
+    doubts: list[tuple[Any, str, str]] = []
+    others = values[~shown.to_numpy()]
     for label, value in zip(others.index.tolist(), others.tolist(), strict=True):
+        if is_dash(str(value)):
+            continue
         number = (
             value
             if isinstance(value, int | float) and not isinstance(value, bool)
             else read_amount(str(value))
         )
-        if number == 0 and not is_dash(str(value)):
-            read[label] = 0.0
-            continue
-        if is_dash(str(value)):
-            dashes += 1
+        if number == 0:
+            fractions[label] = 0.0
             continue
         text = _text(value)
-        bad.append(Unreadable(_row_of(series, label), text, rate_problem(text, number, example)))
-    if bad:
-        return ColumnTyping(series, None, bad, meant="percent")
-    notes = [f"「-」だけのセル {dashes:,} 個は割合なしとして空欄にしました"] if dashes else []
-    return _percents_read(series, values, read, notes)
+        doubts.append((label, text, rate_problem(text, number, written)))
+    return RateCells(pd.to_numeric(fractions), doubts, int(dashes.sum()), example)
 
 
 def _yearless(
