@@ -26,7 +26,8 @@ from keiri_agent.documents.tables import read_table
 from tests.documents.test_table_footer import xlsx_bytes
 
 DASHES = ["-", "\u2212", "－", "\u2010", "ー", "ｰ"]
-YEN_MARKS = ["¥", "￥", "\\", "¥ ", "￥ "]
+# The marks before an amount whose dash may be the end mark: the yen marks, $ and 金.
+YEN_MARKS = ["¥", "￥", "\\", "¥ ", "￥ ", "$", "＄", "金", "金 "]
 _FULL_WIDTH = str.maketrans("0123456789,", "０１２３４５６７８９，")
 # Generated columns per convention (each one table, CSV and workbook): well under 30 s.
 COLUMNS = 60
@@ -81,7 +82,7 @@ def ledger_column(rng: random.Random) -> list[tuple[str, int | None]]:
     cells.append((f"{values[1]:,}{rng.choice(['-', '－', chr(0x2212)])}", -values[1]))
     for value in values[2:]:
         if rng.random() < 0.4:
-            mark = rng.choice(["\\", "￥", "¥"])
+            mark = rng.choice(["\\", "￥", "¥", "$"])
             cells.append((f"{mark}{value:,}{rng.choice(['-', '－'])}", -value))
         elif rng.random() < 0.5:
             cells.append((f"{value:,}-", -value))
@@ -158,7 +159,8 @@ def test_a_column_that_cannot_say_lists_each_dashed_cell_at_its_line() -> None:
 
 
 @pytest.mark.parametrize(
-    "written", ["¥1,200-", "￥12,000－", "\\3,300-", "¥1,200\u2212", "￥1,200ー", "¥ 1,200 -"]
+    "written",
+    ["¥1,200-", "￥12,000－", "\\3,300-", "¥1,200\u2212", "￥1,200ー", "¥ 1,200 -", "$1,200-"],
 )
 def test_a_lone_yen_amount_with_the_dash_is_never_given_a_sign(written: str) -> None:
     assert read_amount(written) is None
@@ -191,3 +193,17 @@ def test_a_total_row_is_read_as_its_column_reads_the_dash(
     result = read_table(utf8_csv(rows), name="一覧.csv")
 
     assert [d.column for d in result.total_differences] == (["金額"] if differs else [])
+
+
+def test_a_dollar_amount_and_an_amount_after_kin_with_the_dash_are_read_by_the_column() -> None:
+    # One cell cannot say (a $ amount's dash was read as a minus, 金12,000- not at all).
+    assert read_amount("$1,200-") is None
+    assert amount_problem("$1,200-") == YEN_DASH_PROBLEM
+    assert read_amount("金12,000-", DASH_END) == 12000
+    assert read_amount("金12,000-", DASH_MINUS) is None  # 金 is never written before a minus
+    receipts = read_table(
+        utf8_csv(column_rows(["$1,200-", "金12,000-", "＄35-"])), name="出張精算.csv"
+    )
+    assert receipts.df["金額"].tolist() == [1200, 12000, 35]
+    ledger = read_table(utf8_csv(column_rows(["$1,200-", "500-", "3,000"])), name="外貨.csv")
+    assert ledger.df["金額"].tolist() == [-1200, -500, 3000]
