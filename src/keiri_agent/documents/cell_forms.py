@@ -98,6 +98,7 @@ __all__ = [
     "DASH_END",
     "DASH_MINUS",
     "DASH_TEXTS",
+    "DOLLAR_AMONG_YEN",
     "ERAS",
     "PLAIN_NUMBER",
     "WEEKDAYS",
@@ -111,6 +112,7 @@ __all__ = [
     "heading_number",
     "is_code",
     "is_dash",
+    "is_dollar",
     "is_dot_thousands",
     "is_european",
     "is_month_day",
@@ -188,6 +190,12 @@ _UNIT_DASH_PROBLEM = (
     "円の後の「-」は領収書・請求書の止め（金額の終わりの印）で、マイナスではありません。止めは"
     "列のどの ¥・円の金額にも付いているときに読みます（マイナスなら末尾の - は数字のすぐ後に"
     "書いてください: 1,200-）"
+)
+# Why a ``$`` amount is not read among yen amounts (``table_types.dollar_cells`` refuses it
+# there; alone, or in a column of dollars, it is read as its number).
+DOLLAR_AMONG_YEN = (
+    "ドル（$）の金額ですが、この列のほかの金額は円（記号のない金額を含む）で、ドルと円は"
+    "合計できません（円に換算した金額を書くか、外貨の金額は別の列に分けてください）"
 )
 # A lone dash is how accounting formats show zero (Excel's accounting format displays 0 as "-").
 _DASHES = frozenset({"-", "ー", "―"})
@@ -337,6 +345,13 @@ def is_trailing_minus(text: str) -> bool:
     return bool(_TRAILING_MINUS.fullmatch(normalize_cell_text(text)))
 
 
+def is_dollar(text: str) -> bool:
+    """Whether ``text`` is an amount written with ``$`` (a dollar amount: never yen, which
+    ``table_types`` keeps apart from the yen amounts of a column)."""
+    match = _AMOUNT.fullmatch(normalize_cell_text(text))
+    return match is not None and match["cur"] == "$"
+
+
 def dash_form(text: str) -> str | None:
     """How an amount cell stands to the dash after a yen amount, for a column's decision:
     ``"yen_dash"`` (``¥1,200-``, ``1,200円-``: end mark or minus), ``"trailing"`` (``1,200-``
@@ -474,6 +489,8 @@ def amount_problem(text: str) -> str:
         return f"丸数字などの番号の記号（{shown}）は金額として読みません"
     if dash_form(norm) == "yen_dash":
         return _UNIT_DASH_PROBLEM if re.search(r"円\s*[-ー]$", norm) else YEN_DASH_PROBLEM
+    if is_dollar(norm):  # read alone: refused only beside yen amounts
+        return DOLLAR_AMONG_YEN
     if norm.count("(") != norm.count(")"):
         return "括弧が閉じていません"
     if read_percent(norm) is not None:

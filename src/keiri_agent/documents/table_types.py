@@ -59,6 +59,7 @@ from keiri_agent.documents.cell_forms import (
     DASH_END,
     DASH_MINUS,
     DASH_TEXTS,
+    DOLLAR_AMONG_YEN,
     PLAIN_NUMBER,
     YearMonth,
     amount_problem,
@@ -67,6 +68,7 @@ from keiri_agent.documents.cell_forms import (
     era_outside,
     is_code,
     is_dash,
+    is_dollar,
     is_dot_thousands,
     is_european,
     is_month_day,
@@ -91,6 +93,7 @@ __all__ = [
     "RateCells",
     "Unreadable",
     "column_unit",
+    "dollar_cells",
     "is_amount_header",
     "is_date_header",
     "rate_cells",
@@ -360,7 +363,11 @@ def _type_amounts(
             f"末尾に「-」のある金額 {trailing:,} 個をマイナスとして読みました（1,200- → -1200）"
         )
     cells = cell_units(values, numbers, units, declared, _text)
-    doubtful = {**cells.doubtful, **_dot_thousands(values, failed)}
+    doubtful = {
+        **cells.doubtful,
+        **_dot_thousands(values, failed),
+        **_dollars(values, numbers, failed),
+    }
     if dash_reading is None:
         doubtful.update(dict.fromkeys(yen_dashes, _YEN_DASH_MIXED))
     if not failed.any() and not doubtful:
@@ -398,6 +405,35 @@ def _dot_thousands(values: pd.Series, failed: pd.Series) -> dict[Any, str]:
         for i, v in read.items()
         if isinstance(v, str) and is_dot_thousands(v)
     }
+
+
+def dollar_cells(cells: pd.Series, numbers: np.ndarray) -> np.ndarray:
+    """The mask of the ``$`` amounts among the non-blank ``cells`` (``numbers``: each one's
+    amount, NaN where not read) when the column's other amounts are yen or bare numbers (not
+    only 0): dollars are never added to yen, so ``file.read_table`` lists them and the table
+    blocks stop at the first (one rule for both). A column of ``$`` amounts only is read as
+    its numbers (its header says the currency). Cells without the mark cost one pass."""
+    if isinstance(cells.dtype, pd.StringDtype):  # a CSV's column: one pass for the mark
+        marked = cells.str.contains("[$＄]", regex=True).fillna(False).to_numpy(dtype=bool)
+    else:  # no Arrow in a workbook's child (``_amounts``)
+        marked = np.array(
+            [isinstance(v, str) and ("$" in v or "＄" in v) for v in cells], dtype=bool
+        )
+    marked = np.asarray(marked & ~np.isnan(numbers), dtype=bool)
+    if marked.any():
+        found = np.flatnonzero(marked)
+        marked[found] = [is_dollar(str(v)) for v in cells.iloc[found].tolist()]
+    others = numbers[~marked & ~np.isnan(numbers)]
+    if not marked.any() or not (others != 0).any():
+        return np.zeros(len(cells), dtype=bool)  # beside 0 and dashes only: dollars
+    return marked
+
+
+def _dollars(values: pd.Series, numbers: pd.Series, failed: pd.Series) -> dict[Any, str]:
+    """The ``$`` amounts among yen of an amount column (``dollar_cells``): label → why."""
+    read = numbers.where(~failed.to_numpy()).to_numpy(dtype=float)
+    mask = dollar_cells(values, read)
+    return dict.fromkeys(values.index[mask].tolist(), DOLLAR_AMONG_YEN)
 
 
 # --- dates -----------------------------------------------------------------------------------
