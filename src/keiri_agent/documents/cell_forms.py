@@ -84,6 +84,7 @@ which of the two is wrong cannot be known.
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import re
 import unicodedata
@@ -174,8 +175,9 @@ _MINUS_TABLE = str.maketrans(dict.fromkeys(_MINUS_CHARS, "-"))
 # say which; the reader of a column decides from its other cells (``table_types``).
 DASH_END = "end"
 DASH_MINUS = "minus"
-# The marks that make an amount a yen amount before the digits (``\\``: CP932's yen as ASCII).
-_YEN_MARKS = ("¥", "\\")
+# The marks that make an amount a yen amount before the digits (``\\``: CP932's yen as ASCII;
+# ``JPY``, the currency code banks and payment services write, before or after the digits).
+_YEN_MARKS = ("¥", "\\", "JPY")
 # The currency marks after whose amount a dash may be the end mark (止め) that receipts write:
 # the yen marks and ``$`` (a receipt of a trip abroad: ``$1,200-``), as ``金`` before the
 # amount says too (``金12,000-``).
@@ -201,9 +203,9 @@ DOLLAR_AMONG_YEN = (
 _DASHES = frozenset({"-", "ー", "―"})
 
 _AMOUNT = re.compile(
-    r"(?P<kin>金)?\s*(?P<open>\()?\s*(?P<sign>[-+▲△]|赤字)?\s*(?P<cur>[¥\\$])?\s*(?P<sign2>[-+▲△])?\s*"
+    r"(?P<kin>金)?\s*(?P<open>\()?\s*(?P<sign>[-+▲△]|赤字)?\s*(?P<cur>[¥\\$]|JPY)?\s*(?P<sign2>[-+▲△])?\s*"
     r"(?P<int>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?P<frac>\.[0-9]+)?(?P<tail>\s*[-ー])?\s*"
-    r"(?P<unit>(?:百万|千|万)?円|百万|千|万)?(?P<utail>\s*[-ー])?"
+    r"(?P<unit>(?:百万|千|万)?円|百万|千|万|JPY)?(?P<utail>\s*[-ー])?"
     r"(?:\s*(?P<sen>[0-9]{1,2})\s*銭)?\s*(?P<close>\))?"
     r"\s*(?P<end>也|※)?"
 )
@@ -217,16 +219,23 @@ _WEEKDAY = (
 # The weekdays as ``date.weekday()`` numbers them (Monday is 0).
 WEEKDAYS = "月火水木金土日"
 # A time after the date: ``10:15``, ``10:15:30.5``, ``10時15分``, ``10時``, ``10時半``, with
-# 午前/午後 or AM/PM before it (``午後3:30``, ``PM3:30``) or AM/PM after it (``3:30 PM``).
+# 午前/午後 or AM/PM before it (``午後3:30``, ``PM3:30``) or AM/PM after it (``3:30 PM``),
+# directly after a weekday's bracket too (``(火)10:15``); seconds to nanoseconds as pandas and
+# databases export them (kept to the microsecond); a zone after it: ``Z``, ``+09:00``,
+# ``+0900``, ``+09`` (PostgreSQL), a space before it, or ``JST``/``UTC``/``GMT`` (also in
+# brackets: ``10:15 (JST)``), as systems' logs and exports write them.
 _TIME = (
-    r"(?:(?:\s*T\s*|\s+|(?<=日))(?P<ap>午前|午後|[AaPp]\.?[Mm]\.?)?\s*(?P<H>[0-9]{1,2})\s*"
-    r"(?::\s*(?P<M>[0-9]{2})(?:\s*:\s*(?P<S>[0-9]{2})(?P<f>\.[0-9]{1,6})?)?"
+    r"(?:(?:\s*T\s*|\s+|(?<=日)|(?<=\)))(?P<ap>午前|午後|[AaPp]\.?[Mm]\.?)?\s*(?P<H>[0-9]{1,2})\s*"
+    r"(?::\s*(?P<M>[0-9]{2})(?:\s*:\s*(?P<S>[0-9]{2})(?P<f>\.[0-9]{1,9})?)?"
     r"|時(?:\s*(?P<Mj>[0-9]{1,2})\s*分(?:\s*(?P<Sj>[0-9]{1,2})\s*秒)?|\s*(?P<half>半))?)"
-    r"(?:\s*(?P<ap2>[AaPp]\.?[Mm]\.?))?(?P<tz>Z|[+-][0-9]{2}:?[0-9]{2})?)?"
+    r"(?:\s*(?P<ap2>[AaPp]\.?[Mm]\.?))?"
+    r"(?:\s*(?P<tz>Z|UTC|GMT|JST|[+-][0-9]{2}(?::?[0-9]{2})?)|\s*\((?P<tzp>UTC|GMT|JST)\))?)?"
 )
+# The zones written by name after a time, as offsets from UTC.
+_ZONE_NAMES = {"Z": 0, "UTC": 0, "GMT": 0, "JST": 9}
 _YMD = re.compile(
-    r"(?P<y>[0-9]{4})\s*(?P<s1>[-/.年])\s*(?P<m>[0-9]{1,2})\s*(?P<s2>[-/.月])\s*(?P<d>[0-9]{1,2})"
-    r"\s*日?" + _WEEKDAY + _TIME
+    r"(?P<y>[0-9]{4})\s*(?P<s1>[-/.年])\s*(?P<m>[0-9]{1,2})\s*(?P<s2>[-/.月])\s*"
+    r"(?P<d>[0-9]{1,2}|末)\s*日?" + _WEEKDAY + _TIME
 )
 _COMPACT = re.compile(r"(?P<y>(?:19|20)[0-9]{2})(?P<m>[0-9]{2})(?P<d>[0-9]{2})")
 _ERA_NAMES = "|".join(sorted(ERAS, key=len, reverse=True))
@@ -234,7 +243,7 @@ _ERA_NAMES = "|".join(sorted(ERAS, key=len, reverse=True))
 _ERA_YEAR = rf"(?P<era>{_ERA_NAMES})\.?\s*(?P<y>0?[1-9]|[1-9][0-9]|元)"
 _ERA_YMD = re.compile(
     _ERA_YEAR + r"\s*(?P<s1>[-/.年])\s*(?P<m>[0-9]{1,2})\s*(?P<s2>[-/.月])"
-    r"\s*(?P<d>[0-9]{1,2})\s*日?" + _WEEKDAY + _TIME
+    r"\s*(?P<d>[0-9]{1,2}|末)\s*日?" + _WEEKDAY + _TIME
 )
 _YM = re.compile(r"(?P<y>[0-9]{4})\s*(?:[-/.]\s*(?P<m>[0-9]{1,2})|年\s*(?P<mj>[0-9]{1,2})\s*月)")
 _ERA_YM = re.compile(_ERA_YEAR + r"\s*(?:[-/.]\s*(?P<m>[0-9]{1,2})|年\s*(?P<mj>[0-9]{1,2})\s*月)")
@@ -258,6 +267,13 @@ _SHORT_YEAR = re.compile(r"[0-9]{2}\s*[-/.]\s*[0-9]{1,2}\s*[-/.]\s*[0-9]{1,2}")
 # A month and day without a year (``2/3``, ``2月3日``, ``2月3日(火)``): which year is not written.
 _MONTH_DAY = re.compile(
     r"(?P<m>[0-9]{1,2})\s*(?:/\s*(?P<d>[0-9]{1,2})|月\s*(?P<dj>[0-9]{1,2})\s*日)" + _WEEKDAY
+)
+# Yen written with the places 億・万・千 between the digits (``1万2,000円``, ``1億2,345万円``,
+# ``1万2千円``): each place's digits below the next place; yen by ``円`` or a yen mark.
+_PLACES = re.compile(
+    r"(?P<sign>[-▲△])?\s*(?P<cur>[¥\\]|JPY)?\s*"
+    r"(?:(?P<oku>[1-9][0-9]{0,3})\s*億)?\s*(?:(?P<man>[1-9](?:[0-9]{0,3}|,[0-9]{3}))\s*万)?\s*"
+    r"(?:(?P<sen>[1-9])\s*千)?\s*(?P<rest>[0-9]{1,4}|[0-9],[0-9]{3})?\s*(?P<yen>円)?"
 )
 
 
@@ -363,7 +379,7 @@ def dash_form(text: str) -> str | None:
     match = _AMOUNT.fullmatch(normalize_cell_text(text))
     if match is None:  # pragma: no cover - read above
         return None
-    yen = _marked(match) or (match["unit"] or "").endswith("円")
+    yen = _marked(match) or (match["unit"] or "").endswith(("円", "JPY"))
     if match["tail"] or match["utail"]:
         return "yen_dash" if yen else "trailing"
     if match["open"] or match["sign"] or match["sign2"]:
@@ -389,10 +405,11 @@ def read_amount_unit(text: str, dash: str | None = None) -> tuple[int | float, s
     ``dash`` as for ``read_amount``."""
     if numeral_marks(text):
         return None
-    match = _AMOUNT.fullmatch(normalize_cell_text(text))
+    norm = normalize_cell_text(text)
+    match = _AMOUNT.fullmatch(norm)
     if match is None:
-        return None
-    unit = match["unit"]
+        return _places(norm)
+    unit = "円" if match["unit"] == "JPY" else match["unit"]  # 1,200 JPY: a bank's yen
     if unit is not None and not unit.endswith("円"):
         if match["cur"] not in _YEN_MARKS:
             return None  # 1,200千: a count of thousands, not yen unless a yen mark says so
@@ -422,6 +439,27 @@ def read_amount_unit(text: str, dash: str | None = None) -> tuple[int | float, s
         value = float(Decimal(value) + Decimal(match["sen"]) / 100)
     negative = parens == 2 or (signs and signs[0] in _NEGATIVE_SIGNS)
     return (-value if negative else value), unit
+
+
+def _places(norm: str) -> tuple[int, str] | None:
+    """The yen of an amount written with 億・万・千 between its digits (``1万2,000円`` →
+    (12000, "円"), ``▲1億2,345万円``), or None. One place alone (``12万円``, ``3千円``) is a
+    unit (``read_amount_unit``), except 億, which is no unit of a ledger (``1億円``)."""
+    match = _PLACES.fullmatch(norm)
+    if match is None or not (match["yen"] or match["cur"]):
+        return None
+    oku, man, sen, rest = (int((match[g] or "0").replace(",", "")) for g in _PLACE_GROUPS)
+    places = [g for g in _PLACE_GROUPS if match[g]]
+    if (places in ([], ["man"], ["sen"], ["rest"])) or man >= 10_000:
+        return None
+    if rest >= (1_000 if match["sen"] else 10_000) or (match["rest"] or "").startswith("0,"):
+        return None
+    value = oku * 100_000_000 + man * 10_000 + sen * 1_000 + rest
+    return (-value if match["sign"] in _NEGATIVE_SIGNS else value), "円"
+
+
+# The groups of ``_PLACES``, from the highest place.
+_PLACE_GROUPS = ("oku", "man", "sen", "rest")
 
 
 def _dash_sign(match: re.Match[str], unit: str | None, dash: str | None) -> str | None:
@@ -508,6 +546,11 @@ def amount_problem(text: str) -> str:
         )
     if "銭" in norm:
         return "銭は 1,200円50銭 のように、円の後に 2 桁までで書いてください"
+    if any(c in norm for c in "億万千") and any(c.isdigit() for c in norm):
+        return (
+            "億・万・千の位で書いた金額は、1万2,000円・1億2,345万円 のように各位の数字を次の位より"
+            "小さく書き、円を付けてください（万円・千円だけの金額は列の単位として読みます）"
+        )
     stray = [
         c for c in norm.replace("赤字", "") if not (c.isdigit() or c in ",.¥\\$円()-+▲△ 金也※")
     ]
@@ -556,20 +599,20 @@ def _time(match: re.Match[str], day: dt.date) -> dt.date | dt.datetime | None:
     hour = _hour(match)
     minute = 30 if match["half"] else int(match["M"] or match["Mj"] or 0)
     second = int(match["S"] or match["Sj"] or 0)
-    micro = int((match["f"] or ".0")[1:].ljust(6, "0"))
+    micro = int((match["f"] or ".0")[1:7].ljust(6, "0"))
     if hour is None:
         return None
     try:
         stamp = dt.datetime(day.year, day.month, day.day, hour, minute, second, micro)
     except ValueError:
         return None
-    tz = match["tz"]
+    tz = match["tz"] or match["tzp"]
+    if tz in _ZONE_NAMES:
+        return stamp.replace(tzinfo=dt.timezone(dt.timedelta(hours=_ZONE_NAMES[tz])))
     if tz:
-        if tz == "Z":
-            return stamp.replace(tzinfo=dt.UTC)
         sign = -1 if tz[0] == "-" else 1
         digits = tz[1:].replace(":", "")
-        offset = dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+        offset = dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:] or 0))
         return stamp.replace(tzinfo=dt.timezone(sign * offset))
     return stamp
 
@@ -580,7 +623,11 @@ def _same_separators(first: str, second: str) -> bool:
 
 
 def _day(year: int, month: str, day: str) -> dt.date | None:
+    """The day, or None where it does not exist; ``末`` (``2026年2月末日``: 月末, as payment
+    terms write it) is the month's last day."""
     try:
+        if day == "末":
+            return dt.date(year, int(month), calendar.monthrange(year, int(month))[1])
         return dt.date(year, int(month), int(day))
     except ValueError:
         return None
