@@ -1,0 +1,102 @@
+"""Every cell ``system_forms`` draws is read to its value, cell by cell and as whole files.
+
+Property: "every common date form and amount form is read to the right value or listed;
+never a wrong value", for the forms of this round (月末, zones after a time, a time after the
+weekday, nanoseconds, JPY, 億・万・千 places). Cell by cell (``read_date`` / ``read_amount``,
+a zone read into Asia/Tokyo) and as files: a ledger with a title line, CSV (UTF-8) and a
+workbook of text cells, read by ``read_table`` with nothing listed and every value right.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from collections.abc import Callable
+from zoneinfo import ZoneInfo
+
+import pandas as pd
+import pytest
+
+from keiri_agent.documents.cell_forms import local_time, read_amount, read_date
+from keiri_agent.documents.tables import read_table
+from tests.documents.cell_shapes import Cell
+from tests.documents.system_forms import amount_cell, date_cell
+from tests.documents.test_table_footer import xlsx_bytes
+
+CELLS = 3000  # drawn cells of each kind (about a second)
+FILES = 24  # drawn files of each format
+ROWS = 30  # data rows of a drawn file
+TOKYO = ZoneInfo("Asia/Tokyo")
+
+
+def _local(value: object) -> object:
+    return local_time(value, TOKYO) if isinstance(value, dt.datetime) else value
+
+
+@pytest.mark.parametrize(
+    ("draw", "reader"),
+    [(date_cell, lambda t: _local(read_date(t))), (amount_cell, read_amount)],
+    ids=["date", "amount"],
+)
+def test_every_drawn_cell_reads_to_its_value(
+    draw: Callable[[random.Random], Cell], reader: Callable[[str], object]
+) -> None:
+    rng = random.Random(f"system-{draw.__name__}")
+    read = [(cell, reader(cell.text)) for cell in (draw(rng) for _ in range(CELLS))]
+    wrong = [
+        (cell.text, value, cell.value)
+        for cell, value in read
+        if value != cell.value or type(value) is not type(cell.value)
+    ]
+    assert wrong == [], f"{len(wrong)} of {CELLS}: {wrong[:10]}"
+
+
+def _file(seed: int, fmt: str) -> tuple[bytes, list[tuple[Cell, Cell]]]:
+    """A drawn export (title line, header, ``ROWS`` rows) and its date and amount cells. A
+    file's date column is one kind (月末 dates, or times), as a system writes one column."""
+    rng = random.Random(f"{seed}-{fmt}")
+    dates = [date_cell(rng) for _ in range(ROWS * 4)]
+    kind = rng.random() < 0.5
+    dates = [c for c in dates if isinstance(c.value, dt.datetime) is kind][:ROWS]
+    cells = [(d, amount_cell(rng)) for d in dates]
+    header = ["日時" if kind else "支払期日", "摘要", "金額"]
+    rows = [["取引明細（2026年度）"], header]
+    rows += [[d.text, f"摘要{n}", a.text] for n, (d, a) in enumerate(cells)]
+    if fmt == "xlsx":
+        return xlsx_bytes(rows), cells
+    lines = [",".join(f'"{c}"' if "," in c else c for c in row) for row in rows]
+    return ("\r\n".join(lines) + "\r\n").encode("utf-8"), cells
+
+
+def _same(read: object, want: object) -> bool:
+    if isinstance(read, pd.Timestamp):
+        stamp = read.to_pydatetime()
+        return (
+            stamp == want
+            if isinstance(want, dt.datetime)
+            else stamp
+            == dt.datetime(
+                want.year,
+                want.month,
+                want.day,  # type: ignore[union-attr]
+            )
+        )
+    return read == want
+
+
+@pytest.mark.parametrize("fmt", ["csv", "xlsx"])
+def test_drawn_files_read_every_cell(fmt: str) -> None:
+    wrong = []
+    for seed in range(FILES):
+        data, cells = _file(seed, fmt)
+        result = read_table(data, name=f"明細{seed}.{fmt}")
+        if result.info.unreadable:
+            wrong.append((seed, result.info.unreadable[:3]))
+            continue
+        date_column = result.df.columns[0]
+        for (day, amount), when, yen in zip(
+            cells, result.df[date_column].tolist(), result.df["金額"].tolist(), strict=True
+        ):
+            if not (_same(when, day.value) and _same(yen, amount.value)):
+                wrong.append((seed, day.text, when, amount.text, yen))
+    assert wrong == [], f"{len(wrong)} wrong: {wrong[:5]}"
