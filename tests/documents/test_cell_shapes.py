@@ -18,7 +18,7 @@ import pytest
 
 from keiri_agent.documents.cell_forms import amount_problem, date_problem, read_amount, read_date
 from keiri_agent.documents.tables import read_table
-from tests.documents.cell_shapes import Cell, amount_cell, date_cell, doubtful_cell
+from tests.documents.cell_shapes import Cell, amount_cell, date_cell, doubtful_cell, misread
 from tests.documents.test_table_footer import xlsx_bytes
 
 CELLS = 3000  # drawn cells of each kind (a few seconds)
@@ -35,13 +35,7 @@ def test_every_drawn_cell_reads_to_its_value(
 ) -> None:
     # Seeded by name: the same cells every run. Each kind is asked of its own reader (a bare
     # 8-digit amount such as 19901106 is a date only in a column its header names a date).
-    rng = random.Random(f"cells-{draw.__name__}")
-    read = [(cell, reader(cell.text)) for cell in (draw(rng) for _ in range(CELLS))]
-    wrong = [
-        (cell.text, value, cell.value)
-        for cell, value in read
-        if value != cell.value or type(value) is not type(cell.value)
-    ]
+    wrong = misread(draw, reader, f"cells-{draw.__name__}", CELLS)
     assert wrong == [], f"{len(wrong)} of {CELLS}: {wrong[:10]}"
 
 

@@ -19,7 +19,7 @@ import pytest
 
 from keiri_agent.documents.cell_forms import local_time, read_amount, read_date
 from keiri_agent.documents.tables import read_table
-from tests.documents.cell_shapes import Cell
+from tests.documents.cell_shapes import Cell, misread
 from tests.documents.system_forms import amount_cell, date_cell
 from tests.documents.test_table_footer import xlsx_bytes
 
@@ -41,13 +41,7 @@ def _local(value: object) -> object:
 def test_every_drawn_cell_reads_to_its_value(
     draw: Callable[[random.Random], Cell], reader: Callable[[str], object]
 ) -> None:
-    rng = random.Random(f"system-{draw.__name__}")
-    read = [(cell, reader(cell.text)) for cell in (draw(rng) for _ in range(CELLS))]
-    wrong = [
-        (cell.text, value, cell.value)
-        for cell, value in read
-        if value != cell.value or type(value) is not type(cell.value)
-    ]
+    wrong = misread(draw, reader, f"system-{draw.__name__}", CELLS)
     assert wrong == [], f"{len(wrong)} of {CELLS}: {wrong[:10]}"
 
 
