@@ -14,7 +14,9 @@ signs. This one draws, from a seed:
   width and signed.
 
 Each :class:`~tests.documents.cell_shapes.Cell` holds the value a reader must give back: a
-date, a naive datetime in Asia/Tokyo (a zone is read into the local time), or yen.
+date, a naive datetime in Asia/Tokyo (a zone is read into the local time), or yen. Apart,
+``range_cell`` draws a day with a time range (``2026/02/03 10:00-12:00``, as 勤怠 and
+会議室の予約 export it): the end of the range is no zone, so no reader may give a value.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import random
 
 from tests.documents.cell_shapes import Cell
 
-__all__ = ["ZONE", "amount_cell", "date_cell"]
+__all__ = ["ZONE", "amount_cell", "date_cell", "range_cell"]
 
 ZONE = dt.timezone(dt.timedelta(hours=9))  # Asia/Tokyo (no summer time)
 _FULL_WIDTH = str.maketrans("0123456789,", "０１２３４５６７８９，")
@@ -122,3 +124,19 @@ def amount_cell(rng: random.Random) -> Cell:
     if rng.random() < 0.2:
         text = text.translate(_FULL_WIDTH)
     return Cell(text, -yen if negative else yen)
+
+
+def range_cell(rng: random.Random) -> Cell:
+    """A day with a time range, which no reader may read (the end is no UTC offset)."""
+    day = dt.date(2024, 1, 1) + dt.timedelta(days=rng.randrange(1100))
+    start = rng.randrange(0, 22)
+    end = rng.randrange(start + 1, 24)
+    text = rng.choice(
+        [
+            f"{day:%Y-%m-%d} {start:02d}:00-{end:02d}:00",
+            f"{day:%Y/%m/%d} {start}:30-{end}:00",
+            f"{day.year}/{day.month}/{day.day} {start:02d}:15 -{end:02d}:45",
+            f"{day:%Y-%m-%d} {start:02d}:00-{end:02d}",
+        ]
+    )
+    return Cell(text, None, "時刻の範囲")

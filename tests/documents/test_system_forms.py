@@ -2,7 +2,8 @@
 
 Property: "every common date form and amount form is read to the right value or listed;
 never a wrong value", for the forms of this round (月末, zones after a time, a time after the
-weekday, nanoseconds, JPY, 億・万・千 places). Cell by cell (``read_date`` / ``read_amount``,
+weekday, nanoseconds, JPY, 億・万・千 places), and a day with a time range
+(``10:00-12:00``) is never read as a time with a zone. Cell by cell (``read_date`` / ``read_amount``,
 a zone read into Asia/Tokyo) and as files: a ledger with a title line, CSV (UTF-8) and a
 workbook of text cells, read by ``read_table`` with nothing listed and every value right.
 """
@@ -17,10 +18,10 @@ from zoneinfo import ZoneInfo
 import pandas as pd
 import pytest
 
-from keiri_agent.documents.cell_forms import local_time, read_amount, read_date
+from keiri_agent.documents.cell_forms import date_problem, local_time, read_amount, read_date
 from keiri_agent.documents.tables import read_table
 from tests.documents.cell_shapes import Cell, misread
-from tests.documents.system_forms import amount_cell, date_cell
+from tests.documents.system_forms import amount_cell, date_cell, range_cell
 from tests.documents.test_table_footer import xlsx_bytes
 
 CELLS = 3000  # drawn cells of each kind (about a second)
@@ -94,3 +95,18 @@ def test_drawn_files_read_every_cell(fmt: str) -> None:
             if not (_same(when, day.value) and _same(yen, amount.value)):
                 wrong.append((seed, day.text, when, amount.text, yen))
     assert wrong == [], f"{len(wrong)} wrong: {wrong[:5]}"
+
+
+def test_a_time_range_is_never_read_as_a_zone() -> None:
+    # 2026-02-03 10:00-12:00 was read as 10:00 at UTC-12: 2026-02-04 07:00 in Tokyo.
+    rng = random.Random("ranges")
+    for _ in range(CELLS // 3):
+        cell = range_cell(rng)
+        assert read_date(cell.text) is None, cell
+        assert cell.why in date_problem(cell.text), cell
+    rows = "日時,摘要,金額\r\n" + "".join(
+        f"{range_cell(rng).text},会議室,{n}\r\n" for n in range(ROWS)
+    )
+    result = read_table(rows.encode(), name="予約.csv")
+    assert "日時" not in result.info.converted
+    assert result.df["日時"].map(lambda v: isinstance(v, str)).all()

@@ -225,11 +225,17 @@ WEEKDAYS = "月火水木金土日"
 # ``+0900``, ``+09`` (PostgreSQL), a space before it, or ``JST``/``UTC``/``GMT`` (also in
 # brackets: ``10:15 (JST)``), as systems' logs and exports write them.
 _TIME = (
-    r"(?:(?:\s*T\s*|\s+|(?<=日)|(?<=\)))(?P<ap>午前|午後|[AaPp]\.?[Mm]\.?)?\s*(?P<H>[0-9]{1,2})\s*"
+    r"(?:(?:(?P<iso>\s*T\s*)|\s+|(?<=日)|(?<=\)))(?P<ap>午前|午後|[AaPp]\.?[Mm]\.?)?\s*(?P<H>[0-9]{1,2})\s*"
     r"(?::\s*(?P<M>[0-9]{2})(?:\s*:\s*(?P<S>[0-9]{2})(?P<f>\.[0-9]{1,9})?)?"
     r"|時(?:\s*(?P<Mj>[0-9]{1,2})\s*分(?:\s*(?P<Sj>[0-9]{1,2})\s*秒)?|\s*(?P<half>半))?)"
     r"(?:\s*(?P<ap2>[AaPp]\.?[Mm]\.?))?"
     r"(?:\s*(?P<tz>Z|UTC|GMT|JST|[+-][0-9]{2}(?::?[0-9]{2})?)|\s*\((?P<tzp>UTC|GMT|JST)\))?)?"
+)
+# A minus offset after a time without seconds and without ISO's ``T`` (``2026/2/3 10:00-12:00``)
+# is as likely a time range (勤怠, 会議室の予約) as a zone: not read (``_zone_doubt``).
+# A day with a time range after it (``2026/2/3 4:30-8:00``, ``10時～12時``), for the reason.
+_TIME_RANGE = re.compile(
+    r".*[0-9]\s*(?::\s*[0-9]{2}|時)\s*[-~〜～]\s*[0-9]{1,2}\s*(?::\s*[0-9]{2}|時)?"
 )
 # The zones written by name after a time, as offsets from UTC.
 _ZONE_NAMES = {"Z": 0, "UTC": 0, "GMT": 0, "JST": 9}
@@ -607,6 +613,8 @@ def _time(match: re.Match[str], day: dt.date) -> dt.date | dt.datetime | None:
     except ValueError:
         return None
     tz = match["tz"] or match["tzp"]
+    if _zone_doubt(match):
+        return None
     if tz in _ZONE_NAMES:
         return stamp.replace(tzinfo=dt.timezone(dt.timedelta(hours=_ZONE_NAMES[tz])))
     if tz:
@@ -615,6 +623,13 @@ def _time(match: re.Match[str], day: dt.date) -> dt.date | dt.datetime | None:
         offset = dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:] or 0))
         return stamp.replace(tzinfo=dt.timezone(sign * offset))
     return stamp
+
+
+def _zone_doubt(match: re.Match[str]) -> bool:
+    """Whether the minus after a time (``10:00-12:00``) may end a time range as well as start
+    a zone: no seconds and no ``T`` (``10:00:00-05:00`` and ``T10:00-05:00`` are ISO 8601)."""
+    tz = match["tz"] or ""
+    return tz.startswith("-") and not match["S"] and not match["iso"]
 
 
 def _same_separators(first: str, second: str) -> bool:
@@ -757,12 +772,19 @@ def date_problem(text: str) -> str:
                 f"曜日（{clash}）が日付と合いません（{day.year}年{day.month}月{day.day}日は"
                 f"{actual}曜日です）。日付と曜日のどちらが正しいか確かめてください"
             )
+        if day is not None and match["H"] is not None and _zone_doubt(match):
+            return (
+                f"時刻の後の「{match['tz']}」が、時刻の範囲の終わりか時差か決められません（範囲なら"
+                "開始と終了を別の列に、時差なら 2026-02-03T10:00:00-05:00 のように秒まで書いてください）"
+            )
         if day is not None and match["H"] is not None and _hour(match) is None:
             return (
                 "午前・午後と時刻の書き方が合いません（午後12時は正午とも午前0時とも読めます。"
                 "15:30 のように 24 時間で書いてください）"
             )
         return "存在しない日付か時刻です"
+    if _TIME_RANGE.fullmatch(norm):
+        return "時刻の範囲（開始と終了）は 1 つの日時として読めません（開始と終了を別の列に書いてください）"
     if is_month_day(norm):
         return (
             "年が書かれていないため、何年の日付か決められません（2026/2/3 のように年も書くか、"
