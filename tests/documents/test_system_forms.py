@@ -3,7 +3,8 @@
 Property: "every common date form and amount form is read to the right value or listed;
 never a wrong value", for the forms of this round (月末, zones after a time, a time after the
 weekday, nanoseconds, JPY, 億・万・千 places), and a day with a time range
-(``10:00-12:00``) is never read as a time with a zone. Cell by cell (``read_date`` / ``read_amount``,
+(``10:00-12:00``) is never read as a time with a zone. A column headed 年月 whose cells are
+six digits (``202601``, as accounting software exports the period) is a month column. Cell by cell (``read_date`` / ``read_amount``,
 a zone read into Asia/Tokyo) and as files: a ledger with a title line, CSV (UTF-8) and a
 workbook of text cells, read by ``read_table`` with nothing listed and every value right.
 """
@@ -11,12 +12,14 @@ workbook of text cells, read by ``read_table`` with nothing listed and every val
 from __future__ import annotations
 
 import datetime as dt
+import io
 import random
 from collections.abc import Callable
 from zoneinfo import ZoneInfo
 
 import pandas as pd
 import pytest
+from openpyxl import Workbook
 
 from keiri_agent.documents.cell_forms import date_problem, local_time, read_amount, read_date
 from keiri_agent.documents.tables import read_table
@@ -110,3 +113,46 @@ def test_a_time_range_is_never_read_as_a_zone() -> None:
     result = read_table(rows.encode(), name="予約.csv")
     assert "日時" not in result.info.converted
     assert result.df["日時"].map(lambda v: isinstance(v, str)).all()
+
+
+def _workbook(rows: list[list[object]]) -> bytes:
+    """``rows`` as a workbook's typed cells (numbers as numbers)."""
+    book = Workbook()
+    sheet = book.active
+    assert sheet is not None
+    for row in rows:
+        sheet.append(row)
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("fmt", ["csv", "xlsx"])
+def test_six_digits_under_a_year_month_header_are_months(fmt: str) -> None:
+    rng = random.Random(f"yyyymm-{fmt}")
+    months = [(rng.randrange(2019, 2031), rng.randrange(1, 13)) for _ in range(ROWS)]
+    rows: list[list[object]] = [["対象年月", "部門", "金額"]]
+    rows += [[y * 100 + m, "営業", n] for n, (y, m) in enumerate(months)]
+    data = (
+        _workbook(rows)
+        if fmt == "xlsx"
+        else "".join(",".join(map(str, r)) + "\n" for r in rows).encode()
+    )
+    result = read_table(data, name=f"月次.{fmt}")
+    assert result.info.converted["対象年月"] == "month"
+    assert [str(p) for p in result.df["対象年月"]] == [f"{y}-{m:02d}" for y, m in months]
+    assert any("6 桁の年月" in w for w in result.info.warnings)
+
+
+@pytest.mark.parametrize(
+    ("header", "cells"),
+    [
+        ("計上年月", ["202601", "202613"]),
+        ("年月日", ["202601", "202602"]),
+        ("伝票番号", ["202601"]),
+    ],
+)
+def test_six_digits_that_name_no_month_stay_numbers(header: str, cells: list[str]) -> None:
+    data = (f"{header},金額\n" + "".join(f"{c},100\n" for c in cells)).encode()
+    result = read_table(data, name="明細.csv")
+    assert result.df[header].tolist() == [int(c) for c in cells]

@@ -20,7 +20,8 @@
   a number column, as a workbook's ``0%`` cells hold them. A plain number or a word among
   them (``0.1``: 10% or 0.1%?) keeps the column as written, the cells listed, as an amount
   column's unreadable cells are (``rate_cells``, which ``table.aggregate`` asks too).
-* **months**: every non-blank cell names a month (``2026年2月``, ``2026/02``) → a month column.
+* **months**: every non-blank cell names a month (``2026年2月``, ``2026/02``) → a month column;
+  so does a column headed 年月 (not 年月日) whose every cell is six digits ``202601``.
 * leading-zero codes (``0123``) stay text, so codes keep their zeros; a column holding such a
   code is a code column (not "mostly amounts") unless its header names an amount.
 
@@ -501,6 +502,33 @@ def _vector_dates(values: pd.Series, named: bool) -> tuple[pd.Series, pd.Series]
     return days, rest
 
 
+# A header that names a month and no day (年月, 対象年月, 計上年月; not 年月日).
+_MONTH_HEADER = re.compile(r"年月(?!日)")
+# Six digits naming a month, as accounting software exports a period (202601).
+_YYYYMM = re.compile(r"(?:19|20)[0-9]{2}(?:0[1-9]|1[0-2])")
+
+
+def _year_months(
+    series: pd.Series, values: pd.Series, name: str, zone: tzinfo
+) -> ColumnTyping | None:
+    """A column headed 年月 (not 年月日) whose every cell is six digits naming a month
+    (``202601``) as a month column, with a note; else None (one cell otherwise, and the
+    column is typed as before: six digits under another header may be a code or YYMMDD)."""
+    if not _MONTH_HEADER.search(name):
+        return None
+    texts = [v.strip() if isinstance(v, str) else _text(v) for v in values.tolist()]
+    if not all(_YYYYMM.fullmatch(t) for t in texts):
+        return None
+    months = pd.Series([f"{t[:4]}/{t[4:]}" for t in texts], index=values.index, dtype=object)
+    typed = _type_dates(series, months, named=True, zone=zone)
+    if typed is not None:
+        typed.notes.append(
+            f"6 桁の年月 {len(texts):,} 個を年月として読みました（{texts[0]} → "
+            f"{texts[0][:4]}-{texts[0][4:]}）"
+        )
+    return typed
+
+
 def _type_dates(
     series: pd.Series, values: pd.Series, named: bool, zone: tzinfo
 ) -> ColumnTyping | None:
@@ -808,7 +836,11 @@ def type_column(
     # A unit in a title row speaks for the amount columns, not for the dates beside them.
     amount_named = header_named or (unit is not None and not date_named)
     if date_named and (not header_named or _DATE_HEADER_END.search(name)):
-        typed = _undated(series, values, True, zone) or _yearless(series, values, period, zone)
+        typed = (
+            _year_months(series, values, name, zone)
+            or _undated(series, values, True, zone)
+            or _yearless(series, values, period, zone)
+        )
         if typed is not None:
             return typed
     if pd.api.types.is_numeric_dtype(series):
