@@ -156,3 +156,11 @@ def test_six_digits_that_name_no_month_stay_numbers(header: str, cells: list[str
     data = (f"{header},金額\n" + "".join(f"{c},100\n" for c in cells)).encode()
     result = read_table(data, name="明細.csv")
     assert result.df[header].tolist() == [int(c) for c in cells]
+
+
+@pytest.mark.parametrize("written", ["1.2E+06", "1.23457E+11", "-3.5e4"])
+def test_a_number_in_exponent_form_is_listed_as_excels_rounding(written: str) -> None:
+    result = read_table(f"日付,金額\n2026/2/3,{written}\n2026/2/4,1200\n".encode(), name="x.csv")
+    [cell] = result.info.unreadable
+    assert (cell["position"], cell["value"]) == (2, written)
+    assert "丸めて表示した値" in cell["reason"]

@@ -552,6 +552,12 @@ def amount_problem(text: str) -> str:
         )
     if "銭" in norm:
         return "銭は 1,200円50銭 のように、円の後に 2 桁までで書いてください"
+    if re.fullmatch(r"[-+]?[0-9]+(?:\.[0-9]+)?[eE][-+]?[0-9]+", norm):
+        return (
+            "指数の表記（1.2E+06）は、Excel が丸めて表示した値（標準の表示形式の 12 桁以上の数値や"
+            "幅の狭い列）を CSV に保存したもので、元の金額が分かりません（Excel で列の表示形式を"
+            "数値にしてから保存し直してください）"
+        )
     if any(c in norm for c in "億万千") and any(c.isdigit() for c in norm):
         return (
             "億・万・千の位で書いた金額は、1万2,000円・1億2,345万円 のように各位の数字を次の位より"
