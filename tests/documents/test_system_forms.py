@@ -12,19 +12,18 @@ workbook of text cells, read by ``read_table`` with nothing listed and every val
 from __future__ import annotations
 
 import datetime as dt
-import io
 import random
 from collections.abc import Callable
 from zoneinfo import ZoneInfo
 
 import pandas as pd
 import pytest
-from openpyxl import Workbook
 
 from keiri_agent.documents.cell_forms import date_problem, local_time, read_amount, read_date
 from keiri_agent.documents.tables import read_table
 from tests.documents.cell_shapes import Cell, misread
 from tests.documents.system_forms import amount_cell, date_cell, range_cell
+from tests.documents.test_ledger_corpus import _workbook
 from tests.documents.test_table_footer import xlsx_bytes
 
 CELLS = 3000  # drawn cells of each kind (about a second)
@@ -113,18 +112,6 @@ def test_a_time_range_is_never_read_as_a_zone() -> None:
     result = read_table(rows.encode(), name="予約.csv")
     assert "日時" not in result.info.converted
     assert result.df["日時"].map(lambda v: isinstance(v, str)).all()
-
-
-def _workbook(rows: list[list[object]]) -> bytes:
-    """``rows`` as a workbook's typed cells (numbers as numbers)."""
-    book = Workbook()
-    sheet = book.active
-    assert sheet is not None
-    for row in rows:
-        sheet.append(row)
-    out = io.BytesIO()
-    book.save(out)
-    return out.getvalue()
 
 
 @pytest.mark.parametrize("fmt", ["csv", "xlsx"])

@@ -9,7 +9,10 @@ Amounts, after NFKC (full-width digits, ``，``, ``￥``, ``（）`` and ``－``
 
 * digits with well-formed thousands separators (``1,234``) or none, an optional fraction;
 * a currency mark before the digits (the sign before or after it: ``-¥1,200``, ``¥▲1,200``): ``¥``, ``\\`` (the yen of CP932 text decoded as ASCII),
-  ``$``; ``円`` after them;
+  ``JPY`` (also after the digits: ``1,200 JPY``), ``$`` (never added to yen in one column:
+  ``table_types.dollar_cells``); ``円`` after them;
+* yen written with the places 億・万・千 between the digits (``1万2,000円``, ``1億2,345万円``,
+  ``1万2千円``: ``_places``); one place alone (``12万円``) is a unit, as below;
 * a unit after them (``1,200千円``, ``3.5百万円``, ``12万円``; ``￥1,200千`` after a yen mark):
   ``read_amount_unit`` gives the number as written and the unit; ``read_amount`` reads only
   yen (no unit or ``円``), so a number in thousands is never taken for yen by a reader that
@@ -39,7 +42,8 @@ Amounts, after NFKC (full-width digits, ``，``, ``￥``, ``（）`` and ``－``
 
 Dates (the result is a ``datetime.date``, or a ``datetime`` when a time is written):
 
-* ``2026-02-03``, ``2026/2/3``, ``2026.2.3``, ``2026年2月3日``, each optionally followed by a
+* ``2026-02-03``, ``2026/2/3``, ``2026.2.3``, ``2026年2月3日``, 月末 (``2026年2月末日``,
+  ``2026/2/末``: the month's last day), each optionally followed by a
   weekday (``(火)``, ``（火曜日）``, ``(火・祝)``, `` 火曜日``) and a time (``10:15``, ``10:15:30``,
   ``10時15分``, ``10時``, ``10時半``; ``午前``/``午後`` or ``AM``/``PM`` before it, or
   ``a.m.``/``p.m.`` after it: ``午後3:30``, ``3:30 PM``), ``T`` between date and time as in
@@ -57,7 +61,9 @@ Dates (the result is a ``datetime.date``, or a ``datetime`` when a time is writt
 
 A time written with a UTC offset (``2026-02-03T23:30:00+00:00``, ``…Z``) is read in the local
 zone (``local_time``: ``KEIRI_TIMEZONE``, default Asia/Tokyo), so the same moment is the same
-day wherever a cell is read: that is 2026-02-04 08:30 in Tokyo.
+day wherever a cell is read: that is 2026-02-04 08:30 in Tokyo. Zones are also written by name
+(``JST``, ``UTC``, ``GMT``, ``(JST)``) or as ``+09`` (PostgreSQL); a minus after a time without
+seconds or ``T`` (``10:00-12:00``) may end a time range, so it is not read (``_zone_doubt``).
 
 Months (the first day of the month, ``YearMonth``): ``2026年2月``, ``2026/02``, ``2026-02``,
 ``令和8年2月``, ``R8.2``, ``R.08/02``.
