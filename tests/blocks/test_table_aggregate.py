@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from keiri_agent.blocks.base import Block
 from keiri_agent.blocks.registry import BlockRegistry
+from keiri_agent.documents.tables import read_table
 from keiri_agent.errors import BlockError, ErrorCode
 from tests.blocks.conftest import ContextFactory, run_like_runner
 
@@ -290,3 +292,17 @@ def test_a_stray_percentage_in_an_amount_column_is_said_as_an_amount(
             block, {"table": table, "aggregations": [{"column": "金額", "func": "sum"}]}, make_ctx()
         )
     assert "6 行目の列「金額」の値 '10%' を金額（数値）として読めない" in info.value.message
+
+
+def test_a_dollar_amount_among_yen_stops_the_sum_at_its_line(
+    block: Block, make_ctx: ContextFactory, tmp_path: Path
+) -> None:
+    path = tmp_path / "経費.csv"
+    path.write_text("日付,摘要,金額\n2026/2/3,タクシー,¥3300\n2026/2/4,ホテル,$120.50\n", "utf-8")
+    inputs = {
+        "table": read_table(path).table(),
+        "aggregations": [{"column": "金額", "func": "sum"}],
+    }
+    with pytest.raises(BlockError) as info:
+        run_like_runner(block, inputs, make_ctx())
+    assert "経費.csv の 3 行目の列「金額」の値 '$120.50'" in info.value.message

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from keiri_agent.blocks.base import Block
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.documents.cell_forms import read_amount
+from keiri_agent.documents.cell_forms import DASH_END, read_amount
 from keiri_agent.errors import BlockError, ErrorCode
 from tests.blocks.conftest import ContextFactory, run_like_runner
 from tests.documents.amount_texts import amount_texts
@@ -176,7 +176,7 @@ def test_extracted_fields_read_amounts_as_read_amount_does(
     records = {r["ファイル"]: r for r in out["records"]}
     failed = {(p["ファイル"], p["項目"]) for p in out["problems"]}
     for file, text in zip(files, texts, strict=True):
-        value = read_amount(text)
+        value = read_amount(text, DASH_END)  # in a document, ¥1,200- is the end mark
         path = file["path"]
         assert ((path, "金額") in failed) is (value is None), text
         assert ((path, "数量") in failed) is not isinstance(value, int), text
@@ -198,3 +198,22 @@ def test_negative_amounts_in_parentheses_and_with_a_trailing_minus_are_read(
     out = run_like_runner(block, {"evidence_data": data, "fields": fields}, make_ctx("extract"))
     assert [(r["差額"], r["返品数"]) for r in out["records"]] == [(-1200, -3), (-1200, -1200)]
     assert out["problems"] == []
+
+
+@pytest.mark.parametrize(
+    ("written", "amount"),
+    [
+        ("￥12,000-", 12000),
+        ("$1,200-", 1200),
+        ("金12,000-", 12000),
+        ("33,000円-", 33000),
+        ("1,200-", -1200),  # after bare digits: a system's trailing minus
+    ],
+)
+def test_a_dash_after_a_currency_amount_in_a_document_is_the_end_mark(
+    block: Block, make_ctx: ContextFactory, written: str, amount: int
+) -> None:
+    fields = [{"name": "金額", "pattern": r"金額[:\s]*(?P<value>\S+)", "type": "amount"}]
+    data = evidence(("A社/領収書.pdf", f"領収書\n金額: {written}\n上記正に領収いたしました"))
+    out = run_like_runner(block, {"evidence_data": data, "fields": fields}, make_ctx("extract"))
+    assert [r["金額"] for r in out["records"]] == [amount]

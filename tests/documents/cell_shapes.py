@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 
-__all__ = ["Cell", "amount_cell", "date_cell", "doubtful_cell"]
+__all__ = ["Cell", "amount_cell", "date_cell", "doubtful_cell", "misread"]
 
 _FULL_WIDTH = str.maketrans("0123456789,.()-", "０１２３４５６７８９，．（）－")
 _WEEKDAYS = "月火水木金土日"
@@ -151,3 +152,17 @@ def doubtful_cell(rng: random.Random) -> Cell:
     }
     why = rng.choice(list(written))
     return Cell(rng.choice(written[why]), None, why)
+
+
+def misread(
+    draw: Callable[[random.Random], Cell], reader: Callable[[str], object], seed: str, count: int
+) -> list[tuple[str, object, object]]:
+    """``count`` cells ``draw`` makes from ``seed`` that ``reader`` does not read to their value
+    (of their type): (text, read, value)."""
+    rng = random.Random(seed)
+    read = [(cell, reader(cell.text)) for cell in (draw(rng) for _ in range(count))]
+    return [
+        (cell.text, value, cell.value)
+        for cell, value in read
+        if value != cell.value or type(value) is not type(cell.value)
+    ]

@@ -26,7 +26,10 @@ from keiri_agent.documents.tables import read_table
 from tests.documents.test_table_footer import xlsx_bytes
 
 DASHES = ["-", "\u2212", "－", "\u2010", "ー", "ｰ"]
-YEN_MARKS = ["¥", "￥", "\\", "¥ ", "￥ "]
+# The marks before an amount whose dash may be the end mark: the yen marks and 金, and $ (a
+# column of dollar receipts: dollars beside yen are listed, test_dollar_cells).
+YEN_MARKS = ["¥", "￥", "\\", "¥ ", "￥ ", "金", "金 "]
+DOLLAR_MARKS = ["$", "＄", "$ "]
 _FULL_WIDTH = str.maketrans("0123456789,", "０１２３４５６７８９，")
 # Generated columns per convention (each one table, CSV and workbook): well under 30 s.
 COLUMNS = 60
@@ -53,23 +56,26 @@ def size(rng: random.Random, value: int) -> str:
     return text.translate(_FULL_WIDTH) if rng.random() < 0.2 else text
 
 
-def end_marked(rng: random.Random, value: int) -> str:
-    """A positive yen amount as a receipt writes it, closed by a dash."""
+def end_marked(rng: random.Random, value: int, marks: list[str] = YEN_MARKS) -> str:
+    """A positive amount as a receipt writes it (in yen, or after ``marks``), closed by a dash."""
     dash = rng.choice(DASHES)
-    if rng.random() < 0.2:
+    if marks is YEN_MARKS and rng.random() < 0.2:
         return f"{size(rng, value)}円{dash}"
-    return f"{rng.choice(YEN_MARKS)}{size(rng, value)}{rng.choice(['', ' '])}{dash}"
+    return f"{rng.choice(marks)}{size(rng, value)}{rng.choice(['', ' '])}{dash}"
 
 
 def receipt_column(rng: random.Random) -> list[tuple[str, int | None]]:
-    """A 領収書/請求書 list: every yen amount closed by the dash (some refunds with ▲)."""
+    """A 領収書/請求書 list in yen or in dollars: every amount closed by the dash (some
+    refunds with ▲)."""
+    marks = rng.choice([YEN_MARKS, YEN_MARKS, DOLLAR_MARKS])
+    refund = "▲$" if marks is DOLLAR_MARKS else "▲"
     cells: list[tuple[str, int | None]] = []
     for _ in range(rng.randint(1, 12)):
         value = rng.randint(1, 3_000_000)
         if rng.random() < 0.1:
-            cells.append((f"▲{value:,}", -value))
+            cells.append((f"{refund}{value:,}", -value))
         else:
-            cells.append((end_marked(rng, value), value))
+            cells.append((end_marked(rng, value, marks), value))
     return cells
 
 
@@ -158,7 +164,8 @@ def test_a_column_that_cannot_say_lists_each_dashed_cell_at_its_line() -> None:
 
 
 @pytest.mark.parametrize(
-    "written", ["¥1,200-", "￥12,000－", "\\3,300-", "¥1,200\u2212", "￥1,200ー", "¥ 1,200 -"]
+    "written",
+    ["¥1,200-", "￥12,000－", "\\3,300-", "¥1,200\u2212", "￥1,200ー", "¥ 1,200 -", "$1,200-"],
 )
 def test_a_lone_yen_amount_with_the_dash_is_never_given_a_sign(written: str) -> None:
     assert read_amount(written) is None
@@ -191,3 +198,15 @@ def test_a_total_row_is_read_as_its_column_reads_the_dash(
     result = read_table(utf8_csv(rows), name="一覧.csv")
 
     assert [d.column for d in result.total_differences] == (["金額"] if differs else [])
+
+
+def test_a_dollar_amount_and_an_amount_after_kin_with_the_dash_are_read_by_the_column() -> None:
+    # One cell cannot say (a $ amount's dash was read as a minus, 金12,000- not at all).
+    assert read_amount("$1,200-") is None
+    assert amount_problem("$1,200-") == YEN_DASH_PROBLEM
+    assert read_amount("金12,000-", DASH_END) == 12000
+    assert read_amount("金12,000-", DASH_MINUS) is None  # 金 is never written before a minus
+    dollars = read_table(utf8_csv(column_rows(["$1,200-", "＄35-", "$ 80 -"])), name="出張.csv")
+    assert dollars.df["金額"].tolist() == [1200, 35, 80]
+    yen = read_table(utf8_csv(column_rows(["金12,000-", "￥3,300-"])), name="領収書.csv")
+    assert yen.df["金額"].tolist() == [12000, 3300]

@@ -43,8 +43,9 @@ from typing import Any
 
 import pandas as pd
 
+from keiri_agent.documents.cell_forms import YEN_FACTORS
 from keiri_agent.documents.failures import invalid_input
-from keiri_agent.documents.table_frame import YEN_FACTORS, TableReadInfo, TableResult
+from keiri_agent.documents.table_frame import TableReadInfo, TableResult
 from keiri_agent.documents.table_totals import STOPPED_SAID, mismatch_said
 from keiri_agent.documents.table_types import unit_in
 from keiri_agent.documents.tables import read_table

@@ -9,7 +9,10 @@ Amounts, after NFKC (full-width digits, ``，``, ``￥``, ``（）`` and ``－``
 
 * digits with well-formed thousands separators (``1,234``) or none, an optional fraction;
 * a currency mark before the digits (the sign before or after it: ``-¥1,200``, ``¥▲1,200``): ``¥``, ``\\`` (the yen of CP932 text decoded as ASCII),
-  ``$``; ``円`` after them;
+  ``JPY`` (also after the digits: ``1,200 JPY``), ``$`` (never added to yen in one column:
+  ``table_types.dollar_cells``); ``円`` after them;
+* yen written with the places 億・万・千 between the digits (``1万2,000円``, ``1億2,345万円``,
+  ``1万2千円``: ``_places``); one place alone (``12万円``) is a unit, as below;
 * a unit after them (``1,200千円``, ``3.5百万円``, ``12万円``; ``￥1,200千`` after a yen mark):
   ``read_amount_unit`` gives the number as written and the unit; ``read_amount`` reads only
   yen (no unit or ``円``), so a number in thousands is never taken for yen by a reader that
@@ -19,13 +22,14 @@ Amounts, after NFKC (full-width digits, ``，``, ``￥``, ``（）`` and ``－``
   (``1,200-``: the trailing sign of many accounting systems' printouts and exports;
   ``is_trailing_minus``); at most one of these. A trailing minus follows the digits directly
   (after a parenthesis it is not read);
-* a dash after a yen amount (``¥1,200-``, ``￥12,000－``, ``\\3,300ー``, ``1,200円-``) is
+* a dash after a yen amount (``¥1,200-``, ``￥12,000－``, ``\\3,300ー``, ``1,200円-``; after
+  a ``$`` amount or one after ``金`` too: ``$1,200-``, ``金12,000-``) is
   either the end mark (止め) that receipts, 領収書 and 請求書 write so that no digit can be
   added, or a system's trailing minus: one cell cannot say which, so ``read_amount`` refuses it
   (``amount_problem`` says why) and the reader of a column passes the reading its other cells
   show (``dash``: ``DASH_END`` or ``DASH_MINUS``; ``dash_form`` classifies the cells,
-  ``table_types`` decides). A dash after ``円`` and the long-vowel mark ``ー`` are never a
-  minus, only an end mark;
+  ``table_types`` decides; in a document's text it is the end mark: ``text.extract_fields``).
+  A dash after ``円`` and the long-vowel mark ``ー`` are never a minus, only an end mark;
 * ``赤字`` in words before the amount is a minus too (``赤字1,200``);
 * 銭 after whole 円 (``1,200円50銭`` is 1200.5);
 * a receipt's marks: ``金`` before and ``也`` after an unsigned yen amount (``金1,200円也``),
@@ -38,7 +42,8 @@ Amounts, after NFKC (full-width digits, ``，``, ``￥``, ``（）`` and ``－``
 
 Dates (the result is a ``datetime.date``, or a ``datetime`` when a time is written):
 
-* ``2026-02-03``, ``2026/2/3``, ``2026.2.3``, ``2026年2月3日``, each optionally followed by a
+* ``2026-02-03``, ``2026/2/3``, ``2026.2.3``, ``2026年2月3日``, 月末 (``2026年2月末日``,
+  ``2026/2/末``: the month's last day), each optionally followed by a
   weekday (``(火)``, ``（火曜日）``, ``(火・祝)``, `` 火曜日``) and a time (``10:15``, ``10:15:30``,
   ``10時15分``, ``10時``, ``10時半``; ``午前``/``午後`` or ``AM``/``PM`` before it, or
   ``a.m.``/``p.m.`` after it: ``午後3:30``, ``3:30 PM``), ``T`` between date and time as in
@@ -56,7 +61,9 @@ Dates (the result is a ``datetime.date``, or a ``datetime`` when a time is writt
 
 A time written with a UTC offset (``2026-02-03T23:30:00+00:00``, ``…Z``) is read in the local
 zone (``local_time``: ``KEIRI_TIMEZONE``, default Asia/Tokyo), so the same moment is the same
-day wherever a cell is read: that is 2026-02-04 08:30 in Tokyo.
+day wherever a cell is read: that is 2026-02-04 08:30 in Tokyo. Zones are also written by name
+(``JST``, ``UTC``, ``GMT``, ``(JST)``) or as ``+09`` (PostgreSQL); a minus after a time without
+seconds or ``T`` (``10:00-12:00``) may end a time range, so it is not read (``_zone_doubt``).
 
 Months (the first day of the month, ``YearMonth``): ``2026年2月``, ``2026/02``, ``2026-02``,
 ``令和8年2月``, ``R8.2``, ``R.08/02``.
@@ -83,6 +90,7 @@ which of the two is wrong cannot be known.
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import re
 import unicodedata
@@ -97,6 +105,7 @@ __all__ = [
     "DASH_END",
     "DASH_MINUS",
     "DASH_TEXTS",
+    "DOLLAR_AMONG_YEN",
     "ERAS",
     "PLAIN_NUMBER",
     "WEEKDAYS",
@@ -110,6 +119,7 @@ __all__ = [
     "heading_number",
     "is_code",
     "is_dash",
+    "is_dollar",
     "is_dot_thousands",
     "is_european",
     "is_month_day",
@@ -171,11 +181,16 @@ _MINUS_TABLE = str.maketrans(dict.fromkeys(_MINUS_CHARS, "-"))
 # say which; the reader of a column decides from its other cells (``table_types``).
 DASH_END = "end"
 DASH_MINUS = "minus"
-# The marks that make an amount a yen amount before the digits (``\\``: CP932's yen as ASCII).
-_YEN_MARKS = ("¥", "\\")
+# The marks that make an amount a yen amount before the digits (``\\``: CP932's yen as ASCII;
+# ``JPY``, the currency code banks and payment services write, before or after the digits).
+_YEN_MARKS = ("¥", "\\", "JPY")
+# The currency marks after whose amount a dash may be the end mark (止め) that receipts write:
+# the yen marks and ``$`` (a receipt of a trip abroad: ``$1,200-``), as ``金`` before the
+# amount says too (``金12,000-``).
+_CURRENCY_MARKS = (*_YEN_MARKS, "$")
 # Why one cell's dash after a yen amount is not read (``amount_problem``).
 YEN_DASH_PROBLEM = (
-    "¥・円の付いた金額の末尾の「-」は、領収書・請求書では金額の終わりの印（止め）、会計システム"
+    "¥・$・円・金の付いた金額の末尾の「-」は、領収書・請求書では金額の終わりの印（止め）、会計システム"
     "の出力ではマイナスで、このセルだけではどちらか決められません（マイナスなら ▲1,200 か "
     "-1,200、止めなら「-」を付けずに書いてください）"
 )
@@ -184,13 +199,19 @@ _UNIT_DASH_PROBLEM = (
     "列のどの ¥・円の金額にも付いているときに読みます（マイナスなら末尾の - は数字のすぐ後に"
     "書いてください: 1,200-）"
 )
+# Why a ``$`` amount is not read among yen amounts (``table_types.dollar_cells`` refuses it
+# there; alone, or in a column of dollars, it is read as its number).
+DOLLAR_AMONG_YEN = (
+    "ドル（$）の金額ですが、この列のほかの金額は円（記号のない金額を含む）で、ドルと円は"
+    "合計できません（円に換算した金額を書くか、外貨の金額は別の列に分けてください）"
+)
 # A lone dash is how accounting formats show zero (Excel's accounting format displays 0 as "-").
 _DASHES = frozenset({"-", "ー", "―"})
 
 _AMOUNT = re.compile(
-    r"(?P<kin>金)?\s*(?P<open>\()?\s*(?P<sign>[-+▲△]|赤字)?\s*(?P<cur>[¥\\$])?\s*(?P<sign2>[-+▲△])?\s*"
+    r"(?P<kin>金)?\s*(?P<open>\()?\s*(?P<sign>[-+▲△]|赤字)?\s*(?P<cur>[¥\\$]|JPY)?\s*(?P<sign2>[-+▲△])?\s*"
     r"(?P<int>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?P<frac>\.[0-9]+)?(?P<tail>\s*[-ー])?\s*"
-    r"(?P<unit>(?:百万|千|万)?円|百万|千|万)?(?P<utail>\s*[-ー])?"
+    r"(?P<unit>(?:百万|千|万)?円|百万|千|万|JPY)?(?P<utail>\s*[-ー])?"
     r"(?:\s*(?P<sen>[0-9]{1,2})\s*銭)?\s*(?P<close>\))?"
     r"\s*(?P<end>也|※)?"
 )
@@ -204,16 +225,29 @@ _WEEKDAY = (
 # The weekdays as ``date.weekday()`` numbers them (Monday is 0).
 WEEKDAYS = "月火水木金土日"
 # A time after the date: ``10:15``, ``10:15:30.5``, ``10時15分``, ``10時``, ``10時半``, with
-# 午前/午後 or AM/PM before it (``午後3:30``, ``PM3:30``) or AM/PM after it (``3:30 PM``).
+# 午前/午後 or AM/PM before it (``午後3:30``, ``PM3:30``) or AM/PM after it (``3:30 PM``),
+# directly after a weekday's bracket too (``(火)10:15``); seconds to nanoseconds as pandas and
+# databases export them (kept to the microsecond); a zone after it: ``Z``, ``+09:00``,
+# ``+0900``, ``+09`` (PostgreSQL), a space before it, or ``JST``/``UTC``/``GMT`` (also in
+# brackets: ``10:15 (JST)``), as systems' logs and exports write them.
 _TIME = (
-    r"(?:(?:\s*T\s*|\s+|(?<=日))(?P<ap>午前|午後|[AaPp]\.?[Mm]\.?)?\s*(?P<H>[0-9]{1,2})\s*"
-    r"(?::\s*(?P<M>[0-9]{2})(?:\s*:\s*(?P<S>[0-9]{2})(?P<f>\.[0-9]{1,6})?)?"
+    r"(?:(?:(?P<iso>\s*T\s*)|\s+|(?<=日)|(?<=\)))(?P<ap>午前|午後|[AaPp]\.?[Mm]\.?)?\s*(?P<H>[0-9]{1,2})\s*"
+    r"(?::\s*(?P<M>[0-9]{2})(?:\s*:\s*(?P<S>[0-9]{2})(?P<f>\.[0-9]{1,9})?)?"
     r"|時(?:\s*(?P<Mj>[0-9]{1,2})\s*分(?:\s*(?P<Sj>[0-9]{1,2})\s*秒)?|\s*(?P<half>半))?)"
-    r"(?:\s*(?P<ap2>[AaPp]\.?[Mm]\.?))?(?P<tz>Z|[+-][0-9]{2}:?[0-9]{2})?)?"
+    r"(?:\s*(?P<ap2>[AaPp]\.?[Mm]\.?))?"
+    r"(?:\s*(?P<tz>Z|UTC|GMT|JST|[+-][0-9]{2}(?::?[0-9]{2})?)|\s*\((?P<tzp>UTC|GMT|JST)\))?)?"
 )
+# A minus offset after a time without seconds and without ISO's ``T`` (``2026/2/3 10:00-12:00``)
+# is as likely a time range (勤怠, 会議室の予約) as a zone: not read (``_zone_doubt``).
+# A day with a time range after it (``2026/2/3 4:30-8:00``, ``10時～12時``), for the reason.
+_TIME_RANGE = re.compile(
+    r".*[0-9]\s*(?::\s*[0-9]{2}|時)\s*[-~〜～]\s*[0-9]{1,2}\s*(?::\s*[0-9]{2}|時)?"
+)
+# The zones written by name after a time, as offsets from UTC.
+_ZONE_NAMES = {"Z": 0, "UTC": 0, "GMT": 0, "JST": 9}
 _YMD = re.compile(
-    r"(?P<y>[0-9]{4})\s*(?P<s1>[-/.年])\s*(?P<m>[0-9]{1,2})\s*(?P<s2>[-/.月])\s*(?P<d>[0-9]{1,2})"
-    r"\s*日?" + _WEEKDAY + _TIME
+    r"(?P<y>[0-9]{4})\s*(?P<s1>[-/.年])\s*(?P<m>[0-9]{1,2})\s*(?P<s2>[-/.月])\s*"
+    r"(?P<d>[0-9]{1,2}|末)\s*日?" + _WEEKDAY + _TIME
 )
 _COMPACT = re.compile(r"(?P<y>(?:19|20)[0-9]{2})(?P<m>[0-9]{2})(?P<d>[0-9]{2})")
 _ERA_NAMES = "|".join(sorted(ERAS, key=len, reverse=True))
@@ -221,7 +255,7 @@ _ERA_NAMES = "|".join(sorted(ERAS, key=len, reverse=True))
 _ERA_YEAR = rf"(?P<era>{_ERA_NAMES})\.?\s*(?P<y>0?[1-9]|[1-9][0-9]|元)"
 _ERA_YMD = re.compile(
     _ERA_YEAR + r"\s*(?P<s1>[-/.年])\s*(?P<m>[0-9]{1,2})\s*(?P<s2>[-/.月])"
-    r"\s*(?P<d>[0-9]{1,2})\s*日?" + _WEEKDAY + _TIME
+    r"\s*(?P<d>[0-9]{1,2}|末)\s*日?" + _WEEKDAY + _TIME
 )
 _YM = re.compile(r"(?P<y>[0-9]{4})\s*(?:[-/.]\s*(?P<m>[0-9]{1,2})|年\s*(?P<mj>[0-9]{1,2})\s*月)")
 _ERA_YM = re.compile(_ERA_YEAR + r"\s*(?:[-/.]\s*(?P<m>[0-9]{1,2})|年\s*(?P<mj>[0-9]{1,2})\s*月)")
@@ -245,6 +279,13 @@ _SHORT_YEAR = re.compile(r"[0-9]{2}\s*[-/.]\s*[0-9]{1,2}\s*[-/.]\s*[0-9]{1,2}")
 # A month and day without a year (``2/3``, ``2月3日``, ``2月3日(火)``): which year is not written.
 _MONTH_DAY = re.compile(
     r"(?P<m>[0-9]{1,2})\s*(?:/\s*(?P<d>[0-9]{1,2})|月\s*(?P<dj>[0-9]{1,2})\s*日)" + _WEEKDAY
+)
+# Yen written with the places 億・万・千 between the digits (``1万2,000円``, ``1億2,345万円``,
+# ``1万2千円``): each place's digits below the next place; yen by ``円`` or a yen mark.
+_PLACES = re.compile(
+    r"(?P<sign>[-▲△])?\s*(?P<cur>[¥\\]|JPY)?\s*"
+    r"(?:(?P<oku>[1-9][0-9]{0,3})\s*億)?\s*(?:(?P<man>[1-9](?:[0-9]{0,3}|,[0-9]{3}))\s*万)?\s*"
+    r"(?:(?P<sen>[1-9])\s*千)?\s*(?P<rest>[0-9]{1,4}|[0-9],[0-9]{3})?\s*(?P<yen>円)?"
 )
 
 
@@ -332,6 +373,13 @@ def is_trailing_minus(text: str) -> bool:
     return bool(_TRAILING_MINUS.fullmatch(normalize_cell_text(text)))
 
 
+def is_dollar(text: str) -> bool:
+    """Whether ``text`` is an amount written with ``$`` (a dollar amount: never yen, which
+    ``table_types`` keeps apart from the yen amounts of a column)."""
+    match = _AMOUNT.fullmatch(normalize_cell_text(text))
+    return match is not None and match["cur"] == "$"
+
+
 def dash_form(text: str) -> str | None:
     """How an amount cell stands to the dash after a yen amount, for a column's decision:
     ``"yen_dash"`` (``¥1,200-``, ``1,200円-``: end mark or minus), ``"trailing"`` (``1,200-``
@@ -343,7 +391,7 @@ def dash_form(text: str) -> str | None:
     match = _AMOUNT.fullmatch(normalize_cell_text(text))
     if match is None:  # pragma: no cover - read above
         return None
-    yen = match["cur"] in _YEN_MARKS or (match["unit"] or "").endswith("円")
+    yen = _marked(match) or (match["unit"] or "").endswith(("円", "JPY"))
     if match["tail"] or match["utail"]:
         return "yen_dash" if yen else "trailing"
     if match["open"] or match["sign"] or match["sign2"]:
@@ -369,22 +417,30 @@ def read_amount_unit(text: str, dash: str | None = None) -> tuple[int | float, s
     ``dash`` as for ``read_amount``."""
     if numeral_marks(text):
         return None
-    match = _AMOUNT.fullmatch(normalize_cell_text(text))
+    norm = normalize_cell_text(text)
+    match = _AMOUNT.fullmatch(norm)
     if match is None:
-        return None
-    unit = match["unit"]
+        return _places(norm)
+    unit = "円" if match["unit"] == "JPY" else match["unit"]  # 1,200 JPY: a bank's yen
     if unit is not None and not unit.endswith("円"):
-        if match["cur"] != "¥" and match["cur"] != "\\":
+        if match["cur"] not in _YEN_MARKS:
             return None  # 1,200千: a count of thousands, not yen unless a yen mark says so
         unit += "円"
     parens = bool(match["open"]) + bool(match["close"])
     signs = [s for s in (match["sign"], match["sign2"]) if s]
+    ended = False  # the dash after the digits read as the end mark
     if match["tail"] or match["utail"]:
         sign = _dash_sign(match, unit, dash)
         if sign is None:
             return None
         signs += [sign] if sign else []
-    if parens == 1 or len(signs) > 1 or (parens and signs) or not _receipt_marks(match, unit):
+        ended = not sign
+    if (
+        parens == 1
+        or len(signs) > 1
+        or (parens and signs)
+        or not _receipt_marks(match, unit, ended)
+    ):
         return None
     value = _unsigned_value(match)
     if value is None:
@@ -395,6 +451,27 @@ def read_amount_unit(text: str, dash: str | None = None) -> tuple[int | float, s
         value = float(Decimal(value) + Decimal(match["sen"]) / 100)
     negative = parens == 2 or (signs and signs[0] in _NEGATIVE_SIGNS)
     return (-value if negative else value), unit
+
+
+def _places(norm: str) -> tuple[int, str] | None:
+    """The yen of an amount written with 億・万・千 between its digits (``1万2,000円`` →
+    (12000, "円"), ``▲1億2,345万円``), or None. One place alone (``12万円``, ``3千円``) is a
+    unit (``read_amount_unit``), except 億, which is no unit of a ledger (``1億円``)."""
+    match = _PLACES.fullmatch(norm)
+    if match is None or not (match["yen"] or match["cur"]):
+        return None
+    oku, man, sen, rest = (int((match[g] or "0").replace(",", "")) for g in _PLACE_GROUPS)
+    places = [g for g in _PLACE_GROUPS if match[g]]
+    if (places in ([], ["man"], ["sen"], ["rest"])) or man >= 10_000:
+        return None
+    if rest >= (1_000 if match["sen"] else 10_000) or (match["rest"] or "").startswith("0,"):
+        return None
+    value = oku * 100_000_000 + man * 10_000 + sen * 1_000 + rest
+    return (-value if match["sign"] in _NEGATIVE_SIGNS else value), "円"
+
+
+# The groups of ``_PLACES``, from the highest place.
+_PLACE_GROUPS = ("oku", "man", "sen", "rest")
 
 
 def _dash_sign(match: re.Match[str], unit: str | None, dash: str | None) -> str | None:
@@ -408,21 +485,27 @@ def _dash_sign(match: re.Match[str], unit: str | None, dash: str | None) -> str 
     if unit:
         return None  # 1,200-千円: the sign between the digits and the unit
     minus = match["tail"].strip() == "-"  # the long-vowel mark ー is never a minus
-    if match["cur"] in _YEN_MARKS:
+    if _marked(match):
         if dash == DASH_END:
             return ""
         return "-" if dash == DASH_MINUS and minus else None
     return "-" if minus else None
 
 
-def _receipt_marks(match: re.Match[str], unit: str | None) -> bool:
+def _marked(match: re.Match[str]) -> bool:
+    """Whether a currency mark (``¥``, ``$``) or ``金`` stands before the amount: then a dash
+    after it may be the end mark (``dash``)."""
+    return match["cur"] in _CURRENCY_MARKS or bool(match["kin"])
+
+
+def _receipt_marks(match: re.Match[str], unit: str | None, ended: bool) -> bool:
     """Whether a receipt's marks around an amount stand where a receipt writes them: ``金``
-    first and ``也`` last only around yen with no sign (``金1,200円也``), ``※`` (the 止め
-    that closes an amount) after it."""
+    first and ``也`` last only around yen with no sign (``金1,200円也``; ``金12,000-`` where
+    the dash is read as the end mark: ``ended``), ``※`` (the 止め that closes an amount)
+    after it."""
     if match["kin"] or match["end"] == "也":
-        plain = not (
-            match["open"] or match["sign"] or match["sign2"] or match["tail"] or match["utail"]
-        )
+        dashed = bool(match["tail"] or match["utail"]) and not ended
+        plain = not (match["open"] or match["sign"] or match["sign2"] or dashed)
         return plain and (match["end"] != "也" or unit == "円")
     return True
 
@@ -456,6 +539,8 @@ def amount_problem(text: str) -> str:
         return f"丸数字などの番号の記号（{shown}）は金額として読みません"
     if dash_form(norm) == "yen_dash":
         return _UNIT_DASH_PROBLEM if re.search(r"円\s*[-ー]$", norm) else YEN_DASH_PROBLEM
+    if is_dollar(norm):  # read alone: refused only beside yen amounts
+        return DOLLAR_AMONG_YEN
     if norm.count("(") != norm.count(")"):
         return "括弧が閉じていません"
     if read_percent(norm) is not None:
@@ -473,6 +558,17 @@ def amount_problem(text: str) -> str:
         )
     if "銭" in norm:
         return "銭は 1,200円50銭 のように、円の後に 2 桁までで書いてください"
+    if re.fullmatch(r"[-+]?[0-9]+(?:\.[0-9]+)?[eE][-+]?[0-9]+", norm):
+        return (
+            "指数の表記（1.2E+06）は、Excel が丸めて表示した値（標準の表示形式の 12 桁以上の数値や"
+            "幅の狭い列）を CSV に保存したもので、元の金額が分かりません（Excel で列の表示形式を"
+            "数値にしてから保存し直してください）"
+        )
+    if any(c in norm for c in "億万千") and any(c.isdigit() for c in norm):
+        return (
+            "億・万・千の位で書いた金額は、1万2,000円・1億2,345万円 のように各位の数字を次の位より"
+            "小さく書き、円を付けてください（万円・千円だけの金額は列の単位として読みます）"
+        )
     stray = [
         c for c in norm.replace("赤字", "") if not (c.isdigit() or c in ",.¥\\$円()-+▲△ 金也※")
     ]
@@ -521,22 +617,31 @@ def _time(match: re.Match[str], day: dt.date) -> dt.date | dt.datetime | None:
     hour = _hour(match)
     minute = 30 if match["half"] else int(match["M"] or match["Mj"] or 0)
     second = int(match["S"] or match["Sj"] or 0)
-    micro = int((match["f"] or ".0")[1:].ljust(6, "0"))
+    micro = int((match["f"] or ".0")[1:7].ljust(6, "0"))
     if hour is None:
         return None
     try:
         stamp = dt.datetime(day.year, day.month, day.day, hour, minute, second, micro)
     except ValueError:
         return None
-    tz = match["tz"]
+    tz = match["tz"] or match["tzp"]
+    if _zone_doubt(match):
+        return None
+    if tz in _ZONE_NAMES:
+        return stamp.replace(tzinfo=dt.timezone(dt.timedelta(hours=_ZONE_NAMES[tz])))
     if tz:
-        if tz == "Z":
-            return stamp.replace(tzinfo=dt.UTC)
         sign = -1 if tz[0] == "-" else 1
         digits = tz[1:].replace(":", "")
-        offset = dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+        offset = dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:] or 0))
         return stamp.replace(tzinfo=dt.timezone(sign * offset))
     return stamp
+
+
+def _zone_doubt(match: re.Match[str]) -> bool:
+    """Whether the minus after a time (``10:00-12:00``) may end a time range as well as start
+    a zone: no seconds and no ``T`` (``10:00:00-05:00`` and ``T10:00-05:00`` are ISO 8601)."""
+    tz = match["tz"] or ""
+    return tz.startswith("-") and not match["S"] and not match["iso"]
 
 
 def _same_separators(first: str, second: str) -> bool:
@@ -545,7 +650,11 @@ def _same_separators(first: str, second: str) -> bool:
 
 
 def _day(year: int, month: str, day: str) -> dt.date | None:
+    """The day, or None where it does not exist; ``末`` (``2026年2月末日``: 月末, as payment
+    terms write it) is the month's last day."""
     try:
+        if day == "末":
+            return dt.date(year, int(month), calendar.monthrange(year, int(month))[1])
         return dt.date(year, int(month), int(day))
     except ValueError:
         return None
@@ -675,12 +784,19 @@ def date_problem(text: str) -> str:
                 f"曜日（{clash}）が日付と合いません（{day.year}年{day.month}月{day.day}日は"
                 f"{actual}曜日です）。日付と曜日のどちらが正しいか確かめてください"
             )
+        if day is not None and match["H"] is not None and _zone_doubt(match):
+            return (
+                f"時刻の後の「{match['tz']}」が、時刻の範囲の終わりか時差か決められません（範囲なら"
+                "開始と終了を別の列に、時差なら 2026-02-03T10:00:00-05:00 のように秒まで書いてください）"
+            )
         if day is not None and match["H"] is not None and _hour(match) is None:
             return (
                 "午前・午後と時刻の書き方が合いません（午後12時は正午とも午前0時とも読めます。"
                 "15:30 のように 24 時間で書いてください）"
             )
         return "存在しない日付か時刻です"
+    if _TIME_RANGE.fullmatch(norm):
+        return "時刻の範囲（開始と終了）は 1 つの日時として読めません（開始と終了を別の列に書いてください）"
     if is_month_day(norm):
         return (
             "年が書かれていないため、何年の日付か決められません（2026/2/3 のように年も書くか、"

@@ -40,7 +40,6 @@ from keiri_agent.documents.table_value import Table, TableOrigin
 
 __all__ = [
     "MAX_LISTED_CELLS",
-    "YEN_FACTORS",
     "TableReadInfo",
     "TableResult",
     "choose_header",

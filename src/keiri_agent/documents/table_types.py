@@ -19,8 +19,9 @@
 * **percentages**: every non-blank cell a percentage (``10%``, ``８％``) → the fractions (0.1),
   a number column, as a workbook's ``0%`` cells hold them. A plain number or a word among
   them (``0.1``: 10% or 0.1%?) keeps the column as written, the cells listed, as an amount
-  column's unreadable cells are (``_mixed_percents``).
-* **months**: every non-blank cell names a month (``2026年2月``, ``2026/02``) → a month column.
+  column's unreadable cells are (``rate_cells``, which ``table.aggregate`` asks too).
+* **months**: every non-blank cell names a month (``2026年2月``, ``2026/02``) → a month column;
+  so does a column headed 年月 (not 年月日) whose every cell is six digits ``202601``.
 * leading-zero codes (``0123``) stay text, so codes keep their zeros; a column holding such a
   code is a code column (not "mostly amounts") unless its header names an amount.
 
@@ -59,6 +60,7 @@ from keiri_agent.documents.cell_forms import (
     DASH_END,
     DASH_MINUS,
     DASH_TEXTS,
+    DOLLAR_AMONG_YEN,
     PLAIN_NUMBER,
     YearMonth,
     amount_problem,
@@ -67,6 +69,7 @@ from keiri_agent.documents.cell_forms import (
     era_outside,
     is_code,
     is_dash,
+    is_dollar,
     is_dot_thousands,
     is_european,
     is_month_day,
@@ -88,10 +91,13 @@ __all__ = [
     "MOSTLY_SHARE",
     "NAMED_SHARE",
     "ColumnTyping",
+    "RateCells",
     "Unreadable",
     "column_unit",
+    "dollar_cells",
     "is_amount_header",
     "is_date_header",
+    "rate_cells",
     "rate_problem",
     "type_column",
     "unit_in",
@@ -358,7 +364,11 @@ def _type_amounts(
             f"末尾に「-」のある金額 {trailing:,} 個をマイナスとして読みました（1,200- → -1200）"
         )
     cells = cell_units(values, numbers, units, declared, _text)
-    doubtful = {**cells.doubtful, **_dot_thousands(values, failed)}
+    doubtful = {
+        **cells.doubtful,
+        **_dot_thousands(values, failed),
+        **_dollars(values, numbers, failed),
+    }
     if dash_reading is None:
         doubtful.update(dict.fromkeys(yen_dashes, _YEN_DASH_MIXED))
     if not failed.any() and not doubtful:
@@ -396,6 +406,35 @@ def _dot_thousands(values: pd.Series, failed: pd.Series) -> dict[Any, str]:
         for i, v in read.items()
         if isinstance(v, str) and is_dot_thousands(v)
     }
+
+
+def dollar_cells(cells: pd.Series, numbers: np.ndarray) -> np.ndarray:
+    """The mask of the ``$`` amounts among the non-blank ``cells`` (``numbers``: each one's
+    amount, NaN where not read) when the column's other amounts are yen or bare numbers (not
+    only 0): dollars are never added to yen, so ``file.read_table`` lists them and the table
+    blocks stop at the first (one rule for both). A column of ``$`` amounts only is read as
+    its numbers (its header says the currency). Cells without the mark cost one pass."""
+    if isinstance(cells.dtype, pd.StringDtype):  # a CSV's column: one pass for the mark
+        marked = cells.str.contains("[$＄]", regex=True).fillna(False).to_numpy(dtype=bool)
+    else:  # no Arrow in a workbook's child (``_amounts``)
+        marked = np.array(
+            [isinstance(v, str) and ("$" in v or "＄" in v) for v in cells], dtype=bool
+        )
+    marked = np.asarray(marked & ~np.isnan(numbers), dtype=bool)
+    if marked.any():
+        found = np.flatnonzero(marked)
+        marked[found] = [is_dollar(str(v)) for v in cells.iloc[found].tolist()]
+    others = numbers[~marked & ~np.isnan(numbers)]
+    if not marked.any() or not (others != 0).any():
+        return np.zeros(len(cells), dtype=bool)  # beside 0 and dashes only: dollars
+    return marked
+
+
+def _dollars(values: pd.Series, numbers: pd.Series, failed: pd.Series) -> dict[Any, str]:
+    """The ``$`` amounts among yen of an amount column (``dollar_cells``): label → why."""
+    read = numbers.where(~failed.to_numpy()).to_numpy(dtype=float)
+    mask = dollar_cells(values, read)
+    return dict.fromkeys(values.index[mask].tolist(), DOLLAR_AMONG_YEN)
 
 
 # --- dates -----------------------------------------------------------------------------------
@@ -461,6 +500,33 @@ def _vector_dates(values: pd.Series, named: bool) -> tuple[pd.Series, pd.Series]
             days[match] = parsed
             rest &= ~(match & parsed.notna().reindex(values.index, fill_value=False))
     return days, rest
+
+
+# A header that names a month and no day (年月, 対象年月, 計上年月; not 年月日).
+_MONTH_HEADER = re.compile(r"年月(?!日)")
+# Six digits naming a month, as accounting software exports a period (202601).
+_YYYYMM = re.compile(r"(?:19|20)[0-9]{2}(?:0[1-9]|1[0-2])")
+
+
+def _year_months(
+    series: pd.Series, values: pd.Series, name: str, zone: tzinfo
+) -> ColumnTyping | None:
+    """A column headed 年月 (not 年月日) whose every cell is six digits naming a month
+    (``202601``) as a month column, with a note; else None (one cell otherwise, and the
+    column is typed as before: six digits under another header may be a code or YYMMDD)."""
+    if not _MONTH_HEADER.search(name):
+        return None
+    texts = [v.strip() if isinstance(v, str) else _text(v) for v in values.tolist()]
+    if not all(_YYYYMM.fullmatch(t) for t in texts):
+        return None
+    months = pd.Series([f"{t[:4]}/{t[4:]}" for t in texts], index=values.index, dtype=object)
+    typed = _type_dates(series, months, named=True, zone=zone)
+    if typed is not None:
+        typed.notes.append(
+            f"6 桁の年月 {len(texts):,} 個を年月として読みました（{texts[0]} → "
+            f"{texts[0][:4]}-{texts[0][4:]}）"
+        )
+    return typed
 
 
 def _type_dates(
@@ -553,7 +619,8 @@ def _undated(
 def _type_percents(series: pd.Series, values: pd.Series) -> ColumnTyping | None:
     """A column of percentages (``10%``, ``８％``: every non-blank cell) as the fractions a
     workbook holds for them (0.1, 0.08), so a CSV and a workbook compute alike. A column of
-    mostly percentages with plain numbers among them (``_mixed_percents``) stays text."""
+    mostly percentages with plain numbers or words among them stays text, each such cell
+    listed (``rate_cells``)."""
     if not _is_text(values):
         return None
     first = values.iloc[:_PROBE_VALUES]
@@ -562,10 +629,18 @@ def _type_percents(series: pd.Series, values: pd.Series) -> ColumnTyping | None:
     )
     if probe.empty or probe.mean() < NAMED_SHARE:
         return None  # not a column of percentages: read no further (a long text column)
-    read = values.map(lambda v: read_percent(v) if isinstance(v, str) else None)
-    if read.isna().any():
-        return _mixed_percents(series, values, read)
-    return _percents_read(series, values, read)
+    cells = rate_cells(values)
+    if cells is None:
+        return None
+    if cells.doubts:
+        bad = [Unreadable(_row_of(series, label), text, why) for label, text, why in cells.doubts]
+        return ColumnTyping(series, None, bad, meant="percent")
+    notes = (
+        [f"「-」だけのセル {cells.dashes:,} 個は割合なしとして空欄にしました"]
+        if cells.dashes
+        else []
+    )
+    return _percents_read(series, values, cells.fractions, notes)
 
 
 def _percents_read(
@@ -594,39 +669,51 @@ def rate_problem(text: str, number: float | None, example: str) -> str:
     )
 
 
-def _mixed_percents(series: pd.Series, values: pd.Series, read: pd.Series) -> ColumnTyping | None:
-    """A column of percentages (at least ``NAMED_SHARE`` of its cells but dashes) with other
-    cells among them. 0 is 0 either way; a lone dash (``―``: 前年比 without a last year) is no rate, blank
-    with a note. A plain number (``0.12`` or ``12`` typed into a cell not formatted as a
-    percentage, beside ``12%``) may be the fraction or the percentage: which cannot be known;
-    a word is no rate. With any such cell the column is left as written, as an amount column
-    with unreadable cells is, and each such cell is listed with why: a block that computes on
-    the column stops instead of reading a rate 100 times too large or small (a blank would be
-    skipped by a sum without a word)."""
-    if float(read[~_dashes(values).to_numpy()].notna().mean()) < NAMED_SHARE:
+@dataclass
+class RateCells:
+    """How the non-blank cells of a column of percentages read (``rate_cells``)."""
+
+    # Each cell's fraction (a 0 as 0.0); NaN for a lone dash and for a doubtful cell.
+    fractions: pd.Series
+    # (label, text, why) of each cell that is no rate, in the column's order.
+    doubts: list[tuple[Any, str, str]]
+    dashes: int  # lone dashes (``―``: 前年比 without a last year): no rate, blank
+    example: Any  # the label of the first percentage
+
+
+def rate_cells(values: pd.Series) -> RateCells | None:
+    """The non-blank cells ``values`` read as rates, when they are a column of percentages
+    (at least ``NAMED_SHARE`` of them but dashes), else None: ``file.read_table`` types the
+    column with it, and ``table.aggregate`` names the doubtful cell of a rate column it was
+    given (one decision for both). 0 is 0 either way; a lone dash is no rate. A plain number
+    (``0.12`` or ``12`` typed into a cell not formatted as a percentage, beside ``12%``) may
+    be the fraction or the percentage: which cannot be known; a word is no rate. Each such
+    cell is a doubt: the column stays as written and a block that computes on it stops
+    instead of reading a rate 100 times too large or small (a blank would be skipped by a sum
+    without a word)."""
+    fractions = values.map(lambda v: read_percent(v) if isinstance(v, str) else None)
+    shown = fractions.notna()
+    dashes = _dashes(values).to_numpy()
+    if not shown.any() or float(shown[~dashes].mean()) < NAMED_SHARE:
         return None
-    others = values[read.isna().to_numpy()]
-    example = values[read.notna().to_numpy()].iloc[0]
-    bad, dashes = [], 0
-    read = read.copy()
+    example: Any = shown.idxmax()
+    written = str(values.loc[example])
+    doubts: list[tuple[Any, str, str]] = []
+    others = values[~shown.to_numpy()]
     for label, value in zip(others.index.tolist(), others.tolist(), strict=True):
+        if is_dash(str(value)):
+            continue
         number = (
             value
             if isinstance(value, int | float) and not isinstance(value, bool)
             else read_amount(str(value))
         )
-        if number == 0 and not is_dash(str(value)):
-            read[label] = 0.0
-            continue
-        if is_dash(str(value)):
-            dashes += 1
+        if number == 0:
+            fractions[label] = 0.0
             continue
         text = _text(value)
-        bad.append(Unreadable(_row_of(series, label), text, rate_problem(text, number, example)))
-    if bad:
-        return ColumnTyping(series, None, bad, meant="percent")
-    notes = [f"「-」だけのセル {dashes:,} 個は割合なしとして空欄にしました"] if dashes else []
-    return _percents_read(series, values, read, notes)
+        doubts.append((label, text, rate_problem(text, number, written)))
+    return RateCells(pd.to_numeric(fractions), doubts, int(dashes.sum()), example)
 
 
 def _yearless(
@@ -749,7 +836,11 @@ def type_column(
     # A unit in a title row speaks for the amount columns, not for the dates beside them.
     amount_named = header_named or (unit is not None and not date_named)
     if date_named and (not header_named or _DATE_HEADER_END.search(name)):
-        typed = _undated(series, values, True, zone) or _yearless(series, values, period, zone)
+        typed = (
+            _year_months(series, values, name, zone)
+            or _undated(series, values, True, zone)
+            or _yearless(series, values, period, zone)
+        )
         if typed is not None:
             return typed
     if pd.api.types.is_numeric_dtype(series):

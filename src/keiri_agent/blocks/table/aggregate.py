@@ -43,8 +43,7 @@ from keiri_agent.blocks.table.records import (
     optional_mapping,
     require_columns,
 )
-from keiri_agent.documents.cell_forms import is_dash, read_amount, read_percent
-from keiri_agent.documents.table_types import NAMED_SHARE, rate_problem
+from keiri_agent.documents.table_types import rate_cells
 from keiri_agent.errors import BlockError
 
 __all__ = ["FUNCS", "TOTAL_LABEL", "UNITS", "TableAggregateBlock"]
@@ -317,24 +316,19 @@ def _aggregate(
 
 
 def _rate_cell(cells: pd.Series) -> tuple[int, Any, str] | None:
-    """In a rate column (``12%`` in at least ``NAMED_SHARE`` of its cells, as ``file.read_table``
-    decides, which keeps it as written when some cells are not percentages), the first cell
-    that is not one (0 and a lone dash are no doubt), as (row, cell, what is said of it); the
-    first percentage when every cell is one. None for any other column."""
-    texts = [json_cell(v) for v in cells.tolist()]
-    rates = [isinstance(t, str) and read_percent(t) is not None for t in texts]
-    filled = sum(t is not None and bool(str(t).strip()) and not is_dash(str(t)) for t in texts)
-    if not any(rates) or sum(rates) < NAMED_SHARE * filled:
+    """In a rate column (``rate_cells``, as ``file.read_table`` decides it: such a column with
+    a cell that is no rate is kept as written), the first such cell, as (row, cell, what is
+    said of it); the first percentage when every cell is one. None for any other column."""
+    texts = pd.Series([json_cell(v) for v in cells.tolist()], dtype=object)
+    filled = texts[texts.map(lambda t: t is not None and bool(str(t).strip())).astype(bool)]
+    rates = rate_cells(filled)
+    if rates is None:
         return None  # an amount column with a stray percentage: said as an amount
-    example = str(texts[rates.index(True)])
-    for row, (text, rate) in enumerate(zip(texts, rates, strict=True)):
-        if rate or text is None or is_dash(str(text)) or not str(text).strip():
-            continue
-        number = text if isinstance(text, int | float) else read_amount(str(text))
-        if number != 0:
-            said = rate_problem(str(text), None if number is None else float(number), example)
-            return row, text, f"率（百分率）の列の割合として読めないため（{said}）"
-    return rates.index(True), example, "金額として読めないため（率（百分率）の列の値です）"
+    if rates.doubts:
+        row, _, why = rates.doubts[0]
+        return int(row), texts[row], f"率（百分率）の列の割合として読めないため（{why}）"
+    example = int(rates.example)
+    return example, texts[example], "金額として読めないため（率（百分率）の列の値です）"
 
 
 def _not_a(table: Table, index: int, column: str, cell: Any, func: str, said: str) -> BlockError:

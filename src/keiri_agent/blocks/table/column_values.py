@@ -24,6 +24,7 @@ import pandas as pd
 
 from keiri_agent.blocks.table.cells import parse_amount, parse_date
 from keiri_agent.documents.cell_forms import PLAIN_NUMBER, local_zone
+from keiri_agent.documents.table_types import dollar_cells
 
 __all__ = [
     "MAX_SCALE",
@@ -81,7 +82,8 @@ def _read_amounts(column: pd.Series, *, stop: bool) -> tuple[pd.Series, np.ndarr
     """``(numbers, unreadable)``: every cell as a float amount (NaN for blanks and for cells
     that are not amounts) and the mask of the non-blank cells that are not amounts. Plain
     numbers are read in one vectorized pass, other forms (``¥1,234``, ``(1,200)``) once per
-    distinct text; a truth value, a date or a month is never an amount."""
+    distinct text; a truth value, a date or a month is never an amount, nor a ``$`` amount
+    among yen (``table_types.dollar_cells``, as ``file.read_table`` lists it)."""
     size = len(column)
     bad = np.zeros(size, dtype=bool)
     out = np.full(size, np.nan)
@@ -103,6 +105,8 @@ def _read_amounts(column: pd.Series, *, stop: bool) -> tuple[pd.Series, np.ndarr
     out[filled[rest]] = read
     bad[filled[truth]] = True
     bad[filled[rest][np.isnan(read)]] = True
+    dollars = filled[dollar_cells(text, out[filled])]  # $ among yen: never added
+    out[dollars], bad[dollars] = np.nan, True
     return pd.Series(out, index=column.index), bad
 
 

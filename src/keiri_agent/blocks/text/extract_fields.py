@@ -7,7 +7,10 @@ without an LLM, deterministically and for free; ``ai.process_llm`` is for the re
 Each field is a regular expression searched in the file's text (already NFKC-normalized by the
 file layer, so full-width digits and colons are ASCII). The value is the named group ``value``,
 else the first group, else the whole match; ``type`` converts it (``amount`` → number,
-``date`` → ISO date, ``integer``, ``string``). A required field that is missing or does not
+``date`` → ISO date, ``integer``, ``string``). In a document the dash after a currency amount
+(``￥12,000-``, ``$1,200-``, ``12,000円-``, ``金12,000-``) is the end mark (止め) that receipts
+and invoices write, never a minus (``cell_forms.DASH_END``); a dash after bare digits
+(``1,200-``) is the trailing minus of a system's printout. A required field that is missing or does not
 convert is a problem of that file: by default the block stops with a BlockError naming every
 such file and field (``on_missing: error``); with ``on_missing: report`` those files go to
 ``problems`` and the others are extracted. Nothing is guessed and nothing is dropped unsaid.
@@ -24,9 +27,9 @@ from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
 from keiri_agent.blocks.inputs import choice, string_list, unique_names
-from keiri_agent.blocks.table.cells import parse_amount, parse_date
+from keiri_agent.blocks.table.cells import parse_date
 from keiri_agent.blocks.table.records import input_error
-from keiri_agent.documents.cell_forms import read_amount
+from keiri_agent.documents.cell_forms import DASH_END, read_amount
 from keiri_agent.errors import reason_of
 
 __all__ = ["FIELD_TYPES", "ExtractFieldsBlock", "FieldRule"]
@@ -154,14 +157,12 @@ def _convert(raw: str, kind: str, zone: dt.tzinfo) -> Any:
     if kind == "string":
         return raw or None
     if kind == "amount":
-        number = parse_amount(raw.replace(" ", ""))
-        if number is None:
-            return None
-        return int(number) if number.is_integer() else number
+        number = read_amount(raw.replace(" ", ""), DASH_END)
+        return int(number) if isinstance(number, float) and number.is_integer() else number
     if kind == "date":
         date = parse_date(raw, zone)
         return date.isoformat() if date else None
-    parsed = read_amount(raw)
+    parsed = read_amount(raw, DASH_END)
     return parsed if isinstance(parsed, int) else None
 
 
