@@ -173,3 +173,37 @@ def test_schedule_list_warns_of_a_month_the_changed_holidays_leave_out(
     result = CliRunner().invoke(app, ["schedule", "list"])
     assert result.exit_code == 0, result.output
     assert f"{year}年8月に当たる日がなく、その月は実行されません" in result.stderr
+
+
+def test_a_month_is_looked_at_once_per_schedule_not_at_every_tick(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ticks come every few seconds and the two-year calendar of a rule costs tens of ms: a
+    server with many schedules must not spend a core on a question whose answer for the month
+    cannot change while it runs (the calendar is its settings')."""
+    import keiri_agent.server.scheduler as scheduler_module
+
+    base = team_settings(tmp_path, keiri_require_approval="off", keiri_company_holidays=YEAR_END)
+    approved_memo(base)
+    store = ScheduleStore.of(base)
+    for n in (5, 10, 15):
+        request = ScheduleRequest(plan_id=PLAN_ID, rule=BusinessDayRule(n=n), misfire="skip")
+        add_schedule(base, request, created_by="sato", now=ADDED)
+    asked: list[str] = []
+    real = scheduler_module.months_left_out
+
+    def counted(schedule: Schedule, now: datetime, settings: Any) -> list[date]:
+        asked.append(schedule.id)
+        return real(schedule, now, settings)
+
+    monkeypatch.setattr(scheduler_module, "months_left_out", counted)
+    scheduler = Scheduler(base, TaskRegistry(base), clock=lambda: ADDED, store=store)
+    for minutes in range(10):
+        moment = ADDED + timedelta(minutes=minutes)
+        scheduler.clock = lambda moment=moment: moment.astimezone(UTC)
+        scheduler.tick()
+    assert sorted(asked) == sorted(s.id for s in store.schedules.all())
+    # the next month is looked at again
+    scheduler.clock = lambda: _month_start("2027-01").astimezone(UTC)
+    scheduler.tick()
+    assert len(asked) == 6

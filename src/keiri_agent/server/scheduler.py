@@ -35,7 +35,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Final
 
 from keiri_agent.config import Settings
@@ -106,6 +106,9 @@ class Scheduler:
         self.folders = FolderWatcher(settings, self.store, self.start_run, self.notifier)
         self.ticks = 0  # how many ticks have finished (people and tests can watch it move)
         self.runs_started = 0  # runs this process started for schedules and triggers
+        # (schedule, when it was made, month) already looked at by _month_left_out: the calendar
+        # is this process's settings, so a month's answer does not change while it runs.
+        self._months_looked: set[tuple[str, datetime, date]] = set()
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -213,6 +216,10 @@ class Scheduler:
         """Record and tell, once, that the month holding ``now`` has no day for the rule."""
         zone = self.settings.keiri_timezone
         month = now.astimezone(zone).date().replace(day=1)
+        looked = (schedule.id, schedule.created_at, month)
+        if looked in self._months_looked:
+            return  # ticks come every few seconds; the two-year calendar costs tens of ms
+        self._months_looked.add(looked)
         missing = months_left_out(schedule, now, self.settings)
         if not missing or missing[0] != month:
             return
