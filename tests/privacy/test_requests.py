@@ -108,6 +108,10 @@ KEPT = [
     "df_Sales_Report.xlsx",  # an underscore after a letter is a code's
     "INV_2026_0012.pdf",
     "取引先名,得意先名,勤務先名,取引先名カナ",  # read 取引 + 先名 (a surname) before
+    # a setting's name joins words of a code with underscores: both must be names to be one
+    # (KEIRI is read as a given name; the plan generator's catalog names KEIRI_TIMEZONE)
+    "時差の付いた日時は KEIRI_TIMEZONE の時刻にそろえます",
+    "Keiri_Timezone, timezone_keiri",
 ]
 
 

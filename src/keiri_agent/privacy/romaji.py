@@ -236,6 +236,9 @@ def _pairs(text: str) -> list[Span]:
             if first + 2 < len(words) and not romaji[first + 2]:
                 continue  # Hasegawa Accounting Office: a company's name
             known = (name_word(pair[0]), name_word(pair[1]))
+            glue = run.group()[words[first][1] : words[first + 1][0]]
+            if glue == "_" and known != (True, True):
+                continue  # an underscore also joins a code's words (KEIRI_TIMEZONE, Timezone_Keiri)
             if True in known or known == (None, None):
                 spans.append(
                     Span(base + words[first][0], base + words[first + 1][1], PersonalKind.PERSON)
