@@ -76,6 +76,25 @@ def test_a_form_whose_closing_parenthesis_is_a_space_is_the_form(
 
 
 @pytest.mark.parametrize(
+    "payer", ["ｶ.ﾄｳﾖｳｺｰﾎﾟﾚｰｼﾖﾝ", "ｶ. ﾄｳﾖｳｺｰﾎﾟﾚｰｼﾖﾝ", "ﾄｳﾖｳｺｰﾎﾟﾚｰｼﾖﾝ.ｶ", "3001ｶ.ﾄｳﾖｳｺｰﾎﾟﾚｰｼﾖﾝ"]
+)
+def test_a_form_written_with_a_period_for_its_parenthesis_is_the_form(
+    tmp_path: Path, payer: str
+) -> None:
+    # Some payers' systems write ｶ. for ｶ): before, ｶ.ﾄｳﾖｳ... was a name one kana off, proposed.
+    out = _pays(tmp_path, TOYO, payer, 110_000)
+    assert matched_pairs(out) == {"1": ["INV-1"]}
+    assert column(out, "matched", "理由")[0].endswith("／金額: 一致")
+
+
+def test_a_period_after_a_kana_that_is_no_form_is_part_of_the_name(tmp_path: Path) -> None:
+    # ｴｽ.ｹｲ is an initial, no company form: the name stays エスケイ..., another company.
+    customer = {"取引先コード": "3020", "取引先名": "株式会社ケイ商事", "取引先名カナ": "ケイショウジ"}
+    out = _pays(tmp_path, customer, "ｴｽ.ｹｲｼﾖｳｼﾞ", 110_000)
+    assert out["matched"] == []
+
+
+@pytest.mark.parametrize(
     ("master_kana", "payer"),
     [
         ("トウヨウコーポレーション", "ｶ)ﾄｳﾖｳｺﾎﾟﾚｼﾖﾝ"),  # the payer's system left the marks out

@@ -3,7 +3,11 @@ with a space only (``山田商店 山田太郎``, no 代表, no parentheses): th
 account or the owner's own, and either is the customer. Before, such a master was indexed by
 the whole text alone (its kana, or the reading of both parts run together), so the owner's
 personal account (``ﾔﾏﾀﾞ ﾀﾛｳ``) was an unknown deposit. A person written with a space
-(``山田 太郎``) stays one name: another 山田 is never taken for them."""
+(``山田 太郎``) stays one name: another 山田 is never taken for them.
+
+A master with 取引先名カナ is compared by its kana only (its kanji's readings are no keys beside
+it), but a kana that spells one part of a trade name and owner leaves the other part to its
+reading: before, with ``ヤマダショウテン`` in the kana the owner's account was unknown again."""
 
 from __future__ import annotations
 
@@ -44,4 +48,39 @@ def test_a_trade_name_and_owner_parted_by_a_space_finds_either(
 @pytest.mark.parametrize("name", ["山田 太郎", "青葉 商事"])
 def test_a_name_written_with_a_space_is_not_taken_apart(tmp_path: Path, name: str) -> None:
     out = _pays(tmp_path, name, "", "ﾔﾏﾀﾞ ﾊﾅｺ")  # another 山田, or 青葉: no part alone
+    assert out["matched"] == []
+
+
+# The master's 取引先名カナ spells the trade name, both parts, or the owner; half-width too.
+KANA_OF_TRADE_AND_OWNER = [
+    ("山田商店 山田太郎", "ヤマダショウテン"),
+    ("山田商店 山田太郎", "ﾔﾏﾀﾞｼｮｳﾃﾝ"),
+    ("山田商店 山田太郎", "ヤマダショウテン ヤマダタロウ"),
+    ("山田商店（山田太郎）", "ヤマダショウテンヤマダタロウ"),
+    ("山田商店 代表 山田太郎", "ヤマダタロウ"),
+    ("さくら整骨院 佐藤花子", "サクラセイコツイン"),
+]
+
+
+@pytest.mark.parametrize(("name", "kana"), KANA_OF_TRADE_AND_OWNER)
+@pytest.mark.parametrize("side", ["owner", "trade", "both"])
+def test_a_master_kana_of_one_part_leaves_the_other_to_its_reading(
+    tmp_path: Path, name: str, kana: str, side: str
+) -> None:
+    test_a_trade_name_and_owner_parted_by_a_space_finds_either(tmp_path, name, kana, side)
+
+
+def test_the_master_kana_still_decides_the_name_it_spells(tmp_path: Path) -> None:
+    # 白鳥 is シラトリ by the master: a payer reading the trade name another way is proposed only.
+    out = _pays(tmp_path, "白鳥商店 白鳥太郎", "シラトリショウテン", "ｼﾛﾄﾘｼﾖｳﾃﾝ")
+    assert out["matched"] == []
+    assert "1 文字だけ違う取引先" in out["review"][0]["理由"]
+
+
+@pytest.mark.parametrize("kana", ["ヤマダ タロウ", "アオバ ショウジ"])
+def test_a_name_written_with_a_space_and_its_kana_is_not_taken_apart(
+    tmp_path: Path, kana: str
+) -> None:
+    name = "山田 太郎" if kana.startswith("ヤマダ") else "青葉 商事"
+    out = _pays(tmp_path, name, kana, "ﾔﾏﾀﾞ ﾊﾅｺ")
     assert out["matched"] == []

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from keiri_agent.blocks.table.names import CustomerName, Match, NameIndex, PayerName, split_name
+from keiri_agent.blocks.table.names import CustomerName, Match, NameIndex, PayerName
 from keiri_agent.blocks.table.normalize import normalize_key
 from keiri_agent.blocks.table.payments.book import identifier
 from keiri_agent.blocks.table.payments.model import Customer
@@ -37,13 +37,12 @@ def payer_key(raw: str) -> str:
 
 
 def _indexed(customer: Customer) -> CustomerName:
-    """The customer as the name index knows it: its kana (with the legal form of its name, which
-    the bank writes too) when the master has one, else its name."""
+    """The customer as the name index knows it: by its kana (with the legal form of its name,
+    which the bank writes too, and a sole proprietor's owner the kana does not spell) when the
+    master has one, else by its name."""
     if not customer.kana.strip():
         return CustomerName(customer.id, customer.name)
-    legal = split_name(customer.name).legal
-    written = f"{legal.name}{customer.kana}" if legal is not None else customer.kana
-    return CustomerName(customer.id, written, customer.kana)
+    return CustomerName(customer.id, customer.name, customer.kana, kana_decides=True)
 
 
 def name_id(name: str) -> str:
