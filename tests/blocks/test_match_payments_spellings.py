@@ -89,7 +89,11 @@ def test_a_form_written_with_a_period_for_its_parenthesis_is_the_form(
 
 def test_a_period_after_a_kana_that_is_no_form_is_part_of_the_name(tmp_path: Path) -> None:
     # ｴｽ.ｹｲ is an initial, no company form: the name stays エスケイ..., another company.
-    customer = {"取引先コード": "3020", "取引先名": "株式会社ケイ商事", "取引先名カナ": "ケイショウジ"}
+    customer = {
+        "取引先コード": "3020",
+        "取引先名": "株式会社ケイ商事",
+        "取引先名カナ": "ケイショウジ",
+    }
     out = _pays(tmp_path, customer, "ｴｽ.ｹｲｼﾖｳｼﾞ", 110_000)
     assert out["matched"] == []
 

@@ -10,7 +10,8 @@ input and the learned-names store). It answers, for one payer name:
   written first);
 - ``by_name``: the names package's :class:`~keiri_agent.blocks.table.names.NameIndex` (a payer's
   candidates by dict and sorted prefix, never compared with every customer), over the master's
-  取引先名カナ where the master has one, else the 取引先名 and its readings.
+  取引先名カナ where the master has one (and the reading of the part of a sole proprietor's
+  屋号 and 氏名 it does not spell), else the 取引先名 and its readings.
 
 A customer's id is its code; when the invoices carry no 取引先コード it is the name as
 compared (``normalize_key(company=True)``: 株式会社山田商事 and 山田商事(株) are one customer).
