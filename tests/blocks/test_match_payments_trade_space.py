@@ -16,7 +16,14 @@ from typing import Any
 
 import pytest
 
-from tests.blocks.payments_support import column, invoice, matched_pairs, one_transfer
+from tests.blocks.payments_support import (
+    column,
+    invoice,
+    matched_pairs,
+    one_transfer,
+    only_review,
+    option_values,
+)
 
 TRADE_AND_OWNER = [
     ("山田商店 山田太郎", ""),
@@ -84,3 +91,24 @@ def test_a_name_written_with_a_space_and_its_kana_is_not_taken_apart(
     name = "山田 太郎" if kana.startswith("ヤマダ") else "青葉 商事"
     out = _pays(tmp_path, name, kana, "ﾔﾏﾀﾞ ﾊﾅｺ")
     assert out["matched"] == []
+
+
+def test_an_owner_who_is_also_a_customer_of_his_own_is_for_a_person(tmp_path: Path) -> None:
+    # 山田太郎 bought in his own name too: his account pays for either, nothing is guessed.
+    customers = [
+        {
+            "取引先コード": "3015",
+            "取引先名": "山田商店 山田太郎",
+            "取引先名カナ": "ヤマダショウテン",
+        },
+        {"取引先コード": "3016", "取引先名": "山田太郎", "取引先名カナ": "ヤマダタロウ"},
+    ]
+    invoices = [
+        invoice("INV-1", "3015", "山田商店 山田太郎", 110_000),
+        invoice("INV-2", "3016", "山田太郎", 110_000),
+    ]
+    out = one_transfer(tmp_path, invoices, "ﾔﾏﾀﾞ ﾀﾛｳ", 110_000, customers)
+    row = only_review(out)
+    assert row["理由"].startswith("振込依頼人名が同じくらい合う取引先が 2 社あります")
+    # his own kana first (the master spelled it), the shop's by the reading of its owner
+    assert option_values(out) == ["取引先:3016", "取引先:3015", "該当なし"]
