@@ -21,6 +21,7 @@ import pytest
 
 from keiri_agent.blocks.table.names import CustomerName, NameIndex, PayerName, fold, name_match
 from tests.blocks.payments_support import (
+    alike_owe,
     column,
     invoice,
     matched_pairs,
@@ -117,19 +118,12 @@ def test_a_name_without_its_long_marks_is_the_name(
 
 def test_two_names_one_long_mark_apart_are_for_a_person(tmp_path: Path) -> None:
     # ﾋﾞﾙｻﾋﾞｽ is ビルサービス or ビールサービス written without marks: nobody can tell.
-    customers = [
-        {
-            "取引先コード": "3004",
-            "取引先名": "株式会社ビルサービス",
-            "取引先名カナ": "ビルサービス",
-        },
-        {"取引先コード": "3005", "取引先名": "ビール株式会社", "取引先名カナ": "ビールサービス"},
-    ]
-    invoices = [
-        invoice("INV-1", "3004", "株式会社ビルサービス", 110_000),
-        invoice("INV-2", "3005", "ビール株式会社", 110_000),
-    ]
-    out = one_transfer(tmp_path, invoices, "ｶ)ﾋﾞﾙｻﾋﾞｽ", 110_000, customers)
+    out = alike_owe(
+        tmp_path,
+        "ｶ)ﾋﾞﾙｻﾋﾞｽ",
+        ("3004", "株式会社ビルサービス", "ビルサービス"),
+        ("3005", "ビール株式会社", "ビールサービス"),
+    )
     row = only_review(out)
     assert row["理由"].startswith("振込依頼人名が同じくらい合う取引先が 2 社あります")
     assert option_values(out) == ["取引先:3004", "取引先:3005", "該当なし"]

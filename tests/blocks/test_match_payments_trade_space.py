@@ -17,12 +17,11 @@ from typing import Any
 import pytest
 
 from tests.blocks.payments_support import (
+    alike_owe,
     column,
     invoice,
     matched_pairs,
     one_transfer,
-    only_review,
-    option_values,
 )
 
 TRADE_AND_OWNER = [
@@ -93,22 +92,21 @@ def test_a_name_written_with_a_space_and_its_kana_is_not_taken_apart(
     assert out["matched"] == []
 
 
+# A shop and its owner as a customer in his own name (code, 取引先名, 取引先名カナ).
+SHOP_AND_OWNER = (
+    ("3015", "山田商店 山田太郎", "ヤマダショウテン"),
+    ("3016", "山田太郎", "ヤマダタロウ"),
+)
+
+
 def test_an_owner_who_is_also_a_customer_of_his_own_is_for_a_person(tmp_path: Path) -> None:
     # 山田太郎 bought in his own name too: his account pays for either, nothing is guessed.
-    customers = [
-        {
-            "取引先コード": "3015",
-            "取引先名": "山田商店 山田太郎",
-            "取引先名カナ": "ヤマダショウテン",
-        },
-        {"取引先コード": "3016", "取引先名": "山田太郎", "取引先名カナ": "ヤマダタロウ"},
-    ]
-    invoices = [
-        invoice("INV-1", "3015", "山田商店 山田太郎", 110_000),
-        invoice("INV-2", "3016", "山田太郎", 110_000),
-    ]
-    out = one_transfer(tmp_path, invoices, "ﾔﾏﾀﾞ ﾀﾛｳ", 110_000, customers)
-    row = only_review(out)
-    assert row["理由"].startswith("振込依頼人名が同じくらい合う取引先が 2 社あります")
+    out = alike_owe(tmp_path, "ﾔﾏﾀﾞ ﾀﾛｳ", *SHOP_AND_OWNER)
+    assert out["matched"] == []
+    (row,) = out["review"]
+    candidates = row["候補"].split(" ／ ")
     # his own kana first (the master spelled it), the shop's by the reading of its owner
-    assert option_values(out) == ["取引先:3016", "取引先:3015", "該当なし"]
+    assert [c.split("—")[0] for c in candidates] == [
+        "3016 山田太郎（マスタのカナ）",
+        "3015 山田商店 山田太郎（読み）",
+    ]
