@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from keiri_agent.blocks.table.names import customer_keys
 from tests.blocks.payments_support import (
     alike_owe,
     column,
@@ -110,3 +111,20 @@ def test_an_owner_who_is_also_a_customer_of_his_own_is_for_a_person(tmp_path: Pa
         "3016 山田太郎（マスタのカナ）",
         "3015 山田商店 山田太郎（読み）",
     ]
+
+
+@pytest.mark.parametrize(
+    ("name", "kana", "parts"),
+    [
+        ("山田（山田商店）", "ヤマダショウテン", ("ヤマダシヨウテン", "ヤマダ")),
+        ("山田（山田商店）", "ヤマダショウテンヤマダ", ("ヤマダシヨウテン", "ヤマダ")),
+        ("山田（山田商店）", "ヤマダヤマダショウテン", ("ヤマダシヨウテン", "ヤマダ")),
+    ],
+)
+def test_a_kana_is_parted_where_a_whole_reading_of_a_part_is(
+    name: str, kana: str, parts: tuple[str, str]
+) -> None:
+    # The surname alone is a start of the shop's reading: never ヤマダ and シヨウテン(ヤマダ).
+    keys = {key.text for key in customer_keys(name, kana, kana_decides=True)}
+    assert set(parts) <= keys
+    assert not any(key.startswith("シヨウテン") for key in keys), keys

@@ -245,7 +245,8 @@ def _unspelled(name: str, kana: str) -> tuple[tuple[str, NameSource], ...]:
     """The keys a sole proprietor's ``name`` (trade name and owner, :func:`.split.trade_parts`)
     has beyond its master kana (folded, canonical) that spells one part or both: when the kana
     is one part's reading, the other part's readings, alone and joined to the kana either way;
-    when it is both parts' (a part's reading and the rest, in either order), each alone and
+    when it is both parts' (a part's reading and the rest, in either order, the longest reading
+    taken), each alone and
     both the other way round; when it is neither part's reading (the trade name read another
     way), the owner's readings as before, the owner being the part that is a person's full
     name. () for any other name."""
@@ -253,14 +254,16 @@ def _unspelled(name: str, kana: str) -> tuple[tuple[str, NameSource], ...]:
     if len(parts) < 2:
         return ()
     spoken = [tuple(canonical(r) for r in readings(kanji_business_short(p))) for p in parts]
+    # A part's whole reading first, then the longest start or end: 山田（山田商店） with
+    # ヤマダシヨウテン(ヤマダ) is never ヤマダ and シヨウテン(ヤマダ).
     for mine, other in ((0, 1), (1, 0)):
-        for reading in spoken[mine]:
-            if reading == kana:
-                return _joined(kana, spoken[other])
-            if len(kana) > len(reading) and kana.startswith(reading):
-                return _both(reading, kana[len(reading) :])
-            if len(kana) > len(reading) and kana.endswith(reading):
-                return _both(reading, kana[: -len(reading)])
+        if kana in spoken[mine]:
+            return _joined(kana, spoken[other])
+    for reading in sorted({r for part in spoken for r in part}, key=lambda r: (-len(r), r)):
+        if len(kana) > len(reading) and kana.startswith(reading):
+            return _both(reading, kana[len(reading) :])
+        if len(kana) > len(reading) and kana.endswith(reading):
+            return _both(reading, kana[: -len(reading)])
     owners = [number for number, part in enumerate(parts) if is_full_name(part)]
     return _joined(kana, spoken[owners[0]]) if len(owners) == 1 else ()
 
