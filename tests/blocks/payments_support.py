@@ -68,6 +68,14 @@ def one_transfer(
     return match(workspace, invoices, [deposit("1", payer, amount)], customers=customers)
 
 
+def alike_owe(workspace: Path, payer: str, *customers: tuple[str, str, str]) -> dict[str, Any]:
+    """One transfer of 110,000 円 from ``payer`` while each of ``customers`` (code, name, kana)
+    owes that much (INV-1, INV-2 ...): only the name can tell them apart."""
+    master = [{"取引先コード": c, "取引先名": n, "取引先名カナ": k} for c, n, k in customers]
+    invoices = [invoice(f"INV-{i}", c, n, 110_000) for i, (c, n, _) in enumerate(customers, 1)]
+    return one_transfer(workspace, invoices, payer, 110_000, master)
+
+
 def matched_pairs(out: dict[str, Any]) -> dict[str, list[str]]:
     """照会番号 → the invoices its line cleared, in order."""
     pairs: dict[str, list[str]] = {}

@@ -53,6 +53,8 @@ GENERATORS: dict[str, tuple[Callable[[int, int], list[Any]], int, tuple[str, ...
             "combined_fee",
             "sister",
             "proprietor_trade_owner_word",
+            "proprietor_owner",
+            "first_period",
         ),
     ),
     "groups": (  # tests/support/bank_groups.py, its misses in test_match_payments_groups

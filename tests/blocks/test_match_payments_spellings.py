@@ -21,6 +21,7 @@ import pytest
 
 from keiri_agent.blocks.table.names import CustomerName, NameIndex, PayerName, fold, name_match
 from tests.blocks.payments_support import (
+    alike_owe,
     column,
     invoice,
     matched_pairs,
@@ -76,6 +77,29 @@ def test_a_form_whose_closing_parenthesis_is_a_space_is_the_form(
 
 
 @pytest.mark.parametrize(
+    "payer", ["ｶ.ﾄｳﾖｳｺｰﾎﾟﾚｰｼﾖﾝ", "ｶ. ﾄｳﾖｳｺｰﾎﾟﾚｰｼﾖﾝ", "ﾄｳﾖｳｺｰﾎﾟﾚｰｼﾖﾝ.ｶ", "3001ｶ.ﾄｳﾖｳｺｰﾎﾟﾚｰｼﾖﾝ"]
+)
+def test_a_form_written_with_a_period_for_its_parenthesis_is_the_form(
+    tmp_path: Path, payer: str
+) -> None:
+    # Some payers' systems write ｶ. for ｶ): before, ｶ.ﾄｳﾖｳ... was a name one kana off, proposed.
+    out = _pays(tmp_path, TOYO, payer, 110_000)
+    assert matched_pairs(out) == {"1": ["INV-1"]}
+    assert column(out, "matched", "理由")[0].endswith("／金額: 一致")
+
+
+def test_a_period_after_a_kana_that_is_no_form_is_part_of_the_name(tmp_path: Path) -> None:
+    # ｴｽ.ｹｲ is an initial, no company form: the name stays エスケイ..., another company.
+    customer = {
+        "取引先コード": "3020",
+        "取引先名": "株式会社ケイ商事",
+        "取引先名カナ": "ケイショウジ",
+    }
+    out = _pays(tmp_path, customer, "ｴｽ.ｹｲｼﾖｳｼﾞ", 110_000)
+    assert out["matched"] == []
+
+
+@pytest.mark.parametrize(
     ("master_kana", "payer"),
     [
         ("トウヨウコーポレーション", "ｶ)ﾄｳﾖｳｺﾎﾟﾚｼﾖﾝ"),  # the payer's system left the marks out
@@ -94,19 +118,12 @@ def test_a_name_without_its_long_marks_is_the_name(
 
 def test_two_names_one_long_mark_apart_are_for_a_person(tmp_path: Path) -> None:
     # ﾋﾞﾙｻﾋﾞｽ is ビルサービス or ビールサービス written without marks: nobody can tell.
-    customers = [
-        {
-            "取引先コード": "3004",
-            "取引先名": "株式会社ビルサービス",
-            "取引先名カナ": "ビルサービス",
-        },
-        {"取引先コード": "3005", "取引先名": "ビール株式会社", "取引先名カナ": "ビールサービス"},
-    ]
-    invoices = [
-        invoice("INV-1", "3004", "株式会社ビルサービス", 110_000),
-        invoice("INV-2", "3005", "ビール株式会社", 110_000),
-    ]
-    out = one_transfer(tmp_path, invoices, "ｶ)ﾋﾞﾙｻﾋﾞｽ", 110_000, customers)
+    out = alike_owe(
+        tmp_path,
+        "ｶ)ﾋﾞﾙｻﾋﾞｽ",
+        ("3004", "株式会社ビルサービス", "ビルサービス"),
+        ("3005", "ビール株式会社", "ビールサービス"),
+    )
     row = only_review(out)
     assert row["理由"].startswith("振込依頼人名が同じくらい合う取引先が 2 社あります")
     assert option_values(out) == ["取引先:3004", "取引先:3005", "該当なし"]

@@ -18,7 +18,9 @@ statements that carry it write names:
 - the whole field cut at 48, or at an export's 30 or 20 half-width characters: inside the name,
   inside a spelled-out or abbreviated form after it, between a kana and its voiced mark;
 - a sole proprietor's account named by its trade name (屋号), its owner or both
-  (``ﾔﾏﾀﾞｼﾖｳﾃﾝ ﾀﾞｲﾋﾖｳ ﾔﾏﾀﾞ ﾀﾛｳ``, ``ﾔﾏﾀﾞ ﾀﾛｳ(ﾔﾏﾀﾞｼﾖｳﾃﾝ``), the master holding both;
+  (``ﾔﾏﾀﾞｼﾖｳﾃﾝ ﾀﾞｲﾋﾖｳ ﾔﾏﾀﾞ ﾀﾛｳ``, ``ﾔﾏﾀﾞ ﾀﾛｳ(ﾔﾏﾀﾞｼﾖｳﾃﾝ``), the master holding both
+  (in parentheses, after 代表 or a space only) and as kana nothing, the trade name or both;
+- a period where the form's parenthesis belongs (``ｶ.ﾄｳﾖｳ...``, ``ﾄｳﾖｳ....ｶ``);
 - two or three invoices paid in one transfer, with or without a bank fee taken off.
 
 The master holds customers whose names share their first 20 or more kana, a name that is the
@@ -77,9 +79,11 @@ CUSTOMERS = (
     Customer("3012", "サクラデザインスタジオ株式会社", "サクラデザインスタジオ", "株式会社", False),
     Customer("3013", "サクラデザインスタジオジャパン株式会社", "サクラデザインスタジオジャパン", "株式会社", False),
     Customer("3014", "株式会社ダイヤモンドジャパン", "ダイヤモンドジャパン", "株式会社", True),
-    # Sole proprietors: the master holds the trade name (屋号) and the owner, no kana.
+    # Sole proprietors: the master holds the trade name (屋号) and the owner; its kana (when it
+    # has one) spells the trade name, or both.
     Customer("3015", "山田商店（山田太郎）", "ヤマダショウテン", "", True, "ヤマダ タロウ"),
     Customer("3016", "さくら整骨院 代表 佐藤花子", "サクラセイコツイン", "", True, "サトウ ハナコ"),
+    Customer("3017", "みどり薬局 鈴木一郎", "ミドリヤッキョク", "", True, "スズキ イチロウ"),
 )  # fmt: skip
 STRANGERS = ("ｶ)ﾋｶﾞｼﾆﾎﾝｹﾝｾﾂ", "ﾄﾞ)ﾌﾞﾙｰｽｶｲ", "ｻｸﾗﾃﾞｻﾞｲﾝ(ﾕ", "(ｶ ﾀﾞｲﾔﾓﾝﾄﾞﾘｰｽ", "ｲ)ﾐｶｽﾞｷ")
 # Words after a customer's name that make another company (a parent, a sister).
@@ -164,8 +168,12 @@ def _looks_alike(a: Customer, b: Customer) -> bool:
 
 
 def _master_row(customer: Customer, rng: random.Random) -> dict[str, str]:
-    if customer.owner:  # read from the kanji name (SudachiPy)
-        return {"取引先コード": customer.code, "取引先名": customer.name, "取引先名カナ": ""}
+    if customer.owner:  # no kana (read from the kanji name), the trade name's, or both parts'
+        owner = customer.owner.replace(" ", "")
+        kana = rng.choice(("", customer.reading, half_width(customer.reading)))
+        if rng.random() < 0.25:
+            kana = f"{customer.reading}{rng.choice(('', ' '))}{owner}"
+        return {"取引先コード": customer.code, "取引先名": customer.name, "取引先名カナ": kana}
     style = rng.random()
     reading = customer.reading
     if style < 0.35:
@@ -267,6 +275,7 @@ def _form(customer: Customer, rng: random.Random) -> tuple[str, str, str]:
             "first_open": (f"({short} ", ""),
             "first_spelled": (f"{spelled} ", ""),
             "first_spelled_glued": (spelled, ""),
+            "first_period": (f"{short}.", ""),  # a period for the parenthesis
         }
     else:
         choices = {
@@ -275,6 +284,7 @@ def _form(customer: Customer, rng: random.Random) -> tuple[str, str, str]:
             "last_paren": ("", f"({short})"),
             "last_spelled": ("", _spelled_after(customer)),
             "last_spelled_glued": ("", spelled),
+            "last_period": ("", f".{short}"),
             "middle": ("", f"({short})"),
             "middle_open": ("", f"({short} "),
         }

@@ -37,6 +37,7 @@ from keiri_agent.blocks.table.names.split import (
     canonical,
     cut_spelled_form,
     is_branch,
+    is_full_name,
     is_title,
     kanji_business_short,
     split_name,
@@ -84,10 +85,14 @@ class CustomerName:
     code: str
     name: str
     kana: str | None = None
+    # The master's kana is how the name reads: no reading of the kanji is a key beside it (白鳥
+    # read シロトリ is another name than シラトリ), but for the part of a sole proprietor's name
+    # the kana does not spell (its owner, ``ﾔﾏﾀﾞ ﾀﾛｳ`` of 山田商店 山田太郎 with ヤマダショウテン).
+    kana_decides: bool = False
 
     @property
     def keys(self) -> tuple[NameKey, ...]:
-        return customer_keys(self.name, self.kana or "")
+        return customer_keys(self.name, self.kana or "", kana_decides=self.kana_decides)
 
 
 @dataclass(frozen=True)
@@ -204,8 +209,9 @@ def _code(text: str) -> tuple[str, str]:
 
 
 @lru_cache(maxsize=MAX_CACHED_NAMES)
-def customer_keys(name: str, kana: str = "") -> tuple[NameKey, ...]:
-    """Every key of a customer named ``name`` (取引先名) with ``kana`` (取引先名カナ, or "")."""
+def customer_keys(name: str, kana: str = "", *, kana_decides: bool = False) -> tuple[NameKey, ...]:
+    """Every key of a customer named ``name`` (取引先名) with ``kana`` (取引先名カナ, or "");
+    ``kana_decides``: a kana given is the name's only spelling (:attr:`CustomerName.kana_decides`)."""
     found: dict[str, NameSource] = {}
     spelled = split_name(kana) if kana.strip() else None
     written = split_name(name)
@@ -213,6 +219,11 @@ def customer_keys(name: str, kana: str = "") -> tuple[NameKey, ...]:
     form = (spelled.legal if spelled else None) or written.legal
     for text in _variants(spelled.name, form) if spelled else ():
         found.setdefault(canonical(fold(text)), NameSource.KANA)
+    if spelled and kana_decides:
+        owner = _unspelled(written.name, canonical(fold(spelled.name))) if form is None else ()
+        for text, source in owner:
+            found.setdefault(text, source)
+        return tuple(NameKey(text, source, form) for text, source in found.items() if text)
     for text in _variants(written.name, form):
         found.setdefault(canonical(fold(text)), NameSource.NAME)
         if has_kanji(text):
@@ -228,6 +239,49 @@ def _variants(name: str, form: CompanyForm | None) -> tuple[str, ...]:
     trimmed = business_trimmed(name)
     owner = trade_parts(name) if form is None else ()
     return (name, *((trimmed,) if trimmed else ()), *owner)
+
+
+def _unspelled(name: str, kana: str) -> tuple[tuple[str, NameSource], ...]:
+    """The keys a sole proprietor's ``name`` (trade name and owner, :func:`.split.trade_parts`)
+    has beyond its master kana (folded, canonical) that spells one part or both: when the kana
+    is one part's reading, the other part's readings, alone and joined to the kana either way;
+    when it is both parts' (a part's reading and the rest, in either order, the longest reading
+    taken), each alone and
+    both the other way round; when it is neither part's reading (the trade name read another
+    way), the owner's readings as before, the owner being the part that is a person's full
+    name. () for any other name."""
+    parts = trade_parts(name)[:2]
+    if len(parts) < 2:
+        return ()
+    spoken = [tuple(canonical(r) for r in readings(kanji_business_short(p))) for p in parts]
+    # A part's whole reading first, then the longest start or end: 山田（山田商店） with
+    # ヤマダシヨウテン(ヤマダ) is never ヤマダ and シヨウテン(ヤマダ).
+    for mine, other in ((0, 1), (1, 0)):
+        if kana in spoken[mine]:
+            return _joined(kana, spoken[other])
+    for reading in sorted({r for part in spoken for r in part}, key=lambda r: (-len(r), r)):
+        if len(kana) > len(reading) and kana.startswith(reading):
+            return _both(reading, kana[len(reading) :])
+        if len(kana) > len(reading) and kana.endswith(reading):
+            return _both(reading, kana[: -len(reading)])
+    owners = [number for number, part in enumerate(parts) if is_full_name(part)]
+    return _joined(kana, spoken[owners[0]]) if len(owners) == 1 else ()
+
+
+def _both(reading: str, rest: str) -> tuple[tuple[str, NameSource], ...]:
+    """The keys of a kana that spells both parts (the one read ``reading``, then ``rest``)
+    beyond the whole: each part alone and both the other way round."""
+    return tuple((text, NameSource.KANA) for text in (reading, rest, rest + reading))
+
+
+def _joined(kana: str, owner: tuple[str, ...]) -> tuple[tuple[str, NameSource], ...]:
+    """The owner's readings (the first SudachiPy's own, the others alternates), each alone and
+    joined to the kana of the trade name in either order."""
+    keys: list[tuple[str, NameSource]] = []
+    for number, reading in enumerate(owner):
+        source = NameSource.READING if number == 0 else NameSource.ALT_READING
+        keys += [(reading, source), (kana + reading, source), (reading + kana, source)]
+    return tuple(keys)
 
 
 def name_key(text: str) -> str:

@@ -45,6 +45,7 @@ __all__ = [
     "canonical",
     "cut_spelled_form",
     "is_branch",
+    "is_full_name",
     "is_title",
     "kanji_business_short",
     "split_name",
@@ -143,6 +144,11 @@ _SPACED = rf"\(([^()\s]{{1,{2 * _LONGEST_ABBREVIATION}}})\s+(?=\S)"
 _FIRST_SPACED = re.compile(f"^{_SPACED}")
 _MIDDLE_SPACED = re.compile(_SPACED)
 _CUT_FORM = re.compile(rf"\(({_TOKEN})?$")
+# The same with a period where a parenthesis belongs, as some payers' systems write it
+# (``ｶ.ｱｵﾊﾞｼﾖｳｼﾞ``, ``ｱｵﾊﾞｼﾖｳｼﾞ.ｶ``); only an abbreviation of the list counts (``ｴｽ.ｹｲ`` stays).
+_PERIOD_TOKEN = rf"([^().\s]{{1,{2 * _LONGEST_ABBREVIATION}}})"
+_FIRST_PERIOD = re.compile(rf"^{_PERIOD_TOKEN}\.")
+_LAST_PERIOD = re.compile(rf"\.{_PERIOD_TOKEN}$")
 
 
 @dataclass(frozen=True)
@@ -239,8 +245,7 @@ def business_trimmed(name: str) -> str:
 
 def starts_with_form(text: str) -> bool:
     """Whether ``text`` (NFKC) begins with a bank's form written first (``カ)``, ``トクヒ)``)."""
-    first = _FIRST.match(text)
-    return first is not None and _form_of(first.group(1)) is not None
+    return _form_at(text, (_FIRST, _FIRST_PERIOD)) is not None
 
 
 def is_branch(word: str) -> bool:
@@ -265,16 +270,26 @@ def _form_of(token: str) -> CompanyForm | None:
     return _ABBREVIATIONS.get(fold(token))
 
 
+def _form_at(
+    name: str, patterns: tuple[re.Pattern[str], ...]
+) -> tuple[re.Match[str], CompanyForm] | None:
+    """The first of ``patterns`` found in ``name`` whose token is an abbreviation, and its form."""
+    for pattern in patterns:
+        found = pattern.search(name)
+        if found and (form := _form_of(found.group(1))):
+            return found, form
+    return None
+
+
 def _kana_forms(name: str, forms: list[CompanyForm]) -> tuple[str, str]:
     """Remove the bank's abbreviations (first, last, middle); returns the name and the rest."""
     rest = ""
-    first = _FIRST.match(name) or _FIRST_SPACED.match(name)
-    if first and (form := _form_of(first.group(1))):
-        name = name[first.end() :]
-        forms.append(form)
-    if (last := _LAST.search(name)) and (form := _form_of(last.group(1))):
-        name = name[: last.start()]
-        forms.append(form)
+    if first := _form_at(name, (_FIRST, _FIRST_SPACED, _FIRST_PERIOD)):
+        name = name[first[0].end() :]
+        forms.append(first[1])
+    if last := _form_at(name, (_LAST, _LAST_PERIOD)):
+        name = name[: last[0].start()]
+        forms.append(last[1])
     for middle in (*_MIDDLE.finditer(name), *_MIDDLE_SPACED.finditer(name)):
         if form := _form_of(middle.group(1)):
             name, rest = name[: middle.start()], name[middle.end() :]
@@ -320,14 +335,15 @@ def _spaced_owner(text: str) -> list[str]:
         return [text]
     for cut in dict.fromkeys((1, len(words) - 1)):
         first, second = " ".join(words[:cut]), " ".join(words[cut:])
-        if _full_name(second) and name_parts(first) is None:
+        if is_full_name(second) and name_parts(first) is None:
             return [first, second]
-        if _full_name(first) and name_parts(second) is None:
+        if is_full_name(first) and name_parts(second) is None:
             return [second, first]
     return [text]
 
 
-def _full_name(text: str) -> bool:
+def is_full_name(text: str) -> bool:
+    """Whether ``text`` is a person's surname and given name by the dictionary (山田太郎)."""
     parts = name_parts(text)
     return parts is not None and len(parts) >= 2 and parts[0] == "姓" and parts[-1] == "名"
 

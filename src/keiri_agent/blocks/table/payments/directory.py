@@ -10,7 +10,8 @@ input and the learned-names store). It answers, for one payer name:
   written first);
 - ``by_name``: the names package's :class:`~keiri_agent.blocks.table.names.NameIndex` (a payer's
   candidates by dict and sorted prefix, never compared with every customer), over the master's
-  取引先名カナ where the master has one, else the 取引先名 and its readings.
+  取引先名カナ where the master has one (and the reading of the part of a sole proprietor's
+  屋号 and 氏名 it does not spell), else the 取引先名 and its readings.
 
 A customer's id is its code; when the invoices carry no 取引先コード it is the name as
 compared (``normalize_key(company=True)``: 株式会社山田商事 and 山田商事(株) are one customer).
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from keiri_agent.blocks.table.names import CustomerName, Match, NameIndex, PayerName, split_name
+from keiri_agent.blocks.table.names import CustomerName, Match, NameIndex, PayerName
 from keiri_agent.blocks.table.normalize import normalize_key
 from keiri_agent.blocks.table.payments.book import identifier
 from keiri_agent.blocks.table.payments.model import Customer
@@ -37,13 +38,12 @@ def payer_key(raw: str) -> str:
 
 
 def _indexed(customer: Customer) -> CustomerName:
-    """The customer as the name index knows it: its kana (with the legal form of its name, which
-    the bank writes too) when the master has one, else its name."""
+    """The customer as the name index knows it: by its kana (with the legal form of its name,
+    which the bank writes too, and a sole proprietor's owner the kana does not spell) when the
+    master has one, else by its name."""
     if not customer.kana.strip():
         return CustomerName(customer.id, customer.name)
-    legal = split_name(customer.name).legal
-    written = f"{legal.name}{customer.kana}" if legal is not None else customer.kana
-    return CustomerName(customer.id, written, customer.kana)
+    return CustomerName(customer.id, customer.name, customer.kana, kana_decides=True)
 
 
 def name_id(name: str) -> str:
