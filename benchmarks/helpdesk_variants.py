@@ -45,9 +45,7 @@ SPLITS: tuple[Split, ...] = get_args(Split)  # every list of the paraphrase file
 
 
 def _settings(cache: Path) -> Settings:
-    return Settings(
-        _env_file=None, keiri_llm_model_embedding=None, keiri_cache_dir=cache
-    )
+    return Settings(_env_file=None, keiri_llm_model_embedding=None, keiri_cache_dir=cache)
 
 
 def _share(hits: int, total: int) -> str:
