@@ -26,10 +26,11 @@ import collections
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import get_args
 
 from tests.support.helpdesk import EXAMPLES
 from tests.support.helpdesk_eval import gold_id, load_cases
-from tests.support.helpdesk_paraphrases import Paraphrase, found, load_lists, refused
+from tests.support.helpdesk_paraphrases import Paraphrase, Split, found, load_lists, refused
 from tests.support.helpdesk_typed import TYPED_SHAPES, typed_variants
 from tests.support.helpdesk_variants import SHAPES, Variant, both_pages_kept, top, variants
 
@@ -40,16 +41,11 @@ from keiri_agent.config import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 LARGE = ROOT / "examples" / "helpdesk_eval"
-SPLITS = (
-    "dev", "heldout", "dev2", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6",
-    "heldout7",
-)  # fmt: skip
+SPLITS: tuple[Split, ...] = get_args(Split)  # every list of the paraphrase file
 
 
 def _settings(cache: Path) -> Settings:
-    return Settings(  # type: ignore[call-arg]
-        _env_file=None, keiri_llm_model_embedding=None, keiri_cache_dir=cache
-    )
+    return Settings(_env_file=None, keiri_llm_model_embedding=None, keiri_cache_dir=cache)
 
 
 def _share(hits: int, total: int) -> str:

@@ -103,6 +103,44 @@ def test_no_module_imports_a_private_name_of_another() -> None:
     assert found == []
 
 
+def _unused_private_names() -> list[str]:
+    """Module-level private names (constants, functions, classes) that nothing reads: not their
+    module, not another module through an attribute. A decorated function is used by its
+    decorator (``atexit.register``)."""
+    trees = {
+        path: ast.parse(path.read_text(encoding="utf-8")) for path in sorted(SRC.rglob("*.py"))
+    }
+    attributes = {
+        node.attr
+        for tree in trees.values()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+    }
+    found = []
+    for path, tree in trees.items():
+        read = {
+            n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        }
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names = [] if node.decorator_list else [node.name]
+            elif isinstance(node, ast.Assign):
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                names = [node.target.id]
+            else:
+                continue
+            private = [n for n in names if n.startswith("_") and not n.startswith("__")]
+            found += [
+                f"{path.relative_to(SRC)}: {n}" for n in private if n not in read | attributes
+            ]
+    return found
+
+
+def test_no_module_keeps_a_private_name_nothing_reads() -> None:
+    assert _unused_private_names() == []
+
+
 # An exception's own text is English (``[Errno 13] Permission denied``); a message says
 # ``errors.reason_of(exc)`` and keeps ``errors.cause_of(exc)`` in its details. These f-strings
 # may still carry the raw text, each for the reason given: (module, enclosing function).

@@ -3,7 +3,8 @@
 Retrieval tokenizes with it (``retrieval.tokenize``), the personal-data detector reads its
 parts of speech for names (``privacy.names``), the name matcher spells names by their reading
 (``blocks.table.names.reading``); ``reading_of`` is the one rule for a word's reading. A dictionary is safe to share between threads;
-a Sudachi *tokenizer* is not, so each user builds its own per thread over the one dictionary.
+a Sudachi *tokenizer* is not: :func:`thread_tokenizer` is this thread's one, shared by every reader
+of the thread (a tokenizer's results stay valid after its next call, so readers may nest).
 """
 
 from __future__ import annotations
@@ -14,7 +15,14 @@ from typing import Any
 
 from keiri_agent.errors import ConfigurationError, cause_of, reason_of
 
-__all__ = ["ASCII_WORD", "TO_HIRAGANA", "TO_KATAKANA", "open_dictionary", "reading_of"]
+__all__ = [
+    "ASCII_WORD",
+    "TO_HIRAGANA",
+    "TO_KATAKANA",
+    "open_dictionary",
+    "reading_of",
+    "thread_tokenizer",
+]
 
 ASCII_WORD = re.compile(r"[\x21-\x7e]+")  # a word of Latin letters, digits and ASCII signs
 # Katakana ↔ hiragana (``str.translate`` tables): the dictionary knows many words in one of the
@@ -24,6 +32,7 @@ TO_KATAKANA = {code: code + 0x60 for code in range(ord("ぁ"), ord("ゖ") + 1)}
 
 _opened: dict[str, Any] = {}
 _lock = threading.Lock()
+_local = threading.local()  # .tokenizers: dictionary name → this thread's tokenizer
 
 
 def open_dictionary(name: str = "core") -> Any:
@@ -42,6 +51,19 @@ def open_dictionary(name: str = "core") -> Any:
                 raise _missing(name, exc) from exc
             _opened[name] = dictionary
         return dictionary
+
+
+def thread_tokenizer(name: str = "core") -> Any:
+    """This thread's Sudachi tokenizer over the ``sudachidict-<name>`` dictionary, in split mode C
+    (the longest words: 振込手数料 is one); built on the thread's first use."""
+    tokenizers: dict[str, Any] = _local.__dict__.setdefault("tokenizers", {})
+    tokenizer = tokenizers.get(name)
+    if tokenizer is None:
+        from sudachipy import SplitMode
+
+        tokenizer = open_dictionary(name).tokenizer(mode=SplitMode.C)
+        tokenizers[name] = tokenizer
+    return tokenizer
 
 
 def reading_of(morpheme: Any) -> str:

@@ -106,6 +106,23 @@ def test_an_llm_api_error_exits_1(source: Path, llm_server: ScriptedLLMServer) -
     assert "HTTP 500" in result.stderr
 
 
+@pytest.mark.parametrize("failure", ["missing input", "llm error"])
+def test_a_failed_run_leaves_no_folder_made_for_it(
+    failure: str, source: Path, llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    if failure == "llm error":
+        llm_server.add_error(500, "upstream exploded")
+    else:
+        llm_server.add_chat(json={"action": "convert", "target_format": "csv"})
+        source = tmp_path / "ない.csv"
+
+    result = runner.invoke(app, ["convert", "CSV に", "--source", str(source)])
+
+    assert result.exit_code == (1 if failure == "llm error" else 2), result.output
+    workspace = tmp_path / "workspace"  # KEIRI_WORKSPACE_ROOT
+    assert not workspace.exists() or sorted(workspace.iterdir()) == []
+
+
 def test_without_an_llm_key_the_user_is_told_what_to_set(
     source: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

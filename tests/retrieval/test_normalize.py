@@ -4,6 +4,9 @@ way the documents write them."""
 
 from __future__ import annotations
 
+import random
+import re
+
 import pytest
 
 from keiri_agent.retrieval.normalize import (
@@ -166,3 +169,51 @@ def test_kana_is_written_the_way_the_documents_write_it(
 )
 def test_what_no_document_word_matches_is_left_as_written(spellings: Spellings, typed: str) -> None:
     assert spellings.respell(typed) == typed
+
+
+# --- a pasted URL with the question's Japanese right after it --------------------------------
+
+URL_SHAPES = [
+    "https://xyz.example.co.jp/expense/list?id={n}",
+    "http://intra.example.local:8080/keihi/apply#step{n}",
+    "www.example.com",
+    "www.example.co.jp/manual/p{n}.html",
+    "https://example.com/search?q=%E7%B5%8C%E8%B2%BB&page={n}",
+    "ｈｔｔｐｓ：／／ｘｙｚ．ｅｘａｍｐｌｅ．ｃｏｍ／ｌｏｇｉｎ",  # typed in full width
+    "https://portal.example.jp/~keiri/form_{n}.xlsx",
+    "ftp://files.example.jp/upload/{n}/",
+]
+AFTER_URL = [
+    "{url}を開くと何も表示されません",
+    "{url}にアクセスするとエラーE-1004が出ます",
+    "{url}からダウンロードした申請書はどこに出しますか",
+    "{url} で経費精算の画面が開きません",
+    "{url}、ここで承認者を変えられますか",
+    "「{url}」のページが真っ白です",
+    "経費の画面（{url}）でログインできない",
+    "{url}\nこの画面で領収書を添付するには?",
+]
+
+
+def _question_words(template: str) -> list[str]:
+    """The Japanese of a generated message besides its URL: each must be kept."""
+    words = [part for part in re.split(r"[{}\sa-zA-Z0-9「」（）、?-]+|url", template) if part]
+    return [word for word in words if len(word) >= 2]
+
+
+def test_the_japanese_written_right_after_a_pasted_url_is_the_question() -> None:
+    rng = random.Random(2026)
+    wrong = []
+    cases = 0
+    for url_shape in URL_SHAPES:
+        for template in AFTER_URL:
+            url = url_shape.format(n=rng.randint(1, 9999))
+            message = template.format(url=url)
+            cleaned = clean_message(message)
+            cases += 1
+            missing = [w for w in _question_words(template) if w not in cleaned]
+            url_left = [piece for piece in ("example", "://", "www") if piece in cleaned]
+            if missing or url_left:
+                wrong.append(f"{message!r} → {cleaned!r}")
+    assert cases == 64
+    assert wrong == [], "\n".join(wrong)

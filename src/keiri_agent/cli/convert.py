@@ -8,7 +8,8 @@ Progress (the five steps' events) goes to stderr while it works; stdout holds th
 files, or with ``--json`` the whole ``ConvertResult``. Ctrl+C cancels the run and stops a running
 sandbox process; the output folder is as before (the files reach it only when the run succeeds,
 ``agents.staging``; a folder this command made is removed again) and the message says so, or
-names the files of a run that had ended before the stop reached it.
+names the files of a run that had ended before the stop reached it. A run that fails leaves no
+folder made for it either.
 
 When CodeAct asks something instead of finishing, the question is printed with the command that
 answers it: ``keiri-agent convert --continue <出力先> --answer "回答"`` (the task's continuation
@@ -237,11 +238,11 @@ def convert(
     finished = threading.Event()
     ended: list[ConvertResult] = []  # the run's result, once it has one
     out_dir: Path | None = None
+    made = out is None and continue_dir is None  # out_dir: a new folder of this command
 
     def stop() -> BlockError:
         cancel.set()  # the run stops its sandbox process and closes its log
         done = finished.wait(CANCEL_GRACE_S) if started.is_set() else True
-        made = out is None and continue_dir is None  # out_dir: a new folder of this command
         removed = done and made and _remove_if_empty(out_dir)  # left as before: no folder
         shown = out_dir if started.is_set() else None
         return stopped_error(shown, ended, done=done, removed=removed)
@@ -280,7 +281,11 @@ def convert(
                 finished.set()
 
         show = progress_printer(describe_event)
-        result = run_following(stream, work, show, name="keiri-convert")
+        try:
+            result = run_following(stream, work, show, name="keiri-convert")
+        finally:
+            if made and finished.is_set():  # a run that ended with nothing leaves no folder
+                _remove_if_empty(out_dir)  # (a stop still running is Ctrl+C's: stop())
     if result.status == "failed" and result.error is not None:
         show_error(BlockError.from_dict(result.error))  # once: the progress may have shown it
     if as_json:

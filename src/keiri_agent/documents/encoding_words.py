@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from keiri_agent.sudachi import open_dictionary
+from keiri_agent.sudachi import thread_tokenizer
 
 __all__ = ["SINGLE_CHAR_FIT", "UNKNOWN_KANA_FIT", "UNKNOWN_OTHER_FIT", "WORD_CHARS", "word_fit"]
 
@@ -41,10 +41,7 @@ def _is_katakana(text: str) -> bool:
 def word_fit(runs: list[str]) -> float:
     """The mean fit per character (see the module docstring) of ``runs``, the non-ASCII runs
     of one reading of a file, up to ``WORD_CHARS`` characters."""
-    from sudachipy import SplitMode
-
-    # One tokenizer per call: a tie is rare, and a tokenizer is not safe to share by threads.
-    tokenizer = open_dictionary().tokenizer(mode=SplitMode.C)
+    tokenizer = thread_tokenizer()
     total = 0.0
     chars = 0
     for run in runs:

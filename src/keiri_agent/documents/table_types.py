@@ -144,7 +144,6 @@ _UNIT = re.compile(
     r"[（(\[［【]\s*(?:単位\s*[:：]?\s*)?(?P<u>百万円|千円|万円|円)\s*[)）\]］】]|単位\s*[:：]?\s*(?P<t>百万円|千円|万円|円)"
 )
 _ASCII_NUMBER = re.compile(PLAIN_NUMBER)
-_ISO_DATE = re.compile(r" *[0-9]{4}-[0-9]{2}-[0-9]{2} *")
 
 
 @dataclass(frozen=True)

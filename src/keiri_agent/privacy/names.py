@@ -24,7 +24,6 @@ is taken whole by ``privacy.bank_payers``.
 from __future__ import annotations
 
 import re
-import threading
 from typing import Any
 
 from keiri_agent.bank_words import without_bank_words
@@ -46,7 +45,7 @@ from keiri_agent.privacy.name_context import (
     title_cut,
 )
 from keiri_agent.privacy.romaji import find_romaji_names, half_width_letters, with_romaji_part
-from keiri_agent.sudachi import open_dictionary
+from keiri_agent.sudachi import thread_tokenizer
 
 __all__ = ["HONORIFICS", "MAX_CHUNK_CHARS", "find_names"]
 
@@ -124,18 +123,6 @@ def _short_hiragana(text: str, found: list[Span]) -> list[Span]:
 # An underscore parts the words of a file name as a space does (松本_恵子_源泉徴収票.pdf): it is
 # read as one, so that the surname and the given name are one name.
 _READ_AS = str.maketrans("髙𠮷濵栁德﨑槗_", "高吉浜柳徳崎橋 ")
-
-_local = threading.local()
-
-
-def _tokenizer() -> Any:
-    tokenizer = getattr(_local, "tokenizer", None)
-    if tokenizer is None:
-        from sudachipy import SplitMode
-
-        tokenizer = open_dictionary().tokenizer(mode=SplitMode.C)
-        _local.tokenizer = tokenizer
-    return tokenizer
 
 
 def _chunks(text: str) -> list[tuple[int, str]]:
@@ -353,7 +340,7 @@ def find_names(text: str) -> list[Span]:
     """The spans of people's names in ``text``."""
     if not text.strip():
         return []
-    tokenizer = _tokenizer()
+    tokenizer = thread_tokenizer()
     spans = [
         Span(*m.span(next(g for g in (1, 2, 3) if m.group(g))), PersonalKind.PERSON)
         for m in _HONOURED.finditer(text)

@@ -204,7 +204,6 @@ _RUN = re.compile(
     rf"(?<![A-Za-z0-9@.\-])(?<![A-Za-z0-9]_){_WORD}(?:[ 　]+{_WORD}|,[ 　]*{_WORD}|_{_WORD})*"
     r"(?![A-Za-z0-9@])"
 )
-_SPLIT = re.compile(r"[ 　,]+")
 # Honorifics in roman letters as mails write them: Kato-san, Goto san, Ito-sama, Ueda-sensei.
 _ROMAJI_HONORIFICS = r"(?:san|sama|sensei|dono|kun|chan|shi)(?![A-Za-z])"
 _HONOURED = re.compile(

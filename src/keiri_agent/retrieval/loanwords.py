@@ -24,7 +24,7 @@ import functools
 import re
 from typing import Any
 
-from keiri_agent.sudachi import ASCII_WORD, TO_KATAKANA, open_dictionary
+from keiri_agent.sudachi import ASCII_WORD, TO_KATAKANA, thread_tokenizer
 
 __all__ = ["MIN_COST_GAIN", "MIN_LOANWORD_KANA", "english_reading", "katakana_loanwords"]
 
@@ -94,7 +94,7 @@ def english_reading(word: str) -> str | None:
 
 @functools.lru_cache(maxsize=LOOKUPS_KEPT)
 def _english(word: str) -> str | None:
-    morphemes = list(_tokenizer().tokenize(word))
+    morphemes = list(thread_tokenizer().tokenize(word))
     if len(morphemes) != 1 or morphemes[0].is_oov():
         return None
     reading: str = morphemes[0].reading_form()
@@ -117,7 +117,7 @@ def _loanword_end(text: str, start: int, run_end: int, run_start: bool) -> int |
         if not _is_loanword(katakana):
             continue
         if morphemes is None:
-            morphemes = list(_tokenizer().tokenize(text))
+            morphemes = list(thread_tokenizer().tokenize(text))
             if _after_a_word(text, start, morphemes):
                 return None
         known = _known_as(hiragana)
@@ -168,7 +168,7 @@ def _only_grammar(morphemes: list[Any], start: int, end: int) -> bool:
 def _is_loanword(katakana: str) -> bool:
     """One common noun of the dictionary, written in katakana as its own normal form (ホテル,
     ロゴ; not フリコミ → 振り込み, not a place or a person: イタ, バイイ)."""
-    morphemes = list(_tokenizer().tokenize(katakana))
+    morphemes = list(thread_tokenizer().tokenize(katakana))
     if len(morphemes) != 1 or morphemes[0].is_oov():
         return False
     morpheme = morphemes[0]
@@ -182,7 +182,7 @@ def _known_as(hiragana: str) -> str | None:
     """The normal form of ``hiragana`` when it alone is one uninflected word of the dictionary
     (いくら → 幾ら, めーる → メール), else None (a verb's form is decided by the sentence: ほてる
     is 火照る alone, ホテル before 代)."""
-    morphemes = list(_tokenizer().tokenize(hiragana))
+    morphemes = list(thread_tokenizer().tokenize(hiragana))
     if len(morphemes) != 1 or morphemes[0].is_oov():
         return None
     morpheme = morphemes[0]
@@ -193,11 +193,5 @@ def _known_as(hiragana: str) -> str | None:
 
 
 def _cost(text: str) -> int:
-    cost: int = _tokenizer().tokenize(text).get_internal_cost()
+    cost: int = thread_tokenizer().tokenize(text).get_internal_cost()
     return cost
-
-
-def _tokenizer() -> Any:
-    from sudachipy import SplitMode
-
-    return open_dictionary().tokenizer(mode=SplitMode.C)

@@ -11,7 +11,8 @@ each shared by every side that needs it:
 - :func:`clean_message` — what surrounds a question in a message and says nothing about its
   topic: office greetings and signatures (お疲れ様です。経理の山田です。… よろしくお願いします。,
   a ``--`` signature block, 【至急】), cushion words (恐れ入りますが、お伺いしたいのですが、),
-  pasted URLs (where the user was, not what they ask), emoji, emoticons, exclamation marks and
+  pasted URLs (where the user was, not what they ask; the Japanese typed right after one is
+  kept), emoji, emoticons, exclamation marks and
   chat laughter (?w, 笑: tone, not topic). Questions only: documents are not
   messages. A message that asks several things is split into its questions
   (:func:`split_questions`).
@@ -42,7 +43,7 @@ from rapidfuzz.distance import Indel
 
 from keiri_agent.retrieval.loanwords import english_reading, katakana_loanwords
 from keiri_agent.retrieval.tokenize import MAX_CHUNK_CHARS
-from keiri_agent.sudachi import TO_KATAKANA, open_dictionary
+from keiri_agent.sudachi import TO_KATAKANA, thread_tokenizer
 
 __all__ = [
     "GREETINGS",
@@ -62,9 +63,11 @@ MAX_READING_KANA = 16  # the longest reading looked up (compound nouns of the ma
 MIN_TWO_TYPOS_KANA = 4  # the word as typed
 MIN_TWO_TYPOS_WORD_KANA = 5  # the documents' word
 
-_URL = re.compile(
-    r"(?:https?|ftp)://[^\s　、。「」『』（）()<>\"']+|www\.[A-Za-z0-9.-]+[^\s　、。「」（）()<>]*"
-)
+# A URL is the characters a URL is written in (RFC 3986, quotes and brackets left out: they
+# enclose it): it ends at the first other one, so Japanese typed right after it without a space
+# (www.example.comを開くと) stays the question's. A path in Japanese (rare: a browser copies it
+# percent-encoded) is left as words.
+_URL = re.compile(r"(?:(?:https?|ftp)://|www\.)[A-Za-z0-9\-._~:/?#\[\]@!$&*+,;=%]+")
 _EMOJI = re.compile(
     "[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\u200d\ufe0f\u20e3\U0001f3fb-\U0001f3ff]+"
 )
@@ -202,7 +205,7 @@ class Spellings:
         frequent spelling when several share one: 振込 and 振り込み), and their Latin words."""
         from sudachipy import SplitMode
 
-        tokenizer = _tokenizer()
+        tokenizer = thread_tokenizer()
         counts: dict[str, Counter[str]] = {}
         latin: set[str] = set()
         for text in texts:
@@ -298,7 +301,7 @@ class _Inflections:
         self.hard: set[int] = set()
         self.verb_of: dict[int, int] = {}
         for start in range(0, len(text), MAX_CHUNK_CHARS):
-            for morpheme in _tokenizer().tokenize(text[start : start + MAX_CHUNK_CHARS]):
+            for morpheme in thread_tokenizer().tokenize(text[start : start + MAX_CHUNK_CHARS]):
                 pos = morpheme.part_of_speech()
                 span = range(start + morpheme.begin(), start + morpheme.end())
                 if pos[0] == "助動詞" and len(span) >= MIN_AUXILIARY_CHARS:
@@ -315,14 +318,8 @@ class _Inflections:
 
 def _is_word(katakana: str) -> bool:
     """Whether the dictionary knows ``katakana`` as one word (スキャン: not a typo)."""
-    morphemes = list(_tokenizer().tokenize(katakana))
+    morphemes = list(thread_tokenizer().tokenize(katakana))
     return len(morphemes) == 1 and not morphemes[0].is_oov()
-
-
-def _tokenizer() -> Any:
-    from sudachipy import SplitMode
-
-    return open_dictionary().tokenizer(mode=SplitMode.C)
 
 
 def _one_left_out(word: str) -> set[str]:

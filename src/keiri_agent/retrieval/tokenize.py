@@ -14,7 +14,8 @@ A text becomes the list of terms BM25 counts:
   codes, product numbers and block ids match exactly.
 
 The dictionary is loaded once per process (:func:`get_tokenizer`); each thread gets its own Sudachi
-tokenizer over it, because one tokenizer must not be used from two threads at once.
+tokenizer over it (``sudachi.thread_tokenizer``), because one tokenizer must not be used from two
+threads at once.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
-from keiri_agent.sudachi import ASCII_WORD, open_dictionary, reading_of
+from keiri_agent.sudachi import ASCII_WORD, open_dictionary, reading_of, thread_tokenizer
 
 __all__ = [
     "DROPPED_POS",
@@ -93,7 +94,6 @@ class JapaneseTokenizer:
         self._split_a: Any = None
         self._dropped_pos: frozenset[int] = frozenset()
         self._lock = threading.Lock()
-        self._local = threading.local()
         # word id → terms of its mode-A parts; dict reads and writes are atomic under the GIL.
         self._parts: dict[int, tuple[str, ...]] = {}
 
@@ -127,13 +127,8 @@ class JapaneseTokenizer:
         return self._open()
 
     def _tokenizer(self) -> Any:
-        tokenizer = getattr(self._local, "tokenizer", None)
-        if tokenizer is None:
-            from sudachipy import SplitMode
-
-            tokenizer = self._open().tokenizer(mode=SplitMode.C)
-            self._local.tokenizer = tokenizer
-        return tokenizer
+        self._open()
+        return thread_tokenizer(self.dictionary_name)
 
     def tokenize(self, text: str) -> list[str]:
         """The terms of ``text`` in order (repeats kept: BM25 counts them)."""

@@ -270,6 +270,31 @@ def test_a_missing_input_is_the_users_error_not_a_fallback(
     assert len(errors) == 1
 
 
+@pytest.mark.parametrize("ending", ["missing input", "cancelled"])
+def test_a_run_without_out_dir_that_ends_with_nothing_leaves_no_session_folder(
+    ending: str, env: Path, llm_server: ScriptedLLMServer, sandbox_executor: SandboxExecutor
+) -> None:
+    workspace = env.parent / "workspace"  # KEIRI_WORKSPACE_ROOT (convert_env)
+    llm_server.add_chat(json=convert_job("parquet"))
+    cancel = threading.Event()
+    if ending == "cancelled":
+        cancel.set()
+    source = env.parent / "nothing.csv" if ending == "missing input" else env
+
+    result = run_convert("変換して", source=str(source), executor=sandbox_executor, cancel=cancel)
+
+    assert result.status == ("failed" if ending == "missing input" else "cancelled")
+    assert not result.files
+    assert sorted(workspace.iterdir()) == []  # no empty session folder left behind
+
+    llm_server.add_chat(json=convert_job("parquet"))
+    done = run_convert("変換して", source=str(env), executor=sandbox_executor)
+
+    assert done.status == "success", done.error
+    [session] = workspace.iterdir()  # a run that made something keeps its folder
+    assert [path.parent for path in done.files] == [session]
+
+
 def test_access_confines_a_path_written_in_the_request(
     env: Path, llm_server: ScriptedLLMServer, sandbox_executor: SandboxExecutor
 ) -> None:

@@ -156,7 +156,8 @@ def run_convert(
 ) -> ConvertResult:
     """Run ``request`` over ``source`` (a path or ``s3://`` URL; else the one in the request).
 
-    ``out_dir`` defaults to a new session directory under ``KEIRI_WORKSPACE_ROOT``. ``llm`` and
+    ``out_dir`` defaults to a new session directory under ``KEIRI_WORKSPACE_ROOT`` (removed again
+    when the run ends with nothing in it: failed or cancelled). ``llm`` and
     ``codeact_llm`` default to the ``interpret`` and ``codeact`` roles' clients. ``s3_client``
     replaces the one built from the settings; ``steps`` the fetch/convert/render functions.
     ``access`` says where local sources (also paths written in the request text) may be read:
@@ -179,7 +180,8 @@ def run_convert(
             Path(out_dir) if out_dir is not None else new_session_dir(settings.keiri_workspace_root)
         )
         with (
-            staged(target) as staging,
+            # A session folder made for this run is removed again when it ends with nothing.
+            staged(target, made=out_dir is None) as staging,
             tempfile.TemporaryDirectory(prefix="keiri-convert-") as scratch,
             _stop_flag(flag, timeout_s) as (stop, expired),
             cancellable(stop),  # the deadline and a cancel abort the LLM call in flight too
