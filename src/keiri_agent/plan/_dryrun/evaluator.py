@@ -165,7 +165,9 @@ class Evaluator:
                 f"in.{key}",
             )
             return UNAVAILABLE
-        node.notes.append(f"入力 {key}: {shown} が null のため、入力のサンプル値を使いました。")
+        # A note of what the dry run did keeps the plan's own words (the recorded dry-run outputs
+        # of the examples, tests/plan/golden, hold it); a finding to fix names the var's label.
+        node.notes.append(f"入力 {key}: vars.{name} が null のため、入力のサンプル値を使いました。")
         return copy.deepcopy(sample)
 
     def _null_var(self, raw: Any, scope: DryScope) -> str | None:
