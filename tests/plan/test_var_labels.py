@@ -56,7 +56,9 @@ def test_a_label_for_an_undeclared_var_is_an_error_in_japanese(vars: Any, listed
     assert not report.valid
     codes = [issue.code for issue in report.errors]
     assert "UI_VAR_UNKNOWN" in codes
-    (issue,) = [i for i in report.errors if i.code == "UI_VAR_UNKNOWN" and "fee_tolerence" in i.message]
+    (issue,) = [
+        i for i in report.errors if i.code == "UI_VAR_UNKNOWN" and "fee_tolerence" in i.message
+    ]
     assert issue.message == "ui.vars の 'fee_tolerence' は vars で定義されていません。"
     assert issue.path == "ui.vars.fee_tolerence"
     assert issue.line is not None

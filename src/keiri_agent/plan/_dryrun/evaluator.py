@@ -136,7 +136,9 @@ class Evaluator:
             try:
                 variables.values[name] = render(raw, self._var_ref)
             except _RefError as failed:
-                message = f"Plan {plan_id} の {plan.var_text(name)} を解決できません: {failed.message}"
+                message = (
+                    f"Plan {plan_id} の {plan.var_text(name)} を解決できません: {failed.message}"
+                )
                 self.add(at, failed.code, message, failed.hint, f"vars.{name}")
                 variables.values[name] = UNAVAILABLE
             except BlockError as exc:
