@@ -13,6 +13,7 @@ import yaml
 from keiri_agent.blocks.registry import default_registry
 from keiri_agent.examples import example_names, example_plan
 from keiri_agent.plan import Plan, load_source, plan_names, validate_text
+from keiri_agent.plan._dsl.models import MAX_VAR_LABEL_CHARS
 
 FEE = "差し引かれてもよい振込手数料の上限（円）"
 
@@ -85,3 +86,9 @@ def test_every_bundled_example_labels_every_var(example: str) -> None:
     plan = Plan.model_validate(load_source(example_plan(example)).raw)
     assert set(plan.ui.vars) == set(plan.vars)
     assert all(label.strip() for label in plan.ui.vars.values())
+
+
+def test_a_label_longer_than_the_limit_is_refused() -> None:
+    report = validate_text(_plan({"out": "あ" * (MAX_VAR_LABEL_CHARS + 1)}), default_registry())
+    assert [issue.code for issue in report.errors] == ["PLAN_SCHEMA"]
+    assert validate_text(_plan({"out": "あ" * MAX_VAR_LABEL_CHARS}), default_registry()).valid

@@ -13,8 +13,9 @@ named by their path (a loop body's nodes as ``loop/child``, as the validator nam
   body's exports and what the loop collects, the subflow's plan and inputs.
 
 Beside the nodes: ``vars`` (each name), ``exports`` (each ``as``) and the plan's own fields
-(``version``, ``description``, ``policy.*``, ``ui.layout``, ``ui.vars.*``). Formatting (YAML layout, comments,
-key order) changes nothing here; a version whose text differs only in those has an empty diff.
+(``version``, ``description``, ``policy.*``, ``ui.layout``, ``ui.vars.*``: each var's label).
+Formatting (YAML layout, comments, key order) changes nothing here; a version whose text differs
+only in those has an empty diff.
 """
 
 from __future__ import annotations

@@ -33,6 +33,7 @@ __all__ = [
     "LEGACY_UI_PREFIXES",
     "MAX_LOOP_ITERATIONS",
     "MAX_SUBFLOW_DEPTH",
+    "MAX_VAR_LABEL_CHARS",
     "BlockNode",
     "Concurrency",
     "Export",
@@ -257,7 +258,10 @@ class Policy(_Strict):
     executor: Literal["threads", "dask"] = "threads"
 
 
-VarLabel = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+MAX_VAR_LABEL_CHARS = 200  # ui.vars: a field's name on the 実行 page, not a manual
+VarLabel = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_VAR_LABEL_CHARS)
+]
 
 
 class UIConfig(_Strict):
