@@ -462,10 +462,9 @@ def test_every_attempt_records_its_prompt_and_schema_size(
     assert retrieval["cut"]
 
 
-def test_a_strict_mode_reply_is_read_as_the_plan(
-    design_env: Path, llm_server: ScriptedLLMServer
-) -> None:
-    """Strict replies carry every key (null when unused), vars as a list, objects as JSON text."""
+def _strict_reply(ui: Any) -> dict[str, Any]:
+    """``wiring()`` as a strict-mode reply: every key (null when unused), vars as a list,
+    objects as JSON text, ``ui`` as given."""
     plan = wiring()
     nodes = []
     for node in plan["graph"]:
@@ -482,10 +481,18 @@ def test_a_strict_mode_reply_is_read_as_the_plan(
         "version": None,
         "vars": [{"name": k, "value": v} for k, v in plan["vars"].items()],
         "policy": None,
-        "ui": None,
+        "ui": ui,
         "exports": None,
         "graph": nodes,
     }
+    return strict
+
+
+def test_a_strict_mode_reply_is_read_as_the_plan(
+    design_env: Path, llm_server: ScriptedLLMServer
+) -> None:
+    """Strict replies carry every key (null when unused), vars as a list, objects as JSON text."""
+    strict = _strict_reply(ui=None)
     llm_server.add_chat(json=SKELETON)
     llm_server.add_chat(json=strict)
 
@@ -541,3 +548,21 @@ def test_a_reference_memo_full_of_bank_words_does_not_push_out_the_blocks_asked_
     assert len(result.attempts) == 1
     tools = llm_server.chat_requests()[1]["tools"][0]["function"]["parameters"]
     assert '"const": "excel.write_report"' in json.dumps(tools, ensure_ascii=False)
+
+
+def test_the_generated_plan_keeps_the_labels_it_gives_its_vars(
+    design_env: Path, llm_server: ScriptedLLMServer
+) -> None:
+    """ui.vars from a strict reply (a [{name, label}] list): the plan names its vars in Japanese."""
+    strict = _strict_reply(
+        ui={"layout": [], "vars": [{"name": "expense_file", "label": "経費明細のファイル"}]}
+    )
+    llm_server.add_chat(json=SKELETON)
+    llm_server.add_chat(json=strict)
+
+    result = generate_plan(INSTRUCTION)
+
+    assert result.status == "ok", result.errors
+    assert result.plan is not None
+    assert result.plan["ui"] == {"vars": {"expense_file": "経費明細のファイル"}}
+    assert "ui:\n  vars:\n    expense_file: 経費明細のファイル" in (result.yaml or "")

@@ -447,3 +447,21 @@ def test_a_ui_nodes_collected_data_has_exactly_the_plans_requirement_ids(tmp_pat
     (finding,) = broken.findings
     assert finding.code == "UNRESOLVED_REFERENCE"
     assert "workbook" in finding.message
+
+
+def test_a_finding_about_a_var_names_it_by_its_ui_vars_label(
+    registry: RecordingRegistry, designs: Path
+) -> None:
+    plan = make_plan(
+        [{"id": "p", "block": "demo.plain", "in": {"path": "${vars.file}"}}],
+        vars={"file": None},
+        ui={"vars": {"file": "読み込む請求書"}},
+    )
+    report = run(plan, registry, designs)
+    (finding,) = report.findings
+    assert finding.code == "DRY_RUN_NO_SAMPLE"
+    assert "設定値「読み込む請求書」（vars.file） が null です" in finding.message
+    assert finding.hint.startswith("設定値「読み込む請求書」（vars.file） に値を与える")
+    typo = run(plan, registry, designs, vars_override={"fiel": "b.pdf"})
+    (unknown,) = [f for f in typo.findings if f.code == "UNKNOWN_VAR"]
+    assert "定義されている vars: file（読み込む請求書）" in unknown.hint

@@ -140,3 +140,17 @@ def test_formatting_comments_and_key_order_are_no_change() -> None:
     assert diff.empty
     assert diff.lines() == []
     assert diff.to_dict()["empty"] is True
+
+
+def test_a_changed_var_label_is_named_in_the_diff() -> None:
+    def edit(data: dict[str, Any]) -> None:
+        data["ui"] = {"vars": {"tolerance": "一致とみなす差額（円）"}}
+
+    diff = diff_plans(_plan(BEFORE), _plan(_after(edit)))
+
+    (change,) = diff.plan
+    assert change.to_dict() == {
+        "field": "ui.vars.tolerance",
+        "after": "一致とみなす差額（円）",
+        "text": "設定値の表示名 tolerance を追加: 一致とみなす差額（円）",
+    }

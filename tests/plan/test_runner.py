@@ -491,3 +491,19 @@ graph:
     assert result.status == "success", result.error
     assert result.outputs["add"] == {"sum": 5}
     assert runner.run(plan, vars={"offset": 2}).outputs["add"] == {"sum": 7}
+
+
+def test_a_refused_var_override_lists_the_vars_with_their_labels(
+    runner: PlanRunner, write_plan: WritePlan
+) -> None:
+    plan = write_plan(
+        "v",
+        "id: v\nvars: {fee_tolerance: 880, out: r.xlsx}\n"
+        "ui:\n  vars: {fee_tolerance: 差し引かれてもよい振込手数料の上限（円）}\n"
+        "graph:\n  - {id: n, block: test.add, in: {a: 1}}\n",
+    )
+    with pytest.raises(BlockError) as info:
+        runner.run(plan, vars={"fee_tolerence": 1000})
+    assert info.value.hint == (
+        "指定できる vars: fee_tolerance（差し引かれてもよい振込手数料の上限（円））, out"
+    )

@@ -289,3 +289,30 @@ def test_a_var_whose_yaml_cannot_be_read_is_refused_in_japanese(env: Path) -> No
     ), shown
     assert not any(word in text for text in shown for word in ("expected", "flow sequence")), shown
     assert not page.success  # nothing ran
+
+
+LABELLED = PLAN.replace(
+    "  month: 2025-01\n",
+    "  month: 2025-01\n  fee: 880\n  confirm: false\n"
+    "ui:\n  vars:\n    ledger: 元帳（CSV）\n    fee: 差し引かれてもよい振込手数料の上限（円）\n"
+    "    confirm: 要確認の入金を人に尋ねる\n",
+)
+
+
+def test_vars_labelled_by_the_plan_show_their_labels_with_the_id_in_the_help(env: Path) -> None:
+    page = _open(env, LABELLED)
+    assert not page.exception, page.exception
+    (uploader,) = page.file_uploader
+    assert uploader.label == "元帳（CSV）"  # the plan's label wins over its reader's name
+    fee = page.number_input(key=widget_key_of("fee"))
+    assert fee.label == "差し引かれてもよい振込手数料の上限（円）"
+    assert fee.value == 880
+    assert "--var fee=" in str(fee.help)  # the id only where the CLI's name is explained
+    confirm = page.checkbox(key=widget_key_of("confirm"))
+    assert confirm.label == "要確認の入金を人に尋ねる"
+    month = page.text_input(key=widget_key_of("month"))
+    assert month.label == "month"  # an unlabelled var keeps its name
+
+
+def widget_key_of(name: str) -> str:
+    return var_key("run", PLAN_ID, name)

@@ -55,14 +55,15 @@ def test_the_vars_are_fields_seeded_with_the_sample_and_the_run_shows_four_sheet
     assert Path(bank) == example_data_dir() / "payment_matching" / "振込入金通知.txt"
     captions = [str(c.value) for c in page.caption]
     assert "サンプルデータ: 振込入金通知.txt" in captions
-    # each file var named as the plan names its reader, or the block's input where one node
-    # reads several files
+    # each file var named as the plan labels it (ui.vars)
     assert [str(u.label) for u in page.file_uploader] == [
-        "請求一覧の読み込み",
-        "銀行の入金ファイルの読み込み",
-        "取引先マスタ",
-        "学習済みの名義",
+        "請求一覧（請求番号・取引先・請求金額・支払期日）",
+        "銀行の入金ファイル（振込入金通知・入出金明細）",
+        "取引先マスタ（任意）",
+        "学習済みの名義（任意）",
     ]
+    fee = page.number_input(key=var_key("run", PLAN_ID, "fee_tolerance"))
+    assert fee.label == "差し引かれてもよい振込手数料の上限（円）"
     assert page.checkbox(key=var_key("run", PLAN_ID, "confirm")).value is False
 
     page.button(key="run_start").click().run()

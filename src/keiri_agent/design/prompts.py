@@ -27,6 +27,7 @@ keiri-agent の Plan（YAML DSL v1）を設計します。次の制約を必ず�
 - 各ブロックの in / out のキーは、そのブロックの入力・出力の名前だけです。
 - ノードの出力は ${{ノードID.出力名}}（out で別名を付けたときは別名）で参照します。
 - 決められない値は ${{vars.名前}} で参照し、vars に必ず定義します（不明な値は null）。
+  各 vars には ui.vars で利用者が読む日本語の名前を付けます（例: fee_tolerance → 差し引かれてもよい振込手数料の上限（円））。
 - ファイルや利用者の判断が必要なら、先頭に ui.interactive_input（mode: collect）を置いて集めます。
 - ai.process_llm には空でない output_schema と、prompt か instruction のどちらかが必要です。
 - 条件は when、繰り返しは type: loop（foreach / while）、別 Plan の呼び出しは type: subflow で書きます。

@@ -15,14 +15,14 @@ Inputs may be left out here (``null``): a missing required input is the validato
 the requirements builder turns into a question for the user (seed 004 §7). The LLM-facing shape
 keeps the seed's names (``foreach.items``/``var``); ``design.to_plan`` maps it onto the DSL.
 The models parse both schema variants' replies (``design.wire``): strict replies carry every key
-(``null`` for "not given"), plan vars as ``[{name, value}]`` and objects as JSON text.
+(``null`` for "not given"), plan vars as ``[{name, value}]``, their labels (``ui.vars``) as ``[{name, label}]`` and objects as JSON text.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
@@ -129,8 +129,24 @@ class DesignPolicy(_Closed):
     retries: int = Field(default=0, ge=0, le=10)
 
 
+def _pairs(value_key: str) -> Callable[[Any], Any]:
+    """A mapping from the strict variant's ``[{name, <value_key>}]`` list (``design.wire``)."""
+
+    def mapping(value: Any) -> Any:
+        if isinstance(value, list) and all(isinstance(v, dict) and "name" in v for v in value):
+            return {str(v["name"]): v.get(value_key) for v in value}
+        return value
+
+    return mapping
+
+
 class DesignUI(_Closed):
     layout: list[str] = Field(default_factory=list, description="ノード ID の表示順")
+    vars: Annotated[dict[str, str], BeforeValidator(_pairs("label"))] = Field(
+        default_factory=dict,
+        description="vars の名前 → 利用者が読む日本語の名前"
+        "（例: fee_tolerance → 差し引かれてもよい振込手数料の上限（円））",
+    )
 
 
 class MissingInfo(_Closed):
@@ -167,15 +183,8 @@ class PlanSkeleton(_Closed):
     )
 
 
-def _vars_mapping(value: Any) -> Any:
-    """Plan vars from the strict variant's ``[{name, value}]`` list (``design.wire``)."""
-    if isinstance(value, list) and all(isinstance(v, dict) and "name" in v for v in value):
-        return {str(v["name"]): v.get("value") for v in value}
-    return value
-
-
 _JsonDict = Annotated[dict[str, Any], BeforeValidator(_decode_json_text)]
-_Vars = Annotated[dict[str, Any], BeforeValidator(_vars_mapping)]
+_Vars = Annotated[dict[str, Any], BeforeValidator(_pairs("value"))]
 _SAFE = re.compile(r"[^0-9A-Za-z]+")
 
 

@@ -67,8 +67,9 @@ def to_plan_dict(design: BaseModel) -> dict[str, Any]:
     plan["vars"] = dict(raw.get("vars") or {})
     if raw.get("policy"):
         plan["policy"] = {k: v for k, v in raw["policy"].items() if v is not None}
-    if raw.get("ui") and raw["ui"].get("layout"):
-        plan["ui"] = {"layout": list(raw["ui"]["layout"])}
+    ui = {key: value for key, value in (raw.get("ui") or {}).items() if value}
+    if ui:
+        plan["ui"] = ui  # layout, vars (each var's label)
     plan["graph"] = [_node(node) for node in raw["graph"]]
     if raw.get("exports"):
         plan["exports"] = raw["exports"]

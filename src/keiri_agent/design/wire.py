@@ -254,6 +254,21 @@ def _vars(strict: bool) -> dict[str, Any]:
     return {"type": "array", "items": entry, "description": "${vars.名前} の値（未定は null）"}
 
 
+def _var_labels(strict: bool) -> dict[str, Any]:
+    """``ui.vars``: each var's Japanese label (a ``[{name, label}]`` list in strict mode)."""
+    description = (
+        "vars の名前 → 利用者が読む日本語の名前（例: 差し引かれてもよい振込手数料の上限（円））"
+    )
+    if not strict:
+        return {
+            "type": "object",
+            "additionalProperties": {"type": "string"},
+            "description": description,
+        }
+    entry = _obj({"name": {"type": "string"}, "label": {"type": "string"}}, strict=True)
+    return {"type": "array", "items": entry, "description": description}
+
+
 def _specs(registry: BlockRegistry, block_ids: Sequence[str]) -> list[BlockSpec]:
     return [registry.get(block_id) for block_id in dict.fromkeys(block_ids)]
 
@@ -280,7 +295,9 @@ def wiring_schema(
         },
         strict=strict,
     )
-    ui = _obj({"layout": {"type": "array", "items": string}}, strict=strict)
+    ui = _obj(
+        {"layout": {"type": "array", "items": string}, "vars": _var_labels(strict)}, strict=strict
+    )
     properties = {
         "id": string,
         "version": opt_string,

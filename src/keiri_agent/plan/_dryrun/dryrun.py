@@ -299,7 +299,7 @@ class _Walker:
             return
         sub = loaded.plan
         assert sub is not None
-        variables = self.evaluator.plan_vars(sub.id, sub.vars, given, report, render_given=False)
+        variables = self.evaluator.plan_vars(sub, given, report, render_given=False)
         variables.secret |= set(masked)
         sub_scope: DryScope = Scope(vars=variables)
         self.graph(sub.graph, sub_scope, f"{report.node_id}/", (*stack, (plan_id, loaded.file)))
@@ -346,7 +346,7 @@ def dry_run(
     evaluator = Evaluator(env)
     walker = _Walker(env, evaluator)
     given = dict(vars_override or {})
-    variables = evaluator.plan_vars(plan.id, plan.vars, given, None, render_given=True)
+    variables = evaluator.plan_vars(plan, given, None, render_given=True)
     scope: DryScope = Scope(vars=variables)
     walker.graph(plan.graph, scope, "", ((plan.id, file),))
     exports = {

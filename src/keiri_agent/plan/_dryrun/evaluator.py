@@ -22,7 +22,7 @@ from keiri_agent.events.models import summarize_value
 from keiri_agent.plan._dryrun.report import DryRunFinding, DryRunNode
 from keiri_agent.plan._dsl.expr import Expression, compile_when, truthy
 from keiri_agent.plan._dsl.issue_codes import IssueCode
-from keiri_agent.plan._dsl.models import When, when_raw
+from keiri_agent.plan._dsl.models import Plan, When, when_raw
 from keiri_agent.plan._dsl.refs import (
     Reference,
     ReferencePathError,
@@ -67,6 +67,7 @@ class Vars:
 
     values: dict[str, Any] = field(default_factory=dict)
     secret: set[str] = field(default_factory=set)  # vars whose value comes from the environment
+    shown: dict[str, str] = field(default_factory=dict)  # var → as messages name it (Plan.var_text)
 
 
 DryScope = Scope[Any, Vars]
@@ -102,8 +103,7 @@ class Evaluator:
 
     def plan_vars(
         self,
-        plan_id: str,
-        declared: Mapping[str, Any],
+        plan: Plan,
         given: Mapping[str, Any],
         at: DryRunNode | None,
         *,
@@ -115,17 +115,19 @@ class Evaluator:
         if no node reads it); ``given`` values are templates too for the top-level plan, but
         plain data for a subflow's call inputs. Undeclared names are findings.
         """
+        plan_id, declared = plan.id, plan.vars
         for name in given:
             if name not in declared:
                 self.add(
                     at,
                     IssueCode.UNKNOWN_VAR,
                     f"Plan {plan_id} に変数 '{name}' は定義されていません。",
-                    f"定義されている vars: {', '.join(declared) or 'なし'}。綴りを確認してください。",
+                    f"定義されている vars: {plan.var_listing()}。綴りを確認してください。",
                     f"vars.{name}",
                 )
         variables = Vars()
         for name, raw in {**declared, **given}.items():
+            variables.shown[name] = plan.var_text(name)
             if name in given and not render_given:
                 variables.values[name] = raw
                 continue
@@ -134,7 +136,9 @@ class Evaluator:
             try:
                 variables.values[name] = render(raw, self._var_ref)
             except _RefError as failed:
-                message = f"Plan {plan_id} の vars.{name} を解決できません: {failed.message}"
+                message = (
+                    f"Plan {plan_id} の {plan.var_text(name)} を解決できません: {failed.message}"
+                )
                 self.add(at, failed.code, message, failed.hint, f"vars.{name}")
                 variables.values[name] = UNAVAILABLE
             except BlockError as exc:
@@ -152,16 +156,19 @@ class Evaluator:
         if name is None:
             return self.render(raw, scope, node, f"in.{key}")
         sample = port_sample(dict(port))
+        shown = scope.vars.shown[name]
         if sample is NO_SAMPLE:
             self.add(
                 node,
                 IssueCode.DRY_RUN_NO_SAMPLE,
-                f"入力 {key} に値もサンプルもありません（vars.{name} が null です）。",
-                f"vars.{name} に値を与える（ドライランの変数指定）か、ブロック定義の inputs.{key} に"
+                f"入力 {key} に値もサンプルもありません（{shown} が null です）。",
+                f"{shown} に値を与える（ドライランの変数指定）か、ブロック定義の inputs.{key} に"
                 " examples か dry_run.samples を宣言してください。",
                 f"in.{key}",
             )
             return UNAVAILABLE
+        # A note of what the dry run did keeps the plan's own words (the recorded dry-run outputs
+        # of the examples, tests/plan/golden, hold it); a finding to fix names the var's label.
         node.notes.append(f"入力 {key}: vars.{name} が null のため、入力のサンプル値を使いました。")
         return copy.deepcopy(sample)
 

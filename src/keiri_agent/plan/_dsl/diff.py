@@ -13,8 +13,9 @@ named by their path (a loop body's nodes as ``loop/child``, as the validator nam
   body's exports and what the loop collects, the subflow's plan and inputs.
 
 Beside the nodes: ``vars`` (each name), ``exports`` (each ``as``) and the plan's own fields
-(``version``, ``description``, ``policy.*``, ``ui.layout``). Formatting (YAML layout, comments,
-key order) changes nothing here; a version whose text differs only in those has an empty diff.
+(``version``, ``description``, ``policy.*``, ``ui.layout``, ``ui.vars.*``: each var's label).
+Formatting (YAML layout, comments, key order) changes nothing here; a version whose text differs
+only in those has an empty diff.
 """
 
 from __future__ import annotations
@@ -95,6 +96,7 @@ _PREFIXES = (
     ("call.inputs.", "サブフローへの入力 "),
     ("policy.", "ポリシー "),
     ("vars.", "変数 "),
+    ("ui.vars.", "設定値の表示名 "),
     ("exports.", "exports "),
 )
 
@@ -416,6 +418,7 @@ def _plan_fields(plan: Plan) -> dict[str, Any]:
         flat["description"] = plan.description
     _flatten("policy", plan.policy.model_dump(), flat)
     flat["ui.layout"] = list(plan.ui.layout)
+    flat.update({f"ui.vars.{name}": label for name, label in plan.ui.vars.items()})
     return flat
 
 

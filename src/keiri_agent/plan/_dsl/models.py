@@ -22,6 +22,7 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     Field,
+    StringConstraints,
     Tag,
     field_validator,
     model_validator,
@@ -32,6 +33,7 @@ __all__ = [
     "LEGACY_UI_PREFIXES",
     "MAX_LOOP_ITERATIONS",
     "MAX_SUBFLOW_DEPTH",
+    "MAX_VAR_LABEL_CHARS",
     "BlockNode",
     "Concurrency",
     "Export",
@@ -256,8 +258,19 @@ class Policy(_Strict):
     executor: Literal["threads", "dask"] = "threads"
 
 
+MAX_VAR_LABEL_CHARS = 200  # ui.vars: a field's name on the 実行 page, not a manual
+VarLabel = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_VAR_LABEL_CHARS)
+]
+
+
 class UIConfig(_Strict):
+    """How the app and the CLI present the plan: ``layout`` (the order of its top-level nodes)
+    and ``vars`` (var name → the Japanese label people read for it; the validator checks that
+    each names a declared var)."""
+
     layout: list[str] = Field(default_factory=list)
+    vars: dict[str, VarLabel] = Field(default_factory=dict)
 
 
 class Plan(_Strict):
@@ -282,3 +295,15 @@ class Plan(_Strict):
 
     def node(self, node_id: str) -> BlockNode | LoopNode | SubflowNode | None:
         return next((n for n in self.graph if n.id == node_id), None)
+
+    def var_text(self, name: str) -> str:
+        """Var ``name`` as a message names it: ``設定値「label」（vars.name）`` when ``ui.vars``
+        labels it, else ``vars.name``."""
+        label = self.ui.vars.get(name)
+        return f"設定値「{label}」（vars.{name}）" if label else f"vars.{name}"
+
+    def var_listing(self) -> str:
+        """The declared vars for a hint: ``fee_tolerance（手数料の上限（円））, out`` or なし."""
+        labels = self.ui.vars
+        shown = [f"{name}（{labels[name]}）" if name in labels else name for name in self.vars]
+        return ", ".join(shown) or "なし"

@@ -1,6 +1,7 @@
 """What people read for a plan's nodes and result tables: Japanese names, never ids.
 
-A **node** is named by its plan: the node's ``description`` (its first sentence, when short), else
+A **var** is named by the plan's ``ui.vars`` label (``差し引かれてもよい振込手数料の上限（円）``), else
+by its name. A **node** is named by its plan: the node's ``description`` (its first sentence, when short), else
 its block's label (``表の集計``; a custom block without one: the node's id); nodes of the same
 block without a description are told apart by number (``表の集計 2``). Loops and subflows without a description are ``繰り返し`` and
 ``サブフロー``. A node inside a loop or a subflow (``loop[2]/extract``) takes the name of its
@@ -61,6 +62,11 @@ class PlanNames:
     order: Mapping[str, int] = field(default_factory=dict)  # node order
     superseded: frozenset[Key] = frozenset()  # unwritten tables another of the same label replaces
     contracts: frozenset[Key] = frozenset()  # outputs their block marks ``result: false``
+    vars: Mapping[str, str] = field(default_factory=dict)  # var name → its ``ui.vars`` label
+
+    def var(self, name: str) -> str:
+        """The label of var ``name`` (the plan's ``ui.vars``), else its name."""
+        return self.vars.get(name) or name
 
     def node(self, path: str) -> str:
         """The name of the node at ``path`` (``loop[2]/extract`` → extract's name)."""
@@ -197,6 +203,7 @@ def plan_names(plan: Plan, registry: BlockRegistry) -> PlanNames:
         order={node.id: index for index, node in enumerate(nodes)},
         superseded=superseded,
         contracts=frozenset(contracts),
+        vars=dict(plan.ui.vars),
     )
 
 

@@ -211,7 +211,7 @@ class PlanRunner:
             raise BlockError(
                 f"Plan {model.id} に vars {', '.join(unknown)} はありません。",
                 code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint=f"指定できる vars: {', '.join(model.vars) or 'なし'}",
+                hint=f"指定できる vars: {model.var_listing()}",
                 details={"unknown": unknown},
             )
         graph = compile_graph(list(model.graph))

@@ -214,6 +214,7 @@ BLOCK_RULES: dict[str, tuple[frozenset[str], Rule]] = {
 
 
 def check_ui(state: CheckState) -> None:
+    _check_var_labels(state)
     top = state.top
     if top is None:
         return
@@ -251,4 +252,16 @@ def check_ui(state: CheckState) -> None:
                 node=node_id,
                 severity="warning",
                 hint="表示順を決めるため ui.layout に追加してください。",
+            )
+
+
+def _check_var_labels(state: CheckState) -> None:
+    """Each ``ui.vars`` label names a var the plan declares (a typo would leave a var unnamed)."""
+    for name in state.plan.ui.vars:
+        if name not in state.plan.vars:
+            state.issue(
+                IssueCode.UI_VAR_UNKNOWN,
+                f"ui.vars の '{name}' は vars で定義されていません。",
+                ("ui", "vars", name),
+                hint=f"vars の名前: {state.plan.var_listing()}。綴りを直すか、vars に定義してください。",
             )

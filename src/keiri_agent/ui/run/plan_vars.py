@@ -1,7 +1,8 @@
 """The 実行 page's 設定値: a plan's ``vars`` as a person sets them before a run.
 
 A plan run from the CLI takes its vars with ``--var``; on the page each var is a field, seeded
-from the plan's default: a checkbox for true/false, a number field for numbers, a text field
+from the plan's default and labelled as the plan labels the var (``ui.vars``; its name, as the
+CLI's ``--var`` takes it, in the field's help; an unlabelled var by its name): a checkbox for true/false, a number field for numbers, a text field
 for text and for null (left empty: null), YAML for lists and mappings. A var given to a block
 as a file it reads (``plan.var_paths``) is the app's file field (:mod:`keiri_agent.ui.fields`,
 as in the input nodes): a file uploaded there (saved in the workspace's uploads folder, where
@@ -9,7 +10,7 @@ the run reads it) or a path typed on the server, which must lie where the page m
 workspace or the example data, :mod:`keiri_agent.ui.server_paths`); a refused path stops the
 run. Its uploader offers the file types the blocks reading it accept (each port's ``accept``;
 where several read it, the types all of them accept; any type when one names none). Such a
-field is named as the plan names the node that reads it; an example plan's default
+field without a ``ui.vars`` label is named as the plan names the node that reads it; an example plan's default
 ``examples/...`` is the bundled sample file, shown as サンプルデータ. Each file var has a field
 set of its own (its own store key), whose one field has the id ``FILE_FIELD_ID``: any var name
 works, even one an input field may not have (``approved``). Values are kept per plan
@@ -18,6 +19,7 @@ with the page's other inputs (only リセット clears them, uploads included).
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -57,21 +59,26 @@ def reset_vars(page: str, plan_id: str) -> None:
         del kept[key]
 
 
-def _field(page: str, key: str, name: str, default: Any) -> Any:
-    """The value a person gives var ``name`` (seeded from its plan default)."""
+def _cli_note(name: str) -> str:
+    """Where the var's id is shown (a field's help): its name as the CLI takes it."""
+    return f"設定値 {name}（CLI の --var {name}=…）"
+
+
+def _field(page: str, key: str, name: str, label: str, default: Any) -> Any:
+    """The value a person gives var ``name`` (seeded from its plan default), its field
+    labelled ``label`` (the id in its help)."""
+    draw = functools.partial(session_state.kept_widget, page, key, help=_cli_note(name))
     if isinstance(default, bool):
-        return session_state.kept_widget(page, key, st.checkbox, name, default=default)
+        return draw(st.checkbox, label, default=default)
     if isinstance(default, int):  # a whole number stays one (step 1)
-        return session_state.kept_widget(page, key, st.number_input, name, default=default, step=1)
+        return draw(st.number_input, label, default=default, step=1)
     if isinstance(default, float):
-        return session_state.kept_widget(page, key, st.number_input, name, default=default)
+        return draw(st.number_input, label, default=default)
     if default is None or isinstance(default, str):
-        text = session_state.kept_widget(
-            page, key, st.text_input, name, default="" if default is None else default
-        )
+        text = draw(st.text_input, label, default="" if default is None else default)
         return text if text.strip() else None
     shown = yaml.safe_dump(default, allow_unicode=True, default_flow_style=True).strip()
-    text = session_state.kept_widget(page, key, st.text_input, name, default=shown)
+    text = draw(st.text_input, label, default=shown)
     return load_yaml(text) if text.strip() else None
 
 
@@ -94,7 +101,7 @@ def _file_field(key: str, name: str, reader: _Reader, default: Any, kind: str) -
         "accept": reader.accept or None,
         "required": False,
         "default": default,
-        "description": f"設定値 {name}（CLI の --var {name}=…）",
+        "description": _cli_note(name),
     }
     value = render_fields([requirement], store_key=key).get(FILE_FIELD_ID)
     typed = str(st.session_state.get(widget_key(key, FILE_FIELD_ID, "path")) or "")
@@ -119,8 +126,9 @@ def _accept(uses: list[VarPath]) -> str:
 
 
 def _file_readers(plan: Plan, registry: BlockRegistry, names: PlanNames) -> dict[str, _Reader]:
-    """File var → its field: labelled as the plan names the node that reads it (請求一覧の読み込み),
-    or, where a node reads several files, as the block names its input (取引先マスタ)."""
+    """File var → its field: labelled as the plan labels the var (``ui.vars``), else as the plan
+    names the node that reads it (請求一覧の読み込み), or, where a node reads several files, as
+    the block names its input (取引先マスタ)."""
     reading = {
         name: [use for use in uses if use.mode == "read"]
         for name, uses in var_paths(plan, registry).items()
@@ -128,7 +136,8 @@ def _file_readers(plan: Plan, registry: BlockRegistry, names: PlanNames) -> dict
     per_node = Counter(use.node_id for uses in reading.values() for use in uses)
     return {
         name: _Reader(
-            "・".join(
+            names.vars.get(name)
+            or "・".join(
                 dict.fromkeys(
                     names.node(use.node_id) if per_node[use.node_id] == 1 else use.label or name
                     for use in uses
@@ -167,8 +176,8 @@ def render_vars(
                 refused = refused or wrong
                 continue
             try:
-                values[name] = _field(page, key, name, default)
+                values[name] = _field(page, key, name, names.var(name), default)
             except yaml.YAMLError as exc:
-                st.error(f"{name} の値を YAML として読めません: {reason_of(exc)}")
+                st.error(f"{names.var(name)} の値を YAML として読めません: {reason_of(exc)}")
                 refused = True
     return None if refused else values
