@@ -3,7 +3,9 @@
 A conversion request goes through the page against the scripted LLM server: the 5-step
 progress bar reaches its last step, the live log console is gone, and the final answer and
 its download link appear; a failing request shows the red banner instead, an analysis whose
-report no computed output backs the amber warning band. A CSV uploaded from
+report no computed output backs the amber warning band; an analysis whose first code run fails
+says why in Japanese in the log (Python's text folded behind 詳細) and goes on without the red
+banner. A CSV uploaded from
 the page is converted; a plan that pauses for input continues from the answers form; a path
 outside the workspace is refused with the allowed folder named, without internal step names
 or literal backticks. A page of another site cannot start tasks on a server without keys.
@@ -25,6 +27,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from keiri_agent.agents.analysis.honesty import UNVERIFIED_HINT, UNVERIFIED_MESSAGE
+from keiri_agent.config import Settings
 from keiri_agent.examples import example_answers, example_plan
 from keiri_agent.file_access import ALLOWED_PLACES
 from tests.server.conftest import LiveServer, make_settings, with_shared_data
@@ -162,6 +165,57 @@ def test_an_unverified_analysis_shows_the_warning_band_not_success(
     expect(page.locator("#answer")).to_contain_text("売上の合計は 999,999 円でした。")
     (task,) = live.registry.list()
     assert task.status == "unverified"
+
+
+def test_a_failed_code_run_is_said_in_japanese_with_pythons_text_folded(
+    page: Page,
+    serve: Callable[..., LiveServer],
+    analysis_settings: Settings,
+    llm_server: ScriptedLLMServer,
+) -> None:
+    act = {"next_action": "act", "instruction": "売上を合計する", "rationale": "集計が必要"}
+    llm_server.add_chat(json=act)
+    llm_server.add_chat(json={"code": "print(df['存在しない列'].sum())\n", "expected_outputs": []})
+    llm_server.add_chat(json=act)
+    llm_server.add_chat(json={"code": "print(df['売上'].sum())\n", "expected_outputs": []})
+    llm_server.add_chat(json={"next_action": "finalize", "rationale": "要求を満たした"})
+    report = {"title": "売上の合計", "conclusion": "売上の合計は 300 円でした。"}
+    llm_server.add_chat(
+        json={**report, "evidence": ["合計 300"], "sections": [], "suggestions": []}
+    )
+    live = serve(analysis_settings)
+    page.goto(live.url + "/")
+    page.locator("#kind").select_option("analysis")
+    page.locator("#request").fill("売上の合計は？")
+    page.locator("#files").fill("sales.csv")
+    page.locator("#submit").click()
+
+    expect(page.locator("#answer")).to_contain_text(
+        "売上の合計は 300 円でした。", timeout=TIMEOUT_MS
+    )
+    # The run went on after the failed step: no red banner, the success look.
+    expect(page.locator("#error-banner")).to_be_hidden()
+    expect(page.locator("#steps li.done")).to_have_count(5)
+    log = page.locator("#log")
+    fold = log.locator("details")
+    expect(fold).to_have_count(1)  # only the failed run has Python's text to fold
+    expect(fold.locator("summary")).to_have_text("詳細（プログラムの出力）")
+    folded = fold.text_content() or ""
+    assert "KeyError" in folded  # Python's own words are kept for whoever opens them
+    shown = log.evaluate(
+        "el => [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE)"
+        ".map((n) => n.textContent).join('')"
+    )
+    (failed,) = [line for line in shown.splitlines() if line.startswith("コード実行: 失敗")]
+    # The kind in Japanese and the column the code looked for (sandbox.failure_words; the
+    # class name only in brackets at the end), never Python's English or its traceback.
+    assert failed.startswith("コード実行: 失敗（表や辞書にない列名・キーを使っています"), failed
+    assert "「存在しない列」" in failed
+    assert "Traceback" not in shown
+    assert not [line for line in shown.splitlines() if line.startswith(("KeyError", "エラー"))]
+    assert "コード実行: 成功" in shown
+    (task,) = live.registry.list()
+    assert task.status == "success"
 
 
 def test_an_uploaded_csv_is_converted(
