@@ -9,13 +9,17 @@ looked for quoted) and leaves every other field as the log line has it. Events o
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from keiri_agent.events import CodeExec, ErrorEvent, Log, RunEvent
-from keiri_agent.server.event_words import REASON_FIELD, shown_json
+from keiri_agent.server.event_words import CONTINUES_FIELD, REASON_FIELD, shown_json
+from tests.server.conftest import LiveServer, events_of, read_messages, with_shared_data
+from tests.support import ScriptedLLMServer
 
 _COMMON: dict[str, Any] = {
     "id": 7,
@@ -42,7 +46,9 @@ def test_a_failed_code_run_carries_its_reason_in_japanese() -> None:
 def test_the_agents_error_of_the_code_step_carries_its_reason() -> None:
     message = "ZeroDivisionError: division by zero\n" + TRACEBACK.rsplit("\n", 1)[0]
     event = ErrorEvent(**_COMMON, step="code_exec", message=message)
-    reason = json.loads(shown_json(event))[REASON_FIELD]
+    data = json.loads(shown_json(event))
+    assert data[CONTINUES_FIELD] is True  # the agent tries again: the page logs it, no banner
+    reason = data[REASON_FIELD]
     assert reason.startswith("0 で割っています")
     assert "division" not in reason
 
@@ -65,3 +71,32 @@ def test_the_agents_error_of_the_code_step_carries_its_reason() -> None:
 )
 def test_events_in_our_own_words_go_out_as_logged(event: RunEvent) -> None:
     assert shown_json(event) == event.to_json()
+
+
+def test_a_task_failing_after_a_failed_code_step_still_sends_its_own_error(
+    serve: Callable[..., LiveServer], public_dir: Path, llm_server: ScriptedLLMServer
+) -> None:
+    # The code step fails (the agent would try again), then the model's service refuses: the
+    # task fails with its own Japanese error and hint, which the stream must send as the error.
+    sales = "月,売上\n4月,100\n5月,200\n"
+    settings = with_shared_data(public_dir, {"sales.csv": sales}, keiri_llm_max_retries=0)
+    llm_server.add_chat(json={"next_action": "act", "instruction": "合計", "rationale": "集計"})
+    llm_server.add_chat(json={"code": "print(df['存在しない列'].sum())\n", "expected_outputs": []})
+    llm_server.add_error(400, "scripted refusal")
+    live = serve(settings)
+    request = {"kind": "analysis", "request": "売上の合計は？", "files": ["sales.csv"]}
+    with live.client() as client:
+        response = client.post("/agent/run", json=request)
+        assert response.status_code == 202, response.text
+        task_id = response.json()["task_id"]
+        live.wait_finished(task_id, timeout=300)
+        with client.stream("GET", f"/agent/sse?task_id={task_id}") as sse:
+            events = events_of(read_messages(sse))
+    errors = [m.json() for m in events if m.event == "error"]
+    code_step, final = errors  # the step the agent retries, then the task's end
+    assert code_step[CONTINUES_FIELD] is True
+    assert CONTINUES_FIELD not in final
+    (done,) = [m.json() for m in events if m.event == "done"]
+    assert done["status"] == "failed"
+    assert final["error"]["code"] == done["error"]["code"]
+    assert final["message"] == done["error"]["message"]

@@ -28,8 +28,6 @@
 const STEP_SLOTS = { interpret: 0, fetch: 1, convert: 2, viz: 2, finish: 3, done: 4 };
 const STEP_COUNT = 5;
 const STEP_CLASSES = ["active", "done", "failed", "unverified"];
-// Steps whose failure the agent answers by trying again (the analysis agent's code runs).
-const RETRIED_STEPS = new Set(["code_exec"]);
 const NODE_EVENTS = {
   plan_start: () => "Plan を開始しました",
   node_start: (d) => `▶ ${nodeName(d.node_id)} 開始`,
@@ -149,7 +147,7 @@ function onStage(data) {
 }
 
 function onError(data) {
-  if (RETRIED_STEPS.has(data.step)) return;  // the agent goes on; its code_exec line said why
+  if (data.continues) return;  // the agent tries again (server/event_words.py); its code_exec line said why
   state.failed = true;
   const where = data.step ? `（${stageLabel(state.kind, data.step)}）` : "";
   showBanner(`エラー${where}: ${data.message}`, (data.error || {}).hint);
