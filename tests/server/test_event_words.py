@@ -11,14 +11,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from keiri_agent.config import Settings
 from keiri_agent.events import CodeExec, ErrorEvent, Log, RunEvent
 from keiri_agent.server.event_words import CONTINUES_FIELD, REASON_FIELD, shown_json
-from tests.server.conftest import LiveServer, events_of, read_messages, with_shared_data
+from tests.server.conftest import LiveServer, events_of, read_messages
 from tests.support import ScriptedLLMServer
 
 _COMMON: dict[str, Any] = {
@@ -74,23 +74,18 @@ def test_events_in_our_own_words_go_out_as_logged(event: RunEvent) -> None:
 
 
 def test_a_task_failing_after_a_failed_code_step_still_sends_its_own_error(
-    serve: Callable[..., LiveServer], public_dir: Path, llm_server: ScriptedLLMServer
+    serve: Callable[..., LiveServer], analysis_settings: Settings, llm_server: ScriptedLLMServer
 ) -> None:
     # The code step fails (the agent would try again), then the model's service refuses: the
     # task fails with its own Japanese error and hint, which the stream must send as the error.
-    sales = "月,売上\n4月,100\n5月,200\n"
-    settings = with_shared_data(public_dir, {"sales.csv": sales}, keiri_llm_max_retries=0)
     llm_server.add_chat(json={"next_action": "act", "instruction": "合計", "rationale": "集計"})
     llm_server.add_chat(json={"code": "print(df['存在しない列'].sum())\n", "expected_outputs": []})
     llm_server.add_error(400, "scripted refusal")
-    live = serve(settings)
-    request = {"kind": "analysis", "request": "売上の合計は？", "files": ["sales.csv"]}
+    live = serve(analysis_settings)
     with live.client() as client:
-        response = client.post("/agent/run", json=request)
-        assert response.status_code == 202, response.text
-        task_id = response.json()["task_id"]
-        live.wait_finished(task_id, timeout=300)
-        with client.stream("GET", f"/agent/sse?task_id={task_id}") as sse:
+        request = {"kind": "analysis", "request": "売上の合計は？", "files": ["sales.csv"]}
+        task_id = client.post("/agent/run", json=request).json()["task_id"]
+        with client.stream("GET", f"/agent/sse?task_id={task_id}") as sse:  # ends with done
             events = events_of(read_messages(sse))
     errors = [m.json() for m in events if m.event == "error"]
     code_step, final = errors  # the step the agent retries, then the task's end
