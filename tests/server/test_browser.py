@@ -218,6 +218,32 @@ def test_a_failed_code_run_is_said_in_japanese_with_pythons_text_folded(
     assert task.status == "success"
 
 
+def test_a_task_failing_after_a_failed_code_run_shows_its_own_error(
+    page: Page,
+    serve: Callable[..., LiveServer],
+    analysis_settings: Settings,
+    llm_server: ScriptedLLMServer,
+) -> None:
+    llm_server.add_chat(json={"next_action": "act", "instruction": "合計", "rationale": "集計"})
+    llm_server.add_chat(json={"code": "print(df['存在しない列'].sum())\n", "expected_outputs": []})
+    llm_server.add_error(400, "scripted refusal")  # then the model's service refuses
+    live = serve(analysis_settings)
+    page.goto(live.url + "/")
+    page.locator("#kind").select_option("analysis")
+    page.locator("#request").fill("売上の合計は？")
+    page.locator("#files").fill("sales.csv")
+    page.locator("#submit").click()
+
+    expect(page.locator("#submit")).to_be_enabled(timeout=TIMEOUT_MS)  # the done event came
+    (task,) = live.registry.list()
+    assert live.wait_finished(task.id) == "failed"
+    assert task.error is not None
+    banner = page.locator("#error-banner")
+    # The task's own Japanese error, not the code step's KeyError the agent would have retried.
+    expect(banner).to_contain_text(task.error["message"], timeout=TIMEOUT_MS)
+    assert "KeyError" not in (banner.text_content() or "")
+
+
 def test_an_uploaded_csv_is_converted(
     page: Page, live: LiveServer, llm_server: ScriptedLLMServer, tmp_path: Path
 ) -> None:
