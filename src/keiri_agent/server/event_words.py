@@ -10,16 +10,16 @@ shows the reason and keeps Python's text behind a toggle; the task's log on disk
 The ``error`` event of the code step is not the task's end: the agent shows the failure to the
 model and tries again. It goes out with ``continues: true`` (the page logs it instead of ending
 the run with the red banner), and it does not stand for the task's own error event
-(:func:`ends_task`): a task failing later still sends its own error, with its code and hint.
+(:func:`ends_task`; which events these are: ``execlog.retried_code_error``): a task failing later still sends its own error, with its code and hint.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, TypeGuard
+from typing import Any
 
-from keiri_agent.agents.execlog import error_summary
-from keiri_agent.events import CodeExec, ErrorEvent, EventType, RunEvent
+from keiri_agent.agents.execlog import error_summary, retried_code_error
+from keiri_agent.events import CodeExec, ErrorEvent, RunEvent
 
 __all__ = ["CONTINUES_FIELD", "REASON_FIELD", "ends_task", "shown_json"]
 
@@ -27,24 +27,16 @@ REASON_FIELD = "reason"
 CONTINUES_FIELD = "continues"
 
 
-def _retried(event: RunEvent) -> TypeGuard[ErrorEvent]:
-    """An error of the code step, which the agent answers by trying again (no error code: it is
-    Python's exception, not a ``BlockError``)."""
-    return (
-        isinstance(event, ErrorEvent) and event.step == EventType.CODE_EXEC and event.error is None
-    )
-
-
 def ends_task(event: RunEvent) -> bool:
     """Whether ``event`` is an error event that ends its task."""
-    return isinstance(event, ErrorEvent) and not _retried(event)
+    return isinstance(event, ErrorEvent) and not retried_code_error(event)
 
 
 def _python_text(event: RunEvent) -> str | None:
     """The text written by Python (not by us) that a failed code step's event carries."""
     if isinstance(event, CodeExec) and event.success is False:
         return event.stderr
-    if _retried(event):
+    if retried_code_error(event):
         return event.message
     return None
 
@@ -57,6 +49,6 @@ def shown_json(event: RunEvent) -> str:
         return event.to_json()
     data: dict[str, Any] = event.to_dict()
     data[REASON_FIELD] = error_summary(text)
-    if _retried(event):
+    if retried_code_error(event):
         data[CONTINUES_FIELD] = True
     return json.dumps(data, ensure_ascii=False)
