@@ -36,6 +36,8 @@ from tests.support import ScriptedLLMServer
 # Chromium and the server start slowly on a loaded machine; each test drives a whole task.
 pytestmark = pytest.mark.timeout(600)
 TIMEOUT_MS = 60_000
+# Analysis code that fails with Python's KeyError (a column the data does not have).
+FAILING_CODE = {"code": "print(df['存在しない列'].sum())\n", "expected_outputs": []}
 
 
 @pytest.fixture
@@ -56,6 +58,12 @@ def live(
     return serve(settings)
 
 
+@pytest.fixture
+def analysis_live(serve: Callable[..., LiveServer], analysis_settings: Settings) -> LiveServer:
+    """A server whose analysis tasks run code in the sandbox on the shared ``sales.csv``."""
+    return serve(analysis_settings)
+
+
 def _tokyo(stamp: str) -> str:
     """A stored UTC time as the page should show it with the default KEIRI_TIMEZONE."""
     return (
@@ -68,6 +76,14 @@ def _submit(page: Page, live: LiveServer, request: str, source: str) -> None:
     page.locator("#kind").select_option("convert")
     page.locator("#request").fill(request)
     page.locator("#source").fill(source)
+    page.locator("#submit").click()
+
+
+def _ask_analysis(page: Page, live: LiveServer, data_file: str) -> None:
+    page.goto(live.url + "/")
+    page.locator("#kind").select_option("analysis")
+    page.locator("#request").fill("売上の合計は？")
+    page.locator("#files").fill(data_file)
     page.locator("#submit").click()
 
 
@@ -145,11 +161,7 @@ def test_an_unverified_analysis_shows_the_warning_band_not_success(
         "evidence": ["推測"],
     }
     llm_server.add_chat(json={**report, "sections": [], "suggestions": []})
-    page.goto(live.url + "/")
-    page.locator("#kind").select_option("analysis")
-    page.locator("#request").fill("売上の合計は？")
-    page.locator("#files").fill("売上.csv")
-    page.locator("#submit").click()
+    _ask_analysis(page, live, "売上.csv")
 
     band = page.locator("#warning-banner")
     expect(band).to_be_visible(timeout=TIMEOUT_MS)
@@ -168,14 +180,11 @@ def test_an_unverified_analysis_shows_the_warning_band_not_success(
 
 
 def test_a_failed_code_run_is_said_in_japanese_with_pythons_text_folded(
-    page: Page,
-    serve: Callable[..., LiveServer],
-    analysis_settings: Settings,
-    llm_server: ScriptedLLMServer,
+    page: Page, analysis_live: LiveServer, llm_server: ScriptedLLMServer
 ) -> None:
     act = {"next_action": "act", "instruction": "売上を合計する", "rationale": "集計が必要"}
     llm_server.add_chat(json=act)
-    llm_server.add_chat(json={"code": "print(df['存在しない列'].sum())\n", "expected_outputs": []})
+    llm_server.add_chat(json=FAILING_CODE)
     llm_server.add_chat(json=act)
     llm_server.add_chat(json={"code": "print(df['売上'].sum())\n", "expected_outputs": []})
     llm_server.add_chat(json={"next_action": "finalize", "rationale": "要求を満たした"})
@@ -183,12 +192,8 @@ def test_a_failed_code_run_is_said_in_japanese_with_pythons_text_folded(
     llm_server.add_chat(
         json={**report, "evidence": ["合計 300"], "sections": [], "suggestions": []}
     )
-    live = serve(analysis_settings)
-    page.goto(live.url + "/")
-    page.locator("#kind").select_option("analysis")
-    page.locator("#request").fill("売上の合計は？")
-    page.locator("#files").fill("sales.csv")
-    page.locator("#submit").click()
+    live = analysis_live
+    _ask_analysis(page, live, "sales.csv")
 
     expect(page.locator("#answer")).to_contain_text(
         "売上の合計は 300 円でした。", timeout=TIMEOUT_MS
@@ -219,20 +224,13 @@ def test_a_failed_code_run_is_said_in_japanese_with_pythons_text_folded(
 
 
 def test_a_task_failing_after_a_failed_code_run_shows_its_own_error(
-    page: Page,
-    serve: Callable[..., LiveServer],
-    analysis_settings: Settings,
-    llm_server: ScriptedLLMServer,
+    page: Page, analysis_live: LiveServer, llm_server: ScriptedLLMServer
 ) -> None:
     llm_server.add_chat(json={"next_action": "act", "instruction": "合計", "rationale": "集計"})
-    llm_server.add_chat(json={"code": "print(df['存在しない列'].sum())\n", "expected_outputs": []})
+    llm_server.add_chat(json=FAILING_CODE)
     llm_server.add_error(400, "scripted refusal")  # then the model's service refuses
-    live = serve(analysis_settings)
-    page.goto(live.url + "/")
-    page.locator("#kind").select_option("analysis")
-    page.locator("#request").fill("売上の合計は？")
-    page.locator("#files").fill("sales.csv")
-    page.locator("#submit").click()
+    live = analysis_live
+    _ask_analysis(page, live, "sales.csv")
 
     expect(page.locator("#submit")).to_be_enabled(timeout=TIMEOUT_MS)  # the done event came
     (task,) = live.registry.list()
