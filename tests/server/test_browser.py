@@ -3,7 +3,9 @@
 A conversion request goes through the page against the scripted LLM server: the 5-step
 progress bar reaches its last step, the live log console is gone, and the final answer and
 its download link appear; a failing request shows the red banner instead, an analysis whose
-report no computed output backs the amber warning band. A CSV uploaded from
+report no computed output backs the amber warning band; an analysis whose first code run fails
+says why in Japanese in the log (Python's text folded behind 詳細) and goes on without the red
+banner. A CSV uploaded from
 the page is converted; a plan that pauses for input continues from the answers form; a path
 outside the workspace is refused with the allowed folder named, without internal step names
 or literal backticks. A page of another site cannot start tasks on a server without keys.
@@ -25,6 +27,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from keiri_agent.agents.analysis.honesty import UNVERIFIED_HINT, UNVERIFIED_MESSAGE
+from keiri_agent.config import Settings
 from keiri_agent.examples import example_answers, example_plan
 from keiri_agent.file_access import ALLOWED_PLACES
 from tests.server.conftest import LiveServer, make_settings, with_shared_data
@@ -33,6 +36,8 @@ from tests.support import ScriptedLLMServer
 # Chromium and the server start slowly on a loaded machine; each test drives a whole task.
 pytestmark = pytest.mark.timeout(600)
 TIMEOUT_MS = 60_000
+# Analysis code that fails with Python's KeyError (a column the data does not have).
+FAILING_CODE = {"code": "print(df['存在しない列'].sum())\n", "expected_outputs": []}
 
 
 @pytest.fixture
@@ -53,6 +58,12 @@ def live(
     return serve(settings)
 
 
+@pytest.fixture
+def analysis_live(serve: Callable[..., LiveServer], analysis_settings: Settings) -> LiveServer:
+    """A server whose analysis tasks run code in the sandbox on the shared ``sales.csv``."""
+    return serve(analysis_settings)
+
+
 def _tokyo(stamp: str) -> str:
     """A stored UTC time as the page should show it with the default KEIRI_TIMEZONE."""
     return (
@@ -65,6 +76,14 @@ def _submit(page: Page, live: LiveServer, request: str, source: str) -> None:
     page.locator("#kind").select_option("convert")
     page.locator("#request").fill(request)
     page.locator("#source").fill(source)
+    page.locator("#submit").click()
+
+
+def _ask_analysis(page: Page, live: LiveServer, data_file: str) -> None:
+    page.goto(live.url + "/")
+    page.locator("#kind").select_option("analysis")
+    page.locator("#request").fill("売上の合計は？")
+    page.locator("#files").fill(data_file)
     page.locator("#submit").click()
 
 
@@ -142,11 +161,7 @@ def test_an_unverified_analysis_shows_the_warning_band_not_success(
         "evidence": ["推測"],
     }
     llm_server.add_chat(json={**report, "sections": [], "suggestions": []})
-    page.goto(live.url + "/")
-    page.locator("#kind").select_option("analysis")
-    page.locator("#request").fill("売上の合計は？")
-    page.locator("#files").fill("売上.csv")
-    page.locator("#submit").click()
+    _ask_analysis(page, live, "売上.csv")
 
     band = page.locator("#warning-banner")
     expect(band).to_be_visible(timeout=TIMEOUT_MS)
@@ -162,6 +177,69 @@ def test_an_unverified_analysis_shows_the_warning_band_not_success(
     expect(page.locator("#answer")).to_contain_text("売上の合計は 999,999 円でした。")
     (task,) = live.registry.list()
     assert task.status == "unverified"
+
+
+def test_a_failed_code_run_is_said_in_japanese_with_pythons_text_folded(
+    page: Page, analysis_live: LiveServer, llm_server: ScriptedLLMServer
+) -> None:
+    act = {"next_action": "act", "instruction": "売上を合計する", "rationale": "集計が必要"}
+    llm_server.add_chat(json=act)
+    llm_server.add_chat(json=FAILING_CODE)
+    llm_server.add_chat(json=act)
+    llm_server.add_chat(json={"code": "print(df['売上'].sum())\n", "expected_outputs": []})
+    llm_server.add_chat(json={"next_action": "finalize", "rationale": "要求を満たした"})
+    report = {"title": "売上の合計", "conclusion": "売上の合計は 300 円でした。"}
+    llm_server.add_chat(
+        json={**report, "evidence": ["合計 300"], "sections": [], "suggestions": []}
+    )
+    live = analysis_live
+    _ask_analysis(page, live, "sales.csv")
+
+    expect(page.locator("#answer")).to_contain_text(
+        "売上の合計は 300 円でした。", timeout=TIMEOUT_MS
+    )
+    # The run went on after the failed step: no red banner, the success look.
+    expect(page.locator("#error-banner")).to_be_hidden()
+    expect(page.locator("#steps li.done")).to_have_count(5)
+    log = page.locator("#log")
+    fold = log.locator("details")
+    expect(fold).to_have_count(1)  # only the failed run has Python's text to fold
+    expect(fold.locator("summary")).to_have_text("詳細（プログラムの出力）")
+    folded = fold.text_content() or ""
+    assert "KeyError" in folded  # Python's own words are kept for whoever opens them
+    shown = log.evaluate(
+        "el => [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE)"
+        ".map((n) => n.textContent).join('')"
+    )
+    (failed,) = [line for line in shown.splitlines() if line.startswith("コード実行: 失敗")]
+    # The kind in Japanese and the column the code looked for (sandbox.failure_words; the
+    # class name only in brackets at the end), never Python's English or its traceback.
+    assert failed.startswith("コード実行: 失敗（表や辞書にない列名・キーを使っています"), failed
+    assert "「存在しない列」" in failed
+    assert "Traceback" not in shown
+    assert not [line for line in shown.splitlines() if line.startswith(("KeyError", "エラー"))]
+    assert "コード実行: 成功" in shown
+    (task,) = live.registry.list()
+    assert task.status == "success"
+
+
+def test_a_task_failing_after_a_failed_code_run_shows_its_own_error(
+    page: Page, analysis_live: LiveServer, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.add_chat(json={"next_action": "act", "instruction": "合計", "rationale": "集計"})
+    llm_server.add_chat(json=FAILING_CODE)
+    llm_server.add_error(400, "scripted refusal")  # then the model's service refuses
+    live = analysis_live
+    _ask_analysis(page, live, "sales.csv")
+
+    expect(page.locator("#submit")).to_be_enabled(timeout=TIMEOUT_MS)  # the done event came
+    (task,) = live.registry.list()
+    assert live.wait_finished(task.id) == "failed"
+    assert task.error is not None
+    banner = page.locator("#error-banner")
+    # The task's own Japanese error, not the code step's KeyError the agent would have retried.
+    expect(banner).to_contain_text(task.error["message"], timeout=TIMEOUT_MS)
+    assert "KeyError" not in (banner.text_content() or "")
 
 
 def test_an_uploaded_csv_is_converted(

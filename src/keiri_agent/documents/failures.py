@@ -19,6 +19,7 @@ __all__ = [
     "PASSWORD_PROTECTED",
     "RESAVE_HINT",
     "encrypted",
+    "exception_reason",
     "file_not_found",
     "invalid_input",
     "too_large",
@@ -31,6 +32,7 @@ __all__ = [
 PASSWORD_PROTECTED = "「{name}」はパスワードで保護されているため読み込めません。"
 # A file its own application may still open: saving it again usually repairs it.
 RESAVE_HINT = "元のアプリケーションで開けるか確認し、開ける場合は名前を付けて保存し直してください。"
+MAX_REASON_CHARS = 200  # characters of a library's exception message kept in the details
 
 
 class Refusal(Protocol):
@@ -52,6 +54,12 @@ too_large = _refusal(ErrorCode.FILE_TOO_LARGE)
 unsupported = _refusal(ErrorCode.UNSUPPORTED_FORMAT)
 unsafe = _refusal(ErrorCode.ARCHIVE_UNSAFE)
 invalid_input = _refusal(ErrorCode.INPUT_VALIDATION_FAILED)
+
+
+def exception_reason(exc: BaseException) -> str:
+    """A library's exception as the details of a refusal keep it (its class and message, cut):
+    for the engineer reading the details, never for the Japanese message."""
+    return f"{type(exc).__name__}: {str(exc)[:MAX_REASON_CHARS]}"
 
 
 def file_not_found(label: str, path: Path) -> FileProcessingError:

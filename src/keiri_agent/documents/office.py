@@ -15,10 +15,10 @@ from __future__ import annotations
 import io
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import date, datetime, time
-from typing import Any, TypeVar
+from typing import Any
 
 from keiri_agent.documents.excel_address import first_shown
-from keiri_agent.documents.failures import RESAVE_HINT, unreadable
+from keiri_agent.documents.failures import RESAVE_HINT, exception_reason, unreadable
 from keiri_agent.documents.models import ExtractedText
 from keiri_agent.documents.normalize import normalize_text
 from keiri_agent.documents.ooxml import XML_ERRORS, open_workbook, xml_error
@@ -32,15 +32,17 @@ __all__ = ["XLSX_MAX_COLS", "XLSX_MAX_ROWS", "read_docx", "read_pptx", "read_xls
 XLSX_MAX_ROWS = 2_000
 XLSX_MAX_COLS = 50
 
-_T = TypeVar("_T")
-
 
 def read_docx(data: bytes, name: str) -> ExtractedText:
     """Paragraphs and tables of the document body, in document order."""
+    return _guarded(_docx_text, data, name, "Word 文書")
+
+
+def _docx_text(data: bytes, name: str) -> ExtractedText:
     import docx
     from docx.table import Table
 
-    document = _open(docx.Document, data, name, "Word 文書")
+    document = docx.Document(io.BytesIO(data))
     blocks: list[str] = []
     tables = 0
     for item in document.iter_inner_content():
@@ -61,9 +63,13 @@ def read_docx(data: bytes, name: str) -> ExtractedText:
 
 def read_pptx(data: bytes, name: str) -> ExtractedText:
     """Text of every slide in order: text frames, tables, grouped shapes, then the notes."""
+    return _guarded(_pptx_text, data, name, "PowerPoint ファイル")
+
+
+def _pptx_text(data: bytes, name: str) -> ExtractedText:
     from pptx import Presentation
 
-    presentation = _open(Presentation, data, name, "PowerPoint ファイル")
+    presentation = Presentation(io.BytesIO(data))
     slides: list[str] = []
     for slide in presentation.slides:
         parts = list(_shape_texts(slide.shapes))
@@ -242,10 +248,16 @@ def _empty_warning(name: str, text: str) -> list[str]:
     return [f"「{name}」にはテキストが含まれていません（画像や図形のみの可能性があります）。"]
 
 
-def _open(factory: Callable[[io.BytesIO], _T], data: bytes, name: str, kind: str) -> _T:
-    """``factory`` (python-docx's or python-pptx's) on ``data``, with the file layer's errors."""
+def _guarded(
+    read: Callable[[bytes, str], ExtractedText], data: bytes, name: str, kind: str
+) -> ExtractedText:
+    """``read`` (over python-docx or python-pptx) on ``data``, with the file layer's errors: a
+    part missing or broken anywhere in the file (found when it is opened or only when a slide
+    or table refers to it) refuses the file the same way."""
     try:
-        return factory(io.BytesIO(data))
+        return read(data, name)
+    except FileProcessingError:
+        raise
     except MemoryError:
         raise  # the bounded child reports it as a file too large
     except XML_ERRORS as exc:
@@ -257,7 +269,7 @@ def _open(factory: Callable[[io.BytesIO], _T], data: bytes, name: str, kind: str
 def _broken(name: str, kind: str, exc: Exception) -> FileProcessingError:
     return unreadable(
         name,
-        f"「{name}」は {kind}として壊れているため読み込めません（{type(exc).__name__}）。",
+        f"「{name}」は {kind}として壊れているため読み込めません（中の部品が欠けているか、形式が違います）。",
         RESAVE_HINT,
-        error=str(exc)[:200],
+        reason=exception_reason(exc),
     )

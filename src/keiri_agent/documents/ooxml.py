@@ -23,7 +23,7 @@ from openpyxl import load_workbook
 from openpyxl.utils.exceptions import InvalidFileException
 from openpyxl.workbook.workbook import Workbook
 
-from keiri_agent.documents.failures import RESAVE_HINT, unreadable, unsafe
+from keiri_agent.documents.failures import RESAVE_HINT, exception_reason, unreadable, unsafe
 from keiri_agent.documents.zipcheck import check_container
 from keiri_agent.errors import FileProcessingError
 
@@ -47,7 +47,7 @@ _SAVE_AS_XLSX_HINT = (
 
 def xml_error(label: str, exc: Exception) -> FileProcessingError:
     """The error for an XML part that could not be parsed: an entity bomb or broken XML."""
-    reason = f"{type(exc).__name__}: {str(exc)[:200]}"
+    reason = exception_reason(exc)
     if isinstance(exc, DefusedXmlException) or "amplification" in str(exc):
         return unsafe(
             label,
@@ -96,7 +96,7 @@ def open_workbook(
                 label,
                 f"「{label}」は Excel ブックとして読めません（破損しているか、別形式のファイルです）。",
                 _SAVE_AS_XLSX_HINT,
-                reason=f"{type(exc).__name__}: {exc}",
+                reason=exception_reason(exc),
             ) from exc
 
 

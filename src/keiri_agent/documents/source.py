@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from keiri_agent.documents.failures import file_not_found, too_large, unreadable
+from keiri_agent.documents.failures import exception_reason, file_not_found, too_large, unreadable
 from keiri_agent.documents.limits import MAX_FILE_BYTES
 from keiri_agent.errors import FileProcessingError
 
@@ -58,8 +58,22 @@ def read_source(
     except OSError as exc:
         raise unreadable(
             label,
-            f"「{label}」を開けません（{type(exc).__name__}）。",
+            f"「{label}」を開けません（{_os_reason(exc)}）。",
             "フォルダーではなくファイルを指定しているか、読み取り権限があるか確認してください。",
             path=str(path),
-            error=str(exc),
+            reason=exception_reason(exc),
         ) from exc
+
+
+# Why a path could not be opened, as the person can act on it (the class stays in the details).
+_OS_REASONS: tuple[tuple[type[OSError], str], ...] = (
+    (IsADirectoryError, "ファイルではなくフォルダーです"),
+    (PermissionError, "読み取りの権限がありません"),
+)
+
+
+def _os_reason(exc: OSError) -> str:
+    return next(
+        (words for kind, words in _OS_REASONS if isinstance(exc, kind)),
+        "読み込み中にエラーが発生しました",
+    )

@@ -24,7 +24,7 @@ import zipfile
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from keiri_agent.documents.failures import encrypted, too_large, unreadable
+from keiri_agent.documents.failures import encrypted, exception_reason, too_large, unreadable
 from keiri_agent.documents.limits import (
     MAX_ARCHIVE_DEPTH,
     MAX_ARCHIVE_MEMBERS,
@@ -83,7 +83,7 @@ def open_zip(fileobj: BinaryIO, label: str) -> zipfile.ZipFile:
             label,
             f"'{label}' は ZIP ファイルとして読めません（壊れているか、ZIP ではありません）。",
             "ダウンロードやコピーが途中で切れていないか確認し、ZIP を作り直してください。",
-            reason=f"{type(exc).__name__}: {exc}",
+            reason=exception_reason(exc),
         ) from exc
 
 

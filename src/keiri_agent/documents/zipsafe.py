@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import BinaryIO
 
-from keiri_agent.documents.failures import unreadable, unsupported
+from keiri_agent.documents.failures import exception_reason, unreadable, unsupported
 from keiri_agent.documents.zipcheck import Budget, checked_entries, is_zip, open_zip
 from keiri_agent.documents.zipnames import skip_reason, unsafe_error
 
@@ -144,7 +144,7 @@ def _read_entry(
             + "）。",
             "ZIP を標準の「圧縮（zip 形式）フォルダー」などで作り直してください。",
             member=path,
-            reason=f"{type(exc).__name__}: {exc}",
+            reason=exception_reason(exc),
         ) from exc
     if len(out) != info.file_size or crc != info.CRC:
         raise unreadable(

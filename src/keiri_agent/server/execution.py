@@ -23,10 +23,11 @@ from typing import Any, Protocol
 
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode, cause_of, reason_of
-from keiri_agent.events import ErrorEvent, RunEvent, Stage
+from keiri_agent.events import RunEvent, Stage
 from keiri_agent.llm import cancellable
 from keiri_agent.privacy import job_scope
 from keiri_agent.sandbox import SandboxExecutor
+from keiri_agent.server.event_words import ends_task
 from keiri_agent.server.inputs import UPLOADS_DIR
 from keiri_agent.server.jobs import Job, JobResult, Runner, cancelled_error
 from keiri_agent.server.logconfig import task_context
@@ -121,7 +122,7 @@ class TaskRuntime:
             task.step = event.step
             if event.progress is not None:
                 task.progress = event.progress
-        elif isinstance(event, ErrorEvent):
+        elif ends_task(event):  # not an error the agent goes on after: its own error still comes
             task.error_emitted = True
         for observer in self.observers:
             observer.on_event(task, event)

@@ -2,9 +2,10 @@
 
 Every message carries ``id`` (the event's id in the task's log: 1, 2, 3, ...), ``event`` (its
 kind: ``stage``, ``log``, ``code_gen``, ``code_exec``, ``error``, plan node events, ...),
-``data`` (the event's JSON object, exactly the line in ``events.jsonl``) and ``retry`` (how long
-a browser waits before reconnecting). A comment line (``: ping``) goes out every ~15 seconds
-so that proxies keep an idle stream open.
+``data`` (the event's JSON object, exactly the line in ``events.jsonl``; the events of a failed
+code step also carry ``reason``, Python's error said in Japanese: ``event_words``) and ``retry``
+(how long a browser waits before reconnecting). A comment line (``: ping``) goes out every ~15
+seconds so that proxies keep an idle stream open.
 
 Reconnecting: a client sends the last id it saw as the ``Last-Event-ID`` header (browsers do
 this themselves) or as the ``last_event_id`` query parameter (``EventSource`` cannot set
@@ -41,6 +42,7 @@ from keiri_agent.events import RunEvent
 from keiri_agent.events.logfile import LogCursor
 from keiri_agent.events.stream import TAIL_EVENTS
 from keiri_agent.server.errors import ApiError
+from keiri_agent.server.event_words import shown_json
 from keiri_agent.server.tasks import Task, TaskRegistry
 
 __all__ = [
@@ -81,7 +83,7 @@ def last_event_id(request: Request, query_value: str | None) -> int:
 
 def _message(event: RunEvent) -> ServerSentEvent:
     return ServerSentEvent(
-        data=event.to_json(), event=event.event, id=str(event.id), retry=RETRY_MS
+        data=shown_json(event), event=event.event, id=str(event.id), retry=RETRY_MS
     )
 
 

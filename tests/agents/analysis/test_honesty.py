@@ -167,6 +167,11 @@ def test_a_failed_run_event_carries_the_error_the_model_saw(
     assert "実行: 失敗（表や辞書にない列名・キーを使っています: 「存在しない列」（KeyError）" in (
         describe_event(event) or ""
     )
+    # The agent's error event of the same run adds no line of Python's English after it (it
+    # printed "エラー: KeyError: '存在しない列'" before): the agent goes on, the line said why.
+    lines = [describe_event(e) for e in read_events(str(data["run_log"]))]
+    shown = [line for line in lines if line]
+    assert not [line for line in shown if "KeyError:" in line or "Traceback" in line], shown
 
 
 @pytest.fixture

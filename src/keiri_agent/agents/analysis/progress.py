@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from keiri_agent.agents.execlog import error_summary
+from keiri_agent.agents.execlog import error_summary, retried_code_error
 from keiri_agent.events import CodeExec, CodeGen, RunEvent
 from keiri_agent.events.follow import progress_line
 
@@ -21,4 +21,6 @@ def describe_event(event: RunEvent) -> str | None:
             return "  実行: 成功"
         why = error_summary(event.stderr)
         return "  実行: 失敗" + (f"（{why}）" if why else "")
+    if retried_code_error(event):
+        return None  # the code_exec line above said why, in Japanese
     return progress_line(event, STEP_LABELS, STATUS_LABELS)

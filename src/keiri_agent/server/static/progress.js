@@ -2,7 +2,10 @@
 //
 // Front-end policy of the seed: the log console is shown only while the task runs and is never
 // part of the final answer; the steps are interpret → fetch → convert/viz → finish (+ done),
-// labelled for the task's kind (text.js); an `error` event shows a red banner and ends the run.
+// labelled for the task's kind (text.js); an `error` event shows a red banner and ends the run,
+// except an error of a step the agent tries again (its generated code failed): the log says it.
+// A failed code step is shown by the Japanese reason the server sends with it (`reason`);
+// Python's own output stays behind a 詳細 toggle in the log.
 // A task that ends `unverified` (an analysis whose report no computed output backs) shows an
 // amber warning band and its answer, never the success look.
 // Files chosen in the form are uploaded with the request (multipart); a plan run that waits for
@@ -82,10 +85,29 @@ function showNotice(message) {
   $("notice").hidden = false;
 }
 
-function appendLog(line) {
+function appendLog(line, detail) {
   const log = $("log");
-  log.textContent += plainText(line) + "\n";
+  log.append(document.createTextNode(plainText(line) + "\n"));
+  if (detail) {  // the program's own text (Python's), for whoever wants it: folded
+    const fold = document.createElement("details");
+    const summary = document.createElement("summary");
+    summary.textContent = "詳細（プログラムの出力）";
+    const body = document.createElement("div");
+    body.textContent = detail.trimEnd();
+    fold.append(summary, body);
+    log.append(fold);
+  }
   log.scrollTop = log.scrollHeight;
+}
+
+// A code step's outcome: its printed output, or why it failed in Japanese with Python's text folded.
+function logCodeRun(d) {
+  if (d.success !== false) {
+    appendLog(`${stageLabel(state.kind, "code_exec")}: 成功\n${d.stdout || ""}`.trimEnd());
+    return;
+  }
+  const reason = d.reason ? `（${d.reason}）` : "";
+  appendLog(`${stageLabel(state.kind, "code_exec")}: 失敗${reason}`, `${d.stdout || ""}${d.stderr || ""}`);
 }
 
 function setPercent(percent) {
@@ -125,6 +147,7 @@ function onStage(data) {
 }
 
 function onError(data) {
+  if (data.continues) return;  // the agent tries again (server/event_words.py); its code_exec line said why
   state.failed = true;
   const where = data.step ? `（${stageLabel(state.kind, data.step)}）` : "";
   showBanner(`エラー${where}: ${data.message}`, (data.error || {}).hint);
@@ -278,10 +301,7 @@ function follow(taskId) {
   source.addEventListener("shutdown", (e) => showNotice(parse(e).message || "サーバーが停止します。"));
   source.addEventListener("log", (e) => appendLog(parse(e).msg));
   source.addEventListener("code_gen", (e) => appendLog("生成したコード:\n" + parse(e).code));
-  source.addEventListener("code_exec", (e) => {
-    const d = parse(e);
-    appendLog(`実行結果: ${d.success === false ? "失敗" : "成功"}\n${d.stdout || ""}${d.stderr || ""}`.trimEnd());
-  });
+  source.addEventListener("code_exec", (e) => logCodeRun(parse(e)));
   for (const [name, describe] of Object.entries(NODE_EVENTS)) {
     source.addEventListener(name, (e) => appendLog(describe(parse(e))));
   }
