@@ -87,8 +87,8 @@ def _analysis_agent(steps: Steps, monkeypatch: pytest.MonkeyPatch) -> None:
         def __init__(self, **kwargs: Any) -> None:
             pass
 
-        def add_file(self, path: Path) -> Any:
-            return SimpleNamespace(shape=(2, 2), name=path.stem, notes=[])
+        def add_files(self, paths: list[Path]) -> list[Any]:
+            return [SimpleNamespace(shape=(2, 2), name=path.stem, notes=[]) for path in paths]
 
         def ask(self, question: str, *, events: Any) -> Any:
             steps.drive(events)

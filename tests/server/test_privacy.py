@@ -91,7 +91,8 @@ def test_the_server_log_masks_what_the_code_printed_of_a_customer(
         line["message"] for line in lines if "分析コードの実行が失敗しました" in line["message"]
     ]
     assert failed == [
-        "分析コードの実行が失敗しました: ValueError: 確認が必要: 〔人名〕 〔電話番号〕"
+        # the code's own Japanese message as execlog says it (no class name), masked
+        "分析コードの実行が失敗しました: 確認が必要: 〔人名〕 〔電話番号〕"
     ]
     values = [*identifiers(ROWS), *names(ROWS)]
     assert leaked(buffer.getvalue().splitlines(), values) == []
