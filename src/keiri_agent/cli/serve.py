@@ -184,7 +184,7 @@ def serve(
     from keiri_agent.config import load_settings
     from keiri_agent.server import create_app
     from keiri_agent.server.lifecycle import STOP_GRACE_S, Lifecycle
-    from keiri_agent.server.logconfig import log_config
+    from keiri_agent.server.logconfig import capture_warnings, log_config
     from keiri_agent.server.tasks import TaskRegistry
 
     options = _Options(
@@ -216,6 +216,7 @@ def serve(
         timeout_graceful_shutdown=int(settings.keiri_shutdown_timeout_s + STOP_GRACE_S + 10),
     )
     # After uvicorn's Config has set the logging up: in JSON mode, every line is a JSON record.
+    capture_warnings()
     startup_log = logging.getLogger("keiri_agent.server")
     for line, warning in startup_lines(settings, host, port):
         if settings.keiri_log_format == "json":

@@ -40,6 +40,7 @@ __all__ = [
     "RedactTokens",
     "TextAccessFormatter",
     "TextFormatter",
+    "capture_warnings",
     "current_request_id",
     "log_config",
     "request_context",
@@ -153,4 +154,17 @@ def log_config(fmt: Literal["text", "json"] = "text", level: str = "info") -> di
         "level": level.upper(),
         "propagate": False,
     }
+    # Python's warnings (a library's, when a thread's ``catch_warnings`` undid another's filter)
+    # as records of their own (:func:`capture_warnings`), not raw lines among the JSON ones.
+    config["loggers"]["py.warnings"] = {
+        "handlers": ["default"],
+        "level": "WARNING",
+        "propagate": False,
+    }
     return config
+
+
+def capture_warnings() -> None:
+    """Send Python's warnings to the ``py.warnings`` logger of :func:`log_config` (call once the
+    logging is set up): every line of the server's log is then a record in its format."""
+    logging.captureWarnings(True)
