@@ -125,6 +125,17 @@ def test_client_errors_are_not_retried(llm_server: ScriptedLLMServer) -> None:
     assert len(llm_server.chat_requests()) == 1
 
 
+@pytest.mark.parametrize(("role", "said"), [("reason", "データ分析: 判断"), ("plan", "設計")])
+def test_an_error_names_the_role_in_japanese(
+    llm_server: ScriptedLLMServer, role: str, said: str
+) -> None:
+    llm_server.add_error(400, "Invalid parameter: messages")
+    with pytest.raises(LLMError) as info:
+        get_llm(role).invoke("質問")
+    assert f"{said}（openai:" in info.value.message
+    assert f"{role} (" not in info.value.message
+
+
 def test_timeouts_are_retried_then_reported_as_timeout_error(
     llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -25,7 +25,7 @@ from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from pydantic import BaseModel
 
-from keiri_agent.config import LLMRole, ModelRef, Settings, load_settings
+from keiri_agent.config import ROLE_LABELS, LLMRole, ModelRef, Settings, load_settings
 from keiri_agent.errors import BlockError, ConfigurationError
 from keiri_agent.events import EventEmitter, LLMUsage
 from keiri_agent.llm.cancel import Call, cancellable_sleep, current_cancel, run_cancellable
@@ -118,14 +118,15 @@ class _Bound:
         if ref is None:
             var = f"KEIRI_LLM_MODEL_{self.role.value.upper()}"
             raise ConfigurationError(
-                f"役割 '{self.role.value}' のモデルが設定されていません。",
+                f"役割「{ROLE_LABELS[self.role.value]}」のモデルが設定されていません。",
                 hint=f"{var} に provider:model（例: openai:text-embedding-3-small）を設定してください。",
                 details={"role": self.role.value, "variable": var},
             )
         return ref
 
     def _describe(self) -> str:
-        return f"{self.role.value} ({self.ref})"
+        """The call as an error names it: what the model was asked for, and which model."""
+        return f"{ROLE_LABELS[self.role.value]}（{self.ref}）"
 
     def vault(self) -> Vault | None:
         """Where this call's placeholders live: the job's vault, else the client's own; None
