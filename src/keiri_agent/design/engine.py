@@ -50,7 +50,7 @@ from keiri_agent.documents.normalize import normalize_for_prompt
 from keiri_agent.errors import BlockError, ErrorCode, check_choice
 from keiri_agent.llm import LLMClient, get_llm, strict_schema_for
 from keiri_agent.plan import PlanEnv, PlanIssue
-from keiri_agent.privacy import job_scope
+from keiri_agent.privacy import fill, job_scope
 
 __all__ = [
     "APPLY_MODES",
@@ -239,14 +239,18 @@ class _Engine:
 
     def _skeleton(self, candidates: list[str]) -> PlanSkeleton:
         self.log.stage("skeleton", "start")
-        human = self.prompts.skeleton.format(
-            instruction=self.instruction,
-            answers=context_text(self.answers),
-            documents=self.documents,
-            catalog=catalog_text(self.registry, candidates),
-            templates=self._template_text(),
+        # The template's text and the catalog are the product's; the rest is the user's.
+        human = fill(
+            self.prompts.skeleton,
+            ours={"catalog": catalog_text(self.registry, candidates)},
+            theirs={
+                "instruction": self.instruction,
+                "answers": context_text(self.answers),
+                "documents": self.documents,
+                "templates": self._template_text(),
+            },
         )
-        messages = [("system", self.prompts.system), ("human", human)]
+        messages = [("system", self.prompts.system_text()), ("human", human)]
         wire = skeleton_schema(candidates, variant=self.variant)
         self.log.metric(
             "schema", {"stage": "skeleton", "variant": self.variant, "bytes": wire.size}
@@ -269,14 +273,19 @@ class _Engine:
         model = design_model(self.registry, candidates)
         wire = wiring_schema(self.registry, candidates, variant=self.variant)
         self.log.metric("schema", {"stage": "wiring", "variant": self.variant, "bytes": wire.size})
-        human = self.prompts.wiring.format(
-            instruction=self.instruction,
-            answers=context_text(self.answers),
-            skeleton=dump_plan(skeleton.model_dump(exclude_defaults=True)),
-            documents=self.documents,
-            catalog=catalog_text(self.registry, candidates),
-            templates=self._template_text(),
-            options=self._options_text(),
+        human = fill(
+            self.prompts.wiring,
+            ours={
+                "catalog": catalog_text(self.registry, candidates),
+                "options": self._options_text(),
+            },
+            theirs={
+                "instruction": self.instruction,
+                "answers": context_text(self.answers),
+                "skeleton": dump_plan(skeleton.model_dump(exclude_defaults=True)),
+                "documents": self.documents,
+                "templates": self._template_text(),
+            },
         )
         attempts = Wiring(
             asker=self.asker,

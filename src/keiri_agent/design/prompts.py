@@ -16,6 +16,7 @@ from typing import Any
 from keiri_agent.blocks.catalog import port_kind
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.spec import port_is_required
+from keiri_agent.privacy import Ours, compose
 
 __all__ = ["FREE_FORM", "NO_DOCUMENTS", "DesignPrompts", "catalog_text", "context_text"]
 
@@ -98,6 +99,10 @@ class DesignPrompts:
     wiring: str = WIRING
     repair: str = REPAIR
 
+    def system_text(self) -> str:
+        """The system prompt, marked the product's own text (``privacy.ours``: never masked)."""
+        return compose(Ours(self.system))
+
 
 def _port_line(name: str, port: Mapping[str, Any], *, inputs: bool) -> str:
     # port_kind names the choices and, for a file path, whether the block reads or writes it
@@ -109,7 +114,8 @@ def _port_line(name: str, port: Mapping[str, Any], *, inputs: bool) -> str:
 
 
 def catalog_text(registry: BlockRegistry, block_ids: Sequence[str]) -> str:
-    """The candidate blocks as the LLM sees them: id, description, inputs, outputs."""
+    """The candidate blocks as the LLM sees them: id, description, inputs, outputs (the
+    product's own text: the prompts mark it so, ``privacy.ours``)."""
     parts: list[str] = []
     for block_id in block_ids:
         spec = registry.get(block_id)
@@ -127,4 +133,4 @@ def context_text(answers: Mapping[str, Any]) -> str:
     if not answers:
         return ""
     lines = [f"- {key}: {json.dumps(value, ensure_ascii=False)}" for key, value in answers.items()]
-    return "\n## 利用者に確認済みの事項\n" + "\n".join(lines) + "\n"
+    return compose(Ours("\n## 利用者に確認済みの事項\n"), "\n".join(lines), Ours("\n"))

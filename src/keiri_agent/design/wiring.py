@@ -52,6 +52,7 @@ from keiri_agent.plan import (
     parse_source,
     validate_text,
 )
+from keiri_agent.privacy import Ours, compose, fill
 
 __all__ = ["REQUIREMENT_FINDINGS", "Asker", "Wiring", "prompt_size"]
 
@@ -101,7 +102,8 @@ class Asker:
 
     def _free_form(self, model: type[M], wire: WireSchema, messages: Messages) -> M:
         schema = json.dumps(wire.schema, ensure_ascii=False, separators=(",", ":"))
-        reply = self.llm.invoke([*messages, ("human", FREE_FORM.format(schema=schema))])
+        # the schema is the product's (block ids and descriptions): not masked
+        reply = self.llm.invoke([*messages, ("human", fill(FREE_FORM, ours={"schema": schema}))])
         text = reply.text
         found = extract_json_object(text)
         if found is None:
@@ -145,7 +147,7 @@ class Wiring:
     def run(self, model: type[BaseModel], wire: WireSchema, human: str) -> list[AttemptRecord]:
         attempts: list[AttemptRecord] = []
         for number in range(1, self.max_attempts + 1):
-            messages: Messages = [("system", self.prompts.system), ("human", human)]
+            messages: Messages = [("system", self.prompts.system_text()), ("human", human)]
             if attempts:
                 messages.append(("human", self._repair_prompt(attempts)))
                 self.log.stage("repair", "start", attempt=number)
@@ -219,17 +221,28 @@ class Wiring:
         diff = ""
         if last.diff:
             changes = "\n".join(f"- {c.describe()}" for c in last.diff)
-            diff = f"\n### 前回（{last.number - 1} 回目）からの変更点（ノード単位）\n{changes}\n"
+            diff = compose(
+                Ours(f"\n### 前回（{last.number - 1} 回目）からの変更点（ノード単位）\n"),
+                changes,  # node ids the model chose
+                Ours("\n"),
+            )
         previous = dump_plan(last.plan) if last.plan else self.log.raw_outputs.get(last.number, "")
         kind = "ドライラン" if last.findings and not last.errors else "検証"
-        return self.prompts.repair.format(
-            attempt=last.number,
-            kind=kind,
-            errors=summarize_errors(problems, last.output_error),
-            specs=spec_excerpts(self.env.registry, blocks) if blocks else "（該当なし）",
-            diff=diff,
-            contracts=self._contracts(problems),
-            previous=previous,
+        # the template's text, the kind and the spec excerpts are the product's; the errors
+        # quote the plan's values, and the plan and the templates' contracts are the user's
+        return fill(
+            self.prompts.repair,
+            ours={
+                "attempt": str(last.number),
+                "kind": kind,
+                "specs": spec_excerpts(self.env.registry, blocks) if blocks else "（該当なし）",
+            },
+            theirs={
+                "errors": summarize_errors(problems, last.output_error),
+                "diff": diff,
+                "contracts": self._contracts(problems),
+                "previous": previous,
+            },
         )
 
     def _contracts(self, problems: Sequence[PlanIssue]) -> str:

@@ -3,7 +3,8 @@
 The client (``llm.client``) and the structured-output loop (``llm.repair``) call these at the
 wire: :func:`mask_input` replaces personal data in every message about to be sent (text, text
 parts of multimodal content, tool-call arguments of earlier replies, tool results) by the
-job's placeholders; :func:`restore_reply` puts the values back into the reply (its text, its
+job's placeholders, all but the pieces the product wrote itself (prompt templates, the block
+catalog: marked where the request is written, ``privacy.ours``); :func:`restore_reply` puts the values back into the reply (its text, its
 tool calls) before any agent, block or page sees it. Code a model writes therefore runs on the
 real data in the sandbox, and what a user reads (reports, answers, plans, file names) shows
 the real values. :class:`StreamRestorer` does the same for a streamed reply, holding back a
@@ -31,7 +32,7 @@ from langchain_core.messages import (
 )
 from langchain_core.prompt_values import PromptValue
 
-from keiri_agent.privacy import Vault, mask_json_text, mask_structured
+from keiri_agent.privacy import Vault, mask_json_text, mask_structured, mask_theirs
 from keiri_agent.privacy.vault import CLOSE, placeholder_pattern
 
 __all__ = [
@@ -147,7 +148,8 @@ def mask_input(
     counts: Counter[str] = Counter()
 
     def mask(text: str) -> str:
-        return mask_json_text(vault, text, counts)
+        # the product's own pieces of a composed text (privacy.ours) are not the user's data
+        return mask_theirs(text, lambda theirs: mask_json_text(vault, theirs, counts))
 
     def mask_args(args: Any) -> Any:
         return mask_structured(vault, args, counts)
