@@ -20,6 +20,7 @@ from keiri_agent.sudachi import TO_HIRAGANA, TO_KATAKANA, open_dictionary
 
 __all__ = [
     "CELL_BREAKS",
+    "HONOURED_WORDS",
     "KANA",
     "KATAKANA",
     "NAME_CHARS",
@@ -102,6 +103,15 @@ def rare_katakana_word(surface: str) -> bool:
 # stand for people in general (みなさん, あなたさま, こちらさま, みんなさん), interjections are
 # greetings (ありがとさん).
 _NOT_A_NAME = frozenset({"代名詞", "副詞可能", "感動詞"})
+# The common nouns Japanese honours with さま as one expression, written wholly in hiragana
+# (かみさま, ほとけさま, にいさま): gods and kin, a closed class. Any other common noun before
+# さま is a given name (りくさま 陸, ひなさま 雛, さくらさま): business writing honours people,
+# not things; the honorific forms with お / ご (おきゃくさま, おつかれさま, ごくろうさま) are
+# never read as a name (``privacy.names``), nor are pronouns (みなさま, あなたさま).
+HONOURED_WORDS = frozenset(
+    {"かみ", "ほとけ", "えびす", "だいこく", "じぞう", "てんじん", "にい", "ねえ", "あに", "あね"}
+    | {"じい", "ばあ", "とう", "かあ", "だんな", "との", "おう", "おうじ", "きみ", "ぬし"}
+)
 # Particles a run of hiragana after a noun may begin with (経理のだいきさん, 田中はるとさん).
 _PARTICLES = frozenset("のはがをにへともや")
 
@@ -135,12 +145,12 @@ def hiragana_name(word: str, honorific: str, *, after_noun: bool) -> int | None:
 
 def _may_be_honoured(word: str, honorific: str) -> bool:
     """Whether the dictionary knows ``word`` as no pronoun or interjection, nor with
-    ``honorific`` as one word, nor as a common noun before a hiragana さま."""
+    ``honorific`` as one word, and it is none of :data:`HONOURED_WORDS` before a hiragana さま."""
     dictionary = open_dictionary()
     kinds = {part for m in dictionary.lookup(word) for part in m.part_of_speech()[:3]}
     if kinds & _NOT_A_NAME:
         return False
-    if honorific == "さま" and "普通名詞" in kinds:
+    if honorific == "さま" and word in HONOURED_WORDS:
         return False  # かみさま, ほとけさま: one expression written wholly in hiragana
     return not dictionary.lookup(word + honorific)
 

@@ -9,7 +9,9 @@ SudachiPy tags a word by its context, and two contexts common in what features s
 - a column header read across its words: ``取引先名`` is read 取引 + 先名 (a surname), and so
   are 得意先名, 請求先名, 勤務先名: :func:`compound_misread` says a word glued to the noun before it
   is read across a boundary when that noun and its first letters make a word the dictionary
-  knows (取引先) and the rest is a word too (名); 発注先名 (発注先 unknown to it) is still read so;
+  knows (取引先) and the rest is a word too (名), or when the word is 先名 or 元名: 先 / 元 make
+  the party of the action of the noun or verb before (発注先, 仕入元: words the dictionary need
+  not know) and 名 is a header's "name of" (発注先名, 仕入元名);
 - a surname that is a place as well, in a list of people: ``担当者別売上（井上・松本）`` and
   ``シート: 松本、渡辺`` tag 松本 a place (地名). :func:`listed_surnames` takes a word the
   dictionary knows as a surname, standing as an item of a list (・、, / | tab between items),
@@ -18,8 +20,12 @@ SudachiPy tags a word by its context, and two contexts common in what features s
   (``お疲れさまです。たくやです。``, ``すみません、松本です！``, ``経理部のけんたと申します``):
   one word is a name only beside an honorific elsewhere (リスト, マリア are words first), but
   at the start of a sentence and followed by です / と申します that ends it, a word the
-  dictionary knows as a name in either kana (たくや, ミサキ) names the writer
-  (:func:`introduced`).
+  dictionary knows as a name in either kana (たくや, ミサキ, さとう) names the writer
+  (:func:`introduced`);
+- surnames that are places as well, listed in brackets as people are (``担当者別売上（松本・石川）``,
+  a chart's title): :func:`bracketed_surnames` takes every item of a list in brackets parted by
+  ・ when each is known as a surname, unless a word about places stands before it (地域別（石川・
+  富山）, 北陸（石川・富山・福井）).
 """
 
 from __future__ import annotations
@@ -29,9 +35,16 @@ from typing import Any
 
 from keiri_agent.privacy.kana_names import KANA, known_as_name
 from keiri_agent.privacy.kinds import PersonalKind, Span
-from keiri_agent.sudachi import TO_HIRAGANA, TO_KATAKANA, open_dictionary
+from keiri_agent.sudachi import TO_HIRAGANA, TO_KATAKANA, open_dictionary, thread_tokenizer
 
-__all__ = ["LIST_BREAKS", "compound_misread", "introduced", "listed_surnames", "title_cut"]
+__all__ = [
+    "LIST_BREAKS",
+    "bracketed_surnames",
+    "compound_misread",
+    "introduced",
+    "listed_surnames",
+    "title_cut",
+]
 
 # A self-introduction: a word at the start of a sentence (or after 経理部の) that ends it with
 # です / と申します... (たくやです。, 松本です！, 経理部のけんたと申します). Read in the text, not
@@ -45,6 +58,12 @@ _INTRODUCED = re.compile(
 _NOT_INTRODUCED = frozenset(
     {"副詞", "代名詞", "感動詞", "形状詞", "連体詞", "接続詞", "形容詞", "形状詞可能"}
 )
+
+
+def _may_end_before_desu(pos: tuple[str, ...]) -> bool:
+    """Whether a word of this part of speech may stand before です as a sentence's end: an
+    adjective only in its end form (うれしいです); さとう is also 聡い in a form that never does."""
+    return pos[0] != "形容詞" or pos[5].startswith("終止形")
 
 
 def introduced(text: str) -> list[Span]:
@@ -61,6 +80,7 @@ def introduced(text: str) -> list[Span]:
             part
             for spelling in spellings
             for m in dictionary.lookup(spelling)
+            if _may_end_before_desu(m.part_of_speech())
             for part in (m.part_of_speech()[0], m.part_of_speech()[2])
         }
         if kinds & _NOT_INTRODUCED:
@@ -113,14 +133,24 @@ def compound_misread(morphemes: list[Any], index: int) -> bool:
     if index == 0:
         return False
     before = morphemes[index - 1]
-    if before.part_of_speech()[0] != "名詞" or before.end() != morphemes[index].begin():
+    if before.end() != morphemes[index].begin():
+        return False
+    word = morphemes[index].surface()
+    if before.part_of_speech()[0] in ("名詞", "動詞") and word in _PARTY_HEADS:
+        return True  # 発注先名, 仕入元名 (仕入: a verb's stem): the party of an action
+    if before.part_of_speech()[0] != "名詞":
         return False
     dictionary = open_dictionary()
-    word = morphemes[index].surface()
     return any(
         dictionary.lookup(before.surface() + word[:cut]) and dictionary.lookup(word[cut:])
         for cut in range(1, len(word))
     )
+
+
+# A letter that makes a noun or a verb's stem the party of its action (発注先, 振込先, 発行元,
+# 仕入元), and 名 after it: glued to the noun they are a header's word (発注先名), never a
+# surname, though the dictionary knows 先名 and 元名 as ones.
+_PARTY_HEADS = frozenset({"先名", "元名"})
 
 
 def _next_item(morphemes: list[Any], index: int, step: int, offset: int) -> int | None:
@@ -177,3 +207,57 @@ def listed_surnames(morphemes: list[Any], offset: int, spans: list[Span]) -> lis
                 ends.add(end)
                 changed = True
     return found
+
+
+# A list in brackets, its items parted by ・ (（松本・石川）): people listed as a chart's title
+# lists them. Items are words in kanji of two or three letters.
+_BRACKETED = re.compile(r"[（(]([一-龥々]{2,3}(?:・[一-龥々]{2,3})+)[）)]")
+# Words about places that make a bracketed list one of places (地域別（石川・富山）).
+_PLACE_WORDS = tuple(
+    [
+        "地域",
+        "地区",
+        "エリア",
+        "県",
+        "支店",
+        "営業所",
+        "拠点",
+        "店舗",
+        "工場",
+        "市",
+        "方面",
+        "産地",
+        "出荷",
+        "地方",
+        "事業所",
+    ]
+)
+_BEFORE = 8  # letters before the bracket read for a word about places
+
+
+def bracketed_surnames(text: str) -> list[Span]:
+    """Items of a list in brackets parted by ・ (:data:`_BRACKETED`) when every item is known as
+    a surname (松本, 石川: places too) and nothing before the bracket speaks of places: a
+    region (北陸), or a word about places (:data:`_PLACE_WORDS`: 地域別, 県, 支店)."""
+    found: list[Span] = []
+    for match in _BRACKETED.finditer(text):
+        items = match.group(1).split("・")
+        if not all(known_as_name(item, ("姓",)) for item in items):
+            continue
+        before = text[max(0, match.start() - _BEFORE) : match.start()]
+        if any(word in before for word in _PLACE_WORDS) or _names_a_place(before):
+            continue
+        at = match.start(1)
+        for item in items:
+            found.append(Span(at, at + len(item), PersonalKind.PERSON))
+            at += len(item) + 1
+    return found
+
+
+def _names_a_place(text: str) -> bool:
+    """Whether the last word of ``text`` is a place's name (北陸, 関東, 長野県)."""
+    words = [m for m in thread_tokenizer().tokenize(text) if m.surface().strip()]
+    if not words:
+        return False
+    pos: tuple[str, ...] = tuple(words[-1].part_of_speech())
+    return pos[1] == "固有名詞" and pos[2] == "地名"

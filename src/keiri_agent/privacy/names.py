@@ -39,6 +39,7 @@ from keiri_agent.privacy.kana_names import (
 )
 from keiri_agent.privacy.kinds import PersonalKind, Span
 from keiri_agent.privacy.name_context import (
+    bracketed_surnames,
     compound_misread,
     introduced,
     listed_surnames,
@@ -357,6 +358,7 @@ def find_names(text: str) -> list[Span]:
     spans.extend(_short_hiragana(text, spans))
     spans.extend(Span(start, end, PersonalKind.PERSON) for start, end in kana_full_names(text))
     spans.extend(introduced(text))
+    spans.extend(bracketed_surnames(text))
     if _HALF_KANA.search(text) is not None:
         spans = [_with_whole_name(bare, span) for span in spans]
     if bare != text:
