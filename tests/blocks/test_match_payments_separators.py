@@ -16,14 +16,7 @@ from typing import Any
 import pytest
 
 from keiri_agent.blocks.table.names import PayerName
-from tests.blocks.payments_support import (
-    column,
-    deposit,
-    invoice,
-    match,
-    matched_pairs,
-    only_review,
-)
+from tests.blocks import payments_support as pay
 
 AOBA = {"取引先コード": "2001", "取引先名": "株式会社青葉商事", "取引先名カナ": "アオバショウジ"}
 AOBA_YU = {"取引先コード": "2002", "取引先名": "有限会社青葉商事", "取引先名カナ": "ｱｵﾊﾞｼﾖｳｼﾞ"}
@@ -38,10 +31,12 @@ AOBA_LEASE = {"取引先コード": "2004", "取引先名": "青葉商事リー�
 def _owe(tmp_path: Path, payer: str, amount: int, *customers: dict[str, str]) -> dict[str, Any]:
     """One transfer from ``payer`` while each of ``customers`` owes 110,000 円 (INV-<code>)."""
     invoices = [
-        invoice(f"INV-{c['取引先コード']}", c["取引先コード"], c["取引先名"], 110_000)
+        pay.invoice(f"INV-{c['取引先コード']}", c["取引先コード"], c["取引先名"], 110_000)
         for c in customers
     ]
-    return match(tmp_path, invoices, [deposit("1", payer, amount)], customers=list(customers))
+    return pay.match(
+        tmp_path, invoices, [pay.deposit("1", payer, amount)], customers=list(customers)
+    )
 
 
 @pytest.mark.parametrize(
@@ -50,8 +45,8 @@ def _owe(tmp_path: Path, payer: str, amount: int, *customers: dict[str, str]) ->
 )
 def test_a_form_between_separators_before_a_branch_is_the_form(tmp_path: Path, payer: str) -> None:
     out = _owe(tmp_path, payer, 109_340, AOBA, AOBA_YU, AOBA_OSAKA)
-    assert matched_pairs(out) == {"1": ["INV-2003"]}
-    assert column(out, "matched", "理由") == ["名義: マスタのカナ／金額: 手数料差引 (660 円)"]
+    assert pay.matched_pairs(out) == {"1": ["INV-2003"]}
+    assert pay.column(out, "matched", "理由") == ["名義: マスタのカナ／金額: 手数料差引 (660 円)"]
 
 
 @pytest.mark.parametrize("payer", ["ｱｵﾊﾞｼﾖｳｼﾞ.ｶ.ﾅｺﾞﾔｼﾃﾝ", "ｶ.ｱｵﾊﾞｼﾖｳｼﾞ.ﾅｺﾞﾔｼﾃﾝ", "ｶ)ｱｵﾊﾞｼﾖｳｼﾞ/ﾅｺﾞﾔｼﾃﾝ"])
@@ -59,8 +54,8 @@ def test_a_branch_the_master_does_not_hold_after_a_separator_is_the_company(
     tmp_path: Path, payer: str
 ) -> None:
     out = _owe(tmp_path, payer, 110_000, AOBA, AOBA_YU, AOBA_OSAKA)
-    assert matched_pairs(out) == {"1": ["INV-2001"]}
-    assert column(out, "matched", "理由") == [
+    assert pay.matched_pairs(out) == {"1": ["INV-2001"]}
+    assert pay.column(out, "matched", "理由") == [
         "名義: マスタのカナ（後ろの支店名などを除いて一致）／金額: 一致"
     ]
 
@@ -79,7 +74,7 @@ def test_the_form_between_separators_tells_two_companies_of_one_name_apart(
     tmp_path: Path, payer: str, paid: str
 ) -> None:
     out = _owe(tmp_path, payer, 110_000, AOBA, AOBA_YU)
-    assert matched_pairs(out) == {"1": [paid]}
+    assert pay.matched_pairs(out) == {"1": [paid]}
 
 
 @pytest.mark.parametrize("payer", ["ｶ.ｱｵﾊﾞｼﾖｳｼﾞ.ﾘｰｽ", "ｱｵﾊﾞ･ｼﾖｳｼﾞ･ﾎｰﾙﾃﾞｲﾝｸﾞｽ･ｶ"])
@@ -87,14 +82,14 @@ def test_a_company_named_after_a_customer_behind_a_separator_is_proposed_never_m
     tmp_path: Path, payer: str
 ) -> None:
     out = _owe(tmp_path, payer, 110_000, AOBA)
-    row = only_review(out)
+    row = pay.only_review(out)
     assert row["理由"].startswith("振込依頼人名の先頭の語が取引先の名前と同じですが")
-    assert column(out, "unpaid", "請求番号") == ["INV-2001"]
+    assert pay.column(out, "unpaid", "請求番号") == ["INV-2001"]
 
 
 def test_a_sister_company_the_master_holds_is_matched_by_its_own_name(tmp_path: Path) -> None:
     out = _owe(tmp_path, "ｱｵﾊﾞ.ｼﾖｳｼﾞ.ﾘｰｽ.ｶ", 110_000, AOBA, AOBA_LEASE)
-    assert matched_pairs(out) == {"1": ["INV-2004"]}
+    assert pay.matched_pairs(out) == {"1": ["INV-2004"]}
 
 
 @pytest.mark.parametrize(
