@@ -90,3 +90,18 @@ def test_names_found_from_many_threads_at_once_are_those_found_one_by_one() -> N
 
     assert together == alone
     assert all(found for found in alone)  # every generated text names its person
+
+
+def test_a_thread_has_one_tokenizer_per_split_mode_and_the_name_matcher_reads_with_them() -> None:
+    from keiri_agent.blocks.table.names import reading
+
+    def tokenizers() -> tuple[Any, Any, Any, Any]:
+        whole, words, _ = reading._tokenizers()
+        return whole, words, sudachi.thread_tokenizer(), sudachi.thread_tokenizer(mode="A")
+
+    whole, words, c, a = _in_new_thread(tokenizers)
+    assert whole is c
+    assert words is a
+    assert a is not c
+    assert [m.surface() for m in c.tokenize("振込手数料")] == ["振込手数料"]
+    assert len(list(a.tokenize("振込手数料"))) > 1

@@ -3,15 +3,15 @@
 Retrieval tokenizes with it (``retrieval.tokenize``), the personal-data detector reads its
 parts of speech for names (``privacy.names``), the name matcher spells names by their reading
 (``blocks.table.names.reading``); ``reading_of`` is the one rule for a word's reading. A dictionary is safe to share between threads;
-a Sudachi *tokenizer* is not: :func:`thread_tokenizer` is this thread's one, shared by every reader
-of the thread (a tokenizer's results stay valid after its next call, so readers may nest).
+a Sudachi *tokenizer* is not: :func:`thread_tokenizer` is this thread's one per split mode, shared
+by every reader of the thread (a tokenizer's results stay valid after its next call, so readers may nest).
 """
 
 from __future__ import annotations
 
 import re
 import threading
-from typing import Any
+from typing import Any, Literal
 
 from keiri_agent.errors import ConfigurationError, cause_of, reason_of
 
@@ -32,7 +32,7 @@ TO_KATAKANA = {code: code + 0x60 for code in range(ord("ぁ"), ord("ゖ") + 1)}
 
 _opened: dict[str, Any] = {}
 _lock = threading.Lock()
-_local = threading.local()  # .tokenizers: dictionary name → this thread's tokenizer
+_local = threading.local()  # .tokenizers: (dictionary name, split mode) → this thread's tokenizer
 
 
 def open_dictionary(name: str = "core") -> Any:
@@ -53,16 +53,18 @@ def open_dictionary(name: str = "core") -> Any:
         return dictionary
 
 
-def thread_tokenizer(name: str = "core") -> Any:
-    """This thread's Sudachi tokenizer over the ``sudachidict-<name>`` dictionary, in split mode C
-    (the longest words: 振込手数料 is one); built on the thread's first use."""
-    tokenizers: dict[str, Any] = _local.__dict__.setdefault("tokenizers", {})
-    tokenizer = tokenizers.get(name)
+def thread_tokenizer(name: str = "core", mode: Literal["C", "A"] = "C") -> Any:
+    """This thread's Sudachi tokenizer over the ``sudachidict-<name>`` dictionary in split mode
+    ``mode``: C, the longest words (振込手数料 is one), or A, the shortest (振込・手数料); built on
+    the thread's first use of that dictionary and mode."""
+    tokenizers: dict[tuple[str, str], Any] = _local.__dict__.setdefault("tokenizers", {})
+    tokenizer = tokenizers.get((name, mode))
     if tokenizer is None:
         from sudachipy import SplitMode
 
-        tokenizer = open_dictionary(name).tokenizer(mode=SplitMode.C)
-        tokenizers[name] = tokenizer
+        split = SplitMode.C if mode == "C" else SplitMode.A
+        tokenizer = open_dictionary(name).tokenizer(mode=split)
+        tokenizers[name, mode] = tokenizer
     return tokenizer
 
 

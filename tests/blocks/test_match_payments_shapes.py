@@ -8,7 +8,9 @@ customer's own fee, one yen off, two invoices within a fee of each other), from
 ``test_match_payments_spellings.py``) and from ``tests/support/bank_groups.py`` (branches and
 offices billed as customers of their own, forms in every position, office abbreviations,
 representatives' titles, a parent paying, every bank fee, 分割・過入金・前受; its wrong matches
-one by one in ``test_match_payments_groups.py``). The property: no
+one by one in ``test_match_payments_groups.py``) and from ``tests/support/bank_separators.py``
+(a period, a middle dot or a slash where a parenthesis or a space belongs; its misses in
+``test_match_payments_separators.py``). The property: no
 transfer is matched to another customer or other invoices than it paid (it may be 要確認 or
 不明入金), and every transfer whose shape the product promises to read is matched. Then one test
 per kind of wrong match the generator found, each with the reason a person reads.
@@ -32,7 +34,10 @@ from tests.blocks.payments_support import (
     only_review,
     option_values,
 )
-from tests.support import bank_groups, bank_shapes, bank_spellings
+from tests.support import bank_groups, bank_separators, bank_shapes, bank_spellings
+
+# Each property run matches a few hundred generated months: minutes on a loaded 2-core machine.
+pytestmark = pytest.mark.timeout(600)
 
 # Every generator of bank-written cases: its cases, how many per seed, the shapes it must draw.
 GENERATORS: dict[str, tuple[Callable[[int, int], list[Any]], int, tuple[str, ...]]] = {
@@ -77,6 +82,21 @@ GENERATORS: dict[str, tuple[Callable[[int, int], list[Any]], int, tuple[str, ...
             "twice",
         ),
     ),
+    "separators": (  # tests/support/bank_separators.py, its misses in test_match_payments_separators
+        bank_separators.cases,
+        150,
+        (
+            "first_whole_period",
+            "last_words_dot",
+            "middle_words_period",
+            "middle_whole_slash",
+            "branch",
+            "branch_unheld",
+            "twin",
+            "stranger",
+            "unheld_sister",
+        ),
+    ),
 }
 
 
@@ -89,6 +109,8 @@ GENERATORS: dict[str, tuple[Callable[[int, int], list[Any]], int, tuple[str, ...
         ("spellings", 3512),
         ("groups", 3535),
         ("groups", 3536),
+        ("separators", 4101),
+        ("separators", 4102),
     ],
 )
 def test_no_bank_written_name_or_amount_is_matched_to_anyone_else(

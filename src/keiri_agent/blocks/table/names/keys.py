@@ -33,6 +33,7 @@ from keiri_agent.blocks.table.names.fold import (
 from keiri_agent.blocks.table.names.forms import CompanyForm
 from keiri_agent.blocks.table.names.reading import MAX_CACHED_NAMES, readings
 from keiri_agent.blocks.table.names.split import (
+    WORD_BREAK,
     business_trimmed,
     canonical,
     cut_spelled_form,
@@ -141,7 +142,8 @@ def _parse(raw: str, limit: int | None) -> PayerName:
     name = canonical(fold(whole))
     if not name and code:  # digits alone: a name, not a code
         code, name = "", canonical(fold(raw))
-    words = [w for w in (canonical(fold(w)) for w in whole.split()) if w]
+    # Words parted by a space or by a separator (``ｱｵﾊﾞｼﾖｳｼﾞ.ｵｵｻｶｼﾃﾝ``, ``ｱｵﾊﾞ･ｼﾖｳｼﾞ``).
+    words = [w for w in (canonical(fold(w)) for w in WORD_BREAK.split(whole)) if w]
     heads, first_words = _heads(
         words, truncated=truncated, company=parts.legal is not None, office=parts.office
     )

@@ -10,22 +10,20 @@ proper-noun readings from ``Dictionary.lookup`` as alternates, at most
 digits keep their own spelling (banks write ``ABC``), their kana reading is an alternate
 (``エービーシー``). Readings are folded (:func:`..fold.fold`).
 
-SudachiPy is loaded through :func:`keiri_agent.retrieval.tokenize.get_tokenizer` (one
-dictionary per process, a missing one is a ConfigurationError); each thread has its own
-Sudachi tokenizers. :func:`readings` remembers :data:`MAX_CACHED_NAMES` names, so a customer
+SudachiPy is opened by :mod:`keiri_agent.sudachi` (one dictionary per process, a missing one is
+a ConfigurationError); each thread reads with its own tokenizers (``thread_tokenizer``, modes C
+and A), shared with the thread's other readers of Japanese. :func:`readings` remembers :data:`MAX_CACHED_NAMES` names, so a customer
 master of 10,000 names is read once per process however many runs and payers use it.
 """
 
 from __future__ import annotations
 
 import itertools
-import threading
 from functools import lru_cache
 from typing import Any
 
 from keiri_agent.blocks.table.names.fold import fold
-from keiri_agent.retrieval.tokenize import get_tokenizer
-from keiri_agent.sudachi import ASCII_WORD, reading_of
+from keiri_agent.sudachi import ASCII_WORD, open_dictionary, reading_of, thread_tokenizer
 
 __all__ = ["MAX_CACHED_NAMES", "MAX_OPTIONS_PER_WORD", "MAX_READINGS", "name_parts", "readings"]
 
@@ -38,23 +36,11 @@ MAX_CACHED_NAMES = 50_000
 MAX_NAME_CHARS = 1_000
 
 _SKIPPED_POS = frozenset({"補助記号", "空白", "記号"})
-_local = threading.local()
 
 
 def _tokenizers() -> tuple[Any, Any, Any]:
     """This thread's Sudachi tokenizers (split modes C and A) and the shared dictionary."""
-    cached = getattr(_local, "tokenizers", None)
-    if cached is None:
-        from sudachipy import SplitMode
-
-        dictionary = get_tokenizer().dictionary()
-        cached = (
-            dictionary.tokenizer(mode=SplitMode.C),
-            dictionary.tokenizer(mode=SplitMode.A),
-            dictionary,
-        )
-        _local.tokenizers = cached
-    return cached
+    return thread_tokenizer(mode="C"), thread_tokenizer(mode="A"), open_dictionary()
 
 
 @lru_cache(maxsize=MAX_CACHED_NAMES)

@@ -9,7 +9,9 @@ half-width kana, a master's 取引先名カナ) and removes what is not the name
   the middle ``(ｶ)`` (what follows, a branch like ``ｵｵｻｶｼﾃﾝ``, is kept apart as ``rest``);
   a form written ``(ｶ)`` first or last is taken as well, one whose closing parenthesis is a
   space (``(ｶ ﾄｳｷﾖｳｼﾖｳｼﾞ``, ``ﾄｳｷﾖｳｼﾖｳｼﾞ(ｶ ﾄｳｷﾖｳｼｼﾔ``), and a form cut short by the field's
-  width (``...(ﾄｸ``, ``...(ｻ`` of ``(ｻﾞｲ``) when the caller says the name was cut.
+  width (``...(ﾄｸ``, ``...(ｻ`` of ``(ｻﾞｲ``) when the caller says the name was cut;
+  a period, a middle dot or a slash where a parenthesis belongs (``ｶ.ｱｵﾊﾞｼﾖｳｼﾞ``,
+  ``ｱｵﾊﾞｼﾖｳｼﾞ･ｶ･ｵｵｻｶｼﾃﾝ``, ``ﾕ/ｻｸﾗｻﾝｷﾞﾖｳ``).
 
 :func:`trade_parts` takes a sole proprietor's name (個人事業主: no legal form) apart into its trade
 name (屋号) and the owner's name when it holds both: ``山田商店 代表 山田太郎``,
@@ -39,7 +41,9 @@ from keiri_agent.blocks.table.names.reading import name_parts
 __all__ = [
     "BRANCH_WORDS",
     "MIN_FORM_START",
+    "SEPARATORS",
     "TITLE_WORDS",
+    "WORD_BREAK",
     "NameParts",
     "business_trimmed",
     "canonical",
@@ -144,11 +148,18 @@ _SPACED = rf"\(([^()\s]{{1,{2 * _LONGEST_ABBREVIATION}}})\s+(?=\S)"
 _FIRST_SPACED = re.compile(f"^{_SPACED}")
 _MIDDLE_SPACED = re.compile(_SPACED)
 _CUT_FORM = re.compile(rf"\(({_TOKEN})?$")
-# The same with a period where a parenthesis belongs, as some payers' systems write it
-# (``ｶ.ｱｵﾊﾞｼﾖｳｼﾞ``, ``ｱｵﾊﾞｼﾖｳｼﾞ.ｶ``); only an abbreviation of the list counts (``ｴｽ.ｹｲ`` stays).
-_PERIOD_TOKEN = rf"([^().\s]{{1,{2 * _LONGEST_ABBREVIATION}}})"
-_FIRST_PERIOD = re.compile(rf"^{_PERIOD_TOKEN}\.")
-_LAST_PERIOD = re.compile(rf"\.{_PERIOD_TOKEN}$")
+# The same with a separator where a parenthesis belongs, as some payers' systems write it: a
+# period, a middle dot or a slash (``ｶ.ｱｵﾊﾞｼﾖｳｼﾞ``, ``ｱｵﾊﾞｼﾖｳｼﾞ･ｶ``, ``ｱｵﾊﾞｼﾖｳｼﾞ.ｶ.ｵｵｻｶｼﾃﾝ``);
+# only an abbreviation of the list counts (``ｴｽ.ｹｲ`` stays). Between words they part words as
+# a space does (:data:`WORD_BREAK`).
+SEPARATORS = "./・"  # after NFKC: ``･`` and ``／`` are ``・`` and ``/``
+WORD_BREAK = re.compile(rf"[\s{re.escape(SEPARATORS)}]+")
+_SEPARATOR = f"[{re.escape(SEPARATORS)}]"
+_PERIOD_TOKEN = rf"([^()\s{re.escape(SEPARATORS)}]{{1,{2 * _LONGEST_ABBREVIATION}}})"
+_FIRST_PERIOD = re.compile(rf"^{_PERIOD_TOKEN}{_SEPARATOR}")
+_LAST_PERIOD = re.compile(rf"{_SEPARATOR}{_PERIOD_TOKEN}$")
+# (the separator after it only looked at: it may stand before the next one, ``ｱｵﾊﾞ.ｼﾖｳｼﾞ.ｶ.``)
+_MIDDLE_PERIOD = re.compile(rf"{_SEPARATOR}{_PERIOD_TOKEN}(?={_SEPARATOR})")
 
 
 @dataclass(frozen=True)
@@ -290,9 +301,10 @@ def _kana_forms(name: str, forms: list[CompanyForm]) -> tuple[str, str]:
     if last := _form_at(name, (_LAST, _LAST_PERIOD)):
         name = name[: last[0].start()]
         forms.append(last[1])
-    for middle in (*_MIDDLE.finditer(name), *_MIDDLE_SPACED.finditer(name)):
+    middles = (_MIDDLE, _MIDDLE_SPACED, _MIDDLE_PERIOD)
+    for middle in (found for pattern in middles for found in pattern.finditer(name)):
         if form := _form_of(middle.group(1)):
-            name, rest = name[: middle.start()], name[middle.end() :]
+            name, rest = name[: middle.start()], name[middle.end() :].lstrip(SEPARATORS)
             forms.append(form)
             break
     return name, rest
