@@ -65,7 +65,7 @@ NOT_AMOUNTS: list[tuple[str, str]] = [
     ("千二百円", "数字以外の文字"),
     ("未定", "数字以外の文字"),
     ("12a", "数字以外の文字"),
-    ("1 234", "金額の書き方"),
+    ("1 234", "数字の間に空白"),  # one amount or two numbers: not read
     # A number written as one symbol is a list marker (NFKC would make the digits of it).
     ("①", "番号の記号（①）は金額として読みません"),
     ("⑳", "番号の記号（⑳）"),

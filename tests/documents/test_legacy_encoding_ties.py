@@ -75,3 +75,21 @@ def test_a_lone_one_kanji_name_that_is_also_a_kana_word_is_the_documented_tie() 
     undecided = [name for name in SINGLE_KANJI_NAMES if _misread(_export([name]), "euc-jp")]
 
     assert set(undecided) <= {"林", "関"}
+
+
+def test_a_tie_name_beside_other_japanese_in_the_file_is_euc_jp() -> None:
+    # docs/limits.md: the tie is a file whose Japanese is one-kanji names only; a name or word
+    # of two characters or more on another line decides it (the file's words, together).
+    others = [name for name in SURNAMES + WORDS if len(name) > 1]
+    texts = [
+        _export(names) for tie in ("林", "関") for o in others for names in ([tie, o], [o, tie])
+    ]
+
+    wrong = [m for text in texts if (m := _misread(text, "euc-jp"))]
+
+    assert wrong == [], f"{len(wrong)} of {len(texts)}: {wrong[:3]}"
+
+
+def test_one_kanji_names_only_with_a_tie_among_them_are_the_documented_tie() -> None:
+    # docs/limits.md: 林 and 森 (ﾎﾓ and unknown kana in CP932) are no words of two characters.
+    assert _misread(_export(["林", "森"]), "euc-jp") is not None

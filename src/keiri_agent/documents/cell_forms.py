@@ -7,7 +7,10 @@ Japanese (called only for the cells that failed, so the common path stays cheap)
 
 Amounts, after NFKC (full-width digits, ``，``, ``￥``, ``（）`` and ``－`` become ASCII):
 
-* digits with well-formed thousands separators (``1,234``) or none, an optional fraction;
+* digits with well-formed thousands separators (``1,234``) or none, an optional fraction; a
+  space typed beside a comma (``1, 234``, ``１，　２３４``) is read as the comma alone and
+  noted on the column (``is_spaced_comma``); a space in place of a comma (``1 234``) is not
+  read (two numbers or one?);
 * a currency mark before the digits (the sign before or after it: ``-¥1,200``, ``¥▲1,200``): ``¥``, ``\\`` (the yen of CP932 text decoded as ASCII),
   ``JPY`` (also after the digits: ``1,200 JPY``), ``$`` (never added to yen in one column:
   ``table_types.dollar_cells``); ``円`` after them;
@@ -107,6 +110,7 @@ __all__ = [
     "DASH_TEXTS",
     "DOLLAR_AMONG_YEN",
     "ERAS",
+    "ISO_DATE",
     "PLAIN_NUMBER",
     "WEEKDAYS",
     "YEN_DASH_PROBLEM",
@@ -123,6 +127,7 @@ __all__ = [
     "is_dot_thousands",
     "is_european",
     "is_month_day",
+    "is_spaced_comma",
     "is_trailing_minus",
     "local_time",
     "local_zone",
@@ -147,6 +152,13 @@ YEN_FACTORS: dict[str, int] = {"円": 1, "千円": 1_000, "万円": 10_000, "百
 # readers that test whole columns at once (pandas on Arrow strings: ASCII spaces only, as
 # ``\s`` sends Arrow's regex engine back to Python, cell by cell). Leading zeros are codes.
 PLAIN_NUMBER = r" *[+\-]?(?:0|[1-9][0-9]{0,2}(?:,[0-9]{3})+|[1-9][0-9]*)(?:\.[0-9]+)? *"
+
+# A date, or a date and time, as ISO 8601 and programs write it (``2026-02-03``,
+# ``2026-02-03 10:15:30.5``, ``2026-02-03T10:15``), whole: no header cell writes one
+# (``table_infer``), and a JSON column of them is dates (``agents.convert.formats``).
+ISO_DATE = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[ T][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?)?"
+)
 
 # Era name (and its one-letter abbreviation) -> the Gregorian year before its first year.
 ERAS: dict[str, int] = {
@@ -210,11 +222,15 @@ _DASHES = frozenset({"-", "ー", "―"})
 
 _AMOUNT = re.compile(
     r"(?P<kin>金)?\s*(?P<open>\()?\s*(?P<sign>[-+▲△]|赤字)?\s*(?P<cur>[¥\\$]|JPY)?\s*(?P<sign2>[-+▲△])?\s*"
-    r"(?P<int>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?P<frac>\.[0-9]+)?(?P<tail>\s*[-ー])?\s*"
+    r"(?P<int>[0-9]{1,3}(?: ?, ?[0-9]{3})+|[0-9]+)(?P<frac>\.[0-9]+)?(?P<tail>\s*[-ー])?\s*"
     r"(?P<unit>(?:百万|千|万)?円|百万|千|万|JPY)?(?P<utail>\s*[-ー])?"
     r"(?:\s*(?P<sen>[0-9]{1,2})\s*銭)?\s*(?P<close>\))?"
     r"\s*(?P<end>也|※)?"
 )
+# A space typed beside a thousands comma (``1, 200``, ``１，　２００`` after NFKC): read as the
+# comma alone (``_AMOUNT``), noted on the column (``is_spaced_comma``). A space in place of a
+# comma (``1 200``) is not read: it may stand between two numbers.
+_SPACED_COMMA = re.compile(r"[0-9](?: ,|, )")
 # Words and marks that mean minus before an amount (``赤字`` written in words).
 _NEGATIVE_SIGNS = ("-", "▲", "△", "赤字")
 # A weekday after the date: ``(火)``, ``（火曜日）``, ``(火・祝)``, or ``火曜日`` after a space.
@@ -373,6 +389,12 @@ def is_trailing_minus(text: str) -> bool:
     return bool(_TRAILING_MINUS.fullmatch(normalize_cell_text(text)))
 
 
+def is_spaced_comma(text: str) -> bool:
+    """Whether ``text`` writes a space beside a thousands comma (``1, 200``, ``１，　２００``),
+    for a note on its column (call only for a text ``read_amount`` read)."""
+    return bool(_SPACED_COMMA.search(normalize_cell_text(text)))
+
+
 def is_dollar(text: str) -> bool:
     """Whether ``text`` is an amount written with ``$`` (a dollar amount: never yen, which
     ``table_types`` keeps apart from the yen amounts of a column)."""
@@ -522,7 +544,7 @@ def read_percent(text: str) -> float | None:
 def _unsigned_value(match: re.Match[str]) -> int | float | None:
     """The number of a match's ``int`` (thousands commas allowed) and ``frac`` groups, or None
     for digits with a leading zero, which are a code (``0123``), not a number."""
-    digits = match["int"].replace(",", "")
+    digits = match["int"].replace(",", "").replace(" ", "")
     if len(digits) > 1 and digits.startswith("0"):
         return None
     return float(digits + match["frac"]) if match["frac"] else int(digits)
@@ -580,6 +602,11 @@ def amount_problem(text: str) -> str:
     digits = re.sub(r"[^0-9,.]", "", norm)
     if re.fullmatch(r"0[0-9]+(?:\.[0-9]+)?", digits.replace(",", "")):
         return "先頭が 0 の数字は番号（コード）として扱います"
+    if re.search(r"[0-9] +[0-9]", norm):
+        return (
+            "数字の間に空白があり、一つの金額か二つの数か決められません（1,200 のようにカンマで"
+            "区切るか、空白を消してください）"
+        )
     if "," in digits and not re.fullmatch(r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?", digits):
         return "桁区切りのカンマの位置が正しくありません"
     if digits.count(".") > 1:

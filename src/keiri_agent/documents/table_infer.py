@@ -34,7 +34,13 @@ from typing import Any
 
 from openpyxl.utils import get_column_letter
 
-from keiri_agent.documents.cell_forms import heading_number, numeral_marks, read_amount, read_date
+from keiri_agent.documents.cell_forms import (
+    ISO_DATE,
+    heading_number,
+    numeral_marks,
+    read_amount,
+    read_date,
+)
 from keiri_agent.documents.cell_period import period_in
 from keiri_agent.documents.failures import too_large
 from keiri_agent.documents.limits import TableLimits
@@ -52,9 +58,6 @@ HEADER_SCAN_ROWS = 30
 # The share of a column's cells below a row that are dates for a date in that row to make it a
 # row of data, not a header (a stray text cell, 繰越, may stand among the dates).
 DATE_COLUMN_SHARE = 0.8
-_ISO_DATE = re.compile(
-    r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[ T][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?)?"
-)
 _SPACES = re.compile(r"\s+")
 
 
@@ -111,7 +114,7 @@ def _is_label(value: Any) -> bool:
     text = value.strip()
     if len(text) == 1 and numeral_marks(text):
         return False
-    return read_amount(text) is None and _ISO_DATE.fullmatch(text) is None
+    return read_amount(text) is None and ISO_DATE.fullmatch(text) is None
 
 
 def _is_numbered_headings(row: Sequence[Any]) -> bool:

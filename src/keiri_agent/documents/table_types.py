@@ -73,6 +73,7 @@ from keiri_agent.documents.cell_forms import (
     is_dot_thousands,
     is_european,
     is_month_day,
+    is_spaced_comma,
     is_trailing_minus,
     local_time,
     local_zone,
@@ -362,6 +363,13 @@ def _type_amounts(
         notes.append(
             f"末尾に「-」のある金額 {trailing:,} 個をマイナスとして読みました（1,200- → -1200）"
         )
+    spaced = _spaced_commas(values, failed)
+    if spaced:
+        first = values[spaced[0]]
+        notes.append(
+            f"桁区切りのカンマの前後に空白のある金額 {len(spaced):,} 個を、空白を詰めて読みました"
+            f"（{first.strip()} → {_text(numbers[spaced[0]])}）"
+        )
     cells = cell_units(values, numbers, units, declared, _text)
     doubtful = {
         **cells.doubtful,
@@ -390,6 +398,15 @@ def _type_amounts(
         for i in values.index[(failed | values.index.isin(list(doubtful))).to_numpy()]
     ]
     return ColumnTyping(series, None, bad, notes)
+
+
+def _spaced_commas(values: pd.Series, failed: pd.Series) -> list[Any]:
+    """The labels of the cells read whose thousands comma has a space typed beside it
+    (``1, 200``, ``１，　２００``: ``is_spaced_comma``); a plain number has none, so only the
+    cells read one by one are asked."""
+    plain = _matches(values, _ASCII_NUMBER).to_numpy(dtype=bool)
+    asked = values[~plain & ~failed.to_numpy(dtype=bool)]
+    return [i for i, v in asked.items() if isinstance(v, str) and is_spaced_comma(v)]
 
 
 def _dot_thousands(values: pd.Series, failed: pd.Series) -> dict[Any, str]:

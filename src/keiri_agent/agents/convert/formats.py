@@ -47,6 +47,7 @@ from keiri_agent.agents.convert.writers import (
 )
 from keiri_agent.agents.jsonlines import json_objects
 from keiri_agent.agents.ledger import read_ledger
+from keiri_agent.documents.cell_forms import ISO_DATE
 from keiri_agent.documents.encoding import decode_bytes
 from keiri_agent.documents.source import read_source
 from keiri_agent.errors import ErrorCode, FileProcessingError, cause_of, reason_of
@@ -87,9 +88,6 @@ _ALIASES = {
     "jsonlines": "jsonl",
     "pq": "parquet",
 }
-_ISO_DATE = re.compile(
-    r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[ T][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?)?"
-)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f/\\]")
 _JSON_HINT = (
     'JSON は [{"列名": 値, ...}, ...] のようなオブジェクトの配列（または列名ごとの配列）に、'
@@ -291,7 +289,7 @@ def _parse_iso_dates(df: pd.DataFrame) -> pd.DataFrame:
         values = series.dropna()
         if values.empty or not all(isinstance(v, str) for v in values):
             continue
-        if values.str.fullmatch(_ISO_DATE.pattern).all():
+        if values.str.fullmatch(ISO_DATE.pattern).all():
             try:
                 df[column] = pd.to_datetime(series, format="ISO8601")
             except (ValueError, OverflowError):
