@@ -289,7 +289,7 @@ def test_vars_cannot_lead_a_block_to_read_a_host_file_or_another_users(
     path = str(world.host_file if target == "host" else world.upload_of_sato())
     # Given to a path input as it is: refused at the door, naming the var.
     response = world.run({"kind": "plan", "plan": "read_var", "vars": {"path": path}})
-    _refused_at_the_door(world, response, "vars.path", path)
+    _refused_at_the_door(world, response, "設定値「path」", path)
     # Made into a path during the run: the block refuses it, naming its input.
     folder = str(Path(path).parent)
     body = {"kind": "plan", "plan": "read_in_folder", "vars": {"folder": folder}}
@@ -302,7 +302,7 @@ def test_vars_cannot_lead_a_block_to_read_a_host_file_or_another_users(
 def test_vars_cannot_lead_a_block_to_write_outside_the_task(world: World) -> None:
     target = world.root / "host" / "新しいブック.xlsx"
     body = {"kind": "plan", "plan": "write_var", "vars": {"output": str(target)}}
-    _refused_at_the_door(world, world.run(body), "vars.output", str(target))
+    _refused_at_the_door(world, world.run(body), "設定値「output」", str(target))
     assert not target.exists()
     assert world.live.registry.list(visible=lambda t: t.owner == "suzuki") == []
 

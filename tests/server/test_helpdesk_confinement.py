@@ -68,7 +68,7 @@ def test_an_index_in_another_users_folder_or_on_the_host_is_refused(
     index.mkdir()
     # Given by vars: refused at the door, naming the var; no task is made.
     body = {"kind": "plan", "plan": "ask_var", "vars": {"index": str(index)}}
-    _refused_at_the_door(user, user.run(body), "vars.index", str(index))
+    _refused_at_the_door(user, user.run(body), "設定値「index」", str(index))
     # Made into a path during the run: the block refuses it, naming its input.
     body = {"kind": "plan", "plan": "ask_in_folder", "vars": {"folder": str(folder)}}
     task = user.settle(user.run(body))

@@ -13,13 +13,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
 from keiri_agent.cli.common import command_group, console, echo_json, err_console, user_errors
 from keiri_agent.cli.plan import JsonFlag, VarOptions, VarsFileOption, parse_vars
 from keiri_agent.errors import BlockError, ErrorCode
+
+if TYPE_CHECKING:
+    from keiri_agent.config import Settings
+    from keiri_agent.plan import PlanSource
 
 __all__ = ["PinOption", "add", "list_schedules", "remove", "run_now", "schedule_app"]
 
@@ -191,8 +195,7 @@ def _print_view(view: dict[str, Any]) -> None:
         f"{view['id']}  Plan {view['plan_id']}  {view['rule_text']}",
         f"  次回: {view['next_fire_local']}  版: {view['version_text']}  {view['misfire_text']}",
     ]
-    if view["vars"]:
-        lines.append(f"  vars: {view['vars']}")
+    lines += [f"  設定値 {said}" for said in _vars_said(view)]
     for fire in view["recent_fires"][:1]:
         lines.append(f"  前回: {fire['fire_time_local']}（{fire['outcome']}）")
     for line in lines:
@@ -251,22 +254,53 @@ def run_now(schedule_id: ScheduleId, as_json: JsonFlag = False) -> None:
     """予定の Plan をいますぐこの端末で実行します（予定の vars と版で）。"""
     from keiri_agent.cli.plan_run import execute_source
     from keiri_agent.config import load_settings
-    from keiri_agent.plan import load_source, parse_source, resolve_plan_file
-    from keiri_agent.schedule import ScheduleStore, resolve_pin
-    from keiri_agent.versions import VersionStore, plan_not_found
+    from keiri_agent.schedule import ScheduleStore
 
     with user_errors():
         settings = load_settings()
         schedule = ScheduleStore.of(settings).schedules.get(schedule_id)
-        vid = resolve_pin(settings, schedule.plan_id, schedule.version)
-        if vid is None:
-            path = resolve_plan_file(schedule.plan_id, Path(settings.keiri_designs_dir))
-            if path is None:
-                raise plan_not_found(schedule.plan_id)
-            source = load_source(path)
-        else:
-            store = VersionStore.of(settings)
-            version = store.get(schedule.plan_id, vid)
-            assert version is not None  # resolve_pin found it
-            source = parse_source(store.text(version))
+        source = _pinned_source(settings, schedule.plan_id, schedule.version)
     execute_source(source, vars=schedule.vars, as_json=as_json)
+
+
+def _pinned_source(settings: Settings, plan_id: str, pin: str) -> PlanSource:
+    """The plan a schedule pinned to ``pin`` runs now (its version, or the working copy)."""
+    from keiri_agent.plan import load_source, parse_source, resolve_plan_file
+    from keiri_agent.schedule import resolve_pin
+    from keiri_agent.versions import VersionStore, plan_not_found
+
+    vid = resolve_pin(settings, plan_id, pin)
+    if vid is None:
+        path = resolve_plan_file(plan_id, Path(settings.keiri_designs_dir))
+        if path is None:
+            raise plan_not_found(plan_id)
+        return load_source(path)
+    store = VersionStore.of(settings)
+    version = store.get(plan_id, vid)
+    assert version is not None  # resolve_pin found it
+    return parse_source(store.text(version))
+
+
+def _vars_said(view: dict[str, Any]) -> list[str]:
+    """A schedule's vars as a person reads them: each by its plan's label (``ui.vars``, of the
+    version the schedule runs), with its value (``締め月: 3``). A var the plan does not label,
+    or any var of a plan that cannot be read now (its run will say why), shows its name."""
+    import json
+
+    from pydantic import ValidationError
+
+    from keiri_agent.config import load_settings
+    from keiri_agent.plan import Plan, PlanEnv, PlanNames, plan_names
+
+    names = PlanNames()
+    try:
+        settings = load_settings()
+        source = _pinned_source(settings, view["plan_id"], view["version"])
+        names = plan_names(Plan.model_validate(source.raw), PlanEnv.of(settings=settings).registry)
+    except (BlockError, ValidationError):
+        pass  # its run says what is wrong with the plan
+    return [
+        f"{names.var(name)}: "
+        + (value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+        for name, value in view["vars"].items()
+    ]

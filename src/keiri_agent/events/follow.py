@@ -7,11 +7,14 @@ available (a plan run's ``on_event``), :class:`LogFollower` does the same from t
 the listener keeps just the newest id, so a reader slower than the run costs no memory.
 ``progress_line`` (with ``llm_call_line`` and ``error_line``) is the Japanese one-liner every
 agent's progress view prints for the events all agents emit: stages, log lines, errors and LLM
-calls.
+calls. An error's line says every Python exception its message quotes as the sandbox says a
+failure (``sandbox.failure_words``: the kind in Japanese, the class name last, never Python's
+English) and the step it names by the agent's label.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from functools import partial
@@ -21,6 +24,8 @@ from typing import Final, TypeVar
 from keiri_agent.events.logfile import LogCursor
 from keiri_agent.events.models import ErrorEvent, LLMCall, Log, RunEvent, Stage
 from keiri_agent.events.stream import TAIL_EVENTS, EventStream
+from keiri_agent.sandbox.failure_words import KINDS, english_hidden, failure_said
+from keiri_agent.sandbox.outcome import ExecutionFailure
 from keiri_agent.threads import in_daemon_thread
 
 __all__ = ["LogFollower", "error_line", "llm_call_line", "progress_line", "run_following"]
@@ -28,6 +33,19 @@ __all__ = ["LogFollower", "error_line", "llm_call_line", "progress_line", "run_f
 T = TypeVar("T")
 
 IDLE_S: Final = 1.0  # with ``on_idle``: how long without an event before it is called
+# A Python exception as a message quotes it: its class (a module path before it allowed) first,
+# with its message up to the sentence's end (``KeyError: '売上'``), or last, in brackets after
+# its message (``could not convert string to float: 'x'（ValueError）``; a class of the code's
+# own may have a Japanese name: ``period is closed（締め日エラー）``).
+_KINDS: Final = "|".join(map(re.escape, sorted(KINDS, key=len, reverse=True)))
+_CLASS: Final = (
+    rf"(?:[A-Za-z_]\w*\.)*(?P<kind>[A-Z]\w*(?:Error|Exception|Violation|Exit|Interrupt)|{_KINDS})"
+)
+_RAISED: Final = re.compile(rf"(?<![\w.]){_CLASS}: (?P<message>[^。\n（]*)")
+_RAISED_OWN: Final = re.compile(
+    r"(?<![\w.])(?P<kind>[^\W\d]\w*(?:エラー|例外)): (?P<message>[^。\n（]*)"
+)
+_NAMED_AFTER: Final = re.compile(r"(?P<message>[A-Za-z'\"][^（）。]*)（(?P<kind>[^\W\d]\w*)）")
 
 
 def run_following(
@@ -119,8 +137,36 @@ def llm_call_line(event: LLMCall, where: str = "") -> str:
     )
 
 
-def error_line(event: ErrorEvent) -> str:
-    return "  エラー: " + (event.message.strip().splitlines() or [""])[0]
+def error_line(
+    event: ErrorEvent, steps: Mapping[str, str] | None = None, *, where: str = ""
+) -> str:
+    """The first line of an error event's message as a person reads it: every Python
+    exception it quotes (``最後のエラー: KeyError: '売上'``, ``could not convert ...（ValueError）``)
+    said as the sandbox says a failure (its kind in Japanese, the values it quotes, the class
+    name last), and the step the event names (``convert の途中``) by its label in ``steps``."""
+    said = _NAMED_AFTER.sub(_said_english, event.message.strip())
+    said = _RAISED_OWN.sub(_said_english, _RAISED.sub(_said, said))
+    line = (said.splitlines() or [""])[0]
+    step, labels = event.step or "", steps or {}
+    if labels.get(step):  # the id as a word of a Japanese sentence, not of an English one
+        named = rf"(?<![\w.] )(?<![\w.]){re.escape(step)}(?![\w.])(?! [A-Za-z])(?: (?=[ぁ-ん]))?"
+        line = re.sub(named, labels[step], line)
+    return f"  {where}エラー: {line}"
+
+
+def _failure(match: re.Match[str]) -> ExecutionFailure:
+    return ExecutionFailure(type=match["kind"], message=" ".join(match["message"].split()))
+
+
+def _said(match: re.Match[str]) -> str:
+    return failure_said(_failure(match))
+
+
+def _said_english(match: re.Match[str]) -> str:
+    """A message in Python's English with its class, said as :func:`_said` says it; a Japanese
+    one, or a name in brackets (``CodeAct（生成コード）``), stays as it is."""
+    failure = _failure(match)
+    return failure_said(failure) if english_hidden(failure) else match[0]
 
 
 def progress_line(
@@ -136,7 +182,7 @@ def progress_line(
     if isinstance(event, Log):
         return f"  {where}{event.msg}"
     if isinstance(event, ErrorEvent):
-        return error_line(event)
+        return error_line(event, steps, where=where)
     if isinstance(event, LLMCall):
         return llm_call_line(event, where)
     return None

@@ -147,30 +147,43 @@ def _answer_paths(
 
 def _check_vars(vars: Mapping[str, Any], raw: Any, env: PlanEnv, files: TaskFiles) -> None:
     """Refuse a var the plan gives a block as a path (its spec says so) when it leads where the
-    task may not read or write; a name found nowhere is left to the block to report."""
-    from keiri_agent.plan import var_paths
+    task may not read or write; a name found nowhere is left to the block to report. The
+    refusal names the var as the plan names it to a person (``設定値「締め月のファイル」``,
+    its ``ui.vars`` label); ``details.var`` keeps the name the request used."""
+    from keiri_agent.plan import PlanNames, plan_names, var_paths
 
     if not vars:
         return
     plan = _model(raw)
     used = var_paths(plan, env.registry) if plan is not None else {}
+    names = plan_names(plan, env.registry) if plan is not None else PlanNames()
     for name, value in vars.items():
-        for use in used.get(name, []):
-            texts = value if isinstance(value, list) else [value]
-            for text in texts:
-                if isinstance(text, str) and text.strip().lower().startswith("s3://"):
-                    files.access.read_s3(text, f"vars.{name}")  # the server's credentials
-                    continue
-                if not isinstance(text, str) or not text.strip() or "://" in text:
-                    continue  # not a path
-                if use.mode == "write":
-                    files.access.write(text, f"vars.{name}", base=files.runs)
-                    continue
-                try:
-                    files.resolve(text, f"vars.{name}")
-                except BlockError as exc:
-                    if exc.details.get("reason") != "not_found":
-                        raise
+        field = f"設定値「{names.var(name)}」"
+        try:
+            for use in used.get(name, []):
+                _check_var_path(value, use.mode, field, files)
+        except BlockError as exc:
+            exc.details["var"] = name
+            raise
+
+
+def _check_var_path(value: Any, mode: str, field: str, files: TaskFiles) -> None:
+    """Each path text of one var's ``value`` where the task may read (``mode`` read) or write."""
+    texts = value if isinstance(value, list) else [value]
+    for text in texts:
+        if isinstance(text, str) and text.strip().lower().startswith("s3://"):
+            files.access.read_s3(text, field)  # the server's credentials
+            continue
+        if not isinstance(text, str) or not text.strip() or "://" in text:
+            continue  # not a path
+        if mode == "write":
+            files.access.write(text, field, base=files.runs)
+            continue
+        try:
+            files.resolve(text, field)
+        except BlockError as exc:
+            if exc.details.get("reason") != "not_found":
+                raise
 
 
 def _version_file(plan_id: str, vid: str, settings: Settings, files: TaskFiles) -> Path:

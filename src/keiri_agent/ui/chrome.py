@@ -26,7 +26,7 @@ from typing import Any, Final
 import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
-from keiri_agent.ui.chrome_words import SCRIPT_ID, script
+from keiri_agent.ui.chrome_words import SAID, SCRIPT_ID, script
 
 __all__ = [
     "ICON_PATH",
@@ -39,7 +39,8 @@ __all__ = [
 ]
 
 ICON_PATH: Final = Path(__file__).resolve().parents[1] / "server" / "static" / "icon.png"
-UPLOAD_BUTTON: Final = "ファイルを選ぶ"
+# The button's text is the one its screen-reader name says ("file upload", chrome_words).
+UPLOAD_BUTTON: Final = SAID["file upload"]
 # Texts Streamlit's file uploader writes itself (streamlit 1.67, FileUploader and its file
 # chips), in English; none can be set by the app (streamlit/streamlit#13500 asks for it, open):
 # each element showing one, and what it says instead ("" hides it). {limit} is the size limit.

@@ -31,6 +31,7 @@ from keiri_agent.plan._dsl.loader import PlanSource, load_source, parse_source
 from keiri_agent.plan._dsl.models import BlockNode, LoopNode, Plan, SubflowNode
 from keiri_agent.plan._graph.compiled import compile_graph
 from keiri_agent.plan._graph.env import EnvOptions, PlanEnv
+from keiri_agent.plan._graph.names import PlanNames, plan_names
 from keiri_agent.plan._graph.scope import Scope
 from keiri_agent.plan._run.answers import check_answers
 from keiri_agent.plan._run.backends import Backend, DaskBackend, ThreadBackend
@@ -341,7 +342,8 @@ class PlanRunner:
         source = self._snapshot(record.plan_file, record.run_id)
         env = self.plan_env.fresh(pinned=_pinned_subflows(record.plan_file))
         again = _Again.of(record, record.completed, env, resume_of=record.run_id)
-        return self._run(source, record.exact_vars(), answers, on_event, cancel, again)
+        names = _names_of(source, env.registry)
+        return self._run(source, record.exact_vars(names), answers, on_event, cancel, again)
 
     def rerun(
         self,
@@ -370,7 +372,8 @@ class PlanRunner:
         dropped = invalidated(model, compile_graph(list(model.graph)), from_node, env.subflows)
         reuse = {p: v for p, v in record.completed.items() if not dropped(p)}
         again = _Again.of(record, reuse, env, rerun_from=from_node)
-        return self._run(source, record.exact_vars(), answers, on_event, cancel, again)
+        names = plan_names(model, env.registry)
+        return self._run(source, record.exact_vars(names), answers, on_event, cancel, again)
 
     # --- helpers -----------------------------------------------------------------------------
 
@@ -428,3 +431,14 @@ def _provider(
     if isinstance(answers, Path | str):
         return AnswersFile.load(answers)
     return answers  # any other InputProvider (the app's session state, for instance)
+
+
+def _names_of(source: PlanSource, registry: BlockRegistry) -> PlanNames | None:
+    """How the plan of ``source`` names its vars and nodes to a person (None when it does not
+    load: the run's validation then says why)."""
+    from pydantic import ValidationError
+
+    try:
+        return plan_names(Plan.model_validate(source.raw), registry)
+    except (BlockError, ValidationError):
+        return None

@@ -26,6 +26,7 @@ from keiri_agent.events.models import (
 )
 from keiri_agent.events.runlog import replay
 from keiri_agent.plan._dsl.loader import load_yaml
+from keiri_agent.plan._graph.names import PlanNames
 from keiri_agent.plan._run.engine import Reused
 from keiri_agent.plan._run.output_store import OutputStore
 
@@ -128,29 +129,34 @@ class RunRecord:
         """How the run ended (None: the log has no plan_complete)."""
         return self.end.status if self.end is not None else None
 
-    def exact_vars(self) -> dict[str, Any]:
+    def exact_vars(self, names: PlanNames | None = None) -> dict[str, Any]:
         """The vars the run was started with, exactly, for a resume or rerun (BlockError when
-        the log only has a display copy that lost part of them)."""
+        the log only has a display copy that lost part of them; it names a var as ``names``,
+        the run's plan, names it to a person)."""
         if self.vars_file is not None:
             return OutputStore(self.log_path).decode_file(self.vars_file)
         if self.vars_saved is False:
             raise self._vars_lost(
-                "保存できない値（秘密情報など）を含んでいたため、vars が記録されていません"
+                "保存できない値（秘密情報など）を含んでいたため、設定値（vars）が記録されていません",
+                [],
             )
         cut = [name for name, value in self.vars.items() if _display_only(value)]
         if cut:  # an older log: its display copy is all there is
+            shown = "".join(f"「{(names or PlanNames()).var(name)}」" for name in cut)
             raise self._vars_lost(
-                f"vars {', '.join(cut)} が表示用に省略された形でしか記録されていません"
+                f"設定値{shown}が表示用に省略された形でしか記録されていません", cut
             )
         return dict(self.vars)
 
-    def _vars_lost(self, reason: str) -> BlockError:
+    def _vars_lost(self, reason: str, cut: list[str]) -> BlockError:
+        flags = "".join(f" --var {name}=…" for name in cut)  # what the user types
         return BlockError(
             f"実行 {self.run_id} は元の入力を正確に復元できないため、再開・再実行できません（{reason}）。",
             code=ErrorCode.DEPENDENCY_NOT_FOUND,
-            hint="同じ vars を指定して `keiri-agent plan run` で最初から実行し直してください"
-            "（大きな値は --vars FILE で渡せます）。",
-            details={"run_id": self.run_id, "log": str(self.log_path)},
+            hint="同じ設定値を指定して `keiri-agent plan run"
+            + (f" …{flags}" if flags else "")
+            + "` で最初から実行し直してください（大きな値は --vars FILE で渡せます）。",
+            details={"run_id": self.run_id, "log": str(self.log_path), "vars": cut},
         )
 
 
