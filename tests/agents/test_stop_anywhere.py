@@ -30,6 +30,7 @@ from tests.cli.test_stop_anywhere import (
     write_inputs,
 )
 from tests.support import ScriptedLLMServer, stop_points
+from tests.support.late_cancel import CancelSeenLate
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -72,10 +73,19 @@ def _run(args: dict[str, Any], cancel: threading.Event | None = None) -> Convert
 
 
 def _start(
-    args: dict[str, Any], cancel: threading.Event
+    args: dict[str, Any], cancel: threading.Event, ended: threading.Event | None = None
 ) -> tuple[threading.Thread, dict[str, ConvertResult]]:
+    """The job run in a thread; its result in the dict, ``ended`` set once it has returned."""
     outcome: dict[str, ConvertResult] = {}
-    worker = threading.Thread(target=lambda: outcome.update(r=_run(args, cancel)))
+
+    def work() -> None:
+        try:
+            outcome["r"] = _run(args, cancel)
+        finally:
+            if ended is not None:
+                ended.set()
+
+    worker = threading.Thread(target=work)
     worker.start()
     return worker, outcome
 
@@ -146,6 +156,51 @@ def test_a_conversion_stopped_anywhere_leaves_its_folder_as_before(
             continue
         for path in again.files:
             assert_whole(path)
+    assert wrong == [], "\n".join(wrong)
+
+
+@pytest.mark.parametrize("seed", [3])
+def test_a_conversion_released_by_its_cancel_ends_cancelled_before_any_waiter_wakes(
+    seed: int,
+    tmp_path: Path,
+    convert_env: Path,
+    llm_server: ScriptedLLMServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The caller's cancel set while the run is held: the run meets it at its very next check,
+    with no thread in between to copy it (the CI flake of the test above, made certain)."""
+    rng = random.Random(seed)
+    wrong: list[str] = []
+    for i, fmt in enumerate([*FORMATS, "png", "svg"]):
+        case = tmp_path / f"case-{i}"
+        (case / "data").mkdir(parents=True)
+        count = rng.randint(1, 3)
+        inputs = write_inputs(case / "data", 200 + i, count)
+        out = case / "out"
+        if rng.random() < 0.5:
+            out.mkdir()
+            (out / "メモ.txt").write_text("経理部のメモ", encoding="utf-8")
+        before = snapshot(out)
+        source = inputs[0] if count == 1 else case / "data"
+        job = {"fmt": fmt, "kw": {"source": str(source), "out_dir": out}}
+        when = rng.choice(["before", "after"])
+        point = "savefig" if fmt in ("png", "svg") else f"write:{rng.randint(1, count)}:{when}"
+        script_convert(llm_server, fmt, repeat=False)
+        ended = threading.Event()
+        cancel = CancelSeenLate(ended, REACH_S)
+        with monkeypatch.context() as patch:
+            stop_points.reset()
+            stop_points.install(point, case / "reached", patch.setattr)
+            stop_points.watch(cancel)  # the held run reads is_set(): released at once
+            worker, outcome = _start(job, cancel, ended)
+            _wait_for(case / "reached", worker)
+            cancel.set()  # returns once the run has ended
+            worker.join(REACH_S)
+        result = outcome["r"]
+        if (result.status, (result.error or {}).get("code")) != ("cancelled", "CANCELLED"):
+            wrong.append(f"{point} → {fmt}: {result.status} {result.files}")
+        if snapshot(out) != before or leftovers(case):
+            wrong.append(f"{point} → {fmt}: folder {sorted(snapshot(out))} {leftovers(case)}")
     assert wrong == [], "\n".join(wrong)
 
 

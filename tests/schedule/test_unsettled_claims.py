@@ -9,10 +9,12 @@ once, whichever process looks -- and never starts it again on a guess.
 
 from __future__ import annotations
 
+import random
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from tests.schedule.conftest import PLAN_ID, approved_memo, jst, team_settings
 
 from keiri_agent.config import Settings
@@ -93,3 +95,68 @@ def test_the_task_a_stopped_server_had_started_is_recorded_and_nothing_told(
     (fire,) = store.fires(schedule.id)
     assert (fire.outcome, fire.task_id) == ("started", task.id)
     assert told == []
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_tasks_are_listed_once_per_tick_for_every_claim_taken_over(
+    seed: int, tmp_path: Path
+) -> None:
+    """N claims left by a stopped server (of schedules still there or removed since, their task
+    started or not, on time or late): one tick settles each as its own and lists the newest
+    tasks once, not once per claim (1,000 task records read N times)."""
+    rng = random.Random(seed)
+    settings = team_settings(tmp_path, keiri_require_approval="off")
+    approved_memo(settings)
+    store = ScheduleStore.of(settings)
+    registry = TaskRegistry(settings)
+    later = jst("2026-12-07 12:00:00")
+    expected: dict[str, tuple[str, str | None]] = {}  # schedule id → outcome, task id
+    told_labels: list[str] = []
+    removed: list[str] = []
+    times = rng.sample([(h, m) for h in range(8, 12) for m in range(0, 58, 3)], rng.randint(2, 9))
+    for hour, minute in times:
+        schedule = add_schedule(
+            settings,
+            ScheduleRequest(plan_id=PLAN_ID, rule=CronRule(expr=f"{minute} {hour} * * *")),
+            created_by="sato",
+            now=later - timedelta(days=1),
+        )
+        fire = later.replace(hour=hour, minute=minute)
+        assert store.claim(schedule.id, fire, "started", now=fire)  # then the process was killed
+        label = fire_label(schedule, fire, settings)
+        how = rng.choice(["started", "late start", "not started", "removed"])
+        if how == "removed":
+            store.schedules.remove(schedule.id)
+            removed.append(schedule.id)
+            expected[schedule.id] = ("failed", None)
+        elif how == "not started":
+            expected[schedule.id] = ("failed", None)
+            told_labels.append(label)
+        else:
+            suffix = "（停止中に過ぎた分を 1 回実行）" if how == "late start" else ""
+            task = registry.start(
+                "plan",
+                {"kind": "plan", "plan": PLAN_ID, "request": label + suffix},
+                lambda _job: JobResult("success"),
+            )
+            expected[schedule.id] = ("started", task.id)
+    listed = [0]
+    list_tasks = registry.list
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        listed[0] += 1
+        return list_tasks(*args, **kwargs)
+
+    registry.list = counted  # type: ignore[method-assign]
+    told: list[dict[str, Any]] = []
+    scheduler = Scheduler(settings, registry, clock=lambda: later, store=store)
+    scheduler.notifier.send = told.append  # type: ignore[method-assign]
+
+    scheduler.tick()
+
+    assert listed[0] == (1 if len(expected) > len(removed) else 0)  # none to look for: none
+    settled = {fire.schedule_id: (fire.outcome, fire.task_id) for fire in store.fires(limit=100)}
+    assert settled == expected
+    assert len(told) == len(told_labels)
+    for label in told_labels:  # each not started one told once, by its own label
+        assert [m for m in told if m["text"].startswith(label)], label

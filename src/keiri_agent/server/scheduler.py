@@ -185,12 +185,19 @@ class Scheduler:
 
     def _settle_unsettled(self, now: datetime) -> None:
         """Record what became of the fire times a stopped process claimed (module docstring)."""
-        for fire in self.store.unsettled(now - timedelta(seconds=UNSETTLED_AFTER_S)):
-            if not self.store.take_over(fire, now=now):
-                continue  # another process has it
-            schedule = next(
-                (s for s in self.store.schedules.all() if s.id == fire.schedule_id), None
-            )
+        taken = [
+            fire
+            for fire in self.store.unsettled(now - timedelta(seconds=UNSETTLED_AFTER_S))
+            if self.store.take_over(fire, now=now)  # else another process has it
+        ]
+        if not taken:
+            return
+        # The schedules and the newest tasks, read once for every fire time taken over.
+        schedules = {schedule.id: schedule for schedule in self.store.schedules.all()}
+        kept = any(fire.schedule_id in schedules for fire in taken)
+        recent = self.tasks.list(limit=UNSETTLED_SEARCH_TASKS) if kept else []
+        for fire in taken:
+            schedule = schedules.get(fire.schedule_id)
             if schedule is None:  # removed since: nothing more to say of it
                 self.store.settle(
                     fire.schedule_id, fire.fire_time, "failed", error=UNSETTLED_REASON
@@ -198,12 +205,7 @@ class Scheduler:
                 continue
             label = fire_label(schedule, fire.fire_time, self.settings)
             task = next(
-                (
-                    t
-                    for t in self.tasks.list(limit=UNSETTLED_SEARCH_TASKS)
-                    if str(t.request.get("request", "")).startswith(label)
-                ),
-                None,
+                (t for t in recent if str(t.request.get("request", "")).startswith(label)), None
             )
             if task is not None:
                 self.store.settle(schedule.id, fire.fire_time, "started", task_id=task.id)

@@ -111,3 +111,23 @@ class ThreadsBlock(ProcessingBlock):
             with Gauge.lock:
                 Gauge.current -= 1
         return {"value": inputs.get("value")}
+
+
+class HeldBlock(ProcessingBlock):
+    """Waits at ``reached`` until the test sets ``release``, then checks its cancel and writes
+    ``out`` (a block publishing its result)."""
+
+    reached = threading.Event()
+    release = threading.Event()
+
+    @classmethod
+    def reset(cls) -> None:
+        cls.reached.clear()
+        cls.release.clear()
+
+    def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
+        HeldBlock.reached.set()
+        assert HeldBlock.release.wait(300), "nobody released the held block"
+        ctx.check_cancelled()
+        Path(inputs["out"]).write_text("published", encoding="utf-8")
+        return {"path": inputs["out"]}

@@ -35,8 +35,7 @@ from __future__ import annotations
 
 import tempfile
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+import time
 from pathlib import Path
 from typing import Any, Literal
 
@@ -59,6 +58,7 @@ from keiri_agent.file_access import FileAccess
 from keiri_agent.llm import LLMClient, cancellable, get_llm
 from keiri_agent.privacy import job_scope
 from keiri_agent.sandbox import SandboxExecutor
+from keiri_agent.stop_flag import StopFlag
 from keiri_agent.workspace import atomic_path, new_session_dir
 
 __all__ = [
@@ -80,7 +80,6 @@ CONTINUATION_FILE = UserFile(
     unreadable_hint="同じ依頼を最初から実行し直してください。",
     missing_key="out_dir",
 )
-_LINK_POLL_S = 0.05
 
 
 class ConvertResult(BaseModel):
@@ -106,36 +105,6 @@ def load_continuation(out_dir: Path) -> Continuation:
     path = Path(out_dir) / QUESTION_FILE
     with CONTINUATION_FILE.reading(path, errors=(OSError, ValueError), named=out_dir):
         return Continuation.model_validate_json(path.read_bytes())
-
-
-@contextmanager
-def _stop_flag(
-    cancel: threading.Event, timeout_s: float
-) -> Iterator[tuple[threading.Event, threading.Event]]:
-    """One event set by the caller's ``cancel`` or by the deadline, and one saying which."""
-    stop, expired, done = threading.Event(), threading.Event(), threading.Event()
-
-    def expire() -> None:
-        expired.set()
-        stop.set()
-
-    def link() -> None:
-        while not done.is_set():
-            if cancel.wait(_LINK_POLL_S):
-                stop.set()
-                return
-
-    timer = threading.Timer(timeout_s, expire)
-    timer.daemon = True
-    linker = threading.Thread(target=link, name="keiri-convert-cancel", daemon=True)
-    timer.start()
-    linker.start()
-    try:
-        yield stop, expired
-    finally:
-        done.set()
-        timer.cancel()
-        linker.join()
 
 
 def run_convert(
@@ -173,8 +142,12 @@ def run_convert(
     run_log = str(log_path) if log_path is not None else None
     own_executor = executor is None
     sandbox = executor if executor is not None else SandboxExecutor()
-    flag = cancel if cancel is not None else threading.Event()
     timeout_s = settings.keiri_convert_timeout_s
+    # Set by the caller's cancel or the deadline, read from both at each look: a run released
+    # by the cancel meets it at its next check, never after publishing.
+    stop = StopFlag(
+        cancel if cancel is not None else threading.Event(), time.monotonic() + timeout_s
+    )
     try:
         target = (
             Path(out_dir) if out_dir is not None else new_session_dir(settings.keiri_workspace_root)
@@ -183,7 +156,6 @@ def run_convert(
             # A session folder made for this run is removed again when it ends with nothing.
             staged(target, made=out_dir is None) as staging,
             tempfile.TemporaryDirectory(prefix="keiri-convert-") as scratch,
-            _stop_flag(flag, timeout_s) as (stop, expired),
             cancellable(stop),  # the deadline and a cancel abort the LLM call in flight too
             # One request, one set of placeholders; the run's log masks what they hide.
             job_scope(
@@ -211,7 +183,7 @@ def run_convert(
                 # The paused state's fields back, its open question left out (it is answered).
                 kept = {name: value for name, value in continuation if name != "question"}
                 state = ConvertState(**kept, used_fallback=True)
-            result = _invoke(state, context, run_log, expired, timeout_s)
+            result = _invoke(state, context, run_log, stop, timeout_s)
             result.files = staging.publish(result.files)  # none unless it succeeded
             result.masked = vault.counts()
             _keep_continuation(target, result)
@@ -251,7 +223,7 @@ def _invoke(
     state: ConvertState,
     context: ConvertContext,
     run_log: str | None,
-    expired: threading.Event,
+    stop: StopFlag,
     timeout_s: float,
 ) -> ConvertResult:
     events = context.events
@@ -272,7 +244,7 @@ def _invoke(
         raise
     except BlockError as exc:
         step = context.current_step
-        if exc.code == ErrorCode.CANCELLED and expired.is_set():
+        if exc.code == ErrorCode.CANCELLED and stop.expired:
             exc = deadline_error(timeout_s, step)
         fallback = {
             "job": context.job,

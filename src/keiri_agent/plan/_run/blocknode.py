@@ -77,7 +77,7 @@ def _call(frame: Frame, spec: BlockSpec, inputs: dict[str, Any], path: str) -> d
     if spec.category == "ai" and ctx.env.settings.keiri_llm_mask_pii:
         # Tables reach the model as text: their personal columns are masked by header too.
         learn_tables(inputs)
-    cancel = ctx.node_event()
+    cancel = ctx.node_event(timeout)
     block_ctx = BlockContext(
         run_id=frame.sub_run_id or ctx.run_id,
         plan_id=frame.plan.id,
@@ -91,17 +91,14 @@ def _call(frame: Frame, spec: BlockSpec, inputs: dict[str, Any], path: str) -> d
         replaceable=ctx.replaceable.get(path, frozenset()),
         access=ctx.access,
     )
+    if timeout is None:
+        return run_block(block, inputs, block_ctx)
+    future = ctx.backend.submit(run_block, block, inputs, block_ctx)
     try:
-        if timeout is None:
-            return run_block(block, inputs, block_ctx)
-        future = ctx.backend.submit(run_block, block, inputs, block_ctx)
-        try:
-            return future.result(timeout=timeout)
-        except cf.TimeoutError:
-            cancel.set()  # cooperative blocks stop at their next check_cancelled()
-            raise timeout_error(path, spec, timeout_ms) from None
-    finally:
-        ctx.release(cancel)
+        return future.result(timeout=timeout)
+    except cf.TimeoutError:
+        # Its flag's deadline has passed too: cooperative blocks stop at their next check.
+        raise timeout_error(path, spec, timeout_ms) from None
 
 
 def _call_remote(

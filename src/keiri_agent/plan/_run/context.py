@@ -33,6 +33,7 @@ from keiri_agent.plan._graph.scope import Scope
 from keiri_agent.plan._run.backends import Backend
 from keiri_agent.plan._run.output_store import OutputStore
 from keiri_agent.plan._run.workers import Workers
+from keiri_agent.stop_flag import StopFlag
 
 __all__ = ["Reused", "RunContext", "RunScope", "TaggedEmitter", "render_vars"]
 
@@ -67,7 +68,6 @@ class RunContext:
     sleep: Callable[[float], object] = time.sleep  # the wait between a node's retries
     waiting: list[dict[str, Any]] = field(default_factory=list)
     _semaphores: dict[str, threading.Semaphore] = field(default_factory=dict)
-    _active: set[threading.Event] = field(default_factory=set)
     _sub_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     # Block specs by the name a node gives, block instances by spec ref: looked up once per run,
     # so a loop body run ten thousand times asks the registry once (_run.blocknode).
@@ -138,23 +138,11 @@ class RunContext:
         with self._lock:
             return f"{parent}.sub#{next(self._sub_ids)}"
 
-    def node_event(self) -> threading.Event:
-        event = threading.Event()
-        with self._lock:
-            self._active.add(event)
-            if self.cancel.is_set():
-                event.set()
-        return event
-
-    def release(self, event: threading.Event) -> None:
-        with self._lock:
-            self._active.discard(event)
-
-    def cancel_all(self) -> None:
-        with self._lock:
-            self.cancel.set()
-            for event in self._active:
-                event.set()
+    def node_event(self, timeout_s: float | None = None) -> StopFlag:
+        """The cancel flag of one block call: set by the run's cancel itself (a block released
+        by it meets it at its next check) and, with ``timeout_s``, once that time has passed."""
+        deadline = time.monotonic() + timeout_s if timeout_s is not None else None
+        return StopFlag(self.cancel, deadline)
 
 
 class TaggedEmitter:

@@ -261,16 +261,6 @@ class PlanRunner:
             access=self.access.with_own(workspace).observed(trail.read),
             sleep=self._sleep or cancelled.wait,
         )
-        finished = threading.Event()
-        if cancel is not None:
-            # Relay an outside cancel request to the run and to every running block.
-            def relay() -> None:
-                while not finished.is_set():
-                    if cancel.wait(0.05):
-                        ctx.cancel_all()
-                        return
-
-            threading.Thread(target=relay, name="keiri-cancel", daemon=True).start()
         started = time.perf_counter()
         result = RunResult(
             stream.run_id, model.id, "failed", log_path=stream.log_path, redactor=stream.redactor
@@ -309,7 +299,7 @@ class PlanRunner:
         except BlockError as exc:
             result.status, result.error = "failed", exc
         except KeyboardInterrupt:  # Ctrl-C: the run ends cancelled, its log says so
-            ctx.cancel_all()  # running blocks stop at their next check
+            cancelled.set()  # running blocks stop at their next check
             result.status = "cancelled"
             raise
         finally:
@@ -324,7 +314,6 @@ class PlanRunner:
                 error=result.error.to_dict() if result.error else None,
             )
             stream.close()
-            finished.set()
             trail.seal(stream, durable=durable)
         return result
 
