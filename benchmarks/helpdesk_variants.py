@@ -8,7 +8,10 @@ hiragana for a kanji word or a loanword, a kana typo, the other register, a gree
 signature around it, an emoji, a pasted URL, an error code spelled otherwise) is searched the
 same way; a variant *keeps its page* when a gold source is still in its top 3. Printed per shape,
 then the same for the chat-style shapes of :mod:`tests.support.helpdesk_typed` (English for a
-loanword, a loanword in hiragana, って, chat endings, keigo, two typos, 〜って何？).
+loanword, a loanword in hiragana, って, chat endings, keigo, two typos, 〜って何？), and for the
+third, independent generator :mod:`tests.support.helpdesk_chat` (a sentence about the asking
+before or after the question, other endings, the topic as a heading, "what is X" after it, every
+loanword in hiragana with ー or "-", a dropped particle, a tone mark).
 Also: two found questions in one message (each one's best page among the message's 3 hits), and
 the variants of the off-topic questions the default search refuses (still 該当なし?).
 
@@ -29,6 +32,7 @@ from pathlib import Path
 from typing import get_args
 
 from tests.support.helpdesk import EXAMPLES
+from tests.support.helpdesk_chat import CHAT_SHAPES, chat_variants
 from tests.support.helpdesk_eval import gold_id, load_cases
 from tests.support.helpdesk_paraphrases import Paraphrase, Split, found, load_lists, refused
 from tests.support.helpdesk_typed import TYPED_SHAPES, typed_variants
@@ -62,6 +66,7 @@ Generator = Callable[[str], list[Variant]]
 GENERATORS: tuple[tuple[Generator, Sequence[str]], ...] = (
     (variants, SHAPES),
     (typed_variants, TYPED_SHAPES),
+    (chat_variants, CHAT_SHAPES),
 )
 
 

@@ -29,6 +29,13 @@ ROOT = Path(__file__).resolve().parents[2]
         ("ろごを変えたい", "ロゴを変えたい"),
         # The dictionary's own hiragana spelling of a loanword.
         ("めーるが届かない", "メールが届かない"),
+        # Read as grammar only through a joint no sentence has: ちゃっ|と (a sound-changed form
+        # before と), されたら|ちゃっ (an auxiliary after a conditional).
+        (
+            "承認されたらちゃっとに知らせが来るようにしたい",
+            "承認されたらチャットに知らせが来るようにしたい",
+        ),
+        ("申請したらちゃっとで連絡が来ますか", "申請したらチャットで連絡が来ますか"),
     ],
 )
 def test_a_loanword_typed_in_hiragana_is_written_in_katakana(typed: str, written: str) -> None:
@@ -48,6 +55,11 @@ def test_a_loanword_typed_in_hiragana_is_written_in_katakana(typed: str, written
         "しているところです",
         "承認が止まったままだと誰かに通知がいきますか",
         "社員番号もパスワードも合っているはずなのに入れない",
+        # ちゃう after a て-form is grammar, whatever follows it.
+        "間違えて消しちゃったらどうなる",
+        "書いちゃっといてください",
+        "読んじゃったけど大丈夫",
+        "見られたらどうする",
     ],
 )
 def test_words_of_the_language_are_never_taken_for_loanwords(typed: str) -> None:

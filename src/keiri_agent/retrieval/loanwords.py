@@ -10,6 +10,9 @@ the dictionary knows that katakana as a loanword *and* the sentence reads clearl
 of the language (いくら, ところ, いつ: not イクラ, トコロ, イツ), the grammar right after a word
 (健康診断|はいつ, 2行|あると, 経費|でも), particles and auxiliaries only (に|でも, な|の), a kanji
 word's reading (ふりこみ, まえ: the dictionary's normal form is 振り込み, 前), a name or a place.
+Grammar that the dictionary reads only through a joint no sentence has (ちゃっ|と: a
+sound-changed form before と; されたら|ちゃっ: an auxiliary after a conditional) is a loanword it
+had no better path for (されたらちゃっとに → されたらチャットに).
 
 Two-kana loanwords (ろご, めも, かーど) are found this way too where a hiragana run begins;
 inside a run two kana are a piece of something else (でんしゃだい is not でんしゃダイ).
@@ -21,6 +24,7 @@ inside a run two kana are a piece of something else (でんしゃだい is not �
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from typing import Any
 
@@ -45,6 +49,10 @@ _HIRAGANA_RUN = re.compile(r"[\u3041-\u3096ー]+")
 _INFLECTED = frozenset({"動詞", "形容詞", "助動詞"})
 _PARTICLES = frozenset({"助詞", "助動詞"})
 _GRAMMAR = _INFLECTED | _PARTICLES  # what kana right after a word usually are (2行|あると)
+# What follows a sound-changed form (書い|て, 読ん|だ, 行っ|たら, ちゃっ|た) and the forms that end
+# a clause, after which no auxiliary comes (されたら, しろ).
+_AFTER_SOUND_CHANGE = frozenset("てでただちじ")  # ちゃう・じゃう: て・で run together
+_CLAUSE_END_FORMS = ("仮定形", "命令形")
 _LETTERS = re.compile(r"[A-Za-z]+")
 _SENTENCE_END = re.compile(r"(?<=[。．.!?！？\n])")
 # The dictionary reads one sentence at a time, and a pasted log can be one line of any length:
@@ -152,6 +160,7 @@ def _only_grammar(morphemes: list[Any], start: int, end: int) -> bool:
     auxiliary follows an inflected word (ちゃっ|と at the start is チャット)."""
     inside = [m for m in morphemes if m.begin() < end and m.end() > start]
     before = [m for m in morphemes if m.end() == start]
+    after = [m for m in morphemes if m.begin() == end]
     attached = inside and (
         inside[0].part_of_speech()[0] == "助詞"
         or (before and before[0].part_of_speech()[0] in _INFLECTED)
@@ -161,7 +170,22 @@ def _only_grammar(morphemes: list[Any], start: int, end: int) -> bool:
         and inside[0].begin() == start
         and inside[-1].end() == end
         and all(m.part_of_speech()[0] in _PARTICLES and "ー" not in m.surface() for m in inside)
+        and not _misconnected([*before[:1], *inside, *after[:1]])
     )
+
+
+def _misconnected(morphemes: list[Any]) -> bool:
+    """Whether the dictionary's reading joins two of ``morphemes`` as no sentence does: a
+    sound-changed form (促音便 ちゃっ, 撥音便 ん) not followed by て・た (ちゃっ|と), or an
+    auxiliary after a conditional or imperative form (されたら|ちゃっ): the kana are then a
+    word the dictionary read as grammar for want of a better path, not grammar."""
+    for first, second in itertools.pairwise(morphemes):
+        form = first.part_of_speech()[5]
+        if "音便" in form and second.surface()[:1] not in _AFTER_SOUND_CHANGE:
+            return True
+        if form.startswith(_CLAUSE_END_FORMS) and second.part_of_speech()[0] == "助動詞":
+            return True
+    return False
 
 
 @functools.lru_cache(maxsize=LOOKUPS_KEPT)

@@ -12,10 +12,12 @@ each shared by every side that needs it:
   topic: office greetings and signatures (お疲れ様です。経理の山田です。… よろしくお願いします。,
   a ``--`` signature block, 【至急】), cushion words (恐れ入りますが、お伺いしたいのですが、),
   pasted URLs (where the user was, not what they ask; the Japanese typed right after one is
-  kept), emoji, emoticons, exclamation marks and
-  chat laughter (?w, 笑: tone, not topic). Questions only: documents are not
+  kept), emoji, emoticons (those the dictionary knows too: m(_ _)m, orz), exclamation marks
+  and chat laughter (?w, ww, 笑: tone, not topic). Questions only: documents are not
   messages. A message that asks several things is split into its questions
-  (:func:`split_questions`).
+  (:func:`split_questions`), and each question loses the clauses that only frame it
+  (:func:`without_framing`: ちょっと質問です！, わかる方いますか？, …？そもそもVPNって何？) and
+  ends in one form (no 。, 出ますでしょうか → 出ますか).
 - :class:`Spellings` — kana written where the documents use kanji or katakana (けいひ → 経費,
   しょうにん → 承認, ぱすわーど → パスワード): the documents' own nouns by their reading, so a
   hiragana run of a question is written back the way the documents write it. Built from the
@@ -46,12 +48,14 @@ from keiri_agent.retrieval.tokenize import MAX_CHUNK_CHARS
 from keiri_agent.sudachi import TO_KATAKANA, thread_tokenizer
 
 __all__ = [
+    "ASKING_WORDS",
     "GREETINGS",
     "MIN_RESPELL_KANA",
     "Spellings",
     "clean_message",
     "normalize_text",
     "split_questions",
+    "without_framing",
 ]
 
 # A kana run shorter than this is not written back: two-kana readings are too often a piece of
@@ -73,9 +77,9 @@ _EMOJI = re.compile(
 )
 # An emoticon: a parenthesis followed by face characters only ((^^; (T_T) (>_<) (´・ω・｀)).
 _EMOTICON = re.compile(r"[(（][\^_;TｰoO0・ω∀´｀`'\-*><°▽≧≦~〜;。゜.ﾟ]{2,8}[)）]?")
-_EMPHASIS = re.compile(r"!{2,}|!+\s*\Z")  # 急いでます!! / 至急!: tone, not topic
+_EMPHASIS = re.compile(r"!{2,}|!+(?=\?)|!+\s*\Z")  # 急いでます!! / 至急!: tone, not topic
 # Laughter closing a chat message (…見られます?w, …っけ?笑, (笑)): tone, not topic.
-_LAUGHTER = re.compile(r"(?<=[?!。、…\s])(?:w+|笑)\s*\Z|[(]笑[)]")
+_LAUGHTER = re.compile(r"(?<=[^A-Za-z0-9])(?:w+|笑+)\s*\Z|[(]笑[)]")
 _LABEL = re.compile(r"[【\[［][^】\]］]{1,8}[】\]］]")  # 【至急】【質問】
 _SIGNATURE = re.compile(r"\n\s*(?:-{2,}|ー{2,}|―{2,}|_{3,}|={3,}|\*{3,})\s*\n.*\Z", re.S)
 # Formulas of office mail and chat around a question (polite openings, closings, thanks).
@@ -99,8 +103,13 @@ GREETINGS = (
     r"(?:ちょっと)?(?:聞きたい|質問な)んですけど[、,]?",
 )
 _GREETING = re.compile("|".join(GREETINGS))
-# A self-introduction opening the message: 経理の山田です / 営業部の佐藤です.
-_INTRODUCTION = re.compile(r"\A\s*[^。！？!?\n]{1,12}の[^。！？!?\n]{1,8}です(?:が)?[。、\n]")
+# A self-introduction opening the message: 経理の山田です / 営業部の佐藤です. A name has no
+# hiragana: 帳票のロゴを変えたいんですが、 is a question, not who asks it.
+_INTRODUCTION = re.compile(
+    r"\A\s*[^。！？!?\n]{1,12}の[^。！？!?\n\u3041-\u3096]{1,8}です(?:が)?[。、\n]"
+)
+# A hyphen between kana is a long vowel typed in half-width mode (め-る, ぱすわ-ど).
+_KANA_HYPHEN = re.compile(r"(?<=[\u3041-\u3096\u30a1-\u30fa])[-‐−](?=[\u3041-\u3096\u30a1-\u30fa])")
 _CLOSING_NAME = re.compile(r"[（(][^）)\n]{1,16}[）)]\s*\Z|\n[^\n。？?]{1,8}\s*\Z")
 _ANOTHER = re.compile(
     r"(?:(?<=[。?!\n])|\A)\s*(?:あと|それと|それから|また|もう一つ|もうひとつ)[、,]"
@@ -109,8 +118,50 @@ _ASKS = re.compile(
     r"(?:[?]|か|かな|の|教えて(?:ください|下さい)?|知りたい|たい(?:です)?|ほしい(?:です)?"
     r"|ください|下さい|いただけますか|どうすれば(?:いい|よい)?|どうなる)[。]?\s*\Z"
 )
+# Words about the asking, not its topic (normal forms): to ask, know, understand, tell, help,
+# the one who knows, the matter asked about, urgency and convenience.
+ASKING_WORDS = frozenset(
+    {
+        "質問",
+        "聞く",
+        "伺う",
+        "尋ねる",
+        "教える",
+        "知る",
+        "分かる",
+        "御存知",
+        "存じる",
+        "確認",
+        "相談",
+        "助かる",
+        "願う",
+        "言う",
+        "失礼",
+        "恐縮",
+        "方",
+        "人",
+        "件",
+        "事",
+        "こと",
+        "抑",  # そもそも
+        "話",
+        "後",
+        "時",
+        "手すき",
+        "急ぎ",
+        "至急",
+        "初歩",
+    }
+)
+_COPULA = frozenset({"だ", "です", "ます"})
+_COMPOUND_PARTICLE_VERBS = frozenset({"つく", "就く", "関する", "対する"})
+# Politeness stacked on a question's end says no more than one polite form: one form for both.
+_STACKED_POLITE = re.compile(r"ますでしょうか(?=[?]*\Z)")
+_PREDICATE_POS = frozenset({"動詞", "形容詞", "形状詞"})
+# Where a clause ends: after 。、？！…, a line end, or a space between words.
+_CLAUSE_END = re.compile(r"(?<=[。、,？！?!…\n])|(?<=\.\.\.)|(?<=[^\x00-\x7f]) ")
 _SPACES = re.compile(r"[ \t\u3000]+")
-_STRAY = re.compile(r"\A[\s。、,，.!！]+|[\s、,，]+\Z")
+_STRAY = re.compile(r"\A[\s。、,，.!！]+|[\s。、,，]+\Z")  # a question ends without 。: one form
 # Inflecting parts of speech (:class:`_Inflections`). One-kana auxiliaries and particles are not
 # trusted: Sudachi reads a kana word it does not know as such pieces (ぱ・す・わー・ど).
 _INFLECTED_POS = frozenset({"動詞", "形容詞"})
@@ -133,19 +184,36 @@ def clean_message(text: str) -> str:
     signature, URLs, emoji and emoticons (module docstring). When nothing else is left, the
     normalized text is the question."""
     normalized = normalize_text(text)
-    cleaned = _SIGNATURE.sub("", normalized + "\n")
+    cleaned = _SIGNATURE.sub("", normalize_text(_without_emoticons(text)) + "\n")
+    cleaned = _KANA_HYPHEN.sub("ー", cleaned)
     for pattern in (_URL, _EMOJI, _EMOTICON, _EMPHASIS, _LAUGHTER, _LABEL, _GREETING):
         cleaned = pattern.sub(" ", cleaned)
     cleaned = re.sub(r"\s*([。、！？!?])(?:\s*[。、])+", r"\1", cleaned)
-    cleaned = re.sub(r"\s+([。、])", r"\1", cleaned)
+    cleaned = re.sub(r"\s+([。、?!])", r"\1", cleaned)
     cleaned = _INTRODUCTION.sub("", _STRAY.sub("", cleaned))
     cleaned = _CLOSING_NAME.sub("", cleaned.strip())
     cleaned = _STRAY.sub("", _SPACES.sub(" ", cleaned)).strip()
     return cleaned if re.search(r"\w", cleaned) else normalized.strip()
 
 
+def _without_emoticons(text: str) -> str:
+    """``text`` without the emoticons the dictionary knows (m(_ _)m, orz, (;´Д`): Sudachi's
+    補助記号-ＡＡ), read before NFKC, which takes their accents apart."""
+    kept: list[str] = []
+    for start in range(0, len(text), MAX_CHUNK_CHARS):
+        chunk = text[start : start + MAX_CHUNK_CHARS]
+        at = 0
+        for morpheme in thread_tokenizer().tokenize(chunk):
+            if morpheme.part_of_speech()[:2] == ("補助記号", "ＡＡ"):
+                kept += [chunk[at : morpheme.begin()], " "]
+                at = morpheme.end()
+        kept.append(chunk[at:])
+    return "".join(kept)
+
+
 def split_questions(text: str) -> list[str]:
-    """The questions of a message (cleaned: :func:`clean_message`), in order.
+    """The questions of a message (cleaned: :func:`clean_message`, without what only frames
+    them: :func:`without_framing`), in order.
 
     A message asks several things when it goes on to another with あと、 / それと、 / それから、 /
     また、 / もう一つ、, or when two or more of its lines are questions (end in a question mark,
@@ -157,8 +225,76 @@ def split_questions(text: str) -> list[str]:
     questions: list[str] = []
     for part in _ANOTHER.split(cleaned):
         if re.search(r"\w", part):
-            questions.extend(_asked(part.strip()))
+            questions.extend(_ending(without_framing(asked)) for asked in _asked(part.strip()))
     return questions or [cleaned]
+
+
+def without_framing(question: str) -> str:
+    """``question`` without the clauses that only frame it: about the asking itself (ちょっと
+    質問です, わかる方いますか？, 教えてもらえると助かります, …のか、教えていただけますでしょうか:
+    :data:`ASKING_WORDS`), or asking again what a word of the rest means (…ですか？そもそも
+    ホテルって何？, ホテル代の件です。…). A clause is cut at 。、？！, a line end or a space;
+    it frames when its nouns are asking words or words of the rest of the question, its verbs
+    and adjectives are asking words (or light ones: いる, もらう, ください, when it names no
+    topic), and, when it repeats a word of the rest, its only auxiliaries are the copula and
+    ます (ログインできない。ログインの… keeps its first clause: it says something of its own).
+    A question that is nothing but framing is left as it is."""
+    clauses = [clause for clause in _CLAUSE_END.split(question) if clause]
+    if len(clauses) < 2:
+        return question
+    read = [_Clause(clause) for clause in clauses]
+    kept = list(range(len(clauses)))
+    for index in range(len(clauses)):
+        rest = set().union(*(read[other].words for other in kept if other != index))
+        if rest and re.search(r"\w", clauses[index]) and read[index].frames(rest):
+            kept.remove(index)
+    if len(kept) == len(clauses):
+        return question
+    return _STRAY.sub("", "".join(clauses[index] for index in kept)).strip()
+
+
+class _Clause:
+    """A clause's words as :func:`without_framing` weighs them (Sudachi, split mode C, and the
+    mode-A parts of its nouns: ホテル代 is ホテル and 代 too)."""
+
+    def __init__(self, text: str) -> None:
+        from sudachipy import SplitMode
+
+        self.words: set[str] = set()  # its nouns, verbs and adjectives other than asking words
+        self.nouns: set[str] = set()
+        self.predicate = False  # a verb or adjective of its own (not an asking or light one)
+        self.light = False  # a light verb or adjective (いる, もらう, ない, いい)
+        self.auxiliary = False  # an auxiliary other than the copula and ます (ない, たい, れる)
+        morphemes = list(thread_tokenizer().tokenize(text))
+        for at, morpheme in enumerate(morphemes):
+            pos = morpheme.part_of_speech()
+            word = morpheme.normalized_form()
+            if _in_compound_particle(morphemes, at):
+                continue
+            if pos[0] == "助動詞":
+                self.auxiliary |= word not in _COPULA
+            elif pos[0] == "名詞" and pos[1] != "数詞" and word not in ASKING_WORDS:
+                parts = {part.normalized_form() for part in morpheme.split(SplitMode.A)}
+                self.nouns |= parts | {word}
+            elif pos[0] in _PREDICATE_POS and word not in ASKING_WORDS:
+                if pos[1] == "非自立可能":
+                    self.light = True
+                else:
+                    self.predicate = True
+                    self.words.add(word)
+        self.words |= self.nouns
+
+    def frames(self, rest: set[str]) -> bool:
+        """Whether this clause only frames a question whose other clauses say ``rest``."""
+        if self.predicate or not self.nouns <= rest:
+            return False
+        return not self.nouns or not (self.light or self.auxiliary)
+
+
+def _ending(question: str) -> str:
+    """One form for a question's end: no 。 after it, one polite form (出ますでしょうか →
+    出ますか: the politeness stacked on it says no more)."""
+    return _STACKED_POLITE.sub("ますか", _STRAY.sub("", question).strip())
 
 
 def _asked(text: str) -> list[str]:
@@ -314,6 +450,17 @@ class _Inflections:
     def allow(self, span: range) -> bool:
         verbs = {self.verb_of[i] for i in span if i in self.verb_of}
         return self.hard.isdisjoint(span) and len(verbs) <= 1
+
+
+def _in_compound_particle(morphemes: list[Any], at: int) -> bool:
+    """Whether the verb at ``at`` is the middle of a compound particle: に|つい|て, に|関し|て,
+    に|対し|て (について is "about", not a verb of the question)."""
+    return (
+        0 < at < len(morphemes) - 1
+        and morphemes[at].normalized_form() in _COMPOUND_PARTICLE_VERBS
+        and morphemes[at - 1].surface() == "に"
+        and morphemes[at + 1].surface() == "て"
+    )
 
 
 def _is_word(katakana: str) -> bool:
