@@ -150,7 +150,6 @@ RAW_EXCEPTION_TEXT_ALLOWED = {
     # Problem texts for the model that writes CodeAct code: it reads the library's words.
     ("agents/convert/fallback.py", "_arrow_ready"),
     ("agents/convert/fallback.py", "_stage_inputs"),
-    ("agents/convert/failure.py", "fallback_reason"),
     # A tool's error goes back to the helpdesk model as the tool's result.
     ("agents/helpdesk/toolcalls.py", "_run_tool"),
     # The fork server's own stderr log, read by an operator, never a user's screen.

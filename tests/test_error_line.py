@@ -14,10 +14,19 @@ import random
 import re
 from datetime import UTC, datetime
 
+from keiri_agent.agents.analysis import progress as analysis_progress
+from keiri_agent.agents.analysis.honesty import deadline_error as analysis_deadline
 from keiri_agent.agents.convert import progress as convert_progress
-from keiri_agent.agents.convert.failure import deadline_error, fallback_failed, fallback_reason
+from keiri_agent.agents.convert.failure import (
+    deadline_error,
+    fallback_failed,
+    fallback_reason,
+    trigger_info,
+)
 from keiri_agent.agents.helpdesk import progress as helpdesk_progress
-from keiri_agent.events import ErrorEvent
+from keiri_agent.errors import ErrorCode
+from keiri_agent.events import ErrorEvent, LLMCall
+from keiri_agent.events.follow import LLM_FAILURES, llm_call_line
 from tests.cli.test_no_library_english import library_english
 from tests.cli.test_sandbox_failure_words import CASES, SETUP, _raised, _without_code
 
@@ -88,3 +97,100 @@ def test_a_japanese_error_stays_as_it_is() -> None:
     ):
         line = convert_progress.describe_event(_event(message, "fetch")) or ""
         assert line == "  エラー: " + message.replace("ValueError: 金額が負です", "金額が負です")
+
+
+# --- the errors themselves (CLI's final error, --json's message, the API task's error) ------
+
+
+def test_a_deadline_error_names_its_step_by_its_label() -> None:
+    """The TIMEOUT_ERROR of a conversion (each step) and of an analysis turn (before each step)
+    says the step as its progress says it; the id stays in ``details.step``."""
+    wrong: dict[str, str] = {}
+    timeouts = random.Random(1314).sample(range(1, 3600), 40)
+    made = [
+        (labels, make(timeout, step), step)
+        for labels, make in (
+            (convert_progress.STEP_LABELS, deadline_error),
+            (analysis_progress.STEP_LABELS, analysis_deadline),
+        )
+        for timeout in timeouts
+        for step in labels
+    ]
+    for labels, error, step in made:
+        said = f"{error.message}\n{error.hint}"
+        if re.search(rf"(?<![\w.]){step}(?![\w.])", said) or f"「{labels[step]}」" not in said:
+            wrong[f"{step} {error.details['timeout_s']}"] = error.message
+        if error.details["step"] != step:
+            wrong[f"details {step}"] = str(error.details)
+    assert wrong == {}, f"{len(wrong)} of {len(made)} deadline errors: {wrong}"
+
+
+def test_a_conversion_error_says_python_in_japanese_once() -> None:
+    """The standard path's reason and CodeAct's last error, for every failing program: the
+    message holds no Python English and is already what its progress line says (no rewording
+    doubles it: 値を処理できません: 値を変換・処理できません); Python's words stay in details."""
+    wrong: dict[str, list[str]] = {}
+    rng = random.Random(1315)
+    for n, (name, code) in enumerate(CASES):
+        failure = _raised(code)
+        last_error = "\n".join([f"{failure.type}: {failure.message}", *failure.traceback])
+        exc = _exception(code)
+        reason = fallback_reason(exc)
+        error = fallback_failed(
+            target=rng.choice(("xml", "json", "png", "")),
+            reason=reason,
+            turns=rng.randint(1, 3),
+            answer=None,
+            last_error=last_error,
+            wrong_format=[],
+            trigger=trigger_info("convert", exc),
+        )
+        found = library_english(_without_code(error.message, code))
+        found += CLASS_FIRST.findall(error.message)
+        line = convert_progress.describe_event(_event(error.message, "convert")) or ""
+        if line != "  エラー: " + error.message.splitlines()[0]:
+            found.append(f"reworded: {line}")
+        if error.details["last_error"] != last_error or not reason.endswith(f"（{failure.type}）"):
+            found.append(f"details: {error.details['last_error']!r}, reason {reason!r}")
+        if error.details["trigger"]["message"] != str(exc):
+            found.append(f"trigger: {error.details['trigger']}")
+        if found:
+            wrong[f"{name} #{n}"] = [*found, error.message]
+    assert wrong == {}, f"{len(wrong)} of {len(CASES)} conversion errors: {wrong}"
+
+
+def _llm_call(code: str | None, rng: random.Random) -> LLMCall:
+    return LLMCall(
+        id=1,
+        run_id="run",
+        timestamp=datetime.now(UTC),
+        role=rng.choice(("codeact", "analysis", "helpdesk")),
+        provider="openai",
+        model=rng.choice(("gpt-4o-mini", "claude-sonnet", "local/qwen2.5")),
+        input_tokens=rng.randint(0, 9000),
+        output_tokens=rng.randint(0, 900),
+        total_tokens=rng.randint(0, 9900),
+        latency_ms=rng.uniform(10, 90_000),
+        attempts=rng.randint(1, 4),
+        ok=code is None,
+        error_code=code,
+    )
+
+
+def test_a_failed_llm_call_says_what_went_wrong_in_japanese() -> None:
+    """Every error code an LLM call may end with is said in Japanese on its progress line (the
+    code stays in the event); a code without words says 失敗 alone, never the code."""
+    rng = random.Random(1316)
+    codes = [None, *ErrorCode]
+    calls = [_llm_call(rng.choice(codes), rng) for _ in range(300)]
+    wrong = {}
+    for call in calls:
+        line = llm_call_line(call, rng.choice(("", "サブタスク 2: ")))
+        words = LLM_FAILURES.get(call.error_code or "")
+        if re.search(r"\b[A-Z][A-Z_]{3,}\b", line) or (words and f"失敗（{words}）" not in line):
+            wrong[call.error_code] = line
+        if call.ok == ("失敗" in line):
+            wrong[f"ok={call.ok}"] = line
+    assert wrong == {}, f"{len(wrong)} kinds of {len(calls)} lines: {wrong}"
+    llm_codes = {"API_ERROR", "TIMEOUT_ERROR", "OUTPUT_SCHEMA_MISMATCH", "OUTPUT_EMPTY"}
+    assert llm_codes <= set(LLM_FAILURES)

@@ -25,6 +25,7 @@ import pytest
 from typer.testing import CliRunner
 
 from keiri_agent.cli import app
+from keiri_agent.cli.schedule import VARS_BY_ID
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError
 from keiri_agent.events.chain import CHAIN_KEY
@@ -253,3 +254,109 @@ def test_a_resume_that_cannot_restore_vars_names_them_by_their_labels(tmp_path: 
         if shown:
             wrong[case.plan_id] = shown
     assert wrong == {}, f"{len(wrong)} of {len(generated)} resumes name a var by id: {wrong}"
+
+
+def test_schedule_list_says_why_vars_show_their_ids(schedules: Settings) -> None:
+    """A schedule whose plan cannot be read now (the plan removed, or no longer a plan) shows
+    its vars by their ids under one note saying so; a readable plan's schedule shows none."""
+    runner = CliRunner()
+    designs = Path(schedules.keiri_designs_dir)
+    rng = random.Random(SEED + 3)
+    generated = list(cases(30, seed=SEED + 3))
+    broken: dict[str, str] = {}
+    for case in generated:
+        path = designs / f"{case.plan_id}.yaml"
+        path.write_text(case.yaml(), encoding="utf-8")
+        given = [arg for v in case.vars for arg in ("--var", f"{v.id}=月次/{v.id}.csv")]
+        added = runner.invoke(
+            app, ["schedule", "add", case.plan_id, "--day", "3", "--version", "working", *given]
+        )
+        assert added.exit_code == 0, added.output
+        how = rng.choice(("removed", "not a plan", "readable"))
+        if how == "removed":
+            path.unlink()
+        elif how == "not a plan":
+            path.write_text(case.yaml().replace("graph:", "graph: 3\nold_graph:"), "utf-8")
+        broken[case.plan_id] = how
+    listed = runner.invoke(app, ["schedule", "list"])
+    assert listed.exit_code == 0, listed.output
+    blocks = re.split(r"^(?=s-\S+  Plan )", listed.stdout, flags=re.MULTILINE)
+    said = {re.match(r"s-\S+  Plan (\S+)", b)[1]: b for b in blocks if b.startswith("s-")}
+    wrong = {}
+    for case in generated:
+        block, readable = said[case.plan_id], broken[case.plan_id] == "readable"
+        noted = block.count(VARS_BY_ID.strip())
+        by_id = all(f"設定値 {v.id}: 月次/{v.id}.csv" in block for v in case.vars)
+        if noted != (0 if readable else 1) or (not readable and not by_id):
+            wrong[f"{broken[case.plan_id]} {case.plan_id}"] = block
+    assert {*broken.values()} == {"removed", "not a plan", "readable"}
+    assert wrong == {}, f"{len(wrong)} of {len(generated)} schedules: {wrong}"
+
+
+# --- plan diff (CLI, API and the 設計 page all show control.changes.compare) --------------
+
+
+def _edited(case: Case, rng: random.Random) -> Case:
+    """A newer version of ``case``'s plan: labels added, changed or dropped, vars added or
+    dropped (its vars' values change through the file each var names)."""
+    kept = [v for v in case.vars if rng.random() < 0.85] or [case.vars[0]]
+    changed = []
+    for var in kept:
+        label = var.label
+        roll = rng.random()
+        if roll < 0.25:
+            label = rng.choice(LABEL_WORDS) + rng.choice(("（新）", "の月", "2"))
+        elif roll < 0.4:
+            label = None
+        elif roll < 0.55 and label is None:
+            label = rng.choice(LABEL_WORDS) + "（追加）"
+        mode = var.mode if rng.random() < 0.6 else {"read": "write", "write": "read"}[var.mode]
+        changed.append(Var(var.id, label, mode))
+    if rng.random() < 0.5:
+        label = rng.choice((None, rng.choice(LABEL_WORDS) + "（追加した設定）"))
+        changed.append(Var(f"added_{len(case.vars)}_var", label, "read"))
+    return Case(case.plan_id, tuple(changed))
+
+
+def _expected_name(field: str, before: Case, after: Case, shown_before: object) -> str | None:
+    """How a diff line should name the var of ``field`` (None: by the values it shows)."""
+    old = {v.id: v.label for v in before.vars}
+    new = {v.id: v.label for v in after.vars}
+    if field.startswith("ui.vars."):
+        var = field.removeprefix("ui.vars.")
+        known = old.get(var) or var
+        return None if known == shown_before else known
+    var = field.removeprefix("vars.")
+    return new.get(var) or old.get(var) or var
+
+
+def test_plan_diff_names_vars_by_their_labels(schedules: Settings, tmp_path: Path) -> None:
+    runner = CliRunner()
+    rng = random.Random(SEED + 4)
+    wrong: dict[str, list[str]] = {}
+    total = 0
+    for case in cases(60, seed=SEED + 4):
+        after = _edited(case, rng)
+        paths = [tmp_path / f"{case.plan_id}_{n}.yaml" for n in (1, 2)]
+        for path, side in zip(paths, (case, after), strict=True):
+            path.write_text(side.yaml(), encoding="utf-8")
+        args = ["plan", "diff", case.plan_id, *map(str, paths)]
+        shown = runner.invoke(app, args)
+        data = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
+        assert shown.exit_code == 0, shown.output
+        changes = [c for c in (*data["vars"], *data["plan"]) if "vars." in c["field"]]
+        for change in changes:
+            total += 1
+            var = change["field"].removeprefix("ui.").removeprefix("vars.")
+            name = _expected_name(change["field"], case, after, change.get("before"))
+            text, found = change["text"], []
+            if name is not None and name not in text:
+                found.append(f"not named {name}")
+            if name != var and re.search(rf"(?<![\w]){re.escape(var)}(?![\w])", text):
+                found.append(f"id {var}")
+            if text not in shown.stdout:
+                found.append("not in plan diff")
+            if found:
+                wrong[f"{case.plan_id} {change['field']}"] = [*found, text]
+    assert total > 100
+    assert wrong == {}, f"{len(wrong)} of {total} var changes: {wrong}"

@@ -14,14 +14,17 @@ def deadline_error(
     timeout_s: float,
     step: str,
     *,
+    label: str,
     cut: Literal["前", "途中"],
     hint: str,
     recoverable: bool = False,
 ) -> BlockError:
     """TIMEOUT_ERROR: ``work`` (``変換タスク``) took over ``timeout_s`` and was cut before
-    (``前``) or during (``途中``) ``step``; ``hint`` says what to narrow or which limit to raise."""
+    (``前``) or during (``途中``) ``step``; ``hint`` says what to narrow or which limit to raise.
+    The message names the step by ``label`` (the agent's progress label: 「形式の変換」), its
+    id stays in ``details.step``."""
     return BlockError(
-        f"{work}が制限時間（{timeout_s:g} 秒）を超えたため、{step} の{cut}で打ち切りました。",
+        f"{work}が制限時間（{timeout_s:g} 秒）を超えたため、「{label}」の{cut}で打ち切りました。",
         code=ErrorCode.TIMEOUT_ERROR,
         hint=hint,
         details={"step": step, "timeout_s": timeout_s},

@@ -25,7 +25,10 @@ if TYPE_CHECKING:
     from keiri_agent.config import Settings
     from keiri_agent.plan import PlanSource
 
-__all__ = ["PinOption", "add", "list_schedules", "remove", "run_now", "schedule_app"]
+__all__ = ["VARS_BY_ID", "PinOption", "add", "list_schedules", "remove", "run_now", "schedule_app"]
+
+# Above a schedule's vars when its plan cannot be read, so that they show no label.
+VARS_BY_ID = "  （Plan を読めないため、設定値は表示名ではなく ID で示します）"
 
 schedule_app = command_group(
     "schedule",
@@ -195,7 +198,7 @@ def _print_view(view: dict[str, Any]) -> None:
         f"{view['id']}  Plan {view['plan_id']}  {view['rule_text']}",
         f"  次回: {view['next_fire_local']}  版: {view['version_text']}  {view['misfire_text']}",
     ]
-    lines += [f"  設定値 {said}" for said in _vars_said(view)]
+    lines += _vars_said(view)
     for fire in view["recent_fires"][:1]:
         lines.append(f"  前回: {fire['fire_time_local']}（{fire['outcome']}）")
     for line in lines:
@@ -282,9 +285,11 @@ def _pinned_source(settings: Settings, plan_id: str, pin: str) -> PlanSource:
 
 
 def _vars_said(view: dict[str, Any]) -> list[str]:
-    """A schedule's vars as a person reads them: each by its plan's label (``ui.vars``, of the
-    version the schedule runs), with its value (``締め月: 3``). A var the plan does not label,
-    or any var of a plan that cannot be read now (its run will say why), shows its name."""
+    """A schedule's vars as a person reads them, one line each: by its plan's label
+    (``ui.vars``, of the version the schedule runs), with its value (``設定値 締め月: 3``). A
+    var the plan does not label shows its name; so does every var of a plan that cannot be read
+    now (no approved version, the plan removed), under :data:`VARS_BY_ID` saying so (the
+    schedule's warning and its run say why)."""
     import json
 
     from pydantic import ValidationError
@@ -292,15 +297,15 @@ def _vars_said(view: dict[str, Any]) -> list[str]:
     from keiri_agent.config import load_settings
     from keiri_agent.plan import Plan, PlanEnv, PlanNames, plan_names
 
-    names = PlanNames()
+    names, notes = PlanNames(), []
     try:
         settings = load_settings()
         source = _pinned_source(settings, view["plan_id"], view["version"])
         names = plan_names(Plan.model_validate(source.raw), PlanEnv.of(settings=settings).registry)
     except (BlockError, ValidationError):
-        pass  # its run says what is wrong with the plan
-    return [
-        f"{names.var(name)}: "
+        notes = [VARS_BY_ID] if view["vars"] else []
+    return notes + [
+        f"  設定値 {names.var(name)}: "
         + (value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
         for name, value in view["vars"].items()
     ]

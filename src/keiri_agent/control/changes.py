@@ -21,6 +21,7 @@ from keiri_agent.plan import (
     Plan,
     PlanDiff,
     PlanEnv,
+    PlanNames,
     diff_plans,
     load_source,
     parse_source,
@@ -90,4 +91,10 @@ def compare(settings: Settings, plan_id: str, old: str, new: str) -> Comparison:
     ``VersionStore.find`` names it, or a plan file)."""
     store = VersionStore.of(settings)
     before, after = _side(store, plan_id, old), _side(store, plan_id, new)
-    return Comparison(before, after, diff_plans(before.plan, after.plan))
+    names = (_var_names(before.plan), _var_names(after.plan))
+    return Comparison(before, after, diff_plans(before.plan, after.plan, names))
+
+
+def _var_names(plan: Plan) -> PlanNames:
+    """How ``plan`` names its vars to a person (the part of its ``PlanNames`` a diff needs)."""
+    return PlanNames(vars=dict(plan.ui.vars))

@@ -39,6 +39,7 @@ from keiri_agent.agents.analysis.models import (
     ReasonOutput,
     ReportOutput,
 )
+from keiri_agent.agents.analysis.progress import STEP_LABELS
 from keiri_agent.agents.analysis.prompts import codegen_messages, reason_messages, report_messages
 from keiri_agent.agents.analysis.report import save_report
 from keiri_agent.agents.cancelled import cancelled_error as work_cancelled
@@ -91,9 +92,10 @@ def cancelled_error(step: str = "code_exec") -> BlockError:
 
 
 def _check_step(ctx: AnalysisContext, step: str) -> None:
-    """Before a step: the turn has been neither cancelled nor gone past its deadline."""
+    """Before step ``step`` (its id): the turn has been neither cancelled nor gone past its
+    deadline (whose error names the step by its label, the id in its details)."""
     if ctx.cancel is not None and ctx.cancel.is_set():
-        raise cancelled_error(step)
+        raise cancelled_error(STEP_LABELS[step])
     check_deadline(ctx.deadline, ctx.timeout_s, step)
 
 
@@ -117,7 +119,7 @@ def reason(state: AgentState, runtime: Runtime[AnalysisContext]) -> dict[str, An
             msg=f"ループ上限（{MAX_LOOPS} 回）に達したため中間結果をまとめます",
         )
         return {"next_action": "finalize", "forced_report": True}
-    _check_step(ctx, "判断")
+    _check_step(ctx, "reason")
     _stage(ctx, "reason", "start")
     infos = state.dfs_info or ([state.df_info] if state.df_info else [])
     decision = ctx.reason_llm.bind(events=ctx.events, node_id="reason").structured(
@@ -166,7 +168,7 @@ def _missing_outputs(plan: CodeGenOutput, workspace: Path) -> list[str]:
 
 def code_exec(state: AgentState, runtime: Runtime[AnalysisContext]) -> dict[str, Any]:
     ctx = runtime.context
-    _check_step(ctx, "コード生成・実行")
+    _check_step(ctx, "code_exec")
     _stage(ctx, "code_exec", "start")
     workspace = Path(state.workspace_dir or ".")
     infos = state.dfs_info or ([state.df_info] if state.df_info else [])
@@ -234,7 +236,7 @@ def _with_error(stderr: str, errors: list[str]) -> str:
 
 def report(state: AgentState, runtime: Runtime[AnalysisContext]) -> dict[str, Any]:
     ctx = runtime.context
-    _check_step(ctx, "レポート作成")
+    _check_step(ctx, "report")
     _stage(ctx, "report", "start")
     grounded = is_grounded(state.execution_results[state.turn_start :])
     llm = ctx.report_llm.bind(events=ctx.events, node_id="report")

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from keiri_agent.agents.analysis.models import ExecutionResult, ReportOutput
+from keiri_agent.agents.analysis.progress import STEP_LABELS
 from keiri_agent.agents.deadline import deadline_error as past_deadline
 from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.llm.revise import MIN_JAPANESE_RATIO, is_japanese_text
@@ -94,7 +95,11 @@ def is_japanese(report: ReportOutput) -> bool:
 
 
 def deadline_error(timeout_s: float, step: str) -> BlockError:
-    return past_deadline("分析の 1 ターン", timeout_s, step, cut="前", hint=_DEADLINE_HINT)
+    """The TIMEOUT_ERROR of a turn past its deadline before ``step`` (an id of ``STEP_LABELS``)."""
+    label = STEP_LABELS.get(step, step)
+    return past_deadline(
+        "分析の 1 ターン", timeout_s, step, label=label, cut="前", hint=_DEADLINE_HINT
+    )
 
 
 def check_deadline(deadline: float | None, timeout_s: float, step: str) -> None:

@@ -1,6 +1,7 @@
 """How the conversion pipeline words its hand-overs and failures (Japanese, one sentence each).
 
-- :func:`fallback_reason`: why the standard path handed the job to CodeAct.
+- :func:`fallback_reason`: why the standard path handed the job to CodeAct (a Python exception
+  said as the sandbox says a failure, ``sandbox.failure_words``: never Python's English).
 - :func:`fallback_failed`: CodeAct ran and made no file in the requested format. Its code is
   ``CODE_EXECUTION_FAILED`` (not the trigger's code: an ``UNSUPPORTED_FORMAT`` trigger says why
   CodeAct was asked, not why it failed), its hint fits the last failure (a refused operation,
@@ -10,7 +11,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from keiri_agent.agents.convert.models import (
@@ -18,11 +20,24 @@ from keiri_agent.agents.convert.models import (
     UnsupportedFormatError,
     UnsupportedVizParamError,
 )
+from keiri_agent.agents.convert.progress import STEP_LABELS
 from keiri_agent.agents.deadline import deadline_error as past_deadline
 from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.sandbox.failure_words import failure_said
+from keiri_agent.sandbox.outcome import ExecutionFailure
 
-__all__ = ["deadline_error", "fallback_failed", "fallback_reason", "sentence", "trigger_info"]
+__all__ = [
+    "deadline_error",
+    "fallback_failed",
+    "fallback_reason",
+    "model_reason",
+    "sentence",
+    "trigger_info",
+]
 
+# The class of an exception a line starts with: Python's (a module path before it allowed), or
+# a script's own with a Japanese name (``締め日エラー``), never the sandbox's ``中断``/``失敗``.
+_RAISED = re.compile(r"(?:[A-Za-z_][\w.]*|\w+(?:エラー|例外))")
 _END_PUNCTUATION = ("。", "．", ".", "！", "!", "？", "?")
 
 
@@ -43,9 +58,34 @@ def fallback_reason(exc: BaseException) -> str:
     if isinstance(exc, KeyError):
         key = exc.args[0] if exc.args else ""
         return f"列または項目 {key!r} が見つかりません（KeyError）"
-    if isinstance(exc, NotImplementedError):
-        return f"未対応の処理です: {exc}（NotImplementedError）"
-    return f"値を処理できません: {exc}（{type(exc).__name__}）"
+    # Python's exception as the sandbox says a failure: its kind in Japanese, the values its
+    # message quotes, the class last; Python's English stays in ``trigger_info`` (details).
+    return _failure_said(type(exc).__name__, str(exc))
+
+
+def _failure_said(kind: str, message: str) -> str:
+    said = failure_said(ExecutionFailure(type=kind, message=message))
+    return said if said.endswith(f"（{kind}）") else f"{said}（{kind}）"
+
+
+def _said(line: str) -> str:
+    """The first line of CodeAct's last error as the sandbox says a failure, where it is a
+    Python exception (``InvalidOperation: [<class ...>]``, a script's own ``締め日エラー: ...``);
+    the sandbox's own Japanese (``中断: メモリの上限に…``) as it is. The whole error, in
+    Python's words, stays in ``details.last_error``."""
+    kind, colon, message = line.partition(": ")
+    if colon and _RAISED.fullmatch(kind):
+        return _failure_said(kind.rsplit(".", 1)[-1], message)
+    return line
+
+
+def model_reason(reason: str, trigger: Mapping[str, Any] | None) -> str:
+    """``reason`` as CodeAct's model reads it: the person's line, then the exception in
+    Python's own words (``trigger_info``), which the model writes its code from."""
+    message = str((trigger or {}).get("message", ""))
+    if not trigger or message in reason:  # our own Japanese error, said as it is
+        return reason
+    return f"{reason}\n（Python の例外: {trigger['type']}: {message}）"
 
 
 def trigger_info(step: str, exc: BaseException) -> dict[str, Any]:
@@ -104,7 +144,7 @@ def fallback_failed(
     trigger: dict[str, Any] | None,
 ) -> BlockError:
     """The error of a CodeAct run that ended without a file in the requested format."""
-    first_line = next(iter((last_error or "").strip().splitlines()), "")
+    first_line = _said(next(iter((last_error or "").strip().splitlines()), ""))
     what = f"{target.upper()} の" if target else ""
     parts = [
         "標準の処理で対応できなかったため CodeAct（生成コード）で試みましたが、"
@@ -134,4 +174,7 @@ def deadline_error(timeout_s: float, step: str) -> BlockError:
         "入力をファイル名のパターンで絞る・依頼を分けるなどして小さくするか、"
         "KEIRI_CONVERT_TIMEOUT_S を延ばして再実行してください。"
     )
-    return past_deadline("変換タスク", timeout_s, step, cut="途中", hint=hint, recoverable=True)
+    label = STEP_LABELS.get(step, step)
+    return past_deadline(
+        "変換タスク", timeout_s, step, label=label, cut="途中", hint=hint, recoverable=True
+    )

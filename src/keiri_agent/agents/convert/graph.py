@@ -37,7 +37,12 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field
 
-from keiri_agent.agents.convert.failure import fallback_failed, fallback_reason, trigger_info
+from keiri_agent.agents.convert.failure import (
+    fallback_failed,
+    fallback_reason,
+    model_reason,
+    trigger_info,
+)
 from keiri_agent.agents.convert.fallback import cancelled_error, run_fallback, target_format
 from keiri_agent.agents.convert.fetch import fetch_sources
 from keiri_agent.agents.convert.formats import convert_file, read_table
@@ -304,7 +309,7 @@ def fallback(state: ConvertState, runtime: Runtime[ConvertContext]) -> dict[str,
     outcome = run_fallback(
         job,
         request=state.request,
-        reason=reason,
+        reason=model_reason(reason, state.trigger),
         fetched=state.fetched,
         out_dir=ctx.work_dir,
         codeact_root=ctx.settings.keiri_codeact_root,

@@ -14,6 +14,10 @@ named by their path (a loop body's nodes as ``loop/child``, as the validator nam
 
 Beside the nodes: ``vars`` (each name), ``exports`` (each ``as``) and the plan's own fields
 (``version``, ``description``, ``policy.*``, ``ui.layout``, ``ui.vars.*``: each var's label).
+What a person reads (``describe``, ``text``, ``lines``) names a var as the plans name it to
+their user (``names``: ``PlanNames.var``, its ``ui.vars`` label, the newer plan's first); a
+label's own change names the var as it was known before (its id where it had no label). The
+fields (``field``: ``vars.closing_month``) keep the ids.
 Formatting (YAML layout, comments, key order) changes nothing here; a version whose text differs
 only in those has an empty diff.
 """
@@ -22,12 +26,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, Protocol
 
 from keiri_agent.plan._dsl.models import Export, LoopNode, Plan, SubflowNode, when_raw
 
-__all__ = ["ABSENT", "FieldChange", "NodeChange", "PlanDiff", "diff_plans"]
+__all__ = ["ABSENT", "FieldChange", "NodeChange", "PlanDiff", "VarNames", "diff_plans"]
 
 MAX_VALUE_CHARS = 120  # a value shown in a change; longer ones are cut with "…"
 
@@ -38,6 +42,13 @@ class _Absent:
 
 
 ABSENT: Any = _Absent()  # the value of a field on the side where it does not exist
+
+
+class VarNames(Protocol):
+    """How a plan names its vars to a person (``PlanNames``)."""
+
+    def var(self, name: str) -> str: ...
+
 
 AnyNode = Any  # BlockNode | LoopNode | SubflowNode (a union pydantic builds from Node)
 ChangeKind = Literal["added", "removed", "moved", "changed"]
@@ -101,12 +112,15 @@ _PREFIXES = (
 )
 
 
-def _label(name: str) -> str:
+def _label(name: str, subject: str | None = None) -> str:
+    """What field ``name`` is called; ``subject`` names what its prefix is about in place of
+    the rest of ``name`` (a var's label; "" for nothing, where the values name it)."""
     if name in _LABELS:
         return _LABELS[name]
     for prefix, label in _PREFIXES:
         if name.startswith(prefix):
-            return label + name.removeprefix(prefix)
+            rest = name.removeprefix(prefix) if subject is None else subject
+            return (label + rest).rstrip()
     return name
 
 
@@ -118,9 +132,10 @@ class FieldChange:
     name: str
     before: Any
     after: Any
+    subject: str | None = None  # how a person knows what the field is about (a var's label)
 
     def describe(self) -> str:
-        label = _label(self.name)
+        label = _label(self.name, self.subject)
         if self.before is ABSENT:
             return f"{label} を追加: {_show(self.after)}"
         if self.after is ABSENT:
@@ -422,14 +437,35 @@ def _plan_fields(plan: Plan) -> dict[str, Any]:
     return flat
 
 
-def diff_plans(old: Plan, new: Plan) -> PlanDiff:
-    """What changed from ``old`` to ``new`` (see the module docstring)."""
+def _var_said(change: FieldChange, old: VarNames, new: VarNames) -> FieldChange:
+    """``change`` with the var it is about named as a person knows it: a var's value by the
+    newer plan's label (the older one's, where only that one has a label); a var's label by
+    the name it had before (nothing where that is the label the change shows before)."""
+    if change.name.startswith("ui.vars."):
+        known = old.var(change.name.removeprefix("ui.vars."))
+        return replace(change, subject="" if known == change.before else known)
+    if change.name.startswith("vars."):
+        name = change.name.removeprefix("vars.")
+        newer = new.var(name)
+        return replace(change, subject=old.var(name) if newer == name else newer)
+    return change
+
+
+def diff_plans(old: Plan, new: Plan, names: tuple[VarNames, VarNames] | None = None) -> PlanDiff:
+    """What changed from ``old`` to ``new`` (see the module docstring); ``names``: how each
+    side names its vars to a person (``PlanNames`` of ``old`` and of ``new``; without it, vars
+    are named by their ids)."""
+    vars_ = _compare(
+        {f"vars.{k}": v for k, v in old.vars.items()},
+        {f"vars.{k}": v for k, v in new.vars.items()},
+    )
+    plan = _compare(_plan_fields(old), _plan_fields(new))
+    if names is not None:
+        vars_ = tuple(_var_said(change, *names) for change in vars_)
+        plan = tuple(_var_said(change, *names) for change in plan)
     return PlanDiff(
         nodes=_nodes(old, new),
-        vars=_compare(
-            {f"vars.{k}": v for k, v in old.vars.items()},
-            {f"vars.{k}": v for k, v in new.vars.items()},
-        ),
+        vars=vars_,
         exports=_compare(_exports(old.exports, "exports"), _exports(new.exports, "exports")),
-        plan=_compare(_plan_fields(old), _plan_fields(new)),
+        plan=plan,
     )
