@@ -17,7 +17,7 @@ import keiri_agent.cli.helpdesk_ask  # noqa: F401  (registers `helpdesk ask`)
 from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase
 from keiri_agent.agents.helpdesk.models import citation
 from keiri_agent.cli import app
-from tests.support.helpdesk import HelpDeskScript, build_example_index
+from tests.support.helpdesk import HelpDeskScript, build_example_index, sample_embedding_cache
 from tests.support.personal import leaked
 
 runner = CliRunner()
@@ -35,7 +35,9 @@ QUERY = "振込口座 変更"
 
 @pytest.fixture(scope="module")
 def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_example_index(tmp_path_factory.mktemp("helpdesk") / "index")
+    return build_example_index(
+        tmp_path_factory.mktemp("helpdesk") / "index", sample_embedding_cache(tmp_path_factory)
+    )
 
 
 def test_the_question_personal_data_stays_out_of_every_prompt(

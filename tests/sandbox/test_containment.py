@@ -381,6 +381,7 @@ CORPUS: list[Attempt] = [
         "gradual-growth",
         "chunks = []\nwhile True:\n    chunks.append(bytearray(16 * 2**20))",
         "memory",
+        "wall",  # on a loaded machine the wall clock may end it before the memory is reached
     ),
     attempt("string-doubling", 's = "x"\nwhile True:\n    s += s', "memory"),
     attempt("numpy-huge", "import numpy as np\na = np.ones(10**10)", "memory", real=True),

@@ -9,6 +9,7 @@ tools, its response_format and its system prompt) and, for subtask calls, the su
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ __all__ = [
     "build_example_index",
     "hit",
     "request_kind",
+    "sample_embedding_cache",
     "subtask_of",
 ]
 
@@ -209,16 +211,28 @@ class FakeSearch:
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "helpdesk"
 
 
-def build_example_index(directory: Path) -> Path:
+def sample_embedding_cache(tmp_path_factory: Any) -> Path:
+    """One embedding cache for every ingest of the sample knowledge base in a test session, shared
+    by the xdist workers (the cache is keyed by the text's hash and safe across processes): the
+    660 texts are embedded once, not once per fixture and worker, on a two-core CI machine."""
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    return Path(root) / "sample-kb-embeddings"
+
+
+def build_example_index(directory: Path, cache: Path | None = None) -> Path:
     """The sample knowledge base (examples/helpdesk) ingested into ``directory`` with the
     default settings and no keys (semantic search with the bundled model), as
-    ``keiri-agent helpdesk ingest`` would write it. Its embedding cache is beside it (never
-    the working directory: a session fixture runs in the checkout's root)."""
+    ``keiri-agent helpdesk ingest`` would write it. Its embedding cache is ``cache`` (the
+    session's :func:`sample_embedding_cache`), else beside it (never the working directory: a
+    session fixture runs in the checkout's root)."""
     from keiri_agent.agents.helpdesk.knowledge import ingest
     from keiri_agent.config import Settings
 
     settings = Settings(  # type: ignore[call-arg]
-        _env_file=None, keiri_llm_model_embedding=None, keiri_cache_dir=directory.parent / "cache"
+        _env_file=None,
+        keiri_llm_model_embedding=None,
+        keiri_cache_dir=cache or directory.parent / "cache",
     )
     result = ingest(
         directory, manuals=[EXAMPLES / "manual"], qa=EXAMPLES / "qa.csv", settings=settings

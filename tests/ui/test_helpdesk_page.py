@@ -18,7 +18,7 @@ from keiri_agent.agents.helpdesk.models import citation
 from keiri_agent.ui.views import PAGES
 from keiri_agent.ui.views.helpdesk import INDEX_KEY, OUTCOME_KEY, QUESTION_KEY, AskedQuestion
 from tests.support import ScriptedLLMServer
-from tests.support.helpdesk import HelpDeskScript, build_example_index
+from tests.support.helpdesk import HelpDeskScript, build_example_index, sample_embedding_cache
 from tests.ui.conftest import open_page
 
 TASK = "パスワード再設定の手順を調べる"
@@ -36,7 +36,9 @@ def helpdesk_page() -> None:
 
 @pytest.fixture(scope="module")
 def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_example_index(tmp_path_factory.mktemp("helpdesk") / "index")
+    return build_example_index(
+        tmp_path_factory.mktemp("helpdesk") / "index", sample_embedding_cache(tmp_path_factory)
+    )
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ import pytest
 from keiri_agent.agents.helpdesk.knowledge import ingest
 from keiri_agent.config import Settings
 from keiri_agent.retrieval.local_embedding import LOCAL_MODEL_KEY
+from tests.support.helpdesk import sample_embedding_cache
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples" / "helpdesk"
@@ -38,11 +39,11 @@ def semantic_index(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path
         root / "index",
         manuals=[EXAMPLES / "manual"],
         qa=EXAMPLES / "qa.csv",
-        settings=semantic_settings(root / "cache"),
+        settings=semantic_settings(cache := sample_embedding_cache(tmp_path_factory)),
     )
     assert result.ok, result.failures
     assert (result.qa_mode, result.embedding_model) == ("dense", LOCAL_MODEL_KEY)
-    return root / "index", root / "cache"
+    return root / "index", cache
 
 
 @pytest.fixture(scope="session")

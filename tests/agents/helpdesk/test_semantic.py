@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 import subprocess
 import sys
 import textwrap
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +34,7 @@ from keiri_agent.agents.helpdesk.knowledge.ranking import (
 )
 from keiri_agent.agents.helpdesk.knowledge.semantic import SEMANTIC_FORMAT, SEMANTIC_STAMP
 from keiri_agent.config import DEFAULT_HELPDESK_MIN_MARGIN
-from keiri_agent.retrieval.dense import FloatMatrix
+from keiri_agent.retrieval.dense import CACHE_FILE, FloatMatrix
 from keiri_agent.retrieval.local_embedding import LOCAL_MODEL_KEY
 from keiri_agent.retrieval.semantic import Background, embed_query, split_pieces
 from tests.agents.helpdesk.conftest import bm25_settings, semantic_settings
@@ -349,7 +351,13 @@ def test_semantic_search_needs_no_network(
     by meaning. It starts from a copy of the session's embedding cache (the background text is
     embedded there once, not again in every process); the new manual is embedded offline."""
     cache = tmp_path / "cache"
-    shutil.copytree(semantic_index[1], cache)
+    cache.mkdir()
+    # The session's cache is shared by the workers: copied by SQLite's backup, never mid-write.
+    with (
+        closing(sqlite3.connect(semantic_index[1] / CACHE_FILE)) as source,
+        closing(sqlite3.connect(cache / CACHE_FILE)) as copy,
+    ):
+        source.backup(copy)
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": ":".join(sys.path), "HOME": str(tmp_path)}
     done = subprocess.run(
         [sys.executable, "-c", OFFLINE, str(tmp_path), str(cache)],
