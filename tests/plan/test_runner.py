@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.errors import BlockError
 from keiri_agent.events import read_events
 from keiri_agent.plan import PlanRunner, RunResult
@@ -297,6 +300,50 @@ graph:
     while Gauge.current and time.monotonic() < deadline:  # the block saw its cancel event
         time.sleep(0.01)
     assert Gauge.current == 0
+
+
+class _InlineBackend:
+    """Runs each block call in the caller's thread: the block has met its deadline (and ended
+    CANCELLED) before the runner starts to wait for it, the order a loaded machine can give."""
+
+    name = "threads"
+    local = True
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any) -> cf.Future[Any]:
+        future: cf.Future[Any] = cf.Future()
+        try:
+            future.set_result(fn(*args))
+        except BaseException as exc:  # handed to the future, as a pool does
+            future.set_exception(exc)
+        return future
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_block_that_meets_its_deadline_first_still_fails_the_node_by_timeout(
+    registry: BlockRegistry, tmp_path: Path, designs: Path, write_plan: WritePlan
+) -> None:
+    plan = write_plan(
+        "slow_first",
+        """
+id: slow_first
+policy: {timeout_ms: 200}
+graph:
+  - {id: slow, block: test.sleep, in: {seconds: 60}}
+""",
+    )
+    with PlanRunner(
+        registry,
+        runs_dir=tmp_path / "runs",
+        designs_dir=designs,
+        config={},
+        backend=_InlineBackend(),
+    ) as runner:
+        result = runner.run(plan)
+    assert result.status == "failed"
+    assert result.error is not None
+    assert result.error.code == "TIMEOUT_ERROR"
 
 
 def test_cancel_stops_the_run(runner: PlanRunner, write_plan: WritePlan) -> None:

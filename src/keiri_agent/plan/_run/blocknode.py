@@ -99,6 +99,12 @@ def _call(frame: Frame, spec: BlockSpec, inputs: dict[str, Any], path: str) -> d
     except cf.TimeoutError:
         # Its flag's deadline has passed too: cooperative blocks stop at their next check.
         raise timeout_error(path, spec, timeout_ms) from None
+    except BlockError as exc:
+        # A block waiting on its flag meets the deadline at the same moment as this wait: its
+        # CANCELLED may arrive first. Without the run's cancel, that is the node's timeout.
+        if exc.code == ErrorCode.CANCELLED and cancel.expired and not ctx.cancel.is_set():
+            raise timeout_error(path, spec, timeout_ms) from exc
+        raise
 
 
 def _call_remote(
