@@ -278,18 +278,19 @@ graph:
     assert (tmp_path / "k.count").read_text() == "2"
 
 
-def test_timeout_fails_the_node_and_stops_the_block(
-    runner: PlanRunner, write_plan: WritePlan
-) -> None:
-    plan = write_plan(
-        "slow",
-        """
+# A block that would sleep 60 s under a node timeout of 200 ms.
+SLOW_WITH_TIMEOUT = """
 id: slow
 policy: {timeout_ms: 200}
 graph:
   - {id: slow, block: test.sleep, in: {seconds: 60}}
-""",
-    )
+"""
+
+
+def test_timeout_fails_the_node_and_stops_the_block(
+    runner: PlanRunner, write_plan: WritePlan
+) -> None:
+    plan = write_plan("slow", SLOW_WITH_TIMEOUT)
     t0 = time.perf_counter()
     result = runner.run(plan)
     assert time.perf_counter() - t0 < 30  # the 200 ms timeout, not the block's 60 s
@@ -324,15 +325,7 @@ class _InlineBackend:
 def test_a_block_that_meets_its_deadline_first_still_fails_the_node_by_timeout(
     registry: BlockRegistry, tmp_path: Path, designs: Path, write_plan: WritePlan
 ) -> None:
-    plan = write_plan(
-        "slow_first",
-        """
-id: slow_first
-policy: {timeout_ms: 200}
-graph:
-  - {id: slow, block: test.sleep, in: {seconds: 60}}
-""",
-    )
+    plan = write_plan("slow", SLOW_WITH_TIMEOUT)
     with PlanRunner(
         registry,
         runs_dir=tmp_path / "runs",
