@@ -87,6 +87,7 @@ __all__ = [
     "UserFile",
     "cause_of",
     "check_choice",
+    "input_error",
     "reason_of",
 ]
 
@@ -195,6 +196,14 @@ class BlockError(KeiriError):
             input_snapshot=dict(data.get("input_snapshot") or {}),
             recoverable=bool(data.get("recoverable", False)),
         )
+
+
+def input_error(message: str, hint: str, /, **details: Any) -> BlockError:
+    """An INPUT_VALIDATION_FAILED BlockError: the user's input, not the program, is wrong.
+
+    ``details`` are its machine-readable context (field, value, node...).
+    """
+    return BlockError(message, code=ErrorCode.INPUT_VALIDATION_FAILED, hint=hint, details=details)
 
 
 class ConfigurationError(BlockError):
@@ -316,11 +325,8 @@ class UserFile:
             if not (isinstance(exc, FileNotFoundError) and self.missing):
                 raise self._unreadable(file, exc) from exc
             shown = str(file if named is None else named)
-            raise BlockError(
-                self.missing.format(file=shown),
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint=self.hint,
-                details={self.missing_key: shown},
+            raise input_error(
+                self.missing.format(file=shown), self.hint, **{self.missing_key: shown}
             ) from None
 
     def read_text(self, file: Path) -> str:
@@ -351,11 +357,10 @@ def check_choice(
     of choices); ``details`` names the option without its dashes either way.
     """
     if value not in choices:
-        raise BlockError(
+        raise input_error(
             f"{option} '{value}' は使えません。" if message is None else message,
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=f"{' / '.join(choices)} のいずれかを指定してください。" if hint is None else hint,
-            details={option.lstrip("-"): value},
+            f"{' / '.join(choices)} のいずれかを指定してください。" if hint is None else hint,
+            **{option.lstrip("-"): value},
         )
 
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, input_error
 from keiri_agent.plan import load_yaml
 
 __all__ = [
@@ -60,11 +60,10 @@ def example_names() -> list[str]:
 def example_plan(name: str) -> Path:
     path = examples_root() / PLANS_DIR / f"{name}.yaml"
     if not path.is_file():
-        raise BlockError(
+        raise input_error(
             f"サンプル Plan「{name}」はありません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=f"使えるサンプル: {', '.join(example_names())}",
-            details={"name": name},
+            f"使えるサンプル: {', '.join(example_names())}",
+            name=name,
         )
     return path
 

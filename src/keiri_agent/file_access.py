@@ -46,7 +46,7 @@ from dataclasses import dataclass, replace
 from dataclasses import field as dataclass_field
 from pathlib import Path
 
-from keiri_agent.errors import BlockError, ErrorCode, PathEscapeError
+from keiri_agent.errors import BlockError, ErrorCode, PathEscapeError, input_error
 
 __all__ = ["ALLOWED_PLACES", "MAX_SHOWN_CHARS", "FileAccess", "Folder"]
 
@@ -177,11 +177,12 @@ class FileAccess:
             candidate = posixpath.join(root.given, name)
             if os.path.lexists(candidate):
                 return self._real(candidate, text, field, self.readable)
-        raise BlockError(
+        raise input_error(
             f"{field} のファイル「{_shown(text)}」が見つかりません（{ALLOWED_PLACES}を探しました）。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="名前の綴りを確認するか、ファイルをアップロードしてください。" + _READ_HINT,
-            details={"field": field, "path": _shown(text), "reason": "not_found"},
+            "名前の綴りを確認するか、ファイルをアップロードしてください。" + _READ_HINT,
+            field=field,
+            path=_shown(text),
+            reason="not_found",
         )
 
     def read_s3(self, url: str, field: str) -> str:
@@ -241,12 +242,7 @@ class FileAccess:
         elsewhere (NUL, ``..``, ``~``; backslashes are separators) or of an empty one (it
         would mean the first allowed folder itself)."""
         if not text.strip():
-            raise BlockError(
-                f"{field} のパスが空です。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint=hint,
-                details={"field": field},
-            )
+            raise input_error(f"{field} のパスが空です。", hint, field=field)
         if "\x00" in text:
             raise _refusal(
                 field, text.replace("\x00", "\\0"), "nul", "NUL 文字が含まれています", hint

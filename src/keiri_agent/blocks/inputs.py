@@ -15,13 +15,12 @@ from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, given
 from keiri_agent.blocks.spec import BlockSpec, port_accept
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, input_error
 
 __all__ = [
     "choice",
     "count_limit",
     "flag",
-    "input_error",
     "item_error",
     "output_file",
     "path_text",
@@ -35,11 +34,6 @@ __all__ = [
     "text_value",
     "unique_names",
 ]
-
-
-def input_error(message: str, hint: str, **details: Any) -> BlockError:
-    """An INPUT_VALIDATION_FAILED BlockError (the user's input, not the block, is wrong)."""
-    return BlockError(message, code=ErrorCode.INPUT_VALIDATION_FAILED, hint=hint, details=details)
 
 
 def item_error(field: str, number: int, problem: str, hint: str, **details: Any) -> BlockError:

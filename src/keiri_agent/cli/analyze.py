@@ -41,7 +41,7 @@ from keiri_agent.cli.common import (
     user_errors,
     wants_json,
 )
-from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError
+from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError, input_error
 
 if TYPE_CHECKING:
     from keiri_agent.agents.analysis import AnalysisSession, TurnResult
@@ -96,11 +96,7 @@ def split_arguments(args: list[str]) -> tuple[list[Path], str | None]:
             details={"cwd": str(Path.cwd())},
         )
     if not files:
-        raise BlockError(
-            "分析するデータファイルが指定されていません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=_USAGE_HINT,
-        )
+        raise input_error("分析するデータファイルが指定されていません。", _USAGE_HINT)
     return files, question
 
 

@@ -17,7 +17,7 @@ from typing import Annotated
 import typer
 
 from keiri_agent.cli.common import EXIT_FAILED, JsonFlag, command_group, echo_json, user_errors
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import input_error
 
 __all__ = ["audit_app", "export", "verify"]
 
@@ -59,10 +59,9 @@ def verify(
 
     with user_errors():
         if (run is None) == (not all_runs):
-            raise BlockError(
+            raise input_error(
                 "確かめる実行の ID か --all のどちらか一方を指定してください。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="例: keiri-agent audit verify run_20260101090000_ab12cd34 / "
+                "例: keiri-agent audit verify run_20260101090000_ab12cd34 / "
                 "keiri-agent audit verify --all",
             )
         folder = _runs_dir(runs_dir)
@@ -97,12 +96,12 @@ def _date(text: str, option: str) -> date:
     try:
         return date.fromisoformat(text)
     except ValueError:
-        raise BlockError(
+        raise input_error(
             f"{option} の日付 '{text}' を読めません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=f"{option} 2026-04-01 のように YYYY-MM-DD で指定してください"
+            f"{option} 2026-04-01 のように YYYY-MM-DD で指定してください"
             "（KEIRI_TIMEZONE の日付です）。",
-            details={"option": option, "value": text},
+            option=option,
+            value=text,
         ) from None
 
 
@@ -133,10 +132,9 @@ def export(
         check_choice("--format", fmt, EXPORT_FORMATS)
         first, last = _date(start, "--from"), _date(end, "--to")
         if last < first:
-            raise BlockError(
+            raise input_error(
                 f"--to（{last}）が --from（{first}）より前です。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="期間の初日を --from、最終日を --to に指定してください。",
+                "期間の初日を --from、最終日を --to に指定してください。",
             )
         settings = load_settings()
         zone = settings.keiri_timezone

@@ -25,7 +25,7 @@ from keiri_agent.cli.common import (
     console,
     user_errors,
 )
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import input_error
 
 if TYPE_CHECKING:
     from keiri_agent.blocks.spec import BlockSpec
@@ -190,11 +190,10 @@ def search(
     with user_errors():
         check_choice("--mode", mode, RETRIEVAL_MODES)
         if k < 1:
-            raise BlockError(
+            raise input_error(
                 f"--k は 1 以上で指定してください（指定値: {k}）。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint=f"既定は {DEFAULT_SEARCH_SHOWN} 件です。",
-                details={"k": k},
+                f"既定は {DEFAULT_SEARCH_SHOWN} 件です。",
+                k=k,
             )
         retriever = BlockRetriever(default_registry())
         result = retriever.retrieve(text, mode=cast("RetrievalMode", mode))
@@ -248,11 +247,10 @@ def docs(
         current = out.read_text(encoding="utf-8") if out.is_file() else None
         if check:
             if current != text:
-                raise BlockError(
+                raise input_error(
                     f"{out} はブロック定義と一致していません。",
-                    code=ErrorCode.INPUT_VALIDATION_FAILED,
-                    hint="`keiri-agent blocks docs` で生成し直してください。",
-                    details={"file": str(out)},
+                    "`keiri-agent blocks docs` で生成し直してください。",
+                    file=str(out),
                 )
             console.print(f"{out} は最新です。", markup=False)
             return

@@ -35,7 +35,15 @@ from typer.models import CommandFunctionType
 
 from keiri_agent import __version__
 from keiri_agent.cli.help import HelpMixin, KeiriCommand, KeiriSubGroup, usage_error
-from keiri_agent.errors import BlockError, ErrorCode, LLMError, cause_of, check_choice, reason_of
+from keiri_agent.errors import (
+    BlockError,
+    ErrorCode,
+    LLMError,
+    cause_of,
+    check_choice,
+    input_error,
+    reason_of,
+)
 
 if TYPE_CHECKING:
     from keiri_agent.config import LLMRole, Settings
@@ -260,11 +268,10 @@ def check_category(category: str | None, categories: Sequence[str], kind: str) -
 def option_form_error(option: str, value: str, form: str, hint: str) -> BlockError:
     """The one error for a ``NAME=VALUE`` option given in another form (``--var``, ``--input``,
     ``--bind``): ``form`` is how the option is written, ``hint`` an example with its parts."""
-    return BlockError(
+    return input_error(
         f"{option} '{value}' は {form} の形ではありません。",
-        code=ErrorCode.INPUT_VALIDATION_FAILED,
-        hint=hint,
-        details={option.removeprefix("--"): value},
+        hint,
+        **{option.removeprefix("--"): value},
     )
 
 

@@ -38,7 +38,7 @@ from keiri_agent.cli.common import (
     show_error,
     user_errors,
 )
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, input_error
 
 if TYPE_CHECKING:
     from keiri_agent.agents.convert.models import Continuation
@@ -140,32 +140,28 @@ def _continuation(
     """The answered continuation and its folder for ``--continue``; else (None, ``--out``)."""
     if continue_dir is None:
         if answer is not None:
-            raise BlockError(
+            raise input_error(
                 "--answer は --continue と一緒に指定します。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint='keiri-agent convert --continue <出力先> --answer "回答" の形で実行してください。',
+                'keiri-agent convert --continue <出力先> --answer "回答" の形で実行してください。',
             )
         if not (request or "").strip():
-            raise BlockError(
+            raise input_error(
                 "依頼文が指定されていません。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint='例: keiri-agent convert "売上.csv を Parquet に変換して" --source ./売上.csv',
+                '例: keiri-agent convert "売上.csv を Parquet に変換して" --source ./売上.csv',
             )
         return None, out
     if out is not None and out != continue_dir:
-        raise BlockError(
+        raise input_error(
             "--continue のときの出力先は --continue のフォルダーです（--out は指定できません）。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="--out を外して実行してください。",
+            "--out を外して実行してください。",
         )
     from keiri_agent.agents.convert.pipeline import load_continuation
 
     saved = load_continuation(continue_dir)
     if answer is None:
-        raise BlockError(
+        raise input_error(
             f"回答が指定されていません。CodeAct の質問: {saved.question}",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=f"--answer で回答を指定してください: {answer_command(continue_dir)}",
+            f"--answer で回答を指定してください: {answer_command(continue_dir)}",
         )
     return saved.answered(answer), continue_dir
 

@@ -17,6 +17,7 @@ from keiri_agent.cli.common import (
     err_console,
     user_errors,
 )
+from keiri_agent.errors import input_error
 
 __all__ = ["gc"]
 
@@ -44,7 +45,6 @@ def gc(
     as_json: JsonFlag = False,
 ) -> None:
     from keiri_agent.config import load_settings
-    from keiri_agent.errors import BlockError, ErrorCode
     from keiri_agent.localtime import shown_time
     from keiri_agent.server.retention import collect, remove
 
@@ -52,11 +52,10 @@ def gc(
         settings = load_settings()
         days = settings.keiri_retention_days if older_than is None else older_than
         if days <= 0:
-            raise BlockError(
+            raise input_error(
                 "保持期間が 0 日（無期限）なので、何も削除しません。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="--older-than 30 のように日数を指定するか、KEIRI_RETENTION_DAYS を設定してください。",
-                details={"older_than": days},
+                "--older-than 30 のように日数を指定するか、KEIRI_RETENTION_DAYS を設定してください。",
+                older_than=days,
             )
         found = collect(settings, days)
         removed = found if dry_run else remove(found)

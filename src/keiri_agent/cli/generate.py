@@ -34,7 +34,7 @@ from keiri_agent.cli.common import (
     user_errors,
 )
 from keiri_agent.cli.plan import plan_app
-from keiri_agent.errors import BlockError, ErrorCode, UserFile
+from keiri_agent.errors import UserFile, input_error
 
 if TYPE_CHECKING:
     from keiri_agent.versions import Version
@@ -72,36 +72,32 @@ def _bindings(values: list[str] | None, apply_mode: str) -> dict[str, str]:
                 f"例: {example}。入力名・出力名は keiri-agent templates show ID で確かめられます。",
             )
         if key in bindings and bindings[key] != target:
-            raise BlockError(
+            raise input_error(
                 f"--bind で {key} が二度（{bindings[key]} と {target}）指定されています。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="1 つの入力には --bind を 1 回だけ指定してください。",
-                details={"bind": key},
+                "1 つの入力には --bind を 1 回だけ指定してください。",
+                bind=key,
             )
         bindings[key] = target
     if bindings and apply_mode != "compose":
-        raise BlockError(
+        raise input_error(
             "--bind はテンプレートを合成するとき（--apply-mode compose）だけ使えます。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=f"--apply-mode compose --templates a,b,c {example} のように指定してください。",
+            f"--apply-mode compose --templates a,b,c {example} のように指定してください。",
         )
     return bindings
 
 
 def _check_out(out: Path | None, force: bool) -> None:
     if out is not None and out.exists() and not force:
-        raise BlockError(
+        raise input_error(
             f"保存先 {out} はすでにあります。上書きしません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="別のファイル名を --out に指定するか、置き換えてよければ --force を付けてください。",
-            details={"out": str(out)},
+            "別のファイル名を --out に指定するか、置き換えてよければ --force を付けてください。",
+            out=str(out),
         )
     if out is not None and out.is_dir():
-        raise BlockError(
+        raise input_error(
             f"保存先 {out} はフォルダです。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="--out には保存するファイル名（.yaml）まで指定してください。",
-            details={"out": str(out)},
+            "--out には保存するファイル名（.yaml）まで指定してください。",
+            out=str(out),
         )
 
 
@@ -114,11 +110,10 @@ def _check_range(option: str, value: int | None, field: str) -> None:
     high = next(int(m.le) for m in info.metadata if getattr(m, "le", None) is not None)
     default = info.default
     if value is not None and not low <= value <= high:
-        raise BlockError(
+        raise input_error(
             f"{option} {value} は指定できません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=f"{option} には {low}〜{high} の整数を指定してください（省略時は {default}）。",
-            details={option: value},
+            f"{option} には {low}〜{high} の整数を指定してください（省略時は {default}）。",
+            **{option: value},
         )
 
 
@@ -131,10 +126,9 @@ def _read_answers(path: Path | None) -> dict[str, Any]:
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise BlockError(
+        raise input_error(
             f"回答ファイル {path} は「項目ID: 値」のマッピングではありません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="例:\nbank_statement: data/入金明細.xlsx\namount_tolerance: 1000",
+            "例:\nbank_statement: data/入金明細.xlsx\namount_tolerance: 1000",
         )
     return {str(k): v for k, v in data.items()}
 

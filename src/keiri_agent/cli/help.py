@@ -27,7 +27,7 @@ from rich.cells import cell_len
 from typer import TyperException
 from typer.core import TyperCommand, TyperGroup
 
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, input_error
 
 __all__ = [
     "HELP_OPTION_TEXT",
@@ -352,9 +352,4 @@ def _message(exc: TyperException) -> str:
 
 def usage_error(exc: TyperException) -> BlockError:
     """A command-line mistake in Japanese; Click's English is kept in ``details.original``."""
-    return BlockError(
-        _message(exc),
-        code=ErrorCode.INPUT_VALIDATION_FAILED,
-        hint=_hint(exc),
-        details={"original": exc.format_message()},
-    )
+    return input_error(_message(exc), _hint(exc), original=exc.format_message())

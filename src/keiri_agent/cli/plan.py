@@ -28,7 +28,7 @@ from keiri_agent.cli.common import (
     option_form_error,
     user_errors,
 )
-from keiri_agent.errors import BlockError, ErrorCode, UserFile
+from keiri_agent.errors import BlockError, ErrorCode, UserFile, input_error
 
 if TYPE_CHECKING:
     from keiri_agent.blocks.registry import BlockRegistry
@@ -116,13 +116,13 @@ def _var_value(key: str, text: str) -> Any:
     except yaml.YAMLError as exc:
         if not collection:
             return text
-        raise BlockError(
+        raise input_error(
             f"--var {key} の値をリストやマッピングとして読めません: {yaml_problem(exc)}",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="YAML か JSON の書き方にしてください。例: --var ids='[1, 2, 3]' "
+            "YAML か JSON の書き方にしてください。例: --var ids='[1, 2, 3]' "
             '--var opts=\'{"mode": "fast"}\'（シェルでは値全体を引用符で囲みます）。'
             "大きな値は --vars FILE で渡せます。",
-            details={"var": key, "value": text[:200]},
+            var=key,
+            value=text[:200],
         ) from None
     if collection and isinstance(value, list | dict):
         return value
@@ -148,18 +148,17 @@ def _vars_file(file: Path) -> dict[str, Any]:
     try:
         data = load_yaml(text)
     except yaml.YAMLError as exc:
-        raise BlockError(
+        raise input_error(
             f"--vars のファイル {file} を YAML/JSON として読めません: {yaml_problem(exc)}",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=_VARS_HINT,
-            details={"file": str(file)},
+            _VARS_HINT,
+            file=str(file),
         ) from None
     if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
-        raise BlockError(
+        raise input_error(
             f"--vars のファイル {file} はマッピング（vars の名前 → 値）ではありません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=_VARS_HINT,
-            details={"file": str(file), "type": type(data).__name__},
+            _VARS_HINT,
+            file=str(file),
+            type=type(data).__name__,
         )
     return data
 

@@ -19,7 +19,7 @@ import typer
 
 from keiri_agent.cli.common import command_group, console, echo_json, err_console, user_errors
 from keiri_agent.cli.plan import JsonFlag, VarOptions, VarsFileOption, parse_vars
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, input_error
 
 if TYPE_CHECKING:
     from keiri_agent.config import Settings
@@ -70,39 +70,30 @@ def rule_from_options(
     ]
     chosen = [name for name, on in given if on]
     if len(chosen) != 1:
-        raise BlockError(
+        raise input_error(
             "実行の条件を 1 つだけ指定してください。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="--cron '0 9 * * 1-5'、--business-day 3、--last-business-day、"
+            "--cron '0 9 * * 1-5'、--business-day 3、--last-business-day、"
             "--day 25 --if-holiday before、--weekday mon --if-holiday after、"
             "--weekday wed --nth 2（毎月第2水曜）のどれか 1 つです。",
-            details={"given": chosen},
+            given=chosen,
         )
     if nth is not None and chosen != ["weekday"]:
-        raise BlockError(
+        raise input_error(
             "--nth は --weekday と一緒に指定します（毎月第N曜日）。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="例: --weekday wed --nth 2（毎月第2水曜）、--weekday fri --nth -1（毎月最終金曜）。",
-            details={"given": chosen},
+            "例: --weekday wed --nth 2（毎月第2水曜）、--weekday fri --nth -1（毎月最終金曜）。",
+            given=chosen,
         )
-    raw: dict[str, Any] = {"kind": "nth_weekday" if nth is not None else chosen[0]}
-    if cron is not None:
-        raw["expr"] = cron
-    else:
-        raw["at"] = at
-    if business_day is not None:
-        raw["n"] = business_day
-    if nth is not None:
-        raw["n"] = nth
-    if day is not None:
-        raw["day"] = day
-    if weekday is not None:
-        raw["weekday"] = weekday
-    if if_holiday is not None:
-        raw["if_holiday"] = if_holiday
-    if offset is not None:
-        raw["offset"] = offset
-    return parse_rule(raw)
+    fields = {
+        "expr": cron,
+        "at": at if cron is None else None,
+        "n": nth if nth is not None else business_day,
+        "day": day,
+        "weekday": weekday,
+        "if_holiday": if_holiday,
+        "offset": offset,
+    }
+    kind = "nth_weekday" if nth is not None else chosen[0]
+    return parse_rule({"kind": kind} | {k: v for k, v in fields.items() if v is not None})
 
 
 @schedule_app.command("add")

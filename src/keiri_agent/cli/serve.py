@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, NamedTuple
 import typer
 
 from keiri_agent.cli.common import app, check_choice, console, err_console, user_errors
+from keiri_agent.errors import input_error
 
 if TYPE_CHECKING:
     from types import FrameType
@@ -79,7 +80,6 @@ class _Options(NamedTuple):
 
 def _overrides(settings: Settings, options: _Options) -> Settings:
     """The settings with the command's options applied (an option beats the environment)."""
-    from keiri_agent.errors import BlockError, ErrorCode
 
     changes: dict[str, object] = {}
     if options.log_level is not None:
@@ -90,10 +90,9 @@ def _overrides(settings: Settings, options: _Options) -> Settings:
         changes["keiri_log_format"] = options.log_format
     if options.shutdown_timeout is not None:
         if options.shutdown_timeout < 0:
-            raise BlockError(
+            raise input_error(
                 "--shutdown-timeout は 0 以上の秒数で指定してください。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="例: --shutdown-timeout 30",
+                "例: --shutdown-timeout 30",
             )
         changes["keiri_shutdown_timeout_s"] = options.shutdown_timeout
     return settings.model_copy(update=changes)

@@ -15,7 +15,7 @@ import typer
 from keiri_agent.cli.common import command_group, console, echo_json, user_errors
 from keiri_agent.cli.plan import JsonFlag, VarOptions, VarsFileOption, parse_vars
 from keiri_agent.cli.schedule import PinOption, echo_views, print_warning
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import input_error
 
 __all__ = ["add", "list_triggers", "remove", "trigger_app"]
 
@@ -51,10 +51,9 @@ def add(
 
     with user_errors():
         if webhook == (folder is not None):
-            raise BlockError(
+            raise input_error(
                 "--webhook か --folder のどちらか 1 つを指定してください。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="例: keiri-agent trigger add keiri/bank_match --folder inbox/bank",
+                "例: keiri-agent trigger add keiri/bank_match --folder inbox/bank",
             )
         settings = load_settings()
         request = TriggerRequest.of(

@@ -31,7 +31,7 @@ import typer
 from keiri_agent.cli.common import app, err_console, save_record, user_errors
 from keiri_agent.cli.serve import PortOption, is_loopback
 from keiri_agent.cli.ui_words import Said, StreamlitWords
-from keiri_agent.errors import BlockError, ConfigurationError, ErrorCode
+from keiri_agent.errors import ConfigurationError, input_error
 
 if TYPE_CHECKING:
     from keiri_agent.config import Settings
@@ -127,10 +127,9 @@ def startup_lines(settings: Settings, address: str, port: int) -> list[tuple[str
 def _check_extra(extra: list[str]) -> None:
     """Streamlit's address option would bypass --address and its warning."""
     if any(arg == ADDRESS_OPTION or arg.startswith(f"{ADDRESS_OPTION}=") for arg in extra):
-        raise BlockError(
+        raise input_error(
             f"待ち受けるアドレスは --address で指定してください（{ADDRESS_OPTION} は使えません）。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="例: keiri-agent ui --address 0.0.0.0",
+            "例: keiri-agent ui --address 0.0.0.0",
         )
 
 

@@ -21,7 +21,7 @@ from keiri_agent.design.engine import DesignParts, generate_plan
 from keiri_agent.design.finish import DesignLog, design_env, finish_plan
 from keiri_agent.design.models import ApplyMode, DesignEngineOptions, GeneratedPlan
 from keiri_agent.design.requirements import apply_answers
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import input_error
 
 __all__ = ["ChatTurn", "DesignChat", "describe_result"]
 
@@ -106,16 +106,13 @@ class DesignChat:
         """Apply one round of answers and continue; bad answers raise before anything changes."""
         last = self.result
         if last is None:
-            raise BlockError(
-                "設計チャットがまだ始まっていません。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="先に start() で生成を始めてください。",
+            raise input_error(
+                "設計チャットがまだ始まっていません。", "先に start() で生成を始めてください。"
             )
         if not last.requirements:
-            raise BlockError(
+            raise input_error(
                 "いま回答を待っている項目はありません。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="指示を変えて作り直す場合は、新しい設計チャットを始めてください。",
+                "指示を変えて作り直す場合は、新しい設計チャットを始めてください。",
             )
         updated, context = apply_answers(last.plan or {}, last.requirements, answers)
         given = {

@@ -32,7 +32,7 @@ from pydantic import BaseModel, Field, ValidationError
 from keiri_agent.design.plan_nodes import iter_nodes
 from keiri_agent.design.snippets import SnippetRewriter, ref_text
 from keiri_agent.design.templates import NAME_RE, TemplateSpec, types_compatible
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, input_error
 from keiri_agent.llm.field_problems import field_problems
 from keiri_agent.plan import PLAN_ID_RE, Plan, Reference, bare_reference, single_reference
 
@@ -76,17 +76,15 @@ def compose(
 ) -> ComposeResult:
     """Join ``templates`` into a plan mapping; see the module docstring for the rules."""
     if not templates:
-        raise BlockError(
+        raise input_error(
             "合成するテンプレートが指定されていません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="テンプレートを 1 つ以上指定してください。",
+            "テンプレートを 1 つ以上指定してください。",
         )
     if not PLAN_ID_RE.match(plan_id):
-        raise BlockError(
+        raise input_error(
             f"Plan の id '{plan_id}' が不正です。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="Plan の id は英数字・_・- と / で書いてください（例: generated/invoice_check）。",
-            details={"plan_id": plan_id},
+            "Plan の id は英数字・_・- と / で書いてください（例: generated/invoice_check）。",
+            plan_id=plan_id,
         )
     composer = _Composer(templates, bindings or {}, vars_values or {}, rename_exports or {})
     return composer.run(plan_id, description)

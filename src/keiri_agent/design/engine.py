@@ -47,7 +47,7 @@ from keiri_agent.design.topk import BlockRetriever, RetrievalResult
 from keiri_agent.design.wire import SchemaVariant, skeleton_schema, wiring_schema
 from keiri_agent.design.wiring import Asker, Wiring
 from keiri_agent.documents.normalize import normalize_for_prompt
-from keiri_agent.errors import BlockError, ErrorCode, check_choice
+from keiri_agent.errors import BlockError, check_choice, input_error
 from keiri_agent.llm import LLMClient, get_llm, strict_schema_for
 from keiri_agent.plan import PlanEnv, PlanIssue
 from keiri_agent.privacy import fill, job_scope
@@ -109,10 +109,9 @@ def retrieve_candidates(
 
 def _check_arguments(instruction: str, apply_mode: str, templates: Sequence[str]) -> None:
     if not instruction or not instruction.strip():
-        raise BlockError(
+        raise input_error(
             "指示テキストが空です。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="作りたい業務フローを日本語で書いてください（例: 請求書と入金明細を照合して差異を Excel に出力）。",
+            "作りたい業務フローを日本語で書いてください（例: 請求書と入金明細を照合して差異を Excel に出力）。",
         )
     check_choice(
         "apply_mode",
@@ -121,10 +120,9 @@ def _check_arguments(instruction: str, apply_mode: str, templates: Sequence[str]
         hint=f"apply_mode は {' / '.join(APPLY_MODES)} のいずれかにしてください。",
     )
     if apply_mode == "compose" and not templates:
-        raise BlockError(
+        raise input_error(
             "apply_mode=compose にはテンプレートの指定が必要です。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="--templates でテンプレート ID を指定するか、apply_mode を hint にしてください。",
+            "--templates でテンプレート ID を指定するか、apply_mode を hint にしてください。",
         )
 
 

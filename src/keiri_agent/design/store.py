@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from keiri_agent.design.repair import dump_plan
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, input_error
 from keiri_agent.localtime import parse_stamp
 from keiri_agent.plan import PLAN_ID_RE
 from keiri_agent.versions import SaveNote, Version, VersionStore
@@ -63,10 +63,9 @@ def save_plan(
 def _write(plan: Mapping[str, Any], designs_dir: Path | str, now: datetime | None) -> Path:
     plan_id = plan.get("id")
     if not isinstance(plan_id, str) or not PLAN_ID_RE.match(plan_id):
-        raise BlockError(
+        raise input_error(
             f"Plan の id {plan_id!r} では保存できません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="id を英数字・_・- と /（フォルダ区切り）で付けてください（例: keiri/invoice_check）。",
+            "id を英数字・_・- と /（フォルダ区切り）で付けてください（例: keiri/invoice_check）。",
         )
     root = Path(designs_dir)
     first = confine(root, plan_file_name(plan_id, now))

@@ -35,7 +35,7 @@ from keiri_agent.design.snippets import (
     all_nodes,
     check_export_from,
 )
-from keiri_agent.errors import BlockError, ErrorCode, reason_of
+from keiri_agent.errors import BlockError, ErrorCode, input_error, reason_of
 from keiri_agent.llm.field_problems import field_problems
 from keiri_agent.plan import BlockNode, Loc, Node, format_path, load_yaml
 
@@ -363,11 +363,11 @@ class TemplateLibrary:
         spec = self._by_id.get(template_id)
         if spec is not None:
             return spec
-        raise BlockError(
+        raise input_error(
             f"テンプレート '{template_id}' はありません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=f"使えるテンプレート: {', '.join(t.key for t in self._templates) or 'なし'}",
-            details={"template": template_id, "known": [t.id for t in self._templates]},
+            f"使えるテンプレート: {', '.join(t.key for t in self._templates) or 'なし'}",
+            template=template_id,
+            known=[t.id for t in self._templates],
         )
 
     def list(self, *, tags: Sequence[str] = (), text: str = "") -> builtins.list[TemplateSpec]:

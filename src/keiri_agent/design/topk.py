@@ -46,7 +46,7 @@ from keiri_agent.design.candidates import (
     summarize_cut,
 )
 from keiri_agent.design.prior import PRIOR_WEIGHT, block_uses, usage_prior
-from keiri_agent.errors import BlockError, ConfigurationError, ErrorCode, check_choice
+from keiri_agent.errors import ConfigurationError, check_choice, input_error
 from keiri_agent.retrieval.bm25 import BM25Index
 from keiri_agent.retrieval.dense import DenseIndex, EmbeddingCache
 from keiri_agent.retrieval.hybrid import DEFAULT_DENSE_WEIGHT, fuse, minmax
@@ -400,18 +400,16 @@ class BlockRetriever:
 def _check_options(query: str, mode: str, k_per_category: int, max_total: int) -> None:
     check_choice("mode", mode, RETRIEVAL_MODES, message=f"検索モード '{mode}' は使えません。")
     if not query.strip():
-        raise BlockError(
+        raise input_error(
             "ブロックを検索する文（指示）が空です。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="やりたいことを日本語で書いてください（例: 請求書と入金明細を照合したい）。",
+            "やりたいことを日本語で書いてください（例: 請求書と入金明細を照合したい）。",
         )
     for name, value in (("k_per_category", k_per_category), ("max_total", max_total)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise BlockError(
+            raise input_error(
                 f"{name} は 1 以上の整数で指定してください（指定値: {value!r}）。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint=f"既定はカテゴリごと {DEFAULT_K_PER_CATEGORY} 件、合計 {DEFAULT_MAX_TOTAL} 件です。",
-                details={name: value},
+                f"既定はカテゴリごと {DEFAULT_K_PER_CATEGORY} 件、合計 {DEFAULT_MAX_TOTAL} 件です。",
+                **{name: value},
             )
 
 

@@ -13,18 +13,14 @@ from typing import Any
 from openpyxl import Workbook
 
 from keiri_agent.documents.bounded import run_bounded
-from keiri_agent.documents.excel_address import (
-    check_excel_path,
-    input_error,
-    range_bounds,
-    worksheet,
-)
+from keiri_agent.documents.excel_address import check_excel_path, range_bounds, worksheet
 from keiri_agent.documents.excel_write import ExcelEdit, WriteSummary
 from keiri_agent.documents.failures import file_not_found
 from keiri_agent.documents.limits import TableLimits
 from keiri_agent.documents.ooxml import XML_ERRORS, open_workbook, xml_error
 from keiri_agent.documents.table_infer import check_table_size, make_column_names
 from keiri_agent.documents.xlsx_formulas import check_computed, recording, sheet_part
+from keiri_agent.errors import input_error
 
 __all__ = ["ExcelEdit", "ExcelManager", "WriteSummary"]
 

@@ -7,30 +7,24 @@ the same way, and refuse a wrong address with the same Japanese errors.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from openpyxl import Workbook
 from openpyxl.utils import range_boundaries
 from openpyxl.worksheet.worksheet import Worksheet
 
 from keiri_agent.documents.failures import unsupported
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import input_error
 
 __all__ = [
     "EXCEL_LAST_ROW",
     "check_excel_path",
     "first_shown",
-    "input_error",
     "range_bounds",
     "worksheet",
 ]
 
 _EXCEL_SUFFIXES = (".xlsx", ".xlsm")
 EXCEL_LAST_ROW = 1_048_576  # a worksheet's last row, fixed by the file format
-
-
-def input_error(message: str, hint: str, **details: Any) -> BlockError:
-    return BlockError(message, code=ErrorCode.INPUT_VALIDATION_FAILED, hint=hint, details=details)
 
 
 def check_excel_path(path: Path) -> None:

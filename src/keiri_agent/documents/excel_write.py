@@ -22,8 +22,9 @@ from openpyxl.utils import column_index_from_string, get_column_letter
 from openpyxl.utils.cell import coordinate_from_string
 from openpyxl.worksheet.worksheet import Worksheet
 
-from keiri_agent.documents.excel_address import EXCEL_LAST_ROW, input_error, worksheet
+from keiri_agent.documents.excel_address import EXCEL_LAST_ROW, worksheet
 from keiri_agent.documents.table_value import Table
+from keiri_agent.errors import input_error
 from keiri_agent.workspace import atomic_path
 
 __all__ = ["ExcelEdit", "WriteMode", "WriteSummary"]

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from keiri_agent.errors import BlockError, ErrorCode, UserFile, reason_of
+from keiri_agent.errors import BlockError, UserFile, input_error, reason_of
 from keiri_agent.events.models import RunEvent, parse_event
 
 __all__ = ["LogCursor", "first_event", "open_log", "read_backwards", "read_lines"]
@@ -23,11 +23,10 @@ __all__ = ["LogCursor", "first_event", "open_log", "read_backwards", "read_lines
 def _bad_line(path: Path, lineno: int, reason: str, *, from_end: bool = False) -> BlockError:
     """A malformed line: its number counted from the start (or from the end, ``from_end``)."""
     where = f"末尾から {lineno}" if from_end else str(lineno)
-    return BlockError(
+    return input_error(
         f"実行ログ {path} の {where} 行目を読み取れません: {reason}",
-        code=ErrorCode.INPUT_VALIDATION_FAILED,
-        hint="ログが途中で切れているか、手で編集された可能性があります。該当行を確認してください。",
-        details={"path": str(path), "line_from_end" if from_end else "line": lineno},
+        "ログが途中で切れているか、手で編集された可能性があります。該当行を確認してください。",
+        **{"path": str(path), "line_from_end" if from_end else "line": lineno},
     )
 
 

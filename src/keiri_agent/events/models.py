@@ -23,7 +23,7 @@ from pydantic import (
     model_validator,
 )
 
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, input_error
 from keiri_agent.events.chain import CHAIN_KEY
 from keiri_agent.localtime import utc_text
 
@@ -403,12 +403,12 @@ def _invalid_event(exc: ValidationError, data: Mapping[str, Any]) -> BlockError:
     problems = "; ".join(
         f"{'.'.join(str(p) for p in err['loc']) or '(全体)'}: {err['msg']}" for err in exc.errors()
     )
-    return BlockError(
+    return input_error(
         f"イベント '{data.get('event')}' の内容が不正です: {problems}",
-        code=ErrorCode.INPUT_VALIDATION_FAILED,
-        hint=f"event は {', '.join(EventType)} のいずれかで、必須項目がそろっている必要があります。"
+        f"event は {', '.join(EventType)} のいずれかで、必須項目がそろっている必要があります。"
         " 項目名の綴りも確認してください。",
-        details={"event": data.get("event"), "errors": exc.errors(include_url=False)},
+        event=data.get("event"),
+        errors=exc.errors(include_url=False),
     )
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from keiri_agent.config import load_settings
-from keiri_agent.errors import BlockError, ErrorCode, cause_of, reason_of
+from keiri_agent.errors import BlockError, ErrorCode, cause_of, input_error, reason_of
 from keiri_agent.events.logfile import first_event, open_log, read_lines
 from keiri_agent.events.models import LLMUsage, RunEvent
 from keiri_agent.events.sink import JsonlSink
@@ -122,11 +122,11 @@ def find_run_log(source_id: str, run_id: str, *, runs_dir: Path | str | None = N
         first = first_event(path)
         if first is not None and first.run_id == run_id:
             return path
-    raise BlockError(
+    raise input_error(
         f"{source_id} の実行 {run_id} のログが見つかりません。",
-        code=ErrorCode.INPUT_VALIDATION_FAILED,
-        hint="実行ログの保存先（KEIRI_RUNS_DIR）が実行中に変わっていないか確認してください。",
-        details={"source_id": source_id, "run_id": run_id},
+        "実行ログの保存先（KEIRI_RUNS_DIR）が実行中に変わっていないか確認してください。",
+        source_id=source_id,
+        run_id=run_id,
     )
 
 

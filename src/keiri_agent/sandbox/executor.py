@@ -27,7 +27,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, input_error
 from keiri_agent.sandbox.jail import find_bwrap
 from keiri_agent.sandbox.jailserver import JailServer
 from keiri_agent.sandbox.layers import PROPERTY_NAMES, LayerStatus
@@ -237,18 +237,16 @@ def _check_inputs(inputs: Mapping[str, Any]) -> None:
 
     for name, frame in inputs.items():
         if not name.isidentifier():
-            raise BlockError(
+            raise input_error(
                 f"入力名 '{name}' は Python の変数名として使えません。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="英字で始まる英数字とアンダースコアの名前（例: sales, df2）にしてください。",
-                details={"input": name},
+                "英字で始まる英数字とアンダースコアの名前（例: sales, df2）にしてください。",
+                input=name,
             )
         if not isinstance(frame, pd.DataFrame):
-            raise BlockError(
+            raise input_error(
                 f"入力 '{name}' は DataFrame ではありません（{type(frame).__name__}）。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="ファイルは keiri_agent.documents.read_table で DataFrame にしてから渡してください。",
-                details={"input": name},
+                "ファイルは keiri_agent.documents.read_table で DataFrame にしてから渡してください。",
+                input=name,
             )
 
 

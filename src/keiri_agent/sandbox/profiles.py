@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from keiri_agent.errors import BlockError, ErrorCode, check_choice
+from keiri_agent.errors import check_choice, input_error
 
 __all__ = [
     "ANALYSIS",
@@ -126,11 +126,10 @@ class SandboxProfile:
             ("memory_mb", memory_mb),
         ):
             if value is not None and value <= 0:
-                raise BlockError(
+                raise input_error(
                     f"サンドボックスの制限値 {label} は正の数で指定してください（指定値: {value}）。",
-                    code=ErrorCode.INPUT_VALIDATION_FAILED,
-                    hint="--cpu-seconds / --wall-seconds / --memory-mb には 1 以上を指定します。",
-                    details={label: value},
+                    "--cpu-seconds / --wall-seconds / --memory-mb には 1 以上を指定します。",
+                    **{label: value},
                 )
         return replace(
             self,

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from keiri_agent.config import Settings
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import input_error
 from keiri_agent.plan import PLAN_ID_RE, resolve_plan_file
 from keiri_agent.schedule.due import left_out_text, months_left_out, next_fire
 from keiri_agent.schedule.pins import check_pin, default_pin
@@ -31,13 +31,12 @@ SECRET_BYTES = 32  # a webhook's HMAC key: 256 bits, as long as the SHA-256 bloc
 
 def _check_plan(settings: Settings, plan_id: str) -> None:
     if not PLAN_ID_RE.match(plan_id):  # no plan can have it: each run would fail on it
-        raise BlockError(
+        raise input_error(
             f"Plan の id「{plan_id}」では予定・トリガーを登録できません"
             "（Plan の id は英数字・_・- と / で書きます）。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="Plan ファイルの id を英数字の名前にして登録し直してください"
+            "Plan ファイルの id を英数字の名前にして登録し直してください"
             "（例: keiri/monthly_close。日本語の説明は Plan の description に書けます）。",
-            details={"plan": plan_id},
+            plan=plan_id,
         )
     known = resolve_plan_file(plan_id, Path(settings.keiri_designs_dir)) is not None
     if not known and not VersionStore.of(settings).versions(plan_id):
@@ -54,10 +53,9 @@ def add_schedule(
     """Check and store a new schedule (nothing is stored when a check fails)."""
     _check_plan(settings, request.plan_id)
     if request.calendar == "none" and not isinstance(request.rule, CronRule):
-        raise BlockError(
+        raise input_error(
             "営業日で決める予定（第N営業日・最終営業日・D日）には営業日カレンダーが要ります。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="--calendar jp を指定してください（--calendar none は --cron だけに使えます）。",
+            "--calendar jp を指定してください（--calendar none は --cron だけに使えます）。",
         )
     pin = check_pin(settings, request.plan_id, request.version or default_pin(settings))
     moment = now or datetime.now(UTC)
@@ -79,12 +77,11 @@ def _check_every_month(schedule: Schedule, moment: datetime, settings: Settings)
     month would pass with no run and nobody told."""
     missing = months_left_out(schedule, moment, settings)
     if missing:
-        raise BlockError(
+        raise input_error(
             left_out_text(schedule.rule, missing),
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="N を小さくするか、--last-business-day（最終営業日）にするか、"
+            "N を小さくするか、--last-business-day（最終営業日）にするか、"
             "KEIRI_COMPANY_HOLIDAYS の会社休日を確かめてください。",
-            details={"months": [f"{m:%Y-%m}" for m in missing]},
+            months=[f"{m:%Y-%m}" for m in missing],
         )
 
 
@@ -95,10 +92,9 @@ def add_trigger(settings: Settings, request: TriggerRequest, *, created_by: str)
     folder = None
     if request.kind == "folder":
         if not request.folder:
-            raise BlockError(
+            raise input_error(
                 "フォルダのトリガーには見張るフォルダが要ります。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="--folder に KEIRI_WORKSPACE_ROOT からの相対パスを指定してください"
+                "--folder に KEIRI_WORKSPACE_ROOT からの相対パスを指定してください"
                 "（例: inbox/bank）。",
             )
         root = Path(settings.keiri_workspace_root)

@@ -40,7 +40,7 @@ from pydantic import (
     field_validator,
 )
 
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, input_error
 from keiri_agent.llm.field_problems import details_of, field_problems
 from keiri_agent.schedule.calendar import MAX_SEARCH_DAYS, BusinessCalendar
 
@@ -99,10 +99,9 @@ def parse_at(text: str) -> time:
     """``HH:MM`` as a time of day (``INPUT_VALIDATION_FAILED`` otherwise)."""
     match = _AT.match(text.strip())
     if match is None:
-        raise BlockError(
+        raise input_error(
             f"時刻「{text}」を読めません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="--at は 24 時間制の HH:MM で指定してください（例: 09:00）。",
+            "--at は 24 時間制の HH:MM で指定してください（例: 09:00）。",
         )
     return time(int(match[1]), int(match[2]))
 
@@ -138,10 +137,9 @@ class _Dated(BaseModel):
                 return fire
             if day > local.date() + _HORIZON:
                 break
-        raise BlockError(
+        raise input_error(
             "2 年先まで実行日がありません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="予定の条件と KEIRI_COMPANY_HOLIDAYS を確かめてください。",
+            "予定の条件と KEIRI_COMPANY_HOLIDAYS を確かめてください。",
         )
 
 
@@ -280,10 +278,9 @@ class CronRule(BaseModel):
                 return fire
             if count >= MAX_CRON_STEPS:
                 break
-        raise BlockError(
+        raise input_error(
             f"cron 式「{self.expr}」は営業日に当たりません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="営業日に当たる式にするか、--calendar none で休日も実行してください。",
+            "営業日に当たる式にするか、--calendar none で休日も実行してください。",
         )
 
 
@@ -334,11 +331,8 @@ def read_fields(
     except ValidationError as exc:
         found = field_problems(exc, data=raw)
         problems = "、".join(p.at(labels.get(str(p.loc[-1]), p.field)) for p in found)
-        raise BlockError(
-            f"{what}を読めません（{problems}）。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=hint,
-            details={"problems": details_of(found)},
+        raise input_error(
+            f"{what}を読めません（{problems}）。", hint, problems=details_of(found)
         ) from None
 
 

@@ -55,7 +55,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from keiri_agent.config import Settings, load_settings
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import input_error
 from keiri_agent.server.auth import SSE_PATH, Access, Authenticator, Caller
 from keiri_agent.server.csrf import CrossSiteGuard
 from keiri_agent.server.errors import ApiError, install_error_handlers
@@ -205,10 +205,9 @@ async def _read_form(request: Request, json_field: str) -> tuple[bytes, list[Upl
     raw = form.get(json_field)
     files = [part for part in form.getlist("files") if isinstance(part, UploadFile)]
     if raw is None or isinstance(raw, UploadFile):
-        raise BlockError(
+        raise input_error(
             f"multipart のフォーム項目「{json_field}」（JSON の文字列）がありません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=f"{json_field} に JSON を、files にファイルを入れて送ってください。",
+            f"{json_field} に JSON を、files にファイルを入れて送ってください。",
         )
     return raw.encode("utf-8"), files
 

@@ -40,7 +40,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from keiri_agent.config import Settings
-from keiri_agent.errors import BlockError, ConfigurationError, ErrorCode
+from keiri_agent.errors import ConfigurationError, input_error
 from keiri_agent.file_access import ALLOWED_PLACES, FileAccess
 
 __all__ = [
@@ -82,11 +82,10 @@ def upload_name(raw: str | None) -> str:
     name = unicodedata.normalize("NFC", PureWindowsPath(PurePosixPath(raw or "").name).name)
     name = name.strip()
     if not name or name in (".", "..") or "\x00" in name or too_long(name):
-        raise BlockError(
+        raise input_error(
             f"アップロードされたファイル名「{(raw or '')[:80]}」は使えません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=f"ファイル名を {MAX_FILENAME_BYTES} バイト以内の普通の名前にして送り直してください。",
-            details={"filename": (raw or "")[:200]},
+            f"ファイル名を {MAX_FILENAME_BYTES} バイト以内の普通の名前にして送り直してください。",
+            filename=(raw or "")[:200],
         )
     return name
 
@@ -199,12 +198,12 @@ class TaskFiles:
         a result, or a file of a shared folder (PathEscapeError when it leads elsewhere)."""
         text = name.strip()
         if too_long(text):
-            raise BlockError(
+            raise input_error(
                 f"{field} のパスが長すぎます（{len(text):,} 文字）。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint=f"全体で {MAX_PATH_CHARS:,} 文字、1 つの名前で {MAX_FILENAME_BYTES} バイト"
+                f"全体で {MAX_PATH_CHARS:,} 文字、1 つの名前で {MAX_FILENAME_BYTES} バイト"
                 "までです。" + self.hint,
-                details={"field": field, "length": len(text)},
+                field=field,
+                length=len(text),
             )
         return self.access.read(text, field)
 
@@ -265,12 +264,11 @@ def check_answer_paths(
             continue
         paths = paths_of[node_key]
         if paths is None:
-            raise BlockError(
+            raise input_error(
                 f"ノード {node_key} の入力項目は実行時に決まるため、先に回答を送れません。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="answers から外して実行し、入力待ちになってから回答を送ってください"
+                "answers から外して実行し、入力待ちになってから回答を送ってください"
                 "（POST /agent/tasks/{task_id}/answers）。",
-                details={"node": node_key},
+                node=node_key,
             )
         if not isinstance(values, Mapping):
             continue

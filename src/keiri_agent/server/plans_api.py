@@ -27,7 +27,7 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 
 from keiri_agent.config import Settings
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import ErrorCode, input_error
 from keiri_agent.plan import MAX_PLAN_BYTES, PlanEnv
 from keiri_agent.server.auth import Access, Authenticator, Caller
 from keiri_agent.server.errors import ApiError
@@ -80,11 +80,11 @@ def plan_routes(settings: Settings, auth: Authenticator) -> APIRouter:
         raw = parse_source(body.yaml).raw
         given = raw.get("id") if isinstance(raw, dict) else None
         if given != plan_id:
-            raise BlockError(
+            raise input_error(
                 f"Plan の id（{given}）が URL の Plan（{plan_id}）と違います。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="YAML の id と URL の plan_id をそろえてください。",
-                details={"plan_id": plan_id, "id": given},
+                "YAML の id と URL の plan_id をそろえてください。",
+                plan_id=plan_id,
+                id=given,
             )
         target = confine(Path(settings.keiri_designs_dir), f"{plan_id}.yaml")
         version, created = save_version(
@@ -111,10 +111,9 @@ def plan_routes(settings: Settings, auth: Authenticator) -> APIRouter:
 
         auth.signed_in(access)
         if old.endswith((".yaml", ".yml")) or new.endswith((".yaml", ".yml")):
-            raise BlockError(
+            raise input_error(
                 "API で比べられるのは登録された版どうしだけです。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="from と to には版（v1・ハッシュの先頭・latest・approved）を指定してください。",
+                "from と to には版（v1・ハッシュの先頭・latest・approved）を指定してください。",
             )
         found = compare(settings, plan_id, old, new)
         sides = {

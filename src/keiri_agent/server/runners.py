@@ -25,7 +25,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
 from keiri_agent.config import Settings
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, input_error
 from keiri_agent.events import NodeEvents
 from keiri_agent.server.design_task import DesignRequest, prepare_design
 from keiri_agent.server.inputs import TaskFiles, task_files
@@ -130,13 +130,12 @@ def prepare(
         shown = dict(zip(resolved, request.files, strict=True))
         not_files = [shown.get(path, path.name) for path in data if not path.is_file()]
         if not data or not_files:
-            raise BlockError(
+            raise input_error(
                 "分析するデータファイルがありません。"
                 if not data
                 else f"ファイルではありません: {', '.join(not_files)}",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint=files.hint,
-                details={"not_files": not_files},
+                files.hint,
+                not_files=not_files,
             )
         return partial(_run_analysis, request, data)
     if request.source is not None and request.source.strip().lower().startswith("s3://"):

@@ -25,7 +25,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from keiri_agent.config import Settings
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import ErrorCode, input_error
 from keiri_agent.schedule import (
     ScheduleRequest,
     ScheduleStore,
@@ -123,11 +123,10 @@ def schedule_routes(settings: Settings, auth: Authenticator, scheduler: Schedule
         try:
             given = WebhookBody.model_validate_json(body or b"{}")
         except ValidationError as exc:
-            raise BlockError(
+            raise input_error(
                 'Webhook の本文は {"vars": {...}} の JSON にしてください。',
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="vars の名前と値のマッピングを送ってください。",
-                details={"errors": exc.errors(include_url=False, include_context=False)},
+                "vars の名前と値のマッピングを送ってください。",
+                errors=exc.errors(include_url=False, include_context=False),
             ) from None
         label = f"Webhook {trigger.id}"
         task = scheduler.start_run(

@@ -36,7 +36,7 @@ from typing import IO, Any
 from pydantic import TypeAdapter, ValidationError
 
 from keiri_agent.config import Settings, load_settings
-from keiri_agent.errors import BlockError, ErrorCode, PathEscapeError
+from keiri_agent.errors import PathEscapeError, input_error
 from keiri_agent.sandbox import SandboxExecutor
 from keiri_agent.server.errors import ApiError
 from keiri_agent.server.execution import TaskObserver, TaskRuntime
@@ -400,11 +400,10 @@ def _save_uploads(target: Path, uploads: Sequence[Upload], keep: Iterable[str] =
         if name in names or name in taken:
             for done in names:
                 (target / done).unlink(missing_ok=True)
-            raise BlockError(
+            raise input_error(
                 f"同じ名前のファイル「{name}」が 2 つアップロードされました。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="ファイル名を変えて送り直してください。",
-                details={"filename": name},
+                "ファイル名を変えて送り直してください。",
+                filename=name,
             )
         target.mkdir(exist_ok=True)
         with (target / name).open("xb") as out:

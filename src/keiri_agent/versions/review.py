@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from keiri_agent.config import Settings
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, input_error
 from keiri_agent.users import User, Users, load_users, os_user
 from keiri_agent.versions.store import MOVING_REFS, STATUS_LABELS, Version, VersionStore
 
@@ -137,13 +137,14 @@ def review(
     """Approve or reject the version ``ref`` names, by the rules of the module docstring."""
     version = store.find(plan_id, ref)
     if decision == "approve" and ref.strip().lower() in MOVING_REFS:
-        raise BlockError(
+        raise input_error(
             f"承認する版は v番号かハッシュで指定してください（「{ref.strip()}」は、確認している間に"
             "新しい版が登録されると、確認していない版を指してしまいます）。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=f"いま「{ref.strip()}」に当たるのは {version.label} です。内容を確かめてから"
+            f"いま「{ref.strip()}」に当たるのは {version.label} です。内容を確かめてから"
             f"keiri-agent plan approve {plan_id} v{version.number} のように指定してください。",
-            details={"plan_id": plan_id, "ref": ref, "version": version.id},
+            plan_id=plan_id,
+            ref=ref,
+            version=version.id,
         )
     verb = "承認" if decision == "approve" else "却下"
     if not reviewer.may_review:

@@ -37,7 +37,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from keiri_agent.errors import BlockError, ErrorCode, reason_of
+from keiri_agent.errors import BlockError, ErrorCode, input_error, reason_of
 from keiri_agent.events.chain import GENESIS, Seal, chain_line, split_line, verify_lines
 from keiri_agent.localtime import utc_text
 from keiri_agent.versions.head import head_problems, read_head, write_head
@@ -221,10 +221,9 @@ def plan_not_found(plan_id: str, examples: Sequence[str] = ()) -> BlockError:
 def _message(text: str, name: str) -> str:
     text = text.strip()
     if len(text) > MAX_MESSAGE_CHARS:
-        raise BlockError(
+        raise input_error(
             f"{name}が長すぎます（{len(text)} 文字）。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=f"{MAX_MESSAGE_CHARS} 文字以内にしてください。",
+            f"{MAX_MESSAGE_CHARS} 文字以内にしてください。",
         )
     return text
 
@@ -300,13 +299,13 @@ class VersionStore:
             message = f"Plan {plan_id} には登録された版がありません。"
         else:
             message = f"Plan {plan_id} に版「{ref}」はありません。"
-        raise BlockError(
+        raise input_error(
             message,
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=f"版はハッシュの先頭 {MIN_PREFIX_CHARS} 文字以上、v番号（v1、v2 など）、latest、"
+            f"版はハッシュの先頭 {MIN_PREFIX_CHARS} 文字以上、v番号（v1、v2 など）、latest、"
             f"approved で指定します。この Plan の版: {listing}"
             f"（一覧: keiri-agent plan versions {plan_id}）。",
-            details={"plan_id": plan_id, "ref": ref},
+            plan_id=plan_id,
+            ref=ref,
         )
 
     def text(self, version: Version) -> str:
@@ -402,11 +401,11 @@ class VersionStore:
         with self._locked(journal) as (path, handle):
             history = self._read(path, handle)
             if history.by_id(vid) is None:
-                raise BlockError(
+                raise input_error(
                     f"Plan {plan_id} に版 {vid[:SHORT_CHARS]} はありません。",
-                    code=ErrorCode.INPUT_VALIDATION_FAILED,
-                    hint=f"一覧: keiri-agent plan versions {plan_id}",
-                    details={"plan_id": plan_id, "version": vid},
+                    f"一覧: keiri-agent plan versions {plan_id}",
+                    plan_id=plan_id,
+                    version=vid,
                 )
             entry = _Reviewed(
                 kind=kind,

@@ -35,7 +35,7 @@ from keiri_agent.agents.analysis.models import (
 from keiri_agent.agents.ledger import read_ledger
 from keiri_agent.agents.staging import staged
 from keiri_agent.config import load_settings
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, input_error
 from keiri_agent.events import EventEmitter, EventStream, RunEvent, open_run
 from keiri_agent.events.follow import run_following
 from keiri_agent.privacy import job_scope
@@ -279,10 +279,9 @@ class AnalysisSession:
         turn succeeds: a failed turn can simply be asked again. :meth:`stop` cancels the turn.
         """
         if not text.strip():
-            raise BlockError(
+            raise input_error(
                 "質問が空です。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="分析したい内容を日本語で入力してください（例: 月別の売上推移をグラフにして）。",
+                "分析したい内容を日本語で入力してください（例: 月別の売上推移をグラフにして）。",
             )
         if events is not None and on_event is not None:
             raise ValueError("on_event reads the session's own run log; do not pass events too")

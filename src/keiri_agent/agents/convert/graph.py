@@ -57,7 +57,7 @@ from keiri_agent.agents.convert.progress import FALLBACK_STATUS, step_progress
 from keiri_agent.agents.convert.verify import check_output, unchecked_note
 from keiri_agent.agents.convert.viz import render_chart
 from keiri_agent.config import Settings
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, input_error
 from keiri_agent.events import EventEmitter, NullEmitter
 from keiri_agent.file_access import FileAccess
 from keiri_agent.llm import LLMClient
@@ -226,11 +226,11 @@ def fetch(state: ConvertState, ctx: ConvertContext) -> dict[str, Any]:
         access=ctx.access,
     )
     if not fetched:
-        raise BlockError(
+        raise input_error(
             f"{job.source} に対象のファイルがありません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="パス・プレフィックスと、依頼文で指定したファイル名のパターンを確認してください。",
-            details={"source": job.source, "files": job.files},
+            "パス・プレフィックスと、依頼文で指定したファイル名のパターンを確認してください。",
+            source=job.source,
+            files=job.files,
         )
     total = sum(item.size for item in fetched)
     names = ", ".join(item.name for item in fetched[:5]) + (" …" if len(fetched) > 5 else "")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from keiri_agent.agents.convert.models import ConvertJob
 from keiri_agent.agents.convert.prompts import interpret_messages
-from keiri_agent.errors import BlockError, ErrorCode, LLMOutputError
+from keiri_agent.errors import LLMOutputError, input_error
 from keiri_agent.llm import LLMClient
 
 __all__ = ["interpret_request"]
@@ -24,10 +24,8 @@ _EXAMPLES = (
 def interpret_request(request: str, *, source: str | None, llm: LLMClient) -> ConvertJob:
     """The job the request asks for (``source`` overrides the one in the text)."""
     if not request.strip():
-        raise BlockError(
-            "依頼文が空です。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="変換またはグラフ化したい内容を書いてください。" + _EXAMPLES,
+        raise input_error(
+            "依頼文が空です。", "変換またはグラフ化したい内容を書いてください。" + _EXAMPLES
         )
     job = llm.structured(ConvertJob, interpret_messages(request, source))
     given = (source or "").strip()
@@ -41,12 +39,12 @@ def interpret_request(request: str, *, source: str | None, llm: LLMClient) -> Co
 
 def _check(job: ConvertJob, request: str) -> None:
     if not job.source:
-        raise BlockError(
+        raise input_error(
             "変換するファイルの場所が分かりません（依頼文にも --source にもありません）。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="--source にファイル・フォルダーのパスか s3://バケット/プレフィックス を指定するか、"
+            "--source にファイル・フォルダーのパスか s3://バケット/プレフィックス を指定するか、"
             "依頼文に書いてください。" + _EXAMPLES,
-            details={"request": request, "job": job.model_dump(mode="json")},
+            request=request,
+            job=job.model_dump(mode="json"),
         )
     if job.action == "convert" and not (job.target_format or "").strip():
         raise _incomplete(job, request, "convert の変換先の形式（target_format）")

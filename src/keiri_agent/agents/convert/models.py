@@ -27,7 +27,7 @@ from typing import Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, Field
 
-from keiri_agent.errors import BlockError, ErrorCode, KeiriError
+from keiri_agent.errors import BlockError, ErrorCode, KeiriError, input_error
 
 __all__ = [
     "CHART_KINDS",
@@ -108,10 +108,8 @@ class Continuation(BaseModel):
         """This continuation with ``answer`` given to the open question."""
         text = answer.strip()
         if not text:
-            raise BlockError(
-                "回答が空です。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint=f"CodeAct の質問「{self.question}」への回答を入力してください。",
+            raise input_error(
+                "回答が空です。", f"CodeAct の質問「{self.question}」への回答を入力してください。"
             )
         return self.model_copy(
             update={"answers": [*self.answers, (self.question, text)], "question": ""}

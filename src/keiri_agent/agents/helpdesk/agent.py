@@ -34,7 +34,7 @@ from keiri_agent.agents.helpdesk.models import (
 from keiri_agent.agents.helpdesk.prompts import HelpDeskAgentPrompts
 from keiri_agent.agents.helpdesk.tools import make_tools
 from keiri_agent.config import LLMRole, Settings, load_settings
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, input_error
 from keiri_agent.events import EventEmitter, EventStream, RunEvent, open_run
 from keiri_agent.events.follow import run_following
 from keiri_agent.llm import LLMClient, UsageLedger, get_llm
@@ -108,10 +108,9 @@ class HelpDeskAgent:
     ) -> AgentResult:
         """Answer ``question``; raises BlockError for an empty question and for LLM failures."""
         if not question.strip():
-            raise BlockError(
+            raise input_error(
                 "質問が空です。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="XYZ システムについて知りたいことを日本語で入力してください"
+                "XYZ システムについて知りたいことを日本語で入力してください"
                 "（例: パスワードを忘れたときの再設定方法は？）。",
             )
         if self.events is not None and on_event is not None:

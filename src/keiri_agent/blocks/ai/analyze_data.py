@@ -33,10 +33,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
-from keiri_agent.blocks.table.records import input_error, records_from, to_frame, to_records
+from keiri_agent.blocks.table.records import records_from, to_frame, to_records
 from keiri_agent.config import LLMRole
 from keiri_agent.documents.table_value import Table
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, input_error
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -249,11 +249,10 @@ def _raise_if_failed(turn: TurnResult, question: str, **usage: int) -> None:
     """A question back to the user, or a report over nothing but failed code, is a failure."""
     details: dict[str, Any] = {"question": question, "workspace": str(turn.workspace), **usage}
     if turn.next_action == "ask":
-        raise BlockError(
+        raise input_error(
             f"分析エージェントが確認を求めて止まりました: {turn.question}",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="この確認への答え（指標・期間・集計方法など）を question に書き足して再実行してください。",
-            details={**details, "agent_question": turn.question},
+            "この確認への答え（指標・期間・集計方法など）を question に書き足して再実行してください。",
+            **{**details, "agent_question": turn.question},
         )
     if turn.final_report is None or turn.report_path is None or not turn.report_path.is_file():
         raise BlockError(

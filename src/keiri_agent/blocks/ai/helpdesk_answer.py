@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
-from keiri_agent.blocks.inputs import input_error, path_value, positive_int, text_value
+from keiri_agent.blocks.inputs import path_value, positive_int, text_value
 from keiri_agent.config import LLMRole, load_settings
+from keiri_agent.errors import input_error
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool

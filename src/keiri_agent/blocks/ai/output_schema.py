@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, input_error
 
 __all__ = ["SCALAR_TYPES", "TYPE_ALIASES", "object_properties", "schema_to_model"]
 
@@ -37,13 +37,14 @@ _MODEL_CONFIG = ConfigDict(populate_by_name=True)
 
 
 def _schema_error(path: str, problem: str) -> BlockError:
-    return BlockError(
+    return input_error(
         f"output_schema の {path} を解釈できません: {problem}",
-        code=ErrorCode.INPUT_VALIDATION_FAILED,
-        hint="型は string / integer / number / boolean / object / array（または enum: [...]）で"
+        "型は string / integer / number / boolean / object / array（または enum: [...]）で"
         "書いてください。例: {items: {type: array, items: {type: object, properties:"
         " {file: string, count: integer}}}}",
-        details={"field": "output_schema", "path": path, "problem": problem},
+        field="output_schema",
+        path=path,
+        problem=problem,
     )
 
 

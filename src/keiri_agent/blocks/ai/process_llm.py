@@ -22,8 +22,8 @@ from pydantic import BaseModel
 
 from keiri_agent.blocks.ai.output_schema import object_properties, schema_to_model
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
-from keiri_agent.blocks.inputs import input_error
 from keiri_agent.config import LLMRole
+from keiri_agent.errors import input_error
 
 __all__ = [
     "DEFAULT_MAX_IMAGES",

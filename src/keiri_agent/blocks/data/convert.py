@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
 from keiri_agent.blocks.inputs import path_text, text_value
 from keiri_agent.config import LLMRole
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, input_error
 
 if TYPE_CHECKING:
     from keiri_agent.blocks.spec import BlockSpec
@@ -78,11 +78,10 @@ class ConvertBlock(ProcessingBlock):
         if result.status == "cancelled":
             ctx.check_cancelled()
         if result.status == "waiting_input":  # a plan node cannot answer CodeAct's question
-            raise BlockError(
+            raise input_error(
                 f"CodeAct が確認の質問をしました: {result.question}",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="質問への答えを依頼文（request）に書き足して再実行してください。",
-                details={"question": result.question},
+                "質問への答えを依頼文（request）に書き足して再実行してください。",
+                question=result.question,
             )
         if result.status != "success":
             raise BlockError.from_dict(result.error or {"message": result.answer})

@@ -18,11 +18,11 @@ from openpyxl.utils import get_column_letter
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
 from keiri_agent.blocks.inputs import port_file, port_path, row_number, sheet_ref
 from keiri_agent.blocks.table.cells import json_cell
-from keiri_agent.blocks.table.records import input_error
 from keiri_agent.documents import ExcelManager
 from keiri_agent.documents.excel_address import range_bounds
 from keiri_agent.documents.table_infer import make_column_names
 from keiri_agent.documents.table_value import Table, TableOrigin
+from keiri_agent.errors import input_error
 
 __all__ = ["ExcelReadDataBlock"]
 

@@ -39,7 +39,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 from PIL import Image as PILImage
 
 from keiri_agent.blocks.table.cells import json_cell
-from keiri_agent.blocks.table.records import Table, input_error
+from keiri_agent.blocks.table.records import Table
 from keiri_agent.documents.amount_format import (
     AmountFormat,
     header_label,
@@ -47,7 +47,7 @@ from keiri_agent.documents.amount_format import (
     total_row_flags,
 )
 from keiri_agent.documents.source import read_source
-from keiri_agent.errors import cause_of
+from keiri_agent.errors import cause_of, input_error
 
 __all__ = [
     "DATE_FORMAT",

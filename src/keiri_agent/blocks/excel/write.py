@@ -21,9 +21,10 @@ from openpyxl.utils import column_index_from_string, get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
-from keiri_agent.blocks.inputs import input_error, output_file, port_file, port_path
+from keiri_agent.blocks.inputs import output_file, port_file, port_path
 from keiri_agent.blocks.table.records import Table, columns_of, records_from
 from keiri_agent.documents.excel import ExcelManager
+from keiri_agent.errors import input_error
 
 __all__ = ["CONFIG_KEYS", "ExcelWriteBlock"]
 

@@ -28,16 +28,11 @@ from openpyxl.utils.exceptions import CellCoordinatesException
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
 from keiri_agent.blocks.excel.report_layout import ReportSheet, add_image, write_sheet
 from keiri_agent.blocks.inputs import output_file
-from keiri_agent.blocks.table.records import (
-    Table,
-    column_list,
-    columns_of,
-    input_error,
-    records_from,
-)
+from keiri_agent.blocks.table.records import Table, column_list, columns_of, records_from
 from keiri_agent.documents.amount_format import AmountFormat
 from keiri_agent.documents.excel_address import EXCEL_LAST_ROW
 from keiri_agent.documents.excel_stream import streamed_workbook
+from keiri_agent.errors import input_error
 
 __all__ = ["ExcelWriteReportBlock"]
 

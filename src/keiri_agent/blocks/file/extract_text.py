@@ -20,12 +20,11 @@ from typing import Any
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
 from keiri_agent.blocks.inputs import count_limit, port_path
 from keiri_agent.blocks.spec import BlockSpec
-from keiri_agent.blocks.table.records import input_error
 from keiri_agent.documents import EvidenceFile, EvidenceSet, ExtractedText, extract_text
 from keiri_agent.documents.archives import ROOT_GROUP
 from keiri_agent.documents.limits import MAX_TEXT_CHARS
 from keiri_agent.documents.source import read_source
-from keiri_agent.errors import BlockError
+from keiri_agent.errors import BlockError, input_error
 
 __all__ = ["MAX_PATHS", "ExtractTextBlock"]
 

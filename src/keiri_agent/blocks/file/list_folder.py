@@ -21,9 +21,9 @@ from zoneinfo import ZoneInfo
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
 from keiri_agent.blocks.inputs import count_limit, string_list
-from keiri_agent.blocks.table.records import input_error
 from keiri_agent.documents.archives import folder_not_found, folder_unreadable
 from keiri_agent.documents.zipnames import skip_reason
+from keiri_agent.errors import input_error
 
 __all__ = ["DEFAULT_MAX_FILES", "ListFolderBlock"]
 

@@ -18,11 +18,12 @@ from typing import Any
 import pandas as pd
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
-from keiri_agent.blocks.inputs import choice, input_error, port_file, port_path, sheet_ref
+from keiri_agent.blocks.inputs import choice, port_file, port_path, sheet_ref
 from keiri_agent.documents import BankAccount, BankStatement, read_bank_statement
 from keiri_agent.documents.bank_lines import FORMAT_LABELS
 from keiri_agent.documents.bank_table import ROLE_LABELS
 from keiri_agent.documents.table_value import Table, TableOrigin
+from keiri_agent.errors import input_error
 
 __all__ = ["DEPOSIT_COLUMNS", "ReadBankStatementBlock", "deposit_table"]
 

@@ -26,9 +26,10 @@ from decimal import Decimal
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext
-from keiri_agent.blocks.inputs import choice, input_error
+from keiri_agent.blocks.inputs import choice
 from keiri_agent.documents.table_frame import TableResult
 from keiri_agent.documents.table_totals import STOPPED_SAID, TotalDifference, mismatch_said
+from keiri_agent.errors import input_error
 
 __all__ = ["TOTAL_CHECKS", "check_totals", "total_check"]
 

@@ -22,13 +22,8 @@ from matplotlib.ticker import FuncFormatter
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
 from keiri_agent.blocks.inputs import choice, output_file
 from keiri_agent.blocks.table.cells import amount_problem, parse_amount
-from keiri_agent.blocks.table.records import (
-    Table,
-    column_list,
-    input_error,
-    require_columns,
-    table_from,
-)
+from keiri_agent.blocks.table.records import Table, column_list, require_columns, table_from
+from keiri_agent.errors import input_error
 from keiri_agent.workspace import atomic_path
 
 __all__ = ["FORMATS", "KINDS", "MAX_POINTS", "ChartBlock"]

@@ -35,7 +35,7 @@ from keiri_agent.blocks.base import BlockContext, ProcessingBlock
 from keiri_agent.blocks.inputs import output_file
 from keiri_agent.blocks.report.template_words import template_problem
 from keiri_agent.blocks.table.cells import parse_amount
-from keiri_agent.blocks.table.records import Table, input_error, records_from
+from keiri_agent.blocks.table.records import Table, records_from
 from keiri_agent.documents.amount_format import (
     AmountFormat,
     header_label,
@@ -43,7 +43,7 @@ from keiri_agent.documents.amount_format import (
     total_row_flags,
 )
 from keiri_agent.documents.markdown_report import gather_images
-from keiri_agent.errors import BlockError, cause_of, reason_of
+from keiri_agent.errors import BlockError, cause_of, input_error, reason_of
 from keiri_agent.workspace import atomic_path
 
 __all__ = ["MAX_OUTPUT_CHARS", "MarkdownReportBlock", "format_number", "markdown_table"]

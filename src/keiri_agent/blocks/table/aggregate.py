@@ -38,13 +38,12 @@ from keiri_agent.blocks.table.grouping import (
 )
 from keiri_agent.blocks.table.records import (
     column_list,
-    input_error,
     optional_columns,
     optional_mapping,
     require_columns,
 )
 from keiri_agent.documents.table_types import rate_cells
-from keiri_agent.errors import BlockError
+from keiri_agent.errors import BlockError, input_error
 
 __all__ = ["FUNCS", "TOTAL_LABEL", "UNITS", "TableAggregateBlock"]
 

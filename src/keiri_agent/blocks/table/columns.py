@@ -13,8 +13,7 @@ from typing import Any
 
 from keiri_agent.blocks.inputs import item_error
 from keiri_agent.blocks.table.normalize import normalize_key
-from keiri_agent.blocks.table.records import input_error
-from keiri_agent.errors import BlockError
+from keiri_agent.errors import BlockError, input_error
 
 __all__ = ["SIMILARITY_CUTOFF", "closest_column", "item_column", "unknown_column_error"]
 

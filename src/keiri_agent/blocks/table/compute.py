@@ -28,7 +28,8 @@ from keiri_agent.blocks.table.expr_eval import ZERO_DIVISION, Evaluator
 from keiri_agent.blocks.table.expr_operands import Columns, as_column
 from keiri_agent.blocks.table.expr_parse import Node, parse_formula
 from keiri_agent.blocks.table.expr_units import unit_of
-from keiri_agent.blocks.table.records import Table, input_error, table_from
+from keiri_agent.blocks.table.records import Table, table_from
+from keiri_agent.errors import input_error
 
 __all__ = ["MAX_COMPUTED_COLUMNS", "TableComputeBlock"]
 

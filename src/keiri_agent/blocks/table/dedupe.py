@@ -38,13 +38,9 @@ from keiri_agent.blocks.table.key_codes import (
     key_column,
 )
 from keiri_agent.blocks.table.normalize import normalize_key
-from keiri_agent.blocks.table.records import (
-    input_error,
-    optional_columns,
-    optional_mapping,
-    require_columns,
-)
+from keiri_agent.blocks.table.records import optional_columns, optional_mapping, require_columns
 from keiri_agent.blocks.table.similar import SCORERS, Texts, similar_labels, similarities
+from keiri_agent.errors import input_error
 
 __all__ = [
     "ADDED_COLUMNS",

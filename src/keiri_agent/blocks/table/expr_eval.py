@@ -66,8 +66,7 @@ from keiri_agent.blocks.table.expr_parse import (
     round_digits,
 )
 from keiri_agent.blocks.table.normalize import normalize_key
-from keiri_agent.blocks.table.records import input_error
-from keiri_agent.errors import BlockError
+from keiri_agent.errors import BlockError, input_error
 
 __all__ = ["MAX_LISTED", "MAX_ROWS_IN_DETAILS", "ZERO_DIVISION", "Evaluator"]
 

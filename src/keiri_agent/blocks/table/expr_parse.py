@@ -32,8 +32,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final
 
-from keiri_agent.blocks.table.records import input_error
-from keiri_agent.errors import BlockError
+from keiri_agent.errors import BlockError, input_error
 
 __all__ = [
     "COMPARISONS",

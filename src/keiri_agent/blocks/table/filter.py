@@ -27,8 +27,8 @@ from keiri_agent.blocks.inputs import choice, flag, item_error
 from keiri_agent.blocks.table.cells import parse_amount, parse_date
 from keiri_agent.blocks.table.columns import item_column
 from keiri_agent.blocks.table.readings import ColumnReading, cell_text
-from keiri_agent.blocks.table.records import Table, input_error, require_columns, table_from
-from keiri_agent.errors import BlockError, reason_of
+from keiri_agent.blocks.table.records import Table, require_columns, table_from
+from keiri_agent.errors import BlockError, input_error, reason_of
 
 __all__ = ["MATCH_MODES", "OPS", "TableFilterBlock"]
 

@@ -36,7 +36,8 @@ from keiri_agent.blocks.table.base import Table, TableBlock
 from keiri_agent.blocks.table.cells import json_cell
 from keiri_agent.blocks.table.key_codes import column_codes, combine, first_rows, key_column
 from keiri_agent.blocks.table.normalize import normalize_key
-from keiri_agent.blocks.table.records import column_list, input_error, require_columns
+from keiri_agent.blocks.table.records import column_list, require_columns
+from keiri_agent.errors import input_error
 
 __all__ = ["DEFAULT_SUFFIXES", "HOWS", "INDICATOR_COLUMN", "TableJoinBlock"]
 

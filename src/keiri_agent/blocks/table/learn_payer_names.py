@@ -17,11 +17,11 @@ from __future__ import annotations
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
-from keiri_agent.blocks.inputs import input_error
 from keiri_agent.blocks.table.payments.learned import LearnedName, LearnedNames
 from keiri_agent.blocks.table.payments.tables import read_aliases
 from keiri_agent.blocks.table.records import table_from
 from keiri_agent.config import load_settings
+from keiri_agent.errors import input_error
 
 __all__ = ["LearnPayerNamesBlock"]
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock, given
-from keiri_agent.blocks.inputs import flag, input_error
+from keiri_agent.blocks.inputs import flag
 from keiri_agent.blocks.table.payments.amounts import Rules
 from keiri_agent.blocks.table.payments.book import OpenInvoices
 from keiri_agent.blocks.table.payments.confirm import MAX_QUESTIONS, questions, read_answers
@@ -45,6 +45,7 @@ from keiri_agent.blocks.table.records import table_from
 from keiri_agent.config import load_settings
 from keiri_agent.documents import read_table
 from keiri_agent.documents.table_value import Table
+from keiri_agent.errors import input_error
 
 __all__ = ["DEFAULT_FEE_TOLERANCE", "DEFAULT_MAX_COMBINED", "MAX_COMBINED", "MatchPaymentsBlock"]
 

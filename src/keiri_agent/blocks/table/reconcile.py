@@ -52,8 +52,8 @@ from keiri_agent.blocks.table.key_codes import (
 from keiri_agent.blocks.table.normalize import normalize_key
 from keiri_agent.blocks.table.pairing import Pairing, pair_rows
 from keiri_agent.blocks.table.pairing import Side as PairSide
-from keiri_agent.blocks.table.records import input_error, require_columns
-from keiri_agent.errors import BlockError
+from keiri_agent.blocks.table.records import require_columns
+from keiri_agent.errors import BlockError, input_error
 
 __all__ = ["MAX_PAIRS_PER_KEY", "TableReconcileBlock"]
 

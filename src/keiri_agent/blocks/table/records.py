@@ -21,16 +21,16 @@ from typing import Any
 
 import pandas as pd
 
-from keiri_agent.blocks.inputs import input_error, string_list
+from keiri_agent.blocks.inputs import string_list
 from keiri_agent.blocks.table.cells import json_cell
 from keiri_agent.documents.table_value import Table
+from keiri_agent.errors import input_error
 
 __all__ = [
     "DATA_LIST_KEYS",
     "Table",
     "column_list",
     "columns_of",
-    "input_error",
     "optional_columns",
     "optional_mapping",
     "records_from",

@@ -29,8 +29,8 @@ from keiri_agent.blocks.base import BlockContext, ProcessingBlock
 from keiri_agent.blocks.inputs import choice, item_error, positive_int
 from keiri_agent.blocks.table.columns import item_column, unknown_column_error
 from keiri_agent.blocks.table.readings import ColumnReading
-from keiri_agent.blocks.table.records import Table, input_error, table_from
-from keiri_agent.errors import BlockError
+from keiri_agent.blocks.table.records import Table, table_from
+from keiri_agent.errors import BlockError, input_error
 
 __all__ = ["KEY_TYPES", "ORDERS", "TableSortBlock"]
 

@@ -28,9 +28,8 @@ from typing import Any
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
 from keiri_agent.blocks.inputs import choice, string_list, unique_names
 from keiri_agent.blocks.table.cells import parse_date
-from keiri_agent.blocks.table.records import input_error
 from keiri_agent.documents.cell_forms import DASH_END, read_amount
-from keiri_agent.errors import reason_of
+from keiri_agent.errors import input_error, reason_of
 
 __all__ = ["FIELD_TYPES", "ExtractFieldsBlock", "FieldRule"]
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from keiri_agent.blocks.ui.field_types import normalize_requirements
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import input_error
 from keiri_agent.events.models import type_label
 
 __all__ = [
@@ -365,20 +365,21 @@ class SessionStateStore:
         reqs = {str(r["id"]): r for r in self._state.get(key + REQUIREMENTS_SUFFIX) or ()}
         req = reqs.get(field_id)
         if req is None or field_id not in stored:
-            raise BlockError(
+            raise input_error(
                 f"入力 {key} に入力項目 '{field_id}' はありません。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint=f"この入力の項目 ID: {', '.join(stored) or 'なし'}",
-                details={"key": key, "field": field_id},
+                f"この入力の項目 ID: {', '.join(stored) or 'なし'}",
+                key=key,
+                field=field_id,
             )
         if not _fits(req, value):
             expected = _type_name(str(req.get("type")))
-            raise BlockError(
+            raise input_error(
                 f"入力項目 '{field_id}' に {type_label(value)} の値 {_short(value)} は保存できません"
                 f"（種類: {expected}）。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint=_fit_hint(req),
-                details={"key": key, "field": field_id, "expected_type": req.get("type")},
+                _fit_hint(req),
+                key=key,
+                field=field_id,
+                expected_type=req.get("type"),
             )
         # A new dict rather than an in-place edit: Streamlit notices assignments to its state.
         self._state[key] = {**stored, field_id: value}
@@ -425,21 +426,20 @@ class SessionStateStore:
         stored = self._state[key]
         if not isinstance(stored, Mapping):
             # Something else wrote this key; overwriting it would lose whatever it holds.
-            raise BlockError(
+            raise input_error(
                 f"Session State のキー {key} に入力値ではない値（{type_label(stored)}）があります。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="この入力をリセットしてから、もう一度表示してください。",
-                details={"key": key, "actual_type": type(stored).__name__},
+                "この入力をリセットしてから、もう一度表示してください。",
+                key=key,
+                actual_type=type(stored).__name__,
             )
         return stored
 
     def _initialized(self, key: str) -> Mapping[str, Any]:
         if key not in self._state:
-            raise BlockError(
+            raise input_error(
                 f"入力 {key} はまだ初期化されていません。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="先に get() で requirements から初期化してください（画面の初回表示）。",
-                details={"key": key},
+                "先に get() で requirements から初期化してください（画面の初回表示）。",
+                key=key,
             )
         return self._stored(key)
 

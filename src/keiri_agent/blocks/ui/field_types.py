@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, get_args
 
-from keiri_agent.errors import BlockError, ErrorCode, KeiriError, reason_of
+from keiri_agent.errors import BlockError, ErrorCode, KeiriError, input_error, reason_of
 
 __all__ = [
     "FIELD_TYPES",
@@ -92,11 +92,10 @@ def normalize_requirements(raw: Sequence[Any] | None) -> list[dict[str, Any]]:
     if raw is None:
         return []
     if isinstance(raw, str | bytes) or not isinstance(raw, Sequence):
-        raise BlockError(
+        raise input_error(
             "requirements はリストで指定してください。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="例: requirements: [{id: evidence_zip, type: file, label: 証跡ZIP}]",
-            details={"actual_type": type(raw).__name__},
+            "例: requirements: [{id: evidence_zip, type: file, label: 証跡ZIP}]",
+            actual_type=type(raw).__name__,
         )
     problems: list[dict[str, str]] = []
     normalized: list[dict[str, Any]] = []

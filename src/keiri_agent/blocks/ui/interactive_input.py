@@ -30,7 +30,7 @@ from keiri_agent.blocks.ui.field_types import (
     problem,
     problems_error,
 )
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import input_error
 
 __all__ = [
     "FIELD_TYPES",
@@ -46,11 +46,11 @@ MODES = ("collect", "confirm", "inquire", "mixed")
 def _mode_of(inputs: Mapping[str, Any]) -> str:
     mode = inputs.get("mode")
     if mode not in MODES:
-        raise BlockError(
+        raise input_error(
             f"mode {mode!r} は使えません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=f"mode は {', '.join(MODES)} のいずれかにしてください。",
-            details={"field": "mode", "actual_value": mode},
+            f"mode は {', '.join(MODES)} のいずれかにしてください。",
+            field="mode",
+            actual_value=mode,
         )
     return str(mode)
 
@@ -63,11 +63,11 @@ class InteractiveInputBlock(UIBlock):
         requirements = normalize_requirements(inputs.get("requirements"))
         if mode == "confirm" and requirements:
             # The confirm output carries no collected_data: fields would be asked and dropped.
-            raise BlockError(
+            raise input_error(
                 "confirm モードでは requirements を指定できません（入力値が出力されません）。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="項目の入力と承認の両方が必要なら mode: mixed を使ってください。",
-                details={"field": "requirements", "ids": [r["id"] for r in requirements]},
+                "項目の入力と承認の両方が必要なら mode: mixed を使ってください。",
+                field="requirements",
+                ids=[r["id"] for r in requirements],
             )
 
     def describe_request(self, inputs: dict[str, Any]) -> dict[str, Any]:

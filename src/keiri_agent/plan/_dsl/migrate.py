@@ -47,7 +47,14 @@ from typing import Any, Final
 import yaml
 
 from keiri_agent.byte_place import decode_failure_place, decode_text, where
-from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError, cause_of, reason_of
+from keiri_agent.errors import (
+    BlockError,
+    ErrorCode,
+    FileProcessingError,
+    cause_of,
+    input_error,
+    reason_of,
+)
 from keiri_agent.plan._dsl.issues import format_path
 from keiri_agent.plan._dsl.loader import MAX_PLAN_BYTES, load_yaml
 from keiri_agent.plan._dsl.models import LEGACY_UI_PREFIXES
@@ -371,11 +378,11 @@ def migrate_file(
     with problems a BlockError (INPUT_VALIDATION_FAILED) is raised and nothing is written."""
     source = Path(path)
     if output is not None and in_place:
-        raise BlockError(
+        raise input_error(
             "出力先の指定と上書き（in_place）は同時に使えません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="どちらか一方だけを指定してください。",
-            details={"file": str(source), "output": str(output)},
+            "どちらか一方だけを指定してください。",
+            file=str(source),
+            output=str(output),
         )
     data = _read(source)
     try:
@@ -391,12 +398,12 @@ def migrate_file(
     new_text, result = migrate_text(text)
     if result.problems:
         listed = "；".join(result.problems)
-        raise BlockError(
+        raise input_error(
             f"{source} を移行できません（{len(result.problems)} 件）: {listed}",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="挙げた箇所を直すか ui.interactive_input に手で書き換えてから、"
+            "挙げた箇所を直すか ui.interactive_input に手で書き換えてから、"
             "もう一度実行してください（ファイルは書き込んでいません）。",
-            details={"file": str(source), "problems": list(result.problems)},
+            file=str(source),
+            problems=list(result.problems),
         )
     if not result.changes:
         return result

@@ -23,7 +23,7 @@ from typing import Any
 
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.ui.field_types import PATH_FIELD_TYPES, RESERVED_IDS
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import input_error
 from keiri_agent.plan._dsl.models import BlockNode, LoopNode, Plan, SubflowNode
 from keiri_agent.plan._graph.env import PlanEnv
 
@@ -157,11 +157,11 @@ def check_answers(answers: Mapping[str, Any], plan: Plan, env: PlanEnv) -> None:
                     f"'{key}' に入力項目 '{name}' はありません{_closest(str(name), allowed)}"
                 )
     if problems:
-        raise BlockError(
+        raise input_error(
             "回答に Plan と合わないキーがあります: " + "; ".join(problems),
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="回答はノードID → {入力ID: 値} の形です。入力ノード: "
+            "回答はノードID → {入力ID: 値} の形です。入力ノード: "
             + (", ".join(known) or "なし")
             + "。綴りを確認してください。",
-            details={"problems": problems, "input_nodes": known},
+            problems=problems,
+            input_nodes=known,
         )

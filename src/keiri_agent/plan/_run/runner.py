@@ -23,7 +23,7 @@ from typing import Any, Unpack
 
 from keiri_agent.blocks.base import InputProvider
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, input_error
 from keiri_agent.events import Redactor, RunStatus, open_run
 from keiri_agent.events.models import RunEvent
 from keiri_agent.file_access import FileAccess
@@ -209,11 +209,10 @@ class PlanRunner:
         assert model is not None
         unknown = sorted(set(vars or {}) - set(model.vars))
         if unknown:
-            raise BlockError(
+            raise input_error(
                 f"Plan {model.id} に vars {', '.join(unknown)} はありません。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint=f"指定できる vars: {model.var_listing()}",
-                details={"unknown": unknown},
+                f"指定できる vars: {model.var_listing()}",
+                unknown=unknown,
             )
         graph = compile_graph(list(model.graph))
         provider = _provider(answers)
@@ -348,11 +347,11 @@ class PlanRunner:
         ``cancel``: stops the new run, as for :meth:`run`."""
         record = load_run(find_run(run, self.runs_dir))
         if from_node not in record.seen:
-            raise BlockError(
+            raise input_error(
                 f"実行 {record.run_id} にノード {from_node} はありません。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="このログのノード: " + ", ".join(sorted(record.seen)[:30]),
-                details={"run_id": record.run_id, "node": from_node},
+                "このログのノード: " + ", ".join(sorted(record.seen)[:30]),
+                run_id=record.run_id,
+                node=from_node,
             )
         source = load_source(plan) if plan else self._snapshot(record.plan_file, record.run_id)
         pinned = None if plan else _pinned_subflows(record.plan_file)

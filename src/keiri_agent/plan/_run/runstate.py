@@ -15,7 +15,7 @@ from typing import Any, Literal, get_args
 
 import yaml
 
-from keiri_agent.errors import BlockError, ErrorCode, UserFile, check_choice
+from keiri_agent.errors import BlockError, ErrorCode, UserFile, check_choice, input_error
 from keiri_agent.events.models import (
     FileWrite,
     NodeComplete,
@@ -67,11 +67,10 @@ class AnswersFile:
         with ANSWERS_FILE.reading(file, errors=(OSError, UnicodeDecodeError, yaml.YAMLError)):
             data = load_yaml(file.read_text(encoding="utf-8")) or {}
         if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-            raise BlockError(
+            raise input_error(
                 f"回答ファイル {file} の形式が不正です。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="例:\ncollect_inputs:\n  workbook: data/bank.xlsx\n  proceed: true",
-                details={"file": str(file)},
+                "例:\ncollect_inputs:\n  workbook: data/bank.xlsx\n  proceed: true",
+                file=str(file),
             )
         return cls(data)
 
@@ -188,11 +187,11 @@ def find_run(run: str | Path, runs_dir: Path) -> Path:
                 first = handle.readline()
             if needle in first and '"plan_start"' in first:
                 return log
-    raise BlockError(
+    raise input_error(
         f"実行 {run} のログが {runs_dir} に見つかりません。",
-        code=ErrorCode.INPUT_VALIDATION_FAILED,
-        hint="`keiri-agent plan run` が表示した実行 ID（run_ で始まるもの）か、ログファイル（.jsonl）のパスを指定してください。",
-        details={"run": str(run), "runs_dir": str(runs_dir)},
+        "`keiri-agent plan run` が表示した実行 ID（run_ で始まるもの）か、ログファイル（.jsonl）のパスを指定してください。",
+        run=str(run),
+        runs_dir=str(runs_dir),
     )
 
 
@@ -228,11 +227,10 @@ def load_run(log_path: Path) -> RunRecord:
                 continue  # not persisted: the node runs again
             completed[event.node_id] = Reused(outputs, event.stored, event.outputs_file)
     if start is None:
-        raise BlockError(
+        raise input_error(
             f"{log_path} は Plan の実行ログではありません（plan_start がありません）。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="`keiri-agent plan run` が作ったログを指定してください。",
-            details={"path": str(log_path)},
+            "`keiri-agent plan run` が作ったログを指定してください。",
+            path=str(log_path),
         )
     return RunRecord(
         log_path=log_path,

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 
 from keiri_agent.agents.helpdesk.knowledge.models import ManualChunk
 from keiri_agent.documents.pdf import PAGE_SEPARATOR
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import input_error
 
 __all__ = [
     "DEFAULT_CHUNK_CHARS",
@@ -50,13 +50,13 @@ def chunk_id(file_hash: str, page: int | None, ordinal: int) -> str:
 def check_chunking(max_chars: int, overlap: int) -> None:
     """Refuse chunk settings that cannot work, with a Japanese message and hint."""
     if not MIN_CHUNK_CHARS <= max_chars <= MAX_CHUNK_CHARS or not 0 <= overlap < max_chars // 2:
-        raise BlockError(
+        raise input_error(
             f"チャンクの設定が不正です（最大 {max_chars} 文字、重なり {overlap} 文字）。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=f"最大文字数は {MIN_CHUNK_CHARS}〜{MAX_CHUNK_CHARS:,}、重なりは 0 以上で最大文字数の"
+            f"最大文字数は {MIN_CHUNK_CHARS}〜{MAX_CHUNK_CHARS:,}、重なりは 0 以上で最大文字数の"
             "半分未満にしてください（KEIRI_HELPDESK_CHUNK_CHARS / KEIRI_HELPDESK_CHUNK_OVERLAP、"
             "または --chunk-chars / --chunk-overlap）。",
-            details={"chunk_chars": max_chars, "chunk_overlap": overlap},
+            chunk_chars=max_chars,
+            chunk_overlap=overlap,
         )
 
 

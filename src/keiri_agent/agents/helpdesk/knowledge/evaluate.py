@@ -33,7 +33,7 @@ from pydantic import BaseModel, Field
 
 from keiri_agent.agents.helpdesk.knowledge.models import SearchOutput
 from keiri_agent.agents.jsonlines import json_objects
-from keiri_agent.errors import BlockError, ErrorCode, reason_of
+from keiri_agent.errors import BlockError, input_error, reason_of
 
 if TYPE_CHECKING:
     from keiri_agent.agents.helpdesk.knowledge.store import KnowledgeBase
@@ -148,11 +148,7 @@ def evaluate(
 ) -> EvalReport:
     """Search every question with ``tool`` and score the rankings (see the module docstring)."""
     if not questions:
-        raise BlockError(
-            "評価する質問がありません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint=_FORMAT_HINT,
-        )
+        raise input_error("評価する質問がありません。", _FORMAT_HINT)
     depth = max(k, MIN_DEPTH)
     answered = 0
     no_match = 0
@@ -301,9 +297,4 @@ def _numbers(value: Any, where: str, field: str) -> list[int]:
 
 
 def _invalid(name: str, message: str) -> BlockError:
-    return BlockError(
-        message,
-        code=ErrorCode.INPUT_VALIDATION_FAILED,
-        hint=_FORMAT_HINT,
-        details={"file": name},
-    )
+    return input_error(message, _FORMAT_HINT, file=name)

@@ -53,7 +53,7 @@ from keiri_agent.agents.helpdesk.knowledge.semantic import (
 from keiri_agent.agents.helpdesk.knowledge.sources import Discovered, SourceFile, discover
 from keiri_agent.documents.extract import extract_text
 from keiri_agent.documents.source import read_source
-from keiri_agent.errors import BlockError, ErrorCode, cause_of, reason_of
+from keiri_agent.errors import BlockError, ErrorCode, cause_of, input_error, reason_of
 from keiri_agent.retrieval.lexical import analyzer_signature
 from keiri_agent.retrieval.tokenize import JapaneseTokenizer, get_tokenizer
 
@@ -98,22 +98,21 @@ def _exclusive(index_dir: Path) -> Iterator[None]:
 def _check_index_dir(directory: Path) -> None:
     """Refuse a folder that holds other files: the index must not be written among documents."""
     if directory.exists() and not directory.is_dir():
-        raise BlockError(
+        raise input_error(
             f"インデックスの場所 {directory} はファイルです。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="--index にはフォルダーを指定してください。",
-            details={"index_dir": str(directory)},
+            "--index にはフォルダーを指定してください。",
+            index_dir=str(directory),
         )
     if not directory.is_dir() or (directory / storage.DB_FILE).is_file():
         return
     others = [p.name for p in directory.iterdir() if not p.name.startswith(".")]
     if others:
-        raise BlockError(
+        raise input_error(
             f"{directory} はナレッジベースではないファイルを含むフォルダーです（{others[0]} など）。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="--index には新しいフォルダー名か、ingest で作ったインデックスを指定してください"
+            "--index には新しいフォルダー名か、ingest で作ったインデックスを指定してください"
             "（既存のファイルを壊さないため、何も書き込んでいません）。",
-            details={"index_dir": str(directory), "entries": others[:10]},
+            index_dir=str(directory),
+            entries=others[:10],
         )
 
 
@@ -129,10 +128,9 @@ def ingest(
 ) -> IngestResult:
     """Bring the index at ``index_dir`` up to date with ``manuals`` and the ``qa`` CSV."""
     if not manuals and qa is None:
-        raise BlockError(
+        raise input_error(
             "取り込むマニュアルも Q/A ファイルも指定されていません。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="--manual にファイルかフォルダー、--qa に Q/A の CSV を指定してください。",
+            "--manual にファイルかフォルダー、--qa に Q/A の CSV を指定してください。",
         )
     from keiri_agent.config import load_settings
 

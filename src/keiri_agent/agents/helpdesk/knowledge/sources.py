@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from keiri_agent.agents.helpdesk.knowledge.models import FileFailure
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import ErrorCode, input_error
 
 __all__ = ["MANUAL_EXTENSIONS", "Discovered", "SourceFile", "discover"]
 
@@ -53,11 +53,10 @@ def discover(paths: Sequence[Path | str]) -> Discovered:
     for raw in paths:
         root = Path(raw)
         if not root.exists():
-            raise BlockError(
+            raise input_error(
                 f"マニュアルの場所「{raw}」が見つかりません。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="ファイルかフォルダーのパスを確認してください（何も変更していません）。",
-                details={"path": str(raw)},
+                "ファイルかフォルダーのパスを確認してください（何も変更していません）。",
+                path=str(raw),
             )
         if root.is_file():
             candidates = [(root.resolve(), root.name)]

@@ -50,7 +50,7 @@ from keiri_agent.agents.helpdesk.knowledge.semantic import (
     open_semantic,
     provider_embedder,
 )
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, input_error
 from keiri_agent.retrieval.lexical import LexicalIndex
 from keiri_agent.retrieval.normalize import Spellings, split_questions
 
@@ -258,11 +258,10 @@ class KnowledgeBase:
         """
         _check(query, k)
         if tool not in TOOLS:
-            raise BlockError(
+            raise input_error(
                 f"検索方法「{tool}」はありません。",
-                code=ErrorCode.INPUT_VALIDATION_FAILED,
-                hint="manual / qa / hybrid のどれかを指定してください。",
-                details={"tool": tool},
+                "manual / qa / hybrid のどれかを指定してください。",
+                tool=tool,
             )
         pool = max(k, HYBRID_MIN_POOL)
         floor = self.min_relevance if min_relevance is None else min_relevance
@@ -402,15 +401,11 @@ class KnowledgeBase:
 
 def _check(query: str, k: int) -> None:
     if not query or not query.strip():
-        raise BlockError(
+        raise input_error(
             "検索語が空です。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="調べたい言葉（エラーコード、画面名、質問文など）を指定してください。",
+            "調べたい言葉（エラーコード、画面名、質問文など）を指定してください。",
         )
     if not 1 <= k <= MAX_K:
-        raise BlockError(
-            f"件数 k は 1〜{MAX_K} で指定してください（指定値: {k}）。",
-            code=ErrorCode.INPUT_VALIDATION_FAILED,
-            hint="既定は 3 件です。",
-            details={"k": k},
+        raise input_error(
+            f"件数 k は 1〜{MAX_K} で指定してください（指定値: {k}）。", "既定は 3 件です。", k=k
         )

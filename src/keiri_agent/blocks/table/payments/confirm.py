@@ -24,12 +24,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from keiri_agent.blocks.inputs import input_error
 from keiri_agent.blocks.table.payments.book import OpenInvoices, identifier
 from keiri_agent.blocks.table.payments.directory import Directory
 from keiri_agent.blocks.table.payments.model import Deposit, Invoice, Review
 from keiri_agent.documents.table_value import Table
-from keiri_agent.errors import BlockError
+from keiri_agent.errors import BlockError, input_error
 
 __all__ = [
     "ANSWER_COLUMNS",

@@ -27,10 +27,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from keiri_agent.blocks.inputs import input_error
 from keiri_agent.blocks.table.payments.directory import payer_key
 from keiri_agent.documents.encoding import decode_bytes
-from keiri_agent.errors import BlockError, reason_of
+from keiri_agent.errors import BlockError, input_error, reason_of
 from keiri_agent.workspace import atomic_path
 
 __all__ = [

@@ -24,13 +24,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from keiri_agent.blocks.inputs import input_error
 from keiri_agent.blocks.table.column_values import read_amounts, read_dates
 from keiri_agent.blocks.table.payments.directory import name_id
 from keiri_agent.blocks.table.payments.model import Customer, Deposit, Invoice
 from keiri_agent.documents.bank_table import COLUMN_NAMES, payer_from_description
 from keiri_agent.documents.table_value import Table, json_cell
-from keiri_agent.errors import BlockError
+from keiri_agent.errors import BlockError, input_error
 
 __all__ = [
     "ROLES",
