@@ -9,7 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from keiri_agent.retrieval.loanwords import english_reading, katakana_loanwords
+from keiri_agent.retrieval.loanwords import (
+    english_reading,
+    katakana_loanwords,
+    reads_better,
+    typed_forms,
+)
 from tests.support.helpdesk_eval import load_cases
 from tests.support.helpdesk_paraphrases import load_lists
 
@@ -100,3 +105,34 @@ def test_a_message_longer_than_the_dictionary_reads_at_once_is_read_sentence_by_
     written = katakana_loanwords(message)
     assert written.startswith("ホテル代はいくらまで出ますか。ログ")
     assert len(written) == len(message)
+
+
+@pytest.mark.parametrize(
+    ("katakana", "typed"),
+    [
+        ("メール", {"メエル", "メイル"}),  # え lengthened with え or い (せんせい)
+        ("コード", {"コオド", "コウド"}),  # お lengthened with お or う (こうど)
+        ("パスワード", {"パスワアド"}),
+        ("ファイル", {"フアイル"}),  # a small kana full size
+        ("チェック", {"チエック"}),  # ッ is typed on purpose: kept
+        ("ユーザー", {"ユウザア", "ユウザー", "ユーザア"}),
+        ("ロック", set()),
+    ],
+)
+def test_a_loanword_typed_by_ear(katakana: str, typed: set[str]) -> None:
+    assert typed_forms(katakana) == typed
+
+
+@pytest.mark.parametrize(
+    ("text", "span", "word", "better"),
+    [
+        ("まにゆあるについて教えてください", range(0, 5), "マニュアル", True),  # ま|に|ゆ|ある
+        ("えらあが出る", range(0, 3), "エラー", True),
+        ("気がめいる", range(2, 5), "メール", False),  # one word of the language: 滅入る
+        ("何かあるかな", range(1, 4), "カアル", False),  # reads worse
+    ],
+)
+def test_kana_read_as_grammar_pieces_are_a_loanword_when_the_sentence_reads_better(
+    text: str, span: range, word: str, better: bool
+) -> None:
+    assert reads_better(text, span, word) is better

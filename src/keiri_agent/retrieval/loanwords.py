@@ -19,6 +19,10 @@ inside a run two kana are a piece of something else (でんしゃだい is not �
 
 :func:`english_reading` gives the katakana Sudachi reads a Latin word with (password →
 パスワード, login → ログイン); the caller decides whether that katakana is a word it wants.
+
+A loanword is also typed by ear: :func:`typed_forms` gives its other spellings (メール → メエル,
+メイル; ファイル → フアイル), and :func:`reads_better` tells whether kana the dictionary reads as
+pieces of grammar are a given word (まにゆあるについて → マニュアルについて; 気がめいる is 滅入る).
 """
 
 from __future__ import annotations
@@ -26,11 +30,19 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+import unicodedata
 from typing import Any
 
 from keiri_agent.sudachi import ASCII_WORD, TO_KATAKANA, thread_tokenizer
 
-__all__ = ["MIN_COST_GAIN", "MIN_LOANWORD_KANA", "english_reading", "katakana_loanwords"]
+__all__ = [
+    "MIN_COST_GAIN",
+    "MIN_LOANWORD_KANA",
+    "english_reading",
+    "katakana_loanwords",
+    "reads_better",
+    "typed_forms",
+]
 
 # How much lower (Sudachi path cost, its own unit) the sentence must cost with the katakana word
 # than as typed. Loanwords typed in hiragana gain 6,400 (ろご) to 32,000 (ぺーじ); on the
@@ -55,6 +67,10 @@ _AFTER_SOUND_CHANGE = frozenset("てでただちじ")  # ちゃう・じゃう: 
 _CLAUSE_END_FORMS = ("仮定形", "命令形")
 _LETTERS = re.compile(r"[A-Za-z]+")
 _SENTENCE_END = re.compile(r"(?<=[。．.!?！？\n])")
+# The vowel kana that lengthen a mora, by its vowel (メール → メエル, メイル; コード → コオド,
+# コウド: え and お are also lengthened with イ and ウ, as in Japanese words: せんせい, こうど).
+_LENGTHENING = {"A": "ア", "I": "イ", "U": "ウ", "E": "エイ", "O": "オウ"}
+MAX_TYPED_FORMS = 64  # a word's other spellings kept (a long vowel or small kana multiplies them)
 # The dictionary reads one sentence at a time, and a pasted log can be one line of any length:
 # cut there (Sudachi refuses 49,149 bytes; the look-up is quadratic in the sentence).
 MAX_SENTENCE_CHARS = 200
@@ -107,6 +123,46 @@ def _english(word: str) -> str | None:
         return None
     reading: str = morphemes[0].reading_form()
     return reading if reading and not ASCII_WORD.fullmatch(reading) else None
+
+
+def typed_forms(katakana: str) -> set[str]:
+    """The other ways ``katakana`` is typed by someone who knows it by ear: each long vowel ー
+    as the vowel kana it lengthens (メール → メエル, メイル; パスワード → パスワアド), each small
+    kana full size (ファイル → フアイル, チェック → チエック; ッ stays: it is typed on purpose),
+    and both together. ``katakana`` itself is not among them."""
+    options: list[str] = []
+    for at, kana in enumerate(katakana):
+        name = unicodedata.name(kana, "")
+        if kana == "ー" and at:
+            vowel = unicodedata.name(katakana[at - 1], "")[-1:]
+            options.append(kana + _LENGTHENING.get(vowel, ""))
+        elif " SMALL " in name and kana != "ッ":
+            options.append(kana + unicodedata.lookup(name.replace("SMALL ", "")))
+        else:
+            options.append(kana)
+    forms = set(
+        itertools.islice(("".join(typed) for typed in itertools.product(*options)), MAX_TYPED_FORMS)
+    )
+    return forms - {katakana}
+
+
+def reads_better(text: str, span: range, word: str) -> bool:
+    """Whether the kana of ``text`` at ``span`` are ``word`` rather than what the dictionary
+    reads: it reads them as pieces, not as one word of the language (気がめいる: 滅入る), and
+    their sentence reads clearly better with ``word`` (:data:`MIN_COST_GAIN`: まにゆあるについて
+    is ま|に|ゆ|ある to it, マニュアルについて)."""
+    at = 0
+    for sentence in _sentences(text):
+        if at <= span.start < at + len(sentence):
+            start, stop = span.start - at, span.stop - at
+            morphemes = thread_tokenizer().tokenize(sentence)
+            if any(m.begin() == start and m.end() == stop for m in morphemes):
+                return False
+            spelled = sentence[:start] + word + sentence[stop:]
+            cost: int = morphemes.get_internal_cost()
+            return cost - _cost(spelled) >= MIN_COST_GAIN
+        at += len(sentence)
+    return False
 
 
 def _loanword_end(text: str, start: int, run_end: int, run_start: bool) -> int | None:

@@ -23,18 +23,28 @@ each shared by every side that needs it:
   hiragana run of a question is written back the way the documents write it. Built from the
   documents' text, the same analyzer at ingest and search (:mod:`keiri_agent.sudachi`).
 
+  The documents' loanwords (katakana words, the runs of parts of their katakana compounds:
+  ワンタイム of ワンタイムパスワード, and acronyms by their reading: ぶいぴーえぬ → VPN) are also
+  found typed by ear: a long vowel as a vowel kana (めえる, ぱすわあど), a small kana full size
+  (ふあいる: :func:`.loanwords.typed_forms`), even where the dictionary reads the kana as grammar
+  pieces (ま|に|ゆ|ある), when the sentence reads clearly better with the word and the kana are
+  not one word of the language (気がめいる: 滅入る). A katakana word of four kana or more with one
+  kana changed (パスワート, ロクイン) is the one documents' word it can be, unless the dictionary
+  knows it (コード is not カード).
+
   A loanword the documents never use is written in katakana when the dictionary knows it
   (ほてる代 → ホテル代, :mod:`keiri_agent.retrieval.loanwords`), and an English word read as one
   of the documents' katakana words is written as theirs (password → パスワード).
 
 Not handled (a policy, benchmarks/README.md): romaji for a Japanese word (pasuwado) is left as
-written — nobody types a question in romaji with a Japanese IME; a kana *changed* in a katakana
-word (カード / コード are both words) and a typo in a katakana word of two kana are left to the
-semantic model.
+written — nobody types a question in romaji with a Japanese IME; a kana changed in a katakana word
+of three kana or less (a short word one kana from another is as likely another word) is left to
+the semantic model.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections import Counter
@@ -43,13 +53,19 @@ from typing import Any
 
 from rapidfuzz.distance import Indel
 
-from keiri_agent.retrieval.loanwords import english_reading, katakana_loanwords
+from keiri_agent.retrieval.loanwords import (
+    english_reading,
+    katakana_loanwords,
+    reads_better,
+    typed_forms,
+)
 from keiri_agent.retrieval.tokenize import MAX_CHUNK_CHARS
 from keiri_agent.sudachi import TO_KATAKANA, thread_tokenizer
 
 __all__ = [
     "ASKING_WORDS",
     "GREETINGS",
+    "MIN_CHANGED_KANA",
     "MIN_RESPELL_KANA",
     "Spellings",
     "clean_message",
@@ -66,6 +82,9 @@ MAX_READING_KANA = 16  # the longest reading looked up (compound nouns of the ma
 # a short word two kana away from a documents' word is as likely another word.
 MIN_TWO_TYPOS_KANA = 4  # the word as typed
 MIN_TWO_TYPOS_WORD_KANA = 5  # the documents' word
+# One kana changed (ロクイン → ログイン) is corrected from four kana: a word of three one kana
+# away from a documents' word is as likely another word (ロール / ルール).
+MIN_CHANGED_KANA = 4
 
 # A URL is the characters a URL is written in (RFC 3986, quotes and brackets left out: they
 # enclose it): it ends at the first other one, so Japanese typed right after it without a space
@@ -170,6 +189,9 @@ _NO_WORD_START = frozenset("ァィゥェォャュョヮッンー")  # kana that 
 _HIRAGANA_RUN = re.compile(r"[\u3041-\u3096ー]+")
 _KATAKANA = re.compile(r"[\u30a1-\u30faー]+")
 _KANJI_OR_KATAKANA = re.compile(r"[\u3400-\u9fff\uf900-\ufaff々\u30a1-\u30fa]")
+# An acronym of the documents written back from its reading (ぶいぴーえぬ → VPN); two letters
+# are as often a unit or a code read as a word (MM: ミリメートル, MB: メガバイト).
+_ACRONYM = re.compile(r"[A-Z]{3,}")
 # A Latin word on its own: not a piece of an address, a path or a name (password.txt, user@…).
 _LATIN_WORD = re.compile(r"(?<![A-Za-z0-9@./\\_-])[A-Za-z]+(?![A-Za-z0-9@./\\_-])")
 
@@ -329,11 +351,26 @@ class Spellings:
         self._katakana = katakana
         self._long = {word for word in katakana if len(word) >= MIN_TWO_TYPOS_WORD_KANA}
         # A word with one kana left out → the word (several words: ambiguous, never used).
-        self._missing_one: dict[str, str | None] = {}
-        for word in katakana:
-            for typed in _one_left_out(word):
-                known = self._missing_one.get(typed, word)
-                self._missing_one[typed] = word if known == word else None
+        self._missing_one = _unambiguous(
+            (typed, word) for word in katakana for typed in _one_left_out(word)
+        )
+        self._loanwords = {
+            word
+            for word in self.by_reading.values()
+            if _KATAKANA.fullmatch(word) or _ACRONYM.fullmatch(word)
+        }
+        # The loanwords' readings as they are also typed (メエル, パスワアド, フアイル: one word
+        # each, never a reading of the documents' own).
+        self._typed = {
+            typed: word
+            for typed, word in _unambiguous(
+                (typed, word)
+                for reading, word in self.by_reading.items()
+                if word in self._loanwords
+                for typed in typed_forms(reading)
+            ).items()
+            if word is not None and typed not in self.by_reading
+        }
 
     @classmethod
     def from_texts(cls, texts: Iterable[str]) -> Spellings:
@@ -351,20 +388,24 @@ class Spellings:
                 for word in _words(
                     tokenizer.tokenize(normalized[start : start + MAX_CHUNK_CHARS]), SplitMode.A
                 ):
-                    surface = word.surface()
-                    if word.part_of_speech()[0] != "名詞" or not _KANJI_OR_KATAKANA.search(surface):
+                    surface, reading = word.surface(), word.reading_form()
+                    if word.part_of_speech()[0] != "名詞" or not (
+                        _KANJI_OR_KATAKANA.search(surface)
+                        or (_ACRONYM.fullmatch(surface) and _KATAKANA.fullmatch(reading))
+                    ):
                         continue
-                    reading = word.reading_form()
                     if MIN_RESPELL_KANA <= len(reading) <= MAX_READING_KANA:
                         counts.setdefault(reading, Counter())[surface] += 1
         return cls({reading: seen.most_common(1)[0][0] for reading, seen in counts.items()}, latin)
 
     def respell(self, text: str) -> str:
         """``text`` with its hiragana runs written as the documents write them (けいひの申請 →
-        経費の申請), and a katakana word the documents lack that is one of theirs with one kana
-        left out or one too many (アカウン, レイイアウト → アカウント, レイアウト), or two in a long
-        word (パワワード → パスワード: :data:`MIN_TWO_TYPOS_KANA`); a kana
-        *changed* is never corrected: カード and コード are both words). A hiragana loanword the
+        経費の申請, めえる → メール: a loanword typed by ear, module docstring), and a katakana
+        word the documents lack that is one of theirs with one kana left out or one too many
+        (アカウン, レイイアウト → アカウント, レイアウト), typed by ear (メエル), one kana changed
+        in a word of four or more (ロクイン → ログイン), or two in a long word (パワワード →
+        パスワード: :data:`MIN_TWO_TYPOS_KANA`); never a word the dictionary knows (コード is not
+        a typo of カード). A hiragana loanword the
         documents lack is written in katakana when the dictionary knows it (ほてる代 → ホテル代,
         ろご → ロゴ: :func:`.loanwords.katakana_loanwords`), an English word the documents do not
         use but whose reading is one of their katakana words is written as theirs (password →
@@ -391,9 +432,13 @@ class Spellings:
     def _typo(self, word: str) -> str:
         if len(word) < MIN_RESPELL_KANA or word in self._katakana or _is_word(word):
             return word
-        corrected = self._missing_one.get(word)  # one kana left out
+        # One kana left out, or typed by ear (メエル).
+        corrected = self._missing_one.get(word) or self._typed.get(word)
         if corrected is None:  # one kana too many
             found = {w for w in _one_left_out(word) if w in self._katakana}
+            corrected = found.pop() if len(found) == 1 else None
+        if corrected is None and len(word) >= MIN_CHANGED_KANA:  # one kana changed
+            found = {w for w in self._katakana if len(w) == len(word) and _one_changed(word, w)}
             corrected = found.pop() if len(found) == 1 else None
         if corrected is None and len(word) >= MIN_TWO_TYPOS_KANA:  # two kana left out or extra
             near = {w for w in self._long if Indel.distance(word, w, score_cutoff=2) <= 2}
@@ -406,7 +451,11 @@ class Spellings:
         kana = run.translate(TO_KATAKANA)
         while start < len(run):
             spelled, end = self._longest(kana, start)
-            if spelled is not None and inflections.allow(range(offset + start, offset + end)):
+            span = range(offset + start, offset + end)
+            if spelled is not None and (
+                inflections.allow(span)
+                or (spelled in self._loanwords and reads_better(inflections.text, span, spelled))
+            ):
                 out.append(spelled)
                 start = end
             else:  # never a shorter word where the longest one is inflection (しょうにん|され)
@@ -420,7 +469,7 @@ class Spellings:
         ):
             if end < len(kana) and kana[end] in _NO_WORD_START:
                 continue  # a word never ends in the middle of a mora (でんし|ゃ)
-            spelled = self.by_reading.get(kana[start:end])
+            spelled = self.by_reading.get(kana[start:end]) or self._typed.get(kana[start:end])
             if spelled is not None:
                 return spelled, end
         return None, start
@@ -434,6 +483,7 @@ class _Inflections:
     章, whatever the documents hold)."""
 
     def __init__(self, text: str) -> None:
+        self.text = text
         self.hard: set[int] = set()
         self.verb_of: dict[int, int] = {}
         for start in range(0, len(text), MAX_CHUNK_CHARS):
@@ -469,12 +519,49 @@ def _is_word(katakana: str) -> bool:
     return len(morphemes) == 1 and not morphemes[0].is_oov()
 
 
+def _one_changed(typed: str, word: str) -> bool:
+    return sum(a != b for a, b in zip(typed, word, strict=True)) == 1
+
+
 def _one_left_out(word: str) -> set[str]:
     return {word[:at] + word[at + 1 :] for at in range(len(word))}
 
 
 def _words(morphemes: Iterable[Any], split_a: Any) -> Iterator[Any]:
-    """Each morpheme (split mode C: compounds whole) and its mode-A parts."""
+    """Each morpheme (split mode C: compounds whole), its mode-A parts and, for a katakana
+    compound, each run of its parts (ワンタイムパスワード: ワン, タイム, パスワード and ワンタイム,
+    タイムパスワード: a user says ワンタイム alone)."""
     for morpheme in morphemes:
         yield morpheme
-        yield from morpheme.split(split_a)
+        parts = list(morpheme.split(split_a))
+        yield from parts
+        if len(parts) > 2 and _KATAKANA.fullmatch(morpheme.surface()):
+            for first, last in itertools.combinations(range(len(parts) + 1), 2):
+                if 1 < last - first < len(parts):
+                    yield _Run(parts[first:last])
+
+
+class _Run:
+    """Consecutive mode-A parts of a compound, read as one noun (:func:`_words`)."""
+
+    def __init__(self, parts: list[Any]) -> None:
+        self._surface = "".join(part.surface() for part in parts)
+        self._reading = "".join(part.reading_form() for part in parts)
+
+    def surface(self) -> str:
+        return self._surface
+
+    def reading_form(self) -> str:
+        return self._reading
+
+    def part_of_speech(self) -> tuple[str, ...]:
+        return ("名詞", "普通名詞")
+
+
+def _unambiguous(pairs: Iterable[tuple[str, str]]) -> dict[str, str | None]:
+    """key → its one value (None where several values share the key: ambiguous, never used)."""
+    found: dict[str, str | None] = {}
+    for key, value in pairs:
+        known = found.get(key, value)
+        found[key] = value if known == value else None
+    return found

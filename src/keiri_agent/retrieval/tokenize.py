@@ -119,10 +119,10 @@ class JapaneseTokenizer:
             return self._dictionary
 
     def dictionary(self) -> Any:
-        """The opened Sudachi dictionary (loaded once; ConfigurationError when it is missing).
-
-        For readers that need Sudachi itself (``blocks.table.names.reading`` reads company
-        names with its own split mode); each thread must build its own tokenizer over it.
+        """The opened Sudachi dictionary (loaded once; ConfigurationError when it is missing):
+        the one :func:`keiri_agent.sudachi.open_dictionary` gives. No reader of the project calls
+        this: those that need Sudachi itself (the names' readings, privacy, the question's
+        normalisation) open it and their per-thread tokenizers through :mod:`keiri_agent.sudachi`.
         """
         return self._open()
 
