@@ -110,4 +110,6 @@ def test_a_cancelled_turn_names_its_step_by_its_label(
     assert error.code == ErrorCode.CANCELLED
     assert error.details["step"] == STEP_LABELS[step]
     assert step not in f"{error.message}{error.hint}"
+    code_stopped = step == "code_exec" and not before  # said only where the code was to run
+    assert ("実行中のコードは止めました" in error.message) == code_stopped, error.message
     assert not list(workspace.iterdir())  # no report saved, nothing written

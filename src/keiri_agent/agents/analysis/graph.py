@@ -84,12 +84,13 @@ class AnalysisContext:
     cancel: threading.Event | None = None
 
 
-def cancelled_error(step: str) -> BlockError:
-    """The CANCELLED error of a turn stopped while its generated code ran (``code_exec``), or
-    at the step ``step`` (its id; a cancel that came during an LLM call). ``details.step`` is
-    the step as the progress says it (「コード生成・実行」) on every path."""
-    killed = "（実行中のコードは止めました）" if step == "code_exec" else ""
-    return work_cancelled("分析", STEP_LABELS[step], note=killed)
+def cancelled_error(step: str, *, code_stopped: bool = False) -> BlockError:
+    """The CANCELLED error of a turn stopped at the step ``step`` (its id): while its generated
+    code ran (``code_stopped``), or before the step started (a cancel that came during an LLM
+    call). ``details.step`` is the step as the progress says it (「コード生成・実行」) on every
+    path."""
+    note = "（実行中のコードは止めました）" if code_stopped else ""
+    return work_cancelled("分析", STEP_LABELS[step], note=note)
 
 
 def _check_step(ctx: AnalysisContext, step: str) -> None:
@@ -191,7 +192,7 @@ def code_exec(state: AgentState, runtime: Runtime[AnalysisContext]) -> dict[str,
         inputs=state.frames(),
     )
     if outcome is None:
-        raise cancelled_error("code_exec")
+        raise cancelled_error("code_exec", code_stopped=True)
     errors = []
     if outcome.error is not None:
         errors.append(
