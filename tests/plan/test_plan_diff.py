@@ -109,9 +109,9 @@ def test_block_versions_loop_settings_vars_exports_policy_and_moves_are_named() 
             "field": "vars.tolerance",
             "before": 1000,
             "after": 2000,
-            "text": "変数 tolerance: 1000 → 2000",
+            "text": "設定値 tolerance: 1000 → 2000",
         },
-        {"field": "vars.fiscal_year", "after": 2026, "text": "変数 fiscal_year を追加: 2026"},
+        {"field": "vars.fiscal_year", "after": 2026, "text": "設定値 fiscal_year を追加: 2026"},
     ]
     assert [(c.name, c.after) for c in diff.exports] == [("exports.result", "match.summary")]
     assert {c.name for c in diff.plan} == {"policy.on_error", "policy.retries"}

@@ -90,7 +90,7 @@ def test_saves_diffs_and_reviews_follow_the_four_eyes_rules(
         assert [(c["field"], c["before"], c["after"]) for c in note["changes"]] == [
             ("when", "${vars.count} > 0", "${vars.count} > 1")
         ]
-        assert diff["vars"][0]["text"] == "変数 count: 3 → 5"
+        assert diff["vars"][0]["text"] == "設定値 count: 3 → 5"
 
         refused = {
             "user": sato.post(f"{base}/versions/v2/approve", json={}),

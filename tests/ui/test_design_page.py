@@ -255,7 +255,7 @@ def test_missing_values_are_asked_in_the_chat_and_the_answer_completes_the_plan(
     assert not page.exception, page.exception
     assert "次の項目を教えてください" in page.chat_message[-1].markdown[0].value
     summary = "\n".join(m.value for m in page.markdown)
-    assert "未解決の変数（${vars.*}）" in summary
+    assert "未解決の設定値（${vars.*}）" in summary
     assert "expense_file" in summary
     path_box = page.text_input(key=widget_key(ANSWERS_KEY, "expense_file", "path"))
     # A path that does not exist is refused and nothing changes.

@@ -138,7 +138,7 @@ def diff(
     new: Annotated[str, typer.Argument(metavar="TO", help="比べる先の版か Plan ファイル。")],
     as_json: JsonFlag = False,
 ) -> None:
-    """2 つの版の違いを Plan の言葉で表示します（ノードの追加・削除・移動、入力・条件・ループ・ブロックの版・ポリシー・変数の変更前後）。"""
+    """2 つの版の違いを Plan の言葉で表示します（ノードの追加・削除・移動、入力・条件・ループ・ブロックの版・ポリシー・設定値の変更前後）。"""
     from keiri_agent.config import load_settings
     from keiri_agent.control.changes import compare
 

@@ -98,7 +98,7 @@ def show(
     ],
     as_json: JsonFlag = False,
 ) -> None:
-    """テンプレートの入力（imports）・出力（exports）・変数（vars）を表示します。"""
+    """テンプレートの入力（imports）・出力（exports）・設定値（vars）を表示します。"""
     from keiri_agent.design.templates import TemplateLibrary
 
     with user_errors():
@@ -122,7 +122,7 @@ def show(
             f"{spec.id}.{name}: {port.type}（{port.from_}）{_about(port.description)}"
             for name, port in spec.exports.items()
         ],
-        "変数（vars の既定値）:": [
+        "設定値（vars の既定値）:": [
             f"{name}: {json.dumps(value, ensure_ascii=False, default=str)}"
             for name, value in spec.vars_defaults.items()
         ],

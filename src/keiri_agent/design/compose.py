@@ -39,7 +39,7 @@ from keiri_agent.plan import PLAN_ID_RE, Plan, Reference, bare_reference, single
 __all__ = ["ComposeConflict", "ComposeResult", "compose"]
 
 Target = tuple[str, tuple[str | int, ...]]  # a reference's root and path
-_FORMS = "「テンプレートID.出力名」「vars.変数名」または ${...} の参照"
+_FORMS = "「テンプレートID.出力名」「vars.設定値の名前」または ${...} の参照"
 
 
 class ComposeConflict(BaseModel):
@@ -277,7 +277,7 @@ class _Composer:
                 f"同じ型の出力があります: {', '.join(similar)}",
                 [spec.id, *dict.fromkeys(s.partition(".")[0] for s in similar)],
                 f"使う出力を bindings={{'{key}': '{similar[0]}'}} のように指定するか、"
-                f"変数で受け取るなら bindings={{'{key}': 'vars.{name}'}} としてください"
+                f"設定値で受け取るなら bindings={{'{key}': 'vars.{name}'}} としてください"
                 f"（CLI では --bind {key}={similar[0]} または --bind {key}=vars.{name}）。",
                 binding=key,
                 choices=[*similar, f"vars.{name}"],
@@ -333,7 +333,7 @@ class _Composer:
             first = self.var_owner[name]
             self.conflict(
                 "var_conflict",
-                f"変数 '{name}' の既定値が {first}（{self.vars[name]!r}）と"
+                f"設定値 '{name}' の既定値が {first}（{self.vars[name]!r}）と"
                 f" {owner}（{value!r}）で違います。",
                 [first, owner],
                 f"vars_values={{'{name}': ...}} で使う値を指定してください。",

@@ -159,7 +159,7 @@ class TemplateSpec(_Strict):
         lines.append("出力（exports）:")
         lines += [_port_line(n, p, p.from_) for n, p in self.exports.items()] or ["  なし"]
         if self.vars_defaults:
-            lines.append("変数の既定値（vars）:")
+            lines.append("設定値の既定値（vars）:")
             lines.append(_yaml(self.vars_defaults, indent="  "))
         lines.append("graph_snippet:")
         lines.append(_yaml(self.graph_snippet, indent="  "))

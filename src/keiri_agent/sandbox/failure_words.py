@@ -4,9 +4,10 @@ The worker reports the exception the code raised as Python words it: its class n
 English message (``ZeroDivisionError: division by zero``, ``KeyError: '売上'``, ``ValueError:
 could not convert string to float: '1,200円'``). The person who runs a script with ``keiri-agent
 sandbox run`` reads :func:`failure_said` instead: what went wrong in Japanese by the kind of
-exception (:data:`KINDS`; a kind the table does not know is :data:`GENERIC`), followed by the
-values the message quotes (the column, the name, the text that was not a number), which are the
-code's and the data's own words, and the class name in brackets for whoever looks it up. A
+exception (:data:`KINDS`, by the class's name or its ending; a kind the table does not know is
+:data:`GENERIC`), followed by the values the message quotes (the column, the name, the text that
+was not a number), which are the code's and the data's own words, and the class name in brackets
+for whoever looks it up. A
 message already written in Japanese (the sandbox's own: a syntax error, a policy violation; or
 the code's own ``raise ValueError("金額が負です")``) is said as it is. Python's English stays in
 the outcome (``--json``: ``error.type`` and ``error.message``); the model repairing analysis code
@@ -20,11 +21,12 @@ from typing import Final
 
 from keiri_agent.sandbox.outcome import ExecutionFailure
 
-__all__ = ["GENERIC", "KINDS", "english_hidden", "failure_said"]
+__all__ = ["GENERIC", "KINDS", "english_hidden", "failure_said", "kind_said"]
 
 GENERIC: Final = "コードの実行中にエラーが起きました"
 # Exception class name -> what went wrong, for the kinds scripts on ledgers stop with (Python's
-# built-ins, pandas' and the json module's). Looked up by the name the worker reports.
+# built-ins, pandas', numpy's, decimal's and the json module's; warnings a script turned into
+# errors). Looked up by the name the worker reports, else by its ending (:func:`kind_said`).
 KINDS: Final[dict[str, str]] = {
     "ZeroDivisionError": "0 で割っています",
     "KeyError": "表や辞書にない列名・キーを使っています",
@@ -63,6 +65,21 @@ KINDS: Final[dict[str, str]] = {
     "SettingWithCopyError": "表のコピーに値を入れようとしています",
     "SystemExit": "コードが終了コード付きで終わりました（sys.exit）",
     "KeyboardInterrupt": "実行が中断されました",
+    "DivisionByZero": "0 で割っています",
+    "OutOfBoundsTimedelta": "期間（日数・時間）が扱える範囲の外です",
+    "UndefinedVariableError": "定義されていない名前を使っています",
+    "IndexingError": "行や列の指定が表の形に合いません",
+    "UFuncNoLoopError": "値の種類が合いません（文字と数値の計算など）",
+    "LinAlgError": "行列の計算ができません（逆行列がないなど）",
+    "BadZipFile": "Excel（xlsx）などの ZIP 形式のファイルとして読めません",
+    "ArrowInvalid": "値を変換・処理できません",
+    "RuntimeWarning": "数値計算の警告（0 で割る・桁あふれ・無効な値）がエラーとして扱われ、止まりました",
+    "FutureWarning": "将来の版で変わる使い方への警告がエラーとして扱われ、止まりました",
+    "DeprecationWarning": "廃止予定の使い方への警告がエラーとして扱われ、止まりました",
+    "UserWarning": "ライブラリの警告がエラーとして扱われ、止まりました",
+    "SettingWithCopyWarning": "表のコピーに値を入れようとしています（警告がエラーとして扱われました）",
+    "DtypeWarning": "列の値の種類が混ざっている警告がエラーとして扱われ、止まりました",
+    "PerformanceWarning": "処理が遅くなる使い方への警告がエラーとして扱われ、止まりました",
 }
 # Python's repr of a value: 'text' or "text" (a key, a name, a cell the message quotes).
 _QUOTED: Final = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
@@ -74,6 +91,7 @@ _JAPANESE_WORD: Final = re.compile(rf"[^\s:;,()\[\]]*[{_JAPANESE_CHARS}][^\s:;,(
 _ENGLISH: Final = re.compile(r"\b[A-Za-z]{2,} +[A-Za-z]{2,}\b")
 # A class's repr (decimal's "[<class 'decimal.ConversionSyntax'>]"): Python's name, no value
 _CLASS_REPR: Final = re.compile(r"<class '[^']*'>")
+_BY_LENGTH: Final = sorted(KINDS, key=len, reverse=True)  # the longest ending first
 MAX_QUOTED: Final = 3  # values quoted from one message: the first ones say enough
 
 
@@ -85,14 +103,32 @@ def english_hidden(failure: ExecutionFailure) -> bool:
 
 def failure_said(failure: ExecutionFailure) -> str:
     """One Japanese line (the message's own lines kept) for ``failure``, as the module says."""
-    message = _CLASS_REPR.sub("", failure.message).strip()
+    message = _unwrapped(_CLASS_REPR.sub("", failure.message).strip())
     unquoted = _QUOTED.sub(" ", message)
-    if not english_hidden(failure) and _JAPANESE_WORD.search(unquoted):
+    english = bool(_ENGLISH.search(unquoted))
+    if not english and _JAPANESE_WORD.search(unquoted):
         return message  # the sandbox's own words or the code's
     values = [a or b for a, b in _QUOTED.findall(message)]
-    if english_hidden(failure):
+    if english:
         values += _JAPANESE_WORD.findall(unquoted)
     elif not values and re.search(r"\w", message):
         values = [message]  # a bare value: KeyError: 3
     shown = "、".join(f"「{value}」" for value in dict.fromkeys(values[:MAX_QUOTED]))
-    return f"{KINDS.get(failure.type, GENERIC)}{': ' + shown if shown else ''}（{failure.type}）"
+    return f"{kind_said(failure.type)}{': ' + shown if shown else ''}（{failure.type}）"
+
+
+def _unwrapped(message: str) -> str:
+    """A message that is one quoted English text as that text: a ``KeyError`` shows its
+    argument's repr (``"None of [Index(['売上'])] are in the [columns]"``), not a value."""
+    whole = _QUOTED.fullmatch(message)
+    inner = whole[1] if whole and whole[1] is not None else whole[2] if whole else None
+    return inner if inner and _ENGLISH.search(_QUOTED.sub(" ", inner)) else message
+
+
+def kind_said(name: str) -> str:
+    """What went wrong, for the exception class ``name``: its entry in :data:`KINDS`, else the
+    entry its name ends with (numpy's ``_ArrayMemoryError`` is a ``MemoryError``, pyarrow's
+    ``ArrowKeyError`` a ``KeyError``), else :data:`GENERIC`."""
+    if name in KINDS:
+        return KINDS[name]
+    return next((KINDS[kind] for kind in _BY_LENGTH if name.endswith(kind)), GENERIC)

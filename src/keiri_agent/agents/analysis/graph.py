@@ -84,18 +84,20 @@ class AnalysisContext:
     cancel: threading.Event | None = None
 
 
-def cancelled_error(step: str = "code_exec") -> BlockError:
-    """The CANCELLED error of a turn stopped while its generated code ran (``code_exec``), or
-    before the step ``step`` started (a cancel that came during an LLM call)."""
-    killed = "（実行中のコードは止めました）" if step == "code_exec" else ""
-    return work_cancelled("分析", step, note=killed)
+def cancelled_error(step: str, *, code_stopped: bool = False) -> BlockError:
+    """The CANCELLED error of a turn stopped at the step ``step`` (its id): while its generated
+    code ran (``code_stopped``), or before the step started (a cancel that came during an LLM
+    call). ``details.step`` is the step as the progress says it (「コード生成・実行」) on every
+    path."""
+    note = "（実行中のコードは止めました）" if code_stopped else ""
+    return work_cancelled("分析", STEP_LABELS[step], note=note)
 
 
 def _check_step(ctx: AnalysisContext, step: str) -> None:
     """Before step ``step`` (its id): the turn has been neither cancelled nor gone past its
     deadline (whose error names the step by its label, the id in its details)."""
     if ctx.cancel is not None and ctx.cancel.is_set():
-        raise cancelled_error(STEP_LABELS[step])
+        raise cancelled_error(step)
     check_deadline(ctx.deadline, ctx.timeout_s, step)
 
 
@@ -190,7 +192,7 @@ def code_exec(state: AgentState, runtime: Runtime[AnalysisContext]) -> dict[str,
         inputs=state.frames(),
     )
     if outcome is None:
-        raise cancelled_error()
+        raise cancelled_error("code_exec", code_stopped=True)
     errors = []
     if outcome.error is not None:
         errors.append(
@@ -261,7 +263,7 @@ def report(state: AgentState, runtime: Runtime[AnalysisContext]) -> dict[str, An
         rewrite,
     )
     if ctx.cancel is not None and ctx.cancel.is_set():  # stopped during the call: save nothing
-        raise cancelled_error("レポート作成")
+        raise cancelled_error("report")
     japanese = not remaining
     notes = [
         note for ok, note in ((grounded, UNGROUNDED_NOTE), (japanese, NOT_JAPANESE_NOTE)) if not ok

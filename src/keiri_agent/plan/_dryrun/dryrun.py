@@ -256,7 +256,7 @@ class _Walker:
                 report,
                 IssueCode.DRY_RUN_NO_SAMPLE,
                 f"foreach の入力 {lone.text} が null で、ドライランに使う値がありません。",
-                f"ドライランの変数指定で {lone.text} にリストを与えてください。",
+                f"ドライランで設定値 {lone.text} にリストを与えてください。",
                 path,
             )
             return UNAVAILABLE

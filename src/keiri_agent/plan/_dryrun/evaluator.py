@@ -121,7 +121,7 @@ class Evaluator:
                 self.add(
                     at,
                     IssueCode.UNKNOWN_VAR,
-                    f"Plan {plan_id} に変数 '{name}' は定義されていません。",
+                    f"Plan {plan_id} に設定値 '{name}' は定義されていません。",
                     f"定義されている vars: {plan.var_listing()}。綴りを確認してください。",
                     f"vars.{name}",
                 )
@@ -162,7 +162,7 @@ class Evaluator:
                 node,
                 IssueCode.DRY_RUN_NO_SAMPLE,
                 f"入力 {key} に値もサンプルもありません（{shown} が null です）。",
-                f"{shown} に値を与える（ドライランの変数指定）か、ブロック定義の inputs.{key} に"
+                f"{shown} に値を与える（ドライランで設定値を指定する）か、ブロック定義の inputs.{key} に"
                 " examples か dry_run.samples を宣言してください。",
                 f"in.{key}",
             )
@@ -269,7 +269,7 @@ class Evaluator:
         if found.answer == "missing":
             raise _RefError(
                 IssueCode.UNRESOLVED_REFERENCE,
-                f"参照 {ref.text} を解決できません: '{root}' はここから見えるノードでも変数でもありません。",
+                f"参照 {ref.text} を解決できません: '{root}' はここから見えるノードでもループ変数でもありません。",
                 "参照できるのは同じ graph と外側のノード、ループ変数、vars/env/config です。",
             )
         value = found.value

@@ -106,7 +106,7 @@ _PREFIXES = (
     ("out.", "出力の別名 "),
     ("call.inputs.", "サブフローへの入力 "),
     ("policy.", "ポリシー "),
-    ("vars.", "変数 "),
+    ("vars.", "設定値 "),
     ("ui.vars.", "設定値の表示名 "),
     ("exports.", "exports "),
 )

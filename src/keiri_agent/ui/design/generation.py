@@ -90,7 +90,7 @@ def missing_summary(result: GeneratedPlan, check: PlanCheck | None = None) -> di
         for issue in issues
     ]
     return {
-        "未解決の変数（${vars.*}）": unresolved,
+        "未解決の設定値（${vars.*}）": unresolved,
         "不足している入力": inputs,
         "実行時に入力を求める UI": _ui_fields(result.plan),
         "不整合（検証エラー）": inconsistent,
