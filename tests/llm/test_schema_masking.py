@@ -116,19 +116,25 @@ def test_a_schemas_grammar_is_kept_and_only_its_texts_are_mapped() -> None:
         "$defs": {"R": {"type": "object", "properties": {"S": {"const": "C"}}}},
         "additionalProperties": False,
     }
-    mapped = map_schema_texts(schema, str.lower)
-    assert mapped == {
-        "type": "object",
-        "title": "t",
-        "description": "d",
-        "properties": {
-            "p": {"type": "string", "enum": ["e"], "default": "f", "format": "date"},
-            "q": {"type": "array", "items": {"$ref": "#/$defs/R"}, "examples": [{"k": "v"}]},
-        },
-        "required": ["p"],
-        "$defs": {"R": {"type": "object", "properties": {"s": {"const": "c"}}}},
-        "additionalProperties": False,
+    seen: list[str] = []
+
+    def lower(text: str) -> str:
+        seen.append(text)
+        return text.lower()
+
+    mapped = map_schema_texts(schema, lower)
+    assert sorted(seen) == ["C", "D", "E", "F", "K", "P", "P", "Q", "S", "T", "V"]
+    assert mapped["required"] == ["p"]
+    assert mapped["properties"]["p"] == {
+        "type": "string",
+        "enum": ["e"],
+        "default": "f",
+        "format": "date",
     }
+    assert mapped["properties"]["q"]["items"] == {"$ref": "#/$defs/R"}
+    assert mapped["properties"]["q"]["examples"] == [{"k": "v"}]
+    assert mapped["$defs"] == {"R": {"type": "object", "properties": {"s": {"const": "c"}}}}
+    assert (mapped["type"], mapped["additionalProperties"]) == ("object", False)
 
 
 def _product_schemas() -> list[tuple[str, dict[str, Any]]]:
