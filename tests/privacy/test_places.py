@@ -52,6 +52,7 @@ def test_no_generated_place_is_masked_and_no_person_is_sent() -> None:
         ("支店: 石川、佐藤", "支店: 〔人名1〕、〔人名2〕"),
         ("担当者別売上（石川・山田）", "担当者別売上（〔人名1〕・〔人名2〕）"),
         ("担当者,地域\n石川 太郎,石川", "担当者,地域\n〔人名1〕,石川"),
+        ("部長承認,金額\n済,1200", "部長承認,金額\n済,1200"),  # a title inside a header
     ],
 )
 def test_a_place_as_a_place_and_a_person_as_a_person(text: str, expected: str) -> None:

@@ -84,15 +84,6 @@ _HEADER_WORDS: tuple[tuple[PersonalKind, tuple[str, ...]], ...] = (
             "代表者",
             "承認者",
             "作成者",
-            # a title as a label names its holder (営業所長: 佐賀, 支店長: 石川 太郎)
-            "部長",
-            "課長",
-            "係長",
-            "所長",
-            "店長",
-            "社長",
-            "室長",
-            "工場長",
             "責任者",
             "氏名カナ",
             "full_name",
@@ -101,6 +92,9 @@ _HEADER_WORDS: tuple[tuple[PersonalKind, tuple[str, ...]], ...] = (
         ),
     ),
 )
+# A title ending a header or label names its holder (営業所長: 佐賀, 支店長: 石川 太郎); not
+# inside one (部長承認, 課長印: a mark or a date).
+_TITLE_HEADERS = ("部長", "課長", "係長", "所長", "店長", "社長", "室長", "工場長")
 # Headers that are a part of a person's name on their own (a name split over 姓 / 名 cells);
 # only the whole header counts (名 also ends 件名, 科目名 and ファイル名).
 _NAME_PART_HEADERS = frozenset(
@@ -222,7 +216,7 @@ def header_kind(header: str) -> PersonalKind | None:
     name = _normal(header)
     if not name or len(name) > MAX_LABELLED_CHARS:
         return None
-    if name in _NAME_PART_HEADERS:
+    if name in _NAME_PART_HEADERS or name.endswith(_TITLE_HEADERS):
         return PersonalKind.PERSON
     if any(word in name for word in EMPLOYEE_ID_WORDS) and not _measure(name):
         return PersonalKind.EMPLOYEE_ID
@@ -255,7 +249,9 @@ def looks_like_company(value: str) -> bool:
 
 
 # Every word that makes a header or a label personal (detect.maybe_personal looks for them).
-HEADER_WORDS = tuple(sorted({w for _, words in _HEADER_WORDS for w in words}, key=len))
+HEADER_WORDS = tuple(
+    sorted({w for _, words in _HEADER_WORDS for w in words} | set(_TITLE_HEADERS), key=len)
+)
 _LABELS = [w for w in HEADER_WORDS if not w.isascii()]
 _LABELLED = re.compile(
     "(?P<label>" + "|".join(map(re.escape, reversed(_LABELS))) + ")"
