@@ -28,6 +28,7 @@ from typing import Any, Literal
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.blocks.spec import BlockSpec
 from keiri_agent.blocks.ui.field_types import FIELD_TYPES
+from keiri_agent.privacy import Ours, compose
 
 __all__ = [
     "JSON_TEXT_NOTE",
@@ -256,8 +257,11 @@ def _vars(strict: bool) -> dict[str, Any]:
 
 def _var_labels(strict: bool) -> dict[str, Any]:
     """``ui.vars``: each var's Japanese label (a ``[{name, label}]`` list in strict mode)."""
-    description = (
-        "vars の名前 → 利用者が読む日本語の名前（例: 差し引かれてもよい振込手数料の上限（円））"
+    # ours (privacy.ours): the wire masks a schema's texts, and 名前（例: ...） reads as a name
+    description = compose(
+        Ours(
+            "vars の名前 → 利用者が読む日本語の名前（例: 差し引かれてもよい振込手数料の上限（円））"
+        )
     )
     if not strict:
         return {

@@ -33,6 +33,8 @@ from keiri_agent.llm.masking import (
     StreamRestorer,
     mask_for_embedding,
     mask_input,
+    mask_tools,
+    merged_counts,
     restore_reply,
 )
 from keiri_agent.llm.providers import build_chat_model, build_embeddings
@@ -250,10 +252,13 @@ class LLMClient(_Bound):
         real values (``llm.masking``)."""
         model = self.chat_model
         runnable: Any = model
-        if tools:
-            runnable = model.bind_tools(list(tools), tool_choice=tool_choice)
         vault = self.vault()
         sent, masked = mask_input(messages, vault)
+        if tools:
+            # the tools' schemas are sent with their texts masked like the messages
+            schemas, in_tools = mask_tools(tools, vault)
+            masked = merged_counts(masked, in_tools)
+            runnable = model.bind_tools(schemas, tool_choice=tool_choice)
 
         def call() -> AIMessage:
             return cast(AIMessage, runnable.invoke(sent))

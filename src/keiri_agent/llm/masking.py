@@ -31,8 +31,10 @@ from langchain_core.messages import (
     convert_to_messages,
 )
 from langchain_core.prompt_values import PromptValue
+from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from keiri_agent.privacy import Vault, mask_json_text, mask_structured, mask_theirs
+from keiri_agent.privacy.schema import map_schema_texts
 from keiri_agent.privacy.vault import CLOSE, placeholder_pattern
 
 __all__ = [
@@ -42,6 +44,9 @@ __all__ = [
     "as_messages",
     "mask_for_embedding",
     "mask_input",
+    "mask_tool",
+    "mask_tools",
+    "merged_counts",
     "restore_reply",
 ]
 
@@ -65,12 +70,20 @@ def add_counts(total: Counter[str], counts: Mapping[str, int]) -> None:
         total[kind] += n
 
 
+def merged_counts(*counts: Mapping[str, int]) -> dict[str, int]:
+    """How many values of each kind were masked in all of ``counts`` together."""
+    total: Counter[str] = Counter()
+    for each in counts:
+        add_counts(total, each)
+    return dict(total)
+
+
 def _walk(value: T, fn: Callable[[str], str]) -> T:
-    """``value`` with ``fn`` applied to every string inside (dicts, lists)."""
+    """``value`` with ``fn`` applied to every string inside (dicts and their keys, lists)."""
     if isinstance(value, str):
         return cast(T, fn(value))
     if isinstance(value, Mapping):
-        return cast(T, {k: _walk(v, fn) for k, v in value.items()})
+        return cast(T, {_walk(k, fn): _walk(v, fn) for k, v in value.items()})
     if isinstance(value, list | tuple):
         return cast(T, type(value)(_walk(v, fn) for v in value))
     return value
@@ -138,6 +151,51 @@ def _map_message(
     return message.model_copy(update=update)
 
 
+def _text_mask(vault: Vault, counts: Counter[str]) -> Callable[[str], str]:
+    def mask(text: str) -> str:
+        # the product's own pieces of a composed text (privacy.ours) are not the user's data
+        return mask_theirs(text, lambda theirs: mask_json_text(vault, theirs, counts))
+
+    return mask
+
+
+def mask_tool(
+    tool: Mapping[str, Any], vault: Vault | None
+) -> tuple[dict[str, Any], dict[str, int]]:
+    """A tool or structured-output schema as sent (OpenAI's function shape: ``name``,
+    ``description``, ``parameters``; or ``{"type": "function", "function": ...}``) with the
+    texts of its description and JSON Schema masked like message text (``privacy.schema``:
+    property names, descriptions, enum values...; ``ai.process_llm`` builds one from a plan),
+    and how many values of each kind were masked. The name stays: it is an identifier the
+    reply's tool call must repeat."""
+    if vault is None:
+        return dict(tool), {}
+    counts: Counter[str] = Counter()
+    mask = _text_mask(vault, counts)
+    function = tool.get("function")
+    if tool.get("type") == "function" and isinstance(function, Mapping):
+        inner, inner_counts = mask_tool(function, vault)
+        return {**tool, "function": inner}, inner_counts
+    masked = map_schema_texts({k: v for k, v in tool.items() if k != "name"}, mask)
+    if "name" in tool:
+        masked = {"name": tool["name"], **masked}
+    return masked, dict(counts)
+
+
+def mask_tools(
+    tools: Sequence[Any], vault: Vault | None
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """Tools to bind (LangChain tools, functions, models or schemas) as OpenAI tool schemas,
+    each masked by :func:`mask_tool`; and the kinds masked."""
+    schemas: list[dict[str, Any]] = []
+    counts: dict[str, int] = {}
+    for tool in tools:
+        schema, found = mask_tool(convert_to_openai_tool(tool), vault)
+        schemas.append(schema)
+        counts = merged_counts(counts, found)
+    return schemas, counts
+
+
 def mask_input(
     messages: LanguageModelInput, vault: Vault | None
 ) -> tuple[list[BaseMessage], dict[str, int]]:
@@ -146,10 +204,7 @@ def mask_input(
     if vault is None:
         return listed, {}
     counts: Counter[str] = Counter()
-
-    def mask(text: str) -> str:
-        # the product's own pieces of a composed text (privacy.ours) are not the user's data
-        return mask_theirs(text, lambda theirs: mask_json_text(vault, theirs, counts))
+    mask = _text_mask(vault, counts)
 
     def mask_args(args: Any) -> Any:
         return mask_structured(vault, args, counts)

@@ -42,7 +42,13 @@ from keiri_agent.events import EventEmitter
 from keiri_agent.llm.cancel import Call
 from keiri_agent.llm.extract import extract_json_object
 from keiri_agent.llm.field_problems import FieldProblem, details_of, field_problems, lines_of
-from keiri_agent.llm.masking import as_messages, mask_input, restore_reply
+from keiri_agent.llm.masking import (
+    as_messages,
+    mask_input,
+    mask_tool,
+    merged_counts,
+    restore_reply,
+)
 from keiri_agent.privacy import Vault
 
 __all__ = [
@@ -286,12 +292,14 @@ def structured_call(
     tool = convert_to_openai_tool(schema)["function"]
     if tool_schema is not None:
         tool = {**tool, "parameters": dict(tool_schema)}
+    vault = client.vault()
+    # a schema built from a plan (ai.process_llm) holds the user's words: masked like messages
+    tool, in_schema = mask_tool(tool, vault)
     options: dict[str, Any] = {} if strict is None else {"strict": strict}
     runnable = client.chat_model.with_structured_output(
         tool, method=method, include_raw=True, **options
     )
     conversation = as_messages(messages)
-    vault = client.vault()
     sent: list[BaseMessage] = []
 
     def stopped(
@@ -321,7 +329,7 @@ def structured_call(
     while True:
         # Personal data is masked in what is sent; the reply is read with the real values.
         sent, masked = mask_input(conversation, vault)
-        raw = client.run_structured(Call(ask, aask), masked=masked)
+        raw = client.run_structured(Call(ask, aask), masked=merged_counts(masked, in_schema))
         raw = restore_reply(raw, vault)
         _check_finish(client, schema, raw)
         try:

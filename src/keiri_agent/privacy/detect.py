@@ -20,9 +20,11 @@ from keiri_agent.privacy.headers import (
     labelled_spans,
     table_spans,
 )
+from keiri_agent.privacy.kana_names import known_as_name
 from keiri_agent.privacy.kinds import PersonalKind, Span
 from keiri_agent.privacy.names import find_names
 from keiri_agent.privacy.patterns import AT_IN_HIDING, find_identifiers
+from keiri_agent.privacy.places import place_spans
 
 __all__ = ["find_personal", "maybe_personal", "resolve"]
 
@@ -89,6 +91,17 @@ def _inside(span: Span, ranges: list[tuple[int, int]]) -> bool:
     return any(start <= span.start and span.end <= end for start, end in ranges)
 
 
+def _placed(text: str, span: Span, places: list[tuple[int, int]]) -> bool:
+    """Whether ``span`` is a place (``places``) read on into a word that is no given name
+    (営業所：宮崎　合計 read as a surname and a given name)."""
+    return any(
+        start == span.start
+        and end < span.end
+        and not known_as_name(text[end : span.end].strip(" 　"), ("名",))
+        for start, end in places
+    )
+
+
 def maybe_personal(text: str) -> bool:
     """Whether ``text`` may hold personal data other than a bare name (a quick test)."""
     if _CHARS.search(text) is not None and _DIGITS.search(text) is not None:
@@ -117,5 +130,10 @@ def find_personal(text: str, *, names: bool = True) -> list[Span]:
         # (also glued to a bank's word: ﾃﾞﾝｼﾝｶ)ｱｵﾊﾞｼﾖｳｼﾞ)
         bare = without_bank_words(text)
         outside = tables.neutral + [m.span() for m in BANK_COMPANY.finditer(bare)]
-        found.extend(s for s in find_names(text) if not _inside(s, outside))
+        # a place listed or tabled as a place (地域別（石川・富山）) is no surname
+        places = tables.places + place_spans(text)
+        outside += places
+        found.extend(
+            s for s in find_names(text) if not _inside(s, outside) and not _placed(text, s, places)
+        )
     return resolve(found)

@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from keiri_agent.privacy.kinds import PersonalKind, Span
+from keiri_agent.privacy.places import is_place, speaks_of_places
 
 __all__ = [
     "BANK_COMPANY",
@@ -83,6 +84,7 @@ _HEADER_WORDS: tuple[tuple[PersonalKind, tuple[str, ...]], ...] = (
             "代表者",
             "承認者",
             "作成者",
+            "責任者",
             "氏名カナ",
             "full_name",
             "fullname",
@@ -90,6 +92,9 @@ _HEADER_WORDS: tuple[tuple[PersonalKind, tuple[str, ...]], ...] = (
         ),
     ),
 )
+# A title ending a header or label names its holder (営業所長: 佐賀, 支店長: 石川 太郎); not
+# inside one (部長承認, 課長印: a mark or a date).
+_TITLE_HEADERS = ("部長", "課長", "係長", "所長", "店長", "社長", "室長", "工場長")
 # Headers that are a part of a person's name on their own (a name split over 姓 / 名 cells);
 # only the whole header counts (名 also ends 件名, 科目名 and ファイル名).
 _NAME_PART_HEADERS = frozenset(
@@ -211,7 +216,7 @@ def header_kind(header: str) -> PersonalKind | None:
     name = _normal(header)
     if not name or len(name) > MAX_LABELLED_CHARS:
         return None
-    if name in _NAME_PART_HEADERS:
+    if name in _NAME_PART_HEADERS or name.endswith(_TITLE_HEADERS):
         return PersonalKind.PERSON
     if any(word in name for word in EMPLOYEE_ID_WORDS) and not _measure(name):
         return PersonalKind.EMPLOYEE_ID
@@ -222,6 +227,8 @@ def header_kind(header: str) -> PersonalKind | None:
         if any(_ASCII_WORDS[w].search(name) if w in _ASCII_WORDS else w in name for w in words):
             if kind is not PersonalKind.BIRTH_DATE and _measure(name):
                 return None
+            if kind is PersonalKind.PERSON and speaks_of_places(name):
+                return None  # 担当地域, 担当支店: a place, not the person in charge
             return kind
     return None
 
@@ -242,7 +249,9 @@ def looks_like_company(value: str) -> bool:
 
 
 # Every word that makes a header or a label personal (detect.maybe_personal looks for them).
-HEADER_WORDS = tuple(sorted({w for _, words in _HEADER_WORDS for w in words}, key=len))
+HEADER_WORDS = tuple(
+    sorted({w for _, words in _HEADER_WORDS for w in words} | set(_TITLE_HEADERS), key=len)
+)
 _LABELS = [w for w in HEADER_WORDS if not w.isascii()]
 _LABELLED = re.compile(
     "(?P<label>" + "|".join(map(re.escape, reversed(_LABELS))) + ")"
@@ -309,11 +318,13 @@ def labelled_spans(text: str) -> Iterator[Span]:
 
 @dataclass
 class TextTables:
-    """What the table lines of a text say: personal cells, and neutral cells (amounts, order
-    numbers...) where no identifier is looked for."""
+    """What the table lines of a text say: personal cells, neutral cells (amounts, order
+    numbers...) where no identifier is looked for, and places in a column about places
+    (地域, 都道府県, 支店: ``privacy.places``) where no name is."""
 
     personal: list[Span]
     neutral: list[tuple[int, int]]
+    places: list[tuple[int, int]] = field(default_factory=list)
 
 
 def _cuts(line: str, delimiter: str) -> list[int]:
@@ -354,12 +365,13 @@ def _lines(text: str) -> Iterable[tuple[int, str]]:
 
 
 def table_spans(text: str) -> TextTables:
-    """Cells of delimited table text under personal and neutral headers."""
+    """Cells of delimited table text under personal, neutral and place headers."""
     found = TextTables([], [])
     if "|" not in text and "\t" not in text and "," not in text:
         return found
     columns: dict[int, PersonalKind] | None = None
     neutral: set[int] = set()
+    placed: set[int] = set()
     delimiter = ""
     width = 0
     for offset, line in _lines(text):
@@ -373,6 +385,8 @@ def table_spans(text: str) -> TextTables:
                     found.personal.append(Span(offset + start, offset + end, kind))
                 elif index in neutral:
                     found.neutral.append((offset + start, offset + end))
+                elif index in placed and is_place(line[start:end]):
+                    found.places.append((offset + start, offset + end))
             continue
         columns = None
         for candidate in ("|", "\t", ","):
@@ -385,8 +399,10 @@ def table_spans(text: str) -> TextTables:
             if not all(_HEADER_CELL.fullmatch(h) for h in headers if h):
                 continue  # prose or a record ("氏名: 長谷川", "C001"), not a header row
             kinds = {i: k for i, h in enumerate(headers) if (k := header_kind(h)) is not None}
-            if kinds:
+            placed = {i for i, h in enumerate(headers) if h and speaks_of_places(h)}
+            if kinds or placed:
                 columns, delimiter, width = kinds, candidate, len(cells)
-                neutral = {i for i, h in enumerate(headers) if non_personal_header(h)}
+                # without a personal column, no cell was read as neutral: nor is it now
+                neutral = {i for i, h in enumerate(headers) if kinds and non_personal_header(h)}
                 break
     return found

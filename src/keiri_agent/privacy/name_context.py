@@ -35,7 +35,8 @@ from typing import Any
 
 from keiri_agent.privacy.kana_names import KANA, known_as_name
 from keiri_agent.privacy.kinds import PersonalKind, Span
-from keiri_agent.sudachi import TO_HIRAGANA, TO_KATAKANA, open_dictionary, thread_tokenizer
+from keiri_agent.privacy.places import names_a_place, speaks_of_places
+from keiri_agent.sudachi import TO_HIRAGANA, TO_KATAKANA, open_dictionary
 
 __all__ = [
     "LIST_BREAKS",
@@ -212,52 +213,23 @@ def listed_surnames(morphemes: list[Any], offset: int, spans: list[Span]) -> lis
 # A list in brackets, its items parted by ・ (（松本・石川）): people listed as a chart's title
 # lists them. Items are words in kanji of two or three letters.
 _BRACKETED = re.compile(r"[（(]([一-龥々]{2,3}(?:・[一-龥々]{2,3})+)[）)]")
-# Words about places that make a bracketed list one of places (地域別（石川・富山）).
-_PLACE_WORDS = tuple(
-    [
-        "地域",
-        "地区",
-        "エリア",
-        "県",
-        "支店",
-        "営業所",
-        "拠点",
-        "店舗",
-        "工場",
-        "市",
-        "方面",
-        "産地",
-        "出荷",
-        "地方",
-        "事業所",
-    ]
-)
 _BEFORE = 8  # letters before the bracket read for a word about places
 
 
 def bracketed_surnames(text: str) -> list[Span]:
     """Items of a list in brackets parted by ・ (:data:`_BRACKETED`) when every item is known as
     a surname (松本, 石川: places too) and nothing before the bracket speaks of places: a
-    region (北陸), or a word about places (:data:`_PLACE_WORDS`: 地域別, 県, 支店)."""
+    region (北陸), or a word about places (``privacy.places``: 地域別, 県, 支店)."""
     found: list[Span] = []
     for match in _BRACKETED.finditer(text):
         items = match.group(1).split("・")
         if not all(known_as_name(item, ("姓",)) for item in items):
             continue
         before = text[max(0, match.start() - _BEFORE) : match.start()]
-        if any(word in before for word in _PLACE_WORDS) or _names_a_place(before):
+        if speaks_of_places(before) or names_a_place(before):
             continue
         at = match.start(1)
         for item in items:
             found.append(Span(at, at + len(item), PersonalKind.PERSON))
             at += len(item) + 1
     return found
-
-
-def _names_a_place(text: str) -> bool:
-    """Whether the last word of ``text`` is a place's name (北陸, 関東, 長野県)."""
-    words = [m for m in thread_tokenizer().tokenize(text) if m.surface().strip()]
-    if not words:
-        return False
-    pos: tuple[str, ...] = tuple(words[-1].part_of_speech())
-    return pos[1] == "固有名詞" and pos[2] == "地名"
