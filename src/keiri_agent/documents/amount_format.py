@@ -24,6 +24,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
 from keiri_agent.documents.table_totals import is_total_label
+from keiri_agent.documents.table_types import is_id_header
 from keiri_agent.documents.table_value import json_cell
 
 if TYPE_CHECKING:
@@ -31,11 +32,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_NEGATIVE_STYLE",
+    "DIGITS_FORMAT",
+    "GENERAL_DIGITS",
     "NEGATIVE_STYLES",
     "AmountFormat",
     "NegativeStyle",
     "header_label",
     "is_amount_column",
+    "shows_exponent",
     "total_row_flags",
 ]
 
@@ -51,6 +55,9 @@ _NEGATIVE_FORMS: Final[dict[NegativeStyle, tuple[str, str | None]]] = {
     "red": ("-{}", "[Red]-{}"),
 }
 TOTAL_LABEL_CELLS: Final = 2  # a total's label stands in one of its first two non-blank cells
+# Excel's General format shows a whole number of more digits than this in exponent form.
+GENERAL_DIGITS: Final = 11
+DIGITS_FORMAT: Final = "0"
 # Integer columns named like codes or calendar parts are not amounts: no thousands separator.
 _NOT_AMOUNT: Final = re.compile(r"(id|code|no\.?|番号|コード|年|年度|月|日|№)$", re.IGNORECASE)
 
@@ -109,12 +116,25 @@ def _decimal(value: Any) -> Decimal | None:
 
 def is_amount_column(column: str, values: Iterable[Any]) -> bool:
     """Whether a column holds amounts (shown with separators): every value a whole number,
-    and a name unlike a code or a calendar part (番号, 年, 月, 行...)."""
+    and a name unlike a code or a calendar part (番号, 年, 月, 行...): an identifier's header
+    (取引先ＣＤ, 顧客ＩＤ, 伝票Ｎｏ．, 社員コード（旧）: ``table_types.is_id_header``) shows
+    its codes as written, 1001 never 1,001."""
     numbers = [v for v in map(json_cell, values) if v is not None]
     return (
         bool(numbers)
         and all(isinstance(v, int) and not isinstance(v, bool) for v in numbers)
         and not _NOT_AMOUNT.search(column.strip())
+        and not is_id_header(column)
+    )
+
+
+def shows_exponent(value: Any) -> bool:
+    """Whether Excel's General format shows ``value`` as ``1.23457E+12``: a whole number of
+    more than ``GENERAL_DIGITS`` digits (a 法人番号, a JAN code); such a number is written
+    with ``DIGITS_FORMAT``, every digit and no separator, by every Excel writer."""
+    value = json_cell(value)
+    return (
+        isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**GENERAL_DIGITS
     )
 
 

@@ -80,8 +80,9 @@ sequence is a header row (``table_infer``). Alone, ``(1)`` is an amount (-1, acc
 parentheses); a number written as one symbol (``①``, ``⑴``, ``⒈``, ``²``: ``numeral_marks``) is a
 list marker, never an amount, though NFKC makes digits of it (``①`` → 1, ``⑴`` → (1)).
 
-Codes: digits with a leading zero (``0123``, ``00456``, ``0012-``) are codes (``is_code``),
-never amounts.
+Codes: digits with a leading zero (``0123``, ``00456``, ``0012-``), and digits more than a
+number keeps (``CODE_DIGITS``: a 16-20 digit 照会番号 or 記録番号, which a float would round
+and an int64 overflow), are codes (``is_code``), never amounts.
 
 A two-digit year (``26/2/3``) is not read: the century cannot be known; nor a year written last
 (``02/03/2026``: month/day/year or day/month/year). Nor is a month and day
@@ -105,6 +106,7 @@ from keiri_agent.config import DEFAULT_TIMEZONE
 
 __all__ = [
     "AMOUNT_UNITS",
+    "CODE_DIGITS",
     "DASH_END",
     "DASH_MINUS",
     "DASH_TEXTS",
@@ -277,7 +279,9 @@ _YM = re.compile(r"(?P<y>[0-9]{4})\s*(?:[-/.]\s*(?P<m>[0-9]{1,2})|年\s*(?P<mj>[
 _ERA_YM = re.compile(_ERA_YEAR + r"\s*(?:[-/.]\s*(?P<m>[0-9]{1,2})|年\s*(?P<mj>[0-9]{1,2})\s*月)")
 # A year written without its era (元年5月1日, 31年5月1日): which era cannot be known.
 _ERALESS = re.compile(r"(?:元|[0-9]{1,2})\s*年\s*[0-9]{1,2}\s*月\s*[0-9]{1,2}\s*日.*")
-_CODE = re.compile(r"0[0-9]+-?")
+# More digits than a number keeps exactly (Excel keeps 15 significant digits; a float 15 to 17).
+CODE_DIGITS = 16
+_CODE = re.compile(rf"0[0-9]+-?|[1-9][0-9]{{{CODE_DIGITS - 1},}}")
 # Digits as much of Europe writes them, a point between thousands and a comma before the
 # decimals (1.200,50): which mark is the decimal point cannot be known in a Japanese ledger.
 _EUROPEAN = re.compile(r"[0-9]{1,3}(?:\.[0-9]{3})+,[0-9]+|[0-9]{1,3}(?:\.[0-9]{3}){2,}")
@@ -338,8 +342,8 @@ DASH_TEXTS = frozenset(
 
 
 def is_code(text: str) -> bool:
-    """Digits with a leading zero (``0123``, ``0012-``): a code (an account, a customer, a slip
-    number), never an amount."""
+    """Digits with a leading zero (``0123``, ``0012-``) or of ``CODE_DIGITS`` or more: a code
+    (an account, a customer, a slip number, a bank's 照会番号), never an amount."""
     return bool(_CODE.fullmatch(normalize_cell_text(text)))
 
 

@@ -3,7 +3,9 @@
 Writing never touches the input: edits are made on a loaded copy and saved to a temporary
 file next to the output, which is renamed into place only when everything succeeded, so a
 failure leaves neither a half-written workbook nor a changed input. Cells that are not
-written keep their formulas and styles.
+written keep their formulas and styles; a cell written a number Excel's General format would
+show as ``1.23457E+12`` (a 13-digit 法人番号) is given the format ``0``, as the report writer
+does (``amount_format.shows_exponent``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from openpyxl.utils import column_index_from_string, get_column_letter
 from openpyxl.utils.cell import coordinate_from_string
 from openpyxl.worksheet.worksheet import Worksheet
 
+from keiri_agent.documents.amount_format import DIGITS_FORMAT, shows_exponent
 from keiri_agent.documents.excel_address import EXCEL_LAST_ROW, worksheet
 from keiri_agent.documents.table_value import Table
 from keiri_agent.errors import input_error
@@ -85,6 +88,8 @@ class ExcelEdit:
                 cell=cell.coordinate,
             )
         cell.value = _cell_value(value)
+        if cell.number_format == "General" and shows_exponent(value):
+            cell.number_format = DIGITS_FORMAT  # a 法人番号 with every digit, not 1.23457E+12
         self.summary.cells_written[ws.title] = self.summary.cells_written.get(ws.title, 0) + 1
 
     def set_cell(self, sheet: str | int | None, coordinate: str, value: Any) -> None:

@@ -66,7 +66,9 @@ class TableReadInfo:
     ``table_totals``; in ``to_dict`` only when there were any, so a table without notes reads
     as before); ``layout`` the rows of a paged export that are not data (the header and
     titles repeated, page numbers, a unit line: ``table_layout``; ``{position, text}``, in
-    ``to_dict`` only when there were any). Positions are file lines of a CSV, sheet rows of a workbook
+    ``to_dict`` only when there were any); ``notes`` what was read in another form than the
+    cell's value, nothing in doubt (a workbook's code shown with its leading zeros read as
+    shown: ``table_xlsx``; in ``to_dict`` only when there were any). Positions are file lines of a CSV, sheet rows of a workbook
     (``position_kind``), from 1.
     """
 
@@ -90,10 +92,11 @@ class TableReadInfo:
     totals: list[dict[str, Any]] = field(default_factory=list)
     footer: list[dict[str, Any]] = field(default_factory=list)
     layout: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         found = asdict(self)
-        for optional in ("footer", "layout"):
+        for optional in ("footer", "layout", "notes"):
             if not found[optional]:
                 del found[optional]
         return found

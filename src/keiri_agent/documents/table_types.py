@@ -22,8 +22,13 @@
   column's unreadable cells are (``rate_cells``, which ``table.aggregate`` asks too).
 * **months**: every non-blank cell names a month (``2026年2月``, ``2026/02``) → a month column;
   so does a column headed 年月 (not 年月日) whose every cell is six digits ``202601``.
-* leading-zero codes (``0123``) stay text, so codes keep their zeros; a column holding such a
-  code is a code column (not "mostly amounts") unless its header names an amount.
+* leading-zero codes (``0123``) and digits more than a number keeps (a 16-20 digit 照会番号:
+  ``cell_forms.is_code``) stay text, so codes keep their zeros and digits; a column holding
+  such a code is a code column (not "mostly amounts") unless its header names an amount.
+* identifier headers (取引先コード, 伝票番号, 口座番号, 社員No., 顧客ID: ``is_id_header``)
+  change no type: plain codes (1001) stay numbers, so a plan comparing a code to 1001 works;
+  the header tells the writers to show them as written (no separator: ``amount_format``),
+  and a workbook to read a code shown with its leading zeros as shown (``table_xlsx``).
 
 A unit written in the cells (``1,200千円``, ``3.5百万円``, ``￥1,200千``) is the column's unit
 when the cells agree; cells in different units are converted exactly into one, with a note,
@@ -57,6 +62,7 @@ import pandas as pd
 
 from keiri_agent.documents.cell_forms import (
     AMOUNT_UNITS,
+    CODE_DIGITS,
     DASH_END,
     DASH_MINUS,
     DASH_TEXTS,
@@ -98,6 +104,7 @@ __all__ = [
     "dollar_cells",
     "is_amount_header",
     "is_date_header",
+    "is_id_header",
     "rate_cells",
     "rate_problem",
     "type_column",
@@ -141,10 +148,26 @@ _DATE_HEADER_END = re.compile(
     r"(?:日|日付|年月日|日時|年月|期日|期限|date|time)\s*(?:[(（][^)）]*[)）])?\s*$",
     re.IGNORECASE,
 )
+# Identifier headers (取引先コード, 伝票番号, 口座番号, 電話番号, 郵便番号, 社員No., 顧客ID, 得意先CD,
+# 品番): the header ends in the word of a code or number (after NFKC: ＣＤ → CD, № → No, and
+# with a bracketed note or a ``_2`` suffix taken off: ``_name_end``), unless it also names an
+# amount or a quantity (``_AMOUNT_OVER_ID``: 金額, 数量, 単価 win).
+_ID_HEADER_END = re.compile(
+    r"(?:コード|番号|ナンバー|品番|型番|〒|電話|携帯|"
+    r"(?<![A-Za-z])(?i:code|cd|no|id|number|num|tel|fax)|"
+    r"(?<=[a-z])(?:ID|Id|No|CD|Cd|Code|Number)|#)\.?$"
+)
+_AMOUNT_OVER_ID = re.compile(
+    r"金額|額|円|単価|価格|代金|残高|合計|数量|amount|price|total|balance", re.IGNORECASE
+)
+# A header that numbers the rows (No., №, #, 行番号, 連番, 番号 alone) is not an identifier.
+_ROW_NUMBER_HEADER = re.compile(r"(?i:no|#|seq)\.?|行|行番号|行no\.?|連番|通番|項番|順番|番号")
 _UNIT = re.compile(
     r"[（(\[［【]\s*(?:単位\s*[:：]?\s*)?(?P<u>百万円|千円|万円|円)\s*[)）\]］】]|単位\s*[:：]?\s*(?P<t>百万円|千円|万円|円)"
 )
 _ASCII_NUMBER = re.compile(PLAIN_NUMBER)
+# Digits more than a number keeps (a 照会番号): a code (``is_code``), never read as a number.
+_LONG_DIGITS = re.compile(rf" *[1-9][0-9]{{{CODE_DIGITS - 1},}} *")
 
 
 @dataclass(frozen=True)
@@ -190,6 +213,26 @@ def is_date_header(name: str) -> bool:
     return bool(_DATE_HEADER.search(name))
 
 
+def _name_end(name: str) -> str:
+    """A header as its last word reads: NFKC, no spaces, without a bracketed note at its end
+    (``電話番号（携帯）``) or the ``_2`` a repeated header is given (``make_column_names``)."""
+    plain = re.sub(r"\s+", "", unicodedata.normalize("NFKC", name))
+    plain = re.sub(r"_[0-9]+$", "", plain)
+    return re.sub(r"[(\[][^()\[\]]*[)\]]$", "", plain) or plain
+
+
+def is_id_header(name: str) -> bool:
+    """Whether the header ``name`` names an identifier (``_ID_HEADER_END``): a code, a number
+    of a document, account or person, a telephone or postal number; not a row number
+    (``_ROW_NUMBER_HEADER``) and not an amount or a quantity (金額, 数量, 単価 win)."""
+    plain = _name_end(name)
+    if _ROW_NUMBER_HEADER.fullmatch(plain) or not _ID_HEADER_END.search(plain):
+        return False
+    return not (
+        _AMOUNT_OVER_ID.search(plain) or _COUNT_HEADER.search(plain) or unit_in(name) is not None
+    )
+
+
 def _finish_numbers(series: pd.Series, numbers: pd.Series) -> pd.Series:
     result = pd.to_numeric(numbers).reindex(series.index)
     if pd.api.types.is_float_dtype(result) and bool((result.dropna() % 1 == 0).all()):
@@ -232,7 +275,8 @@ def _amounts(values: pd.Series, dash: str | None) -> tuple[pd.Series, pd.Series,
 
     Plain numbers (``1234``, ``1,234``, ``-5.5``) are read in one vectorized pass; only the
     other cells (``¥1,234``, ``(1,200)``, ``１２３``, ``12万円``...) are read one by one;
-    ``dash``: the column's reading of a dash after a yen amount (``_yen_dash``)."""
+    ``dash``: the column's reading of a dash after a yen amount (``_yen_dash``). Digits
+    more than a number keeps (``_LONG_DIGITS``) fail: a code, as a leading zero is."""
     units = pd.Series(None, index=values.index, dtype=object)
     if values.dtype == object and all(
         isinstance(v, int | float) and not isinstance(v, bool) for v in values.iloc[:50]
@@ -247,6 +291,8 @@ def _amounts(values: pd.Series, dash: str | None) -> tuple[pd.Series, pd.Series,
         # space, more than the bounded reader's child may take: documents.bounded)
         texts = pd.Series([_text(v) for v in values.tolist()], index=values.index, dtype=object)
         plain = texts.map(lambda t: _ASCII_NUMBER.fullmatch(t) is not None).astype(bool)
+    codes = _matches(texts, _LONG_DIGITS)
+    plain &= ~codes
     numbers = pd.Series(np.nan, index=values.index, dtype="float64")
     if plain.any():
         if texts.dtype == object:  # no Arrow in a workbook's child (above)
@@ -267,6 +313,8 @@ def _amounts(values: pd.Series, dash: str | None) -> tuple[pd.Series, pd.Series,
         numbers.loc[rest] = np.array([np.nan if r is None else r[0] for r in read], dtype=float)
         failed.loc[rest] = np.array([r is None for r in read], dtype=bool)
         units.loc[rest] = [None if r is None else r[1] for r in read]
+    numbers[codes] = np.nan
+    failed |= codes
     return numbers, failed, units
 
 

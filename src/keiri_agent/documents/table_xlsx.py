@@ -17,13 +17,17 @@ month: ``2025年4月``, not ``2025-04-01``. A number under a percent format (``0
 shown as 12%) is read as the percentage it shows, written out exactly (``12%``; 0.1234 →
 ``12.34%``), so a column of rates reads alike whether a cell was formatted or typed as text
 ``12%``, and a plain number among them (``0.12`` or ``12`` under General) is told apart
-(``table_types``). Only the cells that hold values are read, and a range of values over the table
-limits (a stray value at XFD1048576) is refused with the range it spans, so a few-KB workbook
-cannot ask for gigabytes; a formatted empty cell far from the table does not count.
+(``table_types``). A code under an identifier's header (口座番号, 部門コード:
+``table_types.is_id_header``) that a zero-padding format (``0000000``) shows with leading
+zeros is read as shown too: ``0012345``, as a CSV of the sheet holds it, with a note
+(``info.notes``). Only the cells that hold values are read, and a range of values over the
+table limits (a stray value at XFD1048576) is refused with the range it spans, so a few-KB
+workbook cannot ask for gigabytes; a formatted empty cell far from the table does not count.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Sequence
@@ -47,6 +51,7 @@ from keiri_agent.documents.table_frame import (
     finish_table,
 )
 from keiri_agent.documents.table_infer import TableLimits, check_table_size, is_blank
+from keiri_agent.documents.table_types import is_id_header
 from keiri_agent.documents.xlsx_formulas import check_computed, recording, sheet_part
 from keiri_agent.documents.xlsx_view import (
     hidden_rows_and_columns,
@@ -66,6 +71,8 @@ EXCEL_DIGITS = 15
 # The parts of a number format that show text, not digits: "quoted", \x, _x (a space as wide
 # as x), *x (fill), [Red] / [$-ja-JP] / [>=1000].
 _FORMAT_TEXT = re.compile(r'"[^"]*"|\\.|_.|\*.|\[[^\]]*\]')
+# A format of zeros only (``0000000``): a code shown with its leading zeros.
+_ZEROS = re.compile(r"0{2,}")
 # Commas after the last digit placeholder: each divides the number shown by 1,000.
 _SCALING_COMMAS = re.compile(r"[0#?](,+)[^0#?]*$")
 
@@ -118,6 +125,7 @@ def _read_sheet(
         serials: set[tuple[int, int]] = set()  # numbers (not date cells) of a 1904 book
         hidden = hidden_rows_and_columns(ws)
         formats: dict[int, set[str]] = {}  # the number formats of each column's numbers
+        padded: dict[tuple[int, int], str] = {}  # numbers shown with leading zeros, 0-based
         months: set[tuple[int, int]] = set()  # dates shown without a day (m"月"), 0-based
         # Only the cells that exist: iter_rows would create every cell of the used range.
         for (row, col), cell in ws._cells.items():
@@ -129,6 +137,9 @@ def _read_sheet(
             grid[row - 1][col - 1] = value
             if isinstance(value, int | float) and not isinstance(value, bool):
                 formats.setdefault(col - 1, set()).add(cell.number_format)
+                shown = _zero_padded(value, cell.number_format)
+                if shown is not None:
+                    padded[(row - 1, col - 1)] = shown
                 if mac:
                     serials.add((row, col))
             elif isinstance(value, datetime) and _shows_month(cell.number_format):
@@ -180,6 +191,7 @@ def _read_sheet(
                 f"ヘッダーが {header + 1}〜{header_end + 1} 行目の {header_end - header + 1} 行に"
                 "またがっていたため、結合して列名にしました。"
             )
+    _codes_as_shown(full, names, data_start, padded, info)
     frame = pd.DataFrame(full[data_start:], columns=list(range(ncols)), dtype=object)
     above = grid[: header if header is not None else data_start]
     positions = range(data_start + 1, data_start + 1 + len(frame))  # sheet rows, from 1
@@ -204,6 +216,56 @@ def display_scale(number_format: str) -> int:
     section = _FORMAT_TEXT.sub("", number_format).split(";")[0]
     match = _SCALING_COMMAS.search(section)
     return len(match[1]) if match else 0
+
+
+def _zero_padded(value: float, number_format: str) -> str | None:
+    """The digits a whole number shows under a zero-padding format (``0000000``: 12345 shown
+    as ``0012345``) when they begin with a zero the value does not hold; else None."""
+    width = _padded_width(number_format)
+    if not width or value < 0 or not float(value).is_integer():
+        return None
+    digits = str(int(value))
+    return digits.zfill(width) if len(digits) < width else None
+
+
+@functools.lru_cache(maxsize=256)  # a sheet has few formats and many cells
+def _padded_width(number_format: str) -> int:
+    """The digits a zero-padding format (``0000000``) shows; 0 for any other format."""
+    section = _FORMAT_TEXT.sub("", number_format).split(";")[0]
+    return len(section) if _ZEROS.fullmatch(section) else 0
+
+
+def _codes_as_shown(
+    full: list[list[Any]],
+    names: Sequence[Any],
+    data_start: int,
+    padded: dict[tuple[int, int], str],
+    info: TableReadInfo,
+) -> None:
+    """An identifier column (``is_id_header``: 口座番号, 部門コード) whose numbers a
+    zero-padding format shows with leading zeros is read as the codes it shows, every number
+    of it as its digits (text, as a CSV of the sheet holds them), with a note."""
+    columns: dict[int, int] = {}
+    for row, col in padded:
+        if row >= data_start and col < len(names) and is_id_header(str(names[col])):
+            columns[col] = columns.get(col, 0) + 1
+    for col, count in columns.items():
+        first: tuple[Any, str] | None = None
+        for row in range(data_start, len(full)):
+            value = full[row][col]
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                full[row][col] = padded.get((row, col), _as_text(value))
+                if first is None and (row, col) in padded:
+                    first = (value, full[row][col])
+        held, shown = first if first is not None else ("", "")
+        info.notes.append(
+            f"列「{names[col]}」: 表示形式で先頭に 0 を付けて表示されている番号 {count:,} 個を、"
+            f"表示のとおりの文字として読みました（{held} → {shown}）"
+        )
+
+
+def _as_text(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
 
 
 def _shows_month(number_format: str) -> bool:

@@ -3,7 +3,8 @@
 A sheet gets an optional title line, a bold header with a fill and an auto-filter, frozen
 below the header, columns as wide as their content (full-width characters count double),
 integer amount columns with separators and negatives as ``KEIRI_NEGATIVE_AMOUNTS`` says
-(``documents.amount_format``: ``#,##0;"△"#,##0`` by default), total rows (合計, 小計...) in
+(``documents.amount_format``: ``#,##0;"△"#,##0`` by default), codes as written (an identifier's
+header: 1001, never 1,001; a 13-digit 法人番号 with every digit, not ``1.23457E+12``), total rows (合計, 小計...) in
 bold, and ISO date strings as real dates (``yyyy-mm-dd``); an empty table gets the note
 ``（該当なし）``. Text that starts with ``=`` stays text, never a
 formula; characters Excel cannot store are removed, with a warning on the sheet. Images (PNG /
@@ -41,9 +42,11 @@ from PIL import Image as PILImage
 from keiri_agent.blocks.table.cells import json_cell
 from keiri_agent.blocks.table.records import Table
 from keiri_agent.documents.amount_format import (
+    DIGITS_FORMAT,
     AmountFormat,
     header_label,
     is_amount_column,
+    shows_exponent,
     total_row_flags,
 )
 from keiri_agent.documents.source import read_source
@@ -209,9 +212,12 @@ def _column_format(
     column: str, rows: Table | list[dict[str, Any]], amounts: AmountFormat
 ) -> str | None:
     """The amount format when every value of ``column`` is a whole number (a table's column is
-    read as it is stored, without making records)."""
-    values = rows.frame[column] if isinstance(rows, Table) else (r.get(column) for r in rows)
-    return amounts.excel() if is_amount_column(column, values) else None
+    read as it is stored, without making records); ``DIGITS_FORMAT`` for another column with a
+    number General would show as ``1.23457E+12`` (a 法人番号: ``shows_exponent``)."""
+    values = rows.frame[column] if isinstance(rows, Table) else [r.get(column) for r in rows]
+    if is_amount_column(column, values):
+        return amounts.excel()
+    return DIGITS_FORMAT if any(map(shows_exponent, values)) else None
 
 
 def _value(raw: Any, sheet: ReportSheet, where: tuple[int, int]) -> tuple[Any, str | None]:
@@ -251,7 +257,11 @@ def _shown(value: Any, number_format: str | None, amounts: AmountFormat) -> str:
     value = json_cell(value)
     if value is None:
         return ""
-    if isinstance(value, int | float) and not isinstance(value, bool) and number_format:
+    if (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and number_format not in (None, DIGITS_FORMAT)
+    ):
         return amounts.text(value)
     if isinstance(value, str) and _ISO_DATETIME.fullmatch(value.strip()):
         return "0" * len("2025-01-31 12:00:00")
