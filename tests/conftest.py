@@ -18,6 +18,20 @@ pytest_plugins = ["tests.support.fixtures"]
 _PREFIXES = ("KEIRI_", "OPENAI_", "AZURE_OPENAI_", "ANTHROPIC_")
 
 
+# Fixtures that ingest the sample knowledge base with the bundled embedding model: the first test
+# of the session to use one waits for its 660 texts to be embedded (tests.support.helpdesk
+# sample_embedding_cache), minutes on a loaded two-core machine, more than the suite's 120 s.
+SAMPLE_KB_FIXTURES = frozenset({"helpdesk_index_dir", "semantic_index"})
+SAMPLE_KB_TIMEOUT_S = 900
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        uses = SAMPLE_KB_FIXTURES.intersection(getattr(item, "fixturenames", ()))
+        if uses and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(SAMPLE_KB_TIMEOUT_S))
+
+
 @pytest.fixture(autouse=True)
 def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """Run each test in its own empty directory with no provider or keiri settings."""

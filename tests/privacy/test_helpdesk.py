@@ -34,16 +34,16 @@ QUERY = "振込口座 変更"
 
 
 @pytest.fixture(scope="module")
-def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def helpdesk_index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_example_index(
         tmp_path_factory.mktemp("helpdesk") / "index", sample_embedding_cache(tmp_path_factory)
     )
 
 
 def test_the_question_personal_data_stays_out_of_every_prompt(
-    helpdesk_script: HelpDeskScript, index_dir: Path
+    helpdesk_script: HelpDeskScript, helpdesk_index_dir: Path
 ) -> None:
-    with KnowledgeBase.open(index_dir) as kb:
+    with KnowledgeBase.open(helpdesk_index_dir) as kb:
         cite = citation(kb.search_manual(QUERY, 3)[0])
     script = helpdesk_script
     script.plan(TASK)
@@ -55,7 +55,9 @@ def test_the_question_personal_data_stays_out_of_every_prompt(
         f"ご連絡先 〔電話番号1〕 に確認のお電話を差し上げます{cite}。"
     )
 
-    result = runner.invoke(app, ["helpdesk", "ask", QUESTION, "--index", str(index_dir), "--json"])
+    result = runner.invoke(
+        app, ["helpdesk", "ask", QUESTION, "--index", str(helpdesk_index_dir), "--json"]
+    )
 
     assert result.exit_code == 0, result.output
     bodies = [json.dumps(body, ensure_ascii=False) for body in script.server.chat_requests()]

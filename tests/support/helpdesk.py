@@ -9,7 +9,9 @@ tools, its response_format and its system prompt) and, for subtask calls, the su
 
 from __future__ import annotations
 
+import fcntl
 import os
+import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -213,11 +215,21 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "helpdesk"
 
 def sample_embedding_cache(tmp_path_factory: Any) -> Path:
     """One embedding cache for every ingest of the sample knowledge base in a test session, shared
-    by the xdist workers (the cache is keyed by the text's hash and safe across processes): the
-    660 texts are embedded once, not once per fixture and worker, on a two-core CI machine."""
+    by the xdist workers (the cache is keyed by the text's hash and safe across processes), and
+    filled before it is returned: the first worker to ask embeds the 660 texts while the others
+    wait on a lock, so they are embedded once, not once per worker at the same time on a two-core
+    CI machine. (A test whose fixture asks may wait minutes under load: SAMPLE_KB_FIXTURES.)"""
     base = tmp_path_factory.getbasetemp()
-    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    return Path(root) / "sample-kb-embeddings"
+    root = Path(base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base)
+    cache = root / "sample-kb-embeddings"
+    with (root / "sample-kb-embeddings.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        filled = root / "sample-kb-embeddings.filled"
+        if not filled.exists():
+            with tempfile.TemporaryDirectory(dir=root) as scratch:
+                build_example_index(Path(scratch) / "index", cache)
+            filled.touch()
+    return cache
 
 
 def build_example_index(directory: Path, cache: Path | None = None) -> Path:

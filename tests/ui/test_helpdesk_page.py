@@ -35,24 +35,24 @@ def helpdesk_page() -> None:
 
 
 @pytest.fixture(scope="module")
-def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def helpdesk_index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_example_index(
         tmp_path_factory.mktemp("helpdesk") / "index", sample_embedding_cache(tmp_path_factory)
     )
 
 
 @pytest.fixture
-def page(index_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> AppTest:
-    monkeypatch.setenv("KEIRI_HELPDESK_INDEX", str(index_dir))
+def page(helpdesk_index_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> AppTest:
+    monkeypatch.setenv("KEIRI_HELPDESK_INDEX", str(helpdesk_index_dir))
     monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
     monkeypatch.setenv("KEIRI_LLM_MAX_RETRIES", "0")
     return AppTest.from_function(helpdesk_page, default_timeout=PAGE_TIMEOUT_S)
 
 
 @pytest.fixture
-def app(app: AppTest, index_dir: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+def app(app: AppTest, helpdesk_index_dir: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
     """The whole app (see ``tests/ui/conftest.py``) with the sample knowledge base."""
-    monkeypatch.setenv("KEIRI_HELPDESK_INDEX", str(index_dir))
+    monkeypatch.setenv("KEIRI_HELPDESK_INDEX", str(helpdesk_index_dir))
     return app
 
 
@@ -76,9 +76,9 @@ def test_the_page_is_in_the_navigation() -> None:
 
 
 def test_question_shows_plan_progress_answer_sources_and_tool_results(
-    page: AppTest, script: HelpDeskScript, index_dir: Path
+    page: AppTest, script: HelpDeskScript, helpdesk_index_dir: Path
 ) -> None:
-    with KnowledgeBase.open(index_dir) as kb:
+    with KnowledgeBase.open(helpdesk_index_dir) as kb:
         cite = citation(kb.search_manual(QUERY, 3)[0])
     script.plan(TASK)
     script.subtask(TASK, QUERY, f"ログイン画面から再設定します{cite}")
@@ -88,7 +88,7 @@ def test_question_shows_plan_progress_answer_sources_and_tool_results(
 
     assert not page.exception, page.exception
     assert script.server.pending() == 0
-    assert page.text_input(key="helpdesk_index_dir").value == str(index_dir)
+    assert page.text_input(key="helpdesk_index_dir").value == str(helpdesk_index_dir)
     assert {"計画", "回答", "出典", "ツールの実行結果"} <= set(_texts(page.subheader))
     markdown = _texts(page.markdown)
     assert f"1. {TASK} — ✅ 解決" in markdown
@@ -124,7 +124,7 @@ def test_without_an_llm_the_page_explains_how_to_configure_one(page: AppTest) ->
 
 
 def test_an_llm_failure_is_shown_with_its_hint_and_can_be_retried(
-    page: AppTest, script: HelpDeskScript, index_dir: Path
+    page: AppTest, script: HelpDeskScript, helpdesk_index_dir: Path
 ) -> None:
     script.server.add_error(500, "upstream exploded")
     _ask(page)
@@ -134,7 +134,7 @@ def test_an_llm_failure_is_shown_with_its_hint_and_can_be_retried(
     assert json.loads(page.json[0].value)["code"] == "API_ERROR"
     assert page.info  # the hint
 
-    with KnowledgeBase.open(index_dir) as kb:
+    with KnowledgeBase.open(helpdesk_index_dir) as kb:
         cite = citation(kb.search_manual(QUERY, 3)[0])
     script.plan(TASK)
     script.subtask(TASK, QUERY, f"ログイン画面から再設定します{cite}")
@@ -159,10 +159,10 @@ def test_a_missing_knowledge_base_says_how_to_build_it(
 
 
 def test_the_folder_and_the_question_come_back_after_a_page_switch(
-    app: AppTest, index_dir: Path, tmp_path: Path
+    app: AppTest, helpdesk_index_dir: Path, tmp_path: Path
 ) -> None:
     open_page(app, "helpdesk").run()
-    assert app.text_input(key=INDEX_KEY).value == str(index_dir)  # the default folder
+    assert app.text_input(key=INDEX_KEY).value == str(helpdesk_index_dir)  # the default folder
     app.text_input(key=INDEX_KEY).set_value(str(tmp_path / "別の索引"))
     app.text_area(key=QUESTION_KEY).set_value(QUESTION).run()
 
