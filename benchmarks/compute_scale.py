@@ -25,12 +25,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from ledger_scale import MEMORY_GOAL, TIME_GOAL, make_ledger, measure_side, print_report
+if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks import ledger_scale
 
 COLUMNS = [
     {"name": "消費税", "expr": "rounddown([金額] * 0.1, 0)"},
@@ -194,13 +198,15 @@ def _totals(frame: Any) -> dict[str, list[int]]:
 
 def child(side: str, ledger: Path, work: Path) -> None:
     if side.startswith("step-"):
-        print_report((step_keiri if side == "step-keiri" else step_pandas)(ledger))
+        ledger_scale.print_report((step_keiri if side == "step-keiri" else step_pandas)(ledger))
         return
-    print_report((run_keiri if side == "keiri" else run_pandas)(ledger, work))
+    ledger_scale.print_report((run_keiri if side == "keiri" else run_pandas)(ledger, work))
 
 
 def measure(side: str, ledger: Path, root: Path) -> dict[str, Any]:
-    return measure_side(__file__, side, [side, str(ledger)], root, {"MPLBACKEND": "Agg"})
+    return ledger_scale.measure_side(
+        __file__, side, [side, str(ledger)], root, {"MPLBACKEND": "Agg"}
+    )
 
 
 def main() -> None:
@@ -224,7 +230,7 @@ def main() -> None:
         root = Path(tmp)
         for rows in args.rows:
             ledger = root / f"売上明細_{rows}.csv"
-            make_ledger(ledger, rows)
+            ledger_scale.make_ledger(ledger, rows)
             source = ledger
             if args.step:
                 source = root / f"売上明細_{rows}.parquet"
@@ -249,7 +255,8 @@ def main() -> None:
                 flush=True,
             )
     print(
-        f"goal at 1,000,000 rows: time <= {TIME_GOAL}x, memory <= {MEMORY_GOAL}x "
+        f"goal at 1,000,000 rows: time <= {ledger_scale.TIME_GOAL}x, "
+        f"memory <= {ledger_scale.MEMORY_GOAL}x "
         "(whole processes: start-up and imports included on both sides; with --step, the "
         "computing alone and each process's peak)"
     )

@@ -45,7 +45,8 @@ from sklearn.linear_model import LogisticRegression
 from tests.support.helpdesk import EXAMPLES
 from tests.support.helpdesk_paraphrases import Split, load_lists
 
-from benchmarks.helpdesk_floor import LARGE, OFF_TOPIC, _settings
+from benchmarks.embeddings import bundled_settings
+from benchmarks.helpdesk_floor import LARGE, OFF_TOPIC
 from benchmarks.machine import machine_note
 from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase, ingest
 from keiri_agent.agents.helpdesk.knowledge.evaluate import read_questions
@@ -251,7 +252,7 @@ class Tuning:
 def ingest_both(root: Path) -> tuple[Settings, EmbeddingCache]:
     """The sample KB ingested into ``root/s`` and the large set into ``root/l`` with the default
     settings, the embedding cache in ``root/cache``."""
-    settings = _settings(root / "cache")
+    settings = bundled_settings(root / "cache")
     ingest(root / "s", manuals=[EXAMPLES / "manual"], qa=EXAMPLES / "qa.csv", settings=settings)
     ingest(root / "l", manuals=[LARGE / "manual"], settings=settings)
     return settings, EmbeddingCache(root / "cache")

@@ -45,8 +45,9 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
 from tests.support.helpdesk import EXAMPLES
 from tests.support.helpdesk_answering import OFF_TOPIC as OFF_TOPIC_26
 from tests.support.helpdesk_eval import gold_id, load_cases
-from tests.support.helpdesk_paraphrases import Paraphrase, found, load_lists, refused
+from tests.support.helpdesk_paraphrases import Paraphrase, Split, found, load_lists, refused
 
+from benchmarks.embeddings import bundled_settings
 from benchmarks.machine import machine_note
 from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase, ingest
 from keiri_agent.agents.helpdesk.knowledge.evaluate import evaluate, read_questions
@@ -85,14 +86,9 @@ OFF_TOPIC: tuple[str, ...] = (
     "育児休業の申請方法",
 )
 MARGINS = (-0.005, 0.0, 0.005, 0.0075, 0.01, 0.0125, 0.015, 0.0175, 0.02, 0.03)
-LATER = ("dev2", "heldout2", "heldout3", "heldout4", "heldout5")  # the lists after the first pair
+# The lists after the first pair.
+LATER: tuple[Split, ...] = ("dev2", "heldout2", "heldout3", "heldout4", "heldout5")
 LEFT_OUT = 3  # background texts nearest a question left out for "a topic the background lacks"
-
-
-def _settings(cache: Path, **overrides: object) -> Settings:
-    return Settings(  # type: ignore[call-arg]
-        _env_file=None, keiri_llm_model_embedding=None, keiri_cache_dir=cache, **overrides
-    )
 
 
 def _share(hits: int, total: int) -> str:
@@ -235,9 +231,9 @@ def main() -> None:
     print(machine_note())
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        semantic = _settings(root / "cache")
-        lexical = _settings(root / "cache", keiri_helpdesk_semantic=False)
-        unfloored = _settings(
+        semantic = bundled_settings(root / "cache")
+        lexical = bundled_settings(root / "cache", keiri_helpdesk_semantic=False)
+        unfloored = bundled_settings(
             root / "cache", keiri_helpdesk_semantic=False, keiri_helpdesk_min_relevance=0.0
         )
         sample = ingest(

@@ -74,7 +74,7 @@ def main() -> None:
         index_dir = build_example_index(Path(tmp) / "index")
         questions = eval_questions()
         off_topic = [Question(text) for text in OFF_TOPIC]
-        rows = []
+        rows: list[tuple[int, int, int]] = []
         print("| agent | eval answered | answered from a gold source | off-topic answered |")
         print("|---|---|---|---|")
         runs = (
@@ -83,7 +83,7 @@ def main() -> None:
             ("default: semantic + lexical", True, DEFAULT_FLOOR),
         )
         for label, semantic, floor in runs:
-            settings = Settings(  # type: ignore[call-arg]
+            settings = Settings(
                 _env_file=None,
                 keiri_runs_dir=Path(tmp) / "runs",
                 keiri_cache_dir=Path(tmp) / "cache",

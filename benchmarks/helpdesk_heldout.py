@@ -22,7 +22,7 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
 from tests.support.helpdesk import EXAMPLES
 from tests.support.helpdesk_paraphrases import Split, found, load_lists, refused
 
-from benchmarks.helpdesk_floor import _settings
+from benchmarks.embeddings import bundled_settings
 from benchmarks.machine import machine_note
 from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase, ingest
 
@@ -33,7 +33,7 @@ def main(splits: list[str]) -> None:
     print(machine_note())
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        settings = _settings(root / "cache")
+        settings = bundled_settings(root / "cache")
         done = ingest(
             root / "kb", manuals=[EXAMPLES / "manual"], qa=EXAMPLES / "qa.csv", settings=settings
         )

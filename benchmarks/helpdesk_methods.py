@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from benchmarks.embeddings import embedding_settings
+from benchmarks.embeddings import bundled_settings, embedding_settings
 from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase, SearchOutput, ingest
 from keiri_agent.agents.helpdesk.knowledge.chunking import search_text
 from keiri_agent.agents.helpdesk.knowledge.evaluate import (
@@ -18,7 +18,6 @@ from keiri_agent.agents.helpdesk.knowledge.evaluate import (
     read_questions,
 )
 from keiri_agent.agents.helpdesk.knowledge.storage import IndexDB
-from keiri_agent.config import Settings
 from keiri_agent.retrieval.bm25 import BM25Index
 from keiri_agent.retrieval.hybrid import reciprocal_rank_fusion
 from keiri_agent.retrieval.lexical import LexicalIndex, char_ngrams
@@ -45,10 +44,6 @@ def sample_questions() -> list[EvalQuestion]:
         if expected:
             questions.append(EvalQuestion(str(case["id"]), str(case["question"]), tuple(expected)))
     return questions
-
-
-def _settings(cache: Path, **values: object) -> Settings:
-    return Settings(_env_file=None, keiri_llm_model_embedding=None, keiri_cache_dir=cache, **values)  # type: ignore[call-arg]
 
 
 def _score(
@@ -136,10 +131,10 @@ def evaluate_methods(tmp: Path, *, verbose: bool = False) -> tuple[list[str], li
     all_questions: list[str] = []
     for label, manuals, questions in sets:
         index_dir = tmp / label.replace(" ", "_")
-        settings = _settings(tmp / "cache")
+        settings = bundled_settings(tmp / "cache")
         result = ingest(index_dir, manuals=manuals, settings=settings)
         kb = KnowledgeBase.open(
-            index_dir, settings=_settings(tmp / "cache", keiri_helpdesk_semantic=False)
+            index_dir, settings=bundled_settings(tmp / "cache", keiri_helpdesk_semantic=False)
         )
         semantic = KnowledgeBase.open(index_dir, settings=settings)
         db = IndexDB.open(index_dir, create=False)

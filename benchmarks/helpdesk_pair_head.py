@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 
 if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -83,6 +84,9 @@ HEAD_C = (0.001, 0.01)  # inverse regularization strengths tried (768 features, 
 WEIGHTS = (0.002, 0.005, 0.01, 0.05, 0.2, 0.5)  # signal weights tried in margin + w * signal
 GATE_QUANTILES = np.linspace(0.0, 0.6, 61)  # gate levels tried, as quantiles of the signal
 EARLIER = "earlier"  # helpdesk_floor.OFF_TOPIC as a list of its own
+
+Scores = npt.NDArray[np.float64]  # one score per question
+Covered = npt.NDArray[np.bool_]  # per question: whether a rule covers it
 
 
 @dataclass
@@ -236,7 +240,7 @@ def _cross_scored(
     training: Training,
     c: float,
     read: Callable[[Question], FloatMatrix],
-) -> tuple[FloatMatrix, FloatMatrix]:
+) -> tuple[Scores, Scores]:
     """Each tuning question scored by a head fitted without its list; the large set by one fitted
     on every tuning list."""
     scores = np.zeros(len(sample))
@@ -271,11 +275,11 @@ class Lists:
         self.large_shared = np.asarray([q.shared for q in large])
 
     @staticmethod
-    def _floor(score: FloatMatrix, shared: FloatMatrix, t: float) -> FloatMatrix:
+    def _floor(score: Scores, shared: Scores, t: float) -> Covered:
         near = (score >= t - SHARED_WORDS_ALLOWANCE) & (shared >= SHARED_WORDS_RELEVANCE)
         return (score >= t) | near
 
-    def _result(self, setting: str, covered: FloatMatrix, large: FloatMatrix) -> Result | None:
+    def _result(self, setting: str, covered: Covered, large: Covered) -> Result | None:
         on, off = int(covered[self.on].sum()), int(covered[~self.on].sum())
         refused = int((~large).sum())
         if on < signals.MIN_PARAPHRASES or refused > signals.MAX_LARGE_REFUSED:
@@ -303,7 +307,7 @@ class Lists:
             best = self._better(best, self.floor(float(t)))
         return best
 
-    def added(self, signal: FloatMatrix, large: FloatMatrix) -> Result | None:
+    def added(self, signal: Scores, large: Scores) -> Result | None:
         """The best of margin + w * signal over WEIGHTS and thresholds."""
         best = None
         for w in WEIGHTS:
@@ -317,7 +321,7 @@ class Lists:
                 best = self._better(best, found)
         return best
 
-    def gated(self, signal: FloatMatrix, large: FloatMatrix) -> Result | None:
+    def gated(self, signal: Scores, large: Scores) -> Result | None:
         """The best of "the floor as it is and signal >= h" over levels h."""
         floor = self._floor(self.margin, self.shared, DEFAULT_HELPDESK_MIN_MARGIN)
         large_floor = self._floor(self.large_margin, self.large_shared, DEFAULT_HELPDESK_MIN_MARGIN)

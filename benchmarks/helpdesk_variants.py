@@ -38,18 +38,14 @@ from tests.support.helpdesk_paraphrases import Paraphrase, Split, found, load_li
 from tests.support.helpdesk_typed import TYPED_SHAPES, typed_variants
 from tests.support.helpdesk_variants import SHAPES, Variant, both_pages_kept, top, variants
 
+from benchmarks.embeddings import bundled_settings
 from benchmarks.machine import machine_note
 from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase, ingest
 from keiri_agent.agents.helpdesk.knowledge.evaluate import evaluate, read_questions
-from keiri_agent.config import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 LARGE = ROOT / "examples" / "helpdesk_eval"
 SPLITS: tuple[Split, ...] = get_args(Split)  # every list of the paraphrase file
-
-
-def _settings(cache: Path) -> Settings:
-    return Settings(_env_file=None, keiri_llm_model_embedding=None, keiri_cache_dir=cache)
 
 
 def _share(hits: int, total: int) -> str:
@@ -139,7 +135,7 @@ def main() -> None:
     print(machine_note())
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        settings = _settings(args.cache or root / "cache")
+        settings = bundled_settings(args.cache or root / "cache")
         sample = ingest(
             root / "sample",
             manuals=[EXAMPLES / "manual"],

@@ -27,12 +27,12 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.embeddings import bundled_settings
 from benchmarks.machine import machine_note
 from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase, ingest
 from keiri_agent.agents.helpdesk.knowledge.chunking import search_text
 from keiri_agent.agents.helpdesk.knowledge.evaluate import EvalQuestion, Expected, evaluate
 from keiri_agent.agents.helpdesk.knowledge.storage import IndexDB
-from keiri_agent.config import Settings
 from keiri_agent.retrieval.bm25 import BM25Index
 from keiri_agent.retrieval.lexical import char_ngrams
 
@@ -40,12 +40,6 @@ __all__ = ["SAMPLE", "main"]
 
 SAMPLE = Path(__file__).resolve().parent / "data" / "jsquad_sample.jsonl"
 K = 3
-
-
-def _settings(cache: Path, **overrides: object) -> Settings:
-    return Settings(  # type: ignore[call-arg]
-        _env_file=None, keiri_llm_model_embedding=None, keiri_cache_dir=cache, **overrides
-    )
 
 
 def main() -> None:
@@ -62,7 +56,7 @@ def main() -> None:
         for row in rows:
             text = f"# {row['title']}\n\n{row['context']}\n"
             (manual / f"{row['id']}.md").write_text(text, encoding="utf-8")
-        default = _settings(root / "cache")
+        default = bundled_settings(root / "cache")
         result = ingest(root / "index", manuals=[manual], settings=default)
         if not result.ok:
             raise SystemExit(f"ingest failed: {result.failures}")
@@ -81,7 +75,7 @@ def main() -> None:
             top = bigram.top(bigram.scores_for_terms(char_ngrams(question.question)), K)
             found += any(file_of[hit.id] == f"{row['id']}.md" for hit in top)
         results = [("char-bigram BM25 (baseline)", found / len(questions), "-")]
-        lexical = _settings(
+        lexical = bundled_settings(
             root / "cache", keiri_helpdesk_semantic=False, keiri_helpdesk_min_relevance=0.0
         )
         for label, settings in (("lexical (no floor)", lexical), ("default", default)):

@@ -272,7 +272,11 @@ def build_cases(ours: Ours, floor: Floor, args: argparse.Namespace) -> list[Case
     warm_items = items[: args.warmup_items]
     map_app, map_build_ms = _timed(langgraph_map)
     for concurrency in CONCURRENCY:
-        loop_source, loop_parse_ms = _timed(lambda c=concurrency: parse_source(foreach_plan(c)))
+
+        def parse_loop(c: int = concurrency) -> PlanSource:
+            return parse_source(foreach_plan(c))
+
+        loop_source, loop_parse_ms = _timed(parse_loop)
         name = f"foreach {args.items:,} items, max_concurrency {concurrency}"
 
         def ours_each(
@@ -325,8 +329,8 @@ def blocking_check(ours: Ours, args: argparse.Namespace) -> None:
         src = parse_source(foreach_plan(concurrency, wait_s=wait_s))
         name = f"ours, max_concurrency {concurrency}"
         _, took = _timed(
-            lambda s=src, c=name: ours.run(
-                c, s, {"items": items}, lambda out: out["each"]["result"] == items
+            partial(
+                ours.run, name, src, {"items": items}, lambda out: out["each"]["result"] == items
             )
         )
         times[name] = took
@@ -376,7 +380,7 @@ def profile(case: Case) -> None:
         case.ours()
     finally:
         profilers[0].disable()
-        threading.setprofile(None)  # type: ignore[arg-type]
+        threading.setprofile(None)
     print(
         f"\ncProfile of our side, {case.name} ({len(profilers)} threads, top 25 by cumulative time):"
     )

@@ -118,19 +118,19 @@ def _start_server(root: Path) -> tuple[Any, Any, threading.Thread, str]:
 def _round(
     registry: Any, url: str, subscribers: int, events: int, interval_s: float
 ) -> list[float]:
-    from keiri_agent.server.runners import Job, Outcome
+    from keiri_agent.server.runners import Job, JobResult
 
     ctx = mp.get_context("spawn")  # the server's threads must not be forked
     ready = ctx.Event()
 
-    def runner(job: Job) -> Outcome:
+    def runner(job: Job) -> JobResult:
         job.log("購読者の接続を待っています")
         if not ready.wait(CONNECT_TIMEOUT_S):
             raise RuntimeError("the subscribers did not connect")
         for number in range(1, events + 1):
             job.log(f"イベント {number}")
             time.sleep(interval_s)
-        return Outcome("success", answer="完了")
+        return JobResult("success", answer="完了")
 
     task = registry.start("benchmark", {"subscribers": subscribers}, runner)
     receive, send = ctx.Pipe(duplex=False)

@@ -45,6 +45,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
+from typing import TypedDict
 
 import numpy as np
 import yaml
@@ -195,11 +196,19 @@ def _old_schema_bytes(registry: BlockRegistry, ids: list[str]) -> int:
     )
 
 
+class _Selection(TypedDict, total=False):
+    """The arguments of ``BlockRetriever.retrieve`` that a compared selection sets."""
+
+    k_per_category: int
+    token_budget: int | None
+    prefilter: bool
+
+
 def candidate_sets(
     retriever: BlockRetriever, registry: BlockRegistry, cases: list[EvalCase]
 ) -> list[SetStats]:
     """Old selection (caps only) against the product's, per evaluation request."""
-    setups = {
+    setups: dict[str, _Selection] = {
         "old: 6 per category, 30 in all (every block)": {
             "k_per_category": 6,
             "token_budget": None,

@@ -179,7 +179,7 @@ def jsquad_pairs(
     by_article = collections.defaultdict(list)
     for k, (ai, _, _) in enumerate(paras):
         by_article[ai].append(k)
-    candidates = []
+    candidates: list[tuple[int, dict]] = []
     for k, (ai, pi, _) in enumerate(paras):
         qas = list(arts[ai]["paragraphs"][pi]["qas"])
         rng.shuffle(qas)
@@ -289,7 +289,8 @@ def eval_sections() -> dict[tuple[str, str], dict]:
     """(file, heading) -> {"procedure", "body"} of examples/helpdesk_eval/manual/*.md."""
     out = {}
     for md in sorted(EVAL_MANUAL.glob("*.md")):
-        proc, heading, body = "", None, []
+        proc, heading = "", None
+        body: list[str] = []
         lines = [*md.read_text(encoding="utf-8").splitlines(), "### END"]
         for line in lines:
             if line.startswith("## ") and not line.startswith("### "):
@@ -348,14 +349,14 @@ def passage_of(hit: dict) -> str:
     return max(hit["windows"], key=lambda w: w["sim"])["text"]
 
 
-def manual_pairs(rng: random.Random, hits: Path) -> tuple[list[dict], list[dict], dict]:
-    rows = [json.loads(line) for line in hits.read_text(encoding="utf-8").splitlines()]
+def manual_pairs(rng: random.Random, hits_file: Path) -> tuple[list[dict], list[dict], dict]:
+    rows = [json.loads(line) for line in hits_file.read_text(encoding="utf-8").splitlines()]
     assert not {r["split"] for r in rows} & {"heldout4", "heldout5", "heldout6"}
     sections = eval_sections()
     facts = eval_facts()
     train: list[dict] = []
     dev: list[dict] = []
-    dropped = collections.Counter()
+    dropped: collections.Counter[str] = collections.Counter()
     for r in rows:
         q, hits = r["question"], r["hits"]
         pairs: list[dict] = []
@@ -554,4 +555,4 @@ def samples(train: list[dict], dev: list[dict], path: Path) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

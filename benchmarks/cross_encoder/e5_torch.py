@@ -69,7 +69,7 @@ class Tokenizer:
             out.append(ch if r is None else r)
         s = "".join(out)
         # collapse runs of spaces
-        res = []
+        res: list[str] = []
         for ch in s:
             if ch == " " and res and res[-1] == " ":
                 continue

@@ -9,14 +9,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from benchmarks.helpdesk_floor import _settings
+from benchmarks.embeddings import bundled_settings
 from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase, ingest
 from keiri_agent.config import Settings
 
 
 def default_settings(tmp: Path) -> Settings:
     """The product's defaults with the embedding cache under ``tmp``."""
-    return _settings(tmp / "cache")
+    return bundled_settings(tmp / "cache")
 
 
 @contextmanager

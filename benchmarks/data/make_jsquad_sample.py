@@ -22,7 +22,7 @@ OUT = Path(__file__).resolve().parent / "jsquad_sample.jsonl"
 
 def main(source: Path) -> None:
     articles = json.loads(source.read_text(encoding="utf-8"))["data"]
-    rows = []
+    rows: list[dict[str, str]] = []
     for article in articles:
         paragraphs = article["paragraphs"]
         if len(rows) + len(paragraphs) > MAX_PARAGRAPHS:

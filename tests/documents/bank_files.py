@@ -343,7 +343,7 @@ CSV_STYLES: dict[str, tuple[str, str, str, str]] = {
 def _statement_rows(
     deposits: Sequence[Deposit], withdrawals: Sequence[Withdrawal], word: str, opening: int
 ) -> list[tuple[dt.date, str, int | None, int | None, int, str]]:
-    rows = []
+    rows: list[tuple[dt.date, str, int | None, int | None, int, str]] = []
     balance = opening
     lines: list[Deposit | Withdrawal] = sorted([*deposits, *withdrawals], key=lambda x: x.date)
     for line in lines:

@@ -105,6 +105,12 @@ def _resolve(root: dict[str, Any], ref: str) -> dict[str, Any] | None:
     return node if isinstance(node, dict) else None
 
 
+def _kinds(schema: dict[str, Any]) -> list[object]:
+    """The types ``schema`` names: its ``type`` list, else ``[its type]`` (``[None]``: none)."""
+    kind: object = schema.get("type")
+    return list(kind) if isinstance(kind, list) else [kind]
+
+
 def _is_object(schema: dict[str, Any]) -> bool:
     kind = schema.get("type")
     return (
@@ -169,7 +175,7 @@ def openai_strict_problems(schema: dict[str, Any]) -> list[str]:
             k in sub for k in ("type", "anyOf", "enum", "const", "$ref")
         ):
             problems.append(f"In context={path}, schema must have a 'type' key")
-        kinds = sub.get("type") if isinstance(sub.get("type"), list) else [sub.get("type")]
+        kinds = _kinds(sub)
         props = sub.get("properties")
         if "object" in kinds or isinstance(props, dict):
             if sub.get("additionalProperties") is not False:
@@ -227,7 +233,7 @@ def anthropic_strict_problems(schema: dict[str, Any]) -> list[str]:
             problems.append(f"{path}: '{key}' is not supported with strict")
         if isinstance(sub.get("minItems"), int) and sub["minItems"] > 1:
             problems.append(f"{path}: 'minItems' above 1 is not supported with strict")
-        kinds = sub.get("type") if isinstance(sub.get("type"), list) else [sub.get("type")]
+        kinds = _kinds(sub)
         if ("object" in kinds or "properties" in sub) and sub.get(
             "additionalProperties"
         ) is not False:

@@ -241,7 +241,7 @@ def build_example_index(directory: Path, cache: Path | None = None) -> Path:
     from keiri_agent.agents.helpdesk.knowledge import ingest
     from keiri_agent.config import Settings
 
-    settings = Settings(  # type: ignore[call-arg]
+    settings = Settings(
         _env_file=None,
         keiri_llm_model_embedding=None,
         keiri_cache_dir=cache or directory.parent / "cache",

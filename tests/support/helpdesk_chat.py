@@ -29,8 +29,9 @@ import random
 import re
 from collections.abc import Iterator
 
-from keiri_agent.sudachi import TO_HIRAGANA, open_dictionary
+from keiri_agent.sudachi import TO_HIRAGANA
 from tests.support.helpdesk_variants import Variant
+from tests.support.morphemes import morphemes as _morphemes
 
 __all__ = ["CHAT_SHAPES", "chat_variants"]
 
@@ -81,12 +82,6 @@ TONES = ("ｗｗ", "笑笑", "(汗)", " orz", "m(_ _)m", "💦💦", "！？", "
 _END = re.compile(r"(?:でしょうか|ですか|ますか|か)?[？?。！!]*\Z")
 _LOANWORD = re.compile(r"[\u30a1-\u30fa][\u30a1-\u30faー]{2,}")
 _WORD = re.compile(r"[A-Z]{2,}|[\u30a1-\u30fa][\u30a1-\u30faー]{2,}")
-
-
-def _morphemes(text: str) -> list:  # type: ignore[type-arg]
-    from sudachipy import SplitMode
-
-    return list(open_dictionary().tokenizer(mode=SplitMode.C).tokenize(text))
 
 
 def _plain_body(question: str) -> tuple[str, str]:

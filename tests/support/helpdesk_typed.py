@@ -26,8 +26,9 @@ import random
 import re
 from collections.abc import Iterator
 
-from keiri_agent.sudachi import TO_HIRAGANA, open_dictionary
+from keiri_agent.sudachi import TO_HIRAGANA
 from tests.support.helpdesk_variants import Variant
+from tests.support.morphemes import morphemes
 
 __all__ = ["ENGLISH", "TYPED_SHAPES", "typed_variants"]
 
@@ -92,15 +93,13 @@ def _tte(question: str) -> Iterator[Variant]:
 def _plain(question: str) -> str:
     """``question`` without its question mark, in the plain form (できますか → できる,
     何ですか → 何): the dictionary form of its last verb before ます."""
-    from sudachipy import SplitMode
-
     body = re.sub(r"(?:でしょうか|ですか|か)?[？?。！!]*\Z", "", question)
     if not body.endswith("ます"):
         return body
-    morphemes = list(open_dictionary().tokenizer(mode=SplitMode.C).tokenize(body[:-2]))
-    if not morphemes or morphemes[-1].part_of_speech()[0] != "動詞":
+    found = morphemes(body[:-2])
+    if not found or found[-1].part_of_speech()[0] != "動詞":
         return body
-    last = morphemes[-1]
+    last = found[-1]
     return body[: last.begin()] + last.dictionary_form()
 
 

@@ -233,11 +233,13 @@ class _Builder:
     def customer(self, company: Company, scenario: str, ambiguous: bool) -> None:
         rng = self.rng
 
-        def pay(amount: int, paid: tuple[str, ...], day: dt.date, **extra: object) -> None:
+        def pay(
+            amount: int, paid: tuple[str, ...], day: dt.date, *, matchable: bool = True
+        ) -> None:
             payer = bank_written(company, rng)
             coded = payer.startswith(company.code)
-            ok = bool(extra.pop("matchable", True)) and (coded or not ambiguous)
-            self.pay(company, amount, paid, scenario, ok, day=day, payer=payer, **extra)  # type: ignore[arg-type]
+            ok = matchable and (coded or not ambiguous)
+            self.pay(company, amount, paid, scenario, ok, day=day, payer=payer)
 
         if scenario == "parent":
             (number, amount, _), *_ = self.open_invoices(company, 1)
@@ -268,9 +270,9 @@ class _Builder:
             parts = rng.randint(2, 3)
             cuts = sorted(rng.sample(range(1, 10), parts - 1))
             shares = [b - a for a, b in itertools.pairwise([0, *cuts, 10])]
-            paid = [amount * s // 10 for s in shares[:-1]]
-            paid.append(amount - sum(paid))
-            for part, day in zip(paid, self.days(parts), strict=True):
+            instalments = [amount * s // 10 for s in shares[:-1]]
+            instalments.append(amount - sum(instalments))
+            for part, day in zip(instalments, self.days(parts), strict=True):
                 pay(part, (number,), day)
         elif scenario == "over":
             ((number, amount, _),) = self.open_invoices(company, 1)

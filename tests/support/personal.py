@@ -10,7 +10,7 @@ in the spellings a request could carry them (as written, without separators, JSO
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 
@@ -49,9 +49,9 @@ PEOPLE = [
 REGIONS = ["関東", "関西", "九州"]
 
 
-def _with_check(body: str, valid: object) -> str:
+def _with_check(body: str, valid: Callable[[list[int]], bool]) -> str:
     for digit in "0123456789":
-        if valid([int(ch) for ch in body + digit]):  # type: ignore[operator]
+        if valid([int(ch) for ch in body + digit]):
             return body + digit
     raise AssertionError("no check digit")
 

@@ -113,6 +113,7 @@ def once_code_holds(
     while True:
         assert alive(), "the work ended before the code ran"
         assert time.monotonic() < deadline, "the generated code did not start"
+        below: list[psutil.Process]
         try:
             below = psutil.Process(root).children(recursive=True)
         except psutil.NoSuchProcess:

@@ -84,7 +84,9 @@ def install(point: str, marker: Path, patch: Callable[[Any, str, Any], None] = s
     ``patch`` sets an attribute (a test passes ``monkeypatch.setattr`` to have it undone)."""
     from keiri_agent.agents.analysis import graph as analysis_graph
     from keiri_agent.agents.analysis import session as session_module
+    from keiri_agent.agents.analysis.report import save_report
     from keiri_agent.agents.convert import formats, pipeline
+    from keiri_agent.agents.ledger import read_ledger
     from keiri_agent.llm.client import LLMClient
 
     hold = functools.partial(_hold, marker)
@@ -110,12 +112,12 @@ def install(point: str, marker: Path, patch: Callable[[Any, str, Any], None] = s
         patch(
             session_module,
             "read_ledger",
-            _counting(session_module.read_ledger, int(rest), hold, None),
+            _counting(read_ledger, int(rest), hold, None),
         )
     elif kind == "llm":
         patch(LLMClient, "structured", _counting(LLMClient.structured, int(rest), hold, None))
     elif kind == "report_write":
-        patch(analysis_graph, "save_report", _counting(analysis_graph.save_report, 1, hold, None))
+        patch(analysis_graph, "save_report", _counting(save_report, 1, hold, None))
     elif kind == "write":
         k, _, when = rest.partition(":")
         patch(
