@@ -34,10 +34,10 @@ from tests.support.helpdesk import EXAMPLES
 from tests.support.helpdesk_paraphrases import found, load_lists
 from tests.support.helpdesk_variants import top
 
+from benchmarks.embeddings import bundled_settings
 from benchmarks.helpdesk_variants import SPLITS, answerable
 from benchmarks.machine import machine_note
 from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase, ingest
-from keiri_agent.config import Settings
 
 
 def _share(hits: int, total: int) -> str:
@@ -73,11 +73,7 @@ def main() -> None:
     print(machine_note())
     vocabulary = manual_vocabulary(manual_texts())
     with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(  # type: ignore[call-arg]
-            _env_file=None,
-            keiri_llm_model_embedding=None,
-            keiri_cache_dir=args.cache or Path(tmp) / "cache",
-        )
+        settings = bundled_settings(args.cache or Path(tmp) / "cache")
         index = args.index
         if index is None:
             index = Path(tmp) / "sample"

@@ -69,7 +69,7 @@ def presidio_detector() -> Callable[[str], Spans]:
     class _Offline:
         extract = staticmethod(offline)
 
-    email_recognizer.tldextract = _Offline  # type: ignore[attr-defined]
+    email_recognizer.tldextract = _Offline  # type: ignore[attr-defined,assignment]
     recognizers: list[Any] = [
         EmailRecognizer(),
         CreditCardRecognizer(),

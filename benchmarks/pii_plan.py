@@ -134,6 +134,7 @@ def make_customers(path: Path, rows: int, seed: int = 37) -> None:
 def run_once(plan: Path, server: Any, mask: bool) -> dict[str, float]:
     from keiri_agent.blocks.registry import default_registry
     from keiri_agent.events import read_events
+    from keiri_agent.events.models import NodeComplete
     from keiri_agent.plan import PlanRunner
 
     os.environ["KEIRI_LLM_MASK_PII"] = "on" if mask else "off"
@@ -151,7 +152,7 @@ def run_once(plan: Path, server: Any, mask: bool) -> dict[str, float]:
     nodes = {
         e.node_id: e.duration_ms / 1000
         for e in read_events(result.log_path)
-        if e.event == "node_complete" and e.node_id is not None
+        if isinstance(e, NodeComplete) and e.node_id is not None
     }
     sent = json.dumps(server.chat_requests()[-4:], ensure_ascii=False)
     if mask and "090-0000-0000" in sent:
