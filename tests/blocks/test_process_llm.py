@@ -315,3 +315,40 @@ def test_cancelling_the_node_aborts_its_llm_call_in_flight(
     assert isinstance(error, BlockError)
     assert error.code == ErrorCode.CANCELLED
     assert len(llm_server.chat_requests()) == 1  # no retry after the cancel
+
+
+def _grammar_names(schema: Any) -> list[str]:
+    """The $defs keys and $ref targets of a JSON Schema: sent as they are (never masked)."""
+    found: list[str] = []
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key == "$defs" and isinstance(value, dict):
+                found += list(value)
+            elif key == "$ref" and isinstance(value, str):
+                found.append(value)
+            found += _grammar_names(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            found += _grammar_names(value)
+    return found
+
+
+def test_nested_model_names_never_carry_the_users_property_names() -> None:
+    """A plan's output_schema names its properties in the user's words (a customer, a person in
+    romaji); nested objects become $defs/$ref names, which the wire does not mask, so those names
+    say only where a property is."""
+    import random
+
+    rng = random.Random(14)
+    words = ["Misaki_Hasegawa", "sato_taro", "TanakaShoji", "kaiin_0012", "yamada-hanako", "ito"]
+    leaked = []
+    for case in range(200):
+        chosen = rng.sample(words, 3)
+        inner = {"type": "object", "properties": {chosen[1]: "string", "金額": "number"}}
+        listed = {"type": "array", "items": {"type": "object", "properties": {chosen[2]: "int"}}}
+        schema = {chosen[0]: inner, f"{chosen[2]}_list": listed, "備考": "string"}
+        sent = schema_to_model(schema).model_json_schema()
+        names = _grammar_names(sent)
+        assert len(names) >= 4, names  # two nested models, defined and referred to
+        leaked += [(case, n) for n in names if any(w.lower() in n.lower() for w in chosen)]
+    assert leaked == []

@@ -12,7 +12,6 @@ hyphenated keys and names such as ``json`` or ``schema`` do not clash with Pydan
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Mapping
 from typing import Any, Literal
 
@@ -80,7 +79,9 @@ def _model(
     for index, (key, spec) in enumerate(properties.items()):
         key = str(key)
         where = f"{path}.{key}" if path else key
-        nested_name = f"{name}_{_ascii(key) or f'field{index}'}"
+        # A nested model's name is sent to the model as a $defs key and $ref, places the wire
+        # does not mask (they are the schema's grammar): it says where, never the user's words.
+        nested_name = f"{name}_{index}"
         annotation, nullable, description = _annotation(spec, nested_name, where)
         # Internal names are positional; the alias is the schema's key, used for I/O.
         if key in required and not nullable:
@@ -92,10 +93,6 @@ def _model(
             )
     model: type[BaseModel] = create_model(name, __config__=_MODEL_CONFIG, **fields)
     return model
-
-
-def _ascii(key: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_]", "", key)
 
 
 def _annotation(spec: Any, name: str, path: str) -> tuple[Any, bool, str | None]:
