@@ -170,13 +170,14 @@ def mask_tool(
     reply's tool call must repeat."""
     if vault is None:
         return dict(tool), {}
-    counts: Counter[str] = Counter()
-    mask = _text_mask(vault, counts)
     function = tool.get("function")
     if tool.get("type") == "function" and isinstance(function, Mapping):
         inner, inner_counts = mask_tool(function, vault)
         return {**tool, "function": inner}, inner_counts
-    masked = map_schema_texts({k: v for k, v in tool.items() if k != "name"}, mask)
+    counts: Counter[str] = Counter()
+    masked = map_schema_texts(
+        {k: v for k, v in tool.items() if k != "name"}, _text_mask(vault, counts)
+    )
     if "name" in tool:
         masked = {"name": tool["name"], **masked}
     return masked, dict(counts)

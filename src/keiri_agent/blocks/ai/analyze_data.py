@@ -252,7 +252,8 @@ def _raise_if_failed(turn: TurnResult, question: str, **usage: int) -> None:
         raise input_error(
             f"分析エージェントが確認を求めて止まりました: {turn.question}",
             "この確認への答え（指標・期間・集計方法など）を question に書き足して再実行してください。",
-            **{**details, "agent_question": turn.question},
+            **details,
+            agent_question=turn.question,
         )
     if turn.final_report is None or turn.report_path is None or not turn.report_path.is_file():
         raise BlockError(
