@@ -5,7 +5,9 @@ A payer's bank writes names in the 全銀 character set: half-width katakana wit
 digits and a few symbols. :func:`fold` brings any spelling (a bank's, a customer master's
 取引先名カナ, a SudachiPy reading, hiragana) to one form:
 
-- NFKC: half-width → full-width kana (``ﾀﾞ`` → ダ), full-width Latin and digits → ASCII;
+- NFKC: half-width → full-width kana (``ﾀﾞ`` → ダ), full-width Latin and digits → ASCII, and a
+  voiced or semi-voiced mark written as a letter of its own joined to the kana before it
+  (:func:`nfkc`: ``ﾊ゛`` and ``ハ゛`` → バ, as ``ﾊﾞ`` is);
 - hiragana → katakana; small kana → large (ァ→ア, ッ→ツ, ャ→ヤ, ヵ→カ ...), as banks write them;
 - ヲ→オ, ヂ→ジ, ヅ→ズ, ヰ→イ, ヱ→エ: spellings that banks and people use for the same sound;
 - every dash (``-``, ``ｰ``, ``ー``, ``‐``, ``−``, ``―``...) → ``ー``, one long-vowel mark;
@@ -33,6 +35,7 @@ __all__ = [
     "bank_length",
     "fold",
     "has_kanji",
+    "nfkc",
     "starts_cut",
     "unmarked",
     "unvoiced",
@@ -62,6 +65,10 @@ _TABLE = str.maketrans(
 # Dropped: whitespace, separators and marks that do not spell the name; a lone voiced mark
 # left by a cut (゛ U+3099/309B, ゜ U+309A/309C).
 _DROPPED = re.compile(r"[\s・･.,、。/\\'\"`「」『』()（）\[\]{}&＆+＋*:;!?\u3099-\u309c]+")
+# A voiced or semi-voiced mark after a kana, once NFKC made it combining: a half-width ``ﾞ``
+# becomes U+3099 and is joined by NFKC itself, but the full-width ``゛`` / ``゜`` (U+309B / U+309C),
+# which conversions one character at a time write (``ﾊﾞ`` → ``ハ゛``), become a space and U+3099.
+_SEPARATE_MARK = re.compile(r"(\S)[ \u3000]*([\u3099\u309a])")
 _KANJI = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff々〆]")
 # Voiced and semi-voiced kana → their plain kana (ガ→カ, パ→ハ, ヴ→ウ).
 _UNVOICED = {
@@ -73,13 +80,26 @@ _UNVOICED = {
 
 def fold(text: str) -> str:
     """``text`` in the one form names are compared in (see the module docstring)."""
-    normalized = unicodedata.normalize("NFKC", text).translate(_TABLE).upper()
+    normalized = nfkc(text).translate(_TABLE).upper()
     return _DROPPED.sub("", normalized)
+
+
+def nfkc(text: str) -> str:
+    """``text`` in NFKC, each voiced or semi-voiced mark written as a letter of its own (``゛``,
+    ``゜``, the combining U+3099 / U+309A, a space before it or not) joined to the kana before it
+    (``ﾊ゛ﾚﾂﾄ`` → バレツト: not ハレツト, another name); a mark no kana before it takes stays
+    a lone mark, which :func:`fold` drops (``ア゛``, a mark left by a cut)."""
+    return _SEPARATE_MARK.sub(_joined_mark, unicodedata.normalize("NFKC", text))
+
+
+def _joined_mark(found: re.Match[str]) -> str:
+    joined = unicodedata.normalize("NFC", found.group(1) + found.group(2))
+    return joined if len(joined) == 1 else found.group(0)
 
 
 def bank_length(text: str) -> int:
     """Length of ``text`` written in half-width 全銀 characters (``ダ`` and ``ﾀﾞ`` count 2)."""
-    normalized = unicodedata.normalize("NFKC", text)
+    normalized = nfkc(text)
     return sum(2 if ch in _UNVOICED else 1 for ch in normalized)
 
 

@@ -18,7 +18,6 @@ groups rows by it): a kanji name's SudachiPy reading, a kana name as the bank wr
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
@@ -29,6 +28,7 @@ from keiri_agent.blocks.table.names.fold import (
     bank_length,
     fold,
     has_kanji,
+    nfkc,
 )
 from keiri_agent.blocks.table.names.forms import CompanyForm
 from keiri_agent.blocks.table.names.reading import MAX_CACHED_NAMES, readings
@@ -131,7 +131,7 @@ class PayerName:
 @lru_cache(maxsize=MAX_CACHED_NAMES)
 def _parse(raw: str, limit: int | None) -> PayerName:
     """:meth:`PayerName.parse`, remembered per raw text and field width."""
-    text = unicodedata.normalize("NFKC", raw).strip()
+    text = nfkc(raw).strip()
     cut_at = _cut_width(bank_length(text), limit)
     truncated = cut_at > 0
     code, text = _code(text)

@@ -31,10 +31,9 @@ one at either end, for a bank that wrote such a word as a form (``ﾉｳｷﾖ�
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 
-from keiri_agent.blocks.table.names.fold import fold, has_kanji, starts_cut, unvoiced
+from keiri_agent.blocks.table.names.fold import fold, has_kanji, nfkc, starts_cut, unvoiced
 from keiri_agent.blocks.table.names.forms import FORMS, KANJI_SHORT, CompanyForm, FormKind
 from keiri_agent.blocks.table.names.reading import name_parts
 
@@ -182,7 +181,7 @@ class NameParts:
 
 def split_name(text: str, *, cut: bool = False) -> NameParts:
     """``text`` without its company forms (see the module docstring); ``cut``: it was cut short."""
-    name = unicodedata.normalize("NFKC", text).strip()
+    name = nfkc(text).strip()
     forms: list[CompanyForm] = []
     if cut:
         name = _drop_cut_form(name)
