@@ -24,8 +24,8 @@ for: ``ｶ)ｱｵﾊﾞ ｾｲｷﾕｳ1234``, ``ｱｵﾊﾞｼﾖｳｼﾞ 5�
 Amounts: one invoice exact or less a bank fee (440 / 660 / 770 / 880 円), or both less a fee.
 
 :class:`~tests.support.bank_shapes.Truth` says whether the product promises the match: a payer
-the master holds, whose name written any of those ways is one customer's (a form tells twins
-apart; a note or a person's name is not promised). Written apart from
+the master holds, whose name written any of those ways, a note after it or not, is one
+customer's (a form tells twins apart; a person's name is not promised). Written apart from
 ``keiri_agent.blocks.table``: its own half-width conversion (``bank_names.half_width``) and
 its own abbreviations.
 """
@@ -261,6 +261,6 @@ def _written(
         text = marks_apart(text, combining=True)
         shapes.append("combining_marks")
     if rng.random() < 0.15:
-        text, readable = f"{text.rstrip()} {rng.choice(NOTES)}", False
+        text = f"{text.rstrip()} {rng.choice(NOTES)}"
         shapes.append("note")
     return text, shapes, readable

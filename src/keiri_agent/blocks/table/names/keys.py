@@ -39,6 +39,7 @@ from keiri_agent.blocks.table.names.split import (
     cut_spelled_form,
     is_branch,
     is_full_name,
+    is_note,
     is_title,
     kanji_business_short,
     split_name,
@@ -177,7 +178,8 @@ def _heads(
     words: list[str], *, truncated: bool, company: bool, office: bool = False
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A payer's first words, longest first, when more words follow them: ``heads`` when every
-    word after them names a branch, an office or a department (``ｱｵﾊﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``; the
+    word after them names a branch, an office or a department, or is the payer's note of what
+    it pays (``ｱｵﾊﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``, ``ｱｵﾊﾞｼﾖｳｼﾞ 5ｶﾞﾂﾌﾞﾝ``: :func:`.split.is_note`; the
     last word when ``office``: its 営業所 was written as a form, ``ｵｵｻｶ(ｴｲ``; in a name the bank
     may have cut, also every word but the last: a cut word proves nothing) or when a
     representative's title follows them (``ﾀﾞｲﾋﾖｳﾄﾘｼﾏﾘﾔｸ ｱｵﾊﾞ ﾀﾛｳ``: a person's name after it),
@@ -186,7 +188,7 @@ def _heads(
     match."""
     heads: list[str] = []
     first_words: list[str] = []
-    branch = [is_branch(word) for word in words]
+    branch = [is_branch(word) or is_note(word) for word in words]
     if office and branch:
         branch[-1] = True
     for count in range(len(words) - 1, 0, -1):

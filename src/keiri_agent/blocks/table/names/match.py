@@ -10,7 +10,8 @@ A payer meets a customer key (:mod:`.keys`) in one of seven ways, best first:
   what is left before the start of a legal form spelled out (``...ｶﾌﾞｼｷｶ``), when at least
   :data:`MIN_PREFIX_CHARS` are left;
 - ``HEAD``: a payer's first words are the key (or the key without long marks) and only branch,
-  office or department words follow (``ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``, ``ｱｵﾊﾞｼﾖｳｼﾞ ｹｲﾘﾌﾞ``,
+  office or department words or a note of what is paid follow (``ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``,
+  ``ｱｵﾊﾞｼﾖｳｼﾞ ｹｲﾘﾌﾞ``, ``ｶ)ｱｵﾊﾞ ｾｲｷﾕｳ1234``, ``ｱｵﾊﾞｼﾖｳｼﾞ 5ｶﾞﾂﾌﾞﾝ``,
   ``ﾔﾏﾀﾞｼﾖｳｼﾞ(ｶ)ｵｵｻｶｼﾃﾝ``, ``ﾔﾏﾀﾞｼﾖｳｼﾞ ﾅｺﾞﾔ(ｴｲ``), or a representative's title and a person
   (``ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ ﾀﾞｲﾋﾖｳﾄﾘｼﾏﾘﾔｸ ﾔﾏﾀﾞ ﾀﾛｳ``); the whole, branch included, is the payer's name:
   a branch the master holds as a customer of its own meets it ``EXACT``;

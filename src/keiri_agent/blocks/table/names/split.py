@@ -40,6 +40,7 @@ from keiri_agent.blocks.table.names.reading import name_parts
 __all__ = [
     "BRANCH_WORDS",
     "MIN_FORM_START",
+    "NOTE_DIGITS",
     "SEPARATORS",
     "TITLE_WORDS",
     "WORD_BREAK",
@@ -49,6 +50,7 @@ __all__ = [
     "cut_spelled_form",
     "is_branch",
     "is_full_name",
+    "is_note",
     "is_title",
     "kanji_business_short",
     "split_name",
@@ -67,6 +69,15 @@ _BRANCHES = (
     ("総務部", "ソウムブ"), ("経理課", "ケイリカ"),
 )  # fmt: skip
 BRANCH_WORDS = tuple(fold(kana) for _, kana in _BRANCHES) + tuple(kanji for kanji, _ in _BRANCHES)
+# What a payer writes after its name to say what it pays (``ｶ)ｱｵﾊﾞ ｾｲｷﾕｳ1234``,
+# ``ｱｵﾊﾞｼﾖｳｼﾞ 5ｶﾞﾂﾌﾞﾝ``, ``ｱｵﾊﾞｼﾖｳｼﾞ NO.1234``), folded: a word beginning with 請求 or 支払, one
+# ending with 月分, ``NO``, or an invoice or order number (at least :data:`NOTE_DIGITS` digits,
+# Latin letters and dashes only: ``A-0012``; kana before digits are a name, ``ｼﾖｳｼﾞ1234``).
+# Not ブン alone (シンブン is a name), not 代金 (ダイキン is one).
+NOTE_DIGITS = 4
+_NOTE_STARTS = ("セイキユウ", "シハライ", "請求", "支払")
+_NOTE_ENDS = ("ガツブン", "月分")
+_NOTE_NUMBER = re.compile(r"[\dA-Zー]+")
 # The titles of a representative a bank writes after a company's name when the account is held
 # in the representative's name too (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾀﾞｲﾋﾖｳﾄﾘｼﾏﾘﾔｸ ｱｵﾊﾞ ﾀﾛｳ``): what follows is a
 # person, the words before are the company. Whole words only (ｼﾔﾁﾖｳ is no part of a name).
@@ -261,6 +272,20 @@ def starts_with_form(text: str) -> bool:
 def is_branch(word: str) -> bool:
     """Whether ``word`` (folded) names a branch, an office or a department (:data:`BRANCH_WORDS`)."""
     return word.endswith(BRANCH_WORDS)
+
+
+def is_note(word: str) -> bool:
+    """Whether ``word`` (folded) is a payer's note of what it pays, not a name (see
+    :data:`NOTE_DIGITS`)."""
+    return (
+        word == "NO"
+        or word.startswith(_NOTE_STARTS)
+        or word.endswith(_NOTE_ENDS)
+        or (
+            _NOTE_NUMBER.fullmatch(word) is not None
+            and sum(ch.isdigit() for ch in word) >= NOTE_DIGITS
+        )
+    )
 
 
 def is_title(word: str) -> bool:
