@@ -50,8 +50,8 @@ from keiri_agent.server.scheduler import Scheduler
 from keiri_agent.server.tasks import TaskRegistry
 from keiri_agent.versions import Reviewer, SaveNote, VersionStore, review
 
-CASES = 6  # workspaces of a chunk, three schedules each
-CHUNKS = 4
+CASES = 4  # workspaces of a chunk, three schedules each
+CHUNKS = 6
 GRACE_S = 300.0
 FIRST = datetime(2026, 1, 5, 10, tzinfo=JST)
 LAST_START = datetime(2030, 6, 1, tzinfo=JST)
