@@ -285,9 +285,8 @@ def test_a_server_off_over_a_weekend_or_a_holiday_runs_the_newest_missed_time_on
             for back_after in (timedelta(days=3, hours=14), timedelta(days=10), timedelta(0)):
                 now = since + back_after + timedelta(minutes=1)
                 missed = [f for f in fires if since < f <= now]
-                want = (
-                    (missed[-1], (now - missed[-1]).total_seconds() > GRACE_S) if missed else None
-                )
+                late = bool(missed) and (now - missed[-1]).total_seconds() > GRACE_S
+                want = (missed[-1], late, tuple(missed[:-1])) if missed else None
                 count += 1
                 if due(schedule, since, now, settings) != want:
                     wrong.append((since.isoformat(), now.isoformat(), want))

@@ -137,9 +137,8 @@ def test_a_server_off_across_a_long_holiday_runs_the_newest_missed_time_once(
                 if now <= since:
                     continue
                 missed = [f for f in fires if since < f <= now]
-                want = (
-                    (missed[-1], (now - missed[-1]).total_seconds() > GRACE_S) if missed else None
-                )
+                late = bool(missed) and (now - missed[-1]).total_seconds() > GRACE_S
+                want = (missed[-1], late, tuple(missed[:-1])) if missed else None
                 count += 1
                 if due(schedule, since, now, settings) != want:
                     wrong.append((repr(rule), since.isoformat(), now.isoformat(), want))

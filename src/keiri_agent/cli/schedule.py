@@ -191,7 +191,9 @@ def _print_view(view: dict[str, Any]) -> None:
     ]
     lines += _vars_said(view)
     for fire in view["recent_fires"][:1]:
-        lines.append(f"  前回: {fire['fire_time_local']}（{fire['outcome']}）")
+        lines.append(f"  前回: {fire['fire_time_local']}（{fire['outcome_text']}）")
+        if fire["error"]:  # why it did not run
+            lines.append(f"    {fire['error']}")
     for line in lines:
         console.print(line, markup=False, highlight=False)
     print_warning(view)

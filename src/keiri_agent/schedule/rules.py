@@ -16,8 +16,9 @@ Four forms (``keiri-agent schedule add``):
 - ``nth_weekday``: the N-th such weekday of every month (``n`` 1-4) or its last (``n`` -1), at
   ``at``, moved or skipped as ``weekday`` is (毎月第2水曜、毎月最終金曜（祝日なら前営業日）).
 
-:meth:`Rule.next_after` gives the first fire time strictly after a moment, as an aware datetime
-in the zone; every fire time is a whole minute.
+:meth:`Rule.next_after` gives the first fire time strictly after a moment (on the clock, also in
+the hour a zone with summer time repeats), as an aware datetime in the zone; every fire time is a
+whole minute.
 """
 
 from __future__ import annotations
@@ -106,6 +107,14 @@ def parse_at(text: str) -> time:
     return time(int(match[1]), int(match[2]))
 
 
+def _after(fire: datetime, moment: datetime) -> bool:
+    """Whether ``fire`` is later than ``moment`` on the clock, not on the wall: in the hour a
+    zone with summer time repeats in autumn, 01:30 (the first one) is before 01:10 (the second),
+    and a time compared by its wall reading (as Python compares two in one zone) would fire
+    before the moment it was asked after (before the schedule was made)."""
+    return fire.timestamp() > moment.timestamp()
+
+
 class _Dated(BaseModel):
     """A rule that fires on one day of each period (a month, a week) at ``at``."""
 
@@ -133,7 +142,7 @@ class _Dated(BaseModel):
             if day is None:
                 continue
             fire = datetime.combine(day, at, tzinfo=zone)
-            if fire > local:
+            if _after(fire, moment):
                 return fire
             if day > local.date() + _HORIZON:
                 break
@@ -274,7 +283,7 @@ class CronRule(BaseModel):
 
     def next_after(self, moment: datetime, cal: BusinessCalendar, zone: ZoneInfo) -> datetime:
         for count, fire in enumerate(self.times(moment, zone)):
-            if cal.is_business_day(fire.date()):
+            if _after(fire, moment) and cal.is_business_day(fire.date()):
                 return fire
             if count >= MAX_CRON_STEPS:
                 break

@@ -4,7 +4,7 @@
 the claims that make each start happen once:
 
 - ``fires``: one row per (schedule id, fire time) that was handled (started, skipped after a
-  downtime, failed). Its primary key is the idempotency key: a process fires a time only after
+  downtime with the reason, failed); every fire time that passed has one. Its primary key is the idempotency key: a process fires a time only after
   its ``INSERT`` of that key succeeded, so two servers on one workspace, or a server restarted
   in the middle, never start a fire time twice. The newest row of a schedule is where the next
   look for due fire times begins.
@@ -204,10 +204,18 @@ class ScheduleStore:
         *,
         now: datetime,
         error: str | None = None,
+        missed: Sequence[datetime] = (),
+        missed_error: str | None = None,
     ) -> bool:
         """Take the fire time ``fire_time`` of a schedule for this process: True when no process
-        took it before (the caller then starts it), False when one did."""
+        took it before (the caller then starts it), False when one did. The older fire times
+        ``missed`` with it are recorded as skipped (with ``missed_error``) in the same
+        transaction, whichever process records them first: none is left without a record."""
         with self._tx() as conn:
+            conn.executemany(
+                "INSERT OR IGNORE INTO fires VALUES (?, ?, ?, 'skipped', NULL, ?)",
+                [(schedule_id, _iso(f), _iso(now), missed_error) for f in missed],
+            )
             cursor = conn.execute(
                 "INSERT OR IGNORE INTO fires VALUES (?, ?, ?, ?, NULL, ?)",
                 (schedule_id, _iso(fire_time), _iso(now), outcome, error),
@@ -246,8 +254,9 @@ class ScheduleStore:
         if schedule_id is not None:
             query += " WHERE schedule_id = ?"
             args = (schedule_id,)
-        with self._tx() as conn:
-            rows = conn.execute(query + " ORDER BY claimed_at DESC LIMIT ?", (*args, limit))
+        with self._tx() as conn:  # the fire times handled at once: the newest first
+            order = " ORDER BY claimed_at DESC, fire_time DESC LIMIT ?"
+            rows = conn.execute(query + order, (*args, limit))
             found = rows.fetchall()
         return [_fire(row) for row in found]
 

@@ -1,9 +1,9 @@
 """Schedules and triggers as people read them: what the CLI lists, the API returns, the app shows.
 
 :func:`schedule_view` is a schedule with its rule in words, its next fire time in
-``KEIRI_TIMEZONE`` (JST), its last fires, and a warning when the working copy has unapproved
-changes or the company holidays of today's settings leave a month ahead without its day
-(``months_left_out``); :func:`trigger_view` a trigger with its pin in words and its webhook path, never its
+``KEIRI_TIMEZONE`` (JST), its last fires (``outcome_text``: what became of each, in words),
+and a warning when the working copy has unapproved changes or the company holidays of today's
+settings leave a month ahead without its day (``months_left_out``); :func:`trigger_view` a trigger with its pin in words and its webhook path, never its
 secret. :func:`schedule_views` and :func:`trigger_views` are every stored one so.
 """
 
@@ -19,7 +19,10 @@ from keiri_agent.schedule.pins import working_drift
 from keiri_agent.schedule.rules import describe
 from keiri_agent.schedule.store import Schedule, ScheduleStore, Trigger
 
-__all__ = ["schedule_view", "schedule_views", "trigger_view", "trigger_views"]
+__all__ = ["OUTCOME_LABELS", "schedule_view", "schedule_views", "trigger_view", "trigger_views"]
+
+# What became of a fire time, as a person reads it (the stored word stays ``outcome``).
+OUTCOME_LABELS = {"started": "実行開始", "skipped": "実行せず", "failed": "開始できず"}
 
 
 def _pin_label(pin: str) -> str:
@@ -60,6 +63,7 @@ def schedule_view(
             {
                 **fire.model_dump(mode="json"),
                 "fire_time_local": shown_time(fire.fire_time, zone, seconds=False),
+                "outcome_text": OUTCOME_LABELS[fire.outcome],
             }
             for fire in fires
         ],

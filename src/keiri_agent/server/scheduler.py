@@ -5,9 +5,12 @@ they survive restarts and every server process on the workspace sees the same on
 ``KEIRI_SCHEDULE_TICK_S`` (and at once when :meth:`Scheduler.wake` is called) each schedule's
 newest passed fire time is looked at (``schedule.due``): on time, it starts; missed by more
 than ``KEIRI_SCHEDULE_GRACE_S`` (the server was down), it starts once under ``run_once`` and
-is recorded as skipped under ``skip``. Before a start, the fire time is claimed in SQLite (its
-key is the schedule id and the fire time): the one process whose claim succeeds starts it, so
-a fire time never runs twice, whether two servers share the workspace or one restarts.
+is recorded as skipped under ``skip``, with the reason, and told to the notify URL. The older
+fire times that passed with it are recorded as skipped, each with the reason
+(``schedule.missed_reason``), in the same transaction as the claim: every fire time that
+passed has one record. Before a start, the fire time is claimed in SQLite (its key is the
+schedule id and the fire time): the one process whose claim succeeds starts it, so a fire
+time never runs twice, whether two servers share the workspace or one restarts.
 
 A monthly rule's month that the calendar of today's settings leaves without a day (the company
 holidays changed after the schedule was added: 第20営業日 in a month left 19 business days) is
@@ -47,6 +50,7 @@ from keiri_agent.schedule import (
     describe,
     due,
     left_out_text,
+    missed_reason,
     months_left_out,
     resolve_pin,
 )
@@ -160,16 +164,25 @@ class Scheduler:
         found = due(schedule, since, now, self.settings)
         if found is None:
             return None
-        fire, late = found
-        if late and schedule.misfire == "skip":
-            if self.store.claim(schedule.id, fire, "skipped", now=now):
-                log.warning(
-                    "停止中に過ぎた実行を飛ばしました: %s %s", schedule.id, fire.isoformat()
-                )
-            return None
-        if not self.store.claim(schedule.id, fire, "started", now=now):
-            return None  # another process (or an earlier tick) has it
+        fire, late, missed = found
         label = fire_label(schedule, fire, self.settings)
+        reason = missed_reason(schedule, fire, self.settings)
+        skip = late and schedule.misfire == "skip"
+        claimed = self.store.claim(
+            schedule.id,
+            fire,
+            "skipped" if skip else "started",
+            now=now,
+            error=reason if skip else None,
+            missed=missed,
+            missed_error=reason,
+        )
+        if not claimed:
+            return None  # another process (or an earlier tick) has it
+        if skip:
+            log.warning("%s: %s", label, reason)
+            self.notifier.refused(label, schedule.plan_id, reason)
+            return None
         if late:
             label += "（停止中に過ぎた分を 1 回実行）"
         try:
