@@ -14,7 +14,11 @@ They run without a spaCy model (``nlp_artifacts=None``): Presidio's name detecti
 NER model, and no Japanese one can be installed here (no model downloads), so Presidio finds
 no names, and it has no recognizer for マイナンバー, account numbers or Japanese addresses.
 
-    python benchmarks/pii.py            # --documents 60 --rows 10 --seed 37
+Place names that are surnames too (石川, 長野) come in documents of their own
+(``make_place_docs``, ``--place-documents``): the places among the look-alikes (``place``), the
+people of those names among the names (``person``); the first ``--documents`` are as before.
+
+    python benchmarks/pii.py            # --documents 60 --rows 10 --seed 37 --place-documents 24
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from benchmarks.pii_corpus import Doc, make_corpus
+from benchmarks.pii_corpus import Doc, make_corpus, make_place_docs
 
 Spans = list[tuple[int, int]]
 
@@ -151,8 +155,10 @@ def main() -> None:
     parser.add_argument("--documents", type=int, default=60)
     parser.add_argument("--rows", type=int, default=10)
     parser.add_argument("--seed", type=int, default=37)
+    parser.add_argument("--place-documents", type=int, default=24)
     args = parser.parse_args()
     docs = make_corpus(args.seed, args.documents, args.rows)
+    docs += make_place_docs(args.seed, args.place_documents)
     results = {
         "keiri_agent": evaluate(docs, keiri_detector()),
         "presidio (patterns)": evaluate(docs, presidio_detector()),

@@ -7,7 +7,10 @@ mobile, 0120 and +81 phone numbers, e-mail addresses, postal codes with addresse
 birth, names with and without 様/さん, names in 氏名/担当者 columns) and look-alikes that are
 not personal data (amounts, dates, invoice and order numbers, 法人番号 with valid check digits,
 registration numbers T+13 digits, phone-shaped product codes, company names that hold a
-surname, place names). Deterministic for a seed; nothing is read from outside.
+surname, place names). :func:`make_place_docs` adds documents about places whose names are
+surnames too (石川, 長野, 福井): in a list, a column or down the page about places they are
+look-alikes (``place``) that must stay, beside a word about people they are people.
+Deterministic for a seed; nothing is read from outside.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-__all__ = ["Doc", "make_corpus"]
+__all__ = ["Doc", "make_corpus", "make_place_docs"]
 
 SURNAMES = [
     "佐藤", "鈴木", "高橋", "田中", "伊藤", "渡辺", "山本", "中村", "小林", "加藤",
@@ -297,5 +300,76 @@ def make_corpus(seed: int = 37, documents: int = 60, table_rows: int = 10) -> li
             _customer_table(maker, doc, table_rows)
         else:
             shapes[number % 5](maker, doc)
+        docs.append(doc)
+    return docs
+
+
+# Prefectures and cities the dictionary knows as surnames too.
+PLACE_SURNAMES = [
+    "石川", "長野", "福井", "富山", "宮崎", "岡山", "広島", "千葉", "秋田", "熊本",
+    "長崎", "佐賀", "香川", "金沢", "松本", "岡崎", "前橋", "高崎",
+]  # fmt: skip
+
+
+def _place_items(m: Maker, doc: Doc, items: list[str], before: str, between: str) -> None:
+    for index, item in enumerate(items):
+        doc.add(before.format(n=index + 1) if index == 0 or "\n" in between else "")
+        doc.keep(item, "place")
+        if index + 1 < len(items):
+            doc.add(between)
+
+
+def _places(m: Maker, doc: Doc) -> None:
+    """Places as places: after a word about places, in a column about places, down the page."""
+    items = m.r.sample(PLACE_SURNAMES, m.r.randint(2, 4))
+    form = m.r.randrange(4)
+    if form == 0:
+        doc.add(m.r.choice(["地域別売上（", "北陸（", "県別の件数（"]))
+        _place_items(m, doc, items, "", m.r.choice(["・", "、"]))
+        doc.add("）を前年と比べてください。\n")
+    elif form == 1:
+        doc.add(m.r.choice(["支店一覧\n", "営業所:\n", "拠点一覧\n\n", "都道府県\n"]))
+        _place_items(m, doc, items, m.r.choice(["", "・", "{n}. "]), "\n")
+        doc.add("\n\n以上の拠点の売上を集計します。\n")
+    elif form == 2:
+        doc.add("都道府県,売上金額,件数\n")
+        for item in items:
+            doc.keep(item, "place")
+            doc.add(",")
+            doc.keep(m.amount().replace(",", "").removesuffix("円"), "amount")
+            doc.add(f",{m.r.randint(1, 40)}\n")
+    else:
+        doc.add("今期は")
+        _place_items(m, doc, items, "", "と")
+        doc.add("の各支店で目標を達成しました。\n")
+    # the same names as people, beside a word about people
+    surname = m.r.choice(PLACE_SURNAMES)
+    form = m.r.randrange(4)
+    if form == 0:
+        doc.add("担当: ")
+        doc.pii(surname, "person")
+        doc.add("\n")
+    elif form == 1:
+        doc.pii(surname, "person")
+        doc.add(m.r.choice(["様", "さん", "部長"]) + "にご確認ください。\n")
+    elif form == 2:
+        doc.add("担当者一覧\n")
+        doc.pii(surname, "person")
+        doc.add("\n")
+        doc.pii(m.r.choice(SURNAMES), "person")
+        doc.add("\n")
+    else:
+        doc.add("申請者 ")
+        doc.pii(f"{surname} {m.r.choice(GIVEN)}", "person")
+        doc.add("\n")
+
+
+def make_place_docs(seed: int = 37, documents: int = 24) -> list[Doc]:
+    """``documents`` documents about places that are surnames too, with people of those names."""
+    maker = Maker(seed)
+    docs: list[Doc] = []
+    for number in range(documents):
+        doc = Doc(name=f"place{number:03d}")
+        _places(maker, doc)
         docs.append(doc)
     return docs

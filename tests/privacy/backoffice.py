@@ -21,6 +21,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from tests.support.personal import luhn_valid, my_number_valid
 
@@ -63,6 +64,7 @@ class Doc:
     text: str = ""
     secrets: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
+    rows: list[list[str]] = field(default_factory=list)  # a table's, header first, for a workbook
 
     def add(self, text: str) -> Doc:
         self.text += text
@@ -352,11 +354,12 @@ def make_docs(
     seed: int,
     per_shape: int,
     shapes: Iterable[str] | None = None,
-    table: Mapping[str, Callable[[Maker, Doc], None]] = SHAPES,
+    table: Mapping[str, Callable[[Any, Doc], None]] = SHAPES,
+    writer: Callable[[int], Maker] = Maker,
 ) -> list[Doc]:
     """``per_shape`` documents of each of ``shapes`` (all of ``table`` by default), written by
-    ``table``'s functions; deterministic for ``seed``."""
-    maker = Maker(seed)
+    ``table``'s functions with ``writer``'s values; deterministic for ``seed``."""
+    maker = writer(seed)
     docs: list[Doc] = []
     for name in table if shapes is None else shapes:
         for _ in range(per_shape):

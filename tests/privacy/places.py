@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-__all__ = ["AMBIGUOUS", "PlaceDoc", "make_docs"]
+__all__ = ["AMBIGUOUS", "PlaceDoc", "make_docs", "make_page_lists"]
 
 # Prefectures and cities the dictionary knows as surnames too.
 AMBIGUOUS = [
@@ -193,3 +193,46 @@ _SHAPES = [
 def make_docs(n: int = 300, seed: int = 14) -> list[PlaceDoc]:
     rng = random.Random(seed)
     return [rng.choice(_SHAPES)(rng) for _ in range(n)]
+
+
+# Lists down the page: a label line, then one item a line (session 15).
+PAGE_LABELS = ["支店一覧", "営業所:", "営業所: ", "拠点一覧", "都道府県", "県別売上", "出荷先の地域：", "エリア", "支社別の件数", "事業所"]  # fmt: skip
+PEOPLE_LABELS = ["担当者一覧", "担当:", "支店長", "営業所長：", "申請者", "出席者", "承認者一覧"]
+BULLETS = ["", "", "・", "- ", "● ", "{n}. ", "{n}) "]
+SURNAMES = ["山田", "佐藤", "田中", "渡辺", "井上", "鈴木", "高橋"]
+
+
+def _page_item(rng: random.Random, bullet: str, n: int, item: str) -> str:
+    tail = rng.choice(
+        ["", "", f"　{rng.randint(1, 999) * 1000:,}円", f" {rng.randint(1, 40)}件", "：済"]
+    )
+    return bullet.format(n=n) + item + tail
+
+
+def _page_list(rng: random.Random) -> PlaceDoc:
+    """Places one a line under a label about places, or surnames under a label about people."""
+    bullet = rng.choice(BULLETS)
+    lead = rng.choice(["", "", "以下のとおりです。\n", "4月の実績\n\n"])
+    if rng.random() < 0.6:
+        items = _places(rng, rng.randint(2, 5))
+        label = rng.choice(PAGE_LABELS)
+        gap = rng.choice(["\n", "\n", "\n\n"])
+        lines = "\n".join(_page_item(rng, bullet, n, it) for n, it in enumerate(items, 1))
+        tail = rng.choice(["", "\n\n前年比で並べてください。", "\n"])
+        return PlaceDoc("page places", f"{lead}{label}{gap}{lines}{tail}", places=items)
+    people = list(
+        dict.fromkeys([rng.choice(AMBIGUOUS), rng.choice(SURNAMES), rng.choice(AMBIGUOUS)])
+    )
+    label = rng.choice(PEOPLE_LABELS)
+    lines = "\n".join(
+        _page_item(rng, bullet, n, it + rng.choice(["", "", "様", " " + rng.choice(GIVEN)]))
+        for n, it in enumerate(people, 1)
+    )
+    return PlaceDoc("page people", f"{lead}{label}\n{lines}", people=people)
+
+
+def make_page_lists(n: int = 300, seed: int = 15) -> list[PlaceDoc]:
+    """Lists down the page: places under 支店一覧, 営業所:, 都道府県... (must stay), and surnames
+    that are places too under 担当者一覧, 支店長, 承認者一覧... (must be masked)."""
+    rng = random.Random(seed)
+    return [_page_list(rng) for _ in range(n)]

@@ -86,6 +86,15 @@ FOUND: list[tuple[str, str, str | None]] = [
     ("記号：10120、番号：1234567", "account", "10120"),
     ("社員番号,姓,名,セイ,メイ\n012345,長谷川,愛,ハセガワ,アイ\n", "person", "アイ"),  # split cells
     ("No,〒,金額\n1,105-0023,1200\n", "address", "105-0023"),  # a 〒 column
+    # session 15 (tests.privacy.registers): the numbers of licences and insurance cards
+    ("被保険者証の記号・番号：4063・812569", "id_card", "4063・812569"),
+    ("健康保険証 記号 12345 番号 678 の写し", "id_card", "678"),
+    ("被保険者番号 41552415793", "id_card", "41552415793"),
+    ("運転免許証番号：9780 3939 1889", "id_card", "9780 3939 1889"),
+    ("運転免許証 第 301234567890 号", "id_card", "301234567890"),
+    ("No,免許証番号,金額\n1,71-06-170688-51,1200", "id_card", "71-06-170688-51"),
+    ("TEL +81(0)70-2761-5139", "phone", "+81(0)70-2761-5139"),  # the trunk 0 in brackets
+    ("＋８１（０）９０ー６０４０ー５５２１", "phone", WHOLE),
 ]
 
 
@@ -113,6 +122,14 @@ def test_each_shape_the_generator_found_leaking_is_masked(
         "口座名義 ﾀﾅｶｺｳｷﾞﾖｳ(ｶ",
         "法人番号 7010001008844 の取引先、顧客コード 012345 の立替",
         "2025/04/01,振込 ｶ)ｱｵﾊﾞｼﾖｳｼﾞ,,120000,950000",  # a company payer (会社名 stays)
+        # session 15 (tests.privacy.registers): tables with no personal column, 13 digits
+        "品番,数量\n0120-123-456,3\n03-1234-5678,1",  # phone-shaped codes in a table of goods
+        "取引先,法人番号,金額\n青葉商事,5163879988799,1200",  # passes Luhn, 13 digits
+        "JANコード,品名\n3993849974418,ボールペン",
+        "伝票番号,金額\n202504011234,1200",  # a マイナンバー's check digit by chance
+        "青葉商事（5163879988799）の品番",
+        "保険証 2025年4月交付、写し3枚",
+        "保険者番号 06123456",  # the insurer's number, not the card holder's
     ],
 )
 def test_what_the_readme_keeps_visible_stays(text: str) -> None:

@@ -17,6 +17,8 @@ import keiri_agent.cli.helpdesk_ask  # noqa: F401  (registers `helpdesk ask`)
 from keiri_agent.agents.helpdesk.knowledge import KnowledgeBase
 from keiri_agent.agents.helpdesk.models import citation
 from keiri_agent.cli import app
+from tests.privacy.registers import make_registers
+from tests.privacy.test_registers import leaks_and_losses, sent_bodies
 from tests.support.helpdesk import HelpDeskScript, build_example_index, sample_embedding_cache
 from tests.support.personal import leaked
 
@@ -73,3 +75,27 @@ def test_the_question_personal_data_stays_out_of_every_prompt(
     log = Path(data["run_log"]).read_text(encoding="utf-8")
     assert '"masked": {"person": 1' in log  # each call's counts, never the values
     assert leaked([log], [NAME, MY_NUMBER, ACCOUNT, PHONE]) == []
+
+
+def test_a_help_desk_question_carrying_identifiers_sends_none(
+    helpdesk_script: HelpDeskScript, helpdesk_index_dir: Path
+) -> None:
+    """Session 15: a question carrying a 人事 form, bank details and phone numbers as the
+    registers generator writes them (健康保険証の記号・番号 and 運転免許証の番号 were sent before)."""
+    docs = make_registers(15, 1, ["hr_form", "bank", "phones"])
+    question = "次の内容で登録を変更したいです。手順を教えてください。\n" + "\n".join(
+        d.text for d in docs
+    )
+    with KnowledgeBase.open(helpdesk_index_dir) as kb:
+        cite = citation(kb.search_manual("振込口座 変更", 3)[0])
+    task = "登録内容の変更手順を調べる"
+    helpdesk_script.plan(task)
+    helpdesk_script.subtask(task, "振込口座 変更", f"設定画面で変更します{cite}。")
+    helpdesk_script.final(f"設定画面から変更できます{cite}。")
+
+    args = ["helpdesk", "ask", question, "--index", str(helpdesk_index_dir), "--json"]
+    result = runner.invoke(app, args)
+
+    assert result.exit_code == 0, result.output
+    leaked, _ = leaks_and_losses(docs, sent_bodies(helpdesk_script.server))
+    assert leaked == {}

@@ -1,7 +1,7 @@
 """Personal data kept from language models and logs (issue 37; 個人情報保護法).
 
 Detection (``detect``: identifiers by form in ``patterns``, values by label or column header in
-``headers``, names by SudachiPy in ``names``, in kana its tags miss in ``kana_names``, where its tags
+``headers``, a column written down the page by ``page_lists``, names by SudachiPy in ``names``, in kana its tags miss in ``kana_names``, where its tags
 mislead in ``name_context``, in roman letters in ``romaji`` and beside a bank's word in
 ``bank_payers``), the job's placeholders (``vault``), the job they
 live for (``scope``), the product's own pieces of a request, never masked (``ours``: marked

@@ -3,8 +3,8 @@ names by Sudachi; overlapping finds resolved to one span each.
 
 Where finds overlap, the longer one wins (a postal code with its address over the postal code
 alone), and of two equally long the structured identifier wins over a name. A number inside a
-table cell under a header that names something else (金額, 注文番号, 法人番号) is not taken for
-an identifier, and a company payer as banks print it (ｶ)ｱｵﾊﾞｼﾖｳｼﾞ) for a name.
+table cell under a header that names something else (金額, 注文番号, 法人番号, 品番), in a table
+with a personal column or without, is not taken for an identifier, and a company payer as banks print it (ｶ)ｱｵﾊﾞｼﾖｳｼﾞ) for a name.
 """
 
 from __future__ import annotations
@@ -67,6 +67,11 @@ _HIDDEN_AT = re.compile(AT_IN_HIDING)  # an e-mail address with its at sign hidd
 _FIRST = re.compile("[" + re.escape("".join(sorted({w[0] for w in _WORDS}))) + "]")
 _ASCII_ALPHA = re.compile("[A-Za-z]")
 _PRIORITY = {kind: rank for rank, kind in enumerate(PersonalKind)}  # earlier = stronger
+# Identifiers that are numbers alone, which a cell under 金額, 注文番号, 法人番号 or 品番 is not
+# (an e-mail address or an address there is still one).
+_NUMBERS = frozenset(
+    (PersonalKind.MY_NUMBER, PersonalKind.CARD, PersonalKind.PHONE, PersonalKind.ACCOUNT)
+)
 
 
 def resolve(spans: Iterable[Span]) -> list[Span]:
@@ -122,7 +127,9 @@ def find_personal(text: str, *, names: bool = True) -> list[Span]:
     if not text or (not names and not maybe_personal(text)):
         return []
     tables = table_spans(text)
-    found = [s for s in find_identifiers(text) if not _inside(s, tables.neutral)]
+    found = [
+        s for s in find_identifiers(text) if not (s.kind in _NUMBERS and _inside(s, tables.neutral))
+    ]
     found.extend(labelled_spans(text))
     found.extend(tables.personal)
     if names:

@@ -4,8 +4,10 @@ or a label before a value (``氏名: 長谷川 美咲``, ``"担当者": "田中"
 A table reaches a model as text (a preview, printed output, CSV lines, a JSON record), so the
 header rule works on text too: in lines cut by ``|``, tabs or commas, the cells under a
 personal header are personal whatever they look like, and the cells under a header that names
-something else (金額, 注文番号, 法人番号...) are never taken for an identifier. Tables held as
-data (a DataFrame, a ``documents.Table``, records) are read by :func:`personal_columns`.
+something else (金額, 注文番号, 法人番号...) are never taken for a number that identifies. A
+label on its own line over one item a line (``担当者一覧``, ``支店一覧``: ``privacy.page_lists``)
+is that column's header. Tables held as data (a DataFrame, a ``documents.Table``, records) are
+read by :func:`personal_columns`.
 """
 
 from __future__ import annotations
@@ -15,7 +17,10 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from keiri_agent.privacy.kana_names import known_as_name
 from keiri_agent.privacy.kinds import PersonalKind, Span
+from keiri_agent.privacy.page_lists import page_lists
+from keiri_agent.privacy.patterns import ID_CARD_WORDS
 from keiri_agent.privacy.places import is_place, speaks_of_places
 
 __all__ = [
@@ -63,6 +68,7 @@ _HEADER_WORDS: tuple[tuple[PersonalKind, tuple[str, ...]], ...] = (
     (PersonalKind.ACCOUNT, ("口座番号", "口座no", "口座", "bank_account", "bankaccount")),
     (PersonalKind.ADDRESS, ("住所", "郵便番号", "〒", "postal_code", "zip_code", "zipcode")),
     (PersonalKind.EMPLOYEE_ID, EMPLOYEE_ID_WORDS),
+    (PersonalKind.ID_CARD, ID_CARD_WORDS),
     (
         PersonalKind.PERSON,
         (
@@ -77,6 +83,8 @@ _HEADER_WORDS: tuple[tuple[PersonalKind, tuple[str, ...]], ...] = (
             "社員名",
             "従業員名",
             "申請者",
+            "出席者",
+            "参加者",
             "依頼人",
             "受取人",
             "名義",
@@ -270,6 +278,7 @@ ROMAJI_NAME = r"(?:[A-Z][a-z]+|[A-Z]{2,})(?: (?:[A-Z][a-z]+|[A-Z]{2,}))+"
 _HEADER_CELL = re.compile(r"(?=[^0-9]*[0-9]?[^0-9]*$)[^:：=。、\s][^:：=。、]{0,19}")
 _HONORIFIC_TAIL = re.compile(r"[ 　]*(?:様|さん|氏|殿|くん|君)?[ 　]*$")
 _EMPLOYEE_ID = re.compile(r"[A-Za-z0-9Ａ-Ｚａ-ｚ０-９\-－_]{1,16}")
+_ID_CARD = re.compile(r"(?:第[ 　]*)?[A-Za-z0-9Ａ-Ｚａ-ｚ０-９\-－ー‐ 　・･/／]{3,24}(?:[ 　]*号)?")
 _JAPANESE = re.compile(r"[ぁ-んァ-ヶ一-龥々ｦ-ﾟ]")
 
 
@@ -287,6 +296,8 @@ def _value_fits(kind: PersonalKind, value: str) -> bool:
         return digits >= 13
     if kind is PersonalKind.EMPLOYEE_ID:
         return digits > 0 and _EMPLOYEE_ID.fullmatch(value) is not None
+    if kind is PersonalKind.ID_CARD:
+        return digits >= 3 and _ID_CARD.fullmatch(value) is not None
     if kind is PersonalKind.EMAIL:
         return "@" in value or "＠" in value
     return digits > 0 or bool(_JAPANESE.search(value))
@@ -364,9 +375,42 @@ def _lines(text: str) -> Iterable[tuple[int, str]]:
         offset += len(line) + 1
 
 
+def _places_header(label: str) -> bool:
+    return speaks_of_places(label) and not is_place(label)  # 支店一覧, not 金沢支店
+
+
+def _column_label(label: str) -> bool:
+    """Whether a line heads a column written down the page: a personal header or one about
+    places (``privacy.page_lists``)."""
+    return header_kind(label) is not None or _places_header(label)
+
+
+def _page_columns(text: str, found: TextTables) -> None:
+    """The items of lists down the page under a personal label (担当者一覧, 電話) as that
+    kind, and under a label about places (支店一覧, 営業所:) as places, unless one of them is
+    a person's name and no place (支店一覧 over 石川 and 佐藤: people listed by branch)."""
+    for listed in page_lists(text, _column_label):
+        kind = header_kind(listed.label)
+        if kind is not None:
+            for start, end in listed.items:
+                value = text[start:end]
+                if kind is PersonalKind.PERSON:
+                    value = _HONORIFIC_TAIL.sub("", value)
+                if value and _value_fits(kind, value):
+                    found.personal.append(Span(start, start + len(value), kind))
+            continue
+        words = [text[start:end] for start, end in listed.items]
+        places = [is_place(word) for word in words]
+        if any(not place and known_as_name(w) for w, place in zip(words, places, strict=True)):
+            continue
+        found.places.extend(item for item, place in zip(listed.items, places, strict=True) if place)
+
+
 def table_spans(text: str) -> TextTables:
-    """Cells of delimited table text under personal, neutral and place headers."""
+    """Cells of table text under personal, neutral and place headers: delimited lines, and
+    columns written down the page (``privacy.page_lists``)."""
     found = TextTables([], [])
+    _page_columns(text, found)
     if "|" not in text and "\t" not in text and "," not in text:
         return found
     columns: dict[int, PersonalKind] | None = None
@@ -400,9 +444,8 @@ def table_spans(text: str) -> TextTables:
                 continue  # prose or a record ("氏名: 長谷川", "C001"), not a header row
             kinds = {i: k for i, h in enumerate(headers) if (k := header_kind(h)) is not None}
             placed = {i for i, h in enumerate(headers) if h and speaks_of_places(h)}
-            if kinds or placed:
+            neutral = {i for i, h in enumerate(headers) if non_personal_header(h)}
+            if kinds or placed or neutral:
                 columns, delimiter, width = kinds, candidate, len(cells)
-                # without a personal column, no cell was read as neutral: nor is it now
-                neutral = {i for i, h in enumerate(headers) if kinds and non_personal_header(h)}
                 break
     return found

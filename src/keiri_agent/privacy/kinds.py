@@ -6,6 +6,10 @@ README and the counts of a run call the kind. Amounts, dates, invoice and order 
 法人番号 and company names are *not* personal data: no kind here covers them, so a model can
 still reason about them.
 
+The numbers of a driving licence, a health-insurance card (記号・番号), a pension book, a
+passport or a residence card are 個人識別符号 whatever they look like: masked after their label
+(運転免許証番号, 被保険者証の記号・番号) or in their column, as one kind.
+
 A 社員番号 is no 個人識別符号 by itself, but the company holds the register that ties it to one
 employee (容易照合性), so for the company it is personal data: it is masked where its label or
 column says what it is. Customer and supplier codes stay: in accounting they mostly name
@@ -31,6 +35,9 @@ class PersonalKind(StrEnum):
     ADDRESS = "address"  # a postal code with an address, an address under 住所
     BIRTH_DATE = "birth_date"  # a date in the context of 生年月日 / 誕生日 / 生まれ
     EMPLOYEE_ID = "employee_id"  # 社員番号 / 従業員番号 / 職員番号 (labelled or in its column)
+    # 運転免許証, 健康保険証 (記号・番号), 被保険者番号, 基礎年金番号, 旅券, 在留カード: 個人識別符号
+    # (施行令 1 条) in any form, masked after their label or in their column
+    ID_CARD = "id_card"
     PERSON = "person"  # a person's name
 
 
@@ -44,6 +51,7 @@ LABELS: dict[PersonalKind, str] = {
     PersonalKind.ADDRESS: "住所",
     PersonalKind.BIRTH_DATE: "生年月日",
     PersonalKind.EMPLOYEE_ID: "社員番号",
+    PersonalKind.ID_CARD: "免許証・保険証番号",
     PersonalKind.PERSON: "人名",
 }
 

@@ -27,8 +27,11 @@ __all__ = ["MIN_KNOWN_CHARS", "KnownValues"]
 # A learnt value shorter than this is not looked for in other text (masking every one-character
 # word would destroy the text); every lookup starts from a prefix of this many characters.
 MIN_KNOWN_CHARS = 2
-# Kinds whose values are looked for elsewhere only when no amount can look the same.
-_IN_CONTEXT_ONLY = frozenset({PersonalKind.EMPLOYEE_ID})
+# Kinds whose values are looked for elsewhere only when no amount can look the same: one of
+# fewer than _LONG digits (社員番号 1024, 保険証の番号 474); a longer one (a licence's 12 digits)
+# is that person's wherever the job meets it again.
+_IN_CONTEXT_ONLY = frozenset({PersonalKind.EMPLOYEE_ID, PersonalKind.ID_CARD})
+_LONG = 8
 _AMOUNT_LIKE = re.compile(r"[1-9][0-9,]*(?:\.[0-9]+)?")
 _ALNUM = frozenset(
     "0123456789０１２３４５６７８９"
@@ -61,10 +64,10 @@ class KnownValues:
         """Remember ``value``; False when it is known already or too short to look for."""
         if len(value) < MIN_KNOWN_CHARS:
             return False
-        if kind in _IN_CONTEXT_ONLY and _AMOUNT_LIKE.fullmatch(
-            unicodedata.normalize("NFKC", value)
-        ):
-            return False
+        if kind in _IN_CONTEXT_ONLY:
+            normal = unicodedata.normalize("NFKC", value)
+            if len(normal) < _LONG and _AMOUNT_LIKE.fullmatch(normal):
+                return False
         with self._lock:
             if value in self._kinds:
                 return False

@@ -16,6 +16,9 @@ SudachiPy tags a word by its context, and two contexts common in what features s
   ``シート: 松本、渡辺`` tag 松本 a place (地名). :func:`listed_surnames` takes a word the
   dictionary knows as a surname, standing as an item of a list (・、, / | tab between items),
   when the item next to it is a name found; a list of places alone (石川・富山・福井) stays;
+- a surname that is a place as well, before a given name: ``申請者 長崎 智子`` tags 長崎 a
+  place and 智子 a given name; :func:`surname_before` takes the word the dictionary knows as a
+  surname, right before a given name or one space apart, into the name;
 - a given name in kana alone, as people introduce themselves in a chat or a question
   (``お疲れさまです。たくやです。``, ``すみません、松本です！``, ``経理部のけんたと申します``):
   one word is a name only beside an honorific elsewhere (リスト, マリア are words first), but
@@ -44,6 +47,7 @@ __all__ = [
     "compound_misread",
     "introduced",
     "listed_surnames",
+    "surname_before",
     "title_cut",
 ]
 
@@ -126,6 +130,26 @@ def title_cut(morphemes: list[Any], last: int, words: tuple[str, ...]) -> int:
         if rest.startswith(words) and known_as_name(name + after[:cut], ("名",)):
             return cut
     return 0
+
+
+def surname_before(morphemes: list[Any], first: int) -> int:
+    """Where a name that begins with a given name at ``first`` begins: at a proper noun the
+    tokenizer tagged otherwise (長崎: a place) right before it, or one space before it, when
+    the dictionary knows that word as a surname; else at ``first``."""
+    # a given name the dictionary knows as one, whatever its tag here (由美 beside 長崎: 姓)
+    given = morphemes[first]
+    if given.part_of_speech()[2] != "人名" or not known_as_name(given.surface(), ("名",)):
+        return first
+    at = first - 1
+    if at >= 1 and morphemes[at].surface() in (" ", "\u3000"):
+        at -= 1
+    if at < 0:
+        return first
+    word = morphemes[at]
+    before = word.part_of_speech()
+    if before[1] == "固有名詞" and before[2] != "人名" and known_as_name(word.surface(), ("姓",)):
+        return at
+    return first
 
 
 def compound_misread(morphemes: list[Any], index: int) -> bool:

@@ -43,6 +43,7 @@ from keiri_agent.privacy.name_context import (
     compound_misread,
     introduced,
     listed_surnames,
+    surname_before,
     title_cut,
 )
 from keiri_agent.privacy.romaji import find_romaji_names, half_width_letters, with_romaji_part
@@ -276,6 +277,7 @@ def _spans(morphemes: list[Any], offset: int) -> list[Span]:
                 break
             else:
                 break
+        first = surname_before(morphemes, first)  # 長崎 智子: 長崎 tagged a place
         after = morphemes[last + 1] if last + 1 < count else None
         before = morphemes[first - 1] if first > 0 else None
         honoured = _titled(morphemes, last + 1)

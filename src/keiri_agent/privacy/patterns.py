@@ -1,5 +1,6 @@
 """Structured personal identifiers found by their form: マイナンバー, card and account numbers,
-phone numbers, e-mail addresses, postal codes with addresses, dates of birth.
+phone numbers, e-mail addresses, postal codes with addresses, dates of birth; and the numbers
+of licences and insurance cards (運転免許証, 被保険者証の記号・番号) after their label.
 
 Each pattern is checked beyond its shape where the identifier allows it: a マイナンバー by its
 check digit, a card number by Luhn and its issuer prefix, a phone number by its digit count.
@@ -18,7 +19,7 @@ from collections.abc import Iterator
 
 from keiri_agent.privacy.kinds import PersonalKind, Span
 
-__all__ = ["AT_IN_HIDING", "NON_PERSONAL_LABELS", "find_identifiers"]
+__all__ = ["AT_IN_HIDING", "ID_CARD_WORDS", "NON_PERSONAL_LABELS", "find_identifiers"]
 
 D = "[0-9０-９]"
 HY = "[-‐‑‒–—―−－ー]"
@@ -59,6 +60,23 @@ NON_PERSONAL_LABELS = (
     "部品",
     "コード",
 )
+# Words naming the cards whose numbers are 個人識別符号 (``kinds.ID_CARD``), as header or label;
+# not 保険者番号 (the insurer's number) nor 免許 alone (a licence to trade).
+ID_CARD_WORDS = (
+    "免許証",
+    "保険証",
+    "被保険者証",
+    "被保険者",
+    "基礎年金番号",
+    "年金番号",
+    "年金手帳",
+    "旅券",
+    "パスポート",
+    "在留カード",
+    "passport",
+    "license_number",
+    "licence_number",
+)
 _POSITIVE: dict[PersonalKind, tuple[str, ...]] = {
     PersonalKind.MY_NUMBER: ("マイナンバー", "個人番号"),
     PersonalKind.CARD: ("カード",),
@@ -72,7 +90,7 @@ GROUP_SEP = f"(?:{HY}|[ 　]{{1,2}})"
 _MY_NUMBER = re.compile(f"{_BEFORE}{D}{{4}}({GROUP_SEP}?){D}{{4}}\\1{D}{{4}}{_AFTER}")
 _CARD = re.compile(
     f"{_BEFORE}(?:{D}{{4}}({GROUP_SEP}?){D}{{4}}\\1{D}{{4}}\\1{D}{{1,4}}"
-    f"|{D}{{4}}({GROUP_SEP}?){D}{{6}}\\2{D}{{4,5}}|{D}{{13,19}}){_AFTER}"
+    f"|{D}{{4}}({GROUP_SEP}?){D}{{6}}\\2{D}{{4,5}}|{D}{{14,19}}){_AFTER}"
 )
 # A phone number may follow its label with no space (TEL03-..., TEL.03-..., FAX.06-...).
 _PHONE_BEFORE = (
@@ -89,7 +107,9 @@ _PHONE_BEFORE = (
 _PHONE = re.compile(
     "|".join(
         (
-            f"(?:\\+|＋)[8８][1１]{SEP}?\\(?[0０]?\\)?{D}{{1,4}}\\)?{SEP}?{D}{{1,4}}{SEP}?{D}{{3,4}}",
+            # +81 3-..., +81 (0)90-... (the trunk 0 kept in brackets), in full width too
+            f"(?:\\+|＋)[8８][1１]{SEP}?[(（]?[0０]?[)）]?{SEP}?{D}{{1,4}}[)）]?{SEP}?{D}{{1,4}}"
+            f"{SEP}?{D}{{3,4}}",
             f"{_PHONE_BEFORE}[0０]{D}{{1,4}}{HY}{D}{{1,4}}{HY}{D}{{3,4}}",
             f"{_PHONE_BEFORE}[(（][0０]{D}{{1,4}}[)）][ 　]?{D}{{1,4}}{HY}{D}{{4}}",
             f"{_PHONE_BEFORE}[0０]{D}{{1,4}}[(（]{D}{{1,4}}[)）]{D}{{4}}",
@@ -177,6 +197,16 @@ _EMPLOYEE = re.compile(
     "(?:社員|従業員|職員)(?:番号|No\\.?|NO\\.?|№|ID|コード)[ 　]*[:：]?[ 　]*"
     f"((?:[A-Za-zＡ-Ｚａ-ｚ]{{1,3}}[-－]?)?{D}{{2,10}}){_AFTER}"
 )
+# The number of a card that is a 個人識別符号, after the card's word and any of 記号, 番号, 第,
+# の, a colon or ・ (運転免許証番号 第123456789012号, 被保険者証の記号・番号：4063・812569,
+# 健康保険証 記号 12345 番号 678): each run of digits (in groups, perhaps after a letter or two)
+# up to a word that is none of those; not a year, an amount or a count (保険証 2025年, 3枚).
+_ID_CARD_LABEL = re.compile("|".join(map(re.escape, sorted(ID_CARD_WORDS, key=len, reverse=True))))
+_ID_CARD_GLUE = re.compile(r"(?:[ 　:：・･/／、,]|記号|番号|第|号|No\.?|NO\.?|№|の|\(|\)|（|）)*")
+_ID_CARD_VALUE = re.compile(
+    f"[A-Za-zＡ-Ｚａ-ｚ]{{0,2}}{D}+(?:(?:{HY}|[ 　]){D}+)*(?![0-9０-９年月日円枚件通部%％.,．，])"
+)
+_ID_CARD_REACH = 40  # letters after the card's word searched for its numbers
 # ゆうちょ銀行's accounts: a 記号 of five digits and a 番号 of up to eight.
 _YUCHO = re.compile(
     f"記号(?:番号)?[ 　]*[:：]?[ 　]*({D}{{5}})[ 　]*(?:{HY}|[、,/／])?[ 　]*(?:番号)?[ 　]*[:：]?"
@@ -192,6 +222,11 @@ _BRANCH = re.compile(
     # 支店名 as a label, on a line that names an account (a sales report's 支店名 is no bank's)
     "|(?<=支店名)[ 　]*[:：]?[ 　]*([一-龥ぁ-んァ-ヶ々ー]{1,10})(?=[^\n]*(?:口座|普通|当座|預金))"
 )
+
+
+# Card numbers are 14 (Diners) to 19 digits; 13-digit Visa numbers are no longer issued, and 13
+# digits are a 法人番号 or a JAN code far more often (4901234567894 may pass Luhn by chance).
+CARD_DIGITS = (14, 19)
 
 
 def _digits(text: str) -> list[int]:
@@ -230,10 +265,13 @@ def _card_issuer(digits: list[int]) -> bool:
     return False
 
 
+_TRUNK = re.compile("[(（][0０][)）]")  # +81 (0)3-...: the 0 dialled at home only
+
+
 def _phone_digits_ok(text: str) -> bool:
     digits = _digits(text)
     if text.lstrip().startswith(("+", "＋")):
-        return 10 <= len(digits) <= 12
+        return 10 <= len(_digits(_TRUNK.sub("", text))) <= 12
     return len(digits) in (10, 11)
 
 
@@ -271,7 +309,7 @@ def _numbers(text: str) -> Iterator[Span]:
     for match in _CARD.finditer(text):
         digits = _digits(match.group())
         if (
-            13 <= len(digits) <= 19
+            CARD_DIGITS[0] <= len(digits) <= CARD_DIGITS[1]
             and luhn_valid(digits)
             and _card_issuer(digits)
             and not _named_otherwise(text, match.start(), PersonalKind.CARD)
@@ -311,8 +349,21 @@ def _in_context(text: str) -> Iterator[Span]:
         yield Span(match.start(), match.end(), PersonalKind.EMAIL)
 
 
+def _id_cards(text: str) -> Iterator[Span]:
+    for label in _ID_CARD_LABEL.finditer(text):
+        at, stop = label.end(), label.end() + _ID_CARD_REACH
+        while at < stop:
+            glue = _ID_CARD_GLUE.match(text, at, stop)
+            at = glue.end() if glue is not None else at
+            value = _ID_CARD_VALUE.match(text, at, stop)
+            if value is None or "\n" in text[label.end() : at]:
+                break
+            yield Span(value.start(), value.end(), PersonalKind.ID_CARD)
+            at = value.end()
+
+
 def find_identifiers(text: str) -> list[Span]:
     """Every structured identifier in ``text`` (spans may overlap; ``detect`` resolves)."""
     if not text:
         return []
-    return [*_numbers(text), *_in_context(text)]
+    return [*_numbers(text), *_in_context(text), *_id_cards(text)]

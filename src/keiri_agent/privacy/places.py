@@ -12,7 +12,8 @@ they are places:
   about people stands between the word and the list (支店長, 地域担当者: a title, 担当, 者) or an
   item of the list is a person's name and no place (支店: 石川、佐藤);
 - the cells of a table's column headed by such a word (``都道府県,売上`` then ``石川,1200``:
-  ``privacy.headers`` reads tables), and a header or label about people that speaks of places
+  ``privacy.headers`` reads tables), also one written down the page (``支店一覧`` then ``石川``
+  and ``富山`` on lines of their own: ``privacy.page_lists``), and a header or label about people that speaks of places
   (担当地域: 長野, 担当支店) names no person.
 
 Only a whole item or cell that is a place counts: one the dictionary knows as a place's name

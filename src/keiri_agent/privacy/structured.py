@@ -45,6 +45,7 @@ _NUMBERED = frozenset(
         PersonalKind.ACCOUNT,
         PersonalKind.PHONE,
         PersonalKind.EMPLOYEE_ID,
+        PersonalKind.ID_CARD,
     )
 )
 # Under a key of these kinds an integer is the identifier itself (口座番号 1234567, 郵便番号
