@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import random
 import re
+import threading
 from datetime import UTC, datetime
+from pathlib import Path
 
 from keiri_agent.agents.analysis import progress as analysis_progress
+from keiri_agent.agents.analysis.graph import cancelled_error as analysis_cancelled
 from keiri_agent.agents.analysis.honesty import deadline_error as analysis_deadline
 from keiri_agent.agents.convert import progress as convert_progress
 from keiri_agent.agents.convert.failure import (
@@ -23,10 +26,13 @@ from keiri_agent.agents.convert.failure import (
     fallback_reason,
     trigger_info,
 )
+from keiri_agent.agents.convert.sandbox_eval import SandboxEval
+from keiri_agent.agents.convert.sandbox_eval import cancelled_error as convert_cancelled
 from keiri_agent.agents.helpdesk import progress as helpdesk_progress
-from keiri_agent.errors import ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.events import ErrorEvent, LLMCall
 from keiri_agent.events.follow import LLM_FAILURES, llm_call_line
+from keiri_agent.sandbox import SandboxExecutor
 from tests.cli.test_no_library_english import library_english
 from tests.cli.test_sandbox_failure_words import CASES, SETUP, _raised, _without_code
 
@@ -104,7 +110,8 @@ def test_a_japanese_error_stays_as_it_is() -> None:
 
 def test_a_deadline_error_names_its_step_by_its_label() -> None:
     """The TIMEOUT_ERROR of a conversion (each step) and of an analysis turn (before each step)
-    says the step as its progress says it; the id stays in ``details.step``."""
+    says the step as its progress says it, in its message and in ``details.step``; the id is
+    ``details.step_id``."""
     wrong: dict[str, str] = {}
     timeouts = random.Random(1314).sample(range(1, 3600), 40)
     made = [
@@ -120,9 +127,46 @@ def test_a_deadline_error_names_its_step_by_its_label() -> None:
         said = f"{error.message}\n{error.hint}"
         if re.search(rf"(?<![\w.]){step}(?![\w.])", said) or f"「{labels[step]}」" not in said:
             wrong[f"{step} {error.details['timeout_s']}"] = error.message
-        if error.details["step"] != step:
+        if (error.details["step"], error.details["step_id"]) != (labels[step], step):
             wrong[f"details {step}"] = str(error.details)
     assert wrong == {}, f"{len(wrong)} of {len(made)} deadline errors: {wrong}"
+
+
+def test_a_cancel_names_its_step_as_a_deadline_does() -> None:
+    """One rule for every error that names a step: a cancel of an analysis turn (at each step)
+    and of a conversion (at each step, CodeAct's runs included) has the step's label in
+    ``details.step`` and its id in ``details.step_id``, as a deadline error has."""
+    made = [
+        (analysis_progress.STEP_LABELS, step, analysis_cancelled(step, code_stopped=stopped))
+        for step in analysis_progress.STEP_LABELS
+        for stopped in (False, True)
+    ] + [
+        (convert_progress.STEP_LABELS, step, convert_cancelled(step))
+        for step in convert_progress.STEPS
+    ]
+    wrong = {
+        f"{step}: {error.message}": str(error.details)
+        for labels, step, error in made
+        if (error.details.get("step"), error.details.get("step_id")) != (labels[step], step)
+        or error.code != ErrorCode.CANCELLED
+    }
+    assert wrong == {}, f"{len(wrong)} of {len(made)} cancels: {wrong}"
+
+
+def test_a_cancel_inside_codeact_names_the_step_it_works_for(tmp_path: Path) -> None:
+    """CodeAct's sandbox runs inside the convert or viz step: a cancel there names that step
+    (never ``fallback``, which no progress line shows)."""
+    stop = threading.Event()
+    stop.set()
+    for step in ("convert", "viz"):
+        sandbox = SandboxEval(SandboxExecutor(), tmp_path / step, cancel=stop, step=step)
+        try:
+            sandbox("print(1)", {})
+        except BlockError as exc:
+            error = exc
+        else:
+            raise AssertionError("a cancelled sandbox run went on")
+        assert error.details == {"step": convert_progress.STEP_LABELS[step], "step_id": step}
 
 
 def test_a_conversion_error_says_python_in_japanese_once() -> None:

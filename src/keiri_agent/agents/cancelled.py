@@ -7,13 +7,15 @@ from keiri_agent.errors import BlockError, ErrorCode
 __all__ = ["cancelled_error"]
 
 
-def cancelled_error(work: str, step: str, *, note: str = "") -> BlockError:
-    """CANCELLED: ``work`` (``変換``) was stopped at ``step``; ``note`` says what was stopped with
-    it (``（実行中のコードは止めました）``)."""
+def cancelled_error(work: str, step: str, *, label: str, note: str = "") -> BlockError:
+    """CANCELLED: ``work`` (``変換``) was stopped at the step ``step`` (its id); ``note`` says
+    what was stopped with it (``（実行中のコードは止めました）``). Like every error that names a
+    step, ``details.step`` is the step as a person reads it (``label``: 「形式の変換」), its id
+    is ``details.step_id``."""
     return BlockError(
         f"{work}は取り消されました{note}。",
         code=ErrorCode.CANCELLED,
         hint="必要であれば、同じ依頼をもう一度実行してください。",
-        details={"step": step},
+        details={"step": label, "step_id": step},
         recoverable=True,
     )

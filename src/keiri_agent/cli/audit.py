@@ -37,9 +37,20 @@ RunsDirOption = Annotated[
 
 
 def _runs_dir(given: Path | None) -> Path:
+    """The folder of run logs: ``given`` (a folder that is there: an audit of a mistyped one
+    would list no runs and pass for an empty period), else ``KEIRI_RUNS_DIR``."""
     from keiri_agent.config import load_settings
 
-    return given if given is not None else load_settings().keiri_runs_dir
+    if given is None:
+        return load_settings().keiri_runs_dir
+    if not given.is_dir():
+        what = "ファイルです" if given.exists() else "ありません"
+        raise input_error(
+            f"--runs-dir に指定した {given} は{what}（実行ログのフォルダを指定してください）。",
+            "既定の場所（KEIRI_RUNS_DIR）を使うなら --runs-dir を省いてください。",
+            runs_dir=str(given),
+        )
+    return given
 
 
 @audit_app.command("verify")

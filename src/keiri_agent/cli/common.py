@@ -137,9 +137,10 @@ def error_document(error: BlockError) -> dict[str, Any]:
     return {**produced, "status": status, "error": data}
 
 
-def show_error(error: BlockError) -> None:
+def show_error(error: BlockError, node_name: Callable[[str], str] | None = None) -> None:
     """The Japanese message, node and hint on stderr, once per command (nothing under --json,
-    where the command's JSON document carries the error)."""
+    where the command's JSON document carries the error). ``node_name`` names a plan's node as
+    its progress lines do (``表の読み込み``); the id follows, for ``--from`` and the YAML."""
     if _current.as_json:
         return
     key = (str(error.code), error.message)
@@ -150,8 +151,10 @@ def show_error(error: BlockError) -> None:
     err_console.print(
         Text.assemble(("エラー", "bold red"), f" [{error.code}] {error.message}"), soft_wrap=True
     )
-    if error.details.get("node_id"):
-        err_console.print(f"ノード: {error.details['node_id']}", markup=False, soft_wrap=True)
+    if node := str(error.details.get("node_id") or ""):
+        name = node_name(node) if node_name else node
+        shown = node if name == node else f"{name}（{node}）"
+        err_console.print(f"ノード: {shown}", markup=False, soft_wrap=True)
     if error.hint:
         err_console.print(f"ヒント: {error.hint}", markup=False, soft_wrap=True)
 
@@ -236,15 +239,17 @@ def _event_error(event: RunEvent) -> BlockError | None:
     return found
 
 
-def progress_printer(describe: Callable[[RunEvent], str | None]) -> Callable[[RunEvent], None]:
+def progress_printer(
+    describe: Callable[[RunEvent], str | None], node_name: Callable[[str], str] | None = None
+) -> Callable[[RunEvent], None]:
     """A run listener printing one dim stderr line per event ``describe`` words, and errors
     with their hint through :func:`show_error` (so the command's last word does not repeat
-    them)."""
+    them; ``node_name`` names a plan's node there as ``describe`` does)."""
 
     def show(event: RunEvent) -> None:
         error = _event_error(event)
         if error is not None:
-            show_error(error)
+            show_error(error, node_name)
             return
         line = describe(event)
         if line is not None:
@@ -369,6 +374,8 @@ def unexpected_error(exc: Exception) -> BlockError:
     """
     saved = save_record(traceback.format_exc())
     paths = [str(p) for p in (getattr(exc, "filename", None), getattr(exc, "filename2", None)) if p]
+    if len(paths) == 2 and _is_staging_of(Path(paths[0]), Path(paths[1])):
+        paths = paths[1:]  # an atomic write's own temporary file: the user named the target
     where = f"（{' → '.join(paths)}）" if paths else ""
     report = f"不具合として報告してください（エラーの記録: {saved}）。"
     hint = f"指定したファイルやフォルダを確かめてください。解決しなければ{report}"
@@ -378,6 +385,13 @@ def unexpected_error(exc: Exception) -> BlockError:
         hint=hint if isinstance(exc, OSError) else report,
         details={"cause": cause_of(exc), "traceback_file": str(saved)},
     )
+
+
+def _is_staging_of(source: Path, target: Path) -> bool:
+    """Whether ``source`` is the hidden temporary file an atomic write of ``target`` renames
+    (``.name.xxxx.tmp`` beside it)."""
+    same_folder = source.absolute().parent == target.absolute().parent
+    return same_folder and source.name.startswith(f".{target.name}.")
 
 
 def _report_usage(exc: typer.TyperException) -> None:

@@ -19,7 +19,6 @@ an LLM failure included (``status``, ``error`` and what the run had produced).
 
 from __future__ import annotations
 
-import shlex
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -39,6 +38,7 @@ from keiri_agent.cli.common import (
     user_errors,
 )
 from keiri_agent.errors import BlockError, ErrorCode, input_error
+from keiri_agent.shell_words import typed
 
 if TYPE_CHECKING:
     from keiri_agent.agents.convert.models import Continuation
@@ -74,7 +74,7 @@ def exit_code_for(result: ConvertResult) -> int:
 
 def answer_command(out_dir: Path) -> str:
     """The command that answers a paused conversion kept in ``out_dir``."""
-    return f'keiri-agent convert --continue {shlex.quote(str(out_dir))} --answer "回答"'
+    return f'keiri-agent convert --continue {typed(str(out_dir))} --answer "回答"'
 
 
 def format_result(result: ConvertResult, out_dir: Path | None = None) -> str:

@@ -40,7 +40,13 @@ def demo(
         env = PlanEnv.of()
         names = None if as_json else plan_names_at(plan, env.registry)  # steps as people read
         with PlanRunner(env, runs_dir=runs_dir) as runner:
-            show = None if as_json else progress_printer(lambda e: describe_event(e, names))
+            show = (
+                None
+                if as_json
+                else progress_printer(
+                    lambda e: describe_event(e, names), names.node if names else None
+                )
+            )
             result = runner.run(plan, answers=answers, on_event=show)
         if result.status != "success":
             error = result.error or BlockError(

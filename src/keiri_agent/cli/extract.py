@@ -11,6 +11,7 @@ from rich.text import Text
 
 from keiri_agent.cli.common import JsonFlag, app, console, err_console
 from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError
+from keiri_agent.shell_words import typed
 
 if TYPE_CHECKING:
     from keiri_agent.documents import ExtractedText
@@ -22,7 +23,7 @@ def _not_a_folder(path: Path) -> None:
             str(path),
             f"「{path}」はフォルダです。extract にはファイルを指定してください。",
             code=ErrorCode.FILE_UNREADABLE,
-            hint=f"フォルダの中のファイルを指定してください（例: keiri-agent extract {path}/*.pdf）。",
+            hint=f"フォルダの中のファイルを指定してください（例: keiri-agent extract {typed(str(path))}/*.pdf）。",
             details={"kind": "folder"},
         )
 

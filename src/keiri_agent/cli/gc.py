@@ -51,6 +51,12 @@ def gc(
     with user_errors():
         settings = load_settings()
         days = settings.keiri_retention_days if older_than is None else older_than
+        if older_than is not None and older_than <= 0:
+            raise input_error(
+                f"--older-than は 0 より大きい日数で指定してください（指定値: {older_than:g}）。",
+                "例: --older-than 30（30 日より古いものを削除します）。",
+                older_than=days,
+            )
         if days <= 0:
             raise input_error(
                 "保持期間が 0 日（無期限）なので、何も削除しません。",

@@ -17,6 +17,7 @@ the hint to use ``--help``, and Click's own English words in ``details["original
 from __future__ import annotations
 
 import inspect
+import math
 import re
 import shutil
 import typing
@@ -24,7 +25,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from rich.cells import cell_len
-from typer import TyperException
+from typer import BadParameter, TyperException
 from typer.core import TyperCommand, TyperGroup
 
 from keiri_agent.errors import BlockError, input_error
@@ -40,6 +41,7 @@ __all__ = [
     "wrap",
 ]
 
+NOT_FINITE: Final = "有限の数値を指定してください（nan・inf は使えません）"
 MIN_WIDTH: Final = 40  # narrower terminals are treated as this wide
 MAX_NAME_CELLS: Final = 26  # an option's name column; a longer name puts its text below
 HELP_OPTION_TEXT: Final = "この説明を表示して終了します。"
@@ -253,7 +255,18 @@ class HelpMixin:
 
 
 class KeiriCommand(HelpMixin, TyperCommand):
-    """Every ``keiri-agent`` command."""
+    """Every ``keiri-agent`` command. A number option refuses ``nan`` and ``inf``, which Click
+    reads as numbers: no count, day or second is one, and every comparison with ``nan`` is
+    false, so a check such as "at least 1 day" would let it through."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        rest = super().parse_args(ctx, args)
+        params: list[Any] = list(self.params)  # Typer's parameters, as Click's
+        for param in params:
+            value = ctx.params.get(param.name)
+            if isinstance(value, float) and not math.isfinite(value):
+                raise BadParameter(NOT_FINITE, ctx=ctx, param=param)
+        return rest
 
 
 class KeiriSubGroup(HelpMixin, TyperGroup):
@@ -318,6 +331,8 @@ def _bad_value(exc: TyperException) -> str:
         return f"{name} に使えない値です{given}。使える値: {allowed}"
     if problems:
         return f"{name} の値が正しくありません: {problems[0].problem}{given}。"
+    if getattr(exc, "message", "") == NOT_FINITE:
+        return f"{name} の値が正しくありません: {NOT_FINITE}。"
     if found := _PATH_PROBLEM.match(str(getattr(exc, "message", ""))):
         return f"{name} に指定した {found['path']} {_PATH_WORDS[found['what']]}。"
     return f"{name} の値が正しくありません。"

@@ -29,6 +29,7 @@ from keiri_agent.cli.common import (
     user_errors,
 )
 from keiri_agent.errors import BlockError, ErrorCode, UserFile, input_error
+from keiri_agent.shell_words import typed
 
 if TYPE_CHECKING:
     from keiri_agent.blocks.registry import BlockRegistry
@@ -325,4 +326,4 @@ def migrate(
     typer.echo(f"書き込み先: {result.written}")
     if result.backup is not None:
         typer.echo(f"元のファイルの控え: {result.backup}")
-    typer.echo(f"確認: keiri-agent plan validate {result.written}")
+    typer.echo(f"確認: keiri-agent plan validate {typed(str(result.written))}")

@@ -176,7 +176,7 @@ def _print_result(
         typer.echo(f"  {resume_command(result.run_id)}")
     if result.error is not None:
         failed = str(result.error.details.get("node_id") or "")
-        show_error(result.error)
+        show_error(result.error, names.node if names else None)
         if failed and result.error.recoverable:
             typer.echo("直してから、失敗したノードから実行し直すには:")
             typer.echo(f"  keiri-agent plan rerun {result.run_id} --from {failed}")
@@ -187,8 +187,24 @@ def _print_result(
 Start = Callable[["PlanRunner", "Callable[[RunEvent], None]"], "RunResult"]
 
 
-def _execute(start: Start, *, as_json: bool, file: Path | None = None) -> None:
-    """Run ``start`` on a fresh runner and render its result (shared by run/resume/rerun).
+def _names_of_run(run: str, env: PlanEnv) -> PlanNames | None:
+    """The names of the plan the run ``run`` executed (its snapshot), for a resume or a rerun
+    to name nodes as the first run did; None when the run is not found (the runner says so)."""
+    from keiri_agent.plan import find_run, load_run
+
+    try:
+        return plan_names_at(
+            load_run(find_run(run, env.settings.keiri_runs_dir)).plan_file, env.registry
+        )
+    except BlockError:
+        return None
+
+
+def _execute(
+    start: Start, *, as_json: bool, file: Path | None = None, run: str | None = None
+) -> None:
+    """Run ``start`` on a fresh runner and render its result (shared by run/resume/rerun: the
+    plan at ``file``, else that of the earlier run ``run``, names the nodes).
 
     The run id is printed on stderr as soon as the run starts, before any progress, so a run
     that is interrupted or crashes can still be resumed. Ctrl-C ends the run as cancelled
@@ -204,8 +220,18 @@ def _execute(start: Start, *, as_json: bool, file: Path | None = None) -> None:
         zone, started_by = settings.keiri_timezone, acting_name(settings)
         env = PlanEnv.of(settings=settings)  # the command's: names, validation and the run
     started: list[str] = []
-    names = None if as_json else plan_names_at(file, env.registry)
-    progress = None if as_json else progress_printer(lambda event: describe_event(event, names))
+    names = None
+    if not as_json:
+        names = (
+            _names_of_run(run, env) if file is None and run else plan_names_at(file, env.registry)
+        )
+    progress = (
+        None
+        if as_json
+        else progress_printer(
+            lambda event: describe_event(event, names), names.node if names else None
+        )
+    )
 
     def on_event(event: RunEvent) -> None:
         if event.event == "plan_start" and not started:
@@ -294,6 +320,7 @@ def resume(
     _execute(
         lambda runner, on_event: runner.resume(run_id, answers=answers, on_event=on_event),
         as_json=as_json,
+        run=run_id,
     )
 
 
@@ -319,4 +346,5 @@ def rerun(
         ),
         as_json=as_json,
         file=plan,
+        run=run_id,
     )

@@ -12,6 +12,12 @@ message already written in Japanese (the sandbox's own: a syntax error, a policy
 the code's own ``raise ValueError("金額が負です")``) is said as it is. Python's English stays in
 the outcome (``--json``: ``error.type`` and ``error.message``); the model repairing analysis code
 reads it there, not this line.
+
+Two messages hold nothing a line can quote: an empty or blank value (``KeyError: ''`` is a key
+that is an empty string, said as 空の文字列, not as an empty 「」), and the printout of a value
+(``assert df.empty, df`` raises with a DataFrame's text; a Series, a numpy array): its rows are
+data, not a reason, and joined into one line they read as noise, so the line says how many rows
+the message printed and leaves them to ``--json``'s ``error.message``.
 """
 
 from __future__ import annotations
@@ -91,6 +97,13 @@ _JAPANESE_WORD: Final = re.compile(rf"[^\s:;,()\[\]]*[{_JAPANESE_CHARS}][^\s:;,(
 _ENGLISH: Final = re.compile(r"\b[A-Za-z]{2,} +[A-Za-z]{2,}\b")
 # A class's repr (decimal's "[<class 'decimal.ConversionSyntax'>]"): Python's name, no value
 _CLASS_REPR: Final = re.compile(r"<class '[^']*'>")
+# The printout of a value: pandas' footers (a Series' ``Name: 金額, dtype: int64``, a frame's
+# ``[5 rows x 3 columns]``, an empty frame's ``Columns: [...]``), or columns aligned by spaces
+_PRINTOUT_LINE: Final = re.compile(
+    r"(?:Name: .*, )?dtype: \S+|\[\d+ rows x \d+ columns\]|Empty DataFrame|(?:Columns|Index): \[.*\]"
+    r"|Series\(\[\].*\)"
+)
+_ALIGNED: Final = re.compile(r"\S {2,}\S|^\s*\[*[-+.\deE ]+\]+$")
 _BY_LENGTH: Final = sorted(KINDS, key=len, reverse=True)  # the longest ending first
 MAX_QUOTED: Final = 3  # values quoted from one message: the first ones say enough
 
@@ -104,6 +117,9 @@ def english_hidden(failure: ExecutionFailure) -> bool:
 def failure_said(failure: ExecutionFailure) -> str:
     """One Japanese line (the message's own lines kept) for ``failure``, as the module says."""
     message = _unwrapped(_CLASS_REPR.sub("", failure.message).strip())
+    if rows := _printed_rows(message):
+        said = f"メッセージに表などの値の中身（{rows} 行）が入っているため、ここでは省きます"
+        return f"{kind_said(failure.type)}: {said}（{failure.type}）"
     unquoted = _QUOTED.sub(" ", message)
     english = bool(_ENGLISH.search(unquoted))
     if not english and _JAPANESE_WORD.search(unquoted):
@@ -113,8 +129,26 @@ def failure_said(failure: ExecutionFailure) -> str:
         values += _JAPANESE_WORD.findall(unquoted)
     elif not values and re.search(r"\w", message):
         values = [message]  # a bare value: KeyError: 3
-    shown = "、".join(f"「{value}」" for value in dict.fromkeys(values[:MAX_QUOTED]))
+    shown = "、".join(_value_said(value) for value in dict.fromkeys(values[:MAX_QUOTED]))
     return f"{kind_said(failure.type)}{': ' + shown if shown else ''}（{failure.type}）"
+
+
+def _value_said(value: str) -> str:
+    """A quoted value as a person reads it: in 「」, or what it is when nothing would show."""
+    if not value:
+        return "空の文字列"
+    return f"「{value}」" if value.strip() else f"空白だけの文字列（{len(value)} 文字）"
+
+
+def _printed_rows(message: str) -> int:
+    """How many lines the printout of a value in ``message`` spans (0: it holds none): a
+    message of several lines, one of them a pandas footer or most in aligned columns."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    if len(lines) < 2:
+        return 0
+    aligned = sum(bool(_ALIGNED.search(line)) for line in lines)
+    footer = any(_PRINTOUT_LINE.fullmatch(line) for line in lines)
+    return len(lines) if footer or 3 * aligned >= 2 * len(lines) else 0
 
 
 def _unwrapped(message: str) -> str:

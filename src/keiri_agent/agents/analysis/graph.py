@@ -88,9 +88,9 @@ def cancelled_error(step: str, *, code_stopped: bool = False) -> BlockError:
     """The CANCELLED error of a turn stopped at the step ``step`` (its id): while its generated
     code ran (``code_stopped``), or before the step started (a cancel that came during an LLM
     call). ``details.step`` is the step as the progress says it (「コード生成・実行」) on every
-    path."""
+    path, ``details.step_id`` its id."""
     note = "（実行中のコードは止めました）" if code_stopped else ""
-    return work_cancelled("分析", STEP_LABELS[step], note=note)
+    return work_cancelled("分析", step, label=STEP_LABELS[step], note=note)
 
 
 def _check_step(ctx: AnalysisContext, step: str) -> None:

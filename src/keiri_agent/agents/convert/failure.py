@@ -89,8 +89,14 @@ def model_reason(reason: str, trigger: Mapping[str, Any] | None) -> str:
 
 
 def trigger_info(step: str, exc: BaseException) -> dict[str, Any]:
-    """The error that sent the job to the fallback, as the result's details keep it."""
-    info: dict[str, Any] = {"step": step, "type": type(exc).__name__, "message": str(exc)}
+    """The error that sent the job to the fallback, as the result's details keep it (the step
+    by its label, its id in ``step_id``, as every error names a step)."""
+    info: dict[str, Any] = {
+        "step": STEP_LABELS[step],
+        "step_id": step,
+        "type": type(exc).__name__,
+        "message": str(exc),
+    }
     to_dict = getattr(exc, "to_dict", None)
     if callable(to_dict):
         info["error"] = to_dict()

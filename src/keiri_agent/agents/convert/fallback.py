@@ -226,6 +226,7 @@ def run_fallback(
             workdir,
             cancel=cancel,
             target=target_format(job),
+            step=job.action,
             runs=[] if runs is None else runs,
         )
         graph = create_codeact(

@@ -18,6 +18,7 @@ import pandas as pd
 from keiri_agent.agents.cancelled import cancelled_error as work_cancelled
 from keiri_agent.agents.convert.codeact import ExecOutput
 from keiri_agent.agents.convert.models import ConvertJob
+from keiri_agent.agents.convert.progress import STEP_LABELS
 from keiri_agent.agents.convert.prompts import exec_feedback
 from keiri_agent.agents.convert.verify import check_output, normalize_target
 from keiri_agent.errors import BlockError, ErrorCode
@@ -43,8 +44,8 @@ INPUTS_DIR = "inputs"
 
 
 def cancelled_error(step: str) -> BlockError:
-    """The CANCELLED error of a conversion stopped at ``step``."""
-    return work_cancelled("変換", step)
+    """The CANCELLED error of a conversion stopped at ``step`` (an id of ``STEP_LABELS``)."""
+    return work_cancelled("変換", step, label=STEP_LABELS[step])
 
 
 def is_question(text: str | None) -> bool:
@@ -77,6 +78,7 @@ class SandboxEval:
     profile: SandboxProfile = CODEACT
     cancel: threading.Event | None = None
     target: str = ""
+    step: str = "convert"  # the step CodeAct does the work of (convert or viz)
     runs: list[dict[str, Any]] = field(default_factory=list)
     produced: dict[str, None] = field(default_factory=dict, init=False)
     last_success: bool = field(default=False, init=False)
@@ -146,7 +148,7 @@ class SandboxEval:
             inputs=inputs,
         )
         if outcome is None:
-            raise cancelled_error("fallback")
+            raise cancelled_error(self.step)
         return outcome
 
 

@@ -210,7 +210,7 @@ class PlanRunner:
         unknown = sorted(set(vars or {}) - set(model.vars))
         if unknown:
             raise input_error(
-                f"Plan {model.id} に vars {', '.join(unknown)} はありません。",
+                f"Plan {model.id} に vars {''.join(f'「{name}」' for name in unknown)} はありません。",
                 f"指定できる vars: {model.var_listing()}",
                 unknown=unknown,
             )

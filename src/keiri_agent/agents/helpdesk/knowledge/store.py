@@ -53,6 +53,7 @@ from keiri_agent.agents.helpdesk.knowledge.semantic import (
 from keiri_agent.errors import BlockError, ErrorCode, input_error
 from keiri_agent.retrieval.lexical import LexicalIndex
 from keiri_agent.retrieval.normalize import Spellings, split_questions
+from keiri_agent.shell_words import typed
 
 if TYPE_CHECKING:
     from keiri_agent.agents.helpdesk.knowledge.qdrant import QAVectorStore
@@ -71,7 +72,7 @@ TOOLS: tuple[Source | str, ...] = ("manual", "qa", "hybrid")
 def _ingest_hint(directory: Path) -> str:
     return (
         "`keiri-agent helpdesk ingest --manual マニュアルのフォルダー --qa QA.csv"
-        f" --index {directory}` で作成してください。"
+        f" --index {typed(str(directory))}` で作成してください。"
     )
 
 
