@@ -1,4 +1,5 @@
-"""read_table on cash books and ledgers closed as bookkeepers close them (``ledger_books``).
+"""read_table on cash books closed as bookkeepers close them (``ledger_books``) and on detail
+tables whose group totals are labelled as printouts and Excel label them (``ledger_groups``).
 
 A 前月繰越 written in the 収入 column, a 次月繰越 in the 支出 column and a page's 次頁へ繰越
 carry a balance; they are not money received or paid. Each drawn book (300: 100 seeds in a
@@ -6,6 +7,10 @@ CP932 CSV, a UTF-8 CSV and a workbook) must read back with every transaction and
 balance-only carry row in place, the carries written in the money columns set aside with the
 totals (labelled, at their line), the money columns summing to the transactions alone, no cell
 unreadable, and the file's own 合計 (which counts the carries) found consistent.
+
+A group's total labelled ``営業部 集計``, ``*** 小計 ***``, ``小計 3件``, ``合計（税込）``, or
+``小計`` after the group's code and name written again, is a total: each drawn grouped table
+(300 likewise) must read back with its entries alone and every total row set aside.
 """
 
 from __future__ import annotations
@@ -14,8 +19,11 @@ import functools
 
 import pytest
 
+from keiri_agent.documents.table_totals import is_total_label
 from keiri_agent.documents.tables import TableResult, read_table
+from tests.documents.fresh_ledgers import Drawn
 from tests.support.ledger_books import FORMATS, STYLES, Book, book
+from tests.support.ledger_groups import Grouped, grouped
 
 SEEDS = range(100)
 
@@ -26,11 +34,14 @@ def _read(seed: int, fmt: str) -> tuple[Book, TableResult]:
     return drawn, read_table(drawn.drawn.data(), name=drawn.drawn.name)
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
-@pytest.mark.parametrize("seed", SEEDS)
-def test_carried_balances_are_not_read_as_money_moved(seed: int, fmt: str) -> None:
-    drawn, result = _read(seed, fmt)
-    expected = drawn.drawn
+@functools.cache
+def _read_grouped(seed: int, fmt: str) -> tuple[Grouped, TableResult]:
+    drawn = grouped(seed, fmt)  # type: ignore[arg-type]
+    return drawn, read_table(drawn.drawn.data(), name=drawn.drawn.name)
+
+
+def _check(expected: Drawn, sums: dict[str, int], result: TableResult) -> None:
+    """The entries, their lines, the rows set aside and the columns' sums as drawn."""
     assert result.info.columns == expected.columns
     assert result.table().records() == expected.records
     assert result.positions is not None
@@ -38,11 +49,25 @@ def test_carried_balances_are_not_read_as_money_moved(seed: int, fmt: str) -> No
     assert [t["label"] for t in result.info.totals] == expected.totals
     assert result.info.unreadable == []
     assert result.amount_differences() == []
-    for column, total in drawn.flows.items():
+    for column, total in sums.items():
         assert sum(result.df[column].dropna().tolist()) == total, column
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_carried_balances_are_not_read_as_money_moved(seed: int, fmt: str) -> None:
+    drawn, result = _read(seed, fmt)
+    _check(drawn.drawn, drawn.flows, result)
     if drawn.carried:
         said = next(w for w in result.info.warnings if w.startswith("繰越の行"))
         assert f"繰越の行 {drawn.carried} 行をデータから外しました" in said
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_group_totals_are_set_aside_however_labelled(seed: int, fmt: str) -> None:
+    drawn, result = _read_grouped(seed, fmt)
+    _check(drawn.drawn, drawn.sums, result)
 
 
 def test_the_generator_draws_every_style_with_carries_in_money_columns() -> None:
@@ -87,3 +112,40 @@ def test_a_carry_with_its_balance_alone_stays_a_row_and_a_closed_book_adds_up() 
     assert result.df["支出"].sum() == 840
     assert [t["label"] for t in result.info.totals] == ["次月繰越", "合計"]
     assert result.total_differences == []
+
+
+@pytest.mark.parametrize(
+    "cell",
+    [
+        "営業部 集計",
+        "*** 小計 ***",
+        "＊＊合計＊＊",
+        "■小計",
+        "― 合計 ―",
+        "合計 12件",
+        "小計（3件）",
+        "小計（10%対象）",
+        "合計（税込）",
+        "合計金額",
+        "総合計額",
+    ],
+)
+def test_a_label_with_marks_a_count_or_a_note_is_a_total(cell: str) -> None:
+    assert is_total_label(cell)
+
+
+@pytest.mark.parametrize("cell", ["会計(税込)", "設計 12件", "集計表", "月次集計", "*** 会計 ***"])
+def test_words_ending_in_kei_stay_words_however_decorated(cell: str) -> None:
+    assert not is_total_label(cell)
+
+
+def test_a_row_whose_first_cells_differ_from_the_row_above_is_an_entry() -> None:
+    text = (
+        "部門コード,部門,科目,金額\r\n"
+        '001,営業部,旅費交通費,"12,000"\r\n'
+        '002,管理部,小計,"3,000"\r\n'  # not the group above: a 科目 named so is an entry
+        '002,管理部,通信費,"5,000"\r\n'
+    )
+    result = read_table(text.encode("cp932"), name="部門別.csv")
+    assert result.df["金額"].tolist() == [12000, 3000, 5000]
+    assert result.info.totals == []
