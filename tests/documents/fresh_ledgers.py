@@ -252,7 +252,8 @@ def journal(seed: int, fmt: FileFormat, *, doubtful: bool = False) -> Drawn:
     sheet.add([_header(look, n) for n in names])
     doubts = set(rng.sample(range(count), k=max(1, count // 4))) if doubtful else set()
     rates_as_numbers = fmt == "xlsx" and look.random() < 0.7
-    records, unreadable = [], []
+    records: list[dict[str, Any]] = []
+    unreadable: list[tuple[str, str, str]] = []
     for i, day in enumerate(days):
         value = rng.randrange(1, 500) * 100 * (-1 if rng.random() < 0.15 else 1)
         account, partner = rng.choice(_ACCOUNTS), rng.choice(_PARTNERS)
@@ -338,9 +339,10 @@ def monthly(seed: int, fmt: FileFormat) -> Drawn:
             return WCell(f"{value:,}", value, look.choice(_SCALED_FORMATS))
         return _amount_cell(look, value, fmt, "千円")
 
-    records, labels = [], []
+    records: list[dict[str, Any]] = []
+    labels: list[str] = []
     for section in rng.sample(_SECTIONS, k=rng.randrange(1, 4)):
-        rows = []
+        rows: list[list[Any]] = []
         for account in rng.sample(_ACCOUNTS, k=rng.randrange(1, 4)):
             values = [rng.randrange(-50, 1000) for _ in months]
             values = [v or 1 for v in values]  # a zero would be a dash: not this generator's

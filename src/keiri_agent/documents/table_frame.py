@@ -29,6 +29,7 @@ from keiri_agent.documents.table_infer import detect_header, make_column_names
 from keiri_agent.documents.table_layout import layout_rows, row_text
 from keiri_agent.documents.table_totals import (
     TotalDifference,
+    is_carry_label,
     is_total_label,
     mismatch_said,
     must_add_up,
@@ -389,19 +390,32 @@ def _note_unreadable(
 
 
 def _note_totals(info: TableReadInfo, totals: pd.DataFrame, where: np.ndarray | None) -> None:
+    carried: list[dict[str, Any]] = []
+    summed: list[dict[str, Any]] = []
     for row in range(len(totals)):
-        label = next(
-            (str(v).strip() for v in totals.iloc[row].tolist() if is_total_label(v)),
-            "見出しなし・上の行の合計と一致",
+        cells = totals.iloc[row].tolist()
+        carry = next((str(v).strip() for v in cells if is_carry_label(v)), None)
+        label = carry or next(
+            (str(v).strip() for v in cells if is_total_label(v)), "見出しなし・上の行の合計と一致"
         )
         info.totals.append({"position": _position(where, row), "label": label})
-    listed = "、".join(f"{info.where(t['position'])}（{t['label']}）" for t in info.totals[:5]) + (
-        " ほか" if len(info.totals) > 5 else ""
-    )
-    info.warnings.append(
-        f"合計・小計の行 {len(info.totals)} 行をデータから外しました: {listed}"
-        "（外した行は totals で確認できます）"
-    )
+        (carried if carry else summed).append(info.totals[-1])
+
+    def listed(rows: list[dict[str, Any]]) -> str:
+        shown = "、".join(f"{info.where(t['position'])}（{t['label']}）" for t in rows[:5])
+        return shown + (" ほか" if len(rows) > 5 else "")
+
+    if summed:
+        info.warnings.append(
+            f"合計・小計の行 {len(summed)} 行をデータから外しました: {listed(summed)}"
+            "（外した行は totals で確認できます）"
+        )
+    if carried:
+        info.warnings.append(
+            f"繰越の行 {len(carried)} 行をデータから外しました: {listed(carried)}"
+            "（収入・支出などの欄に書かれていても、前の月・ページから、または次へ持ち越す残高で、"
+            "取引ではないため。外した行は totals で確認できます）"
+        )
 
 
 def _note_rows(

@@ -4,21 +4,39 @@ Exports and hand-kept ledgers end with a total line, and some put a subtotal und
 group. Summed again, they double the figures. A row is a total row when
 
 * one of its first two non-blank cells is a total label: 合計, 小計, 総計, 総合計, 累計, 中計,
-  月計, 日計, 計 (alone, or after a space: ``営業部 計``), a name ending in 合計 / 小計 / 総計
+  月計, 日計, 計 (alone, or after a space: ``営業部 計``, or Excel's 小計 and pivot tables'
+  ``営業部 集計``), a name ending in 合計 / 小計 / 総計
   (``4月合計``, ``営業部小計``), or a group's total: a grouping word before 計 (部門計,
   科目計, 取引先計, 営業1部計, 4月計, a printout's page total 頁計 / ページ計); brackets
   and spaces inside the label do not matter
-  (``【合 計】``); or
+  (``【合 計】``), nor what a printout writes around it: marks (``*** 合計 ***``, ``■小計``),
+  a count (``合計 12件``), a note in brackets (``合計（税込）``, ``小計(8%対象)``), 金額 after
+  it (``合計金額``); or
+* its total label stands further right, after the group's keys written again: every filled
+  cell before it repeats the cell above it or stands in a date column (``001 | 営業部 | 小計``
+  under 営業部's entries, ``2026/2/28 | 山田商事 | 【得意先計】``); or
 * it is the last row, has no text beside its numbers, leaves blank a column that every row
   above fills (where a label, a date or a name would be), and each of its amounts equals the
   sum of that column over the rows above it (a total written without a label).
 
 Words that merely end in 計 (会計, 統計, 設計, 時計, 温度計) are not labels.
 
+Carried balances: a 出納帳 or 元帳 closed as bookkeepers close it writes the month's closing
+balance as 次月繰越 in the 支出 (貸方) column, so that both columns' 合計 agree, and opens the
+next month with 前月繰越 in the 収入 (借方) column; a printed book carries its columns' sums
+from page to page (次頁へ繰越 / 前頁より繰越). Such a row moves no money: summed with the
+rows it would count the balance as an income or a payment. A row is set aside with the
+totals when one of its first two non-blank cells is a carry label (``is_carry_label``: 前月繰越,
+次期繰越, 前頁より繰越, 繰越…) and it writes a nonzero amount in a column that is not a
+balance (残高, 残額), a date or an identifier. A carry row with its balance alone (an export's
+前月繰越 under 残高) changes no sum and stays a row of the data, as written.
+
 A file's grand total checks the reading (``total_differences``): when exactly one total row is
 labelled as the whole table's (合計, 総計, 総合計), each amount it states in a column read as
 numbers must equal that column's sum over the data rows; where it does not, a row or a cell
-was lost or misread (or the file's total is wrong), and a warning says so. In a column written
+was lost or misread (or the file's total is wrong), and a warning says so. A 合計 closing a
+book with its carries (前月繰越 + 収入 = 支出 + 次月繰越) is also right when it equals the data's
+sum with the carry rows above it. In a column written
 in 千円 or 百万円 each row and the total are rounded on their own, so a difference of less than
 one unit a row (``within_rounding``) is rounding, and said as such. Only an amount column must
 add up (``must_add_up``): not a rate, a unit price or a balance, whose 合計 cell is no sum;
@@ -48,7 +66,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -56,7 +74,7 @@ import numpy as np
 import pandas as pd
 
 from keiri_agent.documents.cell_forms import is_dash, read_amount_unit, read_percent
-from keiri_agent.documents.table_types import is_amount_header
+from keiri_agent.documents.table_types import is_amount_header, is_date_header, is_id_header
 
 __all__ = [
     "MAX_FOOTER_CELLS",
@@ -65,6 +83,7 @@ __all__ = [
     "STOPPED_SAID",
     "TotalDifference",
     "figure",
+    "is_carry_label",
     "is_total_label",
     "mismatch_said",
     "must_add_up",
@@ -105,18 +124,53 @@ _GRAND_LABELS = frozenset({"合計", "総計", "総合計", "合計額"})
 # ratio, a unit price, the closing balance of a 出納帳's 残高): left out of the check.
 _NOT_SUMMED = ("率", "比", "%", "単価", "残高")
 _STRIP = re.compile(r"[\s【】\[\]［］()（）<>＜＞《》「」:：・]+")
+# What printouts write around a total's label (NFKC): runs of marks before or after it
+# (``*** 合計 ***``, ``■小計``, ``―合計―``), a count after it (``合計 12件``) or a note in
+# brackets after it (``合計（税込）``, ``小計(8%対象)``), and 金額 after it (合計金額).
+_DECORATION = re.compile(
+    r"^[\s*#=~\-―—–‐■□◆◇●○◎★☆▼▽▶►]+|[\s*#=~\-―—–‐■□◆◇●○◎★☆▼▽◀◄]+$"
+    r"|(?<=\S)\s*[0-9]+\s*(?:件|枚|口|行|名)$|(?<=\S)\s*\([^()]*\)$|(?<=計)金?額$"
+)
+# The group's keys (cells repeating the row above: a code, a name, a date) a total row may
+# write before its label (``001 | 営業部 | 小計``).
+_MAX_KEYS = 4
+# A carried balance's label: 繰越 (繰り越し), after the period it comes from or goes to (前月,
+# 次期, 前頁より, 次ページへ), maybe before 高/額 (繰越高, 前期繰越額). 繰越利益剰余金 is an account.
+_CARRY = re.compile(
+    r"(?:[前次](?:月|期|年度?|週|日|頁|ページ)?(?:から|より|へ)?)?繰り?越し?(?:高|額|金額|残高)?"
+)
+# Headers of the columns a carry row may fill without moving money: the balance it carries.
+_BALANCE_WORDS = ("残高", "残額")
+
+
+def _label_core(value: str) -> str:
+    """A label cell without what a report writes around the label (``_DECORATION``, a count,
+    a bracketed note at its end): ``*** 小計 ***``, ``合計 12件``, ``合計（税込）`` → 合計."""
+    text = unicodedata.normalize("NFKC", value).strip()
+    core = _DECORATION.sub("", text)
+    while core != text:
+        text, core = core, _DECORATION.sub("", core)
+    return core
 
 
 def is_total_label(value: object) -> bool:
-    """Whether a cell names a total (合計, 小計, 営業部 計...)."""
-    if not isinstance(value, str):
+    """Whether a cell names a total (合計, 小計, 営業部 計, 営業部 集計, 合計（税込）...)."""
+    if not isinstance(value, str) or "計" not in value:
         return False
-    text = unicodedata.normalize("NFKC", value).strip()
+    text = _label_core(value)
     if not text or len(text) > 30:
         return False
-    if re.fullmatch(r".+\s+計", text):
+    if re.fullmatch(r".+\s+集?計", text):
         return True
     return bool(_LABEL.fullmatch(_STRIP.sub("", text)))
+
+
+def is_carry_label(value: object) -> bool:
+    """Whether a cell names a carried balance (前月繰越, 次期繰越, 前頁より繰越...)."""
+    if not isinstance(value, str) or "越" not in value:
+        return False
+    text = unicodedata.normalize("NFKC", value).strip()
+    return len(text) <= 30 and bool(_CARRY.fullmatch(_STRIP.sub("", text)))
 
 
 @dataclass(frozen=True)
@@ -188,12 +242,15 @@ def total_differences(
         i
         for i, row in enumerate(totals.itertuples(index=False))
         if any(
-            isinstance(v, str) and _STRIP.sub("", unicodedata.normalize("NFKC", v)) in _GRAND_LABELS
+            isinstance(v, str)
+            and is_total_label(v)
+            and _STRIP.sub("", _label_core(v)) in _GRAND_LABELS
             for v in row
         )
     ]
     if len(grand) != 1:
         return -1, []
+    carries = totals.iloc[: grand[0]][_labelled(totals.iloc[: grand[0]], is_carry_label, "越")]
     found = []
     for column, value in totals.iloc[grand[0]].items():
         stated = _amount(value, (dashes or {}).get(str(column)))
@@ -202,7 +259,8 @@ def total_differences(
             continue
         amounts = [Decimal(repr(v)) for v in numbers.dropna().tolist()]
         summed = sum(amounts, Decimal(0))
-        if summed == stated:
+        carried = [_amount(v) for v in carries[column].tolist()]
+        if stated in (summed, summed + sum((a for a in carried if a is not None), Decimal(0))):
             continue
         unit = (units or {}).get(str(column))
         # the last digit written: 1 for whole 千円, 0.1 for 百万円 to one decimal
@@ -232,12 +290,15 @@ def must_add_up(column: str, numbers: pd.Series, units: Mapping[str, str]) -> bo
     )
 
 
-def _labelled(frame: pd.DataFrame) -> np.ndarray:
-    """Rows whose first two non-blank cells hold a total label, wherever they stand (a 請求明細
-    writes 合計 under 商品名, its fifth column). Blank cells are None/NaN (both readers).
+def _labelled(
+    frame: pd.DataFrame, is_label: Callable[[object], bool] = is_total_label, mark: str = "計"
+) -> np.ndarray:
+    """Rows whose first two non-blank cells hold a label (``is_label``: a total's by default),
+    wherever they stand (a 請求明細 writes 合計 under 商品名, its fifth column). Blank cells are
+    None/NaN (both readers).
 
     Each row's first two filled cells are gathered column by column (a few columns hold them
-    all), and only those containing 計 are looked at closely (``is_total_label``)."""
+    all), and only those containing ``mark`` (計, 越) are looked at closely."""
     rows, width = frame.shape
     found = np.zeros(rows, dtype=bool)
     if rows == 0 or width == 0:
@@ -255,11 +316,70 @@ def _labelled(frame: pd.DataFrame) -> np.ndarray:
             # make pyarrow reserve its allocator's first GiB inside the workbook reader's
             # memory-bounded child (``bounded``), which then fails as too large.
             mask = np.fromiter(
-                (isinstance(v, str) and "計" in v for v in cells.tolist()), bool, len(cells)
+                (isinstance(v, str) and mark in v for v in cells.tolist()), bool, len(cells)
             )
             if mask.any():
-                hit = cells[mask].map(is_total_label).to_numpy(bool)
+                hit = cells[mask].map(is_label).to_numpy(bool)
                 found[at[mask][hit]] = True
+    return found
+
+
+def _after_keys(frame: pd.DataFrame, found: np.ndarray) -> np.ndarray:
+    """Rows not ``found`` whose total label stands after the group's keys written again (module
+    docstring): their first two filled cells and each one before the label repeat the cell
+    above them or stand in a date column, and the first other filled cell (at most
+    ``_MAX_KEYS`` cells on) is a total label (``001 | 営業部 | 小計``,
+    ``2026/2/28 | 山田商事 | 【得意先計】``).
+
+    The rows' filled cells are taken one place at a time, column by column as ``_labelled``
+    takes them; a row leaves the search at its first cell that is not a key."""
+    rows, width = frame.shape
+    hits = np.zeros(rows, dtype=bool)
+    if rows < 2 or width < 3:
+        return hits
+    dates = [is_date_header(unicodedata.normalize("NFKC", str(n))) for n in frame.columns]
+    left = frame.notna().to_numpy(bool, copy=True)  # the filled cells not yet taken
+    searched = ~found & (left.sum(axis=1) >= 3)
+    searched[0] = False
+    for place in range(_MAX_KEYS + 1):
+        at_place = np.flatnonzero(searched)
+        if not len(at_place):
+            break
+        picks = left[at_place].argmax(axis=1)
+        left[at_place, picks] = False
+        for j in np.unique(picks).tolist():
+            at = at_place[picks == j]
+            if dates[j]:
+                continue
+            cells = frame.iloc[at, j].to_numpy(dtype=object)
+            key = np.asarray(cells == frame.iloc[at - 1, j].to_numpy(dtype=object), dtype=bool)
+            searched[at[~key]] = False
+            if place >= 2:
+                labels = cells[~key].tolist()
+                hits[at[~key]] = [
+                    isinstance(c, str) and "計" in c and is_total_label(c) for c in labels
+                ]
+    return hits
+
+
+def _carried(frame: pd.DataFrame) -> np.ndarray:
+    """Rows carrying a balance in a column of money moved (module docstring): a carry label
+    among the first two filled cells, a nonzero amount outside the balance, date and
+    identifier columns."""
+    found = _labelled(frame, is_carry_label, "越")
+    if not found.any():
+        return found
+    names = [unicodedata.normalize("NFKC", str(name)) for name in frame.columns]
+    moved = [
+        j
+        for j, name in enumerate(names)
+        if not (
+            is_date_header(name) or is_id_header(name) or any(w in name for w in _BALANCE_WORDS)
+        )
+    ]
+    for i in np.flatnonzero(found).tolist():
+        cells = frame.iloc[i, moved].tolist()
+        found[i] = any((a := _amount(v)) is not None and a != 0 for v in cells)
     return found
 
 
@@ -325,8 +445,10 @@ def _sums_above(frame: pd.DataFrame, labelled: np.ndarray) -> bool:
 def total_rows(frame: pd.DataFrame, positions: np.ndarray | None) -> tuple[np.ndarray, int]:
     """``(totals, footer)`` for ``frame`` (raw cells, before typing, blank rows dropped;
     ``positions`` the file line or sheet row of each row, None when unknown): the mask of its
-    total rows, and how many of its last rows are footer lines (outside that mask)."""
+    total rows (carry rows among them), and how many of its last rows are footer lines
+    (outside that mask)."""
     labelled = _labelled(frame)
+    labelled |= _after_keys(frame, labelled) | _carried(frame)
     footer = _footer_rows(frame, positions, labelled)
     body = len(frame) - footer
     totals = labelled.copy()
