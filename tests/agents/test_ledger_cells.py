@@ -42,3 +42,20 @@ def test_a_date_column_without_years_is_text_and_said_so() -> None:
     assert "年が書かれていない" in note
     assert "文字のまま" in note
     assert "2 行目（'2/3'）" in note
+
+
+def test_carry_rows_are_told_as_carries_not_as_totals() -> None:
+    data = (
+        "日付,摘要,収入,支出,残高\n"
+        ",前月繰越,50000,,50000\n"
+        "2026/2/3,売上,12000,,62000\n"
+        "2026/2/10,消耗品,,3000,59000\n"
+        ",次月繰越,,59000,\n"
+        ",合計,62000,62000,\n"
+    ).encode()
+    table = read_ledger(data, name="出納帳.csv")
+    assert table.frame["収入"].sum() == 12000 and table.frame["支出"].sum() == 3000
+    notes = "\n".join(table.notes)
+    assert "繰越の行 2 行はデータから除いてあります" in notes, notes
+    assert "前月繰越" in notes and "次月繰越" in notes
+    assert "合計・小計の行 1 行はデータから除いてあります" in notes, notes

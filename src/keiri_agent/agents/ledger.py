@@ -46,7 +46,7 @@ import pandas as pd
 from keiri_agent.documents.cell_forms import YEN_FACTORS
 from keiri_agent.documents.failures import invalid_input
 from keiri_agent.documents.table_frame import TableReadInfo, TableResult
-from keiri_agent.documents.table_totals import STOPPED_SAID, mismatch_said
+from keiri_agent.documents.table_totals import STOPPED_SAID, is_carry_label, mismatch_said
 from keiri_agent.documents.table_types import unit_in
 from keiri_agent.documents.tables import read_table
 
@@ -250,11 +250,19 @@ def _read_notes(info: TableReadInfo, renamed: dict[str, str]) -> list[str]:
         notes.append(
             "表の上のタイトル行（データではありません）: " + " / ".join(info.skipped_title_rows)
         )
-    if info.totals:
+    carried = [row for row in info.totals if is_carry_label(row["label"])]
+    summed = [row for row in info.totals if not is_carry_label(row["label"])]
+    if summed:
         notes.append(
-            f"合計・小計の行 {len(info.totals)} 行はデータから除いてあります: "
-            f"{_rows(info, info.totals, 'label')}。合計や部門別の集計は残りの行をそのまま"
+            f"合計・小計の行 {len(summed)} 行はデータから除いてあります: "
+            f"{_rows(info, summed, 'label')}。合計や部門別の集計は残りの行をそのまま"
             "集計してください（合計行を足し直す必要はありません）。"
+        )
+    if carried:
+        notes.append(
+            f"繰越の行 {len(carried)} 行はデータから除いてあります: "
+            f"{_rows(info, carried, 'label')}。前の月・ページからの、または次へ持ち越す残高で"
+            "取引ではないため、収入・支出などの集計に足さないでください。"
         )
     if info.footer:
         notes.append(f"表の後の注記 {len(info.footer)} 行はデータから除いてあります。")
