@@ -54,8 +54,10 @@ def test_carry_rows_are_told_as_carries_not_as_totals() -> None:
         ",合計,62000,62000,\n"
     ).encode()
     table = read_ledger(data, name="出納帳.csv")
-    assert table.frame["収入"].sum() == 12000 and table.frame["支出"].sum() == 3000
+    assert table.frame["収入"].sum() == 12000
+    assert table.frame["支出"].sum() == 3000
     notes = "\n".join(table.notes)
     assert "繰越の行 2 行はデータから除いてあります" in notes, notes
-    assert "前月繰越" in notes and "次月繰越" in notes
+    assert "前月繰越" in notes
+    assert "次月繰越" in notes
     assert "合計・小計の行 1 行はデータから除いてあります" in notes, notes
