@@ -27,6 +27,7 @@ from keiri_agent.agents.analysis.honesty import (
 from keiri_agent.ui.views.analysis import HISTORY_KEY, SESSION_KEY
 from tests.support import ScriptedLLMServer
 from tests.ui.conftest import open_page
+from tests.ui.screen import error_details
 
 SALES_CSV = (
     "取引先,金額,月\nあおば商事,120000,2024-04\n髙橋工業,80000,2024-04\nあおば商事,50000,2024-05\n"
@@ -234,7 +235,7 @@ def test_llm_failure_is_shown_with_message_details_and_hint(
     assert turn.error.hint in [info.value for info in app.info]
     assert len(llm_server.chat_requests()) == 1
     assert "エラー詳細" in [e.label for e in app.expander]
-    assert json.loads(app.json[0].value)["code"] == "API_ERROR"
+    assert "API_ERROR" in error_details(app)["エラーの種類"]
     assert len(session.messages) == 0  # the failed question is not kept twice
 
     # The error is recoverable: 再実行 sends the same question again.

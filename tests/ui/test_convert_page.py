@@ -3,7 +3,6 @@ the sandbox (the page is run on its own; ``PAGES`` is checked separately)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ from keiri_agent.ui.views import PAGES
 from keiri_agent.ui.views.convert import ANSWER_KEY, MODE_PATH, MODE_UPLOAD, OUTCOME_KEY, Conversion
 from tests.support import ScriptedLLMServer, prompt_contains
 from tests.ui.conftest import open_page
+from tests.ui.screen import error_details
 
 PAGE_TIMEOUT_S = 120
 SALES_CSV = "月,売上\n2024-04,120000\n2024-05,80000\n"
@@ -119,7 +119,7 @@ def test_a_failure_is_the_red_error_display(
     assert not page.exception, page.exception
     (error,) = page.error
     assert "見つかりません" in error.value
-    assert json.loads(page.json[0].value)["code"] == "FILE_UNREADABLE"
+    assert "FILE_UNREADABLE" in error_details(page)["エラーの種類"]
     assert page.info  # the hint
 
 
@@ -133,7 +133,7 @@ def test_an_llm_failure_is_shown_and_can_be_retried(
     assert not page.exception, page.exception
     (error,) = page.error
     assert "HTTP 500" in error.value
-    assert json.loads(page.json[0].value)["code"] == "API_ERROR"
+    assert "API_ERROR" in error_details(page)["エラーの種類"]
 
     llm_server.add_chat(json={"action": "convert", "target_format": "parquet"})
     page.button(key="convert_retry").click().run()

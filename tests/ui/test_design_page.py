@@ -135,16 +135,21 @@ def test_candidates_are_listed_for_the_instruction_without_an_llm(offline_page: 
 
     assert not offline_page.exception, offline_page.exception
     table = offline_page.dataframe[0].value
-    assert list(table.columns) == ["順位", "ブロック", "カテゴリ", "入力", "出力", "説明", "スコア"]
-    rows = table.set_index("ブロック")
+    assert list(table.columns) == [
+        "順位", "ブロック", "ID", "カテゴリ", "入力", "出力", "説明", "スコア"
+    ]  # fmt: skip
+    rows = table.set_index("ID")
     assert {"excel.read_data", "table.filter", "ui.interactive_input"} <= set(rows.index)
-    assert "path*: string" in rows.loc["excel.read_data", "入力"]
+    # Ports by their labels, * for required; no port name, no JSON Schema type.
+    assert "Excel ブック*" in rows.loc["excel.read_data", "入力"].split("、")
+    assert "string" not in rows.loc["excel.read_data", "入力"]
+    assert rows.loc["excel.read_data", "ブロック"] == "Excel の読み込み"
     assert rows.loc["excel.read_data", "説明"]
     assert len(rows) <= 12
     # What Top-K left out, and why.
     cut = offline_page.dataframe[1].value
-    assert list(cut.columns) == ["ブロック", "順位", "除外の理由"]
-    assert not set(cut["ブロック"]) & set(rows.index)
+    assert list(cut.columns) == ["ブロック", "ID", "順位", "除外の理由"]
+    assert not set(cut["ID"]) & set(rows.index)
     assert len(cut) + len(rows) == len(BlockRegistry().list())  # every block, ranked or cut
     assert any(
         c.value.startswith("トークン予算") and "除外" in c.value for c in offline_page.caption
@@ -170,7 +175,7 @@ def test_the_blocks_offered_are_those_of_the_pages_settings(
 
     assert not offline_page.exception, offline_page.exception
     ranked, cut = (frame.value for frame in offline_page.dataframe[:2])
-    offered = set(ranked["ブロック"]) | set(cut["ブロック"])
+    offered = set(ranked["ID"]) | set(cut["ID"])
     assert "test.add" in offered
     assert len(offered) == len(BlockRegistry([SPEC_DIR]).list())
 
@@ -376,7 +381,7 @@ def test_compose_mode_builds_a_plan_from_templates_without_an_llm(
     assert result.status == "ok", result.errors
     assert "id: keiri/reconcile" in offline_page.text_area(key=YAML_KEY).value
     # The templates' blocks are among the candidates shown.
-    blocks = set(offline_page.dataframe[0].value["ブロック"])
+    blocks = set(offline_page.dataframe[0].value["ID"])
     assert {"file.parse_zip_2tier", "table.reconcile"} <= blocks
 
 

@@ -31,6 +31,7 @@ from keiri_agent.ui.run.plan_choice import PATH_CHOICE
 from keiri_agent.ui.views import PAGES
 from tests.support import ScriptedLLMServer
 from tests.ui.conftest import open_page, run_page
+from tests.ui.screen import error_details
 
 PAGE_TIMEOUT_S = 120
 DATA = examples_root() / "examples" / "data"
@@ -225,11 +226,10 @@ def test_a_missing_file_shows_the_error_and_reruns_from_the_failed_node(
     assert not page.exception, page.exception
     (error,) = page.error
     assert "ない.zip が見つかりません" in error.value
-    (details,) = [e for e in page.expander if e.label == "エラー詳細"]
-    shown = json.loads(details.json[0].value)
-    assert shown["code"] == "INPUT_VALIDATION_FAILED"
-    assert shown["details"]["node_id"] == "collect_inputs"
-    assert shown["recoverable"] is True
+    shown = error_details(page)  # in words: no ids, no English names, no true/false
+    assert shown["エラーの種類"] == "入力の誤り（INPUT_VALIDATION_FAILED）"
+    assert shown["もう一度実行すると"].startswith("成功することがあります")
+    assert any(c == "止まったところ: 請求書と入金明細の指定" for c in _texts(page.caption))
     assert any("存在するファイルを指定" in i for i in _texts(page.info))  # the hint
     assert not page.tabs  # nothing downstream ran
 
@@ -355,7 +355,7 @@ def test_a_plan_path_that_is_missing_or_invalid_is_explained(page: AppTest, env:
     page.text_input(key="run_plan_path").set_value(str(broken)).run()
     assert not page.exception, page.exception
     assert page.error
-    assert json.loads(page.json[0].value)["code"] == "PLAN_INVALID"
+    assert "PLAN_INVALID" in error_details(page)["エラーの種類"]
     assert not page.button  # nothing to run
 
 
@@ -375,7 +375,7 @@ def test_a_plan_file_outside_the_designs_folder_and_the_workspace_is_refused(
         (error,) = page.error
         assert error.value.startswith(f"「Plan ファイルのパス」のパス「{typed}」は使えません。")
         assert "Plan の保存先（KEIRI_DESIGNS_DIR）" in error.value
-        assert json.loads(page.json[0].value)["code"] == "PERMISSION_DENIED"
+        assert "PERMISSION_DENIED" in error_details(page)["エラーの種類"]
         assert not page.button  # the plan was not read: nothing to run
 
     (env / "designs" / "approval.yaml").unlink()
@@ -456,7 +456,7 @@ def test_an_llm_failure_reruns_from_its_node_or_from_an_edited_input(
 
     assert not page.exception, page.exception
     assert "HTTP 500" in page.error[0].value
-    assert json.loads(page.json[0].value)["code"] == "API_ERROR"
+    assert "API_ERROR" in error_details(page)["エラーの種類"]
     assert _states(page)["extract_invoices"] == "エラー"
 
     # Nothing was edited: the rerun starts at the failed node and reuses what ran before it.

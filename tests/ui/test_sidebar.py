@@ -101,3 +101,10 @@ def test_repository_root_app_py_runs_the_same_app() -> None:
     assert PAGES[0].module == "views.home"  # the first page (ホーム) opens, titled by the product
     assert "はじめに" in [h.value for h in app.subheader]
     assert "keiri-agent" in [t.value for t in app.sidebar.title]
+
+
+def test_every_sandbox_layer_is_named_in_words() -> None:
+    from keiri_agent.sandbox.layers import PROPERTY_NAMES
+    from keiri_agent.ui.sidebar import LAYER_LABELS
+
+    assert set(LAYER_LABELS) == set(PROPERTY_NAMES)

@@ -17,6 +17,7 @@ import streamlit as st
 from keiri_agent.agents.analysis import REPORT_FILE, ExecutionResult, ReportOutput
 from keiri_agent.agents.analysis.report import table_records
 from keiri_agent.errors import BlockError
+from keiri_agent.ui.screen_words import shown_table
 from keiri_agent.workspace import confine
 
 __all__ = ["chart_files", "render_downloads", "render_executions", "render_report"]
@@ -69,7 +70,7 @@ def render_report(
                 st.warning("表を読み取れませんでした（JSON のレコード形式ではありません）。")
                 st.code(section.content, language="json")
             else:
-                st.dataframe(pd.DataFrame(records), hide_index=True)
+                st.dataframe(shown_table(pd.DataFrame(records)), hide_index=True)
     if assumptions:
         st.subheader("前提・仮定")
         st.markdown(_bullets(assumptions))

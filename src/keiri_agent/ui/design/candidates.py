@@ -18,6 +18,7 @@ from keiri_agent.design.templates import TemplateSpec
 from keiri_agent.design.topk import BlockRetriever, RetrievalResult
 from keiri_agent.ui.design.inputs import Documents
 from keiri_agent.ui.design.state import TOPK_KEY
+from keiri_agent.ui.screen_words import shown_table
 
 __all__ = ["candidate_rows", "candidates", "render_candidates", "retriever_for"]
 
@@ -69,27 +70,36 @@ def candidates(
 
 
 def _ports(ports: Mapping[str, Any]) -> str:
+    """A block's ports by their labels (``*``: required), as the plan's form names them."""
     parts = []
     for name, port in ports.items():
-        mark = "*" if isinstance(port, Mapping) and port.get("required") else ""
-        kind = port.get("type", "any") if isinstance(port, Mapping) else "any"
-        parts.append(f"{name}{mark}: {kind}")
-    return ", ".join(parts)
+        port = port if isinstance(port, Mapping) else {}
+        mark = "*" if port.get("required") else ""
+        parts.append(f"{port.get('label') or name}{mark}")
+    return "、".join(parts)
+
+
+def _first_sentence(text: str) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    head, stop, _ = line.partition("。")
+    return head + stop
 
 
 def candidate_rows(result: RetrievalResult, registry: BlockRegistry) -> list[dict[str, Any]]:
-    """One row per candidate block: id, category, input/output keys (``*`` = required), description."""
+    """One row per candidate block: its name and id, category, inputs and outputs by their
+    labels (``*`` = required), what it does (the description's first sentence)."""
     rows = []
     for number, ranked in enumerate(result.candidates, start=1):
         entry = registry.get(ranked.id).catalog_entry()
         rows.append(
             {
                 "順位": number,
-                "ブロック": entry["id"],
+                "ブロック": entry.get("label") or entry["id"],
+                "ID": entry["id"],
                 "カテゴリ": entry["category"],
                 "入力": _ports(entry["inputs"]),
                 "出力": _ports(entry["outputs"]),
-                "説明": entry["description"].splitlines()[0] if entry["description"] else "",
+                "説明": _first_sentence(entry["description"] or ""),
                 "スコア": round(ranked.score, 3),
             }
         )
@@ -104,7 +114,7 @@ def render_candidates(result: RetrievalResult, registry: BlockRegistry) -> None:
     )
     if result.note:
         st.info(result.note, icon="ℹ️")
-    st.dataframe(candidate_rows(result, registry), hide_index=True, width="stretch")
+    st.dataframe(shown_table(candidate_rows(result, registry)), hide_index=True, width="stretch")
     budget = (
         f"トークン予算 {result.token_budget:,} のうち約 {result.candidate_tokens:,} を使用。"
         if result.token_budget
@@ -112,5 +122,13 @@ def render_candidates(result: RetrievalResult, registry: BlockRegistry) -> None:
     )
     st.caption(f"{budget}{result.cut_summary()}")
     if result.cut:
-        rows = [{"ブロック": c.id, "順位": c.rank, "除外の理由": c.detail} for c in result.cut]
-        st.dataframe(rows, hide_index=True, width="stretch")
+        rows = [
+            {
+                "ブロック": registry.get(c.id).shown_name,
+                "ID": c.id,
+                "順位": c.rank,
+                "除外の理由": c.detail,
+            }
+            for c in result.cut
+        ]
+        st.dataframe(shown_table(rows), hide_index=True, width="stretch")

@@ -27,6 +27,7 @@ from keiri_agent.ui import session_state
 from keiri_agent.ui.design.state import PAGE
 from keiri_agent.ui.error_view import render_error
 from keiri_agent.ui.plan_graph import plan_dot
+from keiri_agent.ui.screen_words import shown_table
 from keiri_agent.ui.signin import current_user
 from keiri_agent.versions import STATUS_LABELS, Version, VersionStore, review, reviewer_for
 
@@ -189,6 +190,10 @@ def render(settings: Settings, editing: str | None) -> None:
     except BlockError as exc:
         render_error(exc)
         return
-    st.dataframe(version_rows(versions, settings), hide_index=True, width="stretch")
+    st.dataframe(
+        shown_table(version_rows(versions, settings), settings.keiri_timezone),
+        hide_index=True,
+        width="stretch",
+    )
     _diff(settings, plan_id, versions)
     _review(settings, store, plan_id, versions)

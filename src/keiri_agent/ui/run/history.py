@@ -19,6 +19,7 @@ from keiri_agent.events.runlog import list_runs
 from keiri_agent.localtime import shown_time
 from keiri_agent.plan import STATUS_LABELS, PlanNames
 from keiri_agent.ui.run.shown_run import ShownRun
+from keiri_agent.ui.screen_words import shown_table
 
 __all__ = ["HISTORY_LIMIT", "render_history", "run_kind"]
 
@@ -79,7 +80,7 @@ def render_history(
         st.caption("この Plan の実行履歴はまだありません。")
         return None
     rows = [_summary(log, zone, names) for log in logs]
-    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    st.dataframe(shown_table(pd.DataFrame(rows), zone), hide_index=True)
     labels = {
         str(log): f"{row['開始']}  {row['状態']}  {row['実行 ID']}"
         for log, row in zip(logs, rows, strict=True)

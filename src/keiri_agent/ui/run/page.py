@@ -64,6 +64,7 @@ from keiri_agent.ui.run.plan_choice import (
 from keiri_agent.ui.run.plan_vars import render_vars, reset_vars
 from keiri_agent.ui.run.results import render_outputs
 from keiri_agent.ui.run.shown_run import ShownRun
+from keiri_agent.ui.screen_words import shown_table
 
 __all__ = ["OUTCOMES_KEY", "PAGE", "PATH_CHOICE", "PLAN_KEY", "plan_choices", "render"]
 
@@ -216,7 +217,7 @@ def _render_outcome(
             st.rerun()
     if seen.rows:
         with st.expander("詳細: ノードの状態と経過", expanded=outcome.status != "success"):
-            st.dataframe(seen.rows, hide_index=True)
+            st.dataframe(shown_table(seen.rows, settings.keiri_timezone), hide_index=True)
             if seen.truncated:
                 st.caption(
                     f"ループ・サブフローの中のノードは最初の {MAX_NESTED_ROWS:,} 件（とエラーに"
@@ -328,13 +329,15 @@ def _render_details(plan: Plan, names: PlanNames) -> None:
     with st.expander("詳細: Plan とノードの ID"):
         st.caption(f"Plan ID: {plan.id}（版 {plan.version}）")
         st.dataframe(
-            [
-                {
-                    "ノード": names.node(node.id),
-                    "ノード ID": node.id,
-                    "種類": getattr(node, "block", node.type),
-                }
-                for node in plan.graph
-            ],
+            shown_table(
+                [
+                    {
+                        "ノード": names.node(node.id),
+                        "ノード ID": node.id,
+                        "種類": getattr(node, "block", node.type),
+                    }
+                    for node in plan.graph
+                ]
+            ),
             hide_index=True,
         )

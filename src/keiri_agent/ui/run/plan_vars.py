@@ -163,7 +163,7 @@ def render_vars(
     refused = False
     with st.expander(VARS_LABEL, expanded=bool(reads)):  # open when it names files to read
         st.caption(
-            "Plan の vars（CLI の --var と同じもの）です。空欄は null（指定なし）になります。"
+            "Plan の vars（CLI の --var と同じもの）です。空欄は「指定なし」になります。"
             "読み込むファイルはアップロードするか、作業ディレクトリかサンプルデータの中の"
             "パスを指定してください。"
         )

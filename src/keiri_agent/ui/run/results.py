@@ -29,6 +29,7 @@ from keiri_agent.events.models import summarize_value
 from keiri_agent.plan import PlanNames, ResultTable, result_tables, written_files
 from keiri_agent.ui.run.files import IMAGE_SUFFIXES, render_file_downloads, render_report
 from keiri_agent.ui.run.shown_run import ShownRun
+from keiri_agent.ui.screen_words import shown_styler
 
 __all__ = ["MAX_SHOWN_ROWS", "render_outputs", "table_view"]
 
@@ -46,7 +47,7 @@ def table_view(table: ResultTable, amounts: AmountFormat) -> Styler:
     frame = pd.DataFrame(records, columns=columns).rename(columns=headers)
     money = [headers[c] for c in columns if is_amount_column(c, (r.get(c) for r in records))]
     totals = total_row_flags(records, columns)
-    styler = frame.style.format({c: amounts.text for c in money}, na_rep="")
+    styler = shown_styler(frame).format({c: amounts.text for c in money}, na_rep="")
     if any(totals):
         styler = styler.apply(
             lambda row: [BOLD if totals[int(row.name)] else ""] * len(row), axis=1

@@ -50,6 +50,7 @@ from keiri_agent.ui.report_view import (
     render_executions,
     render_report,
 )
+from keiri_agent.ui.screen_words import shown_table
 from keiri_agent.workspace import session_started
 
 __all__ = ["HISTORY_KEY", "PAGE", "SESSION_KEY", "ChatTurn", "render"]
@@ -163,7 +164,7 @@ def _tables(session: AnalysisSession) -> None:
         with st.expander(f"{label}: {rows:,} 行 × {cols} 列"):
             for note in session.infos[name].notes:  # units made yen, total rows left out...
                 st.caption(note)
-            st.dataframe(frame.head(PREVIEW_ROWS))
+            st.dataframe(shown_table(frame.head(PREVIEW_ROWS)))
 
 
 def _render_answer(turn: ChatTurn, index: int, *, latest: bool) -> None:

@@ -16,6 +16,7 @@ import streamlit as st
 from keiri_agent.errors import BlockError
 from keiri_agent.ui import session_state
 from keiri_agent.ui.error_view import render_error
+from keiri_agent.ui.screen_words import shown_table
 
 __all__ = ["EVAL_FILE_KEY", "EVAL_REPORT_KEY", "render_eval_panel"]
 
@@ -121,14 +122,16 @@ def _render_report(report: object) -> None:
         return
     st.markdown(f"**上位 {report.k} 件に答えがなかった質問（{len(report.misses):,} 件）**")
     st.dataframe(
-        [
-            {
-                "質問": miss.question,
-                "答えの場所": " / ".join(miss.expected),
-                "順位": "圏外" if miss.rank is None else str(miss.rank),
-                f"上位 {report.k} 件": " / ".join(miss.top) or "（該当なし）",
-            }
-            for miss in report.misses
-        ],
+        shown_table(
+            [
+                {
+                    "質問": miss.question,
+                    "答えの場所": " / ".join(miss.expected),
+                    "順位": "圏外" if miss.rank is None else str(miss.rank),
+                    f"上位 {report.k} 件": " / ".join(miss.top) or "（該当なし）",
+                }
+                for miss in report.misses
+            ]
+        ),
         hide_index=True,
     )

@@ -17,6 +17,7 @@ from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError
 from keiri_agent.ui import session_state
 from keiri_agent.ui.error_view import render_error, settings_or_error
+from keiri_agent.ui.screen_words import shown_table
 
 __all__ = ["FORMS", "render"]
 
@@ -68,6 +69,7 @@ HOLIDAYS = {"before": "前営業日", "after": "翌営業日", "skip": "実行�
 NTHS = {1: "第1", 2: "第2", 3: "第3", 4: "第4", -1: "最終"}
 _WEEKLY = ("weekday", "nth_weekday")  # the forms that name a weekday
 MISFIRES = {"run_once": "1 回実行", "skip": "実行しない"}
+FIRE_OUTCOMES = {"started": "実行を開始", "skipped": "見送り", "failed": "失敗"}
 
 
 def _rule() -> dict[str, Any]:
@@ -178,6 +180,11 @@ def _render_form(settings: Settings) -> None:
         render_error(error)
 
 
+def _last_fire(fire: dict[str, Any]) -> str:
+    outcome = FIRE_OUTCOMES.get(fire["outcome"], fire["outcome"])
+    return f"{fire['fire_time_local']}（{outcome}）"
+
+
 def _render_list(settings: Settings) -> None:
     from keiri_agent.schedule import ScheduleStore, schedule_views, trigger_views
 
@@ -195,16 +202,12 @@ def _render_list(settings: Settings) -> None:
                 "次回": v["next_fire_local"],
                 "版": v["version_text"],
                 "停止中に過ぎたら": MISFIRES[v["misfire"]],
-                "前回": (
-                    f"{v['recent_fires'][0]['fire_time_local']}（{v['recent_fires'][0]['outcome']}）"
-                    if v["recent_fires"]
-                    else ""
-                ),
+                "前回": _last_fire(v["recent_fires"][0]) if v["recent_fires"] else "",
                 "登録者": v["created_by"],
             }
             for v in views
         ]
-        st.dataframe(rows, hide_index=True)
+        st.dataframe(shown_table(rows, settings.keiri_timezone), hide_index=True)
         for view in views:
             if view["warning"]:
                 st.warning(f"{view['id']}（{view['plan_id']}）: {view['warning']}")
@@ -216,19 +219,17 @@ def _render_list(settings: Settings) -> None:
     triggers = trigger_views(settings)
     if triggers:
         st.subheader("トリガー")
-        st.dataframe(
-            [
-                {
-                    "ID": t["id"],
-                    "Plan": t["plan_id"],
-                    "種類": "Webhook" if t["kind"] == "webhook" else "フォルダ",
-                    "場所": t["url"] or t["folder"],
-                    "版": t["version_text"],
-                }
-                for t in triggers
-            ],
-            hide_index=True,
-        )
+        rows = [
+            {
+                "ID": t["id"],
+                "Plan": t["plan_id"],
+                "種類": "Webhook" if t["kind"] == "webhook" else "フォルダ",
+                "場所": t["url"] or t["folder"],
+                "版": t["version_text"],
+            }
+            for t in triggers
+        ]
+        st.dataframe(shown_table(rows, settings.keiri_timezone), hide_index=True)
 
 
 def render() -> None:
