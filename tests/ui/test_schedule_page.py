@@ -4,6 +4,7 @@ and a schedule can be removed."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -106,3 +107,21 @@ def test_the_page_refuses_what_the_api_refuses(page: AppTest) -> None:
     shown = " ".join(e.value for e in page.error)
     assert "予定の指定を読めません（Plan の id:" in shown
     assert ScheduleStore.of(load_settings()).schedules.all() == []
+
+
+def test_the_last_fire_is_said_in_words(page: AppTest) -> None:
+    page.run()
+    page.text_input(key="schedule_plan").set_value(PLAN_ID)
+    page.radio(key="schedule_form").set_value("last_business_day").run()
+    page.text_input(key="schedule_at").set_value("17:00")
+    page.button(key="schedule_add").click().run()
+    store = ScheduleStore.of(load_settings())
+    (schedule,) = store.schedules.all()
+    fired = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)  # 17:00 JST
+    missed = datetime(2026, 10, 30, 8, 0, tzinfo=UTC)
+    assert store.claim(
+        schedule.id, fired, "started", now=fired, missed=[missed], missed_error="停止中"
+    )
+    page.run()
+    last = page.dataframe[0].value["前回"][0]
+    assert last == "2026-11-30 17:00 JST（実行開始）", last

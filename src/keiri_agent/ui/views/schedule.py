@@ -69,7 +69,6 @@ HOLIDAYS = {"before": "前営業日", "after": "翌営業日", "skip": "実行�
 NTHS = {1: "第1", 2: "第2", 3: "第3", 4: "第4", -1: "最終"}
 _WEEKLY = ("weekday", "nth_weekday")  # the forms that name a weekday
 MISFIRES = {"run_once": "1 回実行", "skip": "実行しない"}
-FIRE_OUTCOMES = {"started": "実行を開始", "skipped": "見送り", "failed": "失敗"}
 
 
 def _rule() -> dict[str, Any]:
@@ -181,8 +180,7 @@ def _render_form(settings: Settings) -> None:
 
 
 def _last_fire(fire: dict[str, Any]) -> str:
-    outcome = FIRE_OUTCOMES.get(fire["outcome"], fire["outcome"])
-    return f"{fire['fire_time_local']}（{outcome}）"
+    return f"{fire['fire_time_local']}（{fire['outcome_text']}）"
 
 
 def _render_list(settings: Settings) -> None:
