@@ -48,6 +48,15 @@ def test_add_and_remove_a_schedule_on_the_page(page: AppTest) -> None:
     assert table["次回"][0].endswith(" 17:00 JST")
     assert any("作業コピーに未承認の変更があります" in w.value for w in page.warning)
 
+    # the last fire in words (those of schedule.views, as the CLI and the API say it)
+    fired = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)  # 17:00 JST
+    missed = datetime(2026, 10, 30, 8, 0, tzinfo=UTC)
+    assert store.claim(
+        schedule.id, fired, "started", now=fired, missed=[missed], missed_error="停止中"
+    )
+    page.run()
+    assert page.dataframe[0].value["前回"][0] == "2026-11-30 17:00 JST（実行開始）"
+
     page.selectbox(key="schedule_remove_id").set_value(schedule.id)
     page.button(key="schedule_remove").click().run()
     assert store.schedules.all() == []
@@ -108,20 +117,3 @@ def test_the_page_refuses_what_the_api_refuses(page: AppTest) -> None:
     assert "予定の指定を読めません（Plan の id:" in shown
     assert ScheduleStore.of(load_settings()).schedules.all() == []
 
-
-def test_the_last_fire_is_said_in_words(page: AppTest) -> None:
-    page.run()
-    page.text_input(key="schedule_plan").set_value(PLAN_ID)
-    page.radio(key="schedule_form").set_value("last_business_day").run()
-    page.text_input(key="schedule_at").set_value("17:00")
-    page.button(key="schedule_add").click().run()
-    store = ScheduleStore.of(load_settings())
-    (schedule,) = store.schedules.all()
-    fired = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)  # 17:00 JST
-    missed = datetime(2026, 10, 30, 8, 0, tzinfo=UTC)
-    assert store.claim(
-        schedule.id, fired, "started", now=fired, missed=[missed], missed_error="停止中"
-    )
-    page.run()
-    last = page.dataframe[0].value["前回"][0]
-    assert last == "2026-11-30 17:00 JST（実行開始）", last
