@@ -116,4 +116,3 @@ def test_the_page_refuses_what_the_api_refuses(page: AppTest) -> None:
     shown = " ".join(e.value for e in page.error)
     assert "予定の指定を読めません（Plan の id:" in shown
     assert ScheduleStore.of(load_settings()).schedules.all() == []
-
