@@ -6,8 +6,8 @@ header rule works on text too: in lines cut by ``|``, tabs or commas, the cells 
 personal header are personal whatever they look like, and the cells under a header that names
 something else (金額, 注文番号, 法人番号...) are never taken for a number that identifies. A
 label on its own line over one item a line (``担当者一覧``, ``支店一覧``: ``privacy.page_lists``)
-is that column's header. Tables held as data (a DataFrame, a ``documents.Table``, records) are
-read by :func:`personal_columns`.
+is that column's header. Records held as data (JSON objects, a tool call's arguments) are read
+key by key with :func:`header_kind` and :func:`non_personal_header` by ``privacy.structured``.
 """
 
 from __future__ import annotations
