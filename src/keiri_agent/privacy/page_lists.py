@@ -8,8 +8,10 @@ a note's ``支店一覧``, ``担当者:``), and so does a record written down th
 (``支店一覧`` over ``石川`` and ``富山``).
 
 :func:`page_lists` gives each label line and the first cell of each line below it: after
-blank lines right below the label, up to the next blank line, a line of prose (too long, or
-ending a sentence) or another label (as the caller tells); a line's bullet
+blank lines right below the label, up to the next blank line, a Markdown heading (``## 計画``),
+a line of prose (too long, or ending a sentence) or another label (as the caller tells). A label
+is a noun phrase: a line ending in hiragana asks or says something (会社の住所を教えて) and
+heads nothing, unless it is kana alone (ふりがな). A line's bullet
 (・, -, ●, 1., ①) is no part of its item, nor are the figures after it (``石川　1,200,000円``,
 ``渡辺：済``).
 """
@@ -32,6 +34,10 @@ _BULLET = re.compile(r"[ 　]*(?:[・･•●○■□◆◇▪\-－‐*＊]|[0
 # Where an item's first cell ends: a colon, a tab, a comma, a wide gap, figures after a space.
 _CELL_END = re.compile(r"[\t:：,，|｜]|[ 　]+(?=[0-9０-９¥￥△▲+＋(（-])| {2,}")
 _PROSE = re.compile(r"[。！？!?]|(?:です|ます|ください)$")
+# A label is a noun phrase: it ends in a noun, not in hiragana (会社の住所を教えて, 連絡先は), unless
+# it is kana alone (ふりがな).
+_ASKS = re.compile(r"(?=.*[^ぁ-ゖァ-ヺー・]).*[ぁ-ゖ]")
+_HEADING = "#"  # a Markdown heading (## 計画) is the text's structure, no item
 
 
 @dataclass(frozen=True)
@@ -69,6 +75,7 @@ def _labels(line: str, is_label: Callable[[str], bool]) -> bool:
     return (
         0 < len(line) <= MAX_LABEL_CHARS
         and _LABEL.fullmatch(line) is not None
+        and _ASKS.fullmatch(line.rstrip(":：")) is None
         and is_label(line.rstrip(":："))
     )
 
@@ -82,7 +89,8 @@ def _items(text: str, at: int, is_label: Callable[[str], bool]) -> Iterator[tupl
                 return
             continue
         if (
-            len(line) > MAX_ITEM_LINE_CHARS
+            line.startswith(_HEADING)
+            or len(line) > MAX_ITEM_LINE_CHARS
             or _PROSE.search(line) is not None
             or _labels(line, is_label)
         ):
