@@ -104,7 +104,6 @@ def test_repository_root_app_py_runs_the_same_app() -> None:
 
 
 def test_every_sandbox_layer_is_named_in_words() -> None:
-    from keiri_agent.sandbox.layers import PROPERTY_NAMES
-    from keiri_agent.ui.sidebar import LAYER_LABELS
+    from keiri_agent.sandbox.layers import PROPERTY_LABELS, PROPERTY_NAMES
 
-    assert set(LAYER_LABELS) == set(PROPERTY_NAMES)
+    assert set(PROPERTY_LABELS) == set(PROPERTY_NAMES)

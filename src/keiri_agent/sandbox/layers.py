@@ -12,6 +12,7 @@ __all__ = [
     "HOST_LAYER_NAMES",
     "LAYER_NAMES",
     "LIMIT_NAMES",
+    "PROPERTY_LABELS",
     "PROPERTY_NAMES",
     "IsolationError",
     "LayerStatus",
@@ -26,6 +27,22 @@ ACTION_LAYER_NAMES = ("disk", "memory_cgroup", "pids_cgroup", "action_namespaces
 HOST_LAYER_NAMES = ("namespaces", "readonly_binds", "no_root_file_ops", "lock")
 # Every property of the sandbox, as ``keiri-agent sandbox doctor`` and each outcome list them.
 PROPERTY_NAMES = (*HOST_LAYER_NAMES[:2], *ACTION_LAYER_NAMES, *LAYER_NAMES, *HOST_LAYER_NAMES[2:])
+# Each property by what it does, as the app's sidebar names it (LIMIT_NAMES: a limit in a warning).
+PROPERTY_LABELS = {
+    "namespaces": "隔離された実行環境",
+    "readonly_binds": "読み取り専用のファイル",
+    "disk": "書き込みの上限",
+    "memory_cgroup": "メモリの上限",
+    "pids_cgroup": "プロセス数の上限",
+    "action_namespaces": "実行ごとの隔離",
+    "rlimits": "CPU 時間・メモリ・ファイルの上限",
+    "env": "環境変数の入れ替え",
+    "landlock": "ファイルと通信の制限",
+    "caps": "特権の破棄",
+    "seccomp": "システムコールの制限",
+    "no_root_file_ops": "ホスト側のファイル操作の制限",
+    "lock": "同時実行の制限",
+}
 # The limits among those properties: what ``sandbox doctor``, ``/readyz`` and each outcome's
 # warnings name when one of them is not in force on a machine.
 LIMIT_NAMES = {

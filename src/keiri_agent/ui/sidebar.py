@@ -18,30 +18,15 @@ from pydantic import SecretStr
 
 from keiri_agent.config import ROLE_LABELS, Settings
 from keiri_agent.doctor import DoctorReport, collect_report
+from keiri_agent.sandbox.layers import PROPERTY_LABELS
 from keiri_agent.ui.error_view import settings_or_error
 
-__all__ = ["LAYER_LABELS", "ROLE_LABELS", "render_sidebar", "role_problems"]
+__all__ = ["ROLE_LABELS", "render_sidebar", "role_problems"]
 
 REPORT_TTL_S = 300
 # Material Symbols ship with Streamlit: no emoji font is needed on the viewer's machine.
 USABLE_ICON = ":green[:material/check_circle:]"
 UNUSABLE_ICON = ":red[:material/cancel:]"
-# The sandbox's isolation layers (``sandbox.layers.PROPERTY_NAMES``) by what each does.
-LAYER_LABELS = {
-    "namespaces": "隔離された実行環境",
-    "readonly_binds": "読み取り専用のファイル",
-    "disk": "書き込みの上限",
-    "memory_cgroup": "メモリの上限",
-    "pids_cgroup": "プロセス数の上限",
-    "action_namespaces": "実行ごとの隔離",
-    "rlimits": "CPU 時間・メモリ・ファイルの上限",
-    "env": "環境変数の入れ替え",
-    "landlock": "ファイルと通信の制限",
-    "caps": "特権の破棄",
-    "seccomp": "システムコールの制限",
-    "no_root_file_ops": "ホスト側のファイル操作の制限",
-    "lock": "同時実行の制限",
-}
 _KEY_VARIABLES = {
     "openai": ["OPENAI_API_KEY"],
     "azure": ["AZURE_OPENAI_API_KEY"],
@@ -134,7 +119,7 @@ def _render_sandbox(report: DoctorReport) -> None:
     with st.expander(f"サンドボックス（隔離レイヤー {active}/{len(report.sandbox)}）"):
         for layer in report.sandbox:
             mark = USABLE_ICON if layer["active"] else UNUSABLE_ICON
-            label = LAYER_LABELS.get(layer["name"], layer["name"])
+            label = PROPERTY_LABELS.get(layer["name"], layer["name"])
             st.markdown(f"{mark} **{label}**: {layer['detail']}")
 
 
