@@ -201,7 +201,12 @@ def _names_of_run(run: str, env: PlanEnv) -> PlanNames | None:
 
 
 def _execute(
-    start: Start, *, as_json: bool, file: Path | None = None, run: str | None = None
+    start: Start,
+    *,
+    as_json: bool,
+    file: Path | None = None,
+    run: str | None = None,
+    approved: bool = False,
 ) -> None:
     """Run ``start`` on a fresh runner and render its result (shared by run/resume/rerun: the
     plan at ``file``, else that of the earlier run ``run``, names the nodes).
@@ -219,6 +224,7 @@ def _execute(
         settings = load_settings()
         zone, started_by = settings.keiri_timezone, acting_name(settings)
         env = PlanEnv.of(settings=settings)  # the command's: names, validation and the run
+        env = env.approved_subflows() if approved else env
     started: list[str] = []
     names = None
     if not as_json:
@@ -265,11 +271,16 @@ def _execute(
         raise typer.Exit(code=EXIT_FAILED)
 
 
-def execute_source(source: PlanSource, *, vars: Mapping[str, Any], as_json: bool) -> None:
+def execute_source(
+    source: PlanSource, *, vars: Mapping[str, Any], as_json: bool, approved: bool = False
+) -> None:
     """Run a plan given as its text (a saved version: ``schedule run-now``) as ``plan run``
-    runs a file: same progress, result and exit codes."""
+    runs a file: same progress, result and exit codes; ``approved``: its subflows are their
+    newest approved versions, as a schedule's run calls them (``PlanEnv.approved_subflows``)."""
     _execute(
-        lambda runner, on_event: runner.run(source, vars=vars, on_event=on_event), as_json=as_json
+        lambda runner, on_event: runner.run(source, vars=vars, on_event=on_event),
+        as_json=as_json,
+        approved=approved,
     )
 
 

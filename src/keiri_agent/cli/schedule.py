@@ -250,13 +250,15 @@ def run_now(schedule_id: ScheduleId, as_json: JsonFlag = False) -> None:
     """予定の Plan をいますぐこの端末で実行します（予定の vars と版で）。"""
     from keiri_agent.cli.plan_run import execute_source
     from keiri_agent.config import load_settings
-    from keiri_agent.schedule import ScheduleStore
+    from keiri_agent.schedule import WORKING, ScheduleStore
 
     with user_errors():
         settings = load_settings()
         schedule = ScheduleStore.of(settings).schedules.get(schedule_id)
         source = _pinned_source(settings, schedule.plan_id, schedule.version)
-    execute_source(source, vars=schedule.vars, as_json=as_json)
+    # A saved version calls its subflows' approved versions, as the schedule's fires do.
+    saved = schedule.version != WORKING
+    execute_source(source, vars=schedule.vars, as_json=as_json, approved=saved)
 
 
 def _pinned_source(settings: Settings, plan_id: str, pin: str) -> PlanSource:

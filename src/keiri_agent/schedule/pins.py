@@ -5,6 +5,11 @@ version's hash, or ``working`` (the working copy ``<designs>/<plan_id>.yaml``, o
 approval is not required: ``keiri_agent.versions.approval_required``). The version is
 resolved when the run starts (a pinned hash whose approval was withdrawn is refused there, with
 the one ``APPROVAL_REQUIRED`` error); the plan runner checks it again before its first block.
+A version's run calls each subflow's newest approved version, at any depth, whatever the working
+copies say (``PlanEnv.approved_subflows``); a subflow with none refuses the start at the task's
+door, naming it. Subflows have no pin of their own: a plan pinned to a hash calls the newest
+approved subflows at the time it fires. Under ``working`` the plan and its subflows alike are
+the working copies.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from keiri_agent.users import load_users
 from keiri_agent.versions import (
     VersionStore,
     approval_required,
+    approved_text,
     plan_not_found,
     unapproved_error,
 )
@@ -59,16 +65,7 @@ def resolve_pin(settings: Settings, plan_id: str, pin: str) -> str | None:
         return None
     store = VersionStore.of(settings)
     if pin == LATEST_APPROVED:
-        version = store.approved_version(plan_id)
-        if version is None:
-            raise BlockError(
-                f"Plan {plan_id} には承認済みの版がないため、予定の実行を始められません。",
-                code=ErrorCode.APPROVAL_REQUIRED,
-                hint=f"版を承認してください（keiri-agent plan versions {plan_id}、"
-                f"keiri-agent plan approve {plan_id} 版）。",
-                details={"plan_id": plan_id},
-            )
-        return version.id
+        return approved_text(settings, plan_id)[0].id
     version = store.find(plan_id, pin)
     if version.status != "approved" and approval_required(settings):
         # A pinned version whose approval was withdrawn (rejected) no longer runs by itself.

@@ -25,7 +25,9 @@ on a guess: the run may have begun (a payment run twice is worse than a person a
 it with ``schedule run-now``).
 
 A start is an ordinary plan task (``TaskRegistry.submit``) owned by whoever made the schedule,
-running the version its pin names (``schedule.pins``): a run that needs a person pauses as
+running the version its pin names (``schedule.pins``), which calls its subflows' newest
+approved versions (a subflow with none refuses the start, recorded as failed with the reason
+naming it, at the task's door: ``server.plan_task``): a run that needs a person pauses as
 ``waiting_input`` like any task. When a started task waits or fails, or a start is refused,
 the URL of ``KEIRI_NOTIFY_WEBHOOK_URL`` is told (``notify``).
 

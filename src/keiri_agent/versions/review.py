@@ -16,6 +16,10 @@ The rules, the same through the CLI, the API and the app:
   approver), a run of a plan text (and of every subflow it calls) whose version is not approved
   now is refused with :func:`unapproved_error` by the plan runner itself, so ``plan run``, the
   実行 page and the API give the same error, naming the version and who can approve it.
+- **Runs that start by themselves.** A schedule or a trigger runs a saved version, and the
+  subflows it calls, at any depth, are each the subflow's newest approved version
+  (:func:`approved_text`), whatever the working copies say; a subflow with none is refused
+  with :func:`no_approved_error`, naming it and who can approve it (as is a plan with none).
 """
 
 from __future__ import annotations
@@ -33,8 +37,10 @@ __all__ = [
     "Reviewer",
     "RunVersion",
     "approval_required",
+    "approved_text",
     "approvers_for",
     "check_run",
+    "no_approved_error",
     "review",
     "reviewer_for",
     "unapproved_error",
@@ -122,6 +128,63 @@ def unapproved_error(
             "approvers": approvers_for(author, users, settings),
         },
     )
+
+
+def no_approved_error(
+    plan_id: str, versions: Sequence[Version], settings: Settings, *, subflow: bool = False
+) -> BlockError:
+    """The refusal of a schedule's or a trigger's start when ``plan_id`` (the plan it runs, or
+    a ``subflow`` that plan calls) has no approved version among ``versions`` (all of its)."""
+    users = load_users(settings)
+    latest = versions[-1] if versions else None
+    if latest is None:
+        state = "版として登録されていません"
+        first = (
+            f"先に版として登録してください（keiri-agent plan save designs/{plan_id}.yaml、"
+            "または設計ページの「登録」）。"
+        )
+        if subflow:  # versions are kept under the plan's id, a call names the file
+            first += f"版は Plan の id ごとに登録されます。サブフローの id が {plan_id} でなければ、id を {plan_id} にしてから登録してください。"
+        approve = f"登録した版を承認します（keiri-agent plan approve {plan_id} v1 など）。"
+    else:
+        state = f"最新の版 {latest.label} は{STATUS_LABELS[latest.status]}"
+        first = ""
+        approve = (
+            f"承認: keiri-agent plan approve {plan_id} v{latest.number}"
+            "（設計ページの「承認」、API の承認でも同じ）。"
+        )
+    what = "サブフロー" if subflow else "Plan"
+    why = (
+        "予定・トリガーの実行は、呼び出すサブフローも承認済みの版を使います（作業コピーは使いません）。"
+        if subflow
+        else ""
+    )
+    return BlockError(
+        f"{what} {plan_id} には承認済みの版がないため、予定・トリガーの実行を始められません"
+        f"（{state}）。",
+        code=ErrorCode.APPROVAL_REQUIRED,
+        hint=f"{why}{first}{_who_can(latest.author if latest else None, users, settings)}。"
+        f"{approve}",
+        details={
+            "plan_id": plan_id,
+            "subflow": subflow,
+            "status": latest.status if latest is not None else "unsaved",
+            "approvers": approvers_for(latest.author if latest else None, users, settings),
+        },
+    )
+
+
+def approved_text(
+    settings: Settings, plan_id: str, *, subflow: bool = False
+) -> tuple[Version, str]:
+    """The newest approved version of ``plan_id`` and its text (checked against its hash);
+    :func:`no_approved_error` when none is approved."""
+    store = VersionStore.of(settings)
+    versions = store.versions(plan_id)
+    approved = [v for v in versions if v.status == "approved"]
+    if not approved:
+        raise no_approved_error(plan_id, versions, settings, subflow=subflow)
+    return approved[-1], store.text(approved[-1])
 
 
 def review(

@@ -116,4 +116,11 @@ class PlanEnv:
     def fresh(self, *, pinned: Path | None = None) -> PlanEnv:
         """The same surroundings with a new subflow loader: a runner's next run reads the
         files anew; ``pinned`` is the folder of subflow texts a resumed run kept."""
-        return replace(self, subflows=SubflowLoader(self.designs_dir, pinned=pinned))
+        return replace(self, subflows=self.subflows.again(pinned=pinned))
+
+    def approved_subflows(self) -> PlanEnv:
+        """The same surroundings for a run of a saved version that started by itself (a
+        schedule, a trigger): its subflows are their newest approved versions, never the
+        working copies (``plan._graph.subflows``)."""
+        loader = SubflowLoader(self.designs_dir, approved=self.settings)
+        return replace(self, subflows=loader)

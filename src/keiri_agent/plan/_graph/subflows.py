@@ -5,8 +5,19 @@ validator, the dry run and the runner of one command share a loader, so a run ex
 the subflow files its validation checked, even when a file changes while the run goes on. A run
 keeps the texts it read beside its log (:meth:`SubflowLoader.keep`); a resume or rerun of it
 loads those first (``pinned``), so it calls the subflow versions its run started with, even if
-the working copies changed since (a subflow that was not kept is read from ``designs/``). What
-cannot be loaded is a :class:`BlockError` with the same code in every phase:
+the working copies changed since (a subflow that was not kept is read from ``designs/``).
+
+A run of a saved version that starts by itself (a schedule or a trigger: the server's task of a
+``version``, ``schedule run-now``) reads no working copy: its loader is ``approved`` (the
+settings whose version store it reads), and each subflow, at any depth, is that subflow's newest
+approved version (``keiri_agent.versions.approved_text``), whatever ``designs/`` holds now. A
+subflow with no approved version is no defect of the plan but a refusal: :meth:`load` raises it
+(``APPROVAL_REQUIRED``, naming the subflow and who can approve it), so validation, the dry run
+and the run stop with it before any block runs. A run of a file (``plan run``, the 実行 page)
+reads ``designs/`` as before; with approval required its runner refuses any subflow text that
+is not approved (``versions.check_run``).
+
+What cannot be loaded is a :class:`BlockError` with the same code in every phase:
 
 - ``SUBFLOW_NOT_FOUND``  no file for the plan id
 - ``YAML_SYNTAX``         the file is not YAML
@@ -19,17 +30,22 @@ file identity (the resolved path; a plan's ``id`` need not match its file name) 
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from keiri_agent.errors import BlockError
 from keiri_agent.plan._dsl.issue_codes import IssueCode
-from keiri_agent.plan._dsl.loader import PlanSource, load_source, resolve_plan_file
-from keiri_agent.plan._dsl.models import MAX_SUBFLOW_DEPTH, Plan
+from keiri_agent.plan._dsl.loader import PlanSource, load_source, parse_source, resolve_plan_file
+from keiri_agent.plan._dsl.models import MAX_SUBFLOW_DEPTH, LoopNode, Plan, SubflowNode
 from keiri_agent.plan._graph.compiled import CompiledGraph, compile_graph
+from keiri_agent.versions import VersionStore, approved_text
+
+if TYPE_CHECKING:
+    from keiri_agent.config import Settings
 
 __all__ = [
     "SUBFLOW_HINT",
@@ -68,11 +84,15 @@ class Subflow:
 
 class SubflowLoader:
     """Subflow plans under ``designs_dir``, each read once and compiled once (thread-safe);
-    ``pinned``: a folder :meth:`keep` wrote, whose texts come before ``designs_dir``'s."""
+    ``pinned``: a folder :meth:`keep` wrote, whose texts come before ``designs_dir``'s;
+    ``approved``: the settings whose newest approved versions come instead of ``designs_dir``."""
 
-    def __init__(self, designs_dir: Path, *, pinned: Path | None = None) -> None:
+    def __init__(
+        self, designs_dir: Path, *, pinned: Path | None = None, approved: Settings | None = None
+    ) -> None:
         self.designs_dir = designs_dir
         self.pinned = pinned
+        self.approved = approved
         self._loaded: dict[str, Subflow] = {}
         self._graphs: dict[str, CompiledGraph] = {}
         self._lock = threading.Lock()
@@ -101,6 +121,21 @@ class SubflowLoader:
                 graph = self._graphs[plan_id] = compile_graph(list(sub.plan.graph))
         return sub.plan, graph
 
+    def called(self, plan: Plan) -> list[Subflow]:
+        """Every subflow ``plan`` calls, at any depth (in loop bodies and under conditions
+        too), each loaded once, in the order first met; a refusal :meth:`load` raises, the
+        other errors are left in each :class:`Subflow` for validation to report."""
+        found: dict[str, Subflow] = {}
+        todo = list(_calls(plan.graph))
+        while todo:
+            plan_id = todo.pop(0)
+            if plan_id in found:
+                continue
+            sub = found[plan_id] = self.load(plan_id)
+            if sub.plan is not None:
+                todo += _calls(sub.plan.graph)
+        return list(found.values())
+
     def keep(self, folder: Path) -> list[Path]:
         """Write the text of every subflow read so far under ``folder`` as ``<plan_id>.yaml``
         (what ``pinned`` reads back); the files written."""
@@ -116,8 +151,16 @@ class SubflowLoader:
             written.append(target)
         return written
 
+    def again(self, *, pinned: Path | None = None) -> SubflowLoader:
+        """A new loader reading from where this one does (``pinned`` first, when given)."""
+        return SubflowLoader(self.designs_dir, pinned=pinned, approved=self.approved)
+
     def _read(self, plan_id: str) -> Subflow:
         file = resolve_plan_file(plan_id, self.pinned) if self.pinned is not None else None
+        if file is None and self.approved is not None:
+            version, text = approved_text(self.approved, plan_id, subflow=True)  # or refused
+            kept = VersionStore.of(self.approved).folder(plan_id) / f"{version.id}.yaml"
+            return self._parsed(plan_id, parse_source(text, file=str(kept)))
         if file is None:
             file = resolve_plan_file(plan_id, self.designs_dir)
         if file is None:
@@ -138,6 +181,9 @@ class SubflowLoader:
                 details={**exc.details, "plan_id": plan_id},
             )
             return Subflow(plan_id, None, None, error)
+        return self._parsed(plan_id, source)
+
+    def _parsed(self, plan_id: str, source: PlanSource) -> Subflow:
         if source.syntax_error is not None:
             issue = source.syntax_error
             error = BlockError(
@@ -159,6 +205,15 @@ class SubflowLoader:
                 details={"plan_id": plan_id},
             )
             return Subflow(plan_id, source, None, error)
+
+
+def _calls(graph: Sequence[Any]) -> Iterator[str]:
+    """The plan ids the nodes of ``graph`` call, loop bodies included."""
+    for node in graph:
+        if isinstance(node, SubflowNode):
+            yield node.call.plan_id
+        elif isinstance(node, LoopNode):
+            yield from _calls(node.body.plan.graph)
 
 
 def call_too_deep(chain: Chain, plan_id: str) -> BlockError | None:

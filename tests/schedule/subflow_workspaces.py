@@ -1,0 +1,214 @@
+"""Seeded workspaces whose plan calls subflows, for the runs that start by themselves.
+
+A case is one team's designs folder and version store: a plan (``keiri/close``) calling one to
+three subflows, which call others down to depth 3 (a subflow may be shared by two callers; a
+call may sit in a loop body or under a ``when``), each text saved and approved (or not), then
+people edit, save, approve, withdraw, delete and rename the working copies between the approval
+and the moment a schedule or a trigger fires, with approval required or not, the schedule
+pinned to a version hash or to ``latest-approved``.
+
+The model here is apart from the product: it knows every text it wrote and each version's
+standing decision, so it says what a fire must run -- the plan version the pin names, and for
+every subflow that plan calls, at any depth, the subflow's newest approved version -- or that
+the fire must be refused (a called subflow has no approved version), naming that subflow.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from keiri_agent.config import Settings
+from keiri_agent.versions import Reviewer, SaveNote, VersionStore, review
+
+PLAN_ID = "keiri/close"
+POOL = ["lib/tax", "lib/round", "common/check", "common/notice", "keiri/bank_sub", "lib/fx"]
+KATO = Reviewer("kato", True, "approver")
+
+
+def vid(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call of a subflow from a plan: plain, in a loop body, or under a ``when``."""
+
+    node: str
+    plan_id: str
+    shape: str  # "plain" | "loop" | "when"
+
+
+def _call_yaml(call: Call) -> str:
+    plain = (
+        f"  - id: {call.node}\n"
+        f"    type: subflow\n"
+        f"    call: {{plan_id: {call.plan_id}, inputs: {{x: 1}}}}\n"
+    )
+    if call.shape == "when":
+        return plain + '    when: "${vars.flag} == true"\n'
+    if call.shape == "loop":
+        return (
+            f"  - id: {call.node}\n"
+            f"    type: loop\n"
+            f'    foreach: {{input: "${{vars.items}}", itemVar: it}}\n'
+            f"    body:\n"
+            f"      plan:\n"
+            f"        graph:\n"
+            f"          - id: {call.node}_body\n"
+            f"            type: subflow\n"
+            f'            call: {{plan_id: {call.plan_id}, inputs: {{x: "${{it}}"}}}}\n'
+        )
+    return plain
+
+
+def plan_text(plan_id: str, calls: list[Call], revision: int, *, top: bool) -> str:
+    """A plan (``top``: the scheduled one) at a revision; the revision is in what it writes."""
+    head = "vars:\n  items: [1, 2]\n  flag: true\n" + ("" if top else "  x: 0\n")
+    value = "${vars.flag}" if top else "${vars.x}"
+    return (
+        f"apiVersion: v1\nid: {plan_id}\n{head}graph:\n"
+        f"  - id: note\n"
+        f"    block: report.markdown\n"
+        f"    in:\n"
+        f"      title: {plan_id}\n"
+        f'      template: "{plan_id} rev {{{{ r }}}} {{{{ v }}}}"\n'
+        f'      data: {{r: "r{revision}", v: "{value}"}}\n'
+        + "".join(_call_yaml(c) for c in calls)
+        + "exports:\n  - {from: note.markdown, as: memo}\n"
+    )
+
+
+@dataclass
+class Doc:
+    """One plan of the workspace: its calls (fixed), its texts by revision, their decisions."""
+
+    plan_id: str
+    calls: list[Call]
+    top: bool = False
+    revisions: int = 0
+    saved: list[str] = field(default_factory=list)  # version ids, in the order saved
+    status: dict[str, str] = field(default_factory=dict)
+    texts: dict[str, str] = field(default_factory=dict)
+
+    def text(self, revision: int) -> str:
+        return plan_text(self.plan_id, self.calls, revision, top=self.top)
+
+    def approved(self) -> str | None:
+        """The newest version whose approval stands (None: none)."""
+        ids = [v for v in self.saved if self.status[v] == "approved"]
+        return ids[-1] if ids else None
+
+
+@dataclass
+class Workspace:
+    settings: Settings
+    docs: dict[str, Doc]
+    required: bool
+    log: list[str] = field(default_factory=list)  # what people did, for a failure's message
+
+    @property
+    def store(self) -> VersionStore:
+        return VersionStore.of(self.settings)
+
+    def working(self, plan_id: str) -> Path:
+        return Path(self.settings.keiri_designs_dir) / f"{plan_id}.yaml"
+
+    def write(self, plan_id: str, text: str) -> None:
+        path = self.working(plan_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+    def save(self, plan_id: str) -> str:
+        doc = self.docs[plan_id]
+        doc.revisions += 1
+        text = doc.text(doc.revisions)
+        self.store.save(plan_id, text, SaveNote(author="sato", source="cli"))
+        version = vid(text)
+        doc.saved.append(version)
+        doc.status[version] = "pending"
+        doc.texts[version] = text
+        self.write(plan_id, text)
+        self.log.append(f"save {plan_id} r{doc.revisions}")
+        return version
+
+    def decide(self, plan_id: str, version: str, kind: str) -> None:
+        review(self.store, plan_id, version, kind, KATO, self.settings)  # type: ignore[arg-type]
+        self.docs[plan_id].status[version] = "approved" if kind == "approve" else "rejected"
+        self.log.append(f"{kind} {plan_id} {version[:6]}")
+
+    def act(self, rnd: random.Random) -> None:
+        """One thing people do between the approval and a fire."""
+        plan_id = rnd.choice(sorted(self.docs))
+        doc = self.docs[plan_id]
+        path = self.working(plan_id)
+        roll = rnd.random()
+        if roll < 0.25:  # the working copy edited, not saved
+            doc.revisions += 1
+            self.write(plan_id, doc.text(doc.revisions))
+            self.log.append(f"edit {plan_id}")
+        elif roll < 0.4:
+            self.save(plan_id)  # saved, waiting for approval
+        elif roll < 0.55:
+            self.decide(plan_id, self.save(plan_id), "approve")  # a newer version approved
+        elif roll < 0.65 and doc.approved() is not None:
+            self.decide(plan_id, doc.approved() or "", "reject")  # an approval withdrawn
+        elif roll < 0.8 and path.exists():
+            path.unlink()
+            self.log.append(f"delete {plan_id}")
+        elif path.exists():
+            path.rename(path.with_name(path.stem + "_old.yaml"))
+            self.log.append(f"rename {plan_id}")
+        elif doc.saved:  # the working copy put back as an older saved text
+            self.write(plan_id, doc.texts[rnd.choice(doc.saved)])
+            self.log.append(f"restore {plan_id}")
+
+    def reachable(self, plan_id: str) -> list[str]:
+        """The subflows ``plan_id`` calls, at any depth, each once, in the order first met."""
+        found: list[str] = []
+        todo = [c.plan_id for c in self.docs[plan_id].calls]
+        while todo:
+            sub = todo.pop(0)
+            if sub not in found:
+                found.append(sub)
+                todo += [c.plan_id for c in self.docs[sub].calls]
+        return found
+
+
+def workspace(rnd: random.Random, settings: Settings, required: bool) -> Workspace:
+    """A plan calling subflows to depth 1-3, every text saved once, most approved."""
+    names = rnd.sample(POOL, rnd.randint(2, 5))
+    levels: dict[int, list[str]] = {1: [], 2: [], 3: []}
+    for index, name in enumerate(names):
+        level = 1 if index == 0 else rnd.choice([1, 1, 2, 2, 3])
+        while level > 1 and not levels[level - 1]:
+            level -= 1
+        levels[level].append(name)
+    docs: dict[str, Doc] = {}
+    shapes = ["plain", "plain", "loop", "when"]
+
+    def calls_to(children: list[str], wanted: int) -> list[Call]:
+        chosen = rnd.sample(children, min(wanted, len(children))) if children else []
+        return [Call(f"c{i}", child, rnd.choice(shapes)) for i, child in enumerate(chosen)]
+
+    for level in (3, 2, 1):
+        for name in levels[level]:
+            below = levels.get(level + 1, [])
+            docs[name] = Doc(name, calls_to(below, rnd.randint(1 if below else 0, 2)))
+    # Every subflow below level 1 is called by someone (its callers may share it).
+    for level in (2, 3):
+        for name in levels[level]:
+            callers = [docs[n] for n in levels[level - 1]]
+            if not any(c.plan_id == name for doc in callers for c in doc.calls):
+                doc = rnd.choice(callers)
+                doc.calls.append(Call(f"c{len(doc.calls)}", name, rnd.choice(shapes)))
+    top_calls = [Call(f"c{i}", name, rnd.choice(shapes)) for i, name in enumerate(levels[1])]
+    docs[PLAN_ID] = Doc(PLAN_ID, top_calls, top=True)
+    space = Workspace(settings, docs, required)
+    for plan_id in docs:
+        version = space.save(plan_id)
+        if plan_id == PLAN_ID or rnd.random() < 0.85:
+            space.decide(plan_id, version, "approve")
+    return space

@@ -1,0 +1,235 @@
+"""A run that starts by itself calls only approved subflows, exactly as approved.
+
+The generator (``subflow_workspaces``) writes a few hundred workspaces whose scheduled plan calls
+subflows (depth 1-3, shared, in loops and under conditions), approves them, then edits, saves,
+approves, withdraws, deletes and renames working copies before a schedule (ticked by the
+scheduler) or a trigger (``Scheduler.start_run``, as the folder and webhook triggers call it)
+fires, with approval required or not, pinned to a hash or to ``latest-approved``. Each start is
+run as the server's task runs it (the request checked at the task's door, ``prepare``, then the
+plan runner with the task's ``PlanEnv``), and what ran is read back from the subflow texts the
+run kept beside its log. The model says, apart from the product:
+
+- a fire runs the plan version its pin names and, for every subflow it calls at any depth, the
+  subflow's newest approved version -- whatever the working copies say now;
+- when a called subflow has no approved version, the fire is refused, with a Japanese reason
+  naming that subflow, before any block runs.
+
+A pin of ``working`` (only where approval is not required) runs the working copies, the plan's
+and its subflows' alike: that is what the schedule asks for.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.schedule.conftest import JST, team_settings
+from tests.schedule.subflow_workspaces import PLAN_ID, Workspace, vid, workspace
+
+from keiri_agent.config import Settings
+from keiri_agent.errors import BlockError
+from keiri_agent.plan import PlanEnv, PlanRunner, load_source
+from keiri_agent.schedule import CronRule, ScheduleRequest, ScheduleStore, add_schedule
+from keiri_agent.server.runners import PlanRequest, prepare
+from keiri_agent.server.scheduler import Scheduler
+from keiri_agent.server.tasks import TaskRegistry
+
+CASES = 12  # workspaces of a chunk
+CHUNKS = 4
+FIRES = 3  # fires of each case
+JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+START = datetime(2026, 12, 7, 9, 0, 30, tzinfo=JST)
+
+
+@dataclass
+class Ran:
+    """What became of one start: the run's status and the subflow texts it kept, or why not."""
+
+    label: str
+    status: str  # "ran", "failed" (the task's run stopped) or "refused" (its start, recorded)
+    plan_text: str | None = None
+    subflows: dict[str, str] | None = None
+    reason: str = ""
+
+
+class Executor:
+    """The task registry's ``submit`` for a scheduler: the request checked and run at once, as
+    the server's plan task does (``prepare`` then the plan runner with the task's env)."""
+
+    def __init__(self, settings: Settings, root: Path) -> None:
+        self.settings = settings
+        self.registry = TaskRegistry(settings)
+        self.root = root
+        self.ran: list[Ran] = []
+
+    def submit(self, request: PlanRequest, uploads: Any = (), owner: str | None = None) -> Any:
+        directory = self.root / f"task-{len(self.ran) + 1}"
+        directory.mkdir(parents=True)
+        files = self.registry._files(directory)
+        runner = prepare(request, self.settings, files)  # a BlockError: the start is refused
+        assert isinstance(runner, partial), runner
+        env, vars, path, answers = runner.args
+        assert isinstance(env, PlanEnv)
+        try:  # the task runs after its start is recorded: its failure is the task's own
+            with PlanRunner(env, runs_dir=directory / "runs", started_by=owner) as plan_runner:
+                result = plan_runner.run(load_source(path), vars=vars, answers=answers)
+        except BlockError as exc:
+            self.ran.append(Ran(request.request, "failed", reason=f"{exc.message} {exc.hint}"))
+            return self._task()
+        ran = Ran(request.request, "ran" if result.status == "success" else "failed")
+        if result.log_path is not None:
+            kept = result.log_path.with_suffix(".files")
+            ran.plan_text = (kept / "plan.yaml").read_text(encoding="utf-8")
+            folder = kept / "#subflows"
+            ran.subflows = {
+                p.relative_to(folder).with_suffix("").as_posix(): p.read_text(encoding="utf-8")
+                for p in folder.rglob("*.yaml")
+            }
+        if result.error is not None:
+            ran.reason = f"{result.error.message} {result.error.hint or ''}"
+        self.ran.append(ran)
+        return self._task()
+
+    def _task(self) -> Any:
+        class _Task:
+            id = f"task-{len(self.ran)}"
+
+        return _Task()
+
+
+@dataclass
+class Want:
+    """What a start must do: run these texts, or be refused naming ``missing``."""
+
+    plan: str | None  # the plan version's text (None: the start is refused for the plan)
+    subflows: dict[str, str]
+    missing: list[str]  # subflows with no approved version (the start must name one)
+
+
+def _want(space: Workspace, pin: str) -> Want:
+    top = space.docs[PLAN_ID]
+    if pin == "working":
+        path = space.working(PLAN_ID)
+        if not path.exists():
+            return Want(None, {}, [])
+        subs = {s: space.working(s) for s in space.reachable(PLAN_ID)}
+        gone = [sub for sub, sub_path in subs.items() if not sub_path.exists()]
+        texts = {sub: p.read_text(encoding="utf-8") for sub, p in subs.items() if sub not in gone}
+        return Want(path.read_text(encoding="utf-8"), {} if gone else texts, gone)
+    if pin == "latest-approved":
+        plan = top.approved()
+    else:
+        runs = top.status[pin] == "approved" or not space.required
+        plan = pin if runs else None
+    if plan is None:
+        return Want(None, {}, [])
+    subs, missing = {}, []
+    for sub in space.reachable(PLAN_ID):
+        approved = space.docs[sub].approved()
+        if approved is None:
+            missing.append(sub)
+        else:
+            subs[sub] = space.docs[sub].texts[approved]
+    return Want(top.texts[plan], subs, missing)
+
+
+def _judge(seed: int, space: Workspace, ran: Ran, want: Want, pin: str) -> list[tuple[Any, ...]]:
+    where = (seed, ran.label, pin, space.required, space.log[-6:])
+    if want.plan is None:  # the plan itself may not run: refused, said in Japanese
+        if ran.status == "ran":
+            return [("ran without an approved plan", *where)]
+        return [] if JAPANESE.search(ran.reason) else [("refused unsaid", *where, ran.reason)]
+    if want.missing:
+        if ran.status == "ran" or ran.subflows:
+            return [("ran with an unapproved subflow", *where, want.missing)]
+        if not (JAPANESE.search(ran.reason) and any(m in ran.reason for m in want.missing)):
+            return [("refused without naming the subflow", *where, want.missing, ran.reason)]
+        if ran.status != "refused" and pin != "working":
+            return [("refusal not recorded at the start", *where, want.missing)]
+        return []
+    if ran.status != "ran":
+        return [("refused though approved", *where, ran.reason)]
+    wrong: list[tuple[Any, ...]] = []
+    if vid(ran.plan_text or "") != vid(want.plan):
+        wrong.append(("another plan text", *where))
+    kept = ran.subflows or {}
+    for sub, text in want.subflows.items():
+        if sub not in kept:
+            wrong.append(("subflow not kept", *where, sub))
+        elif kept[sub] != text:
+            approved = (
+                [v for v, s in space.docs[sub].status.items() if s == "approved"]
+                if pin != "working"
+                else []
+            )
+            kind = "older approved subflow" if vid(kept[sub]) in approved else "unapproved subflow"
+            wrong.append((kind, *where, sub))
+    return wrong
+
+
+def _case(seed: int, root: Path) -> tuple[int, list[tuple[Any, ...]]]:
+    """One workspace and its fires; (how many starts, what went wrong)."""
+    rnd = random.Random(seed)
+    required = rnd.random() < 0.6
+    settings = team_settings(
+        root, keiri_require_approval="on" if required else "off", keiri_schedule_grace_s=3600.0
+    )
+    space = workspace(rnd, settings, required)
+    first = space.docs[PLAN_ID].saved[0]
+    choices = ["latest-approved", first] + ([] if required else ["working"])
+    pin = rnd.choice(choices)
+    executor = Executor(settings, root / "tasks")
+    registry = executor.registry
+    registry.submit = executor.submit  # type: ignore[method-assign,assignment]
+    clock = [START]
+    scheduler = Scheduler(settings, registry, clock=lambda: clock[0])
+    rule = CronRule(expr="* * * * *")
+    request = ScheduleRequest(plan_id=PLAN_ID, rule=rule, calendar="none", version=pin)
+    schedule = add_schedule(settings, request, created_by="sato", now=START)
+    store = ScheduleStore.of(settings)
+    wrong: list[tuple[Any, ...]] = []
+    for index in range(FIRES):
+        for _ in range(rnd.randint(1, 3)):
+            space.act(rnd)
+        want = _want(space, pin)
+        before = len(executor.ran)
+        if rnd.random() < 0.5:  # the schedule's fire time, by the scheduler's tick
+            clock[0] = START + timedelta(minutes=index + 1)
+            scheduler.tick()
+            fire = store.fires(schedule.id, limit=1)[0]
+            if fire.outcome != "started":
+                label = f"schedule {index}"
+                executor.ran.append(Ran(label, "refused", reason=fire.error or ""))
+        else:  # a trigger (a file in the watched folder, a webhook) starts the same way
+            label = f"trigger {index}"
+            try:
+                scheduler.start_run(PLAN_ID, pin, {}, "sato", label)
+            except BlockError as exc:
+                executor.ran.append(Ran(label, "refused", reason=f"{exc.message} {exc.hint}"))
+        assert len(executor.ran) == before + 1, (seed, index)
+        wrong += _judge(seed, space, executor.ran[-1], want, pin)
+    return len(executor.ran), wrong
+
+
+def measure(seeds: range, root: Path) -> tuple[int, list[tuple[Any, ...]]]:
+    starts, wrong = 0, []
+    for seed in seeds:
+        count, found = _case(seed, root / str(seed))
+        starts += count
+        wrong += found
+    return starts, wrong
+
+
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_a_self_started_run_calls_only_approved_subflows(chunk: int, tmp_path: Path) -> None:
+    _starts, wrong = measure(range(chunk * CASES, (chunk + 1) * CASES), tmp_path)
+    kinds: dict[str, int] = {}
+    for item in wrong:
+        kinds[item[0]] = kinds.get(item[0], 0) + 1
+    assert not wrong, f"{kinds}; first: {wrong[:3]}"
