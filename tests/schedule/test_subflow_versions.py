@@ -119,6 +119,7 @@ def test_a_fire_calls_the_approved_subflows_whatever_the_working_copies_say(
         assert f"サブフロー {DEEP} には承認済みの版がない" in reason, reason
         listed = client.get("/agent/schedules").json()["schedules"][0]
         assert listed["recent_fires"][0]["error"] == reason
+        assert f"サブフロー {DEEP} には承認済みの版がない" in listed["warning"]  # the next one too
 
 
 def test_run_now_calls_the_approved_subflows(

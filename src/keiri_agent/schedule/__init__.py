@@ -36,6 +36,7 @@ from keiri_agent.schedule.pins import (
     check_pin,
     default_pin,
     resolve_pin,
+    subflow_refusal,
     working_drift,
 )
 from keiri_agent.schedule.requests import (
@@ -142,6 +143,7 @@ __all__ = [
     "resolve_pin",
     "schedule_view",
     "schedule_views",
+    "subflow_refusal",
     "trigger_view",
     "trigger_views",
     "working_drift",

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.plan import load_source, resolve_plan_file
+from keiri_agent.plan import Plan, PlanEnv, load_source, parse_source, resolve_plan_file
 from keiri_agent.users import load_users
 from keiri_agent.versions import (
     VersionStore,
@@ -28,7 +30,15 @@ from keiri_agent.versions import (
     unapproved_error,
 )
 
-__all__ = ["LATEST_APPROVED", "WORKING", "check_pin", "default_pin", "resolve_pin", "working_drift"]
+__all__ = [
+    "LATEST_APPROVED",
+    "WORKING",
+    "check_pin",
+    "default_pin",
+    "resolve_pin",
+    "subflow_refusal",
+    "working_drift",
+]
 
 LATEST_APPROVED = "latest-approved"
 WORKING = "working"
@@ -89,3 +99,24 @@ def working_drift(settings: Settings, plan_id: str, pin: str) -> str | None:
         return "作業コピーは承認済みですが、この予定は固定した別の版を実行します。"
     state = "版として登録されていません" if version is None else f"{version.label} は未承認です"
     return f"作業コピーに未承認の変更があります（{state}）。予定は承認済みの版を実行します。"
+
+
+def subflow_refusal(settings: Settings, plan_id: str, pin: str) -> str | None:
+    """Why a start now would be refused for a subflow the version calls (one with no approved
+    version), for the lists to warn of before the fire time; None when there is none to say
+    (the working copy, or a plan that cannot start for reasons of its own: its start says so)."""
+    if pin == WORKING:
+        return None
+    try:
+        store = VersionStore.of(settings)
+        version = store.get(plan_id, resolve_pin(settings, plan_id, pin) or "")
+        if version is None:
+            return None
+        plan = Plan.model_validate(parse_source(store.text(version)).raw)
+        env = PlanEnv.of(settings=settings, config={}, env={}).approved_subflows()
+        env.subflows.called(plan)
+    except BlockError as exc:
+        return exc.message if exc.details.get("subflow") else None
+    except ValidationError:
+        return None
+    return None

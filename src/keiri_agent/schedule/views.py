@@ -2,8 +2,9 @@
 
 :func:`schedule_view` is a schedule with its rule in words, its next fire time in
 ``KEIRI_TIMEZONE`` (JST), its last fires (``outcome_text``: what became of each, in words),
-and a warning when the working copy has unapproved changes or the company holidays of today's
-settings leave a month ahead without its day (``months_left_out``); :func:`trigger_view` a trigger with its pin in words and its webhook path, never its
+and a warning when the working copy has unapproved changes, a subflow its version calls has no
+approved version (its start would be refused: ``pins.subflow_refusal``), or the company holidays
+of today's settings leave a month ahead without its day (``months_left_out``); :func:`trigger_view` a trigger with its pin in words and its webhook path, never its
 secret. :func:`schedule_views` and :func:`trigger_views` are every stored one so.
 """
 
@@ -15,7 +16,7 @@ from typing import Any
 from keiri_agent.config import Settings
 from keiri_agent.localtime import shown_time, utc_text
 from keiri_agent.schedule.due import left_out_text, months_left_out, next_fire
-from keiri_agent.schedule.pins import working_drift
+from keiri_agent.schedule.pins import subflow_refusal, working_drift
 from keiri_agent.schedule.rules import describe
 from keiri_agent.schedule.store import Schedule, ScheduleStore, Trigger
 
@@ -33,6 +34,10 @@ def _pin_label(pin: str) -> str:
     return f"版 {pin[:12]}"
 
 
+def _joined(warnings: list[str | None]) -> str | None:
+    return " ".join(text for text in warnings if text) or None
+
+
 def schedule_view(
     settings: Settings, schedule: Schedule, now: datetime | None = None
 ) -> dict[str, Any]:
@@ -48,6 +53,7 @@ def schedule_view(
     left_out = months_left_out(schedule, moment, settings)
     warnings = [
         working_drift(settings, schedule.plan_id, schedule.version),
+        subflow_refusal(settings, schedule.plan_id, schedule.version),
         left_out_text(schedule.rule, left_out) if left_out else None,
     ]
     return {
@@ -68,7 +74,7 @@ def schedule_view(
             for fire in fires
         ],
         "months_left_out": [f"{m:%Y-%m}" for m in left_out],
-        "warning": " ".join(text for text in warnings if text) or None,
+        "warning": _joined(warnings),
     }
 
 
@@ -82,7 +88,11 @@ def trigger_view(settings: Settings, trigger: Trigger) -> dict[str, Any]:
     data = trigger.model_dump(mode="json", exclude={"secret"})
     data["version_text"] = _pin_label(trigger.version)
     data["url"] = f"/agent/triggers/{trigger.id}" if trigger.kind == "webhook" else None
-    data["warning"] = working_drift(settings, trigger.plan_id, trigger.version)
+    warnings = [
+        working_drift(settings, trigger.plan_id, trigger.version),
+        subflow_refusal(settings, trigger.plan_id, trigger.version),
+    ]
+    data["warning"] = _joined(warnings)
     return data
 
 
