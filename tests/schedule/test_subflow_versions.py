@@ -1,7 +1,8 @@
 """The subflows of a run that starts by itself are their approved versions, not the working
-copies: on the live server (a cron fire), at the command line (``schedule run-now``), and a
-subflow with no approved version refuses the fire with a recorded Japanese reason naming it.
-(The generated workspaces are ``test_subflow_fires``.)"""
+copies: on the live server (a cron fire), at the command line (``schedule run-now``), and when
+a paused run resumes after the working copy changed; a subflow with no approved version refuses
+the fire with a recorded Japanese reason naming it. (The generated workspaces are
+``test_subflow_fires``.)"""
 
 from __future__ import annotations
 
@@ -157,3 +158,36 @@ def test_run_now_calls_the_approved_subflows(
     manual = runner.invoke(app, ["plan", "run", str(_write(settings, PLAN_ID, approved[PLAN_ID]))])
     assert manual.exit_code == 0, manual.output
     assert _kept(runs, seen)[SUB] == edited
+
+
+def test_a_paused_scheduled_run_resumes_with_the_subflow_texts_it_started_with(
+    tmp_path: Path,
+) -> None:
+    """A fire that waits for a person's answer overnight: the subflow's working copy is edited
+    and then removed before the answer comes; the resumed run (the server's: a plain env,
+    ``server.plan_task.prepare_resume``) calls the approved texts its run kept."""
+    from keiri_agent.plan import PlanEnv, PlanRunner, parse_source
+
+    settings = team_settings(tmp_path, keiri_require_approval="on")
+    asking = (
+        "apiVersion: v1\nid: lib/ask\nvars:\n  x: 0\ngraph:\n"
+        "  - id: ask\n    block: ui.interactive_input\n    in:\n      mode: collect\n"
+        '      message: "件数を入力してください"\n'
+        "      requirements:\n        - {id: count, type: number, label: 件数}\n"
+    )
+    _save(settings, "lib/ask", asking)
+    plan = plan_text(PLAN_ID, [Call("c0", "lib/ask", "plain")], 1, top=True)
+    _save(settings, PLAN_ID, plan)
+    runs = tmp_path / "task-runs"
+    env = PlanEnv.of(settings=settings).approved_subflows()
+    with PlanRunner(env, runs_dir=runs) as runner:
+        first = runner.run(parse_source(plan))
+    assert first.status == "waiting_input", first.error
+    working = _write(settings, "lib/ask", asking.replace("件数を", "金額を"))
+    working.unlink()
+    with PlanRunner(PlanEnv.of(settings=settings), runs_dir=runs) as runner:
+        resumed = runner.resume(first.run_id, answers={"c0/ask": {"count": 3}})
+    assert resumed.status == "success", resumed.error
+    assert resumed.log_path is not None
+    kept = resumed.log_path.with_suffix(".files") / "#subflows" / "lib/ask.yaml"
+    assert kept.read_text(encoding="utf-8") == asking
