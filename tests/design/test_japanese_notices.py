@@ -22,7 +22,8 @@ from tests.design.test_generate import INSTRUCTION, SKELETON, events_of, last_hu
 from tests.support.llm_server import ScriptedLLMServer
 
 ENGLISH = ("Input should", "Field required", "Extra inputs", "should be a valid")
-WRONG_ID = "graph の 1 番目の id: 文字列ではありません（受け取った値: 123）"
+# The field by its labels (the schema's titles and descriptions), never the program's path.
+WRONG_ID = "ノードの 1 番目のノード ID: 文字列ではありません（受け取った値: 123）"
 
 
 def _wrong_id() -> dict[str, object]:
@@ -91,9 +92,10 @@ def test_a_free_form_reply_that_does_not_fit_is_a_japanese_error(
     assert attempt.mode == "free_form"
     assert attempt.output_error is not None
     assert (
-        'graph の 1 番目の in の sheet_name: 定義にない項目です（削除してください）（受け取った値: ["シート1"]）'
+        "ノードの 1 番目の入力ポート: 定義にない項目です（削除してください）（受け取った値: 一覧 1 件）"
         in attempt.output_error
     )
+    assert "sheet_name" not in attempt.output_error
     _english_free(attempt.output_error)
 
 

@@ -74,7 +74,8 @@ def test_reply_that_does_not_fit_the_schema_is_an_output_error(
         get_llm().structured(Invoice, "読んで")
     error = info.value
     assert error.code == ErrorCode.OUTPUT_SCHEMA_MISMATCH
-    assert "amount" in error.message
+    assert "税込金額: 整数として読めません（受け取った値: 「たくさん」）" in error.message
+    assert "amount" not in error.message  # the field by its label, not the program's name
     assert "たくさん" in error.details["raw"]
     assert error.hint
 

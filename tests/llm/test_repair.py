@@ -21,9 +21,9 @@ from tests.support import ScriptedLLMServer
 
 
 class Job(BaseModel):
-    action: Literal["convert", "viz"]
+    action: Literal["convert", "viz"] = Field(title="依頼の種類")
     target: str = Field(description="変換先")
-    columns: list[str] = Field(default_factory=list)
+    columns: list[str] = Field(default_factory=list, title="列")
 
 
 GOOD = {"action": "convert", "target": "xml", "columns": ["売上"]}
@@ -76,18 +76,20 @@ def test_missing_field_and_wrong_type_are_named_in_the_observation(
     llm_server.add_chat(json=GOOD)
     assert get_llm().structured(Job, "変換して") == Job(**GOOD)
     repair = _last_user(llm_server.chat_requests()[1])
-    assert "target: 必須の項目がありません" in repair
-    assert 'columns: リスト（配列）ではありません（受け取った値: "売上"）' in repair
+    assert "変換先: 必須の項目がありません [target: missing: Field required]" in repair
+    assert (
+        "列: リスト（配列）ではありません（受け取った値: 「売上」） [columns: list_type" in repair
+    )
 
 
 class Section(BaseModel):
-    heading: str
-    content: str
+    heading: str = Field(title="見出し")
+    content: str = Field(title="本文")
 
 
 class Report(BaseModel):
-    title: str
-    sections: list[Section] = Field(min_length=1)
+    title: str = Field(title="表題")
+    sections: list[Section] = Field(min_length=1, title="節")
 
 
 BAD_REPORT = {"title": "売上分析", "sections": [{"heading": "概要", "content": 123}]}
@@ -97,20 +99,23 @@ GOOD_REPORT = {"title": "売上分析", "sections": [{"heading": "概要", "cont
 def test_a_repair_notice_says_field_problem_and_value_in_japanese(
     llm_server: ScriptedLLMServer,
 ) -> None:
-    """What a person reads (the run's log event) names the field as a readable path, what was
-    wrong and what came, in Japanese; the validator's English goes to the model only."""
+    """What a person reads (the run's log event) names the field by its labels, what was wrong
+    and what came, in Japanese; the field's path and the validator's English go to the model
+    only."""
     llm_server.add_chat(json=BAD_REPORT)
     llm_server.add_chat(json=GOOD_REPORT)
     stream = EventStream("run_notice", "test")
     assert get_llm("report", events=stream).structured(Report, "まとめて") == Report(**GOOD_REPORT)
     (note,) = [e.model_dump()["msg"] for e in stream.events() if e.event == "log"]
-    assert "sections の 1 番目の content: 文字列ではありません（受け取った値: 123）" in note
+    assert "節の 1 番目の本文: 文字列ではありません（受け取った値: 123）" in note
     assert "Input should" not in note
-    assert "sections.0.content" not in note
+    assert "sections" not in note
+    assert "Report" not in note  # the schema's class name stays for the model and the details
     # The model is told the same, plus the exact location and the validator's words.
     repair = _last_user(llm_server.chat_requests()[1])
-    assert "sections の 1 番目の content: 文字列ではありません" in repair
+    assert "節の 1 番目の本文: 文字列ではありません" in repair
     assert "[sections.0.content: string_type: Input should be a valid string]" in repair
+    assert "Report" in repair
 
 
 def test_the_final_error_is_japanese_and_keeps_the_validator_text_in_details(
@@ -122,14 +127,15 @@ def test_the_final_error_is_japanese_and_keeps_the_validator_text_in_details(
         get_llm("report").structured(Report, "まとめて")
     error = info.value
     assert error.code == ErrorCode.OUTPUT_SCHEMA_MISMATCH
-    assert "title: 文字列ではありません（受け取った値: 5）" in error.message
-    assert "sections: 数が足りません（1 個以上必要、0 個でした）" in error.message
+    assert "表題: 文字列ではありません（受け取った値: 5）" in error.message
+    assert "節: 数が足りません（1 個以上必要、0 個でした）" in error.message
     assert "Input should" not in error.message
     assert "should have at least" not in error.message
     by_field = {p["field"]: p for p in error.details["validation"]}
-    assert by_field["title"]["message"] == "Input should be a valid string"
-    assert by_field["title"]["loc"] == ["title"]
-    assert by_field["sections"]["type"] == "too_short"
+    assert by_field["表題"]["message"] == "Input should be a valid string"
+    assert by_field["表題"]["loc"] == ["title"]
+    assert by_field["節"]["type"] == "too_short"
+    assert error.details["schema"] == "Report"
     assert not any("should" in line for line in error.details["problems"])
 
 
@@ -144,7 +150,7 @@ def test_repair_rounds_are_bounded_by_the_setting_and_the_error_lists_the_proble
     error = info.value
     assert error.code == ErrorCode.OUTPUT_SCHEMA_MISMATCH
     assert "修正を 1 回依頼しても直りませんでした" in error.message
-    assert "action" in error.message
+    assert "依頼の種類: 使えない値です" in error.message
     assert "conversion" in error.details["raw"]
     assert "KEIRI_LLM_REPAIR_ROUNDS" in error.hint
 

@@ -31,7 +31,7 @@ from streamlit.testing.v1.element_tree import Block, Node
 
 from tests.support.english import cli_words, english_of
 
-__all__ = ["Shown", "leaks", "screen_texts"]
+__all__ = ["Shown", "leaks", "node_texts", "screen_texts"]
 
 # The proto fields that hold what a person reads (ids, keys, icons, styles are not read).
 _READ_FIELDS = frozenset(
@@ -58,6 +58,14 @@ def screen_texts(
     for exception in app.exception:
         found.append(Shown("exception", f"{exception.message}\n{''.join(exception.stack_trace)}"))
     _walk(app._tree, found, skip)
+    return found
+
+
+def node_texts(node: Node, *, skip: Callable[[str], bool] = lambda _label: False) -> list[Shown]:
+    """What one element (a container, an expander, a widget) shows, as :func:`screen_texts`
+    reads the whole page."""
+    found: list[Shown] = []
+    _walk(node, found, skip)
     return found
 
 

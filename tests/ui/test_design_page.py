@@ -19,6 +19,7 @@ from streamlit.testing.v1.element_tree import Block, Node
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.config import Settings
 from keiri_agent.design.chat import DesignChat
+from keiri_agent.ui.design.check import DETAILS_TITLE
 from keiri_agent.ui.design.state import (
     ANSWERS_KEY,
     CHAT_KEY,
@@ -111,11 +112,15 @@ def _blocks(node: Node) -> Iterator[Block]:
 
 
 def _node_box(page: AppTest, node_id: str) -> Block:
-    """The bordered container of a node in the check results (its header names the node)."""
+    """The bordered container of a node in the check results (its 詳細 expander gives the id
+    the YAML is written with; the header names the node in words)."""
     for block in _blocks(page.main):
-        heads = [c for c in block.children.values() if getattr(c, "type", "") == "markdown"]
-        if any(f"**{node_id}**" in str(h.value) for h in heads):  # type: ignore[attr-defined]
-            return block
+        for child in block.children.values():
+            if getattr(child, "type", "") != "expander" or child.label != DETAILS_TITLE:  # type: ignore[attr-defined]
+                continue
+            texts = [str(getattr(m, "value", "")) for m in child.children.values()]  # type: ignore[attr-defined]
+            if any(f"`{node_id}`" in text for text in texts):
+                return block
     raise AssertionError(f"no box for {node_id}")
 
 

@@ -39,9 +39,8 @@ SALES_SAMPLE = "サンプル: 月次売上レポート"
 # approval plan's node "ask" is left out: an agent's note quotes the value 'ask' of a reply).
 PLAN_IDS = ("note", "amount", "collect_inputs", "sales_file", "read_sales")
 # Names a person types: the help desk's folder (KEIRI_HELPDESK_INDEX's default) and the values of
-# KEIRI_LLM_STRUCTURED_METHOD a hint names. And one the app does not write: the note of
-# llm/repair.py in an agent's progress lines names the reply's field (next_action).
-NAMES = ("helpdesk_index", "json_schema", "function_calling", "next_action")
+# KEIRI_LLM_STRUCTURED_METHOD a hint names. (A reply's fields are said by their labels: llm/repair.)
+NAMES = ("helpdesk_index", "json_schema", "function_calling")
 
 
 def _app(url_path: str) -> AppTest:

@@ -84,6 +84,12 @@ def _decode_json_text(value: Any) -> Any:
     return value
 
 
+# Field texts several models share (a field's ``title`` is what a person reads of it when a
+# reply does not fit: ``llm.field_problems.field_label``).
+BLOCK_TEXT = "kind=block のときのブロック ID"
+PLAN_ID_TEXT = "Plan の id（英数字・_・- と /）"
+
+
 class _Closed(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -120,13 +126,15 @@ class DesignWhen(_Closed):
 
 
 class DesignExport(_Closed):
-    from_: str = Field(alias="from", description="node.出力名（例: reconcile.matched）")
+    from_: str = Field(
+        alias="from", title="公開する出力", description="node.出力名（例: reconcile.matched）"
+    )
     as_: str = Field(alias="as", description="公開名（英数字・_）")
 
 
 class DesignPolicy(_Closed):
-    on_error: Literal["halt", "continue", "retry"] = "halt"
-    retries: int = Field(default=0, ge=0, le=10)
+    on_error: Literal["halt", "continue", "retry"] = Field(default="halt", title="失敗したとき")
+    retries: int = Field(default=0, ge=0, le=10, title="再試行の回数")
 
 
 def _pairs(value_key: str) -> Callable[[Any], Any]:
@@ -144,6 +152,7 @@ class DesignUI(_Closed):
     layout: list[str] = Field(default_factory=list, description="ノード ID の表示順")
     vars: Annotated[dict[str, str], BeforeValidator(_pairs("label"))] = Field(
         default_factory=dict,
+        title="設定値の名前",
         description="vars の名前 → 利用者が読む日本語の名前"
         "（例: fee_tolerance → 差し引かれてもよい振込手数料の上限（円））",
     )
@@ -152,33 +161,39 @@ class DesignUI(_Closed):
 class MissingInfo(_Closed):
     """Plan を正しく作るために利用者へ確認が必要な事項。"""
 
-    id: str = Field(description="英数字・_ の識別子（回答は vars のこの名前に入ります）")
+    id: str = Field(
+        title="確認事項の名前", description="英数字・_ の識別子（回答は vars のこの名前に入ります）"
+    )
     question: str = Field(description="利用者への質問（日本語）")
-    type: FieldType = "text"
-    options: list[str] = Field(default_factory=list)
-    hint: str | None = None
+    type: FieldType = Field(default="text", title="回答の種類")
+    options: list[str] = Field(default_factory=list, title="選択肢")
+    hint: str | None = Field(default=None, title="補足")
 
 
 class SkeletonStep(_Closed):
     id: str = Field(description="ノード ID（英字で始まり英数字・_・-）")
     purpose: str = Field(description="このステップで何をするか（日本語）")
-    kind: Literal["block", "loop", "subflow"] = "block"
-    block: str | None = Field(default=None, description="kind=block のときのブロック ID")
+    kind: Literal["block", "loop", "subflow"] = Field(default="block", title="ステップの種類")
+    block: str | None = Field(default=None, title="ブロック", description=BLOCK_TEXT)
     parent: str | None = Field(default=None, description="このステップを含むループの ID")
 
 
 class PlanSkeleton(_Closed):
     """段1（骨子）: 入力→変換→出力の流れ、使うブロック、必要な UI、ループ/サブフローの有無。"""
 
-    plan_id: str = Field(description="Plan の id（英数字・_・- と /）")
-    title: str = Field(description="Plan の説明（日本語）")
+    plan_id: str = Field(title="Plan の ID", description=PLAN_ID_TEXT)
+    title: str = Field(title="Plan の表題", description="Plan の説明（日本語）")
     flow: str = Field(description="入力→変換→出力の流れの要約（日本語）")
-    steps: list[SkeletonStep] = Field(min_length=1)
-    needs_ui: bool = Field(description="実行時に利用者の入力（ui.interactive_input）が必要か")
-    uses_loop: bool = False
-    uses_subflow: bool = False
+    steps: list[SkeletonStep] = Field(min_length=1, title="ステップ")
+    needs_ui: bool = Field(
+        title="利用者の入力の要否",
+        description="実行時に利用者の入力（ui.interactive_input）が必要か",
+    )
+    uses_loop: bool = Field(default=False, title="ループの有無")
+    uses_subflow: bool = Field(default=False, title="サブフローの有無")
     missing_information: list[MissingInfo] = Field(
         default_factory=list,
+        title="確認が必要な事項",
         description="指示と資料だけでは決められず、利用者に確認が必要な事項",
     )
 
@@ -202,7 +217,10 @@ def _ports_model(
     name: str, ports: dict[str, dict[str, Any]], value: Any, *, json_text: set[str]
 ) -> type[BaseModel]:
     fields: dict[str, Any] = {
-        f"p{index}": (value, Field(default=None, alias=port, description=_port_text(spec)))
+        f"p{index}": (
+            value,
+            Field(default=None, alias=port, title=spec.get("label"), description=_port_text(spec)),
+        )
         for index, (port, spec) in enumerate(ports.items())
     }
     model: type[_Ports] = _make(name, __base__=_Ports, **fields)
@@ -237,11 +255,11 @@ def _block_node_model(spec: BlockSpec) -> type[BaseModel]:
         __base__=_Closed,
         __doc__=description,
         id=(str, Field(description="ノード ID（英字で始まり英数字・_・-）")),
-        block=(Literal[spec.id], ...),
-        description=(str | None, None),
+        block=(Literal[spec.id], Field(title="ブロック")),
+        description=(str | None, Field(default=None, title="ノードの説明")),
         in_=(in_model, Field(alias="in", description="入力ポート → 値または ${参照}")),
         out=(out_model | None, Field(default=None, description="出力ポート → 別名（省略可）")),
-        when=(DesignWhen | None, None),
+        when=(DesignWhen | None, Field(default=None, title="実行の条件")),
     )
     return model
 
@@ -251,11 +269,11 @@ def _control_node(name: str, kind: str, **fields: Any) -> Any:
     return _make(
         name,
         __base__=_Closed,
-        id=(str, ...),
-        type=(Literal[kind], ...),
-        description=(str | None, None),
+        id=(str, Field(title="ノード ID")),
+        type=(Literal[kind], Field(title="ノードの種類")),
+        description=(str | None, Field(default=None, title="ノードの説明")),
         **fields,
-        when=(DesignWhen | None, None),
+        when=(DesignWhen | None, Field(default=None, title="実行の条件")),
     )
 
 
@@ -267,40 +285,43 @@ def _control_models(inner: Any, depth: int) -> list[type[BaseModel]]:
         __base__=_Closed,
         items=(str, Field(description="繰り返す配列への参照（例: ${read.rows}）")),
         var=(str, Field(default="item", description="各要素を受け取る変数名")),
-        max_concurrency=(int, Field(default=1, ge=1, le=64)),
+        max_concurrency=(int, Field(default=1, ge=1, le=64, title="同時に処理する数")),
     )
     while_ = _make(
         "While" + suffix,
         __base__=_Closed,
-        condition=(DesignWhen, ...),
-        max_iterations=(int, Field(ge=1, le=1000)),
+        condition=(DesignWhen, Field(title="続ける条件")),
+        max_iterations=(int, Field(ge=1, le=1000, title="繰り返しの上限")),
     )
     body_plan = _make(
         "BodyPlan" + suffix,
         __base__=_Closed,
-        graph=(graph, Field(min_length=1)),
-        exports=(list[DesignExport], Field(default_factory=list)),
+        graph=(graph, Field(min_length=1, title="ノード")),
+        exports=(list[DesignExport], Field(default_factory=list, title="公開する出力")),
     )
-    body = _make("Body" + suffix, __base__=_Closed, plan=(body_plan, ...))
+    body = _make("Body" + suffix, __base__=_Closed, plan=(body_plan, Field(title="中の Plan")))
     loop = _control_node(
         "LoopNode" + suffix,
         "loop",
-        foreach=(foreach | None, None),
-        while_=(while_ | None, Field(default=None, alias="while")),
-        body=(body, ...),
-        collect=(list[str] | None, Field(default=None, description="集める body の exports 名")),
+        foreach=(foreach | None, Field(default=None, title="各要素の繰り返し")),
+        while_=(while_ | None, Field(default=None, alias="while", title="条件つきの繰り返し")),
+        body=(body, Field(title="繰り返す処理")),
+        collect=(
+            list[str] | None,
+            Field(default=None, title="集める出力", description="集める body の exports 名"),
+        ),
     )
     call = _make(
         "Call" + suffix,
         __base__=_Closed,
-        plan_id=(str, Field(description="designs/ からの相対名")),
-        inputs=(_JsonDict, Field(default_factory=dict)),
+        plan_id=(str, Field(title="呼び出す Plan", description="designs/ からの相対名")),
+        inputs=(_JsonDict, Field(default_factory=dict, title="渡す値")),
     )
     subflow = _control_node(
         "SubflowNode" + suffix,
         "subflow",
-        call=(call, ...),
-        exports=(list[DesignExport], Field(default_factory=list)),
+        call=(call, Field(title="呼び出し")),
+        exports=(list[DesignExport], Field(default_factory=list, title="公開する出力")),
     )
     return [loop, subflow]
 
@@ -347,13 +368,13 @@ def skeleton_model(block_ids: Sequence[str]) -> type[PlanSkeleton]:
     step: Any = _make(
         "SkeletonStepChoice",
         __base__=SkeletonStep,
-        block=(allowed | None, Field(default=None, description="kind=block のときのブロック ID")),
+        block=(allowed | None, Field(default=None, title="ブロック", description=BLOCK_TEXT)),
     )
     model: type[PlanSkeleton] = _make(
         "PlanSkeleton",
         __base__=PlanSkeleton,
         __doc__=PlanSkeleton.__doc__,
-        steps=(list[step], Field(min_length=1)),
+        steps=(list[step], Field(min_length=1, title="ステップ")),
     )
     return model
 
@@ -368,17 +389,21 @@ def design_model(
         "LLMDesignModel",
         __base__=_Closed,
         __doc__="業務フローの Plan（keiri-agent Plan DSL v1）。",
-        id=(str, Field(description="Plan の id（英数字・_・- と /）")),
-        version=(str, "0.1.0"),
-        description=(str | None, None),
+        id=(str, Field(title="Plan の ID", description=PLAN_ID_TEXT)),
+        version=(str, Field(default="0.1.0", title="版")),
+        description=(str | None, Field(default=None, title="Plan の説明")),
         vars=(
             _Vars,
-            Field(default_factory=dict, description="${vars.名前} で参照する値。未定は null"),
+            Field(
+                default_factory=dict,
+                title="設定値",
+                description="${vars.名前} で参照する値。未定は null",
+            ),
         ),
-        policy=(DesignPolicy | None, None),
-        ui=(DesignUI | None, None),
-        graph=(list[node], Field(min_length=1)),  # type: ignore[valid-type]
-        exports=(list[DesignExport], Field(default_factory=list)),
+        policy=(DesignPolicy | None, Field(default=None, title="失敗時の方針")),
+        ui=(DesignUI | None, Field(default=None, title="画面の設定")),
+        graph=(list[node], Field(min_length=1, title="ノード")),  # type: ignore[valid-type]
+        exports=(list[DesignExport], Field(default_factory=list, title="公開する出力")),
         reasoning=(str, Field(default="", description="設計の意図（日本語、短く）")),
     )
     return model

@@ -116,7 +116,7 @@ class Asker:
         try:
             return model.model_validate(found)
         except ValidationError as exc:
-            problems = field_problems(exc, data=found)
+            problems = field_problems(exc, data=found, schema=model)
             lines = lines_of(problems)
             raise LLMOutputError(
                 "LLM の応答（形式指定なし）が Plan の形式に合いませんでした: " + "; ".join(lines),

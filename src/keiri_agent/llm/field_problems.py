@@ -25,9 +25,10 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, get_args
+from typing import Annotated, Any, Literal, get_args, get_origin
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
 from pydantic_core.core_schema import ErrorType
 
@@ -37,9 +38,12 @@ __all__ = [
     "MAX_PROBLEMS_LISTED",
     "MAX_VALUE_SHOWN",
     "PROBLEM_TEXTS",
+    "REPLY",
+    "REPLY_TEXTS",
     "WHOLE",
     "FieldProblem",
     "details_of",
+    "field_label",
     "field_problems",
     "lines_of",
     "readable_path",
@@ -50,6 +54,7 @@ MAX_PROBLEMS_LISTED = 8  # problems a notice lists; the rest are counted ("ほ�
 MAX_PROBLEMS_IN_DETAILS = 50  # problems kept in an error's details (a reply may have hundreds)
 WHOLE = "全体"  # the field of a problem with the whole value (an empty location)
 GENERIC_PROBLEM = "値が条件に合いません"  # an error type the table does not know
+REPLY = "応答"  # a labelled path with no labelled field: the reply itself
 
 # Pydantic error type -> what was wrong, in Japanese; ``{name}`` takes the error's ``ctx`` value
 # (``{allowed}`` / ``{allowed_tags}``: the allowed values of literal_error, enum and
@@ -120,6 +125,14 @@ PROBLEM_TEXTS: dict[str, str] = {
     "uuid_parsing": "UUID として読めません",
     "bytes_type": "バイト列ではありません",
     "is_instance_of": "型が違います",
+}
+
+# What differs when the value is a model's reply a person reads about (a field and a value
+# the person never typed): no JSON word (true / false, null) to type.
+REPLY_TEXTS: dict[str, str] = {
+    "bool_type": "はい・いいえの値ではありません",
+    "bool_parsing": "はい・いいえの値として読めません",
+    "none_required": "空にしてください",
 }
 
 # Error types whose context carries our own message (a validator's ValueError or assert).
@@ -193,6 +206,111 @@ def _field_loc(err: ErrorDetails, data: Any) -> tuple[int | str, ...]:
     return tuple(out)
 
 
+# The head of a description that names its field: up to a bracket, a full stop, a colon or an
+# arrow; a head with a name of the code in it (``kind=block``, ``${vars.名前}``) names nothing.
+_LABEL_END = re.compile(r"[（(。：:]|→")
+_CODE_IN_LABEL = re.compile(r"(?<![A-Za-z])[a-z]{2,}|[_${}=/\\]")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def field_label(info: FieldInfo) -> str | None:
+    """What a person calls a field of a schema: its ``title``, else the head of its Japanese
+    ``description`` (``判断理由``; ``ノード ID（英字で始まり…）`` → ``ノード ID``); None when it
+    has neither (the field's name is the program's, never shown)."""
+    if info.title and _NON_ASCII.search(info.title):
+        return info.title.strip()
+    head = _LABEL_END.split(info.description or "", maxsplit=1)[0].strip()
+    if head and _NON_ASCII.search(head) and not _CODE_IN_LABEL.search(head):
+        return head
+    return None
+
+
+def _models_of(annotation: Any) -> list[type[BaseModel]]:
+    """The models a field's type holds (a list's items, a union's members, an optional)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    if get_origin(annotation) is Annotated:
+        return _models_of(get_args(annotation)[0])
+    return [m for arg in get_args(annotation) for m in _models_of(arg)]
+
+
+def _literal_values(annotation: Any) -> set[Any]:
+    if get_origin(annotation) is Literal:
+        return set(get_args(annotation))
+    return {v for arg in get_args(annotation) for v in _literal_values(arg)}
+
+
+def _member(models: list[type[BaseModel]], data: Any, key: str) -> type[BaseModel] | None:
+    """Which of a union's ``models`` ``data`` is: the one whose fixed fields (a ``Literal``,
+    such as a node's ``block``) all match, else the first with field ``key``."""
+    having = [m for m in models if _field_info(m, key) is not None]
+    if isinstance(data, Mapping):
+        for model in having:
+            fixed = {
+                info.alias or name: _literal_values(info.annotation)
+                for name, info in model.model_fields.items()
+                if _literal_values(info.annotation)
+            }
+            given = [k for k in fixed if k in data]
+            if given and all(any(data[k] == v for v in fixed[k]) for k in given):
+                return model
+    return having[0] if having else None
+
+
+def _field_info(model: type[BaseModel], key: str) -> FieldInfo | None:
+    for name, info in model.model_fields.items():
+        if key in (name, info.alias):
+            return info
+    return None
+
+
+def _labelled_path(schema: type[BaseModel], loc: Sequence[int | str], data: Any) -> str:
+    """``loc`` said by the fields' labels (``ステップの 2 番目の目的``); a field without a label
+    is left out, an empty path is the reply (:data:`REPLY`)."""
+    parts: list[str] = []
+    models: list[type[BaseModel]] = [schema]
+    current = data
+    for part in loc:
+        if isinstance(part, int):
+            if parts:
+                parts[-1] += f"の {part + 1} 番目"
+            else:
+                parts.append(f"{part + 1} 番目")
+        else:
+            model = _member(models, current, part) if models else None
+            info = _field_info(model, part) if model is not None else None
+            label = field_label(info) if info is not None else None
+            if label is not None:
+                parts.append(label)
+            models = _models_of(info.annotation) if info is not None else []
+        if isinstance(current, Mapping):
+            current = current.get(part)
+        elif isinstance(current, list) and isinstance(part, int) and part < len(current):
+            current = current[part]
+        else:
+            current = None
+    return "の".join(parts) if parts else REPLY
+
+
+def _said(value: Any) -> str:
+    """A received value in words: a text quoted, a number as written, はい / いいえ, 空, and a
+    list or an object by its size (their keys are the model's names, not the person's)."""
+    if value is None:
+        return "空"
+    if isinstance(value, bool):
+        return "はい" if value else "いいえ"
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, str):
+        text = value if len(value) <= MAX_VALUE_SHOWN else value[:MAX_VALUE_SHOWN] + "…"
+        return f"「{text}」"
+    if isinstance(value, list):
+        return f"一覧 {len(value)} 件" if value else "空の一覧"
+    if isinstance(value, Mapping):
+        return f"まとまり（項目 {len(value)} 個）" if value else "空のまとまり"
+    return _short(value)
+
+
 class _Context(dict[str, Any]):
     """An error's context for a template; a value Pydantic did not give reads as "?"."""
 
@@ -210,9 +328,9 @@ def _context(err: ErrorDetails) -> _Context:
     return ctx
 
 
-def _problem_text(err: ErrorDetails) -> str:
+def _problem_text(err: ErrorDetails, *, reply: bool = False) -> str:
     kind = err["type"]
-    template = PROBLEM_TEXTS.get(kind)
+    template = (REPLY_TEXTS.get(kind) if reply else None) or PROBLEM_TEXTS.get(kind)
     if template is not None:
         text = template.format_map(_context(err))
         if kind in ("literal_error", "enum"):
@@ -270,26 +388,35 @@ class FieldProblem:
         }
 
 
-def _one(err: ErrorDetails, data: Any) -> FieldProblem:
+def _one(err: ErrorDetails, data: Any, schema: type[BaseModel] | None) -> FieldProblem:
     loc = _field_loc(err, data)
     shows_input = err["type"] not in ("missing", "union_tag_not_found")
+    if schema is None:
+        field, received = readable_path(loc), _short(err.get("input"))
+    else:
+        field, received = _labelled_path(schema, loc, data), _said(err.get("input"))
     return FieldProblem(
         loc=loc,
-        field=readable_path(loc),
+        field=field,
         type=err["type"],
-        problem=_problem_text(err),
-        received=_short(err.get("input")) if shows_input else None,
+        problem=_problem_text(err, reply=schema is not None),
+        received=received if shows_input else None,
         message=str(err["msg"]),
     )
 
 
 def field_problems(
-    exc: ValidationError | Iterable[ErrorDetails], *, data: Any = None
+    exc: ValidationError | Iterable[ErrorDetails],
+    *,
+    data: Any = None,
+    schema: type[BaseModel] | None = None,
 ) -> list[FieldProblem]:
     """The problems of ``exc`` (or of its ``errors()``); ``data``, the value that was validated,
-    tells its keys from the union tags Pydantic puts in a location."""
+    tells its keys from the union tags Pydantic puts in a location. With the ``schema`` that was
+    validated against (a model's reply), fields are named by their labels and received values
+    said in words (see the module docstring)."""
     errors = exc.errors(include_url=False) if isinstance(exc, ValidationError) else list(exc)
-    return [_one(err, data) for err in errors]
+    return [_one(err, data, schema) for err in errors]
 
 
 def details_of(problems: Sequence[FieldProblem]) -> list[Mapping[str, Any]]:

@@ -14,9 +14,11 @@ the model gets to act on, not as the end of the run.
    ``KEIRI_LLM_REPAIR_ROUNDS`` times. Transport failures are retried separately, inside each
    round, under ``KEIRI_LLM_MAX_RETRIES``. What a person reads of a schema failure (the
    ``log`` event of a repair round, the final error's message) is Japanese only
-   (:mod:`keiri_agent.llm.field_problems`: field, problem, received value); the observation
-   sent to the model adds the validator's location and English wording to each line, and the
-   error's ``details["validation"]`` keeps them for whoever debugs it.
+   (:mod:`keiri_agent.llm.field_problems` with the schema: each field by its label, what was
+   wrong, the received value in words; the call by its role's label, ``ROLE_LABELS``, never
+   the schema's class name); the observation sent to the model adds the validator's location
+   and English wording to each line and names the schema, and the error's ``details``
+   (``schema``, ``validation``) keep them for whoever debugs it.
 4. Finish reasons are their own errors: a reply cut at the length limit (``OUTPUT_TRUNCATED``),
    one stopped by a content filter (``OUTPUT_FILTERED``) and a reply that stays empty
    (``OUTPUT_EMPTY``) say so in Japanese with a fitting hint; repeating the same request
@@ -36,7 +38,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, ValidationError
 
-from keiri_agent.config import LLMRole, ModelRef
+from keiri_agent.config import ROLE_LABELS, LLMRole, ModelRef
 from keiri_agent.errors import ErrorCode, LLMOutputError
 from keiri_agent.events import EventEmitter
 from keiri_agent.llm.cancel import Call
@@ -115,10 +117,12 @@ class _UnusableReplyError(Exception):
         self.problems = list(problems)
 
     @classmethod
-    def invalid(cls, exc: ValidationError, *, value: Any, raw: str) -> _UnusableReplyError:
+    def invalid(
+        cls, exc: ValidationError, *, schema: type[BaseModel], value: Any, raw: str
+    ) -> _UnusableReplyError:
         """The schema failures of the reply's ``value`` (the first ``MAX_PROBLEMS_LISTED``
         listed)."""
-        problems = field_problems(exc, data=value)
+        problems = field_problems(exc, data=value, schema=schema)
         return cls(
             lines_of(problems),
             raw=raw,
@@ -160,7 +164,9 @@ def _parse(schema: type[M], raw: AIMessage, check: Check | None) -> M:
     try:
         parsed = schema.model_validate(value)
     except ValidationError as exc:
-        raise _UnusableReplyError.invalid(exc, value=value, raw=_reply_text(raw)) from exc
+        raise _UnusableReplyError.invalid(
+            exc, schema=schema, value=value, raw=_reply_text(raw)
+        ) from exc
     problems = list(check(parsed)) if check is not None else []
     if problems:
         raise _UnusableReplyError(problems, raw=_reply_text(raw))
@@ -183,13 +189,13 @@ def _observation(schema: type[BaseModel], problem: _UnusableReplyError) -> str:
 _STOPPED: dict[str, tuple[ErrorCode, str, str]] = {
     "length": (
         ErrorCode.OUTPUT_TRUNCATED,
-        "LLM の出力が長さの上限で途中で切れました（{role}、{schema}）。",
+        "LLM（{role}）の出力が長さの上限で途中で切れました。",
         "モデル・サーバーの出力トークンの上限（max_tokens）を上げるか、依頼を分ける・入力を減らすなどして"
         "出力が短くなるようにして再実行してください。",
     ),
     "content_filter": (
         ErrorCode.OUTPUT_FILTERED,
-        "LLM の応答がプロバイダーのコンテンツフィルターで止められました（{role}）。",
+        "LLM（{role}）の応答がプロバイダーのコンテンツフィルターで止められました。",
         "入力や依頼文に不適切と判定されうる表現がないか確認し、言い換えて再実行してください"
         "（Azure OpenAI ではデプロイのコンテンツフィルター設定も確認してください）。",
     ),
@@ -205,11 +211,17 @@ def _stopped(
     """The error of a reply stopped for ``reason`` (a key of ``_STOPPED``)."""
     code, message, hint = _STOPPED[reason]
     return LLMOutputError(
-        message.format(role=client.role.value, schema=schema.__name__),
+        message.format(role=_role_words(client)),
         code=code,
         hint=hint,
         details=_details(client, schema, raw, finish_reason=reason),
     )
+
+
+def _role_words(client: StructuredClient) -> str:
+    """What the call was for, as a person reads it (``データ分析: 判断``), never the schema's
+    class name, which stays in the details."""
+    return ROLE_LABELS.get(client.role.value, client.role.value)
 
 
 def _details(
@@ -256,7 +268,7 @@ def _failed(
     after = f"（修正を {rounds} 回依頼しても直りませんでした）" if rounds else ""
     if problem.empty:
         return LLMOutputError(
-            f"LLM が空の応答を返しました{after}（{client.role.value}、{schema.__name__}）。",
+            f"LLM（{_role_words(client)}）が空の応答を返しました{after}。",
             code=ErrorCode.OUTPUT_EMPTY,
             hint="モデルやサーバー（vLLM・Ollama など）が構造化出力に対応しているか確認し、"
             "KEIRI_LLM_STRUCTURED_METHOD を json_schema / function_calling で切り替えるか、"
@@ -264,7 +276,7 @@ def _failed(
             details=details,
         )
     return LLMOutputError(
-        f"LLM の応答が期待した形式（{schema.__name__}）に合いませんでした{after}: "
+        f"LLM（{_role_words(client)}）の応答が期待した形式に合いませんでした{after}: "
         + "; ".join(problem.lines),
         hint="KEIRI_LLM_REPAIR_ROUNDS を増やすか、KEIRI_LLM_MODEL_<ROLE> で指示に従いやすいモデルを"
         "指定するか、KEIRI_LLM_STRUCTURED_METHOD を json_schema / function_calling で切り替えて"
@@ -339,7 +351,7 @@ def structured_call(
                 raise _failed(client, schema, method, problem, rounds) from None
             round_number += 1
             note = (
-                f"LLM の応答が {schema.__name__} の形式に合わないため修正を依頼します"
+                f"LLM（{_role_words(client)}）の応答が期待した形式に合わないため修正を依頼します"
                 f"（{round_number}/{rounds} 回目）: " + "; ".join(problem.lines)
             )
             logger.warning("%s", note)

@@ -7,7 +7,9 @@ truth value as ``True``, a date read from a ledger as ``2024-04-01 00:00:00``, a
 truth value はい / いいえ, a date its day (a time to the minute, an aware time where the person
 lives, with its zone: ``localtime.shown_time``), a list its items joined by 、, a path its
 file's name. :func:`shown_table` draws a table's every cell that way while the numbers stay
-numbers (they sort and align as numbers; only what is drawn changes).
+numbers (they sort and align as numbers; only what is drawn changes). :func:`shown_sample` says
+in one cell a value a plan hands between its steps (a dry run's sample): a table by its rows, a
+record whose keys are the program's by its size, never written out as JSON.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from pandas.io.formats.style import Styler
 from keiri_agent.config import DEFAULT_TIMEZONE
 from keiri_agent.localtime import shown_time
 
-__all__ = ["NO", "YES", "shown_styler", "shown_table", "shown_value"]
+__all__ = ["NO", "YES", "shown_sample", "shown_styler", "shown_table", "shown_value"]
 
 YES: Final = "はい"
 NO: Final = "いいえ"
@@ -84,6 +86,20 @@ def shown_value(value: Any, zone: ZoneInfo = _DEFAULT_ZONE) -> str:
     if hasattr(value, "tolist"):  # a NumPy scalar or array
         return shown_value(value.tolist(), zone)
     return str(value)
+
+
+def shown_sample(value: Any, zone: ZoneInfo = _DEFAULT_ZONE) -> str:
+    """A value a plan hands between its steps, in one cell: a list of records as a table of so
+    many rows, a record (its keys are a block's names, not the person's) by its size, a list
+    holding such values by its length, anything else as :func:`shown_value` says it."""
+    if isinstance(value, Mapping):
+        return f"{len(value)} 項目のまとまり" if value else "空のまとまり"
+    if isinstance(value, list | tuple) and value:
+        if all(isinstance(item, Mapping) for item in value):
+            return f"{len(value)} 行の表"
+        if any(isinstance(item, Mapping | list | tuple) for item in value):
+            return f"{len(value)} 件の一覧"
+    return shown_value(value, zone)
 
 
 def shown_table(

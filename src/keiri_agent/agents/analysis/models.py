@@ -37,24 +37,29 @@ class ExpectedOutput(BaseModel):
 
     file_name: str = Field(description="作業ディレクトリ内のファイル名（例: region_sales.png）")
     description: str = Field(description="出力の説明（例: 地域別売上の棒グラフ）")
-    output_type: Literal["figure", "table"]
+    output_type: Literal["figure", "table"] = Field(title="出力の種類")
 
 
 class CodeGenOutput(BaseModel):
     """LLMのコード生成出力（構造化出力）"""
 
-    code: str = Field(description="実行する Python コード")
+    code: str = Field(title="コード", description="実行する Python コード")
     expected_outputs: list[ExpectedOutput] = Field(
-        description="コードが作業ディレクトリに保存するファイル（図は PNG、表は CSV）"
+        title="出力ファイル",
+        description="コードが作業ディレクトリに保存するファイル（図は PNG、表は CSV）",
     )
 
 
 class ReasonOutput(BaseModel):
     """reasonノードのLLM出力（構造化出力）"""
 
-    next_action: NextAction
-    instruction: str | None = Field(default=None, description="act のときの具体的な分析指示")
-    question: str | None = Field(default=None, description="ask のときのユーザーへの質問")
+    next_action: NextAction = Field(title="次の行動")
+    instruction: str | None = Field(
+        default=None, title="分析指示", description="act のときの具体的な分析指示"
+    )
+    question: str | None = Field(
+        default=None, title="質問", description="ask のときのユーザーへの質問"
+    )
     assumption: str | None = Field(default=None, description="置いた仮定があれば")
     rationale: str = Field(description="判断理由")
 
@@ -75,9 +80,10 @@ class ExecutionResult(BaseModel):
 class ReportSection(BaseModel):
     """レポートの1セクション"""
 
-    section_type: Literal["text", "image", "table"]
+    section_type: Literal["text", "image", "table"] = Field(title="セクションの種類")
     content: str = Field(
-        description="text: Markdown / image: ファイル名 / table: JSON（レコードの配列）"
+        title="内容",
+        description="text: Markdown / image: ファイル名 / table: JSON（レコードの配列）",
     )
     description: str | None = Field(default=None, description="画像や表の説明")
 
@@ -89,10 +95,10 @@ class ReportOutput(BaseModel):
     report, and making them fields lets structured output enforce it.
     """
 
-    title: str
+    title: str = Field(title="表題")
     conclusion: str = Field(description="結論（ユーザーの問いへの答え）")
     evidence: list[str] = Field(min_length=1, description="結論の根拠（数値・図表にもとづく）")
-    sections: list[ReportSection]
+    sections: list[ReportSection] = Field(title="セクション")
     suggestions: list[str] | None = Field(default=None, description="追加の深掘り分析の提案")
 
 

@@ -71,7 +71,9 @@ class ChartSpec(BaseModel):
 class ConvertJob(BaseModel):
     """One request, as the interpret step understood it."""
 
-    action: Literal["convert", "viz"] = Field(description="convert: 形式変換 / viz: グラフ化")
+    action: Literal["convert", "viz"] = Field(
+        title="依頼の種類", description="convert: 形式変換 / viz: グラフ化"
+    )
     source: str | None = Field(
         default=None,
         description="入力: ローカルのファイルかフォルダー、または s3://バケット/プレフィックス",

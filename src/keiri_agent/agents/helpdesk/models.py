@@ -43,7 +43,9 @@ MAX_CHALLENGE_COUNT = 3
 
 
 class Plan(BaseModel):
-    subtasks: list[str] = Field(..., description="問題を解決するためのサブタスクリスト")
+    subtasks: list[str] = Field(
+        ..., title="サブタスク", description="問題を解決するためのサブタスクリスト"
+    )
 
 
 class ToolResult(BaseModel):
@@ -60,11 +62,14 @@ class ToolResult(BaseModel):
 class ReflectionResult(BaseModel):
     advice: str = Field(
         ...,
+        title="助言",
         description="回答が不十分な場合、次の試行で何をどう調べ直すべきかの具体的な助言"
         "（十分な場合は簡単な評価）",
     )
     is_completed: bool = Field(
-        ..., description="サブタスクの回答が検索結果にもとづいて十分に答えられていれば true"
+        ...,
+        title="回答が十分か",
+        description="サブタスクの回答が検索結果にもとづいて十分に答えられていれば true",
     )
 
 

@@ -1,18 +1,25 @@
 """One 検証/ドライラン of the 設計 page's editor text, shown next to the nodes it concerns, and
 the plan's graph drawn from that text (nodes with errors in red).
 
+Each node is named as the plan names it for people (``plan_names``: its description, else its
+block's label), with its block's label; its id and block id, which the YAML is written with, are
+in the box's expander 詳細: YAML での名前. A finding says its message, its YAML line and its
+code; the dry run's sample values are a table of the ports' labels and each value in words
+(``screen_words.shown_sample``), never JSON.
+
 Nothing here changes Session State; ``keiri_agent.ui.design.page`` keeps the last check and
 calls these with it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 import streamlit as st
 
+from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.errors import BlockError
 from keiri_agent.plan import (
     DryRunFinding,
@@ -20,13 +27,25 @@ from keiri_agent.plan import (
     PlanIssue,
     ValidationReport,
     parse_source,
+    plan_names,
 )
 from keiri_agent.ui.plan_graph import plan_dot
+from keiri_agent.ui.screen_words import shown_sample, shown_table
 
-__all__ = ["PlanCheck", "node_labels", "render_check", "render_graph"]
+__all__ = [
+    "DETAILS_TITLE",
+    "PlanCheck",
+    "issue_text",
+    "node_labels",
+    "render_check",
+    "render_graph",
+]
 
-_KIND_NAMES = {"block": "ブロック", "loop": "ループ", "subflow": "サブフロー"}
-_STATUS_MARKS = {"ok": "✅", "skipped": "⏭️", "failed": "❌"}
+DETAILS_TITLE: Final = "詳細: YAML での名前"
+_KIND_NAMES: Final = {"block": "ブロック", "loop": "繰り返し", "subflow": "サブフロー"}
+_STATUS_MARKS: Final = {"ok": "✅", "skipped": "⏭️", "failed": "❌"}
+# What a loop's dry run shows besides its exports (``_dryrun``: ``foreach.input``, ...).
+_CONTROL_WORDS: Final = {"foreach.input": "繰り返す一覧", "while.condition": "続ける条件"}
 
 
 @dataclass
@@ -39,14 +58,14 @@ class PlanCheck:
 
 
 def node_labels(plan: Any) -> Iterator[tuple[str, str]]:
-    """``(qualified id, kind or block)`` of every node, loop bodies as ``loop/child``."""
+    """``(qualified id, kind or block id)`` of every node, loop bodies as ``loop/child``."""
 
     def walk(graph: Any, prefix: str) -> Iterator[tuple[str, str]]:
         for node in graph if isinstance(graph, list) else []:
             if not isinstance(node, Mapping) or not isinstance(node.get("id"), str):
                 continue
             kind = str(node.get("type") or "block")
-            what = str(node.get("block")) if kind == "block" else _KIND_NAMES.get(kind, kind)
+            what = str(node.get("block")) if kind == "block" else kind
             yield prefix + node["id"], what
             body = node.get("body")
             if isinstance(body, Mapping) and isinstance(body.get("plan"), Mapping):
@@ -55,16 +74,68 @@ def node_labels(plan: Any) -> Iterator[tuple[str, str]]:
     yield from walk(plan.get("graph") if isinstance(plan, Mapping) else None, "")
 
 
+def _block_word(what: str, registry: BlockRegistry) -> str:
+    """A node's block (or kind) as people call it: the block's label."""
+    if what in _KIND_NAMES:
+        return _KIND_NAMES[what]
+    spec = registry.find(what.split("@", 1)[0])
+    return spec.label if spec is not None and spec.label else "不明なブロック"
+
+
+def _namer(check: PlanCheck, registry: BlockRegistry) -> Callable[[str, str], str]:
+    """``(qualified id, kind or block) -> name``: the plan's names when the plan parsed (its
+    node descriptions), else the block's label."""
+    plan = check.validation.plan
+    names = plan_names(plan, registry) if plan is not None else None
+
+    def name(node_id: str, what: str) -> str:
+        called = names.node(node_id) if names is not None else node_id
+        # plan_names names a node whose block it does not know by its id: not for the screen
+        return called if called != node_id.split("/")[-1] else _block_word(what, registry)
+
+    return name
+
+
+def issue_text(issue: PlanIssue | DryRunFinding) -> str:
+    """A finding as the page says it: its message, then its YAML line and its code."""
+    where = f"{issue.line} 行目、" if issue.line else ""
+    return f"{issue.message}（{where}コード {issue.code}）"
+
+
 def _issue(issue: PlanIssue | DryRunFinding) -> None:
-    where = [f"{issue.line} 行目" if issue.line else "", issue.path]
-    place = "、".join(w for w in where if w)
-    text = f"**{issue.code}**: {issue.message}" + (f"（{place}）" if place else "")
-    st.error(text, icon="❌")
+    st.error(issue_text(issue), icon="❌")
     if issue.hint:
         st.caption(f"💡 {issue.hint}")
 
 
-def render_check(check: PlanCheck, current_text: str) -> None:
+def _port_word(block: str | None, port: str, registry: BlockRegistry, number: int) -> str:
+    if port in _CONTROL_WORDS:
+        return _CONTROL_WORDS[port]
+    spec = registry.find(block.split("@", 1)[0]) if block else None
+    if spec is not None and (port in spec.inputs or port in spec.outputs):
+        return spec.port_label(port)
+    return f"値 {number}"  # a loop's or a subflow's export: the plan's own name
+
+
+def _samples(
+    block: str | None, sides: Mapping[str, Mapping[str, Any]], registry: BlockRegistry
+) -> list[dict[str, str]]:
+    """A node's dry-run values (``{"入力": inputs, "出力": outputs}``): 向き, 項目 (the
+    port's label) and サンプル値 in words."""
+    rows = []
+    for side, values in sides.items():
+        for number, (port, value) in enumerate(values.items(), start=1):
+            rows.append(
+                {
+                    "向き": side,
+                    "項目": _port_word(block, port, registry, number),
+                    "サンプル値": shown_sample(value),
+                }
+            )
+    return rows
+
+
+def render_check(check: PlanCheck, current_text: str, registry: BlockRegistry) -> None:
     """Validation errors and dry-run results, each next to the node it concerns."""
     report, dry = check.validation, check.dry_run
     if check.text != current_text:
@@ -90,12 +161,20 @@ def render_check(check: PlanCheck, current_text: str) -> None:
             for item in overall:
                 _issue(item)
     nodes = dict(node_labels(parse_source(check.text).raw))
-    for name in [*nodes, *(n for n in by_node if n not in nodes)]:
-        dry_node = dry.node(name) if dry is not None else None
-        issues = by_node.get(name, [])
+    name = _namer(check, registry)
+    for node_id in [*nodes, *(n for n in by_node if n not in nodes)]:
+        dry_node = dry.node(node_id) if dry is not None else None
+        issues = by_node.get(node_id, [])
         mark = "❌" if issues else (_STATUS_MARKS[dry_node.status] if dry_node else "・")
+        what = nodes.get(node_id)
         with st.container(border=True):
-            st.markdown(f"{mark} **{name}** — {nodes.get(name, '不明なノード')}")
+            if what is None:
+                st.markdown(f"{mark} **不明なノード**")
+            else:
+                called, block = name(node_id, what), _block_word(what, registry)
+                st.markdown(f"{mark} **{called}**" + (f" — {block}" if block != called else ""))
+            with st.expander(DETAILS_TITLE):
+                st.markdown(f"ノード ID `{node_id}`" + (f"、ブロック `{what}`" if what else ""))
             for item in issues:
                 _issue(item)
             if dry_node is not None:
@@ -103,11 +182,12 @@ def render_check(check: PlanCheck, current_text: str) -> None:
                     st.caption(note)
                 if dry_node.inputs or dry_node.outputs:
                     with st.expander("ドライランの入出力（サンプル値）"):
-                        st.json({"入力": dry_node.inputs, "出力": dry_node.outputs})
+                        sides = {"入力": dry_node.inputs, "出力": dry_node.outputs}
+                        rows = _samples(dry_node.block, sides, registry)
+                        st.dataframe(shown_table(rows), hide_index=True)
     for warning in report.warnings:
-        st.caption(
-            f"⚠️ {warning.describe()}（{warning.hint}）" if warning.hint else warning.describe()
-        )
+        text = f"⚠️ {issue_text(warning)}"
+        st.caption(f"{text} 💡 {warning.hint}" if warning.hint else text)
 
 
 def render_graph(text: str, errors: Sequence[PlanIssue]) -> None:

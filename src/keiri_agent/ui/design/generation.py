@@ -13,7 +13,7 @@ import streamlit as st
 from keiri_agent.design.chat import DesignChat
 from keiri_agent.design.models import GeneratedPlan
 from keiri_agent.design.plan_nodes import iter_nodes
-from keiri_agent.ui.design.check import PlanCheck
+from keiri_agent.ui.design.check import PlanCheck, issue_text
 
 __all__ = ["missing_summary", "render_generation", "render_missing", "render_turns"]
 
@@ -47,7 +47,7 @@ def render_generation(result: GeneratedPlan) -> None:
                 verdict = f"出力の形式エラー: {attempt.output_error}"
             lines = [f"**試行 {attempt.number}**: {verdict}（{attempt.duration_ms:.0f} ms）"]
             lines += [f"- 前回からの変更 {change.describe()}" for change in attempt.diff]
-            lines += [f"- {issue.describe()}" for issue in attempt.errors]
+            lines += [f"- {issue_text(issue)}" for issue in attempt.errors]
             st.markdown("\n".join(lines))
         if result.run_log:
             st.caption(f"生成ログ: `{result.run_log}`")

@@ -32,10 +32,11 @@ from keiri_agent.workspace import confine
 __all__ = ["DOCUMENT_TYPES", "MODE_LABELS", "Documents", "documents_input", "templates_input"]
 
 DOCUMENT_TYPES = ["txt", "md", "pdf", "docx", "xlsx"]
+# The ways to use the templates (``design.engine.APPLY_MODES``), as the page offers them.
 MODE_LABELS = {
-    "hint": "hint（テンプレートを手本として LLM が生成）",
-    "compose": "compose（テンプレートを合成。LLM 不要）",
-    "llm-only": "llm-only（テンプレートを使わず LLM が生成）",
+    "hint": "テンプレートを手本に AI が作る",
+    "compose": "テンプレートを組み合わせる（AI を使わない）",
+    "llm-only": "テンプレートを使わずに AI が作る",
 }
 
 

@@ -198,7 +198,7 @@ def _editor(registry: BlockRegistry, settings: Settings) -> None:
         render_graph(text, errors)
     if check is not None:
         st.subheader("検証/ドライランの結果")
-        render_check(check, text)
+        render_check(check, text, registry)
 
 
 def _conflicts(chat: DesignChat, registry: BlockRegistry, settings: Settings) -> None:
@@ -308,7 +308,8 @@ def render() -> None:
                 render_candidates(found, registry)
     needs_llm = mode != "compose"
     if problem is not None and needs_llm:
-        st.warning(problem + "\n\nLLM なしでも「compose」でテンプレートを合成できます。", icon="⚠️")
+        without = MODE_LABELS["compose"]
+        st.warning(problem + f"\n\nLLM なしでも「{without}」なら Plan を作れます。", icon="⚠️")
     if st.button(
         "自動生成",
         key=session_state.page_key(PAGE, "generate"),
