@@ -18,7 +18,11 @@ Place names that are surnames too (石川, 長野) come in documents of their ow
 (``make_place_docs``, ``--place-documents``): the places among the look-alikes (``place``), the
 people of those names among the names (``person``); the first ``--documents`` are as before.
 
-    python benchmarks/pii.py            # --documents 60 --rows 10 --seed 37 --place-documents 24
+Forms with the numbers of 運転免許証 and 健康保険証 come in documents of their own too
+(``make_card_docs``, ``--card-documents``): the numbers as ``id_card``, and beside them a 受付番号
+with a マイナンバー's check digit, the insurer's 保険者番号 and a 未定 under 担当者 as look-alikes.
+
+    python benchmarks/pii.py   # --documents 60 --rows 10 --seed 37 --place-documents 24 --card-documents 24
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from benchmarks.pii_corpus import Doc, make_corpus, make_place_docs
+from benchmarks.pii_corpus import Doc, make_card_docs, make_corpus, make_place_docs
 
 Spans = list[tuple[int, int]]
 
@@ -43,6 +47,7 @@ KINDS = [
     "address",
     "birth_date",
     "employee_id",
+    "id_card",
     "person",
 ]
 IDENTIFIERS = [k for k in KINDS if k != "person"]
@@ -156,9 +161,11 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=10)
     parser.add_argument("--seed", type=int, default=37)
     parser.add_argument("--place-documents", type=int, default=24)
+    parser.add_argument("--card-documents", type=int, default=24)
     args = parser.parse_args()
     docs = make_corpus(args.seed, args.documents, args.rows)
     docs += make_place_docs(args.seed, args.place_documents)
+    docs += make_card_docs(args.seed, args.card_documents)
     results = {
         "keiri_agent": evaluate(docs, keiri_detector()),
         "presidio (patterns)": evaluate(docs, presidio_detector()),

@@ -10,15 +10,19 @@ registration numbers T+13 digits, phone-shaped product codes, company names that
 surname, place names). :func:`make_place_docs` adds documents about places whose names are
 surnames too (石川, 長野, 福井): in a list, a column or down the page about places they are
 look-alikes (``place``) that must stay, beside a word about people they are people.
+:func:`make_card_docs` adds forms with the numbers of 運転免許証 and 健康保険証 (``id_card``), and
+beside them a 受付番号 or 会員番号 with a マイナンバー's check digit, the insurer's 保険者番号 and a
+未定 under a person's label, which must stay.
 Deterministic for a seed; nothing is read from outside.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-__all__ = ["Doc", "make_corpus", "make_place_docs"]
+__all__ = ["Doc", "make_card_docs", "make_corpus", "make_place_docs"]
 
 SURNAMES = [
     "佐藤", "鈴木", "高橋", "田中", "伊藤", "渡辺", "山本", "中村", "小林", "加藤",
@@ -364,12 +368,64 @@ def _places(m: Maker, doc: Doc) -> None:
         doc.add("\n")
 
 
-def make_place_docs(seed: int = 37, documents: int = 24) -> list[Doc]:
-    """``documents`` documents about places that are surnames too, with people of those names."""
+def _docs(seed: int, documents: int, prefix: str, shape: Callable[[Maker, Doc], None]) -> list[Doc]:
     maker = Maker(seed)
     docs: list[Doc] = []
     for number in range(documents):
-        doc = Doc(name=f"place{number:03d}")
-        _places(maker, doc)
+        doc = Doc(name=f"{prefix}{number:03d}")
+        shape(maker, doc)
         docs.append(doc)
     return docs
+
+
+def make_place_docs(seed: int = 37, documents: int = 24) -> list[Doc]:
+    """``documents`` documents about places that are surnames too, with people of those names."""
+    return _docs(seed, documents, "place", _places)
+
+
+def _licence(m: Maker) -> str:
+    value = m.digits(12)
+    return m.r.choice([value, f"{value[:4]} {value[4:8]} {value[8:]}", f"{value[:2]}-{value[2:]}"])
+
+
+def _cards(m: Maker, doc: Doc) -> None:
+    """A 人事 form with the numbers of a 運転免許証 and a 健康保険証 (記号・番号, 被保険者番号),
+    a business number after its label that has a マイナンバー's check digit (受付番号, 会員番号),
+    the insurer's number (保険者番号, no person's) and a form's 未定 under a person's label."""
+    doc.add("資格取得届\n氏名: ")
+    doc.pii(m.name(), "person")
+    doc.add(m.r.choice(["\n運転免許証番号: ", "\n免許証番号 ", "\n運転免許証 "]))
+    written = m.r.choice(["", "第"])  # 第123456789012号: the number is the digits
+    doc.add(written)
+    doc.pii(_licence(m), "id_card")
+    doc.add("号" if written else "")
+    symbol, number = m.digits(m.r.choice([4, 5, 8])), m.digits(m.r.randint(3, 6))
+    form = m.r.randrange(3)
+    if form == 0:
+        doc.add("\n健康保険証 記号 ")
+        doc.pii(symbol, "id_card")
+        doc.add(" 番号 ")
+        doc.pii(number, "id_card")
+    elif form == 1:
+        doc.add("\n被保険者証の記号・番号: ")
+        doc.pii(symbol, "id_card")
+        doc.add("・")
+        doc.pii(number, "id_card")
+    else:
+        doc.add("\n被保険者番号 ")
+        doc.pii(symbol + number, "id_card")
+    doc.add("\n保険者番号 ")
+    doc.keep(m.digits(8), "insurer_number")
+    doc.add(m.r.choice(["\n受付番号: ", "\n会員番号\n", "\nお客様番号 "]))
+    doc.keep(m.my_number(), "business_number")  # a マイナンバー's check digit, by chance
+    doc.add(m.r.choice(["\n担当者: ", "\n承認者\n"]))
+    doc.keep(m.r.choice(["未定", "同上", "空欄", "なし"]), "no_one")
+    doc.add("\n提出日: ")
+    doc.keep(m.date(), "date")
+    doc.add("\n")
+
+
+def make_card_docs(seed: int = 37, documents: int = 24) -> list[Doc]:
+    """``documents`` forms with the numbers of licences and insurance cards, and the numbers
+    and words beside them that are no one's (受付番号, 保険者番号, 未定)."""
+    return _docs(seed, documents, "card", _cards)

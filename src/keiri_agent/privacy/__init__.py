@@ -17,7 +17,7 @@ from keiri_agent.privacy.detect import find_personal
 from keiri_agent.privacy.headers import header_kind
 from keiri_agent.privacy.kinds import LABELS, PersonalKind, Span, masking_status
 from keiri_agent.privacy.logmask import LogMask, mask_log_line
-from keiri_agent.privacy.ours import Ours, compose, fill, mask_theirs, split_ours
+from keiri_agent.privacy.ours import Ours, compose, fill, join, mask_theirs, split_ours
 from keiri_agent.privacy.scope import current_vault, job_scope, learn_tables
 from keiri_agent.privacy.structured import mask_json_text, mask_structured
 from keiri_agent.privacy.vault import Masked, Vault
@@ -36,6 +36,7 @@ __all__ = [
     "find_personal",
     "header_kind",
     "job_scope",
+    "join",
     "learn_tables",
     "mask_json_text",
     "mask_log_line",

@@ -4,14 +4,17 @@ names by Sudachi; overlapping finds resolved to one span each.
 Where finds overlap, the longer one wins (a postal code with its address over the postal code
 alone), and of two equally long the structured identifier wins over a name. A number inside a
 table cell under a header that names something else (金額, 注文番号, 法人番号, 品番), in a table
-with a personal column or without, is not taken for an identifier, and a company payer as banks print it (ｶ)ｱｵﾊﾞｼﾖｳｼﾞ) for a name.
+with a personal column or without, or after a label naming a business number (受付番号), is not
+taken for an identifier, nor are its digits where the text repeats them; and a company payer as banks print it (ｶ)ｱｵﾊﾞｼﾖｳｼﾞ) for a name.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from keiri_agent.bank_words import without_bank_words
 from keiri_agent.privacy.headers import (
@@ -26,7 +29,15 @@ from keiri_agent.privacy.names import find_names
 from keiri_agent.privacy.patterns import AT_IN_HIDING, find_identifiers
 from keiri_agent.privacy.places import place_spans
 
-__all__ = ["find_personal", "maybe_personal", "resolve"]
+__all__ = [
+    "NUMBER_KINDS",
+    "Found",
+    "detect",
+    "digits_of",
+    "find_personal",
+    "maybe_personal",
+    "resolve",
+]
 
 # What every find but a name needs somewhere in the text (patterns.py and headers.py): a digit
 # run that could start a phone number or hold 12 digits, an at sign (or one hidden: (at), ★),
@@ -69,9 +80,18 @@ _ASCII_ALPHA = re.compile("[A-Za-z]")
 _PRIORITY = {kind: rank for rank, kind in enumerate(PersonalKind)}  # earlier = stronger
 # Identifiers that are numbers alone, which a cell under 金額, 注文番号, 法人番号 or 品番 is not
 # (an e-mail address or an address there is still one).
-_NUMBERS = frozenset(
+NUMBER_KINDS = _NUMBERS = frozenset(
     (PersonalKind.MY_NUMBER, PersonalKind.CARD, PersonalKind.PHONE, PersonalKind.ACCOUNT)
 )
+
+
+@dataclass(frozen=True)
+class Found:
+    """What :func:`detect` finds in a text: its personal data, and the digits of the numbers it
+    gives as business numbers (in a 会員番号 column, after 受付番号), which a job keeps as such."""
+
+    spans: list[Span]
+    business: frozenset[str] = frozenset()
 
 
 def resolve(spans: Iterable[Span]) -> list[Span]:
@@ -90,6 +110,10 @@ def resolve(spans: Iterable[Span]) -> list[Span]:
         starts.insert(at, span.start)
         taken.insert(at, span)
     return taken
+
+
+def digits_of(text: str) -> str:
+    return "".join(ch for ch in unicodedata.normalize("NFKC", text) if ch.isdigit())
 
 
 def _inside(span: Span, ranges: list[tuple[int, int]]) -> bool:
@@ -124,11 +148,24 @@ def maybe_personal(text: str) -> bool:
 def find_personal(text: str, *, names: bool = True) -> list[Span]:
     """The personal data in ``text``; ``names=False`` skips Sudachi (labelled and tabled names
     are still found)."""
+    return detect(text, names=names).spans
+
+
+def detect(text: str, *, names: bool = True) -> Found:
+    """:func:`find_personal`'s spans, and the digits of the business numbers of ``text``."""
     if not text or (not names and not maybe_personal(text)):
-        return []
+        return Found([])
     tables = table_spans(text)
+    # a number the text gives as a business number (in a 会員番号 column, after 受付番号) is that
+    # number wherever else the text repeats it (a column's examples: 例:1234 5678 9018/...)
+    named = frozenset(digits_of(text[start:end]) for start, end in tables.neutral) - {""}
     found = [
-        s for s in find_identifiers(text) if not (s.kind in _NUMBERS and _inside(s, tables.neutral))
+        s
+        for s in find_identifiers(text)
+        if not (
+            s.kind in _NUMBERS
+            and (_inside(s, tables.neutral) or digits_of(text[s.start : s.end]) in named)
+        )
     ]
     found.extend(labelled_spans(text))
     found.extend(tables.personal)
@@ -143,4 +180,4 @@ def find_personal(text: str, *, names: bool = True) -> list[Span]:
         found.extend(
             s for s in find_names(text) if not _inside(s, outside) and not _placed(text, s, places)
         )
-    return resolve(found)
+    return Found(resolve(found), named)

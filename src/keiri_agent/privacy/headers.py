@@ -6,7 +6,10 @@ header rule works on text too: in lines cut by ``|``, tabs or commas, the cells 
 personal header are personal whatever they look like, and the cells under a header that names
 something else (金額, 注文番号, 法人番号...) are never taken for a number that identifies. A
 label on its own line over one item a line (``担当者一覧``, ``支店一覧``: ``privacy.page_lists``)
-is that column's header. Records held as data (JSON objects, a tool call's arguments) are read
+is that column's header. A label that names a number (受付番号, 会員番号, お客様ID) says what the
+number after it, below it or in its column is: one naming no personal kind names a business
+number, never taken for a マイナンバー or a card however its digits check (:func:`names_business_number`).
+Records held as data (JSON objects, a tool call's arguments) are read
 key by key with :func:`header_kind` and :func:`non_personal_header` by ``privacy.structured``.
 """
 
@@ -17,10 +20,10 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from keiri_agent.privacy.kana_names import known_as_name
+from keiri_agent.privacy.kana_names import known_as_name, names_no_one
 from keiri_agent.privacy.kinds import PersonalKind, Span
 from keiri_agent.privacy.page_lists import page_lists
-from keiri_agent.privacy.patterns import ID_CARD_WORDS
+from keiri_agent.privacy.patterns import ID_CARD_WORDS, NUMBER_KIND_WORDS
 from keiri_agent.privacy.places import is_place, speaks_of_places
 
 __all__ = [
@@ -31,8 +34,10 @@ __all__ = [
     "ROMAJI_NAME",
     "TextTables",
     "header_kind",
+    "holds_no_one",
     "labelled_spans",
     "looks_like_company",
+    "names_business_number",
     "non_personal_header",
     "table_spans",
 ]
@@ -248,7 +253,27 @@ def _measure(name: str) -> bool:
 def non_personal_header(header: str) -> bool:
     """Whether a column headed ``header`` holds amounts, dates or business numbers."""
     name = _normal(header)
-    return header_kind(header) is None and any(word in name for word in _NEUTRAL_HEADERS)
+    return header_kind(header) is None and (
+        any(word in name for word in _NEUTRAL_HEADERS) or names_business_number(header)
+    )
+
+
+# What a label naming a number ends in (受付番号, 会員No., お客様ID, 予約コード, 整理#), normalized.
+# 番号 or ID alone names no number in particular (a マイナンバー under "番号" is one).
+_NUMBER_TAIL = re.compile(r"(?<=.)(?:番号|ナンバー|no\.?|№|id|コード|#)$")
+_NUMBER_WORDS = tuple(_normal(word) for word in NUMBER_KIND_WORDS)
+
+
+def names_business_number(label: str) -> bool:
+    """Whether ``label`` names a number that is no person's identifier: it ends as a number's
+    label does (番号, No., ID, コード) and names none of the personal kinds (電話番号, 口座番号,
+    社員番号, カード会員番号, 被保険者番号 do): 受付番号, 会員番号, 注文番号, お客様番号, 予約番号."""
+    name = _normal(label).rstrip(":：=")
+    return (
+        _NUMBER_TAIL.search(name) is not None
+        and header_kind(name) is None
+        and not any(word in name for word in _NUMBER_WORDS)
+    )
 
 
 def looks_like_company(value: str) -> bool:
@@ -288,6 +313,7 @@ def _value_fits(kind: PersonalKind, value: str) -> bool:
             bool(_JAPANESE.search(value) or re.fullmatch(ROMAJI_NAME, value))
             and not any(ch.isdigit() for ch in value)
             and not looks_like_company(value)
+            and not names_no_one(value)  # 担当者：未定 names no one yet
         )
     digits = sum(ch.isdigit() for ch in value)
     if kind in (PersonalKind.PHONE, PersonalKind.ACCOUNT, PersonalKind.MY_NUMBER):
@@ -301,6 +327,11 @@ def _value_fits(kind: PersonalKind, value: str) -> bool:
     if kind is PersonalKind.EMAIL:
         return "@" in value or "＠" in value
     return digits > 0 or bool(_JAPANESE.search(value))
+
+
+def holds_no_one(kind: PersonalKind, value: str) -> bool:
+    """Whether a cell under a person's header names no one (未定, 同上, 空欄: ``names_no_one``)."""
+    return kind is PersonalKind.PERSON and names_no_one(_HONORIFIC_TAIL.sub("", value.strip()))
 
 
 def labelled_spans(text: str) -> Iterator[Span]:
@@ -380,17 +411,27 @@ def _places_header(label: str) -> bool:
 
 
 def _column_label(label: str) -> bool:
-    """Whether a line heads a column written down the page: a personal header or one about
-    places (``privacy.page_lists``)."""
-    return header_kind(label) is not None or _places_header(label)
+    """Whether a line heads a column written down the page: a personal header, one about
+    places or one naming a business number (``privacy.page_lists``)."""
+    return header_kind(label) is not None or _places_header(label) or names_business_number(label)
+
+
+def _line_end(text: str, at: int) -> int:
+    end = text.find("\n", at)
+    return len(text) if end < 0 else end
 
 
 def _page_columns(text: str, found: TextTables) -> None:
     """The items of lists down the page under a personal label (担当者一覧, 電話) as that
-    kind, and under a label about places (支店一覧, 営業所:) as places, unless one of them is
-    a person's name and no place (支店一覧 over 石川 and 佐藤: people listed by branch)."""
+    kind, under a label naming a business number (受付番号) as neutral, and under a label about
+    places (支店一覧, 営業所:) as places, unless one of them is a person's name and no place
+    (支店一覧 over 石川 and 佐藤: people listed by branch)."""
     for listed in page_lists(text, _column_label):
         kind = header_kind(listed.label)
+        if kind is None and names_business_number(listed.label):
+            # the whole line: a number in groups (1234 5678 9018) is one cell, not figures after one
+            found.neutral.extend((start, _line_end(text, start)) for start, _ in listed.items)
+            continue
         if kind is not None:
             for start, end in listed.items:
                 value = text[start:end]
@@ -406,11 +447,29 @@ def _page_columns(text: str, found: TextTables) -> None:
         found.places.extend(item for item, place in zip(listed.items, places, strict=True) if place)
 
 
+# A number right after a label that names it (受付番号：1234-5678-9018, 会員番号 123456789018).
+_NAMED_NUMBER = re.compile(
+    r"(?P<label>[^\s:：=、。,，|｜\t「」()（）\[\]0-9０-９]{1,12}?"
+    r"(?:番号|ナンバー|No\.?|NO\.?|№|ID|ＩＤ|コード|#|＃))"
+    r"[ 　]*[:：=]?[ 　]*(?:第[ 　]*)?"
+    r"(?P<value>[0-9０-９](?:(?:[-‐－ー]|[ 　]{1,2})?[0-9０-９])*)"
+)
+
+
+def _named_numbers(text: str, found: TextTables) -> None:
+    """Numbers right after a label naming a business number, as neutral."""
+    for match in _NAMED_NUMBER.finditer(text):
+        if names_business_number(match.group("label")):
+            found.neutral.append(match.span("value"))
+
+
 def table_spans(text: str) -> TextTables:
     """Cells of table text under personal, neutral and place headers: delimited lines, and
-    columns written down the page (``privacy.page_lists``)."""
+    columns written down the page (``privacy.page_lists``); and numbers right after a label
+    naming a business number."""
     found = TextTables([], [])
     _page_columns(text, found)
+    _named_numbers(text, found)
     if "|" not in text and "\t" not in text and "," not in text:
         return found
     columns: dict[int, PersonalKind] | None = None
@@ -425,7 +484,7 @@ def table_spans(text: str) -> TextTables:
                 if not any(ch.isalnum() for ch in line[start:end]):
                     continue  # empty, or a Markdown rule (|---|) under the header
                 kind = columns.get(index)
-                if kind is not None:
+                if kind is not None and not holds_no_one(kind, line[start:end]):
                     found.personal.append(Span(offset + start, offset + end, kind))
                 elif index in neutral:
                     found.neutral.append((offset + start, offset + end))

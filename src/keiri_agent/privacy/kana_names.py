@@ -12,11 +12,12 @@ uses these beside an honorific and across the cells of a row (:func:`split_over_
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from typing import Any
 
-from keiri_agent.sudachi import TO_HIRAGANA, TO_KATAKANA, open_dictionary
+from keiri_agent.sudachi import TO_HIRAGANA, TO_KATAKANA, open_dictionary, thread_tokenizer
 
 __all__ = [
     "CELL_BREAKS",
@@ -28,6 +29,7 @@ __all__ = [
     "kana_full_names",
     "kana_name_alone",
     "known_as_name",
+    "names_no_one",
     "native_in_katakana",
     "rare_katakana_word",
     "split_over_cells",
@@ -48,6 +50,43 @@ def known_as_name(surface: str, parts: tuple[str, ...] = ("姓", "名")) -> bool
     return any(
         _name_part(m.part_of_speech(), parts) for w in spellings for m in dictionary.lookup(w)
     )
+
+
+# What a word under a person's label may be when it names no one: a common noun (未定, 同上),
+# an adverb (特に), a suffix (確認中's 中), a symbol or a space; a proper noun, a verb or an
+# auxiliary (ひまり read ひま + り) is not such a word.
+_NO_ONE_POS = frozenset({"名詞", "副詞", "接尾辞", "接頭辞", "補助記号", "空白"})
+_ANY_NAME = ("姓", "名", "一般")  # 人名's parts: a surname, a given name, a foreign name
+_KANJI = re.compile("[一-龥々]")
+
+
+@functools.lru_cache(maxsize=4096)
+def names_no_one(value: str) -> bool:
+    """Whether ``value``, written where a person's name is asked for (担当者：未定), names no
+    one: every word of it is one the dictionary knows as a common word (未定, なし, 同上, 空欄,
+    調整中, 後日決定, 該当なし, 経理部) and none of them is known as a name in either kana (林, 誠,
+    さくら, ジョン are), nor a proper noun (春日部), nor a word in katakana written as names are
+    (ソラ, ミナト: :func:`native_in_katakana`, :func:`rare_katakana_word`). A word the dictionary
+    does not know names someone, as a rare name is the likelier reading."""
+    if KANA.search(value) is None and _KANJI.search(value) is None:
+        return False
+    for morpheme in thread_tokenizer().tokenize(value):
+        pos = morpheme.part_of_speech()
+        surface = morpheme.surface()
+        if pos[0] in ("補助記号", "空白"):
+            continue
+        if pos[0] == "接尾辞" and not morpheme.is_oov():
+            continue  # 確認中's 中 is no surname
+        if (
+            morpheme.is_oov()
+            or pos[0] not in _NO_ONE_POS
+            or pos[1] == "固有名詞"
+            or known_as_name(surface, _ANY_NAME)
+            or native_in_katakana(surface)
+            or rare_katakana_word(surface)
+        ):
+            return False
+    return True
 
 
 def kana_name_alone(surface: str) -> bool:

@@ -13,7 +13,10 @@ passport or a residence card are 個人識別符号 whatever they look like: mas
 A 社員番号 is no 個人識別符号 by itself, but the company holds the register that ties it to one
 employee (容易照合性), so for the company it is personal data: it is masked where its label or
 column says what it is. Customer and supplier codes stay: in accounting they mostly name
-companies.
+companies; so do the numbers a business gives (受付番号, 会員番号, お客様番号, 予約番号), whatever
+their digits (a 12-digit one may carry a マイナンバー's check digit): their label says what they are.
+An account number (口座番号) is masked: a person's is personal data, and its digits cannot tell it
+from a company's.
 """
 
 from __future__ import annotations

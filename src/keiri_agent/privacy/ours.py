@@ -23,10 +23,10 @@ import hashlib
 import string
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-__all__ = ["MAX_REMEMBERED", "Ours", "compose", "fill", "mask_theirs", "split_ours"]
+__all__ = ["MAX_REMEMBERED", "Ours", "compose", "fill", "join", "mask_theirs", "split_ours"]
 
 MAX_REMEMBERED = 4096  # composed texts whose own pieces are remembered (oldest forgotten)
 
@@ -120,6 +120,17 @@ def fill(
         text = format(value, spec or "")
         pieces.append(Ours(text) if field in ours else text)
     return compose(*pieces)
+
+
+def join(separator: str, pieces: Iterable[str | Ours]) -> str:
+    """``separator.join(pieces)`` with the separator the product's (a ``str`` piece keeps the
+    marks it was composed with: ``"\\n\\n".join`` would lose them)."""
+    parts: list[str | Ours] = []
+    for piece in pieces:
+        if parts and separator:
+            parts.append(Ours(separator))
+        parts.append(piece)
+    return compose(*parts)
 
 
 def split_ours(text: str) -> list[tuple[str, bool]]:

@@ -19,7 +19,13 @@ from collections.abc import Iterator
 
 from keiri_agent.privacy.kinds import PersonalKind, Span
 
-__all__ = ["AT_IN_HIDING", "ID_CARD_WORDS", "NON_PERSONAL_LABELS", "find_identifiers"]
+__all__ = [
+    "AT_IN_HIDING",
+    "ID_CARD_WORDS",
+    "NON_PERSONAL_LABELS",
+    "NUMBER_KIND_WORDS",
+    "find_identifiers",
+]
 
 D = "[0-9０-９]"
 HY = "[-‐‑‒–—―−－ー]"
@@ -83,13 +89,16 @@ _POSITIVE: dict[PersonalKind, tuple[str, ...]] = {
     PersonalKind.PHONE: ("電話", "TEL", "Tel", "tel", "ＴＥＬ", "携帯", "連絡先", "FAX", "Fax"),
     PersonalKind.ACCOUNT: ("口座", "普通", "当座", "貯蓄"),
 }
+# Every word above: a label holding one names an identifier's number (カード会員番号, 電話番号).
+NUMBER_KIND_WORDS = tuple(word for words in _POSITIVE.values() for word in words)
 
 # Between the groups of a card or マイナンバー: one hyphen, or one or two spaces (text taken
 # from a PDF often has two); the same between every group.
 GROUP_SEP = f"(?:{HY}|[ 　]{{1,2}})"
 _MY_NUMBER = re.compile(f"{_BEFORE}{D}{{4}}({GROUP_SEP}?){D}{{4}}\\1{D}{{4}}{_AFTER}")
+# A card number in its issuer's groups: 4-4-4-1..4, 4-4-4-4-1..3 (up to 19 digits), 4-6-4/5.
 _CARD = re.compile(
-    f"{_BEFORE}(?:{D}{{4}}({GROUP_SEP}?){D}{{4}}\\1{D}{{4}}\\1{D}{{1,4}}"
+    f"{_BEFORE}(?:{D}{{4}}({GROUP_SEP}?){D}{{4}}\\1{D}{{4}}\\1(?:{D}{{4}}\\1{D}{{1,3}}|{D}{{1,4}})"
     f"|{D}{{4}}({GROUP_SEP}?){D}{{6}}\\2{D}{{4,5}}|{D}{{14,19}}){_AFTER}"
 )
 # A phone number may follow its label with no space (TEL03-..., TEL.03-..., FAX.06-...).
@@ -225,8 +234,10 @@ _BRANCH = re.compile(
 
 
 # Card numbers are 14 (Diners) to 19 digits; 13-digit Visa numbers are no longer issued, and 13
-# digits are a 法人番号 or a JAN code far more often (4901234567894 may pass Luhn by chance).
+# digits are a 法人番号 or a JAN code far more often (4901234567894 may pass Luhn by chance),
+# unless written in a card's groups (4111 1111 1111 1), which neither is.
 CARD_DIGITS = (14, 19)
+GROUPED_CARD_DIGITS = 13
 
 
 def _digits(text: str) -> list[int]:
@@ -300,16 +311,40 @@ def _has_label(text: str, start: int, kind: PersonalKind) -> bool:
     return found is not None and found[0] in _POSITIVE.get(kind, ())
 
 
+_DIGIT_CHARS = "0123456789０１２３４５６７８９"
+_GOES_ON = _DIGIT_CHARS + "…"
+
+
+def _read_on(text: str, start: int, end: int, separator: str) -> bool:
+    """Whether the groups of a number matched from ``start`` to ``end`` go on beyond it
+    (``4111 1111 1111 1``, ``4111 1111 1111 1111``: a digit, then the same separator, before
+    it, or the separator then a digit or a cut's ``…`` after it): the groups are one longer
+    number, read whole or not at all."""
+    if not separator:
+        return False
+    before = start - len(separator)
+    if before > 0 and text[before:start] == separator and text[before - 1] in _DIGIT_CHARS:
+        return True
+    after = end + len(separator)
+    # a group cut short where a preview cut the number (4716-3597-0220-…) goes on too
+    return text[end:after] == separator and after < len(text) and text[after] in _GOES_ON
+
+
 def _numbers(text: str) -> Iterator[Span]:
     for match in _MY_NUMBER.finditer(text):
-        if my_number_valid(_digits(match.group())) and not _named_otherwise(
-            text, match.start(), PersonalKind.MY_NUMBER
+        if (
+            my_number_valid(_digits(match.group()))
+            and not _read_on(text, match.start(), match.end(), match.group(1))
+            and not _named_otherwise(text, match.start(), PersonalKind.MY_NUMBER)
         ):
             yield Span(match.start(), match.end(), PersonalKind.MY_NUMBER)
     for match in _CARD.finditer(text):
         digits = _digits(match.group())
+        separator = match.group(1) or match.group(2) or ""
+        shortest = GROUPED_CARD_DIGITS if separator else CARD_DIGITS[0]
         if (
-            CARD_DIGITS[0] <= len(digits) <= CARD_DIGITS[1]
+            shortest <= len(digits) <= CARD_DIGITS[1]
+            and not _read_on(text, match.start(), match.end(), separator)
             and luhn_valid(digits)
             and _card_issuer(digits)
             and not _named_otherwise(text, match.start(), PersonalKind.CARD)

@@ -28,7 +28,12 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from keiri_agent.privacy.headers import MAX_LABELLED_CHARS, header_kind, non_personal_header
+from keiri_agent.privacy.headers import (
+    MAX_LABELLED_CHARS,
+    header_kind,
+    holds_no_one,
+    non_personal_header,
+)
 from keiri_agent.privacy.kinds import PersonalKind
 from keiri_agent.privacy.vault import MIN_KNOWN_CHARS, Vault, placeholder_pattern
 
@@ -72,6 +77,7 @@ def _labelled(vault: Vault, key: str | None, value: str, counts: Counter[str]) -
         or _PLACEHOLDER.fullmatch(stripped)
         or (kind in _NUMBERED and not _DIGIT.search(stripped))
         or (kind is PersonalKind.EMAIL and not _AT.search(stripped))
+        or holds_no_one(kind, stripped)  # "担当者": "未定"
     ):
         return _text(vault, value, counts)
     counts[kind.value] += 1

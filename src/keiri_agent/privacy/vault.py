@@ -7,7 +7,10 @@ life (one plan run, one analysis turn, one help-desk question, one server task: 
 ``privacy.scope``), whatever its spacing or width (``長谷川 美咲`` and ``長谷川　美咲`` are one
 person); a value once masked is masked wherever it occurs again, even where nothing around it
 says what it is. Tables given to :meth:`learn_table` teach the vault the cells of their
-personal columns (by header) before any text is sent.
+personal columns (by header) before any text is sent. A number a text gives as a business
+number (in a 会員番号 column, after 受付番号) stays one for the job: where a later text shows it
+without its label (a printed table cut above its header), it is not taken for a マイナンバー or a
+card, unless the job knows it as personal already.
 
 The mapping never leaves the vault: nothing here writes it, logs it or returns it whole.
 Listeners (the run's log redactor) are told each value as it is learnt, so that the logs of
@@ -24,8 +27,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from keiri_agent.privacy.detect import find_personal, resolve
-from keiri_agent.privacy.headers import header_kind
+from keiri_agent.privacy.detect import NUMBER_KINDS, Found, detect, digits_of, resolve
+from keiri_agent.privacy.headers import header_kind, holds_no_one
 from keiri_agent.privacy.kinds import LABELS, PersonalKind, Span
 from keiri_agent.privacy.known import MIN_KNOWN_CHARS, KnownValues
 
@@ -41,6 +44,8 @@ __all__ = [
 MAX_LEARNED_CELLS = 200_000  # distinct cells one table teaches (a ledger's name column fits)
 MAX_CACHED_TEXTS = 256  # texts whose detection is remembered (a conversation is re-sent whole)
 MAX_CACHED_CHARS = 200_000  # texts longer than this are not remembered
+MAX_BUSINESS_NUMBERS = 100_000  # business numbers a job remembers (beyond, none is added)
+MIN_BUSINESS_DIGITS = 10  # shorter numbers (amounts, counts) are no identifier's look-alike
 OPEN, CLOSE = "〔", "〕"
 
 _BY_LABEL = {label: kind for kind, label in LABELS.items()}
@@ -89,7 +94,8 @@ class Vault:
         self._numbers: Counter[PersonalKind] = Counter()
         self._spellings = KnownValues()  # every spelling seen → kind, found again in texts
         self._listeners: list[Listener] = []
-        self._cache: OrderedDict[str, list[Span]] = OrderedDict()
+        self._cache: OrderedDict[str, Found] = OrderedDict()
+        self._business: set[str] = set()  # digits of the numbers given as business numbers
 
     # --- what the vault knows -----------------------------------------------------------------
 
@@ -134,7 +140,11 @@ class Vault:
         learnt = 0
         new: list[tuple[PersonalKind, str]] = []
         for kind, values in _personal_cells(table):
-            cells = [text for v in values if len(text := str(v).strip()) >= MIN_KNOWN_CHARS]
+            cells = [
+                text
+                for v in values
+                if len(text := str(v).strip()) >= MIN_KNOWN_CHARS and not holds_no_one(kind, text)
+            ]
             cells = cells[: MAX_LEARNED_CELLS - learnt]
             known = self._spellings  # a spelling seen before has its placeholder already
             with self._lock:  # once per column, not once per cell
@@ -167,19 +177,35 @@ class Vault:
     # --- masking and restoring ----------------------------------------------------------------
 
     def _detected(self, text: str, names: bool) -> list[Span]:
+        found = self._found(text, names)
+        business = [d for d in found.business if len(d) >= MIN_BUSINESS_DIGITS]
+        with self._lock:
+            if business and len(self._business) < MAX_BUSINESS_NUMBERS:
+                self._business.update(business)
+            if not self._business:
+                return found.spans
+            return [
+                s
+                for s in found.spans
+                if s.kind not in NUMBER_KINDS
+                or text[s.start : s.end] in self._spellings
+                or digits_of(text[s.start : s.end]) not in self._business
+            ]
+
+    def _found(self, text: str, names: bool) -> Found:
         if len(text) > MAX_CACHED_CHARS or not names:
-            return find_personal(text, names=names)
+            return detect(text, names=names)
         with self._lock:
             cached = self._cache.get(text)
             if cached is not None:
                 self._cache.move_to_end(text)
                 return cached
-        spans = find_personal(text, names=names)
+        found = detect(text, names=names)
         with self._lock:
-            self._cache[text] = spans
+            self._cache[text] = found
             while len(self._cache) > MAX_CACHED_TEXTS:
                 self._cache.popitem(last=False)
-        return spans
+        return found
 
     def spans(self, text: str, *, names: bool = True, detect: bool = True) -> list[Span]:
         """The personal data in ``text``: what detection finds (``detect``; names with Sudachi

@@ -4,7 +4,9 @@ Each builder returns the message list for one structured-output call. Tables ent
 as ``DataFrameInfo`` text. Execution results are shown newest first within a budget: the latest
 ``RECENT_IN_DETAIL`` runs with their (cut) output, errors and files, older runs as one line
 each, and the oldest dropped with a count once the budget is spent, so every prompt stays under
-``PROMPT_BUDGET_CHARS`` however long the session gets (tables of a few columns assumed).
+``PROMPT_BUDGET_CHARS`` however long the session gets (tables of a few columns assumed). The
+prompts' text is marked the product's own (``privacy.ours``): the wire masks only the tables, the
+conversation, the code and what it printed.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from keiri_agent.agents.analysis.dfinfo import DataFrameInfo
 from keiri_agent.agents.analysis.models import MAX_LOOPS, ExecutionResult
+from keiri_agent.privacy import Ours, compose, fill, join
 
 __all__ = [
     "PROMPT_BUDGET_CHARS",
@@ -37,7 +40,7 @@ ALLOWED_LIBRARIES = "pandas, numpy, sklearn, matplotlib, seaborn"
 
 
 def _tables(infos: Sequence[DataFrameInfo]) -> str:
-    return "\n\n".join(info.to_prompt() for info in infos) or "（データなし）"
+    return join("\n\n", (info.to_prompt() for info in infos)) or compose(Ours("（データなし）"))
 
 
 def _history(history: Sequence[BaseMessage]) -> list[BaseMessage]:
@@ -62,24 +65,41 @@ def _summary(number: int, result: ExecutionResult) -> str:
         what += " → エラー: " + result.error.strip().splitlines()[0]
     elif result.outputs:
         what += " → " + ", ".join(o.file_name for o in result.outputs)
-    line = f"- 実行 {number}（{status}）: {what}"
-    return line if len(line) <= MAX_SUMMARY_CHARS else line[:MAX_SUMMARY_CHARS] + "…"
+    room = MAX_SUMMARY_CHARS - len(head := f"- 実行 {number}（{status}）: ")
+    return compose(Ours(head), what if len(what) <= room else what[: max(room, 0)] + "…")
+
+
+def _fenced(title: str, text: str, language: str = "") -> str:
+    """``text`` in a code fence under ``title``, the fence and the title the product's."""
+    return compose(Ours(f"{title}:\n```{language}\n"), text, Ours("\n```"))
 
 
 def _detail(number: int, result: ExecutionResult, *, with_code: bool) -> str:
     status = "成功" if result.success else "失敗"
-    lines = [f"#### 実行 {number}（{status}）", f"指示: {result.instruction or '-'}"]
+    lines = [
+        compose(Ours(f"#### 実行 {number}（{status}）")),
+        compose(Ours("指示: "), result.instruction or "-"),
+    ]
     if with_code:
-        lines.append("コード:\n```python\n" + _tail(result.code, MAX_CODE_IN_PROMPT) + "\n```")
+        lines.append(_fenced("コード", _tail(result.code, MAX_CODE_IN_PROMPT), "python"))
     if result.stdout:
-        lines.append("標準出力:\n```\n" + _tail(result.stdout, MAX_STDOUT_IN_PROMPT) + "\n```")
+        lines.append(_fenced("標準出力", _tail(result.stdout, MAX_STDOUT_IN_PROMPT)))
     elif result.success and not result.files_created:
-        lines.append("（標準出力もファイルもありません: この実行は何も示していません）")
+        lines.append(
+            compose(Ours("（標準出力もファイルもありません: この実行は何も示していません）"))
+        )
     if result.error:
-        lines.append("エラー:\n```\n" + _tail(result.error, MAX_STDOUT_IN_PROMPT) + "\n```")
+        lines.append(_fenced("エラー", _tail(result.error, MAX_STDOUT_IN_PROMPT)))
     for output in result.outputs:
-        lines.append(f"出力: {output.file_name}（{output.output_type}）{output.description}")
-    return "\n".join(lines)
+        lines.append(
+            compose(
+                Ours("出力: "),
+                output.file_name,
+                Ours(f"（{output.output_type}）"),
+                output.description,
+            )
+        )
+    return join("\n", lines)
 
 
 def _results(
@@ -90,7 +110,7 @@ def _results(
 ) -> str:
     """The execution history within ``budget`` characters, newest runs in most detail."""
     if not results:
-        return "（まだ実行していません）"
+        return compose(Ours("（まだ実行していません）"))
     blocks: list[str] = []
     used = 0
     omitted = 0
@@ -107,8 +127,8 @@ def _results(
         used += len(block) + 2
     blocks.reverse()
     if omitted:
-        blocks.insert(0, f"（それより前の実行 {omitted} 件は省略）")
-    return "\n\n".join(blocks)
+        blocks.insert(0, compose(Ours(f"（それより前の実行 {omitted} 件は省略）")))
+    return join("\n\n", blocks)
 
 
 REASON_SYSTEM = """あなたはデータ分析アシスタントです。ユーザーの要求を理解し、次の行動を 1 つ選びます。
@@ -143,8 +163,8 @@ def reason_messages(
     results: Sequence[ExecutionResult],
     loop: int,
 ) -> list[BaseMessage]:
-    system = REASON_SYSTEM.format(max_loops=MAX_LOOPS, loop=loop)
-    task = REASON_TASK.format(tables=_tables(infos), results=_results(results))
+    system = fill(REASON_SYSTEM, ours={"max_loops": str(MAX_LOOPS), "loop": str(loop)})
+    task = fill(REASON_TASK, theirs={"tables": _tables(infos), "results": _results(results)})
     return [SystemMessage(system), *_history(history), HumanMessage(task)]
 
 
@@ -175,16 +195,25 @@ def codegen_messages(
 ) -> list[BaseMessage]:
     previous_error = ""
     if previous is not None and previous.error:
-        previous_error = (
-            "\n## 前回のコードとエラー（同じ誤りを繰り返さないこと）\n```python\n"
-            + _tail(previous.code, MAX_CODE_IN_PROMPT)
-            + "\n```\n```\n"
-            + _tail(previous.error, MAX_STDOUT_IN_PROMPT)
-            + "\n```"
+        previous_error = compose(
+            Ours("\n## 前回のコードとエラー（同じ誤りを繰り返さないこと）\n```python\n"),
+            _tail(previous.code, MAX_CODE_IN_PROMPT),
+            Ours("\n```\n```\n"),
+            _tail(previous.error, MAX_STDOUT_IN_PROMPT),
+            Ours("\n```"),
         )
-    system = CODEGEN_SYSTEM.format(libraries=ALLOWED_LIBRARIES, workspace_dir=workspace_dir)
-    task = CODEGEN_TASK.format(
-        tables=_tables(infos), instruction=instruction, previous_error=previous_error
+    system = fill(
+        CODEGEN_SYSTEM,
+        ours={"libraries": ALLOWED_LIBRARIES},
+        theirs={"workspace_dir": workspace_dir},  # a folder may be named after its user
+    )
+    task = fill(
+        CODEGEN_TASK,
+        theirs={
+            "tables": _tables(infos),
+            "instruction": instruction,
+            "previous_error": previous_error,
+        },
     )
     return [SystemMessage(system), HumanMessage(task)]
 
@@ -234,10 +263,16 @@ def report_messages(
     forced: bool,
     grounded: bool = True,
 ) -> list[BaseMessage]:
-    task = REPORT_TASK.format(
-        results=_results(results, detailed=True),
-        assumptions="\n".join(f"- {a}" for a in assumptions) or "（なし）",
-        forced=FORCED_NOTE.format(max_loops=MAX_LOOPS) if forced else "",
-        ungrounded="" if grounded else UNGROUNDED_PROMPT_NOTE,
+    listed = join("\n", (compose(Ours("- "), a) for a in assumptions))
+    task = fill(
+        REPORT_TASK,
+        ours={
+            "forced": FORCED_NOTE.format(max_loops=MAX_LOOPS) if forced else "",
+            "ungrounded": "" if grounded else UNGROUNDED_PROMPT_NOTE,
+        },
+        theirs={
+            "results": _results(results, detailed=True),
+            "assumptions": listed or compose(Ours("（なし）")),
+        },
     )
-    return [SystemMessage(REPORT_SYSTEM), *_history(history), HumanMessage(task)]
+    return [SystemMessage(compose(Ours(REPORT_SYSTEM))), *_history(history), HumanMessage(task)]

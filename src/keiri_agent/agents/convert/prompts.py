@@ -4,7 +4,8 @@ The interpret prompt turns a Japanese or English request into a ``ConvertJob``; 
 user's own words for formats and chart kinds, so an unsupported one reaches convert/viz and the
 seed's fallback triggers instead of being "corrected" by the model. The CodeAct prompts follow
 seed 003 §5 (system: "You are CodeAct. Generate Python 3.11 code only."; user: what to convert
-and where to save it, "Return code only"), with the sandbox's rules and the inputs spelled out.
+and where to save it, "Return code only"), with the sandbox's rules and the inputs spelled out. The prompts' text is marked the product's own (``privacy.ours``): the
+wire masks only the request, the file names and previews, the answers and what the code printed.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from keiri_agent.agents.convert.models import ConvertJob
+from keiri_agent.privacy import Ours, compose, fill, join
 
 __all__ = [
     "MAX_OUTPUT_IN_PROMPT",
@@ -56,12 +58,12 @@ INTERPRET_TASK = """## 依頼文
 def interpret_messages(request: str, source: str | None) -> list[BaseMessage]:
     """Messages for the structured ``ConvertJob`` call."""
     note = (
-        f"\n## 入力（指定済み）\n{source}\n（source にはこの値を使います）"
+        compose(Ours("\n## 入力（指定済み）\n"), source, Ours("\n（source にはこの値を使います）"))
         if source
-        else "\n## 入力\n（依頼文の中のパスや s3:// URL を source にしてください）"
+        else compose(Ours("\n## 入力\n（依頼文の中のパスや s3:// URL を source にしてください）"))
     )
-    task = INTERPRET_TASK.format(request=request.strip(), source_note=note)
-    return [SystemMessage(INTERPRET_SYSTEM), HumanMessage(task)]
+    task = fill(INTERPRET_TASK, theirs={"request": request.strip(), "source_note": note})
+    return [SystemMessage(compose(Ours(INTERPRET_SYSTEM))), HumanMessage(task)]
 
 
 @dataclass(frozen=True)
@@ -118,21 +120,28 @@ Return code only, no explanation."""
 
 def codeact_prompt(workdir: str, df_relpath: str | None) -> str:
     """The CodeAct system prompt for one run."""
-    note = DF_NOTE.format(relpath=df_relpath) if df_relpath else NO_DF_NOTE
-    return CODEACT_SYSTEM.format(workdir=workdir, libraries=CODEACT_LIBRARIES, df_note=note)
+    if df_relpath:
+        note = fill(DF_NOTE, theirs={"relpath": df_relpath})
+    else:
+        note = compose(Ours(NO_DF_NOTE))
+    return fill(
+        CODEACT_SYSTEM,
+        ours={"libraries": CODEACT_LIBRARIES},
+        theirs={"workdir": workdir, "df_note": note},  # a folder may be named after its user
+    )
 
 
 def _inputs(inputs: Sequence[InputSummary]) -> str:
     if not inputs:
-        return "（入力ファイルはありません）"
+        return compose(Ours("（入力ファイルはありません）"))
     lines = []
     for item in inputs:
-        lines.append(f"- {item.relpath}（{item.size:,} バイト）")
+        lines.append(compose(Ours("- "), item.relpath, Ours(f"（{item.size:,} バイト）")))
         if item.table:
-            lines.append("  " + item.table.replace("\n", "\n  "))
+            lines.append(compose(Ours("  "), item.table.replace("\n", "\n  ")))
         elif item.problem:
-            lines.append(f"  表として読み込めませんでした: {item.problem}")
-    return "\n".join(lines)
+            lines.append(compose(Ours("  表として読み込めませんでした: "), item.problem))
+    return join("\n", lines)
 
 
 def _goal(job: ConvertJob, workdir: str, output_name: str, multiple: bool) -> str:
@@ -166,15 +175,19 @@ def codeact_task(
     and the user's answers to CodeAct's earlier questions (``(question, answer)`` pairs)."""
     qa = ""
     if answers:
-        lines = [f"- 質問: {q}\n  回答: {a}" for q, a in answers]
-        qa = "\n## ユーザーへの確認と回答\n" + "\n".join(lines) + "\n"
-    return CODEACT_TASK.format(
-        request=request.strip(),
-        summary=job.summary_ja or job.model_dump_json(exclude_none=True),
-        reason=reason,
-        inputs=_inputs(inputs),
-        goal=_goal(job, workdir, output_name, multiple=len(inputs) > 1),
-        answers=qa,
+        lines = [compose(Ours("- 質問: "), q, Ours("\n  回答: "), a) for q, a in answers]
+        qa = compose(Ours("\n## ユーザーへの確認と回答\n"), join("\n", lines), Ours("\n"))
+    return fill(
+        CODEACT_TASK,
+        theirs={
+            "reason": reason,  # a library's error, which may quote a cell
+            "request": request.strip(),
+            "summary": job.summary_ja or job.model_dump_json(exclude_none=True),
+            "inputs": _inputs(inputs),
+            # the goal names the output after the user's file or a name the model chose
+            "goal": _goal(job, workdir, output_name, multiple=len(inputs) > 1),
+            "answers": qa,
+        },
     )
 
 
@@ -197,22 +210,36 @@ def exec_feedback(
     ``wrong_format`` lists the problems of saved files that are not in the requested format
     ``target`` (checked by content): the model is told and asked to save the right one.
     """
-    lines = ["実行結果: " + ("成功" if success else "失敗")]
+    lines = [compose(Ours("実行結果: " + ("成功" if success else "失敗")))]
     if stdout.strip():
-        lines.append("標準出力:\n```\n" + _cut(stdout) + "\n```")
+        lines.append(compose(Ours("標準出力:\n```\n"), _cut(stdout), Ours("\n```")))
     if error:
-        lines.append("エラー:\n```\n" + _cut(error) + "\n```")
-    lines.append("作成されたファイル: " + (", ".join(files) if files else "なし"))
+        lines.append(compose(Ours("エラー:\n```\n"), _cut(error), Ours("\n```")))
+    created = ", ".join(files) if files else ""
+    lines.append(compose(Ours("作成されたファイル: " + ("" if files else "なし")), created))
     if not success:
-        lines.append("エラーを直したコードを ```python のコードブロックで返してください。")
-    elif wrong_format:
-        listing = "\n".join(f"- {problem}" for problem in wrong_format)
         lines.append(
-            f"保存されたファイルは依頼の形式（{target.upper()}）ではありません:\n{listing}\n"
-            f"{target.upper()} 形式の内容で、拡張子 .{target} のファイルとして保存し直すコードを返してください。"
+            compose(Ours("エラーを直したコードを ```python のコードブロックで返してください。"))
+        )
+    elif wrong_format:
+        listing = join("\n", (compose(Ours("- "), problem) for problem in wrong_format))
+        lines.append(
+            compose(
+                Ours(f"保存されたファイルは依頼の形式（{target.upper()}）ではありません:\n"),
+                listing,
+                Ours(
+                    f"\n{target.upper()} 形式の内容で、拡張子 .{target} のファイルとして"
+                    "保存し直すコードを返してください。"
+                ),
+            )
         )
     elif not files:
         lines.append(
-            "ファイルが保存されていません。結果を作業ディレクトリに保存するコードを返してください。"
+            compose(
+                Ours(
+                    "ファイルが保存されていません。結果を作業ディレクトリに保存するコードを"
+                    "返してください。"
+                )
+            )
         )
-    return "\n\n".join(lines)
+    return join("\n\n", lines)

@@ -4,7 +4,8 @@
 (``HelpDeskAgentPrompts(planner_system_prompt="...")``), with ``dataclasses.replace``, or by
 subclassing with a different default. Placeholders are ``str.format`` fields; the comment above
 each default lists the ones it receives. The builders at the end turn prompts and results into
-the messages of each call.
+the messages of each call, the prompts' text marked the product's own (``privacy.ours``: the
+wire masks only what the user, the documents and the model wrote).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from keiri_agent.agents.helpdesk.models import (
     ToolResult,
     citation,
 )
+from keiri_agent.privacy import Ours, compose, fill, join
 
 __all__ = [
     "MAX_HIT_CHARS",
@@ -222,13 +224,17 @@ MAX_HIT_CHARS = 1_500  # of one search result's text put into a prompt
 
 
 def numbered(items: Sequence[str]) -> str:
-    return "\n".join(f"{number}. {item}" for number, item in enumerate(items, start=1))
+    return join("\n", (compose(Ours(f"{n}. "), item) for n, item in enumerate(items, start=1)))
+
+
+def _own(text: str) -> str:
+    return compose(Ours(text))
 
 
 def planner_messages(prompts: HelpDeskAgentPrompts, question: str) -> list[BaseMessage]:
     return [
-        SystemMessage(prompts.planner_system_prompt),
-        HumanMessage(prompts.planner_user_prompt.format(question=question)),
+        SystemMessage(_own(prompts.planner_system_prompt)),
+        HumanMessage(fill(prompts.planner_user_prompt, theirs={"question": question})),
     ]
 
 
@@ -244,22 +250,18 @@ def tool_selection_messages(
     """The first messages of an attempt. A retry adds the previous answer and the reflection's
     advice, and nothing else of the previous attempt: its tool calls and outputs are stale."""
     messages: list[BaseMessage] = [
-        SystemMessage(prompts.subtask_system_prompt),
+        SystemMessage(_own(prompts.subtask_system_prompt)),
         HumanMessage(
-            prompts.subtask_tool_selection_user_prompt.format(
-                question=question, plan=numbered(plan), subtask=subtask
+            fill(
+                prompts.subtask_tool_selection_user_prompt,
+                theirs={"question": question, "plan": numbered(plan), "subtask": subtask},
             )
         ),
     ]
     if advice is not None:
         messages.append(AIMessage(previous_answer or ""))
-        messages.append(
-            HumanMessage(
-                prompts.subtask_retry_user_prompt.format(
-                    previous_answer=previous_answer or "", advice=advice
-                )
-            )
-        )
+        retry = {"previous_answer": previous_answer or "", "advice": advice}
+        messages.append(HumanMessage(fill(prompts.subtask_retry_user_prompt, theirs=retry)))
     return messages
 
 
@@ -276,32 +278,34 @@ def _arguments(args: str) -> str:
 
 
 def render_tool_result(result: ToolResult) -> str:
-    """One tool call and what it returned, each hit headed by its citation label."""
-    head = f"#### {result.tool_name}（{_arguments(result.args)}）"
+    """One tool call and what it returned, each hit headed by its citation label (the
+    product's words marked its own; the query, the error, the file names and the hits not)."""
+    head = compose(Ours(f"#### {result.tool_name}（"), _arguments(result.args), Ours("）"))
     if result.error is not None:
-        return f"{head}\nエラー: {result.error}"
+        return compose(head, Ours("\nエラー: "), result.error)
     if not result.results:
         weak = len(result.weak_results)
         dropped = f"（関連度が基準未満の {weak} 件は除外しました）" if weak else ""
-        return f"{head}\n該当する資料は見つかりませんでした。{dropped}"
+        return compose(head, Ours(f"\n該当する資料は見つかりませんでした。{dropped}"))
     blocks = [head]
     for number, hit in enumerate(result.results, start=1):
         text = hit.content.strip()
         if len(text) > MAX_HIT_CHARS:
             text = text[:MAX_HIT_CHARS] + "…"
-        blocks.append(f"[{number}] {citation(hit)}（スコア {hit.score:.3f}）\n{text}")
-    return "\n".join(blocks)
+        score = Ours(f"（スコア {hit.score:.3f}）\n")
+        blocks.append(compose(Ours(f"[{number}] "), citation(hit), score, text))
+    return join("\n", blocks)
 
 
 def subtask_answer_message(
     prompts: HelpDeskAgentPrompts, results: Sequence[ToolResult]
 ) -> HumanMessage:
-    rendered = "\n\n".join(render_tool_result(result) for result in results)
-    return HumanMessage(prompts.subtask_answer_user_prompt.format(results=rendered))
+    rendered = join("\n\n", (render_tool_result(result) for result in results))
+    return HumanMessage(fill(prompts.subtask_answer_user_prompt, theirs={"results": rendered}))
 
 
 def reflection_message(prompts: HelpDeskAgentPrompts) -> HumanMessage:
-    return HumanMessage(prompts.subtask_reflection_user_prompt)
+    return HumanMessage(_own(prompts.subtask_reflection_user_prompt))
 
 
 def citations(hits: Sequence[SearchOutput]) -> list[str]:
@@ -316,25 +320,27 @@ def final_answer_messages(
     (file names included); an unresolved subtask only by name and status, so its unsupported
     answer cannot reach the user."""
     unresolved = prompts.unresolved_label.format(max_challenges=MAX_CHALLENGE_COUNT)
-    blocks = [
-        prompts.subtask_result_template.format(
-            index=subtask.index + 1,
-            task_name=subtask.task_name,
-            status=unresolved if subtask.unresolved else prompts.resolved_label,
-            answer=prompts.unresolved_answer
-            if subtask.unresolved
-            else subtask.subtask_answer.strip() or "（回答なし）",
-            citations="（なし）"
-            if subtask.unresolved
-            else "、".join(subtask.verified_citations) or "（なし）",
-        )
-        for subtask in subtasks
-    ]
+    blocks = [_subtask_result(prompts, subtask, unresolved) for subtask in subtasks]
+    results = {"question": question, "subtask_results": join("\n\n", blocks)}
     return [
-        SystemMessage(prompts.final_answer_system_prompt),
-        HumanMessage(
-            prompts.final_answer_user_prompt.format(
-                question=question, subtask_results="\n\n".join(blocks)
-            )
-        ),
+        SystemMessage(_own(prompts.final_answer_system_prompt)),
+        HumanMessage(fill(prompts.final_answer_user_prompt, theirs=results)),
     ]
+
+
+def _subtask_result(prompts: HelpDeskAgentPrompts, subtask: Subtask, unresolved: str) -> str:
+    """One subtask in the final prompt: the product's words (its number, its status, what an
+    unresolved one says) marked its own; the task, the answer and the citations not."""
+    ours = {
+        "index": str(subtask.index + 1),
+        "status": unresolved if subtask.unresolved else prompts.resolved_label,
+    }
+    answer = subtask.subtask_answer.strip()
+    cited = "、".join(subtask.verified_citations)
+    if subtask.unresolved or not answer:
+        ours["answer"] = prompts.unresolved_answer if subtask.unresolved else "（回答なし）"
+    if subtask.unresolved or not cited:
+        ours["citations"] = "（なし）"
+    theirs = {"task_name": subtask.task_name, "answer": answer, "citations": cited}
+    theirs = {key: value for key, value in theirs.items() if key not in ours}
+    return fill(prompts.subtask_result_template, ours=ours, theirs=theirs)
