@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from keiri_agent.agents.analysis import prompts as analysis
 from keiri_agent.agents.analysis.dfinfo import DataFrameInfo
@@ -235,6 +235,21 @@ def _final_answer(w: Writer16, doc: Doc) -> list[BaseMessage]:
     return helpdesk.final_answer_messages(helpdesk.HelpDeskAgentPrompts(), doc.text, [subtask])
 
 
+def _revision(w: Writer16, doc: Doc) -> list[BaseMessage]:
+    """The final answer sent back once: the draft, then what it must mend (a citation not among
+    the results, a sentence without one, not Japanese), each quoting the draft."""
+    prompts = helpdesk.HelpDeskAgentPrompts()
+    messages = _final_answer(w, doc)
+    line = doc.text.splitlines()[0]
+    found = helpdesk.fix_requests(
+        prompts,
+        removed=[f"【出典: {line}】"] if w.r.random() < 0.7 else [],
+        uncited=[line] if w.r.random() < 0.7 else [],
+        japanese=w.r.random() < 0.7,
+    )
+    return [*messages, AIMessage(doc.text), helpdesk.revision_message(prompts, found)]
+
+
 def _reason(w: Writer16, doc: Doc) -> list[BaseMessage]:
     info = DataFrameInfo.from_frame(_frame(doc), name="台帳")
     history = [HumanMessage(doc.text)]
@@ -280,6 +295,7 @@ BUILDERS: dict[str, Callable[[Writer16, Doc], list[BaseMessage]]] = {
     "helpdesk.tool_selection": _tool_selection,
     "helpdesk.subtask_answer": _subtask_answer,
     "helpdesk.final_answer": _final_answer,
+    "helpdesk.revision": _revision,
     "analysis.reason": _reason,
     "analysis.codegen": _codegen,
     "analysis.report": _report,

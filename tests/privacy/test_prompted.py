@@ -58,7 +58,7 @@ def test_each_agents_requests_send_no_identifier_and_mask_nothing_else(agent: st
 
 
 def test_the_generator_writes_what_the_issue_lists() -> None:
-    assert len(REQUESTS) == PER_AGENT * len(BUILDERS) == 360
+    assert len(REQUESTS) == PER_AGENT * len(BUILDERS) == 400
     assert sum(len(set(r.secrets)) for r in REQUESTS) > 6000
     words = Counter(v for r in REQUESTS for v in r.kept if not any(c.isdigit() for c in v))
     assert {"未定", "なし", "同上", "空欄"} <= set(words)

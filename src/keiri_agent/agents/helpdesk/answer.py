@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
 from keiri_agent.agents.helpdesk.context import HelpDeskContext, log, stage
@@ -35,7 +35,12 @@ from keiri_agent.agents.helpdesk.models import (
     Subtask,
     citation,
 )
-from keiri_agent.agents.helpdesk.prompts import HelpDeskAgentPrompts, final_answer_messages
+from keiri_agent.agents.helpdesk.prompts import (
+    HelpDeskAgentPrompts,
+    final_answer_messages,
+    fix_requests,
+    revision_message,
+)
 from keiri_agent.errors import LLMOutputError
 from keiri_agent.llm.revise import is_japanese_text, revise_once
 
@@ -87,20 +92,17 @@ def create_answer(state: AgentState, runtime: Runtime[HelpDeskContext]) -> dict[
     allowed = _allowed(subtasks)
 
     def problems(text: str) -> list[str]:
-        found = []
         checked = check_citations(_require_text(text), allowed)
-        if checked.removed:
-            found.append(prompts.citation_fix_request.format(citations="、".join(checked.removed)))
-        uncited = uncited_sentences(checked.text)
-        if uncited:
-            found.append(prompts.uncited_fix_request.format(sentences="」「".join(uncited)))
-        if not is_japanese_text(text):
-            found.append(prompts.japanese_fix_request)
-        return found
+        return fix_requests(
+            prompts,
+            removed=checked.removed,
+            uncited=uncited_sentences(checked.text),
+            japanese=is_japanese_text(text),
+        )
 
     def revise(draft: str, found: Sequence[str]) -> str:
         log(ctx, NODE, "最終回答の書き直しを依頼します: " + " ".join(found), "warning")
-        request = HumanMessage("\n".join([*found, prompts.revision_request_tail]))
+        request = revision_message(prompts, found)
         return str(llm.invoke([*messages, AIMessage(draft), request]).text)
 
     text, _, revised = revise_once(str(llm.invoke(messages).text), problems, revise)

@@ -30,10 +30,12 @@ __all__ = [
     "HelpDeskAgentPrompts",
     "citations",
     "final_answer_messages",
+    "fix_requests",
     "numbered",
     "planner_messages",
     "reflection_message",
     "render_tool_result",
+    "revision_message",
     "subtask_answer_message",
     "tool_selection_messages",
 ]
@@ -344,3 +346,28 @@ def _subtask_result(prompts: HelpDeskAgentPrompts, subtask: Subtask, unresolved:
     theirs = {"task_name": subtask.task_name, "answer": answer, "citations": cited}
     theirs = {key: value for key, value in theirs.items() if key not in ours}
     return fill(prompts.subtask_result_template, ours=ours, theirs=theirs)
+
+
+def fix_requests(
+    prompts: HelpDeskAgentPrompts,
+    *,
+    removed: Sequence[str],
+    uncited: Sequence[str],
+    japanese: bool,
+) -> list[str]:
+    """What a final answer must mend, one request a line: the requests are the product's words,
+    the citation labels and the sentences they quote are the model's (masked like the user's)."""
+    found: list[str] = []
+    if removed:
+        theirs = {"citations": "、".join(removed)}
+        found.append(fill(prompts.citation_fix_request, theirs=theirs))
+    if uncited:
+        found.append(fill(prompts.uncited_fix_request, theirs={"sentences": "」「".join(uncited)}))
+    if not japanese:
+        found.append(_own(prompts.japanese_fix_request))
+    return found
+
+
+def revision_message(prompts: HelpDeskAgentPrompts, found: Sequence[str]) -> HumanMessage:
+    """The one request to revise a final answer: what :func:`fix_requests` found, then the tail."""
+    return HumanMessage(join("\n", [*found, Ours(prompts.revision_request_tail)]))
