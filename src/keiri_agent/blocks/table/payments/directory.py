@@ -129,6 +129,8 @@ class Directory:
         """The customers a person said ``payer`` pays for, in the order they were learned: those
         of the learned names of the best rank under the payer's legal form (see the module
         docstring)."""
+        if not self._learned:
+            return []
         matches = [
             m
             for m in self._learned_index.lookup(payer)
