@@ -14,6 +14,12 @@ from keiri_agent.config import Settings
 from tests.blocks.conftest import run_like_runner
 
 REGISTRY = BlockRegistry()
+# Look-alikes each the start of the next (code, name, kana): only the whole name tells them apart.
+AOBA = (
+    ("6020", "株式会社青葉", "アオバ"),
+    ("6021", "株式会社青葉商事", "アオバショウジ"),
+    ("6022", "株式会社青葉商事開発", "アオバショウジカイハツ"),
+)
 
 
 def invoice(
@@ -71,9 +77,18 @@ def one_transfer(
 def alike_owe(workspace: Path, payer: str, *customers: tuple[str, str, str]) -> dict[str, Any]:
     """One transfer of 110,000 円 from ``payer`` while each of ``customers`` (code, name, kana)
     owes that much (INV-1, INV-2 ...): only the name can tell them apart."""
-    master = [{"取引先コード": c, "取引先名": n, "取引先名カナ": k} for c, n, k in customers]
-    invoices = [invoice(f"INV-{i}", c, n, 110_000) for i, (c, n, _) in enumerate(customers, 1)]
-    return one_transfer(workspace, invoices, payer, 110_000, master)
+    return alike_pay(workspace, customers, [deposit("1", payer, 110_000)])
+
+
+def alike_pay(
+    workspace: Path, customers: Iterable[tuple[str, str, str]], deposits: Any, **inputs: Any
+) -> dict[str, Any]:
+    """``deposits`` while each of ``customers`` (code, name, kana) owes 110,000 円 (INV-1,
+    INV-2 ...), the customers the master."""
+    alike = list(customers)
+    master = [{"取引先コード": c, "取引先名": n, "取引先名カナ": k} for c, n, k in alike]
+    invoices = [invoice(f"INV-{i}", c, n, 110_000) for i, (c, n, _) in enumerate(alike, 1)]
+    return match(workspace, invoices, deposits, customers=master, **inputs)
 
 
 def matched_pairs(out: dict[str, Any]) -> dict[str, list[str]]:
@@ -104,16 +119,18 @@ def judge(workspace: Path, cases: Iterable[Any]) -> tuple[Counter[str], list[str
     """Run generated cases (``master``, ``invoices``, ``transfers`` with their ``truth``: the
     customer who paid, the invoice sets a right match may clear, whether the product promises
     it, the shape) and return the counts (every part of a shape too), the wrong matches and
-    the promised transfers left unmatched."""
+    the promised transfers left unmatched. A transfer with a ``day`` is that day's (else each
+    has a day of its own); a case with ``aliases`` has those learned payer names."""
     counts: Counter[str] = Counter()
     wrong: list[str] = []
     missed: list[str] = []
     for case in cases:
         deposits = [
-            deposit(str(n + 1), t.payer, t.amount, f"2026-02-{10 + n:02d}")
+            deposit(str(n + 1), t.payer, t.amount, getattr(t, "day", f"2026-02-{10 + n:02d}"))
             for n, t in enumerate(case.transfers)
         ]
-        out = match(workspace, case.invoices, deposits, customers=case.master)
+        aliases = getattr(case, "aliases", None) or None
+        out = match(workspace, case.invoices, deposits, customers=case.master, aliases=aliases)
         cleared = matched_pairs(out)
         customer = {str(r["照会番号"]): r["取引先コード"] for r in out["matched"]}
         for number, transfer in enumerate(case.transfers, start=1):

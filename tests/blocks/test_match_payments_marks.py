@@ -22,6 +22,7 @@ import pytest
 
 from keiri_agent.blocks.table.names import bank_length, fold
 from tests.blocks.payments_support import (
+    AOBA,
     alike_owe,
     check_property,
     column,
@@ -105,12 +106,6 @@ def test_a_form_with_its_mark_apart_is_the_form(tmp_path: Path, payer: str, form
 
 
 # --- a note after the name -------------------------------------------------------------------
-
-AOBA = (
-    ("6020", "株式会社青葉", "アオバ"),
-    ("6021", "株式会社青葉商事", "アオバショウジ"),
-    ("6022", "株式会社青葉商事開発", "アオバショウジカイハツ"),
-)
 
 
 @pytest.mark.parametrize(

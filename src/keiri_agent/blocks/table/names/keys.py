@@ -10,6 +10,9 @@ has one name key, a customer code written first apart (``1012ｶ)ﾔﾏﾀﾞ...
 bank may have cut it: at :data:`.fold.PAYER_NAME_CHARS` characters, or a name exactly as long as
 one of the :data:`.fold.EXPORT_CUT_CHARS` a statement export keeps (then also the names it
 leaves without the start of a legal form spelled out after them, :func:`.split.cut_spelled_form`).
+A payer's ``heads`` are its names before a branch, an office, a department or a note: after a
+space, after a form in the middle, or glued to it after a place name the dictionary knows
+(``ｱｵﾊﾞｼﾖｳｼﾞｵｵｻｶｼﾃﾝ``: :func:`_glued_heads`).
 
 :func:`name_key` is the one key of a value when one is needed (``normalize_key(reading=True)``
 groups rows by it): a kanji name's SudachiPy reading, a kana name as the bank wrote it.
@@ -31,8 +34,15 @@ from keiri_agent.blocks.table.names.fold import (
     nfkc,
 )
 from keiri_agent.blocks.table.names.forms import CompanyForm
-from keiri_agent.blocks.table.names.reading import MAX_CACHED_NAMES, readings
+from keiri_agent.blocks.table.names.reading import (
+    MAX_CACHED_NAMES,
+    MAX_PLACE_CHARS,
+    MIN_PLACE_CHARS,
+    is_place,
+    readings,
+)
 from keiri_agent.blocks.table.names.split import (
+    BRANCH_WORDS,
     WORD_BREAK,
     business_trimmed,
     canonical,
@@ -145,9 +155,15 @@ def _parse(raw: str, limit: int | None) -> PayerName:
         code, name = "", canonical(fold(raw))
     # Words parted by a space or by a separator (``ｱｵﾊﾞｼﾖｳｼﾞ.ｵｵｻｶｼﾃﾝ``, ``ｱｵﾊﾞ･ｼﾖｳｼﾞ``).
     words = [w for w in (canonical(fold(w)) for w in WORD_BREAK.split(whole)) if w]
+    middle = len([w for w in WORD_BREAK.split(parts.rest) if fold(w)]) if parts.rest else 0
     heads, first_words = _heads(
-        words, truncated=truncated, company=parts.legal is not None, office=parts.office
+        words,
+        truncated=truncated,
+        company=parts.legal is not None,
+        office=parts.office,
+        middle=middle,
     )
+    heads += tuple(h for h in _glued_heads(words, office=parts.office) if h not in heads)
     spoken = tuple(canonical(r) for r in readings(whole)) if has_kanji(whole) else ()
     return PayerName(
         raw=raw,
@@ -175,22 +191,29 @@ def _cut_width(length: int, limit: int | None) -> int:
 
 
 def _heads(
-    words: list[str], *, truncated: bool, company: bool, office: bool = False
+    words: list[str], *, truncated: bool, company: bool, office: bool = False, middle: int = 0
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A payer's first words, longest first, when more words follow them: ``heads`` when every
     word after them names a branch, an office or a department, or is the payer's note of what
     it pays (``ｱｵﾊﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``, ``ｱｵﾊﾞｼﾖｳｼﾞ 5ｶﾞﾂﾌﾞﾝ``: :func:`.split.is_note`; the
     last word when ``office``: its 営業所 was written as a form, ``ｵｵｻｶ(ｴｲ``; in a name the bank
-    may have cut, also every word but the last: a cut word proves nothing) or when a
+    may have cut, also every word but the last: a cut word proves nothing; a place name the
+    dictionary knows among the last ``middle`` words, which followed a form in the middle:
+    ``ｱｵﾊﾞｼﾖｳｼﾞ(ｶ ｵｵｻｶ``, where the 全銀協 rule puts the office) or when a
     representative's title follows them (``ﾀﾞｲﾋﾖｳﾄﾘｼﾏﾘﾔｸ ｱｵﾊﾞ ﾀﾛｳ``: a person's name after it),
     else, for a payer that wrote a legal form, ``first_words``: another company may be named
     so (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾘｰｽ``, a parent or a sister company), a proposal for a person, never a
     match."""
     heads: list[str] = []
     first_words: list[str] = []
-    branch = [is_branch(word) or is_note(word) for word in words]
+    branch = [
+        is_branch(word) or is_note(word, after_note=at > 0 and is_note(words[at - 1]))
+        for at, word in enumerate(words)
+    ]
     if office and branch:
         branch[-1] = True
+    for at in range(max(1, len(words) - middle), len(words)):
+        branch[at] = branch[at] or is_place(words[at])
     for count in range(len(words) - 1, 0, -1):
         afters = (branch[count:], branch[count:-1]) if truncated else (branch[count:],)
         head = "".join(words[:count])
@@ -199,6 +222,30 @@ def _heads(
         elif company:
             first_words.append(head)
     return tuple(heads), tuple(first_words)
+
+
+def _glued_heads(words: list[str], *, office: bool) -> tuple[str, ...]:
+    """The names before a branch glued to them, longest first. The last word (notes after it
+    left out) ends with a branch word (:data:`.split.BRANCH_WORDS`, ``オオサカシテン``) or had an
+    office form spelled out taken off its end (``office``: ``ナゴヤエイギヨウシヨ``), and a place
+    name the dictionary knows stands before that inside the word (:func:`.reading.is_place`):
+    the words before the place are the name (``アオバシヨウジオオサカシテン``: アオバシヨウジ; a
+    name the bank may have cut that ends with a whole branch word was not cut in it). Without
+    the place the end of the name cannot be told (``アオバシヨウジカイハツ`` is another
+    company's name than アオバシヨウジ's branch), nor without a branch word
+    (``アオバシヨウジオオサカ`` may be a company of its own): no head. A place that is the whole
+    word (``ｱｵﾊﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``) is a word after the name, as :func:`_heads` reads it."""
+    kept = list(words)
+    while len(kept) > 1 and is_note(kept[-1]):
+        kept.pop()
+    last = kept[-1] if kept else ""
+    ending = next((w for w in BRANCH_WORDS if last.endswith(w) and len(last) > len(w)), None)
+    if ending is None and not (office and kept == words):
+        return ()
+    base = last[: -len(ending)] if ending else last
+    before = "".join(kept[:-1])
+    ends = range(len(base) - MIN_PLACE_CHARS, max(0, len(base) - MAX_PLACE_CHARS - 1), -1)
+    return tuple(before + base[:end] for end in ends if end > 0 and is_place(base[end:]))
 
 
 def _code(text: str) -> tuple[str, str]:

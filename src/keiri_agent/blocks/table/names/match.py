@@ -12,7 +12,9 @@ A payer meets a customer key (:mod:`.keys`) in one of seven ways, best first:
 - ``HEAD``: a payer's first words are the key (or the key without long marks) and only branch,
   office or department words or a note of what is paid follow (``ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``,
   ``ｱｵﾊﾞｼﾖｳｼﾞ ｹｲﾘﾌﾞ``, ``ｶ)ｱｵﾊﾞ ｾｲｷﾕｳ1234``, ``ｱｵﾊﾞｼﾖｳｼﾞ 5ｶﾞﾂﾌﾞﾝ``,
-  ``ﾔﾏﾀﾞｼﾖｳｼﾞ(ｶ)ｵｵｻｶｼﾃﾝ``, ``ﾔﾏﾀﾞｼﾖｳｼﾞ ﾅｺﾞﾔ(ｴｲ``), or a representative's title and a person
+  ``ﾔﾏﾀﾞｼﾖｳｼﾞ(ｶ)ｵｵｻｶｼﾃﾝ``, ``ﾔﾏﾀﾞｼﾖｳｼﾞ ﾅｺﾞﾔ(ｴｲ``, a place after a middle form,
+  ``ﾔﾏﾀﾞｼﾖｳｼﾞ(ｶ ｵｵｻｶ``, a branch glued after a place, ``ﾔﾏﾀﾞｼﾖｳｼﾞｵｵｻｶｼﾃﾝ``), or a
+  representative's title and a person
   (``ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ ﾀﾞｲﾋﾖｳﾄﾘｼﾏﾘﾔｸ ﾔﾏﾀﾞ ﾀﾛｳ``); the whole, branch included, is the payer's name:
   a branch the master holds as a customer of its own meets it ``EXACT``;
 - ``TRADE``: a sole proprietor's payer is written with a trade name and the owner's name

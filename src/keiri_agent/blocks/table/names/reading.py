@@ -10,6 +10,10 @@ proper-noun readings from ``Dictionary.lookup`` as alternates, at most
 digits keep their own spelling (banks write ``ABC``), their kana reading is an alternate
 (``エービーシー``). Readings are folded (:func:`..fold.fold`).
 
+:func:`is_place` says whether kana spell a place name the dictionary knows (``オオサカ``,
+``シンジユク`` for シンジュク: a bank writes small kana large), which is how the end of a
+company's name is told from a branch glued to it (``ｱｵﾊﾞｼﾖｳｼﾞｵｵｻｶｼﾃﾝ``, :mod:`.keys`).
+
 SudachiPy is opened by :mod:`keiri_agent.sudachi` (one dictionary per process, a missing one is
 a ConfigurationError); each thread reads with its own tokenizers (``thread_tokenizer``, modes C
 and A), shared with the thread's other readers of Japanese. :func:`readings` remembers :data:`MAX_CACHED_NAMES` names, so a customer
@@ -23,9 +27,24 @@ from functools import lru_cache
 from typing import Any
 
 from keiri_agent.blocks.table.names.fold import fold
-from keiri_agent.sudachi import ASCII_WORD, open_dictionary, reading_of, thread_tokenizer
+from keiri_agent.sudachi import (
+    ASCII_WORD,
+    TO_HIRAGANA,
+    open_dictionary,
+    reading_of,
+    thread_tokenizer,
+)
 
-__all__ = ["MAX_CACHED_NAMES", "MAX_OPTIONS_PER_WORD", "MAX_READINGS", "name_parts", "readings"]
+__all__ = [
+    "MAX_CACHED_NAMES",
+    "MAX_OPTIONS_PER_WORD",
+    "MAX_PLACE_CHARS",
+    "MAX_READINGS",
+    "MIN_PLACE_CHARS",
+    "is_place",
+    "name_parts",
+    "readings",
+]
 
 MAX_READINGS = 8  # readings kept per name (the SudachiPy reading and its alternates)
 MAX_OPTIONS_PER_WORD = 3  # readings tried per word: its own and two other proper-noun readings
@@ -36,6 +55,18 @@ MAX_CACHED_NAMES = 50_000
 MAX_NAME_CHARS = 1_000
 
 _SKIPPED_POS = frozenset({"補助記号", "空白", "記号"})
+# A place name as the dictionary tags it; shorter kana than this are not taken for one (ナハ is
+# a place, ハ is no proof of anything).
+_PLACE = ("名詞", "固有名詞", "地名")
+MIN_PLACE_CHARS = 2
+# Nor longer kana (キタキユウシユウ is 8): a branch's place is looked for in the last kana only.
+MAX_PLACE_CHARS = 10
+# Kana a bank writes large that may be small: ャュョ after a kana of the イ row (キヨウト for
+# キョウト), ッ before another kana (サツポロ for サッポロ). At most this many of them are tried
+# both ways (2**4 spellings).
+_YOON_BEFORE = frozenset("キシチニヒミリギジビピヂ")
+_SMALL = {"ヤ": "ャ", "ユ": "ュ", "ヨ": "ョ", "ツ": "ッ"}
+MAX_SMALL_TRIED = 4
 
 
 def _tokenizers() -> tuple[Any, Any, Any]:
@@ -72,6 +103,42 @@ def name_parts(text: str) -> tuple[str, ...] | None:
     if not tags or any(pos[2] != "人名" for pos in tags):
         return None
     return tuple(pos[3] for pos in tags)
+
+
+@lru_cache(maxsize=MAX_CACHED_NAMES)
+def is_place(kana: str) -> bool:
+    """Whether folded ``kana`` spells a place name the dictionary knows, in katakana or in
+    hiragana, each large kana that may have been small tried both ways."""
+    if not MIN_PLACE_CHARS <= len(kana) <= MAX_PLACE_CHARS:
+        return False
+    dictionary = open_dictionary()
+    for spelling in _small_spellings(kana):
+        for text in (spelling, spelling.translate(TO_HIRAGANA)):
+            if any(tuple(m.part_of_speech()[:3]) == _PLACE for m in dictionary.lookup(text)):
+                return True
+    return False
+
+
+def _small_spellings(kana: str) -> list[str]:
+    """``kana`` with each of its first :data:`MAX_SMALL_TRIED` possibly small kana written
+    large and small (every combination)."""
+    places = [at for at in range(1, len(kana)) if _may_be_small(kana, at)][:MAX_SMALL_TRIED]
+    spellings = []
+    for small in itertools.product((False, True), repeat=len(places)):
+        chars = list(kana)
+        for at, make_small in zip(places, small, strict=True):
+            if make_small:
+                chars[at] = _SMALL[chars[at]]
+        spellings.append("".join(chars))
+    return spellings
+
+
+def _may_be_small(kana: str, at: int) -> bool:
+    """Whether the kana at ``at`` may be a small one written large (see :data:`_SMALL`)."""
+    ch = kana[at]
+    if ch == "ツ":
+        return at + 1 < len(kana)
+    return ch in _SMALL and kana[at - 1] in _YOON_BEFORE
 
 
 def _kept(morpheme: Any) -> bool:

@@ -41,6 +41,7 @@ __all__ = [
     "BRANCH_WORDS",
     "MIN_FORM_START",
     "NOTE_DIGITS",
+    "NOTE_NUMBER_DIGITS",
     "SEPARATORS",
     "TITLE_WORDS",
     "WORD_BREAK",
@@ -73,8 +74,12 @@ BRANCH_WORDS = tuple(fold(kana) for _, kana in _BRANCHES) + tuple(kanji for kanj
 # ``ｱｵﾊﾞｼﾖｳｼﾞ 5ｶﾞﾂﾌﾞﾝ``, ``ｱｵﾊﾞｼﾖｳｼﾞ NO.1234``), folded: a word beginning with 請求 or 支払, one
 # ending with 月分, ``NO``, or an invoice or order number (at least :data:`NOTE_DIGITS` digits,
 # Latin letters and dashes only: ``A-0012``; kana before digits are a name, ``ｼﾖｳｼﾞ1234``).
-# Not ブン alone (シンブン is a name), not 代金 (ダイキン is one).
+# Not ブン alone (シンブン is a name), not 代金 (ダイキン is one). Digits alone are a number in
+# a company's name as often (``ｱｵﾊﾞ 2000``, ``ﾄｳﾖｳ 1985``, ``ﾁﾕｳｵｳ 21``: a bank puts a space
+# before it): they are a note only after a note word (``NO 1234``, ``ｾｲｷﾕｳ 1234``) or with
+# more digits than such a number has (:data:`NOTE_NUMBER_DIGITS`: a date, ``20260131``).
 NOTE_DIGITS = 4
+NOTE_NUMBER_DIGITS = 5
 _NOTE_STARTS = ("セイキユウ", "シハライ", "請求", "支払")
 _NOTE_ENDS = ("ガツブン", "月分")
 _NOTE_NUMBER = re.compile(r"[\dA-Zー]+")
@@ -274,18 +279,17 @@ def is_branch(word: str) -> bool:
     return word.endswith(BRANCH_WORDS)
 
 
-def is_note(word: str) -> bool:
+def is_note(word: str, *, after_note: bool = False) -> bool:
     """Whether ``word`` (folded) is a payer's note of what it pays, not a name (see
-    :data:`NOTE_DIGITS`)."""
-    return (
-        word == "NO"
-        or word.startswith(_NOTE_STARTS)
-        or word.endswith(_NOTE_ENDS)
-        or (
-            _NOTE_NUMBER.fullmatch(word) is not None
-            and sum(ch.isdigit() for ch in word) >= NOTE_DIGITS
-        )
-    )
+    :data:`NOTE_DIGITS`); ``after_note``: the word before it is a note."""
+    if word == "NO" or word.startswith(_NOTE_STARTS) or word.endswith(_NOTE_ENDS):
+        return True
+    if _NOTE_NUMBER.fullmatch(word) is None:
+        return False
+    digits = sum(ch.isdigit() for ch in word)
+    if digits < len(word):  # letters or dashes with the digits: ``A-0012``
+        return digits >= NOTE_DIGITS
+    return after_note or digits >= NOTE_NUMBER_DIGITS
 
 
 def is_title(word: str) -> bool:

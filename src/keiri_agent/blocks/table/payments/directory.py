@@ -5,9 +5,14 @@
 input and the learned-names store). It answers, for one payer name:
 
 - ``by_code``: a customer code (written before the name, or in the EDI information);
-- ``learned``: the customers a person said this payer pays for (:func:`payer_key`: the name
-  as compared, so ``ｶ)ﾔﾏﾄﾎ-ﾙﾃﾞｲﾝｸﾞｽ`` learned once meets ``ﾔﾏﾄﾎｰﾙﾃﾞｲﾝｸﾞｽ(ｶ`` and a code
-  written first);
+- ``learned``: the customers a person said this payer pays for. A learned name is compared
+  as a customer's name is, by a :class:`~keiri_agent.blocks.table.names.NameIndex` of the
+  learned names: ``ｶ)ﾔﾏﾄﾎ-ﾙﾃﾞｲﾝｸﾞｽ`` learned once meets ``ﾔﾏﾄﾎｰﾙﾃﾞｨﾝｸﾞｽ(ｶ`` (small kana,
+  any dash), ``ﾔﾏﾄﾎﾙﾃﾞｲﾝｸﾞｽ(ｶ`` (the long mark left out), ``ﾔﾏﾄﾎｰﾙﾃ゛ｲﾝｸ゛ｽ``, a code written
+  first and a branch or a note after it (``HEAD``), never a name one kana apart or followed
+  by other words (proposals), and only under the legal form it was learned with (``ﾕ)`` is
+  another company than ``ｶ)``); a bank's word the name was learned with (``ﾌﾘｺﾐ``) is no part
+  of it;
 - ``by_name``: the names package's :class:`~keiri_agent.blocks.table.names.NameIndex` (a payer's
   candidates by dict and sorted prefix, never compared with every customer), over the master's
   取引先名カナ where the master has one (and the reading of the part of a sole proprietor's
@@ -21,12 +26,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from keiri_agent.blocks.table.names import CustomerName, Match, NameIndex, PayerName
+from keiri_agent.bank_words import without_bank_words
+from keiri_agent.blocks.table.names import (
+    CompanyForm,
+    CustomerName,
+    Match,
+    NameIndex,
+    PayerName,
+    best_matches,
+)
 from keiri_agent.blocks.table.normalize import normalize_key
 from keiri_agent.blocks.table.payments.book import identifier
 from keiri_agent.blocks.table.payments.model import Customer
 
-__all__ = ["Directory", "name_id", "payer_key"]
+__all__ = ["Directory", "bare_payer", "name_id", "payer_key"]
 
 
 def payer_key(raw: str) -> str:
@@ -35,6 +48,19 @@ def payer_key(raw: str) -> str:
     payer = PayerName.parse(raw)
     form = payer.form.abbreviation if payer.form is not None else ""
     return f"{payer.name}/{form}" if payer.name else ""
+
+
+def bare_payer(raw: str) -> PayerName | None:
+    """The payer without the bank's words written into its name field (``ﾌﾘｺﾐ ｶ)ﾔﾏﾄ...``), when
+    it has some and they leave a name."""
+    bare = without_bank_words(raw)
+    return PayerName.parse(bare) if bare != raw and bare.strip() else None
+
+
+def _learned_names(raw: str) -> list[PayerName]:
+    """A learned payer name as compared: as written and without the bank's words."""
+    spellings = (PayerName.parse(raw), bare_payer(raw))
+    return [p for p in spellings if p is not None and p.name]
 
 
 def _indexed(customer: Customer) -> CustomerName:
@@ -66,17 +92,23 @@ class Directory:
         # A customer with 取引先名カナ is known by its kana only: the master says how the name
         # reads, a reading of the kanji that differs (白鳥: シロトリ for シラトリ) is another name.
         self.index = NameIndex(_indexed(c) for c in self.customers.values() if c.name or c.kana)
-        self._learned: dict[str, list[str]] = {}
+        # Each learned name (as compared, with its legal form) and the customers it pays for.
+        self._learned: dict[tuple[str, CompanyForm | None], list[str]] = {}
         self.unknown_learned: list[tuple[str, str]] = []
         for payer, code in learned:
             found = self.find(code)
-            key = payer_key(payer)
-            if found is None or not key:
+            names = _learned_names(payer)
+            if found is None or not names:
                 self.unknown_learned.append((payer, code))
                 continue
-            ids = self._learned.setdefault(key, [])
-            if found.id not in ids:
-                ids.append(found.id)
+            for name in names:
+                ids = self._learned.setdefault((name.name, name.form), [])
+                if found.id not in ids:
+                    ids.append(found.id)
+        self._learned_keys = list(self._learned)
+        self._learned_index = NameIndex(
+            CustomerName(str(number), name) for number, (name, _) in enumerate(self._learned_keys)
+        )
 
     def find(self, code_or_name: str) -> Customer | None:
         """The customer a code (or, without codes, a name) stands for."""
@@ -93,9 +125,23 @@ class Directory:
         found = self._codes.get(token)
         return self.customers[found] if found is not None else None
 
-    def learned(self, payer: str) -> list[Customer]:
-        """The customers a person said ``payer`` pays for, in the order they were learned."""
-        return [self.customers[i] for i in self._learned.get(payer_key(payer), [])]
+    def learned(self, payer: PayerName) -> list[Customer]:
+        """The customers a person said ``payer`` pays for, in the order they were learned: those
+        of the learned names of the best rank under the payer's legal form (see the module
+        docstring)."""
+        if not self._learned:
+            return []
+        matches = [
+            m
+            for m in self._learned_index.lookup(payer)
+            if self._learned_keys[int(m.customer.code)][1] == payer.form
+        ]
+        ids = (
+            i
+            for m in best_matches(matches)
+            for i in self._learned[self._learned_keys[int(m.customer.code)]]
+        )
+        return [self.customers[i] for i in dict.fromkeys(ids)]
 
     def by_name(self, payer: PayerName) -> list[Match]:
         """The customers the name may be, surest first (:meth:`NameIndex.lookup`)."""

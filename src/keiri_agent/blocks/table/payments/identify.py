@@ -5,7 +5,9 @@ The evidence, strongest first:
 1. an invoice number or a customer code written in the EDI information or in the payer name
    (``1012ｶ)ｱｵﾊﾞｼﾖｳｼﾞ``, EDI ``INV-20260012``): it decides, unless the name says another
    customer;
-2. a learned payer name (a person confirmed it once: ``ｶ)ﾔﾏﾄﾎ-ﾙﾃﾞｲﾝｸﾞｽ`` pays for 山田商事);
+2. a learned payer name (a person confirmed it once: ``ｶ)ﾔﾏﾄﾎ-ﾙﾃﾞｲﾝｸﾞｽ`` pays for 山田商事),
+   met as a customer's name is (:meth:`.directory.Directory.learned`), as written or without
+   the bank's words;
 3. the name, compared with the master's 取引先名カナ or the reading of 取引先名
    (:mod:`keiri_agent.blocks.table.names`): one customer of the best rank decides. A name that
    meets no customer as written is compared again without the bank's words written into the
@@ -26,12 +28,11 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from keiri_agent.bank_words import without_bank_words
 from keiri_agent.blocks.table.names import Match, MatchKind, NameSource, PayerName, best_matches
 from keiri_agent.blocks.table.names.keys import MIN_CODE_DIGITS
 from keiri_agent.blocks.table.names.reading import MAX_CACHED_NAMES
 from keiri_agent.blocks.table.payments.book import OpenInvoices, identifier
-from keiri_agent.blocks.table.payments.directory import Directory
+from keiri_agent.blocks.table.payments.directory import Directory, bare_payer
 from keiri_agent.blocks.table.payments.model import Basis, BasisKind, Customer, Deposit, Invoice
 
 __all__ = ["MIN_INVOICE_CHARS", "Identity", "identify"]
@@ -77,9 +78,7 @@ def identify(line: Deposit, directory: Directory, book: OpenInvoices) -> Identit
     """The customer of ``line`` (see the module docstring)."""
     payer = PayerName.parse(line.payer) if line.payer.strip() else None
     named, codes = _identifiers(line, payer, directory, book)
-    learned = (
-        [(c, Basis(BasisKind.LEARNED)) for c in directory.learned(line.payer)] if payer else []
-    )
+    learned = [(c, Basis(BasisKind.LEARNED)) for c in _learned(line.payer, payer, directory)]
     matches, sure_matches = _name_matches(line.payer, payer, directory)
     cut = payer.cut_at if payer is not None else 0
     sure = [(m.customer, _basis(m, cut)) for m in sure_matches]
@@ -135,12 +134,22 @@ def _name_matches(
         return [], []
     matches = directory.by_name(payer)
     sure = best_matches(matches)
-    bare = without_bank_words(raw)
-    if sure or bare == raw or not bare.strip():
+    bare = bare_payer(raw)
+    if sure or bare is None:
         return matches, sure
-    stripped = directory.by_name(PayerName.parse(bare))
+    stripped = directory.by_name(bare)
     stripped_sure = best_matches(stripped)
     return (stripped, stripped_sure) if stripped_sure else (matches, sure)
+
+
+def _learned(raw: str, payer: PayerName | None, directory: Directory) -> list[Customer]:
+    """The customers a person said the payer pays for: the name as written, else the name
+    without the bank's words (as :func:`_name_matches`)."""
+    if payer is None:
+        return []
+    found = directory.learned(payer)
+    bare = bare_payer(raw)
+    return directory.learned(bare) if not found and bare is not None else found
 
 
 def _identifiers(

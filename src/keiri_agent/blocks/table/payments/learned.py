@@ -8,8 +8,9 @@ The store is one CSV file (:data:`STORE_COLUMNS`: 振込依頼人名, 取引先�
 exported and imported as CSV with at least 振込依頼人名 and 取引先コード (:meth:`export_csv`,
 :meth:`import_csv`; an import may be Shift_JIS from Excel).
 
-A name is kept once per customer, compared as matching compares it
-(:func:`..directory.payer_key`: ``ｶ)ﾔﾏﾄﾎ-ﾙﾃﾞｲﾝｸﾞｽ`` and ``ﾔﾏﾄﾎｰﾙﾃﾞｲﾝｸﾞｽ(ｶ`` are one name);
+A name is kept once per customer, by its key (:func:`..directory.payer_key`: the name as the
+names package folds it, ``ｶ)ﾔﾏﾄﾎ-ﾙﾃﾞｲﾝｸﾞｽ`` and ``ﾔﾏﾄﾎｰﾙﾃﾞｨﾝｸﾞｽ(ｶ`` are one name; matching
+meets more spellings than the key, as it meets a customer's name: :mod:`..directory`);
 one payer may pay for several customers (a parent company for two subsidiaries), which a run
 then shows as 要確認. Writing takes an exclusive lock on ``<store>.lock`` for the whole
 read-add-write, and replaces the file atomically (a temporary file, fsync, rename): two runs
