@@ -41,7 +41,8 @@ Amounts, after NFKC (full-width digits, ``，``, ``￥``, ``（）`` and ``－``
 * a leading zero (``0123``) makes a code, not an amount;
 * a point between thousands and a comma before the decimals (``1.200,50``, ``1.200.000``, as
   much of Europe writes them) is never read: which mark is the decimal point cannot be known
-  (``is_european``; ``table_types`` then lists a column's ``1.200`` cells too).
+  (``is_european``; ``table_types`` then lists a column's ``1.200`` cells too, as it does where
+  the column's other cells do not show which the point is: ``DOT_THOUSANDS``).
 
 Dates (the result is a ``datetime.date``, or a ``datetime`` when a time is written):
 
@@ -53,6 +54,11 @@ Dates (the result is a ``datetime.date``, or a ``datetime`` when a time is writt
   ISO 8601. 12 o'clock with 午前/午後 is not read (noon or midnight: Japan writes both), nor
   午後 before an hour past 12 (``午後15時``); AM/PM keep their English meaning (12 PM is noon);
 * ``20260203`` (eight digits, years 1900-2099);
+* an English month's name or abbreviation, as foreign systems export dates (``3-Feb-2026``,
+  ``03-FEB-2026``, ``03/Feb/2026``, ``Feb 3, 2026``, ``February 3rd, 2026``,
+  ``3 February 2026``, ``2026-Feb-03``), a time after it as above: the name says which part
+  is the month, so the day and the year are known (with a two-digit year, ``03-FEB-26``, they
+  are not: not read);
 * Japanese eras: ``令和8年2月3日``, ``R8.2.3``, ``R8/2/3``, ``R.08/02/03`` (弥生's exports),
   ``平成31年4月30日``, ``H31.4.30``, ``令和元年5月1日``, ``令8.2.3``; 令和 (R, 令), 平成 (H, 平),
   昭和 (S, 昭), 大正 (T, 大); an era year is 元 or 1-99 (``令和0年`` is not a year). A date
@@ -96,6 +102,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import functools
 import re
 import unicodedata
 from decimal import Decimal
@@ -111,8 +118,10 @@ __all__ = [
     "DASH_MINUS",
     "DASH_TEXTS",
     "DOLLAR_AMONG_YEN",
+    "DOT_THOUSANDS",
     "ERAS",
     "ISO_DATE",
+    "NOT_DIGITS",
     "PLAIN_NUMBER",
     "WEEKDAYS",
     "YEN_DASH_PROBLEM",
@@ -121,12 +130,13 @@ __all__ = [
     "amount_problem",
     "dash_form",
     "date_problem",
+    "digits_of",
+    "ends_in_dash",
     "era_outside",
     "heading_number",
     "is_code",
     "is_dash",
     "is_dollar",
-    "is_dot_thousands",
     "is_european",
     "is_month_day",
     "is_spaced_comma",
@@ -268,6 +278,47 @@ _YMD = re.compile(
     r"(?P<d>[0-9]{1,2}|末)\s*日?" + _WEEKDAY + _TIME
 )
 _COMPACT = re.compile(r"(?P<y>(?:19|20)[0-9]{2})(?P<m>[0-9]{2})(?P<d>[0-9]{2})")
+# English month names and abbreviations, as foreign systems' exports write dates with them
+# (``3-Feb-2026``, ``03/Feb/2026``, ``Feb 3, 2026``, ``3 February 2026``, ``2026-Feb-03``):
+# the name says which part is the month, so the day and the year are known as well.
+_MONTH_NAMES = {
+    name: number
+    for number, names in enumerate(
+        (
+            ("jan", "january"),
+            ("feb", "february"),
+            ("mar", "march"),
+            ("apr", "april"),
+            ("may",),
+            ("jun", "june"),
+            ("jul", "july"),
+            ("aug", "august"),
+            ("sep", "sept", "september"),
+            ("oct", "october"),
+            ("nov", "november"),
+            ("dec", "december"),
+        ),
+        start=1,
+    )
+    for name in names
+}
+_MONTHS = "|".join(sorted(_MONTH_NAMES, key=len, reverse=True))
+_MON = rf"(?i:(?P<mon>{_MONTHS}))\.?"
+# Day, month, year (the separators alike); month, day, year; year, month, day.
+_NAMED_MONTH_DATES = tuple(
+    re.compile(form + _TIME)
+    for form in (
+        rf"(?P<d>[0-9]{{1,2}})(?P<s>[-/ ]){_MON}(?P=s)(?P<y>[0-9]{{4}})",
+        rf"{_MON}\s+(?P<d>[0-9]{{1,2}})(?:st|nd|rd|th)?\s*,?\s+(?P<y>[0-9]{{4}})",
+        rf"{_MON}-(?P<d>[0-9]{{1,2}})-(?P<y>[0-9]{{4}})",
+        rf"(?P<y>[0-9]{{4}})(?P<s>[-/ ]){_MON}(?P=s)(?P<d>[0-9]{{1,2}})",
+    )
+)
+# The same with a two-digit year (``03-FEB-26``, as Oracle prints dates): which century is not
+# written.
+_NAMED_MONTH_SHORT_YEAR = re.compile(
+    rf"[0-9]{{1,2}}[-/ ](?i:{_MONTHS})\.?[-/ ,]\s*[0-9]{{2}}|(?i:{_MONTHS})\.?[- ]\s*[0-9]{{1,2}},?\s*[-/ ]?[0-9]{{2}}"
+)
 _ERA_NAMES = "|".join(sorted(ERAS, key=len, reverse=True))
 # The era and its year: 弥生 writes a dot after the letter (R.08/02/03); year 0 does not exist.
 _ERA_YEAR = rf"(?P<era>{_ERA_NAMES})\.?\s*(?P<y>0?[1-9]|[1-9][0-9]|元)"
@@ -282,6 +333,11 @@ _ERALESS = re.compile(r"(?:元|[0-9]{1,2})\s*年\s*[0-9]{1,2}\s*月\s*[0-9]{1,2}
 # More digits than a number keeps exactly (Excel keeps 15 significant digits; a float 15 to 17).
 CODE_DIGITS = 16
 _CODE = re.compile(rf"0[0-9]+-?|[1-9][0-9]{{{CODE_DIGITS - 1},}}")
+# Three digits after one point, after one to three (``1.200``, of ``digits_of``): 1.2, or
+# 1,200 written with a point; ``table_types`` decides by the cells of the column.
+DOT_THOUSANDS = r"[0-9]{1,3}\.[0-9]{3}"
+# What ``digits_of`` takes out of a cell.
+NOT_DIGITS = r"[^0-9,.]"
 # Digits as much of Europe writes them, a point between thousands and a comma before the
 # decimals (1.200,50): which mark is the decimal point cannot be known in a Japanese ledger.
 _EUROPEAN = re.compile(r"[0-9]{1,3}(?:\.[0-9]{3})+,[0-9]+|[0-9]{1,3}(?:\.[0-9]{3}){2,}")
@@ -376,15 +432,13 @@ def numeral_marks(text: str) -> str:
 def is_european(text: str) -> bool:
     """Digits written with a point between thousands and a comma before the decimals
     (``1.200,50``, ``1.200.000``): never read (``amount_problem`` says why)."""
-    return bool(_EUROPEAN.fullmatch(re.sub(r"[^0-9,.]", "", normalize_cell_text(text))))
+    return bool(_EUROPEAN.fullmatch(digits_of(text)))
 
 
-def is_dot_thousands(text: str) -> bool:
-    """An amount with three digits after one point (``1.200``): 1.2 as a Japanese ledger
-    writes it, 1,200 beside ``1.200,50`` cells (``table_types`` lists it then)."""
-    return bool(
-        re.fullmatch(r"[0-9]{1,3}\.[0-9]{3}", re.sub(r"[^0-9,.]", "", normalize_cell_text(text)))
-    )
+def digits_of(text: str) -> str:
+    """The digits, commas and points of ``text`` as the readers compare it (``¥1.200`` →
+    ``1.200``), for the questions a column asks of its points (``DOT_THOUSANDS``)."""
+    return re.sub(NOT_DIGITS, "", normalize_cell_text(text))
 
 
 def is_trailing_minus(text: str) -> bool:
@@ -404,6 +458,21 @@ def is_dollar(text: str) -> bool:
     ``table_types`` keeps apart from the yen amounts of a column)."""
     match = _AMOUNT.fullmatch(normalize_cell_text(text))
     return match is not None and match["cur"] == "$"
+
+
+def ends_in_dash(text: str) -> bool:
+    """Whether ``text``, as the readers compare it (``normalize_cell_text``), ends in ``-`` or
+    ``ー``: the only cells whose dash after the digits ``dash_form`` may find. One look at the
+    last character (its normal form, remembered per character): NFKC maps each character on
+    its own, and neither mark is made by composing two, so the text's normal form ends in one
+    exactly when its last character's does."""
+    stripped = text.rstrip()
+    return bool(stripped) and _dash_last(stripped[-1])
+
+
+@functools.cache
+def _dash_last(char: str) -> bool:
+    return normalize_cell_text(char).endswith(("-", "ー"))
 
 
 def dash_form(text: str) -> str | None:
@@ -720,6 +789,16 @@ def read_date(text: str) -> dt.date | dt.datetime | None:
         return _day(int(match["y"]), match["m"], match["d"])
     if match := _ERA_YMD.fullmatch(norm.upper() if norm.isascii() else norm):
         return _written_day(match, _era_year(match["era"], match["y"]))
+    return _named_month_day(norm)
+
+
+def _named_month_day(norm: str) -> dt.date | dt.datetime | None:
+    """The date (and time) of ``norm`` written with an English month name (``3-Feb-2026``,
+    ``03/Feb/2026``, ``Feb 3, 2026``), or None."""
+    for pattern in _NAMED_MONTH_DATES:
+        if match := pattern.fullmatch(norm):
+            day = _day(int(match["y"]), str(_MONTH_NAMES[match["mon"].lower()]), match["d"])
+            return None if day is None else _time(match, day)
     return None
 
 
@@ -800,7 +879,7 @@ def date_problem(text: str) -> str:
             "年が最後に書かれた日付は、月/日/年 か 日/月/年 か決められないため読みません"
             "（2026/2/3 のように年から書いてください）"
         )
-    if _SHORT_YEAR.fullmatch(norm):
+    if _SHORT_YEAR.fullmatch(norm) or _NAMED_MONTH_SHORT_YEAR.fullmatch(norm):
         return "年が 2 桁のため、何年か決められません（2026/2/3 のように 4 桁で書いてください）"
     match = _YMD.fullmatch(norm) or _ERA_YMD.fullmatch(norm.upper() if norm.isascii() else norm)
     if match is not None and not _same_separators(match["s1"], match["s2"]):
@@ -825,6 +904,8 @@ def date_problem(text: str) -> str:
                 "午前・午後と時刻の書き方が合いません（午後12時は正午とも午前0時とも読めます。"
                 "15:30 のように 24 時間で書いてください）"
             )
+        return "存在しない日付か時刻です"
+    if any(pattern.fullmatch(norm) for pattern in _NAMED_MONTH_DATES):
         return "存在しない日付か時刻です"
     if _TIME_RANGE.fullmatch(norm):
         return "時刻の範囲（開始と終了）は 1 つの日時として読めません（開始と終了を別の列に書いてください）"

@@ -44,7 +44,17 @@ it stays text, every cell listed with why: the year is never guessed. In a colum
 writes its years, a cell without one is listed as before (a slip to check).
 
 An amount column with cells written the European way (``1.200,50``) lists them, and lists its
-``1.200`` cells too (1,200 or 1.2: ``_dot_thousands``).
+``1.200`` cells too (1,200 or 1.2: ``_dot_thousands``), as it does where its other cells write
+no fraction and separate thousands with commas (``12,000``) or write two or more such cells; a
+column with other fractions (``1,234.50``) reads ``1.200`` as 1.2.
+
+A column whose header names amounts or dates and whose cells mostly write one in a form no
+reader takes (``1.200,50``, ``1 200``, ``02/03/2026``, ``26/2/3``) stays as written with every
+such cell listed (``_refused``), never a text column without a word.
+
+A long column is read at once where its cells take the commonest forms (``table_cells``:
+plain and marked amounts, ``2026/2/3`` and ``2026年2月3日``, each distinct text read once);
+the result is the reading cell by cell (``tests/documents/test_ledger_rows.py``).
 """
 
 from __future__ import annotations
@@ -67,7 +77,7 @@ from keiri_agent.documents.cell_forms import (
     DASH_MINUS,
     DASH_TEXTS,
     DOLLAR_AMONG_YEN,
-    PLAIN_NUMBER,
+    DOT_THOUSANDS,
     YearMonth,
     amount_problem,
     dash_form,
@@ -76,13 +86,13 @@ from keiri_agent.documents.cell_forms import (
     is_code,
     is_dash,
     is_dollar,
-    is_dot_thousands,
     is_european,
     is_month_day,
     is_spaced_comma,
     is_trailing_minus,
     local_time,
     local_zone,
+    normalize_cell_text,
     read_amount,
     read_amount_unit,
     read_date,
@@ -91,6 +101,21 @@ from keiri_agent.documents.cell_forms import (
 )
 from keiri_agent.documents.cell_period import Period, day_in, day_problem
 from keiri_agent.documents.cell_units import cell_units
+from keiri_agent.documents.table_cells import (
+    ASCII_NUMBER,
+    MARKED_AMOUNT,
+    TRAILING,
+    YEN_DASHED,
+    YEN_UNSIGNED,
+    at_once,
+    cell_text,
+    column_digits,
+    dash_ended,
+    each_once,
+    marked_amounts,
+    matches,
+    rows_of,
+)
 
 __all__ = [
     "EXCEL_SERIAL_RANGE",
@@ -165,7 +190,18 @@ _ROW_NUMBER_HEADER = re.compile(r"(?i:no|#|seq)\.?|行|行番号|行no\.?|連番
 _UNIT = re.compile(
     r"[（(\[［【]\s*(?:単位\s*[:：]?\s*)?(?P<u>百万円|千円|万円|円)\s*[)）\]］】]|単位\s*[:：]?\s*(?P<t>百万円|千円|万円|円)"
 )
-_ASCII_NUMBER = re.compile(PLAIN_NUMBER)
+# What a cell that writes an amount or a date looks like whatever its form (after NFKC): digits
+# with separators, signs and marks (``1.200,50``, ``1 200``, ``1.2E+06``, ``¥1,200-``), or
+# three parts of a date (``02/03/2026``, ``26/2/3``, ``03-FEB-26``): ``_refused``.
+_VALUE_SHAPES = {
+    "amount": re.compile(
+        r"[-+▲△(]?\s*[¥\\$]?\s*[-▲△]?[0-9][0-9,.\s]*(?:[eE][-+]?[0-9]+)?\s*円?\s*[)\-ー]?"
+    ),
+    "date": re.compile(
+        r"[0-9]{1,4}\s*[-/.]\s*(?:[0-9]{1,2}|[A-Za-z]{3,9}\.?)\s*[-/.,]\s*[0-9]{1,4}(?:\s.*)?"
+        r"|[A-Za-z]{3,9}\.?[- ]\s*[0-9]{1,2},?\s*[-/ ]?\s*[0-9]{2,4}(?:\s.*)?"
+    ),
+}
 # Digits more than a number keeps (a 照会番号): a code (``is_code``), never read as a number.
 _LONG_DIGITS = re.compile(rf" *[1-9][0-9]{{{CODE_DIGITS - 1},}} *")
 
@@ -242,28 +278,9 @@ def _finish_numbers(series: pd.Series, numbers: pd.Series) -> pd.Series:
     return result
 
 
-def _row_of(series: pd.Series, label: Any) -> int:
-    """The 0-based row of ``label`` in ``series`` (whose index labels are unique)."""
-    found = series.index.get_indexer(pd.Index([label]))[0]
-    return int(found)
-
-
 def _is_text(values: pd.Series) -> bool:
     """Whether ``values`` hold Python objects or strings (pandas' ``str`` dtype included)."""
     return values.dtype == object or isinstance(values.dtype, pd.StringDtype)
-
-
-def _matches(values: pd.Series, pattern: re.Pattern[str]) -> pd.Series:
-    """Which ``values`` are strings that ``pattern`` matches whole (vectorized for ``str``)."""
-    if isinstance(values.dtype, pd.StringDtype):
-        return values.str.fullmatch(pattern.pattern).fillna(False).astype(bool)
-    return values.map(lambda v: isinstance(v, str) and bool(pattern.fullmatch(v)))
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
 
 
 # --- amounts ---------------------------------------------------------------------------------
@@ -284,14 +301,14 @@ def _amounts(values: pd.Series, dash: str | None) -> tuple[pd.Series, pd.Series,
         numeric = pd.to_numeric(values, errors="coerce")
         if numeric.notna().all():
             return numeric, pd.Series(False, index=values.index), units
-    if isinstance(values.dtype, pd.StringDtype):  # a CSV's column: Arrow's regex, at once
+    if at_once(values):  # a CSV's long column: Arrow's regex, at once
         texts = values
-        plain = texts.str.fullmatch(_ASCII_NUMBER.pattern).fillna(False).astype(bool)
-    else:  # a workbook's cells: Python's regex (an Arrow kernel reserves 1 GiB of address
-        # space, more than the bounded reader's child may take: documents.bounded)
-        texts = pd.Series([_text(v) for v in values.tolist()], index=values.index, dtype=object)
-        plain = texts.map(lambda t: _ASCII_NUMBER.fullmatch(t) is not None).astype(bool)
-    codes = _matches(texts, _LONG_DIGITS)
+        plain = texts.str.fullmatch(ASCII_NUMBER.pattern).fillna(False).astype(bool)
+    else:  # a workbook's or a short column: Python's regex (an Arrow kernel reserves 1 GiB of
+        # address space, more than the bounded reader's child may take: documents.bounded)
+        texts = pd.Series([cell_text(v) for v in values.tolist()], index=values.index, dtype=object)
+        plain = texts.map(lambda t: ASCII_NUMBER.fullmatch(t) is not None).astype(bool)
+    codes = matches(texts, _LONG_DIGITS)
     plain &= ~codes
     numbers = pd.Series(np.nan, index=values.index, dtype="float64")
     if plain.any():
@@ -302,13 +319,22 @@ def _amounts(values: pd.Series, dash: str | None) -> tuple[pd.Series, pd.Series,
             numbers[plain] = pd.to_numeric(texts[plain].str.replace(",", "", regex=False))
     failed = pd.Series(False, index=values.index)
     rest = ~plain
+    if texts.dtype != object and rest.any():
+        marked, marked_numbers, marked_units = marked_amounts(texts[rest & ~codes])
+        if marked.any():
+            labels = marked.index[marked.to_numpy()]
+            numbers[labels] = marked_numbers
+            units[labels] = marked_units
+            rest[labels] = False
     if rest.any():
         originals = values[rest].tolist()
         read = [
-            (v, None)
-            if isinstance(v, int | float) and not isinstance(v, bool)
-            else read_amount_unit(str(t), dash)
-            for v, t in zip(originals, texts[rest].tolist(), strict=True)
+            (v, None) if isinstance(v, int | float) and not isinstance(v, bool) else r
+            for v, r in zip(
+                originals,
+                each_once(lambda t: read_amount_unit(str(t), dash), texts[rest]),
+                strict=True,
+            )
         ]
         numbers.loc[rest] = np.array([np.nan if r is None else r[0] for r in read], dtype=float)
         failed.loc[rest] = np.array([r is None for r in read], dtype=bool)
@@ -320,7 +346,7 @@ def _amounts(values: pd.Series, dash: str | None) -> tuple[pd.Series, pd.Series,
 
 def _dashes(values: pd.Series) -> pd.Series:
     """Cells that are a lone dash (accounting formats print zero so)."""
-    if isinstance(values.dtype, pd.StringDtype):
+    if at_once(values):
         return values.str.strip().isin(DASH_TEXTS).fillna(False).astype(bool)
     return values.map(lambda v: isinstance(v, str) and is_dash(v))
 
@@ -336,28 +362,48 @@ def _yen_dash(values: pd.Series) -> tuple[str | None, list[Any]]:
       (``1,200-``) beside unsigned ones (``12,000``): the column's convention is the trailing
       sign, and a yen amount's dash is that sign (a system's export);
     * None otherwise (some yen amounts with the dash beside others without it, and no other
-      sign after digits; or only dashed amounts): the cells stay unread and are listed."""
-    plain = _matches(values, _ASCII_NUMBER).to_numpy()
-    unsigned = bool(
+      sign after digits; or only dashed amounts): the cells stay unread and are listed.
+
+    Only a cell that ends in a dash (``ends_in_dash``: one look at its last character) can
+    write one after its digits, so only those are read to decide; of the others, only whether
+    one is a yen amount or an unsigned one matters, and the reading stops at the first that
+    answers (a text column of 10万 摘要 costs one pass of ``str.rstrip``)."""
+    plain = matches(values, ASCII_NUMBER).to_numpy()
+    ended = dash_ended(values)
+    dashed = values[ended & ~plain]
+    marked = matches(dashed, YEN_DASHED).to_numpy(dtype=bool, copy=True)
+    trailing = matches(dashed, TRAILING).to_numpy(dtype=bool, copy=True)
+    others = ~(marked | trailing)  # the other dashed cells: one by one
+    forms = each_once(dash_form, dashed[others])
+    marked[others] = [f == "yen_dash" for f in forms]
+    trailing[others] = [f == "trailing" for f in forms]
+    if not marked.any():
+        return None, []
+    labels = dashed.index[marked].tolist()
+    undashed = values[~plain & ~ended]
+    # A marked amount without a dash is a yen amount (``¥1,200``) or a signed one (``▲1,200``).
+    common = matches(undashed, MARKED_AMOUNT).to_numpy(dtype=bool)
+    texts = [v for v in undashed[~common].tolist() if isinstance(v, str)]
+    yen = bool(matches(undashed[common], YEN_UNSIGNED).any()) or any(
+        dash_form(v) == "yen" for v in texts
+    )
+    if not trailing.any():  # DASH_END unless a yen amount goes without the dash
+        return (None if yen else DASH_END), labels
+    if yen or _unsigned_number(values) or any(dash_form(v) == "unsigned" for v in texts):
+        return DASH_MINUS, labels
+    return None, labels
+
+
+def _unsigned_number(values: pd.Series) -> bool:
+    """Whether a plain number of ``values`` (``12,000``, or a number cell) has no sign."""
+    plain = matches(values, ASCII_NUMBER).to_numpy()
+    return bool(
         values[plain].map(lambda v: "-" not in v).any()
         or values.map(lambda v: isinstance(v, int | float) and not isinstance(v, bool) and v >= 0)
         .fillna(False)
         .astype(bool)
         .any()
     )
-    forms: dict[str | None, list[Any]] = {}
-    for label, value in values[~plain].items():
-        if isinstance(value, str):
-            forms.setdefault(dash_form(value), []).append(label)
-    marked = forms.get("yen_dash", [])
-    unsigned = unsigned or bool(forms.get("unsigned") or forms.get("yen"))
-    if not marked:
-        return None, []
-    if not forms.get("yen") and not forms.get("trailing"):
-        return DASH_END, marked
-    if forms.get("trailing") and unsigned:
-        return DASH_MINUS, marked
-    return None, marked
 
 
 _YEN_DASH_MIXED = (
@@ -382,12 +428,16 @@ def _type_amounts(
     if values.dtype == object and values.map(lambda v: isinstance(v, bool)).any():
         return None
     probe = values.iloc[:_PROBE_VALUES]
+    dashes = _dashes(probe)
+    least = NAMED_SHARE if named else MOSTLY_SHARE
+    # A yen amount's dash the column cannot decide is still an amount (listed below), so the
+    # share does not hang on the column's reading of the dash: a column short of it (a long
+    # text column) is left before that reading is decided on its every cell.
+    if _share(probe, _amounts(probe, None)[1], dashes, _yen_dash(probe)[1]) < least:
+        return None
     dash_reading, yen_dashes = _yen_dash(values)
     probed, probe_failed, probe_units = _amounts(probe, dash_reading)
-    dashes = _dashes(probe)
-    # A yen amount's dash the column cannot decide is still an amount (listed below).
-    share = 1 - float((probe_failed & ~dashes & ~probe.index.isin(yen_dashes)).mean())
-    if share < (NAMED_SHARE if named else MOSTLY_SHARE) or not probed.notna().any():
+    if _share(probe, probe_failed, dashes, yen_dashes) < least or not probed.notna().any():
         return None
     numbers, failed, units = (
         _amounts(values, dash_reading)
@@ -416,9 +466,9 @@ def _type_amounts(
         first = values[spaced[0]]
         notes.append(
             f"桁区切りのカンマの前後に空白のある金額 {len(spaced):,} 個を、空白を詰めて読みました"
-            f"（{first.strip()} → {_text(numbers[spaced[0]])}）"
+            f"（{first.strip()} → {cell_text(numbers[spaced[0]])}）"
         )
-    cells = cell_units(values, numbers, units, declared, _text)
+    cells = cell_units(values, numbers, units, declared, cell_text)
     doubtful = {
         **cells.doubtful,
         **_dot_thousands(values, failed),
@@ -434,42 +484,83 @@ def _type_amounts(
     if not doubtful:
         if not (named or (failed.mean() <= 1 - MOSTLY_SHARE and len(values) >= MOSTLY_MIN_CELLS)):
             return None
-        if not header_named and values[failed.to_numpy()].map(lambda v: is_code(_text(v))).any():
+        if (
+            not header_named
+            and values[failed.to_numpy()].map(lambda v: is_code(cell_text(v))).any()
+        ):
             return None  # a column of codes, some with leading zeros: text, nothing to report
     # Kept as written: every cell that is not an amount, or whose unit is in doubt, listed.
+    rows = rows_of(series)
+    listed = (failed | values.index.isin(list(doubtful))).to_numpy()
     bad = [
-        Unreadable(
-            _row_of(series, i),
-            _text(values[i]),
-            doubtful.get(i) or amount_problem(_text(values[i])),
-        )
-        for i in values.index[(failed | values.index.isin(list(doubtful))).to_numpy()]
+        Unreadable(rows[i], cell_text(v), doubtful.get(i) or amount_problem(cell_text(v)))
+        for i, v in values[listed].items()
     ]
     return ColumnTyping(series, None, bad, notes)
+
+
+def _share(probe: pd.Series, failed: pd.Series, dashes: pd.Series, yen_dashes: list[Any]) -> float:
+    """The share of the cells of ``probe`` read as amounts (its lone dashes and its yen amounts
+    with a dash after them, ``yen_dashes``, counted as read)."""
+    return 1 - float((failed & ~dashes & ~probe.index.isin(yen_dashes)).mean())
 
 
 def _spaced_commas(values: pd.Series, failed: pd.Series) -> list[Any]:
     """The labels of the cells read whose thousands comma has a space typed beside it
     (``1, 200``, ``１，　２００``: ``is_spaced_comma``); a plain number has none, so only the
     cells read one by one are asked."""
-    plain = _matches(values, _ASCII_NUMBER).to_numpy(dtype=bool)
-    asked = values[~plain & ~failed.to_numpy(dtype=bool)]
+    plain = matches(values, ASCII_NUMBER).to_numpy(dtype=bool)
+    marked = matches(values, MARKED_AMOUNT).to_numpy(dtype=bool)  # no space in them
+    asked = values[~plain & ~marked & ~failed.to_numpy(dtype=bool)]
     return [i for i, v in asked.items() if isinstance(v, str) and is_spaced_comma(v)]
 
 
+_EUROPEAN_POINTS = (
+    "この列には 1.200,50 のように点を桁区切りに使うセルがあり、この点が小数点か"
+    "桁区切りか決められません（1,200 か 1.2 かを、カンマと小数点で書き分けてください）"
+)
+_COMMA_COLUMN_POINT = (
+    "この列はほかの金額を 12,000 のようにカンマで区切り、小数のある金額はこの書き方のセルだけ"
+    "のため、点が小数点（1.2）か、桁区切りのカンマの打ち間違い・点で桁を区切る書き方（1,200）か"
+    "決められません（1,200 か 1.2 かを、カンマと小数点で書き分けてください）"
+)
+_POINTED_COLUMN = (
+    "この列で小数のある金額は 1.200 のように点の後がちょうど 3 桁のセルだけで、点が小数点（1.2）"
+    "か桁区切り（1,200）か決められません（1,200 か 1.2 かを、カンマと小数点で書き分けてください）"
+)
+
+
 def _dot_thousands(values: pd.Series, failed: pd.Series) -> dict[Any, str]:
-    """The cells read with three decimals (``1.200``: 1.2) in a column that also writes
-    ``1.200,50`` (a point between thousands): there ``1.200`` may be 1,200, so each is listed
-    with why, never read as 1.2 (label → reason)."""
-    if not values[failed.to_numpy()].map(lambda v: is_european(_text(v))).any():
-        return {}
+    """The cells read with three decimals after one to three digits (``1.200``: 1.2, or
+    1,200 written with a point) whose column does not show which: each is listed with why,
+    never read as 1.2 (label → reason). The column decides by its other cells:
+
+    * a cell written the European way (``1.200,50``): the point separates thousands there;
+    * no other cell writes a fraction (the point is used for nothing else), and the column
+      separates thousands with commas (``12,000``: ``1.200`` is a slip for ``1,200`` as much as
+      1.2) or writes two or more such cells (``12.000``, ``1.500``: thousands by points);
+
+    a column whose other cells write fractions (``1,234.50``, ``0.125``) reads them as
+    decimals, as does a lone ``1.235`` among whole numbers (a unit price)."""
     read = values[~failed.to_numpy()]
-    return {
-        i: "この列には 1.200,50 のように点を桁区切りに使うセルがあり、この点が小数点か"
-        "桁区切りか決められません（1,200 か 1.2 かを、カンマと小数点で書き分けてください）"
-        for i, v in read.items()
-        if isinstance(v, str) and is_dot_thousands(v)
-    }
+    digits = column_digits(read)
+    texts = np.array([isinstance(v, str) for v in read.tolist()], dtype=bool)
+    dotted = digits.str.fullmatch(DOT_THOUSANDS).to_numpy(dtype=bool) & texts
+    if not dotted.any():
+        return {}
+    if values[failed.to_numpy()].map(lambda v: is_european(cell_text(v))).any():
+        reason = _EUROPEAN_POINTS
+    else:
+        fractions = digits.str.contains(".", regex=False).to_numpy(dtype=bool) & ~dotted
+        if fractions.any():
+            return {}
+        if digits.str.contains(",", regex=False).any():
+            reason = _COMMA_COLUMN_POINT
+        elif dotted.sum() >= 2:
+            reason = _POINTED_COLUMN
+        else:
+            return {}
+    return dict.fromkeys(read.index[dotted].tolist(), reason)
 
 
 def dollar_cells(cells: pd.Series, numbers: np.ndarray) -> np.ndarray:
@@ -478,7 +569,7 @@ def dollar_cells(cells: pd.Series, numbers: np.ndarray) -> np.ndarray:
     only 0): dollars are never added to yen, so ``file.read_table`` lists them and the table
     blocks stop at the first (one rule for both). A column of ``$`` amounts only is read as
     its numbers (its header says the currency). Cells without the mark cost one pass."""
-    if isinstance(cells.dtype, pd.StringDtype):  # a CSV's column: one pass for the mark
+    if at_once(cells):  # a CSV's long column: one pass for the mark
         marked = cells.str.contains("[$＄]", regex=True).fillna(False).to_numpy(dtype=bool)
     else:  # no Arrow in a workbook's child (``_amounts``)
         marked = np.array(
@@ -543,6 +634,7 @@ _VECTOR_DATES: tuple[tuple[re.Pattern[str], str, bool], ...] = (
     (re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"), "%Y-%m-%d", False),
     (re.compile(r"[0-9]{4}/[0-9]{1,2}/[0-9]{1,2}"), "%Y/%m/%d", False),
     (re.compile(r"[0-9]{4}\.[0-9]{1,2}\.[0-9]{1,2}"), "%Y.%m.%d", False),
+    (re.compile(r"[0-9]{4}年[0-9]{1,2}月[0-9]{1,2}日"), "%Y年%m月%d日", False),
     (re.compile(r"(?:19|20)[0-9]{6}"), "%Y%m%d", True),  # only where the header names a date
 )
 
@@ -552,7 +644,7 @@ def _vector_dates(values: pd.Series, named: bool) -> tuple[pd.Series, pd.Series]
     elsewhere), and the mask of the cells left to read one by one."""
     days = pd.Series(pd.NaT, index=values.index, dtype="datetime64[ns]")
     rest = pd.Series(True, index=values.index)
-    if not isinstance(values.dtype, pd.StringDtype):
+    if not at_once(values):  # a short column: every cell one by one
         return days, rest
     texts = values.str.strip()
     for pattern, fmt, needs_name in _VECTOR_DATES:
@@ -580,7 +672,7 @@ def _year_months(
     column is typed as before: six digits under another header may be a code or YYMMDD)."""
     if not _MONTH_HEADER.search(name):
         return None
-    texts = [v.strip() if isinstance(v, str) else _text(v) for v in values.tolist()]
+    texts = [v.strip() if isinstance(v, str) else cell_text(v) for v in values.tolist()]
     if not all(_YYYYMM.fullmatch(t) for t in texts):
         return None
     months = pd.Series([f"{t[:4]}/{t[4:]}" for t in texts], index=values.index, dtype=object)
@@ -602,7 +694,8 @@ def _type_dates(
         return None
     days, rest = _vector_dates(values, named)
     # The cells no plain form took, one by one (for a short column: every cell).
-    read = {i: _date_value(v, named) for i, v in values[rest].items()}
+    cells = values[rest]
+    read = dict(zip(cells.index, each_once(lambda v: _date_value(v, named), cells), strict=True))
     found = [r for r in read.values() if r is not None]
     months = [r for r in found if isinstance(r, YearMonth)]
     failed = [i for i, r in read.items() if r is None]
@@ -630,10 +723,8 @@ def _type_dates(
         column = days.reindex(series.index)
         timed = any(isinstance(r, dt.datetime) for r in found)
         kind = "datetime" if timed else "date"
-    bad = [
-        Unreadable(_row_of(series, i), _text(values.at[i]), _date_reason(values.at[i]))
-        for i in failed
-    ]
+    rows = rows_of(series)
+    bad = [Unreadable(rows[i], cell_text(values.at[i]), _date_reason(values.at[i])) for i in failed]
     notes = []
     vectorized = int((~rest).sum())  # cells a plain form took: full dates
     if months and (len(months) != len(found) or vectorized):
@@ -646,13 +737,8 @@ def _type_dates(
 def _era_note(values: pd.Series) -> list[str]:
     """The note for 和暦 dates outside their era's days (``平成31年5月1日``), read as the day
     the year names (2019-05-01): how many, the first and the era's span (``cell_forms``)."""
-    outside = [
-        (v, span)
-        for v in values.tolist()
-        if isinstance(v, str)
-        for span in [era_outside(v)]
-        if span
-    ]
+    spans = each_once(lambda v: era_outside(v) if isinstance(v, str) else None, values)
+    outside = [(v, span) for v, span in zip(values.tolist(), spans, strict=True) if span]
     if not outside:
         return []
     first, span = outside[0]
@@ -697,7 +783,8 @@ def _type_percents(series: pd.Series, values: pd.Series) -> ColumnTyping | None:
     if cells is None:
         return None
     if cells.doubts:
-        bad = [Unreadable(_row_of(series, label), text, why) for label, text, why in cells.doubts]
+        rows = rows_of(series)
+        bad = [Unreadable(rows[label], text, why) for label, text, why in cells.doubts]
         return ColumnTyping(series, None, bad, meant="percent")
     notes = (
         [f"「-」だけのセル {cells.dashes:,} 個は割合なしとして空欄にしました"]
@@ -775,7 +862,7 @@ def rate_cells(values: pd.Series) -> RateCells | None:
         if number == 0:
             fractions[label] = 0.0
             continue
-        text = _text(value)
+        text = cell_text(value)
         doubts.append((label, text, rate_problem(text, number, written)))
     return RateCells(pd.to_numeric(fractions), doubts, int(dashes.sum()), example)
 
@@ -796,8 +883,9 @@ def _yearless(
         read = values.map(lambda v: read_date(str(v)) or day_in(str(v), period))
         if read.notna().all():
             return _in_period(series, values, read, period, zone)
+    rows = rows_of(series)
     bad = [
-        Unreadable(_row_of(series, i), _text(v), _yearless_reason(v, period))
+        Unreadable(rows[i], cell_text(v), _yearless_reason(v, period))
         for i, v in values.items()
         if read_date(str(v)) is None
     ]
@@ -828,7 +916,7 @@ def _in_period(
     first = int(yearless.argmax())
     note = (
         f"年のない日付 {int(yearless.sum()):,} 個を表題の期間（{period.said()}）の日として"
-        f"読みました（{_text(values.iloc[first])} → {read.iloc[first]:%Y-%m-%d}）"
+        f"読みました（{cell_text(values.iloc[first])} → {read.iloc[first]:%Y-%m-%d}）"
     )
     return ColumnTyping(days.reindex(series.index), "datetime" if timed else "date", notes=[note])
 
@@ -921,7 +1009,40 @@ def type_column(
     dates = _undated(series, values, date_named, zone)
     if dates is not None:
         return dates
-    return typed if typed is not None else ColumnTyping(series, None)
+    if typed is not None:
+        return typed
+    meant = "amount" if header_named else "date" if date_named else None
+    refused = None if meant is None or is_id_header(name) else _refused(series, values, meant)
+    return refused or ColumnTyping(series, None)
+
+
+def _refused(series: pd.Series, values: pd.Series, meant: str) -> ColumnTyping | None:
+    """A column whose header names amounts (``meant``: "amount") or dates ("date") and whose
+    cells mostly write one (``_VALUE_SHAPES``: digits and separators, a month's name; not a
+    code, ``0123``, nor under an identifier's header, 請求書番号) in forms no reader takes (``1.200,50``, ``1 200``, ``1.2E+06``, ``02/03/2026``, ``26/2/3``): kept as
+    written, with every cell not read listed with why, never a text column without a word."""
+    texts = [cell_text(v) for v in values.tolist()]
+    shape = _VALUE_SHAPES[meant]
+    shaped = each_once(
+        lambda t: bool(shape.fullmatch(normalize_cell_text(t))) and not is_code(t), texts
+    )
+    if sum(shaped) < NAMED_SHARE * len(texts):
+        return None
+    rows = rows_of(series)
+    if meant == "amount":
+        unread = [
+            (label, text)
+            for label, text in zip(values.index, texts, strict=True)
+            if read_amount_unit(text) is None and not is_dash(text)
+        ]
+        bad = [Unreadable(rows[label], text, amount_problem(text)) for label, text in unread]
+    else:
+        cells = zip(values.index, values.tolist(), strict=True)
+        unread = [(label, cell) for label, cell in cells if _date_value(cell, True) is None]
+        bad = [
+            Unreadable(rows[label], cell_text(cell), _date_reason(cell)) for label, cell in unread
+        ]
+    return ColumnTyping(series, None, bad, meant=meant) if bad else None
 
 
 def column_unit(name: str, common: str | None) -> str | None:
