@@ -188,6 +188,15 @@ def _is_union_part(parts: Sequence[int | str], index: int, current: Any) -> bool
     return bool(_UNION_MEMBER.match(str(part)))
 
 
+def _inside(current: Any, part: int | str) -> Any:
+    """The value at ``part`` of ``current`` (a key of a mapping, an index of a list), else None."""
+    if isinstance(current, Mapping):
+        return current.get(part)
+    if isinstance(current, list) and isinstance(part, int) and part < len(current):
+        return current[part]
+    return None
+
+
 def _field_loc(err: ErrorDetails, data: Any) -> tuple[int | str, ...]:
     """The location of the failing value in ``data`` (the validated value, when known)."""
     parts = list(err["loc"])
@@ -197,12 +206,7 @@ def _field_loc(err: ErrorDetails, data: Any) -> tuple[int | str, ...]:
         if isinstance(part, str) and _is_union_part(parts, index, current):
             continue
         out.append(part)
-        if isinstance(current, Mapping):
-            current = current.get(part)
-        elif isinstance(current, list) and isinstance(part, int) and part < len(current):
-            current = current[part]
-        else:
-            current = None
+        current = _inside(current, part)
     return tuple(out)
 
 
@@ -283,12 +287,7 @@ def _labelled_path(schema: type[BaseModel], loc: Sequence[int | str], data: Any)
             if label is not None:
                 parts.append(label)
             models = _models_of(info.annotation) if info is not None else []
-        if isinstance(current, Mapping):
-            current = current.get(part)
-        elif isinstance(current, list) and isinstance(part, int) and part < len(current):
-            current = current[part]
-        else:
-            current = None
+        current = _inside(current, part)
     return "の".join(parts) if parts else REPLY
 
 
