@@ -441,5 +441,5 @@ def test_an_audit_of_a_runs_folder_that_is_not_there_fails(given: str, workspace
     args = ["audit", "export", "--from", "2024-04-01", "--to", "2024-04-30", "--runs-dir", given]
     result = runner.invoke(app, args)
     assert result.exit_code == EXIT_USER_ERROR
-    assert f"（--runs-dir）に指定した「{given}」は" in result.stderr
+    assert f"（--runs-dir）に指定した「{given}」" in result.stderr
     assert wrong_in(result.stdout + result.stderr) == []
