@@ -52,7 +52,13 @@ class DoctorReport:
             f"{model}（役割: {', '.join(roles)}）: {missing} が未設定のため使えません"
             for (model, missing), roles in unusable.items()
         ]
-        inactive = [layer["name"] for layer in self.sandbox if not layer["active"]]
+        from keiri_agent.sandbox.layers import PROPERTY_LABELS
+
+        inactive = [
+            PROPERTY_LABELS.get(layer["name"], layer["name"])
+            for layer in self.sandbox
+            if not layer["active"]
+        ]
         if inactive:
             out.append(
                 f"サンドボックスの隔離レイヤーが無効: {', '.join(inactive)}（保護が弱くなります）"

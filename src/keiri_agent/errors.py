@@ -330,9 +330,10 @@ class UserFile:
             ) from None
 
     def read_text(self, file: Path) -> str:
-        """The UTF-8 text of ``file`` (BlockError as above when it cannot be read)."""
+        """The UTF-8 text of ``file`` (BlockError as above when it cannot be read), without the
+        byte-order mark an editor such as Notepad may put first (it is no character of it)."""
         with self.reading(file):
-            return file.read_text(encoding="utf-8")
+            return file.read_text(encoding="utf-8-sig")
 
     def _unreadable(self, file: Path | str, exc: BaseException) -> BlockError:
         return BlockError(

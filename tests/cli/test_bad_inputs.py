@@ -352,12 +352,18 @@ def wrong_of(case: Case, here: Path) -> list[str]:
         args[args.index(RUN)] = _waiting_run()
     result = runner.invoke(app, args, env={"COLUMNS": "100"})
     shown, found = _said(result.stdout, result.stderr, as_json="--json" in args)
-    found += wrong_in(shown)
+    return [*found, *wrong_in(shown), *ending_problems(result, must_fail=case.must_fail)]
+
+
+def ending_problems(result: Any, *, must_fail: bool) -> list[str]:
+    """What is wrong with how a command ended: an exception, an exit code no command gives,
+    0 for what must fail."""
+    found = []
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         found.append(repr(result.exception))
     if result.exit_code not in (0, EXIT_FAILED, EXIT_USER_ERROR):
         found.append(f"exit {result.exit_code}")
-    if case.must_fail and result.exit_code == 0:
+    if must_fail and result.exit_code == 0:
         found.append("exit 0")
     return found
 
@@ -375,6 +381,11 @@ def test_the_generator_covers_every_command_and_kind() -> None:
 
 @pytest.fixture
 def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return isolated(tmp_path, monkeypatch)
+
+
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``tmp_path``, where the commands keep their workspace, runs, designs and temp files."""
     monkeypatch.setenv("KEIRI_WORKSPACE_ROOT", str(tmp_path / "workspace"))
     monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
     monkeypatch.setenv("KEIRI_DESIGNS_DIR", str(tmp_path / "designs"))
@@ -387,7 +398,11 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     "command", sorted({case.command for case in CASES}), ids=lambda command: command
 )
 def test_a_bad_input_is_answered_in_japanese_and_fails(command: str, workspace: Path) -> None:
-    cases = [case for case in CASES if case.command == command]
+    assert_none_wrong([case for case in CASES if case.command == command], wrong_of, workspace)
+
+
+def assert_none_wrong(cases: list[Any], wrong_of: Any, workspace: Path) -> None:
+    """Each case run in a folder of its own under ``workspace``: ``wrong_of`` finds nothing."""
     found = {str(case): wrong_of(case, workspace / f"case{n}") for n, case in enumerate(cases)}
     wrong = {case: what for case, what in found.items() if what}
     assert wrong == {}, f"{len(wrong)} of {len(cases)} cases"
@@ -426,5 +441,5 @@ def test_an_audit_of_a_runs_folder_that_is_not_there_fails(given: str, workspace
     args = ["audit", "export", "--from", "2024-04-01", "--to", "2024-04-30", "--runs-dir", given]
     result = runner.invoke(app, args)
     assert result.exit_code == EXIT_USER_ERROR
-    assert f"--runs-dir に指定した {given} は" in result.stderr
+    assert f"（--runs-dir）に指定した「{given}」" in result.stderr
     assert wrong_in(result.stdout + result.stderr) == []

@@ -311,5 +311,5 @@ def test_a_missing_answers_file_is_named_like_every_file_the_user_gives(
     assert result.exit_code == 2
     error = json.loads(result.stdout)["error"]
     assert error["code"] == "INPUT_VALIDATION_FAILED"
-    assert error["message"] == "回答ファイル ない.yaml が見つかりません。"
-    assert error["details"] == {"file": "ない.yaml"}
+    assert error["message"] == "回答ファイル（--answers）に指定した「ない.yaml」が見つかりません。"
+    assert error["details"] == {"answers": "ない.yaml"}

@@ -13,6 +13,7 @@ with a Python exception.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import subprocess
@@ -193,14 +194,33 @@ def test_no_english_of_a_library_reaches_the_user(
     assert leaks == {}, f"{len(leaks)} of {len(cases)} cases"
 
 
+def test_a_folder_where_a_file_is_written_is_the_users_mistake(tmp_path: Path) -> None:
+    """A folder given where the block catalogue is written is said before anything is written,
+    as a mistake to fix (exit 2), with what to give instead; no traceback is saved."""
+    (tmp_path / "docs.md").mkdir()
+    result = runner.invoke(app, ["blocks", "docs", "--out", str(tmp_path / "docs.md")])
+    assert result.exit_code == EXIT_USER_ERROR
+    first, hint = result.stderr.splitlines()[:2]
+    assert "INTERNAL_ERROR" not in first
+    assert f"「{tmp_path / 'docs.md'}」はフォルダです" in first
+    assert "ファイルの名前まで" in first
+    assert "docs.md/" in hint  # an example of a file in that folder
+    assert library_english(result.stderr) == []
+    assert not list(tmp_path.glob(f"{TRACEBACK_PREFIX}*.txt"))
+
+
 def test_an_unexpected_failure_is_japanese_and_its_traceback_is_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A folder given where the block catalogue is written: the OS refuses, the command did not
-    expect it. The user reads why in Japanese and where the traceback was saved."""
+    """The OS refuses what the command did not expect (a folder where it writes, made as it
+    ran). The user reads why in Japanese and where the traceback was saved."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    (Path.cwd() / "docs.md").mkdir()
-    result = runner.invoke(app, ["blocks", "docs", "--out", "docs.md"])
+
+    def refused(*_: object, **__: object) -> None:
+        raise IsADirectoryError(errno.EISDIR, "Is a directory", "docs.md")
+
+    monkeypatch.setattr("keiri_agent.workspace.atomic_path", refused)
+    result = runner.invoke(app, ["blocks", "docs", "--out", str(tmp_path / "docs.md")])
     assert result.exit_code == EXIT_FAILED
     assert result.exception is None or isinstance(result.exception, SystemExit)
     first, hint = result.stderr.splitlines()[:2]

@@ -15,7 +15,7 @@ from keiri_agent.cli import app
 runner = CliRunner()
 
 CASES = [
-    (["plan", "dry-run", "missing.yaml", "--var", "month"], "--var", "month", "KEY=VALUE"),
+    (["plan", "dry-run", "plan.yaml", "--var", "month"], "--var", "month", "KEY=VALUE"),
     (
         ["sandbox", "run", "code.py", "--workdir", "work", "--input", "sales"],
         "--input",
@@ -42,6 +42,8 @@ def test_an_option_not_in_its_form_says_which_form_it_takes(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("KEIRI_RUNS_DIR", str(tmp_path / "runs"))
+    (tmp_path / "plan.yaml").write_text("id: monthly\n", encoding="utf-8")  # the files are
+    (tmp_path / "code.py").write_text("print(1)\n", encoding="utf-8")  # checked first
 
     result = runner.invoke(app, [*args, "--json"])
 

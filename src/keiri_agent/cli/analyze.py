@@ -41,6 +41,7 @@ from keiri_agent.cli.common import (
     user_errors,
     wants_json,
 )
+from keiri_agent.cli.paths import Wants, wanted
 from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError, input_error
 
 if TYPE_CHECKING:
@@ -313,6 +314,7 @@ def analyze(
         typer.Option(
             "--workspace-root",
             help="作業ディレクトリを作る場所（既定: KEIRI_WORKSPACE_ROOT、未設定なら ./workspace）。",
+            callback=wanted("作業ディレクトリを作る場所", Wants.NEW_FOLDER),
         ),
     ] = None,
     as_json: Annotated[

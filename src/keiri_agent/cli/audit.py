@@ -17,6 +17,7 @@ from typing import Annotated
 import typer
 
 from keiri_agent.cli.common import EXIT_FAILED, JsonFlag, command_group, echo_json, user_errors
+from keiri_agent.cli.paths import Wants, wanted
 from keiri_agent.errors import input_error
 
 __all__ = ["audit_app", "export", "verify"]
@@ -32,25 +33,24 @@ RunsDirOption = Annotated[
         "--runs-dir",
         metavar="DIR",
         help="実行ログのフォルダ（既定: KEIRI_RUNS_DIR。サブフォルダも探します）。",
+        # a folder that is there: an audit of a mistyped one would list no runs and pass for
+        # a quiet period
+        callback=wanted(
+            "実行ログのフォルダ",
+            Wants.FOLDER,
+            empty_ok=True,
+            about="既定の場所（KEIRI_RUNS_DIR）を使うなら --runs-dir を省いてください。",
+        ),
     ),
 ]
 
 
 def _runs_dir(given: Path | None) -> Path:
-    """The folder of run logs: ``given`` (a folder that is there: an audit of a mistyped one
-    would list no runs and pass for an empty period), else ``KEIRI_RUNS_DIR``."""
+    """The folder of run logs: ``given`` (checked as the command line is read), else
+    ``KEIRI_RUNS_DIR``."""
     from keiri_agent.config import load_settings
 
-    if given is None:
-        return load_settings().keiri_runs_dir
-    if not given.is_dir():
-        what = "ファイルです" if given.exists() else "ありません"
-        raise input_error(
-            f"--runs-dir に指定した {given} は{what}（実行ログのフォルダを指定してください）。",
-            "既定の場所（KEIRI_RUNS_DIR）を使うなら --runs-dir を省いてください。",
-            runs_dir=str(given),
-        )
-    return given
+    return given if given is not None else load_settings().keiri_runs_dir
 
 
 @audit_app.command("verify")
@@ -129,7 +129,12 @@ def export(
     ] = "csv",
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="書き出すファイル（省略時は標準出力）。"),
+        typer.Option(
+            "--out",
+            "-o",
+            help="書き出すファイル（省略時は標準出力）。",
+            callback=wanted("書き出すファイル", Wants.NEW_FILE),
+        ),
     ] = None,
     runs_dir: RunsDirOption = None,
 ) -> None:

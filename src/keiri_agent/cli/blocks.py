@@ -25,6 +25,8 @@ from keiri_agent.cli.common import (
     console,
     user_errors,
 )
+from keiri_agent.cli.japanese_text import paragraph, unfolded
+from keiri_agent.cli.paths import Wants, wanted
 from keiri_agent.errors import input_error
 
 if TYPE_CHECKING:
@@ -69,7 +71,7 @@ def _ports_table(title: str, ports: dict[str, dict[str, Any]], *, inputs: bool) 
         if inputs:
             default = json.dumps(port["default"], ensure_ascii=False) if "default" in port else ""
             row += ["必須" if port["required"] else "", escape(default)]
-        row.append(escape(str(port.get("description", "")).strip()))
+        row.append(escape(unfolded(str(port.get("description", "")).strip())))
         table.add_row(*row)
     return table
 
@@ -134,12 +136,11 @@ def show(
     if as_json:
         typer.echo(json.dumps(detail, ensure_ascii=False, indent=2, default=str))
         return
-    console.print(
-        f"[bold]{escape(spec.shown_name)}[/bold]（{escape(spec.ref)}、カテゴリ: {escape(spec.category)}）"
-    )
-    console.print(spec.description.strip(), markup=False)
+    heading = f"[bold]{escape(spec.shown_name)}[/bold]（{escape(spec.ref)}、カテゴリ: {escape(spec.category)}）"
+    console.print(paragraph(heading, markup=True))
+    console.print(paragraph(unfolded(spec.description.strip())))
     if spec.tags:
-        console.print("タグ: " + ", ".join(spec.tags), markup=False)
+        console.print(paragraph("タグ: " + ", ".join(spec.tags)))
     if len(versions) > 1:
         console.print("利用可能な版: " + ", ".join(versions), markup=False)
     console.print(_ports_table("入力", detail["inputs"], inputs=True))
@@ -229,7 +230,13 @@ def search(
 @blocks_app.command("docs")
 def docs(
     out: Annotated[
-        Path, typer.Option("--out", help="書き出す Markdown ファイル。", show_default=True)
+        Path,
+        typer.Option(
+            "--out",
+            help="書き出す Markdown ファイル。",
+            show_default=True,
+            callback=wanted("書き出すファイル", Wants.NEW_FILE),
+        ),
     ] = Path("docs/blocks.md"),
     check: Annotated[
         bool,

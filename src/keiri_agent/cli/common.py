@@ -35,6 +35,7 @@ from typer.models import CommandFunctionType
 
 from keiri_agent import __version__
 from keiri_agent.cli.help import HelpMixin, KeiriCommand, KeiriSubGroup, usage_error
+from keiri_agent.cli.japanese_text import JapaneseText
 from keiri_agent.errors import (
     BlockError,
     ErrorCode,
@@ -67,6 +68,7 @@ __all__ = [
     "fail",
     "forget_shown_errors",
     "interrupted_error",
+    "node_shown",
     "option_form_error",
     "progress_printer",
     "require_llm",
@@ -152,11 +154,15 @@ def show_error(error: BlockError, node_name: Callable[[str], str] | None = None)
         Text.assemble(("エラー", "bold red"), f" [{error.code}] {error.message}"), soft_wrap=True
     )
     if node := str(error.details.get("node_id") or ""):
-        name = node_name(node) if node_name else node
-        shown = node if name == node else f"{name}（{node}）"
+        shown = node_shown(node, node_name(node) if node_name else node)
         err_console.print(f"ノード: {shown}", markup=False, soft_wrap=True)
     if error.hint:
         err_console.print(f"ヒント: {error.hint}", markup=False, soft_wrap=True)
+
+
+def node_shown(node: str, name: str) -> str:
+    """A plan's node for a person: its name, then its id (for ``--from`` and the YAML)."""
+    return node if name == node else f"{name}（{node}）"
 
 
 def forget_shown_errors() -> None:
@@ -283,14 +289,19 @@ def option_form_error(option: str, value: str, form: str, hint: str) -> BlockErr
 class WrappingTable(Table):
     """A table whose cells wrap onto more lines, never cut with "…", at any terminal width.
 
-    Rich breaks lines at spaces; Japanese text has none, so a cell too wide for its column is
-    folded character by character instead of being cut.
+    Rich breaks lines at spaces, as for English; a cell of text is folded as Japanese is set
+    instead (``cli.japanese_text``: between Japanese characters, never inside a Latin word that
+    fits, no space left at a line's end), and a word too wide for its column is folded.
     """
 
     def add_column(self, header: Any = "", *args: Any, **kwargs: Any) -> None:
         kwargs["overflow"] = "fold"
         kwargs["no_wrap"] = False
         super().add_column(header, *args, **kwargs)
+
+    def add_row(self, *renderables: Any, **kwargs: Any) -> None:
+        cells = [JapaneseText.of(c) if isinstance(c, str | Text) else c for c in renderables]
+        super().add_row(*cells, **kwargs)
 
 
 class KeiriTyper(typer.Typer):
@@ -306,8 +317,9 @@ class KeiriTyper(typer.Typer):
 class KeiriGroup(HelpMixin, TyperGroup):
     """The top-level group: notes whether ``--json`` was asked for; shows command-line mistakes
     in Japanese (``cli.help.usage_error``, Click's English in the details), as a JSON document
-    for a ``--json`` command; and reports an unexpected exception as any failure
-    (:func:`unexpected_error`: Japanese, the traceback saved to a file)."""
+    for a ``--json`` command; reports a ``BlockError`` that no command caught (a path checked
+    as the command line is read: ``cli.paths``) as what it says, and an unexpected exception as
+    any failure (:func:`unexpected_error`: Japanese, the traceback saved to a file)."""
 
     def main(
         self,
@@ -347,6 +359,8 @@ class KeiriGroup(HelpMixin, TyperGroup):
             return super().invoke(ctx)
         except (typer.Exit, typer.Abort, typer.TyperException):  # main() reports a mistake
             raise
+        except BlockError as exc:  # a path the command line gives checked as it is read
+            fail(exc, EXIT_USER_ERROR)  # (``cli.paths``), or any failure said in Japanese
         except Exception as exc:
             fail(unexpected_error(exc), EXIT_FAILED)
 

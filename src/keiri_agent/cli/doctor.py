@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from keiri_agent.cli.common import JsonFlag, WrappingTable, app, console, user_errors
+from keiri_agent.cli.sandbox import layers_table
 
 if TYPE_CHECKING:
     from keiri_agent.doctor import DoctorReport
@@ -64,13 +65,12 @@ def _render(report: DoctorReport) -> None:
         settings.add_row(f"({key})", value)
     console.print(settings)
 
-    layers = WrappingTable(title="サンドボックスの隔離レイヤー（詳細: keiri-agent sandbox doctor）")
-    layers.add_column("レイヤー")
-    layers.add_column("有効")
-    layers.add_column("詳細")
-    for layer in report.sandbox:
-        layers.add_row(layer["name"], _mark(layer["active"]), layer["detail"])
-    console.print(layers)
+    rows = [
+        (layer["name"], bool(layer["active"]), str(layer["detail"])) for layer in report.sandbox
+    ]
+    console.print(
+        layers_table("サンドボックスの隔離レイヤー（詳細: keiri-agent sandbox doctor）", rows)
+    )
 
     for model, result in report.pings.items():
         status = "OK" if result["ok"] else f"失敗: {result['error']}"

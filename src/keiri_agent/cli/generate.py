@@ -33,6 +33,7 @@ from keiri_agent.cli.common import (
     require_llm,
     user_errors,
 )
+from keiri_agent.cli.paths import Wants, wanted
 from keiri_agent.cli.plan import plan_app
 from keiri_agent.errors import UserFile, input_error
 
@@ -93,7 +94,7 @@ def _check_out(out: Path | None, force: bool) -> None:
             "別のファイル名を --out に指定するか、置き換えてよければ --force を付けてください。",
             out=str(out),
         )
-    if out is not None and out.is_dir():
+    if out is not None and out.is_dir():  # with --force (cli.paths refuses it before)
         raise input_error(
             f"保存先 {out} はフォルダです。",
             "--out には保存するファイル名（.yaml）まで指定してください。",
@@ -170,10 +171,20 @@ def generate(
         ),
     ] = "hint",
     answers: Annotated[
-        Path | None, typer.Option("--answers", help="不足項目への回答 YAML（項目ID: 値）。")
+        Path | None,
+        typer.Option(
+            "--answers",
+            help="不足項目への回答 YAML（項目ID: 値）。",
+            callback=wanted("回答ファイル", Wants.FILE),
+        ),
     ] = None,
     out: Annotated[
-        Path | None, typer.Option("--out", help="保存先（既定: designs/<plan_id>_<日時>.yaml）。")
+        Path | None,
+        typer.Option(
+            "--out",
+            help="保存先（既定: designs/<plan_id>_<日時>.yaml）。",
+            callback=wanted("保存先", Wants.NEW_FILE),
+        ),
     ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="--out のファイルがあれば置き換えます。")

@@ -29,6 +29,8 @@ from keiri_agent.cli.common import (
     err_console,
     user_errors,
 )
+from keiri_agent.cli.paths import Wants, wanted
+from keiri_agent.errors import ErrorCode
 
 if TYPE_CHECKING:
     from keiri_agent.agents.helpdesk.knowledge import IngestResult, SearchOutput
@@ -40,12 +42,22 @@ helpdesk_app = command_group(
     "helpdesk",
     "ヘルプデスク: マニュアルと Q/A の取り込み（ingest）・検索（search）と、エージェントへの質問（ask）。",
 )
+INDEX_HELP = (
+    "ナレッジベースのフォルダ（helpdesk ingest が作ります。既定: KEIRI_HELPDESK_INDEX、"
+    "未設定なら ./helpdesk_index）。"
+)
 IndexOption = Annotated[
     Path | None,
     typer.Option(
         "--index",
-        help="ナレッジベースのフォルダ（helpdesk ingest が作ります。既定: KEIRI_HELPDESK_INDEX、"
-        "未設定なら ./helpdesk_index）。",
+        help=INDEX_HELP,
+        callback=wanted(
+            "ナレッジベースのフォルダ",
+            Wants.FOLDER,
+            code=ErrorCode.DEPENDENCY_NOT_FOUND,  # as when the default one is not there
+            about="ナレッジベースは `keiri-agent helpdesk ingest --manual マニュアルのフォルダ"
+            " --index フォルダ` で作ります。",
+        ),
     ),
 ]
 TOOLS = ("manual", "qa", "hybrid")  # the same as KnowledgeBase.rank()
@@ -75,6 +87,7 @@ def ingest(
             metavar="PATH",
             help="マニュアルのファイルまたはフォルダー（--manual の後に続けて複数書けます）。",
             show_default=False,
+            callback=wanted("マニュアル", Wants.FILE_OR_FOLDER),
         ),
     ] = None,
     manual: Annotated[
@@ -84,12 +97,16 @@ def ingest(
             help="マニュアルのファイルまたはフォルダー（.pdf .docx .xlsx .pptx .html .md .txt、"
             "フォルダーは中を再帰的に探します）。",
             show_default=False,
+            callback=wanted("マニュアル", Wants.FILE_OR_FOLDER),
         ),
     ] = None,
     qa: Annotated[
         Path | None,
         typer.Option(
-            "--qa", help="Q/A の CSV（列 Q と A、文字コードは自動判定）。", show_default=False
+            "--qa",
+            help="Q/A の CSV（列 Q と A、文字コードは自動判定）。",
+            show_default=False,
+            callback=wanted("Q/A の CSV", Wants.FILE),
         ),
     ] = None,
     chunk_chars: Annotated[
@@ -108,7 +125,14 @@ def ingest(
             show_default=False,
         ),
     ] = None,
-    index: IndexOption = None,
+    index: Annotated[
+        Path | None,
+        typer.Option(
+            "--index",
+            help=INDEX_HELP,
+            callback=wanted("ナレッジベースのフォルダ", Wants.NEW_FOLDER),
+        ),
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """マニュアルと Q/A をナレッジベースに取り込みます（変更のないファイルは読み直しません）。

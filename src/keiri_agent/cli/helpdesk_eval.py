@@ -24,6 +24,8 @@ from keiri_agent.cli.helpdesk import (
     helpdesk_app,
     index_dir,
 )
+from keiri_agent.cli.paths import Wants, wanted
+from keiri_agent.errors import ErrorCode
 
 if TYPE_CHECKING:
     from keiri_agent.agents.helpdesk.knowledge.evaluate import EvalReport
@@ -40,6 +42,7 @@ def evaluate(
         typer.Option(
             "--questions",
             help="質問ファイル（CSV または JSONL。列 question と、答えの file・page・row・passage）。",
+            callback=wanted("質問ファイル", Wants.FILE, code=ErrorCode.FILE_UNREADABLE),
             show_default=False,
         ),
     ],

@@ -28,6 +28,7 @@ from keiri_agent.cli.common import (
     option_form_error,
     user_errors,
 )
+from keiri_agent.cli.paths import Wants, wanted
 from keiri_agent.errors import BlockError, ErrorCode, UserFile, input_error
 from keiri_agent.shell_words import typed
 
@@ -53,7 +54,13 @@ plan_app = command_group(
 )
 
 PlanFile = Annotated[
-    Path, typer.Argument(metavar="FILE", help="Plan の YAML ファイル。", show_default=False)
+    Path,
+    typer.Argument(
+        metavar="FILE",
+        help="Plan の YAML ファイル。",
+        show_default=False,
+        callback=wanted("Plan のファイル", Wants.FILE),
+    ),
 ]
 VarOptions = Annotated[
     list[str] | None,
@@ -71,6 +78,7 @@ VarsFileOption = Annotated[
         metavar="FILE",
         help="Plan の vars を YAML/JSON ファイル（vars の名前 → 値 のマッピング）で上書きします。"
         "--var はこのファイルより優先します。",
+        callback=wanted("vars のファイル", Wants.FILE, empty_ok=True),
     ),
 ]
 AnswersOption = Annotated[
@@ -78,6 +86,11 @@ AnswersOption = Annotated[
     typer.Option(
         "--answers",
         help="UI ノードへの回答 YAML（ノードID → {項目ID: 値}）。入力待ちの実行が例を表示します。",
+        callback=wanted(
+            "回答ファイル",
+            Wants.FILE,
+            about="例: confirm: {approved: true}（入力待ちの実行が、答える項目の例を表示します）。",
+        ),
     ),
 ]
 
@@ -246,13 +259,14 @@ def dry_run(
     as_json: JsonFlag = False,
 ) -> None:
     """ブロックを実行せず、サンプル値で Plan を最後までたどって問題を探します（問題があれば終了コード 1）。"""
+    from keiri_agent.file_access import FileAccess
     from keiri_agent.plan import PlanEnv, dry_run_source, load_source
 
     with user_errors():
         overrides = parse_vars(var_specs or [], vars_file)
         source = load_source(file)
         env = PlanEnv.of()
-        report = dry_run_source(source, env, vars_override=overrides or None)
+        report = dry_run_source(source, env, vars_override=overrides or None, files=FileAccess())
     if as_json:
         echo_json(report.to_dict())
     else:
@@ -293,7 +307,12 @@ def migrate(
     file: PlanFile,
     output: Annotated[
         Path | None,
-        typer.Option("--output", "-o", help="書き出すファイル（既定: 元の名前.migrated.yaml）。"),
+        typer.Option(
+            "--output",
+            "-o",
+            help="書き出すファイル（既定: 元の名前.migrated.yaml）。",
+            callback=wanted("書き出すファイル", Wants.NEW_FILE),
+        ),
     ] = None,
     in_place: Annotated[
         bool,

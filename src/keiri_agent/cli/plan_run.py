@@ -29,6 +29,7 @@ from keiri_agent.cli.common import (
     show_error,
     user_errors,
 )
+from keiri_agent.cli.paths import Wants, wanted
 from keiri_agent.cli.plan import (
     AnswersOption,
     JsonFlag,
@@ -345,7 +346,9 @@ def rerun(
     plan: Annotated[
         Path | None,
         typer.Option(
-            "--plan", help="修正した Plan ファイル（省略時は元の実行のスナップショット）。"
+            "--plan",
+            help="修正した Plan ファイル（省略時は元の実行のスナップショット）。",
+            callback=wanted("Plan のファイル", Wants.FILE),
         ),
     ] = None,
     as_json: JsonFlag = False,

@@ -4,7 +4,7 @@ Runs are read from their JSONL logs under ``KEIRI_RUNS_DIR`` (newest first): the
 plan, when it started (in ``KEIRI_TIMEZONE``, labelled: ``2026-12-06 12:15:00 JST``; ``--json``
 keeps the stored UTC time), the plan version that ran with its approval and who started it,
 how it ended (``incomplete`` when the log has no end: still
-running, or the process died) and the command that continues it (``plan resume``) or runs it
+running, or the process died; a failed node named as the run's plan names it) and the command that continues it (``plan resume``) or runs it
 again from its first node (``plan rerun``). A log that cannot be read is listed with the
 reason, not skipped.
 """
@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from keiri_agent.cli.common import console, echo_json, err_console, user_errors
-from keiri_agent.cli.plan import JsonFlag, plan_app
+from keiri_agent.cli.common import console, echo_json, err_console, node_shown, user_errors
+from keiri_agent.cli.plan import JsonFlag, plan_app, plan_names_at
+from keiri_agent.errors import BlockError
 
 if TYPE_CHECKING:
+    from keiri_agent.blocks.registry import BlockRegistry
     from keiri_agent.plan import RunSummary
 
 __all__ = ["next_command", "runs"]
@@ -38,7 +40,20 @@ def next_command(run: RunSummary) -> str | None:
     return None
 
 
-def _run_json(run: RunSummary) -> dict[str, Any]:
+def failed_node_name(run: RunSummary, registry: BlockRegistry) -> str | None:
+    """The name the run's plan (its snapshot) gives its failed node (its id when it has none)."""
+    from keiri_agent.plan import load_run
+
+    if run.failed_node is None:
+        return None
+    try:
+        names = plan_names_at(load_run(run.log_path).plan_file, registry)
+    except BlockError:
+        names = None
+    return names.node(run.failed_node) if names else run.failed_node
+
+
+def _run_json(run: RunSummary, registry: BlockRegistry) -> dict[str, Any]:
     from keiri_agent.localtime import utc_text
 
     return {
@@ -48,6 +63,7 @@ def _run_json(run: RunSummary) -> dict[str, Any]:
         "status": run.status,
         "log_path": str(run.log_path),
         "failed_node": run.failed_node,
+        "failed_node_name": failed_node_name(run, registry),
         "error": run.error,
         "resume_of": run.resume_of,
         "rerun_from": run.rerun_from,
@@ -78,6 +94,7 @@ def runs(
     as_json: JsonFlag = False,
 ) -> None:
     """実行の一覧（新しい順）: 実行 ID、Plan、開始時刻、状態と、再開・再実行のコマンド。"""
+    from keiri_agent.blocks.registry import settings_registry
     from keiri_agent.config import load_settings
     from keiri_agent.localtime import shown_time
     from keiri_agent.plan import list_plan_runs
@@ -86,13 +103,14 @@ def runs(
         settings = load_settings()
         runs_dir = settings.keiri_runs_dir
         found, unreadable = list_plan_runs(runs_dir, plan_id=plan, status=status)
+        registry = settings_registry(settings)
     shown = found[:limit]
     if as_json:
         echo_json(
             {
                 "runs_dir": str(runs_dir),
                 "total": len(found),
-                "runs": [_run_json(run) for run in shown],
+                "runs": [_run_json(run, registry) for run in shown],
                 "unreadable": [error.to_dict() for error in unreadable],
             }
         )
@@ -110,7 +128,8 @@ def runs(
     for run in shown:
         label = labels.get(run.status, run.status)
         if run.failed_node:
-            label += f"（ノード {run.failed_node}）"
+            name = failed_node_name(run, registry) or run.failed_node
+            label += f"（ノード {node_shown(run.failed_node, name)}）"
         started = shown_time(run.started, settings.keiri_timezone)
         console.print(
             f"{run.run_id}  {run.plan_id}  {started}  {label}", markup=False, soft_wrap=True

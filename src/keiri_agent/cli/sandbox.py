@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -19,6 +20,7 @@ from keiri_agent.cli.common import (
     option_form_error,
     user_errors,
 )
+from keiri_agent.cli.paths import Wants, wanted
 from keiri_agent.errors import UserFile
 
 if TYPE_CHECKING:
@@ -53,9 +55,25 @@ CODE_FILE = UserFile(
 
 @sandbox_app.command("run")
 def run_file(
-    file: Annotated[Path, typer.Argument(help="実行する Python ファイル。")],
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="実行する Python ファイル。",
+            callback=wanted(
+                "実行する Python ファイル",
+                Wants.FILE,
+                empty_ok=True,
+                code=CODE_FILE.unreadable_code,  # as when it cannot be read
+            ),
+        ),
+    ],
     workdir: Annotated[
-        Path, typer.Option("--workdir", help="作業ディレクトリ（ここだけに書き込めます）。")
+        Path,
+        typer.Option(
+            "--workdir",
+            help="作業ディレクトリ（ここだけに書き込めます）。",
+            callback=wanted("作業ディレクトリ", Wants.NEW_FOLDER),
+        ),
     ],
     profile: Annotated[
         str, typer.Option("--profile", help="制限プロファイル: analysis または codeact。")
@@ -143,27 +161,36 @@ def _print_outcome(outcome: ExecutionOutcome) -> None:
         )
 
 
+def layers_table(title: str, layers: Iterable[tuple[str, bool, str]]) -> WrappingTable:
+    """The sandbox's properties as a table: each by its words (``PROPERTY_LABELS``, not its
+    id), whether it holds on this machine, and why (``layers``: name, active, detail)."""
+    from keiri_agent.sandbox.layers import PROPERTY_LABELS
+
+    table = WrappingTable(title=title)
+    table.add_column("性質")
+    table.add_column("有効")
+    table.add_column("詳細")
+    for name, active, detail in layers:
+        mark = "[green]✓[/green]" if active else "[yellow]✗[/yellow]"
+        table.add_row(escape(PROPERTY_LABELS.get(name, name)), mark, escape(detail))
+    return table
+
+
 @sandbox_app.command("doctor")
 def sandbox_doctor(
     as_json: JsonFlag = False,
 ) -> None:
     """このマシンでサンドボックスの各性質（名前空間・読み取り専用バインド・ディスク上限・cgroup・seccomp・Landlock など）が有効かを、実際に 1 回実行して表示します。強制されない上限はその理由とともに示します。"""
-    from keiri_agent.sandbox.layers import LIMIT_NAMES
+    from keiri_agent.sandbox.layers import LIMIT_NAMES, PROPERTY_LABELS
     from keiri_agent.sandbox.probe import layer_rows, probe_layers, unenforced_limits
 
     layers = probe_layers()
     if as_json:
         typer.echo(json.dumps(layer_rows(layers), ensure_ascii=False, indent=2))
         return
-    table = WrappingTable(title="サンドボックスの隔離レイヤー")
-    table.add_column("レイヤー")
-    table.add_column("有効")
-    table.add_column("詳細")
-    for status in layers:
-        mark = "[green]✓[/green]" if status.active else "[yellow]✗[/yellow]"
-        table.add_row(status.name, mark, escape(status.detail))
-    console.print(table)
-    missing = [s.name for s in layers if not s.active]
+    rows = [(status.name, status.active, status.detail) for status in layers]
+    console.print(layers_table("サンドボックスの隔離レイヤー", rows))
+    missing = [PROPERTY_LABELS.get(s.name, s.name) for s in layers if not s.active]
     if missing:
         console.print(
             f"[yellow]注意:[/yellow] 無効な性質: {', '.join(missing)}。"

@@ -117,12 +117,26 @@ def test_a_missing_index_says_how_to_build_it(tmp_path: Path) -> None:
     assert str(tmp_path / "nowhere") in missing.value.hint
 
 
+def test_a_folder_holding_no_manual_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    """Mirrored, a folder of no manual (empty, or of files of other types) would empty the
+    index: the ingest stops, naming the folder and what it skipped."""
+    folder = tmp_path / "4月 マニュアル"
+    folder.mkdir()
+    (folder / "memo.csv").write_bytes(b"not a manual")
+    with pytest.raises(BlockError, match="取り込めるマニュアルがありません") as refused:
+        ingest(tmp_path / "index", manuals=[folder], settings=bm25_settings())
+    assert f"「{folder}」" in refused.value.message
+    assert "1 件" in refused.value.message
+    assert "何も変更していません" in refused.value.hint
+    assert not (tmp_path / "index").exists()
+
+
 def test_an_empty_index_says_how_to_fill_it(tmp_path: Path) -> None:
     empty_folder = tmp_path / "manuals"
     empty_folder.mkdir()
-    (empty_folder / "memo.csv").write_bytes(b"not a manual")
+    (empty_folder / "memo.pdf").write_bytes(b"not a manual")  # listed as failed, not added
     result = ingest(tmp_path / "index", manuals=[empty_folder], settings=bm25_settings())
-    assert (result.files_seen, result.ignored) == (0, 1)
+    assert (result.files_seen, len(result.failures)) == (1, 1)
     with pytest.raises(BlockError, match="マニュアルも Q/A もありません") as empty:
         KnowledgeBase.open(tmp_path / "index", settings=bm25_settings())
     assert "--manual" in empty.value.hint

@@ -9,7 +9,8 @@ a loop body runs once (foreach: on the first element); subflows are walked recur
 
 Every problem becomes a :class:`DryRunFinding` (code, Japanese message and hint, node); all of
 them are collected. ``_dryrun.source.dry_run_source`` validates first and walks only a valid plan:
-structural checks are the validator's, value checks the dry run's.
+structural checks are the validator's, value checks the dry run's. Given the run's file access
+(``files``), the files the plan's blocks will read are looked up too (``_dryrun.input_files``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from keiri_agent.blocks.spec import NO_SAMPLE, port_is_required, port_sample
 from keiri_agent.blocks.ui.samples import collected_sample
 from keiri_agent.errors import BlockError, reason_of
 from keiri_agent.events.models import type_label
+from keiri_agent.file_access import FileAccess
 from keiri_agent.plan._dryrun.evaluator import UNAVAILABLE, DryScope, Evaluator, display
+from keiri_agent.plan._dryrun.input_files import input_file_problems
 from keiri_agent.plan._dryrun.report import DryRunFinding, DryRunNode, DryRunReport
 from keiri_agent.plan._dsl.issue_codes import IssueCode
 from keiri_agent.plan._dsl.models import (
@@ -57,8 +60,8 @@ class _Walker:
     """Walks graphs, loops and subflows (blocks and subflows read through the command's
     ``env``); values and findings live in ``self.evaluator``."""
 
-    def __init__(self, env: PlanEnv, evaluator: Evaluator) -> None:
-        self.env, self.evaluator = env, evaluator
+    def __init__(self, env: PlanEnv, evaluator: Evaluator, files: FileAccess | None) -> None:
+        self.env, self.evaluator, self.files = env, evaluator, files
         self.nodes: list[DryRunNode] = []
 
     def graph(
@@ -165,6 +168,11 @@ class _Walker:
             elif "default" in port:
                 inputs[key] = port["default"]
         report.inputs = display(inputs, self.evaluator.masked(node.inputs, scope))
+        if self.files is not None:
+            sampled = {k for k, raw in node.inputs.items() if self.evaluator.null_var(raw, scope)}
+            found = input_file_problems(spec, node.inputs, inputs, sampled, self.files)
+            for port_name, message, hint in found:
+                add(report, IssueCode.DRY_RUN_INPUT_FILE, message, hint, f"in.{port_name}")
         outputs: dict[str, Any] = {}
         for name, port in spec.outputs.items():
             alias = node.out.get(name, name)
@@ -333,6 +341,7 @@ def dry_run(
     *,
     vars_override: Mapping[str, Any] | None = None,
     file: str | None = None,
+    files: FileAccess | None = None,
     **options: Unpack[EnvOptions],
 ) -> DryRunReport:
     """Dry-run a (validated) plan on declared samples; never loads or runs a block.
@@ -340,11 +349,12 @@ def dry_run(
     ``registry``: the command's :class:`PlanEnv` (its subflow loader the one its validation
     used, so that the dry run walks the subflow files that were validated), or a registry with
     ``options`` to build one from. ``file`` is the plan's resolved file (for the cycle guard).
+    ``files``: the run's file access, to look up the files the blocks will read (None: not).
     """
     started = time.perf_counter()
     env = PlanEnv.given(registry, **options)
     evaluator = Evaluator(env)
-    walker = _Walker(env, evaluator)
+    walker = _Walker(env, evaluator, files)
     given = dict(vars_override or {})
     variables = evaluator.plan_vars(plan, given, None, render_given=True)
     scope: DryScope = Scope(vars=variables)

@@ -152,7 +152,7 @@ class Evaluator:
         self, raw: Any, port: Mapping[str, Any], key: str, scope: DryScope, node: DryRunNode
     ) -> Any:
         """The rendered input; a lone ``${vars.x}`` whose var is null takes the port's sample."""
-        name = self._null_var(raw, scope)
+        name = self.null_var(raw, scope)
         if name is None:
             return self.render(raw, scope, node, f"in.{key}")
         sample = port_sample(dict(port))
@@ -172,7 +172,7 @@ class Evaluator:
         node.notes.append(f"入力 {key}: vars.{name} が null のため、入力のサンプル値を使いました。")
         return copy.deepcopy(sample)
 
-    def _null_var(self, raw: Any, scope: DryScope) -> str | None:
+    def null_var(self, raw: Any, scope: DryScope) -> str | None:
         """The var's name when ``raw`` is one reference to a var whose value is null."""
         try:
             ref = single_reference(raw) if isinstance(raw, str) else None

@@ -12,6 +12,7 @@ from typing import Any, Unpack
 
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.errors import BlockError
+from keiri_agent.file_access import FileAccess
 from keiri_agent.plan._dryrun.dryrun import dry_run
 from keiri_agent.plan._dryrun.report import DryRunFinding, DryRunReport
 from keiri_agent.plan._dsl.loader import PlanSource
@@ -27,6 +28,7 @@ def dry_run_source(
     registry: BlockRegistry | PlanEnv,
     *,
     vars_override: Mapping[str, Any] | None = None,
+    files: FileAccess | None = None,
     **options: Unpack[EnvOptions],
 ) -> DryRunReport:
     """Validate ``source``, then dry-run it; an invalid plan's report holds its errors only.
@@ -35,6 +37,8 @@ def dry_run_source(
     from (settings that cannot be read are then the report's finding).
     """
     from keiri_agent.plan._validate.validator import validate_source
+
+    # ``files``: the run's file access, to say which files the blocks will not find (dryrun).
 
     started = time.perf_counter()
     try:
@@ -54,4 +58,4 @@ def dry_run_source(
             duration_ms=(time.perf_counter() - started) * 1000,
         )
     plan = Plan.model_validate(source.raw)
-    return dry_run(plan, env, vars_override=vars_override, file=file_key(source))
+    return dry_run(plan, env, vars_override=vars_override, file=file_key(source), files=files)

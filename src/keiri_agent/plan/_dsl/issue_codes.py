@@ -72,3 +72,4 @@ class IssueCode(StrEnum):
     # The dry run only.
     DRY_RUN_NO_SAMPLE = "DRY_RUN_NO_SAMPLE"
     DRY_RUN_INTERNAL_ERROR = "DRY_RUN_INTERNAL_ERROR"
+    DRY_RUN_INPUT_FILE = "DRY_RUN_INPUT_FILE"

@@ -12,8 +12,9 @@ manuals already in the index are kept, and likewise for the Q/A CSV.
 Every manual gets a line in ``IngestResult.files`` (added, updated, unchanged, failed,
 duplicate, empty or removed, with its chunk count). A file that fails to extract is also
 reported in ``IngestResult.failures`` with its name, code and Japanese reason, and the other
-files are still ingested. A bad Q/A CSV or a missing PATH stops
-the ingest before anything is written. With an embedding model configured, the Q/A pairs are
+files are still ingested. A bad Q/A CSV, a missing PATH or PATHs that hold no manual (an empty
+folder, one of photos: mirrored, it would empty the index) stop the ingest before anything is
+written. With an embedding model configured, the Q/A pairs are
 embedded (through the embedding cache) into Qdrant; without one, the manual chunks and the Q/A
 pairs are embedded by the model that ships with the install (:mod:`.semantic`), unless
 ``KEIRI_HELPDESK_SEMANTIC=false`` (lexical search only, logged).
@@ -50,7 +51,12 @@ from keiri_agent.agents.helpdesk.knowledge.semantic import (
     local_semantic,
     provider_embedder,
 )
-from keiri_agent.agents.helpdesk.knowledge.sources import Discovered, SourceFile, discover
+from keiri_agent.agents.helpdesk.knowledge.sources import (
+    MANUAL_EXTENSIONS,
+    Discovered,
+    SourceFile,
+    discover,
+)
 from keiri_agent.documents.extract import extract_text
 from keiri_agent.documents.source import read_source
 from keiri_agent.errors import BlockError, ErrorCode, cause_of, input_error, reason_of
@@ -142,6 +148,8 @@ def ingest(
     started = time.perf_counter()
     result = IngestResult(index_dir=str(directory))
     found = discover(manuals) if manuals else None
+    if found is not None and not found.files and not found.failures:
+        raise _no_manuals(manuals, found)
     table = read_qa_csv(qa) if qa is not None else None  # a bad CSV stops here: nothing written
 
     with _exclusive(directory):
@@ -173,6 +181,19 @@ def ingest(
             db.close()
     result.duration_s = round(time.perf_counter() - started, 3)
     return result
+
+
+def _no_manuals(manuals: Sequence[Path | str], found: Discovered) -> BlockError:
+    """The error for manual PATHs that hold no manual at all."""
+    places = "、".join(f"「{p}」" for p in manuals)
+    skipped = f"（対応していないファイル {found.ignored} 件は読みません）" if found.ignored else ""
+    return input_error(
+        f"{places}に取り込めるマニュアルがありません{skipped}。",
+        f"マニュアル（{' '.join(MANUAL_EXTENSIONS)}）の入ったフォルダーかファイルを指定してください"
+        "（何も変更していません）。",
+        manuals=[str(p) for p in manuals],
+        ignored=found.ignored,
+    )
 
 
 def _update(
