@@ -191,6 +191,37 @@ def test_rerun_of_an_unknown_node_names_the_nodes(
     assert info.value.code == "INPUT_VALIDATION_FAILED"
 
 
+def test_rerun_from_a_node_the_fixed_plan_does_not_have_is_refused(
+    runner: PlanRunner, write_plan: WritePlan
+) -> None:
+    """A fixed plan that renamed the node: nothing runs, rather than the whole other plan run
+    with the old run's outputs reused wherever an id happens to match."""
+    first = runner.run(write_plan("chain", CHAIN))
+    text = CHAIN.replace("{id: b,", "{id: b2,").replace("${b.sum}", "${b2.sum}")
+    renamed = write_plan("chain_v2", text)
+    with pytest.raises(BlockError) as info:
+        runner.rerun(first.run_id, "b", plan=renamed)
+    assert info.value.code == "INPUT_VALIDATION_FAILED"
+    assert "ノード b が" in info.value.message
+    assert "b2" in info.value.hint
+    assert len(list(runner.runs_dir.rglob("*.jsonl"))) == 1  # no second run was logged
+
+
+@pytest.mark.parametrize("text", ["", "# 直したところ\n", "id: chain\ngraph: []\n", "[1, 2]\n"])
+def test_rerun_with_a_fixed_plan_that_is_no_plan_is_a_plan_error(
+    runner: PlanRunner, write_plan: WritePlan, tmp_path: Path, text: str
+) -> None:
+    """Through the API and the app too (the CLI checks the file first): a Japanese error, not
+    Pydantic's English, and no run logged."""
+    first = runner.run(write_plan("chain", CHAIN))
+    fixed = tmp_path / "fixed.yaml"
+    fixed.write_text(text, encoding="utf-8")
+    with pytest.raises(BlockError) as info:
+        runner.rerun(first.run_id, "b", plan=fixed)
+    assert info.value.code == "PLAN_INVALID"
+    assert len(list(runner.runs_dir.rglob("*.jsonl"))) == 1
+
+
 def test_resume_of_an_unknown_run(runner: PlanRunner) -> None:
     with pytest.raises(BlockError) as info:
         runner.resume("run_nope")

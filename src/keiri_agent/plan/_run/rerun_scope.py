@@ -1,10 +1,13 @@
 """What a rerun from one node runs again: that node, everything downstream of it, and, for a
-node inside loops or subflows, the enclosing nodes that re-collect their results."""
+node inside loops or subflows, the enclosing nodes that re-collect their results. A node the
+plan rerun does not have (a fixed plan given with ``--plan`` that renamed or removed it) is a
+refusal, never a rerun that starts nowhere and reuses what the names happen to match."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from keiri_agent.errors import input_error
 from keiri_agent.plan._dsl.models import LoopNode, Plan, SubflowNode
 from keiri_agent.plan._graph.compiled import CompiledGraph
 from keiri_agent.plan._graph.subflows import SubflowLoader
@@ -25,6 +28,14 @@ def invalidated(
         if current is None:
             break
         node_id, _, index = part.partition("[")
+        if node_id not in current.nodes:
+            raise input_error(
+                f"再実行する Plan にノード {'/'.join(parts[: depth + 1])} がありません。",
+                "この Plan のノード: "
+                + ", ".join(sorted(current.nodes)[:30])
+                + "。--plan で渡した Plan が元の実行と同じノード ID を使っているか確かめてください。",
+                node=path,
+            )
         last = depth == len(parts) - 1
         for affected in current.downstream(node_id):
             if affected == node_id and not last:

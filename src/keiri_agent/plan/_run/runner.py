@@ -355,8 +355,11 @@ class PlanRunner:
             )
         source = load_source(plan) if plan else self._snapshot(record.plan_file, record.run_id)
         pinned = None if plan else _pinned_subflows(record.plan_file)
-        model = Plan.model_validate(source.raw)
         env = self.plan_env.fresh(pinned=pinned)  # what is dropped is read as the rerun reads it
+        report = validate_source(source, env)  # a fixed plan is checked before it is walked
+        report.raise_if_invalid(getattr(source.raw, "get", lambda _k: None)("id"))
+        model = report.plan
+        assert model is not None
         dropped = invalidated(model, compile_graph(list(model.graph)), from_node, env.subflows)
         reuse = {p: v for p, v in record.completed.items() if not dropped(p)}
         again = _Again.of(record, reuse, env, rerun_from=from_node)
