@@ -218,10 +218,12 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def field_label(info: FieldInfo) -> str | None:
-    """What a person calls a field of a schema: its ``title``, else the head of its Japanese
-    ``description`` (``判断理由``; ``ノード ID（英字で始まり…）`` → ``ノード ID``); None when it
-    has neither (the field's name is the program's, never shown)."""
-    if info.title and _NON_ASCII.search(info.title):
+    """What a person calls a field of a schema: its ``title`` (the words whoever set it chose: a
+    product schema's Japanese, the name a plan's author gave a property of ``ai.process_llm``'s
+    output), else the head of its Japanese ``description`` (``判断理由``; ``ノード ID（英字で
+    始まり…）`` → ``ノード ID``); None when it has neither (the field's name is the program's,
+    never shown)."""
+    if info.title and info.title.strip():
         return info.title.strip()
     head = _LABEL_END.split(info.description or "", maxsplit=1)[0].strip()
     if head and _NON_ASCII.search(head) and not _CODE_IN_LABEL.search(head):

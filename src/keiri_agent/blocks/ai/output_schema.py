@@ -83,14 +83,14 @@ def _model(
         # does not mask (they are the schema's grammar): it says where, never the user's words.
         nested_name = f"{name}_{index}"
         annotation, nullable, description = _annotation(spec, nested_name, where)
-        # Internal names are positional; the alias is the schema's key, used for I/O.
+        # Internal names are positional; the alias is the schema's key, used for I/O, and its
+        # title: the plan author's name for it, what a reply that does not fit is told by.
         if key in required and not nullable:
-            fields[f"f{index}"] = (annotation, Field(alias=key, description=description))
+            field = Field(alias=key, title=key, description=description)
+            fields[f"f{index}"] = (annotation, field)
         else:
-            fields[f"f{index}"] = (
-                annotation | None,
-                Field(default=None, alias=key, description=description),
-            )
+            field = Field(default=None, alias=key, title=key, description=description)
+            fields[f"f{index}"] = (annotation | None, field)
     model: type[BaseModel] = create_model(name, __config__=_MODEL_CONFIG, **fields)
     return model
 
