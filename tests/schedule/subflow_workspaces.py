@@ -4,13 +4,17 @@ A case is one team's designs folder and version store: a plan (``keiri/close``) 
 three subflows, which call others down to depth 3 (a subflow may be shared by two callers; a
 call may sit in a loop body or under a ``when``), each text saved and approved (or not), then
 people edit, save, approve, withdraw, delete and rename the working copies between the approval
-and the moment a schedule or a trigger fires, with approval required or not, the schedule
-pinned to a version hash or to ``latest-approved``.
+and the moment a schedule or a trigger fires -- and between its door and its run -- with
+approval required or not, the schedule pinned to a version hash (approved or not) or to
+``latest-approved``. About a third of the subflows have an ``id`` other than their file's name
+(``lib/tax.yaml`` says ``id: tax``): a plan calls the file, the versions are kept under the id.
 
 The model here is apart from the product: it knows every text it wrote and each version's
 standing decision, so it says what a fire must run -- the plan version the pin names, and for
-every subflow that plan calls, at any depth, the subflow's newest approved version -- or that
-the fire must be refused (a called subflow has no approved version), naming that subflow.
+every subflow that plan calls, at any depth, the version of the id its file says (the call's own
+name when the file is gone): the newest approved one where approval is required or the plan
+version is approved, else the newest saved one -- or that the fire must be refused (a called
+subflow has none), naming that subflow.
 """
 
 from __future__ import annotations
@@ -93,8 +97,17 @@ class Doc:
     status: dict[str, str] = field(default_factory=dict)
     texts: dict[str, str] = field(default_factory=dict)
 
+    file: str = ""  # the name plans call it by (its file under designs/); "" : its id
+
+    def __post_init__(self) -> None:
+        self.file = self.file or self.plan_id
+
     def text(self, revision: int) -> str:
         return plan_text(self.plan_id, self.calls, revision, top=self.top)
+
+    def newest(self, approved_only: bool) -> str | None:
+        """The version a saved run calls: the newest approved (or saved) one."""
+        return self.approved() if approved_only else (self.saved[-1] if self.saved else None)
 
     def approved(self) -> str | None:
         """The newest version whose approval stands (None: none)."""
@@ -125,7 +138,7 @@ class Workspace:
         doc = self.docs[plan_id]
         doc.revisions += 1
         text = doc.text(doc.revisions)
-        self.store.save(plan_id, text, SaveNote(author="sato", source="cli"))
+        self.store.save(doc.plan_id, text, SaveNote(author="sato", source="cli"))
         version = vid(text)
         doc.saved.append(version)
         doc.status[version] = "pending"
@@ -135,7 +148,8 @@ class Workspace:
         return version
 
     def decide(self, plan_id: str, version: str, kind: str) -> None:
-        review(self.store, plan_id, version, kind, KATO, self.settings)  # type: ignore[arg-type]
+        doc = self.docs[plan_id]
+        review(self.store, doc.plan_id, version, kind, KATO, self.settings)  # type: ignore[arg-type]
         self.docs[plan_id].status[version] = "approved" if kind == "approve" else "rejected"
         self.log.append(f"{kind} {plan_id} {version[:6]}")
 
@@ -164,6 +178,13 @@ class Workspace:
         elif doc.saved:  # the working copy put back as an older saved text
             self.write(plan_id, doc.texts[rnd.choice(doc.saved)])
             self.log.append(f"restore {plan_id}")
+
+    def versions_of(self, call: str) -> Doc | None:
+        """The plan whose versions a call of ``call`` finds: the id its file says, the call's
+        name when the file is gone (None: no plan has versions under that name)."""
+        doc = self.docs[call]
+        looked = doc.plan_id if self.working(call).exists() else call
+        return doc if looked == doc.plan_id else None
 
     def reachable(self, plan_id: str) -> list[str]:
         """The subflows ``plan_id`` calls, at any depth, each once, in the order first met."""
@@ -196,7 +217,9 @@ def workspace(rnd: random.Random, settings: Settings, required: bool) -> Workspa
     for level in (3, 2, 1):
         for name in levels[level]:
             below = levels.get(level + 1, [])
-            docs[name] = Doc(name, calls_to(below, rnd.randint(1 if below else 0, 2)))
+            plan_id = name.rsplit("/", 1)[-1] if rnd.random() < 0.35 else name  # id != file
+            calls = calls_to(below, rnd.randint(1 if below else 0, 2))
+            docs[name] = Doc(plan_id, calls, file=name)
     # Every subflow below level 1 is called by someone (its callers may share it).
     for level in (2, 3):
         for name in levels[level]:

@@ -4,15 +4,20 @@ The generator (``subflow_workspaces``) writes a few hundred workspaces whose sch
 subflows (depth 1-3, shared, in loops and under conditions), approves them, then edits, saves,
 approves, withdraws, deletes and renames working copies before a schedule (ticked by the
 scheduler) or a trigger (``Scheduler.start_run``, as the folder and webhook triggers call it)
-fires, with approval required or not, pinned to a hash or to ``latest-approved``. Each start is
-run as the server's task runs it (the request checked at the task's door, ``prepare``, then the
-plan runner with the task's ``PlanEnv``), and what ran is read back from the subflow texts the
-run kept beside its log. The model says, apart from the product:
+fires, with approval required or not, pinned to a hash (approved or not) or to
+``latest-approved``; some subflows' ids differ from their file names. Each start is run as the
+server's task runs it (the request checked at the task's door, ``prepare``, then the plan runner
+with the task's ``PlanEnv``), people act again between the door and the run (the registry's
+``submit`` is the scheduler's hook between the two), and what ran is read back from the subflow
+texts the run kept beside its log and the versions its ``plan_start`` names. The model says,
+apart from the product:
 
 - a fire runs the plan version its pin names and, for every subflow it calls at any depth, the
-  subflow's newest approved version -- whatever the working copies say now;
-- when a called subflow has no approved version, the fire is refused, with a Japanese reason
-  naming that subflow, before any block runs.
+  version of the plan id its file says: the newest approved one where approval is required or
+  the plan version is approved, else the newest saved one -- whatever the working copies say,
+  and whatever is approved or withdrawn after the door;
+- when a called subflow has none, the fire is refused, with a Japanese reason naming that
+  subflow, at the door, before any block runs.
 
 A pin of ``working`` (only where approval is not required) runs the working copies, the plan's
 and its subflows' alike: that is what the schedule asks for.
@@ -20,8 +25,10 @@ and its subflows' alike: that is what the schedule asks for.
 
 from __future__ import annotations
 
+import json
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
@@ -55,17 +62,20 @@ class Ran:
     status: str  # "ran", "failed" (the task's run stopped) or "refused" (its start, recorded)
     plan_text: str | None = None
     subflows: dict[str, str] | None = None
+    recorded: dict[str, str] | None = None  # plan_start's subflow_versions (plan id: hash)
     reason: str = ""
 
 
 class Executor:
     """The task registry's ``submit`` for a scheduler: the request checked and run at once, as
-    the server's plan task does (``prepare`` then the plan runner with the task's env)."""
+    the server's plan task does (``prepare`` then the plan runner with the task's env), with
+    ``between`` called after the door and before the run."""
 
-    def __init__(self, settings: Settings, root: Path) -> None:
+    def __init__(self, settings: Settings, root: Path, between: Callable[[], None]) -> None:
         self.settings = settings
         self.registry = TaskRegistry(settings)
         self.root = root
+        self.between = between
         self.ran: list[Ran] = []
 
     def submit(self, request: PlanRequest, uploads: Any = (), owner: str | None = None) -> Any:
@@ -76,6 +86,7 @@ class Executor:
         assert isinstance(runner, partial), runner
         env, vars, path, answers = runner.args
         assert isinstance(env, PlanEnv)
+        self.between()  # approvals given and withdrawn, files edited, while the task waits
         try:  # the task runs after its start is recorded: its failure is the task's own
             with PlanRunner(env, runs_dir=directory / "runs", started_by=owner) as plan_runner:
                 result = plan_runner.run(load_source(path), vars=vars, answers=answers)
@@ -91,6 +102,9 @@ class Executor:
                 p.relative_to(folder).with_suffix("").as_posix(): p.read_text(encoding="utf-8")
                 for p in folder.rglob("*.yaml")
             }
+            with result.log_path.open(encoding="utf-8") as log:
+                start = next(e for e in map(json.loads, log) if e["event"] == "plan_start")
+            ran.recorded = start.get("subflow_versions") or {}
         if result.error is not None:
             ran.reason = f"{result.error.message} {result.error.hint or ''}"
         self.ran.append(ran)
@@ -108,8 +122,9 @@ class Want:
     """What a start must do: run these texts, or be refused naming ``missing``."""
 
     plan: str | None  # the plan version's text (None: the start is refused for the plan)
-    subflows: dict[str, str]
-    missing: list[str]  # subflows with no approved version (the start must name one)
+    subflows: dict[str, str]  # by the name called
+    missing: list[str]  # subflows with no version to run (the start must name one)
+    recorded: dict[str, str] | None = None  # the versions plan_start must name, by plan id
 
 
 def _want(space: Workspace, pin: str) -> Want:
@@ -129,14 +144,17 @@ def _want(space: Workspace, pin: str) -> Want:
         plan = pin if runs else None
     if plan is None:
         return Want(None, {}, [])
-    subs, missing = {}, []
+    approved_only = space.required or top.status[plan] == "approved"
+    subs, missing, recorded = {}, [], {}
     for sub in space.reachable(PLAN_ID):
-        approved = space.docs[sub].approved()
-        if approved is None:
+        doc = space.versions_of(sub)
+        version = doc.newest(approved_only) if doc is not None else None
+        if doc is None or version is None:
             missing.append(sub)
         else:
-            subs[sub] = space.docs[sub].texts[approved]
-    return Want(top.texts[plan], subs, missing)
+            subs[sub] = doc.texts[version]
+            recorded[doc.plan_id] = version
+    return Want(top.texts[plan], subs, missing, recorded)
 
 
 def _judge(seed: int, space: Workspace, ran: Ran, want: Want, pin: str) -> list[tuple[Any, ...]]:
@@ -170,6 +188,8 @@ def _judge(seed: int, space: Workspace, ran: Ran, want: Want, pin: str) -> list[
             )
             kind = "older approved subflow" if vid(kept[sub]) in approved else "unapproved subflow"
             wrong.append((kind, *where, sub))
+    if want.recorded is not None and ran.recorded != want.recorded:
+        wrong.append(("plan_start names other versions", *where))
     return wrong
 
 
@@ -182,9 +202,15 @@ def _case(seed: int, root: Path) -> tuple[int, list[tuple[Any, ...]]]:
     )
     space = workspace(rnd, settings, required)
     first = space.docs[PLAN_ID].saved[0]
-    choices = ["latest-approved", first] + ([] if required else ["working"])
+    unreviewed = space.save(PLAN_ID)  # a newer text, saved and never approved
+    choices = ["latest-approved", first, unreviewed] + ([] if required else ["working"])
     pin = rnd.choice(choices)
-    executor = Executor(settings, root / "tasks")
+
+    def between() -> None:  # (a working copy is read when its run starts: nothing to hold)
+        for _ in range(0 if pin == "working" else rnd.choice([0, 1, 1, 2])):
+            space.act(rnd)
+
+    executor = Executor(settings, root / "tasks", between)
     registry = executor.registry
     registry.submit = executor.submit  # type: ignore[method-assign,assignment]
     clock = [START]

@@ -179,7 +179,7 @@ def test_a_paused_scheduled_run_resumes_with_the_subflow_texts_it_started_with(
     plan = plan_text(PLAN_ID, [Call("c0", "lib/ask", "plain")], 1, top=True)
     _save(settings, PLAN_ID, plan)
     runs = tmp_path / "task-runs"
-    env = PlanEnv.of(settings=settings).approved_subflows()
+    env = PlanEnv.of(settings=settings).saved_subflows(parse_source(plan))
     with PlanRunner(env, runs_dir=runs) as runner:
         first = runner.run(parse_source(plan))
     assert first.status == "waiting_input", first.error

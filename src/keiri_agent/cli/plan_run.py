@@ -207,7 +207,7 @@ def _execute(
     as_json: bool,
     file: Path | None = None,
     run: str | None = None,
-    approved: bool = False,
+    saved: PlanSource | None = None,
 ) -> None:
     """Run ``start`` on a fresh runner and render its result (shared by run/resume/rerun: the
     plan at ``file``, else that of the earlier run ``run``, names the nodes).
@@ -225,7 +225,7 @@ def _execute(
         settings = load_settings()
         zone, started_by = settings.keiri_timezone, acting_name(settings)
         env = PlanEnv.of(settings=settings)  # the command's: names, validation and the run
-        env = env.approved_subflows() if approved else env
+        env = env.saved_subflows(saved) if saved is not None else env
     started: list[str] = []
     names = None
     if not as_json:
@@ -273,15 +273,15 @@ def _execute(
 
 
 def execute_source(
-    source: PlanSource, *, vars: Mapping[str, Any], as_json: bool, approved: bool = False
+    source: PlanSource, *, vars: Mapping[str, Any], as_json: bool, saved: bool = False
 ) -> None:
     """Run a plan given as its text (a saved version: ``schedule run-now``) as ``plan run``
-    runs a file: same progress, result and exit codes; ``approved``: its subflows are their
-    newest approved versions, as a schedule's run calls them (``PlanEnv.approved_subflows``)."""
+    runs a file: same progress, result and exit codes; ``saved``: its subflows are saved
+    versions, as a schedule's run calls them (``PlanEnv.saved_subflows``)."""
     _execute(
         lambda runner, on_event: runner.run(source, vars=vars, on_event=on_event),
         as_json=as_json,
-        approved=approved,
+        saved=source if saved else None,
     )
 
 

@@ -256,9 +256,9 @@ def run_now(schedule_id: ScheduleId, as_json: JsonFlag = False) -> None:
         settings = load_settings()
         schedule = ScheduleStore.of(settings).schedules.get(schedule_id)
         source = _pinned_source(settings, schedule.plan_id, schedule.version)
-    # A saved version calls its subflows' approved versions, as the schedule's fires do.
+    # A saved version calls saved subflow versions, as the schedule's fires do.
     saved = schedule.version != WORKING
-    execute_source(source, vars=schedule.vars, as_json=as_json, approved=saved)
+    execute_source(source, vars=schedule.vars, as_json=as_json, saved=saved)
 
 
 def _pinned_source(settings: Settings, plan_id: str, pin: str) -> PlanSource:

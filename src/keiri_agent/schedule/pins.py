@@ -4,12 +4,14 @@ A schedule pins ``latest-approved`` (the newest approved version at the time it 
 version's hash, or ``working`` (the working copy ``<designs>/<plan_id>.yaml``, only where
 approval is not required: ``keiri_agent.versions.approval_required``). The version is
 resolved when the run starts (a pinned hash whose approval was withdrawn is refused there, with
-the one ``APPROVAL_REQUIRED`` error); the plan runner checks it again before its first block.
-A version's run calls each subflow's newest approved version, at any depth, whatever the working
-copies say (``PlanEnv.approved_subflows``); a subflow with none refuses the start at the task's
-door, naming it. Subflows have no pin of their own: a plan pinned to a hash calls the newest
-approved subflows at the time it fires. Under ``working`` the plan and its subflows alike are
-the working copies.
+the one ``APPROVAL_REQUIRED`` error). A version's run calls saved versions of its subflows, at
+any depth, whatever the working copies say, each resolved once at the task's door and run as
+resolved there (``PlanEnv.saved_subflows``, ``plan._graph.saved``): the newest approved one
+where approval is required or the plan version is approved, else (approval off, a hash pinned
+to a version nobody approved) the newest saved one; a call's versions are those of the plan id
+written in the file it names. A subflow with none refuses the start at the door, naming it.
+Subflows have no pin of their own. Under ``working`` the plan and its subflows alike are the
+working copies.
 """
 
 from __future__ import annotations
@@ -102,8 +104,8 @@ def working_drift(settings: Settings, plan_id: str, pin: str) -> str | None:
 
 
 def subflow_refusal(settings: Settings, plan_id: str, pin: str) -> str | None:
-    """Why a start now would be refused for a subflow the version calls (one with no approved
-    version), for the lists to warn of before the fire time; None when there is none to say
+    """Why a start now would be refused for a subflow the version calls (one with no version
+    to run), for the lists to warn of before the fire time; None when there is none to say
     (the working copy, or a plan that cannot start for reasons of its own: its start says so)."""
     if pin == WORKING:
         return None
@@ -112,8 +114,9 @@ def subflow_refusal(settings: Settings, plan_id: str, pin: str) -> str | None:
         version = store.get(plan_id, resolve_pin(settings, plan_id, pin) or "")
         if version is None:
             return None
-        plan = Plan.model_validate(parse_source(store.text(version)).raw)
-        env = PlanEnv.of(settings=settings, config={}, env={}).approved_subflows()
+        source = parse_source(store.text(version))
+        plan = Plan.model_validate(source.raw)
+        env = PlanEnv.of(settings=settings, config={}, env={}).saved_subflows(source)
         env.subflows.called(plan)
     except BlockError as exc:
         return exc.message if exc.details.get("subflow") else None

@@ -208,8 +208,9 @@ def _version_file(plan_id: str, vid: str, settings: Settings, files: TaskFiles) 
 def prepare_plan(request: PlanOrder, settings: Settings, files: TaskFiles) -> Runner:
     """Check a plan request (its plan exists; its answers' paths, and its vars given to blocks
     as paths, lead only where the task may read and write), with the :class:`PlanEnv` its run
-    will run with. A request of a saved ``version`` (a schedule's or a trigger's) calls each
-    subflow's newest approved version, and one with none is refused here, naming it."""
+    will run with. A request of a saved ``version`` (a schedule's or a trigger's) calls saved
+    subflow versions, each resolved here once (``plan._graph.saved``: the run calls those), and
+    one with none to run is refused here, naming it."""
     from keiri_agent.plan import PlanEnv, load_source
     from keiri_agent.versions import check_run
 
@@ -225,8 +226,8 @@ def prepare_plan(request: PlanOrder, settings: Settings, files: TaskFiles) -> Ru
     if isinstance(plan_id, str):  # refused at the door (409) as the runner would refuse it
         check_run(settings, [(plan_id, source.text)])
     env = PlanEnv.of(settings=settings)
-    if request.version is not None:  # a saved version calls approved subflows only
-        env = env.approved_subflows()
+    if request.version is not None:  # a saved version calls saved subflows, resolved here
+        env = env.saved_subflows(source)
         model = _model(raw)
         if model is not None:  # refused at the door as the run would refuse it
             env.subflows.called(model)

@@ -16,10 +16,11 @@ The rules, the same through the CLI, the API and the app:
   approver), a run of a plan text (and of every subflow it calls) whose version is not approved
   now is refused with :func:`unapproved_error` by the plan runner itself, so ``plan run``, the
   実行 page and the API give the same error, naming the version and who can approve it.
-- **Runs that start by themselves.** A schedule or a trigger runs a saved version, and the
-  subflows it calls, at any depth, are each the subflow's newest approved version
-  (:func:`approved_text`), whatever the working copies say; a subflow with none is refused
-  with :func:`no_approved_error`, naming it and who can approve it (as is a plan with none).
+- **Runs that start by themselves.** A schedule or a trigger runs a saved version
+  (``latest-approved``: :func:`approved_text`); the subflows it calls, at any depth, are saved
+  versions too, found and held to the plan version's standing by
+  ``keiri_agent.plan._graph.saved``; one with none to run is refused with
+  :func:`no_approved_error`, naming it and who can approve it (as is a plan with none).
 """
 
 from __future__ import annotations
@@ -131,59 +132,75 @@ def unapproved_error(
 
 
 def no_approved_error(
-    plan_id: str, versions: Sequence[Version], settings: Settings, *, subflow: bool = False
+    plan_id: str,
+    versions: Sequence[Version],
+    settings: Settings,
+    *,
+    call: str | None = None,
+    approved: bool = True,
 ) -> BlockError:
     """The refusal of a schedule's or a trigger's start when ``plan_id`` (the plan it runs, or
-    a ``subflow`` that plan calls) has no approved version among ``versions`` (all of its)."""
+    the plan a subflow ``call`` names) has no version to run among ``versions`` (all of its):
+    no approved one, or (``approved`` false: approval is not required and the plan version is
+    not approved) none saved."""
     users = load_users(settings)
     latest = versions[-1] if versions else None
+    name = call if call is not None else plan_id
+    looked = f"（Plan の id {plan_id} の版を探しました）" if call not in (None, plan_id) else ""
     if latest is None:
         state = "版として登録されていません"
         first = (
-            f"先に版として登録してください（keiri-agent plan save designs/{plan_id}.yaml、"
-            "または設計ページの「登録」）。"
+            f"先に版として登録してください（keiri-agent plan save designs/{name}.yaml、"
+            f"または設計ページの「登録」）{looked}。"
         )
-        if subflow:  # versions are kept under the plan's id, a call names the file
-            first += f"版は Plan の id ごとに登録されます。サブフローの id が {plan_id} でなければ、id を {plan_id} にしてから登録してください。"
         approve = f"登録した版を承認します（keiri-agent plan approve {plan_id} v1 など）。"
     else:
         state = f"最新の版 {latest.label} は{STATUS_LABELS[latest.status]}"
-        first = ""
+        first = looked
         approve = (
             f"承認: keiri-agent plan approve {plan_id} v{latest.number}"
             "（設計ページの「承認」、API の承認でも同じ）。"
         )
-    what = "サブフロー" if subflow else "Plan"
+    what = "サブフロー" if call is not None else "Plan"
+    if call is not None and not approved:  # approval off, a plan version nobody approved
+        return BlockError(
+            f"サブフロー {name} には登録された版がないため、予定・トリガーの実行を始められません"
+            f"（{state}）。",
+            code=ErrorCode.DEPENDENCY_NOT_FOUND,
+            hint="予定・トリガーの実行は、呼び出すサブフローも登録された版を使います"
+            f"（作業コピーは使いません）。{first}",
+            details={"plan_id": plan_id, "call": name, "subflow": True, "status": "unsaved"},
+        )
     why = (
-        "予定・トリガーの実行は、呼び出すサブフローも承認済みの版を使います（作業コピーは使いません）。"
-        if subflow
+        "予定・トリガーの実行は、承認が必要な環境か承認済みの版を実行するとき、呼び出すサブフローも"
+        "承認済みの版を使います（作業コピーは使いません）。"
+        if call is not None
         else ""
     )
+    who = _who_can(latest.author if latest else None, users, settings)
     return BlockError(
-        f"{what} {plan_id} には承認済みの版がないため、予定・トリガーの実行を始められません"
+        f"{what} {name} には承認済みの版がないため、予定・トリガーの実行を始められません"
         f"（{state}）。",
         code=ErrorCode.APPROVAL_REQUIRED,
-        hint=f"{why}{first}{_who_can(latest.author if latest else None, users, settings)}。"
-        f"{approve}",
+        hint=f"{why}{first}{who}。{approve}",
         details={
             "plan_id": plan_id,
-            "subflow": subflow,
+            "call": name,
+            "subflow": call is not None,
             "status": latest.status if latest is not None else "unsaved",
             "approvers": approvers_for(latest.author if latest else None, users, settings),
         },
     )
 
 
-def approved_text(
-    settings: Settings, plan_id: str, *, subflow: bool = False
-) -> tuple[Version, str]:
+def approved_text(settings: Settings, plan_id: str) -> tuple[Version, str]:
     """The newest approved version of ``plan_id`` and its text (checked against its hash);
     :func:`no_approved_error` when none is approved."""
     store = VersionStore.of(settings)
     versions = store.versions(plan_id)
     approved = [v for v in versions if v.status == "approved"]
     if not approved:
-        raise no_approved_error(plan_id, versions, settings, subflow=subflow)
+        raise no_approved_error(plan_id, versions, settings)
     return approved[-1], store.text(approved[-1])
 
 

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any, Final, TypedDict, Unpack
 from keiri_agent.blocks.registry import BlockRegistry, settings_registry
 from keiri_agent.errors import ConfigurationError, cause_of, reason_of
 from keiri_agent.events.models import type_label
-from keiri_agent.plan._dsl.loader import load_yaml
+from keiri_agent.plan._dsl.loader import PlanSource, load_yaml
+from keiri_agent.plan._graph.saved import SavedSubflows
 from keiri_agent.plan._graph.subflows import SubflowLoader
 
 if TYPE_CHECKING:
@@ -118,9 +119,10 @@ class PlanEnv:
         files anew; ``pinned`` is the folder of subflow texts a resumed run kept."""
         return replace(self, subflows=self.subflows.again(pinned=pinned))
 
-    def approved_subflows(self) -> PlanEnv:
-        """The same surroundings for a run of a saved version that started by itself (a
-        schedule, a trigger): its subflows are their newest approved versions, never the
-        working copies (``plan._graph.subflows``)."""
-        loader = SubflowLoader(self.designs_dir, approved=self.settings)
-        return replace(self, subflows=loader)
+    def saved_subflows(self, source: PlanSource) -> PlanEnv:
+        """The same surroundings for a run of a saved version (``source``, its text) that
+        started by itself (a schedule, a trigger): its subflows are saved versions, resolved
+        once and held to the plan version's standing, never the working copies
+        (``plan._graph.saved``); the plan's approval is checked here."""
+        saved = SavedSubflows.door(self.settings, source)
+        return replace(self, subflows=SubflowLoader(self.designs_dir, saved=saved))

@@ -8,12 +8,12 @@ loads those first (``pinned``), so it calls the subflow versions its run started
 the working copies changed since (a subflow that was not kept is read from ``designs/``).
 
 A run of a saved version that starts by itself (a schedule or a trigger: the server's task of a
-``version``, ``schedule run-now``) reads no working copy: its loader is ``approved`` (the
-settings whose version store it reads), and each subflow, at any depth, is that subflow's newest
-approved version (``keiri_agent.versions.approved_text``), whatever ``designs/`` holds now. A
-subflow with no approved version is no defect of the plan but a refusal: :meth:`load` raises it
-(``APPROVAL_REQUIRED``, naming the subflow and who can approve it), so validation, the dry run
-and the run stop with it before any block runs. A run of a file (``plan run``, the 実行 page)
+``version``, ``schedule run-now``) reads no working copy: its loader is ``saved`` (a
+:class:`~keiri_agent.plan._graph.saved.SavedSubflows`, resolved once at the run's door and
+handed on by :meth:`SubflowLoader.again`), and each subflow, at any depth, is the saved version
+that object names, whatever ``designs/`` holds now. A subflow with no version to run is no
+defect of the plan but a refusal: :meth:`load` raises it (naming the subflow and who can
+approve it), so validation, the dry run and the run stop with it before any block runs. A run of a file (``plan run``, the 実行 page)
 reads ``designs/`` as before; with approval required its runner refuses any subflow text that
 is not approved (``versions.check_run``).
 
@@ -33,7 +33,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -42,10 +42,8 @@ from keiri_agent.plan._dsl.issue_codes import IssueCode
 from keiri_agent.plan._dsl.loader import PlanSource, load_source, parse_source, resolve_plan_file
 from keiri_agent.plan._dsl.models import MAX_SUBFLOW_DEPTH, LoopNode, Plan, SubflowNode
 from keiri_agent.plan._graph.compiled import CompiledGraph, compile_graph
-from keiri_agent.versions import VersionStore, approved_text
-
-if TYPE_CHECKING:
-    from keiri_agent.config import Settings
+from keiri_agent.plan._graph.saved import SavedSubflows
+from keiri_agent.versions import VersionStore
 
 __all__ = [
     "SUBFLOW_HINT",
@@ -85,14 +83,14 @@ class Subflow:
 class SubflowLoader:
     """Subflow plans under ``designs_dir``, each read once and compiled once (thread-safe);
     ``pinned``: a folder :meth:`keep` wrote, whose texts come before ``designs_dir``'s;
-    ``approved``: the settings whose newest approved versions come instead of ``designs_dir``."""
+    ``saved``: the saved versions that come instead of ``designs_dir``'s files."""
 
     def __init__(
-        self, designs_dir: Path, *, pinned: Path | None = None, approved: Settings | None = None
+        self, designs_dir: Path, *, pinned: Path | None = None, saved: SavedSubflows | None = None
     ) -> None:
         self.designs_dir = designs_dir
         self.pinned = pinned
-        self.approved = approved
+        self.saved = saved
         self._loaded: dict[str, Subflow] = {}
         self._graphs: dict[str, CompiledGraph] = {}
         self._lock = threading.Lock()
@@ -152,14 +150,16 @@ class SubflowLoader:
         return written
 
     def again(self, *, pinned: Path | None = None) -> SubflowLoader:
-        """A new loader reading from where this one does (``pinned`` first, when given)."""
-        return SubflowLoader(self.designs_dir, pinned=pinned, approved=self.approved)
+        """A new loader reading from where this one does (``pinned`` first, when given; the
+        same saved versions, resolved once)."""
+        return SubflowLoader(self.designs_dir, pinned=pinned, saved=self.saved)
 
     def _read(self, plan_id: str) -> Subflow:
         file = resolve_plan_file(plan_id, self.pinned) if self.pinned is not None else None
-        if file is None and self.approved is not None:
-            version, text = approved_text(self.approved, plan_id, subflow=True)  # or refused
-            kept = VersionStore.of(self.approved).folder(plan_id) / f"{version.id}.yaml"
+        if file is None and self.saved is not None:
+            version, text = self.saved.version(plan_id)  # or refused
+            store = VersionStore.of(self.saved.settings)
+            kept = store.folder(version.plan_id) / f"{version.id}.yaml"
             return self._parsed(plan_id, parse_source(text, file=str(kept)))
         if file is None:
             file = resolve_plan_file(plan_id, self.designs_dir)

@@ -187,8 +187,17 @@ class RunTrail:
         started_by: str,
     ) -> RunTrail:
         """The versions of ``source`` and of the subflows its validation read; the refusal of
-        an unapproved one when approval is required (before the run has a log)."""
-        called = [(s.plan.id, s.source.text) for s in subflows.loaded() if s.plan and s.source]
+        an unapproved one when approval is required (before the run has a log). A run of the
+        saved version its door resolved (``subflows.saved``) runs those versions, with their
+        approvals as they stood at the door (``plan._graph.saved``), checked no second time."""
+        loaded = [s for s in subflows.loaded() if s.plan and s.source]
+        if subflows.saved is not None:
+            found = subflows.saved.run_versions(
+                source.text, [(s.plan_id, s.source.text) for s in loaded if s.source]
+            )
+            if found is not None:
+                return cls(found, started_by)
+        called = [(s.plan.id, s.source.text) for s in loaded if s.plan and s.source]
         return cls(check_run(settings, [(model.id, source.text), *called]), started_by)
 
     def start_fields(self) -> dict[str, Any]:
