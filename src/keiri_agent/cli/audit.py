@@ -154,12 +154,33 @@ def export(
             )
         settings = load_settings()
         zone = settings.keiri_timezone
-        rows = audit_rows(_runs_dir(runs_dir), first, last, zone, VersionStore.of(settings))
+        folder = _runs_dir(runs_dir)
+        rows = audit_rows(folder, first, last, zone, VersionStore.of(settings))
         text = render_rows(rows, fmt, zone)
         if out is not None:
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(text, encoding="utf-8-sig" if fmt == "csv" else "utf-8")
     if out is None:
         typer.echo(text, nl=False)
-    else:
+    if not rows:  # said on stderr: standard output is the export itself
+        typer.echo(_nothing_to_export(folder, first, last, out, fmt), err=True)
+    elif out is not None:
         typer.echo(f"{len(rows)} 件の実行を {out} に書き出しました。", err=True)
+
+
+def _nothing_to_export(folder: Path, first: date, last: date, out: Path | None, fmt: str) -> str:
+    """What a person is told when the period has no run to export (not an error: a quiet
+    month is an answer too, and the file is written, empty but for its header)."""
+    from keiri_agent.control.verify import plan_run_logs
+
+    if not plan_run_logs(folder):
+        why = (
+            f"実行ログのフォルダ {folder} に Plan の実行ログが 1 件もありません"
+            "（別のフォルダなら --runs-dir で指定してください。API サーバーの実行は "
+            "<作業フォルダ>/tasks の下にあります）"
+        )
+    else:
+        why = f"{first}〜{last} に開始した Plan の実行は {folder} にありません"
+    wrote = "見出しの行だけを" if fmt == "csv" else "空のファイルを"
+    where = f"{out} に{wrote}書き出しました" if out is not None else f"{wrote}出力しました"
+    return f"書き出す実行はありません: {why}。{where}。"
