@@ -17,7 +17,13 @@ import re
 import unicodedata
 from typing import Any
 
-from keiri_agent.sudachi import TO_HIRAGANA, TO_KATAKANA, open_dictionary, thread_tokenizer
+from keiri_agent.sudachi import (
+    TO_HIRAGANA,
+    TO_KATAKANA,
+    open_dictionary,
+    tagged_place,
+    thread_tokenizer,
+)
 
 __all__ = [
     "CELL_BREAKS",
@@ -166,11 +172,7 @@ def rare_katakana_word(surface: str) -> bool:
     entries = open_dictionary().lookup(surface)
     return (
         bool(entries)
-        and all(
-            (pos := m.part_of_speech())[1] == "普通名詞"
-            or (pos[1] == "固有名詞" and pos[2] == "地名")
-            for m in entries
-        )
+        and all((pos := m.part_of_speech())[1] == "普通名詞" or tagged_place(pos) for m in entries)
         and not any(m.synonym_group_ids() for m in entries)
     )
 
