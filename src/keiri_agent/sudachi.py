@@ -2,7 +2,9 @@
 
 Retrieval tokenizes with it (``retrieval.tokenize``), the personal-data detector reads its
 parts of speech for names (``privacy.names``), the name matcher spells names by their reading
-(``blocks.table.names.reading``); ``reading_of`` is the one rule for a word's reading. A dictionary is safe to share between threads;
+(``blocks.table.names.reading``); ``reading_of`` is the one rule for a word's reading, and
+``tagged_place`` / ``known_as_place`` the one test of a place's name (the payer matcher's branch
+names, privacy's places that are surnames too, romaji read as a place). A dictionary is safe to share between threads;
 a Sudachi *tokenizer* is not: :func:`thread_tokenizer` is this thread's one per split mode, shared
 by every reader of the thread (a tokenizer's results stay valid after its next call, so readers may nest).
 """
@@ -19,8 +21,10 @@ __all__ = [
     "ASCII_WORD",
     "TO_HIRAGANA",
     "TO_KATAKANA",
+    "known_as_place",
     "open_dictionary",
     "reading_of",
+    "tagged_place",
     "thread_tokenizer",
 ]
 
@@ -76,6 +80,18 @@ def reading_of(morpheme: Any) -> str:
         return surface
     reading: str = morpheme.reading_form()
     return reading or surface
+
+
+def tagged_place(part_of_speech: Any) -> bool:
+    """Whether a part of speech Sudachi gives is a place's name (名詞・固有名詞・地名: 大阪,
+    長野, アマゾン)."""
+    return bool(part_of_speech[1] == "固有名詞" and part_of_speech[2] == "地名")
+
+
+def known_as_place(word: str) -> bool:
+    """Whether the dictionary has ``word``, as written, among its places' names (in any of its
+    readings: 石川 the prefecture as well as the surname)."""
+    return any(tagged_place(m.part_of_speech()) for m in open_dictionary().lookup(word))
 
 
 def _missing(dictionary: str, exc: BaseException) -> ConfigurationError:

@@ -356,14 +356,16 @@ def make_docs(
     shapes: Iterable[str] | None = None,
     table: Mapping[str, Callable[[Any, Doc], None]] = SHAPES,
     writer: Callable[[int], Maker] = Maker,
+    kind: Callable[[str], Doc] = Doc,
 ) -> list[Doc]:
     """``per_shape`` documents of each of ``shapes`` (all of ``table`` by default), written by
-    ``table``'s functions with ``writer``'s values; deterministic for ``seed``."""
+    ``table``'s functions with ``writer``'s values into a ``kind`` each; deterministic for
+    ``seed``."""
     maker = writer(seed)
     docs: list[Doc] = []
     for name in table if shapes is None else shapes:
         for _ in range(per_shape):
-            doc = Doc(name)
+            doc = kind(name)
             table[name](maker, doc)
             docs.append(doc)
     return docs

@@ -109,3 +109,19 @@ def test_the_agents_own_lines_stay_beside_a_blank_person_field() -> None:
     messages = final_answer_messages(HelpDeskAgentPrompts(), "申請の手順は？", [subtask])
     masked, _ = mask_input(messages, Vault())
     assert "参照した資料: 【出典: 手引き.pdf p.3】" in sent_text(masked)
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ("受付番号：123456789018 09012345678", "受付番号：123456789018 〔電話番号1〕"),
+        ("会員番号 1234 5678 9018 090 1234 5678", "会員番号 1234 5678 9018 〔電話番号1〕"),
+        ("予約番号 12345678  090-1234-5678", "予約番号 12345678  〔電話番号1〕"),
+        ("受付番号：12345678 4111111111111111 の件", "受付番号：12345678 〔カード番号1〕 の件"),
+        ("受付番号\n12345678 09012345678\n", "受付番号\n12345678 〔電話番号1〕\n"),
+    ],
+)
+def test_a_number_after_a_business_number_is_judged_on_its_own(text: str, masked: str) -> None:
+    """(session 17) A business number's label says what the number after it is, not what the
+    next number on the line is."""
+    assert _masked(text) == masked

@@ -116,6 +116,17 @@ def digits_of(text: str) -> str:
     return "".join(ch for ch in unicodedata.normalize("NFKC", text) if ch.isdigit())
 
 
+def _own_numbers(text: str, neutral: tuple[int, int], identifiers: list[Span]) -> tuple[int, int]:
+    """A business number's span up to a number of a personal kind that begins after a space in
+    it (受付番号：12345678 090 1234 5678, the rest of a line under 会員番号): written after the
+    business number, unlabelled, that number is judged on its own."""
+    start, end = neutral
+    for span in identifiers:
+        if span.kind in _NUMBERS and start < span.start < end and text[span.start - 1] in " 　":
+            end = span.start
+    return start, len(text[start:end].rstrip(" 　")) + start
+
+
 def _inside(span: Span, ranges: list[tuple[int, int]]) -> bool:
     return any(start <= span.start and span.end <= end for start, end in ranges)
 
@@ -156,12 +167,14 @@ def detect(text: str, *, names: bool = True) -> Found:
     if not text or (not names and not maybe_personal(text)):
         return Found([])
     tables = table_spans(text)
+    identifiers = find_identifiers(text)
+    tables.neutral = [_own_numbers(text, span, identifiers) for span in tables.neutral]
     # a number the text gives as a business number (in a 会員番号 column, after 受付番号) is that
     # number wherever else the text repeats it (a column's examples: 例:1234 5678 9018/...)
     named = frozenset(digits_of(text[start:end]) for start, end in tables.neutral) - {""}
     found = [
         s
-        for s in find_identifiers(text)
+        for s in identifiers
         if not (
             s.kind in _NUMBERS
             and (_inside(s, tables.neutral) or digits_of(text[s.start : s.end]) in named)

@@ -88,6 +88,7 @@ _HEADER_WORDS: tuple[tuple[PersonalKind, tuple[str, ...]], ...] = (
             "社員名",
             "従業員名",
             "申請者",
+            "宛名",
             "出席者",
             "参加者",
             "依頼人",
@@ -289,8 +290,13 @@ _LABELS = [w for w in HEADER_WORDS if not w.isascii()]
 _LABELLED = re.compile(
     "(?P<label>" + "|".join(map(re.escape, reversed(_LABELS))) + ")"
     r"(?P<rest>[^\s:：=「」\"|,、\n]{0,6})[\"」]?[ 　]*[:：=][ 　]*[\"「]?"
-    r"(?P<value>[^\"」\n,，、。|\t{}\[\]]{1," + str(MAX_LABELLED_CHARS) + "})"
+    # a value ends before a bracket opening another label (担当：林 光（承認者：未定）)
+    r"(?P<value>(?:(?![（(【][^）)】\n]{1,12}[:：])[^\"」\n,，、。|\t{}\[\]]){1,"
+    + str(MAX_LABELLED_CHARS)
+    + "})"
 )
+# A closing bracket that closes nothing in a value ends it (the 未定 of （承認者：未定）).
+_CLOSERS = {"）": "（", ")": "(", "】": "【"}
 # An account holder after 名義 with a space or a colon and no more (名義 わたなべだいき), as
 # bank details are written; 名義変更 (no space) is a word, not a label.
 _HOLDER = re.compile(
@@ -330,8 +336,19 @@ def _value_fits(kind: PersonalKind, value: str) -> bool:
 
 
 def holds_no_one(kind: PersonalKind, value: str) -> bool:
-    """Whether a cell under a person's header names no one (未定, 同上, 空欄: ``names_no_one``)."""
-    return kind is PersonalKind.PERSON and names_no_one(_HONORIFIC_TAIL.sub("", value.strip()))
+    """Whether a cell under a person's header names no one (未定, 同上, 空欄: ``names_no_one``)
+    or a company (a 宛名 column holds both)."""
+    return kind is PersonalKind.PERSON and (
+        names_no_one(_HONORIFIC_TAIL.sub("", value.strip())) or looks_like_company(value)
+    )
+
+
+def _closed(value: str) -> str:
+    """``value`` up to a closing bracket that closes nothing in it."""
+    for at, ch in enumerate(value):
+        if ch in _CLOSERS and _CLOSERS[ch] not in value[:at]:
+            return value[:at]
+    return value
 
 
 def labelled_spans(text: str) -> Iterator[Span]:
@@ -341,7 +358,7 @@ def labelled_spans(text: str) -> Iterator[Span]:
         kind = header_kind(label)
         if kind is None:
             continue
-        value = match.group("value")
+        value = _closed(match.group("value"))
         start = match.start("value")
         stripped = value.strip()
         if kind is PersonalKind.PERSON:

@@ -17,7 +17,13 @@ import re
 import unicodedata
 from typing import Any
 
-from keiri_agent.sudachi import TO_HIRAGANA, TO_KATAKANA, open_dictionary, thread_tokenizer
+from keiri_agent.sudachi import (
+    TO_HIRAGANA,
+    TO_KATAKANA,
+    open_dictionary,
+    tagged_place,
+    thread_tokenizer,
+)
 
 __all__ = [
     "CELL_BREAKS",
@@ -29,6 +35,7 @@ __all__ = [
     "kana_full_names",
     "kana_name_alone",
     "known_as_name",
+    "name_form",
     "names_no_one",
     "native_in_katakana",
     "rare_katakana_word",
@@ -53,9 +60,9 @@ def known_as_name(surface: str, parts: tuple[str, ...] = ("姓", "名")) -> bool
 
 
 # What a word under a person's label may be when it names no one: a common noun (未定, 同上),
-# an adverb (特に), a suffix (確認中's 中), a symbol or a space; a proper noun, a verb or an
+# an adjectival noun (不要), an adverb (特に), a suffix (確認中's 中), a symbol or a space; a proper noun, a verb or an
 # auxiliary (ひまり read ひま + り) is not such a word.
-_NO_ONE_POS = frozenset({"名詞", "副詞", "接尾辞", "接頭辞", "補助記号", "空白"})
+_NO_ONE_POS = frozenset({"名詞", "形状詞", "副詞", "接尾辞", "接頭辞", "補助記号", "空白"})
 _ANY_NAME = ("姓", "名", "一般")  # 人名's parts: a surname, a given name, a foreign name
 _KANJI = re.compile("[一-龥々]")
 
@@ -66,10 +73,12 @@ def names_no_one(value: str) -> bool:
     one: every word of it is one the dictionary knows as a common word (未定, なし, 同上, 空欄,
     調整中, 後日決定, 該当なし, 経理部) and none of them is known as a name in either kana (林, 誠,
     さくら, ジョン are), nor a proper noun (春日部), nor a word in katakana written as names are
-    (ソラ, ミナト: :func:`native_in_katakana`, :func:`rare_katakana_word`). A word the dictionary
-    does not know names someone, as a rare name is the likelier reading."""
+    (ソラ, ミナト: :func:`native_in_katakana`, :func:`rare_katakana_word`), and it has no
+    form of a name (空, みなと, 森 空: :func:`name_form`). A word the dictionary does not know
+    names someone, as a rare name is the likelier reading."""
     if KANA.search(value) is None and _KANJI.search(value) is None:
         return False
+    grammar = False
     for morpheme in thread_tokenizer().tokenize(value):
         pos = morpheme.part_of_speech()
         surface = morpheme.surface()
@@ -86,7 +95,41 @@ def names_no_one(value: str) -> bool:
             or rare_katakana_word(surface)
         ):
             return False
-    return True
+        grammar = grammar or _grammar_word(pos)
+    return grammar or not name_form(value)
+
+
+# Where a name is asked for, a word the dictionary knows as one of these is no one's given
+# name: a word of grammar (なし, 無: an auxiliary, a dependent adjective, ない's), a pronoun, an
+# adverb or a noun used as one (まだ, とくに, みんな, 他), an interjection, a conjunction.
+_GRAMMAR_POS = frozenset({"助動詞", "代名詞", "副詞", "感動詞", "接続詞", "連体詞", "助詞"})
+# A part of a name as given names of recent years and surnames that are words are written:
+# one kanji (空, 海, 林), or hiragana (みなと, つむぎ; glued to a surname: つじつむぎ).
+_NAME_PART = re.compile(r"[一-龥々]|[ぁ-ん]{2,8}")
+
+
+def _grammar_word(pos: tuple[str, ...]) -> bool:
+    return (
+        pos[0] in _GRAMMAR_POS
+        or pos[2] == "副詞可能"
+        or (pos[0] == "形容詞" and pos[1] == "非自立可能")
+    )
+
+
+def name_form(value: str) -> bool:
+    """Whether ``value``, common words where a person's name is asked for, has the form of a
+    name: a given name alone, one kanji (空, 海, 雷, 灯) or a word in hiragana (みなと, つむぎ,
+    あかつき, さち), or a surname and a given name so written (ほし こと, 森 空, つじつむぎ),
+    as given names of recent years are words so written (the dictionary lists few of them as
+    names); unless a word alone is one the dictionary knows as a word of grammar, a pronoun or
+    an adverb as well (なし, 無, まだ, みんな, 他). Words of two kanji or more (未定, 同上, 空欄,
+    担当者, 経理部) are the words forms write where no one is named yet, and no such form."""
+    parts = value.split()
+    if not 1 <= len(parts) <= 2 or any(_NAME_PART.fullmatch(part) is None for part in parts):
+        return False
+    if len(parts) == 2:
+        return True
+    return not any(_grammar_word(m.part_of_speech()) for m in open_dictionary().lookup(value))
 
 
 def kana_name_alone(surface: str) -> bool:
@@ -129,11 +172,7 @@ def rare_katakana_word(surface: str) -> bool:
     entries = open_dictionary().lookup(surface)
     return (
         bool(entries)
-        and all(
-            (pos := m.part_of_speech())[1] == "普通名詞"
-            or (pos[1] == "固有名詞" and pos[2] == "地名")
-            for m in entries
-        )
+        and all((pos := m.part_of_speech())[1] == "普通名詞" or tagged_place(pos) for m in entries)
         and not any(m.synonym_group_ids() for m in entries)
     )
 

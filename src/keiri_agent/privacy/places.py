@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterator
 
 from keiri_agent.privacy.kana_names import known_as_name
-from keiri_agent.sudachi import open_dictionary, thread_tokenizer
+from keiri_agent.sudachi import known_as_place, tagged_place, thread_tokenizer
 
 __all__ = ["PLACE_WORDS", "is_place", "names_a_place", "place_spans", "speaks_of_places"]
 
@@ -81,11 +81,7 @@ _HEAD = re.compile(r"[^ぁ-ん\s]+(?=[のをはがとでにへもや])")
 
 def is_place(item: str) -> bool:
     """Whether the dictionary knows ``item``, or it without a place's suffix, as a place."""
-    dictionary = open_dictionary()
-    for word in dict.fromkeys((item, _SUFFIX.sub("", item))):
-        if word and any(m.part_of_speech()[2] == "地名" for m in dictionary.lookup(word)):
-            return True
-    return False
+    return any(word and known_as_place(word) for word in (item, _SUFFIX.sub("", item)))
 
 
 def speaks_of_places(label: str) -> bool:
@@ -102,8 +98,7 @@ def names_a_place(text: str) -> bool:
     words = [m for m in thread_tokenizer().tokenize(text) if m.surface().strip()]
     if not words:
         return False
-    pos: tuple[str, ...] = tuple(words[-1].part_of_speech())
-    return pos[1] == "固有名詞" and pos[2] == "地名"
+    return tagged_place(words[-1].part_of_speech())
 
 
 def _items(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:

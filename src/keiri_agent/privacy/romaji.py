@@ -31,7 +31,7 @@ import re
 from functools import lru_cache
 
 from keiri_agent.privacy.kinds import PersonalKind, Span
-from keiri_agent.sudachi import TO_HIRAGANA, open_dictionary
+from keiri_agent.sudachi import TO_HIRAGANA, known_as_place, open_dictionary
 
 __all__ = [
     "MAX_READINGS",
@@ -166,19 +166,15 @@ def company_word(word: str) -> bool:
     dictionary = open_dictionary()
     for reading in readings(word):
         for spelling in (reading, reading.translate(TO_HIRAGANA)):
-            if any(_place(m.part_of_speech()) for m in dictionary.lookup(spelling)):
+            # a place's name, not an organisation's: many are named after their founder
+            # (Hirano → ヒラノ, Kojima → コジマ are surnames first), and not 人名 一般 (AOKI)
+            if known_as_place(spelling):
                 return True
     if any(dictionary.lookup(r.translate(TO_HIRAGANA)) for r in readings(word)):
         return False  # a native word
     return any(
         m.part_of_speech()[1] == "普通名詞" for r in readings(word) for m in dictionary.lookup(r)
     )
-
-
-def _place(pos: tuple[str, ...]) -> bool:
-    """A place's name (アマゾン, ひたち). Not an organisation's: many are named after their
-    founder (Hirano → ヒラノ, Kojima → コジマ are surnames first), and not 人名 一般 (AOKI)."""
-    return pos[1] == "固有名詞" and pos[2] == "地名"
 
 
 # Full-width letters as a Japanese keyboard types them, read one for one (offsets hold).

@@ -30,6 +30,7 @@ from keiri_agent.blocks.table.names.fold import fold
 from keiri_agent.sudachi import (
     ASCII_WORD,
     TO_HIRAGANA,
+    known_as_place,
     open_dictionary,
     reading_of,
     thread_tokenizer,
@@ -55,9 +56,7 @@ MAX_CACHED_NAMES = 50_000
 MAX_NAME_CHARS = 1_000
 
 _SKIPPED_POS = frozenset({"補助記号", "空白", "記号"})
-# A place name as the dictionary tags it; shorter kana than this are not taken for one (ナハ is
-# a place, ハ is no proof of anything).
-_PLACE = ("名詞", "固有名詞", "地名")
+# Shorter kana than this are not taken for a place (ナハ is a place, ハ is no proof of anything).
 MIN_PLACE_CHARS = 2
 # Nor longer kana (キタキユウシユウ is 8): a branch's place is looked for in the last kana only.
 MAX_PLACE_CHARS = 10
@@ -111,12 +110,11 @@ def is_place(kana: str) -> bool:
     hiragana, each large kana that may have been small tried both ways."""
     if not MIN_PLACE_CHARS <= len(kana) <= MAX_PLACE_CHARS:
         return False
-    dictionary = open_dictionary()
-    for spelling in _small_spellings(kana):
-        for text in (spelling, spelling.translate(TO_HIRAGANA)):
-            if any(tuple(m.part_of_speech()[:3]) == _PLACE for m in dictionary.lookup(text)):
-                return True
-    return False
+    return any(
+        known_as_place(text)
+        for spelling in _small_spellings(kana)
+        for text in (spelling, spelling.translate(TO_HIRAGANA))
+    )
 
 
 def _small_spellings(kana: str) -> list[str]:
