@@ -24,13 +24,15 @@ was worse than main: 4,067 cut units (``12,000|円``), 153 start marks on the se
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import budoux
 from rich.cells import cell_len
 from rich.console import Console, Group, JustifyMethod, OverflowMethod
 from rich.containers import Lines
 from rich.text import Text
+
+if TYPE_CHECKING:
+    import budoux
 
 __all__ = ["JapaneseText", "break_offsets", "paragraph"]
 
@@ -56,6 +58,8 @@ def _phrase_starts(text: str) -> frozenset[int]:
 
 @functools.cache
 def _parser() -> budoux.Parser:
+    import budoux  # imported when a text is first folded, not by every command at start-up
+
     return budoux.load_default_japanese_parser()
 
 
