@@ -26,6 +26,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from keiri_agent.blocks.folded_text import load_yaml
 from keiri_agent.blocks.semver import SemVer
 from keiri_agent.blocks.ui.field_types import accepted_extensions
 from keiri_agent.errors import BlockError, ErrorCode, cause_of, reason_of
@@ -239,15 +240,10 @@ def _spec_error(path: Path, problem: str, *, details: dict[str, Any] | None = No
     )
 
 
-# libyaml's safe loader when PyYAML was built with it (its wheels are): the same documents and
-# errors as yaml.SafeLoader, about ten times faster; every CLI command reads all specs at start-up.
-_SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 def load_spec_file(path: Path) -> BlockSpec:
     """Read and check one spec file (BlockError naming the file and the field otherwise)."""
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_SAFE_LOADER)
+        data = load_yaml(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise _spec_error(path, reason_of(exc), details={"cause": cause_of(exc)}) from exc
     if not isinstance(data, dict):

@@ -25,7 +25,7 @@ from keiri_agent.cli.common import (
     console,
     user_errors,
 )
-from keiri_agent.cli.japanese_text import paragraph, unfolded
+from keiri_agent.cli.japanese_text import paragraph
 from keiri_agent.cli.paths import Wants, wanted
 from keiri_agent.errors import input_error
 
@@ -71,7 +71,7 @@ def _ports_table(title: str, ports: dict[str, dict[str, Any]], *, inputs: bool) 
         if inputs:
             default = json.dumps(port["default"], ensure_ascii=False) if "default" in port else ""
             row += ["必須" if port["required"] else "", escape(default)]
-        row.append(escape(unfolded(str(port.get("description", "")).strip())))
+        row.append(escape(str(port.get("description", "")).strip()))
         table.add_row(*row)
     return table
 
@@ -138,7 +138,7 @@ def show(
         return
     heading = f"[bold]{escape(spec.shown_name)}[/bold]（{escape(spec.ref)}、カテゴリ: {escape(spec.category)}）"
     console.print(paragraph(heading, markup=True))
-    console.print(paragraph(unfolded(spec.description.strip())))
+    console.print(paragraph(spec.description.strip()))
     if spec.tags:
         console.print(paragraph("タグ: " + ", ".join(spec.tags)))
     if len(versions) > 1:
