@@ -348,7 +348,7 @@ def test_a_null_var_into_an_input_without_sample(
     )
     report = run(plan, registry, designs)
     assert report.codes() == ["DRY_RUN_NO_SAMPLE"]
-    assert "入力 path に値もサンプルもありません" in report.findings[0].message
+    assert "'p' の入力 'path' に値もサンプルもありません" in report.findings[0].message
 
 
 def test_env_values_resolve_hidden_and_missing_ones_are_findings(

@@ -128,6 +128,18 @@ def _errors_in(block: Block) -> list[str]:
     return [str(c.value) for c in block.children.values() if getattr(c, "type", "") == "error"]
 
 
+def _block_ids(app: AppTest) -> dict[str, str]:
+    """The candidate blocks' ids, from the 詳細 expander under the candidates: name → id."""
+    (table,) = [
+        frame.value
+        for expander in app.expander
+        if expander.label == DETAILS_TITLE
+        for frame in expander.dataframe
+        if "YAML での名前" in frame.value.columns
+    ]
+    return dict(zip(table["ブロック"], table["YAML での名前"], strict=True))
+
+
 def test_the_page_comes_first_after_home_in_the_navigation() -> None:
     assert PAGES[1].title == "設計"
     assert PAGES[1].url_path == "design"
@@ -141,20 +153,22 @@ def test_candidates_are_listed_for_the_instruction_without_an_llm(offline_page: 
     assert not offline_page.exception, offline_page.exception
     table = offline_page.dataframe[0].value
     assert list(table.columns) == [
-        "順位", "ブロック", "ID", "カテゴリ", "入力", "出力", "説明", "スコア"
+        "順位", "ブロック", "カテゴリ", "入力", "出力", "説明", "スコア"
     ]  # fmt: skip
-    rows = table.set_index("ID")
+    ids = _block_ids(offline_page)  # the 詳細 expander: block → the id the YAML writes
+    rows = table.set_index(table["ブロック"].map(ids))
     assert {"excel.read_data", "table.filter", "ui.interactive_input"} <= set(rows.index)
     # Ports by their labels, * for required; no port name, no JSON Schema type.
     assert "Excel ブック*" in rows.loc["excel.read_data", "入力"].split("、")
     assert "string" not in rows.loc["excel.read_data", "入力"]
     assert rows.loc["excel.read_data", "ブロック"] == "Excel の読み込み"
+    assert rows.loc["excel.read_data", "カテゴリ"] == "Excel"
     assert rows.loc["excel.read_data", "説明"]
     assert len(rows) <= 12
     # What Top-K left out, and why.
     cut = offline_page.dataframe[1].value
-    assert list(cut.columns) == ["ブロック", "ID", "順位", "除外の理由"]
-    assert not set(cut["ID"]) & set(rows.index)
+    assert list(cut.columns) == ["ブロック", "順位", "除外の理由"]
+    assert not set(cut["ブロック"].map(ids)) & set(rows.index)
     assert len(cut) + len(rows) == len(BlockRegistry().list())  # every block, ranked or cut
     assert any(
         c.value.startswith("トークン予算") and "除外" in c.value for c in offline_page.caption
@@ -179,8 +193,7 @@ def test_the_blocks_offered_are_those_of_the_pages_settings(
     offline_page.text_area(key=INSTRUCTION_KEY).set_value(INSTRUCTION).run()
 
     assert not offline_page.exception, offline_page.exception
-    ranked, cut = (frame.value for frame in offline_page.dataframe[:2])
-    offered = set(ranked["ID"]) | set(cut["ID"])
+    offered = set(_block_ids(offline_page).values())
     assert "test.add" in offered
     assert len(offered) == len(BlockRegistry([SPEC_DIR]).list())
 
@@ -386,7 +399,8 @@ def test_compose_mode_builds_a_plan_from_templates_without_an_llm(
     assert result.status == "ok", result.errors
     assert "id: keiri/reconcile" in offline_page.text_area(key=YAML_KEY).value
     # The templates' blocks are among the candidates shown.
-    blocks = set(offline_page.dataframe[0].value["ID"])
+    ids = _block_ids(offline_page)
+    blocks = {ids[name] for name in offline_page.dataframe[0].value["ブロック"]}
     assert {"file.parse_zip_2tier", "table.reconcile"} <= blocks
 
 

@@ -117,7 +117,9 @@ def _wording(error: ValidationError) -> str | None:
     if kind == "const":
         return f"{_value(value)} ではなく {_value(expected)} にしてください"
     if kind == "type":
-        return f"{_types(expected)}が必要ですが、{_of_value(value)} {_value(value)} です"
+        # null is said once: its type name says it (「null（空）」), its value would repeat it
+        given = _of_value(value) if value is None else f"{_of_value(value)} {_value(value)}"
+        return f"{_types(expected)}が必要ですが、{given} です"
     if kind == "required":
         missing = [name for name in expected if isinstance(value, dict) and name not in value]
         return f"必須の項目 {'、'.join(missing) or _choices(expected)} がありません"

@@ -208,8 +208,11 @@ def issues_json(report: Mapping[str, Any], file: str) -> dict[str, Any]:
     }
 
 
-def print_issues(report: Mapping[str, Any], file: str, *, summary: bool = True) -> None:
-    """``FILE:LINE:COL [node] CODE message`` and the hint, errors first, then a summary."""
+def print_issues(
+    report: Mapping[str, Any], file: str, *, summary: bool = True, names: PlanNames | None = None
+) -> None:
+    """``FILE:LINE:COL [node] CODE message`` and the hint, errors first, then a summary; a node
+    by the name ``names`` gives it (its id in ``--json``)."""
     errors, warnings = report.get("errors") or [], report.get("warnings") or []
     for title, issues in (("エラー", errors), ("警告", warnings)):
         if issues:
@@ -221,7 +224,8 @@ def print_issues(report: Mapping[str, Any], file: str, *, summary: bool = True) 
                 where += f":{issue['line']}:{issue.get('column') or 1}"
             elif issue.get("path"):
                 at = f"（{issue['path']}）"
-            node = f" [{issue['node_id']}]" if issue.get("node_id") else ""
+            node_id = issue.get("node_id")
+            node = f" [{names.node(node_id) if names else node_id}]" if node_id else ""
             typer.echo(f"{where}{node} {issue['code']} {issue['message']}{at}")
             if issue.get("hint"):
                 typer.echo(f"    ヒント: {issue['hint']}")
@@ -242,11 +246,12 @@ def validate(file: PlanFile, as_json: JsonFlag = False) -> None:
     from keiri_agent.plan import PlanEnv, validate_file
 
     with user_errors():
-        report = validate_file(file, PlanEnv.of()).to_dict()
+        env = PlanEnv.of()
+        report = validate_file(file, env).to_dict()
     if as_json:
         echo_json(issues_json(report, str(file)))
     else:
-        print_issues(report, str(file))
+        print_issues(report, str(file), names=plan_names_at(file, env.registry))
     if not report["valid"]:
         raise typer.Exit(code=EXIT_FAILED)
 
@@ -287,7 +292,10 @@ def dry_run(
         if report.nodes:  # none when the plan is invalid: the findings say why
             console.print(table)
         print_issues(
-            {"errors": [f.model_dump() for f in report.findings]}, str(file), summary=False
+            {"errors": [f.model_dump() for f in report.findings]},
+            str(file),
+            summary=False,
+            names=names,
         )
         if report.ok:
             typer.echo(

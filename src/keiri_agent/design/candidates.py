@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Final, Literal, Protocol
 
 from pydantic import BaseModel
 
@@ -32,6 +32,7 @@ __all__ = [
     "CutReason",
     "Ranked",
     "Selection",
+    "category_word",
     "estimate_tokens",
     "select_candidates",
     "summarize_cut",
@@ -98,6 +99,18 @@ def _cut(block: Ranked, reason: CutReason, detail: str) -> CutBlock:
     )
 
 
+# A block's category as people call it (the block specs' ``category``, a YAML name).
+CATEGORY_WORDS: Final = {
+    "ai": "AI", "data": "データ変換", "excel": "Excel", "file": "ファイル",
+    "report": "レポート", "table": "表の処理", "text": "テキスト", "ui": "入力フォーム",
+}  # fmt: skip
+
+
+def category_word(category: str) -> str:
+    """A category as people call it (the category itself when it has no word)."""
+    return CATEGORY_WORDS.get(category, category)
+
+
 def _weak_categories(ranking: Sequence[Ranked], best: float) -> dict[str, float]:
     top: dict[str, float] = {}
     for block in ranking:
@@ -134,7 +147,7 @@ def select_candidates(
         price = cost(block.id)
         if block.category in weak:
             detail = (
-                f"カテゴリ {block.category} は最もよく合うブロックでもスコアが最上位の "
+                f"カテゴリ「{category_word(block.category)}」は最もよく合うブロックでもスコアが最上位の "
                 f"{weak[block.category]:.0%}（{CATEGORY_FLOOR:.0%} 未満）で、指示との関係が薄い"
             )
             selection.cut.append(_cut(block, "category", detail))
@@ -142,7 +155,9 @@ def select_candidates(
             detail = f"スコアが最上位の {share:.0%}（{RELEVANCE_FLOOR:.0%} 未満）"
             selection.cut.append(_cut(block, "relevance", detail))
         elif per_category.get(block.category, 0) >= k_per_category:
-            detail = f"カテゴリ {block.category} の上限 {k_per_category} 件に達した"
+            detail = (
+                f"カテゴリ「{category_word(block.category)}」の上限 {k_per_category} 件に達した"
+            )
             selection.cut.append(_cut(block, "per_category", detail))
         elif len(selection.chosen) >= max_total:
             selection.cut.append(_cut(block, "max_total", f"候補の上限 {max_total} 件に達した"))

@@ -40,6 +40,7 @@ from keiri_agent.plan._dsl.models import (
 from keiri_agent.plan._dsl.refs import single_reference
 from keiri_agent.plan._graph.compiled import AnyNode, CompiledGraph, compile_graph
 from keiri_agent.plan._graph.env import EnvOptions, PlanEnv
+from keiri_agent.plan._graph.names import plan_words
 from keiri_agent.plan._graph.scope import Scope
 from keiri_agent.plan._graph.subflows import (
     Chain,
@@ -112,7 +113,8 @@ class _Walker:
             self.evaluator.add(
                 report,
                 IssueCode.DRY_RUN_INTERNAL_ERROR,
-                f"ノード {report.node_id} をドライランできませんでした: {reason_of(exc)}",
+                f"{self.evaluator.words.node(report.node_id)} をドライランできませんでした:"
+                f" {reason_of(exc)}",
                 "`keiri-agent plan validate` で Plan を検証してください。"
                 " 検証を通る Plan で起きる場合は不具合として報告してください。",
             )
@@ -128,7 +130,7 @@ class _Walker:
         return [e.as_ for e in node.out.exports]
 
     def block(self, node: BlockNode, scope: DryScope, report: DryRunNode) -> None:
-        add = self.evaluator.add
+        add, words = self.evaluator.add, self.evaluator.words
         spec = self.env.registry.find(node.block)
         if spec is None:
             hint = "`keiri-agent blocks list` で利用可能なブロックを確認してください。"
@@ -145,7 +147,7 @@ class _Walker:
                 add(
                     report,
                     IssueCode.UNKNOWN_INPUT,
-                    f"ブロック {spec.id} に入力 '{key}' はありません。",
+                    f"{words.block(spec.id)} に入力 '{key}' はありません。",
                     hint,
                 )
                 continue
@@ -157,12 +159,15 @@ class _Walker:
             if optional_null and "default" in port:
                 inputs[key] = port["default"]  # as the runner does: null means "not given"
             elif inputs[key] is not UNAVAILABLE and not optional_null:
-                self.evaluator.check(inputs[key], port, report, f"in.{key}", f"入力 '{key}' の値")
+                what = f"{words.place(report.node_id, f'in.{key}')} の値"
+                self.evaluator.check(inputs[key], port, report, f"in.{key}", what)
         for key, port in spec.inputs.items():
             if key in node.inputs:
                 continue
             if port_is_required(port):
-                message = f"ブロック {spec.id} の必須入力 '{key}' がありません。"
+                message = (
+                    f"{words.block(spec.id)} の必須入力 {words.port(spec.id, key)} がありません。"
+                )
                 fix = f"in に {key}: を追加してください。"
                 add(report, IssueCode.MISSING_REQUIRED_INPUT, message, fix)
             elif "default" in port:
@@ -181,7 +186,8 @@ class _Walker:
                 add(
                     report,
                     IssueCode.DRY_RUN_NO_SAMPLE,
-                    f"ブロック {spec.ref} の出力 '{name}' にはサンプルが宣言されていないため、"
+                    f"{words.block(spec.ref)} の出力 {words.port(spec.id, name)} には"
+                    "サンプルが宣言されていないため、"
                     "ドライランできません。",
                     f"ブロック定義（{spec.source or spec.id}）の outputs.{name} に"
                     " dry_run: {samples: [...]}（または examples / default）を宣言してください。",
@@ -191,7 +197,8 @@ class _Walker:
                 continue
             if name == "collected_data" and spec.is_ui:
                 sample = _collected_sample(inputs.get("requirements"), sample, report)
-            self.evaluator.check(sample, port, report, f"out.{name}", f"出力 '{name}' のサンプル")
+            what = f"{words.place(report.node_id, f'out.{name}')} のサンプル"
+            self.evaluator.check(sample, port, report, f"out.{name}", what)
             outputs[alias] = sample
         scope.nodes[node.id] = outputs
         report.outputs = display(outputs)
@@ -353,7 +360,7 @@ def dry_run(
     """
     started = time.perf_counter()
     env = PlanEnv.given(registry, **options)
-    evaluator = Evaluator(env)
+    evaluator = Evaluator(env, plan_words(plan, env.registry))
     walker = _Walker(env, evaluator, files)
     given = dict(vars_override or {})
     variables = evaluator.plan_vars(plan, given, None, render_given=True)

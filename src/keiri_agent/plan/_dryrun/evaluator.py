@@ -34,6 +34,7 @@ from keiri_agent.plan._dsl.refs import (
     single_reference,
 )
 from keiri_agent.plan._graph.env import PlanEnv
+from keiri_agent.plan._graph.names import PlanWords
 from keiri_agent.plan._graph.scope import Scope
 
 __all__ = [
@@ -88,8 +89,9 @@ def display(values: Mapping[str, Any], masked: frozenset[str] = frozenset()) -> 
 class Evaluator:
     """Resolves references and checks values for one dry run; collects every finding."""
 
-    def __init__(self, env: PlanEnv) -> None:
+    def __init__(self, env: PlanEnv, words: PlanWords) -> None:
         self.env = env  # the command's: ``${env.*}`` and ``${config.*}`` are read from it
+        self.words = words  # how the messages name the plan's nodes, ports and references
         self.findings: list[DryRunFinding] = []
 
     def add(
@@ -161,7 +163,8 @@ class Evaluator:
             self.add(
                 node,
                 IssueCode.DRY_RUN_NO_SAMPLE,
-                f"入力 {key} に値もサンプルもありません（{shown} が null です）。",
+                f"{self.words.place(node.node_id, f'in.{key}')} に値もサンプルもありません"
+                f"（{shown} が null です）。",
                 f"{shown} に値を与える（ドライランで設定値を指定する）か、ブロック定義の inputs.{key} に"
                 " examples か dry_run.samples を宣言してください。",
                 f"in.{key}",
@@ -169,7 +172,10 @@ class Evaluator:
             return UNAVAILABLE
         # A note of what the dry run did keeps the plan's own words (the recorded dry-run outputs
         # of the examples, tests/plan/golden, hold it); a finding to fix names the var's label.
-        node.notes.append(f"入力 {key}: vars.{name} が null のため、入力のサンプル値を使いました。")
+        node.notes.append(
+            f"{self.words.place(node.node_id, f'in.{key}')}: {shown} が null のため、"
+            "入力のサンプル値を使いました。"
+        )
         return copy.deepcopy(sample)
 
     def null_var(self, raw: Any, scope: DryScope) -> str | None:
@@ -230,11 +236,16 @@ class Evaluator:
             try:
                 resolved[ref.text] = self.resolve(ref, scope)
             except _RefError as failed:
-                self.add(node, failed.code, f"{path}: {failed.message}", failed.hint, path)
+                where = self.words.place(node.node_id if node else None, path)
+                self.add(node, failed.code, f"{where}: {failed.message}", failed.hint, path)
                 complete = False
             except _Unavailable:
                 if node is not None:
-                    node.notes.append(f"{path} は {ref.text} の値が不明なため検査していません。")
+                    where = self.words.place(node.node_id, path)
+                    node.notes.append(
+                        f"{where} は {self.words.reference(ref.text)} の値が不明なため"
+                        "検査していません。"
+                    )
                 complete = False
         if not complete:
             return UNAVAILABLE
@@ -282,7 +293,7 @@ class Evaluator:
         if found.answer == "skipped":
             raise _RefError(
                 IssueCode.UNRESOLVED_REFERENCE,
-                f"参照 {ref.text} を解決できません: ノード '{root}' はスキップされたか"
+                f"{self.words.node(root)} はスキップされたか"
                 "まだ実行されていないため、出力がありません。",
                 f"${{{root}.出力名}} までは null として読めます。先に when: exists(${{{root}.出力名}})"
                 " で確かめてください。",

@@ -25,6 +25,12 @@ A table the plan does not write out is **superseded** when a node downstream of 
 table of the same label: a first pass whose result a second pass (after a person's answers)
 replaces. Two tables of the same label side by side (two files read) both stand. People see the
 tables that stand; the superseded ones are kept apart (the app's 途中の表, the CLI's count).
+
+A check's **message** (the validator's, the dry run's) names what it is about the same way,
+through :class:`PlanWords`: a node by its name, a block by its label, a port by its label, a
+reference by its node's name and its output's label, each with the YAML name after it in
+parentheses for whoever edits the YAML (``「明細の読み込み」（read）``, ``「売上の集計」の「答え」
+（${calc.answer}）``), as ``Plan.var_text`` names a var; a name without a label stays the YAML name.
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ from keiri_agent.plan._dsl.models import BlockNode, LoopNode, Node, Plan, Subflo
 from keiri_agent.plan._dsl.refs import single_reference
 from keiri_agent.plan._graph.compiled import compile_graph
 
-__all__ = ["MAX_NODE_NAME_CHARS", "NAME_KEYS", "PlanNames", "plan_names"]
+__all__ = ["MAX_NODE_NAME_CHARS", "NAME_KEYS", "PlanNames", "PlanWords", "plan_names", "plan_words"]
 
 NAME_KEYS: Final = ("name", "sheet")
 MAX_NODE_NAME_CHARS: Final = 30  # a longer description is a sentence, not a name
@@ -148,6 +154,8 @@ def _node_names(nodes: list[Node], registry: BlockRegistry) -> dict[str, str]:
     names: dict[str, str] = {}
     counts: dict[str, int] = {}
     for node in nodes:
+        if node.id in names:  # a duplicate id is named at its first definition
+            continue
         own = _described(node)
         if own is not None:
             names[node.id] = own
@@ -236,3 +244,87 @@ def _superseded(plan: Plan, ports: Mapping[Key, str], written: Mapping[Key, str]
             if key not in written and any(other[0] in later for other in keys if other != key):
                 found.add(key)
     return frozenset(found)
+
+
+@dataclass(frozen=True)
+class PlanWords:
+    """How a check's message names a plan's nodes, blocks, ports and references (see the
+    module docstring)."""
+
+    names: PlanNames
+    registry: BlockRegistry
+    blocks: Mapping[str, str] = field(default_factory=dict)  # node id → its block id
+    aliases: Mapping[Key, str] = field(default_factory=dict)  # (node, output as called) → port
+
+    def node(self, node_id: str) -> str:
+        """``「name」（id）``; ``'id'`` for a node the plan does not name."""
+        name = self.names.node(node_id)
+        return f"「{name}」（{node_id}）" if name != node_id else f"'{node_id}'"
+
+    def block(self, block_id: str) -> str:
+        """``「label」（block id）``; ``ブロック id`` for a block without a label."""
+        spec = self.registry.find(block_id.split("@", 1)[0])
+        if spec is not None and spec.label:
+            return f"「{spec.label}」（{block_id}）"
+        return f"ブロック {block_id}"
+
+    def port(self, block_id: str | None, port: str, called: str | None = None) -> str:
+        """Port ``port`` of block ``block_id``: ``「label」（port）``, else ``'port'``;
+        ``called``: the name the plan gives an output (``out``), said instead of the port's."""
+        spec = self.registry.find(block_id.split("@", 1)[0]) if block_id else None
+        label = spec.port_label(port) if spec is not None else port
+        yaml_name = called or port
+        return f"「{label}」（{yaml_name}）" if label != port else f"'{yaml_name}'"
+
+    def node_port(self, node_id: str, port: str) -> str:
+        """Port ``port`` of the block of node ``node_id`` (``loop/child`` too)."""
+        return self.port(self.blocks.get(_tail(node_id)), port)
+
+    def place(self, node_id: str | None, path: str) -> str:
+        """Where in node ``node_id`` a check looked (``in.table``): ``「name」の入力「表」（table）``."""
+        side, _, port = path.partition(".")
+        if node_id is None or side not in ("in", "out") or not port or "." in port:
+            return path
+        what = "入力" if side == "in" else "出力"
+        name = self.names.node(node_id)
+        whose = f"「{name}」" if name != node_id else f"'{node_id}' "
+        said = self.node_port(node_id, port)
+        return f"{whose}の{what}{said if said.startswith('「') else ' ' + said}"
+
+    def reference(self, text: str) -> str:
+        """A ``${node.output…}`` or ``${vars.name}`` as people read it, the reference after it;
+        any other text as it is."""
+        try:
+            ref = single_reference(text)
+        except BlockError:
+            return text
+        if ref is None or not ref.path:
+            return text
+        first = str(ref.path[0])
+        if ref.root == "vars":
+            label = self.names.vars.get(first)
+            return f"設定値「{label}」（{text}）" if label else text
+        if ref.root not in self.blocks:
+            return text
+        port = self.aliases.get((ref.root, first), first)
+        spec = self.registry.find(self.blocks[ref.root])
+        label = spec.port_label(port) if spec is not None and port in spec.outputs else first
+        output = f"「{label}」" if label != first else f"'{first}'"
+        return f"「{self.names.node(ref.root)}」の{output}（{text}）"
+
+
+def _tail(node_id: str) -> str:
+    return _LOOP_PART.sub("", node_id.rsplit("/", 1)[-1])
+
+
+def plan_words(plan: Plan, registry: BlockRegistry) -> PlanWords:
+    """The words of ``plan``'s check messages (see :class:`PlanWords`)."""
+    nodes = list(_walk(plan.graph))
+    blocks: dict[str, str] = {}
+    aliases: dict[Key, str] = {}
+    for node in nodes:
+        if isinstance(node, BlockNode):
+            blocks.setdefault(node.id, node.block)
+            aliases.update({(node.id, alias): port for port, alias in node.out.items()})
+    names = PlanNames(nodes=_node_names(nodes, registry), vars=dict(plan.ui.vars))
+    return PlanWords(names, registry, blocks, aliases)

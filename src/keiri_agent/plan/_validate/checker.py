@@ -118,7 +118,8 @@ def check_scope(state: CheckState, scope: StaticScope, shape: GraphShape) -> Non
         first = scope.nodes[shape.cycle[0]]
         state.issue(
             IssueCode.CYCLE,
-            f"ノードの依存関係が循環しています: {' → '.join(shape.cycle)}",
+            "ノードの依存関係が循環しています: "
+            + " → ".join(state.words.node(scope.nodes[n].qual) for n in shape.cycle),
             first.loc,
             node=first.qual,
             hint="どこかの参照を外して、データが一方向に流れるようにしてください。",
@@ -158,9 +159,12 @@ def _warn_unused(state: CheckState, scope: StaticScope) -> None:
     for node_id, info in scope.nodes.items():
         for alias, port in info.aliases.items():
             if (id(scope), node_id, alias) not in state.used:
+                block = info.node.block if isinstance(info.node, BlockNode) else None
+                output = state.words.port(block, port, alias)
                 state.issue(
                     IssueCode.UNUSED_OUTPUT,
-                    f"ノード '{info.qual}' の出力 '{alias}' はどこからも参照されていません。",
+                    f"{state.words.node(info.qual)} の出力 {output}"
+                    " はどこからも参照されていません。",
                     (*info.loc, "out", port)
                     if isinstance(info.node, BlockNode)
                     else (*info.loc, "out"),

@@ -67,7 +67,7 @@ def check_value(
             if problem:
                 state.issue(
                     IssueCode.INVALID_INPUT_VALUE,
-                    f"{format_path(loc)} の値が入力の型に合いません: {problem}",
+                    f"{_place(state, loc, node)} の値が入力の型に合いません: {problem}",
                     loc,
                     node=node,
                     hint=_port_hint(target),
@@ -84,7 +84,8 @@ def check_value(
     if not compatible(schema, target):
         state.issue(
             IssueCode.TYPE_MISMATCH,
-            f"{value} の型（{_types(schema)}）は {format_path(loc)} の型（{_types(target)}）と合いません。",
+            f"{state.words.reference(value) if single is not None else value} の型"
+            f"（{_types(schema)}）は {_place(state, loc, node)} の型（{_types(target)}）と合いません。",
             loc,
             node=node,
             hint="参照する出力を変えるか、型を変換するブロックを間に入れてください。",
@@ -168,14 +169,14 @@ def resolve(
             return None
         if not ref.path:
             return fail(
-                f"{ref.text}: 出力名がありません（${{{root}.出力名}} の形で参照してください）。",
+                f"{state.words.node(root)} のどの出力かが書かれていません。",
                 f"'{root}' の出力: {', '.join(target.outputs) or 'なし'}",
                 IssueCode.INVALID_REFERENCE,
             )
         name = str(ref.path[0])
         if name not in target.outputs:
             return fail(
-                f"{ref.text}: ノード '{root}' に出力 '{name}' はありません。",
+                f"{state.words.node(root)} に出力 '{name}' はありません。",
                 f"'{root}' の出力: {', '.join(target.outputs) or 'なし'}。{_close(name, target.outputs)}",
             )
         state.used.add((id(where), root, name))
@@ -215,3 +216,12 @@ def check_vars(state: CheckState) -> None:
                 )
             else:
                 resolve(state, ref, state.top, ("vars", name), None)
+
+
+def _place(state: CheckState, loc: Loc, node: str | None) -> str:
+    """``loc`` as people read it: a node's input by its label (``graph[1].in.table`` →
+    ``「照合」の入力「表」（table）``), else the YAML path."""
+    parts = [str(p) for p in loc]
+    if len(parts) >= 2 and parts[-2] == "in":
+        return state.words.place(node, f"in.{parts[-1]}")
+    return format_path(loc)

@@ -80,13 +80,14 @@ def check_block_node(state: CheckState, info: NodeInfo, scope: StaticScope) -> N
         (IssueCode.UNKNOWN_OUTPUT, node.out, list(spec.outputs), "出力", "出力", "out"),
     ]
     for issue, given, names, what, label, key in ports:
-        text = f"ブロック {spec.id} に{what} '{{name}}' はありません。"
+        text = f"{state.words.block(spec.id)} に{what} '{{name}}' はありません。"
         state.unknown_names(issue, given, names, text, (*loc, key), info.qual, label)
     for port_name, port in spec.inputs.items():
         if port_is_required(port) and port_name not in node.inputs and port_name not in covered:
             state.issue(
                 IssueCode.MISSING_REQUIRED_INPUT,
-                f"ブロック {spec.id} の必須入力 '{port_name}' がありません。",
+                f"{state.words.block(spec.id)} の必須入力"
+                f" {state.words.port(spec.id, port_name)} がありません。",
                 (*loc, "in") if node.inputs else loc,
                 node=info.qual,
                 hint=f"in に {port_name}: を追加してください"
@@ -120,7 +121,8 @@ def _process_llm(state: CheckState, info: NodeInfo) -> None:
     if schema is None or (not _has_refs(schema) and (not isinstance(schema, dict) or not schema)):
         state.issue(
             IssueCode.PROCESS_LLM_SCHEMA,
-            "ai.process_llm には空でない output_schema（オブジェクト）が必要です。",
+            f"{state.words.block(node.block)} には空でない"
+            f" {state.words.port(node.block, 'output_schema')}（オブジェクト）が必要です。",
             (*info.loc, "in", "output_schema")
             if "output_schema" in node.inputs
             else (*info.loc, "in"),
@@ -130,7 +132,8 @@ def _process_llm(state: CheckState, info: NodeInfo) -> None:
     if not any(node.inputs.get(k) not in (None, "") for k in ("prompt", "instruction")):
         state.issue(
             IssueCode.PROCESS_LLM_PROMPT,
-            "ai.process_llm には prompt か instruction のどちらかが必要です。",
+            f"{state.words.block(node.block)} には {state.words.port(node.block, 'prompt')} か"
+            f" {state.words.port(node.block, 'instruction')} のどちらかが必要です。",
             (*info.loc, "in"),
             node=info.qual,
             hint='in に prompt: "..."（LLM への指示）を追加してください。',

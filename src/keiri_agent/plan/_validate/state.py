@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from keiri_agent.plan._dsl.issues import Loc, PlanIssue, ValidationReport, format_path
@@ -18,6 +19,7 @@ from keiri_agent.plan._dsl.loader import PlanSource
 from keiri_agent.plan._dsl.models import Plan
 from keiri_agent.plan._graph.compiled import GraphShape
 from keiri_agent.plan._graph.env import PlanEnv
+from keiri_agent.plan._graph.names import PlanWords, plan_words
 from keiri_agent.plan._graph.scope import StaticScope
 from keiri_agent.plan._graph.scope import types_label as _types
 
@@ -42,6 +44,11 @@ class CheckState:
     top: StaticScope | None = None
     dropped: set[str] = field(default_factory=set)  # top-level nodes whose schema was invalid
     requirement_types: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    @cached_property
+    def words(self) -> PlanWords:
+        """How the messages name this plan's nodes, blocks, ports and references."""
+        return plan_words(self.plan, self.env.registry)
 
     def issue(
         self,

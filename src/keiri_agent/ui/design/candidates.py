@@ -12,10 +12,12 @@ import streamlit as st
 
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.config import LLMRole, Settings
+from keiri_agent.design.candidates import category_word
 from keiri_agent.design.engine import prompt_documents, required_blocks, retrieve_candidates
 from keiri_agent.design.models import DesignEngineOptions
 from keiri_agent.design.templates import TemplateSpec
 from keiri_agent.design.topk import BlockRetriever, RetrievalResult
+from keiri_agent.ui.design.check import DETAILS_TITLE
 from keiri_agent.ui.design.inputs import Documents
 from keiri_agent.ui.design.state import TOPK_KEY
 from keiri_agent.ui.screen_words import shown_table
@@ -86,8 +88,9 @@ def _first_sentence(text: str) -> str:
 
 
 def candidate_rows(result: RetrievalResult, registry: BlockRegistry) -> list[dict[str, Any]]:
-    """One row per candidate block: its name and id, category, inputs and outputs by their
-    labels (``*`` = required), what it does (the description's first sentence)."""
+    """One row per candidate block: its name, its category, inputs and outputs by their
+    labels (``*`` = required), what it does (the description's first sentence); the block ids
+    are in the 詳細 expander under the tables."""
     rows = []
     for number, ranked in enumerate(result.candidates, start=1):
         entry = registry.get(ranked.id).catalog_entry()
@@ -95,8 +98,7 @@ def candidate_rows(result: RetrievalResult, registry: BlockRegistry) -> list[dic
             {
                 "順位": number,
                 "ブロック": entry.get("label") or entry["id"],
-                "ID": entry["id"],
-                "カテゴリ": entry["category"],
+                "カテゴリ": category_word(entry["category"]),
                 "入力": _ports(entry["inputs"]),
                 "出力": _ports(entry["outputs"]),
                 "説明": _first_sentence(entry["description"] or ""),
@@ -125,10 +127,13 @@ def render_candidates(result: RetrievalResult, registry: BlockRegistry) -> None:
         rows = [
             {
                 "ブロック": registry.get(c.id).shown_name,
-                "ID": c.id,
                 "順位": c.rank,
                 "除外の理由": c.detail,
             }
             for c in result.cut
         ]
         st.dataframe(shown_table(rows), hide_index=True, width="stretch")
+    with st.expander(DETAILS_TITLE):  # the ids a plan's YAML is written with
+        blocks = [*(c.id for c in result.candidates), *(c.id for c in result.cut)]
+        ids = [{"ブロック": registry.get(b).shown_name, "YAML での名前": b} for b in blocks]
+        st.dataframe(shown_table(ids), hide_index=True, width="stretch")
