@@ -41,7 +41,7 @@ from keiri_agent.cli.common import (
     user_errors,
     wants_json,
 )
-from keiri_agent.cli.paths import Wants, wanted
+from keiri_agent.cli.paths import Wants, path_option
 from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError, input_error
 
 if TYPE_CHECKING:
@@ -311,10 +311,11 @@ def analyze(
     ],
     workspace_root: Annotated[
         Path | None,
-        typer.Option(
+        path_option(
             "--workspace-root",
-            help="作業ディレクトリを作る場所（既定: KEIRI_WORKSPACE_ROOT、未設定なら ./workspace）。",
-            callback=wanted("作業ディレクトリを作る場所", Wants.NEW_FOLDER),
+            "作業ディレクトリを作る場所",
+            Wants.NEW_FOLDER,
+            "既定: KEIRI_WORKSPACE_ROOT、未設定なら ./workspace",
         ),
     ] = None,
     as_json: Annotated[

@@ -17,7 +17,7 @@ from typing import Annotated
 import typer
 
 from keiri_agent.cli.common import EXIT_FAILED, JsonFlag, command_group, echo_json, user_errors
-from keiri_agent.cli.paths import Wants, wanted
+from keiri_agent.cli.paths import Wants, path_option
 from keiri_agent.errors import input_error
 
 __all__ = ["audit_app", "export", "verify"]
@@ -29,18 +29,16 @@ audit_app = command_group(
 
 RunsDirOption = Annotated[
     Path | None,
-    typer.Option(
+    # a folder that is there: an audit of a mistyped one would list no runs and pass for a
+    # quiet period
+    path_option(
         "--runs-dir",
+        "実行ログのフォルダ",
+        Wants.FOLDER,
+        "既定: KEIRI_RUNS_DIR。サブフォルダも探します",
         metavar="DIR",
-        help="実行ログのフォルダ（既定: KEIRI_RUNS_DIR。サブフォルダも探します）。",
-        # a folder that is there: an audit of a mistyped one would list no runs and pass for
-        # a quiet period
-        callback=wanted(
-            "実行ログのフォルダ",
-            Wants.FOLDER,
-            empty_ok=True,
-            about="既定の場所（KEIRI_RUNS_DIR）を使うなら --runs-dir を省いてください。",
-        ),
+        empty_ok=True,
+        about="既定の場所（KEIRI_RUNS_DIR）を使うなら --runs-dir を省いてください。",
     ),
 ]
 
@@ -129,12 +127,7 @@ def export(
     ] = "csv",
     out: Annotated[
         Path | None,
-        typer.Option(
-            "--out",
-            "-o",
-            help="書き出すファイル（省略時は標準出力）。",
-            callback=wanted("書き出すファイル", Wants.NEW_FILE),
-        ),
+        path_option(("--out", "-o"), "書き出すファイル", Wants.NEW_FILE, "省略時は標準出力"),
     ] = None,
     runs_dir: RunsDirOption = None,
 ) -> None:

@@ -26,7 +26,7 @@ from keiri_agent.cli.common import (
     user_errors,
 )
 from keiri_agent.cli.japanese_text import paragraph
-from keiri_agent.cli.paths import Wants, wanted
+from keiri_agent.cli.paths import Wants, path_option
 from keiri_agent.errors import input_error
 
 if TYPE_CHECKING:
@@ -231,11 +231,8 @@ def search(
 def docs(
     out: Annotated[
         Path,
-        typer.Option(
-            "--out",
-            help="書き出す Markdown ファイル。",
-            show_default=True,
-            callback=wanted("書き出すファイル", Wants.NEW_FILE),
+        path_option(
+            "--out", "書き出すファイル", Wants.NEW_FILE, help="書き出す Markdown ファイル。"
         ),
     ] = Path("docs/blocks.md"),
     check: Annotated[

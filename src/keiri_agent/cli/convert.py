@@ -37,7 +37,7 @@ from keiri_agent.cli.common import (
     show_error,
     user_errors,
 )
-from keiri_agent.cli.paths import Wants, wanted
+from keiri_agent.cli.paths import Wants, path_option
 from keiri_agent.errors import BlockError, ErrorCode, input_error
 from keiri_agent.shell_words import typed
 
@@ -205,21 +205,23 @@ def convert(
     ] = None,
     out: Annotated[
         Path | None,
-        typer.Option(
+        path_option(
             "--out",
+            "結果の保存先フォルダ",
+            Wants.NEW_FOLDER,
+            "既定: KEIRI_WORKSPACE_ROOT の下に新しいフォルダを作ります",
             metavar="DIR",
-            help="結果の保存先フォルダ（既定: KEIRI_WORKSPACE_ROOT の下に新しいフォルダを作ります）。",
-            callback=wanted("結果の保存先フォルダ", Wants.NEW_FOLDER),
         ),
     ] = None,
     continue_dir: Annotated[
         Path | None,
-        typer.Option(
+        path_option(
             "--continue",
-            metavar="DIR",
+            "続ける変換の出力先フォルダー",
+            Wants.FOLDER,
             help="CodeAct の質問で止まった変換を続けます（質問のときに表示された出力先フォルダー）。"
             "--answer と一緒に指定します。",
-            callback=wanted("続ける変換の出力先フォルダー", Wants.FOLDER),
+            metavar="DIR",
         ),
     ] = None,
     answer: Annotated[

@@ -33,7 +33,7 @@ from keiri_agent.cli.common import (
     require_llm,
     user_errors,
 )
-from keiri_agent.cli.paths import Wants, wanted
+from keiri_agent.cli.paths import Wants, path_option
 from keiri_agent.cli.plan import plan_app
 from keiri_agent.errors import UserFile, input_error
 
@@ -172,19 +172,13 @@ def generate(
     ] = "hint",
     answers: Annotated[
         Path | None,
-        typer.Option(
-            "--answers",
-            help="不足項目への回答 YAML（項目ID: 値）。",
-            callback=wanted("回答ファイル", Wants.FILE),
+        path_option(
+            "--answers", "回答ファイル", Wants.FILE, help="不足項目への回答 YAML（項目ID: 値）。"
         ),
     ] = None,
     out: Annotated[
         Path | None,
-        typer.Option(
-            "--out",
-            help="保存先（既定: designs/<plan_id>_<日時>.yaml）。",
-            callback=wanted("保存先", Wants.NEW_FILE),
-        ),
+        path_option("--out", "保存先", Wants.NEW_FILE, "既定: designs/<plan_id>_<日時>.yaml"),
     ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="--out のファイルがあれば置き換えます。")

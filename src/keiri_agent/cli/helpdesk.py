@@ -29,7 +29,7 @@ from keiri_agent.cli.common import (
     err_console,
     user_errors,
 )
-from keiri_agent.cli.paths import Wants, wanted
+from keiri_agent.cli.paths import Wants, path_argument, path_option
 from keiri_agent.errors import ErrorCode
 
 if TYPE_CHECKING:
@@ -42,22 +42,18 @@ helpdesk_app = command_group(
     "helpdesk",
     "ヘルプデスク: マニュアルと Q/A の取り込み（ingest）・検索（search）と、エージェントへの質問（ask）。",
 )
-INDEX_HELP = (
-    "ナレッジベースのフォルダ（helpdesk ingest が作ります。既定: KEIRI_HELPDESK_INDEX、"
-    "未設定なら ./helpdesk_index）。"
-)
+INDEX_WHAT = "ナレッジベースのフォルダ"
+INDEX_NOTE = "helpdesk ingest が作ります。既定: KEIRI_HELPDESK_INDEX、未設定なら ./helpdesk_index"
 IndexOption = Annotated[
     Path | None,
-    typer.Option(
+    path_option(
         "--index",
-        help=INDEX_HELP,
-        callback=wanted(
-            "ナレッジベースのフォルダ",
-            Wants.FOLDER,
-            code=ErrorCode.DEPENDENCY_NOT_FOUND,  # as when the default one is not there
-            about="ナレッジベースは `keiri-agent helpdesk ingest --manual マニュアルのフォルダ"
-            " --index フォルダ` で作ります。",
-        ),
+        INDEX_WHAT,
+        Wants.FOLDER,
+        INDEX_NOTE,
+        code=ErrorCode.DEPENDENCY_NOT_FOUND,  # as when the default one is not there
+        about="ナレッジベースは `keiri-agent helpdesk ingest --manual マニュアルのフォルダ"
+        " --index フォルダ` で作ります。",
     ),
 ]
 TOOLS = ("manual", "qa", "hybrid")  # the same as KnowledgeBase.rank()
@@ -83,30 +79,29 @@ def index_dir(index: Path | None) -> Path:
 def ingest(
     paths: Annotated[
         list[Path] | None,
-        typer.Argument(
-            metavar="PATH",
+        path_argument(
+            "マニュアル",
+            Wants.FILE_OR_FOLDER,
             help="マニュアルのファイルまたはフォルダー（--manual の後に続けて複数書けます）。",
+            metavar="PATH",
             show_default=False,
-            callback=wanted("マニュアル", Wants.FILE_OR_FOLDER),
         ),
     ] = None,
     manual: Annotated[
         list[Path] | None,
-        typer.Option(
+        path_option(
             "--manual",
+            "マニュアル",
+            Wants.FILE_OR_FOLDER,
             help="マニュアルのファイルまたはフォルダー（.pdf .docx .xlsx .pptx .html .md .txt、"
             "フォルダーは中を再帰的に探します）。",
             show_default=False,
-            callback=wanted("マニュアル", Wants.FILE_OR_FOLDER),
         ),
     ] = None,
     qa: Annotated[
         Path | None,
-        typer.Option(
-            "--qa",
-            help="Q/A の CSV（列 Q と A、文字コードは自動判定）。",
-            show_default=False,
-            callback=wanted("Q/A の CSV", Wants.FILE),
+        path_option(
+            "--qa", "Q/A の CSV", Wants.FILE, "列 Q と A、文字コードは自動判定", show_default=False
         ),
     ] = None,
     chunk_chars: Annotated[
@@ -127,11 +122,7 @@ def ingest(
     ] = None,
     index: Annotated[
         Path | None,
-        typer.Option(
-            "--index",
-            help=INDEX_HELP,
-            callback=wanted("ナレッジベースのフォルダ", Wants.NEW_FOLDER),
-        ),
+        path_option("--index", INDEX_WHAT, Wants.NEW_FOLDER, INDEX_NOTE),
     ] = None,
     as_json: JsonFlag = False,
 ) -> None:

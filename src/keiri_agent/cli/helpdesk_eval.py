@@ -24,7 +24,7 @@ from keiri_agent.cli.helpdesk import (
     helpdesk_app,
     index_dir,
 )
-from keiri_agent.cli.paths import Wants, wanted
+from keiri_agent.cli.paths import Wants, path_option
 from keiri_agent.errors import ErrorCode
 
 if TYPE_CHECKING:
@@ -39,11 +39,13 @@ MISSES_SHOWN = 30
 def evaluate(
     questions: Annotated[
         Path,
-        typer.Option(
+        path_option(
             "--questions",
-            help="質問ファイル（CSV または JSONL。列 question と、答えの file・page・row・passage）。",
-            callback=wanted("質問ファイル", Wants.FILE, code=ErrorCode.FILE_UNREADABLE),
+            "質問ファイル",
+            Wants.FILE,
+            "CSV または JSONL。列 question と、答えの file・page・row・passage",
             show_default=False,
+            code=ErrorCode.FILE_UNREADABLE,
         ),
     ],
     tool: ToolOption = "hybrid",

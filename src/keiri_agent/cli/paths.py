@@ -1,12 +1,14 @@
 """What a path on the command line must be, checked before the command runs: one rule for all.
 
-A command's path parameter declares what it wants (``callback=wanted(...)``): a file it reads, a
-folder it reads, either (manuals), a file or a folder it writes. The check runs as the command
-line is read, before any key is checked or anything heavy is loaded, and says each mistake an
-accountant makes in Japanese, naming the parameter and the path as given, with a hint: a path
-that is not there (and what its folder does hold), a folder where a file is wanted and the
-reverse, an empty file, a YAML file with only blanks and comments, an empty folder. What a
-file holds beyond that (its encoding, its YAML, its columns) is for the command that reads it.
+A command's path parameter declares what it wants (``path_option`` / ``path_argument``, whose
+check is ``wanted``): a file it reads, a folder it reads, either (manuals), a file or a folder
+it writes; the name the check gives the thing also heads the parameter's help, so it is said
+once. The check runs as the command line is read, before any key is checked or anything heavy is
+loaded, and says each mistake an accountant makes in Japanese, naming the parameter and the path
+as given, with a hint: a path that is not there (and what its folder does hold), a folder where
+a file is wanted and the reverse, an empty file, a YAML file with only blanks and comments, an
+empty folder. What a file holds beyond that (its encoding, its YAML, its columns) is for the
+command that reads it.
 The error is a ``BlockError``; ``KeiriGroup`` reports it like any (``common.fail``).
 """
 
@@ -21,7 +23,7 @@ import typer
 
 from keiri_agent.errors import BlockError, ErrorCode
 
-__all__ = ["Wants", "wanted"]
+__all__ = ["Wants", "path_argument", "path_option", "wanted"]
 
 YAML_SUFFIXES = (".yaml", ".yml", ".json")
 SHOWN_NEIGHBOURS = 5  # names of what the folder does hold, in a missing file's hint
@@ -59,6 +61,51 @@ def wanted(
         return value
 
     return check
+
+
+def path_option(
+    flags: str | tuple[str, ...],
+    what: str,
+    wants: Wants,
+    note: str = "",
+    *,
+    help: str = "",
+    metavar: str | None = None,
+    show_default: bool = True,
+    **check: Any,
+) -> Any:
+    """A path option, said once: ``what`` names the thing both in the check's messages and at
+    the head of its help, 「what（note）。」 (``help`` where the help says it otherwise);
+    ``check``: the rest of :func:`wanted` (``empty_ok``, ``about``, ``code``)."""
+    return typer.Option(
+        *((flags,) if isinstance(flags, str) else flags),
+        metavar=metavar,
+        help=help or _help(what, note),
+        show_default=show_default,
+        callback=wanted(what, wants, **check),
+    )
+
+
+def path_argument(
+    what: str,
+    wants: Wants,
+    *,
+    help: str = "",
+    metavar: str | None = None,
+    show_default: bool = True,
+    **check: Any,
+) -> Any:
+    """A path argument, said once as :func:`path_option` says an option."""
+    return typer.Argument(
+        metavar=metavar,
+        help=help or _help(what, ""),
+        show_default=show_default,
+        callback=wanted(what, wants, **check),
+    )
+
+
+def _help(what: str, note: str) -> str:
+    return f"{what}（{note}）。" if note else f"{what}。"
 
 
 class _Named:

@@ -28,7 +28,7 @@ from keiri_agent.cli.common import (
     option_form_error,
     user_errors,
 )
-from keiri_agent.cli.paths import Wants, wanted
+from keiri_agent.cli.paths import Wants, path_argument, path_option
 from keiri_agent.errors import BlockError, ErrorCode, UserFile, input_error
 from keiri_agent.shell_words import typed
 
@@ -55,11 +55,12 @@ plan_app = command_group(
 
 PlanFile = Annotated[
     Path,
-    typer.Argument(
-        metavar="FILE",
+    path_argument(
+        "Plan のファイル",
+        Wants.FILE,
         help="Plan の YAML ファイル。",
+        metavar="FILE",
         show_default=False,
-        callback=wanted("Plan のファイル", Wants.FILE),
     ),
 ]
 VarOptions = Annotated[
@@ -73,24 +74,24 @@ VarOptions = Annotated[
 ]
 VarsFileOption = Annotated[
     Path | None,
-    typer.Option(
+    path_option(
         "--vars",
-        metavar="FILE",
+        "vars のファイル",
+        Wants.FILE,
         help="Plan の vars を YAML/JSON ファイル（vars の名前 → 値 のマッピング）で上書きします。"
         "--var はこのファイルより優先します。",
-        callback=wanted("vars のファイル", Wants.FILE, empty_ok=True),
+        metavar="FILE",
+        empty_ok=True,
     ),
 ]
 AnswersOption = Annotated[
     Path | None,
-    typer.Option(
+    path_option(
         "--answers",
+        "回答ファイル",
+        Wants.FILE,
         help="UI ノードへの回答 YAML（ノードID → {項目ID: 値}）。入力待ちの実行が例を表示します。",
-        callback=wanted(
-            "回答ファイル",
-            Wants.FILE,
-            about="例: confirm: {approved: true}（入力待ちの実行が、答える項目の例を表示します）。",
-        ),
+        about="例: confirm: {approved: true}（入力待ちの実行が、答える項目の例を表示します）。",
     ),
 ]
 
@@ -315,11 +316,8 @@ def migrate(
     file: PlanFile,
     output: Annotated[
         Path | None,
-        typer.Option(
-            "--output",
-            "-o",
-            help="書き出すファイル（既定: 元の名前.migrated.yaml）。",
-            callback=wanted("書き出すファイル", Wants.NEW_FILE),
+        path_option(
+            ("--output", "-o"), "書き出すファイル", Wants.NEW_FILE, "既定: 元の名前.migrated.yaml"
         ),
     ] = None,
     in_place: Annotated[

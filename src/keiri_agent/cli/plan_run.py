@@ -29,7 +29,7 @@ from keiri_agent.cli.common import (
     show_error,
     user_errors,
 )
-from keiri_agent.cli.paths import Wants, wanted
+from keiri_agent.cli.paths import Wants, path_option
 from keiri_agent.cli.plan import (
     AnswersOption,
     JsonFlag,
@@ -345,10 +345,11 @@ def rerun(
     answers: AnswersOption = None,
     plan: Annotated[
         Path | None,
-        typer.Option(
+        path_option(
             "--plan",
+            "Plan のファイル",
+            Wants.FILE,
             help="修正した Plan ファイル（省略時は元の実行のスナップショット）。",
-            callback=wanted("Plan のファイル", Wants.FILE),
         ),
     ] = None,
     as_json: JsonFlag = False,

@@ -20,7 +20,7 @@ from keiri_agent.cli.common import (
     option_form_error,
     user_errors,
 )
-from keiri_agent.cli.paths import Wants, wanted
+from keiri_agent.cli.paths import Wants, path_argument, path_option
 from keiri_agent.errors import UserFile
 
 if TYPE_CHECKING:
@@ -57,23 +57,16 @@ CODE_FILE = UserFile(
 def run_file(
     file: Annotated[
         Path,
-        typer.Argument(
-            help="実行する Python ファイル。",
-            callback=wanted(
-                "実行する Python ファイル",
-                Wants.FILE,
-                empty_ok=True,
-                code=CODE_FILE.unreadable_code,  # as when it cannot be read
-            ),
+        path_argument(
+            "実行する Python ファイル",
+            Wants.FILE,
+            empty_ok=True,
+            code=CODE_FILE.unreadable_code,  # as when it cannot be read
         ),
     ],
     workdir: Annotated[
         Path,
-        typer.Option(
-            "--workdir",
-            help="作業ディレクトリ（ここだけに書き込めます）。",
-            callback=wanted("作業ディレクトリ", Wants.NEW_FOLDER),
-        ),
+        path_option("--workdir", "作業ディレクトリ", Wants.NEW_FOLDER, "ここだけに書き込めます"),
     ],
     profile: Annotated[
         str, typer.Option("--profile", help="制限プロファイル: analysis または codeact。")
