@@ -15,8 +15,8 @@ dates
   after it, mixed with the forms already read (``2026/2/3``, ``2026年2月3日``, ``令和8年2月3日``)
   or alone; all read;
 * ``refused_dates``: a whole column in one form whose date cannot be known: the year last
-  (``02/03/2026``: month or day first?), a two-digit year (``26/2/3``, ``03-FEB-26``): every
-  cell listed;
+  (``02/03/2026``: month or day first? no day above 12 shows the column's order), a two-digit
+  year (``26/2/3``, ``03-FEB-26``): every cell listed;
 
 amounts
 
@@ -130,9 +130,10 @@ def _dates(rng: random.Random, rows: int, kind: str) -> Column:
             want.append(day)
         return Column(kind, header, cells, want)
     form = rng.randrange(4)
+    month_first = rng.random() < 0.5  # one system's order in a column
     for _ in range(rows):
-        day = _day(rng)
-        month_first = rng.random() < 0.5
+        # No day above 12: the column cannot show its order (``ledger_dates`` draws the rest).
+        day = _day(rng).replace(day=rng.randrange(1, 13))
         first, second = (day.month, day.day) if month_first else (day.day, day.month)
         text = (
             f"{first:02d}/{second:02d}/{day.year}",

@@ -5,7 +5,8 @@ A column of a ledger writes the same few forms over and over, and a form read on
 time costs a regular expression and an NFKC each: so the commonest forms are taken by
 patterns on the whole column (Arrow's on a CSV's column, Python's on a workbook's cells), and
 every other cell is read one by one by the same readers as before (``cell_forms``), each
-distinct value once (``each_once``: a year's ledger writes a few thousand distinct dates):
+distinct value once (``each_once``, ``distinct``: a year's ledger writes a few thousand
+distinct dates; a CSV's long column is told apart by ``pd.factorize``, not cell by cell):
 
 * ``marked_amounts``: ``¥1,234``, ``1,234円``, ``▲1,234``, ``(1,234)``, as
   ``read_amount_unit`` reads them;
@@ -47,6 +48,7 @@ __all__ = [
     "cell_text",
     "column_digits",
     "dash_ended",
+    "distinct",
     "each_once",
     "marked_amounts",
     "matches",
@@ -96,14 +98,29 @@ def each_once(read: Callable[[Any], Any], cells: Iterable[Any]) -> list[Any]:
     """``read`` of every cell, each distinct value (and type) read once: a ledger's 10万 rows
     write a few thousand distinct dates, and ``read`` (a date's or an amount's reader) gives
     the same for the same text."""
-    seen: dict[tuple[type, Any], Any] = {}
+    codes, uniques = distinct(cells)
+    found = [read(cell) for cell in uniques]
+    return [found[code] for code in codes.tolist()]
+
+
+def distinct(cells: Iterable[Any]) -> tuple[np.ndarray, list[Any]]:
+    """``(codes, uniques)``: each cell's position in ``uniques``, the distinct values (and
+    types: 1, 1.0 and True are three) in the order they first appear. A CSV's long column is
+    told apart at once (``pd.factorize``), a reader then asks each distinct text once and the
+    column takes the answers by ``codes``."""
+    if isinstance(cells, pd.Series) and at_once(cells) and not cells.hasnans:
+        codes, uniques = pd.factorize(cells)
+        return np.asarray(codes), list(uniques)
+    seen: dict[tuple[type, Any], int] = {}
+    order: list[Any] = []
     found = []
     for cell in cells:
         key = (type(cell), cell)
         if key not in seen:
-            seen[key] = read(cell)
+            seen[key] = len(order)
+            order.append(cell)
         found.append(seen[key])
-    return found
+    return np.array(found, dtype=np.intp), order
 
 
 def rows_of(series: pd.Series) -> dict[Any, int]:
