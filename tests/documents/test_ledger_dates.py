@@ -46,24 +46,21 @@ def outcomes(drawn: Drawn, seed: int, form: str) -> Counter[str]:
     reasons = {u["position"]: u["reason"] for u in mine}
     warned = any(f"「{drawn.header}」" in w for w in result.info.warnings)
     assert result.positions is not None
-    found: Counter[str] = Counter()
-    for line, read, _text, want in zip(
-        result.positions.tolist(),
-        result.df[drawn.header].tolist(),
-        drawn.cells,
-        drawn.want,
-        strict=True,
-    ):
-        if line in reasons:
-            generic = reasons[line] in GENERIC
-            found["generic" if generic else "unread" if want is not None else "refused"] += 1
-        elif want is not None and _same(read, want):
-            found["right"] += 1
-        elif isinstance(read, str) or (want is None and read is None):
-            found["unread" if want is not None else "refused" if warned else "silent"] += 1
-        else:
-            found["wrong"] += 1
-    return found
+    cells = zip(
+        result.positions.tolist(), result.df[drawn.header].tolist(), drawn.want, strict=True
+    )
+    return Counter(_outcome(reasons.get(line), read, want, warned) for line, read, want in cells)
+
+
+def _outcome(reason: str | None, read: object, want: object, warned: bool) -> str:
+    """One cell's outcome (``outcomes``): ``reason`` why it was listed (None: not listed)."""
+    if reason is not None:
+        return "generic" if reason in GENERIC else "unread" if want is not None else "refused"
+    if want is not None and _same(read, want):
+        return "right"
+    if isinstance(read, str) or (want is None and read is None):
+        return "unread" if want is not None else "refused" if warned else "silent"
+    return "wrong"
 
 
 def measure(seeds: int = SEEDS) -> dict[str, Counter[str]]:

@@ -35,6 +35,9 @@ import io
 import random
 from dataclasses import dataclass
 
+from tests.support.ledger_foreign import MONTH_ABBREVIATIONS as _MON
+from tests.support.ledger_foreign import MONTH_NAMES as _MONTH
+
 __all__ = ["FILES", "KINDS", "Drawn", "draw", "ledger_file"]
 
 KINDS = ("english", "excel_time", "era", "year_last", "amount_words", "amount_some_words")
@@ -43,21 +46,6 @@ FILES = ("utf8", "utf8_bom", "cp932", "xlsx_text", "xlsx_dates")
 _WEEK = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _WEEK_FULL = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 _WEEK_JA = "月火水木金土日"
-_MON = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-_MONTH = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
 _FULL_WIDTH = str.maketrans("0123456789", "０１２３４５６７８９")
 _WORDS = ("未定", "別途", "ー", "要見積", "別途見積", "応相談", "無料", "込み", "TBD", "―")
 _MEMOS = ("売上 山田商事", "仕入 鈴木工業", "交通費", "会議費", "振込手数料", "Invoice 2026-02")
@@ -84,15 +72,20 @@ def _day(rng: random.Random) -> dt.date:
     return dt.date(2025, 4, 1) + dt.timedelta(days=rng.randrange(365))
 
 
+def _timed(rng: random.Random, day: dt.date, form: str) -> tuple[str, object | None]:
+    """``form`` with a drawn ``HH:MM`` in its ``{}``, and the datetime it writes."""
+    hour, minute = rng.randrange(24), rng.randrange(60)
+    stamp = dt.datetime(day.year, day.month, day.day, hour, minute)
+    return form.format(f"{hour:02d}:{minute:02d}"), stamp
+
+
 def _english(rng: random.Random, day: dt.date) -> tuple[str, object | None]:
     week, mon, month = _WEEK[day.weekday()], _MON[day.month - 1], _MONTH[day.month - 1]
     if rng.random() < 0.08:  # a weekday that is not the date's: which one is wrong?
         week = _WEEK[(day.weekday() + rng.randrange(1, 7)) % 7]
         return f"{week}, {day.day} {mon} {day.year}", None
     if rng.random() < 0.15:  # a mail header's date and time (RFC 2822), in Japan's zone
-        hour, minute = rng.randrange(24), rng.randrange(60)
-        text = f"{week}, {day.day:02d} {mon} {day.year} {hour:02d}:{minute:02d}:00 +0900"
-        return text, dt.datetime(day.year, day.month, day.day, hour, minute)
+        return _timed(rng, day, f"{week}, {day.day:02d} {mon} {day.year} {{}}:00 +0900")
     forms = (
         f"{week}, {day.day} {mon} {day.year}",
         f"{_WEEK_FULL[day.weekday()]}, {month} {day.day}, {day.year}",
@@ -108,16 +101,17 @@ def _english(rng: random.Random, day: dt.date) -> tuple[str, object | None]:
 
 def _excel_time(rng: random.Random, day: dt.date) -> tuple[str, object | None]:
     if rng.random() < 0.2:
-        hour, minute = rng.randrange(24), rng.randrange(60)
-        text = f"{day:%Y/%m/%d} {hour:02d}:{minute:02d}"
-        return text, dt.datetime(day.year, day.month, day.day, hour, minute)
-    forms = (
-        f"{day:%Y-%m-%d}T00:00:00",
-        f"{day.year}/{day.month}/{day.day} 0:00:00",
-        f"{day.year}/{day.month}/{day.day} 0:00",
-        f"{day:%Y-%m-%d} 00:00:00",
-    )
-    return rng.choice(forms), day
+        return _timed(rng, day, f"{day:%Y/%m/%d} {{}}")
+    return rng.choice(_EXCEL_TIMES).format(day), day
+
+
+# A date cell Excel saved with its time, as ``str.format`` forms of the day.
+_EXCEL_TIMES = (
+    "{0:%Y-%m-%d}T00:00:00",
+    "{0.year}/{0.month}/{0.day} 0:00:00",
+    "{0.year}/{0.month}/{0.day} 0:00",
+    "{0:%Y-%m-%d} 00:00:00",
+)
 
 
 def _era(rng: random.Random, day: dt.date) -> tuple[str, object | None]:

@@ -41,7 +41,7 @@ import datetime as dt
 import random
 from dataclasses import dataclass
 
-__all__ = ["KINDS", "Column", "column", "ledger_csv"]
+__all__ = ["KINDS", "MONTH_ABBREVIATIONS", "MONTH_NAMES", "Column", "column", "ledger_csv"]
 
 KINDS = (
     "named_months",
@@ -51,8 +51,21 @@ KINDS = (
     "pointed_thousands",
     "refused_amounts",
 )
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-_FULL = (
+MONTH_ABBREVIATIONS = (
+    "Jan",
+    "Feb",
+    "Mar",
+    "Apr",
+    "May",
+    "Jun",
+    "Jul",
+    "Aug",
+    "Sep",
+    "Oct",
+    "Nov",
+    "Dec",
+)
+MONTH_NAMES = (
     "January",
     "February",
     "March",
@@ -85,7 +98,7 @@ def _day(rng: random.Random) -> dt.date:
 
 
 def _named_month(rng: random.Random, day: dt.date, form: int) -> str:
-    mon, full = _MONTHS[day.month - 1], _FULL[day.month - 1]
+    mon, full = MONTH_ABBREVIATIONS[day.month - 1], MONTH_NAMES[day.month - 1]
     forms = (
         f"{day.day}-{mon}-{day.year}",
         f"{day.day:02d}-{mon.upper()}-{day.year}",
@@ -138,7 +151,7 @@ def _dates(rng: random.Random, rows: int, kind: str) -> Column:
         text = (
             f"{first:02d}/{second:02d}/{day.year}",
             f"{day.year % 100:02d}/{day.month}/{day.day}",
-            f"{day.day:02d}-{_MONTHS[day.month - 1].upper()}-{day.year % 100:02d}",
+            f"{day.day:02d}-{MONTH_ABBREVIATIONS[day.month - 1].upper()}-{day.year % 100:02d}",
             f"{first}.{second}.{day.year}",
         )[form]
         cells.append(text)

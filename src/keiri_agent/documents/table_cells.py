@@ -98,29 +98,30 @@ def each_once(read: Callable[[Any], Any], cells: Iterable[Any]) -> list[Any]:
     """``read`` of every cell, each distinct value (and type) read once: a ledger's 10万 rows
     write a few thousand distinct dates, and ``read`` (a date's or an amount's reader) gives
     the same for the same text."""
-    codes, uniques = distinct(cells)
-    found = [read(cell) for cell in uniques]
-    return [found[code] for code in codes.tolist()]
-
-
-def distinct(cells: Iterable[Any]) -> tuple[np.ndarray, list[Any]]:
-    """``(codes, uniques)``: each cell's position in ``uniques``, the distinct values (and
-    types: 1, 1.0 and True are three) in the order they first appear. A CSV's long column is
-    told apart at once (``pd.factorize``), a reader then asks each distinct text once and the
-    column takes the answers by ``codes``."""
-    if isinstance(cells, pd.Series) and at_once(cells) and not cells.hasnans:
-        codes, uniques = pd.factorize(cells)
-        return np.asarray(codes), list(uniques)
-    seen: dict[tuple[type, Any], int] = {}
-    order: list[Any] = []
+    seen: dict[tuple[type, Any], Any] = {}
     found = []
     for cell in cells:
         key = (type(cell), cell)
         if key not in seen:
-            seen[key] = len(order)
-            order.append(cell)
+            seen[key] = read(cell)
         found.append(seen[key])
-    return np.array(found, dtype=np.intp), order
+    return found
+
+
+def distinct(cells: pd.Series) -> tuple[np.ndarray, list[Any]]:
+    """``(codes, uniques)``: each cell's position in ``uniques``, the distinct values (and
+    types: 1, 1.0 and True are three) in the order they first appear. A CSV's long column is
+    told apart at once (``pd.factorize``): a reader then asks each distinct text once and the
+    column takes the answers by ``codes`` (a date column: ``table_types``)."""
+    if at_once(cells) and not cells.hasnans:
+        codes, uniques = pd.factorize(cells)
+        return np.asarray(codes), list(uniques)
+    keys = [(type(cell), cell) for cell in cells.tolist()]
+    index: dict[tuple[type, Any], int] = {}
+    for key in keys:
+        index.setdefault(key, len(index))
+    codes = np.fromiter((index[key] for key in keys), dtype=np.intp, count=len(keys))
+    return codes, [cell for _, cell in index]
 
 
 def rows_of(series: pd.Series) -> dict[Any, int]:
