@@ -18,6 +18,7 @@ import re
 import unicodedata
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -75,6 +76,9 @@ def cell_by_cell(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(table_types, "_yen_dash", _yen_dash_cell_by_cell)
     monkeypatch.setattr(table_types, "marked_amounts", _nothing_at_once)
     monkeypatch.setattr(table_types, "each_once", lambda read, cells: [read(c) for c in cells])
+    monkeypatch.setattr(  # every cell read, even where its text repeats
+        table_types, "distinct", lambda cells: (np.arange(len(cells)), list(cells))
+    )
     monkeypatch.setattr(table_types, "_VECTOR_DATES", table_types._VECTOR_DATES[:2])
 
 

@@ -15,8 +15,8 @@ dates
   after it, mixed with the forms already read (``2026/2/3``, ``2026年2月3日``, ``令和8年2月3日``)
   or alone; all read;
 * ``refused_dates``: a whole column in one form whose date cannot be known: the year last
-  (``02/03/2026``: month or day first?), a two-digit year (``26/2/3``, ``03-FEB-26``): every
-  cell listed;
+  (``02/03/2026``: month or day first? no day above 12 shows the column's order), a two-digit
+  year (``26/2/3``, ``03-FEB-26``): every cell listed;
 
 amounts
 
@@ -41,7 +41,7 @@ import datetime as dt
 import random
 from dataclasses import dataclass
 
-__all__ = ["KINDS", "Column", "column", "ledger_csv"]
+__all__ = ["KINDS", "MONTH_ABBREVIATIONS", "MONTH_NAMES", "Column", "column", "ledger_csv"]
 
 KINDS = (
     "named_months",
@@ -51,8 +51,21 @@ KINDS = (
     "pointed_thousands",
     "refused_amounts",
 )
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-_FULL = (
+MONTH_ABBREVIATIONS = (
+    "Jan",
+    "Feb",
+    "Mar",
+    "Apr",
+    "May",
+    "Jun",
+    "Jul",
+    "Aug",
+    "Sep",
+    "Oct",
+    "Nov",
+    "Dec",
+)
+MONTH_NAMES = (
     "January",
     "February",
     "March",
@@ -85,7 +98,7 @@ def _day(rng: random.Random) -> dt.date:
 
 
 def _named_month(rng: random.Random, day: dt.date, form: int) -> str:
-    mon, full = _MONTHS[day.month - 1], _FULL[day.month - 1]
+    mon, full = MONTH_ABBREVIATIONS[day.month - 1], MONTH_NAMES[day.month - 1]
     forms = (
         f"{day.day}-{mon}-{day.year}",
         f"{day.day:02d}-{mon.upper()}-{day.year}",
@@ -130,14 +143,15 @@ def _dates(rng: random.Random, rows: int, kind: str) -> Column:
             want.append(day)
         return Column(kind, header, cells, want)
     form = rng.randrange(4)
+    month_first = rng.random() < 0.5  # one system's order in a column
     for _ in range(rows):
-        day = _day(rng)
-        month_first = rng.random() < 0.5
+        # No day above 12: the column cannot show its order (``ledger_dates`` draws the rest).
+        day = _day(rng).replace(day=rng.randrange(1, 13))
         first, second = (day.month, day.day) if month_first else (day.day, day.month)
         text = (
             f"{first:02d}/{second:02d}/{day.year}",
             f"{day.year % 100:02d}/{day.month}/{day.day}",
-            f"{day.day:02d}-{_MONTHS[day.month - 1].upper()}-{day.year % 100:02d}",
+            f"{day.day:02d}-{MONTH_ABBREVIATIONS[day.month - 1].upper()}-{day.year % 100:02d}",
             f"{first}.{second}.{day.year}",
         )[form]
         cells.append(text)

@@ -58,7 +58,10 @@ Dates (the result is a ``datetime.date``, or a ``datetime`` when a time is writt
   ``03-FEB-2026``, ``03/Feb/2026``, ``Feb 3, 2026``, ``February 3rd, 2026``,
   ``3 February 2026``, ``2026-Feb-03``), a time after it as above: the name says which part
   is the month, so the day and the year are known (with a two-digit year, ``03-FEB-26``, they
-  are not: not read);
+  are not: not read); an ordinal after the day (``3rd Feb 2026``, ``3rd of February 2026``)
+  and a weekday before the date, as mail headers (RFC 2822) and English systems write it
+  (``Tue, 3 Feb 2026``, ``Tuesday, February 3, 2026``, ``Tue Feb 3 2026``,
+  ``Tue, 03 Feb 2026 10:15:00 +0900``), a weekday that is not the date's not read;
 * Japanese eras: ``令和8年2月3日``, ``R8.2.3``, ``R8/2/3``, ``R.08/02/03`` (弥生's exports),
   ``平成31年4月30日``, ``H31.4.30``, ``令和元年5月1日``, ``令8.2.3``; 令和 (R, 令), 平成 (H, 平),
   昭和 (S, 昭), 大正 (T, 大); an era year is 元 or 1-99 (``令和0年`` is not a year). A date
@@ -90,8 +93,10 @@ Codes: digits with a leading zero (``0123``, ``00456``, ``0012-``), and digits m
 number keeps (``CODE_DIGITS``: a 16-20 digit 照会番号 or 記録番号, which a float would round
 and an int64 overflow), are codes (``is_code``), never amounts.
 
-A two-digit year (``26/2/3``) is not read: the century cannot be known; nor a year written last
-(``02/03/2026``: month/day/year or day/month/year). Nor is a month and day
+A two-digit year (``26/2/3``) is not read: the century cannot be known; nor, alone, a year
+written last (``02/03/2026``: month/day/year or day/month/year): ``read_date`` reads it in the
+order its column shows (``order``: a day above 12 first or second, ``day_order``; the column
+decides in ``table_types``, as it decides ``1.200``). Nor is a month and day
 without a year (``2/3``, ``2月3日``: ``is_month_day``) here: the year would be a guess (a
 ledger whose title names its period is read in it: ``cell_period``). A weekday
 that is not the date's (``2026年2月3日(水)``: the 3rd is a Tuesday) makes the cell unreadable:
@@ -117,10 +122,12 @@ __all__ = [
     "DASH_END",
     "DASH_MINUS",
     "DASH_TEXTS",
+    "DAY_FIRST",
     "DOLLAR_AMONG_YEN",
     "DOT_THOUSANDS",
     "ERAS",
     "ISO_DATE",
+    "MONTH_FIRST",
     "NOT_DIGITS",
     "PLAIN_NUMBER",
     "WEEKDAYS",
@@ -130,6 +137,7 @@ __all__ = [
     "amount_problem",
     "dash_form",
     "date_problem",
+    "day_order",
     "digits_of",
     "ends_in_dash",
     "era_outside",
@@ -304,12 +312,24 @@ _MONTH_NAMES = {
 }
 _MONTHS = "|".join(sorted(_MONTH_NAMES, key=len, reverse=True))
 _MON = rf"(?i:(?P<mon>{_MONTHS}))\.?"
-# Day, month, year (the separators alike); month, day, year; year, month, day.
+# The English weekdays as ``date.weekday()`` numbers them, by their first three letters.
+_EN_WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+# An English weekday before the date, as mail headers (RFC 2822: ``Tue, 3 Feb 2026``) and
+# English systems write it (``Tuesday, February 3, 2026``, ``Tue Feb 3 2026``).
+_EN_WEEKDAY = (
+    r"(?:(?i:(?P<ew>mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:r|rs|rsday)?|fri(?:day)?|"
+    r"sat(?:urday)?|sun(?:day)?))\.?\s*,?\s+)?"
+)
+# An ordinal after the day (``3rd``, ``21st``), as English writes it.
+_ORDINAL = r"(?i:st|nd|rd|th)?"
+# Day, month, year (the separators alike; ``3rd Feb 2026``, ``3rd of February 2026``); month,
+# day, year; year, month, day; each maybe after a weekday.
 _NAMED_MONTH_DATES = tuple(
-    re.compile(form + _TIME)
+    re.compile(_EN_WEEKDAY + form + _TIME)
     for form in (
         rf"(?P<d>[0-9]{{1,2}})(?P<s>[-/ ]){_MON}(?P=s)(?P<y>[0-9]{{4}})",
-        rf"{_MON}\s+(?P<d>[0-9]{{1,2}})(?:st|nd|rd|th)?\s*,?\s+(?P<y>[0-9]{{4}})",
+        rf"(?P<d>[0-9]{{1,2}}){_ORDINAL}\s+(?i:of\s+)?{_MON},?\s+(?P<y>[0-9]{{4}})",
+        rf"{_MON}\s+(?P<d>[0-9]{{1,2}}){_ORDINAL}\s*,?\s+(?P<y>[0-9]{{4}})",
         rf"{_MON}-(?P<d>[0-9]{{1,2}})-(?P<y>[0-9]{{4}})",
         rf"(?P<y>[0-9]{{4}})(?P<s>[-/ ]){_MON}(?P=s)(?P<d>[0-9]{{1,2}})",
     )
@@ -349,8 +369,18 @@ _MAX_HEADING_NUMBER = 99
 # A minus written after the digits (``1,200-``), as a cell's text ends.
 _TRAILING_MINUS = re.compile(r".*[0-9]\s*-")
 _PERCENT = re.compile(r"(?P<sign>[-+▲△])?\s*(?P<num>[0-9]+(?:\.[0-9]+)?)\s*%")
-# A date with its year last (02/03/2026: February 3rd in the US, March 2nd in Europe).
+# A date with its year last (02/03/2026: February 3rd in the US, March 2nd in Europe), as
+# Excel and foreign systems export it (``2/3/2026 0:00``, ``2/3/2026 10:15 AM``): read only in
+# the order its column shows (``order``, ``day_order``).
 _YEAR_LAST = re.compile(r"[0-9]{1,2}\s*[-/.]\s*[0-9]{1,2}\s*[-/.]\s*[0-9]{4}(?:\s.*)?")
+_DMY = re.compile(
+    r"(?P<a>[0-9]{1,2})\s*(?P<s1>[-/.])\s*(?P<b>[0-9]{1,2})\s*(?P<s2>[-/.])\s*(?P<y>[0-9]{4})"
+    + _WEEKDAY
+    + _TIME
+)
+# The orders a date with its year last is read in (``read_date``'s ``order``).
+DAY_FIRST = "DMY"
+MONTH_FIRST = "MDY"
 _SHORT_YEAR = re.compile(r"[0-9]{2}\s*[-/.]\s*[0-9]{1,2}\s*[-/.]\s*[0-9]{1,2}")
 # A month and day without a year (``2/3``, ``2月3日``, ``2月3日(火)``): which year is not written.
 _MONTH_DAY = re.compile(
@@ -761,12 +791,17 @@ def _day(year: int, month: str, day: str) -> dt.date | None:
 
 
 def _weekday_clash(match: re.Match[str], day: dt.date) -> str | None:
-    """The weekday written beside ``day`` when it is not ``day``'s (``2026年2月3日(水)``: the
-    3rd is a Tuesday), else None (none written, or 祝, which names no weekday)."""
-    written = match["w"] or match["w2"]
-    if written is None or written == "祝" or WEEKDAYS[day.weekday()] == written:
+    """The weekday written beside ``day`` when it is not ``day``'s (``2026年2月3日(水)``,
+    ``Wed, 3 Feb 2026``: the 3rd is a Tuesday), else None (none written, or 祝, which names
+    no weekday)."""
+    groups = [g for g in ("w", "w2", "ew") if g in match.re.groupindex]
+    written = next((match[g] for g in groups if match[g]), None)
+    if written is None or written == "祝":
         return None
-    return written
+    number = (
+        WEEKDAYS.index(written) if written in WEEKDAYS else _EN_WEEKDAYS.index(written[:3].lower())
+    )
+    return None if number == day.weekday() else written
 
 
 def _written_day(match: re.Match[str], year: int) -> dt.date | dt.datetime | None:
@@ -780,8 +815,11 @@ def _written_day(match: re.Match[str], year: int) -> dt.date | dt.datetime | Non
     return _time(match, day)
 
 
-def read_date(text: str) -> dt.date | dt.datetime | None:
-    """The date (or date and time) ``text`` spells, or None (forms: the module docstring)."""
+def read_date(text: str, order: str | None = None) -> dt.date | dt.datetime | None:
+    """The date (or date and time) ``text`` spells, or None (forms: the module docstring).
+    ``order`` (``DAY_FIRST`` or ``MONTH_FIRST``): how the column of ``text`` writes a date
+    with its year last (``02/03/2026``), which one cell cannot say (``day_order``); without
+    it such a date is not read."""
     norm = normalize_cell_text(text)
     if match := _YMD.fullmatch(norm):
         return _written_day(match, int(match["y"]))
@@ -789,16 +827,48 @@ def read_date(text: str) -> dt.date | dt.datetime | None:
         return _day(int(match["y"]), match["m"], match["d"])
     if match := _ERA_YMD.fullmatch(norm.upper() if norm.isascii() else norm):
         return _written_day(match, _era_year(match["era"], match["y"]))
+    if order is not None and (match := _DMY.fullmatch(norm)):
+        return _ordered_day(match, order)
     return _named_month_day(norm)
+
+
+def _ordered_day(match: re.Match[str], order: str) -> dt.date | dt.datetime | None:
+    """The date (and time) of a matched ``_DMY`` read in ``order``, or None."""
+    if match["s1"] != match["s2"]:
+        return None
+    month, day = (match["b"], match["a"]) if order == DAY_FIRST else (match["a"], match["b"])
+    found = _day(int(match["y"]), month, day)
+    if found is None or _weekday_clash(match, found) is not None:
+        return None
+    return _time(match, found)
+
+
+def day_order(text: str) -> str | None:
+    """For a date with its year last (``13/02/2026``, ``2/13/2026``): the order it shows,
+    ``DAY_FIRST`` where its first number is above 12, ``MONTH_FIRST`` where its second is;
+    ``""`` where both could be the month (``02/03/2026``); None for any other text. A column
+    reads such dates in the one order its cells show (``table_types``)."""
+    match = _DMY.fullmatch(normalize_cell_text(text))
+    if match is None or match["s1"] != match["s2"]:
+        return None
+    first, second = int(match["a"]), int(match["b"])
+    if first > 12 >= second:
+        return DAY_FIRST
+    if second > 12 >= first:
+        return MONTH_FIRST
+    return "" if first <= 12 and second <= 12 else None
 
 
 def _named_month_day(norm: str) -> dt.date | dt.datetime | None:
     """The date (and time) of ``norm`` written with an English month name (``3-Feb-2026``,
-    ``03/Feb/2026``, ``Feb 3, 2026``), or None."""
+    ``03/Feb/2026``, ``Feb 3, 2026``, ``Tue, 3 Feb 2026``), or None (a weekday that is not
+    the date's too)."""
     for pattern in _NAMED_MONTH_DATES:
         if match := pattern.fullmatch(norm):
             day = _day(int(match["y"]), str(_MONTH_NAMES[match["mon"].lower()]), match["d"])
-            return None if day is None else _time(match, day)
+            if day is None or _weekday_clash(match, day) is not None:
+                return None
+            return _time(match, day)
     return None
 
 
@@ -869,6 +939,14 @@ def read_month(text: str) -> YearMonth | None:
     return YearMonth(year, month) if 1 <= month <= 12 and 1 <= year <= 9999 else None
 
 
+def _clash_problem(written: str, day: dt.date) -> str:
+    """Why a date whose weekday is not the one written beside it is not read."""
+    return (
+        f"曜日（{written}）が日付と合いません（{day.year}年{day.month}月{day.day}日は"
+        f"{WEEKDAYS[day.weekday()]}曜日です）。日付と曜日のどちらが正しいか確かめてください"
+    )
+
+
 def date_problem(text: str) -> str:
     """Why ``text`` is not a date, in Japanese (for a text ``read_date`` refused)."""
     norm = normalize_cell_text(text)
@@ -876,8 +954,9 @@ def date_problem(text: str) -> str:
         return "空欄です"
     if _YEAR_LAST.fullmatch(norm):
         return (
-            "年が最後に書かれた日付は、月/日/年 か 日/月/年 か決められないため読みません"
-            "（2026/2/3 のように年から書いてください）"
+            "年が最後に書かれた日付で、列のどのセルも日と月が 12 以下のため、月/日/年 か "
+            "日/月/年 か決められません（13 日以降の日付のある列はその並びで読みます。"
+            "2026/2/3 のように年から書いてください）"
         )
     if _SHORT_YEAR.fullmatch(norm) or _NAMED_MONTH_SHORT_YEAR.fullmatch(norm):
         return "年が 2 桁のため、何年か決められません（2026/2/3 のように 4 桁で書いてください）"
@@ -889,11 +968,7 @@ def date_problem(text: str) -> str:
         day = _day(year or int(match["y"]), match["m"], match["d"])
         clash = None if day is None else _weekday_clash(match, day)
         if day is not None and clash is not None:
-            actual = WEEKDAYS[day.weekday()]
-            return (
-                f"曜日（{clash}）が日付と合いません（{day.year}年{day.month}月{day.day}日は"
-                f"{actual}曜日です）。日付と曜日のどちらが正しいか確かめてください"
-            )
+            return _clash_problem(clash, day)
         if day is not None and match["H"] is not None and _zone_doubt(match):
             return (
                 f"時刻の後の「{match['tz']}」が、時刻の範囲の終わりか時差か決められません（範囲なら"
@@ -905,7 +980,12 @@ def date_problem(text: str) -> str:
                 "15:30 のように 24 時間で書いてください）"
             )
         return "存在しない日付か時刻です"
-    if any(pattern.fullmatch(norm) for pattern in _NAMED_MONTH_DATES):
+    named = next(filter(None, (p.fullmatch(norm) for p in _NAMED_MONTH_DATES)), None)
+    if named is not None:
+        day = _day(int(named["y"]), str(_MONTH_NAMES[named["mon"].lower()]), named["d"])
+        clash = None if day is None else _weekday_clash(named, day)
+        if day is not None and clash is not None:
+            return _clash_problem(clash, day)
         return "存在しない日付か時刻です"
     if _TIME_RANGE.fullmatch(norm):
         return "時刻の範囲（開始と終了）は 1 つの日時として読めません（開始と終了を別の列に書いてください）"

@@ -5,7 +5,8 @@ A column of a ledger writes the same few forms over and over, and a form read on
 time costs a regular expression and an NFKC each: so the commonest forms are taken by
 patterns on the whole column (Arrow's on a CSV's column, Python's on a workbook's cells), and
 every other cell is read one by one by the same readers as before (``cell_forms``), each
-distinct value once (``each_once``: a year's ledger writes a few thousand distinct dates):
+distinct value once (``each_once``, ``distinct``: a year's ledger writes a few thousand
+distinct dates; a CSV's long column is told apart by ``pd.factorize``, not cell by cell):
 
 * ``marked_amounts``: ``¥1,234``, ``1,234円``, ``▲1,234``, ``(1,234)``, as
   ``read_amount_unit`` reads them;
@@ -47,6 +48,7 @@ __all__ = [
     "cell_text",
     "column_digits",
     "dash_ended",
+    "distinct",
     "each_once",
     "marked_amounts",
     "matches",
@@ -104,6 +106,22 @@ def each_once(read: Callable[[Any], Any], cells: Iterable[Any]) -> list[Any]:
             seen[key] = read(cell)
         found.append(seen[key])
     return found
+
+
+def distinct(cells: pd.Series) -> tuple[np.ndarray, list[Any]]:
+    """``(codes, uniques)``: each cell's position in ``uniques``, the distinct values (and
+    types: 1, 1.0 and True are three) in the order they first appear. A CSV's long column is
+    told apart at once (``pd.factorize``): a reader then asks each distinct text once and the
+    column takes the answers by ``codes`` (a date column: ``table_types``)."""
+    if at_once(cells) and not cells.hasnans:
+        codes, uniques = pd.factorize(cells)
+        return np.asarray(codes), list(uniques)
+    keys = [(type(cell), cell) for cell in cells.tolist()]
+    index: dict[tuple[type, Any], int] = {}
+    for key in keys:
+        index.setdefault(key, len(index))
+    codes = np.fromiter((index[key] for key in keys), dtype=np.intp, count=len(keys))
+    return codes, [cell for _, cell in index]
 
 
 def rows_of(series: pd.Series) -> dict[Any, int]:

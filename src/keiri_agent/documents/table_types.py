@@ -48,12 +48,22 @@ An amount column with cells written the European way (``1.200,50``) lists them, 
 no fraction and separate thousands with commas (``12,000``) or write two or more such cells; a
 column with other fractions (``1,234.50``) reads ``1.200`` as 1.2.
 
+A date column with its years last (``02/03/2026``, ``2/3/2026 0:00``) is read in the order its
+cells show: day first where some cell's first number is above 12 (``13/02/2026``), month first
+where some cell's second is, with a note; where no cell shows it, or cells show both, every such
+cell is listed with why (``_column_order``).
+
 A column whose header names amounts or dates and whose cells mostly write one in a form no
 reader takes (``1.200,50``, ``1 200``, ``02/03/2026``, ``26/2/3``) stays as written with every
-such cell listed (``_refused``), never a text column without a word.
+such cell listed (``_refused``), never a text column without a word; a header ending in a date
+word (支払日) means dates there. A column whose header names a sum of money (金額, 単価, 合計)
+and whose cells are mostly words (``未定``, ``別途``, ``ー``) stays text with a note saying so
+(``_words_for_amounts``).
 
 A long column is read at once where its cells take the commonest forms (``table_cells``:
-plain and marked amounts, ``2026/2/3`` and ``2026年2月3日``, each distinct text read once);
+plain and marked amounts, ``2026/2/3`` and ``2026年2月3日``); the other cells of a date column
+(和暦, weekdays, times, English months) are read each distinct text once and the column takes
+the answers by their codes (``distinct``);
 the result is the reading cell by cell (``tests/documents/test_ledger_rows.py``).
 """
 
@@ -76,12 +86,15 @@ from keiri_agent.documents.cell_forms import (
     DASH_END,
     DASH_MINUS,
     DASH_TEXTS,
+    DAY_FIRST,
     DOLLAR_AMONG_YEN,
     DOT_THOUSANDS,
+    MONTH_FIRST,
     YearMonth,
     amount_problem,
     dash_form,
     date_problem,
+    day_order,
     era_outside,
     is_code,
     is_dash,
@@ -111,6 +124,7 @@ from keiri_agent.documents.table_cells import (
     cell_text,
     column_digits,
     dash_ended,
+    distinct,
     each_once,
     marked_amounts,
     matches,
@@ -595,11 +609,14 @@ def _dollars(values: pd.Series, numbers: pd.Series, failed: pd.Series) -> dict[A
 # --- dates -----------------------------------------------------------------------------------
 
 
-def _date_value(value: Any, named: bool) -> dt.date | dt.datetime | YearMonth | None:
+def _date_value(
+    value: Any, named: bool, order: str | None = None
+) -> dt.date | dt.datetime | YearMonth | None:
+    """A cell's date (``order``: the column's order of a date with its year last)."""
     if isinstance(value, str):  # first: every cell of a CSV
         text = value.strip()
         if not (named and text.isdigit() and text.isascii()):
-            return _text_date(text, named)
+            return _text_date(text, named, order)
         value = int(text)  # a serial number or 20260203 saved as text (a CSV from Excel)
     if isinstance(value, pd.Timestamp):
         value = None if pd.isna(value) else value.to_pydatetime()
@@ -616,11 +633,13 @@ def _date_value(value: Any, named: bool) -> dt.date | dt.datetime | YearMonth | 
         if named and 19000101 <= value <= 20991231 and float(value).is_integer():
             return read_date(str(int(value)))
         return None
-    return _text_date(str(value).strip(), named)
+    return _text_date(str(value).strip(), named, order)
 
 
-def _text_date(text: str, named: bool) -> dt.date | dt.datetime | YearMonth | None:
-    day = read_date(text)
+def _text_date(
+    text: str, named: bool, order: str | None = None
+) -> dt.date | dt.datetime | YearMonth | None:
+    day = read_date(text, order)
     if day is not None:
         if not named and text.isdigit():
             return None  # eight digits outside a date column: a number or a code
@@ -685,52 +704,93 @@ def _year_months(
     return typed
 
 
+# A cell that may write a date with its year last (``13/02/2026``): ``_column_order``.
+# (ASCII spaces only: ``\s`` sends Arrow's regex engine back to Python, cell by cell.)
+_YEAR_LAST_START = r"^[ 　]*[0-9０-９]{1,2}[ 　]*[-/.／－．]"
+_MIXED_ORDER = (
+    "この列には日が先の日付（{dmy}）と月が先の日付（{mdy}）の両方があり、年が最後に書かれた"
+    "日付を 月/日/年 か 日/月/年 か決められません（2026/2/3 のように年から書いてください）"
+)
+
+
+def _column_order(values: pd.Series) -> tuple[str | None, str | None, str]:
+    """``(order, why)``: how the column writes a date with its year last (``02/03/2026``),
+    as its cells show it -- ``DAY_FIRST`` where some cell's first number is above 12
+    (``13/02/2026``) and none's second, ``MONTH_FIRST`` the other way round (``day_order``);
+    None where no cell shows it or cells show both, and then why such a cell is not read
+    (None: ``date_problem`` says it), and the first cell that shows the order."""
+    if at_once(values):
+        maybe = values.str.contains(_YEAR_LAST_START, regex=True).fillna(False).astype(bool)
+    else:
+        start = re.compile(_YEAR_LAST_START)
+        maybe = values.map(lambda v: isinstance(v, str) and start.match(v) is not None)
+    candidates = values[maybe.to_numpy(dtype=bool)]
+    if candidates.empty:
+        return None, None, ""
+    shown: dict[str, str] = {}
+    for text, order in zip(candidates.tolist(), each_once(day_order, candidates), strict=True):
+        if order:
+            shown.setdefault(order, text.strip())
+    if len(shown) == 1:
+        order, example = next(iter(shown.items()))
+        return order, None, example
+    if shown:  # both orders
+        return None, _MIXED_ORDER.format(dmy=shown[DAY_FIRST], mdy=shown[MONTH_FIRST]), ""
+    return None, None, ""
+
+
 def _type_dates(
     series: pd.Series, values: pd.Series, named: bool, zone: tzinfo
 ) -> ColumnTyping | None:
-    probe = [_date_value(v, named) for v in values.iloc[:_PROBE_VALUES].tolist()]
+    order, order_problem, shows = _column_order(values)
+    probe = [_date_value(v, named, order) for v in values.iloc[:_PROBE_VALUES].tolist()]
     share = sum(p is not None for p in probe) / len(probe)
     if share < (NAMED_SHARE if named else MOSTLY_SHARE):
         return None
     days, rest = _vector_dates(values, named)
-    # The cells no plain form took, one by one (for a short column: every cell).
+    # The cells no plain form took (for a short column: every cell), each distinct one read
+    # once and the column given the answers by their codes (``distinct``).
     cells = values[rest]
-    read = dict(zip(cells.index, each_once(lambda v: _date_value(v, named), cells), strict=True))
-    found = [r for r in read.values() if r is not None]
-    months = [r for r in found if isinstance(r, YearMonth)]
-    failed = [i for i, r in read.items() if r is None]
+    codes, uniques = distinct(cells)
+    read = [_date_value(v, named, order) for v in uniques]
+    unread = np.array([r is None for r in read], dtype=bool)[codes]
+    is_month = np.array([isinstance(r, YearMonth) for r in read], dtype=bool)
+    months = int(is_month[codes].sum())
+    found = int((~unread).sum())
+    failed = cells.index[unread].tolist()
     if failed and not (
         named or (len(failed) / len(values) <= 1 - MOSTLY_SHARE and len(values) >= MOSTLY_MIN_CELLS)
     ):
         return None
-    if months and len(months) == len(found) and not (~rest).any():
-        periods = pd.Series(
-            [pd.NaT if r is None else pd.Period(r.isoformat(), freq="M") for r in read.values()],
-            index=list(read),
-            dtype="period[M]",
-        )
-        column, kind = periods.reindex(series.index), "month"
+    stamped = np.array([isinstance(r, dt.datetime) for r in read], dtype=bool)
+    stamps = [read[code] for code in codes[stamped[codes]].tolist()]
+    if months and months == found and not (~rest).any():
+        periods = [pd.NaT if r is None else pd.Period(r.isoformat(), freq="M") for r in read]
+        taken = pd.Series(np.array(periods, dtype=object)[codes], index=cells.index)
+        column, kind = taken.astype(pd.PeriodDtype("M")).reindex(series.index), "month"
     else:
-        one_by_one = {
-            i: _naive(r.first_day() if isinstance(r, YearMonth) else r, zone)
-            for i, r in read.items()
-        }
-        if one_by_one:
-            labels = pd.Index(list(one_by_one))
-            days.loc[labels] = pd.to_datetime(
-                pd.Series(list(one_by_one.values()), index=labels, dtype="object")
-            )
+        naive = [_naive(r.first_day() if isinstance(r, YearMonth) else r, zone) for r in read]
+        if len(cells):
+            each = pd.to_datetime(pd.Series(naive, dtype="object")).to_numpy()
+            days.loc[cells.index] = each[codes]
         column = days.reindex(series.index)
-        timed = any(isinstance(r, dt.datetime) for r in found)
-        kind = "datetime" if timed else "date"
+        kind = "datetime" if stamps else "date"
     rows = rows_of(series)
-    bad = [Unreadable(rows[i], cell_text(values.at[i]), _date_reason(values.at[i])) for i in failed]
+    bad = [
+        Unreadable(rows[i], cell_text(values.at[i]), _date_reason(values.at[i], order_problem))
+        for i in failed
+    ]
     notes = []
     vectorized = int((~rest).sum())  # cells a plain form took: full dates
-    if months and (len(months) != len(found) or vectorized):
-        notes.append(f"年月だけのセル {len(months):,} 個はその月の 1 日として読みました")
-    notes.extend(_offset_note([r for r in found if isinstance(r, dt.datetime)], zone))
+    if months and (months != found or vectorized):
+        notes.append(f"年月だけのセル {months:,} 個はその月の 1 日として読みました")
+    notes.extend(_offset_note(stamps, zone))
     notes.extend(_era_note(values[rest]))
+    if order is not None:
+        said = "日/月/年" if order == DAY_FIRST else "月/日/年"
+        notes.append(
+            f"年が最後に書かれた日付を、この列の {shows} から {said} の並びとして読みました"
+        )
     return ColumnTyping(column, kind, bad, notes)
 
 
@@ -947,9 +1007,13 @@ def _offset_note(stamps: Sequence[dt.datetime], zone: tzinfo) -> list[str]:
     ]
 
 
-def _date_reason(value: Any) -> str:
+def _date_reason(value: Any, order_problem: str | None = None) -> str:
+    """Why a cell of a date column is not read; ``order_problem``: the column's reason for
+    its dates with the year last (``_column_order``)."""
     if isinstance(value, int | float) and not isinstance(value, bool):
         return "日付の列の数値ですが、Excel の日付のシリアル値の範囲にありません"
+    if order_problem is not None and isinstance(value, str) and day_order(value) is not None:
+        return order_problem
     return date_problem(str(value))
 
 
@@ -987,7 +1051,8 @@ def type_column(
     header_named = is_amount_header(name)
     # A unit in a title row speaks for the amount columns, not for the dates beside them.
     amount_named = header_named or (unit is not None and not date_named)
-    if date_named and (not header_named or _DATE_HEADER_END.search(name)):
+    dates_first = date_named and (not header_named or bool(_DATE_HEADER_END.search(name)))
+    if dates_first:
         typed = (
             _year_months(series, values, name, zone)
             or _undated(series, values, True, zone)
@@ -1011,9 +1076,40 @@ def type_column(
         return dates
     if typed is not None:
         return typed
-    meant = "amount" if header_named else "date" if date_named else None
+    # A header that ends in a date word (支払日) means dates, though it names an amount too.
+    meant = "date" if dates_first else "amount" if header_named else "date" if date_named else None
     refused = None if meant is None or is_id_header(name) else _refused(series, values, meant)
-    return refused or ColumnTyping(series, None)
+    return refused or _words_for_amounts(series, values, name)
+
+
+# A header that names a sum of money itself (金額, 税額, 単価, 合計, 残高), not a word about
+# one (支払方法, 税区分, 仕入先, 費目, 請求先): ``_words_for_amounts``.
+_MONEY_HEADER = re.compile(r"金額|額|円|単価|価格|代金|残高|合計|amount|price|total|balance", re.I)
+
+
+def _words_for_amounts(series: pd.Series, values: pd.Series, name: str) -> ColumnTyping:
+    """A column left as text: where its header names a sum of money (``_MONEY_HEADER``) and
+    its cells are mostly words (``未定``, ``別途``, ``ー``, ``要見積``), with a note saying that
+    the column is not read as amounts and how many of its cells would read as one, so a sum
+    of it is not taken for a sum of nothing."""
+    if not _MONEY_HEADER.search(unicodedata.normalize("NFKC", name)) or is_id_header(name):
+        return ColumnTyping(series, None)
+    texts = [cell_text(v) for v in values.tolist()]
+    found = each_once(read_amount_unit, texts)
+    read = sum(f is not None and not is_dash(t) for t, f in zip(texts, found, strict=True))
+    words = "・".join(
+        dict.fromkeys(t.strip() for t, f in zip(texts, found, strict=True) if f is None)
+    )
+    shown = words if len(words) <= 30 else words[:30] + "…"
+    return ColumnTyping(
+        series,
+        None,
+        notes=[
+            f"金額の列名ですが、数値として読めないセル（{shown}）が多いため、文字の列として"
+            f"読みました（金額として読めるセルは {len(texts):,} 個中 {read:,} 個）。"
+            "合計などの計算には使えません。金額を書くか、未定・別途などは備考の列に分けてください"
+        ],
+    )
 
 
 def _refused(series: pd.Series, values: pd.Series, meant: str) -> ColumnTyping | None:
@@ -1037,10 +1133,12 @@ def _refused(series: pd.Series, values: pd.Series, meant: str) -> ColumnTyping |
         ]
         bad = [Unreadable(rows[label], text, amount_problem(text)) for label, text in unread]
     else:
+        order, order_problem, _ = _column_order(values)
         cells = zip(values.index, values.tolist(), strict=True)
-        unread = [(label, cell) for label, cell in cells if _date_value(cell, True) is None]
+        unread = [(label, cell) for label, cell in cells if _date_value(cell, True, order) is None]
         bad = [
-            Unreadable(rows[label], cell_text(cell), _date_reason(cell)) for label, cell in unread
+            Unreadable(rows[label], cell_text(cell), _date_reason(cell, order_problem))
+            for label, cell in unread
         ]
     return ColumnTyping(series, None, bad, meant=meant) if bad else None
 
