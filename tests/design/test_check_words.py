@@ -273,3 +273,28 @@ def test_a_checks_words_name_steps_and_items_as_people_do(
     for name, problems in list(found.items())[:25]:
         lines += [f"  {name}"] + [f"    {p}" for p in problems[:4]]
     assert not found, "\n".join(lines)
+
+
+def test_what_is_still_missing_names_steps_as_the_check_does() -> None:
+    """The 設計 page's 不足項目 (不整合) and the design chat's reply to a plan it could not
+    finish list the check's errors as the check says them — never ``[t] CODE: …``."""
+    from keiri_agent.design.chat import describe_result
+    from keiri_agent.design.models import GeneratedPlan
+    from keiri_agent.ui.design.generation import missing_summary
+
+    registry = default_registry()
+    wrong: dict[str, list[str]] = {}
+    listed = 0
+    for case in _cases():
+        report = validate_source(parse_source(_text(case)), registry)
+        if report.valid:
+            continue
+        result = GeneratedPlan(status="failed", plan=case.plan, errors=report.errors)
+        texts = [*missing_summary(result)["不整合（検証エラー）"], describe_result(result)]
+        listed += len(texts)
+        for text in texts:
+            problems = wrong_words(text, case.names)
+            if problems:
+                wrong.setdefault(case.name, []).extend(problems)
+    assert listed > 200
+    assert not wrong, f"{len(wrong)} plans: {list(wrong.items())[:3]}"

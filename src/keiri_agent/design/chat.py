@@ -41,7 +41,7 @@ def describe_result(result: GeneratedPlan) -> str:
         return f"Plan を完成させるために、次の項目を教えてください: {asked}"
     if result.status == "fallback":
         return f"自動生成に失敗したため代替 Plan を返しました。{result.reasoning}"
-    listed = "；".join(f"{e.code}: {e.message}" for e in result.errors[:5])
+    listed = "；".join(f"{e.message}（コード {e.code}）" for e in result.errors[:5])
     return f"Plan を完成できませんでした（エラー {len(result.errors)} 件）: {listed}"
 
 

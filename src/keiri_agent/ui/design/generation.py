@@ -85,10 +85,7 @@ def missing_summary(result: GeneratedPlan, check: PlanCheck | None = None) -> di
         if r.target.kind != "var"
     ]
     issues = check.validation.errors if check is not None else result.errors
-    inconsistent = [
-        (f"[{issue.node_id}] " if issue.node_id else "") + f"{issue.code}: {issue.message}"
-        for issue in issues
-    ]
+    inconsistent = [issue_text(issue) for issue in issues]
     return {
         "未解決の設定値（${vars.*}）": unresolved,
         "不足している入力": inputs,
