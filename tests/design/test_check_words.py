@@ -275,9 +275,33 @@ def test_a_checks_words_name_steps_and_items_as_people_do(
     assert not found, "\n".join(lines)
 
 
+def _asked(case: Case) -> list[Any]:
+    """What a generation would still ask of ``case``: each labelled required input of its
+    steps, and each of its labelled settings (``${vars.*}``)."""
+    from keiri_agent.design.models import Requirement, RequirementTarget
+
+    registry = default_registry()
+    asked = [
+        Requirement(
+            id=f"{name}_value",
+            label=f"{label}の値",
+            target=RequirementTarget(kind="var", var=name),
+        )
+        for name, label in case.plan["ui"]["vars"].items()
+        if isinstance(label, str)
+    ]
+    for node in case.plan["graph"]:
+        spec = registry.find(str(node.get("block")))
+        for port in spec.required_inputs() if spec is not None else []:
+            if spec is not None and spec.inputs[port].get("label"):
+                target = RequirementTarget(kind="input", node=node["id"], port=port)
+                asked.append(Requirement(id=f"{node['id']}_{port}", label="確認", target=target))
+    return asked
+
+
 def test_what_is_still_missing_names_steps_as_the_check_does() -> None:
-    """The 設計 page's 不足項目 (不整合) and the design chat's reply to a plan it could not
-    finish list the check's errors as the check says them — never ``[t] CODE: …``."""
+    """The 設計 page's 不足項目 and the design chat's reply to a plan it could not finish name
+    steps and items as the check does — never ``[t] CODE: …`` nor ``t.table``."""
     from keiri_agent.design.chat import describe_result
     from keiri_agent.design.models import GeneratedPlan
     from keiri_agent.ui.design.generation import missing_summary
@@ -287,14 +311,19 @@ def test_what_is_still_missing_names_steps_as_the_check_does() -> None:
     listed = 0
     for case in _cases():
         report = validate_source(parse_source(_text(case)), registry)
-        if report.valid:
-            continue
-        result = GeneratedPlan(status="failed", plan=case.plan, errors=report.errors)
-        texts = [*missing_summary(result)["不整合（検証エラー）"], describe_result(result)]
+        result = GeneratedPlan(
+            status="ok" if report.valid else "failed",
+            plan=case.plan,
+            errors=report.errors,
+            requirements=_asked(case),
+        )
+        summary = missing_summary(result, None, registry)
+        texts = [line for lines in summary.values() for line in lines]
+        texts += [] if report.valid else [describe_result(result)]
         listed += len(texts)
         for text in texts:
             problems = wrong_words(text, case.names)
             if problems:
                 wrong.setdefault(case.name, []).extend(problems)
-    assert listed > 200
+    assert listed > 400
     assert not wrong, f"{len(wrong)} plans: {list(wrong.items())[:3]}"

@@ -35,8 +35,10 @@ from keiri_agent.ui.screen_words import shown_sample, shown_table
 __all__ = [
     "DETAILS_TITLE",
     "PlanCheck",
+    "block_word",
     "issue_text",
     "node_labels",
+    "node_namer",
     "render_check",
     "render_graph",
 ]
@@ -74,7 +76,7 @@ def node_labels(plan: Any) -> Iterator[tuple[str, str]]:
     yield from walk(plan.get("graph") if isinstance(plan, Mapping) else None, "")
 
 
-def _block_word(what: str, registry: BlockRegistry) -> str:
+def block_word(what: str, registry: BlockRegistry) -> str:
     """A node's block (or kind) as people call it: the block's label."""
     if what in _KIND_NAMES:
         return _KIND_NAMES[what]
@@ -82,16 +84,16 @@ def _block_word(what: str, registry: BlockRegistry) -> str:
     return spec.label if spec is not None and spec.label else "不明なブロック"
 
 
-def _namer(check: PlanCheck, registry: BlockRegistry) -> Callable[[str, str], str]:
+def node_namer(check: PlanCheck | None, registry: BlockRegistry) -> Callable[[str, str], str]:
     """``(qualified id, kind or block) -> name``: the plan's names when the plan parsed (its
     node descriptions), else the block's label."""
-    plan = check.validation.plan
+    plan = check.validation.plan if check is not None else None
     names = plan_names(plan, registry) if plan is not None else None
 
     def name(node_id: str, what: str) -> str:
         called = names.node(node_id) if names is not None else node_id
         # plan_names names a node whose block it does not know by its id: not for the screen
-        return called if called != node_id.split("/")[-1] else _block_word(what, registry)
+        return called if called != node_id.split("/")[-1] else block_word(what, registry)
 
     return name
 
@@ -161,7 +163,7 @@ def render_check(check: PlanCheck, current_text: str, registry: BlockRegistry) -
             for item in overall:
                 _issue(item)
     nodes = dict(node_labels(parse_source(check.text).raw))
-    name = _namer(check, registry)
+    name = node_namer(check, registry)
     for node_id in [*nodes, *(n for n in by_node if n not in nodes)]:
         dry_node = dry.node(node_id) if dry is not None else None
         issues = by_node.get(node_id, [])
@@ -171,7 +173,7 @@ def render_check(check: PlanCheck, current_text: str, registry: BlockRegistry) -
             if what is None:
                 st.markdown(f"{mark} **不明なノード**")
             else:
-                called, block = name(node_id, what), _block_word(what, registry)
+                called, block = name(node_id, what), block_word(what, registry)
                 st.markdown(f"{mark} **{called}**" + (f" — {block}" if block != called else ""))
             with st.expander(DETAILS_TITLE):
                 st.markdown(f"ノード ID `{node_id}`" + (f"、ブロック `{what}`" if what else ""))

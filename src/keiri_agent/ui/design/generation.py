@@ -5,15 +5,16 @@ still missing before the plan can run).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import streamlit as st
 
+from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.design.chat import DesignChat
 from keiri_agent.design.models import GeneratedPlan
 from keiri_agent.design.plan_nodes import iter_nodes
-from keiri_agent.ui.design.check import PlanCheck, issue_text
+from keiri_agent.ui.design.check import PlanCheck, issue_text, node_labels, node_namer
 
 __all__ = ["missing_summary", "render_generation", "render_missing", "render_turns"]
 
@@ -53,7 +54,7 @@ def render_generation(result: GeneratedPlan) -> None:
             st.caption(f"生成ログ: `{result.run_log}`")
 
 
-def _ui_fields(plan: Mapping[str, Any] | None) -> list[str]:
+def _ui_fields(plan: Mapping[str, Any] | None, name: Callable[[str, str], str]) -> list[str]:
     """``node: labels`` for the ui.* nodes that will ask a person while the plan runs."""
     lines = []
     for node in iter_nodes((plan or {}).get("graph")):
@@ -67,19 +68,37 @@ def _ui_fields(plan: Mapping[str, Any] | None) -> list[str]:
             for item in (asked if isinstance(asked, list) else [])
             if isinstance(item, Mapping) and item.get("required", True)
         ]
-        lines.append(f"{node.get('id')}（{block}）: " + ("、".join(labels) or "確認のみ"))
+        lines.append(f"{name(str(node.get('id')), block)}: " + ("、".join(labels) or "確認のみ"))
     return lines
 
 
-def missing_summary(result: GeneratedPlan, check: PlanCheck | None = None) -> dict[str, list[str]]:
-    """Seed 004's 不足項目: unresolved ``${vars.*}``, required UI, inconsistencies."""
+def missing_summary(
+    result: GeneratedPlan, check: PlanCheck | None, registry: BlockRegistry
+) -> dict[str, list[str]]:
+    """Seed 004's 不足項目: unresolved ``${vars.*}``, required UI, inconsistencies — each step
+    named as the page names it (its name, else its block's label), an item by its label."""
+    namer = node_namer(check, registry)
+    blocks = dict(node_labels(result.plan))
+
+    def step(node_id: str) -> str:
+        what = blocks.get(node_id)
+        return namer(node_id, what) if what is not None else "不明なノード"
+
+    def item(node_id: str, port: str) -> str:
+        spec = registry.find(blocks.get(node_id, "").split("@", 1)[0])
+        return spec.port_label(port) if spec is not None else port
+
     unresolved = [
-        f"{r.target.var or r.id}: {r.label or r.id}"
+        f"{r.label or r.target.var or r.id}（vars.{r.target.var or r.id}）"
         for r in result.requirements
         if r.target.kind == "var"
     ]
     inputs = [
-        (f"{r.target.node}.{r.target.port}" if r.target.kind == "input" else "指示の確認")
+        (
+            f"「{step(r.target.node)}」の入力「{item(r.target.node, r.target.port)}」"
+            if r.target.kind == "input" and r.target.node and r.target.port
+            else "指示の確認"
+        )
         + f": {r.label or r.id}"
         for r in result.requirements
         if r.target.kind != "var"
@@ -89,13 +108,13 @@ def missing_summary(result: GeneratedPlan, check: PlanCheck | None = None) -> di
     return {
         "未解決の設定値（${vars.*}）": unresolved,
         "不足している入力": inputs,
-        "実行時に入力を求める UI": _ui_fields(result.plan),
+        "実行時に入力を求める UI": _ui_fields(result.plan, namer),
         "不整合（検証エラー）": inconsistent,
     }
 
 
-def render_missing(result: GeneratedPlan, check: PlanCheck | None) -> None:
-    summary = missing_summary(result, check)
+def render_missing(result: GeneratedPlan, check: PlanCheck | None, registry: BlockRegistry) -> None:
+    summary = missing_summary(result, check, registry)
     pending = sum(len(v) for k, v in summary.items() if not k.startswith("実行時"))
     st.subheader("不足項目" + (f"（{pending} 件）" if pending else ""))
     if not pending:

@@ -340,7 +340,7 @@ def render() -> None:
         _chat(chat, registry, settings)
         _conflicts(chat, registry, settings)
         if chat.result is not None:
-            render_missing(chat.result, st.session_state.get(CHECK_KEY))
+            render_missing(chat.result, st.session_state.get(CHECK_KEY), registry)
     _editor(registry, settings)
     versions.render(settings, _plan_id_of(st.session_state.get(YAML_KEY) or ""))
 
