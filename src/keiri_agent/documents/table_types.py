@@ -714,11 +714,12 @@ _MIXED_ORDER = (
 
 
 def _column_order(values: pd.Series) -> tuple[str | None, str | None, str]:
-    """``(order, why)``: how the column writes a date with its year last (``02/03/2026``),
-    as its cells show it -- ``DAY_FIRST`` where some cell's first number is above 12
-    (``13/02/2026``) and none's second, ``MONTH_FIRST`` the other way round (``day_order``);
-    None where no cell shows it or cells show both, and then why such a cell is not read
-    (None: ``date_problem`` says it), and the first cell that shows the order."""
+    """``(order, why, example)``: how the column writes a date with its year last
+    (``02/03/2026``), as its cells show it -- ``DAY_FIRST`` where some cell's first number is
+    above 12 (``13/02/2026``) and none's second, ``MONTH_FIRST`` the other way round
+    (``day_order``), None where no cell shows it or cells show both; why such a cell is not
+    read where cells show both (None: ``date_problem`` says it); the first cell that shows
+    the order ("" without one)."""
     if at_once(values):
         maybe = values.str.contains(_YEAR_LAST_START, regex=True).fillna(False).astype(bool)
     else:

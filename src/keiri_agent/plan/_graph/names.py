@@ -76,8 +76,7 @@ class PlanNames:
 
     def node(self, path: str) -> str:
         """The name of the node at ``path`` (``loop[2]/extract`` → extract's name)."""
-        tail = _LOOP_PART.sub("", path.rsplit("/", 1)[-1])
-        return self.nodes.get(path) or self.nodes.get(tail) or path
+        return self.nodes.get(path) or self.nodes.get(_tail(path)) or path
 
     def table(self, node: str, output: str) -> str:
         """The name of output ``output`` of ``node`` (its own name when the plan has none)."""
@@ -314,6 +313,7 @@ class PlanWords:
 
 
 def _tail(node_id: str) -> str:
+    """The node of a path (``loop[2]/extract`` → ``extract``)."""
     return _LOOP_PART.sub("", node_id.rsplit("/", 1)[-1])
 
 
