@@ -29,6 +29,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 DATA = REPO_ROOT / "examples" / "data" / "invoice_reconciliation"
 STARTUP_TIMEOUT_S = 180  # streamlit imports slowly on a loaded machine
 TIMEOUT_MS = 60_000  # generous: Streamlit reruns are slow on a loaded CI machine
+SETTLE_TIMEOUT_MS = 240_000  # a page's first run imports the plan engine or the agents
 
 
 def _healthy(url: str) -> bool:
@@ -38,6 +39,17 @@ def _healthy(url: str) -> bool:
             return bool(response.status == 200)
     except OSError:
         return False
+
+
+def settled(page: Page) -> None:
+    """Wait until the app's script run is over (its elements are this run's, none stale).
+
+    A rerun redraws the page: a dropdown opened while the app is still running closes under
+    the click that meant to choose from it."""
+    state = page.get_by_test_id("stApp")
+    expect(state).to_have_attribute(
+        "data-test-script-state", "notRunning", timeout=SETTLE_TIMEOUT_MS
+    )
 
 
 @contextlib.contextmanager

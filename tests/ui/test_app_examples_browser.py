@@ -23,7 +23,7 @@ from keiri_agent.examples import example_names, example_plan, example_title
 from keiri_agent.plan import Plan, load_source
 from tests.support import ScriptedLLMServer
 from tests.support.browser import chromium_args
-from tests.ui.test_app_browser import TIMEOUT_MS, running_app
+from tests.ui.test_app_browser import TIMEOUT_MS, running_app, settled
 from tests.ui.test_app_browser import app_url as app_url  # a fixture, used by name
 
 pytestmark = pytest.mark.timeout(1500)  # six plans run one after another on a loaded machine
@@ -140,19 +140,13 @@ def _shown_outside_details(page: Page) -> str:
     )
 
 
-def _settled(page: Page) -> None:
-    """Wait until the app's script run is over (its elements are this run's, none stale)."""
-    state = page.get_by_test_id("stApp")
-    expect(state).to_have_attribute("data-test-script-state", "notRunning", timeout=RUN_TIMEOUT_MS)
-
-
 def _choose(page: Page, name: str) -> None:
     title = example_title(name)
     page.get_by_test_id("stSelectbox").filter(has_text="Plan").click()
     page.get_by_role("option", name=f"サンプル: {title}", exact=True).click()
     description = Plan.model_validate(load_source(example_plan(name)).raw).description or ""
     expect(page.get_by_text(description, exact=True)).to_be_visible(timeout=TIMEOUT_MS)
-    _settled(page)
+    settled(page)
 
 
 def test_every_example_runs_on_its_sample_data_with_results_in_plan_order(
@@ -171,12 +165,12 @@ def test_every_example_runs_on_its_sample_data_with_results_in_plan_order(
             expect(
                 page.get_by_text("入力欄にサンプルデータが入っています", exact=False)
             ).to_be_visible()
-            _settled(page)
+            settled(page)
         if name in LLM_REPLIES:
             llm_server.add_chat(json=LLM_REPLIES[name])
         page.get_by_role("button", name="実行", exact=True).click()
         expect(page.get_by_text("成功しました")).to_be_visible(timeout=RUN_TIMEOUT_MS)
-        _settled(page)
+        settled(page)
 
         tabs = page.get_by_role("tab")
         expect(tabs.first).to_be_visible(timeout=TIMEOUT_MS)

@@ -30,7 +30,7 @@ from keiri_agent.ui.unknown_address import NOT_FOUND_TITLE
 from tests.support.english import cli_words, english_of
 from tests.support.processes import stop_process_group
 from tests.support.rendered import rendered_texts
-from tests.ui.test_app_browser import TIMEOUT_MS, app_process, running_app
+from tests.ui.test_app_browser import TIMEOUT_MS, app_process, running_app, settled
 from tests.ui.test_app_browser import page as page  # a fixture, used by name
 
 pytestmark = pytest.mark.timeout(900)
@@ -83,11 +83,6 @@ def _english(page: Page) -> list[str]:
     return found
 
 
-def _settled(page: Page) -> None:
-    state = page.get_by_test_id("stApp")
-    expect(state).to_have_attribute("data-test-script-state", "notRunning", timeout=RUN_TIMEOUT_MS)
-
-
 def _said(page: Page) -> None:
     """Wait until the page's words script has run (it renames the sidebar for a screen reader)."""
     sidebar = page.get_by_test_id("stSidebar")
@@ -112,7 +107,7 @@ def test_an_unknown_address_gets_a_japanese_page(shared_app_url: str, page: Page
         heading = main.get_by_role("heading").filter(has_text=NOT_FOUND_TITLE)
         expect(heading).to_be_visible(timeout=RUN_TIMEOUT_MS)
         expect(main.get_by_text(f"「/{path}」というページはありません。")).to_be_visible()
-        _settled(page)
+        settled(page)
         _said(page)
         expect(page.get_by_text("Page not found")).to_have_count(0)
         expect(page.get_by_role("dialog")).to_have_count(0)
@@ -128,17 +123,17 @@ def test_a_table_toolbar_is_said_in_japanese(shared_app_url: str, page: Page) ->
     )
     plan_choice = page.get_by_test_id("stSelectbox").filter(has_text="Plan")
     expect(plan_choice).to_be_visible(timeout=RUN_TIMEOUT_MS)
-    _settled(page)
+    settled(page)
     plan_choice.click()
     page.get_by_role("option", name="サンプル: 請求書と入金明細の照合", exact=True).click()
     expect(page.get_by_role("button", name="サンプルデータを使う")).to_be_visible()
-    _settled(page)
+    settled(page)
     page.get_by_role("button", name="サンプルデータを使う").click()
     expect(page.get_by_text("入力欄にサンプルデータが入っています", exact=False)).to_be_visible()
-    _settled(page)
+    settled(page)
     page.get_by_role("button", name="実行", exact=True).click()
     expect(page.get_by_text("成功しました")).to_be_visible(timeout=RUN_TIMEOUT_MS)
-    _settled(page)
+    settled(page)
     _said(page)
 
     panel = page.get_by_role("tabpanel")
@@ -177,7 +172,7 @@ def test_a_stopped_server_is_said_in_japanese(host: str, tmp_path: Path, page: P
         expect(page.get_by_test_id("stMain").get_by_role("heading").first).to_be_visible(
             timeout=RUN_TIMEOUT_MS
         )
-        _settled(page)
+        settled(page)
         _said(page)
         stop_process_group(process)
         dialog = page.get_by_role("dialog")

@@ -17,7 +17,7 @@ from playwright.sync_api import Page, expect
 
 from keiri_agent.users import key_hash
 from tests.design.test_generate import wiring
-from tests.ui.test_app_browser import TIMEOUT_MS, running_app
+from tests.ui.test_app_browser import TIMEOUT_MS, running_app, settled
 from tests.ui.test_app_browser import page as page  # the fixture, used by name
 
 pytestmark = pytest.mark.timeout(900)
@@ -104,13 +104,16 @@ def test_versions_diff_and_reviews_on_the_design_page(team_app: str, page: Page)
     expect(page.get_by_role("heading", name="版と承認")).to_be_visible(timeout=TIMEOUT_MS)
     page.get_by_label("コメント（任意、記録に残ります）").fill("確認しました")
     page.get_by_label("コメント（任意、記録に残ります）").press("Enter")
+    settled(page)
     page.get_by_role("button", name="承認", exact=True).click()
     expect(page.get_by_text("を承認済みにしました")).to_be_visible(timeout=TIMEOUT_MS)
     expect(cells.filter(has_text="確認しました").first).to_be_attached(timeout=TIMEOUT_MS)
 
+    settled(page)  # the approval's rerun would close the dropdown under the click
     review = page.get_by_test_id("stSelectbox").filter(has_text="版")
     review.last.click()
     page.get_by_role("option").filter(has_text="v1（").click()
+    settled(page)
     page.get_by_role("button", name="却下", exact=True).click()
     expect(page.get_by_text("を却下にしました")).to_be_visible(timeout=TIMEOUT_MS)
     expect(cells.filter(has_text="却下").first).to_be_attached(timeout=TIMEOUT_MS)

@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from tests.support.rendered import rendered_texts
-from tests.ui.test_app_browser import TIMEOUT_MS, running_app
+from tests.ui.test_app_browser import TIMEOUT_MS, running_app, settled
 from tests.ui.test_app_browser import page as page  # a fixture, used by name
 
 pytestmark = pytest.mark.timeout(900)
@@ -41,11 +41,6 @@ def small_limit_url(tmp_path: Path) -> Iterator[str]:
         yield url
 
 
-def _settled(page: Page) -> None:
-    state = page.get_by_test_id("stApp")
-    expect(state).to_have_attribute("data-test-script-state", "notRunning", timeout=RUN_TIMEOUT_MS)
-
-
 def _refused_tooltip(page: Page, field: Locator) -> None:
     """Point at the field's refused file, so that its tooltip shows."""
     field.get_by_test_id("stFileChip").first.hover()
@@ -58,7 +53,7 @@ def test_a_refused_file_says_the_limit_in_japanese(small_limit_url: str, page: P
     page.goto(f"{small_limit_url}/analysis")
     field = page.get_by_test_id("stFileUploader").first
     expect(field).to_be_visible(timeout=RUN_TIMEOUT_MS)
-    _settled(page)
+    settled(page)
     field.locator("input[type=file]").set_input_files(
         files=[{"name": "大きい.csv", "mimeType": "text/csv", "buffer": b"x" * (2 * 1024 * 1024)}]
     )
