@@ -68,13 +68,28 @@ def _call_yaml(call: Call) -> str:
     return plain
 
 
-def plan_text(plan_id: str, calls: list[Call], revision: int, *, top: bool) -> str:
-    """A plan (``top``: the scheduled one) at a revision; the revision is in what it writes."""
+ASK = (
+    "  - id: ask\n"
+    "    block: ui.interactive_input\n"
+    "    in:\n"
+    "      mode: collect\n"
+    "      message: 月次の締めを続けてよいか確認してください\n"
+    "      requirements: [{id: ok, type: text, label: 確認}]\n"
+)
+ANSWERS = {"ask": {"ok": "はい"}}  # what the person answers the paused run
+
+
+def plan_text(
+    plan_id: str, calls: list[Call], revision: int, *, top: bool, pauses: bool = False
+) -> str:
+    """A plan (``top``: the scheduled one) at a revision; the revision is in what it writes;
+    ``pauses``: it asks a person first (:data:`ASK`)."""
     head = "vars:\n  items: [1, 2]\n  flag: true\n" + ("" if top else "  x: 0\n")
     value = "${vars.flag}" if top else "${vars.x}"
     return (
         f"apiVersion: v1\nid: {plan_id}\n{head}graph:\n"
-        f"  - id: note\n"
+        + (ASK if pauses else "")
+        + f"  - id: note\n"
         f"    block: report.markdown\n"
         f"    in:\n"
         f"      title: {plan_id}\n"
@@ -92,6 +107,7 @@ class Doc:
     plan_id: str
     calls: list[Call]
     top: bool = False
+    pauses: bool = False  # asks a person first (``ui.interactive_input``): its run pauses
     revisions: int = 0
     saved: list[str] = field(default_factory=list)  # version ids, in the order saved
     status: dict[str, str] = field(default_factory=dict)
@@ -103,7 +119,7 @@ class Doc:
         self.file = self.file or self.plan_id
 
     def text(self, revision: int) -> str:
-        return plan_text(self.plan_id, self.calls, revision, top=self.top)
+        return plan_text(self.plan_id, self.calls, revision, top=self.top, pauses=self.pauses)
 
     def newest(self, approved_only: bool) -> str | None:
         """The version a saved run calls: the newest approved (or saved) one."""
@@ -198,7 +214,50 @@ class Workspace:
         return found
 
 
-def workspace(rnd: random.Random, settings: Settings, required: bool) -> Workspace:
+@dataclass
+class Want:
+    """What a start must do: run these texts, or be refused naming ``missing``."""
+
+    plan: str | None  # the plan version's text (None: the start is refused for the plan)
+    subflows: dict[str, str]  # by the name called
+    missing: list[str]  # subflows with no version to run (the start must name one)
+    recorded: dict[str, str] | None = None  # the versions plan_start must name, by plan id
+
+
+def want(space: Workspace, pin: str) -> Want:
+    """What a start of the schedule pinned to ``pin`` must run now (the model's answer)."""
+    top = space.docs[PLAN_ID]
+    if pin == "working":
+        path = space.working(PLAN_ID)
+        if not path.exists():
+            return Want(None, {}, [])
+        subs = {s: space.working(s) for s in space.reachable(PLAN_ID)}
+        gone = [sub for sub, sub_path in subs.items() if not sub_path.exists()]
+        texts = {sub: p.read_text(encoding="utf-8") for sub, p in subs.items() if sub not in gone}
+        return Want(path.read_text(encoding="utf-8"), {} if gone else texts, gone)
+    if pin == "latest-approved":
+        plan = top.approved()
+    else:
+        runs = top.status[pin] == "approved" or not space.required
+        plan = pin if runs else None
+    if plan is None:
+        return Want(None, {}, [])
+    approved_only = space.required or top.status[plan] == "approved"
+    subs, missing, recorded = {}, [], {}
+    for sub in space.reachable(PLAN_ID):
+        doc = space.versions_of(sub)
+        version = doc.newest(approved_only) if doc is not None else None
+        if doc is None or version is None:
+            missing.append(sub)
+        else:
+            subs[sub] = doc.texts[version]
+            recorded[doc.plan_id] = version
+    return Want(top.texts[plan], subs, missing, recorded)
+
+
+def workspace(
+    rnd: random.Random, settings: Settings, required: bool, *, pauses: bool = False
+) -> Workspace:
     """A plan calling subflows to depth 1-3, every text saved once, most approved."""
     names = rnd.sample(POOL, rnd.randint(2, 5))
     levels: dict[int, list[str]] = {1: [], 2: [], 3: []}
@@ -228,7 +287,7 @@ def workspace(rnd: random.Random, settings: Settings, required: bool) -> Workspa
                 doc = rnd.choice(callers)
                 doc.calls.append(Call(f"c{len(doc.calls)}", name, rnd.choice(shapes)))
     top_calls = [Call(f"c{i}", name, rnd.choice(shapes)) for i, name in enumerate(levels[1])]
-    docs[PLAN_ID] = Doc(PLAN_ID, top_calls, top=True)
+    docs[PLAN_ID] = Doc(PLAN_ID, top_calls, top=True, pauses=pauses)
     space = Workspace(settings, docs, required)
     for plan_id in docs:
         version = space.save(plan_id)

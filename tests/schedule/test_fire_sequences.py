@@ -195,6 +195,7 @@ class Recorder:
 
         class _Task:
             id = task_id
+            directory = Path("/nonexistent") / task_id  # nothing was run: no versions kept
 
         return _Task()
 

@@ -37,7 +37,7 @@ from typing import Any
 
 import pytest
 from tests.schedule.conftest import JST, team_settings
-from tests.schedule.subflow_workspaces import PLAN_ID, Workspace, vid, workspace
+from tests.schedule.subflow_workspaces import PLAN_ID, Want, Workspace, vid, want, workspace
 
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError
@@ -92,7 +92,7 @@ class Executor:
                 result = plan_runner.run(load_source(path), vars=vars, answers=answers)
         except BlockError as exc:
             self.ran.append(Ran(request.request, "failed", reason=f"{exc.message} {exc.hint}"))
-            return self._task()
+            return self._task(directory)
         ran = Ran(request.request, "ran" if result.status == "success" else "failed")
         if result.log_path is not None:
             kept = result.log_path.with_suffix(".files")
@@ -108,53 +108,14 @@ class Executor:
         if result.error is not None:
             ran.reason = f"{result.error.message} {result.error.hint or ''}"
         self.ran.append(ran)
-        return self._task()
+        return self._task(directory)
 
-    def _task(self) -> Any:
+    def _task(self, folder: Path) -> Any:
         class _Task:
             id = f"task-{len(self.ran)}"
+            directory = folder
 
         return _Task()
-
-
-@dataclass
-class Want:
-    """What a start must do: run these texts, or be refused naming ``missing``."""
-
-    plan: str | None  # the plan version's text (None: the start is refused for the plan)
-    subflows: dict[str, str]  # by the name called
-    missing: list[str]  # subflows with no version to run (the start must name one)
-    recorded: dict[str, str] | None = None  # the versions plan_start must name, by plan id
-
-
-def _want(space: Workspace, pin: str) -> Want:
-    top = space.docs[PLAN_ID]
-    if pin == "working":
-        path = space.working(PLAN_ID)
-        if not path.exists():
-            return Want(None, {}, [])
-        subs = {s: space.working(s) for s in space.reachable(PLAN_ID)}
-        gone = [sub for sub, sub_path in subs.items() if not sub_path.exists()]
-        texts = {sub: p.read_text(encoding="utf-8") for sub, p in subs.items() if sub not in gone}
-        return Want(path.read_text(encoding="utf-8"), {} if gone else texts, gone)
-    if pin == "latest-approved":
-        plan = top.approved()
-    else:
-        runs = top.status[pin] == "approved" or not space.required
-        plan = pin if runs else None
-    if plan is None:
-        return Want(None, {}, [])
-    approved_only = space.required or top.status[plan] == "approved"
-    subs, missing, recorded = {}, [], {}
-    for sub in space.reachable(PLAN_ID):
-        doc = space.versions_of(sub)
-        version = doc.newest(approved_only) if doc is not None else None
-        if doc is None or version is None:
-            missing.append(sub)
-        else:
-            subs[sub] = doc.texts[version]
-            recorded[doc.plan_id] = version
-    return Want(top.texts[plan], subs, missing, recorded)
 
 
 def _judge(seed: int, space: Workspace, ran: Ran, want: Want, pin: str) -> list[tuple[Any, ...]]:
@@ -223,12 +184,16 @@ def _case(seed: int, root: Path) -> tuple[int, list[tuple[Any, ...]]]:
     for index in range(FIRES):
         for _ in range(rnd.randint(1, 3)):
             space.act(rnd)
-        want = _want(space, pin)
+        wanted = want(space, pin)
         before = len(executor.ran)
         if rnd.random() < 0.5:  # the schedule's fire time, by the scheduler's tick
             clock[0] = START + timedelta(minutes=index + 1)
             scheduler.tick()
             fire = store.fires(schedule.id, limit=1)[0]
+            if fire.outcome == "started" and wanted.recorded is not None and wanted.plan:
+                ran_versions = {PLAN_ID: vid(wanted.plan), **wanted.recorded}
+                if fire.versions != ran_versions:  # the schedule's history says what it ran
+                    wrong.append(("fire row without its versions", seed, index, pin))
             if fire.outcome != "started":
                 label = f"schedule {index}"
                 executor.ran.append(Ran(label, "refused", reason=fire.error or ""))
@@ -239,7 +204,7 @@ def _case(seed: int, root: Path) -> tuple[int, list[tuple[Any, ...]]]:
             except BlockError as exc:
                 executor.ran.append(Ran(label, "refused", reason=f"{exc.message} {exc.hint}"))
         assert len(executor.ran) == before + 1, (seed, index)
-        wrong += _judge(seed, space, executor.ran[-1], want, pin)
+        wrong += _judge(seed, space, executor.ran[-1], wanted, pin)
     return len(executor.ran), wrong
 
 

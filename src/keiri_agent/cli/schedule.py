@@ -192,6 +192,8 @@ def _print_view(view: dict[str, Any]) -> None:
     lines += _vars_said(view)
     for fire in view["recent_fires"][:1]:
         lines.append(f"  前回: {fire['fire_time_local']}（{fire['outcome_text']}）")
+        if fire["versions_text"]:  # what that fire ran, as its task's door resolved it
+            lines.append(f"    実行した版: {fire['versions_text']}")
         if fire["error"]:  # why it did not run
             lines.append(f"    {fire['error']}")
     for line in lines:

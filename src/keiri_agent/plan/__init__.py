@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     from keiri_agent.plan._graph.inputs import input_requests
     from keiri_agent.plan._graph.names import PlanNames, plan_names
     from keiri_agent.plan._graph.path_inputs import VarPath, var_paths
+    from keiri_agent.plan._graph.saved import kept_versions
     from keiri_agent.plan._graph.scope import block_outputs
     from keiri_agent.plan._run.answers import answer_paths
     from keiri_agent.plan._run.output_store import OutputStore
@@ -104,6 +105,8 @@ _LOCATIONS: dict[str, str] = {
     "iter_references": "_dsl.refs",
     "list_plan_runs": "_run.runstate",
     "load_config": "_graph.env",
+    "kept_versions": "_graph.saved",
+    "kept_subflows": "_run.runner",
     "load_run": "_run.runstate",
     "load_source": "_dsl.loader",
     "load_yaml": "_dsl.loader",
@@ -192,6 +195,8 @@ __all__ = [
     "graph_shape",
     "input_requests",
     "iter_references",
+    "kept_subflows",
+    "kept_versions",
     "list_plan_runs",
     "load_config",
     "load_run",

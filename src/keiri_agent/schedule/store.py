@@ -4,7 +4,9 @@
 the claims that make each start happen once:
 
 - ``fires``: one row per (schedule id, fire time) that was handled (started, skipped after a
-  downtime with the reason, failed); every fire time that passed has one. Its primary key is the idempotency key: a process fires a time only after
+  downtime with the reason, failed); every fire time that passed has one, and a started one
+  the versions its run runs (the plan's and each subflow's, as the task's door resolved them).
+  Its primary key is the idempotency key: a process fires a time only after
   its ``INSERT`` of that key succeeded, so two servers on one workspace, or a server restarted
   in the middle, never start a fire time twice. The newest row of a schedule is where the next
   look for due fire times begins.
@@ -19,9 +21,10 @@ once.
 from __future__ import annotations
 
 import contextlib
+import json
 import secrets
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Generic, Literal, TypeVar
@@ -62,7 +65,7 @@ CREATE TABLE IF NOT EXISTS schedules (id TEXT PRIMARY KEY, data TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS triggers (id TEXT PRIMARY KEY, data TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS fires (
     schedule_id TEXT NOT NULL, fire_time TEXT NOT NULL, claimed_at TEXT NOT NULL,
-    outcome TEXT NOT NULL, task_id TEXT, error TEXT,
+    outcome TEXT NOT NULL, task_id TEXT, error TEXT, versions TEXT,
     PRIMARY KEY (schedule_id, fire_time));
 CREATE TABLE IF NOT EXISTS files (
     trigger_id TEXT NOT NULL, path TEXT NOT NULL, sha256 TEXT NOT NULL, claimed_at TEXT NOT NULL,
@@ -132,6 +135,12 @@ class Fire(BaseModel):
     outcome: FireOutcome
     task_id: str | None = None
     error: str | None = None
+    # What the started run runs, as its task's door resolved it: plan id -> version hash, the
+    # plan first, then every subflow it calls (None: not started, or a run of the working copy).
+    versions: dict[str, str] | None = None
+
+
+_FIRE_COLUMNS = "schedule_id, fire_time, claimed_at, outcome, task_id, error, versions"
 
 
 def _fire(row: Sequence[Any]) -> Fire:
@@ -142,7 +151,16 @@ def _fire(row: Sequence[Any]) -> Fire:
         outcome=row[3],
         task_id=row[4],
         error=row[5],
+        versions=json.loads(row[6]) if row[6] else None,
     )
+
+
+def _add_versions_column(conn: sqlite3.Connection) -> None:
+    """A store written before fire rows said their versions gains the column (empty)."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(fires)")}
+    if "versions" not in columns:
+        with contextlib.suppress(sqlite3.OperationalError):  # another process just added it
+            conn.execute("ALTER TABLE fires ADD COLUMN versions TEXT")
 
 
 def not_found(what: str, ident: str, command: str) -> BlockError:
@@ -184,6 +202,7 @@ class ScheduleStore:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
             conn.executescript(_SCHEMA)
+            _add_versions_column(conn)
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
@@ -213,11 +232,11 @@ class ScheduleStore:
         transaction, whichever process records them first: none is left without a record."""
         with self._tx() as conn:
             conn.executemany(
-                "INSERT OR IGNORE INTO fires VALUES (?, ?, ?, 'skipped', NULL, ?)",
+                "INSERT OR IGNORE INTO fires VALUES (?, ?, ?, 'skipped', NULL, ?, NULL)",
                 [(schedule_id, _iso(f), _iso(now), missed_error) for f in missed],
             )
             cursor = conn.execute(
-                "INSERT OR IGNORE INTO fires VALUES (?, ?, ?, ?, NULL, ?)",
+                "INSERT OR IGNORE INTO fires VALUES (?, ?, ?, ?, NULL, ?, NULL)",
                 (schedule_id, _iso(fire_time), _iso(now), outcome, error),
             )
             return cursor.rowcount == 1
@@ -230,13 +249,15 @@ class ScheduleStore:
         *,
         task_id: str | None = None,
         error: str | None = None,
+        versions: Mapping[str, str] | None = None,
     ) -> None:
-        """Record what became of a claimed fire time."""
+        """Record what became of a claimed fire time (``versions``: what its run runs)."""
+        kept = json.dumps(dict(versions), ensure_ascii=False) if versions else None
         with self._tx() as conn:
             conn.execute(
-                "UPDATE fires SET outcome = ?, task_id = ?, error = ? "
+                "UPDATE fires SET outcome = ?, task_id = ?, error = ?, versions = ? "
                 "WHERE schedule_id = ? AND fire_time = ?",
-                (outcome, task_id, error, schedule_id, _iso(fire_time)),
+                (outcome, task_id, error, kept, schedule_id, _iso(fire_time)),
             )
 
     def last_fire(self, schedule_id: str) -> datetime | None:
@@ -249,7 +270,7 @@ class ScheduleStore:
 
     def fires(self, schedule_id: str | None = None, limit: int = 50) -> list[Fire]:
         """The newest handled fire times, newest first."""
-        query = "SELECT * FROM fires"
+        query = f"SELECT {_FIRE_COLUMNS} FROM fires"
         args: tuple[Any, ...] = ()
         if schedule_id is not None:
             query += " WHERE schedule_id = ?"
@@ -267,7 +288,8 @@ class ScheduleStore:
             return []
         with self._tx() as conn:
             found = conn.execute(
-                f"SELECT * FROM fires WHERE {_UNSETTLED} AND claimed_at < ?", (_iso(before),)
+                f"SELECT {_FIRE_COLUMNS} FROM fires WHERE {_UNSETTLED} AND claimed_at < ?",
+                (_iso(before),),
             ).fetchall()
         return [_fire(row) for row in found]
 

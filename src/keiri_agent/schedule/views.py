@@ -70,6 +70,9 @@ def schedule_view(
                 **fire.model_dump(mode="json"),
                 "fire_time_local": shown_time(fire.fire_time, zone, seconds=False),
                 "outcome_text": OUTCOME_LABELS[fire.outcome],
+                "versions_text": "、".join(
+                    f"{plan_id} {vid[:12]}" for plan_id, vid in (fire.versions or {}).items()
+                ),
             }
             for fire in fires
         ],

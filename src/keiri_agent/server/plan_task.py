@@ -210,7 +210,8 @@ def prepare_plan(request: PlanOrder, settings: Settings, files: TaskFiles) -> Ru
     as paths, lead only where the task may read and write), with the :class:`PlanEnv` its run
     will run with. A request of a saved ``version`` (a schedule's or a trigger's) calls saved
     subflow versions, each resolved here once (``plan._graph.saved``: the run calls those), and
-    one with none to run is refused here, naming it."""
+        one with none to run is refused here, naming it. What it resolved is kept in the task's
+    folder (``plan._graph.saved.SAVED_FILE``): a retry runs those versions, not newer ones."""
     from keiri_agent.plan import PlanEnv, load_source
     from keiri_agent.versions import check_run
 
@@ -227,10 +228,13 @@ def prepare_plan(request: PlanOrder, settings: Settings, files: TaskFiles) -> Ru
         check_run(settings, [(plan_id, source.text)])
     env = PlanEnv.of(settings=settings)
     if request.version is not None:  # a saved version calls saved subflows, resolved here
-        env = env.saved_subflows(source)
+        # (or, for a retry, where its first attempt resolved them) and kept in the task's folder
+        env = env.saved_subflows(source, kept=files.directory)
         model = _model(raw)
         if model is not None:  # refused at the door as the run would refuse it
             env.subflows.called(model)
+        assert env.subflows.saved is not None
+        env.subflows.saved.write(files.directory)
     _check_vars(request.vars, raw, env, files)
     if request.answers is not None:
         check_answer_paths(request.answers, _answer_paths(request.answers, raw, env), files)
@@ -244,7 +248,7 @@ def prepare_resume(
     that continues it with these answers added to the ones given before (with the
     :class:`PlanEnv` the answers were checked with)."""
     from keiri_agent.blocks.ui.field_types import PATH_FIELD_TYPES
-    from keiri_agent.plan import PlanEnv, find_run, load_run, load_source
+    from keiri_agent.plan import PlanEnv, find_run, kept_subflows, load_run, load_source
 
     run_id = str(details.get("run_id", ""))
     try:
@@ -258,7 +262,9 @@ def prepare_resume(
         ) from exc
     snapshot = record.plan_file
     raw = load_source(snapshot).raw if snapshot is not None and snapshot.is_file() else {}
-    env = PlanEnv.of(settings=settings)
+    # The run's own subflows; a run of a saved version is refused here (409) when a version
+    # it started with lost the approval its door held it to (``plan._graph.saved``).
+    env = PlanEnv.of(settings=settings).fresh(pinned=kept_subflows(snapshot))
     paths_of = _answer_paths(answers, raw, env)
     # The requirements the run actually asked for decide the paths of waiting nodes (computed
     # ones included); nodes not reached yet are known from the plan, at any depth.

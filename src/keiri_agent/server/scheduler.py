@@ -27,7 +27,9 @@ it with ``schedule run-now``).
 A start is an ordinary plan task (``TaskRegistry.submit``) owned by whoever made the schedule,
 running the version its pin names (``schedule.pins``), which calls its subflows' newest
 approved versions (a subflow with none refuses the start, recorded as failed with the reason
-naming it, at the task's door: ``server.plan_task``): a run that needs a person pauses as
+naming it, at the task's door: ``server.plan_task``); the fire's row keeps the versions that door
+resolved (the plan's and every subflow's), so the schedule's history says what each fire ran. A
+run that needs a person pauses as
 ``waiting_input`` like any task. When a started task waits or fails, or a start is refused,
 the URL of ``KEIRI_NOTIFY_WEBHOOK_URL`` is told (``notify``).
 
@@ -45,6 +47,7 @@ from typing import Any, Final
 
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError
+from keiri_agent.plan import kept_versions
 from keiri_agent.schedule import (
     COMPANY_HOLIDAYS_NOTE,
     Schedule,
@@ -80,6 +83,12 @@ UNSETTLED_REASON = (
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+def _ran(task: Task) -> dict[str, str] | None:
+    """The versions a started fire's task runs, as its door resolved them (the fire row keeps
+    them: the schedule's history says what each fire ran without opening the run)."""
+    return kept_versions(task.directory)
 
 
 def _failure(exc: BlockError | ApiError) -> str:
@@ -195,7 +204,7 @@ class Scheduler:
             self.store.settle(schedule.id, fire, "failed", error=_failure(exc))
             self.notifier.refused(label, schedule.plan_id, _failure(exc))
             return None
-        self.store.settle(schedule.id, fire, "started", task_id=task.id)
+        self.store.settle(schedule.id, fire, "started", task_id=task.id, versions=_ran(task))
         return task.id
 
     def _settle_unsettled(self, now: datetime) -> None:
@@ -223,7 +232,10 @@ class Scheduler:
                 (t for t in recent if str(t.request.get("request", "")).startswith(label)), None
             )
             if task is not None:
-                self.store.settle(schedule.id, fire.fire_time, "started", task_id=task.id)
+                ran = _ran(task)
+                self.store.settle(
+                    schedule.id, fire.fire_time, "started", task_id=task.id, versions=ran
+                )
                 continue
             self.store.settle(schedule.id, fire.fire_time, "failed", error=UNSETTLED_REASON)
             log.warning("%s: %s", label, UNSETTLED_REASON)

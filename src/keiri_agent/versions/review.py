@@ -102,6 +102,11 @@ def _who_can(author: str | None, users: Users, settings: Settings) -> str:
     return f"承認できる人: {who}の人（CLI またはアプリで承認します）"
 
 
+def _approve_line(plan_id: str, ref: str) -> str:
+    """How to approve version ``ref`` of ``plan_id``, said the same by both refusals."""
+    return f"承認: keiri-agent plan approve {plan_id} {ref}（設計ページの「承認」、API の承認でも同じ）。"
+
+
 def unapproved_error(
     plan_id: str, vid: str, version: Version | None, users: Users, settings: Settings
 ) -> BlockError:
@@ -117,7 +122,7 @@ def unapproved_error(
             state += f"（{last.by}）"
         first = ""
     author = version.author if version is not None else None
-    approve = f"承認: keiri-agent plan approve {plan_id} {short}（設計ページの「承認」、API の承認でも同じ）。"
+    approve = _approve_line(plan_id, short)
     return BlockError(
         f"Plan {plan_id} の版 {short} は承認されていないため実行できません（{state}）。",
         code=ErrorCode.APPROVAL_REQUIRED,
@@ -157,10 +162,7 @@ def no_approved_error(
     else:
         state = f"最新の版 {latest.label} は{STATUS_LABELS[latest.status]}"
         first = looked
-        approve = (
-            f"承認: keiri-agent plan approve {plan_id} v{latest.number}"
-            "（設計ページの「承認」、API の承認でも同じ）。"
-        )
+        approve = _approve_line(plan_id, f"v{latest.number}")
     what = "サブフロー" if call is not None else "Plan"
     if call is not None and not approved:  # approval off, a plan version nobody approved
         return BlockError(

@@ -116,13 +116,20 @@ class PlanEnv:
 
     def fresh(self, *, pinned: Path | None = None) -> PlanEnv:
         """The same surroundings with a new subflow loader: a runner's next run reads the
-        files anew; ``pinned`` is the folder of subflow texts a resumed run kept."""
-        return replace(self, subflows=self.subflows.again(pinned=pinned))
+        files anew; ``pinned`` is the folder of subflow texts a resumed run kept. A run of a
+        saved version kept there what its door resolved: the continuation runs those
+        versions, their standing looked at now (``SavedSubflows.reopen``, or its refusal)."""
+        saved = SavedSubflows.reopen(self.settings, pinned)
+        return replace(self, subflows=self.subflows.again(pinned=pinned, saved=saved))
 
-    def saved_subflows(self, source: PlanSource) -> PlanEnv:
+    def saved_subflows(self, source: PlanSource, *, kept: Path | None = None) -> PlanEnv:
         """The same surroundings for a run of a saved version (``source``, its text) that
         started by itself (a schedule, a trigger): its subflows are saved versions, resolved
         once and held to the plan version's standing, never the working copies
-        (``plan._graph.saved``); the plan's approval is checked here."""
-        saved = SavedSubflows.door(self.settings, source)
+        (``plan._graph.saved``); the plan's approval is checked here. ``kept``: the folder
+        where an earlier attempt of the same start kept what its door resolved (a retry):
+        those versions are reopened, not resolved anew."""
+        saved = SavedSubflows.reopen(self.settings, kept) or SavedSubflows.door(
+            self.settings, source
+        )
         return replace(self, subflows=SubflowLoader(self.designs_dir, saved=saved))

@@ -23,10 +23,22 @@ the run that follows takes a new loader (``SubflowLoader.again``) holding the sa
 calls exactly the versions its door checked, and ``plan_start`` says them with their approvals
 as they stood at the door -- an approval given or withdrawn in between changes neither what runs
 nor whether it runs.
+
+What the door resolved is written down (:meth:`SavedSubflows.write`, ``SAVED_FILE``): in the
+task's folder as soon as its door has resolved every call (the schedule's fire row copies it:
+:func:`kept_versions`), and beside the run's log with the subflow texts it kept. Every
+later start of the same run -- a retry of a task cut before its run began, a resume after a
+pause or a crash, a rerun -- reopens that record (:meth:`SavedSubflows.reopen`) instead of
+resolving anew: it runs the versions the first door resolved, never newer ones approved since.
+Their standing is looked at again then, by the rule the door held the run to: where it required
+approvals (approval required, or an approved plan version), a version whose approval was
+withdrawn meanwhile refuses the continuation (``versions.unapproved_error``: the version, its
+rejection and who can approve it); the run is never switched to another version half way.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +46,7 @@ from typing import TYPE_CHECKING
 
 from keiri_agent.errors import BlockError
 from keiri_agent.plan._dsl.loader import PlanSource, load_source, resolve_plan_file
+from keiri_agent.users import load_users
 from keiri_agent.versions import (
     RunVersion,
     Version,
@@ -41,13 +54,27 @@ from keiri_agent.versions import (
     approval_required,
     check_run,
     no_approved_error,
+    unapproved_error,
     version_id,
 )
 
 if TYPE_CHECKING:
     from keiri_agent.config import Settings
 
-__all__ = ["SavedSubflows", "call_plan_id"]
+__all__ = ["SAVED_FILE", "SavedSubflows", "call_plan_id", "kept_versions"]
+
+SAVED_FILE = "#saved_versions.json"  # what a door resolved (a task's folder, a run's subflows)
+
+
+def kept_versions(folder: Path) -> dict[str, str] | None:
+    """Plan id -> version hash of what a door resolved and kept in ``folder``, the plan first
+    (what a schedule's fire row records of its run); None when nothing is kept there."""
+    path = folder / SAVED_FILE
+    if not path.is_file():
+        return None
+    data = json.loads(path.read_text(encoding="utf-8"))
+    plan_id, vid = data["plan"]
+    return {plan_id: vid, **{p: v for p, v in data["calls"].values()}}
 
 
 def call_plan_id(call: str, designs_dir: Path) -> str:
@@ -82,6 +109,51 @@ class SavedSubflows:
         plan_id = raw.get("id") if isinstance(raw, dict) else None
         (plan,) = check_run(settings, [(str(plan_id), source.text)])
         return cls(settings, plan, approval_required(settings) or plan.approval is not None)
+
+    @classmethod
+    def reopen(cls, settings: Settings, folder: Path | None) -> SavedSubflows | None:
+        """What a door resolved, as :meth:`write` left it in ``folder`` (None: nothing there,
+        a run of a file), the versions' standing looked at now: a version the door held to
+        approval whose approval was withdrawn since is refused (``unapproved_error``)."""
+        path = folder / SAVED_FILE if folder is not None else None
+        if path is None or not path.is_file():
+            return None
+        data = json.loads(path.read_text(encoding="utf-8"))
+        approved_only = bool(data["approved_only"]) or approval_required(settings)
+        store = VersionStore.of(settings)
+
+        def standing(call: str | None, plan_id: str, vid: str) -> Version:
+            version = store.get(plan_id, vid)
+            if version is None or (approved_only and version.status != "approved"):
+                raise _continuation_refused(settings, plan_id, vid, version, call)
+            return version
+
+        plan_id, vid = data["plan"]
+        head = standing(None, plan_id, vid)
+        approval = head.approval
+        plan = RunVersion(plan_id, vid, head.number, approval.to_dict() if approval else None)
+        found = {}
+        for call, (sub_id, sub_vid) in data["calls"].items():
+            version = standing(call, sub_id, sub_vid)
+            found[call] = (version, store.text(version))
+        return cls(settings, plan, bool(data["approved_only"]), found)
+
+    def write(self, folder: Path) -> Path:
+        """Write down what this door resolved so far under ``folder`` (:meth:`reopen`)."""
+        from keiri_agent.workspace import atomic_path
+
+        with self._lock:
+            calls = {call: [v.plan_id, v.id] for call, (v, _) in self._found.items()}
+        data = {
+            "plan": [self.plan.plan_id, self.plan.version],
+            "approved_only": self.approved_only,
+            "calls": calls,
+        }
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / SAVED_FILE
+        with atomic_path(target, durable=self.settings.keiri_run_log_fsync) as tmp:
+            tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+        return target
 
     def version(self, call: str) -> tuple[Version, str]:
         """The version a call of ``call`` runs and its text (checked against its hash),
@@ -126,3 +198,18 @@ class SavedSubflows:
                 plan_id, versions, self.settings, call=call, approved=self.approved_only
             )
         return runnable[-1], store.text(runnable[-1])
+
+
+def _continuation_refused(
+    settings: Settings, plan_id: str, vid: str, version: Version | None, call: str | None
+) -> BlockError:
+    """The refusal of a continuation whose version lost the standing its door held it to."""
+    error = unapproved_error(plan_id, vid, version, load_users(settings), settings)
+    where = f"（サブフロー {call}）" if call is not None else ""
+    return BlockError(
+        f"実行を続けられません{where}。{error.message}",
+        code=error.code,
+        hint=f"{error.hint}この実行は始めたときの版でだけ続けます（途中で別の版にはしません）。"
+        "承認し直せば続けられます。別の版で実行するときは、最初から実行し直してください。",
+        details={**error.details, "call": call, "subflow": call is not None},
+    )

@@ -136,8 +136,9 @@ class SubflowLoader:
 
     def keep(self, folder: Path) -> list[Path]:
         """Write the text of every subflow read so far under ``folder`` as ``<plan_id>.yaml``
-        (what ``pinned`` reads back); the files written."""
-        written = []
+        (what ``pinned`` reads back), and what the door of a saved run resolved
+        (``SavedSubflows.write``: what its continuations reopen); the files written."""
+        written = [self.saved.write(folder)] if self.saved is not None else []
         for sub in self.loaded():
             if sub.source is None:
                 continue
@@ -149,10 +150,14 @@ class SubflowLoader:
             written.append(target)
         return written
 
-    def again(self, *, pinned: Path | None = None) -> SubflowLoader:
+    def again(
+        self, *, pinned: Path | None = None, saved: SavedSubflows | None = None
+    ) -> SubflowLoader:
         """A new loader reading from where this one does (``pinned`` first, when given; the
-        same saved versions, resolved once)."""
-        return SubflowLoader(self.designs_dir, pinned=pinned, saved=self.saved)
+        same saved versions, resolved once, unless ``saved`` reopened a run's)."""
+        return SubflowLoader(
+            self.designs_dir, pinned=pinned, saved=saved if saved is not None else self.saved
+        )
 
     def _read(self, plan_id: str) -> Subflow:
         file = resolve_plan_file(plan_id, self.pinned) if self.pinned is not None else None

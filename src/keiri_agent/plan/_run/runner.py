@@ -56,7 +56,7 @@ from keiri_agent.privacy import job_scope
 from keiri_agent.users import os_user
 from keiri_agent.workspace import fsync_path
 
-__all__ = ["NODE_RUNNERS", "PlanRunner", "RunResult", "cancelled_error"]
+__all__ = ["NODE_RUNNERS", "PlanRunner", "RunResult", "cancelled_error", "kept_subflows"]
 
 # How a frame runs each kind of node; nested frames (loop bodies, subflows) get the same table.
 NODE_RUNNERS: NodeRunners = {
@@ -328,7 +328,7 @@ class PlanRunner:
         ``cancel``: stops the continued run, as for :meth:`run`."""
         record = load_run(find_run(run, self.runs_dir))
         source = self._snapshot(record.plan_file, record.run_id)
-        env = self.plan_env.fresh(pinned=_pinned_subflows(record.plan_file))
+        env = self.plan_env.fresh(pinned=kept_subflows(record.plan_file))
         again = _Again.of(record, record.completed, env, resume_of=record.run_id)
         names = _names_of(source, env.registry)
         return self._run(source, record.exact_vars(names), answers, on_event, cancel, again)
@@ -354,7 +354,7 @@ class PlanRunner:
                 node=from_node,
             )
         source = load_source(plan) if plan else self._snapshot(record.plan_file, record.run_id)
-        pinned = None if plan else _pinned_subflows(record.plan_file)
+        pinned = None if plan else kept_subflows(record.plan_file)
         env = self.plan_env.fresh(pinned=pinned)  # what is dropped is read as the rerun reads it
         report = validate_source(source, env)  # a fixed plan is checked before it is walked
         report.raise_if_invalid(getattr(source.raw, "get", lambda _k: None)("id"))
@@ -379,8 +379,9 @@ class PlanRunner:
         return parse_source(plan_file.read_text(encoding="utf-8"), file=str(plan_file))
 
 
-def _pinned_subflows(plan_file: Path | None) -> Path | None:
-    """The subflow texts a run kept beside its plan snapshot (None: a run from before)."""
+def kept_subflows(plan_file: Path | None) -> Path | None:
+    """The subflow texts a run kept beside its plan snapshot, with what the door of a run of a
+    saved version resolved (None: a run from before)."""
     if plan_file is None:
         return None
     folder = plan_file.parent / SUBFLOWS_DIR
