@@ -9,14 +9,14 @@ On main before session 17 (seed 17, 100 documents of each of the four shapes, 40
 knows only as a common word: 空, 宙, 凪, つむぎ, しずく; anything under 宛名; a surname that is
 a word alone or with such a given name: 松, 坂, 林, もりた) and 46 kept values were masked (a
 label's value read on into a bracketed label after it: 担当：林 光（承認者：未定）; 不要, an
-adjectival noun, as a name). Now 5 given names are sent, each a word of two kanji the dictionary
-knows only as a common word (希望, 元気, 芽生, 朝陽, 一華: no form tells them from 未定 or 空欄),
-and nothing kept is masked.
+adjectival noun, as a name). After session 17, 5 given names were sent, each a word of two kanji
+the dictionary knows only as a common word (希望, 元気, 芽生, 朝陽, 一華); since session 18 a word of
+one or two kanji under a person's label is a name unless it is one of the words forms write there
+(``kana_names.FORM_PLACEHOLDERS``: 未定, 同上, 空欄), and nothing is sent nor masked.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 import pytest
@@ -29,9 +29,6 @@ from tests.privacy.word_names import SHAPES, make_word_name_docs, wrong
 SEED = 17
 PER_SHAPE = 100
 DOCS = make_word_name_docs(SEED, PER_SHAPE)
-# What no form tells from 未定 or 空欄: a given name of two kanji or more that the dictionary
-# knows only as a common word (希望, 元気), or a loanword in katakana (タイガ).
-LIMIT = re.compile(r"[一-龥々]{2,}|[ァ-ヶー]+")
 
 
 def test_the_generator_writes_names_that_are_words() -> None:
@@ -48,8 +45,8 @@ def test_no_name_is_sent_and_no_kept_word_is_masked(shape: str) -> None:
     for doc in (d for d in DOCS if d.shape == shape):
         masked, _ = mask_input([HumanMessage(content=doc.text)], Vault())
         sent, gone = wrong(doc, str(masked[0].content))
-        if found := [v for v in sent if LIMIT.fullmatch(v) is None]:
-            leaked[doc.text] = found
+        if sent:
+            leaked[doc.text] = sent
         if gone:
             lost[doc.text] = gone
     assert leaked == {}

@@ -26,7 +26,7 @@ from keiri_agent.privacy.headers import (
 from keiri_agent.privacy.kana_names import known_as_name
 from keiri_agent.privacy.kinds import PersonalKind, Span
 from keiri_agent.privacy.names import find_names
-from keiri_agent.privacy.patterns import AT_IN_HIDING, find_identifiers
+from keiri_agent.privacy.patterns import AT_IN_HIDING, find_identifiers, trailing_identifier
 from keiri_agent.privacy.places import place_spans
 
 __all__ = [
@@ -127,6 +127,16 @@ def _own_numbers(text: str, neutral: tuple[int, int], identifiers: list[Span]) -
     return start, len(text[start:end].rstrip(" 　")) + start
 
 
+def _before_tail(neutral: tuple[int, int], tails: list[Span]) -> tuple[int, int]:
+    """A business number's span up to the identifier its groups go on into, the separator
+    before it left out."""
+    start, end = neutral
+    for tail in tails:
+        if start < tail.start < end:
+            end = tail.start - 1
+    return start, end
+
+
 def _inside(span: Span, ranges: list[tuple[int, int]]) -> bool:
     return any(start <= span.start and span.end <= end for start, end in ranges)
 
@@ -169,6 +179,12 @@ def detect(text: str, *, names: bool = True) -> Found:
     tables = table_spans(text)
     identifiers = find_identifiers(text)
     tables.neutral = [_own_numbers(text, span, identifiers) for span in tables.neutral]
+    # a card or マイナンバー whose groups go on from a business number's (受付番号：1234 5678 4111 …)
+    tails = [
+        tail for start, end in tables.neutral if (tail := trailing_identifier(text, start, end))
+    ]
+    identifiers += tails
+    tables.neutral = [_before_tail(span, tails) for span in tables.neutral]
     # a number the text gives as a business number (in a 会員番号 column, after 受付番号) is that
     # number wherever else the text repeats it (a column's examples: 例:1234 5678 9018/...)
     named = frozenset(digits_of(text[start:end]) for start, end in tables.neutral) - {""}

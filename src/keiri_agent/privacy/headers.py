@@ -343,12 +343,41 @@ def holds_no_one(kind: PersonalKind, value: str) -> bool:
     )
 
 
+# A note in brackets after a person's name (佐藤（経理部）, 林（代理）, 森 空 (不在)): its department,
+# role or state, which names no one, stays readable.
+_NOTE_AFTER = re.compile(r"[ 　]*[（(]([^（()）]+)[）)]?[ 　]*$")
+
+
+def person_value(value: str) -> str:
+    """The name in ``value``, a cell or labelled value under a person's label: without an
+    honorific after it, nor a note in brackets that names no one (経理部 in 佐藤（経理部）)."""
+    value = _HONORIFIC_TAIL.sub("", value)
+    note = _NOTE_AFTER.search(value)
+    if note is not None and note.start() > 0 and names_no_one(note.group(1).strip(" 　")):
+        value = _HONORIFIC_TAIL.sub("", value[: note.start()])
+    return value
+
+
 def _closed(value: str) -> str:
     """``value`` up to a closing bracket that closes nothing in it."""
     for at, ch in enumerate(value):
         if ch in _CLOSERS and _CLOSERS[ch] not in value[:at]:
             return value[:at]
     return value
+
+
+def _fitting(kind: PersonalKind, label: str, value: str) -> tuple[PersonalKind, str] | None:
+    """The kind of ``value`` under ``label`` (which names ``kind``) and the part of it that is
+    that kind's, or None when it is none. A contact (連絡先) is a phone number mostly, or the
+    person to call (連絡先：森 タイガ); a department there (経理部) names no one."""
+    kinds = [kind]
+    if kind is PersonalKind.PHONE and "連絡先" in label:
+        kinds.append(PersonalKind.PERSON)
+    for each in kinds:
+        part = person_value(value) if each is PersonalKind.PERSON else value
+        if part and _value_fits(each, part):
+            return each, part
+    return None
 
 
 def labelled_spans(text: str) -> Iterator[Span]:
@@ -360,11 +389,10 @@ def labelled_spans(text: str) -> Iterator[Span]:
             continue
         value = _closed(match.group("value"))
         start = match.start("value")
-        stripped = value.strip()
-        if kind is PersonalKind.PERSON:
-            stripped = _HONORIFIC_TAIL.sub("", stripped)
-        if not stripped or not _value_fits(kind, stripped):
+        fitting = _fitting(kind, label, value.strip())
+        if fitting is None:
             continue
+        kind, stripped = fitting
         offset = value.find(stripped)
         yield Span(start + offset, start + offset + len(stripped), kind)
     for match in _HOLDER.finditer(text):
@@ -451,11 +479,9 @@ def _page_columns(text: str, found: TextTables) -> None:
             continue
         if kind is not None:
             for start, end in listed.items:
-                value = text[start:end]
-                if kind is PersonalKind.PERSON:
-                    value = _HONORIFIC_TAIL.sub("", value)
-                if value and _value_fits(kind, value):
-                    found.personal.append(Span(start, start + len(value), kind))
+                fitting = _fitting(kind, listed.label, text[start:end])
+                if fitting is not None:
+                    found.personal.append(Span(start, start + len(fitting[1]), fitting[0]))
             continue
         words = [text[start:end] for start, end in listed.items]
         places = [is_place(word) for word in words]
@@ -502,6 +528,8 @@ def table_spans(text: str) -> TextTables:
                     continue  # empty, or a Markdown rule (|---|) under the header
                 kind = columns.get(index)
                 if kind is not None and not holds_no_one(kind, line[start:end]):
+                    if kind is PersonalKind.PERSON:
+                        end = start + len(person_value(line[start:end]))
                     found.personal.append(Span(offset + start, offset + end, kind))
                 elif index in neutral:
                     found.neutral.append((offset + start, offset + end))

@@ -27,6 +27,7 @@ from keiri_agent.sudachi import (
 
 __all__ = [
     "CELL_BREAKS",
+    "FORM_PLACEHOLDERS",
     "HONOURED_WORDS",
     "KANA",
     "KATAKANA",
@@ -67,15 +68,42 @@ _ANY_NAME = ("姓", "名", "一般")  # 人名's parts: a surname, a given name,
 _KANJI = re.compile("[一-龥々]")
 
 
+# What a form writes in a person's field where no one is named: a mark (同, 〃, 済, 未, 無),
+# a word for "nobody yet" or "the same" (未定, 同上, 不明, 空欄), a role that is no one in
+# particular (本人, 代理, 上長, 各位), a department named by its work (経理, 総務). A property of
+# forms, not of the people named in them: every other word of one or two kanji alone in such a
+# field is a given name by its place and form (希望, 元気, 朝陽, 大地, 光, 誠).
+FORM_PLACEHOLDERS = frozenset(
+    {"同", "〃", "仝", "済", "未", "無", "否", "可", "不", "欠", "休", "他", "外", "等"}
+    | {"未定", "同上", "同左", "同右", "同前", "同人", "不明", "不要", "不在", "不詳", "空欄"}
+    | {"空白", "無し", "本人", "当人", "代理", "代表", "欠員", "上長", "上司", "各位", "各自"}
+    | {"全員", "一同", "保留", "省略", "後日", "別途", "別紙", "任意", "退職", "休職", "該当"}
+    | {"記入", "未了", "完了", "承認", "確認", "検討", "募集", "選考", "担当", "全部", "一任"}
+    | {"経理", "総務", "人事", "営業", "法務", "財務", "購買", "管理", "企画", "秘書", "広報"}
+)
+# An organization's unit, the last letter of a word of two kanji or more (経理部, 総務課, 秘書室,
+# 本社, 営業所, 支店): a department under 担当 or 連絡先, no one's given name.
+_UNIT = re.compile("[一-龥々ァ-ヶー]+[部課室係班局所社店]")
+# A note in brackets written where a name is asked for (（空）, 【未定】): a name is never so written.
+_NOTE = re.compile(r"[（(【\[]([^（(【\[）)】\]]+)[）)】\]]")
+
+
 @functools.lru_cache(maxsize=4096)
 def names_no_one(value: str) -> bool:
     """Whether ``value``, written where a person's name is asked for (担当者：未定), names no
-    one: every word of it is one the dictionary knows as a common word (未定, なし, 同上, 空欄,
-    調整中, 後日決定, 該当なし, 経理部) and none of them is known as a name in either kana (林, 誠,
-    さくら, ジョン are), nor a proper noun (春日部), nor a word in katakana written as names are
-    (ソラ, ミナト: :func:`native_in_katakana`, :func:`rare_katakana_word`), and it has no
-    form of a name (空, みなと, 森 空: :func:`name_form`). A word the dictionary does not know
-    names someone, as a rare name is the likelier reading."""
+    one: one of the words forms write there (:data:`FORM_PLACEHOLDERS`: 同, 済, 未定, 同上, 本人),
+    a unit of an organization (経理部, 営業所), a note in brackets ((空)), or words that are all
+    ones the dictionary knows as common words (調整中, 後日決定, 該当なし) and none of them is
+    known as a name in either kana (林, 誠, さくら, ジョン are), nor a proper noun (春日部), nor a
+    word in katakana written as names are (ソラ, ミナト: :func:`native_in_katakana`; タイガ: no
+    synonym group lists it), and it has no form of a name (空, 希望, みなと, 森 空:
+    :func:`name_form`). A word the dictionary does not know names someone, as a rare name is
+    the likelier reading."""
+    if value in FORM_PLACEHOLDERS or _UNIT.fullmatch(value) is not None:
+        return True
+    note = _NOTE.fullmatch(value)
+    if note is not None:
+        return not known_as_name(note.group(1).strip(), _ANY_NAME)
     if KANA.search(value) is None and _KANJI.search(value) is None:
         return False
     grammar = False
@@ -92,11 +120,20 @@ def names_no_one(value: str) -> bool:
             or pos[1] == "固有名詞"
             or known_as_name(surface, _ANY_NAME)
             or native_in_katakana(surface)
-            or rare_katakana_word(surface)
+            or _unlisted_katakana(surface)
         ):
             return False
         grammar = grammar or _grammar_word(pos)
     return grammar or not name_form(value)
+
+
+def _unlisted_katakana(surface: str) -> bool:
+    """Whether ``surface`` is a word in katakana none of whose entries the dictionary lists in a
+    synonym group (タイガ, ハルト): the common vocabulary a form writes in a person's field is
+    listed (ゲスト, スタッフ, システム, メンバー); a given name written as a loanword is not."""
+    if KANA.fullmatch(surface) is None or KATAKANA.search(surface) is None or len(surface) < 2:
+        return False
+    return not any(m.synonym_group_ids() for m in open_dictionary().lookup(surface))
 
 
 # Where a name is asked for, a word the dictionary knows as one of these is no one's given
@@ -104,8 +141,8 @@ def names_no_one(value: str) -> bool:
 # adverb or a noun used as one (まだ, とくに, みんな, 他), an interjection, a conjunction.
 _GRAMMAR_POS = frozenset({"助動詞", "代名詞", "副詞", "感動詞", "接続詞", "連体詞", "助詞"})
 # A part of a name as given names of recent years and surnames that are words are written:
-# one kanji (空, 海, 林), or hiragana (みなと, つむぎ; glued to a surname: つじつむぎ).
-_NAME_PART = re.compile(r"[一-龥々]|[ぁ-ん]{2,8}")
+# one or two kanji (空, 海, 林, 希望, 朝陽), or hiragana (みなと, つむぎ; glued to a surname: つじつむぎ).
+_NAME_PART = re.compile(r"[一-龥々]{1,2}|[ぁ-ん]{2,8}")
 
 
 def _grammar_word(pos: tuple[str, ...]) -> bool:
@@ -118,12 +155,13 @@ def _grammar_word(pos: tuple[str, ...]) -> bool:
 
 def name_form(value: str) -> bool:
     """Whether ``value``, common words where a person's name is asked for, has the form of a
-    name: a given name alone, one kanji (空, 海, 雷, 灯) or a word in hiragana (みなと, つむぎ,
-    あかつき, さち), or a surname and a given name so written (ほし こと, 森 空, つじつむぎ),
-    as given names of recent years are words so written (the dictionary lists few of them as
-    names); unless a word alone is one the dictionary knows as a word of grammar, a pronoun or
-    an adverb as well (なし, 無, まだ, みんな, 他). Words of two kanji or more (未定, 同上, 空欄,
-    担当者, 経理部) are the words forms write where no one is named yet, and no such form."""
+    name: a given name alone, one or two kanji (空, 海, 灯, 希望, 元気, 朝陽) or a word in
+    hiragana (みなと, つむぎ, あかつき, さち), or a surname and a given name so written (ほし こと,
+    森 空, つじつむぎ), as given names of recent years are words so written (the dictionary
+    lists few of them as names); unless a word alone is one the dictionary knows as a word of
+    grammar, a pronoun or an adverb as well (なし, まだ, みんな). Words of three kanji or more
+    (調整中, 担当者, 未入力) are compounds forms write, and no such form; the words of one or two
+    kanji forms write where no one is named are :data:`FORM_PLACEHOLDERS`."""
     parts = value.split()
     if not 1 <= len(parts) <= 2 or any(_NAME_PART.fullmatch(part) is None for part in parts):
         return False
@@ -241,21 +279,25 @@ _KANA_PAIRS = (
     re.compile(r"(?<![ぁ-んー])([ぁ-ん][ぁ-んー]+)(?:[ 　]([ぁ-ん][ぁ-んー]+))?(?![ぁ-んー])"),
     # half width, spaced only: banks glue a company's name (ｱｵﾊﾞｼﾖｳｼﾞ), never a person's
     re.compile(r"(?<![ｦ-ﾟ])([ｦ-ﾟ]{2,})[ 　]([ｦ-ﾟ]{2,})(?![ｦ-ﾟ])"),
+    # a surname in kanji, one space, a given name in katakana (松 ヨウスケ, 東 ジョージ)
+    re.compile(r"(?<![一-龥々])([一-龥々]{1,3})[ 　]([ァ-ヶ][ァ-ヶー]+)(?![ァ-ヶー])"),
 )
 MAX_GLUED_NAME = 10  # kana of a surname and a given name written as one word (ワタナベマユミ: 7)
 
 
 def kana_full_names(text: str) -> list[tuple[int, int]]:
-    """Where ``text`` holds a full name in kana alone: a word the dictionary knows as a surname
-    and one it knows as a given name (in either kana), one space apart or glued; a glued run the
-    dictionary knows as one word is that word (サトウキビ)."""
+    """Where ``text`` holds a full name in kana alone, or a surname in kanji and a given name
+    in katakana (松 ヨウスケ: the tokenizer reads 松 a pine): a word the dictionary knows as a
+    surname and one it knows as a given name or a foreign name (in either kana), one space
+    apart or, in kana, glued; a glued run the dictionary knows as one word is that word
+    (サトウキビ)."""
     found: list[tuple[int, int]] = []
     for pattern in _KANA_PAIRS:
         for m in pattern.finditer(text):
             first, second = m.group(1), m.group(2)
             if second is not None:
                 first, second = (unicodedata.normalize("NFKC", w) for w in (first, second))
-                if known_as_name(first, ("姓",)) and known_as_name(second, ("名",)):
+                if known_as_name(first, ("姓",)) and known_as_name(second, ("名", "一般")):
                     found.append(m.span())
             elif _glued_name(first):
                 found.append(m.span(1))

@@ -145,6 +145,15 @@ def _is_name(pos: tuple[str, ...]) -> bool:
     return pos[2] == "人名" and pos[3] in ("姓", "名")
 
 
+def _name_word(morpheme: Any) -> bool:
+    """A surname, a given name, or a foreign name in kana (ジョージ, ジョン: 人名 一般, as the
+    dictionary also tags some companies: ヤマト運輸)."""
+    pos = morpheme.part_of_speech()
+    return _is_name(pos) or (
+        pos[2] == "人名" and pos[3] == "一般" and KANA.fullmatch(morpheme.surface()) is not None
+    )
+
+
 def _titled(morphemes: list[Any], index: int, *, honorifics_only: bool = False) -> bool:
     """Whether the words from ``index`` on begin with an honorific or a title (部 + 長 too);
     after one space, an honorific only (ナカジマ ケンタ　様, but 三井物産 御中)."""
@@ -199,7 +208,7 @@ def _may_be_a_name(morpheme: Any) -> bool:
     surface = morpheme.surface()
     if surface.isascii():
         return False
-    if morpheme.is_oov() or _is_name(morpheme.part_of_speech()):
+    if morpheme.is_oov() or _name_word(morpheme):
         return True
     return kana_name_alone(surface) if KANA.fullmatch(surface) else known_as_name(surface)
 
@@ -251,7 +260,7 @@ def _spans(morphemes: list[Any], offset: int) -> list[Span]:
             )
         )
         if not (
-            _is_name(pos)
+            _name_word(morpheme)
             or before_title
             or _kana_name_before_title(morphemes, index)
             or split_over_cells(morphemes, index)
@@ -262,13 +271,13 @@ def _spans(morphemes: list[Any], offset: int) -> list[Span]:
         index += 1
         while index < count:
             current = morphemes[index]
-            if _is_name(current.part_of_speech()):
+            if _name_word(current):
                 last = index
                 index += 1
             elif (
                 current.surface() in SPACES
                 and index + 1 < count
-                and _is_name(morphemes[index + 1].part_of_speech())
+                and _name_word(morphemes[index + 1])
             ):
                 index += 1
             elif first == last and _given_after_space(morphemes, index):

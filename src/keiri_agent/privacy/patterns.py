@@ -25,6 +25,7 @@ __all__ = [
     "NON_PERSONAL_LABELS",
     "NUMBER_KIND_WORDS",
     "find_identifiers",
+    "trailing_identifier",
 ]
 
 D = "[0-9０-９]"
@@ -395,6 +396,30 @@ def _id_cards(text: str) -> Iterator[Span]:
                 break
             yield Span(value.start(), value.end(), PersonalKind.ID_CARD)
             at = value.end()
+
+
+# More digits than any number a label names is written with (a 会員番号 or 注文番号 of 16 digits
+# in four groups is common, and one in 11 has a マイナンバー's check digit in its last 12): a run
+# of groups longer than this after a business number's label holds a second number.
+LONGEST_NAMED_DIGITS = 16
+_GROUP_START = re.compile(f"(?<={D}){SEP}(?={D})")
+
+
+def trailing_identifier(text: str, start: int, end: int) -> Span | None:
+    """The card number or マイナンバー that ends the digit groups of ``text[start:end]``, a number
+    after a business number's label with more digits than one such number has
+    (受付番号：1234 5678 4111 1111 1111 1111: the card's groups go on from the business number's
+    spacing); the longest such tail, from the start of a group, or None."""
+    if len(_digits(text[start:end])) <= LONGEST_NAMED_DIGITS:
+        return None
+    for cut in _GROUP_START.finditer(text, start, end):
+        digits = _digits(text[cut.end() : end])
+        if len(digits) == 12 and my_number_valid(digits):
+            return Span(cut.end(), end, PersonalKind.MY_NUMBER)
+        card = CARD_DIGITS[0] <= len(digits) <= CARD_DIGITS[1]
+        if card and luhn_valid(digits) and _card_issuer(digits):
+            return Span(cut.end(), end, PersonalKind.CARD)
+    return None
 
 
 def find_identifiers(text: str) -> list[Span]:
