@@ -32,6 +32,8 @@ from keiri_agent.events import (
     summarize_llm_usage,
 )
 
+WAIT_S = 60.0  # generous: a loaded two-core machine may not run a thread or the loop for long
+
 FIXED_NOW = datetime(2025, 1, 1, 10, 0, 0, tzinfo=UTC)
 
 # Seed 002 §8.4, verbatim.
@@ -230,8 +232,12 @@ def test_asubscribe_delivers_replay_and_live_events_without_blocking_the_loop(
                 await asyncio.sleep(0.005)
 
         def produce() -> None:
+            # each event once the loop has ticked twice more (not after a fixed 30 ms: a loaded
+            # machine may not run the loop in that time); a blocked loop ends the wait at last
             for i in range(3):
-                time.sleep(0.03)
+                ticked_by = time.monotonic() + WAIT_S
+                while ticks < 2 * (i + 1) + 1 and time.monotonic() < ticked_by:
+                    time.sleep(0.005)
                 stream.emit("log", msg=f"from thread {i}")
             stream.close()
 
@@ -244,7 +250,7 @@ def test_asubscribe_delivers_replay_and_live_events_without_blocking_the_loop(
         producer.join()
         return ids, ticks
 
-    ids, ticks = asyncio.run(asyncio.wait_for(main(), 10))
+    ids, ticks = asyncio.run(asyncio.wait_for(main(), 2 * WAIT_S))
     assert ids == [1, 2, 3, 4]
     assert ticks >= 5  # the loop kept running while the subscriber waited
 

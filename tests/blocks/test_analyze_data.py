@@ -59,7 +59,7 @@ REPORT = {
 
 
 CODE_START_S = 300.0  # until generated code runs (a jail may start slowly on a loaded machine)
-CANCELLED_WITHIN_S = 30.0  # well before the code's own 120 s sleep
+CANCELLED_WITHIN_S = 60.0  # well before the code's own 120 s sleep; generous for a loaded machine
 
 
 def codegen(code: str, *files: tuple[str, str]) -> dict[str, Any]:

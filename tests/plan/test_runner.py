@@ -35,8 +35,8 @@ def test_independent_nodes_run_in_parallel(runner: PlanRunner, write_plan: Write
         """
 id: parallel
 graph:
-  - {id: a, block: test.sleep, in: {seconds: 1.0, value: 1}}
-  - {id: b, block: test.sleep, in: {seconds: 1.0, value: 2}}
+  - {id: a, block: test.sleep, in: {together: 2, value: 1}}
+  - {id: b, block: test.sleep, in: {together: 2, value: 2}}
   - {id: total, block: test.add, in: {a: "${a.value}", b: "${b.value}"}}
 """,
     )
@@ -50,7 +50,7 @@ def test_default_max_workers_limits_parallel_nodes(
     runner: PlanRunner, write_plan: WritePlan
 ) -> None:
     nodes = "\n".join(
-        f"  - {{id: n{i}, block: test.sleep, in: {{seconds: 0.5}}}}" for i in range(6)
+        f"  - {{id: n{i}, block: test.sleep, in: {{together: 2, seconds: 0.5}}}}" for i in range(6)
     )
     plan = write_plan(
         "limited",
@@ -75,7 +75,7 @@ graph:
     body:
       plan:
         graph:
-          - {id: wait, block: test.sleep, in: {seconds: 0.3, value: "${it.n}"}}
+          - {id: wait, block: test.sleep, in: {together: 3, seconds: 0.3, value: "${it.n}"}}
           - {id: double, block: test.add, in: {a: "${wait.value}", b: "${i}"}}
         exports:
           - {from: double.sum, as: doubled}
@@ -105,7 +105,7 @@ graph:
     body:
       plan:
         graph:
-          - {id: wait, block: test.sleep, in: {seconds: 0.3}}
+          - {id: wait, block: test.sleep, in: {together: 2, seconds: 0.3}}
 """,
     )
     assert runner.run(plan).status == "success"

@@ -350,12 +350,13 @@ def test_concurrent_actions_keep_their_own_outputs() -> None:
 
     def act(index: int) -> None:
         # The actions cannot see anything of the host to wait on; each sleeps long enough for
-        # the test to watch all four supervisors with a running action at the same moment.
+        # the test to watch all four supervisors with a running action at the same moment, even
+        # when a loaded machine starts the last action seconds after the first (8 s was not).
         code = (
             "import time\n"
             "import pandas as pd\n"
             f"pd.DataFrame({{'n': [{index}]}}).to_csv('out{index}.csv', index=False)\n"
-            "time.sleep(8)\n"
+            "time.sleep(30)\n"
             f"print('action {index}')\n"
             f"result = {index}\n"
         )

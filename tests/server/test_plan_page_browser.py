@@ -90,7 +90,8 @@ def test_a_bundled_plan_runs_on_its_sample_data_only_when_asked(
     expect(banner).to_be_visible(timeout=TIMEOUT_MS)
     expect(banner).to_contain_text("請求書一覧")
     (task,) = live.registry.list()
-    assert task.status == "failed"
+    # the banner comes with the task's error event, before its status is saved as failed
+    assert live.wait_finished(task.id) == "failed"
 
     page.locator("#use-sample").check()
     expect(page.locator("#plan-inputs")).to_be_hidden()

@@ -14,11 +14,13 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator, Mapping
+import weakref
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Page, WebSocket, expect, sync_playwright
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from tests.support.browser import chromium_args
 from tests.support.processes import free_port, stop_process_group
@@ -30,6 +32,8 @@ DATA = REPO_ROOT / "examples" / "data" / "invoice_reconciliation"
 STARTUP_TIMEOUT_S = 180  # streamlit imports slowly on a loaded machine
 TIMEOUT_MS = 60_000  # generous: Streamlit reruns are slow on a loaded CI machine
 SETTLE_TIMEOUT_MS = 240_000  # a page's first run imports the plan engine or the agents
+POLL_MS = 100  # how often rerun() looks whether the app has said its run is over
+PORT_TRIES = 3  # starts of the app, each on a port found free, before the test fails
 
 
 def _healthy(url: str) -> bool:
@@ -52,6 +56,54 @@ def settled(page: Page) -> None:
     )
 
 
+class _Runs:
+    """The script runs a page's app has finished, as the app tells the page over its websocket
+    (one ``ForwardMsg`` a frame; a run cut short for a newer one does not count)."""
+
+    def __init__(self) -> None:
+        self.finished = 0
+
+    def socket(self, socket: WebSocket) -> None:
+        socket.on("framereceived", self.frame)
+
+    def frame(self, payload: str | bytes) -> None:
+        if not isinstance(payload, bytes):
+            return
+        message = ForwardMsg.FromString(payload)
+        if message.WhichOneof("type") == "script_finished":
+            self.finished += message.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN
+
+
+_RUNS: weakref.WeakKeyDictionary[Page, _Runs] = weakref.WeakKeyDictionary()
+
+
+def watched(page: Page) -> Page:
+    """``page``, counting its app's finished runs for :func:`rerun` (call it before the page
+    opens the app)."""
+    runs = _RUNS[page] = _Runs()
+    page.on("websocket", runs.socket)
+    return page
+
+
+def rerun(page: Page, action: Callable[[], object]) -> None:
+    """Do ``action`` (a click, an Enter in a field, an upload: something the app reruns for) and
+    wait until that rerun is over.
+
+    :func:`settled` alone cannot tell: right after the action the page still says notRunning
+    until the server's word that the rerun started comes back, and a click sent then lands on
+    elements the rerun redraws. The app's own message that the run finished can."""
+    settled(page)  # no earlier run is left to finish in place of this one
+    runs = _RUNS[page]
+    before = runs.finished
+    action()
+    deadline = time.monotonic() + SETTLE_TIMEOUT_MS / 1000
+    while runs.finished == before:
+        if time.monotonic() > deadline:
+            pytest.fail(f"the app's rerun did not finish within {SETTLE_TIMEOUT_MS // 1000} s")
+        page.wait_for_timeout(POLL_MS)  # lets Playwright deliver the page's websocket frames
+    settled(page)
+
+
 @contextlib.contextmanager
 def running_app(tmp_path: Path, settings: Mapping[str, str] | None = None) -> Iterator[str]:
     """``streamlit run app.py`` in the repository root on a free port, with the environment
@@ -65,8 +117,10 @@ def running_app(tmp_path: Path, settings: Mapping[str, str] | None = None) -> It
 def app_process(
     tmp_path: Path, settings: Mapping[str, str] | None = None
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """:func:`running_app`, with the server's process (a test may stop it first)."""
-    port = free_port()
+    """:func:`running_app`, with the server's process (a test may stop it first).
+
+    The port was free when chosen; another process may take it before streamlit binds it
+    (streamlit then says "Port … is not available" and exits): the app starts again on another."""
     env = {
         **os.environ,  # the root conftest removed every KEIRI_/provider variable: no API key
         "KEIRI_RUNS_DIR": str(tmp_path / "runs"),
@@ -74,30 +128,47 @@ def app_process(
         "KEIRI_DESIGNS_DIR": str(tmp_path / "designs"),
         **(settings or {}),
     }
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
-    command += ["--server.port", str(port), "--server.address", "127.0.0.1"]
-    command += ["--browser.gatherUsageStats", "false"]
     log = (tmp_path / "streamlit.log").open("w+b")
-    proc = subprocess.Popen(
-        command,
-        cwd=REPO_ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,  # its own group, so the server and its children stop together
-    )
-    url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + STARTUP_TIMEOUT_S
-        while not _healthy(url):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.seek(0)
-                pytest.fail("streamlit did not start:\n" + log.read().decode("utf-8", "replace"))
-            time.sleep(0.2)
-        yield url, proc
+        for attempt in range(1, PORT_TRIES + 1):
+            port = free_port()
+            command = [sys.executable, "-m", "streamlit", "run", "app.py"]
+            command += ["--server.headless", "true", "--server.port", str(port)]
+            command += ["--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
+            log.seek(0)
+            log.truncate()
+            proc = subprocess.Popen(
+                command,
+                cwd=REPO_ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own group: the server and its children stop together
+            )
+            url = f"http://127.0.0.1:{port}"
+            if _started(proc, url):
+                break
+            stop_process_group(proc)
+            log.seek(0)
+            said = log.read().decode("utf-8", "replace")
+            if "is not available" not in said or attempt == PORT_TRIES:
+                pytest.fail("streamlit did not start:\n" + said)
+        try:
+            yield url, proc
+        finally:
+            stop_process_group(proc)
     finally:
-        stop_process_group(proc)
         log.close()
+
+
+def _started(proc: subprocess.Popen[bytes], url: str) -> bool:
+    """Whether the app answers at ``url`` before its process ends (STARTUP_TIMEOUT_S at most)."""
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    while not _healthy(url):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)  # polling the health check: a condition, not a fixed wait
+    return True
 
 
 @pytest.fixture
@@ -115,16 +186,17 @@ def page(chromium: Path) -> Iterator[Page]:
         )
         context = browser.new_context(locale="ja-JP", viewport={"width": 1400, "height": 1600})
         context.set_default_timeout(TIMEOUT_MS)
-        yield context.new_page()
+        yield watched(context.new_page())
         browser.close()
 
 
 def _upload(page: Page, label: str, file: Path) -> None:
     """Upload ``file`` and wait until the server saved it: the field names the file it uses
     (アップロードしたファイル: 請求書.zip). Waiting only for the name in the browser let the next
-    upload land during the rerun that saves this one, and Streamlit then dropped it."""
+    upload land during the rerun that saves this one, and Streamlit then dropped it; the next
+    upload or click now waits for that rerun to end."""
     uploader = page.get_by_test_id("stFileUploader").filter(has_text=label)
-    uploader.locator("input[type=file]").set_input_files(file)
+    rerun(page, lambda: uploader.locator("input[type=file]").set_input_files(file))
     expect(uploader.get_by_text(file.name)).to_be_visible(timeout=TIMEOUT_MS)
     used = page.get_by_text(f"アップロードしたファイル: {file.name}", exact=True)
     expect(used).to_be_visible(timeout=TIMEOUT_MS)
@@ -135,8 +207,10 @@ def test_the_run_page_reconciles_the_example_invoices(app_url: str, page: Page) 
     page.get_by_test_id("stSidebarNav").get_by_text("実行", exact=True).click()
     expect(page.get_by_role("heading", name="実行", exact=True)).to_be_visible(timeout=TIMEOUT_MS)
 
+    settled(page)  # the page's first run would close the dropdown under the click
     page.get_by_test_id("stSelectbox").filter(has_text="Plan").click()
-    page.get_by_role("option", name="サンプル: 請求書と入金明細の照合", exact=True).click()
+    option = page.get_by_role("option", name="サンプル: 請求書と入金明細の照合", exact=True)
+    rerun(page, option.click)
     message = page.get_by_text("照合する請求書と入金明細を指定してください")
     expect(message).to_be_visible(timeout=TIMEOUT_MS)
     _upload(page, "請求書 ZIP", DATA / "請求書.zip")
@@ -145,7 +219,7 @@ def test_the_run_page_reconciles_the_example_invoices(app_url: str, page: Page) 
     paths = page.get_by_test_id("stTextInput").filter(has_text="またはサーバー上のパス")
     expect(paths.nth(0).locator("input")).to_have_value("")
 
-    page.get_by_role("button", name="実行", exact=True).click()
+    rerun(page, page.get_by_role("button", name="実行", exact=True).click)
 
     expect(page.get_by_text("成功しました")).to_be_visible(timeout=TIMEOUT_MS)
     expect(page.get_by_role("tab", selected=True)).to_have_text("照合結果（3 行）")
@@ -176,22 +250,23 @@ def test_a_file_var_of_the_run_page_takes_an_upload_until_reset(
     ledger.write_bytes(UPLOADED)
     page.goto(app_url + "/run")
     expect(page.get_by_role("heading", name="実行", exact=True)).to_be_visible(timeout=TIMEOUT_MS)
+    settled(page)
     page.get_by_test_id("stSelectbox").filter(has_text="Plan").click()
-    page.get_by_role("option", name="ledger.yaml", exact=True).click()
+    rerun(page, page.get_by_role("option", name="ledger.yaml", exact=True).click)
     expect(page.get_by_text("サンプルデータ: 請求一覧.csv", exact=True)).to_be_visible()
 
     _upload(page, "元帳の読み込み", ledger)
-    page.get_by_role("button", name="実行", exact=True).click()
+    rerun(page, page.get_by_role("button", name="実行", exact=True).click)
 
     expect(page.get_by_text("成功しました")).to_be_visible(timeout=TIMEOUT_MS)
     cells = page.get_by_test_id("stDataFrame").get_by_role("gridcell", include_hidden=True)
     expect(cells.filter(has_text="売掛金").first).to_be_attached()
 
-    page.get_by_role("button", name="リセット", exact=True).click()
+    rerun(page, page.get_by_role("button", name="リセット", exact=True).click)
     expect(page.get_by_text("サンプルデータ: 請求一覧.csv", exact=True)).to_be_visible()
     expect(page.get_by_text("アップロードしたファイル: 元帳.csv", exact=True)).to_have_count(0)
     # the next run reads the sample again: the browser no longer holds (and resends) the upload
-    page.get_by_role("button", name="実行", exact=True).click()
+    rerun(page, page.get_by_role("button", name="実行", exact=True).click)
     expect(page.get_by_text("成功しました")).to_be_visible(timeout=TIMEOUT_MS)
     cells = page.get_by_test_id("stDataFrame").get_by_role("gridcell", include_hidden=True)
     expect(cells.filter(has_text="売掛金")).to_have_count(0)

@@ -23,7 +23,7 @@ from keiri_agent.examples import example_names, example_plan, example_title
 from keiri_agent.plan import Plan, load_source
 from tests.support import ScriptedLLMServer
 from tests.support.browser import chromium_args
-from tests.ui.test_app_browser import TIMEOUT_MS, running_app, settled
+from tests.ui.test_app_browser import TIMEOUT_MS, rerun, running_app, settled, watched
 from tests.ui.test_app_browser import app_url as app_url  # a fixture, used by name
 
 pytestmark = pytest.mark.timeout(1500)  # six plans run one after another on a loaded machine
@@ -142,18 +142,20 @@ def _shown_outside_details(page: Page) -> str:
 
 def _choose(page: Page, name: str) -> None:
     title = example_title(name)
+    settled(page)  # a run drawing the page would close the dropdown under the click
     page.get_by_test_id("stSelectbox").filter(has_text="Plan").click()
+    # not rerun(): the first example is the one chosen already, and choosing it reruns nothing
     page.get_by_role("option", name=f"サンプル: {title}", exact=True).click()
     description = Plan.model_validate(load_source(example_plan(name)).raw).description or ""
     expect(page.get_by_text(description, exact=True)).to_be_visible(timeout=TIMEOUT_MS)
-    settled(page)
+    settled(page)  # the description is the new choice's: its run has started
 
 
 def test_every_example_runs_on_its_sample_data_with_results_in_plan_order(
     llm_app_url: str, offline: tuple[BrowserContext, Outside], llm_server: ScriptedLLMServer
 ) -> None:
     context, outside = offline
-    page = context.new_page()
+    page = watched(context.new_page())
     page.goto(llm_app_url + "/run")
     expect(page.get_by_role("heading", name="実行", exact=True)).to_be_visible(timeout=TIMEOUT_MS)
     assert sorted(TABS) == example_names()
@@ -161,16 +163,14 @@ def test_every_example_runs_on_its_sample_data_with_results_in_plan_order(
         _choose(page, name)
         expect(page.get_by_role("tab")).to_have_count(0)  # nothing run yet for this plan
         if name not in VARS_CARRY_SAMPLES:
-            page.get_by_role("button", name="サンプルデータを使う").click()
+            rerun(page, page.get_by_role("button", name="サンプルデータを使う").click)
             expect(
                 page.get_by_text("入力欄にサンプルデータが入っています", exact=False)
             ).to_be_visible()
-            settled(page)
         if name in LLM_REPLIES:
             llm_server.add_chat(json=LLM_REPLIES[name])
-        page.get_by_role("button", name="実行", exact=True).click()
+        rerun(page, page.get_by_role("button", name="実行", exact=True).click)
         expect(page.get_by_text("成功しました")).to_be_visible(timeout=RUN_TIMEOUT_MS)
-        settled(page)
 
         tabs = page.get_by_role("tab")
         expect(tabs.first).to_be_visible(timeout=TIMEOUT_MS)

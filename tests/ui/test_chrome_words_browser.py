@@ -30,7 +30,7 @@ from keiri_agent.ui.unknown_address import NOT_FOUND_TITLE
 from tests.support.english import cli_words, english_of
 from tests.support.processes import stop_process_group
 from tests.support.rendered import rendered_texts
-from tests.ui.test_app_browser import TIMEOUT_MS, app_process, running_app, settled
+from tests.ui.test_app_browser import TIMEOUT_MS, app_process, rerun, running_app, settled
 from tests.ui.test_app_browser import page as page  # a fixture, used by name
 
 pytestmark = pytest.mark.timeout(900)
@@ -125,15 +125,14 @@ def test_a_table_toolbar_is_said_in_japanese(shared_app_url: str, page: Page) ->
     expect(plan_choice).to_be_visible(timeout=RUN_TIMEOUT_MS)
     settled(page)
     plan_choice.click()
-    page.get_by_role("option", name="サンプル: 請求書と入金明細の照合", exact=True).click()
+    rerun(
+        page, page.get_by_role("option", name="サンプル: 請求書と入金明細の照合", exact=True).click
+    )
     expect(page.get_by_role("button", name="サンプルデータを使う")).to_be_visible()
-    settled(page)
-    page.get_by_role("button", name="サンプルデータを使う").click()
+    rerun(page, page.get_by_role("button", name="サンプルデータを使う").click)
     expect(page.get_by_text("入力欄にサンプルデータが入っています", exact=False)).to_be_visible()
-    settled(page)
-    page.get_by_role("button", name="実行", exact=True).click()
+    rerun(page, page.get_by_role("button", name="実行", exact=True).click)
     expect(page.get_by_text("成功しました")).to_be_visible(timeout=RUN_TIMEOUT_MS)
-    settled(page)
     _said(page)
 
     panel = page.get_by_role("tabpanel")

@@ -17,7 +17,7 @@ from playwright.sync_api import Page, expect
 
 from keiri_agent.users import key_hash
 from tests.design.test_generate import wiring
-from tests.ui.test_app_browser import TIMEOUT_MS, running_app, settled
+from tests.ui.test_app_browser import TIMEOUT_MS, rerun, running_app, settled
 from tests.ui.test_app_browser import page as page  # the fixture, used by name
 
 pytestmark = pytest.mark.timeout(900)
@@ -61,18 +61,22 @@ def _sign_in(page: Page, url: str, name: str) -> None:
     page.get_by_label("API キー").fill(f"{name}-key")
     page.get_by_role("button", name="サインイン").click()
     expect(page.get_by_text(f"サインイン中: {name}")).to_be_visible(timeout=FIRST_RUN_TIMEOUT_MS)
+    settled(page)
     page.get_by_test_id("stSidebarNav").get_by_text("設計", exact=True).click()
     heading = page.get_by_role("heading", name="設計", exact=True)
     expect(heading).to_be_visible(timeout=FIRST_RUN_TIMEOUT_MS)
+    settled(page)  # a field filled during the page's first run may be redrawn empty
 
 
 def _register(page: Page, text: str, message: str) -> None:
+    """Each step reruns the app: the next one waits until that rerun is over."""
     editor = page.get_by_label("生成された Plan（編集できます）")
     editor.fill(text)
-    editor.press("Control+Enter")  # commit the text area before the button is pressed
-    page.get_by_label("変更の説明（登録する版に残すメッセージ、任意）").fill(message)
-    page.get_by_label("変更の説明（登録する版に残すメッセージ、任意）").press("Enter")
-    page.get_by_role("button", name="登録").click()
+    rerun(page, lambda: editor.press("Control+Enter"))  # commit it before the button is pressed
+    words = page.get_by_label("変更の説明（登録する版に残すメッセージ、任意）")
+    words.fill(message)
+    rerun(page, lambda: words.press("Enter"))
+    rerun(page, page.get_by_role("button", name="登録").click)
 
 
 def _versions_table(page: Page):  # type: ignore[no-untyped-def]
@@ -94,27 +98,25 @@ def test_versions_diff_and_reviews_on_the_design_page(team_app: str, page: Page)
     expect(page.get_by_text("50000").last).to_be_visible()
     expect(page.get_by_text("（緑: 追加、橙: 変更・移動）")).to_be_visible()
 
-    page.get_by_role("button", name="承認", exact=True).click()  # sato is not an approver
+    rerun(page, page.get_by_role("button", name="承認", exact=True).click)  # sato may not
     expect(page.get_by_text("sato さん（role: user）は版を承認できません")).to_be_visible(
         timeout=TIMEOUT_MS
     )
 
-    page.get_by_role("button", name="サインアウト").click()
+    rerun(page, page.get_by_role("button", name="サインアウト").click)
     _sign_in(page, team_app, "suzuki")
     expect(page.get_by_role("heading", name="版と承認")).to_be_visible(timeout=TIMEOUT_MS)
-    page.get_by_label("コメント（任意、記録に残ります）").fill("確認しました")
-    page.get_by_label("コメント（任意、記録に残ります）").press("Enter")
-    settled(page)
-    page.get_by_role("button", name="承認", exact=True).click()
+    comment = page.get_by_label("コメント（任意、記録に残ります）")
+    comment.fill("確認しました")
+    rerun(page, lambda: comment.press("Enter"))  # settled() alone can pass before it starts
+    rerun(page, page.get_by_role("button", name="承認", exact=True).click)
     expect(page.get_by_text("を承認済みにしました")).to_be_visible(timeout=TIMEOUT_MS)
     expect(cells.filter(has_text="確認しました").first).to_be_attached(timeout=TIMEOUT_MS)
 
-    settled(page)  # the approval's rerun would close the dropdown under the click
     review = page.get_by_test_id("stSelectbox").filter(has_text="版")
-    review.last.click()
-    page.get_by_role("option").filter(has_text="v1（").click()
-    settled(page)
-    page.get_by_role("button", name="却下", exact=True).click()
+    review.last.click()  # the approval's rerun is over: the dropdown stays open
+    rerun(page, page.get_by_role("option").filter(has_text="v1（").click)
+    rerun(page, page.get_by_role("button", name="却下", exact=True).click)
     expect(page.get_by_text("を却下にしました")).to_be_visible(timeout=TIMEOUT_MS)
     expect(cells.filter(has_text="却下").first).to_be_attached(timeout=TIMEOUT_MS)
     expect(cells.filter(has_text="承認済み").first).to_be_attached()

@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 
 from keiri_agent.examples import example_data_dir, example_names, example_plan
 from keiri_agent.ui.fields import widget_key
+from tests.ui.conftest import APP_TIMEOUT_S
 
 STORE = "plan:p::node:ask::v0.1.0"
 EXTERNAL: dict[str, Any] = {}  # the ``state`` mapping of the test that passes one
@@ -64,7 +65,7 @@ def fields_app() -> None:
 @pytest.fixture
 def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
     monkeypatch.setenv("KEIRI_WORKSPACE_ROOT", str(tmp_path / "workspace"))
-    test = AppTest.from_function(fields_app, default_timeout=30)
+    test = AppTest.from_function(fields_app, default_timeout=APP_TIMEOUT_S)
     test.session_state["reqs"] = REQUIREMENTS
     return test
 

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from keiri_agent.ui.sidebar import UNUSABLE_ICON, USABLE_ICON
 from keiri_agent.ui.views import PAGES
 from tests.support import ScriptedLLMServer
+from tests.ui.conftest import APP_TIMEOUT_S
 
 SECRET = "sk-proj-VERYSECRETVALUE-9876"
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -96,7 +97,7 @@ def test_the_sidebar_needs_no_emoji_font(app: AppTest, monkeypatch: pytest.Monke
 
 
 def test_repository_root_app_py_runs_the_same_app() -> None:
-    app = AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=60).run()
+    app = AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=APP_TIMEOUT_S).run()
     assert not app.exception
     assert PAGES[0].module == "views.home"  # the first page (ホーム) opens, titled by the product
     assert "はじめに" in [h.value for h in app.subheader]

@@ -25,12 +25,26 @@ class Gauge:
             cls.peak = 0
 
 
+# How long a block given ``together`` waits for the others before it goes on alone (the test's
+# assertion on Gauge.peak then fails): generous, a loaded machine may start a thread late.
+TOGETHER_WAIT_S = 60.0
+
+
 class SleepBlock(ProcessingBlock):
+    """Waits until ``together`` of these blocks have run at once (if given), then ``seconds``.
+
+    A test that asserts how many nodes ran at the same time waits for them to meet: fixed sleeps
+    meant to overlap did not when a loaded machine started one thread a sleep later."""
+
     def run(self, inputs: dict[str, Any], ctx: BlockContext) -> dict[str, Any]:
         with Gauge.lock:
             Gauge.current += 1
             Gauge.peak = max(Gauge.peak, Gauge.current)
         try:
+            met = time.monotonic() + TOGETHER_WAIT_S
+            while Gauge.peak < int(inputs.get("together") or 0) and time.monotonic() < met:
+                ctx.check_cancelled()
+                time.sleep(0.005)
             deadline = time.monotonic() + float(inputs["seconds"])
             while time.monotonic() < deadline:
                 ctx.check_cancelled()
