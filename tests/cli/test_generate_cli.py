@@ -126,6 +126,8 @@ def test_generate_reports_failures_in_japanese(
 
     assert result.exit_code == 1
     assert "Plan を完成できませんでした" in result.stderr
+    assert "コード " in result.stderr
+    assert "[pick]" not in result.stderr  # a step by its name, not its node id
     assert "提案:" in result.stderr
     assert not (design_env / "designs").exists()
 

@@ -104,18 +104,17 @@ class Case:
     nulls: dict[str, Any] = field(default_factory=dict)  # vars given null for the dry run
 
 
+def empty_plan(plan_id: str) -> dict[str, Any]:
+    """A plan without steps, settings or labels yet, for a generator to fill."""
+    return {"apiVersion": "v1", "id": plan_id, "vars": {}, "ui": {"vars": {}}, "graph": []}
+
+
 def _plan(rng: random.Random, specs: list[BlockSpec], kind: str, number: int) -> Case:
     count = rng.randint(2, 4)
     chosen = [rng.choice(specs) for _ in range(count)]
     ids = rng.sample(IDS, count)
     descriptions = rng.sample(DESCRIPTIONS, count)
-    plan: dict[str, Any] = {
-        "apiVersion": "v1",
-        "id": f"check_words_{number}",
-        "vars": {},
-        "ui": {"vars": {}},
-        "graph": [],
-    }
+    plan = empty_plan(f"check_words_{number}")
     case = Case(f"{number} {kind} {[s.id for s in chosen]}", plan)
     labels = list(VAR_LABELS)
     rng.shuffle(labels)

@@ -256,7 +256,7 @@ def test_two_exports_with_the_imports_name_are_ambiguous(library: TemplateLibrar
     ambiguous = next(c for c in result.conflicts if c.kind == "ambiguous")
     assert "invoice_list.invoices" in ambiguous.message
     assert "evidence_zip_invoices.invoices" in ambiguous.message
-    assert "bindings" in ambiguous.hint
+    assert "--bind duplicate_invoices.invoices=invoice_list.invoices" in ambiguous.hint
     assert ambiguous.templates == ["duplicate_invoices", "invoice_list", "evidence_zip_invoices"]
 
 
@@ -292,8 +292,8 @@ def test_a_same_name_export_of_another_type_is_a_type_mismatch() -> None:
     assert kinds(result) == ["type_mismatch"]
     conflict = result.conflicts[0]
     assert conflict.templates == ["consumer", "producer"]
-    assert "records 型" in conflict.message
-    assert "object 型" in conflict.message
+    assert "表型" in conflict.message
+    assert "まとまった値型" in conflict.message
     explicit = compose(
         [producer, consumer],
         plan_id="generated/mismatch",
@@ -311,10 +311,10 @@ def test_a_duplicate_export_alias_is_a_conflict_until_renamed(
     assert result.plan is None
     assert kinds(result) == ["duplicate_export"]
     conflict = result.conflicts[0]
-    assert "'workbook'" in conflict.message
+    assert "（workbook）が、Plan の出力として同じ名前" in conflict.message
     assert conflict.templates == ["reconciliation_workbook", "excel_report"]
     assert "rename_exports" in conflict.hint
-    assert "bindings" in conflict.hint
+    assert "使う出力も指定" in conflict.hint
     renamed = build(
         library, ids, bindings=table, rename_exports={"excel_report.workbook": "differences_book"}
     )

@@ -471,7 +471,9 @@ def test_a_compose_conflict_is_resolved_by_a_choice_on_the_page(offline_page: Ap
     assert stuck.status == "failed"
     assert any(e.code == "COMPOSE_AMBIGUOUS" for e in stuck.errors)
     choice = offline_page.selectbox(key="design_bind:excel_report.table")
-    assert "duplicate_invoices.duplicates" in choice.options
+    # each choice said by its template's title, its typed name after it
+    assert any(o.endswith("（duplicate_invoices.duplicates）") for o in choice.options)
+    assert all(o.startswith(("「", "設定値")) for o in choice.options), choice.options
     choice.set_value("duplicate_invoices.duplicates")
     offline_page.button(
         key="FormSubmitter:design_bindings_form-選んだ出力で合成し直す"

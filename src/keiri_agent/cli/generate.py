@@ -361,11 +361,8 @@ def _print_human(
     err_console.print(
         f"[bold red]✗ Plan を完成できませんでした（エラー {len(result.errors)} 件）[/bold red]"
     )
-    for issue in result.errors:
-        where = f"[{issue.node_id}] " if issue.node_id else ""
-        err_console.print(
-            f"  - {where}{issue.code}: {issue.message}", highlight=False, markup=False
-        )
+    for issue in result.errors:  # the message names its step; the node's id is not said
+        err_console.print(f"  - {issue.describe()}", highlight=False, markup=False)
         if issue.hint:
             err_console.print(f"    ヒント: {issue.hint}", highlight=False, markup=False)
     for suggestion in result.suggestions:

@@ -31,7 +31,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from keiri_agent.design.plan_nodes import iter_nodes
 from keiri_agent.design.snippets import SnippetRewriter, ref_text
-from keiri_agent.design.templates import NAME_RE, TemplateSpec, types_compatible
+from keiri_agent.design.templates import NAME_RE, PortContract, TemplateSpec, types_compatible
 from keiri_agent.errors import BlockError, input_error
 from keiri_agent.llm.field_problems import field_problems
 from keiri_agent.plan import PLAN_ID_RE, Plan, Reference, bare_reference, single_reference
@@ -40,6 +40,18 @@ __all__ = ["ComposeConflict", "ComposeResult", "compose"]
 
 Target = tuple[str, tuple[str | int, ...]]  # a reference's root and path
 _FORMS = "「テンプレートID.出力名」「vars.設定値の名前」または ${...} の参照"
+MAX_PORT_NAME_CHARS = 30  # a longer description is a sentence, not a name
+# A contract type as people read it (design.templates.PORT_TYPES)
+TYPE_WORDS = {
+    "records": "表",
+    "object": "まとまった値",
+    "file": "ファイル",
+    "text": "文章",
+    "number": "数値",
+    "evidence": "証跡",
+    "workbook": "Excel ブック",
+    "markdown": "Markdown の文書",
+}
 
 
 class ComposeConflict(BaseModel):
@@ -52,6 +64,9 @@ class ComposeConflict(BaseModel):
     # for a choice per conflict (CLI --bind, the 設計 page, ``bindings`` of the API)
     binding: str | None = None
     choices: list[str] = Field(default_factory=list)
+    # the same, as a person reads them (the 設計 page's choice): the import, then each choice
+    binding_said: str = ""
+    choices_said: list[str] = Field(default_factory=list)
 
 
 class ComposeResult(BaseModel):
@@ -121,6 +136,34 @@ class _Composer:
                     table[alias] = (export.type, (_prefix(spec.id, ref.root), ref.path))
             self.exports.setdefault(spec.id, table)
         self.provided: list[tuple[str, str, str, Target]] = []  # (owner, name, type, target)
+        self.specs = {t.id: t for t in self.templates}
+
+    def template(self, template_id: str) -> str:
+        """A template as a person knows it: its title, its id (what a binding names) after it."""
+        spec = self.specs.get(template_id)
+        return (
+            f"テンプレート「{spec.title}」（{template_id}）"
+            if spec
+            else f"テンプレート {template_id}"
+        )
+
+    def port(self, template_id: str, name: str, side: str) -> str:
+        """Import (``side`` 入力) or export (出力) ``name``: its description when it is a name,
+        the YAML name after it."""
+        spec = self.specs.get(template_id)
+        ports: Mapping[str, PortContract] = {}
+        if spec is not None:
+            ports = spec.imports if side == "入力" else spec.exports
+        said = _short(ports[name].description) if name in ports else None
+        return f"{side}「{said}」（{name}）" if said else f"{side} '{name}'"
+
+    def output(self, choice: str) -> str:
+        """A choice ``<template>.<export>`` as a person reads it."""
+        owner, _, name = choice.partition(".")
+        spec = self.specs.get(owner)
+        said = _short(spec.exports[name].description) if spec and name in spec.exports else None
+        title = f"「{spec.title}」の" if spec else ""
+        return f"{title}出力{f'「{said}」' if said else ''}（{choice}）"
 
     def conflict(
         self,
@@ -132,6 +175,7 @@ class _Composer:
         binding: str | None = None,
         choices: Sequence[str] = (),
     ) -> None:
+        owner, _, name = (binding or "").partition(".")
         self.conflicts.append(
             ComposeConflict(
                 kind=kind,
@@ -140,8 +184,18 @@ class _Composer:
                 hint=hint,
                 binding=binding,
                 choices=list(choices),
+                binding_said=f"{self.template(owner)}の{self.port(owner, name, '入力')}"
+                if binding
+                else "",
+                choices_said=[self.choice(c) for c in choices],
             )
         )
+
+    def choice(self, choice: str) -> str:
+        """A choice of a binding as a person reads it (a setting: 設定値 'name')."""
+        if choice.startswith("vars."):
+            return f"設定値として受け取る（{choice}）"
+        return self.output(choice)
 
     def run(self, plan_id: str, description: str | None) -> ComposeResult:
         ids = [t.id for t in self.templates]
@@ -255,10 +309,10 @@ class _Composer:
             owners = [f"{o}.{n}" for o, n, _, _ in same]
             self.conflict(
                 "ambiguous",
-                f"{spec.id} の入力 '{name}' に使える同じ名前の出力が複数あります: {', '.join(owners)}",
+                f"{self.template(spec.id)}の{self.port(spec.id, name, '入力')}に使える同じ名前の"
+                f"出力が複数あります: {'、'.join(self.output(o) for o in owners)}",
                 [spec.id, *(o for o, _, _, _ in same)],
-                f"どれを使うか bindings={{'{key}': '{owners[0]}'}} のように指定してください"
-                f"（CLI では --bind {key}={owners[0]}）。",
+                f"どれを使うか選んでください。{_typed(key, owners[0])}",
                 binding=key,
                 choices=owners,
             )
@@ -273,12 +327,12 @@ class _Composer:
         if similar:
             self.conflict(
                 "ambiguous",
-                f"{spec.id} の入力 '{name}'（{kind}）と同じ名前の出力はありませんが、"
-                f"同じ型の出力があります: {', '.join(similar)}",
+                f"{self.template(spec.id)}の{self.port(spec.id, name, '入力')}（{_type(kind)}）と"
+                f"同じ名前の出力はありませんが、同じ型の出力があります: "
+                f"{'、'.join(self.output(s) for s in similar)}",
                 [spec.id, *dict.fromkeys(s.partition(".")[0] for s in similar)],
-                f"使う出力を bindings={{'{key}': '{similar[0]}'}} のように指定するか、"
-                f"設定値で受け取るなら bindings={{'{key}': 'vars.{name}'}} としてください"
-                f"（CLI では --bind {key}={similar[0]} または --bind {key}=vars.{name}）。",
+                f"使う出力か設定値を選んでください。{_typed(key, similar[0])}"
+                f"設定値で受け取るなら、CLI では --bind {key}=vars.{name} と入力します。",
                 binding=key,
                 choices=[*similar, f"vars.{name}"],
             )
@@ -286,7 +340,6 @@ class _Composer:
         return self.var(spec, name, name)
 
     def explicit_target(self, spec: TemplateSpec, name: str, kind: str, expr: str) -> Target | None:
-        key = f"{spec.id}.{name}"
         ref: Reference | None = None
         if "${" in expr:
             try:
@@ -310,9 +363,11 @@ class _Composer:
         available = [f"{t}.{a}" for t, table in self.exports.items() if t != spec.id for a in table]
         self.conflict(
             "invalid_binding",
-            f"bindings['{key}'] の '{expr}' を解釈できません。",
+            f"{self.template(spec.id)}の{self.port(spec.id, name, '入力')}に指定された"
+            f" '{expr}' を解釈できません。",
             [spec.id],
-            f"{_FORMS}で書いてください。使える出力: {', '.join(available) or 'なし'}",
+            f"{_FORMS}で書いてください。使える出力: "
+            f"{'、'.join(self.output(a) for a in available) or 'なし'}",
         )
         return None
 
@@ -333,10 +388,10 @@ class _Composer:
             first = self.var_owner[name]
             self.conflict(
                 "var_conflict",
-                f"設定値 '{name}' の既定値が {first}（{self.vars[name]!r}）と"
-                f" {owner}（{value!r}）で違います。",
+                f"設定値 '{name}' の既定値が{self.template(first)}（{_value(self.vars[name])}）と"
+                f"{self.template(owner)}（{_value(value)}）で違います。",
                 [first, owner],
-                f"vars_values={{'{name}': ...}} で使う値を指定してください。",
+                f'使う値を決めてください（API では vars_values に "{name}": 値 と書きます）。',
             )
 
     def mismatch(
@@ -344,21 +399,46 @@ class _Composer:
     ) -> None:
         self.conflict(
             "type_mismatch",
-            f"{template} の入力 '{name}' は {kind} 型ですが、{owner} の出力 '{alias}' は"
-            f" {other} 型です。",
+            f"{self.template(template)}の{self.port(template, name, '入力')}は{_type(kind)}"
+            f"ですが、{self.template(owner)}の{self.port(owner, alias, '出力')}は{_type(other)}です。",
             [template, owner],
-            f"型の合う出力を bindings={{'{template}.{name}': 'テンプレートID.出力名'}} で"
-            "指定するか、テンプレートの型を見直してください。",
+            "型の合う出力を指定するか、テンプレートの型を見直してください"
+            f"（CLI では --bind {template}.{name}=テンプレートID.出力名 と入力します）。",
         )
 
     def duplicate_export(self, name: str, first: str, owner: str, alias: str) -> None:
         self.conflict(
             "duplicate_export",
-            f"出力名 '{name}' が {first} と {owner} の両方にあります（Plan の exports は重複できません）。",
+            f"{self.template(first)}の{self.port(first, name, '出力')}と{self.template(owner)}の"
+            f"{self.port(owner, alias, '出力')}が、Plan の出力として同じ名前になります"
+            "（Plan の出力の名前は重複できません）。",
             [first, owner],
-            f"rename_exports={{'{owner}.{alias}': '{owner}_{alias}'}} のように片方の名前を変えてください。"
-            f" 後のテンプレートがどちらかを使うなら bindings で明示してください。",
+            f'片方の名前を変えてください（API では rename_exports に "{owner}.{alias}": '
+            f'"{owner}_{alias}" と書きます）。後のテンプレートがどちらかを使うなら、'
+            "使う出力も指定してください。",
         )
+
+
+def _short(text: str | None) -> str | None:
+    """A description short enough to name a port (its first sentence), else None."""
+    first = (text or "").strip().split("。", 1)[0].split("\n", 1)[0].strip()
+    return first if first and len(first) <= MAX_PORT_NAME_CHARS else None
+
+
+def _type(kind: str) -> str:
+    return f"{TYPE_WORDS.get(kind, kind)}型" if kind != "any" else "型を問わない値"
+
+
+def _value(value: Any) -> str:
+    return str(value) if isinstance(value, str | int | float | bool) else "値あり"
+
+
+def _typed(key: str, choice: str) -> str:
+    """What to type for one binding, said as what to type (the 設計 page offers a choice)."""
+    return (
+        f"CLI では --bind {key}={choice} と入力します"
+        f'（API では bindings に "{key}": "{choice}" と書きます）。'
+    )
 
 
 def _substitute(ref: Reference, *, targets: Mapping[str, Target | None]) -> str | None:

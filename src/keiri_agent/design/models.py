@@ -8,7 +8,7 @@ context for the next generation round.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -102,6 +102,22 @@ class Requirement(BaseModel):
         return field
 
 
+# What a node's top-level YAML keys are to a person (a generated attempt's changes)
+NODE_KEY_WORDS: Final = {
+    "id": "名前（id）",
+    "type": "種類",
+    "block": "ブロック",
+    "in": "入力",
+    "out": "出力の名前",
+    "when": "実行条件",
+    "description": "説明",
+    "foreach": "繰り返す一覧",
+    "while": "続ける条件",
+    "body": "繰り返す手順",
+    "call": "呼び出すサブフロー",
+}
+
+
 class NodeChange(BaseModel):
     """One node's difference between two attempts."""
 
@@ -110,9 +126,19 @@ class NodeChange(BaseModel):
     keys: list[str] = Field(default_factory=list)  # for "changed": top-level keys that differ
 
     def describe(self) -> str:
+        """The change in the plan's own terms (node id, YAML keys): what the repair prompt
+        tells the model."""
         if self.change == "changed":
             return f"{self.node_id}: 変更（{', '.join(self.keys)}）"
         return f"{self.node_id}: {'追加' if self.change == 'added' else '削除'}"
+
+    def said(self, name: str) -> str:
+        """The change as a person reads it: the step by ``name`` (its name on the page), each
+        changed setting by its word (``「売上の集計」: 入力とブロックを変更``)."""
+        if self.change != "changed":
+            return f"「{name}」を{'追加' if self.change == 'added' else '削除'}"
+        words = [NODE_KEY_WORDS.get(key, f"YAML の {key}:") for key in self.keys]
+        return f"「{name}」: {'・'.join(words)}を変更"
 
 
 class AttemptRecord(BaseModel):

@@ -32,6 +32,7 @@ from keiri_agent.agents.analysis.honesty import (
     is_japanese,
 )
 from keiri_agent.agents.analysis.models import (
+    ACTION_WORDS,
     MAX_LOOPS,
     AgentState,
     CodeGenOutput,
@@ -145,7 +146,9 @@ def reason(state: AgentState, runtime: Runtime[AnalysisContext]) -> dict[str, An
         assert decision.instruction  # _reason_problems
         update["instruction"] = decision.instruction
     ctx.events.emit(
-        "log", node_id="reason", msg=f"判断: {decision.next_action}（{decision.rationale}）"
+        "log",
+        node_id="reason",
+        msg=f"判断: {ACTION_WORDS[decision.next_action]}（{decision.rationale}）",
     )
     _stage(ctx, "reason", "done")
     return update
@@ -154,10 +157,17 @@ def reason(state: AgentState, runtime: Runtime[AnalysisContext]) -> dict[str, An
 def _reason_problems(decision: ReasonOutput) -> list[str]:
     """What a schema cannot say: ask needs a question, act an instruction."""
     if decision.next_action == "ask" and not (decision.question or "").strip():
-        return ["question: next_action が ask のときは、ユーザーへの質問が必要です"]
+        return [_needed(decision, "question", "ユーザーへの質問")]
     if decision.next_action == "act" and not (decision.instruction or "").strip():
-        return ["instruction: next_action が act のときは、具体的な分析指示が必要です"]
+        return [_needed(decision, "instruction", "具体的な分析指示")]
     return []
+
+
+def _needed(decision: ReasonOutput, field: str, what: str) -> str:
+    """A field the decision lacks, said by the schema's titles (a person reads it too)."""
+    fields = type(decision).model_fields
+    action = f"「{fields['next_action'].title}」が「{ACTION_WORDS[decision.next_action]}」"
+    return f"「{fields[field].title}」が空です: {action}のときは、{what}が必要です"
 
 
 def _missing_outputs(plan: CodeGenOutput, workspace: Path) -> list[str]:

@@ -4,7 +4,7 @@ the LangGraph state. ``DataFrameInfo`` (the prompt's view of a table) lives in `
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 import pandas as pd
 from langchain_core.messages import BaseMessage
@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from keiri_agent.agents.analysis.dfinfo import DataFrameInfo
 
 __all__ = [
+    "ACTION_WORDS",
     "MAX_LOOPS",
     "AgentState",
     "CodeGenOutput",
@@ -30,6 +31,12 @@ __all__ = [
 MAX_LOOPS = 5
 
 NextAction = Literal["ask", "act", "finalize"]
+# What each next action is to a person (the 判断 line of the progress, a reply's problems)
+ACTION_WORDS: Final[dict[str, str]] = {
+    "ask": "ユーザーに質問する",
+    "act": "分析を進める",
+    "finalize": "レポートにまとめる",
+}
 
 
 class ExpectedOutput(BaseModel):

@@ -317,7 +317,12 @@ class _Walker:
         variables = self.evaluator.plan_vars(sub, given, report, render_given=False)
         variables.secret |= set(masked)
         sub_scope: DryScope = Scope(vars=variables)
-        self.graph(sub.graph, sub_scope, f"{report.node_id}/", (*stack, (plan_id, loaded.file)))
+        # the subflow's steps are named as the subflow names them, not as the caller does
+        outer, self.evaluator.words = self.evaluator.words, plan_words(sub, self.env.registry)
+        try:
+            self.graph(sub.graph, sub_scope, f"{report.node_id}/", (*stack, (plan_id, loaded.file)))
+        finally:
+            self.evaluator.words = outer
         published = {e.as_: e.from_ for e in sub.exports}
         for export in node.out.exports:
             source = published.get(export.from_, export.from_)

@@ -44,9 +44,10 @@ class PlanIssue(BaseModel):
     file: str | None = None
 
     def describe(self) -> str:
-        where = f"{self.line}行{self.column}列" if self.line else "位置不明"
-        node = f" [{self.node_id}]" if self.node_id else ""
-        return f"{where}{node} {self.code}: {self.message}"
+        """The finding as a person reads it: its message (which names its step), then its YAML
+        line and its code; never the node's id."""
+        where = f"{self.line} 行目、" if self.line else ""
+        return f"{self.message}（{where}コード {self.code}）"
 
 
 class ValidationReport(BaseModel):

@@ -172,10 +172,10 @@ def check_subflow(state: CheckState, node: SubflowNode, info: NodeInfo, scope: S
         if value is None and key not in node.call.inputs:
             state.issue(
                 IssueCode.MISSING_REQUIRED_INPUT,
-                f"サブフロー {sub.id} の必須入力 '{key}' が call.inputs にありません。",
+                f"サブフロー {sub.id} に渡す{sub.var_text(key)}がありません（既定値がないため必須です）。",
                 call_loc,
                 node=info.qual,
-                hint=f"call.inputs に {key}: ... を追加してください。",
+                hint=f"YAML では call.inputs: に {key}: （値）を書き足してください。",
             )
     names = {e.as_ for e in sub.exports}
     for i, export in enumerate(node.out.exports):

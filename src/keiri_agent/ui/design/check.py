@@ -18,12 +18,14 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import streamlit as st
+from pydantic import ValidationError
 
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.errors import BlockError
 from keiri_agent.plan import (
     DryRunFinding,
     DryRunReport,
+    Plan,
     PlanIssue,
     ValidationReport,
     parse_source,
@@ -39,6 +41,8 @@ __all__ = [
     "issue_text",
     "node_labels",
     "node_namer",
+    "port_word",
+    "raw_namer",
     "render_check",
     "render_graph",
 ]
@@ -87,7 +91,26 @@ def block_word(what: str, registry: BlockRegistry) -> str:
 def node_namer(check: PlanCheck | None, registry: BlockRegistry) -> Callable[[str, str], str]:
     """``(qualified id, kind or block) -> name``: the plan's names when the plan parsed (its
     node descriptions), else the block's label."""
-    plan = check.validation.plan if check is not None else None
+    return _namer(check.validation.plan if check is not None else None, registry)
+
+
+def raw_namer(raw: Any, registry: BlockRegistry) -> Callable[[str], str]:
+    """``qualified id -> name`` of the nodes of a plan's raw mapping (a generated attempt's,
+    which may not parse: then each node by its block's label); 不明なノード for one it lacks."""
+    try:
+        plan = Plan.model_validate(raw) if isinstance(raw, Mapping) else None
+    except ValidationError:
+        plan = None
+    namer, nodes = _namer(plan, registry), dict(node_labels(raw))
+
+    def name(node_id: str) -> str:
+        what = nodes.get(node_id)
+        return namer(node_id, what) if what is not None else "不明なノード"
+
+    return name
+
+
+def _namer(plan: Plan | None, registry: BlockRegistry) -> Callable[[str, str], str]:
     names = plan_names(plan, registry) if plan is not None else None
 
     def name(node_id: str, what: str) -> str:
@@ -110,13 +133,16 @@ def _issue(issue: PlanIssue | DryRunFinding) -> None:
         st.caption(f"💡 {issue.hint}")
 
 
-def _port_word(block: str | None, port: str, registry: BlockRegistry, number: int) -> str:
+def port_word(block: str | None, port: str, registry: BlockRegistry) -> str | None:
+    """How the page names port ``port`` of a node whose block (or kind) is ``block``, read
+    from a raw plan (one that may not parse): the port's label, or what a loop's value is;
+    None where neither is known (a loop's or a subflow's export: the plan's own name)."""
     if port in _CONTROL_WORDS:
         return _CONTROL_WORDS[port]
     spec = registry.find(block.split("@", 1)[0]) if block else None
     if spec is not None and (port in spec.inputs or port in spec.outputs):
         return spec.port_label(port)
-    return f"値 {number}"  # a loop's or a subflow's export: the plan's own name
+    return None
 
 
 def _samples(
@@ -130,7 +156,7 @@ def _samples(
             rows.append(
                 {
                     "向き": side,
-                    "項目": _port_word(block, port, registry, number),
+                    "項目": port_word(block, port, registry) or f"値 {number}",
                     "サンプル値": shown_sample(value),
                 }
             )

@@ -12,11 +12,24 @@ import streamlit as st
 
 from keiri_agent.blocks.registry import BlockRegistry
 from keiri_agent.design.chat import DesignChat
-from keiri_agent.design.models import GeneratedPlan
+from keiri_agent.design.models import AttemptRecord, GeneratedPlan
 from keiri_agent.design.plan_nodes import iter_nodes
-from keiri_agent.ui.design.check import PlanCheck, issue_text, node_labels, node_namer
+from keiri_agent.ui.design.check import (
+    PlanCheck,
+    issue_text,
+    node_labels,
+    node_namer,
+    port_word,
+    raw_namer,
+)
 
-__all__ = ["missing_summary", "render_generation", "render_missing", "render_turns"]
+__all__ = [
+    "attempt_lines",
+    "missing_summary",
+    "render_generation",
+    "render_missing",
+    "render_turns",
+]
 
 UI_PREFIX = "ui."
 
@@ -33,8 +46,9 @@ def render_turns(chat: DesignChat) -> None:
             st.json(chat.vars_preview)
 
 
-def render_generation(result: GeneratedPlan) -> None:
-    """How the last result came about: reasoning, attempts with their diffs, suggestions."""
+def render_generation(result: GeneratedPlan, registry: BlockRegistry) -> None:
+    """How the last result came about: reasoning, attempts with their diffs (each step by its
+    name, as the attempt or the one before it names it), suggestions."""
     for suggestion in result.suggestions:
         st.info(suggestion, icon="💡")
     if not result.attempts and not result.reasoning:
@@ -42,16 +56,30 @@ def render_generation(result: GeneratedPlan) -> None:
     with st.expander(f"生成の経過（試行 {len(result.attempts)} 回）"):
         if result.reasoning:
             st.markdown(result.reasoning)
+        previous: Mapping[str, Any] | None = None
         for attempt in result.attempts:
-            verdict = "検証 OK" if attempt.valid else f"検証エラー {len(attempt.errors)} 件"
-            if attempt.output_error:
-                verdict = f"出力の形式エラー: {attempt.output_error}"
-            lines = [f"**試行 {attempt.number}**: {verdict}（{attempt.duration_ms:.0f} ms）"]
-            lines += [f"- 前回からの変更 {change.describe()}" for change in attempt.diff]
-            lines += [f"- {issue_text(issue)}" for issue in attempt.errors]
+            lines = attempt_lines(attempt, previous, registry)
+            previous = attempt.plan
             st.markdown("\n".join(lines))
         if result.run_log:
             st.caption(f"生成ログ: `{result.run_log}`")
+
+
+def attempt_lines(
+    attempt: AttemptRecord, previous: Mapping[str, Any] | None, registry: BlockRegistry
+) -> list[str]:
+    """One attempt of 生成の経過: its verdict, what changed since the one before, its errors."""
+    now, before = raw_namer(attempt.plan, registry), raw_namer(previous, registry)
+    verdict = "検証 OK" if attempt.valid else f"検証エラー {len(attempt.errors)} 件"
+    if attempt.output_error:
+        verdict = f"出力の形式エラー: {attempt.output_error}"
+    lines = [f"**試行 {attempt.number}**: {verdict}（{attempt.duration_ms:.0f} ms）"]
+    lines += [
+        "- 前回からの変更 "
+        + change.said((before if change.change == "removed" else now)(change.node_id))
+        for change in attempt.diff
+    ]
+    return lines + [f"- {issue_text(issue)}" for issue in attempt.errors]
 
 
 def _ui_fields(plan: Mapping[str, Any] | None, name: Callable[[str, str], str]) -> list[str]:
@@ -85,8 +113,7 @@ def missing_summary(
         return namer(node_id, what) if what is not None else "不明なノード"
 
     def item(node_id: str, port: str) -> str:
-        spec = registry.find(blocks.get(node_id, "").split("@", 1)[0])
-        return spec.port_label(port) if spec is not None else port
+        return port_word(blocks.get(node_id), port, registry) or f"YAML の {port}:"
 
     unresolved = [
         f"{r.label or r.target.var or r.id}（vars.{r.target.var or r.id}）"

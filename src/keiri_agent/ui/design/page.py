@@ -18,6 +18,8 @@ page switches until 新しい設計 resets the page.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from keiri_agent.blocks.registry import BlockRegistry, settings_registry
@@ -88,7 +90,7 @@ def _chat(chat: DesignChat, registry: BlockRegistry, settings: Settings) -> None
     render_turns(chat)
     result = chat.result
     if result is not None:
-        render_generation(result)
+        render_generation(result, registry)
     if result is None or not result.requirements:
         return
     fields = [r.to_field() for r in result.requirements]
@@ -212,8 +214,9 @@ def _conflicts(chat: DesignChat, registry: BlockRegistry, settings: Settings) ->
     with st.form(session_state.page_key(PAGE, "bindings_form")):
         chosen = {
             str(c.binding): st.selectbox(
-                f"{c.binding} に使う出力",
+                f"{c.binding_said or c.binding} に使う出力",
                 c.choices,
+                format_func=_said(c.choices, c.choices_said),
                 key=session_state.page_key(PAGE, f"bind:{c.binding}"),
                 help=c.message,
             )
@@ -239,6 +242,12 @@ def _conflicts(chat: DesignChat, registry: BlockRegistry, settings: Settings) ->
     st.session_state.pop(ERROR_KEY, None)
     _generate(again, registry, settings)
     st.rerun()
+
+
+def _said(values: list[str], said: list[str]) -> Callable[[str], str]:
+    """How a choice shows: as a person reads it, else as typed."""
+    words = dict(zip(values, said, strict=False))
+    return lambda value: words.get(value, value)
 
 
 def _reset() -> None:
