@@ -37,7 +37,7 @@ from tests.support.bank_names import half_width
 from tests.support.bank_shapes import Case, Transfer, Truth
 from tests.support.payments_marks import marks_apart
 
-__all__ = ["AlikeCase", "DatedTransfer", "cases"]
+__all__ = ["AlikeCase", "DatedTransfer", "cases", "owing_the_same", "paid_amount"]
 
 FEES = (440, 660, 880)
 FORMS = {"株式会社": "ｶ", "有限会社": "ﾕ", "合同会社": "ﾄﾞ"}
@@ -109,19 +109,7 @@ def _case(rng: random.Random) -> AlikeCase:
     ]
     rng.shuffle(customers)
     held = [c for c in customers if c.held]
-    first = rng.randrange(30, 300) * 1_100
-    amounts = (first, first + rng.randrange(5, 200) * 1_100)
-    invoices = [
-        {
-            "請求番号": f"INV-{c.code}-{n}",
-            "取引先コード": c.code,
-            "取引先名": c.name,
-            "請求金額": amount,
-            "支払期日": f"2026-0{n}-28",
-        }
-        for c in held
-        for n, amount in enumerate(amounts, start=1)
-    ]
+    amounts, invoices = owing_the_same([(c.code, c.name) for c in held], rng)
     master = [_master_row(c, rng) for c in held]
     payers = rng.sample(customers, min(len(customers), rng.choice((1, 2, 2, 3))))
     # Every transfer of a case the same day: two payers of one amount, that day, are usual.
@@ -135,6 +123,27 @@ def _case(rng: random.Random) -> AlikeCase:
     if parent_for not in payers and rng.random() < 0.5:
         transfers.append(_parent_transfer(parent_for, parent_form, amounts, day, rng))
     return AlikeCase(master, invoices, transfers, [t.truth.shape for t in transfers], aliases)
+
+
+def owing_the_same(
+    customers: list[tuple[str, str]], rng: random.Random
+) -> tuple[tuple[int, int], list[dict[str, object]]]:
+    """Two amounts drawn, and the invoices INV-code-1 and -2 of them of each customer (code,
+    name): look-alikes that owe the same, so only the name tells them apart."""
+    first = rng.randrange(30, 300) * 1_100
+    amounts = (first, first + rng.randrange(5, 200) * 1_100)
+    invoices: list[dict[str, object]] = [
+        {
+            "請求番号": f"INV-{code}-{n}",
+            "取引先コード": code,
+            "取引先名": name,
+            "請求金額": amount,
+            "支払期日": f"2026-0{n}-28",
+        }
+        for code, name in customers
+        for n, amount in enumerate(amounts, start=1)
+    ]
+    return amounts, invoices
 
 
 def _master_row(customer: _Customer, rng: random.Random) -> dict[str, str]:
@@ -178,7 +187,7 @@ def _parent_transfer(
         text, shapes = f"{text} {rng.choice(NOTES)}", [*shapes, "learned_note"]
     elif extra < 0.5:
         text, shapes = f"{text} {_place(rng, CITIES)}ｼﾃﾝ", [*shapes, "learned_branch"]
-    amount, paid, how = _amount(pays_for, amounts, rng)
+    amount, paid, how = paid_amount(pays_for.code, amounts, rng)
     shapes.append(how)
     if other_form:  # another company of the same name: nobody's
         return DatedTransfer(
@@ -187,17 +196,19 @@ def _parent_transfer(
     return DatedTransfer(text, amount, Truth(pays_for.code, (paid,), True, "/".join(shapes)), day)
 
 
-def _amount(
-    payer: _Customer, amounts: tuple[int, int], rng: random.Random
+def paid_amount(
+    code: str, amounts: tuple[int, int], rng: random.Random
 ) -> tuple[int, tuple[str, ...], str]:
+    """What customer ``code`` (owing INV-code-1 and -2 of ``amounts``) pays: the amount, the
+    invoices it clears, and the shape (exact, less a fee, both less a fee)."""
     style = rng.random()
     fee = rng.choice(FEES)
-    one = (f"INV-{payer.code}-1",)
+    one = (f"INV-{code}-1",)
     if style < 0.4:
         return amounts[0], one, "exact"
     if style < 0.75:
         return amounts[0] - fee, one, "fee"
-    return sum(amounts) - fee, (*one, f"INV-{payer.code}-2"), "two_invoices_fee"
+    return sum(amounts) - fee, (*one, f"INV-{code}-2"), "two_invoices_fee"
 
 
 def _place(rng: random.Random, places: tuple[str, ...]) -> str:
@@ -232,7 +243,7 @@ def _transfer(payer: _Customer, amounts: tuple[int, int], day: str, rng: random.
         text, shape = f"{short}){kana}{number} {_place(rng, CITIES)}ｼﾃﾝ", "spaced_branch"
     else:
         text, shape = f"{short}){kana}{number} {rng.choice(NOTES)}", "note"
-    amount, paid, how = _amount(payer, amounts, rng)
+    amount, paid, how = paid_amount(payer.code, amounts, rng)
     shapes = [shape, how]
     if not payer.held:
         # A look-alike the master does not hold: its transfer is nobody's.

@@ -40,6 +40,7 @@ from keiri_agent.blocks.table.names.reading import (
     MIN_PLACE_CHARS,
     is_place,
     readings,
+    word_tails,
 )
 from keiri_agent.blocks.table.names.split import (
     BRANCH_WORDS,
@@ -88,6 +89,9 @@ class NameKey:
     text: str  # folded, canonical
     source: NameSource
     form: CompanyForm | None  # the customer's legal form (from its kana or its name)
+    # The readings of the name's last words (:func:`.reading.word_tails`, of its kanji name
+    # and of its kana): a cut that leaves the name without them may be another's whole name.
+    tails: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -270,18 +274,25 @@ def customer_keys(name: str, kana: str = "", *, kana_decides: bool = False) -> t
     form = (spelled.legal if spelled else None) or written.legal
     for text in _variants(spelled.name, form) if spelled else ():
         found.setdefault(canonical(fold(text)), NameSource.KANA)
+    tails = tuple(
+        dict.fromkeys(
+            canonical(tail)
+            for text in (written.name, spelled.name if spelled else "")
+            for tail in word_tails(kanji_business_short(text))
+        )
+    )
     if spelled and kana_decides:
         owner = _unspelled(written.name, canonical(fold(spelled.name))) if form is None else ()
         for text, source in owner:
             found.setdefault(text, source)
-        return tuple(NameKey(text, source, form) for text, source in found.items() if text)
+        return tuple(NameKey(t, source, form, tails) for t, source in found.items() if t)
     for text in _variants(written.name, form):
         found.setdefault(canonical(fold(text)), NameSource.NAME)
         if has_kanji(text):
             for number, reading in enumerate(readings(kanji_business_short(text))):
                 source = NameSource.READING if number == 0 else NameSource.ALT_READING
                 found.setdefault(canonical(reading), source)
-    return tuple(NameKey(text, source, form) for text, source in found.items() if text)
+    return tuple(NameKey(t, source, form, tails) for t, source in found.items() if t)
 
 
 def _variants(name: str, form: CompanyForm | None) -> tuple[str, ...]:

@@ -8,7 +8,9 @@ A payer meets a customer key (:mod:`.keys`) in one of seven ways, best first:
 - ``PREFIX``: the bank cut the payer (at 48 characters, or at an export's 30 or 20) and the key
   starts with what is left (a cut inside a voiced kana, ``ﾀ`` of ``ﾀﾞ``, still agrees), or is
   what is left before the start of a legal form spelled out (``...ｶﾌﾞｼｷｶ``), when at least
-  :data:`MIN_PREFIX_CHARS` are left;
+  :data:`MIN_PREFIX_CHARS` are left; not a payer only as long as an export's cut that stops
+  where the key's last words begin (``ｶ)ｷﾀﾆﾎﾝﾛｼﾞｽﾃｨｸｽｻｰﾋﾞｽ`` against
+  キタニホンロジステイクスサービストウホク: the whole name of another company as likely);
 - ``HEAD``: a payer's first words are the key (or the key without long marks) and only branch,
   office or department words or a note of what is paid follow (``ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``,
   ``ｱｵﾊﾞｼﾖｳｼﾞ ｹｲﾘﾌﾞ``, ``ｶ)ｱｵﾊﾞ ｾｲｷﾕｳ1234``, ``ｱｵﾊﾞｼﾖｳｼﾞ 5ｶﾞﾂﾌﾞﾝ``,
@@ -49,7 +51,7 @@ from enum import StrEnum
 
 from rapidfuzz.distance import Levenshtein
 
-from keiri_agent.blocks.table.names.fold import starts_cut, unmarked
+from keiri_agent.blocks.table.names.fold import EXPORT_CUT_CHARS, starts_cut, unmarked
 from keiri_agent.blocks.table.names.keys import CustomerName, NameKey, NameSource, PayerName
 
 __all__ = [
@@ -166,7 +168,7 @@ def compare(payer: PayerName, key: NameKey, *, near: bool = True) -> tuple[Match
     for text, spoken in texts:
         if same_unmarked(text, key.text):
             return MatchKind.LONG_MARK, spoken
-    if payer.truncated and _cut_meets(payer, key.text):
+    if payer.truncated and _cut_meets(payer, key):
         return MatchKind.PREFIX, False
     if payer.heads and _among(key.text, payer.heads):
         return MatchKind.HEAD, False
@@ -227,18 +229,38 @@ def same_unmarked(a: str, b: str) -> bool:
     return len(bare) >= MIN_UNMARKED_CHARS and bare == unmarked(b)
 
 
-def _cut_meets(payer: PayerName, key: str) -> bool:
+def _cut_meets(payer: PayerName, key: NameKey) -> bool:
     """A cut payer meets ``key``: the key starts with it, or is a name before a spelled-out
-    form it was cut in; long marks left out on both sides as well."""
-    for cut, whole, stems in (
-        (payer.name, key, payer.cut_stems),
-        (unmarked(payer.name), unmarked(key), tuple(unmarked(s) for s in payer.cut_stems)),
+    form it was cut in; long marks left out on both sides as well. A payer exactly as long as
+    an export's cut (not the field's) that ends where the key's last words begin is a whole
+    name as likely (:func:`_ends_before_words`)."""
+    for cut, whole, stems, tails in (
+        (payer.name, key.text, payer.cut_stems, key.tails),
+        (
+            unmarked(payer.name),
+            unmarked(key.text),
+            tuple(unmarked(s) for s in payer.cut_stems),
+            tuple(unmarked(t) for t in key.tails),
+        ),
     ):
-        if len(cut) >= MIN_PREFIX_CHARS and starts_cut(whole, cut):
+        if (
+            len(cut) >= MIN_PREFIX_CHARS
+            and starts_cut(whole, cut)
+            and not _ends_before_words(payer, whole[len(cut) :], tails)
+        ):
             return True
         if len(whole) >= MIN_PREFIX_CHARS and whole in stems:
             return True
     return False
+
+
+def _ends_before_words(payer: PayerName, rest: str, tails: tuple[str, ...]) -> bool:
+    """Whether a payer as long as an export's cut (20 or 30 half-width characters, which whole
+    names often are) stops where the customer's last words begin (``rest``, what the key has
+    after it, is one of ``tails``): ``ｶ)ｷﾀﾆﾎﾝﾛｼﾞｽﾃｨｸｽｻｰﾋﾞｽ`` is the whole name of 北日本ロジス
+    ティクスサービス as likely as 北日本ロジスティクスサービス東北's cut; the master may hold
+    only the second. A cut inside a word (``...ｻｰﾋﾞｽﾄｳ``) proves the longer name."""
+    return payer.cut_at in EXPORT_CUT_CHARS and rest in tails
 
 
 def _one_apart(a: str, b: str) -> bool:

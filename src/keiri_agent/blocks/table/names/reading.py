@@ -45,6 +45,7 @@ __all__ = [
     "is_place",
     "name_parts",
     "readings",
+    "word_tails",
 ]
 
 MAX_READINGS = 8  # readings kept per name (the SudachiPy reading and its alternates)
@@ -91,6 +92,32 @@ def readings(text: str) -> tuple[str, ...]:
             break
         found[fold("".join(combination))] = None
     return tuple(r for r in found if r)
+
+
+@lru_cache(maxsize=MAX_CACHED_NAMES)
+def word_tails(text: str) -> tuple[str, ...]:
+    """The folded readings of the last words of ``text`` (split mode C, each word's own
+    reading), from its last word to all but its first: 北日本ロジスティクスサービス東北 gives
+    トウホク, サービストウホク and ロジステイクスサービストウホク. What is left of the name
+    without them is a name a company may bear (:mod:`.match`: an export's cut that ends there
+    is no proof of a longer name). Not after a word of one character that is no suffix: it
+    begins the word after it, one the dictionary does not hold whole (南|関東), where a suffix
+    ends a name (みどり屋|商店)."""
+    text = text[:MAX_NAME_CHARS]
+    if not text.strip():
+        return ()
+    whole, _, _ = _tokenizers()
+    words = [m for m in whole.tokenize(text) if _kept(m)]
+    spoken = [fold(reading_of(m)) for m in words]
+    tails = (
+        "".join(spoken[at:]) for at in range(len(words) - 1, 0, -1) if _ends_name(words[at - 1])
+    )
+    return tuple(dict.fromkeys(t for t in tails if t))
+
+
+def _ends_name(morpheme: Any) -> bool:
+    """Whether a name may end with ``morpheme``: a suffix, or a word of two characters or more."""
+    return len(morpheme.surface()) > 1 or morpheme.part_of_speech()[0] == "接尾辞"
 
 
 @lru_cache(maxsize=MAX_CACHED_NAMES)

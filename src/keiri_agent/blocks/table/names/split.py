@@ -173,8 +173,9 @@ _SEPARATOR = f"[{re.escape(SEPARATORS)}]"
 _PERIOD_TOKEN = rf"([^()\s{re.escape(SEPARATORS)}]{{1,{2 * _LONGEST_ABBREVIATION}}})"
 _FIRST_PERIOD = re.compile(rf"^{_PERIOD_TOKEN}{_SEPARATOR}")
 _LAST_PERIOD = re.compile(rf"{_SEPARATOR}{_PERIOD_TOKEN}$")
-# (the separator after it only looked at: it may stand before the next one, ``ｱｵﾊﾞ.ｼﾖｳｼﾞ.ｶ.``)
-_MIDDLE_PERIOD = re.compile(rf"{_SEPARATOR}{_PERIOD_TOKEN}(?={_SEPARATOR})")
+# (the separator after it only looked at: it may stand before the next one, ``ｱｵﾊﾞ.ｼﾖｳｼﾞ.ｶ.``;
+# a space after it parts the name from a branch or a note as well: ``ﾏﾙｼﾖｳ.ｶ NO.1234``)
+_MIDDLE_PERIOD = re.compile(rf"{_SEPARATOR}{_PERIOD_TOKEN}(?=[{re.escape(SEPARATORS)}\s])")
 
 
 @dataclass(frozen=True)
