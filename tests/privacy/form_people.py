@@ -27,8 +27,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from keiri_agent.privacy.patterns import luhn_valid, my_number_valid
-from tests.privacy.backoffice import Maker, make_docs
-from tests.privacy.word_names import NamedDoc
+from tests.privacy.backoffice import Maker
+from tests.privacy.word_names import NamedDoc, make_named_docs
 
 __all__ = ["SHAPES", "FormPeople", "make_form_people_docs"]
 
@@ -207,5 +207,4 @@ SHAPES: dict[str, Callable[[FormPeople, NamedDoc], None]] = {
 
 def make_form_people_docs(seed: int, per_shape: int) -> list[NamedDoc]:
     """``per_shape`` documents of each shape, deterministic for ``seed``."""
-    docs = make_docs(seed, per_shape, None, SHAPES, FormPeople, NamedDoc)
-    return [doc for doc in docs if isinstance(doc, NamedDoc)]
+    return make_named_docs(seed, per_shape, SHAPES, FormPeople)

@@ -22,12 +22,9 @@ import re
 from collections import Counter
 
 import pytest
-from langchain_core.messages import HumanMessage
 
-from keiri_agent.llm.masking import mask_input
-from keiri_agent.privacy import Vault, mask_json_text
 from tests.privacy.form_people import SHAPES, make_form_people_docs
-from tests.privacy.word_names import NamedDoc, wrong
+from tests.privacy.word_names import NamedDoc, masked_json, mistakes
 
 SEED = 18
 PER_SHAPE = 60
@@ -53,22 +50,10 @@ def test_the_generator_writes_the_shapes_of_forms() -> None:
 
 
 @pytest.mark.parametrize("shape", list(SHAPES))
-def test_no_person_is_sent_and_no_kept_word_is_masked(shape: str) -> None:
-    leaked: dict[str, list[str]] = {}
-    lost: dict[str, list[str]] = {}
-    for doc in (d for d in DOCS if d.shape == shape):
-        masked, _ = mask_input([HumanMessage(content=doc.text)], Vault())
-        sent, gone = wrong(doc, str(masked[0].content))
-        if found := [v for v in sent if not _limit(doc, v)]:
-            leaked[doc.text] = found
-        if gone:
-            lost[doc.text] = gone
+def test_no_person_is_sent_and_no_kept_word_ismasked_json(shape: str) -> None:
+    leaked, lost = mistakes((d for d in DOCS if d.shape == shape), _limit)
     assert leaked == {}
     assert lost == {}
-
-
-def _masked(text: str) -> str:
-    return mask_json_text(Vault(), text, Counter())
 
 
 @pytest.mark.parametrize("name", ["希望", "元気", "朝陽", "大地", "光", "誠", "タイガ", "レオ"])
@@ -76,28 +61,28 @@ def _masked(text: str) -> str:
     "form", ["氏名：{}", "申請者: {} 様", "担当\n{}\n", "宛名,金額\n{},1200\n"]
 )
 def test_a_given_name_that_is_a_word_is_masked_under_a_person_label(name: str, form: str) -> None:
-    assert name not in _masked(form.format(name))
+    assert name not in masked_json(form.format(name))
 
 
 @pytest.mark.parametrize("word", ["同", "済", "未", "無", "－", "（空）", "未定", "経理部", "本社"])
 def test_what_a_form_writes_where_no_one_is_named_stays(word: str) -> None:
     for text in (f"担当：{word}", f"承認者\n{word}\n", f"氏名,金額\n{word},1200\n"):
-        assert _masked(text) == text
+        assert masked_json(text) == text
 
 
 def test_a_department_after_a_name_stays() -> None:
-    assert _masked("担当：佐藤（経理部）") == "担当：〔人名1〕（経理部）"
-    assert _masked("No,氏名\n1,佐藤（総務課）\n") == "No,氏名\n1,〔人名1〕（総務課）\n"
+    assert masked_json("担当：佐藤（経理部）") == "担当：〔人名1〕（経理部）"
+    assert masked_json("No,氏名\n1,佐藤（総務課）\n") == "No,氏名\n1,〔人名1〕（総務課）\n"
 
 
 @pytest.mark.parametrize("name", ["松 ヨウスケ", "東 ジョージ", "関 ショウ"])
 def test_a_one_kanji_surname_before_a_katakana_given_name_is_one_name(name: str) -> None:
-    assert _masked(f"本件は{name}が確認済みです。") == "本件は〔人名1〕が確認済みです。"
+    assert masked_json(f"本件は{name}が確認済みです。") == "本件は〔人名1〕が確認済みです。"
 
 
-def test_a_person_under_a_contact_label_is_masked() -> None:
-    assert _masked("連絡先：東　タイガ") == "連絡先：〔人名1〕"
-    assert _masked("連絡先：経理部") == "連絡先：経理部"
+def test_a_person_under_a_contact_label_ismasked_json() -> None:
+    assert masked_json("連絡先：東　タイガ") == "連絡先：〔人名1〕"
+    assert masked_json("連絡先：経理部") == "連絡先：経理部"
 
 
 @pytest.mark.parametrize(
@@ -112,5 +97,7 @@ def test_a_person_under_a_contact_label_is_masked() -> None:
         ("注文番号：4959-6923-1706-5891", "注文番号：4959-6923-1706-5891"),
     ],
 )
-def test_an_identifier_going_on_from_a_business_number_is_masked(text: str, masked: str) -> None:
-    assert _masked(text) == masked
+def test_an_identifier_going_on_from_a_business_number_ismasked_json(
+    text: str, masked: str
+) -> None:
+    assert masked_json(text) == masked

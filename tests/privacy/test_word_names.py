@@ -20,11 +20,8 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from langchain_core.messages import HumanMessage
 
-from keiri_agent.llm.masking import mask_input
-from keiri_agent.privacy import Vault, mask_json_text
-from tests.privacy.word_names import SHAPES, make_word_name_docs, wrong
+from tests.privacy.word_names import SHAPES, make_word_name_docs, masked_json, mistakes
 
 SEED = 17
 PER_SHAPE = 100
@@ -39,22 +36,10 @@ def test_the_generator_writes_names_that_are_words() -> None:
 
 
 @pytest.mark.parametrize("shape", list(SHAPES))
-def test_no_name_is_sent_and_no_kept_word_is_masked(shape: str) -> None:
-    leaked: dict[str, list[str]] = {}
-    lost: dict[str, list[str]] = {}
-    for doc in (d for d in DOCS if d.shape == shape):
-        masked, _ = mask_input([HumanMessage(content=doc.text)], Vault())
-        sent, gone = wrong(doc, str(masked[0].content))
-        if sent:
-            leaked[doc.text] = sent
-        if gone:
-            lost[doc.text] = gone
+def test_no_name_is_sent_and_no_kept_word_ismasked_json(shape: str) -> None:
+    leaked, lost = mistakes(d for d in DOCS if d.shape == shape)
     assert leaked == {}
     assert lost == {}
-
-
-def _masked(text: str) -> str:
-    return mask_json_text(Vault(), text, Counter())
 
 
 @pytest.mark.parametrize("name", ["みなと", "つむぎ", "空", "海", "凪", "ほし こと", "つじつむぎ"])
@@ -62,7 +47,7 @@ def _masked(text: str) -> str:
     "form", ["担当：{}", "氏名: {} 様", "申請者\n{}\n", "担当者,金額\n{},1200\n", "宛名：{}"]
 )
 def test_a_name_that_is_a_word_is_masked_under_a_person_label(name: str, form: str) -> None:
-    assert name.split()[0] not in _masked(form.format(name))
+    assert name.split()[0] not in masked_json(form.format(name))
 
 
 @pytest.mark.parametrize(
@@ -70,14 +55,14 @@ def test_a_name_that_is_a_word_is_masked_under_a_person_label(name: str, form: s
 )
 def test_a_word_that_names_no_one_stays(word: str) -> None:
     for text in (f"担当：{word}", f"承認者\n{word}\n", f"宛名,金額\n{word},1200\n"):
-        assert _masked(text) == text
+        assert masked_json(text) == text
 
 
 def test_a_company_under_a_person_label_stays() -> None:
     for text in ("宛名,金額\n青葉商事株式会社,1200\n", "宛名：青葉商事株式会社 御中"):
-        assert _masked(text) == text
+        assert masked_json(text) == text
 
 
 def test_a_value_ends_before_a_bracketed_label() -> None:
-    assert _masked("担当：林 光（承認者：未定）") == "担当：〔人名1〕（承認者：未定）"
-    assert _masked("担当：未定（承認者：林 みなと 様）") == "担当：未定（承認者：〔人名1〕 様）"
+    assert masked_json("担当：林 光（承認者：未定）") == "担当：〔人名1〕（承認者：未定）"
+    assert masked_json("担当：未定（承認者：林 みなと 様）") == "担当：未定（承認者：〔人名1〕 様）"

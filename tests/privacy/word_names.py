@@ -18,9 +18,15 @@ dates), deterministic for a seed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from langchain_core.messages import HumanMessage
+
+from keiri_agent.llm.masking import mask_input
+from keiri_agent.privacy import Vault, mask_json_text
 from tests.privacy.backoffice import Doc, Maker, make_docs
 
 __all__ = [
@@ -30,7 +36,10 @@ __all__ = [
     "SURNAMES",
     "NamedDoc",
     "WordNames",
+    "make_named_docs",
     "make_word_name_docs",
+    "masked_json",
+    "mistakes",
     "wrong",
 ]
 
@@ -123,6 +132,28 @@ def wrong(doc: NamedDoc, sent: str) -> tuple[list[str], list[str]]:
     leaked = [s for s in dict.fromkeys(doc.secrets) if sent.count(s) > doc.masked.count(s)]
     lost = [v for v in dict.fromkeys(doc.kept) if sent.count(v) < doc.text.count(v)]
     return leaked, lost
+
+
+def mistakes(
+    docs: Iterable[NamedDoc], unknowable: Callable[[NamedDoc, str], bool] | None = None
+) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """({text: secrets sent}, {text: kept values masked}) of ``docs`` through the model's door
+    (``mask_input``), leaving out the secrets ``unknowable`` says no form tells."""
+    leaked: dict[str, list[str]] = {}
+    lost: dict[str, list[str]] = {}
+    for doc in docs:
+        masked, _ = mask_input([HumanMessage(content=doc.text)], Vault())
+        sent, gone = wrong(doc, str(masked[0].content))
+        if found := [v for v in sent if unknowable is None or not unknowable(doc, v)]:
+            leaked[doc.text] = found
+        if gone:
+            lost[doc.text] = gone
+    return leaked, lost
+
+
+def masked_json(text: str) -> str:
+    """``text`` as a JSON value's text reaches a model."""
+    return mask_json_text(Vault(), text, Counter())
 
 
 class WordNames(Maker):
@@ -231,7 +262,17 @@ SHAPES: dict[str, Callable[[WordNames, NamedDoc], None]] = {
 }
 
 
+def make_named_docs(
+    seed: int,
+    per_shape: int,
+    shapes: Mapping[str, Callable[[Any, NamedDoc], None]],
+    maker: Callable[[int], Maker],
+) -> list[NamedDoc]:
+    """``per_shape`` documents of each of ``shapes``, deterministic for ``seed``."""
+    docs = make_docs(seed, per_shape, None, shapes, maker, NamedDoc)
+    return [doc for doc in docs if isinstance(doc, NamedDoc)]
+
+
 def make_word_name_docs(seed: int, per_shape: int) -> list[NamedDoc]:
     """``per_shape`` documents of each shape, deterministic for ``seed``."""
-    docs = make_docs(seed, per_shape, None, SHAPES, WordNames, NamedDoc)
-    return [doc for doc in docs if isinstance(doc, NamedDoc)]
+    return make_named_docs(seed, per_shape, SHAPES, WordNames)
