@@ -101,3 +101,14 @@ def test_an_identifier_going_on_from_a_business_number_ismasked_json(
     text: str, masked: str
 ) -> None:
     assert masked_json(text) == masked
+
+
+@pytest.mark.parametrize(
+    "post", ["部長", "課長", "社長", "支店長", "役員", "顧問", "専務", "先方", "外注", "自分"]
+)
+def test_a_post_or_a_role_under_a_persons_label_stays(post: str) -> None:
+    """承認者：部長 names a post, not a person: a word of two kanji is a given name by its form
+    (希望) only when it is no title (a unit's head: 部長, 支店長) nor a role forms write there."""
+    for label in ("承認者", "担当"):
+        assert masked_json(f"{label}：{post}") == f"{label}：{post}"
+    assert masked_json("承認者：佐藤部長") == "承認者：〔人名1〕部長"

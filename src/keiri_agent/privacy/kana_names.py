@@ -70,9 +70,10 @@ _KANJI = re.compile("[一-龥々]")
 
 # What a form writes in a person's field where no one is named: a mark (同, 〃, 済, 未, 無),
 # a word for "nobody yet" or "the same" (未定, 同上, 不明, 空欄), a role that is no one in
-# particular (本人, 代理, 上長, 各位), a department named by its work (経理, 総務). A property of
-# forms, not of the people named in them: every other word of one or two kanji alone in such a
-# field is a given name by its place and form (希望, 元気, 朝陽, 大地, 光, 誠).
+# particular (本人, 代理, 上長, 各位, 先方, 外注), a post (役員, 顧問, 専務), a department named by
+# its work (経理, 総務). A property of forms, not of the people named in them: every other word
+# of one or two kanji alone in such a field is a given name by its place and form (希望, 元気,
+# 朝陽, 大地, 光, 誠).
 FORM_PLACEHOLDERS = frozenset(
     {"同", "〃", "仝", "済", "未", "無", "否", "可", "不", "欠", "休", "他", "外", "等"}
     | {"未定", "同上", "同左", "同右", "同前", "同人", "不明", "不要", "不在", "不詳", "空欄"}
@@ -80,10 +81,15 @@ FORM_PLACEHOLDERS = frozenset(
     | {"全員", "一同", "保留", "省略", "後日", "別途", "別紙", "任意", "退職", "休職", "該当"}
     | {"記入", "未了", "完了", "承認", "確認", "検討", "募集", "選考", "担当", "全部", "一任"}
     | {"経理", "総務", "人事", "営業", "法務", "財務", "購買", "管理", "企画", "秘書", "広報"}
+    | {"先方", "自分", "外注", "派遣", "委託", "役員", "顧問", "専務", "常務", "会長", "主任"}
+    | {"理事", "監事", "取締役", "監査役", "執行役"}
 )
 # An organization's unit, the last letter of a word of two kanji or more (経理部, 総務課, 秘書室,
 # 本社, 営業所, 支店): a department under 担当 or 連絡先, no one's given name.
 _UNIT = re.compile("[一-龥々ァ-ヶー]+[部課室係班局所社店]")
+# The head of such a unit, named by the title a form writes for an approver (部長, 課長, 社長,
+# 店長, 支店長, 工場長): a post, no one's given name.
+_HEAD = re.compile("[一-龥々ァ-ヶー]*[部課室係班局所社店次場]長")
 # A note in brackets written where a name is asked for (（空）, 【未定】): a name is never so written.
 _NOTE = re.compile(r"[（(【\[]([^（(【\[）)】\]]+)[）)】\]]")
 
@@ -99,7 +105,7 @@ def names_no_one(value: str) -> bool:
     synonym group lists it), and it has no form of a name (空, 希望, みなと, 森 空:
     :func:`name_form`). A word the dictionary does not know names someone, as a rare name is
     the likelier reading."""
-    if value in FORM_PLACEHOLDERS or _UNIT.fullmatch(value) is not None:
+    if value in FORM_PLACEHOLDERS or any(p.fullmatch(value) for p in (_UNIT, _HEAD)):
         return True
     note = _NOTE.fullmatch(value)
     if note is not None:

@@ -210,7 +210,7 @@ def prepare_plan(request: PlanOrder, settings: Settings, files: TaskFiles) -> Ru
     as paths, lead only where the task may read and write), with the :class:`PlanEnv` its run
     will run with. A request of a saved ``version`` (a schedule's or a trigger's) calls saved
     subflow versions, each resolved here once (``plan._graph.saved``: the run calls those), and
-        one with none to run is refused here, naming it. What it resolved is kept in the task's
+    one with none to run is refused here, naming it. What it resolved is kept in the task's
     folder (``plan._graph.saved.SAVED_FILE``): a retry runs those versions, not newer ones."""
     from keiri_agent.plan import PlanEnv, load_source
     from keiri_agent.versions import check_run
