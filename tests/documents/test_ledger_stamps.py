@@ -85,3 +85,12 @@ def test_every_drawn_stamp_is_read_right_or_listed_with_why(kind: str) -> None:
     found = _files(kind)
     bad = {at: dict(c) for at, c in found.items() if set(c) - {"right", "refused"}}
     assert bad == {}, list(bad.items())[:5]
+
+
+@pytest.mark.parametrize("header", ["日当", "出張日当", "日給", "営業日数", "延滞日数"])
+def test_money_by_the_day_and_counts_of_days_are_not_serial_dates(header: str) -> None:
+    """日 in 日当 (a daily allowance) or 営業日数 does not name a date: 25,000 yen a day is not
+    the serial number of 1968-06-11."""
+    result = read_table(f"氏名,{header}\r\na,25000\r\nb,30000.5\r\n".encode(), name="a.csv")
+    assert result.df[header].tolist() == [25000, 30000.5]
+    assert result.info.converted[header] == "number"

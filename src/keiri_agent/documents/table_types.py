@@ -167,8 +167,10 @@ _SAVED_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 # How many values are read one by one before a whole column is decided (large columns).
 _PROBE_VALUES = 200
 
+# (日当・日給・手当・給与: money by the day or the month, though 日 stands in some.)
 _AMOUNT_HEADER = re.compile(
     r"金額|額|円|売上|仕入|費|税|単価|価格|代金|残高|入金|出金|支払|請求|借方|貸方|数量|合計|"
+    r"日当|日給|手当|給与|"
     r"amount|price|total|balance",
     re.IGNORECASE,
 )
@@ -268,7 +270,8 @@ def is_amount_header(name: str) -> bool:
 
 
 def is_date_header(name: str) -> bool:
-    return bool(_DATE_HEADER.search(name))
+    """A header naming a date (日付, 計上日, 年月, Date), not a count of days (営業日数)."""
+    return bool(_DATE_HEADER.search(name)) and not _COUNT_HEADER.search(name)
 
 
 def _name_end(name: str) -> str:
