@@ -168,7 +168,7 @@ class Ledger:
             cells = [r.cells[j] for r, _p in data]
             broken = column.kind == "number" and any(c.bad for c in cells)
             if column.kind is not None and not broken:
-                converted[column.name] = column.kind
+                converted[column.name] = _kind_read(column.kind, cells)
             for k, cell in enumerate(cells):
                 if column.kind is None or broken:
                     value = cell.written(fmt)
@@ -214,6 +214,14 @@ class Written:
     data: bytes
     positions: list[int]  # file line (CSV) or sheet row (xlsx) of each of ``Ledger.rows``
     footer_positions: list[int] = field(default_factory=list)  # of each ``Ledger.footer`` line
+
+
+def _kind_read(kind: str, cells: list[Cell]) -> str:
+    """The kind a reader gives a column of ``kind``: a column of datetimes whose every time is
+    midnight (``2000/01/01 0:00:00``, as Excel saves a date) is a column of dates."""
+    values = [c.value for c in cells if c.value is not None and not c.bad]
+    midnights = all(not isinstance(v, dt.datetime) or v.time() == dt.time(0) for v in values)
+    return "date" if kind == "datetime" and midnights else kind
 
 
 @dataclass(frozen=True)

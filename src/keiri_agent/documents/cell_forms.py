@@ -61,7 +61,9 @@ Dates (the result is a ``datetime.date``, or a ``datetime`` when a time is writt
   are not: not read); an ordinal after the day (``3rd Feb 2026``, ``3rd of February 2026``)
   and a weekday before the date, as mail headers (RFC 2822) and English systems write it
   (``Tue, 3 Feb 2026``, ``Tuesday, February 3, 2026``, ``Tue Feb 3 2026``,
-  ``Tue, 03 Feb 2026 10:15:00 +0900``), a weekday that is not the date's not read;
+  ``Tue, 03 Feb 2026 10:15:00 +0900``), a weekday that is not the date's not read; the time
+  between the day and the year as ``date(1)`` and ``ctime`` print it
+  (``Tue Feb 3 10:15:00 JST 2026``);
 * Japanese eras: ``令和8年2月3日``, ``R8.2.3``, ``R8/2/3``, ``R.08/02/03`` (弥生's exports),
   ``平成31年4月30日``, ``H31.4.30``, ``令和元年5月1日``, ``令8.2.3``; 令和 (R, 令), 平成 (H, 平),
   昭和 (S, 昭), 大正 (T, 大); an era year is 元 or 1-99 (``令和0年`` is not a year). A date
@@ -324,15 +326,20 @@ _EN_WEEKDAY = (
 _ORDINAL = r"(?i:st|nd|rd|th)?"
 # Day, month, year (the separators alike; ``3rd Feb 2026``, ``3rd of February 2026``); month,
 # day, year; year, month, day; each maybe after a weekday.
-_NAMED_MONTH_DATES = tuple(
-    re.compile(_EN_WEEKDAY + form + _TIME)
-    for form in (
-        rf"(?P<d>[0-9]{{1,2}})(?P<s>[-/ ]){_MON}(?P=s)(?P<y>[0-9]{{4}})",
-        rf"(?P<d>[0-9]{{1,2}}){_ORDINAL}\s+(?i:of\s+)?{_MON},?\s+(?P<y>[0-9]{{4}})",
-        rf"{_MON}\s+(?P<d>[0-9]{{1,2}}){_ORDINAL}\s*,?\s+(?P<y>[0-9]{{4}})",
-        rf"{_MON}-(?P<d>[0-9]{{1,2}})-(?P<y>[0-9]{{4}})",
-        rf"(?P<y>[0-9]{{4}})(?P<s>[-/ ]){_MON}(?P=s)(?P<d>[0-9]{{1,2}})",
-    )
+_NAMED_MONTH_DATES = (
+    *(
+        re.compile(_EN_WEEKDAY + form + _TIME)
+        for form in (
+            rf"(?P<d>[0-9]{{1,2}})(?P<s>[-/ ]){_MON}(?P=s)(?P<y>[0-9]{{4}})",
+            rf"(?P<d>[0-9]{{1,2}}){_ORDINAL}\s+(?i:of\s+)?{_MON},?\s+(?P<y>[0-9]{{4}})",
+            rf"{_MON}\s+(?P<d>[0-9]{{1,2}}){_ORDINAL}\s*,?\s+(?P<y>[0-9]{{4}})",
+            rf"{_MON}-(?P<d>[0-9]{{1,2}})-(?P<y>[0-9]{{4}})",
+            rf"(?P<y>[0-9]{{4}})(?P<s>[-/ ]){_MON}(?P=s)(?P<d>[0-9]{{1,2}})",
+        )
+    ),
+    # The time (and zone) between the day and the year, as ``date(1)`` and C's ``ctime`` print
+    # it (``Tue Feb 3 10:15:00 JST 2026``, ``Tue Feb  3 10:15:00 2026``).
+    re.compile(_EN_WEEKDAY + rf"{_MON}\s+(?P<d>[0-9]{{1,2}})" + _TIME + r"\s+(?P<y>[0-9]{4})"),
 )
 # The same with a two-digit year (``03-FEB-26``, as Oracle prints dates): which century is not
 # written.

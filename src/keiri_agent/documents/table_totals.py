@@ -27,7 +27,8 @@ next month with 前月繰越 in the 収入 (借方) column; a printed book carri
 from page to page (次頁へ繰越 / 前頁より繰越). Such a row moves no money: summed with the
 rows it would count the balance as an income or a payment. A row is set aside with the
 totals when one of its first two non-blank cells is a carry label (``is_carry_label``: 前月繰越,
-次期繰越, 前頁より繰越, 繰越…) and it writes a nonzero amount in a column that is not a
+次期繰越, 前頁より繰越, 前年度繰越金, 前期からの繰越, 繰越…, with the marks and notes a total's
+label may have around it: ``*** 前月繰越 ***``, ``前月繰越（2月分）``) and it writes a nonzero amount in a column that is not a
 balance (残高, 残額), a date or an identifier. A carry row with its balance alone (an export's
 前月繰越 under 残高) changes no sum and stays a row of the data, as written.
 
@@ -135,9 +136,11 @@ _DECORATION = re.compile(
 # write before its label (``001 | 営業部 | 小計``).
 _MAX_KEYS = 4
 # A carried balance's label: 繰越 (繰り越し), after the period it comes from or goes to (前月,
-# 次期, 前頁より, 次ページへ), maybe before 高/額 (繰越高, 前期繰越額). 繰越利益剰余金 is an account.
+# 次期, 前頁より, 前期からの, 次ページへ), maybe before 高/額/金 (繰越高, 前期繰越額, 前年度繰越金,
+# as 出納帳 and 収支報告書 write it). 繰越利益剰余金 is an account.
 _CARRY = re.compile(
-    r"(?:[前次](?:月|期|年度?|週|日|頁|ページ)?(?:から|より|へ)?)?繰り?越し?(?:高|額|金額|残高)?"
+    r"(?:[前次](?:月|期|年度?|週|日|頁|ページ)?(?:から|より|へ)?の?)?繰り?越し?"
+    r"(?:高|額|金額?|残高)?"
 )
 # Headers of the columns a carry row may fill without moving money: the balance it carries.
 _BALANCE_WORDS = ("残高", "残額")
@@ -169,7 +172,7 @@ def is_carry_label(value: object) -> bool:
     """Whether a cell names a carried balance (前月繰越, 次期繰越, 前頁より繰越...)."""
     if not isinstance(value, str) or "越" not in value:
         return False
-    text = unicodedata.normalize("NFKC", value).strip()
+    text = _label_core(value)  # as a total's: ``*** 前月繰越 ***``, ``前月繰越（2月分）``
     return len(text) <= 30 and bool(_CARRY.fullmatch(_STRIP.sub("", text)))
 
 

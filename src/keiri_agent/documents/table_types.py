@@ -12,8 +12,10 @@
 * **dates** (tried first when the header names a date, or ends in one: 支払日, 売上日): every
   non-blank cell reads as a date (``2026/2/3``, ``令和8年2月3日``,
   ``20260203`` where the header names a date, Excel serial numbers where the header names a
-  date...) becomes one datetime column; with a time anywhere, datetimes (a workbook's date
-  cell holds a datetime at midnight: it is a date). A column that is
+  date, with their time as a fraction: ``46056.42708``...) becomes one datetime column; with a
+  time other than midnight anywhere, datetimes (``_date_kind``: every time at midnight, as
+  Excel saves a date ``2026/02/03 0:00`` and as a workbook's date cell holds it, is a date
+  column, in a CSV as in a workbook). A column that is
   mostly dates (same rule as amounts, with date headers: 日付, 年月日, 計上日...) is converted
   too, its unreadable cells become blank and are listed (position and value).
 * **percentages**: every non-blank cell a percentage (``10%``, ``８％``) → the fractions (0.1),
@@ -159,11 +161,16 @@ NAMED_SHARE = 0.5
 # Excel serial day numbers read as dates in a date-named column: 1954-10-01 .. 2119-01-08.
 EXCEL_SERIAL_RANGE = (20_000, 80_000)
 _EXCEL_EPOCH = dt.date(1899, 12, 30)
+# A number a CSV saved from Excel writes in a date column: a serial number (46056, with its
+# time 46056.42708) or eight digits (20260203).
+_SAVED_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 # How many values are read one by one before a whole column is decided (large columns).
 _PROBE_VALUES = 200
 
+# (日当・日給・手当・給与: money by the day or the month, though 日 stands in some.)
 _AMOUNT_HEADER = re.compile(
     r"金額|額|円|売上|仕入|費|税|単価|価格|代金|残高|入金|出金|支払|請求|借方|貸方|数量|合計|"
+    r"日当|日給|手当|給与|"
     r"amount|price|total|balance",
     re.IGNORECASE,
 )
@@ -214,6 +221,9 @@ _VALUE_SHAPES = {
     "date": re.compile(
         r"[0-9]{1,4}\s*[-/.]\s*(?:[0-9]{1,2}|[A-Za-z]{3,9}\.?)\s*[-/.,]\s*[0-9]{1,4}(?:\s.*)?"
         r"|[A-Za-z]{3,9}\.?[- ]\s*[0-9]{1,2},?\s*[-/ ]?\s*[0-9]{2,4}(?:\s.*)?"
+        # A weekday and a month's name first, a year after the time (``Tue Feb 3 10:15:00 CET
+        # 2026``, JavaScript's ``Tue Feb 03 2026 10:15:00 GMT+0900 (日本標準時)``).
+        r"|[A-Za-z]{3,9},?\s+[A-Za-z]{3,9}\.?\s+[0-9]{1,2}\s.*[0-9]{4}.*"
     ),
 }
 # Digits more than a number keeps (a 照会番号): a code (``is_code``), never read as a number.
@@ -260,7 +270,8 @@ def is_amount_header(name: str) -> bool:
 
 
 def is_date_header(name: str) -> bool:
-    return bool(_DATE_HEADER.search(name))
+    """A header naming a date (日付, 計上日, 年月, Date), not a count of days (営業日数)."""
+    return bool(_DATE_HEADER.search(name)) and not _COUNT_HEADER.search(name)
 
 
 def _name_end(name: str) -> str:
@@ -615,9 +626,15 @@ def _date_value(
     """A cell's date (``order``: the column's order of a date with its year last)."""
     if isinstance(value, str):  # first: every cell of a CSV
         text = value.strip()
-        if not (named and text.isdigit() and text.isascii()):
+        if not (named and _SAVED_NUMBER.fullmatch(text)):
             return _text_date(text, named, order)
-        value = int(text)  # a serial number or 20260203 saved as text (a CSV from Excel)
+        # A serial number (with its time: 46056.42708) or 20260203 saved as text (a CSV from
+        # Excel), or a month (2026.2) or a date (2026.2.3) written with points.
+        number = float(text) if "." in text else int(text)
+        low, high = EXCEL_SERIAL_RANGE
+        if "." in text and not low <= number <= high:
+            return _text_date(text, named, order)
+        value = number
     if isinstance(value, pd.Timestamp):
         value = None if pd.isna(value) else value.to_pydatetime()
     if isinstance(value, dt.datetime):
@@ -628,12 +645,23 @@ def _date_value(
         return value
     if isinstance(value, int | float) and not isinstance(value, bool):
         low, high = EXCEL_SERIAL_RANGE
-        if named and float(value).is_integer() and low <= value <= high:
-            return _EXCEL_EPOCH + dt.timedelta(days=int(value))
+        if named and low <= value <= high:
+            return _serial_day(float(value))
         if named and 19000101 <= value <= 20991231 and float(value).is_integer():
             return read_date(str(int(value)))
         return None
     return _text_date(str(value).strip(), named, order)
+
+
+def _serial_day(serial: float) -> dt.date | dt.datetime:
+    """The day (and time, to the second: Excel's General format writes ten significant
+    digits, 46056.42708) of an Excel serial number; a date where the time is midnight."""
+    seconds = round(serial * 86_400)
+    days, rest = divmod(seconds, 86_400)
+    day = _EXCEL_EPOCH + dt.timedelta(days=days)
+    if not rest:
+        return day
+    return dt.datetime.combine(day, dt.time()) + dt.timedelta(seconds=rest)
 
 
 def _text_date(
@@ -775,7 +803,7 @@ def _type_dates(
             each = pd.to_datetime(pd.Series(naive, dtype="object")).to_numpy()
             days.loc[cells.index] = each[codes]
         column = days.reindex(series.index)
-        kind = "datetime" if stamps else "date"
+        kind = _date_kind(column)
     rows = rows_of(series)
     bad = [
         Unreadable(rows[i], cell_text(values.at[i]), _date_reason(values.at[i], order_problem))
@@ -972,14 +1000,22 @@ def _in_period(
 ) -> ColumnTyping:
     """The date column of ``read`` (every cell a day), with the note of the year taken."""
     days = pd.to_datetime(pd.Series([_naive(d, zone) for d in read], index=read.index))
-    timed = any(isinstance(d, dt.datetime) for d in read)
     yearless = values.map(lambda v: is_month_day(str(v))).to_numpy()
     first = int(yearless.argmax())
     note = (
         f"年のない日付 {int(yearless.sum()):,} 個を表題の期間（{period.said()}）の日として"
         f"読みました（{cell_text(values.iloc[first])} → {read.iloc[first]:%Y-%m-%d}）"
     )
-    return ColumnTyping(days.reindex(series.index), "datetime" if timed else "date", notes=[note])
+    column = days.reindex(series.index)
+    return ColumnTyping(column, _date_kind(column), notes=[note])
+
+
+def _date_kind(column: pd.Series) -> str:
+    """``"date"`` for a column of days (every time read is midnight: ``2026/02/03 0:00`` as
+    Excel saves a date, a workbook's date cells), else ``"datetime"``: decided by the values
+    read (local wall-clock times), the same for a CSV's text and a workbook's cells."""
+    days = column.dropna()
+    return "datetime" if bool((days != days.dt.normalize()).any()) else "date"
 
 
 def _naive(value: dt.date | dt.datetime | None, zone: tzinfo) -> Any:
@@ -1045,9 +1081,9 @@ def type_column(
     if isinstance(series.dtype, pd.DatetimeTZDtype):
         stamps = series.dropna().dt.to_pydatetime().tolist()
         local = series.dt.tz_convert(zone).dt.tz_localize(None)
-        return ColumnTyping(local, "datetime", notes=_offset_note(stamps, zone))
+        return ColumnTyping(local, _date_kind(local), notes=_offset_note(stamps, zone))
     if pd.api.types.is_datetime64_any_dtype(series):
-        return ColumnTyping(series, "datetime")
+        return ColumnTyping(series, _date_kind(series))
     date_named = is_date_header(name)
     header_named = is_amount_header(name)
     # A unit in a title row speaks for the amount columns, not for the dates beside them.
