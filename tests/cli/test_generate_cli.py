@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -285,7 +286,14 @@ def test_the_blocks_left_out_are_printed_with_the_reason(
     count = int(text.split("候補ブロック（")[1].split(" 件")[0])
     assert count <= 12
     assert f"除外 {len(default_registry().list()) - count} 件（" in text
-    assert "  - report.chart: " in text or "ほか" in text
+    chart = default_registry().get("report.chart")
+    assert f"  - 「{chart.label}」（report.chart）: " in text or "ほか" in text
+    # each candidate by the label people read, its id after it
+    listed = text.split("候補ブロック（")[1].split("除外 ")[0].split(": ", 1)[1].split(", ")
+    assert len(listed) == count
+    assert [
+        i for i in listed if not re.fullmatch(r"「[^」]+」（[a-z0-9_.]+(?:@[0-9.]+)?）", i)
+    ] == []
 
 
 def test_a_generated_plan_is_kept_as_a_version_with_its_author_and_hash(

@@ -38,6 +38,7 @@ from keiri_agent.cli.plan import plan_app
 from keiri_agent.errors import UserFile, input_error
 
 if TYPE_CHECKING:
+    from keiri_agent.blocks.registry import BlockRegistry
     from keiri_agent.versions import Version
 
 __all__ = ["generate"]
@@ -299,6 +300,7 @@ def generate(
         when = saved_at(saved) if saved is not None and out is None else None
         _print_human(
             result,
+            chat.registry,
             saved,
             version,
             shown_time(when, settings.keiri_timezone, seconds=False) if when else None,
@@ -313,21 +315,26 @@ def _version_message(instruction: str) -> str:
 
 
 def _print_human(
-    result: Any, saved: Path | None, version: Version | None, saved_when: str | None
+    result: Any,
+    registry: BlockRegistry,
+    saved: Path | None,
+    version: Version | None,
+    saved_when: str | None,
 ) -> None:
     from keiri_agent.design.candidates import summarize_cut
+    from keiri_agent.plan import block_said
     from keiri_agent.versions import STATUS_LABELS
 
     metrics = result.metrics
+    said = ", ".join(block_said(b, registry) for b in result.candidates) or "（なし）"
     console.print(
-        f"候補ブロック（{len(result.candidates)} 件）: {', '.join(result.candidates) or '（なし）'}",
-        highlight=False,
-        markup=False,
+        f"候補ブロック（{len(result.candidates)} 件）: {said}", highlight=False, markup=False
     )
     if result.cut:
         console.print(summarize_cut(result.cut), highlight=False, markup=False)
         for block in result.cut[:MAX_CUT_SHOWN]:
-            console.print(f"  - {block.id}: {block.detail}", highlight=False, markup=False)
+            line = f"  - {block_said(block.id, registry)}: {block.detail}"
+            console.print(line, highlight=False, markup=False)
         if len(result.cut) > MAX_CUT_SHOWN:
             console.print(
                 f"  ほか {len(result.cut) - MAX_CUT_SHOWN} 件（--json で全件）",

@@ -60,7 +60,7 @@ if TYPE_CHECKING:
     from keiri_agent.plan._graph.compiled import AnyNode, GraphShape, graph_shape, references_in
     from keiri_agent.plan._graph.env import PlanEnv, load_config
     from keiri_agent.plan._graph.inputs import input_requests
-    from keiri_agent.plan._graph.names import PlanNames, plan_names
+    from keiri_agent.plan._graph.names import PlanNames, block_said, plan_names
     from keiri_agent.plan._graph.path_inputs import VarPath, var_paths
     from keiri_agent.plan._graph.saved import kept_versions
     from keiri_agent.plan._graph.scope import block_outputs
@@ -122,6 +122,7 @@ _LOCATIONS: dict[str, str] = {
     "Plan": "_dsl.models",
     "PLAN_ID_RE": "_dsl.models",
     "plan_names": "_graph.names",
+    "block_said": "_graph.names",
     "PLAN_SUFFIXES": "_dsl.loader",
     "PlanDiff": "_dsl.diff",
     "PlanIssue": "_dsl.issues",
@@ -184,6 +185,7 @@ __all__ = [
     "answer_paths",
     "bare_reference",
     "block_outputs",
+    "block_said",
     "cancelled_error",
     "compile_when",
     "describe_event",

@@ -46,7 +46,15 @@ from keiri_agent.plan._dsl.models import BlockNode, LoopNode, Node, Plan, Subflo
 from keiri_agent.plan._dsl.refs import single_reference
 from keiri_agent.plan._graph.compiled import compile_graph
 
-__all__ = ["MAX_NODE_NAME_CHARS", "NAME_KEYS", "PlanNames", "PlanWords", "plan_names", "plan_words"]
+__all__ = [
+    "MAX_NODE_NAME_CHARS",
+    "NAME_KEYS",
+    "PlanNames",
+    "PlanWords",
+    "block_said",
+    "plan_names",
+    "plan_words",
+]
 
 NAME_KEYS: Final = ("name", "sheet")
 MAX_NODE_NAME_CHARS: Final = 30  # a longer description is a sentence, not a name
@@ -261,11 +269,8 @@ class PlanWords:
         return f"「{name}」（{node_id}）" if name != node_id else f"'{node_id}'"
 
     def block(self, block_id: str) -> str:
-        """``「label」（block id）``; ``ブロック id`` for a block without a label."""
-        spec = self.registry.find(block_id.split("@", 1)[0])
-        if spec is not None and spec.label:
-            return f"「{spec.label}」（{block_id}）"
-        return f"ブロック {block_id}"
+        """:func:`block_said` in this plan's registry."""
+        return block_said(block_id, self.registry)
 
     def port(self, block_id: str | None, port: str, called: str | None = None) -> str:
         """Port ``port`` of block ``block_id``: ``「label」（port）``, else ``'port'``;
@@ -310,6 +315,14 @@ class PlanWords:
         label = spec.port_label(port) if spec is not None and port in spec.outputs else first
         output = f"「{label}」" if label != first else f"'{first}'"
         return f"「{self.names.node(ref.root)}」の{output}（{text}）"
+
+
+def block_said(block_id: str, registry: BlockRegistry) -> str:
+    """``「label」（block id）``; ``ブロック id`` for a block without a label."""
+    spec = registry.find(block_id.split("@", 1)[0])
+    if spec is not None and spec.label:
+        return f"「{spec.label}」（{block_id}）"
+    return f"ブロック {block_id}"
 
 
 def _tail(node_id: str) -> str:
