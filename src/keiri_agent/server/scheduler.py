@@ -85,12 +85,6 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def _ran(task: Task) -> dict[str, str] | None:
-    """The versions a started fire's task runs, as its door resolved them (the fire row keeps
-    them: the schedule's history says what each fire ran without opening the run)."""
-    return kept_versions(task.directory)
-
-
 def _failure(exc: BlockError | ApiError) -> str:
     return exc.message
 
@@ -204,7 +198,9 @@ class Scheduler:
             self.store.settle(schedule.id, fire, "failed", error=_failure(exc))
             self.notifier.refused(label, schedule.plan_id, _failure(exc))
             return None
-        self.store.settle(schedule.id, fire, "started", task_id=task.id, versions=_ran(task))
+        self.store.settle(
+            schedule.id, fire, "started", task_id=task.id, versions=kept_versions(task.directory)
+        )
         return task.id
 
     def _settle_unsettled(self, now: datetime) -> None:
@@ -232,7 +228,7 @@ class Scheduler:
                 (t for t in recent if str(t.request.get("request", "")).startswith(label)), None
             )
             if task is not None:
-                ran = _ran(task)
+                ran = kept_versions(task.directory)  # what its door resolved
                 self.store.settle(
                     schedule.id, fire.fire_time, "started", task_id=task.id, versions=ran
                 )

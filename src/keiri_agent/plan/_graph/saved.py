@@ -42,7 +42,7 @@ import json
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from keiri_agent.errors import BlockError
 from keiri_agent.plan._dsl.loader import PlanSource, load_source, resolve_plan_file
@@ -69,12 +69,20 @@ SAVED_FILE = "#saved_versions.json"  # what a door resolved (a task's folder, a 
 def kept_versions(folder: Path) -> dict[str, str] | None:
     """Plan id -> version hash of what a door resolved and kept in ``folder``, the plan first
     (what a schedule's fire row records of its run); None when nothing is kept there."""
-    path = folder / SAVED_FILE
-    if not path.is_file():
+    data = _kept(folder)
+    if data is None:
         return None
-    data = json.loads(path.read_text(encoding="utf-8"))
     plan_id, vid = data["plan"]
     return {plan_id: vid, **{p: v for p, v in data["calls"].values()}}
+
+
+def _kept(folder: Path | None) -> dict[str, Any] | None:
+    """What :meth:`SavedSubflows.write` left in ``folder`` (None: nothing there)."""
+    path = folder / SAVED_FILE if folder is not None else None
+    if path is None or not path.is_file():
+        return None
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
 
 
 def call_plan_id(call: str, designs_dir: Path) -> str:
@@ -115,10 +123,9 @@ class SavedSubflows:
         """What a door resolved, as :meth:`write` left it in ``folder`` (None: nothing there,
         a run of a file), the versions' standing looked at now: a version the door held to
         approval whose approval was withdrawn since is refused (``unapproved_error``)."""
-        path = folder / SAVED_FILE if folder is not None else None
-        if path is None or not path.is_file():
+        data = _kept(folder)
+        if data is None:
             return None
-        data = json.loads(path.read_text(encoding="utf-8"))
         approved_only = bool(data["approved_only"]) or approval_required(settings)
         store = VersionStore.of(settings)
 
