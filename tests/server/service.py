@@ -6,9 +6,11 @@ way a process manager sends them), with its logs in files the tests read line by
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psutil
 
 from tests.server.conftest import Message, read_messages
 from tests.support.processes import free_port, stop_process_group
@@ -25,6 +28,7 @@ from tests.support.processes import free_port, stop_process_group
 START_TIMEOUT_S = 120.0
 TASK_TIMEOUT_S = 180.0
 EXIT_TIMEOUT_S = 120.0
+PORT_ATTEMPTS = 5
 
 
 @dataclass
@@ -47,7 +51,20 @@ class ServerProcess:
         return self.root / f"server-{self.starts}.log"
 
     def start(self) -> ServerProcess:
+        """Start the server (again, after a stop) and wait until it answers on a port it listens
+        on itself. Another process may take the port between two starts, or between
+        ``free_port`` and the bind: the server then starts on another free port (``url`` says
+        which), and an answer from the other process is never taken for this server's."""
         self.starts += 1
+        for _ in range(PORT_ATTEMPTS):
+            if self._launch():
+                return self
+            self.port = free_port()
+        raise AssertionError(f"serve: every port tried was taken\n{self._log()}")
+
+    def _launch(self) -> bool:
+        """True once the server listens on ``port`` and answers; False if it ended because
+        another process holds the port."""
         command = [
             sys.executable,
             "-c",
@@ -69,14 +86,20 @@ class ServerProcess:
         deadline = time.monotonic() + START_TIMEOUT_S
         with self.client() as client:
             while True:
-                assert self.proc.poll() is None, self.log_path.read_text(encoding="utf-8")
-                try:
-                    if client.get("/healthz").status_code == 200:
-                        return self
-                except httpx.TransportError:
-                    pass
+                if self.proc.poll() is not None:
+                    assert port_taken(self.port), self._log()
+                    return False
+                if listens_on(self.proc.pid, self.port):
+                    try:
+                        if client.get("/healthz").status_code == 200:
+                            return True
+                    except httpx.TransportError:
+                        pass
                 assert time.monotonic() < deadline, "serve did not start"
                 time.sleep(0.1)
+
+    def _log(self) -> str:
+        return self.log_path.read_text(encoding="utf-8")
 
     def client(self, **kwargs: Any) -> httpx.Client:
         kwargs.setdefault("timeout", 60.0)
@@ -109,6 +132,28 @@ class ServerProcess:
                     return task
                 assert time.monotonic() < deadline, f"task stayed {task.get('status')}"
                 time.sleep(0.1)
+
+
+def listens_on(pid: int, port: int) -> bool:
+    """Whether process ``pid`` listens on ``port`` (its own socket, not another process's)."""
+    try:
+        sockets = psutil.Process(pid).net_connections(kind="tcp")
+    except psutil.NoSuchProcess:
+        return False
+    return any(s.status == psutil.CONN_LISTEN and s.laddr.port == port for s in sockets)
+
+
+def port_taken(port: int) -> bool:
+    """Whether another process listens on ``port`` (bound as the server binds: SO_REUSEADDR)."""
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return True
+            raise
+    return False
 
 
 def sse_messages(
