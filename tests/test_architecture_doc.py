@@ -154,3 +154,31 @@ def test_the_layer_order_is_one_order_in_the_docstring_the_map_and_the_contract(
     ]
     assert in_doc == in_contract
     assert in_map == in_contract
+
+
+def _top_level() -> set[str]:
+    """The modules and packages right under src/keiri_agent (``__init__`` aside)."""
+    return {p.stem for p in SRC.iterdir() if p.suffix == ".py" or (p / "__init__.py").exists()} - {
+        "__init__"
+    }
+
+
+def test_the_code_map_has_a_row_for_every_module_and_package_of_the_package() -> None:
+    rows = set(re.findall(r"^\| `([\w.]+?)(?:\.py|/)` \|", ARCHITECTURE.read_text("utf-8"), re.M))
+    assert sorted(_top_level() - rows) == []
+
+
+def test_every_module_and_package_of_the_package_has_its_layer() -> None:
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contract = next(
+        c
+        for c in pyproject["tool"]["importlinter"]["contracts"]
+        if c["type"] == "layers" and "containers" not in c
+    )
+    placed = {
+        name.strip().removeprefix("keiri_agent.")
+        for layer in contract["layers"]
+        for name in re.split("[|:]", layer)
+    }
+    # __main__ (`python -m keiri_agent`) is the entry point: nothing imports it.
+    assert sorted(_top_level() - placed - {"__main__"}) == []

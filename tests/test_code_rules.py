@@ -7,10 +7,12 @@ import typing
 from pathlib import Path
 
 import keiri_agent
+from keiri_agent.control.export import AuditRow
 from keiri_agent.events import PlanComplete, RunStatus
 from keiri_agent.plan import RunResult
 from keiri_agent.plan._run.engine import FrameResult
 from keiri_agent.plan._run.runstate import RUN_STATUSES, RunRecord, RunSummary
+from keiri_agent.ui.run.shown_run import ShownRun
 
 SRC = Path(keiri_agent.__file__).parent
 
@@ -40,8 +42,11 @@ def test_a_runs_status_is_typed_as_run_status_everywhere() -> None:
     for holder in (RunResult, FrameResult, PlanComplete):
         assert typing.get_type_hints(holder)["status"] == RunStatus, holder
     assert typing.get_type_hints(RunRecord.status.fget)["return"] == RunStatus | None
-    summary = typing.get_type_hints(RunSummary)["status"]
-    assert set(typing.get_args(summary)) == {RunStatus, typing.Literal["incomplete"]}
+    for listed in (RunSummary, AuditRow):  # a run read back from its log
+        status = typing.get_type_hints(listed)["status"]
+        assert set(typing.get_args(status)) == {RunStatus, typing.Literal["incomplete"]}, listed
+    shown = typing.get_type_hints(ShownRun)["status"]
+    assert RunStatus in typing.get_args(shown)
     assert (*typing.get_args(RunStatus), "incomplete") == RUN_STATUSES
 
 
@@ -92,15 +97,74 @@ def test_a_long_module_says_in_architecture_md_why_it_stays_one() -> None:
     assert [module for module in long if f"`{module}`" not in rule] == []
 
 
+def _private_names_taken(path: Path, module: str) -> list[str]:
+    """The private names (``_name``) that ``module`` (the file ``path``) takes from another module
+    of the package: ``from keiri_agent.x import _name`` (or relative, ``from .x import _name``)
+    and ``x._name`` on a module it imported (``import keiri_agent.x as x``, ``from keiri_agent
+    import x``)."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    modules: dict[str, str] = {}  # local name -> the module of the package it stands for
+    found = []
+
+    def private(name: str) -> bool:
+        return name.startswith("_") and not name.startswith("__")
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, *([node.module] if node.module else [])])
+            if not base.startswith("keiri_agent"):
+                continue
+            for alias in node.names:
+                if _is_module(f"{base}.{alias.name}"):
+                    modules[alias.asname or alias.name] = f"{base}.{alias.name}"
+                elif private(alias.name):
+                    found.append(f"{base}.{alias.name}")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("keiri_agent") and alias.asname:
+                    modules[alias.asname] = alias.name
+    for node in ast.walk(tree):
+        taken = isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+        if taken and private(node.attr) and node.value.id in modules:
+            found.append(f"{modules[node.value.id]}.{node.attr}")
+    return found
+
+
+def _is_module(name: str) -> bool:
+    """Whether ``keiri_agent.a.b`` is a module or package of src/ (not a name inside one)."""
+    path = SRC.parent.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
 def test_no_module_imports_a_private_name_of_another() -> None:
     found = []
     for path in sorted(SRC.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("keiri_agent"):
-                names = [a.name for a in node.names]
-                private = [n for n in names if n.startswith("_") and not n.startswith("__")]
-                found += [f"{path.relative_to(SRC)}: {node.module}.{n}" for n in private]
+        parts = path.relative_to(SRC.parent).with_suffix("").parts
+        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found += [f"{module}: {name}" for name in _private_names_taken(path, module)]
     assert found == []
+
+
+def test_the_private_name_finder_sees_every_way_of_taking_one(tmp_path: Path) -> None:
+    planted = tmp_path / "planted.py"
+    planted.write_text(
+        "from keiri_agent.plan._run.engine import _private\n"
+        "from ._dsl.expr import _relative\n"
+        "from keiri_agent.plan._dsl import expr\n"
+        "import keiri_agent.plan._run.runner as runner\n"
+        "expr._attribute, runner._aliased, expr.public\n",
+        encoding="utf-8",
+    )
+    assert _private_names_taken(planted, "keiri_agent.plan.planted") == [
+        "keiri_agent.plan._run.engine._private",
+        "keiri_agent.plan._dsl.expr._relative",
+        "keiri_agent.plan._dsl.expr._attribute",
+        "keiri_agent.plan._run.runner._aliased",
+    ]
 
 
 def _unused_private_names() -> list[str]:

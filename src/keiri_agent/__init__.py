@@ -1,11 +1,12 @@
 """keiri-agent: an LLM workbench for Japanese back-office work (経理).
 
 Layers, from the bottom up (a module imports only from its own layer or below): yaml_words /
-byte_place, errors, config, localtime / sudachi / rlimits / threads / stop_flag / bank_words,
-sandbox, privacy, documents / events / workspace / file_access / users, versions, llm, retrieval, agents, blocks, plan, examples, schedule, design /
-server / doctor / control, then cli and ui side by side. ARCHITECTURE.md is the map; the layers are a checked
-contract (``[tool.importlinter]`` in pyproject.toml; ``tests/test_architecture_doc.py`` keeps this
-list, ARCHITECTURE.md's and the contract's the same).
+byte_place / _lazy, errors, config, localtime / sudachi / rlimits / threads / stop_flag /
+bank_words / shell_words, sandbox, privacy, documents / events / workspace / file_access /
+users, versions, llm, retrieval, agents, blocks, plan, examples, schedule, design / server /
+doctor / control, then cli and ui side by side. ARCHITECTURE.md is the map; the layers are a
+checked contract (``[tool.importlinter]`` in pyproject.toml; ``tests/test_architecture_doc.py``
+keeps this list, ARCHITECTURE.md's and the contract's the same).
 """
 
 from __future__ import annotations

@@ -22,10 +22,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 from keiri_agent.control.verify import CHECK_LABELS, plan_run_logs, scan_log
+from keiri_agent.events import RunStatus
 from keiri_agent.localtime import shown_time, utc_text
 from keiri_agent.versions import VersionStore
 
@@ -66,7 +67,7 @@ class AuditRow:
     self_approved: bool | None
     started_by: str | None
     finished_at: datetime | None
-    status: str  # a plan_complete status, or "incomplete"
+    status: RunStatus | Literal["incomplete"]  # incomplete: the log ends without plan_complete
     log_check: str  # control.verify's status
     log_digest: str | None  # the log's last hash-chain value (None: a log without the chain)
     log: str
