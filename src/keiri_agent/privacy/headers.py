@@ -25,6 +25,7 @@ from keiri_agent.privacy.kinds import PersonalKind, Span
 from keiri_agent.privacy.page_lists import page_lists
 from keiri_agent.privacy.patterns import ID_CARD_WORDS, NUMBER_KIND_WORDS
 from keiri_agent.privacy.places import is_place, speaks_of_places
+from keiri_agent.sudachi import thread_tokenizer
 
 __all__ = [
     "BANK_COMPANY",
@@ -395,12 +396,42 @@ def labelled_spans(text: str) -> Iterator[Span]:
         kind, stripped = fitting
         offset = value.find(stripped)
         yield Span(start + offset, start + offset + len(stripped), kind)
+        if kind is PersonalKind.PERSON and value == match.group("value"):
+            yield from _listed_people(text, match.end("value"))
     for match in _HOLDER.finditer(text):
         if looks_like_company(match.group("value")):  # ｶ)ｱｵﾊﾞｼﾖｳｼﾞ, ﾀﾅｶｺｳｷﾞﾖｳ(ｶ
             continue
         value = _HONORIFIC_TAIL.sub("", re.split(r"[(（]", match.group("value"))[0])
         if value and _value_fits(PersonalKind.PERSON, value):
             yield Span(match.start("value"), match.start("value") + len(value), PersonalKind.PERSON)
+
+
+_PHRASE_POS = frozenset({"名詞", "接尾辞", "接頭辞", "補助記号", "空白"})
+
+
+def _nouns_only(value: str) -> bool:
+    """Whether ``value`` is words alone, as a name is (佐藤, タイガ, 森 空), not a sentence that
+    goes on after a list's break (担当：佐藤、経費の件です)."""
+    return all(m.part_of_speech()[0] in _PHRASE_POS for m in thread_tokenizer().tokenize(value))
+
+
+# The items of a list of people after a person's label (出席者：佐藤、タイガ、遥（経理部）).
+_LIST_ITEM = re.compile(r"[、，・]([^、，・,。\n\t|]{1," + str(MAX_LABELLED_CHARS) + "})")
+
+
+def _listed_people(text: str, at: int) -> Iterator[Span]:
+    """The people listed after a person's label's first value, which ends at ``at``: each item
+    parted by 、 or ・ on the label's line is a value under that label (a department in brackets
+    after a name, or an item that names no one, stays)."""
+    while (item := _LIST_ITEM.match(text, at)) is not None:
+        value = _closed(item.group(1))
+        fitting = _fitting(PersonalKind.PERSON, "", value.strip())
+        if fitting is not None and _nouns_only(fitting[1]):
+            offset = item.start(1) + value.find(fitting[1])
+            yield Span(offset, offset + len(fitting[1]), PersonalKind.PERSON)
+        if value != item.group(1):
+            return
+        at = item.end()
 
 
 @dataclass

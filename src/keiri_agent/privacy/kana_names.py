@@ -38,6 +38,7 @@ __all__ = [
     "known_as_name",
     "name_form",
     "names_no_one",
+    "names_someone",
     "native_in_katakana",
     "rare_katakana_word",
     "split_over_cells",
@@ -64,7 +65,6 @@ def known_as_name(surface: str, parts: tuple[str, ...] = ("姓", "名")) -> bool
 # an adjectival noun (不要), an adverb (特に), a suffix (確認中's 中), a symbol or a space; a proper noun, a verb or an
 # auxiliary (ひまり read ひま + り) is not such a word.
 _NO_ONE_POS = frozenset({"名詞", "形状詞", "副詞", "接尾辞", "接頭辞", "補助記号", "空白"})
-_ANY_NAME = ("姓", "名", "一般")  # 人名's parts: a surname, a given name, a foreign name
 _KANJI = re.compile("[一-龥々]")
 
 
@@ -99,8 +99,9 @@ def names_no_one(value: str) -> bool:
     """Whether ``value``, written where a person's name is asked for (担当者：未定), names no
     one: one of the words forms write there (:data:`FORM_PLACEHOLDERS`: 同, 済, 未定, 同上, 本人),
     a unit of an organization (経理部, 営業所), a note in brackets ((空)), or words that are all
-    ones the dictionary knows as common words (調整中, 後日決定, 該当なし) and none of them is
-    known as a name in either kana (林, 誠, さくら, ジョン are), nor a proper noun (春日部), nor a
+    ones the dictionary knows as common words (調整中, 後日決定, 該当なし, システム) and none of
+    them is known as a name in either kana (林, 誠, さくら, ジョン are; システム's and フロント's
+    人名 entries are a loanword's shadow: :func:`names_someone`), nor a proper noun (春日部), nor a
     word in katakana written as names are (ソラ, ミナト: :func:`native_in_katakana`; タイガ: no
     synonym group lists it), and it has no form of a name (空, 希望, みなと, 森 空:
     :func:`name_form`). A word the dictionary does not know names someone, as a rare name is
@@ -109,7 +110,7 @@ def names_no_one(value: str) -> bool:
         return True
     note = _NOTE.fullmatch(value)
     if note is not None:
-        return not known_as_name(note.group(1).strip(), _ANY_NAME)
+        return not names_someone(note.group(1).strip())
     if KANA.search(value) is None and _KANJI.search(value) is None:
         return False
     grammar = False
@@ -124,7 +125,7 @@ def names_no_one(value: str) -> bool:
             morpheme.is_oov()
             or pos[0] not in _NO_ONE_POS
             or pos[1] == "固有名詞"
-            or known_as_name(surface, _ANY_NAME)
+            or names_someone(surface)
             or native_in_katakana(surface)
             or _unlisted_katakana(surface)
         ):
@@ -183,7 +184,7 @@ def kana_name_alone(surface: str) -> bool:
     (トヨタ → とよた 豊田, クボタ → くぼた 久保田) is masked too: written alone before 様 it cannot
     be told from the person (タケダ様 is as often Mr 武田 as the company), and a company's name
     taken for a person's costs less than a person's name sent out (as ``Toyota様`` in romaji)."""
-    return known_as_name(surface) or native_in_katakana(surface) or rare_katakana_word(surface)
+    return names_someone(surface) or native_in_katakana(surface) or rare_katakana_word(surface)
 
 
 def _name_part(pos: tuple[str, ...], parts: tuple[str, ...]) -> bool:
@@ -205,20 +206,42 @@ _SMALL_VOWELS = re.compile("[ァィゥェォヮ]")  # シェ, フィ, ティ: lo
 
 def rare_katakana_word(surface: str) -> bool:
     """Whether ``surface`` is a word in katakana without a long vowel or a small vowel (シェフ,
-    フィルム: loanwords' letters) that the dictionary knows
-    only as a common noun or a place, none of them in its synonym groups (ハルト): Sudachi's
+    フィルム: loanwords' letters) that the dictionary knows as a common noun, and else only as a
+    place or a proper noun, none of them in its synonym groups (ハルト, タイガ): Sudachi's
     synonym dictionary lists the common vocabulary, loanwords a back office writes before 様 /
     さん among them (ゲスト, テナント, スタッフ, ユーザ, ベンダ); a word it lists no synonyms for
     is a rare one, and before an honorific a given name far more often. Companies are proper
-    nouns of their own kind (ニトリ, ヤマハ: 固有名詞 一般) and stay."""
+    nouns of their own kind and nothing else (ニトリ, ヤマハ: 固有名詞 一般) and stay."""
     if KATAKANA.fullmatch(surface) is None or len(surface) < 2 or _SMALL_VOWELS.search(surface):
         return False
     entries = open_dictionary().lookup(surface)
+    kinds = [m.part_of_speech() for m in entries]
     return (
-        bool(entries)
-        and all((pos := m.part_of_speech())[1] == "普通名詞" or tagged_place(pos) for m in entries)
+        any(pos[1] == "普通名詞" for pos in kinds)
+        and all(
+            pos[1] == "普通名詞" or tagged_place(pos) or pos[1:3] == ("固有名詞", "一般")
+            for pos in kinds
+        )
         and not any(m.synonym_group_ids() for m in entries)
     )
+
+
+def names_someone(surface: str) -> bool:
+    """Whether the dictionary knows ``surface`` as a person's name: a surname or a given name in
+    either kana (:func:`known_as_name`), or a foreign name (人名 一般: ジョージ, ノア, ソラ) unless
+    that entry is another word's shadow: the dictionary gives many loanwords and companies a
+    人名 entry beside their own (システム, フロント, パート; ソニー); where that word is in a synonym
+    group and the name in none, the word is the other one (ジョージ's and ノア's names are in
+    synonym groups; nothing of ソラ is)."""
+    if known_as_name(surface):
+        return True
+    entries = open_dictionary().lookup(surface)
+    foreign = [m for m in entries if m.part_of_speech()[2:4] == ("人名", "一般")]
+    if not foreign:
+        return False
+    if any(m.synonym_group_ids() for m in foreign):
+        return True
+    return not any(m.synonym_group_ids() for m in entries)
 
 
 # Kinds of word that are no one's name before an honorific: pronouns and nouns used as adverbs
@@ -303,7 +326,9 @@ def kana_full_names(text: str) -> list[tuple[int, int]]:
             first, second = m.group(1), m.group(2)
             if second is not None:
                 first, second = (unicodedata.normalize("NFKC", w) for w in (first, second))
-                if known_as_name(first, ("姓",)) and known_as_name(second, ("名", "一般")):
+                if known_as_name(first, ("姓",)) and (
+                    known_as_name(second, ("名", "一般")) or rare_katakana_word(second)
+                ):
                     found.append(m.span())
             elif _glued_name(first):
                 found.append(m.span(1))

@@ -25,6 +25,13 @@ SudachiPy tags a word by its context, and two contexts common in what features s
   at the start of a sentence and followed by です / と申します that ends it, a word the
   dictionary knows as a name in either kana (たくや, ミサキ, さとう) names the writer
   (:func:`introduced`);
+- a given name alone as the one a sentence speaks of (``本件は遥が対応します``, ``レオから連絡``,
+  ``タイガが確認します``): a single kana word or kanji is a word more often than a name
+  (リスト, 全, 行), but standing alone between a sentence's break or a particle and a particle
+  of case or topic (が, は, から, に...), a word in katakana the tokenizer tags a person's name
+  there (レオ, エマ) or the dictionary knows as one (ノア, ユウ: ``kana_names.names_someone``), a
+  rare katakana word (タイガ: ``kana_names.rare_katakana_word``), or a kanji the dictionary
+  knows as nothing but a name (遥) is the person (:func:`subject_alone`);
 - surnames that are places as well, listed in brackets as people are (``担当者別売上（松本・石川）``,
   a chart's title): :func:`bracketed_surnames` takes every item of a list in brackets parted by
   ・ when each is known as a surname, unless a word about places stands before it (地域別（石川・
@@ -36,7 +43,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from keiri_agent.privacy.kana_names import KANA, known_as_name
+from keiri_agent.privacy.kana_names import (
+    KANA,
+    KATAKANA,
+    known_as_name,
+    names_someone,
+    rare_katakana_word,
+)
 from keiri_agent.privacy.kinds import PersonalKind, Span
 from keiri_agent.privacy.places import names_a_place, speaks_of_places
 from keiri_agent.sudachi import TO_HIRAGANA, TO_KATAKANA, open_dictionary
@@ -47,6 +60,7 @@ __all__ = [
     "compound_misread",
     "introduced",
     "listed_surnames",
+    "subject_alone",
     "surname_before",
     "title_cut",
 ]
@@ -257,3 +271,39 @@ def bracketed_surnames(text: str) -> list[Span]:
             found.append(Span(at, at + len(item), PersonalKind.PERSON))
             at += len(item) + 1
     return found
+
+
+# The particles after which a word stands as what a sentence speaks of (遥が, レオから, リクに).
+_CASE_PARTICLES = frozenset({"が", "は", "から", "より", "に", "と", "も", "へ"})
+# What may stand before such a word: the start, a particle, a sentence's or a list's break.
+_BEFORE_ALONE = frozenset({"助詞", "補助記号", "空白"})
+
+
+def subject_alone(morphemes: list[Any], index: int) -> bool:
+    """Whether the word at ``index`` is a given name standing alone before a particle of case or
+    topic (本件は遥が対応します, 了解です。レオが確認します): after the text's start, a particle or
+    a break; in katakana, tagged a person's name here (レオ, エマ), known as one (ノア, ユウ),
+    a rare word (タイガ) or one the dictionary does not know, with no long vowel (ソウタ); in
+    kanji, known as nothing but a name (遥)."""
+    if index + 1 >= len(morphemes) or morphemes[index + 1].surface() not in _CASE_PARTICLES:
+        return False
+    if morphemes[index + 1].part_of_speech()[0] != "助詞":
+        return False
+    if index > 0 and morphemes[index - 1].part_of_speech()[0] not in _BEFORE_ALONE:
+        return False
+    word = morphemes[index]
+    surface = word.surface()
+    if KANA.fullmatch(surface) is not None:
+        return (
+            len(surface) >= 2
+            and KATAKANA.search(surface) is not None
+            and word.part_of_speech()[0] == "名詞"  # not ココ, a pronoun here
+            and (
+                word.part_of_speech()[2] == "人名"
+                or names_someone(surface)
+                or rare_katakana_word(surface)
+                or (word.is_oov() and KATAKANA.fullmatch(surface) is not None)  # ソウタ
+            )
+        )
+    entries = open_dictionary().lookup(surface)
+    return bool(entries) and all(m.part_of_speech()[2] == "人名" for m in entries)

@@ -43,6 +43,7 @@ from keiri_agent.privacy.name_context import (
     compound_misread,
     introduced,
     listed_surnames,
+    subject_alone,
     surname_before,
     title_cut,
 )
@@ -264,6 +265,7 @@ def _spans(morphemes: list[Any], offset: int) -> list[Span]:
             or before_title
             or _kana_name_before_title(morphemes, index)
             or split_over_cells(morphemes, index)
+            or subject_alone(morphemes, index)
         ):
             index += 1
             continue
@@ -299,6 +301,7 @@ def _spans(morphemes: list[Any], offset: int) -> list[Span]:
             and not honoured
             and (len(alone) < 2 or KANA.fullmatch(alone))
             and not split_over_cells(morphemes, first)
+            and not subject_alone(morphemes, first)
         ):
             continue  # 全, 行, リスト, マリア alone are words far more often than names
         if not honoured and compound_misread(morphemes, first):

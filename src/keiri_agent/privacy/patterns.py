@@ -289,22 +289,43 @@ def _phone_digits_ok(text: str) -> bool:
 
 def _label_before(text: str, start: int) -> tuple[str, int] | None:
     """The last label (a word of NON_PERSONAL_LABELS or a positive label) in the window before
-    ``start`` on the same line, with its position."""
+    ``start`` on the same line, with the position in ``text`` where it ends."""
     window_start = max(0, start - LABEL_WINDOW)
     line_start = text.rfind("\n", window_start, start) + 1
-    window = text[max(window_start, line_start) : start]
+    window_start = max(window_start, line_start)
+    window = text[window_start:start]
     best: tuple[str, int] | None = None
     for label in (*NON_PERSONAL_LABELS, *(w for ws in _POSITIVE.values() for w in ws)):
         at = window.rfind(label)
-        if at >= 0 and (best is None or at > best[1]):
-            best = (label, at)
+        if at >= 0 and (best is None or window_start + at + len(label) > best[1]):
+            best = (label, window_start + at + len(label))
     return best
 
 
-def _named_otherwise(text: str, start: int, kind: PersonalKind) -> bool:
-    """Whether the nearest label before ``start`` names a non-personal number."""
+def _named_otherwise(text: str, start: int, end: int) -> bool:
+    """Whether the nearest label before the number at ``start:end`` names a non-personal
+    number: the number right after it, or one of its form listed after it (注文番号：A-1001、
+    A-1002); a number of another form written after the label's number is judged on its own
+    (管理番号：T823663  0886-8687-2119, 受付番号 6738195988、649031697928)."""
     found = _label_before(text, start)
-    return found is not None and found[0] in NON_PERSONAL_LABELS
+    if found is None or found[0] not in NON_PERSONAL_LABELS:
+        return False
+    first = _CODE.search(text, found[1], start)
+    if first is None or first.start() >= start:
+        return True
+    return _form(first.group()) == _form(text[start:end])
+
+
+# A business number as written after its label: letters and digits, hyphens between.
+_CODE = re.compile(
+    f"[A-Za-zＡ-Ｚａ-ｚ0-9０-９]*{D}(?:[A-Za-zＡ-Ｚａ-ｚ0-9０-９]|{HY}(?={D}|[A-Za-z]))*"
+)
+_FORM = str.maketrans("0123456789０１２３４５６７８９", "0" * 20)
+
+
+def _form(number: str) -> str:
+    """A number's form: its letters and separators, each digit as 0 (T823663 → T000000)."""
+    return number.translate(_FORM)
 
 
 def _has_label(text: str, start: int, kind: PersonalKind) -> bool:
@@ -313,6 +334,9 @@ def _has_label(text: str, start: int, kind: PersonalKind) -> bool:
 
 
 _DIGIT_CHARS = "0123456789０１２３４５６７８９"
+# The group of digits that ends where a match's separator begins, and a letter or a hyphen
+# glued before it.
+_GROUP_BEFORE = re.compile(f"([A-Za-zＡ-Ｚａ-ｚ]|{HY})?{D}+$")
 _GOES_ON = _DIGIT_CHARS + "…"
 
 
@@ -320,12 +344,15 @@ def _read_on(text: str, start: int, end: int, separator: str) -> bool:
     """Whether the groups of a number matched from ``start`` to ``end`` go on beyond it
     (``4111 1111 1111 1``, ``4111 1111 1111 1111``: a digit, then the same separator, before
     it, or the separator then a digit or a cut's ``…`` after it): the groups are one longer
-    number, read whole or not at all."""
+    number, read whole or not at all. A code before it with letters or another separator
+    (申請番号：A1234 1234 5678 9018, R-2025-2816 1234 5678 9018) is another number: a number's
+    groups are digits parted by one separator."""
     if not separator:
         return False
     before = start - len(separator)
     if before > 0 and text[before:start] == separator and text[before - 1] in _DIGIT_CHARS:
-        return True
+        group = _GROUP_BEFORE.search(text, max(0, before - LABEL_WINDOW), before)
+        return group is None or group.group(1) in (None, separator)
     after = end + len(separator)
     # a group cut short where a preview cut the number (4716-3597-0220-…) goes on too
     return text[end:after] == separator and after < len(text) and text[after] in _GOES_ON
@@ -336,7 +363,7 @@ def _numbers(text: str) -> Iterator[Span]:
         if (
             my_number_valid(_digits(match.group()))
             and not _read_on(text, match.start(), match.end(), match.group(1))
-            and not _named_otherwise(text, match.start(), PersonalKind.MY_NUMBER)
+            and not _named_otherwise(text, match.start(), match.end())
         ):
             yield Span(match.start(), match.end(), PersonalKind.MY_NUMBER)
     for match in _CARD.finditer(text):
@@ -348,12 +375,12 @@ def _numbers(text: str) -> Iterator[Span]:
             and not _read_on(text, match.start(), match.end(), separator)
             and luhn_valid(digits)
             and _card_issuer(digits)
-            and not _named_otherwise(text, match.start(), PersonalKind.CARD)
+            and not _named_otherwise(text, match.start(), match.end())
         ):
             yield Span(match.start(), match.end(), PersonalKind.CARD)
     for match in _PHONE.finditer(text):
         value = match.group()
-        if not _phone_digits_ok(value) or _named_otherwise(text, match.start(), PersonalKind.PHONE):
+        if not _phone_digits_ok(value) or _named_otherwise(text, match.start(), match.end()):
             continue
         plain = all(ch.isdigit() for ch in value) or match.group("loose") is not None
         number = "".join(map(str, _digits(value)))
