@@ -7,12 +7,15 @@ people edit, save, approve, withdraw, delete and rename the working copies betwe
 and the moment a schedule or a trigger fires -- and between its door and its run -- with
 approval required or not, the schedule pinned to a version hash (approved or not) or to
 ``latest-approved``. About a third of the subflows have an ``id`` other than their file's name
-(``lib/tax.yaml`` says ``id: tax``): a plan calls the file, the versions are kept under the id.
+(``lib/tax.yaml`` says ``id: tax``): a plan calls the file, the versions are kept under the id,
+each save with the file it was saved from (absolute, or as typed from the project's folder or
+``designs/``). A working copy may be deleted, renamed, or edited to another ``id`` without
+being saved.
 
 The model here is apart from the product: it knows every text it wrote and each version's
 standing decision, so it says what a fire must run -- the plan version the pin names, and for
-every subflow that plan calls, at any depth, the version of the id its file says (the call's own
-name when the file is gone): the newest approved one where approval is required or the plan
+every subflow that plan calls, at any depth, the version of the id its file was saved as
+(whatever the working copy says now, or wherever it went): the newest approved one where approval is required or the plan
 version is approved, else the newest saved one -- or that the fire must be refused (a called
 subflow has none), naming that subflow.
 """
@@ -84,7 +87,7 @@ def plan_text(
 ) -> str:
     """A plan (``top``: the scheduled one) at a revision; the revision is in what it writes;
     ``pauses``: it asks a person first (:data:`ASK`)."""
-    head = "vars:\n  items: [1, 2]\n  flag: true\n" + ("" if top else "  x: 0\n")
+    head = "vars:\n  items: [1, 2]\n  flag: true\n" + ('  received: ""\n' if top else "  x: 0\n")
     value = "${vars.flag}" if top else "${vars.x}"
     return (
         f"apiVersion: v1\nid: {plan_id}\n{head}graph:\n"
@@ -150,11 +153,24 @@ class Workspace:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
 
+    def saved_from(self, plan_id: str, revision: int) -> str:
+        """The working copy a save records, in one of the forms it is kept in: absolute (the
+        app, the API, ``plan save`` now), or as typed from the project's folder or from
+        ``designs/`` (``plan save`` before it kept it absolute)."""
+        path = self.working(plan_id)
+        forms = [
+            str(path),
+            str(path.relative_to(Path(self.settings.keiri_designs_dir).parent)),
+            "./" + str(path.relative_to(Path(self.settings.keiri_designs_dir))),
+        ]
+        return forms[(revision + len(plan_id)) % len(forms)]
+
     def save(self, plan_id: str) -> str:
         doc = self.docs[plan_id]
         doc.revisions += 1
         text = doc.text(doc.revisions)
-        self.store.save(doc.plan_id, text, SaveNote(author="sato", source="cli"))
+        note = SaveNote(author="sato", source="cli", file=self.saved_from(plan_id, doc.revisions))
+        self.store.save(doc.plan_id, text, note)
         version = vid(text)
         doc.saved.append(version)
         doc.status[version] = "pending"
@@ -185,9 +201,13 @@ class Workspace:
             self.decide(plan_id, self.save(plan_id), "approve")  # a newer version approved
         elif roll < 0.65 and doc.approved() is not None:
             self.decide(plan_id, doc.approved() or "", "reject")  # an approval withdrawn
-        elif roll < 0.8 and path.exists():
+        elif roll < 0.72 and path.exists():
             path.unlink()
             self.log.append(f"delete {plan_id}")
+        elif roll < 0.86 and path.exists():  # edited to another id, not saved
+            text = path.read_text(encoding="utf-8")
+            path.write_text(text.replace(f"id: {doc.plan_id}\n", f"id: {doc.plan_id}_new\n", 1))
+            self.log.append(f"id-edit {plan_id}")
         elif path.exists():
             path.rename(path.with_name(path.stem + "_old.yaml"))
             self.log.append(f"rename {plan_id}")
@@ -196,11 +216,9 @@ class Workspace:
             self.log.append(f"restore {plan_id}")
 
     def versions_of(self, call: str) -> Doc | None:
-        """The plan whose versions a call of ``call`` finds: the id its file says, the call's
-        name when the file is gone (None: no plan has versions under that name)."""
-        doc = self.docs[call]
-        looked = doc.plan_id if self.working(call).exists() else call
-        return doc if looked == doc.plan_id else None
+        """The plan whose versions a call of ``call`` finds: the id its file was saved as
+        (every file here was saved), whatever the working copy says now or where it went."""
+        return self.docs[call]
 
     def reachable(self, plan_id: str) -> list[str]:
         """The subflows ``plan_id`` calls, at any depth, each once, in the order first met."""

@@ -13,9 +13,11 @@ texts the run kept beside its log and the versions its ``plan_start`` names. The
 apart from the product:
 
 - a fire runs the plan version its pin names and, for every subflow it calls at any depth, the
-  version of the plan id its file says: the newest approved one where approval is required or
-  the plan version is approved, else the newest saved one -- whatever the working copies say,
-  and whatever is approved or withdrawn after the door;
+  version of the plan id its file was saved as: the newest approved one where approval is
+  required or the plan version is approved, else the newest saved one -- whatever the working
+  copies say (renamed, deleted, edited to another ``id`` unsaved), and whatever is approved or
+  withdrawn after the door (main, which read the working copy's ``id``: 24 of 144 starts wrong;
+  now 0);
 - when a called subflow has none, the fire is refused, with a Japanese reason naming that
   subflow, at the door, before any block runs.
 

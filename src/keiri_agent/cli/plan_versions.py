@@ -80,7 +80,7 @@ def save(
             version, created = save_version(
                 text,
                 PlanEnv.of(settings=settings),
-                SaveNote(author=author, source="cli", message=message, file=str(file)),
+                SaveNote(author=author, source="cli", message=message, file=str(file.resolve())),
             )
         except BlockError as exc:
             if exc.code != ErrorCode.PLAN_INVALID:

@@ -191,14 +191,23 @@ def _print_view(view: dict[str, Any]) -> None:
     ]
     lines += _vars_said(view)
     for fire in view["recent_fires"][:1]:
-        lines.append(f"  前回: {fire['fire_time_local']}（{fire['outcome_text']}）")
-        if fire["versions_text"]:  # what that fire ran, as its task's door resolved it
-            lines.append(f"    実行した版: {fire['versions_text']}")
-        if fire["error"]:  # why it did not run
-            lines.append(f"    {fire['error']}")
+        lines += last_run_lines(
+            fire["fire_time_local"], fire["outcome_text"], fire["versions_text"], fire["error"]
+        )
     for line in lines:
         console.print(line, markup=False, highlight=False)
     print_warning(view)
+
+
+def last_run_lines(when: str, outcome: str, versions: str, error: str | None) -> list[str]:
+    """The last start of a schedule or a folder trigger: when, what became of it, the versions
+    its run ran (as its task's door resolved them) and why it did not run."""
+    lines = [f"  前回: {when}（{outcome}）"]
+    if versions:
+        lines.append(f"    実行した版: {versions}")
+    if error:
+        lines.append(f"    {error}")
+    return lines
 
 
 def print_warning(view: dict[str, Any]) -> None:

@@ -14,7 +14,7 @@ import typer
 
 from keiri_agent.cli.common import command_group, console, echo_json, user_errors
 from keiri_agent.cli.plan import JsonFlag, VarOptions, VarsFileOption, parse_vars
-from keiri_agent.cli.schedule import PinOption, echo_views, print_warning
+from keiri_agent.cli.schedule import PinOption, echo_views, last_run_lines, print_warning
 from keiri_agent.errors import input_error
 
 __all__ = ["add", "list_triggers", "remove", "trigger_app"]
@@ -84,6 +84,10 @@ def _print_view(view: dict[str, Any]) -> None:
         markup=False,
         highlight=False,
     )
+    for row in view["recent_files"][:1]:  # the last file it took, and what its run ran
+        when = f"{row['claimed_at_local']}  {row['path']}"
+        for line in last_run_lines(when, row["outcome_text"], row["versions_text"], row["error"]):
+            console.print(line, markup=False, highlight=False)
     print_warning(view)
 
 

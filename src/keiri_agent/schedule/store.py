@@ -10,7 +10,8 @@ the claims that make each start happen once:
   its ``INSERT`` of that key succeeded, so two servers on one workspace, or a server restarted
   in the middle, never start a fire time twice. The newest row of a schedule is where the next
   look for due fire times begins.
-- ``files``: one row per (trigger, path, SHA-256) a folder trigger started a run for.
+- ``files``: one row per (trigger, path, SHA-256) a folder trigger started a run for, with the
+  versions its run runs, as a fire row keeps them.
 - ``signatures``: webhook signatures seen within the replay window (a second use is a replay).
 
 Every write is its own transaction (``BEGIN IMMEDIATE``) on a connection opened for it, in WAL
@@ -69,7 +70,7 @@ CREATE TABLE IF NOT EXISTS fires (
     PRIMARY KEY (schedule_id, fire_time));
 CREATE TABLE IF NOT EXISTS files (
     trigger_id TEXT NOT NULL, path TEXT NOT NULL, sha256 TEXT NOT NULL, claimed_at TEXT NOT NULL,
-    task_id TEXT, error TEXT, PRIMARY KEY (trigger_id, path, sha256));
+    task_id TEXT, error TEXT, versions TEXT, PRIMARY KEY (trigger_id, path, sha256));
 CREATE TABLE IF NOT EXISTS signatures (
     trigger_id TEXT NOT NULL, signature TEXT NOT NULL, seen_at TEXT NOT NULL,
     PRIMARY KEY (trigger_id, signature));
@@ -156,11 +157,17 @@ def _fire(row: Sequence[Any]) -> Fire:
 
 
 def _add_versions_column(conn: sqlite3.Connection) -> None:
-    """A store written before fire rows said their versions gains the column (empty)."""
-    columns = {row[1] for row in conn.execute("PRAGMA table_info(fires)")}
-    if "versions" not in columns:
-        with contextlib.suppress(sqlite3.OperationalError):  # another process just added it
-            conn.execute("ALTER TABLE fires ADD COLUMN versions TEXT")
+    """A store written before fire rows (or a folder trigger's file rows) said their versions
+    gains the column (empty)."""
+    for table in ("fires", "files"):
+        columns = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        if "versions" not in columns:
+            with contextlib.suppress(sqlite3.OperationalError):  # another process just added it
+                conn.execute(f"ALTER TABLE {table} ADD COLUMN versions TEXT")
+
+
+def _versions_kept(versions: Mapping[str, str] | None) -> str | None:
+    return json.dumps(dict(versions), ensure_ascii=False) if versions else None
 
 
 def not_found(what: str, ident: str, command: str) -> BlockError:
@@ -252,7 +259,7 @@ class ScheduleStore:
         versions: Mapping[str, str] | None = None,
     ) -> None:
         """Record what became of a claimed fire time (``versions``: what its run runs)."""
-        kept = json.dumps(dict(versions), ensure_ascii=False) if versions else None
+        kept = _versions_kept(versions)
         with self._tx() as conn:
             conn.execute(
                 "UPDATE fires SET outcome = ?, task_id = ?, error = ?, versions = ? "
@@ -310,30 +317,43 @@ class ScheduleStore:
         """Take a file (by path and content) for a run: True the first time only."""
         with self._tx() as conn:
             cursor = conn.execute(
-                "INSERT OR IGNORE INTO files VALUES (?, ?, ?, ?, NULL, NULL)",
+                "INSERT OR IGNORE INTO files (trigger_id, path, sha256, claimed_at) "
+                "VALUES (?, ?, ?, ?)",
                 (trigger_id, path, sha256, _iso(now)),
             )
             return cursor.rowcount == 1
 
     def settle_file(
-        self, trigger_id: str, path: str, sha256: str, task_id: str | None, error: str | None
+        self,
+        trigger_id: str,
+        path: str,
+        sha256: str,
+        task_id: str | None,
+        error: str | None,
+        versions: Mapping[str, str] | None = None,
     ) -> None:
+        """Record what became of a claimed file (``versions``: what its run runs, as a fire
+        row keeps them)."""
         with self._tx() as conn:
             conn.execute(
-                "UPDATE files SET task_id = ?, error = ? "
+                "UPDATE files SET task_id = ?, error = ?, versions = ? "
                 "WHERE trigger_id = ? AND path = ? AND sha256 = ?",
-                (task_id, error, trigger_id, path, sha256),
+                (task_id, error, _versions_kept(versions), trigger_id, path, sha256),
             )
 
-    def files(self, trigger_id: str) -> list[dict[str, Any]]:
+    def files(self, trigger_id: str, limit: int | None = None) -> list[dict[str, Any]]:
+        """A folder trigger's file rows, oldest first (``limit``: only the newest so many)."""
         with self._tx() as conn:
             rows = conn.execute(
-                "SELECT path, sha256, claimed_at, task_id, error FROM files WHERE trigger_id = ? "
-                "ORDER BY claimed_at",
-                (trigger_id,),
+                "SELECT path, sha256, claimed_at, task_id, error, versions FROM files "
+                "WHERE trigger_id = ? ORDER BY claimed_at DESC, rowid DESC LIMIT ?",
+                (trigger_id, -1 if limit is None else limit),
             ).fetchall()
         keys = ("path", "sha256", "claimed_at", "task_id", "error")
-        return [dict(zip(keys, row, strict=True)) for row in rows]
+        return [
+            {**dict(zip(keys, row[:5], strict=True)), "versions": json.loads(row[5] or "null")}
+            for row in reversed(rows)
+        ]
 
     def claim_signature(
         self, trigger_id: str, signature: str, *, now: datetime, forget_before: datetime

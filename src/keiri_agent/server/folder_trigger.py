@@ -9,7 +9,9 @@ workspace's SQLite file by trigger, path and hash: only the first claim starts a
 restarts and server processes), so a file runs once, and again only when its content changes.
 
 The run is a plan task whose upload is exactly the bytes that were hashed, given to the plan
-as the trigger's ``file_var``; its results are the task's files, beside its run.
+as the trigger's ``file_var``; its results are the task's files, beside its run. The file's row
+keeps the versions the run runs (the plan's and each subflow's, as its task's door resolved
+them), as a schedule's fire row does.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any
 
 from keiri_agent.config import Settings
 from keiri_agent.errors import BlockError
+from keiri_agent.plan import kept_versions
 from keiri_agent.schedule import ScheduleStore, Trigger
 from keiri_agent.server.errors import ApiError
 from keiri_agent.server.notify import Notifier
@@ -145,7 +148,8 @@ class FolderWatcher:
             self.store.settle_file(trigger.id, rel, digest, None, exc.message)
             self.notifier.refused(label, trigger.plan_id, exc.message)
             return None
-        self.store.settle_file(trigger.id, rel, digest, task.id, None)
+        ran = kept_versions(task.directory)  # what its door resolved, as a fire row keeps
+        self.store.settle_file(trigger.id, rel, digest, task.id, None, ran)
         return task.id
 
 

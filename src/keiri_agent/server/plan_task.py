@@ -57,6 +57,7 @@ __all__ = [
     "continue_plan",
     "prepare_plan",
     "prepare_resume",
+    "prepare_retry",
     "saved_answers",
     "team_editor",
 ]
@@ -248,23 +249,8 @@ def prepare_resume(
     that continues it with these answers added to the ones given before (with the
     :class:`PlanEnv` the answers were checked with)."""
     from keiri_agent.blocks.ui.field_types import PATH_FIELD_TYPES
-    from keiri_agent.plan import PlanEnv, find_run, kept_subflows, load_run, load_source
 
-    run_id = str(details.get("run_id", ""))
-    try:
-        record = load_run(find_run(run_id, files.runs))
-    except BlockError as exc:  # its message would name the server's folders
-        raise BlockError(
-            f"再開する実行 {run_id} の記録が見つかりません。",
-            code=ErrorCode.DEPENDENCY_NOT_FOUND,
-            hint="同じ依頼を最初から送り直してください。",
-            details={"run_id": run_id},
-        ) from exc
-    snapshot = record.plan_file
-    raw = load_source(snapshot).raw if snapshot is not None and snapshot.is_file() else {}
-    # The run's own subflows; a run of a saved version is refused here (409) when a version
-    # it started with lost the approval its door held it to (``plan._graph.saved``).
-    env = PlanEnv.of(settings=settings).fresh(pinned=kept_subflows(snapshot))
+    run_id, raw, env = _continued(details, settings, files)
     paths_of = _answer_paths(answers, raw, env)
     # The requirements the run actually asked for decide the paths of waiting nodes (computed
     # ones included); nodes not reached yet are known from the plan, at any depth.
@@ -282,7 +268,40 @@ def prepare_resume(
             paths_of[key] = (paths_of.get(key) or frozenset()) | asked[base_node_id(key)]
     check_answer_paths(answers, paths_of, files)
     merged = {**saved_answers(files.directory), **answers}
-    return continue_plan(record.run_id, merged, env)
+    return continue_plan(run_id, merged, env)
+
+
+def prepare_retry(details: Mapping[str, Any], settings: Settings, files: TaskFiles) -> Runner:
+    """The runner that continues the plan run of an interrupted task (``details``) from its
+    log with the answers given before; refused here (409), as an answer is, when a version
+    the run started with lost the approval its door held it to."""
+    run_id, _raw, env = _continued(details, settings, files)
+    return continue_plan(run_id, saved_answers(files.directory), env)
+
+
+def _continued(
+    details: Mapping[str, Any], settings: Settings, files: TaskFiles
+) -> tuple[str, Any, PlanEnv]:
+    """The run a task continues (``details.run_id``): its id, its plan as it ran, and the
+    :class:`PlanEnv` its continuation runs with -- the run's own subflows; a run of a saved
+    version is refused here when a version it started with lost the approval its door held
+    it to (``plan._graph.saved``: ``SavedSubflows.reopen``)."""
+    from keiri_agent.plan import PlanEnv, find_run, kept_subflows, load_run, load_source
+
+    run_id = str(details.get("run_id", ""))
+    try:
+        record = load_run(find_run(run_id, files.runs))
+    except BlockError as exc:  # its message would name the server's folders
+        raise BlockError(
+            f"再開する実行 {run_id} の記録が見つかりません。",
+            code=ErrorCode.DEPENDENCY_NOT_FOUND,
+            hint="同じ依頼を最初から送り直してください。",
+            details={"run_id": run_id},
+        ) from exc
+    snapshot = record.plan_file
+    raw = load_source(snapshot).raw if snapshot is not None and snapshot.is_file() else {}
+    env = PlanEnv.of(settings=settings).fresh(pinned=kept_subflows(snapshot))
+    return record.run_id, raw, env
 
 
 def continue_plan(run_id: str, answers: Mapping[str, Any], env: PlanEnv | None = None) -> Runner:

@@ -49,7 +49,7 @@ from keiri_agent.server.inputs import (
     too_long,
     upload_name,
 )
-from keiri_agent.server.plan_task import continue_plan, prepare_resume, saved_answers
+from keiri_agent.server.plan_task import prepare_resume, prepare_retry
 from keiri_agent.server.runners import (
     AnalysisRequest,
     ConvertRequest,
@@ -232,14 +232,11 @@ class TaskRegistry:
 
     def runner_for(self, task: Task) -> Runner:
         """What continues ``task``: its plan run from the log (with the :class:`PlanEnv` built
-        now, so a plan config that cannot be read refuses the retry before the task moves), or
-        its request from the start."""
-        run_id = task.details.get("run_id")
-        if task.kind == "plan" and run_id:
-            from keiri_agent.plan import PlanEnv
-
-            env = PlanEnv.of(settings=self.settings)
-            return continue_plan(str(run_id), saved_answers(task.directory), env)
+        now, so a plan config that cannot be read, or a version the run started with whose
+        approval was withdrawn, refuses the retry before the task moves), or its request from
+        the start."""
+        if task.kind == "plan" and task.details.get("run_id"):
+            return prepare_retry(task.details, self.settings, self._files(task.directory))
         request = {k: v for k, v in task.request.items() if k != "uploads"}
         try:
             parsed = _REQUEST.validate_python(request)

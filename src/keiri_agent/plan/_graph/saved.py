@@ -10,12 +10,16 @@ working copies. The subflows are held to the standing of the plan version the ru
   hash of a version nobody reviewed), each subflow is its newest saved version: a run is not
   refused for the approval of a subflow when its own plan needed none.
 
-A call names a file (``designs/<call>.yaml``), the file names its plan (its ``id``), and a plan's
-versions are kept under its id (``plan save``, ``plan versions``, ``plan approve``): a call's
-versions are those of the id written in the file it names -- ``lib/double`` calling a file whose
-``id`` is ``double`` runs ``double``'s version. Without such a file (or an ``id`` to read in it)
-the call's own name is the id looked under. A call with no version to run refuses the start
-(``versions.no_approved_error``), naming the call and the id.
+A call names a file (``designs/<call>.yaml``), and a plan's versions are kept under its id, each
+with the file it was saved from (``Version.file``: ``plan save``, the 設計 page, the API): a
+call's versions are those of the id its file was saved as, newest save first -- ``lib/double``
+calling a file saved as ``id: double`` runs ``double``'s version. What the working copy says
+now is not read: a file renamed, deleted or edited to another ``id`` without being saved calls
+the versions it was saved as, as approved. A version's file is matched whole when it was kept
+absolute, by its last parts when it was kept as typed (relative to wherever it was saved
+from). Only a file no version records (versions kept before a save kept its file) is read for
+its ``id``, and without one (or an ``id`` in it) the call's own name is the id looked under. A call with no version to
+run refuses the start (``versions.no_approved_error``), naming the call and the id.
 
 :class:`SavedSubflows` resolves each call once, keeping the version as it stood then (its reviews
 included). The validation at the task's door resolves every call the plan makes, at any depth;
@@ -39,13 +43,14 @@ rejection and who can approve it); the run is never switched to another version 
 from __future__ import annotations
 
 import json
+import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from keiri_agent.errors import BlockError
-from keiri_agent.plan._dsl.loader import PlanSource, load_source, resolve_plan_file
+from keiri_agent.plan._dsl.loader import PLAN_SUFFIXES, PlanSource, load_source, resolve_plan_file
 from keiri_agent.users import load_users
 from keiri_agent.versions import (
     RunVersion,
@@ -85,10 +90,28 @@ def _kept(folder: Path | None) -> dict[str, Any] | None:
     return data
 
 
-def call_plan_id(call: str, designs_dir: Path) -> str:
-    """The plan id whose versions a call of ``call`` runs: the ``id`` written in the file the
-    call names, else ``call`` itself (no such file, or no id to read in it)."""
-    path = resolve_plan_file(call, designs_dir)
+def call_plan_id(call: str, settings: Settings) -> str:
+    """The plan id whose versions a call of ``call`` runs: the id of the newest version saved
+    from the file the call names (``designs/<call>.yaml``); the working copy's ``id`` only
+    when no version records that file (the module docstring)."""
+    designs = Path(settings.keiri_designs_dir).resolve()
+    named = [designs / f"{call}{suffix}" for suffix in PLAN_SUFFIXES]
+    store = VersionStore.of(settings)
+    saved = [
+        version
+        for plan_id in store.plans()
+        for version in store.versions(plan_id)
+        if version.file is not None and any(_saved_as(version.file, path) for path in named)
+    ]
+    if saved:
+        return max(saved, key=lambda v: v.saved_at).plan_id
+    return _written_id(call, designs)
+
+
+def _written_id(call: str, designs: Path) -> str:
+    """The ``id`` the file ``call`` names says, else ``call``: for a file no kept version
+    records (versions saved before a save kept its file)."""
+    path = resolve_plan_file(call, designs)
     if path is None:
         return call
     try:
@@ -97,6 +120,16 @@ def call_plan_id(call: str, designs_dir: Path) -> str:
         return call
     found = raw.get("id") if isinstance(raw, dict) else None
     return found if isinstance(found, str) and found.strip() else call
+
+
+def _saved_as(kept: str, path: Path) -> bool:
+    """Whether a version's ``file`` as kept names ``path`` (resolved): whole when absolute, by
+    its last parts when relative (a ``..`` it begins with left out: its folder is not known)."""
+    file = Path(kept)
+    if file.is_absolute():
+        return file.resolve() == path
+    parts = [part for part in Path(os.path.normpath(file)).parts if part != ".."]
+    return bool(parts) and list(path.parts[-len(parts) :]) == parts
 
 
 @dataclass
@@ -194,7 +227,7 @@ class SavedSubflows:
         return found
 
     def _resolve(self, call: str) -> tuple[Version, str]:
-        plan_id = call_plan_id(call, Path(self.settings.keiri_designs_dir))
+        plan_id = call_plan_id(call, self.settings)
         store = VersionStore.of(self.settings)
         versions = store.versions(plan_id)
         runnable = (

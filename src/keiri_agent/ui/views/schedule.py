@@ -2,9 +2,10 @@
 
 The same store and checks as ``keiri-agent schedule`` (``keiri_agent.schedule``): each schedule
 with its rule in words, its next fire time in ``KEIRI_TIMEZONE``, its version pin, its last
-fires and the warning when the plan's working copy has unapproved changes or today's company
-holidays leave a month ahead without its day (``schedule.views``). Schedules fire only
-while ``keiri-agent serve`` runs; the page says so. Its Session State is under ``schedule_``.
+fire with the versions it ran (実行した版; a folder trigger's last file likewise) and the
+warning when the plan's working copy has unapproved changes or today's company holidays leave
+a month ahead without its day (``schedule.views``). Schedules fire only while
+``keiri-agent serve`` runs; the page says so. Its Session State is under ``schedule_``.
 """
 
 from __future__ import annotations
@@ -179,8 +180,17 @@ def _render_form(settings: Settings) -> None:
         render_error(error)
 
 
-def _last_fire(fire: dict[str, Any]) -> str:
-    return f"{fire['fire_time_local']}（{fire['outcome_text']}）"
+def _last(rows: list[dict[str, Any]], when: str) -> dict[str, str]:
+    """The last start of a schedule (its fires) or a folder trigger (its files), as the CLI
+    says it: when, what became of it, and the versions its run ran (``versions_text``: as the
+    versions page names them, ``keiri/close v3（1a2b3c4d5e6f）``)."""
+    if not rows:
+        return {"前回": "", "実行した版": ""}
+    last = rows[0]
+    return {
+        "前回": f"{last[when]}（{last['outcome_text']}）",
+        "実行した版": last["versions_text"],
+    }
 
 
 def _render_list(settings: Settings) -> None:
@@ -200,7 +210,7 @@ def _render_list(settings: Settings) -> None:
                 "次回": v["next_fire_local"],
                 "版": v["version_text"],
                 "停止中に過ぎたら": MISFIRES[v["misfire"]],
-                "前回": _last_fire(v["recent_fires"][0]) if v["recent_fires"] else "",
+                **_last(v["recent_fires"], "fire_time_local"),
                 "登録者": v["created_by"],
             }
             for v in views
@@ -224,6 +234,7 @@ def _render_list(settings: Settings) -> None:
                 "種類": "Webhook" if t["kind"] == "webhook" else "フォルダ",
                 "場所": t["url"] or t["folder"],
                 "版": t["version_text"],
+                **_last(t["recent_files"], "claimed_at_local"),
             }
             for t in triggers
         ]
