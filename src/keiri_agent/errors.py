@@ -62,7 +62,7 @@ from __future__ import annotations
 
 import errno
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
@@ -73,6 +73,7 @@ from keiri_agent.byte_place import decode_failure_place, where
 from keiri_agent.yaml_words import yaml_reason
 
 __all__ = [
+    "CODE_WORDS",
     "LOCAL_MODEL_HINT",
     "BlockError",
     "ConfigurationError",
@@ -87,6 +88,7 @@ __all__ = [
     "UserFile",
     "cause_of",
     "check_choice",
+    "code_word",
     "input_error",
     "reason_of",
 ]
@@ -129,6 +131,43 @@ class ErrorCode(StrEnum):
     # A record kept for audits (plan versions, their reviews) no longer matches its hashes.
     INTEGRITY_FAILED = "INTEGRITY_FAILED"
     INTERNAL_ERROR = "INTERNAL_ERROR"
+
+
+# Each error code as people call it (the app's エラーの種類): the one table of the codes' words.
+CODE_WORDS: Final[Mapping[str, str]] = {
+    ErrorCode.INPUT_VALIDATION_FAILED: "入力の誤り",
+    ErrorCode.OUTPUT_SCHEMA_MISMATCH: "出力の形の誤り",
+    ErrorCode.DEPENDENCY_NOT_FOUND: "必要なものが見つからない",
+    ErrorCode.API_ERROR: "AI サービスの失敗",
+    ErrorCode.TIMEOUT_ERROR: "時間切れ",
+    ErrorCode.PERMISSION_DENIED: "使えない場所",
+    ErrorCode.CONFIGURATION_ERROR: "設定の誤り",
+    ErrorCode.FILE_UNREADABLE: "読めないファイル",
+    ErrorCode.FILE_ENCRYPTED: "パスワード付きのファイル",
+    ErrorCode.FILE_TOO_LARGE: "大きすぎるファイル",
+    ErrorCode.UNSUPPORTED_FORMAT: "扱えない形式",
+    ErrorCode.ARCHIVE_UNSAFE: "安全でない圧縮ファイル",
+    ErrorCode.CANCELLED: "取り消し",
+    ErrorCode.PLAN_INVALID: "Plan の誤り",
+    ErrorCode.BLOCK_NOT_FOUND: "ないブロック",
+    ErrorCode.INVALID_REFERENCE: "参照の誤り",
+    ErrorCode.INVALID_EXPRESSION: "条件式の誤り",
+    ErrorCode.LOOP_LIMIT_REACHED: "繰り返しの上限",
+    ErrorCode.OUTPUT_TRUNCATED: "AI の応答が途中で切れた",
+    ErrorCode.OUTPUT_FILTERED: "AI の応答が止められた",
+    ErrorCode.OUTPUT_EMPTY: "AI の応答が空",
+    ErrorCode.SANDBOX_BUSY: "実行環境が使用中",
+    ErrorCode.CODE_EXECUTION_FAILED: "生成したコードの失敗",
+    ErrorCode.RESULT_UNVERIFIED: "裏付けのない結果",
+    ErrorCode.APPROVAL_REQUIRED: "承認が必要",
+    ErrorCode.INTEGRITY_FAILED: "記録の改ざん・破損",
+    ErrorCode.INTERNAL_ERROR: "内部の誤り",
+}
+
+
+def code_word(code: str) -> str:
+    """Error code ``code`` as people call it (その他 for a code the table lacks)."""
+    return CODE_WORDS.get(code, "その他")
 
 
 class KeiriError(Exception):

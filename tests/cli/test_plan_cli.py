@@ -210,7 +210,7 @@ def test_dry_run_ok_and_with_a_var_of_the_wrong_type(tmp_path: Path) -> None:
     result = _invoke("plan", "dry-run", plan)
     assert result.exit_code == 0, result.output
     assert "first" in result.stdout
-    assert "test.add" in result.stdout  # a block without a label is shown by its id
+    assert "a + b" in result.stdout  # a block without a label: its description's first sentence
     assert "ドライラン成功" in result.stdout
 
     result = _invoke("plan", "dry-run", plan, "--var", "n=abc", "--json")

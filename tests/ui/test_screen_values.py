@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 from pandas.io.formats.style import Styler
 
-from keiri_agent.errors import BlockError, ErrorCode
-from keiri_agent.ui.error_view import CODE_WORDS, DETAIL_WORDS, detail_rows
+from keiri_agent.errors import CODE_WORDS, BlockError, ErrorCode
+from keiri_agent.ui.error_view import DETAIL_WORDS, detail_rows
 from keiri_agent.ui.screen_words import shown_table, shown_value
 
 TOKYO = ZoneInfo("Asia/Tokyo")

@@ -20,9 +20,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Final, Literal, Protocol
+from typing import Literal, Protocol
 
 from pydantic import BaseModel
+
+from keiri_agent.plan import category_word
 
 __all__ = [
     "CATEGORY_FLOOR",
@@ -32,7 +34,6 @@ __all__ = [
     "CutReason",
     "Ranked",
     "Selection",
-    "category_word",
     "estimate_tokens",
     "select_candidates",
     "summarize_cut",
@@ -97,18 +98,6 @@ def _cut(block: Ranked, reason: CutReason, detail: str) -> CutBlock:
         reason=reason,
         detail=detail,
     )
-
-
-# A block's category as people call it (the block specs' ``category``, a YAML name).
-CATEGORY_WORDS: Final = {
-    "ai": "AI", "data": "データ変換", "excel": "Excel", "file": "ファイル",
-    "report": "レポート", "table": "表の処理", "text": "テキスト", "ui": "入力フォーム",
-}  # fmt: skip
-
-
-def category_word(category: str) -> str:
-    """A category as people call it (the category itself when it has no word)."""
-    return CATEGORY_WORDS.get(category, category)
 
 
 def _weak_categories(ranking: Sequence[Ranked], best: float) -> dict[str, float]:

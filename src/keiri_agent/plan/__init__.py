@@ -60,7 +60,14 @@ if TYPE_CHECKING:
     from keiri_agent.plan._graph.compiled import AnyNode, GraphShape, graph_shape, references_in
     from keiri_agent.plan._graph.env import PlanEnv, load_config
     from keiri_agent.plan._graph.inputs import input_requests
-    from keiri_agent.plan._graph.names import PlanNames, block_said, plan_names
+    from keiri_agent.plan._graph.names import (
+        PlanNames,
+        block_name,
+        block_said,
+        category_word,
+        description_name,
+        plan_names,
+    )
     from keiri_agent.plan._graph.path_inputs import VarPath, var_paths
     from keiri_agent.plan._graph.saved import kept_versions
     from keiri_agent.plan._graph.scope import block_outputs
@@ -123,6 +130,9 @@ _LOCATIONS: dict[str, str] = {
     "PLAN_ID_RE": "_dsl.models",
     "plan_names": "_graph.names",
     "block_said": "_graph.names",
+    "block_name": "_graph.names",
+    "category_word": "_graph.names",
+    "description_name": "_graph.names",
     "PLAN_SUFFIXES": "_dsl.loader",
     "PlanDiff": "_dsl.diff",
     "PlanIssue": "_dsl.issues",
@@ -184,11 +194,14 @@ __all__ = [
     "When",
     "answer_paths",
     "bare_reference",
+    "block_name",
     "block_outputs",
     "block_said",
     "cancelled_error",
+    "category_word",
     "compile_when",
     "describe_event",
+    "description_name",
     "diff_plans",
     "dry_run_source",
     "find_references",

@@ -1,7 +1,7 @@
 """Showing a ``BlockError`` as seed 002 §9.3 draws it: the message, the details in an expander,
 the hint, and a rerun button when rerunning can succeed.
 
-The details are said in words (:data:`CODE_WORDS`, :data:`DETAIL_WORDS`, values by
+The details are said in words (``errors.CODE_WORDS``, :data:`DETAIL_WORDS`, values by
 ``screen_words.shown_value``): the kind of error, whether running again can help, and the details
 a person can act on (the file, the line, the column, the setting...). The whole record, with the
 program's own names and a library's English cause, is for whoever supports the person: it is
@@ -24,40 +24,11 @@ from streamlit.errors import (
 )
 
 from keiri_agent.config import Settings, load_settings
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, code_word
 from keiri_agent.ui.screen_words import shown_table, shown_value
 
-__all__ = ["CODE_WORDS", "DETAIL_WORDS", "detail_rows", "render_error", "settings_or_error"]
+__all__ = ["DETAIL_WORDS", "detail_rows", "render_error", "settings_or_error"]
 
-CODE_WORDS: Final[Mapping[str, str]] = {
-    ErrorCode.INPUT_VALIDATION_FAILED: "入力の誤り",
-    ErrorCode.OUTPUT_SCHEMA_MISMATCH: "出力の形の誤り",
-    ErrorCode.DEPENDENCY_NOT_FOUND: "必要なものが見つからない",
-    ErrorCode.API_ERROR: "AI サービスの失敗",
-    ErrorCode.TIMEOUT_ERROR: "時間切れ",
-    ErrorCode.PERMISSION_DENIED: "使えない場所",
-    ErrorCode.CONFIGURATION_ERROR: "設定の誤り",
-    ErrorCode.FILE_UNREADABLE: "読めないファイル",
-    ErrorCode.FILE_ENCRYPTED: "パスワード付きのファイル",
-    ErrorCode.FILE_TOO_LARGE: "大きすぎるファイル",
-    ErrorCode.UNSUPPORTED_FORMAT: "扱えない形式",
-    ErrorCode.ARCHIVE_UNSAFE: "安全でない圧縮ファイル",
-    ErrorCode.CANCELLED: "取り消し",
-    ErrorCode.PLAN_INVALID: "Plan の誤り",
-    ErrorCode.BLOCK_NOT_FOUND: "ないブロック",
-    ErrorCode.INVALID_REFERENCE: "参照の誤り",
-    ErrorCode.INVALID_EXPRESSION: "条件式の誤り",
-    ErrorCode.LOOP_LIMIT_REACHED: "繰り返しの上限",
-    ErrorCode.OUTPUT_TRUNCATED: "AI の応答が途中で切れた",
-    ErrorCode.OUTPUT_FILTERED: "AI の応答が止められた",
-    ErrorCode.OUTPUT_EMPTY: "AI の応答が空",
-    ErrorCode.SANDBOX_BUSY: "実行環境が使用中",
-    ErrorCode.CODE_EXECUTION_FAILED: "生成したコードの失敗",
-    ErrorCode.RESULT_UNVERIFIED: "裏付けのない結果",
-    ErrorCode.APPROVAL_REQUIRED: "承認が必要",
-    ErrorCode.INTEGRITY_FAILED: "記録の改ざん・破損",
-    ErrorCode.INTERNAL_ERROR: "内部の誤り",
-}
 # The details a person can act on, by the name the code gives them. Others (ids, the inputs,
 # a library's English cause) are in the record to download.
 DETAIL_WORDS: Final[Mapping[str, str]] = {
@@ -108,7 +79,7 @@ def _said(value: Any) -> str:
 def detail_rows(error: BlockError) -> list[dict[str, str]]:
     """The error's details as a person reads them: 項目 and 内容, one row each."""
     code = str(error.code)
-    rows = [{"項目": "エラーの種類", "内容": f"{CODE_WORDS.get(code, 'その他')}（{code}）"}]
+    rows = [{"項目": "エラーの種類", "内容": f"{code_word(code)}（{code}）"}]
     rows.append(
         {
             "項目": "もう一度実行すると",

@@ -30,6 +30,7 @@ from keiri_agent.plan._dsl.models import (
     SubflowNode,
 )
 from keiri_agent.plan._dsl.refs import Reference, bare_reference, resolve_path
+from keiri_agent.plan._graph.names import subflow_said
 from keiri_agent.plan._graph.scope import Scope
 from keiri_agent.plan._run.engine import (
     Frame,
@@ -274,7 +275,7 @@ def run_subflow(frame: Frame, node: SubflowNode, path: str) -> NodeResult:
         sub_run_id=sub_run_id,
     )
     result = child.run()
-    bad = _frame_outcome(result, path, f"サブフロー {plan.id}")
+    bad = _frame_outcome(result, path, subflow_said(node.call.plan_id, plan, node))
     if bad is not None:
         return _emit_failure(frame, path, bad)
     by_name = {e.as_: e for e in plan.exports}

@@ -20,6 +20,7 @@ from keiri_agent.plan._dsl.models import (
     SubflowNode,
 )
 from keiri_agent.plan._dsl.refs import bare_reference, single_reference
+from keiri_agent.plan._graph.names import subflow_said
 from keiri_agent.plan._graph.scope import UNRESOLVED
 from keiri_agent.plan._graph.scope import types_label as _types
 from keiri_agent.plan._graph.subflows import call_cycle, call_too_deep
@@ -148,11 +149,12 @@ def check_subflow(state: CheckState, node: SubflowNode, info: NodeInfo, scope: S
             hint=loaded.error.hint,
         )
         return
+    said = subflow_said(node.call.plan_id, sub, node)
     for err in state.validate_subflow(source).errors:
         state.report.add(
             err.model_copy(
                 update={
-                    "message": f"サブフロー {node.call.plan_id}: {err.message}",
+                    "message": f"{said}: {err.message}",
                     "node_id": f"{info.qual}/{err.node_id}" if err.node_id else info.qual,
                 }
             )
@@ -163,7 +165,7 @@ def check_subflow(state: CheckState, node: SubflowNode, info: NodeInfo, scope: S
         IssueCode.SUBFLOW_UNKNOWN_INPUT,
         node.call.inputs,
         list(sub.vars),
-        f"サブフロー {sub.id} は入力 '{{name}}' を受け取りません（vars に未定義）。",
+        f"{said} は入力 '{{name}}' を受け取りません（vars に未定義）。",
         (*call_loc, "inputs"),
         info.qual,
         "受け取れる入力",
@@ -172,7 +174,7 @@ def check_subflow(state: CheckState, node: SubflowNode, info: NodeInfo, scope: S
         if value is None and key not in node.call.inputs:
             state.issue(
                 IssueCode.MISSING_REQUIRED_INPUT,
-                f"サブフロー {sub.id} に渡す{sub.var_text(key)}がありません（既定値がないため必須です）。",
+                f"{said} に渡す{sub.var_text(key)}がありません（既定値がないため必須です）。",
                 call_loc,
                 node=info.qual,
                 hint=f"YAML では call.inputs: に {key}: （値）を書き足してください。",
@@ -184,7 +186,7 @@ def check_subflow(state: CheckState, node: SubflowNode, info: NodeInfo, scope: S
         if export.from_ not in names and not ("." in export.from_ and root in top_ids):
             state.issue(
                 IssueCode.SUBFLOW_UNKNOWN_EXPORT,
-                f"サブフロー {sub.id} は '{export.from_}' を公開していません。",
+                f"{said} は '{export.from_}' を公開していません。",
                 (*info.loc, "out", "exports", i, "from"),
                 node=info.qual,
                 hint=f"公開されている名前: {', '.join(sorted(names)) or 'なし'}（または ノードID.出力名）",

@@ -28,6 +28,8 @@ from keiri_agent.plan import (
     Plan,
     PlanIssue,
     ValidationReport,
+    block_name,
+    description_name,
     parse_source,
     plan_names,
 )
@@ -65,14 +67,18 @@ class PlanCheck:
 
 def node_labels(plan: Any) -> Iterator[tuple[str, str]]:
     """``(qualified id, kind or block id)`` of every node, loop bodies as ``loop/child``."""
+    for qualified, node in _raw_nodes(plan):
+        yield qualified, _what(node)
 
-    def walk(graph: Any, prefix: str) -> Iterator[tuple[str, str]]:
+
+def _raw_nodes(plan: Any) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """``(qualified id, node mapping)`` of every node of a raw plan, loop bodies as ``loop/child``."""
+
+    def walk(graph: Any, prefix: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
         for node in graph if isinstance(graph, list) else []:
             if not isinstance(node, Mapping) or not isinstance(node.get("id"), str):
                 continue
-            kind = str(node.get("type") or "block")
-            what = str(node.get("block")) if kind == "block" else kind
-            yield prefix + node["id"], what
+            yield prefix + node["id"], node
             body = node.get("body")
             if isinstance(body, Mapping) and isinstance(body.get("plan"), Mapping):
                 yield from walk(body["plan"].get("graph"), f"{prefix}{node['id']}/")
@@ -81,11 +87,12 @@ def node_labels(plan: Any) -> Iterator[tuple[str, str]]:
 
 
 def block_word(what: str, registry: BlockRegistry) -> str:
-    """A node's block (or kind) as people call it: the block's label."""
+    """A node's block (or kind) as people call it: ``block_name``, the rule of every place
+    that names a block."""
     if what in _KIND_NAMES:
         return _KIND_NAMES[what]
     spec = registry.find(what.split("@", 1)[0])
-    return spec.label if spec is not None and spec.label else "不明なブロック"
+    return block_name(spec) if spec is not None else "不明なブロック"
 
 
 def node_namer(check: PlanCheck | None, registry: BlockRegistry) -> Callable[[str, str], str]:
@@ -96,18 +103,28 @@ def node_namer(check: PlanCheck | None, registry: BlockRegistry) -> Callable[[st
 
 def raw_namer(raw: Any, registry: BlockRegistry) -> Callable[[str], str]:
     """``qualified id -> name`` of the nodes of a plan's raw mapping (a generated attempt's,
-    which may not parse: then each node by its block's label); 不明なノード for one it lacks."""
+    which may not parse: then each node by its own description, as ``plan_names`` names it,
+    else by its block's name); 不明なノード for one it lacks."""
     try:
         plan = Plan.model_validate(raw) if isinstance(raw, Mapping) else None
     except ValidationError:
         plan = None
-    namer, nodes = _namer(plan, registry), dict(node_labels(raw))
+    namer, nodes = _namer(plan, registry), dict(_raw_nodes(raw))
 
     def name(node_id: str) -> str:
-        what = nodes.get(node_id)
-        return namer(node_id, what) if what is not None else "不明なノード"
+        node = nodes.get(node_id)
+        if node is None:
+            return "不明なノード"
+        description = node.get("description")
+        own = description_name(description) if isinstance(description, str) else None
+        return own if plan is None and own is not None else namer(node_id, _what(node))
 
     return name
+
+
+def _what(node: Mapping[str, Any]) -> str:
+    kind = str(node.get("type") or "block")
+    return str(node.get("block")) if kind == "block" else kind
 
 
 def _namer(plan: Plan | None, registry: BlockRegistry) -> Callable[[str, str], str]:
