@@ -17,7 +17,7 @@ zone or UTC. This one draws, by kind:
   ``1日あたり``, ``日計``, ``日商``, ``日割賃料``) whose numbers lie where Excel's serial dates
   do (20,000-80,000): numbers, never dates.
 
-:class:`Drawn` holds each cell as written and what it must read to: a naive datetime (the
+:class:`ledger_dates.Drawn` holds each cell as written and what it must read to: a naive datetime (the
 moment in Tokyo), a number, or None (listed at its line with a reason other than the generic
 one).
 """
@@ -25,17 +25,18 @@ one).
 from __future__ import annotations
 
 import datetime as dt
-import io
 import random
-from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
+from tests.support.ledger_dates import Drawn
 from tests.support.ledger_foreign import MONTH_ABBREVIATIONS as _MON
 
-__all__ = ["FILES", "KINDS", "TOKYO", "Drawn", "draw", "ledger_file"]
+__all__ = ["FILES", "KINDS", "TOKYO", "draw"]
 
 KINDS = ("javascript", "zoned", "per_day")
-FILES = ("utf8", "utf8_bom", "cp932", "xlsx")
+# CSV in UTF-8 (with a BOM or not) or CP932, and a workbook of the cells as drawn (numbers as
+# number cells): ``ledger_dates.ledger_file`` writes them.
+FILES = ("utf8", "utf8_bom", "cp932", "xlsx_text")
 TOKYO = ZoneInfo("Asia/Tokyo")
 
 _WEEK = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -64,17 +65,6 @@ _PER_DAY = (
     "日割賃料",
     "日割家賃",
 )
-_MEMOS = ("売上 山田商事", "仕入 鈴木工業", "交通費", "会議費", "振込手数料", "Invoice 2026-02")
-
-
-@dataclass
-class Drawn:
-    """A drawn column: its kind, header, cells as written and what each must read to."""
-
-    kind: str
-    header: str
-    cells: list[object]
-    want: list[object | None]
 
 
 def _moment(rng: random.Random) -> dt.datetime:
@@ -94,7 +84,7 @@ def _tokyo(stamp: dt.datetime) -> dt.datetime:
     return stamp.astimezone(TOKYO).replace(tzinfo=None)
 
 
-def _javascript(rng: random.Random) -> tuple[object, object | None]:
+def _javascript(rng: random.Random) -> tuple[str | int, object | None]:
     zone, descriptions = rng.choice(_JS_ZONES)
     local = _moment(rng).astimezone(ZoneInfo(zone))
     described = rng.choice((*descriptions, None))
@@ -105,7 +95,7 @@ def _javascript(rng: random.Random) -> tuple[object, object | None]:
     return (text if described is None else f"{text} ({described})"), _tokyo(local)
 
 
-def _zoned(rng: random.Random) -> tuple[object, object | None]:
+def _zoned(rng: random.Random) -> tuple[str | int, object | None]:
     moment = _moment(rng)
     if rng.random() < 0.08:
         local = moment.astimezone(dt.timezone(dt.timedelta(hours=-6)))
@@ -136,7 +126,7 @@ def _zoned(rng: random.Random) -> tuple[object, object | None]:
     return text, _tokyo(stamp)
 
 
-def _per_day(rng: random.Random) -> tuple[object, object | None]:
+def _per_day(rng: random.Random) -> tuple[str | int, object | None]:
     number = rng.randrange(20_000, 80_000)
     if rng.random() < 0.3:
         return f"{number:,}", number
@@ -153,33 +143,3 @@ def draw(seed: int, kind: str, rows: int = 12) -> Drawn:
     draw_one = {"javascript": _javascript, "zoned": _zoned, "per_day": _per_day}[kind]
     pairs = [draw_one(rng) for _ in range(rows)]
     return Drawn(kind, header, [p[0] for p in pairs], [p[1] for p in pairs])
-
-
-def _quoted(cell: object) -> str:
-    text = str(cell)
-    return f'"{text}"' if "," in text else text
-
-
-def ledger_file(drawn: Drawn, seed: int, form: str) -> tuple[bytes, str]:
-    """``(bytes, name)``: a ledger of a 摘要 column and ``drawn`` in ``form`` (``FILES``): CSV in
-    UTF-8 (with a BOM or not) or CP932, CRLF; or a workbook (numbers as number cells)."""
-    rng = random.Random(f"ledger-zones-memo-{seed}")
-    memos = [rng.choice(_MEMOS) for _ in drawn.cells]
-    if form == "xlsx":
-        from openpyxl import Workbook
-
-        book = Workbook()
-        sheet = book.active
-        assert sheet is not None
-        sheet.append(["摘要", drawn.header])
-        for memo, cell in zip(memos, drawn.cells, strict=True):
-            sheet.append([memo, cell])
-        out = io.BytesIO()
-        book.save(out)
-        return out.getvalue(), "ledger.xlsx"
-    lines = [f"摘要,{drawn.header}"]
-    lines += [f"{m},{_quoted(c)}" for m, c in zip(memos, drawn.cells, strict=True)]
-    text = "\r\n".join(lines) + "\r\n"
-    if form == "cp932":
-        return text.encode("cp932"), "ledger.csv"
-    return ("\ufeff" if form == "utf8_bom" else "").encode() + text.encode(), "ledger.csv"
