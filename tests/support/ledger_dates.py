@@ -33,6 +33,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tests.support.ledger_foreign import MONTH_ABBREVIATIONS as _MON
@@ -57,7 +58,7 @@ class Drawn:
 
     kind: str
     header: str
-    cells: list[str]
+    cells: Sequence[str | int]  # (numbers: ``ledger_zones``' money by the day)
     want: list[object | None]
     # The cells a workbook holds as real date cells (``xlsx_dates``): those whose want is a date.
 
@@ -192,14 +193,15 @@ def draw(seed: int, kind: str, rows: int = 12) -> Drawn:
     return _dates(rng, rows, kind)
 
 
-def _quoted(cell: str) -> str:
-    return f'"{cell}"' if "," in cell else cell
+def _quoted(cell: object) -> str:
+    text = str(cell)
+    return f'"{text}"' if "," in text else text
 
 
 def ledger_file(drawn: Drawn, seed: int, form: str) -> tuple[bytes, str]:
     """``(bytes, name)``: a ledger of a 摘要 column and ``drawn`` in ``form`` (``FILES``): CSV in
-    UTF-8 (with a BOM or not) or CP932, CRLF; a workbook of text cells, or one whose dates
-    are real date cells (a datetime at midnight, or with its time) and the rest text."""
+    UTF-8 (with a BOM or not) or CP932, CRLF; a workbook of the cells as drawn (text, or
+    numbers: ``ledger_zones``), or one whose dates are real date cells (a datetime at midnight, or with its time) and the rest text."""
     rng = random.Random(f"ledger-dates-memo-{seed}")
     memos = [rng.choice(_MEMOS) for _ in drawn.cells]
     if form.startswith("xlsx"):

@@ -75,9 +75,15 @@ Dates (the result is a ``datetime.date``, or a ``datetime`` when a time is writt
 
 A time written with a UTC offset (``2026-02-03T23:30:00+00:00``, ``…Z``) is read in the local
 zone (``local_time``: ``KEIRI_TIMEZONE``, default Asia/Tokyo), so the same moment is the same
-day wherever a cell is read: that is 2026-02-04 08:30 in Tokyo. Zones are also written by name
-(``JST``, ``UTC``, ``GMT``, ``(JST)``) or as ``+09`` (PostgreSQL); a minus after a time without
-seconds or ``T`` (``10:00-12:00``) may end a time range, so it is not read (``_zone_doubt``).
+day wherever a cell is read: that is 2026-02-04 08:30 in Tokyo. Zones are also written as
+``+09`` (PostgreSQL), ``GMT+0900``/``UTC+9`` (JavaScript's ``Tue Feb 03 2026 09:00:00
+GMT+0900 (日本標準時)``, whose bracket only describes the offset), or by a name of one offset
+(``JST``, ``UTC``, ``PST``, ``CET``, ``(JST)``: ``_ZONE_NAMES``); a name two zones use (``CST``:
+US Central or China) is not read, nor a bracket after the offset naming another zone
+(``+09:00[America/New_York]``), nor an offset no zone has (``+25:00``): ``_zone`` says why. A
+day with a zone and no time (``2026-02-03+09:00``, XML's ``date``) is that day. A minus after a
+time without seconds or ``T`` (``10:00-12:00``) may end a time range, so it is not read
+(``_zone_doubt``).
 
 Months (the first day of the month, ``YearMonth``): ``2026年2月``, ``2026/02``, ``2026-02``,
 ``令和8年2月``, ``R8.2``, ``R.08/02``.
@@ -265,15 +271,19 @@ WEEKDAYS = "月火水木金土日"
 # A time after the date: ``10:15``, ``10:15:30.5``, ``10時15分``, ``10時``, ``10時半``, with
 # 午前/午後 or AM/PM before it (``午後3:30``, ``PM3:30``) or AM/PM after it (``3:30 PM``),
 # directly after a weekday's bracket too (``(火)10:15``); seconds to nanoseconds as pandas and
-# databases export them (kept to the microsecond); a zone after it: ``Z``, ``+09:00``,
-# ``+0900``, ``+09`` (PostgreSQL), a space before it, or ``JST``/``UTC``/``GMT`` (also in
-# brackets: ``10:15 (JST)``), as systems' logs and exports write them.
+# databases export them (kept to the microsecond); a zone after it (``_zone``): ``Z``,
+# ``+09:00``, ``+0900``, ``+09`` (PostgreSQL), ``GMT+0900``/``UTC+9`` (JavaScript, Windows),
+# a space before it, or a zone's name (``JST``, ``PST``: ``_ZONE_NAMES``; also in brackets:
+# ``10:15 (JST)``), maybe followed by the zone's description in brackets (JavaScript's
+# ``GMT+0900 (日本標準時)``) or its IANA name (Java's ``+09:00[Asia/Tokyo]``).
 _TIME = (
     r"(?:(?:(?P<iso>\s*T\s*)|\s+|(?<=日)|(?<=\)))(?P<ap>午前|午後|[AaPp]\.?[Mm]\.?)?\s*(?P<H>[0-9]{1,2})\s*"
     r"(?::\s*(?P<M>[0-9]{2})(?:\s*:\s*(?P<S>[0-9]{2})(?P<f>\.[0-9]{1,9})?)?"
     r"|時(?:\s*(?P<Mj>[0-9]{1,2})\s*分(?:\s*(?P<Sj>[0-9]{1,2})\s*秒)?|\s*(?P<half>半))?)"
     r"(?:\s*(?P<ap2>[AaPp]\.?[Mm]\.?))?"
-    r"(?:\s*(?P<tz>Z|UTC|GMT|JST|[+-][0-9]{2}(?::?[0-9]{2})?)|\s*\((?P<tzp>UTC|GMT|JST)\))?)?"
+    r"(?:\s*(?P<tz>Z|(?:(?P<tzg>UTC|GMT|UT)\s*(?=[+-]))?[+-][0-9]{1,2}(?::?[0-9]{2})?|[A-Z]{3,5})"
+    r"(?:\s*\((?P<tzl>[^()]{1,40})\)|\[(?P<tzi>[A-Za-z_]+(?:/[A-Za-z0-9_+-]+)*)\])?"
+    r"|\s*\((?P<tzp>[A-Z]{3,5})\))?)?"
 )
 # A minus offset after a time without seconds and without ISO's ``T`` (``2026/2/3 10:00-12:00``)
 # is as likely a time range (勤怠, 会議室の予約) as a zone: not read (``_zone_doubt``).
@@ -281,11 +291,37 @@ _TIME = (
 _TIME_RANGE = re.compile(
     r".*[0-9]\s*(?::\s*[0-9]{2}|時)\s*[-~〜～]\s*[0-9]{1,2}\s*(?::\s*[0-9]{2}|時)?"
 )
-# The zones written by name after a time, as offsets from UTC.
-_ZONE_NAMES = {"Z": 0, "UTC": 0, "GMT": 0, "JST": 9}
+# The zones written by name after a time, as offsets from UTC in minutes (RFC 822's and the
+# common abbreviations that name one offset: PST is -8 hours whatever the season).
+_ZONE_NAMES = {
+    **dict.fromkeys(("Z", "UT", "UTC", "GMT", "WET"), 0),
+    **{"JST": 540, "KST": 540, "HKT": 480, "SGT": 480, "AWST": 480, "PHT": 480, "ICT": 420},
+    **{"WIB": 420, "ACST": 570, "ACDT": 630, "AEST": 600, "AEDT": 660, "NZST": 720, "NZDT": 780},
+    **{"HST": -600, "AKST": -540, "AKDT": -480, "PST": -480, "PDT": -420, "MST": -420},
+    **{"MDT": -360, "EST": -300, "EDT": -240, "CET": 60, "CEST": 120, "WEST": 60, "EET": 120},
+    **{"EEST": 180, "MSK": 180},
+}
+# Zone names that name two offsets (CST: US Central or China; IST: India, Israel or Ireland;
+# BST: Britain or Bangladesh; AST: Atlantic or Arabia...): a time with one is not read.
+_AMBIGUOUS_ZONES = {
+    "CST": "米国中部（-6時間）か中国（+8時間）",
+    "CDT": "米国中部夏時間（-5時間）かキューバ夏時間（-4時間）",
+    "IST": "インド（+5時間30分）かイスラエル（+2時間）かアイルランド（+1時間）",
+    "BST": "英国夏時間（+1時間）かバングラデシュ（+6時間）",
+    "AST": "大西洋（-4時間）かアラビア（+3時間）",
+    "GST": "湾岸（+4時間）かサウスジョージア（-2時間）",
+    "SST": "サモア（-11時間）かシンガポール（+8時間）",
+}
+# The largest UTC offset any zone has (Kiribati, +14:00).
+_MAX_OFFSET = dt.timedelta(hours=14)
 _YMD = re.compile(
     r"(?P<y>[0-9]{4})\s*(?P<s1>[-/.年])\s*(?P<m>[0-9]{1,2})\s*(?P<s2>[-/.月])\s*"
     r"(?P<d>[0-9]{1,2}|末)\s*日?" + _WEEKDAY + _TIME
+)
+# A day with a zone and no time, as XML Schema's ``date`` writes it (``2026-02-03+09:00``,
+# ``2026-02-03Z``): a day, not a moment, so it is read as written.
+_ZONED_DAY = re.compile(
+    r"(?P<y>[0-9]{4})-(?P<m>[0-9]{2})-(?P<d>[0-9]{2})(?:Z|[+-][0-9]{2}:[0-9]{2})"
 )
 _COMPACT = re.compile(r"(?P<y>(?:19|20)[0-9]{2})(?P<m>[0-9]{2})(?P<d>[0-9]{2})")
 # English month names and abbreviations, as foreign systems' exports write dates with them
@@ -761,17 +797,72 @@ def _time(match: re.Match[str], day: dt.date) -> dt.date | dt.datetime | None:
         stamp = dt.datetime(day.year, day.month, day.day, hour, minute, second, micro)
     except ValueError:
         return None
-    tz = match["tz"] or match["tzp"]
     if _zone_doubt(match):
         return None
-    if tz in _ZONE_NAMES:
-        return stamp.replace(tzinfo=dt.timezone(dt.timedelta(hours=_ZONE_NAMES[tz])))
-    if tz:
-        sign = -1 if tz[0] == "-" else 1
-        digits = tz[1:].replace(":", "")
-        offset = dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:] or 0))
-        return stamp.replace(tzinfo=dt.timezone(sign * offset))
-    return stamp
+    zone = _zone(match, stamp)
+    if isinstance(zone, str):
+        return None
+    return stamp.replace(tzinfo=zone)
+
+
+def _zone(match: re.Match[str], stamp: dt.datetime) -> dt.timezone | str | None:
+    """The zone written after a matched ``_TIME`` (None where none is written), or why it is
+    not read, in Japanese: a name of two zones (``CST``: ``_AMBIGUOUS_ZONES``) or of none, an
+    offset no zone has (``+25:00``), or a name beside the offset that is another zone's
+    (``+09:00[America/New_York]``, ``GMT+0900 (PST)``). The offset decides; a description in
+    words (``GMT+0900 (日本標準時)``, ``(Pacific Standard Time)``) only names it."""
+    tz = match["tz"] or match["tzp"]
+    if not tz:
+        return None
+    if tz in _AMBIGUOUS_ZONES:
+        return f"時差の名前 {tz} は{_AMBIGUOUS_ZONES[tz]}の両方に使われ、時差が決まりません"
+    if tz[0] in "+-" or match["tzg"]:
+        sign = -1 if "-" in tz else 1
+        hours, _, minutes = re.sub(r"^[A-Z]*\s*[+-]", "", tz).partition(":")
+        if not minutes and len(hours) > 2:
+            hours, minutes = hours[:-2], hours[-2:]
+        offset = dt.timedelta(hours=int(hours), minutes=int(minutes or 0))
+        if offset > _MAX_OFFSET or int(minutes or 0) >= 60:
+            return f"時差 {tz} はどの地域の時差でもありません（+14:00 までです）"
+        offset = sign * offset
+    elif tz in _ZONE_NAMES:
+        offset = dt.timedelta(minutes=_ZONE_NAMES[tz])
+    else:
+        return f"時差の名前 {tz} が分かりません"
+    named = _named_offset(match["tzl"], match["tzi"], stamp)
+    if named == dt.timedelta.max:
+        return f"時差の後の地域の名前 {match['tzi']} が分かりません"
+    if named is not None and named != offset:
+        return (
+            f"時差 {tz} と、その後の地域の名前（{match['tzl'] or match['tzi']}）の時差が合いません"
+        )
+    return dt.timezone(offset)
+
+
+def _named_offset(label: str | None, iana: str | None, stamp: dt.datetime) -> dt.timedelta | None:
+    """The offset a bracket after a time's zone names at ``stamp``: a zone's abbreviation
+    (``(JST)``) or IANA name (``[Asia/Tokyo]``; one not known names no offset we can check,
+    ``dt.timedelta.max``); None for a description in words (``(日本標準時)``)."""
+    if label is not None:
+        name = label.strip()
+        return dt.timedelta(minutes=_ZONE_NAMES[name]) if name in _ZONE_NAMES else None
+    if iana is None:
+        return None
+    try:
+        return stamp.replace(tzinfo=ZoneInfo(iana)).utcoffset()
+    except (ValueError, KeyError):  # ZoneInfoNotFoundError is a KeyError
+        return dt.timedelta.max
+
+
+def _zone_reason(match: re.Match[str], day: dt.date) -> str | None:
+    """Why the zone written after the time of a date ``read_date`` refused is not read, for
+    ``date_problem`` (None where the zone is read or none is written)."""
+    if match["H"] is None:
+        return None
+    reason = _zone(match, dt.datetime(day.year, day.month, day.day, min(int(match["H"]), 23)))
+    if not isinstance(reason, str):
+        return None
+    return f"{reason}（2026-02-03T10:00:00+09:00 のように時差を数字で書いてください）"
 
 
 def _zone_doubt(match: re.Match[str]) -> bool:
@@ -830,7 +921,7 @@ def read_date(text: str, order: str | None = None) -> dt.date | dt.datetime | No
     norm = normalize_cell_text(text)
     if match := _YMD.fullmatch(norm):
         return _written_day(match, int(match["y"]))
-    if match := _COMPACT.fullmatch(norm):
+    if match := _COMPACT.fullmatch(norm) or _ZONED_DAY.fullmatch(norm):
         return _day(int(match["y"]), match["m"], match["d"])
     if match := _ERA_YMD.fullmatch(norm.upper() if norm.isascii() else norm):
         return _written_day(match, _era_year(match["era"], match["y"]))
@@ -981,6 +1072,8 @@ def date_problem(text: str) -> str:
                 f"時刻の後の「{match['tz']}」が、時刻の範囲の終わりか時差か決められません（範囲なら"
                 "開始と終了を別の列に、時差なら 2026-02-03T10:00:00-05:00 のように秒まで書いてください）"
             )
+        if day is not None and (zone := _zone_reason(match, day)) is not None:
+            return zone
         if day is not None and match["H"] is not None and _hour(match) is None:
             return (
                 "午前・午後と時刻の書き方が合いません（午後12時は正午とも午前0時とも読めます。"
@@ -993,6 +1086,8 @@ def date_problem(text: str) -> str:
         clash = None if day is None else _weekday_clash(named, day)
         if day is not None and clash is not None:
             return _clash_problem(clash, day)
+        if day is not None and (zone := _zone_reason(named, day)) is not None:
+            return zone
         return "存在しない日付か時刻です"
     if _TIME_RANGE.fullmatch(norm):
         return "時刻の範囲（開始と終了）は 1 つの日時として読めません（開始と終了を別の列に書いてください）"

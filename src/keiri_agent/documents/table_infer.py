@@ -16,6 +16,10 @@ simple and deterministic, so a user can predict them from ``TableReadInfo``:
   format is such a row (cells are read by value, never by how a format displays them);
 * column names: blank → "列<n>" (n = 1-based column position in the file), repeated →
   "<name>_2", "<name>_3", ...; whitespace runs (including line breaks) become one space;
+* a header of two rows whose upper row names groups over blank cells (``日付 | 借方 | | 貸方 |
+  | 摘要`` over `` | 科目 | 金額 | 科目 | 金額 |``), as Excel saves a merged header to CSV or a
+  book is written without merging (``grouped_header``), is read as the merges it stands for:
+  ``借方_科目``, ``借方_金額``, ``日付``;
 * a text label is a cell that is neither an amount (``cell_forms.read_amount``: "1,234",
   "(1,200)", "1,200-", "▲500"...), nor a lone numbering mark (``①``, ``⑴``:
   ``cell_forms.numeral_marks``), nor an ISO date ("2024-04-01"). Column types are decided
@@ -47,11 +51,16 @@ from keiri_agent.documents.limits import TableLimits
 
 __all__ = [
     "HEADER_SCAN_ROWS",
+    "Merge",
     "TableLimits",
     "check_table_size",
     "detect_header",
+    "expand_merges",
+    "grouped_header",
     "is_blank",
+    "joined_name",
     "make_column_names",
+    "spanned_note",
 ]
 
 HEADER_SCAN_ROWS = 30
@@ -59,6 +68,7 @@ HEADER_SCAN_ROWS = 30
 # row of data, not a header (a stray text cell, 繰越, may stand among the dates).
 DATE_COLUMN_SHARE = 0.8
 _SPACES = re.compile(r"\s+")
+Merge = tuple[int, int, int, int]  # 0-based (first_row, first_col, last_row, last_col)
 
 
 def is_blank(value: Any) -> bool:
@@ -177,6 +187,102 @@ def detect_header(rows: Sequence[Sequence[Any]]) -> tuple[int | None, int]:
         return None, i
     # Only reachable when no row is wide enough, which the widest row always is.
     raise AssertionError("unreachable")
+
+
+def grouped_header(
+    rows: Sequence[Sequence[Any]], header: int | None, data_start: int
+) -> tuple[int, list[Merge]] | None:
+    """The first row of a two-row header whose upper row names groups over blank cells, and
+    the merges it stands for, or None; its lower row is the header ``detect_header`` found,
+    or the row above the data it found (``header``, ``data_start``: a row of groups is too
+    narrow for a header by itself). Every filled cell of the two rows is a label, the row
+    below them holds a value that is not (data), each column filled below is named in one of
+    the two rows, and each label of the upper row (two or more) is a group over the labels
+    right of it under blank cells (借方 over 科目 | 金額), stands over a blank (日付: its
+    own column), or repeats the label below it; at least one is a group. A title row
+    (``売上明細``) or ``会社名 | 山田商事`` above a header is none of these."""
+    scan = [list(r) for r in rows[: HEADER_SCAN_ROWS + 2]]
+    for i in sorted({data_start - 2, -1 if header is None else header - 1}):
+        if i < 0 or i + 2 >= len(scan):
+            continue
+        width = max(len(r) for r in scan[i : i + 3])
+        up, low, below = ([*r, *[None] * (width - len(r))] for r in scan[i : i + 3])
+        if any(not is_blank(v) and not _is_label(v) for v in up + low) or all(
+            is_blank(v) or _is_label(v) for v in below
+        ):
+            continue
+        if any(
+            not is_blank(below[j]) and is_blank(up[j]) and is_blank(low[j]) for j in range(width)
+        ):
+            continue
+        merges = _groups(i, up, low)
+        if merges is not None:
+            return i, merges
+    return None
+
+
+def _groups(i: int, up: list[Any], low: list[Any]) -> list[Merge] | None:
+    """The merges of ``grouped_header``'s rows ``i`` (``up``) and ``i + 1`` (``low``), or None
+    where ``up`` is not a row of groups."""
+    merges: list[Merge] = []
+    spans = 0
+    for j, value in enumerate(up):
+        if is_blank(value):
+            continue
+        last = j
+        while last + 1 < len(up) and is_blank(up[last + 1]) and not is_blank(low[last + 1]):
+            last += 1
+        if last > j and not is_blank(low[j]):
+            merges.append((i, j, i, last))
+            spans += 1
+        elif is_blank(low[j]):
+            merges.append((i, j, i + 1, j))
+        elif _cell_name(low[j]) != _cell_name(value):
+            return None
+    return merges if spans and sum(not is_blank(v) for v in up) >= 2 else None
+
+
+def expand_merges(grid: list[list[Any]], merges: list[Merge], header_end: int) -> list[list[Any]]:
+    """Merged values copied into covered cells: all of them in the header, only down below."""
+    rows = [list(r) for r in grid]
+    for r0, c0, r1, c1 in merges:
+        if r0 >= len(grid):
+            continue
+        value = grid[r0][c0]
+        last_col = c1 if r0 <= header_end else c0
+        for r in range(r0, min(r1, len(rows) - 1) + 1):
+            for c in range(c0, min(last_col, len(rows[r]) - 1) + 1):
+                rows[r][c] = value
+    return rows
+
+
+def spanned_note(first: int, last: int) -> str:
+    """The note for a header of rows ``first``..``last`` (0-based) read as one."""
+    return (
+        f"ヘッダーが {first + 1}〜{last + 1} 行目の {last - first + 1} 行にまたがっていたため、"
+        "結合して列名にしました。"
+    )
+
+
+def joined_name(rows: list[list[Any]], first: int, last: int, col: int) -> Any:
+    """The name of column ``col`` of a header of rows ``first``..``last`` (merges expanded):
+    its distinct values top down joined by ``_`` (借方_金額)."""
+    parts: list[str] = []
+    values: list[Any] = []
+    for r in range(first, last + 1):
+        value = rows[r][col] if col < len(rows[r]) else None
+        if value is None:
+            continue
+        text = str(value).strip()
+        if not parts or parts[-1] != text:
+            parts.append(text)
+            values.append(value)
+    if not parts:
+        return None
+    if len(parts) == 1 and not isinstance(values[0], str):
+        return values[0]  # let the namer format dates and integral floats
+    # (A name only in a lower row, under a blank: 日付 under 借方 / 貸方, is that name.)
+    return "_".join(parts)
 
 
 def _cell_name(value: Any) -> str:

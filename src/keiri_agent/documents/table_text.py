@@ -36,7 +36,13 @@ from keiri_agent.documents.table_frame import (
     choose_header,
     finish_table,
 )
-from keiri_agent.documents.table_infer import check_table_size
+from keiri_agent.documents.table_infer import (
+    check_table_size,
+    expand_merges,
+    grouped_header,
+    joined_name,
+    spanned_note,
+)
 from keiri_agent.errors import cause_of, reason_of
 
 __all__ = ["DELIMITERS", "SNIFF_RECORDS", "read_delimited", "sniff_delimiter"]
@@ -314,11 +320,18 @@ def read_delimited(
         ) from exc
     rows = [cells for _s, _e, cells in sample]
     header, data_start = choose_header(rows, header_row, label)
+    grouped = None if header_row is not None else grouped_header(rows, header, data_start)
+    if grouped is not None:  # 借方 | | 貸方 | over 科目 | 金額 | 科目 | 金額: one header
+        header, data_start = grouped[0], grouped[0] + 2
     start_offset = sample[data_start][0] if data_start < len(sample) else len(text)
     widths = [len(r) for r in rows[header if header is not None else data_start :]]
     ncols = max(widths, default=1)
     first_line = text.count("\n", 0, start_offset) + 1
     header_cells = rows[header] if header is not None else []
+    header_rows: list[list[str]] = []  # a header of two rows, as one (``grouped_header``)
+    if grouped is not None:
+        header_rows = expand_merges(rows, grouped[1], data_start - 1)[header:data_start]
+        header_cells = [joined_name(header_rows, 0, 1, j) or "" for j in range(ncols)]
     wider = _wider_lines(text, sample, rows, data_start, header, header_cells)
     # An ASCII-compatible encoding is parsed from its bytes: the decoded text (and a copy of
     # it for pandas) would hold the file three times over at a million rows.
@@ -375,6 +388,8 @@ def read_delimited(
     inner_boms = _drop_inner_boms(frame) if holds(_BOM) else 0
     frame = _blank_to_null(frame)
     info = TableReadInfo(file=label, format="csv", encoding=used_encoding, delimiter=delim)
+    if grouped is not None:
+        info.warnings.append(spanned_note(grouped[0], data_start - 1))
     if lf is not None:
         info.warnings.append(
             "行の区切りが CR（0x0D）だけのファイル（Mac の Excel の「CSV (Macintosh)」など）"
@@ -428,4 +443,5 @@ def read_delimited(
         positions,
         columns,
         zone,
+        header_rows=header_rows,
     )

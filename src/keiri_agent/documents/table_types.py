@@ -174,7 +174,10 @@ _AMOUNT_HEADER = re.compile(
     r"amount|price|total|balance",
     re.IGNORECASE,
 )
-_DATE_HEADER = re.compile(r"日|年月|期日|期限|date|time|時刻", re.IGNORECASE)
+# The words of a date anywhere in a header (日付, 入金日時, 年月日, Date, 時刻); 日 and the
+# other date words name a date only at its end (``_DATE_HEADER_END``: 計上日, 期日, 対象年月):
+# 日 elsewhere (日割, 日額, 1日あたり, 日計, 日商, 平日料金) is money or a count by the day.
+_DATE_HEADER = re.compile(r"日付|日時|年月日|date|time|時刻", re.IGNORECASE)
 # Counts are numbers but not money: a title row's 千円 is not their unit.
 _COUNT_HEADER = re.compile(
     r"数量|個数|件数|人数|枚数|本数|台数|回数|日数|count|qty|quantity", re.IGNORECASE
@@ -270,8 +273,13 @@ def is_amount_header(name: str) -> bool:
 
 
 def is_date_header(name: str) -> bool:
-    """A header naming a date (日付, 計上日, 年月, Date), not a count of days (営業日数)."""
-    return bool(_DATE_HEADER.search(name)) and not _COUNT_HEADER.search(name)
+    """A header naming a date (日付, 計上日, 年月, Date), not a count of days (営業日数) nor an
+    amount by the day (日割, 日額, 1日あたり): a date word anywhere (``_DATE_HEADER``), or 日,
+    期日, 年月 as the header's last word (``_name_end``, a number after it taken off too:
+    取引日2)."""
+    plain = re.sub(r"[0-9]+$", "", _name_end(name))
+    named = _DATE_HEADER.search(plain) or _DATE_HEADER_END.search(plain)
+    return bool(named) and not _COUNT_HEADER.search(plain)
 
 
 def _name_end(name: str) -> str:

@@ -50,7 +50,16 @@ from keiri_agent.documents.table_frame import (
     choose_header,
     finish_table,
 )
-from keiri_agent.documents.table_infer import TableLimits, check_table_size, is_blank
+from keiri_agent.documents.table_infer import (
+    Merge,
+    TableLimits,
+    check_table_size,
+    expand_merges,
+    grouped_header,
+    is_blank,
+    joined_name,
+    spanned_note,
+)
 from keiri_agent.documents.table_types import is_id_header
 from keiri_agent.documents.xlsx_formulas import check_computed, recording, sheet_part
 from keiri_agent.documents.xlsx_view import (
@@ -65,7 +74,6 @@ __all__ = ["EXCEL_DIGITS", "MAX_HEADER_ROWS", "display_scale", "read_xlsx_table"
 # A header merged over more rows than this is treated as a one-row header.
 MAX_HEADER_ROWS = 3
 
-Merge = tuple[int, int, int, int]  # 0-based (first_row, first_col, last_row, last_col)
 # Excel keeps 15 significant digits of a number; the file stores the double's 17.
 EXCEL_DIGITS = 15
 # The parts of a number format that show text, not digits: "quoted", \x, _x (a space as wide
@@ -173,24 +181,25 @@ def _read_sheet(
             sheet=info.sheet,
             sheets=info.sheets,
         )
-    header, data_start = choose_header(_detection_grid(grid, merges), header_row, label)
+    detection = _detection_grid(grid, merges)
+    header, data_start = choose_header(detection, header_row, label)
+    grouped = None if header_row is not None else grouped_header(detection, header, data_start)
+    if grouped is not None:  # a header of groups written without merging them
+        header, merges = grouped[0], merges + grouped[1]
     header_end = _header_end(grid, merges, header) if header is not None else None
     if header is not None and header_end is not None:
         for row, col in months:
             value = grid[row][col]
             if header <= row <= header_end and isinstance(value, datetime):
                 grid[row][col] = f"{value.year}年{value.month}月"
-    full = _expand(grid, merges, header_end if header_end is not None else -1)
+    full = expand_merges(grid, merges, header_end if header_end is not None else -1)
     ncols = max((len(r) for r in grid), default=0)
     names: list[Any] = []
     if header is not None and header_end is not None:
-        names = [_joined_name(full, header, header_end, j) for j in range(ncols)]
+        names = [joined_name(full, header, header_end, j) for j in range(ncols)]
         data_start = header_end + 1
         if header_end > header:
-            info.warnings.append(
-                f"ヘッダーが {header + 1}〜{header_end + 1} 行目の {header_end - header + 1} 行に"
-                "またがっていたため、結合して列名にしました。"
-            )
+            info.warnings.append(spanned_note(header, header_end))
     _codes_as_shown(full, names, data_start, padded, info)
     frame = pd.DataFrame(full[data_start:], columns=list(range(ncols)), dtype=object)
     above = grid[: header if header is not None else data_start]
@@ -365,36 +374,3 @@ def _header_end(grid: list[list[Any]], merges: list[Merge], header: int) -> int:
         if all(isinstance(v, str) for v in below):
             end = nxt
     return end
-
-
-def _expand(grid: list[list[Any]], merges: list[Merge], header_end: int) -> list[list[Any]]:
-    """Merged values copied into covered cells: all of them in the header, only down below."""
-    rows = [list(r) for r in grid]
-    for r0, c0, r1, c1 in merges:
-        if r0 >= len(grid):
-            continue
-        value = grid[r0][c0]
-        last_col = c1 if r0 <= header_end else c0
-        for r in range(r0, min(r1, len(rows) - 1) + 1):
-            for c in range(c0, min(last_col, len(rows[r]) - 1) + 1):
-                rows[r][c] = value
-    return rows
-
-
-def _joined_name(rows: list[list[Any]], first: int, last: int, col: int) -> Any:
-    parts: list[str] = []
-    values: list[Any] = []
-    for r in range(first, last + 1):
-        value = rows[r][col] if col < len(rows[r]) else None
-        if value is None:
-            continue
-        text = str(value).strip()
-        if not parts or parts[-1] != text:
-            parts.append(text)
-            values.append(value)
-    if not parts:
-        return None
-    if len(parts) == 1 and not isinstance(values[0], str):
-        return values[0]  # let the namer format dates and integral floats
-    # (A name only in a lower row, under a blank: 日付 under 借方 / 貸方, is that name.)
-    return "_".join(parts)
