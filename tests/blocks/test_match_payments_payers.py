@@ -40,7 +40,7 @@ def test_no_payer_field_of_these_shapes_is_matched_to_anyone_else(
     # main: 60 wrong (katakana-only names as long as an export's cut) and 99 missed (glued
     # branches after ﾊﾏﾏﾂ, ﾀｶﾏﾂ …, ﾀﾝﾄｳ and a person) of 476 transfers (seeds 7 and 8, 200 each).
     shapes = (
-        "glued_city", "note_number", "representative", "in_charge", "person_after", "parent",
+        "glued_city", "glued_word", "note_number", "representative", "in_charge", "person_after", "parent",
         "kana_stranger_cut_bank", "kana_stranger_cut_typed", "kana_stranger_cut_full",
         "kana_own_cut_bank", "two_months_fee", "two_fees",
     )  # fmt: skip
@@ -136,6 +136,8 @@ def test_the_municipalities_table_holds_cities_the_dictionary_knows_in_kanji_onl
     assert is_place("ハママツ")
     assert is_place("ナハ")
     assert not is_place("ナカ")  # 那珂 and 中 alike: a short reading that is also a word
+    assert not is_place("ヒカリ")  # 光市, and a word that ends companies' names
+    assert not is_place("チユウオウ")
 
 
 @pytest.mark.parametrize(

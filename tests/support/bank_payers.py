@@ -7,7 +7,8 @@ and its parent) with open invoices of two or three months each, the look-alikes 
 amounts, and one or two transfers of one payer, written as payers' banks write them:
 
 - a branch or an office glued after a city's name that Sudachi tags in kanji only
-  (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞﾊﾏﾏﾂｼﾃﾝ``, ``ｱｵﾊﾞｼﾖｳｼﾞﾀｶﾏﾂｴｲｷﾞﾖｳｼﾖ``, ``...ﾅﾊｼﾃﾝ``);
+  (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞﾊﾏﾏﾂｼﾃﾝ``, ``ｱｵﾊﾞｼﾖｳｼﾞﾀｶﾏﾂｴｲｷﾞﾖｳｼﾖ``, ``...ﾅﾊｼﾃﾝ``), and another company's
+  branch glued after a word that names a town too (``ｱｵﾊﾞｼﾖｳｼﾞﾋｶﾘｼﾃﾝ``: nobody of the master);
 - a note of what is paid inside the field (``ｱｵﾊﾞｼﾖｳｼﾞ ｾｲｷﾕｳ NO.1234``, ``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ NO.1234``);
 - a representative (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾀﾞｲﾋﾖｳﾄﾘｼﾏﾘﾔｸ ｻﾄｳ ﾀﾛｳ``), or the person in charge
   (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾀﾝﾄｳ ｻﾄｳ``; ``ｱｵﾊﾞｼﾖｳｼﾞ ｻﾄｳ ﾀﾛｳ``: not promised, a name the dictionary may not tag);
@@ -36,6 +37,8 @@ CITIES = (
     "ｼﾓﾉｾｷ", "ﾖﾂｶｲﾁ", "ﾄﾂﾄﾘ", "ﾏﾂｴ", "ﾏﾂﾓﾄ", "ﾊﾁｵｳｼﾞ", "ｵｵｻｶ", "ｾﾝﾀﾞｲ",
 )  # fmt: skip
 OFFICES = ("ｼﾃﾝ", "ｴｲｷﾞﾖｳｼﾖ", "ｼｼﾔ")
+# Words that name a town too (光市, 旭市, 東洋町, 中央市) and end companies' names as often.
+TOWN_WORDS = ("ﾋｶﾘ", "ｱｻﾋ", "ﾄｳﾖｳ", "ﾁﾕｳｵｳ")
 FEES = (440, 660, 770, 330, 550)  # standard fees, 税込
 DUES = ("2026-01-31", "2026-02-28", "2026-03-31")
 EXPORT_CUT = 20
@@ -166,7 +169,7 @@ def _payer(code: str, rng: random.Random) -> tuple[str, bool, str, str | None]:
     name = half_width(kana)
     formed = f"{short}){name}" if first else f"{name}({short}"
     shape = rng.choice(
-        ("glued_city", "note_number", "representative", "in_charge", "person_after", "parent",
+        ("glued_city", "glued_word", "note_number", "representative", "in_charge", "person_after", "parent",
          "cut_export", "plain")
     )  # fmt: skip
     if shape == "glued_city":
@@ -174,6 +177,8 @@ def _payer(code: str, rng: random.Random) -> tuple[str, bool, str, str | None]:
         glued = f"{name}{city}{office}"
         # 青葉商事浜松's own branch is read as 青葉商事's only where 青葉商事浜松 is no customer.
         return (f"{short}){glued}" if rng.random() < 0.5 else glued), True, shape, code
+    if shape == "glued_word":  # another company: the name, a word that is a town's too, a branch
+        return f"{name}{rng.choice(TOWN_WORDS)}{rng.choice(OFFICES)}", False, shape, None
     if shape == "note_number":
         note = rng.choice(("ｾｲｷﾕｳ NO.", "NO.", "ｾｲｷﾕｳNO.", "ｾｲｷﾕｳ "))
         return f"{formed} {note}{rng.randrange(1000, 99999)}", True, shape, code

@@ -203,9 +203,10 @@ def name_parts(text: str) -> tuple[str, ...] | None:
 def is_place(kana: str) -> bool:
     """Whether folded ``kana`` spells a place name the dictionary knows, in katakana or in
     hiragana, each large kana that may have been small tried both ways, or a municipality's
-    reading (:mod:`.municipalities`: ハママツ, タカマツ, which the dictionary knows in kanji only);
-    a municipality's of :data:`MIN_PLACE_CHARS` kana only when the dictionary holds no word so
-    spelled (ナハ; not ナカ, モリ, タカ: words and names as often as 那珂, 森, 多可)."""
+    reading (:mod:`.municipalities`: ハママツ, タカマツ, which the dictionary knows in kanji
+    only) that is no common word of the dictionary (ヒカリ, アサヒ, トウヨウ: as often the end
+    of a company's name as 光市, 旭市, 東洋町), of :data:`MIN_PLACE_CHARS` kana no word at all
+    (ナハ; not ナカ, モリ, タカ)."""
     if not MIN_PLACE_CHARS <= len(kana) <= MAX_PLACE_CHARS:
         return False
     spellings = [(s, s.translate(TO_HIRAGANA)) for s in _small_spellings(kana)]
@@ -213,7 +214,13 @@ def is_place(kana: str) -> bool:
         return True
     if kana not in MUNICIPALITY_READINGS:
         return False
-    return len(kana) > MIN_PLACE_CHARS or not any(open_dictionary().lookup(t) for t in spellings[0])
+    dictionary = open_dictionary()
+    words = [
+        m.part_of_speech() for pair in spellings for text in pair for m in dictionary.lookup(text)
+    ]
+    if len(kana) == MIN_PLACE_CHARS:
+        return not words
+    return all(pos[1] == "固有名詞" for pos in words)
 
 
 def _small_spellings(kana: str) -> list[str]:
