@@ -10,7 +10,8 @@ amounts, and one or two transfers of one payer, written as payers' banks write t
   (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞﾊﾏﾏﾂｼﾃﾝ``, ``ｱｵﾊﾞｼﾖｳｼﾞﾀｶﾏﾂｴｲｷﾞﾖｳｼﾖ``, ``...ﾅﾊｼﾃﾝ``), and another company's
   branch glued after a word that names a town too (``ｱｵﾊﾞｼﾖｳｼﾞﾋｶﾘｼﾃﾝ``: nobody of the master);
 - a note of what is paid inside the field (``ｱｵﾊﾞｼﾖｳｼﾞ ｾｲｷﾕｳ NO.1234``, ``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ NO.1234``);
-- a representative (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾀﾞｲﾋﾖｳﾄﾘｼﾏﾘﾔｸ ｻﾄｳ ﾀﾛｳ``), or the person in charge
+- a representative (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾀﾞｲﾋﾖｳﾄﾘｼﾏﾘﾔｸ ｻﾄｳ ﾀﾛｳ``; ``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾀﾞｲﾋﾖｳ ｻﾄｳ ﾀﾛｳ``: not
+  promised, a name the dictionary may not tag), or the person in charge
   (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾀﾝﾄｳ ｻﾄｳ``; ``ｱｵﾊﾞｼﾖｳｼﾞ ｻﾄｳ ﾀﾛｳ``: not promised, a name the dictionary may not tag);
 - the parent paying for its subsidiary (``ｶ)ｱｵﾊﾞﾎｰﾙﾃﾞｲﾝｸﾞｽ`` for 青葉物流: never the subsidiary's);
 - a katakana-only name cut at an export's 20 characters (``ｶ)ﾌﾞﾙｰﾑﾃﾞｻﾞｲﾝﾗﾎﾞﾗﾄﾘｰ`` …: promised
@@ -169,7 +170,8 @@ def _payer(code: str, rng: random.Random) -> tuple[str, bool, str, str | None]:
     name = half_width(kana)
     formed = f"{short}){name}" if first else f"{name}({short}"
     shape = rng.choice(
-        ("glued_city", "glued_word", "note_number", "representative", "in_charge", "person_after", "parent",
+        ("glued_city", "glued_word", "note_number", "representative", "in_charge", "owner_word",
+         "person_after", "parent",
          "cut_export", "plain")
     )  # fmt: skip
     if shape == "glued_city":
@@ -186,6 +188,8 @@ def _payer(code: str, rng: random.Random) -> tuple[str, bool, str, str | None]:
         return f"{formed} {rng.choice(TITLES)} {rng.choice(PEOPLE)}", True, shape, code
     if shape == "in_charge":
         return f"{formed} ﾀﾝﾄｳ {rng.choice(SURNAMES)}", True, shape, code
+    if shape == "owner_word":  # 代表 and the representative, after a company's name
+        return f"{formed} ﾀﾞｲﾋﾖｳ {rng.choice(PEOPLE)}", False, shape, code
     if shape == "person_after":
         return f"{name} {rng.choice(PEOPLE)}", False, shape, code
     if shape == "parent":

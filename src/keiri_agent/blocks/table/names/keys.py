@@ -73,6 +73,7 @@ __all__ = [
 # ``21 ﾔﾏﾀﾞ`` are code and name).
 MIN_CODE_DIGITS = 3
 _CODE = re.compile(r"^(\d+)[\s\-]*")
+_OWNER_WORDS = frozenset({"ダイヒヨウ", "ダイヒヨウシヤ"})  # 代表, 代表者 as a bank writes them
 
 
 class NameSource(StrEnum):
@@ -208,7 +209,8 @@ def _heads(
     representative's title or the word before the person in charge follows them
     (``ﾀﾞｲﾋﾖｳﾄﾘｼﾏﾘﾔｸ ｱｵﾊﾞ ﾀﾛｳ``, ``ﾀﾝﾄｳ ｻﾄｳ``: a person's name after it), or a person's
     surname and given name by the dictionary's tags, the last one or two words
-    (``ｱｵﾊﾞｼﾖｳｼﾞ ｻﾄｳ ﾀﾛｳ``: who sent it; no company is named so),
+    (``ｱｵﾊﾞｼﾖｳｼﾞ ｻﾄｳ ﾀﾛｳ``: who sent it; no company is named so; after ``ﾀﾞｲﾋﾖｳ`` for a
+    company, ``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾀﾞｲﾋﾖｳ ｻﾄｳ ﾀﾛｳ``: :func:`_person_after`),
     else, for a payer that wrote a legal form, ``first_words``: another company may be named
     so (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾘｰｽ``, a parent or a sister company), a proposal for a person, never a
     match."""
@@ -225,12 +227,21 @@ def _heads(
     for count in range(len(words) - 1, 0, -1):
         afters = (branch[count:], branch[count:-1]) if truncated else (branch[count:],)
         head = "".join(words[:count])
-        person = count >= len(words) - 2 and is_full_name(" ".join(words[count:]))
+        person = _person_after(words[count:], company=company)
         if is_title(words[count]) or person or any(after and all(after) for after in afters):
             heads.append(head)
         elif company:
             first_words.append(head)
     return tuple(heads), tuple(first_words)
+
+
+def _person_after(words: list[str], *, company: bool) -> bool:
+    """Whether ``words`` are a person's surname and given name by the dictionary's tags (one
+    word or two), after 代表 or 代表者 for a payer that wrote a legal form (a sole proprietor's
+    ``ﾀﾞｲﾋﾖｳ`` parts its trade name from its owner: :func:`.split.trade_parts`)."""
+    if company and len(words) > 1 and words[0] in _OWNER_WORDS:
+        words = words[1:]
+    return len(words) <= 2 and is_full_name(" ".join(words))
 
 
 def _glued_heads(words: list[str], *, office: bool) -> tuple[str, ...]:
