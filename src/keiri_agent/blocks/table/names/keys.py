@@ -11,8 +11,8 @@ bank may have cut it: at :data:`.fold.PAYER_NAME_CHARS` characters, or a name ex
 one of the :data:`.fold.EXPORT_CUT_CHARS` a statement export keeps (then also the names it
 leaves without the start of a legal form spelled out after them, :func:`.split.cut_spelled_form`).
 A payer's ``heads`` are its names before a branch, an office, a department or a note: after a
-space, after a form in the middle, or glued to it after a place name the dictionary knows
-(``ｱｵﾊﾞｼﾖｳｼﾞｵｵｻｶｼﾃﾝ``: :func:`_glued_heads`).
+space, after a form in the middle, or glued to it after a place name the dictionary knows or a
+municipality's reading (``ｱｵﾊﾞｼﾖｳｼﾞｵｵｻｶｼﾃﾝ``, ``ｱｵﾊﾞｼﾖｳｼﾞﾊﾏﾏﾂｼﾃﾝ``: :func:`_glued_heads`).
 
 :func:`name_key` is the one key of a value when one is needed (``normalize_key(reading=True)``
 groups rows by it): a kanji name's SudachiPy reading, a kana name as the bank wrote it.
@@ -73,6 +73,7 @@ __all__ = [
 # ``21 ﾔﾏﾀﾞ`` are code and name).
 MIN_CODE_DIGITS = 3
 _CODE = re.compile(r"^(\d+)[\s\-]*")
+_OWNER_WORDS = frozenset({"ダイヒヨウ", "ダイヒヨウシヤ"})  # 代表, 代表者 as a bank writes them
 
 
 class NameSource(StrEnum):
@@ -89,8 +90,9 @@ class NameKey:
     text: str  # folded, canonical
     source: NameSource
     form: CompanyForm | None  # the customer's legal form (from its kana or its name)
-    # The readings of the name's last words (:func:`.reading.word_tails`, of its kanji name
-    # and of its kana): a cut that leaves the name without them may be another's whole name.
+    # The readings of the name's last words (:func:`.reading.word_tails`, of its kanji name, or
+    # of both its spellings when it has no kanji): a cut that leaves the name without them may
+    # be another's whole name.
     tails: tuple[str, ...] = ()
 
 
@@ -204,7 +206,11 @@ def _heads(
     may have cut, also every word but the last: a cut word proves nothing; a place name the
     dictionary knows among the last ``middle`` words, which followed a form in the middle:
     ``ｱｵﾊﾞｼﾖｳｼﾞ(ｶ ｵｵｻｶ``, where the 全銀協 rule puts the office) or when a
-    representative's title follows them (``ﾀﾞｲﾋﾖｳﾄﾘｼﾏﾘﾔｸ ｱｵﾊﾞ ﾀﾛｳ``: a person's name after it),
+    representative's title or the word before the person in charge follows them
+    (``ﾀﾞｲﾋﾖｳﾄﾘｼﾏﾘﾔｸ ｱｵﾊﾞ ﾀﾛｳ``, ``ﾀﾝﾄｳ ｻﾄｳ``: a person's name after it), or a person's
+    surname and given name by the dictionary's tags, the last one or two words
+    (``ｱｵﾊﾞｼﾖｳｼﾞ ｻﾄｳ ﾀﾛｳ``: who sent it; no company is named so; after ``ﾀﾞｲﾋﾖｳ`` for a
+    company, ``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾀﾞｲﾋﾖｳ ｻﾄｳ ﾀﾛｳ``: :func:`_person_after`),
     else, for a payer that wrote a legal form, ``first_words``: another company may be named
     so (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾘｰｽ``, a parent or a sister company), a proposal for a person, never a
     match."""
@@ -221,11 +227,21 @@ def _heads(
     for count in range(len(words) - 1, 0, -1):
         afters = (branch[count:], branch[count:-1]) if truncated else (branch[count:],)
         head = "".join(words[:count])
-        if is_title(words[count]) or any(after and all(after) for after in afters):
+        person = _person_after(words[count:], company=company)
+        if is_title(words[count]) or person or any(after and all(after) for after in afters):
             heads.append(head)
         elif company:
             first_words.append(head)
     return tuple(heads), tuple(first_words)
+
+
+def _person_after(words: list[str], *, company: bool) -> bool:
+    """Whether ``words`` are a person's surname and given name by the dictionary's tags (one
+    word or two), after 代表 or 代表者 for a payer that wrote a legal form (a sole proprietor's
+    ``ﾀﾞｲﾋﾖｳ`` parts its trade name from its owner: :func:`.split.trade_parts`)."""
+    if company and len(words) > 1 and words[0] in _OWNER_WORDS:
+        words = words[1:]
+    return len(words) <= 2 and is_full_name(" ".join(words))
 
 
 def _glued_heads(words: list[str], *, office: bool) -> tuple[str, ...]:
@@ -274,11 +290,14 @@ def customer_keys(name: str, kana: str = "", *, kana_decides: bool = False) -> t
     form = (spelled.legal if spelled else None) or written.legal
     for text in _variants(spelled.name, form) if spelled else ():
         found.setdefault(canonical(fold(text)), NameSource.KANA)
+    # The words of a kanji name are read from it (its kana may run words the dictionary knows in
+    # kanji only together: キタニホン…トウホク); a name without kanji from both its spellings.
+    spellings = (
+        (written.name,) if has_kanji(written.name) or not spelled else (written.name, spelled.name)
+    )
     tails = tuple(
         dict.fromkeys(
-            canonical(tail)
-            for text in (written.name, spelled.name if spelled else "")
-            for tail in word_tails(kanji_business_short(text))
+            canonical(tail) for text in spellings for tail in word_tails(kanji_business_short(text))
         )
     )
     if spelled and kana_decides:

@@ -17,7 +17,8 @@ A payer meets a customer key (:mod:`.keys`) in one of seven ways, best first:
   ``ﾔﾏﾀﾞｼﾖｳｼﾞ(ｶ)ｵｵｻｶｼﾃﾝ``, ``ﾔﾏﾀﾞｼﾖｳｼﾞ ﾅｺﾞﾔ(ｴｲ``, a place after a middle form,
   ``ﾔﾏﾀﾞｼﾖｳｼﾞ(ｶ ｵｵｻｶ``, a branch glued after a place, ``ﾔﾏﾀﾞｼﾖｳｼﾞｵｵｻｶｼﾃﾝ``), or a
   representative's title and a person
-  (``ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ ﾀﾞｲﾋﾖｳﾄﾘｼﾏﾘﾔｸ ﾔﾏﾀﾞ ﾀﾛｳ``); the whole, branch included, is the payer's name:
+  (``ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ ﾀﾞｲﾋﾖｳﾄﾘｼﾏﾘﾔｸ ﾔﾏﾀﾞ ﾀﾛｳ``), the person in charge (``ｶ)ﾔﾏﾀﾞｼﾖｳｼﾞ ﾀﾝﾄｳ ｻﾄｳ``)
+  or the sender's surname and given name (``ﾔﾏﾀﾞｼﾖｳｼﾞ ｻﾄｳ ﾀﾛｳ``); the whole, branch included, is the payer's name:
   a branch the master holds as a customer of its own meets it ``EXACT``;
 - ``TRADE``: a sole proprietor's payer is written with a trade name and the owner's name
   (``ﾔﾏﾀﾞｼﾖｳﾃﾝ ﾀﾞｲﾋﾖｳ ﾔﾏﾀﾞ ﾀﾛｳ``, ``ﾔﾏﾀﾞ ﾀﾛｳ(ﾔﾏﾀﾞｼﾖｳﾃﾝ``) and the key is one of them (or

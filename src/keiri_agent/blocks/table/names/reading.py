@@ -11,7 +11,8 @@ digits keep their own spelling (banks write ``ABC``), their kana reading is an a
 (``エービーシー``). Readings are folded (:func:`..fold.fold`).
 
 :func:`is_place` says whether kana spell a place name the dictionary knows (``オオサカ``,
-``シンジユク`` for シンジュク: a bank writes small kana large), which is how the end of a
+``シンジユク`` for シンジュク: a bank writes small kana large) or a municipality's reading
+(:mod:`.municipalities`: ``ハママツ``), which is how the end of a
 company's name is told from a branch glued to it (``ｱｵﾊﾞｼﾖｳｼﾞｵｵｻｶｼﾃﾝ``, :mod:`.keys`).
 
 SudachiPy is opened by :mod:`keiri_agent.sudachi` (one dictionary per process, a missing one is
@@ -23,10 +24,12 @@ master of 10,000 names is read once per process however many runs and payers use
 from __future__ import annotations
 
 import itertools
+import re
 from functools import lru_cache
 from typing import Any
 
-from keiri_agent.blocks.table.names.fold import fold
+from keiri_agent.blocks.table.names.fold import LONG_MARK, fold, has_kanji, nfkc
+from keiri_agent.blocks.table.names.municipalities import MUNICIPALITY_READINGS
 from keiri_agent.sudachi import (
     ASCII_WORD,
     TO_HIRAGANA,
@@ -41,7 +44,10 @@ __all__ = [
     "MAX_OPTIONS_PER_WORD",
     "MAX_PLACE_CHARS",
     "MAX_READINGS",
+    "MAX_WORD_CHARS",
+    "MIN_PART_CHARS",
     "MIN_PLACE_CHARS",
+    "MIN_WORD_CHARS",
     "is_place",
     "name_parts",
     "readings",
@@ -57,6 +63,14 @@ MAX_CACHED_NAMES = 50_000
 MAX_NAME_CHARS = 1_000
 
 _SKIPPED_POS = frozenset({"補助記号", "空白", "記号"})
+# Katakana a word the dictionary does not know is split into, to find where a name may end in it:
+# words of the dictionary of this many kana at least (ズ, ク alone are words too) and at most.
+MIN_WORD_CHARS = 2
+MAX_WORD_CHARS = 12
+# A word the dictionary knows is parted only into words of this many kana at least (ライフ|デザイン;
+# not シス|テム, サー|ビス: short words of the dictionary run through most katakana).
+MIN_PART_CHARS = 3
+_KANA_RUN = re.compile(r"[ァ-ヶー]+")
 # Shorter kana than this are not taken for a place (ナハ is a place, ハ is no proof of anything).
 MIN_PLACE_CHARS = 2
 # Nor longer kana (キタキユウシユウ is 8): a branch's place is looked for in the last kana only.
@@ -96,28 +110,82 @@ def readings(text: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=MAX_CACHED_NAMES)
 def word_tails(text: str) -> tuple[str, ...]:
-    """The folded readings of the last words of ``text`` (split mode C, each word's own
+    """The folded readings of the last words of ``text`` (split mode A, the shortest words: a
+    compound the dictionary holds, ライフデザイン, ends where its words do; each word's own
     reading), from its last word to all but its first: 北日本ロジスティクスサービス東北 gives
     トウホク, サービストウホク and ロジステイクスサービストウホク. What is left of the name
     without them is a name a company may bear (:mod:`.match`: an export's cut that ends there
     is no proof of a longer name). Not after a word of one character that is no suffix: it
     begins the word after it, one the dictionary does not hold whole (南|関東), where a suffix
-    ends a name (みどり屋|商店)."""
+    ends a name (みどり屋|商店). Kana the dictionary does not know as one word (a run of katakana words
+    it reads whole, ライフマネジメントパートナーズクリエイト; small kana written large) and a
+    katakana word it knows made of others (ライフデザイン) may end a name wherever
+    :func:`_kana_ends` says. A name without kanji is read with its half-width kana
+    and its dashes as ー (``ｻﾝｼｬｲﾝﾎｰﾑ`` as サンシャインホーム)."""
     text = text[:MAX_NAME_CHARS]
     if not text.strip():
         return ()
-    whole, _, _ = _tokenizers()
-    words = [m for m in whole.tokenize(text) if _kept(m)]
-    spoken = [fold(reading_of(m)) for m in words]
-    tails = (
-        "".join(spoken[at:]) for at in range(len(words) - 1, 0, -1) if _ends_name(words[at - 1])
-    )
+    _, shortest, _ = _tokenizers()
+    if not has_kanji(text):  # half-width kana, ``-`` for ー
+        text = "".join(LONG_MARK if fold(ch) == LONG_MARK else ch for ch in nfkc(text))
+    pieces: list[tuple[str, bool]] = []  # each piece's reading, whether a name may end after it
+    for morpheme in (m for m in shortest.tokenize(text) if _kept(m)):
+        surface = morpheme.surface()
+        if _KANA_RUN.fullmatch(surface):
+            ends = (0, *_kana_ends(surface, known=not morpheme.is_oov()), len(surface))
+            pieces += [(fold(surface[start:end]), True) for start, end in itertools.pairwise(ends)]
+        else:
+            pieces.append((fold(reading_of(morpheme)), _ends_name(morpheme)))
+    spoken = [reading for reading, _ in pieces]
+    tails = ("".join(spoken[at:]) for at in range(len(pieces) - 1, 0, -1) if pieces[at - 1][1])
     return tuple(dict.fromkeys(t for t in tails if t))
 
 
 def _ends_name(morpheme: Any) -> bool:
     """Whether a name may end with ``morpheme``: a suffix, or a word of two characters or more."""
     return len(morpheme.surface()) > 1 or morpheme.part_of_speech()[0] == "接尾辞"
+
+
+@lru_cache(maxsize=MAX_CACHED_NAMES)
+def _kana_ends(kana: str, *, known: bool) -> tuple[int, ...]:
+    """Where a name may end inside a word of katakana ``kana``: every break of its readings in
+    the fewest other words of the dictionary (each of at least :data:`MIN_WORD_CHARS` kana,
+    small kana tried both ways: サンシヤインホーム is サンシャイン and ホーム, not サン, シヤイン
+    and ホーム; ライフデザイン, a word of the dictionary, is ライフ and デザイン too). Where no such
+    reading covers it, nowhere in a word the dictionary knows (``known``), everywhere in one it
+    does not (its words cannot be told: ミナトキカク, 企画 is known in kanji only). Each word of
+    such a reading is read so in turn (ライフデザイン of ...プランニングライフデザインシステム)."""
+    size = len(kana)
+    shortest = MIN_PART_CHARS if known else MIN_WORD_CHARS
+    steps = [
+        [end for end in range(at + shortest, min(size, at + MAX_WORD_CHARS) + 1)
+         if (at, end) != (0, size) and _known_word(kana[at:end])]
+        for at in range(size)
+    ]  # fmt: skip
+    never = size + 1  # more words than any reading has
+    before = [0] + [never] * size  # the fewest words from the start to here
+    for at in range(size):
+        for end in steps[at]:
+            before[end] = min(before[end], before[at] + 1)
+    after = [never] * size + [0]  # the fewest words from here to the end
+    for at in range(size - 1, -1, -1):
+        after[at] = min((after[end] + 1 for end in steps[at]), default=never)
+    if after[0] >= never:
+        return () if known else tuple(range(1, size))
+    breaks = [at for at in range(1, size) if before[at] + after[at] == after[0]]
+    inner = (  # the words of the dictionary each word of those readings is made of
+        start + at
+        for start, end in itertools.pairwise((0, *breaks, size))
+        for at in _kana_ends(kana[start:end], known=True)
+    )
+    return tuple(sorted({*breaks, *inner}))
+
+
+@lru_cache(maxsize=MAX_CACHED_NAMES)
+def _known_word(kana: str) -> bool:
+    """Whether the dictionary holds katakana ``kana`` as a word, large kana tried small."""
+    dictionary = open_dictionary()
+    return any(dictionary.lookup(spelling) for spelling in _small_spellings(kana))
 
 
 @lru_cache(maxsize=MAX_CACHED_NAMES)
@@ -134,14 +202,25 @@ def name_parts(text: str) -> tuple[str, ...] | None:
 @lru_cache(maxsize=MAX_CACHED_NAMES)
 def is_place(kana: str) -> bool:
     """Whether folded ``kana`` spells a place name the dictionary knows, in katakana or in
-    hiragana, each large kana that may have been small tried both ways."""
+    hiragana, each large kana that may have been small tried both ways, or a municipality's
+    reading (:mod:`.municipalities`: ハママツ, タカマツ, which the dictionary knows in kanji
+    only) that is no common word of the dictionary (ヒカリ, アサヒ, トウヨウ: as often the end
+    of a company's name as 光市, 旭市, 東洋町), of :data:`MIN_PLACE_CHARS` kana no word at all
+    (ナハ; not ナカ, モリ, タカ)."""
     if not MIN_PLACE_CHARS <= len(kana) <= MAX_PLACE_CHARS:
         return False
-    return any(
-        known_as_place(text)
-        for spelling in _small_spellings(kana)
-        for text in (spelling, spelling.translate(TO_HIRAGANA))
-    )
+    spellings = [(s, s.translate(TO_HIRAGANA)) for s in _small_spellings(kana)]
+    if any(known_as_place(text) for pair in spellings for text in pair):
+        return True
+    if kana not in MUNICIPALITY_READINGS:
+        return False
+    dictionary = open_dictionary()
+    words = [
+        m.part_of_speech() for pair in spellings for text in pair for m in dictionary.lookup(text)
+    ]
+    if len(kana) == MIN_PLACE_CHARS:
+        return not words
+    return all(pos[1] == "固有名詞" for pos in words)
 
 
 def _small_spellings(kana: str) -> list[str]:

@@ -84,13 +84,15 @@ _NOTE_STARTS = ("セイキユウ", "シハライ", "請求", "支払")
 _NOTE_ENDS = ("ガツブン", "月分")
 _NOTE_NUMBER = re.compile(r"[\dA-Zー]+")
 # The titles of a representative a bank writes after a company's name when the account is held
-# in the representative's name too (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾀﾞｲﾋﾖｳﾄﾘｼﾏﾘﾔｸ ｱｵﾊﾞ ﾀﾛｳ``): what follows is a
-# person, the words before are the company. Whole words only (ｼﾔﾁﾖｳ is no part of a name).
+# in the representative's name too (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾀﾞｲﾋﾖｳﾄﾘｼﾏﾘﾔｸ ｱｵﾊﾞ ﾀﾛｳ``), and the word before
+# the person in charge a payer writes (``ｶ)ｱｵﾊﾞｼﾖｳｼﾞ ﾀﾝﾄｳ ｻﾄｳ``): what follows is a person, the
+# words before are the company. Whole words only (ｼﾔﾁﾖｳ is no part of a name).
 _TITLES = (
     ("代表取締役", "ダイヒヨウトリシマリヤク"), ("代表取締役社長", "ダイヒヨウトリシマリヤクシヤチヨウ"),
     ("取締役社長", "トリシマリヤクシヤチヨウ"), ("代取", "ダイトリ"), ("代表社員", "ダイヒヨウシヤイン"),
     ("代表理事", "ダイヒヨウリジ"), ("理事長", "リジチヨウ"), ("代表役員", "ダイヒヨウヤクイン"),
-    ("院長", "インチヨウ"), ("園長", "エンチヨウ"), ("社長", "シヤチヨウ"),
+    ("院長", "インチヨウ"), ("園長", "エンチヨウ"), ("社長", "シヤチヨウ"), ("担当", "タントウ"),
+    ("担当者", "タントウシヤ"),
 )  # fmt: skip
 # (代表 / ﾀﾞｲﾋﾖｳ alone stands between a sole proprietor's trade name and owner: trade_parts.)
 TITLE_WORDS = frozenset(fold(kana) for _, kana in _TITLES) | {kanji for kanji, _ in _TITLES}
