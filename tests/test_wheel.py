@@ -32,6 +32,7 @@ def test_the_wheel_carries_py_typed_main_and_the_bundled_examples(tmp_path: Path
     assert "keiri_agent/errors.py" in names
     assert any(n.startswith("keiri_agent/block_specs/") and n.endswith(".yaml") for n in names)
     assert "keiri_agent/blocks/table/names/company_forms.csv" in names  # the 法人略語 table
+    assert "keiri_agent/blocks/table/names/municipalities.csv" in names  # 市区町村 readings
     assert "keiri_agent/documents/zengin_fields.csv" in names  # the 全銀協 record layouts
     assert any(n.startswith("keiri_agent/_bundled/designs/examples/") for n in names)
     assert not any(n.startswith(("tests/", ".venv/")) for n in names)
