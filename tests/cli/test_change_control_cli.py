@@ -284,7 +284,7 @@ def test_with_approval_required_an_unapproved_version_does_not_run(
     assert runs[0]["plan_hash"] == hashlib.sha256(CLOSE.encode()).hexdigest()
     assert runs[0]["approval"]["by"] == "kato"
     assert runs[0]["started_by"] == "sato"
-    assert f"版 {short}（承認: kato）・実行者 sato" in _invoke("plan", "runs").stdout
+    assert f"版 v1（{short}、承認: kato）・実行者 sato" in _invoke("plan", "runs").stdout
 
 
 def test_a_resumed_run_runs_the_version_it_started_with(

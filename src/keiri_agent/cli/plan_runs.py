@@ -121,8 +121,10 @@ def runs(
         console.print(f"該当する実行はありません（{runs_dir}）。", markup=False, soft_wrap=True)
         return
     from keiri_agent.plan import STATUS_LABELS
+    from keiri_agent.versions import VersionStore
 
     labels = {**STATUS_LABELS, "incomplete": INCOMPLETE_LABEL}
+    versions = VersionStore.of(settings)  # a version is named as the versions page names it
     # Lines, not a table: a table would break the ids and commands people copy.
     console.print(f"Plan の実行（{len(found)} 件、新しい順）:", markup=False)
     for run in shown:
@@ -136,8 +138,10 @@ def runs(
         )
         if run.plan_hash:
             by = (run.approval or {}).get("by")
+            saved = versions.get(run.plan_id, run.plan_hash)
+            named = f"v{saved.number}（{saved.short}、" if saved else f"{run.plan_hash[:12]}（"
             console.print(
-                f"  版 {run.plan_hash[:12]}（{f'承認: {by}' if by else '未承認'}）"
+                f"  版 {named}{f'承認: {by}' if by else '未承認'}）"
                 + (f"・実行者 {run.started_by}" if run.started_by else ""),
                 markup=False,
                 soft_wrap=True,
