@@ -95,13 +95,13 @@ def call_plan_id(call: str, settings: Settings) -> str:
     from the file the call names (``designs/<call>.yaml``); the working copy's ``id`` only
     when no version records that file (the module docstring)."""
     designs = Path(settings.keiri_designs_dir).resolve()
-    named = [designs / f"{call}{suffix}" for suffix in PLAN_SUFFIXES]
+    named = [Path(f"{call}{suffix}") for suffix in PLAN_SUFFIXES]
     store = VersionStore.of(settings)
     saved = [
         version
         for plan_id in store.plans()
         for version in store.versions(plan_id)
-        if version.file is not None and any(_saved_as(version.file, path) for path in named)
+        if version.file is not None and any(_saved_as(version.file, designs, n) for n in named)
     ]
     if saved:
         return max(saved, key=lambda v: v.saved_at).plan_id
@@ -122,14 +122,19 @@ def _written_id(call: str, designs: Path) -> str:
     return found if isinstance(found, str) and found.strip() else call
 
 
-def _saved_as(kept: str, path: Path) -> bool:
-    """Whether a version's ``file`` as kept names ``path`` (resolved): whole when absolute, by
-    its last parts when relative (a ``..`` it begins with left out: its folder is not known)."""
+def _saved_as(kept: str, designs: Path, called: Path) -> bool:
+    """Whether a version's ``file`` as kept names ``designs/called``: whole when absolute; when
+    relative (its folder is not known; a ``..`` it begins with left out), when it ends with the
+    whole of ``called`` -- a bare ``close.yaml`` does not name ``lib/close.yaml``. (Such a bare
+    name kept from inside ``designs/lib`` still names the top ``close.yaml``: only stores from
+    before ``plan save`` kept absolute paths have them.)"""
     file = Path(kept)
     if file.is_absolute():
-        return file.resolve() == path
+        return file.resolve() == designs / called
     parts = [part for part in Path(os.path.normpath(file)).parts if part != ".."]
-    return bool(parts) and list(path.parts[-len(parts) :]) == parts
+    if len(parts) < len(called.parts) or parts[-len(called.parts) :] != list(called.parts):
+        return False
+    return list((designs / called).parts[-len(parts) :]) == parts
 
 
 @dataclass
