@@ -262,6 +262,26 @@ class VersionStore:
         found = (p.parent.relative_to(self.root) for p in self.root.rglob(JOURNAL_FILE))
         return sorted(path.as_posix() for path in found)
 
+    def plans_mentioning(self, words: Sequence[str]) -> list[str]:
+        """The plan ids whose journal, as it lies on disk, contains one of ``words`` (each as a
+        JSON string spells it), sorted; a journal that cannot be read is among them. A filter
+        before :meth:`versions` reads (and checks) a journal: a journal without any of the words
+        records none of them -- unless it was edited, which only its own check shows."""
+        needles = {
+            json.dumps(word, ensure_ascii=ascii)[1:-1].encode("utf-8")
+            for word in words
+            for ascii in (False, True)
+        }
+        found = []
+        for plan_id in self.plans():
+            try:
+                raw = (self.folder(plan_id) / JOURNAL_FILE).read_bytes()
+            except OSError:
+                raw = None
+            if raw is None or any(needle in raw for needle in needles):
+                found.append(plan_id)
+        return found
+
     def versions(self, plan_id: str) -> list[Version]:
         """Every version of ``plan_id``, oldest first (empty when it has none)."""
         journal = self.folder(plan_id) / JOURNAL_FILE

@@ -21,6 +21,17 @@ from). Only a file no version records (versions kept before a save kept its file
 its ``id``, and without one (or an ``id`` in it) the call's own name is the id looked under. A call with no version to
 run refuses the start (``versions.no_approved_error``), naming the call and the id.
 
+Only the histories that may record the call's file are read to decide it: those whose journal,
+as it lies on disk, contains the file's name (``VersionStore.plans_mentioning``; a few bytes
+compared per plan, not every history checked and parsed on each call). Each of those is read as
+every history is, checked: one that is tampered with or cannot be read refuses the start, naming
+that plan and what to do (it may be the one that decides the call). A history that does not
+contain the name records no save of that file, so a broken history of a plan saved from other
+files stops no run -- its own runs still refuse. Limits of the filter: a history edited so that
+it no longer contains the name is not read for this call (the id the working copy says is then
+read, and refuses when that is the edited one), and a save through a link named otherwise than
+the file is not found by its name.
+
 :class:`SavedSubflows` resolves each call once, keeping the version as it stood then (its reviews
 included). The validation at the task's door resolves every call the plan makes, at any depth;
 the run that follows takes a new loader (``SubflowLoader.again``) holding the same object, so it
@@ -49,10 +60,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from keiri_agent.errors import BlockError
+from keiri_agent.errors import BlockError, ErrorCode, reason_of
 from keiri_agent.plan._dsl.loader import PLAN_SUFFIXES, PlanSource, load_source, resolve_plan_file
 from keiri_agent.users import load_users
 from keiri_agent.versions import (
+    JOURNAL_FILE,
     RunVersion,
     Version,
     VersionStore,
@@ -99,13 +111,38 @@ def call_plan_id(call: str, settings: Settings) -> str:
     store = VersionStore.of(settings)
     saved = [
         version
-        for plan_id in store.plans()
-        for version in store.versions(plan_id)
+        for plan_id in store.plans_mentioning([n.name for n in named])
+        for version in _history(store, plan_id, call)
         if version.file is not None and any(_saved_as(version.file, designs, n) for n in named)
     ]
     if saved:
         return max(saved, key=lambda v: v.saved_at).plan_id
     return _written_id(call, designs)
+
+
+def _history(store: VersionStore, plan_id: str, call: str) -> list[Version]:
+    """The versions of ``plan_id``, a history that may record the file ``call`` names: one
+    that cannot be read refuses the call (it may be the one that decides it)."""
+    try:
+        return store.versions(plan_id)
+    except OSError as exc:
+        error = BlockError(
+            f"ファイルを読めません（{reason_of(exc)}）。",
+            code=ErrorCode.INTEGRITY_FAILED,
+            hint="ファイルの権限と置き場所を確認してください。",
+            details={"file": str(store.folder(plan_id) / JOURNAL_FILE)},
+        )
+    except BlockError as exc:
+        error = exc
+    raise BlockError(
+        f"サブフロー {call} がどの Plan の版を実行するか決められません。"
+        f"Plan {plan_id} の版の記録を読めません: {error.message}",
+        code=error.code,
+        hint=f"この記録には designs/{call}.yaml から保存された版があるかもしれないため、"
+        "読めるようになるまで自動実行を始めません。"
+        f"{error.hint}（keiri-agent plan versions {plan_id} で確かめられます）",
+        details={**error.details, "call": call, "plan_id": plan_id},
+    ) from None
 
 
 def _written_id(call: str, designs: Path) -> str:
