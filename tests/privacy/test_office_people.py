@@ -51,17 +51,18 @@ def test_a_chat_speaker_is_masked(log: str) -> None:
     assert "〔人名1〕" in sent
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "件名：交通費精算\n日時：2025/04/01\n議題：出張旅費の精算\n",
-        "質問：経費の締めはいつですか？\n回答：毎月25日です。\n質問：領収書は必要ですか？\n"
-        "回答：必要です。\n",
-        "[10:02] システム：バックアップが完了しました。\n",
-    ],
-)
-def test_labels_and_headings_before_a_colon_stay(text: str) -> None:
-    assert masked_json(text) == text
+# A form's labels, a Q&A's and an agenda's headings, a bot: no one speaks before their colon.
+HEADINGS = [
+    "件名：交通費精算\n日時：2025/04/01\n議題：出張旅費の精算\n",
+    "質問：経費の締めはいつですか？\n回答：毎月25日です。\n質問：領収書は必要ですか？\n回答：必要です。\n",
+    "[10:02] システム：バックアップが完了しました。\n",
+    "備考：特になし。\n備考：後日提出します。\n",
+    "10:00 開始：挨拶をします。\n10:30 昼食：弁当を配ります。\n",
+]
+
+
+def test_labels_and_headings_before_a_colon_stay() -> None:
+    assert [masked_json(text) for text in HEADINGS] == HEADINGS
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,8 @@
 - a chat's speaker before the line's colon (``佐藤：了解です``, ``[10:02] タイガ: 確認します``):
   a line with a time before it, or a head that begins two or more lines of a run of such lines,
   each a sentence after its colon (a form's labels head one value each: 件名：経費精算), and
-  no heading of a Q&A (質問：, 回答：);
+  no heading (質問：, 回答：, 備考：, 10:30 昼食：; so a given name alone that is such a word,
+  朝陽：, is not read as a speaker);
 - a mail signature's signer: the words on the line under the signature's rule (--, ――――) or
   on the line before a contact line (TEL：…, Mail：…), or on the next line when that one holds
   the signer's department or company alone, after that department or company (経理部 佐藤朝陽),
@@ -54,10 +55,19 @@ def _lines(text: str) -> list[tuple[int, str]]:
     return lines
 
 
-def _activity(word: str) -> bool:
-    """A word naming an act (質問, 回答, 連絡): a heading of a Q&A, no speaker."""
+_KANJI = re.compile(r"[一-龥々]+")
+
+
+def _heading(word: str) -> bool:
+    """A word heading a form's or an agenda's line, no speaker: one naming an act (質問, 回答,
+    連絡), or a common noun in kanji the dictionary knows as no name (備考, 昼食, 件名)."""
     morphemes = thread_tokenizer().tokenize(word)
-    return len(morphemes) == 1 and morphemes[0].part_of_speech()[2] == "サ変可能"
+    if len(morphemes) != 1:
+        return False
+    pos = morphemes[0].part_of_speech()
+    return pos[2] == "サ変可能" or (
+        pos[1] == "普通名詞" and _KANJI.fullmatch(word) is not None and not known_as_name(word)
+    )
 
 
 def _speakers(lines: list[tuple[int, str]]) -> Iterator[Span]:
@@ -71,7 +81,7 @@ def _speakers(lines: list[tuple[int, str]]) -> Iterator[Span]:
             # a label heads a form's value; a given name that is a name part's header (メイ) may speak
             and (header_kind(label) is None or label in NAME_PART_HEADERS)
             and not names_business_number(label)
-            and not _activity(label)
+            and not _heading(label)
         ):
             run.append((offset, match))
             continue
