@@ -9,49 +9,34 @@ words a form writes under a person's label for a team or a desk (担当：シス
 On main (seed 19, 75 documents of each of the four shapes, 300 documents, 2,083 secrets, 1,125
 kept values): 236 documents were wrong; 316 secrets were sent (given names alone, the attendees
 after the first, タイガさん, 8 マイナンバー after a business number) and 76 kept values were masked
-(システム, ゲスト, パート, フロント... under 担当). Now 47 secrets are sent, all of two kinds no
-form tells from words, and nothing kept is masked:
+(システム, ゲスト, パート, フロント... under 担当). After session 19, 47 secrets were sent; since
+session 20 (a chat's speaker and a signature's signer are people: ``privacy.line_people``) 12
+are, all of one kind no text tells from words, and nothing kept is masked:
 
 - a given name in katakana alone that the dictionary lists as a common word of its synonym
-  groups (ヒナ 雛, ショウ show): ヒナが確認します reads as a chick's;
-- a surname and a given name that is a common word, outside any label, on a signature's line or
-  before a chat line (佐藤朝陽, 伊藤空): 田中工業 is written so.
+  groups (ヒナ 雛, ショウ show), in prose with no honorific: ヒナが確認します reads as a chick's.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 import pytest
 
 from keiri_agent.sudachi import open_dictionary
-from tests.privacy.form_people import WORD_GIVEN
 from tests.privacy.office_texts import SHAPES, TEAM_WORDS, make_office_text_docs
 from tests.privacy.word_names import NamedDoc, masked_json, mistakes
 
 SEED = 19
 PER_SHAPE = 75
 DOCS = make_office_text_docs(SEED, PER_SHAPE)
-# A signature's line after "--", or the speaker before a chat line.
-_OUTSIDE_LABELS = re.compile(r"(?<=--\n)[^\n]+|^\[[0-9:]+\] [^：\n]+", re.MULTILINE)
-
-
-def _common_word(secret: str) -> bool:
-    return any(
-        m.part_of_speech()[1] == "普通名詞" and m.synonym_group_ids()
-        for m in open_dictionary().lookup(secret)
-    )
 
 
 def _limit(doc: NamedDoc, secret: str) -> bool:
-    """What no text tells: a katakana given name that is a common word (ヒナ, ショウ), and a
-    name whose given name is a common word, written outside a label (佐藤朝陽 signing a mail)."""
-    if _common_word(secret):
-        return True
+    """What no text tells: a katakana given name that is a common word (ヒナ, ショウ)."""
     return any(
-        secret in m.group() and any(given in m.group() for given in WORD_GIVEN)
-        for m in _OUTSIDE_LABELS.finditer(doc.text)
+        m.part_of_speech()[1] == "普通名詞" and m.synonym_group_ids()
+        for m in open_dictionary().lookup(secret)
     )
 
 
@@ -71,7 +56,7 @@ def test_no_person_or_number_is_sent_and_no_kept_word_is_masked(shape: str) -> N
 
 def test_what_no_text_tells_stays_few() -> None:
     leaked, _ = mistakes(DOCS)
-    assert sum(len(found) for found in leaked.values()) <= 60
+    assert sum(len(found) for found in leaked.values()) <= 20
 
 
 @pytest.mark.parametrize("word", TEAM_WORDS)

@@ -25,6 +25,7 @@ from keiri_agent.privacy.headers import (
 )
 from keiri_agent.privacy.kana_names import known_as_name
 from keiri_agent.privacy.kinds import PersonalKind, Span
+from keiri_agent.privacy.line_people import line_people
 from keiri_agent.privacy.names import find_names
 from keiri_agent.privacy.patterns import AT_IN_HIDING, find_identifiers, trailing_identifier
 from keiri_agent.privacy.places import place_spans
@@ -197,6 +198,7 @@ def detect(text: str, *, names: bool = True) -> Found:
         )
     ]
     found.extend(labelled_spans(text))
+    found.extend(line_people(text))
     found.extend(tables.personal)
     if names:
         # a company payer as banks print it (ｶ)ｱｵﾊﾞｼﾖｳｼﾞ) holds no person's name

@@ -20,7 +20,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from keiri_agent.privacy.kana_names import known_as_name, names_no_one
+from keiri_agent.privacy.kana_names import known_as_name, name_form, names_no_one
 from keiri_agent.privacy.kinds import PersonalKind, Span
 from keiri_agent.privacy.page_lists import page_lists
 from keiri_agent.privacy.patterns import ID_CARD_WORDS, NUMBER_KIND_WORDS
@@ -32,6 +32,7 @@ __all__ = [
     "EMPLOYEE_ID_WORDS",
     "HEADER_WORDS",
     "MAX_LABELLED_CHARS",
+    "NAME_PART_HEADERS",
     "ROMAJI_NAME",
     "TextTables",
     "header_kind",
@@ -40,6 +41,8 @@ __all__ = [
     "looks_like_company",
     "names_business_number",
     "non_personal_header",
+    "nouns_only",
+    "person_in",
     "table_spans",
 ]
 
@@ -112,7 +115,7 @@ _HEADER_WORDS: tuple[tuple[PersonalKind, tuple[str, ...]], ...] = (
 _TITLE_HEADERS = ("部長", "課長", "係長", "所長", "店長", "社長", "室長", "工場長")
 # Headers that are a part of a person's name on their own (a name split over 姓 / 名 cells);
 # only the whole header counts (名 also ends 件名, 科目名 and ファイル名).
-_NAME_PART_HEADERS = frozenset(
+NAME_PART_HEADERS = frozenset(
     {"姓", "名", "セイ", "メイ", "せい", "めい", "姓カナ", "名カナ", "姓(カナ)", "名(カナ)"}
     | {"first_name", "last_name", "firstname", "lastname", "family_name", "given_name"}
 )
@@ -231,7 +234,7 @@ def header_kind(header: str) -> PersonalKind | None:
     name = _normal(header)
     if not name or len(name) > MAX_LABELLED_CHARS:
         return None
-    if name in _NAME_PART_HEADERS or name.endswith(_TITLE_HEADERS):
+    if name in NAME_PART_HEADERS or name.endswith(_TITLE_HEADERS):
         return PersonalKind.PERSON
     if any(word in name for word in EMPLOYEE_ID_WORDS) and not _measure(name):
         return PersonalKind.EMPLOYEE_ID
@@ -388,16 +391,17 @@ def labelled_spans(text: str) -> Iterator[Span]:
         kind = header_kind(label)
         if kind is None:
             continue
-        value = _closed(match.group("value"))
+        closed = _closed(match.group("value"))
+        # ・ parts the people of a list as 、 does (出席者：佐藤・システム・田中)
+        value = closed.split("・")[0] if kind is PersonalKind.PERSON else closed
         start = match.start("value")
         fitting = _fitting(kind, label, value.strip())
-        if fitting is None:
-            continue
-        kind, stripped = fitting
-        offset = value.find(stripped)
-        yield Span(start + offset, start + offset + len(stripped), kind)
-        if kind is PersonalKind.PERSON and value == match.group("value"):
-            yield from _listed_people(text, match.end("value"))
+        if fitting is not None:
+            offset = value.find(fitting[1])
+            yield Span(start + offset, start + offset + len(fitting[1]), fitting[0])
+        # the list goes on after a first item that names no one (出席者：システム・田中)
+        if kind is PersonalKind.PERSON and closed == match.group("value"):
+            yield from _listed_people(text, start + len(value))
     for match in _HOLDER.finditer(text):
         if looks_like_company(match.group("value")):  # ｶ)ｱｵﾊﾞｼﾖｳｼﾞ, ﾀﾅｶｺｳｷﾞﾖｳ(ｶ
             continue
@@ -409,7 +413,16 @@ def labelled_spans(text: str) -> Iterator[Span]:
 _PHRASE_POS = frozenset({"名詞", "接尾辞", "接頭辞", "補助記号", "空白"})
 
 
-def _nouns_only(value: str) -> bool:
+def person_in(value: str) -> str | None:
+    """The name in ``value`` where a person is named without a label (a chat's speaker, a
+    signature's signer), as under a person's label, or None when it names no one."""
+    fitting = _fitting(PersonalKind.PERSON, "", value)
+    if fitting is None or not (nouns_only(fitting[1]) or name_form(fitting[1])):
+        return None  # words alone, or a name's form of a word of grammar too (山本 唯, ただ)
+    return fitting[1]
+
+
+def nouns_only(value: str) -> bool:
     """Whether ``value`` is words alone, as a name is (佐藤, タイガ, 森 空), not a sentence that
     goes on after a list's break (担当：佐藤、経費の件です)."""
     return all(m.part_of_speech()[0] in _PHRASE_POS for m in thread_tokenizer().tokenize(value))
@@ -426,7 +439,7 @@ def _listed_people(text: str, at: int) -> Iterator[Span]:
     while (item := _LIST_ITEM.match(text, at)) is not None:
         value = _closed(item.group(1))
         fitting = _fitting(PersonalKind.PERSON, "", value.strip())
-        if fitting is not None and _nouns_only(fitting[1]):
+        if fitting is not None and nouns_only(fitting[1]):
             offset = item.start(1) + value.find(fitting[1])
             yield Span(offset, offset + len(fitting[1]), PersonalKind.PERSON)
         if value != item.group(1):

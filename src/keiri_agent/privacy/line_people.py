@@ -1,0 +1,150 @@
+"""People named at a line's head with no label before them, where the lines around say who:
+
+- a chat's speaker before the line's colon (``佐藤：了解です``, ``[10:02] タイガ: 確認します``):
+  a line with a time before it, or a head that begins two or more lines of a run of such lines,
+  each a sentence after its colon (a form's labels head one value each: 件名：経費精算), and
+  no heading (質問：, 回答：, 備考：, 10:30 昼食：; so a given name alone that is such a word,
+  朝陽：, is not read as a speaker);
+- a mail signature's signer: the words on the line under the signature's rule (--, ――――) or
+  on the line before a contact line (TEL：…, Mail：…), or on the next line when that one holds
+  the signer's department or company alone, after that department or company (経理部 佐藤朝陽),
+  when they begin with a surname the dictionary knows.
+
+Each is then a value under a person's label (``headers.person_in``): a word that names no one
+(システム as a bot's name, 経理部) stays, a given name that is a common word (ヒナ, 朝陽) does not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+
+from keiri_agent.privacy.headers import (
+    NAME_PART_HEADERS,
+    header_kind,
+    looks_like_company,
+    names_business_number,
+    person_in,
+)
+from keiri_agent.privacy.kana_names import known_as_name, names_no_one
+from keiri_agent.privacy.kinds import PersonalKind, Span
+from keiri_agent.sudachi import thread_tokenizer
+
+__all__ = ["line_people"]
+
+_TIME = r"[\[［(（]?\d{1,2}[:：]\d{2}(?:[:：]\d{2})?[\]］)）]?[ 　]+"
+_SPEAKER = re.compile(
+    rf"(?P<time>{_TIME})?(?P<name>[^\s:：\[\]［］()（）0-9０-９]{{1,12}}"
+    r"(?:[ 　][^\s:：0-9０-９]{1,6})?)[ 　]*[:：][ 　]*(?P<said>\S[^\n]*)"
+)
+# What a chat line says: a sentence, ending as one does.
+_SENTENCE = re.compile(r"(?:[。！？!?…w笑]|です|ます|した|ません|ください)[ 　]*$")
+# A contact line: a phone's or a mail's label, and its value.
+_CONTACT = re.compile(r"[ 　]*(?P<label>[^\s:：0-9０-９]{1,10})[ 　]*[:：]?[ 　]*(?P<value>\S+)")
+_CONTACT_KINDS = (PersonalKind.PHONE, PersonalKind.EMAIL)
+# The rule a mail's signature begins under (--, ――――, *****, ====).
+_RULE = re.compile(r"[ 　]*(?:-{2,}|[―─━_＿=＝*＊~〜]{3,})[ 　]*")
+
+
+def _lines(text: str) -> list[tuple[int, str]]:
+    offset, lines = 0, []
+    for line in text.split("\n"):
+        lines.append((offset, line))
+        offset += len(line) + 1
+    return lines
+
+
+_KANJI = re.compile(r"[一-龥々]+")
+
+
+def _heading(word: str) -> bool:
+    """A word heading a form's or an agenda's line, no speaker: one naming an act (質問, 回答,
+    連絡), or a common noun in kanji the dictionary knows as no name (備考, 昼食, 件名)."""
+    morphemes = thread_tokenizer().tokenize(word)
+    if len(morphemes) != 1:
+        return False
+    pos = morphemes[0].part_of_speech()
+    return pos[2] == "サ変可能" or (
+        pos[1] == "普通名詞" and _KANJI.fullmatch(word) is not None and not known_as_name(word)
+    )
+
+
+def _speakers(lines: list[tuple[int, str]]) -> Iterator[Span]:
+    run: list[tuple[int, re.Match[str]]] = []
+    for offset, line in [*lines, (0, "")]:
+        match = _SPEAKER.fullmatch(line)
+        label = match.group("name").strip() if match else ""
+        if (
+            match is not None
+            and _SENTENCE.search(match.group("said"))
+            # a label heads a form's value; a given name that is a name part's header (メイ) may speak
+            and (header_kind(label) is None or label in NAME_PART_HEADERS)
+            and not names_business_number(label)
+            and not _heading(label)
+        ):
+            run.append((offset, match))
+            continue
+        heads = Counter(m.group("name").strip() for _, m in run)
+        for at, said in run:
+            name = said.group("name").strip()
+            if said.group("time") is None and (len(run) < 2 or heads[name] < 2):
+                continue
+            found = person_in(name)
+            if found is not None:
+                start = at + said.start("name") + said.group("name").find(found)
+                yield Span(start, start + len(found), PersonalKind.PERSON)
+        run = []
+
+
+def _organization(part: str) -> bool:
+    return looks_like_company(part) or names_no_one(part)
+
+
+def _signer(offset: int, line: str) -> Span | None:
+    """The signer on ``line``: its words after a department or company, when they begin with a
+    surname."""
+    parts = [m for m in re.finditer(r"[^ 　]+", line.strip(" 　"))]
+    shift = len(line) - len(line.lstrip(" 　"))
+    while parts and _organization(parts[0].group()):
+        parts.pop(0)
+    if not 1 <= len(parts) <= 2:
+        return None
+    rest = line.strip(" 　")[parts[0].start() : parts[-1].end()]
+    first = thread_tokenizer().tokenize(rest)[0].surface()
+    found = person_in(rest)
+    if found is None or not known_as_name(first, ("姓",)):
+        return None
+    start = offset + shift + parts[0].start() + rest.find(found)
+    return Span(start, start + len(found), PersonalKind.PERSON)
+
+
+def _first_signer(block: list[tuple[int, str]]) -> Span | None:
+    """The signer on the first of ``block``'s lines, or on the next when the first holds a
+    department or a company alone."""
+    for offset, line in block:
+        if not line.strip(" 　"):
+            return None
+        span = _signer(offset, line)
+        if span is not None or not all(_organization(part) for part in line.split()):
+            return span
+    return None
+
+
+def _signers(lines: list[tuple[int, str]]) -> Iterator[Span]:
+    for index, (_, line) in enumerate(lines):
+        contact = _CONTACT.match(line)
+        if _RULE.fullmatch(line):
+            span = _first_signer(lines[index + 1 : index + 3])
+        elif contact is not None and header_kind(contact.group("label")) in _CONTACT_KINDS:
+            span = _first_signer(lines[max(0, index - 2) : index][::-1])
+        else:
+            continue
+        if span is not None:
+            yield span
+
+
+def line_people(text: str) -> list[Span]:
+    """The chat speakers and signature signers of ``text``."""
+    lines = _lines(text)
+    return [*_speakers(lines), *_signers(lines)]
