@@ -30,9 +30,9 @@ import random
 from tests.support.bank_names import half_width
 from tests.support.bank_shapes import Case, Transfer, Truth
 
-__all__ = ["CITIES", "cases"]
+__all__ = ["CITIES", "cases", "stranger_cuts"]
 
-# Cities Sudachi knows in kanji only, and some it knows in kana too (ｵｵｻｶ).
+# Cities Sudachi knows in kanji only, and some it knows in kana too (ｵｵｻｶ, ｾﾝﾀﾞｲ).
 CITIES = (
     "ﾊﾏﾏﾂ", "ﾀｶﾏﾂ", "ﾅﾊ", "ｳﾂﾉﾐﾔ", "ﾏﾂﾔﾏ", "ﾀｶｻｷ", "ﾏｴﾊﾞｼ", "ｺｳﾌ", "ﾜｶﾔﾏ", "ﾐﾔｻﾞｷ",
     "ｼﾓﾉｾｷ", "ﾖﾂｶｲﾁ", "ﾄﾂﾄﾘ", "ﾏﾂｴ", "ﾏﾂﾓﾄ", "ﾊﾁｵｳｼﾞ", "ｵｵｻｶ", "ｾﾝﾀﾞｲ",
@@ -63,11 +63,13 @@ LOOK_ALIKES = {"7001": ("7002", "7003"), "7003": ("7001",), "7004": ("7005",), "
 PARENT = "ｶ)ｱｵﾊﾞﾎｰﾙﾃﾞｲﾝｸﾞｽ"  # no customer: 青葉物流's parent
 
 
-# Katakana words a company's name is made of (full-width, as its registration reads).
+# Katakana words a company's name is made of (full-width, as its registration reads), some with
+# small kana a bank writes large that Sudachi does not know so (ﾛｼﾞｽﾃｲｸｽ, ｿﾌﾄｳｴｱ).
 KANA_WORDS = (
     "サンシャイン", "ブルーム", "デザイン", "ラボラトリー", "ホーム", "サービス", "クリエイト",
     "ソリューションズ", "マネジメント", "テクノ", "システム", "プランニング", "グリーン",
     "フィールド", "アクア", "ネクスト", "ライフ", "パートナーズ", "トラスト", "メディカル",
+    "ロジスティクス", "ソフトウェア", "ファクトリー", "ウェルネス", "フォレスト", "ディレクション",
 )  # fmt: skip
 KANA_STYLES = ("full", "bank", "typed")  # how the master writes a katakana-only name
 
@@ -111,6 +113,27 @@ def _kana_case(rng: random.Random, number: int) -> Case:
         f"kana_{'stranger' if stranger else 'own'}_cut_{style}/exact",
     )
     return Case(master, invoices, [Transfer(payer, amount, truth)], [truth.shape])
+
+
+def stranger_cuts(seed: int, count: int) -> list[tuple[str, str]]:
+    """``count`` (payer, master name) pairs drawn from ``seed``: a katakana-only customer holding
+    a word with small kana (the master as the bank writes it, ``ｶ)ﾌﾞﾙｰﾑｿﾌﾄｳｴｱﾌｱｸﾄﾘｰ``, or in
+    full-width katakana), and another company whose whole name is its first words, exactly as
+    wide as an export's cut (``ｶ)ﾌﾞﾙｰﾑｿﾌﾄｳｴｱ``...): nobody of the master."""
+    rng = random.Random(seed)
+    small = [word for word in KANA_WORDS if set(word) & set("ァィゥェォ")]
+    found: list[tuple[str, str]] = []
+    while len(found) < count:
+        first = rng.choice(small)
+        words = [first, *rng.sample([w for w in KANA_WORDS if w != first], rng.randint(2, 4))]
+        rng.shuffle(words)
+        for end in range(1, len(words)):
+            payer = "ｶ)" + half_width("".join(words[:end]))
+            if len(payer) in (EXPORT_CUT, 30) and len(words) > end:
+                whole = "".join(words)
+                bank = rng.random() < 0.5
+                found.append((payer, f"ｶ){half_width(whole)}" if bank else f"株式会社{whole}"))
+    return found[:count]
 
 
 def _typed(katakana: str) -> str:
@@ -177,8 +200,11 @@ def _payer(code: str, rng: random.Random) -> tuple[str, bool, str, str | None]:
     if shape == "glued_city":
         city, office = rng.choice(CITIES), rng.choice(OFFICES)
         glued = f"{name}{city}{office}"
-        # 青葉商事浜松's own branch is read as 青葉商事's only where 青葉商事浜松 is no customer.
-        return (f"{short}){glued}" if rng.random() < 0.5 else glued), True, shape, code
+        # 青葉商事's 浜松 branch, as written, is as likely a branch of 青葉商事浜松, a customer
+        # too: not promised.
+        named = {half_width(CUSTOMERS[other][1]) for other in LOOK_ALIKES.get(code, ())}
+        promised = f"{name}{city}" not in named
+        return (f"{short}){glued}" if rng.random() < 0.5 else glued), promised, shape, code
     if shape == "glued_word":  # another company: the name, a word that is a town's too, a branch
         return f"{name}{rng.choice(TOWN_WORDS)}{rng.choice(OFFICES)}", False, shape, None
     if shape == "note_number":

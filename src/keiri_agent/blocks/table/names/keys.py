@@ -21,7 +21,7 @@ groups rows by it): a kanji name's SudachiPy reading, a kana name as the bank wr
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import lru_cache
 
@@ -129,6 +129,14 @@ class PayerName:
     cut_at: int = 0  # the width the bank may have cut it at (half-width characters), 0: whole
     cut_stems: tuple[str, ...] = ()  # cut inside a legal form spelled out: the names before it
     trade: tuple[str, ...] = ()  # a sole proprietor's trade name, owner's name and both
+    # The heads only a branch glued after a place tells (:func:`_glued_heads`), and the name
+    # before that branch word (place included): another customer named so proves them none.
+    glued: tuple[str, ...] = ()
+    before_branch: str = ""
+
+    def unglued(self) -> PayerName:
+        """This payer without its :attr:`glued` heads."""
+        return replace(self, heads=tuple(h for h in self.heads if h not in self.glued), glued=())
 
     @property
     def proposable(self) -> bool:
@@ -169,7 +177,8 @@ def _parse(raw: str, limit: int | None) -> PayerName:
         office=parts.office,
         middle=middle,
     )
-    heads += tuple(h for h in _glued_heads(words, office=parts.office) if h not in heads)
+    before_branch, placed = _glued_heads(words, office=parts.office)
+    glued = tuple(h for h in placed if h not in heads)
     spoken = tuple(canonical(r) for r in readings(whole)) if has_kanji(whole) else ()
     return PayerName(
         raw=raw,
@@ -178,12 +187,14 @@ def _parse(raw: str, limit: int | None) -> PayerName:
         form=parts.legal,
         rest=canonical(fold(parts.rest)),
         truncated=truncated,
-        heads=heads,
+        heads=heads + glued,
         readings=spoken,
         first_words=first_words,
         cut_at=cut_at,
         trade=() if parts.legal else tuple(canonical(fold(p)) for p in trade_parts(parts.name)),
         cut_stems=tuple(map(canonical, cut_spelled_form(fold(parts.name)))) if truncated else (),
+        glued=glued,
+        before_branch=before_branch if glued else "",
     )
 
 
@@ -244,8 +255,9 @@ def _person_after(words: list[str], *, company: bool) -> bool:
     return len(words) <= 2 and is_full_name(" ".join(words))
 
 
-def _glued_heads(words: list[str], *, office: bool) -> tuple[str, ...]:
-    """The names before a branch glued to them, longest first. The last word (notes after it
+def _glued_heads(words: list[str], *, office: bool) -> tuple[str, tuple[str, ...]]:
+    """The name before a branch word glued to it, and the names before a place that ends it,
+    longest first. The last word (notes after it
     left out) ends with a branch word (:data:`.split.BRANCH_WORDS`, ``オオサカシテン``) or had an
     office form spelled out taken off its end (``office``: ``ナゴヤエイギヨウシヨ``), and a place
     name the dictionary knows stands before that inside the word (:func:`.reading.is_place`):
@@ -254,18 +266,22 @@ def _glued_heads(words: list[str], *, office: bool) -> tuple[str, ...]:
     the place the end of the name cannot be told (``アオバシヨウジカイハツ`` is another
     company's name than アオバシヨウジ's branch), nor without a branch word
     (``アオバシヨウジオオサカ`` may be a company of its own): no head. A place that is the whole
-    word (``ｱｵﾊﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``) is a word after the name, as :func:`_heads` reads it."""
+    word (``ｱｵﾊﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``) is a word after the name, as :func:`_heads` reads it. A
+    customer of the master whose name begins with the name before the branch word
+    (アオバサクラ of ``ｱｵﾊﾞｻｸﾗｼﾃﾝ``: 青葉サクラ) makes the place part of a name: that is for the
+    index to tell (:meth:`PayerName.unglued`)."""
     kept = list(words)
     while len(kept) > 1 and is_note(kept[-1]):
         kept.pop()
     last = kept[-1] if kept else ""
     ending = next((w for w in BRANCH_WORDS if last.endswith(w) and len(last) > len(w)), None)
     if ending is None and not (office and kept == words):
-        return ()
+        return "", ()
     base = last[: -len(ending)] if ending else last
     before = "".join(kept[:-1])
     ends = range(len(base) - MIN_PLACE_CHARS, max(0, len(base) - MAX_PLACE_CHARS - 1), -1)
-    return tuple(before + base[:end] for end in ends if end > 0 and is_place(base[end:]))
+    heads = tuple(before + base[:end] for end in ends if end > 0 and is_place(base[end:]))
+    return before + base, heads
 
 
 def _code(text: str) -> tuple[str, str]:

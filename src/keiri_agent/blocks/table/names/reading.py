@@ -75,11 +75,17 @@ _KANA_RUN = re.compile(r"[ァ-ヶー]+")
 MIN_PLACE_CHARS = 2
 # Nor longer kana (キタキユウシユウ is 8): a branch's place is looked for in the last kana only.
 MAX_PLACE_CHARS = 10
-# Kana a bank writes large that may be small: ャュョ after a kana of the イ row (キヨウト for
-# キョウト), ッ before another kana (サツポロ for サッポロ). At most this many of them are tried
-# both ways (2**4 spellings).
-_YOON_BEFORE = frozenset("キシチニヒミリギジビピヂ")
-_SMALL = {"ヤ": "ャ", "ユ": "ュ", "ヨ": "ョ", "ツ": "ッ"}
+# Kana a bank writes large that may be small, and the kana each may be small after: ャュョ after
+# a kana of the イ row (キヨウト for キョウト; デュ, フュ too), ァィゥェォ after the kana katakana
+# words put them after (ロジステイクス for ロジスティクス, ソフトウエア, フアクトリー, トウ for
+# トゥ), ッ before another kana (サツポロ for サッポロ). At most this many of them are tried both
+# ways (2**4 spellings).
+_I_ROW = "キシチニヒミリギジビピヂ"
+_SMALL_AFTER = {
+    "ヤ": _I_ROW, "ユ": _I_ROW + "テデフヴ", "ヨ": _I_ROW, "ア": "フヴツクグウ",
+    "イ": "テデフヴウツスズクグ", "ウ": "トド", "エ": "シジチフヴウツイ", "オ": "フヴウツクグ",
+}  # fmt: skip
+_SMALL = dict(zip("ヤユヨツアイウエオ", "ャュョッァィゥェォ", strict=True))
 MAX_SMALL_TRIED = 4
 
 
@@ -242,7 +248,7 @@ def _may_be_small(kana: str, at: int) -> bool:
     ch = kana[at]
     if ch == "ツ":
         return at + 1 < len(kana)
-    return ch in _SMALL and kana[at - 1] in _YOON_BEFORE
+    return kana[at - 1] in _SMALL_AFTER.get(ch, "")
 
 
 def _kept(morpheme: Any) -> bool:
