@@ -393,7 +393,7 @@ def test_a_plan_config_that_cannot_be_read_stops_the_run_in_japanese(
     result = _invoke("plan", "run", _plan(tmp_path, CALC))
 
     assert result.exit_code == EXIT_USER_ERROR  # a setting to fix, like a mistyped option
-    assert f"エラー [CONFIGURATION_ERROR] 設定ファイル {path} " in result.stderr
+    assert f"エラー（設定の誤り）: 設定ファイル {path} " in result.stderr
     assert said in result.stderr
     assert "ヒント: KEIRI_PLAN_CONFIG に YAML ファイルのパスを指定してください。" in result.stderr
     assert not list((tmp_path / "runs").rglob("*.jsonl"))  # nothing run
