@@ -559,6 +559,6 @@ def test_blocks_show() -> None:
 def test_blocks_show_of_an_unknown_id() -> None:
     result = _invoke("blocks", "show", "test.ad")
     assert result.exit_code == 2
-    assert "BLOCK_NOT_FOUND" in result.stderr
+    assert "エラー（ないブロック）: " in result.stderr
     assert "test.add" in result.stderr  # the registry's hint names close matches
     assert "Traceback" not in result.output
