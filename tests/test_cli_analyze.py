@@ -211,7 +211,7 @@ def test_failed_llm_call_exits_1(
         app, ["analyze", str(sales_csv), "比べて", "--workspace-root", str(public_dir)]
     )
     assert result.exit_code == 1, result.output
-    assert "[API_ERROR]" in result.stderr
+    assert "エラー（AI サービスの失敗）: " in result.stderr
     assert "HTTP 500" in result.stderr
     assert len(llm_server.chat_requests()) == 1
     assert "ヒント:" in result.stderr

@@ -29,9 +29,9 @@ from keiri_agent.agents.convert.failure import (
 from keiri_agent.agents.convert.sandbox_eval import SandboxEval
 from keiri_agent.agents.convert.sandbox_eval import cancelled_error as convert_cancelled
 from keiri_agent.agents.helpdesk import progress as helpdesk_progress
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import CODE_WORDS, BlockError, ErrorCode
 from keiri_agent.events import ErrorEvent, LLMCall
-from keiri_agent.events.follow import LLM_FAILURES, llm_call_line
+from keiri_agent.events.follow import llm_call_line
 from keiri_agent.sandbox import SandboxExecutor
 from tests.cli.test_no_library_english import library_english
 from tests.cli.test_sandbox_failure_words import CASES, SETUP, _raised, _without_code
@@ -230,11 +230,11 @@ def test_a_failed_llm_call_says_what_went_wrong_in_japanese() -> None:
     wrong = {}
     for call in calls:
         line = llm_call_line(call, rng.choice(("", "サブタスク 2: ")))
-        words = LLM_FAILURES.get(call.error_code or "")
+        words = CODE_WORDS.get(call.error_code or "")
         if re.search(r"\b[A-Z][A-Z_]{3,}\b", line) or (words and f"失敗（{words}）" not in line):
             wrong[call.error_code] = line
         if call.ok == ("失敗" in line):
             wrong[f"ok={call.ok}"] = line
     assert wrong == {}, f"{len(wrong)} kinds of {len(calls)} lines: {wrong}"
     llm_codes = {"API_ERROR", "TIMEOUT_ERROR", "OUTPUT_SCHEMA_MISMATCH", "OUTPUT_EMPTY"}
-    assert llm_codes <= set(LLM_FAILURES)
+    assert llm_codes <= set(CODE_WORDS)

@@ -130,6 +130,31 @@ class ErrorCode(StrEnum):
     APPROVAL_REQUIRED = "APPROVAL_REQUIRED"
     # A record kept for audits (plan versions, their reviews) no longer matches its hashes.
     INTEGRITY_FAILED = "INTEGRITY_FAILED"
+    # The API's own (server/): a request the server refuses, in HTTP's terms.
+    ADMIN_REQUIRED = "ADMIN_REQUIRED"
+    API_KEY_REQUIRED = "API_KEY_REQUIRED"
+    INVALID_API_KEY = "INVALID_API_KEY"
+    CROSS_SITE_REQUEST = "CROSS_SITE_REQUEST"
+    ORIGIN_REQUIRED = "ORIGIN_REQUIRED"
+    HOST_NOT_ALLOWED = "HOST_NOT_ALLOWED"
+    SIGNATURE_INVALID = "SIGNATURE_INVALID"
+    SIGNATURE_REPLAYED = "SIGNATURE_REPLAYED"
+    NOT_FOUND = "NOT_FOUND"
+    METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED"
+    HTTP_ERROR = "HTTP_ERROR"
+    REQUEST_TOO_LARGE = "REQUEST_TOO_LARGE"
+    UPLOAD_TOO_LARGE = "UPLOAD_TOO_LARGE"
+    FILE_NOT_FOUND = "FILE_NOT_FOUND"
+    TASK_NOT_FOUND = "TASK_NOT_FOUND"
+    TASK_ACTIVE = "TASK_ACTIVE"
+    TASK_FINISHED = "TASK_FINISHED"
+    TASK_NOT_WAITING = "TASK_NOT_WAITING"
+    TASK_NOT_INTERRUPTED = "TASK_NOT_INTERRUPTED"
+    TASK_NOT_RETRYABLE = "TASK_NOT_RETRYABLE"
+    TOO_MANY_TASKS = "TOO_MANY_TASKS"
+    TOO_MANY_TASKS_PER_USER = "TOO_MANY_TASKS_PER_USER"
+    INVALID_LAST_EVENT_ID = "INVALID_LAST_EVENT_ID"
+    SERVER_STOPPING = "SERVER_STOPPING"
     INTERNAL_ERROR = "INTERNAL_ERROR"
 
 
@@ -161,6 +186,30 @@ CODE_WORDS: Final[Mapping[str, str]] = {
     ErrorCode.RESULT_UNVERIFIED: "裏付けのない結果",
     ErrorCode.APPROVAL_REQUIRED: "承認が必要",
     ErrorCode.INTEGRITY_FAILED: "記録の改ざん・破損",
+    ErrorCode.ADMIN_REQUIRED: "管理者だけの操作",
+    ErrorCode.API_KEY_REQUIRED: "API キーがない",
+    ErrorCode.INVALID_API_KEY: "API キーの誤り",
+    ErrorCode.CROSS_SITE_REQUEST: "別のサイトからの送信",
+    ErrorCode.ORIGIN_REQUIRED: "送信元の分からないリクエスト",
+    ErrorCode.HOST_NOT_ALLOWED: "許可されていないホスト名",
+    ErrorCode.SIGNATURE_INVALID: "署名の誤り",
+    ErrorCode.SIGNATURE_REPLAYED: "使用済みの署名",
+    ErrorCode.NOT_FOUND: "ないアドレス",
+    ErrorCode.METHOD_NOT_ALLOWED: "使えない送り方",
+    ErrorCode.HTTP_ERROR: "リクエストの失敗",
+    ErrorCode.REQUEST_TOO_LARGE: "大きすぎるリクエスト",
+    ErrorCode.UPLOAD_TOO_LARGE: "大きすぎるアップロード",
+    ErrorCode.FILE_NOT_FOUND: "ないファイル",
+    ErrorCode.TASK_NOT_FOUND: "ないタスク",
+    ErrorCode.TASK_ACTIVE: "実行中のタスク",
+    ErrorCode.TASK_FINISHED: "終了したタスク",
+    ErrorCode.TASK_NOT_WAITING: "入力待ちでないタスク",
+    ErrorCode.TASK_NOT_INTERRUPTED: "中断していないタスク",
+    ErrorCode.TASK_NOT_RETRYABLE: "やり直せないタスク",
+    ErrorCode.TOO_MANY_TASKS: "タスクが多すぎる",
+    ErrorCode.TOO_MANY_TASKS_PER_USER: "一人のタスクが多すぎる",
+    ErrorCode.INVALID_LAST_EVENT_ID: "イベント番号の誤り",
+    ErrorCode.SERVER_STOPPING: "サーバーの停止中",
     ErrorCode.INTERNAL_ERROR: "内部の誤り",
 }
 

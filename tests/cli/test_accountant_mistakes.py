@@ -418,7 +418,7 @@ def _error_of(stdout: str, stderr: str, *, as_json: bool) -> tuple[str, str, str
         hints = "".join(str(e.get("hint") or "") for e in errors)
         return codes, messages or stderr, hints, []
     shown = stdout + stderr
-    code = "INTERNAL_ERROR" if "[INTERNAL_ERROR]" in shown else ""
+    code = "INTERNAL_ERROR" if "エラー（内部の誤り）: " in shown else ""
     hint = "".join(line for line in shown.splitlines() if "ヒント" in line)
     return code, shown, hint, []
 

@@ -112,7 +112,7 @@ def test_the_benchmark_measures_every_command_and_every_missing_key() -> None:
     for command in NO_KEY_ARGS:
         case = measured[f"{command} (no key)"]
         assert case.exit_code == 2
-        assert case.stderr_has == "[CONFIGURATION_ERROR]"
+        assert case.stderr_has == "OPENAI_API_KEY"
 
 
 @pytest.mark.parametrize("command", sorted(NO_KEY_ARGS))
@@ -129,7 +129,7 @@ def test_a_missing_key_is_reported_before_anything_heavy_is_loaded(
     )  # fmt: skip
 
     assert done.returncode == 2, done.stderr
-    assert "エラー [CONFIGURATION_ERROR]" in done.stderr
+    assert "エラー（設定の誤り）: " in done.stderr
     assert "OPENAI_API_KEY" in done.stderr
     assert "ヒント: 環境変数または .env に OPENAI_API_KEY を設定してください。" in done.stderr
     assert heavy(json.loads(listing.read_text(encoding="utf-8"))) == []

@@ -102,7 +102,7 @@ def test_an_llm_api_error_exits_1(source: Path, llm_server: ScriptedLLMServer) -
     result = runner.invoke(app, ["convert", "CSV に", "--source", str(source)])
 
     assert result.exit_code == 1
-    assert "[API_ERROR]" in result.stderr
+    assert "エラー（AI サービスの失敗）: " in result.stderr
     assert "HTTP 500" in result.stderr
 
 

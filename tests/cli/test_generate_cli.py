@@ -261,7 +261,7 @@ def test_fallback_flag_returns_the_marked_fallback_plan(
 
     without = runner.invoke(app, ["plan", "generate", "-i", INSTRUCTION])
     assert without.exit_code != 0
-    assert "API_ERROR" in unwrapped(without.stderr)
+    assert "エラー（AI サービスの失敗）: " in unwrapped(without.stderr)
 
     result = runner.invoke(
         app, ["plan", "generate", "-i", INSTRUCTION, "--fallback", "--out", str(out)]

@@ -106,5 +106,5 @@ def test_an_llm_failure_exits_1(script: HelpDeskScript, helpdesk_index_dir: Path
         app, ["helpdesk", "ask", "再設定は？", "--index", str(helpdesk_index_dir)]
     )
     assert result.exit_code == 1
-    assert "API_ERROR" in result.stderr
+    assert "エラー（AI サービスの失敗）: " in result.stderr
     assert "Traceback" not in result.output

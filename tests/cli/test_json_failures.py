@@ -124,5 +124,5 @@ def test_without_json_a_failure_is_japanese_text_on_stderr_only() -> None:
     result = runner.invoke(app, ["blocks", "show", "no.such_block"])
     assert result.exit_code == 2
     assert result.stdout == ""
-    assert "エラー [BLOCK_NOT_FOUND]" in result.stderr
+    assert "エラー（ないブロック）: " in result.stderr
     assert "ヒント:" in result.stderr

@@ -393,7 +393,7 @@ def test_a_plan_config_that_cannot_be_read_stops_the_run_in_japanese(
     result = _invoke("plan", "run", _plan(tmp_path, CALC))
 
     assert result.exit_code == EXIT_USER_ERROR  # a setting to fix, like a mistyped option
-    assert f"エラー [CONFIGURATION_ERROR] 設定ファイル {path} " in result.stderr
+    assert f"エラー（設定の誤り）: 設定ファイル {path} " in result.stderr
     assert said in result.stderr
     assert "ヒント: KEIRI_PLAN_CONFIG に YAML ファイルのパスを指定してください。" in result.stderr
     assert not list((tmp_path / "runs").rglob("*.jsonl"))  # nothing run
@@ -559,6 +559,6 @@ def test_blocks_show() -> None:
 def test_blocks_show_of_an_unknown_id() -> None:
     result = _invoke("blocks", "show", "test.ad")
     assert result.exit_code == 2
-    assert "BLOCK_NOT_FOUND" in result.stderr
+    assert "エラー（ないブロック）: " in result.stderr
     assert "test.add" in result.stderr  # the registry's hint names close matches
     assert "Traceback" not in result.output

@@ -1,8 +1,9 @@
 """Shared pieces of the CLI: the Typer app, consoles, errors and ``--json`` output.
 
 Every failure a command reports goes through :func:`fail`: with ``--json`` it becomes the one
-JSON document on stdout (``{"status": "error", "error": {...}}``), otherwise the Japanese message
-and hint on stderr. An error is shown once per command: :func:`show_error` remembers what it
+JSON document on stdout (``{"status": "error", "error": {...}}``, where a script and support read
+the error's code), otherwise the Japanese message and hint on stderr, the code said in words
+(``エラー（承認が必要）: ...``, ``errors.CODE_WORDS``: one set of words per code). An error is shown once per command: :func:`show_error` remembers what it
 printed, so an error reported live by a progress line (:func:`progress_printer`) is not printed
 again when the command ends. Usage errors (an unknown option, a missing argument) and
 unexpected exceptions are reported the same way, in Japanese (:class:`KeiriGroup`): no Python
@@ -42,6 +43,7 @@ from keiri_agent.errors import (
     LLMError,
     cause_of,
     check_choice,
+    code_word,
     input_error,
     reason_of,
 )
@@ -151,7 +153,8 @@ def show_error(error: BlockError, node_name: Callable[[str], str] | None = None)
             return
         _current.shown.add(key)
     err_console.print(
-        Text.assemble(("エラー", "bold red"), f" [{error.code}] {error.message}"), soft_wrap=True
+        Text.assemble(("エラー", "bold red"), f"（{code_word(error.code)}）: {error.message}"),
+        soft_wrap=True,
     )
     if node := str(error.details.get("node_id") or ""):
         shown = node_shown(node, node_name(node) if node_name else node)

@@ -21,7 +21,7 @@ from functools import partial
 from pathlib import Path
 from typing import Final, TypeVar
 
-from keiri_agent.errors import ErrorCode
+from keiri_agent.errors import CODE_WORDS
 from keiri_agent.events.logfile import LogCursor
 from keiri_agent.events.models import ErrorEvent, LLMCall, Log, RunEvent, Stage
 from keiri_agent.events.stream import TAIL_EVENTS, EventStream
@@ -30,7 +30,6 @@ from keiri_agent.sandbox.outcome import ExecutionFailure
 from keiri_agent.threads import in_daemon_thread
 
 __all__ = [
-    "LLM_FAILURES",
     "LogFollower",
     "error_line",
     "llm_call_line",
@@ -53,18 +52,6 @@ _RAISED: Final = re.compile(rf"(?<![\w.]){_CLASS}: (?P<message>[^。\n（]*)")
 _RAISED_OWN: Final = re.compile(
     r"(?<![\w.])(?P<kind>[^\W\d]\w*(?:エラー|例外)): (?P<message>[^。\n（]*)"
 )
-# What went wrong in a failed LLM call, by the error code it ended with (errors.py's LLMError
-# tree and the cancel of a waiting call); a call that ended otherwise is said as 失敗 alone.
-LLM_FAILURES: Final[dict[str, str]] = {
-    ErrorCode.API_ERROR: "LLM API のエラー",
-    ErrorCode.TIMEOUT_ERROR: "応答が制限時間内に返らず",
-    ErrorCode.OUTPUT_SCHEMA_MISMATCH: "応答が求めた形式と違う",
-    ErrorCode.OUTPUT_TRUNCATED: "応答が長さの上限で途切れた",
-    ErrorCode.OUTPUT_FILTERED: "応答がプロバイダーのフィルターで止められた",
-    ErrorCode.OUTPUT_EMPTY: "応答が空",
-    ErrorCode.CANCELLED: "取り消し",
-    ErrorCode.CONFIGURATION_ERROR: "LLM の設定の誤り",
-}
 _NAMED_AFTER: Final = re.compile(r"(?P<message>[A-Za-z'\"][^（）。]*)（(?P<kind>[^\W\d]\w*)）")
 
 
@@ -151,8 +138,9 @@ class LogFollower:
 
 def llm_call_line(event: LLMCall, where: str = "") -> str:
     """An LLM call in one line: its model, tokens and time, and, for a failed call, what went
-    wrong in Japanese (the error code stays in the event: ``--json``, the run log)."""
-    failed = LLM_FAILURES.get(event.error_code or "")
+    wrong in the words of its error code (``errors.CODE_WORDS``, as the app and the CLI's error
+    line say it; the code stays in the event: ``--json``, the run log)."""
+    failed = CODE_WORDS.get(event.error_code or "")
     status = "" if event.ok else "、失敗" + (f"（{failed}）" if failed else "")
     return (
         f"  {where}LLM {event.model}: {event.total_tokens} トークン、"

@@ -28,7 +28,7 @@ tasks (``auth``). Request bodies larger than ``KEIRI_MAX_REQUEST_BYTES``
 a ``Host`` header the server is not meant to be reached by is refused with 400 (``hosts``);
 without keys, a POST that is not provably from the server's own origin is refused with 403
 (``csrf``).
-Every error is a Japanese JSON body ``{code, message, hint}`` (``errors``); every answer
+Every error is a Japanese JSON body ``{code, title, message, hint}`` (``errors``); every answer
 carries an ``X-Request-ID`` that the log records share (``requests``, ``logconfig``). There is
 no ``/docs`` page: it would be one more route outside the key.
 """
@@ -55,7 +55,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from keiri_agent.config import Settings, load_settings
-from keiri_agent.errors import input_error
+from keiri_agent.errors import ErrorCode, input_error
 from keiri_agent.server.auth import SSE_PATH, Access, Authenticator, Caller
 from keiri_agent.server.csrf import CrossSiteGuard
 from keiri_agent.server.errors import ApiError, install_error_handlers
@@ -118,14 +118,14 @@ class BodyLimit:
         if upload:
             return ApiError(
                 413,
-                "UPLOAD_TOO_LARGE",
+                ErrorCode.UPLOAD_TOO_LARGE,
                 f"アップロードするファイルが大きすぎます（合計の上限 {limit:,} バイト）。",
                 hint="ファイルを分けるか小さくして送り直してください（上限は KEIRI_MAX_UPLOAD_BYTES"
                 " で変えられます）。",
             ).response()
         return ApiError(
             413,
-            "REQUEST_TOO_LARGE",
+            ErrorCode.REQUEST_TOO_LARGE,
             f"リクエストが大きすぎます（上限 {limit:,} バイト）。",
             hint="データは本文に入れず、ファイルをアップロードするか KEIRI_WORKSPACE_ROOT に置いて"
             "パスで指定してください（上限は KEIRI_MAX_REQUEST_BYTES で変えられます）。",
@@ -375,7 +375,7 @@ def create_app(
             if not user.admin:
                 raise ApiError(
                     403,
-                    "ADMIN_REQUIRED",
+                    ErrorCode.ADMIN_REQUIRED,
                     "メトリクスは管理者（role: admin）のキーでだけ読めます。",
                     hint="Prometheus の scrape 設定に管理者のキーを Bearer で指定してください。",
                 )

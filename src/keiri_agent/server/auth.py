@@ -36,7 +36,7 @@ from fastapi import Depends
 from starlette.requests import Request
 
 from keiri_agent.config import Settings
-from keiri_agent.errors import BlockError
+from keiri_agent.errors import BlockError, ErrorCode
 from keiri_agent.server.errors import ApiError
 from keiri_agent.server.redaction import TOKEN_PARAM
 from keiri_agent.server.secret import ServerSecret
@@ -66,7 +66,7 @@ def _same(given: str, expected: str) -> bool:
     return hmac.compare_digest(given.encode("utf-8"), expected.encode("utf-8"))
 
 
-def _unauthorized(code: str, message: str) -> ApiError:
+def _unauthorized(code: ErrorCode, message: str) -> ApiError:
     return ApiError(
         401,
         code,
@@ -124,7 +124,7 @@ class Authenticator:
 
     @staticmethod
     def missing_key() -> ApiError:
-        return _unauthorized("API_KEY_REQUIRED", "API キーが必要です。")
+        return _unauthorized(ErrorCode.API_KEY_REQUIRED, "API キーが必要です。")
 
     @staticmethod
     def signed_in(access: Access) -> Access:
@@ -148,7 +148,7 @@ class Authenticator:
         scheme, _, value = header.partition(" ")
         user = self.users.by_key(value.strip()) if scheme.lower() == "bearer" else None
         if user is None:
-            raise _unauthorized("INVALID_API_KEY", "API キーが正しくありません。")
+            raise _unauthorized(ErrorCode.INVALID_API_KEY, "API キーが正しくありません。")
         return user
 
     def __call__(self, request: Request) -> Access:
@@ -168,7 +168,7 @@ class Authenticator:
                 expected = None
             if expected is not None and _same(token, expected):
                 return Access(token_task=str(task_id))
-            raise _unauthorized("INVALID_API_KEY", "タスクのトークンが正しくありません。")
+            raise _unauthorized(ErrorCode.INVALID_API_KEY, "タスクのトークンが正しくありません。")
         raise self.missing_key()
 
 

@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from keiri_agent.errors import ErrorCode
 from keiri_agent.server.errors import ApiError
 
 __all__ = ["SAFE_METHODS", "CrossSiteGuard", "request_origin", "same_origin"]
@@ -122,7 +123,7 @@ class CrossSiteGuard:
         if site is False:
             return ApiError(
                 403,
-                "CROSS_SITE_REQUEST",
+                ErrorCode.CROSS_SITE_REQUEST,
                 "別のサイトの画面から送られた要求は受け付けません（API キーのないサーバーは、"
                 "このサーバー自身の画面と API を直接呼ぶプログラムからの要求だけを受け付けます）。",
                 hint=f"進捗画面は {own}/ を開いて使ってください。別のサイトから使うときは"
@@ -136,7 +137,7 @@ class CrossSiteGuard:
             return None
         return ApiError(
             403,
-            "ORIGIN_REQUIRED",
+            ErrorCode.ORIGIN_REQUIRED,
             "JSON 以外の本文（"
             f"{headers.get('content-type', 'Content-Type なし')[:_MAX_SHOWN]}）は、"
             "送り元がこのサーバー自身の画面だとわかる要求でだけ受け付けます。",

@@ -1,7 +1,9 @@
 """Japanese JSON error bodies for every failure the API reports.
 
-Every error response has the body ``{"code", "message", "hint"}`` (plus ``details`` when there
-are any), the same shape as ``BlockError.to_dict()`` shows elsewhere. :class:`ApiError` is a
+Every error response has the body ``{"code", "title", "message", "hint"}`` (plus ``details``
+when there are any): the shape of ``BlockError.to_dict()`` elsewhere, with ``title`` the code in
+words (``errors.CODE_WORDS``, the words the app and the CLI say it in). An API's own code is an
+``ErrorCode`` too (``ApiError`` takes no other), so each has its words. :class:`ApiError` is a
 ``BlockError`` that also knows its HTTP status; other BlockErrors get one from their code
 (``PERMISSION_DENIED`` → 403, ``DEPENDENCY_NOT_FOUND`` → 404, input problems → 400).
 """
@@ -17,7 +19,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from keiri_agent.errors import BlockError, ErrorCode
+from keiri_agent.errors import BlockError, ErrorCode, code_word
 from keiri_agent.llm.field_problems import FieldProblem, details_of, field_problems, lines_of
 
 __all__ = ["ApiError", "install_error_handlers"]
@@ -33,12 +35,12 @@ STATUS_BY_CODE: dict[str, int] = {
 }
 _HTTP_MESSAGES = {
     404: (
-        "NOT_FOUND",
+        ErrorCode.NOT_FOUND,
         "そのアドレスはありません。",
         "URL を確認してください（API は /agent/ 以下です）。",
     ),
     405: (
-        "METHOD_NOT_ALLOWED",
+        ErrorCode.METHOD_NOT_ALLOWED,
         "このアドレスはそのメソッドに対応していません。",
         "GET と POST を確認してください。",
     ),
@@ -51,7 +53,7 @@ class ApiError(BlockError):
     def __init__(
         self,
         status_code: int,
-        code: str,
+        code: ErrorCode,
         message: str,
         *,
         hint: str = "",
@@ -63,19 +65,29 @@ class ApiError(BlockError):
         self.headers = dict(headers or {})
 
     def response(self) -> JSONResponse:
-        """The API's JSON form of a failure: code, message, hint, and details when any."""
-        body: dict[str, Any] = {"code": self.code, "message": self.message, "hint": self.hint}
-        if self.details:
-            body["details"] = self.details
-        return JSONResponse(body, status_code=self.status_code, headers=self.headers or None)
+        return _response(self, self.status_code, self.headers)
+
+
+def _response(
+    error: BlockError, status: int, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    """The API's JSON form of a failure: code, its words, message, hint, and details when any."""
+    body: dict[str, Any] = {
+        "code": error.code,
+        "title": code_word(error.code),
+        "message": error.message,
+        "hint": error.hint,
+    }
+    if error.details:
+        body["details"] = error.details
+    return JSONResponse(body, status_code=status, headers=headers or None)
 
 
 async def _block_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, BlockError)
     if isinstance(exc, ApiError):
         return exc.response()
-    status = STATUS_BY_CODE.get(exc.code, 500)
-    return ApiError(status, exc.code, exc.message, hint=exc.hint, details=exc.details).response()
+    return _response(exc, STATUS_BY_CODE.get(exc.code, 500))
 
 
 # Where FastAPI says a request's value was (the first part of an error's location), in words.
@@ -123,7 +135,7 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     code, message, hint = _HTTP_MESSAGES.get(
         exc.status_code,
-        ("HTTP_ERROR", f"リクエストを処理できませんでした（HTTP {exc.status_code}）。", ""),
+        (ErrorCode.HTTP_ERROR, f"リクエストを処理できませんでした（HTTP {exc.status_code}）。", ""),
     )
     headers = dict(exc.headers or {})
     return ApiError(exc.status_code, code, message, hint=hint, headers=headers).response()

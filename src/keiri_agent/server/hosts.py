@@ -17,6 +17,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from keiri_agent.config import Settings
+from keiri_agent.errors import ErrorCode
 from keiri_agent.server.errors import ApiError
 
 __all__ = ["LOCAL_HOSTS", "AllowedHosts", "allowed_hosts"]
@@ -64,7 +65,7 @@ class AllowedHosts(TrustedHostMiddleware):
             shown = ", ".join(self.hosts)
             refusal = ApiError(
                 400,
-                "HOST_NOT_ALLOWED",
+                ErrorCode.HOST_NOT_ALLOWED,
                 "このホスト名ではサーバーに接続できません（Host ヘッダーが許可されていません）。",
                 hint=f"許可されているホスト名: {shown}。別の名前やアドレスで接続するときは、"
                 "サーバーを起動する前に KEIRI_ALLOWED_HOSTS にその名前を追加してください"

@@ -18,6 +18,7 @@ from collections import Counter, deque
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
+from keiri_agent.errors import ErrorCode
 from keiri_agent.server.errors import ApiError
 
 __all__ = ["Owner", "TaskQueue"]
@@ -32,7 +33,7 @@ def _over_owner_cap(owner: Owner, cap: int) -> ApiError:
     who = "キーなしのサーバーでは全員で" if owner is None else f"ユーザー {owner} は"
     return ApiError(
         429,
-        "TOO_MANY_TASKS_PER_USER",
+        ErrorCode.TOO_MANY_TASKS_PER_USER,
         f"実行中と順番待ちのタスクが 1 人あたりの上限に達しています（{who}同時に {cap} 件まで）。",
         hint="ご自分のタスクが終わるか中止してから送り直してください（上限は"
         " KEIRI_MAX_TASKS_PER_USER で変えられます）。",
@@ -78,7 +79,7 @@ class TaskQueue(Generic[T]):
                 return False
         raise ApiError(
             429,
-            "TOO_MANY_TASKS",
+            ErrorCode.TOO_MANY_TASKS,
             f"実行中と順番待ちのタスクが上限に達しています（同時実行 {self.max_running} 件、"
             f"順番待ち {self.max_queued} 件）。",
             hint="実行中のタスクが終わってから送り直してください（上限は KEIRI_MAX_RUNNING_TASKS と"

@@ -38,6 +38,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.requests import Request
 from starlette.responses import Response
 
+from keiri_agent.errors import ErrorCode
 from keiri_agent.events import RunEvent
 from keiri_agent.events.logfile import LogCursor
 from keiri_agent.events.stream import TAIL_EVENTS
@@ -74,7 +75,7 @@ def last_event_id(request: Request, query_value: str | None) -> int:
     if not 0 <= value <= MAX_EVENT_ID:
         raise ApiError(
             400,
-            "INVALID_LAST_EVENT_ID",
+            ErrorCode.INVALID_LAST_EVENT_ID,
             f"Last-Event-ID「{raw[:40]}」は 0 以上の整数ではありません。",
             hint="受け取った最後のイベントの id をそのまま送ってください（最初から受け取るなら省略）。",
         )

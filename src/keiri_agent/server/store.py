@@ -46,7 +46,7 @@ TASK_ID_RE = re.compile(r"[A-Za-z0-9_-]{16,64}")
 def not_found(task_id: str) -> ApiError:
     return ApiError(
         404,
-        "TASK_NOT_FOUND",
+        ErrorCode.TASK_NOT_FOUND,
         "指定されたタスクはありません。",
         hint="task_id を確認してください。タスクの一覧は GET /agent/tasks で見られます。",
         details={"task_id": task_id[:80]},

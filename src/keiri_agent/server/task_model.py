@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
+from keiri_agent.errors import ErrorCode
 from keiri_agent.events import EventStream
 from keiri_agent.localtime import shown_time, utc_text
 from keiri_agent.sandbox import SandboxExecutor
@@ -86,19 +87,19 @@ _PERSISTED = (
 # The status an action needs -> the 409's code, message and hint when the task is not in it.
 _NOT_IN = {
     TaskStatus.WAITING_INPUT: (
-        "TASK_NOT_WAITING",
+        ErrorCode.TASK_NOT_WAITING,
         "このタスクは入力待ちではありません（{status}）。",
         "入力待ち（waiting_input）の Plan 実行・変換にだけ回答を送れます。",
     ),
     TaskStatus.INTERRUPTED: (
-        "TASK_NOT_INTERRUPTED",
+        ErrorCode.TASK_NOT_INTERRUPTED,
         "このタスクは中断されていません（{status}）。",
         "サーバーの停止で中断した（interrupted）タスクだけをやり直せます。",
     ),
 }
 
 
-def conflict(task: Task, code: str, message: str, hint: str) -> ApiError:
+def conflict(task: Task, code: ErrorCode, message: str, hint: str) -> ApiError:
     """The 409 of an action ``task``'s status does not allow."""
     details = {"task_id": task.id, "status": str(task.status)}
     return ApiError(409, code, message, hint=hint, details=details)

@@ -36,7 +36,7 @@ from typing import IO, Any
 from pydantic import TypeAdapter, ValidationError
 
 from keiri_agent.config import Settings, load_settings
-from keiri_agent.errors import PathEscapeError, input_error
+from keiri_agent.errors import ErrorCode, PathEscapeError, input_error
 from keiri_agent.sandbox import SandboxExecutor
 from keiri_agent.server.errors import ApiError
 from keiri_agent.server.execution import TaskObserver, TaskRuntime
@@ -97,7 +97,7 @@ log = logging.getLogger(__name__)
 def shutting_down() -> ApiError:
     return ApiError(
         503,
-        "SERVER_STOPPING",
+        ErrorCode.SERVER_STOPPING,
         "サーバーは停止処理中のため、新しい処理を受け付けていません。",
         hint="再起動の後で送り直してください（中断したタスクは再起動後に続きから再開します）。",
         headers={"Retry-After": "10"},
@@ -243,7 +243,7 @@ class TaskRegistry:
         except ValidationError:
             raise conflict(
                 task,
-                "TASK_NOT_RETRYABLE",
+                ErrorCode.TASK_NOT_RETRYABLE,
                 f"この種類のタスク（{task.kind}）はやり直せません。",
                 "同じ依頼を POST /agent/run で送り直してください。",
             ) from None
@@ -260,7 +260,7 @@ class TaskRegistry:
             if self.runtime.get(task.id) is not None:
                 raise conflict(
                     task,
-                    "TASK_ACTIVE",
+                    ErrorCode.TASK_ACTIVE,
                     "このタスクは既に実行中です。",
                     "終わるまで待ってください。",
                 )
@@ -268,7 +268,7 @@ class TaskRegistry:
             if lease is None:
                 raise conflict(
                     task,
-                    "TASK_ACTIVE",
+                    ErrorCode.TASK_ACTIVE,
                     "このタスクは別のサーバープロセスが実行中です。",
                     "そのプロセスが終わるまで待ってください。",
                 )
@@ -321,7 +321,7 @@ class TaskRegistry:
         if task.finished:
             raise conflict(
                 task,
-                "TASK_FINISHED",
+                ErrorCode.TASK_FINISHED,
                 f"タスクは既に終了しています（{task.status}）。",
                 "終了したタスクは中止できません。",
             )
@@ -357,7 +357,7 @@ def result_file(task: Task, path: str) -> Path:
     """A file of ``task``: ``path`` must stay inside the task's directory; 404 if none."""
     missing = ApiError(
         404,
-        "FILE_NOT_FOUND",
+        ErrorCode.FILE_NOT_FOUND,
         f"タスクにファイル「{path[:200]}」はありません。",
         hint="GET /agent/tasks/{task_id} の files に載っているパスを指定してください。",
         details={"task_id": task.id, "path": path[:200]},

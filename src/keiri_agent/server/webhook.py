@@ -19,6 +19,7 @@ import hashlib
 import hmac
 from datetime import datetime, timedelta
 
+from keiri_agent.errors import ErrorCode
 from keiri_agent.schedule import ScheduleStore, Trigger
 from keiri_agent.server.errors import ApiError
 
@@ -49,7 +50,7 @@ def sign(secret: str, timestamp: str, body: bytes) -> str:
 
 
 def _unauthorized(message: str) -> ApiError:
-    return ApiError(401, "SIGNATURE_INVALID", message, hint=_HINT)
+    return ApiError(401, ErrorCode.SIGNATURE_INVALID, message, hint=_HINT)
 
 
 def check_signature(
@@ -78,7 +79,7 @@ def check_signature(
     if not store.claim_signature(trigger.id, expected, now=now, forget_before=now - 2 * window):
         raise ApiError(
             409,
-            "SIGNATURE_REPLAYED",
+            ErrorCode.SIGNATURE_REPLAYED,
             "この署名の呼び出しはすでに受け付けました（再送は受け付けません）。",
             hint="呼び出しごとに新しいタイムスタンプで署名し直してください。",
         )

@@ -7,6 +7,7 @@ its node as people know it (``▶ 売上明細の読み込み 開始``), never b
 
 from __future__ import annotations
 
+from keiri_agent.errors import code_word
 from keiri_agent.events.models import RunEvent
 from keiri_agent.plan._graph.names import PlanNames
 
@@ -44,7 +45,7 @@ def describe_event(event: RunEvent, names: PlanNames | None = None) -> str | Non
         case "node_error":
             error = data.get("error") or {}
             then = "（再試行します）" if data.get("will_retry") else ""
-            return f"✗ {node} エラー [{error.get('code')}] {error.get('message')}{then}"
+            return f"✗ {node} エラー（{code_word(str(error.get('code')))}）: {error.get('message')}{then}"
         case "node_waiting":
             message = (data.get("request") or {}).get("message") or ""
             return f"⏸ {node} 入力待ち {message}".rstrip()
