@@ -56,7 +56,9 @@ def _errors(rng: random.Random) -> list[BlockError]:
 def _shown(error: BlockError, monkeypatch: pytest.MonkeyPatch) -> str:
     screen = io.StringIO()
     monkeypatch.setattr(common, "err_console", Console(file=screen, width=400))
-    common.forget_shown_errors()
+    # A command without --json: an earlier test's `--json` invocation in this process must not
+    # decide how this error is shown (the CLI keeps the invocation it runs in).
+    monkeypatch.setattr(common, "_current", common._Invocation())
     common.show_error(error)
     return screen.getvalue()
 
