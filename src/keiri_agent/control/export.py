@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
-from keiri_agent.control.verify import CHECK_LABELS, plan_run_logs, scan_log
+from keiri_agent.control.verify import CHECK_LABELS, CheckStatus, plan_run_logs, scan_log
 from keiri_agent.events import RunStatus
 from keiri_agent.localtime import shown_time, utc_text
 from keiri_agent.versions import VersionStore
@@ -68,7 +68,7 @@ class AuditRow:
     started_by: str | None
     finished_at: datetime | None
     status: RunStatus | Literal["incomplete"]  # incomplete: the log ends without plan_complete
-    log_check: str  # control.verify's status
+    log_check: CheckStatus
     log_digest: str | None  # the log's last hash-chain value (None: a log without the chain)
     log: str
     inputs: list[dict[str, Any]] = field(default_factory=list)
@@ -171,7 +171,7 @@ def render_rows(rows: Sequence[AuditRow], fmt: str, zone: ZoneInfo) -> str:
         values["approved_at"] = shown_time(row.approved_at, zone) if row.approved_at else ""
         values["self_approved"] = {True: "はい", False: "いいえ", None: ""}[row.self_approved]
         values["inputs"], values["outputs"] = _files(row.inputs), _files(row.outputs)
-        values["log_check"] = CHECK_LABELS.get(row.log_check, row.log_check)
+        values["log_check"] = CHECK_LABELS[row.log_check]
         values["approved_by"] = row.approved_by or "（未承認）"
         writer.writerow(["" if values[name] is None else values[name] for name, _ in CSV_COLUMNS])
     return out.getvalue()

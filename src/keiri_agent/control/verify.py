@@ -30,10 +30,18 @@ from keiri_agent.events.chain import ChainFinding, split_line, verify_lines
 from keiri_agent.events.logfile import open_log
 from keiri_agent.plan import find_run, read_seal
 
-__all__ = ["LogScan", "RunCheck", "plan_run_logs", "scan_log", "verify_runs"]
+__all__ = [
+    "CHECK_LABELS",
+    "CheckStatus",
+    "LogScan",
+    "RunCheck",
+    "plan_run_logs",
+    "scan_log",
+    "verify_runs",
+]
 
 CheckStatus = Literal["intact", "tampered", "open", "unchained"]
-CHECK_LABELS: dict[str, str] = {
+CHECK_LABELS: dict[CheckStatus, str] = {
     "intact": "改ざんなし",
     "tampered": "改ざんあり",
     "open": "未終了（終わりの記録がないため末尾の削除は確かめられません）",

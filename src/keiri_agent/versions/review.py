@@ -107,6 +107,31 @@ def _approve_line(plan_id: str, ref: str) -> str:
     return f"承認: keiri-agent plan approve {plan_id} {ref}（設計ページの「承認」、API の承認でも同じ）。"
 
 
+def _approval_refusal(
+    message: str,
+    before: str,
+    approve: str,
+    version: Version | None,
+    users: Users,
+    settings: Settings,
+    details: dict[str, Any],
+) -> BlockError:
+    """A run refused for want of an approved ``version`` (None: none saved), the same in both
+    refusals: the hint says ``before``, who may approve it and how (``approve``); the details
+    add its status and the names of those who may approve it."""
+    author = version.author if version is not None else None
+    return BlockError(
+        message,
+        code=ErrorCode.APPROVAL_REQUIRED,
+        hint=f"{before}{_who_can(author, users, settings)}。{approve}",
+        details={
+            **details,
+            "status": version.status if version is not None else "unsaved",
+            "approvers": approvers_for(author, users, settings),
+        },
+    )
+
+
 def unapproved_error(
     plan_id: str, vid: str, version: Version | None, users: Users, settings: Settings
 ) -> BlockError:
@@ -121,18 +146,14 @@ def unapproved_error(
         if last is not None and last.kind == "reject":
             state += f"（{last.by}）"
         first = ""
-    author = version.author if version is not None else None
-    approve = _approve_line(plan_id, short)
-    return BlockError(
+    return _approval_refusal(
         f"Plan {plan_id} の版 {short} は承認されていないため実行できません（{state}）。",
-        code=ErrorCode.APPROVAL_REQUIRED,
-        hint=f"{first}{_who_can(author, users, settings)}。{approve}",
-        details={
-            "plan_id": plan_id,
-            "version": vid,
-            "status": version.status if version is not None else "unsaved",
-            "approvers": approvers_for(author, users, settings),
-        },
+        first,
+        _approve_line(plan_id, short),
+        version,
+        users,
+        settings,
+        {"plan_id": plan_id, "version": vid},
     )
 
 
@@ -179,19 +200,15 @@ def no_approved_error(
         if call is not None
         else ""
     )
-    who = _who_can(latest.author if latest else None, users, settings)
-    return BlockError(
+    return _approval_refusal(
         f"{what} {name} には承認済みの版がないため、予定・トリガーの実行を始められません"
         f"（{state}）。",
-        code=ErrorCode.APPROVAL_REQUIRED,
-        hint=f"{why}{first}{who}。{approve}",
-        details={
-            "plan_id": plan_id,
-            "call": name,
-            "subflow": call is not None,
-            "status": latest.status if latest is not None else "unsaved",
-            "approvers": approvers_for(latest.author if latest else None, users, settings),
-        },
+        f"{why}{first}",
+        approve,
+        latest,
+        users,
+        settings,
+        {"plan_id": plan_id, "call": name, "subflow": call is not None},
     )
 
 
