@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from tests.schedule.conftest import team_settings
+from typer.testing import CliRunner
 
+from keiri_agent.cli import app
 from keiri_agent.plan._graph.saved import call_plan_id
 from keiri_agent.versions import SaveNote, VersionStore
 
@@ -50,3 +53,25 @@ def test_a_kept_absolute_path_is_matched_whole(tmp_path: Path) -> None:
     assert _saved(tmp_path, str(designs / "close.yaml"), str(designs / "lib" / "close.yaml")) == (
         "lib_close"
     )
+
+
+def test_plan_generate_out_keeps_the_file_it_wrote_whole(
+    design_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``plan generate --out double.yaml`` typed inside ``designs/lib``: its version names
+    ``designs/lib/double.yaml`` as ``plan save`` would (absolute), so a call of ``lib/double``
+    runs it and a call of a top-level ``double`` does not (base: kept as typed, the bare name
+    -- ``lib/double`` went to the working copy's id, ``double`` to this plan)."""
+    settings = team_settings(design_env)
+    lib = Path(settings.keiri_designs_dir) / "lib"
+    lib.mkdir(parents=True)
+    monkeypatch.chdir(lib)
+    args = ["plan", "generate", "-i", "請求書と入金明細を照合", "--out", "double.yaml"]
+    args += ["--apply-mode", "compose", "--plan-id", "gen/double"]
+    args += ["--templates", "evidence_zip_invoices,bank_statement,invoice_payment"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    (version,) = VersionStore.of(settings).versions("gen/double")
+    assert version.file == str((lib / "double.yaml").resolve())
+    assert call_plan_id("lib/double", settings) == "gen/double"
+    assert call_plan_id("double", settings) == "double"

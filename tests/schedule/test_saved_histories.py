@@ -15,7 +15,7 @@ from keiri_agent.plan._graph.saved import _saved_as, call_plan_id
 from keiri_agent.versions import JOURNAL_FILE, SaveNote, VersionStore
 
 FILES = ["close.yaml", "lib/close.yaml", "lib/double.yaml", "pay/transfer.yaml", "memo.yaml"]
-CASES = 150
+CASES = 50
 
 
 def _tamper(store: VersionStore, plan_id: str) -> None:
@@ -66,8 +66,8 @@ def test_only_histories_that_may_record_the_call_decide_it(tmp_path: Path) -> No
         elif not names:
             unrelated += 1
             wrong += after != before  # an unrelated history must not matter
-    assert refused > 30
-    assert (wrong, unrelated) == (0, unrelated)  # integ: 72 of 72 wrong
+    assert refused > 10
+    assert (wrong, unrelated) == (0, unrelated)  # integ (3522c19): 29 of 29 wrong
 
 
 def test_an_unreadable_history_that_may_record_the_call_names_its_plan(tmp_path: Path) -> None:
@@ -86,3 +86,26 @@ def test_an_unreadable_history_that_may_record_the_call_names_its_plan(tmp_path:
     assert "Plan double の版の記録を読めません" in raised.value.message
     assert "keiri-agent plan versions double" in raised.value.hint
     assert raised.value.details["plan_id"] == "double"
+
+
+def test_a_history_that_cannot_be_read_refuses_the_call_with_the_store_s_words(
+    tmp_path: Path,
+) -> None:
+    """A folder where the journal was (unreadable as root too): the store's error, the call
+    and its plan named -- not "no versions" (base: the call went to the working copy's id)."""
+    settings = team_settings(tmp_path)
+    designs = Path(settings.keiri_designs_dir).resolve()
+    store = VersionStore.of(settings)
+    note = SaveNote(author="sato", source="cli", file=str(designs / "lib" / "double.yaml"))
+    store.save("double", "id: double\nnodes: []\n", note)
+    journal = store.folder("double") / JOURNAL_FILE
+    journal.unlink()
+    journal.mkdir()
+    with pytest.raises(BlockError) as raised:
+        call_plan_id("lib/double", settings)
+    assert raised.value.code == "INTEGRITY_FAILED"
+    assert raised.value.message.startswith("サブフロー lib/double がどの Plan の版を実行するか")
+    assert "Plan double の版の記録（" in raised.value.message
+    assert "ファイルの権限と置き場所" in raised.value.hint
+    assert "keiri-agent plan versions double" in raised.value.hint
+    assert raised.value.details["file"] == str(journal)

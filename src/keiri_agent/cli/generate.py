@@ -284,7 +284,9 @@ def generate(
                     _check_out(out, force)
                 saved = out
                 version = versions.save(
-                    str(result.plan["id"]), result.yaml or "", replace(note, file=str(out))
+                    str(result.plan["id"]),
+                    result.yaml or "",
+                    replace(note, file=str(out.resolve())),
                 )[0]
             else:
                 saved, version = save_plan(

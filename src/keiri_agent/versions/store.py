@@ -17,13 +17,17 @@ A plan's versions live in ``<versions dir>/<plan_id>/`` (``KEIRI_VERSIONS_DIR``,
 
 Reading fails closed: a journal whose chain does not hold, or a version whose text no longer
 has its hash, is an ``INTEGRITY_FAILED`` error naming what is wrong, never a silent answer, so
-an approval cannot be forged by editing a file without it showing. A version's status is its
-newest review: approved, rejected, or pending (none yet).
+an approval cannot be forged by editing a file without it showing. So is a journal or a text
+that is there but cannot be read (its permissions, a folder in its place, a disk error): the
+same error, saying why and to check the file's permissions and place, for every reader of a
+history (``plan versions``, the server, the app, a run's check, a subflow call). A version's
+status is its newest review: approved, rejected, or pending (none yet).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
@@ -195,13 +199,24 @@ class Version:
         }
 
 
-def integrity_error(what: str, problems: list[str], path: Path) -> BlockError:
+def integrity_error(what: str, problems: list[str], path: Path, *, hint: str = "") -> BlockError:
     return BlockError(
         f"{what}が改ざんされているか壊れています: " + " ".join(problems[:5]),
         code=ErrorCode.INTEGRITY_FAILED,
-        hint="ファイルを書き換えた人と経緯を確認し、バックアップから戻してください"
+        hint=f"{hint}ファイルを書き換えた人と経緯を確認し、バックアップから戻してください"
         "（版の記録は追記だけで、書き換えは検出されます）。",
         details={"file": str(path), "problems": problems},
+    )
+
+
+def _unreadable(what: str, exc: OSError | UnicodeDecodeError, path: Path) -> BlockError:
+    """:func:`integrity_error` for a file of the versions that is there but cannot be read."""
+    return integrity_error(
+        what,
+        [f"ファイルを読めません（{reason_of(exc)}）。"],
+        path,
+        hint="まずファイルの権限と置き場所（ファイルであること）を確認してください。"
+        "それでも読めないときは、",
     )
 
 
@@ -283,12 +298,13 @@ class VersionStore:
         return found
 
     def versions(self, plan_id: str) -> list[Version]:
-        """Every version of ``plan_id``, oldest first (empty when it has none)."""
+        """Every version of ``plan_id``, oldest first (empty when it has none: no journal; one
+        that is there but cannot be read is an ``INTEGRITY_FAILED`` error)."""
         journal = self.folder(plan_id) / JOURNAL_FILE
-        if not journal.is_file():
+        handle = self._open(journal, "rb", fcntl.LOCK_SH)  # not between a line and its head
+        if handle is None:
             return []
-        with journal.open("rb") as handle:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_SH)  # not between a line and its head
+        with handle:
             return self._read(journal, handle).versions
 
     def get(self, plan_id: str, vid: str) -> Version | None:
@@ -334,11 +350,8 @@ class VersionStore:
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise integrity_error(
-                f"Plan {version.plan_id} の版 {version.label} の本文",
-                [f"ファイルを読めません（{reason_of(exc)}）。"],
-                path,
-            ) from None
+            what = f"Plan {version.plan_id} の版 {version.label} の本文"
+            raise _unreadable(what, exc, path) from None
         # The text as kept (normalized when it was saved; a version kept before the byte order
         # mark was left out keeps its mark, and its hash with it).
         if hashlib.sha256(text.encode("utf-8")).hexdigest() != version.id:
@@ -449,15 +462,35 @@ class VersionStore:
         """The journal opened for appending, under an exclusive lock (other processes wait)."""
         journal.parent.mkdir(parents=True, exist_ok=True)
         new = not journal.exists()
-        handle = journal.open("a+b")
+        handle = self._open(journal, "a+b", fcntl.LOCK_EX)
+        assert handle is not None  # "a+b" makes the journal in the folder made above
         try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
             if new and self.durable:
                 fsync_path(journal.parent, directory=True)
             yield journal, handle
         finally:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
             handle.close()
+
+    def _open(self, journal: Path, mode: str, lock: int) -> Any | None:
+        """The journal opened (``mode``) and locked (``lock``); None when there is none. One
+        that is there but cannot be opened or locked -- its permissions, a folder in its place,
+        a link to nothing -- is the ``INTEGRITY_FAILED`` error naming it, never "no history"."""
+        if journal.is_symlink() and not journal.exists():
+            missing = FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT))
+            raise self._unreadable(journal, missing)
+        try:
+            handle = journal.open(mode)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise self._unreadable(journal, exc) from None
+        try:
+            fcntl.flock(handle.fileno(), lock)
+        except OSError as exc:
+            handle.close()
+            raise self._unreadable(journal, exc) from None
+        return handle
 
     def _append(self, journal: Path, handle: Any, entry: BaseModel, count: int) -> None:
         """Append ``entry`` after the journal's ``count`` complete lines, then its head."""
@@ -475,7 +508,7 @@ class VersionStore:
         previous = split_line(lines[-1].decode("utf-8", errors="replace"))[1] if lines else None
         if lines and previous is None:
             raise integrity_error(
-                f"版の記録 {journal}", ["最終行にハッシュチェーンの値がありません。"], journal
+                self._record(journal), ["最終行にハッシュチェーンの値がありません。"], journal
             )
         text = json.dumps(entry.model_dump(mode="json"), ensure_ascii=False)
         line, value = chain_line(text, previous or GENESIS)
@@ -486,14 +519,28 @@ class VersionStore:
             os.fsync(handle.fileno())
         write_head(journal.parent, Seal(count + 1, value), durable=self.durable)
 
+    def _unreadable(self, journal: Path, exc: OSError) -> BlockError:
+        return _unreadable(self._record(journal), exc, journal)
+
+    def _record(self, journal: Path) -> str:
+        """How an error names a journal: its plan's version record, and where it lies."""
+        try:
+            plan_id = journal.parent.relative_to(self.root.resolve()).as_posix()
+        except ValueError:  # a plan's folder linked from elsewhere
+            plan_id = journal.parent.name
+        return f"Plan {plan_id} の版の記録（{journal}）"
+
     def _read(self, journal: Path, handle: Any) -> _History:
         """The versions a journal records, once its chain is checked (fails closed)."""
-        handle.seek(0)
-        raw = handle.read().splitlines(keepends=True)
+        try:
+            handle.seek(0)
+            raw = handle.read().splitlines(keepends=True)
+        except OSError as exc:
+            raise self._unreadable(journal, exc) from None
         report = verify_lines(raw, first_id=0)
         problems = [f.describe() for f in report.findings if f.tampered]
         if problems:
-            raise integrity_error(f"版の記録 {journal}", problems, journal)
+            raise integrity_error(self._record(journal), problems, journal)
         history = _History(lines=report.lines)
         reviews: dict[str, list[Decision]] = {}
         sealed = False
@@ -508,7 +555,7 @@ class VersionStore:
                 )
             except (ValueError, AttributeError, ValidationError) as exc:
                 raise integrity_error(
-                    f"版の記録 {journal}",
+                    self._record(journal),
                     [f"{number} 行目を読み取れません（{reason_of(exc)}）。"],
                     journal,
                 ) from None
@@ -533,7 +580,7 @@ class VersionStore:
                 reviews.setdefault(entry.version, []).append(decision)
         problems = head_problems(raw[: report.lines], read_head(journal.parent), sealed)
         if problems:
-            raise integrity_error(f"版の記録 {journal}", problems, journal)
+            raise integrity_error(self._record(journal), problems, journal)
         history.versions = [
             replace(v, decisions=tuple(reviews.get(v.id, ()))) for v in history.versions
         ]

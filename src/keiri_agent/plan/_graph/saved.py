@@ -11,7 +11,10 @@ working copies. The subflows are held to the standing of the plan version the ru
   refused for the approval of a subflow when its own plan needed none.
 
 A call names a file (``designs/<call>.yaml``), and a plan's versions are kept under its id, each
-with the file it was saved from (``Version.file``: ``plan save``, the 設計 page, the API): a
+with the file it was saved from (``Version.file``, absolute: ``plan save``, ``plan generate``,
+the 設計 page, the API; the 設計 page and ``plan generate`` without ``--out`` write a new
+``<id>_<UTC minute>.yaml``, which no call names: a call of ``<id>`` runs them when no version
+records ``designs/<id>.yaml`` and that file, if there is one, says that ``id``, below): a
 call's versions are those of the id its file was saved as, newest save first -- ``lib/double``
 calling a file saved as ``id: double`` runs ``double``'s version. What the working copy says
 now is not read: a file renamed, deleted or edited to another ``id`` without being saved calls
@@ -27,7 +30,8 @@ compared per plan, not every history checked and parsed on each call). Each of t
 every history is, checked: one that is tampered with or cannot be read refuses the start, naming
 that plan and what to do (it may be the one that decides the call). A history that does not
 contain the name records no save of that file, so a broken history of a plan saved from other
-files stops no run -- its own runs still refuse. Limits of the filter: a history edited so that
+files stops no run -- its own runs still refuse. The versions of the plan decided on are those
+already read (:func:`call_versions`): a call reads each history once. Limits of the filter: a history edited so that
 it no longer contains the name is not read for this call (the id the working copy says is then
 read, and refuses when that is the edited one), and a save through a link named otherwise than
 the file is not found by its name.
@@ -60,11 +64,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from keiri_agent.errors import BlockError, ErrorCode, reason_of
+from keiri_agent.errors import BlockError
 from keiri_agent.plan._dsl.loader import PLAN_SUFFIXES, PlanSource, load_source, resolve_plan_file
 from keiri_agent.users import load_users
 from keiri_agent.versions import (
-    JOURNAL_FILE,
     RunVersion,
     Version,
     VersionStore,
@@ -78,7 +81,7 @@ from keiri_agent.versions import (
 if TYPE_CHECKING:
     from keiri_agent.config import Settings
 
-__all__ = ["SAVED_FILE", "SavedSubflows", "call_plan_id", "kept_versions"]
+__all__ = ["SAVED_FILE", "SavedSubflows", "call_plan_id", "call_versions", "kept_versions"]
 
 SAVED_FILE = "#saved_versions.json"  # what a door resolved (a task's folder, a run's subflows)
 
@@ -103,46 +106,49 @@ def _kept(folder: Path | None) -> dict[str, Any] | None:
 
 
 def call_plan_id(call: str, settings: Settings) -> str:
-    """The plan id whose versions a call of ``call`` runs: the id of the newest version saved
-    from the file the call names (``designs/<call>.yaml``); the working copy's ``id`` only
-    when no version records that file (the module docstring)."""
+    """The plan id whose versions a call of ``call`` runs (:func:`call_versions`)."""
+    return call_versions(call, settings)[0]
+
+
+def call_versions(call: str, settings: Settings) -> tuple[str, list[Version]]:
+    """The plan id whose versions a call of ``call`` runs, and those versions (each history
+    read once): the id of the newest version saved from the file the call names
+    (``designs/<call>.yaml``); the working copy's ``id`` only when no version records that
+    file (the module docstring)."""
     designs = Path(settings.keiri_designs_dir).resolve()
     named = [Path(f"{call}{suffix}") for suffix in PLAN_SUFFIXES]
     store = VersionStore.of(settings)
+    histories = {
+        plan_id: _history(store, plan_id, call)
+        for plan_id in store.plans_mentioning([n.name for n in named])
+    }
     saved = [
         version
-        for plan_id in store.plans_mentioning([n.name for n in named])
-        for version in _history(store, plan_id, call)
+        for versions in histories.values()
+        for version in versions
         if version.file is not None and any(_saved_as(version.file, designs, n) for n in named)
     ]
-    if saved:
-        return max(saved, key=lambda v: v.saved_at).plan_id
-    return _written_id(call, designs)
+    plan_id = max(saved, key=lambda v: v.saved_at).plan_id if saved else _written_id(call, designs)
+    found = histories.get(plan_id)
+    return plan_id, found if found is not None else store.versions(plan_id)
 
 
 def _history(store: VersionStore, plan_id: str, call: str) -> list[Version]:
     """The versions of ``plan_id``, a history that may record the file ``call`` names: one
-    that cannot be read refuses the call (it may be the one that decides it)."""
+    that cannot be read (the store's ``INTEGRITY_FAILED``) refuses the call, naming it (the
+    history may be the one that decides it)."""
     try:
         return store.versions(plan_id)
-    except OSError as exc:
-        error = BlockError(
-            f"ファイルを読めません（{reason_of(exc)}）。",
-            code=ErrorCode.INTEGRITY_FAILED,
-            hint="ファイルの権限と置き場所を確認してください。",
-            details={"file": str(store.folder(plan_id) / JOURNAL_FILE)},
-        )
-    except BlockError as exc:
-        error = exc
-    raise BlockError(
-        f"サブフロー {call} がどの Plan の版を実行するか決められません。"
-        f"Plan {plan_id} の版の記録を読めません: {error.message}",
-        code=error.code,
-        hint=f"この記録には designs/{call}.yaml から保存された版があるかもしれないため、"
-        "読めるようになるまで自動実行を始めません。"
-        f"{error.hint}（keiri-agent plan versions {plan_id} で確かめられます）",
-        details={**error.details, "call": call, "plan_id": plan_id},
-    ) from None
+    except BlockError as error:
+        raise BlockError(
+            f"サブフロー {call} がどの Plan の版を実行するか決められません。"
+            f"Plan {plan_id} の版の記録を読めません: {error.message}",
+            code=error.code,
+            hint=f"この記録には designs/{call}.yaml から保存された版があるかもしれないため、"
+            "読めるようになるまで自動実行を始めません。"
+            f"{error.hint}（keiri-agent plan versions {plan_id} で確かめられます）",
+            details={**error.details, "call": call, "plan_id": plan_id},
+        ) from None
 
 
 def _written_id(call: str, designs: Path) -> str:
@@ -163,8 +169,8 @@ def _saved_as(kept: str, designs: Path, called: Path) -> bool:
     """Whether a version's ``file`` as kept names ``designs/called``: whole when absolute; when
     relative (its folder is not known; a ``..`` it begins with left out), when it ends with the
     whole of ``called`` -- a bare ``close.yaml`` does not name ``lib/close.yaml``. (Such a bare
-    name kept from inside ``designs/lib`` still names the top ``close.yaml``: only stores from
-    before ``plan save`` kept absolute paths have them.)"""
+    name kept from inside ``designs/lib`` still names the top ``close.yaml``: only versions saved
+    before ``plan save`` and ``plan generate --out`` kept absolute paths have them.)"""
     file = Path(kept)
     if file.is_absolute():
         return file.resolve() == designs / called
@@ -269,9 +275,8 @@ class SavedSubflows:
         return found
 
     def _resolve(self, call: str) -> tuple[Version, str]:
-        plan_id = call_plan_id(call, self.settings)
+        plan_id, versions = call_versions(call, self.settings)
         store = VersionStore.of(self.settings)
-        versions = store.versions(plan_id)
         runnable = (
             [v for v in versions if v.status == "approved"] if self.approved_only else versions
         )
