@@ -205,7 +205,10 @@ def score(
 
 
 def name_match(payer: PayerName, customer: CustomerName) -> Match | None:
-    """The best way ``payer`` meets ``customer`` (None when it does not)."""
+    """The best way ``payer`` meets ``customer`` (None when it does not). A head only a branch
+    glued after a place tells counts once the payer was told by the master that no customer is
+    named with the place (:meth:`.keys.PayerName.told`, as :meth:`.index.NameIndex.lookup`
+    tells it): one customer alone proves nothing of the others."""
     best: Match | None = None
     for key in customer.keys:
         found = compare(payer, key)
