@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from keiri_agent.blocks.table.names import CustomerName, NameIndex, PayerName
+from keiri_agent.blocks.table.names import CustomerName, NameIndex, PayerName, name_match
 from tests.blocks.payments_support import alike_owe, check_property, column
 from tests.support import bank_glued
 
@@ -62,3 +62,13 @@ def test_the_index_alone_refuses_the_glued_head() -> None:
     assert [m.customer.code for m in alone.lookup(payer)] == ["8001"]
     both = NameIndex([*alone.customers, CustomerName("8002", "青葉日本株式会社", "アオバニホン")])
     assert [m.customer.code for m in both.lookup(payer)] == []
+
+
+def test_one_customer_alone_proves_no_glued_head() -> None:
+    # integ: name_match without the master took アオバ for the head of ｱｵﾊﾞﾆﾎﾝｼﾃﾝ, which the index
+    # refuses when 青葉日本 is a customer; a glued head counts only once the master told the payer.
+    payer = PayerName.parse("ｱｵﾊﾞﾆﾎﾝｼﾃﾝ")
+    aoba = CustomerName("8001", "株式会社青葉", "アオバ")
+    assert name_match(payer, aoba) is None
+    assert name_match(payer.told(lambda _: False), aoba) is not None
+    assert name_match(payer.told(lambda stem: stem == "アオバニホン"), aoba) is None

@@ -30,7 +30,7 @@ import random
 from tests.support.bank_names import half_width
 from tests.support.bank_shapes import Case, Transfer, Truth
 
-__all__ = ["CITIES", "cases", "stranger_cuts"]
+__all__ = ["CITIES", "cases", "inside_cuts", "stranger_cuts"]
 
 # Cities Sudachi knows in kanji only, and some it knows in kana too (ｵｵｻｶ, ｾﾝﾀﾞｲ).
 CITIES = (
@@ -134,6 +134,45 @@ def stranger_cuts(seed: int, count: int) -> list[tuple[str, str]]:
                 bank = rng.random() < 0.5
                 found.append((payer, f"ｶ){half_width(whole)}" if bank else f"株式会社{whole}"))
     return found[:count]
+
+
+# The words of KANA_WORDS made of other words: a cut between them may be a whole name.
+KANA_PARTS = {"ソフトウェア": 3, "パートナーズ": 5, "ソリューションズ": 7}
+
+
+def inside_cuts(seed: int, count: int) -> list[tuple[str, str]]:
+    """``count`` (payer, master name) pairs drawn from ``seed``: a katakana-only customer holding
+    a word with small kana (the master in full-width katakana, as the bank writes it or as a
+    person types it) paying under its name cut at an export's 20 or 30 characters inside a word
+    (``ｶ)ﾛｼﾞｽﾃｲｸｽｻｰﾋﾞｽﾌﾞﾙｰﾑﾃﾞｻﾞ``): no company's whole name ends there, the customer's own."""
+    rng = random.Random(seed)
+    small = [word for word in KANA_WORDS if set(word) & set("ァィゥェォ")]
+    found: list[tuple[str, str]] = []
+    while len(found) < count:
+        first = rng.choice(small)
+        words = [first, *rng.sample([w for w in KANA_WORDS if w != first], rng.randint(2, 4))]
+        rng.shuffle(words)
+        whole = half_width("".join(words))
+        width = rng.choice((EXPORT_CUT, 30))
+        if len("ｶ)" + whole) <= width or not _inside_word(words, width - 2):
+            continue
+        style = rng.choice(KANA_STYLES)
+        name = {"full": "株式会社" + "".join(words), "bank": f"ｶ){whole}"}.get(style)
+        found.append(("ｶ)" + whole[: width - 2], name or "ｶ)" + _typed("".join(words))))
+    return found
+
+
+def _inside_word(words: list[str], cut: int) -> bool:
+    """Whether ``cut`` half-width characters of ``words`` end inside a word, not between the
+    words a word is made of (:data:`KANA_PARTS`)."""
+    start = 0
+    for word in words:
+        end = start + len(half_width(word))
+        if start < cut < end:
+            part = KANA_PARTS.get(word)
+            return part is None or cut != start + len(half_width(word[:part]))
+        start = end
+    return False
 
 
 def _typed(katakana: str) -> str:

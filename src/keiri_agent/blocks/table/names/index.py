@@ -68,14 +68,14 @@ class NameIndex:
 
         A branch glued after a place (:attr:`.keys.PayerName.glued`) tells the name before the
         place only when no customer's name begins with the name before the branch word, place
-        included: ``ｱｵﾊﾞｻｸﾗｼﾃﾝ`` with 青葉サクラ in the master is its branch as likely as 青葉's.
+        included (:meth:`.keys.PayerName.told`): ``ｱｵﾊﾞｻｸﾗｼﾃﾝ`` with 青葉サクラ in the master is
+        its branch as likely as 青葉's.
 
         Several matches of the best rank (:func:`.match.best_matches`) are an ambiguity for the
         caller to show, never to settle by order. Proposals one kana apart are looked for only
         when nothing else is found.
         """
-        if payer.glued and self._prefixed_keys(self._sorted, payer.before_branch):
-            payer = payer.unglued()  # a customer is named with the place: no branch's place
+        payer = payer.told(lambda stem: bool(self._prefixed_keys(self._sorted, stem)))
         found: set[int] = set()
         spelled = (payer.name, *payer.readings)
         for text in (*spelled, *payer.heads, *payer.trade, *payer.first_words):

@@ -21,6 +21,7 @@ groups rows by it): a kanji name's SudachiPy reading, a kana name as the bank wr
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import lru_cache
@@ -130,13 +131,19 @@ class PayerName:
     cut_stems: tuple[str, ...] = ()  # cut inside a legal form spelled out: the names before it
     trade: tuple[str, ...] = ()  # a sole proprietor's trade name, owner's name and both
     # The heads only a branch glued after a place tells (:func:`_glued_heads`), and the name
-    # before that branch word (place included): another customer named so proves them none.
+    # before that branch word (place included): not among ``heads`` until :meth:`told` by the
+    # customers that no customer is named so (another customer named so proves them none).
     glued: tuple[str, ...] = ()
     before_branch: str = ""
 
-    def unglued(self) -> PayerName:
-        """This payer without its :attr:`glued` heads."""
-        return replace(self, heads=tuple(h for h in self.heads if h not in self.glued), glued=())
+    def told(self, named: Callable[[str], bool]) -> PayerName:
+        """This payer with its :attr:`glued` heads among its heads, unless ``named`` says a
+        customer's key begins with the name before the branch word, place included
+        (``ｱｵﾊﾞｻｸﾗｼﾃﾝ`` with 青葉サクラ among the customers is its branch as likely as 青葉's).
+        A payer not told has no glued head (:func:`.match.name_match` alone accepts none)."""
+        if not self.glued or named(self.before_branch):
+            return replace(self, glued=())
+        return replace(self, heads=self.heads + self.glued, glued=())
 
     @property
     def proposable(self) -> bool:
@@ -187,7 +194,7 @@ def _parse(raw: str, limit: int | None) -> PayerName:
         form=parts.legal,
         rest=canonical(fold(parts.rest)),
         truncated=truncated,
-        heads=heads + glued,
+        heads=heads,
         readings=spoken,
         first_words=first_words,
         cut_at=cut_at,
@@ -269,7 +276,7 @@ def _glued_heads(words: list[str], *, office: bool) -> tuple[str, tuple[str, ...
     word (``ｱｵﾊﾞｼﾖｳｼﾞ ｵｵｻｶｼﾃﾝ``) is a word after the name, as :func:`_heads` reads it. A
     customer of the master whose name begins with the name before the branch word
     (アオバサクラ of ``ｱｵﾊﾞｻｸﾗｼﾃﾝ``: 青葉サクラ) makes the place part of a name: that is for the
-    index to tell (:meth:`PayerName.unglued`)."""
+    customers to tell (:meth:`PayerName.told`)."""
     kept = list(words)
     while len(kept) > 1 and is_note(kept[-1]):
         kept.pop()

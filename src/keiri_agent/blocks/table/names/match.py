@@ -205,7 +205,10 @@ def score(
 
 
 def name_match(payer: PayerName, customer: CustomerName) -> Match | None:
-    """The best way ``payer`` meets ``customer`` (None when it does not)."""
+    """The best way ``payer`` meets ``customer`` (None when it does not). A head only a branch
+    glued after a place tells counts once the payer was told by the master that no customer is
+    named with the place (:meth:`.keys.PayerName.told`, as :meth:`.index.NameIndex.lookup`
+    tells it): one customer alone proves nothing of the others."""
     best: Match | None = None
     for key in customer.keys:
         found = compare(payer, key)
@@ -247,7 +250,7 @@ def _cut_meets(payer: PayerName, key: NameKey) -> bool:
         if (
             len(cut) >= MIN_PREFIX_CHARS
             and starts_cut(whole, cut)
-            and not _ends_before_words(payer, whole[len(cut) :], tails)
+            and not _ends_before_words(payer, cut, whole, tails)
         ):
             return True
         if len(whole) >= MIN_PREFIX_CHARS and whole in stems:
@@ -255,13 +258,14 @@ def _cut_meets(payer: PayerName, key: NameKey) -> bool:
     return False
 
 
-def _ends_before_words(payer: PayerName, rest: str, tails: tuple[str, ...]) -> bool:
+def _ends_before_words(payer: PayerName, cut: str, whole: str, tails: tuple[str, ...]) -> bool:
     """Whether a payer as long as an export's cut (20 or 30 half-width characters, which whole
-    names often are) stops where the customer's last words begin (``rest``, what the key has
-    after it, is one of ``tails``): ``ｶ)ｷﾀﾆﾎﾝﾛｼﾞｽﾃｨｸｽｻｰﾋﾞｽ`` is the whole name of 北日本ロジス
+    names often are) stops where the customer's last words begin (what the key ``whole`` has
+    after ``cut`` is one of ``tails``): ``ｶ)ｷﾀﾆﾎﾝﾛｼﾞｽﾃｨｸｽｻｰﾋﾞｽ`` is the whole name of 北日本ロジス
     ティクスサービス as likely as 北日本ロジスティクスサービス東北's cut; the master may hold
-    only the second. A cut inside a word (``...ｻｰﾋﾞｽﾄｳ``) proves the longer name."""
-    return payer.cut_at in EXPORT_CUT_CHARS and rest in tails
+    only the second. A cut inside a word (``...ｻｰﾋﾞｽﾄｳ``) proves the longer name, and so does a
+    cut between a kana and its voiced mark (``...ﾌｨｰﾙﾄ`` of ``...ﾌｨｰﾙﾄﾞ``: no word ends so)."""
+    return payer.cut_at in EXPORT_CUT_CHARS and whole.startswith(cut) and whole[len(cut) :] in tails
 
 
 def _one_apart(a: str, b: str) -> bool:

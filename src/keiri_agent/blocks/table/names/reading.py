@@ -126,7 +126,8 @@ def word_tails(text: str) -> tuple[str, ...]:
     ends a name (みどり屋|商店). Kana the dictionary does not know as one word (a run of katakana words
     it reads whole, ライフマネジメントパートナーズクリエイト; small kana written large) and a
     katakana word it knows made of others (ライフデザイン) may end a name wherever
-    :func:`_kana_ends` says. A name without kanji is read with its half-width kana
+    :func:`_run_ends` says, each run of katakana parted whole (small kana written large tried
+    small before SudachiPy's words: ``ﾛｼﾞｽﾃｲｸｽ`` is ロジスティクス, not ロジス and テイクス). A name without kanji is read with its half-width kana
     and its dashes as ー (``ｻﾝｼｬｲﾝﾎｰﾑ`` as サンシャインホーム)."""
     text = text[:MAX_NAME_CHARS]
     if not text.strip():
@@ -135,13 +136,14 @@ def word_tails(text: str) -> tuple[str, ...]:
     if not has_kanji(text):  # half-width kana, ``-`` for ー
         text = "".join(LONG_MARK if fold(ch) == LONG_MARK else ch for ch in nfkc(text))
     pieces: list[tuple[str, bool]] = []  # each piece's reading, whether a name may end after it
-    for morpheme in (m for m in shortest.tokenize(text) if _kept(m)):
-        surface = morpheme.surface()
-        if _KANA_RUN.fullmatch(surface):
-            ends = (0, *_kana_ends(surface, known=not morpheme.is_oov()), len(surface))
-            pieces += [(fold(surface[start:end]), True) for start, end in itertools.pairwise(ends)]
+    morphemes = (m for m in shortest.tokenize(text) if _kept(m))
+    for kana, group in itertools.groupby(morphemes, key=lambda m: _is_kana(m.surface())):
+        if kana:
+            run = "".join(m.surface() for m in group)
+            ends = (0, *_run_ends(run), len(run))
+            pieces += [(fold(run[start:end]), True) for start, end in itertools.pairwise(ends)]
         else:
-            pieces.append((fold(reading_of(morpheme)), _ends_name(morpheme)))
+            pieces += [(fold(reading_of(m)), _ends_name(m)) for m in group]
     spoken = [reading for reading, _ in pieces]
     tails = ("".join(spoken[at:]) for at in range(len(pieces) - 1, 0, -1) if pieces[at - 1][1])
     return tuple(dict.fromkeys(t for t in tails if t))
@@ -150,6 +152,33 @@ def word_tails(text: str) -> tuple[str, ...]:
 def _ends_name(morpheme: Any) -> bool:
     """Whether a name may end with ``morpheme``: a suffix, or a word of two characters or more."""
     return len(morpheme.surface()) > 1 or morpheme.part_of_speech()[0] == "接尾辞"
+
+
+def _is_kana(surface: str) -> bool:
+    return _KANA_RUN.fullmatch(surface) is not None
+
+
+@lru_cache(maxsize=MAX_CACHED_NAMES)
+def _run_ends(run: str) -> tuple[int, ...]:
+    """Where a name may end inside ``run``, katakana SudachiPy read as one word or several: its
+    words are looked for in the whole run, not in SudachiPy's words, which it finds in kana
+    written large (ﾛｼﾞｽﾃｲｸｽｻｰﾋﾞｽ read ロジス, テイクス, サービス is ロジスティクス and サービス,
+    :func:`_kana_ends`); SudachiPy's words only where the dictionary's cover no reading of the
+    run (パートナー|ズ) or SudachiPy read it whole (a word it knows, or none: ``known``)."""
+    _, shortest, _ = _tokenizers()
+    words = [m for m in shortest.tokenize(run) if _kept(m)]
+    if len(words) == 1:
+        return _kana_ends(run, known=not words[0].is_oov())
+    found = _kana_ends(run, known=_known_word(run))
+    if found != tuple(range(1, len(run))):
+        return found
+    ends = list(itertools.accumulate(len(m.surface()) for m in words))
+    inner = (
+        start + at
+        for start, m in zip((0, *ends[:-1]), words, strict=True)
+        for at in _kana_ends(m.surface(), known=not m.is_oov())
+    )
+    return tuple(sorted({*ends[:-1], *inner}))
 
 
 @lru_cache(maxsize=MAX_CACHED_NAMES)
@@ -163,9 +192,13 @@ def _kana_ends(kana: str, *, known: bool) -> tuple[int, ...]:
     such a reading is read so in turn (ライフデザイン of ...プランニングライフデザインシステム)."""
     size = len(kana)
     shortest = MIN_PART_CHARS if known else MIN_WORD_CHARS
+    # A word the dictionary knows is parted in the spelling it knows (ロジステイクス is
+    # ロジスティクス: no テイクス in it); kana it does not know, each part in any spelling.
+    spelling = _word_spelling(kana) if known else ""
     steps = [
         [end for end in range(at + shortest, min(size, at + MAX_WORD_CHARS) + 1)
-         if (at, end) != (0, size) and _known_word(kana[at:end])]
+         if (at, end) != (0, size)
+         and (_in_dictionary(spelling[at:end]) if spelling else _known_word(kana[at:end]))]
         for at in range(size)
     ]  # fmt: skip
     never = size + 1  # more words than any reading has
@@ -190,8 +223,17 @@ def _kana_ends(kana: str, *, known: bool) -> tuple[int, ...]:
 @lru_cache(maxsize=MAX_CACHED_NAMES)
 def _known_word(kana: str) -> bool:
     """Whether the dictionary holds katakana ``kana`` as a word, large kana tried small."""
-    dictionary = open_dictionary()
-    return any(dictionary.lookup(spelling) for spelling in _small_spellings(kana))
+    return bool(_word_spelling(kana))
+
+
+def _word_spelling(kana: str) -> str:
+    """The first spelling of ``kana``, large kana tried small, the dictionary holds ("": none)."""
+    return next((s for s in _small_spellings(kana) if _in_dictionary(s)), "")
+
+
+@lru_cache(maxsize=MAX_CACHED_NAMES)
+def _in_dictionary(text: str) -> bool:
+    return bool(open_dictionary().lookup(text))
 
 
 @lru_cache(maxsize=MAX_CACHED_NAMES)
