@@ -51,13 +51,19 @@ def test_a_chat_speaker_is_masked(log: str) -> None:
     assert "〔人名1〕" in sent
 
 
-# A form's labels, a Q&A's and an agenda's headings, a bot: no one speaks before their colon.
+# A form's labels, a Q&A's and an agenda's headings, a bot: no one speaks before their colon,
+# whatever heads take turns (開始 / 昼食 / 開始, Q / A); a katakana word that is a thing, the
+# last lines of a mail that name no one (session 21: ``tests.privacy.test_office_turns``).
 HEADINGS = [
     "件名：交通費精算\n日時：2025/04/01\n議題：出張旅費の精算\n",
     "質問：経費の締めはいつですか？\n回答：毎月25日です。\n質問：領収書は必要ですか？\n回答：必要です。\n",
+    "Q：締めはいつですか？\nA：25日です。\nQ：領収書は？\nA：必要です。\n",
     "[10:02] システム：バックアップが完了しました。\n",
     "備考：特になし。\n備考：後日提出します。\n",
-    "10:00 開始：挨拶をします。\n10:30 昼食：弁当を配ります。\n",
+    "10:00 開始：挨拶をします。\n10:30 昼食：弁当を配ります。\n11:00 開始：議事に入ります。\n",
+    "ツケが精算されます。\nショウが開催されます。\n",
+    "よろしくお願いいたします。\n経理部\n",
+    "以上です。\n次回は4月1日です。",
 ]
 
 

@@ -9,12 +9,11 @@ words a form writes under a person's label for a team or a desk (担当：シス
 On main (seed 19, 75 documents of each of the four shapes, 300 documents, 2,083 secrets, 1,125
 kept values): 236 documents were wrong; 316 secrets were sent (given names alone, the attendees
 after the first, タイガさん, 8 マイナンバー after a business number) and 76 kept values were masked
-(システム, ゲスト, パート, フロント... under 担当). After session 19, 47 secrets were sent; since
-session 20 (a chat's speaker and a signature's signer are people: ``privacy.line_people``) 12
-are, all of one kind no text tells from words, and nothing kept is masked:
-
-- a given name in katakana alone that the dictionary lists as a common word of its synonym
-  groups (ヒナ 雛, ショウ show), in prose with no honorific: ヒナが確認します reads as a chick's.
+(システム, ゲスト, パート, フロント... under 担当). After session 19, 47 secrets were sent; after
+session 20 (a chat's speaker and a signature's signer are people: ``privacy.line_people``) 12 were, all a katakana given name that the
+dictionary lists as a common word (ヒナ 雛, ショウ show) alone in prose; since session 21 (such a
+word is a person where the sentence makes it act or be asked: ヒナが確認します,
+``privacy.name_context.subject_alone``) none is, and nothing kept is masked.
 """
 
 from __future__ import annotations
@@ -23,21 +22,12 @@ from collections import Counter
 
 import pytest
 
-from keiri_agent.sudachi import open_dictionary
 from tests.privacy.office_texts import SHAPES, TEAM_WORDS, make_office_text_docs
-from tests.privacy.word_names import NamedDoc, masked_json, mistakes
+from tests.privacy.word_names import masked_json, mistakes
 
 SEED = 19
 PER_SHAPE = 75
 DOCS = make_office_text_docs(SEED, PER_SHAPE)
-
-
-def _limit(doc: NamedDoc, secret: str) -> bool:
-    """What no text tells: a katakana given name that is a common word (ヒナ, ショウ)."""
-    return any(
-        m.part_of_speech()[1] == "普通名詞" and m.synonym_group_ids()
-        for m in open_dictionary().lookup(secret)
-    )
 
 
 def test_the_generator_writes_the_shapes_of_free_text() -> None:
@@ -49,14 +39,9 @@ def test_the_generator_writes_the_shapes_of_free_text() -> None:
 
 @pytest.mark.parametrize("shape", list(SHAPES))
 def test_no_person_or_number_is_sent_and_no_kept_word_is_masked(shape: str) -> None:
-    leaked, lost = mistakes((d for d in DOCS if d.shape == shape), _limit)
+    leaked, lost = mistakes(d for d in DOCS if d.shape == shape)
     assert leaked == {}
     assert lost == {}
-
-
-def test_what_no_text_tells_stays_few() -> None:
-    leaked, _ = mistakes(DOCS)
-    assert sum(len(found) for found in leaked.values()) <= 20
 
 
 @pytest.mark.parametrize("word", TEAM_WORDS)

@@ -2,13 +2,15 @@
 
 - a chat's speaker before the line's colon (``佐藤：了解です``, ``[10:02] タイガ: 確認します``):
   a line with a time before it, or a head that begins two or more lines of a run of such lines,
-  each a sentence after its colon (a form's labels head one value each: 件名：経費精算), and
-  no heading (質問：, 回答：, 備考：, 10:30 昼食：; so a given name alone that is such a word,
-  朝陽：, is not read as a speaker);
+  each a sentence after its colon (a form's labels head one value each: 件名：経費精算). A word
+  that may head a form's or an agenda's line (質問：, 回答：, 備考：, 10:30 昼食：) is a speaker
+  only where its place says so: it takes turns with a person's name (朝陽：了解です / 佐藤：… /
+  朝陽：…; 唯, read ただ alone, too);
 - a mail signature's signer: the words on the line under the signature's rule (--, ――――) or
   on the line before a contact line (TEL：…, Mail：…), or on the next line when that one holds
   the signer's department or company alone, after that department or company (経理部 佐藤朝陽),
-  when they begin with a surname the dictionary knows.
+  when they begin with a surname the dictionary knows; and on a mail's last line, under its
+  closing line (よろしくお願いいたします。, 以上です。) or under a department or company alone.
 
 Each is then a value under a person's label (``headers.person_in``): a word that names no one
 (システム as a bot's name, 経理部) stays, a given name that is a common word (ヒナ, 朝陽) does not.
@@ -27,7 +29,7 @@ from keiri_agent.privacy.headers import (
     names_business_number,
     person_in,
 )
-from keiri_agent.privacy.kana_names import known_as_name, names_no_one
+from keiri_agent.privacy.kana_names import NAME_CHARS, known_as_name, names_no_one
 from keiri_agent.privacy.kinds import PersonalKind, Span
 from keiri_agent.sudachi import thread_tokenizer
 
@@ -58,9 +60,14 @@ def _lines(text: str) -> list[tuple[int, str]]:
 _KANJI = re.compile(r"[一-龥々]+")
 
 
+# A given name of recent years as it may head a chat's line alone: one or two kanji (唯, 心).
+_KANJI_NAME = re.compile(r"[一-龥々]{1,2}")
+
+
 def _heading(word: str) -> bool:
-    """A word heading a form's or an agenda's line, no speaker: one naming an act (質問, 回答,
-    連絡), or a common noun in kanji the dictionary knows as no name (備考, 昼食, 件名)."""
+    """A word that may head a form's or an agenda's line: one naming an act (質問, 回答, 連絡),
+    or a common noun in kanji the dictionary knows as no name (備考, 昼食, 件名; 朝陽 and 希望
+    too, given names of recent years: :func:`_takes_turns` tells them)."""
     morphemes = thread_tokenizer().tokenize(word)
     if len(morphemes) != 1:
         return False
@@ -68,6 +75,19 @@ def _heading(word: str) -> bool:
     return pos[2] == "サ変可能" or (
         pos[1] == "普通名詞" and _KANJI.fullmatch(word) is not None and not known_as_name(word)
     )
+
+
+def _takes_turns(names: list[str], name: str) -> bool:
+    """Whether ``name`` heads lines of a run that a person's name stands between, as speakers
+    take turns (朝陽：了解です / 佐藤：… / 朝陽：…). A heading heads its lines once, in a row
+    (備考：… / 備考：…) or between other headings (質問 / 回答, an agenda's 開始 / 昼食)."""
+    places = [at for at, head in enumerate(names) if head == name]
+    return any(_plain_name(head) for head in set(names[places[0] : places[-1]]) - {name})
+
+
+def _plain_name(head: str) -> bool:
+    """A head that is a name and no heading (佐藤, 佐藤 唯, タイガ)."""
+    return not _heading(head) and person_in(head) is not None
 
 
 def _speakers(lines: list[tuple[int, str]]) -> Iterator[Span]:
@@ -81,16 +101,21 @@ def _speakers(lines: list[tuple[int, str]]) -> Iterator[Span]:
             # a label heads a form's value; a given name that is a name part's header (メイ) may speak
             and (header_kind(label) is None or label in NAME_PART_HEADERS)
             and not names_business_number(label)
-            and not _heading(label)
         ):
             run.append((offset, match))
             continue
-        heads = Counter(m.group("name").strip() for _, m in run)
-        for at, said in run:
-            name = said.group("name").strip()
+        names = [m.group("name").strip() for _, m in run]
+        heads = Counter(names)
+        for place, (at, said) in enumerate(run):
+            name = names[place]
             if said.group("time") is None and (len(run) < 2 or heads[name] < 2):
                 continue
+            turns = _takes_turns(names, name)
+            if _heading(name) and not turns:
+                continue
             found = person_in(name)
+            if found is None and turns and _KANJI_NAME.fullmatch(name):
+                found = name  # 唯, read ただ (a conjunction) alone: its place says a person
             if found is not None:
                 start = at + said.start("name") + said.group("name").find(found)
                 yield Span(start, start + len(found), PersonalKind.PERSON)
@@ -144,7 +169,33 @@ def _signers(lines: list[tuple[int, str]]) -> Iterator[Span]:
             yield span
 
 
+# A mail's closing line (よろしくお願いいたします。, 以上です。, 敬具): the signer may follow.
+_CLOSING = re.compile(
+    r".*(?:お願い(?:いた|致)?します|お願い申し上げます|以上(?:です|となります)?|敬具|草々)[。！!]*[ 　]*"
+)
+
+
+def _last_signer(lines: list[tuple[int, str]]) -> Span | None:
+    """The signer on a mail's last line, under a closing line (よろしくお願いいたします。) or a
+    line holding a department or a company alone (経理部), blank lines aside."""
+    written = [(offset, line) for offset, line in lines if line.strip(" 　")]
+    if len(written) < 2 or not _words_alone(written[-1][1]):
+        return None
+    above = written[-2][1]
+    if _CLOSING.fullmatch(above.strip(" 　")) is None and not (
+        _words_alone(above) and all(_organization(part) for part in above.split())
+    ):
+        return None
+    return _signer(*written[-1])
+
+
+def _words_alone(line: str) -> bool:
+    """Whether ``line`` holds words alone, spaces between (経理部, 佐藤 朝陽): no row of cells."""
+    return all(NAME_CHARS.fullmatch(part) for part in line.split())
+
+
 def line_people(text: str) -> list[Span]:
     """The chat speakers and signature signers of ``text``."""
     lines = _lines(text)
-    return [*_speakers(lines), *_signers(lines)]
+    last = _last_signer(lines)
+    return [*_speakers(lines), *_signers(lines), *([] if last is None else [last])]

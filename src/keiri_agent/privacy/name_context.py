@@ -30,8 +30,11 @@ SudachiPy tags a word by its context, and two contexts common in what features s
   (リスト, 全, 行), but standing alone between a sentence's break or a particle and a particle
   of case or topic (が, は, から, に...), a word in katakana the tokenizer tags a person's name
   there (レオ, エマ) or the dictionary knows as one (ノア, ユウ: ``kana_names.names_someone``), a
-  rare katakana word (タイガ: ``kana_names.rare_katakana_word``), or a kanji the dictionary
-  knows as nothing but a name (遥) is the person (:func:`subject_alone`);
+  rare katakana word (タイガ: ``kana_names.rare_katakana_word``), a Japanese word in katakana
+  (ヒナ 雛, ショウ: ``kana_names.native_in_katakana``; loanwords, システム, フロント, have no kana
+  spelling of their own) when what follows says a person's act (ヒナが対応します, 明日ショウに確認,
+  ヒナから連絡: a noun of an act not undergone, ツケが精算されます; a polite お / ご), or a kanji
+  the dictionary knows as nothing but a name (遥) is the person (:func:`subject_alone`);
 - surnames that are places as well, listed in brackets as people are (``担当者別売上（松本・石川）``,
   a chart's title): :func:`bracketed_surnames` takes every item of a list in brackets parted by
   ・ when each is known as a surname, unless a word about places stands before it (地域別（石川・
@@ -48,6 +51,7 @@ from keiri_agent.privacy.kana_names import (
     KATAKANA,
     known_as_name,
     names_someone,
+    native_in_katakana,
     rare_katakana_word,
 )
 from keiri_agent.privacy.kinds import PersonalKind, Span
@@ -275,21 +279,37 @@ def bracketed_surnames(text: str) -> list[Span]:
 
 # The particles after which a word stands as what a sentence speaks of (遥が, レオから, リクに).
 _CASE_PARTICLES = frozenset({"が", "は", "から", "より", "に", "と", "も", "へ"})
-# What may stand before such a word: the start, a particle, a sentence's or a list's break.
-_BEFORE_ALONE = frozenset({"助詞", "補助記号", "空白"})
+# What may stand before such a word: the start, a particle, a sentence's or a list's break, an
+# adverb or a noun used as one (明日ショウに確認, 後ほどヒナに).
+_BEFORE_ALONE = frozenset({"助詞", "補助記号", "空白", "副詞", "副詞可能"})
+
+
+def _a_persons_act(morphemes: list[Any], at: int) -> bool:
+    """Whether the words from ``at`` (after a particle) say what a person does or is asked to
+    do: a humble or polite form (お願いします, ご連絡します), or a noun of an act (対応, 確認,
+    連絡, 担当) that is done, not undergone (精算されます: a thing's)."""
+    if at >= len(morphemes):
+        return False
+    word = morphemes[at]
+    if word.part_of_speech()[0] == "接頭辞" and word.surface() in ("お", "ご", "御"):
+        return True
+    if word.part_of_speech()[2] != "サ変可能":
+        return False
+    return at + 1 >= len(morphemes) or morphemes[at + 1].surface() not in ("さ", "され")
 
 
 def subject_alone(morphemes: list[Any], index: int) -> bool:
     """Whether the word at ``index`` is a given name standing alone before a particle of case or
-    topic (本件は遥が対応します, 了解です。レオが確認します): after the text's start, a particle or
-    a break; in katakana, tagged a person's name here (レオ, エマ), known as one (ノア, ユウ),
-    a rare word (タイガ) or one the dictionary does not know, with no long vowel (ソウタ); in
-    kanji, known as nothing but a name (遥)."""
+    topic (本件は遥が対応します, 了解です。レオが確認します): after the text's start, a particle,
+    a break or an adverb (明日); in katakana, tagged a person's name here (レオ, エマ), known as
+    one (ノア, ユウ), a rare word (タイガ), one the dictionary does not know, with no long vowel
+    (ソウタ), or a Japanese word (ヒナ) before a person's act; in kanji, known as nothing but a
+    name (遥)."""
     if index + 1 >= len(morphemes) or morphemes[index + 1].surface() not in _CASE_PARTICLES:
         return False
     if morphemes[index + 1].part_of_speech()[0] != "助詞":
         return False
-    if index > 0 and morphemes[index - 1].part_of_speech()[0] not in _BEFORE_ALONE:
+    if index > 0 and not _BEFORE_ALONE & set(morphemes[index - 1].part_of_speech()[:3]):
         return False
     word = morphemes[index]
     surface = word.surface()
@@ -303,6 +323,9 @@ def subject_alone(morphemes: list[Any], index: int) -> bool:
                 or names_someone(surface)
                 or rare_katakana_word(surface)
                 or (word.is_oov() and KATAKANA.fullmatch(surface) is not None)  # ソウタ
+                # a Japanese word in katakana (ヒナ 雛, ショウ), as names are written, that
+                # the sentence makes one who acts or is asked (ヒナが対応します, ショウに確認)
+                or (native_in_katakana(surface) and _a_persons_act(morphemes, index + 2))
             )
         )
     entries = open_dictionary().lookup(surface)
