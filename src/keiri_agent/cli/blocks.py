@@ -23,6 +23,7 @@ from keiri_agent.cli.common import (
     check_choice,
     command_group,
     console,
+    echo_json,
     user_errors,
 )
 from keiri_agent.cli.japanese_text import paragraph
@@ -95,7 +96,7 @@ def list_blocks(
         specs = registry.list(category=category)
     if as_json:
         entries = [spec.catalog_entry() for spec in specs]
-        typer.echo(json.dumps(entries, ensure_ascii=False, indent=2))
+        echo_json(entries)
         return
     table = WrappingTable(title="ブロック一覧")
     table.add_column("名前")
@@ -134,7 +135,7 @@ def show(
         versions = [s.version for s in registry.versions(spec.id)]
     detail = _detail(spec, versions)
     if as_json:
-        typer.echo(json.dumps(detail, ensure_ascii=False, indent=2, default=str))
+        echo_json(detail)
         return
     heading = f"[bold]{escape(spec.shown_name)}[/bold]（{escape(spec.ref)}、カテゴリ: {escape(spec.category)}）"
     console.print(paragraph(heading, markup=True))
@@ -199,7 +200,7 @@ def search(
         retriever = BlockRetriever(default_registry())
         result = retriever.retrieve(text, mode=cast("RetrievalMode", mode))
     if as_json:
-        typer.echo(json.dumps(_search_json(result, k), ensure_ascii=False, indent=2))
+        echo_json(_search_json(result, k))
         return
     table = WrappingTable(title=f"ブロック検索（{result.mode_used}）")
     table.add_column("順位", justify="right", no_wrap=True)

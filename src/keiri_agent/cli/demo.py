@@ -7,13 +7,19 @@ where the workbook and the run log are, so a newcomer can open both.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from keiri_agent.cli.common import JsonFlag, app, err_console, progress_printer, user_errors
+from keiri_agent.cli.common import (
+    JsonFlag,
+    app,
+    echo_json,
+    err_console,
+    progress_printer,
+    user_errors,
+)
 from keiri_agent.cli.plan import plan_names_at
 from keiri_agent.errors import BlockError, ErrorCode
 
@@ -67,7 +73,7 @@ def demo(
             "log_path": str(result.log_path),
             "summary": summary,
         }
-        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        echo_json(data)
         return
     err_console.print("", markup=False)
     typer.echo(f"サンプル Plan: {plan}")

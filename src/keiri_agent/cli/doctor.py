@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from keiri_agent.cli.common import JsonFlag, WrappingTable, app, console, user_errors
+from keiri_agent.cli.common import JsonFlag, WrappingTable, app, console, echo_json, user_errors
 from keiri_agent.cli.sandbox import layers_table
 
 if TYPE_CHECKING:
@@ -100,7 +99,7 @@ def doctor(
         if ping:
             ping_models(report, settings)
     if as_json:
-        typer.echo(json.dumps(report.as_dict(), ensure_ascii=False, indent=2))
+        echo_json(report.as_dict())
     else:
         _render(report)
     if ping and any(not result["ok"] for result in report.pings.values()):

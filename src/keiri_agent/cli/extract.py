@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.text import Text
 
-from keiri_agent.cli.common import JsonFlag, app, console, err_console
+from keiri_agent.cli.common import JsonFlag, app, console, echo_json, err_console
 from keiri_agent.errors import BlockError, ErrorCode, FileProcessingError
 from keiri_agent.shell_words import typed
 
@@ -75,6 +74,6 @@ def extract(
                 for warning in doc.warnings:
                     err_console.print(f"注意: {warning}", markup=False, soft_wrap=True)
     if as_json:
-        typer.echo(json.dumps(results, ensure_ascii=False, indent=2))
+        echo_json(results)
     if any(entry["error"] for entry in results):
         raise typer.Exit(code=1)

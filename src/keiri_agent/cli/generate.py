@@ -15,7 +15,6 @@ Exit status: 0 for a plan (also the explicit fallback), 1 when input is needed o
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -28,6 +27,7 @@ from keiri_agent.cli.common import (
     JsonFlag,
     check_choice,
     console,
+    echo_json,
     err_console,
     option_form_error,
     require_llm,
@@ -296,7 +296,7 @@ def generate(
         data = result.model_dump(mode="json")
         data["saved"] = str(saved) if saved else None
         data["version"] = version.to_dict() if version else None
-        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        echo_json(data)
     else:
         # A plan saved under designs/ is named by the UTC minute: say it in the person's zone.
         when = saved_at(saved) if saved is not None and out is None else None

@@ -11,7 +11,6 @@ with their source, score and relevance, or 該当なし. ``eval`` lives in :mod:
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -26,6 +25,7 @@ from keiri_agent.cli.common import (
     check_choice,
     command_group,
     console,
+    echo_json,
     err_console,
     user_errors,
 )
@@ -157,7 +157,7 @@ def ingest(
                 directory, manuals=manuals, qa=qa, progress=report, settings=settings
             )
     if as_json:
-        typer.echo(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2))
+        echo_json(result.model_dump(mode="json"))
     else:
         _print_ingest(result)
     if result.failures:
@@ -288,7 +288,7 @@ def search(
             "status": "ok" if hits else "no_match",
             "results": [hit.model_dump(mode="json") for hit in hits],
         }
-        typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        echo_json(payload)
         return
     table = WrappingTable(title=f"検索結果（{tool}）: {escape(query)}", title_justify="left")
     table.add_column("順位", justify="right", no_wrap=True)

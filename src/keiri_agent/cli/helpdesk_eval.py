@@ -8,14 +8,13 @@ what came first instead. See :mod:`keiri_agent.agents.helpdesk.knowledge.evaluat
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
-from keiri_agent.cli.common import WrappingTable, check_choice, console, user_errors
+from keiri_agent.cli.common import WrappingTable, check_choice, console, echo_json, user_errors
 from keiri_agent.cli.helpdesk import (
     TOOLS,
     IndexOption,
@@ -64,7 +63,7 @@ def evaluate(
         with KnowledgeBase.open(index_dir(index)) as kb:
             report = run_eval(kb, cases, tool=tool, k=k)
     if as_json:
-        typer.echo(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2))
+        echo_json(report.model_dump(mode="json"))
         return
     _print_report(report)
 

@@ -20,6 +20,7 @@ from keiri_agent.cli.common import (
     check_category,
     command_group,
     console,
+    echo_json,
     user_errors,
 )
 
@@ -73,7 +74,7 @@ def list_templates(
         check_category(category, categories, "テンプレート")
         specs = [s for s in specs if category is None or s.category == category]
     if as_json:
-        typer.echo(json.dumps([_entry(s) for s in specs], ensure_ascii=False, indent=2))
+        echo_json([_entry(s) for s in specs])
         return
     table = WrappingTable(title="テンプレート一覧")
     table.add_column("ID", no_wrap=True)
@@ -105,7 +106,7 @@ def show(
         spec = TemplateLibrary.load().get(template)
     detail = _detail(spec)
     if as_json:
-        typer.echo(json.dumps(detail, ensure_ascii=False, indent=2, default=str))
+        echo_json(detail)
         return
     out = [f"{spec.title}（{spec.key}）"]
     if spec.description:
