@@ -94,3 +94,13 @@ def test_money_by_the_day_is_not_a_serial_date(header: str) -> None:
     assert result.df[header].tolist() == [45000, 52000]
     dated = read_table("摘要,取引日2\r\na,46056\r\n".encode(), name="a.csv")
     assert dated.df["取引日2"].tolist() == [pd.Timestamp(2026, 2, 3)]
+
+
+def test_a_zone_name_reads_in_any_case() -> None:
+    # PHP's date('T') and some loggers write zone names in lower case; people type Jst.
+    tokyo = dt.datetime(2026, 2, 3, 10, 0, tzinfo=TOKYO)
+    for text in ("2026-02-03 10:00:00 jst", "2026-02-03 10:00:00 Jst", "2026-02-03 01:00:00 utc"):
+        assert read_date(text) == tokyo, text
+    assert read_date("2026-02-02 17:00:00 pst") == tokyo
+    assert read_date("2026-02-03T01:00:00z") == tokyo
+    assert "CST" in date_problem("2026-02-03 10:00:00 cst")

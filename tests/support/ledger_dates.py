@@ -18,6 +18,9 @@ leave out, as mail, English systems, Excel and Japanese forms export them, by ki
 * ``year_last``: the year last (``2/3/2026``, ``02/03/2026``, ``2/3/2026 0:00``), one order
   per column (a column is one system's export): read in the order the column shows (a day
   above 12 first or second), every cell listed where no cell shows it;
+* ``year_last_plain``: the same under a header that names no date (``メモ``, ``Posted``) or
+  in a file without a header row (弥生's and foreign systems' journal exports: the column is
+  ``列2``, and the first row is data);
 * ``amount_words``: a 金額 column of words only (``未定``, ``別途``, ``ー``, ``要見積``): kept
   as written with a warning naming the column;
 * ``amount_some_words``: a 金額 column of words and a few amounts: the amounts listed (the
@@ -41,7 +44,15 @@ from tests.support.ledger_foreign import MONTH_NAMES as _MONTH
 
 __all__ = ["FILES", "KINDS", "Drawn", "draw", "ledger_file"]
 
-KINDS = ("english", "excel_time", "era", "year_last", "amount_words", "amount_some_words")
+KINDS = (
+    "english",
+    "excel_time",
+    "era",
+    "year_last",
+    "year_last_plain",
+    "amount_words",
+    "amount_some_words",
+)
 FILES = ("utf8", "utf8_bom", "cp932", "xlsx_text", "xlsx_dates")
 
 _WEEK = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -60,6 +71,7 @@ class Drawn:
     header: str
     cells: Sequence[str | int]  # (numbers: ``ledger_zones``' money by the day)
     want: list[object | None]
+    headed: bool = True  # False: the file has no header row (``header`` is the name read)
     # The cells a workbook holds as real date cells (``xlsx_dates``): those whose want is a date.
 
 
@@ -137,9 +149,13 @@ def _era(rng: random.Random, day: dt.date) -> tuple[str, object | None]:
 
 def _dates(rng: random.Random, rows: int, kind: str) -> Drawn:
     header = rng.choice(("日付", "取引日", "Date", "計上日", "支払日"))
+    headed = True
+    if kind == "year_last_plain":
+        header = rng.choice(("列2", "メモ", "Posted", "処理"))
+        headed = header != "列2"
     cells: list[str] = []
     want: list[object | None] = []
-    if kind == "year_last":
+    if kind.startswith("year_last"):
         day_first, form = rng.random() < 0.5, rng.randrange(4)
         shows = rng.random() < 0.7  # some day above 12 in the column
         days = [_day(rng) for _ in range(rows)]
@@ -159,7 +175,7 @@ def _dates(rng: random.Random, rows: int, kind: str) -> Drawn:
             )
             shown = any(d.day > 12 for d in days)
             want.append(day if shown else None)
-        return Drawn(kind, header, cells, want)
+        return Drawn(kind, header, cells, want, headed)
     draw_one = {"english": _english, "excel_time": _excel_time, "era": _era}[kind]
     for _ in range(rows):
         text, value = draw_one(rng, _day(rng))
@@ -210,7 +226,8 @@ def ledger_file(drawn: Drawn, seed: int, form: str) -> tuple[bytes, str]:
         book = Workbook()
         sheet = book.active
         assert sheet is not None
-        sheet.append(["摘要", drawn.header])
+        if drawn.headed:
+            sheet.append(["摘要", drawn.header])
         for memo, cell, want in zip(memos, drawn.cells, drawn.want, strict=True):
             value: object = cell
             if form == "xlsx_dates" and isinstance(want, dt.date) and rng.random() < 0.5:
@@ -223,7 +240,7 @@ def ledger_file(drawn: Drawn, seed: int, form: str) -> tuple[bytes, str]:
         out = io.BytesIO()
         book.save(out)
         return out.getvalue(), "ledger.xlsx"
-    lines = [f"摘要,{drawn.header}"]
+    lines = [f"摘要,{drawn.header}"] if drawn.headed else []
     lines += [f"{m},{_quoted(c)}" for m, c in zip(memos, drawn.cells, strict=True)]
     text = "\r\n".join(lines) + "\r\n"
     if form == "cp932":

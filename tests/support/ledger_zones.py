@@ -10,7 +10,8 @@ zone or UTC. This one draws, by kind:
   Time)``, no description), from servers in several zones;
 * ``zoned``: ISO 8601 and RFC 2822 times with an offset or a zone's name other than
   JST/UTC/GMT (``2026-02-03T10:00:00+0900``, ``…+09:00[Asia/Tokyo]``, ``2026-02-03 10:00:00
-  PST``, ``Tue, 03 Feb 2026 10:15:00 EST``, ``… UTC+9``), a day with a zone and no time
+  PST``, ``Tue, 03 Feb 2026 10:15:00 EST``, ``… UTC+9``; the names now and then in lower or
+  title case, ``pst``, ``Jst``, ``utc+9``), a day with a zone and no time
   (``2026-02-03+09:00``), and now and then a name that is two zones' (``CST``, ``IST``:
   listed with why);
 * ``per_day``: money by the day under a header with 日 in it (``日割``, ``日額``,
@@ -95,16 +96,23 @@ def _javascript(rng: random.Random) -> tuple[str | int, object | None]:
     return (text if described is None else f"{text} ({described})"), _tokyo(local)
 
 
+def _cased(rng: random.Random, name: str) -> str:
+    """A zone's name as systems write it: ``PST`` mostly, now and then ``pst`` or ``Pst``
+    (PHP's and some loggers' lower case, a hand-typed title case)."""
+    return rng.choice((name, name, name.lower(), name.title()))
+
+
 def _zoned(rng: random.Random) -> tuple[str | int, object | None]:
     moment = _moment(rng)
     if rng.random() < 0.08:
         local = moment.astimezone(dt.timezone(dt.timedelta(hours=-6)))
-        return f"{local:%Y-%m-%d %H:%M:%S} {rng.choice(_TWO_ZONES)}", None
+        return f"{local:%Y-%m-%d %H:%M:%S} {_cased(rng, rng.choice(_TWO_ZONES))}", None
     if rng.random() < 0.1:  # a day with its zone and no time: the day as written
         local = moment.astimezone(TOKYO)
         zone = rng.choice(("+09:00", "Z"))
         return f"{local:%Y-%m-%d}{zone}", dt.datetime(local.year, local.month, local.day)
     name = rng.choice(sorted(_NAMED))
+    written = _cased(rng, name)
     named = moment.astimezone(dt.timezone(dt.timedelta(hours=_NAMED[name])))
     zone_key = rng.choice(("Asia/Tokyo", "America/New_York", "Europe/London", "Asia/Kolkata"))
     iana = moment.astimezone(ZoneInfo(zone_key))
@@ -113,14 +121,15 @@ def _zoned(rng: random.Random) -> tuple[str | int, object | None]:
         (f"{tokyo:%Y-%m-%dT%H:%M:%S}{_offset(tokyo, colon=False)}", tokyo),
         (f"{iana:%Y-%m-%dT%H:%M:%S}{_offset(iana)}", iana),
         (f"{iana:%Y-%m-%dT%H:%M:%S}{_offset(iana)}[{zone_key}]", iana),
-        (f"{named:%Y-%m-%d %H:%M:%S} {name}", named),
+        (f"{named:%Y-%m-%d %H:%M:%S} {written}", named),
         (
             f"{_WEEK[named.weekday()]}, {named.day:02d} {_MON[named.month - 1]} {named.year} "
-            f"{named:%H:%M:%S} {name}",
+            f"{named:%H:%M:%S} {written}",
             named,
         ),
-        (f"{tokyo:%Y-%m-%d %H:%M:%S} UTC+9", tokyo),
-        (f"{tokyo:%Y/%m/%d %H:%M:%S} GMT+09:00", tokyo),
+        (f"{tokyo:%Y-%m-%d %H:%M:%S} {_cased(rng, 'UTC')}+9", tokyo),
+        (f"{tokyo:%Y/%m/%d %H:%M:%S} {_cased(rng, 'GMT')}+09:00", tokyo),
+        (f"{tokyo:%Y/%m/%d %H:%M:%S} {_cased(rng, 'JST')}", tokyo),
     )
     text, stamp = rng.choice(forms)
     return text, _tokyo(stamp)

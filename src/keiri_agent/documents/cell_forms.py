@@ -273,7 +273,8 @@ WEEKDAYS = "月火水木金土日"
 # directly after a weekday's bracket too (``(火)10:15``); seconds to nanoseconds as pandas and
 # databases export them (kept to the microsecond); a zone after it (``_zone``): ``Z``,
 # ``+09:00``, ``+0900``, ``+09`` (PostgreSQL), ``GMT+0900``/``UTC+9`` (JavaScript, Windows),
-# a space before it, or a zone's name (``JST``, ``PST``: ``_ZONE_NAMES``; also in brackets:
+# a space before it, or a zone's name in any case (``JST``, ``PST``, ``pst``, ``Utc``:
+# ``_ZONE_NAMES``; also in brackets:
 # ``10:15 (JST)``), maybe followed by the zone's description in brackets (JavaScript's
 # ``GMT+0900 (日本標準時)``) or its IANA name (Java's ``+09:00[Asia/Tokyo]``).
 _TIME = (
@@ -281,9 +282,10 @@ _TIME = (
     r"(?::\s*(?P<M>[0-9]{2})(?:\s*:\s*(?P<S>[0-9]{2})(?P<f>\.[0-9]{1,9})?)?"
     r"|時(?:\s*(?P<Mj>[0-9]{1,2})\s*分(?:\s*(?P<Sj>[0-9]{1,2})\s*秒)?|\s*(?P<half>半))?)"
     r"(?:\s*(?P<ap2>[AaPp]\.?[Mm]\.?))?"
-    r"(?:\s*(?P<tz>Z|(?:(?P<tzg>UTC|GMT|UT)\s*(?=[+-]))?[+-][0-9]{1,2}(?::?[0-9]{2})?|[A-Z]{3,5})"
+    r"(?:\s*(?P<tz>[Zz]|(?:(?P<tzg>(?i:UTC|GMT|UT))\s*(?=[+-]))?[+-][0-9]{1,2}(?::?[0-9]{2})?"
+    r"|[A-Za-z]{3,5})"
     r"(?:\s*\((?P<tzl>[^()]{1,40})\)|\[(?P<tzi>[A-Za-z_]+(?:/[A-Za-z0-9_+-]+)*)\])?"
-    r"|\s*\((?P<tzp>[A-Z]{3,5})\))?)?"
+    r"|\s*\((?P<tzp>[A-Za-z]{3,5})\))?)?"
 )
 # A minus offset after a time without seconds and without ISO's ``T`` (``2026/2/3 10:00-12:00``)
 # is as likely a time range (勤怠, 会議室の予約) as a zone: not read (``_zone_doubt``).
@@ -811,7 +813,7 @@ def _zone(match: re.Match[str], stamp: dt.datetime) -> dt.timezone | str | None:
     offset no zone has (``+25:00``), or a name beside the offset that is another zone's
     (``+09:00[America/New_York]``, ``GMT+0900 (PST)``). The offset decides; a description in
     words (``GMT+0900 (日本標準時)``, ``(Pacific Standard Time)``) only names it."""
-    tz = match["tz"] or match["tzp"]
+    tz = (match["tz"] or match["tzp"] or "").upper()  # pst, Jst, utc: as PST, JST, UTC
     if not tz:
         return None
     if tz in _AMBIGUOUS_ZONES:
@@ -844,7 +846,7 @@ def _named_offset(label: str | None, iana: str | None, stamp: dt.datetime) -> dt
     (``(JST)``) or IANA name (``[Asia/Tokyo]``; one not known names no offset we can check,
     ``dt.timedelta.max``); None for a description in words (``(日本標準時)``)."""
     if label is not None:
-        name = label.strip()
+        name = label.strip().upper()
         return dt.timedelta(minutes=_ZONE_NAMES[name]) if name in _ZONE_NAMES else None
     if iana is None:
         return None

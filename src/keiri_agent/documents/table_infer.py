@@ -34,12 +34,13 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import date, datetime
 from statistics import median
-from typing import Any
+from typing import Any, NamedTuple
 
 from openpyxl.utils import get_column_letter
 
 from keiri_agent.documents.cell_forms import (
     ISO_DATE,
+    day_order,
     heading_number,
     numeral_marks,
     read_amount,
@@ -51,6 +52,7 @@ from keiri_agent.documents.limits import TableLimits
 
 __all__ = [
     "HEADER_SCAN_ROWS",
+    "Grouped",
     "Merge",
     "TableLimits",
     "check_table_size",
@@ -67,6 +69,8 @@ HEADER_SCAN_ROWS = 30
 # The share of a column's cells below a row that are dates for a date in that row to make it a
 # row of data, not a header (a stray text cell, 繰越, may stand among the dates).
 DATE_COLUMN_SHARE = 0.8
+# The most rows a header of groups (``grouped_header``) spans: groups, columns, sub-columns.
+_GROUPED_ROWS = 3
 _SPACES = re.compile(r"\s+")
 Merge = tuple[int, int, int, int]  # 0-based (first_row, first_col, last_row, last_col)
 
@@ -139,9 +143,15 @@ def _is_numbered_headings(row: Sequence[Any]) -> bool:
 
 
 def _is_date(value: Any) -> bool:
+    """A date cell, or text that writes one: in any form ``read_date`` reads, or with its year
+    last (``13/02/2026``, ``02/03/2026``: a date whichever order its column turns out to
+    write, ``day_order``)."""
     if isinstance(value, date):
         return True
-    return isinstance(value, str) and read_date(value.strip()) is not None
+    if not isinstance(value, str):
+        return False
+    text = value.strip()
+    return read_date(text) is not None or day_order(text) is not None
 
 
 def _dated_like_below(scan: list[list[Any]], i: int) -> bool:
@@ -189,57 +199,103 @@ def detect_header(rows: Sequence[Sequence[Any]]) -> tuple[int | None, int]:
     raise AssertionError("unreachable")
 
 
+class Grouped(NamedTuple):
+    """A header of rows ``first``..``last`` (0-based) read as one (``grouped_header``), and the
+    merges its blank cells stand for."""
+
+    first: int
+    last: int
+    merges: list[Merge]
+
+
 def grouped_header(
     rows: Sequence[Sequence[Any]], header: int | None, data_start: int
-) -> tuple[int, list[Merge]] | None:
-    """The first row of a two-row header whose upper row names groups over blank cells, and
-    the merges it stands for, or None; its lower row is the header ``detect_header`` found,
-    or the row above the data it found (``header``, ``data_start``: a row of groups is too
-    narrow for a header by itself). Every filled cell of the two rows is a label, the row
-    below them holds a value that is not (data), each column filled below is named in one of
-    the two rows, and each label of the upper row (two or more) is a group over the labels
-    right of it under blank cells (借方 over 科目 | 金額), stands over a blank (日付: its
-    own column), or repeats the label below it; at least one is a group. A title row
-    (``売上明細``) or ``会社名 | 山田商事`` above a header is none of these."""
+) -> Grouped | None:
+    """A header of two or three rows whose upper rows name groups over blank cells, and the
+    merges it stands for, or None. Its last row is the row above the data ``detect_header``
+    found, that row itself, or a row higher up (``header``, ``data_start``: a row of groups
+    is too narrow for a header by itself, a row of columns under groups may be taken for one,
+    and so may a row of a table of text, the first full one). Every filled
+    cell of its rows is a label; each label of a row above the last (two or more) is a group
+    over the labels right of it under blank cells (借方 over 科目 | 金額; 科目 over 勘定 |
+    補助 in a third row), stands over blanks (日付: its own column), or repeats the label
+    below it, with a group in some row; every column filled below is named in one of its rows;
+    and the row below holds a value or a date (data), or two groups of a row stand over the
+    same names (借方 and 貸方 over 科目 | 補助: a header, whatever the rows below hold). A
+    title row (``売上明細``) or ``会社名 | 山田商事`` above a header is none of these."""
+    del header  # (the last row of the header is found from the data)
     scan = [list(r) for r in rows[: HEADER_SCAN_ROWS + 2]]
-    for i in sorted({data_start - 2, -1 if header is None else header - 1}):
-        if i < 0 or i + 2 >= len(scan):
+    for last in (data_start - 1, data_start, *range(data_start - 2, 0, -1)):
+        if last < 1 or last + 1 >= len(scan):
             continue
-        width = max(len(r) for r in scan[i : i + 3])
-        up, low, below = ([*r, *[None] * (width - len(r))] for r in scan[i : i + 3])
-        if any(not is_blank(v) and not _is_label(v) for v in up + low) or all(
-            is_blank(v) or _is_label(v) for v in below
-        ):
-            continue
-        if any(
-            not is_blank(below[j]) and is_blank(up[j]) and is_blank(low[j]) for j in range(width)
-        ):
-            continue
-        merges = _groups(i, up, low)
-        if merges is not None:
-            return i, merges
+        found = _stack(scan, last)
+        if found is not None:
+            return found
     return None
 
 
-def _groups(i: int, up: list[Any], low: list[Any]) -> list[Merge] | None:
-    """The merges of ``grouped_header``'s rows ``i`` (``up``) and ``i + 1`` (``low``), or None
-    where ``up`` is not a row of groups."""
+def _stack(scan: list[list[Any]], last: int) -> Grouped | None:
+    """``grouped_header``'s header ending at row ``last`` of ``scan``, or None."""
+    first = max(0, last - _GROUPED_ROWS + 1)
+    width = max(len(r) for r in scan[first : last + 2])
+    grid = [[*r, *[None] * (width - len(r))] for r in scan[first : last + 2]]
+    below = grid[-1]
+    named = grid[-2]  # each column's name so far, from the last row up
+    if any(not is_blank(v) and not _is_label(v) for v in named):
+        return None
+    merges: list[Merge] = []
+    top, repeated = last, False
+    for up in reversed(grid[:-2]):
+        if any(not is_blank(v) and not _is_label(v) for v in up):
+            break
+        groups = _groups(top - 1, last, up, named)
+        if groups is None:
+            break
+        merges += groups
+        repeated = repeated or _repeated(groups, named)
+        top -= 1
+        named = [u if is_blank(n) else n for u, n in zip(up, named, strict=True)]
+    if top == last:
+        return None
+    if any(not is_blank(b) and is_blank(n) for b, n in zip(below, named, strict=True)):
+        return None
+    if not repeated and all(is_blank(v) or (_is_label(v) and not _is_date(v)) for v in below):
+        return None
+    return Grouped(top, last, merges)
+
+
+def _groups(i: int, last: int, up: list[Any], low: list[Any]) -> list[Merge] | None:
+    """The merges of ``grouped_header``'s row ``i`` (``up``) over the names of its rows below
+    it down to ``last`` (``low``), or None where ``up`` is not a row of groups."""
     merges: list[Merge] = []
     spans = 0
     for j, value in enumerate(up):
         if is_blank(value):
             continue
-        last = j
-        while last + 1 < len(up) and is_blank(up[last + 1]) and not is_blank(low[last + 1]):
-            last += 1
-        if last > j and not is_blank(low[j]):
-            merges.append((i, j, i, last))
+        end = j
+        while end + 1 < len(up) and is_blank(up[end + 1]) and not is_blank(low[end + 1]):
+            end += 1
+        if end > j and not is_blank(low[j]):
+            merges.append((i, j, i, end))
             spans += 1
         elif is_blank(low[j]):
-            merges.append((i, j, i + 1, j))
+            merges.append((i, j, last, j))
         elif _cell_name(low[j]) != _cell_name(value):
             return None
     return merges if spans and sum(not is_blank(v) for v in up) >= 2 else None
+
+
+def _repeated(merges: list[Merge], low: list[Any]) -> bool:
+    """Whether two of the groups ``merges`` span stand over the same names in ``low``."""
+    seen: set[tuple[str, ...]] = set()
+    for r0, c0, r1, c1 in merges:
+        if r0 != r1 or c1 == c0:
+            continue
+        names = tuple(_cell_name(low[c]) for c in range(c0, c1 + 1))
+        if names in seen:
+            return True
+        seen.add(names)
+    return False
 
 
 def expand_merges(grid: list[list[Any]], merges: list[Merge], header_end: int) -> list[list[Any]]:

@@ -322,16 +322,17 @@ def read_delimited(
     header, data_start = choose_header(rows, header_row, label)
     grouped = None if header_row is not None else grouped_header(rows, header, data_start)
     if grouped is not None:  # 借方 | | 貸方 | over 科目 | 金額 | 科目 | 金額: one header
-        header, data_start = grouped[0], grouped[0] + 2
+        header, data_start = grouped.first, grouped.last + 1
     start_offset = sample[data_start][0] if data_start < len(sample) else len(text)
     widths = [len(r) for r in rows[header if header is not None else data_start :]]
     ncols = max(widths, default=1)
     first_line = text.count("\n", 0, start_offset) + 1
     header_cells = rows[header] if header is not None else []
-    header_rows: list[list[str]] = []  # a header of two rows, as one (``grouped_header``)
+    header_rows: list[list[str]] = []  # a header of rows, as one (``grouped_header``)
     if grouped is not None:
-        header_rows = expand_merges(rows, grouped[1], data_start - 1)[header:data_start]
-        header_cells = [joined_name(header_rows, 0, 1, j) or "" for j in range(ncols)]
+        header_rows = expand_merges(rows, grouped.merges, grouped.last)[header:data_start]
+        last = len(header_rows) - 1
+        header_cells = [joined_name(header_rows, 0, last, j) or "" for j in range(ncols)]
     wider = _wider_lines(text, sample, rows, data_start, header, header_cells)
     # An ASCII-compatible encoding is parsed from its bytes: the decoded text (and a copy of
     # it for pandas) would hold the file three times over at a million rows.
@@ -389,7 +390,7 @@ def read_delimited(
     frame = _blank_to_null(frame)
     info = TableReadInfo(file=label, format="csv", encoding=used_encoding, delimiter=delim)
     if grouped is not None:
-        info.warnings.append(spanned_note(grouped[0], data_start - 1))
+        info.warnings.append(spanned_note(grouped.first, grouped.last))
     if lf is not None:
         info.warnings.append(
             "行の区切りが CR（0x0D）だけのファイル（Mac の Excel の「CSV (Macintosh)」など）"

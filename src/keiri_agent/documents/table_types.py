@@ -749,6 +749,28 @@ _MIXED_ORDER = (
 )
 
 
+def _starts_year_last(values: pd.Series) -> np.ndarray:
+    """The mask of the cells of a text column that may write a date with its year last."""
+    if at_once(values):
+        maybe = values.str.contains(_YEAR_LAST_START, regex=True).fillna(False).astype(bool)
+    else:
+        start = re.compile(_YEAR_LAST_START)
+        maybe = values.map(lambda v: isinstance(v, str) and start.match(v) is not None)
+    return maybe.to_numpy(dtype=bool)
+
+
+def _year_last_dates(values: pd.Series) -> bool:
+    """Whether nearly all cells of a text column (``MOSTLY_SHARE``) write a date with its year
+    last (``02/03/2026``, ``13/02/2026``), whatever its header says (``メモ``, or ``列2`` of a
+    file without one): a column of dates, its cells listed with why where it does not show
+    its order (``_column_order``), never kept as text without a word."""
+    maybe = _starts_year_last(values)
+    if values.empty or maybe.sum() < MOSTLY_SHARE * len(values):
+        return False
+    shapes = each_once(day_order, values[maybe])
+    return sum(shape is not None for shape in shapes) >= MOSTLY_SHARE * len(values)
+
+
 def _column_order(values: pd.Series) -> tuple[str | None, str | None, str]:
     """``(order, why, example)``: how the column writes a date with its year last
     (``02/03/2026``), as its cells show it -- ``DAY_FIRST`` where some cell's first number is
@@ -756,12 +778,7 @@ def _column_order(values: pd.Series) -> tuple[str | None, str | None, str]:
     (``day_order``), None where no cell shows it or cells show both; why such a cell is not
     read where cells show both (None: ``date_problem`` says it); the first cell that shows
     the order ("" without one)."""
-    if at_once(values):
-        maybe = values.str.contains(_YEAR_LAST_START, regex=True).fillna(False).astype(bool)
-    else:
-        start = re.compile(_YEAR_LAST_START)
-        maybe = values.map(lambda v: isinstance(v, str) and start.match(v) is not None)
-    candidates = values[maybe.to_numpy(dtype=bool)]
+    candidates = values[_starts_year_last(values)]
     if candidates.empty:
         return None, None, ""
     shown: dict[str, str] = {}
@@ -1123,6 +1140,8 @@ def type_column(
         return typed
     # A header that ends in a date word (支払日) means dates, though it names an amount too.
     meant = "date" if dates_first else "amount" if header_named else "date" if date_named else None
+    if meant is None and _year_last_dates(values):  # 02/03/2026 under メモ or 列2
+        meant = "date"
     refused = None if meant is None or is_id_header(name) else _refused(series, values, meant)
     return refused or _words_for_amounts(series, values, name)
 

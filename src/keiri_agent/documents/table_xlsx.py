@@ -185,8 +185,10 @@ def _read_sheet(
     header, data_start = choose_header(detection, header_row, label)
     grouped = None if header_row is not None else grouped_header(detection, header, data_start)
     if grouped is not None:  # a header of groups written without merging them
-        header, merges = grouped[0], merges + grouped[1]
+        header, merges = grouped.first, merges + grouped.merges
     header_end = _header_end(grid, merges, header) if header is not None else None
+    if grouped is not None and header_end is not None:
+        header_end = max(header_end, grouped.last)
     if header is not None and header_end is not None:
         for row, col in months:
             value = grid[row][col]
@@ -352,25 +354,40 @@ def _detection_grid(grid: list[list[Any]], merges: list[Merge]) -> list[list[Any
 
 
 def _header_end(grid: list[list[Any]], merges: list[Merge], header: int) -> int:
-    """The last row of a header that starts at ``header`` (multi-row when merges say so)."""
-    end = header
-    horizontal: list[Merge] = []
-    for merge in merges:
-        r0, c0, r1, c1 = merge
-        if r0 != header:
-            continue
-        if r1 > r0:
-            end = max(end, min(r1, header + MAX_HEADER_ROWS - 1))
-        if c1 > c0:
-            horizontal.append(merge)
-    nxt = header + 1
-    if end == header and horizontal and nxt < len(grid):
-        row = grid[nxt]  # (a merge may reach past the last column that holds a value)
-        below = [
-            row[c] if c < len(row) else None
-            for _r0, c0, _r1, c1 in horizontal
-            for c in range(c0, c1 + 1)
-        ]
-        if all(isinstance(v, str) for v in below):
-            end = nxt
+    """The last row of a header that starts at ``header`` (multi-row when merges say so): a
+    merge down from one of its rows reaches it, or a row of text under merges across (借方
+    over 科目 | 金額; 科目 over 勘定 | 補助 in a third row), up to ``MAX_HEADER_ROWS``."""
+    end = row = header
+    last = header + MAX_HEADER_ROWS - 1
+    while row <= end:
+        horizontal: list[Merge] = []
+        for merge in merges:
+            r0, c0, r1, c1 = merge
+            if r0 != row:
+                continue
+            if r1 > r0:
+                end = max(end, min(r1, last))
+            if c1 > c0:
+                horizontal.append(merge)
+        nxt = row + 1
+        if end == row and horizontal and nxt < len(grid) and nxt <= last:
+            below = [
+                _merged_value(grid, merges, nxt, c)
+                for _r0, c0, _r1, c1 in horizontal
+                for c in range(c0, c1 + 1)
+            ]
+            if all(isinstance(v, str) for v in below):
+                end = nxt
+        row += 1
     return end
+
+
+def _merged_value(grid: list[list[Any]], merges: list[Merge], row: int, col: int) -> Any:
+    """The value a cell shows: its own, or that of the merge covering it (None past the last
+    column that holds a value, where a merge may still reach)."""
+    for r0, c0, r1, c1 in merges:
+        if r0 <= row <= r1 and c0 <= col <= c1:
+            row, col = r0, c0
+            break
+    cells = grid[row]
+    return cells[col] if col < len(cells) else None
