@@ -36,7 +36,7 @@ A **block** is named by ``BlockSpec.shown_name`` (``blocks/block_names``), the o
 place that names a block (the checks' messages through :func:`block_said`, the 設計 page, the CLI's
 dry run, ``blocks list/show``, the catalog): its label; a custom block without one by its
 description's first sentence, when short (``指定秒数待ってから返す``), else by its category
-(``表の処理のブロック``, :data:`CATEGORY_WORDS`). A **subflow** is named by
+(``表の処理のブロック``, ``block_names.CATEGORY_WORDS``). A **subflow** is named by
 :func:`subflow_said`: as a plan is named where people choose one (its description's first
 sentence), else as the calling node is named, with the ``plan_id`` the YAML calls it by after it.
 """
@@ -49,7 +49,6 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from keiri_agent.blocks.block_names import (
-    CATEGORY_WORDS,
     category_word,
     description_name,
 )
@@ -60,7 +59,6 @@ from keiri_agent.plan._dsl.refs import single_reference
 from keiri_agent.plan._graph.compiled import compile_graph
 
 __all__ = [
-    "CATEGORY_WORDS",
     "NAME_KEYS",
     "PlanNames",
     "PlanWords",
