@@ -61,10 +61,10 @@ def _write_spec(folder: Path, port: dict[str, object]) -> Path:
     return path
 
 
-def test_a_custom_block_without_labels_is_shown_by_its_id(tmp_path: Path) -> None:
+def test_a_custom_block_without_labels_is_named_by_its_description(tmp_path: Path) -> None:
     _write_spec(tmp_path, {"type": "string"})
     spec = BlockRegistry([tmp_path], builtin=False).get("custom.echo")
-    assert spec.shown_name == "custom.echo"
+    assert spec.shown_name == "自作ブロック"  # never its id (blocks/block_names)
     assert spec.port_label("value") == "value"
 
 

@@ -154,8 +154,8 @@ def test_validate_lists_every_error_with_its_line(tmp_path: Path) -> None:
     plan = _plan(tmp_path, INVALID)
     result = _invoke("plan", "validate", plan)
     assert result.exit_code == 1
-    assert f"{plan}:6:5 [first] MISSING_REQUIRED_INPUT" in result.stdout
-    assert f"{plan}:9:10 [second] UNRESOLVED_REFERENCE" in result.stdout
+    assert f"{plan}:6:5 [a + b] MISSING_REQUIRED_INPUT" in result.stdout  # named, not its id
+    assert f"{plan}:9:10 [a + b 2] UNRESOLVED_REFERENCE" in result.stdout
     assert "    ヒント: in に a: を追加してください" in result.stdout
     assert "エラー 2 件" in result.stdout
 
@@ -209,8 +209,8 @@ def test_dry_run_ok_and_with_a_var_of_the_wrong_type(tmp_path: Path) -> None:
     plan = _plan(tmp_path, CALC)
     result = _invoke("plan", "dry-run", plan)
     assert result.exit_code == 0, result.output
-    assert "first" in result.stdout
-    assert "a + b" in result.stdout  # a block without a label: its description's first sentence
+    assert "a + b 2" in result.stdout  # nodes of a block without a label: its description's
+    assert "first" not in result.stdout  # first sentence, numbered; never a node's id
     assert "ドライラン成功" in result.stdout
 
     result = _invoke("plan", "dry-run", plan, "--var", "n=abc", "--json")
@@ -226,7 +226,7 @@ def test_dry_run_of_an_invalid_plan_shows_the_validation_errors(tmp_path: Path) 
     result = _invoke("plan", "dry-run", _plan(tmp_path, INVALID))
     assert result.exit_code == 1
     assert "MISSING_REQUIRED_INPUT" in result.stdout
-    assert ":6:5 [first]" in result.stdout
+    assert ":6:5 [a + b]" in result.stdout
 
 
 # --- run --------------------------------------------------------------------------------------
@@ -244,8 +244,8 @@ def test_run_success_prints_outputs_and_progress(tmp_path: Path) -> None:
 
     result = _invoke("plan", "run", plan)
     assert result.exit_code == 0, result.output
-    assert "▶ first" in result.stderr  # progress goes to stderr, the result to stdout
-    assert "✓ second" in result.stderr
+    assert "▶ a + b 開始" in result.stderr  # progress goes to stderr, the result to stdout
+    assert "✓ a + b 2 完了" in result.stderr
     assert result.stdout.startswith("結果: 成功（")
     assert "実行ログ: " in result.stdout
     assert "▶" not in result.stdout
@@ -354,7 +354,7 @@ def test_a_failing_plan_exits_1_with_the_error(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert result.stdout.startswith("結果: 失敗（")
     assert "計算に失敗しました" in result.stderr
-    assert "ノード: boom" in result.stderr
+    assert "ノード: fail が真なら失敗する（boom）" in result.stderr
     assert "ヒント: 入力を確認してください。" in result.stderr
 
 
@@ -362,7 +362,7 @@ def test_an_invalid_plan_is_not_run(tmp_path: Path) -> None:
     plan = _plan(tmp_path, INVALID)
     result = _invoke("plan", "run", plan)
     assert result.exit_code == 1
-    assert f"{plan}:6:5 [first] MISSING_REQUIRED_INPUT" in result.stdout
+    assert f"{plan}:6:5 [a + b] MISSING_REQUIRED_INPUT" in result.stdout
     assert not list((tmp_path / "runs").rglob("*.jsonl"))
 
     result = _invoke("plan", "run", plan, "--json")

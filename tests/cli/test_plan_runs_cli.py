@@ -90,7 +90,7 @@ def test_the_run_id_is_the_first_line_of_a_run(tmp_path: Path) -> None:
     first = result.stderr.splitlines()[0]
     assert first.startswith("実行 ID: run_")
     assert f"実行 ID: {first.removeprefix('実行 ID: ')}" in result.stdout  # the same run
-    assert result.stderr.index(first) < result.stderr.index("▶ first 開始")
+    assert result.stderr.index(first) < result.stderr.index("▶ a + b 開始")
 
 
 def test_with_json_the_run_id_still_comes_first_on_stderr(tmp_path: Path) -> None:
@@ -123,7 +123,7 @@ def test_plan_runs_lists_runs_with_status_and_next_command(tmp_path: Path) -> No
 
     text = _invoke("plan", "runs").stdout
     assert f"keiri-agent plan resume {failed}" in text
-    assert "失敗（ノード boom）" in text
+    assert "失敗（ノード fail が真なら失敗する（boom））" in text
 
 
 def _start_at(log: Path, stamp: str) -> None:

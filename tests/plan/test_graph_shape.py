@@ -99,7 +99,10 @@ graph:
 
 @pytest.mark.parametrize(
     ("text", "cycle"),
-    [(SELF, "'a' → 'a'"), (BODY_READS_ITS_LOOP, "「繰り返し」（each） → 「繰り返し」（each）")],
+    [
+        (SELF, "「a + b」（a） → 「a + b」（a）"),
+        (BODY_READS_ITS_LOOP, "「繰り返し」（each） → 「繰り返し」（each）"),
+    ],
     ids=["self", "loop"],
 )
 def test_a_node_reading_itself_is_one_cycle_to_the_validator_and_the_compiler(
@@ -131,7 +134,7 @@ def test_a_bad_plan_has_a_shape_and_its_cycle_is_named_once(registry: BlockRegis
     assert shape.cycle == ("y", "z", "y")
     report = validate_text(text, registry, env={}, config={})
     assert [i.message for i in report.errors if i.code == "CYCLE"] == [
-        "ノードの依存関係が循環しています: 'y' → 'z' → 'y'"
+        "ノードの依存関係が循環しています: 'y' → 「a + b 2」（z） → 'y'"
     ]
     assert {"INVALID_REFERENCE", "INVALID_EXPRESSION", "DUPLICATE_NODE_ID"} <= set(report.codes())
 

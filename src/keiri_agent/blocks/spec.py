@@ -5,7 +5,8 @@ the id: 表の集計 for ``table.aggregate``), ``entrypoint``, ``inputs`` and ``
 JSON Schema with the extensions ``label`` (the port's Japanese name), ``required``, ``default``,
 ``nullable``, ``examples``, ``dry_run.samples``, ``path`` and ``accept``), ``requirements``,
 ``description``, ``category`` and ``tags``. Every bundled block and port has a label
-(``tests/blocks/test_labels.py``); a custom block without one is shown by its id.
+(``tests/blocks/test_labels.py``); a custom block without one is named by the one rule of
+``block_names`` (its description's first sentence, else its category's words), never its id.
 ``path: read`` / ``path: write`` marks an input holding a file or folder path the block reads or
 writes (the API server checks a ``${vars.x}`` given there before the run; the block itself
 reads it through ``BlockContext.access`` in every case). ``accept`` on such a port lists the
@@ -26,6 +27,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from keiri_agent.blocks.block_names import shown_block
 from keiri_agent.blocks.folded_text import load_yaml
 from keiri_agent.blocks.semver import SemVer
 from keiri_agent.blocks.ui.field_types import accepted_extensions
@@ -159,8 +161,8 @@ class BlockSpec(BaseModel):
 
     @property
     def shown_name(self) -> str:
-        """What people read for this block: its label, else its id."""
-        return self.label or self.id
+        """What people read for this block: its label, else words (``block_names``), never its id."""
+        return shown_block(self.label, self.description, self.category)
 
     def port_label(self, name: str) -> str:
         """The Japanese name of input or output port ``name`` (the name itself when the block

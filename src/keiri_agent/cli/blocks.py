@@ -127,6 +127,7 @@ def show(
     as_json: JsonFlag = False,
 ) -> None:
     """ブロックの説明と入出力（型・必須・既定値・説明）を表示します。"""
+    from keiri_agent.blocks.block_names import category_word
     from keiri_agent.blocks.registry import default_registry
 
     with user_errors():
@@ -137,7 +138,7 @@ def show(
     if as_json:
         echo_json(detail)
         return
-    heading = f"[bold]{escape(spec.shown_name)}[/bold]（{escape(spec.ref)}、カテゴリ: {escape(spec.category)}）"
+    heading = f"[bold]{escape(spec.shown_name)}[/bold]（{escape(spec.ref)}、カテゴリ: {escape(category_word(spec.category))}）"
     console.print(paragraph(heading, markup=True))
     console.print(paragraph(spec.description.strip()))
     if spec.tags:

@@ -266,7 +266,7 @@ def dry_run(
 ) -> None:
     """ブロックを実行せず、サンプル値で Plan を最後までたどって問題を探します（問題があれば終了コード 1）。"""
     from keiri_agent.file_access import FileAccess
-    from keiri_agent.plan import PlanEnv, block_name, dry_run_source, load_source
+    from keiri_agent.plan import PlanEnv, dry_run_source, load_source
 
     with user_errors():
         overrides = parse_vars(var_specs or [], vars_file)
@@ -283,7 +283,7 @@ def dry_run(
         )
         for node in report.nodes:
             spec = registry.find(node.block) if node.kind == "block" and node.block else None
-            block = block_name(spec) if spec else "サブフロー"
+            block = spec.shown_name if spec else "サブフロー"
             if node.kind == "loop":
                 block = "繰り返し"
             name = names.node(node.node_id) if names else node.node_id

@@ -263,7 +263,7 @@ def _execute(
         except BlockError as exc:
             if exc.code != ErrorCode.PLAN_INVALID:
                 raise
-            _plan_invalid(exc, file, as_json=as_json)
+            _plan_invalid(exc, file, as_json=as_json, names=names)
             raise typer.Exit(code=EXIT_FAILED) from None
     _print_result(result, env, as_json=as_json, names=names)
     if result.status == "cancelled":
@@ -285,8 +285,11 @@ def execute_source(
     )
 
 
-def _plan_invalid(exc: BlockError, file: Path | None, *, as_json: bool) -> None:
-    """The validation errors that kept a plan from running (``details`` is the report)."""
+def _plan_invalid(
+    exc: BlockError, file: Path | None, *, as_json: bool, names: PlanNames | None
+) -> None:
+    """The validation errors that kept a plan from running (``details`` is the report), a node
+    by the name ``names`` gives it, as ``plan validate`` says them."""
     label = str(file) if file is not None else "Plan"
     report = issues_json(exc.details, str(file)) if file is not None else dict(exc.details)
     if as_json:
@@ -295,7 +298,7 @@ def _plan_invalid(exc: BlockError, file: Path | None, *, as_json: bool) -> None:
     err_console.print(
         "Plan に検証エラーがあるため実行しませんでした。", markup=False, style="bold red"
     )
-    print_issues(report, label)
+    print_issues(report, label, names=names)
 
 
 @plan_app.command("run")

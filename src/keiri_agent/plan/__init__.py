@@ -62,7 +62,6 @@ if TYPE_CHECKING:
     from keiri_agent.plan._graph.inputs import input_requests
     from keiri_agent.plan._graph.names import (
         PlanNames,
-        block_name,
         block_said,
         category_word,
         description_name,
@@ -130,7 +129,6 @@ _LOCATIONS: dict[str, str] = {
     "PLAN_ID_RE": "_dsl.models",
     "plan_names": "_graph.names",
     "block_said": "_graph.names",
-    "block_name": "_graph.names",
     "category_word": "_graph.names",
     "description_name": "_graph.names",
     "PLAN_SUFFIXES": "_dsl.loader",
@@ -194,7 +192,6 @@ __all__ = [
     "When",
     "answer_paths",
     "bare_reference",
-    "block_name",
     "block_outputs",
     "block_said",
     "cancelled_error",

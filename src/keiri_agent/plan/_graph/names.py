@@ -2,8 +2,8 @@
 
 A **var** is named by the plan's ``ui.vars`` label (``差し引かれてもよい振込手数料の上限（円）``), else
 by its name. A **node** is named by its plan: the node's ``description`` (its first sentence, when short), else
-its block's label (``表の集計``; a custom block without one: the node's id); nodes of the same
-block without a description are told apart by number (``表の集計 2``). Loops and subflows without a description are ``繰り返し`` and
+its block's name (``表の集計``; a custom block's as ``shown_name`` says it, never the node's id); nodes
+of the same block name without a description are told apart by number (``表の集計 2``). Loops and subflows without a description are ``繰り返し`` and
 ``サブフロー``. A node inside a loop or a subflow (``loop[2]/extract``) takes the name of its
 own node.
 
@@ -32,10 +32,11 @@ reference by its node's name and its output's label, each with the YAML name aft
 parentheses for whoever edits the YAML (``「明細の読み込み」（read）``, ``「売上の集計」の「答え」
 （${calc.answer}）``), as ``Plan.var_text`` names a var; a name without a label stays the YAML name.
 
-A **block** is named by :func:`block_name`, the one rule of every place that names a block (the
-checks' messages through :func:`block_said`, the 設計 page, the CLI's dry run): its label; a custom
-block without one by its description's first sentence, when short (``指定秒数待ってから返す``),
-else by its category (``表の処理のブロック``, :data:`CATEGORY_WORDS`). A **subflow** is named by
+A **block** is named by ``BlockSpec.shown_name`` (``blocks/block_names``), the one rule of every
+place that names a block (the checks' messages through :func:`block_said`, the 設計 page, the CLI's
+dry run, ``blocks list/show``, the catalog): its label; a custom block without one by its
+description's first sentence, when short (``指定秒数待ってから返す``), else by its category
+(``表の処理のブロック``, ``block_names.CATEGORY_WORDS``). A **subflow** is named by
 :func:`subflow_said`: as a plan is named where people choose one (its description's first
 sentence), else as the calling node is named, with the ``plan_id`` the YAML calls it by after it.
 """
@@ -47,20 +48,20 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from keiri_agent.blocks.block_names import (
+    category_word,
+    description_name,
+)
 from keiri_agent.blocks.registry import BlockRegistry
-from keiri_agent.blocks.spec import BlockSpec
 from keiri_agent.errors import BlockError
 from keiri_agent.plan._dsl.models import BlockNode, LoopNode, Node, Plan, SubflowNode
 from keiri_agent.plan._dsl.refs import single_reference
 from keiri_agent.plan._graph.compiled import compile_graph
 
 __all__ = [
-    "CATEGORY_WORDS",
-    "MAX_NODE_NAME_CHARS",
     "NAME_KEYS",
     "PlanNames",
     "PlanWords",
-    "block_name",
     "block_said",
     "category_word",
     "description_name",
@@ -70,16 +71,9 @@ __all__ = [
 ]
 
 NAME_KEYS: Final = ("name", "sheet")
-MAX_NODE_NAME_CHARS: Final = 30  # a longer description is a sentence, not a name
-_SENTENCE_END: Final = re.compile(r"[。\n]")
 _LOOP_PART: Final = re.compile(r"\[[^\]]*\]$")
 _DIGITS: Final = re.compile(r"([0-9]+)")
 _KIND_NAMES: Final = {"loop": "繰り返し", "subflow": "サブフロー"}
-# A block's category as people call it (the block specs' ``category``, a YAML name).
-CATEGORY_WORDS: Final = {
-    "ai": "AI", "data": "データ変換", "excel": "Excel", "file": "ファイル",
-    "report": "レポート", "table": "表の処理", "text": "テキスト", "ui": "入力フォーム",
-}  # fmt: skip
 
 Key = tuple[str, str]  # (node id, output name as the plan calls it)
 
@@ -169,15 +163,9 @@ def _walk(nodes: Iterable[Node]) -> Iterable[Node]:
             yield from _walk(node.body.plan.graph)
 
 
-def _described(node: Node | Plan) -> str | None:
-    return description_name(node.description)
-
-
-def description_name(description: str | None) -> str | None:
-    """A description's first sentence, when short enough to be a name."""
-    text = (description or "").strip()
-    first = _SENTENCE_END.split(text, maxsplit=1)[0].strip()
-    return first if first and len(first) <= MAX_NODE_NAME_CHARS else None
+def _described(node: Node | Plan | Mapping[str, Any]) -> str | None:
+    text = node.get("description") if isinstance(node, Mapping) else node.description
+    return description_name(text if isinstance(text, str) else None)
 
 
 def _node_names(nodes: list[Node], registry: BlockRegistry) -> dict[str, str]:
@@ -192,7 +180,7 @@ def _node_names(nodes: list[Node], registry: BlockRegistry) -> dict[str, str]:
             continue
         if isinstance(node, BlockNode):
             spec = registry.find(node.block)
-            base = spec.label if spec is not None and spec.label else node.id
+            base = spec.shown_name if spec is not None else node.id
         else:
             base = _KIND_NAMES.get(node.type, node.id)
         counts[base] = counts.get(base, 0) + 1
@@ -340,31 +328,18 @@ class PlanWords:
         return f"「{self.names.node(ref.root)}」の{output}（{text}）"
 
 
-def category_word(category: str) -> str:
-    """A category as people call it (the category itself when it has no word)."""
-    return CATEGORY_WORDS.get(category, category)
-
-
-def block_name(spec: BlockSpec) -> str:
-    """What people call a block (see the module docstring)."""
-    if spec.label:
-        return spec.label
-    own = description_name(spec.description)
-    if own is not None:
-        return own
-    category = CATEGORY_WORDS.get(spec.category)
-    return f"{category}のブロック" if category is not None else "ブロック"
-
-
 def block_said(block_id: str, registry: BlockRegistry) -> str:
-    """``「name」（block id）`` (:func:`block_name`); ``ブロック 'id'`` for a block not known."""
+    """``「name」（block id）`` (``BlockSpec.shown_name``); ``ブロック 'id'`` for a block not known."""
     spec = registry.find(block_id.split("@", 1)[0])
-    return f"「{block_name(spec)}」（{block_id}）" if spec is not None else f"ブロック '{block_id}'"
+    return f"「{spec.shown_name}」（{block_id}）" if spec is not None else f"ブロック '{block_id}'"
 
 
-def subflow_said(plan_id: str, subflow: Plan | None, caller: Node | None = None) -> str:
-    """``サブフロー「name」（plan_id）``: the subflow's description's first sentence, else the
-    calling node's; ``サブフロー 'plan_id'`` when neither describes it."""
+def subflow_said(
+    plan_id: str, subflow: Plan | Mapping[str, Any] | None, caller: Node | None = None
+) -> str:
+    """``サブフロー「name」（plan_id）``: the subflow's description's first sentence (a plan, or
+    the raw mapping of one that does not parse), else the calling node's; ``サブフロー 'plan_id'``
+    when neither describes it."""
     names = (_described(n) for n in (subflow, caller) if n is not None)
     name = next((n for n in names if n is not None), None)
     return f"サブフロー「{name}」（{plan_id}）" if name is not None else f"サブフロー '{plan_id}'"

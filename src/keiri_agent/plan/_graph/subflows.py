@@ -17,7 +17,9 @@ approve it), so validation, the dry run and the run stop with it before any bloc
 reads ``designs/`` as before; with approval required its runner refuses any subflow text that
 is not approved (``versions.check_run``).
 
-What cannot be loaded is a :class:`BlockError` with the same code in every phase:
+What cannot be loaded is a :class:`BlockError` with the same code in every phase, its message
+naming the subflow as people read it (``names.subflow_said``: the first sentence of the file's
+``description``, its ``plan_id`` after it) and a schema problem in Japanese (``field_problems``):
 
 - ``SUBFLOW_NOT_FOUND``  no file for the plan id
 - ``YAML_SYNTAX``         the file is not YAML
@@ -30,7 +32,7 @@ file identity (the resolved path; a plan's ``id`` need not match its file name) 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,10 +40,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from keiri_agent.errors import BlockError
+from keiri_agent.llm.field_problems import field_problems, lines_of
 from keiri_agent.plan._dsl.issue_codes import IssueCode
 from keiri_agent.plan._dsl.loader import PlanSource, load_source, parse_source, resolve_plan_file
 from keiri_agent.plan._dsl.models import MAX_SUBFLOW_DEPTH, LoopNode, Plan, SubflowNode
 from keiri_agent.plan._graph.compiled import CompiledGraph, compile_graph
+from keiri_agent.plan._graph.names import subflow_said
 from keiri_agent.plan._graph.saved import SavedSubflows
 from keiri_agent.versions import VersionStore
 
@@ -192,7 +196,7 @@ class SubflowLoader:
         if source.syntax_error is not None:
             issue = source.syntax_error
             error = BlockError(
-                f"サブフロー {plan_id}: {issue.message}",
+                f"{subflow_said(plan_id, _mapping(source.raw))}: {issue.message}",
                 code=issue.code,
                 hint=issue.hint,
                 details={"plan_id": plan_id, "file": source.file, "line": issue.line},
@@ -201,15 +205,19 @@ class SubflowLoader:
         try:
             return Subflow(plan_id, source, Plan.model_validate(source.raw), None)
         except ValidationError as exc:
-            first = exc.errors(include_url=False)[0]
-            where = ".".join(str(p) for p in first["loc"])
+            # Said in Japanese (a check's own text; Pydantic's English never reaches a person).
+            problems = "; ".join(lines_of(field_problems(exc, data=source.raw)))
             error = BlockError(
-                f"サブフロー {plan_id} の形式が不正です: {where}: {first['msg']}",
+                f"{subflow_said(plan_id, _mapping(source.raw))}の形式が不正です: {problems}",
                 code=IssueCode.SUBFLOW_INVALID,
                 hint="`keiri-agent plan validate` で確認してください。",
                 details={"plan_id": plan_id},
             )
             return Subflow(plan_id, source, None, error)
+
+
+def _mapping(raw: Any) -> Mapping[str, Any] | None:
+    return raw if isinstance(raw, Mapping) else None
 
 
 def _calls(graph: Sequence[Any]) -> Iterator[str]:

@@ -16,7 +16,7 @@ from keiri_agent.design.engine import prompt_documents, required_blocks, retriev
 from keiri_agent.design.models import DesignEngineOptions
 from keiri_agent.design.templates import TemplateSpec
 from keiri_agent.design.topk import BlockRetriever, RetrievalResult
-from keiri_agent.plan import block_name, category_word
+from keiri_agent.plan import category_word
 from keiri_agent.ui.design.check import DETAILS_TITLE
 from keiri_agent.ui.design.inputs import Documents
 from keiri_agent.ui.design.state import TOPK_KEY
@@ -126,7 +126,7 @@ def render_candidates(result: RetrievalResult, registry: BlockRegistry) -> None:
     if result.cut:
         rows = [
             {
-                "ブロック": block_name(registry.get(c.id)),
+                "ブロック": registry.get(c.id).shown_name,
                 "順位": c.rank,
                 "除外の理由": c.detail,
             }
@@ -135,5 +135,5 @@ def render_candidates(result: RetrievalResult, registry: BlockRegistry) -> None:
         st.dataframe(shown_table(rows), hide_index=True, width="stretch")
     with st.expander(DETAILS_TITLE):  # the ids a plan's YAML is written with
         blocks = [*(c.id for c in result.candidates), *(c.id for c in result.cut)]
-        ids = [{"ブロック": block_name(registry.get(b)), "YAML での名前": b} for b in blocks]
+        ids = [{"ブロック": registry.get(b).shown_name, "YAML での名前": b} for b in blocks]
         st.dataframe(shown_table(ids), hide_index=True, width="stretch")

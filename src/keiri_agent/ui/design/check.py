@@ -28,7 +28,6 @@ from keiri_agent.plan import (
     Plan,
     PlanIssue,
     ValidationReport,
-    block_name,
     description_name,
     parse_source,
     plan_names,
@@ -87,12 +86,12 @@ def _raw_nodes(plan: Any) -> Iterator[tuple[str, Mapping[str, Any]]]:
 
 
 def block_word(what: str, registry: BlockRegistry) -> str:
-    """A node's block (or kind) as people call it: ``block_name``, the rule of every place
-    that names a block."""
+    """A node's block (or kind) as people call it: ``BlockSpec.shown_name``, the rule of every
+    place that names a block."""
     if what in _KIND_NAMES:
         return _KIND_NAMES[what]
     spec = registry.find(what.split("@", 1)[0])
-    return block_name(spec) if spec is not None else "不明なブロック"
+    return spec.shown_name if spec is not None else "不明なブロック"
 
 
 def node_namer(check: PlanCheck | None, registry: BlockRegistry) -> Callable[[str, str], str]:
