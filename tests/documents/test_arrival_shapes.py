@@ -28,9 +28,11 @@ from tests.documents.arrival_corpus import (
     workbook_case,
 )
 
-TEXT_CASES = 160
+# 80 text files draw every value of every shape key that 160 did; on the code before cd316d5
+# 11 of them were read wrong (UTF-16, and UTF-8 with a BOM, joined lines and quoted breaks).
+TEXT_CASES = 80
 WORKBOOK_CASES = 60
-# The seeds run in chunks, each its own test: the same 220 cases, and no one test near the
+# The seeds run in chunks, each its own test: the same 140 cases, and no one test near the
 # per-test timeout on a loaded machine (160 files in one test once took 120 s at load 12).
 CHUNK = 40
 
