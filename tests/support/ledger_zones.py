@@ -9,11 +9,11 @@ zone or UTC. This one draws, by kind:
   (``Tue Feb 03 2026 09:00:00 GMT+0900 (日本標準時)``, ``… GMT-0800 (Pacific Standard
   Time)``, no description), from servers in several zones;
 * ``zoned``: ISO 8601 and RFC 2822 times with an offset or a zone's name other than
-  JST/UTC/GMT (``2026-02-03T10:00:00+0900``, ``…+09:00[Asia/Tokyo]``, ``2026-02-03 10:00:00
-  PST``, ``Tue, 03 Feb 2026 10:15:00 EST``, ``… UTC+9``; the names now and then in lower or
+  JST/UTC/GMT (``2026-02-03T10:00:00+0900``, ``…+09:00[Asia/Tokyo]`` or ``[asia/tokyo]``,
+  ``2026-02-03 10:00:00 PST``, ``Tue, 03 Feb 2026 10:15:00 EST``, ``… UTC+9``; the names now and then in lower or
   title case, ``pst``, ``Jst``, ``utc+9``), a day with a zone and no time
-  (``2026-02-03+09:00``), and now and then a name that is two zones' (``CST``, ``IST``:
-  listed with why);
+  (``2026-02-03+09:00``), and now and then a name that is two zones' (``CST``, ``IST``) or
+  a misspelt IANA name (``[Asia/Tokio]``): listed with why;
 * ``per_day``: money by the day under a header with 日 in it (``日割``, ``日額``,
   ``1日あたり``, ``日計``, ``日商``, ``日割賃料``) whose numbers lie where Excel's serial dates
   do (20,000-80,000): numbers, never dates.
@@ -98,7 +98,8 @@ def _javascript(rng: random.Random) -> tuple[str | int, object | None]:
 
 def _cased(rng: random.Random, name: str) -> str:
     """A zone's name as systems write it: ``PST`` mostly, now and then ``pst`` or ``Pst``
-    (PHP's and some loggers' lower case, a hand-typed title case)."""
+    (PHP's and some loggers' lower case, a hand-typed title case); an IANA name the same
+    (``Asia/Tokyo``, ``asia/tokyo``, as lower-casing code and hand-typed settings write it)."""
     return rng.choice((name, name, name.lower(), name.title()))
 
 
@@ -111,6 +112,9 @@ def _zoned(rng: random.Random) -> tuple[str | int, object | None]:
         local = moment.astimezone(TOKYO)
         zone = rng.choice(("+09:00", "Z"))
         return f"{local:%Y-%m-%d}{zone}", dt.datetime(local.year, local.month, local.day)
+    if rng.random() < 0.05:  # a misspelt IANA name: no offset to check the time's against
+        local = moment.astimezone(TOKYO)
+        return f"{local:%Y-%m-%dT%H:%M:%S}+09:00[{_cased(rng, 'Asia/Tokio')}]", None
     name = rng.choice(sorted(_NAMED))
     written = _cased(rng, name)
     named = moment.astimezone(dt.timezone(dt.timedelta(hours=_NAMED[name])))
@@ -120,7 +124,7 @@ def _zoned(rng: random.Random) -> tuple[str | int, object | None]:
     forms: tuple[tuple[str, dt.datetime], ...] = (
         (f"{tokyo:%Y-%m-%dT%H:%M:%S}{_offset(tokyo, colon=False)}", tokyo),
         (f"{iana:%Y-%m-%dT%H:%M:%S}{_offset(iana)}", iana),
-        (f"{iana:%Y-%m-%dT%H:%M:%S}{_offset(iana)}[{zone_key}]", iana),
+        (f"{iana:%Y-%m-%dT%H:%M:%S}{_offset(iana)}[{_cased(rng, zone_key)}]", iana),
         (f"{named:%Y-%m-%d %H:%M:%S} {written}", named),
         (
             f"{_WEEK[named.weekday()]}, {named.day:02d} {_MON[named.month - 1]} {named.year} "

@@ -18,7 +18,9 @@ the file has; ``columns`` (role → header) overrides the table. Each row with a
 one line, its reference the 1-based data row (the first row under the header is 1); a row
 with neither amount (a 繰越 line with only a balance) is skipped and counted in a warning; a
 row with both, a negative or fractional amount, or no readable date is an error naming the
-data row, the column and the value.
+data row, the column and the value. Dates with the year last (``13/02/2026``) are read in the
+order the date column's cells show (``table_date_order``, as ``read_table`` reads them); a
+column that shows none, or both, is refused with why.
 
 The payer is the payer column as written, else, for a deposit, the 摘要 without the word of
 the bank's that names the kind of transfer before it (the party words of
@@ -46,12 +48,12 @@ from keiri_agent.bank_words import leading_party_word
 from keiri_agent.documents.bank_lines import BankLine, BankStatement
 from keiri_agent.documents.cell_forms import (
     amount_problem,
-    date_problem,
     is_dash,
     read_amount,
     read_date,
 )
 from keiri_agent.documents.failures import invalid_input, unreadable
+from keiri_agent.documents.table_date_order import ColumnOrder, column_order, order_reason
 from keiri_agent.documents.tables import read_table
 
 __all__ = [
@@ -221,8 +223,9 @@ def _amount_column(label: str, column: str, series: pd.Series) -> list[int | Non
     return amounts
 
 
-def _date(value: Any) -> dt.date | str:
-    """The date of a cell, or why it is not one (Japanese)."""
+def _date(value: Any, order: ColumnOrder) -> dt.date | str:
+    """The date of a cell of the date column, whose dates with the year last (``13/02/2026``)
+    are read in ``order`` (``column_order``), or why it is not one (Japanese)."""
     if _is_missing(value):
         # read_table may have blanked a cell it could not read as a date (and said so in its
         # warnings): the cell is then empty here either way.
@@ -234,9 +237,9 @@ def _date(value: Any) -> dt.date | str:
     if isinstance(value, int | float) and not isinstance(value, bool) and value == int(value):
         value = str(int(value))  # 20260203 read as a number
     if isinstance(value, str):
-        parsed = read_date(value)
+        parsed = read_date(value, order.order)
         if parsed is None:
-            return date_problem(value)
+            return order_reason(value, order)
         return parsed.date() if isinstance(parsed, dt.datetime) else parsed
     return "日付として読めません"
 
@@ -284,6 +287,7 @@ def read_bank_table(
     )
     cells = {role: frame[column].tolist() for role, column in roles.items()}
     dates: dict[Any, dt.date | str] = {}  # a statement has few distinct dates
+    order = column_order(frame[roles["date"]].dropna())
     skipped: list[int] = []
     lines: list[BankLine] = []
     for index, (deposit, withdrawal) in enumerate(zip(deposits, withdrawals, strict=True)):
@@ -299,7 +303,7 @@ def read_bank_table(
         cell = cells["date"][index]
         date = dates.get(cell) if isinstance(cell, Hashable) else None
         if date is None:
-            date = _date(cell)
+            date = _date(cell, order)
             if isinstance(cell, Hashable):
                 dates[cell] = date
         if isinstance(date, str):

@@ -118,6 +118,8 @@ import datetime as dt
 import functools
 import re
 import unicodedata
+import zoneinfo
+from collections import Counter
 from decimal import Decimal
 from typing import NamedTuple
 from zoneinfo import ZoneInfo
@@ -276,7 +278,8 @@ WEEKDAYS = "月火水木金土日"
 # a space before it, or a zone's name in any case (``JST``, ``PST``, ``pst``, ``Utc``:
 # ``_ZONE_NAMES``; also in brackets:
 # ``10:15 (JST)``), maybe followed by the zone's description in brackets (JavaScript's
-# ``GMT+0900 (日本標準時)``) or its IANA name (Java's ``+09:00[Asia/Tokyo]``).
+# ``GMT+0900 (日本標準時)``) or its IANA name in any case (Java's ``+09:00[Asia/Tokyo]``,
+# ``[asia/tokyo]``: ``_iana_names``).
 _TIME = (
     r"(?:(?:(?P<iso>\s*T\s*)|\s+|(?<=日)|(?<=\)))(?P<ap>午前|午後|[AaPp]\.?[Mm]\.?)?\s*(?P<H>[0-9]{1,2})\s*"
     r"(?::\s*(?P<M>[0-9]{2})(?:\s*:\s*(?P<S>[0-9]{2})(?P<f>\.[0-9]{1,9})?)?"
@@ -843,17 +846,29 @@ def _zone(match: re.Match[str], stamp: dt.datetime) -> dt.timezone | str | None:
 
 def _named_offset(label: str | None, iana: str | None, stamp: dt.datetime) -> dt.timedelta | None:
     """The offset a bracket after a time's zone names at ``stamp``: a zone's abbreviation
-    (``(JST)``) or IANA name (``[Asia/Tokyo]``; one not known names no offset we can check,
+    (``(JST)``) or IANA name in any case (``[Asia/Tokyo]``, ``[asia/tokyo]``; one not known names no offset we can check,
     ``dt.timedelta.max``); None for a description in words (``(日本標準時)``)."""
     if label is not None:
         name = label.strip().upper()
         return dt.timedelta(minutes=_ZONE_NAMES[name]) if name in _ZONE_NAMES else None
     if iana is None:
         return None
+    key = _iana_names().get(iana.casefold())  # asia/tokyo, ASIA/TOKYO: Asia/Tokyo
+    if key is None:
+        return dt.timedelta.max
     try:
-        return stamp.replace(tzinfo=ZoneInfo(iana)).utcoffset()
+        return stamp.replace(tzinfo=ZoneInfo(key)).utcoffset()
     except (ValueError, KeyError):  # ZoneInfoNotFoundError is a KeyError
         return dt.timedelta.max
+
+
+@functools.cache
+def _iana_names() -> dict[str, str]:
+    """The IANA zone names ``zoneinfo`` knows, by their case-folded spelling; names that differ
+    only in case (none in today's database) are left out: which one is meant is not known."""
+    names = sorted(zoneinfo.available_timezones())
+    folded = Counter(name.casefold() for name in names)
+    return {name.casefold(): name for name in names if folded[name.casefold()] == 1}
 
 
 def _zone_reason(match: re.Match[str], day: dt.date) -> str | None:
@@ -1047,17 +1062,33 @@ def _clash_problem(written: str, day: dt.date) -> str:
     )
 
 
+def _year_last_problem(norm: str) -> str:
+    """Why a date with its year last is not read: its column shows no order (every day 12 or
+    below), or both orders (it is a day in the order it shows), or it is no day."""
+    shown = day_order(norm)
+    if shown == "":
+        return (
+            "年が最後に書かれた日付で、列のどのセルも日と月が 12 以下のため、月/日/年 か "
+            "日/月/年 か決められません（13 日以降の日付のある列はその並びで読みます。"
+            "2026/2/3 のように年から書いてください）"
+        )
+    if shown and read_date(norm, shown) is not None:  # 13/02/2026 beside 02/13/2026
+        return (
+            "年が最後に書かれた日付で、列に 日/月/年 と 月/日/年 の両方の並びがあり、どちらで"
+            "読むか決められません（2026/2/3 のように年から書いてください）"
+        )
+    return (
+        "年が最後に書かれた日付として読めません（存在しない日付か時刻か、区切りか曜日が合いません）"
+    )
+
+
 def date_problem(text: str) -> str:
     """Why ``text`` is not a date, in Japanese (for a text ``read_date`` refused)."""
     norm = normalize_cell_text(text)
     if not norm:
         return "空欄です"
     if _YEAR_LAST.fullmatch(norm):
-        return (
-            "年が最後に書かれた日付で、列のどのセルも日と月が 12 以下のため、月/日/年 か "
-            "日/月/年 か決められません（13 日以降の日付のある列はその並びで読みます。"
-            "2026/2/3 のように年から書いてください）"
-        )
+        return _year_last_problem(norm)
     if _SHORT_YEAR.fullmatch(norm) or _NAMED_MONTH_SHORT_YEAR.fullmatch(norm):
         return "年が 2 桁のため、何年か決められません（2026/2/3 のように 4 桁で書いてください）"
     match = _YMD.fullmatch(norm) or _ERA_YMD.fullmatch(norm.upper() if norm.isascii() else norm)

@@ -53,7 +53,7 @@ column with other fractions (``1,234.50``) reads ``1.200`` as 1.2.
 A date column with its years last (``02/03/2026``, ``2/3/2026 0:00``) is read in the order its
 cells show: day first where some cell's first number is above 12 (``13/02/2026``), month first
 where some cell's second is, with a note; where no cell shows it, or cells show both, every such
-cell is listed with why (``_column_order``).
+cell is listed with why (``table_date_order``).
 
 A column whose header names amounts or dates and whose cells mostly write one in a form no
 reader takes (``1.200,50``, ``1 200``, ``02/03/2026``, ``26/2/3``) stays as written with every
@@ -91,7 +91,6 @@ from keiri_agent.documents.cell_forms import (
     DAY_FIRST,
     DOLLAR_AMONG_YEN,
     DOT_THOUSANDS,
-    MONTH_FIRST,
     YearMonth,
     amount_problem,
     dash_form,
@@ -131,6 +130,12 @@ from keiri_agent.documents.table_cells import (
     marked_amounts,
     matches,
     rows_of,
+)
+from keiri_agent.documents.table_date_order import (
+    ColumnOrder,
+    column_order,
+    order_reason,
+    starts_year_last,
 )
 
 __all__ = [
@@ -740,63 +745,23 @@ def _year_months(
     return typed
 
 
-# A cell that may write a date with its year last (``13/02/2026``): ``_column_order``.
-# (ASCII spaces only: ``\s`` sends Arrow's regex engine back to Python, cell by cell.)
-_YEAR_LAST_START = r"^[ 　]*[0-9０-９]{1,2}[ 　]*[-/.／－．]"
-_MIXED_ORDER = (
-    "この列には日が先の日付（{dmy}）と月が先の日付（{mdy}）の両方があり、年が最後に書かれた"
-    "日付を 月/日/年 か 日/月/年 か決められません（2026/2/3 のように年から書いてください）"
-)
-
-
-def _starts_year_last(values: pd.Series) -> np.ndarray:
-    """The mask of the cells of a text column that may write a date with its year last."""
-    if at_once(values):
-        maybe = values.str.contains(_YEAR_LAST_START, regex=True).fillna(False).astype(bool)
-    else:
-        start = re.compile(_YEAR_LAST_START)
-        maybe = values.map(lambda v: isinstance(v, str) and start.match(v) is not None)
-    return maybe.to_numpy(dtype=bool)
-
-
 def _year_last_dates(values: pd.Series) -> bool:
     """Whether nearly all cells of a text column (``MOSTLY_SHARE``) write a date with its year
     last (``02/03/2026``, ``13/02/2026``), whatever its header says (``メモ``, or ``列2`` of a
     file without one): a column of dates, its cells listed with why where it does not show
-    its order (``_column_order``), never kept as text without a word."""
-    maybe = _starts_year_last(values)
+    its order (``column_order``), never kept as text without a word."""
+    maybe = starts_year_last(values)
     if values.empty or maybe.sum() < MOSTLY_SHARE * len(values):
         return False
     shapes = each_once(day_order, values[maybe])
     return sum(shape is not None for shape in shapes) >= MOSTLY_SHARE * len(values)
 
 
-def _column_order(values: pd.Series) -> tuple[str | None, str | None, str]:
-    """``(order, why, example)``: how the column writes a date with its year last
-    (``02/03/2026``), as its cells show it -- ``DAY_FIRST`` where some cell's first number is
-    above 12 (``13/02/2026``) and none's second, ``MONTH_FIRST`` the other way round
-    (``day_order``), None where no cell shows it or cells show both; why such a cell is not
-    read where cells show both (None: ``date_problem`` says it); the first cell that shows
-    the order ("" without one)."""
-    candidates = values[_starts_year_last(values)]
-    if candidates.empty:
-        return None, None, ""
-    shown: dict[str, str] = {}
-    for text, order in zip(candidates.tolist(), each_once(day_order, candidates), strict=True):
-        if order:
-            shown.setdefault(order, text.strip())
-    if len(shown) == 1:
-        order, example = next(iter(shown.items()))
-        return order, None, example
-    if shown:  # both orders
-        return None, _MIXED_ORDER.format(dmy=shown[DAY_FIRST], mdy=shown[MONTH_FIRST]), ""
-    return None, None, ""
-
-
 def _type_dates(
     series: pd.Series, values: pd.Series, named: bool, zone: tzinfo
 ) -> ColumnTyping | None:
-    order, order_problem, shows = _column_order(values)
+    year_last = column_order(values)
+    order, shows = year_last.order, year_last.example
     probe = [_date_value(v, named, order) for v in values.iloc[:_PROBE_VALUES].tolist()]
     share = sum(p is not None for p in probe) / len(probe)
     if share < (NAMED_SHARE if named else MOSTLY_SHARE):
@@ -831,7 +796,7 @@ def _type_dates(
         kind = _date_kind(column)
     rows = rows_of(series)
     bad = [
-        Unreadable(rows[i], cell_text(values.at[i]), _date_reason(values.at[i], order_problem))
+        Unreadable(rows[i], cell_text(values.at[i]), _date_reason(values.at[i], year_last))
         for i in failed
     ]
     notes = []
@@ -1069,13 +1034,13 @@ def _offset_note(stamps: Sequence[dt.datetime], zone: tzinfo) -> list[str]:
     ]
 
 
-def _date_reason(value: Any, order_problem: str | None = None) -> str:
-    """Why a cell of a date column is not read; ``order_problem``: the column's reason for
-    its dates with the year last (``_column_order``)."""
+def _date_reason(value: Any, year_last: ColumnOrder | None = None) -> str:
+    """Why a cell of a date column is not read; ``year_last``: how the column writes its dates
+    with the year last (``column_order``)."""
     if isinstance(value, int | float) and not isinstance(value, bool):
         return "日付の列の数値ですが、Excel の日付のシリアル値の範囲にありません"
-    if order_problem is not None and isinstance(value, str) and day_order(value) is not None:
-        return order_problem
+    if year_last is not None:
+        return order_reason(str(value), year_last)
     return date_problem(str(value))
 
 
@@ -1197,11 +1162,12 @@ def _refused(series: pd.Series, values: pd.Series, meant: str) -> ColumnTyping |
         ]
         bad = [Unreadable(rows[label], text, amount_problem(text)) for label, text in unread]
     else:
-        order, order_problem, _ = _column_order(values)
+        year_last = column_order(values)
+        order = year_last.order
         cells = zip(values.index, values.tolist(), strict=True)
         unread = [(label, cell) for label, cell in cells if _date_value(cell, True, order) is None]
         bad = [
-            Unreadable(rows[label], cell_text(cell), _date_reason(cell, order_problem))
+            Unreadable(rows[label], cell_text(cell), _date_reason(cell, year_last))
             for label, cell in unread
         ]
     return ColumnTyping(series, None, bad, meant=meant) if bad else None

@@ -28,7 +28,7 @@ import pandas as pd
 from keiri_agent.blocks.base import BlockContext
 from keiri_agent.blocks.inputs import flag, item_error, unique_names
 from keiri_agent.blocks.table.base import Table, TableBlock
-from keiri_agent.blocks.table.cells import amount_problem, date_problem, json_cell
+from keiri_agent.blocks.table.cells import amount_problem, column_date_problem, json_cell
 from keiri_agent.blocks.table.grouping import (
     Groups,
     Unreadable,
@@ -279,7 +279,7 @@ def _period_column(table: Table, period: Period, zone: dt.tzinfo) -> pd.Series:
         return labels
     cell = json_cell(cells.iloc[bad])
     blank = cell is None or (isinstance(cell, str) and not cell.strip())
-    why = "空欄" if blank else f"値 {cell!r}、{date_problem(str(cell))}"
+    why = "空欄" if blank else f"値 {cell!r}、{column_date_problem(cell, cells)}"
     raise input_error(
         f"{table.where(bad, period.column)}（{why}）を日付として読めないため、期間を決められません。",
         "日付は 2025-01-31、2025/1/31、2025年1月31日、令和7年1月31日、20250131 のように"
@@ -309,7 +309,8 @@ def _aggregate(
         rate = None if exc.kind == "日付" else _rate_cell(column(name))
         if rate is not None:
             raise _not_a(table, rate[0], name, rate[1], aggregation.func, rate[2]) from None
-        why = date_problem(str(cell)) if exc.kind == "日付" else amount_problem(str(cell))
+        read = column(name)
+        why = column_date_problem(cell, read) if exc.kind == "日付" else amount_problem(str(cell))
         said = f"{exc.kind}として読めないため（{why}）"
         raise _not_a(table, exc.row, name, cell, aggregation.func, said) from None
 

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from keiri_agent.blocks.table.cells import parse_amount, parse_date
+from keiri_agent.blocks.table.cells import ColumnOrder, cells_order, parse_amount, parse_date
 from keiri_agent.documents.cell_forms import PLAIN_NUMBER, local_zone
 from keiri_agent.documents.table_types import dollar_cells
 
@@ -153,9 +153,9 @@ def _read_dates(
         parsed = pd.to_datetime(text[iso].str.strip(), format="%Y-%m-%d", errors="coerce")
         out[filled[iso]] = parsed.to_numpy(dtype="datetime64[s]")  # NaT: 2025-02-30
         rest = ~(iso | truth)
-        out[filled[rest]] = _per_distinct(
-            cells.iloc[np.flatnonzero(rest)], partial(_day, zone=zone), "datetime64[s]", stop=stop
-        )
+        others = cells.iloc[np.flatnonzero(rest)]
+        read = partial(_day, zone=zone, order=cells_order(others))  # 13/02/2026: the column's
+        out[filled[rest]] = _per_distinct(others, read, "datetime64[s]", stop=stop)
         bad[filled[~truth]] = np.isnat(out[filled[~truth]])
         bad[filled[truth]] = True
     return pd.Series(out, index=column.index), bad
@@ -176,8 +176,8 @@ def _truth_values(cells: pd.Series) -> np.ndarray:
     )
 
 
-def _day(cell: Any, zone: dt.tzinfo | None) -> np.datetime64:
-    day = parse_date(cell, zone)
+def _day(cell: Any, zone: dt.tzinfo | None, order: ColumnOrder) -> np.datetime64:
+    day = parse_date(cell, zone, order)
     return np.datetime64("NaT") if day is None else np.datetime64(day, "D")
 
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from keiri_agent.blocks.base import BlockContext, ProcessingBlock
 from keiri_agent.blocks.inputs import choice, flag, item_error
-from keiri_agent.blocks.table.cells import parse_amount, parse_date
+from keiri_agent.blocks.table.cells import parse_amount, parse_date, two_readings
 from keiri_agent.blocks.table.columns import item_column
 from keiri_agent.blocks.table.readings import ColumnReading, cell_text
 from keiri_agent.blocks.table.records import Table, require_columns, table_from
@@ -192,9 +192,12 @@ def _values(c: Condition) -> list[Any]:
 
 def _check_order(c: Condition, values: list[Any], typed: tuple[Typed | None, ...]) -> None:
     if any(t is None for t in typed):
+        # 02/03/2026: a date in two orders, which the value alone cannot tell.
+        said = [two_readings(v) for v, t in zip(values, typed, strict=True) if t is None]
+        why = next((f"（{w}）" for w in said if w is not None), "")
         raise _bad_value(
             c,
-            f"{c.op} で比べる value {values!r} が数値でも日付でもありません。",
+            f"{c.op} で比べる value {values!r} が数値でも日付でもありません{why}。",
             "大小の比較には 100000 や 2025-01-31 のような数値か日付を指定してください。"
             "文字列で絞り込むには eq、contains、startswith、regex を使います。",
         )
