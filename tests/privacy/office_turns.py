@@ -11,7 +11,17 @@ Left by the earlier generators (``tests.privacy.office_texts``, ``office_people`
 - a mail's signer on its last line with no rule above and no contact line below, under the
   closing line or under the department alone (よろしくお願いいたします。 / 経理部 / 佐藤朝陽).
 
-Beside them, what must reach a model as written: the team words a sentence makes act in the
+Left by the first version of this generator (session 22):
+
+- two given names that are common words talking only to each other in a chat, no surname
+  anywhere (朝陽：了解です / 大地：承知しました / 朝陽：…), and a chat's one line with its time
+  stamp ([10:02] 朝陽：了解です);
+- a katakana given name that is a common word before a verb only a person is the one of, or a
+  request (ヒナに聞いてください, ショウに伝えておきます, ヒナが来ます).
+
+Beside them, what must reach a model as written: a Q&A's and an agenda's headings (質問：…？ /
+回答：…, 10:30 昼食：弁当を配ります。), Japanese words in katakana a back office writes as things
+as what a sentence speaks of (ウソが発覚しました, ミスが発生しました, ムダが多いです), and the team words a sentence makes act in the
 same form (システムが対応します, フロントに確認します), a Japanese word in katakana that does not
 act (カギが見つかりました, ツケが精算されます), a form's labels and an agenda's items before a
 colon (件名：, 10:30 昼食：), the closing line and the department.
@@ -89,8 +99,132 @@ def _closing(w: OfficeTexts, doc: NamedDoc) -> None:
     doc.secret(name, sur, given).add(w.r.choice(["", "\n"]))
 
 
+# What a chat's lines say: replies, and sentences ending as people write in a chat.
+REPLIES = [
+    "了解です。",
+    "承知しました！",
+    "ありがとうございます。",
+    "確認しますね。",
+    "お疲れさまです！",
+]
+# A Q&A's and an agenda's lines: headings before a colon that take turns or carry a time.
+QANDA = [
+    "質問：{}は精算できますか？\n回答：はい、できます。\n",
+    "質問：締めはいつですか？\n回答：月末です。\n",
+]
+AGENDA = [
+    "10:00 開始：部長が挨拶します。\n",
+    "10:30 昼食：弁当を配ります。\n",
+    "12:00 報告：各課が報告します。\n",
+]
+# A katakana given name that is a common word before a verb only a person is the one of, or a
+# request: {} is the name.
+ASKED = [
+    "{}に聞いてください。",
+    "{}に伝えておきます。",
+    "{}と相談してください。",
+    "{}が来ます。",
+    "明日{}に頼みます。",
+    "{}に渡してください。",
+]
+# Japanese words in katakana a back office writes as things (ウソ 嘘, ミス, ムダ 無駄), and what
+# a sentence says of them.
+KATAKANA_THINGS = [
+    *(
+        "ウソ",
+        "ミス",
+        "ムダ",
+        "ツケ",
+        "カギ",
+        "ヒマ",
+        "ムリ",
+        "ダメ",
+        "コツ",
+        "ネタ",
+        "ツボ",
+        "クセ",
+    ),
+    *(
+        "ワケ",
+        "ゴミ",
+        "キズ",
+        "メド",
+        "モレ",
+        "ズレ",
+        "ケタ",
+        "ハンコ",
+        "ホコリ",
+        "サビ",
+        "カビ",
+        "ミソ",
+    ),
+]
+THING_SAYS = [
+    "{}が発覚しました。",
+    "{}が発生しました。",
+    "{}が多いです。",
+    "{}があります。",
+    "{}が見つかりました。",
+    "{}はありません。",
+    "{}が判明しました。",
+    "{}が目立ちます。",
+]
+
+
+def _headed(doc: NamedDoc, lines: str) -> None:
+    """Lines headed by a word before a colon that names no one (質問：, 10:30 昼食：), kept."""
+    for line in lines.splitlines():
+        head, said = line.split("：", 1)
+        time, _, word = head.rpartition(" ")
+        doc.add(time + " " if time else "").keep(word).add("：" + said + "\n")
+
+
+def _pair(w: OfficeTexts, doc: NamedDoc) -> None:
+    """A chat of two given names that are common words and no surname (朝陽：了解です /
+    大地：承知しました / 朝陽：…), after a form's heads, a Q&A or an agenda that stay."""
+    _headed(doc, w.r.choice(HEADED).format(w.r.choice(EXPENSES)))
+    _headed(doc, w.r.choice([*QANDA, *AGENDA]).format(w.r.choice(EXPENSES)))
+    first, second = w.r.sample(WORD_GIVEN, 2)
+    stamped = w.r.random() < 0.3
+    for turn in range(w.r.choice([3, 4, 5])):
+        if stamped:
+            doc.add(f"[10:{turn + 2:02d}] ")
+        doc.secret((first, second)[turn % 2]).add("：")
+        if turn == 1:
+            doc.keep(w.r.choice(EXPENSES)).add("は").keep(w.amount()).add("です。\n")
+        else:
+            doc.add(w.r.choice(REPLIES) + "\n")
+
+
+def _stamped(w: OfficeTexts, doc: NamedDoc) -> None:
+    """A chat's one line with its time ([10:02] 朝陽：了解です), beside an agenda's timed item
+    that stays (10:30 昼食：弁当を配ります。)."""
+    _headed(doc, w.r.choice(AGENDA))
+    time = w.r.choice(["[10:02] ", "［14:15］ ", "(9:41) ", "10:02:15 "])
+    doc.add(time).secret(w.r.choice(WORD_GIVEN)).add("：" + w.r.choice(REPLIES))
+    doc.add(w.r.choice(["", "\n"]))
+
+
+def _asked(w: OfficeTexts, doc: NamedDoc) -> None:
+    """A katakana given name that is a common word before a verb only a person is the one of or
+    a request (ヒナに聞いてください), and katakana words that are things (ウソが発覚しました)."""
+    doc.keep(w.r.choice(EXPENSES)).add("の件です。\n")
+    before, after = w.r.choice(ASKED).split("{}")
+    doc.add(before).secret(w.r.choice(WORD_KATAKANA)).add(after + "\n")
+    _things(w, doc)
+
+
+def _things(w: OfficeTexts, doc: NamedDoc) -> None:
+    """Japanese words in katakana that are things as what a sentence speaks of (ウソが発覚しました,
+    ムダが多いです, ミスがあります)."""
+    for noun in w.r.sample(KATAKANA_THINGS, 3):
+        before, after = w.r.choice(THING_SAYS).split("{}")
+        doc.add(before).keep(noun).add(after + "\n")
+
+
 SHAPES: dict[str, Callable[[OfficeTexts, NamedDoc], None]] = {
-    shape.__name__.lstrip("_"): shape for shape in (_prose, _chat, _closing)
+    shape.__name__.lstrip("_"): shape
+    for shape in (_prose, _chat, _closing, _pair, _stamped, _asked, _things)
 }
 
 

@@ -64,6 +64,12 @@ HEADINGS = [
     "ツケが精算されます。\nショウが開催されます。\n",
     "よろしくお願いいたします。\n経理部\n",
     "以上です。\n次回は4月1日です。",
+    # a Q&A whose answer replies, form headings taking turns in sentences (session 22)
+    "質問：経費は？\n回答：はい、そうですね。\n質問：締めは？\n回答：月末です。",
+    "内容：交通費です。\n備考：特にありません。\n内容：会議費です。\n備考：領収書ありです。",
+    # Japanese words in katakana that are things, as what a sentence speaks of (session 22)
+    *("ウソが発覚しました。", "ミスが発生しました。", "ムダが多い。", "ネタがあります。"),
+    "クセが目立ちます。",
 ]
 
 

@@ -5,7 +5,10 @@
   each a sentence after its colon (a form's labels head one value each: 件名：経費精算). A word
   that may head a form's or an agenda's line (質問：, 回答：, 備考：, 10:30 昼食：) is a speaker
   only where its place says so: it takes turns with a person's name (朝陽：了解です / 佐藤：… /
-  朝陽：…; 唯, read ただ alone, too);
+  朝陽：…; 唯, read ただ alone, too), or with another such word in lines that reply as a chat's
+  do (朝陽：了解です / 大地：承知しました！ / 朝陽：…; 質問 / 回答, both naming acts, stay), or it
+  stands after a chat log's time stamp ([10:02] 朝陽：…) or before a reply (10:02 希望：了解です;
+  10:30 昼食：弁当を配ります。 stays);
 - a mail signature's signer: the words on the line under the signature's rule (--, ――――) or
   on the line before a contact line (TEL：…, Mail：…), or on the next line when that one holds
   the signer's department or company alone, after that department or company (経理部 佐藤朝陽),
@@ -41,7 +44,7 @@ _SPEAKER = re.compile(
     r"(?:[ 　][^\s:：0-9０-９]{1,6})?)[ 　]*[:：][ 　]*(?P<said>\S[^\n]*)"
 )
 # What a chat line says: a sentence, ending as one does.
-_SENTENCE = re.compile(r"(?:[。！？!?…w笑]|です|ます|した|ません|ください)[ 　]*$")
+_SENTENCE = re.compile(r"(?:[。！？!?…w笑]|です|ます|した|ません|ください)[ねよ]?[ 　]*$")
 # A contact line: a phone's or a mail's label, and its value.
 _CONTACT = re.compile(r"[ 　]*(?P<label>[^\s:：0-9０-９]{1,10})[ 　]*[:：]?[ 　]*(?P<value>\S+)")
 _CONTACT_KINDS = (PersonalKind.PHONE, PersonalKind.EMAIL)
@@ -77,17 +80,69 @@ def _heading(word: str) -> bool:
     )
 
 
-def _takes_turns(names: list[str], name: str) -> bool:
-    """Whether ``name`` heads lines of a run that a person's name stands between, as speakers
-    take turns (朝陽：了解です / 佐藤：… / 朝陽：…). A heading heads its lines once, in a row
-    (備考：… / 備考：…) or between other headings (質問 / 回答, an agenda's 開始 / 昼食)."""
+def _partners(names: list[str], name: str) -> set[str]:
+    """The heads that stand between the lines ``name`` heads in a run: who it takes turns with
+    (朝陽：了解です / 大地：… / 朝陽：…). A heading heads its lines once, or in a row (備考：… /
+    備考：…)."""
     places = [at for at, head in enumerate(names) if head == name]
-    return any(_plain_name(head) for head in set(names[places[0] : places[-1]]) - {name})
+    return set(names[places[0] : places[-1]]) - {name}
+
+
+def _takes_turns(names: list[str], name: str) -> bool:
+    """Whether ``name`` takes turns with a person's name (朝陽：了解です / 佐藤：… / 朝陽：…)."""
+    return any(_plain_name(head) for head in _partners(names, name))
 
 
 def _plain_name(head: str) -> bool:
     """A head that is a name and no heading (佐藤, 佐藤 唯, タイガ)."""
     return not _heading(head) and person_in(head) is not None
+
+
+def _act(word: str) -> bool:
+    """A word naming an act (質問, 回答, 報告, 開始): a Q&A's or an agenda's heading."""
+    morphemes = thread_tokenizer().tokenize(word)
+    return len(morphemes) == 1 and morphemes[0].part_of_speech()[2] == "サ変可能"
+
+
+# What a chat's line says and a form's or an agenda's does not: a reply (了解です, 承知しました,
+# ありがとうございます), a sentence ending in ね / よ, an exclamation, a laugh.
+_REPLY = re.compile(
+    r"了解|承知|ありがと|お疲れ|おつかれ|よろしく|すみません|[ねよ][。！!]*[ 　]*$|[！!w笑][ 　]*$"
+)
+# A chat log's time stamp: in brackets ([10:02]) or to the second (10:02:15); an agenda's time
+# stands bare (10:30 昼食：…).
+_STAMP = re.compile(r"[\[［(（].*|.*\d[:：]\d{2}[:：]\d{2}.*")
+
+
+def _chatting(names: list[str], said: list[str], name: str) -> bool:
+    """Whether ``name``, a word that may head a form's or an agenda's line (朝陽, 希望), heads
+    a chat's lines: it takes turns with other heads or speaks between another's turns, not all
+    naming acts as a Q&A's do (質問 / 回答), in lines some of which reply (了解です, 承知しました！)."""
+    partners = _partners(names, name) | {
+        head for head in set(names) if name in _partners(names, head)
+    }
+    return (
+        bool(partners)
+        and not all(_act(head) for head in {name, *partners})
+        and any(_REPLY.search(line) for line in said)
+    )
+
+
+def _timed(match: re.Match[str], name: str) -> bool:
+    """Whether a line with a time before it is a chat's line headed by ``name``: a log's stamp
+    ([10:02] 朝陽：…) before a head naming no act, or a reply (10:02 朝陽：了解です); an agenda's
+    time heads its items (10:30 昼食：弁当を配ります。)."""
+    if match.group("time") is None:
+        return False
+    if not _heading(name):
+        return True
+    return (_stamped(match) and not _act(name)) or _REPLY.search(match.group("said")) is not None
+
+
+def _stamped(match: re.Match[str]) -> bool:
+    """Whether the line has a chat log's time stamp before it ([10:02], 10:02:15)."""
+    time = match.group("time")
+    return time is not None and _STAMP.fullmatch(time.strip(" 　")) is not None
 
 
 def _speakers(lines: list[tuple[int, str]]) -> Iterator[Span]:
@@ -105,19 +160,33 @@ def _speakers(lines: list[tuple[int, str]]) -> Iterator[Span]:
             run.append((offset, match))
             continue
         names = [m.group("name").strip() for _, m in run]
+        said = [m.group("said") for _, m in run]
         heads = Counter(names)
-        for place, (at, said) in enumerate(run):
+        # who takes turns, and who speaks once between the turns of another (朝陽 / 大地 / 朝陽)
+        between = {head for name in heads for head in _partners(names, name)}
+        for place, (at, spoken) in enumerate(run):
             name = names[place]
-            if said.group("time") is None and (len(run) < 2 or heads[name] < 2):
-                continue
-            turns = _takes_turns(names, name)
-            if _heading(name) and not turns:
+            if _heading(name):
+                speaks = (
+                    _takes_turns(names, name)
+                    or _chatting(names, said, name)
+                    or _timed(spoken, name)
+                )
+            else:
+                speaks = _timed(spoken, name) or (
+                    len(run) >= 2 and (heads[name] >= 2 or name in between)
+                )
+            if not speaks:
                 continue
             found = person_in(name)
-            if found is None and turns and _KANJI_NAME.fullmatch(name):
+            if (
+                found is None
+                and _KANJI_NAME.fullmatch(name)
+                and (_takes_turns(names, name) or _stamped(spoken))
+            ):
                 found = name  # 唯, read ただ (a conjunction) alone: its place says a person
             if found is not None:
-                start = at + said.start("name") + said.group("name").find(found)
+                start = at + spoken.start("name") + spoken.group("name").find(found)
                 yield Span(start, start + len(found), PersonalKind.PERSON)
         run = []
 

@@ -32,8 +32,11 @@ SudachiPy tags a word by its context, and two contexts common in what features s
   there (レオ, エマ) or the dictionary knows as one (ノア, ユウ: ``kana_names.names_someone``), a
   rare katakana word (タイガ: ``kana_names.rare_katakana_word``), a Japanese word in katakana
   (ヒナ 雛, ショウ: ``kana_names.native_in_katakana``; loanwords, システム, フロント, have no kana
-  spelling of their own) when what follows says a person's act (ヒナが対応します, 明日ショウに確認,
-  ヒナから連絡: a noun of an act not undergone, ツケが精算されます; a polite お / ご), or a kanji
+  spelling of their own; ネタ, クセ, rare words that are Japanese ones too) when what follows says a
+  person's act (ヒナが対応します, 明日ショウに確認, ヒナから連絡: a noun of an act not undergone,
+  ツケが精算されます, nor a happening, ウソが発覚しました; a polite お / ご; a verb only a person is
+  the one of, ヒナに聞いてください, ショウが来ます), never where it says how a thing is (ムダが多い,
+  ネタがあります), or a kanji
   the dictionary knows as nothing but a name (遥) is the person (:func:`subject_alone`);
 - surnames that are places as well, listed in brackets as people are (``担当者別売上（松本・石川）``,
   a chart's title): :func:`bracketed_surnames` takes every item of a list in brackets parted by
@@ -284,18 +287,55 @@ _CASE_PARTICLES = frozenset({"が", "は", "から", "より", "に", "と", "�
 _BEFORE_ALONE = frozenset({"助詞", "補助記号", "空白", "副詞", "副詞可能"})
 
 
+# Verbs only a person is the one of, at が, or at に / と / へ / から (ヒナに聞いてください, ショウが
+# 来ます): asking, telling, meeting, handing over, coming and going; a thing is put somewhere, found
+# or delivered (ハコに入れる, カギが見つかる, ハコが届く).
+_PERSONS_VERBS = frozenset(
+    {
+        *("聞く", "訊く", "尋ねる", "問う", "伝える", "話す", "言う", "申す", "頼む", "教える"),
+        *("任せる", "渡す", "会う", "知らせる", "答える", "来る", "行く", "伺う", "参る", "休む"),
+        *("帰る", "手伝う", "断る", "謝る", "返す", "送る"),
+    }
+)
+# Nouns of what happens to a thing, not what a person does (ウソが発覚しました, ミスが発生しました).
+_HAPPENINGS = frozenset(
+    {
+        *("発覚", "発生", "判明", "発見", "露呈", "多発", "頻発", "増加", "減少", "散乱"),
+        *("混入", "存在", "不足", "残存", "紛失", "破損", "故障", "遅延", "消失", "解消"),
+    }
+)
+
+
 def _a_persons_act(morphemes: list[Any], at: int) -> bool:
     """Whether the words from ``at`` (after a particle) say what a person does or is asked to
-    do: a humble or polite form (お願いします, ご連絡します), or a noun of an act (対応, 確認,
-    連絡, 担当) that is done, not undergone (精算されます: a thing's)."""
+    do: a humble or polite form (お願いします, ご連絡します), a noun of an act (対応, 確認,
+    連絡, 担当) that is done, not undergone (精算されます: a thing's) and no happening (発覚,
+    発生), or a verb only a person is the one of (聞く, 伝える, 来る)."""
     if at >= len(morphemes):
         return False
     word = morphemes[at]
     if word.part_of_speech()[0] == "接頭辞" and word.surface() in ("お", "ご", "御"):
         return True
-    if word.part_of_speech()[2] != "サ変可能":
+    if word.part_of_speech()[0] == "動詞":
+        return word.dictionary_form() in _PERSONS_VERBS
+    if word.part_of_speech()[2] != "サ変可能" or word.surface() in _HAPPENINGS:
         return False
     return at + 1 >= len(morphemes) or morphemes[at + 1].surface() not in ("さ", "され")
+
+
+def _a_things_state(morphemes: list[Any], at: int) -> bool:
+    """Whether the words from ``at`` (after a particle) say how a thing is (ムダが多い, クセが
+    強い, ミスがない, キズがあります, ムリな, ウソが発覚しました): an adjective, there being or
+    not, a happening."""
+    if at >= len(morphemes):
+        return False
+    word = morphemes[at]
+    pos = word.part_of_speech()
+    return (
+        pos[0] in ("形容詞", "形状詞")
+        or word.dictionary_form() in ("ある", "有る", "無い")
+        or word.surface() in _HAPPENINGS
+    )
 
 
 def subject_alone(morphemes: list[Any], index: int) -> bool:
@@ -318,10 +358,12 @@ def subject_alone(morphemes: list[Any], index: int) -> bool:
             len(surface) >= 2
             and KATAKANA.search(surface) is not None
             and word.part_of_speech()[0] == "名詞"  # not ココ, a pronoun here
+            and not _a_things_state(morphemes, index + 2)  # ムダが多い, ネタがあります
             and (
                 word.part_of_speech()[2] == "人名"
                 or names_someone(surface)
-                or rare_katakana_word(surface)
+                # a rare word that is a Japanese one too (ネタ, クセ: ねた, くせ) is told below
+                or (rare_katakana_word(surface) and not native_in_katakana(surface))
                 or (word.is_oov() and KATAKANA.fullmatch(surface) is not None)  # ソウタ
                 # a Japanese word in katakana (ヒナ 雛, ショウ), as names are written, that
                 # the sentence makes one who acts or is asked (ヒナが対応します, ショウに確認)
