@@ -85,4 +85,4 @@ def test_blocks_search_dense_without_an_embedding_model_names_the_setting() -> N
     assert "KEIRI_LLM_MODEL_EMBEDDING" in result.output
     zero = CliRunner().invoke(app, ["blocks", "search", "入金消込", "--k", "0"])
     assert zero.exit_code == 2
-    assert "--k は 1 以上" in zero.output
+    assert "--k の値が正しくありません: 1 以上にしてください" in zero.output

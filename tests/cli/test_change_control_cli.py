@@ -155,6 +155,14 @@ def test_an_invalid_plan_is_not_saved_as_a_version(tmp_path: Path) -> None:
     assert "版として登録しませんでした" in result.output
     assert "UNKNOWN_BLOCK ブロック 'no.such' は登録されていません" in result.output
     assert _json(_invoke("plan", "versions", "keiri/close", "--json"))["versions"] == []
+    # One report of an invalid plan (cli.plan.plan_invalid): save and run differ in their verb.
+    saved, ran = (_invoke("plan", verb, plan, "--json") for verb in ("save", "run"))
+    assert (saved.exit_code, ran.exit_code) == (1, 1)
+    assert _json(saved) == _json(ran)
+    assert _json(saved)["status"] == "invalid"
+    assert (
+        "Plan に検証エラーがあるため、実行しませんでした。" in _invoke("plan", "run", plan).stderr
+    )
 
 
 def test_the_diff_names_a_changed_input_a_removed_node_and_a_changed_when(tmp_path: Path) -> None:

@@ -190,11 +190,15 @@ def test_an_unreadable_log_is_reported_not_skipped(tmp_path: Path) -> None:
     broken = tmp_path / "runs" / "calc" / "20000101T000000Z.jsonl"
     broken.write_text('{"id": 1, "event": "plan_start", broken\n', encoding="utf-8")
 
-    data = json.loads(_invoke("plan", "runs", "--json").stdout)
+    listed = _invoke("plan", "runs", "--json")
+    data = json.loads(listed.stdout)
     assert len(data["runs"]) == 1
     (error,) = data["unreadable"]
     assert str(broken) in error["message"]
-    assert "読めないログ" in _invoke("plan", "runs").stderr
+    text = _invoke("plan", "runs")
+    assert "読めないログ" in text.stderr
+    assert "calc" in text.stdout  # the rest is listed, and the exit code says what was not
+    assert (listed.exit_code, text.exit_code) == (1, 1)
 
 
 def _lines(stream: Any, into: queue.Queue[str]) -> None:

@@ -18,6 +18,7 @@ from rich.markup import escape
 
 from keiri_agent.cli.common import (
     JsonFlag,
+    ShownCount,
     WrappingTable,
     check_category,
     check_choice,
@@ -176,7 +177,7 @@ def search(
             metavar="TEXT", help="やりたいこと（Plan 生成に渡す指示文）。", show_default=False
         ),
     ],
-    k: Annotated[int, typer.Option("--k", help="表示する件数。")] = DEFAULT_SEARCH_SHOWN,
+    k: ShownCount = DEFAULT_SEARCH_SHOWN,
     mode: Annotated[
         str,
         typer.Option(
@@ -192,12 +193,6 @@ def search(
 
     with user_errors():
         check_choice("--mode", mode, RETRIEVAL_MODES)
-        if k < 1:
-            raise input_error(
-                f"--k は 1 以上で指定してください（指定値: {k}）。",
-                f"既定は {DEFAULT_SEARCH_SHOWN} 件です。",
-                k=k,
-            )
         retriever = BlockRetriever(default_registry())
         result = retriever.retrieve(text, mode=cast("RetrievalMode", mode))
     if as_json:

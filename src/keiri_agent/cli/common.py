@@ -58,12 +58,14 @@ __all__ = [
     "EXIT_USER_ERROR",
     "JsonFlag",
     "KeiriGroup",
+    "ShownCount",
     "WrappingTable",
     "app",
     "check_category",
     "check_choice",
     "command_group",
     "console",
+    "count_option",
     "echo_json",
     "err_console",
     "error_document",
@@ -432,6 +434,16 @@ app = KeiriTyper(
 )
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="結果を JSON で出力します。")]
+
+
+def count_option(name: str, help: str) -> Any:
+    """An option that counts what is shown or searched (``--k``, ``--limit``): a whole number,
+    at least 1; a smaller one is refused as the command line is read, in Japanese
+    (``--k の値が正しくありません: 1 以上にしてください（受け取った値: "0"）。``)."""
+    return typer.Option(name, min=1, help=help)
+
+
+ShownCount = Annotated[int, count_option("--k", "表示する件数。")]
 
 
 def command_group(name: str, help: str) -> KeiriTyper:

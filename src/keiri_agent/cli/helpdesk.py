@@ -21,6 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from keiri_agent.cli.common import (
     EXIT_FAILED,
     JsonFlag,
+    ShownCount,
     WrappingTable,
     check_choice,
     command_group,
@@ -264,7 +265,7 @@ def search(
         str, typer.Argument(metavar="QUERY", help="検索語または質問文。", show_default=False)
     ],
     tool: ToolOption = "manual",
-    k: Annotated[int, typer.Option("--k", help="表示する件数。")] = 3,
+    k: ShownCount = 3,
     index: IndexOption = None,
     as_json: JsonFlag = False,
 ) -> None:

@@ -11,10 +11,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-import typer
 from rich.markup import escape
 
-from keiri_agent.cli.common import WrappingTable, check_choice, console, echo_json, user_errors
+from keiri_agent.cli.common import (
+    WrappingTable,
+    check_choice,
+    console,
+    count_option,
+    echo_json,
+    user_errors,
+)
 from keiri_agent.cli.helpdesk import (
     TOOLS,
     IndexOption,
@@ -48,7 +54,7 @@ def evaluate(
         ),
     ],
     tool: ToolOption = "hybrid",
-    k: Annotated[int, typer.Option("--k", help="上位何件までに答えがあれば正解とするか。")] = 3,
+    k: Annotated[int, count_option("--k", "上位何件までに答えがあれば正解とするか。")] = 3,
     index: IndexOption = None,
     as_json: JsonFlag = False,
 ) -> None:

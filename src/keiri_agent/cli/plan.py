@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 import yaml
@@ -40,11 +40,13 @@ __all__ = [
     "AnswersOption",
     "JsonFlag",
     "PlanFile",
+    "PlanId",
     "VarOptions",
     "VarsFileOption",
     "issues_json",
     "parse_vars",
     "plan_app",
+    "plan_invalid",
     "plan_names_at",
     "print_issues",
 ]
@@ -53,6 +55,9 @@ plan_app = command_group(
     "plan", "Plan（YAML で書いたワークフロー）の検証・ドライラン・実行・再開・再実行・移行。"
 )
 
+PlanId = Annotated[
+    str, typer.Argument(metavar="PLAN_ID", help="Plan の id（例: keiri/invoice_check）。")
+]
 PlanFile = Annotated[
     Path,
     path_argument(
@@ -207,6 +212,30 @@ def issues_json(report: Mapping[str, Any], file: str) -> dict[str, Any]:
         "errors": [item(i) for i in report.get("errors") or []],
         "warnings": [item(i) for i in report.get("warnings") or []],
     }
+
+
+def plan_invalid(
+    exc: BlockError,
+    file: Path | None,
+    *,
+    not_done: str,
+    as_json: bool,
+    names: PlanNames | None = None,
+) -> NoReturn:
+    """End a command whose plan did not validate (``exc``: its ``PLAN_INVALID`` error, whose
+    details are the report) with exit code 1: the JSON document (``status: invalid``), or
+    ``Plan に検証エラーがあるため、{not_done}。`` (実行しませんでした, 版として登録しませんでした)
+    and the issues of ``file`` (None: a plan given as its text), a node by the name ``names``
+    gives it."""
+    report = issues_json(exc.details, str(file)) if file is not None else dict(exc.details)
+    if as_json:
+        echo_json({"status": "invalid", "error": {**exc.to_dict(), "details": report}})
+    else:
+        err_console.print(
+            f"Plan に検証エラーがあるため、{not_done}。", markup=False, style="bold red"
+        )
+        print_issues(report, str(file) if file is not None else "Plan", names=names)
+    raise typer.Exit(code=EXIT_FAILED)
 
 
 def print_issues(

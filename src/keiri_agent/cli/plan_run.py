@@ -36,11 +36,10 @@ from keiri_agent.cli.plan import (
     PlanFile,
     VarOptions,
     VarsFileOption,
-    issues_json,
     parse_vars,
     plan_app,
+    plan_invalid,
     plan_names_at,
-    print_issues,
 )
 from keiri_agent.errors import BlockError, ErrorCode
 
@@ -263,8 +262,7 @@ def _execute(
         except BlockError as exc:
             if exc.code != ErrorCode.PLAN_INVALID:
                 raise
-            _plan_invalid(exc, file, as_json=as_json, names=names)
-            raise typer.Exit(code=EXIT_FAILED) from None
+            plan_invalid(exc, file, not_done="実行しませんでした", as_json=as_json, names=names)
     _print_result(result, env, as_json=as_json, names=names)
     if result.status == "cancelled":
         raise typer.Exit(code=EXIT_INTERRUPTED)
@@ -283,22 +281,6 @@ def execute_source(
         as_json=as_json,
         saved=source if saved else None,
     )
-
-
-def _plan_invalid(
-    exc: BlockError, file: Path | None, *, as_json: bool, names: PlanNames | None
-) -> None:
-    """The validation errors that kept a plan from running (``details`` is the report), a node
-    by the name ``names`` gives it, as ``plan validate`` says them."""
-    label = str(file) if file is not None else "Plan"
-    report = issues_json(exc.details, str(file)) if file is not None else dict(exc.details)
-    if as_json:
-        echo_json({"status": "invalid", "error": {**exc.to_dict(), "details": report}})
-        return
-    err_console.print(
-        "Plan に検証エラーがあるため実行しませんでした。", markup=False, style="bold red"
-    )
-    print_issues(report, label, names=names)
 
 
 @plan_app.command("run")

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from keiri_agent.cli.common import EXIT_FAILED, echo_json, user_errors
-from keiri_agent.cli.plan import JsonFlag, PlanFile, issues_json, plan_app, print_issues
+from keiri_agent.cli.common import echo_json, user_errors
+from keiri_agent.cli.plan import JsonFlag, PlanFile, PlanId, plan_app, plan_invalid
 from keiri_agent.errors import BlockError, ErrorCode
 
 if TYPE_CHECKING:
@@ -27,9 +27,6 @@ if TYPE_CHECKING:
 
 __all__ = ["approve", "diff", "reject", "save", "version_line", "versions"]
 
-PlanId = Annotated[
-    str, typer.Argument(metavar="PLAN_ID", help="Plan の id（例: keiri/invoice_check）。")
-]
 Ref = Annotated[
     str,
     typer.Argument(
@@ -85,13 +82,7 @@ def save(
         except BlockError as exc:
             if exc.code != ErrorCode.PLAN_INVALID:
                 raise
-            report = issues_json(exc.details, str(file))
-            if as_json:
-                echo_json({"status": "invalid", "error": {**exc.to_dict(), "details": report}})
-            else:
-                typer.echo("Plan に検証エラーがあるため、版として登録しませんでした。", err=True)
-                print_issues(report, str(file))
-            raise typer.Exit(code=EXIT_FAILED) from None
+            plan_invalid(exc, file, not_done="版として登録しませんでした", as_json=as_json)
     if as_json:
         echo_json({"created": created, "version": version.to_dict()})
         return

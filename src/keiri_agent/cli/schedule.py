@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import typer
 
 from keiri_agent.cli.common import command_group, console, echo_json, err_console, user_errors
-from keiri_agent.cli.plan import JsonFlag, VarOptions, VarsFileOption, parse_vars
+from keiri_agent.cli.plan import JsonFlag, PlanId, VarOptions, VarsFileOption, parse_vars
 from keiri_agent.errors import BlockError, input_error
 
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ def rule_from_options(
 
 @schedule_app.command("add")
 def add(
-    plan_id: Annotated[str, typer.Argument(metavar="PLAN_ID", help="Plan の id。")],
+    plan_id: PlanId,
     cron: Annotated[
         str | None, typer.Option("--cron", metavar="EXPR", help="cron 式（KEIRI_TIMEZONE）。")
     ] = None,

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from keiri_agent.cli.common import command_group, console, echo_json, user_errors
-from keiri_agent.cli.plan import JsonFlag, VarOptions, VarsFileOption, parse_vars
+from keiri_agent.cli.plan import JsonFlag, PlanId, VarOptions, VarsFileOption, parse_vars
 from keiri_agent.cli.schedule import PinOption, echo_views, last_run_lines, print_warning
 from keiri_agent.errors import input_error
 
@@ -28,7 +28,7 @@ trigger_app = command_group(
 
 @trigger_app.command("add")
 def add(
-    plan_id: Annotated[str, typer.Argument(metavar="PLAN_ID", help="Plan の id。")],
+    plan_id: PlanId,
     webhook: Annotated[bool, typer.Option("--webhook", help="Webhook で実行します。")] = False,
     folder: Annotated[
         str | None,
