@@ -70,7 +70,9 @@ _SKIPPED_POS = frozenset({"補助記号", "空白", "記号"})
 MIN_WORD_CHARS = 2
 MAX_WORD_CHARS = 12
 # A word the dictionary knows is parted only into words of this many kana at least (ライフ|デザイン;
-# not シス|テム, サー|ビス: short words of the dictionary run through most katakana).
+# not シス|テム, サー|ビス: short words of the dictionary run through most katakana), each a word
+# but the last the dictionary holds as more than a person's name (not ディレク|ション: a name
+# ends with no foreign given name).
 MIN_PART_CHARS = 3
 _KANA_RUN = re.compile(r"[ァ-ヶー]+")
 # Shorter kana than this are not taken for a place (ナハ is a place, ハ is no proof of anything).
@@ -188,7 +190,8 @@ def _kana_ends(kana: str, *, known: bool) -> tuple[int, ...]:
     """Where a name may end inside a word of katakana ``kana``: every break of its readings in
     the fewest other words of the dictionary (each of at least :data:`MIN_WORD_CHARS` kana,
     small kana tried both ways: サンシヤインホーム is サンシャイン and ホーム, not サン, シヤイン
-    and ホーム; ライフデザイン, a word of the dictionary, is ライフ and デザイン too). Where no such
+    and ホーム; ライフデザイン, a word of the dictionary, is ライフ and デザイン too, but not where
+    the part before is a person's name only: ディレクション is no ディレク and ション). Where no such
     reading covers it, nowhere in a word the dictionary knows (``known``), everywhere in one it
     does not (its words cannot be told: ミナトキカク, 企画 is known in kanji only). Each word of
     such a reading is read so in turn (ライフデザイン of ...プランニングライフデザインシステム)."""
@@ -200,7 +203,8 @@ def _kana_ends(kana: str, *, known: bool) -> tuple[int, ...]:
     steps = [
         [end for end in range(at + shortest, min(size, at + MAX_WORD_CHARS) + 1)
          if (at, end) != (0, size)
-         and (_in_dictionary(spelling[at:end]) if spelling else _known_word(kana[at:end]))]
+         and (_parted(spelling[at:end], last=end == size) if spelling
+              else _known_word(kana[at:end]))]
         for at in range(size)
     ]  # fmt: skip
     never = size + 1  # more words than any reading has
@@ -231,6 +235,16 @@ def _known_word(kana: str) -> bool:
 def _word_spelling(kana: str) -> str:
     """The first spelling of ``kana``, large kana tried small, the dictionary holds ("": none)."""
     return next((s for s in _small_spellings(kana) if _in_dictionary(s)), "")
+
+
+@lru_cache(maxsize=MAX_CACHED_NAMES)
+def _parted(text: str, *, last: bool) -> bool:
+    """Whether ``text`` is a part of a word the dictionary knows: a word of it, and, but for the
+    ``last`` part, one a name may end with, held as more than a person's name (ソフト of
+    ソフトウェア, エレクトロ of エレクトロニクス; not ディレク of ディレクション, a foreign name
+    only)."""
+    entries = open_dictionary().lookup(text)
+    return any(last or entry.part_of_speech()[2] != "人名" for entry in entries)
 
 
 @lru_cache(maxsize=MAX_CACHED_NAMES)
