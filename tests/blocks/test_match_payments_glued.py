@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from keiri_agent.blocks.table.names import CustomerName, NameIndex, PayerName, name_match
+from keiri_agent.blocks.table.names import (
+    CustomerName,
+    NameIndex,
+    PayerName,
+    best_matches,
+    name_match,
+)
 from tests.blocks.payments_support import alike_owe, check_property, column
 from tests.support import bank_glued
 
@@ -56,19 +62,40 @@ def test_a_branch_after_a_city_still_tells_the_name(tmp_path: Path) -> None:
 
 
 def test_the_index_alone_refuses_the_glued_head() -> None:
-    payer = PayerName.parse("ｱｵﾊﾞﾆﾎﾝｼﾃﾝ")
+    payer = PayerName.parse("ｱｵﾊﾞﾊﾏﾏﾂｼﾃﾝ")
     assert payer.glued == ("アオバ",)
     alone = NameIndex([CustomerName("8001", "株式会社青葉", "アオバ")])
     assert [m.customer.code for m in alone.lookup(payer)] == ["8001"]
-    both = NameIndex([*alone.customers, CustomerName("8002", "青葉日本株式会社", "アオバニホン")])
+    both = NameIndex([*alone.customers, CustomerName("8002", "青葉浜松株式会社", "アオバハママツ")])
     assert [m.customer.code for m in both.lookup(payer)] == []
 
 
 def test_one_customer_alone_proves_no_glued_head() -> None:
-    # integ: name_match without the master took アオバ for the head of ｱｵﾊﾞﾆﾎﾝｼﾃﾝ, which the index
-    # refuses when 青葉日本 is a customer; a glued head counts only once the master told the payer.
-    payer = PayerName.parse("ｱｵﾊﾞﾆﾎﾝｼﾃﾝ")
+    # integ: name_match without the master took アオバ for the head of ｱｵﾊﾞﾊﾏﾏﾂｼﾃﾝ, which the index
+    # refuses when 青葉浜松 is a customer; a glued head counts only once the master told the payer.
+    payer = PayerName.parse("ｱｵﾊﾞﾊﾏﾏﾂｼﾃﾝ")
     aoba = CustomerName("8001", "株式会社青葉", "アオバ")
     assert name_match(payer, aoba) is None
     assert name_match(payer.told(lambda _: False), aoba) is not None
-    assert name_match(payer.told(lambda stem: stem == "アオバニホン"), aoba) is None
+    assert name_match(payer.told(lambda stem: stem == "アオバハママツ"), aoba) is None
+
+
+@pytest.mark.parametrize(("city", "expected"), [(False, 0), (True, 1)])
+def test_a_word_companies_are_named_with_glued_before_a_branch_is_no_place(
+    city: bool, expected: int
+) -> None:
+    # integ: with only 青葉 in the master, ｱｵﾊﾞｻｸﾗｼﾃﾝ (青葉サクラ's branch) was 青葉's: 192 of the
+    # 192 payers of a base, a word of bank_glued.WORDS and an office; a branch glued after a
+    # city (ｱｵﾊﾞｾﾝﾀﾞｲｼﾃﾝ, ｱｵﾊﾞﾏﾂﾓﾄｼﾃﾝ) stays the base's (432 of 432).
+    payers = bank_glued.glued_payers(city=city)
+    found = [
+        len(
+            best_matches(
+                NameIndex([CustomerName("8001", f"株式会社{base}", kana)]).lookup(
+                    PayerName.parse(payer)
+                )
+            )
+        )
+        for base, kana, payer in payers
+    ]
+    assert [p for (_, _, p), n in zip(payers, found, strict=True) if n != expected] == []

@@ -15,8 +15,10 @@ amounts, and one transfer, written as:
   promised;
 - ``base_city``: the shorter customer's branch glued after a city (``ｶ)ｱｵﾊﾞﾊﾏﾏﾂｼﾃﾝ``): promised.
 
-Not written: the longer customer's branch where the master holds only the shorter one (nothing
-in the master tells that サクラ goes on a name there; the product still reads it as 青葉's).
+The longer customer's branch where the master holds only the shorter one (nothing in the master
+tells that サクラ goes on a name there) is no transfer of these cases: :func:`glued_payers` writes
+each base with each word and each office glued (``ｱｵﾊﾞｻｸﾗｼﾃﾝ``, never the base's), and each base
+with each city of :data:`BRANCH_CITIES` (``ｱｵﾊﾞｾﾝﾀﾞｲｼﾃﾝ``, the base's branch).
 
 Written apart from ``keiri_agent.blocks.table``: its own names and readings.
 """
@@ -28,7 +30,7 @@ import random
 from tests.support.bank_names import half_width
 from tests.support.bank_shapes import Case, Transfer, Truth
 
-__all__ = ["WORDS", "cases"]
+__all__ = ["BASES", "BRANCH_CITIES", "WORDS", "cases", "glued_payers"]
 
 # The customer's own name (kanji, kana).
 BASES = (
@@ -42,6 +44,12 @@ WORDS = (
     ("日の出", "ヒノデ"), ("富士", "フジ"), ("いずみ", "イズミ"), ("ミナミ", "ミナミ"),
 )  # fmt: skip
 CITIES = ("ﾊﾏﾏﾂ", "ﾀｶﾏﾂ", "ﾅﾊ", "ｵｵｻｶ", "ﾖｺﾊﾏ", "ﾅｺﾞﾔ", "ﾌｸｵｶ")
+# Cities a branch is named after whose kana the dictionary also knows as a surname, a product or
+# a rare word (マツモト, カワサキ, センダイ: 千代), and ones it knows in kanji only.
+BRANCH_CITIES = (
+    *CITIES, "ｾﾝﾀﾞｲ", "ﾏﾂﾔﾏ", "ﾏﾂﾓﾄ", "ｶﾜｻｷ", "ﾁﾊﾞ", "ﾐﾔｻﾞｷ", "ﾏﾂｴ", "ｻﾂﾎﾟﾛ", "ｷﾖｳﾄ",
+    "ｺｳﾍﾞ", "ﾋﾛｼﾏ",
+)  # fmt: skip
 OFFICES = ("ｼﾃﾝ", "ｴｲｷﾞﾖｳｼﾖ", "ｼｼﾔ")
 SHAPES = ("lookalike_branch", "lookalike_city", "base_city")
 DUE = "2026-01-31"
@@ -51,6 +59,19 @@ def cases(seed: int, count: int) -> list[Case]:
     """``count`` cases drawn from ``seed``, each shape in turn."""
     rng = random.Random(seed)
     return [_case(rng, number, SHAPES[number % len(SHAPES)]) for number in range(count)]
+
+
+def glued_payers(*, city: bool) -> list[tuple[str, str, str]]:
+    """Every base (kanji, kana) with a payer: the base's kana glued to each word of
+    :data:`WORDS` (``city=False``: another company's branch) or each city of
+    :data:`BRANCH_CITIES` (``city=True``: the base's), then each office."""
+    middles = BRANCH_CITIES if city else tuple(half_width(kana) for _, kana in WORDS)
+    return [
+        (base, kana, f"{half_width(kana)}{middle}{office}")
+        for base, kana in BASES
+        for middle in middles
+        for office in OFFICES
+    ]
 
 
 def _case(rng: random.Random, number: int, shape: str) -> Case:

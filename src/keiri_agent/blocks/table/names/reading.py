@@ -13,7 +13,8 @@ digits keep their own spelling (banks write ``ABC``), their kana reading is an a
 :func:`is_place` says whether kana spell a place name the dictionary knows (``オオサカ``,
 ``シンジユク`` for シンジュク: a bank writes small kana large) or a municipality's reading
 (:mod:`.municipalities`: ``ハママツ``), which is how the end of a
-company's name is told from a branch glued to it (``ｱｵﾊﾞｼﾖｳｼﾞｵｵｻｶｼﾃﾝ``, :mod:`.keys`).
+company's name is told from a branch glued to it (``ｱｵﾊﾞｼﾖｳｼﾞｵｵｻｶｼﾃﾝ``, :mod:`.keys`), when
+:func:`is_branch_place` says no company is named with it too (サクラ, フジ, ニホン are).
 
 SudachiPy is opened by :mod:`keiri_agent.sudachi` (one dictionary per process, a missing one is
 a ConfigurationError); each thread reads with its own tokenizers (``thread_tokenizer``, modes C
@@ -29,7 +30,7 @@ from functools import lru_cache
 from typing import Any
 
 from keiri_agent.blocks.table.names.fold import LONG_MARK, fold, has_kanji, nfkc
-from keiri_agent.blocks.table.names.municipalities import MUNICIPALITY_READINGS
+from keiri_agent.blocks.table.names.municipalities import MUNICIPALITY_NAMES, MUNICIPALITY_READINGS
 from keiri_agent.sudachi import (
     ASCII_WORD,
     TO_HIRAGANA,
@@ -48,6 +49,7 @@ __all__ = [
     "MIN_PART_CHARS",
     "MIN_PLACE_CHARS",
     "MIN_WORD_CHARS",
+    "is_branch_place",
     "is_place",
     "name_parts",
     "readings",
@@ -68,7 +70,9 @@ _SKIPPED_POS = frozenset({"補助記号", "空白", "記号"})
 MIN_WORD_CHARS = 2
 MAX_WORD_CHARS = 12
 # A word the dictionary knows is parted only into words of this many kana at least (ライフ|デザイン;
-# not シス|テム, サー|ビス: short words of the dictionary run through most katakana).
+# not シス|テム, サー|ビス: short words of the dictionary run through most katakana), each a word
+# but the last the dictionary holds as more than a person's name (not ディレク|ション: a name
+# ends with no foreign given name).
 MIN_PART_CHARS = 3
 _KANA_RUN = re.compile(r"[ァ-ヶー]+")
 # Shorter kana than this are not taken for a place (ナハ is a place, ハ is no proof of anything).
@@ -186,7 +190,8 @@ def _kana_ends(kana: str, *, known: bool) -> tuple[int, ...]:
     """Where a name may end inside a word of katakana ``kana``: every break of its readings in
     the fewest other words of the dictionary (each of at least :data:`MIN_WORD_CHARS` kana,
     small kana tried both ways: サンシヤインホーム is サンシャイン and ホーム, not サン, シヤイン
-    and ホーム; ライフデザイン, a word of the dictionary, is ライフ and デザイン too). Where no such
+    and ホーム; ライフデザイン, a word of the dictionary, is ライフ and デザイン too, but not where
+    the part before is a person's name only: ディレクション is no ディレク and ション). Where no such
     reading covers it, nowhere in a word the dictionary knows (``known``), everywhere in one it
     does not (its words cannot be told: ミナトキカク, 企画 is known in kanji only). Each word of
     such a reading is read so in turn (ライフデザイン of ...プランニングライフデザインシステム)."""
@@ -198,7 +203,8 @@ def _kana_ends(kana: str, *, known: bool) -> tuple[int, ...]:
     steps = [
         [end for end in range(at + shortest, min(size, at + MAX_WORD_CHARS) + 1)
          if (at, end) != (0, size)
-         and (_in_dictionary(spelling[at:end]) if spelling else _known_word(kana[at:end]))]
+         and (_parted(spelling[at:end], last=end == size) if spelling
+              else _known_word(kana[at:end]))]
         for at in range(size)
     ]  # fmt: skip
     never = size + 1  # more words than any reading has
@@ -229,6 +235,16 @@ def _known_word(kana: str) -> bool:
 def _word_spelling(kana: str) -> str:
     """The first spelling of ``kana``, large kana tried small, the dictionary holds ("": none)."""
     return next((s for s in _small_spellings(kana) if _in_dictionary(s)), "")
+
+
+@lru_cache(maxsize=MAX_CACHED_NAMES)
+def _parted(text: str, *, last: bool) -> bool:
+    """Whether ``text`` is a part of a word the dictionary knows: a word of it, and, but for the
+    ``last`` part, one a name may end with, held as more than a person's name (ソフト of
+    ソフトウェア, エレクトロ of エレクトロニクス; not ディレク of ディレクション, a foreign name
+    only)."""
+    entries = open_dictionary().lookup(text)
+    return any(last or entry.part_of_speech()[2] != "人名" for entry in entries)
 
 
 @lru_cache(maxsize=MAX_CACHED_NAMES)
@@ -269,6 +285,39 @@ def is_place(kana: str) -> bool:
     if len(kana) == MIN_PLACE_CHARS:
         return not words
     return all(pos[1] == "固有名詞" for pos in words)
+
+
+@lru_cache(maxsize=MAX_CACHED_NAMES)
+def is_branch_place(kana: str) -> bool:
+    """Whether folded ``kana`` glued between a name and a branch word name the branch's place:
+    a place (:func:`is_place`) that is no word companies are named with as well. Such a word
+    is one the dictionary, reading one of its spellings alone (katakana, hiragana, or a
+    municipality's name it is the reading of), takes for a common noun, a given name or a
+    country (サクラ: 桜, ミドリ, いずみ: 泉, 日の出, 大和: a given name, ニホン), or a katakana
+    common noun it holds as written (フジ): ``ｱｵﾊﾞｻｸﾗｼﾃﾝ`` is 青葉サクラ's branch as likely as
+    青葉's 佐倉 branch, ``ｱｵﾊﾞﾊﾏﾏﾂｼﾃﾝ``, ``ｱｵﾊﾞｾﾝﾀﾞｲｼﾃﾝ``, ``ｱｵﾊﾞﾏﾂﾓﾄｼﾃﾝ`` are 青葉's. A city
+    the dictionary reads so too (奈良 and ナラ: 楢, 水戸 and みと: a given name) is left to a
+    person: a click, where a wrong match costs money."""
+    if not is_place(kana):
+        return False
+    whole, _, dictionary = _tokenizers()
+    spellings = [t for s in _small_spellings(kana) for t in (s, s.translate(TO_HIRAGANA))]
+    for text in (*spellings, *MUNICIPALITY_NAMES.get(kana, ())):
+        read = list(whole.tokenize(text))  # one word, the whole text
+        if len(read) == 1 and not read[0].is_oov() and _names_companies(read[0].part_of_speech()):
+            return False
+    return not any(
+        entry.part_of_speech()[1] == "普通名詞" and entry.normalized_form() == text
+        for text in _small_spellings(kana)
+        for entry in dictionary.lookup(text)
+    )
+
+
+def _names_companies(part_of_speech: Any) -> bool:
+    """Whether a word so tagged is one companies are named with: a common noun, a given name
+    or a country."""
+    tags: tuple[str, ...] = tuple(part_of_speech[1:4])
+    return tags[0] == "普通名詞" or tags[1:] in (("人名", "名"), ("地名", "国"))
 
 
 def _small_spellings(kana: str) -> list[str]:
