@@ -12,10 +12,15 @@ from typer.testing import CliRunner
 import keiri_agent.cli.helpdesk  # noqa: F401  (registers `helpdesk` until the lead adds it to cli/__init__)
 from keiri_agent.cli import app
 from keiri_agent.cli.common import console, err_console
+from tests.conftest import SAMPLE_KB_TIMEOUT_S
+from tests.support.helpdesk import sample_embedding_cache
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "helpdesk"
 PDF = "XYZシステム_ユーザーマニュアル.pdf"
+# A test whose index is the first of the session to ask for the shared embedding cache waits for it
+# to be filled, as the conftest's SAMPLE_KB_FIXTURES do.
+waits_for_the_sample_cache = pytest.mark.timeout(SAMPLE_KB_TIMEOUT_S)
 
 
 @pytest.fixture(autouse=True)
@@ -25,9 +30,15 @@ def wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def index(tmp_path: Path) -> Path:
+def index(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
     """The sample knowledge base ingested through the CLI (no embedding model: the default
-    semantic search with the bundled model)."""
+    semantic search with the bundled model). Its embeddings come from the session's cache of the
+    sample's texts (keyed by each text's hash), so the bundled model embeds only the queries: a
+    fresh cache per test made the model embed every chunk and Q/A row again, past the 120 s
+    timeout on a loaded two-core machine. What the CLI reports of the ingest is unchanged."""
+    monkeypatch.setenv("KEIRI_CACHE_DIR", str(sample_embedding_cache(tmp_path_factory)))
     target = tmp_path / "index"
     result = CliRunner().invoke(
         app,
@@ -50,6 +61,7 @@ def index(tmp_path: Path) -> Path:
     return target
 
 
+@waits_for_the_sample_cache
 def test_re_ingest_in_json_reports_nothing_re_chunked(index: Path) -> None:
     result = CliRunner().invoke(
         app,
@@ -70,6 +82,7 @@ def test_re_ingest_in_json_reports_nothing_re_chunked(index: Path) -> None:
     assert report["semantic_embedded"] == 0  # nothing changed: no text embedded again
 
 
+@waits_for_the_sample_cache
 def test_search_prints_sources_and_scores(index: Path) -> None:
     runner = CliRunner()
     manual = runner.invoke(app, ["helpdesk", "search", "E-1004", "--index", str(index)])

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
 from typer.testing import CliRunner
 
+from keiri_agent import doctor
 from keiri_agent.cli import app as cli
 from keiri_agent.server.ops import readiness
 from keiri_agent.server.tasks import TaskRegistry
@@ -19,10 +21,22 @@ from tests.ui.conftest import APP_PATH, APP_TIMEOUT_S, open_page
 runner = CliRunner()
 
 
+@pytest.fixture(scope="module")
+def sandbox_rows() -> list[dict[str, Any]]:
+    """The sandbox's layers, probed once for the file: doctor probes them in a throwaway child
+    (3-4 s of waiting on a loaded machine each time) and what is asserted here is its privacy
+    lines, so the six doctor runs below report the one real probe."""
+    return doctor.sandbox_layers()
+
+
 @pytest.mark.parametrize(("value", "on"), [(None, True), ("off", False), ("on", True)])
 def test_doctor_says_whether_personal_data_is_masked(
-    monkeypatch: pytest.MonkeyPatch, value: str | None, on: bool
+    monkeypatch: pytest.MonkeyPatch,
+    sandbox_rows: list[dict[str, Any]],
+    value: str | None,
+    on: bool,
 ) -> None:
+    monkeypatch.setattr(doctor, "sandbox_layers", lambda: sandbox_rows)
     if value is not None:
         monkeypatch.setenv("KEIRI_LLM_MASK_PII", value)
     data = json.loads(runner.invoke(cli, ["doctor", "--json"]).stdout)

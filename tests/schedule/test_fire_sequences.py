@@ -51,7 +51,11 @@ from keiri_agent.server.tasks import TaskRegistry
 from keiri_agent.versions import Reviewer, SaveNote, VersionStore, review
 
 CASES = 4  # workspaces of a chunk, three schedules each
-CHUNKS = 6
+# 3 chunks (seeds 0-11, not 24): they still draw every rule kind with its calendar (cron jp/none,
+# day, weekday, nth weekday, business day, last business day), both misfire rules, pinned and
+# latest-approved schedules and restarts with two servers; 11 of the 12 fail on the code before
+# 6e2f1c3 (fire times lost and a skip left unsaid).
+CHUNKS = 3
 GRACE_S = 300.0
 FIRST = datetime(2026, 1, 5, 10, tzinfo=JST)
 LAST_START = datetime(2030, 6, 1, tzinfo=JST)
