@@ -348,7 +348,8 @@ def test_a_null_var_into_an_input_without_sample(
     )
     report = run(plan, registry, designs)
     assert report.codes() == ["DRY_RUN_NO_SAMPLE"]
-    assert "'p' の入力 'path' に値もサンプルもありません" in report.findings[0].message
+    # A node without a description is named by its block's (「テスト用」), never by its id.
+    assert "「テスト用」の入力 'path' に値もサンプルもありません" in report.findings[0].message
 
 
 def test_env_values_resolve_hidden_and_missing_ones_are_findings(
