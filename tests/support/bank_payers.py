@@ -115,18 +115,28 @@ def _kana_case(rng: random.Random, number: int) -> Case:
     return Case(master, invoices, [Transfer(payer, amount, truth)], [truth.shape])
 
 
+# The words of KANA_WORDS with a small kana (ｳｴ for ウェ when a bank writes them large).
+SMALL_KANA_WORDS = [word for word in KANA_WORDS if set(word) & set("ァィゥェォ")]
+
+
+def _name_with_small_kana(rng: random.Random) -> list[str]:
+    """A katakana-only company name's words, in their order: one word with a small kana and
+    two to four others of KANA_WORDS."""
+    first = rng.choice(SMALL_KANA_WORDS)
+    words = [first, *rng.sample([w for w in KANA_WORDS if w != first], rng.randint(2, 4))]
+    rng.shuffle(words)
+    return words
+
+
 def stranger_cuts(seed: int, count: int) -> list[tuple[str, str]]:
     """``count`` (payer, master name) pairs drawn from ``seed``: a katakana-only customer holding
     a word with small kana (the master as the bank writes it, ``ｶ)ﾌﾞﾙｰﾑｿﾌﾄｳｴｱﾌｱｸﾄﾘｰ``, or in
     full-width katakana), and another company whose whole name is its first words, exactly as
     wide as an export's cut (``ｶ)ﾌﾞﾙｰﾑｿﾌﾄｳｴｱ``...): nobody of the master."""
     rng = random.Random(seed)
-    small = [word for word in KANA_WORDS if set(word) & set("ァィゥェォ")]
     found: list[tuple[str, str]] = []
     while len(found) < count:
-        first = rng.choice(small)
-        words = [first, *rng.sample([w for w in KANA_WORDS if w != first], rng.randint(2, 4))]
-        rng.shuffle(words)
+        words = _name_with_small_kana(rng)
         for end in range(1, len(words)):
             payer = "ｶ)" + half_width("".join(words[:end]))
             if len(payer) in (EXPORT_CUT, 30) and len(words) > end:
@@ -146,12 +156,9 @@ def inside_cuts(seed: int, count: int) -> list[tuple[str, str]]:
     person types it) paying under its name cut at an export's 20 or 30 characters inside a word
     (``ｶ)ﾛｼﾞｽﾃｲｸｽｻｰﾋﾞｽﾌﾞﾙｰﾑﾃﾞｻﾞ``): no company's whole name ends there, the customer's own."""
     rng = random.Random(seed)
-    small = [word for word in KANA_WORDS if set(word) & set("ァィゥェォ")]
     found: list[tuple[str, str]] = []
     while len(found) < count:
-        first = rng.choice(small)
-        words = [first, *rng.sample([w for w in KANA_WORDS if w != first], rng.randint(2, 4))]
-        rng.shuffle(words)
+        words = _name_with_small_kana(rng)
         whole = half_width("".join(words))
         width = rng.choice((EXPORT_CUT, 30))
         if len("ｶ)" + whole) <= width or not _inside_word(words, width - 2):
