@@ -72,8 +72,8 @@ def parse_date(
     if not isinstance(value, str):
         return None
     if order is None and day_order(value) is not None:  # a single value with its year last
-        readings = {read_date(value, shown) for shown in (MONTH_FIRST, DAY_FIRST)} - {None}
-        day = readings.pop() if len(readings) == 1 else None
+        days = _year_last_days(value)
+        day = days[0] if len(days) == 1 else None
     else:
         day = read_date(value, None if order is None else order.order)
     if isinstance(day, dt.datetime):
@@ -82,6 +82,17 @@ def parse_date(
         return day
     month = read_month(value)
     return None if month is None else month.first_day()
+
+
+def _year_last_days(value: str) -> list[dt.date]:
+    """The days a date with its year last reads as, each once: month first, then day first
+    (``05/05/2026``: one day; ``02/03/2026``: two; ``13/02/2026``: day first only)."""
+    days: list[dt.date] = []
+    for shown in (MONTH_FIRST, DAY_FIRST):
+        day = read_date(value, shown)
+        if day is not None and day not in days:
+            days.append(day)
+    return days
 
 
 def column_date_problem(cell: Any, column: pd.Series) -> str:
@@ -96,9 +107,8 @@ def two_readings(value: Any) -> str | None:
     None."""
     if not isinstance(value, str) or day_order(value) != "":
         return None
-    readings = [read_date(value, shown) for shown in (MONTH_FIRST, DAY_FIRST)]
-    days = [day for day in readings if day is not None]
-    if len(set(days)) < 2:  # 05/05/2026: one day either way
+    days = _year_last_days(value)
+    if len(days) < 2:  # 05/05/2026: one day either way
         return None
     said = "とも ".join(
         f"{day:%Y年}{day.month}月{day.day}日（{form}）"
